@@ -1,0 +1,130 @@
+// Package engine defines the seam between the command line (or the Go API) and the matching
+// engines: a Problem (data graph, pattern, counting convention), the Engine interface every CPU
+// and GPU engine implements, and a registry that --engine names resolve through.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"sort"
+	"sync"
+
+	"submatch/graph"
+	"submatch/pattern"
+)
+
+// Semantics is the counting convention.
+type Semantics struct {
+	// Induced: non-adjacent pattern vertices must map to non-adjacent data vertices.
+	Induced bool
+	// Unique: count or list each distinct subgraph once (symmetry-breaking restrictions).
+	Unique bool
+}
+
+// String names the convention as printed in results: "embeddings", "induced", "unique" or
+// "unique-induced".
+func (s Semantics) String() string {
+	switch {
+	case s.Induced && s.Unique:
+		return "unique-induced"
+	case s.Induced:
+		return "induced"
+	case s.Unique:
+		return "unique"
+	}
+	return "embeddings"
+}
+
+// Problem is one matching job.
+type Problem struct {
+	Data      *graph.Graph
+	Pattern   *pattern.Pattern
+	Semantics Semantics
+	// Threads is the number of worker goroutines (<= 0: all cores).
+	Threads int
+	// Progress, when set, is called from time to time with the fraction of root work done.
+	Progress func(done float64)
+}
+
+// Result is the outcome of a count.
+type Result struct {
+	Count uint64
+	// Partial is true when the run was cancelled or timed out: Count is a lower bound.
+	Partial bool
+}
+
+// ErrOverflow is returned when a count does not fit in a uint64.
+var ErrOverflow = errors.New("count overflows uint64")
+
+// Engine is implemented by every matcher.
+type Engine interface {
+	// Name is the --engine name.
+	Name() string
+	// Count counts the matches. On cancellation it returns the partial count with Partial set
+	// and the context's error.
+	Count(ctx context.Context, p *Problem) (Result, error)
+	// Matches streams matches: each is the data vertex (dense id) of every pattern vertex, in
+	// pattern vertex order. The slice is reused between iterations; copy it to keep it. A non-nil
+	// error ends the sequence.
+	Matches(ctx context.Context, p *Problem) iter.Seq2[[]uint32, error]
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Engine{}
+)
+
+// Register makes an engine available by name; engines call it from init.
+func Register(e Engine) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[e.Name()]; dup {
+		panic("engine: duplicate registration of " + e.Name())
+	}
+	registry[e.Name()] = e
+}
+
+// Lookup returns the engine registered under name.
+func Lookup(name string) (Engine, error) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	if e, ok := registry[name]; ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("unknown engine %q (available: %v)", name, namesLocked())
+}
+
+// Names lists the registered engines.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// CollectMatches is a convenience for tests and small outputs: it gathers up to limit matches
+// (0: all) as fresh slices.
+func CollectMatches(ctx context.Context, e Engine, p *Problem, limit int) ([][]uint32, error) {
+	var out [][]uint32
+	for m, err := range e.Matches(ctx, p) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, slices.Clone(m))
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,3 @@
+module submatch
+
+go 1.26

@@ -1,0 +1,284 @@
+package graph
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// MaxVertices is the largest number of vertices a graph may have (dense ids are uint32).
+const MaxVertices = 1<<32 - 1
+
+// ErrSelfLoop is returned (wrapped) by AddEdge for an edge from a vertex to itself when the
+// builder does not drop self-loops.
+var ErrSelfLoop = errors.New("self-loop")
+
+// BuilderOptions tunes how a Builder treats imperfect input.
+type BuilderOptions struct {
+	// DropSelfLoops drops edges u-u (counted in SelfLoopsDropped) instead of failing.
+	DropSelfLoops bool
+}
+
+// Builder collects vertices and edges with arbitrary integer ids and builds a Graph.
+// Duplicate edges with equal labels are merged; an edge given twice with two different labels is
+// an error. Vertices without an explicit label get label 0.
+type Builder struct {
+	opts BuilderOptions
+
+	identity bool // every id seen so far equals its dense index
+	ids      map[int64]uint32
+	orig     []int64
+	labels   []uint32
+	labelSet []bool
+
+	src, dst, elab []uint32
+	edgeLabelled   bool
+
+	// SelfLoopsDropped counts the self-loops dropped under DropSelfLoops.
+	SelfLoopsDropped int
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder(opts BuilderOptions) *Builder {
+	return &Builder{opts: opts, identity: true}
+}
+
+// NumVertices returns the number of distinct vertices seen so far.
+func (b *Builder) NumVertices() int { return len(b.orig) }
+
+// Vertex returns the dense id of the vertex with original id id, creating it if needed.
+func (b *Builder) Vertex(id int64) (uint32, error) {
+	if b.identity {
+		if id >= 0 && id < int64(len(b.orig)) {
+			return uint32(id), nil
+		}
+		if id == int64(len(b.orig)) {
+			return b.appendVertex(id)
+		}
+		b.identity = false
+		b.ids = make(map[int64]uint32, len(b.orig)+1)
+		for i, o := range b.orig {
+			b.ids[o] = uint32(i)
+		}
+	}
+	if v, ok := b.ids[id]; ok {
+		return v, nil
+	}
+	v, err := b.appendVertex(id)
+	if err == nil {
+		b.ids[id] = v
+	}
+	return v, err
+}
+
+func (b *Builder) appendVertex(id int64) (uint32, error) {
+	if len(b.orig) >= MaxVertices {
+		return 0, fmt.Errorf("more than %d vertices", uint64(MaxVertices))
+	}
+	b.orig = append(b.orig, id)
+	b.labels = append(b.labels, 0)
+	b.labelSet = append(b.labelSet, false)
+	return uint32(len(b.orig) - 1), nil
+}
+
+// HasVertex reports whether a vertex with original id id was seen.
+func (b *Builder) HasVertex(id int64) bool {
+	if b.identity {
+		return id >= 0 && id < int64(len(b.orig))
+	}
+	_, ok := b.ids[id]
+	return ok
+}
+
+// SetVertexLabel sets the label of vertex id (creating it). Giving one vertex two different labels
+// is an error.
+func (b *Builder) SetVertexLabel(id int64, label uint32) error {
+	v, err := b.Vertex(id)
+	if err != nil {
+		return err
+	}
+	if b.labelSet[v] && b.labels[v] != label {
+		return fmt.Errorf("vertex %d given two labels, %d and %d", id, b.labels[v], label)
+	}
+	b.labels[v] = label
+	b.labelSet[v] = true
+	return nil
+}
+
+// AddEdge adds the undirected edge u-v with the given label, creating the vertices.
+func (b *Builder) AddEdge(u, v int64, label uint32) error {
+	if u == v {
+		if b.opts.DropSelfLoops {
+			b.SelfLoopsDropped++
+			return nil
+		}
+		return fmt.Errorf("%w on vertex %d (use the option to drop self-loops)", ErrSelfLoop, u)
+	}
+	du, err := b.Vertex(u)
+	if err != nil {
+		return err
+	}
+	dv, err := b.Vertex(v)
+	if err != nil {
+		return err
+	}
+	b.src = append(b.src, du)
+	b.dst = append(b.dst, dv)
+	b.elab = append(b.elab, label)
+	if label != 0 {
+		b.edgeLabelled = true
+	}
+	return nil
+}
+
+type adjEntry struct{ nbr, label uint32 }
+
+// Build produces the graph. The builder must not be used afterwards.
+func (b *Builder) Build() (*Graph, error) {
+	n := len(b.orig)
+	deg := make([]uint64, n+1)
+	for i := range b.src {
+		deg[b.src[i]+1]++
+		deg[b.dst[i]+1]++
+	}
+	for v := 1; v <= n; v++ {
+		deg[v] += deg[v-1]
+	}
+	total := deg[n]
+	entries := make([]adjEntry, total)
+	fill := slices.Clone(deg[:n])
+	for i := range b.src {
+		u, v, l := b.src[i], b.dst[i], b.elab[i]
+		entries[fill[u]] = adjEntry{v, l}
+		fill[u]++
+		entries[fill[v]] = adjEntry{u, l}
+		fill[v]++
+	}
+	b.src, b.dst, b.elab = nil, nil, nil
+	fill = nil
+
+	// Sort and deduplicate each list in parallel; keep[v] is the deduplicated length.
+	keep := make([]uint64, n)
+	if err := parallelVertices(n, func(v int) error {
+		list := entries[deg[v]:deg[v+1]]
+		slices.SortFunc(list, func(a, c adjEntry) int {
+			if a.nbr != c.nbr {
+				return cmp.Compare(a.nbr, c.nbr)
+			}
+			return cmp.Compare(a.label, c.label)
+		})
+		k := 0
+		for i, e := range list {
+			if i > 0 && e.nbr == list[k-1].nbr {
+				if e.label != list[k-1].label {
+					return fmt.Errorf("edge %d-%d given with two labels, %d and %d",
+						b.originalOf(uint32(v)), b.originalOf(e.nbr), list[k-1].label, e.label)
+				}
+				continue
+			}
+			list[k] = e
+			k++
+		}
+		list = list[:k]
+		slices.SortFunc(list, func(a, c adjEntry) int {
+			if la, lc := b.labels[a.nbr], b.labels[c.nbr]; la != lc {
+				return cmp.Compare(la, lc)
+			}
+			if a.label != c.label {
+				return cmp.Compare(a.label, c.label)
+			}
+			return cmp.Compare(a.nbr, c.nbr)
+		})
+		keep[v] = uint64(k)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	g := &Graph{vertexLabels: b.labels, offsets: make([]uint64, n+1), runOffsets: make([]uint64, n+1)}
+	for v := 0; v < n; v++ {
+		g.offsets[v+1] = g.offsets[v] + keep[v]
+	}
+	g.neighbors = make([]uint32, g.offsets[n])
+	if b.edgeLabelled {
+		g.edgeLabels = make([]uint32, g.offsets[n])
+	}
+	for v := 0; v < n; v++ {
+		src := entries[deg[v] : deg[v]+keep[v]]
+		dst := g.offsets[v]
+		for i, e := range src {
+			g.neighbors[dst+uint64(i)] = e.nbr
+			if g.edgeLabels != nil {
+				g.edgeLabels[dst+uint64(i)] = e.label
+			}
+		}
+	}
+	entries = nil
+	g.runs = buildRuns(g, g.runOffsets)
+	if !b.identity {
+		g.originalIDs = b.orig
+	}
+	return g, nil
+}
+
+func (b *Builder) originalOf(v uint32) int64 { return b.orig[v] }
+
+// buildRuns computes the run index of a graph whose adjacency lists are already grouped.
+func buildRuns(g *Graph, runOffsets []uint64) []Run {
+	var runs []Run
+	n := len(g.vertexLabels)
+	for v := 0; v < n; v++ {
+		runOffsets[v] = uint64(len(runs))
+		for i := g.offsets[v]; i < g.offsets[v+1]; i++ {
+			vl, el := g.vertexLabels[g.neighbors[i]], g.edgeLabelAt(i)
+			if i == g.offsets[v] || runs[len(runs)-1].VertexLabel != vl || runs[len(runs)-1].EdgeLabel != el {
+				runs = append(runs, Run{VertexLabel: vl, EdgeLabel: el, Start: i})
+			}
+		}
+	}
+	runOffsets[n] = uint64(len(runs))
+	return runs
+}
+
+// parallelVertices runs fn for every vertex on all cores, returning the first error.
+func parallelVertices(n int, fn func(v int) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	const chunk = 4096
+	var (
+		mu      sync.Mutex
+		next    int
+		firstEr error
+		wg      sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				lo := next
+				next += chunk
+				stop := firstEr != nil
+				mu.Unlock()
+				if stop || lo >= n {
+					return
+				}
+				for v := lo; v < min(lo+chunk, n); v++ {
+					if err := fn(v); err != nil {
+						mu.Lock()
+						if firstEr == nil {
+							firstEr = err
+						}
+						mu.Unlock()
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstEr
+}

@@ -1,0 +1,260 @@
+// Package graph owns the in-memory data graph: an undirected simple graph with a uint32 label on
+// every vertex and every edge, stored as a label-partitioned CSR.
+//
+// Vertices have dense ids 0..n-1; the id the input used is kept for output (OriginalID). The
+// adjacency list of each vertex is ordered by (neighbour vertex label, edge label, neighbour id),
+// so the neighbours that share one (vertex label, edge label) pair form one contiguous, sorted
+// run. A per-vertex run index (sorted by the same key) finds a run by binary search, never by
+// scanning the list. Offsets are 64-bit so graphs with more than 2^32 edges fit.
+package graph
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Run is one contiguous block of a vertex's adjacency list: the neighbours with one vertex label
+// reached by edges with one edge label. Its end is the start of the next run of the same vertex
+// (or the end of the vertex's list).
+type Run struct {
+	VertexLabel uint32
+	EdgeLabel   uint32
+	Start       uint64
+}
+
+// Graph is immutable once built; it is safe for concurrent readers.
+type Graph struct {
+	vertexLabels []uint32 // per vertex
+	offsets      []uint64 // n+1 entries into neighbors
+	neighbors    []uint32 // 2m entries, grouped into runs
+	edgeLabels   []uint32 // parallel to neighbors; nil when every edge label is 0
+	runOffsets   []uint64 // n+1 entries into runs
+	runs         []Run
+	originalIDs  []int64 // nil when the original id of v is v itself
+}
+
+// Raw exposes the arrays of a graph for serialisers and device uploads. The slices alias the
+// graph's storage and must not be modified.
+type Raw struct {
+	VertexLabels []uint32
+	Offsets      []uint64
+	Neighbors    []uint32
+	EdgeLabels   []uint32 // nil when all edge labels are 0
+	RunOffsets   []uint64
+	Runs         []Run
+	OriginalIDs  []int64 // nil when ids are the identity
+}
+
+// Raw returns the graph's arrays (see Raw).
+func (g *Graph) Raw() Raw {
+	return Raw{g.vertexLabels, g.offsets, g.neighbors, g.edgeLabels, g.runOffsets, g.runs, g.originalIDs}
+}
+
+// FromRaw wraps arrays (for example a memory-mapped snapshot) as a Graph after checking every
+// structural invariant, so a corrupt input is refused rather than trusted.
+func FromRaw(r Raw) (*Graph, error) {
+	g := &Graph{r.VertexLabels, r.Offsets, r.Neighbors, r.EdgeLabels, r.RunOffsets, r.Runs, r.OriginalIDs}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Validate checks the structural invariants: offsets monotone and in range, runs consistent with
+// the labels of the neighbours they cover, sorted runs, symmetric edges with equal labels, no
+// self-loops or duplicates.
+func (g *Graph) Validate() error {
+	n := len(g.vertexLabels)
+	if len(g.offsets) != n+1 || len(g.runOffsets) != n+1 {
+		return fmt.Errorf("graph: offset arrays have %d and %d entries, want %d", len(g.offsets), len(g.runOffsets), n+1)
+	}
+	if g.offsets[0] != 0 || g.offsets[n] != uint64(len(g.neighbors)) {
+		return fmt.Errorf("graph: adjacency offsets do not span the %d neighbour entries", len(g.neighbors))
+	}
+	if g.runOffsets[0] != 0 || g.runOffsets[n] != uint64(len(g.runs)) {
+		return fmt.Errorf("graph: run offsets do not span the %d runs", len(g.runs))
+	}
+	if g.edgeLabels != nil && len(g.edgeLabels) != len(g.neighbors) {
+		return fmt.Errorf("graph: %d edge labels for %d neighbour entries", len(g.edgeLabels), len(g.neighbors))
+	}
+	if g.originalIDs != nil && len(g.originalIDs) != n {
+		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.originalIDs), n)
+	}
+	for v := 0; v < n; v++ {
+		lo, hi := g.offsets[v], g.offsets[v+1]
+		rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
+		if lo > hi || hi > uint64(len(g.neighbors)) || rlo > rhi || rhi > uint64(len(g.runs)) {
+			return fmt.Errorf("graph: vertex %d has out-of-range offsets", v)
+		}
+		if (hi == lo) != (rhi == rlo) {
+			return fmt.Errorf("graph: vertex %d has runs that do not match its degree", v)
+		}
+		for r := rlo; r < rhi; r++ {
+			run := g.runs[r]
+			end := hi
+			if r+1 < rhi {
+				end = g.runs[r+1].Start
+			}
+			if run.Start >= end || run.Start < lo || end > hi || (r == rlo && run.Start != lo) {
+				return fmt.Errorf("graph: vertex %d run %d covers an invalid range", v, r-rlo)
+			}
+			if r > rlo && !runKeyLess(g.runs[r-1], run) {
+				return fmt.Errorf("graph: vertex %d runs are not sorted by label", v)
+			}
+			for i := run.Start; i < end; i++ {
+				w := g.neighbors[i]
+				if uint64(w) >= uint64(n) {
+					return fmt.Errorf("graph: vertex %d has neighbour %d out of range", v, w)
+				}
+				if w == uint32(v) {
+					return fmt.Errorf("graph: vertex %d has a self-loop", v)
+				}
+				if g.vertexLabels[w] != run.VertexLabel || g.edgeLabelAt(i) != run.EdgeLabel {
+					return fmt.Errorf("graph: vertex %d neighbour %d does not match its run's labels", v, w)
+				}
+				if i > run.Start && g.neighbors[i-1] >= w {
+					return fmt.Errorf("graph: vertex %d run is not strictly increasing", v)
+				}
+			}
+		}
+	}
+	// Symmetry: every edge appears in both lists with the same label.
+	for v := 0; v < n; v++ {
+		for i := g.offsets[v]; i < g.offsets[v+1]; i++ {
+			w := g.neighbors[i]
+			if !g.HasEdgeLabelled(w, uint32(v), g.edgeLabelAt(i)) {
+				return fmt.Errorf("graph: edge %d-%d is not symmetric", v, w)
+			}
+		}
+	}
+	return nil
+}
+
+func runKeyLess(a, b Run) bool {
+	if a.VertexLabel != b.VertexLabel {
+		return a.VertexLabel < b.VertexLabel
+	}
+	return a.EdgeLabel < b.EdgeLabel
+}
+
+// NumVertices returns n.
+func (g *Graph) NumVertices() int { return len(g.vertexLabels) }
+
+// NumEdges returns the number of undirected edges.
+func (g *Graph) NumEdges() uint64 { return uint64(len(g.neighbors)) / 2 }
+
+// VertexLabel returns the label of v.
+func (g *Graph) VertexLabel(v uint32) uint32 { return g.vertexLabels[v] }
+
+// VertexLabels returns all vertex labels (aliases storage; do not modify).
+func (g *Graph) VertexLabels() []uint32 { return g.vertexLabels }
+
+// HasEdgeLabels reports whether any edge has a non-zero label.
+func (g *Graph) HasEdgeLabels() bool { return g.edgeLabels != nil }
+
+// Degree returns the number of neighbours of v.
+func (g *Graph) Degree(v uint32) int { return int(g.offsets[v+1] - g.offsets[v]) }
+
+// MaxDegree returns the largest degree.
+func (g *Graph) MaxDegree() int {
+	m := 0
+	for v := range g.vertexLabels {
+		m = max(m, int(g.offsets[v+1]-g.offsets[v]))
+	}
+	return m
+}
+
+// Neighbors returns the adjacency list of v, ordered by (vertex label, edge label, id): sorted by
+// id only within each run.
+func (g *Graph) Neighbors(v uint32) []uint32 { return g.neighbors[g.offsets[v]:g.offsets[v+1]] }
+
+// NeighborEdgeLabels returns the edge labels parallel to Neighbors(v), or nil when the graph has
+// no edge labels (every label is 0).
+func (g *Graph) NeighborEdgeLabels(v uint32) []uint32 {
+	if g.edgeLabels == nil {
+		return nil
+	}
+	return g.edgeLabels[g.offsets[v]:g.offsets[v+1]]
+}
+
+func (g *Graph) edgeLabelAt(i uint64) uint32 {
+	if g.edgeLabels == nil {
+		return 0
+	}
+	return g.edgeLabels[i]
+}
+
+// Runs returns the run index of v, sorted by (vertex label, edge label).
+func (g *Graph) Runs(v uint32) []Run { return g.runs[g.runOffsets[v]:g.runOffsets[v+1]] }
+
+// RunNeighbors returns the neighbours covered by the i-th run of v.
+func (g *Graph) RunNeighbors(v uint32, i int) []uint32 {
+	runs := g.Runs(v)
+	end := g.offsets[v+1]
+	if i+1 < len(runs) {
+		end = runs[i+1].Start
+	}
+	return g.neighbors[runs[i].Start:end]
+}
+
+// NeighborsWith returns the sorted neighbours of v that have vertex label vl and are joined to v
+// by an edge with label el (one run, found by binary search; empty if there is none).
+func (g *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
+	runs := g.Runs(v)
+	i := sort.Search(len(runs), func(i int) bool {
+		r := runs[i]
+		return r.VertexLabel > vl || (r.VertexLabel == vl && r.EdgeLabel >= el)
+	})
+	if i == len(runs) || runs[i].VertexLabel != vl || runs[i].EdgeLabel != el {
+		return nil
+	}
+	return g.RunNeighbors(v, i)
+}
+
+// RunsWithVertexLabel returns the index range [lo, hi) of v's runs whose vertex label is vl
+// (one run per edge label).
+func (g *Graph) RunsWithVertexLabel(v, vl uint32) (lo, hi int) {
+	runs := g.Runs(v)
+	lo = sort.Search(len(runs), func(i int) bool { return runs[i].VertexLabel >= vl })
+	hi = lo
+	for hi < len(runs) && runs[hi].VertexLabel == vl {
+		hi++
+	}
+	return lo, hi
+}
+
+// HasEdge reports whether u and v are adjacent, and the label of the edge.
+func (g *Graph) HasEdge(u, v uint32) (label uint32, ok bool) {
+	// Search the shorter list.
+	if g.Degree(u) > g.Degree(v) {
+		u, v = v, u
+	}
+	lo, hi := g.RunsWithVertexLabel(u, g.vertexLabels[v])
+	for r := lo; r < hi; r++ {
+		if _, found := slices.BinarySearch(g.RunNeighbors(u, r), v); found {
+			return g.Runs(u)[r].EdgeLabel, true
+		}
+	}
+	return 0, false
+}
+
+// HasEdgeLabelled reports whether u and v are joined by an edge with label el.
+func (g *Graph) HasEdgeLabelled(u, v, el uint32) bool {
+	if g.Degree(u) > g.Degree(v) {
+		u, v = v, u
+	}
+	_, found := slices.BinarySearch(g.NeighborsWith(u, g.vertexLabels[v], el), v)
+	return found
+}
+
+// OriginalID returns the id vertex v had in the input.
+func (g *Graph) OriginalID(v uint32) int64 {
+	if g.originalIDs == nil {
+		return int64(v)
+	}
+	return g.originalIDs[v]
+}
+
+// HasOriginalIDs reports whether input ids differ from dense ids.
+func (g *Graph) HasOriginalIDs() bool { return g.originalIDs != nil }

@@ -1,0 +1,245 @@
+// Package pattern owns query graphs: small undirected patterns of 1 to 32 vertices whose vertex
+// and edge labels are either exact values or wildcards. Patterns come from the Cypher-like inline
+// syntax (Parse) or from any data-graph file (FromGraph). A pattern may be disconnected.
+package pattern
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"submatch/graph"
+)
+
+// MaxVertices is the largest pattern size.
+const MaxVertices = 32
+
+// Label is a vertex or edge label constraint: an exact value, or Any (matches every label).
+type Label struct {
+	Value uint32
+	Any   bool
+}
+
+// Exact returns the label constraint that matches only v.
+func Exact(v uint32) Label { return Label{Value: v} }
+
+// Wildcard matches every label.
+var Wildcard = Label{Any: true}
+
+// Matches reports whether a data label satisfies the constraint.
+func (l Label) Matches(v uint32) bool { return l.Any || l.Value == v }
+
+func (l Label) String() string {
+	if l.Any {
+		return "*"
+	}
+	return strconv.FormatUint(uint64(l.Value), 10)
+}
+
+// Edge is an undirected pattern edge.
+type Edge struct {
+	U, V  int
+	Label Label
+}
+
+// Pattern is an immutable query graph.
+type Pattern struct {
+	names        []string
+	vertexLabels []Label
+	edges        []Edge
+	adj          [MaxVertices]uint32
+	edgeLabel    map[[2]int]Label
+}
+
+// New builds a pattern from vertex labels and edges. names may be nil; otherwise it gives a name
+// to each vertex (used in output headers). Self-loops, out-of-range endpoints and an edge given
+// twice with different labels are errors; an edge given twice with one label is merged.
+func New(vertexLabels []Label, edges []Edge, names []string) (*Pattern, error) {
+	n := len(vertexLabels)
+	if n == 0 {
+		return nil, fmt.Errorf("pattern has no vertices")
+	}
+	if n > MaxVertices {
+		return nil, fmt.Errorf("pattern has %d vertices, at most %d are supported", n, MaxVertices)
+	}
+	if names != nil && len(names) != n {
+		return nil, fmt.Errorf("pattern has %d names for %d vertices", len(names), n)
+	}
+	p := &Pattern{vertexLabels: append([]Label(nil), vertexLabels...), edgeLabel: map[[2]int]Label{}}
+	if names != nil {
+		p.names = append([]string(nil), names...)
+	}
+	for _, e := range edges {
+		if e.U < 0 || e.U >= n || e.V < 0 || e.V >= n {
+			return nil, fmt.Errorf("pattern edge %d-%d has an endpoint outside 0..%d", e.U, e.V, n-1)
+		}
+		if e.U == e.V {
+			return nil, fmt.Errorf("pattern edge %s-%s is a self-loop", p.Name(e.U), p.Name(e.V))
+		}
+		key := edgeKey(e.U, e.V)
+		if old, ok := p.edgeLabel[key]; ok {
+			if old != e.Label {
+				return nil, fmt.Errorf("pattern edge %s-%s given with two labels, %s and %s", p.Name(e.U), p.Name(e.V), old, e.Label)
+			}
+			continue
+		}
+		p.edgeLabel[key] = e.Label
+		p.adj[e.U] |= 1 << e.V
+		p.adj[e.V] |= 1 << e.U
+		p.edges = append(p.edges, Edge{U: key[0], V: key[1], Label: e.Label})
+	}
+	return p, nil
+}
+
+func edgeKey(u, v int) [2]int {
+	if u > v {
+		u, v = v, u
+	}
+	return [2]int{u, v}
+}
+
+// FromGraph turns a (small) data graph into a pattern with exact labels.
+func FromGraph(g *graph.Graph) (*Pattern, error) {
+	n := g.NumVertices()
+	if n > MaxVertices {
+		return nil, fmt.Errorf("pattern has %d vertices, at most %d are supported", n, MaxVertices)
+	}
+	labels := make([]Label, n)
+	names := make([]string, n)
+	var edges []Edge
+	for v := 0; v < n; v++ {
+		labels[v] = Exact(g.VertexLabel(uint32(v)))
+		names[v] = strconv.FormatInt(g.OriginalID(uint32(v)), 10)
+		els := g.NeighborEdgeLabels(uint32(v))
+		for i, w := range g.Neighbors(uint32(v)) {
+			if int(w) > v {
+				el := uint32(0)
+				if els != nil {
+					el = els[i]
+				}
+				edges = append(edges, Edge{U: v, V: int(w), Label: Exact(el)})
+			}
+		}
+	}
+	return New(labels, edges, names)
+}
+
+// NumVertices returns the number of pattern vertices.
+func (p *Pattern) NumVertices() int { return len(p.vertexLabels) }
+
+// NumEdges returns the number of pattern edges.
+func (p *Pattern) NumEdges() int { return len(p.edges) }
+
+// VertexLabel returns the label constraint of vertex u.
+func (p *Pattern) VertexLabel(u int) Label { return p.vertexLabels[u] }
+
+// Edges returns the edges (U < V), in the order first given.
+func (p *Pattern) Edges() []Edge { return p.edges }
+
+// Adjacent reports whether u and v are joined by an edge.
+func (p *Pattern) Adjacent(u, v int) bool { return p.adj[u]&(1<<v) != 0 }
+
+// EdgeLabel returns the label constraint of edge u-v (ok false when there is no edge).
+func (p *Pattern) EdgeLabel(u, v int) (Label, bool) {
+	l, ok := p.edgeLabel[edgeKey(u, v)]
+	return l, ok
+}
+
+// NeighborMask returns the neighbours of u as a bit set.
+func (p *Pattern) NeighborMask(u int) uint32 { return p.adj[u] }
+
+// Degree returns the number of neighbours of u.
+func (p *Pattern) Degree(u int) int { return bits.OnesCount32(p.adj[u]) }
+
+// Name returns the name of vertex u: its Cypher variable or input id, or its index.
+func (p *Pattern) Name(u int) string {
+	if p.names != nil && p.names[u] != "" {
+		return p.names[u]
+	}
+	return strconv.Itoa(u)
+}
+
+// Components returns the connected components, each as a bit set, in order of their smallest vertex.
+func (p *Pattern) Components() []uint32 {
+	var comps []uint32
+	var seen uint32
+	for s := 0; s < p.NumVertices(); s++ {
+		if seen&(1<<s) != 0 {
+			continue
+		}
+		comp := uint32(1 << s)
+		frontier := comp
+		for frontier != 0 {
+			u := bits.TrailingZeros32(frontier)
+			frontier &^= 1 << u
+			next := p.adj[u] &^ comp
+			comp |= next
+			frontier |= next
+		}
+		seen |= comp
+		comps = append(comps, comp)
+	}
+	return comps
+}
+
+// String renders the pattern in the inline syntax accepted by Parse.
+func (p *Pattern) String() string {
+	var b strings.Builder
+	var written uint32
+	vertex := func(u int) {
+		b.WriteString("(")
+		b.WriteString(varName(p, u))
+		if written&(1<<u) == 0 && !p.vertexLabels[u].Any {
+			b.WriteString(":")
+			b.WriteString(p.vertexLabels[u].String())
+		}
+		written |= 1 << u
+		b.WriteString(")")
+	}
+	first := true
+	sep := func() {
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+	}
+	for _, e := range p.edges {
+		sep()
+		vertex(e.U)
+		if e.Label.Any {
+			b.WriteString("-")
+		} else {
+			b.WriteString("-[:" + e.Label.String() + "]-")
+		}
+		vertex(e.V)
+	}
+	for u := range p.vertexLabels {
+		if p.adj[u] == 0 {
+			sep()
+			vertex(u)
+		}
+	}
+	return b.String()
+}
+
+// varName is a valid identifier for vertex u in the inline syntax.
+func varName(p *Pattern, u int) string {
+	if p.names != nil && isIdent(p.names[u]) {
+		return p.names[u]
+	}
+	return "v" + strconv.Itoa(u)
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9') {
+			continue
+		}
+		return false
+	}
+	return true
+}
