@@ -1,0 +1,175 @@
+// Package cpu is the CPU backtracking engine: candidate filtering and ordering from package plan,
+// then a depth-first search that intersects sorted label runs of the CSR, checks injectivity,
+// induced non-adjacency and symmetry restrictions, counts the last level by size and counts
+// postponed leaves combinatorially. Root candidates are shared among worker goroutines.
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"submatch/engine"
+	"submatch/plan"
+)
+
+// Engine is the CPU engine; the zero value is ready to use.
+type Engine struct{}
+
+func init() { engine.Register(Engine{}) }
+
+// Name implements engine.Engine.
+func (Engine) Name() string { return "cpu" }
+
+func buildPlan(p *engine.Problem, enumerate bool) (*plan.Plan, error) {
+	if p.Data == nil || p.Pattern == nil {
+		return nil, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
+	}
+	return plan.Build(p.Data, p.Pattern, plan.Options{
+		Induced:   p.Semantics.Induced,
+		Unique:    p.Semantics.Unique,
+		Enumerate: enumerate,
+	}), nil
+}
+
+// stopOnDone sets stop when ctx ends; the returned func releases the watcher.
+func stopOnDone(ctx context.Context, stop *atomic.Bool) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop.Store(true)
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
+// Count implements engine.Engine.
+func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	pl, err := buildPlan(p, false)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	if pl.Empty {
+		return engine.Result{}, ctx.Err()
+	}
+	var stop atomic.Bool
+	release := stopOnDone(ctx, &stop)
+	defer release()
+
+	if len(pl.Levels) == 0 {
+		// Only postponed vertices (isolated ones): one combinatorial count.
+		w := newWorker(p.Data, pl, &stop)
+		w.runRoot(0)
+		if w.overflow {
+			return engine.Result{}, engine.ErrOverflow
+		}
+		return engine.Result{Count: w.count}, nil
+	}
+
+	roots := pl.Candidates[pl.Levels[0].Vertex]
+	threads := p.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = max(1, min(threads, len(roots)))
+	chunk := max(1, len(roots)/(threads*256))
+
+	var (
+		next     atomic.Int64
+		done     atomic.Int64
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		total    uint64
+		overflow bool
+	)
+	for t := 0; t < threads; t++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(p.Data, pl, &stop)
+			for !w.stopped {
+				lo := int(next.Add(int64(chunk))) - chunk
+				if lo >= len(roots) {
+					break
+				}
+				hi := min(lo+chunk, len(roots))
+				for _, c := range roots[lo:hi] {
+					if !w.runRoot(c) {
+						break
+					}
+				}
+				if w.stopped {
+					break
+				}
+				d := done.Add(int64(hi - lo))
+				if p.Progress != nil {
+					p.Progress(float64(d) / float64(len(roots)))
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var ok bool
+			if total, ok = addChecked(total, w.count); !ok || w.overflow {
+				overflow = true
+				stop.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	if overflow {
+		return engine.Result{}, engine.ErrOverflow
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.Result{Count: total, Partial: true}, err
+	}
+	return engine.Result{Count: total}, nil
+}
+
+// Matches implements engine.Engine. Matches are produced by one goroutine in a deterministic
+// order.
+func (Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
+	return func(yield func([]uint32, error) bool) {
+		pl, err := buildPlan(p, true)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if pl.Empty {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+			}
+			return
+		}
+		var stop atomic.Bool
+		release := stopOnDone(ctx, &stop)
+		defer release()
+		w := newWorker(p.Data, pl, &stop)
+		consumerStopped := false
+		w.emit = func(m []uint32) bool {
+			if !yield(m, nil) {
+				consumerStopped = true
+				return false
+			}
+			return !w.shouldStop()
+		}
+		roots := pl.Candidates[pl.Levels[0].Vertex]
+		for i, c := range roots {
+			if !w.runRoot(c) {
+				break
+			}
+			if p.Progress != nil && i%64 == 0 {
+				p.Progress(float64(i+1) / float64(len(roots)))
+			}
+		}
+		if !consumerStopped {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,347 @@
+package cpu
+
+import (
+	"math/bits"
+
+	"submatch/graph"
+	"submatch/plan"
+)
+
+// leafCounter counts, for one complete assignment of the enumerated levels, the injective
+// assignments of the postponed vertices (leaves and isolated vertices) without enumerating them.
+//
+// Each leaf group g has a set S_g of admissible data vertices (the matching neighbours of its
+// parent's data vertex, or the candidates of an isolated vertex) minus the data vertices already
+// used. Groups in different collision classes cannot share a data vertex, so the count is the
+// product over classes. Within a class of one group of k vertices the count is the falling
+// factorial (S)_k, or C(S, k) when symmetry breaking orders the group. For several groups the
+// class's universe is split into Venn regions (their sizes from intersection sizes by Möbius
+// inversion) and a dynamic programme over regions distributes the groups' vertices.
+type leafCounter struct {
+	g      *graph.Graph
+	pl     *plan.Plan
+	groups []plan.LeafGroup
+
+	// isoIntersections[class][mask] is |∩ candidates| for masks of isolated groups only.
+	isoIntersections [][]int64
+
+	inter   []int64  // per subset mask: intersection size minus used vertices
+	region  []int64  // per subset mask: Venn region size
+	dp, ndp []uint64 // DP over remaining-vertex vectors
+
+	radix, rem, pick [plan.MaxClassGroups]int
+}
+
+func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
+	lc.g, lc.pl, lc.groups = g, pl, pl.Groups
+	lc.isoIntersections = make([][]int64, len(pl.Classes))
+	maxStates := 1
+	for ci, class := range pl.Classes {
+		m := len(class.Groups)
+		states := 1
+		for _, gi := range class.Groups {
+			states *= len(pl.Groups[gi].Vertices) + 1
+		}
+		maxStates = max(maxStates, states)
+		if m < 2 {
+			continue
+		}
+		iso := make([]int64, 1<<m)
+		for mask := 1; mask < 1<<m; mask++ {
+			var sets []plan.Bitset
+			allIso := true
+			for b := 0; b < m; b++ {
+				if mask&(1<<b) == 0 {
+					continue
+				}
+				lg := &pl.Groups[class.Groups[b]]
+				if lg.ParentLevel >= 0 {
+					allIso = false
+					break
+				}
+				sets = append(sets, lg.Candidates)
+			}
+			if !allIso {
+				continue
+			}
+			var n int64
+			for wi := range sets[0] {
+				w := sets[0][wi]
+				for _, s := range sets[1:] {
+					w &= s[wi]
+				}
+				n += int64(bits.OnesCount64(w))
+			}
+			iso[mask] = n
+		}
+		lc.isoIntersections[ci] = iso
+	}
+	lc.inter = make([]int64, 1<<plan.MaxClassGroups)
+	lc.region = make([]int64, 1<<plan.MaxClassGroups)
+	lc.dp = make([]uint64, maxStates)
+	lc.ndp = make([]uint64, maxStates)
+}
+
+// member reports whether data vertex x is admissible for group lg given the level assignment m.
+func (lc *leafCounter) member(lg *plan.LeafGroup, m []uint32, x uint32) bool {
+	if !lg.VertexLabel.Matches(lc.g.VertexLabel(x)) {
+		return false
+	}
+	if lg.ParentLevel < 0 {
+		return lg.Candidates.Has(x)
+	}
+	p := m[lg.ParentLevel]
+	if lg.EdgeLabel.Any {
+		_, ok := lc.g.HasEdge(p, x)
+		return ok
+	}
+	return lc.g.HasEdgeLabelled(p, x, lg.EdgeLabel.Value)
+}
+
+// setSize returns |S_g| before removing used vertices.
+func (lc *leafCounter) setSize(lg *plan.LeafGroup, m []uint32) int64 {
+	if lg.ParentLevel < 0 {
+		return int64(lg.CandidateCount)
+	}
+	v := m[lg.ParentLevel]
+	var n int64
+	for r, run := range lc.g.Runs(v) {
+		if lg.VertexLabel.Matches(run.VertexLabel) && lg.EdgeLabel.Matches(run.EdgeLabel) {
+			n += int64(len(lc.g.RunNeighbors(v, r)))
+		}
+	}
+	return n
+}
+
+// usedIn counts the assigned data vertices that lie in every group of mask.
+func (lc *leafCounter) usedIn(class []int, mask int, m []uint32) int64 {
+	var n int64
+	for _, x := range m {
+		in := true
+		for b := 0; b < len(class) && in; b++ {
+			if mask&(1<<b) != 0 {
+				in = lc.member(&lc.groups[class[b]], m, x)
+			}
+		}
+		if in {
+			n++
+		}
+	}
+	return n
+}
+
+// count returns the number of injective assignments of all postponed vertices.
+func (lc *leafCounter) count(m []uint32) (uint64, bool) {
+	total := uint64(1)
+	for ci, class := range lc.pl.Classes {
+		c, ok := lc.classCount(ci, class.Groups, m)
+		if !ok {
+			return 0, false
+		}
+		if c == 0 {
+			return 0, true
+		}
+		if total, ok = mulChecked(total, c); !ok {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+func (lc *leafCounter) classCount(ci int, class []int, m []uint32) (uint64, bool) {
+	if len(class) == 1 {
+		lg := &lc.groups[class[0]]
+		s := lc.setSize(lg, m) - lc.usedIn(class, 1, m)
+		if lg.Ordered {
+			return binomial(s, len(lg.Vertices))
+		}
+		return falling(s, len(lg.Vertices))
+	}
+	k := len(class)
+	full := 1<<k - 1
+	// Intersection sizes of every subset, minus used vertices.
+	for mask := 1; mask <= full; mask++ {
+		var size int64
+		if iso := lc.isoIntersections[ci]; iso != nil && lc.allIsolated(class, mask) {
+			size = iso[mask]
+		} else {
+			size = lc.intersectionSize(class, mask, m)
+		}
+		lc.inter[mask] = size - lc.usedIn(class, mask, m)
+	}
+	// Venn regions: elements in exactly the groups of mask.
+	for mask := 1; mask <= full; mask++ {
+		var r int64
+		for sup := mask; sup <= full; sup = (sup + 1) | mask {
+			if bits.OnesCount(uint(sup^mask))%2 == 0 {
+				r += lc.inter[sup]
+			} else {
+				r -= lc.inter[sup]
+			}
+		}
+		lc.region[mask] = r
+	}
+	return lc.distribute(class)
+}
+
+func (lc *leafCounter) allIsolated(class []int, mask int) bool {
+	for b := range class {
+		if mask&(1<<b) != 0 && lc.groups[class[b]].ParentLevel >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// intersectionSize counts the data vertices in every group of mask (used vertices included),
+// by walking the smallest parented set and testing membership in the others.
+func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32) int64 {
+	best := -1
+	var bestSize int64
+	for b := range class {
+		if mask&(1<<b) == 0 || lc.groups[class[b]].ParentLevel < 0 {
+			continue
+		}
+		if s := lc.setSize(&lc.groups[class[b]], m); best < 0 || s < bestSize {
+			best, bestSize = b, s
+		}
+	}
+	if mask == 1<<best {
+		return bestSize
+	}
+	lg := &lc.groups[class[best]]
+	v := m[lg.ParentLevel]
+	var n int64
+	for r, run := range lc.g.Runs(v) {
+		if !lg.VertexLabel.Matches(run.VertexLabel) || !lg.EdgeLabel.Matches(run.EdgeLabel) {
+			continue
+		}
+		for _, x := range lc.g.RunNeighbors(v, r) {
+			in := true
+			for b := 0; b < len(class) && in; b++ {
+				if b != best && mask&(1<<b) != 0 {
+					in = lc.member(&lc.groups[class[b]], m, x)
+				}
+			}
+			if in {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// distribute runs the region DP. State: the number of still-unassigned vertices of each group,
+// in mixed radix. Processing a region with size r whose elements are admissible for the groups
+// in its mask, choose j_g vertices of each such group to place there: ordered groups pick a set
+// (C(r', j)), unordered ones pick which of their vertices (C(rem, j)) and an injective placement
+// ((r')_j).
+func (lc *leafCounter) distribute(class []int) (uint64, bool) {
+	k := len(class)
+	radix, rem, pick := lc.radix[:k], lc.rem[:k], lc.pick[:k]
+	states := 1
+	for b := 0; b < k; b++ {
+		radix[b] = len(lc.groups[class[b]].Vertices) + 1
+		states *= radix[b]
+	}
+	dp, ndp := lc.dp[:states], lc.ndp[:states]
+	clear(dp)
+	dp[states-1] = 1 // all vertices unassigned
+	for mask := 1; mask < 1<<k; mask++ {
+		r := lc.region[mask]
+		if r <= 0 {
+			continue
+		}
+		clear(ndp)
+		for s := 0; s < states; s++ {
+			if dp[s] == 0 {
+				continue
+			}
+			decode(s, radix, rem)
+			// Enumerate pick vectors with pick[b] <= rem[b] for b in mask, 0 elsewhere.
+			clear(pick)
+			for {
+				ways, ok := lc.placeWays(class, mask, r, rem, pick)
+				if !ok {
+					return 0, false
+				}
+				if ways > 0 {
+					t := 0
+					for b := k - 1; b >= 0; b-- {
+						t = t*radix[b] + rem[b] - pick[b]
+					}
+					prod, ok := mulChecked(dp[s], ways)
+					if !ok {
+						return 0, false
+					}
+					if ndp[t], ok = addChecked(ndp[t], prod); !ok {
+						return 0, false
+					}
+				}
+				if !nextPick(mask, rem, pick) {
+					break
+				}
+			}
+		}
+		dp, ndp = ndp, dp
+	}
+	return dp[0], true
+}
+
+// placeWays is the number of ways to place pick[b] vertices of each group b into a region of
+// size r.
+func (lc *leafCounter) placeWays(class []int, mask int, r int64, rem, pick []int) (uint64, bool) {
+	ways := uint64(1)
+	left := r
+	for b := range class {
+		j := pick[b]
+		if j == 0 {
+			continue
+		}
+		var f uint64
+		var ok bool
+		if lc.groups[class[b]].Ordered {
+			f, ok = binomial(left, j)
+		} else {
+			var choose, place uint64
+			if choose, ok = binomial(int64(rem[b]), j); ok {
+				if place, ok = falling(left, j); ok {
+					f, ok = mulChecked(choose, place)
+				}
+			}
+		}
+		if !ok {
+			return 0, false
+		}
+		if f == 0 {
+			return 0, true
+		}
+		if ways, ok = mulChecked(ways, f); !ok {
+			return 0, false
+		}
+		left -= int64(j)
+	}
+	return ways, true
+}
+
+func decode(s int, radix, out []int) {
+	for b := range radix {
+		out[b] = s % radix[b]
+		s /= radix[b]
+	}
+}
+
+// nextPick advances pick like an odometer over the groups in mask.
+func nextPick(mask int, rem, pick []int) bool {
+	for b := range pick {
+		if mask&(1<<b) == 0 {
+			continue
+		}
+		if pick[b] < rem[b] {
+			pick[b]++
+			return true
+		}
+		pick[b] = 0
+	}
+	return false
+}

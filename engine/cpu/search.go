@@ -1,0 +1,266 @@
+package cpu
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"submatch/graph"
+	"submatch/pattern"
+	"submatch/plan"
+)
+
+// stopCheckInterval is how many search nodes a worker visits between looks at the stop flag.
+const stopCheckInterval = 1 << 10
+
+// worker owns the per-goroutine state of a depth-first search over one plan. All buffers are
+// allocated up front or grown once; the recursion allocates nothing in steady state.
+type worker struct {
+	g      *graph.Graph
+	pl     *plan.Plan
+	levels []plan.Level
+	m      []uint32 // data vertex of each level
+
+	candBuf  [][]uint32 // per level: the intersection result
+	tmpBuf   [][]uint32 // per level: ping-pong buffer for multi-way intersections
+	unionSlots [][][]uint32 // per level and backward edge: merged runs for wildcard labels
+	sets     [][]uint32 // scratch list of input sets
+
+	leaves leafCounter
+
+	count    uint64
+	overflow bool
+	stop     *atomic.Bool
+	stopped  bool
+	tick     uint32
+
+	// emit, when set, receives every complete match (listing); returning false stops.
+	emit    func(m []uint32) bool
+	mapping []uint32 // emit's argument: data vertex per pattern vertex
+}
+
+func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
+	L := len(pl.Levels)
+	w := &worker{
+		g: g, pl: pl, levels: pl.Levels, m: make([]uint32, L), stop: stop,
+		candBuf: make([][]uint32, L), tmpBuf: make([][]uint32, L),
+		mapping: make([]uint32, pl.Pattern.NumVertices()),
+	}
+	maxBack := 0
+	w.unionSlots = make([][][]uint32, L)
+	for i, l := range pl.Levels {
+		maxBack = max(maxBack, len(l.Backward))
+		w.unionSlots[i] = make([][]uint32, len(l.Backward))
+	}
+	w.sets = make([][]uint32, 0, maxBack)
+	w.leaves.init(g, pl)
+	return w
+}
+
+// neighbourSet returns the neighbours of v whose vertex label and edge label satisfy the
+// constraints, sorted. Exact labels give one run of the CSR without copying; wildcards merge the
+// matching runs into *buf.
+func neighbourSet(g *graph.Graph, v uint32, vl, el pattern.Label, buf *[]uint32) []uint32 {
+	if !vl.Any && !el.Any {
+		return g.NeighborsWith(v, vl.Value, el.Value)
+	}
+	runs := g.Runs(v)
+	lo, hi := 0, len(runs)
+	if !vl.Any {
+		lo, hi = g.RunsWithVertexLabel(v, vl.Value)
+	}
+	first, matched := -1, 0
+	for r := lo; r < hi; r++ {
+		if el.Matches(runs[r].EdgeLabel) {
+			if first < 0 {
+				first = r
+			}
+			matched++
+		}
+	}
+	switch matched {
+	case 0:
+		return nil
+	case 1:
+		return g.RunNeighbors(v, first)
+	}
+	b := (*buf)[:0]
+	for r := lo; r < hi; r++ {
+		if el.Matches(runs[r].EdgeLabel) {
+			b = append(b, g.RunNeighbors(v, r)...)
+		}
+	}
+	slices.Sort(b)
+	*buf = b
+	return b
+}
+
+// candidates returns the sorted local candidates of level i: the intersection of the neighbour
+// sets of its mapped backward neighbours, or the vertex's candidate list when it has none.
+func (w *worker) candidates(i int) []uint32 {
+	lvl := &w.levels[i]
+	if len(lvl.Backward) == 0 {
+		return w.pl.Candidates[lvl.Vertex]
+	}
+	sets := w.sets[:0]
+	for k, be := range lvl.Backward {
+		s := neighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &w.unionSlots[i][k])
+		if len(s) == 0 {
+			return nil
+		}
+		sets = append(sets, s)
+	}
+	if len(sets) == 1 {
+		return sets[0]
+	}
+	// Smallest first keeps every intermediate result small.
+	for a := 1; a < len(sets); a++ {
+		for b := a; b > 0 && len(sets[b]) < len(sets[b-1]); b-- {
+			sets[b], sets[b-1] = sets[b-1], sets[b]
+		}
+	}
+	cur := intersect(sets[0], sets[1], w.candBuf[i])
+	w.candBuf[i] = cur
+	for k := 2; k < len(sets) && len(cur) > 0; k++ {
+		next := intersect(cur, sets[k], w.tmpBuf[i])
+		w.tmpBuf[i], w.candBuf[i] = cur, next
+		cur = next
+	}
+	return cur
+}
+
+// bounds narrows sorted candidates to the symmetry-breaking window of level i.
+func (w *worker) bounds(i int, cands []uint32) []uint32 {
+	lvl := &w.levels[i]
+	if len(lvl.Lower) == 0 && len(lvl.Upper) == 0 {
+		return cands
+	}
+	var lo uint32
+	hasLo := false
+	for _, l := range lvl.Lower {
+		if !hasLo || w.m[l] >= lo {
+			lo, hasLo = w.m[l], true
+		}
+	}
+	if hasLo {
+		if lo == ^uint32(0) {
+			return nil
+		}
+		cands = cands[lowerBound(cands, 0, lo+1):]
+	}
+	for _, u := range lvl.Upper {
+		cands = cands[:lowerBound(cands, 0, w.m[u])]
+	}
+	return cands
+}
+
+// accept applies the per-candidate checks of level i: candidate filter, injectivity and, for
+// induced matching, non-adjacency.
+func (w *worker) accept(i int, c uint32) bool {
+	lvl := &w.levels[i]
+	if !w.pl.CandidateBits[lvl.Vertex].Has(c) {
+		return false
+	}
+	for _, j := range lvl.Collide {
+		if w.m[j] == c {
+			return false
+		}
+	}
+	for _, j := range lvl.NonAdjacent {
+		if _, adj := w.g.HasEdge(w.m[j], c); adj {
+			return false
+		}
+	}
+	return true
+}
+
+// shouldStop polls the shared stop flag every stopCheckInterval calls.
+func (w *worker) shouldStop() bool {
+	if w.stopped {
+		return true
+	}
+	w.tick++
+	if w.tick%stopCheckInterval == 0 && w.stop.Load() {
+		w.stopped = true
+	}
+	return w.stopped
+}
+
+func (w *worker) add(n uint64) {
+	var ok bool
+	if w.count, ok = addChecked(w.count, n); !ok {
+		w.overflow = true
+		w.stopped = true
+	}
+}
+
+// searchFrom explores level i onward with levels < i mapped. It returns false when the search
+// must stop (cancelled, overflow, or the consumer wants no more matches).
+func (w *worker) searchFrom(i int) bool {
+	last := len(w.levels) - 1
+	if i > last {
+		return w.complete()
+	}
+	cands := w.bounds(i, w.candidates(i))
+	if i == last && w.emit == nil && len(w.pl.Groups) == 0 {
+		// Last level, nothing below: count without descending.
+		var n uint64
+		for _, c := range cands {
+			if w.accept(i, c) {
+				n++
+			}
+		}
+		w.add(n)
+		return !w.shouldStop()
+	}
+	for _, c := range cands {
+		if w.shouldStop() {
+			return false
+		}
+		if !w.accept(i, c) {
+			continue
+		}
+		w.m[i] = c
+		if !w.searchFrom(i + 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// complete handles a full assignment of the enumerated levels.
+func (w *worker) complete() bool {
+	if w.emit != nil {
+		for i, l := range w.levels {
+			w.mapping[l.Vertex] = w.m[i]
+		}
+		return w.emit(w.mapping)
+	}
+	if len(w.pl.Groups) == 0 {
+		w.add(1)
+		return !w.stopped
+	}
+	n, ok := w.leaves.count(w.m)
+	if !ok {
+		w.overflow = true
+		w.stopped = true
+		return false
+	}
+	w.add(n)
+	return !w.stopped
+}
+
+// runRoot searches the subtree whose level-0 vertex is c.
+func (w *worker) runRoot(c uint32) bool {
+	if len(w.levels) == 0 {
+		return w.complete()
+	}
+	if !w.accept(0, c) {
+		return true
+	}
+	w.m[0] = c
+	if len(w.levels) == 1 && w.emit == nil && len(w.pl.Groups) == 0 {
+		w.add(1)
+		return !w.stopped
+	}
+	return w.searchFrom(1)
+}

@@ -1,0 +1,145 @@
+package plan
+
+import (
+	"math/bits"
+
+	"submatch/graph"
+	"submatch/pattern"
+)
+
+// Bitset is a fixed-size set of data vertices.
+type Bitset []uint64
+
+// NewBitset returns an empty set over n vertices.
+func NewBitset(n int) Bitset { return make(Bitset, (n+63)/64) }
+
+// Has reports whether v is in the set.
+func (b Bitset) Has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }
+
+// Set adds v.
+func (b Bitset) Set(v uint32) { b[v>>6] |= 1 << (v & 63) }
+
+// Clear removes v.
+func (b Bitset) Clear(v uint32) { b[v>>6] &^= 1 << (v & 63) }
+
+// Count returns the number of members.
+func (b Bitset) Count() int {
+	c := 0
+	for _, w := range b {
+		c += bits.OnesCount64(w)
+	}
+	return c
+}
+
+// labelCount is a (vertex label, edge label) requirement of a pattern vertex's neighbourhood.
+type labelCount struct {
+	vl, el uint32
+	n      int
+}
+
+// neighbourLabelRequirements lists, for pattern vertex u, how many neighbours it has per exact
+// (vertex label, edge label) pair. Neighbours with a wildcard on either label only count towards
+// the degree.
+func neighbourLabelRequirements(p *pattern.Pattern, u int) []labelCount {
+	var reqs []labelCount
+	for w := 0; w < p.NumVertices(); w++ {
+		if !p.Adjacent(u, w) {
+			continue
+		}
+		vl := p.VertexLabel(w)
+		el, _ := p.EdgeLabel(u, w)
+		if vl.Any || el.Any {
+			continue
+		}
+		found := false
+		for i := range reqs {
+			if reqs[i].vl == vl.Value && reqs[i].el == el.Value {
+				reqs[i].n++
+				found = true
+			}
+		}
+		if !found {
+			reqs = append(reqs, labelCount{vl.Value, el.Value, 1})
+		}
+	}
+	return reqs
+}
+
+// initialCandidates applies the label, degree and neighbour-label-frequency filters.
+func initialCandidates(g *graph.Graph, p *pattern.Pattern, u int) Bitset {
+	set := NewBitset(g.NumVertices())
+	label := p.VertexLabel(u)
+	deg := p.Degree(u)
+	reqs := neighbourLabelRequirements(p, u)
+	for v := 0; v < g.NumVertices(); v++ {
+		vv := uint32(v)
+		if !label.Matches(g.VertexLabel(vv)) || g.Degree(vv) < deg {
+			continue
+		}
+		ok := true
+		for _, r := range reqs {
+			if len(g.NeighborsWith(vv, r.vl, r.el)) < r.n {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			set.Set(vv)
+		}
+	}
+	return set
+}
+
+// hasCandidateNeighbour reports whether data vertex v has a neighbour in cand reached by an
+// edge whose labels satisfy (vl, el).
+func hasCandidateNeighbour(g *graph.Graph, v uint32, vl, el pattern.Label, cand Bitset) bool {
+	runs := g.Runs(v)
+	for i, r := range runs {
+		if !vl.Matches(r.VertexLabel) || !el.Matches(r.EdgeLabel) {
+			continue
+		}
+		for _, w := range g.RunNeighbors(v, i) {
+			if cand.Has(w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refine removes candidates that lack a candidate neighbour for some pattern neighbour, until
+// nothing changes (or maxRounds rounds). This is the neighbourhood-consistency refinement of
+// GraphQL/CFL/DP-iso reduced to its sound core: a data vertex v can host pattern vertex u only if
+// every pattern neighbour w of u can be hosted by some neighbour of v.
+func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int) {
+	n := p.NumVertices()
+	for round := 0; round < maxRounds; round++ {
+		changed := false
+		for u := 0; u < n; u++ {
+			if p.Degree(u) == 0 {
+				continue
+			}
+			for wi, word := range cand[u] {
+				for word != 0 {
+					b := bits.TrailingZeros64(word)
+					word &^= 1 << b
+					v := uint32(wi*64 + b)
+					for w := 0; w < n; w++ {
+						if !p.Adjacent(u, w) {
+							continue
+						}
+						el, _ := p.EdgeLabel(u, w)
+						if !hasCandidateNeighbour(g, v, p.VertexLabel(w), el, cand[w]) {
+							cand[u].Clear(v)
+							changed = true
+							break
+						}
+					}
+				}
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}

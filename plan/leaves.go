@@ -1,0 +1,204 @@
+package plan
+
+import (
+	"slices"
+
+	"submatch/pattern"
+)
+
+// groupKey identifies postponed vertices that have identical candidate sets given the enumerated
+// vertices: the same parent (or none) and the same label constraints.
+type groupKey struct {
+	parent int // pattern vertex, -1 for isolated
+	vl, el pattern.Label
+}
+
+func leafKey(p *pattern.Pattern, u int) groupKey {
+	if p.Degree(u) == 0 {
+		return groupKey{parent: -1, vl: p.VertexLabel(u)}
+	}
+	parent := -1
+	for w := 0; w < p.NumVertices(); w++ {
+		if p.Adjacent(u, w) {
+			parent = w
+		}
+	}
+	el, _ := p.EdgeLabel(u, parent)
+	return groupKey{parent: parent, vl: p.VertexLabel(u), el: el}
+}
+
+// groupLeaves decides which postponed vertices are counted combinatorially and groups them;
+// the rest are appended to the enumeration order. A postponed vertex is enumerated instead when a
+// symmetry restriction ties it to a vertex outside its group, when the restrictions inside its
+// group are not a total order, or when its collision class is too large to count.
+func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, candBits []Bitset, cands [][]uint32) ([]int, []LeafGroup, []LeafClass) {
+	keys := map[int]groupKey{}
+	for _, u := range postponed {
+		keys[u] = leafKey(p, u)
+	}
+	for {
+		demote := map[int]bool{}
+		inPostponed := func(u int) bool { return slices.Contains(postponed, u) }
+		for _, r := range rs {
+			a, b := r.Less, r.Greater
+			pa, pb := inPostponed(a), inPostponed(b)
+			if pa && (!pb || keys[a] != keys[b]) {
+				demote[a] = true
+			}
+			if pb && (!pa || keys[a] != keys[b]) {
+				demote[b] = true
+			}
+		}
+		groups := collectGroups(postponed, keys)
+		for _, members := range groups {
+			if !restrictionsTotal(members, rs) && hasInternalRestriction(members, rs) {
+				for _, u := range members {
+					demote[u] = true
+				}
+			}
+		}
+		// Collision classes: demote groups beyond what the counter handles.
+		if len(demote) == 0 {
+			for _, class := range collisionClasses(groups, keys) {
+				states := 1
+				for i, gi := range class {
+					states *= len(groups[gi]) + 1
+					if i >= MaxClassGroups || states > maxClassStates {
+						for _, u := range groups[gi] {
+							demote[u] = true
+						}
+					}
+				}
+			}
+		}
+		if len(demote) == 0 {
+			break
+		}
+		var keep []int
+		for _, u := range postponed {
+			if demote[u] {
+				order = append(order, u)
+			} else {
+				keep = append(keep, u)
+			}
+		}
+		postponed = keep
+	}
+
+	groups := collectGroups(postponed, keys)
+	lv := levelOf(p.NumVertices(), order)
+	out := make([]LeafGroup, len(groups))
+	for i, members := range groups {
+		k := keys[members[0]]
+		lg := LeafGroup{Vertices: members, ParentLevel: -1, VertexLabel: k.vl, EdgeLabel: k.el}
+		if k.parent >= 0 {
+			lg.ParentLevel = lv[k.parent]
+		} else {
+			lg.Candidates = candBits[members[0]]
+			lg.CandidateCount = len(cands[members[0]])
+		}
+		lg.Ordered = hasInternalRestriction(members, rs)
+		out[i] = lg
+	}
+	var classes []LeafClass
+	for _, class := range collisionClasses(groups, keys) {
+		classes = append(classes, LeafClass{Groups: class})
+	}
+	return order, out, classes
+}
+
+// collectGroups partitions the postponed vertices by key, in a deterministic order.
+func collectGroups(postponed []int, keys map[int]groupKey) [][]int {
+	var groups [][]int
+	index := map[groupKey]int{}
+	for _, u := range postponed {
+		k := keys[u]
+		if i, ok := index[k]; ok {
+			groups[i] = append(groups[i], u)
+			continue
+		}
+		index[k] = len(groups)
+		groups = append(groups, []int{u})
+	}
+	return groups
+}
+
+// collisionClasses joins groups whose vertex labels may coincide (connected components).
+func collisionClasses(groups [][]int, keys map[int]groupKey) [][]int {
+	parent := make([]int, len(groups))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			i = parent[i]
+		}
+		return i
+	}
+	for i := range groups {
+		for j := i + 1; j < len(groups); j++ {
+			if labelsMayCollide(keys[groups[i][0]].vl, keys[groups[j][0]].vl) {
+				parent[find(i)] = find(j)
+			}
+		}
+	}
+	var classes [][]int
+	index := map[int]int{}
+	for i := range groups {
+		r := find(i)
+		if c, ok := index[r]; ok {
+			classes[c] = append(classes[c], i)
+			continue
+		}
+		index[r] = len(classes)
+		classes = append(classes, []int{i})
+	}
+	return classes
+}
+
+func hasInternalRestriction(members []int, rs []Restriction) bool {
+	for _, r := range rs {
+		if slices.Contains(members, r.Less) && slices.Contains(members, r.Greater) {
+			return true
+		}
+	}
+	return false
+}
+
+// restrictionsTotal reports whether the restrictions among members imply a total order on them.
+func restrictionsTotal(members []int, rs []Restriction) bool {
+	k := len(members)
+	idx := map[int]int{}
+	for i, u := range members {
+		idx[u] = i
+	}
+	less := make([][]bool, k)
+	for i := range less {
+		less[i] = make([]bool, k)
+	}
+	for _, r := range rs {
+		a, okA := idx[r.Less]
+		b, okB := idx[r.Greater]
+		if okA && okB {
+			less[a][b] = true
+		}
+	}
+	for m := 0; m < k; m++ {
+		for i := 0; i < k; i++ {
+			for j := 0; j < k; j++ {
+				if less[i][m] && less[m][j] {
+					less[i][j] = true
+				}
+			}
+		}
+	}
+	for i := 0; i < k; i++ {
+		for j := i + 1; j < k; j++ {
+			if less[i][j] == less[j][i] {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,285 @@
+// Package plan owns everything an engine decides before it searches: candidate filtering
+// (labels, degrees, neighbour-label frequencies, iterative neighbourhood refinement), the matching
+// order (core first, then trees, leaves postponed), symmetry-breaking restrictions for unique
+// counts, and the grouping of postponed leaves that are counted combinatorially instead of
+// enumerated.
+package plan
+
+import (
+	"math/bits"
+	"slices"
+
+	"submatch/graph"
+	"submatch/pattern"
+)
+
+// Options select the counting convention and what the engine will do with the plan.
+type Options struct {
+	Induced bool
+	Unique  bool
+	// Enumerate is set when every match must be produced (listing): no leaf postponing.
+	Enumerate bool
+	// RefineRounds bounds the refinement passes (0: the number of pattern vertices).
+	RefineRounds int
+}
+
+// BackEdge is an edge from a level's vertex to the vertex of an earlier level.
+type BackEdge struct {
+	Level       int
+	VertexLabel pattern.Label // label constraint of this level's vertex
+	EdgeLabel   pattern.Label
+}
+
+// Level is one step of the enumeration.
+type Level struct {
+	Vertex      int
+	VertexLabel pattern.Label
+	// Backward lists the edges to earlier levels, smallest expected set first is not implied.
+	Backward []BackEdge
+	// Collide lists earlier levels whose data vertex could equal this level's (label-compatible
+	// and not adjacent): injectivity is checked against these only.
+	Collide []int
+	// NonAdjacent lists earlier levels that must not be adjacent to this level's data vertex
+	// (induced semantics only).
+	NonAdjacent []int
+	// Lower and Upper list earlier levels whose data vertex must be smaller / greater than this
+	// level's (symmetry breaking).
+	Lower, Upper []int
+}
+
+// LeafGroup is a set of postponed pattern vertices with identical candidate sets: leaves with
+// the same parent and the same labels, or isolated vertices with the same label.
+type LeafGroup struct {
+	Vertices    []int
+	ParentLevel int // -1 for isolated vertices
+	VertexLabel pattern.Label
+	EdgeLabel   pattern.Label // unused for isolated vertices
+	// Ordered is set when symmetry restrictions impose a total order on the group.
+	Ordered bool
+	// Candidates is the candidate set of isolated vertices (nil for leaves).
+	Candidates Bitset
+	// CandidateCount is |Candidates| for isolated groups.
+	CandidateCount int
+}
+
+// LeafClass is a set of leaf groups whose members may take the same data vertex; classes are
+// independent of each other.
+type LeafClass struct {
+	Groups []int // indices into Plan.Groups
+}
+
+// Plan is the compiled form of a problem.
+type Plan struct {
+	Pattern *pattern.Pattern
+	Levels  []Level
+	// Candidates per pattern vertex (sorted ids and the same set as bits).
+	Candidates    [][]uint32
+	CandidateBits []Bitset
+	Restrictions  []Restriction
+	Groups        []LeafGroup
+	Classes       []LeafClass
+	// Empty is set when some pattern vertex has no candidate: the count is zero.
+	Empty bool
+}
+
+// MaxClassGroups and maxClassStates bound the combinatorial counting of one leaf class; groups
+// beyond them are enumerated instead.
+const (
+	MaxClassGroups = 4
+	maxClassStates = 4096
+)
+
+// Build compiles a plan.
+func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
+	n := p.NumVertices()
+	pl := &Plan{Pattern: p}
+	rounds := opts.RefineRounds
+	if rounds <= 0 {
+		rounds = n
+	}
+	pl.CandidateBits = make([]Bitset, n)
+	for u := 0; u < n; u++ {
+		pl.CandidateBits[u] = initialCandidates(g, p, u)
+	}
+	refine(g, p, pl.CandidateBits, rounds)
+	pl.Candidates = make([][]uint32, n)
+	for u := 0; u < n; u++ {
+		pl.Candidates[u] = members(pl.CandidateBits[u])
+		if len(pl.Candidates[u]) == 0 {
+			pl.Empty = true
+		}
+	}
+
+	postponable := opts.Enumerate == false && !opts.Induced
+	order, postponed := matchingOrder(p, pl.Candidates, postponable)
+	if opts.Unique {
+		full := append(slices.Clone(order), postponed...)
+		pl.Restrictions = SymmetryRestrictions(p, full)
+	}
+	if postponable {
+		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates)
+	} else {
+		order = append(order, postponed...)
+	}
+	pl.Levels = buildLevels(p, order, pl.Restrictions, opts.Induced)
+	return pl
+}
+
+func members(b Bitset) []uint32 {
+	out := make([]uint32, 0, b.Count())
+	for wi, w := range b {
+		for w != 0 {
+			t := bits.TrailingZeros64(w)
+			w &^= 1 << t
+			out = append(out, uint32(wi*64+t))
+		}
+	}
+	return out
+}
+
+// Order returns the pattern vertex of every level.
+func (pl *Plan) Order() []int {
+	out := make([]int, len(pl.Levels))
+	for i, l := range pl.Levels {
+		out[i] = l.Vertex
+	}
+	return out
+}
+
+// levelOf returns the level index of each pattern vertex in order (-1 if absent).
+func levelOf(n int, order []int) []int {
+	lv := make([]int, n)
+	for i := range lv {
+		lv[i] = -1
+	}
+	for i, u := range order {
+		lv[u] = i
+	}
+	return lv
+}
+
+func labelsMayCollide(a, b pattern.Label) bool { return a.Any || b.Any || a.Value == b.Value }
+
+func buildLevels(p *pattern.Pattern, order []int, rs []Restriction, induced bool) []Level {
+	lv := levelOf(p.NumVertices(), order)
+	levels := make([]Level, len(order))
+	for i, u := range order {
+		l := Level{Vertex: u, VertexLabel: p.VertexLabel(u)}
+		for j := 0; j < i; j++ {
+			w := order[j]
+			if el, ok := p.EdgeLabel(u, w); ok {
+				l.Backward = append(l.Backward, BackEdge{Level: j, VertexLabel: p.VertexLabel(u), EdgeLabel: el})
+				continue
+			}
+			if labelsMayCollide(p.VertexLabel(u), p.VertexLabel(w)) {
+				l.Collide = append(l.Collide, j)
+			}
+			if induced {
+				l.NonAdjacent = append(l.NonAdjacent, j)
+			}
+		}
+		for _, r := range rs {
+			if r.Greater == u && lv[r.Less] >= 0 && lv[r.Less] < i {
+				l.Lower = append(l.Lower, lv[r.Less])
+			}
+			if r.Less == u && lv[r.Greater] >= 0 && lv[r.Greater] < i {
+				l.Upper = append(l.Upper, lv[r.Greater])
+			}
+		}
+		levels[i] = l
+	}
+	return levels
+}
+
+// matchingOrder orders the pattern vertices component by component: each component starts at
+// the vertex of its 2-core (or, for a tree, a non-leaf) with the fewest candidates per degree, and
+// grows by the connected vertex with the most already-ordered neighbours (core before trees before
+// leaves; ties to fewer candidates). When postponable, vertices of degree <= 1 that are not needed
+// as roots are returned separately to be counted rather than enumerated.
+func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool) (order, postponed []int) {
+	n := p.NumVertices()
+	core := twoCore(p)
+	comps := p.Components()
+	// Larger components first: their search prunes; isolated vertices last.
+	slices.SortStableFunc(comps, func(a, b uint32) int { return bits.OnesCount32(b) - bits.OnesCount32(a) })
+	rank := func(u int) int { // lower is better
+		switch {
+		case core&(1<<u) != 0:
+			return 0
+		case p.Degree(u) > 1:
+			return 1
+		}
+		return 2
+	}
+	var placed uint32
+	for _, comp := range comps {
+		// Root.
+		root := -1
+		for u := 0; u < n; u++ {
+			if comp&(1<<u) == 0 {
+				continue
+			}
+			if root < 0 || rank(u) < rank(root) ||
+				(rank(u) == rank(root) && float64(len(cands[u]))/float64(max(1, p.Degree(u))) <
+					float64(len(cands[root]))/float64(max(1, p.Degree(root)))) {
+				root = u
+			}
+		}
+		if postponable && p.Degree(root) == 0 {
+			postponed = append(postponed, root)
+			placed |= 1 << root
+			continue
+		}
+		order = append(order, root)
+		placed |= 1 << root
+		for {
+			best := -1
+			bestBack := 0
+			for u := 0; u < n; u++ {
+				if comp&(1<<u) == 0 || placed&(1<<u) != 0 {
+					continue
+				}
+				back := bits.OnesCount32(p.NeighborMask(u) & placed)
+				if back == 0 {
+					continue
+				}
+				if best < 0 || rank(u) < rank(best) ||
+					(rank(u) == rank(best) && (back > bestBack ||
+						(back == bestBack && len(cands[u]) < len(cands[best])))) {
+					best, bestBack = u, back
+				}
+			}
+			if best < 0 {
+				break
+			}
+			placed |= 1 << best
+			if postponable && p.Degree(best) == 1 {
+				postponed = append(postponed, best)
+			} else {
+				order = append(order, best)
+			}
+		}
+	}
+	return order, postponed
+}
+
+// twoCore returns the vertices of the 2-core of the pattern.
+func twoCore(p *pattern.Pattern) uint32 {
+	n := p.NumVertices()
+	alive := uint32(0)
+	if n == 32 {
+		alive = ^uint32(0)
+	} else {
+		alive = 1<<n - 1
+	}
+	for changed := true; changed; {
+		changed = false
+		for u := 0; u < n; u++ {
+			if alive&(1<<u) != 0 && bits.OnesCount32(p.NeighborMask(u)&alive) < 2 {
+				alive &^= 1 << u
+				changed = true
+			}
+		}
+	}
+	return alive
+}

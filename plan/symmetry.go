@@ -1,0 +1,151 @@
+package plan
+
+import (
+	"math/bits"
+
+	"submatch/pattern"
+)
+
+// Restriction requires the data vertex of pattern vertex Less to have a smaller id than the data
+// vertex of Greater.
+type Restriction struct{ Less, Greater int }
+
+// SymmetryRestrictions returns restrictions that keep exactly one embedding of every orbit of
+// Aut(p) acting on embeddings (Grochow and Kellis; GraphZero/GraphPi use the same idea): walk the
+// vertices in the given order; for each vertex v, find its orbit under the automorphisms that fix
+// every earlier vertex, require v < w for every other w in that orbit, then fix v.
+//
+// Automorphisms preserve vertex and edge label constraints exactly (a wildcard only maps to a
+// wildcard). They are found by a small backtracking search, so the group is never enumerated.
+func SymmetryRestrictions(p *pattern.Pattern, order []int) []Restriction {
+	n := p.NumVertices()
+	fixed := make([]int, 0, n)
+	var out []Restriction
+	for _, v := range order {
+		for w := 0; w < n; w++ {
+			if w != v && automorphismExists(p, fixed, v, w) {
+				out = append(out, Restriction{Less: v, Greater: w})
+			}
+		}
+		fixed = append(fixed, v)
+	}
+	return out
+}
+
+// AutomorphismCount returns |Aut(p)| (for tests and reports; it enumerates the group, so use it
+// on small patterns only).
+func AutomorphismCount(p *pattern.Pattern) uint64 {
+	s := newAutSearch(p)
+	var count uint64
+	s.search(0, func() bool { count++; return true })
+	return count
+}
+
+// automorphismExists reports whether an automorphism fixes every vertex in fixed and maps v to w.
+func automorphismExists(p *pattern.Pattern, fixed []int, v, w int) bool {
+	s := newAutSearch(p)
+	for _, f := range fixed {
+		if !s.assign(f, f) {
+			return false
+		}
+	}
+	if s.image[v] >= 0 {
+		return s.image[v] == w
+	}
+	if !s.assign(v, w) {
+		return false
+	}
+	found := false
+	s.search(0, func() bool { found = true; return false })
+	return found
+}
+
+type autSearch struct {
+	p     *pattern.Pattern
+	n     int
+	image []int  // image[u] = sigma(u) or -1
+	used  uint32 // images taken
+}
+
+func newAutSearch(p *pattern.Pattern) *autSearch {
+	s := &autSearch{p: p, n: p.NumVertices(), image: make([]int, p.NumVertices())}
+	for i := range s.image {
+		s.image[i] = -1
+	}
+	return s
+}
+
+// compatible reports whether mapping u to x keeps labels, degree and every edge/non-edge to the
+// vertices already mapped.
+func (s *autSearch) compatible(u, x int) bool {
+	p := s.p
+	if s.used&(1<<x) != 0 || p.VertexLabel(u) != p.VertexLabel(x) || p.Degree(u) != p.Degree(x) {
+		return false
+	}
+	for y := 0; y < s.n; y++ {
+		iy := s.image[y]
+		if iy < 0 {
+			continue
+		}
+		l1, e1 := p.EdgeLabel(u, y)
+		l2, e2 := p.EdgeLabel(x, iy)
+		if e1 != e2 || (e1 && l1 != l2) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *autSearch) assign(u, x int) bool {
+	if !s.compatible(u, x) {
+		return false
+	}
+	s.image[u] = x
+	s.used |= 1 << x
+	return true
+}
+
+func (s *autSearch) unassign(u int) {
+	s.used &^= 1 << s.image[u]
+	s.image[u] = -1
+}
+
+// search extends the partial map; each complete automorphism is reported to found, which returns
+// false to stop. It returns false when stopped.
+func (s *autSearch) search(_ int, found func() bool) bool {
+	// Next vertex: an unmapped one with the most mapped neighbours (keeps the search local).
+	best, bestScore := -1, -1
+	for u := 0; u < s.n; u++ {
+		if s.image[u] >= 0 {
+			continue
+		}
+		score := 0
+		for y := 0; y < s.n; y++ {
+			if s.image[y] >= 0 && s.p.Adjacent(u, y) {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = u, score
+		}
+	}
+	if best < 0 {
+		return found()
+	}
+	free := ^s.used
+	if s.n < 32 {
+		free &= 1<<s.n - 1
+	}
+	for free != 0 {
+		x := bits.TrailingZeros32(free)
+		free &^= 1 << x
+		if s.assign(best, x) {
+			cont := s.search(0, found)
+			s.unassign(best)
+			if !cont {
+				return false
+			}
+		}
+	}
+	return true
+}
