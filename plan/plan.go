@@ -45,6 +45,11 @@ type Level struct {
 	// Lower and Upper list earlier levels whose data vertex must be smaller / greater than this
 	// level's (symmetry breaking).
 	Lower, Upper []int
+	// Reuse is an earlier level whose local candidate set (the intersection before per-candidate
+	// checks) is a superset this level can start from, or -1: loop-invariant code motion of the
+	// set operations of that level. Extra lists the backward edges not covered by it.
+	Reuse int
+	Extra []BackEdge
 }
 
 // LeafGroup is a set of postponed pattern vertices with identical candidate sets: leaves with
@@ -188,7 +193,41 @@ func buildLevels(p *pattern.Pattern, order []int, rs []Restriction, induced bool
 		}
 		levels[i] = l
 	}
+	for i := range levels {
+		levels[i].Reuse, levels[i].Extra = reusable(levels, i)
+	}
 	return levels
+}
+
+// reusable finds the earlier level with the most backward edges, at least two, whose edges are a
+// subset of level i's with the same label constraints: its intersection stays valid while level
+// i is searched, so level i intersects it with its remaining edges only.
+func reusable(levels []Level, i int) (int, []BackEdge) {
+	best, bestLen := -1, 1
+	for j := 0; j < i; j++ {
+		if len(levels[j].Backward) > bestLen && subsetEdges(levels[j].Backward, levels[i].Backward) {
+			best, bestLen = j, len(levels[j].Backward)
+		}
+	}
+	if best < 0 {
+		return -1, levels[i].Backward
+	}
+	var extra []BackEdge
+	for _, e := range levels[i].Backward {
+		if !slices.Contains(levels[best].Backward, e) {
+			extra = append(extra, e)
+		}
+	}
+	return best, extra
+}
+
+func subsetEdges(sub, super []BackEdge) bool {
+	for _, e := range sub {
+		if !slices.Contains(super, e) {
+			return false
+		}
+	}
+	return true
 }
 
 // matchingOrder orders the pattern vertices component by component: each component starts at

@@ -20,12 +20,14 @@ type worker struct {
 	levels []plan.Level
 	m      []uint32 // data vertex of each level
 
+	raw      [][]uint32 // per level: its local candidate set before bounds and checks
 	candBuf  [][]uint32 // per level: the intersection result
 	tmpBuf   [][]uint32 // per level: ping-pong buffer for multi-way intersections
 	unionSlots [][][]uint32 // per level and backward edge: merged runs for wildcard labels
 	sets     [][]uint32 // scratch list of input sets
 
 	leaves leafCounter
+	reused []bool // reused[i]: a later level starts from level i's set
 
 	count    uint64
 	overflow bool
@@ -42,7 +44,7 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	L := len(pl.Levels)
 	w := &worker{
 		g: g, pl: pl, levels: pl.Levels, m: make([]uint32, L), stop: stop,
-		candBuf: make([][]uint32, L), tmpBuf: make([][]uint32, L),
+		candBuf: make([][]uint32, L), tmpBuf: make([][]uint32, L), raw: make([][]uint32, L),
 		mapping: make([]uint32, pl.Pattern.NumVertices()),
 	}
 	maxBack := 0
@@ -51,7 +53,13 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 		maxBack = max(maxBack, len(l.Backward))
 		w.unionSlots[i] = make([][]uint32, len(l.Backward))
 	}
-	w.sets = make([][]uint32, 0, maxBack)
+	w.sets = make([][]uint32, 0, maxBack+1)
+	w.reused = make([]bool, L)
+	for _, l := range pl.Levels {
+		if l.Reuse >= 0 {
+			w.reused[l.Reuse] = true
+		}
+	}
 	w.leaves.init(g, pl)
 	return w
 }
@@ -94,38 +102,57 @@ func neighbourSet(g *graph.Graph, v uint32, vl, el pattern.Label, buf *[]uint32)
 	return b
 }
 
-// candidates returns the sorted local candidates of level i: the intersection of the neighbour
-// sets of its mapped backward neighbours, or the vertex's candidate list when it has none.
+// candidates returns the sorted local candidates of level i, already narrowed to its symmetry
+// window: the intersection of the neighbour sets of its mapped backward neighbours (starting from
+// a reusable earlier level's set), or the vertex's candidate list when it has none. The
+// unnarrowed set is kept in w.raw[i] for later levels that reuse it.
 func (w *worker) candidates(i int) []uint32 {
 	lvl := &w.levels[i]
 	if len(lvl.Backward) == 0 {
-		return w.pl.Candidates[lvl.Vertex]
+		w.raw[i] = w.pl.Candidates[lvl.Vertex]
+		return w.bounds(i, w.raw[i])
 	}
 	sets := w.sets[:0]
-	for k, be := range lvl.Backward {
+	if lvl.Reuse >= 0 {
+		sets = append(sets, w.raw[lvl.Reuse])
+	}
+	for k, be := range lvl.Extra {
 		s := neighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &w.unionSlots[i][k])
-		if len(s) == 0 {
-			return nil
-		}
 		sets = append(sets, s)
 	}
-	if len(sets) == 1 {
-		return sets[0]
-	}
-	// Smallest first keeps every intermediate result small.
-	for a := 1; a < len(sets); a++ {
-		for b := a; b > 0 && len(sets[b]) < len(sets[b-1]); b-- {
-			sets[b], sets[b-1] = sets[b-1], sets[b]
+	// Levels that a later level reuses need the full set; others can narrow first.
+	narrowed := !w.reused[i]
+	for k := range sets {
+		if narrowed {
+			sets[k] = w.bounds(i, sets[k])
+		}
+		if len(sets[k]) == 0 {
+			w.raw[i] = nil
+			return nil
 		}
 	}
-	cur := intersect(sets[0], sets[1], w.candBuf[i])
-	w.candBuf[i] = cur
-	for k := 2; k < len(sets) && len(cur) > 0; k++ {
-		next := intersect(cur, sets[k], w.tmpBuf[i])
-		w.tmpBuf[i], w.candBuf[i] = cur, next
-		cur = next
+	if len(sets) == 1 {
+		w.raw[i] = sets[0]
+	} else {
+		// Smallest first keeps every intermediate result small.
+		for a := 1; a < len(sets); a++ {
+			for b := a; b > 0 && len(sets[b]) < len(sets[b-1]); b-- {
+				sets[b], sets[b-1] = sets[b-1], sets[b]
+			}
+		}
+		cur := intersect(sets[0], sets[1], w.candBuf[i])
+		w.candBuf[i] = cur
+		for k := 2; k < len(sets) && len(cur) > 0; k++ {
+			next := intersect(cur, sets[k], w.tmpBuf[i])
+			w.tmpBuf[i], w.candBuf[i] = cur, next
+			cur = next
+		}
+		w.raw[i] = cur
 	}
-	return cur
+	if narrowed {
+		return w.raw[i]
+	}
+	return w.bounds(i, w.raw[i])
 }
 
 // bounds narrows sorted candidates to the symmetry-breaking window of level i.
@@ -200,7 +227,7 @@ func (w *worker) searchFrom(i int) bool {
 	if i > last {
 		return w.complete()
 	}
-	cands := w.bounds(i, w.candidates(i))
+	cands := w.candidates(i)
 	if i == last && w.emit == nil && len(w.pl.Groups) == 0 {
 		// Last level, nothing below: count without descending.
 		var n uint64
