@@ -20,11 +20,11 @@ type worker struct {
 	levels []plan.Level
 	m      []uint32 // data vertex of each level
 
-	raw      [][]uint32 // per level: its local candidate set before bounds and checks
-	candBuf  [][]uint32 // per level: the intersection result
-	tmpBuf   [][]uint32 // per level: ping-pong buffer for multi-way intersections
+	raw        [][]uint32   // per level: its local candidate set before bounds and checks
+	candBuf    [][]uint32   // per level: the intersection result
+	tmpBuf     [][]uint32   // per level: ping-pong buffer for multi-way intersections
 	unionSlots [][][]uint32 // per level and backward edge: merged runs for wildcard labels
-	sets     [][]uint32 // scratch list of input sets
+	sets       [][]uint32   // scratch list of input sets
 
 	leaves leafCounter
 	reused []bool // reused[i]: a later level starts from level i's set
