@@ -76,12 +76,12 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	threads = max(1, min(threads, len(roots)))
-	chunk := max(1, len(roots)/(threads*256))
+	threads = max(1, threads)
+	sched := newScheduler(roots, threads, &stop)
+	releaseWake := context.AfterFunc(ctx, sched.wake)
+	defer releaseWake()
 
 	var (
-		next     atomic.Int64
-		done     atomic.Int64
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		total    uint64
@@ -92,31 +92,15 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 		go func() {
 			defer wg.Done()
 			w := newWorker(p.Data, pl, &stop)
-			for !w.stopped {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= len(roots) {
-					break
-				}
-				hi := min(lo+chunk, len(roots))
-				for _, c := range roots[lo:hi] {
-					if !w.runRoot(c) {
-						break
-					}
-				}
-				if w.stopped {
-					break
-				}
-				d := done.Add(int64(hi - lo))
-				if p.Progress != nil {
-					p.Progress(float64(d) / float64(len(roots)))
-				}
-			}
+			w.sched = sched
+			runWorker(w, sched, p.Progress)
 			mu.Lock()
 			defer mu.Unlock()
 			var ok bool
 			if total, ok = addChecked(total, w.count); !ok || w.overflow {
 				overflow = true
 				stop.Store(true)
+				sched.wake()
 			}
 		}()
 	}
@@ -128,6 +112,36 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 		return engine.Result{Count: total, Partial: true}, err
 	}
 	return engine.Result{Count: total}, nil
+}
+
+// runWorker takes root chunks until none is left, then stolen subtrees until all work is done.
+func runWorker(w *worker, s *scheduler, progress func(float64)) {
+	for !w.stopped {
+		lo, hi, ok := s.rootChunk()
+		if !ok {
+			break
+		}
+		for _, c := range s.roots[lo:hi] {
+			if !w.runRoot(c) {
+				break
+			}
+		}
+		d := s.done.Add(int64(hi - lo))
+		if progress != nil {
+			progress(float64(d) / float64(len(s.roots)))
+		}
+	}
+	for !w.stopped {
+		t, ok := s.take()
+		if !ok {
+			return
+		}
+		w.runTask(t)
+	}
+	if w.overflow {
+		s.stop.Store(true)
+		s.wake()
+	}
 }
 
 // Matches implements engine.Engine. Matches are produced by one goroutine in a deterministic

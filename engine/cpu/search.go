@@ -29,6 +29,12 @@ type worker struct {
 	leaves leafCounter
 	reused []bool // reused[i]: a later level starts from level i's set
 
+	// Loop state per level, shared with maybeDonate (same goroutine).
+	iterCands [][]uint32
+	iterPos   []int
+	iterEnd   []int // 0 when level i has no active loop
+	sched     *scheduler
+
 	count    uint64
 	overflow bool
 	stop     *atomic.Bool
@@ -55,6 +61,7 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	}
 	w.sets = make([][]uint32, 0, maxBack+1)
 	w.reused = make([]bool, L)
+	w.iterCands, w.iterPos, w.iterEnd = make([][]uint32, L), make([]int, L), make([]int, L)
 	for _, l := range pl.Levels {
 		if l.Reuse >= 0 {
 			w.reused[l.Reuse] = true
@@ -206,8 +213,12 @@ func (w *worker) shouldStop() bool {
 		return true
 	}
 	w.tick++
-	if w.tick%stopCheckInterval == 0 && w.stop.Load() {
-		w.stopped = true
+	if w.tick%stopCheckInterval == 0 {
+		if w.stop.Load() {
+			w.stopped = true
+		} else if w.sched != nil && w.sched.hungry.Load() > 0 {
+			w.maybeDonate()
+		}
 	}
 	return w.stopped
 }
@@ -239,10 +250,20 @@ func (w *worker) searchFrom(i int) bool {
 		w.add(n)
 		return !w.shouldStop()
 	}
-	for _, c := range cands {
+	return w.loop(i, cands)
+}
+
+// loop runs level i over cands. The loop's bounds live in the worker so that maybeDonate can
+// hand the second half of the remaining iterations to an idle worker.
+func (w *worker) loop(i int, cands []uint32) bool {
+	w.iterCands[i] = cands
+	w.iterEnd[i] = len(cands)
+	defer func() { w.iterEnd[i] = 0 }()
+	for w.iterPos[i] = 0; w.iterPos[i] < w.iterEnd[i]; w.iterPos[i]++ {
 		if w.shouldStop() {
 			return false
 		}
+		c := cands[w.iterPos[i]]
 		if !w.accept(i, c) {
 			continue
 		}

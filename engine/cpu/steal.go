@@ -1,0 +1,126 @@
+package cpu
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// scheduler shares the work of one count among workers: chunks of root candidates first, then
+// subtrees that busy workers split off when others are idle (STMatch's work stealing, adapted to
+// goroutines: the victim donates the second half of the remaining iterations of its shallowest
+// splittable loop). There is no lock or channel operation per match: a worker looks at the
+// hungry counter once every stopCheckInterval search nodes.
+type scheduler struct {
+	roots []uint32
+	chunk int
+	next  atomic.Int64
+	done  atomic.Int64
+
+	hungry atomic.Int32 // workers waiting for work
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	tasks    []task
+	idle     int
+	workers  int
+	finished bool
+	stop     *atomic.Bool
+}
+
+// task is a stolen subtree: the data vertices of levels < level and the candidates of level.
+type task struct {
+	prefix []uint32
+	level  int
+	cands  []uint32
+}
+
+func newScheduler(roots []uint32, workers int, stop *atomic.Bool) *scheduler {
+	s := &scheduler{roots: roots, workers: workers, stop: stop}
+	s.chunk = max(1, len(roots)/(workers*256))
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// rootChunk claims the next chunk of roots; ok is false when none is left.
+func (s *scheduler) rootChunk() (lo, hi int, ok bool) {
+	lo = int(s.next.Add(int64(s.chunk))) - s.chunk
+	if lo >= len(s.roots) {
+		return 0, 0, false
+	}
+	return lo, min(lo+s.chunk, len(s.roots)), true
+}
+
+// take returns a stolen task, waiting while other workers are still busy; ok is false when all
+// work is done or the run was stopped.
+func (s *scheduler) take() (task, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if n := len(s.tasks); n > 0 {
+			t := s.tasks[n-1]
+			s.tasks = s.tasks[:n-1]
+			return t, true
+		}
+		if s.finished || s.stop.Load() {
+			return task{}, false
+		}
+		s.idle++
+		s.hungry.Store(int32(s.idle))
+		if s.idle == s.workers {
+			s.finished = true
+			s.cond.Broadcast()
+			return task{}, false
+		}
+		s.cond.Wait()
+		s.idle--
+		s.hungry.Store(int32(s.idle))
+	}
+}
+
+func (s *scheduler) push(t task) {
+	s.mu.Lock()
+	s.tasks = append(s.tasks, t)
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+// wake releases waiting workers (on cancellation).
+func (s *scheduler) wake() {
+	s.mu.Lock()
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
+
+// maybeDonate splits the shallowest loop that has at least two iterations left.
+func (w *worker) maybeDonate() {
+	for i := 1; i < len(w.levels); i++ {
+		if w.iterEnd[i] == 0 {
+			continue
+		}
+		rem := w.iterEnd[i] - w.iterPos[i] - 1
+		if rem < 2 {
+			continue
+		}
+		mid := w.iterPos[i] + 1 + rem/2
+		w.sched.push(task{
+			prefix: slices.Clone(w.m[:i]),
+			level:  i,
+			cands:  slices.Clone(w.iterCands[i][mid:w.iterEnd[i]]),
+		})
+		w.iterEnd[i] = mid
+		return
+	}
+}
+
+// runTask searches a stolen subtree. The local sets of the prefix's levels that later levels
+// reuse are recomputed first.
+func (w *worker) runTask(t task) bool {
+	copy(w.m, t.prefix)
+	for j := 1; j < t.level; j++ {
+		if w.reused[j] {
+			w.candidates(j)
+		}
+	}
+	return w.loop(t.level, t.cands)
+}
