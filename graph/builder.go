@@ -160,7 +160,7 @@ func (b *Builder) Build() (*Graph, error) {
 	b.src, b.dst, b.elab = nil, nil, nil
 	fill = nil
 
-	// Sort and deduplicate each list in parallel; keep[v] is the deduplicated length.
+	// Deduplicate each list in parallel; keep[v] is the deduplicated length.
 	keep := make([]uint64, n)
 	if err := parallelVertices(n, func(v int) error {
 		list := entries[deg[v]:deg[v+1]]
@@ -182,9 +182,45 @@ func (b *Builder) Build() (*Graph, error) {
 			list[k] = e
 			k++
 		}
-		list = list[:k]
+		keep[v] = uint64(k)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	// Renumber by ascending degree (ties by input order). Engines compare dense ids to break
+	// symmetry, so the smallest vertex of a match is its lowest-degree one and the search from it
+	// only walks towards higher degrees: this is what makes clique-like patterns cheap.
+	order := make([]uint32, n) // order[new] = old
+	for v := range order {
+		order[v] = uint32(v)
+	}
+	slices.SortStableFunc(order, func(a, c uint32) int { return cmp.Compare(keep[a], keep[c]) })
+	newID := make([]uint32, n)
+	for i, v := range order {
+		newID[v] = uint32(i)
+	}
+	labels := make([]uint32, n)
+	for i, v := range order {
+		labels[i] = b.labels[v]
+	}
+
+	g := &Graph{vertexLabels: labels, offsets: make([]uint64, n+1), runOffsets: make([]uint64, n+1)}
+	for i, v := range order {
+		g.offsets[i+1] = g.offsets[i] + keep[v]
+	}
+	g.neighbors = make([]uint32, g.offsets[n])
+	if b.edgeLabelled {
+		g.edgeLabels = make([]uint32, g.offsets[n])
+	}
+	_ = parallelVertices(n, func(i int) error {
+		v := order[i]
+		list := entries[deg[v] : deg[v]+keep[v]]
+		for j := range list {
+			list[j].nbr = newID[list[j].nbr]
+		}
 		slices.SortFunc(list, func(a, c adjEntry) int {
-			if la, lc := b.labels[a.nbr], b.labels[c.nbr]; la != lc {
+			if la, lc := labels[a.nbr], labels[c.nbr]; la != lc {
 				return cmp.Compare(la, lc)
 			}
 			if a.label != c.label {
@@ -192,34 +228,27 @@ func (b *Builder) Build() (*Graph, error) {
 			}
 			return cmp.Compare(a.nbr, c.nbr)
 		})
-		keep[v] = uint64(k)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-
-	g := &Graph{vertexLabels: b.labels, offsets: make([]uint64, n+1), runOffsets: make([]uint64, n+1)}
-	for v := 0; v < n; v++ {
-		g.offsets[v+1] = g.offsets[v] + keep[v]
-	}
-	g.neighbors = make([]uint32, g.offsets[n])
-	if b.edgeLabelled {
-		g.edgeLabels = make([]uint32, g.offsets[n])
-	}
-	for v := 0; v < n; v++ {
-		src := entries[deg[v] : deg[v]+keep[v]]
-		dst := g.offsets[v]
-		for i, e := range src {
-			g.neighbors[dst+uint64(i)] = e.nbr
+		dst := g.offsets[i]
+		for j, e := range list {
+			g.neighbors[dst+uint64(j)] = e.nbr
 			if g.edgeLabels != nil {
-				g.edgeLabels[dst+uint64(i)] = e.label
+				g.edgeLabels[dst+uint64(j)] = e.label
 			}
 		}
-	}
+		return nil
+	})
 	entries = nil
 	g.runs = buildRuns(g, g.runOffsets)
-	if !b.identity {
-		g.originalIDs = b.orig
+	identity := b.identity
+	orig := make([]int64, n)
+	for i, v := range order {
+		orig[i] = b.orig[v]
+		if orig[i] != int64(i) {
+			identity = false
+		}
+	}
+	if !identity {
+		g.originalIDs = orig
 	}
 	return g, nil
 }
