@@ -1,0 +1,83 @@
+package cpu
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"submatch/graph"
+	"submatch/pattern"
+	"submatch/plan"
+)
+
+// gridGraph is a deterministic graph with triangles, squares and leaves for engine unit tests.
+func gridGraph(t testing.TB, side int) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	id := func(r, c int) int64 { return int64(r*side + c) }
+	for r := 0; r < side; r++ {
+		for c := 0; c < side; c++ {
+			if err := b.SetVertexLabel(id(r, c), uint32((r+c)%3)); err != nil {
+				t.Fatal(err)
+			}
+			if c+1 < side {
+				must(t, b.AddEdge(id(r, c), id(r, c+1), 0))
+			}
+			if r+1 < side {
+				must(t, b.AddEdge(id(r, c), id(r+1, c), 0))
+			}
+			if r+1 < side && c+1 < side {
+				must(t, b.AddEdge(id(r, c), id(r+1, c+1), 1))
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchAllocatesNothing checks that the hot loop (search from a root, intersections,
+// leaf counting, wildcard unions) allocates nothing once the worker's buffers are warm.
+func TestSearchAllocatesNothing(t *testing.T) {
+	g := gridGraph(t, 30)
+	for _, src := range []string{
+		"(a)-(b)-(c)-(a)",                       // wildcard labels: merged runs
+		"(a:0)-[:0]-(b:1)-[:0]-(c:2)",           // exact runs
+		"(a)-(b)-(c)-(d)-(a), (a)-(x), (a)-(y)", // postponed leaves
+		"(a:1)-(b)-(c:1), (b)-(d:0)",
+		"(a)-(b)-(c)-(a), (a)-(x), (b)-(y), (c)-(z:2)", // several leaf groups: region DP
+	} {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, unique := range []bool{false, true} {
+			pl := plan.Build(g, p, plan.Options{Unique: unique})
+			if pl.Empty {
+				continue
+			}
+			var stop atomic.Bool
+			w := newWorker(g, pl, &stop)
+			roots := pl.Candidates[pl.Levels[0].Vertex]
+			for _, c := range roots { // warm up the buffers
+				w.runRoot(c)
+			}
+			allocs := testing.AllocsPerRun(5, func() {
+				for _, c := range roots {
+					w.runRoot(c)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%s unique=%v: %.1f allocations per pass, want 0", src, unique, allocs)
+			}
+		}
+	}
+}
