@@ -18,7 +18,24 @@ func intersect(a, b, out []uint32) []uint32 {
 	if len(b) > gallopThreshold*len(a) {
 		return intersectGallop(a, b, out)
 	}
+	return intersectMerge(a, b, out)
+}
+
+// simdMinLen is the shortest input for which the SIMD block intersection pays off.
+const simdMinLen = 16
+
+// intersectMerge is the merge intersection: SIMD blocks while both inputs are long enough (when
+// compiled in), then a scalar merge of the rest.
+func intersectMerge(a, b, out []uint32) []uint32 {
 	i, j := 0, 0
+	if simdIntersect && len(a) >= simdMinLen && len(b) >= simdMinLen {
+		out, i, j = intersectBlocks(a, b, out)
+	}
+	return mergeFrom(a, b, i, j, out)
+}
+
+// mergeFrom is the scalar merge intersection of a[i:] and b[j:].
+func mergeFrom(a, b []uint32, i, j int, out []uint32) []uint32 {
 	for i < len(a) && j < len(b) {
 		x, y := a[i], b[j]
 		switch {

@@ -1,0 +1,70 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func randomSet(r *rand.Rand, n int, universe uint32) []uint32 {
+	s := make([]uint32, 0, n)
+	for range n {
+		s = append(s, r.Uint32N(universe))
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+func naiveIntersect(a, b []uint32) []uint32 {
+	var out []uint32
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// TestIntersect checks every intersection path (merge, galloping, and the SIMD blocks when this
+// build has them: run the tests with GOEXPERIMENT=simd too) against a naive one.
+func TestIntersect(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for iter := 0; iter < 3000; iter++ {
+		a := randomSet(r, r.IntN(200), uint32(1+r.IntN(400)))
+		b := randomSet(r, r.IntN(2000), uint32(1+r.IntN(4000)))
+		want := naiveIntersect(a, b)
+		for _, got := range [][]uint32{
+			intersect(a, b, nil), intersect(b, a, nil),
+			intersectMerge(a, b, nil), intersectGallop(a, b, nil), mergeFrom(a, b, 0, 0, nil),
+		} {
+			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("intersect(%v, %v) = %v, want %v", a, b, got, want)
+			}
+		}
+		if n := intersectCount(a, b); n != len(want) {
+			t.Fatalf("intersectCount = %d, want %d", n, len(want))
+		}
+		blocks, i, j := intersectBlocks(a, b, nil)
+		if got := mergeFrom(a, b, i, j, blocks); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("intersectBlocks+merge = %v, want %v", got, want)
+		}
+	}
+	t.Logf("SIMD intersection compiled in and enabled: %v", simdIntersect)
+}
+
+func BenchmarkIntersect(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x := randomSet(r, 2000, 20000)
+	y := randomSet(r, 2000, 20000)
+	out := make([]uint32, 0, 2000)
+	b.Run("merge", func(b *testing.B) {
+		for b.Loop() {
+			out = mergeFrom(x, y, 0, 0, out[:0])
+		}
+	})
+	b.Run("auto", func(b *testing.B) {
+		for b.Loop() {
+			out = intersectMerge(x, y, out[:0])
+		}
+	})
+}
