@@ -4,8 +4,10 @@
 package pattern
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,26 +101,37 @@ func edgeKey(u, v int) [2]int {
 	return [2]int{u, v}
 }
 
-// FromGraph turns a (small) data graph into a pattern with exact labels.
+// FromGraph turns a (small) data graph into a pattern with exact labels. Pattern vertices follow
+// the order of the graph's original ids (the order of the file for the usual 0..n-1 ids), not the
+// graph's internal numbering, so results list data vertices in the order the user wrote.
 func FromGraph(g *graph.Graph) (*Pattern, error) {
 	n := g.NumVertices()
 	if n > MaxVertices {
 		return nil, fmt.Errorf("pattern has %d vertices, at most %d are supported", n, MaxVertices)
 	}
+	byOriginal := make([]uint32, n) // pattern vertex -> graph vertex
+	for v := range byOriginal {
+		byOriginal[v] = uint32(v)
+	}
+	slices.SortFunc(byOriginal, func(a, b uint32) int { return cmp.Compare(g.OriginalID(a), g.OriginalID(b)) })
+	index := make([]int, n) // graph vertex -> pattern vertex
+	for u, v := range byOriginal {
+		index[v] = u
+	}
 	labels := make([]Label, n)
 	names := make([]string, n)
 	var edges []Edge
-	for v := 0; v < n; v++ {
-		labels[v] = Exact(g.VertexLabel(uint32(v)))
-		names[v] = strconv.FormatInt(g.OriginalID(uint32(v)), 10)
-		els := g.NeighborEdgeLabels(uint32(v))
-		for i, w := range g.Neighbors(uint32(v)) {
-			if int(w) > v {
+	for u, v := range byOriginal {
+		labels[u] = Exact(g.VertexLabel(v))
+		names[u] = strconv.FormatInt(g.OriginalID(v), 10)
+		els := g.NeighborEdgeLabels(v)
+		for i, w := range g.Neighbors(v) {
+			if index[w] > u {
 				el := uint32(0)
 				if els != nil {
 					el = els[i]
 				}
-				edges = append(edges, Edge{U: v, V: int(w), Label: Exact(el)})
+				edges = append(edges, Edge{U: u, V: index[w], Label: Exact(el)})
 			}
 		}
 	}
