@@ -22,6 +22,16 @@ func (b Bitset) Set(v uint32) { b[v>>6] |= 1 << (v & 63) }
 // Clear removes v.
 func (b Bitset) Clear(v uint32) { b[v>>6] &^= 1 << (v & 63) }
 
+// SubsetOf reports whether every member of b is in c.
+func (b Bitset) SubsetOf(c Bitset) bool {
+	for i, w := range b {
+		if w&^c[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Count returns the number of members.
 func (b Bitset) Count() int {
 	c := 0

@@ -21,6 +21,9 @@ type Options struct {
 	Enumerate bool
 	// RefineRounds bounds the refinement passes (0: the number of pattern vertices).
 	RefineRounds int
+	// SpaceLimit bounds the candidate space in entries (0: DefaultSpaceLimit; negative: never
+	// build one).
+	SpaceLimit int
 }
 
 // BackEdge is an edge from a level's vertex to the vertex of an earlier level.
@@ -85,6 +88,9 @@ type Plan struct {
 	Classes       []LeafClass
 	// Empty is set when some pattern vertex has no candidate: the count is zero.
 	Empty bool
+	// Space is the candidate space keyed by [parent vertex][child vertex] for every backward
+	// edge, or nil when it would exceed the limit (the engine then intersects label runs).
+	Space map[[2]int]*EdgeIndex
 }
 
 // MaxClassGroups and maxClassStates bound the combinatorial counting of one leaf class; groups
@@ -127,6 +133,16 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 		order = append(order, postponed...)
 	}
 	pl.Levels = buildLevels(p, order, pl.Restrictions, opts.Induced)
+	limit := opts.SpaceLimit
+	if limit == 0 {
+		limit = DefaultSpaceLimit
+	}
+	if limit > 0 && !pl.Empty {
+		pl.Space = buildSpace(g, pl, limit)
+	}
+	for i := range pl.Levels {
+		pl.Levels[i].Reuse, pl.Levels[i].Extra = pl.reusable(i)
+	}
 	return pl
 }
 
@@ -193,18 +209,20 @@ func buildLevels(p *pattern.Pattern, order []int, rs []Restriction, induced bool
 		}
 		levels[i] = l
 	}
-	for i := range levels {
-		levels[i].Reuse, levels[i].Extra = reusable(levels, i)
-	}
 	return levels
 }
 
 // reusable finds the earlier level with the most backward edges, at least two, whose edges are a
 // subset of level i's with the same label constraints: its intersection stays valid while level
-// i is searched, so level i intersects it with its remaining edges only.
-func reusable(levels []Level, i int) (int, []BackEdge) {
+// i is searched, so level i intersects it with its remaining edges only. With a candidate space
+// that set is also restricted to the earlier vertex's candidates, so it must hold level i's.
+func (pl *Plan) reusable(i int) (int, []BackEdge) {
+	levels := pl.Levels
 	best, bestLen := -1, 1
 	for j := 0; j < i; j++ {
+		if pl.Space != nil && !pl.CandidateBits[levels[i].Vertex].SubsetOf(pl.CandidateBits[levels[j].Vertex]) {
+			continue
+		}
 		if len(levels[j].Backward) > bestLen && subsetEdges(levels[j].Backward, levels[i].Backward) {
 			best, bestLen = j, len(levels[j].Backward)
 		}

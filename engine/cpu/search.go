@@ -19,6 +19,12 @@ type worker struct {
 	pl     *plan.Plan
 	levels []plan.Level
 	m      []uint32 // data vertex of each level
+	mi     []int    // index of m[i] in its vertex's candidate list (candidate space only)
+
+	// With a candidate space: the edge index of each Extra edge of each level, and whether a
+	// level's index in its candidate list is needed by a later level.
+	space   [][]*plan.EdgeIndex
+	needIdx []bool
 
 	raw        [][]uint32   // per level: its local candidate set before bounds and checks
 	candBuf    [][]uint32   // per level: the intersection result
@@ -62,6 +68,18 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	w.sets = make([][]uint32, 0, maxBack+1)
 	w.reused = make([]bool, L)
 	w.iterCands, w.iterPos, w.iterEnd = make([][]uint32, L), make([]int, L), make([]int, L)
+	w.mi = make([]int, L)
+	w.needIdx = make([]bool, L)
+	if pl.Space != nil {
+		w.space = make([][]*plan.EdgeIndex, L)
+		for i, l := range pl.Levels {
+			for _, be := range l.Extra {
+				parent := pl.Levels[be.Level].Vertex
+				w.space[i] = append(w.space[i], pl.Space[[2]int{parent, l.Vertex}])
+				w.needIdx[be.Level] = true
+			}
+		}
+	}
 	for _, l := range pl.Levels {
 		if l.Reuse >= 0 {
 			w.reused[l.Reuse] = true
@@ -124,8 +142,11 @@ func (w *worker) candidates(i int) []uint32 {
 		sets = append(sets, w.raw[lvl.Reuse])
 	}
 	for k, be := range lvl.Extra {
-		s := neighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &w.unionSlots[i][k])
-		sets = append(sets, s)
+		if w.space != nil {
+			sets = append(sets, w.space[i][k].List(w.mi[be.Level]))
+			continue
+		}
+		sets = append(sets, neighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &w.unionSlots[i][k]))
 	}
 	// Levels that a later level reuses need the full set; others can narrow first.
 	narrowed := !w.reused[i]
@@ -267,12 +288,21 @@ func (w *worker) loop(i int, cands []uint32) bool {
 		if !w.accept(i, c) {
 			continue
 		}
-		w.m[i] = c
+		w.assign(i, c)
 		if !w.searchFrom(i + 1) {
 			return false
 		}
 	}
 	return true
+}
+
+// assign maps level i to data vertex c (and records c's candidate index when needed).
+func (w *worker) assign(i int, c uint32) {
+	w.m[i] = c
+	if w.needIdx[i] {
+		cands := w.pl.Candidates[w.levels[i].Vertex]
+		w.mi[i] = lowerBound(cands, 0, c)
+	}
 }
 
 // complete handles a full assignment of the enumerated levels.
@@ -305,7 +335,7 @@ func (w *worker) runRoot(c uint32) bool {
 	if !w.accept(0, c) {
 		return true
 	}
-	w.m[0] = c
+	w.assign(0, c)
 	if len(w.levels) == 1 && w.emit == nil && len(w.pl.Groups) == 0 {
 		w.add(1)
 		return !w.stopped

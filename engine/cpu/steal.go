@@ -116,7 +116,9 @@ func (w *worker) maybeDonate() {
 // runTask searches a stolen subtree. The local sets of the prefix's levels that later levels
 // reuse are recomputed first.
 func (w *worker) runTask(t task) bool {
-	copy(w.m, t.prefix)
+	for j, c := range t.prefix {
+		w.assign(j, c)
+	}
 	for j := 1; j < t.level; j++ {
 		if w.reused[j] {
 			w.candidates(j)

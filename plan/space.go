@@ -1,0 +1,78 @@
+package plan
+
+import (
+	"sort"
+
+	"submatch/graph"
+)
+
+// EdgeIndex is one directed pattern edge u->w of the candidate space (CFL's CPI, DAF's CS): for
+// the i-th candidate v of u, List(i) holds the candidates of w adjacent to v through an edge
+// with the right labels, sorted. Searching with these lists intersects only candidates, which
+// are usually far fewer than the label-matching neighbours in the data graph.
+type EdgeIndex struct {
+	offsets []uint64 // len(C(u))+1
+	values  []uint32 // data vertex ids
+}
+
+// List returns the candidates of w adjacent to the i-th candidate of u.
+func (e *EdgeIndex) List(i int) []uint32 { return e.values[e.offsets[i]:e.offsets[i+1]] }
+
+// Entries returns the number of stored neighbour entries.
+func (e *EdgeIndex) Entries() int { return len(e.values) }
+
+// DefaultSpaceLimit bounds the candidate space, in neighbour entries (4 bytes each), when a plan
+// does not set one: above it the engine intersects the graph's label runs directly.
+const DefaultSpaceLimit = 1 << 28
+
+// buildSpace builds an EdgeIndex for every backward edge of every level, keyed by
+// [parent vertex][child vertex], unless the space would hold more than limit entries.
+func buildSpace(g *graph.Graph, pl *Plan, limit int) map[[2]int]*EdgeIndex {
+	type edge struct{ parent, child int }
+	var edges []edge
+	var estimate int
+	for _, l := range pl.Levels {
+		for _, be := range l.Backward {
+			parent := pl.Levels[be.Level].Vertex
+			edges = append(edges, edge{parent, l.Vertex})
+			for _, v := range pl.Candidates[parent] {
+				estimate += g.Degree(v)
+				if estimate > limit {
+					return nil
+				}
+			}
+		}
+	}
+	p := pl.Pattern
+	space := make(map[[2]int]*EdgeIndex, len(edges))
+	for _, e := range edges {
+		vl := p.VertexLabel(e.child)
+		el, _ := p.EdgeLabel(e.parent, e.child)
+		cands := pl.Candidates[e.parent]
+		childBits := pl.CandidateBits[e.child]
+		idx := &EdgeIndex{offsets: make([]uint64, len(cands)+1)}
+		for i, v := range cands {
+			start := len(idx.values)
+			runs := g.Runs(v)
+			multi := 0
+			for r, run := range runs {
+				if !vl.Matches(run.VertexLabel) || !el.Matches(run.EdgeLabel) {
+					continue
+				}
+				multi++
+				for _, w := range g.RunNeighbors(v, r) {
+					if childBits.Has(w) {
+						idx.values = append(idx.values, w)
+					}
+				}
+			}
+			if multi > 1 { // wildcards merged several runs: restore id order
+				seg := idx.values[start:]
+				sort.Slice(seg, func(a, b int) bool { return seg[a] < seg[b] })
+			}
+			idx.offsets[i+1] = uint64(len(idx.values))
+		}
+		space[[2]int{e.parent, e.child}] = idx
+	}
+	return space
+}
