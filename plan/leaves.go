@@ -7,24 +7,21 @@ import (
 )
 
 // groupKey identifies postponed vertices that have identical candidate sets given the enumerated
-// vertices: the same parent (or none) and the same label constraints.
+// vertices: the same neighbours (none for isolated vertices), edge labels and vertex label.
 type groupKey struct {
-	parent int // pattern vertex, -1 for isolated
-	vl, el pattern.Label
+	parents uint32
+	vl      pattern.Label
+	els     [pattern.MaxVertices]pattern.Label
 }
 
 func leafKey(p *pattern.Pattern, u int) groupKey {
-	if p.Degree(u) == 0 {
-		return groupKey{parent: -1, vl: p.VertexLabel(u)}
-	}
-	parent := -1
+	k := groupKey{parents: p.NeighborMask(u), vl: p.VertexLabel(u)}
 	for w := 0; w < p.NumVertices(); w++ {
-		if p.Adjacent(u, w) {
-			parent = w
+		if el, ok := p.EdgeLabel(u, w); ok {
+			k.els[w] = el
 		}
 	}
-	el, _ := p.EdgeLabel(u, parent)
-	return groupKey{parent: parent, vl: p.VertexLabel(u), el: el}
+	return k
 }
 
 // groupLeaves decides which postponed vertices are counted combinatorially and groups them;
@@ -90,10 +87,13 @@ func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, c
 	out := make([]LeafGroup, len(groups))
 	for i, members := range groups {
 		k := keys[members[0]]
-		lg := LeafGroup{Vertices: members, ParentLevel: -1, VertexLabel: k.vl, EdgeLabel: k.el}
-		if k.parent >= 0 {
-			lg.ParentLevel = lv[k.parent]
-		} else {
+		lg := LeafGroup{Vertices: members, VertexLabel: k.vl}
+		for w := 0; w < p.NumVertices(); w++ {
+			if k.parents&(1<<w) != 0 {
+				lg.Parents = append(lg.Parents, ParentEdge{Level: lv[w], EdgeLabel: k.els[w]})
+			}
+		}
+		if len(lg.Parents) == 0 {
 			lg.Candidates = candBits[members[0]]
 			lg.CandidateCount = len(cands[members[0]])
 		}

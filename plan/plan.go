@@ -55,13 +55,20 @@ type Level struct {
 	Extra []BackEdge
 }
 
-// LeafGroup is a set of postponed pattern vertices with identical candidate sets: leaves with
-// the same parent and the same labels, or isolated vertices with the same label.
+// ParentEdge ties a postponed vertex to an enumerated neighbour.
+type ParentEdge struct {
+	Level     int
+	EdgeLabel pattern.Label
+}
+
+// LeafGroup is a set of postponed pattern vertices with identical candidate sets: vertices whose
+// neighbours are all enumerated before them (leaves, or vertices closing cycles at the end of the
+// order) with the same neighbours and the same labels, or isolated vertices with the same label.
+// Their admissible data vertices are the common neighbours of the parents' data vertices.
 type LeafGroup struct {
 	Vertices    []int
-	ParentLevel int // -1 for isolated vertices
+	Parents     []ParentEdge // empty for isolated vertices
 	VertexLabel pattern.Label
-	EdgeLabel   pattern.Label // unused for isolated vertices
 	// Ordered is set when symmetry restrictions impose a total order on the group.
 	Ordered bool
 	// Candidates is the candidate set of isolated vertices (nil for leaves).
@@ -121,8 +128,11 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 		}
 	}
 
-	postponable := opts.Enumerate == false && !opts.Induced
+	postponable := !opts.Enumerate && !opts.Induced
 	order, postponed := matchingOrder(p, pl.Candidates, postponable)
+	if postponable {
+		order, postponed = postponeClosingVertices(p, order, postponed)
+	}
 	if opts.Unique {
 		full := append(slices.Clone(order), postponed...)
 		pl.Restrictions = SymmetryRestrictions(p, full)
@@ -318,6 +328,24 @@ func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool) (orde
 		}
 	}
 	return order, postponed
+}
+
+// postponeClosingVertices also postpones every enumerated vertex whose neighbours all come
+// before it in the order (and that has some): no later level intersects with its data vertex,
+// so counting its admissible vertices loses no pruning. Such vertices are pairwise non-adjacent.
+func postponeClosingVertices(p *pattern.Pattern, order, postponed []int) ([]int, []int) {
+	var keep []int
+	var before uint32
+	for _, u := range order {
+		nbrs := p.NeighborMask(u)
+		if nbrs != 0 && nbrs&^before == 0 {
+			postponed = append(postponed, u)
+		} else {
+			keep = append(keep, u)
+		}
+		before |= 1 << u
+	}
+	return keep, postponed
 }
 
 // twoCore returns the vertices of the 2-core of the pattern.

@@ -10,9 +10,10 @@ import (
 // leafCounter counts, for one complete assignment of the enumerated levels, the injective
 // assignments of the postponed vertices (leaves and isolated vertices) without enumerating them.
 //
-// Each leaf group g has a set S_g of admissible data vertices (the matching neighbours of its
-// parent's data vertex, or the candidates of an isolated vertex) minus the data vertices already
-// used. Groups in different collision classes cannot share a data vertex, so the count is the
+// Each leaf group g has a set S_g of admissible data vertices (the common matching neighbours of
+// its parents' data vertices, or the candidates of an isolated vertex) minus the data vertices
+// already used. Every common neighbour is a candidate: the filters only require, for each pattern
+// neighbour, a candidate neighbour, and the parents' data vertices are candidates. Groups in different collision classes cannot share a data vertex, so the count is the
 // product over classes. Within a class of one group of k vertices the count is the falling
 // factorial (S)_k, or C(S, k) when symmetry breaking orders the group. For several groups the
 // class's universe is split into Venn regions (their sizes from intersection sizes by Möbius
@@ -25,15 +26,29 @@ type leafCounter struct {
 	// isoIntersections[class][mask] is |∩ candidates| for masks of isolated groups only.
 	isoIntersections [][]int64
 
-	inter   []int64  // per subset mask: intersection size minus used vertices
-	region  []int64  // per subset mask: Venn region size
-	dp, ndp []uint64 // DP over remaining-vertex vectors
+	// sets[g] is S_g for the current assignment (parented groups), with scratch buffers.
+	sets           [][]uint32
+	setBuf, tmpBuf [][]uint32
+	unionBuf       [][][]uint32
+	parentSets     [][]uint32
+	inter          []int64  // per subset mask: intersection size minus used vertices
+	region         []int64  // per subset mask: Venn region size
+	dp, ndp        []uint64 // DP over remaining-vertex vectors
 
 	radix, rem, pick [plan.MaxClassGroups]int
 }
 
 func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	lc.g, lc.pl, lc.groups = g, pl, pl.Groups
+	ng := len(pl.Groups)
+	lc.sets, lc.setBuf, lc.tmpBuf = make([][]uint32, ng), make([][]uint32, ng), make([][]uint32, ng)
+	lc.unionBuf = make([][][]uint32, ng)
+	maxParents := 0
+	for i, lg := range pl.Groups {
+		lc.unionBuf[i] = make([][]uint32, len(lg.Parents))
+		maxParents = max(maxParents, len(lg.Parents))
+	}
+	lc.parentSets = make([][]uint32, 0, maxParents)
 	lc.isoIntersections = make([][]int64, len(pl.Classes))
 	maxStates := 1
 	for ci, class := range pl.Classes {
@@ -55,7 +70,7 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 					continue
 				}
 				lg := &pl.Groups[class.Groups[b]]
-				if lg.ParentLevel >= 0 {
+				if len(lg.Parents) > 0 {
 					allIso = false
 					break
 				}
@@ -82,35 +97,60 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	lc.ndp = make([]uint64, maxStates)
 }
 
-// member reports whether data vertex x is admissible for group lg given the level assignment m.
-func (lc *leafCounter) member(lg *plan.LeafGroup, m []uint32, x uint32) bool {
-	if !lg.VertexLabel.Matches(lc.g.VertexLabel(x)) {
-		return false
+// materialise computes S_g of every parented group for the assignment m: the intersection of
+// the parents' matching neighbour runs (one run, uncopied, for a single exact-label parent).
+func (lc *leafCounter) materialise(m []uint32) {
+	for gi := range lc.groups {
+		lg := &lc.groups[gi]
+		if len(lg.Parents) == 0 {
+			continue
+		}
+		sets := lc.parentSets[:0]
+		empty := false
+		for k, pe := range lg.Parents {
+			s := neighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
+			if len(s) == 0 {
+				empty = true
+				break
+			}
+			sets = append(sets, s)
+		}
+		if empty {
+			lc.sets[gi] = nil
+			continue
+		}
+		cur := sets[0]
+		if len(sets) > 1 {
+			cur = intersect(sets[0], sets[1], lc.setBuf[gi])
+			lc.setBuf[gi] = cur
+			for k := 2; k < len(sets) && len(cur) > 0; k++ {
+				next := intersect(cur, sets[k], lc.tmpBuf[gi])
+				lc.tmpBuf[gi], lc.setBuf[gi] = cur, next
+				cur = next
+			}
+		}
+		lc.sets[gi] = cur
 	}
-	if lg.ParentLevel < 0 {
+}
+
+// member reports whether data vertex x is in S_g (materialise must have run).
+func (lc *leafCounter) member(gi int, x uint32) bool {
+	lg := &lc.groups[gi]
+	if len(lg.Parents) == 0 {
 		return lg.Candidates.Has(x)
 	}
-	p := m[lg.ParentLevel]
-	if lg.EdgeLabel.Any {
-		_, ok := lc.g.HasEdge(p, x)
-		return ok
-	}
-	return lc.g.HasEdgeLabelled(p, x, lg.EdgeLabel.Value)
+	s := lc.sets[gi]
+	i := lowerBound(s, 0, x)
+	return i < len(s) && s[i] == x
 }
 
 // setSize returns |S_g| before removing used vertices.
-func (lc *leafCounter) setSize(lg *plan.LeafGroup, m []uint32) int64 {
-	if lg.ParentLevel < 0 {
+func (lc *leafCounter) setSize(gi int) int64 {
+	lg := &lc.groups[gi]
+	if len(lg.Parents) == 0 {
 		return int64(lg.CandidateCount)
 	}
-	v := m[lg.ParentLevel]
-	var n int64
-	for r, run := range lc.g.Runs(v) {
-		if lg.VertexLabel.Matches(run.VertexLabel) && lg.EdgeLabel.Matches(run.EdgeLabel) {
-			n += int64(len(lc.g.RunNeighbors(v, r)))
-		}
-	}
-	return n
+	return int64(len(lc.sets[gi]))
 }
 
 // usedIn counts the assigned data vertices that lie in every group of mask.
@@ -120,7 +160,7 @@ func (lc *leafCounter) usedIn(class []int, mask int, m []uint32) int64 {
 		in := true
 		for b := 0; b < len(class) && in; b++ {
 			if mask&(1<<b) != 0 {
-				in = lc.member(&lc.groups[class[b]], m, x)
+				in = lc.member(class[b], x)
 			}
 		}
 		if in {
@@ -132,6 +172,7 @@ func (lc *leafCounter) usedIn(class []int, mask int, m []uint32) int64 {
 
 // count returns the number of injective assignments of all postponed vertices.
 func (lc *leafCounter) count(m []uint32) (uint64, bool) {
+	lc.materialise(m)
 	total := uint64(1)
 	for ci, class := range lc.pl.Classes {
 		c, ok := lc.classCount(ci, class.Groups, m)
@@ -151,7 +192,7 @@ func (lc *leafCounter) count(m []uint32) (uint64, bool) {
 func (lc *leafCounter) classCount(ci int, class []int, m []uint32) (uint64, bool) {
 	if len(class) == 1 {
 		lg := &lc.groups[class[0]]
-		s := lc.setSize(lg, m) - lc.usedIn(class, 1, m)
+		s := lc.setSize(class[0]) - lc.usedIn(class, 1, m)
 		if lg.Ordered {
 			return binomial(s, len(lg.Vertices))
 		}
@@ -186,7 +227,7 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32) (uint64, bool
 
 func (lc *leafCounter) allIsolated(class []int, mask int) bool {
 	for b := range class {
-		if mask&(1<<b) != 0 && lc.groups[class[b]].ParentLevel >= 0 {
+		if mask&(1<<b) != 0 && len(lc.groups[class[b]].Parents) > 0 {
 			return false
 		}
 	}
@@ -197,35 +238,27 @@ func (lc *leafCounter) allIsolated(class []int, mask int) bool {
 // by walking the smallest parented set and testing membership in the others.
 func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32) int64 {
 	best := -1
-	var bestSize int64
 	for b := range class {
-		if mask&(1<<b) == 0 || lc.groups[class[b]].ParentLevel < 0 {
+		if mask&(1<<b) == 0 || len(lc.groups[class[b]].Parents) == 0 {
 			continue
 		}
-		if s := lc.setSize(&lc.groups[class[b]], m); best < 0 || s < bestSize {
-			best, bestSize = b, s
+		if best < 0 || len(lc.sets[class[b]]) < len(lc.sets[class[best]]) {
+			best = b
 		}
 	}
 	if mask == 1<<best {
-		return bestSize
+		return lc.setSize(class[best])
 	}
-	lg := &lc.groups[class[best]]
-	v := m[lg.ParentLevel]
 	var n int64
-	for r, run := range lc.g.Runs(v) {
-		if !lg.VertexLabel.Matches(run.VertexLabel) || !lg.EdgeLabel.Matches(run.EdgeLabel) {
-			continue
+	for _, x := range lc.sets[class[best]] {
+		in := true
+		for b := 0; b < len(class) && in; b++ {
+			if b != best && mask&(1<<b) != 0 {
+				in = lc.member(class[b], x)
+			}
 		}
-		for _, x := range lc.g.RunNeighbors(v, r) {
-			in := true
-			for b := 0; b < len(class) && in; b++ {
-				if b != best && mask&(1<<b) != 0 {
-					in = lc.member(&lc.groups[class[b]], m, x)
-				}
-			}
-			if in {
-				n++
-			}
+		if in {
+			n++
 		}
 	}
 	return n
