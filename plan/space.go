@@ -25,21 +25,28 @@ func (e *EdgeIndex) Entries() int { return len(e.values) }
 // does not set one: above it the engine intersects the graph's label runs directly.
 const DefaultSpaceLimit = 1 << 28
 
-// buildSpace builds an EdgeIndex for every backward edge of every level, keyed by
-// [parent vertex][child vertex], unless the space would hold more than limit entries.
+// buildSpace builds an EdgeIndex for every backward edge of every level and every parent edge of
+// a leaf group (keyed by the group's first vertex), keyed by [parent vertex][child vertex],
+// unless the space would hold more than limit entries.
 func buildSpace(g *graph.Graph, pl *Plan, limit int) map[[2]int]*EdgeIndex {
 	type edge struct{ parent, child int }
 	var edges []edge
 	var estimate int
 	for _, l := range pl.Levels {
 		for _, be := range l.Backward {
-			parent := pl.Levels[be.Level].Vertex
-			edges = append(edges, edge{parent, l.Vertex})
-			for _, v := range pl.Candidates[parent] {
-				estimate += g.Degree(v)
-				if estimate > limit {
-					return nil
-				}
+			edges = append(edges, edge{pl.Levels[be.Level].Vertex, l.Vertex})
+		}
+	}
+	for _, lg := range pl.Groups {
+		for _, pe := range lg.Parents {
+			edges = append(edges, edge{pl.Levels[pe.Level].Vertex, lg.Vertices[0]})
+		}
+	}
+	for _, e := range edges {
+		for _, v := range pl.Candidates[e.parent] {
+			estimate += g.Degree(v)
+			if estimate > limit {
+				return nil
 			}
 		}
 	}

@@ -31,9 +31,12 @@ type leafCounter struct {
 	setBuf, tmpBuf [][]uint32
 	unionBuf       [][][]uint32
 	parentSets     [][]uint32
-	inter          []int64  // per subset mask: intersection size minus used vertices
-	region         []int64  // per subset mask: Venn region size
-	dp, ndp        []uint64 // DP over remaining-vertex vectors
+	// space[g][k] is the candidate-space index of the k-th parent edge of group g (nil without
+	// a candidate space).
+	space   [][]*plan.EdgeIndex
+	inter   []int64  // per subset mask: intersection size minus used vertices
+	region  []int64  // per subset mask: Venn region size
+	dp, ndp []uint64 // DP over remaining-vertex vectors
 
 	radix, rem, pick [plan.MaxClassGroups]int
 }
@@ -49,6 +52,15 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 		maxParents = max(maxParents, len(lg.Parents))
 	}
 	lc.parentSets = make([][]uint32, 0, maxParents)
+	if pl.Space != nil {
+		lc.space = make([][]*plan.EdgeIndex, ng)
+		for i, lg := range pl.Groups {
+			for _, pe := range lg.Parents {
+				parent := pl.Levels[pe.Level].Vertex
+				lc.space[i] = append(lc.space[i], pl.Space[[2]int{parent, lg.Vertices[0]}])
+			}
+		}
+	}
 	lc.isoIntersections = make([][]int64, len(pl.Classes))
 	maxStates := 1
 	for ci, class := range pl.Classes {
@@ -99,7 +111,7 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 
 // materialise computes S_g of every parented group for the assignment m: the intersection of
 // the parents' matching neighbour runs (one run, uncopied, for a single exact-label parent).
-func (lc *leafCounter) materialise(m []uint32) {
+func (lc *leafCounter) materialise(m []uint32, mi []int) {
 	for gi := range lc.groups {
 		lg := &lc.groups[gi]
 		if len(lg.Parents) == 0 {
@@ -108,7 +120,12 @@ func (lc *leafCounter) materialise(m []uint32) {
 		sets := lc.parentSets[:0]
 		empty := false
 		for k, pe := range lg.Parents {
-			s := neighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
+			var s []uint32
+			if lc.space != nil {
+				s = lc.space[gi][k].List(mi[pe.Level])
+			} else {
+				s = neighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
+			}
 			if len(s) == 0 {
 				empty = true
 				break
@@ -171,8 +188,8 @@ func (lc *leafCounter) usedIn(class []int, mask int, m []uint32) int64 {
 }
 
 // count returns the number of injective assignments of all postponed vertices.
-func (lc *leafCounter) count(m []uint32) (uint64, bool) {
-	lc.materialise(m)
+func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
+	lc.materialise(m, mi)
 	total := uint64(1)
 	for ci, class := range lc.pl.Classes {
 		c, ok := lc.classCount(ci, class.Groups, m)

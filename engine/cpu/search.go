@@ -79,6 +79,11 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 				w.needIdx[be.Level] = true
 			}
 		}
+		for _, lg := range pl.Groups {
+			for _, pe := range lg.Parents {
+				w.needIdx[pe.Level] = true
+			}
+		}
 	}
 	for _, l := range pl.Levels {
 		if l.Reuse >= 0 {
@@ -317,7 +322,7 @@ func (w *worker) complete() bool {
 		w.add(1)
 		return !w.stopped
 	}
-	n, ok := w.leaves.count(w.m)
+	n, ok := w.leaves.count(w.m, w.mi)
 	if !ok {
 		w.overflow = true
 		w.stopped = true
