@@ -23,12 +23,18 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 	if g.originalIDs != nil && len(g.originalIDs) != n {
 		return nil, fmt.Errorf("graph: %d original ids for %d vertices", len(g.originalIDs), n)
 	}
+	// Both offset arrays are monotone (so, spanning 0..len, every entry is in range) before any
+	// is used as an index.
 	for v := 0; v < n; v++ {
 		lo, hi := g.offsets[v], g.offsets[v+1]
 		rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
 		if lo > hi || rlo > rhi || (hi == lo) != (rhi == rlo) {
 			return nil, fmt.Errorf("graph: vertex %d has inconsistent offsets", v)
 		}
+	}
+	for v := 0; v < n; v++ {
+		lo, hi := g.offsets[v], g.offsets[v+1]
+		rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
 		prev := lo
 		for i := rlo; i < rhi; i++ {
 			s := g.runs[i].Start

@@ -1,0 +1,156 @@
+package formats
+
+import (
+	"io"
+	"os"
+
+	"submatch/graph"
+)
+
+// The SNAP-style edge list: `u v [label]` per line, fields separated by blanks or commas, lines
+// starting with '#' or '%' are comments. Ids are arbitrary int64 values (sparse, negative);
+// edges are undirected, duplicates (including u v / v u) are merged.
+//
+// Header rule. Some files (GraphPi's wiki-vote_input) start with a `<vertices> <edges>` line,
+// which looks like an edge. The first data line is read as such a header, not as an edge, when
+// all of these hold:
+//   - it has exactly two fields, n >= 2 and m >= 0;
+//   - exactly m data lines follow it;
+//   - the lines that follow use at most n distinct vertex ids.
+//
+// Otherwise it is an edge. When a header declares more vertices than the edges use and every id
+// is in 0..n-1, the missing ids are added as isolated vertices (unless that would more than
+// double the graph); otherwise the difference is reported through Options.Warn.
+//
+// Options.VertexLabelsFile names an optional `id label` file (same comment and separator rules);
+// an id that no edge uses becomes an isolated labelled vertex.
+
+func init() { Register(edgeListLoader{}) }
+
+type edgeListLoader struct{}
+
+func (edgeListLoader) Name() string { return "edgelist" }
+
+const (
+	edgeListSyntax = "<u> <v> [label]"
+	labelsSyntax   = "<id> <label>"
+	edgeComments   = "#%"
+	maxHeaderFill  = 1 << 16 // isolated vertices a header may add beyond the number the edges use
+)
+
+func (edgeListLoader) Detect(path string, head []byte) int {
+	lines := firstDataLines(head, edgeComments, 8)
+	if len(lines) == 0 {
+		return NoMatch
+	}
+	var f [3]int64
+	for _, line := range lines {
+		t := tokens{s: line, commas: true}
+		if n, ok := t.ints(f[:]); !ok || n < 2 {
+			return NoMatch
+		}
+	}
+	return Fallback
+}
+
+func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
+	lr := newLineReader(r, path)
+	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: opts.DropSelfLoops})
+	var (
+		f          [3]int64
+		header     [2]int64
+		headerLine int
+		candidate  bool
+		first      = true
+		lines      int64
+		minID      int64 = 1<<63 - 1
+		maxID      int64 = -1 << 63
+	)
+	for {
+		line, err := lr.nextData(edgeComments)
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		n, err := lr.lineInts(line, true, f[:], 2, edgeListSyntax)
+		if err != nil {
+			return nil, err
+		}
+		if first {
+			first = false
+			if n == 2 && f[0] >= 2 && f[1] >= 0 {
+				candidate, header, headerLine = true, [2]int64{f[0], f[1]}, lr.line
+				continue
+			}
+		}
+		lines++
+		var el uint32
+		if n == 3 {
+			var ok bool
+			if el, ok = label(f[2]); !ok {
+				return nil, lr.errorf("edge label %d out of range 0..4294967295", f[2])
+			}
+		}
+		if f[0] == f[1] && !opts.DropSelfLoops {
+			return nil, selfLoopError(lr, f[0])
+		}
+		if err := b.AddEdge(f[0], f[1], el); err != nil {
+			return nil, lr.wrap(err)
+		}
+		minID, maxID = min(minID, f[0], f[1]), max(maxID, f[0], f[1])
+	}
+	if candidate {
+		if lines == header[1] && int64(b.NumVertices()) <= header[0] {
+			if nv := int64(b.NumVertices()); nv < header[0] {
+				// Fill in isolated vertices, but never let a header value alone allocate much.
+				if (nv == 0 || minID >= 0 && maxID < header[0]) && header[0]-nv <= nv+maxHeaderFill {
+					for id := int64(0); id < header[0] && b.NumVertices() < int(header[0]); id++ {
+						if _, err := b.Vertex(id); err != nil {
+							return nil, &InputError{Path: path, Line: headerLine, Msg: err.Error(), Err: err}
+						}
+					}
+				} else {
+					opts.warnf("%s:%d: header declares %d vertices but the edges use %d; the others are left out", path, headerLine, header[0], nv)
+				}
+			}
+		} else if err := b.AddEdge(header[0], header[1], 0); err != nil {
+			return nil, &InputError{Path: path, Line: headerLine, Msg: err.Error(), Err: err}
+		}
+	}
+	if opts.VertexLabelsFile != "" {
+		if err := readVertexLabels(b, opts.VertexLabelsFile); err != nil {
+			return nil, err
+		}
+	}
+	return build(b, path, opts)
+}
+
+// readVertexLabels applies an `id label` file to a builder.
+func readVertexLabels(b *graph.Builder, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(f, path)
+	var v [2]int64
+	for {
+		line, err := lr.nextData(edgeComments)
+		if err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if _, err := lr.lineInts(line, true, v[:], 2, labelsSyntax); err != nil {
+			return err
+		}
+		l, ok := label(v[1])
+		if !ok {
+			return lr.errorf("vertex label %d out of range 0..4294967295", v[1])
+		}
+		if err := b.SetVertexLabel(v[0], l); err != nil {
+			return lr.wrap(err)
+		}
+	}
+}

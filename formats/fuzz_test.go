@@ -1,0 +1,176 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"submatch/graph"
+)
+
+// fuzzText fuzzes one text loader: it must never panic, a failure must be an *InputError, and a
+// graph it returns must be valid.
+func fuzzText(f *testing.F, format string, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	l := lookup(format)
+	f.Fuzz(func(t *testing.T, data []byte, drop bool) {
+		g, err := l.Load(bytes.NewReader(data), "fuzz", Options{DropSelfLoops: drop})
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error is not an InputError: %v", err)
+			}
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("loaded an invalid graph: %v", err)
+		}
+	})
+}
+
+func FuzzSM(f *testing.F) {
+	fuzzText(f, "sm",
+		"t 3 2\nv 0 0 1\nv 1 1 2\nv 2 0 1\ne 0 1\ne 1 2 3\n",
+		"t 2 1\nv 5 0\nv -7 1\ne 5 -7\n",
+		"t 999999999999 5\nv 0 0\n",
+		"t 2 2\nv 0 0\nv 1 0\ne 0 1 1\ne 1 0 2\n")
+}
+
+func FuzzGSI(f *testing.F) {
+	fuzzText(f, "gsi",
+		"t # 0\n3 2 2 1\nv 0 1\nv 1 2\nv 2 1\ne 0 1 1\ne 1 0 1\ne 1 2 1\nt # -1\n",
+		"t # 0\n1 0 1 1\nv 0 1\nt # -1\nt # 1\n")
+}
+
+func FuzzEdgeList(f *testing.F) {
+	fuzzText(f, "edgelist",
+		"# c\n0 1\n1 2\n2 0\n",
+		"7115 3\n30 1412\n30 3352\n3 28\n",
+		"5 2\n0 1\n1 2\n",
+		"1,2,3\n%x\n-5\t9\n",
+		"0 0\n")
+}
+
+func FuzzLAD(f *testing.F) {
+	fuzzText(f, "lad", "4\n3 0 1 2\n2 0 3\n2 0 3\n2 1 2\n", "3\n2 1 2\n2 0 2\n2 0 1\n", "0\n")
+	// vertexlabelledlad shares the parser; it is covered through TestMalformed.
+}
+
+func FuzzCSV(f *testing.F) {
+	fuzzText(f, "csv", "a,b\nb,c,2\nc,,3\n", "1,2\n2,1\n", "a>b\n", "x,x\n", "01,1\n")
+}
+
+// fixChecksums rewrites the two checksums of a snapshot so that decoding gets past them.
+func fixChecksums(data []byte) {
+	if len(data) < smgHeaderSize {
+		return
+	}
+	le := binary.LittleEndian
+	le.PutUint32(data[72:], crc32.Checksum(data[smgHeaderSize:], castagnoli))
+	le.PutUint32(data[76:], crc32.Checksum(data[:76], castagnoli))
+}
+
+func FuzzSnapshot(f *testing.F) {
+	for _, src := range []string{"t 3 2\nv 0 0\nv 1 1\nv 2 0\ne 0 1 4\ne 1 2\n", "t 2 1\nv 7 0\nv 9 0\ne 7 9\n", "t 0 0\n"} {
+		g, err := lookup("sm").Load(bytes.NewReader([]byte(src)), "seed", Options{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		p := filepath.Join(f.TempDir(), "s.smg")
+		if err := WriteSnapshot(p, g); err != nil {
+			f.Fatal(err)
+		}
+		data, _ := os.ReadFile(p)
+		f.Add(data, false)
+		f.Add(data, true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, fix bool) {
+		data = alignedCopy(data)
+		if !fix {
+			// As written on disk: anything but an intact snapshot is refused.
+			g, err := decodeSnapshot(data, "fuzz")
+			if err == nil {
+				if err := g.Validate(); err != nil {
+					t.Fatalf("loaded an invalid graph: %v", err)
+				}
+			}
+			return
+		}
+		// Checksums forged to match: the trusted path must still keep every accessor in
+		// bounds (it does not promise a valid graph).
+		fixChecksums(data)
+		g, err := decodeSnapshot(data, "fuzz")
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error is not an InputError: %v", err)
+			}
+			return
+		}
+		touchGraph(g)
+		_ = g.Validate()
+	})
+}
+
+// touchGraph calls the accessors on every vertex, to surface out-of-bounds panics.
+func touchGraph(g *graph.Graph) {
+	for v := uint32(0); int(v) < g.NumVertices(); v++ {
+		_ = g.OriginalID(v)
+		for i := range g.Runs(v) {
+			_ = g.RunNeighbors(v, i)
+		}
+		_ = g.NeighborEdgeLabels(v)
+		for _, w := range g.Neighbors(v) {
+			g.HasEdge(v, w)
+		}
+	}
+}
+
+func FuzzGraphMiner(f *testing.F) {
+	le := binary.LittleEndian
+	rows := binary.LittleEndian.AppendUint64(nil, 0)
+	for _, r := range []uint64{1, 3, 4} {
+		rows = le.AppendUint64(rows, r)
+	}
+	var cols []byte
+	for _, c := range []uint32{1, 0, 2, 1} {
+		cols = le.AppendUint32(cols, c)
+	}
+	f.Add("3\n4\n4 8 1 2\n2\n0\n2\n2\n", rows, cols, []byte{0, 1, 0}, []byte{1, 0, 1, 0, 2, 0, 2, 0})
+	f.Add("3 4 4 8 1 2", rows, cols, []byte{}, []byte{1})
+	f.Fuzz(func(t *testing.T, meta string, vertex, edge, vlabel, elabel []byte) {
+		dir := t.TempDir()
+		write := func(name string, data []byte) {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(gmMeta, []byte(meta))
+		write("graph.vertex.bin", vertex)
+		write("graph.edge.bin", edge)
+		if len(vlabel) > 0 {
+			write("graph.vlabel.bin", vlabel)
+		}
+		if len(elabel) > 0 {
+			write("graph.elabel.bin", elabel)
+		}
+		g, err := Load(dir, Options{Format: "graphminer", DropSelfLoops: len(meta)%2 == 0})
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error is not an InputError: %v", err)
+			}
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("loaded an invalid graph: %v", err)
+		}
+	})
+}

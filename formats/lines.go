@@ -1,0 +1,219 @@
+package formats
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// lineReader streams the lines of a text file, counting them for error messages. Lines may be
+// of any length; the returned slice is valid until the next call.
+type lineReader struct {
+	r    *bufio.Reader
+	path string
+	line int    // number of the line last returned (1-based)
+	long []byte // holds a line longer than the bufio buffer
+}
+
+func newLineReader(r io.Reader, path string) *lineReader {
+	var br *bufio.Reader
+	switch r := r.(type) {
+	case *bufio.Reader:
+		br = r
+	case *fileReader:
+		br = r.Reader
+	default:
+		br = bufio.NewReaderSize(r, 1<<16)
+	}
+	return &lineReader{r: br, path: path}
+}
+
+// next returns the next line without its line terminator (LF or CRLF); io.EOF after the last.
+func (lr *lineReader) next() ([]byte, error) {
+	b, err := lr.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		lr.long = append(lr.long[:0], b...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			b, err = lr.r.ReadSlice('\n')
+			lr.long = append(lr.long, b...)
+		}
+		b = lr.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, &InputError{Path: lr.path, Line: lr.line + 1, Msg: "read failed", Err: err}
+	}
+	if len(b) == 0 && err == io.EOF {
+		return nil, io.EOF
+	}
+	lr.line++
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b, nil
+}
+
+// nextData returns the next line that is neither blank nor a comment (first non-blank byte in
+// comments); io.EOF after the last.
+func (lr *lineReader) nextData(comments string) ([]byte, error) {
+	for {
+		b, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		b = trimSpace(b)
+		if len(b) == 0 || (comments != "" && strings.IndexByte(comments, b[0]) >= 0) {
+			continue
+		}
+		return b, nil
+	}
+}
+
+// errorf returns an InputError for the current line.
+func (lr *lineReader) errorf(format string, args ...any) *InputError {
+	return &InputError{Path: lr.path, Line: lr.line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// expected returns the error `path:line: expected "<want>" [or "<want>"...], got "<line>"`.
+func (lr *lineReader) expected(got []byte, want ...string) *InputError {
+	var b strings.Builder
+	for i, w := range want {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		b.WriteString(strconv.Quote(w))
+	}
+	return lr.errorf("expected %s, got %s", b.String(), quoteLine(got))
+}
+
+// wrap turns err (from the graph builder) into an InputError for the current line.
+func (lr *lineReader) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &InputError{Path: lr.path, Line: lr.line, Msg: err.Error(), Err: err}
+}
+
+// quoteLine quotes a line for an error message, shortening a long one.
+func quoteLine(b []byte) string {
+	const max = 80
+	if len(b) > max {
+		return strconv.Quote(string(b[:max])) + "..."
+	}
+	return strconv.Quote(string(b))
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// tokens splits a line into fields without allocating. Fields are separated by blanks and, when
+// commas is set, by commas too.
+type tokens struct {
+	s      []byte
+	commas bool
+}
+
+func (t *tokens) sep(c byte) bool { return isSpace(c) || (t.commas && c == ',') }
+
+// next returns the next field, or false when there is none.
+func (t *tokens) next() ([]byte, bool) {
+	i := 0
+	for i < len(t.s) && t.sep(t.s[i]) {
+		i++
+	}
+	if i == len(t.s) {
+		t.s = nil
+		return nil, false
+	}
+	j := i
+	for j < len(t.s) && !t.sep(t.s[j]) {
+		j++
+	}
+	f := t.s[i:j]
+	t.s = t.s[j:]
+	return f, true
+}
+
+// ints parses every remaining field as an int64 into dst (reset first). ok is false if a field is
+// not an integer or there are more than len(dst) fields.
+func (t *tokens) ints(dst []int64) (n int, ok bool) {
+	for {
+		f, more := t.next()
+		if !more {
+			return n, true
+		}
+		if n == len(dst) {
+			return n, false
+		}
+		v, ok := parseInt(f)
+		if !ok {
+			return n, false
+		}
+		dst[n] = v
+		n++
+	}
+}
+
+// parseInt parses a decimal int64 with an optional sign, refusing overflow.
+func parseInt(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range b {
+		d := c - '0'
+		if d > 9 {
+			return 0, false
+		}
+		u = u*10 + uint64(d)
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// label converts a parsed integer to a uint32 label.
+func label(v int64) (uint32, bool) {
+	if v < 0 || v > math.MaxUint32 {
+		return 0, false
+	}
+	return uint32(v), true
+}
+
+// lineInts reads the fields of a data line into dst; it returns the count, or an "expected"
+// error naming want when a field is not an integer or there are too many.
+func (lr *lineReader) lineInts(line []byte, commas bool, dst []int64, minN int, want string) (int, error) {
+	t := tokens{s: line, commas: commas}
+	n, ok := t.ints(dst)
+	if !ok || n < minN {
+		return 0, lr.expected(line, want)
+	}
+	return n, nil
+}

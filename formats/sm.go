@@ -1,0 +1,247 @@
+package formats
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+
+	"submatch/graph"
+)
+
+// The `t N M` / `v id label [degree]` / `e u v [label]` format of SubgraphMatching, RapidMatch,
+// EGSM and gMatch, and GSI's variant of it (`t # 0`, a count line, `v`/`e` lines, `t # -1`).
+//
+// Vertices must be declared by a `v` line before an edge uses them. The degree column of `v`
+// lines is ignored. The number of `v` lines must equal the header's vertex count, and the header's
+// edge count must equal either the number of `e` lines or the number of distinct undirected edges
+// (files that list each edge in both directions are accepted). Edges are undirected: GSI's
+// directed u->v and v->u lines are merged into one edge (with an error if their labels differ).
+// Lines starting with '#' are comments in sm files (not in gsi, where `t # k` lines are
+// structure). A file holding several graphs is refused: only one graph per file is supported.
+
+func init() {
+	Register(smLoader{})
+	Register(gsiLoader{})
+}
+
+type smLoader struct{}
+
+func (smLoader) Name() string { return "sm" }
+
+func (smLoader) Detect(path string, head []byte) int {
+	lines := firstDataLines(head, "#", 1)
+	if len(lines) == 1 && isSMHeader(lines[0]) {
+		return Structure
+	}
+	return NoMatch
+}
+
+// isSMHeader reports whether line is `t N M`.
+func isSMHeader(line []byte) bool {
+	if len(line) < 2 || line[0] != 't' || !isSpace(line[1]) {
+		return false
+	}
+	var v [2]int64
+	t := tokens{s: line[1:]}
+	n, ok := t.ints(v[:])
+	return ok && n == 2 && v[0] >= 0 && v[1] >= 0
+}
+
+const (
+	smHeaderSyntax  = "t <vertices> <edges>"
+	smVertexSyntax  = "v <id> <label> [degree]"
+	smEdgeSyntax    = "e <u> <v> [label]"
+	gsiHeaderSyntax = "t # 0"
+	gsiCountSyntax  = "<vertices> <edges> <max vertex label> <max edge label>"
+	gsiVertexSyntax = "v <id> <label>"
+	gsiEdgeSyntax   = "e <u> <v> <label>"
+)
+
+func (smLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
+	lr := newLineReader(r, path)
+	line, err := lr.nextData("#")
+	if err == io.EOF {
+		return nil, inputErrorf(path, "empty file, expected %q", smHeaderSyntax)
+	} else if err != nil {
+		return nil, err
+	}
+	var hdr [2]int64
+	if !isSMHeader(line) {
+		return nil, lr.expected(line, smHeaderSyntax)
+	}
+	t := tokens{s: line[1:]}
+	t.ints(hdr[:])
+	p := veParser{lr: lr, opts: opts, vertexSyntax: smVertexSyntax, edgeSyntax: smEdgeSyntax, comments: "#",
+		maxVertexFields: 3, headerLine: lr.line, wantV: hdr[0], wantE: hdr[1]}
+	return p.parse(func(line []byte) (bool, error) {
+		if line[0] == 't' {
+			return false, lr.errorf("a second graph starts here; only one graph per file is supported")
+		}
+		return false, lr.expected(line, smVertexSyntax, smEdgeSyntax)
+	})
+}
+
+type gsiLoader struct{}
+
+func (gsiLoader) Name() string { return "gsi" }
+
+func (gsiLoader) Detect(path string, head []byte) int {
+	lines := firstDataLines(head, "", 1)
+	if len(lines) == 1 && bytes.HasPrefix(lines[0], []byte("t #")) {
+		return Structure
+	}
+	return NoMatch
+}
+
+// isGSIGraphLine parses `t # k`.
+func isGSIGraphLine(line []byte) (int64, bool) {
+	if !bytes.HasPrefix(line, []byte("t")) {
+		return 0, false
+	}
+	t := tokens{s: line[1:]}
+	f, ok := t.next()
+	if !ok || string(f) != "#" {
+		return 0, false
+	}
+	var k [1]int64
+	n, ok := t.ints(k[:])
+	return k[0], ok && n == 1
+}
+
+func (gsiLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
+	lr := newLineReader(r, path)
+	line, err := lr.nextData("")
+	if err == io.EOF {
+		return nil, inputErrorf(path, "empty file, expected %q", gsiHeaderSyntax)
+	} else if err != nil {
+		return nil, err
+	}
+	if k, ok := isGSIGraphLine(line); !ok || k < 0 {
+		return nil, lr.expected(line, gsiHeaderSyntax)
+	}
+	if line, err = lr.nextData(""); err == io.EOF {
+		return nil, inputErrorf(path, "unexpected end of file, expected %q", gsiCountSyntax)
+	} else if err != nil {
+		return nil, err
+	}
+	var hdr [4]int64
+	if _, err := lr.lineInts(line, false, hdr[:], 4, gsiCountSyntax); err != nil {
+		return nil, err
+	}
+	if hdr[0] < 0 || hdr[1] < 0 {
+		return nil, lr.expected(line, gsiCountSyntax)
+	}
+	p := veParser{lr: lr, opts: opts, vertexSyntax: gsiVertexSyntax, edgeSyntax: gsiEdgeSyntax,
+		maxVertexFields: 2, headerLine: lr.line, wantV: hdr[0], wantE: hdr[1]}
+	ended := false
+	return p.parse(func(line []byte) (bool, error) {
+		k, ok := isGSIGraphLine(line)
+		switch {
+		case ok && k == -1 && !ended:
+			ended = true
+			return true, nil
+		case ok && k >= 0:
+			return false, lr.errorf("a second graph starts here; only one graph per file is supported")
+		}
+		return false, lr.expected(line, gsiVertexSyntax, gsiEdgeSyntax, "t # -1")
+	})
+}
+
+// veParser reads the `v` and `e` lines shared by the sm and gsi formats.
+type veParser struct {
+	lr                       *lineReader
+	opts                     Options
+	vertexSyntax, edgeSyntax string
+	comments                 string // first bytes of comment lines
+	maxVertexFields          int    // fields after "v"
+	headerLine               int    // line of the counts, for count mismatches
+	wantV, wantE             int64  // counts declared by the header
+}
+
+// parse reads the remaining lines. other handles a line that is neither `v` nor `e`: it returns
+// true to accept it (ending the graph: only blank lines may follow) or an error.
+func (p *veParser) parse(other func(line []byte) (bool, error)) (*graph.Graph, error) {
+	lr := p.lr
+	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: p.opts.DropSelfLoops})
+	var (
+		nv, ne int64
+		f      [3]int64
+		done   bool
+	)
+	for {
+		line, err := lr.nextData(p.comments)
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		if done {
+			return nil, lr.errorf("unexpected text after the end of the graph: %s", quoteLine(line))
+		}
+		kind := line[0]
+		if (kind == 'v' || kind == 'e') && len(line) > 1 && isSpace(line[1]) {
+			t := tokens{s: line[2:]}
+			if kind == 'v' {
+				if n, ok := t.ints(f[:p.maxVertexFields]); !ok || n < 2 {
+					return nil, lr.expected(line, p.vertexSyntax)
+				}
+				l, ok := label(f[1])
+				if !ok {
+					return nil, lr.errorf("vertex label %d out of range 0..4294967295", f[1])
+				}
+				if b.HasVertex(f[0]) {
+					return nil, lr.errorf("vertex %d declared twice", f[0])
+				}
+				if err := b.SetVertexLabel(f[0], l); err != nil {
+					return nil, lr.wrap(err)
+				}
+				nv++
+				continue
+			}
+			n, ok := t.ints(f[:])
+			if !ok || n < 2 {
+				return nil, lr.expected(line, p.edgeSyntax)
+			}
+			var el uint32
+			if n == 3 {
+				var ok bool
+				if el, ok = label(f[2]); !ok {
+					return nil, lr.errorf("edge label %d out of range 0..4294967295", f[2])
+				}
+			}
+			for _, x := range f[:2] {
+				if !b.HasVertex(x) {
+					return nil, lr.errorf("edge %d-%d uses vertex %d, which no earlier %q line declares", f[0], f[1], x, "v")
+				}
+			}
+			if f[0] == f[1] && !p.opts.DropSelfLoops {
+				return nil, selfLoopError(lr, f[0])
+			}
+			if err := b.AddEdge(f[0], f[1], el); err != nil {
+				return nil, lr.wrap(err)
+			}
+			ne++
+			continue
+		}
+		if done, err = other(line); err != nil {
+			return nil, err
+		}
+	}
+	hdr := &InputError{Path: lr.path, Line: p.headerLine}
+	if nv != p.wantV {
+		hdr.Msg = "header declares " + itoa(p.wantV) + " vertices, found " + itoa(nv) + " vertex lines"
+		return nil, hdr
+	}
+	g, err := build(b, lr.path, p.opts)
+	if err != nil {
+		return nil, err
+	}
+	dropped := int64(b.SelfLoopsDropped)
+	if m := int64(g.NumEdges()); p.wantE != ne && p.wantE != m && p.wantE != ne-dropped {
+		hdr.Msg = "header declares " + itoa(p.wantE) + " edges, found " + itoa(ne) + " edge lines (" + itoa(m) + " distinct edges)"
+		return nil, hdr
+	}
+	return g, nil
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,335 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"submatch/graph"
+)
+
+// The .smg snapshot: a graph's arrays (graph.Raw) as written in memory, so that loading is a
+// memory map plus a checksum.
+//
+// Layout (all integers little-endian):
+//
+//	0   magic "\x89SMG\r\n\x1a\n"
+//	8   version uint32 (1), flags uint32 (0)
+//	16  element counts, 7 x uint64: VertexLabels, Offsets, Neighbors, EdgeLabels, RunOffsets,
+//	    Runs, OriginalIDs (0 for an absent EdgeLabels or OriginalIDs)
+//	72  CRC-32C of everything after the header, uint32
+//	76  CRC-32C of bytes 0..75, uint32
+//	80  the arrays in that order, each starting at a multiple of 8 and zero-padded to one;
+//	    element sizes 4, 8, 4, 4, 8, 16 (Run: VertexLabel u32, EdgeLabel u32, Start u64), 8.
+//
+// The file ends exactly after the last array. On a little-endian host the arrays are used in
+// place (memory-mapped on Linux; the mapping lives as long as the process); otherwise they are
+// decoded. Both checksums are verified before any array is used; a snapshot whose checksums
+// match is then taken by graph.FromRawTrusted, which checks bounds but skips the O(m log d)
+// symmetry check of graph.Validate (the checksum shows the bytes are those WriteSnapshot wrote
+// from a valid graph).
+
+func init() { Register(smgLoader{}) }
+
+const (
+	smgMagic      = "\x89SMG\r\n\x1a\n"
+	smgVersion    = 1
+	smgHeaderSize = 80
+	smgArrays     = 7
+)
+
+var (
+	castagnoli = crc32.MakeTable(crc32.Castagnoli)
+	smgElem    = [smgArrays]uint64{4, 8, 4, 4, 8, 16, 8}
+	smgNames   = [smgArrays]string{"vertex labels", "offsets", "neighbours", "edge labels", "run offsets", "runs", "original ids"}
+)
+
+// nativeLE reports whether the host stores integers little-endian and lays out graph.Run as the
+// file does, so that file bytes can be used in place.
+var nativeLE = func() bool {
+	x := uint16(1)
+	var r graph.Run
+	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(r) == 16 &&
+		unsafe.Offsetof(r.EdgeLabel) == 4 && unsafe.Offsetof(r.Start) == 8
+}()
+
+type smgLoader struct{}
+
+func (smgLoader) Name() string { return "smg" }
+
+func (smgLoader) Detect(path string, head []byte) int {
+	if bytes.HasPrefix(head, []byte(smgMagic)) {
+		return MagicBytes
+	}
+	return NoMatch
+}
+
+func (smgLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
+	var data []byte
+	if fr, ok := r.(*fileReader); ok {
+		d, unmap, err := readFileAligned(fr.f)
+		if err != nil {
+			return nil, &InputError{Path: path, Msg: "read failed", Err: err}
+		}
+		g, err := decodeSnapshot(d, path)
+		if err != nil && unmap != nil {
+			unmap()
+		}
+		return g, err
+	} else {
+		d, err := io.ReadAll(r)
+		if err != nil {
+			return nil, &InputError{Path: path, Msg: "read failed", Err: err}
+		}
+		data = alignedCopy(d)
+	}
+	return decodeSnapshot(data, path)
+}
+
+// alignedCopy returns a copy of b whose first byte is 8-byte aligned.
+func alignedCopy(b []byte) []byte {
+	if len(b) == 0 {
+		return b
+	}
+	buf := make([]uint64, (len(b)+7)/8)
+	out := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(b))
+	copy(out, b)
+	return out
+}
+
+// readFileAligned maps f read-only where possible (unmap then releases the mapping), or else
+// reads it into an aligned buffer (unmap is nil).
+func readFileAligned(f *os.File) (data []byte, unmap func(), err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	size := st.Size()
+	if size > 0 && size == int64(int(size)) {
+		if data, unmap, err := mapFile(f, int(size)); err == nil {
+			return data, unmap, nil
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, err
+	}
+	d, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return alignedCopy(d), nil, nil
+}
+
+func corrupt(path, format string, args ...any) error {
+	return inputErrorf(path, "corrupt or truncated snapshot: "+format, args...)
+}
+
+// decodeSnapshot turns snapshot bytes (8-byte aligned for in-place use) into a graph.
+func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
+	if len(data) < smgHeaderSize {
+		return nil, corrupt(path, "%d bytes, shorter than the %d-byte header", len(data), smgHeaderSize)
+	}
+	if string(data[:8]) != smgMagic {
+		return nil, inputErrorf(path, "not a submatch snapshot (bad magic bytes)")
+	}
+	le := binary.LittleEndian
+	if crc32.Checksum(data[:76], castagnoli) != le.Uint32(data[76:]) {
+		return nil, corrupt(path, "header checksum mismatch")
+	}
+	if v := le.Uint32(data[8:]); v != smgVersion {
+		return nil, inputErrorf(path, "snapshot version %d; this build reads version %d (rewrite the snapshot)", v, smgVersion)
+	}
+	var starts, counts [smgArrays]uint64
+	off := uint64(smgHeaderSize)
+	size := uint64(len(data))
+	for i := range counts {
+		counts[i] = le.Uint64(data[16+8*i:])
+		if counts[i] > (size-off)/smgElem[i] {
+			return nil, corrupt(path, "%s (%d entries) run past the end of the %d-byte file", smgNames[i], counts[i], size)
+		}
+		starts[i] = off
+		off += counts[i] * smgElem[i]
+		off = (off + 7) &^ 7
+		if off > size {
+			return nil, corrupt(path, "%s run past the end of the %d-byte file", smgNames[i], size)
+		}
+	}
+	if off != size {
+		return nil, corrupt(path, "%d bytes after the last array", size-off)
+	}
+	if crc32.Checksum(data[smgHeaderSize:], castagnoli) != le.Uint32(data[72:]) {
+		return nil, corrupt(path, "checksum mismatch")
+	}
+	inPlace := nativeLE && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 == 0
+	arr := func(i int) []byte { return data[starts[i] : starts[i]+counts[i]*smgElem[i]] }
+	var raw graph.Raw
+	if inPlace {
+		raw = graph.Raw{
+			VertexLabels: view[uint32](arr(0), counts[0]),
+			Offsets:      view[uint64](arr(1), counts[1]),
+			Neighbors:    view[uint32](arr(2), counts[2]),
+			EdgeLabels:   view[uint32](arr(3), counts[3]),
+			RunOffsets:   view[uint64](arr(4), counts[4]),
+			Runs:         view[graph.Run](arr(5), counts[5]),
+			OriginalIDs:  view[int64](arr(6), counts[6]),
+		}
+	} else {
+		raw = graph.Raw{
+			VertexLabels: decodeU32(arr(0)),
+			Offsets:      decodeU64(arr(1)),
+			Neighbors:    decodeU32(arr(2)),
+			EdgeLabels:   decodeU32(arr(3)),
+			RunOffsets:   decodeU64(arr(4)),
+			Runs:         decodeRuns(arr(5)),
+			OriginalIDs:  decodeI64(arr(6)),
+		}
+	}
+	g, err := graph.FromRawTrusted(raw)
+	if err != nil {
+		return nil, &InputError{Path: path, Msg: "corrupt snapshot: " + err.Error(), Err: err}
+	}
+	return g, nil
+}
+
+// view reinterprets aligned little-endian bytes as n elements of E (nil when n is 0).
+func view[E any](b []byte, n uint64) []E {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func decodeU32(b []byte) []uint32 {
+	if len(b) == 0 {
+		return nil
+	}
+	s := make([]uint32, len(b)/4)
+	for i := range s {
+		s[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return s
+}
+
+func decodeU64(b []byte) []uint64 {
+	if len(b) == 0 {
+		return nil
+	}
+	s := make([]uint64, len(b)/8)
+	for i := range s {
+		s[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return s
+}
+
+func decodeI64(b []byte) []int64 {
+	if len(b) == 0 {
+		return nil
+	}
+	s := make([]int64, len(b)/8)
+	for i := range s {
+		s[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return s
+}
+
+func decodeRuns(b []byte) []graph.Run {
+	if len(b) == 0 {
+		return nil
+	}
+	le := binary.LittleEndian
+	s := make([]graph.Run, len(b)/16)
+	for i := range s {
+		s[i] = graph.Run{VertexLabel: le.Uint32(b[16*i:]), EdgeLabel: le.Uint32(b[16*i+4:]), Start: le.Uint64(b[16*i+8:])}
+	}
+	return s
+}
+
+// WriteSnapshot writes g to path in the .smg format (through a temporary file renamed into
+// place, so a reader never sees a partial snapshot).
+func WriteSnapshot(path string, g *graph.Graph) (err error) {
+	raw := g.Raw()
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	var hdr [smgHeaderSize]byte
+	if _, err := tmp.Write(hdr[:]); err != nil {
+		return err
+	}
+	crc := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
+	arrays := [smgArrays][]byte{
+		bytesOf(raw.VertexLabels, 4, func(b []byte, i int) { binary.LittleEndian.PutUint32(b, raw.VertexLabels[i]) }),
+		bytesOf(raw.Offsets, 8, func(b []byte, i int) { binary.LittleEndian.PutUint64(b, raw.Offsets[i]) }),
+		bytesOf(raw.Neighbors, 4, func(b []byte, i int) { binary.LittleEndian.PutUint32(b, raw.Neighbors[i]) }),
+		bytesOf(raw.EdgeLabels, 4, func(b []byte, i int) { binary.LittleEndian.PutUint32(b, raw.EdgeLabels[i]) }),
+		bytesOf(raw.RunOffsets, 8, func(b []byte, i int) { binary.LittleEndian.PutUint64(b, raw.RunOffsets[i]) }),
+		bytesOf(raw.Runs, 16, func(b []byte, i int) {
+			r := raw.Runs[i]
+			binary.LittleEndian.PutUint32(b, r.VertexLabel)
+			binary.LittleEndian.PutUint32(b[4:], r.EdgeLabel)
+			binary.LittleEndian.PutUint64(b[8:], r.Start)
+		}),
+		bytesOf(raw.OriginalIDs, 8, func(b []byte, i int) { binary.LittleEndian.PutUint64(b, uint64(raw.OriginalIDs[i])) }),
+	}
+	counts := [smgArrays]int{len(raw.VertexLabels), len(raw.Offsets), len(raw.Neighbors), len(raw.EdgeLabels),
+		len(raw.RunOffsets), len(raw.Runs), len(raw.OriginalIDs)}
+	var pad [8]byte
+	for _, a := range arrays {
+		if _, err := w.Write(a); err != nil {
+			return err
+		}
+		if _, err := w.Write(pad[:(8-len(a)%8)%8]); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	copy(hdr[:], smgMagic)
+	le := binary.LittleEndian
+	le.PutUint32(hdr[8:], smgVersion)
+	for i, c := range counts {
+		le.PutUint64(hdr[16+8*i:], uint64(c))
+	}
+	le.PutUint32(hdr[72:], crc.Sum32())
+	le.PutUint32(hdr[76:], crc32.Checksum(hdr[:76], castagnoli))
+	if _, err := tmp.WriteAt(hdr[:], 0); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write snapshot: %w", err)
+	}
+	return nil
+}
+
+// bytesOf returns the little-endian bytes of s: its memory on a little-endian host, else an
+// encoded copy (put writes element i into an elem-byte slice).
+func bytesOf[E any](s []E, elem int, put func(b []byte, i int)) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	if nativeLE {
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*elem)
+	}
+	b := make([]byte, len(s)*elem)
+	for i := range s {
+		put(b[i*elem:], i)
+	}
+	return b
+}
