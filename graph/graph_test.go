@@ -1,0 +1,142 @@
+package graph
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+type edge struct {
+	u, v  int64
+	label uint32
+}
+
+func build(t *testing.T, labels map[int64]uint32, edges []edge) *Graph {
+	t.Helper()
+	b := NewBuilder(BuilderOptions{})
+	for id, l := range labels {
+		if err := b.SetVertexLabel(id, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range edges {
+		if err := b.AddEdge(e.u, e.v, e.label); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func denseOf(g *Graph, orig int64) uint32 {
+	for v := 0; v < g.NumVertices(); v++ {
+		if g.OriginalID(uint32(v)) == orig {
+			return uint32(v)
+		}
+	}
+	panic("no such vertex")
+}
+
+func TestBuilderMergesDuplicatesAndKeepsIDs(t *testing.T) {
+	g := build(t, map[int64]uint32{100: 1, -7: 2, 5: 1},
+		[]edge{{100, -7, 3}, {-7, 100, 3}, {100, 5, 0}, {5, -7, 3}, {100, 5, 0}})
+	if g.NumVertices() != 3 || g.NumEdges() != 3 {
+		t.Fatalf("got %d vertices %d edges, want 3 and 3", g.NumVertices(), g.NumEdges())
+	}
+	a, b, c := denseOf(g, 100), denseOf(g, -7), denseOf(g, 5)
+	if l, ok := g.HasEdge(a, b); !ok || l != 3 {
+		t.Errorf("HasEdge(100,-7) = %d,%v want 3,true", l, ok)
+	}
+	if !g.HasEdgeLabelled(c, a, 0) || g.HasEdgeLabelled(c, a, 3) {
+		t.Error("edge 5-100 labels wrong")
+	}
+	if got := g.NeighborsWith(a, 2, 3); !slices.Equal(got, []uint32{b}) {
+		t.Errorf("NeighborsWith(100, vl 2, el 3) = %v", got)
+	}
+	if got := g.NeighborsWith(a, 2, 0); len(got) != 0 {
+		t.Errorf("NeighborsWith(100, vl 2, el 0) = %v, want none", got)
+	}
+	if g.VertexLabel(b) != 2 {
+		t.Errorf("label of -7 = %d", g.VertexLabel(b))
+	}
+}
+
+func TestBuilderRejectsBadInput(t *testing.T) {
+	b := NewBuilder(BuilderOptions{})
+	if err := b.AddEdge(1, 1, 0); !errors.Is(err, ErrSelfLoop) {
+		t.Errorf("self-loop: %v", err)
+	}
+	b = NewBuilder(BuilderOptions{DropSelfLoops: true})
+	if err := b.AddEdge(1, 1, 0); err != nil || b.SelfLoopsDropped != 1 {
+		t.Errorf("dropped self-loop: %v, %d", err, b.SelfLoopsDropped)
+	}
+	b = NewBuilder(BuilderOptions{})
+	_ = b.AddEdge(1, 2, 4)
+	_ = b.AddEdge(2, 1, 5)
+	if _, err := b.Build(); err == nil {
+		t.Error("edge with two labels accepted")
+	}
+	if err := b.SetVertexLabel(9, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetVertexLabel(9, 2); err == nil {
+		t.Error("vertex with two labels accepted")
+	}
+}
+
+// TestRandomGraphsAgreeWithAdjacencyMatrix checks runs, lookups and the degree renumbering on
+// random labelled graphs against a plain adjacency matrix.
+func TestRandomGraphsAgreeWithAdjacencyMatrix(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for iter := 0; iter < 50; iter++ {
+		n := 2 + r.IntN(40)
+		labels := map[int64]uint32{}
+		for v := 0; v < n; v++ {
+			labels[int64(v*3)] = uint32(r.IntN(3))
+		}
+		adj := map[[2]int64]uint32{}
+		var edges []edge
+		for k := 0; k < r.IntN(4*n); k++ {
+			u, v := int64(r.IntN(n)*3), int64(r.IntN(n)*3)
+			if u == v {
+				continue
+			}
+			key := [2]int64{min(u, v), max(u, v)}
+			l, seen := adj[key]
+			if !seen {
+				l = uint32(r.IntN(2))
+				adj[key] = l
+			}
+			edges = append(edges, edge{u, v, l})
+		}
+		g := build(t, labels, edges)
+		if int(g.NumEdges()) != len(adj) {
+			t.Fatalf("edges %d want %d", g.NumEdges(), len(adj))
+		}
+		for v := 1; v < g.NumVertices(); v++ {
+			if g.Degree(uint32(v)) < g.Degree(uint32(v-1)) {
+				t.Fatalf("vertices not ordered by degree")
+			}
+		}
+		for u := 0; u < g.NumVertices(); u++ {
+			for v := 0; v < g.NumVertices(); v++ {
+				ou, ov := g.OriginalID(uint32(u)), g.OriginalID(uint32(v))
+				want, has := adj[[2]int64{min(ou, ov), max(ou, ov)}]
+				l, ok := g.HasEdge(uint32(u), uint32(v))
+				if ok != has || (ok && l != want) {
+					t.Fatalf("HasEdge(%d,%d) = %d,%v want %d,%v", ou, ov, l, ok, want, has)
+				}
+			}
+			if g.VertexLabel(uint32(u)) != labels[g.OriginalID(uint32(u))] {
+				t.Fatalf("label of %d wrong", g.OriginalID(uint32(u)))
+			}
+		}
+	}
+}
