@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"submatch/graph"
 	"submatch/pattern"
@@ -54,6 +55,8 @@ type Result struct {
 	Count uint64
 	// Partial is true when the run was cancelled or timed out: Count is a lower bound.
 	Partial bool
+	// PlanTime is the time spent filtering candidates and planning, before the search.
+	PlanTime time.Duration
 }
 
 // ErrOverflow is returned when a count does not fit in a uint64.

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"submatch/engine"
 	"submatch/plan"
@@ -50,12 +51,14 @@ func stopOnDone(ctx context.Context, stop *atomic.Bool) func() {
 
 // Count implements engine.Engine.
 func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	start := time.Now()
 	pl, err := buildPlan(p, false)
 	if err != nil {
 		return engine.Result{}, err
 	}
+	planTime := time.Since(start)
 	if pl.Empty {
-		return engine.Result{}, ctx.Err()
+		return engine.Result{PlanTime: planTime}, ctx.Err()
 	}
 	var stop atomic.Bool
 	release := stopOnDone(ctx, &stop)
@@ -68,7 +71,7 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 		if w.overflow {
 			return engine.Result{}, engine.ErrOverflow
 		}
-		return engine.Result{Count: w.count}, nil
+		return engine.Result{Count: w.count, PlanTime: planTime}, nil
 	}
 
 	roots := pl.Candidates[pl.Levels[0].Vertex]
@@ -109,9 +112,9 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 		return engine.Result{}, engine.ErrOverflow
 	}
 	if err := ctx.Err(); err != nil {
-		return engine.Result{Count: total, Partial: true}, err
+		return engine.Result{Count: total, Partial: true, PlanTime: planTime}, err
 	}
-	return engine.Result{Count: total}, nil
+	return engine.Result{Count: total, PlanTime: planTime}, nil
 }
 
 // runWorker takes root chunks until none is left, then stolen subtrees until all work is done.
