@@ -1,0 +1,370 @@
+package bench
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Files written by WriteReports into the results folder.
+const (
+	CSVFile      = "results.csv"
+	ChartFile    = "chart.png"
+	MarkdownFile = "results.md"
+)
+
+// WriteReports writes the CSV, the chart and the markdown tables into dir (created if needed).
+func WriteReports(dir string, rs []Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, CSVFile), func(w io.Writer) error { return WriteCSV(w, rs) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, MarkdownFile), func(w io.Writer) error { return WriteMarkdown(w, rs) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, ChartFile), func(w io.Writer) error { return WriteChart(w, rs) })
+}
+
+func writeFile(path string, write func(io.Writer) error) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return write(f)
+}
+
+// csvHeader names the columns of WriteCSV. Times are in seconds, memory in bytes.
+var csvHeader = []string{"case", "group", "data", "query", "semantics", "data_vertices", "data_edges",
+	"threads", "status", "count", "expected", "runs", "load_s", "plan_s", "match_s", "match_min_s",
+	"match_max_s", "matches_per_s", "peak_rss_bytes", "speedup", "error"}
+
+// WriteCSV writes one row per result. count is a lower bound when status is timeout; expected
+// and speedup are empty when unknown.
+func WriteCSV(w io.Writer, rs []Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	secs := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', 6, 64) }
+	for _, r := range rs {
+		expected, speedup := "", ""
+		if r.HasExpected {
+			expected = strconv.FormatUint(r.Expected, 10)
+		}
+		if r.Speedup > 0 {
+			speedup = strconv.FormatFloat(r.Speedup, 'f', 3, 64)
+		}
+		row := []string{r.Case, r.Group, r.Data, r.Query, r.Semantics, strconv.Itoa(r.Vertices),
+			strconv.FormatUint(r.Edges, 10), strconv.Itoa(r.Threads), string(r.Status),
+			strconv.FormatUint(r.Count, 10), expected, strconv.Itoa(r.Runs), secs(r.Load), secs(r.Plan),
+			secs(r.Match), secs(r.MatchMin), secs(r.MatchMax),
+			strconv.FormatFloat(r.MatchesPerSecond(), 'g', 6, 64), strconv.FormatUint(r.PeakRSS, 10),
+			speedup, r.Err}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// caseRow gathers the results of one case, one per thread count.
+type caseRow struct {
+	name, group string
+	byThreads   map[int]Result
+}
+
+// threadCounts returns the distinct thread counts of rs, ascending.
+func threadCounts(rs []Result) []int {
+	var ts []int
+	for _, r := range rs {
+		ts = append(ts, r.Threads)
+	}
+	slices.Sort(ts)
+	return slices.Compact(ts)
+}
+
+// byCase groups results by case and by group, in order of first appearance.
+func byCase(rs []Result) (cases []*caseRow, groups []string) {
+	index := map[string]*caseRow{}
+	for _, r := range rs {
+		c := index[r.Case]
+		if c == nil {
+			c = &caseRow{name: r.Case, group: r.Group, byThreads: map[int]Result{}}
+			index[r.Case] = c
+			cases = append(cases, c)
+			if !slices.Contains(groups, r.Group) {
+				groups = append(groups, r.Group)
+			}
+		}
+		c.byThreads[r.Threads] = r
+	}
+	return cases, groups
+}
+
+// groupStats summarises one group at one thread count over its ok cases.
+type groupStats struct {
+	ok, timeouts, failed int
+	geoMatch             time.Duration // geometric mean of the median match times
+	geoSpeedup           float64
+}
+
+func summarise(cases []*caseRow, group string, threads int) groupStats {
+	var s groupStats
+	var logT, logS float64
+	var nS int
+	for _, c := range cases {
+		r, ok := c.byThreads[threads]
+		if c.group != group || !ok {
+			continue
+		}
+		switch r.Status {
+		case StatusOK:
+			s.ok++
+			logT += math.Log(max(r.Match.Seconds(), 1e-9))
+			if r.Speedup > 0 {
+				logS += math.Log(r.Speedup)
+				nS++
+			}
+		case StatusTimeout:
+			s.timeouts++
+		default:
+			s.failed++
+		}
+	}
+	if s.ok > 0 {
+		s.geoMatch = time.Duration(math.Exp(logT/float64(s.ok)) * float64(time.Second))
+	}
+	if nS > 0 {
+		s.geoSpeedup = math.Exp(logS / float64(nS))
+	}
+	return s
+}
+
+// WriteMarkdown writes two tables: one line per group (geometric means over its cases that
+// completed), and one line per case.
+func WriteMarkdown(w io.Writer, rs []Result) error {
+	cases, groups := byCase(rs)
+	ts := threadCounts(rs)
+	if len(ts) == 0 {
+		_, err := fmt.Fprintln(w, "(no results)")
+		return err
+	}
+	top := ts[len(ts)-1]
+	var b strings.Builder
+	b.WriteString("| group | cases | ok | timeouts | failed |")
+	for _, t := range ts {
+		fmt.Fprintf(&b, " match %s |", threadsLabel(t))
+	}
+	fmt.Fprintf(&b, " speedup %d→%d |\n|---|---:|---:|---:|---:|", ts[0], top)
+	b.WriteString(strings.Repeat("---:|", len(ts)+1) + "\n")
+	for _, g := range groups {
+		var n int
+		for _, c := range cases {
+			if c.group == g {
+				n++
+			}
+		}
+		first := summarise(cases, g, ts[0])
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |", g, n, first.ok, first.timeouts, first.failed)
+		var last groupStats
+		for _, t := range ts {
+			last = summarise(cases, g, t)
+			fmt.Fprintf(&b, " %s |", fmtDuration(last.geoMatch))
+		}
+		fmt.Fprintf(&b, " %s |\n", fmtSpeedup(last.geoSpeedup))
+	}
+	b.WriteString("\nMatch times in the group table are geometric means over the cases that completed at that thread count.\n\n")
+
+	b.WriteString("| case | count | load | plan |")
+	for _, t := range ts {
+		fmt.Fprintf(&b, " match %s |", threadsLabel(t))
+	}
+	fmt.Fprintf(&b, " matches/s %s | peak RSS | speedup %d→%d | status |\n|---|---:|---:|---:|", threadsLabel(top), ts[0], top)
+	b.WriteString(strings.Repeat("---:|", len(ts)+3) + "---|\n")
+	for _, c := range cases {
+		shown := c.byThreads[ts[0]]
+		for _, t := range ts {
+			if r, ok := c.byThreads[t]; ok {
+				shown = r
+				break
+			}
+		}
+		count := strconv.FormatUint(shown.Count, 10)
+		if shown.Status == StatusTimeout {
+			count = "≥ " + count
+		} else if shown.Status == StatusError {
+			count = "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |", c.name, count, fmtDuration(shown.Load), fmtDuration(shown.Plan))
+		var statuses []string
+		var peak uint64
+		for _, t := range ts {
+			r, ok := c.byThreads[t]
+			switch {
+			case !ok:
+				b.WriteString(" |")
+			case r.Status == StatusTimeout:
+				fmt.Fprintf(&b, " > %s |", fmtDuration(r.Match))
+			case r.Status == StatusError:
+				b.WriteString(" – |")
+			default:
+				fmt.Fprintf(&b, " %s |", fmtDuration(r.Match))
+			}
+			if ok && r.Status != StatusOK {
+				statuses = append(statuses, fmt.Sprintf("%s@%d: %s", r.Status, t, r.Err))
+			}
+			peak = max(peak, r.PeakRSS)
+		}
+		rt := c.byThreads[top]
+		status := "ok"
+		if len(statuses) > 0 {
+			status = strings.ReplaceAll(strings.Join(statuses, "; "), "|", "/")
+		}
+		fmt.Fprintf(&b, " %s | %s | %s | %s |\n", fmtRate(rt), fmtBytes(peak), fmtSpeedup(rt.Speedup), status)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func threadsLabel(t int) string {
+	if t == 1 {
+		return "1 thread"
+	}
+	return strconv.Itoa(t) + " threads"
+}
+
+// fmtDuration prints a duration with three significant digits in a unit that suits it.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.3g µs", float64(d)/float64(time.Microsecond))
+	case d < time.Second:
+		return fmt.Sprintf("%.3g ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.3g s", d.Seconds())
+}
+
+func fmtSpeedup(s float64) string {
+	if s <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", s)
+}
+
+func fmtRate(r Result) string {
+	if r.Status != StatusOK {
+		return "–"
+	}
+	rate := r.MatchesPerSecond()
+	for _, u := range []struct {
+		unit  string
+		scale float64
+	}{{"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
+		if rate >= u.scale {
+			return fmt.Sprintf("%.3g%s", rate/u.scale, u.unit)
+		}
+	}
+	return fmt.Sprintf("%.3g", rate)
+}
+
+func fmtBytes(n uint64) string {
+	if n == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+}
+
+// WriteChart draws a PNG with two panels: the geometric mean of the match time per group (log
+// scale) and the geometric mean speedup per group, one line per thread count.
+func WriteChart(w io.Writer, rs []Result) error {
+	cases, groups := byCase(rs)
+	ts := threadCounts(rs)
+	times := plot.New()
+	times.Title.Text = "match time (geometric mean per group)"
+	times.Y.Label.Text = "seconds"
+	times.Y.Scale = plot.LogScale{}
+	times.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	speed := plot.New()
+	speed.Title.Text = fmt.Sprintf("speedup over %s (geometric mean)", threadsLabel(ts[0]))
+	speed.Y.Label.Text = "speedup"
+	speed.Y.Min = 0
+	// Groups are categories: points, not lines, nudged sideways per thread count.
+	for i, t := range ts {
+		dx := 0.08 * (float64(i) - float64(len(ts)-1)/2)
+		var pts, sps plotter.XYs
+		for x, g := range groups {
+			s := summarise(cases, g, t)
+			if s.ok > 0 {
+				pts = append(pts, plotter.XY{X: float64(x) + dx, Y: s.geoMatch.Seconds()})
+			}
+			if s.geoSpeedup > 0 {
+				sps = append(sps, plotter.XY{X: float64(x) + dx, Y: s.geoSpeedup})
+			}
+		}
+		for _, panel := range []struct {
+			p   *plot.Plot
+			xys plotter.XYs
+		}{{times, pts}, {speed, sps}} {
+			if len(panel.xys) == 0 || (panel.p == speed && i == 0) {
+				continue
+			}
+			points, err := plotter.NewScatter(panel.xys)
+			if err != nil {
+				return err
+			}
+			points.Color, points.Shape, points.Radius = plotutil.Color(i), plotutil.Shape(i), vg.Points(4)
+			panel.p.Add(points)
+			panel.p.Legend.Add(threadsLabel(t), points)
+		}
+	}
+	// Leave room around the extreme points (the legend sits at the top).
+	if times.Y.Min <= times.Y.Max {
+		times.Y.Min, times.Y.Max = times.Y.Min/2, times.Y.Max*4
+	} else { // nothing completed: an empty panel on a valid log axis
+		times.Y.Min, times.Y.Max = 1e-3, 1
+	}
+	speed.Y.Max = max(speed.Y.Max, 1) * 1.25
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+	speed.Add(one)
+	for _, p := range []*plot.Plot{times, speed} {
+		p.NominalX(groups...)
+		p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.Legend.Top = true
+		p.Add(plotter.NewGrid())
+	}
+	img := vgimg.New(vg.Points(1000), vg.Points(420))
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(20), PadTop: vg.Points(8), PadBottom: vg.Points(8), PadLeft: vg.Points(8), PadRight: vg.Points(8)}
+	canvases := plot.Align([][]*plot.Plot{{times, speed}}, tiles, dc)
+	times.Draw(canvases[0][0])
+	speed.Draw(canvases[0][1])
+	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+	return err
+}

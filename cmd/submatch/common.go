@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"submatch/engine"
+	_ "submatch/engine/cpu" // registers the "cpu" engine
+	"submatch/formats"
+	"submatch/graph"
+	"submatch/pattern"
+)
+
+// commonFlags are the flags of every command that does work: -v and --timeout.
+type commonFlags struct {
+	verbose bool
+	timeout time.Duration
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&c.verbose, "v", false, "log debug records (load and run times) on stderr")
+	fs.DurationVar(&c.timeout, "timeout", 0, "stop after `DURATION` (e.g. 30s, 5m) and print the partial result; 0: no limit")
+}
+
+// context wraps ctx with the --timeout, if any.
+func (c *commonFlags) context(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout > 0 {
+		return context.WithTimeout(ctx, c.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// loadFlags say how to read the data graph.
+type loadFlags struct {
+	format        string
+	vertexLabels  string
+	dropSelfLoops bool
+}
+
+func (l *loadFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&l.format, "format", "", "input format `NAME` of the data graph (default: detected from the content; one of "+strings.Join(formats.Names(), ", ")+")")
+	fs.StringVar(&l.vertexLabels, "vertex-labels", "", "read vertex labels from `FILE` (lines: vertex-id label)")
+	fs.BoolVar(&l.dropSelfLoops, "drop-self-loops", false, "drop self-loops u-u (with a warning) instead of refusing the input")
+}
+
+// checkFormat refuses an unknown format name as a usage error.
+func checkFormat(flagName, name string) error {
+	if name == "" || name == "auto" || slices.Contains(formats.Names(), name) {
+		return nil
+	}
+	return usagef("%s: unknown format %q (known formats: auto, %s)", flagName, name, strings.Join(formats.Names(), ", "))
+}
+
+func (l *loadFlags) check() error { return checkFormat("--format", l.format) }
+
+func (l *loadFlags) options(log *slog.Logger) formats.Options {
+	return formats.Options{
+		Format:           l.format,
+		VertexLabelsFile: l.vertexLabels,
+		DropSelfLoops:    l.dropSelfLoops,
+		Warn:             func(msg string) { log.Warn(msg) },
+	}
+}
+
+// matchFlags are the flags shared by count and list.
+type matchFlags struct {
+	commonFlags
+	loadFlags
+	engine      string
+	threads     int
+	induced     bool
+	unique      bool
+	json        bool
+	queryFormat string
+}
+
+func (m *matchFlags) register(fs *flag.FlagSet) {
+	m.commonFlags.register(fs)
+	m.loadFlags.register(fs)
+	fs.StringVar(&m.engine, "engine", "auto", "matching engine `NAME`: auto (the CPU engine) or one of "+strings.Join(engine.Names(), ", "))
+	fs.IntVar(&m.threads, "threads", 0, "worker threads `N` (0: all cores)")
+	fs.BoolVar(&m.induced, "induced", false, "vertex-induced matches: non-adjacent pattern vertices must map to non-adjacent data vertices")
+	fs.BoolVar(&m.unique, "unique", false, "count each distinct subgraph once (embeddings / |Aut(pattern)|)")
+	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")
+	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
+}
+
+func (m *matchFlags) check() error {
+	if err := m.loadFlags.check(); err != nil {
+		return err
+	}
+	if m.threads < 0 {
+		return usagef("--threads must be >= 0")
+	}
+	return checkFormat("--query-format", m.queryFormat)
+}
+
+func (m *matchFlags) semantics() engine.Semantics {
+	return engine.Semantics{Induced: m.induced, Unique: m.unique}
+}
+
+// queryOptions are the load options for query files.
+func (m *matchFlags) queryOptions(log *slog.Logger) formats.Options {
+	return formats.Options{
+		Format:        m.queryFormat,
+		DropSelfLoops: m.dropSelfLoops,
+		Warn:          func(msg string) { log.Warn(msg) },
+	}
+}
+
+// resolveEngine maps an --engine name to a registered engine. "auto" (or "") picks the best engine
+// for the job; for now that is always the CPU engine.
+func resolveEngine(name string) (engine.Engine, error) {
+	if name == "" || name == "auto" {
+		name = "cpu"
+	}
+	e, err := engine.Lookup(name)
+	if err != nil {
+		return nil, &usageError{fmt.Sprintf("--engine: %v", err)}
+	}
+	return e, nil
+}
+
+// loadData reads a data graph in any format.
+func loadData(path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {
+	start := time.Now()
+	g, err := formats.Load(path, opts)
+	if err != nil {
+		return nil, loadError(path, err)
+	}
+	log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(),
+		"remapped_ids", g.HasOriginalIDs(), "elapsed", time.Since(start).Round(time.Microsecond))
+	return g, nil
+}
+
+// loadQuery reads a query: a file in any format or, when arg is not an existing file and starts
+// with "(", an inline pattern.
+func loadQuery(arg string, opts formats.Options) (*pattern.Pattern, error) {
+	if _, statErr := os.Stat(arg); statErr != nil && strings.HasPrefix(strings.TrimSpace(arg), "(") {
+		p, err := pattern.Parse(arg)
+		if err != nil {
+			// Parse errors read "pattern:LINE:COLUMN: ..."; name the pattern as given instead.
+			msg := strings.TrimPrefix(err.Error(), "pattern:")
+			return nil, &inputError{msg: fmt.Sprintf("inline pattern %q:%s", arg, msg), err: err}
+		}
+		return p, nil
+	}
+	p, err := formats.LoadPattern(arg, opts)
+	if err != nil {
+		return nil, loadError(arg, err)
+	}
+	return p, nil
+}
+
+// loadError classifies a loader error: a *formats.InputError already names the file and line and is
+// returned as it is; a file that cannot be opened is bad input; anything else is wrapped.
+func loadError(path string, err error) error {
+	var ie *formats.InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &inputError{err: err}
+	}
+	return fmt.Errorf("loading %s: %w", path, err)
+}
+
+// isBadInput reports whether err is bad usage or bad input (exit status 2).
+func isBadInput(err error) bool {
+	var ue *usageError
+	var ie *inputError
+	var fe *formats.InputError
+	return errors.As(err, &ue) || errors.As(err, &ie) || errors.As(err, &fe)
+}
+
+// isCancel reports whether err comes from a cancelled or timed-out context.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// stopReason says why ctx ended, for the "partial" messages.
+func stopReason(ctx context.Context, timeout time.Duration) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		if timeout > 0 {
+			return "timed out after " + timeout.String()
+		}
+		return "timed out"
+	}
+	return "interrupted"
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressLine draws "label: 42.0% 3.1s" on a terminal, at most every 200 ms, and only once a run
+// has lasted more than a second.
+type progressLine struct {
+	w      io.Writer
+	label  string
+	start  time.Time
+	mu     sync.Mutex
+	last   time.Time
+	drawn  bool
+	active bool
+}
+
+const (
+	progressDelay    = time.Second
+	progressInterval = 200 * time.Millisecond
+)
+
+// newProgress returns a progress line on stderr, inactive unless stderr is a terminal.
+func newProgress(stderr io.Writer, label string) *progressLine {
+	return &progressLine{w: stderr, label: label, start: time.Now(), active: isTerminal(stderr)}
+}
+
+// callback returns the function for engine.Problem.Progress (nil when inactive).
+func (p *progressLine) callback() func(float64) {
+	if !p.active {
+		return nil
+	}
+	return p.update
+}
+
+func (p *progressLine) update(done float64) {
+	now := time.Now()
+	elapsed := now.Sub(p.start)
+	if elapsed < progressDelay {
+		return
+	}
+	if !p.mu.TryLock() {
+		return
+	}
+	defer p.mu.Unlock()
+	if !p.active || now.Sub(p.last) < progressInterval {
+		return
+	}
+	p.last = now
+	p.drawn = true
+	fmt.Fprintf(p.w, "\r\033[K%s: %5.1f%% %s", p.label, 100*min(max(done, 0), 1), elapsed.Round(100*time.Millisecond))
+}
+
+// finish erases the progress line, if one was drawn, and stops further updates.
+func (p *progressLine) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	p.active = false
+}
+
+// fmtDuration prints a duration with about four significant digits.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// ms converts a duration to fractional milliseconds for JSON.
+func ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}

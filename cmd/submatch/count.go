@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"submatch/engine"
+	"submatch/graph"
+	"submatch/pattern"
+)
+
+func init() {
+	registerCommand(command{name: "count", summary: "count the matches of one or more patterns", run: runCount})
+}
+
+// countRecord is one line of count --json.
+type countRecord struct {
+	Query           string  `json:"query"`
+	Count           uint64  `json:"count"`
+	Semantics       string  `json:"semantics"`
+	ElapsedMS       float64 `json:"elapsed_ms"`
+	Partial         bool    `json:"partial"`
+	Engine          string  `json:"engine"`
+	PatternVertices int     `json:"pattern_vertices"`
+	PatternEdges    int     `json:"pattern_edges"`
+	Pattern         string  `json:"pattern"`
+}
+
+func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("count", "DATA QUERY...",
+		"Counts the matches of each QUERY in the data graph DATA (loaded once) and prints one line per query:\n"+
+			"QUERY, count, counting convention, elapsed time, and \"(partial)\" when the run was cut short.\n"+
+			"A QUERY is a graph file in any format or, when no such file exists and it starts with '(', an\n"+
+			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.")
+	var f matchFlags
+	f.register(fs)
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if len(pos) < 2 {
+		return exitCode(stderr, usagef("count needs a data graph and at least one query (run 'submatch help count')"))
+	}
+	if err := f.check(); err != nil {
+		return exitCode(stderr, err)
+	}
+	log := newLogger(stderr, f.verbose)
+	ctx, cancel := f.context(ctx)
+	defer cancel()
+
+	eng, err := resolveEngine(f.engine)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	// Read every query before the (possibly large) data graph so a typo fails fast.
+	queries := make([]*pattern.Pattern, len(pos)-1)
+	for i, q := range pos[1:] {
+		if queries[i], err = loadQuery(q, f.queryOptions(log)); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
+	g, err := loadData(pos[0], f.options(log), log)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	for i, q := range pos[1:] {
+		if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr); code != exitOK {
+			return code
+		}
+	}
+	return exitOK
+}
+
+// countOne runs and prints one count.
+func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
+	name string, p *pattern.Pattern, stdout, stderr io.Writer) int {
+	prog := newProgress(stderr, name)
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: f.semantics(), Threads: f.threads, Progress: prog.callback()}
+	start := time.Now()
+	res, err := eng.Count(ctx, prob)
+	elapsed := time.Since(start)
+	prog.finish()
+	if err != nil && !isCancel(err) {
+		return exitCode(stderr, fmt.Errorf("%s: %w", name, err))
+	}
+	partial := res.Partial || err != nil
+	log.Debug("counted", "query", name, "pattern", p.String(), "count", res.Count, "partial", partial,
+		"engine", eng.Name(), "elapsed", elapsed)
+	var werr error
+	if f.json {
+		werr = json.NewEncoder(stdout).Encode(countRecord{
+			Query: name, Count: res.Count, Semantics: prob.Semantics.String(), ElapsedMS: ms(elapsed),
+			Partial: partial, Engine: eng.Name(), PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(),
+			Pattern: p.String(),
+		})
+	} else {
+		line := name + "\t" + strconv.FormatUint(res.Count, 10) + "\t" + prob.Semantics.String() + "\t" + fmtDuration(elapsed)
+		if partial {
+			line += "\t(partial)"
+		}
+		_, werr = fmt.Fprintln(stdout, line)
+	}
+	if werr != nil {
+		return exitCode(stderr, fmt.Errorf("writing the result: %w", werr))
+	}
+	if partial {
+		fmt.Fprintf(stderr, "submatch: %s: %s; the count %d is partial (a lower bound)\n", name, stopReason(ctx, f.timeout), res.Count)
+		return exitPartial
+	}
+	return exitOK
+}

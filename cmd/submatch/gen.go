@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"submatch/bench"
+	"submatch/formats"
+	"submatch/gen"
+	"submatch/graph"
+)
+
+func init() {
+	registerCommand(command{name: "gen", summary: "generate R-MAT data graphs and random-walk queries (gen rmat, gen queries)", run: runGen})
+}
+
+func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "rmat":
+			return runGenRMAT(args[1:], stdout, stderr)
+		case "queries":
+			return runGenQueries(args[1:], stdout, stderr)
+		case "-h", "-help", "--help":
+			fmt.Fprint(stdout, genUsage)
+			return exitOK
+		}
+	}
+	fmt.Fprint(stderr, genUsage)
+	return exitUsage
+}
+
+const genUsage = `Usage: submatch gen rmat [flags] -o OUT
+       submatch gen queries [flags] DATA --dir OUT
+
+  rmat     a Graph500-style R-MAT data graph (deterministic for a seed)
+  queries  random-walk queries sampled from a data graph (each has at least one match)
+
+Run 'submatch gen rmat -h' or 'submatch gen queries -h' for their flags.
+`
+
+// writeGraphFile writes g as an .smg snapshot when path ends with .smg, else in the t/v/e text
+// format.
+func writeGraphFile(path string, g *graph.Graph) error {
+	if strings.EqualFold(filepath.Ext(path), ".smg") {
+		return formats.WriteSnapshot(path, g)
+	}
+	return bench.WriteSMFile(path, g)
+}
+
+func runGenRMAT(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("gen rmat", "-o OUT",
+		"Generates a Graph500-style R-MAT graph (a=0.57, b=0.19, c=0.19, d=0.05): 2^scale vertices and\n"+
+			"edge-factor * 2^scale edge samples, self-loops dropped and duplicates merged. The same flags\n"+
+			"always give the same graph, whatever the number of cores. Writes an .smg snapshot when OUT\n"+
+			"ends with .smg, else the t/v/e text format.")
+	var (
+		opts     gen.RMATOptions
+		seed     uint64
+		labelDis string
+		out      string
+	)
+	fs.IntVar(&opts.Scale, "scale", 16, "2^`S` vertices")
+	fs.IntVar(&opts.EdgeFactor, "edge-factor", 16, "`F` * 2^scale edge samples")
+	fs.IntVar(&opts.VertexLabels, "vertex-labels", 1, "`L` vertex labels, 0..L-1 (1: unlabelled)")
+	fs.StringVar(&labelDis, "label-dist", "uniform", "vertex label distribution `DIST`: uniform, or zipf (label i with weight 1/(i+1))")
+	fs.IntVar(&opts.EdgeLabels, "edge-labels", 1, "`K` edge labels, 0..K-1 (1: unlabelled)")
+	fs.Uint64Var(&seed, "seed", 1, "random `SEED`")
+	fs.StringVar(&out, "o", "", "output `FILE` (.smg: binary snapshot; else t/v/e text)")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if len(pos) > 0 || out == "" {
+		return exitCode(stderr, usagef("gen rmat takes no arguments and needs -o OUT (run 'submatch gen rmat -h')"))
+	}
+	opts.Seed = seed
+	if opts.LabelDistribution, err = gen.ParseLabelDistribution(labelDis); err != nil {
+		return exitCode(stderr, usagef("--label-dist: %v", err))
+	}
+	if opts.Scale < 1 || opts.Scale > gen.MaxRMATScale || opts.EdgeFactor < 1 || opts.VertexLabels < 1 || opts.EdgeLabels < 1 {
+		return exitCode(stderr, usagef("gen rmat: want 1 <= --scale <= %d and --edge-factor, --vertex-labels, --edge-labels >= 1", gen.MaxRMATScale))
+	}
+	start := time.Now()
+	g, err := gen.RMAT(opts)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	genTime := time.Since(start)
+	start = time.Now()
+	if err := writeGraphFile(out, g); err != nil {
+		return exitCode(stderr, fmt.Errorf("writing %s: %w", out, err))
+	}
+	fmt.Fprintf(stdout, "%s: R-MAT scale %d, %d vertices, %d edges (max degree %d), generated in %s, written in %s\n",
+		out, opts.Scale, g.NumVertices(), g.NumEdges(), g.MaxDegree(), fmtDuration(genTime), fmtDuration(time.Since(start)))
+	return exitOK
+}
+
+func runGenQueries(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("gen queries", "DATA --dir OUT",
+		"Samples random-walk queries from the data graph DATA (any format): for each size and i in\n"+
+			"0..count-1, a walk from a random vertex collects that many distinct vertices, and the query\n"+
+			"keeps their labels and the edges among them (dense: all of them; sparse: the walk's tree plus\n"+
+			"random others while the average degree stays below 3). Every query has at least one match.\n"+
+			"Writes OUT/q_<size>_<i>.graph in the t/v/e format. The i-th query of a size uses the seed\n"+
+			"derived from (--seed, size, i), as the benchmark suite does.")
+	var (
+		load    loadFlags
+		sizes   string
+		count   int
+		seed    uint64
+		density string
+		dir     string
+	)
+	load.register(fs)
+	fs.StringVar(&sizes, "sizes", "4,6,8,12", "comma-separated query `SIZES` (vertices)")
+	fs.IntVar(&count, "count", 10, "`N` queries of each size")
+	fs.Uint64Var(&seed, "seed", 1, "random `SEED`")
+	fs.StringVar(&density, "density", "dense", "dense (every edge among the walked vertices) or sparse")
+	fs.StringVar(&dir, "dir", "", "output `DIR` (created if needed)")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if len(pos) != 1 || dir == "" {
+		return exitCode(stderr, usagef("gen queries needs one data graph and --dir OUT (run 'submatch gen queries -h')"))
+	}
+	sizeList, err := parseIntList(sizes, 1)
+	if err != nil {
+		return exitCode(stderr, usagef("--sizes: %v", err))
+	}
+	if count < 1 {
+		return exitCode(stderr, usagef("--count must be at least 1"))
+	}
+	opts := gen.QueryOptions{}
+	if opts.Density, err = gen.ParseDensity(density); err != nil {
+		return exitCode(stderr, usagef("--density: %v", err))
+	}
+	log := newLogger(stderr, false)
+	g, err := loadData(pos[0], load.options(log), log)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return exitCode(stderr, err)
+	}
+	written := 0
+	for _, size := range sizeList {
+		for i := range count {
+			p, err := gen.RandomWalkQuery(g, size, gen.QuerySeed(seed, size, i), opts)
+			if err != nil {
+				return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s: %v", pos[0], err), err: err})
+			}
+			path := filepath.Join(dir, fmt.Sprintf("q_%d_%d.graph", size, i))
+			if err := bench.WriteSMFile(path, p); err != nil {
+				return exitCode(stderr, fmt.Errorf("writing %s: %w", path, err))
+			}
+			written++
+		}
+	}
+	fmt.Fprintf(stdout, "%s: %d %s queries written to %s\n", pos[0], written, opts.Density, dir)
+	return exitOK
+}
+
+// parseIntList reads a comma-separated list of integers, none below least.
+func parseIntList(s string, least int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < least {
+			return nil, fmt.Errorf("want comma-separated integers >= %d, got %q", least, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"submatch/engine"
+)
+
+func init() {
+	registerCommand(command{name: "list", summary: "stream the matches of a pattern, one per line", run: runList})
+}
+
+type listFlags struct {
+	matchFlags
+	limit  int64
+	output string
+	header bool
+}
+
+func (l *listFlags) register(fs *flag.FlagSet) {
+	l.matchFlags.register(fs)
+	fs.Int64Var(&l.limit, "limit", 0, "stop after `N` matches (0: all)")
+	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout")
+	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices")
+}
+
+func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("list", "DATA QUERY",
+		"Streams the matches of QUERY in the data graph DATA, one per line: the original data vertex ids of the\n"+
+			"pattern vertices, in pattern vertex order, separated by tabs (with --json: {\"match\":[ids...]}).\n"+
+			"QUERY is a graph file in any format or an inline pattern such as '(a)-(b)-(c)-(a)'.")
+	var f listFlags
+	f.register(fs)
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if len(pos) != 2 {
+		return exitCode(stderr, usagef("list needs a data graph and exactly one query (run 'submatch help list')"))
+	}
+	if err := f.check(); err != nil {
+		return exitCode(stderr, err)
+	}
+	if f.limit < 0 {
+		return exitCode(stderr, usagef("list: --limit must be >= 0"))
+	}
+	log := newLogger(stderr, f.verbose)
+	ctx, cancel := f.context(ctx)
+	defer cancel()
+
+	eng, err := resolveEngine(f.engine)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	p, err := loadQuery(pos[1], f.queryOptions(log))
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	g, err := loadData(pos[0], f.options(log), log)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+
+	out := stdout
+	var file *os.File
+	if f.output != "" {
+		if file, err = os.Create(f.output); err != nil {
+			return exitCode(stderr, &inputError{err: fmt.Errorf("-o: %w", err)})
+		}
+		out = file
+	}
+	w := bufio.NewWriterSize(out, 1<<16)
+	if f.header && !f.json {
+		w.WriteString("#")
+		for u := 0; u < p.NumVertices(); u++ {
+			if u == 0 {
+				w.WriteByte(' ')
+			} else {
+				w.WriteByte('\t')
+			}
+			w.WriteString(p.Name(u))
+		}
+		w.WriteByte('\n')
+	}
+
+	prog := newProgress(stderr, pos[1])
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: f.semantics(), Threads: f.threads, Progress: prog.callback()}
+	start := time.Now()
+	var (
+		n       int64
+		runErr  error
+		buf     []byte
+		writeEr error
+	)
+	for m, err := range eng.Matches(ctx, prob) {
+		if err != nil {
+			runErr = err
+			break
+		}
+		buf = buf[:0]
+		if f.json {
+			buf = append(buf, `{"match":[`...)
+		}
+		for i, v := range m {
+			if i > 0 {
+				if f.json {
+					buf = append(buf, ',')
+				} else {
+					buf = append(buf, '\t')
+				}
+			}
+			buf = strconv.AppendInt(buf, g.OriginalID(v), 10)
+		}
+		if f.json {
+			buf = append(buf, "]}"...)
+		}
+		buf = append(buf, '\n')
+		if _, writeEr = w.Write(buf); writeEr != nil {
+			break
+		}
+		n++
+		if f.limit > 0 && n >= f.limit {
+			break
+		}
+	}
+	prog.finish()
+	if err := w.Flush(); err != nil && writeEr == nil {
+		writeEr = err
+	}
+	if file != nil {
+		if err := file.Close(); err != nil && writeEr == nil {
+			writeEr = err
+		}
+	}
+	elapsed := time.Since(start)
+	log.Debug("listed", "query", pos[1], "pattern", p.String(), "matches", n, "semantics", prob.Semantics.String(),
+		"engine", eng.Name(), "elapsed", elapsed)
+	if writeEr != nil {
+		return exitCode(stderr, fmt.Errorf("writing the matches: %w", writeEr))
+	}
+	if runErr != nil && !isCancel(runErr) {
+		return exitCode(stderr, fmt.Errorf("%s: %w", pos[1], runErr))
+	}
+	limitReached := f.limit > 0 && n >= f.limit
+	if runErr != nil || (ctx.Err() != nil && !limitReached) {
+		fmt.Fprintf(stderr, "submatch: %s: %s; the %d matches listed are partial\n", pos[1], stopReason(ctx, f.timeout), n)
+		return exitPartial
+	}
+	return exitOK
+}

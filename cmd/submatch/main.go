@@ -1,0 +1,258 @@
+// Command submatch finds, counts and lists the occurrences of a pattern graph in a data graph.
+//
+// Run "submatch help" for the list of commands. Exit statuses: 0 success, 1 a run that was
+// cancelled or timed out (its partial result is printed and flagged) or failed at run time, 2 bad
+// usage or bad input, 3 an internal error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitPartial  = 1 // cancelled, timed out, or failed at run time
+	exitUsage    = 2 // bad usage or bad input
+	exitInternal = 3 // a bug: a recovered panic
+)
+
+// command is one subcommand. Files of this package add theirs with registerCommand from init.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]command{}
+
+// registerCommand makes a subcommand available; it panics on a duplicate name.
+func registerCommand(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("submatch: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func init() {
+	registerCommand(command{name: "help", summary: "show the commands, or the flags of one command", run: runHelp})
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal the run winds down and prints its partial result; restore the
+		// default handling so that a second Ctrl-C kills the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line (without the program name) and returns the exit status. It never
+// panics: a panic in the command is reported as an internal error (status 3).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "submatch: internal error: %v\n", r)
+			if os.Getenv("SUBMATCH_TRACEBACK") != "" {
+				stderr.Write(debug.Stack())
+			}
+			code = exitInternal
+		}
+	}()
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
+	case "-version", "--version":
+		name = "version"
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "submatch: unknown command %q (run 'submatch help')\n", name)
+		return exitUsage
+	}
+	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "submatch finds, counts and lists every occurrence of a pattern graph in a data graph.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: submatch COMMAND [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(tw, "  %s\t%s\n", n, commands[n].summary)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'submatch help COMMAND' (or 'submatch COMMAND -h') for the flags of a command.")
+	fmt.Fprintln(w, "Exit status: 0 ok, 1 cancelled/timed out (partial result) or run-time failure, 2 bad usage or input, 3 internal error.")
+}
+
+func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	if len(args) > 1 {
+		fmt.Fprintln(stderr, "submatch: help takes at most one command name")
+		return exitUsage
+	}
+	c, ok := commands[args[0]]
+	if !ok || c.name == "help" {
+		if ok {
+			usage(stdout)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "submatch: unknown command %q (run 'submatch help')\n", args[0])
+		return exitUsage
+	}
+	return c.run(ctx, []string{"-h"}, stdout, stderr)
+}
+
+// usageError marks a mistake on the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// inputError marks bad input that is not already a *formats.InputError, such as an inline pattern
+// that does not parse or a file that cannot be opened (exit status 2).
+type inputError struct {
+	msg string // replaces err's message when set
+	err error
+}
+
+func (e *inputError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return e.err.Error()
+}
+func (e *inputError) Unwrap() error { return e.err }
+
+// newFlagSet returns a flag set for a subcommand that reports errors instead of exiting and prints
+// its usage on stderr (or stdout for -h).
+func newFlagSet(name, argsSyntax, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n", strings.TrimSpace("submatch "+name+" [flags] "+argsSyntax), summary)
+		fs.VisitAll(func(f *flag.Flag) {
+			typ, help := flag.UnquoteUsage(f)
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-"
+			}
+			line := "  " + dash + f.Name
+			if typ != "" {
+				line += " " + typ
+			}
+			fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(help, "\n", "\n    \t"))
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+				if fmt.Sprintf("%T", f.Value) == "*flag.stringValue" {
+					fmt.Fprintf(w, " (default %q)", f.DefValue)
+				} else {
+					fmt.Fprintf(w, " (default %s)", f.DefValue)
+				}
+			}
+			fmt.Fprintln(w)
+		})
+	}
+	return fs
+}
+
+// parseArgs parses flags that may come before, between or after the positional arguments (the
+// flag package alone stops at the first positional argument). Everything after "--" is positional.
+// It returns the positional arguments. For -h it prints the usage on stdout and returns flag.ErrHelp.
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				fs.Usage()
+				fs.SetOutput(io.Discard)
+				return nil, flag.ErrHelp
+			}
+			return nil, &usageError{fmt.Sprintf("%s: %v (run 'submatch help %s')", fs.Name(), err, fs.Name())}
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// exitCode prints err as one line on stderr and returns the exit status it deserves.
+func exitCode(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "submatch: %s\n", oneLine(err.Error()))
+	if isBadInput(err) {
+		return exitUsage
+	}
+	return exitPartial
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+// newLogger returns the logger of a command: text records on stderr, debug records with -v.
+func newLogger(stderr io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if !verbose { // warnings only: keep them short
+		opts.ReplaceAttr = func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}
+	}
+	return slog.New(slog.NewTextHandler(stderr, opts))
+}

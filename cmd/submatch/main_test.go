@@ -1,0 +1,451 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testdata is the shared test data folder, seen from this package's directory.
+const testdata = "../../../shared/testdata"
+
+// needData returns the path of a file or folder under testdata, skipping the test when it is missing.
+func needData(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join(testdata, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared test data missing: %v", err)
+	}
+	return p
+}
+
+// runCmd runs a command line in-process and returns the exit status, stdout and stderr.
+func runCmd(t testing.TB, args ...string) (int, string, string) {
+	t.Helper()
+	return runCmdCtx(context.Background(), t, args...)
+}
+
+func runCmdCtx(ctx context.Context, t testing.TB, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// writeFile writes a temporary file and returns its path.
+func writeFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fields splits the output into lines of tab-separated fields.
+func tsv(out string) [][]string {
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if line != "" {
+			rows = append(rows, strings.Split(line, "\t"))
+		}
+	}
+	return rows
+}
+
+func TestCountSampleDataset(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	q1 := filepath.Join(dir, "query1_positive.graph")
+	q2 := filepath.Join(dir, "query2_positive.graph")
+	// Checked by hand: query1 (a label-0 vertex with a label-1 and a label-2 neighbour) occurs once;
+	// query2 (a 1-2-2-1 labelled 4-cycle) occurs twice, as the two orientations of 1-3-4-2.
+	code, out, errOut := runCmd(t, "count", data, q1, q2)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	rows := tsv(out)
+	if len(rows) != 2 {
+		t.Fatalf("want 2 result lines, got %q", out)
+	}
+	for i, want := range []struct{ query, count string }{{q1, "1"}, {q2, "2"}} {
+		if rows[i][0] != want.query || rows[i][1] != want.count || rows[i][2] != "embeddings" {
+			t.Errorf("line %d = %q, want %s\t%s\tembeddings\t...", i, rows[i], want.query, want.count)
+		}
+	}
+}
+
+func TestCountInlinePattern(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"(a)-(b)-(c)-(a)"}, "6\tembeddings"},
+		{[]string{"(a)-(b)-(c)-(a)", "--unique"}, "1\tunique"},
+		{[]string{"(a:1)-(b:2)"}, "2\tembeddings"},
+		{[]string{"(a:1)-(b:2)", "--unique", "--induced"}, "2\tunique-induced"},
+	} {
+		args := append([]string{"count", data}, tc.args...)
+		code, out, errOut := runCmd(t, args...)
+		if code != 0 {
+			t.Errorf("%q: exit %d, stderr %q", tc.args, code, errOut)
+			continue
+		}
+		if !strings.Contains(out, "\t"+tc.want+"\t") {
+			t.Errorf("%q: got %q, want a line with %q", tc.args, out, tc.want)
+		}
+	}
+	// Induced wedges = wedges - 3 x triangles: every triangle holds 3 non-induced wedges x 2 orders.
+	count := func(args ...string) string {
+		code, out, errOut := runCmd(t, append([]string{"count", data}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+		return tsv(out)[0][1]
+	}
+	wedges, induced, triangles := count("(a)-(b)-(c)"), count("--induced", "(a)-(b)-(c)"), count("(a)-(b)-(c)-(a)")
+	var w, i, tr int
+	fmt.Sscan(wedges, &w)
+	fmt.Sscan(induced, &i)
+	fmt.Sscan(triangles, &tr)
+	if w-i != tr {
+		t.Errorf("wedges %d - induced wedges %d != triangle embeddings %d", w, i, tr)
+	}
+}
+
+func TestCountJSON(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	q := "(a)-(b)-(c)-(a)"
+	// Flags after the positional arguments, too.
+	code, out, errOut := runCmd(t, "count", data, q, "--json", "--unique", "--threads", "2")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("output %q is not one JSON object: %v", out, err)
+	}
+	for _, k := range []string{"query", "count", "semantics", "elapsed_ms", "partial", "engine", "pattern_vertices", "pattern_edges"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, out)
+		}
+	}
+	if rec["query"] != q || rec["count"] != 1.0 || rec["semantics"] != "unique" || rec["partial"] != false ||
+		rec["engine"] != "cpu" || rec["pattern_vertices"] != 3.0 || rec["pattern_edges"] != 3.0 {
+		t.Errorf("unexpected JSON %s", out)
+	}
+}
+
+func TestListOriginalIDs(t *testing.T) {
+	// A triangle on sparse (and negative) ids plus a pendant vertex.
+	data := writeFile(t, "sparse.txt", "# sparse ids\n100 200\n200 -3000\n-3000 100\n-3000 7\n")
+	tri := "(a)-(b)-(c)-(a)"
+	want := []string{"-3000", "100", "200"}
+
+	code, out, errOut := runCmd(t, "list", data, tri)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	rows := tsv(out)
+	if len(rows) != 6 {
+		t.Fatalf("want 6 embeddings, got %q", out)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[strings.Join(r, " ")] = true
+		s := slices.Clone(r)
+		slices.Sort(s)
+		if !slices.Equal(s, want) {
+			t.Errorf("match %q is not the triangle %q", r, want)
+		}
+	}
+	if len(seen) != 6 {
+		t.Errorf("matches are not distinct: %q", out)
+	}
+
+	// --unique --header: one match after a header naming the pattern vertices.
+	code, out, errOut = runCmd(t, "list", "--unique", data, tri, "--header")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 2 || lines[0] != "# a\tb\tc" {
+		t.Fatalf("--unique --header: got %q", out)
+	}
+
+	// --json and --limit.
+	code, out, errOut = runCmd(t, "list", "--json", "--limit", "2", data, tri)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	lines = strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("--limit 2: got %q", out)
+	}
+	for _, l := range lines {
+		var m struct{ Match []int64 }
+		if err := json.Unmarshal([]byte(l), &m); err != nil || len(m.Match) != 3 {
+			t.Errorf("bad JSON line %q: %v", l, err)
+		}
+	}
+
+	// -o FILE, and a labelled edge query hitting the pendant.
+	outFile := filepath.Join(t.TempDir(), "out.tsv")
+	code, out, errOut = runCmd(t, "list", "-o", outFile, data, "(a)-(b)", "--unique")
+	if code != 0 || out != "" {
+		t.Fatalf("-o: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tsv(string(b))); n != 4 {
+		t.Errorf("-o: want 4 edges, got %q", b)
+	}
+	if !strings.Contains(string(b), "7") {
+		t.Errorf("-o: the pendant edge -3000-7 is missing: %q", b)
+	}
+}
+
+func TestBadInputExit2(t *testing.T) {
+	bad := writeFile(t, "bad.graph", "t 2 1\nv 0 0 1\nv 1 x 1\ne 0 1\n")
+	good := writeFile(t, "good.txt", "0 1\n1 2\n2 0\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"malformed data", []string{"count", bad, "(a)-(b)"}, "bad.graph:3:"},
+		{"malformed query", []string{"count", good, bad}, "bad.graph:3:"},
+		{"malformed stats", []string{"stats", bad}, "bad.graph:3:"},
+		{"unknown flag", []string{"count", "--no-such-flag", good, "(a)-(b)"}, "no-such-flag"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"no arguments", []string{}, "Usage"},
+		{"missing query", []string{"count", good}, "count needs"},
+		{"missing file", []string{"count", filepath.Join(t.TempDir(), "nope.graph"), "(a)-(b)"}, "nope.graph"},
+		{"missing query file", []string{"count", good, "nope.graph"}, "nope.graph"},
+		{"bad inline pattern", []string{"count", good, "(a)-(b"}, `inline pattern "(a)-(b":1:`},
+		{"directed inline pattern", []string{"list", good, "(a)->(b)"}, "directed"},
+		{"unknown engine", []string{"count", "--engine", "abacus", good, "(a)-(b)"}, "abacus"},
+		{"unknown format", []string{"count", "--format", "xml", good, "(a)-(b)"}, "xml"},
+		{"bad flag value", []string{"list", "--limit", "many", good, "(a)-(b)"}, "limit"},
+		{"negative limit", []string{"list", "--limit", "-1", good, "(a)-(b)"}, "limit"},
+		{"self-loop", []string{"stats", writeFile(t, "loop.txt", "0 1\n1 1\n")}, "loop.txt:2:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCmd(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, errOut)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q lacks %q", errOut, tc.want)
+			}
+			if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+				t.Errorf("stderr looks like a panic: %q", errOut)
+			}
+			if tc.name != "no arguments" && strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
+				t.Errorf("want one line on stderr, got %q", errOut)
+			}
+			if tc.name != "no arguments" && !strings.HasPrefix(errOut, "submatch: ") {
+				t.Errorf("stderr %q does not start with 'submatch: '", errOut)
+			}
+		})
+	}
+	// The self-loop file loads with --drop-self-loops.
+	if code, _, errOut := runCmd(t, "stats", "--drop-self-loops", writeFile(t, "loop.txt", "0 1\n1 1\n")); code != 0 {
+		t.Errorf("--drop-self-loops: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "count"}, {"list", "-h"}, {"version"}} {
+		code, out, errOut := runCmd(t, args...)
+		if code != 0 || out == "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	_, out, _ := runCmd(t, "help")
+	for _, c := range []string{"count", "list", "demo", "convert", "stats", "version"} {
+		if !strings.Contains(out, "  "+c+" ") {
+			t.Errorf("help does not list %s: %q", c, out)
+		}
+	}
+	_, out, _ = runCmd(t, "help", "count")
+	for _, f := range []string{"--engine", "--threads", "--timeout", "--induced", "--unique", "--format", "--vertex-labels", "--drop-self-loops", "--json", "-v"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("help count lacks %s", f)
+		}
+	}
+}
+
+func TestPanicIsInternalError(t *testing.T) {
+	registerCommand(command{name: "test-panic", run: func(context.Context, []string, io.Writer, io.Writer) int { panic("boom") }})
+	defer delete(commands, "test-panic")
+	code, _, errOut := runCmd(t, "test-panic")
+	if code != exitInternal || !strings.Contains(errOut, "internal error: boom") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	start := time.Now()
+	code, out, errOut := runCmd(t, "demo")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	for _, want := range []string{"vertices", "edges", "embeddings", "induced", "unique", "triangle", "(a)-(b)-(c)-(a)", "holds for every query"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	// The demo is deterministic.
+	_, out2, _ := runCmd(t, "demo")
+	strip := func(s string) string { // drop the timings
+		var b strings.Builder
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && strings.ContainsAny(f[len(f)-1], "sµ") && !strings.Contains(l, "(") {
+				l = strings.Join(f[:len(f)-1], " ")
+			}
+			if strings.Contains(l, "generated in") || strings.Contains(l, "all counts in") {
+				continue
+			}
+			b.WriteString(l + "\n")
+		}
+		return b.String()
+	}
+	if strip(out) != strip(out2) {
+		t.Errorf("demo is not deterministic:\n%s\n%s", out, out2)
+	}
+	t.Logf("demo ran twice in %s", time.Since(start))
+}
+
+// bigGraph writes a random graph with n vertices and m edges as an edge list.
+func bigGraph(t testing.TB, n, m int) string {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	for i := 0; i < m; i++ {
+		u, v := rng.IntN(n), rng.IntN(n)
+		if u != v {
+			fmt.Fprintf(&b, "%d %d\n", u, v)
+		}
+	}
+	return writeFile(t, "big.txt", b.String())
+}
+
+func TestTimeoutIsPartial(t *testing.T) {
+	data := bigGraph(t, 3000, 60000)
+	// Trillions of 6-cycles: no engine finishes this in a test's lifetime.
+	const c6 = "(a)-(b)-(c)-(d)-(e)-(f)-(a)"
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"count", []string{"count", "--timeout", "300ms", data, c6}},
+		{"count json", []string{"count", "--json", "--timeout", "300ms", data, c6}},
+		{"list", []string{"list", "--timeout", "300ms", data, c6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, out, errOut := runCmd(t, tc.args...)
+			elapsed := time.Since(start)
+			if code != exitPartial {
+				t.Errorf("exit %d, want 1 (stderr %q)", code, errOut)
+			}
+			if !strings.Contains(errOut, "partial") || !strings.Contains(errOut, "timed out") {
+				t.Errorf("stderr %q does not say the result is partial", errOut)
+			}
+			switch tc.name {
+			case "count":
+				if !strings.Contains(out, "(partial)") {
+					t.Errorf("stdout %q does not flag the count as partial", out)
+				}
+			case "count json":
+				var rec struct{ Partial bool }
+				if err := json.Unmarshal([]byte(out), &rec); err != nil || !rec.Partial {
+					t.Errorf("JSON %q: partial not set (%v)", out, err)
+				}
+			case "list":
+				if out == "" {
+					t.Errorf("list printed no matches before the timeout")
+				}
+			}
+			if elapsed > 10*time.Second {
+				t.Errorf("the 300ms timeout took %s to stop the run", elapsed)
+			}
+		})
+	}
+	// Cancellation (as by SIGINT) is partial too.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	code, out, errOut := runCmdCtx(ctx, t, "count", data, c6)
+	if code != exitPartial || !strings.Contains(out, "(partial)") || !strings.Contains(errOut, "interrupted") {
+		t.Errorf("cancelled count: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestStats(t *testing.T) {
+	data := writeFile(t, "g.txt", "10 20\n20 30\n30 10\n30 40 \n")
+	code, out, errOut := runCmd(t, "stats", data)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"vertices       4", "edges          4", "max degree     3", "remapped ids   true", "degree distribution"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stats lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCmd(t, "stats", "--json", data)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var s graphStats
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Vertices != 4 || s.Edges != 4 || s.MaxDegree != 3 || s.AvgDegree != 2 || !s.RemappedIDs || len(s.DegreeHistogram) != 2 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+func TestConvertRoundTrip(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	snap := filepath.Join(t.TempDir(), "g.smg")
+	code, out, errOut := runCmd(t, "convert", data, snap)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "5 vertices, 6 edges") {
+		t.Errorf("convert output %q", out)
+	}
+	q2 := filepath.Join(dir, "query2_positive.graph")
+	code, out, errOut = runCmd(t, "count", snap, q2)
+	if code != 0 || tsv(out)[0][1] != "2" {
+		t.Errorf("count on the snapshot: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestParseArgsInterleaved(t *testing.T) {
+	fs := newFlagSet("x", "", "")
+	b := fs.Bool("b", false, "")
+	s := fs.String("s", "", "")
+	pos, err := parseArgs(fs, []string{"p1", "-b", "p2", "--s", "v", "p3", "--", "-b", "p4"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !*b || *s != "v" || !slices.Equal(pos, []string{"p1", "p2", "p3", "-b", "p4"}) {
+		t.Errorf("b=%v s=%q pos=%q", *b, *s, pos)
+	}
+}

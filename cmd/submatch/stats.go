@@ -1,0 +1,218 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"submatch/graph"
+)
+
+func init() {
+	registerCommand(command{name: "stats", summary: "print the size, degrees and label histograms of a graph", run: runStats})
+}
+
+// labelCount is one histogram entry.
+type labelCount struct {
+	Label uint32 `json:"label"`
+	Count uint64 `json:"count"`
+}
+
+// degreeBucket counts the vertices whose degree lies in [Min, Max].
+type degreeBucket struct {
+	Min   uint64 `json:"min"`
+	Max   uint64 `json:"max"`
+	Count uint64 `json:"vertices"`
+}
+
+// graphStats is the output of stats (--json prints it as one object).
+type graphStats struct {
+	Path             string         `json:"path"`
+	Vertices         int            `json:"vertices"`
+	Edges            uint64         `json:"edges"`
+	MaxDegree        int            `json:"max_degree"`
+	AvgDegree        float64        `json:"avg_degree"`
+	IsolatedVertices uint64         `json:"isolated_vertices"`
+	VertexLabels     int            `json:"vertex_labels"`
+	TopVertexLabels  []labelCount   `json:"top_vertex_labels"`
+	EdgeLabels       int            `json:"edge_labels"`
+	TopEdgeLabels    []labelCount   `json:"top_edge_labels"`
+	DegreeHistogram  []degreeBucket `json:"degree_histogram"`
+	RemappedIDs      bool           `json:"remapped_ids"`
+	LoadMS           float64        `json:"load_ms"`
+}
+
+const statsTopLabels = 20
+
+// computeStats gathers the statistics of g.
+func computeStats(g *graph.Graph) graphStats {
+	n := g.NumVertices()
+	s := graphStats{Vertices: n, Edges: g.NumEdges(), RemappedIDs: g.HasOriginalIDs()}
+	vl := map[uint32]uint64{}
+	el := map[uint32]uint64{}
+	var buckets []uint64
+	for v := 0; v < n; v++ {
+		vl[g.VertexLabel(uint32(v))]++
+		d := g.Degree(uint32(v))
+		s.MaxDegree = max(s.MaxDegree, d)
+		b := bits.Len(uint(d)) // 0 for degree 0, k for degrees in [2^(k-1), 2^k)
+		for len(buckets) <= b {
+			buckets = append(buckets, 0)
+		}
+		buckets[b]++
+		if d == 0 {
+			s.IsolatedVertices++
+		}
+		if g.HasEdgeLabels() {
+			els := g.NeighborEdgeLabels(uint32(v))
+			for i, w := range g.Neighbors(uint32(v)) {
+				if w > uint32(v) {
+					el[els[i]]++
+				}
+			}
+		}
+	}
+	if !g.HasEdgeLabels() && s.Edges > 0 {
+		el[0] = s.Edges
+	}
+	if n > 0 {
+		s.AvgDegree = 2 * float64(s.Edges) / float64(n)
+	}
+	s.VertexLabels = len(vl)
+	s.TopVertexLabels = sortedCounts(vl)
+	if len(s.TopVertexLabels) > statsTopLabels {
+		s.TopVertexLabels = s.TopVertexLabels[:statsTopLabels]
+	}
+	s.EdgeLabels = len(el)
+	s.TopEdgeLabels = sortedCounts(el)
+	if len(s.TopEdgeLabels) > statsTopLabels {
+		s.TopEdgeLabels = s.TopEdgeLabels[:statsTopLabels]
+	}
+	for b, c := range buckets {
+		if c == 0 {
+			continue
+		}
+		lo, hi := uint64(0), uint64(0)
+		if b > 0 {
+			lo, hi = 1<<(b-1), 1<<b-1
+		}
+		s.DegreeHistogram = append(s.DegreeHistogram, degreeBucket{Min: lo, Max: hi, Count: c})
+	}
+	return s
+}
+
+// sortedCounts orders a histogram by decreasing count, then increasing label.
+func sortedCounts(m map[uint32]uint64) []labelCount {
+	out := make([]labelCount, 0, len(m))
+	for l, c := range m {
+		out = append(out, labelCount{l, c})
+	}
+	slices.SortFunc(out, func(a, b labelCount) int {
+		if a.Count != b.Count {
+			return cmp.Compare(b.Count, a.Count)
+		}
+		return cmp.Compare(a.Label, b.Label)
+	})
+	return out
+}
+
+func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("stats", "DATA",
+		"Prints the number of vertices and edges, the maximum and average degree, the vertex label histogram\n"+
+			"(top 20), the edge label histogram (top 20), the degree distribution in power-of-two buckets, and whether\n"+
+			"the input's vertex ids were remapped to dense ids.")
+	var (
+		verbose bool
+		load    loadFlags
+		jsonOut bool
+	)
+	fs.BoolVar(&verbose, "v", false, "log debug records (load time) on stderr")
+	load.register(fs)
+	fs.BoolVar(&jsonOut, "json", false, "print one JSON object")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if len(pos) != 1 {
+		return exitCode(stderr, usagef("stats needs exactly one graph (run 'submatch help stats')"))
+	}
+	if err := load.check(); err != nil {
+		return exitCode(stderr, err)
+	}
+	log := newLogger(stderr, verbose)
+	start := time.Now()
+	g, err := loadData(pos[0], load.options(log), log)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	s := computeStats(g)
+	s.Path = pos[0]
+	s.LoadMS = ms(time.Since(start))
+	if jsonOut {
+		if err := json.NewEncoder(stdout).Encode(s); err != nil {
+			return exitCode(stderr, err)
+		}
+		return exitOK
+	}
+	printStats(stdout, &s)
+	return exitOK
+}
+
+func printStats(w io.Writer, s *graphStats) {
+	fmt.Fprintf(w, "graph          %s\n", s.Path)
+	fmt.Fprintf(w, "vertices       %d\n", s.Vertices)
+	fmt.Fprintf(w, "edges          %d\n", s.Edges)
+	fmt.Fprintf(w, "max degree     %d\n", s.MaxDegree)
+	fmt.Fprintf(w, "avg degree     %.3f\n", s.AvgDegree)
+	fmt.Fprintf(w, "isolated       %d\n", s.IsolatedVertices)
+	fmt.Fprintf(w, "remapped ids   %v\n", s.RemappedIDs)
+	fmt.Fprintf(w, "load time      %.3f ms\n", s.LoadMS)
+
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "\nvertex labels: %d distinct", s.VertexLabels)
+	if s.VertexLabels > len(s.TopVertexLabels) {
+		fmt.Fprintf(w, " (top %d shown)", len(s.TopVertexLabels))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(tw, "label\tvertices\tshare\t\n")
+	for _, lc := range s.TopVertexLabels {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t\n", lc.Label, lc.Count, percent(lc.Count, uint64(s.Vertices)))
+	}
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nedge labels: %d distinct", s.EdgeLabels)
+	if s.EdgeLabels > len(s.TopEdgeLabels) {
+		fmt.Fprintf(w, " (top %d shown)", len(s.TopEdgeLabels))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(tw, "label\tedges\tshare\t\n")
+	for _, lc := range s.TopEdgeLabels {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t\n", lc.Label, lc.Count, percent(lc.Count, s.Edges))
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\ndegree distribution:")
+	fmt.Fprint(tw, "degree\tvertices\tshare\t\n")
+	for _, b := range s.DegreeHistogram {
+		r := strconv.FormatUint(b.Min, 10)
+		if b.Max != b.Min {
+			r += "-" + strconv.FormatUint(b.Max, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", r, b.Count, percent(b.Count, uint64(s.Vertices)))
+	}
+	tw.Flush()
+}
+
+func percent(a, b uint64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}

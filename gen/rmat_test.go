@@ -1,0 +1,145 @@
+package gen
+
+import (
+	"runtime"
+	"slices"
+	"testing"
+)
+
+func TestRMATDeterministicAcrossGOMAXPROCS(t *testing.T) {
+	opts := RMATOptions{Scale: 12, EdgeFactor: 8, VertexLabels: 5, EdgeLabels: 3, Seed: 42}
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	g1, err := RMAT(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GOMAXPROCS(7)
+	g2, err := RMAT(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := g1.Raw(), g2.Raw()
+	if !slices.Equal(r1.Offsets, r2.Offsets) || !slices.Equal(r1.Neighbors, r2.Neighbors) ||
+		!slices.Equal(r1.EdgeLabels, r2.EdgeLabels) || !slices.Equal(r1.VertexLabels, r2.VertexLabels) {
+		t.Fatal("one seed gave two different graphs under different GOMAXPROCS")
+	}
+	opts.Seed++
+	g3, err := RMAT(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(r1.Neighbors, g3.Raw().Neighbors) {
+		t.Fatal("two seeds gave the same graph")
+	}
+}
+
+func TestRMATShape(t *testing.T) {
+	const scale, ef, L, K = 11, 16, 6, 4
+	g, err := RMAT(RMATOptions{Scale: scale, EdgeFactor: ef, VertexLabels: L, EdgeLabels: K, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := 1 << scale
+	if g.NumVertices() != n {
+		t.Fatalf("%d vertices, want %d", g.NumVertices(), n)
+	}
+	if m := g.NumEdges(); m > ef*uint64(n) || m < ef*uint64(n)/2 {
+		t.Fatalf("%d edges from %d samples: too many or too few duplicates", m, ef*n)
+	}
+	seenV := map[uint32]bool{}
+	for v := range uint32(n) {
+		if l := g.VertexLabel(v); l >= L {
+			t.Fatalf("vertex label %d out of range", l)
+		}
+		seenV[g.VertexLabel(v)] = true
+	}
+	if len(seenV) != L {
+		t.Fatalf("%d distinct vertex labels, want %d", len(seenV), L)
+	}
+	seenE := map[uint32]bool{}
+	for v := range uint32(n) {
+		for _, l := range g.NeighborEdgeLabels(v) {
+			if l >= K {
+				t.Fatalf("edge label %d out of range", l)
+			}
+			seenE[l] = true
+		}
+	}
+	if len(seenE) != K {
+		t.Fatalf("%d distinct edge labels, want %d", len(seenE), K)
+	}
+	// Power law: the densest vertex is far above the average degree.
+	if avg := 2 * float64(g.NumEdges()) / float64(n); float64(g.MaxDegree()) < 5*avg {
+		t.Fatalf("max degree %d vs average %.1f: not skewed like R-MAT", g.MaxDegree(), avg)
+	}
+}
+
+func TestRMATZipfLabels(t *testing.T) {
+	g, err := RMAT(RMATOptions{Scale: 12, VertexLabels: 8, LabelDistribution: ZipfLabels, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := make([]int, 8)
+	for _, l := range g.VertexLabels() {
+		hist[l]++
+	}
+	if hist[0] <= hist[3] || hist[3] <= hist[7] || hist[7] == 0 {
+		t.Fatalf("label histogram %v is not decreasing like Zipf", hist)
+	}
+	if g.HasEdgeLabels() {
+		t.Fatal("EdgeLabels 0 gave edge labels")
+	}
+}
+
+func TestRMATKeepLocality(t *testing.T) {
+	g, err := RMAT(RMATOptions{Scale: 10, Seed: 1, KeepLocality: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without relabelling, input vertex 0 is the top-left corner of every level: the densest.
+	// (The builder renumbers by degree; OriginalID keeps the generator's id.)
+	for v := range uint32(g.NumVertices()) {
+		if g.OriginalID(v) == 0 && g.Degree(v) != g.MaxDegree() {
+			t.Fatalf("vertex 0 has degree %d, max is %d", g.Degree(v), g.MaxDegree())
+		}
+	}
+}
+
+func TestRMATErrors(t *testing.T) {
+	for _, o := range []RMATOptions{
+		{Scale: 0},
+		{Scale: MaxRMATScale + 1},
+		{Scale: 4, EdgeFactor: -1},
+		{Scale: 4, VertexLabels: -2},
+		{Scale: 4, A: 0.6, B: 0.3, C: 0.3},
+	} {
+		if _, err := RMAT(o); err == nil {
+			t.Errorf("RMAT(%+v) succeeded", o)
+		}
+	}
+}
+
+func TestParseLabelDistribution(t *testing.T) {
+	for _, d := range []LabelDistribution{UniformLabels, ZipfLabels} {
+		got, err := ParseLabelDistribution(d.String())
+		if err != nil || got != d {
+			t.Errorf("round trip of %v gave %v, %v", d, got, err)
+		}
+	}
+	if _, err := ParseLabelDistribution("normal"); err == nil {
+		t.Error("accepted an unknown distribution")
+	}
+}
+
+// BenchmarkRMAT measures generation at scale 16 (65,536 vertices, 1M samples).
+func BenchmarkRMAT(b *testing.B) {
+	for b.Loop() {
+		if _, err := RMAT(RMATOptions{Scale: 16, VertexLabels: 8, EdgeLabels: 2, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

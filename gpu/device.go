@@ -1,0 +1,288 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Info describes one device.
+type Info struct {
+	Ordinal                int    `json:"ordinal"`
+	Name                   string `json:"name"`
+	ComputeMajor           int    `json:"compute_major"`
+	ComputeMinor           int    `json:"compute_minor"`
+	Arch                   string `json:"arch"` // NVRTC target, e.g. "sm_90"
+	SMs                    int    `json:"sms"`
+	MaxThreadsPerBlock     int    `json:"max_threads_per_block"`
+	MaxThreadsPerSM        int    `json:"max_threads_per_sm"`
+	WarpSize               int    `json:"warp_size"`
+	SharedMemPerBlock      int    `json:"shared_mem_per_block"`
+	SharedMemPerBlockOptin int    `json:"shared_mem_per_block_optin"`
+	L2CacheBytes           int    `json:"l2_cache_bytes"`
+	PCIBusID               string `json:"pci_bus_id"`
+	TotalMem               uint64 `json:"total_mem"`
+	FreeMem                uint64 `json:"free_mem"` // when the device was opened
+	BudgetLimit            uint64 `json:"budget_limit"`
+	DriverVersion          int    `json:"driver_version"` // CUDA version the driver supports, e.g. 13000
+	NVRTCVersion           string `json:"nvrtc_version,omitempty"`
+}
+
+// CUDAVersionString formats a driver version number (13000 -> "13.0").
+func CUDAVersionString(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) }
+
+// Device is one GPU, driven by a worker goroutine locked to its OS thread, on which the device's
+// primary context is current for the life of the process. Its methods are safe for concurrent use.
+type Device struct {
+	info   Info
+	cu     int32   // CUdevice
+	ctx    uintptr // CUcontext (primary)
+	jobs   chan job
+	tid    int
+	budget *Budget
+
+	modMu   sync.Mutex
+	modules map[string]*Module
+}
+
+type job struct {
+	fn   func() error
+	done chan error
+}
+
+var (
+	openMu      sync.Mutex
+	openDone    bool
+	openDevices []*Device
+	openErr     error
+	deviceErrs  []string
+)
+
+// Open discovers the GPUs and starts one worker per device (once per process; later calls return
+// the same devices). Without a usable GPU it returns an error wrapping ErrNoGPU that says why; it
+// never panics. ctx is checked before discovery starts.
+func Open(ctx context.Context) ([]*Device, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	openMu.Lock()
+	defer openMu.Unlock()
+	if !openDone {
+		openDevices, openErr = open()
+		openDone = true
+	}
+	return openDevices, openErr
+}
+
+// DeviceErrors lists the devices that Open found but could not start (each with its error).
+func DeviceErrors() []string {
+	openMu.Lock()
+	defer openMu.Unlock()
+	return append([]string(nil), deviceErrs...)
+}
+
+func open() (devs []*Device, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			devs, err = nil, fmt.Errorf("%w: panic while opening the driver: %v", ErrNoGPU, r)
+		}
+	}()
+	rep := Discover()
+	if !drv.ok {
+		return nil, fmt.Errorf("%w: %v", ErrNoGPU, errNoDriver(rep.Driver))
+	}
+	if err := drv.check("cuInit", ccall(drv.cuInit, 0)); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoGPU, err)
+	}
+	var ver, count int32
+	if err := drv.check("cuDriverGetVersion", ccall(drv.cuDriverGetVersion, uintptr(unsafe.Pointer(&ver)))); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoGPU, err)
+	}
+	if err := drv.check("cuDeviceGetCount", ccall(drv.cuDeviceGetCount, uintptr(unsafe.Pointer(&count)))); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoGPU, err)
+	}
+	if count == 0 {
+		return nil, fmt.Errorf("%w: the driver (CUDA %s) reports no devices", ErrNoGPU, CUDAVersionString(int(ver)))
+	}
+	nvrtcVer, _ := NVRTCVersion()
+	for i := 0; i < int(count); i++ {
+		d, err := startDevice(i, int(ver), nvrtcVer)
+		if err != nil {
+			deviceErrs = append(deviceErrs, fmt.Sprintf("device %d: %v", i, err))
+			continue
+		}
+		devs = append(devs, d)
+	}
+	if len(devs) == 0 {
+		return nil, fmt.Errorf("%w: no device could be started: %v", ErrNoGPU, deviceErrs)
+	}
+	return devs, nil
+}
+
+func startDevice(ordinal, driverVersion int, nvrtcVersion string) (*Device, error) {
+	d := &Device{jobs: make(chan job), modules: map[string]*Module{}}
+	d.info.Ordinal = ordinal
+	d.info.DriverVersion = driverVersion
+	d.info.NVRTCVersion = nvrtcVersion
+	ready := make(chan error, 1)
+	go d.worker(ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// worker owns the device's context on its locked OS thread and runs submitted closures forever.
+func (d *Device) worker(ready chan<- error) {
+	runtime.LockOSThread() // never unlocked: the thread keeps the context for the process's life
+	d.tid = threadID()
+	if err := d.setup(); err != nil {
+		ready <- err
+		return // the thread stays locked and is discarded with the goroutine
+	}
+	ready <- nil
+	for j := range d.jobs {
+		j.done <- runSafely(j.fn)
+	}
+}
+
+func runSafely(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gpu: panic in device closure: %v", r)
+		}
+	}()
+	return fn()
+}
+
+// setup runs on the worker thread.
+func (d *Device) setup() error {
+	if err := drv.check("cuDeviceGet", ccall(drv.cuDeviceGet, uintptr(unsafe.Pointer(&d.cu)), uintptr(d.info.Ordinal))); err != nil {
+		return err
+	}
+	var name [256]byte
+	if err := drv.check("cuDeviceGetName", ccall(drv.cuDeviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)), uintptr(d.cu))); err != nil {
+		return err
+	}
+	d.info.Name = cString(&name[0])
+	var total uintptr
+	if err := drv.check("cuDeviceTotalMem_v2", ccall(drv.cuDeviceTotalMem, uintptr(unsafe.Pointer(&total)), uintptr(d.cu))); err != nil {
+		return err
+	}
+	d.info.TotalMem = uint64(total)
+	attrs := []struct {
+		attr int
+		dst  *int
+	}{
+		{attrComputeCapabilityMajor, &d.info.ComputeMajor},
+		{attrComputeCapabilityMinor, &d.info.ComputeMinor},
+		{attrMultiprocessorCount, &d.info.SMs},
+		{attrMaxThreadsPerBlock, &d.info.MaxThreadsPerBlock},
+		{attrMaxThreadsPerSM, &d.info.MaxThreadsPerSM},
+		{attrWarpSize, &d.info.WarpSize},
+		{attrMaxSharedMemPerBlock, &d.info.SharedMemPerBlock},
+		{attrMaxSharedMemPerBlockOptin, &d.info.SharedMemPerBlockOptin},
+		{attrL2CacheSize, &d.info.L2CacheBytes},
+	}
+	for _, a := range attrs {
+		v, err := drv.attribute(d.cu, a.attr)
+		if err != nil {
+			return err
+		}
+		*a.dst = v
+	}
+	dom, err1 := drv.attribute(d.cu, attrPCIDomainID)
+	bus, err2 := drv.attribute(d.cu, attrPCIBusID)
+	dev, err3 := drv.attribute(d.cu, attrPCIDeviceID)
+	if err1 == nil && err2 == nil && err3 == nil {
+		d.info.PCIBusID = fmt.Sprintf("%04x:%02x:%02x.0", dom, bus, dev)
+	}
+	d.info.Arch = fmt.Sprintf("sm_%d%d", d.info.ComputeMajor, d.info.ComputeMinor)
+
+	if err := drv.check("cuDevicePrimaryCtxRetain", ccall(drv.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&d.ctx)), uintptr(d.cu))); err != nil {
+		return err
+	}
+	if err := drv.check("cuCtxSetCurrent", ccall(drv.cuCtxSetCurrent, d.ctx)); err != nil {
+		ccall(drv.cuDevicePrimaryCtxRelease, uintptr(d.cu))
+		return err
+	}
+	free, _, err := d.memInfo()
+	if err != nil {
+		ccall(drv.cuDevicePrimaryCtxRelease, uintptr(d.cu))
+		return err
+	}
+	d.info.FreeMem = free
+	d.budget = &Budget{device: d.info.Ordinal, limit: DefaultLimit(free, d.info.TotalMem)}
+	d.info.BudgetLimit = d.budget.limit
+	return nil
+}
+
+func (d *Device) memInfo() (free, total uint64, err error) {
+	var f, t uintptr
+	if err := drv.check("cuMemGetInfo_v2", ccall(drv.cuMemGetInfo, uintptr(unsafe.Pointer(&f)), uintptr(unsafe.Pointer(&t)))); err != nil {
+		return 0, 0, err
+	}
+	return uint64(f), uint64(t), nil
+}
+
+// Do runs fn on the device's worker thread, where the device's context is current, and returns
+// fn's error. A panic in fn is returned as an error. Called from inside a Do closure of the same
+// device, it runs fn directly.
+func (d *Device) Do(fn func() error) error {
+	if d.onWorker() {
+		return runSafely(fn)
+	}
+	done := make(chan error, 1)
+	d.jobs <- job{fn: fn, done: done}
+	return <-done
+}
+
+func (d *Device) onWorker() bool {
+	return d.tid > 0 && threadID() == d.tid
+}
+
+// Info returns the device's description (FreeMem as of Open; BudgetLimit as of now).
+func (d *Device) Info() Info {
+	i := d.info
+	i.BudgetLimit = d.budget.Limit()
+	return i
+}
+
+// Ordinal returns the device's CUDA ordinal.
+func (d *Device) Ordinal() int { return d.info.Ordinal }
+
+// Arch returns the NVRTC target of the device, e.g. "sm_90".
+func (d *Device) Arch() string { return d.info.Arch }
+
+// String names the device, e.g. "gpu 0 (NVIDIA H100 80GB HBM3, sm_90)".
+func (d *Device) String() string {
+	return fmt.Sprintf("gpu %d (%s, %s)", d.info.Ordinal, d.info.Name, d.info.Arch)
+}
+
+// Budget returns the device's memory budget (shared by every allocation on the device).
+func (d *Device) Budget() *Budget { return d.budget }
+
+// SetMemoryLimit lowers the device's budget to bytes (never raises it above the default) and
+// returns the limit in force.
+func (d *Device) SetMemoryLimit(bytes uint64) uint64 { return d.budget.Lower(bytes) }
+
+// MemInfo returns the device's free and total memory now.
+func (d *Device) MemInfo() (free, total uint64, err error) {
+	err = d.Do(func() error {
+		var e error
+		free, total, e = d.memInfo()
+		return e
+	})
+	return
+}
+
+// Synchronize waits for all work on the device to finish (cuCtxSynchronize) and returns the first
+// asynchronous error, if any.
+func (d *Device) Synchronize() error {
+	return d.Do(func() error { return drv.check("cuCtxSynchronize", ccall(drv.cuCtxSynchronize)) })
+}
+
+var errFreed = errors.New("gpu: buffer already freed")

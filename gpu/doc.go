@@ -1,0 +1,15 @@
+// Package gpu owns access to NVIDIA GPUs without cgo: the CUDA driver API and NVRTC are loaded at
+// run time through purego, each device is driven by one locked worker goroutine (which owns the
+// device's primary context for the life of the process), kernels are compiled by NVRTC for the
+// device's architecture and cached on disk, and device memory is handed out through a Budget.
+//
+// The package never needs CUDA at build time: a binary built with CGO_ENABLED=0 (or =1) runs on a
+// machine without a GPU, where Open returns an error wrapping ErrNoGPU that says why (each library
+// path tried and its dlopen error, or the CUDA error of cuInit).
+//
+// Threading: every call that needs a CUDA context runs on the device's worker goroutine, through
+// Device.Do. The helpers of this package (Alloc, Upload, CopyToHost, Launch, Synchronize...) call Do
+// themselves and may also be called from inside a Do closure (they then run directly).
+//
+// Kernels are CUDA C++ sources in kernels/*.cu, embedded in the binary (KernelSource).
+package gpu

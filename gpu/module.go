@@ -1,0 +1,289 @@
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// Module is a compiled kernel image loaded on one device.
+type Module struct {
+	dev         *Device
+	h           uintptr // CUmodule
+	Name        string
+	Key         string        // cache key (CacheKey)
+	CacheHit    bool          // the image came from the disk cache
+	CompileTime time.Duration // NVRTC time (0 on a cache hit)
+	LoadTime    time.Duration // cuModuleLoadData time
+	ImageBytes  int
+
+	mu    sync.Mutex
+	funcs map[string]*Function
+}
+
+// Compile compiles CUDA C++ source with NVRTC for the device's architecture (with
+// --gpu-architecture=sm_XY, -std=c++17, -default-device, then opts), caching the cubin on disk
+// (CacheDir) under CacheKey(src, opts, arch, NVRTC version), and loads it on the device. The same
+// source and options compiled again on the same device return the same *Module. A compile error
+// is an *NVRTCError carrying the compiler's log.
+func (d *Device) Compile(src, name string, opts []string) (*Module, error) {
+	ver, err := NVRTCVersion()
+	if err != nil {
+		return nil, err
+	}
+	key := CacheKey(src, opts, d.info.Arch, ver)
+	d.modMu.Lock()
+	defer d.modMu.Unlock()
+	if m := d.modules[key]; m != nil {
+		return m, nil
+	}
+	m := &Module{dev: d, Name: name, Key: key, funcs: map[string]*Function{}}
+	dir := CacheDir()
+	img := cacheLoad(dir, key)
+	m.CacheHit = img != nil
+	if img != nil {
+		if err := m.load(img); err == nil {
+			d.modules[key] = m
+			return m, nil
+		}
+		// A corrupt or stale cache entry: compile afresh below.
+		m.CacheHit = false
+	}
+	t0 := time.Now()
+	img, err = CompileSource(src, name, d.info.Arch, opts)
+	if err != nil {
+		return nil, err
+	}
+	m.CompileTime = time.Since(t0)
+	if err := m.load(img); err != nil {
+		return nil, fmt.Errorf("%s: loading the compiled image: %w", name, err)
+	}
+	cacheStore(dir, key, img)
+	d.modules[key] = m
+	return m, nil
+}
+
+// CompileKernel compiles the embedded kernel kernels/<file> (see KernelSource).
+func (d *Device) CompileKernel(file string, opts []string) (*Module, error) {
+	src, err := KernelSource(file)
+	if err != nil {
+		return nil, err
+	}
+	return d.Compile(src, file, opts)
+}
+
+func (m *Module) load(img []byte) error {
+	m.ImageBytes = len(img)
+	t0 := time.Now()
+	err := m.dev.Do(func() error {
+		var pin runtime.Pinner
+		defer pin.Unpin()
+		pin.Pin(&img[0])
+		var h uintptr
+		if err := drv.check("cuModuleLoadData", ccall(drv.cuModuleLoadData, uintptr(unsafe.Pointer(&h)), uintptr(unsafe.Pointer(&img[0])))); err != nil {
+			return err
+		}
+		m.h = h
+		return nil
+	})
+	m.LoadTime = time.Since(t0)
+	return err
+}
+
+// Function is a kernel entry point of a module.
+type Function struct {
+	mod  *Module
+	h    uintptr // CUfunction
+	Name string
+}
+
+// Function looks up an extern "C" kernel by name.
+func (m *Module) Function(name string) (*Function, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.funcs[name]; f != nil {
+		return f, nil
+	}
+	f := &Function{mod: m, Name: name}
+	cname := cBytes(name)
+	err := m.dev.Do(func() error {
+		var pin runtime.Pinner
+		defer pin.Unpin()
+		pin.Pin(&cname[0])
+		return drv.check("cuModuleGetFunction", ccall(drv.cuModuleGetFunction, uintptr(unsafe.Pointer(&f.h)), m.h, uintptr(unsafe.Pointer(&cname[0]))))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kernel %s in %s: %w", name, m.Name, err)
+	}
+	m.funcs[name] = f
+	return f, nil
+}
+
+// SetMaxDynamicSharedMemory allows launches with more than 48 KiB of dynamic shared memory
+// (up to Info.SharedMemPerBlockOptin).
+func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
+	if drv.cuFuncSetAttribute == 0 {
+		return drv.missing("cuFuncSetAttribute")
+	}
+	return f.mod.dev.Do(func() error {
+		return drv.check("cuFuncSetAttribute", ccall(drv.cuFuncSetAttribute, f.h, funcAttrMaxDynamicSharedSize, uintptr(bytes)))
+	})
+}
+
+// Dim3 is a grid or block shape; zero components count as 1.
+type Dim3 struct{ X, Y, Z uint32 }
+
+func (d Dim3) norm() Dim3 {
+	if d.X == 0 {
+		d.X = 1
+	}
+	if d.Y == 0 {
+		d.Y = 1
+	}
+	if d.Z == 0 {
+		d.Z = 1
+	}
+	return d
+}
+
+// kernelArgs packs launch arguments: each is stored in its own 8-byte slot (little-endian, so a
+// 4-byte argument is the slot's first bytes) and params[i] points at slot i.
+func kernelArgs(args []any) ([]uint64, error) {
+	vals := make([]uint64, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case *Buffer:
+			if v == nil {
+				return nil, fmt.Errorf("gpu: kernel argument %d is a nil *Buffer", i)
+			}
+			vals[i] = v.ptr
+		case DevicePtr:
+			vals[i] = uint64(v)
+		case uint64:
+			vals[i] = v
+		case int64:
+			vals[i] = uint64(v)
+		case uint32:
+			vals[i] = uint64(v)
+		case int32:
+			vals[i] = uint64(uint32(v))
+		case uint16:
+			vals[i] = uint64(v)
+		case int16:
+			vals[i] = uint64(uint16(v))
+		case uint8:
+			vals[i] = uint64(v)
+		case int8:
+			vals[i] = uint64(uint8(v))
+		case bool:
+			if v {
+				vals[i] = 1
+			}
+		case float32:
+			vals[i] = uint64(*(*uint32)(unsafe.Pointer(&v)))
+		case float64:
+			vals[i] = *(*uint64)(unsafe.Pointer(&v))
+		default:
+			return nil, fmt.Errorf("gpu: kernel argument %d has unsupported type %T (use sized integers, floats, *Buffer or DevicePtr)", i, a)
+		}
+	}
+	return vals, nil
+}
+
+// DevicePtr is a raw device address (a CUdeviceptr), e.g. an offset into a Buffer.
+type DevicePtr uint64
+
+// Launch starts the kernel on the device's default stream. Arguments must match the kernel's
+// parameters in order and size: *Buffer or DevicePtr for pointers, sized integers (uint32 for
+// unsigned int, uint64 for unsigned long long...), float32, float64, bool. Launch does not wait for
+// the kernel: call Device.Synchronize (which also reports errors raised while it ran).
+func (f *Function) Launch(grid, block Dim3, sharedMem uint32, args ...any) error {
+	vals, err := kernelArgs(args)
+	if err != nil {
+		return err
+	}
+	grid, block = grid.norm(), block.norm()
+	return f.mod.dev.Do(func() error {
+		return f.launch(grid, block, sharedMem, vals)
+	})
+}
+
+// launch runs on the worker thread.
+func (f *Function) launch(grid, block Dim3, sharedMem uint32, vals []uint64) error {
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	var paramsPtr uintptr
+	if len(vals) > 0 {
+		params := make([]unsafe.Pointer, len(vals))
+		pin.Pin(&vals[0])
+		for i := range vals {
+			params[i] = unsafe.Pointer(&vals[i])
+		}
+		pin.Pin(&params[0])
+		paramsPtr = uintptr(unsafe.Pointer(&params[0]))
+	}
+	err := drv.check("cuLaunchKernel", ccall(drv.cuLaunchKernel, f.h,
+		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
+		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
+		uintptr(sharedMem), 0, paramsPtr, 0))
+	if err != nil {
+		return fmt.Errorf("kernel %s (grid %dx%dx%d, block %dx%dx%d, %d B shared): %w",
+			f.Name, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedMem, err)
+	}
+	return nil
+}
+
+// LaunchSync launches the kernel, waits for it, and returns the kernel's time measured with CUDA
+// events around the launch (the host clock when the driver has no events).
+func (f *Function) LaunchSync(grid, block Dim3, sharedMem uint32, args ...any) (time.Duration, error) {
+	vals, err := kernelArgs(args)
+	if err != nil {
+		return 0, err
+	}
+	grid, block = grid.norm(), block.norm()
+	var elapsed time.Duration
+	err = f.mod.dev.Do(func() error {
+		if drv.cuEventCreate == 0 || drv.cuEventRecord == 0 || drv.cuEventElapsedTime == 0 || drv.cuEventDestroy == 0 || drv.cuEventSynchronize == 0 {
+			t0 := time.Now()
+			if err := f.launch(grid, block, sharedMem, vals); err != nil {
+				return err
+			}
+			err := drv.check("cuCtxSynchronize", ccall(drv.cuCtxSynchronize))
+			elapsed = time.Since(t0)
+			return err
+		}
+		var start, stop uintptr
+		if err := drv.check("cuEventCreate", ccall(drv.cuEventCreate, uintptr(unsafe.Pointer(&start)), 0)); err != nil {
+			return err
+		}
+		defer ccall(drv.cuEventDestroy, start)
+		if err := drv.check("cuEventCreate", ccall(drv.cuEventCreate, uintptr(unsafe.Pointer(&stop)), 0)); err != nil {
+			return err
+		}
+		defer ccall(drv.cuEventDestroy, stop)
+		if err := drv.check("cuEventRecord", ccall(drv.cuEventRecord, start, 0)); err != nil {
+			return err
+		}
+		if err := f.launch(grid, block, sharedMem, vals); err != nil {
+			return err
+		}
+		if err := drv.check("cuEventRecord", ccall(drv.cuEventRecord, stop, 0)); err != nil {
+			return err
+		}
+		if err := drv.check("cuEventSynchronize", ccall(drv.cuEventSynchronize, stop)); err != nil {
+			return err
+		}
+		if err := drv.check("cuCtxSynchronize", ccall(drv.cuCtxSynchronize)); err != nil {
+			return err
+		}
+		var ms float32
+		if err := drv.check("cuEventElapsedTime", ccall(drv.cuEventElapsedTime, uintptr(unsafe.Pointer(&ms)), start, stop)); err != nil {
+			return err
+		}
+		elapsed = time.Duration(float64(ms) * float64(time.Millisecond))
+		return nil
+	})
+	return elapsed, err
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# GPU check (and, later, benchmark) run of submatch.
+#
+#   scripts/gpu-check.sh build   on a machine with Go: builds bin/submatch and bin/gpu.test
+#                                (CGO_ENABLED=0, so they run on any x86-64 Linux with glibc) and
+#                                copies the test data they need into bin/testdata/.
+#   scripts/gpu-check.sh run     on the GPU machine (no Go needed): runs bin/submatch gpu-info,
+#                                the GPU tests (CountTriangles against the CPU count on wiki-Vote
+#                                and random graphs, buffers, budget, compile cache...), and prints
+#                                a short table last. Logs go to $OUT (default bin/out).
+#
+# bin/ is git-ignored; the device tool carries it with carry: ["bin"]:
+#   run: command "bash scripts/gpu-check.sh run", carry ["bin"]
+set -u -o pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+build() {
+	set -e
+	local shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
+	mkdir -p bin
+	go vet ./gpu
+	if ! CGO_ENABLED=0 go build -trimpath -o bin/submatch ./cmd/submatch; then
+		echo "warning: cmd/submatch does not build now; bin/submatch is left out (run skips gpu-info)" >&2
+		rm -f bin/submatch
+	fi
+	CGO_ENABLED=0 go test -c -trimpath -o bin/gpu.test ./gpu
+	# The same tests built with cgo (purego then goes through the real cgo runtime).
+	if command -v gcc >/dev/null; then
+		CGO_ENABLED=1 go test -c -trimpath -o bin/gpu-cgo.test ./gpu
+	fi
+	rm -rf bin/testdata
+	mkdir -p bin/testdata/wikivote-graphpi
+	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" bin/testdata/wikivote-graphpi/
+	du -sh bin
+	echo "built: $(ls bin | tr '\n' ' ')"
+}
+
+run() {
+	local out="${OUT:-$root/bin/out}"
+	mkdir -p "$out"
+	local status=0
+	for f in bin/gpu.test bin/testdata/wikivote-graphpi/wiki-vote_input; do
+		[ -e "$f" ] || { echo "missing $f: run 'scripts/gpu-check.sh build' on a machine with Go first" >&2; exit 2; }
+	done
+	echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
+	command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv
+	echo
+	local sm=bin/submatch
+	[ -x "$sm" ] || { echo "warning: no bin/submatch: gpu-info skipped"; sm=true; }
+	echo "== submatch gpu-info --compile (cold kernel cache)"
+	$sm gpu-info --compile 2>&1 | tee "$out/gpu-info.txt" || status=1
+	$sm gpu-info --json > "$out/gpu-info.json" 2>&1
+	echo
+	echo "== gpu tests"
+	rm -f "$out/results.tsv"
+	SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_RESULTS="$out/results.tsv" \
+		bin/gpu.test -test.v -test.count=1 -test.timeout=8m 2>&1 | tee "$out/gpu-test.log"
+	local trc=${PIPESTATUS[0]}
+	[ "$trc" -eq 0 ] || status=1
+	local crc=skipped
+	if [ -x bin/gpu-cgo.test ]; then
+		echo
+		echo "== gpu tests built with CGO_ENABLED=1 (a subset)"
+		SUBMATCH_TESTDATA="$root/bin/testdata" bin/gpu-cgo.test -test.count=1 -test.timeout=3m \
+			-test.run 'TestGPU(Info|WorkerThread|Buffers|OutOfMemoryIsBudgetError|TrianglesWikiVote)$' 2>&1 | tee "$out/gpu-cgo-test.log"
+		crc=${PIPESTATUS[0]}
+		[ "$crc" -eq 0 ] || status=1
+	fi
+	echo
+	echo "== submatch gpu-info --compile (warm kernel cache)"
+	$sm gpu-info --compile 2>&1 | sed -n '/^kernels:/,$p'
+	echo
+	echo "== summary"
+	grep -E '^(--- |ok|FAIL|PASS)' "$out/gpu-test.log" | grep -v '^--- PASS' || true
+	printf '%-26s %9s %9s %12s %12s %9s %10s %9s %s\n' graph vertices edges cpu gpu cpu_ms kernel_ms call_ms check
+	if [ -s "$out/results.tsv" ]; then
+		awk -F'\t' '{printf "%-26s %9s %9s %12s %12s %9s %10s %9s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}' "$out/results.tsv"
+	else
+		echo "(no GPU results: see the test log)"
+	fi
+	local pass fail skip
+	pass=$(grep -c '^--- PASS' "$out/gpu-test.log"); fail=$(grep -c '^--- FAIL' "$out/gpu-test.log"); skip=$(grep -c '^--- SKIP' "$out/gpu-test.log")
+	echo "tests: $pass passed, $fail failed, $skip skipped; test binary exit $trc; cgo-built subset exit $crc"
+	exit $status
+}
+
+case "${1:-}" in
+build) build ;;
+run) run ;;
+*) echo "usage: $0 build|run" >&2; exit 2 ;;
+esac
