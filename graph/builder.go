@@ -255,20 +255,41 @@ func (b *Builder) Build() (*Graph, error) {
 
 func (b *Builder) originalOf(v uint32) int64 { return b.orig[v] }
 
-// buildRuns computes the run index of a graph whose adjacency lists are already grouped.
+// buildRuns computes the run index of a graph whose adjacency lists are already grouped: one
+// pass counts the runs of every vertex, a second fills them in place, both in parallel.
 func buildRuns(g *Graph, runOffsets []uint64) []Run {
-	var runs []Run
 	n := len(g.vertexLabels)
-	for v := 0; v < n; v++ {
-		runOffsets[v] = uint64(len(runs))
+	startsRun := func(v int, i uint64) bool {
+		if i == g.offsets[v] {
+			return true
+		}
+		w, prev := g.neighbors[i], g.neighbors[i-1]
+		return g.vertexLabels[w] != g.vertexLabels[prev] || g.edgeLabelAt(i) != g.edgeLabelAt(i-1)
+	}
+	_ = parallelVertices(n, func(v int) error {
+		count := uint64(0)
 		for i := g.offsets[v]; i < g.offsets[v+1]; i++ {
-			vl, el := g.vertexLabels[g.neighbors[i]], g.edgeLabelAt(i)
-			if i == g.offsets[v] || runs[len(runs)-1].VertexLabel != vl || runs[len(runs)-1].EdgeLabel != el {
-				runs = append(runs, Run{VertexLabel: vl, EdgeLabel: el, Start: i})
+			if startsRun(v, i) {
+				count++
 			}
 		}
+		runOffsets[v+1] = count
+		return nil
+	})
+	for v := 0; v < n; v++ {
+		runOffsets[v+1] += runOffsets[v]
 	}
-	runOffsets[n] = uint64(len(runs))
+	runs := make([]Run, runOffsets[n])
+	_ = parallelVertices(n, func(v int) error {
+		r := runOffsets[v]
+		for i := g.offsets[v]; i < g.offsets[v+1]; i++ {
+			if startsRun(v, i) {
+				runs[r] = Run{VertexLabel: g.vertexLabels[g.neighbors[i]], EdgeLabel: g.edgeLabelAt(i), Start: i}
+				r++
+			}
+		}
+		return nil
+	})
 	return runs
 }
 
