@@ -136,17 +136,7 @@ func (lc *leafCounter) materialise(m []uint32, mi []int) {
 			lc.sets[gi] = nil
 			continue
 		}
-		cur := sets[0]
-		if len(sets) > 1 {
-			cur = intersect(sets[0], sets[1], lc.setBuf[gi])
-			lc.setBuf[gi] = cur
-			for k := 2; k < len(sets) && len(cur) > 0; k++ {
-				next := intersect(cur, sets[k], lc.tmpBuf[gi])
-				lc.tmpBuf[gi], lc.setBuf[gi] = cur, next
-				cur = next
-			}
-		}
-		lc.sets[gi] = cur
+		lc.sets[gi] = intersectAll(sets, &lc.setBuf[gi], &lc.tmpBuf[gi])
 	}
 }
 

@@ -164,24 +164,7 @@ func (w *worker) candidates(i int) []uint32 {
 			return nil
 		}
 	}
-	if len(sets) == 1 {
-		w.raw[i] = sets[0]
-	} else {
-		// Smallest first keeps every intermediate result small.
-		for a := 1; a < len(sets); a++ {
-			for b := a; b > 0 && len(sets[b]) < len(sets[b-1]); b-- {
-				sets[b], sets[b-1] = sets[b-1], sets[b]
-			}
-		}
-		cur := intersect(sets[0], sets[1], w.candBuf[i])
-		w.candBuf[i] = cur
-		for k := 2; k < len(sets) && len(cur) > 0; k++ {
-			next := intersect(cur, sets[k], w.tmpBuf[i])
-			w.tmpBuf[i], w.candBuf[i] = cur, next
-			cur = next
-		}
-		w.raw[i] = cur
-	}
+	w.raw[i] = intersectAll(sets, &w.candBuf[i], &w.tmpBuf[i])
 	if narrowed {
 		return w.raw[i]
 	}

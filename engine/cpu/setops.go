@@ -90,39 +90,23 @@ func lowerBound(s []uint32, from int, x uint32) int {
 	return from
 }
 
-// intersectCount returns |a ∩ b|.
-func intersectCount(a, b []uint32) int {
-	if len(a) > len(b) {
-		a, b = b, a
+// intersectAll intersects every set, smallest first so that each intermediate result stays small,
+// using *buf and *tmp as ping-pong storage (grown as needed, kept for reuse). It reorders sets.
+func intersectAll(sets [][]uint32, buf, tmp *[]uint32) []uint32 {
+	if len(sets) == 1 {
+		return sets[0]
 	}
-	n := 0
-	if len(b) > gallopThreshold*len(a) {
-		lo := 0
-		for _, x := range a {
-			lo = lowerBound(b, lo, x)
-			if lo == len(b) {
-				break
-			}
-			if b[lo] == x {
-				n++
-				lo++
-			}
-		}
-		return n
-	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		x, y := a[i], b[j]
-		switch {
-		case x < y:
-			i++
-		case x > y:
-			j++
-		default:
-			n++
-			i++
-			j++
+	for a := 1; a < len(sets); a++ {
+		for b := a; b > 0 && len(sets[b]) < len(sets[b-1]); b-- {
+			sets[b], sets[b-1] = sets[b-1], sets[b]
 		}
 	}
-	return n
+	cur := intersect(sets[0], sets[1], *buf)
+	*buf = cur
+	for k := 2; k < len(sets) && len(cur) > 0; k++ {
+		next := intersect(cur, sets[k], *tmp)
+		*tmp, *buf = cur, next
+		cur = next
+	}
+	return cur
 }

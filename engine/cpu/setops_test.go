@@ -41,8 +41,11 @@ func TestIntersect(t *testing.T) {
 				t.Fatalf("intersect(%v, %v) = %v, want %v", a, b, got, want)
 			}
 		}
-		if n := intersectCount(a, b); n != len(want) {
-			t.Fatalf("intersectCount = %d, want %d", n, len(want))
+		c := randomSet(r, r.IntN(300), uint32(1+r.IntN(400)))
+		var buf, tmp []uint32
+		all := intersectAll([][]uint32{b, c, a}, &buf, &tmp)
+		if want3 := naiveIntersect(naiveIntersect(a, b), c); !slices.Equal(all, want3) && !(len(all) == 0 && len(want3) == 0) {
+			t.Fatalf("intersectAll = %v, want %v", all, want3)
 		}
 		blocks, i, j := intersectBlocks(a, b, nil)
 		if got := mergeFrom(a, b, i, j, blocks); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
