@@ -83,3 +83,7 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int) map[[2]int]*EdgeIndex {
 	}
 	return space
 }
+
+// Arrays exposes the index's storage (for device uploads): List(i) is
+// values[offsets[i]:offsets[i+1]]. The slices alias the index and must not be modified.
+func (e *EdgeIndex) Arrays() (offsets []uint64, values []uint32) { return e.offsets, e.values }
