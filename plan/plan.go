@@ -53,6 +53,9 @@ type Level struct {
 	// set operations of that level. Extra lists the backward edges not covered by it.
 	Reuse int
 	Extra []BackEdge
+	// NarrowShared is set when this level's symmetry window also holds for every level that
+	// reuses its set, so the set can be narrowed before it is intersected and shared.
+	NarrowShared bool
 }
 
 // ParentEdge ties a postponed vertex to an enumerated neighbour.
@@ -153,7 +156,24 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 	for i := range pl.Levels {
 		pl.Levels[i].Reuse, pl.Levels[i].Extra = pl.reusable(i)
 	}
+	for j := range pl.Levels {
+		pl.Levels[j].NarrowShared = true
+		for _, l := range pl.Levels {
+			if l.Reuse == j && !(subsetInts(pl.Levels[j].Lower, l.Lower) && subsetInts(pl.Levels[j].Upper, l.Upper)) {
+				pl.Levels[j].NarrowShared = false
+			}
+		}
+	}
 	return pl
+}
+
+func subsetInts(sub, super []int) bool {
+	for _, x := range sub {
+		if !slices.Contains(super, x) {
+			return false
+		}
+	}
+	return true
 }
 
 func members(b Bitset) []uint32 {

@@ -75,6 +75,7 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 	}
 
 	roots := pl.Candidates[pl.Levels[0].Vertex]
+	index := candidateIndexes(p.Data, pl)
 	threads := p.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -96,6 +97,7 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 			defer wg.Done()
 			w := newWorker(p.Data, pl, &stop)
 			w.sched = sched
+			w.candIndex = index
 			runWorker(w, sched, p.Progress)
 			mu.Lock()
 			defer mu.Unlock()

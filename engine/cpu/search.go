@@ -25,6 +25,9 @@ type worker struct {
 	// level's index in its candidate list is needed by a later level.
 	space   [][]*plan.EdgeIndex
 	needIdx []bool
+	// candIndex[i], when not nil, maps a data vertex to its index in level i's candidate list
+	// (a dense table, shared by all workers, built when the graph is small enough).
+	candIndex [][]int32
 
 	raw        [][]uint32   // per level: its local candidate set before bounds and checks
 	candBuf    [][]uint32   // per level: the intersection result
@@ -52,6 +55,40 @@ type worker struct {
 	mapping []uint32 // emit's argument: data vertex per pattern vertex
 }
 
+// denseIndexLimit bounds the dense vertex-to-candidate-index tables, in entries (4 bytes each).
+const denseIndexLimit = 1 << 26
+
+// candidateIndexes builds, for every level whose candidate index the candidate space needs, a
+// dense table from data vertex to index in the level's candidate list, unless the tables would
+// exceed denseIndexLimit (workers then binary-search the candidate list).
+func candidateIndexes(g *graph.Graph, pl *plan.Plan) [][]int32 {
+	out := make([][]int32, len(pl.Levels))
+	if pl.Space == nil {
+		return out
+	}
+	w := newWorker(g, pl, nil)
+	need := 0
+	for i := range pl.Levels {
+		if w.needIdx[i] {
+			need += g.NumVertices()
+		}
+	}
+	if need > denseIndexLimit {
+		return out
+	}
+	for i, l := range pl.Levels {
+		if !w.needIdx[i] {
+			continue
+		}
+		t := make([]int32, g.NumVertices())
+		for k, v := range pl.Candidates[l.Vertex] {
+			t[v] = int32(k)
+		}
+		out[i] = t
+	}
+	return out
+}
+
 func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	L := len(pl.Levels)
 	w := &worker{
@@ -70,6 +107,7 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	w.iterCands, w.iterPos, w.iterEnd = make([][]uint32, L), make([]int, L), make([]int, L)
 	w.mi = make([]int, L)
 	w.needIdx = make([]bool, L)
+	w.candIndex = make([][]int32, L)
 	if pl.Space != nil {
 		w.space = make([][]*plan.EdgeIndex, L)
 		for i, l := range pl.Levels {
@@ -154,7 +192,7 @@ func (w *worker) candidates(i int) []uint32 {
 		sets = append(sets, neighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &w.unionSlots[i][k]))
 	}
 	// Levels that a later level reuses need the full set; others can narrow first.
-	narrowed := !w.reused[i]
+	narrowed := !w.reused[i] || lvl.NarrowShared
 	for k := range sets {
 		if narrowed {
 			sets[k] = w.bounds(i, sets[k])
@@ -288,6 +326,10 @@ func (w *worker) loop(i int, cands []uint32) bool {
 func (w *worker) assign(i int, c uint32) {
 	w.m[i] = c
 	if w.needIdx[i] {
+		if t := w.candIndex[i]; t != nil {
+			w.mi[i] = int(t[c])
+			return
+		}
 		cands := w.pl.Candidates[w.levels[i].Vertex]
 		w.mi[i] = lowerBound(cands, 0, c)
 	}
