@@ -12,6 +12,7 @@ import (
 	"submatch/engine"
 	"submatch/graph"
 	"submatch/pattern"
+	"submatch/plan"
 )
 
 func init() {
@@ -24,6 +25,7 @@ type countRecord struct {
 	Count           uint64  `json:"count"`
 	Semantics       string  `json:"semantics"`
 	ElapsedMS       float64 `json:"elapsed_ms"`
+	PlanMS          float64 `json:"plan_ms"`
 	Partial         bool    `json:"partial"`
 	Engine          string  `json:"engine"`
 	PatternVertices int     `json:"pattern_vertices"`
@@ -39,6 +41,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.")
 	var f matchFlags
 	f.register(fs)
+	explain := fs.Bool("explain", false, "print each query's matching plan (order, candidates, counted vertices, restrictions) on stderr")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -69,6 +72,11 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCode(stderr, err)
 	}
 	for i, q := range pos[1:] {
+		if *explain {
+			sem := f.semantics()
+			pl := plan.Build(g, queries[i], plan.Options{Induced: sem.Induced, Unique: sem.Unique})
+			fmt.Fprintf(stderr, "plan for %s (%s):\n%s", q, sem, pl.Describe())
+		}
 		if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr); code != exitOK {
 			return code
 		}
@@ -94,7 +102,7 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	var werr error
 	if f.json {
 		werr = json.NewEncoder(stdout).Encode(countRecord{
-			Query: name, Count: res.Count, Semantics: prob.Semantics.String(), ElapsedMS: ms(elapsed),
+			Query: name, Count: res.Count, Semantics: prob.Semantics.String(), ElapsedMS: ms(elapsed), PlanMS: ms(res.PlanTime),
 			Partial: partial, Engine: eng.Name(), PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(),
 			Pattern: p.String(),
 		})
