@@ -113,13 +113,14 @@ func (w *worker) maybeDonate() {
 	}
 }
 
-// runTask searches a stolen subtree. The local sets of the prefix's levels that later levels
-// reuse are recomputed first.
+// runTask searches a stolen subtree. The local sets that later levels reuse are recomputed
+// first: those of the prefix's levels and that of the task's own level (the task carries only the
+// part of it left to iterate).
 func (w *worker) runTask(t task) bool {
 	for j, c := range t.prefix {
 		w.assign(j, c)
 	}
-	for j := 1; j < t.level; j++ {
+	for j := 1; j <= t.level; j++ {
 		if w.reused[j] {
 			w.candidates(j)
 		}
