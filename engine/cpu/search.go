@@ -9,8 +9,9 @@ import (
 	"submatch/plan"
 )
 
-// stopCheckInterval is how many search nodes a worker visits between looks at the stop flag.
-const stopCheckInterval = 1 << 10
+// pollMask sets how often a worker looks at the stop flag and at idle workers: once every
+// pollMask+1 search nodes (a power of two). Tests lower it to make work stealing frequent.
+var pollMask uint32 = 1<<10 - 1
 
 // worker owns the per-goroutine state of a depth-first search over one plan. All buffers are
 // allocated up front or grown once; the recursion allocates nothing in steady state.
@@ -254,13 +255,13 @@ func (w *worker) accept(i int, c uint32) bool {
 	return true
 }
 
-// shouldStop polls the shared stop flag every stopCheckInterval calls.
+// shouldStop polls the shared stop flag (and offers work to idle workers) every pollMask+1 calls.
 func (w *worker) shouldStop() bool {
 	if w.stopped {
 		return true
 	}
 	w.tick++
-	if w.tick%stopCheckInterval == 0 {
+	if w.tick&pollMask == 0 {
 		if w.stop.Load() {
 			w.stopped = true
 		} else if w.sched != nil && w.sched.hungry.Load() > 0 {

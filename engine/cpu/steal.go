@@ -10,7 +10,7 @@ import (
 // subtrees that busy workers split off when others are idle (STMatch's work stealing, adapted to
 // goroutines: the victim donates the second half of the remaining iterations of its shallowest
 // splittable loop). There is no lock or channel operation per match: a worker looks at the
-// hungry counter once every stopCheckInterval search nodes.
+// hungry counter once every pollMask+1 search nodes.
 type scheduler struct {
 	roots []uint32
 	chunk int
