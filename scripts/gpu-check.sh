@@ -29,9 +29,22 @@ build() {
 	if command -v gcc >/dev/null; then
 		CGO_ENABLED=1 go test -c -trimpath -o bin/gpu-cgo.test ./gpu
 	fi
+	# The stmatch engine's tests (GPU counts against the CPU engine).
+	go vet ./engine/stmatch
+	CGO_ENABLED=0 go test -c -trimpath -o bin/stmatch.test ./engine/stmatch
 	rm -rf bin/testdata
 	mkdir -p bin/testdata/wikivote-graphpi
 	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" bin/testdata/wikivote-graphpi/
+	mkdir -p bin/testdata/github-gmatch bin/testdata/hprd-subgraphmatching/query_graph
+	cp -r "$shared/github-gmatch/data.graph" "$shared/github-gmatch/query_graph" \
+		"$shared/github-gmatch/expected_output.res" "$shared/github-gmatch/LICENSE" bin/testdata/github-gmatch/
+	cp "$shared/hprd-subgraphmatching/HPRD.graph" "$shared/hprd-subgraphmatching/LICENSE" bin/testdata/hprd-subgraphmatching/
+	# The first 20 HPRD queries (the stmatch test reads the first 20 names of the expected file).
+	head -n 20 "$shared/hprd-subgraphmatching/expected_output.res" > bin/testdata/hprd-subgraphmatching/expected_output.res
+	cut -d: -f1 bin/testdata/hprd-subgraphmatching/expected_output.res | while read -r q; do
+		cp "$shared/hprd-subgraphmatching/query_graph/$q.graph" bin/testdata/hprd-subgraphmatching/query_graph/
+	done
+	chmod -R u+w bin/testdata
 	du -sh bin
 	echo "built: $(ls bin | tr '\n' ' ')"
 }
@@ -67,6 +80,16 @@ run() {
 		crc=${PIPESTATUS[0]}
 		[ "$crc" -eq 0 ] || status=1
 	fi
+	local src=skipped
+	if [ -x bin/stmatch.test ]; then
+		echo
+		echo "== stmatch engine tests (GPU counts against the CPU engine)"
+		rm -f "$out/stmatch.tsv"
+		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" \
+			bin/stmatch.test -test.v -test.count=1 -test.timeout=6m 2>&1 | tee "$out/stmatch-test.log"
+		src=${PIPESTATUS[0]}
+		[ "$src" -eq 0 ] || status=1
+	fi
 	echo
 	echo "== submatch gpu-info --compile (warm kernel cache)"
 	$sm gpu-info --compile 2>&1 | sed -n '/^kernels:/,$p'
@@ -82,6 +105,19 @@ run() {
 	local pass fail skip
 	pass=$(grep -c '^--- PASS' "$out/gpu-test.log"); fail=$(grep -c '^--- FAIL' "$out/gpu-test.log"); skip=$(grep -c '^--- SKIP' "$out/gpu-test.log")
 	echo "tests: $pass passed, $fail failed, $skip skipped; test binary exit $trc; cgo-built subset exit $crc"
+	echo
+	echo "== stmatch engine: GPU against CPU"
+	if [ -s "$out/stmatch.tsv" ]; then
+		printf '%-40s %14s %14s %-8s %11s %10s %6s\n' case cpu gpu match kernel_ms call_ms warps
+		awk -F'\t' '{printf "%-40s %14s %14s %-8s %11s %10s %6s\n", $1, $2, $3, $4, $5, $6, $7}' "$out/stmatch.tsv"
+		echo "cases: $(wc -l < "$out/stmatch.tsv"), mismatches: $(grep -vc $'\tok\t' "$out/stmatch.tsv")"
+	else
+		echo "(no stmatch results: see the test log)"
+	fi
+	if [ -e "$out/stmatch-test.log" ]; then
+		grep -E '^(--- |ok|FAIL|PASS)' "$out/stmatch-test.log" | grep -v '^--- PASS' || true
+		echo "stmatch tests: $(grep -c '^--- PASS' "$out/stmatch-test.log") passed, $(grep -c '^--- FAIL' "$out/stmatch-test.log") failed, $(grep -c '^--- SKIP' "$out/stmatch-test.log") skipped; exit $src"
+	fi
 	exit $status
 }
 

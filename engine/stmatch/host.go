@@ -2,6 +2,7 @@ package stmatch
 
 import (
 	"fmt"
+	"slices"
 
 	"submatch/graph"
 	"submatch/plan"
@@ -152,7 +153,7 @@ func sortedCSR(g *graph.Graph) ([]uint64, []uint32) {
 	copy(nbrs, raw.Neighbors)
 	for u := 0; u+1 < len(raw.Offsets); u++ {
 		s := nbrs[raw.Offsets[u]:raw.Offsets[u+1]]
-		sortU32(s)
+		slices.Sort(s)
 	}
 	return raw.Offsets, nbrs
 }

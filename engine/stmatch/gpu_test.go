@@ -1,0 +1,236 @@
+package stmatch
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"submatch/engine"
+	"submatch/formats"
+	"submatch/gen"
+	"submatch/gpu"
+	"submatch/graph"
+	"submatch/pattern"
+)
+
+// EnvTestdata names the folder holding the shared test data (as for package gpu's tests).
+const EnvTestdata = "SUBMATCH_TESTDATA"
+
+// EnvResults names a file to which the GPU tests append one tab-separated line per comparison
+// (case, cpu count, gpu count, verdict, gpu kernel ms, gpu call ms, warps), for scripts/gpu-check.sh.
+const EnvResults = "SUBMATCH_STMATCH_RESULTS"
+
+func testdataDir() string {
+	if d := os.Getenv(EnvTestdata); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "testdata")
+}
+
+func needGPU(t *testing.T) *gpu.Device {
+	t.Helper()
+	d, err := device(context.Background())
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	return d
+}
+
+func record(t *testing.T, name string, cpu, got uint64, st Stats) {
+	verdict := "ok"
+	if cpu != got {
+		verdict = "MISMATCH"
+	}
+	p := os.Getenv(EnvResults)
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Logf("results file: %v", err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%d\t%d\t%s\t%.3f\t%.3f\t%d\n", name, cpu, got, verdict,
+		float64(st.Kernel.Microseconds())/1000, float64(st.Total.Microseconds())/1000, st.Warps)
+}
+
+// compare counts on the GPU and the CPU; it returns the GPU stats.
+func compare(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, want int64) Stats {
+	t.Helper()
+	t0 := time.Now()
+	cpu := cpuCount(t, g, p, sem)
+	cpuTime := time.Since(t0)
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+	res, st, err := CountStats(context.Background(), prob)
+	if err != nil || res.Partial {
+		t.Errorf("%s: stmatch count: %v (partial %v)", name, err, res.Partial)
+		record(t, name, cpu, res.Count, st)
+		return st
+	}
+	record(t, name, cpu, res.Count, st)
+	if res.Count != cpu {
+		t.Errorf("%s (%s): stmatch %d, cpu %d", name, sem, res.Count, cpu)
+	}
+	if want >= 0 && uint64(want) != cpu {
+		t.Errorf("%s: cpu %d, published %d", name, cpu, want)
+	}
+	t.Logf("%-28s %-14s %14d  cpu %9.3f ms  gpu kernel %9.3f ms  call %9.3f ms  launches %d warps %d levels %d buffers %s",
+		name, sem, res.Count, ms(cpuTime), ms(st.Kernel), ms(st.Total), st.Launches, st.Warps, st.Levels, gpu.FormatBytes(st.BufferBytes))
+	return st
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func readExpected(t *testing.T, path string) (names []string, counts map[string]uint64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("test data not available (set %s): %v", EnvTestdata, err)
+	}
+	counts = map[string]uint64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, num, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
+		if err != nil {
+			t.Fatalf("%s: bad line %q", path, line)
+		}
+		names = append(names, strings.TrimSpace(name))
+		counts[strings.TrimSpace(name)] = n
+	}
+	return names, counts
+}
+
+func expectedSuite(t *testing.T, dir, data string, limit int) {
+	needGPU(t)
+	dir = filepath.Join(testdataDir(), dir)
+	names, want := readExpected(t, filepath.Join(dir, "expected_output.res"))
+	g, err := formats.Load(filepath.Join(dir, data), formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit > 0 && len(names) > limit {
+		names = names[:limit]
+	}
+	for _, name := range names {
+		p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", name+".graph"), formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compare(t, filepath.Base(dir)+" "+name, g, p, engine.Semantics{}, int64(want[name]))
+	}
+}
+
+func TestGPUGitHub(t *testing.T) { expectedSuite(t, "github-gmatch", "data.graph", 0) }
+
+func TestGPUHPRD(t *testing.T) { expectedSuite(t, "hprd-subgraphmatching", "HPRD.graph", 20) }
+
+func loadWikiVote(t *testing.T) *graph.Graph {
+	t.Helper()
+	path := filepath.Join(testdataDir(), "wikivote-graphpi", "wiki-vote_input")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("wiki-Vote not available (set %s): %v", EnvTestdata, err)
+	}
+	defer f.Close()
+	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: true})
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || line == 1 {
+			continue
+		}
+		u, err1 := strconv.ParseInt(fs[0], 10, 64)
+		v, err2 := strconv.ParseInt(fs[1], 10, 64)
+		if len(fs) != 2 || err1 != nil || err2 != nil {
+			t.Fatalf("%s:%d: bad line %q", path, line, sc.Text())
+		}
+		if err := b.AddEdge(u, v, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestGPUWikiVote(t *testing.T) {
+	needGPU(t)
+	g := loadWikiVote(t)
+	for _, c := range []struct{ name, pat string }{
+		{"triangle", "(a)-(b)-(c)-(a)"},
+		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
+		{"4-cycle", "(a)-(b)-(c)-(d)-(a)"},
+	} {
+		p, err := pattern.Parse(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sem := range semantics {
+			if c.name == "4-cycle" && !sem.Unique {
+				continue
+			}
+			want := int64(-1)
+			if c.name == "triangle" && sem.Unique {
+				want = 608389
+			}
+			compare(t, "wiki-Vote "+c.name+" "+sem.String(), g, p, sem, want)
+		}
+	}
+}
+
+func TestGPURandom(t *testing.T) {
+	needGPU(t)
+	n := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		vl := int(seed % 4)
+		n := 200 + int(seed%7)*50
+		g := gen.RandomGraphM(seed, n, n*(2+int(seed%4)), vl, int(seed%2)+1)
+		p := gen.RandomPattern(seed*31, 2+int(seed%6), gen.PatternOptions{
+			EdgeProb: 0.4, VertexLabels: vl, EdgeLabels: int(seed%2) + 1, Wildcard: 0.3,
+			Components: 1 + int(seed%5)/4,
+		})
+		for _, sem := range semantics {
+			compare(t, fmt.Sprintf("random seed %d %s", seed, sem), g, p, sem, -1)
+			n++
+		}
+	}
+	t.Logf("%d random cases", n)
+}
+
+// TestGPUZTinyBudget runs last (it lowers the device's budget for the rest of the process): a
+// budget that leaves room for two blocks' buffers, then one that leaves none.
+func TestGPUZTinyBudget(t *testing.T) {
+	d := needGPU(t)
+	g := loadWikiVote(t)
+	p, _ := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c)")
+	sem := engine.Semantics{Unique: true}
+	full := compare(t, "wiki-Vote diamond unique", g, p, sem, -1)
+	fixed := full.DeviceBytes - full.BufferBytes - uint64(full.Warps)*8
+	perBlock := (full.StrideWords*4 + 8) * warpsPerBlock
+	limit := d.Budget().Used() + fixed + perBlock*5/2
+	d.SetMemoryLimit(limit)
+	t.Logf("budget lowered to %s", gpu.FormatBytes(limit))
+	st := compare(t, "wiki-Vote diamond tiny budget", g, p, sem, -1)
+	if st.Blocks != 2 {
+		t.Errorf("tiny budget: %d blocks, want 2 (full run: %d)", st.Blocks, full.Blocks)
+	}
+	d.SetMemoryLimit(d.Budget().Used() + fixed + perBlock/2)
+	_, err := Engine{}.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+	if !errors.Is(err, gpu.ErrBudget) {
+		t.Errorf("budget below one block: %v, want ErrBudget", err)
+	}
+	t.Logf("below one block: %v", err)
+}
