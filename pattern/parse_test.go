@@ -127,129 +127,170 @@ func TestParseMaxVertices(t *testing.T) {
 	}
 }
 
-// knownStringBug reports whether p is one that (*Pattern).String() currently cannot render
-// faithfully: two vertices whose printed variable names collide (a vertex named "v1" next to an
-// anonymous vertex 1, or two vertices given the same name through New).
-// TODO(lead): remove once pattern.go's String() makes names unique.
-func knownStringBug(p *Pattern) bool {
-	seen := map[string]bool{}
-	for u := 0; u < p.NumVertices(); u++ {
-		n := varName(p, u)
-		if seen[n] {
-			return true
-		}
-		seen[n] = true
+// sameByIndex reports whether p and q have the same vertex labels and the same labelled edges,
+// vertex for vertex.
+func sameByIndex(p, q *Pattern) bool {
+	if p.NumVertices() != q.NumVertices() || p.NumEdges() != q.NumEdges() {
+		return false
 	}
-	return false
+	return sameUnder(p, q, func(u int) int { return u })
 }
 
-// checkRoundTrip checks that String() re-parses to an equal pattern: same vertices (matched by the
-// variable names String prints), same labels, same edges with the same labels.
-func checkRoundTrip(t *testing.T, p *Pattern) {
-	t.Helper()
-	s := p.String()
-	q, err := Parse(s)
-	if err != nil {
-		t.Fatalf("String() = %q does not re-parse: %v", s, err)
+// sameUnder reports whether vertex u of p corresponds to vertex m(u) of q (labels and edges).
+func sameUnder(p, q *Pattern, m func(int) int) bool {
+	for u := 0; u < p.NumVertices(); u++ {
+		if p.VertexLabel(u) != q.VertexLabel(m(u)) {
+			return false
+		}
+		for w := u + 1; w < p.NumVertices(); w++ {
+			l1, ok1 := p.EdgeLabel(u, w)
+			l2, ok2 := q.EdgeLabel(m(u), m(w))
+			if ok1 != ok2 || l1 != l2 {
+				return false
+			}
+		}
 	}
-	if q.NumVertices() != p.NumVertices() || q.NumEdges() != p.NumEdges() {
-		t.Fatalf("String() = %q re-parses with %d vertices %d edges, want %d and %d", s,
-			q.NumVertices(), q.NumEdges(), p.NumVertices(), p.NumEdges())
+	return true
+}
+
+// legacyName is the variable name the current (*Pattern).String() prints for vertex u: its name
+// when that is an identifier, else v<index>. Names are not made unique.
+func legacyName(p *Pattern, u int) string {
+	if p.names != nil && p.names[u] != "" {
+		ok := true
+		for i, c := range p.names[u] {
+			if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')) {
+				ok = false
+			}
+		}
+		if ok {
+			return p.names[u]
+		}
+	}
+	return fmt.Sprintf("v%d", u)
+}
+
+// knownStringBug reports whether the failure of Parse(p.String()) to reproduce p is explained by
+// the known bugs of the current String(): printed names that collide (a variable "v1" next to an
+// anonymous vertex 1, or two vertices given one name through New), or vertices renumbered (an
+// isolated vertex, or an edge, that mentions vertices out of index order) while the pattern is
+// otherwise the same under the printed names.
+// TODO(lead): once String() is fixed these cases round-trip exactly and this never fires.
+func knownStringBug(p, q *Pattern, err error) bool {
+	seen := map[string]bool{}
+	for u := 0; u < p.NumVertices(); u++ {
+		if seen[legacyName(p, u)] {
+			return true // names collide
+		}
+		seen[legacyName(p, u)] = true
+	}
+	if err != nil || q.NumVertices() != p.NumVertices() || q.NumEdges() != p.NumEdges() {
+		return false
 	}
 	idx := map[string]int{}
 	for v := 0; v < q.NumVertices(); v++ {
 		idx[q.names[v]] = v
 	}
-	m := make([]int, p.NumVertices())
-	for u := range m {
-		v, ok := idx[varName(p, u)]
-		if !ok {
-			t.Fatalf("String() = %q lost vertex %s", s, varName(p, u))
-		}
-		m[u] = v
-		if p.VertexLabel(u) != q.VertexLabel(v) {
-			t.Fatalf("String() = %q: vertex %s label %s became %s", s, varName(p, u), p.VertexLabel(u), q.VertexLabel(v))
-		}
-	}
 	for u := 0; u < p.NumVertices(); u++ {
-		for w := 0; w < p.NumVertices(); w++ {
-			if u == w {
-				continue
-			}
-			l1, ok1 := p.EdgeLabel(u, w)
-			l2, ok2 := q.EdgeLabel(m[u], m[w])
-			if ok1 != ok2 || l1 != l2 {
-				t.Fatalf("String() = %q: edge %d-%d (%v %s) became (%v %s)", s, u, w, ok1, l1, ok2, l2)
-			}
+		if _, ok := idx[legacyName(p, u)]; !ok {
+			return false
 		}
 	}
-	// Printing is stable: the re-parsed pattern prints the same text.
-	if s2 := q.String(); s2 != s && !knownStringBug(q) {
-		// Vertex order may differ (see TestStringKeepsVertexOrder); compare as multisets of
-		// clauses would be overkill, so require only that it re-parses once more.
-		if _, err := Parse(s2); err != nil {
-			t.Fatalf("second String() = %q does not re-parse: %v", s2, err)
+	return sameUnder(p, q, func(u int) int { return idx[legacyName(p, u)] })
+}
+
+// roundTrip parses p.String() and reports whether it reproduces p exactly (same vertex numbering,
+// labels, edges, and the names of vertices whose names are distinct identifiers), failing the
+// test otherwise unless a known String() bug explains the difference (known true).
+func roundTrip(t *testing.T, p *Pattern) (known bool) {
+	t.Helper()
+	s := p.String()
+	q, err := Parse(s)
+	if err == nil && sameByIndex(p, q) {
+		count := map[string]int{}
+		for u := 0; u < p.NumVertices(); u++ {
+			count[legacyName(p, u)]++
+		}
+		for u := 0; u < p.NumVertices(); u++ {
+			if n := legacyName(p, u); p.names != nil && n == p.names[u] && count[n] == 1 && q.names[u] != n {
+				t.Fatalf("String() = %q renames vertex %d from %s to %s", s, u, n, q.names[u])
+			}
+		}
+		if s2 := q.String(); s2 != s && p.names != nil && sameNames(p, q) {
+			t.Fatalf("String() is not stable: %q re-parses and prints as %q", s, s2)
+		}
+		return false
+	}
+	if knownStringBug(p, q, err) {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("String() = %q does not re-parse: %v", s, err)
+	}
+	t.Fatalf("String() = %q re-parses to a different pattern:\n got  %s\n want %s", s, describe(q), describe(p))
+	return false
+}
+
+func sameNames(p, q *Pattern) bool {
+	for u := 0; u < p.NumVertices(); u++ {
+		if p.names[u] != q.names[u] {
+			return false
 		}
 	}
+	return true
 }
 
 func TestStringRoundTrip(t *testing.T) {
+	var known []string
 	for _, s := range []string{
 		"(a)",
 		"(a:3)-(b:5)-(c:3)-(a), (b)-[:2]-(d)",
 		"(a:1)-[:0]-(b:*)-[:7]-(c), (d:4), (e)",
-		"()-(:3)-()",
 		"(x)-(y), (z)-(w)",
-		"(a), (b)-(c)", // vertex order changes through String (see TestStringKeepsVertexOrder)
+		"(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)",
+		// The cases below hit the known String() bugs (see TestStringKnownBugs).
+		"()-(:3)-()",
+		"(a), (b)-(c)",
+		"(a)-(b), (c), (b)-(d)",
+		"(a), (b)-(c)-(a)",
+		"(v1), ()",
+		"(v0)-(), (v1)",
 	} {
 		p, err := Parse(s)
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", s, err)
 		}
-		t.Run(s, func(t *testing.T) { checkRoundTrip(t, p) })
+		if roundTrip(t, p) {
+			known = append(known, s)
+		}
 	}
-	// Patterns built with New: nil names, non-identifier names.
-	p, err := New([]Label{Exact(1), Wildcard, Exact(2)}, []Edge{{2, 1, Exact(4)}, {0, 2, Wildcard}}, nil)
-	if err != nil {
-		t.Fatal(err)
+	// Patterns built with New: nil names, non-identifier names, repeated names.
+	for _, names := range [][]string{nil, {"10", "x", "-"}, {"a", "a", "b"}} {
+		p, err := New([]Label{Exact(1), Wildcard, Exact(2)}, []Edge{{2, 1, Exact(4)}, {0, 2, Wildcard}}, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if roundTrip(t, p) {
+			known = append(known, fmt.Sprintf("New(names %q)", names))
+		}
 	}
-	checkRoundTrip(t, p)
-	p, err = New([]Label{Exact(1), Wildcard, Exact(2)}, []Edge{{0, 1, Exact(4)}}, []string{"10", "x", "-"})
-	if err != nil {
-		t.Fatal(err)
+	if len(known) > 0 {
+		t.Logf("known String() bugs (round trip equal only up to renumbering, or names collide) for: %q", known)
 	}
-	checkRoundTrip(t, p)
 }
 
-// TestStringNameCollision documents a bug in (*Pattern).String(): names are not made unique, so a
-// variable "v1" and an anonymous vertex 1 (printed as "v1") merge on re-parse.
-func TestStringNameCollision(t *testing.T) {
-	p, err := Parse("(v1), ()")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if knownStringBug(p) {
-		t.Skipf("known bug in pattern.String(): %q prints as %q (two vertices named v1); see report", "(v1), ()", p.String())
-	}
-	checkRoundTrip(t, p)
-}
-
-// TestStringKeepsVertexOrder documents that String() numbers vertices differently from the
-// pattern it renders when an isolated vertex precedes edges, or edges mention vertices out of
-// index order: Parse(p.String()) has the same shape but permuted vertex indices, which changes
-// the column order of match output.
-func TestStringKeepsVertexOrder(t *testing.T) {
-	for _, s := range []string{"(a), (b)-(c)", "(a)-(b), (c), (b)-(d)", "(a), (b)-(c)-(a)"} {
+// TestStringKnownBugs documents two bugs in (*Pattern).String(), skipped until fixed:
+//   - names are not made unique: "(v1), ()" prints as "(v1), (v1)", one vertex on re-parse;
+//   - vertices are renumbered: "(a), (b)-(c)" prints as "(b)-(c), (a)", so b becomes vertex 0
+//     and match columns come out in another order.
+func TestStringKnownBugs(t *testing.T) {
+	for _, s := range []string{"(v1), ()", "(a), (b)-(c)"} {
 		p, err := Parse(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := Parse(p.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if describe(p) != describe(q) {
-			t.Skipf("known bug in pattern.String(): %q prints as %q, which numbers the vertices differently; see report", s, p.String())
+		if roundTrip(t, p) {
+			t.Skipf("known bug in pattern.String(): %q prints as %q, which does not re-parse to the same pattern", s, p.String())
 		}
 	}
 }
@@ -274,9 +315,6 @@ func FuzzParse(f *testing.F) {
 		if p.NumVertices() < 1 || p.NumVertices() > MaxVertices {
 			t.Fatalf("Parse(%q): %d vertices", s, p.NumVertices())
 		}
-		if knownStringBug(p) {
-			t.Skip("known pattern.String() name-collision bug")
-		}
-		checkRoundTrip(t, p)
+		roundTrip(t, p)
 	})
 }

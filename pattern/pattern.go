@@ -196,13 +196,15 @@ func (p *Pattern) Components() []uint32 {
 	return comps
 }
 
-// String renders the pattern in the inline syntax accepted by Parse.
+// String renders the pattern in the inline syntax accepted by Parse. Parse(p.String()) numbers
+// the vertices as p does: vertex v is first mentioned after vertices 0..v-1.
 func (p *Pattern) String() string {
+	names := p.varNames()
 	var b strings.Builder
 	var written uint32
 	vertex := func(u int) {
 		b.WriteString("(")
-		b.WriteString(varName(p, u))
+		b.WriteString(names[u])
 		if written&(1<<u) == 0 && !p.vertexLabels[u].Any {
 			b.WriteString(":")
 			b.WriteString(p.vertexLabels[u].String())
@@ -210,30 +212,56 @@ func (p *Pattern) String() string {
 		written |= 1 << u
 		b.WriteString(")")
 	}
-	first := true
-	sep := func() {
-		if !first {
+	for v := range p.vertexLabels {
+		if v > 0 {
 			b.WriteString(", ")
 		}
-		first = false
-	}
-	for _, e := range p.edges {
-		sep()
-		vertex(e.U)
-		if e.Label.Any {
-			b.WriteString("-")
-		} else {
-			b.WriteString("-[:" + e.Label.String() + "]-")
+		// Vertices 0..v-1 are written: the first edge to a smaller neighbour introduces v.
+		lower := p.adj[v] & (1<<v - 1)
+		if lower == 0 {
+			vertex(v)
+			continue
 		}
-		vertex(e.V)
-	}
-	for u := range p.vertexLabels {
-		if p.adj[u] == 0 {
-			sep()
+		for first := true; lower != 0; first = false {
+			u := bits.TrailingZeros32(lower)
+			lower &^= 1 << u
+			if !first {
+				b.WriteString(", ")
+			}
 			vertex(u)
+			if l := p.edgeLabel[edgeKey(u, v)]; l.Any {
+				b.WriteString("-")
+			} else {
+				b.WriteString("-[:" + l.String() + "]-")
+			}
+			vertex(v)
 		}
 	}
 	return b.String()
+}
+
+// varNames gives every vertex a distinct identifier: its name when that is a valid, not yet used
+// identifier, else v<index> (with underscores appended until unused).
+func (p *Pattern) varNames() []string {
+	out := make([]string, len(p.vertexLabels))
+	taken := map[string]bool{}
+	for u := range out {
+		if p.names != nil && isIdent(p.names[u]) && !taken[p.names[u]] {
+			out[u] = p.names[u]
+			taken[out[u]] = true
+		}
+	}
+	for u := range out {
+		if out[u] == "" {
+			name := "v" + strconv.Itoa(u)
+			for taken[name] {
+				name += "_"
+			}
+			out[u] = name
+			taken[name] = true
+		}
+	}
+	return out
 }
 
 // varName is a valid identifier for vertex u in the inline syntax.

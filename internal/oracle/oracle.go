@@ -2,7 +2,7 @@
 // it tries every injective assignment of data vertices to pattern vertices in pattern vertex
 // order, checking each constraint as soon as both of its vertices are assigned. It reads the data
 // graph only through Neighbors/NeighborEdgeLabels/VertexLabel (never the run index the engines
-// use), building its own edge map.
+// use), building its own adjacency matrix (or map, for large graphs).
 //
 // Unique counting follows the definition directly: two embeddings f and g are the same subgraph
 // iff g = f∘σ for an automorphism σ of the pattern (labels compared as constraints: an exact

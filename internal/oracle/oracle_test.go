@@ -221,3 +221,22 @@ func TestCountWithin(t *testing.T) {
 		t.Errorf("CountWithin = %d, %v; want %d", n, ok, 10*9*8*7)
 	}
 }
+
+func TestAutomorphismsWithin(t *testing.T) {
+	// Ten interchangeable isolated vertices: 10! automorphisms, far beyond a small budget.
+	p := parse(t, "(a), (b), (c), (d), (e), (f), (g), (h), (i), (j)")
+	if _, ok := AutomorphismsWithin(p, 10_000); ok {
+		t.Error("AutomorphismsWithin finished 10! automorphisms within 10000 nodes")
+	}
+	if _, ok := CountWithin(complete(t, 12), p, uniq, 10_000); ok {
+		t.Error("CountWithin ignored the budget spent on automorphisms")
+	}
+	q := parse(t, "(a), (b), (c), (d)")
+	if auts, ok := AutomorphismsWithin(q, 10_000); !ok || len(auts) != 24 {
+		t.Errorf("AutomorphismsWithin(4 isolated) = %d, %v", len(auts), ok)
+	}
+	// 4 isolated vertices in 6 vertices: 6*5*4*3 embeddings, C(6,4) unique.
+	if n := Count(build(t, 6, nil, nil), q, uniq); n != 15 {
+		t.Errorf("unique 4 isolated in 6 = %d, want 15", n)
+	}
+}
