@@ -39,6 +39,24 @@ type leafCounter struct {
 	dp, ndp []uint64 // DP over remaining-vertex vectors
 
 	radix, rem, pick [plan.MaxClassGroups]int
+
+	// memo[g], for a group with several parents that forms a class alone, caches |S_g| by the
+	// parents' data vertices: the same parents recur across many assignments (the two ends of
+	// a 4-cycle's diagonal, reached through every middle vertex) and the intersection need not
+	// be recomputed. Such groups test membership by adjacency instead of a materialised set.
+	memo [][]memoEntry
+}
+
+// memoSlots is the size of each group's direct-mapped size cache; maxMemoParents bounds the key.
+const (
+	memoSlots      = 1 << 14
+	maxMemoParents = 4
+)
+
+type memoEntry struct {
+	key  [maxMemoParents]uint32
+	size int64
+	ok   bool
 }
 
 func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
@@ -59,6 +77,13 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 				parent := pl.Levels[pe.Level].Vertex
 				lc.space[i] = append(lc.space[i], pl.Space[[2]int{parent, lg.Vertices[0]}])
 			}
+		}
+	}
+	lc.memo = make([][]memoEntry, ng)
+	for _, class := range pl.Classes {
+		if gi := class.Groups[0]; len(class.Groups) == 1 && len(pl.Groups[gi].Parents) >= 2 &&
+			len(pl.Groups[gi].Parents) <= maxMemoParents {
+			lc.memo[gi] = make([]memoEntry, memoSlots)
 		}
 	}
 	lc.isoIntersections = make([][]int64, len(pl.Classes))
@@ -114,37 +139,82 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 func (lc *leafCounter) materialise(m []uint32, mi []int) {
 	for gi := range lc.groups {
 		lg := &lc.groups[gi]
-		if len(lg.Parents) == 0 {
+		if len(lg.Parents) == 0 || lc.memo[gi] != nil {
 			continue
 		}
-		sets := lc.parentSets[:0]
-		empty := false
-		for k, pe := range lg.Parents {
-			var s []uint32
-			if lc.space != nil {
-				s = lc.space[gi][k].List(mi[pe.Level])
-			} else {
-				s = neighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
-			}
-			if len(s) == 0 {
-				empty = true
-				break
-			}
-			sets = append(sets, s)
-		}
-		if empty {
-			lc.sets[gi] = nil
-			continue
-		}
-		lc.sets[gi] = intersectAll(sets, &lc.setBuf[gi], &lc.tmpBuf[gi])
+		lc.sets[gi] = lc.commonNeighbours(gi, m, mi)
 	}
 }
 
+// commonNeighbours computes S_g: the intersection of the parents' candidate-space lists, or of
+// their matching label runs without a candidate space.
+func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
+	lg := &lc.groups[gi]
+	sets := lc.parentSets[:0]
+	for k, pe := range lg.Parents {
+		var s []uint32
+		if lc.space != nil {
+			s = lc.space[gi][k].List(mi[pe.Level])
+		} else {
+			s = neighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
+		}
+		if len(s) == 0 {
+			return nil
+		}
+		sets = append(sets, s)
+	}
+	return intersectAll(sets, &lc.setBuf[gi], &lc.tmpBuf[gi])
+}
+
+// memoSize returns |S_g| for a memoised group, from its cache when the parents recur.
+func (lc *leafCounter) memoSize(gi int, m []uint32, mi []int) int64 {
+	var key [maxMemoParents]uint32
+	h := uint64(14695981039346656037)
+	for k, pe := range lc.groups[gi].Parents {
+		key[k] = m[pe.Level]
+		h = (h ^ uint64(key[k])) * 1099511628211
+	}
+	e := &lc.memo[gi][h&(memoSlots-1)]
+	if !e.ok || e.key != key {
+		*e = memoEntry{key: key, size: int64(len(lc.commonNeighbours(gi, m, mi))), ok: true}
+	}
+	return e.size
+}
+
+// adjacentToParents reports whether x is in S_g, testing x against each parent's list.
+func (lc *leafCounter) adjacentToParents(gi int, x uint32, m []uint32, mi []int) bool {
+	lg := &lc.groups[gi]
+	if !lg.VertexLabel.Matches(lc.g.VertexLabel(x)) {
+		return false
+	}
+	for k, pe := range lg.Parents {
+		if lc.space != nil {
+			l := lc.space[gi][k].List(mi[pe.Level])
+			if i := lowerBound(l, 0, x); i == len(l) || l[i] != x {
+				return false
+			}
+			continue
+		}
+		p := m[pe.Level]
+		if pe.EdgeLabel.Any {
+			if _, ok := lc.g.HasEdge(p, x); !ok {
+				return false
+			}
+		} else if !lc.g.HasEdgeLabelled(p, x, pe.EdgeLabel.Value) {
+			return false
+		}
+	}
+	return true
+}
+
 // member reports whether data vertex x is in S_g (materialise must have run).
-func (lc *leafCounter) member(gi int, x uint32) bool {
+func (lc *leafCounter) member(gi int, x uint32, m []uint32, mi []int) bool {
 	lg := &lc.groups[gi]
 	if len(lg.Parents) == 0 {
 		return lg.Candidates.Has(x)
+	}
+	if lc.memo[gi] != nil {
+		return lc.adjacentToParents(gi, x, m, mi)
 	}
 	s := lc.sets[gi]
 	i := lowerBound(s, 0, x)
@@ -161,13 +231,13 @@ func (lc *leafCounter) setSize(gi int) int64 {
 }
 
 // usedIn counts the assigned data vertices that lie in every group of mask.
-func (lc *leafCounter) usedIn(class []int, mask int, m []uint32) int64 {
+func (lc *leafCounter) usedIn(class []int, mask int, m []uint32, mi []int) int64 {
 	var n int64
 	for _, x := range m {
 		in := true
 		for b := 0; b < len(class) && in; b++ {
 			if mask&(1<<b) != 0 {
-				in = lc.member(class[b], x)
+				in = lc.member(class[b], x, m, mi)
 			}
 		}
 		if in {
@@ -182,7 +252,7 @@ func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
 	lc.materialise(m, mi)
 	total := uint64(1)
 	for ci, class := range lc.pl.Classes {
-		c, ok := lc.classCount(ci, class.Groups, m)
+		c, ok := lc.classCount(ci, class.Groups, m, mi)
 		if !ok {
 			return 0, false
 		}
@@ -196,10 +266,14 @@ func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
 	return total, true
 }
 
-func (lc *leafCounter) classCount(ci int, class []int, m []uint32) (uint64, bool) {
+func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (uint64, bool) {
 	if len(class) == 1 {
 		lg := &lc.groups[class[0]]
-		s := lc.setSize(class[0]) - lc.usedIn(class, 1, m)
+		size := lc.setSize(class[0])
+		if lc.memo[class[0]] != nil {
+			size = lc.memoSize(class[0], m, mi)
+		}
+		s := size - lc.usedIn(class, 1, m, mi)
 		if lg.Ordered {
 			return binomial(s, len(lg.Vertices))
 		}
@@ -213,9 +287,9 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32) (uint64, bool
 		if iso := lc.isoIntersections[ci]; iso != nil && lc.allIsolated(class, mask) {
 			size = iso[mask]
 		} else {
-			size = lc.intersectionSize(class, mask, m)
+			size = lc.intersectionSize(class, mask, m, mi)
 		}
-		lc.inter[mask] = size - lc.usedIn(class, mask, m)
+		lc.inter[mask] = size - lc.usedIn(class, mask, m, mi)
 	}
 	// Venn regions: elements in exactly the groups of mask.
 	for mask := 1; mask <= full; mask++ {
@@ -243,7 +317,7 @@ func (lc *leafCounter) allIsolated(class []int, mask int) bool {
 
 // intersectionSize counts the data vertices in every group of mask (used vertices included),
 // by walking the smallest parented set and testing membership in the others.
-func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32) int64 {
+func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []int) int64 {
 	best := -1
 	for b := range class {
 		if mask&(1<<b) == 0 || len(lc.groups[class[b]].Parents) == 0 {
@@ -261,7 +335,7 @@ func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32) int64
 		in := true
 		for b := 0; b < len(class) && in; b++ {
 			if b != best && mask&(1<<b) != 0 {
-				in = lc.member(class[b], x)
+				in = lc.member(class[b], x, m, mi)
 			}
 		}
 		if in {
