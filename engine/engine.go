@@ -48,6 +48,10 @@ type Problem struct {
 	Threads int
 	// Progress, when set, is called from time to time with the fraction of root work done.
 	Progress func(done float64)
+	// MemoryLimit bounds, in bytes, what the engine allocates beyond the data graph (candidate
+	// sets, indexes, per-worker buffers); 0 means no limit. An engine shrinks optional
+	// structures to fit and fails with ErrMemory when the required ones do not.
+	MemoryLimit uint64
 }
 
 // Result is the outcome of a count.
@@ -61,6 +65,10 @@ type Result struct {
 
 // ErrOverflow is returned when a count does not fit in a uint64.
 var ErrOverflow = errors.New("count overflows uint64")
+
+// ErrMemory is returned (wrapped, with the sizes) when a problem cannot be solved within its
+// MemoryLimit.
+var ErrMemory = errors.New("not enough memory")
 
 // Engine is implemented by every matcher.
 type Engine interface {

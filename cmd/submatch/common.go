@@ -17,6 +17,7 @@ import (
 	"submatch/engine"
 	_ "submatch/engine/cpu" // registers the "cpu" engine
 	"submatch/formats"
+	"submatch/gpu"
 	"submatch/graph"
 	"submatch/pattern"
 )
@@ -82,6 +83,7 @@ type matchFlags struct {
 	unique      bool
 	json        bool
 	queryFormat string
+	memory      string
 }
 
 func (m *matchFlags) register(fs *flag.FlagSet) {
@@ -93,6 +95,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.unique, "unique", false, "count each distinct subgraph once (embeddings / |Aut(pattern)|)")
 	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
+	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GB (default: no bound)")
 }
 
 func (m *matchFlags) check() error {
@@ -102,7 +105,22 @@ func (m *matchFlags) check() error {
 	if m.threads < 0 {
 		return usagef("--threads must be >= 0")
 	}
+	if _, err := m.memoryLimit(); err != nil {
+		return err
+	}
 	return checkFormat("--query-format", m.queryFormat)
+}
+
+// memoryLimit parses --memory (0 when unset).
+func (m *matchFlags) memoryLimit() (uint64, error) {
+	if m.memory == "" {
+		return 0, nil
+	}
+	n, err := gpu.ParseBytes(m.memory)
+	if err != nil || n == 0 {
+		return 0, usagef("--memory %q: expected a size such as 512MiB or 4GB", m.memory)
+	}
+	return n, nil
 }
 
 func (m *matchFlags) semantics() engine.Semantics {

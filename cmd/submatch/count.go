@@ -89,6 +89,7 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	name string, p *pattern.Pattern, stdout, stderr io.Writer) int {
 	prog := newProgress(stderr, name)
 	prob := &engine.Problem{Data: g, Pattern: p, Semantics: f.semantics(), Threads: f.threads, Progress: prog.callback()}
+	prob.MemoryLimit, _ = f.memoryLimit() // validated by check
 	start := time.Now()
 	res, err := eng.Count(ctx, prob)
 	elapsed := time.Since(start)

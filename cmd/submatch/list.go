@@ -92,6 +92,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	prog := newProgress(stderr, pos[1])
 	prob := &engine.Problem{Data: g, Pattern: p, Semantics: f.semantics(), Threads: f.threads, Progress: prog.callback()}
+	prob.MemoryLimit, _ = f.memoryLimit() // validated by check
 	start := time.Now()
 	var (
 		n       int64

@@ -29,11 +29,35 @@ func buildPlan(p *engine.Problem, enumerate bool) (*plan.Plan, error) {
 	if p.Data == nil || p.Pattern == nil {
 		return nil, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
 	}
-	return plan.Build(p.Data, p.Pattern, plan.Options{
-		Induced:   p.Semantics.Induced,
-		Unique:    p.Semantics.Unique,
-		Enumerate: enumerate,
-	}), nil
+	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate}
+	if p.MemoryLimit > 0 {
+		required := requiredMemory(p)
+		if required > p.MemoryLimit {
+			return nil, fmt.Errorf("cpu engine: %w: candidate sets and search buffers need up to %d bytes, the limit is %d",
+				engine.ErrMemory, required, p.MemoryLimit)
+		}
+		// What is left bounds the optional candidate space (4-byte entries plus offsets).
+		opts.SpaceLimit = int(min((p.MemoryLimit-required)/8, plan.DefaultSpaceLimit))
+		if opts.SpaceLimit == 0 {
+			opts.SpaceLimit = -1
+		}
+	}
+	return plan.Build(p.Data, p.Pattern, opts), nil
+}
+
+// requiredMemory bounds what a count needs besides the optional candidate space: a candidate
+// bit set and list per pattern vertex, and three buffers per level per worker as long as the
+// largest degree.
+func requiredMemory(p *engine.Problem) uint64 {
+	n := uint64(p.Data.NumVertices())
+	k := uint64(p.Pattern.NumVertices())
+	threads := uint64(p.Threads)
+	if p.Threads <= 0 {
+		threads = uint64(runtime.GOMAXPROCS(0))
+	}
+	perVertex := n/8 + 8 + 4*n
+	perWorker := 3 * k * 4 * uint64(p.Data.MaxDegree())
+	return k*perVertex + threads*perWorker
 }
 
 // stopOnDone sets stop when ctx ends; the returned func releases the watcher.
@@ -75,7 +99,11 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 	}
 
 	roots := pl.Candidates[pl.Levels[0].Vertex]
-	index := candidateIndexes(p.Data, pl)
+	indexLimit := denseIndexLimit
+	if p.MemoryLimit > 0 {
+		indexLimit = int(min(uint64(indexLimit), (p.MemoryLimit-requiredMemory(p))/8))
+	}
+	index := candidateIndexes(p.Data, pl, indexLimit)
 	threads := p.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)

@@ -61,8 +61,8 @@ const denseIndexLimit = 1 << 26
 
 // candidateIndexes builds, for every level whose candidate index the candidate space needs, a
 // dense table from data vertex to index in the level's candidate list, unless the tables would
-// exceed denseIndexLimit (workers then binary-search the candidate list).
-func candidateIndexes(g *graph.Graph, pl *plan.Plan) [][]int32 {
+// exceed limit entries (workers then binary-search the candidate list).
+func candidateIndexes(g *graph.Graph, pl *plan.Plan, limit int) [][]int32 {
 	out := make([][]int32, len(pl.Levels))
 	if pl.Space == nil {
 		return out
@@ -74,7 +74,7 @@ func candidateIndexes(g *graph.Graph, pl *plan.Plan) [][]int32 {
 			need += g.NumVertices()
 		}
 	}
-	if need > denseIndexLimit {
+	if need > limit {
 		return out
 	}
 	for i, l := range pl.Levels {
