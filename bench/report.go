@@ -283,7 +283,7 @@ func fmtRate(r Result) string {
 	for _, u := range []struct {
 		unit  string
 		scale float64
-	}{{"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
+	}{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
 		if rate >= u.scale {
 			return fmt.Sprintf("%.3g%s", rate/u.scale, u.unit)
 		}
