@@ -119,24 +119,32 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 		total    uint64
 		overflow bool
 	)
-	for t := 0; t < threads; t++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newWorker(p.Data, pl, &stop)
-			w.sched = sched
-			w.candIndex = index
-			runWorker(w, sched, p.Progress)
-			mu.Lock()
-			defer mu.Unlock()
-			var ok bool
-			if total, ok = addChecked(total, w.count); !ok || w.overflow {
-				overflow = true
-				stop.Store(true)
-				sched.wake()
-			}
-		}()
+	work := func() {
+		defer wg.Done()
+		w := newWorker(p.Data, pl, &stop)
+		w.sched = sched
+		w.candIndex = index
+		runWorker(w, sched, p.Progress)
+		mu.Lock()
+		defer mu.Unlock()
+		var ok bool
+		if total, ok = addChecked(total, w.count); !ok || w.overflow {
+			overflow = true
+			stop.Store(true)
+			sched.wake()
+		}
 	}
+	// One worker starts at once; the others join only if the count is still running after
+	// rampUpDelay, so that small jobs pay for no idle workers.
+	sched.join(&wg, work)
+	ramp := time.AfterFunc(rampUpDelay, func() {
+		for t := 1; t < threads; t++ {
+			if !sched.join(&wg, work) {
+				return
+			}
+		}
+	})
+	defer ramp.Stop()
 	wg.Wait()
 	if overflow {
 		return engine.Result{}, engine.ErrOverflow
@@ -146,6 +154,10 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 	}
 	return engine.Result{Count: total, PlanTime: planTime}, nil
 }
+
+// rampUpDelay is how long a count runs on one worker before the others join (a variable so
+// that tests can make every worker join at once).
+var rampUpDelay = time.Millisecond
 
 // runWorker takes root chunks until none is left, then stolen subtrees until all work is done.
 func runWorker(w *worker, s *scheduler, progress func(float64)) {

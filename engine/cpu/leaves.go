@@ -83,7 +83,7 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	for _, class := range pl.Classes {
 		if gi := class.Groups[0]; len(class.Groups) == 1 && len(pl.Groups[gi].Parents) >= 2 &&
 			len(pl.Groups[gi].Parents) <= maxMemoParents {
-			lc.memo[gi] = make([]memoEntry, memoSlots)
+			lc.memo[gi] = []memoEntry{} // allocated on first use: small jobs never need it
 		}
 	}
 	lc.isoIntersections = make([][]int64, len(pl.Classes))
@@ -173,6 +173,9 @@ func (lc *leafCounter) memoSize(gi int, m []uint32, mi []int) int64 {
 	for k, pe := range lc.groups[gi].Parents {
 		key[k] = m[pe.Level]
 		h = (h ^ uint64(key[k])) * 1099511628211
+	}
+	if len(lc.memo[gi]) == 0 {
+		lc.memo[gi] = make([]memoEntry, memoSlots)
 	}
 	e := &lc.memo[gi][h&(memoSlots-1)]
 	if !e.ok || e.key != key {

@@ -23,7 +23,7 @@ type scheduler struct {
 	cond     *sync.Cond
 	tasks    []task
 	idle     int
-	workers  int
+	workers  int // workers started so far
 	finished bool
 	stop     *atomic.Bool
 }
@@ -35,9 +35,10 @@ type task struct {
 	cands  []uint32
 }
 
-func newScheduler(roots []uint32, workers int, stop *atomic.Bool) *scheduler {
-	s := &scheduler{roots: roots, workers: workers, stop: stop}
-	s.chunk = max(1, len(roots)/(workers*256))
+// newScheduler prepares the work of up to maxWorkers workers; they join through join.
+func newScheduler(roots []uint32, maxWorkers int, stop *atomic.Bool) *scheduler {
+	s := &scheduler{roots: roots, stop: stop}
+	s.chunk = max(1, len(roots)/(maxWorkers*256))
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
@@ -76,6 +77,20 @@ func (s *scheduler) take() (task, bool) {
 		s.idle--
 		s.hungry.Store(int32(s.idle))
 	}
+}
+
+// join starts one more worker running fn (which must call wg.Done), unless all work is already
+// done; it reports whether it started one.
+func (s *scheduler) join(wg *sync.WaitGroup, fn func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished || s.stop.Load() {
+		return false
+	}
+	s.workers++
+	wg.Add(1)
+	go fn()
+	return true
 }
 
 func (s *scheduler) push(t task) {

@@ -3,6 +3,7 @@ package cpu
 import (
 	"context"
 	"testing"
+	"time"
 
 	"submatch/engine"
 	"submatch/gen"
@@ -13,8 +14,8 @@ import (
 // made very frequent, so that subtrees change hands at every depth, and checks every count
 // against one worker. (A stolen task once forgot to rebuild the shared set of its own level.)
 func TestStealingKeepsCounts(t *testing.T) {
-	defer func(m uint32) { pollMask = m }(pollMask)
-	pollMask = 0
+	defer func(m uint32, d time.Duration) { pollMask, rampUpDelay = m, d }(pollMask, rampUpDelay)
+	pollMask, rampUpDelay = 0, 0
 	g := gen.RandomGraph(3487, 22, 0.8, 4, 2)
 	patterns := []*pattern.Pattern{
 		gen.RandomPattern(3487, 5, gen.PatternOptions{Components: 1, EdgeProb: 0.08, VertexLabels: 4, EdgeLabels: 2, Wildcard: 1}),
