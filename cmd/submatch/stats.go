@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"submatch/geneva"
 	"submatch/graph"
 )
 
@@ -47,6 +48,44 @@ type graphStats struct {
 	DegreeHistogram  []degreeBucket `json:"degree_histogram"`
 	RemappedIDs      bool           `json:"remapped_ids"`
 	LoadMS           float64        `json:"load_ms"`
+	Formats          *formatStats   `json:"formats,omitempty"`
+}
+
+// formatStats compares the storage layouts of the GENEVA paper's Table 2 (--formats); the byte
+// model is geneva.Sizes'.
+type formatStats struct {
+	geneva.Sizes
+	// Reduction is the share of hash-PCSR's bytes interval-PCSR saves (Table 2's last column).
+	Reduction float64 `json:"reduction_over_hash_pcsr"`
+	ELPs      int     `json:"elps"`
+	// Intervals is the size of all interval indexes under GENMAP, IdentityIntervals what it would
+	// be without renaming; LargestELPIntervals is the interval count of the ELP with most vertices.
+	Intervals           int     `json:"intervals"`
+	IdentityIntervals   int     `json:"identity_intervals"`
+	LargestELPIntervals int     `json:"largest_elp_intervals"`
+	BuildMS             float64 `json:"build_ms"`
+}
+
+// computeFormats builds g's interval-PCSR and measures the three layouts.
+func computeFormats(g *graph.Graph) (*formatStats, error) {
+	start := time.Now()
+	pc, err := geneva.Build(g)
+	if err != nil {
+		return nil, err
+	}
+	f := &formatStats{Sizes: geneva.ComputeSizes(g, pc), BuildMS: ms(time.Since(start)), ELPs: pc.NumELPs()}
+	if f.HashPCSR > 0 {
+		f.Reduction = 1 - float64(f.IntervalPCSR)/float64(f.HashPCSR)
+	}
+	p := geneva.NewPartitions(g)
+	for e := 0; e < p.Len(); e++ {
+		f.Intervals += pc.NumIntervals(e)
+		f.IdentityIntervals += p.CountIntervals(e, nil)
+	}
+	if big := p.Largest(); big >= 0 {
+		f.LargestELPIntervals = pc.NumIntervals(big)
+	}
+	return f, nil
 }
 
 const statsTopLabels = 20
@@ -127,15 +166,19 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newFlagSet("stats", "DATA",
 		"Prints the number of vertices and edges, the maximum and average degree, the vertex label histogram\n"+
 			"(top 20), the edge label histogram (top 20), the degree distribution in power-of-two buckets, and whether\n"+
-			"the input's vertex ids were remapped to dense ids.")
+			"the input's vertex ids were remapped to dense ids. --formats adds the GENEVA paper's Table 2 for the\n"+
+			"graph: the bytes of plain CSR, interval-PCSR (total and largest edge-label partition) and GSI's\n"+
+			"hash-PCSR, with the interval counts GENMAP reaches.")
 	var (
 		verbose bool
 		load    loadFlags
 		jsonOut bool
+		formats bool
 	)
 	fs.BoolVar(&verbose, "v", false, "log debug records (load time) on stderr")
 	load.register(fs)
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object")
+	fs.BoolVar(&formats, "formats", false, "also build interval-PCSR and report the storage layouts' bytes (GENEVA Table 2)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -155,6 +198,11 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	s := computeStats(g)
 	s.Path = pos[0]
 	s.LoadMS = ms(time.Since(start))
+	if formats {
+		if s.Formats, err = computeFormats(g); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
 	if jsonOut {
 		if err := json.NewEncoder(stdout).Encode(s); err != nil {
 			return exitCode(stderr, err)
@@ -208,6 +256,33 @@ func printStats(w io.Writer, s *graphStats) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", r, b.Count, percent(b.Count, uint64(s.Vertices)))
 	}
 	tw.Flush()
+
+	if f := s.Formats; f != nil {
+		fmt.Fprintf(w, "\nstorage layouts (GENEVA Table 2; ids and labels 4 B, row offsets 8 B):\n")
+		fmt.Fprint(tw, "layout\tbytes\tlargest ELP\t\n")
+		fmt.Fprintf(tw, "CSR\t%s\t-\t\n", humanBytes(f.CSR))
+		fmt.Fprintf(tw, "interval-PCSR\t%s\t%s\t\n", humanBytes(f.IntervalPCSR), humanBytes(f.IntervalPCSRMax))
+		fmt.Fprintf(tw, "hash-PCSR (GSI)\t%s\t%s\t\n", humanBytes(f.HashPCSR), humanBytes(f.HashPCSRMax))
+		tw.Flush()
+		fmt.Fprintf(w, "reduction over hash-PCSR  %.1f%%\n", 100*f.Reduction)
+		fmt.Fprintf(w, "edge-label partitions     %d\n", f.ELPs)
+		fmt.Fprintf(w, "intervals (GENMAP)        %d (identity order: %d; largest ELP: %d)\n", f.Intervals, f.IdentityIntervals, f.LargestELPIntervals)
+		fmt.Fprintf(w, "build time                %.3f ms\n", f.BuildMS)
+	}
+}
+
+// humanBytes prints a byte count with a binary unit.
+func humanBytes(b uint64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	v, u := float64(b), 0
+	for v >= unit && u < 4 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.2f %ciB", v, "KMGT"[u-1])
 }
 
 func percent(a, b uint64) string {
