@@ -45,6 +45,10 @@ type leafCounter struct {
 	// a 4-cycle's diagonal, reached through every middle vertex) and the intersection need not
 	// be recomputed. Such groups test membership by adjacency instead of a materialised set.
 	memo [][]memoEntry
+
+	// collide[g] lists the levels whose data vertex may lie in S_g: label-compatible, and not a
+	// parent of g (a parent's data vertex is never its own neighbour).
+	collide [][]int
 }
 
 // memoSlots is the size of each group's direct-mapped size cache; maxMemoParents bounds the key.
@@ -76,6 +80,18 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 			for _, pe := range lg.Parents {
 				parent := pl.Levels[pe.Level].Vertex
 				lc.space[i] = append(lc.space[i], pl.Space[[2]int{parent, lg.Vertices[0]}])
+			}
+		}
+	}
+	lc.collide = make([][]int, ng)
+	for gi, lg := range pl.Groups {
+		for j, l := range pl.Levels {
+			isParent := false
+			for _, pe := range lg.Parents {
+				isParent = isParent || pe.Level == j
+			}
+			if !isParent && (lg.VertexLabel.Any || l.VertexLabel.Any || lg.VertexLabel.Value == l.VertexLabel.Value) {
+				lc.collide[gi] = append(lc.collide[gi], j)
 			}
 		}
 	}
@@ -236,7 +252,9 @@ func (lc *leafCounter) setSize(gi int) int64 {
 // usedIn counts the assigned data vertices that lie in every group of mask.
 func (lc *leafCounter) usedIn(class []int, mask int, m []uint32, mi []int) int64 {
 	var n int64
-	for _, x := range m {
+	first := bits.TrailingZeros(uint(mask))
+	for _, j := range lc.collide[class[first]] {
+		x := m[j]
 		in := true
 		for b := 0; b < len(class) && in; b++ {
 			if mask&(1<<b) != 0 {
