@@ -78,7 +78,7 @@ func (c propCase) describe(sem engine.Semantics, threads int) string {
 // oracleBudget bounds the brute-force search per problem; bigger problems are skipped.
 const oracleBudget = 150_000
 
-// TestOracleProperty checks the cpu engine's counts (and, for a subset, its match lists) against
+// TestOracleProperty (2000 seeds, 100 with -short) checks the cpu engine's counts (and, for a subset, its match lists) against
 // the brute-force oracle on random problems, under every counting convention, with 1 and 2
 // threads. SUBMATCH_ORACLE_SEED=n runs only seed n; SUBMATCH_ORACLE_SEEDS=n runs n seeds.
 func TestOracleProperty(t *testing.T) {
@@ -87,7 +87,7 @@ func TestOracleProperty(t *testing.T) {
 		t.Fatal(err)
 	}
 	seeds := []uint64{}
-	count := 600
+	count := 2000
 	if testing.Short() {
 		count = 100
 	}
