@@ -67,10 +67,10 @@ func candidateIndexes(g *graph.Graph, pl *plan.Plan, limit int) [][]int32 {
 	if pl.Space == nil {
 		return out
 	}
-	w := newWorker(g, pl, nil)
+	needIdx := levelsNeedingIndex(pl)
 	need := 0
-	for i := range pl.Levels {
-		if w.needIdx[i] {
+	for _, n := range needIdx {
+		if n {
 			need += g.NumVertices()
 		}
 	}
@@ -78,7 +78,7 @@ func candidateIndexes(g *graph.Graph, pl *plan.Plan, limit int) [][]int32 {
 		return out
 	}
 	for i, l := range pl.Levels {
-		if !w.needIdx[i] {
+		if !needIdx[i] {
 			continue
 		}
 		t := make([]int32, g.NumVertices())
@@ -88,6 +88,26 @@ func candidateIndexes(g *graph.Graph, pl *plan.Plan, limit int) [][]int32 {
 		out[i] = t
 	}
 	return out
+}
+
+// levelsNeedingIndex reports, per level, whether the candidate space is looked up by that level's
+// candidate index (it is the parent of a later level's edge or of a postponed group).
+func levelsNeedingIndex(pl *plan.Plan) []bool {
+	need := make([]bool, len(pl.Levels))
+	if pl.Space == nil {
+		return need
+	}
+	for _, l := range pl.Levels {
+		for _, be := range l.Extra {
+			need[be.Level] = true
+		}
+	}
+	for _, lg := range pl.Groups {
+		for _, pe := range lg.Parents {
+			need[pe.Level] = true
+		}
+	}
+	return need
 }
 
 func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
@@ -107,7 +127,7 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	w.reused = make([]bool, L)
 	w.iterCands, w.iterPos, w.iterEnd = make([][]uint32, L), make([]int, L), make([]int, L)
 	w.mi = make([]int, L)
-	w.needIdx = make([]bool, L)
+	w.needIdx = levelsNeedingIndex(pl)
 	w.candIndex = make([][]int32, L)
 	if pl.Space != nil {
 		w.space = make([][]*plan.EdgeIndex, L)
@@ -115,12 +135,6 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 			for _, be := range l.Extra {
 				parent := pl.Levels[be.Level].Vertex
 				w.space[i] = append(w.space[i], pl.Space[[2]int{parent, l.Vertex}])
-				w.needIdx[be.Level] = true
-			}
-		}
-		for _, lg := range pl.Groups {
-			for _, pe := range lg.Parents {
-				w.needIdx[pe.Level] = true
 			}
 		}
 	}
