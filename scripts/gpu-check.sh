@@ -84,8 +84,9 @@ run() {
 	if [ -x bin/stmatch.test ]; then
 		echo
 		echo "== stmatch engine tests (GPU counts against the CPU engine)"
-		rm -f "$out/stmatch.tsv"
+		rm -f "$out/stmatch.tsv" "$out/stmatch-versions.tsv"
 		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" \
+			SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" \
 			bin/stmatch.test -test.v -test.count=1 -test.timeout=6m 2>&1 | tee "$out/stmatch-test.log"
 		src=${PIPESTATUS[0]}
 		[ "$src" -eq 0 ] || status=1
@@ -113,6 +114,14 @@ run() {
 		echo "cases: $(wc -l < "$out/stmatch.tsv"), mismatches: $(grep -vc $'\tok\t' "$out/stmatch.tsv")"
 	else
 		echo "(no stmatch results: see the test log)"
+	fi
+	if [ -s "$out/stmatch-versions.tsv" ]; then
+		echo
+		echo "== stmatch: v1 kernel against v2 (kernel ms, best of 2; every count checked against the CPU)"
+		printf '%-32s %10s %10s %10s %11s %10s %8s %8s\n' case v1 v2-nosplit v2-noreuse v2-noleaves v2 speedup counts
+		awk -F'\t' '{k[$1]=1; if (!($1 in ord)) {ord[$1]=++n; name[n]=$1}; t[$1,$2]=$6; if ($5!="ok") bad[$1]=1}
+			END {for (i=1;i<=n;i++) {c=name[i]; sp=(t[c,"v2"]>0)?sprintf("%.2fx", t[c,"v1"]/t[c,"v2"]):"-";
+				printf "%-32s %10s %10s %10s %11s %10s %8s %8s\n", c, t[c,"v1"], t[c,"v2-nosplit"], t[c,"v2-noreuse"], t[c,"v2-noleaves"], t[c,"v2"], sp, (c in bad)?"MISMATCH":"ok"}}' "$out/stmatch-versions.tsv"
 	fi
 	if [ -e "$out/stmatch-test.log" ]; then
 		grep -E '^(--- |ok|FAIL|PASS)' "$out/stmatch-test.log" | grep -v '^--- PASS' || true

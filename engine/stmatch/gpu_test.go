@@ -210,6 +210,126 @@ func TestGPURandom(t *testing.T) {
 	t.Logf("%d random cases", n)
 }
 
+// EnvVersions names a file to which TestGPUVersions appends one tab-separated line per case and
+// variant (case, variant, cpu count, gpu count, verdict, kernel ms (best of 2), units), for
+// scripts/gpu-check.sh's before/after table.
+const EnvVersions = "SUBMATCH_STMATCH_VERSIONS"
+
+// TestGPUVersions runs the slow cases with the v1 kernel and with v2 with and without each of
+// its features, every count against the CPU engine's.
+func TestGPUVersions(t *testing.T) {
+	needGPU(t)
+	type bcase struct {
+		name string
+		g    *graph.Graph
+		p    *pattern.Pattern
+		sem  engine.Semantics
+	}
+	var cases []bcase
+	wv := loadWikiVote(t)
+	for _, c := range []struct {
+		name, pat string
+		sem       engine.Semantics
+	}{
+		{"wiki-Vote 4-clique embeddings", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)", engine.Semantics{}},
+		{"wiki-Vote 4-cycle unique", "(a)-(b)-(c)-(d)-(a)", engine.Semantics{Unique: true}},
+		{"wiki-Vote diamond unique", "(a)-(b)-(c)-(d)-(a), (a)-(c)", engine.Semantics{Unique: true}},
+	} {
+		p, err := pattern.Parse(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, bcase{c.name, wv, p, c.sem})
+	}
+	dir := filepath.Join(testdataDir(), "github-gmatch")
+	if gh, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{}); err == nil {
+		for _, q := range []string{"Q_3", "Q_4", "Q_6", "Q_9"} {
+			p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", q+".graph"), formats.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, bcase{"github " + q, gh, p, engine.Semantics{}})
+		}
+	} else {
+		t.Logf("github data not available: %v", err)
+	}
+	variants := []struct {
+		name string
+		o    Options
+	}{
+		{"v1", Options{V1: true}},
+		{"v2-nosplit", Options{NoSplit: true}},
+		{"v2-noreuse", Options{NoReuse: true}},
+		{"v2-noleaves", Options{NoLeaves: true}},
+		{"v2", Options{}},
+	}
+	out := os.Getenv(EnvVersions)
+	for _, c := range cases {
+		cpu := cpuCount(t, c.g, c.p, c.sem)
+		for _, v := range variants {
+			var best time.Duration
+			var st Stats
+			var got uint64
+			for rep := 0; rep < 2; rep++ {
+				res, s, err := CountOptions(context.Background(), &engine.Problem{Data: c.g, Pattern: c.p, Semantics: c.sem}, v.o)
+				if err != nil || res.Partial {
+					t.Fatalf("%s %s: %v (partial %v)", c.name, v.name, err, res.Partial)
+				}
+				got, st = res.Count, s
+				if rep == 0 || s.Kernel < best {
+					best = s.Kernel
+				}
+				if got != cpu {
+					break
+				}
+			}
+			verdict := "ok"
+			if got != cpu {
+				verdict = "MISMATCH"
+				t.Errorf("%s %s: stmatch %d, cpu %d", c.name, v.name, got, cpu)
+			}
+			t.Logf("%-32s %-11s %14d %s kernel %9.3f ms units %d leaf groups %d", c.name, v.name, got, verdict, ms(best), st.Units, st.Groups)
+			if out != "" {
+				if f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+					fmt.Fprintf(f, "%s\t%s\t%d\t%d\t%s\t%.3f\t%d\n", c.name, v.name, cpu, got, verdict, ms(best), st.Units)
+					f.Close()
+				}
+			}
+		}
+	}
+}
+
+// TestGPULeafOverflow: a 21-leaf star in a 40-clique has more than 2^64 embeddings; the
+// kernel's checked leaf arithmetic must report ErrOverflow, and the unique count must fit.
+func TestGPULeafOverflow(t *testing.T) {
+	needGPU(t)
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for u := int64(0); u < 40; u++ {
+		for v := u + 1; v < 40; v++ {
+			if err := b.AddEdge(u, v, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := "(c)-(l0)"
+	for i := 1; i < 21; i++ {
+		s += fmt.Sprintf(", (c)-(l%d)", i)
+	}
+	p, err := pattern.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := CountStats(context.Background(), &engine.Problem{Data: g, Pattern: p})
+	if !errors.Is(err, engine.ErrOverflow) || st.Groups == 0 {
+		t.Errorf("star embeddings: %v (leaf groups %d), want ErrOverflow", err, st.Groups)
+	}
+	compare(t, "40-clique 21-star unique", g, p, engine.Semantics{Unique: true}, -1)
+}
+
 // TestGPUZTinyBudget runs last (it lowers the device's budget for the rest of the process): a
 // budget that leaves room for two blocks' buffers, then one that leaves none.
 func TestGPUZTinyBudget(t *testing.T) {

@@ -21,7 +21,16 @@ const (
 	mCandOff   = 6
 	mCandLen   = 7
 	mBufOff    = 8
+	mFlags     = 9 // v2 kernel only (v1 ignores it; flatten leaves it 0 without reuse)
 	mEBase     = 10
+
+	fOrdered = 1 << 24 // leaf group: symmetry orders it (binomial instead of falling factorial)
+	fGroupK  = 16      // leaf group: its vertex count at bits 16..23
+
+	fReuse     = 0xff  // reused level + 1
+	fReused    = 0x100 // a later level reuses this level's set
+	fNarrow    = 0x200 // NarrowShared
+	fCheckCand = 0x400 // test membership in the level's candidate list
 )
 
 // flatPlan is a plan in the arrays the kernel reads.
@@ -45,11 +54,16 @@ type flatPlan struct {
 	// NonAdjacent is set when some level must test non-adjacency (induced semantics).
 	NonAdjacent bool
 	NumRoots    uint64
+	// G is the number of postponed leaf groups counted by the v2 kernel (0: the last level is
+	// counted); their records follow the levels' in Meta (metaStride words each: mBack the
+	// parents' levels, mEBase their lists, mFlags the group's size and fOrdered).
+	G int
 }
 
-// flatten turns a plan with a candidate space into the kernel's arrays. Every level intersects the
-// lists of all its backward edges (Reuse and Extra are not used).
-func flatten(pl *plan.Plan) (*flatPlan, error) {
+// flatten turns a plan with a candidate space into the kernel's arrays. Without reuse every level
+// intersects the lists of all its backward edges (v1); with reuse a level with plan Reuse j starts
+// from level j's stored set and intersects the lists of its Extra edges only (v2 kernel).
+func flatten(pl *plan.Plan, reuse bool) (*flatPlan, error) {
 	L := len(pl.Levels)
 	if L == 0 {
 		return nil, fmt.Errorf("stmatch: the plan has no levels")
@@ -83,6 +97,20 @@ func flatten(pl *plan.Plan) (*flatPlan, error) {
 			fp.NonAdjacent = true
 		}
 		capacity := uint64(len(cands))
+		edges := lvl.Backward
+		if reuse && lvl.Reuse >= 0 {
+			if lvl.Reuse >= i || lvl.Reuse == 0 {
+				return nil, fmt.Errorf("stmatch: level %d reuses level %d", i, lvl.Reuse)
+			}
+			edges = lvl.Extra
+			meta[mFlags] |= uint64(lvl.Reuse + 1)
+			fp.Meta[lvl.Reuse*metaStride+mFlags] |= fReused
+			if len(edges) == 0 {
+				meta[mFlags] |= fCheckCand
+			}
+		}
+		// Every backward list bounds the level's set (a reused set is a subset of each of them
+		// too), whether or not the kernel intersects it.
 		for _, be := range lvl.Backward {
 			if be.Level >= i {
 				return nil, fmt.Errorf("stmatch: level %d has a backward edge to level %d", i, be.Level)
@@ -96,22 +124,28 @@ func flatten(pl *plan.Plan) (*flatPlan, error) {
 			if len(off) != len(pl.Candidates[parent])+1 {
 				return nil, fmt.Errorf("stmatch: edge index %d->%d has %d offsets for %d candidates", parent, lvl.Vertex, len(off), len(pl.Candidates[parent]))
 			}
+			var longest uint64
+			for k := 1; k < len(off); k++ {
+				longest = max(longest, off[k]-off[k-1])
+			}
+			capacity = min(capacity, longest)
+			if !slices.Contains(edges, be) {
+				continue
+			}
 			meta[mBack] |= 1 << be.Level
 			meta[mEBase+be.Level] = uint64(len(fp.Offsets))
 			fp.Meta[be.Level*metaStride+mNeedIdx] = 1
 			base := uint64(len(fp.Values))
-			var longest uint64
-			for k, o := range off {
+			for _, o := range off {
 				fp.Offsets = append(fp.Offsets, base+o)
-				if k > 0 {
-					longest = max(longest, o-off[k-1])
-				}
 			}
 			fp.Values = append(fp.Values, vals...)
-			capacity = min(capacity, longest)
 		}
-		if i > 0 && i < L-1 {
+		if i > 0 && (i < L-1 || len(pl.Groups) > 0) {
 			fp.Cap[i] = capacity
+		}
+		if reuse && lvl.NarrowShared {
+			meta[mFlags] |= fNarrow
 		}
 	}
 	for i := range pl.Levels {
@@ -119,6 +153,9 @@ func flatten(pl *plan.Plan) (*flatPlan, error) {
 		fp.Stride += fp.Cap[i]
 	}
 	fp.NumRoots = fp.Meta[mCandLen]
+	if err := fp.addGroups(pl); err != nil {
+		return nil, err
+	}
 	if fp.Stride == 0 {
 		fp.Stride = 1
 	}
@@ -132,6 +169,119 @@ func flatten(pl *plan.Plan) (*flatPlan, error) {
 		fp.Cands = []uint32{0}
 	}
 	return fp, nil
+}
+
+// leafCountable reports whether the v2 kernel counts the plan's postponed leaf groups: every
+// class is one group, and every group has parents (no isolated vertices).
+func leafCountable(pl *plan.Plan) bool {
+	if len(pl.Levels)+len(pl.Groups) > maxLevels {
+		return false
+	}
+	for _, c := range pl.Classes {
+		if len(c.Groups) != 1 {
+			return false
+		}
+	}
+	for _, g := range pl.Groups {
+		if len(g.Parents) == 0 || len(g.Vertices) > 0xff {
+			return false
+		}
+	}
+	return true
+}
+
+// addGroups appends a record per leaf group to Meta: its parents' levels and lists, size, order.
+func (fp *flatPlan) addGroups(pl *plan.Plan) error {
+	if len(pl.Groups) == 0 {
+		return nil
+	}
+	if !leafCountable(pl) {
+		return fmt.Errorf("stmatch: the plan's leaf groups are not countable by the kernel")
+	}
+	fp.G = len(pl.Groups)
+	for _, lg := range pl.Groups {
+		meta := make([]uint64, metaStride)
+		meta[mFlags] = uint64(len(lg.Vertices)) << fGroupK
+		if lg.Ordered {
+			meta[mFlags] |= fOrdered
+		}
+		child := lg.Vertices[0]
+		cands := pl.Candidates[child]
+		meta[mCandOff] = uint64(len(fp.Cands))
+		meta[mCandLen] = uint64(len(cands))
+		fp.Cands = append(fp.Cands, cands...)
+		for _, pe := range lg.Parents {
+			parent := pl.Levels[pe.Level].Vertex
+			idx := pl.Space[[2]int{parent, child}]
+			if idx == nil {
+				return fmt.Errorf("stmatch: candidate space has no index for leaf edge %d->%d", parent, child)
+			}
+			off, vals := idx.Arrays()
+			if len(off) != len(pl.Candidates[parent])+1 {
+				return fmt.Errorf("stmatch: edge index %d->%d has %d offsets for %d candidates", parent, child, len(off), len(pl.Candidates[parent]))
+			}
+			meta[mBack] |= 1 << pe.Level
+			meta[mEBase+pe.Level] = uint64(len(fp.Offsets))
+			fp.Meta[pe.Level*metaStride+mNeedIdx] = 1
+			base := uint64(len(fp.Values))
+			for _, o := range off {
+				fp.Offsets = append(fp.Offsets, base+o)
+			}
+			fp.Values = append(fp.Values, vals...)
+		}
+		fp.Meta = append(fp.Meta, meta...)
+	}
+	return nil
+}
+
+// makeUnits returns the work units of the v2 kernel: root index r (bits 0..31), k (32..47) and K
+// (48..63): the subtree of root r over the level-1 candidates at positions k, k+K, ... of its
+// level-1 set. Without split every root is one unit, in order (as v1). With split, a root whose
+// level-1 set may hold w candidates (the length of its level-1 list, or level 1's candidate count
+// when level 1 has no backward edge) gets K = ceil(w/T) units, T chosen for about 16 units per
+// warp overall, and the units go heaviest root first so the long subtrees start early.
+func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
+	n := fp.NumRoots
+	if !split || fp.L < 2 || (fp.L == 2 && fp.G == 0) || fp.Meta[metaStride+mFlags]&fReused != 0 {
+		u := make([]uint64, n)
+		for r := range u {
+			u[r] = uint64(r) | 1<<48
+		}
+		return u
+	}
+	weight := make([]uint64, n)
+	var sum uint64
+	m1 := fp.Meta[metaStride : 2*metaStride]
+	for r := range weight {
+		w := m1[mCandLen]
+		if m1[mBack]&1 != 0 {
+			w = uint64(len(fp.list(m1[mEBase], uint64(r))))
+		}
+		weight[r] = w
+		sum += w
+	}
+	t := max(1, (sum+uint64(warps)*16-1)/(uint64(warps)*16))
+	order := make([]uint32, n)
+	for r := range order {
+		order[r] = uint32(r)
+	}
+	slices.SortStableFunc(order, func(a, b uint32) int {
+		if weight[a] != weight[b] {
+			if weight[a] > weight[b] {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	var units []uint64
+	for _, r := range order {
+		K := min(0xffff, max(1, (weight[r]+t-1)/t))
+		for k := uint64(0); k < K; k++ {
+			units = append(units, uint64(r)|k<<32|K<<48)
+		}
+	}
+	return units
 }
 
 // list returns the k-th list of the edge index whose offsets start at ebase (as the kernel reads it).

@@ -3,6 +3,7 @@ package stmatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/bits"
 	"slices"
 	"testing"
@@ -18,7 +19,7 @@ import (
 
 var semantics = []engine.Semantics{{}, {Induced: true}, {Unique: true}, {Induced: true, Unique: true}}
 
-func buildPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) *plan.Plan {
+func enumPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) *plan.Plan {
 	return plan.Build(g, p, plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: true})
 }
 
@@ -35,6 +36,16 @@ func cpuCount(t testing.TB, g *graph.Graph, p *pattern.Pattern, sem engine.Seman
 		t.Fatalf("cpu count of %s (%s): %v, partial %v", p, sem, err, res.Partial)
 	}
 	return res.Count
+}
+
+// leafPlan returns the plan without Enumerate when the kernel can count its leaf groups (whether
+// or not buildPlan would choose it), else buildPlan's plan.
+func leafPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) *plan.Plan {
+	pl := plan.Build(g, p, plan.Options{Induced: sem.Induced, Unique: sem.Unique})
+	if leafCountable(pl) {
+		return pl
+	}
+	return buildPlan(g, p, sem, Options{})
 }
 
 // emulate runs the kernel's algorithm on the host over the flat arrays, lane structure aside: it
@@ -130,17 +141,249 @@ func emulate(fp *flatPlan, goff []uint64, gadj []uint32) uint64 {
 	return total
 }
 
+// emulateV2 runs the v2 kernel's algorithm (work units, reuse of stored sets, checks deferred to
+// the iteration of reused levels) on the host over the flat arrays, step by step as the kernel's
+// explicit stack does.
+func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32) uint64 {
+	L := fp.L
+	meta := func(i, k int) uint64 { return fp.Meta[i*metaStride+k] }
+	m := make([]uint32, L)
+	mi := make([]uint32, L)
+	pos, end, sz := make([]uint64, L), make([]uint64, L), make([]uint64, L)
+	buf := make([]uint32, fp.Stride)
+	has := func(a []uint32, x uint32) bool { _, ok := slices.BinarySearch(a, x); return ok }
+	adjacent := func(a, b uint32) bool { return has(gadj[goff[a]:goff[a+1]], b) }
+	lowerBound := func(a []uint32, x uint32) uint64 { k, _ := slices.BinarySearch(a, x); return uint64(k) }
+	window := func(i int, a []uint32) (uint64, uint64) {
+		b, e := uint64(0), uint64(len(a))
+		for k := uint32(meta(i, mLower)); k != 0; k &= k - 1 {
+			lo := m[bits.TrailingZeros32(k)]
+			if lo == ^uint32(0) {
+				return 0, 0
+			}
+			b = max(b, lowerBound(a, lo+1))
+		}
+		for k := uint32(meta(i, mUpper)); k != 0; k &= k - 1 {
+			e = min(e, lowerBound(a, m[bits.TrailingZeros32(k)]))
+		}
+		return b, e
+	}
+	accept := func(i int, c uint32) bool {
+		for b := uint32(meta(i, mCollide)); b != 0; b &= b - 1 {
+			if m[bits.TrailingZeros32(b)] == c {
+				return false
+			}
+		}
+		for b := uint32(meta(i, mNonAdj)); b != 0; b &= b - 1 {
+			if adjacent(m[bits.TrailingZeros32(b)], c) {
+				return false
+			}
+		}
+		return true
+	}
+	levelSet := func(i int, last bool) uint64 {
+		flags := meta(i, mFlags)
+		reuse := int(flags&fReuse) - 1
+		var lists [][]uint32
+		if reuse >= 0 {
+			off := meta(reuse, mBufOff)
+			lists = append(lists, buf[off:off+sz[reuse]])
+		}
+		for b := uint32(meta(i, mBack)); b != 0; b &= b - 1 {
+			j := bits.TrailingZeros32(b)
+			lists = append(lists, fp.list(meta(i, mEBase+j), uint64(mi[j])))
+		}
+		if len(lists) == 0 {
+			lists = append(lists, fp.levelCands(i))
+		}
+		slices.SortStableFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
+		src := slices.Clone(lists[0]) // the reused source may alias the output's buffer? (no: other level)
+		lists = lists[1:]
+		store := flags&fReused != 0 && !last
+		narrow := !store || flags&fNarrow != 0
+		b, e := uint64(0), uint64(len(src))
+		if narrow {
+			b, e = window(i, src)
+		}
+		out := buf[meta(i, mBufOff):]
+		var n uint64
+	next:
+		for idx := b; idx < e; idx++ {
+			c := src[idx]
+			for _, l := range lists {
+				if !has(l, c) {
+					continue next
+				}
+			}
+			if flags&fCheckCand != 0 && !has(fp.levelCands(i), c) {
+				continue
+			}
+			if !store && !accept(i, c) {
+				continue
+			}
+			if !last {
+				if n >= fp.Cap[i] {
+					panic("level set exceeds its capacity")
+				}
+				out[n] = c
+			}
+			n++
+		}
+		return n
+	}
+	enter := func(i int) {
+		sz[i] = levelSet(i, false)
+		pos[i], end[i] = 0, sz[i]
+		if f := meta(i, mFlags); f&fReused != 0 && f&fNarrow == 0 {
+			off := meta(i, mBufOff)
+			pos[i], end[i] = window(i, buf[off:off+sz[i]])
+		}
+	}
+	// leafProduct: the kernel's leaf_product, with the same checked arithmetic.
+	overflow := false
+	mulChecked := func(a, b uint64) uint64 {
+		hi, lo := bits.Mul64(a, b)
+		if hi != 0 {
+			overflow = true
+		}
+		return lo
+	}
+	leafProduct := func() uint64 {
+		prod := uint64(1)
+		for g := 0; g < fp.G; g++ {
+			gm := fp.Meta[(L+g)*metaStride : (L+g+1)*metaStride]
+			var lists [][]uint32
+			for b := uint32(gm[mBack]); b != 0; b &= b - 1 {
+				j := bits.TrailingZeros32(b)
+				lists = append(lists, fp.list(gm[mEBase+j], uint64(mi[j])))
+			}
+			slices.SortStableFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
+			in := func(x uint32) bool {
+				for _, l := range lists {
+					if !has(l, x) {
+						return false
+					}
+				}
+				return true
+			}
+			var size, used uint64
+			for _, c := range lists[0] {
+				if in(c) {
+					size++
+				}
+			}
+			for _, x := range m {
+				if in(x) {
+					used++
+				}
+			}
+			n, k := size-used, uint64(gm[mFlags]>>fGroupK&0xff)
+			c := uint64(0)
+			if k <= n {
+				c = 1
+				if gm[mFlags]&fOrdered != 0 {
+					k = min(k, n-k)
+					for i := uint64(0); i < k; i++ {
+						d := i + 1
+						gcd := func(a, b uint64) uint64 {
+							for b != 0 {
+								a, b = b, a%b
+							}
+							return a
+						}(c, d)
+						if (n-i)%(d/gcd) != 0 {
+							panic("binomial step not exact")
+						}
+						c = mulChecked(c/gcd, (n-i)/(d/gcd))
+					}
+				} else {
+					for i := uint64(0); i < k; i++ {
+						c = mulChecked(c, n-i)
+					}
+				}
+			}
+			if c == 0 {
+				return 0
+			}
+			prod = mulChecked(prod, c)
+		}
+		return prod
+	}
+	addChecked := func(a, b uint64) uint64 {
+		s, carry := bits.Add64(a, b, 0)
+		if carry != 0 {
+			overflow = true
+		}
+		return s
+	}
+	var total uint64
+	roots := fp.levelCands(0)
+	for _, w := range units {
+		r := uint32(w)
+		k, K := (w>>32)&0xffff, w>>48
+		m[0], mi[0] = roots[r], r
+		if L == 1 {
+			if fp.G > 0 {
+				total = addChecked(total, leafProduct())
+			} else {
+				total++
+			}
+			continue
+		}
+		if L == 2 && fp.G == 0 {
+			if K != 1 {
+				panic("split unit with two levels")
+			}
+			total += levelSet(1, true)
+			continue
+		}
+		enter(1)
+		pos[1] += k
+		for i := 1; i >= 1; {
+			if pos[i] >= end[i] {
+				i--
+				continue
+			}
+			c := buf[meta(i, mBufOff)+pos[i]]
+			if i == 1 {
+				pos[i] += K
+			} else {
+				pos[i]++
+			}
+			if meta(i, mFlags)&fReused != 0 && !accept(i, c) {
+				continue
+			}
+			m[i] = c
+			if meta(i, mNeedIdx) != 0 {
+				mi[i] = uint32(lowerBound(fp.levelCands(i), c))
+			}
+			if i == L-1 {
+				total = addChecked(total, leafProduct())
+			} else if fp.G == 0 && i+1 == L-1 {
+				total = addChecked(total, levelSet(i+1, true))
+			} else {
+				enter(i + 1)
+				i++
+			}
+		}
+	}
+	if overflow {
+		return ^uint64(0)
+	}
+	return total
+}
+
 // TestFlattenLists rebuilds every candidate-space list and candidate list from the flat arrays.
 func TestFlattenLists(t *testing.T) {
 	for seed := uint64(1); seed <= 30; seed++ {
 		g := gen.RandomGraph(seed, 40, 0.2, 3, 2)
 		p := gen.RandomPattern(seed*7, 2+int(seed%5), gen.PatternOptions{EdgeProb: 0.4, VertexLabels: 3, EdgeLabels: 2, Wildcard: 0.3, Components: 1 + int(seed%3)})
 		for _, sem := range semantics {
-			pl := buildPlan(g, p, sem)
+			pl := enumPlan(g, p, sem)
 			if pl.Empty {
 				continue
 			}
-			fp, err := flatten(pl)
+			fp, err := flatten(pl, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,6 +431,7 @@ func TestFlattenLists(t *testing.T) {
 // TestEmulatedKernelMatchesCPU runs the kernel's algorithm on the host over the flat arrays.
 func TestEmulatedKernelMatchesCPU(t *testing.T) {
 	checked := 0
+	var reusing, checkCand, wide, split, leafPlans int
 	for seed := uint64(1); seed <= 60; seed++ {
 		vl := int(seed % 3)
 		g := gen.RandomGraph(seed, 30+int(seed%20), 0.25, vl, int(seed%2)+1)
@@ -195,10 +439,10 @@ func TestEmulatedKernelMatchesCPU(t *testing.T) {
 		goff, gadj := sortedCSR(g)
 		for _, sem := range semantics {
 			want := cpuCount(t, g, p, sem)
-			pl := buildPlan(g, p, sem)
+			pl := enumPlan(g, p, sem)
 			var got uint64
 			if !pl.Empty {
-				fp, err := flatten(pl)
+				fp, err := flatten(pl, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -207,10 +451,58 @@ func TestEmulatedKernelMatchesCPU(t *testing.T) {
 			if got != want {
 				t.Errorf("seed %d %s (%s): emulated %d, cpu %d", seed, p, sem, got, want)
 			}
+			if lp := leafPlan(g, p, sem); !lp.Empty && len(lp.Groups) > 0 {
+				fp, err := flatten(lp, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				leafPlans++
+				for _, split := range []bool{false, true} {
+					if got := emulateV2(fp, fp.makeUnits(1<<20, split), goff, gadj); got != want {
+						t.Errorf("seed %d %s (%s) leaf groups %d split %v: emulated v2 %d, cpu %d", seed, p, sem, fp.G, split, got, want)
+					}
+				}
+			}
+			if !pl.Empty {
+				// v2: reuse on and off, units split finely (as on a small grid) and not at all.
+				for _, reuse := range []bool{false, true} {
+					fp, err := flatten(pl, reuse)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i := 0; reuse && i < fp.L; i++ {
+						if f := fp.Meta[i*metaStride+mFlags]; f&fReuse != 0 {
+							reusing++
+							if f&fCheckCand != 0 {
+								checkCand++
+							}
+							if fp.Meta[int(f&fReuse-1)*metaStride+mFlags]&fNarrow == 0 {
+								wide++
+							}
+						}
+					}
+					for _, u := range []struct {
+						warps int
+						split bool
+					}{{1, false}, {1, true}, {1 << 20, true}} {
+						units := fp.makeUnits(u.warps, u.split)
+						if uint64(len(units)) > fp.NumRoots {
+							split++
+						}
+						if got := emulateV2(fp, units, goff, gadj); got != want {
+							t.Errorf("seed %d %s (%s) reuse %v units %d split %v: emulated v2 %d, cpu %d",
+								seed, p, sem, reuse, len(units), u.split, got, want)
+						}
+					}
+				}
+			}
 			checked++
 		}
 	}
-	t.Logf("%d cases", checked)
+	t.Logf("%d cases; v2: %d reusing levels (%d without a list of their own, %d from an unnarrowed set), %d split unit sets, %d plans with counted leaf groups", checked, reusing, checkCand, wide, split, leafPlans)
+	if reusing == 0 || split == 0 || leafPlans == 0 {
+		t.Errorf("the cases do not exercise reuse and splitting")
+	}
 }
 
 func TestSortedCSR(t *testing.T) {
@@ -251,7 +543,7 @@ func TestNoSpace(t *testing.T) {
 	g := gen.RandomGraph(1, 30, 0.3, 0, 0)
 	p, _ := pattern.Parse("(a)-(b)-(c)-(a)")
 	pl := plan.Build(g, p, plan.Options{Enumerate: true, SpaceLimit: -1})
-	if _, err := flatten(pl); !errors.Is(err, errSpaceTooLarge) {
+	if _, err := flatten(pl, true); !errors.Is(err, errSpaceTooLarge) {
 		t.Fatalf("flatten without a space: %v", err)
 	}
 }
@@ -284,9 +576,192 @@ func TestCompileKernel(t *testing.T) {
 	if _, err := gpu.NVRTCVersion(); err != nil {
 		t.Skipf("NVRTC not available: %v", err)
 	}
-	img, err := gpu.CompileSource(kernelSource, kernelFile, "sm_90", nil)
+	for _, k := range []struct{ src, file string }{{kernelSource, kernelFile}, {kernelSourceV1, kernelFileV1}} {
+		img, err := gpu.CompileSource(k.src, k.file, "sm_90", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d-byte cubin", k.file, len(img))
+	}
+}
+
+// TestEmulatedReuse checks the v2 kernel's algorithm on dense patterns, where most levels reuse
+// an earlier level's set (K_{2,3}: a level with no list of its own), against the CPU engine.
+func TestEmulatedReuse(t *testing.T) {
+	pats := []string{
+		"(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)",
+		"(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d), (b)-(e), (c)-(e)",
+		"(a)-(b)-(c)-(d)-(a), (a)-(c)",
+		"(a)-(c), (a)-(d), (a)-(e), (b)-(c), (b)-(d), (b)-(e)",
+		"(a)-(c), (a)-(d), (b)-(c), (b)-(d)",
+		"(a)-(b)-(c)-(d)-(a), (e)-(a), (e)-(b), (e)-(c), (e)-(d)",
+		"(a)-(b)-(c)-(a), (d)-(a), (d)-(b), (d)-(c), (e)-(a), (e)-(b), (e)-(c)",
+		"(a)-(b), (c)-(a), (c)-(b), (d)-(a), (d)-(b)",
+	}
+	var ps []*pattern.Pattern
+	for _, s := range pats {
+		p, err := pattern.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	for seed := uint64(1); seed <= 6; seed++ {
+		ps = append(ps, gen.RandomPattern(seed*17, 4+int(seed%4), gen.PatternOptions{EdgeProb: 0.8, VertexLabels: int(seed % 2), Wildcard: 0.3}))
+	}
+	var reusing, checkCand, cases, leafPlans int
+	for gi := uint64(1); gi <= 4; gi++ {
+		vl := int(gi % 2)
+		g := gen.RandomGraph(gi*101, 30+int(gi)*5, 0.35, vl, 1)
+		goff, gadj := sortedCSR(g)
+		for _, p := range ps {
+			for _, sem := range semantics {
+				pl := enumPlan(g, p, sem)
+				if pl.Empty {
+					continue
+				}
+				want := cpuCount(t, g, p, sem)
+				fp, err := flatten(pl, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < fp.L; i++ {
+					if f := fp.Meta[i*metaStride+mFlags]; f&fReuse != 0 {
+						reusing++
+						if f&fCheckCand != 0 {
+							checkCand++
+						}
+					}
+				}
+				for _, split := range []bool{false, true} {
+					if got := emulateV2(fp, fp.makeUnits(4, split), goff, gadj); got != want {
+						t.Errorf("graph %d %s (%s) split %v: emulated v2 %d, cpu %d", gi, p, sem, split, got, want)
+					}
+				}
+				if lp := leafPlan(g, p, sem); !lp.Empty && len(lp.Groups) > 0 {
+					fp, err := flatten(lp, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					leafPlans++
+					if got := emulateV2(fp, fp.makeUnits(4, true), goff, gadj); got != want {
+						t.Errorf("graph %d %s (%s) leaf groups %d: emulated v2 %d, cpu %d", gi, p, sem, fp.G, got, want)
+					}
+				}
+				cases++
+			}
+		}
+	}
+	t.Logf("%d cases, %d reusing levels (%d without a list of their own), %d plans with counted leaf groups", cases, reusing, checkCand, leafPlans)
+	if reusing == 0 || checkCand == 0 {
+		t.Errorf("reuse not exercised")
+	}
+}
+
+// TestEmulatedLeaves checks leaf-group counting on patterns with leaves and closing vertices
+// (stars, paths, tailed triangles, 4-cycles, labelled), and the fallback to Enumerate for
+// multi-group classes and isolated vertices.
+func TestEmulatedLeaves(t *testing.T) {
+	pats := []string{
+		"(a)-(b)", "(a)-(b), (a)-(c), (a)-(d)", "(a)-(b)-(c)-(d)", "(a)-(b)-(c)-(a), (a)-(d)",
+		"(a)-(b)-(c)-(a), (a)-(d), (a)-(e), (b)-(f)", "(a)-(b)-(c)-(d)-(a)",
+		"(a)-(b)-(c)-(d)-(a), (a)-(c)", "(a:1)-(b:2), (a)-(c:2), (a)-(d:3)", "(a)-(b), (c)",
+		"(a:1)-(b), (a)-(c:2), (d:2)",
+	}
+	var ps []*pattern.Pattern
+	for _, s := range pats {
+		p, err := pattern.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	for seed := uint64(1); seed <= 12; seed++ {
+		ps = append(ps, gen.RandomPattern(seed*29, 3+int(seed%5), gen.PatternOptions{EdgeProb: 0.3, VertexLabels: int(seed % 3), Wildcard: 0.3}))
+	}
+	var leafPlans, fallbacks, cases int
+	for gi := uint64(1); gi <= 4; gi++ {
+		vl := int(gi%2) * 3
+		g := gen.RandomGraph(gi*211, 25+int(gi)*5, 0.3, vl, 1)
+		goff, gadj := sortedCSR(g)
+		for _, p := range ps {
+			for _, sem := range semantics {
+				want := cpuCount(t, g, p, sem)
+				// The engine's choice, and the leaf plan wherever the kernel can count it.
+				for k, pl := range []*plan.Plan{buildPlan(g, p, sem, Options{}), leafPlan(g, p, sem)} {
+					var got uint64
+					if !pl.Empty {
+						fp, err := flatten(pl, true)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if k == 1 && fp.G > 0 {
+							leafPlans++
+						} else if k == 1 && !sem.Induced && len(plan.Build(g, p, plan.Options{Unique: sem.Unique}).Groups) > 0 {
+							fallbacks++
+						}
+						got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj)
+					}
+					if got != want {
+						t.Errorf("graph %d %s (%s) plan %d: emulated v2 %d, cpu %d", gi, p, sem, k, got, want)
+					}
+				}
+				cases++
+			}
+		}
+	}
+	t.Logf("%d cases, %d with counted leaf groups, %d falling back to Enumerate", cases, leafPlans, fallbacks)
+	if leafPlans == 0 || fallbacks == 0 {
+		t.Errorf("leaf counting or its fallback not exercised")
+	}
+}
+
+// TestEmulatedLeafOverflow: a 21-leaf star in a 40-clique has 40 x 39!/18! embeddings, past
+// 2^64; the emulated kernel must flag it (as the CPU engine reports ErrOverflow).
+func TestEmulatedLeafOverflow(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for u := int64(0); u < 40; u++ {
+		for v := u + 1; v < 40; v++ {
+			if err := b.AddEdge(u, v, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d-byte cubin", len(img))
+	s := "(c)-(l0)"
+	for i := 1; i < 21; i++ {
+		s += fmt.Sprintf(", (c)-(l%d)", i)
+	}
+	p, err := pattern.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := engine.Lookup("cpu")
+	if _, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Threads: 1}); !errors.Is(err, engine.ErrOverflow) {
+		t.Fatalf("cpu: %v, want overflow", err)
+	}
+	pl := buildPlan(g, p, engine.Semantics{}, Options{})
+	fp, err := flatten(pl, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp.G == 0 {
+		t.Fatal("no leaf groups")
+	}
+	goff, gadj := sortedCSR(g)
+	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj); got != ^uint64(0) {
+		t.Fatalf("emulated %d, want the overflow marker", got)
+	}
+	// Unique: C(39, 21) x 40 fits.
+	want := cpuCount(t, g, p, engine.Semantics{Unique: true})
+	pl = buildPlan(g, p, engine.Semantics{Unique: true}, Options{})
+	if fp, err = flatten(pl, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj); got != want || fp.G == 0 {
+		t.Fatalf("unique: emulated %d (groups %d), cpu %d", got, fp.G, want)
+	}
 }

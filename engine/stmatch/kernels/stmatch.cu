@@ -1,20 +1,32 @@
-// stmatch.cu: the generic (interpreted-plan) depth-first matching kernel of the stmatch engine.
+// stmatch.cu: the generic (interpreted-plan) depth-first matching kernel of the stmatch engine,
+// second version (the first is kept in stmatch_v1.cu for comparison).
 //
-// One persistent grid; every warp takes root candidates one at a time from a global counter and
-// runs the plan's nested loops as an explicit stack. The state of the stack (the data vertex m[i]
-// of each level, its index mi[i] in its vertex's candidate list, the loop position and the size
-// of each level's candidate set) is kept by every lane of the warp alike (warp-uniform control
-// flow); the candidate sets live in the warp's slice of a global buffer. A level's set is the
-// intersection of the candidate-space lists of its backward edges: the lanes stride over the
-// smallest list, binary-search the others, apply the symmetry bounds, injectivity and induced
-// non-adjacency, and compact the survivors with a ballot. The last level is counted, not stored.
+// One persistent grid; every warp takes work units one at a time from a global counter and runs
+// the plan's nested loops as an explicit stack. A work unit is (root index r, k, K): the subtree
+// of root r restricted to the level-1 candidates at positions k, k+K, k+2K, ... of the root's
+// level-1 set (K = 1: the whole subtree, as in v1). The host splits heavy roots into several
+// units and orders the units heaviest first, so skewed graphs keep every warp busy to the end.
 //
-// Plan metadata (meta): META_STRIDE 64-bit words per level, see the M_* indices below; edge
-// lists: eoff[ebase + k] .. eoff[ebase + k + 1] index evals for the k-th candidate of the parent.
+// The state of the stack (the data vertex m[i] of each level, its index mi[i] in its vertex's
+// candidate list, the loop position, end and stored size of each level's set) is kept by every
+// lane alike (warp-uniform control flow); the candidate sets live in the warp's slice of a global
+// buffer. A level's set is the intersection of its sources: the stored set of the level it reuses
+// (plan Reuse: loop-invariant code motion), and the candidate-space lists of its other backward
+// edges (plan Extra). The lanes stride over the smallest source, binary-search the others, apply
+// the symmetry window, injectivity, induced non-adjacency and (when it reuses a set and has no
+// list of its own) membership in its candidate list, and compact the survivors with a ballot.
+// A level that a later level reuses stores its set before the injectivity and non-adjacency
+// checks (and before the window unless NarrowShared), and applies them while it iterates. The
+// last level is counted, not stored, unless the plan has postponed leaf groups: then every
+// complete assignment of the levels adds the product of the groups' counts (leaf_product).
+//
+// Plan metadata (meta, dynamic shared memory): META_STRIDE 64-bit words per level, see the M_*
+// indices below; edge lists: eoff[ebase + k] .. eoff[ebase + k + 1] index evals for the k-th
+// candidate of the parent.
 
 #define MAXL 32
 #define META_STRIDE 42
-#define M_BACK 0      // mask of levels with a backward edge to this level
+#define M_BACK 0      // mask of levels whose edge list (level j -> this level) is intersected
 #define M_COLLIDE 1   // mask of levels whose vertex must differ from this level's
 #define M_LOWER 2     // mask of levels whose vertex must be smaller than this level's
 #define M_UPPER 3     // mask of levels whose vertex must be greater
@@ -23,7 +35,14 @@
 #define M_CANDOFF 6   // this level's vertex's candidate list in cands
 #define M_CANDLEN 7
 #define M_BUFOFF 8    // this level's buffer inside the warp's slice
+#define M_FLAGS 9     // F_* below
 #define M_EBASE 10    // + j: start in eoff of the edge (level j -> this level)
+#define F_REUSE 0xffu       // reused level + 1 (0: none)
+#define F_REUSED 0x100u     // a later level reuses this level's set: store it unchecked
+#define F_NARROW 0x200u     // NarrowShared: the stored set may be narrowed to the window
+#define F_CHECKCAND 0x400u  // test membership in this level's candidate list
+#define F_GROUPK(f) (((f) >> 16) & 0xffu)  // leaf group record: the group's vertex count
+#define F_ORDERED 0x1000000u                // leaf group record: symmetry orders the group
 #define FULL 0xffffffffu
 
 typedef unsigned long long u64;
@@ -49,62 +68,180 @@ __device__ __forceinline__ bool adjacent(const u64* __restrict__ goff, const u32
 	return contains(gadj + sb, eb - sb, a);
 }
 
+// window narrows the sorted a[0:n) to the symmetry window of level lv: [*begin, *end) (empty:
+// begin >= end, and the result is false).
+__device__ __forceinline__ bool window(const u64* lv, const u32* m, const u32* a, u64 n, u64* begin, u64* end) {
+	u64 b = 0, e = n;
+	for (u32 k = (u32)lv[M_LOWER]; k; k &= k - 1) {
+		u32 lo = m[__ffs(k) - 1];
+		if (lo == 0xffffffffu) { *begin = 0; *end = 0; return false; }
+		u64 p = lower_bound(a, n, lo + 1);
+		if (p > b) b = p;
+	}
+	for (u32 k = (u32)lv[M_UPPER]; k; k &= k - 1) {
+		u64 p = lower_bound(a, n, m[__ffs(k) - 1]);
+		if (p < e) e = p;
+	}
+	*begin = b; *end = e;
+	return b < e;
+}
+
+// accept applies the injectivity and induced non-adjacency checks of level lv to c.
+__device__ __forceinline__ bool accept(const u64* lv, const u32* m, u32 c,
+	const u64* __restrict__ goff, const u32* __restrict__ gadj)
+{
+	bool ok = true;
+	for (u32 b = (u32)lv[M_COLLIDE]; ok && b; b &= b - 1) ok = m[__ffs(b) - 1] != c;
+	for (u32 b = (u32)lv[M_NONADJ]; ok && b; b &= b - 1) ok = !adjacent(goff, gadj, m[__ffs(b) - 1], c);
+	return ok;
+}
+
+// Checked 64-bit arithmetic: *ovf is set when a result does not fit.
+__device__ __forceinline__ u64 mul_checked(u64 a, u64 b, bool* ovf) {
+	if (__umul64hi(a, b) != 0) *ovf = true;
+	return a * b;
+}
+
+__device__ __forceinline__ u64 add_checked(u64 a, u64 b, bool* ovf) {
+	u64 s = a + b;
+	if (s < a) *ovf = true;
+	return s;
+}
+
+__device__ __forceinline__ u64 gcd64(u64 a, u64 b) {
+	while (b) { u64 t = a % b; a = b; b = t; }
+	return a;
+}
+
+// falling returns n (n-1) ... (n-k+1); binomial returns C(n, k) (each step exact: r (n-i) / (i+1)
+// with the common factors of r and i+1 cancelled first).
+__device__ u64 falling(u64 n, u32 k, bool* ovf) {
+	if (k > n) return 0;
+	u64 r = 1;
+	for (u32 i = 0; i < k; i++) r = mul_checked(r, n - i, ovf);
+	return r;
+}
+
+__device__ u64 binomial(u64 n, u32 k, bool* ovf) {
+	if (k > n) return 0;
+	if (k > n - k) k = (u32)(n - k);
+	u64 r = 1;
+	for (u32 i = 0; i < k; i++) {
+		u64 d = i + 1, g = gcd64(r, d);
+		r = mul_checked(r / g, (n - i) / (d / g), ovf);
+	}
+	return r;
+}
+
+// leaf_product counts the injective assignments of the postponed leaf groups for the complete
+// assignment m (plans whose every class is one group with parents): the product over groups of
+// (|S| - used)_k, or C(|S| - used, k) for an ordered group, where S is the intersection of the
+// parents' candidate-space lists and used the number of mapped vertices in S. Group g's record is
+// meta level L + g: M_BACK its parents, M_EBASE their lists, M_FLAGS its size and order.
+__device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, int lane, bool* ovf)
+{
+	u64 prod = 1;
+	for (int g = 0; g < G; g++) {
+		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
+		const u32* lp[MAXL];
+		u64 ll[MAXL];
+		int nl = 0, best = 0;
+		for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
+			int j = __ffs(b) - 1;
+			u64 base = gv[M_EBASE + j] + mi[j];
+			u64 s = eoff[base], e = eoff[base + 1];
+			lp[nl] = evals + s; ll[nl] = e - s;
+			if (ll[nl] < ll[best]) best = nl;
+			nl++;
+		}
+		if (ll[best] == 0) return 0;
+		{
+			const u32* tp = lp[best]; u64 tl = ll[best];
+			lp[best] = lp[0]; ll[best] = ll[0];
+			lp[0] = tp; ll[0] = tl;
+		}
+		u64 size = ll[0];
+		if (nl > 1) {
+			size = 0;
+			for (u64 base = 0; base < ll[0]; base += 32) {
+				u64 idx = base + lane;
+				bool ok = idx < ll[0];
+				u32 c = ok ? lp[0][idx] : 0;
+				for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], c);
+				size += __popc(__ballot_sync(FULL, ok));
+			}
+		}
+		bool in = lane < L;
+		u32 x = in ? m[lane] : 0;
+		for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], x);
+		u64 used = __popc(__ballot_sync(FULL, in));
+		u32 f = (u32)gv[M_FLAGS];
+		u64 n = size - used;
+		u64 c = (f & F_ORDERED) ? binomial(n, F_GROUPK(f), ovf) : falling(n, F_GROUPK(f), ovf);
+		if (c == 0) return 0;
+		prod = mul_checked(prod, c, ovf);
+	}
+	return prod;
+}
+
 // level_set computes the candidate set of level i (all of the warp's lanes call it alike) and
-// returns its size; unless last, the survivors are written to out in increasing order.
+// returns its size; unless last, the survivors are written to out in increasing order. A level
+// that a later level reuses (F_REUSED) stores its set without the per-candidate checks and, unless
+// F_NARROW, without the window.
 __device__ u64 level_set(const u64* __restrict__ meta, int i, bool last,
-	const u32* m, const u32* mi,
+	const u32* m, const u32* mi, const u64* sz, const u32* buf,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands,
 	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32* __restrict__ out, int lane)
 {
 	const u64* lv = meta + (u64)i * META_STRIDE;
 	u32 back = (u32)lv[M_BACK];
-	u64 ls[MAXL];   // list starts (in evals), the smallest first
-	u64 ll[MAXL];   // list lengths
-	int nl = 0;
-	const u32* src;
-	u64 srcLen;
-	if (back == 0) {
-		src = cands + lv[M_CANDOFF];
-		srcLen = lv[M_CANDLEN];
-	} else {
-		int best = 0;
-		for (u32 b = back; b; b &= b - 1) {
-			int j = __ffs(b) - 1;
-			u64 base = lv[M_EBASE + j] + mi[j];
-			u64 s = eoff[base], e = eoff[base + 1];
-			ls[nl] = s; ll[nl] = e - s;
-			if (ll[nl] < ll[best]) best = nl;
-			nl++;
-		}
-		if (ll[best] == 0) return 0;
-		u64 ts = ls[best], tl = ll[best];
-		ls[best] = ls[0]; ll[best] = ll[0];
-		ls[0] = ts; ll[0] = tl;
-		src = evals + ls[0];
-		srcLen = ll[0];
+	u32 flags = (u32)lv[M_FLAGS];
+	int reuse = (int)(flags & F_REUSE) - 1;
+	const u32* lp[MAXL + 1];  // sources, the smallest first
+	u64 ll[MAXL + 1];
+	int nl = 0, best = 0;
+	if (reuse >= 0) {
+		lp[0] = buf + meta[(u64)reuse * META_STRIDE + M_BUFOFF];
+		ll[0] = sz[reuse];
+		nl = 1;
 	}
-	// Symmetry window: c > every m[lower], c < every m[upper]; narrowed on the sorted source.
+	for (u32 b = back; b; b &= b - 1) {
+		int j = __ffs(b) - 1;
+		u64 base = lv[M_EBASE + j] + mi[j];
+		u64 s = eoff[base], e = eoff[base + 1];
+		lp[nl] = evals + s; ll[nl] = e - s;
+		if (ll[nl] < ll[best]) best = nl;
+		nl++;
+	}
+	if (nl == 0) {
+		lp[0] = cands + lv[M_CANDOFF];
+		ll[0] = lv[M_CANDLEN];
+		nl = 1;
+	}
+	if (ll[best] == 0) return 0;
+	{
+		const u32* tp = lp[best]; u64 tl = ll[best];
+		lp[best] = lp[0]; ll[best] = ll[0];
+		lp[0] = tp; ll[0] = tl;
+	}
+	const u32* src = lp[0];
+	u64 srcLen = ll[0];
+	bool store = (flags & F_REUSED) && !last;   // unchecked set for a later level
+	bool narrow = !store || (flags & F_NARROW);
 	u64 begin = 0, end = srcLen;
-	for (u32 b = (u32)lv[M_LOWER]; b; b &= b - 1) {
-		u32 lo = m[__ffs(b) - 1];
-		if (lo == 0xffffffffu) return 0;
-		u64 p = lower_bound(src, srcLen, lo + 1);
-		if (p > begin) begin = p;
-	}
-	for (u32 b = (u32)lv[M_UPPER]; b; b &= b - 1) {
-		u64 p = lower_bound(src, srcLen, m[__ffs(b) - 1]);
-		if (p < end) end = p;
-	}
-	u32 collide = (u32)lv[M_COLLIDE];
-	u32 nonadj = (u32)lv[M_NONADJ];
+	if (narrow && !window(lv, m, src, srcLen, &begin, &end)) return 0;
+	bool checkCand = flags & F_CHECKCAND;
+	const u32* cl = cands + lv[M_CANDOFF];
+	u64 cn = lv[M_CANDLEN];
 	u64 count = 0;
 	for (u64 base = begin; base < end; base += 32) {
 		u64 idx = base + lane;
 		bool ok = idx < end;
 		u32 c = ok ? src[idx] : 0;
-		for (int k = 1; ok && k < nl; k++) ok = contains(evals + ls[k], ll[k], c);
-		for (u32 b = collide; ok && b; b &= b - 1) ok = m[__ffs(b) - 1] != c;
-		for (u32 b = nonadj; ok && b; b &= b - 1) ok = !adjacent(goff, gadj, m[__ffs(b) - 1], c);
+		for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], c);
+		if (ok && checkCand) ok = contains(cl, cn, c);
+		if (ok && !store) ok = accept(lv, m, c, goff, gadj);
 		u32 mask = __ballot_sync(FULL, ok);
 		if (!last && ok) out[count + __popc(mask & ((1u << lane) - 1))] = c;
 		count += __popc(mask);
@@ -119,52 +256,75 @@ extern "C" __global__ void stmatch_count(
 	const u32* __restrict__ cands,
 	const u64* __restrict__ goff, const u32* __restrict__ gadj,
 	u32* __restrict__ bufs, u64 warpStride,
-	u64 rootBegin, u64 rootEnd, u64* __restrict__ nextRoot,
-	u64* __restrict__ counts)
+	const u64* __restrict__ units, u64 unitBegin, u64 unitEnd, u64* __restrict__ nextUnit,
+	u64* __restrict__ counts, int G, unsigned int* __restrict__ overflow)
 {
-	__shared__ u64 meta[MAXL * META_STRIDE];
-	for (int k = threadIdx.x; k < L * META_STRIDE; k += blockDim.x) meta[k] = gmeta[k];
+	extern __shared__ u64 meta[];  // (L + G) * META_STRIDE words
+	for (int k = threadIdx.x; k < (L + G) * META_STRIDE; k += blockDim.x) meta[k] = gmeta[k];
 	__syncthreads();
 
 	const int lane = threadIdx.x & 31;
 	const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	u32* buf = bufs + warp * warpStride;
 	u32 m[MAXL], mi[MAXL];
-	u64 pos[MAXL], sz[MAXL];
+	u64 pos[MAXL], end[MAXL], sz[MAXL];
 	u64 total = 0;
+	bool ovf = false;
 	const u32* roots = cands + meta[M_CANDOFF];
 
 	for (;;) {
-		u64 r = 0;
-		if (lane == 0) r = atomicAdd(nextRoot, 1ULL) + rootBegin;
-		r = __shfl_sync(FULL, r, 0);
-		if (r >= rootEnd) break;
+		u64 u = 0;
+		if (lane == 0) u = atomicAdd(nextUnit, 1ULL) + unitBegin;
+		u = __shfl_sync(FULL, u, 0);
+		if (u >= unitEnd) break;
+		u64 w = units[u];
+		u32 r = (u32)w;
+		u64 k = (w >> 32) & 0xffff, K = w >> 48;
 		m[0] = roots[r];
-		mi[0] = (u32)r;
-		if (L == 1) { total++; continue; }
-		if (L == 2) {
-			total += level_set(meta, 1, true, m, mi, eoff, evals, cands, goff, gadj, 0, lane);
+		mi[0] = r;
+		if (L == 1) {
+			total = add_checked(total, G ? leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf) : 1, &ovf);
 			continue;
 		}
+		if (L == 2 && G == 0) {  // the host gives K = 1 here
+			total += level_set(meta, 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane);
+			continue;
+		}
+		// Enter level i: compute its set and its loop range.
 		int i = 1;
-		sz[1] = level_set(meta, 1, false, m, mi, eoff, evals, cands, goff, gadj, buf + meta[META_STRIDE + M_BUFOFF], lane);
-		pos[1] = 0;
+		{
+			const u64* lv = meta + META_STRIDE;
+			sz[1] = level_set(meta, 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, buf + lv[M_BUFOFF], lane);
+			pos[1] = 0; end[1] = sz[1];
+			u32 f = (u32)lv[M_FLAGS];
+			if ((f & F_REUSED) && !(f & F_NARROW)) window(lv, m, buf + lv[M_BUFOFF], sz[1], &pos[1], &end[1]);
+			pos[1] += k;
+		}
 		while (i >= 1) {
-			if (pos[i] == sz[i]) { i--; continue; }
+			if (pos[i] >= end[i]) { i--; continue; }
 			const u64* lv = meta + (u64)i * META_STRIDE;
 			u32 c = buf[lv[M_BUFOFF] + pos[i]];
-			pos[i]++;
+			pos[i] += (i == 1) ? K : 1;
+			if (((u32)lv[M_FLAGS] & F_REUSED) && !accept(lv, m, c, goff, gadj)) continue;
 			m[i] = c;
 			if (lv[M_NEEDIDX]) mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
-			if (i + 1 == L - 1) {
-				total += level_set(meta, i + 1, true, m, mi, eoff, evals, cands, goff, gadj, 0, lane);
+			if (i == L - 1) {  // only with leaf groups: the last level is iterated
+				total = add_checked(total, leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf), &ovf);
+			} else if (G == 0 && i + 1 == L - 1) {
+				total = add_checked(total, level_set(meta, i + 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane), &ovf);
 			} else {
 				const u64* nv = lv + META_STRIDE;
-				sz[i + 1] = level_set(meta, i + 1, false, m, mi, eoff, evals, cands, goff, gadj, buf + nv[M_BUFOFF], lane);
-				pos[i + 1] = 0;
+				u32* out = buf + nv[M_BUFOFF];
+				sz[i + 1] = level_set(meta, i + 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
+				pos[i + 1] = 0; end[i + 1] = sz[i + 1];
+				u32 f = (u32)nv[M_FLAGS];
+				if ((f & F_REUSED) && !(f & F_NARROW)) window(nv, m, out, sz[i + 1], &pos[i + 1], &end[i + 1]);
 				i++;
 			}
 		}
 	}
-	if (lane == 0) counts[warp] = total;
+	if (lane == 0) {
+		counts[warp] = total;
+		if (ovf) *overflow = 1;
+	}
 }
