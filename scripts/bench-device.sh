@@ -6,7 +6,8 @@
 #                                   copies the test data it needs to $BIN/testdata, plus any
 #                                   extra t/v/e queries for github data.graph found in
 #                                   $SUBMATCH_EXTRA_QUERIES (to $BIN/extra).
-#   scripts/bench-device.sh run     there (no Go): the quick bench suite at 1,2,4,16 threads,
+#   scripts/bench-device.sh run     there (no Go): the quick bench suite at 1,2,4,16 threads
+#                                   (SKIP_SUITE=1 skips it; QUERY_TIMEOUT=20s bounds each query),
 #                                   then every github query (and extra ones) with the CPU engine at
 #                                   1, 2 and 16 threads and with stmatch; prints a table last.
 # $BIN defaults to bin/bench-device (git-ignored). Device tool: command
@@ -33,7 +34,7 @@ build() {
 
 # count ENGINE THREADS QUERY: prints "count<TAB>elapsed_ms<TAB>partial" for one query.
 count() {
-	"$BIN/submatch" count --json --timeout 60s --engine "$1" --threads "$2" \
+	"$BIN/submatch" count --json --timeout "${QUERY_TIMEOUT:-60s}" --engine "$1" --threads "$2" \
 		"$BIN/testdata/github-gmatch/data.graph" "$3" 2>/dev/null |
 		sed -E 's/.*"count":([0-9]+).*"elapsed_ms":([0-9.]+).*"partial":(true|false).*/\1\t\2\t\3/'
 }
@@ -43,10 +44,14 @@ run() {
 	mkdir -p "$out"
 	echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 	command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-	echo "== bench --suite quick --threads 1,2,4,16"
-	"$BIN/submatch" bench --suite quick --threads 1,2,4,16 --repeat 3 --timeout 60s \
-		--testdata "$BIN/testdata" --out "$out/bench" > "$out/bench.log" 2>&1
-	tail -n 12 "$out/bench.log"
+	if [ -n "${SKIP_SUITE:-}" ]; then
+		echo "== bench suite skipped (SKIP_SUITE set)"
+	else
+		echo "== bench --suite quick --threads 1,2,4,16"
+		"$BIN/submatch" bench --suite quick --threads 1,2,4,16 --repeat 3 --timeout 60s \
+			--testdata "$BIN/testdata" --out "$out/bench" > "$out/bench.log" 2>&1
+		tail -n 12 "$out/bench.log"
+	fi
 	echo
 	echo "== github queries: CPU engine at 1, 2, 16 threads and the stmatch GPU engine (whole count call, ms)"
 	printf 'query\tcount\tcpu-1\tcpu-2\tcpu-16\tstmatch\tgpu-count-equal\n' | tee "$out/github.tsv"
