@@ -122,11 +122,23 @@ func hasCandidateNeighbour(g *graph.Graph, v uint32, vl, el pattern.Label, cand 
 // GraphQL/CFL/DP-iso reduced to its sound core: a data vertex v can host pattern vertex u only if
 // every pattern neighbour w of u can be hosted by some neighbour of v.
 func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int) {
+	type nbr struct {
+		w      int
+		vl, el pattern.Label
+	}
 	n := p.NumVertices()
+	nbrs := make([][]nbr, n)
+	for u := 0; u < n; u++ {
+		for w := 0; w < n; w++ {
+			if el, ok := p.EdgeLabel(u, w); ok {
+				nbrs[u] = append(nbrs[u], nbr{w, p.VertexLabel(w), el})
+			}
+		}
+	}
 	for round := 0; round < maxRounds; round++ {
 		changed := false
 		for u := 0; u < n; u++ {
-			if p.Degree(u) == 0 {
+			if len(nbrs[u]) == 0 {
 				continue
 			}
 			for wi, word := range cand[u] {
@@ -134,12 +146,8 @@ func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int) {
 					b := bits.TrailingZeros64(word)
 					word &^= 1 << b
 					v := uint32(wi*64 + b)
-					for w := 0; w < n; w++ {
-						if !p.Adjacent(u, w) {
-							continue
-						}
-						el, _ := p.EdgeLabel(u, w)
-						if !hasCandidateNeighbour(g, v, p.VertexLabel(w), el, cand[w]) {
+					for _, x := range nbrs[u] {
+						if !hasCandidateNeighbour(g, v, x.vl, x.el, cand[x.w]) {
 							cand[u].Clear(v)
 							changed = true
 							break
