@@ -44,16 +44,20 @@ type leafCounter struct {
 	// parents' data vertices: the same parents recur across many assignments (the two ends of
 	// a 4-cycle's diagonal, reached through every middle vertex) and the intersection need not
 	// be recomputed. Such groups test membership by adjacency instead of a materialised set.
-	memo [][]memoEntry
+	memo       [][]memoEntry
+	memoMisses []int
 
 	// collide[g] lists the levels whose data vertex may lie in S_g: label-compatible, and not a
 	// parent of g (a parent's data vertex is never its own neighbour).
 	collide [][]int
 }
 
-// memoSlots is the size of each group's direct-mapped size cache; maxMemoParents bounds the key.
+// Each group's direct-mapped size cache starts at minMemoSlots entries and grows (emptied) by
+// 4x up to maxMemoSlots whenever it has missed twice its size, so small jobs pay for a small
+// table; maxMemoParents bounds the key.
 const (
-	memoSlots      = 1 << 14
+	minMemoSlots   = 1 << 8
+	maxMemoSlots   = 1 << 16
 	maxMemoParents = 4
 )
 
@@ -96,6 +100,7 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 		}
 	}
 	lc.memo = make([][]memoEntry, ng)
+	lc.memoMisses = make([]int, ng)
 	for _, class := range pl.Classes {
 		if gi := class.Groups[0]; len(class.Groups) == 1 && len(pl.Groups[gi].Parents) >= 2 &&
 			len(pl.Groups[gi].Parents) <= maxMemoParents {
@@ -190,11 +195,14 @@ func (lc *leafCounter) memoSize(gi int, m []uint32, mi []int) int64 {
 		key[k] = m[pe.Level]
 		h = (h ^ uint64(key[k])) * 1099511628211
 	}
-	if len(lc.memo[gi]) == 0 {
-		lc.memo[gi] = make([]memoEntry, memoSlots)
+	table := lc.memo[gi]
+	if len(table) == 0 || (lc.memoMisses[gi] > 2*len(table) && len(table) < maxMemoSlots) {
+		table = make([]memoEntry, max(minMemoSlots, 4*len(table)))
+		lc.memo[gi], lc.memoMisses[gi] = table, 0
 	}
-	e := &lc.memo[gi][h&(memoSlots-1)]
+	e := &table[h&uint64(len(table)-1)]
 	if !e.ok || e.key != key {
+		lc.memoMisses[gi]++
 		*e = memoEntry{key: key, size: int64(len(lc.commonNeighbours(gi, m, mi))), ok: true}
 	}
 	return e.size
