@@ -76,12 +76,15 @@ func neighbourLabelRequirements(p *pattern.Pattern, u int) []labelCount {
 }
 
 // initialCandidates applies the label, degree and neighbour-label-frequency filters.
-func initialCandidates(g *graph.Graph, p *pattern.Pattern, u int) Bitset {
+func initialCandidates(g *graph.Graph, p *pattern.Pattern, u int, cancelled func() bool) Bitset {
 	set := NewBitset(g.NumVertices())
 	label := p.VertexLabel(u)
 	deg := p.Degree(u)
 	reqs := neighbourLabelRequirements(p, u)
 	for v := 0; v < g.NumVertices(); v++ {
+		if v%checkEvery == 0 && cancelled() {
+			return set
+		}
 		vv := uint32(v)
 		if !label.Matches(g.VertexLabel(vv)) || g.Degree(vv) < deg {
 			continue
@@ -121,7 +124,7 @@ func hasCandidateNeighbour(g *graph.Graph, v uint32, vl, el pattern.Label, cand 
 // nothing changes (or maxRounds rounds). This is the neighbourhood-consistency refinement of
 // GraphQL/CFL/DP-iso reduced to its sound core: a data vertex v can host pattern vertex u only if
 // every pattern neighbour w of u can be hosted by some neighbour of v.
-func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int) {
+func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int, cancelled func() bool) {
 	type nbr struct {
 		w      int
 		vl, el pattern.Label
@@ -142,6 +145,9 @@ func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int) {
 				continue
 			}
 			for wi, word := range cand[u] {
+				if wi%(checkEvery/64) == 0 && cancelled() {
+					return
+				}
 				for word != 0 {
 					b := bits.TrailingZeros64(word)
 					word &^= 1 << b

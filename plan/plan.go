@@ -6,6 +6,7 @@
 package plan
 
 import (
+	"context"
 	"math/bits"
 	"slices"
 
@@ -24,6 +25,9 @@ type Options struct {
 	// SpaceLimit bounds the candidate space in entries (0: DefaultSpaceLimit; negative: never
 	// build one).
 	SpaceLimit int
+	// MultiplyAutomorphisms lets a plan for counting embeddings (not Unique) break symmetry and
+	// report |Aut(p)| in Plan.Multiplier: embeddings = matches found x |Aut(p)|, exactly.
+	MultiplyAutomorphisms bool
 }
 
 // BackEdge is an edge from a level's vertex to the vertex of an earlier level.
@@ -98,6 +102,9 @@ type Plan struct {
 	Classes       []LeafClass
 	// Empty is set when some pattern vertex has no candidate: the count is zero.
 	Empty bool
+	// Multiplier is the number of embeddings each match found stands for: |Aut(p)| when the plan
+	// breaks symmetry to count embeddings faster (Options.MultiplyAutomorphisms), else 1.
+	Multiplier uint64
 	// Space is the candidate space keyed by [parent vertex][child vertex] for every backward
 	// edge, or nil when it would exceed the limit (the engine then intersects label runs).
 	Space map[[2]int]*EdgeIndex
@@ -112,6 +119,17 @@ const (
 
 // Build compiles a plan.
 func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
+	pl, _ := BuildContext(context.Background(), g, p, opts)
+	return pl
+}
+
+// checkEvery is how many data vertices the filters handle between looks at the context.
+const checkEvery = 1 << 14
+
+// BuildContext is Build that stops early, returning ctx's error, when ctx ends: filtering and
+// the candidate space take seconds on graphs with tens of millions of edges.
+func BuildContext(ctx context.Context, g *graph.Graph, p *pattern.Pattern, opts Options) (*Plan, error) {
+	cancelled := func() bool { return ctx.Err() != nil }
 	n := p.NumVertices()
 	pl := &Plan{Pattern: p}
 	rounds := opts.RefineRounds
@@ -120,9 +138,12 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 	}
 	pl.CandidateBits = make([]Bitset, n)
 	for u := 0; u < n; u++ {
-		pl.CandidateBits[u] = initialCandidates(g, p, u)
+		pl.CandidateBits[u] = initialCandidates(g, p, u, cancelled)
 	}
-	refine(g, p, pl.CandidateBits, rounds)
+	refine(g, p, pl.CandidateBits, rounds, cancelled)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	pl.Candidates = make([][]uint32, n)
 	for u := 0; u < n; u++ {
 		pl.Candidates[u] = members(pl.CandidateBits[u])
@@ -136,9 +157,21 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 	if postponable {
 		order, postponed = postponeClosingVertices(p, order, postponed)
 	}
-	if opts.Unique {
-		full := append(slices.Clone(order), postponed...)
-		pl.Restrictions = SymmetryRestrictions(p, full)
+	pl.Multiplier = 1
+	var restrictions []Restriction
+	if opts.Unique || opts.MultiplyAutomorphisms {
+		restrictions = SymmetryRestrictions(p, append(slices.Clone(order), postponed...))
+	}
+	switch {
+	case opts.Unique:
+		pl.Restrictions = restrictions
+	case opts.MultiplyAutomorphisms && len(restrictions) > 0:
+		// Count one embedding per orbit of Aut(p) and multiply, unless breaking symmetry would
+		// make the search enumerate vertices it could otherwise count.
+		aut, ok := automorphismsFromRestrictions(restrictions)
+		if ok && (!postponable || countedVertices(p, order, postponed, restrictions, pl) >= countedVertices(p, order, postponed, nil, pl)) {
+			pl.Restrictions, pl.Multiplier = restrictions, aut
+		}
 	}
 	if postponable {
 		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates)
@@ -151,7 +184,10 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 		limit = DefaultSpaceLimit
 	}
 	if limit > 0 && !pl.Empty {
-		pl.Space = buildSpace(g, pl, limit)
+		pl.Space = buildSpace(g, pl, limit, cancelled)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	for i := range pl.Levels {
 		pl.Levels[i].Reuse, pl.Levels[i].Extra = pl.reusable(i)
@@ -164,7 +200,7 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 			}
 		}
 	}
-	return pl
+	return pl, nil
 }
 
 func subsetInts(sub, super []int) bool {
@@ -348,6 +384,36 @@ func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool) (orde
 		}
 	}
 	return order, postponed
+}
+
+// automorphismsFromRestrictions returns |Aut(p)| from the restrictions SymmetryRestrictions
+// made: the product of the stabiliser-chain orbit sizes, each one more than the number of
+// restrictions its vertex leads (orbit-stabiliser). ok is false when it overflows uint64.
+func automorphismsFromRestrictions(rs []Restriction) (uint64, bool) {
+	orbit := map[int]uint64{}
+	for _, r := range rs {
+		orbit[r.Less]++
+	}
+	aut := uint64(1)
+	for _, extra := range orbit {
+		hi, lo := bits.Mul64(aut, extra+1)
+		if hi != 0 {
+			return 0, false
+		}
+		aut = lo
+	}
+	return aut, true
+}
+
+// countedVertices is how many pattern vertices would be counted rather than enumerated under
+// the given restrictions (without postponed groups, the last level is counted by size: one).
+func countedVertices(p *pattern.Pattern, order, postponed []int, rs []Restriction, pl *Plan) int {
+	_, groups, _ := groupLeaves(p, slices.Clone(order), slices.Clone(postponed), rs, pl.CandidateBits, pl.Candidates)
+	n := 0
+	for _, g := range groups {
+		n += len(g.Vertices)
+	}
+	return max(n, 1)
 }
 
 // postponeClosingVertices also postpones every enumerated vertex whose neighbours all come

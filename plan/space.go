@@ -1,7 +1,7 @@
 package plan
 
 import (
-	"sort"
+	"slices"
 
 	"submatch/graph"
 )
@@ -28,7 +28,7 @@ const DefaultSpaceLimit = 1 << 28
 // buildSpace builds an EdgeIndex for every backward edge of every level and every parent edge of
 // a leaf group (keyed by the group's first vertex), keyed by [parent vertex][child vertex],
 // unless the space would hold more than limit entries.
-func buildSpace(g *graph.Graph, pl *Plan, limit int) map[[2]int]*EdgeIndex {
+func buildSpace(g *graph.Graph, pl *Plan, limit int, cancelled func() bool) map[[2]int]*EdgeIndex {
 	type edge struct{ parent, child int }
 	var edges []edge
 	var estimate int
@@ -59,6 +59,9 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int) map[[2]int]*EdgeIndex {
 		childBits := pl.CandidateBits[e.child]
 		idx := &EdgeIndex{offsets: make([]uint64, len(cands)+1)}
 		for i, v := range cands {
+			if i%checkEvery == 0 && cancelled() {
+				return nil
+			}
 			start := len(idx.values)
 			runs := g.Runs(v)
 			multi := 0
@@ -75,7 +78,7 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int) map[[2]int]*EdgeIndex {
 			}
 			if multi > 1 { // wildcards merged several runs: restore id order
 				seg := idx.values[start:]
-				sort.Slice(seg, func(a, b int) bool { return seg[a] < seg[b] })
+				slices.Sort(seg)
 			}
 			idx.offsets[i+1] = uint64(len(idx.values))
 		}

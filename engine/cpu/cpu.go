@@ -25,11 +25,12 @@ func init() { engine.Register(Engine{}) }
 // Name implements engine.Engine.
 func (Engine) Name() string { return "cpu" }
 
-func buildPlan(p *engine.Problem, enumerate bool) (*plan.Plan, error) {
+func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Plan, error) {
 	if p.Data == nil || p.Pattern == nil {
 		return nil, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
 	}
-	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate}
+	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate,
+		MultiplyAutomorphisms: !enumerate}
 	if p.MemoryLimit > 0 {
 		required := requiredMemory(p)
 		if required > p.MemoryLimit {
@@ -42,7 +43,7 @@ func buildPlan(p *engine.Problem, enumerate bool) (*plan.Plan, error) {
 			opts.SpaceLimit = -1
 		}
 	}
-	return plan.Build(p.Data, p.Pattern, opts), nil
+	return plan.BuildContext(ctx, p.Data, p.Pattern, opts)
 }
 
 // requiredMemory bounds what a count needs besides the optional candidate space: a candidate
@@ -76,8 +77,11 @@ func stopOnDone(ctx context.Context, stop *atomic.Bool) func() {
 // Count implements engine.Engine.
 func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
 	start := time.Now()
-	pl, err := buildPlan(p, false)
+	pl, err := buildPlan(ctx, p, false)
 	if err != nil {
+		if ctx.Err() != nil {
+			return engine.Result{Partial: true, PlanTime: time.Since(start)}, err
+		}
 		return engine.Result{}, err
 	}
 	planTime := time.Since(start)
@@ -92,10 +96,11 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 		// Only postponed vertices (isolated ones): one combinatorial count.
 		w := newWorker(p.Data, pl, &stop)
 		w.runRoot(0)
-		if w.overflow {
+		count, ok := mulChecked(w.count, pl.Multiplier)
+		if w.overflow || !ok {
 			return engine.Result{}, engine.ErrOverflow
 		}
-		return engine.Result{Count: w.count, PlanTime: planTime}, nil
+		return engine.Result{Count: count, PlanTime: planTime}, nil
 	}
 
 	roots := pl.Candidates[pl.Levels[0].Vertex]
@@ -146,7 +151,8 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 	})
 	defer ramp.Stop()
 	wg.Wait()
-	if overflow {
+	total, ok := mulChecked(total, pl.Multiplier) // one match per orbit of Aut(p)
+	if overflow || !ok {
 		return engine.Result{}, engine.ErrOverflow
 	}
 	if err := ctx.Err(); err != nil {
@@ -193,7 +199,7 @@ func runWorker(w *worker, s *scheduler, progress func(float64)) {
 // order.
 func (Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
 	return func(yield func([]uint32, error) bool) {
-		pl, err := buildPlan(p, true)
+		pl, err := buildPlan(ctx, p, true)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -32,7 +32,7 @@ func TestMemoryLimit(t *testing.T) {
 	if err != nil || got.Count != want.Count {
 		t.Fatalf("tight limit: %d (%v), want %d", got.Count, err, want.Count)
 	}
-	if pl, _ := buildPlan(prob, false); pl.Space != nil {
+	if pl, _ := buildPlan(context.Background(), prob, false); pl.Space != nil {
 		t.Error("tight limit still built a candidate space")
 	}
 }
