@@ -50,10 +50,14 @@ func (pl *Plan) Describe() string {
 	}
 	if pl.Space != nil {
 		entries := 0
+		distinct := map[*EdgeIndex]bool{}
 		for _, e := range pl.Space {
-			entries += e.Entries()
+			if !distinct[e] {
+				distinct[e] = true
+				entries += e.Entries()
+			}
 		}
-		fmt.Fprintf(&b, "candidate space: %d edge indexes, %d entries\n", len(pl.Space), entries)
+		fmt.Fprintf(&b, "candidate space: %d edge indexes (%d distinct), %d entries\n", len(pl.Space), len(distinct), entries)
 	} else {
 		b.WriteString("candidate space: none (intersecting label runs of the graph)\n")
 	}

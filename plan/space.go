@@ -42,7 +42,28 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int, cancelled func() bool) map[
 			edges = append(edges, edge{pl.Levels[pe.Level].Vertex, lg.Vertices[0]})
 		}
 	}
-	for _, e := range edges {
+	p := pl.Pattern
+	// Edges whose parents and children have equal candidate sets and label constraints have
+	// equal indexes (every edge of a clique pattern, say): build one and share it.
+	same := func(a, b edge) bool {
+		la, _ := p.EdgeLabel(a.parent, a.child)
+		lb, _ := p.EdgeLabel(b.parent, b.child)
+		return la == lb && p.VertexLabel(a.child) == p.VertexLabel(b.child) &&
+			slices.Equal(pl.CandidateBits[a.parent], pl.CandidateBits[b.parent]) &&
+			slices.Equal(pl.CandidateBits[a.child], pl.CandidateBits[b.child])
+	}
+	twin := make([]int, len(edges)) // index of the first equal edge
+	for i, e := range edges {
+		twin[i] = i
+		for j := 0; j < i; j++ {
+			if twin[j] == j && same(edges[j], e) {
+				twin[i] = j
+				break
+			}
+		}
+		if twin[i] != i {
+			continue
+		}
 		for _, v := range pl.Candidates[e.parent] {
 			estimate += g.Degree(v)
 			if estimate > limit {
@@ -50,9 +71,13 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int, cancelled func() bool) map[
 			}
 		}
 	}
-	p := pl.Pattern
 	space := make(map[[2]int]*EdgeIndex, len(edges))
-	for _, e := range edges {
+	for i, e := range edges {
+		if twin[i] != i {
+			first := edges[twin[i]]
+			space[[2]int{e.parent, e.child}] = space[[2]int{first.parent, first.child}]
+			continue
+		}
 		vl := p.VertexLabel(e.child)
 		el, _ := p.EdgeLabel(e.parent, e.child)
 		cands := pl.Candidates[e.parent]
