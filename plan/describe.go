@@ -48,6 +48,9 @@ func (pl *Plan) Describe() string {
 		}
 		fmt.Fprintf(&b, "symmetry restrictions: %s\n", strings.Join(rs, " "))
 	}
+	if pl.Multiplier > 1 {
+		fmt.Fprintf(&b, "each match found stands for %d embeddings (|Aut| of the pattern)\n", pl.Multiplier)
+	}
 	if pl.Space != nil {
 		entries := 0
 		distinct := map[*EdgeIndex]bool{}

@@ -74,7 +74,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for i, q := range pos[1:] {
 		if *explain {
 			sem := f.semantics()
-			pl := plan.Build(g, queries[i], plan.Options{Induced: sem.Induced, Unique: sem.Unique})
+			pl := plan.Build(g, queries[i], plan.Options{Induced: sem.Induced, Unique: sem.Unique, MultiplyAutomorphisms: true})
 			fmt.Fprintf(stderr, "plan for %s (%s):\n%s", q, sem, pl.Describe())
 		}
 		if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr); code != exitOK {
