@@ -82,7 +82,17 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int, cancelled func() bool) map[
 		el, _ := p.EdgeLabel(e.parent, e.child)
 		cands := pl.Candidates[e.parent]
 		childBits := pl.CandidateBits[e.child]
-		idx := &EdgeIndex{offsets: make([]uint64, len(cands)+1)}
+		// Size the values once (the matching runs bound them): growing one slice of tens of
+		// millions of entries by appending cost more than filling it.
+		bound := 0
+		for _, v := range cands {
+			for r, run := range g.Runs(v) {
+				if vl.Matches(run.VertexLabel) && el.Matches(run.EdgeLabel) {
+					bound += len(g.RunNeighbors(v, r))
+				}
+			}
+		}
+		idx := &EdgeIndex{offsets: make([]uint64, len(cands)+1), values: make([]uint32, 0, bound)}
 		for i, v := range cands {
 			if i%checkEvery == 0 && cancelled() {
 				return nil
