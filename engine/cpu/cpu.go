@@ -1,7 +1,9 @@
-// Package cpu is the CPU backtracking engine: candidate filtering and ordering from package plan,
-// then a depth-first search that intersects sorted label runs of the CSR, checks injectivity,
-// induced non-adjacency and symmetry restrictions, counts the last level by size and counts
-// postponed leaves combinatorially. Root candidates are shared among worker goroutines.
+// Package cpu is the CPU backtracking engine. It runs a plan from package plan depth-first:
+// each level intersects candidate-space lists (or the CSR's label runs), narrowed to its
+// symmetry window and checked for injectivity and induced non-adjacency; the last level is
+// counted by size, and postponed vertices (leaves, cycle-closing and isolated vertices) are
+// counted combinatorially. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
+// candidates are shared among worker goroutines that steal work from each other.
 package cpu
 
 import (
@@ -62,16 +64,8 @@ func requiredMemory(p *engine.Problem) uint64 {
 }
 
 // stopOnDone sets stop when ctx ends; the returned func releases the watcher.
-func stopOnDone(ctx context.Context, stop *atomic.Bool) func() {
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			stop.Store(true)
-		case <-done:
-		}
-	}()
-	return func() { close(done) }
+func stopOnDone(ctx context.Context, stop *atomic.Bool) func() bool {
+	return context.AfterFunc(ctx, func() { stop.Store(true) })
 }
 
 // Count implements engine.Engine.
