@@ -303,26 +303,7 @@ func TestGPUVersions(t *testing.T) {
 // kernel's checked leaf arithmetic must report ErrOverflow, and the unique count must fit.
 func TestGPULeafOverflow(t *testing.T) {
 	needGPU(t)
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for u := int64(0); u < 40; u++ {
-		for v := u + 1; v < 40; v++ {
-			if err := b.AddEdge(u, v, 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := "(c)-(l0)"
-	for i := 1; i < 21; i++ {
-		s += fmt.Sprintf(", (c)-(l%d)", i)
-	}
-	p, err := pattern.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, p := starInClique(t)
 	_, st, err := CountStats(context.Background(), &engine.Problem{Data: g, Pattern: p})
 	if !errors.Is(err, engine.ErrOverflow) || st.Groups == 0 {
 		t.Errorf("star embeddings: %v (leaf groups %d), want ErrOverflow", err, st.Groups)

@@ -719,26 +719,7 @@ func TestEmulatedLeaves(t *testing.T) {
 // TestEmulatedLeafOverflow: a 21-leaf star in a 40-clique has 40 x 39!/18! embeddings, past
 // 2^64; the emulated kernel must flag it (as the CPU engine reports ErrOverflow).
 func TestEmulatedLeafOverflow(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for u := int64(0); u < 40; u++ {
-		for v := u + 1; v < 40; v++ {
-			if err := b.AddEdge(u, v, 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := "(c)-(l0)"
-	for i := 1; i < 21; i++ {
-		s += fmt.Sprintf(", (c)-(l%d)", i)
-	}
-	p, err := pattern.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, p := starInClique(t)
 	e, _ := engine.Lookup("cpu")
 	if _, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Threads: 1}); !errors.Is(err, engine.ErrOverflow) {
 		t.Fatalf("cpu: %v, want overflow", err)
@@ -764,4 +745,30 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj); got != want || fp.G == 0 {
 		t.Fatalf("unique: emulated %d (groups %d), cpu %d", got, fp.G, want)
 	}
+}
+
+// starInClique is a 21-leaf star pattern and a 40-clique: 40 x 39!/18! embeddings, past 2^64.
+func starInClique(t *testing.T) (*graph.Graph, *pattern.Pattern) {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for u := int64(0); u < 40; u++ {
+		for v := u + 1; v < 40; v++ {
+			if err := b.AddEdge(u, v, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := "(c)-(l0)"
+	for i := 1; i < 21; i++ {
+		s += fmt.Sprintf(", (c)-(l%d)", i)
+	}
+	p, err := pattern.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, p
 }
