@@ -1,7 +1,10 @@
 package plan
 
 import (
+	"fmt"
 	"math/bits"
+	"slices"
+	"strings"
 
 	"submatch/pattern"
 )
@@ -19,15 +22,63 @@ type Restriction struct{ Less, Greater int }
 // wildcard). They are found by a small backtracking search, so the group is never enumerated.
 func SymmetryRestrictions(p *pattern.Pattern, order []int) []Restriction {
 	n := p.NumVertices()
+	color := refinedColors(p)
 	fixed := make([]int, 0, n)
 	var out []Restriction
 	for _, v := range order {
 		for w := 0; w < n; w++ {
-			if w != v && automorphismExists(p, fixed, v, w) {
+			// An automorphism keeps colour refinement's colours, so only equal colours can swap.
+			if w != v && color[w] == color[v] && automorphismExists(p, fixed, v, w) {
 				out = append(out, Restriction{Less: v, Greater: w})
 			}
 		}
 		fixed = append(fixed, v)
+	}
+	return out
+}
+
+// refinedColors partitions the pattern's vertices by colour refinement (1-dimensional
+// Weisfeiler-Leman): start from the label constraint and degree, then repeatedly split by the
+// multiset of (neighbour colour, edge label). Vertices an automorphism can exchange always end in
+// the same class.
+func refinedColors(p *pattern.Pattern) []int {
+	n := p.NumVertices()
+	keys := make([]string, n)
+	for u := 0; u < n; u++ {
+		keys[u] = fmt.Sprintf("%v/%d", p.VertexLabel(u), p.Degree(u))
+	}
+	color := canonicalColors(keys)
+	for round := 0; round < n; round++ {
+		for u := 0; u < n; u++ {
+			var nb []string
+			for w := 0; w < n; w++ {
+				if el, ok := p.EdgeLabel(u, w); ok {
+					nb = append(nb, fmt.Sprintf("%d:%v", color[w], el))
+				}
+			}
+			slices.Sort(nb)
+			keys[u] = fmt.Sprintf("%d|%s", color[u], strings.Join(nb, ","))
+		}
+		next := canonicalColors(keys)
+		if slices.Equal(next, color) {
+			break
+		}
+		color = next
+	}
+	return color
+}
+
+// canonicalColors numbers distinct keys in order of first appearance.
+func canonicalColors(keys []string) []int {
+	ids := map[string]int{}
+	out := make([]int, len(keys))
+	for i, k := range keys {
+		id, ok := ids[k]
+		if !ok {
+			id = len(ids)
+			ids[k] = id
+		}
+		out[i] = id
 	}
 	return out
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -71,14 +73,63 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return exitCode(stderr, err)
 	}
-	for i, q := range pos[1:] {
-		if *explain {
-			sem := f.semantics()
-			pl := plan.Build(g, queries[i], plan.Options{Induced: sem.Induced, Unique: sem.Unique, MultiplyAutomorphisms: true})
-			fmt.Fprintf(stderr, "plan for %s (%s):\n%s", q, sem, pl.Describe())
+	if *explain || len(queries) == 1 || f.threads == 1 {
+		for i, q := range pos[1:] {
+			if *explain {
+				sem := f.semantics()
+				pl := plan.Build(g, queries[i], plan.Options{Induced: sem.Induced, Unique: sem.Unique, MultiplyAutomorphisms: true})
+				fmt.Fprintf(stderr, "plan for %s (%s):\n%s", q, sem, pl.Describe())
+			}
+			if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr); code != exitOK {
+				return code
+			}
 		}
-		if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr); code != exitOK {
-			return code
+		return exitOK
+	}
+	return countConcurrently(ctx, &f, log, eng, g, pos[1:], queries, stdout, stderr)
+}
+
+// countConcurrently counts several queries at once, as many as there are threads (each count
+// may use every thread too: the engine only adds workers to counts that run longer than a
+// millisecond, so a batch of small queries keeps all cores busy). Results are printed in the
+// order the queries were given; the first failure stops the rest.
+func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
+	names []string, queries []*pattern.Pattern, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type outcome struct {
+		code        int
+		out, errOut bytes.Buffer
+	}
+	parallel := f.threads
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	slots := make(chan struct{}, parallel)
+	results := make([]chan *outcome, len(queries))
+	for i := range queries {
+		results[i] = make(chan *outcome, 1)
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			o := &outcome{}
+			// After a failure ctx is cancelled, so the queries still waiting return at once.
+			o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut)
+			results[i] <- o
+		}()
+	}
+	for i := range queries {
+		o := <-results[i]
+		if _, err := stdout.Write(o.out.Bytes()); err != nil {
+			return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
+		}
+		stderr.Write(o.errOut.Bytes())
+		if o.code != exitOK {
+			cancel()
+			for j := i + 1; j < len(queries); j++ {
+				<-results[j] // let the others stop before returning
+			}
+			return o.code
 		}
 	}
 	return exitOK
