@@ -451,3 +451,31 @@ func TestParseArgsInterleaved(t *testing.T) {
 		t.Errorf("b=%v s=%q pos=%q", *b, *s, pos)
 	}
 }
+
+// TestCountManyQueriesInOrder: several queries run at once, but results come in the order given,
+// with the same counts as one query per run.
+func TestCountManyQueriesInOrder(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	queries := []string{"(a)-(b)-(c)-(a)", "(a)-(b)", "(a:1)-(b:2)", "(a)-(b)-(c)", "(a), (b)", "(a)-(b)-(c)-(d)"}
+	var want []string
+	for _, q := range queries {
+		_, out, _ := runCmd(t, "count", "--threads", "1", data, q)
+		want = append(want, tsv(out)[0][1])
+	}
+	for _, threads := range []string{"2", "4"} {
+		code, out, errOut := runCmd(t, append([]string{"count", "--threads", threads, data}, queries...)...)
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		rows := tsv(out)
+		if len(rows) != len(queries) {
+			t.Fatalf("threads %s: %d result lines for %d queries:\n%s", threads, len(rows), len(queries), out)
+		}
+		for i, r := range rows {
+			if r[0] != queries[i] || r[1] != want[i] {
+				t.Errorf("threads %s line %d: %q %s, want %q %s", threads, i, r[0], r[1], queries[i], want[i])
+			}
+		}
+	}
+}
