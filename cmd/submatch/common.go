@@ -150,6 +150,16 @@ func resolveEngine(name string) (engine.Engine, error) {
 }
 
 // loadData reads a data graph in any format.
+// checkAndLoad is the common tail of commands that take one graph file: it checks the load
+// flags and loads the graph at path, logging to stderr (debug records with verbose).
+func (l *loadFlags) checkAndLoad(path string, verbose bool, stderr io.Writer) (*graph.Graph, error) {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	log := newLogger(stderr, verbose)
+	return loadData(path, l.options(log), log)
+}
+
 func loadData(path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {
 	start := time.Now()
 	g, err := formats.Load(path, opts)

@@ -33,12 +33,8 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if len(pos) != 2 {
 		return exitCode(stderr, usagef("convert needs an input graph and an output file (run 'submatch help convert')"))
 	}
-	if err := load.check(); err != nil {
-		return exitCode(stderr, err)
-	}
-	log := newLogger(stderr, verbose)
 	start := time.Now()
-	g, err := loadData(pos[0], load.options(log), log)
+	g, err := load.checkAndLoad(pos[0], verbose, stderr)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

@@ -186,12 +186,8 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(pos) != 1 {
 		return exitCode(stderr, usagef("stats needs exactly one graph (run 'submatch help stats')"))
 	}
-	if err := load.check(); err != nil {
-		return exitCode(stderr, err)
-	}
-	log := newLogger(stderr, verbose)
 	start := time.Now()
-	g, err := loadData(pos[0], load.options(log), log)
+	g, err := load.checkAndLoad(pos[0], verbose, stderr)
 	if err != nil {
 		return exitCode(stderr, err)
 	}
