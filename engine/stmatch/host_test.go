@@ -598,14 +598,7 @@ func TestEmulatedReuse(t *testing.T) {
 		"(a)-(b)-(c)-(a), (d)-(a), (d)-(b), (d)-(c), (e)-(a), (e)-(b), (e)-(c)",
 		"(a)-(b), (c)-(a), (c)-(b), (d)-(a), (d)-(b)",
 	}
-	var ps []*pattern.Pattern
-	for _, s := range pats {
-		p, err := pattern.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, p)
-	}
+	ps := parsePatterns(t, pats)
 	for seed := uint64(1); seed <= 6; seed++ {
 		ps = append(ps, gen.RandomPattern(seed*17, 4+int(seed%4), gen.PatternOptions{EdgeProb: 0.8, VertexLabels: int(seed % 2), Wildcard: 0.3}))
 	}
@@ -668,14 +661,7 @@ func TestEmulatedLeaves(t *testing.T) {
 		"(a)-(b)-(c)-(d)-(a), (a)-(c)", "(a:1)-(b:2), (a)-(c:2), (a)-(d:3)", "(a)-(b), (c)",
 		"(a:1)-(b), (a)-(c:2), (d:2)",
 	}
-	var ps []*pattern.Pattern
-	for _, s := range pats {
-		p, err := pattern.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, p)
-	}
+	ps := parsePatterns(t, pats)
 	for seed := uint64(1); seed <= 12; seed++ {
 		ps = append(ps, gen.RandomPattern(seed*29, 3+int(seed%5), gen.PatternOptions{EdgeProb: 0.3, VertexLabels: int(seed % 3), Wildcard: 0.3}))
 	}
@@ -771,4 +757,18 @@ func starInClique(t *testing.T) (*graph.Graph, *pattern.Pattern) {
 		t.Fatal(err)
 	}
 	return g, p
+}
+
+// parsePatterns parses every inline pattern or fails the test.
+func parsePatterns(t *testing.T, srcs []string) []*pattern.Pattern {
+	t.Helper()
+	var ps []*pattern.Pattern
+	for _, s := range srcs {
+		p, err := pattern.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	return ps
 }
