@@ -52,6 +52,9 @@ type Problem struct {
 	// sets, indexes, per-worker buffers); 0 means no limit. An engine shrinks optional
 	// structures to fit and fails with ErrMemory when the required ones do not.
 	MemoryLimit uint64
+	// GPUMemoryLimit lowers each GPU's memory budget to this many bytes (0: free memory minus a
+	// margin); GPU engines work in chunks within it or fail with ErrMemory.
+	GPUMemoryLimit uint64
 }
 
 // Result is the outcome of a count.

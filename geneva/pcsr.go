@@ -1,6 +1,7 @@
 package geneva
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -15,7 +16,8 @@ import (
 // Interval i covers the new ids Starts[i] .. Starts[i]+(Bases[i+1]-Bases[i])-1, whose rows are
 // Bases[i] .. Bases[i+1]-1: a vertex's row is Bases[i] + (v - Starts[i]). Bases has one entry
 // more than Starts, the number of rows. The neighbours of row r are Neighbors[Offsets[r]:
-// Offsets[r+1]], new ids, increasing.
+// Offsets[r+1]], sorted by (vertex label, new id): the neighbours of one label are one range
+// (LabelRange), found by binary search, and an edge test is a binary search on (label, id).
 type Partition struct {
 	Label     uint32
 	Starts    []uint32
@@ -33,6 +35,8 @@ type PCSR struct {
 	VertexLabels []uint32
 	// OldToNew and NewToOld are GENMAP's renaming and its inverse.
 	OldToNew, NewToOld []uint32
+	// MaxDegree[e] is the longest row of ELP e.
+	MaxDegree []uint32
 
 	index map[uint32]int
 }
@@ -54,6 +58,7 @@ func Build(g *graph.Graph) (*PCSR, error) {
 	for w, v := range newToOld {
 		pc.VertexLabels[w] = g.VertexLabel(v)
 	}
+	pc.MaxDegree = make([]uint32, p.Len())
 	// rows[e] counts the rows of ELP e handed out so far; visiting new ids in order gives every
 	// ELP its rows in new-id order.
 	rows := make([]uint64, p.Len())
@@ -86,8 +91,9 @@ func Build(g *graph.Graph) (*PCSR, error) {
 					part.Neighbors = append(part.Neighbors, oldToNew[x])
 				}
 			}
-			slices.Sort(part.Neighbors[start:])
+			sortByLabel(part.Neighbors[start:], pc.VertexLabels)
 			part.Offsets = append(part.Offsets, uint64(len(part.Neighbors)))
+			pc.MaxDegree[e] = max(pc.MaxDegree[e], uint32(len(part.Neighbors)-start))
 		}
 	}
 	for e := range pc.Parts {
@@ -127,8 +133,8 @@ func (p *Partition) Row(v uint32) (uint32, bool) {
 	return uint32(r), true
 }
 
-// Neighbors returns the neighbours of new id v in ELP e, new ids increasing, or nil when v is not
-// in the ELP. The slice aliases storage; do not modify.
+// Neighbors returns the neighbours of new id v in ELP e, by (vertex label, new id), or nil when v
+// is not in the ELP. The slice aliases storage; do not modify.
 func (pc *PCSR) Neighbors(e int, v uint32) []uint32 {
 	p := &pc.Parts[e]
 	r, ok := p.Row(v)
@@ -154,4 +160,51 @@ func (pc *PCSR) TotalBytes() uint64 {
 		t += pc.Bytes(e)
 	}
 	return t
+}
+
+// sortByLabel sorts a row of new ids by (label, id).
+func sortByLabel(row, labels []uint32) {
+	slices.SortFunc(row, func(a, b uint32) int {
+		if c := cmp.Compare(labels[a], labels[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+}
+
+// LabelRange returns the part of row that holds the vertices labelled l (the row is sorted by
+// (label, id), as Partition rows are).
+func LabelRange(row, labels []uint32, l uint32) []uint32 {
+	lo := sort.Search(len(row), func(i int) bool { return labels[row[i]] >= l })
+	hi := lo + sort.Search(len(row)-lo, func(i int) bool { return labels[row[lo+i]] > l })
+	return row[lo:hi]
+}
+
+// HasEdge reports whether new ids a and b are adjacent in partition p.
+func (p *Partition) HasEdge(a, b uint32, labels []uint32) bool {
+	r, ok := p.Row(a)
+	if !ok {
+		return false
+	}
+	row := LabelRange(p.Neighbors[p.Offsets[r]:p.Offsets[r+1]], labels, labels[b])
+	_, found := slices.BinarySearch(row, b)
+	return found
+}
+
+// Union returns every edge of g, whatever its label, as one partition over all vertices in new
+// ids (one interval): what phases with a wildcard edge label and induced non-adjacency checks
+// search. Label is unused.
+func (pc *PCSR) Union(g *graph.Graph) *Partition {
+	n := len(pc.NewToOld)
+	u := &Partition{Starts: []uint32{0}, Bases: []uint32{0, uint32(n)}, Offsets: make([]uint64, 1, n+1)}
+	u.Neighbors = make([]uint32, 0, 2*g.NumEdges())
+	for _, v := range pc.NewToOld {
+		start := len(u.Neighbors)
+		for _, x := range g.Neighbors(v) {
+			u.Neighbors = append(u.Neighbors, pc.OldToNew[x])
+		}
+		sortByLabel(u.Neighbors[start:], pc.VertexLabels)
+		u.Offsets = append(u.Offsets, uint64(len(u.Neighbors)))
+	}
+	return u
 }

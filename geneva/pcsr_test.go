@@ -1,6 +1,7 @@
 package geneva
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -40,7 +41,7 @@ func testGraphs(t *testing.T) map[string]*graph.Graph {
 }
 
 // refNeighbors is the reference for one interval-PCSR row: the neighbours of old vertex v by
-// edges labelled l, renamed and sorted.
+// edges labelled l, renamed and sorted by (vertex label, new id).
 func refNeighbors(g *graph.Graph, v uint32, l uint32, oldToNew []uint32) []uint32 {
 	var out []uint32
 	els := g.NeighborEdgeLabels(v)
@@ -53,8 +54,18 @@ func refNeighbors(g *graph.Graph, v uint32, l uint32, oldToNew []uint32) []uint3
 			out = append(out, oldToNew[w])
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b uint32) int {
+		if c := cmp.Compare(g.VertexLabel(newToOldOf(oldToNew, a)), g.VertexLabel(newToOldOf(oldToNew, b))); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	return out
+}
+
+// newToOldOf inverts oldToNew at one id, by search (tests only).
+func newToOldOf(oldToNew []uint32, w uint32) uint32 {
+	return uint32(slices.Index(oldToNew, w))
 }
 
 func TestBuildMatchesReference(t *testing.T) {

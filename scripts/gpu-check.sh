@@ -8,6 +8,8 @@
 #                                the GPU tests (CountTriangles against the CPU count on wiki-Vote
 #                                and random graphs, buffers, budget, compile cache...), and prints
 #                                a short table last. Logs go to $OUT (default bin/out).
+#                                ONLY=geneva or ONLY=stmatch runs that engine's tests alone (with
+#                                gpu-info); GENEVA_RUN=regexp selects the GENEVA tests.
 #
 # bin/ is git-ignored; the device tool carries it with carry: ["bin"]:
 #   run: command "bash scripts/gpu-check.sh run", carry ["bin"]
@@ -32,6 +34,9 @@ build() {
 	# The stmatch engine's tests (GPU counts against the CPU engine).
 	go vet ./engine/stmatch
 	CGO_ENABLED=0 go test -c -trimpath -o bin/stmatch.test ./engine/stmatch
+	# The GENEVA engine's tests (GPU counts against the CPU engine and the oracle).
+	go vet ./engine/genevagpu
+	CGO_ENABLED=0 go test -c -trimpath -o bin/geneva.test ./engine/genevagpu
 	rm -rf bin/testdata
 	mkdir -p bin/testdata/wikivote-graphpi
 	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" bin/testdata/wikivote-graphpi/
@@ -64,14 +69,16 @@ run() {
 	echo "== submatch gpu-info --compile (cold kernel cache)"
 	$sm gpu-info --compile 2>&1 | tee "$out/gpu-info.txt" || status=1
 	$sm gpu-info --json > "$out/gpu-info.json" 2>&1
+	local only="${ONLY:-}"
+	local trc=skipped crc=skipped src=skipped grc=skipped
+	if [ -z "$only" ]; then
 	echo
 	echo "== gpu tests"
 	rm -f "$out/results.tsv"
 	SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_RESULTS="$out/results.tsv" \
 		bin/gpu.test -test.v -test.count=1 -test.timeout=8m 2>&1 | tee "$out/gpu-test.log"
-	local trc=${PIPESTATUS[0]}
+	trc=${PIPESTATUS[0]}
 	[ "$trc" -eq 0 ] || status=1
-	local crc=skipped
 	if [ -x bin/gpu-cgo.test ]; then
 		echo
 		echo "== gpu tests built with CGO_ENABLED=1 (a subset)"
@@ -80,8 +87,8 @@ run() {
 		crc=${PIPESTATUS[0]}
 		[ "$crc" -eq 0 ] || status=1
 	fi
-	local src=skipped
-	if [ -x bin/stmatch.test ]; then
+	fi
+	if [ -x bin/stmatch.test ] && [ -z "$only" -o "$only" = stmatch ]; then
 		echo
 		echo "== stmatch engine tests (GPU counts against the CPU engine)"
 		rm -f "$out/stmatch.tsv" "$out/stmatch-versions.tsv"
@@ -91,11 +98,22 @@ run() {
 		src=${PIPESTATUS[0]}
 		[ "$src" -eq 0 ] || status=1
 	fi
+	if [ -x bin/geneva.test ] && [ -z "$only" -o "$only" = geneva ]; then
+		echo
+		echo "== geneva engine tests (GPU counts against the CPU engine and the oracle)"
+		rm -f "$out/geneva.tsv"
+		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_GENEVA_RESULTS="$out/geneva.tsv" \
+			bin/geneva.test -test.v -test.count=1 -test.timeout=9m -test.run "${GENEVA_RUN:-.}" > "$out/geneva-test.log" 2>&1
+		grc=$?
+		grep -E '^(--- |ok|FAIL|PASS|panic)|geneva_test|gpu_test.go' "$out/geneva-test.log" | grep -v '^--- PASS' | head -60
+		[ "$grc" -eq 0 ] || status=1
+	fi
 	echo
 	echo "== submatch gpu-info --compile (warm kernel cache)"
 	$sm gpu-info --compile 2>&1 | sed -n '/^kernels:/,$p'
 	echo
 	echo "== summary"
+	if [ -e "$out/gpu-test.log" ]; then
 	grep -E '^(--- |ok|FAIL|PASS)' "$out/gpu-test.log" | grep -v '^--- PASS' || true
 	printf '%-26s %9s %9s %12s %12s %9s %10s %9s %s\n' graph vertices edges cpu gpu cpu_ms kernel_ms call_ms check
 	if [ -s "$out/results.tsv" ]; then
@@ -106,6 +124,8 @@ run() {
 	local pass fail skip
 	pass=$(grep -c '^--- PASS' "$out/gpu-test.log"); fail=$(grep -c '^--- FAIL' "$out/gpu-test.log"); skip=$(grep -c '^--- SKIP' "$out/gpu-test.log")
 	echo "tests: $pass passed, $fail failed, $skip skipped; test binary exit $trc; cgo-built subset exit $crc"
+	fi
+	if [ -z "$only" -o "$only" = stmatch ]; then
 	echo
 	echo "== stmatch engine: GPU against CPU"
 	if [ -s "$out/stmatch.tsv" ]; then
@@ -126,6 +146,17 @@ run() {
 	if [ -e "$out/stmatch-test.log" ]; then
 		grep -E '^(--- |ok|FAIL|PASS)' "$out/stmatch-test.log" | grep -v '^--- PASS' || true
 		echo "stmatch tests: $(grep -c '^--- PASS' "$out/stmatch-test.log") passed, $(grep -c '^--- FAIL' "$out/stmatch-test.log") failed, $(grep -c '^--- SKIP' "$out/stmatch-test.log") skipped; exit $src"
+	fi
+	fi
+	if [ -s "$out/geneva.tsv" ]; then
+		echo
+		echo "== geneva engine: GPU against CPU (variants: phases, sv = single-vertex phases, tiny = 256 KiB of tables)"
+		printf '%-44s %-7s %14s %14s %-8s %10s %10s %10s %8s %7s %7s\n' case variant cpu gpu check kernel_ms call_ms cpu_ms launches chunks windows
+		awk -F'\t' '{printf "%-44s %-7s %14s %14s %-8s %10s %10s %10s %8s %7s %7s\n", substr($1,1,44), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11}' "$out/geneva.tsv"
+		echo "geneva cases: $(wc -l < "$out/geneva.tsv"), ok $(grep -c $'\tok\t' "$out/geneva.tsv"), timeouts $(grep -c $'\ttimeout\t' "$out/geneva.tsv"), mismatches/errors $(grep -Ec $'\t(MISMATCH|ERROR)\t' "$out/geneva.tsv")"
+	fi
+	if [ -e "$out/geneva-test.log" ]; then
+		echo "geneva tests: $(grep -c '^--- PASS' "$out/geneva-test.log") passed, $(grep -c '^--- FAIL' "$out/geneva-test.log") failed, $(grep -c '^--- SKIP' "$out/geneva-test.log") skipped; exit $grc"
 	fi
 	exit $status
 }

@@ -16,6 +16,7 @@ import (
 
 	"submatch/engine"
 	_ "submatch/engine/cpu" // registers the "cpu" engine
+	"submatch/engine/genevagpu"
 	"submatch/formats"
 	"submatch/gpu"
 	"submatch/graph"
@@ -84,6 +85,8 @@ type matchFlags struct {
 	json        bool
 	queryFormat string
 	memory      string
+	gpuMemory   string
+	genevaSV    bool
 }
 
 func (m *matchFlags) register(fs *flag.FlagSet) {
@@ -96,6 +99,8 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
 	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GB (default: no bound)")
+	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
+	fs.BoolVar(&m.genevaSV, "geneva-sv", false, "with --engine geneva: match one vertex per phase (the paper's SV-match variant)")
 }
 
 func (m *matchFlags) check() error {
@@ -105,22 +110,36 @@ func (m *matchFlags) check() error {
 	if m.threads < 0 {
 		return usagef("--threads must be >= 0")
 	}
-	if _, err := m.memoryLimit(); err != nil {
+	if _, err := parseSize("--memory", m.memory); err != nil {
 		return err
+	}
+	if _, err := parseSize("--gpu-memory", m.gpuMemory); err != nil {
+		return err
+	}
+	if m.genevaSV && m.engine != "geneva" {
+		return usagef("--geneva-sv needs --engine geneva")
 	}
 	return checkFormat("--query-format", m.queryFormat)
 }
 
-// memoryLimit parses --memory (0 when unset).
-func (m *matchFlags) memoryLimit() (uint64, error) {
-	if m.memory == "" {
+// parseSize parses a size flag (0 when unset).
+func parseSize(flagName, value string) (uint64, error) {
+	if value == "" {
 		return 0, nil
 	}
-	n, err := gpu.ParseBytes(m.memory)
+	n, err := gpu.ParseBytes(value)
 	if err != nil || n == 0 {
-		return 0, usagef("--memory %q: expected a size such as 512MiB or 4GB", m.memory)
+		return 0, usagef("%s %q: expected a size such as 512MiB or 4GB", flagName, value)
 	}
 	return n, nil
+}
+
+// problem is the engine.Problem the flags describe for matching p in g (flags validated by check).
+func (m *matchFlags) problem(g *graph.Graph, p *pattern.Pattern, progress func(float64)) *engine.Problem {
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: m.semantics(), Threads: m.threads, Progress: progress}
+	prob.MemoryLimit, _ = parseSize("--memory", m.memory)
+	prob.GPUMemoryLimit, _ = parseSize("--gpu-memory", m.gpuMemory)
+	return prob
 }
 
 func (m *matchFlags) semantics() engine.Semantics {
@@ -147,6 +166,14 @@ func resolveEngine(name string) (engine.Engine, error) {
 		return nil, &usageError{fmt.Sprintf("--engine: %v", err)}
 	}
 	return e, nil
+}
+
+// resolveEngine is resolveEngine(--engine) with the engine's variant flags applied.
+func (m *matchFlags) resolveEngine() (engine.Engine, error) {
+	if m.genevaSV {
+		return genevagpu.Engine{Options: genevagpu.Options{SingleVertex: true}}, nil
+	}
+	return resolveEngine(m.engine)
 }
 
 // loadData reads a data graph in any format.

@@ -58,7 +58,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	ctx, cancel := f.context(ctx)
 	defer cancel()
 
-	eng, err := resolveEngine(f.engine)
+	eng, err := f.resolveEngine()
 	if err != nil {
 		return exitCode(stderr, err)
 	}
@@ -139,8 +139,7 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
 	name string, p *pattern.Pattern, stdout, stderr io.Writer) int {
 	prog := newProgress(stderr, name)
-	prob := &engine.Problem{Data: g, Pattern: p, Semantics: f.semantics(), Threads: f.threads, Progress: prog.callback()}
-	prob.MemoryLimit, _ = f.memoryLimit() // validated by check
+	prob := f.problem(g, p, prog.callback())
 	start := time.Now()
 	res, err := eng.Count(ctx, prob)
 	elapsed := time.Since(start)

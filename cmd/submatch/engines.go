@@ -1,3 +1,6 @@
 package main
 
-import _ "submatch/engine/stmatch"
+import (
+	_ "submatch/engine/genevagpu"
+	_ "submatch/engine/stmatch"
+)

@@ -9,8 +9,6 @@ import (
 	"os"
 	"strconv"
 	"time"
-
-	"submatch/engine"
 )
 
 func init() {
@@ -55,7 +53,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := f.context(ctx)
 	defer cancel()
 
-	eng, err := resolveEngine(f.engine)
+	eng, err := f.resolveEngine()
 	if err != nil {
 		return exitCode(stderr, err)
 	}
@@ -91,8 +89,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	prog := newProgress(stderr, pos[1])
-	prob := &engine.Problem{Data: g, Pattern: p, Semantics: f.semantics(), Threads: f.threads, Progress: prog.callback()}
-	prob.MemoryLimit, _ = f.memoryLimit() // validated by check
+	prob := f.problem(g, p, prog.callback())
 	start := time.Now()
 	var (
 		n       int64

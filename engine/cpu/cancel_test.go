@@ -8,6 +8,7 @@ import (
 
 	"submatch/engine"
 	"submatch/gen"
+	"submatch/internal/proptest"
 	"submatch/pattern"
 )
 
@@ -29,7 +30,7 @@ func TestCountCancelled(t *testing.T) {
 	}
 	for _, threads := range []int{1, 2, 0} {
 		prob := bigProblem(t, threads)
-		for _, sem := range allSemantics {
+		for _, sem := range proptest.AllSemantics {
 			prob.Semantics = sem
 
 			ctx, cancel := context.WithCancel(context.Background())

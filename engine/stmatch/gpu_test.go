@@ -1,14 +1,11 @@
 package stmatch
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,22 +14,13 @@ import (
 	"submatch/gen"
 	"submatch/gpu"
 	"submatch/graph"
+	"submatch/internal/sharedtest"
 	"submatch/pattern"
 )
-
-// EnvTestdata names the folder holding the shared test data (as for package gpu's tests).
-const EnvTestdata = "SUBMATCH_TESTDATA"
 
 // EnvResults names a file to which the GPU tests append one tab-separated line per comparison
 // (case, cpu count, gpu count, verdict, gpu kernel ms, gpu call ms, warps), for scripts/gpu-check.sh.
 const EnvResults = "SUBMATCH_STMATCH_RESULTS"
-
-func testdataDir() string {
-	if d := os.Getenv(EnvTestdata); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "testdata")
-}
 
 func needGPU(t *testing.T) *gpu.Device {
 	t.Helper()
@@ -89,45 +77,11 @@ func compare(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem 
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func readExpected(t *testing.T, path string) (names []string, counts map[string]uint64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("test data not available (set %s): %v", EnvTestdata, err)
-	}
-	counts = map[string]uint64{}
-	for _, line := range strings.Split(string(b), "\n") {
-		name, num, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
-		if err != nil {
-			t.Fatalf("%s: bad line %q", path, line)
-		}
-		names = append(names, strings.TrimSpace(name))
-		counts[strings.TrimSpace(name)] = n
-	}
-	return names, counts
-}
-
 func expectedSuite(t *testing.T, dir, data string, limit int) {
 	needGPU(t)
-	dir = filepath.Join(testdataDir(), dir)
-	names, want := readExpected(t, filepath.Join(dir, "expected_output.res"))
-	g, err := formats.Load(filepath.Join(dir, data), formats.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if limit > 0 && len(names) > limit {
-		names = names[:limit]
-	}
-	for _, name := range names {
-		p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", name+".graph"), formats.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		compare(t, filepath.Base(dir)+" "+name, g, p, engine.Semantics{}, int64(want[name]))
+	g, qs := sharedtest.Suite(t, dir, data, limit)
+	for _, q := range qs {
+		compare(t, filepath.Base(dir)+" "+q.Name, g, q.Pattern, engine.Semantics{}, int64(q.Want))
 	}
 }
 
@@ -135,40 +89,9 @@ func TestGPUGitHub(t *testing.T) { expectedSuite(t, "github-gmatch", "data.graph
 
 func TestGPUHPRD(t *testing.T) { expectedSuite(t, "hprd-subgraphmatching", "HPRD.graph", 20) }
 
-func loadWikiVote(t *testing.T) *graph.Graph {
-	t.Helper()
-	path := filepath.Join(testdataDir(), "wikivote-graphpi", "wiki-vote_input")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("wiki-Vote not available (set %s): %v", EnvTestdata, err)
-	}
-	defer f.Close()
-	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: true})
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 0 || line == 1 {
-			continue
-		}
-		u, err1 := strconv.ParseInt(fs[0], 10, 64)
-		v, err2 := strconv.ParseInt(fs[1], 10, 64)
-		if len(fs) != 2 || err1 != nil || err2 != nil {
-			t.Fatalf("%s:%d: bad line %q", path, line, sc.Text())
-		}
-		if err := b.AddEdge(u, v, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 func TestGPUWikiVote(t *testing.T) {
 	needGPU(t)
-	g := loadWikiVote(t)
+	g := sharedtest.WikiVote(t)
 	for _, c := range []struct{ name, pat string }{
 		{"triangle", "(a)-(b)-(c)-(a)"},
 		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
@@ -226,7 +149,7 @@ func TestGPUVersions(t *testing.T) {
 		sem  engine.Semantics
 	}
 	var cases []bcase
-	wv := loadWikiVote(t)
+	wv := sharedtest.WikiVote(t)
 	for _, c := range []struct {
 		name, pat string
 		sem       engine.Semantics
@@ -241,7 +164,7 @@ func TestGPUVersions(t *testing.T) {
 		}
 		cases = append(cases, bcase{c.name, wv, p, c.sem})
 	}
-	dir := filepath.Join(testdataDir(), "github-gmatch")
+	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
 	if gh, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{}); err == nil {
 		for _, q := range []string{"Q_3", "Q_4", "Q_6", "Q_9"} {
 			p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", q+".graph"), formats.Options{})
@@ -315,7 +238,7 @@ func TestGPULeafOverflow(t *testing.T) {
 // budget that leaves room for two blocks' buffers, then one that leaves none.
 func TestGPUZTinyBudget(t *testing.T) {
 	d := needGPU(t)
-	g := loadWikiVote(t)
+	g := sharedtest.WikiVote(t)
 	p, _ := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c)")
 	sem := engine.Semantics{Unique: true}
 	full := compare(t, "wiki-Vote diamond unique", g, p, sem, -1)

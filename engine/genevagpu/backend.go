@@ -1,0 +1,405 @@
+package genevagpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"submatch/geneva"
+	"submatch/gpu"
+)
+
+const (
+	threadsBlock = 256 // WARPS (8) warps, as the kernel's shared arrays assume
+	warpsBlock   = threadsBlock / 32
+	// sharedIntervals is the largest interval index kept in shared memory (starts and bases:
+	// 8 B per interval, 40 KB).
+	sharedIntervals = 5000
+	// descWords bounds a step descriptor (header, 32 new vertices, constraints).
+	descWords = 8 + 8*32 + 2*2*32*32
+	// firstLaunchRows is the first sub-launch of a Run; it grows 4x while launches stay under
+	// maxLaunch, so a cancelled count stops within about that long.
+	firstLaunchRows = 1 << 14
+	maxLaunch       = 100 * time.Millisecond
+)
+
+// Descriptor header words (kernels/geneva.cu D_*).
+const (
+	dKind = iota
+	dWidth
+	dNNew
+	dNLess
+	dNNonAdj
+	dNEdges
+	dUnion
+	dHeader = 8
+)
+
+// gpuBackend runs steps with the kernels of kernels/geneva.cu on one device.
+type gpuBackend struct {
+	d         *gpu.Device
+	st        *Stats
+	extend    *gpu.Function
+	eliminate *gpu.Function
+	bufs      []*gpu.Buffer // inputs, freed by close
+
+	parts      gpu.DevicePtr       // device Part structs
+	partIndex  map[geneva.Part]int // step partition -> index in parts
+	intervals  []int               // interval count of each device partition
+	vlabels    gpu.DevicePtr
+	cands      gpu.DevicePtr
+	candWords  uint64
+	lists      gpu.DevicePtr
+	listOff    []uint64 // start of each query vertex's list in lists
+	listLen    []uint32
+	desc       *gpu.Buffer
+	ctr        *gpu.Buffer
+	launchRows uint64
+
+	// limit bounds the bytes this count allocates (0: the device budget alone); tableLimit
+	// bounds its tables (0: no separate bound). used and tableUsed count them.
+	limit, tableLimit uint64
+	used, tableUsed   uint64
+}
+
+type gpuTable struct {
+	buf   *gpu.Buffer
+	cap   uint64
+	width int
+}
+
+func (t *gpuTable) Cap() uint64 { return t.cap }
+func (t *gpuTable) Width() int  { return t.width }
+
+// newGPUBackend compiles the kernels and uploads what job's steps read.
+func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit uint64) (b *gpuBackend, err error) {
+	b = &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: firstLaunchRows, limit: limit, tableLimit: tableLimit}
+	defer func() {
+		if err != nil {
+			b.close()
+			b = nil
+		}
+	}()
+	tc := time.Now()
+	mod, err := d.Compile(kernelSource, "geneva.cu", nil)
+	if err != nil {
+		return nil, fmt.Errorf("geneva: compiling the kernels: %w", err)
+	}
+	st.Compile = time.Since(tc)
+	if b.extend, err = mod.Function("geneva_extend"); err != nil {
+		return nil, err
+	}
+	if b.eliminate, err = mod.Function("geneva_eliminate"); err != nil {
+		return nil, err
+	}
+	tu := time.Now()
+	defer func() { st.Upload = time.Since(tu) }()
+	in := job.Inputs
+	upload := func(what string, words any) (gpu.DevicePtr, error) {
+		var buf *gpu.Buffer
+		var err error
+		switch w := words.(type) {
+		case []uint32:
+			if len(w) == 0 {
+				w = []uint32{0}
+			}
+			if err = b.reserve(uint64(len(w)) * 4); err == nil {
+				buf, err = gpu.Upload(d, w)
+			}
+		case []uint64:
+			if len(w) == 0 {
+				w = []uint64{0}
+			}
+			if err = b.reserve(uint64(len(w)) * 8); err == nil {
+				buf, err = gpu.Upload(d, w)
+			}
+		}
+		if err != nil {
+			return 0, fmt.Errorf("geneva: uploading %s: %w", what, err)
+		}
+		b.bufs = append(b.bufs, buf)
+		return buf.Ptr(), nil
+	}
+	// The partitions the steps name, in first-use order (only those go to the device).
+	var order []geneva.Part
+	use := func(p geneva.Part) {
+		if _, ok := b.partIndex[p]; !ok {
+			b.partIndex[p] = len(order)
+			order = append(order, p)
+		}
+	}
+	for i := range job.Program.Steps {
+		s := &job.Program.Steps[i]
+		for _, nv := range s.New {
+			if nv.Source >= 0 {
+				use(nv.Part)
+			}
+		}
+		for _, e := range s.Edges {
+			use(e.Part)
+		}
+		if len(s.NonAdjacent) > 0 {
+			use(geneva.UnionPart)
+		}
+	}
+	var structs []uint64
+	for _, p := range order {
+		part := in.Partition(p)
+		starts, err := upload("interval starts", part.Starts)
+		if err != nil {
+			return nil, err
+		}
+		bases, err := upload("interval bases", part.Bases)
+		if err != nil {
+			return nil, err
+		}
+		offsets, err := upload("row offsets", part.Offsets)
+		if err != nil {
+			return nil, err
+		}
+		nbrs, err := upload("neighbours", part.Neighbors)
+		if err != nil {
+			return nil, err
+		}
+		structs = append(structs, uint64(starts), uint64(bases), uint64(offsets), uint64(nbrs), uint64(len(part.Starts)))
+		b.intervals = append(b.intervals, len(part.Starts))
+	}
+	if b.parts, err = upload("partition table", structs); err != nil {
+		return nil, err
+	}
+	if b.vlabels, err = upload("vertex labels", in.PCSR.VertexLabels); err != nil {
+		return nil, err
+	}
+	b.candWords = uint64(len(in.Candidates[0]))
+	var bits []uint64
+	for _, c := range in.Candidates {
+		bits = append(bits, c...)
+	}
+	if b.cands, err = upload("candidate bitmaps", bits); err != nil {
+		return nil, err
+	}
+	var lists []uint32
+	for _, l := range in.Lists {
+		b.listOff = append(b.listOff, uint64(len(lists)))
+		b.listLen = append(b.listLen, uint32(len(l)))
+		lists = append(lists, l...)
+	}
+	if b.lists, err = upload("candidate lists", lists); err != nil {
+		return nil, err
+	}
+	if err := b.reserve(descWords*4 + 24); err != nil {
+		return nil, fmt.Errorf("geneva: %w", err)
+	}
+	if b.desc, err = d.Alloc(descWords * 4); err != nil {
+		return nil, fmt.Errorf("geneva: %w", err)
+	}
+	b.bufs = append(b.bufs, b.desc)
+	if b.ctr, err = d.Alloc(24); err != nil {
+		return nil, fmt.Errorf("geneva: %w", err)
+	}
+	b.bufs = append(b.bufs, b.ctr)
+	return b, nil
+}
+
+func (b *gpuBackend) close() {
+	for _, buf := range b.bufs {
+		buf.Free()
+	}
+	b.bufs = nil
+}
+
+// reserve counts n bytes against the count's limit (--gpu-memory).
+func (b *gpuBackend) reserve(n uint64) error {
+	if b.limit > 0 && b.used+n > b.limit {
+		return fmt.Errorf("%d bytes wanted, %d of the count's %d left: %w", n, b.limit-min(b.limit, b.used), b.limit, geneva.ErrBudget)
+	}
+	b.used += n
+	return nil
+}
+
+// Alloc implements geneva.Backend.
+func (b *gpuBackend) Alloc(rows uint64, width int) (geneva.Table, error) {
+	bytes := rows * uint64(width) * 4
+	if b.tableLimit > 0 && b.tableUsed+bytes > b.tableLimit {
+		return nil, fmt.Errorf("%d bytes wanted, %d of %d for tables left: %w", bytes, b.tableLimit-b.tableUsed, b.tableLimit, geneva.ErrBudget)
+	}
+	if err := b.reserve(bytes); err != nil {
+		return nil, err
+	}
+	buf, err := b.d.Alloc(bytes)
+	if err != nil {
+		b.used -= bytes
+		if errors.Is(err, gpu.ErrBudget) {
+			return nil, fmt.Errorf("%w: %w", geneva.ErrBudget, err)
+		}
+		return nil, err
+	}
+	b.tableUsed += bytes
+	b.st.PeakBytes = max(b.st.PeakBytes, b.used)
+	return &gpuTable{buf: buf, cap: rows, width: width}, nil
+}
+
+// Free implements geneva.Backend.
+func (b *gpuBackend) Free(t geneva.Table) {
+	gt := t.(*gpuTable)
+	bytes := gt.buf.Size()
+	gt.buf.Free()
+	b.used -= bytes
+	b.tableUsed -= bytes
+}
+
+// Available implements geneva.Backend: the least of the device budget, the count's limit and
+// the tables' limit left.
+func (b *gpuBackend) Available() uint64 {
+	a := b.d.Budget().Available()
+	if b.limit > 0 {
+		a = min(a, b.limit-min(b.limit, b.used))
+	}
+	if b.tableLimit > 0 {
+		a = min(a, b.tableLimit-b.tableUsed)
+	}
+	return a
+}
+
+// Read implements geneva.Backend.
+func (b *gpuBackend) Read(t geneva.Table, rows uint64, dst []uint32) error {
+	if rows == 0 {
+		return nil
+	}
+	return gpu.CopyToHost(dst[:rows*uint64(t.Width())], t.(*gpuTable).buf, 0)
+}
+
+// encode writes step s's descriptor (kernels/geneva.cu layout).
+func (b *gpuBackend) encode(s *geneva.Step) []uint32 {
+	d := make([]uint32, dHeader, descWords)
+	if s.Kind == geneva.Elimination {
+		d[dKind] = 1
+	}
+	d[dWidth] = uint32(s.Width)
+	d[dNNew] = uint32(len(s.New))
+	d[dNLess] = uint32(len(s.Less))
+	d[dNNonAdj] = uint32(len(s.NonAdjacent))
+	d[dNEdges] = uint32(len(s.Edges))
+	if i, ok := b.partIndex[geneva.UnionPart]; ok {
+		d[dUnion] = uint32(i)
+	}
+	if s.Kind == geneva.Elimination {
+		for _, e := range s.Edges {
+			d = append(d, uint32(e.A), uint32(e.B), uint32(b.partIndex[e.Part]))
+		}
+		return d
+	}
+	for _, nv := range s.New {
+		src, part := int32(nv.Source), uint32(0)
+		var off uint64
+		var n uint32
+		if nv.Source >= 0 {
+			part = uint32(b.partIndex[nv.Part])
+		} else {
+			off = b.listOff[nv.Vertex]
+			n = b.listLen[nv.Vertex]
+		}
+		anyLabel := uint32(0)
+		if nv.Label.Any {
+			anyLabel = 1
+		}
+		d = append(d, uint32(src), part, anyLabel, nv.Label.Value, uint32(nv.Vertex), uint32(off), uint32(off>>32), n)
+	}
+	for _, c := range s.Less {
+		d = append(d, uint32(c.A), uint32(c.B))
+	}
+	for _, c := range s.NonAdjacent {
+		d = append(d, uint32(c.A), uint32(c.B))
+	}
+	return d
+}
+
+// sharedPart returns the device partition whose interval index the step's kernel keeps in
+// shared memory (the one it searches most), or -1.
+func (b *gpuBackend) sharedPart(s *geneva.Step) int {
+	p, ok := geneva.Part(0), false
+	switch {
+	case s.Kind == geneva.Elimination && len(s.Edges) > 0:
+		p, ok = s.Edges[0].Part, true
+	case len(s.New) > 0 && s.New[0].Source >= 0:
+		p, ok = s.New[0].Part, true
+	}
+	if !ok {
+		return -1
+	}
+	i := b.partIndex[p]
+	if b.intervals[i] > sharedIntervals {
+		return -1
+	}
+	return i
+}
+
+// Run implements geneva.Backend: sub-launches over [lo, hi), sharing one output counter.
+func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, lo, hi uint64, win geneva.Window, out geneva.Table) (uint64, uint64, error) {
+	if err := gpu.CopyToDevice(b.desc, 0, b.encode(s)); err != nil {
+		return 0, 0, err
+	}
+	if err := b.ctr.Memset(0); err != nil {
+		return 0, 0, err
+	}
+	var inPtr, outPtr gpu.DevicePtr
+	if in != nil {
+		inPtr = in.(*gpuTable).buf.Ptr()
+	}
+	var capRows uint64
+	countOnly := int32(1)
+	if out != nil {
+		outPtr = out.(*gpuTable).buf.Ptr()
+		capRows = out.Cap()
+		countOnly = 0
+	}
+	sp := b.sharedPart(s)
+	shared := uint32(0)
+	if sp >= 0 {
+		shared = uint32(8*b.intervals[sp] + 4)
+	}
+	sms := uint64(max(1, b.d.Info().SMs))
+	var ctr [3]uint64
+	for r := lo; r < hi; {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		end := min(hi, r+b.launchRows)
+		n := end - r
+		var kt time.Duration
+		var err error
+		if s.Kind == geneva.Extension {
+			blocks := min((n+warpsBlock-1)/warpsBlock, sms*32)
+			kt, err = b.extend.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, shared,
+				b.desc, b.parts, int32(sp), b.vlabels, b.cands, b.candWords, b.lists,
+				inPtr, r, end, win.From, win.To, outPtr, capRows, countOnly, b.ctr)
+		} else {
+			blocks := min((n+threadsBlock-1)/threadsBlock, sms*16)
+			kt, err = b.eliminate.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, shared,
+				b.desc, b.parts, int32(sp), b.vlabels,
+				inPtr, r, end, outPtr, capRows, countOnly, b.ctr)
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("geneva: %w", err)
+		}
+		b.st.Kernel += kt
+		b.st.Launches++
+		if kt < maxLaunch {
+			b.launchRows *= 4
+		} else if kt > 4*maxLaunch && b.launchRows > 1 {
+			b.launchRows /= 2
+		}
+		r = end
+	}
+	if err := gpu.CopyToHost(ctr[:], b.ctr, 0); err != nil {
+		return 0, 0, err
+	}
+	if ctr[1] != 0 {
+		return 0, 0, geneva.ErrOverflow
+	}
+	if s.Kind == geneva.Elimination {
+		ctr[2] = 1
+	}
+	return ctr[0], ctr[2], nil
+}

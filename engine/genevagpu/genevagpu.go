@@ -1,0 +1,220 @@
+// Package genevagpu is the GENEVA engine (--engine geneva): breadth-first parallel vertex
+// matching on the GPU over interval-PCSR (package geneva holds the layout, GENMATCHORDER and the
+// chunked executor; this package holds the kernels and the GPU backend that runs them).
+//
+// A count prepares the query (candidate filters, phases, steps), uploads the ELPs its steps
+// search (plus the all-edge partition for wildcard edge labels and induced checks), the vertex
+// labels and the candidate bitmaps, and lets geneva.Executor run the steps depth-first over
+// chunks within the device's memory budget (--gpu-memory lowers it). Each Run launches a kernel
+// over sub-ranges of its rows, growing while launches stay short, so cancellation is prompt.
+//
+// Options.Host runs the same executor on geneva.HostBackend instead of the GPU: the tests use it
+// to check the whole engine path (and listing) against the oracle on machines without a GPU.
+package genevagpu
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+
+	"submatch/engine"
+	"submatch/geneva"
+	"submatch/gpu"
+	"submatch/graph"
+)
+
+//go:embed kernels/geneva.cu
+var kernelSource string
+
+// KernelSource returns the CUDA source of the phase kernels.
+func KernelSource() string { return kernelSource }
+
+// Options select variants; the zero value is GENEVA as the paper describes it.
+type Options struct {
+	// SingleVertex splits every phase into single-vertex steps (--geneva-sv).
+	SingleVertex bool
+	// Host runs on geneva.HostBackend (no GPU) with HostBudget bytes of tables (0: 1 GiB).
+	Host       bool
+	HostBudget uint64
+	// MaxTableRows caps every intermediate table (0: the budget decides); tests use it to force
+	// chunking.
+	MaxTableRows uint64
+	// TableBudget bounds the device bytes of the tables (0: the budget decides); tests use it
+	// to force chunking with real device memory.
+	TableBudget uint64
+}
+
+// Engine is the GENEVA engine; the zero value is ready to use.
+type Engine struct{ Options Options }
+
+func init() { engine.Register(Engine{}) }
+
+// Name implements engine.Engine.
+func (Engine) Name() string { return "geneva" }
+
+// Stats reports where a count's time went.
+type Stats struct {
+	Device    string
+	Layout    time.Duration // interval-PCSR build (cached per graph)
+	Prepare   time.Duration // filters, phases, steps
+	Compile   time.Duration
+	Upload    time.Duration
+	Kernel    time.Duration
+	Total     time.Duration
+	Launches  int
+	Steps     int
+	Chunks    uint64
+	Retries   uint64
+	Windows   uint64
+	PeakBytes uint64 // device (or host tables') peak
+}
+
+// Count implements engine.Engine.
+func (e Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	res, _, err := e.CountStats(ctx, p)
+	return res, err
+}
+
+// CountStats is Count that also reports timings.
+func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Result, Stats, error) {
+	var st Stats
+	t0 := time.Now()
+	var count uint64
+	err := e.run(ctx, p, &st, func(x *geneva.Executor, job *geneva.Job) error {
+		var err error
+		count, err = x.Count(ctx, job.Program)
+		return err
+	})
+	st.Total = time.Since(t0)
+	res := engine.Result{Count: count, PlanTime: st.Layout + st.Prepare}
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			res.Partial = true
+			return res, st, err
+		}
+		return engine.Result{}, st, err
+	}
+	return res, st, nil
+}
+
+// Matches implements engine.Engine: the last step's rows are materialised in batches and
+// streamed.
+func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
+	return func(yield func([]uint32, error) bool) {
+		var st Stats
+		stopped := false
+		err := e.run(ctx, p, &st, func(x *geneva.Executor, job *geneva.Job) error {
+			if x.MaxTableRows == 0 || x.MaxTableRows > listBatch {
+				x.MaxTableRows = listBatch
+			}
+			m := make([]uint32, p.Pattern.NumVertices())
+			w := len(job.Program.Columns)
+			return x.List(ctx, job.Program, func(rows []uint32) bool {
+				for i := 0; i+w <= len(rows); i += w {
+					job.Match(rows[i:i+w], m)
+					if !yield(m, nil) {
+						stopped = true
+						return false
+					}
+				}
+				return true
+			})
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+// listBatch is the most rows a listing table holds (what one batch copies to the host).
+const listBatch = 1 << 16
+
+// run prepares the problem, builds the backend and calls body with an executor for it.
+func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, body func(*geneva.Executor, *geneva.Job) error) error {
+	if p.Data == nil || p.Pattern == nil {
+		return fmt.Errorf("geneva engine: problem needs a data graph and a pattern")
+	}
+	var dev *gpu.Device
+	if !e.Options.Host {
+		devs, err := gpu.Open(ctx)
+		if err != nil {
+			return fmt.Errorf("geneva: %w", err)
+		}
+		if len(devs) == 0 {
+			return fmt.Errorf("geneva: %w", gpu.ErrNoGPU)
+		}
+		dev = devs[0]
+		st.Device = dev.String()
+	}
+	tl := time.Now()
+	pc, err := layout(p.Data)
+	if err != nil {
+		return err
+	}
+	st.Layout = time.Since(tl)
+	tp := time.Now()
+	job, err := geneva.Prepare(ctx, p.Data, pc, p.Pattern, geneva.CompileOptions{
+		Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, SingleVertex: e.Options.SingleVertex})
+	if err != nil {
+		return err
+	}
+	st.Prepare = time.Since(tp)
+	st.Steps = len(job.Program.Steps)
+	if job.Program.Empty {
+		return ctx.Err()
+	}
+	var backend geneva.Backend
+	if e.Options.Host {
+		hb := &geneva.HostBackend{In: job.Inputs, Budget: e.Options.HostBudget}
+		if hb.Budget == 0 {
+			hb.Budget = 1 << 30
+		}
+		defer func() { st.PeakBytes = hb.Peak }()
+		backend = hb
+	} else {
+		gb, err := newGPUBackend(dev, job, st, p.GPUMemoryLimit, e.Options.TableBudget)
+		if err != nil {
+			return err
+		}
+		defer gb.close()
+		backend = gb
+	}
+	x := job.Executor(backend)
+	x.MaxTableRows = e.Options.MaxTableRows
+	x.Progress = p.Progress
+	defer x.Close()
+	err = body(x, job)
+	st.Chunks, st.Retries, st.Windows = x.Chunks, x.Retries, x.Windows
+	if errors.Is(err, geneva.ErrOverflow) {
+		return fmt.Errorf("geneva: %w", engine.ErrOverflow)
+	}
+	if errors.Is(err, geneva.ErrBudget) {
+		return fmt.Errorf("%w: %w", engine.ErrMemory, err)
+	}
+	return err
+}
+
+// The interval-PCSR of the last graph counted, so that a batch of queries builds it once.
+var (
+	layoutMu    sync.Mutex
+	layoutGraph *graph.Graph
+	layoutPCSR  *geneva.PCSR
+)
+
+func layout(g *graph.Graph) (*geneva.PCSR, error) {
+	layoutMu.Lock()
+	defer layoutMu.Unlock()
+	if layoutGraph == g {
+		return layoutPCSR, nil
+	}
+	pc, err := geneva.Build(g)
+	if err != nil {
+		return nil, err
+	}
+	layoutGraph, layoutPCSR = g, pc
+	return pc, nil
+}

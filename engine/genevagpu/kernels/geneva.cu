@@ -1,0 +1,289 @@
+// geneva.cu: GENEVA's phase kernels (Lai et al., TPDS, Algorithms 3-7) over interval-PCSR.
+//
+// A table holds partial embeddings, one row of `width` 32-bit new ids per embedding. A step
+// (package geneva, Step) is either an extension, which appends nNew columns to every row of a
+// chunk of its input, or an elimination, which keeps the rows whose data vertices are joined by
+// the step's edges. The host encodes the step into desc (layout below) and launches one kernel
+// per step and chunk; the kernels write the output rows claimed with atomicAdd (warp-aggregated:
+// one atomic per warp and round), or, for the last step of a count, only count them.
+//
+// geneva_extend (ExtPhaseKernel): one warp per input row. Lanes 0..nNew-1 find each new
+// vertex's candidates: the row of its source in its partition (interval index, in shared memory
+// when it fits: Section 4.1) narrowed to the vertex label by binary search (rows are sorted by
+// (label, id)), or the query vertex's candidate list for an initial vertex. The lanes then stride
+// over the product of the candidate lists (one new vertex: NExt / single-vertex matching; two:
+// DouExt, where two lists of one source and label are the same list, OptDouExt's case; more:
+// NExt of patterns 5-7), decode each index into one candidate per new vertex and keep the
+// combinations that pass the candidate bitmaps, injectivity, symmetry restrictions and induced
+// non-adjacency.
+//
+// geneva_eliminate (EliPhaseKernel): one thread per input row; a row survives when every edge of
+// the step is present (binary search in the row of one end).
+//
+// geneva_extend tries, per row, only the combinations whose index lies in [win0, win1): the host
+// splits a row whose output alone exceeds a table into such windows.
+//
+// ctr[0] counts the rows produced (written only below cap) or matched; ctr[1] is set when a
+// count overflows 64 bits or a product of list lengths does; ctr[2] is the largest number of
+// combinations of one row.
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+#define FULL 0xffffffffu
+#define WARPS 8
+#define MAXNEW 32
+
+// Step descriptor words.
+#define D_KIND 0
+#define D_WIDTH 1
+#define D_NNEW 2
+#define D_NLESS 3
+#define D_NNONADJ 4
+#define D_NEDGES 5
+#define D_HEADER 8
+#define NEW_WORDS 8  // source, part, any, label, vertex, listOffLo, listOffHi, listLen
+
+struct Part {
+	const u32* starts;
+	const u32* bases;
+	const u64* offsets;
+	const u32* nbrs;
+	u32 nIntervals;
+	u32 pad;
+};
+
+extern __shared__ u32 sIntervals[];  // the shared partition's starts, then its bases
+
+// row_range finds the neighbour range [b, e) of new id v in partition p; false when v has none.
+__device__ __forceinline__ bool row_range(const Part& p, bool inShared, u32 v, u64* b, u64* e) {
+	const u32* starts = inShared ? sIntervals : p.starts;
+	const u32* bases = inShared ? sIntervals + p.nIntervals : p.bases;
+	// Last interval whose start <= v.
+	u32 lo = 0, hi = p.nIntervals;
+	while (lo < hi) {
+		u32 mid = (lo + hi) >> 1;
+		if (starts[mid] <= v) lo = mid + 1; else hi = mid;
+	}
+	if (lo == 0) return false;
+	u32 i = lo - 1;
+	u64 r = (u64)bases[i] + (u64)(v - starts[i]);
+	if (r >= (u64)bases[i + 1]) return false;
+	*b = p.offsets[r];
+	*e = p.offsets[r + 1];
+	return true;
+}
+
+// label_range narrows [b, e) (sorted by (label, id)) to the entries labelled l.
+__device__ __forceinline__ void label_range(const u32* nbrs, const u32* vlabels, u32 l, u64* b, u64* e) {
+	u64 lo = *b, hi = *e;
+	while (lo < hi) {
+		u64 mid = (lo + hi) >> 1;
+		if (vlabels[nbrs[mid]] < l) lo = mid + 1; else hi = mid;
+	}
+	u64 first = lo;
+	hi = *e;
+	while (lo < hi) {
+		u64 mid = (lo + hi) >> 1;
+		if (vlabels[nbrs[mid]] <= l) lo = mid + 1; else hi = mid;
+	}
+	*b = first;
+	*e = lo;
+}
+
+// has_edge reports whether new ids a and x are adjacent in partition p.
+__device__ bool has_edge(const Part& p, bool inShared, const u32* vlabels, u32 a, u32 x) {
+	u64 b, e;
+	if (!row_range(p, inShared, a, &b, &e)) return false;
+	label_range(p.nbrs, vlabels, vlabels[x], &b, &e);
+	while (b < e) {
+		u64 mid = (b + e) >> 1;
+		u32 y = p.nbrs[mid];
+		if (y == x) return true;
+		if (y < x) b = mid + 1; else e = mid;
+	}
+	return false;
+}
+
+// load_intervals copies partition sp's interval index to shared memory (all threads call it).
+__device__ void load_intervals(const Part* parts, int sp) {
+	if (sp < 0) return;
+	const Part& p = parts[sp];
+	for (u32 i = threadIdx.x; i < p.nIntervals; i += blockDim.x) sIntervals[i] = p.starts[i];
+	for (u32 i = threadIdx.x; i <= p.nIntervals; i += blockDim.x) sIntervals[p.nIntervals + i] = p.bases[i];
+	__syncthreads();
+}
+
+// count_add adds v to ctr[0] and flags a 64-bit overflow in ctr[1].
+__device__ __forceinline__ void count_add(u64* ctr, u64 v) {
+	if (v == 0) return;
+	u64 old = atomicAdd(ctr, v);
+	if (old + v < old) atomicExch(ctr + 1, 1ull);
+}
+
+__device__ __forceinline__ u64 warp_sum(u64 v) {
+	for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL, v, o);
+	return v;
+}
+
+extern "C" __global__ void geneva_extend(
+	const u32* __restrict__ desc, const Part* __restrict__ parts, int sharedPart,
+	const u32* __restrict__ vlabels, const u64* __restrict__ cands, u64 candWords,
+	const u32* __restrict__ lists,
+	const u32* __restrict__ in, u64 rowLo, u64 rowHi, u64 win0, u64 win1,
+	u32* __restrict__ out, u64 cap, int countOnly, u64* ctr)
+{
+	__shared__ u64 sBeg[WARPS][MAXNEW];
+	__shared__ u64 sLen[WARPS][MAXNEW];
+	__shared__ u32 sRow[WARPS][MAXNEW];
+	load_intervals(parts, sharedPart);
+
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+	const int width = (int)desc[D_WIDTH], nNew = (int)desc[D_NNEW];
+	const int nLess = (int)desc[D_NLESS], nNonAdj = (int)desc[D_NNONADJ];
+	const u32* nd = desc + D_HEADER;
+	const u32* less = nd + NEW_WORDS * nNew;
+	const u32* nonadj = less + 2 * nLess;
+	const int outWidth = width + nNew;
+	const u64 warpsTotal = (u64)gridDim.x * WARPS;
+	u64 counted = 0;
+
+	for (u64 r = rowLo + (u64)blockIdx.x * WARPS + w; r < rowHi; r += warpsTotal) {
+		if (lane < width) sRow[w][lane] = in[r * width + lane];
+		__syncwarp();
+		if (lane < nNew) {
+			const u32* d = nd + NEW_WORDS * lane;
+			int src = (int)d[0];
+			u64 b = 0, e = 0;
+			if (src < 0) {
+				b = (u64)d[5] | ((u64)d[6] << 32);
+				e = b + d[7];
+			} else {
+				int pi = (int)d[1];
+				const Part& p = parts[pi];
+				if (row_range(p, pi == sharedPart, sRow[w][src], &b, &e) && !d[2]) {
+					label_range(p.nbrs, vlabels, d[3], &b, &e);
+				}
+			}
+			sBeg[w][lane] = b;
+			sLen[w][lane] = e > b ? e - b : 0;
+		}
+		__syncwarp();
+		u64 total = 1;
+		bool tooMany = false;
+		for (int j = 0; j < nNew; j++) {
+			u64 len = sLen[w][j];
+			if (len != 0 && total > ~0ull / len) tooMany = true;
+			total *= len;
+		}
+		if (tooMany) {
+			if (lane == 0) atomicExch(ctr + 1, 1ull);
+			total = 0;
+		}
+		if (lane == 0 && total > 0) atomicMax(ctr + 2, total);
+		const u64 end = total < win1 ? total : win1;
+		for (u64 base = win0; base < end; base += 32) {
+			u64 idx = base + lane;
+			bool ok = idx < end;
+			u32 vals[MAXNEW];
+			if (ok) {
+				for (int j = nNew - 1; j >= 0; j--) {
+					const u32* d = nd + NEW_WORDS * j;
+					u64 len = sLen[w][j];
+					u64 k = nNew == 1 ? idx : idx % len;
+					idx = nNew == 1 ? 0 : idx / len;
+					u64 at = sBeg[w][j] + k;
+					u32 v = (int)d[0] < 0 ? lists[at] : parts[(int)d[1]].nbrs[at];
+					vals[j] = v;
+					u32 u = d[4];
+					if (!((cands[u * candWords + (v >> 6)] >> (v & 63)) & 1)) ok = false;
+				}
+			}
+			for (int j = 0; ok && j < nNew; j++) {
+				u32 v = vals[j];
+				for (int c = 0; c < width; c++) if (sRow[w][c] == v) ok = false;
+				for (int c = 0; c < j; c++) if (vals[c] == v) ok = false;
+			}
+			for (int i = 0; ok && i < nLess; i++) {
+				int a = (int)less[2 * i], b = (int)less[2 * i + 1];
+				u32 va = a < width ? sRow[w][a] : vals[a - width];
+				u32 vb = b < width ? sRow[w][b] : vals[b - width];
+				if (va >= vb) ok = false;
+			}
+			for (int i = 0; ok && i < nNonAdj; i++) {
+				int a = (int)nonadj[2 * i], b = (int)nonadj[2 * i + 1];
+				u32 va = a < width ? sRow[w][a] : vals[a - width];
+				u32 vb = b < width ? sRow[w][b] : vals[b - width];
+				// The union partition is the last one (index from the descriptor's header).
+				int up = (int)desc[6];
+				if (has_edge(parts[up], up == sharedPart, vlabels, va, vb)) ok = false;
+			}
+			if (countOnly) {
+				counted += ok;
+				continue;
+			}
+			u32 mask = __ballot_sync(FULL, ok);
+			u64 slot0 = 0;
+			if (lane == 0 && mask) slot0 = atomicAdd(ctr, (u64)__popc(mask));
+			slot0 = __shfl_sync(FULL, slot0, 0);
+			if (ok) {
+				u64 slot = slot0 + __popc(mask & ((1u << lane) - 1));
+				if (slot < cap) {
+					u32* o = out + slot * outWidth;
+					for (int c = 0; c < width; c++) o[c] = sRow[w][c];
+					for (int j = 0; j < nNew; j++) o[width + j] = vals[j];
+				}
+			}
+		}
+		__syncwarp();
+	}
+	if (countOnly) {
+		counted = warp_sum(counted);
+		if (lane == 0) count_add(ctr, counted);
+	}
+}
+
+extern "C" __global__ void geneva_eliminate(
+	const u32* __restrict__ desc, const Part* __restrict__ parts, int sharedPart,
+	const u32* __restrict__ vlabels,
+	const u32* __restrict__ in, u64 rowLo, u64 rowHi,
+	u32* __restrict__ out, u64 cap, int countOnly, u64* ctr)
+{
+	load_intervals(parts, sharedPart);
+	const int lane = threadIdx.x & 31;
+	const int width = (int)desc[D_WIDTH], nEdges = (int)desc[D_NEDGES];
+	const u32* edges = desc + D_HEADER;
+	const u64 threads = (u64)gridDim.x * blockDim.x;
+	u64 counted = 0;
+	// The loop bound is uniform across a warp (base steps by whole warps), so every lane takes
+	// part in the ballot.
+	u64 first = rowLo + (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+	for (u64 base = first; base < rowHi; base += threads) {
+		u64 r = base + lane;
+		bool ok = r < rowHi;
+		const u32* row = in + r * width;
+		for (int i = 0; ok && i < nEdges; i++) {
+			int pi = (int)edges[3 * i + 2];
+			ok = has_edge(parts[pi], pi == sharedPart, vlabels, row[edges[3 * i]], row[edges[3 * i + 1]]);
+		}
+		if (countOnly) {
+			counted += ok;
+			continue;
+		}
+		u32 mask = __ballot_sync(FULL, ok);
+		u64 slot0 = 0;
+		if (lane == 0 && mask) slot0 = atomicAdd(ctr, (u64)__popc(mask));
+		slot0 = __shfl_sync(FULL, slot0, 0);
+		if (ok) {
+			u64 slot = slot0 + __popc(mask & ((1u << lane) - 1));
+			if (slot < cap) {
+				u32* o = out + slot * width;
+				for (int c = 0; c < width; c++) o[c] = row[c];
+			}
+		}
+	}
+	if (countOnly) {
+		counted = warp_sum(counted);
+		if (lane == 0) count_add(ctr, counted);
+	}
+}

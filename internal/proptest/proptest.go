@@ -1,0 +1,185 @@
+// Package proptest draws the random problems that the engines' property tests check against
+// the brute-force oracle, and compares match lists with the oracle's. Every engine's test uses
+// the same cases, so a seed that fails names the same problem everywhere.
+package proptest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"submatch/engine"
+	"submatch/gen"
+	"submatch/graph"
+	"submatch/internal/oracle"
+	"submatch/pattern"
+)
+
+// AllSemantics are the four counting conventions.
+var AllSemantics = []engine.Semantics{
+	{},
+	{Induced: true},
+	{Unique: true},
+	{Unique: true, Induced: true},
+}
+
+// Case is one random problem, reproducible from its seed.
+type Case struct {
+	Seed   uint64
+	G      *graph.Graph
+	P      *pattern.Pattern
+	Recipe string // the gen calls that rebuild G and P
+}
+
+// Make draws a data graph of 10-40 vertices and a pattern of 1-10 vertices from seed.
+func Make(seed uint64) Case {
+	r := rand.New(rand.NewPCG(seed, 42))
+	n := 10 + r.IntN(31)
+	density := []float64{0.05, 0.1, 0.2, 0.3, 0.5, 0.8}[r.IntN(6)]
+	if n > 25 && density > 0.3 && r.IntN(2) == 0 {
+		density = 0.1 // keep large dense problems (mostly beyond the oracle) rarer
+	}
+	vl := 1 + r.IntN(4)
+	el := 1 + r.IntN(3) // 1: every edge label is 0
+	g := gen.RandomGraph(seed, n, density, vl, el)
+	recipe := fmt.Sprintf("g := gen.RandomGraph(%d, %d, %v, %d, %d)", seed, n, density, vl, el)
+
+	pn := 1 + r.IntN(10)
+	comps := 1
+	if x := r.IntN(10); x >= 7 {
+		comps = x - 5 // 2..4 components in 30% of cases
+		pn = comps + r.IntN(4)
+	}
+	wildcard := []float64{0, 0, 0.2, 0.5, 1}[r.IntN(5)]
+	var p *pattern.Pattern
+	if r.IntN(2) == 0 {
+		opts := gen.SampleOptions{Components: comps, Induced: r.IntN(2) == 0, KeepEdge: r.Float64(), Wildcard: wildcard}
+		if sp, ok := gen.SamplePattern(seed, g, pn, opts); ok {
+			p = sp
+			recipe += fmt.Sprintf("\np, _ := gen.SamplePattern(%d, g, %d, %#v)", seed, pn, opts)
+		}
+	}
+	if p == nil {
+		opts := gen.PatternOptions{Components: comps, EdgeProb: r.Float64() * 0.6, VertexLabels: vl, EdgeLabels: el, Wildcard: wildcard}
+		p = gen.RandomPattern(seed, pn, opts)
+		recipe += fmt.Sprintf("\np := gen.RandomPattern(%d, %d, %#v)", seed, pn, opts)
+	}
+	return Case{Seed: seed, G: g, P: p, Recipe: recipe}
+}
+
+// Describe says how to reproduce a failure of the case under sem; how names the engine's
+// settings (threads, budget) and test the go test arguments that rerun it.
+func (c Case) Describe(sem engine.Semantics, how, test string) string {
+	return fmt.Sprintf("seed %d, %s, %s\npattern: %s\ndata: %d vertices, %d edges\nreproduce: SUBMATCH_ORACLE_SEED=%d go test %s -v\nor:\n%s",
+		c.Seed, sem, how, c.P, c.G.NumVertices(), c.G.NumEdges(), c.Seed, test, c.Recipe)
+}
+
+// OracleBudget bounds the brute-force search per problem; bigger problems are skipped.
+const OracleBudget = 150_000
+
+// Seeds returns the seeds a property test runs: 0..n-1 with n = full (short with -short), or
+// SUBMATCH_ORACLE_SEEDS=n seeds, or the single SUBMATCH_ORACLE_SEED; and the repetitions
+// SUBMATCH_ORACLE_REPEAT asks for (default 1).
+func Seeds(t testing.TB, full, short int) (seeds []uint64, repeat int) {
+	count := full
+	if testing.Short() {
+		count = short
+	}
+	var err error
+	if s := os.Getenv("SUBMATCH_ORACLE_SEEDS"); s != "" {
+		if count, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < count; i++ {
+		seeds = append(seeds, uint64(i))
+	}
+	if s := os.Getenv("SUBMATCH_ORACLE_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = []uint64{v}
+	}
+	repeat = 1
+	if s := os.Getenv("SUBMATCH_ORACLE_REPEAT"); s != "" {
+		if repeat, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return seeds, repeat
+}
+
+// CompareLists checks that the engine lists exactly the oracle's matches: every listed match is
+// valid and, under unique semantics, the listed matches are one per orbit of Aut(Q) (compared
+// through the oracle's canonical representative).
+func CompareLists(ctx context.Context, e engine.Engine, c Case, prob *engine.Problem) string {
+	got, err := engine.CollectMatches(ctx, e, prob, 0)
+	if err != nil {
+		return fmt.Sprintf("Matches: %v", err)
+	}
+	want := oracle.List(c.G, c.P, prob.Semantics)
+	var auts [][]int
+	if prob.Semantics.Unique {
+		auts = oracle.Automorphisms(c.P)
+	}
+	for i, m := range got {
+		if !oracle.Valid(c.G, c.P, prob.Semantics, m) {
+			return fmt.Sprintf("Matches lists invalid match %v", m)
+		}
+		if auts != nil {
+			got[i] = oracle.Canonical(auts, m)
+		}
+	}
+	slices.SortFunc(got, slices.Compare)
+	slices.SortFunc(want, slices.Compare)
+	for i := 1; i < len(got); i++ {
+		if slices.Equal(got[i-1], got[i]) {
+			if auts != nil {
+				return fmt.Sprintf("Matches lists two members of one orbit (canonical %v)", got[i])
+			}
+			return fmt.Sprintf("Matches lists %v twice", got[i])
+		}
+	}
+	if len(got) != len(want) {
+		return fmt.Sprintf("Matches lists %d matches, oracle %d%s", len(got), len(want), firstDifference(got, want))
+	}
+	for i := range got {
+		if !slices.Equal(got[i], want[i]) {
+			return fmt.Sprintf("Matches differ from the oracle%s", firstDifference(got, want))
+		}
+	}
+	return ""
+}
+
+// firstDifference names a match only one side has.
+func firstDifference(got, want [][]uint32) string {
+	key := func(m []uint32) string { return fmt.Sprint(m) }
+	in := func(list [][]uint32) map[string]bool {
+		s := map[string]bool{}
+		for _, m := range list {
+			s[key(m)] = true
+		}
+		return s
+	}
+	g, w := in(got), in(want)
+	var b strings.Builder
+	for _, m := range want {
+		if !g[key(m)] {
+			fmt.Fprintf(&b, "; missing %v", m)
+			break
+		}
+	}
+	for _, m := range got {
+		if !w[key(m)] {
+			fmt.Fprintf(&b, "; extra %v", m)
+			break
+		}
+	}
+	return b.String()
+}
