@@ -64,6 +64,9 @@ type Result struct {
 	Partial bool
 	// PlanTime is the time spent filtering candidates and planning, before the search.
 	PlanTime time.Duration
+	// DeviceTime is the time the GPU kernels ran (CUDA events, summed over launches); zero for
+	// the CPU engines.
+	DeviceTime time.Duration
 }
 
 // ErrOverflow is returned when a count does not fit in a uint64.

@@ -38,6 +38,10 @@ type Backend interface {
 // To. Each combination yields at most one row, so a window no larger than a table always fits.
 type Window struct{ From, To uint64 }
 
+// DefaultFirstTableRows is the size a table starts at (Executor.FirstTableRows): large enough
+// that most counts never grow one, small enough that allocating it costs little.
+const DefaultFirstTableRows = 1 << 20
+
 // AllCombinations is the window of every combination.
 var AllCombinations = Window{0, math.MaxUint64}
 
@@ -69,9 +73,10 @@ func (s *Step) RowBound(maxLen func(nv NewVertex) uint64) uint64 {
 // Executor runs a Program depth-first over chunks (Section 7's answer to intermediate results
 // larger than memory): a step's output table is filled from as many input rows as it holds, the
 // rest of the program runs on it, then the next input rows follow. Each depth keeps one table,
-// allocated on first use from an equal share of the budget then left among it and the deeper
-// tables still to come, or from the step's row bound when that is smaller. A chunk whose output does not fit is rerun
-// on fewer rows; a single row whose output does not fit is run in windows of its combinations,
+// at most an equal share of the budget then left among it and the deeper tables still to come;
+// it starts at FirstTableRows (or the step's row bound, when smaller) and grows, up to that
+// share, when a chunk's output does not fit. A chunk whose output exceeds the share is rerun on
+// fewer rows; a single row whose output does not fit is run in windows of its combinations,
 // each the size of the table. So any program runs in any budget that holds one row per depth.
 type Executor struct {
 	Backend Backend
@@ -80,6 +85,11 @@ type Executor struct {
 	// MaxTableRows caps every table (0: no cap beyond the budget); listing uses it to keep the
 	// batches it hands the host small, tests to force chunking.
 	MaxTableRows uint64
+	// FirstTableRows caps a table when first allocated (0: one row); a table that turns out too
+	// small grows within its share of the budget before the executor falls back to smaller
+	// chunks, so a count takes the memory it needs rather than all it may. NewExecutor sets it
+	// to DefaultFirstTableRows.
+	FirstTableRows uint64
 	// Progress, when set, is called after every chunk with the fraction of the run done (each
 	// chunk's share split evenly among its rows, depth by depth).
 	Progress func(done float64)
@@ -185,6 +195,16 @@ func (x *Executor) runRows(ctx context.Context, steps []Step, depth int, in Tabl
 		if err != nil {
 			return err
 		}
+		if produced > out.Cap() {
+			grown, err := x.grow(depth, s, produced, len(steps)-1)
+			if err != nil {
+				return err
+			}
+			if grown {
+				x.Retries++
+				continue
+			}
+		}
 		if produced > out.Cap() && n > 1 {
 			// Rerun on as many rows as should fit, assuming even spread.
 			x.Retries++
@@ -242,24 +262,56 @@ func (x *Executor) table(depth int, s *Step, n uint64, later int) (Table, error)
 	if old != nil {
 		avail += old.Cap() * uint64(old.Width()) * 4
 	}
-	rows := avail / uint64(later+1) / rowBytes
+	rows := x.shareRows(avail, rowBytes, later)
 	if hi, lo := bits.Mul64(n, s.RowBound(x.MaxLen)); hi == 0 {
 		rows = min(rows, lo)
 	}
+	rows = min(rows, max(x.FirstTableRows, 1))
+	if old != nil && old.Width() == w && old.Cap() >= rows {
+		return old, nil
+	}
+	return x.replace(depth, rows, w)
+}
+
+// shareRows is the most rows of rowBytes a table may have when avail bytes are left for it and
+// later deeper tables: an equal share, capped by MaxTableRows, at least 1.
+func (x *Executor) shareRows(avail, rowBytes uint64, later int) uint64 {
+	rows := avail / uint64(later+1) / rowBytes
 	if x.MaxTableRows > 0 {
 		rows = min(rows, x.MaxTableRows)
 	}
-	rows = max(rows, 1)
-	if old != nil {
-		if old.Width() == w && old.Cap() >= rows {
-			return old, nil
-		}
+	return max(rows, 1)
+}
+
+// grow enlarges depth's table so that it holds produced rows (with a quarter to spare for the
+// chunks that follow), as far as its share of the budget allows; it reports whether the table
+// grew.
+func (x *Executor) grow(depth int, s *Step, produced uint64, later int) (bool, error) {
+	old := x.tables[depth]
+	rowBytes := uint64(old.Width()) * 4
+	share := x.shareRows(x.Backend.Available()+old.Cap()*rowBytes, rowBytes, later)
+	if share <= old.Cap() {
+		return false, nil
+	}
+	rows := min(share, produced+produced/4)
+	if rows < produced/4 { // produced+produced/4 wrapped
+		rows = share
+	}
+	if _, err := x.replace(depth, rows, s.OutWidth()); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// replace frees depth's table and allocates one of rows x width.
+func (x *Executor) replace(depth int, rows uint64, width int) (Table, error) {
+	if old := x.tables[depth]; old != nil {
 		x.Backend.Free(old)
 		x.tables[depth] = nil
 	}
-	t, err := x.Backend.Alloc(rows, w)
+	t, err := x.Backend.Alloc(rows, width)
 	if err != nil {
-		return nil, fmt.Errorf("geneva: table of %d rows x %d columns at depth %d: %w", rows, w, depth, err)
+		return nil, fmt.Errorf("geneva: table of %d rows x %d columns at depth %d: %w", rows, width, depth, err)
 	}
 	x.tables[depth] = t
 	return t, nil

@@ -41,7 +41,7 @@ func Prepare(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, 
 
 // Executor returns an executor for the job on b.
 func (j *Job) Executor(b Backend) *Executor {
-	return &Executor{Backend: b, MaxLen: j.Inputs.MaxLen}
+	return &Executor{Backend: b, MaxLen: j.Inputs.MaxLen, FirstTableRows: DefaultFirstTableRows}
 }
 
 // Match writes the match of one final row to dst in pattern vertex order, as the data graph's

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks on the device machine: the CPU engine on a quiet 16-core host (1, 2, 4 and 16
-# threads) and the stmatch GPU engine, on the same inputs, in one call.
+# threads) and the stmatch and geneva GPU engines, on the same inputs, in one call.
 #
 #   scripts/bench-device.sh build   here (needs Go): builds $BIN/submatch (CGO_ENABLED=0) and
 #                                   copies the test data it needs to $BIN/testdata, plus any
@@ -32,11 +32,23 @@ build() {
 	du -sh "$BIN"
 }
 
-# count ENGINE THREADS QUERY: prints "count<TAB>elapsed_ms<TAB>partial" for one query.
+# count ENGINE THREADS QUERY [FLAGS...]: prints "count<TAB>call_ms<TAB>kernel_ms<TAB>partial<TAB>
+# process_ms" for one query: call_ms is the engine's count call, kernel_ms its GPU kernel time
+# (0 on the CPU), process_ms the whole process from exec to exit.
 count() {
-	"$BIN/submatch" count --json --timeout "${QUERY_TIMEOUT:-60s}" --engine "$1" --threads "$2" \
-		"$BIN/testdata/github-gmatch/data.graph" "$3" 2>/dev/null |
-		sed -E 's/.*"count":([0-9]+).*"elapsed_ms":([0-9.]+).*"partial":(true|false).*/\1\t\2\t\3/'
+	local engine=$1 threads=$2 q=$3 t0 t1 line
+	shift 3
+	t0=$(date +%s%N)
+	line=$("$BIN/submatch" count --json --timeout "${QUERY_TIMEOUT:-60s}" --engine "$engine" --threads "$threads" "$@" \
+		"$BIN/testdata/github-gmatch/data.graph" "$q" 2>/dev/null)
+	t1=$(date +%s%N)
+	[ -n "$line" ] || { printf 'error\t-\t-\t-\t-\n'; return; }
+	printf '%s\t%s\t%s\t%s\t%s\n' \
+		"$(sed -E 's/.*"count":([0-9]+).*/\1/' <<<"$line")" \
+		"$(sed -E 's/.*"elapsed_ms":([0-9.]+).*/\1/' <<<"$line")" \
+		"$(grep -q kernel_ms <<<"$line" && sed -E 's/.*"kernel_ms":([0-9.]+).*/\1/' <<<"$line" || echo 0)" \
+		"$(sed -E 's/.*"partial":(true|false).*/\1/' <<<"$line")" \
+		"$(( (t1 - t0) / 1000000 ))"
 }
 
 run() {
@@ -53,19 +65,27 @@ run() {
 		tail -n 12 "$out/bench.log"
 	fi
 	echo
-	echo "== github queries: CPU engine at 1, 2, 16 threads and the stmatch GPU engine (whole count call, ms)"
-	printf 'query\tcount\tcpu-1\tcpu-2\tcpu-16\tstmatch\tgpu-count-equal\n' | tee "$out/github.tsv"
+	echo "== github queries: CPU engine at 1, 2, 16 threads, stmatch, geneva (phases and SV)"
+	echo "   call = engine count call, ms; proc = whole process, ms; kern = GPU kernel time, ms"
+	printf 'query\tcount\tcpu1\tcpu2\tcpu2proc\tcpu16\tstm\tstmkern\tgen\tgenkern\tgenproc\tgensv\tgensvkern\tcheck\n' | tee "$out/github.tsv"
 	for q in "$BIN"/testdata/github-gmatch/query_graph/*.graph "$BIN"/extra/*.graph; do
 		[ -e "$q" ] || continue
-		local name c1 t1 t2 t16 cg tg rest
+		local name c1 t1 t2 p2 t16 cs ts ks cg tg kg pg cv tv kv check rest
 		name=$(basename "$q" .graph)
 		IFS=$'\t' read -r c1 t1 rest < <(count cpu 1 "$q")
-		IFS=$'\t' read -r _ t2 rest < <(count cpu 2 "$q")
+		IFS=$'\t' read -r _ t2 _ _ p2 < <(count cpu 2 "$q")
 		IFS=$'\t' read -r _ t16 rest < <(count cpu 16 "$q")
-		IFS=$'\t' read -r cg tg rest < <(count stmatch 0 "$q")
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c1" "$t1" "$t2" "$t16" "${tg:--}" \
-			"$([ "${cg:-x}" = "$c1" ] && echo yes || echo "no (${cg:-error})")" | tee -a "$out/github.tsv"
+		IFS=$'\t' read -r cs ts ks rest < <(count stmatch 0 "$q")
+		IFS=$'\t' read -r cg tg kg _ pg < <(count geneva 0 "$q")
+		IFS=$'\t' read -r cv tv kv rest < <(count geneva 0 "$q" --geneva-sv)
+		check=ok
+		for c in "$cs" "$cg" "$cv"; do [ "$c" = "$c1" ] || check="MISMATCH/timeout"; done
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c1" "$t1" "$t2" "$p2" "$t16" \
+			"$ts" "$ks" "$tg" "$kg" "$pg" "$tv" "$kv" "$check" | tee -a "$out/github.tsv"
 	done
+	echo
+	echo "== summary (ms)"
+	column -t -s $'\t' "$out/github.tsv" 2>/dev/null || cat "$out/github.tsv"
 }
 
 case "${1:-}" in

@@ -28,6 +28,7 @@ type countRecord struct {
 	Semantics       string  `json:"semantics"`
 	ElapsedMS       float64 `json:"elapsed_ms"`
 	PlanMS          float64 `json:"plan_ms"`
+	KernelMS        float64 `json:"kernel_ms,omitempty"` // GPU engines: time in kernels
 	Partial         bool    `json:"partial"`
 	Engine          string  `json:"engine"`
 	PatternVertices int     `json:"pattern_vertices"`
@@ -154,7 +155,8 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	if f.json {
 		werr = json.NewEncoder(stdout).Encode(countRecord{
 			Query: name, Count: res.Count, Semantics: prob.Semantics.String(), ElapsedMS: ms(elapsed), PlanMS: ms(res.PlanTime),
-			Partial: partial, Engine: eng.Name(), PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(),
+			KernelMS: ms(res.DeviceTime),
+			Partial:  partial, Engine: eng.Name(), PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(),
 			Pattern: p.String(),
 		})
 	} else {

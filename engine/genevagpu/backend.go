@@ -22,6 +22,7 @@ const (
 	// maxLaunch, so a cancelled count stops within about that long.
 	firstLaunchRows = 1 << 14
 	maxLaunch       = 100 * time.Millisecond
+	maxLaunchRows   = 1 << 30
 )
 
 // Descriptor header words (kernels/geneva.cu D_*).
@@ -73,12 +74,11 @@ func (t *gpuTable) Cap() uint64 { return t.cap }
 func (t *gpuTable) Width() int  { return t.width }
 
 // newGPUBackend compiles the kernels and uploads what job's steps read.
-func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit uint64) (b *gpuBackend, err error) {
-	b = &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: firstLaunchRows, limit: limit, tableLimit: tableLimit}
+func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit uint64) (_ *gpuBackend, err error) {
+	b := &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: firstLaunchRows, limit: limit, tableLimit: tableLimit}
 	defer func() {
 		if err != nil {
-			b.close()
-			b = nil
+			b.close() // the returns below hand back nil; b still holds what was uploaded
 		}
 	}()
 	tc := time.Now()
@@ -385,8 +385,10 @@ func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, l
 		}
 		b.st.Kernel += kt
 		b.st.Launches++
-		if kt < maxLaunch {
-			b.launchRows *= 4
+		if kt < maxLaunch && n == b.launchRows {
+			// Grow only after a full launch that was quick, and never past maxLaunchRows (a
+			// multiplier left to run would wrap to zero after enough chunks).
+			b.launchRows = min(4*b.launchRows, maxLaunchRows)
 		} else if kt > 4*maxLaunch && b.launchRows > 1 {
 			b.launchRows /= 2
 		}

@@ -43,6 +43,9 @@ type Options struct {
 	// MaxTableRows caps every intermediate table (0: the budget decides); tests use it to force
 	// chunking.
 	MaxTableRows uint64
+	// FirstTableRows overrides the size tables start at (geneva.DefaultFirstTableRows); tests
+	// set it small so that tables grow.
+	FirstTableRows uint64
 	// TableBudget bounds the device bytes of the tables (0: the budget decides); tests use it
 	// to force chunking with real device memory.
 	TableBudget uint64
@@ -90,7 +93,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 		return err
 	})
 	st.Total = time.Since(t0)
-	res := engine.Result{Count: count, PlanTime: st.Layout + st.Prepare}
+	res := engine.Result{Count: count, PlanTime: st.Layout + st.Prepare, DeviceTime: st.Kernel}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			res.Partial = true
@@ -178,21 +181,30 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, body func
 	} else {
 		gb, err := newGPUBackend(dev, job, st, p.GPUMemoryLimit, e.Options.TableBudget)
 		if err != nil {
-			return err
+			return engineError(err)
 		}
 		defer gb.close()
 		backend = gb
 	}
 	x := job.Executor(backend)
 	x.MaxTableRows = e.Options.MaxTableRows
+	if e.Options.FirstTableRows > 0 {
+		x.FirstTableRows = e.Options.FirstTableRows
+	}
 	x.Progress = p.Progress
 	defer x.Close()
 	err = body(x, job)
 	st.Chunks, st.Retries, st.Windows = x.Chunks, x.Retries, x.Windows
-	if errors.Is(err, geneva.ErrOverflow) {
+	return engineError(err)
+}
+
+// engineError maps the executor's and the GPU runtime's errors onto the engine package's:
+// overflow to engine.ErrOverflow, any exhausted memory budget to engine.ErrMemory.
+func engineError(err error) error {
+	switch {
+	case errors.Is(err, geneva.ErrOverflow):
 		return fmt.Errorf("geneva: %w", engine.ErrOverflow)
-	}
-	if errors.Is(err, geneva.ErrBudget) {
+	case errors.Is(err, geneva.ErrBudget), errors.Is(err, gpu.ErrBudget):
 		return fmt.Errorf("%w: %w", engine.ErrMemory, err)
 	}
 	return err

@@ -26,6 +26,7 @@ var hostVariants = []struct {
 	{"rows-1", Options{Host: true, MaxTableRows: 1}},
 	{"rows-3", Options{Host: true, MaxTableRows: 3}},
 	{"budget-2KiB", Options{Host: true, HostBudget: 2 << 10}},
+	{"grow", Options{Host: true, HostBudget: 64 << 10, FirstTableRows: 1}},
 }
 
 // TestHostProperty runs the whole GENEVA path (filters, GENMATCHORDER, steps, chunked executor)
@@ -87,6 +88,11 @@ func TestHostChunking(t *testing.T) {
 		if rows <= 2 && st.Windows == 0 || rows == 2 && st.Retries == 0 {
 			t.Errorf("%d-row tables: %d windows, %d reruns", rows, st.Windows, st.Retries)
 		}
+	}
+	// Tables that start at one row grow to what the count needs, without chunking further.
+	_, st, err := Engine{Options: Options{Host: true, FirstTableRows: 1}}.CountStats(context.Background(), &engine.Problem{Data: g, Pattern: p})
+	if err != nil || st.Retries == 0 {
+		t.Errorf("one-row first tables: %d reruns (err %v), want some", st.Retries, err)
 	}
 	// A budget below one table row fails cleanly.
 	_, err = Engine{Options: Options{Host: true, HostBudget: 8}}.Count(context.Background(), &engine.Problem{Data: g, Pattern: p})

@@ -174,7 +174,7 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 	st.Levels, st.StrideWords, st.Roots, st.Groups = fp.L, fp.Stride, fp.NumRoots, fp.G
 	count, partial, err := run(ctx, d, p, fp, o, &st)
 	st.Total = time.Since(t0)
-	res.Count, res.Partial = count, partial
+	res.Count, res.Partial, res.DeviceTime = count, partial, st.Kernel
 	if err != nil {
 		if partial {
 			return res, st, err
