@@ -122,10 +122,11 @@ func (in *Inputs) admissible(s *Step, row []uint32) bool {
 			return false
 		}
 	}
-	return true
+	return in.edgesPresent(s, row)
 }
 
-// edgesPresent reports whether an elimination step keeps row.
+// edgesPresent reports whether row has every edge step s checks (an elimination step keeps
+// it; a fused extension step may write it).
 func (in *Inputs) edgesPresent(s *Step, row []uint32) bool {
 	for _, e := range s.Edges {
 		if !in.Partition(e.Part).HasEdge(row[e.A], row[e.B], in.PCSR.VertexLabels) {

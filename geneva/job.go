@@ -26,7 +26,11 @@ func Prepare(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, 
 	if err != nil {
 		return nil, err
 	}
-	job := &Job{Plan: MatchOrder(q)}
+	var est *Estimates
+	if !o.PaperOrder && !cpl.Empty {
+		est = Estimate(g, q, cpl.Candidates, cpl.CandidateBits)
+	}
+	job := &Job{Plan: MatchOrderEstimated(q, est)}
 	for _, c := range cpl.Candidates {
 		job.Candidates = append(job.Candidates, len(c))
 	}

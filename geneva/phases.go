@@ -94,8 +94,18 @@ type Plan struct {
 // one elimination phase per edge label. Among candidate extensions the highest-priority pattern
 // wins; ties go to the one whose new vertices have the most unmatched neighbours (the draft's
 // rule), then to the first found.
-func MatchOrder(q *pattern.Pattern) *Plan {
-	pl := &planner{q: q, core: twoCore(q)}
+func MatchOrder(q *pattern.Pattern) *Plan { return MatchOrderEstimated(q, nil) }
+
+// MatchOrderEstimated is GENMATCHORDER made cost-aware: the same skeleton (components largest
+// first; the smallest cycle, the rest of the core and the trees in that order; eliminations as
+// soon as their edges are matched; the same pattern sets at each stage), but among the candidate
+// extensions it takes the one with the smallest estimated growth of the embeddings per vertex it
+// matches (Estimates.logGrowth), the paper's priorities breaking near-ties; among shortest cycles
+// it starts with the one whose vertices have the fewest candidates. The paper's purely
+// structural choice can grow the intermediate tables by orders of magnitude more than needed
+// (github Q_18: 4e11 rows at one depth against 2e8 for the final count). est nil gives MatchOrder.
+func MatchOrderEstimated(q *pattern.Pattern, est *Estimates) *Plan {
+	pl := &planner{q: q, core: twoCore(q), est: est}
 	comps := q.Components()
 	slices.SortStableFunc(comps, func(a, b uint32) int { return bits.OnesCount32(b) - bits.OnesCount32(a) })
 	for _, comp := range comps {
@@ -114,6 +124,7 @@ type planner struct {
 	checked map[[2]int]bool
 	order   []int
 	out     Plan
+	est     *Estimates // nil: the paper's choice
 }
 
 // component plans one connected component.
@@ -124,7 +135,7 @@ func (pl *planner) component(comp uint32) {
 		return
 	}
 	core := pl.core & comp
-	cycle := smallestCycle(pl.q, core)
+	cycle := smallestCycle(pl.q, core, pl.est)
 	if cycle != 0 {
 		pl.extend(cycle, initialPatterns, true)
 	} else {
@@ -188,16 +199,25 @@ func (pl *planner) eliminate() bool {
 // the set patterns (a bit per pattern). An initial phase also picks its source from allowed.
 func (pl *planner) extend(allowed uint32, patterns int, initial bool) {
 	var best *Phase
-	bestScore := 0
+	bestScore, bestGrowth := 0, 0.0
 	consider := func(ph Phase) {
 		if patterns&(1<<ph.Pattern) == 0 {
 			return
 		}
 		score := pl.unmatchedNeighbours(ph.Vertices)
-		if best == nil || patternRank[ph.Pattern] < patternRank[best.Pattern] ||
-			patternRank[ph.Pattern] == patternRank[best.Pattern] && score > bestScore {
+		growth := 0.0
+		if pl.est != nil {
+			growth = pl.est.logGrowth(pl.q, pl.matched, &ph)
+		}
+		// Growths within 5% of each other count as equal.
+		better := best == nil || growth < bestGrowth-0.05
+		if !better && (growth <= bestGrowth+0.05) {
+			better = patternRank[ph.Pattern] < patternRank[best.Pattern] ||
+				patternRank[ph.Pattern] == patternRank[best.Pattern] && score > bestScore
+		}
+		if better {
 			ph := ph
-			best, bestScore = &ph, score
+			best, bestScore, bestGrowth = &ph, score, growth
 		}
 	}
 	free := allowed &^ pl.matched
@@ -345,9 +365,20 @@ func twoCore(q *pattern.Pattern) uint32 {
 
 // smallestCycle returns the vertices of a shortest cycle within the vertex set core (0 when
 // core has none): for every edge (a, b) inside core, the shortest a-b path avoiding that edge.
-func smallestCycle(q *pattern.Pattern, core uint32) uint32 {
+// With estimates, ties go to the cycle whose vertices have the fewest candidates (sum of logs).
+func smallestCycle(q *pattern.Pattern, core uint32, est *Estimates) uint32 {
 	var best uint32
-	bestLen := 0
+	bestLen, bestCost := 0, 0.0
+	cost := func(cyc uint32) float64 {
+		if est == nil {
+			return 0
+		}
+		c := 0.0
+		for m := cyc; m != 0; m &= m - 1 {
+			c += safeLog(est.Candidates[bits.TrailingZeros32(m)])
+		}
+		return c
+	}
 	for _, e := range q.Edges() {
 		if core&(1<<e.U) == 0 || core&(1<<e.V) == 0 {
 			continue
@@ -378,8 +409,8 @@ func smallestCycle(q *pattern.Pattern, core uint32) uint32 {
 		for x := e.V; x != e.U; x = parent[x] {
 			cyc |= 1 << x
 		}
-		if n := bits.OnesCount32(cyc); best == 0 || n < bestLen {
-			best, bestLen = cyc, n
+		if n, c := bits.OnesCount32(cyc), cost(cyc); best == 0 || n < bestLen || n == bestLen && c < bestCost {
+			best, bestLen, bestCost = cyc, n, c
 		}
 	}
 	return best

@@ -214,10 +214,10 @@ func TestMatchOrderExamples(t *testing.T) {
 func TestTwoCoreAndCycle(t *testing.T) {
 	q := mustParse(t, "(a)-(b)-(c)-(a), (c)-(d)-(e)")
 	core := twoCore(q)
-	if bits.OnesCount32(core) != 3 || smallestCycle(q, core) != core {
-		t.Errorf("core %b, cycle %b", core, smallestCycle(q, core))
+	if bits.OnesCount32(core) != 3 || smallestCycle(q, core, nil) != core {
+		t.Errorf("core %b, cycle %b", core, smallestCycle(q, core, nil))
 	}
-	if smallestCycle(q, 0) != 0 {
+	if smallestCycle(q, 0, nil) != 0 {
 		t.Error("cycle in an empty core")
 	}
 }

@@ -52,7 +52,8 @@ type Step struct {
 	Width int
 	// New lists the columns an extension step appends (columns Width, Width+1, ...).
 	New []NewVertex
-	// Edges are the edges an elimination step checks (A, B adjacent in Part).
+	// Edges are the edges an elimination step checks (A, B adjacent in Part); an extension
+	// step compiled with CompileOptions.Fuse checks those whose later column it appends.
 	Edges []ColumnPair
 	// Less lists symmetry restrictions (value of column A < value of column B) whose later column
 	// this step appends.
@@ -72,6 +73,13 @@ type CompileOptions struct {
 	// SingleVertex splits every extension phase into single-vertex steps (pattern 0): the
 	// paper's SV-match variant.
 	SingleVertex bool
+	// PaperOrder plans with the paper's structural GENMATCHORDER instead of its cost-aware
+	// variant (MatchOrderEstimated).
+	PaperOrder bool
+	// Fuse checks each elimination edge in the extension step that appends its later column
+	// (with the restrictions and induced pairs) instead of in a separate elimination step, so
+	// that rows failing it are never written. The paper keeps elimination phases separate.
+	Fuse bool
 }
 
 // Compile lowers a GENEVA plan for q to a Program. elp maps an edge label to its ELP index (-1:
@@ -93,12 +101,14 @@ func Compile(q *pattern.Pattern, pl *Plan, elp func(label uint32) int, o Compile
 		}
 		return e
 	}
-	// placed appends the steps' new columns and attaches the pairwise constraints whose later
-	// vertex is among them.
+	// emit appends a step, its new columns, and the pairwise constraints whose later vertex is
+	// among them.
+	placedBy := make([]int, q.NumVertices()) // column -> index of the step that appends it
 	emit := func(s Step) {
 		s.Width = len(prog.Columns)
 		var added uint32
 		for _, nv := range s.New {
+			placedBy[len(prog.Columns)] = len(prog.Steps)
 			col[nv.Vertex] = len(prog.Columns)
 			prog.Columns = append(prog.Columns, nv.Vertex)
 			added |= 1 << nv.Vertex
@@ -128,9 +138,17 @@ func Compile(q *pattern.Pattern, pl *Plan, elp func(label uint32) int, o Compile
 		case Elimination:
 			s := Step{Kind: Elimination}
 			for _, e := range ph.Edges {
-				s.Edges = append(s.Edges, ColumnPair{A: col[e.U], B: col[e.V], Part: part(e.Label)})
+				c := ColumnPair{A: col[e.U], B: col[e.V], Part: part(e.Label)}
+				if o.Fuse {
+					at := &prog.Steps[placedBy[max(c.A, c.B)]]
+					at.Edges = append(at.Edges, c)
+					continue
+				}
+				s.Edges = append(s.Edges, c)
 			}
-			emit(s)
+			if len(s.Edges) > 0 {
+				emit(s)
+			}
 		case Extension:
 			if ph.Initial {
 				emit(Step{Kind: Extension, Pattern: Pattern0, New: []NewVertex{{Vertex: ph.Vertices[0], Source: -1, Label: q.VertexLabel(ph.Vertices[0])}}})
@@ -159,5 +177,5 @@ func (s *Step) String() string {
 	if s.Kind == Elimination {
 		return fmt.Sprintf("eliminate width %d edges %v", s.Width, s.Edges)
 	}
-	return fmt.Sprintf("extend width %d pattern %d new %v less %v nonadj %v", s.Width, s.Pattern, s.New, s.Less, s.NonAdjacent)
+	return fmt.Sprintf("extend width %d pattern %d new %v edges %v less %v nonadj %v", s.Width, s.Pattern, s.New, s.Edges, s.Less, s.NonAdjacent)
 }

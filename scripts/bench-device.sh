@@ -7,7 +7,8 @@
 #                                   extra t/v/e queries for github data.graph found in
 #                                   $SUBMATCH_EXTRA_QUERIES (to $BIN/extra).
 #   scripts/bench-device.sh run     there (no Go): the quick bench suite at 1,2,4,16 threads
-#                                   (SKIP_SUITE=1 skips it; QUERY_TIMEOUT=20s bounds each query),
+#                                   (SKIP_SUITE=1 skips it; QUERY_TIMEOUT=20s bounds each query;
+#                                   SKIP_STMATCH=1 leaves stmatch out of the github table),
 #                                   then every github query (and extra ones) with the CPU engine at
 #                                   1, 2 and 16 threads and with stmatch; prints a table last.
 # $BIN defaults to bin/bench-device (git-ignored). Device tool: command
@@ -67,21 +68,24 @@ run() {
 	echo
 	echo "== github queries: CPU engine at 1, 2, 16 threads, stmatch, geneva (phases and SV)"
 	echo "   call = engine count call, ms; proc = whole process, ms; kern = GPU kernel time, ms"
-	printf 'query\tcount\tcpu1\tcpu2\tcpu2proc\tcpu16\tstm\tstmkern\tgen\tgenkern\tgenproc\tgensv\tgensvkern\tcheck\n' | tee "$out/github.tsv"
+	printf 'query\tcount\tcpu1\tcpu2\tcpu2proc\tcpu16\tstm\tstmkern\tgen\tgenkern\tgenproc\tgensv\tgensvkern\tgenpaper\tcheck\n' | tee "$out/github.tsv"
 	for q in "$BIN"/testdata/github-gmatch/query_graph/*.graph "$BIN"/extra/*.graph; do
 		[ -e "$q" ] || continue
-		local name c1 t1 t2 p2 t16 cs ts ks cg tg kg pg cv tv kv check rest
+		local name c1 t1 t2 p2 t16 cs ts ks cg tg kg pg cv tv kv cp tp check rest
 		name=$(basename "$q" .graph)
 		IFS=$'\t' read -r c1 t1 rest < <(count cpu 1 "$q")
 		IFS=$'\t' read -r _ t2 _ _ p2 < <(count cpu 2 "$q")
 		IFS=$'\t' read -r _ t16 rest < <(count cpu 16 "$q")
-		IFS=$'\t' read -r cs ts ks rest < <(count stmatch 0 "$q")
+		if [ -n "${SKIP_STMATCH:-}" ]; then cs=$c1 ts=- ks=-; else
+			IFS=$'\t' read -r cs ts ks rest < <(count stmatch 0 "$q")
+		fi
 		IFS=$'\t' read -r cg tg kg _ pg < <(count geneva 0 "$q")
 		IFS=$'\t' read -r cv tv kv rest < <(count geneva 0 "$q" --geneva-sv)
+		IFS=$'\t' read -r cp tp rest < <(count geneva 0 "$q" --geneva-order paper)
 		check=ok
-		for c in "$cs" "$cg" "$cv"; do [ "$c" = "$c1" ] || check="MISMATCH/timeout"; done
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c1" "$t1" "$t2" "$p2" "$t16" \
-			"$ts" "$ks" "$tg" "$kg" "$pg" "$tv" "$kv" "$check" | tee -a "$out/github.tsv"
+		for c in "$cs" "$cg" "$cv" "$cp"; do [ "$c" = "$c1" ] || check="MISMATCH/timeout"; done
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c1" "$t1" "$t2" "$p2" "$t16" \
+			"$ts" "$ks" "$tg" "$kg" "$pg" "$tv" "$kv" "$tp" "$check" | tee -a "$out/github.tsv"
 	done
 	echo
 	echo "== summary (ms)"

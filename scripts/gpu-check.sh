@@ -103,7 +103,7 @@ run() {
 		echo "== geneva engine tests (GPU counts against the CPU engine and the oracle)"
 		rm -f "$out/geneva.tsv"
 		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_GENEVA_RESULTS="$out/geneva.tsv" \
-			bin/geneva.test -test.v -test.count=1 -test.timeout=9m -test.run "${GENEVA_RUN:-.}" > "$out/geneva-test.log" 2>&1
+			bin/geneva.test -test.v -test.count=1 -test.timeout=9m -test.run "${GENEVA_RUN:-TestGPU|TestCompileKernel}" > "$out/geneva-test.log" 2>&1
 		grc=$?
 		grep -E '^(--- |ok|FAIL|PASS|panic)|geneva_test|gpu_test.go' "$out/geneva-test.log" | grep -v '^--- PASS' | head -60
 		[ "$grc" -eq 0 ] || status=1

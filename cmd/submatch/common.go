@@ -87,6 +87,7 @@ type matchFlags struct {
 	memory      string
 	gpuMemory   string
 	genevaSV    bool
+	genevaOrder string
 }
 
 func (m *matchFlags) register(fs *flag.FlagSet) {
@@ -101,6 +102,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GB (default: no bound)")
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
 	fs.BoolVar(&m.genevaSV, "geneva-sv", false, "with --engine geneva: match one vertex per phase (the paper's SV-match variant)")
+	fs.StringVar(&m.genevaOrder, "geneva-order", "cost", "with --engine geneva: phase order `ORDER`, cost (GENMATCHORDER choosing by estimated growth) or paper (its structural priorities alone)")
 }
 
 func (m *matchFlags) check() error {
@@ -118,6 +120,12 @@ func (m *matchFlags) check() error {
 	}
 	if m.genevaSV && m.engine != "geneva" {
 		return usagef("--geneva-sv needs --engine geneva")
+	}
+	if m.genevaOrder != "cost" && m.genevaOrder != "paper" {
+		return usagef("--geneva-order must be cost or paper, not %q", m.genevaOrder)
+	}
+	if m.genevaOrder != "cost" && m.engine != "geneva" {
+		return usagef("--geneva-order needs --engine geneva")
 	}
 	return checkFormat("--query-format", m.queryFormat)
 }
@@ -168,12 +176,21 @@ func resolveEngine(name string) (engine.Engine, error) {
 	return e, nil
 }
 
-// resolveEngine is resolveEngine(--engine) with the engine's variant flags applied.
+// resolveEngine is resolveEngine(--engine) with the engine's variant flags applied. For a GPU
+// engine it starts opening the GPU in the background, so that CUDA's start-up (a few hundred
+// milliseconds) overlaps loading the data graph.
 func (m *matchFlags) resolveEngine() (engine.Engine, error) {
-	if m.genevaSV {
-		return genevagpu.Engine{Options: genevagpu.Options{SingleVertex: true}}, nil
+	var e engine.Engine
+	var err error
+	if m.genevaSV || m.genevaOrder == "paper" {
+		e = genevagpu.Engine{Options: genevagpu.Options{SingleVertex: m.genevaSV, PaperOrder: m.genevaOrder == "paper"}}
+	} else if e, err = resolveEngine(m.engine); err != nil {
+		return nil, err
 	}
-	return resolveEngine(m.engine)
+	if n := e.Name(); n == "geneva" || n == "stmatch" {
+		go gpu.Open(context.Background()) // the engine opens it again (once) and reports errors
+	}
+	return e, nil
 }
 
 // loadData reads a data graph in any format.

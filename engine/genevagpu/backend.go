@@ -16,10 +16,12 @@ const (
 	// sharedIntervals is the largest interval index kept in shared memory (starts and bases:
 	// 8 B per interval, 40 KB).
 	sharedIntervals = 5000
-	// descWords bounds a step descriptor (header, 32 new vertices, constraints).
+	// descWords bounds a step descriptor: header, 32 new vertices, and the pair constraints of
+	// a 32-vertex pattern (at most 496 restrictions, 496 non-adjacent pairs, 496 fused edges).
 	descWords = 8 + 8*32 + 2*2*32*32
-	// firstLaunchRows is the first sub-launch of a Run; it grows 4x while launches stay under
-	// maxLaunch, so a cancelled count stops within about that long.
+	// firstLaunchRows is a step's first sub-launch; it doubles while launches take under half of
+	// maxLaunch and is cut to aim at maxLaunch when one takes over twice that, so a cancelled
+	// count stops within about that long.
 	firstLaunchRows = 1 << 14
 	maxLaunch       = 100 * time.Millisecond
 	maxLaunchRows   = 1 << 30
@@ -45,18 +47,20 @@ type gpuBackend struct {
 	eliminate *gpu.Function
 	bufs      []*gpu.Buffer // inputs, freed by close
 
-	parts      gpu.DevicePtr       // device Part structs
-	partIndex  map[geneva.Part]int // step partition -> index in parts
-	intervals  []int               // interval count of each device partition
-	vlabels    gpu.DevicePtr
-	cands      gpu.DevicePtr
-	candWords  uint64
-	lists      gpu.DevicePtr
-	listOff    []uint64 // start of each query vertex's list in lists
-	listLen    []uint32
-	desc       *gpu.Buffer
-	ctr        *gpu.Buffer
-	launchRows uint64
+	parts     gpu.DevicePtr       // device Part structs
+	partIndex map[geneva.Part]int // step partition -> index in parts
+	intervals []int               // interval count of each device partition
+	vlabels   gpu.DevicePtr
+	cands     gpu.DevicePtr
+	candWords uint64
+	lists     gpu.DevicePtr
+	listOff   []uint64 // start of each query vertex's list in lists
+	listLen   []uint32
+	desc      *gpu.Buffer
+	ctr       *gpu.Buffer
+	// launchRows is each step's sub-launch size, learnt from its launch times (steps differ by
+	// orders of magnitude in work per row).
+	launchRows map[*geneva.Step]uint64
 
 	// limit bounds the bytes this count allocates (0: the device budget alone); tableLimit
 	// bounds its tables (0: no separate bound). used and tableUsed count them.
@@ -75,7 +79,7 @@ func (t *gpuTable) Width() int  { return t.width }
 
 // newGPUBackend compiles the kernels and uploads what job's steps read.
 func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit uint64) (_ *gpuBackend, err error) {
-	b := &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: firstLaunchRows, limit: limit, tableLimit: tableLimit}
+	b := &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: map[*geneva.Step]uint64{}, limit: limit, tableLimit: tableLimit}
 	defer func() {
 		if err != nil {
 			b.close() // the returns below hand back nil; b still holds what was uploaded
@@ -312,6 +316,9 @@ func (b *gpuBackend) encode(s *geneva.Step) []uint32 {
 	for _, c := range s.NonAdjacent {
 		d = append(d, uint32(c.A), uint32(c.B))
 	}
+	for _, e := range s.Edges {
+		d = append(d, uint32(e.A), uint32(e.B), uint32(b.partIndex[e.Part]))
+	}
 	return d
 }
 
@@ -361,11 +368,16 @@ func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, l
 	}
 	sms := uint64(max(1, b.d.Info().SMs))
 	var ctr [3]uint64
+	rows := b.launchRows[s]
+	if rows == 0 {
+		rows = firstLaunchRows
+	}
+	defer func() { b.launchRows[s] = rows }()
 	for r := lo; r < hi; {
 		if err := ctx.Err(); err != nil {
 			return 0, 0, err
 		}
-		end := min(hi, r+b.launchRows)
+		end := min(hi, r+rows)
 		n := end - r
 		var kt time.Duration
 		var err error
@@ -385,12 +397,14 @@ func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, l
 		}
 		b.st.Kernel += kt
 		b.st.Launches++
-		if kt < maxLaunch && n == b.launchRows {
+		switch {
+		case kt < maxLaunch/2 && n == rows:
 			// Grow only after a full launch that was quick, and never past maxLaunchRows (a
 			// multiplier left to run would wrap to zero after enough chunks).
-			b.launchRows = min(4*b.launchRows, maxLaunchRows)
-		} else if kt > 4*maxLaunch && b.launchRows > 1 {
-			b.launchRows /= 2
+			rows = min(2*rows, maxLaunchRows)
+		case kt > 2*maxLaunch:
+			// Aim the next launch at maxLaunch from this one's time per row.
+			rows = max(1, uint64(float64(n)*float64(maxLaunch)/float64(kt)))
 		}
 		r = end
 	}

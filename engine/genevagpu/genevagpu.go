@@ -37,6 +37,10 @@ func KernelSource() string { return kernelSource }
 type Options struct {
 	// SingleVertex splits every phase into single-vertex steps (--geneva-sv).
 	SingleVertex bool
+	// PaperOrder runs the paper's plan (--geneva-order paper): structural GENMATCHORDER and
+	// separate elimination steps, instead of the cost-aware choice with eliminations fused into
+	// the extensions.
+	PaperOrder bool
 	// Host runs on geneva.HostBackend (no GPU) with HostBudget bytes of tables (0: 1 GiB).
 	Host       bool
 	HostBudget uint64
@@ -161,7 +165,8 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, body func
 	st.Layout = time.Since(tl)
 	tp := time.Now()
 	job, err := geneva.Prepare(ctx, p.Data, pc, p.Pattern, geneva.CompileOptions{
-		Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, SingleVertex: e.Options.SingleVertex})
+		Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, SingleVertex: e.Options.SingleVertex,
+		PaperOrder: e.Options.PaperOrder, Fuse: !e.Options.PaperOrder})
 	if err != nil {
 		return err
 	}

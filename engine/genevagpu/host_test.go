@@ -23,6 +23,7 @@ var hostVariants = []struct {
 }{
 	{"phases", Options{Host: true}},
 	{"sv", Options{Host: true, SingleVertex: true}},
+	{"paper", Options{Host: true, PaperOrder: true}},
 	{"rows-1", Options{Host: true, MaxTableRows: 1}},
 	{"rows-3", Options{Host: true, MaxTableRows: 3}},
 	{"budget-2KiB", Options{Host: true, HostBudget: 2 << 10}},

@@ -15,7 +15,7 @@
 // DouExt, where two lists of one source and label are the same list, OptDouExt's case; more:
 // NExt of patterns 5-7), decode each index into one candidate per new vertex and keep the
 // combinations that pass the candidate bitmaps, injectivity, symmetry restrictions and induced
-// non-adjacency.
+// non-adjacency, and, when the host fused an elimination into the step, the edges to check.
 //
 // geneva_eliminate (EliPhaseKernel): one thread per input row; a row survives when every edge of
 // the step is present (binary search in the row of one end).
@@ -140,10 +140,11 @@ extern "C" __global__ void geneva_extend(
 
 	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
 	const int width = (int)desc[D_WIDTH], nNew = (int)desc[D_NNEW];
-	const int nLess = (int)desc[D_NLESS], nNonAdj = (int)desc[D_NNONADJ];
+	const int nLess = (int)desc[D_NLESS], nNonAdj = (int)desc[D_NNONADJ], nEdges = (int)desc[D_NEDGES];
 	const u32* nd = desc + D_HEADER;
 	const u32* less = nd + NEW_WORDS * nNew;
 	const u32* nonadj = less + 2 * nLess;
+	const u32* edges = nonadj + 2 * nNonAdj;  // (a, b, partition) triples
 	const int outWidth = width + nNew;
 	const u64 warpsTotal = (u64)gridDim.x * WARPS;
 	u64 counted = 0;
@@ -217,6 +218,12 @@ extern "C" __global__ void geneva_extend(
 				// The union partition is the last one (index from the descriptor's header).
 				int up = (int)desc[6];
 				if (has_edge(parts[up], up == sharedPart, vlabels, va, vb)) ok = false;
+			}
+			for (int i = 0; ok && i < nEdges; i++) {
+				int a = (int)edges[3 * i], b = (int)edges[3 * i + 1], pi = (int)edges[3 * i + 2];
+				u32 va = a < width ? sRow[w][a] : vals[a - width];
+				u32 vb = b < width ? sRow[w][b] : vals[b - width];
+				if (!has_edge(parts[pi], pi == sharedPart, vlabels, va, vb)) ok = false;
 			}
 			if (countOnly) {
 				counted += ok;
