@@ -136,6 +136,8 @@ extern "C" __global__ void geneva_extend(
 	__shared__ u64 sBeg[WARPS][MAXNEW];
 	__shared__ u64 sLen[WARPS][MAXNEW];
 	__shared__ u32 sRow[WARPS][MAXNEW];
+	__shared__ int sAlt[WARPS][MAXNEW];   // fused edge a new vertex is enumerated along, or -1
+	__shared__ int sPart[WARPS][MAXNEW];  // partition its candidates come from (-1: the list)
 	load_intervals(parts, sharedPart);
 
 	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -156,6 +158,7 @@ extern "C" __global__ void geneva_extend(
 			const u32* d = nd + NEW_WORDS * lane;
 			int src = (int)d[0];
 			u64 b = 0, e = 0;
+			int alt = -1, part = -1;
 			if (src < 0) {
 				b = (u64)d[5] | ((u64)d[6] << 32);
 				e = b + d[7];
@@ -165,7 +168,31 @@ extern "C" __global__ void geneva_extend(
 				if (row_range(p, pi == sharedPart, sRow[w][src], &b, &e) && !d[2]) {
 					label_range(p.nbrs, vlabels, d[3], &b, &e);
 				}
+				if (e < b) e = b;
+				// Enumerate along whichever edge to a matched vertex has the fewest candidates
+				// (the tree edge is then checked instead): a vertex closing a cycle is found
+				// from its rarest neighbour, not always from its source.
+				for (int i = 0; i < nEdges && e > b; i++) {
+					int a = (int)edges[3 * i], c = (int)edges[3 * i + 1], ei = (int)edges[3 * i + 2];
+					int other = a == width + lane ? c : (c == width + lane ? a : -1);
+					if (other < 0 || other >= width) continue;
+					u64 b2 = 0, e2 = 0;
+					const Part& q = parts[ei];
+					if (row_range(q, ei == sharedPart, sRow[w][other], &b2, &e2) && !d[2]) {
+						label_range(q.nbrs, vlabels, d[3], &b2, &e2);
+					}
+					if (e2 < b2) e2 = b2;
+					if (e2 - b2 < e - b) {
+						b = b2;
+						e = e2;
+						alt = i;
+						pi = ei;
+					}
+				}
+				part = pi;
 			}
+			sAlt[w][lane] = alt;
+			sPart[w][lane] = part;
 			sBeg[w][lane] = b;
 			sLen[w][lane] = e > b ? e - b : 0;
 		}
@@ -194,7 +221,8 @@ extern "C" __global__ void geneva_extend(
 					u64 k = nNew == 1 ? idx : idx % len;
 					idx = nNew == 1 ? 0 : idx / len;
 					u64 at = sBeg[w][j] + k;
-					u32 v = (int)d[0] < 0 ? lists[at] : parts[(int)d[1]].nbrs[at];
+					int pj = sPart[w][j];
+					u32 v = pj < 0 ? lists[at] : parts[pj].nbrs[at];
 					vals[j] = v;
 					u32 u = d[4];
 					if (!((cands[u * candWords + (v >> 6)] >> (v & 63)) & 1)) ok = false;
@@ -219,7 +247,17 @@ extern "C" __global__ void geneva_extend(
 				int up = (int)desc[6];
 				if (has_edge(parts[up], up == sharedPart, vlabels, va, vb)) ok = false;
 			}
+			for (int j = 0; ok && j < nNew; j++) {
+				// A vertex enumerated along another edge must still have its tree edge.
+				if (sAlt[w][j] < 0) continue;
+				const u32* d = nd + NEW_WORDS * j;
+				int pi = (int)d[1];
+				if (!has_edge(parts[pi], pi == sharedPart, vlabels, sRow[w][(int)d[0]], vals[j])) ok = false;
+			}
 			for (int i = 0; ok && i < nEdges; i++) {
+				bool along = false;  // the edge a new vertex was enumerated along holds already
+				for (int j = 0; j < nNew; j++) along |= sAlt[w][j] == i;
+				if (along) continue;
 				int a = (int)edges[3 * i], b = (int)edges[3 * i + 1], pi = (int)edges[3 * i + 2];
 				u32 va = a < width ? sRow[w][a] : vals[a - width];
 				u32 vb = b < width ? sRow[w][b] : vals[b - width];
