@@ -121,6 +121,16 @@ __device__ __forceinline__ void count_add(u64* ctr, u64 v) {
 	if (old + v < old) atomicExch(ctr + 1, 1ull);
 }
 
+// claim_slot gives each lane with ok set its output slot: one atomicAdd per warp for all of
+// them (warp aggregation); lanes without ok get ~0. Every lane of the warp must call it.
+__device__ __forceinline__ u64 claim_slot(bool ok, int lane, u64* ctr) {
+	u32 mask = __ballot_sync(FULL, ok);
+	u64 slot0 = 0;
+	if (lane == 0 && mask) slot0 = atomicAdd(ctr, (u64)__popc(mask));
+	slot0 = __shfl_sync(FULL, slot0, 0);
+	return ok ? slot0 + __popc(mask & ((1u << lane) - 1)) : ~0ull;
+}
+
 __device__ __forceinline__ u64 warp_sum(u64 v) {
 	for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL, v, o);
 	return v;
@@ -267,17 +277,11 @@ extern "C" __global__ void geneva_extend(
 				counted += ok;
 				continue;
 			}
-			u32 mask = __ballot_sync(FULL, ok);
-			u64 slot0 = 0;
-			if (lane == 0 && mask) slot0 = atomicAdd(ctr, (u64)__popc(mask));
-			slot0 = __shfl_sync(FULL, slot0, 0);
-			if (ok) {
-				u64 slot = slot0 + __popc(mask & ((1u << lane) - 1));
-				if (slot < cap) {
-					u32* o = out + slot * outWidth;
-					for (int c = 0; c < width; c++) o[c] = sRow[w][c];
-					for (int j = 0; j < nNew; j++) o[width + j] = vals[j];
-				}
+			u64 slot = claim_slot(ok, lane, ctr);
+			if (ok && slot < cap) {
+				u32* o = out + slot * outWidth;
+				for (int c = 0; c < width; c++) o[c] = sRow[w][c];
+				for (int j = 0; j < nNew; j++) o[width + j] = vals[j];
 			}
 		}
 		__syncwarp();
@@ -315,16 +319,10 @@ extern "C" __global__ void geneva_eliminate(
 			counted += ok;
 			continue;
 		}
-		u32 mask = __ballot_sync(FULL, ok);
-		u64 slot0 = 0;
-		if (lane == 0 && mask) slot0 = atomicAdd(ctr, (u64)__popc(mask));
-		slot0 = __shfl_sync(FULL, slot0, 0);
-		if (ok) {
-			u64 slot = slot0 + __popc(mask & ((1u << lane) - 1));
-			if (slot < cap) {
-				u32* o = out + slot * width;
-				for (int c = 0; c < width; c++) o[c] = row[c];
-			}
+		u64 slot = claim_slot(ok, lane, ctr);
+		if (ok && slot < cap) {
+			u32* o = out + slot * width;
+			for (int c = 0; c < width; c++) o[c] = row[c];
 		}
 	}
 	if (countOnly) {
