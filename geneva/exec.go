@@ -293,10 +293,11 @@ func (x *Executor) grow(depth int, s *Step, produced uint64, later int) (bool, e
 	if share <= old.Cap() {
 		return false, nil
 	}
-	rows := min(share, produced+produced/4)
-	if rows < produced/4 { // produced+produced/4 wrapped
-		rows = share
+	want := produced + produced/4
+	if want < produced { // wrapped
+		want = math.MaxUint64
 	}
+	rows := min(share, want)
 	if _, err := x.replace(depth, rows, s.OutWidth()); err != nil {
 		return false, err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"submatch/engine"
 	_ "submatch/engine/cpu"
-	"submatch/internal/oracle"
 	"submatch/internal/proptest"
 )
 
@@ -26,53 +25,46 @@ func TestOracleProperty(t *testing.T) {
 	}
 	seeds, repeat := proptest.Seeds(t, 2000, 100)
 	ctx := context.Background()
-	var oracleTime, engineTime time.Duration
-	var checked, skipped, listed, nonzero int
+	var engineTime time.Duration
+	var ost proptest.OracleStats
+	var checked, listed, nonzero int
 	start := time.Now()
 	failures := 0
-	for _, seed := range seeds {
-		c := proptest.Make(seed)
-		for _, sem := range proptest.AllSemantics {
-			t0 := time.Now()
-			want, ok := oracle.CountWithin(c.G, c.P, sem, proptest.OracleBudget)
-			oracleTime += time.Since(t0)
-			if !ok {
-				skipped++
-				continue
-			}
-			checked++
-			if want > 0 {
-				nonzero++
-			}
-			t0 = time.Now()
-			for _, threads := range []int{1, 2} {
-				prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: threads}
-				for range repeat {
-					res, err := e.Count(ctx, prob)
-					if err != nil || res.Partial || res.Count != want {
-						t.Errorf("Count = %d (partial %v, err %v), oracle %d\n%s", res.Count, res.Partial, err, want, describe(c, sem, threads))
-						failures++
-						break
-					}
+	for o := range proptest.WithOracle(seeds, &ost) {
+		c, sem, want := o.Case, o.Sem, o.Want
+		checked++
+		if want > 0 {
+			nonzero++
+		}
+		t0 := time.Now()
+		for _, threads := range []int{1, 2} {
+			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: threads}
+			for range repeat {
+				res, err := e.Count(ctx, prob)
+				if err != nil || res.Partial || res.Count != want {
+					t.Errorf("Count = %d (partial %v, err %v), oracle %d\n%s", res.Count, res.Partial, err, want, describe(c, sem, threads))
+					failures++
+					break
 				}
-			}
-			engineTime += time.Since(t0)
-			// Match lists for a subset of seeds, when small.
-			if seed%3 == 0 && want <= 5_000 {
-				listed++
-				for _, threads := range []int{1, 2} {
-					prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: threads}
-					if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
-						t.Errorf("%s\n%s", msg, describe(c, sem, threads))
-						failures++
-					}
-				}
-			}
-			if failures >= 10 {
-				t.Fatalf("stopping after %d failures", failures)
 			}
 		}
+		engineTime += time.Since(t0)
+		// Match lists for a subset of seeds, when small.
+		if c.Seed%3 == 0 && want <= 5_000 {
+			listed++
+			for _, threads := range []int{1, 2} {
+				prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: threads}
+				if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
+					t.Errorf("%s\n%s", msg, describe(c, sem, threads))
+					failures++
+				}
+			}
+		}
+		if failures >= 10 {
+			t.Fatalf("stopping after %d failures", failures)
+		}
 	}
+	skipped, oracleTime := ost.Skipped, ost.Time
 	t.Logf("%d seeds: %d (problem, semantics) checked (%d with matches), %d lists compared, %d skipped as too big for the oracle; %v (oracle counts %v, engine counts %v)",
 		len(seeds), checked, nonzero, listed, skipped, time.Since(start).Round(time.Millisecond),
 		oracleTime.Round(time.Millisecond), engineTime.Round(time.Millisecond))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"submatch/geneva"
 	"submatch/gpu"
@@ -100,31 +101,6 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 	tu := time.Now()
 	defer func() { st.Upload = time.Since(tu) }()
 	in := job.Inputs
-	upload := func(what string, words any) (gpu.DevicePtr, error) {
-		var buf *gpu.Buffer
-		var err error
-		switch w := words.(type) {
-		case []uint32:
-			if len(w) == 0 {
-				w = []uint32{0}
-			}
-			if err = b.reserve(uint64(len(w)) * 4); err == nil {
-				buf, err = gpu.Upload(d, w)
-			}
-		case []uint64:
-			if len(w) == 0 {
-				w = []uint64{0}
-			}
-			if err = b.reserve(uint64(len(w)) * 8); err == nil {
-				buf, err = gpu.Upload(d, w)
-			}
-		}
-		if err != nil {
-			return 0, fmt.Errorf("geneva: uploading %s: %w", what, err)
-		}
-		b.bufs = append(b.bufs, buf)
-		return buf.Ptr(), nil
-	}
 	// The partitions the steps name, in first-use order (only those go to the device).
 	var order []geneva.Part
 	use := func(p geneva.Part) {
@@ -150,29 +126,29 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 	var structs []uint64
 	for _, p := range order {
 		part := in.Partition(p)
-		starts, err := upload("interval starts", part.Starts)
+		starts, err := upload(b, "interval starts", part.Starts)
 		if err != nil {
 			return nil, err
 		}
-		bases, err := upload("interval bases", part.Bases)
+		bases, err := upload(b, "interval bases", part.Bases)
 		if err != nil {
 			return nil, err
 		}
-		offsets, err := upload("row offsets", part.Offsets)
+		offsets, err := upload(b, "row offsets", part.Offsets)
 		if err != nil {
 			return nil, err
 		}
-		nbrs, err := upload("neighbours", part.Neighbors)
+		nbrs, err := upload(b, "neighbours", part.Neighbors)
 		if err != nil {
 			return nil, err
 		}
 		structs = append(structs, uint64(starts), uint64(bases), uint64(offsets), uint64(nbrs), uint64(len(part.Starts)))
 		b.intervals = append(b.intervals, len(part.Starts))
 	}
-	if b.parts, err = upload("partition table", structs); err != nil {
+	if b.parts, err = upload(b, "partition table", structs); err != nil {
 		return nil, err
 	}
-	if b.vlabels, err = upload("vertex labels", in.PCSR.VertexLabels); err != nil {
+	if b.vlabels, err = upload(b, "vertex labels", in.PCSR.VertexLabels); err != nil {
 		return nil, err
 	}
 	b.candWords = uint64(len(in.Candidates[0]))
@@ -180,7 +156,7 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 	for _, c := range in.Candidates {
 		bits = append(bits, c...)
 	}
-	if b.cands, err = upload("candidate bitmaps", bits); err != nil {
+	if b.cands, err = upload(b, "candidate bitmaps", bits); err != nil {
 		return nil, err
 	}
 	var lists []uint32
@@ -189,7 +165,7 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 		b.listLen = append(b.listLen, uint32(len(l)))
 		lists = append(lists, l...)
 	}
-	if b.lists, err = upload("candidate lists", lists); err != nil {
+	if b.lists, err = upload(b, "candidate lists", lists); err != nil {
 		return nil, err
 	}
 	if err := b.reserve(descWords*4 + 24); err != nil {
@@ -204,6 +180,24 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 	}
 	b.bufs = append(b.bufs, b.ctr)
 	return b, nil
+}
+
+// upload copies words to the device, counted against the count's limit; an empty slice uploads
+// one zero word, so that every pointer the kernels get is valid.
+func upload[T uint32 | uint64](b *gpuBackend, what string, words []T) (gpu.DevicePtr, error) {
+	if len(words) == 0 {
+		words = make([]T, 1)
+	}
+	err := b.reserve(uint64(len(words)) * uint64(unsafe.Sizeof(words[0])))
+	var buf *gpu.Buffer
+	if err == nil {
+		buf, err = gpu.Upload(b.d, words)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("geneva: uploading %s: %w", what, err)
+	}
+	b.bufs = append(b.bufs, buf)
+	return buf.Ptr(), nil
 }
 
 func (b *gpuBackend) close() {

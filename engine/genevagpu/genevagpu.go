@@ -33,7 +33,8 @@ var kernelSource string
 // KernelSource returns the CUDA source of the phase kernels.
 func KernelSource() string { return kernelSource }
 
-// Options select variants; the zero value is GENEVA as the paper describes it.
+// Options select variants; the zero value is the default engine (cost-aware order, fused
+// eliminations, multi-vertex phases on the GPU).
 type Options struct {
 	// SingleVertex splits every phase into single-vertex steps (--geneva-sv).
 	SingleVertex bool

@@ -139,21 +139,14 @@ func TestGPUProperty(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 300, 300)
 	ctx := context.Background()
 	checked := 0
-	for _, seed := range seeds {
-		c := proptest.Make(seed)
-		for _, sem := range proptest.AllSemantics {
-			want, ok := oracle.CountWithin(c.G, c.P, sem, proptest.OracleBudget)
-			if !ok {
-				continue
+	for o := range proptest.WithOracle(seeds, nil) {
+		for _, v := range gpuVariants {
+			res, err := Engine{Options: v.o}.Count(ctx, &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem})
+			if err != nil || res.Count != o.Want {
+				t.Errorf("%s: geneva %d (%v), oracle %d\n%s", v.name, res.Count, err, o.Want, o.Describe(o.Sem, v.name, "(GPU) -run TestGPUProperty"))
 			}
-			for _, v := range gpuVariants {
-				res, err := Engine{Options: v.o}.Count(ctx, &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem})
-				if err != nil || res.Count != want {
-					t.Errorf("%s: geneva %d (%v), oracle %d\n%s", v.name, res.Count, err, want, c.Describe(sem, v.name, "(GPU) -run TestGPUProperty"))
-				}
-			}
-			checked++
 		}
+		checked++
 	}
 	t.Logf("%d (problem, semantics) checked on the GPU", checked)
 	if path := os.Getenv(EnvResults); path != "" {

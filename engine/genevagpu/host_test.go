@@ -36,32 +36,26 @@ func TestHostProperty(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 600, 150)
 	ctx := context.Background()
 	checked, failures := 0, 0
-	for _, seed := range seeds {
-		c := proptest.Make(seed)
-		for _, sem := range proptest.AllSemantics {
-			want, ok := oracle.CountWithin(c.G, c.P, sem, proptest.OracleBudget)
-			if !ok {
-				continue
+	for o := range proptest.WithOracle(seeds, nil) {
+		c, sem, want := o.Case, o.Sem, o.Want
+		checked++
+		for _, v := range hostVariants {
+			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem}
+			res, err := Engine{Options: v.o}.Count(ctx, prob)
+			if err != nil || res.Count != want {
+				t.Errorf("%s: count %d (err %v), oracle %d\n%s", v.name, res.Count, err, want,
+					c.Describe(sem, v.name, "./engine/genevagpu -run TestHostProperty"))
+				failures++
 			}
-			checked++
-			for _, v := range hostVariants {
-				prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem}
-				res, err := Engine{Options: v.o}.Count(ctx, prob)
-				if err != nil || res.Count != want {
-					t.Errorf("%s: count %d (err %v), oracle %d\n%s", v.name, res.Count, err, want,
-						c.Describe(sem, v.name, "./engine/genevagpu -run TestHostProperty"))
+			if c.Seed%4 == 0 && want <= 2000 && v.o.HostBudget == 0 {
+				if msg := proptest.CompareLists(ctx, Engine{Options: v.o}, c, prob); msg != "" {
+					t.Errorf("%s: %s\n%s", v.name, msg, c.Describe(sem, v.name, "./engine/genevagpu -run TestHostProperty"))
 					failures++
 				}
-				if seed%4 == 0 && want <= 2000 && v.o.HostBudget == 0 {
-					if msg := proptest.CompareLists(ctx, Engine{Options: v.o}, c, prob); msg != "" {
-						t.Errorf("%s: %s\n%s", v.name, msg, c.Describe(sem, v.name, "./engine/genevagpu -run TestHostProperty"))
-						failures++
-					}
-				}
 			}
-			if failures >= 10 {
-				t.Fatalf("stopping after %d failures", failures)
-			}
+		}
+		if failures >= 10 {
+			t.Fatalf("stopping after %d failures", failures)
 		}
 	}
 	t.Logf("%d (problem, semantics) checked on %d variants", checked, len(hostVariants))

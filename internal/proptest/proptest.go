@@ -6,12 +6,14 @@ package proptest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"submatch/engine"
 	"submatch/gen"
@@ -26,6 +28,45 @@ var AllSemantics = []engine.Semantics{
 	{Induced: true},
 	{Unique: true},
 	{Unique: true, Induced: true},
+}
+
+// Oracled is a case under one convention, with the oracle's count.
+type Oracled struct {
+	Case
+	Sem  engine.Semantics
+	Want uint64
+}
+
+// OracleStats records what WithOracle left out and how long the oracle took.
+type OracleStats struct {
+	Skipped int // (case, convention) pairs beyond OracleBudget
+	Time    time.Duration
+}
+
+// WithOracle yields each seed's case under every convention whose oracle count stays within
+// OracleBudget; st, when not nil, collects the skipped pairs and the oracle's time.
+func WithOracle(seeds []uint64, st *OracleStats) iter.Seq[Oracled] {
+	return func(yield func(Oracled) bool) {
+		for _, seed := range seeds {
+			c := Make(seed)
+			for _, sem := range AllSemantics {
+				t0 := time.Now()
+				want, ok := oracle.CountWithin(c.G, c.P, sem, OracleBudget)
+				if st != nil {
+					st.Time += time.Since(t0)
+				}
+				if !ok {
+					if st != nil {
+						st.Skipped++
+					}
+					continue
+				}
+				if !yield(Oracled{Case: c, Sem: sem, Want: want}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Case is one random problem, reproducible from its seed.
