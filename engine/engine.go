@@ -55,6 +55,9 @@ type Problem struct {
 	// GPUMemoryLimit lowers each GPU's memory budget to this many bytes (0: free memory minus a
 	// margin); GPU engines work in chunks within it or fail with ErrMemory.
 	GPUMemoryLimit uint64
+	// GPUs lists the devices (indexes in gpu.Open's order) a GPU engine may use; nil: all of them
+	// for an engine that spreads work over several, the first for one that uses a single GPU.
+	GPUs []int
 }
 
 // Result is the outcome of a count.

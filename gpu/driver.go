@@ -15,6 +15,7 @@ type driverLib struct {
 	cuMemsetD8, cuMemsetD32                                                                uintptr
 	cuModuleLoadData, cuModuleGetFunction, cuModuleUnload                                  uintptr
 	cuFuncSetAttribute, cuFuncGetAttribute, cuLaunchKernel                                 uintptr
+	cuOccupancyMaxActiveBlocksPerMultiprocessor                                            uintptr
 	cuStreamCreate, cuStreamSynchronize, cuStreamDestroy                                   uintptr
 	cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy   uintptr
 }
@@ -50,6 +51,7 @@ func (l *driverLib) table() []symbol {
 		req(&l.cuLaunchKernel, "cuLaunchKernel"),
 		opt(&l.cuFuncSetAttribute, "cuFuncSetAttribute"),
 		opt(&l.cuFuncGetAttribute, "cuFuncGetAttribute"),
+		opt(&l.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
 		opt(&l.cuStreamCreate, "cuStreamCreate"),
 		opt(&l.cuStreamSynchronize, "cuStreamSynchronize"),
 		opt(&l.cuStreamDestroy, "cuStreamDestroy_v2"),

@@ -132,6 +132,22 @@ func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
 	})
 }
 
+// ActiveBlocksPerSM returns how many blocks of blockSize threads with dynamicShared bytes of
+// dynamic shared memory can be resident on one multiprocessor at once (the occupancy
+// calculator's answer for this kernel's registers and shared memory). Persistent kernels size
+// their grid from it so that every block runs at the same time.
+func (f *Function) ActiveBlocksPerSM(blockSize int, dynamicShared uint32) (int, error) {
+	if drv.cuOccupancyMaxActiveBlocksPerMultiprocessor == 0 {
+		return 0, drv.missing("cuOccupancyMaxActiveBlocksPerMultiprocessor")
+	}
+	var n int32
+	err := f.mod.dev.Do(func() error {
+		return drv.check("cuOccupancyMaxActiveBlocksPerMultiprocessor", ccall(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+			uintptr(unsafe.Pointer(&n)), f.h, uintptr(blockSize), uintptr(dynamicShared)))
+	})
+	return int(n), err
+}
+
 // Dim3 is a grid or block shape; zero components count as 1.
 type Dim3 struct{ X, Y, Z uint32 }
 

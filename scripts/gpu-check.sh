@@ -9,7 +9,8 @@
 #                                and random graphs, buffers, budget, compile cache...), and prints
 #                                a short table last. Logs go to $OUT (default bin/out).
 #                                ONLY=geneva or ONLY=stmatch runs that engine's tests alone (with
-#                                gpu-info); GENEVA_RUN=regexp selects the GENEVA tests.
+#                                gpu-info); GENEVA_RUN=regexp selects the GENEVA tests,
+#                                STMATCH_RUN=regexp and STMATCH_TIMEOUT=duration the stmatch ones.
 #
 # bin/ is git-ignored; the device tool carries it with carry: ["bin"]:
 #   run: command "bash scripts/gpu-check.sh run", carry ["bin"]
@@ -49,6 +50,11 @@ build() {
 	cut -d: -f1 bin/testdata/hprd-subgraphmatching/expected_output.res | while read -r q; do
 		cp "$shared/hprd-subgraphmatching/query_graph/$q.graph" bin/testdata/hprd-subgraphmatching/query_graph/
 	done
+	# Held-out github queries (not in the repository), for TestGPUHeldOut.
+	if [ -n "${SUBMATCH_EXTRA_QUERIES:-}" ]; then
+		mkdir -p bin/testdata/github-extra
+		cp "$SUBMATCH_EXTRA_QUERIES"/*.graph bin/testdata/github-extra/
+	fi
 	chmod -R u+w bin/testdata
 	du -sh bin
 	echo "built: $(ls bin | tr '\n' ' ')"
@@ -94,7 +100,7 @@ run() {
 		rm -f "$out/stmatch.tsv" "$out/stmatch-versions.tsv"
 		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" \
 			SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" \
-			bin/stmatch.test -test.v -test.count=1 -test.timeout=6m 2>&1 | tee "$out/stmatch-test.log"
+			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-6m}" -test.run "${STMATCH_RUN:-.}" 2>&1 | tee "$out/stmatch-test.log"
 		src=${PIPESTATUS[0]}
 		[ "$src" -eq 0 ] || status=1
 	fi
@@ -138,10 +144,10 @@ run() {
 	if [ -s "$out/stmatch-versions.tsv" ]; then
 		echo
 		echo "== stmatch: v1 kernel against v2 (kernel ms, best of 2; every count checked against the CPU)"
-		printf '%-32s %10s %10s %10s %11s %10s %8s %8s\n' case v1 v2-nosplit v2-noreuse v2-noleaves v2 speedup counts
+		printf '%-32s %9s %10s %10s %11s %10s %11s %9s %8s %8s\n' case v1 v2-nosplit v2-noreuse v2-noleaves v2-nosteal v2-slice1ms v2 speedup counts
 		awk -F'\t' '{k[$1]=1; if (!($1 in ord)) {ord[$1]=++n; name[n]=$1}; t[$1,$2]=$6; if ($5!="ok") bad[$1]=1}
 			END {for (i=1;i<=n;i++) {c=name[i]; sp=(t[c,"v2"]>0)?sprintf("%.2fx", t[c,"v1"]/t[c,"v2"]):"-";
-				printf "%-32s %10s %10s %10s %11s %10s %8s %8s\n", c, t[c,"v1"], t[c,"v2-nosplit"], t[c,"v2-noreuse"], t[c,"v2-noleaves"], t[c,"v2"], sp, (c in bad)?"MISMATCH":"ok"}}' "$out/stmatch-versions.tsv"
+				printf "%-32s %9s %10s %10s %11s %10s %11s %9s %8s %8s\n", c, t[c,"v1"], t[c,"v2-nosplit"], t[c,"v2-noreuse"], t[c,"v2-noleaves"], t[c,"v2-nosteal"], t[c,"v2-slice1ms"], t[c,"v2"], sp, (c in bad)?"MISMATCH":"ok"}}' "$out/stmatch-versions.tsv"
 	fi
 	if [ -e "$out/stmatch-test.log" ]; then
 		grep -E '^(--- |ok|FAIL|PASS)' "$out/stmatch-test.log" | grep -v '^--- PASS' || true

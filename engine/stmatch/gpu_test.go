@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,10 +54,16 @@ func record(t *testing.T, name string, cpu, got uint64, st Stats) {
 // compare counts on the GPU and the CPU; it returns the GPU stats.
 func compare(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, want int64) Stats {
 	t.Helper()
+	return compareOn(t, name, g, p, sem, want, nil)
+}
+
+// compareOn is compare on the GPUs listed (nil: all).
+func compareOn(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, want int64, gpus []int) Stats {
+	t.Helper()
 	t0 := time.Now()
 	cpu := cpuCount(t, g, p, sem)
 	cpuTime := time.Since(t0)
-	prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, GPUs: gpus}
 	res, st, err := CountStats(context.Background(), prob)
 	if err != nil || res.Partial {
 		t.Errorf("%s: stmatch count: %v (partial %v)", name, err, res.Partial)
@@ -88,6 +95,38 @@ func expectedSuite(t *testing.T, dir, data string, limit int) {
 func TestGPUGitHub(t *testing.T) { expectedSuite(t, "github-gmatch", "data.graph", 0) }
 
 func TestGPUHPRD(t *testing.T) { expectedSuite(t, "hprd-subgraphmatching", "HPRD.graph", 20) }
+
+// TestGPUHeldOut compares the github queries in $SUBMATCH_TESTDATA/github-extra (the held-out
+// gMatch queries that scripts/gpu-check.sh copies from $SUBMATCH_EXTRA_QUERIES; not in the
+// repository) on one GPU and, where there are several, on all of them.
+func TestGPUHeldOut(t *testing.T) {
+	needGPU(t)
+	extra := filepath.Join(sharedtest.Dir(), "github-extra")
+	names, _ := filepath.Glob(filepath.Join(extra, "*.graph"))
+	if len(names) == 0 {
+		t.Skipf("no held-out queries in %s", extra)
+	}
+	g, err := formats.Load(filepath.Join(sharedtest.Dir(), "github-gmatch", "data.graph"), formats.Options{})
+	if err != nil {
+		t.Skipf("github data: %v", err)
+	}
+	devs, _ := devices(context.Background(), nil)
+	for _, name := range names {
+		p, err := formats.LoadPattern(name, formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := strings.TrimSuffix(filepath.Base(name), ".graph")
+		compareOn(t, "github "+q, g, p, engine.Semantics{}, -1, []int{0})
+		if len(devs) > 1 {
+			all := make([]int, len(devs))
+			for k := range all {
+				all[k] = k
+			}
+			compareOn(t, fmt.Sprintf("github %s, %d GPUs", q, len(devs)), g, p, engine.Semantics{}, -1, all)
+		}
+	}
+}
 
 func TestGPUWikiVote(t *testing.T) {
 	needGPU(t)
@@ -184,6 +223,10 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-nosplit", Options{NoSplit: true}},
 		{"v2-noreuse", Options{NoReuse: true}},
 		{"v2-noleaves", Options{NoLeaves: true}},
+		{"v2-nosteal", Options{NoSteal: true}},
+		{"v2-slice1ms", Options{Slice: time.Millisecond}},
+		{"v2-donate2ms", Options{DonateAfter: 2 * time.Millisecond}},
+		{"v2-donate50us", Options{DonateAfter: 50 * time.Microsecond}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -211,7 +254,8 @@ func TestGPUVersions(t *testing.T) {
 				verdict = "MISMATCH"
 				t.Errorf("%s %s: stmatch %d, cpu %d", c.name, v.name, got, cpu)
 			}
-			t.Logf("%-32s %-11s %14d %s kernel %9.3f ms units %d leaf groups %d", c.name, v.name, got, verdict, ms(best), st.Units, st.Groups)
+			t.Logf("%-32s %-11s %14d %s kernel %9.3f ms units %d leaf groups %d launches %d donated %d spilled %d taken %d",
+				c.name, v.name, got, verdict, ms(best), st.Units, st.Groups, st.Launches, st.Donated, st.Spilled, st.Taken)
 			if out != "" {
 				if f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 					fmt.Fprintf(f, "%s\t%s\t%d\t%d\t%s\t%.3f\t%d\n", c.name, v.name, cpu, got, verdict, ms(best), st.Units)
@@ -219,6 +263,29 @@ func TestGPUVersions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGPUCancel: a count cut short by its context returns promptly (within a few time slices)
+// with Partial set and a count below the full one.
+func TestGPUCancel(t *testing.T) {
+	needGPU(t)
+	g := sharedtest.WikiVote(t)
+	p, _ := pattern.Parse("(a)-(b)-(c)-(d)-(e)-(a)")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	res, st, err := CountOptions(ctx, &engine.Problem{Data: g, Pattern: p}, Options{Slice: 5 * time.Millisecond})
+	took := time.Since(t0)
+	t.Logf("wiki-Vote 5-cycle, 20 ms timeout: count %d partial %v err %v after %v (%d launches, %d spilled)", res.Count, res.Partial, err, took, st.Launches, st.Spilled)
+	if err == nil && !res.Partial {
+		t.Skipf("finished within the timeout (%v): nothing to cancel", took)
+	}
+	if !res.Partial || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("cancelled count: partial %v, err %v; want partial and DeadlineExceeded", res.Partial, err)
+	}
+	if took > 5*time.Second {
+		t.Errorf("cancelled count returned after %v", took)
 	}
 }
 
@@ -242,8 +309,8 @@ func TestGPUZTinyBudget(t *testing.T) {
 	p, _ := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c)")
 	sem := engine.Semantics{Unique: true}
 	full := compare(t, "wiki-Vote diamond unique", g, p, sem, -1)
-	fixed := full.DeviceBytes - full.BufferBytes - uint64(full.Warps)*8
-	perBlock := (full.StrideWords*4 + 8) * warpsPerBlock
+	fixed := full.DeviceBytes - full.BufferBytes - uint64(full.Warps)*8 - full.QueueSlots*taskBytes
+	perBlock := full.PerWarpBytes * warpsPerBlock
 	limit := d.Budget().Used() + fixed + perBlock*5/2
 	d.SetMemoryLimit(limit)
 	t.Logf("budget lowered to %s", gpu.FormatBytes(limit))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -144,7 +145,11 @@ func emulate(fp *flatPlan, goff []uint64, gadj []uint32) uint64 {
 // emulateV2 runs the v2 kernel's algorithm (work units, reuse of stored sets, checks deferred to
 // the iteration of reused levels) on the host over the flat arrays, step by step as the kernel's
 // explicit stack does.
-func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32) uint64 {
+//
+// With chaos the emulation also exercises the kernel's work queue: at random steps it spills the
+// whole stack as tasks (the end of a time slice) or donates the upper half of the shallowest open
+// level (work stealing), and it runs the queued tasks in random order afterwards.
+func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos *rand.Rand) uint64 {
 	L := fp.L
 	meta := func(i, k int) uint64 { return fp.Meta[i*metaStride+k] }
 	m := make([]uint32, L)
@@ -317,6 +322,81 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32) uint6
 		return s
 	}
 	var total uint64
+	// A task as the kernel's queue holds it: prefix m/mi[0..f-1], positions a, a+K, ... < b of
+	// level f's set.
+	type task struct {
+		f       int
+		K, a, b uint64
+		m, mi   []uint32
+	}
+	var queue []task
+	push := func(f int, K, a, b uint64) {
+		queue = append(queue, task{f, K, a, b, slices.Clone(m[:f]), slices.Clone(mi[:f])})
+	}
+	// walk runs the explicit stack from level first (stride K there) until it is empty or, with
+	// chaos, a simulated end of slice spills it; chaos also donates like the kernel.
+	walk := func(first int, K uint64) {
+		for i := first; i >= first; {
+			if chaos != nil {
+				switch chaos.IntN(16) {
+				case 0: // end of the slice: spill every open level
+					for j := first; j <= i; j++ {
+						if pos[j] < end[j] {
+							step := uint64(1)
+							if j == first {
+								step = K
+							}
+							push(j, step, pos[j], end[j])
+						}
+					}
+					return
+				case 1, 2: // an idle warp: donate the upper half of the shallowest open level
+					for j := first; j <= i; j++ {
+						step := uint64(1)
+						if j == first {
+							step = K
+						}
+						var rem uint64
+						if end[j] > pos[j] {
+							rem = (end[j] - pos[j] + step - 1) / step
+						}
+						if rem < 2 {
+							continue
+						}
+						mid := pos[j] + (rem+1)/2*step
+						push(j, step, mid, end[j])
+						end[j] = mid
+						break
+					}
+				}
+			}
+			if pos[i] >= end[i] {
+				i--
+				continue
+			}
+			c := buf[meta(i, mBufOff)+pos[i]]
+			if i == first {
+				pos[i] += K
+			} else {
+				pos[i]++
+			}
+			if meta(i, mFlags)&fReused != 0 && !accept(i, c) {
+				continue
+			}
+			m[i] = c
+			if meta(i, mNeedIdx) != 0 {
+				mi[i] = uint32(lowerBound(fp.levelCands(i), c))
+			}
+			if i == L-1 {
+				total = addChecked(total, leafProduct())
+			} else if fp.G == 0 && i+1 == L-1 {
+				total = addChecked(total, levelSet(i+1, true))
+			} else {
+				enter(i + 1)
+				i++
+			}
+		}
+	}
 	roots := fp.levelCands(0)
 	for _, w := range units {
 		r := uint32(w)
@@ -339,33 +419,27 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32) uint6
 		}
 		enter(1)
 		pos[1] += k
-		for i := 1; i >= 1; {
-			if pos[i] >= end[i] {
-				i--
-				continue
-			}
-			c := buf[meta(i, mBufOff)+pos[i]]
-			if i == 1 {
-				pos[i] += K
-			} else {
-				pos[i]++
-			}
-			if meta(i, mFlags)&fReused != 0 && !accept(i, c) {
-				continue
-			}
-			m[i] = c
-			if meta(i, mNeedIdx) != 0 {
-				mi[i] = uint32(lowerBound(fp.levelCands(i), c))
-			}
-			if i == L-1 {
-				total = addChecked(total, leafProduct())
-			} else if fp.G == 0 && i+1 == L-1 {
-				total = addChecked(total, levelSet(i+1, true))
-			} else {
-				enter(i + 1)
-				i++
+		walk(1, K)
+	}
+	// The queue, in random order: each task recomputes the stored sets its levels need (level f's,
+	// and the reused sets of earlier levels) from its prefix, as the kernel does.
+	for len(queue) > 0 {
+		x := len(queue) - 1
+		if chaos != nil {
+			x = chaos.IntN(len(queue))
+		}
+		t := queue[x]
+		queue[x] = queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		copy(m, t.m)
+		copy(mi, t.mi)
+		for j := 1; j <= t.f; j++ {
+			if j == t.f || meta(j, mFlags)&fReused != 0 {
+				sz[j] = levelSet(j, false)
 			}
 		}
+		pos[t.f], end[t.f] = t.a, t.b
+		walk(t.f, t.K)
 	}
 	if overflow {
 		return ^uint64(0)
@@ -458,7 +532,7 @@ func TestEmulatedKernelMatchesCPU(t *testing.T) {
 				}
 				leafPlans++
 				for _, split := range []bool{false, true} {
-					if got := emulateV2(fp, fp.makeUnits(1<<20, split), goff, gadj); got != want {
+					if got := emulateV2(fp, fp.makeUnits(1<<20, split), goff, gadj, nil); got != want {
 						t.Errorf("seed %d %s (%s) leaf groups %d split %v: emulated v2 %d, cpu %d", seed, p, sem, fp.G, split, got, want)
 					}
 				}
@@ -489,8 +563,14 @@ func TestEmulatedKernelMatchesCPU(t *testing.T) {
 						if uint64(len(units)) > fp.NumRoots {
 							split++
 						}
-						if got := emulateV2(fp, units, goff, gadj); got != want {
+						if got := emulateV2(fp, units, goff, gadj, nil); got != want {
 							t.Errorf("seed %d %s (%s) reuse %v units %d split %v: emulated v2 %d, cpu %d",
+								seed, p, sem, reuse, len(units), u.split, got, want)
+						}
+						// The work queue: random spills and donations, tasks run in random order.
+						chaos := rand.New(rand.NewPCG(uint64(seed), uint64(len(units))))
+						if got := emulateV2(fp, units, goff, gadj, chaos); got != want {
+							t.Errorf("seed %d %s (%s) reuse %v units %d split %v: emulated v2 with spills and donations %d, cpu %d",
 								seed, p, sem, reuse, len(units), u.split, got, want)
 						}
 					}
@@ -627,7 +707,7 @@ func TestEmulatedReuse(t *testing.T) {
 					}
 				}
 				for _, split := range []bool{false, true} {
-					if got := emulateV2(fp, fp.makeUnits(4, split), goff, gadj); got != want {
+					if got := emulateV2(fp, fp.makeUnits(4, split), goff, gadj, nil); got != want {
 						t.Errorf("graph %d %s (%s) split %v: emulated v2 %d, cpu %d", gi, p, sem, split, got, want)
 					}
 				}
@@ -637,7 +717,7 @@ func TestEmulatedReuse(t *testing.T) {
 						t.Fatal(err)
 					}
 					leafPlans++
-					if got := emulateV2(fp, fp.makeUnits(4, true), goff, gadj); got != want {
+					if got := emulateV2(fp, fp.makeUnits(4, true), goff, gadj, nil); got != want {
 						t.Errorf("graph %d %s (%s) leaf groups %d: emulated v2 %d, cpu %d", gi, p, sem, fp.G, got, want)
 					}
 				}
@@ -686,7 +766,10 @@ func TestEmulatedLeaves(t *testing.T) {
 						} else if k == 1 && !sem.Induced && len(plan.Build(g, p, plan.Options{Unique: sem.Unique}).Groups) > 0 {
 							fallbacks++
 						}
-						got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj)
+						got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj, nil)
+						if got == want {
+							got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj, rand.New(rand.NewPCG(7, uint64(len(fp.Meta)))))
+						}
 					}
 					if got != want {
 						t.Errorf("graph %d %s (%s) plan %d: emulated v2 %d, cpu %d", gi, p, sem, k, got, want)
@@ -719,7 +802,7 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 		t.Fatal("no leaf groups")
 	}
 	goff, gadj := sortedCSR(g)
-	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj); got != ^uint64(0) {
+	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj, nil); got != ^uint64(0) {
 		t.Fatalf("emulated %d, want the overflow marker", got)
 	}
 	// Unique: C(39, 21) x 40 fits.
@@ -728,7 +811,7 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 	if fp, err = flatten(pl, true); err != nil {
 		t.Fatal(err)
 	}
-	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj); got != want || fp.G == 0 {
+	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj, nil); got != want || fp.G == 0 {
 		t.Fatalf("unique: emulated %d (groups %d), cpu %d", got, fp.G, want)
 	}
 }

@@ -3,15 +3,19 @@
 // candidate sets in the warp's slice of a global buffer, so memory stays fixed whatever the result
 // count.
 //
-// Second version (issue 5): a generic kernel that interprets the plan, on one GPU, all four
-// semantics, counting only. Work units are roots, heavy roots split over their level-1 candidates
-// and ordered heaviest first (load balance); a level starts from the stored set of the level its
-// plan reuses (Reuse/Extra); postponed leaf groups are counted combinatorially when every leaf
-// class is one group with parents (else the Enumerate plan; the last level is then counted). The
-// first version's kernel is kept (Options.V1) for comparison. Not yet: stealing inside a subtree,
-// per-query generated kernels, multi-group leaf classes and isolated groups on the device, sets
-// larger than the per-warp buffer in pieces (the buffer is sized to the longest list instead),
-// listing, several GPUs, and plans without a candidate space.
+// The current (second) version: a generic kernel that interprets the plan, all four semantics,
+// counting only, on one or several GPUs. Work units are roots, heavy roots split over their
+// level-1 candidates and ordered heaviest first; a level starts from the stored set of the level
+// its plan reuses (Reuse/Extra); postponed leaf groups are counted combinatorially when every leaf
+// class is one group with parents (else the Enumerate plan; the last level is then counted).
+// Below the units, a device work queue balances the load: a warp that has been on one unit or
+// task for a while gives the upper half of its shallowest open loop to idle warps, and at the end
+// of every time slice each warp spills its whole stack into the queue, which the next launch
+// resumes (so launches stay short and cancellation is prompt). With several GPUs each device pulls
+// ranges of units from a shared dispenser and keeps its own queue. The first version's kernel is
+// kept (Options.V1) for comparison. Not yet: per-query generated kernels, multi-group leaf classes
+// and isolated groups on the device, sets larger than the per-warp buffer in pieces (the buffer is
+// sized to the longest list instead), listing, and plans without a candidate space.
 //
 // Counting: each warp keeps a 64-bit count per launch and writes it to its own slot; the host adds
 // the slots with carry detection (engine.ErrOverflow). In v2 the leaf groups' products and the
@@ -19,10 +23,9 @@
 // launch), except a two-level plan's per-root counts (bounded by the list lengths); v1 does not
 // check a single warp passing 2^64 within one launch.
 //
-// Cancellation: the roots are processed in batches, one kernel launch each, and the context is
-// checked between launches; a cancelled count returns the matches of the finished batches with
-// Partial set. Batches grow while launches stay short (maxLaunch), so cancellation is prompt unless
-// a single batch is slow.
+// Cancellation: the context is checked between launches, and a launch ends after its time slice
+// (Options.Slice, default maxLaunch) unless one warp is inside a single huge set operation; a
+// cancelled count returns the matches counted so far with Partial set.
 package stmatch
 
 import (
@@ -32,7 +35,11 @@ import (
 	"fmt"
 	"iter"
 	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"submatch/engine"
 	"submatch/gpu"
@@ -79,6 +86,15 @@ type Options struct {
 	// NoLeaves enumerates every pattern vertex (plan built with Enumerate) instead of counting
 	// postponed leaf groups.
 	NoLeaves bool
+	// NoSteal turns off the donation of work to idle warps (the end-of-slice spills remain).
+	NoSteal bool
+	// Slice is the time after which a launch's warps stop and spill their work into the queue
+	// for the next launch (0: maxLaunch). Shorter slices make cancellation quicker.
+	Slice time.Duration
+	// DonateAfter is how long a warp must have been on its current unit or task before it gives
+	// half of it to an idle warp (0: defaultDonateAfter). Moving a short subtree costs more than
+	// it saves: the thief recomputes the prefix's sets.
+	DonateAfter time.Duration
 }
 
 // buildPlan builds the plan the options call for: without Enumerate (postponed leaf groups
@@ -105,9 +121,11 @@ func init() { engine.Register(Engine{}) }
 // Name implements engine.Engine.
 func (Engine) Name() string { return "stmatch" }
 
-// Stats reports where the time of a count went and how the kernel ran.
+// Stats reports where the time of a count went and how the kernel ran. With several GPUs the
+// times are those of the slowest device and the counters are summed.
 type Stats struct {
 	Device      string
+	GPUs        int           // devices that took part
 	CacheHit    bool          // the kernel came from the disk or memory cache
 	Compile     time.Duration // compile (or cache load)
 	Upload      time.Duration // allocation and host-to-device copies
@@ -118,12 +136,18 @@ type Stats struct {
 	Warps       int
 	BufferBytes uint64 // per-warp set buffers, all warps
 	DeviceBytes uint64 // everything allocated
-	Levels      int
-	StrideWords uint64 // one warp's buffer, uint32 words
-	Roots       uint64
-	Units       uint64 // work units (roots, or parts of split roots)
-	Version     int    // 1: the v1 kernel, 2: the current one
-	Groups      int    // postponed leaf groups counted by the kernel
+	// PerWarpBytes is what one more warp costs (set buffers, count, queue slots).
+	PerWarpBytes uint64
+	Levels       int
+	StrideWords  uint64 // one warp's buffer, uint32 words
+	Roots        uint64
+	Units        uint64 // work units (roots, or parts of split roots)
+	Version      int    // 1: the v1 kernel, 2: the current one
+	Groups       int    // postponed leaf groups counted by the kernel
+	// Work queue (v2): its slots per device, and the tasks donated to idle warps, spilled at the
+	// end of time slices and taken from the queue.
+	QueueSlots              uint64
+	Donated, Spilled, Taken uint64
 }
 
 // Count implements engine.Engine.
@@ -132,14 +156,35 @@ func (e Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, er
 	return res, err
 }
 
-// device returns the first GPU (the engine uses one in this version).
-func device(ctx context.Context) (*gpu.Device, error) {
+// devices returns the GPUs a count uses: those named by p.GPUs, or all.
+func devices(ctx context.Context, p *engine.Problem) ([]*gpu.Device, error) {
 	devs, err := gpu.Open(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stmatch: %w", err)
 	}
 	if len(devs) == 0 {
 		return nil, fmt.Errorf("stmatch: %w", gpu.ErrNoGPU)
+	}
+	if p == nil || len(p.GPUs) == 0 {
+		return devs, nil
+	}
+	var out []*gpu.Device
+	for _, k := range p.GPUs {
+		if k < 0 || k >= len(devs) {
+			return nil, fmt.Errorf("stmatch: GPU %d asked for, %d available", k, len(devs))
+		}
+		if !slices.Contains(out, devs[k]) {
+			out = append(out, devs[k])
+		}
+	}
+	return out, nil
+}
+
+// device returns the first GPU.
+func device(ctx context.Context) (*gpu.Device, error) {
+	devs, err := devices(ctx, nil)
+	if err != nil {
+		return nil, err
 	}
 	return devs[0], nil
 }
@@ -156,11 +201,14 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 	if p.Data == nil || p.Pattern == nil {
 		return engine.Result{}, st, fmt.Errorf("stmatch engine: problem needs a data graph and a pattern")
 	}
-	d, err := device(ctx)
+	devs, err := devices(ctx, p)
 	if err != nil {
 		return engine.Result{}, st, err
 	}
-	st.Device = d.String()
+	if o.V1 {
+		devs = devs[:1]
+	}
+	st.Device, st.GPUs = devs[0].String(), len(devs)
 	pl := buildPlan(p.Data, p.Pattern, p.Semantics, o)
 	res := engine.Result{PlanTime: time.Since(t0)}
 	if pl.Empty {
@@ -172,7 +220,11 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 		return engine.Result{}, st, err
 	}
 	st.Levels, st.StrideWords, st.Roots, st.Groups = fp.L, fp.Stride, fp.NumRoots, fp.G
-	count, partial, err := run(ctx, d, p, fp, o, &st)
+	st.Version = 2
+	if o.V1 {
+		st.Version = 1
+	}
+	count, partial, err := countOn(ctx, devs, p, fp, o, &st)
 	st.Total = time.Since(t0)
 	res.Count, res.Partial, res.DeviceTime = count, partial, st.Kernel
 	if err != nil {
@@ -184,156 +236,327 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 	return res, st, nil
 }
 
-func run(ctx context.Context, d *gpu.Device, p *engine.Problem, fp *flatPlan, o Options, st *Stats) (count uint64, partial bool, err error) {
+// countOn runs the count on devs, one goroutine per device pulling ranges of work units, and sums
+// their counts.
+func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *flatPlan, o Options, st *Stats) (uint64, bool, error) {
+	var units []uint64
+	if !o.V1 {
+		estWarps := 0
+		for _, d := range devs {
+			estWarps += max(1, d.Info().SMs) * blocksPerSM * warpsPerBlock
+		}
+		units = fp.makeUnits(estWarps, !o.NoSplit)
+		st.Units = uint64(len(units))
+	} else {
+		st.Units = fp.NumRoots
+	}
+	disp := &unitDispenser{total: uint64(len(units)), chunk: uint64(len(units))}
+	if len(devs) > 1 {
+		// Several devices: ranges small enough that the last ones even out the devices' load,
+		// large enough that a launch has work for every warp.
+		disp.chunk = max(uint64(4*blocksPerSM*warpsPerBlock*max(1, devs[0].Info().SMs)), disp.total/uint64(16*len(devs)))
+	}
+	runs := make([]*deviceRun, len(devs))
+	counts := make([]uint64, len(devs))
+	partials := make([]bool, len(devs))
+	errs := make([]error, len(devs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for k, d := range devs {
+		runs[k] = &deviceRun{d: d, limit: p.GPUMemoryLimit}
+		wg.Add(1)
+		go func(r *deviceRun, k int) {
+			defer wg.Done()
+			defer r.free()
+			if err := r.prepare(p, fp, o, units); err != nil {
+				errs[k] = err
+				cancel()
+				return
+			}
+			if o.V1 {
+				counts[k], partials[k], errs[k] = r.runV1(ctx, p, fp)
+			} else {
+				counts[k], partials[k], errs[k] = r.run(ctx, p, fp, o, disp)
+			}
+			if errs[k] != nil && !partials[k] {
+				cancel()
+			}
+		}(runs[k], k)
+	}
+	wg.Wait()
+	mergeStats(st, runs)
+	// A device's own failure wins over the cancellations it caused on the others.
+	for k := range devs {
+		if errs[k] != nil && !partials[k] {
+			return 0, false, errs[k]
+		}
+	}
+	var total uint64
+	partial := false
+	var ctxErr error
+	for k := range devs {
+		var carry uint64
+		total, carry = bits.Add64(total, counts[k], 0)
+		if carry != 0 {
+			return 0, false, engine.ErrOverflow
+		}
+		partial = partial || partials[k]
+		if errs[k] != nil && ctxErr == nil {
+			ctxErr = errs[k]
+		}
+	}
+	return total, partial, ctxErr
+}
+
+// mergeStats folds the devices' statistics into st: times of the slowest, sums of the counters.
+func mergeStats(st *Stats, runs []*deviceRun) {
+	for _, r := range runs {
+		s := &r.st
+		st.CacheHit = st.CacheHit || s.CacheHit
+		st.Compile = max(st.Compile, s.Compile)
+		st.Upload = max(st.Upload, s.Upload)
+		st.Kernel = max(st.Kernel, s.Kernel)
+		st.Launches += s.Launches
+		st.Blocks += s.Blocks
+		st.Warps += s.Warps
+		st.BufferBytes += s.BufferBytes
+		st.DeviceBytes += s.DeviceBytes
+		st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
+		st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
+		st.Donated += s.Donated
+		st.Spilled += s.Spilled
+		st.Taken += s.Taken
+	}
+}
+
+// deviceRun is one GPU's share of a count: the compiled kernel, the uploaded plan and buffers.
+type deviceRun struct {
+	d      *gpu.Device
+	fn     *gpu.Function
+	bufs   []*gpu.Buffer
+	limit  uint64 // bytes this count may allocate on the device (0: the device budget alone)
+	used   uint64
+	blocks int
+	warps  int
+	st     Stats
+
+	meta, off, val, cands, units, buf, counts, ctl, tasks, seq *gpu.Buffer
+	gOff, gAdj                                                 gpu.DevicePtr
+	queueCap                                                   uint64
+}
+
+func (r *deviceRun) free() {
+	for _, b := range r.bufs {
+		b.Free()
+	}
+	r.bufs = nil
+}
+
+// alloc registers a buffer made by f against the count's limit.
+func (r *deviceRun) alloc(what string, bytes uint64, f func() (*gpu.Buffer, error)) (*gpu.Buffer, error) {
+	if r.limit > 0 && r.used+bytes > r.limit {
+		return nil, fmt.Errorf("stmatch: %s: %s wanted, %s of --gpu-memory %s left: %w", what, gpu.FormatBytes(bytes),
+			gpu.FormatBytes(r.limit-min(r.limit, r.used)), gpu.FormatBytes(r.limit), gpu.ErrBudget)
+	}
+	b, err := f()
+	if err != nil {
+		return nil, fmt.Errorf("stmatch: %s: %w", what, err)
+	}
+	r.bufs = append(r.bufs, b)
+	r.used += b.Size()
+	r.st.DeviceBytes += b.Size()
+	return b, nil
+}
+
+func upload[T uint32 | uint64](r *deviceRun, what string, words []T) (*gpu.Buffer, error) {
+	var zero T
+	return r.alloc(what, uint64(len(words))*uint64(unsafe.Sizeof(zero)), func() (*gpu.Buffer, error) { return gpu.Upload(r.d, words) })
+}
+
+// taskBytes is one queue slot: the task's words and the slot's sequence number.
+const taskBytes = taskWords*4 + 8
+
+// queueSlots is the work queue's capacity for warps warps and L levels: room for every warp to
+// spill one task per level at the end of a slice, plus donations (at most about one per warp
+// outstanding), rounded up to a power of two.
+func queueSlots(warps, L int) uint64 {
+	need := uint64(warps) * uint64(L+2)
+	c := uint64(1)
+	for c < need {
+		c <<= 1
+	}
+	return c
+}
+
+// prepare compiles the kernel and uploads everything a count needs on r.d; the grid is as large
+// as both the kernel's occupancy and the memory left allow.
+func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []uint64) error {
 	tc := time.Now()
 	src, file, name := kernelSource, kernelFile, kernelName
-	st.Version = 2
 	if o.V1 {
 		src, file, name = kernelSourceV1, kernelFileV1, kernelNameV1
-		st.Version = 1
 	}
-	mod, err := d.Compile(src, file, nil)
+	mod, err := r.d.Compile(src, file, nil)
 	if err != nil {
-		return 0, false, fmt.Errorf("stmatch: compiling the kernel: %w", err)
+		return fmt.Errorf("stmatch: compiling the kernel: %w", err)
 	}
-	st.CacheHit = mod.CacheHit
-	st.Compile = time.Since(tc)
-	fn, err := mod.Function(name)
-	if err != nil {
-		return 0, false, err
+	r.st.CacheHit = mod.CacheHit
+	r.st.Compile = time.Since(tc)
+	if r.fn, err = mod.Function(name); err != nil {
+		return err
 	}
 
 	tu := time.Now()
-	var bufs []*gpu.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Free()
-		}
-	}()
-	upload := func(what string, f func() (*gpu.Buffer, error)) (*gpu.Buffer, error) {
-		b, err := f()
-		if err != nil {
-			return nil, fmt.Errorf("stmatch: %s: %w", what, err)
-		}
-		bufs = append(bufs, b)
-		st.DeviceBytes += b.Size()
-		return b, nil
+	if r.meta, err = upload(r, "plan", fp.Meta); err != nil {
+		return err
 	}
-	dMeta, err := upload("plan", func() (*gpu.Buffer, error) { return gpu.Upload(d, fp.Meta) })
-	if err != nil {
-		return 0, false, err
+	if r.off, err = upload(r, "candidate space offsets", fp.Offsets); err != nil {
+		return err
 	}
-	dOff, err := upload("candidate space offsets", func() (*gpu.Buffer, error) { return gpu.Upload(d, fp.Offsets) })
-	if err != nil {
-		return 0, false, err
+	if r.val, err = upload(r, "candidate space", fp.Values); err != nil {
+		return err
 	}
-	dVal, err := upload("candidate space", func() (*gpu.Buffer, error) { return gpu.Upload(d, fp.Values) })
-	if err != nil {
-		return 0, false, err
+	if r.cands, err = upload(r, "candidates", fp.Cands); err != nil {
+		return err
 	}
-	dCands, err := upload("candidates", func() (*gpu.Buffer, error) { return gpu.Upload(d, fp.Cands) })
-	if err != nil {
-		return 0, false, err
-	}
-	var gOff, gAdj gpu.DevicePtr
 	if fp.NonAdjacent {
 		offs, adj := sortedCSR(p.Data)
 		if len(adj) == 0 {
 			adj = []uint32{0}
 		}
-		b, err := upload("graph offsets", func() (*gpu.Buffer, error) { return gpu.Upload(d, offs) })
+		b, err := upload(r, "graph offsets", offs)
 		if err != nil {
-			return 0, false, err
+			return err
 		}
-		gOff = b.Ptr()
-		b, err = upload("graph adjacency", func() (*gpu.Buffer, error) { return gpu.Upload(d, adj) })
-		if err != nil {
-			return 0, false, err
+		r.gOff = b.Ptr()
+		if b, err = upload(r, "graph adjacency", adj); err != nil {
+			return err
 		}
-		gAdj = b.Ptr()
+		r.gAdj = b.Ptr()
 	}
-	dNext, err := upload("root counter and overflow flag", func() (*gpu.Buffer, error) { return d.Alloc(16) })
-	if err != nil {
-		return 0, false, err
+	if r.ctl, err = r.alloc("control words", ctlWords*8, func() (*gpu.Buffer, error) { return r.d.Alloc(ctlWords * 8) }); err != nil {
+		return err
 	}
-
-	// Per-warp set buffers and counters: as many warps as fit, down to one block.
-	perWarp := fp.Stride*4 + 8
-	want := max(1, d.Info().SMs) * blocksPerSM
-	// Work units (v2): roots, heavy ones split over their level-1 candidates (sized for the
-	// full grid and allocated first, so the grid's size depends on the budget alone).
-	var dUnits *gpu.Buffer
-	total := fp.NumRoots
+	if err := r.ctl.Memset(0); err != nil {
+		return err
+	}
 	if !o.V1 {
-		units := fp.makeUnits(want*warpsPerBlock, !o.NoSplit)
-		total = uint64(len(units))
 		if len(units) == 0 {
 			units = []uint64{0}
 		}
-		if dUnits, err = upload("work units", func() (*gpu.Buffer, error) { return gpu.Upload(d, units) }); err != nil {
-			return 0, false, err
+		if r.units, err = upload(r, "work units", units); err != nil {
+			return err
 		}
 	}
-	st.Units = total
 
-	blocks := chooseBlocks(want, warpsPerBlock, perWarp, d.Budget().Available())
-	warps := blocks * warpsPerBlock
-	st.Blocks, st.Warps = blocks, warps
-	dBuf, err := upload("per-warp buffers", func() (*gpu.Buffer, error) { return d.Alloc(uint64(warps) * fp.Stride * 4) })
-	if err != nil {
-		return 0, false, err
+	// Per-warp set buffers, counts and (v2) queue slots: as many warps as the occupancy allows
+	// and the memory left holds, down to one block.
+	shared := uint32((fp.L + fp.G) * metaStride * 8)
+	want := max(1, r.d.Info().SMs) * blocksPerSM
+	if perSM, err := r.fn.ActiveBlocksPerSM(threadsBlock, shared); err == nil && perSM > 0 {
+		want = max(1, r.d.Info().SMs) * perSM
 	}
-	st.BufferBytes = dBuf.Size()
-	dCounts, err := upload("per-warp counts", func() (*gpu.Buffer, error) { return d.Alloc(uint64(warps) * 8) })
-	if err != nil {
-		return 0, false, err
+	perWarp := fp.Stride*4 + 8
+	if !o.V1 {
+		perWarp += 2 * uint64(fp.L+2) * taskBytes // queueSlots rounds up by less than 2x
 	}
-	st.Upload = time.Since(tu)
+	avail := r.d.Budget().Available()
+	if r.limit > 0 {
+		avail = min(avail, r.limit-min(r.limit, r.used))
+	}
+	r.blocks = chooseBlocks(want, warpsPerBlock, perWarp, avail)
+	r.warps = r.blocks * warpsPerBlock
+	r.st.Blocks, r.st.Warps, r.st.PerWarpBytes = r.blocks, r.warps, perWarp
+	if r.buf, err = r.alloc("per-warp buffers", uint64(r.warps)*fp.Stride*4, func() (*gpu.Buffer, error) { return r.d.Alloc(uint64(r.warps) * fp.Stride * 4) }); err != nil {
+		return err
+	}
+	r.st.BufferBytes = r.buf.Size()
+	if r.counts, err = r.alloc("per-warp counts", uint64(r.warps)*8, func() (*gpu.Buffer, error) { return r.d.Alloc(uint64(r.warps) * 8) }); err != nil {
+		return err
+	}
+	if !o.V1 {
+		r.queueCap = queueSlots(r.warps, fp.L)
+		r.st.QueueSlots = r.queueCap
+		if r.tasks, err = r.alloc("work queue", r.queueCap*taskWords*4, func() (*gpu.Buffer, error) { return r.d.Alloc(r.queueCap * taskWords * 4) }); err != nil {
+			return err
+		}
+		seq := make([]uint64, r.queueCap)
+		for k := range seq {
+			seq[k] = uint64(k)
+		}
+		if r.seq, err = upload(r, "work queue sequence numbers", seq); err != nil {
+			return err
+		}
+	}
+	r.st.Upload = time.Since(tu)
+	return nil
+}
 
-	counts := make([]uint64, warps)
-	batch := uint64(warps) * 2
+// Control words of the v2 kernel (the C_* defines of kernels/stmatch.cu), each on a 128-byte
+// line of its own.
+const (
+	ctlLine   = 16
+	ctlWords  = 10 * ctlLine
+	cNext     = 0 * ctlLine
+	cOverflow = 1 * ctlLine
+	cWork     = 2 * ctlLine
+	cIdle     = 3 * ctlLine
+	cHead     = 4 * ctlLine
+	cTail     = 5 * ctlLine
+	cQSize    = 6 * ctlLine
+	cDonated  = 7 * ctlLine
+	cSpilled  = 8 * ctlLine
+	cTaken    = 9 * ctlLine
+)
+
+const (
+	taskWords  = 4 + 2*maxLevels
+	optSteal   = 1
+	sliceFloor = time.Millisecond
+	// defaultDonateAfter: see Options.DonateAfter.
+	defaultDonateAfter = 500 * time.Microsecond
+)
+
+// addCounts adds the warps' counts of the last launch to *count, reporting overflow.
+func (r *deviceRun) addCounts(count *uint64, scratch []uint64) error {
+	if err := gpu.CopyToHost(scratch, r.counts, 0); err != nil {
+		return fmt.Errorf("stmatch: %w", err)
+	}
+	for _, c := range scratch {
+		var carry uint64
+		*count, carry = bits.Add64(*count, c, 0)
+		if carry != 0 {
+			return engine.ErrOverflow
+		}
+	}
+	return nil
+}
+
+// runV1 runs the first version's kernel over every root in batches, one launch each.
+func (r *deviceRun) runV1(ctx context.Context, p *engine.Problem, fp *flatPlan) (count uint64, partial bool, err error) {
+	counts := make([]uint64, r.warps)
+	batch := uint64(r.warps) * 2
+	total := fp.NumRoots
 	var done uint64
 	for done < total {
 		if err := ctx.Err(); err != nil {
 			return count, true, err
 		}
 		end := min(total, done+batch)
-		if err := dNext.Memset(0); err != nil {
+		if err := r.ctl.Memset(0); err != nil {
 			return count, false, err
 		}
-		var kt time.Duration
-		if o.V1 {
-			kt, err = fn.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, 0,
-				dMeta, int32(fp.L), dOff, dVal, dCands, gOff, gAdj, dBuf, fp.Stride,
-				done, end, dNext, dCounts)
-		} else {
-			kt, err = fn.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, uint32((fp.L+fp.G)*metaStride*8),
-				dMeta, int32(fp.L), dOff, dVal, dCands, gOff, gAdj, dBuf, fp.Stride,
-				dUnits, done, end, dNext, dCounts, int32(fp.G), dNext.Ptr()+8)
-		}
+		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, 0,
+			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
+			done, end, r.ctl, r.counts)
 		if err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
-		st.Kernel += kt
-		st.Launches++
-		if err := gpu.CopyToHost(counts, dCounts, 0); err != nil {
-			return count, false, fmt.Errorf("stmatch: %w", err)
-		}
-		if !o.V1 {
-			var flag [2]uint64
-			if err := gpu.CopyToHost(flag[:], dNext, 0); err != nil {
-				return count, false, fmt.Errorf("stmatch: %w", err)
-			}
-			if flag[1] != 0 {
-				return 0, false, engine.ErrOverflow
-			}
-		}
-		for _, c := range counts {
-			var carry uint64
-			count, carry = bits.Add64(count, c, 0)
-			if carry != 0 {
-				return 0, false, engine.ErrOverflow
-			}
+		r.st.Kernel += kt
+		r.st.Launches++
+		if err := r.addCounts(&count, counts); err != nil {
+			return 0, false, err
 		}
 		done = end
 		if p.Progress != nil {
@@ -344,6 +567,92 @@ func run(ctx context.Context, d *gpu.Device, p *engine.Problem, fp *flatPlan, o 
 		}
 	}
 	return count, false, nil
+}
+
+// unitDispenser hands out ranges of work units to the devices of a count.
+type unitDispenser struct {
+	mu          sync.Mutex
+	next, total uint64
+	chunk       uint64
+	done        atomic.Uint64 // units finished or turned into queued tasks, all devices
+}
+
+func (u *unitDispenser) take() (lo, hi uint64, ok bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.next >= u.total {
+		return 0, 0, false
+	}
+	lo = u.next
+	u.next = min(u.total, lo+u.chunk)
+	return lo, u.next, true
+}
+
+// run drives the v2 kernel on one device: each launch takes host units from the range it was
+// given and tasks from the device's queue until its time slice ends (the warps then spill what
+// they hold into the queue) or the work runs out; the next launch resumes from the queue. The
+// context is checked between launches, so a cancelled count stops within about one slice.
+func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o Options, disp *unitDispenser) (count uint64, partial bool, err error) {
+	counts := make([]uint64, r.warps)
+	slice := o.Slice
+	if slice <= 0 {
+		slice = maxLaunch
+	}
+	slice = max(slice, sliceFloor)
+	opts := uint32(optSteal)
+	if o.NoSteal {
+		opts = 0
+	}
+	donate := o.DonateAfter
+	if donate <= 0 {
+		donate = defaultDonateAfter
+	}
+	var lo, hi, queued uint64
+	ctl := make([]uint64, ctlWords)
+	for {
+		if lo >= hi && queued == 0 {
+			var ok bool
+			if lo, hi, ok = disp.take(); !ok {
+				return count, false, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return count, true, err
+		}
+		// The queue's words (head, tail, size) carry over; ctl holds what the last launch left.
+		ctl[cNext], ctl[cWork], ctl[cIdle] = 0, queued, 0
+		if err := gpu.CopyToDevice(r.ctl, 0, ctl); err != nil {
+			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, uint32((fp.L+fp.G)*metaStride*8),
+			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
+			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()))
+		if err != nil {
+			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		r.st.Kernel += kt
+		r.st.Launches++
+		if err := gpu.CopyToHost(ctl, r.ctl, 0); err != nil {
+			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		if ctl[cOverflow] != 0 {
+			return 0, false, engine.ErrOverflow
+		}
+		if err := r.addCounts(&count, counts); err != nil {
+			return 0, false, err
+		}
+		queued = ctl[cWork]
+		if queued != ctl[cQSize] || ctl[cIdle] != 0 || ctl[cHead]-ctl[cTail] != queued {
+			return count, false, fmt.Errorf("stmatch: work queue out of step after a launch: %d tasks counted, %d slots reserved, %d published, %d warps idle",
+				queued, ctl[cQSize], ctl[cHead]-ctl[cTail], ctl[cIdle])
+		}
+		taken := min(ctl[cNext], hi-lo)
+		lo += taken
+		r.st.Donated, r.st.Spilled, r.st.Taken = ctl[cDonated], ctl[cSpilled], ctl[cTaken]
+		if p.Progress != nil && disp.total > 0 {
+			p.Progress(float64(disp.done.Add(taken)) / float64(disp.total))
+		}
+	}
 }
 
 // Matches implements engine.Engine: listing is not implemented yet, so the sequence yields

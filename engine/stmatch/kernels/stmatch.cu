@@ -5,7 +5,9 @@
 // the plan's nested loops as an explicit stack. A work unit is (root index r, k, K): the subtree
 // of root r restricted to the level-1 candidates at positions k, k+K, k+2K, ... of the root's
 // level-1 set (K = 1: the whole subtree, as in v1). The host splits heavy roots into several
-// units and orders the units heaviest first, so skewed graphs keep every warp busy to the end.
+// units and orders the units heaviest first; below that, the work queue (see "Work queue") moves
+// halves of long-running subtrees to idle warps and carries unfinished work from one time-sliced
+// launch to the next.
 //
 // The state of the stack (the data vertex m[i] of each level, its index mi[i] in its vertex's
 // candidate list, the loop position, end and stored size of each level's set) is kept by every
@@ -250,14 +252,129 @@ __device__ u64 level_set(const u64* __restrict__ meta, int i, bool last,
 	return count;
 }
 
+// ---- Work queue ------------------------------------------------------------------------------
+//
+// Tasks are parts of a subtree: the prefix m[0..f-1] (and the candidate indexes mi[0..f-1]) and the
+// positions a, a+K, a+2K, ... < b of level f's set. A warp that takes a task recomputes level f's
+// set (and the stored sets of earlier levels that later levels reuse) from the prefix: level sets
+// are deterministic, so the positions mean what they meant to the warp that made the task.
+//
+// Tasks come from two places: a busy warp donates the upper half of the remaining iterations of
+// its shallowest open level when warps are idle and it has been on its current unit or task for
+// donateNs (work stealing below the root level: a short subtree is not worth moving), and at the
+// end of a time slice every busy warp spills its whole stack as tasks, so that a launch ends
+// promptly (cancellation, progress) and the next launch resumes from the queue.
+//
+// The queue is a bounded ring of `cap` slots (a power of two): a producer reserves room first
+// (C_QSIZE, released when a task has been taken), then takes a ticket t from C_HEAD, waits until
+// slot t % cap is free (seq == t), writes the task and publishes it (seq = t + 1); a consumer takes
+// the ticket C_TAIL when its slot is published (seq == tail + 1), reads it and frees the slot
+// (seq = t + cap). Reserving first guarantees that a producer never waits on a slot nobody frees.
+//
+// Termination: C_WORK counts queued tasks plus running warps (a warp adds itself when it starts and
+// leaves when it finds no host unit; a taken task is released when it is finished or spilled); a
+// warp with nothing to do waits until a task appears, C_WORK reaches 0 (nothing can appear any
+// more) or the slice ends.
+
+#define TASK_WORDS (4 + 2 * MAXL)  // f, K, a, b, m[MAXL], mi[MAXL]
+// Each control word has a 128-byte line of its own, so that the idle warps' polling does not
+// slow down the busy warps' atomics on the others.
+#define C_LINE 16
+#define C_NEXT (0 * C_LINE)      // next host unit (relative to unitBegin)
+#define C_OVERFLOW (1 * C_LINE)  // a count did not fit in 64 bits
+#define C_WORK (2 * C_LINE)
+#define C_IDLE (3 * C_LINE)      // warps waiting for a task
+#define C_HEAD (4 * C_LINE)
+#define C_TAIL (5 * C_LINE)
+#define C_QSIZE (6 * C_LINE)     // reserved or queued slots
+#define C_DONATED (7 * C_LINE)   // statistics: tasks donated, tasks spilled, tasks taken
+#define C_SPILLED (8 * C_LINE)
+#define C_TAKEN (9 * C_LINE)
+#define C_WORDS (10 * C_LINE)
+#define OPT_STEAL 1u
+
+__device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
+
+__device__ __forceinline__ u64 clock_ns() {
+	u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+// q_reserve reserves n slots (warp-uniform result).
+__device__ bool q_reserve(u64* ctl, u64 n, u64 cap, int lane) {
+	int ok = 0;
+	if (lane == 0) {
+		u64 old = atomicAdd(&ctl[C_QSIZE], n);
+		if (old + n <= cap) {
+			ok = 1;
+			atomicAdd(&ctl[C_WORK], n);  // queued tasks are work
+		} else {
+			atomicAdd(&ctl[C_QSIZE], (u64)0 - n);
+		}
+	}
+	return __shfl_sync(FULL, ok, 0);
+}
+
+// q_push writes a reserved task: level f, stride K, positions [a, b), prefix m/mi[0..f-1].
+__device__ void q_push(u64* ctl, u64* seq, u32* tasks, u64 cap, int f, u64 K, u64 a, u64 b,
+	const u32* m, const u32* mi, int lane)
+{
+	u64 t = 0;
+	if (lane == 0) {
+		t = atomicAdd(&ctl[C_HEAD], 1ULL);
+		while (vload(&seq[t & (cap - 1)]) != t) __nanosleep(64);
+	}
+	t = __shfl_sync(FULL, t, 0);
+	u32* dst = tasks + (t & (cap - 1)) * TASK_WORDS;
+	if (lane == 0) { dst[0] = (u32)f; dst[1] = (u32)K; dst[2] = (u32)a; dst[3] = (u32)b; }
+	if (lane < f) { dst[4 + lane] = m[lane]; dst[4 + MAXL + lane] = mi[lane]; }
+	__threadfence();
+	__syncwarp();
+	if (lane == 0) atomicExch(&seq[t & (cap - 1)], t + 1);
+}
+
+// q_pop takes a task if one is published (warp-uniform result) into f, K, a, b, m, mi.
+__device__ bool q_pop(u64* ctl, u64* seq, const u32* tasks, u64 cap, int* f, u64* K, u64* a, u64* b,
+	u32* m, u32* mi, int lane)
+{
+	u64 t = 0;
+	int got = 0;
+	if (lane == 0) {
+		for (int tries = 0; tries < 8; tries++) {
+			t = vload(&ctl[C_TAIL]);
+			long long d = (long long)(vload(&seq[t & (cap - 1)]) - (t + 1));
+			if (d < 0) break;                  // empty, or the task is still being written
+			if (d > 0) continue;               // another consumer took it: tail moved on
+			if (atomicCAS(&ctl[C_TAIL], t, t + 1) == t) { got = 1; break; }
+		}
+	}
+	got = __shfl_sync(FULL, got, 0);
+	if (!got) return false;
+	t = __shfl_sync(FULL, t, 0);
+	__threadfence();
+	const volatile u32* src = tasks + (t & (cap - 1)) * TASK_WORDS;
+	*f = (int)src[0]; *K = src[1]; *a = src[2]; *b = src[3];
+	for (int j = 0; j < *f; j++) { m[j] = src[4 + j]; mi[j] = src[4 + MAXL + j]; }
+	__threadfence();
+	__syncwarp();
+	if (lane == 0) {
+		atomicExch(&seq[t & (cap - 1)], t + cap);
+		atomicAdd(&ctl[C_QSIZE], (u64)0 - 1);
+		atomicAdd(&ctl[C_TAKEN], 1ULL);
+	}
+	return true;
+}
+
 extern "C" __global__ void stmatch_count(
 	const u64* __restrict__ gmeta, int L,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals,
 	const u32* __restrict__ cands,
 	const u64* __restrict__ goff, const u32* __restrict__ gadj,
 	u32* __restrict__ bufs, u64 warpStride,
-	const u64* __restrict__ units, u64 unitBegin, u64 unitEnd, u64* __restrict__ nextUnit,
-	u64* __restrict__ counts, int G, unsigned int* __restrict__ overflow)
+	const u64* __restrict__ units, u64 unitBegin, u64 unitEnd,
+	u64* ctl, u64* counts, int G,
+	u32* tasks, u64* seq, u64 cap, u64 sliceNs, unsigned int opts, u64 donateNs)
 {
 	extern __shared__ u64 meta[];  // (L + G) * META_STRIDE words
 	for (int k = threadIdx.x; k < (L + G) * META_STRIDE; k += blockDim.x) meta[k] = gmeta[k];
@@ -271,40 +388,125 @@ extern "C" __global__ void stmatch_count(
 	u64 total = 0;
 	bool ovf = false;
 	const u32* roots = cands + meta[M_CANDOFF];
+	const bool steal = opts & OPT_STEAL;
+
+	u64 start = 0;
+	if (lane == 0) {
+		start = clock_ns();
+		atomicAdd(&ctl[C_WORK], 1ULL);
+	}
+	start = __shfl_sync(FULL, start, 0);
+	bool own = true;  // this warp's own share of C_WORK, held while it takes host units
+	unsigned int tick = 0;
 
 	for (;;) {
+		// Find work: a host unit, else a queued task, else wait for one.
+		int past = 0;
+		if (lane == 0) past = clock_ns() - start >= sliceNs;
+		past = __shfl_sync(FULL, past, 0);
+		int kind = 0;  // 1: host unit, 2: task
 		u64 u = 0;
-		if (lane == 0) u = atomicAdd(nextUnit, 1ULL) + unitBegin;
-		u = __shfl_sync(FULL, u, 0);
-		if (u >= unitEnd) break;
-		u64 w = units[u];
-		u32 r = (u32)w;
-		u64 k = (w >> 32) & 0xffff, K = w >> 48;
-		m[0] = roots[r];
-		mi[0] = r;
-		if (L == 1) {
-			total = add_checked(total, G ? leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf) : 1, &ovf);
-			continue;
+		if (own && !past) {
+			if (lane == 0) u = atomicAdd(&ctl[C_NEXT], 1ULL) + unitBegin;
+			u = __shfl_sync(FULL, u, 0);
+			if (u < unitEnd) kind = 1;
 		}
-		if (L == 2 && G == 0) {  // the host gives K = 1 here
-			total += level_set(meta, 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane);
-			continue;
+		if (kind == 0 && own) {
+			own = false;
+			if (lane == 0) atomicAdd(&ctl[C_WORK], (u64)0 - 1);
 		}
-		// Enter level i: compute its set and its loop range.
-		int i = 1;
-		{
+		int f = 1;
+		u64 K = 1, a = 0, b = 0;
+		if (kind == 0 && !past && q_pop(ctl, seq, tasks, cap, &f, &K, &a, &b, m, mi, lane)) kind = 2;
+		if (kind == 0) {
+			if (lane == 0) atomicAdd(&ctl[C_IDLE], 1ULL);
+			for (unsigned int nap = 256;; nap = min(2 * nap, 8192u)) {
+				int stop = 0;
+				if (lane == 0) stop = clock_ns() - start >= sliceNs || vload(&ctl[C_WORK]) == 0;
+				if (__shfl_sync(FULL, stop, 0)) break;
+				__nanosleep(nap);
+				if (q_pop(ctl, seq, tasks, cap, &f, &K, &a, &b, m, mi, lane)) { kind = 2; break; }
+			}
+			if (lane == 0) atomicAdd(&ctl[C_IDLE], (u64)0 - 1);
+			if (kind == 0) break;
+		}
+
+		int first = 1;
+		u64 began = 0;  // when this unit or task started (donations only from long-running ones)
+		if (lane == 0) began = clock_ns();
+		if (kind == 1) {
+			u64 w = units[u];
+			u32 r = (u32)w;
+			u64 k = (w >> 32) & 0xffff;
+			K = w >> 48;
+			m[0] = roots[r];
+			mi[0] = r;
+			if (L == 1) {
+				total = add_checked(total, G ? leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf) : 1, &ovf);
+				continue;
+			}
+			if (L == 2 && G == 0) {  // the host gives K = 1 here
+				total += level_set(meta, 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane);
+				continue;
+			}
 			const u64* lv = meta + META_STRIDE;
 			sz[1] = level_set(meta, 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, buf + lv[M_BUFOFF], lane);
 			pos[1] = 0; end[1] = sz[1];
-			u32 f = (u32)lv[M_FLAGS];
-			if ((f & F_REUSED) && !(f & F_NARROW)) window(lv, m, buf + lv[M_BUFOFF], sz[1], &pos[1], &end[1]);
+			u32 fl = (u32)lv[M_FLAGS];
+			if ((fl & F_REUSED) && !(fl & F_NARROW)) window(lv, m, buf + lv[M_BUFOFF], sz[1], &pos[1], &end[1]);
 			pos[1] += k;
+		} else {
+			// Recompute the stored sets the task's levels need: level f's, and those of earlier
+			// levels that later levels reuse.
+			first = f;
+			for (int j = 1; j <= f; j++) {
+				const u64* lv = meta + (u64)j * META_STRIDE;
+				if (j == f || ((u32)lv[M_FLAGS] & F_REUSED))
+					sz[j] = level_set(meta, j, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, buf + lv[M_BUFOFF], lane);
+			}
+			pos[f] = a; end[f] = b;
 		}
-		while (i >= 1) {
+
+		int i = first;
+		while (i >= first) {
+			if (((++tick) & 7) == 0) {
+				// Every few steps: end of the slice (spill everything), or idle warps (donate).
+				int act = 0;
+				if (lane == 0) {
+					u64 now = clock_ns();
+					if (now - start >= sliceNs) act = 1;
+					else if (steal && now - began >= donateNs && vload(&ctl[C_IDLE]) > vload(&ctl[C_QSIZE])) act = 2;
+				}
+				act = __shfl_sync(FULL, act, 0);
+				if (act == 1) {
+					u64 n = 0;
+					for (int j = first; j <= i; j++) n += pos[j] < end[j];
+					if (n == 0) break;
+					if (q_reserve(ctl, n, cap, lane)) {
+						for (int j = first; j <= i; j++)
+							if (pos[j] < end[j]) q_push(ctl, seq, tasks, cap, j, j == first ? K : 1, pos[j], end[j], m, mi, lane);
+						if (lane == 0) atomicAdd(&ctl[C_SPILLED], n);
+						break;
+					}
+				} else if (act == 2) {
+					for (int j = first; j <= i; j++) {
+						u64 step = j == first ? K : 1;
+						u64 rem = (end[j] > pos[j]) ? (end[j] - pos[j] + step - 1) / step : 0;
+						if (rem < 2) continue;
+						if (q_reserve(ctl, 1, cap, lane)) {
+							u64 mid = pos[j] + ((rem + 1) / 2) * step;
+							q_push(ctl, seq, tasks, cap, j, step, mid, end[j], m, mi, lane);
+							end[j] = mid;
+							if (lane == 0) atomicAdd(&ctl[C_DONATED], 1ULL);
+						}
+						break;
+					}
+				}
+			}
 			if (pos[i] >= end[i]) { i--; continue; }
 			const u64* lv = meta + (u64)i * META_STRIDE;
 			u32 c = buf[lv[M_BUFOFF] + pos[i]];
-			pos[i] += (i == 1) ? K : 1;
+			pos[i] += (i == first) ? K : 1;
 			if (((u32)lv[M_FLAGS] & F_REUSED) && !accept(lv, m, c, goff, gadj)) continue;
 			m[i] = c;
 			if (lv[M_NEEDIDX]) mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
@@ -317,14 +519,15 @@ extern "C" __global__ void stmatch_count(
 				u32* out = buf + nv[M_BUFOFF];
 				sz[i + 1] = level_set(meta, i + 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
 				pos[i + 1] = 0; end[i + 1] = sz[i + 1];
-				u32 f = (u32)nv[M_FLAGS];
-				if ((f & F_REUSED) && !(f & F_NARROW)) window(nv, m, out, sz[i + 1], &pos[i + 1], &end[i + 1]);
+				u32 fl = (u32)nv[M_FLAGS];
+				if ((fl & F_REUSED) && !(fl & F_NARROW)) window(nv, m, out, sz[i + 1], &pos[i + 1], &end[i + 1]);
 				i++;
 			}
 		}
+		if (kind == 2 && lane == 0) atomicAdd(&ctl[C_WORK], (u64)0 - 1);
 	}
 	if (lane == 0) {
 		counts[warp] = total;
-		if (ovf) *overflow = 1;
+		if (ovf) ctl[C_OVERFLOW] = 1;
 	}
 }
