@@ -10,7 +10,8 @@
 #                                a short table last. Logs go to $OUT (default bin/out).
 #                                ONLY=geneva or ONLY=stmatch runs that engine's tests alone (with
 #                                gpu-info); GENEVA_RUN=regexp selects the GENEVA tests,
-#                                STMATCH_RUN=regexp and STMATCH_TIMEOUT=duration the stmatch ones.
+#                                STMATCH_RUN=regexp and STMATCH_TIMEOUT=duration the stmatch ones;
+#                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #
 # bin/ is git-ignored; the device tool carries it with carry: ["bin"]:
 #   run: command "bash scripts/gpu-check.sh run", carry ["bin"]
@@ -98,8 +99,10 @@ run() {
 		echo
 		echo "== stmatch engine tests (GPU counts against the CPU engine)"
 		rm -f "$out/stmatch.tsv" "$out/stmatch-versions.tsv"
+		local figures=""
+		[ -n "${STMATCH_FIGURES:-}" ] && figures="$out/stmatch-figures.tsv" && rm -f "$figures"
 		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" \
-			SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" \
+			SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" SUBMATCH_STMATCH_FIGURES="$figures" \
 			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-6m}" -test.run "${STMATCH_RUN:-.}" 2>&1 | tee "$out/stmatch-test.log"
 		src=${PIPESTATUS[0]}
 		[ "$src" -eq 0 ] || status=1
@@ -148,6 +151,12 @@ run() {
 		awk -F'\t' '{k[$1]=1; if (!($1 in ord)) {ord[$1]=++n; name[n]=$1}; t[$1,$2]=$6; if ($5!="ok") bad[$1]=1}
 			END {for (i=1;i<=n;i++) {c=name[i]; sp=(t[c,"v2"]>0)?sprintf("%.2fx", t[c,"v1"]/t[c,"v2"]):"-";
 				printf "%-32s %9s %10s %10s %11s %10s %11s %9s %8s %8s\n", c, t[c,"v1"], t[c,"v2-nosplit"], t[c,"v2-noreuse"], t[c,"v2-noleaves"], t[c,"v2-nosteal"], t[c,"v2-slice1ms"], t[c,"v2"], sp, (c in bad)?"MISMATCH":"ok"}}' "$out/stmatch-versions.tsv"
+	fi
+	if [ -s "$out/stmatch-figures.tsv" ]; then
+		echo
+		echo "== stmatch figures (best of 3; measurement only, STMATCH_FIGURES=1)"
+		printf '%-48s %16s %4s %11s %10s %16s %s\n' case count gpus kernel_ms call_ms cpu check
+		awk -F'\t' '{printf "%-48s %16s %4s %11s %10s %16s %s\n", $1, $2, $3, $4, $5, $6, $7}' "$out/stmatch-figures.tsv"
 	fi
 	if [ -e "$out/stmatch-test.log" ]; then
 		grep -E '^(--- |ok|FAIL|PASS)' "$out/stmatch-test.log" | grep -v '^--- PASS' || true

@@ -24,15 +24,22 @@ func enumPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) *plan.Pl
 	return plan.Build(g, p, plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: true})
 }
 
+// cpuCount is the CPU engine's count with one thread, no work stealing: the reference stays
+// independent of the CPU's scheduler (its stealing once miscounted induced 4-cliques on 16 cores,
+// found by this check; see docs/gpu.md).
 func cpuCount(t testing.TB, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) uint64 {
+	t.Helper()
+	return cpuCountThreads(t, g, p, sem, 1)
+}
+
+// cpuCountThreads is the CPU engine's count with the given threads (0: all cores).
+func cpuCountThreads(t testing.TB, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, threads int) uint64 {
 	t.Helper()
 	e, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One thread, no work stealing: the reference stays independent of the CPU's scheduler (its
-	// stealing once miscounted induced 4-cliques on 16 cores, found by this check; see docs/gpu.md).
-	res, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 1})
+	res, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: threads})
 	if err != nil || res.Partial {
 		t.Fatalf("cpu count of %s (%s): %v, partial %v", p, sem, err, res.Partial)
 	}
