@@ -25,6 +25,7 @@ const (
 	mEBase     = 10
 
 	fOrdered = 1 << 24 // leaf group: symmetry orders it (binomial instead of falling factorial)
+	fClassN  = 25      // leaf group: at bits 25..27 of a class's first group, its number of groups
 	fGroupK  = 16      // leaf group: its vertex count at bits 16..23
 
 	fReuse     = 0xff  // reused level + 1
@@ -171,19 +172,36 @@ func flatten(pl *plan.Plan, reuse bool) (*flatPlan, error) {
 	return fp, nil
 }
 
+// Limits of the kernel's class counting (the MAX_CLASS* defines of kernels/stmatch.cu).
+const (
+	maxClassGroups = 4
+	maxClassLists  = 16
+	maxClassStates = 64
+)
+
 // leafCountable reports whether the v2 kernel counts the plan's postponed leaf groups: every
-// class is one group, and every group has parents (no isolated vertices).
+// group has parents (no isolated vertices), and a class of several groups has at most
+// maxClassGroups groups, maxClassLists parent lists and maxClassStates states of its
+// distribution (the product of its groups' sizes plus one).
 func leafCountable(pl *plan.Plan) bool {
 	if len(pl.Levels)+len(pl.Groups) > maxLevels {
 		return false
 	}
-	for _, c := range pl.Classes {
-		if len(c.Groups) != 1 {
+	for _, g := range pl.Groups {
+		if len(g.Parents) == 0 || len(g.Vertices) > 0xff {
 			return false
 		}
 	}
-	for _, g := range pl.Groups {
-		if len(g.Parents) == 0 || len(g.Vertices) > 0xff {
+	for _, c := range pl.Classes {
+		if len(c.Groups) == 1 {
+			continue
+		}
+		lists, states := 0, 1
+		for _, gi := range c.Groups {
+			lists += len(pl.Groups[gi].Parents)
+			states *= len(pl.Groups[gi].Vertices) + 1
+		}
+		if len(c.Groups) > maxClassGroups || lists > maxClassLists || states > maxClassStates {
 			return false
 		}
 	}
@@ -199,12 +217,24 @@ func (fp *flatPlan) addGroups(pl *plan.Plan) error {
 		return fmt.Errorf("stmatch: the plan's leaf groups are not countable by the kernel")
 	}
 	fp.G = len(pl.Groups)
-	for _, lg := range pl.Groups {
+	// The records go class by class; a class's first record holds its number of groups.
+	var order []int
+	first := map[int]int{}
+	for _, c := range pl.Classes {
+		first[c.Groups[0]] = len(c.Groups)
+		order = append(order, c.Groups...)
+	}
+	if len(order) != len(pl.Groups) {
+		return fmt.Errorf("stmatch: the plan's %d leaf classes cover %d of its %d groups", len(pl.Classes), len(order), len(pl.Groups))
+	}
+	for _, gi := range order {
+		lg := pl.Groups[gi]
 		meta := make([]uint64, metaStride)
 		meta[mFlags] = uint64(len(lg.Vertices)) << fGroupK
 		if lg.Ordered {
 			meta[mFlags] |= fOrdered
 		}
+		meta[mFlags] |= uint64(first[gi]) << fClassN
 		child := lg.Vertices[0]
 		cands := pl.Candidates[child]
 		meta[mCandOff] = uint64(len(fp.Cands))

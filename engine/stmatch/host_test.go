@@ -260,9 +260,176 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 		}
 		return lo
 	}
+	addChecked := func(a, b uint64) uint64 {
+		s, carry := bits.Add64(a, b, 0)
+		if carry != 0 {
+			overflow = true
+		}
+		return s
+	}
+	// classCount: the kernel's class_count (several groups of one collision class).
+	binom := func(n uint64, k int) uint64 {
+		if uint64(k) > n {
+			return 0
+		}
+		c := uint64(1)
+		for i := uint64(0); i < uint64(k); i++ {
+			hi, lo := bits.Mul64(c, n-i)
+			if hi != 0 {
+				overflow = true
+			}
+			c = lo / (i + 1) // exact: c * (n-i) is divisible by i+1 at every step
+			if hi != 0 {
+				c = 0
+			}
+		}
+		return c
+	}
+	fall := func(n uint64, k int) uint64 {
+		if uint64(k) > n {
+			return 0
+		}
+		c := uint64(1)
+		for i := uint64(0); i < uint64(k); i++ {
+			c = mulChecked(c, n-i)
+		}
+		return c
+	}
+	classCount := func(g0, n int) uint64 {
+		type list struct {
+			l     []uint32
+			owner int
+		}
+		var lists []list
+		size := make([]int, n)
+		ordered := make([]bool, n)
+		for b := 0; b < n; b++ {
+			gm := fp.Meta[(L+g0+b)*metaStride : (L+g0+b+1)*metaStride]
+			size[b] = int(gm[mFlags] >> fGroupK & 0xff)
+			ordered[b] = gm[mFlags]&fOrdered != 0
+			for k := uint32(gm[mBack]); k != 0; k &= k - 1 {
+				j := bits.TrailingZeros32(k)
+				lists = append(lists, list{fp.list(gm[mEBase+j], uint64(mi[j])), b})
+			}
+		}
+		full := 1<<n - 1
+		inter := make([]int64, full+1)
+		for mask := 1; mask <= full; mask++ {
+			in := func(x uint32) bool {
+				for _, l := range lists {
+					if mask>>l.owner&1 != 0 && !has(l.l, x) {
+						return false
+					}
+				}
+				return true
+			}
+			var cnt int64
+			seen := map[uint32]bool{}
+			for _, l := range lists {
+				if mask>>l.owner&1 == 0 {
+					continue
+				}
+				for _, x := range l.l {
+					if !seen[x] && in(x) {
+						seen[x] = true
+						cnt++
+					}
+				}
+			}
+			for _, x := range m {
+				if in(x) {
+					cnt--
+				}
+			}
+			inter[mask] = cnt
+		}
+		region := make([]int64, full+1)
+		for mask := 1; mask <= full; mask++ {
+			for sup := mask; sup <= full; sup = (sup + 1) | mask {
+				if bits.OnesCount(uint(sup^mask))%2 == 0 {
+					region[mask] += inter[sup]
+				} else {
+					region[mask] -= inter[sup]
+				}
+			}
+		}
+		radix := make([]int, n)
+		states := 1
+		for b := range radix {
+			radix[b] = size[b] + 1
+			states *= radix[b]
+		}
+		dp := make([]uint64, states)
+		dp[states-1] = 1
+		rem, pick := make([]int, n), make([]int, n)
+		for mask := 1; mask <= full; mask++ {
+			r := region[mask]
+			if r <= 0 {
+				continue
+			}
+			ndp := make([]uint64, states)
+			for st := range dp {
+				if dp[st] == 0 {
+					continue
+				}
+				for b, x := 0, st; b < n; b++ {
+					rem[b], x, pick[b] = x%radix[b], x/radix[b], 0
+				}
+				for {
+					ways, left := uint64(1), r
+					for b := 0; b < n && ways != 0; b++ {
+						j := pick[b]
+						if j == 0 {
+							continue
+						}
+						var f uint64
+						if ordered[b] {
+							f = binom(uint64(left), j)
+						} else {
+							f = mulChecked(binom(uint64(rem[b]), j), fall(uint64(left), j))
+						}
+						ways = mulChecked(ways, f)
+						left -= int64(j)
+					}
+					if ways != 0 {
+						t := 0
+						for b := n - 1; b >= 0; b-- {
+							t = t*radix[b] + rem[b] - pick[b]
+						}
+						ndp[t] = addChecked(ndp[t], mulChecked(dp[st], ways))
+					}
+					b := 0
+					for ; b < n; b++ {
+						if mask>>b&1 == 0 {
+							continue
+						}
+						if pick[b] < rem[b] {
+							pick[b]++
+							break
+						}
+						pick[b] = 0
+					}
+					if b == n {
+						break
+					}
+				}
+			}
+			dp = ndp
+		}
+		return dp[0]
+	}
 	leafProduct := func() uint64 {
 		prod := uint64(1)
 		for g := 0; g < fp.G; g++ {
+			if cn := int(fp.Meta[(L+g)*metaStride+mFlags] >> fClassN & 7); cn > 1 {
+				c := classCount(g, cn)
+				if c == 0 {
+					return 0
+				}
+				prod = mulChecked(prod, c)
+				g += cn - 1
+				continue
+			}
 			gm := fp.Meta[(L+g)*metaStride : (L+g+1)*metaStride]
 			var lists [][]uint32
 			for b := uint32(gm[mBack]); b != 0; b &= b - 1 {
@@ -320,13 +487,6 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 			prod = mulChecked(prod, c)
 		}
 		return prod
-	}
-	addChecked := func(a, b uint64) uint64 {
-		s, carry := bits.Add64(a, b, 0)
-		if carry != 0 {
-			overflow = true
-		}
-		return s
 	}
 	var total uint64
 	// A task as the kernel's queue holds it: prefix m/mi[0..f-1], positions a, a+K, ... < b of
@@ -747,12 +907,15 @@ func TestEmulatedLeaves(t *testing.T) {
 		"(a)-(b)-(c)-(a), (a)-(d), (a)-(e), (b)-(f)", "(a)-(b)-(c)-(d)-(a)",
 		"(a)-(b)-(c)-(d)-(a), (a)-(c)", "(a:1)-(b:2), (a)-(c:2), (a)-(d:3)", "(a)-(b), (c)",
 		"(a:1)-(b), (a)-(c:2), (d:2)",
+		// Several groups in one collision class (counted by the class DP).
+		"(a)-(b)-(c)-(a), (a)-(d), (b)-(e)", "(a)-(b), (a)-(c), (b)-(d), (b)-(e), (b)-(f)",
+		"(a)-(b)-(c)-(d)-(a), (a)-(e), (b)-(f), (c)-(g)", "(a:1)-(b:1), (a)-(c:2), (b)-(d:2), (b)-(e)",
 	}
 	ps := parsePatterns(t, pats)
 	for seed := uint64(1); seed <= 12; seed++ {
 		ps = append(ps, gen.RandomPattern(seed*29, 3+int(seed%5), gen.PatternOptions{EdgeProb: 0.3, VertexLabels: int(seed % 3), Wildcard: 0.3}))
 	}
-	var leafPlans, fallbacks, cases int
+	var leafPlans, multiClass, fallbacks, cases int
 	for gi := uint64(1); gi <= 4; gi++ {
 		vl := int(gi%2) * 3
 		g := gen.RandomGraph(gi*211, 25+int(gi)*5, 0.3, vl, 1)
@@ -770,6 +933,12 @@ func TestEmulatedLeaves(t *testing.T) {
 						}
 						if k == 1 && fp.G > 0 {
 							leafPlans++
+							for _, c := range pl.Classes {
+								if len(c.Groups) > 1 {
+									multiClass++
+									break
+								}
+							}
 						} else if k == 1 && !sem.Induced && len(plan.Build(g, p, plan.Options{Unique: sem.Unique}).Groups) > 0 {
 							fallbacks++
 						}
@@ -786,9 +955,9 @@ func TestEmulatedLeaves(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases, %d with counted leaf groups, %d falling back to Enumerate", cases, leafPlans, fallbacks)
-	if leafPlans == 0 || fallbacks == 0 {
-		t.Errorf("leaf counting or its fallback not exercised")
+	t.Logf("%d cases, %d with counted leaf groups (%d with a class of several groups), %d falling back to Enumerate", cases, leafPlans, multiClass, fallbacks)
+	if leafPlans == 0 || multiClass == 0 || fallbacks == 0 {
+		t.Errorf("leaf counting, class counting or the fallback not exercised")
 	}
 }
 

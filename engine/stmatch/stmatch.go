@@ -6,16 +6,17 @@
 // The current (second) version: a generic kernel that interprets the plan, all four semantics,
 // counting only, on one or several GPUs. Work units are roots, heavy roots split over their
 // level-1 candidates and ordered heaviest first; a level starts from the stored set of the level
-// its plan reuses (Reuse/Extra); postponed leaf groups are counted combinatorially when every leaf
-// class is one group with parents (else the Enumerate plan; the last level is then counted).
+// its plan reuses (Reuse/Extra); postponed leaf groups are counted combinatorially, a collision
+// class of several groups by the CPU engine's Venn-region programme, when every group has parents
+// (else the Enumerate plan; the last level is then counted).
 // Below the units, a device work queue balances the load: a warp that has been on one unit or
 // task for a while gives the upper half of its shallowest open loop to idle warps, and at the end
 // of every time slice each warp spills its whole stack into the queue, which the next launch
 // resumes (so launches stay short and cancellation is prompt). With several GPUs each device pulls
 // ranges of units from a shared dispenser and keeps its own queue. The first version's kernel is
-// kept (Options.V1) for comparison. Not yet: per-query generated kernels, multi-group leaf classes
-// and isolated groups on the device, sets larger than the per-warp buffer in pieces (the buffer is
-// sized to the longest list instead), listing, and plans without a candidate space.
+// kept (Options.V1) for comparison. Not yet: per-query generated kernels, isolated leaf groups
+// on the device, sets larger than the per-warp buffer in pieces (the buffer is sized to the
+// longest list instead), listing, and plans without a candidate space.
 //
 // Counting: each warp keeps a 64-bit count per launch and writes it to its own slot; the host adds
 // the slots with carry detection (engine.ErrOverflow). In v2 the leaf groups' products and the

@@ -45,6 +45,10 @@
 #define F_CHECKCAND 0x400u  // test membership in this level's candidate list
 #define F_GROUPK(f) (((f) >> 16) & 0xffu)  // leaf group record: the group's vertex count
 #define F_ORDERED 0x1000000u                // leaf group record: symmetry orders the group
+#define F_CLASSN(f) (((f) >> 25) & 0x7u)     // leaf group record: groups in its class (first group only)
+#define MAX_CLASS 4                          // groups in a class counted together
+#define MAX_CLASS_LISTS 16                   // parent lists of a class's groups, all together
+#define MAX_CLASS_STATES 64                  // states of the class's distribution DP
 #define FULL 0xffffffffu
 
 typedef unsigned long long u64;
@@ -135,17 +139,127 @@ __device__ u64 binomial(u64 n, u32 k, bool* ovf) {
 	return r;
 }
 
+// class_count counts the injective assignments of the n (2..MAX_CLASS) groups of one collision
+// class starting at record L + g0, as the CPU engine does (engine/cpu/leaves.go): the size of the
+// intersection of every subset of the groups' sets S (minus the mapped vertices in it), the Venn
+// regions by Möbius inversion, and a dynamic programme over the regions that distributes the
+// groups' vertices (state: each group's vertices still unplaced, in mixed radix).
+__device__ u64 class_count(const u64* __restrict__ meta, int L, int g0, int n, const u32* m, const u32* mi,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, int lane, bool* ovf)
+{
+	const u32* lp[MAX_CLASS_LISTS];
+	u64 ll[MAX_CLASS_LISTS];
+	int owner[MAX_CLASS_LISTS];
+	int nl = 0;
+	int size[MAX_CLASS];
+	bool ordered[MAX_CLASS];
+	for (int b = 0; b < n; b++) {
+		const u64* gv = meta + (u64)(L + g0 + b) * META_STRIDE;
+		u32 f = (u32)gv[M_FLAGS];
+		size[b] = F_GROUPK(f);
+		ordered[b] = (f & F_ORDERED) != 0;
+		for (u32 k = (u32)gv[M_BACK]; k; k &= k - 1) {
+			int j = __ffs(k) - 1;
+			u64 base = gv[M_EBASE + j] + mi[j];
+			u64 s = eoff[base], e = eoff[base + 1];
+			lp[nl] = evals + s; ll[nl] = e - s; owner[nl] = b;
+			nl++;
+		}
+	}
+	const int full = (1 << n) - 1;
+	long long inter[1 << MAX_CLASS], region[1 << MAX_CLASS];
+	for (int mask = 1; mask <= full; mask++) {
+		int best = -1;
+		for (int k = 0; k < nl; k++)
+			if ((mask >> owner[k]) & 1 && (best < 0 || ll[k] < ll[best])) best = k;
+		u64 cnt = 0;
+		for (u64 base = 0; base < ll[best]; base += 32) {
+			u64 idx = base + lane;
+			bool ok = idx < ll[best];
+			u32 c = ok ? lp[best][idx] : 0;
+			for (int k = 0; ok && k < nl; k++)
+				if (k != best && ((mask >> owner[k]) & 1)) ok = contains(lp[k], ll[k], c);
+			cnt += __popc(__ballot_sync(FULL, ok));
+		}
+		bool in = lane < L;
+		u32 x = in ? m[lane] : 0;
+		for (int k = 0; in && k < nl; k++)
+			if ((mask >> owner[k]) & 1) in = contains(lp[k], ll[k], x);
+		cnt -= __popc(__ballot_sync(FULL, in));
+		inter[mask] = (long long)cnt;
+	}
+	for (int mask = 1; mask <= full; mask++) {
+		long long r = 0;
+		for (int sup = mask; sup <= full; sup = (sup + 1) | mask)
+			r += (__popc(sup ^ mask) & 1) ? -inter[sup] : inter[sup];
+		region[mask] = r;
+	}
+	int radix[MAX_CLASS], rem[MAX_CLASS], pick[MAX_CLASS];
+	int states = 1;
+	for (int b = 0; b < n; b++) { radix[b] = size[b] + 1; states *= radix[b]; }
+	u64 dp[MAX_CLASS_STATES], ndp[MAX_CLASS_STATES];
+	for (int s = 0; s < states; s++) dp[s] = 0;
+	dp[states - 1] = 1;  // every vertex unplaced
+	for (int mask = 1; mask <= full; mask++) {
+		long long r = region[mask];
+		if (r <= 0) continue;
+		for (int s = 0; s < states; s++) ndp[s] = 0;
+		for (int s = 0; s < states; s++) {
+			if (dp[s] == 0) continue;
+			for (int b = 0, x = s; b < n; b++) { rem[b] = x % radix[b]; x /= radix[b]; pick[b] = 0; }
+			for (;;) {
+				// Ways to place pick[b] vertices of each group b of mask into the region.
+				u64 ways = 1;
+				long long left = r;
+				for (int b = 0; b < n && ways; b++) {
+					int j = pick[b];
+					if (j == 0) continue;
+					u64 f = ordered[b] ? binomial((u64)left, j, ovf)
+						: mul_checked(binomial((u64)rem[b], j, ovf), falling((u64)left, j, ovf), ovf);
+					ways = f ? mul_checked(ways, f, ovf) : 0;
+					left -= j;
+				}
+				if (ways) {
+					int t = 0;
+					for (int b = n - 1; b >= 0; b--) t = t * radix[b] + rem[b] - pick[b];
+					ndp[t] = add_checked(ndp[t], mul_checked(dp[s], ways, ovf), ovf);
+				}
+				// Next pick vector: an odometer over the groups of mask, pick[b] <= rem[b].
+				int b = 0;
+				for (; b < n; b++) {
+					if (!((mask >> b) & 1)) continue;
+					if (pick[b] < rem[b]) { pick[b]++; break; }
+					pick[b] = 0;
+				}
+				if (b == n) break;
+			}
+		}
+		for (int s = 0; s < states; s++) dp[s] = ndp[s];
+	}
+	return dp[0];
+}
+
 // leaf_product counts the injective assignments of the postponed leaf groups for the complete
-// assignment m (plans whose every class is one group with parents): the product over groups of
-// (|S| - used)_k, or C(|S| - used, k) for an ordered group, where S is the intersection of the
-// parents' candidate-space lists and used the number of mapped vertices in S. Group g's record is
-// meta level L + g: M_BACK its parents, M_EBASE their lists, M_FLAGS its size and order.
+// assignment m (plans whose groups all have parents): the product over collision classes of the
+// class's count. A class of one group counts (|S| - used)_k, or C(|S| - used, k) for an ordered
+// group, where S is the intersection of the parents' candidate-space lists and used the number
+// of mapped vertices in S; a class of several groups is counted by class_count. Group g's record
+// is meta level L + g: M_BACK its parents, M_EBASE their lists, M_FLAGS its size and order, and
+// on a class's first group the number of groups in the class (the class's groups follow it).
 __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, int lane, bool* ovf)
 {
 	u64 prod = 1;
 	for (int g = 0; g < G; g++) {
 		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
+		int cn = F_CLASSN((u32)gv[M_FLAGS]);
+		if (cn > 1) {
+			u64 c = class_count(meta, L, g, cn, m, mi, eoff, evals, lane, ovf);
+			if (c == 0) return 0;
+			prod = mul_checked(prod, c, ovf);
+			g += cn - 1;
+			continue;
+		}
 		const u32* lp[MAXL];
 		u64 ll[MAXL];
 		int nl = 0, best = 0;
