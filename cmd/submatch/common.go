@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"submatch/engine"
-	_ "submatch/engine/cpu" // registers the "cpu" engine
+	_ "submatch/engine/auto" // registers the "auto" engine
+	_ "submatch/engine/cpu"  // registers the "cpu" engine
 	"submatch/engine/genevagpu"
 	"submatch/formats"
 	"submatch/gpu"
@@ -93,7 +94,8 @@ type matchFlags struct {
 func (m *matchFlags) register(fs *flag.FlagSet) {
 	m.commonFlags.register(fs)
 	m.loadFlags.register(fs)
-	fs.StringVar(&m.engine, "engine", "auto", "matching engine `NAME`: auto (the CPU engine) or one of "+strings.Join(engine.Names(), ", "))
+	fs.StringVar(&m.engine, "engine", "auto", "matching engine `NAME`: auto or one of "+strings.Join(concreteEngines(), ", ")+
+		". auto picks per query: the CPU engine, unless a GPU is present and a GPU engine is predicted, from an estimate of the search, to finish sooner (listing stays on the CPU unless a GPU engine supports it); --explain says what it chose and why")
 	fs.IntVar(&m.threads, "threads", 0, "worker threads `N` (0: all cores)")
 	fs.BoolVar(&m.induced, "induced", false, "vertex-induced matches: non-adjacent pattern vertices must map to non-adjacent data vertices")
 	fs.BoolVar(&m.unique, "unique", false, "count each distinct subgraph once (embeddings / |Aut(pattern)|)")
@@ -163,11 +165,16 @@ func (m *matchFlags) queryOptions(log *slog.Logger) formats.Options {
 	}
 }
 
-// resolveEngine maps an --engine name to a registered engine. "auto" (or "") picks the best engine
-// for the job; for now that is always the CPU engine.
+// concreteEngines lists the registered engines other than auto.
+func concreteEngines() []string {
+	return slices.DeleteFunc(engine.Names(), func(n string) bool { return n == "auto" })
+}
+
+// resolveEngine maps an --engine name to a registered engine. "auto" (or "") is the auto engine
+// (package engine/auto), which chooses an engine per problem.
 func resolveEngine(name string) (engine.Engine, error) {
-	if name == "" || name == "auto" {
-		name = "cpu"
+	if name == "" {
+		name = "auto"
 	}
 	e, err := engine.Lookup(name)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"submatch/engine"
+	"submatch/engine/auto"
 	"submatch/graph"
 	"submatch/pattern"
 	"submatch/plan"
@@ -30,7 +31,8 @@ type countRecord struct {
 	PlanMS          float64 `json:"plan_ms"`
 	KernelMS        float64 `json:"kernel_ms,omitempty"` // GPU engines: time in kernels
 	Partial         bool    `json:"partial"`
-	Engine          string  `json:"engine"`
+	Engine          string  `json:"engine"`         // the engine that counted (with --engine auto, the one it chose)
+	Auto            string  `json:"auto,omitempty"` // --engine auto: why it chose that engine
 	PatternVertices int     `json:"pattern_vertices"`
 	PatternEdges    int     `json:"pattern_edges"`
 	Pattern         string  `json:"pattern"`
@@ -44,7 +46,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.")
 	var f matchFlags
 	f.register(fs)
-	explain := fs.Bool("explain", false, "print each query's matching plan (order, candidates, counted vertices, restrictions) on stderr")
+	explain := fs.Bool("explain", false, "print each query's matching plan (order, candidates, counted vertices, restrictions) and the engine chosen for it, with why, on stderr")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -76,12 +78,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if *explain || len(queries) == 1 || f.threads == 1 {
 		for i, q := range pos[1:] {
-			if *explain {
-				sem := f.semantics()
-				pl := plan.Build(g, queries[i], plan.Options{Induced: sem.Induced, Unique: sem.Unique, MultiplyAutomorphisms: true})
-				fmt.Fprintf(stderr, "plan for %s (%s):\n%s", q, sem, pl.Describe())
-			}
-			if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr); code != exitOK {
+			if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr, *explain); code != exitOK {
 				return code
 			}
 		}
@@ -115,7 +112,7 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 			defer func() { <-slots }()
 			o := &outcome{}
 			// After a failure ctx is cancelled, so the queries still waiting return at once.
-			o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut)
+			o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut, false)
 			results[i] <- o
 		}()
 	}
@@ -136,13 +133,37 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 	return exitOK
 }
 
-// countOne runs and prints one count.
+// countOne runs and prints one count; with explain it first prints the plan and the engine (on
+// stderr).
 func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
-	name string, p *pattern.Pattern, stdout, stderr io.Writer) int {
+	name string, p *pattern.Pattern, stdout, stderr io.Writer, explain bool) int {
 	prog := newProgress(stderr, name)
 	prob := f.problem(g, p, prog.callback())
+	sem := prob.Semantics
 	start := time.Now()
-	res, err := eng.Count(ctx, prob)
+	var (
+		res        engine.Result
+		err        error
+		engineName = eng.Name()
+		autoReason string
+	)
+	if a, ok := eng.(auto.Engine); ok {
+		var d auto.Decision
+		if d, err = a.Decide(ctx, prob, false); err == nil {
+			if explain {
+				printExplain(stderr, name, sem, d.Plan(), g, p, false, "engine: "+d.String())
+			}
+			res, d, err = a.CountWith(ctx, prob, &d)
+		} else if ctx.Err() != nil {
+			res.Partial = true
+		}
+		engineName, autoReason = d.Engine, d.Reason
+	} else {
+		if explain {
+			printExplain(stderr, name, sem, nil, g, p, false, "engine: "+engineName+" (chosen with --engine)")
+		}
+		res, err = eng.Count(ctx, prob)
+	}
 	elapsed := time.Since(start)
 	prog.finish()
 	if err != nil && !isCancel(err) {
@@ -150,13 +171,13 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	}
 	partial := res.Partial || err != nil
 	log.Debug("counted", "query", name, "pattern", p.String(), "count", res.Count, "partial", partial,
-		"engine", eng.Name(), "elapsed", elapsed)
+		"engine", engineName, "elapsed", elapsed)
 	var werr error
 	if f.json {
 		werr = json.NewEncoder(stdout).Encode(countRecord{
 			Query: name, Count: res.Count, Semantics: prob.Semantics.String(), ElapsedMS: ms(elapsed), PlanMS: ms(res.PlanTime),
 			KernelMS: ms(res.DeviceTime),
-			Partial:  partial, Engine: eng.Name(), PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(),
+			Partial:  partial, Engine: engineName, Auto: autoReason, PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(),
 			Pattern: p.String(),
 		})
 	} else {
@@ -174,4 +195,15 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		return exitPartial
 	}
 	return exitOK
+}
+
+// printExplain prints the --explain output for one query on w: the CPU engine's plan (pl, or
+// built here when nil) and the engine line.
+func printExplain(w io.Writer, name string, sem engine.Semantics, pl *plan.Plan, g *graph.Graph, p *pattern.Pattern,
+	listing bool, engineLine string) {
+	if pl == nil {
+		opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: listing, MultiplyAutomorphisms: !listing}
+		pl = plan.Build(g, p, opts)
+	}
+	fmt.Fprintf(w, "plan for %s (%s):\n%s%s\n", name, sem, pl.Describe(), engineLine)
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"submatch/engine/auto"
 )
 
 func init() {
@@ -17,9 +19,10 @@ func init() {
 
 type listFlags struct {
 	matchFlags
-	limit  int64
-	output string
-	header bool
+	limit   int64
+	output  string
+	header  bool
+	explain bool
 }
 
 func (l *listFlags) register(fs *flag.FlagSet) {
@@ -27,6 +30,7 @@ func (l *listFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&l.limit, "limit", 0, "stop after `N` matches (0: all)")
 	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout")
 	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices")
+	fs.BoolVar(&l.explain, "explain", false, "print the matching plan and the engine chosen for it, with why, on stderr")
 }
 
 func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -97,7 +101,23 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		buf     []byte
 		writeEr error
 	)
-	for m, err := range eng.Matches(ctx, prob) {
+	matches := eng.Matches(ctx, prob)
+	engineName := eng.Name()
+	if a, ok := eng.(auto.Engine); ok {
+		d, err := a.Decide(ctx, prob, true)
+		if err != nil {
+			matches = func(yield func([]uint32, error) bool) { yield(nil, err) }
+		} else {
+			matches = a.MatchesWith(ctx, prob, &d)
+		}
+		engineName = d.Engine
+		if f.explain && err == nil {
+			printExplain(stderr, pos[1], prob.Semantics, d.Plan(), g, p, true, "engine: "+d.String())
+		}
+	} else if f.explain {
+		printExplain(stderr, pos[1], prob.Semantics, nil, g, p, true, "engine: "+engineName+" (chosen with --engine)")
+	}
+	for m, err := range matches {
 		if err != nil {
 			runErr = err
 			break
@@ -139,7 +159,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	elapsed := time.Since(start)
 	log.Debug("listed", "query", pos[1], "pattern", p.String(), "matches", n, "semantics", prob.Semantics.String(),
-		"engine", eng.Name(), "elapsed", elapsed)
+		"engine", engineName, "elapsed", elapsed)
 	if writeEr != nil {
 		return exitCode(stderr, fmt.Errorf("writing the matches: %w", writeEr))
 	}

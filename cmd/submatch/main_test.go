@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -146,7 +147,44 @@ func TestCountJSON(t *testing.T) {
 		rec["engine"] != "cpu" || rec["pattern_vertices"] != 3.0 || rec["pattern_edges"] != 3.0 {
 		t.Errorf("unexpected JSON %s", out)
 	}
+	// --engine auto (the default) says why it chose the engine it names.
+	if why, _ := rec["auto"].(string); !strings.Contains(why, "below the GPU threshold") {
+		t.Errorf("JSON field auto = %q, want the reason for the choice", rec["auto"])
+	}
+	if code, out, _ := runCmd(t, "count", "--engine", "cpu", "--json", data, q); code != 0 || strings.Contains(out, `"auto"`) ||
+		!strings.Contains(out, `"engine":"cpu"`) {
+		t.Errorf("--engine cpu: exit %d, %s", code, out)
+	}
 }
+
+// TestExplainEngine: --explain prints, after each plan, the engine that runs it and why.
+func TestExplainEngine(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	q := "(a)-(b)-(c)-(a)"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"count", "--explain", data, q}, "\nengine: cpu (auto: at most "},
+		{[]string{"count", "--explain", "--engine", "cpu", data, q}, "\nengine: cpu (chosen with --engine)\n"},
+		{[]string{"list", "--explain", data, q}, "\nengine: cpu (auto: at most 65 search nodes (bound from the plan), below the GPU threshold "},
+	} {
+		code, out, errOut := runCmd(t, tc.args...)
+		if code != 0 || !strings.Contains(errOut, "plan for "+q) || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q, want it to contain %q", tc.args, code, errOut, tc.want)
+		}
+		if tc.args[0] == "count" && !strings.HasPrefix(out, q+"\t6\t") {
+			t.Errorf("%q: stdout %q", tc.args, out)
+		}
+	}
+	code, _, errOut := runCmd(t, "count", "--explain", data, q)
+	if code != 0 || !regexpMatch(`engine: cpu \(auto: at most \d+ search nodes \(bound from the plan\), below the GPU threshold [0-9.e]+\)\n`, errOut) {
+		t.Errorf("engine line not as documented: %q", errOut)
+	}
+}
+
+func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
 
 func TestListOriginalIDs(t *testing.T) {
 	// A triangle on sparse (and negative) ids plus a pendant vertex.

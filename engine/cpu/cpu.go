@@ -27,16 +27,20 @@ func init() { engine.Register(Engine{}) }
 // Name implements engine.Engine.
 func (Engine) Name() string { return "cpu" }
 
-func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Plan, error) {
+// PlanOptions returns the plan options Count (enumerate false) or Matches (enumerate true)
+// builds its plan with, or an error wrapping engine.ErrMemory when p.MemoryLimit is below what
+// the search needs. Callers that build the plan themselves (to inspect it first) pass it to
+// CountPlan or MatchesPlan.
+func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 	if p.Data == nil || p.Pattern == nil {
-		return nil, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
+		return plan.Options{}, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
 	}
 	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate,
 		MultiplyAutomorphisms: !enumerate}
 	if p.MemoryLimit > 0 {
 		required := requiredMemory(p)
 		if required > p.MemoryLimit {
-			return nil, fmt.Errorf("cpu engine: %w: candidate sets and search buffers need up to %d bytes, the limit is %d",
+			return plan.Options{}, fmt.Errorf("cpu engine: %w: candidate sets and search buffers need up to %d bytes, the limit is %d",
 				engine.ErrMemory, required, p.MemoryLimit)
 		}
 		// What is left bounds the optional candidate space (4-byte entries plus offsets).
@@ -44,6 +48,14 @@ func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Pl
 		if opts.SpaceLimit == 0 {
 			opts.SpaceLimit = -1
 		}
+	}
+	return opts, nil
+}
+
+func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Plan, error) {
+	opts, err := PlanOptions(p, enumerate)
+	if err != nil {
+		return nil, err
 	}
 	return plan.BuildContext(ctx, p.Data, p.Pattern, opts)
 }
@@ -78,7 +90,12 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 		}
 		return engine.Result{}, err
 	}
-	planTime := time.Since(start)
+	return Engine{}.CountPlan(ctx, p, pl, time.Since(start))
+}
+
+// CountPlan is Count with the plan already built (plan.BuildContext with PlanOptions(p, false));
+// planTime is reported as the result's PlanTime.
+func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime time.Duration) (engine.Result, error) {
 	if pl.Empty {
 		return engine.Result{PlanTime: planTime}, ctx.Err()
 	}
@@ -198,6 +215,14 @@ func (Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32
 			yield(nil, err)
 			return
 		}
+		Engine{}.MatchesPlan(ctx, p, pl)(yield)
+	}
+}
+
+// MatchesPlan is Matches with the plan already built (plan.BuildContext with
+// PlanOptions(p, true)).
+func (Engine) MatchesPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) iter.Seq2[[]uint32, error] {
+	return func(yield func([]uint32, error) bool) {
 		if pl.Empty {
 			if err := ctx.Err(); err != nil {
 				yield(nil, err)

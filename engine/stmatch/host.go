@@ -64,7 +64,9 @@ type flatPlan struct {
 // flatten turns a plan with a candidate space into the kernel's arrays. Without reuse every level
 // intersects the lists of all its backward edges (v1); with reuse a level with plan Reuse j starts
 // from level j's stored set and intersects the lists of its Extra edges only (v2 kernel).
-func flatten(pl *plan.Plan, reuse bool) (*flatPlan, error) {
+//
+// With storeLast the last level gets a buffer too (listing writes out its stored set).
+func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
 	L := len(pl.Levels)
 	if L == 0 {
 		return nil, fmt.Errorf("stmatch: the plan has no levels")
@@ -142,7 +144,7 @@ func flatten(pl *plan.Plan, reuse bool) (*flatPlan, error) {
 			}
 			fp.Values = append(fp.Values, vals...)
 		}
-		if i > 0 && (i < L-1 || len(pl.Groups) > 0) {
+		if i > 0 && (i < L-1 || len(pl.Groups) > 0 || storeLast) {
 			fp.Cap[i] = capacity
 		}
 		if reuse && lvl.NarrowShared {

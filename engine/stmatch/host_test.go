@@ -157,6 +157,22 @@ func emulate(fp *flatPlan, goff []uint64, gadj []uint32) uint64 {
 // whole stack as tasks (the end of a time slice) or donates the upper half of the shallowest open
 // level (work stealing), and it runs the queued tasks in random order afterwards.
 func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos *rand.Rand) uint64 {
+	return emulate2(fp, units, goff, gadj, chaos, nil)
+}
+
+// emuList is the kernel's listing mode in the emulation: an output buffer of cap rows that the
+// emulated host drains after every launch into rows (level order).
+type emuList struct {
+	cap  int
+	out  [][]uint32 // the current launch's rows
+	rows [][]uint32 // everything drained
+	// launches counts the emulated launches (each ends when the buffer is full or the work is done).
+	launches int
+}
+
+// emulate2 is emulateV2, listing when list is set (the plan must store its last level: flatten
+// with storeLast).
+func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos *rand.Rand, list *emuList) uint64 {
 	L := fp.L
 	meta := func(i, k int) uint64 { return fp.Meta[i*metaStride+k] }
 	m := make([]uint32, L)
@@ -500,23 +516,35 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 	push := func(f int, K, a, b uint64) {
 		queue = append(queue, task{f, K, a, b, slices.Clone(m[:f]), slices.Clone(mi[:f])})
 	}
+	// Listing: emitRows writes prefix m[0..L-2] + set[p] for p = a, a+K, ... < b, all or nothing;
+	// when they do not fit it queues them as a task of level L-1 and stops the launch.
+	stop := false
+	emitRows := func(a, b, K uint64) {
+		set := buf[meta(L-1, mBufOff):]
+		var n uint64
+		if b > a {
+			n = (b - a + K - 1) / K
+		}
+		if len(list.out)+int(n) > list.cap {
+			push(L-1, K, a, b)
+			stop = true
+			return
+		}
+		for p := a; p < b; p += K {
+			row := slices.Clone(m[:L])
+			row[L-1] = set[p]
+			list.out = append(list.out, row)
+		}
+	}
 	// walk runs the explicit stack from level first (stride K there) until it is empty or, with
 	// chaos, a simulated end of slice spills it; chaos also donates like the kernel.
 	walk := func(first int, K uint64) {
 		for i := first; i >= first; {
-			if chaos != nil {
+			spill := stop
+			if chaos != nil && !spill {
 				switch chaos.IntN(16) {
-				case 0: // end of the slice: spill every open level
-					for j := first; j <= i; j++ {
-						if pos[j] < end[j] {
-							step := uint64(1)
-							if j == first {
-								step = K
-							}
-							push(j, step, pos[j], end[j])
-						}
-					}
-					return
+				case 0:
+					spill = true
 				case 1, 2: // an idle warp: donate the upper half of the shallowest open level
 					for j := first; j <= i; j++ {
 						step := uint64(1)
@@ -536,6 +564,18 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 						break
 					}
 				}
+			}
+			if spill { // end of the slice (or a full output buffer): spill every open level
+				for j := first; j <= i; j++ {
+					if pos[j] < end[j] {
+						step := uint64(1)
+						if j == first {
+							step = K
+						}
+						push(j, step, pos[j], end[j])
+					}
+				}
+				return
 			}
 			if pos[i] >= end[i] {
 				i--
@@ -557,7 +597,12 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 			if i == L-1 {
 				total = addChecked(total, leafProduct())
 			} else if fp.G == 0 && i+1 == L-1 {
-				total = addChecked(total, levelSet(i+1, true))
+				if list != nil {
+					sz[L-1] = levelSet(L-1, false)
+					emitRows(0, sz[L-1], 1)
+				} else {
+					total = addChecked(total, levelSet(i+1, true))
+				}
 			} else {
 				enter(i + 1)
 				i++
@@ -565,7 +610,7 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 		}
 	}
 	roots := fp.levelCands(0)
-	for _, w := range units {
+	runUnit := func(w uint64) {
 		r := uint32(w)
 		k, K := (w>>32)&0xffff, w>>48
 		m[0], mi[0] = roots[r], r
@@ -575,29 +620,27 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 			} else {
 				total++
 			}
-			continue
+			return
 		}
 		if L == 2 && fp.G == 0 {
 			if K != 1 {
 				panic("split unit with two levels")
 			}
+			if list != nil {
+				sz[1] = levelSet(1, false)
+				emitRows(0, sz[1], 1)
+				return
+			}
 			total += levelSet(1, true)
-			continue
+			return
 		}
 		enter(1)
 		pos[1] += k
 		walk(1, K)
 	}
-	// The queue, in random order: each task recomputes the stored sets its levels need (level f's,
-	// and the reused sets of earlier levels) from its prefix, as the kernel does.
-	for len(queue) > 0 {
-		x := len(queue) - 1
-		if chaos != nil {
-			x = chaos.IntN(len(queue))
-		}
-		t := queue[x]
-		queue[x] = queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
+	// runTask recomputes the stored sets the task's levels need (level f's, and the reused sets of
+	// earlier levels) from its prefix, as the kernel does, and runs it.
+	runTask := func(t task) {
 		copy(m, t.m)
 		copy(mi, t.mi)
 		for j := 1; j <= t.f; j++ {
@@ -606,12 +649,102 @@ func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos
 			}
 		}
 		pos[t.f], end[t.f] = t.a, t.b
+		if list != nil && t.f == L-1 {
+			emitRows(t.a, t.b, t.K)
+			return
+		}
 		walk(t.f, t.K)
+	}
+	// Launches: units first, then the queue in random order (with chaos), until the work is done
+	// or the output buffer is full; then the host drains the buffer and launches again.
+	next := 0
+	for next < len(units) || len(queue) > 0 {
+		stop = false
+		for !stop && (next < len(units) || len(queue) > 0) {
+			if next < len(units) {
+				runUnit(units[next])
+				next++
+				continue
+			}
+			x := len(queue) - 1
+			if chaos != nil {
+				x = chaos.IntN(len(queue))
+			}
+			t := queue[x]
+			queue[x] = queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			runTask(t)
+		}
+		if list != nil {
+			list.launches++
+			list.rows = append(list.rows, list.out...)
+			list.out = list.out[:0]
+		}
 	}
 	if overflow {
 		return ^uint64(0)
 	}
 	return total
+}
+
+// TestEmulatedListing runs the kernel's listing mode in the emulation, with an output buffer a
+// few rows larger than the longest last-level set (so most launches end full, queueing rows as
+// tasks of the last level), random spills and donations, and compares the rows with the CPU
+// engine's matches.
+func TestEmulatedListing(t *testing.T) {
+	cpuEngine, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases, multiLaunch int
+	for seed := uint64(1); seed <= 40; seed++ {
+		g := gen.RandomGraph(seed*7, 20+int(seed%4)*5, 0.3, int(seed%3), 1+int(seed%2))
+		goff, gadj := sortedCSR(g)
+		p := gen.RandomPattern(seed*13, 1+int(seed%6), gen.PatternOptions{EdgeProb: 0.4, VertexLabels: int(seed % 3), EdgeLabels: 1 + int(seed%2), Wildcard: 0.2})
+		for _, sem := range semantics {
+			var want []string
+			for m, err := range cpuEngine.Matches(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 1}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, fmt.Sprint(m))
+			}
+			pl := buildPlan(g, p, sem, Options{NoLeaves: true})
+			var got []string
+			if !pl.Empty && len(pl.Levels) > 1 {
+				fp, err := flatten(pl, true, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				list := &emuList{cap: int(fp.Cap[fp.L-1]) + 3}
+				emulate2(fp, fp.makeUnits(4, true), goff, gadj, rand.New(rand.NewPCG(seed, 9)), list)
+				for _, row := range list.rows {
+					match := make([]uint32, p.NumVertices())
+					for level, lv := range pl.Levels {
+						match[lv.Vertex] = row[level]
+					}
+					got = append(got, fmt.Sprint(match))
+				}
+				if list.launches > 1 {
+					multiLaunch++
+				}
+			} else if !pl.Empty {
+				for _, c := range pl.Candidates[pl.Levels[0].Vertex] {
+					got = append(got, fmt.Sprint([]uint32{c}))
+				}
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d %s (%s): emulated listing %d matches, cpu %d", seed, p, sem, len(got), len(want))
+			}
+			cases++
+		}
+	}
+	t.Logf("%d cases, %d needing several launches (full output buffer)", cases, multiLaunch)
+	if multiLaunch == 0 {
+		t.Errorf("no case filled the output buffer")
+	}
 }
 
 // TestFlattenLists rebuilds every candidate-space list and candidate list from the flat arrays.
@@ -624,7 +757,7 @@ func TestFlattenLists(t *testing.T) {
 			if pl.Empty {
 				continue
 			}
-			fp, err := flatten(pl, false)
+			fp, err := flatten(pl, false, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -683,7 +816,7 @@ func TestEmulatedKernelMatchesCPU(t *testing.T) {
 			pl := enumPlan(g, p, sem)
 			var got uint64
 			if !pl.Empty {
-				fp, err := flatten(pl, false)
+				fp, err := flatten(pl, false, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -693,7 +826,7 @@ func TestEmulatedKernelMatchesCPU(t *testing.T) {
 				t.Errorf("seed %d %s (%s): emulated %d, cpu %d", seed, p, sem, got, want)
 			}
 			if lp := leafPlan(g, p, sem); !lp.Empty && len(lp.Groups) > 0 {
-				fp, err := flatten(lp, true)
+				fp, err := flatten(lp, true, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -707,7 +840,7 @@ func TestEmulatedKernelMatchesCPU(t *testing.T) {
 			if !pl.Empty {
 				// v2: reuse on and off, units split finely (as on a small grid) and not at all.
 				for _, reuse := range []bool{false, true} {
-					fp, err := flatten(pl, reuse)
+					fp, err := flatten(pl, reuse, false)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -790,7 +923,7 @@ func TestNoSpace(t *testing.T) {
 	g := gen.RandomGraph(1, 30, 0.3, 0, 0)
 	p, _ := pattern.Parse("(a)-(b)-(c)-(a)")
 	pl := plan.Build(g, p, plan.Options{Enumerate: true, SpaceLimit: -1})
-	if _, err := flatten(pl, true); !errors.Is(err, errSpaceTooLarge) {
+	if _, err := flatten(pl, true, false); !errors.Is(err, errSpaceTooLarge) {
 		t.Fatalf("flatten without a space: %v", err)
 	}
 }
@@ -812,7 +945,7 @@ func TestWithoutGPU(t *testing.T) {
 	}
 	t.Logf("without a GPU: %v", err)
 	for _, err := range e.Matches(context.Background(), &engine.Problem{Data: g, Pattern: p}) {
-		if !errors.Is(err, ErrListing) {
+		if !errors.Is(err, gpu.ErrNoGPU) {
 			t.Fatalf("Matches: %v", err)
 		}
 	}
@@ -861,7 +994,7 @@ func TestEmulatedReuse(t *testing.T) {
 					continue
 				}
 				want := cpuCount(t, g, p, sem)
-				fp, err := flatten(pl, true)
+				fp, err := flatten(pl, true, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -879,7 +1012,7 @@ func TestEmulatedReuse(t *testing.T) {
 					}
 				}
 				if lp := leafPlan(g, p, sem); !lp.Empty && len(lp.Groups) > 0 {
-					fp, err := flatten(lp, true)
+					fp, err := flatten(lp, true, false)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -927,7 +1060,7 @@ func TestEmulatedLeaves(t *testing.T) {
 				for k, pl := range []*plan.Plan{buildPlan(g, p, sem, Options{}), leafPlan(g, p, sem)} {
 					var got uint64
 					if !pl.Empty {
-						fp, err := flatten(pl, true)
+						fp, err := flatten(pl, true, false)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -970,7 +1103,7 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 		t.Fatalf("cpu: %v, want overflow", err)
 	}
 	pl := buildPlan(g, p, engine.Semantics{}, Options{})
-	fp, err := flatten(pl, true)
+	fp, err := flatten(pl, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -984,7 +1117,7 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 	// Unique: C(39, 21) x 40 fits.
 	want := cpuCount(t, g, p, engine.Semantics{Unique: true})
 	pl = buildPlan(g, p, engine.Semantics{Unique: true}, Options{})
-	if fp, err = flatten(pl, true); err != nil {
+	if fp, err = flatten(pl, true, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := emulateV2(fp, fp.makeUnits(8, true), goff, gadj, nil); got != want || fp.G == 0 {

@@ -72,9 +72,6 @@ const (
 
 var errSpaceTooLarge = errors.New("stmatch: candidate space too large for the stmatch engine v1 (use --engine cpu)")
 
-// ErrListing is returned by Matches.
-var ErrListing = errors.New("listing is not implemented on the stmatch engine yet; use --engine cpu")
-
 // Options select the kernel's features; the zero value runs everything of the current version.
 type Options struct {
 	// V1 runs the first version's kernel (kernels/stmatch_v1.cu): one root per work unit, no
@@ -121,6 +118,9 @@ func init() { engine.Register(Engine{}) }
 
 // Name implements engine.Engine.
 func (Engine) Name() string { return "stmatch" }
+
+// ListsMatches tells --engine auto that Matches lists on the GPU.
+func (Engine) ListsMatches() bool { return true }
 
 // Stats reports where the time of a count went and how the kernel ran. With several GPUs the
 // times are those of the slowest device and the counters are summed.
@@ -216,7 +216,7 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 		st.Total = time.Since(t0)
 		return res, st, ctx.Err()
 	}
-	fp, err := flatten(pl, !o.V1 && !o.NoReuse)
+	fp, err := flatten(pl, !o.V1 && !o.NoReuse, false)
 	if err != nil {
 		return engine.Result{}, st, err
 	}
@@ -278,7 +278,7 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 			if o.V1 {
 				counts[k], partials[k], errs[k] = r.runV1(ctx, p, fp)
 			} else {
-				counts[k], partials[k], errs[k] = r.run(ctx, p, fp, o, disp)
+				counts[k], partials[k], errs[k] = r.run(ctx, p, fp, o, disp, nil)
 			}
 			if errs[k] != nil && !partials[k] {
 				cancel()
@@ -498,7 +498,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 // line of its own.
 const (
 	ctlLine   = 16
-	ctlWords  = 10 * ctlLine
+	ctlWords  = 12 * ctlLine
 	cNext     = 0 * ctlLine
 	cOverflow = 1 * ctlLine
 	cWork     = 2 * ctlLine
@@ -509,11 +509,14 @@ const (
 	cDonated  = 7 * ctlLine
 	cSpilled  = 8 * ctlLine
 	cTaken    = 9 * ctlLine
+	cOut      = 10 * ctlLine
+	cStop     = 11 * ctlLine
 )
 
 const (
 	taskWords  = 4 + 2*maxLevels
 	optSteal   = 1
+	optList    = 2
 	sliceFloor = time.Millisecond
 	// defaultDonateAfter: see Options.DonateAfter.
 	defaultDonateAfter = 500 * time.Microsecond
@@ -593,7 +596,11 @@ func (u *unitDispenser) take() (lo, hi uint64, ok bool) {
 // given and tasks from the device's queue until its time slice ends (the warps then spill what
 // they hold into the queue) or the work runs out; the next launch resumes from the queue. The
 // context is checked between launches, so a cancelled count stops within about one slice.
-func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o Options, disp *unitDispenser) (count uint64, partial bool, err error) {
+//
+// With rows set (listing), the kernel writes the matches into rows' buffer instead of counting
+// them; a launch also ends when the buffer is full, and after each launch rows.drain hands the
+// rows written to the consumer (false: the consumer stopped, and so does the run).
+func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o Options, disp *unitDispenser, rows *rowSink) (count uint64, partial bool, err error) {
 	counts := make([]uint64, r.warps)
 	slice := o.Slice
 	if slice <= 0 {
@@ -603,6 +610,12 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	opts := uint32(optSteal)
 	if o.NoSteal {
 		opts = 0
+	}
+	var out gpu.DevicePtr
+	var outCap uint64
+	if rows != nil {
+		opts |= optList
+		out, outCap = rows.buf.Ptr(), rows.cap
 	}
 	donate := o.DonateAfter
 	if donate <= 0 {
@@ -621,13 +634,14 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 			return count, true, err
 		}
 		// The queue's words (head, tail, size) carry over; ctl holds what the last launch left.
-		ctl[cNext], ctl[cWork], ctl[cIdle] = 0, queued, 0
+		ctl[cNext], ctl[cWork], ctl[cIdle], ctl[cOut], ctl[cStop] = 0, queued, 0, 0, 0
 		if err := gpu.CopyToDevice(r.ctl, 0, ctl); err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
 		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, uint32((fp.L+fp.G)*metaStride*8),
 			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
-			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()))
+			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()),
+			out, outCap)
 		if err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
@@ -636,8 +650,20 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		if err := gpu.CopyToHost(ctl, r.ctl, 0); err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
-		if ctl[cOverflow] != 0 {
+		switch ctl[cOverflow] {
+		case 0:
+		case 2:
+			return count, false, errors.New("stmatch: a listing task found no room in the work queue")
+		default:
 			return 0, false, engine.ErrOverflow
+		}
+		if rows != nil && ctl[cOut] > 0 {
+			if ctl[cOut] > outCap {
+				return count, false, fmt.Errorf("stmatch: %d rows written to a buffer of %d", ctl[cOut], outCap)
+			}
+			if !rows.drain(ctl[cOut]) {
+				return count, false, rows.err
+			}
 		}
 		if err := r.addCounts(&count, counts); err != nil {
 			return 0, false, err
@@ -656,10 +682,117 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	}
 }
 
-// Matches implements engine.Engine: listing is not implemented yet, so the sequence yields
-// ErrListing once.
-func (Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
+// rowSink receives the rows a listing launch wrote: L words each, in level order.
+type rowSink struct {
+	buf   *gpu.Buffer
+	cap   uint64 // rows
+	L     int
+	host  []uint32
+	match []uint32 // one match in pattern vertex order, handed to yield
+	order []int    // order[level] = pattern vertex
+	yield func([]uint32, error) bool
+	err   error // set when drain fails to copy
+}
+
+// drain copies n rows to the host and yields them; false when the consumer stopped or the copy
+// failed (err).
+func (s *rowSink) drain(n uint64) bool {
+	words := s.host[:n*uint64(s.L)]
+	if err := gpu.CopyToHost(words, s.buf, 0); err != nil {
+		s.err = fmt.Errorf("stmatch: reading matches: %w", err)
+		return false
+	}
+	for k := uint64(0); k < n; k++ {
+		row := words[k*uint64(s.L) : (k+1)*uint64(s.L)]
+		for level, v := range s.order {
+			s.match[v] = row[level]
+		}
+		if !s.yield(s.match, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// listRows is the output buffer's size in rows: at least the longest last-level set (so that a
+// launch that starts with an empty buffer always makes progress) and about 64 MiB otherwise.
+func listRows(fp *flatPlan) uint64 {
+	return max(fp.Cap[fp.L-1], (64<<20)/uint64(4*fp.L))
+}
+
+// Matches implements engine.Engine: the kernel writes the matches of each time slice into a
+// bounded buffer (a launch also ends when it is full, its warps queueing what they hold), and the
+// host yields them in pattern vertex order between launches, so any number of matches streams in
+// fixed memory. Listing runs on the first GPU of the problem; the plan enumerates every vertex
+// (no leaf counting) and is the same one the CPU engine lists with.
+func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
 	return func(yield func([]uint32, error) bool) {
-		yield(nil, ErrListing)
+		if p.Data == nil || p.Pattern == nil {
+			yield(nil, fmt.Errorf("stmatch engine: problem needs a data graph and a pattern"))
+			return
+		}
+		devs, err := devices(ctx, p)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		o := e.Options
+		o.NoLeaves = true
+		pl := buildPlan(p.Data, p.Pattern, p.Semantics, o)
+		if pl.Empty {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+			}
+			return
+		}
+		match := make([]uint32, p.Pattern.NumVertices())
+		if len(pl.Levels) == 1 { // one vertex: its candidates are the matches
+			for _, c := range pl.Candidates[pl.Levels[0].Vertex] {
+				match[pl.Levels[0].Vertex] = c
+				if !yield(match, nil) {
+					return
+				}
+			}
+			return
+		}
+		fp, err := flatten(pl, !o.NoReuse, true)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		units := fp.makeUnits(max(1, devs[0].Info().SMs)*blocksPerSM*warpsPerBlock, !o.NoSplit)
+		r := &deviceRun{d: devs[0], limit: p.GPUMemoryLimit}
+		defer r.free()
+		sink := &rowSink{cap: listRows(fp), L: fp.L, match: match, yield: yield}
+		if r.limit > 0 {
+			// Leave the output buffer room within --gpu-memory.
+			sink.cap = max(fp.Cap[fp.L-1], min(sink.cap, r.limit/4/uint64(4*fp.L)))
+		}
+		sink.buf, err = r.alloc("match buffer", sink.cap*uint64(4*fp.L), func() (*gpu.Buffer, error) { return r.d.Alloc(sink.cap * uint64(4*fp.L)) })
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		sink.host = make([]uint32, sink.cap*uint64(fp.L))
+		for _, lv := range pl.Levels {
+			sink.order = append(sink.order, lv.Vertex)
+		}
+		if err := r.prepare(p, fp, o, units); err != nil {
+			yield(nil, err)
+			return
+		}
+		disp := &unitDispenser{total: uint64(len(units)), chunk: uint64(len(units))}
+		stopped := false
+		sink.yield = func(m []uint32, err error) bool {
+			if !yield(m, err) {
+				stopped = true
+				return false
+			}
+			return true
+		}
+		_, _, err = r.run(ctx, p, fp, o, disp, sink)
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
 	}
 }

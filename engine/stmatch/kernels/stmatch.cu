@@ -404,8 +404,11 @@ __device__ u64 level_set(const u64* __restrict__ meta, int i, bool last,
 #define C_DONATED (7 * C_LINE)   // statistics: tasks donated, tasks spilled, tasks taken
 #define C_SPILLED (8 * C_LINE)
 #define C_TAKEN (9 * C_LINE)
-#define C_WORDS (10 * C_LINE)
+#define C_OUT (10 * C_LINE)      // listing: rows written to the output buffer in this launch
+#define C_STOP (11 * C_LINE)     // listing: the output buffer is full, every warp stops
+#define C_WORDS (12 * C_LINE)
 #define OPT_STEAL 1u
+#define OPT_LIST 2u  // listing: the last level's candidates are written out as rows, not counted
 
 __device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
 
@@ -480,6 +483,48 @@ __device__ bool q_pop(u64* ctl, u64* seq, const u32* tasks, u64 cap, int* f, u64
 	return true;
 }
 
+// emit_rows (listing) writes the rows prefix m[0..L-2] + set[p] for p = a, a+K, ... < b to the
+// output buffer (row-major, L words a row, in level order), reserving them all at once. It
+// returns false, writing nothing, when they do not fit: the caller queues the rows' task again
+// and the launch stops, so the host can drain the buffer.
+__device__ bool emit_rows(u64* ctl, u32* out, u64 outCap, int L, const u32* m, const u32* set,
+	u64 a, u64 b, u64 K, int lane)
+{
+	if (a >= b) return true;
+	u64 n = (b - a + K - 1) / K;
+	u64 base = 0;
+	int ok = 1;
+	if (lane == 0) {
+		u64 cur = vload(&ctl[C_OUT]);
+		for (;;) {
+			if (cur + n > outCap) { ok = 0; break; }
+			u64 seen = atomicCAS(&ctl[C_OUT], cur, cur + n);
+			if (seen == cur) break;
+			cur = seen;
+		}
+		base = cur;
+	}
+	if (!__shfl_sync(FULL, ok, 0)) return false;
+	base = __shfl_sync(FULL, base, 0);
+	u32* dst = out + base * (u64)L;
+	for (u64 idx = lane; idx < n * (u64)L; idx += 32) {
+		u64 row = idx / (u64)L;
+		int col = (int)(idx - row * (u64)L);
+		dst[idx] = col < L - 1 ? m[col] : set[a + row * K];
+	}
+	return true;
+}
+
+// stop_listing queues the rows that did not fit (level f's positions [a, b) with stride K, prefix
+// m/mi[0..f-1]) and tells every warp to stop.
+__device__ void stop_listing(u64* ctl, u64* seq, u32* tasks, u64 cap, int f, u64 K, u64 a, u64 b,
+	const u32* m, const u32* mi, int lane, unsigned int* lost)
+{
+	if (q_reserve(ctl, 1, cap, lane)) q_push(ctl, seq, tasks, cap, f, K, a, b, m, mi, lane);
+	else if (lane == 0) *lost = 1;  // cannot happen: the queue has room for every warp's stack
+	if (lane == 0) atomicExch(&ctl[C_STOP], 1ULL);
+}
+
 extern "C" __global__ void stmatch_count(
 	const u64* __restrict__ gmeta, int L,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals,
@@ -488,7 +533,8 @@ extern "C" __global__ void stmatch_count(
 	u32* __restrict__ bufs, u64 warpStride,
 	const u64* __restrict__ units, u64 unitBegin, u64 unitEnd,
 	u64* ctl, u64* counts, int G,
-	u32* tasks, u64* seq, u64 cap, u64 sliceNs, unsigned int opts, u64 donateNs)
+	u32* tasks, u64* seq, u64 cap, u64 sliceNs, unsigned int opts, u64 donateNs,
+	u32* out, u64 outCap)
 {
 	extern __shared__ u64 meta[];  // (L + G) * META_STRIDE words
 	for (int k = threadIdx.x; k < (L + G) * META_STRIDE; k += blockDim.x) meta[k] = gmeta[k];
@@ -503,6 +549,8 @@ extern "C" __global__ void stmatch_count(
 	bool ovf = false;
 	const u32* roots = cands + meta[M_CANDOFF];
 	const bool steal = opts & OPT_STEAL;
+	const bool list = opts & OPT_LIST;
+	unsigned int lost = 0;
 
 	u64 start = 0;
 	if (lane == 0) {
@@ -516,7 +564,7 @@ extern "C" __global__ void stmatch_count(
 	for (;;) {
 		// Find work: a host unit, else a queued task, else wait for one.
 		int past = 0;
-		if (lane == 0) past = clock_ns() - start >= sliceNs;
+		if (lane == 0) past = clock_ns() - start >= sliceNs || (list && vload(&ctl[C_STOP]));
 		past = __shfl_sync(FULL, past, 0);
 		int kind = 0;  // 1: host unit, 2: task
 		u64 u = 0;
@@ -536,7 +584,7 @@ extern "C" __global__ void stmatch_count(
 			if (lane == 0) atomicAdd(&ctl[C_IDLE], 1ULL);
 			for (unsigned int nap = 256;; nap = min(2 * nap, 8192u)) {
 				int stop = 0;
-				if (lane == 0) stop = clock_ns() - start >= sliceNs || vload(&ctl[C_WORK]) == 0;
+				if (lane == 0) stop = clock_ns() - start >= sliceNs || vload(&ctl[C_WORK]) == 0 || (list && vload(&ctl[C_STOP]));
 				if (__shfl_sync(FULL, stop, 0)) break;
 				__nanosleep(nap);
 				if (q_pop(ctl, seq, tasks, cap, &f, &K, &a, &b, m, mi, lane)) { kind = 2; break; }
@@ -560,6 +608,13 @@ extern "C" __global__ void stmatch_count(
 				continue;
 			}
 			if (L == 2 && G == 0) {  // the host gives K = 1 here
+				if (list) {
+					u32* set = buf + meta[META_STRIDE + M_BUFOFF];
+					sz[1] = level_set(meta, 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, set, lane);
+					if (!emit_rows(ctl, out, outCap, L, m, set, 0, sz[1], 1, lane))
+						stop_listing(ctl, seq, tasks, cap, 1, 1, 0, sz[1], m, mi, lane, &lost);
+					continue;
+				}
 				total += level_set(meta, 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane);
 				continue;
 			}
@@ -579,6 +634,13 @@ extern "C" __global__ void stmatch_count(
 					sz[j] = level_set(meta, j, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, buf + lv[M_BUFOFF], lane);
 			}
 			pos[f] = a; end[f] = b;
+			if (list && f == L - 1) {  // rows that did not fit in an earlier launch
+				u32* set = buf + meta[(u64)f * META_STRIDE + M_BUFOFF];
+				if (!emit_rows(ctl, out, outCap, L, m, set, a, b, K, lane))
+					stop_listing(ctl, seq, tasks, cap, f, K, a, b, m, mi, lane, &lost);
+				if (lane == 0) atomicAdd(&ctl[C_WORK], (u64)0 - 1);
+				continue;
+			}
 		}
 
 		int i = first;
@@ -588,7 +650,7 @@ extern "C" __global__ void stmatch_count(
 				int act = 0;
 				if (lane == 0) {
 					u64 now = clock_ns();
-					if (now - start >= sliceNs) act = 1;
+					if (now - start >= sliceNs || (list && vload(&ctl[C_STOP]))) act = 1;
 					else if (steal && now - began >= donateNs && vload(&ctl[C_IDLE]) > vload(&ctl[C_QSIZE])) act = 2;
 				}
 				act = __shfl_sync(FULL, act, 0);
@@ -627,7 +689,16 @@ extern "C" __global__ void stmatch_count(
 			if (i == L - 1) {  // only with leaf groups: the last level is iterated
 				total = add_checked(total, leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf), &ovf);
 			} else if (G == 0 && i + 1 == L - 1) {
-				total = add_checked(total, level_set(meta, i + 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane), &ovf);
+				if (list) {
+					u32* set = buf + meta[(u64)(L - 1) * META_STRIDE + M_BUFOFF];
+					u64 n = level_set(meta, L - 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, set, lane);
+					if (!emit_rows(ctl, out, outCap, L, m, set, 0, n, 1, lane)) {
+						stop_listing(ctl, seq, tasks, cap, L - 1, 1, 0, n, m, mi, lane, &lost);
+						tick = 7;  // the next step spills the rest of the stack
+					}
+				} else {
+					total = add_checked(total, level_set(meta, i + 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane), &ovf);
+				}
 			} else {
 				const u64* nv = lv + META_STRIDE;
 				u32* out = buf + nv[M_BUFOFF];
@@ -643,5 +714,6 @@ extern "C" __global__ void stmatch_count(
 	if (lane == 0) {
 		counts[warp] = total;
 		if (ovf) ctl[C_OVERFLOW] = 1;
+		if (lost) ctl[C_OVERFLOW] = 2;
 	}
 }

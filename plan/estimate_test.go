@@ -1,0 +1,307 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"submatch/engine"
+	"submatch/gen"
+	"submatch/graph"
+	"submatch/internal/oracle"
+	"submatch/pattern"
+)
+
+// exactTree enumerates the plan's search tree by a straightforward recursion over every data
+// vertex (no candidate space, no set operations): the nodes at each level and the matches the
+// search counts (postponed groups placed by brute force too).
+func exactTree(g *graph.Graph, pl *Plan) (levelNodes []float64, matches float64) {
+	levelNodes = make([]float64, len(pl.Levels))
+	if pl.Empty {
+		return levelNodes, 0
+	}
+	p := pl.Pattern
+	n := uint32(g.NumVertices())
+	m := make([]uint32, len(pl.Levels))
+	adjacent := func(a, b uint32, vl, el pattern.Label) bool {
+		l, ok := g.HasEdge(a, b)
+		return ok && el.Matches(l) && vl.Matches(g.VertexLabel(b))
+	}
+	// Postponed vertices in a fixed order, with their groups.
+	var post []int
+	groupOf := map[int]*LeafGroup{}
+	for gi := range pl.Groups {
+		for _, u := range pl.Groups[gi].Vertices {
+			post = append(post, u)
+			groupOf[u] = &pl.Groups[gi]
+		}
+	}
+	pm := map[int]uint32{} // postponed vertex -> data vertex
+	var place func(k int) float64
+	place = func(k int) float64 {
+		if k == len(post) {
+			for _, r := range pl.Restrictions {
+				a, okA := pm[r.Less]
+				b, okB := pm[r.Greater]
+				if okA && okB && a >= b {
+					return 0
+				}
+			}
+			return 1
+		}
+		u := post[k]
+		lg := groupOf[u]
+		total := 0.0
+	next:
+		for v := uint32(0); v < n; v++ {
+			if !p.VertexLabel(u).Matches(g.VertexLabel(v)) {
+				continue
+			}
+			if len(lg.Parents) == 0 && !lg.Candidates.Has(v) {
+				continue
+			}
+			for _, pe := range lg.Parents {
+				if !adjacent(m[pe.Level], v, lg.VertexLabel, pe.EdgeLabel) {
+					continue next
+				}
+			}
+			for _, w := range m {
+				if w == v {
+					continue next
+				}
+			}
+			for _, w := range post[:k] {
+				if pm[w] == v {
+					continue next
+				}
+			}
+			pm[u] = v
+			total += place(k + 1)
+			delete(pm, u)
+		}
+		return total
+	}
+	var rec func(i int)
+	rec = func(i int) {
+		if i == len(pl.Levels) {
+			matches += place(0)
+			return
+		}
+		l := &pl.Levels[i]
+	next:
+		for v := uint32(0); v < n; v++ {
+			if !pl.CandidateBits[l.Vertex].Has(v) {
+				continue
+			}
+			for _, be := range l.Backward {
+				if !adjacent(m[be.Level], v, be.VertexLabel, be.EdgeLabel) {
+					continue next
+				}
+			}
+			for _, j := range l.Collide {
+				if m[j] == v {
+					continue next
+				}
+			}
+			for _, j := range l.NonAdjacent {
+				if _, ok := g.HasEdge(m[j], v); ok {
+					continue next
+				}
+			}
+			for _, j := range l.Lower {
+				if v <= m[j] {
+					continue next
+				}
+			}
+			for _, j := range l.Upper {
+				if v >= m[j] {
+					continue next
+				}
+			}
+			levelNodes[i]++
+			m[i] = v
+			rec(i + 1)
+		}
+	}
+	rec(0)
+	return levelNodes, matches
+}
+
+// near reports whether an estimate is within tol (relative) of the exact value, or within 0.5
+// of it when the value is small.
+func near(est, exact, tol float64) bool {
+	return math.Abs(est-exact) <= max(tol*exact, 0.5)
+}
+
+type estimateCase struct {
+	name string
+	g    *graph.Graph
+	p    *pattern.Pattern
+	opts Options
+	sem  engine.Semantics
+}
+
+func estimateCases() []estimateCase {
+	var cases []estimateCase
+	variants := []struct {
+		opts Options
+		sem  engine.Semantics
+	}{
+		{Options{MultiplyAutomorphisms: true}, engine.Semantics{}},
+		{Options{Unique: true}, engine.Semantics{Unique: true}},
+		{Options{Induced: true}, engine.Semantics{Induced: true}},
+		{Options{Enumerate: true}, engine.Semantics{}},
+		{Options{Unique: true, SpaceLimit: -1}, engine.Semantics{Unique: true}},
+		{Options{SpaceLimit: -1}, engine.Semantics{}},
+	}
+	for seed := uint64(1); seed <= 24; seed++ {
+		vl := 1 + int(seed%3)
+		g := gen.RandomGraphM(seed, 40, 160+int(seed%4)*40, vl, 1+int(seed%2))
+		p := gen.RandomPattern(seed*7, 3+int(seed%4), gen.PatternOptions{
+			EdgeProb: 0.3, VertexLabels: vl, EdgeLabels: 1 + int(seed%2), Wildcard: 0.2,
+			Components: 1 + int(seed%5/4)})
+		v := variants[seed%uint64(len(variants))]
+		cases = append(cases, estimateCase{fmt.Sprintf("seed%d/%s", seed, p), g, p, v.opts, v.sem})
+	}
+	// Shapes with several postponed groups in one class, isolated vertices, symmetric patterns.
+	dense := gen.RandomGraphM(99, 30, 200, 1, 1)
+	for _, s := range []string{
+		"(a)-(b)-(c)-(a), (a)-(d), (b)-(e)",      // two leaf groups that may collide
+		"(a)-(b), (a)-(c), (a)-(d), (b)-(e)",     // star with a tail
+		"(a)-(b)-(c)-(d)-(a)",                    // 4-cycle
+		"(a)-(b)-(c)-(a), (x), (y)",              // isolated vertices
+		"(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)",  // 4-clique
+		"(a)-(b)-(c), (a)-(c), (c)-(d), (c)-(e)", // triangle with two leaves on one vertex
+	} {
+		p, err := pattern.Parse(s)
+		if err != nil {
+			panic(err)
+		}
+		cases = append(cases,
+			estimateCase{s + "/embeddings", dense, p, Options{MultiplyAutomorphisms: true}, engine.Semantics{}},
+			estimateCase{s + "/unique", dense, p, Options{Unique: true}, engine.Semantics{Unique: true}},
+			estimateCase{s + "/unique-nospace", dense, p, Options{Unique: true, SpaceLimit: -1}, engine.Semantics{Unique: true}})
+	}
+	return cases
+}
+
+// TestEstimateUnbiased compares the mean of many probes with the exact tree size and match count
+// on small random problems: the estimator is unbiased, so the mean of 20,000 probes must be
+// within a few per cent of the truth. Deterministic: the probes are seeded.
+func TestEstimateUnbiased(t *testing.T) {
+	ctx := context.Background()
+	const probes = 20000
+	var worst float64
+	for _, c := range estimateCases() {
+		pl := Build(c.g, c.p, c.opts)
+		levels, matches := exactTree(c.g, pl)
+		// The brute-force tree itself counts what the engines count.
+		if want := oracle.Count(c.g, c.p, c.sem); uint64(matches)*pl.Multiplier != want {
+			t.Fatalf("%s: exact tree counts %v x %d, oracle %d", c.name, matches, pl.Multiplier, want)
+		}
+		est, err := pl.Estimate(ctx, c.g, EstimateOptions{Seed: 1, Probes: probes})
+		if err != nil || est.Probes != probes {
+			t.Fatalf("%s: %d probes, error %v", c.name, est.Probes, err)
+		}
+		total := 0.0
+		for i, exact := range levels {
+			total += exact
+			if !near(est.LevelNodes[i], exact, 0.08) {
+				t.Errorf("%s: level %d: estimated %.1f nodes, exact %v", c.name, i, est.LevelNodes[i], exact)
+			}
+		}
+		if !near(est.Nodes, total, 0.05) || math.Abs(est.Nodes-total) > 5*est.NodesStdErr+0.5 {
+			t.Errorf("%s: estimated %.1f ± %.1f nodes, exact %v", c.name, est.Nodes, est.NodesStdErr, total)
+		}
+		if !near(est.Matches, matches, 0.08) {
+			t.Errorf("%s: estimated %.1f matches, exact %v", c.name, est.Matches, matches)
+		}
+		if b := pl.NodeBound(); b < total {
+			t.Errorf("%s: NodeBound %v below the exact %v nodes", c.name, b, total)
+		}
+		if total > 0 {
+			worst = max(worst, math.Abs(est.Nodes-total)/total)
+		}
+		t.Logf("%-60s nodes %8.0f est %10.1f ± %6.1f  matches %8.0f est %10.1f", c.name, total, est.Nodes, est.NodesStdErr, matches, est.Matches)
+	}
+	t.Logf("worst relative error of Nodes: %.3f", worst)
+}
+
+// TestEstimateSingleProbeOnPath: when every level has at most one candidate per node the single
+// path is the whole tree, so one probe is exact.
+func TestEstimateSingleProbeOnPath(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := 0; v < 4; v++ {
+		if err := b.SetVertexLabel(int64(v), uint32(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := 0; v < 3; v++ {
+		if err := b.AddEdge(int64(v), int64(v+1), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pattern.Parse("(a:0)-(b:1)-(c:2)-(d:3)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := Build(g, p, Options{Enumerate: true})
+	est, err := pl.Estimate(context.Background(), g, EstimateOptions{Probes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Nodes != 4 || est.Matches != 1 {
+		t.Fatalf("estimate %+v, want 4 nodes and 1 match", est)
+	}
+}
+
+func TestEstimateDeterministicAndBounded(t *testing.T) {
+	g := gen.RandomGraphM(5, 200, 2000, 2, 1)
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := Build(g, p, Options{MultiplyAutomorphisms: true})
+	ctx := context.Background()
+	a, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500})
+	b, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500})
+	if a.Nodes != b.Nodes || a.Matches != b.Matches || a.Scanned != b.Scanned {
+		t.Fatalf("same seed, different estimates: %+v and %+v", a, b)
+	}
+	c, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 8, Probes: 500})
+	if c.Nodes == a.Nodes {
+		t.Errorf("different seeds gave identical estimates %v", a.Nodes)
+	}
+	// The work limit stops early (after the minimum number of probes).
+	lim, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500, MinProbes: 4, WorkLimit: 1})
+	if lim.Probes != 4 {
+		t.Errorf("work limit 1: %d probes, want the minimum 4", lim.Probes)
+	}
+	// So does the node share: 1e-9 of the nodes is less than one probe's steps.
+	share, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500, MinProbes: 8, NodeShare: 1e-9})
+	if share.Probes != 8 {
+		t.Errorf("node share 1e-9: %d probes, want the minimum 8", share.Probes)
+	}
+	// A share of 1% stops once the probes have taken about 1% of the search's ~1.2e4 nodes in
+	// steps: a few dozen probes of about 4 levels.
+	if some, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500, NodeShare: 0.01}); some.Probes < 10 || some.Probes > 100 {
+		t.Errorf("node share 0.01: %d probes for %v nodes", some.Probes, some.Nodes)
+	}
+	// A cancelled context stops before the first probe.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := pl.Estimate(cctx, g, EstimateOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: error %v", err)
+	}
+	// An empty plan estimates nothing.
+	q, _ := pattern.Parse("(a:9)-(b)")
+	if e, err := Build(g, q, Options{}).Estimate(ctx, g, EstimateOptions{}); err != nil || e.Nodes != 0 || e.Matches != 0 {
+		t.Errorf("empty plan: %+v, %v", e, err)
+	}
+}
