@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,7 @@ type matchFlags struct {
 	queryFormat string
 	memory      string
 	gpuMemory   string
+	gpus        string
 	genevaSV    bool
 	genevaOrder string
 }
@@ -103,6 +105,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
 	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GB (default: no bound)")
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
+	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them; geneva uses the first)")
 	fs.BoolVar(&m.genevaSV, "geneva-sv", false, "with --engine geneva: match one vertex per phase (the paper's SV-match variant)")
 	fs.StringVar(&m.genevaOrder, "geneva-order", "cost", "with --engine geneva: phase order `ORDER`, cost (GENMATCHORDER choosing by estimated growth) or paper (its structural priorities alone)")
 }
@@ -120,6 +123,9 @@ func (m *matchFlags) check() error {
 	if _, err := parseSize("--gpu-memory", m.gpuMemory); err != nil {
 		return err
 	}
+	if _, err := parseGPUs(m.gpus); err != nil {
+		return err
+	}
 	if m.genevaSV && m.engine != "geneva" {
 		return usagef("--geneva-sv needs --engine geneva")
 	}
@@ -130,6 +136,35 @@ func (m *matchFlags) check() error {
 		return usagef("--geneva-order needs --engine geneva")
 	}
 	return checkFormat("--query-format", m.queryFormat)
+}
+
+// parseGPUs parses --gpus: "all" (or "") is nil, "N" the first N devices, "a,b,..." those devices.
+func parseGPUs(value string) ([]int, error) {
+	value = strings.TrimSpace(value)
+	if value == "" || value == "all" {
+		return nil, nil
+	}
+	bad := usagef("--gpus %q: expected all, a count such as 2, or device numbers such as 0,2", value)
+	if !strings.Contains(value, ",") {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 || n > 1024 {
+			return nil, bad
+		}
+		out := make([]int, n)
+		for k := range out {
+			out[k] = k
+		}
+		return out, nil
+	}
+	var out []int
+	for _, f := range strings.Split(value, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 0 || k > 1023 || slices.Contains(out, k) {
+			return nil, bad
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }
 
 // parseSize parses a size flag (0 when unset).
@@ -149,6 +184,7 @@ func (m *matchFlags) problem(g *graph.Graph, p *pattern.Pattern, progress func(f
 	prob := &engine.Problem{Data: g, Pattern: p, Semantics: m.semantics(), Threads: m.threads, Progress: progress}
 	prob.MemoryLimit, _ = parseSize("--memory", m.memory)
 	prob.GPUMemoryLimit, _ = parseSize("--gpu-memory", m.gpuMemory)
+	prob.GPUs, _ = parseGPUs(m.gpus)
 	return prob
 }
 
