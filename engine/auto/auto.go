@@ -274,8 +274,9 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		return d, nil
 	}
 
-	// Predicted GPU times. The GPU engines do not multiply by |Aut|: their trees are the plan's
-	// times Multiplier (roughly: the CPU plan breaks symmetry where they do not).
+	// Predicted GPU times. stmatch breaks symmetry and multiplies by |Aut| as the CPU engine does
+	// (its tree is the plan's); GENEVA does not multiply: its tables are the plan's times
+	// Multiplier (roughly: the CPU plan breaks symmetry where it does not).
 	mult := float64(pl.Multiplier)
 	d.Predictions = append(d.Predictions, Prediction{Engine: "cpu", Seconds: cpuSeconds,
 		Note: fmt.Sprintf("%d thread(s)", d.Threads)})
@@ -287,12 +288,12 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 			if why := stmatchIneligible(pl); why != "" {
 				pr.Seconds, pr.Note = -1, why
 			} else {
-				spread := est.Nodes * mult / r.STMatchNodesPerSecond
-				heavy := est.HeaviestSubtree * mult / r.STMatchWarpNodesPerSecond
+				spread := est.Nodes / r.STMatchNodesPerSecond
+				heavy := est.HeaviestSubtree / r.STMatchWarpNodesPerSecond
 				pr.Seconds = r.GPUStartSeconds + spread + heavy
 				pr.Note = "throughput"
 				if heavy > spread {
-					pr.Note = "one warp on the heaviest subtree, about " + sci(est.HeaviestSubtree*mult) + " nodes"
+					pr.Note = "the heaviest level-1 subtree, about " + sci(est.HeaviestSubtree) + " nodes"
 				}
 			}
 		case "geneva":

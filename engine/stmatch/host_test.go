@@ -1048,7 +1048,7 @@ func TestEmulatedLeaves(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		ps = append(ps, gen.RandomPattern(seed*29, 3+int(seed%5), gen.PatternOptions{EdgeProb: 0.3, VertexLabels: int(seed % 3), Wildcard: 0.3}))
 	}
-	var leafPlans, multiClass, fallbacks, cases int
+	var leafPlans, multiClass, fallbacks, multiplied, cases int
 	for gi := uint64(1); gi <= 4; gi++ {
 		vl := int(gi%2) * 3
 		g := gen.RandomGraph(gi*211, 25+int(gi)*5, 0.3, vl, 1)
@@ -1075,9 +1075,12 @@ func TestEmulatedLeaves(t *testing.T) {
 						} else if k == 1 && !sem.Induced && len(plan.Build(g, p, plan.Options{Unique: sem.Unique}).Groups) > 0 {
 							fallbacks++
 						}
-						got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj, nil)
+						got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj, nil) * pl.Multiplier
 						if got == want {
-							got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj, rand.New(rand.NewPCG(7, uint64(len(fp.Meta)))))
+							got = emulateV2(fp, fp.makeUnits(8, true), goff, gadj, rand.New(rand.NewPCG(7, uint64(len(fp.Meta))))) * pl.Multiplier
+						}
+						if pl.Multiplier > 1 {
+							multiplied++
 						}
 					}
 					if got != want {
@@ -1088,8 +1091,8 @@ func TestEmulatedLeaves(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases, %d with counted leaf groups (%d with a class of several groups), %d falling back to Enumerate", cases, leafPlans, multiClass, fallbacks)
-	if leafPlans == 0 || multiClass == 0 || fallbacks == 0 {
+	t.Logf("%d cases, %d with counted leaf groups (%d with a class of several groups), %d falling back to Enumerate, %d plans x |Aut|", cases, leafPlans, multiClass, fallbacks, multiplied)
+	if leafPlans == 0 || multiClass == 0 || fallbacks == 0 || multiplied == 0 {
 		t.Errorf("leaf counting, class counting or the fallback not exercised")
 	}
 }
@@ -1102,7 +1105,7 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 	if _, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Threads: 1}); !errors.Is(err, engine.ErrOverflow) {
 		t.Fatalf("cpu: %v, want overflow", err)
 	}
-	pl := buildPlan(g, p, engine.Semantics{}, Options{})
+	pl := buildPlan(g, p, engine.Semantics{}, Options{NoMultiply: true})
 	fp, err := flatten(pl, true, false)
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,9 @@ type Options struct {
 	// NoLeaves enumerates every pattern vertex (plan built with Enumerate) instead of counting
 	// postponed leaf groups.
 	NoLeaves bool
+	// NoMultiply counts every embedding of a symmetric pattern instead of the symmetry-broken
+	// matches times |Aut(pattern)|.
+	NoMultiply bool
 	// NoSteal turns off the donation of work to idle warps (the end-of-slice spills remain).
 	NoSteal bool
 	// Slice is the time after which a launch's warps stop and spill their work into the queue
@@ -101,7 +104,10 @@ type Options struct {
 // vertex as its last level, and can start it from a reused set (on the H100, wiki-Vote 4-clique
 // embeddings: 14.4 ms with the closing vertex as a leaf group, 6.2 ms enumerated).
 func buildPlan(g *graph.Graph, pat *pattern.Pattern, sem engine.Semantics, o Options) *plan.Plan {
-	opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: o.V1 || o.NoLeaves}
+	// Counting embeddings of a symmetric pattern breaks symmetry and multiplies by |Aut| (as the
+	// CPU engine does); listing (NoLeaves) and v1 enumerate every embedding.
+	opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: o.V1 || o.NoLeaves,
+		MultiplyAutomorphisms: !o.V1 && !o.NoLeaves && !o.NoMultiply}
 	pl := plan.Build(g, pat, opts)
 	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1
 	if !opts.Enumerate && (!leafCountable(pl) || single) {
@@ -145,6 +151,8 @@ type Stats struct {
 	Units        uint64 // work units (roots, or parts of split roots)
 	Version      int    // 1: the v1 kernel, 2: the current one
 	Groups       int    // postponed leaf groups counted by the kernel
+	// Multiplier is |Aut(pattern)| when embeddings were counted as symmetry-broken matches, else 1.
+	Multiplier uint64
 	// Work queue (v2): its slots per device, and the tasks donated to idle warps, spilled at the
 	// end of time slices and taken from the queue.
 	QueueSlots              uint64
@@ -226,6 +234,14 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 		st.Version = 1
 	}
 	count, partial, err := countOn(ctx, devs, p, fp, o, &st)
+	if err == nil && pl.Multiplier > 1 {
+		hi, lo := bits.Mul64(count, pl.Multiplier)
+		if hi != 0 {
+			err = engine.ErrOverflow
+		}
+		count = lo
+	}
+	st.Multiplier = pl.Multiplier
 	st.Total = time.Since(t0)
 	res.Count, res.Partial, res.DeviceTime = count, partial, st.Kernel
 	if err != nil {
