@@ -380,20 +380,7 @@ func (e *estimator) accept(l *Level, c uint32) bool {
 			return false
 		}
 	}
-	if !e.pl.CandidateBits[l.Vertex].Has(c) {
-		return false
-	}
-	for _, j := range l.Collide {
-		if e.m[j] == c {
-			return false
-		}
-	}
-	for _, j := range l.NonAdjacent {
-		if _, adj := e.g.HasEdge(e.m[j], c); adj {
-			return false
-		}
-	}
-	return true
+	return e.pl.Admits(e.g, l, e.m, c)
 }
 
 // leafCount returns the number of ways to place the postponed groups given the levels' data

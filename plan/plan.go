@@ -454,3 +454,23 @@ func twoCore(p *pattern.Pattern) uint32 {
 	}
 	return alive
 }
+
+// Admits applies level l's per-candidate checks to data vertex c, with m holding the data
+// vertices of the earlier levels: the candidate filter, injectivity (Collide) and, for induced
+// matching, non-adjacency. The symmetry window is the caller's (it narrows whole sets).
+func (pl *Plan) Admits(g *graph.Graph, l *Level, m []uint32, c uint32) bool {
+	if !pl.CandidateBits[l.Vertex].Has(c) {
+		return false
+	}
+	for _, j := range l.Collide {
+		if m[j] == c {
+			return false
+		}
+	}
+	for _, j := range l.NonAdjacent {
+		if _, adj := g.HasEdge(m[j], c); adj {
+			return false
+		}
+	}
+	return true
+}

@@ -249,24 +249,9 @@ func (w *worker) bounds(i int, cands []uint32) []uint32 {
 	return cands
 }
 
-// accept applies the per-candidate checks of level i: candidate filter, injectivity and, for
-// induced matching, non-adjacency.
+// accept applies the per-candidate checks of level i (plan.Plan.Admits).
 func (w *worker) accept(i int, c uint32) bool {
-	lvl := &w.levels[i]
-	if !w.pl.CandidateBits[lvl.Vertex].Has(c) {
-		return false
-	}
-	for _, j := range lvl.Collide {
-		if w.m[j] == c {
-			return false
-		}
-	}
-	for _, j := range lvl.NonAdjacent {
-		if _, adj := w.g.HasEdge(w.m[j], c); adj {
-			return false
-		}
-	}
-	return true
+	return w.pl.Admits(w.g, &w.levels[i], w.m, c)
 }
 
 // shouldStop polls the shared stop flag (and offers work to idle workers) every pollMask+1 calls.
