@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"submatch/graph"
-	"submatch/pattern"
 )
 
 // Search-work estimation: Knuth's random-probe estimator of the size of a backtracking tree
@@ -349,7 +348,7 @@ func (e *estimator) levelSet(i int) ([]uint32, int) {
 		if pl.Space != nil {
 			s = pl.Space[[2]int{pl.Levels[be.Level].Vertex, l.Vertex}].List(e.mi[be.Level])
 		} else {
-			s = neighbours(e.g, e.m[be.Level], be.VertexLabel, be.EdgeLabel, &e.unionBufs[i][k])
+			s = NeighbourSet(e.g, e.m[be.Level], be.VertexLabel, be.EdgeLabel, &e.unionBufs[i][k])
 		}
 		work += len(s)
 		sets = append(sets, s)
@@ -398,7 +397,7 @@ func (e *estimator) leafCount() (float64, int) {
 			if pl.Space != nil {
 				s = pl.Space[[2]int{pl.Levels[pe.Level].Vertex, lg.Vertices[0]}].List(e.mi[pe.Level])
 			} else {
-				s = neighbours(e.g, e.m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &e.groupUnion[gi][k])
+				s = NeighbourSet(e.g, e.m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &e.groupUnion[gi][k])
 			}
 			work += len(s)
 			sets = append(sets, s)
@@ -584,39 +583,6 @@ func binomial(n float64, k int) float64 {
 		r = r * (n - float64(i)) / float64(i+1)
 	}
 	return r
-}
-
-// neighbours returns the sorted neighbours of v whose vertex and edge labels match vl and el
-// (merging runs into *buf for wildcards), like engine/cpu's neighbourSet.
-func neighbours(g *graph.Graph, v uint32, vl, el pattern.Label, buf *[]uint32) []uint32 {
-	if !vl.Any && !el.Any {
-		return g.NeighborsWith(v, vl.Value, el.Value)
-	}
-	runs := g.Runs(v)
-	lo, hi := 0, len(runs)
-	if !vl.Any {
-		lo, hi = g.RunsWithVertexLabel(v, vl.Value)
-	}
-	b := (*buf)[:0]
-	matched, first := 0, -1
-	for r := lo; r < hi; r++ {
-		if el.Matches(runs[r].EdgeLabel) {
-			if first < 0 {
-				first = r
-			}
-			matched++
-			b = append(b, g.RunNeighbors(v, r)...)
-		}
-	}
-	switch matched {
-	case 0:
-		return nil
-	case 1:
-		return g.RunNeighbors(v, first)
-	}
-	slices.Sort(b)
-	*buf = b
-	return b
 }
 
 // intersectSorted intersects sorted sets, smallest first, into *out (tmp is scratch); it

@@ -474,3 +474,41 @@ func (pl *Plan) Admits(g *graph.Graph, l *Level, m []uint32, c uint32) bool {
 	}
 	return true
 }
+
+// NeighbourSet returns the neighbours of v whose vertex label and edge label satisfy the
+// constraints, sorted. Exact labels give one run of the CSR without copying; wildcards merge the
+// matching runs into *buf.
+func NeighbourSet(g *graph.Graph, v uint32, vl, el pattern.Label, buf *[]uint32) []uint32 {
+	if !vl.Any && !el.Any {
+		return g.NeighborsWith(v, vl.Value, el.Value)
+	}
+	runs := g.Runs(v)
+	lo, hi := 0, len(runs)
+	if !vl.Any {
+		lo, hi = g.RunsWithVertexLabel(v, vl.Value)
+	}
+	first, matched := -1, 0
+	for r := lo; r < hi; r++ {
+		if el.Matches(runs[r].EdgeLabel) {
+			if first < 0 {
+				first = r
+			}
+			matched++
+		}
+	}
+	switch matched {
+	case 0:
+		return nil
+	case 1:
+		return g.RunNeighbors(v, first)
+	}
+	b := (*buf)[:0]
+	for r := lo; r < hi; r++ {
+		if el.Matches(runs[r].EdgeLabel) {
+			b = append(b, g.RunNeighbors(v, r)...)
+		}
+	}
+	slices.Sort(b)
+	*buf = b
+	return b
+}

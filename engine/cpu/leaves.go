@@ -177,7 +177,7 @@ func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
 		if lc.space != nil {
 			s = lc.space[gi][k].List(mi[pe.Level])
 		} else {
-			s = neighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
+			s = plan.NeighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
 		}
 		if len(s) == 0 {
 			return nil

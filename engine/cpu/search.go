@@ -1,11 +1,9 @@
 package cpu
 
 import (
-	"slices"
 	"sync/atomic"
 
 	"submatch/graph"
-	"submatch/pattern"
 	"submatch/plan"
 )
 
@@ -147,44 +145,6 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	return w
 }
 
-// neighbourSet returns the neighbours of v whose vertex label and edge label satisfy the
-// constraints, sorted. Exact labels give one run of the CSR without copying; wildcards merge the
-// matching runs into *buf.
-func neighbourSet(g *graph.Graph, v uint32, vl, el pattern.Label, buf *[]uint32) []uint32 {
-	if !vl.Any && !el.Any {
-		return g.NeighborsWith(v, vl.Value, el.Value)
-	}
-	runs := g.Runs(v)
-	lo, hi := 0, len(runs)
-	if !vl.Any {
-		lo, hi = g.RunsWithVertexLabel(v, vl.Value)
-	}
-	first, matched := -1, 0
-	for r := lo; r < hi; r++ {
-		if el.Matches(runs[r].EdgeLabel) {
-			if first < 0 {
-				first = r
-			}
-			matched++
-		}
-	}
-	switch matched {
-	case 0:
-		return nil
-	case 1:
-		return g.RunNeighbors(v, first)
-	}
-	b := (*buf)[:0]
-	for r := lo; r < hi; r++ {
-		if el.Matches(runs[r].EdgeLabel) {
-			b = append(b, g.RunNeighbors(v, r)...)
-		}
-	}
-	slices.Sort(b)
-	*buf = b
-	return b
-}
-
 // candidates returns the sorted local candidates of level i, already narrowed to its symmetry
 // window: the intersection of the neighbour sets of its mapped backward neighbours (starting from
 // a reusable earlier level's set), or the vertex's candidate list when it has none. The
@@ -204,7 +164,7 @@ func (w *worker) candidates(i int) []uint32 {
 			sets = append(sets, w.space[i][k].List(w.mi[be.Level]))
 			continue
 		}
-		sets = append(sets, neighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &w.unionSlots[i][k]))
+		sets = append(sets, plan.NeighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &w.unionSlots[i][k]))
 	}
 	// Levels that a later level reuses need the full set; others can narrow first.
 	narrowed := !w.reused[i] || lvl.NarrowShared
