@@ -14,6 +14,7 @@ import (
 	"submatch/gen"
 	"submatch/gpu"
 	"submatch/graph"
+	"submatch/internal/cudacheck"
 	"submatch/pattern"
 	"submatch/plan"
 )
@@ -1166,4 +1167,10 @@ func parsePatterns(t *testing.T, srcs []string) []*pattern.Pattern {
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// TestKernelSyntax checks both kernels with clang's CUDA front end (no CUDA needed).
+func TestKernelSyntax(t *testing.T) {
+	cudacheck.Syntax(t, kernelFile, kernelSource)
+	cudacheck.Syntax(t, kernelFileV1, kernelSourceV1)
 }
