@@ -8,4 +8,10 @@
 // (Algorithm 2) renames vertices so that every ELP's vertices form few runs of consecutive ids;
 // each run is one entry of the ELP's interval index, which the GPU searches in shared memory to
 // find a vertex's row (Section 4.1).
+//
+// Beyond the paper, a count whose query has closing vertices (all their neighbours matched before
+// them: leaves, vertices closing cycles last) plans the rest of the query and counts those from
+// the sizes of their candidate sets in one final Counting step instead of matching them
+// (PlanCounting; count.go says what is counted exactly and what is matched instead), as the CPU
+// engine counts its postponed leaves.
 package geneva

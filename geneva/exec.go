@@ -28,7 +28,8 @@ type Backend interface {
 	// last new vertex fastest) lies in win. With out nil it counts the rows the step produces;
 	// else it writes them to out, as many as fit. It returns how many rows the chunk produces
 	// (out holds them all only if that is <= out.Cap()) and the largest number of combinations
-	// of one row. A count that does not fit a uint64 fails with ErrOverflow.
+	// of one row. A count that does not fit a uint64 fails with ErrOverflow. A Counting step
+	// (always with out nil) returns the sum over the rows of each row's count.
 	Run(ctx context.Context, s *Step, in Table, lo, hi uint64, win Window, out Table) (produced, combinations uint64, err error)
 	// Read copies the first rows rows of t to dst (rows*t.Width() words).
 	Read(t Table, rows uint64, dst []uint32) error
@@ -56,8 +57,8 @@ var (
 // longest row of each partition and the length of each initial vertex's candidate list
 // (saturating at MaxUint64).
 func (s *Step) RowBound(maxLen func(nv NewVertex) uint64) uint64 {
-	if s.Kind == Elimination {
-		return 1
+	if s.Kind != Extension {
+		return 1 // a Counting step writes no rows
 	}
 	b := uint64(1)
 	for _, nv := range s.New {
@@ -119,6 +120,9 @@ func (x *Executor) Count(ctx context.Context, prog *Program) (uint64, error) {
 // List runs the program and hands each batch of final rows (rows x len(prog.Columns) words,
 // reused between calls) to emit; emit returning false stops the run without error.
 func (x *Executor) List(ctx context.Context, prog *Program, emit func(rows []uint32) bool) error {
+	if n := len(prog.Steps); n > 0 && prog.Steps[n-1].Kind == Counting {
+		return errors.New("geneva: a program with a counting step cannot list")
+	}
 	var buf []uint32
 	stop := errors.New("stop")
 	err := x.run(ctx, prog.Steps, nil, func(n uint64, t Table) error {

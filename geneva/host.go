@@ -72,6 +72,24 @@ func (h *HostBackend) Run(ctx context.Context, s *Step, in Table, lo, hi uint64,
 		}
 		return nil
 	}
+	if s.Kind == Counting {
+		if dst != nil {
+			return 0, 0, fmt.Errorf("geneva: a counting step writes no rows")
+		}
+		var sc countScratch
+		for r := lo; r < hi; r++ {
+			if (r-lo)%4096 == 0 && ctx.Err() != nil {
+				return produced, 1, ctx.Err()
+			}
+			n, ok := h.In.countRow(s, src[r*uint64(s.Width):(r+1)*uint64(s.Width)], &sc)
+			var carry uint64
+			produced, carry = bits.Add64(produced, n, 0)
+			if !ok || carry != 0 {
+				return 0, 0, ErrOverflow
+			}
+		}
+		return produced, 1, nil
+	}
 	lists := make([][]uint32, len(s.New))
 	for r := lo; r < hi; r++ {
 		if (r-lo)%4096 == 0 && ctx.Err() != nil {

@@ -38,6 +38,13 @@ func NewInputs(g *graph.Graph, pc *PCSR, cands []plan.Bitset, prog *Program) *In
 		for _, e := range s.Edges {
 			needUnion = needUnion || e.Part == UnionPart
 		}
+		for _, c := range s.Classes {
+			for _, set := range c.Sets {
+				for _, p := range set.Parents {
+					needUnion = needUnion || p.Part == UnionPart
+				}
+			}
+		}
 	}
 	if needUnion {
 		in.Union = pc.Union(g)

@@ -19,8 +19,9 @@ type Job struct {
 }
 
 // Prepare filters candidates with the CPU planner's filters (label, degree, neighbour labels,
-// refinement), plans q with GENMATCHORDER and lowers the plan for g laid out as pc. A query with
-// a vertex that has no candidate, or an edge label the data lacks, gets an empty Program.
+// refinement), plans q with GENMATCHORDER (with o.CountTail, on the query less the closing
+// vertices a final step counts: PlanCounting) and lowers the plan for g laid out as pc. A query
+// with a vertex that has no candidate, or an edge label the data lacks, gets an empty Program.
 func Prepare(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, o CompileOptions) (*Job, error) {
 	cpl, err := plan.BuildContext(ctx, g, q, plan.Options{Induced: o.Induced, Unique: o.Unique, Enumerate: true, SpaceLimit: -1})
 	if err != nil {
@@ -30,7 +31,12 @@ func Prepare(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, 
 	if !o.PaperOrder && !cpl.Empty {
 		est = Estimate(g, q, cpl.Candidates, cpl.CandidateBits)
 	}
-	job := &Job{Plan: MatchOrderEstimated(q, est)}
+	job := &Job{}
+	if o.CountTail && !o.Induced {
+		job.Plan = PlanCounting(q, est, o.Unique)
+	} else {
+		job.Plan = MatchOrderEstimated(q, est)
+	}
 	for _, c := range cpl.Candidates {
 		job.Candidates = append(job.Candidates, len(c))
 	}

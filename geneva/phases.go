@@ -19,6 +19,10 @@ const (
 	// Elimination drops embeddings that miss non-tree edges of one label between matched
 	// vertices (Algorithm 7).
 	Elimination
+	// Counting is a step kind only (no phase has it): the last step of a count that counts the
+	// closing vertices of Plan.Counted from the sizes of their candidate sets instead of
+	// matching them (Step.Classes).
+	Counting
 )
 
 // The eight matching patterns of Fig. 1. u_s1 and u_s2 are matched query vertices (sources); the
@@ -82,8 +86,12 @@ type Plan struct {
 	Phases []Phase
 	// Order lists the query vertices in the order the phases match them.
 	Order []int
-	// Restrictions break the query's automorphisms along Order (for unique counts).
+	// Restrictions break the query's automorphisms along Order, then the counted vertices (for
+	// unique counts).
 	Restrictions []plan.Restriction
+	// Counted are the closing vertices that no phase matches (PlanCounting): a final counting
+	// step counts their admissible data vertices for every embedding of the rest.
+	Counted []CountedClass
 }
 
 // MatchOrder decomposes q into extension and elimination phases with GENMATCHORDER (Algorithm 8,
@@ -104,21 +112,32 @@ func MatchOrder(q *pattern.Pattern) *Plan { return MatchOrderEstimated(q, nil) }
 // it starts with the one whose vertices have the fewest candidates. The paper's purely
 // structural choice can grow the intermediate tables by orders of magnitude more than needed
 // (github Q_18: 4e11 rows at one depth against 2e8 for the final count). est nil gives MatchOrder.
-func MatchOrderEstimated(q *pattern.Pattern, est *Estimates) *Plan {
-	pl := &planner{q: q, core: twoCore(q), est: est}
-	comps := q.Components()
+func MatchOrderEstimated(q *pattern.Pattern, est *Estimates) *Plan { return matchOrder(q, est, 0) }
+
+// matchOrder plans the query without the vertices of skip (an independent set whose removal
+// leaves every component of q connected and non-empty); the restrictions follow the phases'
+// order, then skip's vertices in increasing order.
+func matchOrder(q *pattern.Pattern, est *Estimates, skip uint32) *Plan {
+	active := (uint32(1)<<q.NumVertices() - 1) &^ skip
+	pl := &planner{q: q, active: active, core: twoCoreOf(q, active), est: est}
+	comps := componentsOf(q, active)
 	slices.SortStableFunc(comps, func(a, b uint32) int { return bits.OnesCount32(b) - bits.OnesCount32(a) })
 	for _, comp := range comps {
 		pl.component(comp)
 	}
 	pl.out.Order = pl.order
-	pl.out.Restrictions = plan.SymmetryRestrictions(q, pl.order)
+	full := slices.Clone(pl.order)
+	for m := skip; m != 0; m &= m - 1 {
+		full = append(full, bits.TrailingZeros32(m))
+	}
+	pl.out.Restrictions = plan.SymmetryRestrictions(q, full)
 	return &pl.out
 }
 
 // planner carries GENMATCHORDER's state.
 type planner struct {
 	q       *pattern.Pattern
+	active  uint32 // the vertices to plan
 	core    uint32
 	matched uint32
 	checked map[[2]int]bool
@@ -333,7 +352,7 @@ func (pl *planner) unmatchedNeighbours(vs []int) int {
 	}
 	c := 0
 	for _, u := range vs {
-		c += bits.OnesCount32(pl.q.NeighborMask(u) &^ pl.matched &^ in)
+		c += bits.OnesCount32(pl.q.NeighborMask(u) & pl.active &^ pl.matched &^ in)
 	}
 	return c
 }
@@ -349,8 +368,11 @@ func overlaps(a, b []int) bool {
 
 // twoCore returns the 2-core of q: what remains after repeatedly removing vertices of degree at
 // most one (the trees hang off it).
-func twoCore(q *pattern.Pattern) uint32 {
-	core := uint32(1)<<q.NumVertices() - 1
+func twoCore(q *pattern.Pattern) uint32 { return twoCoreOf(q, uint32(1)<<q.NumVertices()-1) }
+
+// twoCoreOf is the 2-core of the subgraph of q induced by the vertex set within.
+func twoCoreOf(q *pattern.Pattern, within uint32) uint32 {
+	core := within
 	for changed := true; changed; {
 		changed = false
 		for u := range q.NumVertices() {
@@ -361,6 +383,32 @@ func twoCore(q *pattern.Pattern) uint32 {
 		}
 	}
 	return core
+}
+
+// componentsOf returns the connected components of the subgraph of q induced by within.
+func componentsOf(q *pattern.Pattern, within uint32) []uint32 {
+	var comps []uint32
+	for left := within; left != 0; {
+		comp := reach(q, within, bits.TrailingZeros32(left))
+		comps = append(comps, comp)
+		left &^= comp
+	}
+	return comps
+}
+
+// reach returns the vertices of within reachable from u (in within) over edges inside within.
+func reach(q *pattern.Pattern, within uint32, u int) uint32 {
+	seen := uint32(1) << u
+	for frontier := seen; frontier != 0; {
+		var next uint32
+		for m := frontier; m != 0; m &= m - 1 {
+			next |= q.NeighborMask(bits.TrailingZeros32(m))
+		}
+		next &= within &^ seen
+		seen |= next
+		frontier = next
+	}
+	return seen
 }
 
 // smallestCycle returns the vertices of a shortest cycle within the vertex set core (0 when

@@ -1,8 +1,10 @@
 package geneva
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"submatch/pattern"
 )
@@ -10,7 +12,8 @@ import (
 // A Program is a GENEVA plan lowered to what the kernels execute: a list of steps over a table
 // of partial embeddings whose column c holds the data vertex (new id) of query vertex Columns[c].
 // Extension steps append columns, elimination steps drop rows; the last step's rows are the
-// matches.
+// matches, or, when the last step is a Counting step (a plan with counted vertices), its count
+// per row summed is the number of matches (such a program can only count).
 type Program struct {
 	Steps []Step
 	// Columns[c] is the query vertex of table column c.
@@ -61,6 +64,8 @@ type Step struct {
 	// NonAdjacent lists induced-semantics pairs (A, B not adjacent at all) whose later column this
 	// step appends.
 	NonAdjacent []ColumnPair
+	// Classes are what a Counting step counts per input row: the product of their counts.
+	Classes []CountClass
 }
 
 // OutWidth is the width of the step's output table.
@@ -80,6 +85,10 @@ type CompileOptions struct {
 	// (with the restrictions and induced pairs) instead of in a separate elimination step, so
 	// that rows failing it are never written. The paper keeps elimination phases separate.
 	Fuse bool
+	// CountTail plans with PlanCounting (Prepare): closing vertices are counted by a final
+	// Counting step instead of matched. Only for counts (the program cannot list); ignored for
+	// induced counts.
+	CountTail bool
 }
 
 // Compile lowers a GENEVA plan for q to a Program. elp maps an edge label to its ELP index (-1:
@@ -169,11 +178,39 @@ func Compile(q *pattern.Pattern, pl *Plan, elp func(label uint32) int, o Compile
 			}
 		}
 	}
+	if len(pl.Counted) > 0 {
+		s := Step{Kind: Counting}
+		for _, cc := range pl.Counted {
+			s.Classes = append(s.Classes, lowerClass(q, cc, col, part))
+		}
+		// Cheapest first (a class counted as zero ends the row): one set with one parent is a
+		// row length, the others scan rows.
+		slices.SortStableFunc(s.Classes, func(a, b CountClass) int {
+			return cmp.Compare(classCost(&a), classCost(&b))
+		})
+		emit(s)
+	}
 	return prog
+}
+
+// classCost orders a Counting step's classes: 0 for one set with one parent, else the number of
+// (set, parent) pairs.
+func classCost(c *CountClass) int {
+	if len(c.Sets) == 1 && len(c.Sets[0].Parents) == 1 {
+		return 0
+	}
+	n := 0
+	for _, s := range c.Sets {
+		n += len(s.Parents)
+	}
+	return n
 }
 
 // String describes a step for --explain and test failures.
 func (s *Step) String() string {
+	if s.Kind == Counting {
+		return fmt.Sprintf("count width %d classes %v", s.Width, s.Classes)
+	}
 	if s.Kind == Elimination {
 		return fmt.Sprintf("eliminate width %d edges %v", s.Width, s.Edges)
 	}

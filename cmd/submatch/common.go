@@ -90,6 +90,7 @@ type matchFlags struct {
 	gpuMemory   string
 	gpus        string
 	genevaSV    bool
+	genevaTail  bool
 	genevaOrder string
 }
 
@@ -107,6 +108,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
 	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them; geneva uses the first)")
 	fs.BoolVar(&m.genevaSV, "geneva-sv", false, "with --engine geneva: match one vertex per phase (the paper's SV-match variant)")
+	fs.BoolVar(&m.genevaTail, "geneva-tail", false, "with --engine geneva: count the closing vertices in a final step instead of matching them (not yet checked on a GPU)")
 	fs.StringVar(&m.genevaOrder, "geneva-order", "cost", "with --engine geneva: phase order `ORDER`, cost (GENMATCHORDER choosing by estimated growth) or paper (its structural priorities alone)")
 }
 
@@ -128,6 +130,9 @@ func (m *matchFlags) check() error {
 	}
 	if m.genevaSV && m.engine != "geneva" {
 		return usagef("--geneva-sv needs --engine geneva")
+	}
+	if m.genevaTail && m.engine != "geneva" {
+		return usagef("--geneva-tail needs --engine geneva")
 	}
 	if m.genevaOrder != "cost" && m.genevaOrder != "paper" {
 		return usagef("--geneva-order must be cost or paper, not %q", m.genevaOrder)
@@ -225,8 +230,8 @@ func resolveEngine(name string) (engine.Engine, error) {
 func (m *matchFlags) resolveEngine() (engine.Engine, error) {
 	var e engine.Engine
 	var err error
-	if m.genevaSV || m.genevaOrder == "paper" {
-		e = genevagpu.Engine{Options: genevagpu.Options{SingleVertex: m.genevaSV, PaperOrder: m.genevaOrder == "paper"}}
+	if m.genevaSV || m.genevaTail || m.genevaOrder == "paper" {
+		e = genevagpu.Engine{Options: genevagpu.Options{SingleVertex: m.genevaSV, TailCount: m.genevaTail, PaperOrder: m.genevaOrder == "paper"}}
 	} else if e, err = resolveEngine(m.engine); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 	"unsafe"
 
@@ -32,12 +33,18 @@ const (
 const (
 	dKind = iota
 	dWidth
-	dNNew
+	dNNew // a Counting step: its number of classes (D_NCLASSES)
 	dNLess
 	dNNonAdj
 	dNEdges
 	dUnion
 	dHeader = 8
+)
+
+// Kernel limits of a Counting step (kernels/geneva.cu MAXSETS, MAXPAIRS).
+const (
+	maxCountSets  = 4
+	maxCountPairs = 32
 )
 
 // gpuBackend runs steps with the kernels of kernels/geneva.cu on one device.
@@ -46,6 +53,7 @@ type gpuBackend struct {
 	st        *Stats
 	extend    *gpu.Function
 	eliminate *gpu.Function
+	count     *gpu.Function
 	bufs      []*gpu.Buffer // inputs, freed by close
 
 	parts     gpu.DevicePtr       // device Part structs
@@ -98,30 +106,15 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 	if b.eliminate, err = mod.Function("geneva_eliminate"); err != nil {
 		return nil, err
 	}
+	if b.count, err = mod.Function("geneva_count"); err != nil {
+		return nil, err
+	}
 	tu := time.Now()
 	defer func() { st.Upload = time.Since(tu) }()
 	in := job.Inputs
-	// The partitions the steps name, in first-use order (only those go to the device).
-	var order []geneva.Part
-	use := func(p geneva.Part) {
-		if _, ok := b.partIndex[p]; !ok {
-			b.partIndex[p] = len(order)
-			order = append(order, p)
-		}
-	}
-	for i := range job.Program.Steps {
-		s := &job.Program.Steps[i]
-		for _, nv := range s.New {
-			if nv.Source >= 0 {
-				use(nv.Part)
-			}
-		}
-		for _, e := range s.Edges {
-			use(e.Part)
-		}
-		if len(s.NonAdjacent) > 0 {
-			use(geneva.UnionPart)
-		}
+	order := stepParts(job.Program)
+	for i, p := range order {
+		b.partIndex[p] = i
 	}
 	var structs []uint64
 	for _, p := range order {
@@ -180,6 +173,41 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 	}
 	b.bufs = append(b.bufs, b.ctr)
 	return b, nil
+}
+
+// stepParts returns the partitions prog's steps search, in first-use order: the device
+// partitions, indexed as the descriptors name them (only those go to the device).
+func stepParts(prog *geneva.Program) []geneva.Part {
+	var order []geneva.Part
+	seen := map[geneva.Part]bool{}
+	use := func(p geneva.Part) {
+		if !seen[p] {
+			seen[p] = true
+			order = append(order, p)
+		}
+	}
+	for i := range prog.Steps {
+		s := &prog.Steps[i]
+		for _, nv := range s.New {
+			if nv.Source >= 0 {
+				use(nv.Part)
+			}
+		}
+		for _, e := range s.Edges {
+			use(e.Part)
+		}
+		if len(s.NonAdjacent) > 0 {
+			use(geneva.UnionPart)
+		}
+		for _, c := range s.Classes {
+			for _, set := range c.Sets {
+				for _, p := range set.Parents {
+					use(p.Part)
+				}
+			}
+		}
+	}
+	return order
 }
 
 // upload copies words to the device, counted against the count's limit; an empty slice uploads
@@ -269,24 +297,25 @@ func (b *gpuBackend) Read(t geneva.Table, rows uint64, dst []uint32) error {
 }
 
 // encode writes step s's descriptor (kernels/geneva.cu layout).
-func (b *gpuBackend) encode(s *geneva.Step) []uint32 {
+func (b *gpuBackend) encode(s *geneva.Step) ([]uint32, error) {
 	d := make([]uint32, dHeader, descWords)
-	if s.Kind == geneva.Elimination {
-		d[dKind] = 1
-	}
+	d[dKind] = uint32(s.Kind)
 	d[dWidth] = uint32(s.Width)
+	if i, ok := b.partIndex[geneva.UnionPart]; ok {
+		d[dUnion] = uint32(i)
+	}
+	if s.Kind == geneva.Counting {
+		return b.encodeCount(s, d)
+	}
 	d[dNNew] = uint32(len(s.New))
 	d[dNLess] = uint32(len(s.Less))
 	d[dNNonAdj] = uint32(len(s.NonAdjacent))
 	d[dNEdges] = uint32(len(s.Edges))
-	if i, ok := b.partIndex[geneva.UnionPart]; ok {
-		d[dUnion] = uint32(i)
-	}
 	if s.Kind == geneva.Elimination {
 		for _, e := range s.Edges {
 			d = append(d, uint32(e.A), uint32(e.B), uint32(b.partIndex[e.Part]))
 		}
-		return d
+		return d, nil
 	}
 	for _, nv := range s.New {
 		src, part := int32(nv.Source), uint32(0)
@@ -313,7 +342,47 @@ func (b *gpuBackend) encode(s *geneva.Step) []uint32 {
 	for _, e := range s.Edges {
 		d = append(d, uint32(e.A), uint32(e.B), uint32(b.partIndex[e.Part]))
 	}
-	return d
+	return d, nil
+}
+
+// encodeCount appends a Counting step's classes to its header d: per class kind, k, sets and
+// terms; per set any, label, parents and a (column, partition) pair per parent; per term its
+// coefficient, factors and the factors.
+func (b *gpuBackend) encodeCount(s *geneva.Step, d []uint32) ([]uint32, error) {
+	d[dNNew] = uint32(len(s.Classes))
+	for _, c := range s.Classes {
+		pairs := 0
+		for _, set := range c.Sets {
+			pairs += len(set.Parents)
+		}
+		if len(c.Sets) == 0 || len(c.Sets) > maxCountSets || c.Kind != geneva.CountTerms && len(c.Sets) != 1 || pairs > maxCountPairs {
+			return nil, fmt.Errorf("geneva: counting class %v beyond the kernel's %d sets, %d pairs", c, maxCountSets, maxCountPairs)
+		}
+		d = append(d, uint32(c.Kind), uint32(c.K), uint32(len(c.Sets)), uint32(len(c.Terms)))
+		for _, set := range c.Sets {
+			anyLabel := uint32(0)
+			if set.Label.Any {
+				anyLabel = 1
+			}
+			d = append(d, anyLabel, set.Label.Value, uint32(len(set.Parents)))
+			for _, p := range set.Parents {
+				d = append(d, uint32(p.Column), uint32(b.partIndex[p.Part]))
+			}
+		}
+		for _, t := range c.Terms {
+			if t.Coef < math.MinInt32 || t.Coef > math.MaxInt32 {
+				return nil, fmt.Errorf("geneva: counting term coefficient %d beyond 32 bits", t.Coef)
+			}
+			d = append(d, uint32(int32(t.Coef)), uint32(len(t.Factors)))
+			for _, f := range t.Factors {
+				d = append(d, uint32(f))
+			}
+		}
+	}
+	if len(d) > descWords {
+		return nil, fmt.Errorf("geneva: counting step descriptor of %d words, more than %d", len(d), descWords)
+	}
+	return d, nil
 }
 
 // sharedPart returns the device partition whose interval index the step's kernel keeps in
@@ -325,6 +394,8 @@ func (b *gpuBackend) sharedPart(s *geneva.Step) int {
 		p, ok = s.Edges[0].Part, true
 	case len(s.New) > 0 && s.New[0].Source >= 0:
 		p, ok = s.New[0].Part, true
+	case s.Kind == geneva.Counting && len(s.Classes) > 0:
+		p, ok = s.Classes[0].Sets[0].Parents[0].Part, true
 	}
 	if !ok {
 		return -1
@@ -338,7 +409,14 @@ func (b *gpuBackend) sharedPart(s *geneva.Step) int {
 
 // Run implements geneva.Backend: sub-launches over [lo, hi), sharing one output counter.
 func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, lo, hi uint64, win geneva.Window, out geneva.Table) (uint64, uint64, error) {
-	if err := gpu.CopyToDevice(b.desc, 0, b.encode(s)); err != nil {
+	if s.Kind == geneva.Counting && out != nil {
+		return 0, 0, fmt.Errorf("geneva: a counting step writes no rows")
+	}
+	desc, err := b.encode(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := gpu.CopyToDevice(b.desc, 0, desc); err != nil {
 		return 0, 0, err
 	}
 	if err := b.ctr.Memset(0); err != nil {
@@ -375,12 +453,17 @@ func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, l
 		n := end - r
 		var kt time.Duration
 		var err error
-		if s.Kind == geneva.Extension {
+		switch s.Kind {
+		case geneva.Extension:
 			blocks := min((n+warpsBlock-1)/warpsBlock, sms*32)
 			kt, err = b.extend.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, shared,
 				b.desc, b.parts, int32(sp), b.vlabels, b.cands, b.candWords, b.lists,
 				inPtr, r, end, win.From, win.To, outPtr, capRows, countOnly, b.ctr)
-		} else {
+		case geneva.Counting:
+			blocks := min((n+warpsBlock-1)/warpsBlock, sms*32)
+			kt, err = b.count.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, shared,
+				b.desc, b.parts, int32(sp), b.vlabels, inPtr, r, end, b.ctr)
+		default:
 			blocks := min((n+threadsBlock-1)/threadsBlock, sms*16)
 			kt, err = b.eliminate.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, shared,
 				b.desc, b.parts, int32(sp), b.vlabels,
@@ -408,7 +491,7 @@ func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, l
 	if ctr[1] != 0 {
 		return 0, 0, geneva.ErrOverflow
 	}
-	if s.Kind == geneva.Elimination {
+	if s.Kind != geneva.Extension {
 		ctr[2] = 1
 	}
 	return ctr[0], ctr[2], nil

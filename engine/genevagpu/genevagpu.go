@@ -7,6 +7,10 @@
 // labels and the candidate bitmaps, and lets geneva.Executor run the steps depth-first over
 // chunks within the device's memory budget (--gpu-memory lowers it). Each Run launches a kernel
 // over sub-ranges of its rows, growing while launches stay short, so cancellation is prompt.
+// Counts (not listing, not induced, not the paper's plan) can count the query's closing vertices
+// in a final step (geneva_count) from the sizes of their candidate sets instead of matching them:
+// by default on the host backend, opt-in on the GPU (Options.TailCount) until the device check
+// covers it.
 //
 // Options.Host runs the same executor on geneva.HostBackend instead of the GPU: the tests use it
 // to check the whole engine path (and listing) against the oracle on machines without a GPU.
@@ -38,10 +42,19 @@ func KernelSource() string { return kernelSource }
 type Options struct {
 	// SingleVertex splits every phase into single-vertex steps (--geneva-sv).
 	SingleVertex bool
-	// PaperOrder runs the paper's plan (--geneva-order paper): structural GENMATCHORDER and
-	// separate elimination steps, instead of the cost-aware choice with eliminations fused into
-	// the extensions.
+	// PaperOrder runs the paper's plan (--geneva-order paper): structural GENMATCHORDER,
+	// separate elimination steps and every vertex matched, instead of the cost-aware choice with
+	// eliminations fused into the extensions and closing vertices counted.
 	PaperOrder bool
+	// NoTailCount matches the closing vertices of counts too, instead of counting them from
+	// the sizes of their candidate sets in a final step (geneva.PlanCounting).
+	NoTailCount bool
+	// TailCount enables that final counting step on the GPU (--geneva-tail). It is on by default
+	// on the host backend, where the oracle and the CPU engine check it in CI; on the GPU it stays
+	// opt-in until the device check (scripts/gpu-check.sh, variant "tail") has compared its
+	// kernel, geneva_count, with the CPU engine on an H100: so far it was only emulated on the
+	// CPU (TestEmulatedCountKernel) and checked by clang.
+	TailCount bool
 	// Host runs on geneva.HostBackend (no GPU) with HostBudget bytes of tables (0: 1 GiB).
 	Host       bool
 	HostBudget uint64
@@ -75,6 +88,7 @@ type Stats struct {
 	Total     time.Duration
 	Launches  int
 	Steps     int
+	Counted   int // query vertices counted by a final Counting step, not matched
 	Chunks    uint64
 	Retries   uint64
 	Windows   uint64
@@ -92,7 +106,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	var st Stats
 	t0 := time.Now()
 	var count uint64
-	err := e.run(ctx, p, &st, func(x *geneva.Executor, job *geneva.Job) error {
+	err := e.run(ctx, p, &st, true, func(x *geneva.Executor, job *geneva.Job) error {
 		var err error
 		count, err = x.Count(ctx, job.Program)
 		return err
@@ -115,7 +129,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 	return func(yield func([]uint32, error) bool) {
 		var st Stats
 		stopped := false
-		err := e.run(ctx, p, &st, func(x *geneva.Executor, job *geneva.Job) error {
+		err := e.run(ctx, p, &st, false, func(x *geneva.Executor, job *geneva.Job) error {
 			if x.MaxTableRows == 0 || x.MaxTableRows > listBatch {
 				x.MaxTableRows = listBatch
 			}
@@ -141,8 +155,9 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 // listBatch is the most rows a listing table holds (what one batch copies to the host).
 const listBatch = 1 << 16
 
-// run prepares the problem, builds the backend and calls body with an executor for it.
-func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, body func(*geneva.Executor, *geneva.Job) error) error {
+// run prepares the problem (for a count, or for listing), builds the backend and calls body with
+// an executor for it.
+func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count bool, body func(*geneva.Executor, *geneva.Job) error) error {
 	if p.Data == nil || p.Pattern == nil {
 		return fmt.Errorf("geneva engine: problem needs a data graph and a pattern")
 	}
@@ -156,6 +171,12 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, body func
 			return fmt.Errorf("geneva: %w", gpu.ErrNoGPU)
 		}
 		dev = devs[0]
+		if len(p.GPUs) > 0 { // the first GPU listed (--gpus)
+			if k := p.GPUs[0]; k < 0 || k >= len(devs) {
+				return fmt.Errorf("geneva: GPU %d asked for, %d available", k, len(devs))
+			}
+			dev = devs[p.GPUs[0]]
+		}
 		st.Device = dev.String()
 	}
 	tl := time.Now()
@@ -167,12 +188,18 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, body func
 	tp := time.Now()
 	job, err := geneva.Prepare(ctx, p.Data, pc, p.Pattern, geneva.CompileOptions{
 		Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, SingleVertex: e.Options.SingleVertex,
-		PaperOrder: e.Options.PaperOrder, Fuse: !e.Options.PaperOrder})
+		PaperOrder: e.Options.PaperOrder, Fuse: !e.Options.PaperOrder,
+		CountTail: count && !e.Options.PaperOrder && !e.Options.NoTailCount && (e.Options.Host || e.Options.TailCount)})
 	if err != nil {
 		return err
 	}
 	st.Prepare = time.Since(tp)
 	st.Steps = len(job.Program.Steps)
+	for _, c := range job.Plan.Counted {
+		for _, set := range c.Sets {
+			st.Counted += len(set)
+		}
+	}
 	if job.Program.Empty {
 		return ctx.Err()
 	}

@@ -75,8 +75,8 @@ func compare(t *testing.T, name, variant string, o Options, g *graph.Graph, p *p
 		verdict = "MISMATCH"
 		t.Errorf("%s %s (%s): geneva %d, cpu %d", name, variant, sem, res.Count, cpu)
 	}
-	t.Logf("%-34s %-8s %-12s %14d %-8s kernel %9.3f ms call %9.3f ms cpu %9.3f ms launches %d chunks %d windows %d peak %s",
-		name, variant, sem, res.Count, verdict, ms(st.Kernel), ms(st.Total), ms(cpuT), st.Launches, st.Chunks, st.Windows, gpu.FormatBytes(st.PeakBytes))
+	t.Logf("%-34s %-8s %-12s %14d %-8s kernel %9.3f ms call %9.3f ms cpu %9.3f ms launches %d chunks %d windows %d peak %s counted %d",
+		name, variant, sem, res.Count, verdict, ms(st.Kernel), ms(st.Total), ms(cpuT), st.Launches, st.Chunks, st.Windows, gpu.FormatBytes(st.PeakBytes), st.Counted)
 	if path := os.Getenv(EnvResults); path != "" {
 		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 			fmt.Fprintf(f, "%s %s\t%s\t%d\t%d\t%s\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\n", name, sem, variant, cpu, res.Count, verdict,
@@ -94,7 +94,7 @@ var tinyTables = Options{TableBudget: 256 << 10}
 var gpuVariants = []struct {
 	name string
 	o    Options
-}{{"phases", Options{}}, {"sv", Options{SingleVertex: true}}, {"paper", Options{PaperOrder: true}}}
+}{{"phases", Options{}}, {"tail", Options{TailCount: true}}, {"sv", Options{SingleVertex: true}}, {"paper", Options{PaperOrder: true}}}
 
 func suite(t *testing.T, dir, data string, limit int) {
 	needGPU(t)

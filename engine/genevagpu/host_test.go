@@ -10,8 +10,10 @@ import (
 	"submatch/gen"
 	"submatch/geneva"
 	"submatch/gpu"
+	"submatch/internal/cudacheck"
 	"submatch/internal/oracle"
 	"submatch/internal/proptest"
+	"submatch/internal/sharedtest"
 	"submatch/pattern"
 )
 
@@ -22,6 +24,7 @@ var hostVariants = []struct {
 	o    Options
 }{
 	{"phases", Options{Host: true}},
+	{"no-tail", Options{Host: true, NoTailCount: true}},
 	{"sv", Options{Host: true, SingleVertex: true}},
 	{"paper", Options{Host: true, PaperOrder: true}},
 	{"rows-1", Options{Host: true, MaxTableRows: 1}},
@@ -59,6 +62,106 @@ func TestHostProperty(t *testing.T) {
 		}
 	}
 	t.Logf("%d (problem, semantics) checked on %d variants", checked, len(hostVariants))
+}
+
+// tailQueries have closing vertices of every kind the counting step handles.
+var tailQueries = []string{
+	"(a)-(b)",
+	"(a:1)-[:1]-(b:2)",
+	"(c)-(a), (c)-(b), (c)-(d), (c)-(e)",
+	"(c:0)-[:0]-(a:1), (c)-[:0]-(b:1), (c)-[:1]-(d:1), (c)-(e:*)",
+	"(a)-[:0]-(b)-[:0]-(c)-[:0]-(a), (c)-[:0]-(x)",
+	"(a:0)-(b:1)-(c:0)-(a), (a)-(x:1), (b)-(y:1), (c)-(z:1)",
+	"(a)-(b)-(c)-(d)-(a)",
+	"(a)-[:1]-(b)-[:1]-(c)-[:1]-(a), (b)-[:1]-(d)-[:1]-(c), (a)-[:1]-(x:0), (d)-[:1]-(y:0)",
+	"(a:0)-(x:1), (a)-(y:1), (a)-(z:1), (b:0)-(x), (b)-(y), (b)-(z), (a)-(b)",
+	"(a)-(b), (a)-(x1:1), (a)-(x2:1), (a)-(x3:1), (a)-(x4:1), (b)-(y1:1), (b)-(y2:1)",
+	"(a)-[:0]-(b), (a)-[:0]-(x1:1), (a)-[:0]-(x2:1), (a)-[:0]-(x3:1), (a)-[:0]-(x4:1), (a)-[:0]-(x5:1), (b)-[:0]-(y:1)",
+	"(a)-(b)-(c)-(a), (a)-(d)-(b), (c)-(d), (d)-(x:*)",
+	"(a)-(b), (c)-(d)-(e)",
+}
+
+// TestHostTailCounting runs queries with closing vertices of every kind the counting step
+// handles (leaves, stars, tailed triangles, several closing vertices with overlapping candidate
+// sets, wildcard vertex and edge labels, sets of one and two parents, a class beyond four
+// vertices) on random labelled graphs, under every convention, against the oracle, with and
+// without tail counting and with three-row tables (the counting step's input in chunks). It
+// checks that the counts that should count do.
+func TestHostTailCounting(t *testing.T) {
+	counting := 0
+	for qi, qs := range tailQueries {
+		p, err := pattern.Parse(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= 6; seed++ {
+			g := gen.RandomGraph(seed*31+uint64(qi), 18+int(seed*3), []float64{0.25, 0.4}[seed%2], 2, 2)
+			pc, err := geneva.Build(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sem := range proptest.AllSemantics {
+				want, ok := oracle.CountWithin(g, p, sem, 4*proptest.OracleBudget)
+				if !ok {
+					continue
+				}
+				job, err := geneva.Prepare(context.Background(), g, pc, p, geneva.CompileOptions{Induced: sem.Induced, Unique: sem.Unique, Fuse: true, CountTail: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !job.Program.Empty && !sem.Induced {
+					if s := job.Program.Steps[len(job.Program.Steps)-1]; s.Kind != geneva.Counting && !sem.Unique {
+						t.Errorf("%s: no counting step (last %s)", qs, &s)
+					} else if s.Kind == geneva.Counting && want > 0 {
+						counting++
+					}
+				}
+				for _, o := range []Options{{Host: true}, {Host: true, MaxTableRows: 3}, {Host: true, NoTailCount: true}} {
+					res, err := Engine{Options: o}.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+					if err != nil || res.Count != want {
+						t.Errorf("%s on seed %d (%s, %+v): %d (%v), oracle %d", qs, seed, sem, o, res.Count, err, want)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d non-zero counts through a counting step", counting)
+	if counting < 60 {
+		t.Errorf("only %d non-zero counts through a counting step", counting)
+	}
+}
+
+// TestHostGitHub counts the github-gmatch queries (the shared test data, skipped when absent)
+// on the host backend with tail counting, against the published counts and the CPU engine, with
+// and without symmetry breaking; tiny tables as well, so that the counting step runs in chunks.
+func TestHostGitHub(t *testing.T) {
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, q := range qs {
+		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
+			prob := &engine.Problem{Data: g, Pattern: q.Pattern, Semantics: sem}
+			want, err := cpu.Count(ctx, prob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sem.Unique && want.Count != q.Want {
+				t.Errorf("%s: cpu %d, published %d", q.Name, want.Count, q.Want)
+			}
+			for _, o := range []Options{{Host: true}, {Host: true, MaxTableRows: 1000}} {
+				res, st, err := Engine{Options: o}.CountStats(ctx, prob)
+				if err != nil || res.Count != want.Count {
+					t.Errorf("%s (%s, %+v): geneva host %d (%v), cpu %d", q.Name, sem, o, res.Count, err, want.Count)
+				}
+				if o.MaxTableRows == 0 {
+					t.Logf("%s %-10s %14d  %d steps, %d counted, %d chunks", q.Name, sem, res.Count, st.Steps, st.Counted, st.Chunks)
+				}
+			}
+		}
+	}
 }
 
 // TestHostChunking checks that tiny tables make the executor chunk, rerun and split, and still
@@ -137,6 +240,9 @@ func TestCompileKernel(t *testing.T) {
 	t.Logf("geneva.cu: %d-byte cubin", len(img))
 }
 
+// TestKernelSyntax checks the kernels with clang's CUDA front end (no CUDA needed).
+func TestKernelSyntax(t *testing.T) { cudacheck.Syntax(t, "geneva.cu", kernelSource) }
+
 // TestEncode checks the descriptor layout the kernels read.
 func TestEncode(t *testing.T) {
 	b := &gpuBackend{partIndex: map[geneva.Part]int{3: 0, geneva.UnionPart: 1}, listOff: []uint64{0, 5}, listLen: []uint32{5, 7}}
@@ -144,9 +250,36 @@ func TestEncode(t *testing.T) {
 		{Vertex: 1, Source: -1, Label: pattern.Label{Value: 4}},
 		{Vertex: 2, Source: 0, Part: 3, Label: pattern.Wildcard},
 	}, Less: []geneva.ColumnPair{{A: 0, B: 2}}, NonAdjacent: []geneva.ColumnPair{{A: 1, B: 3}}}
-	got := fmt.Sprint(b.encode(s))
+	d, err := b.encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(d)
 	want := "[0 2 2 1 1 0 1 0 4294967295 0 0 4 1 5 0 7 0 0 1 0 2 0 0 0 0 2 1 3]"
 	if got != want {
 		t.Errorf("descriptor %s, want %s", got, want)
+	}
+	// A counting step: a falling-factorial class of one set with one parent, then a terms class
+	// of two sets (one with a wildcard label and two parents).
+	c := &geneva.Step{Kind: geneva.Counting, Width: 3, Classes: []geneva.CountClass{
+		{Kind: geneva.CountFalling, K: 2, Sets: []geneva.CountSet{{Label: pattern.Label{Value: 4}, Parents: []geneva.Parent{{Column: 1, Part: 3}}}}},
+		{Kind: geneva.CountTerms, K: 2, Sets: []geneva.CountSet{
+			{Label: pattern.Label{Value: 2}, Parents: []geneva.Parent{{Column: 0, Part: 3}}},
+			{Label: pattern.Wildcard, Parents: []geneva.Parent{{Column: 0, Part: 3}, {Column: 2, Part: geneva.UnionPart}}},
+		}, Terms: []geneva.CountTerm{{Coef: 1, Factors: []uint8{1, 2}}, {Coef: -1, Factors: []uint8{3}}}},
+	}}
+	if d, err = b.encode(c); err != nil {
+		t.Fatal(err)
+	}
+	got = fmt.Sprint(d)
+	want = "[2 3 2 0 0 0 1 0 0 2 1 0 0 4 1 1 0 2 2 2 2 0 2 1 0 0 1 0 2 0 0 2 1 1 2 1 2 4294967295 1 3]"
+	if got != want {
+		t.Errorf("counting descriptor %s, want %s", got, want)
+	}
+	// Beyond the kernel's limits: an error, not a descriptor the kernel misreads.
+	c.Classes[1].Sets = append(c.Classes[1].Sets, c.Classes[1].Sets...)
+	c.Classes[1].Sets = append(c.Classes[1].Sets, c.Classes[1].Sets[0])
+	if _, err := b.encode(c); err == nil {
+		t.Error("a class of 5 sets encoded")
 	}
 }
