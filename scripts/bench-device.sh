@@ -68,10 +68,10 @@ run() {
 	echo
 	echo "== github queries: CPU engine at 1, 2, 16 threads, stmatch, geneva (phases and SV)"
 	echo "   call = engine count call, ms; proc = whole process, ms; kern = GPU kernel time, ms"
-	printf 'query\tcount\tcpu1\tcpu2\tcpu2proc\tcpu16\tstm\tstmkern\tgen\tgenkern\tgenproc\tgensv\tgensvkern\tgenpaper\tcheck\n' | tee "$out/github.tsv"
+	printf 'query\tcount\tcpu1\tcpu2\tcpu2proc\tcpu16\tstm\tstmkern\tgen\tgenkern\tgenproc\tgentail\tgentailkern\tgensv\tgensvkern\tgenpaper\tcheck\n' | tee "$out/github.tsv"
 	for q in "$BIN"/testdata/github-gmatch/query_graph/*.graph "$BIN"/extra/*.graph; do
 		[ -e "$q" ] || continue
-		local name c1 t1 t2 p2 t16 cs ts ks cg tg kg pg cv tv kv cp tp check rest
+		local name c1 t1 t2 p2 t16 cs ts ks cg tg kg pg ct tt kt cv tv kv cp tp check rest
 		name=$(basename "$q" .graph)
 		IFS=$'\t' read -r c1 t1 rest < <(count cpu 1 "$q")
 		IFS=$'\t' read -r _ t2 _ _ p2 < <(count cpu 2 "$q")
@@ -80,12 +80,13 @@ run() {
 			IFS=$'\t' read -r cs ts ks rest < <(count stmatch 0 "$q")
 		fi
 		IFS=$'\t' read -r cg tg kg _ pg < <(count geneva 0 "$q")
+		IFS=$'\t' read -r ct tt kt rest < <(count geneva 0 "$q" --geneva-tail)
 		IFS=$'\t' read -r cv tv kv rest < <(count geneva 0 "$q" --geneva-sv)
 		IFS=$'\t' read -r cp tp rest < <(count geneva 0 "$q" --geneva-order paper)
 		check=ok
-		for c in "$cs" "$cg" "$cv" "$cp"; do [ "$c" = "$c1" ] || check="MISMATCH/timeout"; done
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c1" "$t1" "$t2" "$p2" "$t16" \
-			"$ts" "$ks" "$tg" "$kg" "$pg" "$tv" "$kv" "$tp" "$check" | tee -a "$out/github.tsv"
+		for c in "$cs" "$cg" "$ct" "$cv" "$cp"; do [ "$c" = "$c1" ] || check="MISMATCH/timeout"; done
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$c1" "$t1" "$t2" "$p2" "$t16" \
+			"$ts" "$ks" "$tg" "$kg" "$pg" "$tt" "$kt" "$tv" "$kv" "$tp" "$check" | tee -a "$out/github.tsv"
 	done
 	echo
 	echo "== summary (ms)"
