@@ -4,7 +4,8 @@
 // count.
 //
 // The current (second) version: a generic kernel that interprets the plan, all four semantics,
-// counting only, on one or several GPUs. Work units are roots, heavy roots split over their
+// counting on one or several GPUs and listing on one (matches stream through a bounded buffer:
+// a launch also ends when it is full, and the rows that did not fit wait in the work queue). Work units are roots, heavy roots split over their
 // level-1 candidates and ordered heaviest first; a level starts from the stored set of the level
 // its plan reuses (Reuse/Extra); postponed leaf groups are counted combinatorially, a collision
 // class of several groups by the CPU engine's Venn-region programme, when every group has parents
@@ -16,7 +17,7 @@
 // ranges of units from a shared dispenser and keeps its own queue. The first version's kernel is
 // kept (Options.V1) for comparison. Not yet: per-query generated kernels, isolated leaf groups
 // on the device, sets larger than the per-warp buffer in pieces (the buffer is sized to the
-// longest list instead), listing, and plans without a candidate space.
+// longest list instead), and plans without a candidate space.
 //
 // Counting: each warp keeps a 64-bit count per launch and writes it to its own slot; the host adds
 // the slots with carry detection (engine.ErrOverflow). In v2 the leaf groups' products and the
