@@ -708,7 +708,9 @@ type rowSink struct {
 	match []uint32 // one match in pattern vertex order, handed to yield
 	order []int    // order[level] = pattern vertex
 	yield func([]uint32, error) bool
-	err   error // set when drain fails to copy
+	// stopped is set when the consumer stopped the sequence; err when a copy failed.
+	stopped bool
+	err     error
 }
 
 // drain copies n rows to the host and yields them; false when the consumer stopped or the copy
@@ -725,6 +727,7 @@ func (s *rowSink) drain(n uint64) bool {
 			s.match[v] = row[level]
 		}
 		if !s.yield(s.match, nil) {
+			s.stopped = true
 			return false
 		}
 	}
@@ -799,16 +802,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 			return
 		}
 		disp := &unitDispenser{total: uint64(len(units)), chunk: uint64(len(units))}
-		stopped := false
-		sink.yield = func(m []uint32, err error) bool {
-			if !yield(m, err) {
-				stopped = true
-				return false
-			}
-			return true
-		}
-		_, _, err = r.run(ctx, p, fp, o, disp, sink)
-		if err != nil && !stopped {
+		if _, _, err = r.run(ctx, p, fp, o, disp, sink); err != nil && !sink.stopped {
 			yield(nil, err)
 		}
 	}
