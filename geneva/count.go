@@ -169,8 +169,6 @@ func countKeyOf(q *pattern.Pattern, u int) countKey {
 	return k
 }
 
-func labelsMayCollide(a, b pattern.Label) bool { return a.Any || b.Any || a.Value == b.Value }
-
 // countedClasses splits the counted vertices into classes and sets, and returns the vertices to
 // match instead (demote): beyond a class's bounds, or, given the symmetry restrictions rs (nil:
 // no unique count), tied by one to a vertex outside their set, or in a set that they do not
@@ -222,35 +220,8 @@ func countedClasses(q *pattern.Pattern, counted uint32, rs []plan.Restriction) (
 	if demote != 0 {
 		return nil, demote
 	}
-	// Classes: sets whose labels may collide, joined transitively (union-find).
-	parent := make([]int, len(sets))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			i = parent[i]
-		}
-		return i
-	}
-	for i := range sets {
-		for j := i + 1; j < len(sets); j++ {
-			if labelsMayCollide(q.VertexLabel(sets[i][0]), q.VertexLabel(sets[j][0])) {
-				parent[find(i)] = find(j)
-			}
-		}
-	}
-	var groups [][]int // set indices per class, in order of first set
-	index := map[int]int{}
-	for i := range sets {
-		r := find(i)
-		if c, ok := index[r]; ok {
-			groups[c] = append(groups[c], i)
-			continue
-		}
-		index[r] = len(groups)
-		groups = append(groups, []int{i})
-	}
+	// Classes: sets whose labels may collide, joined transitively.
+	groups := plan.CollisionClasses(len(sets), func(i int) pattern.Label { return q.VertexLabel(sets[i][0]) })
 	for _, g := range groups {
 		if len(g) == 1 {
 			classes = append(classes, CountedClass{Sets: [][]int{sets[g[0]]}, Ordered: ordered[g[0]]})

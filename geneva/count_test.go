@@ -13,6 +13,7 @@ import (
 	"submatch/gen"
 	"submatch/graph"
 	"submatch/pattern"
+	"submatch/plan"
 )
 
 // regionCount is the oracle for a class: the number of injective assignments of vertices whose
@@ -290,7 +291,7 @@ func checkCountingPlan(t *testing.T, q *pattern.Pattern, pl *Plan, unique bool) 
 			t.Fatalf("counted vertex %d: degree %d, counted neighbours %b", u, q.Degree(u), q.NeighborMask(u)&counted)
 		}
 		for w, b := range setOf {
-			if a[0] != b[0] && labelsMayCollide(q.VertexLabel(u), q.VertexLabel(w)) {
+			if a[0] != b[0] && plan.LabelsMayCollide(q.VertexLabel(u), q.VertexLabel(w)) {
 				t.Fatalf("counted %d and %d may collide but are in classes %d and %d", u, w, a[0], b[0])
 			}
 		}

@@ -125,27 +125,33 @@ func collectGroups(postponed []int, keys map[int]groupKey) [][]int {
 
 // collisionClasses joins groups whose vertex labels may coincide (connected components).
 func collisionClasses(groups [][]int, keys map[int]groupKey) [][]int {
-	parent := make([]int, len(groups))
+	return CollisionClasses(len(groups), func(i int) pattern.Label { return keys[groups[i][0]].vl })
+}
+
+// CollisionClasses partitions items 0..n-1 into the connected components of "their vertex labels
+// may coincide" (label(i) and label(j) equal, or either a wildcard): items in different classes
+// can never take the same data vertex. Classes and their members come in order of first member.
+func CollisionClasses(n int, label func(i int) pattern.Label) [][]int {
+	parent := make([]int, n)
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			i = parent[i]
 		}
 		return i
 	}
-	for i := range groups {
-		for j := i + 1; j < len(groups); j++ {
-			if labelsMayCollide(keys[groups[i][0]].vl, keys[groups[j][0]].vl) {
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if LabelsMayCollide(label(i), label(j)) {
 				parent[find(i)] = find(j)
 			}
 		}
 	}
 	var classes [][]int
 	index := map[int]int{}
-	for i := range groups {
+	for i := 0; i < n; i++ {
 		r := find(i)
 		if c, ok := index[r]; ok {
 			classes[c] = append(classes[c], i)

@@ -245,7 +245,8 @@ func levelOf(n int, order []int) []int {
 	return lv
 }
 
-func labelsMayCollide(a, b pattern.Label) bool { return a.Any || b.Any || a.Value == b.Value }
+// LabelsMayCollide reports whether two vertex label constraints can both hold for one data vertex.
+func LabelsMayCollide(a, b pattern.Label) bool { return a.Any || b.Any || a.Value == b.Value }
 
 func buildLevels(p *pattern.Pattern, order []int, rs []Restriction, induced bool) []Level {
 	lv := levelOf(p.NumVertices(), order)
@@ -258,7 +259,7 @@ func buildLevels(p *pattern.Pattern, order []int, rs []Restriction, induced bool
 				l.Backward = append(l.Backward, BackEdge{Level: j, VertexLabel: p.VertexLabel(u), EdgeLabel: el})
 				continue
 			}
-			if labelsMayCollide(p.VertexLabel(u), p.VertexLabel(w)) {
+			if LabelsMayCollide(p.VertexLabel(u), p.VertexLabel(w)) {
 				l.Collide = append(l.Collide, j)
 			}
 			if induced {
