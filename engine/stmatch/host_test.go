@@ -284,21 +284,24 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		}
 		return s
 	}
-	// classCount: the kernel's class_count (several groups of one collision class).
+	// binom and fall: the kernel's binomial and falling, with the same checked steps (a binomial
+	// step multiplies by (n-i)/(i+1) after cancelling common factors, so it is always exact).
 	binom := func(n uint64, k int) uint64 {
 		if uint64(k) > n {
 			return 0
 		}
+		k = int(min(uint64(k), n-uint64(k)))
 		c := uint64(1)
 		for i := uint64(0); i < uint64(k); i++ {
-			hi, lo := bits.Mul64(c, n-i)
-			if hi != 0 {
-				overflow = true
+			d := i + 1
+			g := c
+			for b := d; b != 0; {
+				g, b = b, g%b
 			}
-			c = lo / (i + 1) // exact: c * (n-i) is divisible by i+1 at every step
-			if hi != 0 {
-				c = 0
+			if (n-i)%(d/g) != 0 {
+				panic("binomial step not exact")
 			}
+			c = mulChecked(c/g, (n-i)/(d/g))
 		}
 		return c
 	}
@@ -312,6 +315,7 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		}
 		return c
 	}
+	// classCount: the kernel's class_count (several groups of one collision class).
 	classCount := func(g0, n int) uint64 {
 		type list struct {
 			l     []uint32
@@ -473,30 +477,10 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 					used++
 				}
 			}
-			n, k := size-used, uint64(gm[mFlags]>>fGroupK&0xff)
-			c := uint64(0)
-			if k <= n {
-				c = 1
-				if gm[mFlags]&fOrdered != 0 {
-					k = min(k, n-k)
-					for i := uint64(0); i < k; i++ {
-						d := i + 1
-						gcd := func(a, b uint64) uint64 {
-							for b != 0 {
-								a, b = b, a%b
-							}
-							return a
-						}(c, d)
-						if (n-i)%(d/gcd) != 0 {
-							panic("binomial step not exact")
-						}
-						c = mulChecked(c/gcd, (n-i)/(d/gcd))
-					}
-				} else {
-					for i := uint64(0); i < k; i++ {
-						c = mulChecked(c, n-i)
-					}
-				}
+			n, k := size-used, int(gm[mFlags]>>fGroupK&0xff)
+			c := fall(n, k)
+			if gm[mFlags]&fOrdered != 0 {
+				c = binom(n, k)
 			}
 			if c == 0 {
 				return 0
