@@ -478,9 +478,11 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 				}
 			}
 			n, k := size-used, int(gm[mFlags]>>fGroupK&0xff)
-			c := fall(n, k)
+			var c uint64
 			if gm[mFlags]&fOrdered != 0 {
 				c = binom(n, k)
+			} else {
+				c = fall(n, k)
 			}
 			if c == 0 {
 				return 0
