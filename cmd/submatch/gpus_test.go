@@ -24,3 +24,27 @@ func TestParseGPUs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseGPUs: any --gpus value is either rejected as bad usage or gives distinct device
+// numbers in range; never a panic.
+func FuzzParseGPUs(f *testing.F) {
+	for _, s := range []string{"all", "", "2", "0,2", " 1, 3 ", "0,0", "-1", "1,", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseGPUs(s)
+		if err != nil {
+			if !isBadInput(err) {
+				t.Fatalf("parseGPUs(%q): %v is not a usage error", s, err)
+			}
+			return
+		}
+		seen := map[int]bool{}
+		for _, k := range got {
+			if k < 0 || k > 1023 || seen[k] {
+				t.Fatalf("parseGPUs(%q) = %v", s, got)
+			}
+			seen[k] = true
+		}
+	})
+}
