@@ -2,6 +2,7 @@
 // run time through purego, each device is driven by one locked worker goroutine (which owns the
 // device's primary context for the life of the process), kernels are compiled by NVRTC for the
 // device's architecture and cached on disk, and device memory is handed out through a Budget.
+// An Allocs holds one count's buffers on a device within that count's own limit (--gpu-memory).
 //
 // The package never needs CUDA at build time: a binary built with CGO_ENABLED=0 (or =1) runs on a
 // machine without a GPU, where Open returns an error wrapping ErrNoGPU that says why (each library

@@ -29,40 +29,66 @@ type Module struct {
 // source and options compiled again on the same device return the same *Module. A compile error
 // is an *NVRTCError carrying the compiler's log.
 func (d *Device) Compile(src, name string, opts []string) (*Module, error) {
+	return d.compile(src, name, opts, true)
+}
+
+// Cached is Compile without NVRTC: the module of src when it is loaded already or in the disk
+// cache, else nil (no error). A caller that has a working kernel can use it to take a specialised
+// one only when it costs nothing to get, and compile it in the background otherwise.
+func (d *Device) Cached(src, name string, opts []string) (*Module, error) {
+	return d.compile(src, name, opts, false)
+}
+
+// compile looks src up in the loaded modules and the disk cache and, with compile set, runs NVRTC
+// when it is in neither. NVRTC runs without the module lock, so a long compile of one kernel does
+// not hold up the cached kernels of other counts on the device.
+func (d *Device) compile(src, name string, opts []string, compile bool) (*Module, error) {
 	ver, err := NVRTCVersion()
 	if err != nil {
 		return nil, err
 	}
 	key := CacheKey(src, opts, d.info.Arch, ver)
-	d.modMu.Lock()
-	defer d.modMu.Unlock()
-	if m := d.modules[key]; m != nil {
+	if m := d.cachedModule(key, name); m != nil || !compile {
 		return m, nil
 	}
-	m := &Module{dev: d, Name: name, Key: key, funcs: map[string]*Function{}}
-	dir := CacheDir()
-	img := cacheLoad(dir, key)
-	m.CacheHit = img != nil
-	if img != nil {
-		if err := m.load(img); err == nil {
-			d.modules[key] = m
-			return m, nil
-		}
-		// A corrupt or stale cache entry: compile afresh below.
-		m.CacheHit = false
-	}
 	t0 := time.Now()
-	img, err = CompileSource(src, name, d.info.Arch, opts)
+	img, err := CompileSource(src, name, d.info.Arch, opts)
 	if err != nil {
 		return nil, err
 	}
-	m.CompileTime = time.Since(t0)
+	elapsed := time.Since(t0)
+	d.modMu.Lock()
+	defer d.modMu.Unlock()
+	if m := d.modules[key]; m != nil { // compiled meanwhile by another caller
+		return m, nil
+	}
+	m := &Module{dev: d, Name: name, Key: key, funcs: map[string]*Function{}, CompileTime: elapsed}
 	if err := m.load(img); err != nil {
 		return nil, fmt.Errorf("%s: loading the compiled image: %w", name, err)
 	}
-	cacheStore(dir, key, img)
+	cacheStore(CacheDir(), key, img)
 	d.modules[key] = m
 	return m, nil
+}
+
+// cachedModule returns the loaded module of key, or loads it from the disk cache; nil when it
+// is in neither (a corrupt or stale cache entry counts as absent).
+func (d *Device) cachedModule(key, name string) *Module {
+	d.modMu.Lock()
+	defer d.modMu.Unlock()
+	if m := d.modules[key]; m != nil {
+		return m
+	}
+	img := cacheLoad(CacheDir(), key)
+	if img == nil {
+		return nil
+	}
+	m := &Module{dev: d, Name: name, Key: key, funcs: map[string]*Function{}, CacheHit: true}
+	if err := m.load(img); err != nil {
+		return nil
+	}
+	d.modules[key] = m
+	return m
 }
 
 // CompileKernel compiles the embedded kernel kernels/<file> (see KernelSource).

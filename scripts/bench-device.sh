@@ -68,7 +68,7 @@ run() {
 	echo
 	echo "== github queries: CPU engine at 1, 2, 16 threads, stmatch, geneva (phases and SV)"
 	echo "   call = engine count call, ms; proc = whole process, ms; kern = GPU kernel time, ms"
-	printf 'query\tcount\tcpu1\tcpu2\tcpu2proc\tcpu16\tstm\tstmkern\tgen\tgenkern\tgenproc\tgentail\tgentailkern\tgensv\tgensvkern\tgenpaper\tcheck\n' | tee "$out/github.tsv"
+	printf 'query\tcount\tcpu1\tcpu2\tcpu2proc\tcpu16\tstm\tstmkern\tgen\tgenkern\tgenproc\tgennotail\tgennotailkern\tgensv\tgensvkern\tgenpaper\tcheck\n' | tee "$out/github.tsv"
 	for q in "$BIN"/testdata/github-gmatch/query_graph/*.graph "$BIN"/extra/*.graph; do
 		[ -e "$q" ] || continue
 		local name c1 t1 t2 p2 t16 cs ts ks cg tg kg pg ct tt kt cv tv kv cp tp check rest
@@ -80,7 +80,7 @@ run() {
 			IFS=$'\t' read -r cs ts ks rest < <(count stmatch 0 "$q")
 		fi
 		IFS=$'\t' read -r cg tg kg _ pg < <(count geneva 0 "$q")
-		IFS=$'\t' read -r ct tt kt rest < <(count geneva 0 "$q" --geneva-tail)
+		IFS=$'\t' read -r ct tt kt rest < <(count geneva 0 "$q" --geneva-no-tail)
 		IFS=$'\t' read -r cv tv kv rest < <(count geneva 0 "$q" --geneva-sv)
 		IFS=$'\t' read -r cp tp rest < <(count geneva 0 "$q" --geneva-order paper)
 		check=ok

@@ -19,6 +19,7 @@ import (
 	_ "submatch/engine/auto" // registers the "auto" engine
 	_ "submatch/engine/cpu"  // registers the "cpu" engine
 	"submatch/engine/genevagpu"
+	"submatch/engine/stmatch"
 	"submatch/formats"
 	"submatch/gpu"
 	"submatch/graph"
@@ -80,18 +81,19 @@ func (l *loadFlags) options(log *slog.Logger) formats.Options {
 type matchFlags struct {
 	commonFlags
 	loadFlags
-	engine      string
-	threads     int
-	induced     bool
-	unique      bool
-	json        bool
-	queryFormat string
-	memory      string
-	gpuMemory   string
-	gpus        string
-	genevaSV    bool
-	genevaTail  bool
-	genevaOrder string
+	engine       string
+	threads      int
+	induced      bool
+	unique       bool
+	json         bool
+	queryFormat  string
+	memory       string
+	gpuMemory    string
+	gpus         string
+	genevaSV     bool
+	genevaNoTail bool
+	genevaOrder  string
+	stmKernel    string
 }
 
 func (m *matchFlags) register(fs *flag.FlagSet) {
@@ -108,7 +110,8 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
 	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them; geneva uses the first)")
 	fs.BoolVar(&m.genevaSV, "geneva-sv", false, "with --engine geneva: match one vertex per phase (the paper's SV-match variant)")
-	fs.BoolVar(&m.genevaTail, "geneva-tail", false, "with --engine geneva: count the closing vertices in a final step instead of matching them (not yet checked on a GPU)")
+	fs.BoolVar(&m.genevaNoTail, "geneva-no-tail", false, "with --engine geneva: match the closing vertices too instead of counting them in a final step")
+	fs.StringVar(&m.stmKernel, "stmatch-kernel", "tiered", "with --engine stmatch: `KERNEL` tiered (the generic kernel until the per-query kernel, compiled in the background, is ready), generic, or query (compile the per-query kernel first)")
 	fs.StringVar(&m.genevaOrder, "geneva-order", "cost", "with --engine geneva: phase order `ORDER`, cost (GENMATCHORDER choosing by estimated growth) or paper (its structural priorities alone)")
 }
 
@@ -131,8 +134,14 @@ func (m *matchFlags) check() error {
 	if m.genevaSV && m.engine != "geneva" {
 		return usagef("--geneva-sv needs --engine geneva")
 	}
-	if m.genevaTail && m.engine != "geneva" {
-		return usagef("--geneva-tail needs --engine geneva")
+	if m.genevaNoTail && m.engine != "geneva" {
+		return usagef("--geneva-no-tail needs --engine geneva")
+	}
+	if _, err := stmatch.ParseKernelChoice(m.stmKernel); err != nil {
+		return usagef("--stmatch-kernel: %v", err)
+	}
+	if m.stmKernel != "tiered" && m.engine != "stmatch" {
+		return usagef("--stmatch-kernel needs --engine stmatch")
 	}
 	if m.genevaOrder != "cost" && m.genevaOrder != "paper" {
 		return usagef("--geneva-order must be cost or paper, not %q", m.genevaOrder)
@@ -230,8 +239,11 @@ func resolveEngine(name string) (engine.Engine, error) {
 func (m *matchFlags) resolveEngine() (engine.Engine, error) {
 	var e engine.Engine
 	var err error
-	if m.genevaSV || m.genevaTail || m.genevaOrder == "paper" {
-		e = genevagpu.Engine{Options: genevagpu.Options{SingleVertex: m.genevaSV, TailCount: m.genevaTail, PaperOrder: m.genevaOrder == "paper"}}
+	if m.genevaSV || m.genevaNoTail || m.genevaOrder == "paper" {
+		e = genevagpu.Engine{Options: genevagpu.Options{SingleVertex: m.genevaSV, NoTailCount: m.genevaNoTail, PaperOrder: m.genevaOrder == "paper"}}
+	} else if m.stmKernel != "tiered" {
+		k, _ := stmatch.ParseKernelChoice(m.stmKernel) // checked by check
+		e = stmatch.Engine{Options: stmatch.Options{Kernel: k}}
 	} else if e, err = resolveEngine(m.engine); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-	"unsafe"
 
 	"submatch/geneva"
 	"submatch/gpu"
@@ -54,7 +53,9 @@ type gpuBackend struct {
 	extend    *gpu.Function
 	eliminate *gpu.Function
 	count     *gpu.Function
-	bufs      []*gpu.Buffer // inputs, freed by close
+	// mem holds everything the count allocates on d, within its --gpu-memory (Limit 0: the
+	// device budget alone), and frees it on close.
+	mem gpu.Allocs
 
 	parts     gpu.DevicePtr       // device Part structs
 	partIndex map[geneva.Part]int // step partition -> index in parts
@@ -71,10 +72,8 @@ type gpuBackend struct {
 	// orders of magnitude in work per row).
 	launchRows map[*geneva.Step]uint64
 
-	// limit bounds the bytes this count allocates (0: the device budget alone); tableLimit
-	// bounds its tables (0: no separate bound). used and tableUsed count them.
-	limit, tableLimit uint64
-	used, tableUsed   uint64
+	// tableLimit bounds the count's tables (0: no separate bound); tableUsed counts them.
+	tableLimit, tableUsed uint64
 }
 
 type gpuTable struct {
@@ -88,7 +87,8 @@ func (t *gpuTable) Width() int  { return t.width }
 
 // newGPUBackend compiles the kernels and uploads what job's steps read.
 func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit uint64) (_ *gpuBackend, err error) {
-	b := &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: map[*geneva.Step]uint64{}, limit: limit, tableLimit: tableLimit}
+	b := &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: map[*geneva.Step]uint64{},
+		mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "geneva: "}, tableLimit: tableLimit}
 	defer func() {
 		if err != nil {
 			b.close() // the returns below hand back nil; b still holds what was uploaded
@@ -161,17 +161,12 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 	if b.lists, err = upload(b, "candidate lists", lists); err != nil {
 		return nil, err
 	}
-	if err := b.reserve(descWords*4 + 24); err != nil {
-		return nil, fmt.Errorf("geneva: %w", err)
+	if b.desc, err = b.mem.Alloc("step descriptor", descWords*4); err != nil {
+		return nil, err
 	}
-	if b.desc, err = d.Alloc(descWords * 4); err != nil {
-		return nil, fmt.Errorf("geneva: %w", err)
+	if b.ctr, err = b.mem.Alloc("counters", 24); err != nil {
+		return nil, err
 	}
-	b.bufs = append(b.bufs, b.desc)
-	if b.ctr, err = d.Alloc(24); err != nil {
-		return nil, fmt.Errorf("geneva: %w", err)
-	}
-	b.bufs = append(b.bufs, b.ctr)
 	return b, nil
 }
 
@@ -210,39 +205,20 @@ func stepParts(prog *geneva.Program) []geneva.Part {
 	return order
 }
 
-// upload copies words to the device, counted against the count's limit; an empty slice uploads
-// one zero word, so that every pointer the kernels get is valid.
+// upload copies words to the device within the count's limit; an empty slice uploads one zero
+// word, so that every pointer the kernels get is valid.
 func upload[T uint32 | uint64](b *gpuBackend, what string, words []T) (gpu.DevicePtr, error) {
 	if len(words) == 0 {
 		words = make([]T, 1)
 	}
-	err := b.reserve(uint64(len(words)) * uint64(unsafe.Sizeof(words[0])))
-	var buf *gpu.Buffer
-	if err == nil {
-		buf, err = gpu.Upload(b.d, words)
-	}
+	buf, err := gpu.UploadTo(&b.mem, what, words)
 	if err != nil {
-		return 0, fmt.Errorf("geneva: uploading %s: %w", what, err)
+		return 0, err
 	}
-	b.bufs = append(b.bufs, buf)
 	return buf.Ptr(), nil
 }
 
-func (b *gpuBackend) close() {
-	for _, buf := range b.bufs {
-		buf.Free()
-	}
-	b.bufs = nil
-}
-
-// reserve counts n bytes against the count's limit (--gpu-memory).
-func (b *gpuBackend) reserve(n uint64) error {
-	if b.limit > 0 && b.used+n > b.limit {
-		return fmt.Errorf("%d bytes wanted, %d of the count's %d left: %w", n, b.limit-min(b.limit, b.used), b.limit, geneva.ErrBudget)
-	}
-	b.used += n
-	return nil
-}
+func (b *gpuBackend) close() { b.mem.FreeAll() }
 
 // Alloc implements geneva.Backend.
 func (b *gpuBackend) Alloc(rows uint64, width int) (geneva.Table, error) {
@@ -250,38 +226,29 @@ func (b *gpuBackend) Alloc(rows uint64, width int) (geneva.Table, error) {
 	if b.tableLimit > 0 && b.tableUsed+bytes > b.tableLimit {
 		return nil, fmt.Errorf("%d bytes wanted, %d of %d for tables left: %w", bytes, b.tableLimit-b.tableUsed, b.tableLimit, geneva.ErrBudget)
 	}
-	if err := b.reserve(bytes); err != nil {
-		return nil, err
-	}
-	buf, err := b.d.Alloc(bytes)
+	buf, err := b.mem.Alloc("", bytes)
 	if err != nil {
-		b.used -= bytes
 		if errors.Is(err, gpu.ErrBudget) {
 			return nil, fmt.Errorf("%w: %w", geneva.ErrBudget, err)
 		}
 		return nil, err
 	}
 	b.tableUsed += bytes
-	b.st.PeakBytes = max(b.st.PeakBytes, b.used)
+	b.st.PeakBytes = max(b.st.PeakBytes, b.mem.Used())
 	return &gpuTable{buf: buf, cap: rows, width: width}, nil
 }
 
 // Free implements geneva.Backend.
 func (b *gpuBackend) Free(t geneva.Table) {
 	gt := t.(*gpuTable)
-	bytes := gt.buf.Size()
-	gt.buf.Free()
-	b.used -= bytes
-	b.tableUsed -= bytes
+	b.tableUsed -= gt.buf.Size()
+	b.mem.Release(gt.buf)
 }
 
 // Available implements geneva.Backend: the least of the device budget, the count's limit and
 // the tables' limit left.
 func (b *gpuBackend) Available() uint64 {
-	a := b.d.Budget().Available()
-	if b.limit > 0 {
-		a = min(a, b.limit-min(b.limit, b.used))
-	}
+	a := b.mem.Available()
 	if b.tableLimit > 0 {
 		a = min(a, b.tableLimit-b.tableUsed)
 	}

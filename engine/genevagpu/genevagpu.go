@@ -8,9 +8,8 @@
 // chunks within the device's memory budget (--gpu-memory lowers it). Each Run launches a kernel
 // over sub-ranges of its rows, growing while launches stay short, so cancellation is prompt.
 // Counts (not listing, not induced, not the paper's plan) can count the query's closing vertices
-// in a final step (geneva_count) from the sizes of their candidate sets instead of matching them:
-// by default on the host backend, opt-in on the GPU (Options.TailCount) until the device check
-// covers it.
+// in a final step (geneva_count) from the sizes of their candidate sets instead of matching them
+// (Options.NoTailCount turns it off).
 //
 // Options.Host runs the same executor on geneva.HostBackend instead of the GPU: the tests use it
 // to check the whole engine path (and listing) against the oracle on machines without a GPU.
@@ -46,15 +45,10 @@ type Options struct {
 	// separate elimination steps and every vertex matched, instead of the cost-aware choice with
 	// eliminations fused into the extensions and closing vertices counted.
 	PaperOrder bool
-	// NoTailCount matches the closing vertices of counts too, instead of counting them from
-	// the sizes of their candidate sets in a final step (geneva.PlanCounting).
+	// NoTailCount (--geneva-no-tail) matches the closing vertices of counts too, instead of
+	// counting them from the sizes of their candidate sets in a final step (geneva.PlanCounting,
+	// kernel geneva_count; checked against the CPU engine on an H100 by scripts/gpu-check.sh).
 	NoTailCount bool
-	// TailCount enables that final counting step on the GPU (--geneva-tail). It is on by default
-	// on the host backend, where the oracle and the CPU engine check it in CI; on the GPU it stays
-	// opt-in until the device check (scripts/gpu-check.sh, variant "tail") has compared its
-	// kernel, geneva_count, with the CPU engine on an H100: so far it was only emulated on the
-	// CPU (TestEmulatedCountKernel) and checked by clang.
-	TailCount bool
 	// Host runs on geneva.HostBackend (no GPU) with HostBudget bytes of tables (0: 1 GiB).
 	Host       bool
 	HostBudget uint64
@@ -189,7 +183,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	job, err := geneva.Prepare(ctx, p.Data, pc, p.Pattern, geneva.CompileOptions{
 		Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, SingleVertex: e.Options.SingleVertex,
 		PaperOrder: e.Options.PaperOrder, Fuse: !e.Options.PaperOrder,
-		CountTail: count && !e.Options.PaperOrder && !e.Options.NoTailCount && (e.Options.Host || e.Options.TailCount)})
+		CountTail: count && !e.Options.PaperOrder && !e.Options.NoTailCount})
 	if err != nil {
 		return err
 	}

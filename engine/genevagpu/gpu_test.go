@@ -94,7 +94,7 @@ var tinyTables = Options{TableBudget: 256 << 10}
 var gpuVariants = []struct {
 	name string
 	o    Options
-}{{"phases", Options{}}, {"tail", Options{TailCount: true}}, {"sv", Options{SingleVertex: true}}, {"paper", Options{PaperOrder: true}}}
+}{{"tail", Options{}}, {"phases", Options{NoTailCount: true}}, {"sv", Options{SingleVertex: true}}, {"paper", Options{PaperOrder: true}}}
 
 func suite(t *testing.T, dir, data string, limit int) {
 	needGPU(t)

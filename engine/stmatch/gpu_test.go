@@ -60,11 +60,17 @@ func compare(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem 
 // compareOn is compare on the GPUs listed (nil: all).
 func compareOn(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, want int64, gpus []int) Stats {
 	t.Helper()
+	return compareWith(t, name, g, p, sem, want, gpus, Options{})
+}
+
+// compareWith is compareOn with the engine's options o.
+func compareWith(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, want int64, gpus []int, o Options) Stats {
+	t.Helper()
 	t0 := time.Now()
 	cpu := cpuCount(t, g, p, sem)
 	cpuTime := time.Since(t0)
 	prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, GPUs: gpus}
-	res, st, err := CountStats(context.Background(), prob)
+	res, st, err := CountOptions(context.Background(), prob, o)
 	if err != nil || res.Partial {
 		t.Errorf("%s: stmatch count: %v (partial %v)", name, err, res.Partial)
 		record(t, name, cpu, res.Count, st)
@@ -77,8 +83,9 @@ func compareOn(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, se
 	if want >= 0 && uint64(want) != cpu {
 		t.Errorf("%s: cpu %d, published %d", name, cpu, want)
 	}
-	t.Logf("%-28s %-14s %14d  cpu %9.3f ms  gpu kernel %9.3f ms  call %9.3f ms  launches %d warps %d levels %d buffers %s",
-		name, sem, res.Count, ms(cpuTime), ms(st.Kernel), ms(st.Total), st.Launches, st.Warps, st.Levels, gpu.FormatBytes(st.BufferBytes))
+	t.Logf("%-28s %-14s %14d  cpu %9.3f ms  gpu kernel %9.3f ms  call %9.3f ms  launches %d warps %d levels %d buffers %s query kernel %v (%d launches, compile %.0f ms)",
+		name, sem, res.Count, ms(cpuTime), ms(st.Kernel), ms(st.Total), st.Launches, st.Warps, st.Levels, gpu.FormatBytes(st.BufferBytes),
+		st.QueryKernel, st.QueryLaunches, ms(st.QueryCompile))
 	return st
 }
 
@@ -164,8 +171,14 @@ func TestGPURandom(t *testing.T) {
 			EdgeProb: 0.4, VertexLabels: vl, EdgeLabels: int(seed%2) + 1, Wildcard: 0.3,
 			Components: 1 + int(seed%5)/4,
 		})
+		// A quarter of the seeds run the per-query kernel from the first launch (the others
+		// start generic: their counts end before a background compile would be used).
+		var o Options
+		if seed%4 == 1 {
+			o.Kernel = KernelQuery
+		}
 		for _, sem := range semantics {
-			compare(t, fmt.Sprintf("random seed %d %s", seed, sem), g, p, sem, -1)
+			compareWith(t, fmt.Sprintf("random seed %d %s", seed, sem), g, p, sem, -1, nil, o)
 			n++
 		}
 	}
@@ -227,6 +240,8 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-slice1ms", Options{Slice: time.Millisecond}},
 		{"v2-donate2ms", Options{DonateAfter: 2 * time.Millisecond}},
 		{"v2-donate50us", Options{DonateAfter: 50 * time.Microsecond}},
+		{"v2-generic", Options{Kernel: KernelGeneric}},
+		{"v2-query", Options{Kernel: KernelQuery}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -254,8 +269,8 @@ func TestGPUVersions(t *testing.T) {
 				verdict = "MISMATCH"
 				t.Errorf("%s %s: stmatch %d, cpu %d", c.name, v.name, got, cpu)
 			}
-			t.Logf("%-32s %-11s %14d %s kernel %9.3f ms units %d leaf groups %d launches %d donated %d spilled %d taken %d",
-				c.name, v.name, got, verdict, ms(best), st.Units, st.Groups, st.Launches, st.Donated, st.Spilled, st.Taken)
+			t.Logf("%-32s %-11s %14d %s kernel %9.3f ms units %d leaf groups %d launches %d donated %d spilled %d taken %d query kernel %v (%d launches, compile %.0f ms)",
+				c.name, v.name, got, verdict, ms(best), st.Units, st.Groups, st.Launches, st.Donated, st.Spilled, st.Taken, st.QueryKernel, st.QueryLaunches, ms(st.QueryCompile))
 			if out != "" {
 				if f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 					fmt.Fprintf(f, "%s\t%s\t%d\t%d\t%s\t%.3f\t%d\n", c.name, v.name, cpu, got, verdict, ms(best), st.Units)

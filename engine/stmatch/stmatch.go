@@ -36,12 +36,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"submatch/engine"
 	"submatch/gpu"
@@ -63,6 +63,7 @@ const (
 	kernelFile    = "stmatch.cu"
 	kernelName    = "stmatch_count"
 	kernelFileV1  = "stmatch_v1.cu"
+	queryFile     = "stmatch_query.cu" // the per-query kernel's name in NVRTC messages
 	kernelNameV1  = "stmatch_count_v1"
 	threadsBlock  = 128
 	warpsPerBlock = threadsBlock / 32
@@ -97,6 +98,39 @@ type Options struct {
 	// half of it to an idle warp (0: defaultDonateAfter). Moving a short subtree costs more than
 	// it saves: the thief recomputes the prefix's sets.
 	DonateAfter time.Duration
+	// Kernel chooses between the generic kernel and the per-query kernel generated from the
+	// plan (codegen.go); the zero value is KernelTiered. Both kernels are checked against the CPU
+	// engine.
+	Kernel KernelChoice
+}
+
+// KernelChoice says which kernel runs a count. The generic kernel interprets the plan's metadata
+// and is compiled once; the per-query kernel has the plan's levels written out as code, which
+// NVRTC needs a while to compile for every new query shape (then it is cached on disk).
+type KernelChoice int
+
+const (
+	// KernelTiered starts on the per-query kernel when it is cached already, else on the generic
+	// one, and compiles the per-query kernel in the background once a count needs a second
+	// launch, switching to it at the first launch after it is ready.
+	KernelTiered KernelChoice = iota
+	// KernelGeneric runs the generic kernel only.
+	KernelGeneric
+	// KernelQuery compiles the per-query kernel before the first launch and runs it only.
+	KernelQuery
+)
+
+// ParseKernelChoice reads tiered, generic or query (--stmatch-kernel).
+func ParseKernelChoice(s string) (KernelChoice, error) {
+	switch s {
+	case "tiered", "":
+		return KernelTiered, nil
+	case "generic":
+		return KernelGeneric, nil
+	case "query":
+		return KernelQuery, nil
+	}
+	return 0, fmt.Errorf("stmatch kernel must be tiered, generic or query, not %q", s)
 }
 
 // buildPlan builds the plan the options call for: without Enumerate (postponed leaf groups
@@ -158,6 +192,12 @@ type Stats struct {
 	// end of time slices and taken from the queue.
 	QueueSlots              uint64
 	Donated, Spilled, Taken uint64
+	// QueryKernel is set when the per-query kernel ran (from the first launch, or from
+	// QueryLaunches before the end with KernelTiered); QueryCompile is its NVRTC time (0 when it
+	// came from the cache; with KernelTiered it ran in the background).
+	QueryKernel   bool
+	QueryCompile  time.Duration
+	QueryLaunches int
 }
 
 // Count implements engine.Engine.
@@ -282,11 +322,11 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 	defer cancel()
 	var wg sync.WaitGroup
 	for k, d := range devs {
-		runs[k] = &deviceRun{d: d, limit: p.GPUMemoryLimit}
+		runs[k] = newDeviceRun(d, p.GPUMemoryLimit)
 		wg.Add(1)
 		go func(r *deviceRun, k int) {
 			defer wg.Done()
-			defer r.free()
+			defer r.mem.FreeAll()
 			if err := r.prepare(p, fp, o, units); err != nil {
 				errs[k] = err
 				cancel()
@@ -339,12 +379,15 @@ func mergeStats(st *Stats, runs []*deviceRun) {
 		st.Blocks += s.Blocks
 		st.Warps += s.Warps
 		st.BufferBytes += s.BufferBytes
-		st.DeviceBytes += s.DeviceBytes
+		st.DeviceBytes += r.mem.Used() // nothing is freed before the count ends
 		st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
 		st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
 		st.Donated += s.Donated
 		st.Spilled += s.Spilled
 		st.Taken += s.Taken
+		st.QueryKernel = st.QueryKernel || s.QueryKernel
+		st.QueryCompile = max(st.QueryCompile, s.QueryCompile)
+		st.QueryLaunches += s.QueryLaunches
 	}
 }
 
@@ -352,9 +395,7 @@ func mergeStats(st *Stats, runs []*deviceRun) {
 type deviceRun struct {
 	d      *gpu.Device
 	fn     *gpu.Function
-	bufs   []*gpu.Buffer
-	limit  uint64 // bytes this count may allocate on the device (0: the device budget alone)
-	used   uint64
+	mem    gpu.Allocs // the count's buffers, within its --gpu-memory (Limit 0: the device budget alone)
 	blocks int
 	warps  int
 	st     Stats
@@ -362,34 +403,68 @@ type deviceRun struct {
 	meta, off, val, cands, units, buf, counts, ctl, tasks, seq *gpu.Buffer
 	gOff, gAdj                                                 gpu.DevicePtr
 	queueCap                                                   uint64
+
+	// querySrc is the per-query kernel's source while KernelTiered has not switched to it yet;
+	// tier delivers its background compile.
+	querySrc string
+	tier     chan tierResult
 }
 
-func (r *deviceRun) free() {
-	for _, b := range r.bufs {
-		b.Free()
-	}
-	r.bufs = nil
+type tierResult struct {
+	mod *gpu.Module
+	err error
 }
 
-// alloc registers a buffer made by f against the count's limit.
-func (r *deviceRun) alloc(what string, bytes uint64, f func() (*gpu.Buffer, error)) (*gpu.Buffer, error) {
-	if r.limit > 0 && r.used+bytes > r.limit {
-		return nil, fmt.Errorf("stmatch: %s: %s wanted, %s of --gpu-memory %s left: %w", what, gpu.FormatBytes(bytes),
-			gpu.FormatBytes(r.limit-min(r.limit, r.used)), gpu.FormatBytes(r.limit), gpu.ErrBudget)
+// tierUp runs before every launch of a KernelTiered count: before the second launch it starts
+// compiling the per-query kernel in the background (a count that ends in one launch never pays
+// for it), and at the first launch after the compile is done it switches to that kernel. Both
+// kernels read and write the same buffers and leave nothing on the device between launches but
+// the work queue, so the switch is free. A failed compile leaves the generic kernel running.
+func (r *deviceRun) tierUp(shared uint32) {
+	if r.querySrc == "" || r.st.Launches == 0 {
+		return
 	}
-	b, err := f()
+	if r.tier == nil {
+		r.tier = make(chan tierResult, 1)
+		go func(src string) {
+			m, err := r.d.Compile(src, queryFile, nil)
+			r.tier <- tierResult{m, err}
+		}(r.querySrc)
+		return
+	}
+	var t tierResult
+	select {
+	case t = <-r.tier:
+	default:
+		return
+	}
+	r.querySrc = ""
+	fn, err := t.mod, t.err
+	var f *gpu.Function
+	if err == nil {
+		f, err = fn.Function(kernelName)
+	}
+	if err == nil {
+		// The grid stays as large as the buffers, unless the per-query kernel fits fewer blocks
+		// at once: the warps of blocks no longer launched then count 0 from here on.
+		if perSM, e := f.ActiveBlocksPerSM(threadsBlock, shared); e == nil && perSM > 0 && max(1, r.d.Info().SMs)*perSM < r.blocks {
+			if err = r.counts.Memset(0); err == nil {
+				r.blocks = max(1, r.d.Info().SMs) * perSM
+			}
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("stmatch: %s: %w", what, err)
+		slog.Warn("stmatch: the per-query kernel is not used; the generic kernel goes on", "err", err)
+		return
 	}
-	r.bufs = append(r.bufs, b)
-	r.used += b.Size()
-	r.st.DeviceBytes += b.Size()
-	return b, nil
+	r.fn = f
+	r.st.QueryKernel, r.st.QueryCompile = true, t.mod.CompileTime
 }
 
-func upload[T uint32 | uint64](r *deviceRun, what string, words []T) (*gpu.Buffer, error) {
-	var zero T
-	return r.alloc(what, uint64(len(words))*uint64(unsafe.Sizeof(zero)), func() (*gpu.Buffer, error) { return gpu.Upload(r.d, words) })
+// newDeviceRun starts d's share of a count that may allocate limit bytes there (0: no limit but
+// the device budget).
+func newDeviceRun(d *gpu.Device, limit uint64) *deviceRun {
+	return &deviceRun{d: d, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "stmatch: "}}
 }
 
 // taskBytes is one queue slot: the task's words and the slot's sequence number.
@@ -415,9 +490,29 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 	if o.V1 {
 		src, file, name = kernelSourceV1, kernelFileV1, kernelNameV1
 	}
-	mod, err := r.d.Compile(src, file, nil)
-	if err != nil {
-		return fmt.Errorf("stmatch: compiling the kernel: %w", err)
+	var mod *gpu.Module
+	var err error
+	if !o.V1 && o.Kernel != KernelGeneric {
+		if r.querySrc, err = specialise(kernelSource, fp); err != nil {
+			return err
+		}
+		if o.Kernel == KernelQuery {
+			mod, err = r.d.Compile(r.querySrc, queryFile, nil)
+		} else {
+			mod, err = r.d.Cached(r.querySrc, queryFile, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("stmatch: compiling the per-query kernel: %w", err)
+		}
+		if mod != nil {
+			r.querySrc = ""
+			r.st.QueryKernel, r.st.QueryCompile = true, mod.CompileTime
+		}
+	}
+	if mod == nil {
+		if mod, err = r.d.Compile(src, file, nil); err != nil {
+			return fmt.Errorf("stmatch: compiling the kernel: %w", err)
+		}
 	}
 	r.st.CacheHit = mod.CacheHit
 	r.st.Compile = time.Since(tc)
@@ -426,16 +521,16 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 	}
 
 	tu := time.Now()
-	if r.meta, err = upload(r, "plan", fp.Meta); err != nil {
+	if r.meta, err = gpu.UploadTo(&r.mem, "plan", fp.Meta); err != nil {
 		return err
 	}
-	if r.off, err = upload(r, "candidate space offsets", fp.Offsets); err != nil {
+	if r.off, err = gpu.UploadTo(&r.mem, "candidate space offsets", fp.Offsets); err != nil {
 		return err
 	}
-	if r.val, err = upload(r, "candidate space", fp.Values); err != nil {
+	if r.val, err = gpu.UploadTo(&r.mem, "candidate space", fp.Values); err != nil {
 		return err
 	}
-	if r.cands, err = upload(r, "candidates", fp.Cands); err != nil {
+	if r.cands, err = gpu.UploadTo(&r.mem, "candidates", fp.Cands); err != nil {
 		return err
 	}
 	if fp.NonAdjacent {
@@ -443,17 +538,17 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 		if len(adj) == 0 {
 			adj = []uint32{0}
 		}
-		b, err := upload(r, "graph offsets", offs)
+		b, err := gpu.UploadTo(&r.mem, "graph offsets", offs)
 		if err != nil {
 			return err
 		}
 		r.gOff = b.Ptr()
-		if b, err = upload(r, "graph adjacency", adj); err != nil {
+		if b, err = gpu.UploadTo(&r.mem, "graph adjacency", adj); err != nil {
 			return err
 		}
 		r.gAdj = b.Ptr()
 	}
-	if r.ctl, err = r.alloc("control words", ctlWords*8, func() (*gpu.Buffer, error) { return r.d.Alloc(ctlWords * 8) }); err != nil {
+	if r.ctl, err = r.mem.Alloc("control words", ctlWords*8); err != nil {
 		return err
 	}
 	if err := r.ctl.Memset(0); err != nil {
@@ -463,7 +558,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 		if len(units) == 0 {
 			units = []uint64{0}
 		}
-		if r.units, err = upload(r, "work units", units); err != nil {
+		if r.units, err = gpu.UploadTo(&r.mem, "work units", units); err != nil {
 			return err
 		}
 	}
@@ -479,31 +574,27 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 	if !o.V1 {
 		perWarp += 2 * uint64(fp.L+2) * taskBytes // queueSlots rounds up by less than 2x
 	}
-	avail := r.d.Budget().Available()
-	if r.limit > 0 {
-		avail = min(avail, r.limit-min(r.limit, r.used))
-	}
-	r.blocks = chooseBlocks(want, warpsPerBlock, perWarp, avail)
+	r.blocks = chooseBlocks(want, warpsPerBlock, perWarp, r.mem.Available())
 	r.warps = r.blocks * warpsPerBlock
 	r.st.Blocks, r.st.Warps, r.st.PerWarpBytes = r.blocks, r.warps, perWarp
-	if r.buf, err = r.alloc("per-warp buffers", uint64(r.warps)*fp.Stride*4, func() (*gpu.Buffer, error) { return r.d.Alloc(uint64(r.warps) * fp.Stride * 4) }); err != nil {
+	if r.buf, err = r.mem.Alloc("per-warp buffers", uint64(r.warps)*fp.Stride*4); err != nil {
 		return err
 	}
 	r.st.BufferBytes = r.buf.Size()
-	if r.counts, err = r.alloc("per-warp counts", uint64(r.warps)*8, func() (*gpu.Buffer, error) { return r.d.Alloc(uint64(r.warps) * 8) }); err != nil {
+	if r.counts, err = r.mem.Alloc("per-warp counts", uint64(r.warps)*8); err != nil {
 		return err
 	}
 	if !o.V1 {
 		r.queueCap = queueSlots(r.warps, fp.L)
 		r.st.QueueSlots = r.queueCap
-		if r.tasks, err = r.alloc("work queue", r.queueCap*taskWords*4, func() (*gpu.Buffer, error) { return r.d.Alloc(r.queueCap * taskWords * 4) }); err != nil {
+		if r.tasks, err = r.mem.Alloc("work queue", r.queueCap*taskWords*4); err != nil {
 			return err
 		}
 		seq := make([]uint64, r.queueCap)
 		for k := range seq {
 			seq[k] = uint64(k)
 		}
-		if r.seq, err = upload(r, "work queue sequence numbers", seq); err != nil {
+		if r.seq, err = gpu.UploadTo(&r.mem, "work queue sequence numbers", seq); err != nil {
 			return err
 		}
 	}
@@ -655,7 +746,12 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		if err := gpu.CopyToDevice(r.ctl, 0, ctl); err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
-		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, uint32((fp.L+fp.G)*metaStride*8),
+		shared := uint32((fp.L + fp.G) * metaStride * 8)
+		r.tierUp(shared)
+		if r.st.QueryKernel {
+			r.st.QueryLaunches++
+		}
+		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, shared,
 			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
 			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()),
 			out, outCap)
@@ -781,14 +877,14 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 			return
 		}
 		units := fp.makeUnits(max(1, devs[0].Info().SMs)*blocksPerSM*warpsPerBlock, !o.NoSplit)
-		r := &deviceRun{d: devs[0], limit: p.GPUMemoryLimit}
-		defer r.free()
+		r := newDeviceRun(devs[0], p.GPUMemoryLimit)
+		defer r.mem.FreeAll()
 		sink := &rowSink{cap: listRows(fp), L: fp.L, match: match, yield: yield}
-		if r.limit > 0 {
+		if r.mem.Limit > 0 {
 			// Leave the output buffer room within --gpu-memory.
-			sink.cap = max(fp.Cap[fp.L-1], min(sink.cap, r.limit/4/uint64(4*fp.L)))
+			sink.cap = max(fp.Cap[fp.L-1], min(sink.cap, r.mem.Limit/4/uint64(4*fp.L)))
 		}
-		sink.buf, err = r.alloc("match buffer", sink.cap*uint64(4*fp.L), func() (*gpu.Buffer, error) { return r.d.Alloc(sink.cap * uint64(4*fp.L)) })
+		sink.buf, err = r.mem.Alloc("match buffer", sink.cap*uint64(4*fp.L))
 		if err != nil {
 			yield(nil, err)
 			return

@@ -6,6 +6,7 @@
 #define __global__ __attribute__((global))
 #define __shared__ __attribute__((shared))
 #define __forceinline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
 #define __restrict__ __restrict
 typedef unsigned long long _u64; typedef unsigned int _u32;
 __device__ unsigned int __shfl_sync(unsigned int, unsigned int, int);
@@ -21,6 +22,7 @@ __device__ void __syncwarp(unsigned int m = 0xffffffff);
 __device__ void __syncthreads();
 __device__ void __threadfence();
 __device__ void __nanosleep(unsigned int);
+__device__ __attribute__((noreturn)) void __trap();
 __device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
 __device__ unsigned long long atomicAdd(unsigned long long*, unsigned long long);
 __device__ unsigned int atomicAdd(unsigned int*, unsigned int);

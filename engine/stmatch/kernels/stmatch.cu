@@ -74,33 +74,91 @@ __device__ __forceinline__ bool adjacent(const u64* __restrict__ goff, const u32
 	return contains(gadj + sb, eb - sb, a);
 }
 
-// window narrows the sorted a[0:n) to the symmetry window of level lv: [*begin, *end) (empty:
-// begin >= end, and the result is false).
-__device__ __forceinline__ bool window(const u64* lv, const u32* m, const u32* a, u64 n, u64* begin, u64* end) {
-	u64 b = 0, e = n;
-	for (u32 k = (u32)lv[M_LOWER]; k; k &= k - 1) {
-		u32 lo = m[__ffs(k) - 1];
-		if (lo == 0xffffffffu) { *begin = 0; *end = 0; return false; }
-		u64 p = lower_bound(a, n, lo + 1);
-		if (p > b) b = p;
-	}
-	for (u32 k = (u32)lv[M_UPPER]; k; k &= k - 1) {
-		u64 p = lower_bound(a, n, m[__ffs(k) - 1]);
-		if (p < e) e = p;
-	}
-	*begin = b; *end = e;
-	return b < e;
+// Symmetry window steps: win_above moves *b past the candidates not greater than lo (false when
+// nothing can be: lo is the largest id), win_below moves *e to the first candidate not smaller
+// than hi.
+__device__ __forceinline__ bool win_above(u32 lo, const u32* a, u64 n, u64* b) {
+	if (lo == 0xffffffffu) return false;
+	u64 p = lower_bound(a, n, lo + 1);
+	if (p > *b) *b = p;
+	return true;
 }
 
-// accept applies the injectivity and induced non-adjacency checks of level lv to c.
-__device__ __forceinline__ bool accept(const u64* lv, const u32* m, u32 c,
-	const u64* __restrict__ goff, const u32* __restrict__ gadj)
-{
-	bool ok = true;
-	for (u32 b = (u32)lv[M_COLLIDE]; ok && b; b &= b - 1) ok = m[__ffs(b) - 1] != c;
-	for (u32 b = (u32)lv[M_NONADJ]; ok && b; b &= b - 1) ok = !adjacent(goff, gadj, m[__ffs(b) - 1], c);
-	return ok;
+__device__ __forceinline__ void win_below(u32 hi, const u32* a, u64 n, u64* e) {
+	u64 p = lower_bound(a, n, hi);
+	if (p < *e) *e = p;
 }
+
+// Sources of a level's set: add_stored appends the stored set of level j, add_list the
+// candidate-space list of the edge (level j -> the level lv) for the candidate mi[j].
+__device__ __forceinline__ int add_stored(const u64* __restrict__ meta, int j, const u64* sz, const u32* buf,
+	const u32** lp, u64* ll, int nl)
+{
+	lp[nl] = buf + meta[(u64)j * META_STRIDE + M_BUFOFF];
+	ll[nl] = sz[j];
+	return nl + 1;
+}
+
+__device__ __forceinline__ int add_list(const u64* lv, int j, const u32* mi,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32** lp, u64* ll, int nl)
+{
+	u64 base = lv[M_EBASE + j] + mi[j];
+	u64 s = eoff[base];
+	lp[nl] = evals + s;
+	ll[nl] = eoff[base + 1] - s;
+	return nl + 1;
+}
+
+// ---- Level descriptors ----------------------------------------------------------------------
+//
+// level_set and the main loop reach a level's structural plan (its flags, the sources of its set,
+// its symmetry window and its per-candidate checks) through a descriptor type with static
+// functions. LvlRun reads them from the plan metadata at run time: the generic (interpreted-plan)
+// kernel. A per-query kernel (STMATCH_SPEC) defines Lvl<1> .. Lvl<L-1>, generated from the plan by
+// codegen.go at the marker below, with each level's masks written out as code: the compiler then
+// unrolls the sources and checks and keeps the source pointers in registers.
+
+struct LvlRun {
+	__device__ static __forceinline__ u32 flags(const u64* lv) { return (u32)lv[M_FLAGS]; }
+
+	// sources writes the level's sources (its reused stored set, then its lists) to lp/ll and
+	// returns how many there are (0: the level starts from its candidate list).
+	__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* mi,
+		const u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,
+		const u32** lp, u64* ll)
+	{
+		int nl = 0;
+		int reuse = (int)(flags(lv) & F_REUSE) - 1;
+		if (reuse >= 0) nl = add_stored(meta, reuse, sz, buf, lp, ll, nl);
+		for (u32 b = (u32)lv[M_BACK]; b; b &= b - 1) nl = add_list(lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, nl);
+		return nl;
+	}
+
+	// window narrows the sorted a[0:n) to the level's symmetry window [*begin, *end) (false when
+	// it is empty).
+	__device__ static __forceinline__ bool window(const u64* lv, const u32* m, const u32* a, u64 n, u64* begin, u64* end) {
+		u64 b = 0, e = n;
+		for (u32 k = (u32)lv[M_LOWER]; k; k &= k - 1)
+			if (!win_above(m[__ffs(k) - 1], a, n, &b)) { *begin = 0; *end = 0; return false; }
+		for (u32 k = (u32)lv[M_UPPER]; k; k &= k - 1) win_below(m[__ffs(k) - 1], a, n, &e);
+		*begin = b; *end = e;
+		return b < e;
+	}
+
+	// accept applies the level's injectivity and induced non-adjacency checks to c.
+	__device__ static __forceinline__ bool accept(const u64* lv, const u32* m, u32 c,
+		const u64* __restrict__ goff, const u32* __restrict__ gadj)
+	{
+		bool ok = true;
+		for (u32 b = (u32)lv[M_COLLIDE]; ok && b; b &= b - 1) ok = m[__ffs(b) - 1] != c;
+		for (u32 b = (u32)lv[M_NONADJ]; ok && b; b &= b - 1) ok = !adjacent(goff, gadj, m[__ffs(b) - 1], c);
+		return ok;
+	}
+};
+
+template <int I> struct Lvl;
+
+//@@STMATCH_SPEC@@
 
 // Checked 64-bit arithmetic: *ovf is set when a result does not fit.
 __device__ __forceinline__ u64 mul_checked(u64 a, u64 b, bool* ovf) {
@@ -301,52 +359,37 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 	return prod;
 }
 
-// level_set computes the candidate set of level i (all of the warp's lanes call it alike) and
-// returns its size; unless last, the survivors are written to out in increasing order. A level
-// that a later level reuses (F_REUSED) stores its set without the per-candidate checks and, unless
-// F_NARROW, without the window.
-__device__ u64 level_set(const u64* __restrict__ meta, int i, bool last,
+// level_set_t computes the candidate set of level i, described by D (all of the warp's lanes call
+// it alike), and returns its size; unless last, the survivors are written to out in increasing
+// order. A level that a later level reuses (F_REUSED) stores its set without the per-candidate
+// checks and, unless F_NARROW, without the window. The lanes stride over the smallest source and
+// search the others.
+template <class D>
+__device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, bool last,
 	const u32* m, const u32* mi, const u64* sz, const u32* buf,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands,
 	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32* __restrict__ out, int lane)
 {
 	const u64* lv = meta + (u64)i * META_STRIDE;
-	u32 back = (u32)lv[M_BACK];
-	u32 flags = (u32)lv[M_FLAGS];
-	int reuse = (int)(flags & F_REUSE) - 1;
-	const u32* lp[MAXL + 1];  // sources, the smallest first
+	const u32 flags = D::flags(lv);
+	const u32* lp[MAXL + 1];
 	u64 ll[MAXL + 1];
-	int nl = 0, best = 0;
-	if (reuse >= 0) {
-		lp[0] = buf + meta[(u64)reuse * META_STRIDE + M_BUFOFF];
-		ll[0] = sz[reuse];
-		nl = 1;
-	}
-	for (u32 b = back; b; b &= b - 1) {
-		int j = __ffs(b) - 1;
-		u64 base = lv[M_EBASE + j] + mi[j];
-		u64 s = eoff[base], e = eoff[base + 1];
-		lp[nl] = evals + s; ll[nl] = e - s;
-		if (ll[nl] < ll[best]) best = nl;
-		nl++;
-	}
+	int nl = D::sources(meta, lv, mi, sz, buf, eoff, evals, lp, ll);
 	if (nl == 0) {
 		lp[0] = cands + lv[M_CANDOFF];
 		ll[0] = lv[M_CANDLEN];
 		nl = 1;
 	}
-	if (ll[best] == 0) return 0;
-	{
-		const u32* tp = lp[best]; u64 tl = ll[best];
-		lp[best] = lp[0]; ll[best] = ll[0];
-		lp[0] = tp; ll[0] = tl;
-	}
+	int best = 0;
 	const u32* src = lp[0];
 	u64 srcLen = ll[0];
+	for (int k = 1; k < nl; k++)
+		if (ll[k] < srcLen) { best = k; src = lp[k]; srcLen = ll[k]; }
+	if (srcLen == 0) return 0;
 	bool store = (flags & F_REUSED) && !last;   // unchecked set for a later level
 	bool narrow = !store || (flags & F_NARROW);
 	u64 begin = 0, end = srcLen;
-	if (narrow && !window(lv, m, src, srcLen, &begin, &end)) return 0;
+	if (narrow && !D::window(lv, m, src, srcLen, &begin, &end)) return 0;
 	bool checkCand = flags & F_CHECKCAND;
 	const u32* cl = cands + lv[M_CANDOFF];
 	u64 cn = lv[M_CANDLEN];
@@ -355,15 +398,65 @@ __device__ u64 level_set(const u64* __restrict__ meta, int i, bool last,
 		u64 idx = base + lane;
 		bool ok = idx < end;
 		u32 c = ok ? src[idx] : 0;
-		for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], c);
+		for (int k = 0; k < nl; k++)
+			if (ok && k != best) ok = contains(lp[k], ll[k], c);
 		if (ok && checkCand) ok = contains(cl, cn, c);
-		if (ok && !store) ok = accept(lv, m, c, goff, gadj);
+		if (ok && !store) ok = D::accept(lv, m, c, goff, gadj);
 		u32 mask = __ballot_sync(FULL, ok);
 		if (!last && ok) out[count + __popc(mask & ((1u << lane) - 1))] = c;
 		count += __popc(mask);
 	}
 	__syncwarp();
 	return count;
+}
+
+// The per-level entry points of the main loop: with a per-query kernel a switch over the levels
+// generated by codegen.go (STMATCH_LEVELS(X) expands X(1) ... X(L-1)); a level outside it traps,
+// which the host reports as a launch error. The per-query level_set is not inlined: its switch
+// holds a copy of the set loop per level, and inlining that at each of the main loop's call sites
+// made 7-level kernels up to 40% slower than the generic one (H100, labelled wiki-Vote).
+#ifdef STMATCH_SPEC
+#define LEVEL_SET_INLINE __noinline__
+#else
+#define LEVEL_SET_INLINE
+#endif
+__device__ LEVEL_SET_INLINE u64 level_set(const u64* __restrict__ meta, int i, bool last,
+	const u32* m, const u32* mi, const u64* sz, const u32* buf,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands,
+	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32* __restrict__ out, int lane)
+{
+#ifdef STMATCH_SPEC
+#define LEVEL_SET_CASE(k) case k: return level_set_t<Lvl<k>>(meta, k, last, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
+	switch (i) { STMATCH_LEVELS(LEVEL_SET_CASE) }
+	__trap();
+	return 0;
+#else
+	return level_set_t<LvlRun>(meta, i, last, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
+#endif
+}
+
+__device__ __forceinline__ bool window_at(int i, const u64* lv, const u32* m, const u32* a, u64 n, u64* begin, u64* end) {
+#ifdef STMATCH_SPEC
+#define WINDOW_CASE(k) case k: return Lvl<k>::window(lv, m, a, n, begin, end);
+	switch (i) { STMATCH_LEVELS(WINDOW_CASE) }
+	__trap();
+	return false;
+#else
+	return LvlRun::window(lv, m, a, n, begin, end);
+#endif
+}
+
+__device__ __forceinline__ bool accept_at(int i, const u64* lv, const u32* m, u32 c,
+	const u64* __restrict__ goff, const u32* __restrict__ gadj)
+{
+#ifdef STMATCH_SPEC
+#define ACCEPT_CASE(k) case k: return Lvl<k>::accept(lv, m, c, goff, gadj);
+	switch (i) { STMATCH_LEVELS(ACCEPT_CASE) }
+	__trap();
+	return false;
+#else
+	return LvlRun::accept(lv, m, c, goff, gadj);
+#endif
 }
 
 // ---- Work queue ------------------------------------------------------------------------------
@@ -622,7 +715,7 @@ extern "C" __global__ void stmatch_count(
 			sz[1] = level_set(meta, 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, buf + lv[M_BUFOFF], lane);
 			pos[1] = 0; end[1] = sz[1];
 			u32 fl = (u32)lv[M_FLAGS];
-			if ((fl & F_REUSED) && !(fl & F_NARROW)) window(lv, m, buf + lv[M_BUFOFF], sz[1], &pos[1], &end[1]);
+			if ((fl & F_REUSED) && !(fl & F_NARROW)) window_at(1, lv, m, buf + lv[M_BUFOFF], sz[1], &pos[1], &end[1]);
 			pos[1] += k;
 		} else {
 			// Recompute the stored sets the task's levels need: level f's, and those of earlier
@@ -683,7 +776,7 @@ extern "C" __global__ void stmatch_count(
 			const u64* lv = meta + (u64)i * META_STRIDE;
 			u32 c = buf[lv[M_BUFOFF] + pos[i]];
 			pos[i] += (i == first) ? K : 1;
-			if (((u32)lv[M_FLAGS] & F_REUSED) && !accept(lv, m, c, goff, gadj)) continue;
+			if (((u32)lv[M_FLAGS] & F_REUSED) && !accept_at(i, lv, m, c, goff, gadj)) continue;
 			m[i] = c;
 			if (lv[M_NEEDIDX]) mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
 			if (i == L - 1) {  // only with leaf groups: the last level is iterated
@@ -705,7 +798,7 @@ extern "C" __global__ void stmatch_count(
 				sz[i + 1] = level_set(meta, i + 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
 				pos[i + 1] = 0; end[i + 1] = sz[i + 1];
 				u32 fl = (u32)nv[M_FLAGS];
-				if ((fl & F_REUSED) && !(fl & F_NARROW)) window(nv, m, out, sz[i + 1], &pos[i + 1], &end[i + 1]);
+				if ((fl & F_REUSED) && !(fl & F_NARROW)) window_at(i + 1, nv, m, out, sz[i + 1], &pos[i + 1], &end[i + 1]);
 				i++;
 			}
 		}
