@@ -49,14 +49,18 @@ func writeLevel(b *strings.Builder, i int, meta []uint64) {
 	fmt.Fprintf(b, "template <> struct Lvl<%d> {\n", i)
 	fmt.Fprintf(b, "\t__device__ static __forceinline__ u32 flags(const u64*) { return 0x%xu; }\n\n", flags)
 
-	b.WriteString("\t__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* mi,\n" +
+	b.WriteString("\t__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* m, const u32* mi,\n" +
 		"\t\tconst u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,\n" +
-		"\t\tconst u32** lp, u64* ll)\n\t{\n\t\tint nl = 0;\n")
+		"\t\tconst u64* __restrict__ goff, const u32* __restrict__ gadj, const u32** lp, u64* ll)\n\t{\n\t\tint nl = 0;\n")
 	if reuse := int(flags&fReuse) - 1; reuse >= 0 {
 		fmt.Fprintf(b, "\t\tnl = add_stored(meta, %d, sz, buf, lp, ll, nl);\n", reuse)
 	}
 	for _, j := range levelsOf(meta[mBack]) {
-		fmt.Fprintf(b, "\t\tnl = add_list(lv, %d, mi, eoff, evals, lp, ll, nl);\n", j)
+		if flags&fGraph != 0 {
+			fmt.Fprintf(b, "\t\tnl = add_adj(%d, m, goff, gadj, lp, ll, nl);\n", j)
+		} else {
+			fmt.Fprintf(b, "\t\tnl = add_list(lv, %d, mi, eoff, evals, lp, ll, nl);\n", j)
+		}
 	}
 	b.WriteString("\t\treturn nl;\n\t}\n\n")
 

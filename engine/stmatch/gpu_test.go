@@ -174,8 +174,11 @@ func TestGPURandom(t *testing.T) {
 		// A quarter of the seeds run the per-query kernel from the first launch (the others
 		// start generic: their counts end before a background compile would be used).
 		var o Options
-		if seed%4 == 1 {
+		switch seed % 4 {
+		case 1:
 			o.Kernel = KernelQuery
+		case 2: // on the graph's adjacency lists, as for graphs too large for a candidate space
+			o.NoSpace = true
 		}
 		for _, sem := range semantics {
 			compareWith(t, fmt.Sprintf("random seed %d %s", seed, sem), g, p, sem, -1, nil, o)
@@ -242,6 +245,7 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-donate50us", Options{DonateAfter: 50 * time.Microsecond}},
 		{"v2-generic", Options{Kernel: KernelGeneric}},
 		{"v2-query", Options{Kernel: KernelQuery}},
+		{"v2-nospace", Options{NoSpace: true}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)

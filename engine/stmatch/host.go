@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"submatch/graph"
+	"submatch/pattern"
 	"submatch/plan"
 )
 
@@ -32,6 +33,7 @@ const (
 	fReused    = 0x100 // a later level reuses this level's set
 	fNarrow    = 0x200 // NarrowShared
 	fCheckCand = 0x400 // test membership in the level's candidate list
+	fGraph     = 0x800 // the level's lists are the data graph's adjacency lists (no candidate space)
 )
 
 // flatPlan is a plan in the arrays the kernel reads.
@@ -54,6 +56,11 @@ type flatPlan struct {
 	Stride uint64
 	// NonAdjacent is set when some level must test non-adjacency (induced semantics).
 	NonAdjacent bool
+	// Graph is set when the plan has no candidate space (it would exceed plan.DefaultSpaceLimit):
+	// every level's lists are then the data graph's adjacency lists of its parents' vertices
+	// (fGraph), and Offsets/Values are empty. The kernel needs the sorted CSR for them.
+	Graph bool
+	data  *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
 	NumRoots    uint64
 	// G is the number of postponed leaf groups counted by the v2 kernel (0: the last level is
 	// counted); their records follow the levels' in Meta (metaStride words each: mBack the
@@ -67,6 +74,15 @@ type flatPlan struct {
 //
 // With storeLast the last level gets a buffer too (listing writes out its stored set).
 func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
+	return flattenOn(nil, pl, reuse, storeLast)
+}
+
+// flattenOn is flatten for a plan on data graph g. A plan without a candidate space (too large
+// for plan.DefaultSpaceLimit, or built without one) runs on g's adjacency instead (fp.Graph):
+// a level's set is the intersection of its parents' neighbour lists, tested for membership in
+// the level's candidate list where a vertex label could fail. That needs a plan without leaf
+// groups (Enumerate) and a pattern whose edges every data edge satisfies (no edge labels).
+func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
 	L := len(pl.Levels)
 	if L == 0 {
 		return nil, fmt.Errorf("stmatch: the plan has no levels")
@@ -75,9 +91,18 @@ func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
 		return nil, fmt.Errorf("stmatch: %d levels, at most %d supported", L, maxLevels)
 	}
 	if pl.Space == nil {
-		return nil, errSpaceTooLarge
+		if g == nil || !graphMode(g, pl) {
+			return nil, errSpaceTooLarge
+		}
 	}
-	fp := &flatPlan{L: L, Meta: make([]uint64, L*metaStride), Cap: make([]uint64, L)}
+	fp := &flatPlan{L: L, Meta: make([]uint64, L*metaStride), Cap: make([]uint64, L), Graph: pl.Space == nil}
+	if fp.Graph {
+		fp.data = g
+	}
+	var maxDegree uint64
+	if fp.Graph {
+		maxDegree = uint64(g.MaxDegree())
+	}
 	levelOff := make([]uint64, L)
 	for i, lvl := range pl.Levels {
 		cands := pl.Candidates[lvl.Vertex]
@@ -118,6 +143,14 @@ func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
 			if be.Level >= i {
 				return nil, fmt.Errorf("stmatch: level %d has a backward edge to level %d", i, be.Level)
 			}
+			if fp.Graph {
+				capacity = min(capacity, maxDegree)
+				if slices.Contains(edges, be) {
+					meta[mBack] |= 1 << be.Level
+					meta[mFlags] |= fGraph
+				}
+				continue
+			}
 			parent := pl.Levels[be.Level].Vertex
 			idx := pl.Space[[2]int{parent, lvl.Vertex}]
 			if idx == nil {
@@ -150,6 +183,9 @@ func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
 		if reuse && lvl.NarrowShared {
 			meta[mFlags] |= fNarrow
 		}
+		if fp.Graph && i > 0 && labelMayFail(g, pl.Pattern.VertexLabel(lvl.Vertex)) {
+			meta[mFlags] |= fCheckCand
+		}
 	}
 	for i := range pl.Levels {
 		fp.Meta[i*metaStride+mBufOff] = fp.Stride
@@ -172,6 +208,35 @@ func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
 		fp.Cands = []uint32{0}
 	}
 	return fp, nil
+}
+
+// graphMode reports whether the plan can run on g's adjacency lists: no leaf groups (their
+// counts need the candidate space's filtered lists) and no pattern edge that some data edge
+// fails (g has no edge labels, and every pattern edge accepts label 0).
+func graphMode(g *graph.Graph, pl *plan.Plan) bool {
+	if len(pl.Groups) > 0 || g.HasEdgeLabels() {
+		return false
+	}
+	for _, e := range pl.Pattern.Edges() {
+		if !e.Label.Matches(0) {
+			return false
+		}
+	}
+	return true
+}
+
+// labelMayFail reports whether some vertex of g has a label that l rejects (then a vertex's
+// membership in a level's candidate list must be tested; else the candidate list only prunes).
+func labelMayFail(g *graph.Graph, l pattern.Label) bool {
+	if l.Any {
+		return false
+	}
+	for _, vl := range g.VertexLabels() {
+		if !l.Matches(vl) {
+			return true
+		}
+	}
+	return false
 }
 
 // Limits of the kernel's class counting (the MAX_CLASS* defines of kernels/stmatch.cu).
@@ -286,7 +351,10 @@ func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
 	m1 := fp.Meta[metaStride : 2*metaStride]
 	for r := range weight {
 		w := m1[mCandLen]
-		if m1[mBack]&1 != 0 {
+		switch {
+		case m1[mBack]&1 != 0 && fp.Graph:
+			w = uint64(fp.data.Degree(fp.Cands[fp.Meta[mCandOff]+uint64(r)]))
+		case m1[mBack]&1 != 0:
 			w = uint64(len(fp.list(m1[mEBase], uint64(r))))
 		}
 		weight[r] = w

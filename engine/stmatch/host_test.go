@@ -21,6 +21,15 @@ import (
 
 var semantics = []engine.Semantics{{}, {Induced: true}, {Unique: true}, {Induced: true, Unique: true}}
 
+// testPlan is buildPlan without a deadline.
+func testPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options) *plan.Plan {
+	pl, err := buildPlan(context.Background(), g, p, sem, o)
+	if err != nil {
+		panic(err) // no deadline: cannot happen
+	}
+	return pl
+}
+
 func enumPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) *plan.Plan {
 	return plan.Build(g, p, plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: true})
 }
@@ -54,7 +63,7 @@ func leafPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) *plan.Pl
 	if leafCountable(pl) {
 		return pl
 	}
-	return buildPlan(g, p, sem, Options{})
+	return testPlan(g, p, sem, Options{})
 }
 
 // emulate runs the kernel's algorithm on the host over the flat arrays, lane structure aside: it
@@ -220,7 +229,11 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		}
 		for b := uint32(meta(i, mBack)); b != 0; b &= b - 1 {
 			j := bits.TrailingZeros32(b)
-			lists = append(lists, fp.list(meta(i, mEBase+j), uint64(mi[j])))
+			if flags&fGraph != 0 {
+				lists = append(lists, gadj[goff[m[j]]:goff[m[j]+1]])
+			} else {
+				lists = append(lists, fp.list(meta(i, mEBase+j), uint64(mi[j])))
+			}
 		}
 		if len(lists) == 0 {
 			lists = append(lists, fp.levelCands(i))
@@ -696,7 +709,7 @@ func TestEmulatedListing(t *testing.T) {
 				}
 				want = append(want, fmt.Sprint(m))
 			}
-			pl := buildPlan(g, p, sem, Options{NoLeaves: true})
+			pl := testPlan(g, p, sem, Options{NoLeaves: true})
 			var got []string
 			if !pl.Empty && len(pl.Levels) > 1 {
 				fp, err := flatten(pl, true, true)
@@ -1044,7 +1057,7 @@ func TestEmulatedLeaves(t *testing.T) {
 			for _, sem := range semantics {
 				want := cpuCount(t, g, p, sem)
 				// The engine's choice, and the leaf plan wherever the kernel can count it.
-				for k, pl := range []*plan.Plan{buildPlan(g, p, sem, Options{}), leafPlan(g, p, sem)} {
+				for k, pl := range []*plan.Plan{testPlan(g, p, sem, Options{}), leafPlan(g, p, sem)} {
 					var got uint64
 					if !pl.Empty {
 						fp, err := flatten(pl, true, false)
@@ -1092,7 +1105,7 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 	if _, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Threads: 1}); !errors.Is(err, engine.ErrOverflow) {
 		t.Fatalf("cpu: %v, want overflow", err)
 	}
-	pl := buildPlan(g, p, engine.Semantics{}, Options{NoMultiply: true})
+	pl := testPlan(g, p, engine.Semantics{}, Options{NoMultiply: true})
 	fp, err := flatten(pl, true, false)
 	if err != nil {
 		t.Fatal(err)
@@ -1106,7 +1119,7 @@ func TestEmulatedLeafOverflow(t *testing.T) {
 	}
 	// Unique: C(39, 21) x 40 fits.
 	want := cpuCount(t, g, p, engine.Semantics{Unique: true})
-	pl = buildPlan(g, p, engine.Semantics{Unique: true}, Options{})
+	pl = testPlan(g, p, engine.Semantics{Unique: true}, Options{})
 	if fp, err = flatten(pl, true, false); err != nil {
 		t.Fatal(err)
 	}
@@ -1159,4 +1172,61 @@ func parsePatterns(t *testing.T, srcs []string) []*pattern.Pattern {
 func TestKernelSyntax(t *testing.T) {
 	cudacheck.Syntax(t, kernelFile, kernelSource)
 	cudacheck.Syntax(t, kernelFileV1, kernelSourceV1)
+}
+
+// TestEmulatedGraphMode runs plans without a candidate space (as for graphs whose space exceeds
+// plan.DefaultSpaceLimit): the levels' lists are the data graph's adjacency lists, vertex labels
+// are tested against the candidate lists. Random vertex-labelled graphs and patterns, the four
+// semantics, the emulated kernel with chaos against the CPU engine; and the refusal where the
+// pattern needs the space (edge labels).
+func TestEmulatedGraphMode(t *testing.T) {
+	var cases, checked int
+	for seed := uint64(1); seed <= 24; seed++ {
+		vl := int(seed % 3)
+		g := gen.RandomGraphM(seed*7, 40+int(seed%5)*10, 160+int(seed%4)*60, vl, 1)
+		goff, gadj := sortedCSR(g)
+		p := gen.RandomPattern(seed*29, 2+int(seed%6), gen.PatternOptions{
+			EdgeProb: 0.5, VertexLabels: vl, Wildcard: 0.3, Components: 1 + int(seed%7)/6,
+		})
+		for _, sem := range semantics {
+			pl := testPlan(g, p, sem, Options{NoSpace: true})
+			if pl.Empty {
+				continue
+			}
+			if pl.Space != nil || len(pl.Groups) > 0 {
+				t.Fatalf("seed %d: NoSpace plan has a space (%v) or leaf groups (%d)", seed, pl.Space != nil, len(pl.Groups))
+			}
+			fp, err := flattenOn(g, pl, true, false)
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, sem, err)
+			}
+			if !fp.Graph {
+				t.Fatalf("seed %d: not in graph mode", seed)
+			}
+			for i := 1; i < fp.L; i++ {
+				if fp.Meta[i*metaStride+mFlags]&fCheckCand != 0 {
+					checked++
+				}
+			}
+			want := cpuCount(t, g, p, sem)
+			chaos := rand.New(rand.NewPCG(seed, 3))
+			for _, split := range []bool{false, true} {
+				if got := emulateV2(fp, fp.makeUnits(4, split), goff, gadj, chaos) * max(1, pl.Multiplier); got != want {
+					t.Errorf("seed %d %s (%s) split %v: emulated graph mode %d (x%d), cpu %d", seed, p, sem, split, got, pl.Multiplier, want)
+				}
+			}
+			cases++
+		}
+	}
+	t.Logf("%d cases, %d levels testing candidate membership", cases, checked)
+	if checked == 0 {
+		t.Error("vertex labels never tested")
+	}
+	eg := gen.RandomGraphM(5, 40, 200, 1, 3)
+	ep := mustParse("(a)-[:1]-(b)-(c)-(a)")
+	if pl := testPlan(eg, ep, engine.Semantics{}, Options{NoSpace: true}); !pl.Empty {
+		if _, err := flattenOn(eg, pl, true, false); !errors.Is(err, errSpaceTooLarge) {
+			t.Errorf("edge-labelled pattern without a space: %v, want errSpaceTooLarge", err)
+		}
+	}
 }

@@ -72,7 +72,7 @@ const (
 	maxLaunch = 100 * time.Millisecond
 )
 
-var errSpaceTooLarge = errors.New("stmatch: candidate space too large for the stmatch engine v1 (use --engine cpu)")
+var errSpaceTooLarge = errors.New("stmatch: the candidate space is too large, and the pattern needs it (edge labels, or the v1 kernel): use --engine cpu")
 
 // Options select the kernel's features; the zero value runs everything of the current version.
 type Options struct {
@@ -98,6 +98,9 @@ type Options struct {
 	// half of it to an idle warp (0: defaultDonateAfter). Moving a short subtree costs more than
 	// it saves: the thief recomputes the prefix's sets.
 	DonateAfter time.Duration
+	// NoSpace runs without the candidate space, on the data graph's adjacency lists, as a count
+	// does when the space would exceed plan.DefaultSpaceLimit (for the checks of that path).
+	NoSpace bool
 	// Kernel chooses between the generic kernel and the per-query kernel generated from the
 	// plan (codegen.go); the zero value is KernelTiered. Both kernels are checked against the CPU
 	// engine.
@@ -138,18 +141,32 @@ func ParseKernelChoice(s string) (KernelChoice, error) {
 // else with Enumerate. A single group of one vertex saves nothing: the Enumerate plan counts that
 // vertex as its last level, and can start it from a reused set (on the H100, wiki-Vote 4-clique
 // embeddings: 14.4 ms with the closing vertex as a leaf group, 6.2 ms enumerated).
-func buildPlan(g *graph.Graph, pat *pattern.Pattern, sem engine.Semantics, o Options) *plan.Plan {
+// Building stops early with ctx's error when ctx ends (the candidate space of a graph with
+// hundreds of millions of edges takes a while).
+func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem engine.Semantics, o Options) (*plan.Plan, error) {
 	// Counting embeddings of a symmetric pattern breaks symmetry and multiplies by |Aut| (as the
 	// CPU engine does); listing (NoLeaves) and v1 enumerate every embedding.
 	opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: o.V1 || o.NoLeaves,
 		MultiplyAutomorphisms: !o.V1 && !o.NoLeaves && !o.NoMultiply}
-	pl := plan.Build(g, pat, opts)
+	if o.NoSpace {
+		opts.SpaceLimit = -1
+	}
+	pl, err := plan.BuildContext(ctx, g, pat, opts)
+	if err != nil {
+		return nil, err
+	}
 	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1
+	if pl.Space == nil && !pl.Empty {
+		// No candidate space (too large): the kernel runs on the graph's adjacency lists,
+		// which leaf counting cannot use. Do not try to build the space a second time.
+		opts.SpaceLimit = -1
+		single = true
+	}
 	if !opts.Enumerate && (!leafCountable(pl) || single) {
 		opts.Enumerate = true
-		pl = plan.Build(g, pat, opts)
+		return plan.BuildContext(ctx, g, pat, opts)
 	}
-	return pl
+	return pl, nil
 }
 
 // Engine is the stmatch engine; the zero value is ready to use.
@@ -259,13 +276,19 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 		devs = devs[:1]
 	}
 	st.Device, st.GPUs = devs[0].String(), len(devs)
-	pl := buildPlan(p.Data, p.Pattern, p.Semantics, o)
+	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o)
+	if err != nil {
+		return engine.Result{Partial: true}, st, err
+	}
 	res := engine.Result{PlanTime: time.Since(t0)}
 	if pl.Empty {
 		st.Total = time.Since(t0)
 		return res, st, ctx.Err()
 	}
-	fp, err := flatten(pl, !o.V1 && !o.NoReuse, false)
+	fp, err := flattenOn(p.Data, pl, !o.V1 && !o.NoReuse, false)
+	if err == nil && fp.Graph && o.V1 {
+		err = errSpaceTooLarge
+	}
 	if err != nil {
 		return engine.Result{}, st, err
 	}
@@ -326,7 +349,7 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 		wg.Add(1)
 		go func(r *deviceRun, k int) {
 			defer wg.Done()
-			defer r.mem.FreeAll()
+			defer r.free()
 			if err := r.prepare(p, fp, o, units); err != nil {
 				errs[k] = err
 				cancel()
@@ -379,7 +402,7 @@ func mergeStats(st *Stats, runs []*deviceRun) {
 		st.Blocks += s.Blocks
 		st.Warps += s.Warps
 		st.BufferBytes += s.BufferBytes
-		st.DeviceBytes += r.mem.Used() // nothing is freed before the count ends
+		st.DeviceBytes += s.DeviceBytes
 		st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
 		st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
 		st.Donated += s.Donated
@@ -389,6 +412,12 @@ func mergeStats(st *Stats, runs []*deviceRun) {
 		st.QueryCompile = max(st.QueryCompile, s.QueryCompile)
 		st.QueryLaunches += s.QueryLaunches
 	}
+}
+
+// free releases the run's device memory, recording in its statistics how much it held.
+func (r *deviceRun) free() {
+	r.st.DeviceBytes = r.mem.Used()
+	r.mem.FreeAll()
 }
 
 // deviceRun is one GPU's share of a count: the compiled kernel, the uploaded plan and buffers.
@@ -533,7 +562,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 	if r.cands, err = gpu.UploadTo(&r.mem, "candidates", fp.Cands); err != nil {
 		return err
 	}
-	if fp.NonAdjacent {
+	if fp.NonAdjacent || fp.Graph {
 		offs, adj := sortedCSR(p.Data)
 		if len(adj) == 0 {
 			adj = []uint32{0}
@@ -854,7 +883,11 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 		}
 		o := e.Options
 		o.NoLeaves = true
-		pl := buildPlan(p.Data, p.Pattern, p.Semantics, o)
+		pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		if pl.Empty {
 			if err := ctx.Err(); err != nil {
 				yield(nil, err)
@@ -871,14 +904,14 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 			}
 			return
 		}
-		fp, err := flatten(pl, !o.NoReuse, true)
+		fp, err := flattenOn(p.Data, pl, !o.NoReuse, true)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		units := fp.makeUnits(max(1, devs[0].Info().SMs)*blocksPerSM*warpsPerBlock, !o.NoSplit)
 		r := newDeviceRun(devs[0], p.GPUMemoryLimit)
-		defer r.mem.FreeAll()
+		defer r.free()
 		sink := &rowSink{cap: listRows(fp), L: fp.L, match: match, yield: yield}
 		if r.mem.Limit > 0 {
 			// Leave the output buffer room within --gpu-memory.

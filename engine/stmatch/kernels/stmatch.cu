@@ -43,6 +43,7 @@
 #define F_REUSED 0x100u     // a later level reuses this level's set: store it unchecked
 #define F_NARROW 0x200u     // NarrowShared: the stored set may be narrowed to the window
 #define F_CHECKCAND 0x400u  // test membership in this level's candidate list
+#define F_GRAPH 0x800u      // no candidate space: the level's lists are the data graph's adjacency lists
 #define F_GROUPK(f) (((f) >> 16) & 0xffu)  // leaf group record: the group's vertex count
 #define F_ORDERED 0x1000000u                // leaf group record: symmetry orders the group
 #define F_CLASSN(f) (((f) >> 25) & 0x7u)     // leaf group record: groups in its class (first group only)
@@ -109,6 +110,16 @@ __device__ __forceinline__ int add_list(const u64* lv, int j, const u32* mi,
 	return nl + 1;
 }
 
+// add_adj (F_GRAPH) appends the data graph's adjacency list of m[j] (sorted by id).
+__device__ __forceinline__ int add_adj(int j, const u32* m,
+	const u64* __restrict__ goff, const u32* __restrict__ gadj, const u32** lp, u64* ll, int nl)
+{
+	u64 s = goff[m[j]];
+	lp[nl] = gadj + s;
+	ll[nl] = goff[m[j] + 1] - s;
+	return nl + 1;
+}
+
 // ---- Level descriptors ----------------------------------------------------------------------
 //
 // level_set and the main loop reach a level's structural plan (its flags, the sources of its set,
@@ -123,14 +134,17 @@ struct LvlRun {
 
 	// sources writes the level's sources (its reused stored set, then its lists) to lp/ll and
 	// returns how many there are (0: the level starts from its candidate list).
-	__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* mi,
+	__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* m, const u32* mi,
 		const u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,
-		const u32** lp, u64* ll)
+		const u64* __restrict__ goff, const u32* __restrict__ gadj, const u32** lp, u64* ll)
 	{
 		int nl = 0;
 		int reuse = (int)(flags(lv) & F_REUSE) - 1;
 		if (reuse >= 0) nl = add_stored(meta, reuse, sz, buf, lp, ll, nl);
-		for (u32 b = (u32)lv[M_BACK]; b; b &= b - 1) nl = add_list(lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, nl);
+		if (flags(lv) & F_GRAPH)
+			for (u32 b = (u32)lv[M_BACK]; b; b &= b - 1) nl = add_adj(__ffs(b) - 1, m, goff, gadj, lp, ll, nl);
+		else
+			for (u32 b = (u32)lv[M_BACK]; b; b &= b - 1) nl = add_list(lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, nl);
 		return nl;
 	}
 
@@ -374,7 +388,7 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 	const u32 flags = D::flags(lv);
 	const u32* lp[MAXL + 1];
 	u64 ll[MAXL + 1];
-	int nl = D::sources(meta, lv, mi, sz, buf, eoff, evals, lp, ll);
+	int nl = D::sources(meta, lv, m, mi, sz, buf, eoff, evals, goff, gadj, lp, ll);
 	if (nl == 0) {
 		lp[0] = cands + lv[M_CANDOFF];
 		ll[0] = lv[M_CANDLEN];
