@@ -59,9 +59,9 @@ type flatPlan struct {
 	// Graph is set when the plan has no candidate space (it would exceed plan.DefaultSpaceLimit):
 	// every level's lists are then the data graph's adjacency lists of its parents' vertices
 	// (fGraph), and Offsets/Values are empty. The kernel needs the sorted CSR for them.
-	Graph bool
-	data  *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
-	NumRoots    uint64
+	Graph    bool
+	data     *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
+	NumRoots uint64
 	// G is the number of postponed leaf groups counted by the v2 kernel (0: the last level is
 	// counted); their records follow the levels' in Meta (metaStride words each: mBack the
 	// parents' levels, mEBase their lists, mFlags the group's size and fOrdered).
