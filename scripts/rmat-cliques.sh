@@ -25,7 +25,9 @@ for s in ${SCALES:-22}; do
 			out=$(timeout -k 5 "${HARD_LIMIT:-300}" $sm count --engine "$e" --unique --timeout "$limit" "$g" "$pat" 2>&1 | tail -1)
 			dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
 			cnt=$(echo "$out" | awk -F'\t' '{print $2}')
-			printf '%-10s %-10s %-8s %18s %10.2f %s\n' "rmat-$s" "$name" "$e" "${cnt:-?}" "$dt" "$(echo "$out" | grep -o 'partial\|error.*' | head -1)" | tee -a "$tmp/rmat-cliques.txt"
+			note=$(echo "$out" | grep -o 'partial' | head -1)
+			[ -n "$cnt" ] || note=$out
+			printf '%-10s %-10s %-8s %18s %10.2f %s\n' "rmat-$s" "$name" "$e" "${cnt:-?}" "$dt" "$note" | tee -a "$tmp/rmat-cliques.txt"
 		done
 	done
 done
