@@ -15,9 +15,15 @@
 // of every time slice each warp spills its whole stack into the queue, which the next launch
 // resumes (so launches stay short and cancellation is prompt). With several GPUs each device pulls
 // ranges of units from a shared dispenser and keeps its own queue. The first version's kernel is
-// kept (Options.V1) for comparison. Not yet: per-query generated kernels, isolated leaf groups
-// on the device, sets larger than the per-warp buffer in pieces (the buffer is sized to the
-// longest list instead), and plans without a candidate space.
+// kept (Options.V1) for comparison.
+//
+// The kernel source is compiled two ways: generic (the plan's structure read from metadata) and
+// per query (codegen.go writes each level's sources and checks out as code); by default a count
+// starts generic and switches to the per-query kernel once a background compile has it ready.
+// A plan whose candidate space would be too large runs on the data graph's adjacency lists
+// instead (graph mode; patterns without edge labels). Not yet: loop unrolling across set
+// operations, isolated leaf groups on the device, and sets larger than the per-warp buffer in
+// pieces (the buffer is sized to the longest list, and the grid shrinks to fit memory).
 //
 // Counting: each warp keeps a 64-bit count per launch and writes it to its own slot; the host adds
 // the slots with carry detection (engine.ErrOverflow). In v2 the leaf groups' products and the
