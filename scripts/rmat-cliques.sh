@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sm=bin/submatch
 tmp="${TMPDIR:-/tmp}"
 limit="${LIMIT:-120s}"
-printf '%-10s %-10s %-8s %18s %10s %s\n' graph pattern engine count seconds note > "$tmp/rmat-cliques.txt"
+printf '%-10s %-10s %-8s %18s %10s %10s %10s %10s %s\n' graph pattern engine count seconds call_ms plan_ms kernel_ms note > "$tmp/rmat-cliques.txt"
 for s in ${SCALES:-22}; do
 	g="$tmp/rmat$s.smg"
 	t0=$(date +%s.%N)
@@ -22,12 +22,14 @@ for s in ${SCALES:-22}; do
 		for e in ${ENGINES:-stmatch cpu}; do
 			[ "$e" = cpu ] && [ "$s" -gt "${CPU_MAX_SCALE:-22}" ] && continue
 			t0=$(date +%s.%N)
-			out=$(timeout -k 5 "${HARD_LIMIT:-300}" $sm count --engine "$e" --unique --timeout "$limit" "$g" "$pat" 2>&1 | tail -1)
+			out=$(timeout -k 5 "${HARD_LIMIT:-300}" $sm count --json --engine "$e" --unique --timeout "$limit" "$g" "$pat" 2>&1 | tail -1)
 			dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
-			cnt=$(echo "$out" | awk -F'\t' '{print $2}')
-			note=$(echo "$out" | grep -o 'partial' | head -1)
-			[ -n "$cnt" ] || note=$out
-			printf '%-10s %-10s %-8s %18s %10.2f %s\n' "rmat-$s" "$name" "$e" "${cnt:-?}" "$dt" "$note" | tee -a "$tmp/rmat-cliques.txt"
+			field() { grep -q "\"$1\":" <<<"$out" && sed -E "s/.*\"$1\":([0-9.]+).*/\1/" <<<"$out" || echo -; }
+			cnt=$(field count)
+			note=$(grep -o '"partial":true' <<<"$out" | head -1)
+			[ "$cnt" != - ] || note=$out
+			printf '%-10s %-10s %-8s %18s %10.2f %10s %10s %10s %s\n' "rmat-$s" "$name" "$e" "$cnt" "$dt" \
+				"$(field elapsed_ms)" "$(field plan_ms)" "$(field kernel_ms)" "$note" | tee -a "$tmp/rmat-cliques.txt"
 		done
 	done
 done

@@ -44,10 +44,12 @@ type flatPlan struct {
 	// candidate list (offset and length in Cands), its buffer offset in a warp's slice, and for
 	// each backward level j the start in Offsets of the edge index (level j -> level i).
 	Meta []uint64
-	// Offsets and Values: every edge index of the candidate space, concatenated; the offsets of
-	// each index are shifted to point into the concatenated Values. Both have at least one entry.
-	Offsets []uint64
-	Values  []uint32
+	// Offsets: the offsets of every edge index of the candidate space, concatenated and shifted to
+	// point into the concatenation of ValueParts (the indexes' values, in the same order, not
+	// copied; values() concatenates them for host-side use). Offsets has at least one entry.
+	Offsets      []uint64
+	ValueParts   [][]uint32
+	concatenated []uint32
 	// Cands: the candidate list of every level's vertex, concatenated (at least one entry).
 	Cands []uint32
 	// Cap is the capacity reserved per warp for each level's set (0 for the root and last levels).
@@ -56,12 +58,16 @@ type flatPlan struct {
 	Stride uint64
 	// NonAdjacent is set when some level must test non-adjacency (induced semantics).
 	NonAdjacent bool
+	NumRoots    uint64
 	// Graph is set when the plan has no candidate space (it would exceed plan.DefaultSpaceLimit):
 	// every level's lists are then the data graph's adjacency lists of its parents' vertices
 	// (fGraph), and Offsets/Values are empty. The kernel needs the sorted CSR for them.
-	Graph    bool
-	data     *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
-	NumRoots uint64
+	Graph bool
+	data  *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
+
+	// While flattening: the edge indexes queued for Offsets/Values and their total sizes.
+	pending           []edgeIndex
+	nOffsets, nValues uint64
 	// G is the number of postponed leaf groups counted by the v2 kernel (0: the last level is
 	// counted); their records follow the levels' in Meta (metaStride words each: mBack the
 	// parents' levels, mEBase their lists, mFlags the group's size and fOrdered).
@@ -96,6 +102,11 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 		}
 	}
 	fp := &flatPlan{L: L, Meta: make([]uint64, L*metaStride), Cap: make([]uint64, L), Graph: pl.Space == nil}
+	ncands := 0
+	for _, lvl := range pl.Levels {
+		ncands += len(pl.Candidates[lvl.Vertex])
+	}
+	fp.Cands = make([]uint32, 0, max(1, ncands))
 	if fp.Graph {
 		fp.data = g
 	}
@@ -169,13 +180,8 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 				continue
 			}
 			meta[mBack] |= 1 << be.Level
-			meta[mEBase+be.Level] = uint64(len(fp.Offsets))
+			meta[mEBase+be.Level] = fp.addIndex(off, vals)
 			fp.Meta[be.Level*metaStride+mNeedIdx] = 1
-			base := uint64(len(fp.Values))
-			for _, o := range off {
-				fp.Offsets = append(fp.Offsets, base+o)
-			}
-			fp.Values = append(fp.Values, vals...)
 		}
 		if i > 0 && (i < L-1 || len(pl.Groups) > 0 || storeLast) {
 			fp.Cap[i] = capacity
@@ -195,19 +201,68 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 	if err := fp.addGroups(pl); err != nil {
 		return nil, err
 	}
+	fp.concatIndexes()
 	if fp.Stride == 0 {
 		fp.Stride = 1
 	}
 	if len(fp.Offsets) == 0 {
 		fp.Offsets = []uint64{0}
 	}
-	if len(fp.Values) == 0 {
-		fp.Values = []uint32{0}
-	}
 	if len(fp.Cands) == 0 {
 		fp.Cands = []uint32{0}
 	}
 	return fp, nil
+}
+
+// edgeIndex is an edge index of the candidate space waiting to be concatenated into Offsets
+// and Values.
+type edgeIndex struct {
+	off  []uint64
+	vals []uint32
+}
+
+// addIndex queues an edge index for concatenation and returns where its offsets will start in
+// Offsets. The indexes are copied once, by concatIndexes, into arrays allocated at their final
+// size: appending them entry by entry spent 30 s of a 35 s flatten on R-MAT scale 22 growing
+// slices of 10^8-10^9 entries (2 cores).
+func (fp *flatPlan) addIndex(off []uint64, vals []uint32) uint64 {
+	ebase := fp.nOffsets
+	fp.nOffsets += uint64(len(off))
+	fp.nValues += uint64(len(vals))
+	fp.pending = append(fp.pending, edgeIndex{off, vals})
+	return ebase
+}
+
+// concatIndexes fills Offsets from the queued indexes (shifted to point into the concatenated
+// values) and keeps their value arrays as ValueParts: the device upload copies each part to its
+// place, so the host never holds a second copy of the space (a 2 GB copy was most of what was
+// left of flatten's time on R-MAT scale 22).
+func (fp *flatPlan) concatIndexes() {
+	fp.Offsets = make([]uint64, 0, max(1, fp.nOffsets))
+	var base uint64
+	for _, ix := range fp.pending {
+		for _, o := range ix.off {
+			fp.Offsets = append(fp.Offsets, base+o)
+		}
+		fp.ValueParts = append(fp.ValueParts, ix.vals)
+		base += uint64(len(ix.vals))
+	}
+	fp.pending = nil
+}
+
+// values returns the concatenated values (host-side uses: tests and the emulation), built on
+// first use.
+func (fp *flatPlan) values() []uint32 {
+	if fp.concatenated == nil {
+		fp.concatenated = make([]uint32, 0, max(1, fp.nValues))
+		for _, part := range fp.ValueParts {
+			fp.concatenated = append(fp.concatenated, part...)
+		}
+		if len(fp.concatenated) == 0 {
+			fp.concatenated = append(fp.concatenated, 0)
+		}
+	}
+	return fp.concatenated
 }
 
 // graphMode reports whether the plan can run on g's adjacency lists: no leaf groups (their
@@ -318,13 +373,8 @@ func (fp *flatPlan) addGroups(pl *plan.Plan) error {
 				return fmt.Errorf("stmatch: edge index %d->%d has %d offsets for %d candidates", parent, child, len(off), len(pl.Candidates[parent]))
 			}
 			meta[mBack] |= 1 << pe.Level
-			meta[mEBase+pe.Level] = uint64(len(fp.Offsets))
+			meta[mEBase+pe.Level] = fp.addIndex(off, vals)
 			fp.Meta[pe.Level*metaStride+mNeedIdx] = 1
-			base := uint64(len(fp.Values))
-			for _, o := range off {
-				fp.Offsets = append(fp.Offsets, base+o)
-			}
-			fp.Values = append(fp.Values, vals...)
 		}
 		fp.Meta = append(fp.Meta, meta...)
 	}
@@ -386,7 +436,7 @@ func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
 
 // list returns the k-th list of the edge index whose offsets start at ebase (as the kernel reads it).
 func (fp *flatPlan) list(ebase, k uint64) []uint32 {
-	return fp.Values[fp.Offsets[ebase+k]:fp.Offsets[ebase+k+1]]
+	return fp.values()[fp.Offsets[ebase+k]:fp.Offsets[ebase+k+1]]
 }
 
 // levelCands returns the candidate list of level i's vertex.
@@ -397,8 +447,13 @@ func (fp *flatPlan) levelCands(i int) []uint32 {
 
 // sortedCSR returns the data graph's adjacency with every list sorted by id (package graph sorts
 // by labels first), for the kernel's adjacency tests.
+// When every list is sorted by id already (one vertex label, or the labels happen to follow
+// ids), the graph's own arrays are returned, not copied.
 func sortedCSR(g *graph.Graph) ([]uint64, []uint32) {
 	raw := g.Raw()
+	if idSorted(raw.Neighbors, raw.Offsets) {
+		return raw.Offsets, raw.Neighbors
+	}
 	nbrs := make([]uint32, len(raw.Neighbors))
 	copy(nbrs, raw.Neighbors)
 	for u := 0; u+1 < len(raw.Offsets); u++ {
@@ -406,6 +461,18 @@ func sortedCSR(g *graph.Graph) ([]uint64, []uint32) {
 		slices.Sort(s)
 	}
 	return raw.Offsets, nbrs
+}
+
+// idSorted reports whether every adjacency list nbrs[offs[u]:offs[u+1]] is increasing.
+func idSorted(nbrs []uint32, offs []uint64) bool {
+	for u := 0; u+1 < len(offs); u++ {
+		for k := offs[u] + 1; k < offs[u+1]; k++ {
+			if nbrs[k-1] >= nbrs[k] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // chooseBlocks returns how many thread blocks of warpsPerBlock warps fit in avail bytes when each

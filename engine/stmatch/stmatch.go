@@ -562,8 +562,15 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 	if r.off, err = gpu.UploadTo(&r.mem, "candidate space offsets", fp.Offsets); err != nil {
 		return err
 	}
-	if r.val, err = gpu.UploadTo(&r.mem, "candidate space", fp.Values); err != nil {
+	if r.val, err = r.mem.Alloc("candidate space", max(1, fp.nValues)*4); err != nil {
 		return err
+	}
+	var at uint64
+	for _, part := range fp.ValueParts {
+		if err := gpu.CopyToDevice(r.val, at*4, part); err != nil {
+			return fmt.Errorf("stmatch: candidate space: %w", err)
+		}
+		at += uint64(len(part))
 	}
 	if r.cands, err = gpu.UploadTo(&r.mem, "candidates", fp.Cands); err != nil {
 		return err
