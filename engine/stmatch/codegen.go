@@ -33,13 +33,11 @@ func specialise(src string, fp *flatPlan) (string, error) {
 	return strings.Replace(src, specMarker, b.String(), 1), nil
 }
 
-// levelsOf lists the set bits of mask, lowest first.
-func levelsOf(mask uint64) []int {
-	var js []int
+// perLevel writes format once for every level j in mask (lowest first), with j as its operand.
+func perLevel(b *strings.Builder, mask uint64, format string) {
 	for ; mask != 0; mask &= mask - 1 {
-		js = append(js, bits.TrailingZeros64(mask))
+		fmt.Fprintf(b, format, bits.TrailingZeros64(mask))
 	}
-	return js
 }
 
 // writeLevel writes the descriptor Lvl<i> of the level whose metadata is meta, with the same
@@ -55,32 +53,22 @@ func writeLevel(b *strings.Builder, i int, meta []uint64) {
 	if reuse := int(flags&fReuse) - 1; reuse >= 0 {
 		fmt.Fprintf(b, "\t\tnl = add_stored(meta, %d, sz, buf, lp, ll, nl);\n", reuse)
 	}
-	for _, j := range levelsOf(meta[mBack]) {
-		if flags&fGraph != 0 {
-			fmt.Fprintf(b, "\t\tnl = add_adj(%d, m, goff, gadj, lp, ll, nl);\n", j)
-		} else {
-			fmt.Fprintf(b, "\t\tnl = add_list(lv, %d, mi, eoff, evals, lp, ll, nl);\n", j)
-		}
+	if flags&fGraph != 0 {
+		perLevel(b, meta[mBack], "\t\tnl = add_adj(%d, m, goff, gadj, lp, ll, nl);\n")
+	} else {
+		perLevel(b, meta[mBack], "\t\tnl = add_list(lv, %d, mi, eoff, evals, lp, ll, nl);\n")
 	}
 	b.WriteString("\t\treturn nl;\n\t}\n\n")
 
 	b.WriteString("\t__device__ static __forceinline__ bool window(const u64* lv, const u32* m, const u32* a, u64 n, u64* begin, u64* end) {\n" +
 		"\t\tu64 b = 0, e = n;\n")
-	for _, j := range levelsOf(meta[mLower]) {
-		fmt.Fprintf(b, "\t\tif (!win_above(m[%d], a, n, &b)) { *begin = 0; *end = 0; return false; }\n", j)
-	}
-	for _, j := range levelsOf(meta[mUpper]) {
-		fmt.Fprintf(b, "\t\twin_below(m[%d], a, n, &e);\n", j)
-	}
+	perLevel(b, meta[mLower], "\t\tif (!win_above(m[%d], a, n, &b)) { *begin = 0; *end = 0; return false; }\n")
+	perLevel(b, meta[mUpper], "\t\twin_below(m[%d], a, n, &e);\n")
 	b.WriteString("\t\t*begin = b; *end = e;\n\t\treturn b < e;\n\t}\n\n")
 
 	b.WriteString("\t__device__ static __forceinline__ bool accept(const u64* lv, const u32* m, u32 c,\n" +
 		"\t\tconst u64* __restrict__ goff, const u32* __restrict__ gadj)\n\t{\n\t\treturn true")
-	for _, j := range levelsOf(meta[mCollide]) {
-		fmt.Fprintf(b, "\n\t\t\t&& m[%d] != c", j)
-	}
-	for _, j := range levelsOf(meta[mNonAdj]) {
-		fmt.Fprintf(b, "\n\t\t\t&& !adjacent(goff, gadj, m[%d], c)", j)
-	}
+	perLevel(b, meta[mCollide], "\n\t\t\t&& m[%d] != c")
+	perLevel(b, meta[mNonAdj], "\n\t\t\t&& !adjacent(goff, gadj, m[%d], c)")
 	b.WriteString(";\n\t}\n};\n\n")
 }
