@@ -330,7 +330,7 @@ func TestGPUListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics) {
+	check := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options) {
 		t.Helper()
 		hash := func(e engine.Engine, threads int) (uint64, uint64, error) {
 			var n, sum uint64
@@ -349,7 +349,7 @@ func TestGPUListing(t *testing.T) {
 			return n, sum, nil
 		}
 		t0 := time.Now()
-		gn, gs, err := hash(Engine{}, 0)
+		gn, gs, err := hash(Engine{Options: o}, 0)
 		gt := time.Since(t0)
 		if err != nil {
 			t.Errorf("%s: stmatch listing: %v", name, err)
@@ -374,19 +374,21 @@ func TestGPUListing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			check("github "+q, gh, p, engine.Semantics{})
+			check("github "+q, gh, p, engine.Semantics{}, Options{})
 		}
 	}
 	wv := sharedtest.WikiVote(t)
 	tri := mustParse("(a)-(b)-(c)-(a)")
-	check("wiki-Vote triangle", wv, tri, engine.Semantics{Unique: true})
-	check("wiki-Vote triangle", wv, tri, engine.Semantics{})
-	check("wiki-Vote edge", wv, mustParse("(a)-(b)"), engine.Semantics{Unique: true})
+	check("wiki-Vote triangle", wv, tri, engine.Semantics{Unique: true}, Options{})
+	check("wiki-Vote triangle", wv, tri, engine.Semantics{}, Options{})
+	check("wiki-Vote triangle, no space", wv, tri, engine.Semantics{}, Options{NoSpace: true})
+	check("wiki-Vote edge", wv, mustParse("(a)-(b)"), engine.Semantics{Unique: true}, Options{})
 	for seed := uint64(1); seed <= 12; seed++ {
 		g := gen.RandomGraphM(seed, 300, 3000, int(seed%3), 1+int(seed%2))
 		p := gen.RandomPattern(seed*5, 1+int(seed%6), gen.PatternOptions{EdgeProb: 0.4, VertexLabels: int(seed % 3), EdgeLabels: 1 + int(seed%2), Wildcard: 0.2})
 		for _, sem := range semantics {
-			check(fmt.Sprintf("random %d %s", seed, p), g, p, sem)
+			// Graphs without edge labels also list without a candidate space.
+			check(fmt.Sprintf("random %d %s", seed, p), g, p, sem, Options{NoSpace: seed%2 == 0 && sem.Unique})
 		}
 	}
 	// A consumer that stops after 1000 matches.
