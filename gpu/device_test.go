@@ -211,6 +211,9 @@ func TestGPUCompileCacheAndLaunch(t *testing.T) {
 	d := testDevice(t)
 	t.Setenv(EnvKernelCache, t.TempDir())
 	src := iotaSrc + fmt.Sprintf("// %d\n", time.Now().UnixNano()) // fresh for this run
+	if c, err := d.Cached(src, "iota.cu", nil); c != nil || err != nil {
+		t.Fatalf("Cached on a fresh cache: %v, %v (want nil, nil: no compile)", c, err)
+	}
 	m, err := d.Compile(src, "iota.cu", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -225,9 +228,9 @@ func TestGPUCompileCacheAndLaunch(t *testing.T) {
 	d.modMu.Lock()
 	delete(d.modules, m.Key)
 	d.modMu.Unlock()
-	m3, err := d.Compile(src, "iota.cu", nil)
-	if err != nil || !m3.CacheHit {
-		t.Fatalf("disk cache missed: %v", err)
+	m3, err := d.Cached(src, "iota.cu", nil)
+	if err != nil || m3 == nil || !m3.CacheHit {
+		t.Fatalf("Cached missed the disk cache: %v", err)
 	}
 	t.Logf("compile %v (cold), load %v; from the disk cache: load %v; %d-byte cubin", m.CompileTime, m.LoadTime, m3.LoadTime, m.ImageBytes)
 
