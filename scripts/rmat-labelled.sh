@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Labelled R-MAT runs for issue 4's target (GENEVA at least 20x the two-core CPU engine on R-MAT
+# scale 22-24 labelled graphs with 6-12 vertex queries) and for stmatch on the same inputs.
+# Generates, with bin/submatch (CGO_ENABLED=0 go build -o bin/submatch ./cmd/submatch), a
+# Graph500 R-MAT graph per scale with L vertex labels, samples random-walk queries from it, and
+# counts every query (embeddings) with each engine under a time limit. Prints one row per count
+# (count, whole process seconds, count call, plan and kernel ms) and a summary table last.
+#   SCALES="22 24" bash scripts/rmat-labelled.sh         (device tool: carry ["bin"])
+# Knobs: LABELS (16), SIZES (6,8,12), COUNT queries per size and density (2), LIMIT per count
+# (30s), HARD_LIMIT seconds per process (90), ENGINES ("cpu2 cpu16 geneva geneva-sv stmatch"; cpuN
+# is the CPU engine with N threads).
+set -u -o pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+sm=bin/submatch
+tmp="${TMPDIR:-/tmp}"
+limit="${LIMIT:-30s}"
+res="$tmp/rmat-labelled.txt"
+printf '%-8s %-16s %-10s %18s %9s %10s %9s %10s %s\n' graph query engine count seconds call_ms plan_ms kernel_ms note > "$res"
+for s in ${SCALES:-22}; do
+	g="$tmp/rmat$s-l${LABELS:-16}.smg"
+	t0=$(date +%s.%N)
+	$sm gen rmat --scale "$s" --edge-factor 16 --seed 1 --vertex-labels "${LABELS:-16}" -o "$g" >/dev/null || { echo "gen scale $s failed"; continue; }
+	echo "scale $s generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
+	qd="$tmp/rmat$s-queries"
+	rm -rf "$qd"
+	for d in sparse dense; do
+		$sm gen queries --sizes "${SIZES:-6,8,12}" --count "${COUNT:-2}" --density "$d" --dir "$qd/$d" "$g" >/dev/null ||
+			{ echo "gen queries ($d) failed"; continue; }
+	done
+	for q in "$qd"/*/*.graph; do
+		name="$(basename "$(dirname "$q")")/$(basename "$q" .graph)"
+		for e in ${ENGINES:-cpu2 cpu16 geneva geneva-sv stmatch}; do
+			args=(--engine "$e")
+			case "$e" in
+			cpu*) args=(--engine cpu --threads "${e#cpu}") ;;
+			geneva-sv) args=(--engine geneva --geneva-sv) ;;
+			esac
+			t0=$(date +%s.%N)
+			out=$(timeout -k 5 "${HARD_LIMIT:-90}" $sm count --json "${args[@]}" --timeout "$limit" "$g" "$q" 2>&1 | tail -1)
+			dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
+			field() { grep -q "\"$1\":" <<<"$out" && sed -E "s/.*\"$1\":([0-9.]+).*/\1/" <<<"$out" || echo -; }
+			cnt=$(field count)
+			note=$(grep -o '"partial":true' <<<"$out" | head -1)
+			[ "$cnt" != - ] || note=$out
+			printf '%-8s %-16s %-10s %18s %9.2f %10s %9s %10s %s\n' "rmat-$s" "$name" "$e" "$cnt" "$dt" \
+				"$(field elapsed_ms)" "$(field plan_ms)" "$(field kernel_ms)" "$note" | tee -a "$res"
+		done
+	done
+done
+echo
+echo "== labelled R-MAT (embeddings; whole process seconds; ms of the count call, its plan and GPU kernels)"
+cat "$res"
+# Every finished count of a query must agree across engines.
+awk 'NR > 1 && $4 != "-" && $9 == "" { k = $1 " " $2; if (k in c && c[k] != $4) { print "MISMATCH " k ": " c[k] " vs " $4 " (" $3 ")"; bad = 1 } c[k] = $4 }
+	END { if (!bad) print "counts agree across engines" }' "$res"
