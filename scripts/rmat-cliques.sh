@@ -10,7 +10,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sm=bin/submatch
 tmp="${TMPDIR:-/tmp}"
 limit="${LIMIT:-120s}"
-printf '%-10s %-10s %-8s %18s %10s %10s %10s %10s %s\n' graph pattern engine count seconds call_ms plan_ms kernel_ms note > "$tmp/rmat-cliques.txt"
+source scripts/count-row.sh
+count_header "$tmp/rmat-cliques.txt"
 for s in ${SCALES:-22}; do
 	g="$tmp/rmat$s.smg"
 	t0=$(date +%s.%N)
@@ -21,15 +22,7 @@ for s in ${SCALES:-22}; do
 		name=${q%%:*} pat=${q#*:}
 		for e in ${ENGINES:-stmatch cpu}; do
 			[ "$e" = cpu ] && [ "$s" -gt "${CPU_MAX_SCALE:-22}" ] && continue
-			t0=$(date +%s.%N)
-			out=$(timeout -k 5 "${HARD_LIMIT:-300}" $sm count --json --engine "$e" --unique --timeout "$limit" "$g" "$pat" 2>&1 | tail -1)
-			dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
-			field() { grep -q "\"$1\":" <<<"$out" && sed -E "s/.*\"$1\":([0-9.]+).*/\1/" <<<"$out" || echo -; }
-			cnt=$(field count)
-			note=$(grep -o '"partial":true' <<<"$out" | head -1)
-			[ "$cnt" != - ] || note=$out
-			printf '%-10s %-10s %-8s %18s %10.2f %10s %10s %10s %s\n' "rmat-$s" "$name" "$e" "$cnt" "$dt" \
-				"$(field elapsed_ms)" "$(field plan_ms)" "$(field kernel_ms)" "$note" | tee -a "$tmp/rmat-cliques.txt"
+			count_row "$tmp/rmat-cliques.txt" "rmat-$s" "$name" "$e" -- --engine "$e" --unique --timeout "$limit" "$g" "$pat"
 		done
 	done
 done

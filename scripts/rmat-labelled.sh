@@ -7,7 +7,7 @@
 # (count, whole process seconds, count call, plan and kernel ms) and a summary table last.
 #   SCALES="22 24" bash scripts/rmat-labelled.sh         (device tool: carry ["bin"])
 # Knobs: LABELS (16), SIZES (6,8,12), COUNT queries per size and density (2), LIMIT per count
-# (30s), HARD_LIMIT seconds per process (90), ENGINES ("cpu2 cpu16 geneva geneva-sv stmatch"; cpuN
+# (30s), HARD_LIMIT seconds per process (300), ENGINES ("cpu2 cpu16 geneva geneva-sv stmatch"; cpuN
 # is the CPU engine with N threads).
 set -u -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,7 +15,8 @@ sm=bin/submatch
 tmp="${TMPDIR:-/tmp}"
 limit="${LIMIT:-30s}"
 res="$tmp/rmat-labelled.txt"
-printf '%-8s %-16s %-10s %18s %9s %10s %9s %10s %s\n' graph query engine count seconds call_ms plan_ms kernel_ms note > "$res"
+source scripts/count-row.sh
+count_header "$res"
 for s in ${SCALES:-22}; do
 	g="$tmp/rmat$s-l${LABELS:-16}.smg"
 	t0=$(date +%s.%N)
@@ -35,15 +36,7 @@ for s in ${SCALES:-22}; do
 			cpu*) args=(--engine cpu --threads "${e#cpu}") ;;
 			geneva-sv) args=(--engine geneva --geneva-sv) ;;
 			esac
-			t0=$(date +%s.%N)
-			out=$(timeout -k 5 "${HARD_LIMIT:-90}" $sm count --json "${args[@]}" --timeout "$limit" "$g" "$q" 2>&1 | tail -1)
-			dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
-			field() { grep -q "\"$1\":" <<<"$out" && sed -E "s/.*\"$1\":([0-9.]+).*/\1/" <<<"$out" || echo -; }
-			cnt=$(field count)
-			note=$(grep -o '"partial":true' <<<"$out" | head -1)
-			[ "$cnt" != - ] || note=$out
-			printf '%-8s %-16s %-10s %18s %9.2f %10s %9s %10s %s\n' "rmat-$s" "$name" "$e" "$cnt" "$dt" \
-				"$(field elapsed_ms)" "$(field plan_ms)" "$(field kernel_ms)" "$note" | tee -a "$res"
+			count_row "$res" "rmat-$s" "$name" "$e" -- "${args[@]}" --timeout "$limit" "$g" "$q"
 		done
 	done
 done
