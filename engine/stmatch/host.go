@@ -3,6 +3,7 @@ package stmatch
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"submatch/graph"
 	"submatch/pattern"
@@ -64,6 +65,11 @@ type flatPlan struct {
 	// (fGraph), and Offsets/Values are empty. The kernel needs the sorted CSR for them.
 	Graph bool
 	data  *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
+
+	// The data graph's CSR sorted by id, for the devices' uploads (sortedCSR method).
+	csrOnce    sync.Once
+	csrOffsets []uint64
+	csrAdj     []uint32
 
 	// While flattening: the edge indexes queued for Offsets/Values and their total sizes.
 	pending           []edgeIndex
@@ -461,6 +467,13 @@ func sortedCSR(g *graph.Graph) ([]uint64, []uint32) {
 		slices.Sort(s)
 	}
 	return raw.Offsets, nbrs
+}
+
+// sortedCSR is sortedCSR(g) computed once per flat plan, so that the devices of a multi-GPU
+// count share it.
+func (fp *flatPlan) sortedCSR(g *graph.Graph) ([]uint64, []uint32) {
+	fp.csrOnce.Do(func() { fp.csrOffsets, fp.csrAdj = sortedCSR(g) })
+	return fp.csrOffsets, fp.csrAdj
 }
 
 // idSorted reports whether every adjacency list nbrs[offs[u]:offs[u+1]] is increasing.

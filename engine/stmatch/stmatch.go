@@ -576,7 +576,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 		return err
 	}
 	if fp.NonAdjacent || fp.Graph {
-		offs, adj := sortedCSR(p.Data)
+		offs, adj := fp.sortedCSR(p.Data)
 		if len(adj) == 0 {
 			adj = []uint32{0}
 		}
