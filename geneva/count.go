@@ -153,22 +153,6 @@ func closingSet(q *pattern.Pattern, est *Estimates) uint32 {
 	return counted
 }
 
-// countKey identifies counted vertices with one candidate set.
-type countKey struct {
-	parents uint32
-	vl      pattern.Label
-	els     [pattern.MaxVertices]pattern.Label
-}
-
-func countKeyOf(q *pattern.Pattern, u int) countKey {
-	k := countKey{parents: q.NeighborMask(u), vl: q.VertexLabel(u)}
-	for nb := k.parents; nb != 0; nb &= nb - 1 {
-		w := bits.TrailingZeros32(nb)
-		k.els[w], _ = q.EdgeLabel(u, w)
-	}
-	return k
-}
-
 // countedClasses splits the counted vertices into classes and sets, and returns the vertices to
 // match instead (demote): beyond a class's bounds, or, given the symmetry restrictions rs (nil:
 // no unique count), tied by one to a vertex outside their set, or in a set that they do not
@@ -176,10 +160,10 @@ func countKeyOf(q *pattern.Pattern, u int) countKey {
 func countedClasses(q *pattern.Pattern, counted uint32, rs []plan.Restriction) (classes []CountedClass, demote uint32) {
 	// Sets: vertices by key, in vertex order.
 	var sets [][]int
-	keys := map[countKey]int{}
+	keys := map[plan.LeafKey]int{}
 	for m := counted; m != 0; m &= m - 1 {
 		u := bits.TrailingZeros32(m)
-		k := countKeyOf(q, u)
+		k := plan.LeafKeyOf(q, u)
 		if i, ok := keys[k]; ok {
 			sets[i] = append(sets[i], u)
 			continue

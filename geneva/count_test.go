@@ -276,7 +276,7 @@ func checkCountingPlan(t *testing.T, q *pattern.Pattern, pl *Plan, unique bool) 
 				}
 				counted |= 1 << u
 				setOf[u] = [2]int{ci, si}
-				if countKeyOf(q, u) != countKeyOf(q, s[0]) {
+				if plan.LeafKeyOf(q, u) != plan.LeafKeyOf(q, s[0]) {
 					t.Fatalf("set %v mixes candidate sets", s)
 				}
 				vertices++

@@ -6,16 +6,18 @@ import (
 	"submatch/pattern"
 )
 
-// groupKey identifies postponed vertices that have identical candidate sets given the enumerated
-// vertices: the same neighbours (none for isolated vertices), edge labels and vertex label.
-type groupKey struct {
+// LeafKey identifies postponed (or counted) vertices that have identical candidate sets given
+// the matched vertices: the same neighbours (none for isolated vertices), edge labels and vertex
+// label. The CPU plan's leaf groups and GENEVA's counted classes both key on it.
+type LeafKey struct {
 	parents uint32
 	vl      pattern.Label
 	els     [pattern.MaxVertices]pattern.Label
 }
 
-func leafKey(p *pattern.Pattern, u int) groupKey {
-	k := groupKey{parents: p.NeighborMask(u), vl: p.VertexLabel(u)}
+// LeafKeyOf returns u's LeafKey in p.
+func LeafKeyOf(p *pattern.Pattern, u int) LeafKey {
+	k := LeafKey{parents: p.NeighborMask(u), vl: p.VertexLabel(u)}
 	for w := 0; w < p.NumVertices(); w++ {
 		if el, ok := p.EdgeLabel(u, w); ok {
 			k.els[w] = el
@@ -29,9 +31,9 @@ func leafKey(p *pattern.Pattern, u int) groupKey {
 // symmetry restriction ties it to a vertex outside its group, when the restrictions inside its
 // group are not a total order, or when its collision class is too large to count.
 func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, candBits []Bitset, cands [][]uint32) ([]int, []LeafGroup, []LeafClass) {
-	keys := map[int]groupKey{}
+	keys := map[int]LeafKey{}
 	for _, u := range postponed {
-		keys[u] = leafKey(p, u)
+		keys[u] = LeafKeyOf(p, u)
 	}
 	for {
 		demote := map[int]bool{}
@@ -108,9 +110,9 @@ func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, c
 }
 
 // collectGroups partitions the postponed vertices by key, in a deterministic order.
-func collectGroups(postponed []int, keys map[int]groupKey) [][]int {
+func collectGroups(postponed []int, keys map[int]LeafKey) [][]int {
 	var groups [][]int
-	index := map[groupKey]int{}
+	index := map[LeafKey]int{}
 	for _, u := range postponed {
 		k := keys[u]
 		if i, ok := index[k]; ok {
@@ -124,7 +126,7 @@ func collectGroups(postponed []int, keys map[int]groupKey) [][]int {
 }
 
 // collisionClasses joins groups whose vertex labels may coincide (connected components).
-func collisionClasses(groups [][]int, keys map[int]groupKey) [][]int {
+func collisionClasses(groups [][]int, keys map[int]LeafKey) [][]int {
 	return CollisionClasses(len(groups), func(i int) pattern.Label { return keys[groups[i][0]].vl })
 }
 
