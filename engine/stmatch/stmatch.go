@@ -443,6 +443,18 @@ type deviceRun struct {
 	// tier delivers its background compile.
 	querySrc string
 	tier     chan tierResult
+	shared   uint32 // dynamic shared memory per block (the plan metadata), set by prepare
+}
+
+// residentBlocks is how many blocks of f the device runs at once with r's shared memory (the
+// occupancy calculator's count per SM; blocksPerSM per SM when it cannot say): the grid of a
+// launch, before memory limits it.
+func (r *deviceRun) residentBlocks(f *gpu.Function) int {
+	perSM := blocksPerSM
+	if n, err := f.ActiveBlocksPerSM(threadsBlock, r.shared); err == nil && n > 0 {
+		perSM = n
+	}
+	return max(1, r.d.Info().SMs) * perSM
 }
 
 type tierResult struct {
@@ -455,7 +467,7 @@ type tierResult struct {
 // for it), and at the first launch after the compile is done it switches to that kernel. Both
 // kernels read and write the same buffers and leave nothing on the device between launches but
 // the work queue, so the switch is free. A failed compile leaves the generic kernel running.
-func (r *deviceRun) tierUp(shared uint32) {
+func (r *deviceRun) tierUp() {
 	if r.querySrc == "" || r.st.Launches == 0 {
 		return
 	}
@@ -474,17 +486,17 @@ func (r *deviceRun) tierUp(shared uint32) {
 		return
 	}
 	r.querySrc = ""
-	fn, err := t.mod, t.err
+	err := t.err
 	var f *gpu.Function
 	if err == nil {
-		f, err = fn.Function(kernelName)
+		f, err = t.mod.Function(kernelName)
 	}
 	if err == nil {
 		// The grid stays as large as the buffers, unless the per-query kernel fits fewer blocks
 		// at once: the warps of blocks no longer launched then count 0 from here on.
-		if perSM, e := f.ActiveBlocksPerSM(threadsBlock, shared); e == nil && perSM > 0 && max(1, r.d.Info().SMs)*perSM < r.blocks {
+		if resident := r.residentBlocks(f); resident < r.blocks {
 			if err = r.counts.Memset(0); err == nil {
-				r.blocks = max(1, r.d.Info().SMs) * perSM
+				r.blocks = resident
 			}
 		}
 	}
@@ -607,11 +619,8 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 
 	// Per-warp set buffers, counts and (v2) queue slots: as many warps as the occupancy allows
 	// and the memory left holds, down to one block.
-	shared := uint32((fp.L + fp.G) * metaStride * 8)
-	want := max(1, r.d.Info().SMs) * blocksPerSM
-	if perSM, err := r.fn.ActiveBlocksPerSM(threadsBlock, shared); err == nil && perSM > 0 {
-		want = max(1, r.d.Info().SMs) * perSM
-	}
+	r.shared = uint32((fp.L + fp.G) * metaStride * 8)
+	want := r.residentBlocks(r.fn)
 	perWarp := fp.Stride*4 + 8
 	if !o.V1 {
 		perWarp += 2 * uint64(fp.L+2) * taskBytes // queueSlots rounds up by less than 2x
@@ -788,12 +797,11 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		if err := gpu.CopyToDevice(r.ctl, 0, ctl); err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
-		shared := uint32((fp.L + fp.G) * metaStride * 8)
-		r.tierUp(shared)
+		r.tierUp()
 		if r.st.QueryKernel {
 			r.st.QueryLaunches++
 		}
-		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, shared,
+		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, r.shared,
 			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
 			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()),
 			out, outCap)
