@@ -164,13 +164,8 @@ func TestGPUProperty(t *testing.T) {
 func TestGPURandom(t *testing.T) {
 	needGPU(t)
 	for seed := uint64(1); seed <= 20; seed++ {
-		vl := int(seed % 4)
-		n := 200 + int(seed%7)*50
-		g := gen.RandomGraphM(seed, n, n*(2+int(seed%4)), vl, int(seed%2)+1)
-		p := gen.RandomPattern(seed*31, 2+int(seed%6), gen.PatternOptions{
-			EdgeProb: 0.4, VertexLabels: vl, EdgeLabels: int(seed%2) + 1, Wildcard: 0.3,
-			Components: 1 + int(seed%5)/4,
-		})
+		c := proptest.MakeLarger(seed)
+		g, p := c.G, c.P
 		for _, sem := range proptest.AllSemantics {
 			name := fmt.Sprintf("random seed %d", seed)
 			compare(t, name, "phases", Options{}, g, p, sem, -1)

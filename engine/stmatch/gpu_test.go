@@ -15,6 +15,7 @@ import (
 	"submatch/gen"
 	"submatch/gpu"
 	"submatch/graph"
+	"submatch/internal/proptest"
 	"submatch/internal/sharedtest"
 	"submatch/pattern"
 )
@@ -164,13 +165,8 @@ func TestGPURandom(t *testing.T) {
 	needGPU(t)
 	n := 0
 	for seed := uint64(1); seed <= 40; seed++ {
-		vl := int(seed % 4)
-		n := 200 + int(seed%7)*50
-		g := gen.RandomGraphM(seed, n, n*(2+int(seed%4)), vl, int(seed%2)+1)
-		p := gen.RandomPattern(seed*31, 2+int(seed%6), gen.PatternOptions{
-			EdgeProb: 0.4, VertexLabels: vl, EdgeLabels: int(seed%2) + 1, Wildcard: 0.3,
-			Components: 1 + int(seed%5)/4,
-		})
+		c := proptest.MakeLarger(seed)
+		g, p := c.G, c.P
 		// A quarter of the seeds run the per-query kernel from the first launch (the others
 		// start generic: their counts end before a background compile would be used).
 		var o Options

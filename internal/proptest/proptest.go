@@ -113,6 +113,24 @@ func Make(seed uint64) Case {
 	return Case{Seed: seed, G: g, P: p, Recipe: recipe}
 }
 
+// MakeLarger draws the GPU engines' random device-check case for seed: a graph of 200-500
+// vertices with 2-5 edges per vertex on average, 0-3 vertex labels and edge labels on odd seeds,
+// and a pattern of 2-7 vertices (two components for a fifth of the seeds) with the graph's labels
+// and wildcards. Large enough to fill a GPU launch, too large for the oracle.
+func MakeLarger(seed uint64) Case {
+	vl := int(seed % 4)
+	el := int(seed%2) + 1
+	n := 200 + int(seed%7)*50
+	m := n * (2 + int(seed%4))
+	opts := gen.PatternOptions{
+		EdgeProb: 0.4, VertexLabels: vl, EdgeLabels: el, Wildcard: 0.3,
+		Components: 1 + int(seed%5)/4,
+	}
+	pn := 2 + int(seed%6)
+	recipe := fmt.Sprintf("g := gen.RandomGraphM(%d, %d, %d, %d, %d)\np := gen.RandomPattern(%d, %d, %#v)", seed, n, m, vl, el, seed*31, pn, opts)
+	return Case{Seed: seed, G: gen.RandomGraphM(seed, n, m, vl, el), P: gen.RandomPattern(seed*31, pn, opts), Recipe: recipe}
+}
+
 // Describe says how to reproduce a failure of the case under sem; how names the engine's
 // settings (threads, budget) and test the go test arguments that rerun it.
 func (c Case) Describe(sem engine.Semantics, how, test string) string {
