@@ -1,9 +1,6 @@
 package gpu
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // Allocs is the device memory one piece of work (an engine's count) holds on Device, within its
 // own Limit (the count's --gpu-memory; 0: none) as well as the device's Budget. It remembers its
@@ -27,10 +24,8 @@ func (a *Allocs) Alloc(what string, bytes uint64) (*Buffer, error) {
 }
 
 // UploadTo allocates, as a.Alloc, a buffer holding a copy of words (see Upload).
-func UploadTo[T uint32 | uint64](a *Allocs, what string, words []T) (*Buffer, error) {
-	var zero T
-	bytes := uint64(len(words)) * uint64(unsafe.Sizeof(zero))
-	return a.add(what, bytes, func() (*Buffer, error) { return Upload(a.Device, words) })
+func UploadTo[T Elem](a *Allocs, what string, words []T) (*Buffer, error) {
+	return a.add(what, byteLen(words), func() (*Buffer, error) { return Upload(a.Device, words) })
 }
 
 // add checks bytes against the limit, makes the buffer with f and keeps it.

@@ -62,7 +62,7 @@ type flatPlan struct {
 	NumRoots    uint64
 	// Graph is set when the plan has no candidate space (it would exceed plan.DefaultSpaceLimit):
 	// every level's lists are then the data graph's adjacency lists of its parents' vertices
-	// (fGraph), and Offsets/Values are empty. The kernel needs the sorted CSR for them.
+	// (fGraph), and Offsets and ValueParts are empty. The kernel needs the sorted CSR for them.
 	Graph bool
 	data  *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
 
@@ -71,7 +71,7 @@ type flatPlan struct {
 	csrOffsets []uint64
 	csrAdj     []uint32
 
-	// While flattening: the edge indexes queued for Offsets/Values and their total sizes.
+	// While flattening: the edge indexes queued for Offsets/ValueParts and their total sizes.
 	pending           []edgeIndex
 	nOffsets, nValues uint64
 	// G is the number of postponed leaf groups counted by the v2 kernel (0: the last level is
@@ -113,11 +113,9 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 		ncands += len(pl.Candidates[lvl.Vertex])
 	}
 	fp.Cands = make([]uint32, 0, max(1, ncands))
-	if fp.Graph {
-		fp.data = g
-	}
 	var maxDegree uint64
 	if fp.Graph {
+		fp.data = g
 		maxDegree = uint64(g.MaxDegree())
 	}
 	levelOff := make([]uint64, L)
@@ -221,7 +219,7 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 }
 
 // edgeIndex is an edge index of the candidate space waiting to be concatenated into Offsets
-// and Values.
+// and ValueParts.
 type edgeIndex struct {
 	off  []uint64
 	vals []uint32
