@@ -281,6 +281,9 @@ func TestBadInputExit2(t *testing.T) {
 		{"bad flag value", []string{"list", "--limit", "many", good, "(a)-(b)"}, "limit"},
 		{"negative limit", []string{"list", "--limit", "-1", good, "(a)-(b)"}, "limit"},
 		{"self-loop", []string{"stats", writeFile(t, "loop.txt", "0 1\n1 1\n")}, "loop.txt:2:"},
+		{"unknown stmatch kernel", []string{"count", "--engine", "stmatch", "--stmatch-kernel", "fast", good, "(a)-(b)"}, `not "fast"`},
+		{"stmatch kernel without stmatch", []string{"count", "--stmatch-kernel", "query", good, "(a)-(b)"}, "needs --engine stmatch"},
+		{"geneva flag without geneva", []string{"count", "--geneva-no-tail", good, "(a)-(b)"}, "needs --engine geneva"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCmd(t, tc.args...)
