@@ -14,10 +14,12 @@ import (
 
 // specCases are plans of every kind the per-query kernel meets: cliques (reused sets, symmetry
 // windows), sparse and labelled random patterns under the four semantics (induced non-adjacency,
-// candidate-list checks), with and without postponed leaf groups, listing's stored last level.
+// candidate-list checks), with and without postponed leaf groups, listing's stored last level,
+// and buffers bounded so that sets come in pieces (reused ones with a fallback).
 func specCases(t *testing.T) []*flatPlan {
 	t.Helper()
 	g := gen.RandomGraph(7, 60, 0.3, 2, 2)
+	dense := gen.RandomGraph(7, 60, 0.7, 2, 2)
 	var pats []*pattern.Pattern
 	for _, q := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)", "(a)-(b)-(c)-(d)", "(a)-(b), (a)-(c), (a)-(d), (b)-(c)"} {
 		p, err := pattern.Parse(q)
@@ -37,7 +39,7 @@ func specCases(t *testing.T) []*flatPlan {
 				if pl.Empty {
 					continue
 				}
-				fp, err := flattenOn(g, pl, !o.NoReuse, o.NoLeaves)
+				fp, err := flattenOn(g, pl, flatOptions{reuse: !o.NoReuse, storeLast: o.NoLeaves})
 				if errors.Is(err, errSpaceTooLarge) { // edge labels need the space
 					continue
 				}
@@ -45,6 +47,12 @@ func specCases(t *testing.T) []*flatPlan {
 					t.Fatal(err)
 				}
 				fps = append(fps, fp)
+				if pl = testPlan(dense, p, sem, o); pl.Empty {
+					continue
+				}
+				if fp, err = flattenOn(dense, pl, flatOptions{reuse: !o.NoReuse, storeLast: o.NoLeaves, pieceCap: minPieceCap}); err == nil {
+					fps = append(fps, fp)
+				}
 			}
 		}
 	}
@@ -56,7 +64,7 @@ func specCases(t *testing.T) []*flatPlan {
 // its masks, and nothing else.
 func TestSpecialiseStructure(t *testing.T) {
 	stored := regexp.MustCompile(`add_stored\(meta, (\d+),`)
-	list := regexp.MustCompile(`add_list\(lv, (\d+),`)
+	list := regexp.MustCompile(`add_(?:list\(lv, |adj\()(\d+)`)
 	above := regexp.MustCompile(`win_above\(m\[(\d+)\]`)
 	below := regexp.MustCompile(`win_below\(m\[(\d+)\]`)
 	differ := regexp.MustCompile(`&& m\[(\d+)\] != c`)
@@ -69,10 +77,15 @@ func TestSpecialiseStructure(t *testing.T) {
 		}
 		return m
 	}
+	var pieced, fallback uint64
 	for n, fp := range specCases(t) {
 		src, err := specialise(kernelSource, fp)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for i := 1; i < fp.L; i++ {
+			pieced += boolMask(fp.Meta[i*metaStride+mFlags]&fPieces != 0)
+			fallback += boolMask(fp.Meta[i*metaStride+mBackAll] != 0)
 		}
 		if strings.Contains(src, specMarker) {
 			t.Fatalf("case %d: the marker is still there", n)
@@ -105,7 +118,8 @@ func TestSpecialiseStructure(t *testing.T) {
 			}{
 				{"flags", flags, meta[mFlags] & 0xffffffff},
 				{"reused set", mask(stored, body), reuse},
-				{"lists", mask(list, body), meta[mBack]},
+				{"lists", mask(list, body), meta[mBack] | meta[mBackAll]},
+				{"fallback", boolMask(strings.Contains(body, "(pieced >> ")), boolMask(meta[mBackAll] != 0)},
 				{"lower bounds", mask(above, body), meta[mLower]},
 				{"upper bounds", mask(below, body), meta[mUpper]},
 				{"injectivity", mask(differ, body), meta[mCollide]},
@@ -117,6 +131,18 @@ func TestSpecialiseStructure(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d levels in pieces, %d with a fallback for a reused set in pieces", pieced, fallback)
+	if pieced == 0 || fallback == 0 {
+		t.Error("no level in pieces, or no fallback")
+	}
+}
+
+// boolMask is 1 for true, 0 for false.
+func boolMask(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestSpecialisedKernelSyntax checks a sample of per-query kernels with clang's CUDA front end

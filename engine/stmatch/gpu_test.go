@@ -242,6 +242,7 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-generic", Options{Kernel: KernelGeneric}},
 		{"v2-query", Options{Kernel: KernelQuery}},
 		{"v2-nospace", Options{NoSpace: true}},
+		{"v2-pieces", Options{PieceCap: minPieceCap}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -278,6 +279,69 @@ func TestGPUVersions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGPUPieces bounds every level's buffer to minPieceCap (32 candidates), so that the sets of
+// wiki-Vote (degrees up to 1,065), github and dense random graphs are computed in pieces, with
+// the generic and the per-query kernel, with and without a candidate space, and compares the
+// counts and listings with the CPU engine's; the pieces must have happened (Stats.Pieces).
+func TestGPUPieces(t *testing.T) {
+	needGPU(t)
+	var pieces uint64
+	run := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options) {
+		t.Helper()
+		o.PieceCap = minPieceCap
+		st := compareWith(t, name, g, p, sem, -1, nil, o)
+		pieces += st.Pieces
+		t.Logf("%s: %d later pieces, %d donated, %d spilled", name, st.Pieces, st.Donated, st.Spilled)
+	}
+	kernels := []struct {
+		name string
+		k    KernelChoice
+	}{{"generic", KernelGeneric}, {"query", KernelQuery}}
+	wv := sharedtest.WikiVote(t)
+	for _, c := range []struct{ name, pat string }{
+		{"triangle", "(a)-(b)-(c)-(a)"},
+		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
+		{"4-cycle", "(a)-(b)-(c)-(d)-(a)"},
+	} {
+		for _, sem := range semantics {
+			if c.name == "4-cycle" && !sem.Unique {
+				continue
+			}
+			for _, k := range kernels {
+				for _, nospace := range []bool{false, true} {
+					run(fmt.Sprintf("pieces wiki-Vote %s %s no space %v", c.name, k.name, nospace), wv, mustParse(c.pat), sem,
+						Options{Kernel: k.k, NoSpace: nospace})
+				}
+			}
+		}
+	}
+	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
+	if gh, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{}); err == nil {
+		for _, q := range []string{"Q_0", "Q_3", "Q_6", "Q_9"} {
+			p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", q+".graph"), formats.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range kernels {
+				run("pieces github "+q+" "+k.name, gh, p, engine.Semantics{}, Options{Kernel: k.k})
+			}
+		}
+	}
+	for seed := uint64(1); seed <= 16; seed++ {
+		vl := int(seed % 2)
+		g := gen.RandomGraphM(seed*11, 40+int(seed%3)*20, 600+int(seed%4)*300, vl, 1)
+		p := gen.RandomPattern(seed*17, 2+int(seed%5), gen.PatternOptions{EdgeProb: 0.6, VertexLabels: vl, Wildcard: 0.5})
+		for _, sem := range semantics {
+			run(fmt.Sprintf("pieces random %d %s", seed, sem), g, p, sem,
+				Options{Kernel: kernels[seed%2].k, NoSpace: seed%4 >= 2, NoLeaves: seed%3 == 0})
+		}
+	}
+	t.Logf("%d later pieces in all", pieces)
+	if pieces == 0 {
+		t.Error("no set was computed in pieces")
 	}
 }
 
@@ -378,6 +442,9 @@ func TestGPUListing(t *testing.T) {
 	check("wiki-Vote triangle", wv, tri, engine.Semantics{Unique: true}, Options{})
 	check("wiki-Vote triangle", wv, tri, engine.Semantics{}, Options{})
 	check("wiki-Vote triangle, no space", wv, tri, engine.Semantics{}, Options{NoSpace: true})
+	check("wiki-Vote triangle, pieces", wv, tri, engine.Semantics{}, Options{PieceCap: minPieceCap})
+	check("wiki-Vote triangle, no space, pieces", wv, tri, engine.Semantics{Unique: true}, Options{NoSpace: true, PieceCap: minPieceCap})
+	check("wiki-Vote edge, pieces", wv, mustParse("(a)-(b)"), engine.Semantics{}, Options{PieceCap: minPieceCap})
 	check("wiki-Vote edge", wv, mustParse("(a)-(b)"), engine.Semantics{Unique: true}, Options{})
 	for seed := uint64(1); seed <= 12; seed++ {
 		g := gen.RandomGraphM(seed, 300, 3000, int(seed%3), 1+int(seed%2))

@@ -13,7 +13,7 @@ import (
 // Layout of the per-level metadata words (the M_* defines of kernels/stmatch.cu).
 const (
 	maxLevels  = 32
-	metaStride = 42
+	metaStride = 44
 	mBack      = 0
 	mCollide   = 1
 	mLower     = 2
@@ -25,16 +25,26 @@ const (
 	mBufOff    = 8
 	mFlags     = 9 // v2 kernel only (v1 ignores it; flatten leaves it 0 without reuse)
 	mEBase     = 10
+	mCap       = 42 // the level's buffer capacity
+	mBackAll   = 43 // every backward level, when the reused level may be in pieces
 
 	fOrdered = 1 << 24 // leaf group: symmetry orders it (binomial instead of falling factorial)
 	fClassN  = 25      // leaf group: at bits 25..27 of a class's first group, its number of groups
 	fGroupK  = 16      // leaf group: its vertex count at bits 16..23
 
-	fReuse     = 0xff  // reused level + 1
-	fReused    = 0x100 // a later level reuses this level's set
-	fNarrow    = 0x200 // NarrowShared
-	fCheckCand = 0x400 // test membership in the level's candidate list
-	fGraph     = 0x800 // the level's lists are the data graph's adjacency lists (no candidate space)
+	fReuse     = 0xff   // reused level + 1
+	fReused    = 0x100  // a later level reuses this level's set
+	fNarrow    = 0x200  // NarrowShared
+	fCheckCand = 0x400  // test membership in the level's candidate list
+	fGraph     = 0x800  // the level's lists are the data graph's adjacency lists (no candidate space)
+	fPieces    = 0x1000 // the level's set may exceed its buffer: the kernel computes it in pieces
+
+	// minPieceCap is the smallest bound on a level's buffer: a warp pass over a source adds up
+	// to 32 candidates, and every piece must take at least one pass.
+	minPieceCap = 32
+	// defaultPieceCap bounds a level's buffer by default (256 KiB a level and warp): longer sets
+	// (on graphs with degrees above it) are computed in pieces instead of shrinking the grid.
+	defaultPieceCap = 1 << 16
 )
 
 // flatPlan is a plan in the arrays the kernel reads.
@@ -53,7 +63,8 @@ type flatPlan struct {
 	concatenated []uint32
 	// Cands: the candidate list of every level's vertex, concatenated (at least one entry).
 	Cands []uint32
-	// Cap is the capacity reserved per warp for each level's set (0 for the root and last levels).
+	// Cap is the capacity reserved per warp for each level's set (0 for the root and last levels),
+	// at most the pieceCap of flatOptions: a level with fPieces may need more, in pieces.
 	Cap []uint64
 	// Stride is the buffer size of one warp in uint32 words (at least 1).
 	Stride uint64
@@ -71,8 +82,10 @@ type flatPlan struct {
 	csrOffsets []uint64
 	csrAdj     []uint32
 
-	// While flattening: the edge indexes queued for Offsets/ValueParts and their total sizes.
+	// While flattening: the edge indexes queued for Offsets/ValueParts (each once, found by its
+	// offsets array in queued) and their total sizes.
 	pending           []edgeIndex
+	queued            map[*uint64]uint64
 	nOffsets, nValues uint64
 	// G is the number of postponed leaf groups counted by the v2 kernel (0: the last level is
 	// counted); their records follow the levels' in Meta (metaStride words each: mBack the
@@ -80,21 +93,35 @@ type flatPlan struct {
 	G int
 }
 
-// flatten turns a plan with a candidate space into the kernel's arrays. Without reuse every level
-// intersects the lists of all its backward edges (v1); with reuse a level with plan Reuse j starts
-// from level j's stored set and intersects the lists of its Extra edges only (v2 kernel).
-//
-// With storeLast the last level gets a buffer too (listing writes out its stored set).
-func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
-	return flattenOn(nil, pl, reuse, storeLast)
+// flatOptions say how flattenOn lays a plan out for the kernel.
+type flatOptions struct {
+	// reuse: a level with plan Reuse j starts from level j's stored set and intersects the lists
+	// of its Extra edges only (v2 kernel); else every level intersects all its backward lists (v1).
+	reuse bool
+	// storeLast gives the last level a buffer too (listing writes out its stored set).
+	storeLast bool
+	// pieceCap bounds every level's buffer (candidates; raised to minPieceCap); a level whose set
+	// could be longer gets fPieces and, when a later level reuses it, that level gets mBackAll to
+	// fall back on. 0: no bound (the v1 kernel has no pieces).
+	pieceCap uint64
 }
 
-// flattenOn is flatten for a plan on data graph g. A plan without a candidate space (too large
-// for plan.DefaultSpaceLimit, or built without one) runs on g's adjacency instead (fp.Graph):
-// a level's set is the intersection of its parents' neighbour lists, tested for membership in
-// the level's candidate list where a vertex label could fail. That needs a plan without leaf
-// groups (Enumerate) and a pattern whose edges every data edge satisfies (no edge labels).
-func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
+// flatten turns a plan with a candidate space into the kernel's arrays, without pieces.
+func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
+	return flattenOn(nil, pl, flatOptions{reuse: reuse, storeLast: storeLast})
+}
+
+// flattenOn is flatten for a plan on data graph g, with options o. A plan without a candidate
+// space (too large for plan.DefaultSpaceLimit, or built without one) runs on g's adjacency instead
+// (fp.Graph): a level's set is the intersection of its parents' neighbour lists, tested for
+// membership in the level's candidate list where a vertex label could fail. That needs a plan
+// without leaf groups (Enumerate) and a pattern whose edges every data edge satisfies (no edge
+// labels).
+func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) {
+	reuse := o.reuse
+	if o.pieceCap > 0 {
+		o.pieceCap = max(o.pieceCap, minPieceCap)
+	}
 	L := len(pl.Levels)
 	if L == 0 {
 		return nil, fmt.Errorf("stmatch: the plan has no levels")
@@ -141,6 +168,9 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 		}
 		capacity := uint64(len(cands))
 		edges := lvl.Backward
+		// fallback: the reused level may be in pieces, and then this level intersects all its
+		// backward lists (mBackAll) instead of its stored set and Extra lists.
+		fallback := false
 		if reuse && lvl.Reuse >= 0 {
 			if lvl.Reuse >= i || lvl.Reuse == 0 {
 				return nil, fmt.Errorf("stmatch: level %d reuses level %d", i, lvl.Reuse)
@@ -148,6 +178,7 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 			edges = lvl.Extra
 			meta[mFlags] |= uint64(lvl.Reuse + 1)
 			fp.Meta[lvl.Reuse*metaStride+mFlags] |= fReused
+			fallback = fp.Meta[lvl.Reuse*metaStride+mFlags]&fPieces != 0
 			if len(edges) == 0 {
 				meta[mFlags] |= fCheckCand
 			}
@@ -158,12 +189,16 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 			if be.Level >= i {
 				return nil, fmt.Errorf("stmatch: level %d has a backward edge to level %d", i, be.Level)
 			}
+			intersected := slices.Contains(edges, be)
+			if intersected {
+				meta[mBack] |= 1 << be.Level
+			}
+			if fallback {
+				meta[mBackAll] |= 1 << be.Level
+			}
 			if fp.Graph {
 				capacity = min(capacity, maxDegree)
-				if slices.Contains(edges, be) {
-					meta[mBack] |= 1 << be.Level
-					meta[mFlags] |= fGraph
-				}
+				meta[mFlags] |= fGraph
 				continue
 			}
 			parent := pl.Levels[be.Level].Vertex
@@ -180,15 +215,19 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, reuse, storeLast bool) (*flatPlan,
 				longest = max(longest, off[k]-off[k-1])
 			}
 			capacity = min(capacity, longest)
-			if !slices.Contains(edges, be) {
+			if !intersected && !fallback {
 				continue
 			}
-			meta[mBack] |= 1 << be.Level
 			meta[mEBase+be.Level] = fp.addIndex(off, vals)
 			fp.Meta[be.Level*metaStride+mNeedIdx] = 1
 		}
-		if i > 0 && (i < L-1 || len(pl.Groups) > 0 || storeLast) {
+		if i > 0 && (i < L-1 || len(pl.Groups) > 0 || o.storeLast) {
 			fp.Cap[i] = capacity
+			if o.pieceCap > 0 && capacity > o.pieceCap {
+				fp.Cap[i] = o.pieceCap
+				meta[mFlags] |= fPieces
+			}
+			meta[mCap] = fp.Cap[i]
 		}
 		if reuse && lvl.NarrowShared {
 			meta[mFlags] |= fNarrow
@@ -229,8 +268,17 @@ type edgeIndex struct {
 // Offsets. The indexes are copied once, by concatIndexes, into arrays allocated at their final
 // size: appending them entry by entry spent 30 s of a 35 s flatten on R-MAT scale 22 growing
 // slices of 10^8-10^9 entries (2 cores).
+//
+// An index that several levels use (a clique's, say) is queued once.
 func (fp *flatPlan) addIndex(off []uint64, vals []uint32) uint64 {
+	if ebase, ok := fp.queued[&off[0]]; ok {
+		return ebase
+	}
+	if fp.queued == nil {
+		fp.queued = map[*uint64]uint64{}
+	}
 	ebase := fp.nOffsets
+	fp.queued[&off[0]] = ebase
 	fp.nOffsets += uint64(len(off))
 	fp.nValues += uint64(len(vals))
 	fp.pending = append(fp.pending, edgeIndex{off, vals})
@@ -251,7 +299,7 @@ func (fp *flatPlan) concatIndexes() {
 		fp.ValueParts = append(fp.ValueParts, ix.vals)
 		base += uint64(len(ix.vals))
 	}
-	fp.pending = nil
+	fp.pending, fp.queued = nil, nil
 }
 
 // values returns the concatenated values (host-side uses: tests and the emulation), built on

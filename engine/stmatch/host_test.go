@@ -167,7 +167,8 @@ func emulate(fp *flatPlan, goff []uint64, gadj []uint32) uint64 {
 // whole stack as tasks (the end of a time slice) or donates the upper half of the shallowest open
 // level (work stealing), and it runs the queued tasks in random order afterwards.
 func emulateV2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos *rand.Rand) uint64 {
-	return emulate2(fp, units, goff, gadj, chaos, nil)
+	total, _ := emulate2(fp, units, goff, gadj, chaos, nil)
+	return total
 }
 
 // emuList is the kernel's listing mode in the emulation: an output buffer of cap rows that the
@@ -181,8 +182,8 @@ type emuList struct {
 }
 
 // emulate2 is emulateV2, listing when list is set (the plan must store its last level: flatten
-// with storeLast).
-func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos *rand.Rand, list *emuList) uint64 {
+// with storeLast). It also returns the number of pieces computed after a level's first.
+func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos *rand.Rand, list *emuList) (uint64, int) {
 	L := fp.L
 	meta := func(i, k int) uint64 { return fp.Meta[i*metaStride+k] }
 	m := make([]uint32, L)
@@ -219,15 +220,27 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		}
 		return true
 	}
-	levelSet := func(i int, last bool) uint64 {
+	// pieced: bit i is set while level i's current set is in pieces (the kernel's `pieced`);
+	// pbeg and pnext: the source positions where level i's current and next piece start.
+	var pieced uint32
+	pbeg, pnext := make([]uint64, L), make([]uint64, L)
+	const noPiece = ^uint64(0)
+	// levelSet computes level i's set, or its piece from source position from, as the kernel's
+	// level_set_t: the size, and where the next piece starts (noPiece: none).
+	levelSet := func(i int, last bool, from uint64) (uint64, uint64) {
 		flags := meta(i, mFlags)
 		reuse := int(flags&fReuse) - 1
+		back := uint32(meta(i, mBack))
 		var lists [][]uint32
 		if reuse >= 0 {
-			off := meta(reuse, mBufOff)
-			lists = append(lists, buf[off:off+sz[reuse]])
+			if pieced>>reuse&1 != 0 {
+				back = uint32(meta(i, mBackAll))
+			} else {
+				off := meta(reuse, mBufOff)
+				lists = append(lists, buf[off:off+sz[reuse]])
+			}
 		}
-		for b := uint32(meta(i, mBack)); b != 0; b &= b - 1 {
+		for b := back; b != 0; b &= b - 1 {
 			j := bits.TrailingZeros32(b)
 			if flags&fGraph != 0 {
 				lists = append(lists, gadj[goff[m[j]]:goff[m[j]+1]])
@@ -241,45 +254,80 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		slices.SortStableFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
 		src := slices.Clone(lists[0]) // the reused source may alias the output's buffer? (no: other level)
 		lists = lists[1:]
-		store := flags&fReused != 0 && !last
+		pieces := flags&fPieces != 0 && !last && uint64(len(src)) > meta(i, mCap)
+		pieced &^= 1 << i
+		if pieces {
+			pieced |= 1 << i
+		}
+		if len(src) == 0 {
+			return 0, noPiece
+		}
+		store := flags&fReused != 0 && !last && !pieces
 		narrow := !store || flags&fNarrow != 0
 		b, e := uint64(0), uint64(len(src))
 		if narrow {
 			b, e = window(i, src)
+			if b >= e {
+				return 0, noPiece
+			}
+		}
+		b = max(b, from)
+		capacity := noPiece - 32
+		if pieces {
+			capacity = meta(i, mCap)
 		}
 		out := buf[meta(i, mBufOff):]
 		var n uint64
-	next:
-		for idx := b; idx < e; idx++ {
-			c := src[idx]
-			for _, l := range lists {
-				if !has(l, c) {
-					continue next
+		base := b
+		// The kernel's warp passes: 32 source positions at a time, while a whole pass still fits.
+		for ; base < e && n+32 <= capacity; base += 32 {
+		next:
+			for idx := base; idx < min(base+32, e); idx++ {
+				c := src[idx]
+				for _, l := range lists {
+					if !has(l, c) {
+						continue next
+					}
 				}
-			}
-			if flags&fCheckCand != 0 && !has(fp.levelCands(i), c) {
-				continue
-			}
-			if !store && !accept(i, c) {
-				continue
-			}
-			if !last {
-				if n >= fp.Cap[i] {
-					panic("level set exceeds its capacity")
+				if flags&fCheckCand != 0 && !has(fp.levelCands(i), c) {
+					continue
 				}
-				out[n] = c
+				if !store && !accept(i, c) {
+					continue
+				}
+				if !last {
+					if n >= fp.Cap[i] {
+						panic("level set exceeds its capacity")
+					}
+					out[n] = c
+				}
+				n++
 			}
-			n++
 		}
-		return n
+		if base < e {
+			return n, base
+		}
+		return n, noPiece
 	}
-	enter := func(i int) {
-		sz[i] = levelSet(i, false)
+	pieces := 0
+	// stored computes level i's set (or its piece from source position from) into its buffer.
+	stored := func(i int, from uint64) uint64 {
+		if from != 0 {
+			pieces++
+		}
+		pbeg[i] = from
+		sz[i], pnext[i] = levelSet(i, false, from)
+		return sz[i]
+	}
+	// enter: the kernel's enter, level i's set (or piece) with its loop starting at offset k.
+	enter := func(i int, from, k uint64) {
+		stored(i, from)
 		pos[i], end[i] = 0, sz[i]
 		if f := meta(i, mFlags); f&fReused != 0 && f&fNarrow == 0 {
 			off := meta(i, mBufOff)
 			pos[i], end[i] = window(i, buf[off:off+sz[i]])
 		}
+		pos[i] += k
 	}
 	// leafProduct: the kernel's leaf_product, with the same checked arithmetic.
 	overflow := false
@@ -506,39 +554,57 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 	}
 	var total uint64
 	// A task as the kernel's queue holds it: prefix m/mi[0..f-1], positions a, a+K, ... < b of
-	// level f's set.
+	// level f's piece that starts at source position ps, and with more the level's later pieces.
 	type task struct {
 		f       int
 		K, a, b uint64
+		ps      uint64
+		more    bool
 		m, mi   []uint32
 	}
+	const toPieceEnd = uint64(0xffffffff)
 	var queue []task
-	push := func(f int, K, a, b uint64) {
-		queue = append(queue, task{f, K, a, b, slices.Clone(m[:f]), slices.Clone(mi[:f])})
+	push := func(f int, K, a, b, ps uint64, more bool) {
+		queue = append(queue, task{f, K, a, b, ps, more, slices.Clone(m[:f]), slices.Clone(mi[:f])})
 	}
-	// Listing: emitRows writes prefix m[0..L-2] + set[p] for p = a, a+K, ... < b, all or nothing;
-	// when they do not fit it queues them as a task of level L-1 and stops the launch.
+	// Listing: listLast writes prefix m[0..L-2] + set[p] for p = a, a+K, ... < b of the last
+	// level's piece at ps (and with more its later pieces), each piece's rows all or nothing;
+	// when they do not fit it queues the rest as a task of level L-1 and stops the launch.
 	stop := false
-	emitRows := func(a, b, K uint64) {
+	listLast := func(t task) {
 		set := buf[meta(L-1, mBufOff):]
-		var n uint64
-		if b > a {
-			n = (b - a + K - 1) / K
-		}
-		if len(list.out)+int(n) > list.cap {
-			push(L-1, K, a, b)
-			stop = true
-			return
-		}
-		for p := a; p < b; p += K {
-			row := slices.Clone(m[:L])
-			row[L-1] = set[p]
-			list.out = append(list.out, row)
+		for {
+			n := stored(L-1, t.ps)
+			e := min(t.b, n)
+			var rows uint64
+			if e > t.a {
+				rows = (e - t.a + t.K - 1) / t.K
+			}
+			if len(list.out)+int(rows) > list.cap {
+				push(L-1, t.K, t.a, t.b, t.ps, t.more && pnext[L-1] != noPiece)
+				stop = true
+				return
+			}
+			for p := t.a; p < e; p += t.K {
+				row := slices.Clone(m[:L])
+				row[L-1] = set[p]
+				list.out = append(list.out, row)
+			}
+			if !t.more || pnext[L-1] == noPiece {
+				return
+			}
+			t.ps, t.a, t.b = pnext[L-1], t.a%t.K, toPieceEnd
 		}
 	}
-	// walk runs the explicit stack from level first (stride K there) until it is empty or, with
-	// chaos, a simulated end of slice spills it; chaos also donates like the kernel.
-	walk := func(first int, K uint64) {
+	// walk runs the explicit stack from level first (stride K and offset kofs there) until it is
+	// empty or, with chaos, a simulated end of slice spills it; chaos also donates like the kernel.
+	walk := func(first int, K, kofs uint64) {
+		koff := func(j int) uint64 {
+			if j == first {
+				return kofs
+			}
+			return 0
+		}
 		for i := first; i >= first; {
 			spill := stop
 			if chaos != nil && !spill {
@@ -555,30 +621,40 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 						if end[j] > pos[j] {
 							rem = (end[j] - pos[j] + step - 1) / step
 						}
-						if rem < 2 {
-							continue
+						if rem >= 2 {
+							mid := pos[j] + (rem+1)/2*step
+							push(j, step, mid, end[j], pbeg[j], false)
+							end[j] = mid
+							break
 						}
-						mid := pos[j] + (rem+1)/2*step
-						push(j, step, mid, end[j])
-						end[j] = mid
-						break
+						if pnext[j] != noPiece { // the piece is nearly done: give the later ones
+							push(j, step, koff(j), toPieceEnd, pnext[j], true)
+							pnext[j] = noPiece
+							break
+						}
 					}
 				}
 			}
 			if spill { // end of the slice (or a full output buffer): spill every open level
 				for j := first; j <= i; j++ {
+					step := uint64(1)
+					if j == first {
+						step = K
+					}
 					if pos[j] < end[j] {
-						step := uint64(1)
-						if j == first {
-							step = K
-						}
-						push(j, step, pos[j], end[j])
+						push(j, step, pos[j], end[j], pbeg[j], pnext[j] != noPiece)
+					} else if pnext[j] != noPiece {
+						push(j, step, koff(j), toPieceEnd, pnext[j], true)
 					}
 				}
 				return
 			}
 			if pos[i] >= end[i] {
-				i--
+				if pnext[i] != noPiece {
+					enter(i, pnext[i], koff(i))
+				} else {
+					i--
+				}
 				continue
 			}
 			c := buf[meta(i, mBufOff)+pos[i]]
@@ -598,13 +674,13 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 				total = addChecked(total, leafProduct())
 			} else if fp.G == 0 && i+1 == L-1 {
 				if list != nil {
-					sz[L-1] = levelSet(L-1, false)
-					emitRows(0, sz[L-1], 1)
+					listLast(task{f: L - 1, K: 1, b: toPieceEnd, more: true})
 				} else {
-					total = addChecked(total, levelSet(i+1, true))
+					n, _ := levelSet(i+1, true, 0)
+					total = addChecked(total, n)
 				}
 			} else {
-				enter(i + 1)
+				enter(i+1, 0, 0)
 				i++
 			}
 		}
@@ -627,33 +703,37 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 				panic("split unit with two levels")
 			}
 			if list != nil {
-				sz[1] = levelSet(1, false)
-				emitRows(0, sz[1], 1)
+				listLast(task{f: 1, K: 1, b: toPieceEnd, more: true})
 				return
 			}
-			total += levelSet(1, true)
+			n, _ := levelSet(1, true, 0)
+			total += n
 			return
 		}
-		enter(1)
-		pos[1] += k
-		walk(1, K)
+		enter(1, 0, k)
+		walk(1, K, k)
 	}
-	// runTask recomputes the stored sets the task's levels need (level f's, and the reused sets of
-	// earlier levels) from its prefix, as the kernel does, and runs it.
+	// runTask recomputes the stored sets of earlier levels that later levels reuse (and their
+	// pieced bits) and the task's piece of level f from its prefix, as the kernel does, and runs it.
 	runTask := func(t task) {
 		copy(m, t.m)
 		copy(mi, t.mi)
-		for j := 1; j <= t.f; j++ {
-			if j == t.f || meta(j, mFlags)&fReused != 0 {
-				sz[j] = levelSet(j, false)
+		for j := 1; j < t.f; j++ {
+			if meta(j, mFlags)&fReused != 0 {
+				stored(j, 0)
 			}
 		}
-		pos[t.f], end[t.f] = t.a, t.b
 		if list != nil && t.f == L-1 {
-			emitRows(t.a, t.b, t.K)
+			listLast(t)
 			return
 		}
-		walk(t.f, t.K)
+		enter(t.f, t.ps, 0)
+		pos[t.f] = t.a
+		end[t.f] = min(end[t.f], t.b)
+		if !t.more {
+			pnext[t.f] = noPiece
+		}
+		walk(t.f, t.K, t.a%t.K)
 	}
 	// Launches: units first, then the queue in random order (with chaos), until the work is done
 	// or the output buffer is full; then the host drains the buffer and launches again.
@@ -682,9 +762,9 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		}
 	}
 	if overflow {
-		return ^uint64(0)
+		return ^uint64(0), pieces
 	}
-	return total
+	return total, pieces
 }
 
 // TestEmulatedListing runs the kernel's listing mode in the emulation, with an output buffer a
@@ -714,7 +794,7 @@ func TestEmulatedListing(t *testing.T) {
 			pl := testPlan(g, p, sem, Options{NoLeaves: true, NoSpace: nospace})
 			var got []string
 			if !pl.Empty && len(pl.Levels) > 1 {
-				fp, err := flattenOn(g, pl, true, true)
+				fp, err := flattenOn(g, pl, flatOptions{reuse: true, storeLast: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -1201,7 +1281,7 @@ func TestEmulatedGraphMode(t *testing.T) {
 			if pl.Space != nil || len(pl.Groups) > 0 {
 				t.Fatalf("seed %d: NoSpace plan has a space (%v) or leaf groups (%d)", seed, pl.Space != nil, len(pl.Groups))
 			}
-			fp, err := flattenOn(g, pl, true, false)
+			fp, err := flattenOn(g, pl, flatOptions{reuse: true})
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, sem, err)
 			}
@@ -1230,8 +1310,95 @@ func TestEmulatedGraphMode(t *testing.T) {
 	eg := gen.RandomGraphM(5, 40, 200, 1, 3)
 	ep := mustParse("(a)-[:1]-(b)-(c)-(a)")
 	if pl := testPlan(eg, ep, engine.Semantics{}, Options{NoSpace: true}); !pl.Empty {
-		if _, err := flattenOn(eg, pl, true, false); !errors.Is(err, errSpaceTooLarge) {
+		if _, err := flattenOn(eg, pl, flatOptions{reuse: true}); !errors.Is(err, errSpaceTooLarge) {
 			t.Errorf("edge-labelled pattern without a space: %v, want errSpaceTooLarge", err)
 		}
+	}
+}
+
+// TestEmulatedPieces runs the emulation with every level's buffer bounded to minPieceCap on
+// graphs whose degrees exceed it, so that level sets are computed and iterated in pieces (with
+// reusing levels falling back to their own lists), in both layouts (candidate space and graph
+// mode), the four semantics, random spills and donations of piece tasks, and listing; counts
+// and rows must be the CPU engine's.
+func TestEmulatedPieces(t *testing.T) {
+	cpuEngine, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases, pieces, fallbacks, listed int
+	for seed := uint64(1); seed <= 16; seed++ {
+		vl := int(seed % 2)
+		g := gen.RandomGraphM(seed*11, 40, 560+int(seed%4)*30, vl, 1)
+		goff, gadj := sortedCSR(g)
+		p := gen.RandomPattern(seed*17, 2+int(seed%3), gen.PatternOptions{EdgeProb: 0.6, VertexLabels: vl, Wildcard: 0.5})
+		if seed%4 == 0 { // a clique: its levels reuse stored sets
+			p = mustParse("(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
+		}
+		for _, sem := range semantics {
+			nospace := seed%2 == 0
+			pl := testPlan(g, p, sem, Options{NoLeaves: true, NoSpace: nospace})
+			if pl.Empty || len(pl.Levels) < 2 {
+				continue
+			}
+			want := cpuCount(t, g, p, sem)
+			fp, err := flattenOn(g, pl, flatOptions{reuse: true, pieceCap: 1})
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, sem, err)
+			}
+			for i := 1; i < fp.L; i++ {
+				if fp.Cap[i] > minPieceCap {
+					t.Fatalf("seed %d: level %d has a buffer of %d, above %d", seed, i, fp.Cap[i], minPieceCap)
+				}
+				if fp.Meta[i*metaStride+mBackAll] != 0 {
+					fallbacks++
+				}
+			}
+			chaos := rand.New(rand.NewPCG(seed, 5))
+			for _, split := range []bool{false, true} {
+				got, n := emulate2(fp, fp.makeUnits(4, split), goff, gadj, chaos, nil)
+				if got*max(1, pl.Multiplier) != want {
+					t.Errorf("seed %d %s (%s, graph mode %v) split %v: emulated in pieces %d (x%d), cpu %d", seed, p, sem, fp.Graph, split, got, pl.Multiplier, want)
+				}
+				pieces += n
+			}
+			cases++
+			if sem.Unique || pl.Multiplier > 1 {
+				continue
+			}
+			// Listing in pieces: the last level is stored in pieces of minPieceCap, and the
+			// output buffer holds barely more than one.
+			lfp, err := flattenOn(g, pl, flatOptions{reuse: true, storeLast: true, pieceCap: minPieceCap})
+			if err != nil {
+				t.Fatal(err)
+			}
+			list := &emuList{cap: int(lfp.Cap[lfp.L-1]) + 3}
+			_, n := emulate2(lfp, lfp.makeUnits(4, true), goff, gadj, chaos, list)
+			pieces += n
+			var got, wantRows []string
+			for _, row := range list.rows {
+				match := make([]uint32, p.NumVertices())
+				for level, lv := range pl.Levels {
+					match[lv.Vertex] = row[level]
+				}
+				got = append(got, fmt.Sprint(match))
+			}
+			for m, err := range cpuEngine.Matches(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 1}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantRows = append(wantRows, fmt.Sprint(m))
+			}
+			slices.Sort(got)
+			slices.Sort(wantRows)
+			if !slices.Equal(got, wantRows) {
+				t.Errorf("seed %d %s (%s): listing in pieces gave %d rows, cpu %d", seed, p, sem, len(got), len(wantRows))
+			}
+			listed++
+		}
+	}
+	t.Logf("%d cases (%d listed), %d later pieces, %d levels with a fallback for a reused set in pieces", cases, listed, pieces, fallbacks)
+	if pieces == 0 || fallbacks == 0 || listed == 0 {
+		t.Error("the piece path, the reuse fallback or listing was not exercised")
 	}
 }

@@ -21,9 +21,9 @@
 // per query (codegen.go writes each level's sources and checks out as code); by default a count
 // starts generic and switches to the per-query kernel once a background compile has it ready.
 // A plan whose candidate space would be too large runs on the data graph's adjacency lists
-// instead (graph mode; patterns without edge labels). Not yet: loop unrolling across set
-// operations, isolated leaf groups on the device, and sets larger than the per-warp buffer in
-// pieces (the buffer is sized to the longest list, and the grid shrinks to fit memory).
+// instead (graph mode; patterns without edge labels). A level's buffer holds at most
+// Options.PieceCap candidates; a longer set is computed and iterated in pieces (Stats.Pieces).
+// Not yet: loop unrolling across set operations and isolated leaf groups on the device.
 //
 // Counting: each warp keeps a 64-bit count per launch and writes it to its own slot; the host adds
 // the slots with carry detection (engine.ErrOverflow). In v2 the leaf groups' products and the
@@ -111,6 +111,23 @@ type Options struct {
 	// plan (codegen.go); the zero value is KernelTiered. Both kernels are checked against the CPU
 	// engine.
 	Kernel KernelChoice
+	// PieceCap bounds the buffer of each level of a warp (candidates; 0: defaultPieceCap, at
+	// least minPieceCap). A level whose set could be longer computes it in pieces of at most
+	// that many, so the grid does not shrink for high-degree graphs; tiny values force that path
+	// for the checks. The v1 kernel has no pieces.
+	PieceCap uint64
+}
+
+// flatOptions is how a count with options o lays out its plan (listing stores the last level).
+func (o Options) flatOptions(listing bool) flatOptions {
+	fo := flatOptions{reuse: !o.V1 && !o.NoReuse, storeLast: listing, pieceCap: o.PieceCap}
+	if fo.pieceCap == 0 {
+		fo.pieceCap = defaultPieceCap
+	}
+	if o.V1 {
+		fo.pieceCap = 0
+	}
+	return fo
 }
 
 // KernelChoice says which kernel runs a count. The generic kernel interprets the plan's metadata
@@ -215,6 +232,9 @@ type Stats struct {
 	// end of time slices and taken from the queue.
 	QueueSlots              uint64
 	Donated, Spilled, Taken uint64
+	// Pieces counts the pieces of level sets computed after a level's first (sets longer than
+	// their buffer, Options.PieceCap).
+	Pieces uint64
 	// QueryKernel is set when the per-query kernel ran (from the first launch, or from
 	// QueryLaunches before the end with KernelTiered); QueryCompile is its NVRTC time (0 when it
 	// came from the cache; with KernelTiered it ran in the background).
@@ -291,7 +311,7 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 		st.Total = time.Since(t0)
 		return res, st, ctx.Err()
 	}
-	fp, err := flattenOn(p.Data, pl, !o.V1 && !o.NoReuse, false)
+	fp, err := flattenOn(p.Data, pl, o.flatOptions(false))
 	if err == nil && fp.Graph && o.V1 {
 		err = errSpaceTooLarge
 	}
@@ -412,6 +432,7 @@ func mergeStats(st *Stats, runs []*deviceRun) {
 		st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
 		st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
 		st.Donated += s.Donated
+		st.Pieces += s.Pieces
 		st.Spilled += s.Spilled
 		st.Taken += s.Taken
 		st.QueryKernel = st.QueryKernel || s.QueryKernel
@@ -657,7 +678,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 // line of its own.
 const (
 	ctlLine   = 16
-	ctlWords  = 12 * ctlLine
+	ctlWords  = 13 * ctlLine
 	cNext     = 0 * ctlLine
 	cOverflow = 1 * ctlLine
 	cWork     = 2 * ctlLine
@@ -670,10 +691,11 @@ const (
 	cTaken    = 9 * ctlLine
 	cOut      = 10 * ctlLine
 	cStop     = 11 * ctlLine
+	cPieces   = 12 * ctlLine
 )
 
 const (
-	taskWords  = 4 + 2*maxLevels
+	taskWords  = 6 + 2*maxLevels
 	optSteal   = 1
 	optList    = 2
 	sliceFloor = time.Millisecond
@@ -838,7 +860,7 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		}
 		taken := min(ctl[cNext], hi-lo)
 		lo += taken
-		r.st.Donated, r.st.Spilled, r.st.Taken = ctl[cDonated], ctl[cSpilled], ctl[cTaken]
+		r.st.Donated, r.st.Spilled, r.st.Taken, r.st.Pieces = ctl[cDonated], ctl[cSpilled], ctl[cTaken], ctl[cPieces]
 		if p.Progress != nil && disp.total > 0 {
 			p.Progress(float64(disp.done.Add(taken)) / float64(disp.total))
 		}
@@ -925,7 +947,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 			}
 			return
 		}
-		fp, err := flattenOn(p.Data, pl, !o.NoReuse, true)
+		fp, err := flattenOn(p.Data, pl, o.flatOptions(true))
 		if err != nil {
 			yield(nil, err)
 			return

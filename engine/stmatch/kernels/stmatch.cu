@@ -22,12 +22,21 @@
 // last level is counted, not stored, unless the plan has postponed leaf groups: then every
 // complete assignment of the levels adds the product of the groups' counts (leaf_product).
 //
+// Pieces: a level's buffer holds M_CAP candidates. When the host bounded it below what the set
+// could hold (F_PIECES) and the smallest source is longer than that, the level's set is computed
+// in pieces: each piece continues the stride over the source where the previous one stopped and
+// ends before it could overflow the buffer; the level iterates a piece, then computes the next
+// (pnext, the source position where it starts). A set in pieces is windowed and checked like an
+// unstored one, and a later level that would reuse it intersects all its own backward lists
+// instead (M_BACKALL; the bit of the level in `pieced` says which applies). Tasks carry the
+// source position of their piece and whether the later pieces are theirs too.
+//
 // Plan metadata (meta, dynamic shared memory): META_STRIDE 64-bit words per level, see the M_*
 // indices below; edge lists: eoff[ebase + k] .. eoff[ebase + k + 1] index evals for the k-th
 // candidate of the parent.
 
 #define MAXL 32
-#define META_STRIDE 42
+#define META_STRIDE 44
 #define M_BACK 0      // mask of levels whose edge list (level j -> this level) is intersected
 #define M_COLLIDE 1   // mask of levels whose vertex must differ from this level's
 #define M_LOWER 2     // mask of levels whose vertex must be smaller than this level's
@@ -39,11 +48,15 @@
 #define M_BUFOFF 8    // this level's buffer inside the warp's slice
 #define M_FLAGS 9     // F_* below
 #define M_EBASE 10    // + j: start in eoff of the edge (level j -> this level)
+#define M_CAP 42      // this level's buffer capacity (candidates)
+#define M_BACKALL 43  // every backward level, when the reused level may be in pieces (else 0)
 #define F_REUSE 0xffu       // reused level + 1 (0: none)
 #define F_REUSED 0x100u     // a later level reuses this level's set: store it unchecked
 #define F_NARROW 0x200u     // NarrowShared: the stored set may be narrowed to the window
 #define F_CHECKCAND 0x400u  // test membership in this level's candidate list
 #define F_GRAPH 0x800u      // no candidate space: the level's lists are the data graph's adjacency lists
+#define F_PIECES 0x1000u    // the set may be longer than the buffer: computed in pieces when it is
+#define NO_PIECE 0xffffffffffffffffull  // pnext of a level whose current piece is its last
 #define F_GROUPK(f) (((f) >> 16) & 0xffu)  // leaf group record: the group's vertex count
 #define F_ORDERED 0x1000000u                // leaf group record: symmetry orders the group
 #define F_CLASSN(f) (((f) >> 25) & 0x7u)     // leaf group record: groups in its class (first group only)
@@ -133,18 +146,23 @@ struct LvlRun {
 	__device__ static __forceinline__ u32 flags(const u64* lv) { return (u32)lv[M_FLAGS]; }
 
 	// sources writes the level's sources (its reused stored set, then its lists) to lp/ll and
-	// returns how many there are (0: the level starts from its candidate list).
+	// returns how many there are (0: the level starts from its candidate list). When the reused
+	// level's set is in pieces (its bit in pieced), the sources are all the level's backward lists.
 	__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* m, const u32* mi,
 		const u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,
-		const u64* __restrict__ goff, const u32* __restrict__ gadj, const u32** lp, u64* ll)
+		const u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, const u32** lp, u64* ll)
 	{
 		int nl = 0;
 		int reuse = (int)(flags(lv) & F_REUSE) - 1;
-		if (reuse >= 0) nl = add_stored(meta, reuse, sz, buf, lp, ll, nl);
+		u32 back = (u32)lv[M_BACK];
+		if (reuse >= 0) {
+			if ((pieced >> reuse) & 1) back = (u32)lv[M_BACKALL];
+			else nl = add_stored(meta, reuse, sz, buf, lp, ll, nl);
+		}
 		if (flags(lv) & F_GRAPH)
-			for (u32 b = (u32)lv[M_BACK]; b; b &= b - 1) nl = add_adj(__ffs(b) - 1, m, goff, gadj, lp, ll, nl);
+			for (u32 b = back; b; b &= b - 1) nl = add_adj(__ffs(b) - 1, m, goff, gadj, lp, ll, nl);
 		else
-			for (u32 b = (u32)lv[M_BACK]; b; b &= b - 1) nl = add_list(lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, nl);
+			for (u32 b = back; b; b &= b - 1) nl = add_list(lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, nl);
 		return nl;
 	}
 
@@ -378,17 +396,23 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 // order. A level that a later level reuses (F_REUSED) stores its set without the per-candidate
 // checks and, unless F_NARROW, without the window. The lanes stride over the smallest source and
 // search the others.
+//
+// Pieces: when the set may not fit the level's buffer (F_PIECES and a smallest source longer
+// than M_CAP), level_set_t sets the level's bit in *pieced and computes one piece: the survivors
+// of the source's window from position `from` on, stopping before the buffer could overflow;
+// *next is where the next piece starts, or NO_PIECE after the last one (always without pieces).
 template <class D>
 __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, bool last,
 	const u32* m, const u32* mi, const u64* sz, const u32* buf,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands,
-	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32* __restrict__ out, int lane)
+	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32* __restrict__ out, int lane,
+	u64 from, u64* next, u32* pieced)
 {
 	const u64* lv = meta + (u64)i * META_STRIDE;
 	const u32 flags = D::flags(lv);
 	const u32* lp[MAXL + 1];
 	u64 ll[MAXL + 1];
-	int nl = D::sources(meta, lv, m, mi, sz, buf, eoff, evals, goff, gadj, lp, ll);
+	int nl = D::sources(meta, lv, m, mi, sz, buf, eoff, evals, goff, gadj, *pieced, lp, ll);
 	if (nl == 0) {
 		lp[0] = cands + lv[M_CANDOFF];
 		ll[0] = lv[M_CANDLEN];
@@ -399,16 +423,22 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 	u64 srcLen = ll[0];
 	for (int k = 1; k < nl; k++)
 		if (ll[k] < srcLen) { best = k; src = lp[k]; srcLen = ll[k]; }
+	*next = NO_PIECE;
+	const bool pieces = (flags & F_PIECES) && !last && srcLen > lv[M_CAP];
+	if (pieces) *pieced |= 1u << i; else *pieced &= ~(1u << i);
 	if (srcLen == 0) return 0;
-	bool store = (flags & F_REUSED) && !last;   // unchecked set for a later level
+	bool store = (flags & F_REUSED) && !last && !pieces;   // unchecked set for a later level
 	bool narrow = !store || (flags & F_NARROW);
 	u64 begin = 0, end = srcLen;
 	if (narrow && !D::window(lv, m, src, srcLen, &begin, &end)) return 0;
+	if (from > begin) begin = from;
+	const u64 cap = pieces ? lv[M_CAP] : NO_PIECE - 32;
 	bool checkCand = flags & F_CHECKCAND;
 	const u32* cl = cands + lv[M_CANDOFF];
 	u64 cn = lv[M_CANDLEN];
 	u64 count = 0;
-	for (u64 base = begin; base < end; base += 32) {
+	u64 base = begin;
+	for (; base < end && count + 32 <= cap; base += 32) {
 		u64 idx = base + lane;
 		bool ok = idx < end;
 		u32 c = ok ? src[idx] : 0;
@@ -420,6 +450,7 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 		if (!last && ok) out[count + __popc(mask & ((1u << lane) - 1))] = c;
 		count += __popc(mask);
 	}
+	if (base < end) *next = base;
 	__syncwarp();
 	return count;
 }
@@ -437,15 +468,16 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 __device__ LEVEL_SET_INLINE u64 level_set(const u64* __restrict__ meta, int i, bool last,
 	const u32* m, const u32* mi, const u64* sz, const u32* buf,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands,
-	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32* __restrict__ out, int lane)
+	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32* __restrict__ out, int lane,
+	u64 from, u64* next, u32* pieced)
 {
 #ifdef STMATCH_SPEC
-#define LEVEL_SET_CASE(k) case k: return level_set_t<Lvl<k>>(meta, k, last, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
+#define LEVEL_SET_CASE(k) case k: return level_set_t<Lvl<k>>(meta, k, last, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane, from, next, pieced);
 	switch (i) { STMATCH_LEVELS(LEVEL_SET_CASE) }
 	__trap();
 	return 0;
 #else
-	return level_set_t<LvlRun>(meta, i, last, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
+	return level_set_t<LvlRun>(meta, i, last, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane, from, next, pieced);
 #endif
 }
 
@@ -476,15 +508,18 @@ __device__ __forceinline__ bool accept_at(int i, const u64* lv, const u32* m, u3
 // ---- Work queue ------------------------------------------------------------------------------
 //
 // Tasks are parts of a subtree: the prefix m[0..f-1] (and the candidate indexes mi[0..f-1]) and the
-// positions a, a+K, a+2K, ... < b of level f's set. A warp that takes a task recomputes level f's
-// set (and the stored sets of earlier levels that later levels reuse) from the prefix: level sets
-// are deterministic, so the positions mean what they meant to the warp that made the task.
+// positions a, a+K, a+2K, ... < b of level f's set (of its piece that starts at source position
+// ps, and when `more` is set the level's later pieces too, whole, with the same stride). A warp
+// that takes a task recomputes level f's set (and the stored sets of earlier levels that later
+// levels reuse) from the prefix: level sets are deterministic, so the positions mean what they
+// meant to the warp that made the task.
 //
 // Tasks come from two places: a busy warp donates the upper half of the remaining iterations of
-// its shallowest open level when warps are idle and it has been on its current unit or task for
-// donateNs (work stealing below the root level: a short subtree is not worth moving), and at the
-// end of a time slice every busy warp spills its whole stack as tasks, so that a launch ends
-// promptly (cancellation, progress) and the next launch resumes from the queue.
+// its shallowest open level (or, when that piece is nearly done, the level's later pieces) when
+// warps are idle and it has been on its current unit or task for donateNs (work stealing below
+// the root level: a short subtree is not worth moving), and at the end of a time slice every busy
+// warp spills its whole stack as tasks, so that a launch ends promptly (cancellation, progress)
+// and the next launch resumes from the queue.
 //
 // The queue is a bounded ring of `cap` slots (a power of two): a producer reserves room first
 // (C_QSIZE, released when a task has been taken), then takes a ticket t from C_HEAD, waits until
@@ -497,7 +532,8 @@ __device__ __forceinline__ bool accept_at(int i, const u64* lv, const u32* m, u3
 // warp with nothing to do waits until a task appears, C_WORK reaches 0 (nothing can appear any
 // more) or the slice ends.
 
-#define TASK_WORDS (4 + 2 * MAXL)  // f, K, a, b, m[MAXL], mi[MAXL]
+#define TASK_WORDS (6 + 2 * MAXL)  // f, K, a, b, ps, more, m[MAXL], mi[MAXL]
+#define TO_PIECE_END 0xffffffffull  // a task's b: up to the end of its piece
 // Each control word has a 128-byte line of its own, so that the idle warps' polling does not
 // slow down the busy warps' atomics on the others.
 #define C_LINE 16
@@ -513,9 +549,17 @@ __device__ __forceinline__ bool accept_at(int i, const u64* lv, const u32* m, u3
 #define C_TAKEN (9 * C_LINE)
 #define C_OUT (10 * C_LINE)      // listing: rows written to the output buffer in this launch
 #define C_STOP (11 * C_LINE)     // listing: the output buffer is full, every warp stops
-#define C_WORDS (12 * C_LINE)
+#define C_PIECES (12 * C_LINE)   // statistics: pieces computed after a level's first
+#define C_WORDS (13 * C_LINE)
 #define OPT_STEAL 1u
 #define OPT_LIST 2u  // listing: the last level's candidates are written out as rows, not counted
+
+struct Task {
+	int f;        // level
+	u64 K, a, b;  // positions a, a+K, ... < b of the piece
+	u64 ps;       // source position where the piece starts (0: the first piece, or no pieces)
+	int more;     // the level's later pieces belong to the task too
+};
 
 __device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
 
@@ -540,10 +584,8 @@ __device__ bool q_reserve(u64* ctl, u64 n, u64 cap, int lane) {
 	return __shfl_sync(FULL, ok, 0);
 }
 
-// q_push writes a reserved task: level f, stride K, positions [a, b), prefix m/mi[0..f-1].
-__device__ void q_push(u64* ctl, u64* seq, u32* tasks, u64 cap, int f, u64 K, u64 a, u64 b,
-	const u32* m, const u32* mi, int lane)
-{
+// q_push writes a reserved task with the prefix m/mi[0..tk.f-1].
+__device__ void q_push(u64* ctl, u64* seq, u32* tasks, u64 cap, const Task& tk, const u32* m, const u32* mi, int lane) {
 	u64 t = 0;
 	if (lane == 0) {
 		t = atomicAdd(&ctl[C_HEAD], 1ULL);
@@ -551,17 +593,18 @@ __device__ void q_push(u64* ctl, u64* seq, u32* tasks, u64 cap, int f, u64 K, u6
 	}
 	t = __shfl_sync(FULL, t, 0);
 	u32* dst = tasks + (t & (cap - 1)) * TASK_WORDS;
-	if (lane == 0) { dst[0] = (u32)f; dst[1] = (u32)K; dst[2] = (u32)a; dst[3] = (u32)b; }
-	if (lane < f) { dst[4 + lane] = m[lane]; dst[4 + MAXL + lane] = mi[lane]; }
+	if (lane == 0) {
+		dst[0] = (u32)tk.f; dst[1] = (u32)tk.K; dst[2] = (u32)tk.a; dst[3] = (u32)tk.b;
+		dst[4] = (u32)tk.ps; dst[5] = (u32)tk.more;
+	}
+	if (lane < tk.f) { dst[6 + lane] = m[lane]; dst[6 + MAXL + lane] = mi[lane]; }
 	__threadfence();
 	__syncwarp();
 	if (lane == 0) atomicExch(&seq[t & (cap - 1)], t + 1);
 }
 
-// q_pop takes a task if one is published (warp-uniform result) into f, K, a, b, m, mi.
-__device__ bool q_pop(u64* ctl, u64* seq, const u32* tasks, u64 cap, int* f, u64* K, u64* a, u64* b,
-	u32* m, u32* mi, int lane)
-{
+// q_pop takes a task if one is published (warp-uniform result) into tk, m and mi.
+__device__ bool q_pop(u64* ctl, u64* seq, const u32* tasks, u64 cap, Task* tk, u32* m, u32* mi, int lane) {
 	u64 t = 0;
 	int got = 0;
 	if (lane == 0) {
@@ -578,8 +621,8 @@ __device__ bool q_pop(u64* ctl, u64* seq, const u32* tasks, u64 cap, int* f, u64
 	t = __shfl_sync(FULL, t, 0);
 	__threadfence();
 	const volatile u32* src = tasks + (t & (cap - 1)) * TASK_WORDS;
-	*f = (int)src[0]; *K = src[1]; *a = src[2]; *b = src[3];
-	for (int j = 0; j < *f; j++) { m[j] = src[4 + j]; mi[j] = src[4 + MAXL + j]; }
+	tk->f = (int)src[0]; tk->K = src[1]; tk->a = src[2]; tk->b = src[3]; tk->ps = src[4]; tk->more = (int)src[5];
+	for (int j = 0; j < tk->f; j++) { m[j] = src[6 + j]; mi[j] = src[6 + MAXL + j]; }
 	__threadfence();
 	__syncwarp();
 	if (lane == 0) {
@@ -622,16 +665,6 @@ __device__ bool emit_rows(u64* ctl, u32* out, u64 outCap, int L, const u32* m, c
 	return true;
 }
 
-// stop_listing queues the rows that did not fit (level f's positions [a, b) with stride K, prefix
-// m/mi[0..f-1]) and tells every warp to stop.
-__device__ void stop_listing(u64* ctl, u64* seq, u32* tasks, u64 cap, int f, u64 K, u64 a, u64 b,
-	const u32* m, const u32* mi, int lane, unsigned int* lost)
-{
-	if (q_reserve(ctl, 1, cap, lane)) q_push(ctl, seq, tasks, cap, f, K, a, b, m, mi, lane);
-	else if (lane == 0) *lost = 1;  // cannot happen: the queue has room for every warp's stack
-	if (lane == 0) atomicExch(&ctl[C_STOP], 1ULL);
-}
-
 extern "C" __global__ void stmatch_count(
 	const u64* __restrict__ gmeta, int L,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals,
@@ -651,7 +684,10 @@ extern "C" __global__ void stmatch_count(
 	const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	u32* buf = bufs + warp * warpStride;
 	u32 m[MAXL], mi[MAXL];
-	u64 pos[MAXL], end[MAXL], sz[MAXL];
+	// Per level: loop position and end in the current piece, the piece's size, the source
+	// positions where the piece starts and where the next one does (NO_PIECE: none).
+	u64 pos[MAXL], end[MAXL], sz[MAXL], pbeg[MAXL], pnext[MAXL];
+	u32 pieced = 0;  // bit i: level i's current set is in pieces
 	u64 total = 0;
 	bool ovf = false;
 	const u32* roots = cands + meta[M_CANDOFF];
@@ -667,6 +703,46 @@ extern "C" __global__ void stmatch_count(
 	start = __shfl_sync(FULL, start, 0);
 	bool own = true;  // this warp's own share of C_WORK, held while it takes host units
 	unsigned int tick = 0;
+
+	// stored computes level j's set, or the piece of it that starts at source position from,
+	// into its buffer and returns its size (pnext[j]: where the next piece starts).
+	auto stored = [&](int j, u64 from) -> u64 {
+		if (from != 0 && lane == 0) atomicAdd(&ctl[C_PIECES], 1ULL);
+		pbeg[j] = from;
+		return level_set(meta, j, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj,
+			buf + meta[(u64)j * META_STRIDE + M_BUFOFF], lane, from, &pnext[j], &pieced);
+	};
+	// enter computes level j's set (or its piece from source position from) and starts its loop
+	// at offset k: a stored unchecked set is narrowed to the level's window first.
+	auto enter = [&](int j, u64 from, u64 k) {
+		const u64* lj = meta + (u64)j * META_STRIDE;
+		sz[j] = stored(j, from);
+		pos[j] = 0; end[j] = sz[j];
+		u32 fl = (u32)lj[M_FLAGS];
+		if ((fl & F_REUSED) && !(fl & F_NARROW)) window_at(j, lj, m, buf + lj[M_BUFOFF], sz[j], &pos[j], &end[j]);
+		pos[j] += k;
+	};
+	// list_last (listing) writes the rows of the last level L-1 for the prefix m: positions
+	// tk.a, tk.a + tk.K, ... < tk.b of the piece at tk.ps, then with tk.more the later pieces.
+	// When the output buffer is full it queues what is left, tells every warp to stop and returns
+	// false.
+	auto list_last = [&](Task tk) -> bool {
+		const int j = L - 1;
+		u32* set = buf + meta[(u64)j * META_STRIDE + M_BUFOFF];
+		for (;;) {
+			u64 n = stored(j, tk.ps);
+			u64 e = tk.b < n ? tk.b : n;
+			if (!emit_rows(ctl, out, outCap, L, m, set, tk.a, e, tk.K, lane)) {
+				tk.more = tk.more && pnext[j] != NO_PIECE;
+				if (q_reserve(ctl, 1, cap, lane)) q_push(ctl, seq, tasks, cap, tk, m, mi, lane);
+				else if (lane == 0) lost = 1;  // cannot happen: the queue has room for every warp's stack
+				if (lane == 0) atomicExch(&ctl[C_STOP], 1ULL);
+				return false;
+			}
+			if (!tk.more || pnext[j] == NO_PIECE) return true;
+			tk.ps = pnext[j]; tk.a %= tk.K; tk.b = TO_PIECE_END;
+		}
+	};
 
 	for (;;) {
 		// Find work: a host unit, else a queued task, else wait for one.
@@ -684,9 +760,8 @@ extern "C" __global__ void stmatch_count(
 			own = false;
 			if (lane == 0) atomicAdd(&ctl[C_WORK], (u64)0 - 1);
 		}
-		int f = 1;
-		u64 K = 1, a = 0, b = 0;
-		if (kind == 0 && !past && q_pop(ctl, seq, tasks, cap, &f, &K, &a, &b, m, mi, lane)) kind = 2;
+		Task tk = {1, 1, 0, 0, 0, 0};
+		if (kind == 0 && !past && q_pop(ctl, seq, tasks, cap, &tk, m, mi, lane)) kind = 2;
 		if (kind == 0) {
 			if (lane == 0) atomicAdd(&ctl[C_IDLE], 1ULL);
 			for (unsigned int nap = 256;; nap = min(2 * nap, 8192u)) {
@@ -694,19 +769,21 @@ extern "C" __global__ void stmatch_count(
 				if (lane == 0) stop = clock_ns() - start >= sliceNs || vload(&ctl[C_WORK]) == 0 || (list && vload(&ctl[C_STOP]));
 				if (__shfl_sync(FULL, stop, 0)) break;
 				__nanosleep(nap);
-				if (q_pop(ctl, seq, tasks, cap, &f, &K, &a, &b, m, mi, lane)) { kind = 2; break; }
+				if (q_pop(ctl, seq, tasks, cap, &tk, m, mi, lane)) { kind = 2; break; }
 			}
 			if (lane == 0) atomicAdd(&ctl[C_IDLE], (u64)0 - 1);
 			if (kind == 0) break;
 		}
 
 		int first = 1;
+		u64 K = 1;
+		u64 kofs = 0;   // the first level's offset: its positions are kofs, kofs + K, ... in every piece
 		u64 began = 0;  // when this unit or task started (donations only from long-running ones)
 		if (lane == 0) began = clock_ns();
 		if (kind == 1) {
 			u64 w = units[u];
 			u32 r = (u32)w;
-			u64 k = (w >> 32) & 0xffff;
+			kofs = (w >> 32) & 0xffff;
 			K = w >> 48;
 			m[0] = roots[r];
 			mi[0] = r;
@@ -715,39 +792,31 @@ extern "C" __global__ void stmatch_count(
 				continue;
 			}
 			if (L == 2 && G == 0) {  // the host gives K = 1 here
-				if (list) {
-					u32* set = buf + meta[META_STRIDE + M_BUFOFF];
-					sz[1] = level_set(meta, 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, set, lane);
-					if (!emit_rows(ctl, out, outCap, L, m, set, 0, sz[1], 1, lane))
-						stop_listing(ctl, seq, tasks, cap, 1, 1, 0, sz[1], m, mi, lane, &lost);
-					continue;
+				if (list) list_last(Task{1, 1, 0, TO_PIECE_END, 0, 1});
+				else {
+					u64 nx;
+					total += level_set(meta, 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane, 0, &nx, &pieced);
 				}
-				total += level_set(meta, 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane);
 				continue;
 			}
-			const u64* lv = meta + META_STRIDE;
-			sz[1] = level_set(meta, 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, buf + lv[M_BUFOFF], lane);
-			pos[1] = 0; end[1] = sz[1];
-			u32 fl = (u32)lv[M_FLAGS];
-			if ((fl & F_REUSED) && !(fl & F_NARROW)) window_at(1, lv, m, buf + lv[M_BUFOFF], sz[1], &pos[1], &end[1]);
-			pos[1] += k;
+			enter(1, 0, kofs);
 		} else {
-			// Recompute the stored sets the task's levels need: level f's, and those of earlier
-			// levels that later levels reuse.
-			first = f;
-			for (int j = 1; j <= f; j++) {
-				const u64* lv = meta + (u64)j * META_STRIDE;
-				if (j == f || ((u32)lv[M_FLAGS] & F_REUSED))
-					sz[j] = level_set(meta, j, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, buf + lv[M_BUFOFF], lane);
-			}
-			pos[f] = a; end[f] = b;
-			if (list && f == L - 1) {  // rows that did not fit in an earlier launch
-				u32* set = buf + meta[(u64)f * META_STRIDE + M_BUFOFF];
-				if (!emit_rows(ctl, out, outCap, L, m, set, a, b, K, lane))
-					stop_listing(ctl, seq, tasks, cap, f, K, a, b, m, mi, lane, &lost);
+			// Recompute the stored sets of earlier levels that later levels reuse (or their
+			// pieced bits), then the task's piece of level f.
+			first = tk.f;
+			K = tk.K;
+			kofs = tk.a % K;  // K > 1 only on a unit's first level, whose window starts at 0
+			for (int j = 1; j < first; j++)
+				if ((u32)meta[(u64)j * META_STRIDE + M_FLAGS] & F_REUSED) sz[j] = stored(j, 0);
+			if (list && first == L - 1) {  // rows that did not fit in an earlier launch
+				list_last(tk);
 				if (lane == 0) atomicAdd(&ctl[C_WORK], (u64)0 - 1);
 				continue;
 			}
+			enter(first, tk.ps, 0);
+			pos[first] = tk.a;
+			if (tk.b < end[first]) end[first] = tk.b;
+			if (!tk.more) pnext[first] = NO_PIECE;
 		}
 
 		int i = first;
@@ -763,11 +832,16 @@ extern "C" __global__ void stmatch_count(
 				act = __shfl_sync(FULL, act, 0);
 				if (act == 1) {
 					u64 n = 0;
-					for (int j = first; j <= i; j++) n += pos[j] < end[j];
+					for (int j = first; j <= i; j++) n += pos[j] < end[j] || pnext[j] != NO_PIECE;
 					if (n == 0) break;
 					if (q_reserve(ctl, n, cap, lane)) {
-						for (int j = first; j <= i; j++)
-							if (pos[j] < end[j]) q_push(ctl, seq, tasks, cap, j, j == first ? K : 1, pos[j], end[j], m, mi, lane);
+						for (int j = first; j <= i; j++) {
+							u64 step = j == first ? K : 1;
+							if (pos[j] < end[j])
+								q_push(ctl, seq, tasks, cap, Task{j, step, pos[j], end[j], pbeg[j], pnext[j] != NO_PIECE}, m, mi, lane);
+							else if (pnext[j] != NO_PIECE)
+								q_push(ctl, seq, tasks, cap, Task{j, step, j == first ? kofs : 0, TO_PIECE_END, pnext[j], 1}, m, mi, lane);
+						}
 						if (lane == 0) atomicAdd(&ctl[C_SPILLED], n);
 						break;
 					}
@@ -775,18 +849,31 @@ extern "C" __global__ void stmatch_count(
 					for (int j = first; j <= i; j++) {
 						u64 step = j == first ? K : 1;
 						u64 rem = (end[j] > pos[j]) ? (end[j] - pos[j] + step - 1) / step : 0;
-						if (rem < 2) continue;
-						if (q_reserve(ctl, 1, cap, lane)) {
-							u64 mid = pos[j] + ((rem + 1) / 2) * step;
-							q_push(ctl, seq, tasks, cap, j, step, mid, end[j], m, mi, lane);
-							end[j] = mid;
-							if (lane == 0) atomicAdd(&ctl[C_DONATED], 1ULL);
+						if (rem >= 2) {
+							if (q_reserve(ctl, 1, cap, lane)) {
+								u64 mid = pos[j] + ((rem + 1) / 2) * step;
+								q_push(ctl, seq, tasks, cap, Task{j, step, mid, end[j], pbeg[j], 0}, m, mi, lane);
+								end[j] = mid;
+								if (lane == 0) atomicAdd(&ctl[C_DONATED], 1ULL);
+							}
+							break;
 						}
-						break;
+						if (pnext[j] != NO_PIECE) {  // this piece is nearly done: give the later ones
+							if (q_reserve(ctl, 1, cap, lane)) {
+								q_push(ctl, seq, tasks, cap, Task{j, step, j == first ? kofs : 0, TO_PIECE_END, pnext[j], 1}, m, mi, lane);
+								pnext[j] = NO_PIECE;
+								if (lane == 0) atomicAdd(&ctl[C_DONATED], 1ULL);
+							}
+							break;
+						}
 					}
 				}
 			}
-			if (pos[i] >= end[i]) { i--; continue; }
+			if (pos[i] >= end[i]) {
+				if (pnext[i] != NO_PIECE) enter(i, pnext[i], i == first ? kofs : 0);
+				else i--;
+				continue;
+			}
 			const u64* lv = meta + (u64)i * META_STRIDE;
 			u32 c = buf[lv[M_BUFOFF] + pos[i]];
 			pos[i] += (i == first) ? K : 1;
@@ -797,22 +884,13 @@ extern "C" __global__ void stmatch_count(
 				total = add_checked(total, leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf), &ovf);
 			} else if (G == 0 && i + 1 == L - 1) {
 				if (list) {
-					u32* set = buf + meta[(u64)(L - 1) * META_STRIDE + M_BUFOFF];
-					u64 n = level_set(meta, L - 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, set, lane);
-					if (!emit_rows(ctl, out, outCap, L, m, set, 0, n, 1, lane)) {
-						stop_listing(ctl, seq, tasks, cap, L - 1, 1, 0, n, m, mi, lane, &lost);
-						tick = 7;  // the next step spills the rest of the stack
-					}
+					if (!list_last(Task{L - 1, 1, 0, TO_PIECE_END, 0, 1})) tick = 7;  // the next step spills the rest of the stack
 				} else {
-					total = add_checked(total, level_set(meta, i + 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane), &ovf);
+					u64 nx;
+					total = add_checked(total, level_set(meta, i + 1, true, m, mi, sz, buf, eoff, evals, cands, goff, gadj, 0, lane, 0, &nx, &pieced), &ovf);
 				}
 			} else {
-				const u64* nv = lv + META_STRIDE;
-				u32* out = buf + nv[M_BUFOFF];
-				sz[i + 1] = level_set(meta, i + 1, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj, out, lane);
-				pos[i + 1] = 0; end[i + 1] = sz[i + 1];
-				u32 fl = (u32)nv[M_FLAGS];
-				if ((fl & F_REUSED) && !(fl & F_NARROW)) window_at(i + 1, nv, m, out, sz[i + 1], &pos[i + 1], &end[i + 1]);
+				enter(i + 1, 0, 0);
 				i++;
 			}
 		}
