@@ -118,19 +118,24 @@ func TestGPUFigures(t *testing.T) {
 		return count, best
 	}
 	one := []int{0}
-	// Each case runs on the generic kernel and on the per-query kernel (its compile is paid by
-	// the first of the three repetitions, so best-of-3 is the cached kernel's time).
+	// Each case runs on the generic kernel without and with unrolling and on the per-query kernel
+	// (its compile is paid by the first of the three repetitions, so best-of-3 is the cached
+	// kernel's time).
 	kernels := []struct {
 		name string
 		o    Options
-	}{{"generic", Options{Kernel: KernelGeneric}}, {"query", Options{Kernel: KernelQuery}}}
+	}{
+		{"generic-nounroll", Options{Kernel: KernelGeneric, NoUnroll: true}},
+		{"generic", Options{Kernel: KernelGeneric}},
+		{"query", Options{Kernel: KernelQuery}},
+	}
 	both := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, withCPU bool) {
-		var counts [2]uint64
+		var counts [3]uint64
 		for k, kern := range kernels {
 			counts[k], _ = run(name+" ["+kern.name+"]", g, p, sem, one, withCPU && k == 0, kern.o)
 		}
-		if counts[0] != counts[1] {
-			t.Errorf("%s: generic kernel %d, per-query kernel %d", name, counts[0], counts[1])
+		if counts[0] != counts[1] || counts[0] != counts[2] {
+			t.Errorf("%s: generic kernel without and with unrolling %d and %d, per-query kernel %d", name, counts[0], counts[1], counts[2])
 		}
 	}
 	wv := sharedtest.WikiVote(t)

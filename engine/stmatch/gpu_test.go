@@ -243,6 +243,7 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-query", Options{Kernel: KernelQuery}},
 		{"v2-nospace", Options{NoSpace: true}},
 		{"v2-pieces", Options{PieceCap: minPieceCap}},
+		{"v2-nounroll", Options{NoUnroll: true}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -289,17 +290,27 @@ func TestGPUVersions(t *testing.T) {
 func TestGPUPieces(t *testing.T) {
 	needGPU(t)
 	var pieces uint64
-	run := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options) {
+	// run counts with each of the options (buffers bounded to minPieceCap) against one CPU count.
+	run := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, opts ...Options) {
 		t.Helper()
-		o.PieceCap = minPieceCap
-		st := compareWith(t, name, g, p, sem, -1, nil, o)
-		pieces += st.Pieces
-		t.Logf("%s: %d later pieces, %d donated, %d spilled", name, st.Pieces, st.Donated, st.Spilled)
+		cpu := cpuCount(t, g, p, sem)
+		for _, o := range opts {
+			o.PieceCap = minPieceCap
+			how := fmt.Sprintf("%s (kernel %d, no space %v, no leaves %v)", name, o.Kernel, o.NoSpace, o.NoLeaves)
+			res, st, err := CountOptions(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem}, o)
+			if err != nil || res.Partial {
+				t.Errorf("%s: %v (partial %v)", how, err, res.Partial)
+				continue
+			}
+			record(t, how, cpu, res.Count, st)
+			if res.Count != cpu {
+				t.Errorf("%s (%s): stmatch %d, cpu %d", how, sem, res.Count, cpu)
+			}
+			pieces += st.Pieces
+			t.Logf("%-60s %-14s %12d kernel %8.3f ms, %d later pieces, %d donated, %d spilled", how, sem, res.Count, ms(st.Kernel), st.Pieces, st.Donated, st.Spilled)
+		}
 	}
-	kernels := []struct {
-		name string
-		k    KernelChoice
-	}{{"generic", KernelGeneric}, {"query", KernelQuery}}
+	kernels := []KernelChoice{KernelGeneric, KernelQuery}
 	wv := sharedtest.WikiVote(t)
 	for _, c := range []struct{ name, pat string }{
 		{"triangle", "(a)-(b)-(c)-(a)"},
@@ -307,15 +318,12 @@ func TestGPUPieces(t *testing.T) {
 		{"4-cycle", "(a)-(b)-(c)-(d)-(a)"},
 	} {
 		for _, sem := range semantics {
-			if c.name == "4-cycle" && !sem.Unique {
-				continue
+			if c.name == "4-cycle" && sem != (engine.Semantics{Unique: true}) {
+				continue // the CPU count of the others takes seconds
 			}
-			for _, k := range kernels {
-				for _, nospace := range []bool{false, true} {
-					run(fmt.Sprintf("pieces wiki-Vote %s %s no space %v", c.name, k.name, nospace), wv, mustParse(c.pat), sem,
-						Options{Kernel: k.k, NoSpace: nospace})
-				}
-			}
+			run("pieces wiki-Vote "+c.name, wv, mustParse(c.pat), sem,
+				Options{Kernel: KernelGeneric}, Options{Kernel: KernelQuery},
+				Options{Kernel: KernelGeneric, NoSpace: true}, Options{Kernel: KernelQuery, NoSpace: true})
 		}
 	}
 	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
@@ -325,18 +333,16 @@ func TestGPUPieces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, k := range kernels {
-				run("pieces github "+q+" "+k.name, gh, p, engine.Semantics{}, Options{Kernel: k.k})
-			}
+			run("pieces github "+q, gh, p, engine.Semantics{}, Options{Kernel: KernelGeneric}, Options{Kernel: KernelQuery})
 		}
 	}
 	for seed := uint64(1); seed <= 16; seed++ {
 		vl := int(seed % 2)
-		g := gen.RandomGraphM(seed*11, 40+int(seed%3)*20, 600+int(seed%4)*300, vl, 1)
-		p := gen.RandomPattern(seed*17, 2+int(seed%5), gen.PatternOptions{EdgeProb: 0.6, VertexLabels: vl, Wildcard: 0.5})
+		g := gen.RandomGraphM(seed*11, 40+int(seed%3)*20, 600+int(seed%4)*200, vl, 1)
+		p := gen.RandomPattern(seed*17, 2+int(seed%4), gen.PatternOptions{EdgeProb: 0.6, VertexLabels: vl, Wildcard: 0.5})
 		for _, sem := range semantics {
-			run(fmt.Sprintf("pieces random %d %s", seed, sem), g, p, sem,
-				Options{Kernel: kernels[seed%2].k, NoSpace: seed%4 >= 2, NoLeaves: seed%3 == 0})
+			run(fmt.Sprintf("pieces random %d", seed), g, p, sem,
+				Options{Kernel: kernels[seed%2], NoSpace: seed%4 >= 2, NoLeaves: seed%3 == 0})
 		}
 	}
 	t.Logf("%d later pieces in all", pieces)

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"submatch/engine"
@@ -1400,5 +1403,55 @@ func TestEmulatedPieces(t *testing.T) {
 	t.Logf("%d cases (%d listed), %d later pieces, %d levels with a fallback for a reused set in pieces", cases, listed, pieces, fallbacks)
 	if pieces == 0 || fallbacks == 0 || listed == 0 {
 		t.Error("the piece path, the reuse fallback or listing was not exercised")
+	}
+}
+
+// TestKernelConstants: the layout constants the host shares with the kernels (metadata words,
+// flags, control words, task size, options) have the same values in host.go/stmatch.go and in
+// both kernel sources. A stale META_STRIDE in the v1 kernel once made every v1 count 0.
+func TestKernelConstants(t *testing.T) {
+	define := regexp.MustCompile(`(?m)^#define (\w+) \(?(0x[0-9a-f]+|\d+)u?(?: \* C_LINE\))?`)
+	read := func(src string) map[string]uint64 {
+		vals := map[string]uint64{}
+		for _, m := range define.FindAllStringSubmatch(src, -1) {
+			v, err := strconv.ParseUint(m[2], 0, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(m[0], "C_LINE)") {
+				v *= ctlLine
+			}
+			vals[m[1]] = v
+		}
+		return vals
+	}
+	want := map[string]uint64{
+		"MAXL": maxLevels, "META_STRIDE": metaStride, "M_BACK": mBack, "M_COLLIDE": mCollide, "M_LOWER": mLower,
+		"M_UPPER": mUpper, "M_NONADJ": mNonAdj, "M_NEEDIDX": mNeedIdx, "M_CANDOFF": mCandOff, "M_CANDLEN": mCandLen,
+		"M_BUFOFF": mBufOff, "M_FLAGS": mFlags, "M_EBASE": mEBase, "M_CAP": mCap, "M_BACKALL": mBackAll,
+		"F_REUSE": fReuse, "F_REUSED": fReused, "F_NARROW": fNarrow, "F_CHECKCAND": fCheckCand, "F_GRAPH": fGraph,
+		"F_PIECES": fPieces, "C_LINE": ctlLine, "C_NEXT": cNext, "C_OVERFLOW": cOverflow, "C_WORK": cWork,
+		"C_IDLE": cIdle, "C_HEAD": cHead, "C_TAIL": cTail, "C_QSIZE": cQSize, "C_DONATED": cDonated,
+		"C_SPILLED": cSpilled, "C_TAKEN": cTaken, "C_OUT": cOut, "C_STOP": cStop, "C_PIECES": cPieces,
+		"C_WORDS": ctlWords, "OPT_STEAL": optSteal, "OPT_LIST": optList, "OPT_UNROLL": optUnroll,
+		"MAX_CLASS": maxClassGroups, "MAX_CLASS_LISTS": maxClassLists, "MAX_CLASS_STATES": maxClassStates,
+	}
+	v2 := read(kernelSource)
+	for name, w := range want {
+		if got, ok := v2[name]; !ok || got != w {
+			t.Errorf("stmatch.cu: %s = %d (defined %v), host %d", name, got, ok, w)
+		}
+	}
+	if got := strings.Count(kernelSource, "#define TASK_WORDS (6 + 2 * MAXL)"); got != 1 || taskWords != 6+2*maxLevels {
+		t.Errorf("TASK_WORDS: the kernel and the host (%d) disagree", taskWords)
+	}
+	v1 := read(kernelSourceV1)
+	for name, got := range v1 {
+		if w, ok := want[name]; ok && got != w {
+			t.Errorf("stmatch_v1.cu: %s = %d, host %d", name, got, w)
+		}
+	}
+	if v1["META_STRIDE"] != metaStride {
+		t.Errorf("stmatch_v1.cu: META_STRIDE %d, host %d", v1["META_STRIDE"], metaStride)
 	}
 }

@@ -111,6 +111,9 @@ type Options struct {
 	// plan (codegen.go); the zero value is KernelTiered. Both kernels are checked against the CPU
 	// engine.
 	Kernel KernelChoice
+	// NoUnroll counts the last level for one candidate of the level above at a time, not for 32
+	// at once (unrolling fills the lanes when the sets are short).
+	NoUnroll bool
 	// PieceCap bounds the buffer of each level of a warp (candidates; 0: defaultPieceCap, at
 	// least minPieceCap). A level whose set could be longer computes it in pieces of at most
 	// that many, so the grid does not shrink for high-degree graphs; tiny values force that path
@@ -698,6 +701,7 @@ const (
 	taskWords  = 6 + 2*maxLevels
 	optSteal   = 1
 	optList    = 2
+	optUnroll  = 4
 	sliceFloor = time.Millisecond
 	// defaultDonateAfter: see Options.DonateAfter.
 	defaultDonateAfter = 500 * time.Microsecond
@@ -791,6 +795,9 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	opts := uint32(optSteal)
 	if o.NoSteal {
 		opts = 0
+	}
+	if !o.NoUnroll {
+		opts |= optUnroll
 	}
 	var out gpu.DevicePtr
 	var outCap uint64

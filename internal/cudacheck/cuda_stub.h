@@ -50,5 +50,8 @@ __device__ int __all_sync(unsigned int, int);
 __device__ unsigned long long __shfl_down_sync(unsigned int, unsigned long long, unsigned int);
 __device__ unsigned int __shfl_down_sync(unsigned int, unsigned int, unsigned int);
 __device__ int __shfl_down_sync(unsigned int, int, unsigned int);
+__device__ unsigned long long __shfl_up_sync(unsigned int, unsigned long long, unsigned int);
+__device__ unsigned int __shfl_up_sync(unsigned int, unsigned int, unsigned int);
+__device__ int __shfl_up_sync(unsigned int, int, unsigned int);
 __device__ unsigned long long __shfl_xor_sync(unsigned int, unsigned long long, int);
 __device__ unsigned int __shfl_xor_sync(unsigned int, unsigned int, int);

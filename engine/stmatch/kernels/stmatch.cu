@@ -505,6 +505,114 @@ __device__ __forceinline__ bool accept_at(int i, const u64* lv, const u32* m, u3
 #endif
 }
 
+// ---- Unrolling ---------------------------------------------------------------------------------
+//
+// count_last_t counts, in one go, the last level's sets (level i + 1 = L - 1, described by D) for
+// up to 32 candidates of level i: those at positions p, p + step, ... < e of level i's buffer.
+// Counting them one at a time leaves most lanes idle when the sets are short (a low-degree graph,
+// a selective label); here every lane first takes one candidate (accepting it as level i, and
+// finding its sources and window for the last level), a warp scan lays their windows end to end,
+// and the lanes stride over the concatenation, each finding its candidate by a binary search over
+// the scan. Every lane keeps its own copy of m and mi, so a lane sets m[i] and mi[i] to the
+// candidate it works for (the main loop sets them again before it reads them).
+template <class D>
+__device__ __forceinline__ u64 count_last_t(const u64* __restrict__ meta, int i, u64 p, u64 step, u64 e,
+	u32* m, u32* mi, const u64* sz, const u32* buf,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands,
+	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, int lane)
+{
+	const u64* lv = meta + (u64)i * META_STRIDE;
+	const u64* ln = lv + META_STRIDE;
+	const bool reusedI = (u32)lv[M_FLAGS] & F_REUSED;
+	const u32 flags = D::flags(ln);
+	const bool checkCand = flags & F_CHECKCAND;
+	const u32* cl = cands + ln[M_CANDOFF];
+	const u64 cn = ln[M_CANDLEN];
+	const u32* lp[MAXL + 1];
+	u64 ll[MAXL + 1];
+	// sources sets the lane's lists for the last level with m[i] = c; best is the smallest.
+	auto sources = [&](int* best) -> int {
+		int nl = D::sources(meta, ln, m, mi, sz, buf, eoff, evals, goff, gadj, pieced, lp, ll);
+		if (nl == 0) { lp[0] = cl; ll[0] = cn; nl = 1; }
+		*best = 0;
+		for (int k = 1; k < nl; k++)
+			if (ll[k] < ll[*best]) *best = k;
+		return nl;
+	};
+	// This lane's candidate of level i, its last-level window [b, b + n) and smallest list.
+	u64 idx = p + (u64)lane * step;
+	bool have = idx < e;
+	u32 c = have ? buf[lv[M_BUFOFF] + idx] : 0;
+	if (have && reusedI) have = accept_at(i, lv, m, c, goff, gadj);
+	u32 ci = 0;
+	u64 b = 0, n = 0;
+	int best = 0;
+	if (have) {
+		m[i] = c;
+		if (lv[M_NEEDIDX]) ci = mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
+		sources(&best);
+		u64 wb, we;
+		if (ll[best] > 0 && D::window(ln, m, lp[best], ll[best], &wb, &we)) { b = wb; n = we - wb; }
+	}
+	// Inclusive scan of the windows' lengths.
+	u64 incl = n;
+	for (int d = 1; d < 32; d <<= 1) {
+		u64 v = __shfl_up_sync(FULL, incl, d);
+		if (lane >= d) incl += v;
+	}
+	const u64 total = __shfl_sync(FULL, incl, 31);
+	u64 count = 0;
+	for (u64 base = 0; base < total; base += 32) {
+		u64 g = base + lane;
+		// The candidate lane u whose window holds g: the first with incl > g.
+		int lo = 0, hi = 31;
+		for (int s = 0; s < 5; s++) {
+			int mid = (lo + hi) >> 1;
+			if (__shfl_sync(FULL, incl, mid) > g) hi = mid; else lo = mid + 1;
+		}
+		const int u = lo;
+		u32 cu = __shfl_sync(FULL, c, u);
+		u32 ciu = __shfl_sync(FULL, ci, u);
+		u64 bu = __shfl_sync(FULL, b, u);
+		u64 startu = __shfl_sync(FULL, incl - n, u);
+		int bestu = __shfl_sync(FULL, best, u);
+		bool ok = g < total;
+		if (ok) {
+			m[i] = cu;
+			mi[i] = ciu;
+			int bo;
+			int nl = sources(&bo);
+			u32 x = lp[bestu][bu + (g - startu)];
+			for (int k = 0; ok && k < nl; k++)
+				if (k != bestu) ok = contains(lp[k], ll[k], x);
+			if (ok && checkCand) ok = contains(cl, cn, x);
+			if (ok) ok = D::accept(ln, m, x, goff, gadj);
+		}
+		count += __popc(__ballot_sync(FULL, ok));
+	}
+	return count;
+}
+
+#ifdef STMATCH_SPEC
+#define COUNT_LAST_INLINE __noinline__
+#else
+#define COUNT_LAST_INLINE
+#endif
+__device__ COUNT_LAST_INLINE u64 count_last(const u64* __restrict__ meta, int i, u64 p, u64 step, u64 e,
+	u32* m, u32* mi, const u64* sz, const u32* buf,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands,
+	const u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, int lane)
+{
+#ifdef STMATCH_SPEC
+#define COUNT_LAST_CASE(k) case k - 1: return count_last_t<Lvl<k>>(meta, k - 1, p, step, e, m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lane);
+	switch (i) { STMATCH_LEVELS(COUNT_LAST_CASE) }
+	__trap();
+	return 0;
+#else
+	return count_last_t<LvlRun>(meta, i, p, step, e, m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lane);
+#endif
+}
+
 // ---- Work queue ------------------------------------------------------------------------------
 //
 // Tasks are parts of a subtree: the prefix m[0..f-1] (and the candidate indexes mi[0..f-1]) and the
@@ -553,6 +661,7 @@ __device__ __forceinline__ bool accept_at(int i, const u64* lv, const u32* m, u3
 #define C_WORDS (13 * C_LINE)
 #define OPT_STEAL 1u
 #define OPT_LIST 2u  // listing: the last level's candidates are written out as rows, not counted
+#define OPT_UNROLL 4u  // the last level is counted for 32 candidates of the level above at once
 
 struct Task {
 	int f;        // level
@@ -693,6 +802,7 @@ extern "C" __global__ void stmatch_count(
 	const u32* roots = cands + meta[M_CANDOFF];
 	const bool steal = opts & OPT_STEAL;
 	const bool list = opts & OPT_LIST;
+	const bool unroll = (opts & OPT_UNROLL) && !list && G == 0;
 	unsigned int lost = 0;
 
 	u64 start = 0;
@@ -872,6 +982,12 @@ extern "C" __global__ void stmatch_count(
 			if (pos[i] >= end[i]) {
 				if (pnext[i] != NO_PIECE) enter(i, pnext[i], i == first ? kofs : 0);
 				else i--;
+				continue;
+			}
+			if (unroll && i + 1 == L - 1) {  // count the last level for the next 32 candidates
+				const u64 step = (i == first) ? K : 1;
+				total = add_checked(total, count_last(meta, i, pos[i], step, end[i], m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lane), &ovf);
+				pos[i] += 32 * step;
 				continue;
 			}
 			const u64* lv = meta + (u64)i * META_STRIDE;

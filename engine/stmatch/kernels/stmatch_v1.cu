@@ -16,7 +16,7 @@
 // lists: eoff[ebase + k] .. eoff[ebase + k + 1] index evals for the k-th candidate of the parent.
 
 #define MAXL 32
-#define META_STRIDE 42
+#define META_STRIDE 44  // as the v2 kernel's (host.go lays out one metadata format for both)
 #define M_BACK 0      // mask of levels with a backward edge to this level
 #define M_COLLIDE 1   // mask of levels whose vertex must differ from this level's
 #define M_LOWER 2     // mask of levels whose vertex must be smaller than this level's
