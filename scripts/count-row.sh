@@ -17,6 +17,7 @@ count_row() {
 	cnt=$(field count)
 	note=$(grep -o '"partial":true' <<<"$out" | head -1)
 	[ "$cnt" != - ] || note=$out
+	[ -n "$out" ] || note="no output: killed at HARD_LIMIT ${HARD_LIMIT:-300}s"
 	printf '%-10s %-16s %-10s %18s %9.2f %10s %9s %10s %s\n' "$gcol" "$qcol" "$ecol" "$cnt" "$dt" \
 		"$(field elapsed_ms)" "$(field plan_ms)" "$(field kernel_ms)" "$note" | tee -a "$res"
 }

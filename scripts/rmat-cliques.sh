@@ -11,7 +11,8 @@ sm=bin/submatch
 tmp="${TMPDIR:-/tmp}"
 limit="${LIMIT:-120s}"
 source scripts/count-row.sh
-count_header "$tmp/rmat-cliques.txt"
+res="${OUT:-$tmp}/rmat-cliques.txt"
+count_header "$res"
 for s in ${SCALES:-22}; do
 	g="$tmp/rmat$s.smg"
 	t0=$(date +%s.%N)
@@ -22,10 +23,10 @@ for s in ${SCALES:-22}; do
 		name=${q%%:*} pat=${q#*:}
 		for e in ${ENGINES:-stmatch cpu}; do
 			[ "$e" = cpu ] && [ "$s" -gt "${CPU_MAX_SCALE:-22}" ] && continue
-			count_row "$tmp/rmat-cliques.txt" "rmat-$s" "$name" "$e" -- --engine "$e" --unique --timeout "$limit" "$g" "$pat"
+			count_row "$res" "rmat-$s" "$name" "$e" -- --engine "$e" --unique --timeout "$limit" "$g" "$pat"
 		done
 	done
 done
 echo
 echo "== R-MAT cliques (unique; whole process, seconds)"
-cat "$tmp/rmat-cliques.txt"
+cat "$res"

@@ -8,13 +8,16 @@
 #   SCALES="22 24" bash scripts/rmat-labelled.sh         (device tool: carry ["bin"])
 # Knobs: LABELS (16), SIZES (6,8,12), COUNT queries per size and density (2), LIMIT per count
 # (30s), HARD_LIMIT seconds per process (300), ENGINES ("cpu2 cpu16 geneva geneva-sv stmatch"; cpuN
-# is the CPU engine with N threads).
+# is the CPU engine with N threads). Budget the device call: every count may take HARD_LIMIT, so
+# 2 x |SIZES| x COUNT x |ENGINES| x HARD_LIMIT plus generation must fit its time limit.
+# With 16 labels, R-MAT scale 22 random-walk queries of 6 vertices have about 1e14 embeddings
+# (2026-11-23): only stmatch finishes them; more labels make the comparison with GENEVA possible.
 set -u -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sm=bin/submatch
 tmp="${TMPDIR:-/tmp}"
 limit="${LIMIT:-30s}"
-res="$tmp/rmat-labelled.txt"
+res="${OUT:-$tmp}/rmat-labelled.txt" # under $OUT on the device, so that a run cut short still returns its rows
 source scripts/count-row.sh
 count_header "$res"
 for s in ${SCALES:-22}; do
