@@ -23,7 +23,20 @@ type Job struct {
 // vertices a final step counts: PlanCounting) and lowers the plan for g laid out as pc. A query
 // with a vertex that has no candidate, or an edge label the data lacks, gets an empty Program.
 func Prepare(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, o CompileOptions) (*Job, error) {
-	cpl, err := plan.BuildContext(ctx, g, q, plan.Options{Induced: o.Induced, Unique: o.Unique, Enumerate: true, SpaceLimit: -1})
+	return PrepareFrom(ctx, g, pc, q, o, nil)
+}
+
+// PrepareFrom is Prepare taking the filtered candidates from base, a plan of g and q built
+// elsewhere (any options; nil, or a plan of another pattern: filter here).
+func PrepareFrom(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, o CompileOptions, base *plan.Plan) (*Job, error) {
+	opts := plan.Options{Induced: o.Induced, Unique: o.Unique, Enumerate: true, SpaceLimit: -1}
+	var cpl *plan.Plan
+	var err error
+	if base != nil && base.Pattern == q {
+		cpl, err = plan.Rebuild(ctx, g, base, opts)
+	} else {
+		cpl, err = plan.BuildContext(ctx, g, q, opts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -27,8 +27,10 @@ const DefaultSpaceLimit = 1 << 28
 
 // buildSpace builds an EdgeIndex for every backward edge of every level and every parent edge of
 // a leaf group (keyed by the group's first vertex), keyed by [parent vertex][child vertex],
-// unless the space would hold more than limit entries.
-func buildSpace(g *graph.Graph, pl *Plan, limit int, cancelled func() bool) map[[2]int]*EdgeIndex {
+// unless the space would hold more than limit entries. An index for the same key in known (a
+// plan for the same graph, pattern and candidates) is taken, not built: its content depends on
+// the two vertices' candidates and labels only.
+func buildSpace(g *graph.Graph, pl *Plan, limit int, known map[[2]int]*EdgeIndex, cancelled func() bool) map[[2]int]*EdgeIndex {
 	type edge struct{ parent, child int }
 	var edges []edge
 	var estimate int
@@ -76,6 +78,10 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int, cancelled func() bool) map[
 		if twin[i] != i {
 			first := edges[twin[i]]
 			space[[2]int{e.parent, e.child}] = space[[2]int{first.parent, first.child}]
+			continue
+		}
+		if idx := known[[2]int{e.parent, e.child}]; idx != nil {
+			space[[2]int{e.parent, e.child}] = idx
 			continue
 		}
 		vl := p.VertexLabel(e.child)

@@ -360,6 +360,13 @@ func (e Engine) CountDecision(ctx context.Context, p *engine.Problem) (engine.Re
 	return e.CountWith(ctx, p, &d)
 }
 
+// planReuser is implemented by engines that can start from the plan Decide built (reusing its
+// filtered candidates, which take seconds on graphs with hundreds of millions of edges) instead
+// of filtering again.
+type planReuser interface {
+	CountFrom(ctx context.Context, p *engine.Problem, base *plan.Plan) (engine.Result, error)
+}
+
 // CountWith counts with the engine d chose (d from Decide for p, counting). When a GPU engine
 // fails for a reason other than cancellation or overflow, the count is redone on the CPU and d
 // says so.
@@ -368,7 +375,11 @@ func (e Engine) CountWith(ctx context.Context, p *engine.Problem, d *Decision) (
 		eng, err := e.rules().Lookup(d.Engine)
 		if err == nil {
 			var res engine.Result
-			res, err = eng.Count(ctx, p)
+			if fp, ok := eng.(planReuser); ok && d.plan != nil {
+				res, err = fp.CountFrom(ctx, p, d.plan)
+			} else {
+				res, err = eng.Count(ctx, p)
+			}
 			if err == nil || ctx.Err() != nil || errors.Is(err, engine.ErrOverflow) {
 				return res, *d, err
 			}

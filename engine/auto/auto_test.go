@@ -40,6 +40,18 @@ func (f fakeEngine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]
 	}
 }
 
+// reusingFake is a fake engine that can start from the decision's plan (planReuser); base
+// records the plan it was given.
+type reusingFake struct {
+	fakeEngine
+	base **plan.Plan
+}
+
+func (f reusingFake) CountFrom(ctx context.Context, p *engine.Problem, base *plan.Plan) (engine.Result, error) {
+	*f.base = base
+	return f.Count(ctx, p)
+}
+
 // listingFake is a fake engine that declares it lists matches.
 type listingFake struct{ fakeEngine }
 
@@ -53,6 +65,9 @@ type fixture struct {
 	gpuErr                error
 	stmatchErr            error
 	genevaLists, noEngine bool
+	// reuse makes the fake stmatch a planReuser; stmatchBase is the plan it was given.
+	reuse       bool
+	stmatchBase *plan.Plan
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -80,7 +95,11 @@ func (f *fixture) rules(r Rules) *Rules {
 		}
 		switch name {
 		case "stmatch":
-			return fakeEngine{name: "stmatch", count: 1001, err: f.stmatchErr, calls: &f.stmatchRuns}, nil
+			fe := fakeEngine{name: "stmatch", count: 1001, err: f.stmatchErr, calls: &f.stmatchRuns}
+			if f.reuse {
+				return reusingFake{fe, &f.stmatchBase}, nil
+			}
+			return fe, nil
 		case "geneva":
 			fe := fakeEngine{name: "geneva", count: 1002, calls: &f.genRuns}
 			if f.genevaLists {
@@ -182,6 +201,25 @@ func TestPicksTheFastestPredictedEngine(t *testing.T) {
 				t.Errorf("runs: stmatch %d, geneva %d", f.stmatchRuns, f.genRuns)
 			}
 		})
+	}
+}
+
+// TestDelegationReusesThePlan: an engine that can start from a plan gets the one the decision
+// built (its candidates are not filtered again).
+func TestDelegationReusesThePlan(t *testing.T) {
+	f := newFixture(t)
+	f.reuse = true
+	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e12, STMatchWarpNodesPerSecond: 1e12,
+		GenevaRowsPerSecond: 1e-3, GPUStartSeconds: 1e-9})}
+	res, d, err := e.CountDecision(context.Background(), f.prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Engine != "stmatch" || res.Count != 1001 || f.stmatchRuns != 1 {
+		t.Fatalf("decision %+v, count %d, %d runs", d, res.Count, f.stmatchRuns)
+	}
+	if f.stmatchBase == nil || f.stmatchBase != d.Plan() {
+		t.Errorf("stmatch was given plan %p, the decision's is %p", f.stmatchBase, d.Plan())
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"submatch/geneva"
 	"submatch/gpu"
 	"submatch/graph"
+	"submatch/plan"
 )
 
 //go:embed kernels/geneva.cu
@@ -95,12 +96,24 @@ func (e Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, er
 	return res, err
 }
 
+// CountFrom is Count reusing the filtered candidates of base, a plan another engine built for
+// the same data graph and pattern: --engine auto decides with the CPU plan and then delegates.
+func (e Engine) CountFrom(ctx context.Context, p *engine.Problem, base *plan.Plan) (engine.Result, error) {
+	res, _, err := e.countStats(ctx, p, base)
+	return res, err
+}
+
 // CountStats is Count that also reports timings.
 func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Result, Stats, error) {
+	return e.countStats(ctx, p, nil)
+}
+
+// countStats is CountStats starting from base's candidates when base is set (CountFrom).
+func (e Engine) countStats(ctx context.Context, p *engine.Problem, base *plan.Plan) (engine.Result, Stats, error) {
 	var st Stats
 	t0 := time.Now()
 	var count uint64
-	err := e.run(ctx, p, &st, true, func(x *geneva.Executor, job *geneva.Job) error {
+	err := e.run(ctx, p, &st, true, base, func(x *geneva.Executor, job *geneva.Job) error {
 		var err error
 		count, err = x.Count(ctx, job.Program)
 		return err
@@ -123,7 +136,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 	return func(yield func([]uint32, error) bool) {
 		var st Stats
 		stopped := false
-		err := e.run(ctx, p, &st, false, func(x *geneva.Executor, job *geneva.Job) error {
+		err := e.run(ctx, p, &st, false, nil, func(x *geneva.Executor, job *geneva.Job) error {
 			if x.MaxTableRows == 0 || x.MaxTableRows > listBatch {
 				x.MaxTableRows = listBatch
 			}
@@ -149,9 +162,9 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 // listBatch is the most rows a listing table holds (what one batch copies to the host).
 const listBatch = 1 << 16
 
-// run prepares the problem (for a count, or for listing), builds the backend and calls body with
-// an executor for it.
-func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count bool, body func(*geneva.Executor, *geneva.Job) error) error {
+// run prepares the problem (for a count, or for listing; from base's candidates when base is
+// set), builds the backend and calls body with an executor for it.
+func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count bool, base *plan.Plan, body func(*geneva.Executor, *geneva.Job) error) error {
 	if p.Data == nil || p.Pattern == nil {
 		return fmt.Errorf("geneva engine: problem needs a data graph and a pattern")
 	}
@@ -180,10 +193,10 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	}
 	st.Layout = time.Since(tl)
 	tp := time.Now()
-	job, err := geneva.Prepare(ctx, p.Data, pc, p.Pattern, geneva.CompileOptions{
+	job, err := geneva.PrepareFrom(ctx, p.Data, pc, p.Pattern, geneva.CompileOptions{
 		Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, SingleVertex: e.Options.SingleVertex,
 		PaperOrder: e.Options.PaperOrder, Fuse: !e.Options.PaperOrder,
-		CountTail: count && !e.Options.PaperOrder && !e.Options.NoTailCount})
+		CountTail: count && !e.Options.PaperOrder && !e.Options.NoTailCount}, base)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"submatch/internal/proptest"
 	"submatch/internal/sharedtest"
 	"submatch/pattern"
+	"submatch/plan"
 )
 
 // hostVariants are the engine settings the property test runs on the host backend: the paper's
@@ -282,4 +283,23 @@ func TestEncode(t *testing.T) {
 	if _, err := b.encode(c); err == nil {
 		t.Error("a class of 5 sets encoded")
 	}
+}
+
+// TestCountFromPlan: a count that starts from another plan's candidates (--engine auto hands
+// over the CPU plan it decided with) gives the oracle's count, whatever options that plan had.
+func TestCountFromPlan(t *testing.T) {
+	seeds, _ := proptest.Seeds(t, 60, 20)
+	ctx := context.Background()
+	n := 0
+	for o := range proptest.WithOracle(seeds, nil) {
+		c, sem, want := o.Case, o.Sem, o.Want
+		base := plan.Build(c.G, c.P, plan.Options{Induced: sem.Induced, Unique: sem.Unique, MultiplyAutomorphisms: true})
+		res, err := Engine{Options: Options{Host: true}}.CountFrom(ctx, &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem}, base)
+		if err != nil || res.Count != want {
+			t.Errorf("count from the CPU plan %d (err %v), oracle %d\n%s", res.Count, err, want,
+				c.Describe(sem, "host, CountFrom", "./engine/genevagpu -run TestCountFromPlan"))
+		}
+		n++
+	}
+	t.Logf("%d counts", n)
 }

@@ -18,6 +18,7 @@ import (
 	"submatch/gpu"
 	"submatch/graph"
 	"submatch/internal/cudacheck"
+	"submatch/internal/proptest"
 	"submatch/pattern"
 	"submatch/plan"
 )
@@ -26,7 +27,7 @@ var semantics = []engine.Semantics{{}, {Induced: true}, {Unique: true}, {Induced
 
 // testPlan is buildPlan without a deadline.
 func testPlan(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options) *plan.Plan {
-	pl, err := buildPlan(context.Background(), g, p, sem, o)
+	pl, err := buildPlan(context.Background(), g, p, sem, o, nil)
 	if err != nil {
 		panic(err) // no deadline: cannot happen
 	}
@@ -1454,4 +1455,44 @@ func TestKernelConstants(t *testing.T) {
 	if v1["META_STRIDE"] != metaStride {
 		t.Errorf("stmatch_v1.cu: META_STRIDE %d, host %d", v1["META_STRIDE"], metaStride)
 	}
+}
+
+// TestBuildPlanFromBase: the plan stmatch builds from another engine's plan (CountFrom, any
+// options) flattens to the same kernel arrays as the one it builds from scratch, in both layouts
+// (candidate space, and graph mode where the space is not built).
+func TestBuildPlanFromBase(t *testing.T) {
+	n := 0
+	for seed := uint64(1); seed <= 30; seed++ {
+		c := proptest.MakeLarger(seed)
+		for _, sem := range semantics {
+			for _, o := range []Options{{}, {NoSpace: true}, {NoLeaves: true}} {
+				want := testPlan(c.G, c.P, sem, o)
+				base := plan.Build(c.G, c.P, plan.Options{Induced: sem.Induced, Unique: sem.Unique, MultiplyAutomorphisms: seed%2 == 0})
+				got, err := buildPlan(context.Background(), c.G, c.P, sem, o, base)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want.Empty || got.Empty {
+					if want.Empty != got.Empty {
+						t.Errorf("seed %d %s: empty %v from scratch, %v from a base", seed, sem, want.Empty, got.Empty)
+					}
+					continue
+				}
+				fw, errw := flattenOn(c.G, want, o.flatOptions(false))
+				fg, errg := flattenOn(c.G, got, o.flatOptions(false))
+				if (errw == nil) != (errg == nil) {
+					t.Fatalf("seed %d %s: flatten errors %v and %v", seed, sem, errw, errg)
+				}
+				if errw != nil {
+					continue
+				}
+				if !slices.Equal(fw.Meta, fg.Meta) || !slices.Equal(fw.Cands, fg.Cands) || !slices.Equal(fw.Offsets, fg.Offsets) ||
+					!slices.Equal(fw.values(), fg.values()) || fw.Graph != fg.Graph || want.Multiplier != got.Multiplier {
+					t.Errorf("seed %d %s %+v: the plan built from a base flattens differently", seed, sem, o)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d plans compared", n)
 }

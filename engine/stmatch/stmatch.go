@@ -168,8 +168,9 @@ func ParseKernelChoice(s string) (KernelChoice, error) {
 // vertex as its last level, and can start it from a reused set (on the H100, wiki-Vote 4-clique
 // embeddings: 14.4 ms with the closing vertex as a leaf group, 6.2 ms enumerated).
 // Building stops early with ctx's error when ctx ends (the candidate space of a graph with
-// hundreds of millions of edges takes a while).
-func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem engine.Semantics, o Options) (*plan.Plan, error) {
+// hundreds of millions of edges takes a while). A second plan, and every plan when base (a plan
+// of g and pat built by another engine) is given, reuses the filtered candidates (plan.Rebuild).
+func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem engine.Semantics, o Options, base *plan.Plan) (*plan.Plan, error) {
 	// Counting embeddings of a symmetric pattern breaks symmetry and multiplies by |Aut| (as the
 	// CPU engine does); listing (NoLeaves) and v1 enumerate every embedding.
 	opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: o.V1 || o.NoLeaves,
@@ -177,7 +178,13 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	if o.NoSpace {
 		opts.SpaceLimit = -1
 	}
-	pl, err := plan.BuildContext(ctx, g, pat, opts)
+	var pl *plan.Plan
+	var err error
+	if base != nil && base.Pattern == pat {
+		pl, err = plan.Rebuild(ctx, g, base, opts)
+	} else {
+		pl, err = plan.BuildContext(ctx, g, pat, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +197,7 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	}
 	if !opts.Enumerate && (!leafCountable(pl) || single) {
 		opts.Enumerate = true
-		return plan.BuildContext(ctx, g, pat, opts)
+		return plan.Rebuild(ctx, g, pl, opts)
 	}
 	return pl, nil
 }
@@ -292,6 +299,19 @@ func CountStats(ctx context.Context, p *engine.Problem) (engine.Result, Stats, e
 
 // CountOptions is CountStats with the kernel's features selected by o.
 func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Result, Stats, error) {
+	return countFrom(ctx, p, o, nil)
+}
+
+// CountFrom is Count reusing the filtered candidates of base, a plan another engine built for the
+// same data graph and pattern (with any options): --engine auto decides with the CPU plan and
+// then delegates here. A base for another pattern is ignored.
+func (e Engine) CountFrom(ctx context.Context, p *engine.Problem, base *plan.Plan) (engine.Result, error) {
+	res, _, err := countFrom(ctx, p, e.Options, base)
+	return res, err
+}
+
+// countFrom is CountOptions with an optional base plan (see CountFrom).
+func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) (engine.Result, Stats, error) {
 	var st Stats
 	t0 := time.Now()
 	if p.Data == nil || p.Pattern == nil {
@@ -305,7 +325,7 @@ func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Res
 		devs = devs[:1]
 	}
 	st.Device, st.GPUs = devs[0].String(), len(devs)
-	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o)
+	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
 	if err != nil {
 		return engine.Result{Partial: true}, st, err
 	}
@@ -933,7 +953,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 		}
 		o := e.Options
 		o.NoLeaves = true
-		pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o)
+		pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, nil)
 		if err != nil {
 			yield(nil, err)
 			return
