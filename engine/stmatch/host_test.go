@@ -313,12 +313,9 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		}
 		return n, noPiece
 	}
-	pieces := 0
+	pieces := 0 // the kernel's C_PIECES: pieces moved on to after the one before
 	// stored computes level i's set (or its piece from source position from) into its buffer.
 	stored := func(i int, from uint64) uint64 {
-		if from != 0 {
-			pieces++
-		}
 		pbeg[i] = from
 		sz[i], pnext[i] = levelSet(i, false, from)
 		return sz[i]
@@ -598,6 +595,7 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 				return
 			}
 			t.ps, t.a, t.b = pnext[L-1], t.a%t.K, toPieceEnd
+			pieces++
 		}
 	}
 	// walk runs the explicit stack from level first (stride K and offset kofs there) until it is
@@ -655,6 +653,7 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 			}
 			if pos[i] >= end[i] {
 				if pnext[i] != noPiece {
+					pieces++
 					enter(i, pnext[i], koff(i))
 				} else {
 					i--

@@ -242,8 +242,9 @@ type Stats struct {
 	// end of time slices and taken from the queue.
 	QueueSlots              uint64
 	Donated, Spilled, Taken uint64
-	// Pieces counts the pieces of level sets computed after a level's first (sets longer than
-	// their buffer, Options.PieceCap).
+	// Pieces counts the pieces of level sets that a warp moved on to after finishing the one
+	// before (sets longer than their buffer, Options.PieceCap); pieces recomputed for a task
+	// taken from the queue are not counted.
 	Pieces uint64
 	// QueryKernel is set when the per-query kernel ran (from the first launch, or from
 	// QueryLaunches before the end with KernelTiered); QueryCompile is its NVRTC time (0 when it
@@ -953,6 +954,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 		}
 		o := e.Options
 		o.NoLeaves = true
+		o.V1 = false // listing is the v2 kernel's (the v1 kernel only counts)
 		pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, nil)
 		if err != nil {
 			yield(nil, err)

@@ -433,6 +433,7 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 	if (narrow && !D::window(lv, m, src, srcLen, &begin, &end)) return 0;
 	if (from > begin) begin = from;
 	const u64 cap = pieces ? lv[M_CAP] : NO_PIECE - 32;
+	if (cap < 32) __trap();  // a piece must hold a whole pass (the host keeps M_CAP >= 32)
 	bool checkCand = flags & F_CHECKCAND;
 	const u32* cl = cands + lv[M_CANDOFF];
 	u64 cn = lv[M_CANDLEN];
@@ -817,7 +818,6 @@ extern "C" __global__ void stmatch_count(
 	// stored computes level j's set, or the piece of it that starts at source position from,
 	// into its buffer and returns its size (pnext[j]: where the next piece starts).
 	auto stored = [&](int j, u64 from) -> u64 {
-		if (from != 0 && lane == 0) atomicAdd(&ctl[C_PIECES], 1ULL);
 		pbeg[j] = from;
 		return level_set(meta, j, false, m, mi, sz, buf, eoff, evals, cands, goff, gadj,
 			buf + meta[(u64)j * META_STRIDE + M_BUFOFF], lane, from, &pnext[j], &pieced);
@@ -851,6 +851,7 @@ extern "C" __global__ void stmatch_count(
 			}
 			if (!tk.more || pnext[j] == NO_PIECE) return true;
 			tk.ps = pnext[j]; tk.a %= tk.K; tk.b = TO_PIECE_END;
+			if (lane == 0) atomicAdd(&ctl[C_PIECES], 1ULL);
 		}
 	};
 
@@ -980,14 +981,19 @@ extern "C" __global__ void stmatch_count(
 				}
 			}
 			if (pos[i] >= end[i]) {
-				if (pnext[i] != NO_PIECE) enter(i, pnext[i], i == first ? kofs : 0);
-				else i--;
+				if (pnext[i] != NO_PIECE) {
+					if (lane == 0) atomicAdd(&ctl[C_PIECES], 1ULL);
+					enter(i, pnext[i], i == first ? kofs : 0);
+				} else {
+					i--;
+				}
 				continue;
 			}
 			if (unroll && i + 1 == L - 1) {  // count the last level for the next 32 candidates
 				const u64 step = (i == first) ? K : 1;
 				total = add_checked(total, count_last(meta, i, pos[i], step, end[i], m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lane), &ovf);
 				pos[i] += 32 * step;
+				tick |= 7;  // a batch is 32 steps' work: look at the slice and idle warps after each
 				continue;
 			}
 			const u64* lv = meta + (u64)i * META_STRIDE;
