@@ -29,14 +29,7 @@ func Prepare(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, 
 // PrepareFrom is Prepare taking the filtered candidates from base, a plan of g and q built
 // elsewhere (any options; nil, or a plan of another pattern: filter here).
 func PrepareFrom(ctx context.Context, g *graph.Graph, pc *PCSR, q *pattern.Pattern, o CompileOptions, base *plan.Plan) (*Job, error) {
-	opts := plan.Options{Induced: o.Induced, Unique: o.Unique, Enumerate: true, SpaceLimit: -1}
-	var cpl *plan.Plan
-	var err error
-	if base != nil && base.Pattern == q {
-		cpl, err = plan.Rebuild(ctx, g, base, opts)
-	} else {
-		cpl, err = plan.BuildContext(ctx, g, q, opts)
-	}
+	cpl, err := plan.BuildFrom(ctx, g, q, base, plan.Options{Induced: o.Induced, Unique: o.Unique, Enumerate: true, SpaceLimit: -1})
 	if err != nil {
 		return nil, err
 	}

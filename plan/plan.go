@@ -165,6 +165,15 @@ func Rebuild(ctx context.Context, g *graph.Graph, base *Plan, opts Options) (*Pl
 	return pl.finish(ctx, g, opts, base.Space)
 }
 
+// BuildFrom is Rebuild from base when base is a plan of p (on g, with the same RefineRounds),
+// else BuildContext: engines handed a plan by another engine (--engine auto) start from it.
+func BuildFrom(ctx context.Context, g *graph.Graph, p *pattern.Pattern, base *Plan, opts Options) (*Plan, error) {
+	if base != nil && base.Pattern == p {
+		return Rebuild(ctx, g, base, opts)
+	}
+	return BuildContext(ctx, g, p, opts)
+}
+
 // finish completes a plan whose candidates are set: matching order, symmetry, leaf groups,
 // levels and the candidate space (taking the indexes it needs from known where they are there).
 func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known map[[2]int]*EdgeIndex) (*Plan, error) {

@@ -178,13 +178,7 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	if o.NoSpace {
 		opts.SpaceLimit = -1
 	}
-	var pl *plan.Plan
-	var err error
-	if base != nil && base.Pattern == pat {
-		pl, err = plan.Rebuild(ctx, g, base, opts)
-	} else {
-		pl, err = plan.BuildContext(ctx, g, pat, opts)
-	}
+	pl, err := plan.BuildFrom(ctx, g, pat, base, opts)
 	if err != nil {
 		return nil, err
 	}
