@@ -351,6 +351,29 @@ func TestGPUPieces(t *testing.T) {
 	}
 }
 
+// TestGPUIsolatedLeaves counts patterns with isolated vertices with Options.IsolatedLeaves (the
+// isolated vertices counted from their candidate lists, alone and in collision classes with
+// leaves) and without (enumerated), against the CPU engine.
+func TestGPUIsolatedLeaves(t *testing.T) {
+	needGPU(t)
+	wv := sharedtest.WikiVote(t)
+	pats := []string{"(a)-(b)-(c)-(a), (d)", "(a)-(b)-(c)-(a), (d), (e)", "(a)-(b), (a)-(c), (d), (e)", "(a)-(b)-(c)-(d)-(a), (e)"}
+	for _, q := range pats {
+		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
+			for _, iso := range []bool{false, true} {
+				compareWith(t, fmt.Sprintf("isolated %v wiki-Vote %s", iso, q), wv, mustParse(q), sem, -1, nil, Options{IsolatedLeaves: iso})
+			}
+		}
+	}
+	for seed := uint64(1); seed <= 12; seed++ {
+		g := gen.RandomGraphM(seed, 300, 1500, int(seed%3), 1)
+		p := mustParse([]string{"(a:0)-(b)-(c:1), (d:1)", "(a)-(b)-(c)-(a), (d:2), (e)", "(a:1)-(b:1), (c), (d:0)"}[seed%3])
+		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
+			compareWith(t, fmt.Sprintf("isolated random %d %s", seed, p), g, p, sem, -1, nil, Options{IsolatedLeaves: true})
+		}
+	}
+}
+
 // TestGPUCancel: a count cancelled after its first time slice (from the progress callback, which
 // runs between launches) returns at once with Partial set and the matches of that slice, fewer
 // than the full count; a deadline during the count does the same.

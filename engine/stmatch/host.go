@@ -353,16 +353,16 @@ const (
 	maxClassStates = 64
 )
 
-// leafCountable reports whether the v2 kernel counts the plan's postponed leaf groups: every
-// group has parents (no isolated vertices), and a class of several groups has at most
-// maxClassGroups groups, maxClassLists parent lists and maxClassStates states of its
-// distribution (the product of its groups' sizes plus one).
+// leafCountable reports whether the v2 kernel counts the plan's postponed leaf groups: a class
+// of several groups has at most maxClassGroups groups, maxClassLists lists (its groups' parent
+// lists, and the candidate list of an isolated group, which has no parents) and maxClassStates
+// states of its distribution (the product of its groups' sizes plus one).
 func leafCountable(pl *plan.Plan) bool {
 	if len(pl.Levels)+len(pl.Groups) > maxLevels {
 		return false
 	}
 	for _, g := range pl.Groups {
-		if len(g.Parents) == 0 || len(g.Vertices) > 0xff {
+		if len(g.Vertices) > 0xff {
 			return false
 		}
 	}
@@ -372,7 +372,7 @@ func leafCountable(pl *plan.Plan) bool {
 		}
 		lists, states := 0, 1
 		for _, gi := range c.Groups {
-			lists += len(pl.Groups[gi].Parents)
+			lists += max(1, len(pl.Groups[gi].Parents))
 			states *= len(pl.Groups[gi].Vertices) + 1
 		}
 		if len(c.Groups) > maxClassGroups || lists > maxClassLists || states > maxClassStates {

@@ -111,6 +111,10 @@ type Options struct {
 	// plan (codegen.go); the zero value is KernelTiered. Both kernels are checked against the CPU
 	// engine.
 	Kernel KernelChoice
+	// IsolatedLeaves counts isolated pattern vertices (leaf groups without parents) from their
+	// candidate lists on the device, as the CPU engine does, instead of enumerating them as
+	// levels (the Enumerate plan). Off until the device check has run it (emulated in CI).
+	IsolatedLeaves bool
 	// NoUnroll counts the last level for one candidate of the level above at a time, not for 32
 	// at once (unrolling fills the lanes when the sets are short).
 	NoUnroll bool
@@ -182,18 +186,28 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	if err != nil {
 		return nil, err
 	}
-	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1
+	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
 	if pl.Space == nil && !pl.Empty {
 		// No candidate space (too large): the kernel runs on the graph's adjacency lists,
 		// which leaf counting cannot use. Do not try to build the space a second time.
 		opts.SpaceLimit = -1
 		single = true
 	}
-	if !opts.Enumerate && (!leafCountable(pl) || single) {
+	if !opts.Enumerate && (!leafCountable(pl) || single || (isolatedGroups(pl) && !o.IsolatedLeaves)) {
 		opts.Enumerate = true
 		return plan.Rebuild(ctx, g, pl, opts)
 	}
 	return pl, nil
+}
+
+// isolatedGroups reports whether some leaf group of pl has no parents (isolated pattern vertices).
+func isolatedGroups(pl *plan.Plan) bool {
+	for _, g := range pl.Groups {
+		if len(g.Parents) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Engine is the stmatch engine; the zero value is ready to use.

@@ -235,7 +235,7 @@ __device__ u64 binomial(u64 n, u32 k, bool* ovf) {
 // regions by Möbius inversion, and a dynamic programme over the regions that distributes the
 // groups' vertices (state: each group's vertices still unplaced, in mixed radix).
 __device__ u64 class_count(const u64* __restrict__ meta, int L, int g0, int n, const u32* m, const u32* mi,
-	const u64* __restrict__ eoff, const u32* __restrict__ evals, int lane, bool* ovf)
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, int lane, bool* ovf)
 {
 	const u32* lp[MAX_CLASS_LISTS];
 	u64 ll[MAX_CLASS_LISTS];
@@ -253,6 +253,10 @@ __device__ u64 class_count(const u64* __restrict__ meta, int L, int g0, int n, c
 			u64 base = gv[M_EBASE + j] + mi[j];
 			u64 s = eoff[base], e = eoff[base + 1];
 			lp[nl] = evals + s; ll[nl] = e - s; owner[nl] = b;
+			nl++;
+		}
+		if (!gv[M_BACK]) {  // an isolated group: its set is its candidate list
+			lp[nl] = cands + gv[M_CANDOFF]; ll[nl] = gv[M_CANDLEN]; owner[nl] = b;
 			nl++;
 		}
 	}
@@ -330,21 +334,22 @@ __device__ u64 class_count(const u64* __restrict__ meta, int L, int g0, int n, c
 }
 
 // leaf_product counts the injective assignments of the postponed leaf groups for the complete
-// assignment m (plans whose groups all have parents): the product over collision classes of the
-// class's count. A class of one group counts (|S| - used)_k, or C(|S| - used, k) for an ordered
-// group, where S is the intersection of the parents' candidate-space lists and used the number
-// of mapped vertices in S; a class of several groups is counted by class_count. Group g's record
-// is meta level L + g: M_BACK its parents, M_EBASE their lists, M_FLAGS its size and order, and
-// on a class's first group the number of groups in the class (the class's groups follow it).
+// assignment m: the product over collision classes of the class's count. A class of one group
+// counts (|S| - used)_k, or C(|S| - used, k) for an ordered group, where S is the intersection of
+// the parents' candidate-space lists (for an isolated group, which has no parents, its candidate
+// list) and used the number of mapped vertices in S; a class of several groups is counted by
+// class_count. Group g's record is meta level L + g: M_BACK its parents, M_EBASE their lists,
+// M_CANDOFF/M_CANDLEN its candidates, M_FLAGS its size and order, and on a class's first group
+// the number of groups in the class (the class's groups follow it).
 __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
-	const u64* __restrict__ eoff, const u32* __restrict__ evals, int lane, bool* ovf)
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, int lane, bool* ovf)
 {
 	u64 prod = 1;
 	for (int g = 0; g < G; g++) {
 		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
 		int cn = F_CLASSN((u32)gv[M_FLAGS]);
 		if (cn > 1) {
-			u64 c = class_count(meta, L, g, cn, m, mi, eoff, evals, lane, ovf);
+			u64 c = class_count(meta, L, g, cn, m, mi, eoff, evals, cands, lane, ovf);
 			if (c == 0) return 0;
 			prod = mul_checked(prod, c, ovf);
 			g += cn - 1;
@@ -360,6 +365,10 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 			lp[nl] = evals + s; ll[nl] = e - s;
 			if (ll[nl] < ll[best]) best = nl;
 			nl++;
+		}
+		if (nl == 0) {  // an isolated group: its set is its candidate list
+			lp[0] = cands + gv[M_CANDOFF]; ll[0] = gv[M_CANDLEN];
+			nl = 1;
 		}
 		if (ll[best] == 0) return 0;
 		{
@@ -899,7 +908,7 @@ extern "C" __global__ void stmatch_count(
 			m[0] = roots[r];
 			mi[0] = r;
 			if (L == 1) {
-				total = add_checked(total, G ? leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf) : 1, &ovf);
+				total = add_checked(total, G ? leaf_product(meta, L, G, m, mi, eoff, evals, cands, lane, &ovf) : 1, &ovf);
 				continue;
 			}
 			if (L == 2 && G == 0) {  // the host gives K = 1 here
@@ -1003,7 +1012,7 @@ extern "C" __global__ void stmatch_count(
 			m[i] = c;
 			if (lv[M_NEEDIDX]) mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
 			if (i == L - 1) {  // only with leaf groups: the last level is iterated
-				total = add_checked(total, leaf_product(meta, L, G, m, mi, eoff, evals, lane, &ovf), &ovf);
+				total = add_checked(total, leaf_product(meta, L, G, m, mi, eoff, evals, cands, lane, &ovf), &ovf);
 			} else if (G == 0 && i + 1 == L - 1) {
 				if (list) {
 					if (!list_last(Task{L - 1, 1, 0, TO_PIECE_END, 0, 1})) tick = 7;  // the next step spills the rest of the stack
