@@ -354,10 +354,10 @@ const (
 )
 
 // leafCountable reports whether the v2 kernel counts the plan's postponed leaf groups: the plan
-// keeps a level (the root) and a class
-// of several groups has at most maxClassGroups groups, maxClassLists lists (its groups' parent
-// lists, and the candidate list of an isolated group, which has no parents) and maxClassStates
-// states of its distribution (the product of its groups' sizes plus one).
+// keeps a level (the root), and a class of several groups has at most maxClassGroups groups,
+// maxClassLists lists (its groups' parent lists, and the candidate list of an isolated group,
+// which has no parents) and maxClassStates states of its distribution (the product of its
+// groups' sizes plus one).
 func leafCountable(pl *plan.Plan) bool {
 	if len(pl.Levels) == 0 || len(pl.Levels)+len(pl.Groups) > maxLevels { // the kernel needs a root level
 		return false
