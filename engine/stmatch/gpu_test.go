@@ -175,6 +175,8 @@ func TestGPURandom(t *testing.T) {
 			o.Kernel = KernelQuery
 		case 2: // on the graph's adjacency lists, as for graphs too large for a candidate space
 			o.NoSpace = true
+		case 3: // the features that are off by default until this check has run them
+			o.UnrollLeaves, o.IsolatedLeaves = true, true
 		}
 		for _, sem := range semantics {
 			compareWith(t, fmt.Sprintf("random seed %d %s", seed, sem), g, p, sem, -1, nil, o)
@@ -244,6 +246,7 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-nospace", Options{NoSpace: true}},
 		{"v2-pieces", Options{PieceCap: minPieceCap}},
 		{"v2-nounroll", Options{NoUnroll: true}},
+		{"v2-unroll-leaves", Options{UnrollLeaves: true}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -361,7 +364,7 @@ func TestGPUIsolatedLeaves(t *testing.T) {
 	for _, q := range pats {
 		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
 			for _, iso := range []bool{false, true} {
-				compareWith(t, fmt.Sprintf("isolated %v wiki-Vote %s", iso, q), wv, mustParse(q), sem, -1, nil, Options{IsolatedLeaves: iso})
+				compareWith(t, fmt.Sprintf("isolated %v wiki-Vote %s", iso, q), wv, mustParse(q), sem, -1, nil, Options{IsolatedLeaves: iso, UnrollLeaves: iso})
 			}
 		}
 	}

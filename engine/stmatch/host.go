@@ -383,6 +383,17 @@ func leafCountable(pl *plan.Plan) bool {
 	return true
 }
 
+// singleGroupClasses reports whether every collision class of the plan's leaf groups is a single
+// group (the kernel's leaf_product_lane counts only those).
+func (fp *flatPlan) singleGroupClasses() bool {
+	for g := 0; g < fp.G; g++ {
+		if fp.Meta[(fp.L+g)*metaStride+mFlags]>>fClassN&7 > 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // addGroups appends a record per leaf group to Meta: its parents' levels and lists, size, order.
 func (fp *flatPlan) addGroups(pl *plan.Plan) error {
 	if len(pl.Groups) == 0 {

@@ -1162,11 +1162,15 @@ func TestEmulatedLeaves(t *testing.T) {
 						}
 						if k == 1 && fp.G > 0 {
 							leafPlans++
+							multi := false
 							for _, c := range pl.Classes {
-								if len(c.Groups) > 1 {
-									multiClass++
-									break
-								}
+								multi = multi || len(c.Groups) > 1
+							}
+							if multi {
+								multiClass++
+							}
+							if fp.singleGroupClasses() == multi {
+								t.Errorf("graph %d %s: singleGroupClasses %v with classes %v", gi, p, fp.singleGroupClasses(), pl.Classes)
 							}
 						} else if k == 0 && fp.G == 0 && !sem.Induced && len(plan.Build(g, p, plan.Options{Unique: sem.Unique}).Groups) > 0 {
 							fallbacks++ // the engine's choice enumerates (one closing vertex, isolated vertices)
@@ -1441,7 +1445,7 @@ func TestKernelConstants(t *testing.T) {
 		"F_PIECES": fPieces, "C_LINE": ctlLine, "C_NEXT": cNext, "C_OVERFLOW": cOverflow, "C_WORK": cWork,
 		"C_IDLE": cIdle, "C_HEAD": cHead, "C_TAIL": cTail, "C_QSIZE": cQSize, "C_DONATED": cDonated,
 		"C_SPILLED": cSpilled, "C_TAKEN": cTaken, "C_OUT": cOut, "C_STOP": cStop, "C_PIECES": cPieces,
-		"C_WORDS": ctlWords, "OPT_STEAL": optSteal, "OPT_LIST": optList, "OPT_UNROLL": optUnroll,
+		"C_WORDS": ctlWords, "OPT_STEAL": optSteal, "OPT_LIST": optList, "OPT_UNROLL": optUnroll, "OPT_UNROLL_LEAVES": optUnrollLeaves,
 		"MAX_CLASS": maxClassGroups, "MAX_CLASS_LISTS": maxClassLists, "MAX_CLASS_STATES": maxClassStates,
 	}
 	v2 := read(kernelSource)

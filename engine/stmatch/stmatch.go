@@ -111,6 +111,10 @@ type Options struct {
 	// plan (codegen.go); the zero value is KernelTiered. Both kernels are checked against the CPU
 	// engine.
 	Kernel KernelChoice
+	// UnrollLeaves computes the leaf products of 32 last-level candidates at once, one a lane
+	// when their lists are short (plans whose collision classes are single groups). Off until the
+	// device check has run it.
+	UnrollLeaves bool
 	// IsolatedLeaves counts isolated pattern vertices (leaf groups without parents) from their
 	// candidate lists on the device, as the CPU engine does, instead of enumerating them as
 	// levels (the Enumerate plan). Off until the device check has run it (emulated in CI).
@@ -727,11 +731,13 @@ const (
 )
 
 const (
-	taskWords  = 6 + 2*maxLevels
-	optSteal   = 1
-	optList    = 2
-	optUnroll  = 4
-	sliceFloor = time.Millisecond
+	taskWords = 6 + 2*maxLevels
+	optSteal  = 1
+	optList   = 2
+	optUnroll = 4
+	// optUnrollLeaves: Options.UnrollLeaves, for plans whose leaf classes are single groups.
+	optUnrollLeaves = 8
+	sliceFloor      = time.Millisecond
 	// defaultDonateAfter: see Options.DonateAfter.
 	defaultDonateAfter = 500 * time.Microsecond
 )
@@ -827,6 +833,9 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	}
 	if !o.NoUnroll {
 		opts |= optUnroll
+	}
+	if o.UnrollLeaves && fp.singleGroupClasses() {
+		opts |= optUnrollLeaves
 	}
 	var out gpu.DevicePtr
 	var outCap uint64

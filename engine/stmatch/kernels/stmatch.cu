@@ -623,6 +623,109 @@ __device__ COUNT_LAST_INLINE u64 count_last(const u64* __restrict__ meta, int i,
 #endif
 }
 
+// leaf_product_lane is leaf_product computed by one lane alone (sequential intersections), for
+// plans whose collision classes are single groups: leaf_batch runs it on 32 candidates at once.
+__device__ u64 leaf_product_lane(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, bool* ovf)
+{
+	u64 prod = 1;
+	for (int g = 0; g < G; g++) {
+		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
+		const u32* lp[MAXL];
+		u64 ll[MAXL];
+		int nl = 0, best = 0;
+		for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
+			int j = __ffs(b) - 1;
+			u64 base = gv[M_EBASE + j] + mi[j];
+			u64 s = eoff[base], e = eoff[base + 1];
+			lp[nl] = evals + s; ll[nl] = e - s;
+			if (ll[nl] < ll[best]) best = nl;
+			nl++;
+		}
+		if (nl == 0) { lp[0] = cands + gv[M_CANDOFF]; ll[0] = gv[M_CANDLEN]; nl = 1; }
+		u64 size = ll[best];
+		if (nl > 1) {
+			size = 0;
+			for (u64 x = 0; x < ll[best]; x++) {
+				bool ok = true;
+				for (int k = 0; ok && k < nl; k++)
+					if (k != best) ok = contains(lp[k], ll[k], lp[best][x]);
+				size += ok;
+			}
+		}
+		u64 used = 0;
+		for (int j = 0; j < L; j++) {
+			bool in = true;
+			for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], m[j]);
+			used += in;
+		}
+		u32 f = (u32)gv[M_FLAGS];
+		u64 n = size - used;
+		u64 c = (f & F_ORDERED) ? binomial(n, F_GROUPK(f), ovf) : falling(n, F_GROUPK(f), ovf);
+		if (c == 0) return 0;
+		prod = mul_checked(prod, c, ovf);
+	}
+	return prod;
+}
+
+// LANE_WORK_MAX bounds the entries of one lane's smallest leaf lists (summed over the groups) for
+// which leaf_batch lets every lane count its own candidate; above it the warp counts them one
+// at a time, each with all lanes (leaf_product).
+#define LANE_WORK_MAX 256
+
+// leaf_batch (unrolling with leaf groups) adds the leaf products of up to 32 complete
+// assignments: level i = L - 1 takes the candidates at positions p, p + step, ... < e of its
+// buffer, one a lane. When every lane's lists are short each lane computes its own product
+// (leaf_product_lane), else the warp computes them in turn. The sum and the overflow flag are
+// the warp's (uniform); m[i] and mi[i] are left lane-divergent, as count_last leaves them.
+__device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64 p, u64 step, u64 e,
+	u32* m, u32* mi, const u32* buf,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, int lane, bool* ovf)
+{
+	const u64* lv = meta + (u64)i * META_STRIDE;
+	u64 idx = p + (u64)lane * step;
+	bool have = idx < e;
+	u32 c = have ? buf[lv[M_BUFOFF] + idx] : 0;
+	u32 ci = 0;
+	u64 work = 0;
+	if (have) {
+		m[i] = c;
+		if (lv[M_NEEDIDX]) ci = mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
+		for (int g = 0; g < G; g++) {
+			const u64* gv = meta + (u64)(L + g) * META_STRIDE;
+			u64 shortest = gv[M_CANDLEN];
+			for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
+				int j = __ffs(b) - 1;
+				u64 base = gv[M_EBASE + j] + mi[j];
+				u64 len = eoff[base + 1] - eoff[base];
+				if (len < shortest) shortest = len;
+			}
+			work += shortest;
+		}
+	}
+	u64 most = work;
+	for (int d = 16; d > 0; d >>= 1) {
+		u64 v = __shfl_xor_sync(FULL, most, d);
+		if (v > most) most = v;
+	}
+	bool lovf = false;
+	u64 sum = 0;
+	if (most <= LANE_WORK_MAX) {
+		sum = have ? leaf_product_lane(meta, L, G, m, mi, eoff, evals, cands, &lovf) : 0;
+		for (int d = 16; d > 0; d >>= 1) sum = add_checked(sum, __shfl_down_sync(FULL, sum, d), &lovf);
+		sum = __shfl_sync(FULL, sum, 0);
+	} else {
+		for (int u = 0; u < 32; u++) {
+			if (!__shfl_sync(FULL, (int)have, u)) continue;
+			m[i] = __shfl_sync(FULL, c, u);
+			mi[i] = __shfl_sync(FULL, ci, u);
+			sum = add_checked(sum, leaf_product(meta, L, G, m, mi, eoff, evals, cands, lane, &lovf), &lovf);
+		}
+	}
+	if (__any_sync(FULL, lovf)) *ovf = true;
+	return sum;
+}
+
 // ---- Work queue ------------------------------------------------------------------------------
 //
 // Tasks are parts of a subtree: the prefix m[0..f-1] (and the candidate indexes mi[0..f-1]) and the
@@ -672,6 +775,7 @@ __device__ COUNT_LAST_INLINE u64 count_last(const u64* __restrict__ meta, int i,
 #define OPT_STEAL 1u
 #define OPT_LIST 2u  // listing: the last level's candidates are written out as rows, not counted
 #define OPT_UNROLL 4u  // the last level is counted for 32 candidates of the level above at once
+#define OPT_UNROLL_LEAVES 8u  // leaf products of 32 last-level candidates at once (single-group classes)
 
 struct Task {
 	int f;        // level
@@ -813,6 +917,7 @@ extern "C" __global__ void stmatch_count(
 	const bool steal = opts & OPT_STEAL;
 	const bool list = opts & OPT_LIST;
 	const bool unroll = (opts & OPT_UNROLL) && !list && G == 0;
+	const bool unrollLeaves = (opts & OPT_UNROLL_LEAVES) && !list && G > 0;
 	unsigned int lost = 0;
 
 	u64 start = 0;
@@ -1003,6 +1108,13 @@ extern "C" __global__ void stmatch_count(
 				total = add_checked(total, count_last(meta, i, pos[i], step, end[i], m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lane), &ovf);
 				pos[i] += 32 * step;
 				tick |= 7;  // a batch is 32 steps' work: look at the slice and idle warps after each
+				continue;
+			}
+			if (unrollLeaves && i == L - 1) {  // the leaf products of the next 32 candidates
+				const u64 step = (i == first) ? K : 1;
+				total = add_checked(total, leaf_batch(meta, L, G, i, pos[i], step, end[i], m, mi, buf, eoff, evals, cands, lane, &ovf), &ovf);
+				pos[i] += 32 * step;
+				tick |= 7;
 				continue;
 			}
 			const u64* lv = meta + (u64)i * META_STRIDE;
