@@ -103,7 +103,7 @@ run() {
 		[ -n "${STMATCH_FIGURES:-}" ] && figures="$out/stmatch-figures.tsv" && rm -f "$figures"
 		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" \
 			SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" SUBMATCH_STMATCH_FIGURES="$figures" \
-			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-6m}" -test.run "${STMATCH_RUN:-.}" 2>&1 | tee "$out/stmatch-test.log"
+			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-8m}" -test.run "${STMATCH_RUN:-.}" 2>&1 | tee "$out/stmatch-test.log"
 		src=${PIPESTATUS[0]}
 		[ "$src" -eq 0 ] || status=1
 	fi
