@@ -6,12 +6,14 @@
 # counts every query (embeddings) with each engine under a time limit. Prints one row per count
 # (count, whole process seconds, count call, plan and kernel ms) and a summary table last.
 #   SCALES="22 24" bash scripts/rmat-labelled.sh         (device tool: carry ["bin"])
-# Knobs: LABELS (16), SIZES (6,8,12), COUNT queries per size and density (2), LIMIT per count
+# Knobs: LABELS (256), SIZES (6,8,12), COUNT queries per size and density (2), LIMIT per count
 # (30s), HARD_LIMIT seconds per process (300), ENGINES ("cpu2 cpu16 geneva geneva-sv stmatch"; cpuN
 # is the CPU engine with N threads). Budget the device call: every count may take HARD_LIMIT, so
 # 2 x |SIZES| x COUNT x |ENGINES| x HARD_LIMIT plus generation must fit its time limit.
 # With 16 labels, R-MAT scale 22 random-walk queries of 6 vertices have about 1e14 embeddings
-# (2026-11-23): only stmatch finishes them; more labels make the comparison with GENEVA possible.
+# (2026-11-23): only stmatch finishes them. With 256 labels the scale-22 counts measured on the
+# CPU were 7e5-3e8 (6 and 8 vertices) and 2e9-6e10 (dense 12), sparse 12-vertex ones at least
+# 5e11 (docs/benchmarks.md); 512 labels keep every count below 2e9.
 set -u -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sm=bin/submatch
@@ -21,9 +23,9 @@ res="${OUT:-$tmp}/rmat-labelled.txt" # under $OUT on the device, so that a run c
 source scripts/count-row.sh
 count_header "$res"
 for s in ${SCALES:-22}; do
-	g="$tmp/rmat$s-l${LABELS:-16}.smg"
+	g="$tmp/rmat$s-l${LABELS:-256}.smg"
 	t0=$(date +%s.%N)
-	$sm gen rmat --scale "$s" --edge-factor 16 --seed 1 --vertex-labels "${LABELS:-16}" -o "$g" >/dev/null || { echo "gen scale $s failed"; continue; }
+	$sm gen rmat --scale "$s" --edge-factor 16 --seed 1 --vertex-labels "${LABELS:-256}" -o "$g" >/dev/null || { echo "gen scale $s failed"; continue; }
 	echo "scale $s generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
 	qd="$tmp/rmat$s-queries"
 	rm -rf "$qd"
