@@ -333,6 +333,39 @@ __device__ u64 class_count(const u64* __restrict__ meta, int L, int g0, int n, c
 	return dp[0];
 }
 
+// group_lists writes the lists of leaf group record gv for the assignment's candidate indexes mi
+// to lp/ll, the shortest first, and returns how many there are: its parents' candidate-space
+// lists, or for an isolated group (no parents) its candidate list.
+__device__ __forceinline__ int group_lists(const u64* gv, const u32* mi, const u64* __restrict__ eoff,
+	const u32* __restrict__ evals, const u32* __restrict__ cands, const u32** lp, u64* ll)
+{
+	int nl = 0, best = 0;
+	for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
+		int j = __ffs(b) - 1;
+		u64 base = gv[M_EBASE + j] + mi[j];
+		u64 s = eoff[base], e = eoff[base + 1];
+		lp[nl] = evals + s; ll[nl] = e - s;
+		if (ll[nl] < ll[best]) best = nl;
+		nl++;
+	}
+	if (nl == 0) {
+		lp[0] = cands + gv[M_CANDOFF]; ll[0] = gv[M_CANDLEN];
+		return 1;
+	}
+	const u32* tp = lp[best]; u64 tl = ll[best];
+	lp[best] = lp[0]; ll[best] = ll[0];
+	lp[0] = tp; ll[0] = tl;
+	return nl;
+}
+
+// group_count is the count of a leaf group (record gv) of one collision class with size
+// candidates of which used are mapped: (size - used)_k, or C(size - used, k) when symmetry
+// orders the group.
+__device__ __forceinline__ u64 group_count(const u64* gv, u64 size, u64 used, bool* ovf) {
+	u32 f = (u32)gv[M_FLAGS];
+	return (f & F_ORDERED) ? binomial(size - used, F_GROUPK(f), ovf) : falling(size - used, F_GROUPK(f), ovf);
+}
+
 // leaf_product counts the injective assignments of the postponed leaf groups for the complete
 // assignment m: the product over collision classes of the class's count. A class of one group
 // counts (|S| - used)_k, or C(|S| - used, k) for an ordered group, where S is the intersection of
@@ -357,25 +390,8 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 		}
 		const u32* lp[MAXL];
 		u64 ll[MAXL];
-		int nl = 0, best = 0;
-		for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
-			int j = __ffs(b) - 1;
-			u64 base = gv[M_EBASE + j] + mi[j];
-			u64 s = eoff[base], e = eoff[base + 1];
-			lp[nl] = evals + s; ll[nl] = e - s;
-			if (ll[nl] < ll[best]) best = nl;
-			nl++;
-		}
-		if (nl == 0) {  // an isolated group: its set is its candidate list
-			lp[0] = cands + gv[M_CANDOFF]; ll[0] = gv[M_CANDLEN];
-			nl = 1;
-		}
-		if (ll[best] == 0) return 0;
-		{
-			const u32* tp = lp[best]; u64 tl = ll[best];
-			lp[best] = lp[0]; ll[best] = ll[0];
-			lp[0] = tp; ll[0] = tl;
-		}
+		int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
+		if (ll[0] == 0) return 0;
 		u64 size = ll[0];
 		if (nl > 1) {
 			size = 0;
@@ -391,9 +407,7 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 		u32 x = in ? m[lane] : 0;
 		for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], x);
 		u64 used = __popc(__ballot_sync(FULL, in));
-		u32 f = (u32)gv[M_FLAGS];
-		u64 n = size - used;
-		u64 c = (f & F_ORDERED) ? binomial(n, F_GROUPK(f), ovf) : falling(n, F_GROUPK(f), ovf);
+		u64 c = group_count(gv, size, used, ovf);
 		if (c == 0) return 0;
 		prod = mul_checked(prod, c, ovf);
 	}
@@ -633,23 +647,13 @@ __device__ u64 leaf_product_lane(const u64* __restrict__ meta, int L, int G, con
 		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
 		const u32* lp[MAXL];
 		u64 ll[MAXL];
-		int nl = 0, best = 0;
-		for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
-			int j = __ffs(b) - 1;
-			u64 base = gv[M_EBASE + j] + mi[j];
-			u64 s = eoff[base], e = eoff[base + 1];
-			lp[nl] = evals + s; ll[nl] = e - s;
-			if (ll[nl] < ll[best]) best = nl;
-			nl++;
-		}
-		if (nl == 0) { lp[0] = cands + gv[M_CANDOFF]; ll[0] = gv[M_CANDLEN]; nl = 1; }
-		u64 size = ll[best];
+		int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
+		u64 size = ll[0];
 		if (nl > 1) {
 			size = 0;
-			for (u64 x = 0; x < ll[best]; x++) {
+			for (u64 x = 0; x < ll[0]; x++) {
 				bool ok = true;
-				for (int k = 0; ok && k < nl; k++)
-					if (k != best) ok = contains(lp[k], ll[k], lp[best][x]);
+				for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], lp[0][x]);
 				size += ok;
 			}
 		}
@@ -659,9 +663,7 @@ __device__ u64 leaf_product_lane(const u64* __restrict__ meta, int L, int G, con
 			for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], m[j]);
 			used += in;
 		}
-		u32 f = (u32)gv[M_FLAGS];
-		u64 n = size - used;
-		u64 c = (f & F_ORDERED) ? binomial(n, F_GROUPK(f), ovf) : falling(n, F_GROUPK(f), ovf);
+		u64 c = group_count(gv, size, used, ovf);
 		if (c == 0) return 0;
 		prod = mul_checked(prod, c, ovf);
 	}
@@ -692,15 +694,10 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 		m[i] = c;
 		if (lv[M_NEEDIDX]) ci = mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
 		for (int g = 0; g < G; g++) {
-			const u64* gv = meta + (u64)(L + g) * META_STRIDE;
-			u64 shortest = gv[M_CANDLEN];
-			for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
-				int j = __ffs(b) - 1;
-				u64 base = gv[M_EBASE + j] + mi[j];
-				u64 len = eoff[base + 1] - eoff[base];
-				if (len < shortest) shortest = len;
-			}
-			work += shortest;
+			const u32* lp[MAXL];
+			u64 ll[MAXL];
+			group_lists(meta + (u64)(L + g) * META_STRIDE, mi, eoff, evals, cands, lp, ll);
+			work += ll[0];
 		}
 	}
 	u64 most = work;
