@@ -693,11 +693,10 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 	if (have) {
 		m[i] = c;
 		if (lv[M_NEEDIDX]) ci = mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
-		for (int g = 0; g < G; g++) {
+		for (int g = 0; g < G; g++) {  // the entries a lane scans: a group with one list is not scanned
 			const u32* lp[MAXL];
 			u64 ll[MAXL];
-			group_lists(meta + (u64)(L + g) * META_STRIDE, mi, eoff, evals, cands, lp, ll);
-			work += ll[0];
+			if (group_lists(meta + (u64)(L + g) * META_STRIDE, mi, eoff, evals, cands, lp, ll) > 1) work += ll[0];
 		}
 	}
 	u64 most = work;
@@ -709,8 +708,8 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 	u64 sum = 0;
 	if (most <= LANE_WORK_MAX) {
 		sum = have ? leaf_product_lane(meta, L, G, m, mi, eoff, evals, cands, &lovf) : 0;
-		for (int d = 16; d > 0; d >>= 1) sum = add_checked(sum, __shfl_down_sync(FULL, sum, d), &lovf);
-		sum = __shfl_sync(FULL, sum, 0);
+		// A butterfly: every partial sum is over distinct lanes, so an overflow is the total's.
+		for (int d = 16; d > 0; d >>= 1) sum = add_checked(sum, __shfl_xor_sync(FULL, sum, d), &lovf);
 	} else {
 		for (int u = 0; u < 32; u++) {
 			if (!__shfl_sync(FULL, (int)have, u)) continue;
