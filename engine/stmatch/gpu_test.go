@@ -513,6 +513,48 @@ func TestGPULeafOverflow(t *testing.T) {
 	compare(t, "40-clique 21-star unique", g, p, engine.Semantics{Unique: true}, -1)
 }
 
+// TestGPULeafNearOverflow: without symmetry breaking (NoMultiply) one root's leaf product is
+// falling(200, 8), about 2^61, and the 31 others' are small: the total, 2.2e18, fits in 64 bits
+// and must be counted exactly, not reported as an overflow. (The plan roots at a, so this checks
+// leaf_product's arithmetic; leaf_batch's butterfly sum is reviewed, not reached here.)
+func TestGPULeafNearOverflow(t *testing.T) {
+	needGPU(t)
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	next := int64(33)
+	leaf := func(a int64) {
+		if err := b.SetVertexLabel(next, 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.AddEdge(a, next, 0); err != nil {
+			t.Fatal(err)
+		}
+		next++
+	}
+	if err := b.SetVertexLabel(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for a := int64(1); a <= 32; a++ {
+		if err := b.AddEdge(0, a, 0); err != nil {
+			t.Fatal(err)
+		}
+		n := 8
+		if a == 32 {
+			n = 200
+		}
+		for k := 0; k < n; k++ {
+			leaf(a)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustParse("(x:1)-(a:0), (a)-(l1:2), (a)-(l2:2), (a)-(l3:2), (a)-(l4:2), (a)-(l5:2), (a)-(l6:2), (a)-(l7:2), (a)-(l8:2)")
+	for _, o := range []Options{{NoMultiply: true}, {NoMultiply: true, UnrollLeaves: true}, {}} {
+		compareWith(t, fmt.Sprintf("leaf product near overflow, no multiply %v, unroll leaves %v", o.NoMultiply, o.UnrollLeaves), g, p, engine.Semantics{}, -1, nil, o)
+	}
+}
+
 // TestGPUZTinyBudget runs last (it lowers the device's budget for the rest of the process): a
 // budget that leaves room for two blocks' buffers, then one that leaves none.
 func TestGPUZTinyBudget(t *testing.T) {
