@@ -414,6 +414,27 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 	return prod;
 }
 
+// level_sources writes the sources of the level described by D and lv to lp/ll (its candidate
+// list when it has none) and returns how many there are; *best is the shortest (the first of
+// equal ones). level_set_t and count_last_t both take their stride source from it.
+template <class D>
+__device__ __forceinline__ int level_sources(const u64* __restrict__ meta, const u64* lv, const u32* m, const u32* mi,
+	const u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,
+	const u32* __restrict__ cands, const u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced,
+	const u32** lp, u64* ll, int* best)
+{
+	int nl = D::sources(meta, lv, m, mi, sz, buf, eoff, evals, goff, gadj, pieced, lp, ll);
+	if (nl == 0) {
+		lp[0] = cands + lv[M_CANDOFF];
+		ll[0] = lv[M_CANDLEN];
+		nl = 1;
+	}
+	*best = 0;
+	for (int k = 1; k < nl; k++)
+		if (ll[k] < ll[*best]) *best = k;
+	return nl;
+}
+
 // level_set_t computes the candidate set of level i, described by D (all of the warp's lanes call
 // it alike), and returns its size; unless last, the survivors are written to out in increasing
 // order. A level that a later level reuses (F_REUSED) stores its set without the per-candidate
@@ -435,17 +456,10 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 	const u32 flags = D::flags(lv);
 	const u32* lp[MAXL + 1];
 	u64 ll[MAXL + 1];
-	int nl = D::sources(meta, lv, m, mi, sz, buf, eoff, evals, goff, gadj, *pieced, lp, ll);
-	if (nl == 0) {
-		lp[0] = cands + lv[M_CANDOFF];
-		ll[0] = lv[M_CANDLEN];
-		nl = 1;
-	}
-	int best = 0;
-	const u32* src = lp[0];
-	u64 srcLen = ll[0];
-	for (int k = 1; k < nl; k++)
-		if (ll[k] < srcLen) { best = k; src = lp[k]; srcLen = ll[k]; }
+	int best;
+	const int nl = level_sources<D>(meta, lv, m, mi, sz, buf, eoff, evals, cands, goff, gadj, *pieced, lp, ll, &best);
+	const u32* src = lp[best];
+	const u64 srcLen = ll[best];
 	*next = NO_PIECE;
 	const bool pieces = (flags & F_PIECES) && !last && srcLen > lv[M_CAP];
 	if (pieces) *pieced |= 1u << i; else *pieced &= ~(1u << i);
@@ -556,12 +570,7 @@ __device__ __forceinline__ u64 count_last_t(const u64* __restrict__ meta, int i,
 	u64 ll[MAXL + 1];
 	// sources sets the lane's lists for the last level with m[i] = c; best is the smallest.
 	auto sources = [&](int* best) -> int {
-		int nl = D::sources(meta, ln, m, mi, sz, buf, eoff, evals, goff, gadj, pieced, lp, ll);
-		if (nl == 0) { lp[0] = cl; ll[0] = cn; nl = 1; }
-		*best = 0;
-		for (int k = 1; k < nl; k++)
-			if (ll[k] < ll[*best]) *best = k;
-		return nl;
+		return level_sources<D>(meta, ln, m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lp, ll, best);
 	};
 	// This lane's candidate of level i, its last-level window [b, b + n) and smallest list.
 	u64 idx = p + (u64)lane * step;
