@@ -19,6 +19,13 @@ set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# died reports a test binary that panicked or timed out: the tests it was running never print
+# "--- FAIL", so the pass/fail counts alone would look clean.
+died() {
+	grep -q '^panic: ' "$1" || return 0
+	echo "DIED: $(grep -m1 '^panic: ' "$1"); running: $(awk '/running tests:/{on=1; next} on && /^\t\t/{sub(/^\t+/, ""); printf "%s ", $0; next} {on=0}' "$1")"
+}
+
 build() {
 	set -e
 	local shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
@@ -160,6 +167,7 @@ run() {
 	fi
 	if [ -e "$out/stmatch-test.log" ]; then
 		grep -E '^(--- |ok|FAIL|PASS)' "$out/stmatch-test.log" | grep -v '^--- PASS' || true
+		died "$out/stmatch-test.log"
 		echo "stmatch tests: $(grep -c '^--- PASS' "$out/stmatch-test.log") passed, $(grep -c '^--- FAIL' "$out/stmatch-test.log") failed, $(grep -c '^--- SKIP' "$out/stmatch-test.log") skipped; exit $src"
 	fi
 	fi
@@ -171,6 +179,7 @@ run() {
 		echo "geneva cases: $(wc -l < "$out/geneva.tsv"), ok $(grep -c $'\tok\t' "$out/geneva.tsv"), timeouts $(grep -c $'\ttimeout\t' "$out/geneva.tsv"), mismatches/errors $(grep -Ec $'\t(MISMATCH|ERROR)\t' "$out/geneva.tsv")"
 	fi
 	if [ -e "$out/geneva-test.log" ]; then
+		died "$out/geneva-test.log"
 		echo "geneva tests: $(grep -c '^--- PASS' "$out/geneva-test.log") passed, $(grep -c '^--- FAIL' "$out/geneva-test.log") failed, $(grep -c '^--- SKIP' "$out/geneva-test.log") skipped; exit $grc"
 	fi
 	exit $status

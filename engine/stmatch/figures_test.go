@@ -125,9 +125,9 @@ func TestGPUFigures(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"generic-nounroll", Options{Kernel: KernelGeneric, NoUnroll: true}},
+		{"generic-nounroll", Options{Kernel: KernelGeneric, NoUnroll: true, NoUnrollLeaves: true}},
+		{"generic-nounroll-leaves", Options{Kernel: KernelGeneric, NoUnrollLeaves: true}},
 		{"generic", Options{Kernel: KernelGeneric}},
-		{"generic-unroll-leaves", Options{Kernel: KernelGeneric, UnrollLeaves: true}},
 		{"query", Options{Kernel: KernelQuery}},
 	}
 	both := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, withCPU bool) {

@@ -175,8 +175,8 @@ func TestGPURandom(t *testing.T) {
 			o.Kernel = KernelQuery
 		case 2: // on the graph's adjacency lists, as for graphs too large for a candidate space
 			o.NoSpace = true
-		case 3: // the features that are off by default until this check has run them
-			o.UnrollLeaves, o.IsolatedLeaves = true, true
+		case 3: // leaf products one candidate at a time, isolated vertices enumerated
+			o.NoUnrollLeaves, o.NoIsolatedLeaves = true, true
 		}
 		for _, sem := range semantics {
 			compareWith(t, fmt.Sprintf("random seed %d %s", seed, sem), g, p, sem, -1, nil, o)
@@ -246,7 +246,7 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-nospace", Options{NoSpace: true}},
 		{"v2-pieces", Options{PieceCap: minPieceCap}},
 		{"v2-nounroll", Options{NoUnroll: true}},
-		{"v2-unroll-leaves", Options{UnrollLeaves: true}},
+		{"v2-nounroll-leaves", Options{NoUnrollLeaves: true}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -296,7 +296,8 @@ func TestGPUPieces(t *testing.T) {
 	// run counts with each of the options (buffers bounded to minPieceCap) against one CPU count.
 	run := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, opts ...Options) {
 		t.Helper()
-		cpu := cpuCount(t, g, p, sem)
+		// All cores: single-threaded induced counts of the dense random cases took minutes.
+		cpu := cpuCountThreads(t, g, p, sem, 0)
 		for _, o := range opts {
 			o.PieceCap = minPieceCap
 			how := fmt.Sprintf("%s (kernel %d, no space %v, no leaves %v)", name, o.Kernel, o.NoSpace, o.NoLeaves)
@@ -354,25 +355,38 @@ func TestGPUPieces(t *testing.T) {
 	}
 }
 
-// TestGPUIsolatedLeaves counts patterns with isolated vertices with Options.IsolatedLeaves (the
-// isolated vertices counted from their candidate lists, alone and in collision classes with
-// leaves) and without (enumerated), against the CPU engine.
+// TestGPUIsolatedLeaves counts patterns with isolated vertices (counted from their candidate
+// lists, alone and in collision classes with leaves: the default) against the CPU engine, and
+// once with them enumerated as levels (Options.NoIsolatedLeaves) where that takes milliseconds:
+// with two isolated vertices the enumeration has 10^14 leaves to visit.
 func TestGPUIsolatedLeaves(t *testing.T) {
 	needGPU(t)
 	wv := sharedtest.WikiVote(t)
-	pats := []string{"(a)-(b)-(c)-(a), (d)", "(a)-(b)-(c)-(a), (d), (e)", "(a)-(b), (a)-(c), (d), (e)", "(a)-(b)-(c)-(d)-(a), (e)"}
-	for _, q := range pats {
-		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
-			for _, iso := range []bool{false, true} {
-				compareWith(t, fmt.Sprintf("isolated %v wiki-Vote %s", iso, q), wv, mustParse(q), sem, -1, nil, Options{IsolatedLeaves: iso, UnrollLeaves: iso})
+	embeddings, unique := engine.Semantics{}, engine.Semantics{Unique: true}
+	for _, c := range []struct {
+		pat        string
+		sems       []engine.Semantics
+		enumerated bool
+	}{
+		{"(a)-(b)-(c)-(a), (d)", []engine.Semantics{embeddings, unique}, true},
+		{"(a)-(b)-(c)-(a), (d), (e)", []engine.Semantics{embeddings, unique}, false},
+		{"(a)-(b), (a)-(c), (d), (e)", []engine.Semantics{embeddings, unique}, false},
+		// The CPU engine's embeddings count of this one takes minutes (its leaf class of d and
+		// e is not memoised).
+		{"(a)-(b)-(c)-(d)-(a), (e)", []engine.Semantics{unique}, false},
+	} {
+		for _, sem := range c.sems {
+			compareWith(t, "isolated wiki-Vote "+c.pat, wv, mustParse(c.pat), sem, -1, nil, Options{})
+			if c.enumerated {
+				compareWith(t, "enumerated isolated wiki-Vote "+c.pat, wv, mustParse(c.pat), sem, -1, nil, Options{NoIsolatedLeaves: true})
 			}
 		}
 	}
 	for seed := uint64(1); seed <= 12; seed++ {
 		g := gen.RandomGraphM(seed, 300, 1500, int(seed%3), 1)
 		p := mustParse([]string{"(a:0)-(b)-(c:1), (d:1)", "(a)-(b)-(c)-(a), (d:2), (e)", "(a:1)-(b:1), (c), (d:0)"}[seed%3])
-		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
-			compareWith(t, fmt.Sprintf("isolated random %d %s", seed, p), g, p, sem, -1, nil, Options{IsolatedLeaves: true})
+		for _, sem := range []engine.Semantics{embeddings, unique} {
+			compareWith(t, fmt.Sprintf("isolated random %d %s", seed, p), g, p, sem, -1, nil, Options{NoUnrollLeaves: seed%2 == 0})
 		}
 	}
 }
@@ -550,8 +564,8 @@ func TestGPULeafNearOverflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := mustParse("(x:1)-(a:0), (a)-(l1:2), (a)-(l2:2), (a)-(l3:2), (a)-(l4:2), (a)-(l5:2), (a)-(l6:2), (a)-(l7:2), (a)-(l8:2)")
-	for _, o := range []Options{{NoMultiply: true}, {NoMultiply: true, UnrollLeaves: true}, {}} {
-		compareWith(t, fmt.Sprintf("leaf product near overflow, no multiply %v, unroll leaves %v", o.NoMultiply, o.UnrollLeaves), g, p, engine.Semantics{}, -1, nil, o)
+	for _, o := range []Options{{NoMultiply: true}, {NoMultiply: true, NoUnrollLeaves: true}, {}} {
+		compareWith(t, fmt.Sprintf("leaf product near overflow, no multiply %v, leaf products unrolled %v", o.NoMultiply, !o.NoUnrollLeaves), g, p, engine.Semantics{}, -1, nil, o)
 	}
 }
 

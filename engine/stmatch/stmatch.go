@@ -111,14 +111,14 @@ type Options struct {
 	// plan (codegen.go); the zero value is KernelTiered. Both kernels are checked against the CPU
 	// engine.
 	Kernel KernelChoice
-	// UnrollLeaves computes the leaf products of 32 last-level candidates at once, one a lane
-	// when their lists are short (plans whose collision classes are single groups). Off until the
-	// device check has run it.
-	UnrollLeaves bool
-	// IsolatedLeaves counts isolated pattern vertices (leaf groups without parents) from their
-	// candidate lists on the device, as the CPU engine does, instead of enumerating them as
-	// levels (the Enumerate plan). Off until the device check has run it (emulated in CI).
-	IsolatedLeaves bool
+	// NoUnrollLeaves computes the leaf products one last-level candidate at a time (the warp
+	// striding over its lists) instead of 32 at once, one a lane when their lists are short (the
+	// default, for plans whose collision classes are single groups).
+	NoUnrollLeaves bool
+	// NoIsolatedLeaves enumerates isolated pattern vertices as levels (the Enumerate plan)
+	// instead of counting them from their candidate lists (leaf groups without parents) on the
+	// device, as the CPU engine does.
+	NoIsolatedLeaves bool
 	// NoUnroll counts the last level for one candidate of the level above at a time, not for 32
 	// at once (unrolling fills the lanes when the sets are short).
 	NoUnroll bool
@@ -197,7 +197,7 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 		opts.SpaceLimit = -1
 		single = true
 	}
-	if !opts.Enumerate && (!leafCountable(pl) || single || (isolatedGroups(pl) && !o.IsolatedLeaves)) {
+	if !opts.Enumerate && (!leafCountable(pl) || single || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
 		opts.Enumerate = true
 		return plan.Rebuild(ctx, g, pl, opts)
 	}
@@ -735,7 +735,7 @@ const (
 	optSteal  = 1
 	optList   = 2
 	optUnroll = 4
-	// optUnrollLeaves: Options.UnrollLeaves, for plans whose leaf classes are single groups.
+	// optUnrollLeaves: unless Options.NoUnrollLeaves, for plans whose leaf classes are single groups.
 	optUnrollLeaves = 8
 	sliceFloor      = time.Millisecond
 	// defaultDonateAfter: see Options.DonateAfter.
@@ -834,7 +834,7 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	if !o.NoUnroll {
 		opts |= optUnroll
 	}
-	if o.UnrollLeaves && fp.singleGroupClasses() {
+	if !o.NoUnrollLeaves && fp.singleGroupClasses() {
 		opts |= optUnrollLeaves
 	}
 	var out gpu.DevicePtr
