@@ -29,10 +29,16 @@ func NewPartitions(g *graph.Graph) *Partitions {
 	n := g.NumVertices()
 	p := &Partitions{index: map[uint32]int32{}, memOff: make([]uint64, n+1)}
 	// Labels first, so ELP indices follow label order.
+	// Runs come by (vertex label, edge label): with few edge labels most runs repeat the label
+	// of the run before, so the map is consulted only on a change.
 	seen := map[uint32]bool{}
 	for v := 0; v < n; v++ {
+		last, any := uint32(0), false
 		for _, r := range g.Runs(uint32(v)) {
-			seen[r.EdgeLabel] = true
+			if !any || r.EdgeLabel != last {
+				seen[r.EdgeLabel] = true
+				last, any = r.EdgeLabel, true
+			}
 		}
 	}
 	for l := range seen {
@@ -48,8 +54,11 @@ func NewPartitions(g *graph.Graph) *Partitions {
 	var share []int32
 	for v := 0; v < n; v++ {
 		share = share[:0]
+		last, e := uint32(0), int32(-1)
 		for ri, r := range g.Runs(uint32(v)) {
-			e := p.index[r.EdgeLabel]
+			if e < 0 || r.EdgeLabel != last {
+				last, e = r.EdgeLabel, p.index[r.EdgeLabel]
+			}
 			p.Entries[e] += uint64(len(g.RunNeighbors(uint32(v), ri)))
 			if !slices.Contains(share, e) {
 				share = append(share, e)

@@ -1,11 +1,13 @@
 package geneva
 
 import (
-	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"submatch/graph"
 )
@@ -72,6 +74,12 @@ func Build(g *graph.Graph) (*PCSR, error) {
 		part.Neighbors = make([]uint32, 0, p.Entries[e])
 		pc.index[part.Label] = e
 	}
+	// First the rows, intervals and row lengths, in new-id order; then the rows' neighbours, on
+	// all cores.
+	rowVertex := make([][]uint32, p.Len()) // old id of each row
+	for e := range rowVertex {
+		rowVertex[e] = make([]uint32, 0, len(p.Vertices[e]))
+	}
 	for w, v := range newToOld {
 		for _, e := range p.ShareSet(v) {
 			part := &pc.Parts[e]
@@ -81,23 +89,16 @@ func Build(g *graph.Graph) (*PCSR, error) {
 				part.Starts = append(part.Starts, uint32(w))
 				part.Bases = append(part.Bases, uint32(r))
 			}
-			// The row's neighbours: every run of v with this ELP's label, renamed and sorted.
-			start := len(part.Neighbors)
-			for ri, run := range g.Runs(v) {
-				if run.EdgeLabel != part.Label {
-					continue
-				}
-				for _, x := range g.RunNeighbors(v, ri) {
-					part.Neighbors = append(part.Neighbors, oldToNew[x])
-				}
-			}
-			sortByLabel(part.Neighbors[start:], pc.VertexLabels)
-			part.Offsets = append(part.Offsets, uint64(len(part.Neighbors)))
-			pc.MaxDegree[e] = max(pc.MaxDegree[e], uint32(len(part.Neighbors)-start))
+			rowVertex[e] = append(rowVertex[e], v)
 		}
 	}
 	for e := range pc.Parts {
-		pc.Parts[e].Bases = append(pc.Parts[e].Bases, uint32(rows[e]))
+		part := &pc.Parts[e]
+		part.Bases = append(part.Bases, uint32(rows[e]))
+		part.Offsets = part.Offsets[:len(rowVertex[e])+1]
+		pc.MaxDegree[e] = rowOffsets(g, rowVertex[e], part.Offsets, false, part.Label)
+		part.Neighbors = part.Neighbors[:part.Offsets[len(part.Offsets)-1]]
+		fillRows(g, rowVertex[e], part.Offsets, part.Neighbors, false, part.Label, oldToNew)
 	}
 	return pc, nil
 }
@@ -162,16 +163,6 @@ func (pc *PCSR) TotalBytes() uint64 {
 	return t
 }
 
-// sortByLabel sorts a row of new ids by (label, id).
-func sortByLabel(row, labels []uint32) {
-	slices.SortFunc(row, func(a, b uint32) int {
-		if c := cmp.Compare(labels[a], labels[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-}
-
 // LabelRange returns the part of row that holds the vertices labelled l (the row is sorted by
 // (label, id), as Partition rows are).
 func LabelRange(row, labels []uint32, l uint32) []uint32 {
@@ -197,14 +188,84 @@ func (p *Partition) HasEdge(a, b uint32, labels []uint32) bool {
 func (pc *PCSR) Union(g *graph.Graph) *Partition {
 	n := len(pc.NewToOld)
 	u := &Partition{Starts: []uint32{0}, Bases: []uint32{0, uint32(n)}, Offsets: make([]uint64, 1, n+1)}
-	u.Neighbors = make([]uint32, 0, 2*g.NumEdges())
-	for _, v := range pc.NewToOld {
-		start := len(u.Neighbors)
-		for _, x := range g.Neighbors(v) {
-			u.Neighbors = append(u.Neighbors, pc.OldToNew[x])
-		}
-		sortByLabel(u.Neighbors[start:], pc.VertexLabels)
-		u.Offsets = append(u.Offsets, uint64(len(u.Neighbors)))
-	}
+	u.Offsets = u.Offsets[:n+1]
+	rowOffsets(g, pc.NewToOld, u.Offsets, true, 0)
+	u.Neighbors = make([]uint32, u.Offsets[n])
+	fillRows(g, pc.NewToOld, u.Offsets, u.Neighbors, true, 0, pc.OldToNew)
 	return u
+}
+
+// rowOffsets sets off (len(rowVertex)+1 entries) to the row offsets of the rows of fillRows and
+// returns the longest row's length.
+func rowOffsets(g *graph.Graph, rowVertex []uint32, off []uint64, all bool, label uint32) uint32 {
+	off[0] = 0
+	inParallel(len(rowVertex), func(r int) { off[r+1] = uint64(rowLength(g, rowVertex[r], all, label)) })
+	var longest uint64
+	for r := range rowVertex {
+		longest = max(longest, off[r+1])
+		off[r+1] += off[r]
+	}
+	return uint32(longest)
+}
+
+// rowLength counts v's neighbours joined by an edge labelled label (all: by any edge).
+func rowLength(g *graph.Graph, v uint32, all bool, label uint32) int {
+	if all {
+		return g.Degree(v)
+	}
+	n := 0
+	for ri, run := range g.Runs(v) {
+		if run.EdgeLabel == label {
+			n += len(g.RunNeighbors(v, ri))
+		}
+	}
+	return n
+}
+
+// fillRows writes the row of each old id rowVertex[r] (its neighbours joined by an edge labelled
+// label, or by any edge when all is set), renamed by oldToNew and sorted by (vertex label, new
+// id), into nb[off[r]:off[r+1]], on all cores. The graph's runs come by (vertex label, edge
+// label), so each vertex label's neighbours are already together and only their ids need
+// sorting.
+func fillRows(g *graph.Graph, rowVertex []uint32, off []uint64, nb []uint32, all bool, label uint32, oldToNew []uint32) {
+	inParallel(len(rowVertex), func(r int) { fillRow(g, rowVertex[r], all, label, oldToNew, nb[off[r]:off[r+1]]) })
+}
+
+// inParallel calls fn(r) for every r in [0, n), on all cores, in chunks of consecutive r.
+func inParallel(n int, fn func(r int)) {
+	const chunk = 1024
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk) {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
+					return
+				}
+				for r := lo; r < min(lo+chunk, n); r++ {
+					fn(r)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// fillRow writes one row of fillRows into dst, which has exactly its length.
+func fillRow(g *graph.Graph, v uint32, all bool, label uint32, oldToNew, dst []uint32) {
+	k, seg := 0, 0
+	runs := g.Runs(v)
+	for ri, run := range runs {
+		if all || run.EdgeLabel == label {
+			for _, x := range g.RunNeighbors(v, ri) {
+				dst[k] = oldToNew[x]
+				k++
+			}
+		}
+		if ri+1 == len(runs) || runs[ri+1].VertexLabel != run.VertexLabel {
+			slices.Sort(dst[seg:k])
+			seg = k
+		}
+	}
 }

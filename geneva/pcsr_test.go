@@ -42,7 +42,8 @@ func testGraphs(t *testing.T) map[string]*graph.Graph {
 
 // refNeighbors is the reference for one interval-PCSR row: the neighbours of old vertex v by
 // edges labelled l, renamed and sorted by (vertex label, new id).
-func refNeighbors(g *graph.Graph, v uint32, l uint32, oldToNew []uint32) []uint32 {
+// A label of -1 takes every edge (the union partition's row).
+func refNeighbors(g *graph.Graph, v uint32, l int64, oldToNew []uint32) []uint32 {
 	var out []uint32
 	els := g.NeighborEdgeLabels(v)
 	for i, w := range g.Neighbors(v) {
@@ -50,7 +51,7 @@ func refNeighbors(g *graph.Graph, v uint32, l uint32, oldToNew []uint32) []uint3
 		if els != nil {
 			el = els[i]
 		}
-		if el == l {
+		if l < 0 || int64(el) == l {
 			out = append(out, oldToNew[w])
 		}
 	}
@@ -92,7 +93,7 @@ func TestBuildMatchesReference(t *testing.T) {
 				}
 				rows := 0
 				for v := 0; v < n; v++ {
-					ref := refNeighbors(g, uint32(v), l, pc.OldToNew)
+					ref := refNeighbors(g, uint32(v), int64(l), pc.OldToNew)
 					got := pc.Neighbors(e, pc.OldToNew[v])
 					if !slices.Equal(got, ref) {
 						t.Fatalf("ELP %d (label %d) vertex %d (new %d): got %v, want %v", e, l, v, pc.OldToNew[v], got, ref)
@@ -122,6 +123,13 @@ func TestBuildMatchesReference(t *testing.T) {
 			}
 			if entries != 2*g.NumEdges() {
 				t.Fatalf("%d entries over all ELPs, want %d", entries, 2*g.NumEdges())
+			}
+			u := pc.Union(g)
+			for v := 0; v < n; v++ {
+				w := pc.OldToNew[v]
+				if got, ref := u.Neighbors[u.Offsets[w]:u.Offsets[w+1]], refNeighbors(g, uint32(v), -1, pc.OldToNew); !slices.Equal(got, ref) {
+					t.Fatalf("union row of vertex %d (new %d): got %v, want %v", v, w, got, ref)
+				}
 			}
 		})
 	}
