@@ -547,3 +547,24 @@ func TestEdgeKernelIndexing(t *testing.T) {
 		t.Fatalf("skewed: %d, want %d", got, want)
 	}
 }
+
+func TestRegisterKernel(t *testing.T) {
+	const src = `extern "C" __global__ void registered_test_kernel() {}`
+	RegisterKernel("registered_test.cu", src)
+	if got, err := KernelSource("registered_test.cu"); err != nil || got != src {
+		t.Fatalf("registered kernel: %q, %v", got, err)
+	}
+	if files := KernelFiles(); indexOf(files, "registered_test.cu") < 0 || indexOf(files, "triangles.cu") < 0 {
+		t.Fatalf("kernel files: %v", files)
+	}
+	for _, file := range []string{"registered_test.cu", "triangles.cu"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registering %s again did not panic", file)
+				}
+			}()
+			RegisterKernel(file, src)
+		}()
+	}
+}

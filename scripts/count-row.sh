@@ -22,6 +22,13 @@ count_row() {
 		"$(field elapsed_ms)" "$(field plan_ms)" "$(field kernel_ms)" "$note" | tee -a "$res"
 }
 
+# warm_kernels compiles the engines' kernels into the kernel cache before the first timed count
+# (the stmatch kernel's cold NVRTC compile takes about 12 s on the H100 host; a count paying it
+# would time out or be misread). Prints the compile times.
+warm_kernels() {
+	"$sm" gpu-info --compile 2>&1 | sed -n '/^kernels:/,$p'
+}
+
 # count_header RESULTS writes the column names to RESULTS (replacing it).
 count_header() {
 	printf '%-10s %-16s %-10s %18s %9s %10s %9s %10s %s\n' graph query engine count seconds call_ms plan_ms kernel_ms note > "$1"

@@ -13,6 +13,7 @@ limit="${LIMIT:-120s}"
 source scripts/count-row.sh
 res="${OUT:-$tmp}/rmat-cliques.txt"
 count_header "$res"
+warm_kernels
 for s in ${SCALES:-22}; do
 	g="$tmp/rmat$s.smg"
 	t0=$(date +%s.%N)

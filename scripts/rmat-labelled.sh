@@ -22,6 +22,7 @@ limit="${LIMIT:-30s}"
 res="${OUT:-$tmp}/rmat-labelled.txt" # under $OUT on the device, so that a run cut short still returns its rows
 source scripts/count-row.sh
 count_header "$res"
+warm_kernels
 for s in ${SCALES:-22}; do
 	g="$tmp/rmat$s-l${LABELS:-256}.smg"
 	t0=$(date +%s.%N)

@@ -95,7 +95,7 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 		}
 	}()
 	tc := time.Now()
-	mod, err := d.Compile(kernelSource, "geneva.cu", nil)
+	mod, err := d.Compile(kernelSource, kernelFile, nil)
 	if err != nil {
 		return nil, fmt.Errorf("geneva: compiling the kernels: %w", err)
 	}

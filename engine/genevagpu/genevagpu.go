@@ -34,6 +34,9 @@ import (
 //go:embed kernels/geneva.cu
 var kernelSource string
 
+// kernelFile is the phase kernels' name in the kernel cache and in NVRTC messages.
+const kernelFile = "geneva.cu"
+
 // KernelSource returns the CUDA source of the phase kernels.
 func KernelSource() string { return kernelSource }
 
@@ -67,7 +70,10 @@ type Options struct {
 // Engine is the GENEVA engine; the zero value is ready to use.
 type Engine struct{ Options Options }
 
-func init() { engine.Register(Engine{}) }
+func init() {
+	engine.Register(Engine{})
+	gpu.RegisterKernel(kernelFile, kernelSource) // for `submatch gpu-info --compile`
+}
 
 // Name implements engine.Engine.
 func (Engine) Name() string { return "geneva" }

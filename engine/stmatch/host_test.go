@@ -1421,6 +1421,14 @@ func TestEmulatedPieces(t *testing.T) {
 // TestKernelConstants: the layout constants the host shares with the kernels (metadata words,
 // flags, control words, task size, options) have the same values in host.go/stmatch.go and in
 // both kernel sources. A stale META_STRIDE in the v1 kernel once made every v1 count 0.
+// TestKernelRegistered: `submatch gpu-info --compile` finds the generic kernel under the name
+// and source the engine compiles it with, so that it warms the same cache entry.
+func TestKernelRegistered(t *testing.T) {
+	if src, err := gpu.KernelSource(kernelFile); err != nil || src != kernelSource {
+		t.Fatalf("gpu.KernelSource(%q): %d bytes, %v", kernelFile, len(src), err)
+	}
+}
+
 func TestKernelConstants(t *testing.T) {
 	define := regexp.MustCompile(`(?m)^#define (\w+) \(?(0x[0-9a-f]+|\d+)u?(?: \* C_LINE\))?`)
 	read := func(src string) map[string]uint64 {

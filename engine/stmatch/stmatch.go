@@ -217,7 +217,12 @@ func isolatedGroups(pl *plan.Plan) bool {
 // Engine is the stmatch engine; the zero value is ready to use.
 type Engine struct{ Options Options }
 
-func init() { engine.Register(Engine{}) }
+func init() {
+	engine.Register(Engine{})
+	// `submatch gpu-info --compile` warms the cache for the generic kernel: its cold NVRTC
+	// compile takes about 12 s on the H100 host, which a first count would otherwise pay.
+	gpu.RegisterKernel(kernelFile, kernelSource)
+}
 
 // Name implements engine.Engine.
 func (Engine) Name() string { return "stmatch" }
