@@ -177,6 +177,8 @@ func TestGPURandom(t *testing.T) {
 			o.NoSpace = true
 		case 3: // leaf products one candidate at a time, isolated vertices enumerated
 			o.NoUnrollLeaves, o.NoIsolatedLeaves = true, true
+		case 0: // leaf products unrolled for collision classes of several groups too
+			o.UnrollClasses = true
 		}
 		for _, sem := range semantics {
 			compareWith(t, fmt.Sprintf("random seed %d %s", seed, sem), g, p, sem, -1, nil, o)
@@ -247,6 +249,7 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-pieces", Options{PieceCap: minPieceCap}},
 		{"v2-nounroll", Options{NoUnroll: true}},
 		{"v2-nounroll-leaves", Options{NoUnrollLeaves: true}},
+		{"v2-unroll-classes", Options{UnrollClasses: true}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -377,6 +380,7 @@ func TestGPUIsolatedLeaves(t *testing.T) {
 	} {
 		for _, sem := range c.sems {
 			compareWith(t, "isolated wiki-Vote "+c.pat, wv, mustParse(c.pat), sem, -1, nil, Options{})
+			compareWith(t, "isolated, classes unrolled, wiki-Vote "+c.pat, wv, mustParse(c.pat), sem, -1, nil, Options{UnrollClasses: true})
 			if c.enumerated {
 				compareWith(t, "enumerated isolated wiki-Vote "+c.pat, wv, mustParse(c.pat), sem, -1, nil, Options{NoIsolatedLeaves: true})
 			}
@@ -386,7 +390,7 @@ func TestGPUIsolatedLeaves(t *testing.T) {
 		g := gen.RandomGraphM(seed, 300, 1500, int(seed%3), 1)
 		p := mustParse([]string{"(a:0)-(b)-(c:1), (d:1)", "(a)-(b)-(c)-(a), (d:2), (e)", "(a:1)-(b:1), (c), (d:0)"}[seed%3])
 		for _, sem := range []engine.Semantics{embeddings, unique} {
-			compareWith(t, fmt.Sprintf("isolated random %d %s", seed, p), g, p, sem, -1, nil, Options{NoUnrollLeaves: seed%2 == 0})
+			compareWith(t, fmt.Sprintf("isolated random %d %s", seed, p), g, p, sem, -1, nil, Options{NoUnrollLeaves: seed%4 == 0, UnrollClasses: seed%4 == 1})
 		}
 	}
 }

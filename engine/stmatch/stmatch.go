@@ -115,6 +115,11 @@ type Options struct {
 	// striding over its lists) instead of 32 at once, one a lane when their lists are short (the
 	// default, for plans whose collision classes are single groups).
 	NoUnrollLeaves bool
+	// UnrollClasses unrolls the leaf products (as by default) also for plans with collision
+	// classes of several groups, each lane counting its candidate's classes alone
+	// (class_count_t<true>). Off until the device check has run it (github Q_20's leaves form
+	// such a class).
+	UnrollClasses bool
 	// NoIsolatedLeaves enumerates isolated pattern vertices as levels (the Enumerate plan)
 	// instead of counting them from their candidate lists (leaf groups without parents) on the
 	// device, as the CPU engine does.
@@ -740,7 +745,8 @@ const (
 	optSteal  = 1
 	optList   = 2
 	optUnroll = 4
-	// optUnrollLeaves: unless Options.NoUnrollLeaves, for plans whose leaf classes are single groups.
+	// optUnrollLeaves: unless Options.NoUnrollLeaves, for plans whose leaf classes are single
+	// groups (with Options.UnrollClasses, for every plan with leaf groups).
 	optUnrollLeaves = 8
 	sliceFloor      = time.Millisecond
 	// defaultDonateAfter: see Options.DonateAfter.
@@ -839,7 +845,7 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	if !o.NoUnroll {
 		opts |= optUnroll
 	}
-	if !o.NoUnrollLeaves && fp.singleGroupClasses() {
+	if !o.NoUnrollLeaves && (o.UnrollClasses || fp.singleGroupClasses()) {
 		opts |= optUnrollLeaves
 	}
 	var out gpu.DevicePtr

@@ -229,12 +229,15 @@ __device__ u64 binomial(u64 n, u32 k, bool* ovf) {
 	return r;
 }
 
-// class_count counts the injective assignments of the n (2..MAX_CLASS) groups of one collision
+// class_count_t counts the injective assignments of the n (2..MAX_CLASS) groups of one collision
 // class starting at record L + g0, as the CPU engine does (engine/cpu/leaves.go): the size of the
 // intersection of every subset of the groups' sets S (minus the mapped vertices in it), the Venn
 // regions by Möbius inversion, and a dynamic programme over the regions that distributes the
-// groups' vertices (state: each group's vertices still unplaced, in mixed radix).
-__device__ u64 class_count(const u64* __restrict__ meta, int L, int g0, int n, const u32* m, const u32* mi,
+// groups' vertices (state: each group's vertices still unplaced, in mixed radix). The warp
+// computes it together (Lane false: the lanes split the set scans, every lane runs the small DP),
+// or one lane alone (Lane true, for leaf_product_lane).
+template <bool Lane>
+__device__ u64 class_count_t(const u64* __restrict__ meta, int L, int g0, int n, const u32* m, const u32* mi,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, int lane, bool* ovf)
 {
 	const u32* lp[MAX_CLASS_LISTS];
@@ -267,19 +270,34 @@ __device__ u64 class_count(const u64* __restrict__ meta, int L, int g0, int n, c
 		for (int k = 0; k < nl; k++)
 			if ((mask >> owner[k]) & 1 && (best < 0 || ll[k] < ll[best])) best = k;
 		u64 cnt = 0;
-		for (u64 base = 0; base < ll[best]; base += 32) {
-			u64 idx = base + lane;
-			bool ok = idx < ll[best];
-			u32 c = ok ? lp[best][idx] : 0;
-			for (int k = 0; ok && k < nl; k++)
-				if (k != best && ((mask >> owner[k]) & 1)) ok = contains(lp[k], ll[k], c);
-			cnt += __popc(__ballot_sync(FULL, ok));
+		if (Lane) {
+			for (u64 idx = 0; idx < ll[best]; idx++) {
+				bool ok = true;
+				for (int k = 0; ok && k < nl; k++)
+					if (k != best && ((mask >> owner[k]) & 1)) ok = contains(lp[k], ll[k], lp[best][idx]);
+				cnt += ok;
+			}
+			for (int j = 0; j < L; j++) {
+				bool in = true;
+				for (int k = 0; in && k < nl; k++)
+					if ((mask >> owner[k]) & 1) in = contains(lp[k], ll[k], m[j]);
+				cnt -= in;
+			}
+		} else {
+			for (u64 base = 0; base < ll[best]; base += 32) {
+				u64 idx = base + lane;
+				bool ok = idx < ll[best];
+				u32 c = ok ? lp[best][idx] : 0;
+				for (int k = 0; ok && k < nl; k++)
+					if (k != best && ((mask >> owner[k]) & 1)) ok = contains(lp[k], ll[k], c);
+				cnt += __popc(__ballot_sync(FULL, ok));
+			}
+			bool in = lane < L;
+			u32 x = in ? m[lane] : 0;
+			for (int k = 0; in && k < nl; k++)
+				if ((mask >> owner[k]) & 1) in = contains(lp[k], ll[k], x);
+			cnt -= __popc(__ballot_sync(FULL, in));
 		}
-		bool in = lane < L;
-		u32 x = in ? m[lane] : 0;
-		for (int k = 0; in && k < nl; k++)
-			if ((mask >> owner[k]) & 1) in = contains(lp[k], ll[k], x);
-		cnt -= __popc(__ballot_sync(FULL, in));
 		inter[mask] = (long long)cnt;
 	}
 	for (int mask = 1; mask <= full; mask++) {
@@ -371,7 +389,7 @@ __device__ __forceinline__ u64 group_count(const u64* gv, u64 size, u64 used, bo
 // counts (|S| - used)_k, or C(|S| - used, k) for an ordered group, where S is the intersection of
 // the parents' candidate-space lists (for an isolated group, which has no parents, its candidate
 // list) and used the number of mapped vertices in S; a class of several groups is counted by
-// class_count. Group g's record is meta level L + g: M_BACK its parents, M_EBASE their lists,
+// class_count_t. Group g's record is meta level L + g: M_BACK its parents, M_EBASE their lists,
 // M_CANDOFF/M_CANDLEN its candidates, M_FLAGS its size and order, and on a class's first group
 // the number of groups in the class (the class's groups follow it).
 __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
@@ -382,7 +400,7 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
 		int cn = F_CLASSN((u32)gv[M_FLAGS]);
 		if (cn > 1) {
-			u64 c = class_count(meta, L, g, cn, m, mi, eoff, evals, cands, lane, ovf);
+			u64 c = class_count_t<false>(meta, L, g, cn, m, mi, eoff, evals, cands, lane, ovf);
 			if (c == 0) return 0;
 			prod = mul_checked(prod, c, ovf);
 			g += cn - 1;
@@ -646,14 +664,24 @@ __device__ COUNT_LAST_INLINE u64 count_last(const u64* __restrict__ meta, int i,
 #endif
 }
 
-// leaf_product_lane is leaf_product computed by one lane alone (sequential intersections), for
-// plans whose collision classes are single groups: leaf_batch runs it on 32 candidates at once.
+// leaf_product_lane is leaf_product computed by one lane alone (sequential intersections):
+// leaf_batch runs it on 32 candidates at once. Collision classes of several groups are counted
+// by class_count_t<true> (the host enables leaf_batch for such plans only with
+// Options.UnrollClasses).
 __device__ u64 leaf_product_lane(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, bool* ovf)
 {
 	u64 prod = 1;
 	for (int g = 0; g < G; g++) {
 		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
+		int cn = F_CLASSN((u32)gv[M_FLAGS]);
+		if (cn > 1) {
+			u64 c = class_count_t<true>(meta, L, g, cn, m, mi, eoff, evals, cands, 0, ovf);
+			if (c == 0) return 0;
+			prod = mul_checked(prod, c, ovf);
+			g += cn - 1;
+			continue;
+		}
 		const u32* lp[MAXL];
 		u64 ll[MAXL];
 		int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
@@ -679,8 +707,8 @@ __device__ u64 leaf_product_lane(const u64* __restrict__ meta, int L, int G, con
 	return prod;
 }
 
-// LANE_WORK_MAX bounds the entries of one lane's smallest leaf lists (summed over the groups) for
-// which leaf_batch lets every lane count its own candidate; above it the warp counts them one
+// LANE_WORK_MAX bounds the entries of one lane's smallest leaf lists (summed over the groups, a
+// class's weighted by its subsets) for which leaf_batch lets every lane count its own candidate; above it the warp counts them one
 // at a time, each with all lanes (leaf_product).
 #define LANE_WORK_MAX 256
 
@@ -702,10 +730,19 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 	if (have) {
 		m[i] = c;
 		if (lv[M_NEEDIDX]) ci = mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
-		for (int g = 0; g < G; g++) {  // the entries a lane scans: a group with one list is not scanned
+		// The entries a lane scans: a single group's shortest list unless it has only one; a
+		// class of n groups scans, for each of its 2^n - 1 subsets, the shortest list of one of
+		// them, counted here as each group's shortest list 2^(n-1) times.
+		int cn = 1, inClass = 0;
+		for (int g = 0; g < G; g++) {
+			const u64* gv = meta + (u64)(L + g) * META_STRIDE;
+			if (inClass == 0) { cn = F_CLASSN((u32)gv[M_FLAGS]); inClass = cn > 1 ? cn : 1; }
+			inClass--;
 			const u32* lp[MAXL];
 			u64 ll[MAXL];
-			if (group_lists(meta + (u64)(L + g) * META_STRIDE, mi, eoff, evals, cands, lp, ll) > 1) work += ll[0];
+			int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
+			if (cn > 1) work += ll[0] << (cn - 1);
+			else if (nl > 1) work += ll[0];
 		}
 	}
 	u64 most = work;
