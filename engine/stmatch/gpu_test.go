@@ -126,6 +126,7 @@ func TestGPUHeldOut(t *testing.T) {
 		}
 		q := strings.TrimSuffix(filepath.Base(name), ".graph")
 		compareOn(t, "github "+q, g, p, engine.Semantics{}, -1, []int{0})
+		compareWith(t, "github "+q+", classes unrolled", g, p, engine.Semantics{}, -1, []int{0}, Options{UnrollClasses: true})
 		if len(devs) > 1 {
 			all := make([]int, len(devs))
 			for k := range all {
