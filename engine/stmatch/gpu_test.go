@@ -251,6 +251,7 @@ func TestGPUVersions(t *testing.T) {
 		{"v2-nounroll", Options{NoUnroll: true}},
 		{"v2-nounroll-leaves", Options{NoUnrollLeaves: true}},
 		{"v2-unroll-classes", Options{UnrollClasses: true}},
+		{"v2-two-runs", Options{replicas: 2}},
 		{"v2", Options{}},
 	}
 	out := os.Getenv(EnvVersions)
@@ -497,12 +498,15 @@ func TestGPUListing(t *testing.T) {
 	check("wiki-Vote triangle, no space, pieces", wv, tri, engine.Semantics{Unique: true}, Options{NoSpace: true, PieceCap: minPieceCap})
 	check("wiki-Vote edge, pieces", wv, mustParse("(a)-(b)"), engine.Semantics{}, Options{PieceCap: minPieceCap})
 	check("wiki-Vote edge", wv, mustParse("(a)-(b)"), engine.Semantics{Unique: true}, Options{})
+	// Listing from several devices (fanIn): two runs on this GPU stand for two GPUs.
+	check("wiki-Vote triangle, two runs", wv, tri, engine.Semantics{}, Options{replicas: 2})
+	check("wiki-Vote triangle, two runs, pieces", wv, tri, engine.Semantics{Unique: true}, Options{replicas: 2, PieceCap: minPieceCap})
 	for seed := uint64(1); seed <= 12; seed++ {
 		g := gen.RandomGraphM(seed, 300, 3000, int(seed%3), 1+int(seed%2))
 		p := gen.RandomPattern(seed*5, 1+int(seed%6), gen.PatternOptions{EdgeProb: 0.4, VertexLabels: int(seed % 3), EdgeLabels: 1 + int(seed%2), Wildcard: 0.2})
 		for _, sem := range semantics {
 			// Graphs without edge labels also list without a candidate space.
-			check(fmt.Sprintf("random %d %s", seed, p), g, p, sem, Options{NoSpace: seed%2 == 0 && sem.Unique})
+			check(fmt.Sprintf("random %d %s", seed, p), g, p, sem, Options{NoSpace: seed%2 == 0 && sem.Unique, replicas: 1 + int(seed%3/2)})
 		}
 	}
 	// A consumer that stops after 1000 matches.
@@ -517,6 +521,33 @@ func TestGPUListing(t *testing.T) {
 	}
 	if n != 1000 {
 		t.Errorf("stopped listing: %d matches, want 1000", n)
+	}
+	// The same with two runs, and a listing cut short by its deadline must end in an error.
+	n = 0
+	for _, err := range (Engine{Options: Options{replicas: 2}}).Matches(context.Background(), &engine.Problem{Data: wv, Pattern: tri}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 1000 {
+			break
+		}
+	}
+	if n != 1000 {
+		t.Errorf("stopped listing on two runs: %d matches, want 1000", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	var last error
+	n = 0
+	for _, err := range (Engine{Options: Options{replicas: 2, Slice: time.Millisecond}}).Matches(ctx, &engine.Problem{Data: wv, Pattern: mustParse("(a)-(b)-(c)-(d)-(a)")}) {
+		if err != nil {
+			last = err
+			break
+		}
+		n++
+	}
+	if !errors.Is(last, context.DeadlineExceeded) {
+		t.Errorf("4-cycles listed on two runs with a 5 ms deadline: %d matches, error %v", n, last)
 	}
 }
 

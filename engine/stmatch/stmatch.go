@@ -4,12 +4,12 @@
 // count.
 //
 // The current (second) version: a generic kernel that interprets the plan, all four semantics,
-// counting on one or several GPUs and listing on one (matches stream through a bounded buffer:
-// a launch also ends when it is full, and the rows that did not fit wait in the work queue). Work units are roots, heavy roots split over their
-// level-1 candidates and ordered heaviest first; a level starts from the stored set of the level
-// its plan reuses (Reuse/Extra); postponed leaf groups are counted combinatorially, a collision
-// class of several groups by the CPU engine's Venn-region programme, when every group has parents
-// (else the Enumerate plan; the last level is then counted).
+// counting and listing on one or several GPUs (matches stream through a bounded buffer per
+// device: a launch also ends when it is full, and the rows that did not fit wait in the work
+// queue). Work units are roots, heavy roots split over their level-1 candidates and ordered
+// heaviest first; a level starts from the stored set of the level its plan reuses (Reuse/Extra);
+// postponed leaf groups, isolated pattern vertices included, are counted combinatorially, a
+// collision class of several groups by the CPU engine's Venn-region programme.
 // Below the units, a device work queue balances the load: a warp that has been on one unit or
 // task for a while gives the upper half of its shallowest open loop to idle warps, and at the end
 // of every time slice each warp spills its whole stack into the queue, which the next launch
@@ -23,7 +23,8 @@
 // A plan whose candidate space would be too large runs on the data graph's adjacency lists
 // instead (graph mode; patterns without edge labels). A level's buffer holds at most
 // Options.PieceCap candidates; a longer set is computed and iterated in pieces (Stats.Pieces).
-// Not yet: loop unrolling across set operations and isolated leaf groups on the device.
+// Unrolling: the last level is counted, and leaf products computed, for 32 candidates of the
+// level above at once (a lane each), so that short sets fill the warp.
 //
 // Counting: each warp keeps a 64-bit count per launch and writes it to its own slot; the host adds
 // the slots with carry detection (engine.ErrOverflow). In v2 the leaf groups' products and the
@@ -132,6 +133,25 @@ type Options struct {
 	// that many, so the grid does not shrink for high-degree graphs; tiny values force that path
 	// for the checks. The v1 kernel has no pieces.
 	PieceCap uint64
+
+	// replicas runs that many independent runs on each device (0, 1: one), as if each were a
+	// GPU of its own: the device checks exercise the several-GPU paths (shared work units,
+	// listing from several devices) on a machine with one.
+	replicas int
+}
+
+// replicate returns devs with each device repeated n times (n < 2: devs).
+func replicate(devs []*gpu.Device, n int) []*gpu.Device {
+	if n < 2 {
+		return devs
+	}
+	out := make([]*gpu.Device, 0, n*len(devs))
+	for _, d := range devs {
+		for range n {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // flatOptions is how a count with options o lays out its plan (listing stores the last level).
@@ -346,6 +366,8 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	}
 	if o.V1 {
 		devs = devs[:1]
+	} else {
+		devs = replicate(devs, o.replicas)
 	}
 	st.Device, st.GPUs = devs[0].String(), len(devs)
 	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
@@ -394,21 +416,12 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *flatPlan, o Options, st *Stats) (uint64, bool, error) {
 	var units []uint64
 	if !o.V1 {
-		estWarps := 0
-		for _, d := range devs {
-			estWarps += max(1, d.Info().SMs) * blocksPerSM * warpsPerBlock
-		}
-		units = fp.makeUnits(estWarps, !o.NoSplit)
+		units = fp.makeUnits(gridWarps(devs), !o.NoSplit)
 		st.Units = uint64(len(units))
 	} else {
 		st.Units = fp.NumRoots
 	}
-	disp := &unitDispenser{total: uint64(len(units)), chunk: uint64(len(units))}
-	if len(devs) > 1 {
-		// Several devices: ranges small enough that the last ones even out the devices' load,
-		// large enough that a launch has work for every warp.
-		disp.chunk = max(uint64(4*blocksPerSM*warpsPerBlock*max(1, devs[0].Info().SMs)), disp.total/uint64(16*len(devs)))
-	}
+	disp := newDispenser(uint64(len(units)), devs)
 	runs := make([]*deviceRun, len(devs))
 	counts := make([]uint64, len(devs))
 	partials := make([]bool, len(devs))
@@ -812,6 +825,26 @@ type unitDispenser struct {
 	done        atomic.Uint64 // units finished or turned into queued tasks, all devices
 }
 
+// gridWarps estimates the warps of the devices' grids together (for the number of work units).
+func gridWarps(devs []*gpu.Device) int {
+	n := 0
+	for _, d := range devs {
+		n += max(1, d.Info().SMs) * blocksPerSM * warpsPerBlock
+	}
+	return n
+}
+
+// newDispenser hands total units out to devs: all at once to a single device; to several, in
+// ranges small enough that the last ones even out the devices' load, large enough that a launch
+// has work for every warp.
+func newDispenser(total uint64, devs []*gpu.Device) *unitDispenser {
+	u := &unitDispenser{total: total, chunk: total}
+	if len(devs) > 1 {
+		u.chunk = max(uint64(4*blocksPerSM*warpsPerBlock*max(1, devs[0].Info().SMs)), total/uint64(16*len(devs)))
+	}
+	return u
+}
+
 func (u *unitDispenser) take() (lo, hi uint64, ok bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -925,19 +958,19 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 
 // rowSink receives the rows a listing launch wrote: L words each, in level order.
 type rowSink struct {
-	buf   *gpu.Buffer
-	cap   uint64 // rows
-	L     int
-	host  []uint32
-	match []uint32 // one match in pattern vertex order, handed to yield
-	order []int    // order[level] = pattern vertex
-	yield func([]uint32, error) bool
+	buf  *gpu.Buffer
+	cap  uint64 // rows
+	L    int
+	host []uint32
+	// emit hands rows (whole rows, level order) to the consumer; false when it stopped. The
+	// rows are only read until emit returns.
+	emit func(rows []uint32) bool
 	// stopped is set when the consumer stopped the sequence; err when a copy failed.
 	stopped bool
 	err     error
 }
 
-// drain copies n rows to the host and yields them; false when the consumer stopped or the copy
+// drain copies n rows to the host and emits them; false when the consumer stopped or the copy
 // failed (err).
 func (s *rowSink) drain(n uint64) bool {
 	words := s.host[:n*uint64(s.L)]
@@ -945,13 +978,27 @@ func (s *rowSink) drain(n uint64) bool {
 		s.err = fmt.Errorf("stmatch: reading matches: %w", err)
 		return false
 	}
-	for k := uint64(0); k < n; k++ {
-		row := words[k*uint64(s.L) : (k+1)*uint64(s.L)]
-		for level, v := range s.order {
-			s.match[v] = row[level]
+	if !s.emit(words) {
+		s.stopped = true
+		return false
+	}
+	return true
+}
+
+// rowYielder yields rows in level order as matches in pattern vertex order.
+type rowYielder struct {
+	order []int    // order[level] = pattern vertex
+	match []uint32 // one match, handed to yield
+	yield func([]uint32, error) bool
+}
+
+func (y *rowYielder) rows(words []uint32) bool {
+	L := len(y.order)
+	for k := 0; k+L <= len(words); k += L {
+		for level, v := range y.order {
+			y.match[v] = words[k+level]
 		}
-		if !s.yield(s.match, nil) {
-			s.stopped = true
+		if !y.yield(y.match, nil) {
 			return false
 		}
 	}
@@ -967,8 +1014,8 @@ func listRows(fp *flatPlan) uint64 {
 // Matches implements engine.Engine: the kernel writes the matches of each time slice into a
 // bounded buffer (a launch also ends when it is full, its warps queueing what they hold), and the
 // host yields them in pattern vertex order between launches, so any number of matches streams in
-// fixed memory. Listing runs on the first GPU of the problem; the plan enumerates every vertex
-// (no leaf counting) and is the same one the CPU engine lists with.
+// fixed memory. Listing runs on every GPU of the problem, as a count does (listOn); the plan
+// enumerates every vertex (no leaf counting) and is the same one the CPU engine lists with.
 func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
 	return func(yield func([]uint32, error) bool) {
 		if p.Data == nil || p.Pattern == nil {
@@ -1009,30 +1056,126 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 			yield(nil, err)
 			return
 		}
-		units := fp.makeUnits(max(1, devs[0].Info().SMs)*blocksPerSM*warpsPerBlock, !o.NoSplit)
-		r := newDeviceRun(devs[0], p.GPUMemoryLimit)
-		defer r.free()
-		sink := &rowSink{cap: listRows(fp), L: fp.L, match: match, yield: yield}
-		if r.mem.Limit > 0 {
-			// Leave the output buffer room within --gpu-memory.
-			sink.cap = max(fp.Cap[fp.L-1], min(sink.cap, r.mem.Limit/4/uint64(4*fp.L)))
-		}
-		sink.buf, err = r.mem.Alloc("match buffer", sink.cap*uint64(4*fp.L))
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		sink.host = make([]uint32, sink.cap*uint64(fp.L))
+		y := &rowYielder{match: match, yield: yield}
 		for _, lv := range pl.Levels {
-			sink.order = append(sink.order, lv.Vertex)
+			y.order = append(y.order, lv.Vertex)
 		}
-		if err := r.prepare(p, fp, o, units); err != nil {
-			yield(nil, err)
-			return
-		}
-		disp := &unitDispenser{total: uint64(len(units)), chunk: uint64(len(units))}
-		if _, _, err = r.run(ctx, p, fp, o, disp, sink); err != nil && !sink.stopped {
+		if err := listOn(ctx, replicate(devs, o.replicas), p, fp, o, y); err != nil {
 			yield(nil, err)
 		}
 	}
+}
+
+// listOn lists the plan's matches on devs into y. Each device takes ranges of the work units as a
+// count's do and writes its rows into its own buffer; fanIn brings the devices' batches to this
+// goroutine. The error is nil when the consumer stopped.
+func listOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *flatPlan, o Options, y *rowYielder) error {
+	units := fp.makeUnits(gridWarps(devs), !o.NoSplit)
+	disp := newDispenser(uint64(len(units)), devs)
+	if len(devs) == 1 {
+		_, err := listOnDevice(ctx, devs[0], p, fp, o, units, disp, y.rows)
+		return err
+	}
+	return fanIn(ctx, len(devs), func(ctx context.Context, k int, emit func([]uint32) bool) (bool, error) {
+		return listOnDevice(ctx, devs[k], p, fp, o, units, disp, emit)
+	}, y.rows)
+}
+
+// fanIn runs n producers concurrently and hands every batch they emit to consume, on the calling
+// goroutine, one at a time: a producer's emit returns once consume has finished with the batch
+// (so the producer may reuse its buffer) with consume's answer, or false when the run is being
+// stopped. A producer returns whether its emit was answered false (the consumer stopped) and its
+// error. When the consumer stops, or a producer fails, the others are cancelled through their
+// context. fanIn returns nil when the consumer stopped or everything finished, else the first
+// producer error that is not a cancellation, else a cancellation (the caller's context ended).
+func fanIn(ctx context.Context, n int, produce func(ctx context.Context, k int, emit func([]uint32) bool) (stopped bool, err error), consume func([]uint32) bool) error {
+	type batch struct {
+		rows []uint32
+		done chan bool // the consumer's answer: go on
+	}
+	batches := make(chan batch)
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	var cut atomic.Bool // an emit was refused because the run was being stopped
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done := make(chan bool)
+			emit := func(rows []uint32) bool {
+				select {
+				case batches <- batch{rows, done}:
+					return <-done
+				case <-ctx.Done():
+					cut.Store(true)
+					return false
+				}
+			}
+			stopped, err := produce(ctx, k, emit)
+			errs[k] = err
+			if err != nil || stopped {
+				cancel() // the other producers stop too
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(batches)
+	}()
+	consuming := true
+	for b := range batches {
+		consuming = consuming && consume(b.rows)
+		b.done <- consuming
+	}
+	if !consuming {
+		return nil
+	}
+	// A producer's own failure wins over the cancellations it caused on the others.
+	var ctxErr error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			if ctxErr == nil {
+				ctxErr = err
+			}
+		default:
+			return err
+		}
+	}
+	if ctxErr == nil && cut.Load() {
+		// Rows were refused, so the listing is incomplete: only the caller's context can have
+		// stopped it here (no producer failed, the consumer did not stop).
+		ctxErr = parent.Err()
+		if ctxErr == nil {
+			ctxErr = context.Canceled
+		}
+	}
+	return ctxErr
+}
+
+// listOnDevice runs the listing kernel on d, handing its rows to emit; stopped reports that emit
+// returned false.
+func listOnDevice(ctx context.Context, d *gpu.Device, p *engine.Problem, fp *flatPlan, o Options, units []uint64, disp *unitDispenser, emit func([]uint32) bool) (stopped bool, err error) {
+	r := newDeviceRun(d, p.GPUMemoryLimit)
+	defer r.free()
+	sink := &rowSink{cap: listRows(fp), L: fp.L, emit: emit}
+	if r.mem.Limit > 0 {
+		// Leave the output buffer room within --gpu-memory.
+		sink.cap = max(fp.Cap[fp.L-1], min(sink.cap, r.mem.Limit/4/uint64(4*fp.L)))
+	}
+	if sink.buf, err = r.mem.Alloc("match buffer", sink.cap*uint64(4*fp.L)); err != nil {
+		return false, err
+	}
+	sink.host = make([]uint32, sink.cap*uint64(fp.L))
+	if err := r.prepare(p, fp, o, units); err != nil {
+		return false, err
+	}
+	if _, _, err = r.run(ctx, p, fp, o, disp, sink); err != nil && !sink.stopped {
+		return false, err
+	}
+	return sink.stopped, nil
 }
