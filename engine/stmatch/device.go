@@ -1,0 +1,500 @@
+package stmatch
+
+// One device's share of a count or a listing (deviceRun): compiling the kernel, uploading the
+// plan, sizing the grid, and the launches of time slices; the dispenser of work units that
+// several devices share.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"submatch/engine"
+	"submatch/gpu"
+)
+
+// mergeStats folds the devices' statistics into st: times of the slowest, sums of the counters.
+func mergeStats(st *Stats, runs []*deviceRun) {
+	for _, r := range runs {
+		s := &r.st
+		st.CacheHit = st.CacheHit || s.CacheHit
+		st.Compile = max(st.Compile, s.Compile)
+		st.Upload = max(st.Upload, s.Upload)
+		st.Kernel = max(st.Kernel, s.Kernel)
+		st.Launches += s.Launches
+		st.Blocks += s.Blocks
+		st.Warps += s.Warps
+		st.BufferBytes += s.BufferBytes
+		st.DeviceBytes += s.DeviceBytes
+		st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
+		st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
+		st.Donated += s.Donated
+		st.Pieces += s.Pieces
+		st.Spilled += s.Spilled
+		st.Taken += s.Taken
+		st.QueryKernel = st.QueryKernel || s.QueryKernel
+		st.QueryCompile = max(st.QueryCompile, s.QueryCompile)
+		st.QueryLaunches += s.QueryLaunches
+	}
+}
+
+// free releases the run's device memory, recording in its statistics how much it held.
+func (r *deviceRun) free() {
+	r.st.DeviceBytes = r.mem.Used()
+	r.mem.FreeAll()
+}
+
+// deviceRun is one GPU's share of a count: the compiled kernel, the uploaded plan and buffers.
+type deviceRun struct {
+	d      *gpu.Device
+	fn     *gpu.Function
+	mem    gpu.Allocs // the count's buffers, within its --gpu-memory (Limit 0: the device budget alone)
+	blocks int
+	warps  int
+	st     Stats
+
+	meta, off, val, cands, units, buf, counts, ctl, tasks, seq *gpu.Buffer
+	gOff, gAdj                                                 gpu.DevicePtr
+	queueCap                                                   uint64
+
+	// querySrc is the per-query kernel's source while KernelTiered has not switched to it yet;
+	// tier delivers its background compile.
+	querySrc string
+	tier     chan tierResult
+	shared   uint32 // dynamic shared memory per block (the plan metadata), set by prepare
+}
+
+// residentBlocks is how many blocks of f the device runs at once with r's shared memory (the
+// occupancy calculator's count per SM; blocksPerSM per SM when it cannot say): the grid of a
+// launch, before memory limits it.
+func (r *deviceRun) residentBlocks(f *gpu.Function) int {
+	perSM := blocksPerSM
+	if n, err := f.ActiveBlocksPerSM(threadsBlock, r.shared); err == nil && n > 0 {
+		perSM = n
+	}
+	return max(1, r.d.Info().SMs) * perSM
+}
+
+type tierResult struct {
+	mod *gpu.Module
+	err error
+}
+
+// tierUp runs before every launch of a KernelTiered count: before the second launch it starts
+// compiling the per-query kernel in the background (a count that ends in one launch never pays
+// for it), and at the first launch after the compile is done it switches to that kernel. Both
+// kernels read and write the same buffers and leave nothing on the device between launches but
+// the work queue, so the switch is free. A failed compile leaves the generic kernel running.
+func (r *deviceRun) tierUp() {
+	if r.querySrc == "" || r.st.Launches == 0 {
+		return
+	}
+	if r.tier == nil {
+		r.tier = make(chan tierResult, 1)
+		go func(src string) {
+			m, err := r.d.Compile(src, queryFile, nil)
+			r.tier <- tierResult{m, err}
+		}(r.querySrc)
+		return
+	}
+	var t tierResult
+	select {
+	case t = <-r.tier:
+	default:
+		return
+	}
+	r.querySrc = ""
+	err := t.err
+	var f *gpu.Function
+	if err == nil {
+		f, err = t.mod.Function(kernelName)
+	}
+	if err == nil {
+		// The grid stays as large as the buffers, unless the per-query kernel fits fewer blocks
+		// at once: the warps of blocks no longer launched then count 0 from here on.
+		if resident := r.residentBlocks(f); resident < r.blocks {
+			if err = r.counts.Memset(0); err == nil {
+				r.blocks = resident
+			}
+		}
+	}
+	if err != nil {
+		slog.Warn("stmatch: the per-query kernel is not used; the generic kernel goes on", "err", err)
+		return
+	}
+	r.fn = f
+	r.st.QueryKernel, r.st.QueryCompile = true, t.mod.CompileTime
+}
+
+// newDeviceRun starts d's share of a count that may allocate limit bytes there (0: no limit but
+// the device budget).
+func newDeviceRun(d *gpu.Device, limit uint64) *deviceRun {
+	return &deviceRun{d: d, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "stmatch: "}}
+}
+
+// taskBytes is one queue slot: the task's words and the slot's sequence number.
+const taskBytes = taskWords*4 + 8
+
+// queueSlots is the work queue's capacity for warps warps and L levels: room for every warp to
+// spill one task per level at the end of a slice, plus donations (at most about one per warp
+// outstanding), rounded up to a power of two.
+func queueSlots(warps, L int) uint64 {
+	need := uint64(warps) * uint64(L+2)
+	c := uint64(1)
+	for c < need {
+		c <<= 1
+	}
+	return c
+}
+
+// prepare compiles the kernel and uploads everything a count needs on r.d; the grid is as large
+// as both the kernel's occupancy and the memory left allow.
+func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []uint64) error {
+	tc := time.Now()
+	src, file, name := kernelSource, kernelFile, kernelName
+	if o.V1 {
+		src, file, name = kernelSourceV1, kernelFileV1, kernelNameV1
+	}
+	var mod *gpu.Module
+	var err error
+	if !o.V1 && o.Kernel != KernelGeneric {
+		if r.querySrc, err = specialise(kernelSource, fp); err != nil {
+			return err
+		}
+		if o.Kernel == KernelQuery {
+			mod, err = r.d.Compile(r.querySrc, queryFile, nil)
+		} else {
+			mod, err = r.d.Cached(r.querySrc, queryFile, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("stmatch: compiling the per-query kernel: %w", err)
+		}
+		if mod != nil {
+			r.querySrc = ""
+			r.st.QueryKernel, r.st.QueryCompile = true, mod.CompileTime
+		}
+	}
+	if mod == nil {
+		if mod, err = r.d.Compile(src, file, nil); err != nil {
+			return fmt.Errorf("stmatch: compiling the kernel: %w", err)
+		}
+	}
+	r.st.CacheHit = mod.CacheHit
+	r.st.Compile = time.Since(tc)
+	if r.fn, err = mod.Function(name); err != nil {
+		return err
+	}
+
+	tu := time.Now()
+	if r.meta, err = gpu.UploadTo(&r.mem, "plan", fp.Meta); err != nil {
+		return err
+	}
+	if r.off, err = gpu.UploadTo(&r.mem, "candidate space offsets", fp.Offsets); err != nil {
+		return err
+	}
+	if r.val, err = r.mem.Alloc("candidate space", max(1, fp.nValues)*4); err != nil {
+		return err
+	}
+	var at uint64
+	for _, part := range fp.ValueParts {
+		if err := gpu.CopyToDevice(r.val, at*4, part); err != nil {
+			return fmt.Errorf("stmatch: candidate space: %w", err)
+		}
+		at += uint64(len(part))
+	}
+	if r.cands, err = gpu.UploadTo(&r.mem, "candidates", fp.Cands); err != nil {
+		return err
+	}
+	if fp.NonAdjacent || fp.Graph {
+		offs, adj := fp.sortedCSR(p.Data)
+		if len(adj) == 0 {
+			adj = []uint32{0}
+		}
+		b, err := gpu.UploadTo(&r.mem, "graph offsets", offs)
+		if err != nil {
+			return err
+		}
+		r.gOff = b.Ptr()
+		if b, err = gpu.UploadTo(&r.mem, "graph adjacency", adj); err != nil {
+			return err
+		}
+		r.gAdj = b.Ptr()
+	}
+	if r.ctl, err = r.mem.Alloc("control words", ctlWords*8); err != nil {
+		return err
+	}
+	if err := r.ctl.Memset(0); err != nil {
+		return err
+	}
+	if !o.V1 {
+		if len(units) == 0 {
+			units = []uint64{0}
+		}
+		if r.units, err = gpu.UploadTo(&r.mem, "work units", units); err != nil {
+			return err
+		}
+	}
+
+	// Per-warp set buffers, counts and (v2) queue slots: as many warps as the occupancy allows
+	// and the memory left holds, down to one block.
+	r.shared = uint32((fp.L + fp.G) * metaStride * 8)
+	want := r.residentBlocks(r.fn)
+	perWarp := fp.Stride*4 + 8
+	if !o.V1 {
+		perWarp += 2 * uint64(fp.L+2) * taskBytes // queueSlots rounds up by less than 2x
+	}
+	r.blocks = chooseBlocks(want, warpsPerBlock, perWarp, r.mem.Available())
+	r.warps = r.blocks * warpsPerBlock
+	r.st.Blocks, r.st.Warps, r.st.PerWarpBytes = r.blocks, r.warps, perWarp
+	if r.buf, err = r.mem.Alloc("per-warp buffers", uint64(r.warps)*fp.Stride*4); err != nil {
+		return err
+	}
+	r.st.BufferBytes = r.buf.Size()
+	if r.counts, err = r.mem.Alloc("per-warp counts", uint64(r.warps)*8); err != nil {
+		return err
+	}
+	if !o.V1 {
+		r.queueCap = queueSlots(r.warps, fp.L)
+		r.st.QueueSlots = r.queueCap
+		if r.tasks, err = r.mem.Alloc("work queue", r.queueCap*taskWords*4); err != nil {
+			return err
+		}
+		seq := make([]uint64, r.queueCap)
+		for k := range seq {
+			seq[k] = uint64(k)
+		}
+		if r.seq, err = gpu.UploadTo(&r.mem, "work queue sequence numbers", seq); err != nil {
+			return err
+		}
+	}
+	r.st.Upload = time.Since(tu)
+	return nil
+}
+
+// Control words of the v2 kernel (the C_* defines of kernels/stmatch.cu), each on a 128-byte
+// line of its own.
+const (
+	ctlLine   = 16
+	ctlWords  = 13 * ctlLine
+	cNext     = 0 * ctlLine
+	cOverflow = 1 * ctlLine
+	cWork     = 2 * ctlLine
+	cIdle     = 3 * ctlLine
+	cHead     = 4 * ctlLine
+	cTail     = 5 * ctlLine
+	cQSize    = 6 * ctlLine
+	cDonated  = 7 * ctlLine
+	cSpilled  = 8 * ctlLine
+	cTaken    = 9 * ctlLine
+	cOut      = 10 * ctlLine
+	cStop     = 11 * ctlLine
+	cPieces   = 12 * ctlLine
+)
+
+const (
+	taskWords = 6 + 2*maxLevels
+	optSteal  = 1
+	optList   = 2
+	optUnroll = 4
+	// optUnrollLeaves: unless Options.NoUnrollLeaves, for plans whose leaf classes are single
+	// groups (with Options.UnrollClasses, for every plan with leaf groups).
+	optUnrollLeaves = 8
+	sliceFloor      = time.Millisecond
+	// defaultDonateAfter: see Options.DonateAfter.
+	defaultDonateAfter = 500 * time.Microsecond
+)
+
+// addCounts adds the warps' counts of the last launch to *count, reporting overflow.
+func (r *deviceRun) addCounts(count *uint64, scratch []uint64) error {
+	if err := gpu.CopyToHost(scratch, r.counts, 0); err != nil {
+		return fmt.Errorf("stmatch: %w", err)
+	}
+	for _, c := range scratch {
+		var carry uint64
+		*count, carry = bits.Add64(*count, c, 0)
+		if carry != 0 {
+			return engine.ErrOverflow
+		}
+	}
+	return nil
+}
+
+// runV1 runs the first version's kernel over every root in batches, one launch each.
+func (r *deviceRun) runV1(ctx context.Context, p *engine.Problem, fp *flatPlan) (count uint64, partial bool, err error) {
+	counts := make([]uint64, r.warps)
+	batch := uint64(r.warps) * 2
+	total := fp.NumRoots
+	var done uint64
+	for done < total {
+		if err := ctx.Err(); err != nil {
+			return count, true, err
+		}
+		end := min(total, done+batch)
+		if err := r.ctl.Memset(0); err != nil {
+			return count, false, err
+		}
+		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, 0,
+			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
+			done, end, r.ctl, r.counts)
+		if err != nil {
+			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		r.st.Kernel += kt
+		r.st.Launches++
+		if err := r.addCounts(&count, counts); err != nil {
+			return 0, false, err
+		}
+		done = end
+		if p.Progress != nil {
+			p.Progress(float64(done) / float64(total))
+		}
+		if kt < maxLaunch {
+			batch *= 4
+		}
+	}
+	return count, false, nil
+}
+
+// unitDispenser hands out ranges of work units to the devices of a count.
+type unitDispenser struct {
+	mu          sync.Mutex
+	next, total uint64
+	chunk       uint64
+	done        atomic.Uint64 // units finished or turned into queued tasks, all devices
+}
+
+// gridWarps estimates the warps of the devices' grids together (for the number of work units).
+func gridWarps(devs []*gpu.Device) int {
+	n := 0
+	for _, d := range devs {
+		n += max(1, d.Info().SMs) * blocksPerSM * warpsPerBlock
+	}
+	return n
+}
+
+// newDispenser hands total units out to devs: all at once to a single device; to several, in
+// ranges small enough that the last ones even out the devices' load, large enough that a launch
+// has work for every warp.
+func newDispenser(total uint64, devs []*gpu.Device) *unitDispenser {
+	u := &unitDispenser{total: total, chunk: total}
+	if len(devs) > 1 {
+		u.chunk = max(uint64(4*blocksPerSM*warpsPerBlock*max(1, devs[0].Info().SMs)), total/uint64(16*len(devs)))
+	}
+	return u
+}
+
+func (u *unitDispenser) take() (lo, hi uint64, ok bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.next >= u.total {
+		return 0, 0, false
+	}
+	lo = u.next
+	u.next = min(u.total, lo+u.chunk)
+	return lo, u.next, true
+}
+
+// run drives the v2 kernel on one device: each launch takes host units from the range it was
+// given and tasks from the device's queue until its time slice ends (the warps then spill what
+// they hold into the queue) or the work runs out; the next launch resumes from the queue. The
+// context is checked between launches, so a cancelled count stops within about one slice.
+//
+// With rows set (listing), the kernel writes the matches into rows' buffer instead of counting
+// them; a launch also ends when the buffer is full, and after each launch rows.drain hands the
+// rows written to the consumer (false: the consumer stopped, and so does the run).
+func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o Options, disp *unitDispenser, rows *rowSink) (count uint64, partial bool, err error) {
+	counts := make([]uint64, r.warps)
+	slice := o.Slice
+	if slice <= 0 {
+		slice = maxLaunch
+	}
+	slice = max(slice, sliceFloor)
+	opts := uint32(optSteal)
+	if o.NoSteal {
+		opts = 0
+	}
+	if !o.NoUnroll {
+		opts |= optUnroll
+	}
+	if !o.NoUnrollLeaves && (o.UnrollClasses || fp.singleGroupClasses()) {
+		opts |= optUnrollLeaves
+	}
+	var out gpu.DevicePtr
+	var outCap uint64
+	if rows != nil {
+		opts |= optList
+		out, outCap = rows.buf.Ptr(), rows.cap
+	}
+	donate := o.DonateAfter
+	if donate <= 0 {
+		donate = defaultDonateAfter
+	}
+	var lo, hi, queued uint64
+	ctl := make([]uint64, ctlWords)
+	for {
+		if lo >= hi && queued == 0 {
+			var ok bool
+			if lo, hi, ok = disp.take(); !ok {
+				return count, false, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return count, true, err
+		}
+		// The queue's words (head, tail, size) carry over; ctl holds what the last launch left.
+		ctl[cNext], ctl[cWork], ctl[cIdle], ctl[cOut], ctl[cStop] = 0, queued, 0, 0, 0
+		if err := gpu.CopyToDevice(r.ctl, 0, ctl); err != nil {
+			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		r.tierUp()
+		if r.st.QueryKernel {
+			r.st.QueryLaunches++
+		}
+		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, r.shared,
+			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
+			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()),
+			out, outCap)
+		if err != nil {
+			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		r.st.Kernel += kt
+		r.st.Launches++
+		if err := gpu.CopyToHost(ctl, r.ctl, 0); err != nil {
+			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		switch ctl[cOverflow] {
+		case 0:
+		case 2:
+			return count, false, errors.New("stmatch: a listing task found no room in the work queue")
+		default:
+			return 0, false, engine.ErrOverflow
+		}
+		if rows != nil && ctl[cOut] > 0 {
+			if ctl[cOut] > outCap {
+				return count, false, fmt.Errorf("stmatch: %d rows written to a buffer of %d", ctl[cOut], outCap)
+			}
+			if !rows.drain(ctl[cOut]) {
+				return count, false, rows.err
+			}
+		}
+		if err := r.addCounts(&count, counts); err != nil {
+			return 0, false, err
+		}
+		queued = ctl[cWork]
+		if queued != ctl[cQSize] || ctl[cIdle] != 0 || ctl[cHead]-ctl[cTail] != queued {
+			return count, false, fmt.Errorf("stmatch: work queue out of step after a launch: %d tasks counted, %d slots reserved, %d published, %d warps idle",
+				queued, ctl[cQSize], ctl[cHead]-ctl[cTail], ctl[cIdle])
+		}
+		taken := min(ctl[cNext], hi-lo)
+		lo += taken
+		r.st.Donated, r.st.Spilled, r.st.Taken, r.st.Pieces = ctl[cDonated], ctl[cSpilled], ctl[cTaken], ctl[cPieces]
+		if p.Progress != nil && disp.total > 0 {
+			p.Progress(float64(disp.done.Add(taken)) / float64(disp.total))
+		}
+	}
+}
