@@ -3,6 +3,7 @@ package geneva
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // subPart is one sub-partition of GENMAP: the not yet renamed vertices of the current ELP that
@@ -44,6 +45,7 @@ func GenMap(p *Partitions) (oldToNew, newToOld []uint32) {
 		}
 	}
 	keyBuf := make([]byte, 8*words)
+	setBuf := make([]uint64, words)
 	for {
 		// Step 1: the ELP with the most vertices still to rename.
 		cur := -1
@@ -62,16 +64,16 @@ func GenMap(p *Partitions) (oldToNew, newToOld []uint32) {
 			if assigned[v] {
 				continue
 			}
-			set := make([]uint64, words)
+			clear(setBuf)
 			for _, e := range p.ShareSet(v) {
-				set[e/64] |= 1 << (e % 64)
+				setBuf[e/64] |= 1 << (e % 64)
 			}
-			for i, w := range set {
+			for i, w := range setBuf {
 				binary.LittleEndian.PutUint64(keyBuf[8*i:], w)
 			}
-			sp := byKey[string(keyBuf)]
+			sp := byKey[string(keyBuf)] // no allocation for the lookup
 			if sp == nil {
-				sp = &subPart{set: set, size: len(p.ShareSet(v))}
+				sp = &subPart{set: slices.Clone(setBuf), size: len(p.ShareSet(v))}
 				byKey[string(keyBuf)] = sp
 				subs = append(subs, sp)
 			}

@@ -228,7 +228,33 @@ func rowLength(g *graph.Graph, v uint32, all bool, label uint32) int {
 // label), so each vertex label's neighbours are already together and only their ids need
 // sorting.
 func fillRows(g *graph.Graph, rowVertex []uint32, off []uint64, nb []uint32, all bool, label uint32, oldToNew []uint32) {
-	inParallel(len(rowVertex), func(r int) { fillRow(g, rowVertex[r], all, label, oldToNew, nb[off[r]:off[r+1]]) })
+	shift, shifted := renameShift(g, oldToNew)
+	inParallel(len(rowVertex), func(r int) {
+		fillRow(g, rowVertex[r], all, label, oldToNew, shift, shifted, nb[off[r]:off[r+1]])
+	})
+}
+
+// renameShift reports whether oldToNew moves every vertex that has edges down by one amount
+// shift. It does for graphs with one edge label: GENMAP keeps the ELP's vertices in order and
+// moves the isolated ones, which graph.Builder numbers first (ascending degree), to the end. A
+// row's neighbours are then renamed by a subtraction instead of a lookup that misses the cache
+// on every entry of a large graph.
+func renameShift(g *graph.Graph, oldToNew []uint32) (shift uint32, ok bool) {
+	first := true
+	for v, w := range oldToNew {
+		if g.Degree(uint32(v)) == 0 {
+			continue
+		}
+		if first {
+			if w > uint32(v) {
+				return 0, false
+			}
+			shift, first = uint32(v)-w, false
+		} else if uint32(v)-w != shift {
+			return 0, false
+		}
+	}
+	return shift, true
 }
 
 // inParallel calls fn(r) for every r in [0, n), on all cores, in chunks of consecutive r.
@@ -252,16 +278,24 @@ func inParallel(n int, fn func(r int)) {
 	wg.Wait()
 }
 
-// fillRow writes one row of fillRows into dst, which has exactly its length.
-func fillRow(g *graph.Graph, v uint32, all bool, label uint32, oldToNew, dst []uint32) {
+// fillRow writes one row of fillRows into dst, which has exactly its length (renamed by a
+// subtraction of shift when shifted, see renameShift).
+func fillRow(g *graph.Graph, v uint32, all bool, label uint32, oldToNew []uint32, shift uint32, shifted bool, dst []uint32) {
 	k, seg := 0, 0
 	runs := g.Runs(v)
 	for ri, run := range runs {
 		if all || run.EdgeLabel == label {
-			for _, x := range g.RunNeighbors(v, ri) {
-				dst[k] = oldToNew[x]
-				k++
+			nb := g.RunNeighbors(v, ri)
+			if shifted {
+				for i, x := range nb {
+					dst[k+i] = x - shift
+				}
+			} else {
+				for i, x := range nb {
+					dst[k+i] = oldToNew[x]
+				}
 			}
+			k += len(nb)
 		}
 		if ri+1 == len(runs) || runs[ri+1].VertexLabel != run.VertexLabel {
 			slices.Sort(dst[seg:k])
