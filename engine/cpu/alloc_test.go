@@ -54,6 +54,7 @@ func TestSearchAllocatesNothing(t *testing.T) {
 		"(a)-(b)-(c)-(d)-(a), (a)-(x), (a)-(y)", // postponed leaves
 		"(a:1)-(b)-(c:1), (b)-(d:0)",
 		"(a)-(b)-(c)-(a), (a)-(x), (b)-(y), (c)-(z:2)", // several leaf groups: region DP
+		"(a)-(b)-(c)-(d)-(a), (e), (f:2)",              // memoised leaf with isolated vertices
 	} {
 		p, err := pattern.Parse(src)
 		if err != nil {
@@ -67,8 +68,10 @@ func TestSearchAllocatesNothing(t *testing.T) {
 			var stop atomic.Bool
 			w := newWorker(g, pl, &stop)
 			roots := pl.Candidates[pl.Levels[0].Vertex]
-			for _, c := range roots { // warm up the buffers
-				w.runRoot(c)
+			for range 4 { // warm up the buffers, and let the leaf size caches grow to their size
+				for _, c := range roots {
+					w.runRoot(c)
+				}
 			}
 			allocs := testing.AllocsPerRun(5, func() {
 				for _, c := range roots {

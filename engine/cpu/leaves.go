@@ -38,21 +38,24 @@ type leafCounter struct {
 	region  []int64  // per subset mask: Venn region size
 	dp, ndp []uint64 // DP over remaining-vertex vectors
 
+	used             [1 << plan.MaxClassGroups]int64 // per subset mask: used vertices in the intersection
 	radix, rem, pick [plan.MaxClassGroups]int
 
-	// memo[g], for a group with several parents that forms a class alone, caches |S_g| by the
-	// parents' data vertices: the same parents recur across many assignments (the two ends of
-	// a 4-cycle's diagonal, reached through every middle vertex) and the intersection need not
-	// be recomputed. Such groups test membership by adjacency instead of a materialised set.
-	memo       [][]memoEntry
-	memoMisses []int
+	// memo[class], for a class whose only parented group has several parents (the others, if
+	// any, isolated; see memoPosition), caches that group's intersection sizes by its parents'
+	// data vertices: the same parents recur across many assignments (the two ends of a 4-cycle's
+	// diagonal, reached through every middle vertex) and the intersections need not be
+	// recomputed. memoised[g] marks such groups: they test membership by adjacency instead of a
+	// materialised set.
+	memo     []classMemo
+	memoised []bool
 
-	// collide[g] lists the levels whose data vertex may lie in S_g: label-compatible, and not a
-	// parent of g (a parent's data vertex is never its own neighbour).
-	collide [][]int
+	// collide[g] has bit j set for each level j whose data vertex may lie in S_g:
+	// label-compatible, and not a parent of g (a parent's data vertex is never its own neighbour).
+	collide []uint64
 }
 
-// Each group's direct-mapped size cache starts at minMemoSlots entries and grows (emptied) by
+// Each class's direct-mapped size cache starts at minMemoSlots entries and grows (emptied) by
 // 4x up to maxMemoSlots whenever it has missed twice its size, so small jobs pay for a small
 // table; maxMemoParents bounds the key.
 const (
@@ -61,11 +64,20 @@ const (
 	maxMemoParents = 4
 )
 
-type memoEntry struct {
-	key  [maxMemoParents]uint32
-	size int64
-	ok   bool
+// classMemo is the size cache of a class with a memoised group at position bit: a direct-mapped
+// table of slots of width words (keyWords+stride rounded up to a power of two, so that no slot
+// straddles cache lines). A slot holds its key, the parents' data vertices (two to a word), then
+// the stride sizes |S_g ∩ the isolated groups' candidates of mask| before removing used vertices,
+// for every mask of the class containing the group, indexed by without(mask, bit). An empty
+// slot's zero key matches no assignment: the group's parents (two at least) take distinct data
+// vertices.
+type classMemo struct {
+	bit, stride, width int // bit < 0: the class is not memoised
+	table              []int64
+	slots, misses      int
 }
+
+const keyWords = maxMemoParents / 2
 
 func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	lc.g, lc.pl, lc.groups = g, pl, pl.Groups
@@ -87,7 +99,7 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 			}
 		}
 	}
-	lc.collide = make([][]int, ng)
+	lc.collide = make([]uint64, ng)
 	for gi, lg := range pl.Groups {
 		for j, l := range pl.Levels {
 			isParent := false
@@ -95,16 +107,19 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 				isParent = isParent || pe.Level == j
 			}
 			if !isParent && (lg.VertexLabel.Any || l.VertexLabel.Any || lg.VertexLabel.Value == l.VertexLabel.Value) {
-				lc.collide[gi] = append(lc.collide[gi], j)
+				lc.collide[gi] |= 1 << j
 			}
 		}
 	}
-	lc.memo = make([][]memoEntry, ng)
-	lc.memoMisses = make([]int, ng)
-	for _, class := range pl.Classes {
-		if gi := class.Groups[0]; len(class.Groups) == 1 && len(pl.Groups[gi].Parents) >= 2 &&
-			len(pl.Groups[gi].Parents) <= maxMemoParents {
-			lc.memo[gi] = []memoEntry{} // allocated on first use: small jobs never need it
+	lc.memo = make([]classMemo, len(pl.Classes))
+	lc.memoised = make([]bool, ng)
+	for ci, class := range pl.Classes {
+		// The tables are allocated on first use: small jobs never need them.
+		cm := &lc.memo[ci]
+		if cm.bit = memoPosition(pl, class.Groups); cm.bit >= 0 {
+			cm.stride = 1 << (len(class.Groups) - 1)
+			cm.width = 1 << bits.Len(uint(keyWords+cm.stride-1))
+			lc.memoised[class.Groups[cm.bit]] = true
 		}
 	}
 	lc.isoIntersections = make([][]int64, len(pl.Classes))
@@ -155,12 +170,40 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	lc.ndp = make([]uint64, maxStates)
 }
 
+// memoPosition returns the position in class of the group whose intersection sizes are worth
+// caching, or -1: the class's only parented group, with 2 to maxMemoParents parents whose data
+// vertices recur in consecutive assignments (some level below the first parent is not a parent;
+// with the parents last, every assignment has parents of its own).
+func memoPosition(pl *plan.Plan, class []int) int {
+	pos := -1
+	for b, gi := range class {
+		if len(pl.Groups[gi].Parents) > 0 {
+			if pos >= 0 {
+				return -1
+			}
+			pos = b
+		}
+	}
+	if pos < 0 {
+		return -1
+	}
+	parents := pl.Groups[class[pos]].Parents
+	first := len(pl.Levels)
+	for _, pe := range parents {
+		first = min(first, pe.Level)
+	}
+	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels)-first {
+		return -1
+	}
+	return pos
+}
+
 // materialise computes S_g of every parented group for the assignment m: the intersection of
 // the parents' matching neighbour runs (one run, uncopied, for a single exact-label parent).
 func (lc *leafCounter) materialise(m []uint32, mi []int) {
 	for gi := range lc.groups {
 		lg := &lc.groups[gi]
-		if len(lg.Parents) == 0 || lc.memo[gi] != nil {
+		if len(lg.Parents) == 0 || lc.memoised[gi] {
 			continue
 		}
 		lc.sets[gi] = lc.commonNeighbours(gi, m, mi)
@@ -187,25 +230,56 @@ func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
 	return intersectAll(sets, &lc.setBuf[gi], &lc.tmpBuf[gi])
 }
 
-// memoSize returns |S_g| for a memoised group, from its cache when the parents recur.
-func (lc *leafCounter) memoSize(gi int, m []uint32, mi []int) int64 {
-	var key [maxMemoParents]uint32
+// memoSizes returns the memoised group's intersection sizes for class ci (see classMemo), from
+// the cache when its parents recur.
+func (lc *leafCounter) memoSizes(ci int, class []int, m []uint32, mi []int) []int64 {
+	cm := &lc.memo[ci]
+	gi := class[cm.bit]
+	var key [keyWords]int64
 	h := uint64(14695981039346656037)
 	for k, pe := range lc.groups[gi].Parents {
-		key[k] = m[pe.Level]
-		h = (h ^ uint64(key[k])) * 1099511628211
+		x := m[pe.Level]
+		key[k/2] |= int64(x) << (32 * (k % 2))
+		h = (h ^ uint64(x)) * 1099511628211
 	}
-	table := lc.memo[gi]
-	if len(table) == 0 || (lc.memoMisses[gi] > 2*len(table) && len(table) < maxMemoSlots) {
-		table = make([]memoEntry, max(minMemoSlots, 4*len(table)))
-		lc.memo[gi], lc.memoMisses[gi] = table, 0
+	if n := cm.slots; n == 0 || (cm.misses > 2*n && n < maxMemoSlots) {
+		cm.slots = max(minMemoSlots, 4*n)
+		cm.table, cm.misses = make([]int64, cm.slots*cm.width), 0
 	}
-	e := &table[h&uint64(len(table)-1)]
-	if !e.ok || e.key != key {
-		lc.memoMisses[gi]++
-		*e = memoEntry{key: key, size: int64(len(lc.commonNeighbours(gi, m, mi))), ok: true}
+	i := int(h&uint64(cm.slots-1)) * cm.width
+	slot := cm.table[i : i+keyWords+cm.stride]
+	if [keyWords]int64(slot) != key {
+		cm.misses++
+		copy(slot, key[:])
+		lc.isolatedIntersections(class, cm.bit, lc.commonNeighbours(gi, m, mi), slot[keyWords:])
 	}
-	return e.size
+	return slot[keyWords:]
+}
+
+// isolatedIntersections sets sizes[without(mask, bit)] to the number of elements of s (the set
+// of class[bit]) in the candidates of every other group of mask, all isolated, for each mask
+// containing bit: a histogram of each element's memberships, then sums over supersets.
+func (lc *leafCounter) isolatedIntersections(class []int, bit int, s []uint32, sizes []int64) {
+	clear(sizes)
+	if len(class) == 1 {
+		sizes[0] = int64(len(s))
+		return
+	}
+	for _, x := range s {
+		in := 1 << bit
+		for b, gi := range class {
+			if b != bit && lc.groups[gi].Candidates.Has(x) {
+				in |= 1 << b
+			}
+		}
+		sizes[without(in, bit)]++
+	}
+	supersetSums(sizes)
+}
+
+// without removes bit from mask, shifting the bits above it down.
+func without(mask, bit int) int {
+	return mask&(1<<bit-1) | mask>>(bit+1)<<bit
 }
 
 // adjacentToParents reports whether x is in S_g, testing x against each parent's list.
@@ -240,7 +314,7 @@ func (lc *leafCounter) member(gi int, x uint32, m []uint32, mi []int) bool {
 	if len(lg.Parents) == 0 {
 		return lg.Candidates.Has(x)
 	}
-	if lc.memo[gi] != nil {
+	if lc.memoised[gi] {
 		return lc.adjacentToParents(gi, x, m, mi)
 	}
 	s := lc.sets[gi]
@@ -257,23 +331,50 @@ func (lc *leafCounter) setSize(gi int) int64 {
 	return int64(len(lc.sets[gi]))
 }
 
-// usedIn counts the assigned data vertices that lie in every group of mask.
-func (lc *leafCounter) usedIn(class []int, mask int, m []uint32, mi []int) int64 {
+// usedBy counts the assigned data vertices in S_g.
+func (lc *leafCounter) usedBy(gi int, m []uint32, mi []int) int64 {
 	var n int64
-	first := bits.TrailingZeros(uint(mask))
-	for _, j := range lc.collide[class[first]] {
-		x := m[j]
-		in := true
-		for b := 0; b < len(class) && in; b++ {
-			if mask&(1<<b) != 0 {
-				in = lc.member(class[b], x, m, mi)
-			}
-		}
-		if in {
+	for levels := lc.collide[gi]; levels != 0; levels &= levels - 1 {
+		if j := bits.TrailingZeros64(levels); lc.member(gi, m[j], m, mi) {
 			n++
 		}
 	}
 	return n
+}
+
+// usedIn returns, for every mask of the class, the number of assigned data vertices that lie in
+// every group of mask: a histogram of each vertex's memberships, then sums over supersets.
+func (lc *leafCounter) usedIn(class []int, m []uint32, mi []int) []int64 {
+	lc.used = [len(lc.used)]int64{}
+	used := lc.used[:1<<len(class)]
+	var levels uint64
+	for _, gi := range class {
+		levels |= lc.collide[gi]
+	}
+	for ; levels != 0; levels &= levels - 1 {
+		j := bits.TrailingZeros64(levels)
+		in := 0
+		for b, gi := range class {
+			if lc.collide[gi]>>j&1 != 0 && lc.member(gi, m[j], m, mi) {
+				in |= 1 << b
+			}
+		}
+		used[in]++
+	}
+	supersetSums(used)
+	return used
+}
+
+// supersetSums turns h[mask], the number of elements in exactly the groups of mask, into the
+// number of elements in at least the groups of mask.
+func supersetSums(h []int64) {
+	for b := 1; b < len(h); b <<= 1 {
+		for i := range h {
+			if i&b == 0 {
+				h[i] += h[i|b]
+			}
+		}
+	}
 }
 
 // count returns the number of injective assignments of all postponed vertices.
@@ -296,13 +397,18 @@ func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
 }
 
 func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (uint64, bool) {
+	var memo []int64 // sizes of the masks containing bit, for a memoised class
+	bit := lc.memo[ci].bit
+	if bit >= 0 {
+		memo = lc.memoSizes(ci, class, m, mi)
+	}
 	if len(class) == 1 {
 		lg := &lc.groups[class[0]]
 		size := lc.setSize(class[0])
-		if lc.memo[class[0]] != nil {
-			size = lc.memoSize(class[0], m, mi)
+		if memo != nil {
+			size = memo[0]
 		}
-		s := size - lc.usedIn(class, 1, m, mi)
+		s := size - lc.usedBy(class[0], m, mi)
 		if lg.Ordered {
 			return binomial(s, len(lg.Vertices))
 		}
@@ -310,15 +416,19 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 	}
 	k := len(class)
 	full := 1<<k - 1
+	used := lc.usedIn(class, m, mi)
 	// Intersection sizes of every subset, minus used vertices.
 	for mask := 1; mask <= full; mask++ {
 		var size int64
-		if iso := lc.isoIntersections[ci]; iso != nil && lc.allIsolated(class, mask) {
+		switch iso := lc.isoIntersections[ci]; {
+		case memo != nil && mask&(1<<bit) != 0:
+			size = memo[without(mask, bit)]
+		case iso != nil && lc.allIsolated(class, mask):
 			size = iso[mask]
-		} else {
+		default:
 			size = lc.intersectionSize(class, mask, m, mi)
 		}
-		lc.inter[mask] = size - lc.usedIn(class, mask, m, mi)
+		lc.inter[mask] = size - used[mask]
 	}
 	// Venn regions: elements in exactly the groups of mask.
 	for mask := 1; mask <= full; mask++ {
