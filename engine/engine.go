@@ -46,7 +46,8 @@ type Problem struct {
 	Semantics Semantics
 	// Threads is the number of worker goroutines (<= 0: all cores).
 	Threads int
-	// Progress, when set, is called from time to time with the fraction of root work done.
+	// Progress, when set, is called from time to time with the fraction of root work done,
+	// possibly from several goroutines at once (the CPU engine's workers, several GPUs).
 	Progress func(done float64)
 	// MemoryLimit bounds, in bytes, what the engine allocates beyond the data graph (candidate
 	// sets, indexes, per-worker buffers); 0 means no limit. An engine shrinks optional

@@ -103,3 +103,34 @@ func TestFanInCancelled(t *testing.T) {
 		t.Fatalf("got %v, want the deadline", err)
 	}
 }
+
+// TestFanInConsumerPanics: a consumer that panics (a failing test, a bug in the caller's loop)
+// must not leave a producer waiting for its answer, holding its device's memory.
+func TestFanInConsumerPanics(t *testing.T) {
+	var producersDone atomic.Int32
+	produce := func(ctx context.Context, k int, emit func([]uint32) bool) (bool, error) {
+		defer producersDone.Add(1)
+		return emitBatches(1_000_000, 2)(ctx, k, emit)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the consumer's panic was swallowed")
+			}
+		}()
+		n := 0
+		fanIn(context.Background(), 3, produce, func([]uint32) bool {
+			if n++; n == 5 {
+				panic("consumer failed")
+			}
+			return true
+		})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for producersDone.Load() != 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if producersDone.Load() != 3 {
+		t.Fatalf("%d of 3 producers returned after the consumer panicked", producersDone.Load())
+	}
+}

@@ -384,7 +384,7 @@ func leafCountable(pl *plan.Plan) bool {
 }
 
 // singleGroupClasses reports whether every collision class of the plan's leaf groups is a single
-// group (the kernel's leaf_product_lane counts only those).
+// group: leaf products are unrolled by default only then (Options.UnrollClasses for the others).
 func (fp *flatPlan) singleGroupClasses() bool {
 	for g := 0; g < fp.G; g++ {
 		if fp.Meta[(fp.L+g)*metaStride+mFlags]>>fClassN&7 > 1 {

@@ -21,8 +21,9 @@ type rowSink struct {
 	cap  uint64 // rows
 	L    int
 	host []uint32
-	// emit hands rows (whole rows, level order) to the consumer; false when it stopped. The
-	// rows are only read until emit returns.
+	// emit hands rows (whole rows, level order) to the consumer; false when it stopped or the
+	// run is being cancelled. The rows are only read until emit returns true; after false the
+	// device stops and never writes them again.
 	emit func(rows []uint32) bool
 	// stopped is set when the consumer stopped the sequence; err when a copy failed.
 	stopped bool
@@ -143,7 +144,8 @@ func listOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *flat
 // fanIn runs n producers concurrently and hands every batch they emit to consume, on the calling
 // goroutine, one at a time: a producer's emit returns once consume has finished with the batch
 // (so the producer may reuse its buffer) with consume's answer, or false when the run is being
-// stopped. A producer returns whether its emit was answered false (the consumer stopped) and its
+// stopped (the producer must then stop without touching the batch again: consume may still be
+// reading it). A producer returns whether its emit was answered false (the consumer stopped) and its
 // error. When the consumer stops, or a producer fails, the others are cancelled through their
 // context. fanIn returns nil when the consumer stopped or everything finished, else the first
 // producer error that is not a cancellation, else a cancellation (the caller's context ended).
@@ -163,11 +165,20 @@ func fanIn(ctx context.Context, n int, produce func(ctx context.Context, k int, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			done := make(chan bool)
+			// done has room for the answer, so that the consumer never waits on a producer that
+			// has left: a producer also stops waiting when the run is cancelled, which fanIn's
+			// deferred cancel does even when consume panics.
+			done := make(chan bool, 1)
 			emit := func(rows []uint32) bool {
 				select {
 				case batches <- batch{rows, done}:
-					return <-done
+				case <-ctx.Done():
+					cut.Store(true)
+					return false
+				}
+				select {
+				case ok := <-done:
+					return ok
 				case <-ctx.Done():
 					cut.Store(true)
 					return false

@@ -133,7 +133,10 @@ type Options struct {
 
 	// replicas runs that many independent runs on each device (0, 1: one), as if each were a
 	// GPU of its own: the device checks exercise the several-GPU paths (shared work units,
-	// listing from several devices) on a machine with one.
+	// listing from several devices) on a machine with one. The runs take turns on the GPU (each
+	// one's kernel time is its own share), share its memory budget (a run sizes its grid to the
+	// memory free when it prepares, so a memory-bound second run gets a small grid or fails),
+	// and each may use Problem.GPUMemoryLimit.
 	replicas int
 }
 

@@ -708,8 +708,8 @@ __device__ u64 leaf_product_lane(const u64* __restrict__ meta, int L, int G, con
 }
 
 // LANE_WORK_MAX bounds the entries of one lane's smallest leaf lists (summed over the groups, a
-// class's weighted by its subsets) for which leaf_batch lets every lane count its own candidate; above it the warp counts them one
-// at a time, each with all lanes (leaf_product).
+// class's weighted by its subsets) for which leaf_batch lets every lane count its own
+// candidate; above it the warp counts them one at a time, each with all lanes (leaf_product).
 #define LANE_WORK_MAX 256
 
 // leaf_batch (unrolling with leaf groups) adds the leaf products of up to 32 complete
@@ -817,7 +817,7 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 #define OPT_STEAL 1u
 #define OPT_LIST 2u  // listing: the last level's candidates are written out as rows, not counted
 #define OPT_UNROLL 4u  // the last level is counted for 32 candidates of the level above at once
-#define OPT_UNROLL_LEAVES 8u  // leaf products of 32 last-level candidates at once (single-group classes)
+#define OPT_UNROLL_LEAVES 8u  // leaf products of 32 last-level candidates at once (the host's choice of plans)
 
 struct Task {
 	int f;        // level
