@@ -26,6 +26,36 @@ type Partitions struct {
 
 // NewPartitions computes the ELPs of g. A graph without edges has none.
 func NewPartitions(g *graph.Graph) *Partitions {
+	if g.NumEdges() > 0 && !g.HasEdgeLabels() {
+		return unlabelledPartitions(g)
+	}
+	return labelledPartitions(g)
+}
+
+// unlabelledPartitions is NewPartitions for a graph whose edges all carry label 0 (no edge labels
+// stored): one ELP of every vertex that has an edge, found from the degrees alone.
+func unlabelledPartitions(g *graph.Graph) *Partitions {
+	n := g.NumVertices()
+	p := &Partitions{
+		Labels:   []uint32{0},
+		Vertices: make([][]uint32, 1),
+		Entries:  []uint64{2 * g.NumEdges()},
+		index:    map[uint32]int32{0: 0},
+		memOff:   make([]uint64, n+1),
+	}
+	for v := range n {
+		p.memOff[v+1] = p.memOff[v]
+		if g.Degree(uint32(v)) > 0 {
+			p.Vertices[0] = append(p.Vertices[0], uint32(v))
+			p.memOff[v+1]++
+		}
+	}
+	p.memELP = make([]int32, p.memOff[n]) // every share set is {0}
+	return p
+}
+
+// labelledPartitions is NewPartitions for any graph, from the edge labels of the runs.
+func labelledPartitions(g *graph.Graph) *Partitions {
 	n := g.NumVertices()
 	p := &Partitions{index: map[uint32]int32{}, memOff: make([]uint64, n+1)}
 	// Labels first, so ELP indices follow label order.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -302,5 +303,24 @@ func TestGenMapCiteseer(t *testing.T) {
 	t.Logf("citeseer: %d ELPs, %d intervals with GENMAP, %d with the identity order", p.Len(), total, identity)
 	if total > identity || p.CountIntervals(p.Largest(), oldToNew) != 1 {
 		t.Errorf("GENMAP gives %d intervals (largest ELP %d), identity %d", total, p.CountIntervals(p.Largest(), oldToNew), identity)
+	}
+}
+
+// TestUnlabelledPartitions: the degree-only partitions of graphs without edge labels equal the
+// general computation's.
+func TestUnlabelledPartitions(t *testing.T) {
+	checked := 0
+	for name, g := range testGraphs(t) {
+		if g.HasEdgeLabels() || g.NumEdges() == 0 {
+			continue
+		}
+		fast, general := unlabelledPartitions(g), labelledPartitions(g)
+		if !reflect.DeepEqual(fast, general) {
+			t.Errorf("%s: degree-only partitions %+v, general %+v", name, fast, general)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no graph without edge labels among the test graphs")
 	}
 }
