@@ -469,7 +469,7 @@ func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
 		case m1[mBack]&1 != 0 && fp.Graph:
 			w = uint64(fp.data.Degree(fp.Cands[fp.Meta[mCandOff]+uint64(r)]))
 		case m1[mBack]&1 != 0:
-			w = uint64(len(fp.list(m1[mEBase], uint64(r))))
+			w = fp.listLen(m1[mEBase], uint64(r))
 		}
 		weight[r] = w
 		sum += w
@@ -496,6 +496,12 @@ func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
 		}
 	}
 	return units
+}
+
+// listLen returns the length of the k-th list of the edge index whose offsets start at ebase,
+// from the offsets alone (list would concatenate every value on the host first).
+func (fp *flatPlan) listLen(ebase, k uint64) uint64 {
+	return fp.Offsets[ebase+k+1] - fp.Offsets[ebase+k]
 }
 
 // list returns the k-th list of the edge index whose offsets start at ebase (as the kernel reads it).
