@@ -330,7 +330,7 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		}
 		pos[i] += k
 	}
-	// leafProduct: the kernel's leaf_product, with the same checked arithmetic.
+	// leafProduct: the kernel's leaf_product_t, with the same checked arithmetic.
 	overflow := false
 	mulChecked := func(a, b uint64) uint64 {
 		hi, lo := bits.Mul64(a, b)

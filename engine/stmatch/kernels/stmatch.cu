@@ -20,7 +20,7 @@
 // A level that a later level reuses stores its set before the injectivity and non-adjacency
 // checks (and before the window unless NarrowShared), and applies them while it iterates. The
 // last level is counted, not stored, unless the plan has postponed leaf groups: then every
-// complete assignment of the levels adds the product of the groups' counts (leaf_product).
+// complete assignment of the levels adds the product of the groups' counts (leaf_product_t).
 //
 // Pieces: a level's buffer holds M_CAP candidates. When the host bounded it below what the set
 // could hold (F_PIECES) and the smallest source is longer than that, the level's set is computed
@@ -235,7 +235,7 @@ __device__ u64 binomial(u64 n, u32 k, bool* ovf) {
 // regions by Möbius inversion, and a dynamic programme over the regions that distributes the
 // groups' vertices (state: each group's vertices still unplaced, in mixed radix). The warp
 // computes it together (Lane false: the lanes split the set scans, every lane runs the small DP),
-// or one lane alone (Lane true, for leaf_product_lane).
+// or one lane alone (Lane true, for leaf_product_t<true>).
 template <bool Lane>
 __device__ u64 class_count_t(const u64* __restrict__ meta, int L, int g0, int n, const u32* m, const u32* mi,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, int lane, bool* ovf)
@@ -270,7 +270,7 @@ __device__ u64 class_count_t(const u64* __restrict__ meta, int L, int g0, int n,
 		for (int k = 0; k < nl; k++)
 			if ((mask >> owner[k]) & 1 && (best < 0 || ll[k] < ll[best])) best = k;
 		u64 cnt = 0;
-		if (Lane) {
+		if constexpr (Lane) {
 			for (u64 idx = 0; idx < ll[best]; idx++) {
 				bool ok = true;
 				for (int k = 0; ok && k < nl; k++)
@@ -384,7 +384,7 @@ __device__ __forceinline__ u64 group_count(const u64* gv, u64 size, u64 used, bo
 	return (f & F_ORDERED) ? binomial(size - used, F_GROUPK(f), ovf) : falling(size - used, F_GROUPK(f), ovf);
 }
 
-// leaf_product counts the injective assignments of the postponed leaf groups for the complete
+// leaf_product_t counts the injective assignments of the postponed leaf groups for the complete
 // assignment m: the product over collision classes of the class's count. A class of one group
 // counts (|S| - used)_k, or C(|S| - used, k) for an ordered group, where S is the intersection of
 // the parents' candidate-space lists (for an isolated group, which has no parents, its candidate
@@ -392,7 +392,13 @@ __device__ __forceinline__ u64 group_count(const u64* gv, u64 size, u64 used, bo
 // class_count_t. Group g's record is meta level L + g: M_BACK its parents, M_EBASE their lists,
 // M_CANDOFF/M_CANDLEN its candidates, M_FLAGS its size and order, and on a class's first group
 // the number of groups in the class (the class's groups follow it).
-__device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
+//
+// The warp computes it together (Lane false: the lanes split the set scans) or one lane alone
+// (Lane true: sequential scans, no warp-wide operation, so only the lanes with an assignment
+// call it; leaf_batch runs it on 32 candidates at once, and for plans with collision classes of
+// several groups only with Options.UnrollClasses).
+template <bool Lane>
+__device__ u64 leaf_product_t(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
 	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, int lane, bool* ovf)
 {
 	u64 prod = 1;
@@ -400,7 +406,7 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
 		int cn = F_CLASSN((u32)gv[M_FLAGS]);
 		if (cn > 1) {
-			u64 c = class_count_t<false>(meta, L, g, cn, m, mi, eoff, evals, cands, lane, ovf);
+			u64 c = class_count_t<Lane>(meta, L, g, cn, m, mi, eoff, evals, cands, lane, ovf);
 			if (c == 0) return 0;
 			prod = mul_checked(prod, c, ovf);
 			g += cn - 1;
@@ -410,21 +416,37 @@ __device__ u64 leaf_product(const u64* __restrict__ meta, int L, int G, const u3
 		u64 ll[MAXL];
 		int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
 		if (ll[0] == 0) return 0;
-		u64 size = ll[0];
-		if (nl > 1) {
-			size = 0;
-			for (u64 base = 0; base < ll[0]; base += 32) {
-				u64 idx = base + lane;
-				bool ok = idx < ll[0];
-				u32 c = ok ? lp[0][idx] : 0;
-				for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], c);
-				size += __popc(__ballot_sync(FULL, ok));
+		u64 size = ll[0], used = 0;
+		if constexpr (Lane) {
+			if (nl > 1) {
+				size = 0;
+				for (u64 x = 0; x < ll[0]; x++) {
+					bool ok = true;
+					for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], lp[0][x]);
+					size += ok;
+				}
 			}
+			for (int j = 0; j < L; j++) {
+				bool in = true;
+				for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], m[j]);
+				used += in;
+			}
+		} else {
+			if (nl > 1) {
+				size = 0;
+				for (u64 base = 0; base < ll[0]; base += 32) {
+					u64 idx = base + lane;
+					bool ok = idx < ll[0];
+					u32 c = ok ? lp[0][idx] : 0;
+					for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], c);
+					size += __popc(__ballot_sync(FULL, ok));
+				}
+			}
+			bool in = lane < L;
+			u32 x = in ? m[lane] : 0;
+			for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], x);
+			used = __popc(__ballot_sync(FULL, in));
 		}
-		bool in = lane < L;
-		u32 x = in ? m[lane] : 0;
-		for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], x);
-		u64 used = __popc(__ballot_sync(FULL, in));
 		u64 c = group_count(gv, size, used, ovf);
 		if (c == 0) return 0;
 		prod = mul_checked(prod, c, ovf);
@@ -664,58 +686,16 @@ __device__ COUNT_LAST_INLINE u64 count_last(const u64* __restrict__ meta, int i,
 #endif
 }
 
-// leaf_product_lane is leaf_product computed by one lane alone (sequential intersections):
-// leaf_batch runs it on 32 candidates at once. Collision classes of several groups are counted
-// by class_count_t<true> (the host enables leaf_batch for such plans only with
-// Options.UnrollClasses).
-__device__ u64 leaf_product_lane(const u64* __restrict__ meta, int L, int G, const u32* m, const u32* mi,
-	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32* __restrict__ cands, bool* ovf)
-{
-	u64 prod = 1;
-	for (int g = 0; g < G; g++) {
-		const u64* gv = meta + (u64)(L + g) * META_STRIDE;
-		int cn = F_CLASSN((u32)gv[M_FLAGS]);
-		if (cn > 1) {
-			u64 c = class_count_t<true>(meta, L, g, cn, m, mi, eoff, evals, cands, 0, ovf);
-			if (c == 0) return 0;
-			prod = mul_checked(prod, c, ovf);
-			g += cn - 1;
-			continue;
-		}
-		const u32* lp[MAXL];
-		u64 ll[MAXL];
-		int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
-		u64 size = ll[0];
-		if (nl > 1) {
-			size = 0;
-			for (u64 x = 0; x < ll[0]; x++) {
-				bool ok = true;
-				for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], lp[0][x]);
-				size += ok;
-			}
-		}
-		u64 used = 0;
-		for (int j = 0; j < L; j++) {
-			bool in = true;
-			for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], m[j]);
-			used += in;
-		}
-		u64 c = group_count(gv, size, used, ovf);
-		if (c == 0) return 0;
-		prod = mul_checked(prod, c, ovf);
-	}
-	return prod;
-}
-
 // LANE_WORK_MAX bounds the entries of one lane's smallest leaf lists (summed over the groups, a
 // class's weighted by its subsets) for which leaf_batch lets every lane count its own
-// candidate; above it the warp counts them one at a time, each with all lanes (leaf_product).
+// candidate; above it the warp counts them one at a time, each with all lanes
+// (leaf_product_t<false>).
 #define LANE_WORK_MAX 256
 
 // leaf_batch (unrolling with leaf groups) adds the leaf products of up to 32 complete
 // assignments: level i = L - 1 takes the candidates at positions p, p + step, ... < e of its
 // buffer, one a lane. When every lane's lists are short each lane computes its own product
-// (leaf_product_lane), else the warp computes them in turn. The sum and the overflow flag are
+// (leaf_product_t<true>), else the warp computes them in turn. The sum and the overflow flag are
 // the warp's (uniform); m[i] and mi[i] are left lane-divergent, as count_last leaves them.
 __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64 p, u64 step, u64 e,
 	u32* m, u32* mi, const u32* buf,
@@ -753,7 +733,7 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 	bool lovf = false;
 	u64 sum = 0;
 	if (most <= LANE_WORK_MAX) {
-		sum = have ? leaf_product_lane(meta, L, G, m, mi, eoff, evals, cands, &lovf) : 0;
+		sum = have ? leaf_product_t<true>(meta, L, G, m, mi, eoff, evals, cands, lane, &lovf) : 0;
 		// A butterfly: every partial sum is over distinct lanes, so an overflow is the total's.
 		for (int d = 16; d > 0; d >>= 1) sum = add_checked(sum, __shfl_xor_sync(FULL, sum, d), &lovf);
 	} else {
@@ -761,7 +741,7 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 			if (!__shfl_sync(FULL, (int)have, u)) continue;
 			m[i] = __shfl_sync(FULL, c, u);
 			mi[i] = __shfl_sync(FULL, ci, u);
-			sum = add_checked(sum, leaf_product(meta, L, G, m, mi, eoff, evals, cands, lane, &lovf), &lovf);
+			sum = add_checked(sum, leaf_product_t<false>(meta, L, G, m, mi, eoff, evals, cands, lane, &lovf), &lovf);
 		}
 	}
 	if (__any_sync(FULL, lovf)) *ovf = true;
@@ -1055,7 +1035,7 @@ extern "C" __global__ void stmatch_count(
 			m[0] = roots[r];
 			mi[0] = r;
 			if (L == 1) {
-				total = add_checked(total, G ? leaf_product(meta, L, G, m, mi, eoff, evals, cands, lane, &ovf) : 1, &ovf);
+				total = add_checked(total, G ? leaf_product_t<false>(meta, L, G, m, mi, eoff, evals, cands, lane, &ovf) : 1, &ovf);
 				continue;
 			}
 			if (L == 2 && G == 0) {  // the host gives K = 1 here
@@ -1166,7 +1146,7 @@ extern "C" __global__ void stmatch_count(
 			m[i] = c;
 			if (lv[M_NEEDIDX]) mi[i] = (u32)lower_bound(cands + lv[M_CANDOFF], lv[M_CANDLEN], c);
 			if (i == L - 1) {  // only with leaf groups: the last level is iterated
-				total = add_checked(total, leaf_product(meta, L, G, m, mi, eoff, evals, cands, lane, &ovf), &ovf);
+				total = add_checked(total, leaf_product_t<false>(meta, L, G, m, mi, eoff, evals, cands, lane, &ovf), &ovf);
 			} else if (G == 0 && i + 1 == L - 1) {
 				if (list) {
 					if (!list_last(Task{L - 1, 1, 0, TO_PIECE_END, 0, 1})) tick = 7;  // the next step spills the rest of the stack
