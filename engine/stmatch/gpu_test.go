@@ -104,6 +104,27 @@ func TestGPUGitHub(t *testing.T) { expectedSuite(t, "github-gmatch", "data.graph
 
 func TestGPUHPRD(t *testing.T) { expectedSuite(t, "hprd-subgraphmatching", "HPRD.graph", 20) }
 
+// githubQueries loads the github-gmatch data graph and the named queries (Q_0 ...), or logs why
+// not and returns none when the data is not available.
+func githubQueries(t *testing.T, names ...string) (*graph.Graph, []*pattern.Pattern) {
+	t.Helper()
+	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
+	g, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{})
+	if err != nil {
+		t.Logf("github data not available: %v", err)
+		return nil, nil
+	}
+	var ps []*pattern.Pattern
+	for _, q := range names {
+		p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", q+".graph"), formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	return g, ps
+}
+
 // TestGPUHeldOut compares the github queries in $SUBMATCH_TESTDATA/github-extra (the held-out
 // gMatch queries that scripts/gpu-check.sh copies from $SUBMATCH_EXTRA_QUERIES; not in the
 // repository) on one GPU and, where there are several, on all of them.
@@ -220,17 +241,10 @@ func TestGPUVersions(t *testing.T) {
 		}
 		cases = append(cases, bcase{c.name, wv, p, c.sem})
 	}
-	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
-	if gh, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{}); err == nil {
-		for _, q := range []string{"Q_3", "Q_4", "Q_6", "Q_9"} {
-			p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", q+".graph"), formats.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cases = append(cases, bcase{"github " + q, gh, p, engine.Semantics{}})
-		}
-	} else {
-		t.Logf("github data not available: %v", err)
+	names := []string{"Q_3", "Q_4", "Q_6", "Q_9"}
+	gh, ghq := githubQueries(t, names...)
+	for i, p := range ghq {
+		cases = append(cases, bcase{"github " + names[i], gh, p, engine.Semantics{}})
 	}
 	variants := []struct {
 		name string
@@ -337,15 +351,10 @@ func TestGPUPieces(t *testing.T) {
 				Options{Kernel: KernelGeneric, NoSpace: true}, Options{Kernel: KernelQuery, NoSpace: true})
 		}
 	}
-	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
-	if gh, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{}); err == nil {
-		for _, q := range []string{"Q_0", "Q_3", "Q_6", "Q_9"} {
-			p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", q+".graph"), formats.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			run("pieces github "+q, gh, p, engine.Semantics{}, Options{Kernel: KernelGeneric}, Options{Kernel: KernelQuery})
-		}
+	names := []string{"Q_0", "Q_3", "Q_6", "Q_9"}
+	gh, ghq := githubQueries(t, names...)
+	for i, p := range ghq {
+		run("pieces github "+names[i], gh, p, engine.Semantics{}, Options{Kernel: KernelGeneric}, Options{Kernel: KernelQuery})
 	}
 	for seed := uint64(1); seed <= 16; seed++ {
 		vl := int(seed % 2)
@@ -492,15 +501,10 @@ func TestGPUListing(t *testing.T) {
 		record(t, "list "+name+" "+sem.String(), cn, gn, Stats{Total: gt})
 		t.Logf("list %-36s %-14s %10d matches %s in %v", name, sem, gn, verdict, gt)
 	}
-	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
-	if gh, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{}); err == nil {
-		for _, q := range []string{"Q_0", "Q_1", "Q_2", "Q_5", "Q_7", "Q_10"} {
-			p, err := formats.LoadPattern(filepath.Join(dir, "query_graph", q+".graph"), formats.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			check("github "+q, gh, p, engine.Semantics{}, Options{})
-		}
+	names := []string{"Q_0", "Q_1", "Q_2", "Q_5", "Q_7", "Q_10"}
+	gh, ghq := githubQueries(t, names...)
+	for i, p := range ghq {
+		check("github "+names[i], gh, p, engine.Semantics{}, Options{})
 	}
 	wv := sharedtest.WikiVote(t)
 	tri := mustParse("(a)-(b)-(c)-(a)")
@@ -572,7 +576,7 @@ func TestGPULeafOverflow(t *testing.T) {
 // TestGPULeafNearOverflow: without symmetry breaking (NoMultiply) one root's leaf product is
 // falling(200, 8), about 2^61, and the 31 others' are small: the total, 2.2e18, fits in 64 bits
 // and must be counted exactly, not reported as an overflow. (The plan roots at a, so this checks
-// leaf_product's arithmetic; leaf_batch's butterfly sum is reviewed, not reached here.)
+// leaf_product_t's arithmetic; leaf_batch's butterfly sum is reviewed, not reached here.)
 func TestGPULeafNearOverflow(t *testing.T) {
 	needGPU(t)
 	b := graph.NewBuilder(graph.BuilderOptions{})
