@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -551,6 +552,11 @@ func TestEdgeKernelIndexing(t *testing.T) {
 func TestRegisterKernel(t *testing.T) {
 	const src = `extern "C" __global__ void registered_test_kernel() {}`
 	RegisterKernel("registered_test.cu", src)
+	t.Cleanup(func() { // so that -count=N can register it again
+		registered.Lock()
+		delete(registered.src, "registered_test.cu")
+		registered.Unlock()
+	})
 	if got, err := KernelSource("registered_test.cu"); err != nil || got != src {
 		t.Fatalf("registered kernel: %q, %v", got, err)
 	}
@@ -566,5 +572,34 @@ func TestRegisterKernel(t *testing.T) {
 			}()
 			RegisterKernel(file, src)
 		}()
+	}
+}
+
+// A failed dlopen always carries a reason: the report counts an attempt without one as a
+// success. dlerror is per OS thread, so goroutines that move between threads must not lose it.
+func TestDlopenFailureHasReason(t *testing.T) {
+	if !dlSupported {
+		t.Skip("no dynamic loading here")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*50)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				if _, err := dlopen("libsubmatch-does-not-exist.so.9"); err == nil || err.Error() == "" {
+					errs <- fmt.Errorf("dlopen of a missing library: %v (%q)", err, fmt.Sprint(err))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if err := withReason(errors.New(""), "why"); err == nil || err.Error() != "why" {
+		t.Fatalf("withReason of an empty error: %v", err)
 	}
 }
