@@ -3,13 +3,11 @@ package geneva
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"submatch/graph"
+	"submatch/internal/par"
 )
 
 // Partition is the interval-PCSR of one ELP (Section 4.1, Fig. 4d): a CSR over the ELP's
@@ -199,7 +197,7 @@ func (pc *PCSR) Union(g *graph.Graph) *Partition {
 // returns the longest row's length.
 func rowOffsets(g *graph.Graph, rowVertex []uint32, off []uint64, all bool, label uint32) uint32 {
 	off[0] = 0
-	inParallel(len(rowVertex), func(r int) { off[r+1] = uint64(rowLength(g, rowVertex[r], all, label)) })
+	par.For(len(rowVertex), 0, func(r int) { off[r+1] = uint64(rowLength(g, rowVertex[r], all, label)) })
 	var longest uint64
 	for r := range rowVertex {
 		longest = max(longest, off[r+1])
@@ -229,7 +227,7 @@ func rowLength(g *graph.Graph, v uint32, all bool, label uint32) int {
 // sorting.
 func fillRows(g *graph.Graph, rowVertex []uint32, off []uint64, nb []uint32, all bool, label uint32, oldToNew []uint32) {
 	shift, shifted := renameShift(g, oldToNew)
-	inParallel(len(rowVertex), func(r int) {
+	par.For(len(rowVertex), 0, func(r int) {
 		fillRow(g, rowVertex[r], all, label, oldToNew, shift, shifted, nb[off[r]:off[r+1]])
 	})
 }
@@ -255,27 +253,6 @@ func renameShift(g *graph.Graph, oldToNew []uint32) (shift uint32, ok bool) {
 		}
 	}
 	return shift, true
-}
-
-// inParallel calls fn(r) for every r in [0, n), on all cores, in chunks of consecutive r.
-func inParallel(n int, fn func(r int)) {
-	const chunk = 1024
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk) {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= n {
-					return
-				}
-				for r := lo; r < min(lo+chunk, n); r++ {
-					fn(r)
-				}
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // fillRow writes one row of fillRows into dst, which has exactly its length (renamed by a

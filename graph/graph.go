@@ -201,15 +201,26 @@ func (g *Graph) RunNeighbors(v uint32, i int) []uint32 {
 // NeighborsWith returns the sorted neighbours of v that have vertex label vl and are joined to v
 // by an edge with label el (one run, found by binary search; empty if there is none).
 func (g *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
+	lo, hi := g.RunWith(v, vl, el)
+	return g.neighbors[g.offsets[v]+lo : g.offsets[v]+hi]
+}
+
+// RunWith returns where NeighborsWith(v, vl, el) lies in v's adjacency list: the positions
+// [lo, hi) of Neighbors(v) (lo == hi when there is no such run).
+func (g *Graph) RunWith(v, vl, el uint32) (lo, hi uint64) {
 	runs := g.Runs(v)
 	i := sort.Search(len(runs), func(i int) bool {
 		r := runs[i]
 		return r.VertexLabel > vl || (r.VertexLabel == vl && r.EdgeLabel >= el)
 	})
 	if i == len(runs) || runs[i].VertexLabel != vl || runs[i].EdgeLabel != el {
-		return nil
+		return 0, 0
 	}
-	return g.RunNeighbors(v, i)
+	end := g.offsets[v+1]
+	if i+1 < len(runs) {
+		end = runs[i+1].Start
+	}
+	return runs[i].Start - g.offsets[v], end - g.offsets[v]
 }
 
 // RunsWithVertexLabel returns the index range [lo, hi) of v's runs whose vertex label is vl

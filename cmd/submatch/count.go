@@ -205,5 +205,9 @@ func printExplain(w io.Writer, name string, sem engine.Semantics, pl *plan.Plan,
 		opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: listing, MultiplyAutomorphisms: !listing}
 		pl = plan.Build(g, p, opts)
 	}
-	fmt.Fprintf(w, "plan for %s (%s):\n%s%s\n", name, sem, pl.Describe(), engineLine)
+	fmt.Fprintf(w, "plan for %s (%s):\n%s", name, sem, pl.Describe())
+	if c, ok := plan.AsClique(g, p); ok && !listing {
+		fmt.Fprintf(w, "the CPU engine counts it as a %d-clique instead: the upward neighbourhood of each vertex as a bit matrix, the rest by ANDs and popcounts\n", c.K)
+	}
+	fmt.Fprintln(w, engineLine)
 }

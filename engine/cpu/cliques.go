@@ -1,0 +1,312 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"submatch/engine"
+	"submatch/graph"
+	"submatch/plan"
+)
+
+// Cliques (plan.AsClique) are counted without the general search: every clique is oriented
+// upwards from its smallest vertex r, so its other k-1 vertices are a (k-1)-clique inside
+// N+(r), the neighbours of r above it. When N+(r) is small enough, the counter lays out the
+// subgraph it induces as a bit matrix (row i: the members above i adjacent to member i) and
+// counts the (k-1)-cliques in it with ANDs and popcounts, 64 candidates a word. A larger set is
+// split first: each member u contributes the cliques in N+(u) ∩ (the members after u), the way
+// the general search would, until a set fits.
+
+// countCliquesApart turns the clique counter on; tests turn it off to check it against the
+// general search.
+var countCliquesApart = true
+
+// cliqueBitmapLimit is the largest candidate set laid out as a bit matrix (its rows take
+// limit²/8 bytes per worker: 2 MiB; at most 65535, the marks are uint16). A variable so that
+// tests can force the splitting path.
+var cliqueBitmapLimit = 4096
+
+// cliqueWorkerMemory is what a clique count needs per worker: the bit matrix, one candidate bit
+// set per depth, one list per depth as long as the largest degree, and the marks (2 bytes a
+// vertex). The orientation table (8 bytes a vertex) comes on top, once.
+func cliqueWorkerMemory(g *graph.Graph, k int) uint64 {
+	words := uint64(cliqueBitmapLimit+63) / 64
+	return uint64(cliqueBitmapLimit)*words*8 + uint64(k)*words*8 + uint64(k)*4*uint64(g.MaxDegree()) +
+		2*uint64(g.NumVertices())
+}
+
+// cliqueWorker counts the cliques of the roots it takes. Its buffers grow once and are reused,
+// so the counting allocates nothing in steady state.
+type cliqueWorker struct {
+	o    *plan.Oriented
+	k    int
+	stop *atomic.Bool
+
+	lists   [][]uint32 // per depth: the candidate list of a split set
+	rows    []uint64   // the bit matrix, words per row
+	mark    []uint16   // by vertex id: 1 + the vertex's index in the set being laid out, or 0
+	words   int        // words per row of the current matrix
+	bitSets [][]uint64 // per depth: the candidates left, as bits of the matrix
+
+	count    uint64
+	overflow bool
+}
+
+func newCliqueWorker(o *plan.Oriented, k int, stop *atomic.Bool) *cliqueWorker {
+	return &cliqueWorker{o: o, k: k, stop: stop, lists: make([][]uint32, k), bitSets: make([][]uint64, k)}
+}
+
+// sum returns total+n; on overflow it marks the worker and stops the count.
+func (w *cliqueWorker) sum(total, n uint64) uint64 {
+	s, ok := addChecked(total, n)
+	if !ok {
+		w.overflow = true
+		w.stop.Store(true)
+	}
+	return s
+}
+
+// root adds the cliques whose smallest vertex is r.
+func (w *cliqueWorker) root(r uint32) {
+	w.count = w.sum(w.count, w.inSet(w.o.Above(r), w.k-1, 0))
+}
+
+// inSet returns the number of need-cliques among cands, a sorted set of vertices that are all
+// adjacent to the vertices chosen so far. depth indexes the per-depth buffers.
+func (w *cliqueWorker) inSet(cands []uint32, need, depth int) uint64 {
+	if len(cands) < need {
+		return 0
+	}
+	switch {
+	case need == 1:
+		return uint64(len(cands))
+	case need == 2:
+		var n uint64
+		for i, u := range cands[:len(cands)-1] {
+			n += uint64(intersectCount(w.o.Above(u), cands[i+1:]))
+		}
+		return n
+	case len(cands) <= cliqueBitmapLimit:
+		w.layOut(cands)
+		all := w.bitSet(depth)
+		for i := range all {
+			all[i] = ^uint64(0)
+		}
+		if tail := len(cands) % 64; tail != 0 {
+			all[len(all)-1] = 1<<tail - 1
+		}
+		return w.inBits(all, need, depth+1)
+	}
+	var total uint64
+	for i, u := range cands[:len(cands)-need+1] {
+		if w.stop.Load() {
+			break
+		}
+		next := intersect(w.o.Above(u), cands[i+1:], w.lists[depth][:0])
+		w.lists[depth] = next[:0]
+		total = w.sum(total, w.inSet(next, need-1, depth+1))
+	}
+	return total
+}
+
+// layOut builds the bit matrix of the subgraph cands induces: bit j of row i is set when j > i
+// and cands[i], cands[j] are adjacent. Members are marked in a table by vertex id, so each
+// member's upward list is scanned once, with no merge against the set.
+func (w *cliqueWorker) layOut(cands []uint32) {
+	d := len(cands)
+	w.words = (d + 63) / 64
+	size := d * w.words
+	if cap(w.rows) < size {
+		w.rows = make([]uint64, size)
+	}
+	w.rows = w.rows[:size]
+	clear(w.rows)
+	if w.mark == nil {
+		w.mark = make([]uint16, w.o.NumVertices())
+	}
+	for j, v := range cands {
+		w.mark[v] = uint16(j + 1)
+	}
+	last := cands[d-1]
+	for i, u := range cands[:d-1] {
+		row := w.rows[i*w.words : (i+1)*w.words]
+		above := w.o.Above(u)
+		if len(above) > 8*(d-i) {
+			// A long list against few members: search the members in it instead.
+			markAdjacent(row, i+1, above, cands[i+1:])
+			continue
+		}
+		for _, x := range above {
+			if x > last {
+				break
+			}
+			if m := w.mark[x]; m != 0 {
+				p := int(m - 1)
+				row[p>>6] |= 1 << (p & 63)
+			}
+		}
+	}
+	for _, v := range cands {
+		w.mark[v] = 0
+	}
+}
+
+// markAdjacent sets bit base+j of row for every rest[j] in above (both sorted), searching
+// each of rest in above.
+func markAdjacent(row []uint64, base int, above, rest []uint32) {
+	i := 0
+	for j, x := range rest {
+		if i = lowerBound(above, i, x); i == len(above) {
+			return
+		}
+		if above[i] == x {
+			p := base + j
+			row[p>>6] |= 1 << (p & 63)
+		}
+	}
+}
+
+// bitSet returns depth's bit set buffer, one word per matrix word.
+func (w *cliqueWorker) bitSet(depth int) []uint64 {
+	if cap(w.bitSets[depth]) < w.words {
+		w.bitSets[depth] = make([]uint64, w.words)
+	}
+	return w.bitSets[depth][:w.words]
+}
+
+// inBits returns the number of need-cliques among the members in set (need >= 2), every member
+// adjacent to the vertices chosen so far.
+func (w *cliqueWorker) inBits(set []uint64, need, depth int) uint64 {
+	var total uint64
+	ww := w.words
+	for wi, word := range set {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			i := wi<<6 | b
+			row := w.rows[i*ww : (i+1)*ww]
+			if need == 2 {
+				for x := wi; x < ww; x++ {
+					total += uint64(bits.OnesCount64(set[x] & row[x]))
+				}
+				continue
+			}
+			next := w.bitSet(depth)
+			left := 0
+			for x := range wi {
+				next[x] = 0
+			}
+			for x := wi; x < ww; x++ {
+				next[x] = set[x] & row[x]
+				left += bits.OnesCount64(next[x])
+			}
+			if left < need-1 {
+				continue
+			}
+			total = w.sum(total, w.inBits(next, need-1, depth+1))
+		}
+		if need > 3 && w.stop.Load() {
+			break
+		}
+	}
+	return total
+}
+
+// intersectCount returns |a ∩ b| for sorted a and b.
+func intersectCount(a, b []uint32) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	n, j := 0, 0
+	for _, x := range a {
+		j = lowerBound(b, j, x)
+		if j == len(b) {
+			break
+		}
+		if b[j] == x {
+			n++
+		}
+	}
+	return n
+}
+
+// countCliques counts the matches of a clique pattern (see plan.Clique) on all of p's threads.
+func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTime time.Duration) (engine.Result, error) {
+	start := time.Now()
+	threads := p.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if p.MemoryLimit > 0 {
+		table, perWorker := 8*uint64(p.Data.NumVertices()), cliqueWorkerMemory(p.Data, c.K)
+		if need := table + perWorker; need > p.MemoryLimit {
+			return engine.Result{}, fmt.Errorf("cpu engine: %w: counting %d-cliques needs %d bytes, the limit is %d",
+				engine.ErrMemory, c.K, need, p.MemoryLimit)
+		}
+		threads = max(1, min(threads, int((p.MemoryLimit-table)/perWorker)))
+	}
+	var stop atomic.Bool
+	release := stopOnDone(ctx, &stop)
+	defer release()
+
+	o := c.Orient(p.Data, threads)
+	planTime += time.Since(start)
+	n := uint32(p.Data.NumVertices())
+	const chunk = 64
+	var (
+		next     atomic.Uint64
+		done     atomic.Uint64
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		total    uint64
+		overflow bool
+	)
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newCliqueWorker(o, c.K, &stop)
+			for !stop.Load() {
+				lo := next.Add(chunk) - chunk
+				if lo >= uint64(n) {
+					break
+				}
+				hi := min(lo+chunk, uint64(n))
+				for r := uint32(lo); r < uint32(hi) && !stop.Load(); r++ {
+					w.root(r)
+				}
+				if d := done.Add(hi - lo); p.Progress != nil {
+					p.Progress(float64(d) / float64(n))
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var ok bool
+			if total, ok = addChecked(total, w.count); !ok || w.overflow {
+				overflow = true
+			}
+		}()
+	}
+	wg.Wait()
+	if !p.Semantics.Unique {
+		// Every clique is k! embeddings, induced or not.
+		for f := 2; f <= c.K; f++ {
+			var ok bool
+			if total, ok = mulChecked(total, uint64(f)); !ok {
+				overflow = true
+			}
+		}
+	}
+	if overflow {
+		return engine.Result{}, engine.ErrOverflow
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.Result{Count: total, Partial: true, PlanTime: planTime}, err
+	}
+	return engine.Result{Count: total, PlanTime: planTime}, nil
+}

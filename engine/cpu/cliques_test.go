@@ -1,0 +1,272 @@
+package cpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"submatch/engine"
+	"submatch/gen"
+	"submatch/graph"
+	"submatch/internal/oracle"
+	"submatch/internal/proptest"
+	"submatch/pattern"
+	"submatch/plan"
+)
+
+// cliquePattern writes a k-clique with every vertex labelled vl and every edge el ("" for a
+// wildcard), e.g. "(a:1)-[2]-(b:1), ...".
+func cliquePattern(t testing.TB, k int, vl, el string) *pattern.Pattern {
+	t.Helper()
+	name := func(i int) string {
+		if vl == "" {
+			return fmt.Sprintf("(v%d)", i)
+		}
+		return fmt.Sprintf("(v%d:%s)", i, vl)
+	}
+	var parts []string
+	for i := range k {
+		for j := i + 1; j < k; j++ {
+			edge := "-"
+			if el != "" {
+				edge = "-[:" + el + "]-"
+			}
+			parts = append(parts, name(i)+edge+name(j))
+		}
+	}
+	p, err := pattern.Parse(strings.Join(parts, ", "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// countGeneral counts with the general search, the clique counter turned off.
+func countGeneral(t *testing.T, prob *engine.Problem) uint64 {
+	t.Helper()
+	countCliquesApart = false
+	defer func() { countCliquesApart = true }()
+	res, err := Engine{}.Count(context.Background(), prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Count
+}
+
+// TestCliqueCounter checks the clique counter against the general search (and, on the
+// smaller graphs, the brute-force oracle) on random labelled graphs dense enough to hold
+// cliques of up to 8 vertices (the oracle up to 5), for all conventions, with the bit matrix small enough to force
+// the splitting path, one word wide, and several words wide.
+func TestCliqueCounter(t *testing.T) {
+	defer func(limit int) { cliqueBitmapLimit = limit }(cliqueBitmapLimit)
+	type graphCase struct {
+		name                 string
+		g                    *graph.Graph
+		vertexLabels, labels []string // pattern labels to try ("" = wildcard)
+		edgeLabels           []string
+		oracle               bool
+	}
+	cases := []graphCase{
+		{"unlabelled n=40", gen.RandomGraph(1, 40, 0.5, 1, 1), []string{"", "0"}, []string{"", "0"}, nil, true},
+		{"unlabelled n=110", gen.RandomGraph(2, 110, 0.65, 1, 1), []string{""}, []string{""}, nil, false},
+		{"2 vertex labels", gen.RandomGraph(3, 60, 0.6, 2, 1), []string{"0", "1"}, []string{""}, nil, true},
+		{"vertex and edge labels", gen.RandomGraph(4, 80, 0.95, 2, 2), []string{"1"}, []string{"0", "1"}, nil, true},
+	}
+	ctx := context.Background()
+	for _, gc := range cases {
+		for k := plan.MinCliqueSize; k <= 8; k++ {
+			for _, vl := range gc.vertexLabels {
+				for _, el := range gc.labels {
+					p := cliquePattern(t, k, vl, el)
+					if _, ok := plan.AsClique(gc.g, p); !ok {
+						t.Fatalf("%s: %d-clique (%q, %q) not taken as a clique", gc.name, k, vl, el)
+					}
+					for _, sem := range proptest.AllSemantics {
+						prob := &engine.Problem{Data: gc.g, Pattern: p, Semantics: sem, Threads: 2}
+						want := countGeneral(t, prob)
+						if gc.oracle && k <= 5 {
+							if o := oracle.Count(gc.g, p, sem); o != want {
+								t.Fatalf("%s, %d-clique (%q, %q), %s: general search %d, oracle %d", gc.name, k, vl, el, sem, want, o)
+							}
+						}
+						for _, limit := range []int{3, 64, 4096} {
+							cliqueBitmapLimit = limit
+							got, err := Engine{}.Count(ctx, prob)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if got.Count != want {
+								t.Fatalf("%s, limit %d, %d-clique (%q, %q), %s: clique counter %d, general search %d",
+									gc.name, limit, k, vl, el, sem, got.Count, want)
+							}
+						}
+						if k == 6 && sem == (engine.Semantics{Unique: true}) {
+							t.Logf("%s: unique %d-cliques (%q, %q): %d", gc.name, k, vl, el, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNotACliqueShape: patterns the clique counter must leave to the general search.
+func TestNotACliqueShape(t *testing.T) {
+	oneLabel := gen.RandomGraph(1, 30, 0.5, 1, 1)
+	twoLabels := gen.RandomGraph(1, 30, 0.5, 2, 1)
+	edgeLabelled := gen.RandomGraph(1, 30, 0.5, 1, 2)
+	cases := []struct {
+		g *graph.Graph
+		p string
+	}{
+		{oneLabel, "(a)-(b)-(c)-(a)"},                                    // a triangle: the general search
+		{oneLabel, "(a)-(b)-(c)-(d)-(a), (a)-(c)"},                       // one edge short
+		{oneLabel, "(a:0)-(b:1)-(c:0)-(a), (a)-(d:0), (b)-(d), (c)-(d)"}, // mixed vertex labels
+		{oneLabel, "(a)-[:1]-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)"},    // mixed edge labels
+		{twoLabels, "(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)"},        // wildcard over two vertex labels
+		{edgeLabelled, "(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)"},     // wildcard over two edge labels
+		{oneLabel, "(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d), (e)"},    // an isolated fifth vertex
+	}
+	for _, c := range cases {
+		p, err := pattern.Parse(c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := plan.AsClique(c.g, p); ok {
+			t.Errorf("%s taken as a clique", c.p)
+		}
+	}
+	p := cliquePattern(t, 4, "", "")
+	if _, ok := plan.AsClique(twoLabels, cliquePattern(t, 4, "1", "")); !ok {
+		t.Error("a 4-clique with one exact label on a two-label graph was refused")
+	}
+	if _, ok := plan.AsClique(edgeLabelled, cliquePattern(t, 4, "", "1")); !ok {
+		t.Error("a 4-clique with one exact edge label on an edge-labelled graph was refused")
+	}
+	if _, ok := plan.AsClique(oneLabel, p); !ok {
+		t.Error("an unlabelled 4-clique was refused")
+	}
+}
+
+// TestCliqueOverflow: 21! embeddings of K21 in itself do not fit in a uint64 (20! does).
+func TestCliqueOverflow(t *testing.T) {
+	g := gen.RandomGraph(1, 21, 1.0, 1, 1) // complete
+	for _, c := range []struct {
+		sem      engine.Semantics
+		want     uint64
+		overflow bool
+	}{
+		{engine.Semantics{Unique: true}, 1, false},
+		{engine.Semantics{}, 0, true},
+		{engine.Semantics{Induced: true}, 0, true},
+	} {
+		prob := &engine.Problem{Data: g, Pattern: cliquePattern(t, 21, "", ""), Semantics: c.sem}
+		res, err := Engine{}.Count(context.Background(), prob)
+		if c.overflow {
+			if !errors.Is(err, engine.ErrOverflow) {
+				t.Errorf("K21 in K21, %s: %d, %v; want ErrOverflow", c.sem, res.Count, err)
+			}
+			continue
+		}
+		if err != nil || res.Count != c.want {
+			t.Errorf("K21 in K21, %s: %d, %v; want %d", c.sem, res.Count, err, c.want)
+		}
+	}
+	k20 := gen.RandomGraph(1, 20, 1.0, 1, 1)
+	res, err := Engine{}.Count(context.Background(), &engine.Problem{Data: k20, Pattern: cliquePattern(t, 20, "", "")})
+	if err != nil || res.Count != 2432902008176640000 {
+		t.Errorf("K20 in K20: %d, %v; want 20! = 2432902008176640000", res.Count, err)
+	}
+}
+
+// TestCliqueCountCancelled: a cancelled or timed-out clique count stops promptly and says it
+// is partial.
+func TestCliqueCountCancelled(t *testing.T) {
+	g := gen.RandomGraph(5, 400, 0.6, 1, 1)
+	prob := &engine.Problem{Data: g, Pattern: cliquePattern(t, 10, "", ""), Threads: 2}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := Engine{}.Count(ctx, prob)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a count with a 50 ms deadline took %v", d)
+	}
+	if !res.Partial || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("count with a deadline: %+v, %v; want Partial and DeadlineExceeded", res, err)
+	}
+}
+
+// TestCliqueMemoryLimit: too small a limit is ErrMemory; a limit for one worker still counts.
+func TestCliqueMemoryLimit(t *testing.T) {
+	g := gen.RandomGraph(1, 60, 0.5, 1, 1)
+	prob := &engine.Problem{Data: g, Pattern: cliquePattern(t, 5, "", ""), Threads: 4, MemoryLimit: 1000}
+	if _, err := (Engine{}).Count(context.Background(), prob); !errors.Is(err, engine.ErrMemory) {
+		t.Fatalf("tiny limit: %v, want ErrMemory", err)
+	}
+	prob.MemoryLimit = 8*uint64(g.NumVertices()) + cliqueWorkerMemory(g, 5)
+	got, err := Engine{}.Count(context.Background(), prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := countGeneral(t, &engine.Problem{Data: g, Pattern: prob.Pattern, Threads: 2}); got.Count != want {
+		t.Fatalf("one worker's memory: %d, want %d", got.Count, want)
+	}
+}
+
+// TestCliqueWorkerAllocatesNothing: once its buffers have grown, counting a root allocates
+// nothing, on the bit-matrix path and on the splitting path.
+func TestCliqueWorkerAllocatesNothing(t *testing.T) {
+	defer func(limit int) { cliqueBitmapLimit = limit }(cliqueBitmapLimit)
+	g := gen.RandomGraph(2, 200, 0.5, 1, 1)
+	c, ok := plan.AsClique(g, cliquePattern(t, 6, "", ""))
+	if !ok {
+		t.Fatal("not a clique")
+	}
+	o := c.Orient(g, 1)
+	for _, limit := range []int{8, 4096} {
+		cliqueBitmapLimit = limit
+		var stop atomic.Bool
+		w := newCliqueWorker(o, c.K, &stop)
+		for r := range uint32(g.NumVertices()) {
+			w.root(r)
+		}
+		if a := testing.AllocsPerRun(3, func() {
+			for r := range uint32(g.NumVertices()) {
+				w.root(r)
+			}
+		}); a != 0 {
+			t.Errorf("limit %d: %v allocations per pass over the roots", limit, a)
+		}
+	}
+}
+
+// BenchmarkCliques counts unique 4- and 5-cliques of an R-MAT graph on one thread with the
+// clique counter and with the general search (the baseline, in the same process).
+func BenchmarkCliques(b *testing.B) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []int{4, 5} {
+		prob := &engine.Problem{Data: g, Pattern: cliquePattern(b, k, "", ""), Semantics: engine.Semantics{Unique: true}, Threads: 1}
+		for _, apart := range []bool{true, false} {
+			name := fmt.Sprintf("K%d/general", k)
+			if apart {
+				name = fmt.Sprintf("K%d/clique-counter", k)
+			}
+			b.Run(name, func(b *testing.B) {
+				countCliquesApart = apart
+				defer func() { countCliquesApart = true }()
+				for b.Loop() {
+					if _, err := (Engine{}).Count(context.Background(), prob); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package plan
+
+import (
+	"slices"
+
+	"submatch/graph"
+	"submatch/internal/par"
+	"submatch/pattern"
+)
+
+// Clique describes a pattern that a clique counter can handle: k pairwise adjacent vertices
+// that all carry the same vertex label constraint, joined by edges that all carry the same edge
+// label constraint. Its automorphisms are all k! permutations, so every convention reduces to
+// the number of k-vertex cliques of the data graph among the matching vertices and edges:
+// unique counts are that number, embeddings (induced or not: a clique has no non-edge) are
+// that number times k!.
+//
+// Counters orient each clique by vertex id (smallest first) and search only "upward"
+// neighbours. The graph builder numbers vertices by ascending degree, so these lists are short
+// even on skewed graphs.
+type Clique struct {
+	K int
+	// The label of the data vertices and of the data edges that may take part (a wildcard is
+	// resolved to the graph's only label).
+	VertexLabel, EdgeLabel uint32
+}
+
+// MinCliqueSize is the smallest clique the dedicated counters take: triangles are already one
+// intersection per edge in the general engines.
+const MinCliqueSize = 4
+
+// AsClique returns the clique form of p for counting in g, when p is a clique of at least
+// MinCliqueSize vertices with uniform labels and the matching neighbours of every data vertex
+// form one sorted run of g (see Neighbours). Otherwise it returns false and engines use their
+// general plan.
+func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) {
+	k := p.NumVertices()
+	if k < MinCliqueSize || p.NumEdges() != k*(k-1)/2 {
+		return Clique{}, false
+	}
+	vl := p.VertexLabel(0)
+	for u := 1; u < k; u++ {
+		if p.VertexLabel(u) != vl {
+			return Clique{}, false
+		}
+	}
+	el, _ := p.EdgeLabel(0, 1)
+	for _, e := range p.Edges() {
+		if e.Label != el {
+			return Clique{}, false
+		}
+	}
+	c := Clique{K: k, VertexLabel: vl.Value, EdgeLabel: el.Value}
+	// Neighbours needs one run per vertex: a wildcard needs the graph to have a single label of
+	// that kind, which then acts as the exact label.
+	if el.Any {
+		if g.HasEdgeLabels() {
+			return Clique{}, false
+		}
+		c.EdgeLabel = 0
+	}
+	if vl.Any {
+		labels := g.VertexLabels()
+		if len(labels) > 0 && slices.ContainsFunc(labels, func(l uint32) bool { return l != labels[0] }) {
+			return Clique{}, false
+		}
+		if len(labels) > 0 {
+			c.VertexLabel = labels[0]
+		}
+	}
+	return c, true
+}
+
+// Oriented is the data graph as a clique counter walks it: for every member vertex, its clique
+// neighbours with greater ids (the orientation every clique is counted in), found once.
+type Oriented struct {
+	neighbors []uint32
+	offsets   []uint64
+	from, to  []uint32 // per vertex: its upward run, relative to its adjacency list's start
+}
+
+// Orient finds every vertex's upward clique neighbours, on threads goroutines. It takes 8 bytes
+// per data vertex.
+func (c Clique) Orient(g *graph.Graph, threads int) *Oriented {
+	raw := g.Raw()
+	n := g.NumVertices()
+	o := &Oriented{neighbors: raw.Neighbors, offsets: raw.Offsets, from: make([]uint32, n), to: make([]uint32, n)}
+	par.For(n, threads, func(v int) {
+		if g.VertexLabel(uint32(v)) != c.VertexLabel {
+			return // from = to = 0: no upward neighbours
+		}
+		lo, hi := g.RunWith(uint32(v), c.VertexLabel, c.EdgeLabel)
+		run := raw.Neighbors[raw.Offsets[v]+lo : raw.Offsets[v]+hi]
+		i, _ := slices.BinarySearch(run, uint32(v)+1)
+		o.from[v], o.to[v] = uint32(lo)+uint32(i), uint32(hi)
+	})
+	return o
+}
+
+// NumVertices is the number of data vertices.
+func (o *Oriented) NumVertices() int { return len(o.from) }
+
+// Above returns v's clique neighbours with greater ids, sorted.
+func (o *Oriented) Above(v uint32) []uint32 {
+	base := o.offsets[v]
+	return o.neighbors[base+uint64(o.from[v]) : base+uint64(o.to[v])]
+}
