@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math/bits"
 	"slices"
 
 	"submatch/graph"
@@ -69,6 +70,23 @@ func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) {
 		}
 	}
 	return c, true
+}
+
+// Embeddings returns what cliques k-cliques count as: cliques itself for unique counts, else
+// cliques x k! (every ordering of a clique is an embedding, induced or not); false when that
+// does not fit in a uint64.
+func (c Clique) Embeddings(cliques uint64, unique bool) (uint64, bool) {
+	if unique {
+		return cliques, true
+	}
+	for f := uint64(2); f <= uint64(c.K); f++ {
+		hi, lo := bits.Mul64(cliques, f)
+		if hi != 0 {
+			return 0, false
+		}
+		cliques = lo
+	}
+	return cliques, true
 }
 
 // Oriented is the data graph as a clique counter walks it: for every member vertex, its clique

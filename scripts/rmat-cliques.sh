@@ -5,6 +5,9 @@
 # engine and the CPU engine (all cores), each with a time limit. Run on the device machine:
 #   SCALES="22 24" bash scripts/rmat-cliques.sh      (device tool: carry ["bin"])
 # LIMIT bounds each count (default 120s); the CPU engine runs up to scale CPU_MAX_SCALE (default 22).
+# ENGINES (default "stmatch cpu") may also name stmatch-cliques: stmatch with --stmatch-kernel
+# cliques (the clique kernel; triangles stay on the general kernel). QUERIES adds 5-clique with
+# "triangle 4-clique 5-clique" (default "triangle 4-clique").
 set -u -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sm=bin/submatch
@@ -20,11 +23,18 @@ for s in ${SCALES:-22}; do
 	$sm gen rmat --scale "$s" --edge-factor 16 --seed 1 -o "$g" >/dev/null || { echo "gen scale $s failed"; continue; }
 	$sm stats "$g" 2>/dev/null | head -5
 	echo "scale $s generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s: $(ls -l "$g" | awk '{print $5}') bytes"
-	for q in triangle:'(a)-(b)-(c)-(a)' 4-clique:'(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)'; do
-		name=${q%%:*} pat=${q#*:}
+	for name in ${QUERIES:-triangle 4-clique}; do
+		case $name in
+		triangle) pat='(a)-(b)-(c)-(a)' ;;
+		4-clique) pat='(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)' ;;
+		5-clique) pat='(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d), (b)-(e), (c)-(e)' ;;
+		*) echo "unknown query $name"; continue ;;
+		esac
 		for e in ${ENGINES:-stmatch cpu}; do
 			[ "$e" = cpu ] && [ "$s" -gt "${CPU_MAX_SCALE:-22}" ] && continue
-			count_row "$res" "rmat-$s" "$name" "$e" -- --engine "$e" --unique --timeout "$limit" "$g" "$pat"
+			args=(--engine "$e")
+			[ "$e" = stmatch-cliques ] && args=(--engine stmatch --stmatch-kernel cliques)
+			count_row "$res" "rmat-$s" "$name" "$e" -- "${args[@]}" --unique --timeout "$limit" "$g" "$pat"
 		done
 	done
 done

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -250,38 +251,65 @@ func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTim
 		}
 		threads = max(1, min(threads, int((p.MemoryLimit-table)/perWorker)))
 	}
+	o := c.Orient(p.Data, threads)
+	planTime += time.Since(start)
+	n := p.Data.NumVertices()
+	total, err := cliqueRoots(ctx, o, c.K, n, func(i int) uint32 { return uint32(i) }, threads, p.Progress)
+	if err == nil || ctx.Err() != nil {
+		var ok bool
+		if total, ok = c.Embeddings(total, p.Semantics.Unique); !ok {
+			err = engine.ErrOverflow
+		}
+	}
+	if errors.Is(err, engine.ErrOverflow) {
+		return engine.Result{}, err
+	}
+	if err != nil {
+		return engine.Result{Count: total, Partial: true, PlanTime: planTime}, err
+	}
+	return engine.Result{Count: total, PlanTime: planTime}, nil
+}
+
+// CountCliqueRoots counts the k-cliques of o whose smallest vertex is one of roots, on threads
+// goroutines (<= 0: all cores): one clique each, whatever the convention. It returns the count
+// so far and ctx's error when ctx ends, and engine.ErrOverflow when the count does not fit. The
+// stmatch engine counts the roots too large for its bit matrices with it.
+func CountCliqueRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint32, threads int) (uint64, error) {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	return cliqueRoots(ctx, o, k, len(roots), func(i int) uint32 { return roots[i] }, threads, nil)
+}
+
+// cliqueRoots counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads
+// workers taking chunks of consecutive i.
+func cliqueRoots(ctx context.Context, o *plan.Oriented, k, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
 	var stop atomic.Bool
 	release := stopOnDone(ctx, &stop)
 	defer release()
-
-	o := c.Orient(p.Data, threads)
-	planTime += time.Since(start)
-	n := uint32(p.Data.NumVertices())
 	const chunk = 64
 	var (
-		next     atomic.Uint64
-		done     atomic.Uint64
+		next     atomic.Int64
+		done     atomic.Int64
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		total    uint64
 		overflow bool
 	)
 	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newCliqueWorker(o, c.K, &stop)
+		wg.Go(func() {
+			w := newCliqueWorker(o, k, &stop)
 			for !stop.Load() {
-				lo := next.Add(chunk) - chunk
-				if lo >= uint64(n) {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
 					break
 				}
-				hi := min(lo+chunk, uint64(n))
-				for r := uint32(lo); r < uint32(hi) && !stop.Load(); r++ {
-					w.root(r)
+				hi := min(lo+chunk, n)
+				for i := lo; i < hi && !stop.Load(); i++ {
+					w.root(root(i))
 				}
-				if d := done.Add(hi - lo); p.Progress != nil {
-					p.Progress(float64(d) / float64(n))
+				if d := done.Add(int64(hi - lo)); progress != nil {
+					progress(float64(d) / float64(n))
 				}
 			}
 			mu.Lock()
@@ -290,23 +318,11 @@ func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTim
 			if total, ok = addChecked(total, w.count); !ok || w.overflow {
 				overflow = true
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	if !p.Semantics.Unique {
-		// Every clique is k! embeddings, induced or not.
-		for f := 2; f <= c.K; f++ {
-			var ok bool
-			if total, ok = mulChecked(total, uint64(f)); !ok {
-				overflow = true
-			}
-		}
-	}
 	if overflow {
-		return engine.Result{}, engine.ErrOverflow
+		return 0, engine.ErrOverflow
 	}
-	if err := ctx.Err(); err != nil {
-		return engine.Result{Count: total, Partial: true, PlanTime: planTime}, err
-	}
-	return engine.Result{Count: total, PlanTime: planTime}, nil
+	return total, ctx.Err()
 }

@@ -180,9 +180,13 @@ const (
 	KernelGeneric
 	// KernelQuery compiles the per-query kernel before the first launch and runs it only.
 	KernelQuery
+	// KernelCliques counts clique patterns (plan.AsClique) with the clique kernel
+	// (kernels/cliques.cu) and every other pattern as KernelTiered does. Not the default until
+	// the device check has compared it with the CPU engine.
+	KernelCliques
 )
 
-// ParseKernelChoice reads tiered, generic or query (--stmatch-kernel).
+// ParseKernelChoice reads tiered, generic, query or cliques (--stmatch-kernel).
 func ParseKernelChoice(s string) (KernelChoice, error) {
 	switch s {
 	case "tiered", "":
@@ -191,8 +195,10 @@ func ParseKernelChoice(s string) (KernelChoice, error) {
 		return KernelGeneric, nil
 	case "query":
 		return KernelQuery, nil
+	case "cliques":
+		return KernelCliques, nil
 	}
-	return 0, fmt.Errorf("stmatch kernel must be tiered, generic or query, not %q", s)
+	return 0, fmt.Errorf("stmatch kernel must be tiered, generic, query or cliques, not %q", s)
 }
 
 // buildPlan builds the plan the options call for: without Enumerate (postponed leaf groups
@@ -247,6 +253,7 @@ func init() {
 	// `submatch gpu-info --compile` warms the cache for the generic kernel: its cold NVRTC
 	// compile takes about 12 s on the H100 host, which a first count would otherwise pay.
 	gpu.RegisterKernel(kernelFile, kernelSource)
+	gpu.RegisterKernel(cliqueFile, cliqueSource)
 }
 
 // Name implements engine.Engine.
@@ -294,6 +301,11 @@ type Stats struct {
 	QueryKernel   bool
 	QueryCompile  time.Duration
 	QueryLaunches int
+	// Cliques is set when the clique kernel counted (KernelCliques); HeavyRoots is then how many
+	// roots were too large for its bit matrices and were counted on the host, in HostTime.
+	Cliques    bool
+	HeavyRoots int
+	HostTime   time.Duration
 }
 
 // Count implements engine.Engine.
@@ -370,6 +382,22 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		devs = replicate(devs, o.replicas)
 	}
 	st.Device, st.GPUs = devs[0].String(), len(devs)
+	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && o.Kernel == KernelCliques {
+		st.Cliques, st.Multiplier = true, 1
+		cliques, partial, err := countCliques(ctx, devs, p, c, &st)
+		res := engine.Result{Count: cliques, Partial: partial, DeviceTime: st.Kernel}
+		if err == nil || partial {
+			var ok bool
+			if res.Count, ok = c.Embeddings(cliques, p.Semantics.Unique); !ok {
+				return engine.Result{}, st, engine.ErrOverflow
+			}
+		}
+		st.Total = time.Since(t0)
+		if err != nil && !partial {
+			return engine.Result{}, st, err
+		}
+		return res, st, err
+	}
 	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
 	if err != nil {
 		return engine.Result{Partial: true}, st, err

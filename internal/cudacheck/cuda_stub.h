@@ -15,6 +15,7 @@ __device__ unsigned long long __shfl_sync(unsigned int, unsigned long long, int)
 __device__ long long __shfl_sync(unsigned int, long long, int);
 __device__ unsigned int __ballot_sync(unsigned int, int);
 __device__ int __popc(unsigned int);
+__device__ int __clz(int);
 __device__ int __popcll(unsigned long long);
 __device__ int __ffs(int);
 __device__ int __ffsll(long long);

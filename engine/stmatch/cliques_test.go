@@ -1,0 +1,322 @@
+package stmatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"submatch/engine"
+	"submatch/engine/cpu"
+	"submatch/gen"
+	"submatch/graph"
+	"submatch/internal/cudacheck"
+	"submatch/internal/proptest"
+	"submatch/internal/sharedtest"
+	"submatch/pattern"
+	"submatch/plan"
+)
+
+// TestCliqueKernelSyntax checks the clique kernel with clang's CUDA front end (no CUDA needed).
+func TestCliqueKernelSyntax(t *testing.T) {
+	cudacheck.Syntax(t, cliqueFile, cliqueSource)
+}
+
+// TestCliqueKernelConstants: the kernel's defines agree with the host's sizes.
+func TestCliqueKernelConstants(t *testing.T) {
+	for _, want := range []string{
+		fmt.Sprintf("#define BMAX %d\n", cliqueMatrixMax),
+		fmt.Sprintf("#define WARPS %d ", warpsPerBlock),
+		fmt.Sprintf("#define C_OVERFLOW %d ", cliqueOverflow),
+		fmt.Sprintf("#define MAXK %d\n", pattern.MaxVertices),
+	} {
+		if !strings.Contains(cliqueSource, want) {
+			t.Errorf("kernels/cliques.cu lacks %q", want)
+		}
+	}
+	if cliqueMatrixMax%32 != 0 || cliqueMatrixMax/32 > 32 {
+		t.Errorf("BMAX %d: a row must be at most one word a lane", cliqueMatrixMax)
+	}
+}
+
+// emulateCliqueRoot runs kernels/cliques.cu's warp algorithm for root r on the host, lane by
+// lane, step for step: lay_out (both ways of finding a row), the depth-first walk with its
+// pruning, and the last level's lane per member. It returns the cliques the warp adds.
+func emulateCliqueRoot(u upward, r uint32, k int) uint64 {
+	off, adj := u.offsets, u.neighbors
+	S := adj[off[r]:off[r+1]]
+	d := len(S)
+	if d < k-1 || d > cliqueMatrixMax {
+		return 0
+	}
+	W := (d + 31) >> 5
+	R := make([]uint32, d*W)
+	bitLength := func(x int) uint64 { return uint64(bits.Len32(uint32(x))) }
+	last := S[d-1]
+	for i := range d {
+		N := adj[off[S[i]]:off[S[i]+1]]
+		nu, _ := slices.BinarySearch(N, last+1) // upper_bound(N, last); ids here stay far below 2^32-1
+		N = N[:nu]
+		rest := d - i - 1
+		var mine [32]uint32
+		if uint64(rest)*bitLength(nu) <= uint64(nu)*bitLength(d) {
+			for w := (i + 1) >> 5; w < W; w++ {
+				var ballot uint32
+				for lane := range 32 {
+					j := w<<5 + lane
+					if j > i && j < d {
+						if _, hit := slices.BinarySearch(N, S[j]); hit {
+							ballot |= 1 << lane
+						}
+					}
+				}
+				mine[w] = ballot
+			}
+		} else {
+			for _, x := range N {
+				if j, ok := slices.BinarySearch(S, x); ok {
+					mine[j>>5] |= 1 << (j & 31)
+				}
+			}
+		}
+		copy(R[i*W:(i+1)*W], mine[:W])
+	}
+
+	B := make([][32]uint32, k)
+	for lane := range W {
+		B[0][lane] = ^uint32(0)
+		if lane == W-1 && d&31 != 0 {
+			B[0][lane] = 1<<(d&31) - 1
+		}
+	}
+	popSum := func(a [32]uint32) int {
+		n := 0
+		for _, x := range a {
+			n += bits.OnesCount32(x)
+		}
+		return n
+	}
+	var acc [32]uint64
+	for t := 0; t >= 0; {
+		need := k - 1 - t
+		if need == 2 {
+			total := popSum(B[t])
+			for lane := range 32 {
+				for s := lane; s < total; s += 32 {
+					w, rem := 0, s
+					for {
+						pc := bits.OnesCount32(B[t][w])
+						if rem < pc {
+							break
+						}
+						rem -= pc
+						w++
+					}
+					m := B[t][w]
+					for ; rem > 0; rem-- {
+						m &= m - 1
+					}
+					j := w<<5 + bits.TrailingZeros32(m)
+					c := 0
+					for x := w; x < W; x++ {
+						c += bits.OnesCount32(B[t][x] & R[j*W+x])
+					}
+					acc[lane] += uint64(c)
+				}
+			}
+			t--
+			continue
+		}
+		word := B[t]
+		var nz uint32
+		for lane := range 32 {
+			if word[lane] != 0 {
+				nz |= 1 << lane
+			}
+		}
+		if nz == 0 {
+			t--
+			continue
+		}
+		f := bits.TrailingZeros32(nz)
+		wf := word[f]
+		j := f<<5 + bits.TrailingZeros32(wf)
+		word[f] = wf & (wf - 1)
+		var next [32]uint32
+		for lane := range W {
+			next[lane] = word[lane] & R[j*W+lane]
+		}
+		left, found := popSum(word), popSum(next)
+		B[t] = word
+		if left < need-1 {
+			t--
+			continue
+		}
+		if found >= need-1 {
+			B[t+1] = next
+			t++
+		}
+	}
+	var sum uint64
+	for _, a := range acc {
+		sum += a
+	}
+	return sum
+}
+
+// TestEmulatedCliqueKernel checks the clique kernel's algorithm, emulated on the host, against
+// the CPU engine on random graphs: sparse ones (rows found by scattering), dense ones (rows
+// found by search, matrices of several words), vertex labels, and cliques of 4 to 8 vertices.
+func TestEmulatedCliqueKernel(t *testing.T) {
+	graphs := []struct {
+		name string
+		g    *graph.Graph
+		vl   string
+	}{
+		{"sparse R-MAT", mustRMAT(t, 10, 16), ""},
+		{"dense n=120", gen.RandomGraph(7, 120, 0.6, 1, 1), ""},
+		{"dense n=90, 2 labels", gen.RandomGraph(8, 90, 0.8, 2, 1), "1"},
+	}
+	for _, gc := range graphs {
+		for k := 4; k <= 8; k++ {
+			p := clique(k)
+			if gc.vl != "" {
+				p = labelAll(t, p, gc.vl)
+			}
+			c, ok := plan.AsClique(gc.g, p)
+			if !ok {
+				t.Fatalf("%s: %d-clique not a clique", gc.name, k)
+			}
+			u := upwardCSR(c.Orient(gc.g, 0))
+			if len(u.heavy) != 0 {
+				t.Fatalf("%s: %d heavy roots", gc.name, len(u.heavy))
+			}
+			var got uint64
+			for r := range uint32(gc.g.NumVertices()) {
+				got += emulateCliqueRoot(u, r, k)
+			}
+			res, err := cpu.Engine{}.Count(context.Background(), &engine.Problem{Data: gc.g, Pattern: p, Semantics: engine.Semantics{Unique: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != res.Count {
+				t.Fatalf("%s, %d-cliques: emulated kernel %d, CPU engine %d", gc.name, k, got, res.Count)
+			}
+			if k == 5 {
+				t.Logf("%s: %d 5-cliques", gc.name, got)
+			}
+		}
+	}
+}
+
+// TestUpwardCSR: the kernel's CSR holds every upward list, and the heavy roots are those above
+// the matrix size.
+func TestUpwardCSR(t *testing.T) {
+	g := gen.RandomGraph(3, 1100, 0.97, 1, 1) // upward lists of the low-degree vertices exceed 1024
+	c, ok := plan.AsClique(g, clique(4))
+	if !ok {
+		t.Fatal("not a clique")
+	}
+	o := c.Orient(g, 0)
+	u := upwardCSR(o)
+	var heavy []uint32
+	for v := range uint32(g.NumVertices()) {
+		if !slices.Equal(u.neighbors[u.offsets[v]:u.offsets[v+1]], o.Above(v)) {
+			t.Fatalf("vertex %d: upward list differs", v)
+		}
+		if len(o.Above(v)) > cliqueMatrixMax {
+			heavy = append(heavy, v)
+		}
+	}
+	if len(heavy) == 0 || !slices.Equal(heavy, u.heavy) {
+		t.Fatalf("heavy roots %v, want %v (non-empty)", u.heavy, heavy)
+	}
+}
+
+func mustRMAT(t testing.TB, scale, edgeFactor int) *graph.Graph {
+	t.Helper()
+	g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: edgeFactor, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// labelAll gives every vertex of p the label vl.
+func labelAll(t testing.TB, p *pattern.Pattern, vl string) *pattern.Pattern {
+	t.Helper()
+	s := p.String()
+	for u := range p.NumVertices() {
+		name := p.Name(u)
+		s = strings.ReplaceAll(s, "("+name+")", "("+name+":"+vl+")")
+	}
+	q, err := pattern.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// TestGPUCliques compares the clique kernel (KernelCliques) with the CPU engine: wiki-Vote and
+// R-MAT cliques of 4 to 7 vertices under every convention, labelled random graphs, a graph
+// whose low-degree vertices have more upward neighbours than the kernel's matrices (counted on
+// the host), two runs sharing one GPU, a small memory budget (few warps), and a deadline.
+func TestGPUCliques(t *testing.T) {
+	needGPU(t)
+	o := Options{Kernel: KernelCliques}
+	check := func(name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options) Stats {
+		t.Helper()
+		st := compareWith(t, "cliques "+name, g, p, sem, -1, nil, o)
+		if !st.Cliques {
+			t.Errorf("%s: the clique kernel did not run", name)
+		}
+		t.Logf("%s: %d heavy roots on the host (%.1f ms)", name, st.HeavyRoots, ms(st.HostTime))
+		return st
+	}
+	wv := sharedtest.WikiVote(t)
+	for k := 4; k <= 7; k++ {
+		for _, sem := range proptest.AllSemantics {
+			check(fmt.Sprintf("wiki-Vote %d-clique", k), wv, clique(k), sem, o)
+		}
+	}
+	rm := mustRMAT(t, 16, 16)
+	for k := 4; k <= 6; k++ {
+		check(fmt.Sprintf("R-MAT 16 %d-clique", k), rm, clique(k), engine.Semantics{Unique: true}, o)
+	}
+	for seed := uint64(1); seed <= 6; seed++ {
+		g := gen.RandomGraph(seed, 60+int(seed)*40, 0.3+0.1*float64(seed), 2, 1)
+		for k := 4; k <= 8; k += 2 {
+			check(fmt.Sprintf("random %d %d-clique label 1", seed, k), g, labelAll(t, clique(k), "1"), engine.Semantics{Unique: true}, o)
+		}
+	}
+	heavy := gen.RandomGraph(3, 1100, 0.97, 1, 1)
+	if st := check("dense n=1100 4-clique", heavy, clique(4), engine.Semantics{Unique: true}, o); st.HeavyRoots == 0 {
+		t.Error("dense n=1100: no heavy roots, the host path was not exercised")
+	}
+	two := o
+	two.replicas = 2
+	check("wiki-Vote 5-clique, two runs", wv, clique(5), engine.Semantics{Unique: true}, two)
+	small := &engine.Problem{Data: wv, Pattern: clique(5), Semantics: engine.Semantics{Unique: true}, GPUMemoryLimit: 8 << 20}
+	res, st, err := CountOptions(context.Background(), small, o)
+	want := cpuCount(t, wv, clique(5), engine.Semantics{Unique: true})
+	if err != nil || res.Count != want {
+		t.Errorf("8 MiB budget: %d, %v (%d warps); want %d", res.Count, err, st.Warps, want)
+	}
+	record(t, "cliques wiki-Vote 5-clique, 8 MiB", want, res.Count, st)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	big := &engine.Problem{Data: rm, Pattern: clique(7), Semantics: engine.Semantics{Unique: true}}
+	start := time.Now()
+	res, _, err = CountOptions(ctx, big, o)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("a clique count with a 5 ms deadline took %v", d)
+	}
+	if !res.Partial || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a clique count with a 5 ms deadline: %+v, %v; want partial, DeadlineExceeded", res, err)
+	}
+}

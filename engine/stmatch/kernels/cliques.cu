@@ -1,0 +1,192 @@
+// cliques.cu: the stmatch engine's clique kernel, for patterns that are k >= 4 pairwise adjacent
+// vertices with uniform labels (plan.AsClique). The CPU engine's clique counter
+// (engine/cpu/cliques.go) is the same algorithm.
+//
+// Every clique is counted once, from its smallest vertex r: its other k-1 vertices form a
+// (k-1)-clique inside S = N+(r), r's neighbours above it (the host uploads only these upward
+// lists, off/adj). Each warp takes roots one at a time from a counter. For a root with
+// k-1 <= |S| <= BMAX it lays out the subgraph S induces as a bit matrix in its slice of `rows`
+// (row i, W = ceil(|S|/32) words: bit j set when j > i and S[i], S[j] are adjacent), then counts
+// the (k-1)-cliques of that matrix depth-first with the candidate set of each depth as a bit
+// set of W words (one word per lane, W <= 32), 32 candidates an AND. The last two vertices are
+// counted, not enumerated: each lane takes one member j of the last set B and adds
+// popcount(B & row j). Roots with |S| > BMAX are left to the host (the CPU clique counter).
+//
+// Counts: each lane sums into a 64-bit counter; the warp's total is written to counts[warp]
+// (the host adds the warps' counts with overflow checks). A wrapped counter sets
+// ctl[C_OVERFLOW].
+
+#define BMAX 1024
+#define WMAX (BMAX / 32)
+#define MAXK 32
+#define WARPS 4  // warps per block: the host's threadsBlock / 32
+#define FULL 0xffffffffu
+#define C_NEXT 0       // the next root of the launch's range, relative to lo
+#define C_OVERFLOW 16  // set when a count wrapped
+
+typedef unsigned long long u64;
+
+__device__ __forceinline__ unsigned warp_sum(unsigned x) {
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(FULL, x, o);
+  return x;
+}
+
+// lower_bound returns the first index i with a[i] >= x (n if none); a is sorted.
+__device__ __forceinline__ unsigned lower_bound(const unsigned* a, unsigned n, unsigned x) {
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) >> 1;
+    if (a[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// upper_bound returns the first index i with a[i] > x (n if none).
+__device__ __forceinline__ unsigned upper_bound(const unsigned* a, unsigned n, unsigned x) {
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) >> 1;
+    if (a[mid] <= x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+__device__ __forceinline__ unsigned bit_length(unsigned x) { return 32 - __clz(x); }
+
+// lay_out writes the d rows of the bit matrix of S into R (W words each). Row i is found either
+// by searching each later member of S in u's upward list (one ballot per word) or by scattering
+// u's upward list into S (a binary search in S each, bits set in shared memory), whichever
+// searches less.
+__device__ void lay_out(const u64* __restrict__ off, const unsigned* __restrict__ adj,
+                        const unsigned* S, unsigned d, unsigned W, unsigned* R, unsigned* tmp, unsigned lane) {
+  const unsigned last = S[d - 1];
+  for (unsigned i = 0; i < d; i++) {
+    const unsigned u = S[i];
+    const unsigned* N = adj + off[u];
+    const unsigned nu = upper_bound(N, (unsigned)(off[u + 1] - off[u]), last);
+    const unsigned rest = d - i - 1;
+    unsigned mine = 0;  // word `lane` of the row
+    if ((u64)rest * bit_length(nu) <= (u64)nu * bit_length(d)) {
+      for (unsigned w = (i + 1) >> 5; w < W; w++) {
+        const unsigned j = (w << 5) + lane;
+        bool hit = false;
+        if (j > i && j < d) {
+          const unsigned x = S[j];
+          const unsigned p = lower_bound(N, nu, x);
+          hit = p < nu && N[p] == x;
+        }
+        const unsigned word = __ballot_sync(FULL, hit);
+        if (lane == w) mine = word;
+      }
+    } else {
+      tmp[lane] = 0;
+      __syncwarp();
+      for (unsigned t = lane; t < nu; t += 32) {
+        const unsigned x = N[t];  // x > u = S[i]: its position in S is above i
+        const unsigned j = lower_bound(S, d, x);
+        if (j < d && S[j] == x) atomicOr(&tmp[j >> 5], 1u << (j & 31));
+      }
+      __syncwarp();
+      mine = tmp[lane];
+      __syncwarp();
+    }
+    if (lane < W) R[(u64)i * W + lane] = mine;
+  }
+  __syncwarp();
+}
+
+extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const unsigned* __restrict__ adj,
+                                           u64 lo, u64 hi, int k, unsigned* __restrict__ rows,
+                                           u64* ctl, u64* counts) {
+  __shared__ unsigned bits[WARPS][MAXK][WMAX];  // per warp: the candidate set of each depth
+  __shared__ unsigned scatter[WARPS][WMAX];     // per warp: the row lay_out is scattering
+  const unsigned lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+  const u64 warp = (u64)blockIdx.x * WARPS + wib;
+  unsigned* R = rows + warp * (u64)(BMAX * WMAX);
+  unsigned (*B)[WMAX] = bits[wib];
+  u64 acc = 0;
+  bool wrapped = false;
+  for (;;) {
+    u64 r = 0;
+    if (lane == 0) r = lo + atomicAdd(&ctl[C_NEXT], 1ull);
+    r = __shfl_sync(FULL, r, 0);
+    if (r >= hi) break;
+    const unsigned* S = adj + off[r];
+    const unsigned d = (unsigned)(off[r + 1] - off[r]);
+    if (d < (unsigned)(k - 1) || d > BMAX) continue;
+    const unsigned W = (d + 31) >> 5;
+    lay_out(off, adj, S, d, W, R, scatter[wib], lane);
+
+    // Depth t holds the members that may still join; need = k-1-t of them are wanted.
+    unsigned all = 0;
+    if (lane < W) all = (lane + 1 < W || (d & 31) == 0) ? FULL : (1u << (d & 31)) - 1;
+    B[0][lane] = all;
+    __syncwarp();
+    int t = 0;
+    while (t >= 0) {
+      const unsigned need = (unsigned)(k - 1 - t);
+      if (need == 2) {
+        // The edges among B[t]: lane per member j, popcount(B[t] & row j).
+        const unsigned total = warp_sum(__popc(B[t][lane]));
+        for (unsigned s = lane; s < total; s += 32) {
+          unsigned w = 0, rem = s;
+          for (;;) {
+            const unsigned pc = __popc(B[t][w]);
+            if (rem < pc) break;
+            rem -= pc;
+            w++;
+          }
+          unsigned m = B[t][w];
+          for (; rem > 0; rem--) m &= m - 1;  // drop the rem lowest members of word w
+          const unsigned j = (w << 5) + (__ffs(m) - 1);
+          const unsigned* rj = R + (u64)j * W;
+          unsigned c = 0;
+          for (unsigned x = w; x < W; x++) c += __popc(B[t][x] & rj[x]);
+          const u64 before = acc;
+          acc += c;
+          wrapped |= acc < before;
+        }
+        __syncwarp();
+        t--;
+        continue;
+      }
+      // Take the smallest member j of B[t]; descend with B[t] & row j when it can hold the
+      // need-1 vertices still wanted.
+      unsigned word = B[t][lane];
+      const unsigned nz = __ballot_sync(FULL, word != 0);
+      if (nz == 0) {
+        t--;
+        continue;
+      }
+      const unsigned f = __ffs(nz) - 1;
+      const unsigned wf = __shfl_sync(FULL, word, f);
+      const unsigned j = (f << 5) + (__ffs(wf) - 1);
+      if (lane == f) word = wf & (wf - 1);
+      const unsigned next = lane < W ? word & R[(u64)j * W + lane] : 0;
+      const unsigned left = warp_sum(__popc(word));
+      const unsigned found = warp_sum(__popc(next));
+      __syncwarp();
+      B[t][lane] = word;
+      if (left < need - 1) {
+        // Neither j nor any later member of B[t] has need-1 members above it.
+        __syncwarp();
+        t--;
+        continue;
+      }
+      if (found >= need - 1) {
+        B[t + 1][lane] = next;
+        t++;
+      }
+      __syncwarp();
+    }
+  }
+  // The warp's total, with overflow detection.
+  for (int o = 16; o > 0; o >>= 1) {
+    const u64 other = __shfl_xor_sync(FULL, acc, o);
+    const u64 before = acc;
+    acc += other;
+    wrapped |= acc < before;
+  }
+  if (__any_sync(FULL, wrapped) && lane == 0) atomicExch(&ctl[C_OVERFLOW], 1ull);
+  if (lane == 0) counts[warp] = acc;
+}
