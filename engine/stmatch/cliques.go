@@ -212,15 +212,7 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 	}
 	wg.Wait()
 	for _, r := range runs {
-		s := r.st
-		st.CacheHit = st.CacheHit || s.CacheHit
-		st.Compile, st.Upload, st.Kernel = max(st.Compile, s.Compile), max(st.Upload, s.Upload), max(st.Kernel, s.Kernel)
-		st.Launches += s.Launches
-		st.Blocks += s.Blocks
-		st.Warps += s.Warps
-		st.BufferBytes += s.BufferBytes
-		st.DeviceBytes += s.DeviceBytes
-		st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
+		st.merge(&r.st)
 	}
 	// A failure wins over the cancellations it caused; then overflow; then the caller's ctx.
 	var total uint64

@@ -18,29 +18,33 @@ import (
 	"submatch/gpu"
 )
 
-// mergeStats folds the devices' statistics into st: times of the slowest, sums of the counters.
+// mergeStats folds the devices' statistics into st (see Stats.merge).
 func mergeStats(st *Stats, runs []*deviceRun) {
 	for _, r := range runs {
-		s := &r.st
-		st.CacheHit = st.CacheHit || s.CacheHit
-		st.Compile = max(st.Compile, s.Compile)
-		st.Upload = max(st.Upload, s.Upload)
-		st.Kernel = max(st.Kernel, s.Kernel)
-		st.Launches += s.Launches
-		st.Blocks += s.Blocks
-		st.Warps += s.Warps
-		st.BufferBytes += s.BufferBytes
-		st.DeviceBytes += s.DeviceBytes
-		st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
-		st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
-		st.Donated += s.Donated
-		st.Pieces += s.Pieces
-		st.Spilled += s.Spilled
-		st.Taken += s.Taken
-		st.QueryKernel = st.QueryKernel || s.QueryKernel
-		st.QueryCompile = max(st.QueryCompile, s.QueryCompile)
-		st.QueryLaunches += s.QueryLaunches
+		st.merge(&r.st)
 	}
+}
+
+// merge folds one device's statistics s into st: times of the slowest, sums of the counters.
+func (st *Stats) merge(s *Stats) {
+	st.CacheHit = st.CacheHit || s.CacheHit
+	st.Compile = max(st.Compile, s.Compile)
+	st.Upload = max(st.Upload, s.Upload)
+	st.Kernel = max(st.Kernel, s.Kernel)
+	st.Launches += s.Launches
+	st.Blocks += s.Blocks
+	st.Warps += s.Warps
+	st.BufferBytes += s.BufferBytes
+	st.DeviceBytes += s.DeviceBytes
+	st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
+	st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
+	st.Donated += s.Donated
+	st.Pieces += s.Pieces
+	st.Spilled += s.Spilled
+	st.Taken += s.Taken
+	st.QueryKernel = st.QueryKernel || s.QueryKernel
+	st.QueryCompile = max(st.QueryCompile, s.QueryCompile)
+	st.QueryLaunches += s.QueryLaunches
 }
 
 // free releases the run's device memory, recording in its statistics how much it held.
