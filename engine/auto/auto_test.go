@@ -361,3 +361,26 @@ func TestFormatting(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
+
+// TestCliquesStayOnCPU: a clique goes to the CPU engine's clique counter without a plan or the
+// GPU, however fast the GPU engines are said to be; listing it still decides as usual.
+func TestCliquesStayOnCPU(t *testing.T) {
+	f := newFixture(t)
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.prob.Pattern = p
+	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e15, STMatchWarpNodesPerSecond: 1e15,
+		GenevaRowsPerSecond: 1e15})}
+	res, d, err := e.CountDecision(context.Background(), f.prob)
+	if err != nil || d.Engine != "cpu" || d.Plan() != nil || f.gpuChecks != 0 || !strings.Contains(d.Reason, "clique") {
+		t.Fatalf("decision %+v, error %v", d, err)
+	}
+	if res.Count != cpuCount(t, f.prob) {
+		t.Errorf("count %d", res.Count)
+	}
+	if d, err := e.Decide(context.Background(), f.prob, true); err != nil || strings.Contains(d.Reason, "clique") {
+		t.Errorf("listing a clique: %+v, %v", d, err)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"submatch/graph"
 	"submatch/internal/oracle"
 	"submatch/internal/proptest"
+	"submatch/internal/sharedtest"
 	"submatch/pattern"
 	"submatch/plan"
 )
@@ -244,19 +247,32 @@ func TestCliqueWorkerAllocatesNothing(t *testing.T) {
 	}
 }
 
-// BenchmarkCliques counts unique 4- and 5-cliques of an R-MAT graph on one thread with the
-// clique counter and with the general search (the baseline, in the same process).
+// BenchmarkCliques counts unique cliques on one thread with the clique counter and with the
+// general search (the baseline, in the same process): 4- and 5-cliques of an R-MAT graph, and
+// 5- to 7-cliques of wiki-Vote when ../shared/testdata is there (STMatch's unlabelled cases).
 func BenchmarkCliques(b *testing.B) {
-	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, Seed: 1})
+	rmat, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, k := range []int{4, 5} {
-		prob := &engine.Problem{Data: g, Pattern: cliquePattern(b, k, "", ""), Semantics: engine.Semantics{Unique: true}, Threads: 1}
+	type benchCase struct {
+		name string
+		g    *graph.Graph
+		k    int
+	}
+	cases := []benchCase{{"rmat12", rmat, 4}, {"rmat12", rmat, 5}}
+	if _, err := os.Stat(filepath.Join(sharedtest.Dir(), "wikivote-graphpi")); err == nil {
+		wv := sharedtest.WikiVote(b)
+		for k := 5; k <= 7; k++ {
+			cases = append(cases, benchCase{"wiki-Vote", wv, k})
+		}
+	}
+	for _, c := range cases {
+		prob := &engine.Problem{Data: c.g, Pattern: cliquePattern(b, c.k, "", ""), Semantics: engine.Semantics{Unique: true}, Threads: 1}
 		for _, apart := range []bool{true, false} {
-			name := fmt.Sprintf("K%d/general", k)
+			name := fmt.Sprintf("%s/K%d/general", c.name, c.k)
 			if apart {
-				name = fmt.Sprintf("K%d/clique-counter", k)
+				name = fmt.Sprintf("%s/K%d/clique-counter", c.name, c.k)
 			}
 			b.Run(name, func(b *testing.B) {
 				countCliquesApart = apart
