@@ -79,9 +79,13 @@ func TestCliqueCounter(t *testing.T) {
 		{"2 vertex labels", gen.RandomGraph(3, 60, 0.6, 2, 1), []string{"0", "1"}, []string{""}, nil, true},
 		{"vertex and edge labels", gen.RandomGraph(4, 80, 0.95, 2, 2), []string{"1"}, []string{"0", "1"}, nil, true},
 	}
+	maxK, limits := 8, []int{3, 64, 4096}
+	if testing.Short() { // the race run: fewer cases, the same paths
+		cases, maxK, limits = []graphCase{cases[0], cases[3]}, 6, []int{3, 4096}
+	}
 	ctx := context.Background()
 	for _, gc := range cases {
-		for k := plan.MinCliqueSize; k <= 8; k++ {
+		for k := plan.MinCliqueSize; k <= maxK; k++ {
 			for _, vl := range gc.vertexLabels {
 				for _, el := range gc.labels {
 					p := cliquePattern(t, k, vl, el)
@@ -96,7 +100,7 @@ func TestCliqueCounter(t *testing.T) {
 								t.Fatalf("%s, %d-clique (%q, %q), %s: general search %d, oracle %d", gc.name, k, vl, el, sem, want, o)
 							}
 						}
-						for _, limit := range []int{3, 64, 4096} {
+						for _, limit := range limits {
 							cliqueBitmapLimit = limit
 							got, err := Engine{}.Count(ctx, prob)
 							if err != nil {
