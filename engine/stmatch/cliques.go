@@ -36,9 +36,11 @@ const (
 	// cliqueCtlWords: C_NEXT and C_OVERFLOW on lines of their own.
 	cliqueCtlWords = 2 * ctlLine
 	cliqueOverflow = ctlLine
-	// cliqueFirstBatch is the roots of a device's first launch; later launches grow while they
-	// take less than maxLaunch.
-	cliqueFirstBatch = 1 << 16
+	// cliqueFirstBatch is the roots of a device's first launch; later launches double while
+	// they take less than maxLaunch/2 and halve (down to cliqueMinBatch) when they take more
+	// than maxLaunch, so that cancellation, checked between launches, stays prompt.
+	cliqueFirstBatch = 1 << 12
+	cliqueMinBatch   = 1 << 6
 )
 
 // upward is the oriented graph as the clique kernel reads it: every vertex's upward clique
@@ -118,7 +120,8 @@ func (r *cliqueRun) prepare(u upward) error {
 }
 
 // run launches the kernel on ranges of roots taken from next until there are none left or ctx
-// ends; each launch's roots grow while launches take less than maxLaunch.
+// ends; the ranges follow the launch times (see cliqueFirstBatch). One root is never split: a
+// launch lasts at least as long as its heaviest root.
 func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint64, progress func(uint64)) (count uint64, err error) {
 	counts := make([]uint64, r.warps)
 	ctl := make([]uint64, cliqueCtlWords)
@@ -158,8 +161,11 @@ func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint6
 			}
 		}
 		progress(hi - lo)
-		if kt < maxLaunch/2 {
+		switch {
+		case kt < maxLaunch/2:
 			batch *= 2
+		case kt > maxLaunch:
+			batch = max(cliqueMinBatch, batch/2)
 		}
 	}
 }

@@ -320,3 +320,34 @@ func TestGPUCliques(t *testing.T) {
 		t.Errorf("a clique count with a 5 ms deadline: %+v, %v; want partial, DeadlineExceeded", res, err)
 	}
 }
+
+// TestEmulatedCliqueKernelFullWidth checks the emulated kernel on the roots whose matrices are
+// a full 32 words a row (upward lists of 993 to 1,024 members) against the CPU clique counter
+// on the same roots.
+func TestEmulatedCliqueKernelFullWidth(t *testing.T) {
+	g := gen.RandomGraph(3, 1100, 0.97, 1, 1)
+	c, ok := plan.AsClique(g, clique(4))
+	if !ok {
+		t.Fatal("not a clique")
+	}
+	o := c.Orient(g, 0)
+	u := upwardCSR(o)
+	var roots []uint32
+	for v := range uint32(g.NumVertices()) {
+		if d := len(o.Above(v)); d > 992 && d <= cliqueMatrixMax && len(roots) < 3 {
+			roots = append(roots, v)
+		}
+	}
+	if len(roots) == 0 {
+		t.Fatal("no root with a full-width matrix")
+	}
+	for _, r := range roots {
+		want, err := cpu.CountCliqueRoots(context.Background(), o, 4, []uint32{r}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := emulateCliqueRoot(u, r, 4); got != want {
+			t.Errorf("root %d (%d upward neighbours): emulated kernel %d, CPU %d", r, len(o.Above(r)), got, want)
+		}
+	}
+}
