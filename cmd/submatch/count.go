@@ -43,7 +43,9 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"Counts the matches of each QUERY in the data graph DATA (loaded once) and prints one line per query:\n"+
 			"QUERY, count, counting convention, elapsed time, and \"(partial)\" when the run was cut short.\n"+
 			"A QUERY is a graph file in any format or, when no such file exists and it starts with '(', an\n"+
-			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.")
+			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.\n"+
+			"Several queries run at the same time, up to --threads of them, and print in the order given;\n"+
+			"each elapsed time then includes the load of the others (time one query a process to compare).")
 	var f matchFlags
 	f.register(fs)
 	explain := fs.Bool("explain", false, "print each query's matching plan (order, candidates, counted vertices, restrictions) and the engine chosen for it, with why, on stderr")
