@@ -89,7 +89,9 @@ func (w *cliqueWorker) inSet(cands []uint32, need, depth int) uint64 {
 	case need == 2:
 		var n uint64
 		for i, u := range cands[:len(cands)-1] {
-			n += uint64(intersectCount(w.o.Above(u), cands[i+1:]))
+			common := intersect(w.o.Above(u), cands[i+1:], w.lists[depth])
+			w.lists[depth] = common[:0]
+			n += uint64(len(common))
 		}
 		return n
 	case len(cands) <= cliqueBitmapLimit:
@@ -216,24 +218,6 @@ func (w *cliqueWorker) inBits(set []uint64, need, depth int) uint64 {
 		}
 	}
 	return total
-}
-
-// intersectCount returns |a ∩ b| for sorted a and b.
-func intersectCount(a, b []uint32) int {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	n, j := 0, 0
-	for _, x := range a {
-		j = lowerBound(b, j, x)
-		if j == len(b) {
-			break
-		}
-		if b[j] == x {
-			n++
-		}
-	}
-	return n
 }
 
 // countCliques counts the matches of a clique pattern (see plan.Clique) on all of p's threads.
