@@ -69,13 +69,7 @@ func upwardCSR(o *plan.Oriented) upward {
 
 // cliqueRun is one device's share of a clique count.
 type cliqueRun struct {
-	d      *gpu.Device
-	fn     *gpu.Function
-	mem    gpu.Allocs
-	blocks int
-	warps  int
-	st     Stats
-
+	runBase
 	off, adj, rows, ctl, counts *gpu.Buffer
 }
 
@@ -101,11 +95,7 @@ func (r *cliqueRun) prepare(u upward) error {
 	if r.ctl, err = r.mem.Alloc("control words", cliqueCtlWords*8); err != nil {
 		return err
 	}
-	perSM := blocksPerSM
-	if n, err := r.fn.ActiveBlocksPerSM(threadsBlock, 0); err == nil && n > 0 {
-		perSM = n
-	}
-	r.blocks = chooseBlocks(max(1, r.d.Info().SMs)*perSM, warpsPerBlock, cliqueMatrixBytes+8, r.mem.Available())
+	r.blocks = chooseBlocks(r.residentBlocks(r.fn, 0), warpsPerBlock, cliqueMatrixBytes+8, r.mem.Available())
 	r.warps = r.blocks * warpsPerBlock
 	r.st.Blocks, r.st.Warps, r.st.PerWarpBytes = r.blocks, r.warps, cliqueMatrixBytes+8
 	if r.rows, err = r.mem.Alloc("bit matrices", uint64(r.warps)*cliqueMatrixBytes); err != nil {
@@ -201,13 +191,10 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 		}
 	})
 	for i, d := range devs {
-		runs[i] = &cliqueRun{d: d, mem: gpu.Allocs{Device: d, Limit: p.GPUMemoryLimit, Prefix: "stmatch: "}}
+		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit)}
 		wg.Go(func() {
 			r := runs[i]
-			defer func() {
-				r.st.DeviceBytes = r.mem.Used()
-				r.mem.FreeAll()
-			}()
+			defer r.free()
 			if errs[i] = r.prepare(u); errs[i] == nil {
 				counts[i], errs[i] = r.run(ctx, c.K, n, &next, progress)
 			}

@@ -47,20 +47,44 @@ func (st *Stats) merge(s *Stats) {
 	st.QueryLaunches += s.QueryLaunches
 }
 
-// free releases the run's device memory, recording in its statistics how much it held.
-func (r *deviceRun) free() {
-	r.st.DeviceBytes = r.mem.Used()
-	r.mem.FreeAll()
-}
-
-// deviceRun is one GPU's share of a count: the compiled kernel, the uploaded plan and buffers.
-type deviceRun struct {
+// runBase is what every kernel's share of a count on one device has: the device, the kernel,
+// the count's buffers there, the grid and the statistics.
+type runBase struct {
 	d      *gpu.Device
 	fn     *gpu.Function
 	mem    gpu.Allocs // the count's buffers, within its --gpu-memory (Limit 0: the device budget alone)
 	blocks int
 	warps  int
 	st     Stats
+}
+
+// newRunBase starts d's share of a count that may allocate limit bytes there (0: no limit but
+// the device budget).
+func newRunBase(d *gpu.Device, limit uint64) runBase {
+	return runBase{d: d, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "stmatch: "}}
+}
+
+// free releases the run's device memory, recording in its statistics how much it held.
+func (r *runBase) free() {
+	r.st.DeviceBytes = r.mem.Used()
+	r.mem.FreeAll()
+}
+
+// residentBlocks is how many blocks of f the device runs at once with shared bytes of dynamic
+// shared memory each (the occupancy calculator's count per SM; blocksPerSM per SM when it
+// cannot say): the grid of a launch, before memory limits it.
+func (r *runBase) residentBlocks(f *gpu.Function, shared uint32) int {
+	perSM := blocksPerSM
+	if n, err := f.ActiveBlocksPerSM(threadsBlock, shared); err == nil && n > 0 {
+		perSM = n
+	}
+	return max(1, r.d.Info().SMs) * perSM
+}
+
+// deviceRun is one GPU's share of a count on the plan kernels: the compiled kernel, the
+// uploaded plan and buffers.
+type deviceRun struct {
+	runBase
 
 	meta, off, val, cands, units, buf, counts, ctl, tasks, seq *gpu.Buffer
 	gOff, gAdj                                                 gpu.DevicePtr
@@ -71,17 +95,6 @@ type deviceRun struct {
 	querySrc string
 	tier     chan tierResult
 	shared   uint32 // dynamic shared memory per block (the plan metadata), set by prepare
-}
-
-// residentBlocks is how many blocks of f the device runs at once with r's shared memory (the
-// occupancy calculator's count per SM; blocksPerSM per SM when it cannot say): the grid of a
-// launch, before memory limits it.
-func (r *deviceRun) residentBlocks(f *gpu.Function) int {
-	perSM := blocksPerSM
-	if n, err := f.ActiveBlocksPerSM(threadsBlock, r.shared); err == nil && n > 0 {
-		perSM = n
-	}
-	return max(1, r.d.Info().SMs) * perSM
 }
 
 type tierResult struct {
@@ -121,7 +134,7 @@ func (r *deviceRun) tierUp() {
 	if err == nil {
 		// The grid stays as large as the buffers, unless the per-query kernel fits fewer blocks
 		// at once: the warps of blocks no longer launched then count 0 from here on.
-		if resident := r.residentBlocks(f); resident < r.blocks {
+		if resident := r.residentBlocks(f, r.shared); resident < r.blocks {
 			if err = r.counts.Memset(0); err == nil {
 				r.blocks = resident
 			}
@@ -138,7 +151,7 @@ func (r *deviceRun) tierUp() {
 // newDeviceRun starts d's share of a count that may allocate limit bytes there (0: no limit but
 // the device budget).
 func newDeviceRun(d *gpu.Device, limit uint64) *deviceRun {
-	return &deviceRun{d: d, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "stmatch: "}}
+	return &deviceRun{runBase: newRunBase(d, limit)}
 }
 
 // taskBytes is one queue slot: the task's words and the slot's sequence number.
@@ -247,7 +260,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 	// Per-warp set buffers, counts and (v2) queue slots: as many warps as the occupancy allows
 	// and the memory left holds, down to one block.
 	r.shared = uint32((fp.L + fp.G) * metaStride * 8)
-	want := r.residentBlocks(r.fn)
+	want := r.residentBlocks(r.fn, r.shared)
 	perWarp := fp.Stride*4 + 8
 	if !o.V1 {
 		perWarp += 2 * uint64(fp.L+2) * taskBytes // queueSlots rounds up by less than 2x
