@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,33 +19,6 @@ import (
 	"submatch/pattern"
 	"submatch/plan"
 )
-
-// cliquePattern writes a k-clique with every vertex labelled vl and every edge el ("" for a
-// wildcard), e.g. "(a:1)-[2]-(b:1), ...".
-func cliquePattern(t testing.TB, k int, vl, el string) *pattern.Pattern {
-	t.Helper()
-	name := func(i int) string {
-		if vl == "" {
-			return fmt.Sprintf("(v%d)", i)
-		}
-		return fmt.Sprintf("(v%d:%s)", i, vl)
-	}
-	var parts []string
-	for i := range k {
-		for j := i + 1; j < k; j++ {
-			edge := "-"
-			if el != "" {
-				edge = "-[:" + el + "]-"
-			}
-			parts = append(parts, name(i)+edge+name(j))
-		}
-	}
-	p, err := pattern.Parse(strings.Join(parts, ", "))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // countGeneral counts with the general search, the clique counter turned off.
 func countGeneral(t *testing.T, prob *engine.Problem) uint64 {
@@ -88,7 +60,7 @@ func TestCliqueCounter(t *testing.T) {
 		for k := plan.MinCliqueSize; k <= maxK; k++ {
 			for _, vl := range gc.vertexLabels {
 				for _, el := range gc.labels {
-					p := cliquePattern(t, k, vl, el)
+					p := proptest.Clique(t, k, vl, el)
 					if _, ok := plan.AsClique(gc.g, p); !ok {
 						t.Fatalf("%s: %d-clique (%q, %q) not taken as a clique", gc.name, k, vl, el)
 					}
@@ -147,11 +119,11 @@ func TestNotACliqueShape(t *testing.T) {
 			t.Errorf("%s taken as a clique", c.p)
 		}
 	}
-	p := cliquePattern(t, 4, "", "")
-	if _, ok := plan.AsClique(twoLabels, cliquePattern(t, 4, "1", "")); !ok {
+	p := proptest.Clique(t, 4, "", "")
+	if _, ok := plan.AsClique(twoLabels, proptest.Clique(t, 4, "1", "")); !ok {
 		t.Error("a 4-clique with one exact label on a two-label graph was refused")
 	}
-	if _, ok := plan.AsClique(edgeLabelled, cliquePattern(t, 4, "", "1")); !ok {
+	if _, ok := plan.AsClique(edgeLabelled, proptest.Clique(t, 4, "", "1")); !ok {
 		t.Error("a 4-clique with one exact edge label on an edge-labelled graph was refused")
 	}
 	if _, ok := plan.AsClique(oneLabel, p); !ok {
@@ -171,7 +143,7 @@ func TestCliqueOverflow(t *testing.T) {
 		{engine.Semantics{}, 0, true},
 		{engine.Semantics{Induced: true}, 0, true},
 	} {
-		prob := &engine.Problem{Data: g, Pattern: cliquePattern(t, 21, "", ""), Semantics: c.sem}
+		prob := &engine.Problem{Data: g, Pattern: proptest.Clique(t, 21, "", ""), Semantics: c.sem}
 		res, err := Engine{}.Count(context.Background(), prob)
 		if c.overflow {
 			if !errors.Is(err, engine.ErrOverflow) {
@@ -184,7 +156,7 @@ func TestCliqueOverflow(t *testing.T) {
 		}
 	}
 	k20 := gen.RandomGraph(1, 20, 1.0, 1, 1)
-	res, err := Engine{}.Count(context.Background(), &engine.Problem{Data: k20, Pattern: cliquePattern(t, 20, "", "")})
+	res, err := Engine{}.Count(context.Background(), &engine.Problem{Data: k20, Pattern: proptest.Clique(t, 20, "", "")})
 	if err != nil || res.Count != 2432902008176640000 {
 		t.Errorf("K20 in K20: %d, %v; want 20! = 2432902008176640000", res.Count, err)
 	}
@@ -194,7 +166,7 @@ func TestCliqueOverflow(t *testing.T) {
 // is partial.
 func TestCliqueCountCancelled(t *testing.T) {
 	g := gen.RandomGraph(5, 400, 0.6, 1, 1)
-	prob := &engine.Problem{Data: g, Pattern: cliquePattern(t, 10, "", ""), Threads: 2}
+	prob := &engine.Problem{Data: g, Pattern: proptest.Clique(t, 10, "", ""), Threads: 2}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -210,7 +182,7 @@ func TestCliqueCountCancelled(t *testing.T) {
 // TestCliqueMemoryLimit: too small a limit is ErrMemory; a limit for one worker still counts.
 func TestCliqueMemoryLimit(t *testing.T) {
 	g := gen.RandomGraph(1, 60, 0.5, 1, 1)
-	prob := &engine.Problem{Data: g, Pattern: cliquePattern(t, 5, "", ""), Threads: 4, MemoryLimit: 1000}
+	prob := &engine.Problem{Data: g, Pattern: proptest.Clique(t, 5, "", ""), Threads: 4, MemoryLimit: 1000}
 	if _, err := (Engine{}).Count(context.Background(), prob); !errors.Is(err, engine.ErrMemory) {
 		t.Fatalf("tiny limit: %v, want ErrMemory", err)
 	}
@@ -229,7 +201,7 @@ func TestCliqueMemoryLimit(t *testing.T) {
 func TestCliqueWorkerAllocatesNothing(t *testing.T) {
 	defer func(limit int) { cliqueBitmapLimit = limit }(cliqueBitmapLimit)
 	g := gen.RandomGraph(2, 200, 0.5, 1, 1)
-	c, ok := plan.AsClique(g, cliquePattern(t, 6, "", ""))
+	c, ok := plan.AsClique(g, proptest.Clique(t, 6, "", ""))
 	if !ok {
 		t.Fatal("not a clique")
 	}
@@ -272,7 +244,7 @@ func BenchmarkCliques(b *testing.B) {
 		}
 	}
 	for _, c := range cases {
-		prob := &engine.Problem{Data: c.g, Pattern: cliquePattern(b, c.k, "", ""), Semantics: engine.Semantics{Unique: true}, Threads: 1}
+		prob := &engine.Problem{Data: c.g, Pattern: proptest.Clique(b, c.k, "", ""), Semantics: engine.Semantics{Unique: true}, Threads: 1}
 		for _, apart := range []bool{true, false} {
 			name := fmt.Sprintf("%s/K%d/general", c.name, c.k)
 			if apart {

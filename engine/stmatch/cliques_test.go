@@ -183,10 +183,7 @@ func TestEmulatedCliqueKernel(t *testing.T) {
 	}
 	for _, gc := range graphs {
 		for k := 4; k <= 8; k++ {
-			p := clique(k)
-			if gc.vl != "" {
-				p = labelAll(t, p, gc.vl)
-			}
+			p := proptest.Clique(t, k, gc.vl, "")
 			c, ok := plan.AsClique(gc.g, p)
 			if !ok {
 				t.Fatalf("%s: %d-clique not a clique", gc.name, k)
@@ -213,15 +210,25 @@ func TestEmulatedCliqueKernel(t *testing.T) {
 	}
 }
 
-// TestUpwardCSR: the kernel's CSR holds every upward list, and the heavy roots are those above
-// the matrix size.
-func TestUpwardCSR(t *testing.T) {
-	g := gen.RandomGraph(3, 1100, 0.97, 1, 1) // upward lists of the low-degree vertices exceed 1024
-	c, ok := plan.AsClique(g, clique(4))
+// denseGraph is dense enough that the upward lists of its low-degree vertices reach and
+// exceed the kernel's 1,024 members.
+func denseGraph() *graph.Graph { return gen.RandomGraph(3, 1100, 0.97, 1, 1) }
+
+// denseOriented returns denseGraph oriented for 4-cliques.
+func denseOriented(t *testing.T) (*graph.Graph, *plan.Oriented) {
+	t.Helper()
+	g := denseGraph()
+	c, ok := plan.AsClique(g, proptest.Clique(t, 4, "", ""))
 	if !ok {
 		t.Fatal("not a clique")
 	}
-	o := c.Orient(g, 0)
+	return g, c.Orient(g, 0)
+}
+
+// TestUpwardCSR: the kernel's CSR holds every upward list, and the heavy roots are those above
+// the matrix size.
+func TestUpwardCSR(t *testing.T) {
+	g, o := denseOriented(t)
 	u := upwardCSR(o)
 	var heavy []uint32
 	for v := range uint32(g.NumVertices()) {
@@ -246,21 +253,6 @@ func mustRMAT(t testing.TB, scale, edgeFactor int) *graph.Graph {
 	return g
 }
 
-// labelAll gives every vertex of p the label vl.
-func labelAll(t testing.TB, p *pattern.Pattern, vl string) *pattern.Pattern {
-	t.Helper()
-	s := p.String()
-	for u := range p.NumVertices() {
-		name := p.Name(u)
-		s = strings.ReplaceAll(s, "("+name+")", "("+name+":"+vl+")")
-	}
-	q, err := pattern.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
-
 // TestGPUCliques compares the clique kernel (KernelCliques) with the CPU engine: wiki-Vote and
 // R-MAT cliques of 4 to 7 vertices under every convention, labelled random graphs, a graph
 // whose low-degree vertices have more upward neighbours than the kernel's matrices (counted on
@@ -280,29 +272,29 @@ func TestGPUCliques(t *testing.T) {
 	wv := sharedtest.WikiVote(t)
 	for k := 4; k <= 7; k++ {
 		for _, sem := range proptest.AllSemantics {
-			check(fmt.Sprintf("wiki-Vote %d-clique", k), wv, clique(k), sem, o)
+			check(fmt.Sprintf("wiki-Vote %d-clique", k), wv, proptest.Clique(t, k, "", ""), sem, o)
 		}
 	}
 	rm := mustRMAT(t, 16, 16)
 	for k := 4; k <= 6; k++ {
-		check(fmt.Sprintf("R-MAT 16 %d-clique", k), rm, clique(k), engine.Semantics{Unique: true}, o)
+		check(fmt.Sprintf("R-MAT 16 %d-clique", k), rm, proptest.Clique(t, k, "", ""), engine.Semantics{Unique: true}, o)
 	}
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := gen.RandomGraph(seed, 60+int(seed)*40, 0.3+0.1*float64(seed), 2, 1)
 		for k := 4; k <= 8; k += 2 {
-			check(fmt.Sprintf("random %d %d-clique label 1", seed, k), g, labelAll(t, clique(k), "1"), engine.Semantics{Unique: true}, o)
+			check(fmt.Sprintf("random %d %d-clique label 1", seed, k), g, proptest.Clique(t, k, "1", ""), engine.Semantics{Unique: true}, o)
 		}
 	}
-	heavy := gen.RandomGraph(3, 1100, 0.97, 1, 1)
-	if st := check("dense n=1100 4-clique", heavy, clique(4), engine.Semantics{Unique: true}, o); st.HeavyRoots == 0 {
+	heavy := denseGraph()
+	if st := check("dense n=1100 4-clique", heavy, proptest.Clique(t, 4, "", ""), engine.Semantics{Unique: true}, o); st.HeavyRoots == 0 {
 		t.Error("dense n=1100: no heavy roots, the host path was not exercised")
 	}
 	two := o
 	two.replicas = 2
-	check("wiki-Vote 5-clique, two runs", wv, clique(5), engine.Semantics{Unique: true}, two)
-	small := &engine.Problem{Data: wv, Pattern: clique(5), Semantics: engine.Semantics{Unique: true}, GPUMemoryLimit: 8 << 20}
+	check("wiki-Vote 5-clique, two runs", wv, proptest.Clique(t, 5, "", ""), engine.Semantics{Unique: true}, two)
+	small := &engine.Problem{Data: wv, Pattern: proptest.Clique(t, 5, "", ""), Semantics: engine.Semantics{Unique: true}, GPUMemoryLimit: 8 << 20}
 	res, st, err := CountOptions(context.Background(), small, o)
-	want := cpuCount(t, wv, clique(5), engine.Semantics{Unique: true})
+	want := cpuCount(t, wv, proptest.Clique(t, 5, "", ""), engine.Semantics{Unique: true})
 	if err != nil || res.Count != want {
 		t.Errorf("8 MiB budget: %d, %v (%d warps); want %d", res.Count, err, st.Warps, want)
 	}
@@ -310,7 +302,7 @@ func TestGPUCliques(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
 	defer cancel()
-	big := &engine.Problem{Data: rm, Pattern: clique(7), Semantics: engine.Semantics{Unique: true}}
+	big := &engine.Problem{Data: rm, Pattern: proptest.Clique(t, 7, "", ""), Semantics: engine.Semantics{Unique: true}}
 	start := time.Now()
 	res, _, err = CountOptions(ctx, big, o)
 	if d := time.Since(start); d > 3*time.Second {
@@ -325,12 +317,7 @@ func TestGPUCliques(t *testing.T) {
 // a full 32 words a row (upward lists of 993 to 1,024 members) against the CPU clique counter
 // on the same roots.
 func TestEmulatedCliqueKernelFullWidth(t *testing.T) {
-	g := gen.RandomGraph(3, 1100, 0.97, 1, 1)
-	c, ok := plan.AsClique(g, clique(4))
-	if !ok {
-		t.Fatal("not a clique")
-	}
-	o := c.Orient(g, 0)
+	g, o := denseOriented(t)
 	u := upwardCSR(o)
 	var roots []uint32
 	for v := range uint32(g.NumVertices()) {

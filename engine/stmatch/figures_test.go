@@ -12,6 +12,7 @@ import (
 	"submatch/formats"
 	"submatch/gen"
 	"submatch/graph"
+	"submatch/internal/proptest"
 	"submatch/internal/sharedtest"
 	"submatch/pattern"
 )
@@ -52,23 +53,6 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-func clique(k int) *pattern.Pattern {
-	s := ""
-	for i := 0; i < k; i++ {
-		for j := i + 1; j < k; j++ {
-			if s != "" {
-				s += ", "
-			}
-			s += fmt.Sprintf("(v%d)-(v%d)", i, j)
-		}
-	}
-	p, err := pattern.Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return p
 }
 
 // TestGPUFigures measures (never fails on time): unlabelled wiki-Vote 5-, 6-, 7-cliques (unique,
@@ -144,7 +128,7 @@ func TestGPUFigures(t *testing.T) {
 	}
 	wv := sharedtest.WikiVote(t)
 	for k := 5; k <= 7; k++ {
-		both(fmt.Sprintf("wiki-Vote %d-clique unique", k), wv, clique(k), engine.Semantics{Unique: true}, k <= 5)
+		both(fmt.Sprintf("wiki-Vote %d-clique unique", k), wv, proptest.Clique(t, k, "", ""), engine.Semantics{Unique: true}, k <= 5)
 	}
 	lwv := labelled(t, wv, 10, 1)
 	for size := 5; size <= 7; size++ {
@@ -180,8 +164,8 @@ func TestGPUFigures(t *testing.T) {
 		p    *pattern.Pattern
 		sem  engine.Semantics
 	}{
-		{"wiki-Vote 7-clique unique", wv, clique(7), engine.Semantics{Unique: true}},
-		{"wiki-Vote 8-clique unique", wv, clique(8), engine.Semantics{Unique: true}},
+		{"wiki-Vote 7-clique unique", wv, proptest.Clique(t, 7, "", ""), engine.Semantics{Unique: true}},
+		{"wiki-Vote 8-clique unique", wv, proptest.Clique(t, 8, "", ""), engine.Semantics{Unique: true}},
 		{"wiki-Vote 5-cycle unique", wv, mustParse("(a)-(b)-(c)-(d)-(e)-(a)"), engine.Semantics{Unique: true}},
 	}
 	if rm, err := gen.RMAT(gen.RMATOptions{Scale: 18, Seed: 1}); err == nil {
@@ -190,7 +174,7 @@ func TestGPUFigures(t *testing.T) {
 			g    *graph.Graph
 			p    *pattern.Pattern
 			sem  engine.Semantics
-		}{"rmat-18 5-clique unique", rm, clique(5), engine.Semantics{Unique: true}})
+		}{"rmat-18 5-clique unique", rm, proptest.Clique(t, 5, "", ""), engine.Semantics{Unique: true}})
 	}
 	for _, h := range heavy {
 		c1, s1 := run(h.name+", 1 GPU", h.g, h.p, h.sem, one, false, Options{})

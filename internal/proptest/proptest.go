@@ -242,3 +242,30 @@ func firstDifference(got, want [][]uint32) string {
 	}
 	return b.String()
 }
+
+// Clique returns the k-clique pattern with every vertex labelled vertexLabel and every edge
+// edgeLabel ("" for a wildcard), e.g. "(v0:1)-[:2]-(v1:1), ...".
+func Clique(t testing.TB, k int, vertexLabel, edgeLabel string) *pattern.Pattern {
+	t.Helper()
+	vertex := func(i int) string {
+		if vertexLabel == "" {
+			return fmt.Sprintf("(v%d)", i)
+		}
+		return fmt.Sprintf("(v%d:%s)", i, vertexLabel)
+	}
+	edge := "-"
+	if edgeLabel != "" {
+		edge = "-[:" + edgeLabel + "]-"
+	}
+	var parts []string
+	for i := range k {
+		for j := i + 1; j < k; j++ {
+			parts = append(parts, vertex(i)+edge+vertex(j))
+		}
+	}
+	p, err := pattern.Parse(strings.Join(parts, ", "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
