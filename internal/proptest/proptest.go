@@ -5,6 +5,7 @@ package proptest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -268,4 +269,17 @@ func Clique(t testing.TB, k int, vertexLabel, edgeLabel string) *pattern.Pattern
 		t.Fatal(err)
 	}
 	return p
+}
+
+// CheckStopped fails t unless a count that ended with res and err after took stopped within
+// limit, reported itself partial, and returned want (context.Canceled or
+// context.DeadlineExceeded).
+func CheckStopped(t testing.TB, what string, took, limit time.Duration, res engine.Result, err, want error) {
+	t.Helper()
+	if took > limit {
+		t.Errorf("%s took %v, more than %v", what, took, limit)
+	}
+	if !res.Partial || !errors.Is(err, want) {
+		t.Errorf("%s: %+v, %v; want a partial result and %v", what, res, err, want)
+	}
 }
