@@ -18,6 +18,7 @@ type driverLib struct {
 	cuOccupancyMaxActiveBlocksPerMultiprocessor                                            uintptr
 	cuStreamCreate, cuStreamSynchronize, cuStreamDestroy                                   uintptr
 	cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy   uintptr
+	cuMemHostAlloc, cuMemHostGetDevicePointer, cuMemFreeHost                               uintptr
 }
 
 func (l *driverLib) table() []symbol {
@@ -60,6 +61,9 @@ func (l *driverLib) table() []symbol {
 		opt(&l.cuEventSynchronize, "cuEventSynchronize"),
 		opt(&l.cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 		opt(&l.cuEventDestroy, "cuEventDestroy_v2"),
+		opt(&l.cuMemHostAlloc, "cuMemHostAlloc"),
+		opt(&l.cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
+		opt(&l.cuMemFreeHost, "cuMemFreeHost"),
 	}
 }
 

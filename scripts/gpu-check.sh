@@ -154,10 +154,10 @@ run() {
 	if [ -s "$out/stmatch-versions.tsv" ]; then
 		echo
 		echo "== stmatch: v1 kernel against v2 (kernel ms, best of 2; every count checked against the CPU)"
-		printf '%-32s %9s %10s %10s %11s %10s %11s %9s %8s %8s\n' case v1 v2-nosplit v2-noreuse v2-noleaves v2-nosteal v2-slice1ms v2 speedup counts
+		printf '%-32s %9s %10s %10s %11s %10s %11s %9s %8s %9s %9s %8s\n' case v1 v2-nosplit v2-noreuse v2-noleaves v2-nosteal v2-slice1ms v2 speedup unroll-cl cliques counts
 		awk -F'\t' '{k[$1]=1; if (!($1 in ord)) {ord[$1]=++n; name[n]=$1}; t[$1,$2]=$6; if ($5!="ok") bad[$1]=1}
 			END {for (i=1;i<=n;i++) {c=name[i]; sp=(t[c,"v2"]>0)?sprintf("%.2fx", t[c,"v1"]/t[c,"v2"]):"-";
-				printf "%-32s %9s %10s %10s %11s %10s %11s %9s %8s %8s\n", c, t[c,"v1"], t[c,"v2-nosplit"], t[c,"v2-noreuse"], t[c,"v2-noleaves"], t[c,"v2-nosteal"], t[c,"v2-slice1ms"], t[c,"v2"], sp, (c in bad)?"MISMATCH":"ok"}}' "$out/stmatch-versions.tsv"
+				printf "%-32s %9s %10s %10s %11s %10s %11s %9s %8s %9s %9s %8s\n", c, t[c,"v1"], t[c,"v2-nosplit"], t[c,"v2-noreuse"], t[c,"v2-noleaves"], t[c,"v2-nosteal"], t[c,"v2-slice1ms"], t[c,"v2"], sp, t[c,"v2-unroll-classes"], t[c,"cliques"], (c in bad)?"MISMATCH":"ok"}}' "$out/stmatch-versions.tsv"
 	fi
 	if [ -s "$out/stmatch-figures.tsv" ]; then
 		echo

@@ -5,9 +5,13 @@
 # engine and the CPU engine (all cores), each with a time limit. Run on the device machine:
 #   SCALES="22 24" bash scripts/rmat-cliques.sh      (device tool: carry ["bin"])
 # LIMIT bounds each count (default 120s); the CPU engine runs up to scale CPU_MAX_SCALE (default 22).
-# ENGINES (default "stmatch cpu") may also name stmatch-cliques: stmatch with --stmatch-kernel
-# cliques (the clique kernel; triangles stay on the general kernel). QUERIES adds 5-clique with
-# "triangle 4-clique 5-clique" (default "triangle 4-clique").
+# ENGINES (default "stmatch cpu") may also name stmatch-cliques (--stmatch-kernel cliques, the
+# same as stmatch's default: 4-cliques and larger on the clique kernel, triangles on the plan
+# kernels) and stmatch-generic (--stmatch-kernel generic: every pattern on the generic plan
+# kernel). QUERIES adds 5-clique with
+# "triangle 4-clique 5-clique" (default "triangle 4-clique"). GPUS (default "all") lists the --gpus
+# values each GPU engine runs with, e.g. GPUS="1 2" for the 1-to-2-GPU speedup; the engine column then
+# reads stmatch/1, stmatch/2.
 set -u -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sm=bin/submatch
@@ -20,7 +24,8 @@ warm_kernels
 for s in ${SCALES:-22}; do
 	g="$tmp/rmat$s.smg"
 	t0=$(date +%s.%N)
-	$sm gen rmat --scale "$s" --edge-factor 16 --seed 1 -o "$g" >/dev/null || { echo "gen scale $s failed"; continue; }
+	# A graph left by an earlier run in the same call is reused (same scale, edge factor and seed).
+	[ -s "$g" ] || $sm gen rmat --scale "$s" --edge-factor 16 --seed 1 -o "$g" >/dev/null || { echo "gen scale $s failed"; continue; }
 	$sm stats "$g" 2>/dev/null | head -5
 	echo "scale $s generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s: $(ls -l "$g" | awk '{print $5}') bytes"
 	for name in ${QUERIES:-triangle 4-clique}; do
@@ -31,10 +36,19 @@ for s in ${SCALES:-22}; do
 		*) echo "unknown query $name"; continue ;;
 		esac
 		for e in ${ENGINES:-stmatch cpu}; do
-			[ "$e" = cpu ] && [ "$s" -gt "${CPU_MAX_SCALE:-22}" ] && continue
+			if [ "$e" = cpu ]; then
+				[ "$s" -gt "${CPU_MAX_SCALE:-22}" ] && continue
+				count_row "$res" "rmat-$s" "$name" cpu -- --engine cpu --unique --timeout "$limit" "$g" "$pat"
+				continue
+			fi
 			args=(--engine "$e")
 			[ "$e" = stmatch-cliques ] && args=(--engine stmatch --stmatch-kernel cliques)
-			count_row "$res" "rmat-$s" "$name" "$e" -- "${args[@]}" --unique --timeout "$limit" "$g" "$pat"
+			[ "$e" = stmatch-generic ] && args=(--engine stmatch --stmatch-kernel generic)
+			for n in ${GPUS:-all}; do
+				col=$e
+				[ "${GPUS:-all}" = all ] || col=$e/$n
+				count_row "$res" "rmat-$s" "$name" "$col" -- "${args[@]}" --gpus "$n" --unique --timeout "$limit" "$g" "$pat"
+			done
 		done
 	done
 done

@@ -111,7 +111,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them; geneva uses the first)")
 	fs.BoolVar(&m.genevaSV, "geneva-sv", false, "with --engine geneva: match one vertex per phase (the paper's SV-match variant)")
 	fs.BoolVar(&m.genevaNoTail, "geneva-no-tail", false, "with --engine geneva: match the closing vertices too instead of counting them in a final step")
-	fs.StringVar(&m.stmKernel, "stmatch-kernel", "tiered", "with --engine stmatch: `KERNEL` tiered (the generic kernel until the per-query kernel, compiled in the background, is ready), generic, query (compile the per-query kernel first), or cliques (clique patterns on the clique kernel, experimental until checked on a GPU; others as tiered)")
+	fs.StringVar(&m.stmKernel, "stmatch-kernel", "tiered", "with --engine stmatch: `KERNEL` tiered (clique patterns on the clique kernel; others on the generic kernel until the per-query kernel, compiled in the background, is ready), generic, query (compile the per-query kernel first; cliques too), or cliques (the same as tiered)")
 	fs.StringVar(&m.genevaOrder, "geneva-order", "cost", "with --engine geneva: phase order `ORDER`, cost (GENMATCHORDER choosing by estimated growth) or paper (its structural priorities alone)")
 }
 

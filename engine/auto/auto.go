@@ -18,6 +18,7 @@ import (
 	"iter"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,12 @@ const (
 	// unfinished after 10 s on the H100 (docs/benchmarks.md; Q_14 and Q_20 ran at 2e10 rows/s,
 	// but the CPU engine does those in 14-50 ms).
 	GenevaRowsPerSecond = 1e8
+	// CliqueCPUSecondsPerEdge is the CPU clique counter's time for 4-cliques per data edge and
+	// thread, taken as growing with k-3 for k-cliques (docs/benchmarks.md, 2 threads: R-MAT 16
+	// 4-cliques 0.18 s, 3.2e-7 s an edge and thread; R-MAT 22 1.1e-6; wiki-Vote 5-cliques 22 ms
+	// on one thread, 2.1e-7). Near the GPU's start-up cost (graphs of about a million edges)
+	// the low figures count.
+	CliqueCPUSecondsPerEdge = 3e-7
 )
 
 // STMatchMaxLevels is the most enumerated levels the stmatch kernel runs.
@@ -87,6 +94,7 @@ type Rules struct {
 	STMatchNodesPerSecond     float64
 	STMatchWarpNodesPerSecond float64
 	GenevaRowsPerSecond       float64
+	CliqueCPUSecondsPerEdge   float64
 	// GPU reports the GPU a GPU engine would run on, or why there is none. It is called only
 	// when the estimated CPU time is above the GPU's start-up cost.
 	GPU func(ctx context.Context) (device string, err error)
@@ -106,6 +114,7 @@ func (r Rules) withDefaults() Rules {
 	def(&r.STMatchNodesPerSecond, STMatchNodesPerSecond)
 	def(&r.STMatchWarpNodesPerSecond, STMatchWarpNodesPerSecond)
 	def(&r.GenevaRowsPerSecond, GenevaRowsPerSecond)
+	def(&r.CliqueCPUSecondsPerEdge, CliqueCPUSecondsPerEdge)
 	if r.GPU == nil {
 		r.GPU = openGPU
 	}
@@ -229,12 +238,8 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		return d, nil
 	}
 
-	if _, ok := plan.AsClique(p.Data, p.Pattern); ok && !listing {
-		// On 2 cores the clique counter takes 22-64 ms for wiki-Vote's 5- to 7-cliques and 43 s
-		// for R-MAT 22's 4-cliques, where stmatch's general kernel took 12.7 s (whole process,
-		// H200): the estimate below predicts the general search, which is 13-16x slower.
-		d.Reason = "a clique: the CPU engine counts it from bit matrices (stmatch's clique kernel is not yet checked on a GPU)"
-		return d, nil
+	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && !listing {
+		return e.decideClique(ctx, r, d, p, c, candidates), nil
 	}
 	start := time.Now()
 	opts, err := cpu.PlanOptions(p, listing)
@@ -326,6 +331,33 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	}
 	d.Reason = nodes + ", above the GPU threshold " + sci(d.Threshold) + "; predicted " + strings.Join(preds, ", ")
 	return d, nil
+}
+
+// decideClique chooses between the CPU engine's clique counter and stmatch's clique kernel for
+// a clique pattern, without a plan (the plan's estimate predicts the general search, 13-16x
+// slower than either counter). The CPU's time is predicted from the data graph's edges
+// (CliqueCPUSecondsPerEdge); the GPU is looked for only when that is above GPUStartSeconds.
+func (e Engine) decideClique(ctx context.Context, r Rules, d Decision, p *engine.Problem, c plan.Clique, candidates []engine.Engine) Decision {
+	cpuRate := 1 + r.CPUThreadGain*float64(d.Threads-1)
+	cpuSeconds := r.CliqueCPUSecondsPerEdge * float64(c.K-3) * float64(p.Data.NumEdges()) / cpuRate
+	what := fmt.Sprintf("a %d-clique: the CPU clique counter predicted %s on %d thread(s)", c.K, seconds(cpuSeconds), d.Threads)
+	if !slices.ContainsFunc(candidates, func(eng engine.Engine) bool { return eng.Name() == "stmatch" }) {
+		d.Reason = what + "; stmatch is not built in"
+		return d
+	}
+	if cpuSeconds < r.GPUStartSeconds {
+		d.Reason = what + ", below the GPU's start-up " + seconds(r.GPUStartSeconds)
+		return d
+	}
+	d.GPUChecked = true
+	if d.GPU, d.GPUErr = r.GPU(ctx); d.GPUErr != nil {
+		why, _, _ := strings.Cut(d.GPUErr.Error(), "; ")
+		d.Reason = what + ", above the GPU's start-up " + seconds(r.GPUStartSeconds) + ", but no GPU: " + why
+		return d
+	}
+	d.Engine = "stmatch"
+	d.Reason = what + "; stmatch's clique kernel (R-MAT 22 4-cliques: 1.3 s whole process on an H200, the CPU 43 s on 2 cores)"
+	return d
 }
 
 // stmatchIneligible says why the stmatch engine cannot run a plan ("" when it can): its kernel

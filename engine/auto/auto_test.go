@@ -362,25 +362,46 @@ func TestFormatting(t *testing.T) {
 	}
 }
 
-// TestCliquesStayOnCPU: a clique goes to the CPU engine's clique counter without a plan or the
-// GPU, however fast the GPU engines are said to be; listing it still decides as usual.
-func TestCliquesStayOnCPU(t *testing.T) {
-	f := newFixture(t)
+// TestCliqueDecision: a clique is decided without a plan, between the CPU engine's clique
+// counter and stmatch (its clique kernel), by the CPU time predicted from the edges; the GPU is
+// looked for only when that is above the GPU's start-up. Listing a clique decides as usual.
+func TestCliqueDecision(t *testing.T) {
 	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.prob.Pattern = p
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e15, STMatchWarpNodesPerSecond: 1e15,
-		GenevaRowsPerSecond: 1e15})}
-	res, d, err := e.CountDecision(context.Background(), f.prob)
-	if err != nil || d.Engine != "cpu" || d.Plan() != nil || f.gpuChecks != 0 || !strings.Contains(d.Reason, "clique") {
-		t.Fatalf("decision %+v, error %v", d, err)
-	}
-	if res.Count != cpuCount(t, f.prob) {
-		t.Errorf("count %d", res.Count)
-	}
-	if d, err := e.Decide(context.Background(), f.prob, true); err != nil || strings.Contains(d.Reason, "clique") {
-		t.Errorf("listing a clique: %+v, %v", d, err)
+	fast := Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e15, STMatchWarpNodesPerSecond: 1e15, GenevaRowsPerSecond: 1e15}
+	slow := fast
+	slow.CliqueCPUSecondsPerEdge = 1
+	for _, c := range []struct {
+		name      string
+		rules     Rules
+		gpuErr    error
+		want      string
+		gpuChecks int
+		reason    string
+	}{
+		{"small graph", fast, nil, "cpu", 0, "below the GPU's start-up"},
+		{"large graph", slow, nil, "stmatch", 1, "clique kernel"},
+		{"large graph, no GPU", slow, gpu.ErrNoGPU, "cpu", 1, "but no GPU"},
+	} {
+		f := newFixture(t)
+		f.prob.Pattern, f.gpuErr = p, c.gpuErr
+		e := Engine{Rules: f.rules(c.rules)}
+		res, d, err := e.CountDecision(context.Background(), f.prob)
+		if err != nil || d.Engine != c.want || d.Plan() != nil || f.gpuChecks != c.gpuChecks ||
+			!strings.Contains(d.Reason, "4-clique") || !strings.Contains(d.Reason, c.reason) {
+			t.Fatalf("%s: decision %+v (%d GPU checks), error %v", c.name, d, f.gpuChecks, err)
+		}
+		want := cpuCount(t, f.prob)
+		if c.want == "stmatch" {
+			want = 1001 // the fake stmatch engine's count
+		}
+		if res.Count != want {
+			t.Errorf("%s: count %d, want %d", c.name, res.Count, want)
+		}
+		if d, err := e.Decide(context.Background(), f.prob, true); err != nil || strings.Contains(d.Reason, "clique") {
+			t.Errorf("%s: listing a clique: %+v, %v", c.name, d, err)
+		}
 	}
 }

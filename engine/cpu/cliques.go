@@ -266,12 +266,13 @@ func CountCliqueRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint
 }
 
 // cliqueRoots counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads
-// workers taking chunks of consecutive i.
+// workers taking chunks of consecutive i: up to 64, fewer when there are few roots (the stmatch
+// engine hands over a few large ones), so that every worker gets some.
 func cliqueRoots(ctx context.Context, o *plan.Oriented, k, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
 	var stop atomic.Bool
 	release := stopOnDone(ctx, &stop)
 	defer release()
-	const chunk = 64
+	chunk := min(64, max(1, n/(8*threads)))
 	var (
 		next     atomic.Int64
 		done     atomic.Int64
@@ -284,7 +285,7 @@ func cliqueRoots(ctx context.Context, o *plan.Oriented, k, n int, root func(int)
 		wg.Go(func() {
 			w := newCliqueWorker(o, k, &stop)
 			for !stop.Load() {
-				lo := int(next.Add(chunk)) - chunk
+				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n {
 					break
 				}

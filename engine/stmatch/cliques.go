@@ -6,11 +6,15 @@ package stmatch
 // CPU engine's clique counter at the same time.
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,14 +37,15 @@ const (
 	cliqueMatrixMax = 1024
 	// cliqueMatrixBytes is one warp's matrix.
 	cliqueMatrixBytes = cliqueMatrixMax * cliqueMatrixMax / 8
-	// cliqueCtlWords: C_NEXT and C_OVERFLOW on lines of their own.
-	cliqueCtlWords = 2 * ctlLine
+	// cliqueCtlWords: C_NEXT, C_OVERFLOW, C_STOP and C_POLL on lines of their own.
+	cliqueCtlWords = 4 * ctlLine
 	cliqueOverflow = ctlLine
-	// cliqueFirstBatch is the roots of a device's first launch; later launches double while
-	// they take less than maxLaunch/2 and halve (down to cliqueMinBatch) when they take more
-	// than maxLaunch, so that cancellation, checked between launches, stays prompt.
-	cliqueFirstBatch = 1 << 12
-	cliqueMinBatch   = 1 << 6
+	// cliqueBatchPerWarp is the units a warp of a device's first range (see cliqueRun.run).
+	// Ranges are never made small to keep launches short (the kernel's time slice does that): a
+	// launch lasts as long as its slowest unit, so with fewer units than warps most of the GPU
+	// idles. Ranges of 64 units (the old floor, with the largest roots first) made R-MAT 20's
+	// 5-cliques ten times slower on one GPU (H200).
+	cliqueBatchPerWarp = 8
 )
 
 // upward is the oriented graph as the clique kernel reads it: every vertex's upward clique
@@ -49,6 +54,68 @@ type upward struct {
 	offsets   []uint64
 	neighbors []uint32
 	heavy     []uint32 // roots with more than cliqueMatrixMax upward neighbours
+	// tasks are the pieces of the roots with more than split (and at most cliqueMatrixMax)
+	// upward neighbours, largest roots first (see splitRoots); the kernel takes them before
+	// the other roots.
+	tasks []uint64
+	split uint32
+}
+
+// splitRoots fills u.tasks for k-cliques: every root whose upward list S has more than
+// cliqueSplit(k) members, and no more than the kernel's matrices hold, becomes one task or a
+// few pieces, each the cliques whose second-smallest vertex is one of S[a:b]. The pieces are cut
+// for about equal work, taking the cliques from S[j] to grow as (|S|-j)^3 (the members above j
+// to choose from), so the first pieces are short. The largest roots, listed first, thus start
+// first, and spread over several warps, instead of ending a count on one warp each (the graph
+// builder numbers vertices by degree, so as roots they would come last).
+func (u *upward) splitRoots(k int) { u.cutRoots(cliqueSplit(k)) }
+
+// cutRoots is splitRoots with the size above which roots are split and the members a piece
+// spans on average given.
+func (u *upward) cutRoots(split, span int) {
+	u.split = uint32(split)
+	var roots []uint32
+	for v := range len(u.offsets) - 1 {
+		if d := u.offsets[v+1] - u.offsets[v]; d > uint64(split) && d <= cliqueMatrixMax {
+			roots = append(roots, uint32(v))
+		}
+	}
+	size := func(v uint32) uint64 { return u.offsets[v+1] - u.offsets[v] }
+	slices.SortStableFunc(roots, func(a, b uint32) int { return cmp.Compare(size(b), size(a)) })
+	u.tasks = u.tasks[:0]
+	for _, r := range roots {
+		d := int(size(r))
+		pieces := (d + span - 1) / span
+		a := 0
+		for i := 1; i <= pieces; i++ {
+			b := d - int(float64(d)*math.Cbrt(1-float64(i)/float64(pieces)))
+			b = min(d, max(b, a+1))
+			if i == pieces {
+				b = d
+			}
+			u.tasks = append(u.tasks, cliqueTask(r, a, b))
+			if a = b; a == d {
+				break
+			}
+		}
+	}
+}
+
+// cliqueSplit returns the upward-list size above which a root of a k-clique count becomes
+// tasks, and the members a piece spans on average. Each piece lays out the root's whole matrix
+// again, on the order of |S|^2 log|S| memory reads: pieces of 32 members made R-MAT 22's
+// 5-cliques seven times slower (H200). So the large roots are only taken first (whole, for
+// 4-cliques, whose count is about the work of the layout) or cut in a few pieces.
+func cliqueSplit(k int) (split, span int) {
+	if k <= 4 {
+		return 256, cliqueMatrixMax
+	}
+	return 128, 256
+}
+
+// cliqueTask packs a task as the kernel reads it (TASK_ROOT, TASK_A, TASK_B).
+func cliqueTask(root uint32, a, b int) uint64 {
+	return uint64(root) | uint64(a)<<32 | uint64(b)<<43
 }
 
 // upwardCSR copies o's upward lists into one CSR (on all cores) and lists the heavy roots.
@@ -70,7 +137,21 @@ func upwardCSR(o *plan.Oriented) upward {
 // cliqueRun is one device's share of a clique count.
 type cliqueRun struct {
 	runBase
-	off, adj, rows, ctl, counts *gpu.Buffer
+	off, adj, tasks, rows, ctl, counts *gpu.Buffer
+	ntasks                             uint64
+	split                              uint32
+	// stop, raised when the count's context ends, makes the kernel's warps leave their units:
+	// one unit of a large root can take seconds. Nil where the driver cannot map host memory
+	// (the kernel then stops between units only).
+	stop *gpu.StopFlag
+}
+
+// release frees the stop flag and the run's device memory.
+func (r *cliqueRun) release() {
+	if r.stop != nil {
+		r.stop.Free()
+	}
+	r.free()
 }
 
 // prepare compiles the kernel, uploads the upward CSR and sizes the grid to the memory left
@@ -85,6 +166,10 @@ func (r *cliqueRun) prepare(u upward) error {
 	if r.fn, err = mod.Function(cliqueKernel); err != nil {
 		return err
 	}
+	if r.stop, err = r.d.NewStopFlag(); err != nil {
+		slog.Debug("stmatch: no stop flag: the clique kernel stops between units only", "device", r.d.String(), "err", err)
+		r.stop = nil
+	}
 	tu := time.Now()
 	if r.off, err = gpu.UploadTo(&r.mem, "upward offsets", u.offsets); err != nil {
 		return err
@@ -92,6 +177,11 @@ func (r *cliqueRun) prepare(u upward) error {
 	if r.adj, err = gpu.UploadTo(&r.mem, "upward adjacency", u.neighbors); err != nil {
 		return err
 	}
+	// One entry at least: a buffer is never empty.
+	if r.tasks, err = gpu.UploadTo(&r.mem, "clique tasks", append(u.tasks[:len(u.tasks):len(u.tasks)], 0)); err != nil {
+		return err
+	}
+	r.ntasks, r.split = uint64(len(u.tasks)), u.split
 	if r.ctl, err = r.mem.Alloc("control words", cliqueCtlWords*8); err != nil {
 		return err
 	}
@@ -109,27 +199,38 @@ func (r *cliqueRun) prepare(u upward) error {
 	return nil
 }
 
-// run launches the kernel on ranges of roots taken from next until there are none left or ctx
-// ends; the ranges follow the launch times (see cliqueFirstBatch). One root is never split: a
-// launch lasts at least as long as its heaviest root.
+// run launches the kernel on ranges of units (the tasks, then the roots; see upward) taken from
+// next until there are none left (n: tasks and roots) or ctx ends. A launch's warps stop taking
+// units after maxLaunch (the kernel's time slice); the next launch goes on with the rest of the
+// range. The ranges start at cliqueBatchPerWarp units a warp and double while a launch ends
+// early. When ctx ends, the stop flag makes the warps leave their units at once (a unit of a
+// large root can take seconds), and the count so far is returned with ctx's error.
 func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint64, progress func(uint64)) (count uint64, err error) {
 	counts := make([]uint64, r.warps)
 	ctl := make([]uint64, cliqueCtlWords)
-	batch := uint64(cliqueFirstBatch)
+	batch := uint64(cliqueBatchPerWarp * r.warps)
+	var lo, hi uint64 // the range in hand: units lo..hi-1 are left
+	stop := gpu.DevicePtr(0)
+	if r.stop != nil {
+		stop = r.stop.Ptr()
+		defer context.AfterFunc(ctx, r.stop.Set)()
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return count, err
 		}
-		lo := next.Add(batch) - batch
-		if lo >= n {
-			return count, nil
+		if lo >= hi {
+			if lo = next.Add(batch) - batch; lo >= n {
+				return count, nil
+			}
+			hi = min(n, lo+batch)
 		}
-		hi := min(n, lo+batch)
 		if err := r.ctl.Memset(0); err != nil {
 			return count, fmt.Errorf("stmatch: %w", err)
 		}
 		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, 0,
-			r.off, r.adj, lo, hi, int32(k), r.rows, r.ctl, r.counts)
+			r.off, r.adj, r.tasks, r.ntasks, r.split, lo, hi, int32(k), uint64(maxLaunch.Nanoseconds()),
+			stop, r.rows, r.ctl, r.counts)
 		if err != nil {
 			return count, fmt.Errorf("stmatch: %w", err)
 		}
@@ -150,12 +251,12 @@ func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint6
 				return 0, engine.ErrOverflow
 			}
 		}
-		progress(hi - lo)
-		switch {
-		case kt < maxLaunch/2:
+		// C_NEXT counts the units taken, and one more for each warp that found none left.
+		taken := min(ctl[0], hi-lo)
+		progress(taken)
+		lo += taken
+		if lo >= hi && kt < maxLaunch/2 {
 			batch *= 2
-		case kt > maxLaunch:
-			batch = max(cliqueMinBatch, batch/2)
 		}
 	}
 }
@@ -163,11 +264,17 @@ func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint6
 // countCliques counts the clique pattern c on devs, with the CPU engine's clique counter taking
 // the roots too large for the kernel at the same time. It returns the number of cliques (one
 // per clique: the caller applies the convention) and whether the count is partial.
-func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c plan.Clique, st *Stats) (uint64, bool, error) {
+func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c plan.Clique, opts Options, st *Stats) (uint64, bool, error) {
 	o := c.Orient(p.Data, 0)
 	u := upwardCSR(o)
-	n := uint64(p.Data.NumVertices())
-	st.Roots, st.Units, st.HeavyRoots = n, n, len(u.heavy)
+	if cut := opts.cliqueCut; cut.split > 0 {
+		u.cutRoots(cut.split, cut.span)
+	} else {
+		u.splitRoots(c.K)
+	}
+	roots := uint64(p.Data.NumVertices())
+	n := uint64(len(u.tasks)) + roots
+	st.Roots, st.Units, st.HeavyRoots = roots, n, len(u.heavy)
 
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -194,7 +301,7 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit)}
 		wg.Go(func() {
 			r := runs[i]
-			defer r.free()
+			defer r.release()
 			if errs[i] = r.prepare(u); errs[i] == nil {
 				counts[i], errs[i] = r.run(ctx, c.K, n, &next, progress)
 			}

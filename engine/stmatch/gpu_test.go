@@ -269,6 +269,12 @@ func TestGPUVersions(t *testing.T) {
 		// one run's share, not the count's.
 		{"v2-two-runs-one-gpu", Options{replicas: 2}},
 		{"v2", Options{}},
+		{"cliques", Options{Kernel: KernelCliques}},
+	}
+	// The table compares the plan kernels: clique patterns take the clique kernel only in the
+	// last variant.
+	for i := range variants[:len(variants)-1] {
+		variants[i].o.PlanCliques = true
 	}
 	out := os.Getenv(EnvVersions)
 	for _, c := range cases {

@@ -118,6 +118,9 @@ type Options struct {
 	// (class_count_t<true>). Off until the device check has run it (github Q_20's leaves form
 	// such a class).
 	UnrollClasses bool
+	// PlanCliques counts clique patterns with the plan kernels, as any other pattern, instead of
+	// the clique kernel that KernelTiered and KernelCliques take for them (V1 implies it).
+	PlanCliques bool
 	// NoIsolatedLeaves enumerates isolated pattern vertices as levels (the Enumerate plan)
 	// instead of counting them from their candidate lists (leaf groups without parents) on the
 	// device, as the CPU engine does.
@@ -138,6 +141,14 @@ type Options struct {
 	// memory free when it prepares, so a memory-bound second run gets a small grid or fails),
 	// and each may use Problem.GPUMemoryLimit.
 	replicas int
+	// cliqueCut, when its split is positive, replaces cliqueSplit's sizes (for the measurements
+	// of the split).
+	cliqueCut struct{ split, span int }
+}
+
+// cliqueKernel says whether the options count clique patterns with the clique kernel.
+func (o Options) cliqueKernel() bool {
+	return o.Kernel == KernelCliques || (o.Kernel == KernelTiered && !o.V1 && !o.PlanCliques)
 }
 
 // replicate returns devs with each device repeated n times (n < 2: devs).
@@ -181,8 +192,9 @@ const (
 	// KernelQuery compiles the per-query kernel before the first launch and runs it only.
 	KernelQuery
 	// KernelCliques counts clique patterns (plan.AsClique) with the clique kernel
-	// (kernels/cliques.cu) and every other pattern as KernelTiered does. Not the default until
-	// the device check has compared it with the CPU engine.
+	// (kernels/cliques.cu) and every other pattern as KernelTiered does. KernelTiered does the
+	// same unless Options.PlanCliques; KernelGeneric and KernelQuery run cliques on the plan
+	// kernels.
 	KernelCliques
 )
 
@@ -382,9 +394,9 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		devs = replicate(devs, o.replicas)
 	}
 	st.Device, st.GPUs = devs[0].String(), len(devs)
-	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && o.Kernel == KernelCliques {
+	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && o.cliqueKernel() {
 		st.Cliques, st.Multiplier = true, 1
-		cliques, partial, err := countCliques(ctx, devs, p, c, &st)
+		cliques, partial, err := countCliques(ctx, devs, p, c, o, &st)
 		res := engine.Result{Count: cliques, Partial: partial, DeviceTime: st.Kernel}
 		if err == nil || partial {
 			var ok bool

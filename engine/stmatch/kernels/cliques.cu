@@ -4,13 +4,18 @@
 //
 // Every clique is counted once, from its smallest vertex r: its other k-1 vertices form a
 // (k-1)-clique inside S = N+(r), r's neighbours above it (the host uploads only these upward
-// lists, off/adj). Each warp takes roots one at a time from a counter. For a root with
-// k-1 <= |S| <= BMAX it lays out the subgraph S induces as a bit matrix in its slice of `rows`
-// (row i, W = ceil(|S|/32) words: bit j set when j > i and S[i], S[j] are adjacent), then counts
-// the (k-1)-cliques of that matrix depth-first with the candidate set of each depth as a bit
-// set of W words (one word per lane, W <= 32), 32 candidates an AND. The last two vertices are
-// counted, not enumerated: each lane takes one member j of the last set B and adds
-// popcount(B & row j). Roots with |S| > BMAX are left to the host (the CPU clique counter).
+// lists, off/adj). Each warp takes work units one at a time from a counter. A unit is a root
+// (all of its cliques) or, for a root with more than `split` upward neighbours, a task: the
+// root's cliques whose second-smallest vertex is one of the members a..b-1 of S. The host lists
+// the tasks first, largest roots first, so that no large root is left for the end.
+//
+// For a root with k-1 <= |S| <= BMAX a warp lays out the subgraph S induces as a bit matrix in
+// its slice of `rows` (row i, W = ceil(|S|/32) words: bit j set when j > i and S[i], S[j] are
+// adjacent), then counts the (k-1)-cliques of that matrix depth-first with the candidate set of
+// each depth as a bit set of W words (one word per lane, W <= 32), 32 candidates an AND. The
+// last two vertices are counted, not enumerated: each lane takes one member j of the last set B
+// and adds popcount(B & row j). Roots with |S| > BMAX are left to the host (the CPU clique
+// counter).
 //
 // Counts: each lane sums into a 64-bit counter; the warp's total is written to counts[warp]
 // (the host adds the warps' counts with overflow checks). A wrapped counter sets
@@ -23,6 +28,9 @@
 #define FULL 0xffffffffu
 #define C_NEXT 0       // the next root of the launch's range, relative to lo
 #define C_OVERFLOW 16  // set when a count wrapped
+#define C_STOP 32      // set when a warp found the host's stop flag raised
+#define C_POLL 48      // globaltimer ns from which the next warp to look reads the host's flag
+#define POLL_NS 200000ull  // the host's flag is read once per 200 us at most, by one warp
 
 typedef unsigned long long u64;
 
@@ -49,6 +57,29 @@ __device__ __forceinline__ unsigned upper_bound(const unsigned* a, unsigned n, u
     if (a[mid] <= x) lo = mid + 1; else hi = mid;
   }
   return lo;
+}
+
+__device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
+
+__device__ __forceinline__ u64 clock_ns() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// stopped says whether the host has raised its stop flag (warp-uniform). Reads of pinned host
+// memory from many warps at once are serialised: read once per unit by every warp, the flag
+// made R-MAT 22's 4-cliques 25 times slower (H200). So one warp at a time, claiming the turn
+// with a CAS on ctl[C_POLL], reads it, at most once per POLL_NS, and relays it to ctl[C_STOP],
+// which the others read from device memory.
+__device__ bool stopped(const volatile unsigned* stop, u64* ctl, unsigned lane) {
+  unsigned s = 0;
+  if (lane == 0) {
+    const u64 now = clock_ns(), at = vload(&ctl[C_POLL]);
+    if (now >= at && atomicCAS(&ctl[C_POLL], at, now + POLL_NS) == at && *stop != 0) atomicExch(&ctl[C_STOP], 1ull);
+    s = vload(&ctl[C_STOP]) != 0;
+  }
+  return __shfl_sync(FULL, s, 0) != 0;
 }
 
 __device__ __forceinline__ unsigned bit_length(unsigned x) { return 32 - __clz(x); }
@@ -95,9 +126,20 @@ __device__ void lay_out(const u64* __restrict__ off, const unsigned* __restrict_
   __syncwarp();
 }
 
+// A task packs its root in bits 0-31, a in bits 32-42 and b in bits 43-53 (a < b <= BMAX).
+#define TASK_ROOT(x) ((unsigned)(x))
+#define TASK_A(x) ((unsigned)((x) >> 32) & 0x7ff)
+#define TASK_B(x) ((unsigned)((x) >> 43) & 0x7ff)
+
+// Units lo..hi-1: unit u < ntasks is tasks[u], any other the root u - ntasks, skipped when it
+// has more than split upward neighbours (its tasks, or the host, count it). A warp takes no
+// unit after sliceNs of the launch; ctl[C_NEXT] then tells the host how many were taken. When
+// the host raises *stop (pinned host memory; stop may be null), the warps leave their units
+// unfinished (the count is partial then: a lower bound) and end; they look every 1,024 steps.
 extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const unsigned* __restrict__ adj,
-                                           u64 lo, u64 hi, int k, unsigned* __restrict__ rows,
-                                           u64* ctl, u64* counts) {
+                                           const u64* __restrict__ tasks, u64 ntasks, unsigned split,
+                                           u64 lo, u64 hi, int k, u64 sliceNs, const volatile unsigned* stop,
+                                           unsigned* __restrict__ rows, u64* ctl, u64* counts) {
   __shared__ unsigned bits[WARPS][MAXK][WMAX];  // per warp: the candidate set of each depth
   __shared__ unsigned scatter[WARPS][WMAX];     // per warp: the row lay_out is scattering
   const unsigned lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
@@ -106,24 +148,43 @@ extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const un
   unsigned (*B)[WMAX] = bits[wib];
   u64 acc = 0;
   bool wrapped = false;
-  for (;;) {
-    u64 r = 0;
-    if (lane == 0) r = lo + atomicAdd(&ctl[C_NEXT], 1ull);
-    r = __shfl_sync(FULL, r, 0);
-    if (r >= hi) break;
+  u64 start = 0;
+  if (lane == 0) start = clock_ns();
+  unsigned steps = 0;
+  bool leave = false;
+  while (!leave) {
+    u64 unit = 0;
+    if (lane == 0) unit = clock_ns() - start >= sliceNs ? hi : lo + atomicAdd(&ctl[C_NEXT], 1ull);
+    unit = __shfl_sync(FULL, unit, 0);
+    if (unit >= hi) break;
+    u64 r;
+    unsigned a = 0, b = BMAX;
+    if (unit < ntasks) {
+      const u64 task = tasks[unit];
+      r = TASK_ROOT(task), a = TASK_A(task), b = TASK_B(task);
+    } else {
+      r = unit - ntasks;
+    }
     const unsigned* S = adj + off[r];
     const unsigned d = (unsigned)(off[r + 1] - off[r]);
-    if (d < (unsigned)(k - 1) || d > BMAX) continue;
+    if (d < (unsigned)(k - 1) || d > BMAX || (unit >= ntasks && d > split)) continue;
     const unsigned W = (d + 31) >> 5;
     lay_out(off, adj, S, d, W, R, scatter[wib], lane);
 
-    // Depth t holds the members that may still join; need = k-1-t of them are wanted.
+    // Depth t holds the members that may still join; need = k-1-t of them are wanted. Depth 0
+    // holds the members from a up; its choices stop at b.
     unsigned all = 0;
     if (lane < W) all = (lane + 1 < W || (d & 31) == 0) ? FULL : (1u << (d & 31)) - 1;
+    if ((lane << 5) + 32 <= a) all = 0;
+    else if ((lane << 5) < a) all &= FULL << (a & 31);
     B[0][lane] = all;
     __syncwarp();
     int t = 0;
     while (t >= 0) {
+      if (stop != nullptr && (++steps & 1023) == 0 && stopped(stop, ctl, lane)) {
+        leave = true;
+        break;
+      }
       const unsigned need = (unsigned)(k - 1 - t);
       if (need == 2) {
         // The edges among B[t]: lane per member j, popcount(B[t] & row j).
@@ -161,6 +222,7 @@ extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const un
       const unsigned f = __ffs(nz) - 1;
       const unsigned wf = __shfl_sync(FULL, word, f);
       const unsigned j = (f << 5) + (__ffs(wf) - 1);
+      if (t == 0 && j >= b) break;  // the task's last choice at depth 0 is done
       if (lane == f) word = wf & (wf - 1);
       const unsigned next = lane < W ? word & R[(u64)j * W + lane] : 0;
       const unsigned left = warp_sum(__popc(word));
