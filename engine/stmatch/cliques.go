@@ -213,7 +213,14 @@ func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint6
 	stop := gpu.DevicePtr(0)
 	if r.stop != nil {
 		stop = r.stop.Ptr()
-		defer context.AfterFunc(ctx, r.stop.Set)()
+		// The flag is freed after run returns: wait for a Set already under way.
+		set := make(chan struct{})
+		cancelSet := context.AfterFunc(ctx, func() { r.stop.Set(); close(set) })
+		defer func() {
+			if !cancelSet() {
+				<-set
+			}
+		}()
 	}
 	for {
 		if err := ctx.Err(); err != nil {

@@ -26,7 +26,7 @@
 #define MAXK 32
 #define WARPS 4  // warps per block: the host's threadsBlock / 32
 #define FULL 0xffffffffu
-#define C_NEXT 0       // the next root of the launch's range, relative to lo
+#define C_NEXT 0       // the next unit of the launch's range, relative to lo
 #define C_OVERFLOW 16  // set when a count wrapped
 #define C_STOP 32      // set when a warp found the host's stop flag raised
 #define C_POLL 48      // globaltimer ns from which the next warp to look reads the host's flag
@@ -132,10 +132,11 @@ __device__ void lay_out(const u64* __restrict__ off, const unsigned* __restrict_
 #define TASK_B(x) ((unsigned)((x) >> 43) & 0x7ff)
 
 // Units lo..hi-1: unit u < ntasks is tasks[u], any other the root u - ntasks, skipped when it
-// has more than split upward neighbours (its tasks, or the host, count it). A warp takes no
-// unit after sliceNs of the launch; ctl[C_NEXT] then tells the host how many were taken. When
-// the host raises *stop (pinned host memory; stop may be null), the warps leave their units
-// unfinished (the count is partial then: a lower bound) and end; they look every 1,024 steps.
+// has more than split upward neighbours (its tasks, or the host, count it). A warp takes no unit
+// after sliceNs of its own start, nor once a warp has relayed the host's stop flag; ctl[C_NEXT]
+// then tells the host how many were taken. When the host raises *stop (pinned host memory; stop
+// may be null), the warps leave their units unfinished (the count is partial then: a lower
+// bound) and end; they look every 1,024 steps.
 extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const unsigned* __restrict__ adj,
                                            const u64* __restrict__ tasks, u64 ntasks, unsigned split,
                                            u64 lo, u64 hi, int k, u64 sliceNs, const volatile unsigned* stop,
@@ -154,7 +155,10 @@ extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const un
   bool leave = false;
   while (!leave) {
     u64 unit = 0;
-    if (lane == 0) unit = clock_ns() - start >= sliceNs ? hi : lo + atomicAdd(&ctl[C_NEXT], 1ull);
+    if (lane == 0) {
+      const bool past = clock_ns() - start >= sliceNs || (stop != nullptr && vload(&ctl[C_STOP]) != 0);
+      unit = past ? hi : lo + atomicAdd(&ctl[C_NEXT], 1ull);
+    }
     unit = __shfl_sync(FULL, unit, 0);
     if (unit >= hi) break;
     u64 r;
