@@ -74,13 +74,13 @@ func (u *upward) splitRoots(k int) { u.cutRoots(cliqueSplit(k)) }
 // spans on average given.
 func (u *upward) cutRoots(split, span int) {
 	u.split = uint32(split)
+	size := func(v uint32) uint64 { return u.offsets[v+1] - u.offsets[v] }
 	var roots []uint32
-	for v := range len(u.offsets) - 1 {
-		if d := u.offsets[v+1] - u.offsets[v]; d > uint64(split) && d <= cliqueMatrixMax {
-			roots = append(roots, uint32(v))
+	for v := range uint32(len(u.offsets) - 1) {
+		if d := size(v); d > uint64(split) && d <= cliqueMatrixMax {
+			roots = append(roots, v)
 		}
 	}
-	size := func(v uint32) uint64 { return u.offsets[v+1] - u.offsets[v] }
 	slices.SortStableFunc(roots, func(a, b uint32) int { return cmp.Compare(size(b), size(a)) })
 	u.tasks = u.tasks[:0]
 	for _, r := range roots {
@@ -137,9 +137,9 @@ func upwardCSR(o *plan.Oriented) upward {
 // cliqueRun is one device's share of a clique count.
 type cliqueRun struct {
 	runBase
-	off, adj, tasks, rows, ctl, counts *gpu.Buffer
-	ntasks                             uint64
-	split                              uint32
+	off, adj, tasks, rows, ctl *gpu.Buffer
+	ntasks                     uint64
+	split                      uint32
 	// stop, raised when the count's context ends, makes the kernel's warps leave their units:
 	// one unit of a large root can take seconds. Nil where the driver cannot map host memory
 	// (the kernel then stops between units only).
@@ -249,14 +249,11 @@ func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint6
 		if ctl[cliqueOverflow] != 0 {
 			return 0, engine.ErrOverflow
 		}
-		if err := gpu.CopyToHost(counts, r.counts, 0); err != nil {
-			return count, fmt.Errorf("stmatch: %w", err)
-		}
-		for _, c := range counts {
-			var carry uint64
-			if count, carry = bits.Add64(count, c, 0); carry != 0 {
-				return 0, engine.ErrOverflow
+		if err := r.addCounts(&count, counts); err != nil {
+			if errors.Is(err, engine.ErrOverflow) {
+				return 0, err
 			}
+			return count, err
 		}
 		// C_NEXT counts the units taken, and one more for each warp that found none left.
 		taken := min(ctl[0], hi-lo)

@@ -44,12 +44,18 @@ func TestCliqueKernelConstants(t *testing.T) {
 	}
 }
 
+// taskParts unpacks a task as the kernel does (TASK_ROOT, TASK_A, TASK_B): cliqueTask's inverse.
+func taskParts(task uint64) (root uint32, a, b int) {
+	return uint32(task), int(task >> 32 & 0x7ff), int(task >> 43 & 0x7ff)
+}
+
 // emulateCliqueKernel runs kernels/cliques.cu's units (u's tasks, then every root) on the host
 // and returns the cliques the warps add.
 func emulateCliqueKernel(u upward, k int) uint64 {
 	var sum uint64
 	for _, task := range u.tasks {
-		sum += emulateCliqueUnit(u, uint32(task), int(task>>32&0x7ff), int(task>>43&0x7ff), k)
+		r, a, b := taskParts(task)
+		sum += emulateCliqueUnit(u, r, a, b, k)
 	}
 	for r := range uint32(len(u.offsets) - 1) {
 		if u.offsets[r+1]-u.offsets[r] <= uint64(u.split) {
@@ -252,7 +258,7 @@ func TestSplitRoots(t *testing.T) {
 		pieces := map[uint32][][2]int{}
 		var order []uint32
 		for _, task := range u.tasks {
-			r, a, b := uint32(task), int(task>>32&0x7ff), int(task>>43&0x7ff)
+			r, a, b := taskParts(task)
 			if len(pieces[r]) == 0 {
 				order = append(order, r)
 			}

@@ -55,6 +55,7 @@ type runBase struct {
 	mem    gpu.Allocs // the count's buffers, within its --gpu-memory (Limit 0: the device budget alone)
 	blocks int
 	warps  int
+	counts *gpu.Buffer // one uint64 a warp: what it counted in the last launch
 	st     Stats
 }
 
@@ -86,9 +87,9 @@ func (r *runBase) residentBlocks(f *gpu.Function, shared uint32) int {
 type deviceRun struct {
 	runBase
 
-	meta, off, val, cands, units, buf, counts, ctl, tasks, seq *gpu.Buffer
-	gOff, gAdj                                                 gpu.DevicePtr
-	queueCap                                                   uint64
+	meta, off, val, cands, units, buf, ctl, tasks, seq *gpu.Buffer
+	gOff, gAdj                                         gpu.DevicePtr
+	queueCap                                           uint64
 
 	// querySrc is the per-query kernel's source while KernelTiered has not switched to it yet;
 	// tier delivers its background compile.
@@ -327,7 +328,7 @@ const (
 )
 
 // addCounts adds the warps' counts of the last launch to *count, reporting overflow.
-func (r *deviceRun) addCounts(count *uint64, scratch []uint64) error {
+func (r *runBase) addCounts(count *uint64, scratch []uint64) error {
 	if err := gpu.CopyToHost(scratch, r.counts, 0); err != nil {
 		return fmt.Errorf("stmatch: %w", err)
 	}
