@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"slices"
 	"sort"
 	"sync"
@@ -59,6 +60,16 @@ type Problem struct {
 	// GPUs lists the devices (indexes in gpu.Open's order) a GPU engine may use; nil: all of them
 	// for an engine that spreads work over several, the first for one that uses a single GPU.
 	GPUs []int
+	// Log receives the engine's diagnostics (debug: where the time went); nil: slog.Default().
+	Log *slog.Logger
+}
+
+// Logger returns p.Log, or slog.Default() when it is nil.
+func (p *Problem) Logger() *slog.Logger {
+	if p == nil || p.Log == nil {
+		return slog.Default()
+	}
+	return p.Log
 }
 
 // Result is the outcome of a count.

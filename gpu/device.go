@@ -108,10 +108,17 @@ func open() (devs []*Device, err error) {
 		return nil, fmt.Errorf("%w: the driver (CUDA %s) reports no devices", ErrNoGPU, CUDAVersionString(int(ver)))
 	}
 	nvrtcVer, _ := NVRTCVersion()
-	for i := 0; i < int(count); i++ {
-		d, err := startDevice(i, int(ver), nvrtcVer)
-		if err != nil {
-			deviceErrs = append(deviceErrs, fmt.Sprintf("device %d: %v", i, err))
+	// Contexts are created at the same time: each takes a few hundred milliseconds.
+	started := make([]*Device, count)
+	errs := make([]error, count)
+	var wg sync.WaitGroup
+	for i := range int(count) {
+		wg.Go(func() { started[i], errs[i] = startDevice(i, int(ver), nvrtcVer) })
+	}
+	wg.Wait()
+	for i, d := range started {
+		if errs[i] != nil {
+			deviceErrs = append(deviceErrs, fmt.Sprintf("device %d: %v", i, errs[i]))
 			continue
 		}
 		devs = append(devs, d)

@@ -118,6 +118,14 @@ func (c Clique) Orient(g *graph.Graph, threads int) *Oriented {
 // NumVertices is the number of data vertices.
 func (o *Oriented) NumVertices() int { return len(o.from) }
 
+// CSR returns the arrays o reads, for a copy elsewhere (the GPU) without building another: the
+// data graph's CSR (vertex v's neighbours are neighbors[offsets[v]:offsets[v+1]]) and, per
+// vertex, the run of them above it: Above(v) is neighbors[offsets[v]+from[v] : offsets[v]+to[v]].
+// The slices are o's own: read only.
+func (o *Oriented) CSR() (offsets []uint64, neighbors, from, to []uint32) {
+	return o.offsets, o.neighbors, o.from, o.to
+}
+
 // Above returns v's clique neighbours with greater ids, sorted.
 func (o *Oriented) Above(v uint32) []uint32 {
 	base := o.offsets[v]

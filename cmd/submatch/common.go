@@ -194,8 +194,8 @@ func parseSize(flagName, value string) (uint64, error) {
 }
 
 // problem is the engine.Problem the flags describe for matching p in g (flags validated by check).
-func (m *matchFlags) problem(g *graph.Graph, p *pattern.Pattern, progress func(float64)) *engine.Problem {
-	prob := &engine.Problem{Data: g, Pattern: p, Semantics: m.semantics(), Threads: m.threads, Progress: progress}
+func (m *matchFlags) problem(g *graph.Graph, p *pattern.Pattern, progress func(float64), log *slog.Logger) *engine.Problem {
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: m.semantics(), Threads: m.threads, Progress: progress, Log: log}
 	prob.MemoryLimit, _ = parseSize("--memory", m.memory)
 	prob.GPUMemoryLimit, _ = parseSize("--gpu-memory", m.gpuMemory)
 	prob.GPUs, _ = parseGPUs(m.gpus)

@@ -140,7 +140,7 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
 	name string, p *pattern.Pattern, stdout, stderr io.Writer, explain bool) int {
 	prog := newProgress(stderr, name)
-	prob := f.problem(g, p, prog.callback())
+	prob := f.problem(g, p, prog.callback(), log)
 	sem := prob.Semantics
 	start := time.Now()
 	var (

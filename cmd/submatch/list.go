@@ -93,7 +93,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	prog := newProgress(stderr, pos[1])
-	prob := f.problem(g, p, prog.callback())
+	prob := f.problem(g, p, prog.callback(), log)
 	start := time.Now()
 	var (
 		n       int64

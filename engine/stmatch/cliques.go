@@ -1,9 +1,10 @@
 package stmatch
 
 // The clique kernel (kernels/cliques.cu): clique patterns (plan.AsClique) counted from bit
-// matrices of each root's upward neighbourhood, without a plan or candidate space. Roots whose
-// upward neighbourhood is larger than the kernel's matrices (cliqueMatrixMax) are counted by the
-// CPU engine's clique counter at the same time.
+// matrices of each root's upward neighbourhood, without a plan or candidate space. Its matrices
+// hold up to cliqueMatrixMax members (one word a lane) or, when some root needs it, up to
+// cliqueWideMax (two words a lane; then every warp's matrix takes four times the memory). Roots
+// larger still are counted by the CPU engine's clique counter at the same time.
 
 import (
 	"cmp"
@@ -22,7 +23,6 @@ import (
 	"submatch/engine"
 	"submatch/engine/cpu"
 	"submatch/gpu"
-	"submatch/internal/par"
 	"submatch/plan"
 )
 
@@ -37,6 +37,12 @@ const (
 	cliqueMatrixMax = 1024
 	// cliqueMatrixBytes is one warp's matrix.
 	cliqueMatrixBytes = cliqueMatrixMax * cliqueMatrixMax / 8
+	// cliqueWideMax is the kernel's largest bmax (two words a lane), and cliqueWideBytes its
+	// matrix. At R-MAT scale 24, 8,394 roots have 1,025 to 1,760 upward neighbours and hold 58%
+	// of the 4-cliques: on the host (16 cores) they took 3 s, against 1 s of kernel for all the
+	// others.
+	cliqueWideMax   = 2 * cliqueMatrixMax
+	cliqueWideBytes = cliqueWideMax * cliqueWideMax / 8
 	// cliqueCtlWords: C_NEXT, C_OVERFLOW, C_STOP and C_POLL on lines of their own.
 	cliqueCtlWords = 4 * ctlLine
 	cliqueOverflow = ctlLine
@@ -48,24 +54,29 @@ const (
 	cliqueBatchPerWarp = 8
 )
 
-// upward is the oriented graph as the clique kernel reads it: every vertex's upward clique
-// neighbours, as a CSR of their own.
+// upward is the oriented graph as the clique kernel reads it (every vertex's upward clique
+// neighbours: the data graph's CSR with each vertex's upward run) and how its roots are handed
+// out.
 type upward struct {
-	offsets   []uint64
-	neighbors []uint32
-	heavy     []uint32 // roots with more than cliqueMatrixMax upward neighbours
-	// tasks are the pieces of the roots with more than split (and at most cliqueMatrixMax)
-	// upward neighbours, largest roots first (see splitRoots); the kernel takes them before
-	// the other roots.
+	o *plan.Oriented
+	// heavy are the roots with more upward neighbours than the kernel lays out (bmax).
+	heavy []uint32
+	// bmax is the largest upward list the kernel takes: cliqueMatrixMax, or cliqueWideMax when
+	// some root has more than cliqueMatrixMax upward neighbours and the wide matrices are allowed.
+	bmax int
+	// tasks are the pieces of the roots with more than split (and at most bmax) upward
+	// neighbours, largest roots first (see splitRoots); the kernel takes them before the other
+	// roots. wide counts those of roots over cliqueMatrixMax.
 	tasks []uint64
+	wide  int
 	split uint32
 }
 
 // splitRoots fills u.tasks for k-cliques: every root whose upward list S has more than
-// cliqueSplit(k) members, and no more than the kernel's matrices hold, becomes one task or a
-// few pieces, each the cliques whose second-smallest vertex is one of S[a:b]. The pieces are cut
-// for about equal work, taking the cliques from S[j] to grow as (|S|-j)^3 (the members above j
-// to choose from), so the first pieces are short. The largest roots, listed first, thus start
+// cliqueSplit(k) members, and no more than the kernel's matrices hold, becomes one task
+// or a few pieces, each the cliques whose second-smallest vertex is one of S[a:b]. The pieces are
+// cut for about equal work, taking the cliques from S[j] to grow as (|S|-j)^3 (the members above
+// j to choose from), so the first pieces are short. The largest roots, listed first, thus start
 // first, and spread over several warps, instead of ending a count on one warp each (the graph
 // builder numbers vertices by degree, so as roots they would come last).
 func (u *upward) splitRoots(k int) { u.cutRoots(cliqueSplit(k)) }
@@ -74,15 +85,16 @@ func (u *upward) splitRoots(k int) { u.cutRoots(cliqueSplit(k)) }
 // spans on average given.
 func (u *upward) cutRoots(split, span int) {
 	u.split = uint32(split)
-	size := func(v uint32) uint64 { return u.offsets[v+1] - u.offsets[v] }
+	size := func(v uint32) int { return len(u.o.Above(v)) }
 	var roots []uint32
-	for v := range uint32(len(u.offsets) - 1) {
-		if d := size(v); d > uint64(split) && d <= cliqueMatrixMax {
+	for v := range uint32(u.o.NumVertices()) {
+		if d := size(v); d > split && d <= u.bmax {
 			roots = append(roots, v)
 		}
 	}
 	slices.SortStableFunc(roots, func(a, b uint32) int { return cmp.Compare(size(b), size(a)) })
-	u.tasks = u.tasks[:0]
+	tasks := u.tasks[:0]
+	u.wide = 0
 	for _, r := range roots {
 		d := int(size(r))
 		pieces := (d + span - 1) / span
@@ -93,12 +105,16 @@ func (u *upward) cutRoots(split, span int) {
 			if i == pieces {
 				b = d
 			}
-			u.tasks = append(u.tasks, cliqueTask(r, a, b))
+			tasks = append(tasks, cliqueTask(r, a, b))
+			if d > cliqueMatrixMax {
+				u.wide++
+			}
 			if a = b; a == d {
 				break
 			}
 		}
 	}
+	u.tasks = tasks
 }
 
 // cliqueSplit returns the upward-list size above which a root of a k-clique count becomes
@@ -108,42 +124,60 @@ func (u *upward) cutRoots(split, span int) {
 // 4-cliques, whose count is about the work of the layout) or cut in a few pieces.
 func cliqueSplit(k int) (split, span int) {
 	if k <= 4 {
-		return 256, cliqueMatrixMax
+		return 256, cliqueWideMax
 	}
 	return 128, 256
 }
 
 // cliqueTask packs a task as the kernel reads it (TASK_ROOT, TASK_A, TASK_B).
 func cliqueTask(root uint32, a, b int) uint64 {
-	return uint64(root) | uint64(a)<<32 | uint64(b)<<43
+	return uint64(root) | uint64(a)<<32 | uint64(b)<<48
 }
 
-// upwardCSR copies o's upward lists into one CSR (on all cores) and lists the heavy roots.
-func upwardCSR(o *plan.Oriented) upward {
+// newUpward returns o as the kernel reads it, with the matrix size (bmax: cliqueMatrixMax, or
+// up to maxMatrix when a root has more upward neighbours) and the heavy roots, those above it.
+// Nothing is copied: the kernel reads the data graph's CSR and o's upward runs as they are (a
+// copy of the upward lists took 0.8 s at R-MAT scale 24, on 16 cores, most of it page faults).
+func newUpward(o *plan.Oriented, maxMatrix int) upward {
 	n := o.NumVertices()
-	u := upward{offsets: make([]uint64, n+1)}
-	for v := range n {
-		d := len(o.Above(uint32(v)))
-		u.offsets[v+1] = u.offsets[v] + uint64(d)
-		if d > cliqueMatrixMax {
-			u.heavy = append(u.heavy, uint32(v))
+	u := upward{o: o, bmax: cliqueMatrixMax}
+	largest := 0
+	for v := range uint32(n) {
+		largest = max(largest, len(o.Above(v)))
+	}
+	if largest > cliqueMatrixMax {
+		u.bmax = max(cliqueMatrixMax, maxMatrix)
+	}
+	if largest > u.bmax {
+		for v := range uint32(n) {
+			if len(o.Above(v)) > u.bmax {
+				u.heavy = append(u.heavy, v)
+			}
 		}
 	}
-	u.neighbors = make([]uint32, max(1, u.offsets[n]))
-	par.For(n, 0, func(v int) { copy(u.neighbors[u.offsets[v]:], o.Above(uint32(v))) })
 	return u
+}
+
+// nonEmpty returns s, or one zero when s is empty: a device buffer is never empty.
+func nonEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return make([]T, 1)
+	}
+	return s
 }
 
 // cliqueRun is one device's share of a clique count.
 type cliqueRun struct {
 	runBase
-	off, adj, tasks, rows, ctl *gpu.Buffer
-	ntasks                     uint64
-	split                      uint32
+	off, adj, from, to, tasks, rows, ctl *gpu.Buffer
+	ntasks                               uint64
+	split, bmax                          uint32
+	shared                               uint32 // dynamic shared memory a block: the warps' candidate sets
 	// stop, raised when the count's context ends, makes the kernel's warps leave their units:
 	// one unit of a large root can take seconds. Nil where the driver cannot map host memory
 	// (the kernel then stops between units only).
 	stop *gpu.StopFlag
+	log  *slog.Logger
 }
 
 // release frees the stop flag and the run's device memory.
@@ -155,8 +189,8 @@ func (r *cliqueRun) release() {
 }
 
 // prepare compiles the kernel, uploads the upward CSR and sizes the grid to the memory left
-// (one bit matrix a warp).
-func (r *cliqueRun) prepare(u upward) error {
+// (one bit matrix a warp) for k-cliques.
+func (r *cliqueRun) prepare(u upward, k int) error {
 	tc := time.Now()
 	mod, err := r.d.Compile(cliqueSource, cliqueFile, nil)
 	if err != nil {
@@ -167,28 +201,36 @@ func (r *cliqueRun) prepare(u upward) error {
 		return err
 	}
 	if r.stop, err = r.d.NewStopFlag(); err != nil {
-		slog.Debug("stmatch: no stop flag: the clique kernel stops between units only", "device", r.d.String(), "err", err)
+		r.log.Debug("stmatch: no stop flag: the clique kernel stops between units only", "device", r.d.String(), "err", err)
 		r.stop = nil
 	}
 	tu := time.Now()
-	if r.off, err = gpu.UploadTo(&r.mem, "upward offsets", u.offsets); err != nil {
+	offsets, neighbors, from, to := u.o.CSR()
+	if r.off, err = gpu.UploadTo(&r.mem, "graph offsets", offsets); err != nil {
 		return err
 	}
-	if r.adj, err = gpu.UploadTo(&r.mem, "upward adjacency", u.neighbors); err != nil {
+	if r.adj, err = gpu.UploadTo(&r.mem, "graph adjacency", nonEmpty(neighbors)); err != nil {
 		return err
 	}
-	// One entry at least: a buffer is never empty.
-	if r.tasks, err = gpu.UploadTo(&r.mem, "clique tasks", append(u.tasks[:len(u.tasks):len(u.tasks)], 0)); err != nil {
+	if r.from, err = gpu.UploadTo(&r.mem, "upward runs", nonEmpty(from)); err != nil {
 		return err
 	}
-	r.ntasks, r.split = uint64(len(u.tasks)), u.split
+	if r.to, err = gpu.UploadTo(&r.mem, "upward runs", nonEmpty(to)); err != nil {
+		return err
+	}
+	if r.tasks, err = gpu.UploadTo(&r.mem, "clique tasks", nonEmpty(u.tasks)); err != nil {
+		return err
+	}
+	r.ntasks, r.split, r.bmax = uint64(len(u.tasks)), u.split, uint32(u.bmax)
 	if r.ctl, err = r.mem.Alloc("control words", cliqueCtlWords*8); err != nil {
 		return err
 	}
-	r.blocks = chooseBlocks(r.residentBlocks(r.fn, 0), warpsPerBlock, cliqueMatrixBytes+8, r.mem.Available())
+	matrix := uint64(u.bmax) * uint64(u.bmax) / 8
+	r.shared = uint32(warpsPerBlock * (k + 1) * u.bmax / 32 * 4)
+	r.blocks = chooseBlocks(r.residentBlocks(r.fn, r.shared), warpsPerBlock, matrix+8, r.mem.Available())
 	r.warps = r.blocks * warpsPerBlock
-	r.st.Blocks, r.st.Warps, r.st.PerWarpBytes = r.blocks, r.warps, cliqueMatrixBytes+8
-	if r.rows, err = r.mem.Alloc("bit matrices", uint64(r.warps)*cliqueMatrixBytes); err != nil {
+	r.st.Blocks, r.st.Warps, r.st.PerWarpBytes = r.blocks, r.warps, matrix+8
+	if r.rows, err = r.mem.Alloc("bit matrices", uint64(r.warps)*matrix); err != nil {
 		return err
 	}
 	r.st.BufferBytes = r.rows.Size()
@@ -235,8 +277,8 @@ func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint6
 		if err := r.ctl.Memset(0); err != nil {
 			return count, fmt.Errorf("stmatch: %w", err)
 		}
-		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, 0,
-			r.off, r.adj, r.tasks, r.ntasks, r.split, lo, hi, int32(k), uint64(maxLaunch.Nanoseconds()),
+		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, r.shared,
+			r.off, r.adj, r.from, r.to, r.tasks, r.ntasks, r.split, r.bmax, lo, hi, int32(k), uint64(maxLaunch.Nanoseconds()),
 			stop, r.rows, r.ctl, r.counts)
 		if err != nil {
 			return count, fmt.Errorf("stmatch: %w", err)
@@ -266,26 +308,32 @@ func (r *cliqueRun) run(ctx context.Context, k int, n uint64, next *atomic.Uint6
 }
 
 // countCliques counts the clique pattern c on devs, with the CPU engine's clique counter taking
-// the roots too large for the kernel at the same time. It returns the number of cliques (one
+// the roots too large for the kernels at the same time. It returns the number of cliques (one
 // per clique: the caller applies the convention) and whether the count is partial.
 func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c plan.Clique, opts Options, st *Stats) (uint64, bool, error) {
+	tp := time.Now()
 	o := c.Orient(p.Data, 0)
-	u := upwardCSR(o)
+	maxMatrix := cliqueWideMax
+	if opts.cliqueNarrow {
+		maxMatrix = cliqueMatrixMax
+	}
+	u := newUpward(o, maxMatrix)
 	if cut := opts.cliqueCut; cut.split > 0 {
 		u.cutRoots(cut.split, cut.span)
 	} else {
 		u.splitRoots(c.K)
 	}
+	st.Prepare = time.Since(tp)
 	roots := uint64(p.Data.NumVertices())
 	n := uint64(len(u.tasks)) + roots
-	st.Roots, st.Units, st.HeavyRoots = roots, n, len(u.heavy)
+	st.Roots, st.Units, st.HeavyRoots, st.WideTasks = roots, n, len(u.heavy), u.wide
 
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var next, done atomic.Uint64
-	progress := func(roots uint64) {
-		if d := done.Add(roots); p.Progress != nil {
+	progress := func(units uint64) {
+		if d := done.Add(units); p.Progress != nil {
 			p.Progress(float64(d) / float64(n))
 		}
 	}
@@ -302,11 +350,11 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 		}
 	})
 	for i, d := range devs {
-		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit)}
+		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit), log: p.Logger()}
 		wg.Go(func() {
 			r := runs[i]
 			defer r.release()
-			if errs[i] = r.prepare(u); errs[i] == nil {
+			if errs[i] = r.prepare(u, c.K); errs[i] == nil {
 				counts[i], errs[i] = r.run(ctx, c.K, n, &next, progress)
 			}
 			if errs[i] != nil {

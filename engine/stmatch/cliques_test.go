@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -29,24 +30,23 @@ func TestCliqueKernelSyntax(t *testing.T) {
 // TestCliqueKernelConstants: the kernel's defines agree with the host's sizes.
 func TestCliqueKernelConstants(t *testing.T) {
 	for _, want := range []string{
-		fmt.Sprintf("#define BMAX %d\n", cliqueMatrixMax),
+		fmt.Sprintf("#define LANE_BITS %d ", cliqueMatrixMax),
 		fmt.Sprintf("#define WARPS %d ", warpsPerBlock),
 		fmt.Sprintf("#define C_OVERFLOW %d ", cliqueOverflow),
 		fmt.Sprintf("#define C_POLL %d ", cliqueCtlWords-ctlLine), // the last line of the control words
-		fmt.Sprintf("#define MAXK %d\n", pattern.MaxVertices),
 	} {
 		if !strings.Contains(cliqueSource, want) {
 			t.Errorf("kernels/cliques.cu lacks %q", want)
 		}
 	}
-	if cliqueMatrixMax%32 != 0 || cliqueMatrixMax/32 > 32 {
-		t.Errorf("BMAX %d: a row must be at most one word a lane", cliqueMatrixMax)
+	if cliqueMatrixMax != 32*32 || cliqueWideMax != 2*cliqueMatrixMax {
+		t.Errorf("matrices of %d and %d members: the kernel's rows are one or two words a lane", cliqueMatrixMax, cliqueWideMax)
 	}
 }
 
 // taskParts unpacks a task as the kernel does (TASK_ROOT, TASK_A, TASK_B): cliqueTask's inverse.
 func taskParts(task uint64) (root uint32, a, b int) {
-	return uint32(task), int(task >> 32 & 0x7ff), int(task >> 43 & 0x7ff)
+	return uint32(task), int(task >> 32 & 0xffff), int(task >> 48)
 }
 
 // emulateCliqueKernel runs kernels/cliques.cu's units (u's tasks, then every root) on the host
@@ -57,9 +57,9 @@ func emulateCliqueKernel(u upward, k int) uint64 {
 		r, a, b := taskParts(task)
 		sum += emulateCliqueUnit(u, r, a, b, k)
 	}
-	for r := range uint32(len(u.offsets) - 1) {
-		if u.offsets[r+1]-u.offsets[r] <= uint64(u.split) {
-			sum += emulateCliqueUnit(u, r, 0, cliqueMatrixMax, k)
+	for r := range uint32(u.o.NumVertices()) {
+		if len(u.o.Above(r)) <= int(u.split) {
+			sum += emulateCliqueUnit(u, r, 0, u.bmax, k)
 		}
 	}
 	return sum
@@ -70,10 +70,9 @@ func emulateCliqueKernel(u upward, k int) uint64 {
 // for step: lay_out (both ways of finding a row), the depth-first walk with its pruning, and the
 // last level's lane per member. It returns the cliques the warp adds.
 func emulateCliqueUnit(u upward, r uint32, a, b, k int) uint64 {
-	off, adj := u.offsets, u.neighbors
-	S := adj[off[r]:off[r+1]]
+	S := u.o.Above(r)
 	d := len(S)
-	if d < k-1 || d > cliqueMatrixMax {
+	if d < k-1 || d > u.bmax {
 		return 0
 	}
 	W := (d + 31) >> 5
@@ -81,11 +80,11 @@ func emulateCliqueUnit(u upward, r uint32, a, b, k int) uint64 {
 	bitLength := func(x int) uint64 { return uint64(bits.Len32(uint32(x))) }
 	last := S[d-1]
 	for i := range d {
-		N := adj[off[S[i]]:off[S[i]+1]]
+		N := u.o.Above(S[i])
 		nu, _ := slices.BinarySearch(N, last+1) // upper_bound(N, last); ids here stay far below 2^32-1
 		N = N[:nu]
 		rest := d - i - 1
-		var mine [32]uint32
+		var mine [cliqueWideMax / 32]uint32
 		if uint64(rest)*bitLength(nu) <= uint64(nu)*bitLength(d) {
 			for w := (i + 1) >> 5; w < W; w++ {
 				var ballot uint32
@@ -109,7 +108,7 @@ func emulateCliqueUnit(u upward, r uint32, a, b, k int) uint64 {
 		copy(R[i*W:(i+1)*W], mine[:W])
 	}
 
-	B := make([][32]uint32, k)
+	B := make([][cliqueWideMax / 32]uint32, k)
 	for lane := range W {
 		B[0][lane] = ^uint32(0)
 		if lane == W-1 && d&31 != 0 {
@@ -121,7 +120,7 @@ func emulateCliqueUnit(u upward, r uint32, a, b, k int) uint64 {
 			B[0][lane] &= ^uint32(0) << (a & 31)
 		}
 	}
-	popSum := func(a [32]uint32) int {
+	popSum := func(a [cliqueWideMax / 32]uint32) int {
 		n := 0
 		for _, x := range a {
 			n += bits.OnesCount32(x)
@@ -159,25 +158,20 @@ func emulateCliqueUnit(u upward, r uint32, a, b, k int) uint64 {
 			t--
 			continue
 		}
+		// The first non-zero word (the kernel's ballot over each lane's slots in turn).
 		word := B[t]
-		var nz uint32
-		for lane := range 32 {
-			if word[lane] != 0 {
-				nz |= 1 << lane
-			}
-		}
-		if nz == 0 {
+		f := slices.IndexFunc(word[:], func(x uint32) bool { return x != 0 })
+		if f < 0 {
 			t--
 			continue
 		}
-		f := bits.TrailingZeros32(nz)
 		wf := word[f]
 		j := f<<5 + bits.TrailingZeros32(wf)
 		if t == 0 && j >= b {
 			break
 		}
 		word[f] = wf & (wf - 1)
-		var next [32]uint32
+		var next [cliqueWideMax / 32]uint32
 		for lane := range W {
 			next[lane] = word[lane] & R[j*W+lane]
 		}
@@ -219,7 +213,7 @@ func TestEmulatedCliqueKernel(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: %d-clique not a clique", gc.name, k)
 			}
-			u := upwardCSR(c.Orient(gc.g, 0))
+			u := newUpward(c.Orient(gc.g, 0), cliqueWideMax)
 			if len(u.heavy) != 0 {
 				t.Fatalf("%s: %d heavy roots", gc.name, len(u.heavy))
 			}
@@ -251,13 +245,17 @@ func TestEmulatedCliqueKernel(t *testing.T) {
 // longer (equal work; rounding may shorten one by a member), the largest roots first; the other roots have no tasks.
 func TestSplitRoots(t *testing.T) {
 	g, o := denseOriented(t)
-	u := upwardCSR(o)
+	u := newUpward(o, cliqueWideMax)
 	for _, k := range []int{4, 5, 8} {
 		u.splitRoots(k)
 		split, span := cliqueSplit(k)
 		pieces := map[uint32][][2]int{}
 		var order []uint32
+		wide := 0
 		for _, task := range u.tasks {
+			if r, _, _ := taskParts(task); len(o.Above(r)) > cliqueMatrixMax {
+				wide++
+			}
 			r, a, b := taskParts(task)
 			if len(pieces[r]) == 0 {
 				order = append(order, r)
@@ -271,7 +269,7 @@ func TestSplitRoots(t *testing.T) {
 		}
 		for v := range uint32(g.NumVertices()) {
 			d, ps := len(o.Above(v)), pieces[v]
-			if (d > split && d <= cliqueMatrixMax) != (len(ps) > 0) {
+			if (d > split && d <= u.bmax) != (len(ps) > 0) {
 				t.Fatalf("k=%d: root %d with %d members has %d pieces (split above %d)", k, v, d, len(ps), split)
 			}
 			if len(ps) == 0 {
@@ -291,8 +289,8 @@ func TestSplitRoots(t *testing.T) {
 				t.Fatalf("k=%d: root %d: pieces end at %d of %d", k, v, at, d)
 			}
 		}
-		if len(order) == 0 {
-			t.Fatalf("k=%d: no root split", k)
+		if len(order) == 0 || wide == 0 || wide != u.wide {
+			t.Fatalf("k=%d: %d tasks, %d of wide roots (counted %d); want some of both", k, len(u.tasks), wide, u.wide)
 		}
 	}
 }
@@ -300,6 +298,30 @@ func TestSplitRoots(t *testing.T) {
 // denseGraph is dense enough that the upward lists of its low-degree vertices reach and
 // exceed the kernel's 1,024 members.
 func denseGraph() *graph.Graph { return gen.RandomGraph(3, 1100, 0.97, 1, 1) }
+
+// bipartiteCore is the complete bipartite graph K(n,n) with the edges inside each side drawn
+// with probability p: for n over 1,024 its roots have wide matrices, yet few cliques (each has
+// at most two vertices on one side unless that side has a triangle), so that the CPU reference
+// counts 5- and 6-cliques in seconds.
+func bipartiteCore(t testing.TB, n int, p float64) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	for u := range 2 * n {
+		for v := u + 1; v < 2*n; v++ {
+			if (u < n) != (v < n) || r.Float64() < p {
+				if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
 
 // denseOriented returns denseGraph oriented for 4-cliques.
 func denseOriented(t *testing.T) (*graph.Graph, *plan.Oriented) {
@@ -312,22 +334,38 @@ func denseOriented(t *testing.T) (*graph.Graph, *plan.Oriented) {
 	return g, c.Orient(g, 0)
 }
 
-// TestUpwardCSR: the kernel's CSR holds every upward list, and the heavy roots are those above
-// the matrix size.
-func TestUpwardCSR(t *testing.T) {
+// TestUpward: the kernel's view of the graph (its CSR and upward runs) holds every upward list,
+// the matrices are wide only when a root needs it and they are allowed, and the heavy roots are
+// those above the matrix size.
+func TestUpward(t *testing.T) {
 	g, o := denseOriented(t)
-	u := upwardCSR(o)
-	var heavy []uint32
-	for v := range uint32(g.NumVertices()) {
-		if !slices.Equal(u.neighbors[u.offsets[v]:u.offsets[v+1]], o.Above(v)) {
-			t.Fatalf("vertex %d: upward list differs", v)
+	sparse := mustRMAT(t, 10, 16)
+	c, _ := plan.AsClique(sparse, proptest.Clique(t, 4, "", ""))
+	for _, tc := range []struct {
+		name            string
+		g               *graph.Graph
+		o               *plan.Oriented
+		maxMatrix, bmax int
+		heavy           bool
+	}{
+		{"dense, narrow", g, o, cliqueMatrixMax, cliqueMatrixMax, true},
+		{"dense, wide", g, o, cliqueWideMax, cliqueWideMax, false},
+		{"sparse", sparse, c.Orient(sparse, 0), cliqueWideMax, cliqueMatrixMax, false},
+	} {
+		u := newUpward(tc.o, tc.maxMatrix)
+		var heavy []uint32
+		for v := range uint32(tc.g.NumVertices()) {
+			off, adj, from, to := u.o.CSR()
+			if !slices.Equal(adj[off[v]+uint64(from[v]):off[v]+uint64(to[v])], tc.o.Above(v)) {
+				t.Fatalf("%s: vertex %d: upward list differs", tc.name, v)
+			}
+			if len(tc.o.Above(v)) > u.bmax {
+				heavy = append(heavy, v)
+			}
 		}
-		if len(o.Above(v)) > cliqueMatrixMax {
-			heavy = append(heavy, v)
+		if u.bmax != tc.bmax || (len(heavy) > 0) != tc.heavy || !slices.Equal(heavy, u.heavy) {
+			t.Fatalf("%s: bmax %d, heavy roots %v; want bmax %d, heavy roots %v (some: %v)", tc.name, u.bmax, u.heavy, tc.bmax, heavy, tc.heavy)
 		}
-	}
-	if len(heavy) == 0 || !slices.Equal(heavy, u.heavy) {
-		t.Fatalf("heavy roots %v, want %v (non-empty)", u.heavy, heavy)
 	}
 }
 
@@ -342,8 +380,9 @@ func mustRMAT(t testing.TB, scale, edgeFactor int) *graph.Graph {
 
 // TestGPUCliques compares the clique kernel (KernelCliques) with the CPU engine: wiki-Vote and
 // R-MAT cliques of 4 to 7 vertices under every convention, labelled random graphs, a graph
-// whose low-degree vertices have more upward neighbours than the kernel's matrices (counted on
-// the host), two runs sharing one GPU, a small memory budget (few warps), and a deadline.
+// whose low-degree vertices have more upward neighbours than the narrow kernel's matrices
+// (counted by the wide kernel, or on the host), two runs sharing one GPU, a small memory budget
+// (few warps), and a deadline.
 func TestGPUCliques(t *testing.T) {
 	needGPU(t)
 	o := Options{Kernel: KernelCliques}
@@ -375,9 +414,21 @@ func TestGPUCliques(t *testing.T) {
 			check(fmt.Sprintf("random %d %d-clique label 1", seed, k), g, proptest.Clique(t, k, "1", ""), engine.Semantics{Unique: true}, o)
 		}
 	}
-	heavy := denseGraph()
-	if st := check("dense n=1100 4-clique", heavy, proptest.Clique(t, 4, "", ""), engine.Semantics{Unique: true}, o); st.HeavyRoots == 0 {
-		t.Error("dense n=1100: no heavy roots, the host path was not exercised")
+	heavy, bip := denseGraph(), bipartiteCore(t, 1100, 0.01)
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+		k    int
+	}{{"dense n=1100", heavy, 4}, {"bipartite core", bip, 4}, {"bipartite core", bip, 5}, {"bipartite core", bip, 6}} {
+		name := fmt.Sprintf("%s %d-clique", c.name, c.k)
+		if st := check(name, c.g, proptest.Clique(t, c.k, "", ""), engine.Semantics{Unique: true}, o); st.WideTasks == 0 || st.HeavyRoots != 0 {
+			t.Errorf("%s: %d wide tasks, %d roots on the host; want some and none", name, st.WideTasks, st.HeavyRoots)
+		}
+	}
+	narrow := o
+	narrow.cliqueNarrow = true
+	if st := check("dense n=1100 4-clique, narrow kernel only", heavy, proptest.Clique(t, 4, "", ""), engine.Semantics{Unique: true}, narrow); st.HeavyRoots == 0 {
+		t.Error("dense n=1100, narrow kernel only: no heavy roots, the host path was not exercised")
 	}
 	two := o
 	two.replicas = 2
@@ -399,27 +450,34 @@ func TestGPUCliques(t *testing.T) {
 }
 
 // TestEmulatedCliqueKernelFullWidth checks the emulated kernel on the roots whose matrices are
-// a full 32 words a row (upward lists of 993 to 1,024 members) against the CPU clique counter
+// a full 32 words a row (upward lists of 993 to 1,024 members) and on those of the wide kernel
+// (more than 1,024: two words a lane), whole and in two pieces, against the CPU clique counter
 // on the same roots.
 func TestEmulatedCliqueKernelFullWidth(t *testing.T) {
 	g, o := denseOriented(t)
-	u := upwardCSR(o)
-	var roots []uint32
+	u := newUpward(o, cliqueWideMax)
+	var full, wide []uint32
 	for v := range uint32(g.NumVertices()) {
-		if d := len(o.Above(v)); d > 992 && d <= cliqueMatrixMax && len(roots) < 3 {
-			roots = append(roots, v)
+		switch d := len(o.Above(v)); {
+		case d > 992 && d <= cliqueMatrixMax && len(full) < 3:
+			full = append(full, v)
+		case d > cliqueMatrixMax && d <= cliqueWideMax && len(wide) < 3:
+			wide = append(wide, v)
 		}
 	}
-	if len(roots) == 0 {
-		t.Fatal("no root with a full-width matrix")
+	if len(full) == 0 || len(wide) == 0 {
+		t.Fatalf("%d roots with a full-width matrix, %d with a wide one; want both", len(full), len(wide))
 	}
-	for _, r := range roots {
+	for _, r := range slices.Concat(full, wide) {
 		want, err := cpu.CountCliqueRoots(context.Background(), o, 4, []uint32{r}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := emulateCliqueUnit(u, r, 0, cliqueMatrixMax, 4); got != want {
-			t.Errorf("root %d (%d upward neighbours): emulated kernel %d, CPU %d", r, len(o.Above(r)), got, want)
+		d := len(o.Above(r))
+		whole := emulateCliqueUnit(u, r, 0, cliqueWideMax, 4)
+		pieces := emulateCliqueUnit(u, r, 0, d/3, 4) + emulateCliqueUnit(u, r, d/3, d, 4)
+		if whole != want || pieces != want {
+			t.Errorf("root %d (%d upward neighbours): emulated kernel %d, in two pieces %d; CPU %d", r, d, whole, pieces, want)
 		}
 	}
 }

@@ -47,6 +47,14 @@ func (st *Stats) merge(s *Stats) {
 	st.QueryLaunches += s.QueryLaunches
 }
 
+// log writes where the count's time went, at debug level (submatch count -v).
+func (st *Stats) log(l *slog.Logger) {
+	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "open", st.Open, "prepare", st.Prepare,
+		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel,
+		"host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
+		"units", st.Units, "total", st.Total)
+}
+
 // runBase is what every kernel's share of a count on one device has: the device, the kernel,
 // the count's buffers there, the grid and the statistics.
 type runBase struct {

@@ -144,6 +144,9 @@ type Options struct {
 	// cliqueCut, when its split is positive, replaces cliqueSplit's sizes (for the measurements
 	// of the split).
 	cliqueCut struct{ split, span int }
+	// cliqueNarrow keeps the clique kernel's matrices narrow: roots of more than
+	// cliqueMatrixMax upward neighbours go to the host (for the tests of that path).
+	cliqueNarrow bool
 }
 
 // cliqueKernel says whether the options count clique patterns with the clique kernel.
@@ -280,6 +283,8 @@ type Stats struct {
 	Device      string
 	GPUs        int           // devices that took part
 	CacheHit    bool          // the kernel came from the disk or memory cache
+	Open        time.Duration // starting the devices (the first count of a process; then ~0)
+	Prepare     time.Duration // host work before the uploads: plan and flat plan, or orienting a clique count's graph
 	Compile     time.Duration // compile (or cache load)
 	Upload      time.Duration // allocation and host-to-device copies
 	Kernel      time.Duration // sum of the launches' kernel times (CUDA events)
@@ -317,6 +322,7 @@ type Stats struct {
 	// roots were too large for its bit matrices and were counted on the host, in HostTime.
 	Cliques    bool
 	HeavyRoots int
+	WideTasks  int // clique units with wide matrices (roots of 1,025 to 2,048 upward neighbours, or their pieces)
 	HostTime   time.Duration
 }
 
@@ -388,6 +394,8 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	if err != nil {
 		return engine.Result{}, st, err
 	}
+	st.Open = time.Since(t0)
+	defer st.log(p.Logger())
 	if o.V1 {
 		devs = devs[:1]
 	} else {
@@ -410,11 +418,12 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		}
 		return res, st, err
 	}
+	tp := time.Now()
 	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
 	if err != nil {
 		return engine.Result{Partial: true}, st, err
 	}
-	res := engine.Result{PlanTime: time.Since(t0)}
+	res := engine.Result{PlanTime: time.Since(tp)}
 	if pl.Empty {
 		st.Total = time.Since(t0)
 		return res, st, ctx.Err()
@@ -426,6 +435,7 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	if err != nil {
 		return engine.Result{}, st, err
 	}
+	st.Prepare = time.Since(tp)
 	st.Levels, st.StrideWords, st.Roots, st.Groups = fp.L, fp.Stride, fp.NumRoots, fp.G
 	st.Version = 2
 	if o.V1 {
