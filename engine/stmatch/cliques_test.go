@@ -292,6 +292,29 @@ func TestSplitRoots(t *testing.T) {
 		if len(order) == 0 || wide == 0 || wide != u.wide {
 			t.Fatalf("k=%d: %d tasks, %d of wide roots (counted %d); want some of both", k, len(u.tasks), wide, u.wide)
 		}
+		// Dealt into groups: the same tasks, each group largest roots first.
+		before := slices.Clone(u.tasks)
+		u.dealTasks(8)
+		if len(u.groups) != 9 || u.groups[0] != 0 || u.groups[8] != len(u.tasks) {
+			t.Fatalf("k=%d: groups %v of %d tasks", k, u.groups, len(u.tasks))
+		}
+		for g := range 8 {
+			group := u.tasks[u.groups[g]:u.groups[g+1]]
+			if size := len(before) / 8; len(group) < size || len(group) > size+1 {
+				t.Fatalf("k=%d: group %d has %d of %d tasks", k, g, len(group), len(before))
+			}
+			for i := 1; i < len(group); i++ {
+				a, _, _ := taskParts(group[i-1])
+				b, _, _ := taskParts(group[i])
+				if len(o.Above(b)) > len(o.Above(a)) {
+					t.Fatalf("k=%d: group %d: root %d after a smaller one", k, g, b)
+				}
+			}
+		}
+		slices.Sort(before)
+		if dealt := slices.Sorted(slices.Values(u.tasks)); !slices.Equal(before, dealt) {
+			t.Fatalf("k=%d: dealing changed the tasks", k)
+		}
 	}
 }
 
@@ -486,7 +509,8 @@ func TestEmulatedCliqueKernelFullWidth(t *testing.T) {
 const EnvCliqueSplits = "SUBMATCH_STMATCH_CLIQUE_SPLITS"
 
 // TestGPUCliqueSplits measures the clique kernel on R-MAT 20 and 22 5-cliques (and 22's
-// 4-cliques) with the large roots split in several ways (cliqueCut), on one GPU and on all,
+// 4-cliques) with the large roots split in several ways (cliqueCut) and time slices of several
+// lengths (cliqueSlice), on one GPU and on all,
 // best of 2 (one run at scale 22), and checks that every way gives the same count.
 func TestGPUCliqueSplits(t *testing.T) {
 	if os.Getenv(EnvCliqueSplits) == "" {
@@ -501,12 +525,14 @@ func TestGPUCliqueSplits(t *testing.T) {
 	cuts := []struct {
 		name        string
 		split, span int
+		slice       time.Duration
 	}{
-		{"default", 0, 0},
-		{"whole roots >128 first", 128, cliqueMatrixMax},
-		{"pieces of 64 >128", 128, 64},
-		{"pieces of 32 >64", 64, 32},
-		{"pieces of 8 >32", 32, 8},
+		{"default", 0, 0, 0},
+		{"slices of 1 s", 0, 0, time.Second},
+		{"slices of 30 s", 0, 0, 30 * time.Second},
+		{"pieces of 64 >128, 30 s", 128, 64, 30 * time.Second},
+		{"whole roots >128 first", 128, cliqueMatrixMax, 0},
+		{"pieces of 64 >128", 128, 64, 0},
 	}
 	gpuSets := [][]int{{0}}
 	if len(all) > 1 {
@@ -520,7 +546,7 @@ func TestGPUCliqueSplits(t *testing.T) {
 		var want uint64
 		for i, cut := range cuts {
 			o := Options{}
-			o.cliqueCut.split, o.cliqueCut.span = cut.split, cut.span
+			o.cliqueCut.split, o.cliqueCut.span, o.cliqueSlice = cut.split, cut.span, cut.slice
 			for _, gpus := range gpuSets {
 				best := Stats{}
 				var got uint64

@@ -147,6 +147,9 @@ type Options struct {
 	// cliqueNarrow keeps the clique kernel's matrices narrow: roots of more than
 	// cliqueMatrixMax upward neighbours go to the host (for the tests of that path).
 	cliqueNarrow bool
+	// cliqueSlice, when positive, replaces maxLaunch as the clique kernel's time slice (for its
+	// measurement).
+	cliqueSlice time.Duration
 }
 
 // cliqueKernel says whether the options count clique patterns with the clique kernel.
