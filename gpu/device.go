@@ -23,12 +23,15 @@ type Info struct {
 	SharedMemPerBlock      int    `json:"shared_mem_per_block"`
 	SharedMemPerBlockOptin int    `json:"shared_mem_per_block_optin"`
 	L2CacheBytes           int    `json:"l2_cache_bytes"`
-	PCIBusID               string `json:"pci_bus_id"`
-	TotalMem               uint64 `json:"total_mem"`
-	FreeMem                uint64 `json:"free_mem"` // when the device was opened
-	BudgetLimit            uint64 `json:"budget_limit"`
-	DriverVersion          int    `json:"driver_version"` // CUDA version the driver supports, e.g. 13000
-	NVRTCVersion           string `json:"nvrtc_version,omitempty"`
+	// KernelTimeout is set when the driver kills kernels that run longer than a few seconds
+	// (a GPU that drives a display).
+	KernelTimeout bool   `json:"kernel_timeout,omitempty"`
+	PCIBusID      string `json:"pci_bus_id"`
+	TotalMem      uint64 `json:"total_mem"`
+	FreeMem       uint64 `json:"free_mem"` // when the device was opened
+	BudgetLimit   uint64 `json:"budget_limit"`
+	DriverVersion int    `json:"driver_version"` // CUDA version the driver supports, e.g. 13000
+	NVRTCVersion  string `json:"nvrtc_version,omitempty"`
 }
 
 // CUDAVersionString formats a driver version number (13000 -> "13.0").
@@ -208,6 +211,9 @@ func (d *Device) setup() error {
 		d.info.PCIBusID = fmt.Sprintf("%04x:%02x:%02x.0", dom, bus, dev)
 	}
 	d.info.Arch = fmt.Sprintf("sm_%d%d", d.info.ComputeMajor, d.info.ComputeMinor)
+	if v, err := drv.attribute(d.cu, attrKernelExecTimeout); err == nil {
+		d.info.KernelTimeout = v != 0
+	}
 
 	if err := drv.check("cuDevicePrimaryCtxRetain", ccall(drv.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&d.ctx)), uintptr(d.cu))); err != nil {
 		return err

@@ -95,6 +95,7 @@ const (
 	attrMaxSharedMemPerBlock      = 8
 	attrWarpSize                  = 10
 	attrClockRate                 = 13
+	attrKernelExecTimeout         = 17
 	attrMultiprocessorCount       = 16
 	attrPCIBusID                  = 33
 	attrPCIDeviceID               = 34

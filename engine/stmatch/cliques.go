@@ -161,6 +161,9 @@ func cliqueSplit(k int) (split, span int) {
 	return 128, 256
 }
 
+// The tasks' a and b (at most cliqueWideMax) have 16 bits each.
+var _ [1<<16 - cliqueWideMax]struct{}
+
 // cliqueTask packs a task as the kernel reads it (TASK_ROOT, TASK_A, TASK_B).
 func cliqueTask(root uint32, a, b int) uint64 {
 	return uint64(root) | uint64(a)<<32 | uint64(b)<<48
@@ -239,8 +242,10 @@ func (r *cliqueRun) prepare(u upward, k int) error {
 	}
 	if r.slice <= 0 {
 		r.slice = cliqueSlice
-		if r.stop == nil {
-			r.slice = maxLaunch // launches end often enough to notice a cancellation
+		if r.stop == nil || r.d.Info().KernelTimeout {
+			// Launches end often enough to notice a cancellation, or before a display's
+			// watchdog kills them.
+			r.slice = maxLaunch
 		}
 	}
 	tu := time.Now()
@@ -265,7 +270,7 @@ func (r *cliqueRun) prepare(u upward, k int) error {
 		return err
 	}
 	matrix := uint64(u.bmax) * uint64(u.bmax) / 8
-	r.shared = uint32(warpsPerBlock * (k + 1) * u.bmax / 32 * 4)
+	r.shared = uint32(warpsPerBlock * k * u.bmax / 32 * 4)
 	r.blocks = chooseBlocks(r.residentBlocks(r.fn, r.shared), warpsPerBlock, matrix+8, r.mem.Available())
 	r.warps = r.blocks * warpsPerBlock
 	r.st.Blocks, r.st.Warps, r.st.PerWarpBytes = r.blocks, r.warps, matrix+8
@@ -291,7 +296,8 @@ func (r *cliqueRun) run(ctx context.Context, k int, groups []int, roots uint64, 
 	counts := make([]uint64, r.warps)
 	ctl := make([]uint64, cliqueCtlWords)
 	batch := uint64(cliqueBatchPerWarp * r.warps)
-	var lo, hi uint64 // the range in hand: units lo..hi-1 are left
+	var lo, hi uint64  // the range in hand: units lo..hi-1 are left
+	rootRange := false // whether it is a range of roots (they alone grow)
 	stop := gpu.DevicePtr(0)
 	if r.stop != nil {
 		stop = r.stop.Ptr()
@@ -310,9 +316,10 @@ func (r *cliqueRun) run(ctx context.Context, k int, groups []int, roots uint64, 
 		}
 		if lo >= hi {
 			if g := nextGroup.Add(1) - 1; g+1 < uint64(len(groups)) {
-				lo, hi = uint64(groups[g]), uint64(groups[g+1])
+				lo, hi, rootRange = uint64(groups[g]), uint64(groups[g+1]), false
 				continue
 			}
+			rootRange = true
 			if lo = nextRoot.Add(batch) - batch; lo >= roots {
 				return count, nil
 			}
@@ -345,7 +352,7 @@ func (r *cliqueRun) run(ctx context.Context, k int, groups []int, roots uint64, 
 		taken := min(ctl[0], hi-lo)
 		progress(taken)
 		lo += taken
-		if lo >= hi && kt < maxLaunch/2 {
+		if rootRange && lo >= hi && kt < maxLaunch/2 {
 			batch *= 2
 		}
 	}

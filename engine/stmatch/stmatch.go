@@ -398,7 +398,12 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		return engine.Result{}, st, err
 	}
 	st.Open = time.Since(t0)
-	defer st.log(p.Logger())
+	defer func() {
+		if st.Total == 0 { // an early failure
+			st.Total = time.Since(t0)
+		}
+		st.log(p.Logger())
+	}()
 	if o.V1 {
 		devs = devs[:1]
 	} else {

@@ -20,7 +20,7 @@
 // bmax is 1,024 (one word a lane) or 2,048: then a unit of a root of more than 1,024 members
 // runs the same code with two words a lane (count_unit<2>), and every warp's slice of `rows`
 // holds a matrix of 2,048 rows of 64 words, four times the memory. The candidate sets live in
-// dynamic shared memory, k rows of bmax/32 words a warp, and the row being scattered.
+// dynamic shared memory, k-1 rows of bmax/32 words a warp, and the row being scattered.
 //
 // Counts: each lane sums into a 64-bit counter; the warp's total is written to counts[warp]
 // (the host adds the warps' counts with overflow checks). A wrapped counter sets
@@ -154,7 +154,7 @@ __device__ void lay_out(const Upward g, const unsigned* S, unsigned d, unsigned 
 #define TASK_B(x) ((unsigned)((x) >> 48))
 
 // count_unit counts the (k-1)-cliques of the matrix of S (d members, WPL words a lane) whose
-// first member is one of a..b-1, into acc. B is the warp's candidate sets (k rows of wmax
+// first member is one of a..b-1, into acc. B is the warp's candidate sets (k-1 rows of wmax
 // words), tmp its scatter row. It returns true when the host's stop flag made it leave early.
 template <int WPL>
 __device__ bool count_unit(const Upward g, const unsigned* S,
@@ -270,7 +270,7 @@ __device__ bool count_unit(const Upward g, const unsigned* S,
 // then tells the host how many were taken. When the host raises *stop (pinned host memory; stop
 // may be null), the warps leave their units unfinished (the count is partial then: a lower
 // bound) and end; they look every 1,024 steps. bmax is 1,024 or 2,048 (see above); the dynamic
-// shared memory is WARPS * (k + 1) * bmax / 32 words.
+// shared memory is WARPS * k * bmax / 32 words.
 extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const unsigned* __restrict__ adj,
                                            const unsigned* __restrict__ from, const unsigned* __restrict__ to,
                                            const u64* __restrict__ tasks, u64 ntasks, unsigned split,
@@ -283,8 +283,8 @@ extern "C" __global__ void stmatch_cliques(const u64* __restrict__ off, const un
   const u64 warp = (u64)blockIdx.x * WARPS + wib;
   const unsigned wmax = bmax >> 5;
   unsigned* R = rows + warp * (u64)bmax * wmax;
-  unsigned* B = shared + wib * (k + 1) * wmax;  // k rows of candidates, then the scatter row
-  unsigned* tmp = B + k * wmax;
+  unsigned* B = shared + wib * k * wmax;  // k-1 rows of candidates (depths 0..k-2), then the scatter row
+  unsigned* tmp = B + (k - 1) * wmax;
   u64 acc = 0;
   bool wrapped = false;
   u64 start = 0;
