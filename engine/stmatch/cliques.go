@@ -23,6 +23,7 @@ import (
 	"submatch/engine"
 	"submatch/engine/cpu"
 	"submatch/gpu"
+	"submatch/graph"
 	"submatch/plan"
 )
 
@@ -224,9 +225,9 @@ func (r *cliqueRun) release() {
 	r.free()
 }
 
-// prepare compiles the kernel, uploads the upward CSR and sizes the grid to the memory left
-// (one bit matrix a warp) for k-cliques.
-func (r *cliqueRun) prepare(u upward, k int) error {
+// start compiles the kernel and uploads the data graph's CSR: what needs no orientation, so
+// that it overlaps with orienting the graph on the host.
+func (r *cliqueRun) start(g *graph.Graph) error {
 	tc := time.Now()
 	mod, err := r.d.Compile(cliqueSource, cliqueFile, nil)
 	if err != nil {
@@ -249,13 +250,22 @@ func (r *cliqueRun) prepare(u upward, k int) error {
 		}
 	}
 	tu := time.Now()
-	offsets, neighbors, from, to := u.o.CSR()
-	if r.off, err = gpu.UploadTo(&r.mem, "graph offsets", offsets); err != nil {
+	raw := g.Raw()
+	if r.off, err = gpu.UploadTo(&r.mem, "graph offsets", raw.Offsets); err != nil {
 		return err
 	}
-	if r.adj, err = gpu.UploadTo(&r.mem, "graph adjacency", nonEmpty(neighbors)); err != nil {
+	if r.adj, err = gpu.UploadTo(&r.mem, "graph adjacency", nonEmpty(raw.Neighbors)); err != nil {
 		return err
 	}
+	r.st.Upload = time.Since(tu)
+	return nil
+}
+
+// finish uploads the upward runs and the tasks and sizes the grid to the memory left (one bit
+// matrix a warp) for k-cliques.
+func (r *cliqueRun) finish(u upward, k int) (err error) {
+	tu := time.Now()
+	_, _, from, to := u.o.CSR()
 	if r.from, err = gpu.UploadTo(&r.mem, "upward runs", nonEmpty(from)); err != nil {
 		return err
 	}
@@ -281,7 +291,7 @@ func (r *cliqueRun) prepare(u upward, k int) error {
 	if r.counts, err = r.mem.Alloc("per-warp counts", uint64(r.warps)*8); err != nil {
 		return err
 	}
-	r.st.Upload = time.Since(tu)
+	r.st.Upload += time.Since(tu)
 	return nil
 }
 
@@ -362,37 +372,60 @@ func (r *cliqueRun) run(ctx context.Context, k int, groups []int, roots uint64, 
 // the roots too large for the kernels at the same time. It returns the number of cliques (one
 // per clique: the caller applies the convention) and whether the count is partial.
 func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c plan.Clique, opts Options, st *Stats) (uint64, bool, error) {
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		u                         upward
+		n                         uint64                // units: tasks and roots
+		ready                     = make(chan struct{}) // closed once u and n are set
+		nextGroup, nextRoot, done atomic.Uint64
+		roots                     = uint64(p.Data.NumVertices())
+		runs                      = make([]*cliqueRun, len(devs))
+		counts                    = make([]uint64, len(devs)+1)
+		errs                      = make([]error, len(devs)+1)
+		wg                        sync.WaitGroup
+	)
+	progress := func(units uint64) {
+		if d := done.Add(units); p.Progress != nil {
+			p.Progress(float64(d) / float64(n))
+		}
+	}
+	// The devices compile and upload the graph while the host orients it.
+	for i, d := range devs {
+		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit), log: p.Logger(), slice: opts.cliqueSlice}
+		wg.Go(func() {
+			r := runs[i]
+			defer r.release()
+			errs[i] = r.start(p.Data)
+			<-ready
+			if errs[i] == nil {
+				if errs[i] = r.finish(u, c.K); errs[i] == nil {
+					counts[i], errs[i] = r.run(ctx, c.K, u.groups, roots, &nextGroup, &nextRoot, progress)
+				}
+			}
+			if errs[i] != nil {
+				cancel()
+			}
+		})
+	}
 	tp := time.Now()
 	o := c.Orient(p.Data, 0)
 	maxMatrix := cliqueWideMax
 	if opts.cliqueNarrow {
 		maxMatrix = cliqueMatrixMax
 	}
-	u := newUpward(o, maxMatrix)
+	u = newUpward(o, maxMatrix)
 	if cut := opts.cliqueCut; cut.split > 0 {
 		u.cutRoots(cut.split, cut.span)
 	} else {
 		u.splitRoots(c.K)
 	}
-	st.Prepare = time.Since(tp)
-	roots := uint64(p.Data.NumVertices())
-	n := uint64(len(u.tasks)) + roots
-	st.Roots, st.Units, st.HeavyRoots, st.WideTasks = roots, n, len(u.heavy), u.wide
-
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	u.dealTasks(cliqueTaskGroups(len(devs)))
-	var nextGroup, nextRoot, done atomic.Uint64
-	progress := func(units uint64) {
-		if d := done.Add(units); p.Progress != nil {
-			p.Progress(float64(d) / float64(n))
-		}
-	}
-	runs := make([]*cliqueRun, len(devs))
-	counts := make([]uint64, len(devs)+1)
-	errs := make([]error, len(devs)+1)
-	var wg sync.WaitGroup
+	n = uint64(len(u.tasks)) + roots
+	st.Prepare = time.Since(tp)
+	st.Roots, st.Units, st.HeavyRoots, st.WideTasks = roots, n, len(u.heavy), u.wide
+	close(ready)
 	wg.Go(func() {
 		start := time.Now()
 		counts[len(devs)], errs[len(devs)] = cpu.CountCliqueRoots(ctx, o, c.K, u.heavy, p.Threads)
@@ -401,19 +434,6 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 			cancel()
 		}
 	})
-	for i, d := range devs {
-		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit), log: p.Logger(), slice: opts.cliqueSlice}
-		wg.Go(func() {
-			r := runs[i]
-			defer r.release()
-			if errs[i] = r.prepare(u, c.K); errs[i] == nil {
-				counts[i], errs[i] = r.run(ctx, c.K, u.groups, roots, &nextGroup, &nextRoot, progress)
-			}
-			if errs[i] != nil {
-				cancel()
-			}
-		})
-	}
 	wg.Wait()
 	for _, r := range runs {
 		st.merge(&r.st)
