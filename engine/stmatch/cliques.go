@@ -55,10 +55,12 @@ const (
 	cliqueBatchPerWarp = 8
 	// cliqueSlice is the clique kernel's time slice when it has a stop flag: a warp takes no unit
 	// after this much of a launch. A launch lasts as long as its slowest unit, and units of large
-	// roots take seconds, so with short slices most warps idled while a few finished such units:
-	// slices of 100 ms made R-MAT 22's 5-cliques take 6.1 s of kernel, of 1 s 3.6 s, of 30 s
-	// 2.8 s (H200). The stop flag ends a launch when the count is cancelled.
-	cliqueSlice = time.Minute
+	// roots take seconds, so with short slices most warps idled while a few finished such units.
+	// R-MAT 22's 5-cliques took 6.1 s of kernel with slices of 100 ms, 3.6 s with 1 s, 2.8 s with
+	// 30 s (H200); on the H100 6.2 s with 100 ms, 3.33 s with 3 s, 3.25 s with 10 s and 3.24 s
+	// with a minute. The stop flag ends a launch when the count is cancelled; progress is
+	// reported between launches, so at least every 10 s or so.
+	cliqueSlice = 10 * time.Second
 )
 
 // upward is the oriented graph as the clique kernel reads it (every vertex's upward clique
