@@ -95,8 +95,8 @@ const (
 	attrMaxSharedMemPerBlock      = 8
 	attrWarpSize                  = 10
 	attrClockRate                 = 13
-	attrKernelExecTimeout         = 17
 	attrMultiprocessorCount       = 16
+	attrKernelExecTimeout         = 17
 	attrPCIBusID                  = 33
 	attrPCIDeviceID               = 34
 	attrMemoryClockRate           = 36

@@ -36,14 +36,10 @@ const (
 	// cliqueMatrixMax is the kernel's BMAX: the largest upward neighbourhood it lays out (its
 	// rows are one 32-bit word a lane).
 	cliqueMatrixMax = 1024
-	// cliqueMatrixBytes is one warp's matrix.
-	cliqueMatrixBytes = cliqueMatrixMax * cliqueMatrixMax / 8
-	// cliqueWideMax is the kernel's largest bmax (two words a lane), and cliqueWideBytes its
-	// matrix. At R-MAT scale 24, 8,394 roots have 1,025 to 1,760 upward neighbours and hold 58%
-	// of the 4-cliques: on the host (16 cores) they took 3 s, against 1 s of kernel for all the
-	// others.
-	cliqueWideMax   = 2 * cliqueMatrixMax
-	cliqueWideBytes = cliqueWideMax * cliqueWideMax / 8
+	// cliqueWideMax is the kernel's largest bmax (two words a lane). At R-MAT scale 24, 8,394
+	// roots have 1,025 to 1,760 upward neighbours and hold 58% of the 4-cliques: on the host (16
+	// cores) they took 3 s, against 1 s of kernel for all the others.
+	cliqueWideMax = 2 * cliqueMatrixMax
 	// cliqueCtlWords: C_NEXT, C_OVERFLOW, C_STOP and C_POLL on lines of their own.
 	cliqueCtlWords = 4 * ctlLine
 	cliqueOverflow = ctlLine
@@ -108,7 +104,7 @@ func (u *upward) cutRoots(split, span int) {
 	tasks := u.tasks[:0]
 	u.wide = 0
 	for _, r := range roots {
-		d := int(size(r))
+		d := size(r)
 		pieces := (d + span - 1) / span
 		a := 0
 		for i := 1; i <= pieces; i++ {
@@ -146,11 +142,6 @@ func (u *upward) dealTasks(n int) {
 	u.groups = append(u.groups, len(dealt))
 	u.tasks = dealt
 }
-
-// cliqueTaskGroups is the number of groups dealTasks makes for devs devices: one each. More
-// would run the largest roots one group after the other on one GPU: a launch lasts as long as
-// its slowest unit.
-func cliqueTaskGroups(devs int) int { return devs }
 
 // cliqueSplit returns the upward-list size above which a root of a k-clique count becomes
 // tasks, and the members a piece spans on average. Each piece lays out the root's whole matrix
@@ -302,8 +293,9 @@ func (r *cliqueRun) finish(u upward, k int) (err error) {
 // nextRoot (roots counts them; unit ntasks+i is root i). A launch's warps stop taking
 // units after r.slice (the kernel's time slice: cliqueSlice, or maxLaunch without a stop flag);
 // the next launch goes on with the rest of the range. The ranges of roots start at
-// cliqueBatchPerWarp units a warp and double while a launch ends within maxLaunch/2. When ctx ends, the stop flag makes the warps leave their units at once (a unit of a
-// large root can take seconds), and the count so far is returned with ctx's error.
+// cliqueBatchPerWarp units a warp and double while a launch ends within maxLaunch/2. When ctx
+// ends, the stop flag makes the warps leave their units at once (a unit of a large root can take
+// seconds), and the count so far is returned with ctx's error.
 func (r *cliqueRun) run(ctx context.Context, k int, groups []int, roots uint64, nextGroup, nextRoot *atomic.Uint64, progress func(uint64)) (count uint64, err error) {
 	counts := make([]uint64, r.warps)
 	ctl := make([]uint64, cliqueCtlWords)
@@ -423,7 +415,9 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 	} else {
 		u.splitRoots(c.K)
 	}
-	u.dealTasks(cliqueTaskGroups(len(devs)))
+	// One group a device: more would run the largest roots one group after the other on one
+	// GPU, and a launch lasts as long as its slowest unit.
+	u.dealTasks(len(devs))
 	n = uint64(len(u.tasks)) + roots
 	st.Prepare = time.Since(tp)
 	st.Roots, st.Units, st.HeavyRoots, st.WideTasks = roots, n, len(u.heavy), u.wide

@@ -51,7 +51,7 @@ func (st *Stats) merge(s *Stats) {
 func (st *Stats) log(l *slog.Logger) {
 	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "open", st.Open, "prepare", st.Prepare,
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel,
-		"host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
+		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "total", st.Total)
 }
 

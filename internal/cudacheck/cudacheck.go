@@ -29,8 +29,8 @@ func Clang() string {
 	return ""
 }
 
-// Syntax checks the CUDA source src (named name in messages) for sm_90 (or sm_80) with clang's front end
-// (-fsyntax-only: nothing is generated). It skips the test when no clang is installed.
+// Syntax checks the CUDA source src (named name in messages) for sm_90 (or sm_80) with clang's
+// front end (-fsyntax-only: nothing is generated). It skips the test when no clang is installed.
 func Syntax(t testing.TB, name, src string) {
 	t.Helper()
 	clang := Clang()

@@ -4,10 +4,11 @@
 //
 // Every clique is counted once, from its smallest vertex r: its other k-1 vertices form a
 // (k-1)-clique inside S = N+(r), r's neighbours above it: the run from[r]..to[r]-1 of r's
-// adjacency list in the graph's CSR (off/adj, uploaded as they are). Each warp takes work units one at a time from a counter. A unit is a root
-// (all of its cliques) or, for a root with more than `split` upward neighbours, a task: the
-// root's cliques whose second-smallest vertex is one of the members a..b-1 of S. The host lists
-// the tasks first, largest roots first, so that no large root is left for the end.
+// adjacency list in the graph's CSR (off/adj, uploaded as they are). Each warp takes work units
+// one at a time from a counter. A unit is a root (all of its cliques) or, for a root with more
+// than `split` upward neighbours, a task: the root's cliques whose second-smallest vertex is one
+// of the members a..b-1 of S. The host lists the tasks first, largest roots first, so that no
+// large root is left for the end.
 //
 // For a root with k-1 <= |S| <= bmax a warp lays out the subgraph S induces as a bit matrix in
 // its slice of `rows` (row i, W = ceil(|S|/32) words: bit j set when j > i and S[i], S[j] are
