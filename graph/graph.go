@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Run is one contiguous block of a vertex's adjacency list: the neighbours with one vertex label
@@ -32,6 +33,12 @@ type Graph struct {
 	runOffsets   []uint64 // n+1 entries into runs
 	runs         []Run
 	originalIDs  []int64 // nil when the original id of v is v itself
+
+	uniformLabel struct { // computed on first use by UniformVertexLabel
+		once  sync.Once
+		label uint32
+		ok    bool
+	}
 }
 
 // Raw exposes the arrays of a graph for serialisers and device uploads. The slices alias the
@@ -54,11 +61,19 @@ func (g *Graph) Raw() Raw {
 // FromRaw wraps arrays (for example a memory-mapped snapshot) as a Graph after checking every
 // structural invariant, so a corrupt input is refused rather than trusted.
 func FromRaw(r Raw) (*Graph, error) {
-	g := &Graph{r.VertexLabels, r.Offsets, r.Neighbors, r.EdgeLabels, r.RunOffsets, r.Runs, r.OriginalIDs}
+	g := wrapRaw(r)
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// wrapRaw makes a Graph of r's arrays, unchecked.
+func wrapRaw(r Raw) *Graph {
+	return &Graph{
+		vertexLabels: r.VertexLabels, offsets: r.Offsets, neighbors: r.Neighbors, edgeLabels: r.EdgeLabels,
+		runOffsets: r.RunOffsets, runs: r.Runs, originalIDs: r.OriginalIDs,
+	}
 }
 
 // Validate checks the structural invariants: offsets monotone and in range, runs consistent with
@@ -149,6 +164,22 @@ func (g *Graph) VertexLabel(v uint32) uint32 { return g.vertexLabels[v] }
 
 // VertexLabels returns all vertex labels (aliases storage; do not modify).
 func (g *Graph) VertexLabels() []uint32 { return g.vertexLabels }
+
+// UniformVertexLabel returns the label every vertex carries, and true, when the graph has
+// vertices and they all carry one label (an unlabelled graph: label 0). It scans the labels on
+// its first call only.
+func (g *Graph) UniformVertexLabel() (label uint32, ok bool) {
+	u := &g.uniformLabel
+	u.once.Do(func() {
+		if len(g.vertexLabels) == 0 {
+			return
+		}
+		first := g.vertexLabels[0]
+		u.label = first
+		u.ok = !slices.ContainsFunc(g.vertexLabels, func(l uint32) bool { return l != first })
+	})
+	return u.label, u.ok
+}
 
 // HasEdgeLabels reports whether any edge has a non-zero label.
 func (g *Graph) HasEdgeLabels() bool { return g.edgeLabels != nil }

@@ -140,3 +140,27 @@ func TestRandomGraphsAgreeWithAdjacencyMatrix(t *testing.T) {
 		}
 	}
 }
+
+func TestUniformVertexLabel(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		labels map[int64]uint32
+		edges  []edge
+		label  uint32
+		ok     bool
+	}{
+		{"empty", nil, nil, 0, false},
+		{"unlabelled", nil, []edge{{0, 1, 0}, {1, 2, 0}}, 0, true},
+		{"one label", map[int64]uint32{0: 7, 1: 7, 2: 7}, []edge{{0, 1, 0}, {1, 2, 0}}, 7, true},
+		{"two labels", map[int64]uint32{0: 7, 1: 7, 2: 8}, []edge{{0, 1, 0}, {1, 2, 0}}, 0, false},
+		{"last differs", map[int64]uint32{0: 7, 1: 7, 2: 0}, []edge{{0, 1, 0}, {1, 2, 0}}, 0, false},
+	} {
+		g := build(t, c.labels, c.edges)
+		for range 2 { // the second call reads the cached answer
+			label, ok := g.UniformVertexLabel()
+			if ok != c.ok || (ok && label != c.label) {
+				t.Errorf("%s: UniformVertexLabel() = %d, %v; want %d, %v", c.name, label, ok, c.label, c.ok)
+			}
+		}
+	}
+}

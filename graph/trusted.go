@@ -8,7 +8,7 @@ import "fmt"
 // O(m log d)), so it is only for arrays whose integrity is already established, for example
 // a snapshot whose checksum matched the one written from a valid graph. O(n + m).
 func FromRawTrusted(r Raw) (*Graph, error) {
-	g := &Graph{r.VertexLabels, r.Offsets, r.Neighbors, r.EdgeLabels, r.RunOffsets, r.Runs, r.OriginalIDs}
+	g := wrapRaw(r)
 	n := len(g.vertexLabels)
 	if len(g.offsets) != n+1 || len(g.runOffsets) != n+1 {
 		return nil, fmt.Errorf("graph: offset arrays have %d and %d entries, want %d", len(g.offsets), len(g.runOffsets), n+1)

@@ -60,14 +60,12 @@ func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) {
 		}
 		c.EdgeLabel = 0
 	}
-	if vl.Any {
-		labels := g.VertexLabels()
-		if len(labels) > 0 && slices.ContainsFunc(labels, func(l uint32) bool { return l != labels[0] }) {
+	if vl.Any && g.NumVertices() > 0 {
+		label, uniform := g.UniformVertexLabel()
+		if !uniform {
 			return Clique{}, false
 		}
-		if len(labels) > 0 {
-			c.VertexLabel = labels[0]
-		}
+		c.VertexLabel = label
 	}
 	return c, true
 }

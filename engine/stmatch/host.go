@@ -335,15 +335,11 @@ func graphMode(g *graph.Graph, pl *plan.Plan) bool {
 // labelMayFail reports whether some vertex of g has a label that l rejects (then a vertex's
 // membership in a level's candidate list must be tested; else the candidate list only prunes).
 func labelMayFail(g *graph.Graph, l pattern.Label) bool {
-	if l.Any {
+	if l.Any || g.NumVertices() == 0 {
 		return false
 	}
-	for _, vl := range g.VertexLabels() {
-		if !l.Matches(vl) {
-			return true
-		}
-	}
-	return false
+	label, uniform := g.UniformVertexLabel()
+	return !uniform || label != l.Value
 }
 
 // Limits of the kernel's class counting (the MAX_CLASS* defines of kernels/stmatch.cu).
