@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"submatch/graph"
+	"submatch/pattern"
 )
 
 // fuzzText fuzzes one text loader: it must never panic, a failure must be an *InputError, and a
@@ -60,7 +61,66 @@ func FuzzEdgeList(f *testing.F) {
 
 func FuzzLAD(f *testing.F) {
 	fuzzText(f, "lad", "4\n3 0 1 2\n2 0 3\n2 0 3\n2 1 2\n", "3\n2 1 2\n2 0 2\n2 0 1\n", "0\n")
-	// vertexlabelledlad shares the parser; it is covered through TestMalformed.
+}
+
+func FuzzVertexLabelledLAD(f *testing.F) {
+	fuzzText(f, "vertexlabelledlad", "3\n7 2 1 2\n0 2 0 2\n7 2 0 1\n", "2\n1 1 1\n1 1 0\n", "1\n4294967295 0\n")
+}
+
+// loadExtensions are the file names FuzzLoad gives its input, so that detection by extension
+// (LAD, CSV, MIVIA) and by content both run.
+var loadExtensions = []string{"g", "g.lad", "g.csv", "g.grf", "g.graph", "g.txt"}
+
+// FuzzLoad fuzzes loading a file end to end as the command does: format detection, the loader it
+// picks, an optional vertex-labels file, and reading the file as a pattern. Every failure must be
+// an *InputError; a graph or pattern it returns must be valid.
+func FuzzLoad(f *testing.F) {
+	for i, s := range []string{
+		"t 3 2\nv 0 0 1\nv 1 1 2\nv 2 0 1\ne 0 1\ne 1 2 3\n",
+		"t # 0\n2 1 1 1\nv 0 1\nv 1 1\ne 0 1 1\nt # -1\n",
+		"# c\n0 1\n1 2\n2 0\n",
+		"4\n3 0 1 2\n2 0 3\n2 0 3\n2 1 2\n",
+		"a,b\nb,c,2\nc,,3\n",
+		"2\n0 1\n1 1\n1\n0 1\n0\n",
+		"",
+	} {
+		f.Add([]byte(s), uint8(i), []byte("0 5\n1 6\n"))
+		f.Add([]byte(s), uint8(i+1), []byte{})
+	}
+	f.Fuzz(func(t *testing.T, data []byte, ext uint8, labels []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, loadExtensions[int(ext)%len(loadExtensions)])
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{DropSelfLoops: ext&8 != 0}
+		if len(labels) > 0 {
+			opts.VertexLabelsFile = filepath.Join(dir, "labels")
+			if err := os.WriteFile(opts.VertexLabelsFile, labels, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inputError := func(err error) {
+			t.Helper()
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error is not an InputError: %v", err)
+			}
+		}
+		if g, err := Load(path, opts); err != nil {
+			inputError(err)
+		} else if err := g.Validate(); err != nil {
+			t.Fatalf("loaded an invalid graph: %v", err)
+		}
+		p, err := LoadPattern(path, Options{DropSelfLoops: opts.DropSelfLoops})
+		if err != nil {
+			inputError(err)
+			return
+		}
+		if p.NumVertices() > pattern.MaxVertices {
+			t.Fatalf("pattern of %d vertices accepted", p.NumVertices())
+		}
+	})
 }
 
 func FuzzCSV(f *testing.F) {

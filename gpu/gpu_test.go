@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -602,4 +603,32 @@ func TestDlopenFailureHasReason(t *testing.T) {
 	if err := withReason(errors.New(""), "why"); err == nil || err.Error() != "why" {
 		t.Fatalf("withReason of an empty error: %v", err)
 	}
+}
+
+// FuzzParseBytes: sizes never panic, units are case-insensitive, and a plain number is bytes.
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"512MiB", "4GB", "1.5 gib", "0", "18446744073709551615", "16777216TiB", ".", "1..2k", " 7 b "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseBytes(s)
+		if !isASCII(s) {
+			return // case mapping outside ASCII can turn letters into unit letters ("ı" into "I")
+		}
+		if v2, err2 := ParseBytes(strings.ToUpper(s)); (err == nil) != (err2 == nil) || v2 != v {
+			t.Fatalf("ParseBytes(%q) = %d, %v but ParseBytes(%q) = %d, %v", s, v, err, strings.ToUpper(s), v2, err2)
+		}
+		if n, perr := strconv.ParseUint(strings.TrimSpace(s), 10, 64); perr == nil && (err != nil || v != n) {
+			t.Fatalf("ParseBytes(%q) = %d, %v; want %d", s, v, err, n)
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
