@@ -1,6 +1,10 @@
 package formats
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -52,5 +56,44 @@ func BenchmarkFromRawValidated(b *testing.B) {
 		if _, err := graph.FromRaw(g.Raw()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLoadTextLarge parses a generated `t/v/e` file and edge list of 2^18 vertices and 2^22
+// edge lines (about 60 MB each), where the blocks of lines are tokenised on all cores
+// (-cpu 1,2,... shows the scaling).
+func BenchmarkLoadTextLarge(b *testing.B) {
+	const n, m = 1 << 18, 1 << 22
+	dir := b.TempDir()
+	var sm, el bytes.Buffer
+	fmt.Fprintf(&sm, "t %d %d\n", n, m)
+	for v := range n {
+		fmt.Fprintf(&sm, "v %d %d\n", v, v%7)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range m {
+		u, v := r.IntN(n), r.IntN(n-1)
+		if v >= u {
+			v++
+		}
+		fmt.Fprintf(&sm, "e %d %d\n", u, v)
+		fmt.Fprintf(&el, "%d\t%d\n", u, v)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"sm", sm.Bytes()}, {"edgelist", el.Bytes()}} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, c.data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			for b.Loop() {
+				if _, err := Load(p, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -57,7 +57,6 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 	lr := newLineReader(r, path)
 	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: opts.DropSelfLoops})
 	var (
-		f          [3]int64
 		header     [2]int64
 		headerLine int
 		candidate  bool
@@ -66,16 +65,13 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 		minID      int64 = 1<<63 - 1
 		maxID      int64 = -1 << 63
 	)
-	for {
-		line, err := lr.nextData(edgeComments)
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			return nil, err
-		}
-		n, err := lr.lineInts(line, true, f[:], 2, edgeListSyntax)
+	for pl, err := range lr.parsedLines(edgeComments, parseEdge) {
 		if err != nil {
 			return nil, err
+		}
+		n, f := pl.n, &pl.f
+		if !pl.ok || n < 2 {
+			return nil, lr.expected(pl.text, edgeListSyntax)
 		}
 		if first {
 			first = false
@@ -124,6 +120,12 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 		}
 	}
 	return build(b, path, opts)
+}
+
+// parseEdge parses a `u v [label]` line.
+func parseEdge(l *parsedLine) {
+	t := tokens{s: l.text, commas: true}
+	l.n, l.ok = t.ints(l.f[:])
 }
 
 // readVertexLabels applies an `id label` file to a builder.

@@ -165,24 +165,19 @@ func (p *veParser) parse(other func(line []byte) (bool, error)) (*graph.Graph, e
 	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: p.opts.DropSelfLoops})
 	var (
 		nv, ne int64
-		f      [3]int64
 		done   bool
 	)
-	for {
-		line, err := lr.nextData(p.comments)
-		if err == io.EOF {
-			break
-		} else if err != nil {
+	for pl, err := range lr.parsedLines(p.comments, parseVE) {
+		if err != nil {
 			return nil, err
 		}
+		line, f := pl.text, &pl.f
 		if done {
 			return nil, lr.errorf("unexpected text after the end of the graph: %s", quoteLine(line))
 		}
-		kind := line[0]
-		if (kind == 'v' || kind == 'e') && len(line) > 1 && isSpace(line[1]) {
-			t := tokens{s: line[2:]}
-			if kind == 'v' {
-				if n, ok := t.ints(f[:p.maxVertexFields]); !ok || n < 2 {
+		if pl.kind != 0 {
+			if pl.kind == 'v' {
+				if !pl.ok || pl.n < 2 || pl.n > p.maxVertexFields {
 					return nil, lr.expected(line, p.vertexSyntax)
 				}
 				l, ok := label(f[1])
@@ -198,12 +193,11 @@ func (p *veParser) parse(other func(line []byte) (bool, error)) (*graph.Graph, e
 				nv++
 				continue
 			}
-			n, ok := t.ints(f[:])
-			if !ok || n < 2 {
+			if !pl.ok || pl.n < 2 {
 				return nil, lr.expected(line, p.edgeSyntax)
 			}
 			var el uint32
-			if n == 3 {
+			if pl.n == 3 {
 				var ok bool
 				if el, ok = label(f[2]); !ok {
 					return nil, lr.errorf("edge label %d out of range 0..4294967295", f[2])
@@ -242,6 +236,17 @@ func (p *veParser) parse(other func(line []byte) (bool, error)) (*graph.Graph, e
 		return nil, hdr
 	}
 	return g, nil
+}
+
+// parseVE parses a `v` or `e` line (kind 'v' or 'e': the integers after the letter); any other
+// line keeps kind 0.
+func parseVE(l *parsedLine) {
+	line := l.text
+	if kind := line[0]; (kind == 'v' || kind == 'e') && len(line) > 1 && isSpace(line[1]) {
+		t := tokens{s: line[2:]}
+		l.kind = kind
+		l.n, l.ok = t.ints(l.f[:])
+	}
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -163,7 +163,7 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 	if off != size {
 		return nil, corrupt(path, "%d bytes after the last array", size-off)
 	}
-	if crc32.Checksum(data[smgHeaderSize:], castagnoli) != le.Uint32(data[72:]) {
+	if parallelCRC(data[smgHeaderSize:]) != le.Uint32(data[72:]) {
 		return nil, corrupt(path, "checksum mismatch")
 	}
 	inPlace := nativeLE && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 == 0

@@ -164,3 +164,37 @@ func TestUniformVertexLabel(t *testing.T) {
 		}
 	}
 }
+
+// FromRawTrusted keeps every accessor in bounds: each kind of broken array is refused, and the
+// message names the first broken place whichever goroutine finds it.
+func TestFromRawTrustedRefuses(t *testing.T) {
+	var edges []edge
+	for v := int64(0); v < 3*checkRange; v++ { // a path long enough for several check ranges
+		edges = append(edges, edge{v, v + 1, uint32(v % 3)})
+	}
+	g := build(t, nil, edges)
+	if _, err := FromRawTrusted(g.Raw()); err != nil {
+		t.Fatalf("valid graph refused: %v", err)
+	}
+	clone := func() Raw {
+		r := g.Raw()
+		return Raw{slices.Clone(r.VertexLabels), slices.Clone(r.Offsets), slices.Clone(r.Neighbors),
+			slices.Clone(r.EdgeLabels), slices.Clone(r.RunOffsets), slices.Clone(r.Runs), slices.Clone(r.OriginalIDs)}
+	}
+	last := len(g.Raw().Neighbors) - 1
+	for _, c := range []struct {
+		name    string
+		corrupt func(r *Raw)
+		want    string
+	}{
+		{"offsets", func(r *Raw) { r.Offsets[2*checkRange+5] = r.Offsets[2*checkRange+6] + 1 }, "vertex 131077 has inconsistent offsets"},
+		{"run start", func(r *Raw) { r.Runs[r.RunOffsets[checkRange+9]].Start++ }, "vertex 65545 run 0 covers an invalid range"},
+		{"neighbour", func(r *Raw) { r.Neighbors[last], r.Neighbors[7] = 1<<30, 1<<31 }, "neighbour 2147483648 out of range"},
+	} {
+		r := clone()
+		c.corrupt(&r)
+		if _, err := FromRawTrusted(r); err == nil || err.Error() != "graph: "+c.want {
+			t.Errorf("%s: got %v, want %q", c.name, err, "graph: "+c.want)
+		}
+	}
+}

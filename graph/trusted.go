@@ -1,12 +1,16 @@
 package graph
 
-import "fmt"
+import (
+	"fmt"
+
+	"submatch/internal/par"
+)
 
 // FromRawTrusted wraps arrays as a Graph checking only what keeps every accessor in bounds:
 // array lengths, monotone offsets and run starts inside each vertex's list, and neighbour ids
 // below n. It skips the label, order and symmetry checks of Validate (whose symmetry check is
 // O(m log d)), so it is only for arrays whose integrity is already established, for example
-// a snapshot whose checksum matched the one written from a valid graph. O(n + m).
+// a snapshot whose checksum matched the one written from a valid graph. O(n + m), on all cores.
 func FromRawTrusted(r Raw) (*Graph, error) {
 	g := wrapRaw(r)
 	n := len(g.vertexLabels)
@@ -25,29 +29,62 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 	}
 	// Both offset arrays are monotone (so, spanning 0..len, every entry is in range) before any
 	// is used as an index.
-	for v := 0; v < n; v++ {
-		lo, hi := g.offsets[v], g.offsets[v+1]
-		rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
-		if lo > hi || rlo > rhi || (hi == lo) != (rhi == rlo) {
-			return nil, fmt.Errorf("graph: vertex %d has inconsistent offsets", v)
-		}
-	}
-	for v := 0; v < n; v++ {
-		lo, hi := g.offsets[v], g.offsets[v+1]
-		rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
-		prev := lo
-		for i := rlo; i < rhi; i++ {
-			s := g.runs[i].Start
-			if s < prev || s >= hi || (i == rlo && s != lo) || (i > rlo && s == prev) {
-				return nil, fmt.Errorf("graph: vertex %d run %d covers an invalid range", v, i-rlo)
+	if err := firstError(n, func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			lo, hi := g.offsets[v], g.offsets[v+1]
+			rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
+			if lo > hi || rlo > rhi || (hi == lo) != (rhi == rlo) {
+				return fmt.Errorf("graph: vertex %d has inconsistent offsets", v)
 			}
-			prev = s
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	for _, w := range g.neighbors {
-		if uint64(w) >= uint64(n) {
-			return nil, fmt.Errorf("graph: neighbour %d out of range", w)
+	if err := firstError(n, func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			lo, hi := g.offsets[v], g.offsets[v+1]
+			rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
+			prev := lo
+			for i := rlo; i < rhi; i++ {
+				s := g.runs[i].Start
+				if s < prev || s >= hi || (i == rlo && s != lo) || (i > rlo && s == prev) {
+					return fmt.Errorf("graph: vertex %d run %d covers an invalid range", v, i-rlo)
+				}
+				prev = s
+			}
 		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := firstError(len(g.neighbors), func(lo, hi int) error {
+		for _, w := range g.neighbors[lo:hi] {
+			if uint64(w) >= uint64(n) {
+				return fmt.Errorf("graph: neighbour %d out of range", w)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return g, nil
+}
+
+// checkRange is how many indexes one goroutine checks at a time in FromRawTrusted.
+const checkRange = 1 << 16
+
+// firstError runs check over [0, n) in ranges of checkRange indexes on all cores and returns the
+// error of the first range (in index order) that reports one, so that the message does not
+// depend on scheduling.
+func firstError(n int, check func(lo, hi int) error) error {
+	ranges := (n + checkRange - 1) / checkRange
+	errs := make([]error, ranges)
+	par.For(ranges, 0, func(r int) { errs[r] = check(r*checkRange, min((r+1)*checkRange, n)) })
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -8,21 +8,24 @@ import (
 	"sync/atomic"
 )
 
-// chunk is how many consecutive indexes a goroutine takes at a time.
-const chunk = 1024
+// maxChunk is the most consecutive indexes a goroutine takes at a time.
+const maxChunk = 1024
 
 // For calls fn(i) for every i in [0, n) on up to workers goroutines (<= 0: all cores), in
-// chunks of consecutive i taken dynamically, and returns when all calls have returned.
+// chunks of consecutive i taken dynamically, and returns when all calls have returned. Chunks
+// hold up to 1,024 indexes, fewer when n is small, so that a short loop over large items (a few
+// hundred ranges of an array) still spreads over the goroutines.
 func For(n, workers int, fn func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	chunk := min(maxChunk, max(1, n/(8*workers)))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(workers, (n+chunk-1)/chunk) {
 		wg.Go(func() {
 			for {
-				lo := int(next.Add(chunk)) - chunk
+				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n {
 					return
 				}
