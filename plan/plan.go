@@ -58,7 +58,8 @@ type Level struct {
 	Reuse int
 	Extra []BackEdge
 	// NarrowShared is set when this level's symmetry window also holds for every level that
-	// reuses its set, so the set can be narrowed before it is intersected and shared.
+	// reuses its set, directly or through a chain of reuses, so the set can be narrowed before it
+	// is intersected and shared.
 	NarrowShared bool
 }
 
@@ -219,15 +220,31 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 	for i := range pl.Levels {
 		pl.Levels[i].Reuse, pl.Levels[i].Extra = pl.reusable(i)
 	}
+	// A stored set narrowed to its level's window carries that narrowing into every set computed
+	// from it: a level that reuses a level that reuses it sees it too. So a level narrows its
+	// shared set only when every level that starts from it, directly or through a chain of
+	// reuses, has the same window or a narrower one.
 	for j := range pl.Levels {
 		pl.Levels[j].NarrowShared = true
-		for _, l := range pl.Levels {
-			if l.Reuse == j && !(subsetInts(pl.Levels[j].Lower, l.Lower) && subsetInts(pl.Levels[j].Upper, l.Upper)) {
+		for i := j + 1; i < len(pl.Levels); i++ {
+			l := &pl.Levels[i]
+			if pl.reusesThrough(i, j) && !(subsetInts(pl.Levels[j].Lower, l.Lower) && subsetInts(pl.Levels[j].Upper, l.Upper)) {
 				pl.Levels[j].NarrowShared = false
+				break
 			}
 		}
 	}
 	return pl, nil
+}
+
+// reusesThrough reports whether level i starts from level j's stored set, directly (Reuse j) or
+// through a chain of reuses.
+func (pl *Plan) reusesThrough(i, j int) bool {
+	r := pl.Levels[i].Reuse
+	for r > j {
+		r = pl.Levels[r].Reuse
+	}
+	return r == j
 }
 
 func subsetInts(sub, super []int) bool {

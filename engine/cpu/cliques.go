@@ -32,21 +32,45 @@ var countCliquesApart = true
 // tests can force the splitting path.
 var cliqueBitmapLimit = 4096
 
-// cliqueWorkerMemory is what a clique count needs per worker: the bit matrix, one candidate bit
-// set per depth, one list per depth as long as the largest degree, and the marks (2 bytes a
-// vertex). The orientation table (8 bytes a vertex) comes on top, once.
-func cliqueWorkerMemory(g *graph.Graph, k int) uint64 {
-	words := uint64(cliqueBitmapLimit+63) / 64
-	return uint64(cliqueBitmapLimit)*words*8 + uint64(k)*words*8 + uint64(k)*4*uint64(g.MaxDegree()) +
-		2*uint64(g.NumVertices())
+// cliqueWorkerMemory is what a clique count needs per worker when it lays out sets of up to
+// matrixMax members as bit matrices: the matrix (no larger than the largest degree allows), one
+// candidate bit set per depth, one list per depth as long as the largest degree, and the marks
+// (2 bytes a vertex). The orientation table (8 bytes a vertex) comes on top, once.
+func cliqueWorkerMemory(g *graph.Graph, k, matrixMax int) uint64 {
+	maxDegree := uint64(g.MaxDegree())
+	b := min(uint64(matrixMax), maxDegree)
+	words := (b + 63) / 64
+	mem := b*words*8 + uint64(k)*words*8 + uint64(k)*4*maxDegree
+	if b > 0 {
+		mem += 2 * uint64(g.NumVertices())
+	}
+	return mem
+}
+
+// fitMatrix returns the largest matrix size, from cliqueBitmapLimit down by halves to 64 and
+// then 0 (every set split by intersections, no matrix), with which one worker fits in budget
+// bytes; false when none does.
+func fitMatrix(g *graph.Graph, k int, budget uint64) (int, bool) {
+	for b := cliqueBitmapLimit; ; b /= 2 {
+		if b < 64 {
+			b = 0
+		}
+		if cliqueWorkerMemory(g, k, b) <= budget {
+			return b, true
+		}
+		if b == 0 {
+			return 0, false
+		}
+	}
 }
 
 // cliqueWorker counts the cliques of the roots it takes. Its buffers grow once and are reused,
 // so the counting allocates nothing in steady state.
 type cliqueWorker struct {
-	o    *plan.Oriented
-	k    int
-	stop *atomic.Bool
+	o         *plan.Oriented
+	k         int
+	matrixMax int // the largest set laid out as a bit matrix; larger ones are split first
+	stop      *atomic.Bool
 
 	lists   [][]uint32 // per depth: the candidate list of a split set
 	rows    []uint64   // the bit matrix, words per row
@@ -58,8 +82,8 @@ type cliqueWorker struct {
 	overflow bool
 }
 
-func newCliqueWorker(o *plan.Oriented, k int, stop *atomic.Bool) *cliqueWorker {
-	return &cliqueWorker{o: o, k: k, stop: stop, lists: make([][]uint32, k), bitSets: make([][]uint64, k)}
+func newCliqueWorker(o *plan.Oriented, k, matrixMax int, stop *atomic.Bool) *cliqueWorker {
+	return &cliqueWorker{o: o, k: k, matrixMax: matrixMax, stop: stop, lists: make([][]uint32, k), bitSets: make([][]uint64, k)}
 }
 
 // sum returns total+n; on overflow it marks the worker and stops the count.
@@ -94,7 +118,7 @@ func (w *cliqueWorker) inSet(cands []uint32, need, depth int) uint64 {
 			n += uint64(len(common))
 		}
 		return n
-	case len(cands) <= cliqueBitmapLimit:
+	case len(cands) <= w.matrixMax:
 		w.layOut(cands)
 		all := w.bitSet(depth)
 		for i := range all {
@@ -227,18 +251,24 @@ func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTim
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
+	matrixMax := cliqueBitmapLimit
 	if p.MemoryLimit > 0 {
-		table, perWorker := 8*uint64(p.Data.NumVertices()), cliqueWorkerMemory(p.Data, c.K)
-		if need := table + perWorker; need > p.MemoryLimit {
-			return engine.Result{}, fmt.Errorf("cpu engine: %w: counting %d-cliques needs %d bytes, the limit is %d",
-				engine.ErrMemory, c.K, need, p.MemoryLimit)
+		// Within the limit: smaller matrices (larger sets split first), then fewer workers.
+		table := 8 * uint64(p.Data.NumVertices())
+		var ok bool
+		if table < p.MemoryLimit {
+			matrixMax, ok = fitMatrix(p.Data, c.K, p.MemoryLimit-table)
 		}
-		threads = max(1, min(threads, int((p.MemoryLimit-table)/perWorker)))
+		if !ok {
+			return engine.Result{}, fmt.Errorf("cpu engine: %w: counting %d-cliques needs %d bytes, the limit is %d",
+				engine.ErrMemory, c.K, table+cliqueWorkerMemory(p.Data, c.K, 0), p.MemoryLimit)
+		}
+		threads = max(1, min(threads, int((p.MemoryLimit-table)/max(1, cliqueWorkerMemory(p.Data, c.K, matrixMax)))))
 	}
 	o := c.Orient(p.Data, threads)
 	planTime += time.Since(start)
 	n := p.Data.NumVertices()
-	total, err := cliqueRoots(ctx, o, c.K, n, func(i int) uint32 { return uint32(i) }, threads, p.Progress)
+	total, err := cliqueRoots(ctx, o, c.K, matrixMax, n, func(i int) uint32 { return uint32(i) }, threads, p.Progress)
 	if err == nil || ctx.Err() != nil {
 		var ok bool
 		if total, ok = c.Embeddings(total, p.Semantics.Unique); !ok {
@@ -262,13 +292,13 @@ func CountCliqueRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	return cliqueRoots(ctx, o, k, len(roots), func(i int) uint32 { return roots[i] }, threads, nil)
+	return cliqueRoots(ctx, o, k, cliqueBitmapLimit, len(roots), func(i int) uint32 { return roots[i] }, threads, nil)
 }
 
 // cliqueRoots counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads
-// workers taking chunks of consecutive i: up to 64, fewer when there are few roots (the stmatch
+// workers (laying out sets of up to matrixMax members as bit matrices) taking chunks of consecutive i: up to 64, fewer when there are few roots (the stmatch
 // engine hands over a few large ones), so that every worker gets some.
-func cliqueRoots(ctx context.Context, o *plan.Oriented, k, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
+func cliqueRoots(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
 	var stop atomic.Bool
 	release := stopOnDone(ctx, &stop)
 	defer release()
@@ -283,7 +313,7 @@ func cliqueRoots(ctx context.Context, o *plan.Oriented, k, n int, root func(int)
 	)
 	for range threads {
 		wg.Go(func() {
-			w := newCliqueWorker(o, k, &stop)
+			w := newCliqueWorker(o, k, matrixMax, &stop)
 			for !stop.Load() {
 				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n {

@@ -174,27 +174,32 @@ func TestCliqueCountCancelled(t *testing.T) {
 	proptest.CheckStopped(t, "a clique count with a 50 ms deadline", time.Since(start), 2*time.Second, res, err, context.DeadlineExceeded)
 }
 
-// TestCliqueMemoryLimit: too small a limit is ErrMemory; a limit for one worker still counts.
+// TestCliqueMemoryLimit: too small a limit is ErrMemory; a limit for one worker with no matrix
+// (every set split by intersections), with small matrices, or with full ones, still counts.
 func TestCliqueMemoryLimit(t *testing.T) {
 	g := gen.RandomGraph(1, 60, 0.5, 1, 1)
 	prob := &engine.Problem{Data: g, Pattern: proptest.Clique(t, 5, "", ""), Threads: 4, MemoryLimit: 1000}
 	if _, err := (Engine{}).Count(context.Background(), prob); !errors.Is(err, engine.ErrMemory) {
 		t.Fatalf("tiny limit: %v, want ErrMemory", err)
 	}
-	prob.MemoryLimit = 8*uint64(g.NumVertices()) + cliqueWorkerMemory(g, 5)
-	got, err := Engine{}.Count(context.Background(), prob)
-	if err != nil {
-		t.Fatal(err)
+	want := countGeneral(t, &engine.Problem{Data: g, Pattern: prob.Pattern, Threads: 2})
+	table := 8 * uint64(g.NumVertices())
+	for _, matrix := range []int{0, 16, cliqueBitmapLimit} {
+		prob.MemoryLimit = table + cliqueWorkerMemory(g, 5, matrix)
+		if got, err := (Engine{}).Count(context.Background(), prob); err != nil || got.Count != want {
+			t.Fatalf("one worker's memory with matrices of %d: %d, %v; want %d", matrix, got.Count, err, want)
+		}
 	}
-	if want := countGeneral(t, &engine.Problem{Data: g, Pattern: prob.Pattern, Threads: 2}); got.Count != want {
-		t.Fatalf("one worker's memory: %d, want %d", got.Count, want)
+	// A small graph needs no 4,096-member matrix: its worker fits in a few KiB.
+	small := gen.RandomGraph(3, 10, 0.8, 1, 1)
+	if mem := cliqueWorkerMemory(small, 5, cliqueBitmapLimit); mem > 4<<10 {
+		t.Errorf("a worker for a 10-vertex graph is charged %d bytes", mem)
 	}
 }
 
 // TestCliqueWorkerAllocatesNothing: once its buffers have grown, counting a root allocates
 // nothing, on the bit-matrix path and on the splitting path.
 func TestCliqueWorkerAllocatesNothing(t *testing.T) {
-	defer func(limit int) { cliqueBitmapLimit = limit }(cliqueBitmapLimit)
 	g := gen.RandomGraph(2, 200, 0.5, 1, 1)
 	c, ok := plan.AsClique(g, proptest.Clique(t, 6, "", ""))
 	if !ok {
@@ -202,9 +207,8 @@ func TestCliqueWorkerAllocatesNothing(t *testing.T) {
 	}
 	o := c.Orient(g, 1)
 	for _, limit := range []int{8, 4096} {
-		cliqueBitmapLimit = limit
 		var stop atomic.Bool
-		w := newCliqueWorker(o, c.K, &stop)
+		w := newCliqueWorker(o, c.K, limit, &stop)
 		for r := range uint32(g.NumVertices()) {
 			w.root(r)
 		}

@@ -2,7 +2,7 @@ package cpu_test
 
 import (
 	"context"
-	"fmt"
+	"iter"
 	"testing"
 	"time"
 
@@ -11,38 +11,59 @@ import (
 	"submatch/internal/proptest"
 )
 
-func describe(c proptest.Case, sem engine.Semantics, threads int) string {
-	return c.Describe(sem, fmt.Sprintf("threads %d", threads), "./engine/cpu -run TestOracleProperty")
+// settings are the engine settings every case is counted with: 1 and 2 threads, and a memory
+// limit small enough that the plan has no candidate space (the search then intersects the data
+// graph's label runs, and reuses sets that the candidate space's subset check would not allow).
+var settings = []struct {
+	name    string
+	threads int
+	memory  uint64
+}{{"threads 1", 1, 0}, {"threads 2", 2, 0}, {"threads 1, 64 KiB", 1, 64 << 10}}
+
+// TestOracleProperty (2000 seeds, 100 with -short) checks the cpu engine's counts (and, for a
+// subset, its match lists) against the brute-force oracle on random problems, under every
+// counting convention and every setting. SUBMATCH_ORACLE_SEED=n runs only seed n;
+// SUBMATCH_ORACLE_SEEDS=n runs n seeds.
+func TestOracleProperty(t *testing.T) {
+	seeds, repeat := proptest.Seeds(t, 2000, 100)
+	var ost proptest.OracleStats
+	checkOracle(t, proptest.WithOracle(seeds, &ost), len(seeds), repeat, &ost, "TestOracleProperty")
 }
 
-// TestOracleProperty (2000 seeds, 100 with -short) checks the cpu engine's counts (and, for a subset, its match lists) against
-// the brute-force oracle on random problems, under every counting convention, with 1 and 2
-// threads. SUBMATCH_ORACLE_SEED=n runs only seed n; SUBMATCH_ORACLE_SEEDS=n runs n seeds.
-func TestOracleProperty(t *testing.T) {
+// TestOracleDense is TestOracleProperty on dense graphs and dense, symmetric patterns (400
+// seeds, 60 with -short): near-cliques whose plans reuse sets in chains under symmetry windows.
+func TestOracleDense(t *testing.T) {
+	seeds, repeat := proptest.Seeds(t, 400, 60)
+	var ost proptest.OracleStats
+	checkOracle(t, proptest.WithOracleDense(seeds, &ost), len(seeds), repeat, &ost, "TestOracleDense")
+}
+
+func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat int, ost *proptest.OracleStats, test string) {
 	e, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds, repeat := proptest.Seeds(t, 2000, 100)
+	describe := func(c proptest.Case, sem engine.Semantics, how string) string {
+		return c.Describe(sem, how, "./engine/cpu -run "+test)
+	}
 	ctx := context.Background()
 	var engineTime time.Duration
-	var ost proptest.OracleStats
 	var checked, listed, nonzero int
 	start := time.Now()
 	failures := 0
-	for o := range proptest.WithOracle(seeds, &ost) {
+	for o := range cases {
 		c, sem, want := o.Case, o.Sem, o.Want
 		checked++
 		if want > 0 {
 			nonzero++
 		}
 		t0 := time.Now()
-		for _, threads := range []int{1, 2} {
-			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: threads}
+		for _, s := range settings {
+			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: s.threads, MemoryLimit: s.memory}
 			for range repeat {
 				res, err := e.Count(ctx, prob)
 				if err != nil || res.Partial || res.Count != want {
-					t.Errorf("Count = %d (partial %v, err %v), oracle %d\n%s", res.Count, res.Partial, err, want, describe(c, sem, threads))
+					t.Errorf("Count = %d (partial %v, err %v), oracle %d\n%s", res.Count, res.Partial, err, want, describe(c, sem, s.name))
 					failures++
 					break
 				}
@@ -52,10 +73,10 @@ func TestOracleProperty(t *testing.T) {
 		// Match lists for a subset of seeds, when small.
 		if c.Seed%3 == 0 && want <= 5_000 {
 			listed++
-			for _, threads := range []int{1, 2} {
-				prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: threads}
+			for _, s := range settings {
+				prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: s.threads, MemoryLimit: s.memory}
 				if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
-					t.Errorf("%s\n%s", msg, describe(c, sem, threads))
+					t.Errorf("%s\n%s", msg, describe(c, sem, s.name))
 					failures++
 				}
 			}
@@ -64,11 +85,10 @@ func TestOracleProperty(t *testing.T) {
 			t.Fatalf("stopping after %d failures", failures)
 		}
 	}
-	skipped, oracleTime := ost.Skipped, ost.Time
 	t.Logf("%d seeds: %d (problem, semantics) checked (%d with matches), %d lists compared, %d skipped as too big for the oracle; %v (oracle counts %v, engine counts %v)",
-		len(seeds), checked, nonzero, listed, skipped, time.Since(start).Round(time.Millisecond),
-		oracleTime.Round(time.Millisecond), engineTime.Round(time.Millisecond))
-	if len(seeds) > 50 && skipped > checked/2 {
-		t.Errorf("too many problems skipped: %d of %d", skipped, checked+skipped)
+		seeds, checked, nonzero, listed, ost.Skipped, time.Since(start).Round(time.Millisecond),
+		ost.Time.Round(time.Millisecond), engineTime.Round(time.Millisecond))
+	if seeds > 50 && ost.Skipped > checked/2 {
+		t.Errorf("too many problems skipped: %d of %d", ost.Skipped, checked+ost.Skipped)
 	}
 }

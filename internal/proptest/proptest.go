@@ -44,15 +44,24 @@ type OracleStats struct {
 	Time    time.Duration
 }
 
-// WithOracle yields each seed's case under every convention whose oracle count stays within
-// OracleBudget; st, when not nil, collects the skipped pairs and the oracle's time.
+// WithOracle yields each seed's case (Make) under every convention whose oracle count stays
+// within OracleBudget; st, when not nil, collects the skipped pairs and the oracle's time.
 func WithOracle(seeds []uint64, st *OracleStats) iter.Seq[Oracled] {
+	return withOracle(seeds, Make, OracleBudget, st)
+}
+
+// WithOracleDense is WithOracle over MakeDense's cases, with DenseOracleBudget.
+func WithOracleDense(seeds []uint64, st *OracleStats) iter.Seq[Oracled] {
+	return withOracle(seeds, MakeDense, DenseOracleBudget, st)
+}
+
+func withOracle(seeds []uint64, draw func(uint64) Case, budget uint64, st *OracleStats) iter.Seq[Oracled] {
 	return func(yield func(Oracled) bool) {
 		for _, seed := range seeds {
-			c := Make(seed)
+			c := draw(seed)
 			for _, sem := range AllSemantics {
 				t0 := time.Now()
-				want, ok := oracle.CountWithin(c.G, c.P, sem, OracleBudget)
+				want, ok := oracle.CountWithin(c.G, c.P, sem, budget)
 				if st != nil {
 					st.Time += time.Since(t0)
 				}
@@ -114,6 +123,45 @@ func Make(seed uint64) Case {
 	return Case{Seed: seed, G: g, P: p, Recipe: recipe}
 }
 
+// MakeDense draws a dense case from seed: a graph of 8-11 vertices with edge density 0.7-0.98
+// and one or two labels of each kind, and a pattern of 4-7 vertices, connected or not, a random
+// dense one or a clique with one or two edges removed. Make's graphs are mostly sparse and its
+// dense problems mostly beyond the oracle's budget, so the plans of dense symmetric patterns
+// (chains of reused sets, symmetry windows) are drawn here.
+func MakeDense(seed uint64) Case {
+	r := rand.New(rand.NewPCG(seed, 7))
+	n := 8 + r.IntN(4)
+	density := 0.7 + 0.28*r.Float64()
+	vl, el := 1+r.IntN(2), 1+r.IntN(2)
+	g := gen.RandomGraph(seed, n, density, vl, el)
+	recipe := fmt.Sprintf("g := gen.RandomGraph(%d, %d, %v, %d, %d)", seed, n, density, vl, el)
+	pn := 4 + r.IntN(4)
+	wildcard := []float64{1, 1, 0.5, 0}[r.IntN(4)]
+	opts := gen.PatternOptions{Components: 1 + r.IntN(5)/4, EdgeProb: 0.6 + 0.4*r.Float64(), VertexLabels: vl, EdgeLabels: el, Wildcard: wildcard}
+	if r.IntN(2) == 0 {
+		opts.EdgeProb = 1 // a clique, or cliques, then some edges taken out below
+	}
+	p := gen.RandomPattern(seed, pn, opts)
+	recipe += fmt.Sprintf("\np := gen.RandomPattern(%d, %d, %#v)", seed, pn, opts)
+	if opts.EdgeProb == 1 && opts.Components == 1 {
+		drop := 1 + r.IntN(2)
+		edges := slices.Clone(p.Edges())
+		for range drop {
+			i := r.IntN(len(edges))
+			edges = slices.Delete(edges, i, i+1)
+		}
+		labels := make([]pattern.Label, p.NumVertices())
+		for u := range labels {
+			labels[u] = p.VertexLabel(u)
+		}
+		if q, err := pattern.New(labels, edges, nil); err == nil {
+			p = q
+			recipe += fmt.Sprintf("\n(then %d of its edges removed at random: rand.NewPCG(%d, 7))", drop, seed)
+		}
+	}
+	return Case{Seed: seed, G: g, P: p, Recipe: recipe}
+}
+
 // MakeLarger draws the GPU engines' random device-check case for seed: a graph of 200-500
 // vertices with 2-5 edges per vertex on average, 0-3 vertex labels and edge labels on odd seeds,
 // and a pattern of 2-7 vertices (two components for a fifth of the seeds) with the graph's labels
@@ -141,6 +189,9 @@ func (c Case) Describe(sem engine.Semantics, how, test string) string {
 
 // OracleBudget bounds the brute-force search per problem; bigger problems are skipped.
 const OracleBudget = 150_000
+
+// DenseOracleBudget is OracleBudget for MakeDense's cases, whose searches are larger.
+const DenseOracleBudget = 2_000_000
 
 // Seeds returns the seeds a property test runs: 0..n-1 with n = full (short with -short), or
 // SUBMATCH_ORACLE_SEEDS=n seeds, or the single SUBMATCH_ORACLE_SEED; and the repetitions
