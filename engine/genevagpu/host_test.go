@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"testing"
 
 	"submatch/engine"
@@ -38,9 +39,19 @@ var hostVariants = []struct {
 // on the host backend against the oracle, under every convention, and lists matches for a subset.
 func TestHostProperty(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 600, 150)
+	checkHost(t, proptest.WithOracle(seeds, nil))
+}
+
+// TestHostDense is TestHostProperty on proptest's dense cases (near-cliques on dense graphs).
+func TestHostDense(t *testing.T) {
+	seeds, _ := proptest.Seeds(t, 120, 30)
+	checkHost(t, proptest.WithOracleDense(seeds, nil))
+}
+
+func checkHost(t *testing.T, cases iter.Seq[proptest.Oracled]) {
 	ctx := context.Background()
 	checked, failures := 0, 0
-	for o := range proptest.WithOracle(seeds, nil) {
+	for o := range cases {
 		c, sem, want := o.Case, o.Sem, o.Want
 		checked++
 		for _, v := range hostVariants {
@@ -48,12 +59,12 @@ func TestHostProperty(t *testing.T) {
 			res, err := Engine{Options: v.o}.Count(ctx, prob)
 			if err != nil || res.Count != want {
 				t.Errorf("%s: count %d (err %v), oracle %d\n%s", v.name, res.Count, err, want,
-					c.Describe(sem, v.name, "./engine/genevagpu -run TestHostProperty"))
+					c.Describe(sem, v.name, "./engine/genevagpu -run "+t.Name()))
 				failures++
 			}
 			if c.Seed%4 == 0 && want <= 2000 && v.o.HostBudget == 0 {
 				if msg := proptest.CompareLists(ctx, Engine{Options: v.o}, c, prob); msg != "" {
-					t.Errorf("%s: %s\n%s", v.name, msg, c.Describe(sem, v.name, "./engine/genevagpu -run TestHostProperty"))
+					t.Errorf("%s: %s\n%s", v.name, msg, c.Describe(sem, v.name, "./engine/genevagpu -run "+t.Name()))
 					failures++
 				}
 			}

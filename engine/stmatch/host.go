@@ -166,7 +166,14 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) 
 			meta[mNonAdj] |= 1 << j
 			fp.NonAdjacent = true
 		}
+		// In graph mode a level whose label no vertex can fail keeps every neighbour its
+		// adjacency runs give (its candidate list only prunes, fCheckCand below), so its set is
+		// bounded by the degree, not by its candidate list.
+		checkCand := fp.Graph && i > 0 && labelMayFail(g, pl.Pattern.VertexLabel(lvl.Vertex))
 		capacity := uint64(len(cands))
+		if fp.Graph && !checkCand {
+			capacity = maxDegree
+		}
 		edges := lvl.Backward
 		// fallback: the reused level may be in pieces, and then this level intersects all its
 		// backward lists (mBackAll) instead of its stored set and Extra lists.
@@ -232,7 +239,7 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) 
 		if reuse && lvl.NarrowShared {
 			meta[mFlags] |= fNarrow
 		}
-		if fp.Graph && i > 0 && labelMayFail(g, pl.Pattern.VertexLabel(lvl.Vertex)) {
+		if checkCand {
 			meta[mFlags] |= fCheckCand
 		}
 	}

@@ -1515,3 +1515,61 @@ func TestBuildPlanFromBase(t *testing.T) {
 	}
 	t.Logf("%d plans compared", n)
 }
+
+// TestGraphModeCapacity: in graph mode a level whose label no vertex can fail keeps every
+// neighbour its adjacency runs give, so its buffer must hold a degree's worth, not its
+// (filtered) candidate list. Found by a sweep: a wildcard level with 1 candidate and a buffer of 1
+// got 3 neighbours, and the kernel wrote past its buffer into the next level's.
+func TestGraphModeCapacity(t *testing.T) {
+	g := gen.RandomGraph(5000217, 35, 0.05, 4, 1)
+	p, ok := gen.SamplePattern(5000217, g, 8, gen.SampleOptions{Components: 1, Induced: true, KeepEdge: 0.8330334081862991, Wildcard: 0.5})
+	if !ok {
+		t.Fatal("no pattern sampled")
+	}
+	pl := testPlan(g, p, engine.Semantics{}, Options{NoSpace: true})
+	fp, err := flattenOn(g, pl, Options{}.flatOptions(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goff, gadj := fp.sortedCSR(g)
+	if got, want := emulateV2(fp, fp.makeUnits(4, true), goff, gadj, nil)*max(1, pl.Multiplier), cpuCount(t, g, p, engine.Semantics{}); got != want {
+		t.Fatalf("emulated %d, cpu %d", got, want)
+	}
+}
+
+// TestEmulatedDense runs proptest's dense cases (near-cliques on dense graphs: chains of reused
+// sets under symmetry windows) through the emulated kernel, with a candidate space and in graph
+// mode, with random spills and donations, against the oracle.
+func TestEmulatedDense(t *testing.T) {
+	seeds, _ := proptest.Seeds(t, 150, 40)
+	var checked, graphMode int
+	for o := range proptest.WithOracleDense(seeds, nil) {
+		c := o.Case
+		goff, gadj := sortedCSR(c.G)
+		for _, opts := range []Options{{}, {NoSpace: true}} {
+			pl := testPlan(c.G, c.P, o.Sem, opts)
+			var got uint64
+			if !pl.Empty {
+				fp, err := flattenOn(c.G, pl, opts.flatOptions(false))
+				if errors.Is(err, errSpaceTooLarge) {
+					continue // edge labels without a candidate space: not for the kernel
+				} else if err != nil {
+					t.Fatalf("%v\n%s", err, c.Describe(o.Sem, "", "./engine/stmatch -run TestEmulatedDense"))
+				}
+				if fp.Graph {
+					graphMode++
+				}
+				chaos := rand.New(rand.NewPCG(c.Seed, 5))
+				got = emulateV2(fp, fp.makeUnits(4, true), goff, gadj, chaos) * max(1, pl.Multiplier)
+			}
+			if got != o.Want {
+				t.Errorf("emulated %d, oracle %d (no space %v)\n%s", got, o.Want, opts.NoSpace, c.Describe(o.Sem, "", "./engine/stmatch -run TestEmulatedDense"))
+			}
+			checked++
+		}
+	}
+	t.Logf("%d plans checked, %d in graph mode", checked, graphMode)
+	if graphMode == 0 {
+		t.Error("no plan in graph mode")
+	}
+}
