@@ -37,6 +37,14 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", 0, "stop after `DURATION` (e.g. 30s, 5m) and print the partial result; 0: no limit")
 }
 
+// check refuses a negative --timeout (0 is no limit).
+func (c *commonFlags) check() error {
+	if c.timeout < 0 {
+		return usagef("--timeout %v: expected a positive duration such as 30s, or 0 for no limit", c.timeout)
+	}
+	return nil
+}
+
 // context wraps ctx with the --timeout, if any.
 func (c *commonFlags) context(ctx context.Context) (context.Context, context.CancelFunc) {
 	if c.timeout > 0 {
@@ -117,6 +125,9 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 
 func (m *matchFlags) check() error {
 	if err := m.loadFlags.check(); err != nil {
+		return err
+	}
+	if err := m.commonFlags.check(); err != nil {
 		return err
 	}
 	if m.threads < 0 {

@@ -79,12 +79,17 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCode(stderr, err)
 	}
 	if *explain || len(queries) == 1 || f.threads == 1 {
+		code := exitOK
 		for i, q := range pos[1:] {
-			if code := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr, *explain); code != exitOK {
-				return code
+			switch c := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr, *explain); c {
+			case exitOK:
+			case exitPartial: // cut short: the queries after it still get their (partial) line
+				code = c
+			default:
+				return c
 			}
 		}
-		return exitOK
+		return code
 	}
 	return countConcurrently(ctx, &f, log, eng, g, pos[1:], queries, stdout, stderr)
 }
@@ -92,7 +97,8 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // countConcurrently counts several queries at once, as many as there are threads (each count
 // may use every thread too: the engine only adds workers to counts that run longer than a
 // millisecond, so a batch of small queries keeps all cores busy). Results are printed in the
-// order the queries were given; the first failure stops the rest.
+// order the queries were given. A timeout or an interrupt leaves every query its line, flagged
+// partial (those not started count 0); any other failure stops the rest.
 func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
 	names []string, queries []*pattern.Pattern, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
@@ -118,13 +124,18 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 			results[i] <- o
 		}()
 	}
+	code := exitOK
 	for i := range queries {
 		o := <-results[i]
 		if _, err := stdout.Write(o.out.Bytes()); err != nil {
 			return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
 		}
 		stderr.Write(o.errOut.Bytes())
-		if o.code != exitOK {
+		switch o.code {
+		case exitOK:
+		case exitPartial:
+			code = o.code
+		default:
 			cancel()
 			for j := i + 1; j < len(queries); j++ {
 				<-results[j] // let the others stop before returning
@@ -132,7 +143,7 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 			return o.code
 		}
 	}
-	return exitOK
+	return code
 }
 
 // countOne runs and prints one count; with explain it first prints the plan and the engine (on

@@ -156,6 +156,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if m < 1 || n <= m+1 {
 		return exitCode(stderr, usagef("demo: need --attach >= 1 and --vertices > attach+1"))
 	}
+	if err := common.check(); err != nil {
+		return exitCode(stderr, err)
+	}
 	log := newLogger(stderr, common.verbose)
 	ctx, cancel := common.context(ctx)
 	defer cancel()

@@ -284,6 +284,9 @@ func TestBadInputExit2(t *testing.T) {
 		{"unknown stmatch kernel", []string{"count", "--engine", "stmatch", "--stmatch-kernel", "fast", good, "(a)-(b)"}, `not "fast"`},
 		{"stmatch kernel without stmatch", []string{"count", "--stmatch-kernel", "query", good, "(a)-(b)"}, "needs --engine stmatch"},
 		{"geneva flag without geneva", []string{"count", "--geneva-no-tail", good, "(a)-(b)"}, "needs --engine geneva"},
+		{"negative timeout", []string{"count", "--timeout", "-1s", good, "(a)-(b)"}, "--timeout -1s"},
+		{"negative timeout, list", []string{"list", "--timeout", "-5ms", good, "(a)-(b)"}, "--timeout -5ms"},
+		{"negative timeout, demo", []string{"demo", "--timeout", "-1m"}, "--timeout -1m0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCmd(t, tc.args...)
@@ -429,6 +432,16 @@ func TestTimeoutIsPartial(t *testing.T) {
 				t.Errorf("the 300ms timeout took %s to stop the run", elapsed)
 			}
 		})
+	}
+	// Several queries: the one the timeout cuts and every one after it still get a line, flagged
+	// partial, whether they run one at a time or together.
+	for _, threads := range []string{"1", "2"} {
+		code, out, errOut := runCmd(t, "count", "--threads", threads, "--timeout", "300ms", data, c6, "(a)-(b)", c6)
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		if code != exitPartial || len(lines) != 3 || !strings.HasSuffix(lines[0], "(partial)") || !strings.HasSuffix(lines[2], "(partial)") ||
+			!strings.HasPrefix(lines[1], "(a)-(b)\t") {
+			t.Errorf("three queries, threads %s, timing out: exit %d, stdout %q, stderr %q", threads, code, out, errOut)
+		}
 	}
 	// Cancellation (as by SIGINT) is partial too.
 	ctx, cancel := context.WithCancel(context.Background())
