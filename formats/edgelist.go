@@ -44,9 +44,13 @@ func (edgeListLoader) Detect(path string, head []byte) int {
 		return NoMatch
 	}
 	var f [3]int64
-	for _, line := range lines {
+	for i, line := range lines {
 		t := tokens{s: line, commas: true}
 		if n, ok := t.ints(f[:]); !ok || n < 2 {
+			if i > 0 {
+				// An edge list with a bad line among the first: loading it names the line.
+				return LastResort
+			}
 			return NoMatch
 		}
 	}

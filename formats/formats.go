@@ -66,6 +66,7 @@ func inputErrorf(path string, format string, args ...any) *InputError {
 // the loader registered first.
 const (
 	NoMatch    = 0
+	LastResort = 5   // only the first lines fit: the loader is run to name the line that does not
 	Fallback   = 10  // plausible, but other formats look the same (plain edge lists)
 	Structure  = 50  // the content has the format's distinctive structure
 	Extension  = 80  // the file name carries the format's extension

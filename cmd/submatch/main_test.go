@@ -284,6 +284,7 @@ func TestBadInputExit2(t *testing.T) {
 		{"unknown stmatch kernel", []string{"count", "--engine", "stmatch", "--stmatch-kernel", "fast", good, "(a)-(b)"}, `not "fast"`},
 		{"stmatch kernel without stmatch", []string{"count", "--stmatch-kernel", "query", good, "(a)-(b)"}, "needs --engine stmatch"},
 		{"geneva flag without geneva", []string{"count", "--geneva-no-tail", good, "(a)-(b)"}, "needs --engine geneva"},
+		{"edge list with a bad second line", []string{"stats", writeFile(t, "bad2.txt", "1 2\n2 x\n3 1\n")}, "bad2.txt:2:"},
 		{"negative timeout", []string{"count", "--timeout", "-1s", good, "(a)-(b)"}, "--timeout -1s"},
 		{"negative timeout, list", []string{"list", "--timeout", "-5ms", good, "(a)-(b)"}, "--timeout -5ms"},
 		{"negative timeout, demo", []string{"demo", "--timeout", "-1m"}, "--timeout -1m0s"},
