@@ -88,7 +88,7 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 	}
 	nv, nnz, vidSize, eidSize, vlSize, elSize := meta[0], meta[1], meta[2], meta[3], meta[4], meta[5]
 	if vidSize != 4 || eidSize != 8 {
-		return nil, inputErrorf(metaPath, "sizeof(vid)=%d and sizeof(eid)=%d; only 4 and 8 are supported", vidSize, eidSize)
+		return nil, inputErrorf(metaPath, "sizeof(vid)=%d and sizeof(eid)=%d; only 4-byte vertex ids and 8-byte row offsets are supported", vidSize, eidSize)
 	}
 	if nv > graph.MaxVertices || nv > 1<<40 || nnz > 1<<50 {
 		return nil, inputErrorf(metaPath, "%d vertices and %d edges are beyond the supported range", nv, nnz)
