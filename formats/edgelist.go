@@ -127,8 +127,8 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 }
 
 // parseEdge parses a `u v [label]` line.
-func parseEdge(l *parsedLine) {
-	t := tokens{s: l.text, commas: true}
+func parseEdge(line []byte, l *lineFields) {
+	t := tokens{s: line, commas: true}
 	l.n, l.ok = t.ints(l.f[:])
 }
 

@@ -17,24 +17,37 @@ import (
 // consumes the parsed lines one at a time in file order, so that what it builds, and which error
 // it reports first, are as when it read line by line.
 
-// parsedLine is one data line (neither blank nor a comment) as a worker parsed it.
-type parsedLine struct {
-	line int    // 1-based line number
-	text []byte // the line, trimmed; valid while the loader consumes it
-	kind byte   // set by the format's parse function (for example 'v' or 'e')
-	n    int    // integer fields parsed into f
-	ok   bool   // every field after the kind was an integer, and there were at most len(f)
+// lineFields are what a format's parse function reads from a data line.
+type lineFields struct {
 	f    [3]int64
+	n    int  // integer fields parsed into f
+	kind byte // set by the format's parse function (for example 'v' or 'e')
+	ok   bool // every field after the kind was an integer, and there were at most len(f)
 }
 
-// parseFunc fills l's kind, n, ok and f from l.text.
-type parseFunc func(l *parsedLine)
+// parsedLine is one data line (neither blank nor a comment) as the loader sees it.
+type parsedLine struct {
+	lineFields
+	line int    // 1-based line number
+	text []byte // the line, trimmed
+}
+
+// parseFunc fills out from text, a trimmed data line.
+type parseFunc func(text []byte, out *lineFields)
+
+// lineRecord is a parsed data line inside its block. It holds no pointers (the text is given by
+// offsets), so that a block's records cost the garbage collector nothing.
+type lineRecord struct {
+	lineFields
+	start, end int    // the trimmed line: text[start:end] of the block
+	dline      uint32 // line number - the block's first
+}
 
 // lineBlock is a run of whole lines and, once a worker has parsed them, its data lines.
 type lineBlock struct {
 	text  []byte
 	first int // number of the block's first line
-	lines []parsedLine
+	recs  []lineRecord
 	err   error // a read error after the block's last line
 	done  chan struct{}
 }
@@ -42,8 +55,8 @@ type lineBlock struct {
 const (
 	// blockSize is about how many bytes of lines a worker parses at a time.
 	blockSize = 1 << 20
-	// blocksPerWorker bounds the blocks read ahead of the loader (memory: about
-	// blockSize x 4 a block, lines and text).
+	// blocksPerWorker bounds the blocks read ahead of the loader (memory: a block's text, and
+	// 48 bytes a line of it).
 	blocksPerWorker = 2
 )
 
@@ -65,17 +78,20 @@ func (lr *lineReader) parsedLines(comments string, parse parseFunc) iter.Seq2[*p
 		for range workers {
 			go func() {
 				for b := range work {
-					b.lines = splitData(b.lines[:0], b.text, b.first, comments, parse)
+					b.recs = splitData(b.recs[:0], b.text, comments, parse)
 					close(b.done)
 				}
 			}()
 		}
 		go lr.readBlocks(lr.line+1, work, order, free, quit)
+		var pl parsedLine
 		for b := range order {
 			<-b.done
-			for i := range b.lines {
-				lr.line = b.lines[i].line
-				if !yield(&b.lines[i], nil) {
+			for i := range b.recs {
+				r := &b.recs[i]
+				pl.lineFields, pl.line, pl.text = r.lineFields, b.first+int(r.dline), b.text[r.start:r.end]
+				lr.line = pl.line
+				if !yield(&pl, nil) {
 					return
 				}
 			}
@@ -150,22 +166,30 @@ func (lr *lineReader) readBlock(buf []byte) ([]byte, error) {
 	}
 }
 
-// splitData appends to lines the data lines of text (whole lines; the first is line number
-// first), each parsed.
-func splitData(lines []parsedLine, text []byte, first int, comments string, parse parseFunc) []parsedLine {
-	for n := first; len(text) > 0; n++ {
-		var l []byte
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			l, text = text[:i], text[i+1:]
-		} else {
-			l, text = text, nil
+// splitData appends to recs the data lines of text (whole lines), each parsed.
+func splitData(recs []lineRecord, text []byte, comments string, parse parseFunc) []lineRecord {
+	if lines := bytes.Count(text, []byte{'\n'}) + 1; cap(recs) < lines {
+		recs = make([]lineRecord, 0, lines)
+	}
+	var dline uint32
+	for start := 0; start < len(text); dline++ {
+		end := len(text)
+		if i := bytes.IndexByte(text[start:], '\n'); i >= 0 {
+			end = start + i
 		}
-		l = trimSpace(l)
-		if len(l) == 0 || (comments != "" && strings.IndexByte(comments, l[0]) >= 0) {
+		lo, hi := start, end
+		for lo < hi && isSpace(text[lo]) {
+			lo++
+		}
+		for hi > lo && isSpace(text[hi-1]) {
+			hi--
+		}
+		start = end + 1
+		if lo == hi || (comments != "" && strings.IndexByte(comments, text[lo]) >= 0) {
 			continue
 		}
-		lines = append(lines, parsedLine{line: n, text: l})
-		parse(&lines[len(lines)-1])
+		recs = append(recs, lineRecord{start: lo, end: hi, dline: dline})
+		parse(text[lo:hi], &recs[len(recs)-1].lineFields)
 	}
-	return lines
+	return recs
 }

@@ -240,8 +240,7 @@ func (p *veParser) parse(other func(line []byte) (bool, error)) (*graph.Graph, e
 
 // parseVE parses a `v` or `e` line (kind 'v' or 'e': the integers after the letter); any other
 // line keeps kind 0.
-func parseVE(l *parsedLine) {
-	line := l.text
+func parseVE(line []byte, l *lineFields) {
 	if kind := line[0]; (kind == 'v' || kind == 'e') && len(line) > 1 && isSpace(line[1]) {
 		t := tokens{s: line[2:]}
 		l.kind = kind
