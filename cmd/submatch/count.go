@@ -45,7 +45,9 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"A QUERY is a graph file in any format or, when no such file exists and it starts with '(', an\n"+
 			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.\n"+
 			"Several queries run at the same time, up to --threads of them, and print in the order given;\n"+
-			"each elapsed time then includes the load of the others (time one query a process to compare).")
+			"each elapsed time then includes the load of the others (time one query a process to compare).\n"+
+			"--timeout covers the whole run: when it (or Ctrl-C) cuts the run short, every query still prints\n"+
+			"its line, flagged partial (a query not started counts 0).")
 	var f matchFlags
 	f.register(fs)
 	explain := fs.Bool("explain", false, "print each query's matching plan (order, candidates, counted vertices, restrictions) and the engine chosen for it, with why, on stderr")
