@@ -217,6 +217,9 @@ func Load(path string, opts Options) (*graph.Graph, error) {
 	} else if l = lookup(opts.Format); l == nil {
 		return nil, fmt.Errorf("unknown format %q (known formats: %s)", opts.Format, strings.Join(Names(), ", "))
 	}
+	if opts.VertexLabelsFile != "" && l.Name() != "edgelist" {
+		return nil, inputErrorf(path, "a vertex labels file was given, but %s files carry their own vertex labels (the labels file is for edge lists)", l.Name())
+	}
 	if _, dir := l.(DirectoryLoader); dir {
 		r = nil
 	} else if r == nil {

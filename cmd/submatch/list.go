@@ -53,6 +53,9 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.limit < 0 {
 		return exitCode(stderr, usagef("list: --limit must be >= 0"))
 	}
+	if f.header && f.json {
+		return exitCode(stderr, usagef("list: --header names the columns of the TSV output; --json has no header"))
+	}
 	log := newLogger(stderr, f.verbose)
 	ctx, cancel := f.context(ctx)
 	defer cancel()

@@ -285,6 +285,8 @@ func TestBadInputExit2(t *testing.T) {
 		{"stmatch kernel without stmatch", []string{"count", "--stmatch-kernel", "query", good, "(a)-(b)"}, "needs --engine stmatch"},
 		{"geneva flag without geneva", []string{"count", "--geneva-no-tail", good, "(a)-(b)"}, "needs --engine geneva"},
 		{"edge list with a bad second line", []string{"stats", writeFile(t, "bad2.txt", "1 2\n2 x\n3 1\n")}, "bad2.txt:2:"},
+		{"header with json", []string{"list", "--header", "--json", good, "(a)-(b)"}, "--header"},
+		{"vertex labels for a t/v/e file", []string{"stats", "--vertex-labels", writeFile(t, "labels.txt", "0 1\n"), bad}, "carry their own vertex labels"},
 		{"negative timeout", []string{"count", "--timeout", "-1s", good, "(a)-(b)"}, "--timeout -1s"},
 		{"negative timeout, list", []string{"list", "--timeout", "-5ms", good, "(a)-(b)"}, "--timeout -5ms"},
 		{"negative timeout, demo", []string{"demo", "--timeout", "-1m"}, "--timeout -1m0s"},
