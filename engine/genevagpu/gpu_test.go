@@ -161,6 +161,22 @@ func TestGPUProperty(t *testing.T) {
 	}
 }
 
+// TestGPUDense runs proptest's dense cases (near-cliques on dense graphs) on the GPU against
+// the oracle, phases and SV.
+func TestGPUDense(t *testing.T) {
+	needGPU(t)
+	seeds, _ := proptest.Seeds(t, 100, 100)
+	ctx := context.Background()
+	for o := range proptest.WithOracleDense(seeds, nil) {
+		for _, v := range gpuVariants {
+			res, err := Engine{Options: v.o}.Count(ctx, &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem})
+			if err != nil || res.Count != o.Want {
+				t.Errorf("%s: geneva %d (%v), oracle %d\n%s", v.name, res.Count, err, o.Want, o.Describe(o.Sem, v.name, "(GPU) -run TestGPUDense"))
+			}
+		}
+	}
+}
+
 func TestGPURandom(t *testing.T) {
 	needGPU(t)
 	for seed := uint64(1); seed <= 20; seed++ {

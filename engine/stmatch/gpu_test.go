@@ -210,6 +210,22 @@ func TestGPURandom(t *testing.T) {
 	t.Logf("%d random cases", n)
 }
 
+// TestGPUDense runs proptest's dense cases (near-cliques on dense graphs: chains of reused sets
+// under symmetry windows) on the GPU, with a candidate space and on the adjacency lists, against
+// the oracle.
+func TestGPUDense(t *testing.T) {
+	needGPU(t)
+	seeds, _ := proptest.Seeds(t, 100, 100)
+	n := 0
+	for o := range proptest.WithOracleDense(seeds, nil) {
+		for _, opts := range []Options{{}, {NoSpace: true}} {
+			compareWith(t, fmt.Sprintf("dense seed %d %s (no space %v)", o.Seed, o.Sem, opts.NoSpace), o.G, o.P, o.Sem, int64(o.Want), nil, opts)
+			n++
+		}
+	}
+	t.Logf("%d dense cases", n)
+}
+
 // EnvVersions names a file to which TestGPUVersions appends one tab-separated line per case and
 // variant (case, variant, cpu count, gpu count, verdict, kernel ms (best of 2), units), for
 // scripts/gpu-check.sh's before/after table.
