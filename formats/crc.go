@@ -45,24 +45,15 @@ func crcCombine(crcA, crcB uint32, lenB int64) uint32 {
 	}
 	gf2Square(&even, &odd) // two zero bits
 	gf2Square(&odd, &even) // four zero bits
-	for {
-		// Apply operators for one zero byte, then two, four, ... as the bits of lenB say.
-		gf2Square(&even, &odd)
+	// Square up to the operators of one zero byte, two, four, ..., applying those the bits of
+	// lenB name.
+	op, prev := &even, &odd
+	for ; lenB > 0; lenB >>= 1 {
+		gf2Square(op, prev)
 		if lenB&1 != 0 {
-			crcA = gf2Times(&even, crcA)
+			crcA = gf2Times(op, crcA)
 		}
-		lenB >>= 1
-		if lenB == 0 {
-			break
-		}
-		gf2Square(&odd, &even)
-		if lenB&1 != 0 {
-			crcA = gf2Times(&odd, crcA)
-		}
-		lenB >>= 1
-		if lenB == 0 {
-			break
-		}
+		op, prev = prev, op
 	}
 	return crcA ^ crcB
 }
