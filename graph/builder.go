@@ -28,7 +28,11 @@ type BuilderOptions struct {
 type Builder struct {
 	opts BuilderOptions
 
-	identity bool // every id seen so far equals its dense index
+	// Original ids map to dense ids in the first of three ways that still fits: identity (every
+	// id seen so far equals its dense index), table (ids small enough to index a slice:
+	// table[id] is the dense id + 1, 0 for an id not seen), or the ids map.
+	identity bool
+	table    []uint32
 	ids      map[int64]uint32
 	orig     []int64
 	labels   []uint32
@@ -59,6 +63,28 @@ func (b *Builder) Vertex(id int64) (uint32, error) {
 			return b.appendVertex(id)
 		}
 		b.identity = false
+		b.table = make([]uint32, len(b.orig))
+		for i := range b.table {
+			b.table[i] = uint32(i) + 1
+		}
+	}
+	if b.ids == nil {
+		if id >= 0 && id < b.tableLimit() {
+			if id >= int64(len(b.table)) {
+				grown := min(max(id+1, 2*int64(len(b.table))), b.tableLimit())
+				b.table = append(b.table, make([]uint32, grown-int64(len(b.table)))...)
+			}
+			if d := b.table[id]; d != 0 {
+				return d - 1, nil
+			}
+			v, err := b.appendVertex(id)
+			if err == nil {
+				b.table[id] = v + 1
+			}
+			return v, err
+		}
+		// An id too large (or negative) for the table: map every id from now on.
+		b.table = nil
 		b.ids = make(map[int64]uint32, len(b.orig)+1)
 		for i, o := range b.orig {
 			b.ids[o] = uint32(i)
@@ -74,6 +100,12 @@ func (b *Builder) Vertex(id int64) (uint32, error) {
 	return v, err
 }
 
+// tableLimit bounds the ids the table may index: a few times the vertices seen so far, so that
+// its 4 bytes an id stay proportionate to the graph (sparse ids, say 10^12, go to the map).
+func (b *Builder) tableLimit() int64 {
+	return 8*int64(len(b.orig)) + 1<<20
+}
+
 func (b *Builder) appendVertex(id int64) (uint32, error) {
 	if len(b.orig) >= MaxVertices {
 		return 0, fmt.Errorf("more than %d vertices", uint64(MaxVertices))
@@ -86,8 +118,11 @@ func (b *Builder) appendVertex(id int64) (uint32, error) {
 
 // HasVertex reports whether a vertex with original id id was seen.
 func (b *Builder) HasVertex(id int64) bool {
-	if b.identity {
+	switch {
+	case b.identity:
 		return id >= 0 && id < int64(len(b.orig))
+	case b.ids == nil:
+		return id >= 0 && id < int64(len(b.table)) && b.table[id] != 0
 	}
 	_, ok := b.ids[id]
 	return ok

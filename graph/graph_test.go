@@ -198,3 +198,53 @@ func TestFromRawTrustedRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderIDModes: ids map to dense ids the same way whether they come in order (identity),
+// small and shuffled (the table), or sparse and negative (the map, taken over mid-way), and
+// HasVertex agrees in every mode.
+func TestBuilderIDModes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		name string
+		id   func(i int) int64
+	}{
+		{"in order", func(i int) int64 { return int64(i) }},
+		{"shuffled, small", func(i int) int64 { return int64(r.IntN(3000)) }},
+		{"small then sparse", func(i int) int64 {
+			if i < 2000 {
+				return int64(r.IntN(1000))
+			}
+			return int64(r.IntN(1000)) * 1_000_000_007
+		}},
+		{"negative", func(i int) int64 { return int64(r.IntN(500)) - 250 }},
+	} {
+		b := NewBuilder(BuilderOptions{})
+		want := map[int64]uint32{}
+		for i := range 4000 {
+			id := c.id(i)
+			if got := b.HasVertex(id); got != (want[id] != 0) {
+				t.Fatalf("%s: HasVertex(%d) = %v before adding, want %v", c.name, id, got, !got)
+			}
+			v, err := b.Vertex(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, seen := want[id]; seen && w-1 != v {
+				t.Fatalf("%s: id %d is dense %d, was %d", c.name, id, v, w-1)
+			} else if !seen {
+				if int(v) != len(want) {
+					t.Fatalf("%s: new id %d got dense %d, want %d", c.name, id, v, len(want))
+				}
+				want[id] = v + 1
+			}
+			if !b.HasVertex(id) {
+				t.Fatalf("%s: HasVertex(%d) false after adding", c.name, id)
+			}
+		}
+		for id, v := range want {
+			if b.originalOf(v-1) != id {
+				t.Fatalf("%s: dense %d has original id %d, want %d", c.name, v-1, b.originalOf(v-1), id)
+			}
+		}
+	}
+}
