@@ -56,7 +56,7 @@ const (
 	// blockSize is about how many bytes of lines a worker parses at a time.
 	blockSize = 1 << 20
 	// blocksPerWorker bounds the blocks read ahead of the loader (memory: a block's text, and
-	// 48 bytes a line of it).
+	// a 64-byte record a line of it).
 	blocksPerWorker = 2
 )
 
