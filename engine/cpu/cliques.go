@@ -36,26 +36,32 @@ var cliqueBitmapLimit = 4096
 // matrixMax members as bit matrices: the matrix (no larger than the largest degree allows), one
 // candidate bit set per depth, one list per depth as long as the largest degree, and the marks
 // (2 bytes a vertex). The orientation table (8 bytes a vertex) comes on top, once.
-func cliqueWorkerMemory(g *graph.Graph, k, matrixMax int) uint64 {
-	maxDegree := uint64(g.MaxDegree())
-	b := min(uint64(matrixMax), maxDegree)
+func cliqueWorkerMemory(s graphSize, k, matrixMax int) uint64 {
+	b := min(uint64(matrixMax), s.maxDegree)
 	words := (b + 63) / 64
-	mem := b*words*8 + uint64(k)*words*8 + uint64(k)*4*maxDegree
+	mem := b*words*8 + uint64(k)*words*8 + uint64(k)*4*s.maxDegree
 	if b > 0 {
-		mem += 2 * uint64(g.NumVertices())
+		mem += 2 * s.vertices
 	}
 	return mem
+}
+
+// graphSize is what the clique counter's memory depends on.
+type graphSize struct{ vertices, maxDegree uint64 }
+
+func sizeOf(g *graph.Graph) graphSize {
+	return graphSize{uint64(g.NumVertices()), uint64(g.MaxDegree())}
 }
 
 // fitMatrix returns the largest matrix size, from cliqueBitmapLimit down by halves to 64 and
 // then 0 (every set split by intersections, no matrix), with which one worker fits in budget
 // bytes; false when none does.
-func fitMatrix(g *graph.Graph, k int, budget uint64) (int, bool) {
+func fitMatrix(s graphSize, k int, budget uint64) (int, bool) {
 	for b := cliqueBitmapLimit; ; b /= 2 {
 		if b < 64 {
 			b = 0
 		}
-		if cliqueWorkerMemory(g, k, b) <= budget {
+		if cliqueWorkerMemory(s, k, b) <= budget {
 			return b, true
 		}
 		if b == 0 {
@@ -254,16 +260,17 @@ func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTim
 	matrixMax := cliqueBitmapLimit
 	if p.MemoryLimit > 0 {
 		// Within the limit: smaller matrices (larger sets split first), then fewer workers.
-		table := 8 * uint64(p.Data.NumVertices())
+		size := sizeOf(p.Data)
+		table := 8 * size.vertices
 		var ok bool
 		if table < p.MemoryLimit {
-			matrixMax, ok = fitMatrix(p.Data, c.K, p.MemoryLimit-table)
+			matrixMax, ok = fitMatrix(size, c.K, p.MemoryLimit-table)
 		}
 		if !ok {
 			return engine.Result{}, fmt.Errorf("cpu engine: %w: counting %d-cliques needs %d bytes, the limit is %d",
-				engine.ErrMemory, c.K, table+cliqueWorkerMemory(p.Data, c.K, 0), p.MemoryLimit)
+				engine.ErrMemory, c.K, table+cliqueWorkerMemory(size, c.K, 0), p.MemoryLimit)
 		}
-		threads = max(1, min(threads, int((p.MemoryLimit-table)/max(1, cliqueWorkerMemory(p.Data, c.K, matrixMax)))))
+		threads = max(1, min(threads, int((p.MemoryLimit-table)/max(1, cliqueWorkerMemory(size, c.K, matrixMax)))))
 	}
 	o := c.Orient(p.Data, threads)
 	planTime += time.Since(start)
@@ -296,8 +303,9 @@ func CountCliqueRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint
 }
 
 // cliqueRoots counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads
-// workers (laying out sets of up to matrixMax members as bit matrices) taking chunks of consecutive i: up to 64, fewer when there are few roots (the stmatch
-// engine hands over a few large ones), so that every worker gets some.
+// workers that lay out sets of up to matrixMax members as bit matrices. Workers take chunks of
+// consecutive i: up to 64, fewer when there are few roots (the stmatch engine hands over a few
+// large ones), so that every worker gets some.
 func cliqueRoots(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
 	var stop atomic.Bool
 	release := stopOnDone(ctx, &stop)

@@ -185,14 +185,14 @@ func TestCliqueMemoryLimit(t *testing.T) {
 	want := countGeneral(t, &engine.Problem{Data: g, Pattern: prob.Pattern, Threads: 2})
 	table := 8 * uint64(g.NumVertices())
 	for _, matrix := range []int{0, 16, cliqueBitmapLimit} {
-		prob.MemoryLimit = table + cliqueWorkerMemory(g, 5, matrix)
+		prob.MemoryLimit = table + cliqueWorkerMemory(sizeOf(g), 5, matrix)
 		if got, err := (Engine{}).Count(context.Background(), prob); err != nil || got.Count != want {
 			t.Fatalf("one worker's memory with matrices of %d: %d, %v; want %d", matrix, got.Count, err, want)
 		}
 	}
 	// A small graph needs no 4,096-member matrix: its worker fits in a few KiB.
 	small := gen.RandomGraph(3, 10, 0.8, 1, 1)
-	if mem := cliqueWorkerMemory(small, 5, cliqueBitmapLimit); mem > 4<<10 {
+	if mem := cliqueWorkerMemory(sizeOf(small), 5, cliqueBitmapLimit); mem > 4<<10 {
 		t.Errorf("a worker for a 10-vertex graph is charged %d bytes", mem)
 	}
 }
