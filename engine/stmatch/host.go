@@ -171,8 +171,8 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) 
 		// bounded by the degree, not by its candidate list.
 		checkCand := fp.Graph && i > 0 && labelMayFail(g, pl.Pattern.VertexLabel(lvl.Vertex))
 		capacity := uint64(len(cands))
-		if fp.Graph && !checkCand {
-			capacity = maxDegree
+		if fp.Graph && !checkCand && len(lvl.Backward) > 0 {
+			capacity = maxDegree // a level with no backward edge iterates its candidate list
 		}
 		edges := lvl.Backward
 		// fallback: the reused level may be in pieces, and then this level intersects all its

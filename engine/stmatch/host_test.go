@@ -1573,3 +1573,19 @@ func TestEmulatedDense(t *testing.T) {
 		t.Error("no plan in graph mode")
 	}
 }
+
+// TestGraphModeFreeLevel: in graph mode a later component's first vertex (no backward edge)
+// iterates its whole candidate list, which may be longer than the largest degree.
+func TestGraphModeFreeLevel(t *testing.T) {
+	g := gen.RandomGraph(1, 12, 0.5, 1, 1)
+	goff, gadj := sortedCSR(g)
+	p := mustParse("(a)-(b)-(c), (d)-(e)")
+	pl := testPlan(g, p, engine.Semantics{}, Options{NoSpace: true})
+	fp, err := flattenOn(g, pl, Options{NoSpace: true}.flatOptions(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := emulateV2(fp, fp.makeUnits(4, true), goff, gadj, nil)*max(1, pl.Multiplier), cpuCount(t, g, p, engine.Semantics{}); got != want {
+		t.Fatalf("emulated %d, cpu %d", got, want)
+	}
+}
