@@ -177,13 +177,9 @@ func splitData(recs []lineRecord, text []byte, comments string, parse parseFunc)
 		if i := bytes.IndexByte(text[start:], '\n'); i >= 0 {
 			end = start + i
 		}
-		lo, hi := start, end
-		for lo < hi && isSpace(text[lo]) {
-			lo++
-		}
-		for hi > lo && isSpace(text[hi-1]) {
-			hi--
-		}
+		line := trimSpace(text[start:end])
+		lo := start + cap(text[start:end]) - cap(line) // trimSpace returns a subslice
+		hi := lo + len(line)
 		start = end + 1
 		if lo == hi || (comments != "" && strings.IndexByte(comments, text[lo]) >= 0) {
 			continue
