@@ -1,4 +1,4 @@
-module submatch
+module github.com/submatch/submatch
 
 go 1.26
 

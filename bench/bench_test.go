@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"submatch/engine"
-	"submatch/formats"
-	"submatch/graph"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/graph"
 )
 
 // The Go benchmarks read the shared test data (skipped when it is missing) and count with every

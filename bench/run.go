@@ -10,11 +10,11 @@ import (
 	"slices"
 	"time"
 
-	"submatch/engine"
-	"submatch/formats"
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // Config says how to run a list of cases.

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	_ "submatch/engine/cpu" // registers "cpu"
-	"submatch/formats"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/internal/oracle"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu" // registers "cpu"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/pattern"
 )
 
 func cpuEngine(t testing.TB) engine.Engine {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strconv"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // smSource is what the t/v/e writer needs of a graph or a pattern.

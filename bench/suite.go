@@ -13,11 +13,11 @@ import (
 	"strconv"
 	"strings"
 
-	"submatch/engine"
-	"submatch/formats"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Dataset is a data graph of the suite: a file, or a graph the suite generates.

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Semantics is the counting convention.

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 func benchGraphPath(b *testing.B) string {

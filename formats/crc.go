@@ -3,7 +3,7 @@ package formats
 import (
 	"hash/crc32"
 
-	"submatch/internal/par"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // crcChunk is how many bytes one goroutine checksums at a time when a snapshot is verified.

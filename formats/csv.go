@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"io"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // The Glasgow Subgraph Solver's CSV format, one item per line:

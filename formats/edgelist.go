@@ -4,7 +4,7 @@ import (
 	"io"
 	"os"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // The SNAP-style edge list: `u v [label]` per line, fields separated by blanks or commas, lines

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"sync"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Options controls how a file is read.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 func TestTestdataCounts(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // fuzzText fuzzes one text loader: it must never panic, a failure must be an *InputError, and a

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // GraphMiner's binary CSR folder. The path is the folder or its graph.meta.txt. The folder holds:

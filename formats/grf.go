@@ -3,7 +3,7 @@ package formats
 import (
 	"io"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // MIVIA's .grf text format (VF2/VF3): n, then n lines `<id> <label>` with ids 0..n-1 in order,

@@ -3,7 +3,7 @@ package formats
 import (
 	"io"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // The LAD format (Solnon's LAD solver, the Glasgow Subgraph Solver): a first line with the number

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // The `t N M` / `v id label [degree]` / `e u v [label]` format of SubgraphMatching, RapidMatch,

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"unsafe"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // The .smg snapshot: a graph's arrays (graph.Raw) as written in memory, so that loading is a

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // checkEmbedding fails unless q.Embedding maps q.Pattern into g: injective, labels equal, every

@@ -5,8 +5,8 @@ package gen
 import (
 	"math/rand/v2"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // newRand returns the generator every function here draws from: PCG seeded by seed, so the same

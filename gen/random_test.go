@@ -3,8 +3,8 @@ package gen
 import (
 	"testing"
 
-	"submatch/engine"
-	"submatch/internal/oracle"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/internal/oracle"
 )
 
 func TestRandomGraphDeterministic(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // LabelDistribution says how vertex labels are drawn.

@@ -48,7 +48,7 @@ func CacheDir() string {
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(base, "submatch", "kernels")
+	return filepath.Join(base, "github.com/submatch/submatch", "kernels")
 }
 
 // cacheLoad returns the cached image for key, or nil.

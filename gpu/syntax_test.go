@@ -3,7 +3,7 @@ package gpu
 import (
 	"testing"
 
-	"submatch/internal/cudacheck"
+	"github.com/submatch/submatch/internal/cudacheck"
 )
 
 // TestKernelSyntax checks every embedded kernel with clang's CUDA front end (no CUDA needed).

@@ -3,7 +3,7 @@ package graph
 import (
 	"fmt"
 
-	"submatch/internal/par"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // FromRawTrusted wraps arrays as a Graph checking only what keeps every accessor in bounds:

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // MaxVertices is the largest pattern size.

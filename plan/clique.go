@@ -4,9 +4,9 @@ import (
 	"math/bits"
 	"slices"
 
-	"submatch/graph"
-	"submatch/internal/par"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Clique describes a pattern that a clique counter can handle: k pairwise adjacent vertices

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // Search-work estimation: Knuth's random-probe estimator of the size of a backtracking tree

@@ -7,11 +7,11 @@ import (
 	"math"
 	"testing"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/internal/oracle"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/pattern"
 )
 
 // exactTree enumerates the plan's search tree by a straightforward recursion over every data

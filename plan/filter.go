@@ -3,8 +3,8 @@ package plan
 import (
 	"math/bits"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Bitset is a fixed-size set of data vertices.

@@ -3,7 +3,7 @@ package plan
 import (
 	"slices"
 
-	"submatch/pattern"
+	"github.com/submatch/submatch/pattern"
 )
 
 // LeafKey identifies postponed (or counted) vertices that have identical candidate sets given

@@ -10,8 +10,8 @@ import (
 	"math/bits"
 	"slices"
 
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Options select the counting convention and what the engine will do with the plan.

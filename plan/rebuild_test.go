@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"submatch/gen"
+	"github.com/submatch/submatch/gen"
 )
 
 // TestRebuildMatchesBuild: a plan rebuilt from another plan's candidates (any options) equals the

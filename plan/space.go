@@ -3,7 +3,7 @@ package plan
 import (
 	"slices"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // EdgeIndex is one directed pattern edge u->w of the candidate space (CFL's CPI, DAF's CS): for

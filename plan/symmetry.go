@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"submatch/pattern"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Restriction requires the data vertex of pattern vertex Less to have a smaller id than the data

@@ -3,7 +3,7 @@ package plan
 import (
 	"testing"
 
-	"submatch/pattern"
+	"github.com/submatch/submatch/pattern"
 )
 
 // allAutomorphisms enumerates Aut(p) by brute force over permutations (tiny patterns only).

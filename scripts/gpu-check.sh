@@ -44,8 +44,8 @@ build() {
 	go vet ./engine/stmatch
 	CGO_ENABLED=0 go test -c -trimpath -o bin/stmatch.test ./engine/stmatch
 	# The GENEVA engine's tests (GPU counts against the CPU engine and the oracle).
-	go vet ./engine/genevagpu
-	CGO_ENABLED=0 go test -c -trimpath -o bin/geneva.test ./engine/genevagpu
+	go vet ./engine/geneva
+	CGO_ENABLED=0 go test -c -trimpath -o bin/geneva.test ./engine/geneva
 	rm -rf bin/testdata
 	mkdir -p bin/testdata/wikivote-graphpi
 	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" bin/testdata/wikivote-graphpi/

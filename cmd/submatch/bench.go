@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"submatch/bench"
+	"github.com/submatch/submatch/bench"
 )
 
 func init() {

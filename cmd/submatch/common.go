@@ -15,15 +15,15 @@ import (
 	"sync"
 	"time"
 
-	"submatch/engine"
-	_ "submatch/engine/auto" // registers the "auto" engine
-	_ "submatch/engine/cpu"  // registers the "cpu" engine
-	"submatch/engine/genevagpu"
-	"submatch/engine/stmatch"
-	"submatch/formats"
-	"submatch/gpu"
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/auto" // registers the "auto" engine
+	_ "github.com/submatch/submatch/engine/cpu"  // registers the "cpu" engine
+	"github.com/submatch/submatch/engine/geneva"
+	"github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // commonFlags are the flags of every command that does work: -v and --timeout.
@@ -251,7 +251,7 @@ func (m *matchFlags) resolveEngine() (engine.Engine, error) {
 	var e engine.Engine
 	var err error
 	if m.genevaSV || m.genevaNoTail || m.genevaOrder == "paper" {
-		e = genevagpu.Engine{Options: genevagpu.Options{SingleVertex: m.genevaSV, NoTailCount: m.genevaNoTail, PaperOrder: m.genevaOrder == "paper"}}
+		e = geneva.Engine{Options: geneva.Options{SingleVertex: m.genevaSV, NoTailCount: m.genevaNoTail, PaperOrder: m.genevaOrder == "paper"}}
 	} else if m.stmKernel != "tiered" {
 		k, _ := stmatch.ParseKernelChoice(m.stmKernel) // checked by check
 		e = stmatch.Engine{Options: stmatch.Options{Kernel: k}}

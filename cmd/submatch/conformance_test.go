@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/formats"
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // confEngine is the engine conformance runs through (resolved from the registry like --engine auto).

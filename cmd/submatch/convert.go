@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"submatch/formats"
+	"github.com/submatch/submatch/formats"
 )
 
 func init() {

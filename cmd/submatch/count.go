@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"time"
 
-	"submatch/engine"
-	"submatch/engine/auto"
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/auto"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 func init() {

@@ -10,9 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"submatch/engine"
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 func init() {

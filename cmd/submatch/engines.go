@@ -1,6 +1,6 @@
 package main
 
 import (
-	_ "submatch/engine/genevagpu"
-	_ "submatch/engine/stmatch"
+	_ "github.com/submatch/submatch/engine/geneva"
+	_ "github.com/submatch/submatch/engine/stmatch"
 )

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"submatch/bench"
-	"submatch/formats"
-	"submatch/gen"
-	"submatch/graph"
+	"github.com/submatch/submatch/bench"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 )
 
 func init() {

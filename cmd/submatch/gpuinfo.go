@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"submatch/gpu"
+	"github.com/submatch/submatch/gpu"
 )
 
 func init() {

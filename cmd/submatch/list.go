@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"submatch/engine/auto"
+	"github.com/submatch/submatch/engine/auto"
 )
 
 func init() {

@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"submatch/geneva"
-	"submatch/graph"
+	"github.com/submatch/submatch/engine/geneva/core"
+	"github.com/submatch/submatch/graph"
 )
 
 func init() {
@@ -52,9 +52,9 @@ type graphStats struct {
 }
 
 // formatStats compares the storage layouts of the GENEVA paper's Table 2 (--formats); the byte
-// model is geneva.Sizes'.
+// model is core.Sizes'.
 type formatStats struct {
-	geneva.Sizes
+	core.Sizes
 	// Reduction is the share of hash-PCSR's bytes interval-PCSR saves (Table 2's last column).
 	Reduction float64 `json:"reduction_over_hash_pcsr"`
 	ELPs      int     `json:"elps"`
@@ -69,15 +69,15 @@ type formatStats struct {
 // computeFormats builds g's interval-PCSR and measures the three layouts.
 func computeFormats(g *graph.Graph) (*formatStats, error) {
 	start := time.Now()
-	pc, err := geneva.Build(g)
+	pc, err := core.Build(g)
 	if err != nil {
 		return nil, err
 	}
-	f := &formatStats{Sizes: geneva.ComputeSizes(g, pc), BuildMS: ms(time.Since(start)), ELPs: pc.NumELPs()}
+	f := &formatStats{Sizes: core.ComputeSizes(g, pc), BuildMS: ms(time.Since(start)), ELPs: pc.NumELPs()}
 	if f.HashPCSR > 0 {
 		f.Reduction = 1 - float64(f.IntervalPCSR)/float64(f.HashPCSR)
 	}
-	p := geneva.NewPartitions(g)
+	p := core.NewPartitions(g)
 	for e := 0; e < p.Len(); e++ {
 		f.Intervals += pc.NumIntervals(e)
 		f.IdentityIntervals += p.CountIntervals(e, nil)

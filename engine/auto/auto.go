@@ -23,10 +23,10 @@ import (
 	"strings"
 	"time"
 
-	"submatch/engine"
-	"submatch/engine/cpu"
-	"submatch/gpu"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/plan"
 )
 
 // The measured rates and costs of the rule. Nodes are plan.Estimate.Nodes of the CPU engine's

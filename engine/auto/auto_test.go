@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"submatch/engine"
-	"submatch/engine/cpu"
-	"submatch/gen"
-	"submatch/gpu"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // fakeEngine stands for a GPU engine: it counts calls and returns a fixed count or error.

@@ -4,9 +4,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // gridGraph is a deterministic graph with triangles, squares and leaves for engine unit tests.

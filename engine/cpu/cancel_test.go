@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/internal/proptest"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/pattern"
 )
 
 // bigProblem has far more matches than any test can count: 6-vertex paths in a dense random

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"submatch/engine"
-	"submatch/graph"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
 )
 
 // Cliques (plan.AsClique) are counted without the general search: every clique is oriented

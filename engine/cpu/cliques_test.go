@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/internal/oracle"
-	"submatch/internal/proptest"
-	"submatch/internal/sharedtest"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // countGeneral counts with the general search, the clique counter turned off.

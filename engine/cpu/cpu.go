@@ -19,8 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"submatch/engine"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/plan"
 )
 
 // Engine is the CPU engine; the zero value is ready to use.

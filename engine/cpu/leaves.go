@@ -3,8 +3,8 @@ package cpu
 import (
 	"math/bits"
 
-	"submatch/graph"
-	"submatch/plan"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
 )
 
 // leafCounter counts, for one complete assignment of the enumerated levels, the injective

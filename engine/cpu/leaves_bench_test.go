@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
 )
 
 // BenchmarkLeafClasses counts, on one thread, patterns whose postponed vertices form the leaf

@@ -5,13 +5,13 @@ import (
 	"slices"
 	"testing"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/internal/oracle"
-	"submatch/internal/proptest"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // The conventions under which memoPatterns' plans postpone the memoised group.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/internal/oracle"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/pattern"
 )
 
 // TestClosingVertexCounts covers patterns whose last vertices close cycles over the same

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"submatch/engine"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/pattern"
 )
 
 // TestMemoryLimit: a limit below what the search needs is a clear ErrMemory; a limit that leaves

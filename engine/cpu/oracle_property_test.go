@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	_ "submatch/engine/cpu"
-	"submatch/internal/proptest"
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/internal/proptest"
 )
 
 // settings are the engine settings every case is counted with: 1 and 2 threads, and a memory

@@ -3,8 +3,8 @@ package cpu
 import (
 	"sync/atomic"
 
-	"submatch/graph"
-	"submatch/plan"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
 )
 
 // pollMask sets how often a worker looks at the stop flag and at idle workers: once every

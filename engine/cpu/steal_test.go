@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
 )
 
 // TestStealingKeepsCounts runs problems many times on several workers with the stealing poll

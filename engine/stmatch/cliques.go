@@ -20,11 +20,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"submatch/engine"
-	"submatch/engine/cpu"
-	"submatch/gpu"
-	"submatch/graph"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
 )
 
 //go:embed kernels/cliques.cu

@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/engine/cpu"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/internal/cudacheck"
-	"submatch/internal/proptest"
-	"submatch/internal/sharedtest"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/cudacheck"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // TestCliqueKernelSyntax checks the clique kernel with clang's CUDA front end (no CUDA needed).

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"submatch/gen"
-	"submatch/internal/cudacheck"
-	"submatch/pattern"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/cudacheck"
+	"github.com/submatch/submatch/pattern"
 )
 
 // specCases are plans of every kind the per-query kernel meets: cliques (reused sets, symmetry

@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"submatch/engine"
-	"submatch/gpu"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
 )
 
 // mergeStats folds the devices' statistics into st (see Stats.merge).

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/formats"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/internal/proptest"
-	"submatch/internal/sharedtest"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
 )
 
 // EnvFigures enables TestGPUFigures, which measures rather than checks: the STMatch chapter's

@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/formats"
-	"submatch/gen"
-	"submatch/gpu"
-	"submatch/graph"
-	"submatch/internal/proptest"
-	"submatch/internal/sharedtest"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
 )
 
 // EnvResults names a file to which the GPU tests append one tab-separated line per comparison

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"sync"
 
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // Layout of the per-level metadata words (the M_* defines of kernels/stmatch.cu).

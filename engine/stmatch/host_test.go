@@ -12,15 +12,15 @@ import (
 	"strings"
 	"testing"
 
-	"submatch/engine"
-	_ "submatch/engine/cpu"
-	"submatch/gen"
-	"submatch/gpu"
-	"submatch/graph"
-	"submatch/internal/cudacheck"
-	"submatch/internal/proptest"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/cudacheck"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 var semantics = []engine.Semantics{{}, {Induced: true}, {Unique: true}, {Induced: true, Unique: true}}

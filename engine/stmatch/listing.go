@@ -11,8 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"submatch/engine"
-	"submatch/gpu"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
 )
 
 // rowSink receives the rows a listing launch wrote: L words each, in level order.

@@ -47,11 +47,11 @@ import (
 	"sync"
 	"time"
 
-	"submatch/engine"
-	"submatch/gpu"
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 //go:embed kernels/stmatch.cu

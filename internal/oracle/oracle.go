@@ -13,9 +13,9 @@ package oracle
 import (
 	"slices"
 
-	"submatch/engine"
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Count returns the number of matches of p in g under sem.

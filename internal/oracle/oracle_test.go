@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"submatch/engine"
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 var (

@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/internal/oracle"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/pattern"
 )
 
 // AllSemantics are the four counting conventions.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"submatch/formats"
-	"submatch/graph"
-	"submatch/pattern"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // EnvTestdata names the folder holding the shared test data.

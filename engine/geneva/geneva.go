@@ -1,19 +1,19 @@
-// Package genevagpu is the GENEVA engine (--engine geneva): breadth-first parallel vertex
+// Package geneva is the GENEVA engine (--engine geneva): breadth-first parallel vertex
 // matching on the GPU over interval-PCSR (package geneva holds the layout, GENMATCHORDER and the
 // chunked executor; this package holds the kernels and the GPU backend that runs them).
 //
 // A count prepares the query (candidate filters, phases, steps), uploads the ELPs its steps
 // search (plus the all-edge partition for wildcard edge labels and induced checks), the vertex
-// labels and the candidate bitmaps, and lets geneva.Executor run the steps depth-first over
+// labels and the candidate bitmaps, and lets core.Executor run the steps depth-first over
 // chunks within the device's memory budget (--gpu-memory lowers it). Each Run launches a kernel
 // over sub-ranges of its rows, growing while launches stay short, so cancellation is prompt.
 // Counts (not listing, not induced, not the paper's plan) can count the query's closing vertices
 // in a final step (geneva_count) from the sizes of their candidate sets instead of matching them
 // (Options.NoTailCount turns it off).
 //
-// Options.Host runs the same executor on geneva.HostBackend instead of the GPU: the tests use it
+// Options.Host runs the same executor on core.HostBackend instead of the GPU: the tests use it
 // to check the whole engine path (and listing) against the oracle on machines without a GPU.
-package genevagpu
+package geneva
 
 import (
 	"context"
@@ -24,11 +24,11 @@ import (
 	"sync"
 	"time"
 
-	"submatch/engine"
-	"submatch/geneva"
-	"submatch/gpu"
-	"submatch/graph"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/geneva/core"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
 )
 
 //go:embed kernels/geneva.cu
@@ -50,16 +50,16 @@ type Options struct {
 	// eliminations fused into the extensions and closing vertices counted.
 	PaperOrder bool
 	// NoTailCount (--geneva-no-tail) matches the closing vertices of counts too, instead of
-	// counting them from the sizes of their candidate sets in a final step (geneva.PlanCounting,
+	// counting them from the sizes of their candidate sets in a final step (core.PlanCounting,
 	// kernel geneva_count; checked against the CPU engine on an H100 by scripts/gpu-check.sh).
 	NoTailCount bool
-	// Host runs on geneva.HostBackend (no GPU) with HostBudget bytes of tables (0: 1 GiB).
+	// Host runs on core.HostBackend (no GPU) with HostBudget bytes of tables (0: 1 GiB).
 	Host       bool
 	HostBudget uint64
 	// MaxTableRows caps every intermediate table (0: the budget decides); tests use it to force
 	// chunking.
 	MaxTableRows uint64
-	// FirstTableRows overrides the size tables start at (geneva.DefaultFirstTableRows); tests
+	// FirstTableRows overrides the size tables start at (core.DefaultFirstTableRows); tests
 	// set it small so that tables grow.
 	FirstTableRows uint64
 	// TableBudget bounds the device bytes of the tables (0: the budget decides); tests use it
@@ -119,7 +119,7 @@ func (e Engine) countStats(ctx context.Context, p *engine.Problem, base *plan.Pl
 	var st Stats
 	t0 := time.Now()
 	var count uint64
-	err := e.run(ctx, p, &st, true, base, func(x *geneva.Executor, job *geneva.Job) error {
+	err := e.run(ctx, p, &st, true, base, func(x *core.Executor, job *core.Job) error {
 		var err error
 		count, err = x.Count(ctx, job.Program)
 		return err
@@ -142,7 +142,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 	return func(yield func([]uint32, error) bool) {
 		var st Stats
 		stopped := false
-		err := e.run(ctx, p, &st, false, nil, func(x *geneva.Executor, job *geneva.Job) error {
+		err := e.run(ctx, p, &st, false, nil, func(x *core.Executor, job *core.Job) error {
 			if x.MaxTableRows == 0 || x.MaxTableRows > listBatch {
 				x.MaxTableRows = listBatch
 			}
@@ -170,7 +170,7 @@ const listBatch = 1 << 16
 
 // run prepares the problem (for a count, or for listing; from base's candidates when base is
 // set), builds the backend and calls body with an executor for it.
-func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count bool, base *plan.Plan, body func(*geneva.Executor, *geneva.Job) error) error {
+func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count bool, base *plan.Plan, body func(*core.Executor, *core.Job) error) error {
 	if p.Data == nil || p.Pattern == nil {
 		return fmt.Errorf("geneva engine: problem needs a data graph and a pattern")
 	}
@@ -199,7 +199,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	}
 	st.Layout = time.Since(tl)
 	tp := time.Now()
-	job, err := geneva.PrepareFrom(ctx, p.Data, pc, p.Pattern, geneva.CompileOptions{
+	job, err := core.PrepareFrom(ctx, p.Data, pc, p.Pattern, core.CompileOptions{
 		Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, SingleVertex: e.Options.SingleVertex,
 		PaperOrder: e.Options.PaperOrder, Fuse: !e.Options.PaperOrder,
 		CountTail: count && !e.Options.PaperOrder && !e.Options.NoTailCount}, base)
@@ -216,9 +216,9 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if job.Program.Empty {
 		return ctx.Err()
 	}
-	var backend geneva.Backend
+	var backend core.Backend
 	if e.Options.Host {
-		hb := &geneva.HostBackend{In: job.Inputs, Budget: e.Options.HostBudget}
+		hb := &core.HostBackend{In: job.Inputs, Budget: e.Options.HostBudget}
 		if hb.Budget == 0 {
 			hb.Budget = 1 << 30
 		}
@@ -248,9 +248,9 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 // overflow to engine.ErrOverflow, any exhausted memory budget to engine.ErrMemory.
 func engineError(err error) error {
 	switch {
-	case errors.Is(err, geneva.ErrOverflow):
+	case errors.Is(err, core.ErrOverflow):
 		return fmt.Errorf("geneva: %w", engine.ErrOverflow)
-	case errors.Is(err, geneva.ErrBudget), errors.Is(err, gpu.ErrBudget):
+	case errors.Is(err, core.ErrBudget), errors.Is(err, gpu.ErrBudget):
 		return fmt.Errorf("%w: %w", engine.ErrMemory, err)
 	}
 	return err
@@ -260,16 +260,16 @@ func engineError(err error) error {
 var (
 	layoutMu    sync.Mutex
 	layoutGraph *graph.Graph
-	layoutPCSR  *geneva.PCSR
+	layoutPCSR  *core.PCSR
 )
 
-func layout(g *graph.Graph) (*geneva.PCSR, error) {
+func layout(g *graph.Graph) (*core.PCSR, error) {
 	layoutMu.Lock()
 	defer layoutMu.Unlock()
 	if layoutGraph == g {
 		return layoutPCSR, nil
 	}
-	pc, err := geneva.Build(g)
+	pc, err := core.Build(g)
 	if err != nil {
 		return nil, err
 	}

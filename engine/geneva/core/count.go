@@ -1,4 +1,4 @@
-package geneva
+package core
 
 import (
 	"cmp"
@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // Tail counting. A closing vertex of a query is one whose neighbours are all matched before it:

@@ -1,4 +1,4 @@
-package geneva
+package core
 
 import (
 	"cmp"
@@ -8,9 +8,9 @@ import (
 	"slices"
 	"testing"
 
-	"submatch/formats"
-	"submatch/gen"
-	"submatch/graph"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 )
 
 // testGraphs returns small random labelled graphs, the degenerate ones included.

@@ -1,13 +1,13 @@
-package geneva
+package core
 
 import (
 	"context"
 	"math"
 	"testing"
 
-	"submatch/gen"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // TestEstimateBranch checks the branching factors against a direct count when every candidate

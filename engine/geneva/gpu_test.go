@@ -1,4 +1,4 @@
-package genevagpu
+package geneva
 
 import (
 	"context"
@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"submatch/engine"
-	_ "submatch/engine/cpu"
-	"submatch/gen"
-	"submatch/gpu"
-	"submatch/graph"
-	"submatch/internal/oracle"
-	"submatch/internal/proptest"
-	"submatch/internal/sharedtest"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
 )
 
 // EnvResults names a file to which the GPU tests append one tab-separated line per comparison

@@ -1,9 +1,9 @@
-package geneva
+package core
 
 import (
 	"slices"
 
-	"submatch/graph"
+	"github.com/submatch/submatch/graph"
 )
 
 // Partitions describes the edge-label partitions of a data graph in the graph's own vertex ids.

@@ -1,4 +1,4 @@
-package geneva
+package core
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"slices"
 	"testing"
 
-	"submatch/gen"
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // regionCount is the oracle for a class: the number of injective assignments of vertices whose

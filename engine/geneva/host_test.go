@@ -1,4 +1,4 @@
-package genevagpu
+package geneva
 
 import (
 	"context"
@@ -7,16 +7,16 @@ import (
 	"iter"
 	"testing"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/geneva"
-	"submatch/gpu"
-	"submatch/internal/cudacheck"
-	"submatch/internal/oracle"
-	"submatch/internal/proptest"
-	"submatch/internal/sharedtest"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/geneva/core"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/internal/cudacheck"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // hostVariants are the engine settings the property test runs on the host backend: the paper's
@@ -59,12 +59,12 @@ func checkHost(t *testing.T, cases iter.Seq[proptest.Oracled]) {
 			res, err := Engine{Options: v.o}.Count(ctx, prob)
 			if err != nil || res.Count != want {
 				t.Errorf("%s: count %d (err %v), oracle %d\n%s", v.name, res.Count, err, want,
-					c.Describe(sem, v.name, "./engine/genevagpu -run "+t.Name()))
+					c.Describe(sem, v.name, "./engine/geneva -run "+t.Name()))
 				failures++
 			}
 			if c.Seed%4 == 0 && want <= 2000 && v.o.HostBudget == 0 {
 				if msg := proptest.CompareLists(ctx, Engine{Options: v.o}, c, prob); msg != "" {
-					t.Errorf("%s: %s\n%s", v.name, msg, c.Describe(sem, v.name, "./engine/genevagpu -run "+t.Name()))
+					t.Errorf("%s: %s\n%s", v.name, msg, c.Describe(sem, v.name, "./engine/geneva -run "+t.Name()))
 					failures++
 				}
 			}
@@ -108,7 +108,7 @@ func TestHostTailCounting(t *testing.T) {
 		}
 		for seed := uint64(1); seed <= 6; seed++ {
 			g := gen.RandomGraph(seed*31+uint64(qi), 18+int(seed*3), []float64{0.25, 0.4}[seed%2], 2, 2)
-			pc, err := geneva.Build(g)
+			pc, err := core.Build(g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,14 +117,14 @@ func TestHostTailCounting(t *testing.T) {
 				if !ok {
 					continue
 				}
-				job, err := geneva.Prepare(context.Background(), g, pc, p, geneva.CompileOptions{Induced: sem.Induced, Unique: sem.Unique, Fuse: true, CountTail: true})
+				job, err := core.Prepare(context.Background(), g, pc, p, core.CompileOptions{Induced: sem.Induced, Unique: sem.Unique, Fuse: true, CountTail: true})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !job.Program.Empty && !sem.Induced {
-					if s := job.Program.Steps[len(job.Program.Steps)-1]; s.Kind != geneva.Counting && !sem.Unique {
+					if s := job.Program.Steps[len(job.Program.Steps)-1]; s.Kind != core.Counting && !sem.Unique {
 						t.Errorf("%s: no counting step (last %s)", qs, &s)
-					} else if s.Kind == geneva.Counting && want > 0 {
+					} else if s.Kind == core.Counting && want > 0 {
 						counting++
 					}
 				}
@@ -257,11 +257,11 @@ func TestKernelSyntax(t *testing.T) { cudacheck.Syntax(t, "geneva.cu", kernelSou
 
 // TestEncode checks the descriptor layout the kernels read.
 func TestEncode(t *testing.T) {
-	b := &gpuBackend{partIndex: map[geneva.Part]int{3: 0, geneva.UnionPart: 1}, listOff: []uint64{0, 5}, listLen: []uint32{5, 7}}
-	s := &geneva.Step{Kind: geneva.Extension, Width: 2, New: []geneva.NewVertex{
+	b := &gpuBackend{partIndex: map[core.Part]int{3: 0, core.UnionPart: 1}, listOff: []uint64{0, 5}, listLen: []uint32{5, 7}}
+	s := &core.Step{Kind: core.Extension, Width: 2, New: []core.NewVertex{
 		{Vertex: 1, Source: -1, Label: pattern.Label{Value: 4}},
 		{Vertex: 2, Source: 0, Part: 3, Label: pattern.Wildcard},
-	}, Less: []geneva.ColumnPair{{A: 0, B: 2}}, NonAdjacent: []geneva.ColumnPair{{A: 1, B: 3}}}
+	}, Less: []core.ColumnPair{{A: 0, B: 2}}, NonAdjacent: []core.ColumnPair{{A: 1, B: 3}}}
 	d, err := b.encode(s)
 	if err != nil {
 		t.Fatal(err)
@@ -273,12 +273,12 @@ func TestEncode(t *testing.T) {
 	}
 	// A counting step: a falling-factorial class of one set with one parent, then a terms class
 	// of two sets (one with a wildcard label and two parents).
-	c := &geneva.Step{Kind: geneva.Counting, Width: 3, Classes: []geneva.CountClass{
-		{Kind: geneva.CountFalling, K: 2, Sets: []geneva.CountSet{{Label: pattern.Label{Value: 4}, Parents: []geneva.Parent{{Column: 1, Part: 3}}}}},
-		{Kind: geneva.CountTerms, K: 2, Sets: []geneva.CountSet{
-			{Label: pattern.Label{Value: 2}, Parents: []geneva.Parent{{Column: 0, Part: 3}}},
-			{Label: pattern.Wildcard, Parents: []geneva.Parent{{Column: 0, Part: 3}, {Column: 2, Part: geneva.UnionPart}}},
-		}, Terms: []geneva.CountTerm{{Coef: 1, Factors: []uint8{1, 2}}, {Coef: -1, Factors: []uint8{3}}}},
+	c := &core.Step{Kind: core.Counting, Width: 3, Classes: []core.CountClass{
+		{Kind: core.CountFalling, K: 2, Sets: []core.CountSet{{Label: pattern.Label{Value: 4}, Parents: []core.Parent{{Column: 1, Part: 3}}}}},
+		{Kind: core.CountTerms, K: 2, Sets: []core.CountSet{
+			{Label: pattern.Label{Value: 2}, Parents: []core.Parent{{Column: 0, Part: 3}}},
+			{Label: pattern.Wildcard, Parents: []core.Parent{{Column: 0, Part: 3}, {Column: 2, Part: core.UnionPart}}},
+		}, Terms: []core.CountTerm{{Coef: 1, Factors: []uint8{1, 2}}, {Coef: -1, Factors: []uint8{3}}}},
 	}}
 	if d, err = b.encode(c); err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func TestCountFromPlan(t *testing.T) {
 		res, err := Engine{Options: Options{Host: true}}.CountFrom(ctx, &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem}, base)
 		if err != nil || res.Count != want {
 			t.Errorf("count from the CPU plan %d (err %v), oracle %d\n%s", res.Count, err, want,
-				c.Describe(sem, "host, CountFrom", "./engine/genevagpu -run TestCountFromPlan"))
+				c.Describe(sem, "host, CountFrom", "./engine/geneva -run TestCountFromPlan"))
 		}
 		n++
 	}

@@ -1,11 +1,11 @@
-package geneva
+package core
 
 import (
 	"math"
 
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // Estimates are the statistics the cost-aware GENMATCHORDER chooses phases with: how many

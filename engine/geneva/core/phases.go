@@ -1,12 +1,12 @@
-package geneva
+package core
 
 import (
 	"fmt"
 	"math/bits"
 	"slices"
 
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // PhaseKind tells extension phases from elimination phases (Section 5).

@@ -1,4 +1,4 @@
-package geneva
+package core
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sort"
 
-	"submatch/graph"
-	"submatch/internal/par"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // Partition is the interval-PCSR of one ELP (Section 4.1, Fig. 4d): a CSR over the ELP's

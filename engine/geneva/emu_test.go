@@ -1,4 +1,4 @@
-package genevagpu
+package geneva
 
 import (
 	"bytes"
@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"submatch/engine"
-	"submatch/gen"
-	"submatch/geneva"
-	"submatch/graph"
-	"submatch/internal/proptest"
-	"submatch/internal/sharedtest"
-	"submatch/pattern"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/geneva/core"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
 )
 
 // EnvEmulate set to 1 runs TestEmulatedCountKernel: the counting kernel (geneva_count in
@@ -62,7 +62,7 @@ func TestEmulatedCountKernel(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 250, 60)
 	for _, seed := range seeds {
 		c := proptest.Make(seed)
-		pc, err := geneva.Build(c.G)
+		pc, err := core.Build(c.G)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestEmulatedCountKernel(t *testing.T) {
 		}
 		for seed := uint64(1); seed <= 4; seed++ {
 			g := gen.RandomGraph(seed*31+uint64(qi), 30+int(seed*5), []float64{0.25, 0.5}[seed%2], 2, 2)
-			pc, err := geneva.Build(g)
+			pc, err := core.Build(g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestEmulatedCountKernel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(sharedtest.Dir(), "github-gmatch")); err == nil {
 		g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
-		pc, err := geneva.Build(g)
+		pc, err := core.Build(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,21 +108,21 @@ func TestEmulatedCountKernel(t *testing.T) {
 // emuCase counts p on the host and, when its program ends with a counting step of at most
 // emuMaxRows input rows, runs that step in the emulated kernel on the same rows; it reports
 // whether it did.
-func emuCase(t *testing.T, bin, name string, g *graph.Graph, pc *geneva.PCSR, p *pattern.Pattern, sem engine.Semantics) bool {
+func emuCase(t *testing.T, bin, name string, g *graph.Graph, pc *core.PCSR, p *pattern.Pattern, sem engine.Semantics) bool {
 	t.Helper()
 	ctx := context.Background()
-	job, err := geneva.Prepare(ctx, g, pc, p, geneva.CompileOptions{Induced: sem.Induced, Unique: sem.Unique, Fuse: true, CountTail: true})
+	job, err := core.Prepare(ctx, g, pc, p, core.CompileOptions{Induced: sem.Induced, Unique: sem.Unique, Fuse: true, CountTail: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := job.Program.Steps
-	if job.Program.Empty || steps[len(steps)-1].Kind != geneva.Counting {
+	if job.Program.Empty || steps[len(steps)-1].Kind != core.Counting {
 		return false
 	}
 	last := &steps[len(steps)-1]
 	// The rows the counting step reads: the program without it, listed.
-	head := &geneva.Program{Steps: steps[:len(steps)-1], Columns: job.Program.Columns}
-	x := job.Executor(&geneva.HostBackend{In: job.Inputs, Budget: 1 << 30})
+	head := &core.Program{Steps: steps[:len(steps)-1], Columns: job.Program.Columns}
+	x := job.Executor(&core.HostBackend{In: job.Inputs, Budget: 1 << 30})
 	var rows []uint32
 	err = x.List(ctx, head, func(b []uint32) bool {
 		rows = append(rows, b...)
@@ -135,13 +135,13 @@ func emuCase(t *testing.T, bin, name string, g *graph.Graph, pc *geneva.PCSR, p 
 	if len(rows) > emuMaxRows*last.Width {
 		return false
 	}
-	x = job.Executor(&geneva.HostBackend{In: job.Inputs, Budget: 1 << 30})
+	x = job.Executor(&core.HostBackend{In: job.Inputs, Budget: 1 << 30})
 	want, herr := x.Count(ctx, job.Program)
 	x.Close()
 
 	// The inputs as the GPU backend lays them out and encodes the step.
 	order := stepParts(job.Program)
-	b := &gpuBackend{partIndex: map[geneva.Part]int{}}
+	b := &gpuBackend{partIndex: map[core.Part]int{}}
 	for i, p := range order {
 		b.partIndex[p] = i
 		b.intervals = append(b.intervals, len(job.Inputs.Partition(p).Starts))

@@ -1,4 +1,4 @@
-package genevagpu
+package geneva
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"math"
 	"time"
 
-	"submatch/geneva"
-	"submatch/gpu"
+	"github.com/submatch/submatch/engine/geneva/core"
+	"github.com/submatch/submatch/gpu"
 )
 
 const (
@@ -57,9 +57,9 @@ type gpuBackend struct {
 	// device budget alone), and frees it on close.
 	mem gpu.Allocs
 
-	parts     gpu.DevicePtr       // device Part structs
-	partIndex map[geneva.Part]int // step partition -> index in parts
-	intervals []int               // interval count of each device partition
+	parts     gpu.DevicePtr     // device Part structs
+	partIndex map[core.Part]int // step partition -> index in parts
+	intervals []int             // interval count of each device partition
 	vlabels   gpu.DevicePtr
 	cands     gpu.DevicePtr
 	candWords uint64
@@ -70,7 +70,7 @@ type gpuBackend struct {
 	ctr       *gpu.Buffer
 	// launchRows is each step's sub-launch size, learnt from its launch times (steps differ by
 	// orders of magnitude in work per row).
-	launchRows map[*geneva.Step]uint64
+	launchRows map[*core.Step]uint64
 
 	// tableLimit bounds the count's tables (0: no separate bound); tableUsed counts them.
 	tableLimit, tableUsed uint64
@@ -86,8 +86,8 @@ func (t *gpuTable) Cap() uint64 { return t.cap }
 func (t *gpuTable) Width() int  { return t.width }
 
 // newGPUBackend compiles the kernels and uploads what job's steps read.
-func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit uint64) (_ *gpuBackend, err error) {
-	b := &gpuBackend{d: d, st: st, partIndex: map[geneva.Part]int{}, launchRows: map[*geneva.Step]uint64{},
+func newGPUBackend(d *gpu.Device, job *core.Job, st *Stats, limit, tableLimit uint64) (_ *gpuBackend, err error) {
+	b := &gpuBackend{d: d, st: st, partIndex: map[core.Part]int{}, launchRows: map[*core.Step]uint64{},
 		mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "geneva: "}, tableLimit: tableLimit}
 	defer func() {
 		if err != nil {
@@ -172,10 +172,10 @@ func newGPUBackend(d *gpu.Device, job *geneva.Job, st *Stats, limit, tableLimit 
 
 // stepParts returns the partitions prog's steps search, in first-use order: the device
 // partitions, indexed as the descriptors name them (only those go to the device).
-func stepParts(prog *geneva.Program) []geneva.Part {
-	var order []geneva.Part
-	seen := map[geneva.Part]bool{}
-	use := func(p geneva.Part) {
+func stepParts(prog *core.Program) []core.Part {
+	var order []core.Part
+	seen := map[core.Part]bool{}
+	use := func(p core.Part) {
 		if !seen[p] {
 			seen[p] = true
 			order = append(order, p)
@@ -192,7 +192,7 @@ func stepParts(prog *geneva.Program) []geneva.Part {
 			use(e.Part)
 		}
 		if len(s.NonAdjacent) > 0 {
-			use(geneva.UnionPart)
+			use(core.UnionPart)
 		}
 		for _, c := range s.Classes {
 			for _, set := range c.Sets {
@@ -220,16 +220,16 @@ func upload[T uint32 | uint64](b *gpuBackend, what string, words []T) (gpu.Devic
 
 func (b *gpuBackend) close() { b.mem.FreeAll() }
 
-// Alloc implements geneva.Backend.
-func (b *gpuBackend) Alloc(rows uint64, width int) (geneva.Table, error) {
+// Alloc implements core.Backend.
+func (b *gpuBackend) Alloc(rows uint64, width int) (core.Table, error) {
 	bytes := rows * uint64(width) * 4
 	if b.tableLimit > 0 && b.tableUsed+bytes > b.tableLimit {
-		return nil, fmt.Errorf("%d bytes wanted, %d of %d for tables left: %w", bytes, b.tableLimit-b.tableUsed, b.tableLimit, geneva.ErrBudget)
+		return nil, fmt.Errorf("%d bytes wanted, %d of %d for tables left: %w", bytes, b.tableLimit-b.tableUsed, b.tableLimit, core.ErrBudget)
 	}
 	buf, err := b.mem.Alloc("", bytes)
 	if err != nil {
 		if errors.Is(err, gpu.ErrBudget) {
-			return nil, fmt.Errorf("%w: %w", geneva.ErrBudget, err)
+			return nil, fmt.Errorf("%w: %w", core.ErrBudget, err)
 		}
 		return nil, err
 	}
@@ -238,14 +238,14 @@ func (b *gpuBackend) Alloc(rows uint64, width int) (geneva.Table, error) {
 	return &gpuTable{buf: buf, cap: rows, width: width}, nil
 }
 
-// Free implements geneva.Backend.
-func (b *gpuBackend) Free(t geneva.Table) {
+// Free implements core.Backend.
+func (b *gpuBackend) Free(t core.Table) {
 	gt := t.(*gpuTable)
 	b.tableUsed -= gt.buf.Size()
 	b.mem.Release(gt.buf)
 }
 
-// Available implements geneva.Backend: the least of the device budget, the count's limit and
+// Available implements core.Backend: the least of the device budget, the count's limit and
 // the tables' limit left.
 func (b *gpuBackend) Available() uint64 {
 	a := b.mem.Available()
@@ -255,8 +255,8 @@ func (b *gpuBackend) Available() uint64 {
 	return a
 }
 
-// Read implements geneva.Backend.
-func (b *gpuBackend) Read(t geneva.Table, rows uint64, dst []uint32) error {
+// Read implements core.Backend.
+func (b *gpuBackend) Read(t core.Table, rows uint64, dst []uint32) error {
 	if rows == 0 {
 		return nil
 	}
@@ -264,21 +264,21 @@ func (b *gpuBackend) Read(t geneva.Table, rows uint64, dst []uint32) error {
 }
 
 // encode writes step s's descriptor (kernels/geneva.cu layout).
-func (b *gpuBackend) encode(s *geneva.Step) ([]uint32, error) {
+func (b *gpuBackend) encode(s *core.Step) ([]uint32, error) {
 	d := make([]uint32, dHeader, descWords)
 	d[dKind] = uint32(s.Kind)
 	d[dWidth] = uint32(s.Width)
-	if i, ok := b.partIndex[geneva.UnionPart]; ok {
+	if i, ok := b.partIndex[core.UnionPart]; ok {
 		d[dUnion] = uint32(i)
 	}
-	if s.Kind == geneva.Counting {
+	if s.Kind == core.Counting {
 		return b.encodeCount(s, d)
 	}
 	d[dNNew] = uint32(len(s.New))
 	d[dNLess] = uint32(len(s.Less))
 	d[dNNonAdj] = uint32(len(s.NonAdjacent))
 	d[dNEdges] = uint32(len(s.Edges))
-	if s.Kind == geneva.Elimination {
+	if s.Kind == core.Elimination {
 		for _, e := range s.Edges {
 			d = append(d, uint32(e.A), uint32(e.B), uint32(b.partIndex[e.Part]))
 		}
@@ -315,14 +315,14 @@ func (b *gpuBackend) encode(s *geneva.Step) ([]uint32, error) {
 // encodeCount appends a Counting step's classes to its header d: per class kind, k, sets and
 // terms; per set any, label, parents and a (column, partition) pair per parent; per term its
 // coefficient, factors and the factors.
-func (b *gpuBackend) encodeCount(s *geneva.Step, d []uint32) ([]uint32, error) {
+func (b *gpuBackend) encodeCount(s *core.Step, d []uint32) ([]uint32, error) {
 	d[dNNew] = uint32(len(s.Classes))
 	for _, c := range s.Classes {
 		pairs := 0
 		for _, set := range c.Sets {
 			pairs += len(set.Parents)
 		}
-		if len(c.Sets) == 0 || len(c.Sets) > maxCountSets || c.Kind != geneva.CountTerms && len(c.Sets) != 1 || pairs > maxCountPairs {
+		if len(c.Sets) == 0 || len(c.Sets) > maxCountSets || c.Kind != core.CountTerms && len(c.Sets) != 1 || pairs > maxCountPairs {
 			return nil, fmt.Errorf("geneva: counting class %v beyond the kernel's %d sets, %d pairs", c, maxCountSets, maxCountPairs)
 		}
 		d = append(d, uint32(c.Kind), uint32(c.K), uint32(len(c.Sets)), uint32(len(c.Terms)))
@@ -354,14 +354,14 @@ func (b *gpuBackend) encodeCount(s *geneva.Step, d []uint32) ([]uint32, error) {
 
 // sharedPart returns the device partition whose interval index the step's kernel keeps in
 // shared memory (the one it searches most), or -1.
-func (b *gpuBackend) sharedPart(s *geneva.Step) int {
-	p, ok := geneva.Part(0), false
+func (b *gpuBackend) sharedPart(s *core.Step) int {
+	p, ok := core.Part(0), false
 	switch {
-	case s.Kind == geneva.Elimination && len(s.Edges) > 0:
+	case s.Kind == core.Elimination && len(s.Edges) > 0:
 		p, ok = s.Edges[0].Part, true
 	case len(s.New) > 0 && s.New[0].Source >= 0:
 		p, ok = s.New[0].Part, true
-	case s.Kind == geneva.Counting && len(s.Classes) > 0:
+	case s.Kind == core.Counting && len(s.Classes) > 0:
 		p, ok = s.Classes[0].Sets[0].Parents[0].Part, true
 	}
 	if !ok {
@@ -374,9 +374,9 @@ func (b *gpuBackend) sharedPart(s *geneva.Step) int {
 	return i
 }
 
-// Run implements geneva.Backend: sub-launches over [lo, hi), sharing one output counter.
-func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, lo, hi uint64, win geneva.Window, out geneva.Table) (uint64, uint64, error) {
-	if s.Kind == geneva.Counting && out != nil {
+// Run implements core.Backend: sub-launches over [lo, hi), sharing one output counter.
+func (b *gpuBackend) Run(ctx context.Context, s *core.Step, in core.Table, lo, hi uint64, win core.Window, out core.Table) (uint64, uint64, error) {
+	if s.Kind == core.Counting && out != nil {
 		return 0, 0, fmt.Errorf("geneva: a counting step writes no rows")
 	}
 	desc, err := b.encode(s)
@@ -421,12 +421,12 @@ func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, l
 		var kt time.Duration
 		var err error
 		switch s.Kind {
-		case geneva.Extension:
+		case core.Extension:
 			blocks := min((n+warpsBlock-1)/warpsBlock, sms*32)
 			kt, err = b.extend.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, shared,
 				b.desc, b.parts, int32(sp), b.vlabels, b.cands, b.candWords, b.lists,
 				inPtr, r, end, win.From, win.To, outPtr, capRows, countOnly, b.ctr)
-		case geneva.Counting:
+		case core.Counting:
 			blocks := min((n+warpsBlock-1)/warpsBlock, sms*32)
 			kt, err = b.count.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: threadsBlock}, shared,
 				b.desc, b.parts, int32(sp), b.vlabels, inPtr, r, end, b.ctr)
@@ -456,9 +456,9 @@ func (b *gpuBackend) Run(ctx context.Context, s *geneva.Step, in geneva.Table, l
 		return 0, 0, err
 	}
 	if ctr[1] != 0 {
-		return 0, 0, geneva.ErrOverflow
+		return 0, 0, core.ErrOverflow
 	}
-	if s.Kind != geneva.Extension {
+	if s.Kind != core.Extension {
 		ctr[2] = 1
 	}
 	return ctr[0], ctr[2], nil

@@ -1,12 +1,12 @@
-package geneva
+package core
 
 import (
 	"fmt"
 	"math/bits"
 	"testing"
 
-	"submatch/gen"
-	"submatch/pattern"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
 )
 
 // checkPlan verifies the invariants of a GENEVA plan: every query vertex matched exactly once,

@@ -1,4 +1,4 @@
-// Package geneva owns GENEVA's data layout and query planning: interval-PCSR over edge-label
+// Package core owns GENEVA's data layout and query planning: interval-PCSR over edge-label
 // partitions with GENMAP vertex renaming, the interval index, and the decomposition of a query
 // into extension and elimination phases. The GPU kernels that consume them live in the engine.
 //
@@ -14,4 +14,4 @@
 // the sizes of their candidate sets in one final Counting step instead of matching them
 // (PlanCounting; count.go says what is counted exactly and what is matched instead), as the CPU
 // engine counts its postponed leaves.
-package geneva
+package core

@@ -1,6 +1,6 @@
-package geneva
+package core
 
-import "submatch/graph"
+import "github.com/submatch/submatch/graph"
 
 // HashSlotsPerVertex is the number of (vertex, offset) pairs GSI's hash-PCSR reserves per vertex
 // of an ELP: it hashes the |V(D)| vertices of a partition into Δ = |V(D)| groups of Θ = 16 pairs

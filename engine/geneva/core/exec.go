@@ -1,4 +1,4 @@
-package geneva
+package core
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package geneva
+package core
 
 import (
 	"cmp"
@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"submatch/pattern"
+	"github.com/submatch/submatch/pattern"
 )
 
 // A Program is a GENEVA plan lowered to what the kernels execute: a list of steps over a table

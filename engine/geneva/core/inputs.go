@@ -1,10 +1,10 @@
-package geneva
+package core
 
 import (
 	"slices"
 
-	"submatch/graph"
-	"submatch/plan"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
 )
 
 // Inputs is what the step kernels read besides the tables, all in new ids.

@@ -1,11 +1,11 @@
-package geneva
+package core
 
 import (
 	"context"
 
-	"submatch/graph"
-	"submatch/pattern"
-	"submatch/plan"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // Job is one query prepared for GENEVA: its phases, the program they lower to and the inputs the
