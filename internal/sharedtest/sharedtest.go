@@ -120,3 +120,21 @@ func WikiVote(t testing.TB) *graph.Graph {
 	}
 	return g
 }
+
+// EnvLong turns on the deep sweeps (many random cases, large graphs) that the README's test
+// command leaves out so that it passes in a few minutes; .ci/run sets it.
+const EnvLong = "SUBMATCH_LONG"
+
+// Long reports whether the deep sweeps run ($SUBMATCH_LONG set to anything but "" or "0").
+func Long() bool {
+	v := os.Getenv(EnvLong)
+	return v != "" && v != "0"
+}
+
+// SkipUnlessLong skips a deep sweep unless $SUBMATCH_LONG is set.
+func SkipUnlessLong(t testing.TB) {
+	t.Helper()
+	if !Long() {
+		t.Skipf("a deep sweep: set %s=1 to run it", EnvLong)
+	}
+}
