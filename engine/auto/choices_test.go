@@ -1,0 +1,90 @@
+package auto_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/auto"
+	_ "github.com/submatch/submatch/engine/cpu"
+	_ "github.com/submatch/submatch/engine/geneva"
+	_ "github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+)
+
+var updateChoices = flag.Bool("update-choices", false, "rewrite testdata/choices.txt")
+
+// TestChoices records the engine auto chooses for every github and HPRD query, counting and
+// listing, on two threads with a GPU present (an H100 stands in), against testdata/choices.txt:
+// a change of the rule or of the engines' predictions that changes a choice shows here.
+func TestChoices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans and estimates 111 queries")
+	}
+	var b strings.Builder
+	fakeGPU := func(context.Context) (string, error) { return "NVIDIA H100 80GB HBM3", nil }
+	a := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU}}
+	for _, suite := range []struct{ dir, data string }{
+		{"github-gmatch", "data.graph"},
+		{"hprd-subgraphmatching", "HPRD.graph"},
+	} {
+		g, qs := sharedtest.Suite(t, suite.dir, suite.data, 0)
+		for _, q := range qs {
+			for _, listing := range []bool{false, true} {
+				p := &engine.Problem{Data: g, Pattern: q.Pattern, Threads: 2}
+				d, err := a.Decide(context.Background(), p, listing)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mode := "count"
+				if listing {
+					mode = "list"
+				}
+				fmt.Fprintf(&b, "%s %s %s: %s\n", suite.dir, q.Name, mode, d.Engine)
+			}
+		}
+	}
+	wv := sharedtest.WikiVote(t)
+	for _, q := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a)", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)",
+		"(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d), (b)-(e), (c)-(e)"} {
+		pat, err := pattern.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, listing := range []bool{false, true} {
+			d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 2}, listing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "wiki-Vote %s listing=%v: %s\n", q, listing, d.Engine)
+		}
+	}
+	golden := filepath.Join("testdata", "choices.txt")
+	if *updateChoices {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Errorf("choice changed: got %q, want %q", gl[i], wl[i])
+			}
+		}
+		if len(gl) != len(wl) {
+			t.Errorf("%d lines, want %d", len(gl), len(wl))
+		}
+	}
+}
