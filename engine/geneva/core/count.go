@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"github.com/submatch/submatch/internal/checked"
 	"math/bits"
 	"slices"
 	"strings"
@@ -402,9 +403,9 @@ func (a u128) mul(x uint64) (u128, bool) {
 func (c *CountClass) ClassValue(x []uint64) (uint64, bool) {
 	switch c.Kind {
 	case CountFalling:
-		return fallingFactorial(x[1], c.K)
+		return checked.Falling(x[1], c.K)
 	case CountChoose:
-		return binomial(x[1], c.K)
+		return checked.Binomial(x[1], c.K)
 	}
 	var pos, neg u128
 	for _, t := range c.Terms {
@@ -425,49 +426,6 @@ func (c *CountClass) ClassValue(x []uint64) (uint64, bool) {
 	lo, b := bits.Sub64(pos.lo, neg.lo, 0)
 	hi, _ := bits.Sub64(pos.hi, neg.hi, b)
 	return lo, hi == 0
-}
-
-// fallingFactorial returns n(n-1)...(n-k+1); ok is false when it overflows (it is then not zero).
-func fallingFactorial(n uint64, k int) (uint64, bool) {
-	if n < uint64(k) {
-		return 0, true
-	}
-	r := uint64(1)
-	for i := range k {
-		hi, lo := bits.Mul64(r, n-uint64(i))
-		if hi != 0 {
-			return 0, false
-		}
-		r = lo
-	}
-	return r, true
-}
-
-// binomial returns C(n, k); ok is false when it overflows. C(n, i+1) = C(n, i)(n-i)/(i+1) is
-// computed without a wider intermediate: with g = gcd(C(n, i), i+1), (i+1)/g divides n-i. While
-// i+1 <= n/2 the sequence grows, so an overflow on the way is an overflow of the result; past
-// n/2, n < 2k <= 64 and C(n, i) < 2^61 never overflows.
-func binomial(n uint64, k int) (uint64, bool) {
-	if n < uint64(k) {
-		return 0, true
-	}
-	r := uint64(1)
-	for i := range uint64(k) {
-		g := gcd(r, i+1)
-		hi, lo := bits.Mul64(r/g, (n-i)/((i+1)/g))
-		if hi != 0 {
-			return 0, false
-		}
-		r = lo
-	}
-	return r, true
-}
-
-func gcd(a, b uint64) uint64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // countScratch is the host backend's per-Run buffers for counting steps.

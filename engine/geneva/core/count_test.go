@@ -213,27 +213,6 @@ func TestClassValueLarge(t *testing.T) {
 			}
 		}
 	}
-	// Long falling factorials and binomials of one set (any number of vertices).
-	for k := 1; k <= 32; k++ {
-		for _, n := range []uint64{0, 1, uint64(k) - 1, uint64(k), uint64(k) + 1, 40, 64, 100, 1000, 1 << 20, 4294967295} {
-			f, fok := fallingFactorial(n, k)
-			c, cok := binomial(n, k)
-			wf, wc := big.NewInt(1), new(big.Int).Binomial(int64(n), int64(k))
-			for i := range k {
-				wf.Mul(wf, big.NewInt(int64(n)-int64(i)))
-			}
-			if n < uint64(k) {
-				wf.SetInt64(0)
-				wc.SetInt64(0)
-			}
-			if fok != wf.IsUint64() || fok && f != wf.Uint64() {
-				t.Errorf("falling(%d, %d) = %d (%v), want %s", n, k, f, fok, wf)
-			}
-			if cok != wc.IsUint64() || cok && c != wc.Uint64() {
-				t.Errorf("C(%d, %d) = %d (%v), want %s", n, k, c, cok, wc)
-			}
-		}
-	}
 }
 
 // TestPartitionTerms pins the polynomials of small classes.
