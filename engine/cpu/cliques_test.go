@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/submatch/submatch/engine/internal/cliques"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,7 +37,7 @@ func countGeneral(t *testing.T, prob *engine.Problem) uint64 {
 // cliques of up to 8 vertices (the oracle up to 5), for all conventions, with the bit matrix small enough to force
 // the splitting path, one word wide, and several words wide.
 func TestCliqueCounter(t *testing.T) {
-	defer func(limit int) { cliqueBitmapLimit = limit }(cliqueBitmapLimit)
+	defer func(limit int) { cliques.MatrixLimit = limit }(cliques.MatrixLimit)
 	type graphCase struct {
 		name                 string
 		g                    *graph.Graph
@@ -73,7 +73,7 @@ func TestCliqueCounter(t *testing.T) {
 							}
 						}
 						for _, limit := range limits {
-							cliqueBitmapLimit = limit
+							cliques.MatrixLimit = limit
 							got, err := Engine{}.Count(ctx, prob)
 							if err != nil {
 								t.Fatal(err)
@@ -184,41 +184,16 @@ func TestCliqueMemoryLimit(t *testing.T) {
 	}
 	want := countGeneral(t, &engine.Problem{Data: g, Pattern: prob.Pattern, Threads: 2})
 	table := 8 * uint64(g.NumVertices())
-	for _, matrix := range []int{0, 16, cliqueBitmapLimit} {
-		prob.MemoryLimit = table + cliqueWorkerMemory(sizeOf(g), 5, matrix)
+	for _, matrix := range []int{0, 16, cliques.MatrixLimit} {
+		prob.MemoryLimit = table + cliques.WorkerMemory(cliques.SizeOf(g), 5, matrix)
 		if got, err := (Engine{}).Count(context.Background(), prob); err != nil || got.Count != want {
 			t.Fatalf("one worker's memory with matrices of %d: %d, %v; want %d", matrix, got.Count, err, want)
 		}
 	}
 	// A small graph needs no 4,096-member matrix: its worker fits in a few KiB.
 	small := gen.RandomGraph(3, 10, 0.8, 1, 1)
-	if mem := cliqueWorkerMemory(sizeOf(small), 5, cliqueBitmapLimit); mem > 4<<10 {
+	if mem := cliques.WorkerMemory(cliques.SizeOf(small), 5, cliques.MatrixLimit); mem > 4<<10 {
 		t.Errorf("a worker for a 10-vertex graph is charged %d bytes", mem)
-	}
-}
-
-// TestCliqueWorkerAllocatesNothing: once its buffers have grown, counting a root allocates
-// nothing, on the bit-matrix path and on the splitting path.
-func TestCliqueWorkerAllocatesNothing(t *testing.T) {
-	g := gen.RandomGraph(2, 200, 0.5, 1, 1)
-	c, ok := plan.AsClique(g, proptest.Clique(t, 6, "", ""))
-	if !ok {
-		t.Fatal("not a clique")
-	}
-	o := c.Orient(g, 1)
-	for _, limit := range []int{8, 4096} {
-		var stop atomic.Bool
-		w := newCliqueWorker(o, c.K, limit, &stop)
-		for r := range uint32(g.NumVertices()) {
-			w.root(r)
-		}
-		if a := testing.AllocsPerRun(3, func() {
-			for r := range uint32(g.NumVertices()) {
-				w.root(r)
-			}
-		}); a != 0 {
-			t.Errorf("limit %d: %v allocations per pass over the roots", limit, a)
-		}
 	}
 }
 

@@ -1,112 +1,14 @@
 package cpu
 
-// Sorted-set kernels used by the search. Inputs are strictly increasing uint32 slices.
+import "github.com/submatch/submatch/engine/internal/setops"
 
-// gallopThreshold is the size ratio above which intersect switches from a linear merge to
-// galloping (exponential then binary search of the larger list).
-const gallopThreshold = 32
+// The search's set kernels are the shared ones (package engine/internal/setops); these short
+// forms inline.
 
-// intersect writes a ∩ b into out (reusing its storage) and returns it.
-func intersect(a, b, out []uint32) []uint32 {
-	out = out[:0]
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if len(a) == 0 {
-		return out
-	}
-	if len(b) > gallopThreshold*len(a) {
-		return intersectGallop(a, b, out)
-	}
-	return intersectMerge(a, b, out)
-}
+func intersect(a, b, out []uint32) []uint32 { return setops.Intersect(a, b, out) }
 
-// simdMinLen is the shortest input for which the SIMD block intersection pays off.
-const simdMinLen = 16
+func lowerBound(s []uint32, from int, x uint32) int { return setops.LowerBound(s, from, x) }
 
-// intersectMerge is the merge intersection: SIMD blocks while both inputs are long enough (when
-// compiled in), then a scalar merge of the rest.
-func intersectMerge(a, b, out []uint32) []uint32 {
-	i, j := 0, 0
-	if simdIntersect && len(a) >= simdMinLen && len(b) >= simdMinLen {
-		out, i, j = intersectBlocks(a, b, out)
-	}
-	return mergeFrom(a, b, i, j, out)
-}
-
-// mergeFrom is the scalar merge intersection of a[i:] and b[j:].
-func mergeFrom(a, b []uint32, i, j int, out []uint32) []uint32 {
-	for i < len(a) && j < len(b) {
-		x, y := a[i], b[j]
-		switch {
-		case x < y:
-			i++
-		case x > y:
-			j++
-		default:
-			out = append(out, x)
-			i++
-			j++
-		}
-	}
-	return out
-}
-
-// intersectGallop is intersect for a much smaller than b.
-func intersectGallop(a, b, out []uint32) []uint32 {
-	lo := 0
-	for _, x := range a {
-		lo = lowerBound(b, lo, x)
-		if lo == len(b) {
-			break
-		}
-		if b[lo] == x {
-			out = append(out, x)
-			lo++
-		}
-	}
-	return out
-}
-
-// lowerBound returns the first index i >= from with s[i] >= x (len(s) if none), galloping from
-// from.
-func lowerBound(s []uint32, from int, x uint32) int {
-	step := 1
-	hi := from
-	for hi < len(s) && s[hi] < x {
-		from = hi + 1
-		hi += step
-		step <<= 1
-	}
-	hi = min(hi, len(s))
-	for from < hi {
-		mid := int(uint(from+hi) >> 1)
-		if s[mid] < x {
-			from = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return from
-}
-
-// intersectAll intersects every set, smallest first so that each intermediate result stays small,
-// using *buf and *tmp as ping-pong storage (grown as needed, kept for reuse). It reorders sets.
 func intersectAll(sets [][]uint32, buf, tmp *[]uint32) []uint32 {
-	if len(sets) == 1 {
-		return sets[0]
-	}
-	for a := 1; a < len(sets); a++ {
-		for b := a; b > 0 && len(sets[b]) < len(sets[b-1]); b-- {
-			sets[b], sets[b-1] = sets[b-1], sets[b]
-		}
-	}
-	cur := intersect(sets[0], sets[1], *buf)
-	*buf = cur
-	for k := 2; k < len(sets) && len(cur) > 0; k++ {
-		next := intersect(cur, sets[k], *tmp)
-		*tmp, *buf = cur, next
-		cur = next
-	}
-	return cur
+	return setops.IntersectAll(sets, buf, tmp)
 }

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine"
-	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/cliques"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/plan"
@@ -424,7 +424,7 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 	close(ready)
 	wg.Go(func() {
 		start := time.Now()
-		counts[len(devs)], errs[len(devs)] = cpu.CountCliqueRoots(ctx, o, c.K, u.heavy, p.Threads)
+		counts[len(devs)], errs[len(devs)] = cliques.CountRoots(ctx, o, c.K, u.heavy, p.Threads)
 		st.HostTime = time.Since(start)
 		if errs[len(devs)] != nil {
 			cancel()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/cliques"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudacheck"
@@ -492,7 +493,7 @@ func TestEmulatedCliqueKernelFullWidth(t *testing.T) {
 		t.Fatalf("%d roots with a full-width matrix, %d with a wide one; want both", len(full), len(wide))
 	}
 	for _, r := range slices.Concat(full, wide) {
-		want, err := cpu.CountCliqueRoots(context.Background(), o, 4, []uint32{r}, 1)
+		want, err := cliques.CountRoots(context.Background(), o, 4, []uint32{r}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package cpu
+package setops
 
 import (
 	"math/rand/v2"
@@ -34,18 +34,18 @@ func TestIntersect(t *testing.T) {
 		b := randomSet(r, r.IntN(2000), uint32(1+r.IntN(4000)))
 		want := naiveIntersect(a, b)
 		for _, got := range [][]uint32{
-			intersect(a, b, nil), intersect(b, a, nil),
+			Intersect(a, b, nil), Intersect(b, a, nil),
 			intersectMerge(a, b, nil), intersectGallop(a, b, nil), mergeFrom(a, b, 0, 0, nil),
 		} {
 			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
-				t.Fatalf("intersect(%v, %v) = %v, want %v", a, b, got, want)
+				t.Fatalf("Intersect(%v, %v) = %v, want %v", a, b, got, want)
 			}
 		}
 		c := randomSet(r, r.IntN(300), uint32(1+r.IntN(400)))
 		var buf, tmp []uint32
-		all := intersectAll([][]uint32{b, c, a}, &buf, &tmp)
+		all := IntersectAll([][]uint32{b, c, a}, &buf, &tmp)
 		if want3 := naiveIntersect(naiveIntersect(a, b), c); !slices.Equal(all, want3) && !(len(all) == 0 && len(want3) == 0) {
-			t.Fatalf("intersectAll = %v, want %v", all, want3)
+			t.Fatalf("IntersectAll = %v, want %v", all, want3)
 		}
 		blocks, i, j := intersectBlocks(a, b, nil)
 		if got := mergeFrom(a, b, i, j, blocks); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {

@@ -1,6 +1,6 @@
 //go:build !(goexperiment.simd && amd64)
 
-package cpu
+package setops
 
 // simdIntersect is false: this build has no SIMD path (build with GOEXPERIMENT=simd on amd64).
 const simdIntersect = false
