@@ -18,8 +18,6 @@ import (
 	"github.com/submatch/submatch/engine"
 	_ "github.com/submatch/submatch/engine/auto" // registers the "auto" engine
 	_ "github.com/submatch/submatch/engine/cpu"  // registers the "cpu" engine
-	"github.com/submatch/submatch/engine/geneva"
-	"github.com/submatch/submatch/engine/stmatch"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
@@ -89,19 +87,20 @@ func (l *loadFlags) options(log *slog.Logger) formats.Options {
 type matchFlags struct {
 	commonFlags
 	loadFlags
-	engine       string
-	threads      int
-	induced      bool
-	unique       bool
-	json         bool
-	queryFormat  string
-	memory       string
-	gpuMemory    string
-	gpus         string
-	genevaSV     bool
-	genevaNoTail bool
-	genevaOrder  string
-	stmKernel    string
+	engine      string
+	threads     int
+	induced     bool
+	unique      bool
+	json        bool
+	queryFormat string
+	memory      string
+	gpuMemory   string
+	gpus        string
+	// The engines' own flags (engine.Configurable): per engine, the function that builds the
+	// engine they configure, and the names of its flags; fs is the flag set they were added to.
+	configure   map[string]func() (engine.Engine, error)
+	engineFlags map[string][]string
+	fs          *flag.FlagSet
 }
 
 func (m *matchFlags) register(fs *flag.FlagSet) {
@@ -117,10 +116,32 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GB (default: no bound)")
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
 	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them; geneva uses the first)")
-	fs.BoolVar(&m.genevaSV, "geneva-sv", false, "with --engine geneva: match one vertex per phase (the paper's SV-match variant)")
-	fs.BoolVar(&m.genevaNoTail, "geneva-no-tail", false, "with --engine geneva: match the closing vertices too instead of counting them in a final step")
-	fs.StringVar(&m.stmKernel, "stmatch-kernel", "tiered", "with --engine stmatch: `KERNEL` tiered (clique patterns on the clique kernel; others on the generic kernel until the per-query kernel, compiled in the background, is ready), generic, query (compile the per-query kernel first; cliques too), or cliques (the same as tiered)")
-	fs.StringVar(&m.genevaOrder, "geneva-order", "cost", "with --engine geneva: phase order `ORDER`, cost (GENMATCHORDER choosing by estimated growth) or paper (its structural priorities alone)")
+	m.registerEngineFlags(fs)
+}
+
+// registerEngineFlags adds the flags of every engine that has some (engine.Configurable). Each
+// flag must be named after its engine ("--geneva-order" for geneva), so that engines cannot
+// collide and a user sees which engine a flag belongs to.
+func (m *matchFlags) registerEngineFlags(fs *flag.FlagSet) {
+	m.fs, m.configure, m.engineFlags = fs, map[string]func() (engine.Engine, error){}, map[string][]string{}
+	for _, e := range engine.Engines() {
+		c, ok := e.(engine.Configurable)
+		if !ok {
+			continue
+		}
+		before := map[string]bool{}
+		fs.VisitAll(func(f *flag.Flag) { before[f.Name] = true })
+		m.configure[e.Name()] = c.RegisterFlags(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			if before[f.Name] {
+				return
+			}
+			if !strings.HasPrefix(f.Name, e.Name()+"-") {
+				panic(fmt.Sprintf("submatch: engine %s registers flag --%s, not named --%s-...", e.Name(), f.Name, e.Name()))
+			}
+			m.engineFlags[e.Name()] = append(m.engineFlags[e.Name()], f.Name)
+		})
+	}
 }
 
 func (m *matchFlags) check() error {
@@ -142,23 +163,20 @@ func (m *matchFlags) check() error {
 	if _, err := parseGPUs(m.gpus); err != nil {
 		return err
 	}
-	if m.genevaSV && m.engine != "geneva" {
-		return usagef("--geneva-sv needs --engine geneva")
+	// An engine's flag set on the command line needs that engine; its values must be valid.
+	set := map[string]bool{}
+	if m.fs != nil {
+		m.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	}
-	if m.genevaNoTail && m.engine != "geneva" {
-		return usagef("--geneva-no-tail needs --engine geneva")
-	}
-	if _, err := stmatch.ParseKernelChoice(m.stmKernel); err != nil {
-		return usagef("--stmatch-kernel: %v", err)
-	}
-	if m.stmKernel != "tiered" && m.engine != "stmatch" {
-		return usagef("--stmatch-kernel needs --engine stmatch")
-	}
-	if m.genevaOrder != "cost" && m.genevaOrder != "paper" {
-		return usagef("--geneva-order must be cost or paper, not %q", m.genevaOrder)
-	}
-	if m.genevaOrder != "cost" && m.engine != "geneva" {
-		return usagef("--geneva-order needs --engine geneva")
+	for name, flags := range m.engineFlags {
+		for _, f := range flags {
+			if set[f] && m.engine != name {
+				return usagef("--%s needs --engine %s", f, name)
+			}
+		}
+		if _, err := m.configure[name](); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	return checkFormat("--query-format", m.queryFormat)
 }
@@ -250,15 +268,14 @@ func resolveEngine(name string) (engine.Engine, error) {
 func (m *matchFlags) resolveEngine() (engine.Engine, error) {
 	var e engine.Engine
 	var err error
-	if m.genevaSV || m.genevaNoTail || m.genevaOrder == "paper" {
-		e = geneva.Engine{Options: geneva.Options{SingleVertex: m.genevaSV, NoTailCount: m.genevaNoTail, PaperOrder: m.genevaOrder == "paper"}}
-	} else if m.stmKernel != "tiered" {
-		k, _ := stmatch.ParseKernelChoice(m.stmKernel) // checked by check
-		e = stmatch.Engine{Options: stmatch.Options{Kernel: k}}
+	if configure, ok := m.configure[m.engine]; ok {
+		if e, err = configure(); err != nil {
+			return nil, usagef("%v", err)
+		}
 	} else if e, err = resolveEngine(m.engine); err != nil {
 		return nil, err
 	}
-	if n := e.Name(); n == "geneva" || n == "stmatch" {
+	if engine.Describe(e).Device == engine.GPU {
 		go gpu.Open(context.Background()) // the engine opens it again (once) and reports errors
 	}
 	return e, nil

@@ -15,17 +15,45 @@ import (
 	"github.com/submatch/submatch/plan"
 )
 
-// fakeEngine stands for a GPU engine: it counts calls and returns a fixed count or error.
-type fakeEngine struct {
-	name  string
-	count uint64
-	err   error
-	calls *int
+// hostFake is the CPU engine (the planner) with a fixed predicted time.
+type hostFake struct {
+	cpu.Engine
+	seconds float64
 }
 
-func (f fakeEngine) Name() string { return f.name }
+func (h hostFake) Predict(*engine.Workload) engine.Prediction {
+	return engine.Prediction{Seconds: h.seconds}
+}
 
-func (f fakeEngine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+// deviceFake stands for a GPU engine: it predicts a fixed time, counts its calls and returns a
+// fixed count or error.
+type deviceFake struct {
+	name    string
+	count   uint64
+	err     error
+	seconds float64 // predicted; < 0: not eligible
+	start   float64
+	lists   bool
+	calls   *int
+	seen    **engine.Workload // the last workload it predicted for
+}
+
+func (f deviceFake) Name() string { return f.name }
+
+func (f deviceFake) Capabilities() engine.Capabilities {
+	return engine.Capabilities{Device: engine.GPU, Lists: f.lists}
+}
+
+func (f deviceFake) StartSeconds() float64 { return f.start }
+
+func (f deviceFake) Predict(w *engine.Workload) engine.Prediction {
+	if f.seen != nil {
+		*f.seen = w
+	}
+	return engine.Prediction{Seconds: f.seconds, Note: "fake"}
+}
+
+func (f deviceFake) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
 	*f.calls++
 	if f.err != nil {
 		return engine.Result{}, f.err
@@ -33,17 +61,16 @@ func (f fakeEngine) Count(ctx context.Context, p *engine.Problem) (engine.Result
 	return engine.Result{Count: f.count}, nil
 }
 
-func (f fakeEngine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
+func (f deviceFake) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
 	return func(yield func([]uint32, error) bool) {
 		*f.calls++
 		yield([]uint32{7, 7, 7}, nil)
 	}
 }
 
-// reusingFake is a fake engine that can start from the decision's plan (planReuser); base
-// records the plan it was given.
+// reusingFake also starts from the decision's plan (engine.PlanReuser); base records it.
 type reusingFake struct {
-	fakeEngine
+	deviceFake
 	base **plan.Plan
 }
 
@@ -52,68 +79,60 @@ func (f reusingFake) CountFrom(ctx context.Context, p *engine.Problem, base *pla
 	return f.Count(ctx, p)
 }
 
-// listingFake is a fake engine that declares it lists matches.
-type listingFake struct{ fakeEngine }
-
-func (listingFake) ListsMatches() bool { return true }
-
-// fixture is a problem, fake GPU engines and a GPU probe that records whether it was called.
+// fixture is a problem, a host with a set predicted time, fake device engines and a GPU probe
+// that records whether it was called.
 type fixture struct {
-	prob                  *engine.Problem
-	stmatchRuns, genRuns  int
-	gpuChecks             int
-	gpuErr                error
-	stmatchErr            error
-	genevaLists, noEngine bool
-	// reuse makes the fake stmatch a planReuser; stmatchBase is the plan it was given.
-	reuse       bool
-	stmatchBase *plan.Plan
+	prob          *engine.Problem
+	host          float64 // the host's predicted seconds
+	a, b          deviceFake
+	aRuns, bRuns  int
+	gpuChecks     int
+	gpuErr        error
+	noDevices     bool
+	reuse         bool
+	aBase         *plan.Plan
+	aSaw          *engine.Workload
+	listingBLists bool
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	g := gen.RandomGraphM(3, 150, 900, 1, 1)
-	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(e)-(a)") // levels a, b, c, d; e counted
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(e)-(a)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{prob: &engine.Problem{Data: g, Pattern: p, Threads: 1}}
+	f := &fixture{prob: &engine.Problem{Data: g, Pattern: p, Threads: 1}, host: 1e-6}
+	f.a = deviceFake{name: "gpu-a", count: 1001, seconds: 10, start: 0.3, lists: true, calls: &f.aRuns, seen: &f.aSaw}
+	f.b = deviceFake{name: "gpu-b", count: 1002, seconds: 10, start: 0.5, calls: &f.bRuns}
+	return f
 }
 
-// rules returns rules with fake engines and GPU, and the given rates (the rest default).
-func (f *fixture) rules(r Rules) *Rules {
-	r.GPU = func(ctx context.Context) (string, error) {
-		f.gpuChecks++
-		if f.gpuErr != nil {
-			return "", f.gpuErr
-		}
-		return "fake GPU", nil
-	}
-	r.Lookup = func(name string) (engine.Engine, error) {
-		if f.noEngine {
-			return nil, errors.New("not built in")
-		}
-		switch name {
-		case "stmatch":
-			fe := fakeEngine{name: "stmatch", count: 1001, err: f.stmatchErr, calls: &f.stmatchRuns}
+// engine returns an auto engine over the fixture's engines.
+func (f *fixture) engine() Engine {
+	return Engine{Rules: &Rules{
+		GPU: func(ctx context.Context) (string, error) {
+			f.gpuChecks++
+			if f.gpuErr != nil {
+				return "", f.gpuErr
+			}
+			return "fake GPU", nil
+		},
+		Engines: func() []engine.Engine {
+			es := []engine.Engine{hostFake{seconds: f.host}}
+			if f.noDevices {
+				return es
+			}
+			var a engine.Engine = f.a
 			if f.reuse {
-				return reusingFake{fe, &f.stmatchBase}, nil
+				a = reusingFake{f.a, &f.aBase}
 			}
-			return fe, nil
-		case "geneva":
-			fe := fakeEngine{name: "geneva", count: 1002, calls: &f.genRuns}
-			if f.genevaLists {
-				return listingFake{fe}, nil
-			}
-			return fe, nil
-		}
-		return engine.Lookup(name)
-	}
-	return &r
+			b := f.b
+			b.lists = f.listingBLists
+			return append(es, a, b, Engine{})
+		},
+	}}
 }
-
-// slowCPU makes every search look large enough for a GPU (the threshold is 0.3 nodes).
-const slowCPU = 1
 
 func cpuCount(t *testing.T, p *engine.Problem) uint64 {
 	t.Helper()
@@ -124,17 +143,16 @@ func cpuCount(t *testing.T, p *engine.Problem) uint64 {
 	return res.Count
 }
 
-func TestSmallSearchStaysOnCPUWithoutOpeningTheGPU(t *testing.T) {
+func TestSmallSearchStaysOnTheHostWithoutOpeningTheGPU(t *testing.T) {
 	f := newFixture(t)
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: 1e15})}
-	res, d, err := e.CountDecision(context.Background(), f.prob)
+	res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Engine != "cpu" || f.gpuChecks != 0 || f.stmatchRuns+f.genRuns != 0 {
-		t.Fatalf("decision %+v, %d GPU checks, %d+%d GPU runs", d, f.gpuChecks, f.stmatchRuns, f.genRuns)
+	if d.Engine != "cpu" || f.gpuChecks != 0 || f.aRuns+f.bRuns != 0 || d.Estimated {
+		t.Fatalf("decision %+v, %d GPU checks, %d+%d GPU runs", d, f.gpuChecks, f.aRuns, f.bRuns)
 	}
-	if !strings.Contains(d.Reason, "below the GPU threshold") {
+	if !strings.Contains(d.Reason, "bound from the plan") || !strings.Contains(d.Reason, "below the GPU threshold 1.3e13") {
 		t.Errorf("reason %q", d.Reason)
 	}
 	if res.Count != cpuCount(t, f.prob) {
@@ -147,9 +165,8 @@ func TestSmallSearchStaysOnCPUWithoutOpeningTheGPU(t *testing.T) {
 
 func TestLargeSearchWithoutGPU(t *testing.T) {
 	f := newFixture(t)
-	f.gpuErr = gpu.ErrNoGPU
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU})}
-	res, d, err := e.CountDecision(context.Background(), f.prob)
+	f.host, f.gpuErr = 100, gpu.ErrNoGPU
+	res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,26 +181,21 @@ func TestLargeSearchWithoutGPU(t *testing.T) {
 	}
 }
 
-func TestPicksTheFastestPredictedEngine(t *testing.T) {
-	cases := []struct {
-		name  string
-		rules Rules
-		want  string
+func TestPicksTheFastestPrediction(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		host, a, b float64
+		want       string
 	}{
-		{"stmatch fast", Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e12, STMatchWarpNodesPerSecond: 1e12,
-			GenevaRowsPerSecond: 1e-3, GPUStartSeconds: 1e-9}, "stmatch"},
-		{"geneva fast", Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e-3, GenevaRowsPerSecond: 1e15,
-			GPUStartSeconds: 1e-9}, "geneva"},
-		{"stmatch held back by its heaviest subtree", Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e15,
-			STMatchWarpNodesPerSecond: 1e-6, GenevaRowsPerSecond: 1e-3, GPUStartSeconds: 1e-9}, "cpu"},
-		{"GPUs slow", Rules{CPUNodesPerSecond: 1e4, STMatchNodesPerSecond: 1, STMatchWarpNodesPerSecond: 1,
-			GenevaRowsPerSecond: 1, GPUStartSeconds: 1e-9}, "cpu"},
-	}
-	for _, c := range cases {
+		{"a fastest", 100, 1, 2, "gpu-a"},
+		{"b fastest", 100, 2, 1, "gpu-b"},
+		{"a not eligible", 100, -1, 50, "gpu-b"},
+		{"devices slow", 100, 200, 300, "cpu"},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t)
-			e := Engine{Rules: f.rules(c.rules)}
-			res, d, err := e.CountDecision(context.Background(), f.prob)
+			f.host, f.a.seconds, f.b.seconds = c.host, c.a, c.b
+			res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,12 +205,16 @@ func TestPicksTheFastestPredictedEngine(t *testing.T) {
 			if !strings.Contains(d.Reason, "predicted cpu ") {
 				t.Errorf("reason %q", d.Reason)
 			}
-			want := map[string]uint64{"stmatch": 1001, "geneva": 1002, "cpu": cpuCount(t, f.prob)}[c.want]
+			want := map[string]uint64{"gpu-a": 1001, "gpu-b": 1002, "cpu": cpuCount(t, f.prob)}[c.want]
 			if res.Count != want {
 				t.Errorf("count %d, want %d from %s", res.Count, want, c.want)
 			}
-			if (c.want == "stmatch") != (f.stmatchRuns == 1) || (c.want == "geneva") != (f.genRuns == 1) {
-				t.Errorf("runs: stmatch %d, geneva %d", f.stmatchRuns, f.genRuns)
+			if (c.want == "gpu-a") != (f.aRuns == 1) || (c.want == "gpu-b") != (f.bRuns == 1) {
+				t.Errorf("runs: a %d, b %d", f.aRuns, f.bRuns)
+			}
+			// The devices predicted from the planner's plan and its estimate.
+			if f.aSaw == nil || f.aSaw.Plan != d.Plan() || f.aSaw.Estimate == nil || f.aSaw.GPU != "fake GPU" {
+				t.Errorf("workload %+v", f.aSaw)
 			}
 		})
 	}
@@ -208,52 +224,35 @@ func TestPicksTheFastestPredictedEngine(t *testing.T) {
 // built (its candidates are not filtered again).
 func TestDelegationReusesThePlan(t *testing.T) {
 	f := newFixture(t)
-	f.reuse = true
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e12, STMatchWarpNodesPerSecond: 1e12,
-		GenevaRowsPerSecond: 1e-3, GPUStartSeconds: 1e-9})}
-	res, d, err := e.CountDecision(context.Background(), f.prob)
+	f.reuse, f.host, f.a.seconds = true, 100, 1
+	res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Engine != "stmatch" || res.Count != 1001 || f.stmatchRuns != 1 {
-		t.Fatalf("decision %+v, count %d, %d runs", d, res.Count, f.stmatchRuns)
+	if d.Engine != "gpu-a" || res.Count != 1001 || f.aRuns != 1 {
+		t.Fatalf("decision %+v, count %d, %d runs", d, res.Count, f.aRuns)
 	}
-	if f.stmatchBase == nil || f.stmatchBase != d.Plan() {
-		t.Errorf("stmatch was given plan %p, the decision's is %p", f.stmatchBase, d.Plan())
+	if f.aBase == nil || f.aBase != d.Plan() {
+		t.Errorf("gpu-a was given plan %p, the decision's is %p", f.aBase, d.Plan())
 	}
 }
 
-func TestThresholdScalesWithThreads(t *testing.T) {
+func TestDeviceFailureFallsBackToTheHost(t *testing.T) {
 	f := newFixture(t)
-	f.prob.Threads = 3
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: 1e15, CPUThreadGain: 0.5, GPUStartSeconds: 2})}
-	d, err := e.Decide(context.Background(), f.prob, false)
+	f.host, f.a.seconds, f.a.err = 100, 1, errors.New("kernel exploded")
+	res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 2 * 1e15 * (1 + 0.5*2); d.Threshold != want || d.Threads != 3 {
-		t.Errorf("threshold %g with %d threads, want %g", d.Threshold, d.Threads, want)
-	}
-}
-
-func TestGPUFailureFallsBackToCPU(t *testing.T) {
-	f := newFixture(t)
-	f.stmatchErr = errors.New("kernel exploded")
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e15, STMatchWarpNodesPerSecond: 1e15,
-		GenevaRowsPerSecond: 1e-3, GPUStartSeconds: 1e-9})}
-	res, d, err := e.CountDecision(context.Background(), f.prob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Engine != "cpu" || f.stmatchRuns != 1 || !strings.Contains(d.Reason, "stmatch failed (kernel exploded), counted on cpu") {
+	if d.Engine != "cpu" || f.aRuns != 1 || !strings.Contains(d.Reason, "gpu-a failed (kernel exploded), counted on cpu") {
 		t.Fatalf("decision %+v", d)
 	}
 	if res.Count != cpuCount(t, f.prob) {
 		t.Errorf("count %d", res.Count)
 	}
 	// Overflow is an answer, not a failure: it is returned as it is.
-	f.stmatchErr = engine.ErrOverflow
-	if _, d, err := e.CountDecision(context.Background(), f.prob); !errors.Is(err, engine.ErrOverflow) || d.Engine != "stmatch" {
+	f.a.err = engine.ErrOverflow
+	if _, d, err := f.engine().CountDecision(context.Background(), f.prob); !errors.Is(err, engine.ErrOverflow) || d.Engine != "gpu-a" {
 		t.Errorf("overflow: decision %s, error %v", d, err)
 	}
 }
@@ -261,39 +260,35 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 func TestListing(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	fast := Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e15, STMatchWarpNodesPerSecond: 1e15,
-		GenevaRowsPerSecond: 1e15, GPUStartSeconds: 1e-9}
-	e := Engine{Rules: f.rules(fast)}
-	// Neither fake declares listing: the CPU lists, without planning twice or opening the GPU.
+	f.host, f.a.seconds, f.b.seconds = 100, 2, 1
+	e := f.engine()
+	// Only gpu-a lists: gpu-b, faster, is not considered.
 	d, err := e.Decide(ctx, f.prob, true)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || d.Engine != "gpu-a" || len(d.Predictions) != 2 {
+		t.Fatalf("decision %+v, error %v", d, err)
 	}
-	if d.Engine != "cpu" || d.Plan() != nil || f.gpuChecks != 0 || !strings.Contains(d.Reason, "listing") {
-		t.Fatalf("decision %+v", d)
+	got, _ := engine.CollectMatches(ctx, e, f.prob, 0)
+	if len(got) != 1 || got[0][0] != 7 || f.aRuns != 1 {
+		t.Errorf("listing went to %v (gpu-a runs %d)", got, f.aRuns)
 	}
-	got, err := engine.CollectMatches(ctx, e, f.prob, 0)
+	// With no listing device engine the host lists, without planning twice or opening the GPU.
+	f.a.lists, f.gpuChecks = false, 0
+	e = f.engine()
+	d, err = e.Decide(ctx, f.prob, true)
+	if err != nil || d.Engine != "cpu" || d.Plan() != nil || f.gpuChecks != 0 || !strings.Contains(d.Reason, "listing") {
+		t.Fatalf("decision %+v (%d GPU checks), error %v", d, f.gpuChecks, err)
+	}
+	got, err = engine.CollectMatches(ctx, e, f.prob, 0)
 	want, _ := engine.CollectMatches(ctx, cpu.Engine{}, f.prob, 0)
 	if err != nil || len(got) != len(want) || len(got) == 0 {
 		t.Fatalf("%d matches (error %v), cpu engine %d", len(got), err, len(want))
 	}
-	// An engine that declares listing is considered; stmatch still is not.
-	f.genevaLists = true
-	d, err = e.Decide(ctx, f.prob, true)
-	if err != nil || d.Engine != "geneva" || len(d.Predictions) != 2 {
-		t.Fatalf("decision %+v, error %v", d, err)
-	}
-	got, _ = engine.CollectMatches(ctx, e, f.prob, 0)
-	if len(got) != 1 || got[0][0] != 7 || f.genRuns != 1 {
-		t.Errorf("listing went to %v (geneva runs %d)", got, f.genRuns)
-	}
 }
 
-func TestNoGPUEngineBuiltIn(t *testing.T) {
+func TestNoDeviceEngineBuiltIn(t *testing.T) {
 	f := newFixture(t)
-	f.noEngine = true
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU})}
-	res, d, err := e.CountDecision(context.Background(), f.prob)
+	f.noDevices, f.host = true, 100
+	res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 	if err != nil || d.Engine != "cpu" || d.Plan() != nil || d.Estimated || f.gpuChecks != 0 {
 		t.Fatalf("decision %+v, error %v", d, err)
 	}
@@ -302,24 +297,18 @@ func TestNoGPUEngineBuiltIn(t *testing.T) {
 	}
 }
 
-func TestStmatchNeedsACandidateSpace(t *testing.T) {
-	f := newFixture(t)
-	opts := plan.Options{MultiplyAutomorphisms: true, SpaceLimit: -1}
-	if why := stmatchIneligible(plan.Build(f.prob.Data, f.prob.Pattern, opts)); why == "" {
-		t.Error("a plan without a candidate space is eligible for stmatch")
-	}
-	opts.SpaceLimit = 0
-	if why := stmatchIneligible(plan.Build(f.prob.Data, f.prob.Pattern, opts)); why != "" {
-		t.Errorf("plan with a candidate space: %s", why)
+func TestNoPlanner(t *testing.T) {
+	e := Engine{Rules: &Rules{Engines: func() []engine.Engine { return []engine.Engine{deviceFake{name: "x"}} }}}
+	if _, err := e.Decide(context.Background(), newFixture(t).prob, false); err == nil || !strings.Contains(err.Error(), "no registered engine plans") {
+		t.Errorf("error %v", err)
 	}
 }
 
 func TestEmptyPlan(t *testing.T) {
 	f := newFixture(t)
 	p, _ := pattern.Parse("(a:5)-(b)")
-	f.prob.Pattern = p
-	e := Engine{Rules: f.rules(Rules{CPUNodesPerSecond: slowCPU})}
-	res, d, err := e.CountDecision(context.Background(), f.prob)
+	f.prob.Pattern, f.host = p, 100
+	res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 	if err != nil || res.Count != 0 || d.Engine != "cpu" || f.gpuChecks != 0 {
 		t.Fatalf("count %d, decision %+v, error %v", res.Count, d, err)
 	}
@@ -329,8 +318,7 @@ func TestCancelledWhilePlanning(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	e := Engine{Rules: f.rules(Rules{})}
-	res, _, err := e.CountDecision(ctx, f.prob)
+	res, _, err := f.engine().CountDecision(ctx, f.prob)
 	if !errors.Is(err, context.Canceled) || !res.Partial {
 		t.Errorf("partial %v, error %v", res.Partial, err)
 	}
@@ -356,51 +344,50 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("sci(%g) = %q, want %q", x, got, want)
 		}
 	}
-	d := Decision{Engine: "cpu", Reason: "estimated 3.1e5 search nodes, below the GPU threshold 2e8"}
-	if got := d.String(); got != "cpu (auto: estimated 3.1e5 search nodes, below the GPU threshold 2e8)" {
+	d := Decision{Engine: "cpu", Reason: "estimated 3.1e5 search nodes"}
+	if got := d.String(); got != "cpu (auto: estimated 3.1e5 search nodes)" {
 		t.Errorf("String() = %q", got)
 	}
 }
 
-// TestCliqueDecision: a clique is decided without a plan, between the CPU engine's clique
-// counter and stmatch (its clique kernel), by the CPU time predicted from the edges; the GPU is
-// looked for only when that is above the GPU's start-up. Listing a clique decides as usual.
+// TestCliqueDecision: a clique is decided without a plan, from the predictions for the clique
+// (Workload.Clique); the GPU is looked for only when the host's is above a start-up. Listing a
+// clique decides as usual.
 func TestCliqueDecision(t *testing.T) {
 	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast := Rules{CPUNodesPerSecond: slowCPU, STMatchNodesPerSecond: 1e15, STMatchWarpNodesPerSecond: 1e15, GenevaRowsPerSecond: 1e15}
-	slow := fast
-	slow.CliqueCPUSecondsPerEdge = 1
 	for _, c := range []struct {
 		name      string
-		rules     Rules
+		host      float64
 		gpuErr    error
 		want      string
 		gpuChecks int
 		reason    string
 	}{
-		{"small graph", fast, nil, "cpu", 0, "below the GPU's start-up"},
-		{"large graph", slow, nil, "stmatch", 1, "clique kernel"},
-		{"large graph, no GPU", slow, gpu.ErrNoGPU, "cpu", 1, "but no GPU"},
+		{"small graph", 0.01, nil, "cpu", 0, "below the GPU's start-up 300 ms"},
+		{"large graph", 100, nil, "gpu-a", 1, "predicted cpu 100 s"},
+		{"large graph, no GPU", 100, gpu.ErrNoGPU, "cpu", 1, "but no GPU"},
 	} {
 		f := newFixture(t)
-		f.prob.Pattern, f.gpuErr = p, c.gpuErr
-		e := Engine{Rules: f.rules(c.rules)}
-		res, d, err := e.CountDecision(context.Background(), f.prob)
+		f.prob.Pattern, f.gpuErr, f.host, f.a.seconds = p, c.gpuErr, c.host, 1
+		res, d, err := f.engine().CountDecision(context.Background(), f.prob)
 		if err != nil || d.Engine != c.want || d.Plan() != nil || f.gpuChecks != c.gpuChecks ||
 			!strings.Contains(d.Reason, "4-clique") || !strings.Contains(d.Reason, c.reason) {
 			t.Fatalf("%s: decision %+v (%d GPU checks), error %v", c.name, d, f.gpuChecks, err)
 		}
+		if c.want == "gpu-a" && (f.aSaw == nil || f.aSaw.Clique == nil || f.aSaw.Clique.K != 4) {
+			t.Errorf("%s: gpu-a predicted for %+v", c.name, f.aSaw)
+		}
 		want := cpuCount(t, f.prob)
-		if c.want == "stmatch" {
-			want = 1001 // the fake stmatch engine's count
+		if c.want == "gpu-a" {
+			want = 1001
 		}
 		if res.Count != want {
 			t.Errorf("%s: count %d, want %d", c.name, res.Count, want)
 		}
-		if d, err := e.Decide(context.Background(), f.prob, true); err != nil || strings.Contains(d.Reason, "clique") {
+		if d, err := f.engine().Decide(context.Background(), f.prob, true); err != nil || strings.Contains(d.Reason, "clique") {
 			t.Errorf("%s: listing a clique: %+v, %v", c.name, d, err)
 		}
 	}

@@ -277,9 +277,6 @@ func init() {
 // Name implements engine.Engine.
 func (Engine) Name() string { return "stmatch" }
 
-// ListsMatches tells --engine auto that Matches lists on the GPU.
-func (Engine) ListsMatches() bool { return true }
-
 // Stats reports where the time of a count went and how the kernel ran. With several GPUs the
 // times are those of the slowest device and the counters are summed.
 type Stats struct {

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"flag"
+	"iter"
+	"time"
+
+	"github.com/submatch/submatch/plan"
+)
+
+// An engine describes itself through the optional interfaces below, so that the choice of
+// engine (package engine/auto) and the command line work from whatever is registered and never
+// name an engine: a new engine is one folder that registers itself, plus one import line in the
+// command.
+
+// Device is what an engine runs on.
+type Device string
+
+const (
+	// Host engines run on the CPU cores.
+	Host Device = "cpu"
+	// GPU engines need an NVIDIA GPU (opened through package gpu).
+	GPU Device = "gpu"
+)
+
+// Capabilities is what an engine says about itself.
+type Capabilities struct {
+	// Device is what it runs on.
+	Device Device
+	// Lists is set when Matches lists matches (on the device for a GPU engine). An engine that
+	// does not list may still implement Matches by refusing with an error.
+	Lists bool
+	// Summary is one line for the command's help.
+	Summary string
+}
+
+// Describer is implemented by engines that describe themselves. An engine that does not is taken
+// as a host engine that lists.
+type Describer interface {
+	Capabilities() Capabilities
+}
+
+// Describe returns e's capabilities, or those of a listing host engine when e does not say.
+func Describe(e Engine) Capabilities {
+	if d, ok := e.(Describer); ok {
+		return d.Capabilities()
+	}
+	return Capabilities{Device: Host, Lists: true}
+}
+
+// Planner is implemented by the engine whose plan (package plan) the choice of engine is made
+// on: it builds the plan once, the others predict their times from it and may start from it
+// (PlanReuser), and it counts or lists from it when it is chosen itself. The CPU engine is the
+// planner.
+type Planner interface {
+	// PlanOptions are the options the engine would plan p with.
+	PlanOptions(p *Problem, listing bool) (plan.Options, error)
+	// CountPlan counts p's matches from pl (built with PlanOptions; planTime is what building
+	// it took, reported in the result).
+	CountPlan(ctx context.Context, p *Problem, pl *plan.Plan, planTime time.Duration) (Result, error)
+	// MatchesPlan lists p's matches from pl.
+	MatchesPlan(ctx context.Context, p *Problem, pl *plan.Plan) iter.Seq2[[]uint32, error]
+}
+
+// PlanReuser is implemented by engines that can start from the planner's plan (reusing its
+// filtered candidates, which take seconds on graphs with hundreds of millions of edges) instead
+// of filtering again.
+type PlanReuser interface {
+	CountFrom(ctx context.Context, p *Problem, base *plan.Plan) (Result, error)
+}
+
+// Workload is what an engine predicts its time from: the problem and what the planner learnt of
+// it.
+type Workload struct {
+	Problem *Problem
+	// Listing is set for Matches, clear for Count.
+	Listing bool
+	// Threads is the number of host threads the problem runs on (Problem.Threads resolved).
+	Threads int
+	// Clique is set for a clique pattern (plan.AsClique); no plan is built for it then.
+	Clique *plan.Clique
+	// Plan is the planner's plan (nil for a clique).
+	Plan *plan.Plan
+	// Bound is Plan.NodeBound(), an upper bound on the planner's search nodes; Estimate, when
+	// set, is the estimate of the search (plan.Estimate), made only when the bound leaves the
+	// choice open.
+	Bound    float64
+	Estimate *plan.Estimate
+	// GPU names the GPU a GPU engine would run on ("" when none was looked for or found).
+	GPU string
+}
+
+// Prediction is an engine's predicted time for a workload.
+type Prediction struct {
+	// Seconds is the predicted time of the whole call, start-up included; negative when the
+	// engine cannot take the workload (Note says why).
+	Seconds float64
+	// Note says what dominates the prediction, or why the engine cannot take the workload.
+	Note string
+}
+
+// Eligible reports whether the engine can take the workload.
+func (p Prediction) Eligible() bool { return p.Seconds >= 0 }
+
+// Predictor is implemented by engines that predict their time, so that --engine auto can choose
+// among them. Predictions come from measured rates (each engine keeps its own, with the
+// measurements they come from).
+type Predictor interface {
+	// StartSeconds is what the engine spends before it searches, in a fresh process (a GPU
+	// context, kernel cache, uploads; 0 for the host). Devices are looked for only when the
+	// planner's predicted time is above the smallest of these.
+	StartSeconds() float64
+	// Predict predicts the engine's time for w.
+	Predict(w *Workload) Prediction
+}
+
+// Configurable is implemented by engines that have flags of their own. RegisterFlags adds them to
+// fs, each named after the engine ("geneva-order" for the engine "geneva"), and returns the
+// function that, once fs is parsed, checks their values and returns the engine they configure.
+type Configurable interface {
+	RegisterFlags(fs *flag.FlagSet) (configure func() (Engine, error))
+}
+
+// Engines returns every registered engine, by name.
+func Engines() []Engine {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	es := make([]Engine, 0, len(registry))
+	for _, n := range namesLocked() {
+		es = append(es, registry[n])
+	}
+	return es
+}
