@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/ebitengine/purego v0.11.3
+	github.com/klauspost/compress v1.18.0
 	gonum.org/v1/plot v0.17.0
 )
 

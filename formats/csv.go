@@ -15,9 +15,10 @@ import (
 //	a>b          a directed edge: refused, directed graphs are out of scope
 //
 // Vertex names are arbitrary strings. When every name is an integer the names are the vertices'
-// original ids; otherwise vertices are numbered 0, 1, ... in order of first appearance (the graph
-// keeps integer ids only). Labels must be non-negative integers: pattern and data files are read
-// separately, so there is no consistent way to number textual labels.
+// original ids; otherwise vertices are numbered 0, 1, ... in order of first appearance and the
+// graph keeps the names for output (graph.Graph.VertexName). Labels must be non-negative
+// integers: pattern and data files are read separately, so there is no consistent way to number
+// textual labels.
 //
 // Detection: a ".csv" extension, or a first line with a non-numeric name, ",," or '>'.
 
@@ -160,6 +161,11 @@ func (csvLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 		}
 		if _, err := b.Vertex(ids[i]); err != nil {
 			return nil, inputErrorf(path, "%v", err)
+		}
+		if !numeric {
+			if err := b.SetVertexName(ids[i], names[i]); err != nil {
+				return nil, inputErrorf(path, "%v", err)
+			}
 		}
 	}
 	for u, l := range labels {

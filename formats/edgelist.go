@@ -1,8 +1,8 @@
 package formats
 
 import (
+	"context"
 	"io"
-	"os"
 
 	"github.com/submatch/submatch/graph"
 )
@@ -119,7 +119,7 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 		}
 	}
 	if opts.VertexLabelsFile != "" {
-		if err := readVertexLabels(b, opts.VertexLabelsFile); err != nil {
+		if err := readVertexLabels(opts.context(), b, opts.VertexLabelsFile); err != nil {
 			return nil, err
 		}
 	}
@@ -133,13 +133,13 @@ func parseEdge(line []byte, l *lineFields) {
 }
 
 // readVertexLabels applies an `id label` file to a builder.
-func readVertexLabels(b *graph.Builder, path string) error {
-	f, err := os.Open(path)
+func readVertexLabels(ctx context.Context, b *graph.Builder, path string) error {
+	r, closeFn, err := openRegular(ctx, path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	lr := newLineReader(f, path)
+	defer closeFn()
+	lr := newLineReader(r, path)
 	var v [2]int64
 	for {
 		line, err := lr.nextData(edgeComments)

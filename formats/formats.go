@@ -8,6 +8,7 @@ package formats
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,11 @@ type Options struct {
 	VertexLabelsFile string           // optional `id label` file for edge-list formats (SNAP)
 	DropSelfLoops    bool             // drop self-loops (counted, reported through Warn) instead of failing
 	Warn             func(msg string) // optional: non-fatal warnings (e.g. "dropped 3 self-loops"); may be nil
+	// Name names the input in messages and, by its extension, helps detection (Read only;
+	// LoadContext uses the path).
+	Name string
+
+	ctx context.Context // set by LoadContext and Read
 }
 
 func (o Options) warnf(format string, args ...any) {
@@ -135,57 +141,50 @@ func lookup(name string) Loader {
 // headSize is how much of a file detection looks at.
 const headSize = 64 << 10
 
-// Detect returns the name of the format path appears to be in.
+// Detect returns the name of the format path appears to be in (decompressing it first when it
+// is compressed).
 func Detect(path string) (string, error) {
-	r, head, err := open(path)
+	st, err := statInput(path)
 	if err != nil {
 		return "", err
 	}
-	if r != nil {
-		defer r.f.Close()
+	if st.IsDir() {
+		l, err := detect(path, nil, path)
+		if err != nil {
+			return "", err
+		}
+		return l.Name(), nil
 	}
-	l, err := detect(path, head)
+	br, closeFn, err := openRegular(context.Background(), path)
+	if err != nil {
+		return "", err
+	}
+	defer closeFn()
+	head, err := br.Peek(headSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return "", readError(path, 0, err)
+	}
+	l, err := detect(detectName(path), head, path)
 	if err != nil {
 		return "", err
 	}
 	return l.Name(), nil
 }
 
-// open opens path for detection and loading. For a file, r reads it from the start (the caller
-// closes r.f) and head holds its first headSize bytes; for a directory both are nil.
-func open(path string) (r *fileReader, head []byte, err error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if st.IsDir() {
-		return nil, nil, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	br := bufio.NewReaderSize(f, headSize)
-	head, err = br.Peek(headSize)
-	if err != nil && err != io.EOF {
-		f.Close()
-		return nil, nil, &InputError{Path: path, Msg: "read failed", Err: err}
-	}
-	return &fileReader{Reader: br, f: f}, head, nil
-}
-
-func detect(path string, head []byte) (Loader, error) {
+// detect picks the loader for content head (nil for a folder) of the input named name, whose
+// extension, if any, is that of extName.
+func detect(extName string, head []byte, name string) (Loader, error) {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
 	var best Loader
 	bestScore := NoMatch
 	for _, l := range registry {
-		if s := l.Detect(path, head); s > bestScore {
+		if s := l.Detect(extName, head); s > bestScore {
 			best, bestScore = l, s
 		}
 	}
 	if best == nil && head != nil && len(trimSpace(head)) == 0 {
-		return nil, inputErrorf(path, "empty file")
+		return nil, inputErrorf(name, "empty file")
 	}
 	if best == nil {
 		names := make([]string, len(registry))
@@ -193,39 +192,14 @@ func detect(path string, head []byte) (Loader, error) {
 			names[i] = l.Name()
 		}
 		sort.Strings(names)
-		return nil, inputErrorf(path, "unrecognised graph format (known formats: %s; choose one explicitly)", strings.Join(names, ", "))
+		return nil, inputErrorf(name, "unrecognised graph format (known formats: %s; choose one explicitly)", strings.Join(names, ", "))
 	}
 	return best, nil
 }
 
-// Load reads a data graph from path in any registered format.
+// Load reads a data graph from path in any registered format: LoadContext without cancellation.
 func Load(path string, opts Options) (*graph.Graph, error) {
-	fr, head, err := open(path)
-	if err != nil {
-		return nil, err
-	}
-	var r io.Reader // stays a nil interface for a directory
-	if fr != nil {
-		defer fr.f.Close()
-		r = fr
-	}
-	var l Loader
-	if opts.Format == "" || opts.Format == "auto" {
-		if l, err = detect(path, head); err != nil {
-			return nil, err
-		}
-	} else if l = lookup(opts.Format); l == nil {
-		return nil, fmt.Errorf("unknown format %q (known formats: %s)", opts.Format, strings.Join(Names(), ", "))
-	}
-	if opts.VertexLabelsFile != "" && l.Name() != "edgelist" {
-		return nil, inputErrorf(path, "a vertex labels file was given, but %s files carry their own vertex labels (the labels file is for edge lists)", l.Name())
-	}
-	if _, dir := l.(DirectoryLoader); dir {
-		r = nil
-	} else if r == nil {
-		return nil, inputErrorf(path, "is a directory; format %s reads a file", l.Name())
-	}
-	return l.Load(r, path, opts)
+	return LoadContext(context.Background(), path, opts)
 }
 
 // fileReader is the reader handed to loaders by Load: buffered, with the underlying file reachable
@@ -237,16 +211,17 @@ type fileReader struct {
 
 // LoadPattern reads a file as a pattern (at most pattern.MaxVertices vertices).
 func LoadPattern(path string, opts Options) (*pattern.Pattern, error) {
-	g, err := Load(path, opts)
-	if err != nil {
-		return nil, err
-	}
+	return LoadPatternContext(context.Background(), path, opts)
+}
+
+// patternOf turns a loaded graph into a pattern.
+func patternOf(g *graph.Graph, name string, opts Options) (*pattern.Pattern, error) {
 	if n := g.NumVertices(); n > pattern.MaxVertices {
-		return nil, inputErrorf(path, "has %d vertices; a pattern may have at most %d (use it as the data graph instead?)", n, pattern.MaxVertices)
+		return nil, inputErrorf(name, "has %d vertices; a pattern may have at most %d (use it as the data graph instead?)", n, pattern.MaxVertices)
 	}
 	p, err := pattern.FromGraph(g)
 	if err != nil {
-		return nil, &InputError{Path: path, Msg: err.Error(), Err: err}
+		return nil, &InputError{Path: name, Msg: err.Error(), Err: err}
 	}
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"context"
 	"encoding/binary"
 	"io"
 	"os"
@@ -57,10 +58,14 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 	if !ok {
 		return nil, inputErrorf(path, "expected a GraphMiner folder holding %s", gmMeta)
 	}
+	ctx := opts.context()
 	metaPath := filepath.Join(dir, gmMeta)
+	if _, err := statRegular(metaPath); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(metaPath)
 	if err != nil {
-		return nil, err
+		return nil, openError(metaPath, err)
 	}
 	defer f.Close()
 	lr := newLineReader(io.LimitReader(f, 1<<20), metaPath)
@@ -93,11 +98,39 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 	if nv > graph.MaxVertices || nv > 1<<40 || nnz > 1<<50 {
 		return nil, inputErrorf(metaPath, "%d vertices and %d edges are beyond the supported range", nv, nnz)
 	}
-	rowBytes, err := readExact(filepath.Join(dir, "graph.vertex.bin"), (nv+1)*8, "nv+1 int64 row pointers")
+	// The first and last row pointers are checked before the (maybe large) files are read.
+	rowBytes, err := readExact(ctx, filepath.Join(dir, "graph.vertex.bin"), (nv+1)*8, "nv+1 int64 row pointers",
+		func(f *os.File, path string) error {
+			var first, last [8]byte
+			if _, err := f.ReadAt(first[:], 0); err != nil {
+				return readError(path, 0, err)
+			}
+			if _, err := f.ReadAt(last[:], nv*8); err != nil {
+				return readError(path, 0, err)
+			}
+			lo, hi := int64(binary.LittleEndian.Uint64(first[:])), int64(binary.LittleEndian.Uint64(last[:]))
+			if lo != 0 || hi != nnz {
+				return inputErrorf(path, "row pointers run from %d to %d, expected 0 to nnz=%d", lo, hi, nnz)
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
-	colBytes, err := readExact(filepath.Join(dir, "graph.edge.bin"), nnz*4, "nnz int32 column ids")
+	colBytes, err := readExact(ctx, filepath.Join(dir, "graph.edge.bin"), nnz*4, "nnz int32 column ids",
+		func(f *os.File, path string) error {
+			if nnz == 0 {
+				return nil
+			}
+			var first [4]byte
+			if _, err := f.ReadAt(first[:], 0); err != nil {
+				return readError(path, 0, err)
+			}
+			if w := int32(binary.LittleEndian.Uint32(first[:])); w < 0 || int64(w) >= nv {
+				return inputErrorf(path, "first neighbour %d is outside 0..%d", w, nv-1)
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +166,9 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 		}
 	}
 
+	if err := ctx.Err(); err != nil {
+		return nil, readError(path, 0, err)
+	}
 	vlabels, err := readLabels(filepath.Join(dir, "graph.vlabel.bin"), nv, vlSize, opts, true)
 	if err != nil {
 		return nil, err
@@ -142,6 +178,9 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 		return nil, err
 	}
 
+	if err := ctx.Err(); err != nil {
+		return nil, readError(path, 0, err)
+	}
 	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: opts.DropSelfLoops})
 	for v := int64(0); v < nv; v++ {
 		if _, err := b.Vertex(v); err != nil {
@@ -183,21 +222,40 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 	return build(b, path, opts)
 }
 
-// readExact reads a file that must be exactly size bytes, checking the size before reading.
-func readExact(path string, size int64, what string) ([]byte, error) {
-	st, err := os.Stat(path)
+// readExact reads a regular file that must be exactly size bytes, checking the size before
+// reading, then check (if not nil) on the open file, then its content in chunks, stopping when
+// ctx is cancelled.
+func readExact(ctx context.Context, path string, size int64, what string, check func(f *os.File, path string) error) ([]byte, error) {
+	st, err := statRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	if st.Size() != size {
 		return nil, inputErrorf(path, "has %d bytes, expected %d (%s)", st.Size(), size, what)
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, openError(path, err)
 	}
-	if int64(len(data)) != size {
-		return nil, inputErrorf(path, "has %d bytes, expected %d (%s)", len(data), size, what)
+	defer f.Close()
+	if check != nil {
+		if err := check(f, path); err != nil {
+			return nil, err
+		}
+	}
+	data := make([]byte, size)
+	const chunk = 16 << 20
+	for off := int64(0); off < size; off += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, readError(path, 0, err)
+		}
+		n, err := f.ReadAt(data[off:min(off+chunk, size)], off)
+		if err != nil && !(err == io.EOF && off+int64(n) == size) {
+			if err == io.EOF {
+				return nil, inputErrorf(path, "has %d bytes, expected %d (%s)", off+int64(n), size, what)
+			}
+			return nil, readError(path, 0, err)
+		}
 	}
 	return data, nil
 }
@@ -210,7 +268,10 @@ func readLabels(path string, count, size int64, opts Options, strict bool) ([]ui
 	if os.IsNotExist(err) {
 		return nil, nil
 	} else if err != nil {
-		return nil, err
+		return nil, openError(path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(path, st)
 	}
 	if size != 1 && size != 2 && size != 4 {
 		if strict {
@@ -226,7 +287,7 @@ func readLabels(path string, count, size int64, opts Options, strict bool) ([]ui
 		opts.warnf("%s: ignored: %d bytes is not %d labels of %d bytes, so it is not a per-edge array", path, st.Size(), count, size)
 		return nil, nil
 	}
-	data, err := readExact(path, count*size, "labels")
+	data, err := readExact(opts.context(), path, count*size, "labels", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -33,18 +33,22 @@ func newLineReader(r io.Reader, path string) *lineReader {
 }
 
 // next returns the next line without its line terminator (LF or CRLF); io.EOF after the last.
+// A line longer than MaxLineBytes is an error.
 func (lr *lineReader) next() ([]byte, error) {
 	b, err := lr.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		lr.long = append(lr.long[:0], b...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(lr.long) > MaxLineBytes {
+				return nil, lr.tooLong(lr.line + 1)
+			}
 			b, err = lr.r.ReadSlice('\n')
 			lr.long = append(lr.long, b...)
 		}
 		b = lr.long
 	}
 	if err != nil && err != io.EOF {
-		return nil, &InputError{Path: lr.path, Line: lr.line + 1, Msg: "read failed", Err: err}
+		return nil, readError(lr.path, lr.line+1, err)
 	}
 	if len(b) == 0 && err == io.EOF {
 		return nil, io.EOF
@@ -73,6 +77,11 @@ func (lr *lineReader) nextData(comments string) ([]byte, error) {
 		}
 		return b, nil
 	}
+}
+
+// tooLong is the error for a line longer than MaxLineBytes.
+func (lr *lineReader) tooLong(line int) error {
+	return &InputError{Path: lr.path, Line: line, Msg: fmt.Sprintf("line longer than %d MiB: not a text graph, or the wrong format", MaxLineBytes>>20)}
 }
 
 // errorf returns an InputError for the current line.

@@ -127,8 +127,11 @@ func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <
 			b.text = b.text[:bytes.LastIndexByte(b.text, '\n')+1]
 		}
 		line += bytes.Count(b.text, []byte{'\n'})
-		if b.err != nil {
-			b.err = &InputError{Path: lr.path, Line: line, Msg: "read failed", Err: b.err}
+		var long *tooLongError
+		if errors.As(b.err, &long) {
+			b.err = lr.tooLong(line)
+		} else if b.err != nil {
+			b.err = readError(lr.path, line, b.err)
 		}
 		select {
 		case order <- b:
@@ -149,11 +152,15 @@ func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <
 // readBlock appends whole lines to buf until it holds at least blockSize bytes or the input ends (the last
 // line may lack its newline). It returns no bytes and no error at the end of the input.
 func (lr *lineReader) readBlock(buf []byte) ([]byte, error) {
+	lineStart := len(buf)
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		buf = append(buf, chunk...)
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
+			if len(buf)-lineStart > MaxLineBytes {
+				return buf, &tooLongError{}
+			}
 			continue // part of a line longer than the reader's buffer
 		case err == io.EOF:
 			return buf, nil
@@ -163,8 +170,14 @@ func (lr *lineReader) readBlock(buf []byte) ([]byte, error) {
 		if len(buf) >= blockSize {
 			return buf, nil
 		}
+		lineStart = len(buf)
 	}
 }
+
+// tooLongError is readBlock's error for a line longer than MaxLineBytes.
+type tooLongError struct{}
+
+func (*tooLongError) Error() string { return "line too long" }
 
 // splitData appends to recs the data lines of text (whole lines), each parsed.
 func splitData(recs []lineRecord, text []byte, comments string, parse parseFunc) []lineRecord {

@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"unsafe"
 
 	"github.com/submatch/submatch/graph"
@@ -71,25 +70,50 @@ func (smgLoader) Detect(path string, head []byte) int {
 }
 
 func (smgLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
-	var data []byte
-	if fr, ok := r.(*fileReader); ok {
+	if fr, ok := r.(*fileReader); ok && fr.f != nil {
 		d, unmap, err := readFileAligned(fr.f)
 		if err != nil {
-			return nil, &InputError{Path: path, Msg: "read failed", Err: err}
+			return nil, readError(path, 0, err)
 		}
 		g, err := decodeSnapshot(d, path)
 		if err != nil && unmap != nil {
 			unmap()
 		}
 		return g, err
-	} else {
-		d, err := io.ReadAll(r)
-		if err != nil {
-			return nil, &InputError{Path: path, Msg: "read failed", Err: err}
-		}
-		data = alignedCopy(d)
+	}
+	data, err := readSnapshotStream(r, path)
+	if err != nil {
+		return nil, err
 	}
 	return decodeSnapshot(data, path)
+}
+
+// readSnapshotStream reads a snapshot from a stream (standard input, a decompressor): the header
+// first, then no more bytes than it declares, so that an endless stream is not read to its end.
+func readSnapshotStream(r io.Reader, path string) ([]byte, error) {
+	var hdr [smgHeaderSize]byte
+	if n, err := io.ReadFull(r, hdr[:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, corrupt(path, "%d bytes, shorter than the %d-byte header", n, smgHeaderSize)
+		}
+		return nil, readError(path, 0, err)
+	}
+	if string(hdr[:8]) != smgMagic {
+		return nil, inputErrorf(path, "not a submatch snapshot (bad magic bytes)")
+	}
+	size := uint64(smgHeaderSize)
+	for i := range smgArrays {
+		c := binary.LittleEndian.Uint64(hdr[16+8*i:])
+		if c > 1<<50/smgElem[i] {
+			return nil, corrupt(path, "%s: %d entries", smgNames[i], c)
+		}
+		size = (size + c*smgElem[i] + 7) &^ 7
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, int64(size-smgHeaderSize)+1))
+	if err != nil {
+		return nil, readError(path, 0, err)
+	}
+	return alignedCopy(append(hdr[:], rest...)), nil
 }
 
 // alignedCopy returns a copy of b whose first byte is 8-byte aligned.
@@ -251,25 +275,18 @@ func decodeRuns(b []byte) []graph.Run {
 }
 
 // WriteSnapshot writes g to path in the .smg format (through a temporary file renamed into
-// place, so a reader never sees a partial snapshot).
-func WriteSnapshot(path string, g *graph.Graph) (err error) {
+// place, so a reader never sees a partial snapshot), with mode 0666 less the umask.
+func WriteSnapshot(path string, g *graph.Graph) error {
+	if err := writeAtomic(path, func(w io.Writer) error { return writeSnapshot(w, g) }); err != nil {
+		return fmt.Errorf("write snapshot: %w", err)
+	}
+	return nil
+}
+
+// writeSnapshot writes g's snapshot to w: the arrays are checksummed first, so that the header
+// can go first on a stream.
+func writeSnapshot(out io.Writer, g *graph.Graph) error {
 	raw := g.Raw()
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	var hdr [smgHeaderSize]byte
-	if _, err := tmp.Write(hdr[:]); err != nil {
-		return err
-	}
-	crc := crc32.New(castagnoli)
-	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
 	arrays := [smgArrays][]byte{
 		bytesOf(raw.VertexLabels, 4, func(b []byte, i int) { binary.LittleEndian.PutUint32(b, raw.VertexLabels[i]) }),
 		bytesOf(raw.Offsets, 8, func(b []byte, i int) { binary.LittleEndian.PutUint64(b, raw.Offsets[i]) }),
@@ -287,17 +304,12 @@ func WriteSnapshot(path string, g *graph.Graph) (err error) {
 	counts := [smgArrays]int{len(raw.VertexLabels), len(raw.Offsets), len(raw.Neighbors), len(raw.EdgeLabels),
 		len(raw.RunOffsets), len(raw.Runs), len(raw.OriginalIDs)}
 	var pad [8]byte
+	crc := crc32.New(castagnoli)
 	for _, a := range arrays {
-		if _, err := w.Write(a); err != nil {
-			return err
-		}
-		if _, err := w.Write(pad[:(8-len(a)%8)%8]); err != nil {
-			return err
-		}
+		crc.Write(a)
+		crc.Write(pad[:(8-len(a)%8)%8])
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
+	var hdr [smgHeaderSize]byte
 	copy(hdr[:], smgMagic)
 	le := binary.LittleEndian
 	le.PutUint32(hdr[8:], smgVersion)
@@ -306,16 +318,13 @@ func WriteSnapshot(path string, g *graph.Graph) (err error) {
 	}
 	le.PutUint32(hdr[72:], crc.Sum32())
 	le.PutUint32(hdr[76:], crc32.Checksum(hdr[:76], castagnoli))
-	if _, err := tmp.WriteAt(hdr[:], 0); err != nil {
-		return err
+	w := bufio.NewWriterSize(out, 1<<20)
+	w.Write(hdr[:])
+	for _, a := range arrays {
+		w.Write(a)
+		w.Write(pad[:(8-len(a)%8)%8]) // a write error sticks in w and is returned by Flush
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write snapshot: %w", err)
-	}
-	return nil
+	return w.Flush()
 }
 
 // bytesOf returns the little-endian bytes of s: its memory on a little-endian host, else an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -40,6 +41,7 @@ type Builder struct {
 
 	src, dst, elab []uint32
 	edgeLabelled   bool
+	names          []string // by builder index; nil until SetVertexName
 
 	// SelfLoopsDropped counts the self-loops dropped under DropSelfLoops.
 	SelfLoopsDropped int
@@ -140,6 +142,23 @@ func (b *Builder) SetVertexLabel(id int64, label uint32) error {
 	}
 	b.labels[v] = label
 	b.labelSet[v] = true
+	return nil
+}
+
+// SetVertexName gives vertex id (creating it) a string name, which the graph keeps for output
+// (Graph.VertexName). Once one vertex has a name, every vertex without one is named by its id.
+func (b *Builder) SetVertexName(id int64, name string) error {
+	v, err := b.Vertex(id)
+	if err != nil {
+		return err
+	}
+	if b.names == nil {
+		b.names = make([]string, 0, len(b.orig))
+	}
+	for len(b.names) <= int(v) {
+		b.names = append(b.names, strconv.FormatInt(b.orig[len(b.names)], 10))
+	}
+	b.names[v] = name
 	return nil
 }
 
@@ -284,6 +303,16 @@ func (b *Builder) Build() (*Graph, error) {
 	}
 	if !identity {
 		g.originalIDs = orig
+	}
+	if b.names != nil {
+		g.names = make([]string, n)
+		for i, v := range order {
+			if int(v) < len(b.names) {
+				g.names[i] = b.names[v]
+			} else {
+				g.names[i] = strconv.FormatInt(b.orig[v], 10)
+			}
+		}
 	}
 	return g, nil
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 )
 
@@ -32,7 +33,8 @@ type Graph struct {
 	edgeLabels   []uint32 // parallel to neighbors; nil when every edge label is 0
 	runOffsets   []uint64 // n+1 entries into runs
 	runs         []Run
-	originalIDs  []int64 // nil when the original id of v is v itself
+	originalIDs  []int64  // nil when the original id of v is v itself
+	names        []string // nil unless the input named its vertices with strings (VertexName)
 
 	uniformLabel struct { // computed on first use by UniformVertexLabel
 		once  sync.Once
@@ -296,6 +298,33 @@ func (g *Graph) OriginalID(v uint32) int64 {
 		return int64(v)
 	}
 	return g.originalIDs[v]
+}
+
+// HasVertexNames reports whether the input named its vertices with strings (CSV files do): they
+// are then printed with VertexName rather than OriginalID.
+func (g *Graph) HasVertexNames() bool { return g.names != nil }
+
+// VertexName returns the name vertex v had in the input: its string name when the graph has
+// names, else its original id in decimal.
+func (g *Graph) VertexName(v uint32) string {
+	if g.names != nil {
+		return g.names[v]
+	}
+	return strconv.FormatInt(g.OriginalID(v), 10)
+}
+
+// VertexNames returns the names by dense id, or nil (see HasVertexNames); not to be modified.
+func (g *Graph) VertexNames() []string { return g.names }
+
+// WithVertexNames returns a graph sharing g's arrays with names as its vertex names (by dense id;
+// nil for none).
+func (g *Graph) WithVertexNames(names []string) (*Graph, error) {
+	if names != nil && len(names) != g.NumVertices() {
+		return nil, fmt.Errorf("graph: %d names for %d vertices", len(names), g.NumVertices())
+	}
+	h := wrapRaw(g.Raw())
+	h.names = names
+	return h, nil
 }
 
 // HasOriginalIDs reports whether input ids differ from dense ids.

@@ -281,20 +281,21 @@ func (m *matchFlags) resolveEngine() (engine.Engine, error) {
 	return e, nil
 }
 
-// loadData reads a data graph in any format.
 // checkAndLoad is the common tail of commands that take one graph file: it checks the load
-// flags and loads the graph at path, logging to stderr (debug records with verbose).
-func (l *loadFlags) checkAndLoad(path string, verbose bool, stderr io.Writer) (*graph.Graph, error) {
+// flags and loads the graph at path ("-": standard input), logging to stderr (debug records with
+// verbose). Cancelling ctx stops the load.
+func (l *loadFlags) checkAndLoad(ctx context.Context, path string, verbose bool, stderr io.Writer) (*graph.Graph, error) {
 	if err := l.check(); err != nil {
 		return nil, err
 	}
 	log := newLogger(stderr, verbose)
-	return loadData(path, l.options(log), log)
+	return loadData(ctx, path, l.options(log), log)
 }
 
-func loadData(path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {
+// loadData reads a data graph in any format ("-": standard input) until ctx is cancelled.
+func loadData(ctx context.Context, path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {
 	start := time.Now()
-	g, err := formats.Load(path, opts)
+	g, err := formats.LoadContext(ctx, path, opts)
 	if err != nil {
 		return nil, loadError(path, err)
 	}
@@ -303,10 +304,10 @@ func loadData(path string, opts formats.Options, log *slog.Logger) (*graph.Graph
 	return g, nil
 }
 
-// loadQuery reads a query: a file in any format or, when arg is not an existing file and starts
-// with "(", an inline pattern.
-func loadQuery(arg string, opts formats.Options) (*pattern.Pattern, error) {
-	if _, statErr := os.Stat(arg); statErr != nil && strings.HasPrefix(strings.TrimSpace(arg), "(") {
+// loadQuery reads a query: a file in any format ("-": standard input) or, when arg is not an
+// existing file and starts with "(", an inline pattern.
+func loadQuery(ctx context.Context, arg string, opts formats.Options) (*pattern.Pattern, error) {
+	if _, statErr := os.Stat(arg); statErr != nil && arg != formats.Stdin && strings.HasPrefix(strings.TrimSpace(arg), "(") {
 		p, err := pattern.Parse(arg)
 		if err != nil {
 			// Parse errors read "pattern:LINE:COLUMN: ..."; name the pattern as given instead.
@@ -315,18 +316,26 @@ func loadQuery(arg string, opts formats.Options) (*pattern.Pattern, error) {
 		}
 		return p, nil
 	}
-	p, err := formats.LoadPattern(arg, opts)
+	p, err := formats.LoadPatternContext(ctx, arg, opts)
 	if err != nil {
 		return nil, loadError(arg, err)
 	}
 	return p, nil
 }
 
+// oneStdin refuses command lines that name standard input ("-") more than once.
+func oneStdin(args ...string) error {
+	if n := len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a != formats.Stdin })); n > 1 {
+		return usagef("standard input (-) can be read only once; %d arguments name it", n)
+	}
+	return nil
+}
+
 // loadError classifies a loader error: a *formats.InputError already names the file and line and is
 // returned as it is; a file that cannot be opened is bad input; anything else is wrapped.
 func loadError(path string, err error) error {
 	var ie *formats.InputError
-	if errors.As(err, &ie) {
+	if errors.As(err, &ie) || isCancel(err) {
 		return err
 	}
 	var pe *fs.PathError

@@ -34,7 +34,7 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitCode(stderr, usagef("convert needs an input graph and an output file (run 'submatch help convert')"))
 	}
 	start := time.Now()
-	g, err := load.checkAndLoad(pos[0], verbose, stderr)
+	g, err := load.checkAndLoad(ctx, pos[0], verbose, stderr)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

@@ -72,11 +72,11 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// Read every query before the (possibly large) data graph so a typo fails fast.
 	queries := make([]*pattern.Pattern, len(pos)-1)
 	for i, q := range pos[1:] {
-		if queries[i], err = loadQuery(q, f.queryOptions(log)); err != nil {
+		if queries[i], err = loadQuery(ctx, q, f.queryOptions(log)); err != nil {
 			return exitCode(stderr, err)
 		}
 	}
-	g, err := loadData(pos[0], f.options(log), log)
+	g, err := loadData(ctx, pos[0], f.options(log), log)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

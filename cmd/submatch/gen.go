@@ -26,7 +26,7 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "rmat":
 			return runGenRMAT(args[1:], stdout, stderr)
 		case "queries":
-			return runGenQueries(args[1:], stdout, stderr)
+			return runGenQueries(ctx, args[1:], stdout, stderr)
 		case "-h", "-help", "--help":
 			fmt.Fprint(stdout, genUsage)
 			return exitOK
@@ -102,7 +102,7 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func runGenQueries(args []string, stdout, stderr io.Writer) int {
+func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gen queries", "DATA --dir OUT",
 		"Samples random-walk queries from the data graph DATA (any format): for each size and i in\n"+
 			"0..count-1, a walk from a random vertex collects that many distinct vertices, and the query\n"+
@@ -143,7 +143,7 @@ func runGenQueries(args []string, stdout, stderr io.Writer) int {
 		return exitCode(stderr, usagef("--density: %v", err))
 	}
 	log := newLogger(stderr, false)
-	g, err := loadData(pos[0], load.options(log), log)
+	g, err := loadData(ctx, pos[0], load.options(log), log)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

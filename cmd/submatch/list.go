@@ -64,11 +64,11 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(stderr, err)
 	}
-	p, err := loadQuery(pos[1], f.queryOptions(log))
+	p, err := loadQuery(ctx, pos[1], f.queryOptions(log))
 	if err != nil {
 		return exitCode(stderr, err)
 	}
-	g, err := loadData(pos[0], f.options(log), log)
+	g, err := loadData(ctx, pos[0], f.options(log), log)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

@@ -187,7 +187,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCode(stderr, usagef("stats needs exactly one graph (run 'submatch help stats')"))
 	}
 	start := time.Now()
-	g, err := load.checkAndLoad(pos[0], verbose, stderr)
+	g, err := load.checkAndLoad(ctx, pos[0], verbose, stderr)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

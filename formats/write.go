@@ -1,0 +1,436 @@
+package formats
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+)
+
+// Writers. Every registered text writer produces a file its loader reads back as the same graph
+// (same vertices, labels, edges and, where the format can hold them, original ids or names),
+// except where noted:
+//
+//	sm        `t N M` / `v id label degree` / `e u v [label]`. Ids are 0..N-1: the original ids
+//	          when they are exactly 0..N-1, else the dense ids.
+//	edgelist  `u v [label]` with the original ids (or names). Vertex labels and isolated vertices
+//	          cannot be written: WriteGraph refuses a graph that has them (see Lossy).
+//	csv       Glasgow's `a,b[,label]` and `a,,label`, with the original ids or names; isolated
+//	          and labelled vertices get an `a,,label` line.
+//	graphml   GraphML (undirected) with a "label" data key on nodes and edges; node ids are the
+//	          original ids or names.
+//	smg       the binary snapshot (WriteSnapshot).
+
+// WriteFormats returns the names of the formats WriteGraph writes.
+func WriteFormats() []string { return []string{"csv", "edgelist", "graphml", "sm", "smg"} }
+
+// FormatForPath returns the format a file name asks for by its extension (a compression suffix
+// is not supported on output): .smg; .graph, .sm, .tve (t/v/e text); .txt, .el, .edges, .tsv
+// (edge list); .csv; .graphml. ok is false for any other name.
+func FormatForPath(path string) (format string, ok bool) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".smg":
+		return "smg", true
+	case ".graph", ".sm", ".tve":
+		return "sm", true
+	case ".txt", ".el", ".edges", ".edgelist", ".tsv", ".snap":
+		return "edgelist", true
+	case ".csv":
+		return "csv", true
+	case ".graphml":
+		return "graphml", true
+	}
+	return "", false
+}
+
+// Lossy returns what writing g in format would lose, one phrase a loss ("vertex labels"), or
+// nil. WriteGraph refuses to lose anything.
+func Lossy(g *graph.Graph, format string) []string {
+	if format != "edgelist" {
+		return nil
+	}
+	var lost []string
+	if l, ok := g.UniformVertexLabel(); g.NumVertices() > 0 && (!ok || l != 0) {
+		lost = append(lost, "vertex labels")
+	}
+	for v := range g.NumVertices() {
+		if g.Degree(uint32(v)) == 0 {
+			lost = append(lost, "isolated vertices")
+			break
+		}
+	}
+	return lost
+}
+
+// WriteGraph writes g to w in format (one of WriteFormats). It fails when the format cannot hold
+// all of g (see Lossy), and returns the first write error.
+func WriteGraph(w io.Writer, g *graph.Graph, format string) error {
+	if lost := Lossy(g, format); lost != nil {
+		return fmt.Errorf("an edge list cannot hold the graph's %s: choose sm, csv, graphml or smg", strings.Join(lost, " and "))
+	}
+	switch format {
+	case "sm":
+		return writeSM(w, newGraphSource(g))
+	case "edgelist":
+		return writeEdgeList(w, g)
+	case "csv":
+		return writeCSV(w, g)
+	case "graphml":
+		return writeGraphML(w, g)
+	case "smg":
+		return writeSnapshot(w, g)
+	}
+	return fmt.Errorf("no writer for format %q (writers: %s)", format, strings.Join(WriteFormats(), ", "))
+}
+
+// WriteSM writes g in the t/v/e text format (sm) with g's dense ids as the vertex ids (so that a
+// program reading the file numbers vertices as g does; WriteGraph writes the original ids where
+// it can). Edge labels are written only when the graph has some.
+func WriteSM(w io.Writer, g *graph.Graph) error { return writeSM(w, graphSource{g: g}) }
+
+// WritePatternSM writes p in the t/v/e format. Every label of p must be exact: the format has no
+// wildcard.
+func WritePatternSM(w io.Writer, p *pattern.Pattern) error {
+	for u := 0; u < p.NumVertices(); u++ {
+		if p.VertexLabel(u).Any {
+			return fmt.Errorf("pattern vertex %s has a wildcard label, which the t/v/e format cannot express", p.Name(u))
+		}
+	}
+	for _, e := range p.Edges() {
+		if e.Label.Any {
+			return fmt.Errorf("pattern edge %s-%s has a wildcard label, which the t/v/e format cannot express", p.Name(e.U), p.Name(e.V))
+		}
+	}
+	return writeSM(w, patternSource{p})
+}
+
+// WriteFile writes g to path in format ("" or "auto": from the path's extension, see
+// FormatForPath). It writes a temporary file in the same folder and renames it into place, so
+// that path never holds a partial graph, with mode 0666 less the umask. path must be a regular
+// file or not exist: writing over a device, a FIFO or a folder is refused.
+func WriteFile(path string, g *graph.Graph, format string) error {
+	if format == "" || format == "auto" {
+		f, ok := FormatForPath(path)
+		if !ok {
+			return fmt.Errorf("%s: cannot tell the output format from the name (use an extension such as .smg, .graph, .txt, .csv or .graphml, or name the format)", path)
+		}
+		format = f
+	}
+	if !slices.Contains(WriteFormats(), format) {
+		return fmt.Errorf("no writer for format %q (writers: %s)", format, strings.Join(WriteFormats(), ", "))
+	}
+	if lost := Lossy(g, format); lost != nil {
+		return fmt.Errorf("%s: an edge list cannot hold the graph's %s: choose sm, csv, graphml or smg", path, strings.Join(lost, " and "))
+	}
+	return writeAtomic(path, func(w io.Writer) error { return WriteGraph(w, g, format) })
+}
+
+// ErrNotRegular is returned (wrapped) when an output path exists and is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// writeAtomic writes a file through a temporary file renamed into place.
+func writeAtomic(path string, write func(w io.Writer) error) (err error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o666 &^ umask()); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// sortedByID returns the vertices in order of original id (names order like their ids).
+func sortedByID(g *graph.Graph) []uint32 {
+	order := make([]uint32, g.NumVertices())
+	for v := range order {
+		order[v] = uint32(v)
+	}
+	if g.HasOriginalIDs() {
+		slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(g.OriginalID(a), g.OriginalID(b)) })
+	}
+	return order
+}
+
+// vertexName appends the name of v: its name if the graph has names, else its original id.
+func vertexName(buf []byte, g *graph.Graph, v uint32) []byte {
+	if g.HasVertexNames() {
+		return append(buf, g.VertexName(v)...)
+	}
+	return strconv.AppendInt(buf, g.OriginalID(v), 10)
+}
+
+// forEdges calls f for every edge once (from its end with the smaller original id), in order of
+// that end's original id.
+func forEdges(g *graph.Graph, order []uint32, f func(u, w uint32, label uint32)) {
+	for _, v := range order {
+		labels := g.NeighborEdgeLabels(v)
+		for i, w := range g.Neighbors(v) {
+			if g.OriginalID(w) < g.OriginalID(v) {
+				continue
+			}
+			var l uint32
+			if labels != nil {
+				l = labels[i]
+			}
+			f(v, w, l)
+		}
+	}
+}
+
+func writeEdgeList(w io.Writer, g *graph.Graph) error {
+	if g.HasVertexNames() {
+		for v := range g.NumVertices() {
+			if strings.ContainsAny(g.VertexName(uint32(v)), " \t,#%") || g.VertexName(uint32(v)) == "" {
+				return fmt.Errorf("vertex name %q cannot be written in an edge list (it has a blank, a comma or a comment sign): choose csv or graphml", g.VertexName(uint32(v)))
+			}
+		}
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf []byte
+	labelled := g.HasEdgeLabels()
+	forEdges(g, sortedByID(g), func(u, v, l uint32) {
+		buf = vertexName(buf[:0], g, u)
+		buf = append(buf, ' ')
+		buf = vertexName(buf, g, v)
+		if labelled {
+			buf = append(buf, ' ')
+			buf = strconv.AppendUint(buf, uint64(l), 10)
+		}
+		buf = append(buf, '\n')
+		bw.Write(buf) // a write error sticks in bw and is returned by Flush
+	})
+	return bw.Flush()
+}
+
+func writeCSV(w io.Writer, g *graph.Graph) error {
+	if g.HasVertexNames() {
+		for v := range g.NumVertices() {
+			if n := g.VertexName(uint32(v)); n == "" || strings.ContainsAny(n, ",>\n\r") || n != string(trimSpace([]byte(n))) {
+				return fmt.Errorf("vertex name %q cannot be written in CSV (it has a comma, a '>' or surrounding blanks): choose graphml", n)
+			}
+		}
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf []byte
+	order := sortedByID(g)
+	for _, v := range order {
+		if l := g.VertexLabel(v); l != 0 || g.Degree(v) == 0 {
+			buf = vertexName(buf[:0], g, v)
+			buf = append(buf, ",,"...)
+			if l != 0 {
+				buf = strconv.AppendUint(buf, uint64(l), 10)
+			}
+			buf = append(buf, '\n')
+			bw.Write(buf)
+		}
+	}
+	labelled := g.HasEdgeLabels()
+	forEdges(g, order, func(u, v, l uint32) {
+		buf = vertexName(buf[:0], g, u)
+		buf = append(buf, ',')
+		buf = vertexName(buf, g, v)
+		if labelled {
+			buf = append(buf, ',')
+			buf = strconv.AppendUint(buf, uint64(l), 10)
+		}
+		buf = append(buf, '\n')
+		bw.Write(buf)
+	})
+	return bw.Flush()
+}
+
+func writeGraphML(w io.Writer, g *graph.Graph) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">` + "\n" +
+		`  <key id="vl" for="node" attr.name="label" attr.type="long"><default>0</default></key>` + "\n" +
+		`  <key id="el" for="edge" attr.name="label" attr.type="long"><default>0</default></key>` + "\n" +
+		`  <graph edgedefault="undirected">` + "\n")
+	var buf, name []byte
+	attr := func(v uint32) []byte {
+		name = vertexName(name[:0], g, v)
+		var esc strings.Builder
+		xml.EscapeText(&esc, name)
+		return append(buf, strings.ReplaceAll(esc.String(), `"`, "&#34;")...)
+	}
+	order := sortedByID(g)
+	for _, v := range order {
+		buf = append(buf[:0], `    <node id="`...)
+		buf = attr(v)
+		if l := g.VertexLabel(v); l != 0 {
+			buf = append(buf, `"><data key="vl">`...)
+			buf = strconv.AppendUint(buf, uint64(l), 10)
+			buf = append(buf, "</data></node>\n"...)
+		} else {
+			buf = append(buf, "\"/>\n"...)
+		}
+		bw.Write(buf)
+	}
+	forEdges(g, order, func(u, v, l uint32) {
+		buf = append(buf[:0], `    <edge source="`...)
+		buf = attr(u)
+		buf = append(buf, `" target="`...)
+		buf = attr(v)
+		if l != 0 {
+			buf = append(buf, `"><data key="el">`...)
+			buf = strconv.AppendUint(buf, uint64(l), 10)
+			buf = append(buf, "</data></edge>\n"...)
+		} else {
+			buf = append(buf, "\"/>\n"...)
+		}
+		bw.Write(buf)
+	})
+	bw.WriteString("  </graph>\n</graphml>\n")
+	return bw.Flush()
+}
+
+// smSource is what the t/v/e writer needs of a graph or a pattern.
+type smSource interface {
+	numVertices() int
+	numEdges() uint64
+	// id is the id v is written with (0..numVertices-1, a permutation).
+	id(v int) int
+	vertexLabel(v int) uint32
+	degree(v int) int
+	// edgesAbove calls f for every edge v-w with id(w) > id(v).
+	edgesAbove(v int, f func(w int, label uint32))
+	edgeLabelled() bool
+}
+
+func writeSM(w io.Writer, s smSource) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf []byte
+	line := func(tag byte, nums ...uint64) {
+		buf = append(buf[:0], tag)
+		for _, x := range nums {
+			buf = append(buf, ' ')
+			buf = strconv.AppendUint(buf, x, 10)
+		}
+		buf = append(buf, '\n')
+		bw.Write(buf) // a write error sticks in bw and is returned by Flush
+	}
+	n := s.numVertices()
+	byID := make([]int, n) // byID[id] = v
+	for v := range n {
+		byID[s.id(v)] = v
+	}
+	line('t', uint64(n), s.numEdges())
+	for _, v := range byID {
+		line('v', uint64(s.id(v)), uint64(s.vertexLabel(v)), uint64(s.degree(v)))
+	}
+	labelled := s.edgeLabelled()
+	for _, v := range byID {
+		s.edgesAbove(v, func(w int, label uint32) {
+			if labelled {
+				line('e', uint64(s.id(v)), uint64(s.id(w)), uint64(label))
+			} else {
+				line('e', uint64(s.id(v)), uint64(s.id(w)))
+			}
+		})
+	}
+	return bw.Flush()
+}
+
+// graphSource writes the original ids when they are 0..n-1, else the dense ids.
+type graphSource struct {
+	g        *graph.Graph
+	original bool
+}
+
+func newGraphSource(g *graph.Graph) graphSource {
+	n := int64(g.NumVertices())
+	if !g.HasOriginalIDs() || g.HasVertexNames() {
+		return graphSource{g: g}
+	}
+	seen := make([]bool, n)
+	for v := range g.NumVertices() {
+		id := g.OriginalID(uint32(v))
+		if id < 0 || id >= n || seen[id] {
+			return graphSource{g: g}
+		}
+		seen[id] = true
+	}
+	return graphSource{g: g, original: true}
+}
+
+func (s graphSource) numVertices() int         { return s.g.NumVertices() }
+func (s graphSource) numEdges() uint64         { return s.g.NumEdges() }
+func (s graphSource) vertexLabel(v int) uint32 { return s.g.VertexLabel(uint32(v)) }
+func (s graphSource) degree(v int) int         { return s.g.Degree(uint32(v)) }
+func (s graphSource) edgeLabelled() bool       { return s.g.HasEdgeLabels() }
+
+func (s graphSource) id(v int) int {
+	if s.original {
+		return int(s.g.OriginalID(uint32(v)))
+	}
+	return v
+}
+
+func (s graphSource) edgesAbove(v int, f func(int, uint32)) {
+	labels := s.g.NeighborEdgeLabels(uint32(v))
+	for i, w := range s.g.Neighbors(uint32(v)) {
+		if s.id(int(w)) <= s.id(v) {
+			continue
+		}
+		var l uint32
+		if labels != nil {
+			l = labels[i]
+		}
+		f(int(w), l)
+	}
+}
+
+type patternSource struct{ p *pattern.Pattern }
+
+func (s patternSource) numVertices() int         { return s.p.NumVertices() }
+func (s patternSource) numEdges() uint64         { return uint64(s.p.NumEdges()) }
+func (s patternSource) id(v int) int             { return v }
+func (s patternSource) vertexLabel(v int) uint32 { return s.p.VertexLabel(v).Value }
+func (s patternSource) degree(v int) int         { return s.p.Degree(v) }
+
+func (s patternSource) edgeLabelled() bool {
+	for _, e := range s.p.Edges() {
+		if e.Label.Value != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s patternSource) edgesAbove(v int, f func(int, uint32)) {
+	for w := v + 1; w < s.p.NumVertices(); w++ {
+		if l, ok := s.p.EdgeLabel(v, w); ok {
+			f(w, l.Value)
+		}
+	}
+}
