@@ -1,4 +1,4 @@
-package plan
+package plan_test
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // exactTree enumerates the plan's search tree by a straightforward recursion over every data
 // vertex (no candidate space, no set operations): the nodes at each level and the matches the
 // search counts (postponed groups placed by brute force too).
-func exactTree(g *graph.Graph, pl *Plan) (levelNodes []float64, matches float64) {
+func exactTree(g *graph.Graph, pl *plan.Plan) (levelNodes []float64, matches float64) {
 	levelNodes = make([]float64, len(pl.Levels))
 	if pl.Empty {
 		return levelNodes, 0
@@ -31,7 +32,7 @@ func exactTree(g *graph.Graph, pl *Plan) (levelNodes []float64, matches float64)
 	}
 	// Postponed vertices in a fixed order, with their groups.
 	var post []int
-	groupOf := map[int]*LeafGroup{}
+	groupOf := map[int]*plan.LeafGroup{}
 	for gi := range pl.Groups {
 		for _, u := range pl.Groups[gi].Vertices {
 			post = append(post, u)
@@ -139,22 +140,22 @@ type estimateCase struct {
 	name string
 	g    *graph.Graph
 	p    *pattern.Pattern
-	opts Options
+	opts plan.Options
 	sem  engine.Semantics
 }
 
 func estimateCases() []estimateCase {
 	var cases []estimateCase
 	variants := []struct {
-		opts Options
+		opts plan.Options
 		sem  engine.Semantics
 	}{
-		{Options{MultiplyAutomorphisms: true}, engine.Semantics{}},
-		{Options{Unique: true}, engine.Semantics{Unique: true}},
-		{Options{Induced: true}, engine.Semantics{Induced: true}},
-		{Options{Enumerate: true}, engine.Semantics{}},
-		{Options{Unique: true, SpaceLimit: -1}, engine.Semantics{Unique: true}},
-		{Options{SpaceLimit: -1}, engine.Semantics{}},
+		{plan.Options{MultiplyAutomorphisms: true}, engine.Semantics{}},
+		{plan.Options{Unique: true}, engine.Semantics{Unique: true}},
+		{plan.Options{Induced: true}, engine.Semantics{Induced: true}},
+		{plan.Options{Enumerate: true}, engine.Semantics{}},
+		{plan.Options{Unique: true, SpaceLimit: -1}, engine.Semantics{Unique: true}},
+		{plan.Options{SpaceLimit: -1}, engine.Semantics{}},
 	}
 	for seed := uint64(1); seed <= 24; seed++ {
 		vl := 1 + int(seed%3)
@@ -180,9 +181,9 @@ func estimateCases() []estimateCase {
 			panic(err)
 		}
 		cases = append(cases,
-			estimateCase{s + "/embeddings", dense, p, Options{MultiplyAutomorphisms: true}, engine.Semantics{}},
-			estimateCase{s + "/unique", dense, p, Options{Unique: true}, engine.Semantics{Unique: true}},
-			estimateCase{s + "/unique-nospace", dense, p, Options{Unique: true, SpaceLimit: -1}, engine.Semantics{Unique: true}})
+			estimateCase{s + "/embeddings", dense, p, plan.Options{MultiplyAutomorphisms: true}, engine.Semantics{}},
+			estimateCase{s + "/unique", dense, p, plan.Options{Unique: true}, engine.Semantics{Unique: true}},
+			estimateCase{s + "/unique-nospace", dense, p, plan.Options{Unique: true, SpaceLimit: -1}, engine.Semantics{Unique: true}})
 	}
 	return cases
 }
@@ -195,13 +196,13 @@ func TestEstimateUnbiased(t *testing.T) {
 	const probes = 20000
 	var worst float64
 	for _, c := range estimateCases() {
-		pl := Build(c.g, c.p, c.opts)
+		pl := plan.Build(c.g, c.p, c.opts)
 		levels, matches := exactTree(c.g, pl)
 		// The brute-force tree itself counts what the engines count.
 		if want := oracle.Count(c.g, c.p, c.sem); uint64(matches)*pl.Multiplier != want {
 			t.Fatalf("%s: exact tree counts %v x %d, oracle %d", c.name, matches, pl.Multiplier, want)
 		}
-		est, err := pl.Estimate(ctx, c.g, EstimateOptions{Seed: 1, Probes: probes})
+		est, err := pl.Estimate(ctx, c.g, plan.EstimateOptions{Seed: 1, Probes: probes})
 		if err != nil || est.Probes != probes {
 			t.Fatalf("%s: %d probes, error %v", c.name, est.Probes, err)
 		}
@@ -251,8 +252,8 @@ func TestEstimateSingleProbeOnPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := Build(g, p, Options{Enumerate: true})
-	est, err := pl.Estimate(context.Background(), g, EstimateOptions{Probes: 1})
+	pl := plan.Build(g, p, plan.Options{Enumerate: true})
+	est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Probes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,41 +268,41 @@ func TestEstimateDeterministicAndBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := Build(g, p, Options{MultiplyAutomorphisms: true})
+	pl := plan.Build(g, p, plan.Options{MultiplyAutomorphisms: true})
 	ctx := context.Background()
-	a, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500})
-	b, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500})
+	a, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500})
+	b, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500})
 	if a.Nodes != b.Nodes || a.Matches != b.Matches || a.Scanned != b.Scanned {
 		t.Fatalf("same seed, different estimates: %+v and %+v", a, b)
 	}
-	c, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 8, Probes: 500})
+	c, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 8, Probes: 500})
 	if c.Nodes == a.Nodes {
 		t.Errorf("different seeds gave identical estimates %v", a.Nodes)
 	}
 	// The work limit stops early (after the minimum number of probes).
-	lim, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500, MinProbes: 4, WorkLimit: 1})
+	lim, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, MinProbes: 4, WorkLimit: 1})
 	if lim.Probes != 4 {
 		t.Errorf("work limit 1: %d probes, want the minimum 4", lim.Probes)
 	}
 	// So does the node share: 1e-9 of the nodes is less than one probe's steps.
-	share, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500, MinProbes: 8, NodeShare: 1e-9})
+	share, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, MinProbes: 8, NodeShare: 1e-9})
 	if share.Probes != 8 {
 		t.Errorf("node share 1e-9: %d probes, want the minimum 8", share.Probes)
 	}
 	// A share of 1% stops once the probes have taken about 1% of the search's ~1.2e4 nodes in
 	// steps: a few dozen probes of about 4 levels.
-	if some, _ := pl.Estimate(ctx, g, EstimateOptions{Seed: 7, Probes: 500, NodeShare: 0.01}); some.Probes < 10 || some.Probes > 100 {
+	if some, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, NodeShare: 0.01}); some.Probes < 10 || some.Probes > 100 {
 		t.Errorf("node share 0.01: %d probes for %v nodes", some.Probes, some.Nodes)
 	}
 	// A cancelled context stops before the first probe.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := pl.Estimate(cctx, g, EstimateOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := pl.Estimate(cctx, g, plan.EstimateOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: error %v", err)
 	}
 	// An empty plan estimates nothing.
 	q, _ := pattern.Parse("(a:9)-(b)")
-	if e, err := Build(g, q, Options{}).Estimate(ctx, g, EstimateOptions{}); err != nil || e.Nodes != 0 || e.Matches != 0 {
+	if e, err := plan.Build(g, q, plan.Options{}).Estimate(ctx, g, plan.EstimateOptions{}); err != nil || e.Nodes != 0 || e.Matches != 0 {
 		t.Errorf("empty plan: %+v, %v", e, err)
 	}
 }
