@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,6 +88,10 @@ type Result struct {
 // ErrOverflow is returned when a count does not fit in a uint64.
 var ErrOverflow = errors.New("count overflows uint64")
 
+// ErrUnknownEngine is returned (wrapped, with the names available) by Lookup for a name no
+// engine is registered under.
+var ErrUnknownEngine = errors.New("unknown engine")
+
 // ErrMemory is returned (wrapped, with the sizes) when a problem cannot be solved within its
 // MemoryLimit.
 var ErrMemory = errors.New("not enough memory")
@@ -126,7 +131,7 @@ func Lookup(name string) (Engine, error) {
 	if e, ok := registry[name]; ok {
 		return e, nil
 	}
-	return nil, fmt.Errorf("unknown engine %q (available: %v)", name, namesLocked())
+	return nil, fmt.Errorf("%w %q (available: %s)", ErrUnknownEngine, name, strings.Join(namesLocked(), ", "))
 }
 
 // Names lists the registered engines.

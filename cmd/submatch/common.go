@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine"
-	_ "github.com/submatch/submatch/engine/auto" // registers the "auto" engine
-	_ "github.com/submatch/submatch/engine/cpu"  // registers the "cpu" engine
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"

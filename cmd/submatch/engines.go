@@ -1,6 +1,5 @@
 package main
 
-import (
-	_ "github.com/submatch/submatch/engine/geneva"
-	_ "github.com/submatch/submatch/engine/stmatch"
-)
+// The engines are linked through the public API's package, which imports every one (its
+// engines.go): the command names none of them.
+import _ "github.com/submatch/submatch"

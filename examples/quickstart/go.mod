@@ -1,0 +1,12 @@
+module example.com/quickstart
+
+go 1.26
+
+require github.com/submatch/submatch v0.0.0
+
+require (
+	github.com/ebitengine/purego v0.11.3 // indirect
+	github.com/klauspost/compress v1.18.0 // indirect
+)
+
+replace github.com/submatch/submatch => ../..
