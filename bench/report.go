@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,13 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Files written by WriteReports into the results folder.
@@ -27,7 +21,9 @@ const (
 	MarkdownFile = "results.md"
 )
 
-// WriteReports writes the CSV, the chart and the markdown tables into dir (created if needed).
+// WriteReports writes the CSV and the markdown tables into dir (created if needed). The chart
+// is drawn from the CSV by the separate command cmd/submatch-chart (package bench/chart), so
+// that the plotting library is not linked into submatch.
 func WriteReports(dir string, rs []Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -35,10 +31,7 @@ func WriteReports(dir string, rs []Result) error {
 	if err := writeFile(filepath.Join(dir, CSVFile), func(w io.Writer) error { return WriteCSV(w, rs) }); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, MarkdownFile), func(w io.Writer) error { return WriteMarkdown(w, rs) }); err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, ChartFile), func(w io.Writer) error { return WriteChart(w, rs) })
+	return writeFile(filepath.Join(dir, MarkdownFile), func(w io.Writer) error { return WriteMarkdown(w, rs) })
 }
 
 func writeFile(path string, write func(io.Writer) error) (err error) {
@@ -298,73 +291,94 @@ func fmtBytes(n uint64) string {
 	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
 
-// WriteChart draws a PNG with two panels: the geometric mean of the match time per group (log
-// scale) and the geometric mean speedup per group, one line per thread count.
-func WriteChart(w io.Writer, rs []Result) error {
+// GroupStats summarises one group of cases at one thread count, over its cases that ran.
+type GroupStats struct {
+	OK, Timeouts, Failed int
+	// GeoMatch is the geometric mean of the median match times of the ok cases.
+	GeoMatch time.Duration
+	// GeoSpeedup is the geometric mean of their speedups over the smallest thread count (0: none).
+	GeoSpeedup float64
+}
+
+// Summary returns the groups of rs (in order of first appearance), the thread counts
+// (ascending), and the summary of a group at a thread count.
+func Summary(rs []Result) (groups []string, threads []int, stats func(group string, threads int) GroupStats) {
 	cases, groups := byCase(rs)
-	ts := threadCounts(rs)
-	times := plot.New()
-	times.Title.Text = "match time (geometric mean per group)"
-	times.Y.Label.Text = "seconds"
-	times.Y.Scale = plot.LogScale{}
-	times.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	speed := plot.New()
-	speed.Title.Text = fmt.Sprintf("speedup over %s (geometric mean)", threadsLabel(ts[0]))
-	speed.Y.Label.Text = "speedup"
-	speed.Y.Min = 0
-	// Groups are categories: points, not lines, nudged sideways per thread count.
-	for i, t := range ts {
-		dx := 0.08 * (float64(i) - float64(len(ts)-1)/2)
-		var pts, sps plotter.XYs
-		for x, g := range groups {
-			s := summarise(cases, g, t)
-			if s.ok > 0 {
-				pts = append(pts, plotter.XY{X: float64(x) + dx, Y: s.geoMatch.Seconds()})
-			}
-			if s.geoSpeedup > 0 {
-				sps = append(sps, plotter.XY{X: float64(x) + dx, Y: s.geoSpeedup})
-			}
+	return groups, threadCounts(rs), func(group string, t int) GroupStats {
+		s := summarise(cases, group, t)
+		return GroupStats{OK: s.ok, Timeouts: s.timeouts, Failed: s.failed, GeoMatch: s.geoMatch, GeoSpeedup: s.geoSpeedup}
+	}
+}
+
+// ThreadsLabel is "1 thread" or "N threads".
+func ThreadsLabel(t int) string { return threadsLabel(t) }
+
+// ReadCSV reads what WriteCSV wrote (the columns found by their names in the header).
+func ReadCSV(r io.Reader) ([]Result, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("bench: empty CSV")
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	for _, name := range csvHeader {
+		if _, ok := col[name]; !ok {
+			return nil, fmt.Errorf("bench: CSV line 1: no column %q", name)
 		}
-		for _, panel := range []struct {
-			p   *plot.Plot
-			xys plotter.XYs
-		}{{times, pts}, {speed, sps}} {
-			if len(panel.xys) == 0 || (panel.p == speed && i == 0) {
-				continue
+	}
+	var rs []Result
+	for n, row := range rows[1:] {
+		line := n + 2
+		bad := func(name string, err error) error {
+			return fmt.Errorf("bench: CSV line %d: column %s: %w", line, name, err)
+		}
+		get := func(name string) string { return row[col[name]] }
+		num := func(name string) (uint64, error) {
+			if get(name) == "" {
+				return 0, nil
 			}
-			points, err := plotter.NewScatter(panel.xys)
+			v, err := strconv.ParseUint(get(name), 10, 64)
 			if err != nil {
-				return err
+				return 0, bad(name, err)
 			}
-			points.Color, points.Shape, points.Radius = plotutil.Color(i), plotutil.Shape(i), vg.Points(4)
-			panel.p.Add(points)
-			panel.p.Legend.Add(threadsLabel(t), points)
+			return v, nil
 		}
+		secs := func(name string) (time.Duration, error) {
+			v, err := strconv.ParseFloat(get(name), 64)
+			if err != nil {
+				return 0, bad(name, err)
+			}
+			return time.Duration(v * float64(time.Second)), nil
+		}
+		r := Result{Case: get("case"), Group: get("group"), Data: get("data"), Query: get("query"),
+			Semantics: get("semantics"), Status: Status(get("status")), Err: get("error"), HasExpected: get("expected") != ""}
+		var errs [13]error
+		var v, th, runs uint64
+		v, errs[0] = num("data_vertices")
+		r.Edges, errs[1] = num("data_edges")
+		th, errs[2] = num("threads")
+		r.Count, errs[3] = num("count")
+		r.Expected, errs[4] = num("expected")
+		runs, errs[5] = num("runs")
+		r.PeakRSS, errs[6] = num("peak_rss_bytes")
+		r.Load, errs[7] = secs("load_s")
+		r.Plan, errs[8] = secs("plan_s")
+		r.Match, errs[9] = secs("match_s")
+		r.MatchMin, errs[10] = secs("match_min_s")
+		r.MatchMax, errs[11] = secs("match_max_s")
+		if sp := get("speedup"); sp != "" {
+			r.Speedup, errs[12] = strconv.ParseFloat(sp, 64)
+		}
+		if err := errors.Join(errs[:]...); err != nil {
+			return nil, err
+		}
+		r.Vertices, r.Threads, r.Runs = int(v), int(th), int(runs)
+		rs = append(rs, r)
 	}
-	// Leave room around the extreme points (the legend sits at the top).
-	if times.Y.Min <= times.Y.Max {
-		times.Y.Min, times.Y.Max = times.Y.Min/2, times.Y.Max*4
-	} else { // nothing completed: an empty panel on a valid log axis
-		times.Y.Min, times.Y.Max = 1e-3, 1
-	}
-	speed.Y.Max = max(speed.Y.Max, 1) * 1.25
-	one := plotter.NewFunction(func(float64) float64 { return 1 })
-	one.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
-	speed.Add(one)
-	for _, p := range []*plot.Plot{times, speed} {
-		p.NominalX(groups...)
-		p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.Legend.Top = true
-		p.Add(plotter.NewGrid())
-	}
-	img := vgimg.New(vg.Points(1000), vg.Points(420))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(20), PadTop: vg.Points(8), PadBottom: vg.Points(8), PadLeft: vg.Points(8), PadRight: vg.Points(8)}
-	canvases := plot.Align([][]*plot.Plot{{times, speed}}, tiles, dc)
-	times.Draw(canvases[0][0])
-	speed.Draw(canvases[0][1])
-	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-	return err
+	return rs, nil
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	registerCommand(command{name: "bench", summary: "run the benchmark suite and write a CSV, a chart and tables", run: runBench})
+	registerCommand(command{name: "bench", summary: "run the benchmark suite and write a CSV and tables (go run ./cmd/submatch-chart DIR draws the chart)", run: runBench})
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -22,7 +22,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"wiki-Vote triangles and 4- and 5-cliques (unique), and R-MAT graphs of scales 16..22 (quick: 16\n"+
 			"and 18) with random-walk queries of 4 to 12 vertices. Each case is loaded once, then counted\n"+
 			"--repeat times at every thread count (medians reported), each run under --timeout.\n"+
-			"Writes results.csv, results.md and chart.png into --out and prints the tables.")
+			"Writes results.csv and results.md into --out and prints the tables; go run ./cmd/submatch-chart\nDIR draws chart.png from the CSV.")
 	var (
 		suite    string
 		threads  string
@@ -72,8 +72,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := bench.WriteMarkdown(stdout, results); err != nil {
 		return exitCode(stderr, err)
 	}
-	fmt.Fprintf(stdout, "\nResults: %s, %s, %s\n", filepath.Join(out, bench.CSVFile),
-		filepath.Join(out, bench.MarkdownFile), filepath.Join(out, bench.ChartFile))
+	fmt.Fprintf(stdout, "\nResults: %s, %s (chart: go run ./cmd/submatch-chart %s)\n", filepath.Join(out, bench.CSVFile),
+		filepath.Join(out, bench.MarkdownFile), out)
 	if runErr != nil {
 		return exitCode(stderr, fmt.Errorf("bench %s: the results above are partial", stopReason(ctx, 0)))
 	}
