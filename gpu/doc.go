@@ -12,5 +12,5 @@
 // Device.Do. The helpers of this package (Alloc, Upload, CopyToHost, Launch, Synchronize...) call Do
 // themselves and may also be called from inside a Do closure (they then run directly).
 //
-// Kernels are CUDA C++ sources in kernels/*.cu, embedded in the binary (KernelSource).
+// Kernels are CUDA C++ sources that the engines embed and register (RegisterKernel, KernelSource).
 package gpu

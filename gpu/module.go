@@ -91,7 +91,7 @@ func (d *Device) cachedModule(key, name string) *Module {
 	return m
 }
 
-// CompileKernel compiles the embedded kernel kernels/<file> (see KernelSource).
+// CompileKernel compiles the registered kernel file (see KernelSource).
 func (d *Device) CompileKernel(file string, opts []string) (*Module, error) {
 	src, err := KernelSource(file)
 	if err != nil {

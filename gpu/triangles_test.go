@@ -1,6 +1,11 @@
 package gpu
 
+// The triangle counter is the runtime's own test application: a small CUDA kernel
+// (testdata/triangles.cu) that exercises compiling, uploading, launching and reading back, checked
+// against a CPU count. It is not part of the product.
+
 import (
+	_ "embed"
 	"fmt"
 	"slices"
 	"time"
@@ -28,6 +33,11 @@ const (
 	// TrianglesPerVertex gives each warp one vertex and all its edges.
 	TrianglesPerVertex
 )
+
+//go:embed testdata/triangles.cu
+var trianglesSource string
+
+func init() { RegisterKernel("triangles.cu", trianglesSource) }
 
 // edgeChunk is EDGE_CHUNK of triangles.cu.
 const edgeChunk = 32
