@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/submatch/submatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,7 +15,7 @@ import (
 
 // The Go benchmarks read the shared test data (skipped when it is missing) and count with every
 // core the -cpu flag allows: "go test ./bench -run '^$' -bench . -cpu 1,2".
-const testdata = "../../shared/testdata"
+var testdata = testenv.Dir()
 
 var (
 	graphsMu sync.Mutex

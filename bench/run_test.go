@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
+	"github.com/submatch/submatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,7 +147,7 @@ func TestWrongCountDetected(t *testing.T) {
 }
 
 func TestSuiteFromTestdata(t *testing.T) {
-	const testdata = "../../shared/testdata"
+	testdata := testenv.Path(t, ".")
 	cases, missing, err := Suite(SuiteQuick, testdata)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +165,7 @@ func TestSuiteFromTestdata(t *testing.T) {
 		t.Fatalf("quick R-MAT cases: %v", groups)
 	}
 	if len(missing) > 0 {
-		t.Skipf("testdata missing: %v", missing)
+		testenv.Missing(t, "the quick suite's data", fmt.Errorf("%v", missing))
 	}
 	if groups["hprd"] != 20 || groups["github"] != 11 || groups["wikivote"] != 3 {
 		t.Fatalf("quick suite groups: %v", groups)

@@ -3,6 +3,7 @@ package gpu
 import (
 	"bufio"
 	"fmt"
+	"github.com/submatch/submatch/internal/testenv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,12 +21,7 @@ const EnvTestdata = "SUBMATCH_TESTDATA"
 // scripts/gpu-check.sh's table.
 const EnvResults = "SUBMATCH_RESULTS"
 
-func testdataDir() string {
-	if d := os.Getenv(EnvTestdata); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "testdata")
-}
+func testdataDir() string { return testenv.Dir() }
 
 // loadWikiVote reads wikivote-graphpi/wiki-vote_input: a header "n m", then "u v" per line,
 // ids not contiguous. It skips the test when the file is absent.
@@ -34,7 +30,7 @@ func loadWikiVote(t testing.TB) (offsets []uint64, nbrs []uint32) {
 	path := filepath.Join(testdataDir(), "wikivote-graphpi", "wiki-vote_input")
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("wiki-Vote not available (set %s): %v", EnvTestdata, err)
+		testenv.Missing(t, "wiki-Vote", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)

@@ -11,6 +11,7 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -157,7 +158,11 @@ func estimateCases() []estimateCase {
 		{plan.Options{Unique: true, SpaceLimit: -1}, engine.Semantics{Unique: true}},
 		{plan.Options{SpaceLimit: -1}, engine.Semantics{}},
 	}
-	for seed := uint64(1); seed <= 24; seed++ {
+	seeds := uint64(24)
+	if !sharedtest.Long() {
+		seeds = 8
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		vl := 1 + int(seed%3)
 		g := gen.RandomGraphM(seed, 40, 160+int(seed%4)*40, vl, 1+int(seed%2))
 		p := gen.RandomPattern(seed*7, 3+int(seed%4), gen.PatternOptions{

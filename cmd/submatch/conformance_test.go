@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/submatch/submatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -95,7 +96,7 @@ func expectedSuite(t *testing.T, dir, data string) {
 		t.Run(name, func(t *testing.T) {
 			qp := filepath.Join(dir, "query_graph", name+".graph")
 			if _, err := os.Stat(qp); err != nil {
-				t.Skipf("query file missing: %v", err)
+				testenv.Missing(t, qp, err)
 			}
 			p, err := formats.LoadPattern(qp, formats.Options{})
 			if err != nil {

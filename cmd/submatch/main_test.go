@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/submatch/submatch/internal/testenv"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -16,17 +17,14 @@ import (
 	"time"
 )
 
-// testdata is the shared test data folder, seen from this package's directory.
-const testdata = "../../../shared/testdata"
+// testdata is the shared test data folder ($SUBMATCH_TESTDATA, else ../shared/testdata).
+var testdata = testenv.Dir()
 
-// needData returns the path of a file or folder under testdata, skipping the test when it is missing.
+// needData returns the path of a file or folder under testdata, skipping the test when it is
+// missing (failing it in CI).
 func needData(t testing.TB, rel string) string {
 	t.Helper()
-	p := filepath.Join(testdata, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test data missing: %v", err)
-	}
-	return p
+	return testenv.Path(t, rel)
 }
 
 // runCmd runs a command line in-process and returns the exit status, stdout and stderr.

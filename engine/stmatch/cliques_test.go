@@ -208,7 +208,7 @@ func TestEmulatedCliqueKernel(t *testing.T) {
 		{"dense n=90, 2 labels", gen.RandomGraph(8, 90, 0.8, 2, 1), "1"},
 	}
 	for _, gc := range graphs {
-		for k := 4; k <= 8; k++ {
+		for k := 4; k <= sweep(8, 6); k++ {
 			p := proptest.Clique(t, k, gc.vl, "")
 			c, ok := plan.AsClique(gc.g, p)
 			if !ok {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/submatch/submatch/internal/sharedtest"
 	"iter"
 	"math/rand/v2"
 	"os"
@@ -193,13 +194,17 @@ const OracleBudget = 150_000
 // DenseOracleBudget is OracleBudget for MakeDense's cases, whose searches are larger.
 const DenseOracleBudget = 2_000_000
 
-// Seeds returns the seeds a property test runs: 0..n-1 with n = full (short with -short), or
-// SUBMATCH_ORACLE_SEEDS=n seeds, or the single SUBMATCH_ORACLE_SEED; and the repetitions
-// SUBMATCH_ORACLE_REPEAT asks for (default 1).
+// Seeds returns the seeds a property test runs: 0..n-1 with n = full in the deep sweeps
+// (SUBMATCH_LONG=1, which CI sets), short by default (the README's `go test ./...`), and half of
+// short with -short (the race run); or SUBMATCH_ORACLE_SEEDS=n seeds, or the single
+// SUBMATCH_ORACLE_SEED; and the repetitions SUBMATCH_ORACLE_REPEAT asks for (default 1).
 func Seeds(t testing.TB, full, short int) (seeds []uint64, repeat int) {
-	count := full
-	if testing.Short() {
-		count = short
+	count := short
+	switch {
+	case sharedtest.Long():
+		count = full
+	case testing.Short():
+		count = max(1, short/2)
 	}
 	var err error
 	if s := os.Getenv("SUBMATCH_ORACLE_SEEDS"); s != "" {

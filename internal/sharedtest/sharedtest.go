@@ -1,6 +1,6 @@
 // Package sharedtest reads the shared test data (../shared/testdata, or $SUBMATCH_TESTDATA on
 // the GPU machine) for the engines' tests: the query suites with published counts and
-// wiki-Vote. A test whose data is absent is skipped, not failed.
+// wiki-Vote. A test whose data is absent is skipped, and failed in CI (package testenv).
 package sharedtest
 
 import (
@@ -13,26 +13,15 @@ import (
 
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
 // EnvTestdata names the folder holding the shared test data.
-const EnvTestdata = "SUBMATCH_TESTDATA"
+const EnvTestdata = testenv.EnvTestdata
 
-// Dir returns the shared test data folder: $SUBMATCH_TESTDATA, else ../shared/testdata seen
-// from the repository root (tests run two or three levels below it).
-func Dir() string {
-	if d := os.Getenv(EnvTestdata); d != "" {
-		return d
-	}
-	for _, up := range []string{"../..", "../../.."} {
-		d := filepath.Join(up, "..", "shared", "testdata")
-		if _, err := os.Stat(filepath.Join(up, "go.mod")); err == nil {
-			return d
-		}
-	}
-	return filepath.Join("..", "..", "..", "shared", "testdata")
-}
+// Dir returns the shared test data folder (testenv.Dir).
+func Dir() string { return testenv.Dir() }
 
 // Query is one query of a suite and its published count.
 type Query struct {
@@ -46,7 +35,7 @@ func ReadExpected(t testing.TB, path string) (names []string, counts map[string]
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("test data not available (set %s): %v", EnvTestdata, err)
+		testenv.Missing(t, path, err)
 	}
 	counts = map[string]uint64{}
 	for _, line := range strings.Split(string(b), "\n") {
@@ -95,7 +84,7 @@ func WikiVote(t testing.TB) *graph.Graph {
 	path := filepath.Join(Dir(), "wikivote-graphpi", "wiki-vote_input")
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("wiki-Vote not available (set %s): %v", EnvTestdata, err)
+		testenv.Missing(t, "wiki-Vote", err)
 	}
 	defer f.Close()
 	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: true})
@@ -121,20 +110,14 @@ func WikiVote(t testing.TB) *graph.Graph {
 	return g
 }
 
-// EnvLong turns on the deep sweeps (many random cases, large graphs) that the README's test
-// command leaves out so that it passes in a few minutes; .ci/run sets it.
-const EnvLong = "SUBMATCH_LONG"
+// EnvLong turns on the deep sweeps (testenv.EnvLong).
+const EnvLong = testenv.EnvLong
 
-// Long reports whether the deep sweeps run ($SUBMATCH_LONG set to anything but "" or "0").
-func Long() bool {
-	v := os.Getenv(EnvLong)
-	return v != "" && v != "0"
-}
+// Long reports whether the deep sweeps run (testenv.Long).
+func Long() bool { return testenv.Long() }
 
 // SkipUnlessLong skips a deep sweep unless $SUBMATCH_LONG is set.
 func SkipUnlessLong(t testing.TB) {
 	t.Helper()
-	if !Long() {
-		t.Skipf("a deep sweep: set %s=1 to run it", EnvLong)
-	}
+	testenv.SkipUnlessLong(t)
 }

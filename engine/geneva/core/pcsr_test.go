@@ -3,7 +3,7 @@ package core
 import (
 	"cmp"
 	"fmt"
-	"os"
+	"github.com/submatch/submatch/internal/testenv"
 	"reflect"
 	"slices"
 	"testing"
@@ -285,10 +285,7 @@ func BenchmarkBuild(b *testing.B) {
 
 // TestGenMapCiteseer runs GENMAP on citeseer's 65 edge labels (skipped without the test data).
 func TestGenMapCiteseer(t *testing.T) {
-	const path = "../../shared/testdata/citeseer-graphminer"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("no citeseer test data:", err)
-	}
+	path := testenv.Path(t, "citeseer-graphminer")
 	g, err := formats.Load(path, formats.Options{})
 	if err != nil {
 		t.Fatal(err)
