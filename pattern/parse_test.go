@@ -170,39 +170,9 @@ func legacyName(p *Pattern, u int) string {
 	return fmt.Sprintf("v%d", u)
 }
 
-// knownStringBug reports whether the failure of Parse(p.String()) to reproduce p is explained by
-// the known bugs of the current String(): printed names that collide (a variable "v1" next to an
-// anonymous vertex 1, or two vertices given one name through New), or vertices renumbered (an
-// isolated vertex, or an edge, that mentions vertices out of index order) while the pattern is
-// otherwise the same under the printed names.
-// TODO(lead): once String() is fixed these cases round-trip exactly and this never fires.
-func knownStringBug(p, q *Pattern, err error) bool {
-	seen := map[string]bool{}
-	for u := 0; u < p.NumVertices(); u++ {
-		if seen[legacyName(p, u)] {
-			return true // names collide
-		}
-		seen[legacyName(p, u)] = true
-	}
-	if err != nil || q.NumVertices() != p.NumVertices() || q.NumEdges() != p.NumEdges() {
-		return false
-	}
-	idx := map[string]int{}
-	for v := 0; v < q.NumVertices(); v++ {
-		idx[q.names[v]] = v
-	}
-	for u := 0; u < p.NumVertices(); u++ {
-		if _, ok := idx[legacyName(p, u)]; !ok {
-			return false
-		}
-	}
-	return sameUnder(p, q, func(u int) int { return idx[legacyName(p, u)] })
-}
-
-// roundTrip parses p.String() and reports whether it reproduces p exactly (same vertex numbering,
-// labels, edges, and the names of vertices whose names are distinct identifiers), failing the
-// test otherwise unless a known String() bug explains the difference (known true).
-func roundTrip(t *testing.T, p *Pattern) (known bool) {
+// roundTrip parses p.String() and fails the test unless it reproduces p exactly (same vertex
+// numbering, labels, edges, and the names of vertices whose names are distinct identifiers).
+func roundTrip(t *testing.T, p *Pattern) {
 	t.Helper()
 	s := p.String()
 	q, err := Parse(s)
@@ -219,16 +189,12 @@ func roundTrip(t *testing.T, p *Pattern) (known bool) {
 		if s2 := q.String(); s2 != s && p.names != nil && sameNames(p, q) {
 			t.Fatalf("String() is not stable: %q re-parses and prints as %q", s, s2)
 		}
-		return false
-	}
-	if knownStringBug(p, q, err) {
-		return true
+		return
 	}
 	if err != nil {
 		t.Fatalf("String() = %q does not re-parse: %v", s, err)
 	}
 	t.Fatalf("String() = %q re-parses to a different pattern:\n got  %s\n want %s", s, describe(q), describe(p))
-	return false
 }
 
 func sameNames(p, q *Pattern) bool {
@@ -240,15 +206,17 @@ func sameNames(p, q *Pattern) bool {
 	return true
 }
 
+// TestStringRoundTrip: Parse(p.String()) is p, names and vertex order included, also for
+// anonymous vertices next to names like "v1" and vertices mentioned out of index order (both
+// were String() bugs once).
 func TestStringRoundTrip(t *testing.T) {
-	var known []string
 	for _, s := range []string{
 		"(a)",
 		"(a:3)-(b:5)-(c:3)-(a), (b)-[:2]-(d)",
 		"(a:1)-[:0]-(b:*)-[:7]-(c), (d:4), (e)",
 		"(x)-(y), (z)-(w)",
 		"(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)",
-		// The cases below hit the known String() bugs (see TestStringKnownBugs).
+		// Anonymous vertices, isolated ones, and vertices first mentioned out of index order.
 		"()-(:3)-()",
 		"(a), (b)-(c)",
 		"(a)-(b), (c), (b)-(d)",
@@ -260,9 +228,7 @@ func TestStringRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", s, err)
 		}
-		if roundTrip(t, p) {
-			known = append(known, s)
-		}
+		roundTrip(t, p)
 	}
 	// Patterns built with New: nil names, non-identifier names, repeated names.
 	for _, names := range [][]string{nil, {"10", "x", "-"}, {"a", "a", "b"}} {
@@ -270,28 +236,7 @@ func TestStringRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if roundTrip(t, p) {
-			known = append(known, fmt.Sprintf("New(names %q)", names))
-		}
-	}
-	if len(known) > 0 {
-		t.Logf("known String() bugs (round trip equal only up to renumbering, or names collide) for: %q", known)
-	}
-}
-
-// TestStringKnownBugs documents two bugs in (*Pattern).String(), skipped until fixed:
-//   - names are not made unique: "(v1), ()" prints as "(v1), (v1)", one vertex on re-parse;
-//   - vertices are renumbered: "(a), (b)-(c)" prints as "(b)-(c), (a)", so b becomes vertex 0
-//     and match columns come out in another order.
-func TestStringKnownBugs(t *testing.T) {
-	for _, s := range []string{"(v1), ()", "(a), (b)-(c)"} {
-		p, err := Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if roundTrip(t, p) {
-			t.Skipf("known bug in pattern.String(): %q prints as %q, which does not re-parse to the same pattern", s, p.String())
-		}
+		roundTrip(t, p)
 	}
 }
 

@@ -264,14 +264,6 @@ func (p *Pattern) varNames() []string {
 	return out
 }
 
-// varName is a valid identifier for vertex u in the inline syntax.
-func varName(p *Pattern, u int) string {
-	if p.names != nil && isIdent(p.names[u]) {
-		return p.names[u]
-	}
-	return "v" + strconv.Itoa(u)
-}
-
 func isIdent(s string) bool {
 	if s == "" {
 		return false
