@@ -178,5 +178,18 @@ func (csvLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 			return nil, &InputError{Path: path, Line: e.line, Msg: err.Error(), Err: err}
 		}
 	}
-	return build(b, path, opts)
+	return buildLocating(b, path, opts, func(c *graph.EdgeLabelConflict) (first, second int) {
+		for _, e := range edges {
+			u, v := ids[e.u], ids[e.v]
+			if !(u == c.U && v == c.V || u == c.V && v == c.U) {
+				continue
+			}
+			if e.label == c.Labels[0] && first == 0 {
+				first = e.line
+			} else if e.label == c.Labels[1] && second == 0 {
+				second = e.line
+			}
+		}
+		return first, second
+	})
 }

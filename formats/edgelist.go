@@ -123,7 +123,16 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 			return nil, err
 		}
 	}
-	return build(b, path, opts)
+	return buildLocating(b, path, opts, rescanEdges(r, path, edgeComments, parseEdge, func(l *lineFields) (int64, int64, uint32, bool) {
+		if !l.ok || l.n < 2 {
+			return 0, 0, 0, false
+		}
+		var el uint32
+		if l.n == 3 {
+			el, _ = label(l.f[2])
+		}
+		return l.f[0], l.f[1], el, true
+	}))
 }
 
 // parseEdge parses a `u v [label]` line.

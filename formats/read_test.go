@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -313,5 +314,54 @@ func TestWriteFileMode(t *testing.T) {
 	}
 	if err := WriteFile("/dev/null", g, "sm"); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("writing over /dev/null: %v", err)
+	}
+}
+
+// TestSnapshotBrokenRules: a snapshot whose checksums match but whose graph breaks the rules
+// (a self-loop, an unsorted run, an asymmetric edge) is refused.
+func TestSnapshotBrokenRules(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 6, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v uint32
+	for g.Degree(v) < 3 {
+		v++
+	}
+	lo := g.Raw().Offsets[v]
+	for name, breakIt := range map[string]func(r *graph.Raw){
+		"self-loop": func(r *graph.Raw) { r.Neighbors[lo] = v },
+		"unsorted":  func(r *graph.Raw) { r.Neighbors[lo], r.Neighbors[lo+1] = r.Neighbors[lo+1], r.Neighbors[lo] },
+		"asymmetric": func(r *graph.Raw) {
+			// Some u lists x+1 instead of x (x+1 not a neighbour, still in order): x+1 does not
+			// list u, and x lists u, which does not list x.
+			for u := range uint32(g.NumVertices()) {
+				nb := g.Neighbors(u)
+				for i := 0; i+1 < len(nb); i++ {
+					if x := nb[i]; nb[i+1] > x+1 && x+1 != u {
+						r.Neighbors[r.Offsets[u]+uint64(i)] = x + 1
+						return
+					}
+				}
+			}
+			t.Fatal("no vertex to break")
+		},
+	} {
+		raw := g.Raw()
+		raw.Neighbors = slices.Clone(raw.Neighbors)
+		breakIt(&raw)
+		bad, err := graph.FromRawTrusted(raw) // bounds only
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteGraph(&buf, bad, "smg"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Read(context.Background(), &buf, "", Options{Name: "s.smg"})
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "corrupt snapshot") {
+			t.Errorf("%s: %v, want a corrupt snapshot error", name, err)
+		}
 	}
 }
