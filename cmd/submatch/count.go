@@ -61,6 +61,9 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := f.check(); err != nil {
 		return exitCode(stderr, err)
 	}
+	if err := oneStdin(pos...); err != nil {
+		return exitCode(stderr, err)
+	}
 	log := newLogger(stderr, f.verbose)
 	ctx, cancel := f.context(ctx)
 	defer cancel()
@@ -117,15 +120,25 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 	results := make([]chan *outcome, len(queries))
 	for i := range queries {
 		results[i] = make(chan *outcome, 1)
-		go func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			o := &outcome{}
-			// After a failure ctx is cancelled, so the queries still waiting return at once.
-			o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut, false)
-			results[i] <- o
-		}()
 	}
+	// Queries start in the order given: a slot is taken before the next query's goroutine
+	// exists (goroutines racing for slots start in any order, so a cheap first query could
+	// wait behind expensive later ones and print a partial 0 under --timeout).
+	go func() {
+		for i := range queries {
+			slots <- struct{}{}
+			if countStarted != nil {
+				countStarted(i)
+			}
+			go func() {
+				defer func() { <-slots }()
+				o := &outcome{}
+				// After a failure ctx is cancelled, so the queries still waiting return at once.
+				o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut, false)
+				results[i] <- o
+			}()
+		}
+	}()
 	code := exitOK
 	for i := range queries {
 		o := <-results[i]
@@ -147,6 +160,9 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 	}
 	return code
 }
+
+// countStarted, when set (by tests), is called as each query of a concurrent count starts.
+var countStarted func(i int)
 
 // countOne runs and prints one count; with explain it first prints the plan and the engine (on
 // stderr).

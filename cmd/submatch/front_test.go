@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestCountStartsInOrder: a count of several queries starts them in the order given (before, the
+// goroutines raced for slots and the last-created tended to start first, so a cheap first query
+// could print a partial 0 under --timeout while later expensive ones ran).
+func TestCountStartsInOrder(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	args := []string{"count", "--threads", "2", data}
+	for range 24 {
+		args = append(args, "(a)-(b)-(c)")
+	}
+	var (
+		mu    sync.Mutex
+		order []int
+	)
+	countStarted = func(i int) { mu.Lock(); order = append(order, i); mu.Unlock() }
+	defer func() { countStarted = nil }()
+	if code, _, errOut := runCmd(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !slices.IsSorted(order) || len(order) != 24 {
+		t.Fatalf("queries started in the order %v", order)
+	}
+}
+
+// TestListCSVNames: string vertex names of CSV input are printed, not internal indices.
+func TestListCSVNames(t *testing.T) {
+	data := writeFile(t, "names.csv", "alice,bob\nbob,carol\ncarol,alice\ncarol,dave\n")
+	code, out, errOut := runCmd(t, "list", data, "(a)-(b)-(c)-(a)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := tsv(out)
+	if len(rows) != 6 {
+		t.Fatalf("%d matches, want 6:\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		got := slices.Sorted(slices.Values(r))
+		if !slices.Equal(got, []string{"alice", "bob", "carol"}) {
+			t.Fatalf("match %v, want alice, bob and carol", r)
+		}
+	}
+	_, out, _ = runCmd(t, "list", "--json", data, "(a:0)-(b)", "--limit", "1")
+	if !strings.Contains(out, `"match":["`) {
+		t.Errorf("JSON names not quoted: %s", out)
+	}
+}
+
+// TestListOutputIsInput: list -o naming an input file is refused before anything is written.
+func TestListOutputIsInput(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	code, _, errOut := runCmd(t, "list", "-o", data, data, "(a)-(b)")
+	if code != exitUsage || !strings.Contains(errOut, "is the input file") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(data); string(b) != "0 1\n1 2\n" {
+		t.Fatalf("input changed: %q", b)
+	}
+}
