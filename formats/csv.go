@@ -136,7 +136,7 @@ func (csvLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 			return nil, err
 		}
 		if u == v && !opts.DropSelfLoops {
-			e := lr.errorf("self-loop on vertex %s (drop self-loops to load it anyway)", quoteLine(left))
+			e := lr.errorf("self-loop on vertex %s (Options.DropSelfLoops drops it)", quoteLine(left))
 			e.Err = graph.ErrSelfLoop
 			return nil, e
 		}

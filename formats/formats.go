@@ -297,7 +297,7 @@ func rescanEdges(r io.Reader, path, comments string, parse parseFunc, edge func(
 // selfLoopError is the error for a self-loop when they are not dropped.
 func selfLoopError(lr *lineReader, v int64) error {
 	return &InputError{Path: lr.path, Line: lr.line, Err: graph.ErrSelfLoop,
-		Msg: fmt.Sprintf("self-loop on vertex %d (drop self-loops to load it anyway)", v)}
+		Msg: fmt.Sprintf("self-loop on vertex %d (Options.DropSelfLoops drops it)", v)}
 }
 
 // hasExt reports whether path ends with ext (case-insensitive, ext includes the dot).

@@ -67,3 +67,38 @@ func TestListOutputIsInput(t *testing.T) {
 		t.Fatalf("input changed: %q", b)
 	}
 }
+
+// TestMemoryFlagUnits: --memory 4GB is 4e9 bytes (SI), 4GiB is 4 x 2^30 (IEC).
+func TestMemoryFlagUnits(t *testing.T) {
+	for in, want := range map[string]uint64{"4GB": 4_000_000_000, "4GiB": 4 << 30, "512MiB": 512 << 20} {
+		if got, err := parseSize("--memory", in); err != nil || got != want {
+			t.Errorf("--memory %s = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, err := parseSize("--memory", "4XB"); err == nil {
+		t.Error("--memory 4XB accepted")
+	}
+}
+
+// TestFlagMessages: flag errors name flags with two dashes, suggest the nearest flag, ask for a
+// duration's unit; a missing file says so plainly; a self-loop names the flag that loads it.
+func TestFlagMessages(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	loop := writeFile(t, "loop.txt", "0 1\n1 1\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"count", "--uniqe", data, "(a)-(b)"}, "unknown flag --uniqe (did you mean --unique?)"},
+		{[]string{"count", "-uniqe", data, "(a)-(b)"}, "unknown flag --uniqe (did you mean --unique?)"},
+		{[]string{"count", "--timeout", "5", data, "(a)-(b)"}, "--timeout 5: add a unit, e.g. 5s or 5m"},
+		{[]string{"count", "--threads", "x", data, "(a)-(b)"}, `--threads "x": expected a whole number`},
+		{[]string{"stats", filepath.Join(t.TempDir(), "nope.txt")}, "nope.txt: no such file\n"},
+		{[]string{"stats", loop}, "self-loop on vertex 1 (--drop-self-loops loads it anyway"},
+	} {
+		code, _, errOut := runCmd(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "stat ") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
