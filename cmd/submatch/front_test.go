@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+
+	"github.com/submatch/submatch/formats"
 )
 
 // TestCountStartsInOrder: a count of several queries starts them in the order given (before, the
@@ -99,6 +103,61 @@ func TestFlagMessages(t *testing.T) {
 		code, _, errOut := runCmd(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "stat ") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestConvertFollowsName: convert writes the format the output's name (or --to) says, never a
+// binary snapshot under a text name, and refuses non-regular outputs and unknown names.
+func TestConvertFollowsName(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, "g.csv", "a,b,2\nb,c\nc,a\nd,,5\n")
+	for name, format := range map[string]string{"out.graph": "sm", "out.csv": "csv", "out.smg": "smg"} {
+		out := filepath.Join(dir, name)
+		if code, _, errOut := runCmd(t, "convert", in, out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		if got, err := formats.Detect(out); err != nil || got != format {
+			t.Errorf("%s written as %q (%v), want %s", name, got, err, format)
+		}
+	}
+	out := filepath.Join(dir, "x.data")
+	if code, _, _ := runCmd(t, "convert", "--to", "graphml", in, out); code != 0 {
+		t.Fatal("--to graphml failed")
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "<graphml") {
+		t.Errorf("--to graphml wrote %q", b)
+	}
+	for _, args := range [][]string{
+		{"convert", in, filepath.Join(dir, "out.xyz")},
+		{"convert", "--to", "sm", in, "/dev/null"},
+		{"convert", in, in + ".txt"}, // vertex labels and an isolated vertex: not an edge list
+		{"convert", "--to", "csv", in, in},
+	} {
+		if code, _, errOut := runCmd(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(in); !strings.HasPrefix(string(b), "a,b,2") {
+		t.Errorf("input overwritten: %q", b)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write(p []byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestOutputWriteFailure: a command whose standard output cannot be written exits non-zero.
+func TestOutputWriteFailure(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	for _, args := range [][]string{{"stats", data}, {"version"}, {"help"}, {"--help"}, {"help", "count"}, {"gpu-info"},
+		{"demo"}, {"convert", "--to", "sm", data, "-"}, {"gen", "rmat", "--scale", "3", "-o", filepath.Join(t.TempDir(), "r.graph")}} {
+		if code, _, errOut := runCmd(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d (%s) with a working standard output", args, code, errOut)
+		}
+		var errOut strings.Builder
+		if code := run(context.Background(), args, failingWriter{}, &errOut); code != exitPartial {
+			t.Errorf("%v: exit %d with a failing standard output, want 1", args, code)
 		}
 	}
 }

@@ -83,8 +83,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help":
-		usage(stdout)
-		return exitOK
+		out := &checkedWriter{w: stdout}
+		usage(out)
+		return out.exit(exitOK, stderr)
 	case "-version", "--version":
 		name = "version"
 	}
@@ -93,7 +94,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "submatch: unknown command %q (run 'submatch help')\n", name)
 		return exitUsage
 	}
-	return c.run(ctx, args[1:], stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	code = c.run(ctx, args[1:], out, stderr)
+	return out.exit(code, stderr)
+}
+
+// checkedWriter remembers the first write error on a command's standard output, so that a
+// command whose output could not be written (a full disk, /dev/full) does not exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// exit returns the status of a command that returned code: exitPartial instead of exitOK when
+// its output failed (saying so on stderr).
+func (c *checkedWriter) exit(code int, stderr io.Writer) int {
+	if c.err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "submatch: writing the output: %v\n", c.err)
+		return exitPartial
+	}
+	return code
 }
 
 func usage(w io.Writer) {
