@@ -161,3 +161,18 @@ func TestOutputWriteFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUInfoCompileWithoutGPU: gpu-info --compile with nothing compiled exits 1 (plain
+// gpu-info still exits 0 without a GPU).
+func TestGPUInfoCompileWithoutGPU(t *testing.T) {
+	code, out, _ := runCmd(t, "gpu-info", "--json")
+	if code != 0 {
+		t.Fatalf("gpu-info: exit %d", code)
+	}
+	if !strings.Contains(out, `"devices": []`) {
+		t.Skip("a GPU is present")
+	}
+	if code, _, errOut := runCmd(t, "gpu-info", "--compile"); code != exitPartial || !strings.Contains(errOut, "nothing was compiled") {
+		t.Errorf("gpu-info --compile without a GPU: exit %d, stderr %q", code, errOut)
+	}
+}
