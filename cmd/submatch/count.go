@@ -36,12 +36,14 @@ type countRecord struct {
 	PatternVertices int     `json:"pattern_vertices"`
 	PatternEdges    int     `json:"pattern_edges"`
 	Pattern         string  `json:"pattern"`
+	Error           string  `json:"error,omitempty"` // the count failed (count is then 0, not a result)
 }
 
 func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("count", "DATA QUERY...",
 		"Counts the matches of each QUERY in the data graph DATA (loaded once) and prints one line per query:\n"+
-			"QUERY, count, counting convention, elapsed time, and \"(partial)\" when the run was cut short.\n"+
+			"QUERY, count, counting convention, elapsed time, and \"(partial)\" when the run was cut short\n"+
+			"(a query that fails, say because its count overflows 64 bits, prints \"-\" and \"(error: ...)\").\n"+
 			"A QUERY is a graph file in any format or, when no such file exists and it starts with '(', an\n"+
 			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.\n"+
 			"Several queries run at the same time, up to --threads of them, and print in the order given;\n"+
@@ -198,6 +200,19 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	elapsed := time.Since(start)
 	prog.finish()
 	if err != nil && !isCancel(err) {
+		// Still print the query's row (so that rows line up with the queries), then the error.
+		var werr error
+		if f.json {
+			werr = json.NewEncoder(stdout).Encode(countRecord{
+				Query: name, Semantics: sem.String(), ElapsedMS: ms(elapsed), Engine: engineName, Auto: autoReason,
+				PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(), Pattern: p.String(), Error: err.Error(),
+			})
+		} else {
+			_, werr = fmt.Fprintln(stdout, name+"	-	"+sem.String()+"	"+fmtDuration(elapsed)+"	(error: "+oneLine(err.Error())+")")
+		}
+		if werr != nil {
+			return exitCode(stderr, fmt.Errorf("writing the result: %w", werr))
+		}
 		return exitCode(stderr, fmt.Errorf("%s: %w", name, err))
 	}
 	partial := res.Partial || err != nil

@@ -176,3 +176,22 @@ func TestGPUInfoCompileWithoutGPU(t *testing.T) {
 		t.Errorf("gpu-info --compile without a GPU: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestCountOverflowKeepsRows: a query whose count overflows still prints its row, so the rows
+// line up with the queries (text and JSON).
+func TestCountOverflowKeepsRows(t *testing.T) {
+	data := needData(t, "email-eu-core/email-Eu-core.txt")
+	queries := []string{"(a)-(b)", "(a), (b), (c), (d), (e), (f), (g), (h)", "(a)-(b)-(c)"}
+	for _, threads := range []string{"1", "2"} {
+		code, out, errOut := runCmd(t, append([]string{"count", "--threads", threads, data}, queries...)...)
+		rows := tsv(out)
+		if code != exitPartial || len(rows) != 3 || rows[1][0] != queries[1] || rows[1][1] != "-" ||
+			!strings.Contains(rows[1][4], "overflow") || rows[2][1] != "2366432" || !strings.Contains(errOut, "overflows") {
+			t.Errorf("threads %s: exit %d, rows %q, stderr %q", threads, code, rows, errOut)
+		}
+		_, out, _ = runCmd(t, append([]string{"count", "--json", "--threads", threads, data}, queries...)...)
+		if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.Contains(lines[1], `"error":"count overflows`) {
+			t.Errorf("threads %s: JSON %s", threads, out)
+		}
+	}
+}
