@@ -191,7 +191,8 @@ func TestMalformed(t *testing.T) {
 		{"gsi", "t # 0\n2 1 1 1\nv 0 1\nv 1 1\ne 0 1 1\nt # 1\n", `data:6: a second graph`},
 		{"gsi", "t # 0\n2 1 1 1\nv 0 1\nv 1 1\ne 0 1 1\nt # -1\nv 2 1\n", `data:7: unexpected text after the end`},
 		{"gsi", "t 1 2\n", `data:1: expected "t # 0"`},
-		{"edgelist", "0 1\n1\n", `data:2: expected "<u> <v> [label]", got "1"`},
+		{"edgelist", "0 1\n1 x\n", `data:2: expected "<u> <v> [label]", got "1 x"`},
+		{"edgelist", "0 1\nsource target\n", `data:2: expected "<u> <v> [label]", got "source target"`}, // a header only first
 		{"edgelist", "0 1\n1 2 3 4\n", `data:2: expected "<u> <v> [label]"`},
 		{"edgelist", "0 1\n1 2.5\n", `data:2: expected`},
 		{"edgelist", "0 1\n1 2 -3\n", `data:2: edge label -3 out of range`},
