@@ -100,13 +100,13 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 	lr := newLineReader(r, path)
 	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: opts.DropSelfLoops})
 	var (
-		header     [2]int64
-		headerLine int
-		candidate  bool
-		first      = true
-		lines      int64
-		minID      int64 = 1<<63 - 1
-		maxID      int64 = -1 << 63
+		header       [2]int64
+		headerLine   int
+		candidate    bool
+		first        = true
+		lines        int64
+		minID        int64 = 1<<63 - 1
+		maxID        int64 = -1 << 63
 		skipped      int
 		skippedLines []int
 	)
