@@ -195,3 +195,28 @@ func TestCountOverflowKeepsRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFaults: a cancelled load exits 1 (interrupted), not 2; devices and FIFOs are refused at
+// once (never read or waited on), with or without a forced format.
+func TestLoadFaults(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if code, _, errOut := runCmdCtx(ctx, t, "stats", data); code != exitPartial || !strings.Contains(errOut, "loading stopped") {
+		t.Errorf("cancelled load: exit %d, stderr %q", code, errOut)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{
+		{"stats", "--format", "edgelist", "/dev/zero"},
+		{"stats", fifo},
+		{"count", data, fifo},
+		{"stats", "--vertex-labels", fifo, data},
+	} {
+		if code, _, errOut := runCmd(t, args...); code != exitUsage || !strings.Contains(errOut, "only regular files are read") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
