@@ -3,6 +3,7 @@ module github.com/submatch/submatch
 go 1.26
 
 require (
+	github.com/dustin/go-humanize v1.0.1
 	github.com/ebitengine/purego v0.11.3
 	github.com/klauspost/compress v1.18.0
 	gonum.org/v1/plot v0.17.0

@@ -136,7 +136,7 @@ func (csvLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 			return nil, err
 		}
 		if u == v && !opts.DropSelfLoops {
-			e := lr.errorf("self-loop on vertex %s (drop self-loops to load it anyway)", quoteLine(left))
+			e := lr.errorf("self-loop on vertex %s (Options.DropSelfLoops drops it)", quoteLine(left))
 			e.Err = graph.ErrSelfLoop
 			return nil, e
 		}
@@ -178,5 +178,18 @@ func (csvLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 			return nil, &InputError{Path: path, Line: e.line, Msg: err.Error(), Err: err}
 		}
 	}
-	return build(b, path, opts)
+	return buildLocating(b, path, opts, func(c *graph.EdgeLabelConflict) (first, second int) {
+		for _, e := range edges {
+			u, v := ids[e.u], ids[e.v]
+			if !(u == c.U && v == c.V || u == c.V && v == c.U) {
+				continue
+			}
+			if e.label == c.Labels[0] && first == 0 {
+				first = e.line
+			} else if e.label == c.Labels[1] && second == 0 {
+				second = e.line
+			}
+		}
+		return first, second
+	})
 }

@@ -1,14 +1,18 @@
 package formats
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"strconv"
 
 	"github.com/submatch/submatch/graph"
 )
 
 // The SNAP-style edge list: `u v [label]` per line, fields separated by blanks or commas, lines
-// starting with '#' or '%' are comments. Ids are arbitrary int64 values (sparse, negative);
+// starting with '%' are comments, and so is the text from a '#' on. As networkx's read_edgelist
+// does, lines with fewer than two fields are skipped (with a warning naming them), and so is a
+// first line of words such as SNAP's "FromNodeId ToNodeId" header (with a warning). Ids are arbitrary int64 values (sparse, negative);
 // edges are undirected, duplicates (including u v / v u) are merged.
 //
 // Header rule. Some files (GraphPi's wiki-vote_input) start with a `<vertices> <edges>` line,
@@ -39,42 +43,90 @@ const (
 )
 
 func (edgeListLoader) Detect(path string, head []byte) int {
-	lines := firstDataLines(head, edgeComments, 8)
-	if len(lines) == 0 {
-		return NoMatch
-	}
+	lines := firstDataLines(head, edgeComments, 9)
 	var f [3]int64
+	edges := 0
 	for i, line := range lines {
+		var l lineFields
+		parseEdge(line, &l)
+		switch {
+		case l.kind == edgeSkip:
+			continue // skipped on load, as networkx does
+		case l.ok:
+			edges++
+			continue
+		case i == 0 && isHeaderLine(line):
+			continue // a SNAP-style header such as "FromNodeId ToNodeId"
+		case edges > 0:
+			// An edge list with a bad line among the first: loading it names the line.
+			return LastResort
+		}
 		t := tokens{s: line, commas: true}
-		if n, ok := t.ints(f[:]); !ok || n < 2 {
-			if i > 0 {
-				// An edge list with a bad line among the first: loading it names the line.
-				return LastResort
-			}
+		if _, ok := t.ints(f[:]); !ok {
 			return NoMatch
 		}
 	}
+	if edges == 0 {
+		return NoMatch
+	}
 	return Fallback
+}
+
+// edgeSkip is the kind parseEdge gives a line with fewer than two fields (after a '#' comment
+// is cut off): networkx's read_edgelist skips such lines, and so does the loader, with a warning.
+const edgeSkip = 's'
+
+// isHeaderLine reports whether line looks like a column header ("FromNodeId ToNodeId",
+// "source target weight"): at least two fields, the first two not integers, every field a word
+// of letters, digits, '_', '-' or '.'.
+func isHeaderLine(line []byte) bool {
+	t := tokens{s: line, commas: true}
+	n := 0
+	for f, more := t.next(); more; f, more = t.next() {
+		if _, isInt := parseInt(f); isInt && n < 2 {
+			return false
+		}
+		for _, c := range f {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+				return false
+			}
+		}
+		n++
+	}
+	return n >= 2
 }
 
 func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
 	lr := newLineReader(r, path)
 	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: opts.DropSelfLoops})
 	var (
-		header     [2]int64
-		headerLine int
-		candidate  bool
-		first      = true
-		lines      int64
-		minID      int64 = 1<<63 - 1
-		maxID      int64 = -1 << 63
+		header       [2]int64
+		headerLine   int
+		candidate    bool
+		first        = true
+		lines        int64
+		minID        int64 = 1<<63 - 1
+		maxID        int64 = -1 << 63
+		skipped      int
+		skippedLines []int
 	)
 	for pl, err := range lr.parsedLines(edgeComments, parseEdge) {
 		if err != nil {
 			return nil, err
 		}
 		n, f := pl.n, &pl.f
+		if pl.kind == edgeSkip {
+			if skipped++; len(skippedLines) < 5 {
+				skippedLines = append(skippedLines, lr.line)
+			}
+			continue
+		}
 		if !pl.ok || n < 2 {
+			if first && isHeaderLine(pl.text) {
+				first = false
+				opts.warnf("%s:%d: skipped the header line %s", path, lr.line, quoteLine(pl.text))
+				continue
+			}
 			return nil, lr.expected(pl.text, edgeListSyntax)
 		}
 		if first {
@@ -100,6 +152,13 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 		}
 		minID, maxID = min(minID, f[0], f[1]), max(maxID, f[0], f[1])
 	}
+	if skipped > 0 {
+		more := ""
+		if skipped > len(skippedLines) {
+			more = ", ..."
+		}
+		opts.warnf("%s: skipped %d line(s) with fewer than two fields (line %s%s)", path, skipped, joinInts(skippedLines), more)
+	}
 	if candidate {
 		if lines == header[1] && int64(b.NumVertices()) <= header[0] {
 			if nv := int64(b.NumVertices()); nv < header[0] {
@@ -123,13 +182,50 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 			return nil, err
 		}
 	}
-	return build(b, path, opts)
+	return buildLocating(b, path, opts, rescanEdges(r, path, edgeComments, parseEdge, func(l *lineFields) (int64, int64, uint32, bool) {
+		if !l.ok || l.n < 2 {
+			return 0, 0, 0, false
+		}
+		var el uint32
+		if l.n == 3 {
+			el, _ = label(l.f[2])
+		}
+		return l.f[0], l.f[1], el, true
+	}))
 }
 
-// parseEdge parses a `u v [label]` line.
+// parseEdge parses a `u v [label]` line; text from a '#' on is a comment. A line with fewer than
+// two fields gets kind edgeSkip.
 func parseEdge(line []byte, l *lineFields) {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = trimSpace(line[:i])
+	}
 	t := tokens{s: line, commas: true}
 	l.n, l.ok = t.ints(l.f[:])
+	if l.ok && l.n < 2 {
+		l.kind = edgeSkip
+	} else if !l.ok {
+		t = tokens{s: line, commas: true}
+		fields := 0
+		for _, more := t.next(); more && fields < 2; _, more = t.next() {
+			fields++
+		}
+		if fields < 2 {
+			l.kind = edgeSkip
+		}
+	}
+}
+
+// joinInts writes numbers separated by ", ".
+func joinInts(v []int) string {
+	var b []byte
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(b)
 }
 
 // readVertexLabels applies an `id label` file to a builder.

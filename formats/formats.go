@@ -9,6 +9,7 @@ package formats
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -229,20 +230,74 @@ func patternOf(g *graph.Graph, name string, opts Options) (*pattern.Pattern, err
 // build finishes a builder: builder errors become InputErrors naming the file, and dropped
 // self-loops are reported.
 func build(b *graph.Builder, path string, opts Options) (*graph.Graph, error) {
+	return buildLocating(b, path, opts, nil)
+}
+
+// edgeLines finds, for an edge given with two labels, the first line giving it with each label
+// (0 when unknown).
+type edgeLines func(c *graph.EdgeLabelConflict) (first, second int)
+
+// buildLocating is build, naming the lines of an edge given with two labels when lines can
+// find them.
+func buildLocating(b *graph.Builder, path string, opts Options, lines edgeLines) (*graph.Graph, error) {
 	if b.SelfLoopsDropped > 0 {
 		opts.warnf("%s: dropped %d self-loop(s)", path, b.SelfLoopsDropped)
 	}
+	if err := opts.context().Err(); err != nil {
+		return nil, readError(path, 0, err)
+	}
 	g, err := b.Build()
 	if err != nil {
+		var c *graph.EdgeLabelConflict
+		if errors.As(err, &c) && lines != nil {
+			if l1, l2 := lines(c); l1 > 0 && l2 > 0 {
+				return nil, &InputError{Path: path, Line: max(l1, l2), Err: err,
+					Msg: fmt.Sprintf("edge %s-%s given with two labels: %d on line %d, %d on line %d", c.UName, c.VName, c.Labels[0], l1, c.Labels[1], l2)}
+			}
+		}
 		return nil, &InputError{Path: path, Msg: err.Error(), Err: err}
 	}
 	return g, nil
 }
 
+// rescanEdges returns an edgeLines that reads the file behind r again (nothing when r is not a
+// plain file: standard input, a decompressed stream) and finds the edge's lines with parse
+// and edge, which returns a data line's edge.
+func rescanEdges(r io.Reader, path, comments string, parse parseFunc, edge func(*lineFields) (u, v int64, label uint32, ok bool)) edgeLines {
+	return func(c *graph.EdgeLabelConflict) (first, second int) {
+		fr, ok := r.(*fileReader)
+		if !ok || fr.f == nil {
+			return 0, 0
+		}
+		if _, err := fr.f.Seek(0, io.SeekStart); err != nil {
+			return 0, 0
+		}
+		lr := newLineReader(fr.f, path)
+		for first == 0 || second == 0 {
+			text, err := lr.nextData(comments)
+			if err != nil {
+				return first, second
+			}
+			var lf lineFields
+			parse(text, &lf)
+			u, v, l, ok := edge(&lf)
+			if !ok || !(u == c.U && v == c.V || u == c.V && v == c.U) {
+				continue
+			}
+			if l == c.Labels[0] && first == 0 {
+				first = lr.line
+			} else if l == c.Labels[1] && second == 0 {
+				second = lr.line
+			}
+		}
+		return first, second
+	}
+}
+
 // selfLoopError is the error for a self-loop when they are not dropped.
 func selfLoopError(lr *lineReader, v int64) error {
 	return &InputError{Path: lr.path, Line: lr.line, Err: graph.ErrSelfLoop,
-		Msg: fmt.Sprintf("self-loop on vertex %d (drop self-loops to load it anyway)", v)}
+		Msg: fmt.Sprintf("self-loop on vertex %d (Options.DropSelfLoops drops it)", v)}
 }
 
 // hasExt reports whether path ends with ext (case-insensitive, ext includes the dot).

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -231,6 +232,58 @@ func FuzzGraphMiner(f *testing.F) {
 		}
 		if err := g.Validate(); err != nil {
 			t.Fatalf("loaded an invalid graph: %v", err)
+		}
+	})
+}
+
+// FuzzRead fuzzes the stream path (what LoadContext uses for standard input): any bytes, read
+// raw, gzip-compressed or zstd-compressed, with a detected or a forced format, must give a valid
+// graph or an *InputError, and the compressed reads must agree with the raw one.
+func FuzzRead(f *testing.F) {
+	for i, s := range []string{
+		"t 3 2\nv 0 0 1\nv 1 1 2\nv 2 0 1\ne 0 1\ne 1 2 3\n",
+		"FromNodeId\tToNodeId\n0\t1\n1 2 # c\n5\n",
+		"a,b\nb,c,2\nc,,3\n",
+		"0 1\r\r\n1 2\r\r\n",
+		"\x1f\x8b\x08\x00",
+		"\x89SMG\r\n\x1a\n",
+		"",
+	} {
+		f.Add([]byte(s), uint8(i))
+	}
+	names := append([]string{""}, Names()...)
+	f.Fuzz(func(t *testing.T, data []byte, pick uint8) {
+		format := names[int(pick)%len(names)]
+		if format == "graphminer" {
+			format = ""
+		}
+		ctx := context.Background()
+		read := func(in []byte) (*graph.Graph, error) {
+			g, err := Read(ctx, bytes.NewReader(in), format, Options{DropSelfLoops: pick&0x80 != 0, Name: "fuzz"})
+			if err != nil {
+				var ie *InputError
+				if !errors.As(err, &ie) {
+					t.Fatalf("error is not an InputError: %v", err)
+				}
+				return nil, err
+			}
+			if err := g.Validate(); err != nil {
+				t.Fatalf("read an invalid graph: %v", err)
+			}
+			return g, nil
+		}
+		g, err := read(data)
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b || len(data) >= 4 && string(data[:4]) == "\x28\xb5\x2f\xfd" {
+			return // compressed already: its raw read is the decompressed one
+		}
+		for _, packed := range [][]byte{gzipped(t, string(data)), zstded(t, string(data))} {
+			h, err2 := read(packed)
+			if (err == nil) != (err2 == nil) {
+				t.Fatalf("raw read: %v; compressed read: %v", err, err2)
+			}
+			if g != nil && (g.NumVertices() != h.NumVertices() || g.NumEdges() != h.NumEdges()) {
+				t.Fatalf("compressed read differs: %d/%d vertices, %d/%d edges", h.NumVertices(), g.NumVertices(), h.NumEdges(), g.NumEdges())
+			}
 		}
 	})
 }

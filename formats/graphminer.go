@@ -209,7 +209,9 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 				return nil, inputErrorf(filepath.Join(dir, "graph.elabel.bin"), "edge %d-%d has label %d one way and %d the other", v, w, el, elabels[rows[w]+int64(j)])
 			}
 			if w == v && !opts.DropSelfLoops {
-				return nil, inputErrorf(edgePath, "self-loop on vertex %d (drop self-loops to load it anyway)", v)
+				e := inputErrorf(edgePath, "self-loop on vertex %d (Options.DropSelfLoops drops it)", v)
+				e.Err = graph.ErrSelfLoop
+				return nil, e
 			}
 			if w < v {
 				continue

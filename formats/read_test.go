@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -313,5 +314,105 @@ func TestWriteFileMode(t *testing.T) {
 	}
 	if err := WriteFile("/dev/null", g, "sm"); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("writing over /dev/null: %v", err)
+	}
+}
+
+// TestSnapshotBrokenRules: a snapshot whose checksums match but whose graph breaks the rules
+// (a self-loop, an unsorted run, an asymmetric edge) is refused.
+func TestSnapshotBrokenRules(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 6, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v uint32
+	for g.Degree(v) < 3 {
+		v++
+	}
+	lo := g.Raw().Offsets[v]
+	for name, breakIt := range map[string]func(r *graph.Raw){
+		"self-loop": func(r *graph.Raw) { r.Neighbors[lo] = v },
+		"unsorted":  func(r *graph.Raw) { r.Neighbors[lo], r.Neighbors[lo+1] = r.Neighbors[lo+1], r.Neighbors[lo] },
+		"asymmetric": func(r *graph.Raw) {
+			// Some u lists x+1 instead of x (x+1 not a neighbour, still in order): x+1 does not
+			// list u, and x lists u, which does not list x.
+			for u := range uint32(g.NumVertices()) {
+				nb := g.Neighbors(u)
+				for i := 0; i+1 < len(nb); i++ {
+					if x := nb[i]; nb[i+1] > x+1 && x+1 != u {
+						r.Neighbors[r.Offsets[u]+uint64(i)] = x + 1
+						return
+					}
+				}
+			}
+			t.Fatal("no vertex to break")
+		},
+	} {
+		raw := g.Raw()
+		raw.Neighbors = slices.Clone(raw.Neighbors)
+		breakIt(&raw)
+		bad, err := graph.FromRawTrusted(raw) // bounds only
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteGraph(&buf, bad, "smg"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Read(context.Background(), &buf, "", Options{Name: "s.smg"})
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "corrupt snapshot") {
+			t.Errorf("%s: %v, want a corrupt snapshot error", name, err)
+		}
+	}
+}
+
+// TestSNAPEdgeLists: what networkx's read_edgelist (comments="#") accepts loads: a header line of
+// words, '#' comments after data, lines with fewer than two fields (skipped), \r\r\n line ends;
+// every skipped line is reported.
+func TestSNAPEdgeLists(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		text string
+		warn string
+	}{
+		"header.txt":  {"FromNodeId\tToNodeId\n0\t1\n1\t2\n2\t0\n", `header.txt:1: skipped the header line "FromNodeId\tToNodeId"`},
+		"crcr.txt":    {"0 1\r\r\n1 2\r\r\n2 0\r\r\n", ""},
+		"comment.txt": {"# c\n0 1 # trailing\n1 2\n5\n2 0\n\n", "comment.txt: skipped 1 line(s) with fewer than two fields (line 4)"},
+		"src.txt":     {"source target\n0 1\n1 2\n2 0\n", `src.txt:1: skipped the header line "source target"`},
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(tc.text), 0o644)
+		var warnings []string
+		g, err := Load(path, Options{Warn: func(m string) { warnings = append(warnings, m) }})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if g.NumVertices() != 3 || g.NumEdges() != 3 {
+			t.Errorf("%s: %d vertices, %d edges", name, g.NumVertices(), g.NumEdges())
+		}
+		if tc.warn != "" && (len(warnings) != 1 || !strings.HasSuffix(warnings[0], tc.warn)) {
+			t.Errorf("%s: warnings %q, want %q", name, warnings, tc.warn)
+		}
+	}
+}
+
+// TestDropSelfLoopsKeepsVertices: --drop-self-loops drops the loop, never its vertex (SNAP's
+// email-Eu-core: 1,005 vertices, some with only a self-loop), in every text format.
+func TestDropSelfLoopsKeepsVertices(t *testing.T) {
+	for format, text := range map[string]string{
+		"edgelist": "0 0\n1 2\n",
+		"csv":      "a,a\nb,c\n",
+		"sm":       "t 3 2\nv 0 0\nv 1 0\nv 2 0\ne 0 0\ne 1 2\n",
+		"lad":      "3\n1 0\n1 2\n1 1\n",
+	} {
+		g, err := Read(context.Background(), strings.NewReader(text), format, Options{DropSelfLoops: true})
+		if err != nil {
+			t.Errorf("%s: %v", format, err)
+			continue
+		}
+		if g.NumVertices() != 3 || g.NumEdges() != 1 {
+			t.Errorf("%s: %d vertices, %d edges; want 3 and 1", format, g.NumVertices(), g.NumEdges())
+		}
 	}
 }

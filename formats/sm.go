@@ -71,7 +71,7 @@ func (smLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, erro
 	}
 	t := tokens{s: line[1:]}
 	t.ints(hdr[:])
-	p := veParser{lr: lr, opts: opts, vertexSyntax: smVertexSyntax, edgeSyntax: smEdgeSyntax, comments: "#",
+	p := veParser{r: r, lr: lr, opts: opts, vertexSyntax: smVertexSyntax, edgeSyntax: smEdgeSyntax, comments: "#",
 		maxVertexFields: 3, headerLine: lr.line, wantV: hdr[0], wantE: hdr[1]}
 	return p.parse(func(line []byte) (bool, error) {
 		if line[0] == 't' {
@@ -131,7 +131,7 @@ func (gsiLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 	if hdr[0] < 0 || hdr[1] < 0 {
 		return nil, lr.expected(line, gsiCountSyntax)
 	}
-	p := veParser{lr: lr, opts: opts, vertexSyntax: gsiVertexSyntax, edgeSyntax: gsiEdgeSyntax,
+	p := veParser{r: r, lr: lr, opts: opts, vertexSyntax: gsiVertexSyntax, edgeSyntax: gsiEdgeSyntax,
 		maxVertexFields: 2, headerLine: lr.line, wantV: hdr[0], wantE: hdr[1]}
 	ended := false
 	return p.parse(func(line []byte) (bool, error) {
@@ -149,6 +149,7 @@ func (gsiLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 
 // veParser reads the `v` and `e` lines shared by the sm and gsi formats.
 type veParser struct {
+	r                        io.Reader // what lr reads, to find lines again after the fact
 	lr                       *lineReader
 	opts                     Options
 	vertexSyntax, edgeSyntax string
@@ -226,7 +227,16 @@ func (p *veParser) parse(other func(line []byte) (bool, error)) (*graph.Graph, e
 		hdr.Msg = "header declares " + itoa(p.wantV) + " vertices, found " + itoa(nv) + " vertex lines"
 		return nil, hdr
 	}
-	g, err := build(b, lr.path, p.opts)
+	g, err := buildLocating(b, lr.path, p.opts, rescanEdges(p.r, lr.path, p.comments, parseVE, func(l *lineFields) (int64, int64, uint32, bool) {
+		if l.kind != 'e' || !l.ok || l.n < 2 {
+			return 0, 0, 0, false
+		}
+		var el uint32
+		if l.n == 3 {
+			el, _ = label(l.f[2])
+		}
+		return l.f[0], l.f[1], el, true
+	}))
 	if err != nil {
 		return nil, err
 	}

@@ -29,10 +29,11 @@ import (
 //
 // The file ends exactly after the last array. On a little-endian host the arrays are used in
 // place (memory-mapped on Linux; the mapping lives as long as the process); otherwise they are
-// decoded. Both checksums are verified before any array is used; a snapshot whose checksums
-// match is then taken by graph.FromRawTrusted, which checks bounds but skips the O(m log d)
-// symmetry check of graph.Validate (the checksum shows the bytes are those WriteSnapshot wrote
-// from a valid graph).
+// decoded. Both checksums are verified before any array is used. The checksum only shows that the
+// bytes are those some writer wrote, not that they obey the graph's rules, so the graph is then
+// checked in full by graph.FromRaw (bounds, then label runs, sorted lists, no self-loops,
+// symmetry) on all cores: a snapshot written by another program, or from a broken graph, is
+// refused rather than trusted.
 
 func init() { Register(smgLoader{}) }
 
@@ -214,7 +215,7 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 			OriginalIDs:  decodeI64(arr(6)),
 		}
 	}
-	g, err := graph.FromRawTrusted(raw)
+	g, err := graph.FromRaw(raw)
 	if err != nil {
 		return nil, &InputError{Path: path, Msg: "corrupt snapshot: " + err.Error(), Err: err}
 	}

@@ -24,8 +24,10 @@ import (
 //
 //	sm        `t N M` / `v id label degree` / `e u v [label]`. Ids are 0..N-1: the original ids
 //	          when they are exactly 0..N-1, else the dense ids.
-//	edgelist  `u v [label]` with the original ids (or names). Vertex labels and isolated vertices
-//	          cannot be written: WriteGraph refuses a graph that has them (see Lossy).
+//	edgelist  `u v [label]` with the original ids. Vertex labels and isolated vertices cannot be
+//	          written: WriteGraph refuses a graph that has them (see Lossy). String names (from
+//	          CSV) are written as they are, for tools that read them (networkx); this package's
+//	          edge list loader reads integer ids only.
 //	csv       Glasgow's `a,b[,label]` and `a,,label`, with the original ids or names; isolated
 //	          and labelled vertices get an `a,,label` line.
 //	graphml   GraphML (undirected) with a "label" data key on nodes and edges; node ids are the
@@ -135,6 +137,11 @@ func WriteFile(path string, g *graph.Graph, format string) error {
 	}
 	return writeAtomic(path, func(w io.Writer) error { return WriteGraph(w, g, format) })
 }
+
+// WriteAtomic creates or replaces the regular file path with what write writes, as WriteFile
+// does: through a temporary file in the same folder renamed into place, mode 0666 less the
+// umask; nothing is left behind when write or the file system fails.
+func WriteAtomic(path string, write func(w io.Writer) error) error { return writeAtomic(path, write) }
 
 // ErrNotRegular is returned (wrapped) when an output path exists and is not a regular file.
 var ErrNotRegular = errors.New("not a regular file")

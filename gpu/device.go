@@ -93,7 +93,7 @@ func open() (devs []*Device, err error) {
 			devs, err = nil, fmt.Errorf("%w: panic while opening the driver: %v", ErrNoGPU, r)
 		}
 	}()
-	rep := Discover()
+	rep := discoverDriver() // NVRTC is looked for once a device is known to exist (NVRTCVersion below)
 	if !drv.ok {
 		return nil, fmt.Errorf("%w: %v", ErrNoGPU, errNoDriver(rep.Driver))
 	}

@@ -91,33 +91,10 @@ func nvrtcDirs(getenv func(string) string, glob func(string) ([]string, error)) 
 			add(filepath.Join(d, "targets", "x86_64-linux", "lib"))
 		}
 	}
-	// Python wheels: nvidia/cu13/lib (CUDA 13), nvidia/cuda_nvrtc/lib (CUDA 11, 12).
-	var sites []string
-	if v := getenv("VIRTUAL_ENV"); v != "" {
-		sites = append(sites, filepath.Join(v, "lib", "python3*", "site-packages"))
-	}
-	home := getenv("HOME")
-	if home != "" {
-		sites = append(sites, filepath.Join(home, ".local", "lib", "python3*", "site-packages"))
-	}
-	sites = append(sites,
-		"/opt/*/.venv/lib/python3*/site-packages",
-		"/opt/*/lib/python3*/site-packages",
-		"/usr/local/lib/python3*/dist-packages",
-		"/usr/local/lib/python3*/site-packages",
-		"/usr/lib/python3*/dist-packages",
-		"/usr/lib/python3*/site-packages",
-		"/usr/lib64/python3*/site-packages",
-	)
-	for _, s := range sites {
-		for _, sub := range []string{"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"} {
-			m, _ := glob(filepath.Join(s, sub))
-			sort.Sort(sort.Reverse(sort.StringSlice(m)))
-			for _, d := range m {
-				add(d)
-			}
-		}
-	}
+	// Only the toolkit's and the distribution's install locations are searched: not Python
+	// environments ($VIRTUAL_ENV, ~/.local, /opt/*), whose libraries may be of any version and
+	// whose folders a search would walk on every machine, GPU or not. An NVRTC from a Python
+	// wheel is used through SUBMATCH_NVRTC.
 	// Distribution packages (Debian's libnvrtc11.2 and the like).
 	add("/usr/lib/x86_64-linux-gnu")
 	add("/usr/lib64")
@@ -219,10 +196,20 @@ var (
 // Discover loads the CUDA driver library and NVRTC (once per process) and reports where each was
 // found or why not. It never fails: missing libraries are described in the report.
 func Discover() Report {
+	discoverDriver()
+	nvrtcOnce.Do(func() { loadNVRTC(os.Getenv, filepath.Glob) })
+	return report
+}
+
+var nvrtcOnce sync.Once
+
+// discoverDriver loads the CUDA driver library only (once per process): opening the GPUs needs
+// nothing more until a device is known to exist, so that a machine without a GPU never has
+// NVRTC searched for.
+func discoverDriver() Report {
 	discoverOnce.Do(func() {
 		_, report.Driver = loadFirst("libcuda", driverCandidates(os.Getenv), drv.table())
 		drv.ok = report.Driver.Found()
-		loadNVRTC(os.Getenv, filepath.Glob)
 	})
 	return report
 }

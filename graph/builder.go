@@ -19,7 +19,8 @@ var ErrSelfLoop = errors.New("self-loop")
 
 // BuilderOptions tunes how a Builder treats imperfect input.
 type BuilderOptions struct {
-	// DropSelfLoops drops edges u-u (counted in SelfLoopsDropped) instead of failing.
+	// DropSelfLoops drops edges u-u (counted in SelfLoopsDropped) instead of failing; vertex u
+	// is kept.
 	DropSelfLoops bool
 }
 
@@ -166,10 +167,14 @@ func (b *Builder) SetVertexName(id int64, name string) error {
 func (b *Builder) AddEdge(u, v int64, label uint32) error {
 	if u == v {
 		if b.opts.DropSelfLoops {
+			// The edge goes, the vertex stays (it may have no other edge).
+			if _, err := b.Vertex(u); err != nil {
+				return err
+			}
 			b.SelfLoopsDropped++
 			return nil
 		}
-		return fmt.Errorf("%w on vertex %d (use the option to drop self-loops)", ErrSelfLoop, u)
+		return fmt.Errorf("%w on vertex %d (BuilderOptions.DropSelfLoops drops it)", ErrSelfLoop, u)
 	}
 	du, err := b.Vertex(u)
 	if err != nil {
@@ -186,6 +191,20 @@ func (b *Builder) AddEdge(u, v int64, label uint32) error {
 		b.edgeLabelled = true
 	}
 	return nil
+}
+
+// EdgeLabelConflict is Build's error for an edge given twice with different labels: U < V are
+// the original ids, Labels the two labels (ascending). Of several conflicts, Build reports the
+// one whose end added to the builder first is earliest, then the lowest labels: the same one
+// for the same input, whatever the scheduling.
+type EdgeLabelConflict struct {
+	U, V         int64
+	UName, VName string // the ends' names (Builder.SetVertexName), or their ids
+	Labels       [2]uint32
+}
+
+func (e *EdgeLabelConflict) Error() string {
+	return fmt.Sprintf("edge %s-%s given with two labels, %d and %d", e.UName, e.VName, e.Labels[0], e.Labels[1])
 }
 
 type adjEntry struct{ nbr, label uint32 }
@@ -228,8 +247,11 @@ func (b *Builder) Build() (*Graph, error) {
 		for i, e := range list {
 			if i > 0 && e.nbr == list[k-1].nbr {
 				if e.label != list[k-1].label {
-					return fmt.Errorf("edge %d-%d given with two labels, %d and %d",
-						b.originalOf(uint32(v)), b.originalOf(e.nbr), list[k-1].label, e.label)
+					u, w := b.originalOf(uint32(v)), b.originalOf(e.nbr)
+					if u > w {
+						u, w = w, u
+					}
+					return &EdgeLabelConflict{U: u, V: w, UName: b.nameOf(u), VName: b.nameOf(w), Labels: [2]uint32{list[k-1].label, e.label}}
 				}
 				continue
 			}
@@ -319,6 +341,16 @@ func (b *Builder) Build() (*Graph, error) {
 
 func (b *Builder) originalOf(v uint32) int64 { return b.orig[v] }
 
+// nameOf returns the name of the vertex with original id id (its id when it has none).
+func (b *Builder) nameOf(id int64) string {
+	if b.names != nil && b.HasVertex(id) {
+		if v, _ := b.Vertex(id); int(v) < len(b.names) {
+			return b.names[v]
+		}
+	}
+	return strconv.FormatInt(id, 10)
+}
+
 // buildRuns computes the run index of a graph whose adjacency lists are already grouped: one
 // pass counts the runs of every vertex, a second fills them in place, both in parallel.
 func buildRuns(g *Graph, runOffsets []uint64) []Run {
@@ -357,13 +389,16 @@ func buildRuns(g *Graph, runOffsets []uint64) []Run {
 	return runs
 }
 
-// parallelVertices runs fn for every vertex on all cores, returning the first error.
+// parallelVertices runs fn for every vertex on all cores. Of the errors, it returns that of the
+// lowest vertex (every vertex below the first failure is still visited), so that the error does
+// not depend on scheduling.
 func parallelVertices(n int, fn func(v int) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	const chunk = 4096
 	var (
 		mu      sync.Mutex
 		next    int
+		firstV  = n
 		firstEr error
 		wg      sync.WaitGroup
 	)
@@ -375,7 +410,7 @@ func parallelVertices(n int, fn func(v int) error) error {
 				mu.Lock()
 				lo := next
 				next += chunk
-				stop := firstEr != nil
+				stop := lo >= firstV
 				mu.Unlock()
 				if stop || lo >= n {
 					return
@@ -383,11 +418,11 @@ func parallelVertices(n int, fn func(v int) error) error {
 				for v := lo; v < min(lo+chunk, n); v++ {
 					if err := fn(v); err != nil {
 						mu.Lock()
-						if firstEr == nil {
-							firstEr = err
+						if v < firstV {
+							firstV, firstEr = v, err
 						}
 						mu.Unlock()
-						return
+						break
 					}
 				}
 			}

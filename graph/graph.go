@@ -80,72 +80,12 @@ func wrapRaw(r Raw) *Graph {
 
 // Validate checks the structural invariants: offsets monotone and in range, runs consistent with
 // the labels of the neighbours they cover, sorted runs, symmetric edges with equal labels, no
-// self-loops or duplicates.
+// self-loops or duplicates. It runs on all cores (the symmetry check is O(m log d)).
 func (g *Graph) Validate() error {
-	n := len(g.vertexLabels)
-	if len(g.offsets) != n+1 || len(g.runOffsets) != n+1 {
-		return fmt.Errorf("graph: offset arrays have %d and %d entries, want %d", len(g.offsets), len(g.runOffsets), n+1)
+	if err := g.checkBounds(); err != nil {
+		return err
 	}
-	if g.offsets[0] != 0 || g.offsets[n] != uint64(len(g.neighbors)) {
-		return fmt.Errorf("graph: adjacency offsets do not span the %d neighbour entries", len(g.neighbors))
-	}
-	if g.runOffsets[0] != 0 || g.runOffsets[n] != uint64(len(g.runs)) {
-		return fmt.Errorf("graph: run offsets do not span the %d runs", len(g.runs))
-	}
-	if g.edgeLabels != nil && len(g.edgeLabels) != len(g.neighbors) {
-		return fmt.Errorf("graph: %d edge labels for %d neighbour entries", len(g.edgeLabels), len(g.neighbors))
-	}
-	if g.originalIDs != nil && len(g.originalIDs) != n {
-		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.originalIDs), n)
-	}
-	for v := 0; v < n; v++ {
-		lo, hi := g.offsets[v], g.offsets[v+1]
-		rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
-		if lo > hi || hi > uint64(len(g.neighbors)) || rlo > rhi || rhi > uint64(len(g.runs)) {
-			return fmt.Errorf("graph: vertex %d has out-of-range offsets", v)
-		}
-		if (hi == lo) != (rhi == rlo) {
-			return fmt.Errorf("graph: vertex %d has runs that do not match its degree", v)
-		}
-		for r := rlo; r < rhi; r++ {
-			run := g.runs[r]
-			end := hi
-			if r+1 < rhi {
-				end = g.runs[r+1].Start
-			}
-			if run.Start >= end || run.Start < lo || end > hi || (r == rlo && run.Start != lo) {
-				return fmt.Errorf("graph: vertex %d run %d covers an invalid range", v, r-rlo)
-			}
-			if r > rlo && !runKeyLess(g.runs[r-1], run) {
-				return fmt.Errorf("graph: vertex %d runs are not sorted by label", v)
-			}
-			for i := run.Start; i < end; i++ {
-				w := g.neighbors[i]
-				if uint64(w) >= uint64(n) {
-					return fmt.Errorf("graph: vertex %d has neighbour %d out of range", v, w)
-				}
-				if w == uint32(v) {
-					return fmt.Errorf("graph: vertex %d has a self-loop", v)
-				}
-				if g.vertexLabels[w] != run.VertexLabel || g.edgeLabelAt(i) != run.EdgeLabel {
-					return fmt.Errorf("graph: vertex %d neighbour %d does not match its run's labels", v, w)
-				}
-				if i > run.Start && g.neighbors[i-1] >= w {
-					return fmt.Errorf("graph: vertex %d run is not strictly increasing", v)
-				}
-			}
-		}
-	}
-	// Symmetry: every edge appears in both lists with the same label.
-	for v := 0; v < n; v++ {
-		for i := g.offsets[v]; i < g.offsets[v+1]; i++ {
-			w := g.neighbors[i]
-			if !g.HasEdgeLabelled(w, uint32(v), g.edgeLabelAt(i)) {
-				return fmt.Errorf("graph: edge %d-%d is not symmetric", v, w)
-			}
-		}
-	}
-	return nil
+	return g.checkRules()
 }
 
 func runKeyLess(a, b Run) bool {

@@ -248,3 +248,46 @@ func TestBuilderIDModes(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedSelfLoopKeepsVertex: dropping a vertex's only edge, a self-loop, keeps the vertex
+// (SNAP's email-Eu-core has 1,005 vertices, some with only a self-loop).
+func TestDroppedSelfLoopKeepsVertex(t *testing.T) {
+	b := NewBuilder(BuilderOptions{DropSelfLoops: true})
+	b.AddEdge(0, 1, 0)
+	b.AddEdge(7, 7, 0)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumVertices() != 3 || g.NumEdges() != 1 || b.SelfLoopsDropped != 1 {
+		t.Fatalf("%d vertices, %d edges, %d dropped; want 3, 1, 1", g.NumVertices(), g.NumEdges(), b.SelfLoopsDropped)
+	}
+}
+
+// TestEdgeLabelConflictDeterministic: of many conflicting edges, Build always reports the same
+// one, with original ids, whatever the scheduling.
+func TestEdgeLabelConflictDeterministic(t *testing.T) {
+	var first string
+	for range 20 {
+		b := NewBuilder(BuilderOptions{})
+		for v := int64(0); v < 50000; v++ {
+			b.AddEdge(3*v+1000, 3*v+1001, 1)
+		}
+		for v := int64(49999); v >= 20000; v -= 7 {
+			b.AddEdge(3*v+1001, 3*v+1000, 2)
+		}
+		_, err := b.Build()
+		var c *EdgeLabelConflict
+		if !errors.As(err, &c) {
+			t.Fatalf("error %v, want an EdgeLabelConflict", err)
+		}
+		if first == "" {
+			first = err.Error()
+		} else if err.Error() != first {
+			t.Fatalf("conflict reported as %q, then %q", first, err.Error())
+		}
+	}
+	if want := "edge 61012-61013 given with two labels, 1 and 2"; first != want {
+		t.Fatalf("got %q, want %q", first, want)
+	}
+}

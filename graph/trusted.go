@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/submatch/submatch/internal/par"
 )
@@ -13,19 +14,27 @@ import (
 // a snapshot whose checksum matched the one written from a valid graph. O(n + m), on all cores.
 func FromRawTrusted(r Raw) (*Graph, error) {
 	g := wrapRaw(r)
+	if err := g.checkBounds(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// checkBounds checks what keeps every accessor in bounds (see FromRawTrusted), on all cores.
+func (g *Graph) checkBounds() error {
 	n := len(g.vertexLabels)
 	if len(g.offsets) != n+1 || len(g.runOffsets) != n+1 {
-		return nil, fmt.Errorf("graph: offset arrays have %d and %d entries, want %d", len(g.offsets), len(g.runOffsets), n+1)
+		return fmt.Errorf("graph: offset arrays have %d and %d entries, want %d", len(g.offsets), len(g.runOffsets), n+1)
 	}
 	if g.offsets[0] != 0 || g.offsets[n] != uint64(len(g.neighbors)) ||
 		g.runOffsets[0] != 0 || g.runOffsets[n] != uint64(len(g.runs)) {
-		return nil, fmt.Errorf("graph: offsets do not span the neighbour and run arrays")
+		return fmt.Errorf("graph: offsets do not span the neighbour and run arrays")
 	}
 	if g.edgeLabels != nil && len(g.edgeLabels) != len(g.neighbors) {
-		return nil, fmt.Errorf("graph: %d edge labels for %d neighbour entries", len(g.edgeLabels), len(g.neighbors))
+		return fmt.Errorf("graph: %d edge labels for %d neighbour entries", len(g.edgeLabels), len(g.neighbors))
 	}
 	if g.originalIDs != nil && len(g.originalIDs) != n {
-		return nil, fmt.Errorf("graph: %d original ids for %d vertices", len(g.originalIDs), n)
+		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.originalIDs), n)
 	}
 	// Both offset arrays are monotone (so, spanning 0..len, every entry is in range) before any
 	// is used as an index.
@@ -39,7 +48,7 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := firstError(n, func(lo, hi int) error {
 		for v := lo; v < hi; v++ {
@@ -56,7 +65,7 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := firstError(len(g.neighbors), func(lo, hi int) error {
 		for _, w := range g.neighbors[lo:hi] {
@@ -66,9 +75,50 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	return g, nil
+	return nil
+}
+
+// checkRules checks, on all cores, the rules of a graph whose bounds are checked: runs consistent
+// with the labels of the neighbours they cover and sorted by label, neighbours strictly
+// increasing within a run, no self-loops, and every edge listed from both ends with the same
+// label. The error names the lowest vertex that breaks a rule.
+func (g *Graph) checkRules() error {
+	n := len(g.vertexLabels)
+	return firstError(n, func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			end := g.offsets[v+1]
+			rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
+			for r := rlo; r < rhi; r++ {
+				run := g.runs[r]
+				stop := end
+				if r+1 < rhi {
+					stop = g.runs[r+1].Start
+				}
+				if r > rlo && !runKeyLess(g.runs[r-1], run) {
+					return fmt.Errorf("graph: vertex %d runs are not sorted by label", v)
+				}
+				for i := run.Start; i < stop; i++ {
+					w := g.neighbors[i]
+					if w == uint32(v) {
+						return fmt.Errorf("graph: vertex %d has a self-loop", v)
+					}
+					if g.vertexLabels[w] != run.VertexLabel || g.edgeLabelAt(i) != run.EdgeLabel {
+						return fmt.Errorf("graph: vertex %d neighbour %d does not match its run's labels", v, w)
+					}
+					if i > run.Start && g.neighbors[i-1] >= w {
+						return fmt.Errorf("graph: vertex %d run is not strictly increasing", v)
+					}
+					// The reverse entry, looked up in w's list (not whichever is shorter).
+					if _, found := slices.BinarySearch(g.NeighborsWith(w, g.vertexLabels[v], run.EdgeLabel), uint32(v)); !found {
+						return fmt.Errorf("graph: edge %d-%d is not symmetric", v, w)
+					}
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // checkRange is how many indexes one goroutine checks at a time in FromRawTrusted.

@@ -19,6 +19,7 @@ import (
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/bytesize"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -111,7 +112,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.unique, "unique", false, "count each distinct subgraph once (embeddings / |Aut(pattern)|)")
 	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
-	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GB (default: no bound)")
+	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GiB; MB and GB are powers of 1000 (default: no bound)")
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
 	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them; geneva uses the first)")
 	m.registerEngineFlags(fs)
@@ -213,9 +214,9 @@ func parseSize(flagName, value string) (uint64, error) {
 	if value == "" {
 		return 0, nil
 	}
-	n, err := gpu.ParseBytes(value)
+	n, err := bytesize.Parse(value)
 	if err != nil || n == 0 {
-		return 0, usagef("%s %q: expected a size such as 512MiB or 4GB", flagName, value)
+		return 0, usagef("%s %s: expected a size such as 512MiB or 4GiB (MB, GB: powers of 1000; MiB, GiB: of 1024)", flagName, value)
 	}
 	return n, nil
 }
@@ -333,6 +334,11 @@ func oneStdin(args ...string) error {
 // returned as it is; a file that cannot be opened is bad input; anything else is wrapped.
 func loadError(path string, err error) error {
 	var ie *formats.InputError
+	if errors.As(err, &ie) && errors.Is(err, graph.ErrSelfLoop) {
+		// Name the flag rather than the library option.
+		msg := strings.Replace(ie.Error(), "(Options.DropSelfLoops drops it)", "(--drop-self-loops loads it anyway, without the loop)", 1)
+		return &inputError{msg: msg, err: err}
+	}
 	if errors.As(err, &ie) || isCancel(err) {
 		return err
 	}

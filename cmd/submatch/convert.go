@@ -7,24 +7,33 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/submatch/submatch/formats"
 )
 
 func init() {
-	registerCommand(command{name: "convert", summary: "load a graph in any format and write it as an .smg snapshot", run: runConvert})
+	registerCommand(command{name: "convert", summary: "load a graph in any format and write it in another (.smg snapshot, t/v/e, edge list, CSV, GraphML)", run: runConvert})
 }
 
 func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := newFlagSet("convert", "IN OUT.smg",
-		"Loads the graph IN (any format) and writes it to OUT as a binary .smg snapshot, which later\n"+
-			"commands load much faster. Prints the sizes and times.")
+	flags := newFlagSet("convert", "IN OUT",
+		"Loads the graph IN (any format; - for standard input) and writes it to OUT in the format its name\n"+
+			"says, or --to: .smg (binary snapshot, which later commands load much faster), .graph/.sm (t/v/e\n"+
+			"text), .txt/.el/.edges (edge list), .csv (Glasgow CSV), .graphml. OUT - writes standard output\n"+
+			"(with --to). A file is written through a temporary file renamed into place, so OUT never holds\n"+
+			"a partial graph; OUT must be a regular file (or not exist) and not the input. An edge list\n"+
+			"cannot hold vertex labels or isolated vertices: such a graph is refused. Prints the sizes and\n"+
+			"times (on stderr when OUT is -).")
 	var (
 		verbose bool
 		load    loadFlags
+		to      string
 	)
 	flags.BoolVar(&verbose, "v", false, "log debug records (load time) on stderr")
+	flags.StringVar(&to, "to", "", "output format `NAME`, one of "+strings.Join(formats.WriteFormats(), ", ")+" (default: from OUT's extension)")
 	load.register(flags)
 	pos, err := parseArgs(flags, args, stdout)
 	if err != nil {
@@ -33,27 +42,64 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if len(pos) != 2 {
 		return exitCode(stderr, usagef("convert needs an input graph and an output file (run 'submatch help convert')"))
 	}
+	in, out := pos[0], pos[1]
+	format := to
+	if format == "" {
+		if out == "-" {
+			return exitCode(stderr, usagef("convert: writing standard output needs --to (one of %s)", strings.Join(formats.WriteFormats(), ", ")))
+		}
+		var ok bool
+		if format, ok = formats.FormatForPath(out); !ok {
+			return exitCode(stderr, usagef("convert: cannot tell the output format from the name %s: use an extension (.smg, .graph, .txt, .csv, .graphml) or --to", out))
+		}
+	} else if !slices.Contains(formats.WriteFormats(), format) {
+		return exitCode(stderr, usagef("--to %s: unknown output format (one of %s)", format, strings.Join(formats.WriteFormats(), ", ")))
+	}
+	if out != "-" {
+		if err := checkOutput("convert: output", out, in); err != nil {
+			return exitCode(stderr, err)
+		}
+		if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
+			return exitCode(stderr, usagef("convert: output %s is not a regular file (a device or a pipe); use - and redirect standard output", out))
+		}
+	}
 	start := time.Now()
-	g, err := load.checkAndLoad(ctx, pos[0], verbose, stderr)
+	g, err := load.checkAndLoad(ctx, in, verbose, stderr)
 	if err != nil {
 		return exitCode(stderr, err)
 	}
 	loadTime := time.Since(start)
+	if lost := formats.Lossy(g, format); lost != nil {
+		return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s: an edge list cannot hold the graph's %s: choose another format (sm, csv, graphml, smg)", in, strings.Join(lost, " and "))})
+	}
 	start = time.Now()
-	if err := formats.WriteSnapshot(pos[1], g); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) { // cannot create the output: a usage problem
-			return exitCode(stderr, &inputError{err: fmt.Errorf("writing %s: %w", pos[1], err)})
+	report := stdout
+	var written countingWriter
+	if out == "-" {
+		written.w = stdout
+		err = formats.WriteGraph(&written, g, format)
+		report = stderr
+	} else {
+		err = formats.WriteFile(out, g, format)
+	}
+	if err != nil {
+		if errors.Is(err, formats.ErrNotRegular) {
+			return exitCode(stderr, &inputError{err: fmt.Errorf("writing %s: %w", out, err)})
 		}
-		return exitCode(stderr, fmt.Errorf("writing %s: %w", pos[1], err))
+		var pe *fs.PathError
+		if errors.As(err, &pe) && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)) {
+			// The output cannot be created (no such folder, no permission): a usage problem.
+			return exitCode(stderr, &inputError{err: fmt.Errorf("writing %s: %w", out, err)})
+		}
+		return exitCode(stderr, fmt.Errorf("writing %s: %w", out, err)) // a full disk, an I/O error: exit 1
 	}
 	writeTime := time.Since(start)
 	var inSize, outSize int64
-	if st, err := os.Stat(pos[0]); err == nil {
+	if st, err := os.Stat(in); err == nil && in != "-" {
 		inSize = st.Size()
 		if st.IsDir() { // a folder format: add up its files
 			inSize = 0
-			entries, _ := os.ReadDir(pos[0])
+			entries, _ := os.ReadDir(in)
 			for _, e := range entries {
 				if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
 					inSize += info.Size()
@@ -61,12 +107,41 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			}
 		}
 	}
-	if st, err := os.Stat(pos[1]); err == nil {
+	inName, outName := in, out
+	if in == "-" {
+		inName = "standard input"
+	}
+	if out == "-" {
+		outName, outSize = "standard output", written.n
+	} else if st, err := os.Stat(out); err == nil {
 		outSize = st.Size()
 	}
-	fmt.Fprintf(stdout, "%s: %d vertices, %d edges, %s, loaded in %s\n", pos[0], g.NumVertices(), g.NumEdges(), byteSize(inSize), fmtDuration(loadTime))
-	fmt.Fprintf(stdout, "%s: %s snapshot written in %s\n", pos[1], byteSize(outSize), fmtDuration(writeTime))
+	what := format + " file"
+	if format == "smg" {
+		what = "snapshot"
+	}
+	inDesc := byteSize(inSize) + ", "
+	if in == "-" {
+		inDesc = ""
+	}
+	_, err1 := fmt.Fprintf(report, "%s: %d vertices, %d edges, %sloaded in %s\n", inName, g.NumVertices(), g.NumEdges(), inDesc, fmtDuration(loadTime))
+	_, err2 := fmt.Fprintf(report, "%s: %s %s written in %s\n", outName, byteSize(outSize), what, fmtDuration(writeTime))
+	if err := errors.Join(err1, err2); err != nil {
+		return exitCode(stderr, fmt.Errorf("writing the report: %w", err))
+	}
 	return exitOK
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // byteSize prints a size in bytes with a binary unit.

@@ -36,12 +36,14 @@ type countRecord struct {
 	PatternVertices int     `json:"pattern_vertices"`
 	PatternEdges    int     `json:"pattern_edges"`
 	Pattern         string  `json:"pattern"`
+	Error           string  `json:"error,omitempty"` // the count failed (count is then 0, not a result)
 }
 
 func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("count", "DATA QUERY...",
 		"Counts the matches of each QUERY in the data graph DATA (loaded once) and prints one line per query:\n"+
-			"QUERY, count, counting convention, elapsed time, and \"(partial)\" when the run was cut short.\n"+
+			"QUERY, count, counting convention, elapsed time, and \"(partial)\" when the run was cut short\n"+
+			"(a query that fails, say because its count overflows 64 bits, prints \"-\" and \"(error: ...)\").\n"+
 			"A QUERY is a graph file in any format or, when no such file exists and it starts with '(', an\n"+
 			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.\n"+
 			"Several queries run at the same time, up to --threads of them, and print in the order given;\n"+
@@ -59,6 +61,9 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCode(stderr, usagef("count needs a data graph and at least one query (run 'submatch help count')"))
 	}
 	if err := f.check(); err != nil {
+		return exitCode(stderr, err)
+	}
+	if err := oneStdin(pos...); err != nil {
 		return exitCode(stderr, err)
 	}
 	log := newLogger(stderr, f.verbose)
@@ -117,15 +122,25 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 	results := make([]chan *outcome, len(queries))
 	for i := range queries {
 		results[i] = make(chan *outcome, 1)
-		go func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			o := &outcome{}
-			// After a failure ctx is cancelled, so the queries still waiting return at once.
-			o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut, false)
-			results[i] <- o
-		}()
 	}
+	// Queries start in the order given: a slot is taken before the next query's goroutine
+	// exists (goroutines racing for slots start in any order, so a cheap first query could
+	// wait behind expensive later ones and print a partial 0 under --timeout).
+	go func() {
+		for i := range queries {
+			slots <- struct{}{}
+			if countStarted != nil {
+				countStarted(i)
+			}
+			go func() {
+				defer func() { <-slots }()
+				o := &outcome{}
+				// After a failure ctx is cancelled, so the queries still waiting return at once.
+				o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut, false)
+				results[i] <- o
+			}()
+		}
+	}()
 	code := exitOK
 	for i := range queries {
 		o := <-results[i]
@@ -147,6 +162,9 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 	}
 	return code
 }
+
+// countStarted, when set (by tests), is called as each query of a concurrent count starts.
+var countStarted func(i int)
 
 // countOne runs and prints one count; with explain it first prints the plan and the engine (on
 // stderr).
@@ -182,6 +200,19 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	elapsed := time.Since(start)
 	prog.finish()
 	if err != nil && !isCancel(err) {
+		// Still print the query's row (so that rows line up with the queries), then the error.
+		var werr error
+		if f.json {
+			werr = json.NewEncoder(stdout).Encode(countRecord{
+				Query: name, Semantics: sem.String(), ElapsedMS: ms(elapsed), Engine: engineName, Auto: autoReason,
+				PatternVertices: p.NumVertices(), PatternEdges: p.NumEdges(), Pattern: p.String(), Error: err.Error(),
+			})
+		} else {
+			_, werr = fmt.Fprintln(stdout, name+"	-	"+sem.String()+"	"+fmtDuration(elapsed)+"	(error: "+oneLine(err.Error())+")")
+		}
+		if werr != nil {
+			return exitCode(stderr, fmt.Errorf("writing the result: %w", werr))
+		}
 		return exitCode(stderr, fmt.Errorf("%s: %w", name, err))
 	}
 	partial := res.Partial || err != nil

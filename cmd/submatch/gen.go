@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/submatch/submatch/bench"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
@@ -47,19 +46,22 @@ Run 'submatch gen rmat -h' or 'submatch gen queries -h' for their flags.
 
 // writeGraphFile writes g as an .smg snapshot when path ends with .smg, else in the t/v/e text
 // format.
+// writeGraphFile writes g in the format path's extension names (formats.FormatForPath; t/v/e
+// text for any other name) through a temporary file renamed into place.
 func writeGraphFile(path string, g *graph.Graph) error {
-	if strings.EqualFold(filepath.Ext(path), ".smg") {
-		return formats.WriteSnapshot(path, g)
+	format, ok := formats.FormatForPath(path)
+	if !ok {
+		format = "sm"
 	}
-	return bench.WriteSMFile(path, g)
+	return formats.WriteFile(path, g, format)
 }
 
 func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gen rmat", "-o OUT",
 		"Generates a Graph500-style R-MAT graph (a=0.57, b=0.19, c=0.19, d=0.05): 2^scale vertices and\n"+
 			"edge-factor * 2^scale edge samples, self-loops dropped and duplicates merged. The same flags\n"+
-			"always give the same graph, whatever the number of cores. Writes an .smg snapshot when OUT\n"+
-			"ends with .smg, else the t/v/e text format.")
+			"always give the same graph, whatever the number of cores. Writes the format OUT's extension\n"+
+			"names (.smg snapshot, .csv, .graphml, .txt edge list when unlabelled), else the t/v/e text format.")
 	var (
 		opts     gen.RMATOptions
 		seed     uint64
@@ -72,7 +74,7 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&labelDis, "label-dist", "uniform", "vertex label distribution `DIST`: uniform, or zipf (label i with weight 1/(i+1))")
 	fs.IntVar(&opts.EdgeLabels, "edge-labels", 1, "`K` edge labels, 0..K-1 (1: unlabelled)")
 	fs.Uint64Var(&seed, "seed", 1, "random `SEED`")
-	fs.StringVar(&out, "o", "", "output `FILE` (.smg: binary snapshot; else t/v/e text)")
+	fs.StringVar(&out, "o", "", "output `FILE` (.smg: binary snapshot; .csv, .graphml, .txt: those; else t/v/e text)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -158,7 +160,7 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 				return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s: %v", pos[0], err), err: err})
 			}
 			path := filepath.Join(dir, fmt.Sprintf("q_%d_%d.graph", size, i))
-			if err := bench.WriteSMFile(path, p); err != nil {
+			if err := formats.WriteAtomic(path, func(w io.Writer) error { return formats.WritePatternSM(w, p) }); err != nil {
 				return exitCode(stderr, fmt.Errorf("writing %s: %w", path, err))
 			}
 			written++

@@ -43,7 +43,8 @@ func runGPUInfo(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := newFlagSet("gpu-info", "",
 		"Lists the NVIDIA GPUs (name, compute capability, multiprocessors, memory, memory budget), the\n"+
 			"CUDA driver and NVRTC versions, and where each library was found; without a usable GPU it says\n"+
-			"why (every path tried and its error) and still exits 0. Libraries are found at run time:\n"+
+			"why (every path tried and its error) and still exits 0, except with --compile (nothing could be\n"+
+			"compiled: exit 1, as when a kernel fails to compile). Libraries are found at run time:\n"+
 			"SUBMATCH_LIBCUDA and SUBMATCH_NVRTC override the search, SUBMATCH_KERNEL_CACHE the kernel cache.")
 	var jsonOut, verbose, compile bool
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object")
@@ -95,9 +96,26 @@ func runGPUInfo(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if err := enc.Encode(out); err != nil {
 			return exitCode(stderr, err)
 		}
-		return exitOK
+	} else {
+		printGPUInfo(stdout, out, verbose)
 	}
-	printGPUInfo(stdout, out, verbose)
+	if compile {
+		// --compile asks for kernels: having none, or any that failed, is a failure.
+		failed := 0
+		for _, k := range out.Kernels {
+			if k.Error != "" {
+				failed++
+			}
+		}
+		switch {
+		case len(devs) == 0:
+			return exitCode(stderr, fmt.Errorf("gpu-info --compile: no usable GPU, so nothing was compiled"))
+		case len(out.Kernels) == 0:
+			return exitCode(stderr, fmt.Errorf("gpu-info --compile: no embedded kernels to compile"))
+		case failed > 0:
+			return exitCode(stderr, fmt.Errorf("gpu-info --compile: %d of %d kernel compilations failed", failed, len(out.Kernels)))
+		}
+	}
 	return exitOK
 }
 

@@ -28,7 +28,7 @@ type listFlags struct {
 func (l *listFlags) register(fs *flag.FlagSet) {
 	l.matchFlags.register(fs)
 	fs.Int64Var(&l.limit, "limit", 0, "stop after `N` matches (0: all)")
-	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout")
+	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout (not one of the input files)")
 	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices")
 	fs.BoolVar(&l.explain, "explain", false, "print the matching plan and the engine chosen for it, with why, on stderr")
 }
@@ -36,7 +36,8 @@ func (l *listFlags) register(fs *flag.FlagSet) {
 func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("list", "DATA QUERY",
 		"Streams the matches of QUERY in the data graph DATA, one per line: the original data vertex ids of the\n"+
-			"pattern vertices, in pattern vertex order, separated by tabs (with --json: {\"match\":[ids...]}).\n"+
+			"pattern vertices (their names, for CSV input with string names), in pattern vertex order, separated\n"+
+			"by tabs (with --json: {\"match\":[ids...]}). DATA or QUERY may be - for standard input.\n"+
 			"QUERY is a graph file in any format or an inline pattern such as '(a)-(b)-(c)-(a)'.")
 	var f listFlags
 	f.register(fs)
@@ -52,6 +53,14 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if f.limit < 0 {
 		return exitCode(stderr, usagef("list: --limit must be >= 0"))
+	}
+	if f.output != "" && f.output != "-" {
+		if err := checkOutput("-o", f.output, pos...); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
+	if err := oneStdin(pos...); err != nil {
+		return exitCode(stderr, err)
 	}
 	if f.header && f.json {
 		return exitCode(stderr, usagef("list: --header names the columns of the TSV output; --json has no header"))
@@ -75,7 +84,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	out := stdout
 	var file *os.File
-	if f.output != "" {
+	if f.output != "" && f.output != "-" {
 		if file, err = os.Create(f.output); err != nil {
 			return exitCode(stderr, &inputError{err: fmt.Errorf("-o: %w", err)})
 		}
@@ -120,6 +129,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if f.explain {
 		printExplain(stderr, pos[1], prob.Semantics, nil, g, p, true, "engine: "+engineName+" (chosen with --engine)")
 	}
+	names := g.HasVertexNames() // CSV input with string names: print them
 	for m, err := range matches {
 		if err != nil {
 			runErr = err
@@ -137,7 +147,14 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 					buf = append(buf, '\t')
 				}
 			}
-			buf = strconv.AppendInt(buf, g.OriginalID(v), 10)
+			switch {
+			case names && f.json:
+				buf = strconv.AppendQuote(buf, g.VertexName(v))
+			case names:
+				buf = append(buf, g.VertexName(v)...)
+			default:
+				buf = strconv.AppendInt(buf, g.OriginalID(v), 10)
+			}
 		}
 		if f.json {
 			buf = append(buf, "]}"...)

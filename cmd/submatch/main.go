@@ -16,9 +16,11 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 )
 
 // Exit statuses.
@@ -81,8 +83,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help":
-		usage(stdout)
-		return exitOK
+		out := &checkedWriter{w: stdout}
+		usage(out)
+		return out.exit(exitOK, stderr)
 	case "-version", "--version":
 		name = "version"
 	}
@@ -91,7 +94,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "submatch: unknown command %q (run 'submatch help')\n", name)
 		return exitUsage
 	}
-	return c.run(ctx, args[1:], stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	code = c.run(ctx, args[1:], out, stderr)
+	return out.exit(code, stderr)
+}
+
+// checkedWriter remembers the first write error on a command's standard output, so that a
+// command whose output could not be written (a full disk, /dev/full) does not exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// exit returns the status of a command that returned code: exitPartial instead of exitOK when
+// its output failed (saying so on stderr).
+func (c *checkedWriter) exit(code int, stderr io.Writer) int {
+	if c.err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "submatch: writing the output: %v\n", c.err)
+		return exitPartial
+	}
+	return code
 }
 
 func usage(w io.Writer) {
@@ -203,7 +233,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, err
 				fs.SetOutput(io.Discard)
 				return nil, flag.ErrHelp
 			}
-			return nil, &usageError{fmt.Sprintf("%s: %v (run 'submatch help %s')", fs.Name(), err, fs.Name())}
+			return nil, &usageError{fmt.Sprintf("%s: %s (run 'submatch help %s')", fs.Name(), flagErrorMessage(fs, err), fs.Name())}
 		}
 		rest := fs.Args()
 		consumed := len(args) - len(rest)
@@ -216,6 +246,112 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, err
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// flagErrorMessage rewrites the flag package's parse errors: flags are named with two dashes
+// (one for single letters), an unknown flag gets the nearest known one suggested, and a
+// duration without a unit is told to add one.
+func flagErrorMessage(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		out := "unknown flag " + dashed(name)
+		if near := nearestFlag(fs, name); near != "" {
+			out += " (did you mean " + dashed(near) + "?)"
+		}
+		return out
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return dashed(strings.TrimLeft(name, "-")) + " needs a value"
+	}
+	// invalid value "5" for flag -timeout: parse error
+	// invalid boolean value "x" for -json: parse error
+	for _, prefix := range []string{"invalid value ", "invalid boolean value "} {
+		rest, ok := strings.CutPrefix(msg, prefix)
+		if !ok {
+			continue
+		}
+		value, after, ok := strings.Cut(rest, " for ")
+		if !ok {
+			break
+		}
+		after = strings.TrimPrefix(after, "flag ")
+		name, cause, _ := strings.Cut(after, ": ")
+		name = strings.TrimLeft(name, "-")
+		f := fs.Lookup(name)
+		switch {
+		case f != nil && isDuration(f):
+			if _, err := strconv.ParseFloat(strings.Trim(value, `"`), 64); err == nil {
+				return fmt.Sprintf("%s %s: add a unit, e.g. %ss or %sm", dashed(name), strings.Trim(value, `"`), strings.Trim(value, `"`), strings.Trim(value, `"`))
+			}
+			return fmt.Sprintf("%s %s: expected a duration such as 30s, 5m or 1h30m", dashed(name), value)
+		case prefix == "invalid boolean value ":
+			return fmt.Sprintf("%s %s: expected true or false", dashed(name), value)
+		case f != nil && cause == "parse error":
+			switch f.Value.(flag.Getter).Get().(type) {
+			case int, int64, uint, uint64:
+				return fmt.Sprintf("%s %s: expected a whole number", dashed(name), value)
+			case float64:
+				return fmt.Sprintf("%s %s: expected a number", dashed(name), value)
+			}
+		}
+		return fmt.Sprintf("%s %s: %s", dashed(name), value, cause)
+	}
+	return msg
+}
+
+// dashed writes a flag name as typed: --name, or -x for a one-letter flag.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+func isDuration(f *flag.Flag) bool {
+	_, ok := f.Value.(flag.Getter).Get().(time.Duration)
+	return ok
+}
+
+// nearestFlag returns the defined flag closest to name (edit distance at most a third of its
+// length, at least 1; or name is a prefix of it), or "" when none is close or name is shorter
+// than 3 letters.
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	if len(name) < 3 {
+		return ""
+	}
+	best, bestDist := "", max(1, len(name)/3)+1
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(strings.ToLower(name), f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // exitCode prints err as one line on stderr and returns the exit status it deserves.

@@ -459,7 +459,7 @@ func TestStats(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	for _, want := range []string{"vertices       4", "edges          4", "max degree     3", "remapped ids   true", "degree distribution"} {
+	for _, want := range []string{"vertices       4", "edges          4", "max degree     3", "remapped ids   yes", "degree distribution"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stats lacks %q:\n%s", want, out)
 		}

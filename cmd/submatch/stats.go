@@ -35,20 +35,21 @@ type degreeBucket struct {
 
 // graphStats is the output of stats (--json prints it as one object).
 type graphStats struct {
-	Path             string         `json:"path"`
-	Vertices         int            `json:"vertices"`
-	Edges            uint64         `json:"edges"`
-	MaxDegree        int            `json:"max_degree"`
-	AvgDegree        float64        `json:"avg_degree"`
-	IsolatedVertices uint64         `json:"isolated_vertices"`
-	VertexLabels     int            `json:"vertex_labels"`
-	TopVertexLabels  []labelCount   `json:"top_vertex_labels"`
-	EdgeLabels       int            `json:"edge_labels"`
-	TopEdgeLabels    []labelCount   `json:"top_edge_labels"`
-	DegreeHistogram  []degreeBucket `json:"degree_histogram"`
-	RemappedIDs      bool           `json:"remapped_ids"`
-	LoadMS           float64        `json:"load_ms"`
-	Formats          *formatStats   `json:"formats,omitempty"`
+	Path             string          `json:"path"`
+	Vertices         int             `json:"vertices"`
+	Edges            uint64          `json:"edges"`
+	MaxDegree        int             `json:"max_degree"`
+	AvgDegree        float64         `json:"avg_degree"`
+	IsolatedVertices uint64          `json:"isolated_vertices"`
+	VertexLabels     int             `json:"vertex_labels"`
+	TopVertexLabels  []labelCount    `json:"top_vertex_labels"`
+	EdgeLabels       int             `json:"edge_labels"`
+	TopEdgeLabels    []labelCount    `json:"top_edge_labels"`
+	DegreeHistogram  []degreeBucket  `json:"degree_histogram"`
+	RemappedIDs      bool            `json:"remapped_ids"`
+	LoadMS           float64         `json:"load_ms"`
+	Structure        *structureStats `json:"structure,omitempty"`
+	Formats          *formatStats    `json:"formats,omitempty"`
 }
 
 // formatStats compares the storage layouts of the GENEVA paper's Table 2 (--formats); the byte
@@ -166,7 +167,10 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newFlagSet("stats", "DATA",
 		"Prints the number of vertices and edges, the maximum and average degree, the vertex label histogram\n"+
 			"(top 20), the edge label histogram (top 20), the degree distribution in power-of-two buckets, and whether\n"+
-			"the input's vertex ids were remapped to dense ids. --formats adds the GENEVA paper's Table 2 for the\n"+
+			"the input's vertex ids were remapped to dense ids; then, labels ignored, the connected components\n"+
+			"(isolated vertices count), the triangles and the global clustering coefficient (3 x triangles /\n"+
+			"wedges), counted on all cores (--no-structure skips them). DATA may be - for standard input.\n"+
+			"--formats adds the GENEVA paper's Table 2 for the\n"+
 			"graph: the bytes of plain CSR, interval-PCSR (total and largest edge-label partition) and GSI's\n"+
 			"hash-PCSR, with the interval counts GENMAP reaches.")
 	var (
@@ -178,6 +182,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.BoolVar(&verbose, "v", false, "log debug records (load time) on stderr")
 	load.register(fs)
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object")
+	noStructure := fs.Bool("no-structure", false, "skip the components, triangles and clustering coefficient")
 	fs.BoolVar(&formats, "formats", false, "also build interval-PCSR and report the storage layouts' bytes (GENEVA Table 2)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
@@ -194,6 +199,19 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	s := computeStats(g)
 	s.Path = pos[0]
 	s.LoadMS = ms(time.Since(start))
+	if !*noStructure {
+		st := &structureStats{}
+		st.Components, st.LargestComponent, st.LargestComponentEdge = components(g)
+		start := time.Now()
+		if st.Triangles, st.Wedges, err = countTriangles(ctx, g); err != nil {
+			return exitCode(stderr, fmt.Errorf("%s: counting triangles: %w", pos[0], err))
+		}
+		st.TrianglesMS = ms(time.Since(start))
+		if st.Wedges > 0 {
+			st.GlobalClustering = 3 * float64(st.Triangles) / float64(st.Wedges)
+		}
+		s.Structure = st
+	}
 	if formats {
 		if s.Formats, err = computeFormats(g); err != nil {
 			return exitCode(stderr, err)
@@ -216,8 +234,13 @@ func printStats(w io.Writer, s *graphStats) {
 	fmt.Fprintf(w, "max degree     %d\n", s.MaxDegree)
 	fmt.Fprintf(w, "avg degree     %.3f\n", s.AvgDegree)
 	fmt.Fprintf(w, "isolated       %d\n", s.IsolatedVertices)
-	fmt.Fprintf(w, "remapped ids   %v\n", s.RemappedIDs)
+	fmt.Fprintf(w, "remapped ids   %s\n", yesNo(s.RemappedIDs))
 	fmt.Fprintf(w, "load time      %.3f ms\n", s.LoadMS)
+	if st := s.Structure; st != nil {
+		fmt.Fprintf(w, "components     %d (largest: %d vertices, %d edges)\n", st.Components, st.LargestComponent, st.LargestComponentEdge)
+		fmt.Fprintf(w, "triangles      %d (in %.3f ms)\n", st.Triangles, st.TrianglesMS)
+		fmt.Fprintf(w, "clustering     %.6f (global: 3 x triangles / %d wedges)\n", st.GlobalClustering, st.Wedges)
+	}
 
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "\nvertex labels: %d distinct", s.VertexLabels)
@@ -279,6 +302,13 @@ func humanBytes(b uint64) string {
 		u++
 	}
 	return fmt.Sprintf("%.2f %ciB", v, "KMGT"[u-1])
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 func percent(a, b uint64) string {

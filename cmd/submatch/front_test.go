@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/submatch/submatch/formats"
+)
+
+// TestCountStartsInOrder: a count of several queries starts them in the order given (before, the
+// goroutines raced for slots and the last-created tended to start first, so a cheap first query
+// could print a partial 0 under --timeout while later expensive ones ran).
+func TestCountStartsInOrder(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	args := []string{"count", "--threads", "2", data}
+	for range 24 {
+		args = append(args, "(a)-(b)-(c)")
+	}
+	var (
+		mu    sync.Mutex
+		order []int
+	)
+	countStarted = func(i int) { mu.Lock(); order = append(order, i); mu.Unlock() }
+	defer func() { countStarted = nil }()
+	if code, _, errOut := runCmd(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !slices.IsSorted(order) || len(order) != 24 {
+		t.Fatalf("queries started in the order %v", order)
+	}
+}
+
+// TestListCSVNames: string vertex names of CSV input are printed, not internal indices.
+func TestListCSVNames(t *testing.T) {
+	data := writeFile(t, "names.csv", "alice,bob\nbob,carol\ncarol,alice\ncarol,dave\n")
+	code, out, errOut := runCmd(t, "list", data, "(a)-(b)-(c)-(a)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := tsv(out)
+	if len(rows) != 6 {
+		t.Fatalf("%d matches, want 6:\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		got := slices.Sorted(slices.Values(r))
+		if !slices.Equal(got, []string{"alice", "bob", "carol"}) {
+			t.Fatalf("match %v, want alice, bob and carol", r)
+		}
+	}
+	_, out, _ = runCmd(t, "list", "--json", data, "(a:0)-(b)", "--limit", "1")
+	if !strings.Contains(out, `"match":["`) {
+		t.Errorf("JSON names not quoted: %s", out)
+	}
+}
+
+// TestListOutputIsInput: list -o naming an input file is refused before anything is written.
+func TestListOutputIsInput(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	code, _, errOut := runCmd(t, "list", "-o", data, data, "(a)-(b)")
+	if code != exitUsage || !strings.Contains(errOut, "is the input file") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(data); string(b) != "0 1\n1 2\n" {
+		t.Fatalf("input changed: %q", b)
+	}
+}
+
+// TestMemoryFlagUnits: --memory 4GB is 4e9 bytes (SI), 4GiB is 4 x 2^30 (IEC).
+func TestMemoryFlagUnits(t *testing.T) {
+	for in, want := range map[string]uint64{"4GB": 4_000_000_000, "4GiB": 4 << 30, "512MiB": 512 << 20} {
+		if got, err := parseSize("--memory", in); err != nil || got != want {
+			t.Errorf("--memory %s = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, err := parseSize("--memory", "4XB"); err == nil {
+		t.Error("--memory 4XB accepted")
+	}
+}
+
+// TestFlagMessages: flag errors name flags with two dashes, suggest the nearest flag, ask for a
+// duration's unit; a missing file says so plainly; a self-loop names the flag that loads it.
+func TestFlagMessages(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	loop := writeFile(t, "loop.txt", "0 1\n1 1\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"count", "--uniqe", data, "(a)-(b)"}, "unknown flag --uniqe (did you mean --unique?)"},
+		{[]string{"count", "-uniqe", data, "(a)-(b)"}, "unknown flag --uniqe (did you mean --unique?)"},
+		{[]string{"count", "--timeout", "5", data, "(a)-(b)"}, "--timeout 5: add a unit, e.g. 5s or 5m"},
+		{[]string{"count", "--threads", "x", data, "(a)-(b)"}, `--threads "x": expected a whole number`},
+		{[]string{"stats", filepath.Join(t.TempDir(), "nope.txt")}, "nope.txt: no such file\n"},
+		{[]string{"stats", loop}, "self-loop on vertex 1 (--drop-self-loops loads it anyway"},
+	} {
+		code, _, errOut := runCmd(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "stat ") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestConvertFollowsName: convert writes the format the output's name (or --to) says, never a
+// binary snapshot under a text name, and refuses non-regular outputs and unknown names.
+func TestConvertFollowsName(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, "g.csv", "a,b,2\nb,c\nc,a\nd,,5\n")
+	for name, format := range map[string]string{"out.graph": "sm", "out.csv": "csv", "out.smg": "smg"} {
+		out := filepath.Join(dir, name)
+		if code, _, errOut := runCmd(t, "convert", in, out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		if got, err := formats.Detect(out); err != nil || got != format {
+			t.Errorf("%s written as %q (%v), want %s", name, got, err, format)
+		}
+	}
+	out := filepath.Join(dir, "x.data")
+	if code, _, _ := runCmd(t, "convert", "--to", "graphml", in, out); code != 0 {
+		t.Fatal("--to graphml failed")
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "<graphml") {
+		t.Errorf("--to graphml wrote %q", b)
+	}
+	for _, args := range [][]string{
+		{"convert", in, filepath.Join(dir, "out.xyz")},
+		{"convert", "--to", "sm", in, "/dev/null"},
+		{"convert", in, in + ".txt"}, // vertex labels and an isolated vertex: not an edge list
+		{"convert", "--to", "csv", in, in},
+	} {
+		if code, _, errOut := runCmd(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(in); !strings.HasPrefix(string(b), "a,b,2") {
+		t.Errorf("input overwritten: %q", b)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write(p []byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestOutputWriteFailure: a command whose standard output cannot be written exits non-zero.
+func TestOutputWriteFailure(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	for _, args := range [][]string{{"stats", data}, {"version"}, {"help"}, {"--help"}, {"help", "count"}, {"gpu-info"},
+		{"demo"}, {"convert", "--to", "sm", data, "-"}, {"gen", "rmat", "--scale", "3", "-o", filepath.Join(t.TempDir(), "r.graph")}} {
+		if code, _, errOut := runCmd(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d (%s) with a working standard output", args, code, errOut)
+		}
+		var errOut strings.Builder
+		if code := run(context.Background(), args, failingWriter{}, &errOut); code != exitPartial {
+			t.Errorf("%v: exit %d with a failing standard output, want 1", args, code)
+		}
+	}
+}
+
+// TestGPUInfoCompileWithoutGPU: gpu-info --compile with nothing compiled exits 1 (plain
+// gpu-info still exits 0 without a GPU).
+func TestGPUInfoCompileWithoutGPU(t *testing.T) {
+	code, out, _ := runCmd(t, "gpu-info", "--json")
+	if code != 0 {
+		t.Fatalf("gpu-info: exit %d", code)
+	}
+	if !strings.Contains(out, `"devices": []`) {
+		t.Skip("a GPU is present")
+	}
+	if code, _, errOut := runCmd(t, "gpu-info", "--compile"); code != exitPartial || !strings.Contains(errOut, "nothing was compiled") {
+		t.Errorf("gpu-info --compile without a GPU: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestCountOverflowKeepsRows: a query whose count overflows still prints its row, so the rows
+// line up with the queries (text and JSON).
+func TestCountOverflowKeepsRows(t *testing.T) {
+	data := needData(t, "email-eu-core/email-Eu-core.txt")
+	queries := []string{"(a)-(b)", "(a), (b), (c), (d), (e), (f), (g), (h)", "(a)-(b)-(c)"}
+	for _, threads := range []string{"1", "2"} {
+		code, out, errOut := runCmd(t, append([]string{"count", "--threads", threads, data}, queries...)...)
+		rows := tsv(out)
+		if code != exitPartial || len(rows) != 3 || rows[1][0] != queries[1] || rows[1][1] != "-" ||
+			!strings.Contains(rows[1][4], "overflow") || rows[2][1] != "2366432" || !strings.Contains(errOut, "overflows") {
+			t.Errorf("threads %s: exit %d, rows %q, stderr %q", threads, code, rows, errOut)
+		}
+		_, out, _ = runCmd(t, append([]string{"count", "--json", "--threads", threads, data}, queries...)...)
+		if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.Contains(lines[1], `"error":"count overflows`) {
+			t.Errorf("threads %s: JSON %s", threads, out)
+		}
+	}
+}
+
+// TestLoadFaults: a cancelled load exits 1 (interrupted), not 2; devices and FIFOs are refused at
+// once (never read or waited on), with or without a forced format.
+func TestLoadFaults(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if code, _, errOut := runCmdCtx(ctx, t, "stats", data); code != exitPartial || !strings.Contains(errOut, "loading stopped") {
+		t.Errorf("cancelled load: exit %d, stderr %q", code, errOut)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{
+		{"stats", "--format", "edgelist", "/dev/zero"},
+		{"stats", fifo},
+		{"count", data, fifo},
+		{"stats", "--vertex-labels", fifo, data},
+	} {
+		if code, _, errOut := runCmd(t, args...); code != exitUsage || !strings.Contains(errOut, "only regular files are read") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
