@@ -20,12 +20,12 @@ import (
 const EnvTestdata = "SUBMATCH_TESTDATA"
 
 // Dir returns the shared test data folder: $SUBMATCH_TESTDATA, else ../shared/testdata seen
-// from the repository root (tests run two or three levels below it).
+// from the repository root (tests run one to three levels below it).
 func Dir() string {
 	if d := os.Getenv(EnvTestdata); d != "" {
 		return d
 	}
-	for _, up := range []string{"../..", "../../.."} {
+	for _, up := range []string{"..", "../..", "../../.."} {
 		d := filepath.Join(up, "..", "shared", "testdata")
 		if _, err := os.Stat(filepath.Join(up, "go.mod")); err == nil {
 			return d
