@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -95,6 +96,9 @@ type cpuMatcher struct {
 	otherV  map[uint32]vstate
 	otherP  map[uint64]pstate
 	flagged []uint32
+	// anyV: some vertex changed; singlePair: exactly one pair changed (its endpoints are then the
+	// anchors of every pair term, so no other candidate is touched).
+	anyV, singlePair bool
 
 	// The anchors of a phase: changed vertices and pairs present in the current graph.
 	ancV    []uint32
@@ -430,9 +434,12 @@ func (m *cpuMatcher) prepare(created bool) {
 		m.ancPcur = append(m.ancPcur, cur)
 		m.ancPoth = append(m.ancPoth, oth)
 	}
+	m.anyV = len(m.ancV) > 0
+	m.singlePair = len(m.ancP) == 1
 }
 
 func (m *cpuMatcher) clearFlags() {
+	m.anyV, m.singlePair = false, false
 	for _, v := range m.flagged {
 		m.vFlag[v], m.touch[v] = false, false
 	}
@@ -541,12 +548,15 @@ type worker struct {
 	pat    int
 	t      *term
 	count  uint64
-	nodes  uint64
 	err    error
+	lists  [][]uint32 // the parents' runs of the level being extended
+	bufs   [][]uint32 // per level: the intersection of the parents' runs
+	tmp    []uint32
 }
 
 func newWorker(m *cpuMatcher) *worker {
-	return &worker{m: m, counts: make([]uint64, len(m.progs)), f: make([]uint32, pattern.MaxVertices), out: make([]int64, pattern.MaxVertices)}
+	return &worker{m: m, counts: make([]uint64, len(m.progs)), f: make([]uint32, pattern.MaxVertices),
+		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, pattern.MaxVertices)}
 }
 
 func (w *worker) reset(ctx context.Context, sign int, emit Emit) {
@@ -587,7 +597,7 @@ func (w *worker) anchored(k, na int) {
 		w.extend(k)
 		return
 	}
-	if !w.accept(k, w.f[k]) {
+	if !w.accept(k, w.f[k], -1) {
 		return
 	}
 	if k+1 == w.pr.n && na == k+1 {
@@ -618,7 +628,7 @@ func (w *worker) extend(k int) {
 			list = g.VerticesWithLabel(lv.vl.Value)
 		}
 		for _, c := range list {
-			if w.accept(k, c) {
+			if w.accept(k, c, -1) {
 				w.f[k] = c
 				if last {
 					w.leaf()
@@ -627,6 +637,10 @@ func (w *worker) extend(k int) {
 				}
 			}
 		}
+		return
+	}
+	if lv.exact {
+		w.extendExact(k, lv, last)
 		return
 	}
 	// Draw candidates from the parent with the fewest matching neighbours.
@@ -651,7 +665,7 @@ func (w *worker) extend(k int) {
 			continue
 		}
 		for _, c := range runs[ri].Neighbors {
-			if w.accept(k, c) {
+			if w.accept(k, c, src) {
 				w.f[k] = c
 				if last {
 					w.leaf()
@@ -661,6 +675,91 @@ func (w *worker) extend(k int) {
 			}
 		}
 	}
+}
+
+// extendExact draws level k's candidates from the intersection of its parents' runs (one run
+// each: exact labels) and, on the last level of a plain count, counts them without enumeration.
+func (w *worker) extendExact(k int, lv *level, last bool) {
+	g := w.g
+	f := w.f
+	w.lists = w.lists[:0]
+	for i := range lv.parents {
+		l := g.NeighborsWith(f[lv.parents[i].pos], lv.vl.Value, lv.parents[i].el.Value)
+		if len(l) == 0 {
+			return
+		}
+		w.lists = append(w.lists, l)
+	}
+	cand := w.lists[0]
+	if len(w.lists) > 1 {
+		// Smallest first, then intersect into this level's buffer.
+		for i := 1; i < len(w.lists); i++ {
+			if len(w.lists[i]) < len(w.lists[0]) {
+				w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
+			}
+		}
+		buf := intersect(w.lists[0], w.lists[1], w.bufs[k][:0])
+		for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
+			w.tmp = intersect(buf, w.lists[i], w.tmp[:0])
+			buf, w.tmp = w.tmp, buf
+		}
+		w.bufs[k] = buf
+		cand = buf
+	}
+	m := w.m
+	if last && lv.plain && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
+		n := uint64(len(cand))
+		for j := 0; j < k; j++ {
+			if _, ok := slices.BinarySearch(cand, f[j]); ok {
+				n--
+			}
+		}
+		w.count += n
+		return
+	}
+	for _, c := range cand {
+		if w.accept(k, c, -2) {
+			f[k] = c
+			if last {
+				w.leaf()
+			} else {
+				w.extend(k + 1)
+			}
+		}
+	}
+}
+
+// intersect appends to out the elements common to the sorted lists a and b (a the shorter),
+// galloping through b when it is much longer.
+func intersect(a, b, out []uint32) []uint32 {
+	if len(b) > 16*len(a) {
+		lo := 0
+		for _, x := range a {
+			i, ok := slices.BinarySearch(b[lo:], x)
+			lo += i
+			if ok {
+				out = append(out, x)
+			}
+			if lo >= len(b) {
+				break
+			}
+		}
+		return out
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 func (w *worker) candidateCount(x uint32, vl, el pattern.Label) int {
@@ -681,8 +780,9 @@ func (w *worker) candidateCount(x uint32, vl, el pattern.Label) int {
 	return s
 }
 
-// accept checks every constraint of level k on candidate c against the earlier levels.
-func (w *worker) accept(k int, c uint32) bool {
+// accept checks every constraint of level k on candidate c against the earlier levels, except
+// the edge to parent skip (the source of the candidates; -1: none, -2: every parent).
+func (w *worker) accept(k int, c uint32, skip int) bool {
 	lv := &w.t.levels[k]
 	g := w.g
 	f := w.f
@@ -705,6 +805,12 @@ func (w *worker) accept(k int, c uint32) bool {
 		}
 	}
 	for i := range lv.parents {
+		if skip == -2 {
+			break
+		}
+		if i == skip {
+			continue
+		}
 		p := &lv.parents[i]
 		if p.el.Any {
 			if _, ok := g.EdgeLabel(c, f[p.pos]); !ok {

@@ -54,6 +54,12 @@ type level struct {
 	otherP  []otherCheck
 	above   []int // positions whose data vertex must be smaller (symmetry restrictions)
 	below   []int // positions whose data vertex must be larger
+	// exact: the vertex label and every parent edge label are exact, so candidates are the
+	// intersection of one run per parent.
+	exact bool
+	// plain: no check beyond the parents' edges, injectivity and the other graph (the last level
+	// is then counted from the intersection's size).
+	plain bool
 }
 
 // term is the search anchored at one item.
@@ -168,6 +174,10 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 				lv.otherP = append(lv.otherP, otherCheck{pos: j, it: &pr.pairs[pi]})
 			}
 		}
+		lv.exact = !lv.vl.Any && len(lv.parents) > 0
+		for _, pe := range lv.parents {
+			lv.exact = lv.exact && !pe.el.Any
+		}
 		for _, r := range rs {
 			switch {
 			case r.Greater == w && posOf[r.Less] < k:
@@ -176,6 +186,7 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 				lv.below = append(lv.below, posOf[r.Greater])
 			}
 		}
+		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
 	}
 	return t
 }
