@@ -1,0 +1,638 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+func init() {
+	registerCommand(command{name: "watch", summary: "apply an update stream to a graph and report the matches each batch creates and destroys", run: runWatch})
+}
+
+type watchFlags struct {
+	commonFlags
+	loadFlags
+	updatesPath     string
+	batch           int
+	interval        time.Duration
+	initial         bool
+	emit            string
+	onInvalid       string
+	json            bool
+	induced, unique bool
+	threads         int
+	queryFormat     string
+	engine          string
+	timestamps      bool
+	timeUnit        time.Duration
+	window          time.Duration
+	checkpoint      string
+	checkpointEvery int
+	resume          string
+}
+
+func (f *watchFlags) register(fs *flag.FlagSet) {
+	f.commonFlags.register(fs)
+	f.loadFlags.register(fs)
+	fs.StringVar(&f.updatesPath, "updates", "", "read the update stream from `FILE` (- for stdin): `e u v [label]`, `-e u v [label]`, `v id label`, `-v id`, # comments, or JSON lines")
+	fs.IntVar(&f.batch, "batch", 1, "apply `N` updates at a time and report each batch's net change (1: every update)")
+	fs.DurationVar(&f.interval, "batch-interval", 0, "on a timestamped stream, one batch per time interval `DURATION` instead of --batch")
+	fs.BoolVar(&f.initial, "initial", false, "count every pattern on the data graph first (the static CPU engine); the totals are then absolute")
+	fs.StringVar(&f.emit, "emit", "counts", "`WHAT` to print: counts (per batch and pattern) or matches (also every created (+) and destroyed (-) match, original ids)")
+	fs.StringVar(&f.onInvalid, "on-invalid", "error", "`POLICY` for an invalid update (edge already present, missing edge or vertex, second label, self-loop): error (exit 2 naming the line) or skip (counted in the summary)")
+	fs.BoolVar(&f.json, "json", false, "print JSON, one object per line")
+	fs.BoolVar(&f.induced, "induced", false, "vertex-induced matches: inserting an edge destroys the matches where its endpoints were non-adjacent")
+	fs.BoolVar(&f.unique, "unique", false, "count each distinct subgraph once")
+	fs.IntVar(&f.threads, "threads", 0, "worker threads `N` within a batch (0: all cores)")
+	fs.StringVar(&f.queryFormat, "query-format", "", "input format `NAME` of pattern files (default: detected)")
+	fs.StringVar(&f.engine, "engine", "cpu", "continuous-matching engine `NAME`")
+	fs.BoolVar(&f.timestamps, "timestamps", false, "every text line of the stream ends with an integer timestamp (implied by --window and --batch-interval)")
+	fs.DurationVar(&f.timeUnit, "time-unit", time.Second, "the `DURATION` of one timestamp unit")
+	fs.DurationVar(&f.window, "window", 0, "sliding window: an edge inserted at time t is deleted when the stream reaches t + `DURATION` (the matches it destroys are reported as a batch 'expire')")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "write the graph and the stream position to `FILE` (and FILE.smg) every --checkpoint-every updates, at the end and on SIGINT/SIGTERM")
+	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 100000, "updates between two checkpoints `N`")
+	fs.StringVar(&f.resume, "resume", "", "continue from the checkpoint `FILE` (same data, patterns and flags; the stream's lines up to the checkpoint are skipped)")
+}
+
+// watchCheckpoint is the JSON of a checkpoint file; the graph is in the .smg next to it.
+type watchCheckpoint struct {
+	Version   int              `json:"version"`
+	Patterns  []string         `json:"patterns"`
+	Semantics string           `json:"semantics"`
+	Line      int              `json:"line"` // the last stream line consumed
+	Seq       int              `json:"seq"`
+	Updates   int              `json:"updates"`
+	Skipped   int              `json:"skipped"`
+	Initial   []uint64         `json:"initial,omitempty"`
+	Created   []uint64         `json:"created"`
+	Destroyed []uint64         `json:"destroyed"`
+	Window    []csm.WindowEdge `json:"window,omitempty"`
+}
+
+// watchKillAfter, when positive, makes watch stop dead after that many batches, without a
+// checkpoint or a summary: the tests' stand-in for a kill -9.
+var watchKillAfter int
+
+type watchState struct {
+	f         *watchFlags
+	names     []string
+	pats      []*pattern.Pattern
+	out       *bufio.Writer
+	flushEach bool
+	initial   []uint64
+	created   []uint64
+	destroyed []uint64
+	seq       int
+	line      int
+	updates   int
+	skipped   int
+	batches   int
+	win       *csm.Window
+	m         csm.Matcher
+	log       *slog.Logger
+}
+
+func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("watch", "DATA PATTERN... --updates FILE|-",
+		"Applies the update stream to the data graph DATA and reports, per batch and pattern, the matches the batch\n"+
+			"created and destroyed (its net change: each match counted once) and the running total: TSV lines\n"+
+			"SEQ, LINES (the stream lines of the batch), PATTERN, +CREATED, -DESTROYED, TOTAL (absolute with --initial,\n"+
+			"else the net change since the start); a final summary as '#' lines. Invalid updates are an error naming\n"+
+			"the line (exit 2) unless --on-invalid skip. A PATTERN is a graph file or an inline pattern.")
+	var f watchFlags
+	f.register(fs)
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if err := f.check(pos); err != nil {
+		return exitCode(stderr, err)
+	}
+	log := newLogger(stderr, f.verbose)
+	ctx, cancel := f.context(ctx)
+	defer cancel()
+	eng, err := csm.Lookup(f.engine)
+	if err != nil {
+		return exitCode(stderr, usagef("--engine: %v", err))
+	}
+	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
+	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
+	for _, q := range pos[1:] {
+		p, err := loadQuery(ctx, q, qopts)
+		if err != nil {
+			return exitCode(stderr, err)
+		}
+		st.pats = append(st.pats, p)
+	}
+	var cp *watchCheckpoint
+	var g *dynamic.Graph
+	if f.resume != "" {
+		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
+			return exitCode(stderr, err)
+		}
+	} else {
+		sg, err := loadData(ctx, pos[0], f.options(log), log)
+		if err != nil {
+			return exitCode(stderr, err)
+		}
+		g = dynamic.FromGraph(sg)
+	}
+	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
+	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip"}
+	if st.m, err = eng.Open(g, st.pats, opts); err != nil {
+		return exitCode(stderr, err)
+	}
+	st.created = make([]uint64, len(st.pats))
+	st.destroyed = make([]uint64, len(st.pats))
+	if f.window > 0 {
+		st.win = csm.NewWindow(int64(f.window / f.timeUnit))
+	}
+	st.out = bufio.NewWriterSize(stdout, 1<<16)
+	defer st.out.Flush()
+	if cp != nil {
+		st.line, st.seq, st.updates, st.skipped, st.initial = cp.Line, cp.Seq, cp.Updates, cp.Skipped, cp.Initial
+		copy(st.created, cp.Created)
+		copy(st.destroyed, cp.Destroyed)
+		if st.win != nil {
+			st.win.Restore(cp.Window)
+		}
+	} else if f.initial {
+		static, err := engine.Lookup("cpu")
+		if err != nil {
+			return exitCode(stderr, err)
+		}
+		if st.initial, err = csm.Initial(ctx, st.m, static, sem, f.threads); err != nil {
+			return exitCode(stderr, err)
+		}
+		if err := st.printInitial(); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
+	start := time.Now()
+	code := st.loop(ctx, stderr)
+	if code == -1 { // killed (tests)
+		return exitPartial
+	}
+	if f.checkpoint != "" && code != exitUsage {
+		if err := st.writeCheckpoint(f.checkpoint); err != nil {
+			return exitCode(stderr, fmt.Errorf("--checkpoint: %w", err))
+		}
+	}
+	if err := st.printSummary(time.Since(start)); err != nil {
+		return exitCode(stderr, err)
+	}
+	if code == exitPartial && ctx.Err() != nil {
+		fmt.Fprintf(stderr, "submatch: watch %s after stream line %d; the totals cover the batches reported\n", stopReason(ctx, f.timeout), st.line)
+	}
+	return code
+}
+
+func (f *watchFlags) check(pos []string) error {
+	if err := f.loadFlags.check(); err != nil {
+		return err
+	}
+	if err := f.commonFlags.check(); err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("watch needs a data graph and at least one pattern (run 'submatch help watch')")
+	}
+	if f.updatesPath == "" {
+		return usagef("watch needs --updates FILE (or - for stdin)")
+	}
+	if f.batch < 1 {
+		return usagef("--batch must be >= 1")
+	}
+	if f.interval < 0 || f.window < 0 || f.timeUnit <= 0 {
+		return usagef("--batch-interval, --window and --time-unit must be positive durations")
+	}
+	if f.window > 0 && f.window < f.timeUnit || f.interval > 0 && f.interval < f.timeUnit {
+		return usagef("--window and --batch-interval must be at least one --time-unit (%v)", f.timeUnit)
+	}
+	if f.emit != "counts" && f.emit != "matches" {
+		return usagef("--emit must be counts or matches, not %q", f.emit)
+	}
+	if f.onInvalid != "error" && f.onInvalid != "skip" {
+		return usagef("--on-invalid must be error or skip, not %q", f.onInvalid)
+	}
+	if f.threads < 0 {
+		return usagef("--threads must be >= 0")
+	}
+	if f.checkpointEvery < 1 {
+		return usagef("--checkpoint-every must be >= 1")
+	}
+	return checkFormat("--query-format", f.queryFormat)
+}
+
+// loop reads the stream batch by batch; it returns the exit status (-1: killed by the test hook).
+func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
+	f := st.f
+	ropts := updates.Options{Timestamps: f.timestamps || f.window > 0 || f.interval > 0}
+	next, stop := iter.Pull2(updates.ReadFile(f.updatesPath, ropts))
+	defer stop()
+	name := f.updatesPath
+	if name == "-" {
+		name = "stdin"
+	}
+	span := int64(f.interval / f.timeUnit)
+	resumeLine := st.line
+	var (
+		batch, expired []updates.Update
+		pending        *updates.Update
+		res            csm.Result
+		sinceCP        int
+		eof            bool
+	)
+	prog := newWatchProgress(stderr)
+	defer prog.finish()
+	apply := context.WithoutCancel(ctx) // a batch in progress finishes: the graph and totals stay exact
+	for !eof {
+		if ctx.Err() != nil {
+			return exitPartial
+		}
+		batch = batch[:0]
+		if pending != nil {
+			batch = append(batch, *pending)
+			pending = nil
+		}
+		for span > 0 || len(batch) < f.batch {
+			u, err, ok := next()
+			if !ok {
+				eof = true
+				break
+			}
+			if err != nil {
+				return exitCode(stderr, &inputError{err: err})
+			}
+			if u.Line <= resumeLine {
+				continue
+			}
+			if (f.window > 0 || span > 0) && !u.HasTime {
+				return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s:%d: expected a timestamp (--window and --batch-interval need one on every update)", name, u.Line)})
+			}
+			if span > 0 && len(batch) > 0 && u.Time >= batch[0].Time+span {
+				pending = &u
+				break
+			}
+			batch = append(batch, u)
+		}
+		if len(batch) == 0 {
+			break
+		}
+		if st.win != nil {
+			expired = st.win.Expire(batch[0].Time, st.m.Graph(), expired[:0])
+			if len(expired) > 0 {
+				if code := st.apply(apply, expired, &res, name, stderr, true); code != exitOK {
+					return code
+				}
+			}
+		}
+		if code := st.apply(apply, batch, &res, name, stderr, false); code != exitOK {
+			return code
+		}
+		if st.win != nil {
+			st.win.Observe(batch, &res)
+		}
+		st.line = batch[len(batch)-1].Line
+		st.updates += len(batch)
+		sinceCP += len(batch)
+		prog.update(st.updates)
+		if st.flushEach {
+			if err := st.out.Flush(); err != nil {
+				return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
+			}
+		}
+		if watchKillAfter > 0 && st.batches >= watchKillAfter {
+			return -1
+		}
+		if f.checkpoint != "" && sinceCP >= f.checkpointEvery {
+			if err := st.writeCheckpoint(f.checkpoint); err != nil {
+				return exitCode(stderr, fmt.Errorf("--checkpoint: %w", err))
+			}
+			sinceCP = 0
+		}
+	}
+	return exitOK
+}
+
+// apply applies one batch and prints its lines.
+func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *csm.Result, name string, stderr io.Writer, expiry bool) int {
+	var emit csm.Emit
+	var werr error
+	if st.f.emit == "matches" {
+		emit = func(sm csm.SignedMatch) bool {
+			werr = st.printMatch(sm)
+			return werr == nil
+		}
+	}
+	st.seq++
+	err := st.m.Apply(ctx, batch, emit, res)
+	if werr != nil {
+		return exitCode(stderr, fmt.Errorf("writing the result: %w", werr))
+	}
+	var ie *csm.InvalidError
+	if errors.As(err, &ie) {
+		return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s:%d: invalid update `%s`: %v (--on-invalid skip skips such updates)", name, ie.Update.Line, ie.Update, ie.Err)})
+	}
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	st.batches++
+	st.skipped += res.Skipped
+	for _, inv := range res.Invalid {
+		st.log.Debug("skipped an invalid update", "line", inv.Update.Line, "update", inv.Update.String(), "reason", inv.Err)
+	}
+	for i, d := range res.Deltas {
+		var ok1, ok2 bool
+		st.created[i], ok1 = addChecked(st.created[i], d.Created)
+		st.destroyed[i], ok2 = addChecked(st.destroyed[i], d.Destroyed)
+		if !ok1 || !ok2 {
+			return exitCode(stderr, engine.ErrOverflow)
+		}
+	}
+	if err := st.printBatch(batch, res, expiry); err != nil {
+		return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
+	}
+	return exitOK
+}
+
+func addChecked(a, b uint64) (uint64, bool) {
+	s := a + b
+	return s, s >= a
+}
+
+// total is the running total of pattern i as text: absolute with --initial, else signed.
+func (st *watchState) total(i int) string {
+	if st.initial != nil {
+		base := st.initial[i] + st.created[i]
+		if base >= st.destroyed[i] {
+			return strconv.FormatUint(base-st.destroyed[i], 10)
+		}
+		return "-" + strconv.FormatUint(st.destroyed[i]-base, 10) // an engine bug; shown, not hidden
+	}
+	if st.created[i] >= st.destroyed[i] {
+		return "+" + strconv.FormatUint(st.created[i]-st.destroyed[i], 10)
+	}
+	return "-" + strconv.FormatUint(st.destroyed[i]-st.created[i], 10)
+}
+
+func linesOf(batch []updates.Update, expiry bool) string {
+	if expiry {
+		return "expire"
+	}
+	a, b := batch[0].Line, batch[len(batch)-1].Line
+	if a == b {
+		return strconv.Itoa(a)
+	}
+	return strconv.Itoa(a) + "-" + strconv.Itoa(b)
+}
+
+type watchPatternRecord struct {
+	Pattern   string `json:"pattern"`
+	Created   uint64 `json:"created"`
+	Destroyed uint64 `json:"destroyed"`
+	Total     string `json:"total"`
+}
+
+type watchBatchRecord struct {
+	Seq      int                  `json:"seq"`
+	Lines    string               `json:"lines"`
+	Update   string               `json:"update,omitempty"` // a batch of one update
+	Updates  int                  `json:"updates"`
+	Skipped  int                  `json:"skipped,omitempty"`
+	Expired  bool                 `json:"expired,omitempty"`
+	Patterns []watchPatternRecord `json:"patterns"`
+}
+
+func (st *watchState) printBatch(batch []updates.Update, res *csm.Result, expiry bool) error {
+	lines := linesOf(batch, expiry)
+	if st.f.json {
+		rec := watchBatchRecord{Seq: st.seq, Lines: lines, Updates: len(batch), Skipped: res.Skipped, Expired: expiry}
+		if len(batch) == 1 {
+			rec.Update = batch[0].String()
+		}
+		for i, d := range res.Deltas {
+			rec.Patterns = append(rec.Patterns, watchPatternRecord{Pattern: st.names[i], Created: d.Created, Destroyed: d.Destroyed, Total: st.total(i)})
+		}
+		return json.NewEncoder(st.out).Encode(rec)
+	}
+	var b []byte
+	for i, d := range res.Deltas {
+		b = strconv.AppendInt(b[:0], int64(st.seq), 10)
+		b = append(b, '\t')
+		b = append(b, lines...)
+		b = append(b, '\t')
+		b = append(b, st.names[i]...)
+		b = append(b, "\t+"...)
+		b = strconv.AppendUint(b, d.Created, 10)
+		b = append(b, "\t-"...)
+		b = strconv.AppendUint(b, d.Destroyed, 10)
+		b = append(b, '\t')
+		b = append(b, st.total(i)...)
+		b = append(b, '\n')
+		if _, err := st.out.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *watchState) printMatch(sm csm.SignedMatch) error {
+	if st.f.json {
+		sign := "+"
+		if sm.Sign < 0 {
+			sign = "-"
+		}
+		return json.NewEncoder(st.out).Encode(struct {
+			Seq     int     `json:"seq"`
+			Sign    string  `json:"sign"`
+			Pattern string  `json:"pattern"`
+			Match   []int64 `json:"match"`
+		}{st.seq, sign, st.names[sm.Pattern], sm.Vertices})
+	}
+	b := make([]byte, 0, 64)
+	if sm.Sign > 0 {
+		b = append(b, '+')
+	} else {
+		b = append(b, '-')
+	}
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(st.seq), 10)
+	b = append(b, '\t')
+	b = append(b, st.names[sm.Pattern]...)
+	for _, v := range sm.Vertices {
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, v, 10)
+	}
+	b = append(b, '\n')
+	_, err := st.out.Write(b)
+	return err
+}
+
+func (st *watchState) printInitial() error {
+	for i, c := range st.initial {
+		if st.f.json {
+			if err := json.NewEncoder(st.out).Encode(struct {
+				Seq     int    `json:"seq"`
+				Initial bool   `json:"initial"`
+				Pattern string `json:"pattern"`
+				Count   uint64 `json:"count"`
+			}{0, true, st.names[i], c}); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := fmt.Fprintf(st.out, "0\tinitial\t%s\t+0\t-0\t%d\n", st.names[i], c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *watchState) printSummary(elapsed time.Duration) error {
+	g := st.m.Graph()
+	if st.f.json {
+		type pat struct {
+			Pattern   string  `json:"pattern"`
+			Initial   *uint64 `json:"initial,omitempty"`
+			Created   uint64  `json:"created"`
+			Destroyed uint64  `json:"destroyed"`
+			Total     string  `json:"total"`
+		}
+		rec := struct {
+			Summary   bool    `json:"summary"`
+			Updates   int     `json:"updates"`
+			Batches   int     `json:"batches"`
+			Skipped   int     `json:"skipped"`
+			Line      int     `json:"line"`
+			Vertices  int     `json:"vertices"`
+			Edges     uint64  `json:"edges"`
+			ElapsedMS float64 `json:"elapsed_ms"`
+			Patterns  []pat   `json:"patterns"`
+		}{true, st.updates, st.batches, st.skipped, st.line, g.NumVertices(), g.NumEdges(), ms(elapsed), nil}
+		for i := range st.pats {
+			p := pat{Pattern: st.names[i], Created: st.created[i], Destroyed: st.destroyed[i], Total: st.total(i)}
+			if st.initial != nil {
+				p.Initial = &st.initial[i]
+			}
+			rec.Patterns = append(rec.Patterns, p)
+		}
+		return json.NewEncoder(st.out).Encode(rec)
+	}
+	fmt.Fprintf(st.out, "# %d updates in %d batches, %d skipped as invalid, up to line %d, %s; graph %d vertices, %d edges\n",
+		st.updates, st.batches, st.skipped, st.line, fmtDuration(elapsed), g.NumVertices(), g.NumEdges())
+	for i := range st.pats {
+		init := ""
+		if st.initial != nil {
+			init = strconv.FormatUint(st.initial[i], 10) + " "
+		}
+		fmt.Fprintf(st.out, "# %s\t%s+%d\t-%d\t%s\n", st.names[i], init, st.created[i], st.destroyed[i], st.total(i))
+	}
+	return st.out.Flush()
+}
+
+func (st *watchState) writeCheckpoint(path string) error {
+	g, err := st.m.Graph().Snapshot()
+	if err != nil {
+		return err
+	}
+	if err := formats.WriteSnapshot(path+".smg", g); err != nil {
+		return err
+	}
+	cp := watchCheckpoint{Version: 1, Semantics: engine.Semantics{Induced: st.f.induced, Unique: st.f.unique}.String(),
+		Line: st.line, Seq: st.seq, Updates: st.updates, Skipped: st.skipped, Initial: st.initial,
+		Created: st.created, Destroyed: st.destroyed}
+	for _, p := range st.pats {
+		cp.Patterns = append(cp.Patterns, p.String())
+	}
+	if st.win != nil {
+		cp.Window = st.win.Edges()
+	}
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (st *watchState) readCheckpoint(ctx context.Context, path string, log *slog.Logger) (*watchCheckpoint, *dynamic.Graph, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, &inputError{err: fmt.Errorf("--resume: %w", err)}
+	}
+	var cp watchCheckpoint
+	if err := json.Unmarshal(data, &cp); err != nil || cp.Version != 1 {
+		return nil, nil, &inputError{msg: fmt.Sprintf("--resume %s: not a watch checkpoint (version 1 JSON expected)", path)}
+	}
+	if len(cp.Patterns) != len(st.pats) || len(cp.Created) != len(st.pats) || len(cp.Destroyed) != len(st.pats) {
+		return nil, nil, &inputError{msg: fmt.Sprintf("--resume %s: the checkpoint has %d patterns, the command line %d", path, len(cp.Patterns), len(st.pats))}
+	}
+	for i, p := range st.pats {
+		if p.String() != cp.Patterns[i] {
+			return nil, nil, &inputError{msg: fmt.Sprintf("--resume %s: pattern %d is %s in the checkpoint, %s on the command line", path, i+1, cp.Patterns[i], p)}
+		}
+	}
+	if sem := (engine.Semantics{Induced: st.f.induced, Unique: st.f.unique}).String(); sem != cp.Semantics {
+		return nil, nil, &inputError{msg: fmt.Sprintf("--resume %s: the checkpoint counts %s, the command line %s", path, cp.Semantics, sem)}
+	}
+	if st.f.initial != (cp.Initial != nil) {
+		return nil, nil, &inputError{msg: fmt.Sprintf("--resume %s: --initial must be given as in the run that wrote it", path)}
+	}
+	g, err := loadData(ctx, path+".smg", formats.Options{Format: "smg"}, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &cp, dynamic.FromGraph(g), nil
+}
+
+// watchProgress draws "watch: N updates, T" on a terminal, at most every 200 ms after a second.
+type watchProgress struct {
+	w      io.Writer
+	start  time.Time
+	last   time.Time
+	drawn  bool
+	active bool
+}
+
+func newWatchProgress(stderr io.Writer) *watchProgress {
+	return &watchProgress{w: stderr, start: time.Now(), active: isTerminal(stderr)}
+}
+
+func (p *watchProgress) update(n int) {
+	if !p.active {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.start) < progressDelay || now.Sub(p.last) < progressInterval {
+		return
+	}
+	p.last, p.drawn = now, true
+	fmt.Fprintf(p.w, "\r\033[Kwatch: %d updates %s", n, now.Sub(p.start).Round(100*time.Millisecond))
+}
+
+func (p *watchProgress) finish() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

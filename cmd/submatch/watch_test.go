@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const watchGraph = "v 1 0\nv 2 0\nv 3 0\nv 4 0\ne 1 2 0\ne 2 3 0\n"
+const triangle = "(a)-(b)-(c)-(a)"
+
+func TestWatchBasic(t *testing.T) {
+	data := writeFile(t, "g.graph", watchGraph)
+	stream := writeFile(t, "u.stream", "# a comment\ne 1 3\n-e 1 2\ne 1 2 0\n")
+	code, out, errOut := runCmd(t, "watch", data, triangle, "--updates", stream, "--unique", "--initial")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "0\tinitial\t" + triangle + "\t+0\t-0\t0\n" +
+		"1\t2\t" + triangle + "\t+1\t-0\t1\n" +
+		"2\t3\t" + triangle + "\t+0\t-1\t0\n" +
+		"3\t4\t" + triangle + "\t+1\t-0\t1\n"
+	if !strings.HasPrefix(out, want) {
+		t.Fatalf("output:\n%s\nwant it to start with:\n%s", out, want)
+	}
+	if !strings.Contains(out, "# 3 updates in 3 batches, 0 skipped") || !strings.Contains(out, "# "+triangle+"\t0 +2\t-1\t1\n") {
+		t.Fatalf("summary:\n%s", out)
+	}
+	// One batch of three: the net change only (the edge 1-2 deleted and inserted again is no change).
+	code, out, _ = runCmd(t, "watch", data, triangle, "--updates", stream, "--unique", "--batch", "3")
+	if code != 0 || !strings.HasPrefix(out, "1\t2-4\t"+triangle+"\t+1\t-0\t+1\n") {
+		t.Fatalf("batch 3: exit %d:\n%s", code, out)
+	}
+	// Embeddings: 6 per triangle; induced on a path pattern: closing the triangle destroys paths.
+	code, out, _ = runCmd(t, "watch", data, "(a)-(b)-(c)", "--updates", stream, "--induced", "--unique", "--initial")
+	if code != 0 || !strings.Contains(out, "1\t2\t(a)-(b)-(c)\t+0\t-1\t0\n") {
+		t.Fatalf("induced: exit %d:\n%s", code, out)
+	}
+}
+
+func TestWatchInvalid(t *testing.T) {
+	data := writeFile(t, "g.graph", watchGraph)
+	for _, c := range []struct{ stream, want string }{
+		{"e 1 3\ne 2 1\n", "u.stream:2: invalid update `e 2 1 0`: the edge is already present"},
+		{"-e 1 4\n", "u.stream:1: invalid update `-e 1 4`: no such edge"},
+		{"v 1 5\n", "u.stream:1: invalid update `v 1 5`: the vertex is already present (label 0; a second label)"},
+		{"e 4 4\n", "u.stream:1: invalid update `e 4 4 0`: self-loop"},
+		{"-v 9\n", "u.stream:1: invalid update `-v 9`: no such vertex"},
+		{"e 1 x\n", "u.stream:1: expected `e u v [label]`: bad vertex id \"x\""},
+	} {
+		stream := writeFile(t, "u.stream", c.stream)
+		code, _, errOut := runCmd(t, "watch", data, triangle, "--updates", stream)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.stream, code, errOut, c.want)
+		}
+	}
+	stream := writeFile(t, "u.stream", "e 1 3\ne 2 1\n-e 1 4\ne 1 4\n")
+	code, out, errOut := runCmd(t, "watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--unique")
+	if code != 0 || !strings.Contains(out, "# 4 updates in 4 batches, 2 skipped as invalid") {
+		t.Fatalf("skip: exit %d %s:\n%s", code, errOut, out)
+	}
+	for _, args := range [][]string{
+		{"watch", data, triangle},
+		{"watch", data, "--updates", stream},
+		{"watch", data, triangle, "--updates", stream, "--batch", "0"},
+		{"watch", data, triangle, "--updates", stream, "--emit", "all"},
+		{"watch", data, triangle, "--updates", stream, "--on-invalid", "ignore"},
+		{"watch", data, triangle, "--updates", stream, "--engine", "nope"},
+	} {
+		if code, _, _ := runCmd(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestWatchEmitJSON(t *testing.T) {
+	data := writeFile(t, "g.graph", watchGraph)
+	stream := writeFile(t, "u.stream", "e 1 3\n-v 2\n")
+	code, out, errOut := runCmd(t, "watch", data, triangle, "(a)-(b)", "--updates", stream, "--unique", "--emit", "matches")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(out, "\n")
+	var plus, minus []string
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+\t"):
+			plus = append(plus, l)
+		case strings.HasPrefix(l, "-\t"):
+			minus = append(minus, l)
+		}
+	}
+	// Batch 1 creates the triangle and the edge 1-3; batch 2 (-v 2 deletes 1-2 and 2-3) destroys
+	// the triangle and two edges.
+	if len(plus) != 2 || len(minus) != 3 || !strings.HasPrefix(minus[0], "-\t2\t") {
+		t.Fatalf("signed matches:\n%s", out)
+	}
+	code, out, _ = runCmd(t, "watch", data, triangle, "--updates", stream, "--json", "--unique")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var recs []map[string]any
+	for l := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) != 3 || recs[0]["update"] != "e 1 3 0" || recs[2]["summary"] != true {
+		t.Fatalf("json:\n%s", out)
+	}
+	p := recs[1]["patterns"].([]any)[0].(map[string]any)
+	if p["destroyed"] != 1.0 || p["total"] != "+0" {
+		t.Fatalf("json batch 2: %v", p)
+	}
+}
+
+func TestWatchWindow(t *testing.T) {
+	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
+	stream := writeFile(t, "u.stream", "e 1 2 0 10\ne 2 3 0 11\ne 1 3 0 12\ne 3 4 0 26\ne 2 4 0 27\n")
+	code, out, errOut := runCmd(t, "watch", data, triangle, "--updates", stream, "--unique", "--window", "15s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// At 26, 1-2 (10) and 2-3 (11) expire: the triangle 1-2-3 goes; at 27, 1-3 (12) expires.
+	for _, want := range []string{"3\t3\t" + triangle + "\t+1\t-0\t+1\n", "4\texpire\t" + triangle + "\t+0\t-1\t+0\n", "# 5 updates in 7 batches"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output:\n%s\nwant %q", out, want)
+		}
+	}
+	code, _, errOut = runCmd(t, "watch", data, triangle, "--updates", writeFile(t, "v.stream", "e 1 2\n"), "--window", "1s")
+	if code != exitUsage || !strings.Contains(errOut, "v.stream:1: expected `e u v [label] time`") {
+		t.Fatalf("no timestamp: exit %d %s", code, errOut)
+	}
+}
+
+// TestWatchResume stops a run dead at a random batch (as kill -9 would), resumes it from its last
+// checkpoint and checks that the batches after it and the totals equal an uninterrupted run.
+func TestWatchResume(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var g, s strings.Builder
+	for v := range 30 {
+		fmt.Fprintf(&g, "v %d %d\n", v, r.IntN(2))
+	}
+	for range 60 {
+		fmt.Fprintf(&g, "e %d %d 0\n", r.IntN(30), r.IntN(30))
+	}
+	for range 400 {
+		op := "e"
+		if r.IntN(3) == 0 {
+			op = "-e"
+		}
+		fmt.Fprintf(&s, "%s %d %d\n", op, r.IntN(30), r.IntN(30))
+	}
+	data := writeFile(t, "g.graph", strings.ReplaceAll(g.String(), "e 0 0 0\n", ""))
+	stream := writeFile(t, "u.stream", s.String())
+	cp := filepath.Join(t.TempDir(), "cp")
+	args := []string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--batch", "3"}
+	code, full, errOut := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	fullLines := strings.Split(full, "\n")
+	for trial := range 3 {
+		watchKillAfter = 5 + r.IntN(100)
+		every := 1 + r.IntN(40)
+		code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", fmt.Sprint(every))...)
+		watchKillAfter = 0
+		if code != exitPartial {
+			t.Fatalf("killed run: exit %d", code)
+		}
+		code, resumed, errOut := runCmd(t, append(args, "--resume", cp, "--checkpoint", cp)...)
+		if code != 0 {
+			t.Fatalf("resume: exit %d: %s", code, errOut)
+		}
+		// Every line the resumed run prints (batches and summary totals) is a line of the full run,
+		// and it ends with the same totals.
+		var rl []string
+		for _, l := range strings.Split(resumed, "\n") {
+			if !strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "# "+triangle) || strings.HasPrefix(l, "# (a:1)") {
+				rl = append(rl, l)
+			}
+		}
+		for _, l := range rl {
+			if !slices.Contains(fullLines, l) {
+				t.Fatalf("trial %d (kill after %d, checkpoint every %d): resumed line %q not in the full run\nresumed:\n%s", trial, watchKillAfter, every, l, resumed)
+			}
+		}
+		if len(rl) < 3 || !strings.HasSuffix(full, strings.Join(rl[len(rl)-3:], "\n")) {
+			t.Fatalf("trial %d: resumed run ends\n%s\nfull run\n%s", trial, resumed, full[max(0, len(full)-300):])
+		}
+	}
+}

@@ -1,0 +1,860 @@
+package csm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+func init() { Register(cpuEngine{}) }
+
+type cpuEngine struct{}
+
+func (cpuEngine) Name() string { return "cpu" }
+
+func (cpuEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher, error) {
+	return newCPU(g, patterns, opts)
+}
+
+// Open opens patterns over g with the CPU engine.
+func Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher, error) {
+	return newCPU(g, patterns, opts)
+}
+
+// Errors naming why an update is invalid (wrapped in InvalidError or listed in Result.Invalid).
+var (
+	ErrDuplicateEdge   = errors.New("the edge is already present")
+	ErrMissingEdge     = errors.New("no such edge")
+	ErrMissingVertex   = errors.New("no such vertex")
+	ErrDuplicateVertex = errors.New("the vertex is already present")
+	ErrSelfLoop        = errors.New("self-loop")
+	ErrLabelMismatch   = errors.New("the edge has another label")
+)
+
+type pairKey struct{ a, b int64 } // original ids, a < b
+
+func keyOf(a, b int64) pairKey {
+	if a > b {
+		a, b = b, a
+	}
+	return pairKey{a, b}
+}
+
+type pstate struct {
+	present bool
+	label   uint32
+}
+
+type vstate struct {
+	alive bool
+	label uint32
+}
+
+type vchange struct {
+	id       int64
+	old, new vstate
+}
+
+type pchange struct {
+	key      pairKey
+	old, new pstate
+}
+
+// task is one anchored search: pattern, term, and the data vertices of the anchor levels.
+type task struct {
+	pat, term int32
+	x, y      uint32
+}
+
+type cpuMatcher struct {
+	g     *dynamic.Graph
+	progs []*program
+	opts  Options
+
+	// The batch simulated on top of the graph, by original ids: current and first-seen states.
+	simV map[int64]vstate
+	oldV map[int64]vstate
+	simP map[pairKey]pstate
+	oldP map[pairKey]pstate
+
+	chV []vchange
+	chP []pchange
+
+	// The other graph of a phase, by dense ids: flags, and the states of changed elements.
+	vFlag   []bool
+	touch   []bool
+	otherV  map[uint32]vstate
+	otherP  map[uint64]pstate
+	flagged []uint32
+	// anyV: some vertex changed; singlePair: exactly one pair changed (its endpoints are then the
+	// anchors of every pair term, so no other candidate is touched).
+	anyV, singlePair bool
+
+	// The anchors of a phase: changed vertices and pairs present in the current graph.
+	ancV    []uint32
+	ancVcur []vstate
+	ancVoth []vstate
+	ancP    [][2]uint32
+	ancPcur []pstate
+	ancPoth []pstate
+
+	tasks   []task
+	workers []*worker
+	counts  []uint64
+}
+
+func newCPU(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (*cpuMatcher, error) {
+	if len(patterns) == 0 {
+		return nil, fmt.Errorf("csm: no patterns")
+	}
+	m := &cpuMatcher{
+		g: g, opts: opts,
+		simV: map[int64]vstate{}, oldV: map[int64]vstate{},
+		simP: map[pairKey]pstate{}, oldP: map[pairKey]pstate{},
+		otherV: map[uint32]vstate{}, otherP: map[uint64]pstate{},
+		counts: make([]uint64, len(patterns)),
+	}
+	for _, p := range patterns {
+		m.progs = append(m.progs, newProgram(p, opts.Semantics))
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	for range threads {
+		m.workers = append(m.workers, newWorker(m))
+	}
+	return m, nil
+}
+
+func (m *cpuMatcher) Graph() *dynamic.Graph { return m.g }
+
+func (m *cpuMatcher) Patterns() []*pattern.Pattern {
+	out := make([]*pattern.Pattern, len(m.progs))
+	for i, pr := range m.progs {
+		out[i] = pr.p
+	}
+	return out
+}
+
+// vertexState is the simulated state of vertex id.
+func (m *cpuMatcher) vertexState(id int64) vstate {
+	if s, ok := m.simV[id]; ok {
+		return s
+	}
+	if v, ok := m.g.Lookup(id); ok {
+		return vstate{alive: true, label: m.g.Label(v)}
+	}
+	return vstate{}
+}
+
+func (m *cpuMatcher) setVertex(id int64, s vstate) {
+	if _, ok := m.oldV[id]; !ok {
+		m.oldV[id] = m.vertexState(id)
+	}
+	m.simV[id] = s
+}
+
+// pairState is the simulated state of the pair a-b (both alive in the simulation).
+func (m *cpuMatcher) pairState(k pairKey) pstate {
+	if s, ok := m.simP[k]; ok {
+		return s
+	}
+	u, ok1 := m.g.Lookup(k.a)
+	v, ok2 := m.g.Lookup(k.b)
+	if ok1 && ok2 {
+		if l, ok := m.g.EdgeLabel(u, v); ok {
+			return pstate{present: true, label: l}
+		}
+	}
+	return pstate{}
+}
+
+func (m *cpuMatcher) setPair(k pairKey, s pstate) {
+	if _, ok := m.oldP[k]; !ok {
+		m.oldP[k] = m.pairState(k)
+	}
+	m.simP[k] = s
+}
+
+// simulate applies one update to the simulation, or says why it is invalid (nothing changed).
+func (m *cpuMatcher) simulate(u *updates.Update) error {
+	switch u.Kind {
+	case updates.InsertEdge:
+		if u.U == u.V {
+			return ErrSelfLoop
+		}
+		k := keyOf(u.U, u.V)
+		a, b := m.vertexState(u.U), m.vertexState(u.V)
+		if a.alive && b.alive {
+			if s := m.pairState(k); s.present {
+				if s.label != u.Label {
+					return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, s.label)
+				}
+				return ErrDuplicateEdge
+			}
+		}
+		// An endpoint not seen yet is a new vertex with label 0.
+		if !a.alive {
+			m.setVertex(u.U, vstate{alive: true})
+		}
+		if !b.alive {
+			m.setVertex(u.V, vstate{alive: true})
+		}
+		m.setPair(k, pstate{present: true, label: u.Label})
+	case updates.DeleteEdge:
+		if u.U == u.V {
+			return ErrSelfLoop
+		}
+		if !m.vertexState(u.U).alive || !m.vertexState(u.V).alive {
+			return ErrMissingEdge
+		}
+		k := keyOf(u.U, u.V)
+		s := m.pairState(k)
+		if !s.present {
+			return ErrMissingEdge
+		}
+		if u.HasLabel && s.label != u.Label {
+			return fmt.Errorf("%w (%d)", ErrLabelMismatch, s.label)
+		}
+		m.setPair(k, pstate{})
+	case updates.InsertVertex:
+		if s := m.vertexState(u.U); s.alive {
+			if s.label != u.Label {
+				return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateVertex, s.label)
+			}
+			return ErrDuplicateVertex
+		}
+		m.setVertex(u.U, vstate{alive: true, label: u.Label})
+	case updates.DeleteVertex:
+		if !m.vertexState(u.U).alive {
+			return ErrMissingVertex
+		}
+		// Its edges first: those of the graph, and those the batch inserted.
+		if v, ok := m.g.Lookup(u.U); ok {
+			for _, r := range m.g.Runs(v) {
+				for _, w := range r.Neighbors {
+					k := keyOf(u.U, m.g.OriginalID(w))
+					if m.pairState(k).present {
+						m.setPair(k, pstate{})
+					}
+				}
+			}
+		}
+		for k, s := range m.simP {
+			if s.present && (k.a == u.U || k.b == u.U) {
+				m.setPair(k, pstate{})
+			}
+		}
+		m.setVertex(u.U, vstate{})
+	default:
+		return fmt.Errorf("unknown update kind %d", u.Kind)
+	}
+	return nil
+}
+
+func (m *cpuMatcher) resetBatch() {
+	clear(m.simV)
+	clear(m.oldV)
+	clear(m.simP)
+	clear(m.oldP)
+	m.chV = m.chV[:0]
+	m.chP = m.chP[:0]
+}
+
+func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emit, res *Result) error {
+	m.resetBatch()
+	defer m.resetBatch()
+	res.Deltas = res.Deltas[:0]
+	for range m.progs {
+		res.Deltas = append(res.Deltas, Delta{})
+	}
+	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
+	for i := range batch {
+		if err := m.simulate(&batch[i]); err != nil {
+			if !m.opts.SkipInvalid {
+				return &InvalidError{Update: batch[i], Err: err}
+			}
+			res.Skipped++
+			res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
+			continue
+		}
+		res.Applied++
+	}
+	// The net change: elements whose state differs, and every pair of a vertex that changed.
+	for id, old := range m.oldV {
+		now := m.simV[id]
+		if old.alive != now.alive || (old.alive && old.label != now.label) {
+			m.chV = append(m.chV, vchange{id: id, old: old, new: now})
+		}
+	}
+	for k, old := range m.oldP {
+		now := m.simP[k]
+		if old != now || m.vertexChanged(k.a) || m.vertexChanged(k.b) {
+			m.chP = append(m.chP, pchange{key: k, old: old, new: now})
+		}
+	}
+	if len(m.chV) == 0 && len(m.chP) == 0 {
+		return ctx.Err()
+	}
+
+	// Destroyed: matches of the old graph (the current one) failing in the new.
+	m.prepare(false)
+	if err := m.phase(ctx, -1, emit); err != nil {
+		m.clearFlags()
+		return err
+	}
+	for i, c := range m.counts {
+		res.Deltas[i].Destroyed = c
+	}
+	m.clearFlags()
+
+	if err := m.mutate(); err != nil {
+		return err
+	}
+
+	// Created: matches of the new graph failing in the old.
+	m.prepare(true)
+	err := m.phase(ctx, +1, emit)
+	m.clearFlags()
+	for i, c := range m.counts {
+		res.Deltas[i].Created = c
+	}
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (m *cpuMatcher) vertexChanged(id int64) bool {
+	old, ok := m.oldV[id]
+	if !ok {
+		return false
+	}
+	now := m.simV[id]
+	return old.alive != now.alive || (old.alive && old.label != now.label)
+}
+
+// mutate applies the net change to the graph: edges out, vertices out, vertices in, edges in.
+func (m *cpuMatcher) mutate() error {
+	g := m.g
+	for _, c := range m.chP {
+		if c.old.present {
+			u, _ := g.Lookup(c.key.a)
+			v, _ := g.Lookup(c.key.b)
+			if _, err := g.DeleteEdge(u, v); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	for _, c := range m.chV {
+		if c.old.alive {
+			v, _ := g.Lookup(c.id)
+			if err := g.DeleteVertex(v); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	for _, c := range m.chV {
+		if c.new.alive {
+			if _, err := g.AddVertex(c.id, c.new.label); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	for _, c := range m.chP {
+		if c.new.present {
+			u, _ := g.Lookup(c.key.a)
+			v, _ := g.Lookup(c.key.b)
+			if err := g.AddEdge(u, v, c.new.label); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func pairKey64(u, v uint32) uint64 {
+	if u > v {
+		u, v = v, u
+	}
+	return uint64(u)<<32 | uint64(v)
+}
+
+// prepare sets up the other graph and the anchors of a phase: created (the current graph is the
+// new one, the other the old) or destroyed.
+func (m *cpuMatcher) prepare(created bool) {
+	g := m.g
+	if n := g.IDBound(); len(m.vFlag) < n {
+		m.vFlag = append(m.vFlag, make([]bool, n-len(m.vFlag))...)
+		m.touch = append(m.touch, make([]bool, n-len(m.touch))...)
+	}
+	m.ancV, m.ancVcur, m.ancVoth = m.ancV[:0], m.ancVcur[:0], m.ancVoth[:0]
+	m.ancP, m.ancPcur, m.ancPoth = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0]
+	for _, c := range m.chV {
+		cur, oth := c.old, c.new
+		if created {
+			cur, oth = c.new, c.old
+		}
+		if !cur.alive {
+			continue
+		}
+		v, _ := g.Lookup(c.id)
+		m.vFlag[v] = true
+		m.flagged = append(m.flagged, v)
+		m.otherV[v] = oth
+		m.ancV = append(m.ancV, v)
+		m.ancVcur = append(m.ancVcur, cur)
+		m.ancVoth = append(m.ancVoth, oth)
+	}
+	for _, c := range m.chP {
+		cur, oth := c.old, c.new
+		if created {
+			cur, oth = c.new, c.old
+		}
+		u, ok1 := g.Lookup(c.key.a)
+		v, ok2 := g.Lookup(c.key.b)
+		if !ok1 || !ok2 {
+			continue
+		}
+		m.touch[u], m.touch[v] = true, true
+		m.flagged = append(m.flagged, u, v)
+		m.otherP[pairKey64(u, v)] = oth
+		m.ancP = append(m.ancP, [2]uint32{u, v})
+		m.ancPcur = append(m.ancPcur, cur)
+		m.ancPoth = append(m.ancPoth, oth)
+	}
+	m.anyV = len(m.ancV) > 0
+	m.singlePair = len(m.ancP) == 1
+}
+
+func (m *cpuMatcher) clearFlags() {
+	m.anyV, m.singlePair = false, false
+	for _, v := range m.flagged {
+		m.vFlag[v], m.touch[v] = false, false
+	}
+	m.flagged = m.flagged[:0]
+	clear(m.otherV)
+	clear(m.otherP)
+}
+
+// parallelMin is the number of anchored searches below which a batch runs on one goroutine.
+const parallelMin = 64
+
+// phase runs every anchored search of the phase and leaves the per-pattern counts in m.counts.
+func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
+	m.tasks = m.tasks[:0]
+	for pi, pr := range m.progs {
+		for ti := range pr.terms {
+			t := &pr.terms[ti]
+			if t.vertex >= 0 {
+				vl := pr.p.VertexLabel(t.vertex)
+				for i, v := range m.ancV {
+					cur, oth := m.ancVcur[i], m.ancVoth[i]
+					if vl.Matches(cur.label) && !(oth.alive && vl.Matches(oth.label)) {
+						m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: v})
+					}
+				}
+				continue
+			}
+			it := &pr.pairs[t.pair]
+			for i, e := range m.ancP {
+				if it.valid(m.ancPcur[i]) && !it.valid(m.ancPoth[i]) {
+					m.tasks = append(m.tasks,
+						task{pat: int32(pi), term: int32(ti), x: e[0], y: e[1]},
+						task{pat: int32(pi), term: int32(ti), x: e[1], y: e[0]})
+				}
+			}
+		}
+	}
+	for i := range m.counts {
+		m.counts[i] = 0
+	}
+	if emit != nil || len(m.tasks) < parallelMin || len(m.workers) == 1 {
+		w := m.workers[0]
+		w.reset(ctx, sign, emit)
+		for i := range m.tasks {
+			if err := w.run(&m.tasks[i]); err != nil {
+				return err
+			}
+		}
+		return addCounts(m.counts, w.counts)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, len(m.workers))
+	for wi, w := range m.workers {
+		w.reset(ctx, sign, nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(m.tasks) {
+					return
+				}
+				if err := w.run(&m.tasks[i]); err != nil {
+					errs[wi] = err
+					next.Store(int64(len(m.tasks)))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for wi, w := range m.workers {
+		if errs[wi] != nil {
+			return errs[wi]
+		}
+		if err := addCounts(m.counts, w.counts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func addCounts(dst, src []uint64) error {
+	for i, c := range src {
+		s, carry := bits.Add64(dst[i], c, 0)
+		if carry != 0 {
+			return engine.ErrOverflow
+		}
+		dst[i] = s
+	}
+	return nil
+}
+
+// worker runs anchored searches; each has its own buffers.
+type worker struct {
+	m      *cpuMatcher
+	g      *dynamic.Graph
+	ctx    context.Context
+	sign   int
+	emit   Emit
+	counts []uint64
+	f      []uint32 // data vertex per level
+	out    []int64  // a match in pattern order, original ids
+	pr     *program
+	pat    int
+	t      *term
+	count  uint64
+	err    error
+	lists  [][]uint32 // the parents' runs of the level being extended
+	bufs   [][]uint32 // per level: the intersection of the parents' runs
+	tmp    []uint32
+}
+
+func newWorker(m *cpuMatcher) *worker {
+	return &worker{m: m, counts: make([]uint64, len(m.progs)), f: make([]uint32, pattern.MaxVertices),
+		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, pattern.MaxVertices)}
+}
+
+func (w *worker) reset(ctx context.Context, sign int, emit Emit) {
+	w.g, w.ctx, w.sign, w.emit, w.err = w.m.g, ctx, sign, emit, nil
+	for i := range w.counts {
+		w.counts[i] = 0
+	}
+}
+
+func (w *worker) run(tk *task) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	w.pr = w.m.progs[tk.pat]
+	w.pat = int(tk.pat)
+	w.t = &w.pr.terms[tk.term]
+	w.count = 0
+	w.f[0], w.f[1] = tk.x, tk.y
+	if w.t.vertex >= 0 {
+		w.anchored(0, 1)
+	} else {
+		w.anchored(0, 2)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	s, carry := bits.Add64(w.counts[tk.pat], w.count, 0)
+	if carry != 0 {
+		return engine.ErrOverflow
+	}
+	w.counts[tk.pat] = s
+	return nil
+}
+
+// anchored checks the anchor levels 0..na-1 (their vertices preset in f) and searches on.
+func (w *worker) anchored(k, na int) {
+	if k == na {
+		w.extend(k)
+		return
+	}
+	if !w.accept(k, w.f[k], -1) {
+		return
+	}
+	if k+1 == w.pr.n && na == k+1 {
+		w.leaf()
+		return
+	}
+	w.anchored(k+1, na)
+}
+
+// extend enumerates level k (all earlier levels assigned).
+func (w *worker) extend(k int) {
+	n := w.pr.n
+	if k == n {
+		w.leaf()
+		return
+	}
+	if w.err != nil {
+		return
+	}
+	lv := &w.t.levels[k]
+	g := w.g
+	last := k == n-1
+	if len(lv.parents) == 0 {
+		var list []uint32
+		if lv.vl.Any {
+			list = g.Vertices()
+		} else {
+			list = g.VerticesWithLabel(lv.vl.Value)
+		}
+		for _, c := range list {
+			if w.accept(k, c, -1) {
+				w.f[k] = c
+				if last {
+					w.leaf()
+				} else {
+					w.extend(k + 1)
+				}
+			}
+		}
+		return
+	}
+	if lv.exact {
+		w.extendExact(k, lv, last)
+		return
+	}
+	// Draw candidates from the parent with the fewest matching neighbours.
+	src := 0
+	if len(lv.parents) > 1 {
+		best := -1
+		for i := range lv.parents {
+			s := w.candidateCount(w.f[lv.parents[i].pos], lv.vl, lv.parents[i].el)
+			if best < 0 || s < best {
+				best, src = s, i
+			}
+		}
+	}
+	x := w.f[lv.parents[src].pos]
+	el := lv.parents[src].el
+	runs := g.Runs(x)
+	if !lv.vl.Any {
+		runs = g.RunsWithVertexLabel(x, lv.vl.Value)
+	}
+	for ri := range runs {
+		if !el.Any && runs[ri].EdgeLabel != el.Value {
+			continue
+		}
+		for _, c := range runs[ri].Neighbors {
+			if w.accept(k, c, src) {
+				w.f[k] = c
+				if last {
+					w.leaf()
+				} else {
+					w.extend(k + 1)
+				}
+			}
+		}
+	}
+}
+
+// extendExact draws level k's candidates from the intersection of its parents' runs (one run
+// each: exact labels) and, on the last level of a plain count, counts them without enumeration.
+func (w *worker) extendExact(k int, lv *level, last bool) {
+	g := w.g
+	f := w.f
+	w.lists = w.lists[:0]
+	for i := range lv.parents {
+		l := g.NeighborsWith(f[lv.parents[i].pos], lv.vl.Value, lv.parents[i].el.Value)
+		if len(l) == 0 {
+			return
+		}
+		w.lists = append(w.lists, l)
+	}
+	cand := w.lists[0]
+	if len(w.lists) > 1 {
+		// Smallest first, then intersect into this level's buffer.
+		for i := 1; i < len(w.lists); i++ {
+			if len(w.lists[i]) < len(w.lists[0]) {
+				w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
+			}
+		}
+		buf := intersect(w.lists[0], w.lists[1], w.bufs[k][:0])
+		for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
+			w.tmp = intersect(buf, w.lists[i], w.tmp[:0])
+			buf, w.tmp = w.tmp, buf
+		}
+		w.bufs[k] = buf
+		cand = buf
+	}
+	m := w.m
+	if last && lv.plain && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
+		n := uint64(len(cand))
+		for j := 0; j < k; j++ {
+			if _, ok := slices.BinarySearch(cand, f[j]); ok {
+				n--
+			}
+		}
+		w.count += n
+		return
+	}
+	for _, c := range cand {
+		if w.accept(k, c, -2) {
+			f[k] = c
+			if last {
+				w.leaf()
+			} else {
+				w.extend(k + 1)
+			}
+		}
+	}
+}
+
+// intersect appends to out the elements common to the sorted lists a and b (a the shorter),
+// galloping through b when it is much longer.
+func intersect(a, b, out []uint32) []uint32 {
+	if len(b) > 16*len(a) {
+		lo := 0
+		for _, x := range a {
+			i, ok := slices.BinarySearch(b[lo:], x)
+			lo += i
+			if ok {
+				out = append(out, x)
+			}
+			if lo >= len(b) {
+				break
+			}
+		}
+		return out
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func (w *worker) candidateCount(x uint32, vl, el pattern.Label) int {
+	g := w.g
+	if !vl.Any && !el.Any {
+		return len(g.NeighborsWith(x, vl.Value, el.Value))
+	}
+	runs := g.Runs(x)
+	if !vl.Any {
+		runs = g.RunsWithVertexLabel(x, vl.Value)
+	}
+	s := 0
+	for i := range runs {
+		if el.Any || runs[i].EdgeLabel == el.Value {
+			s += len(runs[i].Neighbors)
+		}
+	}
+	return s
+}
+
+// accept checks every constraint of level k on candidate c against the earlier levels, except
+// the edge to parent skip (the source of the candidates; -1: none, -2: every parent).
+func (w *worker) accept(k int, c uint32, skip int) bool {
+	lv := &w.t.levels[k]
+	g := w.g
+	f := w.f
+	for j := 0; j < k; j++ {
+		if f[j] == c {
+			return false
+		}
+	}
+	if !lv.vl.Matches(g.Label(c)) {
+		return false
+	}
+	for _, j := range lv.above {
+		if f[j] >= c {
+			return false
+		}
+	}
+	for _, j := range lv.below {
+		if f[j] <= c {
+			return false
+		}
+	}
+	for i := range lv.parents {
+		if skip == -2 {
+			break
+		}
+		if i == skip {
+			continue
+		}
+		p := &lv.parents[i]
+		if p.el.Any {
+			if _, ok := g.EdgeLabel(c, f[p.pos]); !ok {
+				return false
+			}
+		} else if !g.HasEdgeLabelled(c, f[p.pos], p.el.Value) {
+			return false
+		}
+	}
+	for _, j := range lv.nonAdj {
+		if _, ok := g.EdgeLabel(c, f[j]); ok {
+			return false
+		}
+	}
+	m := w.m
+	if lv.otherV && m.vFlag[c] {
+		if s := m.otherV[c]; !s.alive || !lv.vl.Matches(s.label) {
+			return false
+		}
+	}
+	if m.touch[c] {
+		for i := range lv.otherP {
+			oc := &lv.otherP[i]
+			d := f[oc.pos]
+			if !m.touch[d] {
+				continue
+			}
+			if s, ok := m.otherP[pairKey64(c, d)]; ok && !oc.it.valid(s) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (w *worker) leaf() {
+	w.count++
+	if w.emit == nil || w.err != nil {
+		return
+	}
+	for k := range w.pr.n {
+		w.out[w.t.levels[k].w] = w.g.OriginalID(w.f[k])
+	}
+	if !w.emit(SignedMatch{Pattern: w.pat, Sign: w.sign, Vertices: w.out[:w.pr.n]}) {
+		w.err = ErrStopped
+	}
+}

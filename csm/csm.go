@@ -1,0 +1,176 @@
+// Package csm owns continuous subgraph matching: a set of standing patterns over a changing data
+// graph (graph/dynamic), the exact signed delta of every update or batch of updates (the matches
+// it creates and destroys, each counted once), and the engines that compute them behind the
+// Engine interface (the CPU engine here, registered as "cpu"; GPU engines register the same way).
+//
+// Semantics. A batch is applied as a whole: its net change (an edge inserted and deleted in the
+// same batch changes nothing) takes the graph G_old to G_new; per pattern, Created is the number
+// of matches of G_new that are not matches of G_old and Destroyed the number of matches of G_old
+// that are not matches of G_new, under the problem's convention (embeddings, --unique, --induced:
+// inserting an edge destroys the induced matches where its endpoints were non-adjacent). So
+// count(G_old) + Created - Destroyed = count(G_new) exactly, and a batch of one update gives the
+// per-update delta.
+//
+// Invalid updates (an edge inserted that is present, a missing edge or vertex deleted, a vertex
+// added again, a self-loop) are never applied silently: they fail the batch (Options.SkipInvalid
+// false) or are skipped and counted.
+package csm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sort"
+	"sync"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+// Options configures a standing-pattern set.
+type Options struct {
+	Semantics engine.Semantics
+	// Threads is the number of workers a batch may use (<= 0: all cores).
+	Threads int
+	// SkipInvalid skips invalid updates (counted in Result.Skipped) instead of failing the batch.
+	SkipInvalid bool
+}
+
+// Delta is one pattern's change over a batch.
+type Delta struct {
+	Created, Destroyed uint64
+}
+
+// Invalid is an update that was refused, and why.
+type Invalid struct {
+	Update updates.Update
+	Err    error
+}
+
+// Result is the outcome of one batch.
+type Result struct {
+	// Deltas has one entry per pattern, in the order given.
+	Deltas []Delta
+	// Applied counts the updates applied, Skipped those refused under SkipInvalid (listed in
+	// Invalid, which is reused by the next batch).
+	Applied, Skipped int
+	Invalid          []Invalid
+}
+
+// SignedMatch is one match a batch created (Sign +1) or destroyed (Sign -1): the original id of
+// the data vertex of every pattern vertex, in pattern vertex order. Vertices is reused between
+// matches; copy it to keep it.
+type SignedMatch struct {
+	Pattern  int
+	Sign     int
+	Vertices []int64
+}
+
+// Emit receives signed matches; returning false stops the batch's listing (the counts are then
+// incomplete and Apply returns ErrStopped).
+type Emit func(SignedMatch) bool
+
+// ErrStopped is returned by Apply when the emit function asked to stop.
+var ErrStopped = errors.New("csm: listing stopped by the consumer")
+
+// InvalidError is the error of a batch refused for an invalid update (Options.SkipInvalid false):
+// the graph is unchanged.
+type InvalidError struct {
+	Update updates.Update
+	Err    error
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("line %d: invalid update `%s`: %v", e.Update.Line, e.Update, e.Err)
+}
+
+func (e *InvalidError) Unwrap() error { return e.Err }
+
+// Matcher is an open standing-pattern set of an engine: it owns the graph it was opened on and
+// applies batches to it. It is not safe for concurrent use.
+type Matcher interface {
+	// Apply applies a batch and reports each pattern's net delta into res (its slices reused).
+	// With emit non-nil it also lists every created and destroyed match. On cancellation the
+	// graph is left consistent (the batch applied or not) and the error is the context's.
+	Apply(ctx context.Context, batch []updates.Update, emit Emit, res *Result) error
+	// Graph returns the current graph (read it only between batches).
+	Graph() *dynamic.Graph
+	// Patterns returns the standing patterns.
+	Patterns() []*pattern.Pattern
+}
+
+// Engine is a continuous-matching engine (CPU here; the GPU engines implement it too).
+type Engine interface {
+	Name() string
+	// Open prepares the patterns over g; g then belongs to the Matcher.
+	Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher, error)
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Engine{}
+)
+
+// Register makes an engine available by name; engines call it from init.
+func Register(e Engine) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[e.Name()]; dup {
+		panic("csm: duplicate registration of " + e.Name())
+	}
+	registry[e.Name()] = e
+}
+
+// Lookup returns the engine registered under name.
+func Lookup(name string) (Engine, error) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	if e, ok := registry[name]; ok {
+		return e, nil
+	}
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("unknown continuous-matching engine %q (available: %v)", name, names)
+}
+
+// Matches is Apply as a sequence: it applies the batch and yields every signed match; the
+// batch's counts are in res once the sequence ends. A non-nil error ends the sequence.
+func Matches(ctx context.Context, m Matcher, batch []updates.Update, res *Result) iter.Seq2[SignedMatch, error] {
+	return func(yield func(SignedMatch, error) bool) {
+		stopped := false
+		err := m.Apply(ctx, batch, func(sm SignedMatch) bool {
+			if !yield(sm, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		}, res)
+		if err != nil && !stopped {
+			yield(SignedMatch{}, err)
+		}
+	}
+}
+
+// Initial counts every pattern on the matcher's current graph with a static engine (e.g. the
+// engine registered as "cpu" in package engine).
+func Initial(ctx context.Context, m Matcher, static engine.Engine, sem engine.Semantics, threads int) ([]uint64, error) {
+	g, err := m.Graph().Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint64, len(m.Patterns()))
+	for i, p := range m.Patterns() {
+		r, err := static.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: threads})
+		if err != nil {
+			return nil, fmt.Errorf("initial count of pattern %d: %w", i+1, err)
+		}
+		out[i] = r.Count
+	}
+	return out, nil
+}

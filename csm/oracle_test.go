@@ -1,0 +1,359 @@
+package csm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+)
+
+var conventions = []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}}
+
+// model is the test's own view of the graph, to draw mostly valid streams.
+type model struct {
+	labels map[int64]uint32
+	edges  map[pairKey]uint32
+	nextID int64
+	vl, el int
+}
+
+func newModel(g *graph.Graph, vl, el int) *model {
+	md := &model{labels: map[int64]uint32{}, edges: map[pairKey]uint32{}, vl: vl, el: el}
+	for v := range g.NumVertices() {
+		id := g.OriginalID(uint32(v))
+		md.labels[id] = g.VertexLabel(uint32(v))
+		md.nextID = max(md.nextID, id+1)
+		els := g.NeighborEdgeLabels(uint32(v))
+		for i, w := range g.Neighbors(uint32(v)) {
+			l := uint32(0)
+			if els != nil {
+				l = els[i]
+			}
+			md.edges[keyOf(id, g.OriginalID(w))] = l
+		}
+	}
+	return md
+}
+
+func (md *model) vertices() []int64 {
+	var out []int64
+	for id := range md.labels {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// draw returns one update and whether it is valid, applying it to the model if so.
+func (md *model) draw(r *rand.Rand, line int) (updates.Update, bool) {
+	vs := md.vertices()
+	u := updates.Update{Line: line}
+	pick := func() int64 { return vs[r.IntN(len(vs))] }
+	x := r.IntN(100)
+	switch {
+	case x < 6: // invalid
+		switch r.IntN(4) {
+		case 0:
+			if len(md.edges) > 0 {
+				for k, l := range md.edges {
+					return updates.Update{Kind: updates.InsertEdge, U: k.b, V: k.a, Label: l, Line: line}, false
+				}
+			}
+		case 1:
+			if len(vs) > 0 {
+				a := pick()
+				return updates.Update{Kind: updates.InsertEdge, U: a, V: a, Line: line}, false
+			}
+		case 2:
+			if len(vs) > 0 {
+				a := pick()
+				return updates.Update{Kind: updates.InsertVertex, U: a, Label: md.labels[a] + uint32(r.IntN(2)), HasLabel: true, Line: line}, false
+			}
+		}
+		return updates.Update{Kind: updates.DeleteVertex, U: md.nextID + 1000, Line: line}, false
+	case x < 55 && len(vs) >= 2:
+		a, b := pick(), pick()
+		if r.IntN(15) == 0 {
+			b = md.nextID
+			md.nextID++
+		}
+		if a == b {
+			return md.draw(r, line)
+		}
+		if _, ok := md.edges[keyOf(a, b)]; ok {
+			return updates.Update{Kind: updates.InsertEdge, U: a, V: b, Label: md.edges[keyOf(a, b)], HasLabel: true, Line: line}, false
+		}
+		l := uint32(r.IntN(md.el))
+		if _, ok := md.labels[b]; !ok {
+			md.labels[b] = 0
+		}
+		md.edges[keyOf(a, b)] = l
+		return updates.Update{Kind: updates.InsertEdge, U: a, V: b, Label: l, HasLabel: true, Line: line}, true
+	case x < 88 && len(md.edges) > 0:
+		keys := make([]pairKey, 0, len(md.edges))
+		for k := range md.edges {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(p, q pairKey) int {
+			if p.a != q.a {
+				return int(p.a - q.a)
+			}
+			return int(p.b - q.b)
+		})
+		k := keys[r.IntN(len(keys))]
+		u := updates.Update{Kind: updates.DeleteEdge, U: k.a, V: k.b, Line: line}
+		if r.IntN(2) == 0 {
+			u.Label, u.HasLabel = md.edges[k], true
+		}
+		delete(md.edges, k)
+		return u, true
+	case x < 95 || len(vs) == 0:
+		id := md.nextID
+		if r.IntN(3) == 0 && len(vs) > 0 {
+			// A deleted id again (or a fresh one).
+			id = md.nextID - 1 - int64(r.IntN(3))
+			if _, ok := md.labels[id]; ok || id < 0 {
+				id = md.nextID
+			}
+		}
+		if id == md.nextID {
+			md.nextID++
+		}
+		l := uint32(r.IntN(md.vl))
+		md.labels[id] = l
+		return updates.Update{Kind: updates.InsertVertex, U: id, Label: l, HasLabel: true, Line: line}, true
+	default:
+		a := pick()
+		delete(md.labels, a)
+		for k := range md.edges {
+			if k.a == a || k.b == a {
+				delete(md.edges, k)
+			}
+		}
+		u.Kind, u.U = updates.DeleteVertex, a
+		return u, true
+	}
+}
+
+// matchSet is a set of matches in original ids, each orbit canonical under unique semantics.
+type matchSet map[string]int
+
+func keyOfMatch(f []int64, auts [][]int) string {
+	g := make([]uint32, len(f))
+	for i, x := range f {
+		g[i] = uint32(x)
+	}
+	if auts != nil {
+		g = oracle.Canonical(auts, g)
+	}
+	return fmt.Sprint(g)
+}
+
+// oracleSet lists the matches of g with the oracle, in original ids (ok false: too large).
+func oracleSet(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, auts [][]int) (matchSet, bool) {
+	list, ok := oracle.ListWithin(g, p, sem, 2e6)
+	if !ok {
+		return nil, false
+	}
+	out := matchSet{}
+	f := make([]int64, p.NumVertices())
+	for _, m := range list {
+		for i, v := range m {
+			f[i] = g.OriginalID(v)
+		}
+		out[keyOfMatch(f, auts)]++
+	}
+	return out, true
+}
+
+func minus(a, b matchSet) matchSet {
+	out := matchSet{}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out[k] = 1
+		}
+	}
+	return out
+}
+
+func sameSet(a, b matchSet) string {
+	for k, c := range a {
+		if c != 1 {
+			return fmt.Sprintf("%s listed %d times", k, c)
+		}
+		if _, ok := b[k]; !ok {
+			return fmt.Sprintf("%s extra", k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			return fmt.Sprintf("%s missing", k)
+		}
+	}
+	return ""
+}
+
+// TestOracle: per batch, the signed matches equal the brute-force difference of the match sets
+// before and after, and the counts (with and without listing, on one and two threads) equal
+// their sizes; at the end, initial + created - destroyed equals the static engine's count.
+func TestOracle(t *testing.T) {
+	seeds := 60
+	if sharedtest.Long() {
+		seeds = 600
+	}
+	static, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	checked := 0
+	for seed := range uint64(seeds) {
+		r := rand.New(rand.NewPCG(seed, 99))
+		n := 6 + r.IntN(9)
+		vl, el := 1+r.IntN(3), 1+r.IntN(2)
+		g0 := gen.RandomGraph(seed, n, []float64{0.15, 0.3, 0.5}[r.IntN(3)], vl, el)
+		pn := 1 + r.IntN(6)
+		comps := 1
+		if r.IntN(4) == 0 {
+			comps = 2
+		}
+		p := gen.RandomPattern(seed, pn, gen.PatternOptions{Components: comps, EdgeProb: r.Float64() * 0.7, VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3, 1}[r.IntN(3)]})
+		sem := conventions[r.IntN(4)]
+		var auts [][]int
+		if sem.Unique {
+			auts = oracle.Automorphisms(p)
+		}
+		desc := fmt.Sprintf("seed %d: n=%d pattern %s %s", seed, n, p, sem)
+
+		ms := make([]Matcher, 3)
+		for i, th := range []int{1, 1, 2} {
+			ms[i], err = Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Semantics: sem, Threads: th, SkipInvalid: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		md := newModel(g0, vl, el)
+		initial, err := static.Count(ctx, &engine.Problem{Data: g0, Pattern: p, Semantics: sem, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := int64(initial.Count)
+		line := 0
+		for step := 0; step < 12; step++ {
+			size := []int{1, 1, 2, 5, 20}[r.IntN(5)]
+			batch := make([]updates.Update, 0, size)
+			invalid := 0
+			for range size {
+				line++
+				u, ok := md.draw(r, line)
+				if !ok {
+					invalid++
+				}
+				batch = append(batch, u)
+			}
+			before, _ := ms[0].Graph().Snapshot()
+			oldSet, ok1 := oracleSet(before, p, sem, auts)
+			got := [2]matchSet{{}, {}}
+			var res [3]Result
+			err := ms[0].Apply(ctx, batch, func(sm SignedMatch) bool {
+				got[(sm.Sign+1)/2][keyOfMatch(sm.Vertices, auts)]++
+				return true
+			}, &res[0])
+			if err != nil {
+				t.Fatalf("%s: %v", desc, err)
+			}
+			for i := 1; i < 3; i++ {
+				if err := ms[i].Apply(ctx, batch, nil, &res[i]); err != nil {
+					t.Fatalf("%s: %v", desc, err)
+				}
+				if res[i].Deltas[0] != res[0].Deltas[0] {
+					t.Fatalf("%s step %d: matcher %d counts %+v, listing %+v", desc, step, i, res[i].Deltas[0], res[0].Deltas[0])
+				}
+			}
+			if res[0].Skipped != invalid {
+				t.Fatalf("%s step %d: %d skipped (%v), want %d", desc, step, res[0].Skipped, res[0].Invalid, invalid)
+			}
+			d := res[0].Deltas[0]
+			if uint64(len(got[1])) != d.Created || uint64(len(got[0])) != d.Destroyed {
+				t.Fatalf("%s: listed %d/%d, counted %+v", desc, len(got[1]), len(got[0]), d)
+			}
+			total += int64(d.Created) - int64(d.Destroyed)
+			after, _ := ms[0].Graph().Snapshot()
+			if err := ms[0].Graph().Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if newSet, ok2 := oracleSet(after, p, sem, auts); ok1 && ok2 {
+				checked++
+				if msg := sameSet(got[1], minus(newSet, oldSet)); msg != "" {
+					t.Fatalf("%s step %d batch %v: created: %s", desc, step, batch, msg)
+				}
+				if msg := sameSet(got[0], minus(oldSet, newSet)); msg != "" {
+					t.Fatalf("%s step %d batch %v: destroyed: %s", desc, step, batch, msg)
+				}
+			}
+			if step%4 == 3 {
+				want, err := static.Count(ctx, &engine.Problem{Data: after, Pattern: p, Semantics: sem, Threads: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(want.Count) != total {
+					t.Fatalf("%s step %d: initial+created-destroyed = %d, static count %d", desc, step, total, want.Count)
+				}
+			}
+		}
+	}
+	if checked < seeds*6 {
+		t.Fatalf("only %d batches checked against the oracle", checked)
+	}
+}
+
+func TestInvalidError(t *testing.T) {
+	g := dynamic.New()
+	p, err := pattern.Parse("(a)-(b)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(g, []*pattern.Pattern{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	ctx := context.Background()
+	if err := m.Apply(ctx, []updates.Update{{Kind: updates.InsertEdge, U: 1, V: 2, Line: 1}}, nil, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Deltas[0] != (Delta{Created: 2}) {
+		t.Fatalf("edge a-b: %+v, want 2 embeddings created", res.Deltas[0])
+	}
+	for _, c := range []struct {
+		u    updates.Update
+		want string
+	}{
+		{updates.Update{Kind: updates.InsertEdge, U: 2, V: 1, Line: 7}, "line 7: invalid update `e 2 1 0`: the edge is already present"},
+		{updates.Update{Kind: updates.InsertEdge, U: 2, V: 1, Label: 3, HasLabel: true, Line: 8}, "a second label"},
+		{updates.Update{Kind: updates.DeleteEdge, U: 3, V: 1, Line: 9}, "no such edge"},
+		{updates.Update{Kind: updates.InsertEdge, U: 3, V: 3, Line: 10}, "self-loop"},
+		{updates.Update{Kind: updates.DeleteVertex, U: 5, Line: 11}, "no such vertex"},
+		{updates.Update{Kind: updates.InsertVertex, U: 1, Label: 4, Line: 12}, "a second label"},
+	} {
+		err := m.Apply(ctx, []updates.Update{c.u}, nil, &res)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.u, err, c.want)
+		}
+	}
+	if g.NumEdges() != 1 || g.NumVertices() != 2 {
+		t.Fatalf("invalid updates changed the graph: %d vertices, %d edges", g.NumVertices(), g.NumEdges())
+	}
+}

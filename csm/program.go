@@ -1,0 +1,192 @@
+package csm
+
+import (
+	"math/bits"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// A pattern's items are the constraints a match must meet: one per pattern vertex (its label,
+// the vertex alive) and one per pattern pair that constrains the data pair (an edge with its label;
+// under induced semantics also a non-edge). A match of G_new that is not one of G_old violates
+// at least one item in G_old; counting it at its first violated item i (items before i hold in
+// both graphs, item i holds in G_new only, items after i hold in G_new) counts it exactly once.
+// Item i can only fail in G_old on a changed element, so each term is a search anchored there:
+// on a changed vertex for a vertex item, on a changed pair (both orientations) for a pair item.
+// Destroyed matches are the same with the graphs exchanged.
+
+// pairItem is a pattern pair that constrains its data pair.
+type pairItem struct {
+	a, b int
+	adj  bool          // an edge (else, induced only: a non-edge)
+	el   pattern.Label // the edge's label constraint
+}
+
+// valid reports whether a data pair in state s meets the item.
+func (it *pairItem) valid(s pstate) bool {
+	if it.adj {
+		return s.present && it.el.Matches(s.label)
+	}
+	return !s.present
+}
+
+// edgeCheck requires an edge with a label to the data vertex of an earlier level.
+type edgeCheck struct {
+	pos int
+	el  pattern.Label
+}
+
+// otherCheck requires the pair with an earlier level's vertex to meet its item in the other graph.
+type otherCheck struct {
+	pos int
+	it  *pairItem
+}
+
+// level is one pattern vertex of a term's order, with every check against earlier levels.
+type level struct {
+	w       int
+	vl      pattern.Label
+	parents []edgeCheck // earlier pattern neighbours
+	nonAdj  []int       // induced: earlier non-neighbours (no data edge allowed)
+	otherV  bool        // the vertex item must hold in the other graph
+	otherP  []otherCheck
+	above   []int // positions whose data vertex must be smaller (symmetry restrictions)
+	below   []int // positions whose data vertex must be larger
+	// exact: the vertex label and every parent edge label are exact, so candidates are the
+	// intersection of one run per parent.
+	exact bool
+	// plain: no check beyond the parents' edges, injectivity and the other graph (the last level
+	// is then counted from the intersection's size).
+	plain bool
+}
+
+// term is the search anchored at one item.
+type term struct {
+	vertex int // the vertex item's pattern vertex, or -1
+	pair   int // the pair item's index, or -1
+	levels []level
+}
+
+// program is one standing pattern prepared for the delta searches.
+type program struct {
+	p       *pattern.Pattern
+	n       int
+	induced bool
+	unique  bool
+	pairs   []pairItem
+	terms   []term // n vertex terms, then one per pair item
+}
+
+func newProgram(p *pattern.Pattern, sem engine.Semantics) *program {
+	n := p.NumVertices()
+	pr := &program{p: p, n: n, induced: sem.Induced, unique: sem.Unique}
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			if el, ok := p.EdgeLabel(a, b); ok {
+				pr.pairs = append(pr.pairs, pairItem{a: a, b: b, adj: true, el: el})
+			} else if sem.Induced {
+				pr.pairs = append(pr.pairs, pairItem{a: a, b: b})
+			}
+		}
+	}
+	var rs []plan.Restriction
+	if sem.Unique {
+		// Restrictions keep one embedding per orbit whatever the data order; any vertex order
+		// of the pattern gives a valid set.
+		ident := make([]int, n)
+		for i := range ident {
+			ident[i] = i
+		}
+		rs = plan.SymmetryRestrictions(p, ident)
+	}
+	for a := 0; a < n; a++ {
+		pr.terms = append(pr.terms, pr.makeTerm(order(p, []int{a}), a, -1, rs))
+	}
+	for i := range pr.pairs {
+		it := &pr.pairs[i]
+		pr.terms = append(pr.terms, pr.makeTerm(order(p, []int{it.a, it.b}), -1, i, rs))
+	}
+	return pr
+}
+
+// order extends start to every pattern vertex: next the vertex with most ordered neighbours
+// (ties: the higher degree, then an exact label), so that each level has a parent to draw
+// candidates from whenever the pattern is connected.
+func order(p *pattern.Pattern, start []int) []int {
+	n := p.NumVertices()
+	out := append([]int(nil), start...)
+	var done uint32
+	for _, v := range start {
+		done |= 1 << v
+	}
+	for len(out) < n {
+		best, bestKey := -1, -1
+		for v := 0; v < n; v++ {
+			if done&(1<<v) != 0 {
+				continue
+			}
+			key := bits.OnesCount32(p.NeighborMask(v)&done)*1024 + p.Degree(v)*2
+			if !p.VertexLabel(v).Any {
+				key++
+			}
+			if key > bestKey {
+				best, bestKey = v, key
+			}
+		}
+		out = append(out, best)
+		done |= 1 << best
+	}
+	return out
+}
+
+func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) term {
+	t := term{vertex: vertex, pair: pair, levels: make([]level, len(ord))}
+	posOf := make([]int, pr.n)
+	for k, w := range ord {
+		posOf[w] = k
+	}
+	pairIndex := func(a, b int) int {
+		if a > b {
+			a, b = b, a
+		}
+		for i := range pr.pairs {
+			if pr.pairs[i].a == a && pr.pairs[i].b == b {
+				return i
+			}
+		}
+		return -1
+	}
+	for k, w := range ord {
+		lv := &t.levels[k]
+		lv.w = w
+		lv.vl = pr.p.VertexLabel(w)
+		lv.otherV = pair >= 0 || w < vertex
+		for j := 0; j < k; j++ {
+			q := ord[j]
+			if el, ok := pr.p.EdgeLabel(w, q); ok {
+				lv.parents = append(lv.parents, edgeCheck{pos: j, el: el})
+			} else if pr.induced {
+				lv.nonAdj = append(lv.nonAdj, j)
+			}
+			if pi := pairIndex(w, q); pi >= 0 && pair >= 0 && pi < pair {
+				lv.otherP = append(lv.otherP, otherCheck{pos: j, it: &pr.pairs[pi]})
+			}
+		}
+		lv.exact = !lv.vl.Any && len(lv.parents) > 0
+		for _, pe := range lv.parents {
+			lv.exact = lv.exact && !pe.el.Any
+		}
+		for _, r := range rs {
+			switch {
+			case r.Greater == w && posOf[r.Less] < k:
+				lv.above = append(lv.above, posOf[r.Less])
+			case r.Less == w && posOf[r.Greater] < k:
+				lv.below = append(lv.below, posOf[r.Greater])
+			}
+		}
+		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
+	}
+	return t
+}

@@ -1,0 +1,95 @@
+package csm
+
+import (
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+)
+
+// Window is a sliding time window over a timestamped stream: an edge inserted at time t lives
+// until the stream reaches t + Span, when Expire returns its deletion. Feed it every batch that
+// was applied (Observe skips the updates the batch refused).
+type Window struct {
+	Span  int64
+	queue []WindowEdge
+	head  int
+	last  map[pairKey]int64 // the latest insertion time of every edge in the window
+}
+
+// WindowEdge is an edge in the window and the time it was inserted.
+type WindowEdge struct {
+	U, V  int64
+	Label uint32
+	Time  int64
+}
+
+// NewWindow returns an empty window of span time units.
+func NewWindow(span int64) *Window {
+	return &Window{Span: span, last: map[pairKey]int64{}}
+}
+
+// Observe records the insertions of an applied batch (res is its result: refused updates are
+// skipped) and forgets explicitly deleted edges.
+func (w *Window) Observe(batch []updates.Update, res *Result) {
+	inv := 0
+	for i := range batch {
+		u := &batch[i]
+		if inv < len(res.Invalid) && res.Invalid[inv].Update.Line == u.Line && res.Invalid[inv].Update == *u {
+			inv++
+			continue
+		}
+		switch u.Kind {
+		case updates.InsertEdge:
+			w.last[keyOf(u.U, u.V)] = u.Time
+			w.queue = append(w.queue, WindowEdge{U: u.U, V: u.V, Label: u.Label, Time: u.Time})
+		case updates.DeleteEdge:
+			delete(w.last, keyOf(u.U, u.V))
+		}
+	}
+}
+
+// Expire appends to out the deletions of the edges whose time is up at time now (inserted at or
+// before now - Span, still present in g and not inserted again since), and returns it.
+func (w *Window) Expire(now int64, g *dynamic.Graph, out []updates.Update) []updates.Update {
+	for w.head < len(w.queue) && w.queue[w.head].Time <= now-w.Span {
+		e := w.queue[w.head]
+		w.head++
+		k := keyOf(e.U, e.V)
+		if t, ok := w.last[k]; !ok || t != e.Time {
+			continue // deleted or inserted again later
+		}
+		delete(w.last, k)
+		u, ok1 := g.Lookup(e.U)
+		v, ok2 := g.Lookup(e.V)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if _, ok := g.EdgeLabel(u, v); !ok {
+			continue // its vertex was deleted
+		}
+		out = append(out, updates.Update{Kind: updates.DeleteEdge, U: e.U, V: e.V, Time: now, HasTime: true})
+	}
+	if w.head > 1024 && w.head*2 > len(w.queue) {
+		w.queue = append(w.queue[:0], w.queue[w.head:]...)
+		w.head = 0
+	}
+	return out
+}
+
+// Edges returns the edges still in the window, oldest first (for checkpoints).
+func (w *Window) Edges() []WindowEdge {
+	var out []WindowEdge
+	for _, e := range w.queue[w.head:] {
+		if t, ok := w.last[keyOf(e.U, e.V)]; ok && t == e.Time {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Restore puts edges (from Edges) back into an empty window.
+func (w *Window) Restore(edges []WindowEdge) {
+	for _, e := range edges {
+		w.last[keyOf(e.U, e.V)] = e.Time
+		w.queue = append(w.queue, e)
+	}
+}

@@ -1,0 +1,362 @@
+// Package updates owns update streams, the input of continuous matching: the CSM study's line
+// format and JSON lines, read from a file or standard input as a sequence of Update values.
+//
+// Line format (one update a line, fields separated by spaces or tabs, `#` starts a comment line,
+// blank lines are skipped):
+//
+//	e u v [label]     insert the edge u-v (edge label 0 when omitted)
+//	-e u v [label]    delete the edge u-v (the label, when given, must be the edge's)
+//	v id label        add a vertex
+//	-v id             delete a vertex (its edges first)
+//
+// With Options.Timestamps every line ends with an integer timestamp (the label of an edge then
+// stays optional: `e u v t` or `e u v label t`). A line that starts with `{` is a JSON object:
+//
+//	{"op":"e","u":1,"v":2,"label":3,"time":10}   op is one of e, -e, v, -v; a vertex is "id"
+//
+// Every malformed line is an error naming the file, the line and what was expected.
+package updates
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+	"os"
+	"strconv"
+)
+
+// Kind is what an update does.
+type Kind uint8
+
+// The kinds of update.
+const (
+	InsertEdge Kind = iota
+	DeleteEdge
+	InsertVertex
+	DeleteVertex
+)
+
+var kindNames = [...]string{"e", "-e", "v", "-v"}
+
+// String is the kind's keyword in the line format.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "?"
+}
+
+// Update is one line of a stream.
+type Update struct {
+	Kind Kind
+	// U and V are the edge's endpoints (original ids); U is the vertex of a vertex update.
+	U, V int64
+	// Label is the edge or vertex label; HasLabel says whether the line gave it (a deletion may
+	// omit it; an insertion without one means 0).
+	Label    uint32
+	HasLabel bool
+	// Time is the line's timestamp (with Options.Timestamps or a JSON "time").
+	Time    int64
+	HasTime bool
+	// Line is the 1-based line number in the input.
+	Line int
+}
+
+// String renders the update in the line format.
+func (u Update) String() string {
+	var b []byte
+	b = u.AppendText(b)
+	return string(b)
+}
+
+// AppendText appends the update in the line format (label always written for inserts).
+func (u Update) AppendText(b []byte) []byte {
+	b = append(b, u.Kind.String()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, u.U, 10)
+	switch u.Kind {
+	case InsertEdge, DeleteEdge:
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, u.V, 10)
+		if u.HasLabel || u.Kind == InsertEdge {
+			b = append(b, ' ')
+			b = strconv.AppendUint(b, uint64(u.Label), 10)
+		}
+	case InsertVertex:
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, uint64(u.Label), 10)
+	}
+	if u.HasTime {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, u.Time, 10)
+	}
+	return b
+}
+
+// Options tunes the reader.
+type Options struct {
+	// Timestamps: every text line ends with an integer timestamp.
+	Timestamps bool
+}
+
+// Error is a malformed line: the file, the line and what was expected.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+	Err  error // an underlying read error, if any
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// MaxLineBytes bounds one line; a longer one is an error, not an unbounded allocation.
+const MaxLineBytes = 1 << 20
+
+// Read parses the stream r; name is used in errors. The sequence ends at the end of r or at the
+// first error (yielded with a zero Update).
+func Read(r io.Reader, name string, opts Options) iter.Seq2[Update, error] {
+	return func(yield func(Update, error) bool) {
+		br := bufio.NewReaderSize(r, 1<<16)
+		var long []byte
+		for line := 1; ; line++ {
+			text, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				long = append(long[:0], text...)
+				for errors.Is(err, bufio.ErrBufferFull) && len(long) <= MaxLineBytes {
+					text, err = br.ReadSlice('\n')
+					long = append(long, text...)
+				}
+				if len(long) > MaxLineBytes {
+					yield(Update{}, &Error{File: name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)})
+					return
+				}
+				text = long
+			}
+			if len(text) > 0 {
+				u, ok, perr := parseLine(text, opts)
+				if perr != "" {
+					yield(Update{}, &Error{File: name, Line: line, Msg: perr})
+					return
+				}
+				if ok {
+					u.Line = line
+					if !yield(u, nil) {
+						return
+					}
+				}
+			}
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				yield(Update{}, &Error{File: name, Line: line, Msg: "read error: " + err.Error(), Err: err})
+				return
+			}
+		}
+	}
+}
+
+// ReadFile is Read on the file path ("-": standard input).
+func ReadFile(path string, opts Options) iter.Seq2[Update, error] {
+	return func(yield func(Update, error) bool) {
+		if path == "-" {
+			for u, err := range Read(os.Stdin, "stdin", opts) {
+				if !yield(u, err) {
+					return
+				}
+			}
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			yield(Update{}, fmt.Errorf("updates: %w", err))
+			return
+		}
+		defer f.Close()
+		for u, err := range Read(f, path, opts) {
+			if !yield(u, err) {
+				return
+			}
+		}
+	}
+}
+
+const expected = "expected `e u v [label]`, `-e u v [label]`, `v id label` or `-v id`"
+
+// parseLine parses one line; ok false for a blank or comment line; a non-empty message for an
+// error.
+func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
+	text = bytes.TrimRight(text, "\r\n")
+	i := skipSpace(text, 0)
+	if i == len(text) || text[i] == '#' {
+		return u, false, ""
+	}
+	if text[i] == '{' {
+		u, msg = parseJSON(text[i:])
+		return u, msg == "", msg
+	}
+	var fields [6][]byte
+	nf := 0
+	for i < len(text) {
+		j := i
+		for j < len(text) && text[j] != ' ' && text[j] != '\t' {
+			j++
+		}
+		if nf == len(fields) {
+			return u, false, expected + ", got too many fields"
+		}
+		fields[nf] = text[i:j]
+		nf++
+		i = skipSpace(text, j)
+	}
+	kw := string(fields[0]) // no allocation: compared as a constant
+	args := fields[1:nf]
+	switch kw {
+	case "e":
+		u.Kind = InsertEdge
+	case "-e":
+		u.Kind = DeleteEdge
+	case "v":
+		u.Kind = InsertVertex
+	case "-v":
+		u.Kind = DeleteVertex
+	default:
+		return u, false, fmt.Sprintf("%s, got %q", expected, clip(fields[0]))
+	}
+	if opts.Timestamps {
+		if len(args) == 0 {
+			return u, false, fmt.Sprintf("expected a timestamp at the end of the `%s` line", kw)
+		}
+		t, err := strconv.ParseInt(string(args[len(args)-1]), 10, 64)
+		if err != nil {
+			return u, false, fmt.Sprintf("expected an integer timestamp at the end of the line, got %q", clip(args[len(args)-1]))
+		}
+		u.Time, u.HasTime = t, true
+		args = args[:len(args)-1]
+	}
+	var want string
+	var lo, hi int
+	switch u.Kind {
+	case InsertEdge, DeleteEdge:
+		want, lo, hi = kw+" u v [label]", 2, 3
+	case InsertVertex:
+		want, lo, hi = "v id label", 2, 2
+	case DeleteVertex:
+		want, lo, hi = "-v id", 1, 1
+	}
+	if opts.Timestamps {
+		want += " time"
+	}
+	want = "`" + want + "`"
+	if len(args) < lo || len(args) > hi {
+		return u, false, fmt.Sprintf("expected %s, got %d fields after %s", want, nf-1, kw)
+	}
+	var err error
+	if u.U, err = parseID(args[0]); err != nil {
+		return u, false, fmt.Sprintf("expected %s: bad vertex id %q", want, clip(args[0]))
+	}
+	rest := args[1:]
+	if u.Kind == InsertEdge || u.Kind == DeleteEdge {
+		if u.V, err = parseID(args[1]); err != nil {
+			return u, false, fmt.Sprintf("expected %s: bad vertex id %q", want, clip(args[1]))
+		}
+		rest = args[2:]
+	}
+	if len(rest) == 1 {
+		l, err := strconv.ParseUint(string(rest[0]), 10, 32)
+		if err != nil {
+			return u, false, fmt.Sprintf("expected %s: bad label %q (an integer 0..%d)", want, clip(rest[0]), uint32(math.MaxUint32))
+		}
+		u.Label, u.HasLabel = uint32(l), true
+	}
+	return u, true, ""
+}
+
+func parseID(b []byte) (int64, error) { return strconv.ParseInt(string(b), 10, 64) }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
+}
+
+type jsonUpdate struct {
+	Op    *string `json:"op"`
+	U     *int64  `json:"u"`
+	V     *int64  `json:"v"`
+	ID    *int64  `json:"id"`
+	Label *uint32 `json:"label"`
+	Time  *int64  `json:"time"`
+}
+
+func parseJSON(text []byte) (u Update, msg string) {
+	var j jsonUpdate
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return u, "expected a JSON object {\"op\":...}: " + err.Error()
+	}
+	if dec.More() {
+		return u, "expected one JSON object on the line"
+	}
+	if j.Op == nil {
+		return u, `expected "op" (one of "e", "-e", "v", "-v")`
+	}
+	switch *j.Op {
+	case "e":
+		u.Kind = InsertEdge
+	case "-e":
+		u.Kind = DeleteEdge
+	case "v":
+		u.Kind = InsertVertex
+	case "-v":
+		u.Kind = DeleteVertex
+	default:
+		return u, fmt.Sprintf(`expected "op" one of "e", "-e", "v", "-v", got %q`, *j.Op)
+	}
+	switch u.Kind {
+	case InsertEdge, DeleteEdge:
+		if j.U == nil || j.V == nil || j.ID != nil {
+			return u, `expected "u" and "v" (and no "id") for an edge`
+		}
+		u.U, u.V = *j.U, *j.V
+	default:
+		if j.ID == nil || j.U != nil || j.V != nil {
+			return u, `expected "id" (and no "u" or "v") for a vertex`
+		}
+		u.U = *j.ID
+		if u.Kind == InsertVertex && j.Label == nil {
+			return u, `expected "label" for a vertex insertion`
+		}
+		if u.Kind == DeleteVertex && j.Label != nil {
+			return u, `expected no "label" for a vertex deletion`
+		}
+	}
+	if j.Label != nil {
+		u.Label, u.HasLabel = *j.Label, true
+	}
+	if j.Time != nil {
+		u.Time, u.HasTime = *j.Time, true
+	}
+	return u, ""
+}

@@ -1,0 +1,174 @@
+package updates
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/internal/sharedtest"
+)
+
+func collect(t *testing.T, text string, opts Options) ([]Update, error) {
+	t.Helper()
+	var out []Update
+	for u, err := range Read(strings.NewReader(text), "s.stream", opts) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+func TestRead(t *testing.T) {
+	text := "# comment\n\ne 1 2\n-e 1 2 5\r\nv 7 3\n-v 7\n\t e  3 4 9 \n{\"op\":\"e\",\"u\":5,\"v\":6,\"label\":2,\"time\":11}\n{\"op\":\"-v\",\"id\":5}\n"
+	got, err := collect(t, text, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Update{
+		{Kind: InsertEdge, U: 1, V: 2, Line: 3},
+		{Kind: DeleteEdge, U: 1, V: 2, Label: 5, HasLabel: true, Line: 4},
+		{Kind: InsertVertex, U: 7, Label: 3, HasLabel: true, Line: 5},
+		{Kind: DeleteVertex, U: 7, Line: 6},
+		{Kind: InsertEdge, U: 3, V: 4, Label: 9, HasLabel: true, Line: 7},
+		{Kind: InsertEdge, U: 5, V: 6, Label: 2, HasLabel: true, Time: 11, HasTime: true, Line: 8},
+		{Kind: DeleteVertex, U: 5, Line: 9},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d updates, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("update %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if s := want[1].String(); s != "-e 1 2 5" {
+		t.Errorf("String: %q", s)
+	}
+}
+
+func TestTimestamps(t *testing.T) {
+	got, err := collect(t, "e 1 2 100\ne 1 3 4 101\n-v 1 102\n", Options{Timestamps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].HasLabel || got[0].Time != 100 || got[1].Label != 4 || got[1].Time != 101 || got[2].Time != 102 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"e 1 2\nx 1 2\n", "s.stream:2: expected `e u v [label]`"},
+		{"e 1\n", "s.stream:1: expected `e u v [label]`, got 1 fields"},
+		{"e 1 2 3 4\n", "s.stream:1: expected `e u v [label]`, got 4 fields"},
+		{"v 1\n", "s.stream:1: expected `v id label`"},
+		{"-v 1 2\n", "s.stream:1: expected `-v id`"},
+		{"e a 2\n", "bad vertex id \"a\""},
+		{"e 1 2 -3\n", "bad label \"-3\""},
+		{"{\"op\":\"x\"}\n", "s.stream:1: expected \"op\" one of"},
+		{"{\"op\":\"e\",\"u\":1}\n", "expected \"u\" and \"v\""},
+		{"{\"op\":\"v\",\"id\":1}\n", "expected \"label\""},
+		{"{\"op\":\"e\",\"u\":1,\"v\":2,\"w\":3}\n", "unknown field"},
+		{"{\"op\":\"e\"\n", "expected a JSON object"},
+	} {
+		_, err := collect(t, c.text, Options{})
+		var ue *Error
+		if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.text, err, c.want)
+		}
+	}
+	_, err := collect(t, "e 1 2\n", Options{Timestamps: true})
+	if err == nil || !strings.Contains(err.Error(), "expected `e u v [label] time`, got 2 fields") {
+		t.Errorf("missing timestamp: %v", err)
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	_, err := collect(t, "e 1 2\n"+strings.Repeat("9", MaxLineBytes+10)+"\n", Options{})
+	if err == nil || !strings.Contains(err.Error(), "s.stream:2: line longer") {
+		t.Fatalf("error %v", err)
+	}
+	// A long (but allowed) comment line is skipped.
+	got, err := collect(t, "#"+strings.Repeat("x", 100000)+"\ne 1 2", Options{})
+	if err != nil || len(got) != 1 || got[0].Line != 2 {
+		t.Fatalf("got %+v %v", got, err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "u.stream")
+	if err := os.WriteFile(path, []byte("e 1 2\n-e 2 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range ReadFile(path, Options{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("%d updates", n)
+	}
+	for _, err := range ReadFile(filepath.Join(t.TempDir(), "missing"), Options{}) {
+		if err == nil || !strings.Contains(err.Error(), "missing") {
+			t.Fatalf("missing file: %v", err)
+		}
+	}
+}
+
+// TestEmailStream reads the public email10 stream whole.
+func TestEmailStream(t *testing.T) {
+	path := filepath.Join(sharedtest.Dir(), "csm-email10", "updates.stream")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no shared test data:", err)
+	}
+	ins, del := 0, 0
+	for u, err := range ReadFile(path, Options{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch u.Kind {
+		case InsertEdge:
+			ins++
+		case DeleteEdge:
+			del++
+		}
+	}
+	if ins != 3068 || del != 6083 {
+		t.Fatalf("%d inserts, %d deletions; want 3068 and 6083 (README)", ins, del)
+	}
+}
+
+// FuzzRead: any input yields updates or one error naming a line, never a panic; an update
+// printed with String reads back as itself.
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{"e 1 2\n", "-e 1 2 3\n", "v 1 2\n-v 1\n", "# x\n", "{\"op\":\"e\",\"u\":1,\"v\":2}\n", "e 1 2 3 4\n"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, ts bool) {
+		opts := Options{Timestamps: ts}
+		for u, err := range Read(strings.NewReader(text), "f", opts) {
+			if err != nil {
+				var ue *Error
+				if !errors.As(err, &ue) || ue.Line < 1 {
+					t.Fatalf("error without a line: %v", err)
+				}
+				return
+			}
+			back, err := collect(t, u.String()+"\n", Options{Timestamps: u.HasTime})
+			if err != nil || len(back) != 1 {
+				t.Fatalf("%q reads back as %v %v", u.String(), back, err)
+			}
+			b := back[0]
+			if b.Kind != u.Kind || b.U != u.U || (u.Kind <= DeleteEdge && b.V != u.V) || b.Label != u.Label || b.Time != u.Time {
+				t.Fatalf("%+v reads back as %+v", u, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,521 @@
+// Package dynamic owns the changing data graph of continuous matching: a mutable, undirected,
+// simple graph with a uint32 label on every vertex and edge, that takes edge and vertex insertions
+// and deletions, creates vertices on the fly for new original ids, and converts to and from the
+// immutable graph.Graph (so it starts from any format submatch reads and can be written back as a
+// snapshot).
+//
+// Every vertex keeps its neighbours in runs, one per (neighbour vertex label, edge label), sorted
+// by that key; each run is a sorted slice of neighbour ids. The neighbours with one label pair are
+// found by binary search over the runs, never by scanning, and an insertion or deletion moves only
+// the tail of one run. Memory is proportional to the graph (a deleted edge frees its slot at once,
+// Compact returns spare capacity and the ids of deleted vertices), not to the updates seen.
+//
+// Vertices have dense ids; the id the input used (the original id) is kept for output. A deleted
+// vertex keeps its dense id until Compact, so ids stay stable between two compactions (a vertex
+// deleted and added again gets its old dense id back).
+package dynamic
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/submatch/submatch/graph"
+)
+
+// Errors returned (wrapped, with the vertices) by the mutators. Each names an invalid update: the
+// graph is left unchanged.
+var (
+	ErrEdgeExists    = errors.New("edge already present")
+	ErrNoEdge        = errors.New("no such edge")
+	ErrNoVertex      = errors.New("no such vertex")
+	ErrVertexExists  = errors.New("vertex already present")
+	ErrSelfLoop      = errors.New("self-loop")
+	ErrVertexHasEdge = errors.New("vertex still has edges")
+	ErrTooManyIDs    = errors.New("too many vertices")
+)
+
+// Run is the sorted neighbours of one vertex with one vertex label, reached by edges with one edge
+// label.
+type Run struct {
+	VertexLabel uint32
+	EdgeLabel   uint32
+	Neighbors   []uint32
+}
+
+// Graph is a mutable labelled graph. It is not safe for concurrent mutation; concurrent readers
+// are safe while nobody mutates.
+type Graph struct {
+	labels []uint32
+	alive  []bool
+	orig   []int64
+	degree []uint32
+	adj    [][]Run
+
+	// Original id -> dense id: table[id] = dense+1 for small non-negative ids, the map otherwise.
+	table []uint32
+	ids   map[int64]uint32
+
+	// Alive vertices per label and all together, unordered; pos* give each vertex's index.
+	byLabel  map[uint32][]uint32
+	posLabel []uint32
+	all      []uint32
+	posAll   []uint32
+
+	free     []uint32 // dense ids of vertices removed by Compact, for reuse
+	numEdges uint64
+	dead     int // deleted vertices not yet compacted
+}
+
+// New returns an empty graph.
+func New() *Graph {
+	return &Graph{ids: map[int64]uint32{}, byLabel: map[uint32][]uint32{}}
+}
+
+// FromGraph copies g (any loaded format or snapshot) into a mutable graph; dense ids are g's.
+func FromGraph(g *graph.Graph) *Graph {
+	n := g.NumVertices()
+	d := New()
+	d.labels = slices.Clone(g.VertexLabels())
+	d.alive = make([]bool, n)
+	d.orig = make([]int64, n)
+	d.degree = make([]uint32, n)
+	d.adj = make([][]Run, n)
+	d.posLabel = make([]uint32, n)
+	d.posAll = make([]uint32, n)
+	for v := range n {
+		u := uint32(v)
+		d.alive[v] = true
+		d.orig[v] = g.OriginalID(u)
+		d.mapID(d.orig[v], u)
+		d.index(u)
+		runs := g.Runs(u)
+		if len(runs) == 0 {
+			continue
+		}
+		// One backing array per vertex: its runs are subslices with capped capacity, so that an
+		// insertion into one run reallocates that run alone.
+		back := slices.Clone(g.Neighbors(u))
+		rs := make([]Run, len(runs))
+		for i, r := range runs {
+			nb := g.RunNeighbors(u, i)
+			start := int(r.Start - runs[0].Start)
+			rs[i] = Run{VertexLabel: r.VertexLabel, EdgeLabel: r.EdgeLabel, Neighbors: back[start : start+len(nb) : start+len(nb)]}
+		}
+		d.adj[v] = rs
+		d.degree[v] = uint32(g.Degree(u))
+	}
+	d.numEdges = g.NumEdges()
+	return d
+}
+
+func (d *Graph) tableLimit() int64 { return 8*int64(len(d.orig)) + 1<<20 }
+
+func (d *Graph) mapID(id int64, v uint32) {
+	if id >= 0 && id < d.tableLimit() {
+		if id >= int64(len(d.table)) {
+			grown := min(max(id+1, 2*int64(len(d.table))), d.tableLimit())
+			d.table = append(d.table, make([]uint32, grown-int64(len(d.table)))...)
+		}
+		d.table[id] = v + 1
+		return
+	}
+	d.ids[id] = v
+}
+
+func (d *Graph) unmapID(id int64) {
+	if id >= 0 && id < int64(len(d.table)) {
+		d.table[id] = 0
+		return
+	}
+	delete(d.ids, id)
+}
+
+// lookupAny returns the dense id of original id, alive or deleted (not yet compacted).
+func (d *Graph) lookupAny(id int64) (uint32, bool) {
+	if id >= 0 && id < int64(len(d.table)) {
+		v := d.table[id]
+		return v - 1, v != 0
+	}
+	v, ok := d.ids[id]
+	return v, ok
+}
+
+// Lookup returns the dense id of the alive vertex with original id id.
+func (d *Graph) Lookup(id int64) (uint32, bool) {
+	v, ok := d.lookupAny(id)
+	if !ok || !d.alive[v] {
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *Graph) index(v uint32) {
+	l := d.labels[v]
+	list := d.byLabel[l]
+	d.posLabel[v] = uint32(len(list))
+	d.byLabel[l] = append(list, v)
+	d.posAll[v] = uint32(len(d.all))
+	d.all = append(d.all, v)
+}
+
+func (d *Graph) unindex(v uint32) {
+	l := d.labels[v]
+	list := d.byLabel[l]
+	i := d.posLabel[v]
+	last := list[len(list)-1]
+	list[i] = last
+	d.posLabel[last] = i
+	list = list[:len(list)-1]
+	if len(list) == 0 {
+		delete(d.byLabel, l)
+	} else {
+		d.byLabel[l] = list
+	}
+	i = d.posAll[v]
+	last = d.all[len(d.all)-1]
+	d.all[i] = last
+	d.posAll[last] = i
+	d.all = d.all[:len(d.all)-1]
+}
+
+// IDBound returns one more than the largest dense id in use (alive or deleted): the size of
+// arrays indexed by vertex.
+func (d *Graph) IDBound() int { return len(d.labels) }
+
+// NumVertices returns the number of alive vertices.
+func (d *Graph) NumVertices() int { return len(d.all) }
+
+// NumEdges returns the number of undirected edges.
+func (d *Graph) NumEdges() uint64 { return d.numEdges }
+
+// Alive reports whether dense id v is an alive vertex.
+func (d *Graph) Alive(v uint32) bool { return int(v) < len(d.alive) && d.alive[v] }
+
+// Label returns the label of v.
+func (d *Graph) Label(v uint32) uint32 { return d.labels[v] }
+
+// OriginalID returns the id v had in the input.
+func (d *Graph) OriginalID(v uint32) int64 { return d.orig[v] }
+
+// Degree returns the number of neighbours of v.
+func (d *Graph) Degree(v uint32) int { return int(d.degree[v]) }
+
+// Runs returns the runs of v sorted by (vertex label, edge label). The slices alias the graph's
+// storage: valid until the next mutation, not to be modified.
+func (d *Graph) Runs(v uint32) []Run { return d.adj[v] }
+
+// Vertices returns every alive vertex, unordered (aliases storage; valid until the next mutation).
+func (d *Graph) Vertices() []uint32 { return d.all }
+
+// VerticesWithLabel returns the alive vertices with label l, unordered (aliases storage).
+func (d *Graph) VerticesWithLabel(l uint32) []uint32 { return d.byLabel[l] }
+
+// findRun returns the index of the run (vl, el) of v, or where it would be inserted.
+func findRun(runs []Run, vl, el uint32) (int, bool) {
+	lo, hi := 0, len(runs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		r := &runs[m]
+		if r.VertexLabel < vl || (r.VertexLabel == vl && r.EdgeLabel < el) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(runs) && runs[lo].VertexLabel == vl && runs[lo].EdgeLabel == el
+}
+
+// NeighborsWith returns the sorted neighbours of v with vertex label vl joined by an edge labelled
+// el (aliases storage; valid until the next mutation).
+func (d *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
+	runs := d.adj[v]
+	i, ok := findRun(runs, vl, el)
+	if !ok {
+		return nil
+	}
+	return runs[i].Neighbors
+}
+
+// RunsWithVertexLabel returns the runs of v whose vertex label is vl (one per edge label).
+func (d *Graph) RunsWithVertexLabel(v, vl uint32) []Run {
+	runs := d.adj[v]
+	lo, _ := findRun(runs, vl, 0)
+	hi := lo
+	for hi < len(runs) && runs[hi].VertexLabel == vl {
+		hi++
+	}
+	return runs[lo:hi]
+}
+
+// EdgeLabel returns the label of edge u-v and whether it exists.
+func (d *Graph) EdgeLabel(u, v uint32) (uint32, bool) {
+	if d.degree[u] > d.degree[v] {
+		u, v = v, u
+	}
+	vl := d.labels[v]
+	runs := d.adj[u]
+	i, _ := findRun(runs, vl, 0)
+	for ; i < len(runs) && runs[i].VertexLabel == vl; i++ {
+		if _, ok := slices.BinarySearch(runs[i].Neighbors, v); ok {
+			return runs[i].EdgeLabel, true
+		}
+	}
+	return 0, false
+}
+
+// HasEdgeLabelled reports whether u-v is an edge with label el.
+func (d *Graph) HasEdgeLabelled(u, v, el uint32) bool {
+	if d.degree[u] > d.degree[v] {
+		u, v = v, u
+	}
+	_, ok := slices.BinarySearch(d.NeighborsWith(u, d.labels[v], el), v)
+	return ok
+}
+
+// AddVertex adds a vertex with original id id and label l and returns its dense id. A vertex with
+// that id that is alive is an error (ErrVertexExists); one deleted since the last Compact comes
+// back with its old dense id.
+func (d *Graph) AddVertex(id int64, l uint32) (uint32, error) {
+	if v, ok := d.lookupAny(id); ok {
+		if d.alive[v] {
+			return v, fmt.Errorf("vertex %d: %w (label %d)", id, ErrVertexExists, d.labels[v])
+		}
+		d.alive[v] = true
+		d.labels[v] = l
+		d.dead--
+		d.index(v)
+		return v, nil
+	}
+	var v uint32
+	if k := len(d.free); k > 0 {
+		v = d.free[k-1]
+		d.free = d.free[:k-1]
+		d.labels[v], d.alive[v], d.orig[v], d.degree[v] = l, true, id, 0
+		d.adj[v] = d.adj[v][:0]
+	} else {
+		if len(d.labels) >= graph.MaxVertices {
+			return 0, fmt.Errorf("vertex %d: %w (at most %d)", id, ErrTooManyIDs, uint64(graph.MaxVertices))
+		}
+		v = uint32(len(d.labels))
+		d.labels = append(d.labels, l)
+		d.alive = append(d.alive, true)
+		d.orig = append(d.orig, id)
+		d.degree = append(d.degree, 0)
+		d.adj = append(d.adj, nil)
+		d.posLabel = append(d.posLabel, 0)
+		d.posAll = append(d.posAll, 0)
+	}
+	d.mapID(id, v)
+	d.index(v)
+	return v, nil
+}
+
+// DeleteVertex deletes the vertex v, which must have no edges left (ErrVertexHasEdge).
+func (d *Graph) DeleteVertex(v uint32) error {
+	if !d.Alive(v) {
+		return fmt.Errorf("vertex %d: %w", v, ErrNoVertex)
+	}
+	if d.degree[v] != 0 {
+		return fmt.Errorf("vertex %d: %w (%d)", d.orig[v], ErrVertexHasEdge, d.degree[v])
+	}
+	d.unindex(v)
+	d.alive[v] = false
+	d.adj[v] = nil
+	d.dead++
+	return nil
+}
+
+// AddEdge inserts the edge u-v with label el between alive vertices.
+func (d *Graph) AddEdge(u, v, el uint32) error {
+	if err := d.checkPair(u, v); err != nil {
+		return err
+	}
+	if l, ok := d.EdgeLabel(u, v); ok {
+		return fmt.Errorf("edge %d-%d: %w (label %d)", d.orig[u], d.orig[v], ErrEdgeExists, l)
+	}
+	d.insertHalf(u, v, el)
+	d.insertHalf(v, u, el)
+	d.numEdges++
+	return nil
+}
+
+// DeleteEdge removes the edge u-v and returns its label.
+func (d *Graph) DeleteEdge(u, v uint32) (uint32, error) {
+	if err := d.checkPair(u, v); err != nil {
+		return 0, err
+	}
+	el, ok := d.EdgeLabel(u, v)
+	if !ok {
+		return 0, fmt.Errorf("edge %d-%d: %w", d.orig[u], d.orig[v], ErrNoEdge)
+	}
+	d.deleteHalf(u, v, el)
+	d.deleteHalf(v, u, el)
+	d.numEdges--
+	return el, nil
+}
+
+func (d *Graph) checkPair(u, v uint32) error {
+	if !d.Alive(u) {
+		return fmt.Errorf("vertex %d: %w", u, ErrNoVertex)
+	}
+	if !d.Alive(v) {
+		return fmt.Errorf("vertex %d: %w", v, ErrNoVertex)
+	}
+	if u == v {
+		return fmt.Errorf("edge %d-%d: %w", d.orig[u], d.orig[v], ErrSelfLoop)
+	}
+	return nil
+}
+
+func (d *Graph) insertHalf(u, v, el uint32) {
+	runs := d.adj[u]
+	vl := d.labels[v]
+	i, ok := findRun(runs, vl, el)
+	if !ok {
+		runs = slices.Insert(runs, i, Run{VertexLabel: vl, EdgeLabel: el})
+		d.adj[u] = runs
+	}
+	nb := runs[i].Neighbors
+	j, _ := slices.BinarySearch(nb, v)
+	runs[i].Neighbors = slices.Insert(nb, j, v)
+	d.degree[u]++
+}
+
+func (d *Graph) deleteHalf(u, v, el uint32) {
+	runs := d.adj[u]
+	i, _ := findRun(runs, d.labels[v], el)
+	nb := runs[i].Neighbors
+	j, _ := slices.BinarySearch(nb, v)
+	nb = slices.Delete(nb, j, j+1)
+	if len(nb) == 0 {
+		d.adj[u] = slices.Delete(runs, i, i+1)
+	} else {
+		runs[i].Neighbors = nb
+	}
+	d.degree[u]--
+}
+
+// Compact returns the capacity that deletions left unused (runs and lists shrunk to fit when
+// more than half empty) and makes the dense ids of deleted vertices available for new ones (after
+// Compact, a deleted vertex added again may get another dense id). Call it between batches from
+// time to time; it takes time linear in the graph.
+func (d *Graph) Compact() {
+	for v := range d.adj {
+		runs := d.adj[v]
+		if cap(runs) > 2*len(runs)+4 {
+			runs = slices.Clip(slices.Clone(runs))
+			d.adj[v] = runs
+		}
+		for i := range runs {
+			nb := runs[i].Neighbors
+			if cap(nb) > 2*len(nb)+4 {
+				runs[i].Neighbors = slices.Clip(slices.Clone(nb))
+			}
+		}
+	}
+	if d.dead == 0 {
+		return
+	}
+	for v := range d.alive {
+		if d.alive[v] {
+			continue
+		}
+		if w, ok := d.lookupAny(d.orig[v]); ok && w == uint32(v) {
+			d.unmapID(d.orig[v])
+			d.free = append(d.free, uint32(v))
+		}
+	}
+	d.dead = 0
+}
+
+// Snapshot builds an immutable graph.Graph of the alive vertices and edges, keeping original ids
+// (write it with formats.WriteSnapshot, or count it with a static engine).
+func (d *Graph) Snapshot() (*graph.Graph, error) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	vs := slices.Clone(d.all)
+	slices.SortFunc(vs, func(a, b uint32) int {
+		switch {
+		case d.orig[a] < d.orig[b]:
+			return -1
+		case d.orig[a] > d.orig[b]:
+			return 1
+		}
+		return 0
+	})
+	for _, v := range vs {
+		if err := b.SetVertexLabel(d.orig[v], d.labels[v]); err != nil {
+			return nil, err
+		}
+	}
+	for _, v := range vs {
+		for _, r := range d.adj[v] {
+			for _, w := range r.Neighbors {
+				if d.orig[w] > d.orig[v] {
+					if err := b.AddEdge(d.orig[v], d.orig[w], r.EdgeLabel); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	return b.Build()
+}
+
+// Validate checks the invariants (sorted runs and lists, symmetric edges with equal labels,
+// degrees, indexes); for tests.
+func (d *Graph) Validate() error {
+	var half uint64
+	alive := 0
+	for v := range d.adj {
+		u := uint32(v)
+		if !d.alive[v] {
+			if len(d.adj[v]) != 0 {
+				return fmt.Errorf("deleted vertex %d has runs", v)
+			}
+			continue
+		}
+		alive++
+		if w, ok := d.Lookup(d.orig[v]); !ok || w != u {
+			return fmt.Errorf("vertex %d: original id %d does not map back", v, d.orig[v])
+		}
+		if d.byLabel[d.labels[v]][d.posLabel[v]] != u || d.all[d.posAll[v]] != u {
+			return fmt.Errorf("vertex %d: label index broken", v)
+		}
+		deg := 0
+		for i, r := range d.adj[v] {
+			if len(r.Neighbors) == 0 {
+				return fmt.Errorf("vertex %d: empty run", v)
+			}
+			if i > 0 {
+				p := d.adj[v][i-1]
+				if p.VertexLabel > r.VertexLabel || (p.VertexLabel == r.VertexLabel && p.EdgeLabel >= r.EdgeLabel) {
+					return fmt.Errorf("vertex %d: runs not sorted", v)
+				}
+			}
+			for j, w := range r.Neighbors {
+				if j > 0 && r.Neighbors[j-1] >= w {
+					return fmt.Errorf("vertex %d: run not strictly increasing", v)
+				}
+				if !d.Alive(w) || w == u || d.labels[w] != r.VertexLabel {
+					return fmt.Errorf("vertex %d: bad neighbour %d", v, w)
+				}
+				if !d.HasEdgeLabelled(w, u, r.EdgeLabel) {
+					return fmt.Errorf("edge %d-%d not symmetric", v, w)
+				}
+			}
+			deg += len(r.Neighbors)
+		}
+		if deg != int(d.degree[v]) {
+			return fmt.Errorf("vertex %d: degree %d, lists hold %d", v, d.degree[v], deg)
+		}
+		half += uint64(deg)
+	}
+	if alive != len(d.all) {
+		return fmt.Errorf("%d alive vertices, index holds %d", alive, len(d.all))
+	}
+	if half != 2*d.numEdges {
+		return fmt.Errorf("%d edges counted, %d half-edges", d.numEdges, half)
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package dynamic
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+)
+
+type key struct{ a, b int64 }
+
+func k(a, b int64) key {
+	if a > b {
+		a, b = b, a
+	}
+	return key{a, b}
+}
+
+// TestRandomOps applies random insertions and deletions to a graph and to a map, and compares
+// them (every edge, label, degree and the snapshot) after every few operations.
+func TestRandomOps(t *testing.T) {
+	for seed := range uint64(20) {
+		g0 := gen.RandomGraph(seed, 30, 0.15, 3, 2)
+		d := FromGraph(g0)
+		labels := map[int64]uint32{}
+		edges := map[key]uint32{}
+		for v := range g0.NumVertices() {
+			labels[g0.OriginalID(uint32(v))] = g0.VertexLabel(uint32(v))
+			els := g0.NeighborEdgeLabels(uint32(v))
+			for i, w := range g0.Neighbors(uint32(v)) {
+				l := uint32(0)
+				if els != nil {
+					l = els[i]
+				}
+				edges[k(g0.OriginalID(uint32(v)), g0.OriginalID(w))] = l
+			}
+		}
+		r := rand.New(rand.NewPCG(seed, 7))
+		for step := range 600 {
+			a, b := int64(r.IntN(40)), int64(r.IntN(40))
+			switch op := r.IntN(10); {
+			case op < 5: // insert edge
+				u, ok1 := d.Lookup(a)
+				v, ok2 := d.Lookup(b)
+				l := uint32(r.IntN(2))
+				_, exists := edges[k(a, b)]
+				if !ok1 || !ok2 {
+					continue
+				}
+				err := d.AddEdge(u, v, l)
+				switch {
+				case a == b:
+					if !errors.Is(err, ErrSelfLoop) {
+						t.Fatalf("seed %d: self-loop: %v", seed, err)
+					}
+				case exists:
+					if !errors.Is(err, ErrEdgeExists) {
+						t.Fatalf("seed %d: duplicate: %v", seed, err)
+					}
+				case err != nil:
+					t.Fatal(err)
+				default:
+					edges[k(a, b)] = l
+				}
+			case op < 8: // delete edge
+				u, ok1 := d.Lookup(a)
+				v, ok2 := d.Lookup(b)
+				if !ok1 || !ok2 || a == b {
+					continue
+				}
+				want, exists := edges[k(a, b)]
+				l, err := d.DeleteEdge(u, v)
+				if exists != (err == nil) || (exists && l != want) {
+					t.Fatalf("seed %d: delete %d-%d: %v %d, want exists=%v %d", seed, a, b, err, l, exists, want)
+				}
+				delete(edges, k(a, b))
+			case op < 9: // add vertex
+				_, exists := labels[a]
+				l := uint32(r.IntN(3))
+				_, err := d.AddVertex(a, l)
+				if exists != errors.Is(err, ErrVertexExists) {
+					t.Fatalf("seed %d: add vertex %d: %v", seed, a, err)
+				}
+				if !exists {
+					labels[a] = l
+				}
+			default: // delete vertex with its edges
+				v, ok := d.Lookup(a)
+				if !ok {
+					continue
+				}
+				for d.Degree(v) > 0 {
+					w := d.Runs(v)[0].Neighbors[0]
+					if _, err := d.DeleteEdge(v, w); err != nil {
+						t.Fatal(err)
+					}
+					delete(edges, k(a, d.OriginalID(w)))
+				}
+				if err := d.DeleteVertex(v); err != nil {
+					t.Fatal(err)
+				}
+				delete(labels, a)
+			}
+			if step%97 == 0 {
+				d.Compact()
+			}
+			if step%50 == 0 {
+				check(t, d, labels, edges)
+			}
+		}
+		check(t, d, labels, edges)
+	}
+}
+
+func check(t *testing.T, d *Graph, labels map[int64]uint32, edges map[key]uint32) {
+	t.Helper()
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if d.NumVertices() != len(labels) || d.NumEdges() != uint64(len(edges)) {
+		t.Fatalf("%d vertices %d edges, want %d %d", d.NumVertices(), d.NumEdges(), len(labels), len(edges))
+	}
+	for id, l := range labels {
+		v, ok := d.Lookup(id)
+		if !ok || d.Label(v) != l {
+			t.Fatalf("vertex %d missing or label differs", id)
+		}
+	}
+	for e, l := range edges {
+		u, _ := d.Lookup(e.a)
+		v, _ := d.Lookup(e.b)
+		if got, ok := d.EdgeLabel(u, v); !ok || got != l || !d.HasEdgeLabelled(v, u, l) {
+			t.Fatalf("edge %v: %d %v, want %d", e, got, ok, l)
+		}
+	}
+	s, err := d.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NumVertices() != len(labels) || s.NumEdges() != uint64(len(edges)) {
+		t.Fatalf("snapshot: %d vertices %d edges", s.NumVertices(), s.NumEdges())
+	}
+	back := FromGraph(s)
+	if err := back.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for v := range s.NumVertices() {
+		id := s.OriginalID(uint32(v))
+		if labels[id] != s.VertexLabel(uint32(v)) {
+			t.Fatalf("snapshot label of %d", id)
+		}
+		for _, w := range s.Neighbors(uint32(v)) {
+			if _, ok := edges[k(id, s.OriginalID(w))]; !ok {
+				t.Fatalf("snapshot has extra edge %d-%d", id, s.OriginalID(w))
+			}
+		}
+	}
+}
+
+func TestNeighborsWith(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][3]int64{{1, 2, 0}, {1, 3, 1}, {1, 4, 0}, {1, 5, 0}} {
+		if err := b.AddEdge(e[0], e[1], uint32(e[2])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, l := range map[int64]uint32{1: 0, 2: 1, 3: 1, 4: 2, 5: 1} {
+		if err := b.SetVertexLabel(id, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := FromGraph(g)
+	one, _ := d.Lookup(1)
+	var ids []int64
+	for _, w := range d.NeighborsWith(one, 1, 0) {
+		ids = append(ids, d.OriginalID(w))
+	}
+	if len(ids) != 2 || !(ids[0] == 2 && ids[1] == 5 || ids[0] == 5 && ids[1] == 2) {
+		t.Fatalf("NeighborsWith(1, 1, 0) = %v, want 2 and 5", ids)
+	}
+	six, err := d.AddVertex(6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AddEdge(one, six, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(d.NeighborsWith(one, 1, 0)); got != 3 {
+		t.Fatalf("after insert: %d neighbours, want 3", got)
+	}
+	if _, err := d.AddVertex(6, 2); !errors.Is(err, ErrVertexExists) {
+		t.Fatalf("second label: %v", err)
+	}
+	if err := d.DeleteVertex(six); !errors.Is(err, ErrVertexHasEdge) {
+		t.Fatalf("delete with edges: %v", err)
+	}
+}
