@@ -1,0 +1,344 @@
+package mining
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// locals are the local counts the formulas combine, all on the ordered graph. Per-edge values are
+// kept at the edge's position in the adjacency list of its lower endpoint (its out-position).
+type locals struct {
+	o  *ordered
+	k  int
+	te []uint32 // per out-position: triangles on the edge
+	sd []uint64 // per out-position: sum of the degrees of the triangles' third vertices
+	tv []uint64 // per vertex: triangles at the vertex
+	// per vertex and per out-position: 4-cycles through the vertex or edge (k >= 5)
+	c4v, c4e []uint64
+	k4v      []uint64 // per vertex: 4-cliques at the vertex (k >= 5)
+	s1       []uint64 // per vertex: sum over neighbours of (degree - 1)
+	tri      uint64   // triangles
+	c4       uint64   // 4-cycles
+	k4, k5   uint64   // cliques
+	gem      sum      // sum over triangles and apexes of (t_ac-1)(t_ad-1)
+}
+
+func computeLocals(ctx context.Context, o *ordered, k, threads int) (*locals, error) {
+	l := &locals{o: o, k: k}
+	if err := l.triangles(ctx, threads); err != nil {
+		return nil, err
+	}
+	if k >= 4 {
+		if err := l.cycles(ctx, threads); err != nil {
+			return nil, err
+		}
+		if err := l.cliques(ctx, threads); err != nil {
+			return nil, err
+		}
+	}
+	if k >= 5 {
+		l.s1 = make([]uint64, o.n)
+		for u := 0; u < o.n; u++ {
+			for _, v := range o.all(u) {
+				l.s1[u] += o.degree(int(v)) - 1
+			}
+		}
+		if err := l.gemSum(ctx, threads); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// intersect calls fn(i, j) for every common element a[i] == b[j] of two sorted lists.
+func intersect(a, b []uint32, fn func(i, j int)) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			fn(i, j)
+			i++
+			j++
+		}
+	}
+}
+
+// intersectInto appends the common elements of two sorted lists to dst.
+func intersectInto(dst, a, b []uint32) []uint32 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			dst = append(dst, a[i])
+			i++
+			j++
+		}
+	}
+	return dst
+}
+
+func countCommon(a, b []uint32) uint64 {
+	var n uint64
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+// triangles finds te, sd, tv and tri: every triangle u < v < w once, from the out-lists.
+func (l *locals) triangles(ctx context.Context, threads int) error {
+	o := l.o
+	l.te = make([]uint32, len(o.nbr))
+	l.sd = make([]uint64, len(o.nbr))
+	_, err := workersCtx(ctx, threads, o.n, func(_, u int) {
+		out := o.above(u)
+		base := o.up[u]
+		for i, v := range out {
+			pv := base + uint64(i)
+			vb := o.up[v]
+			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
+				w := out[i+1+j]
+				pw := base + uint64(i+1+j)
+				pvw := vb + uint64(k)
+				atomic.AddUint32(&l.te[pv], 1)
+				atomic.AddUint32(&l.te[pw], 1)
+				atomic.AddUint32(&l.te[pvw], 1)
+				atomic.AddUint64(&l.sd[pv], o.degree(int(w)))
+				atomic.AddUint64(&l.sd[pw], o.degree(int(v)))
+				atomic.AddUint64(&l.sd[pvw], o.degree(u))
+			})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	l.tv = make([]uint64, o.n)
+	var t3 uint64
+	for u := 0; u < o.n; u++ {
+		for i, v := range o.above(u) {
+			t := uint64(l.te[o.up[u]+uint64(i)])
+			l.tv[u] += t
+			l.tv[v] += t
+			t3 += t
+		}
+	}
+	for v := range l.tv {
+		l.tv[v] /= 2
+	}
+	l.tri = t3 / 3
+	return nil
+}
+
+// cycles counts 4-cycles, each once from its highest vertex u and the vertex w opposite: the
+// pairs of common neighbours of u and w below u. For k >= 5 a second pass over the same wedges
+// spreads the counts over vertices and edges.
+func (l *locals) cycles(ctx context.Context, threads int) error {
+	o := l.o
+	perVertex := l.k >= 5
+	if perVertex {
+		l.c4v = make([]uint64, o.n)
+		l.c4e = make([]uint64, len(o.nbr))
+	}
+	maxW := workersCount(threads, o.n)
+	cnt := make([][]uint32, maxW)
+	touched := make([][]uint32, maxW)
+	sums := make([]sum, maxW)
+	for w := range cnt {
+		cnt[w] = make([]uint32, o.n)
+	}
+	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+		c := cnt[wk]
+		t := touched[wk][:0]
+		allU := o.all(u)
+		low := allU[:o.up[u]-o.off[u]]
+		for _, v := range low {
+			for _, w := range o.all(int(v)) {
+				if w >= uint32(u) {
+					break
+				}
+				if c[w] == 0 {
+					t = append(t, w)
+				}
+				c[w]++
+			}
+		}
+		var here uint64
+		for _, w := range t {
+			n := uint64(c[w])
+			pairs := n * (n - 1) / 2
+			here += pairs
+			if perVertex && pairs > 0 {
+				atomic.AddUint64(&l.c4v[w], pairs)
+			}
+		}
+		sums[wk].add(here)
+		if perVertex && here > 0 {
+			atomic.AddUint64(&l.c4v[u], here)
+			for i, v := range low {
+				pv := o.off[u] + uint64(i)
+				var sv uint64
+				vl := o.all(int(v))
+				for j, w := range vl {
+					if w >= uint32(u) {
+						break
+					}
+					x := uint64(c[w]) - 1
+					if x > 0 {
+						sv += x
+						atomic.AddUint64(&l.c4e[o.off[v]+uint64(j)], x)
+					}
+				}
+				if sv > 0 {
+					atomic.AddUint64(&l.c4v[v], sv)
+					atomic.AddUint64(&l.c4e[pv], sv)
+				}
+			}
+		}
+		for _, w := range t {
+			c[w] = 0
+		}
+		touched[wk] = t
+	})
+	if err != nil {
+		return err
+	}
+	var s sum
+	for _, x := range sums {
+		s.merge(x)
+	}
+	var err2 error
+	if l.c4, err2 = s.result(); err2 != nil {
+		return err2
+	}
+	if perVertex {
+		l.foldEdges(l.c4e)
+	}
+	return nil
+}
+
+// foldEdges adds each edge's value at its position in the higher endpoint's list to its
+// out-position (the lower endpoint's list), leaving the sums at the out-positions.
+func (l *locals) foldEdges(a []uint64) {
+	o := l.o
+	next := make([]uint64, o.n) // per vertex: its next lower-part position to pair
+	copy(next, o.off[:o.n])
+	for u := 0; u < o.n; u++ {
+		for i, v := range o.above(u) {
+			p := o.up[u] + uint64(i)
+			q := next[v] // u is v's next lower neighbour in increasing order
+			next[v]++
+			a[p] += a[q]
+			a[q] = 0
+		}
+	}
+}
+
+// workersCount is the number of workers workers() starts for n items.
+func workersCount(threads, n int) int {
+	if threads <= 0 {
+		threads = maxProcs()
+	}
+	return max(1, min(threads, n))
+}
+
+// cliques counts 4- and (for k >= 5) 5-cliques from the out-lists, and 4-cliques per vertex.
+func (l *locals) cliques(ctx context.Context, threads int) error {
+	o := l.o
+	perVertex := l.k >= 5
+	if perVertex {
+		l.k4v = make([]uint64, o.n)
+	}
+	nw := workersCount(threads, o.n)
+	s1 := make([][]uint32, nw)
+	s2 := make([][]uint32, nw)
+	k4s := make([]sum, nw)
+	k5s := make([]sum, nw)
+	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+		out := o.above(u)
+		for i, v := range out {
+			a := intersectInto(s1[wk][:0], out[i+1:], o.above(int(v)))
+			s1[wk] = a
+			for _, w := range a {
+				b := intersectInto(s2[wk][:0], a, o.above(int(w)))
+				s2[wk] = b
+				nb := uint64(len(b))
+				k4s[wk].add(nb)
+				if perVertex && nb > 0 {
+					atomic.AddUint64(&l.k4v[u], nb)
+					atomic.AddUint64(&l.k4v[v], nb)
+					atomic.AddUint64(&l.k4v[w], nb)
+					for _, x := range b {
+						atomic.AddUint64(&l.k4v[x], 1)
+					}
+				}
+				if l.k >= 5 {
+					for j, x := range b {
+						k5s[wk].add(countCommon(b[j+1:], o.above(int(x))))
+					}
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	var a, b sum
+	for i := range k4s {
+		a.merge(k4s[i])
+		b.merge(k5s[i])
+	}
+	var err2 error
+	if l.k4, err2 = a.result(); err2 != nil {
+		return err2
+	}
+	l.k5, err2 = b.result()
+	return err2
+}
+
+// gemSum adds, over every triangle and each choice of apex a with base c, d, the product
+// (t_ac - 1)(t_ad - 1).
+func (l *locals) gemSum(ctx context.Context, threads int) error {
+	o := l.o
+	nw := workersCount(threads, o.n)
+	sums := make([]sum, nw)
+	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+		out := o.above(u)
+		base := o.up[u]
+		for i, v := range out {
+			tuv := uint64(l.te[base+uint64(i)]) - 1
+			vb := o.up[v]
+			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
+				tuw := uint64(l.te[base+uint64(i+1+j)]) - 1
+				tvw := uint64(l.te[vb+uint64(k)]) - 1
+				sums[wk].addProduct(tuv, tuw)
+				sums[wk].addProduct(tuv, tvw)
+				sums[wk].addProduct(tuw, tvw)
+			})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range sums {
+		l.gem.merge(s)
+	}
+	return nil
+}
