@@ -10,7 +10,7 @@ package mining
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"log/slog"
 	"math/bits"
 	"strings"

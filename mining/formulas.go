@@ -174,6 +174,8 @@ func (l *locals) formula(s Shape) (uint64, bool, error) {
 		})
 	case "3-book":
 		eachEdge(func(_, _ uint32, p uint64) { r.add(chooseOK(uint64(l.te[p]), 3, &r)) })
+	case "K2,3":
+		r.add(l.k23)
 	case "5-clique":
 		r.add(l.k5)
 	default:

@@ -20,6 +20,7 @@ type locals struct {
 	tri      uint64   // triangles
 	c4       uint64   // 4-cycles
 	k4, k5   uint64   // cliques
+	k23      uint64   // K2,3: sum over vertex pairs of C(common neighbours, 3)
 	gem      sum      // sum over triangles and apexes of (t_ac-1)(t_ad-1)
 }
 
@@ -44,6 +45,9 @@ func computeLocals(ctx context.Context, o *ordered, k, threads int) (*locals, er
 			}
 		}
 		if err := l.gemSum(ctx, threads); err != nil {
+			return nil, err
+		}
+		if err := l.pairs(ctx, threads); err != nil {
 			return nil, err
 		}
 	}
@@ -341,4 +345,50 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 		l.gem.merge(s)
 	}
 	return nil
+}
+
+// pairs finds k23, the sum over vertex pairs b < a of C(codeg(a, b), 3), from every wedge
+// a-x-b whose end b is below a.
+func (l *locals) pairs(ctx context.Context, threads int) error {
+	o := l.o
+	nw := workersCount(threads, o.n)
+	cnt := make([][]uint32, nw)
+	touched := make([][]uint32, nw)
+	sums := make([]sum, nw)
+	for w := range cnt {
+		cnt[w] = make([]uint32, o.n)
+	}
+	_, err := workersCtx(ctx, threads, o.n, func(wk, a int) {
+		c := cnt[wk]
+		t := touched[wk][:0]
+		for _, x := range o.all(a) {
+			for _, b := range o.all(int(x)) {
+				if b >= uint32(a) {
+					break
+				}
+				if c[b] == 0 {
+					t = append(t, b)
+				}
+				c[b]++
+			}
+		}
+		for _, b := range t {
+			if n := uint64(c[b]); n >= 3 {
+				v, over := choose(n, 3)
+				sums[wk].over = sums[wk].over || over
+				sums[wk].add(v)
+			}
+			c[b] = 0
+		}
+		touched[wk] = t
+	})
+	if err != nil {
+		return err
+	}
+	var s sum
+	for _, x := range sums {
+		s.merge(x)
+	}
+	l.k23, err = s.result()
+	return err
 }
