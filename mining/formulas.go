@@ -174,8 +174,18 @@ func (l *locals) formula(s Shape) (uint64, bool, error) {
 		})
 	case "3-book":
 		eachEdge(func(_, _ uint32, p uint64) { r.add(chooseOK(uint64(l.te[p]), 3, &r)) })
+	case "5-cycle":
+		r.add(l.c5)
 	case "K2,3":
 		r.add(l.k23)
+	case "5-clique minus edge":
+		r.pos.merge(l.k5e)
+	case "K5 minus 3-path":
+		eachEdge(func(_, _ uint32, p uint64) {
+			if t := uint64(l.te[p]); t >= 3 && l.k4e[p] > 0 {
+				r.addProduct(l.k4e[p]/2, t-2)
+			}
+		})
 	case "5-clique":
 		r.add(l.k5)
 	default:

@@ -2,6 +2,7 @@ package mining
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 )
 
@@ -20,8 +21,11 @@ type locals struct {
 	tri      uint64   // triangles
 	c4       uint64   // 4-cycles
 	k4, k5   uint64   // cliques
+	c5       uint64   // 5-cycles
 	k23      uint64   // K2,3: sum over vertex pairs of C(common neighbours, 3)
 	gem      sum      // sum over triangles and apexes of (t_ac-1)(t_ad-1)
+	k5e      sum      // sum over triangles of C(common neighbours of the three, 2)
+	k4e      []uint64 // per out-position: 2 x the 4-cliques on the edge (k >= 5)
 }
 
 func computeLocals(ctx context.Context, o *ordered, k, threads int) (*locals, error) {
@@ -48,6 +52,9 @@ func computeLocals(ctx context.Context, o *ordered, k, threads int) (*locals, er
 			return nil, err
 		}
 		if err := l.pairs(ctx, threads); err != nil {
+			return nil, err
+		}
+		if err := l.fiveCycles(ctx, threads); err != nil {
 			return nil, err
 		}
 	}
@@ -317,34 +324,78 @@ func (l *locals) cliques(ctx context.Context, threads int) error {
 	return err2
 }
 
-// gemSum adds, over every triangle and each choice of apex a with base c, d, the product
-// (t_ac - 1)(t_ad - 1).
+// gemSum walks the triangles again, now that te is known: it adds, over every triangle and each
+// choice of apex a with base c, d, the product (t_ac - 1)(t_ad - 1) to gem; and with c_T the
+// common neighbours of the triangle's three vertices, C(c_T, 2) to k5e and c_T to k4e of each of
+// its edges (every 4-clique on an edge is counted from its two triangles on that edge).
 func (l *locals) gemSum(ctx context.Context, threads int) error {
 	o := l.o
 	nw := workersCount(threads, o.n)
 	sums := make([]sum, nw)
+	k5 := make([]sum, nw)
+	l.k4e = make([]uint64, len(o.nbr))
 	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
 		out := o.above(u)
 		base := o.up[u]
+		nu := o.all(u)
 		for i, v := range out {
-			tuv := uint64(l.te[base+uint64(i)]) - 1
+			puv := base + uint64(i)
+			tuv := uint64(l.te[puv]) - 1
 			vb := o.up[v]
+			nv := o.all(int(v))
 			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
-				tuw := uint64(l.te[base+uint64(i+1+j)]) - 1
-				tvw := uint64(l.te[vb+uint64(k)]) - 1
+				puw := base + uint64(i+1+j)
+				pvw := vb + uint64(k)
+				tuw := uint64(l.te[puw]) - 1
+				tvw := uint64(l.te[pvw]) - 1
 				sums[wk].addProduct(tuv, tuw)
 				sums[wk].addProduct(tuv, tvw)
 				sums[wk].addProduct(tuw, tvw)
+				if tuv == 0 || tuw == 0 || tvw == 0 {
+					return
+				}
+				c := countCommon3(nu, nv, o.all(int(out[i+1+j])))
+				if c == 0 {
+					return
+				}
+				k5[wk].add(c * (c - 1) / 2)
+				atomic.AddUint64(&l.k4e[puv], c)
+				atomic.AddUint64(&l.k4e[puw], c)
+				atomic.AddUint64(&l.k4e[pvw], c)
 			})
 		}
 	})
 	if err != nil {
 		return err
 	}
-	for _, s := range sums {
-		l.gem.merge(s)
+	for w := range sums {
+		l.gem.merge(sums[w])
+		l.k5e.merge(k5[w])
 	}
 	return nil
+}
+
+// countCommon3 counts the elements common to three sorted lists.
+func countCommon3(a, b, c []uint32) uint64 {
+	var n uint64
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) && k < len(c) {
+		x, y, z := a[i], b[j], c[k]
+		switch {
+		case x == y && y == z:
+			n++
+			i++
+			j++
+			k++
+		case x <= y && x <= z:
+			i++
+		case y <= z:
+			j++
+		default:
+			k++
+		}
+	}
+	return n
 }
 
 // pairs finds k23, the sum over vertex pairs b < a of C(codeg(a, b), 3), from every wedge
@@ -390,5 +441,97 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 		s.merge(x)
 	}
 	l.k23, err = s.result()
+	return err
+}
+
+// fiveCycles counts 5-cycles, each once from its highest vertex u. With L the neighbours of u
+// below it and P2[x] the paths u-v-x (v in L, x below u), the cycles u-v1-x-y-v2-u are, over
+// ordered edges (x, y) below u, P2[x]P2[y] minus the choices v1 = v2 (v in L adjacent to x and
+// y: twice the triangles at v below u), v1 = y or v2 = x (y or x in L), plus v1 = y and v2 = x
+// together (twice the triangles whose top is u); each cycle is seen in both directions.
+func (l *locals) fiveCycles(ctx context.Context, threads int) error {
+	o := l.o
+	// Per vertex v: for each triangle at v, the larger of its other two vertices, sorted, so that
+	// the triangles at v below u are a prefix.
+	tmOff := make([]uint64, o.n+1)
+	for v := range o.n {
+		tmOff[v+1] = tmOff[v] + l.tv[v]
+	}
+	tmax := make([]uint32, tmOff[o.n])
+	fill := slices.Clone(tmOff[:o.n])
+	top := make([]uint64, o.n) // triangles whose highest vertex is v
+	for u := range o.n {
+		out := o.above(u)
+		for i, v := range out {
+			intersect(out[i+1:], o.above(int(v)), func(j, _ int) {
+				w := out[i+1+j]
+				tmax[fill[u]] = w
+				fill[u]++
+				tmax[fill[v]] = w
+				fill[v]++
+				tmax[fill[w]] = v
+				fill[w]++
+				top[w]++
+			})
+		}
+	}
+	workers(threads, o.n, func(_, v int) { slices.Sort(tmax[tmOff[v]:tmOff[v+1]]) })
+	nw := workersCount(threads, o.n)
+	p2 := make([][]uint32, nw)
+	touched := make([][]uint32, nw)
+	sums := make([]signed, nw)
+	for w := range p2 {
+		p2[w] = make([]uint32, o.n)
+	}
+	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+		c := p2[wk]
+		t := touched[wk][:0]
+		low := o.all(u)[:o.up[u]-o.off[u]]
+		for _, v := range low {
+			for _, x := range o.all(int(v)) {
+				if x >= uint32(u) {
+					break
+				}
+				if c[x] == 0 {
+					t = append(t, x)
+				}
+				c[x]++
+			}
+		}
+		r := &sums[wk]
+		for _, x := range t {
+			var s uint64
+			for _, y := range o.all(int(x)) {
+				if y >= uint32(u) {
+					break
+				}
+				s += uint64(c[y])
+			}
+			r.addProduct(uint64(c[x]), s)
+		}
+		for _, v := range low {
+			list := o.all(int(v))
+			below, _ := slices.BinarySearch(list, uint32(u)) // neighbours of v below u
+			r.subProduct(2*uint64(c[v]), uint64(below))
+			tm := tmax[tmOff[v]:tmOff[v+1]]
+			k, _ := slices.BinarySearch(tm, uint32(u))
+			r.sub(2 * uint64(k))
+		}
+		r.add(2 * top[u])
+		for _, x := range t {
+			c[x] = 0
+		}
+		touched[wk] = t
+	})
+	if err != nil {
+		return err
+	}
+	var total signed
+	for _, s := range sums {
+		total.pos.merge(s.pos)
+		total.neg.merge(s.neg)
+	}
+	v, err := total.result()
+	l.c5 = v / 2
 	return err
 }
