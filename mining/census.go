@@ -86,7 +86,7 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 	c := &Census{K: opts.K, Vertices: g.NumVertices(), Edges: g.NumEdges()}
 	start := time.Now()
 	o := newOrdered(g)
-	loc, err := computeLocals(ctx, o, opts.K, opts.Threads)
+	loc, err := computeLocals(ctx, o, opts.K, opts.Threads, log)
 	if err != nil {
 		return nil, err
 	}

@@ -174,6 +174,10 @@ func (l *locals) formula(s Shape) (uint64, bool, error) {
 		})
 	case "3-book":
 		eachEdge(func(_, _ uint32, p uint64) { r.add(chooseOK(uint64(l.te[p]), 3, &r)) })
+	case "4-wheel":
+		r.add(l.w4)
+	case "4-wheel minus spoke":
+		r.add(l.w4s)
 	case "5-cycle":
 		r.add(l.c5)
 	case "K2,3":

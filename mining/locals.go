@@ -2,8 +2,10 @@ package mining
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sync/atomic"
+	"time"
 )
 
 // locals are the local counts the formulas combine, all on the ordered graph. Per-edge values are
@@ -22,24 +24,27 @@ type locals struct {
 	c4       uint64   // 4-cycles
 	k4, k5   uint64   // cliques
 	c5       uint64   // 5-cycles
+	w4, w4s  uint64   // 4-wheels and 4-wheels minus a spoke
+	tOff     []uint64 // per adjacency position (out-positions only non-empty): into tl
+	tl       []uint32 // per edge: the third vertices of its triangles, sorted
+	canon    []uint64 // per adjacency position: the edge's out-position
 	k23      uint64   // K2,3: sum over vertex pairs of C(common neighbours, 3)
 	gem      sum      // sum over triangles and apexes of (t_ac-1)(t_ad-1)
 	k5e      sum      // sum over triangles of C(common neighbours of the three, 2)
 	k4e      []uint64 // per out-position: 2 x the 4-cliques on the edge (k >= 5)
 }
 
-func computeLocals(ctx context.Context, o *ordered, k, threads int) (*locals, error) {
+func computeLocals(ctx context.Context, o *ordered, k, threads int, log *slog.Logger) (*locals, error) {
 	l := &locals{o: o, k: k}
-	if err := l.triangles(ctx, threads); err != nil {
-		return nil, err
+	type phase struct {
+		name string
+		min  int
+		run  func(context.Context, int) error
 	}
-	if k >= 4 {
-		if err := l.cycles(ctx, threads); err != nil {
-			return nil, err
-		}
-		if err := l.cliques(ctx, threads); err != nil {
-			return nil, err
-		}
+	phases := []phase{
+		{"triangles", 3, l.triangles}, {"4-cycles", 4, l.cycles}, {"cliques", 4, l.cliques},
+		{"triangle lists", 5, l.triangleLists}, {"triangle sums", 5, l.gemSum}, {"pairs", 5, l.pairs},
+		{"5-cycles", 5, l.fiveCycles}, {"wheels", 5, l.wheels},
 	}
 	if k >= 5 {
 		l.s1 = make([]uint64, o.n)
@@ -48,14 +53,17 @@ func computeLocals(ctx context.Context, o *ordered, k, threads int) (*locals, er
 				l.s1[u] += o.degree(int(v)) - 1
 			}
 		}
-		if err := l.gemSum(ctx, threads); err != nil {
+	}
+	for _, ph := range phases {
+		if k < ph.min {
+			continue
+		}
+		start := time.Now()
+		if err := ph.run(ctx, threads); err != nil {
 			return nil, err
 		}
-		if err := l.pairs(ctx, threads); err != nil {
-			return nil, err
-		}
-		if err := l.fiveCycles(ctx, threads); err != nil {
-			return nil, err
+		if log != nil {
+			log.Debug("census phase", "phase", ph.name, "elapsed", time.Since(start).Round(time.Microsecond))
 		}
 	}
 	return l, nil
@@ -337,12 +345,10 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
 		out := o.above(u)
 		base := o.up[u]
-		nu := o.all(u)
 		for i, v := range out {
 			puv := base + uint64(i)
 			tuv := uint64(l.te[puv]) - 1
 			vb := o.up[v]
-			nv := o.all(int(v))
 			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
 				puw := base + uint64(i+1+j)
 				pvw := vb + uint64(k)
@@ -354,7 +360,7 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 				if tuv == 0 || tuw == 0 || tvw == 0 {
 					return
 				}
-				c := countCommon3(nu, nv, o.all(int(out[i+1+j])))
+				c := countCommon(l.tl[l.tOff[puv]:l.tOff[puv+1]], l.tl[l.tOff[puw]:l.tOff[puw+1]])
 				if c == 0 {
 					return
 				}
@@ -375,39 +381,21 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 	return nil
 }
 
-// countCommon3 counts the elements common to three sorted lists.
-func countCommon3(a, b, c []uint32) uint64 {
-	var n uint64
-	i, j, k := 0, 0, 0
-	for i < len(a) && j < len(b) && k < len(c) {
-		x, y, z := a[i], b[j], c[k]
-		switch {
-		case x == y && y == z:
-			n++
-			i++
-			j++
-			k++
-		case x <= y && x <= z:
-			i++
-		case y <= z:
-			j++
-		default:
-			k++
-		}
-	}
-	return n
-}
-
 // pairs finds k23, the sum over vertex pairs b < a of C(codeg(a, b), 3), from every wedge
-// a-x-b whose end b is below a.
+// a-x-b whose end b is below a; and w4s, the sum over the pairs of E(a, b) (codeg(a, b) - 2)
+// with E(a, b) the edges among their common neighbours (a 4-wheel minus a spoke is such a pair,
+// an edge among its common neighbours and a third common neighbour).
 func (l *locals) pairs(ctx context.Context, threads int) error {
 	o := l.o
 	nw := workersCount(threads, o.n)
 	cnt := make([][]uint32, nw)
+	ecnt := make([][]uint32, nw)
 	touched := make([][]uint32, nw)
 	sums := make([]sum, nw)
+	spoke := make([]sum, nw)
 	for w := range cnt {
 		cnt[w] = make([]uint32, o.n)
+		ecnt[w] = make([]uint32, o.n)
 	}
 	_, err := workersCtx(ctx, threads, o.n, func(wk, a int) {
 		c := cnt[wk]
@@ -423,15 +411,149 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 				c[b]++
 			}
 		}
+		// E[b]: the edges x-y inside the common neighbourhood of a and b (b < a), from the
+		// edges inside N(a) and their triangles.
+		e := ecnt[wk]
+		for i, x := range o.all(a) {
+			for _, y := range l.triangleList(o.off[a] + uint64(i)) {
+				if y <= x {
+					continue
+				}
+				for _, b := range l.triangleList(l.edgePos(x, y)) {
+					if b < uint32(a) {
+						e[b]++
+					}
+				}
+			}
+		}
 		for _, b := range t {
-			if n := uint64(c[b]); n >= 3 {
+			n := uint64(c[b])
+			if n >= 3 {
 				v, over := choose(n, 3)
 				sums[wk].over = sums[wk].over || over
 				sums[wk].add(v)
+				spoke[wk].addProduct(uint64(e[b]), n-2)
 			}
 			c[b] = 0
+			e[b] = 0
 		}
 		touched[wk] = t
+	})
+	if err != nil {
+		return err
+	}
+	var s, sp sum
+	for w := range sums {
+		s.merge(sums[w])
+		sp.merge(spoke[w])
+	}
+	if l.k23, err = s.result(); err != nil {
+		return err
+	}
+	l.w4s, err = sp.result()
+	return err
+}
+
+// triangleLists builds tOff and tl (each edge's triangles' third vertices, sorted) and canon.
+func (l *locals) triangleLists(ctx context.Context, threads int) error {
+	o := l.o
+	l.tOff = make([]uint64, len(o.nbr)+1)
+	for p := range o.nbr {
+		l.tOff[p+1] = l.tOff[p] + uint64(l.te[p])
+	}
+	l.tl = make([]uint32, l.tOff[len(o.nbr)])
+	fill := make([]uint64, len(o.nbr))
+	_, err := workersCtx(ctx, threads, o.n, func(_, u int) {
+		out := o.above(u)
+		base := o.up[u]
+		for i, v := range out {
+			pv := base + uint64(i)
+			vb := o.up[v]
+			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
+				w := out[i+1+j]
+				pw := base + uint64(i+1+j)
+				pvw := vb + uint64(k)
+				l.tl[l.tOff[pv]+atomic.AddUint64(&fill[pv], 1)-1] = w
+				l.tl[l.tOff[pw]+atomic.AddUint64(&fill[pw], 1)-1] = v
+				l.tl[l.tOff[pvw]+atomic.AddUint64(&fill[pvw], 1)-1] = uint32(u)
+			})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	workers(threads, len(o.nbr), func(_, p int) {
+		if l.te[p] > 1 {
+			slices.Sort(l.tl[l.tOff[p]:l.tOff[p+1]])
+		}
+	})
+	l.canon = make([]uint64, len(o.nbr))
+	next := slices.Clone(o.off[:o.n])
+	for u := 0; u < o.n; u++ {
+		for i, v := range o.above(u) {
+			p := o.up[u] + uint64(i)
+			l.canon[p] = p
+			l.canon[next[v]] = p
+			next[v]++
+		}
+	}
+	return nil
+}
+
+// triangleList returns the third vertices of the triangles on the edge at adjacency position p.
+func (l *locals) triangleList(p uint64) []uint32 {
+	c := l.canon[p]
+	return l.tl[l.tOff[c]:l.tOff[c+1]]
+}
+
+// edgePos returns the out-position of the edge x-y (which must exist).
+func (l *locals) edgePos(x, y uint32) uint64 {
+	if x > y {
+		x, y = y, x
+	}
+	list := l.o.above(int(x))
+	i, _ := slices.BinarySearch(list, y)
+	return l.o.up[x] + uint64(i)
+}
+
+// wheels counts 4-wheels: for each hub h, the 4-cycles of the graph its neighbours induce (whose
+// edges are the triangles at h), each once from its highest vertex a and the vertex opposite.
+func (l *locals) wheels(ctx context.Context, threads int) error {
+	o := l.o
+	nw := workersCount(threads, o.n)
+	cnt := make([][]uint32, nw)
+	touched := make([][]uint32, nw)
+	sums := make([]sum, nw)
+	for w := range cnt {
+		cnt[w] = make([]uint32, o.n)
+	}
+	_, err := workersCtx(ctx, threads, o.n, func(wk, h int) {
+		c := cnt[wk]
+		nh := o.all(h)
+		for i, a := range nh {
+			t := touched[wk][:0]
+			for _, b := range l.triangleList(o.off[h] + uint64(i)) {
+				if b >= a {
+					break
+				}
+				k, _ := slices.BinarySearch(nh, b)
+				for _, x := range l.triangleList(o.off[h] + uint64(k)) {
+					if x >= a {
+						break
+					}
+					if c[x] == 0 {
+						t = append(t, x)
+					}
+					c[x]++
+				}
+			}
+			for _, x := range t {
+				n := uint64(c[x])
+				sums[wk].add(n * (n - 1) / 2)
+				c[x] = 0
+			}
+			touched[wk] = t
+		}
 	})
 	if err != nil {
 		return err
@@ -440,7 +562,7 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 	for _, x := range sums {
 		s.merge(x)
 	}
-	l.k23, err = s.result()
+	l.w4, err = s.result()
 	return err
 }
 

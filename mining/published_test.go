@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/sharedtest"
@@ -58,7 +59,7 @@ func TestEmailEuCore(t *testing.T) {
 	want := map[string]uint64{"triangle": 105461, "4-clique": 423750, "5-clique": 1222005}
 	for k := 3; k <= 5; k++ {
 		o := newOrdered(g)
-		l, err := computeLocals(context.Background(), o, k, 0)
+		l, err := computeLocals(context.Background(), o, k, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +69,31 @@ func TestEmailEuCore(t *testing.T) {
 				if err != nil || got != w {
 					t.Errorf("email-Eu-core %s: %d (%v), published %d", s.Name(), got, err, w)
 				}
+			}
+		}
+	}
+}
+
+// TestEngineAgrees checks every formula against the CPU engine's count of the pattern on
+// email-Eu-core (a deep sweep: the engine takes about 20 s).
+func TestEngineAgrees(t *testing.T) {
+	sharedtest.SkipUnlessLong(t)
+	g := loadShared(t, "email-eu-core/email-Eu-core.txt")
+	for k := 3; k <= 5; k++ {
+		l, err := computeLocals(context.Background(), newOrdered(g), k, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := engine.Lookup("cpu")
+		for _, s := range ConnectedShapes(k) {
+			got, ok, err := l.formula(s)
+			if !ok || err != nil {
+				t.Errorf("%s: no formula (%v)", s.Name(), err)
+				continue
+			}
+			res, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: s.Pattern(), Semantics: engine.Semantics{Unique: true}})
+			if err != nil || res.Count != got {
+				t.Errorf("%s: formula %d, engine %d (%v)", s.Name(), got, res.Count, err)
 			}
 		}
 	}
