@@ -11,11 +11,12 @@ import (
 // locals are the local counts the formulas combine, all on the ordered graph. Per-edge values are
 // kept at the edge's position in the adjacency list of its lower endpoint (its out-position).
 type locals struct {
-	o  *ordered
-	k  int
-	te []uint32 // per out-position: triangles on the edge
-	sd []uint64 // per out-position: sum of the degrees of the triangles' third vertices
-	tv []uint64 // per vertex: triangles at the vertex
+	o      *ordered
+	k      int
+	vertex bool     // per-vertex counts wanted (c4v, k4v for k = 4)
+	te     []uint32 // per out-position: triangles on the edge
+	sd     []uint64 // per out-position: sum of the degrees of the triangles' third vertices
+	tv     []uint64 // per vertex: triangles at the vertex
 	// per vertex and per out-position: 4-cycles through the vertex or edge (k >= 5)
 	c4v, c4e []uint64
 	k4v      []uint64 // per vertex: 4-cliques at the vertex (k >= 5)
@@ -36,6 +37,15 @@ type locals struct {
 
 func computeLocals(ctx context.Context, o *ordered, k, threads int, log *slog.Logger) (*locals, error) {
 	l := &locals{o: o, k: k}
+	if err := l.compute(ctx, threads, log); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// compute runs the phases l.k needs.
+func (l *locals) compute(ctx context.Context, threads int, log *slog.Logger) error {
+	o, k := l.o, l.k
 	type phase struct {
 		name string
 		min  int
@@ -46,7 +56,7 @@ func computeLocals(ctx context.Context, o *ordered, k, threads int, log *slog.Lo
 		{"triangle lists", 5, l.triangleLists}, {"triangle sums", 5, l.gemSum}, {"pairs", 5, l.pairs},
 		{"5-cycles", 5, l.fiveCycles}, {"wheels", 5, l.wheels},
 	}
-	if k >= 5 {
+	if k >= 5 || l.vertex {
 		l.s1 = make([]uint64, o.n)
 		for u := 0; u < o.n; u++ {
 			for _, v := range o.all(u) {
@@ -60,13 +70,13 @@ func computeLocals(ctx context.Context, o *ordered, k, threads int, log *slog.Lo
 		}
 		start := time.Now()
 		if err := ph.run(ctx, threads); err != nil {
-			return nil, err
+			return err
 		}
 		if log != nil {
 			log.Debug("census phase", "phase", ph.name, "elapsed", time.Since(start).Round(time.Microsecond))
 		}
 	}
-	return l, nil
+	return nil
 }
 
 // intersect calls fn(i, j) for every common element a[i] == b[j] of two sorted lists.
@@ -171,7 +181,7 @@ func (l *locals) triangles(ctx context.Context, threads int) error {
 // spreads the counts over vertices and edges.
 func (l *locals) cycles(ctx context.Context, threads int) error {
 	o := l.o
-	perVertex := l.k >= 5
+	perVertex := l.k >= 5 || l.vertex
 	if perVertex {
 		l.c4v = make([]uint64, o.n)
 		l.c4e = make([]uint64, len(o.nbr))
@@ -281,7 +291,7 @@ func workersCount(threads, n int) int {
 // cliques counts 4- and (for k >= 5) 5-cliques from the out-lists, and 4-cliques per vertex.
 func (l *locals) cliques(ctx context.Context, threads int) error {
 	o := l.o
-	perVertex := l.k >= 5
+	perVertex := l.k >= 5 || l.vertex
 	if perVertex {
 		l.k4v = make([]uint64, o.n)
 	}
@@ -487,6 +497,13 @@ func (l *locals) triangleLists(ctx context.Context, threads int) error {
 			slices.Sort(l.tl[l.tOff[p]:l.tOff[p+1]])
 		}
 	})
+	l.buildCanon()
+	return nil
+}
+
+// buildCanon fills canon: every adjacency position's out-position.
+func (l *locals) buildCanon() {
+	o := l.o
 	l.canon = make([]uint64, len(o.nbr))
 	next := slices.Clone(o.off[:o.n])
 	for u := 0; u < o.n; u++ {
@@ -497,7 +514,6 @@ func (l *locals) triangleLists(ctx context.Context, threads int) error {
 			next[v]++
 		}
 	}
-	return nil
 }
 
 // triangleList returns the third vertices of the triangles on the edge at adjacency position p.
