@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/mining"
 )
 
@@ -47,6 +52,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		jsonOut    bool
 		onlyInd    bool
 		onlyNonInd bool
+		perVertex  bool
 	)
 	common.register(fs)
 	load.register(fs)
@@ -56,6 +62,8 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.BoolVar(&jsonOut, "json", false, "print JSON, one object per pattern and line")
 	fs.BoolVar(&onlyInd, "induced", false, "print only the induced counts")
 	fs.BoolVar(&onlyNonInd, "non-induced", false, "print only the non-induced counts")
+	fs.BoolVar(&perVertex, "per-vertex", false, "print per-vertex orbit counts instead (K = 3 or 4: ORCA's orbits 0-3 or 0-14, the graphlet degree\n"+
+		"vectors), one line per vertex with its original id: induced (ORCA's convention) unless --non-induced; --json gives both")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -81,6 +89,9 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	ctx, cancel := common.context(ctx)
 	defer cancel()
+	if perVertex {
+		return printPerVertex(ctx, g, k, threads, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
+	}
 	start := time.Now()
 	c, err := mining.Count(ctx, g, mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose)})
 	if err != nil {
@@ -140,5 +151,63 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	tw.Flush()
 	fmt.Fprintf(stderr, "motifs: k=%d, %d patterns, %d vertices, %d edges, %.1f ms\n", k, len(recs), c.Vertices, c.Edges, ms(elapsed))
+	return exitOK
+}
+
+// printPerVertex runs and prints motifs --per-vertex.
+func printPerVertex(ctx context.Context, g *graph.Graph, k, threads int, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
+	if k > 4 {
+		return exitCode(stderr, usagef("motifs --per-vertex: -k %d: per-vertex orbit counts are computed for K = 3 or 4", k))
+	}
+	start := time.Now()
+	vc, err := mining.CountPerVertex(ctx, g, mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose)})
+	if err != nil {
+		if isCancel(err) {
+			fmt.Fprintf(stderr, "submatch: motifs: %s; no counts printed\n", stopReason(ctx, common.timeout))
+			return exitPartial
+		}
+		return exitCode(stderr, err)
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	order := make([]uint32, g.NumVertices()) // vertices by original id
+	for v := range order {
+		order[v] = uint32(v)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(g.OriginalID(a), g.OriginalID(b)) })
+	if jsonOut {
+		enc := json.NewEncoder(w)
+		for _, v := range order {
+			rec := map[string]any{"vertex": g.OriginalID(v)}
+			if !onlyNonInd {
+				rec["induced"] = vc.Induced[v]
+			}
+			if !onlyInd {
+				rec["non_induced"] = vc.NonInduced[v]
+			}
+			if err := enc.Encode(rec); err != nil {
+				return exitCode(stderr, err)
+			}
+		}
+	} else {
+		w.WriteString("vertex")
+		for _, o := range vc.Orbits {
+			fmt.Fprintf(w, "\torbit%d:%s/%d", o.ORCA, strings.ReplaceAll(o.Name, " ", "-"), o.Degree)
+		}
+		w.WriteString("\n")
+		counts := vc.Induced
+		if onlyNonInd {
+			counts = vc.NonInduced
+		}
+		for _, v := range order {
+			w.WriteString(strconv.FormatInt(g.OriginalID(v), 10))
+			for _, x := range counts[v] {
+				w.WriteString("\t")
+				w.WriteString(strconv.FormatUint(x, 10))
+			}
+			w.WriteString("\n")
+		}
+	}
+	fmt.Fprintf(stderr, "motifs --per-vertex: k=%d, %d orbits, %d vertices, %.1f ms\n", k, len(vc.Orbits), g.NumVertices(), ms(time.Since(start)))
 	return exitOK
 }

@@ -80,3 +80,21 @@ func TestMotifsUsage(t *testing.T) {
 		t.Errorf("missing file: exit %d, want 2", code)
 	}
 }
+
+func TestMotifsPerVertex(t *testing.T) {
+	g := writeFile(t, "g.txt", "10 20\n20 30\n30 10\n30 40\n")
+	code, out, errOut := runCmd(t, "motifs", g, "-k", "4", "--per-vertex")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	// A triangle 10-20-30 with a tail 30-40: vertex 30 has degree 3, is the middle of two induced
+	// 3-paths, in one triangle and the degree-3 vertex of one tailed triangle (orbit 11).
+	want := "30\t3\t0\t2\t1\t0\t0\t0\t0\t0\t0\t0\t1\t0\t0\t0"
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "vertex\torbit0:edge/1") || lines[1][:2] != "10" || lines[3] != want {
+		t.Errorf("per-vertex output:\n%s\nwant line %q", out, want)
+	}
+	if code, _, _ := runCmd(t, "motifs", g, "-k", "5", "--per-vertex"); code != 2 {
+		t.Errorf("-k 5 --per-vertex: exit %d, want 2", code)
+	}
+}
