@@ -138,23 +138,14 @@ func (l *locals) triangles(ctx context.Context, threads int) error {
 	l.te = make([]uint32, len(o.nbr))
 	l.sd = make([]uint64, len(o.nbr))
 	_, err := workersCtx(ctx, threads, o.n, func(_, u int) {
-		out := o.above(u)
-		base := o.up[u]
-		for i, v := range out {
-			pv := base + uint64(i)
-			vb := o.up[v]
-			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
-				w := out[i+1+j]
-				pw := base + uint64(i+1+j)
-				pvw := vb + uint64(k)
-				atomic.AddUint32(&l.te[pv], 1)
-				atomic.AddUint32(&l.te[pw], 1)
-				atomic.AddUint32(&l.te[pvw], 1)
-				atomic.AddUint64(&l.sd[pv], o.degree(int(w)))
-				atomic.AddUint64(&l.sd[pw], o.degree(int(v)))
-				atomic.AddUint64(&l.sd[pvw], o.degree(u))
-			})
-		}
+		o.trianglesAt(u, func(v, w uint32, pv, pw, pvw uint64) {
+			atomic.AddUint32(&l.te[pv], 1)
+			atomic.AddUint32(&l.te[pw], 1)
+			atomic.AddUint32(&l.te[pvw], 1)
+			atomic.AddUint64(&l.sd[pv], o.degree(int(w)))
+			atomic.AddUint64(&l.sd[pw], o.degree(int(v)))
+			atomic.AddUint64(&l.sd[pvw], o.degree(u))
+		})
 	})
 	if err != nil {
 		return err
@@ -187,30 +178,15 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 		l.c4e = make([]uint64, len(o.nbr))
 	}
 	maxW := workersCount(threads, o.n)
-	cnt := make([][]uint32, maxW)
-	touched := make([][]uint32, maxW)
+	tallies := newTallies(maxW, o.n)
 	sums := make([]sum, maxW)
-	for w := range cnt {
-		cnt[w] = make([]uint32, o.n)
-	}
 	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
-		c := cnt[wk]
-		t := touched[wk][:0]
-		allU := o.all(u)
-		low := allU[:o.up[u]-o.off[u]]
-		for _, v := range low {
-			for _, w := range o.all(int(v)) {
-				if w >= uint32(u) {
-					break
-				}
-				if c[w] == 0 {
-					t = append(t, w)
-				}
-				c[w]++
-			}
-		}
+		tl := &tallies[wk]
+		c := tl.c
+		tl.lowerWedges(o, u)
+		low := o.lower(u)
 		var here uint64
-		for _, w := range t {
+		for _, w := range tl.seen {
 			n := uint64(c[w])
 			pairs := n * (n - 1) / 2
 			here += pairs
@@ -241,10 +217,7 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 				}
 			}
 		}
-		for _, w := range t {
-			c[w] = 0
-		}
-		touched[wk] = t
+		tl.clear()
 	})
 	if err != nil {
 		return err
@@ -353,33 +326,25 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 	k5 := make([]sum, nw)
 	l.k4e = make([]uint64, len(o.nbr))
 	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
-		out := o.above(u)
-		base := o.up[u]
-		for i, v := range out {
-			puv := base + uint64(i)
+		o.trianglesAt(u, func(_, _ uint32, puv, puw, pvw uint64) {
 			tuv := uint64(l.te[puv]) - 1
-			vb := o.up[v]
-			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
-				puw := base + uint64(i+1+j)
-				pvw := vb + uint64(k)
-				tuw := uint64(l.te[puw]) - 1
-				tvw := uint64(l.te[pvw]) - 1
-				sums[wk].addProduct(tuv, tuw)
-				sums[wk].addProduct(tuv, tvw)
-				sums[wk].addProduct(tuw, tvw)
-				if tuv == 0 || tuw == 0 || tvw == 0 {
-					return
-				}
-				c := countCommon(l.tl[l.tOff[puv]:l.tOff[puv+1]], l.tl[l.tOff[puw]:l.tOff[puw+1]])
-				if c == 0 {
-					return
-				}
-				k5[wk].add(c * (c - 1) / 2)
-				atomic.AddUint64(&l.k4e[puv], c)
-				atomic.AddUint64(&l.k4e[puw], c)
-				atomic.AddUint64(&l.k4e[pvw], c)
-			})
-		}
+			tuw := uint64(l.te[puw]) - 1
+			tvw := uint64(l.te[pvw]) - 1
+			sums[wk].addProduct(tuv, tuw)
+			sums[wk].addProduct(tuv, tvw)
+			sums[wk].addProduct(tuw, tvw)
+			if tuv == 0 || tuw == 0 || tvw == 0 {
+				return
+			}
+			c := countCommon(l.tl[l.tOff[puv]:l.tOff[puv+1]], l.tl[l.tOff[puw]:l.tOff[puw+1]])
+			if c == 0 {
+				return
+			}
+			k5[wk].add(c * (c - 1) / 2)
+			atomic.AddUint64(&l.k4e[puv], c)
+			atomic.AddUint64(&l.k4e[puw], c)
+			atomic.AddUint64(&l.k4e[pvw], c)
+		})
 	})
 	if err != nil {
 		return err
@@ -398,27 +363,22 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 func (l *locals) pairs(ctx context.Context, threads int) error {
 	o := l.o
 	nw := workersCount(threads, o.n)
-	cnt := make([][]uint32, nw)
+	tallies := newTallies(nw, o.n)
 	ecnt := make([][]uint32, nw)
-	touched := make([][]uint32, nw)
 	sums := make([]sum, nw)
 	spoke := make([]sum, nw)
-	for w := range cnt {
-		cnt[w] = make([]uint32, o.n)
+	for w := range ecnt {
 		ecnt[w] = make([]uint32, o.n)
 	}
 	_, err := workersCtx(ctx, threads, o.n, func(wk, a int) {
-		c := cnt[wk]
-		t := touched[wk][:0]
+		tl := &tallies[wk]
+		c := tl.c
 		for _, x := range o.all(a) {
 			for _, b := range o.all(int(x)) {
 				if b >= uint32(a) {
 					break
 				}
-				if c[b] == 0 {
-					t = append(t, b)
-				}
-				c[b]++
+				tl.add(b)
 			}
 		}
 		// E[b]: the edges x-y inside the common neighbourhood of a and b (b < a), from the
@@ -436,7 +396,7 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 				}
 			}
 		}
-		for _, b := range t {
+		for _, b := range tl.seen {
 			n := uint64(c[b])
 			if n >= 3 {
 				v, over := choose(n, 3)
@@ -444,10 +404,9 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 				sums[wk].add(v)
 				spoke[wk].addProduct(uint64(e[b]), n-2)
 			}
-			c[b] = 0
 			e[b] = 0
 		}
-		touched[wk] = t
+		tl.clear()
 	})
 	if err != nil {
 		return err
@@ -474,20 +433,11 @@ func (l *locals) triangleLists(ctx context.Context, threads int) error {
 	l.tl = make([]uint32, l.tOff[len(o.nbr)])
 	fill := make([]uint64, len(o.nbr))
 	_, err := workersCtx(ctx, threads, o.n, func(_, u int) {
-		out := o.above(u)
-		base := o.up[u]
-		for i, v := range out {
-			pv := base + uint64(i)
-			vb := o.up[v]
-			intersect(out[i+1:], o.above(int(v)), func(j, k int) {
-				w := out[i+1+j]
-				pw := base + uint64(i+1+j)
-				pvw := vb + uint64(k)
-				l.tl[l.tOff[pv]+atomic.AddUint64(&fill[pv], 1)-1] = w
-				l.tl[l.tOff[pw]+atomic.AddUint64(&fill[pw], 1)-1] = v
-				l.tl[l.tOff[pvw]+atomic.AddUint64(&fill[pvw], 1)-1] = uint32(u)
-			})
-		}
+		o.trianglesAt(u, func(v, w uint32, pv, pw, pvw uint64) {
+			l.tl[l.tOff[pv]+atomic.AddUint64(&fill[pv], 1)-1] = w
+			l.tl[l.tOff[pw]+atomic.AddUint64(&fill[pw], 1)-1] = v
+			l.tl[l.tOff[pvw]+atomic.AddUint64(&fill[pvw], 1)-1] = uint32(u)
+		})
 	})
 	if err != nil {
 		return err
@@ -537,17 +487,12 @@ func (l *locals) edgePos(x, y uint32) uint64 {
 func (l *locals) wheels(ctx context.Context, threads int) error {
 	o := l.o
 	nw := workersCount(threads, o.n)
-	cnt := make([][]uint32, nw)
-	touched := make([][]uint32, nw)
+	tallies := newTallies(nw, o.n)
 	sums := make([]sum, nw)
-	for w := range cnt {
-		cnt[w] = make([]uint32, o.n)
-	}
 	_, err := workersCtx(ctx, threads, o.n, func(wk, h int) {
-		c := cnt[wk]
+		tl := &tallies[wk]
 		nh := o.all(h)
 		for i, a := range nh {
-			t := touched[wk][:0]
 			for _, b := range l.triangleList(o.off[h] + uint64(i)) {
 				if b >= a {
 					break
@@ -557,18 +502,14 @@ func (l *locals) wheels(ctx context.Context, threads int) error {
 					if x >= a {
 						break
 					}
-					if c[x] == 0 {
-						t = append(t, x)
-					}
-					c[x]++
+					tl.add(x)
 				}
 			}
-			for _, x := range t {
-				n := uint64(c[x])
+			for _, x := range tl.seen {
+				n := uint64(tl.c[x])
 				sums[wk].add(n * (n - 1) / 2)
-				c[x] = 0
 			}
-			touched[wk] = t
+			tl.clear()
 		}
 	})
 	if err != nil {
@@ -599,45 +540,27 @@ func (l *locals) fiveCycles(ctx context.Context, threads int) error {
 	fill := slices.Clone(tmOff[:o.n])
 	top := make([]uint64, o.n) // triangles whose highest vertex is v
 	for u := range o.n {
-		out := o.above(u)
-		for i, v := range out {
-			intersect(out[i+1:], o.above(int(v)), func(j, _ int) {
-				w := out[i+1+j]
-				tmax[fill[u]] = w
-				fill[u]++
-				tmax[fill[v]] = w
-				fill[v]++
-				tmax[fill[w]] = v
-				fill[w]++
-				top[w]++
-			})
-		}
+		o.trianglesAt(u, func(v, w uint32, _, _, _ uint64) {
+			tmax[fill[u]] = w
+			fill[u]++
+			tmax[fill[v]] = w
+			fill[v]++
+			tmax[fill[w]] = v
+			fill[w]++
+			top[w]++
+		})
 	}
 	workers(threads, o.n, func(_, v int) { slices.Sort(tmax[tmOff[v]:tmOff[v+1]]) })
 	nw := workersCount(threads, o.n)
-	p2 := make([][]uint32, nw)
-	touched := make([][]uint32, nw)
+	tallies := newTallies(nw, o.n)
 	sums := make([]signed, nw)
-	for w := range p2 {
-		p2[w] = make([]uint32, o.n)
-	}
 	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
-		c := p2[wk]
-		t := touched[wk][:0]
-		low := o.all(u)[:o.up[u]-o.off[u]]
-		for _, v := range low {
-			for _, x := range o.all(int(v)) {
-				if x >= uint32(u) {
-					break
-				}
-				if c[x] == 0 {
-					t = append(t, x)
-				}
-				c[x]++
-			}
-		}
+		p2 := &tallies[wk]
+		c := p2.c
+		p2.lowerWedges(o, u)
+		low := o.lower(u)
 		r := &sums[wk]
-		for _, x := range t {
+		for _, x := range p2.seen {
 			var s uint64
 			for _, y := range o.all(int(x)) {
 				if y >= uint32(u) {
@@ -656,10 +579,7 @@ func (l *locals) fiveCycles(ctx context.Context, threads int) error {
 			r.sub(2 * uint64(k))
 		}
 		r.add(2 * top[u])
-		for _, x := range t {
-			c[x] = 0
-		}
-		touched[wk] = t
+		p2.clear()
 	})
 	if err != nil {
 		return err

@@ -101,3 +101,60 @@ func workersCtx(ctx context.Context, threads, n int, fn func(worker, i int)) (in
 }
 
 func maxProcs() int { return runtime.GOMAXPROCS(0) }
+
+// trianglesAt calls fn for every triangle u < v < w whose lowest vertex is u, with the
+// out-positions of its edges u-v, u-w and v-w: each triangle of the graph once over all u.
+func (o *ordered) trianglesAt(u int, fn func(v, w uint32, puv, puw, pvw uint64)) {
+	out := o.above(u)
+	base := o.up[u]
+	for i, v := range out {
+		vb := o.up[v]
+		intersect(out[i+1:], o.above(int(v)), func(j, k int) {
+			fn(v, out[i+1+j], base+uint64(i), base+uint64(i+1+j), vb+uint64(k))
+		})
+	}
+}
+
+// lower lists u's neighbours below u.
+func (o *ordered) lower(u int) []uint32 { return o.nbr[o.off[u]:o.up[u]] }
+
+// tally is a worker's counter per vertex with the list of vertices it touched, so that it is
+// read and cleared in time proportional to what was counted.
+type tally struct {
+	c    []uint32
+	seen []uint32
+}
+
+func newTallies(workers, n int) []tally {
+	t := make([]tally, workers)
+	for w := range t {
+		t[w].c = make([]uint32, n)
+	}
+	return t
+}
+
+func (t *tally) add(x uint32) {
+	if t.c[x] == 0 {
+		t.seen = append(t.seen, x)
+	}
+	t.c[x]++
+}
+
+func (t *tally) clear() {
+	for _, x := range t.seen {
+		t.c[x] = 0
+	}
+	t.seen = t.seen[:0]
+}
+
+// lowerWedges counts, for every w below u, the paths u-v-w with v below u too.
+func (t *tally) lowerWedges(o *ordered, u int) {
+	for _, v := range o.lower(u) {
+		for _, w := range o.all(int(v)) {
+			if w >= uint32(u) {
+				break
+			}
+			t.add(w)
+		}
+	}
+}

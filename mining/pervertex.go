@@ -79,20 +79,11 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 	if opts.K >= 4 {
 		tips = make([]uint64, o.n)
 		workers(opts.Threads, o.n, func(_, u int) {
-			out := o.above(u)
-			base := o.up[u]
-			for i, v := range out {
-				puv := base + uint64(i)
-				vb := o.up[v]
-				intersect(out[i+1:], o.above(int(v)), func(j, k int) {
-					w := out[i+1+j]
-					puw := base + uint64(i+1+j)
-					pvw := vb + uint64(k)
-					atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
-					atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
-					atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
-				})
-			}
+			o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
+				atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
+				atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
+				atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
+			})
 		})
 	}
 	cont := orbitContainment(orbits)
