@@ -1,0 +1,198 @@
+package mining
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/sharedtest"
+)
+
+func TestConnectedShapes(t *testing.T) {
+	want := []int{1, 1, 2, 6, 21, 112}
+	for k := 1; k <= MaxK; k++ {
+		shapes := ConnectedShapes(k)
+		if len(shapes) != want[k-1] {
+			t.Errorf("k=%d: %d connected shapes, want %d", k, len(shapes), want[k-1])
+		}
+		seen := map[uint64]bool{}
+		for _, s := range shapes {
+			if !s.Connected() || s.Canonical() != s || seen[s.Code()] {
+				t.Errorf("k=%d: shape %v is not a new canonical connected shape", k, s.Pattern())
+			}
+			seen[s.Code()] = true
+			if s.Pattern().NumEdges() != s.Edges() {
+				t.Errorf("k=%d: pattern of %v has %d edges, want %d", k, s.Pattern(), s.Pattern().NumEdges(), s.Edges())
+			}
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	names := map[string]bool{}
+	for k := 3; k <= 5; k++ {
+		for _, s := range ConnectedShapes(k) {
+			n := s.Name()
+			if n == "" || names[n] {
+				t.Errorf("k=%d: shape %v has name %q (empty or repeated)", k, s.Pattern(), n)
+			}
+			names[n] = true
+		}
+	}
+	if len(names) != len(shapeNames) {
+		t.Errorf("%d names used, %d defined (a definition is not connected or duplicates another)", len(names), len(shapeNames))
+	}
+}
+
+// bruteCensus counts, over every k-vertex subset, the induced shape (if connected) and every
+// connected spanning edge subset of it: the oracle for the census, sharing nothing with it but
+// Shape's canonical form.
+func bruteCensus(g *graph.Graph, k int) (nonInduced, induced map[uint64]uint64) {
+	nonInduced, induced = map[uint64]uint64{}, map[uint64]uint64{}
+	spanning := map[uint64]map[uint64]uint64{} // canonical induced shape -> its connected spanning subshapes
+	n := g.NumVertices()
+	set := make([]uint32, k)
+	var rec func(start, depth int)
+	rec = func(start, depth int) {
+		if depth == k {
+			s := Shape{K: k}
+			for i := range k {
+				for j := i + 1; j < k; j++ {
+					if _, ok := g.HasEdge(set[i], set[j]); ok {
+						s.Adj[i] |= 1 << j
+						s.Adj[j] |= 1 << i
+					}
+				}
+			}
+			c := s.Canonical()
+			if !c.Connected() {
+				return
+			}
+			induced[c.Code()]++
+			subs, ok := spanning[c.Code()]
+			if !ok {
+				subs = spanningSubshapes(c)
+				spanning[c.Code()] = subs
+			}
+			for code, x := range subs {
+				nonInduced[code] += x
+			}
+			return
+		}
+		for v := start; v < n; v++ {
+			set[depth] = uint32(v)
+			rec(v+1, depth+1)
+		}
+	}
+	rec(0, 0)
+	return nonInduced, induced
+}
+
+func spanningSubshapes(s Shape) map[uint64]uint64 {
+	var edges [][2]int
+	for i := 0; i < s.K; i++ {
+		for j := i + 1; j < s.K; j++ {
+			if s.Adj[i]&(1<<j) != 0 {
+				edges = append(edges, [2]int{i, j})
+			}
+		}
+	}
+	out := map[uint64]uint64{}
+	for mask := 0; mask < 1<<len(edges); mask++ {
+		t := Shape{K: s.K}
+		for m := mask; m != 0; m &= m - 1 {
+			e := edges[bits.TrailingZeros(uint(m))]
+			t.Adj[e[0]] |= 1 << e[1]
+			t.Adj[e[1]] |= 1 << e[0]
+		}
+		if t.Connected() {
+			out[t.Canonical().Code()]++
+		}
+	}
+	return out
+}
+
+func checkCensus(t *testing.T, g *graph.Graph, k int, threads int, label string) {
+	t.Helper()
+	c, err := Count(context.Background(), g, Options{K: k, Threads: threads})
+	if err != nil {
+		t.Fatalf("%s k=%d: %v", label, k, err)
+	}
+	ni, in := bruteCensus(g, k)
+	for _, m := range c.Motifs {
+		code := m.Shape.Code()
+		if m.NonInduced != ni[code] || m.Induced != in[code] {
+			t.Errorf("%s k=%d %s %q (%s): non-induced %d induced %d, brute force %d %d",
+				label, k, m.Name, m.Pattern, m.Method, m.NonInduced, m.Induced, ni[code], in[code])
+		}
+	}
+}
+
+func TestCensusBruteForce(t *testing.T) {
+	cases := 12
+	if sharedtest.Long() {
+		cases = 120
+	}
+	for seed := range uint64(cases) {
+		n := 9 + int(seed%5)
+		p := []float64{0.25, 0.4, 0.6, 0.85}[seed%4]
+		g := gen.RandomGraph(seed, n, p, 1+int(seed%3), 1)
+		for k := 3; k <= 5; k++ {
+			checkCensus(t, g, k, 1+int(seed%2), fmt.Sprintf("seed %d (n=%d p=%.2f)", seed, n, p))
+		}
+	}
+}
+
+// TestCensusSix checks k = 6 (engine counts and the containment matrix) against the oracle
+// matcher, pattern by pattern.
+func TestCensusSix(t *testing.T) {
+	g := gen.RandomGraph(7, 9, 0.6, 1, 1)
+	c, err := Count(context.Background(), g, Options{K: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Motifs {
+		p := m.Shape.Pattern()
+		ni := oracle.Count(g, p, engine.Semantics{Unique: true})
+		in := oracle.Count(g, p, engine.Semantics{Unique: true, Induced: true})
+		emb := oracle.Count(g, p, engine.Semantics{})
+		e, ei, err := m.Embeddings()
+		if err != nil || m.NonInduced != ni || m.Induced != in || e != emb || ei != in*m.Automorphisms {
+			t.Errorf("%q: %d %d (embeddings %d), oracle %d %d (%d)", m.Pattern, m.NonInduced, m.Induced, e, ni, in, emb)
+		}
+	}
+}
+
+// TestContainmentSmall checks a few entries by hand.
+func TestContainmentSmall(t *testing.T) {
+	shapes := ConnectedShapes(4)
+	c := Containment(shapes)
+	get := func(a, b string) uint64 {
+		ia, ib := -1, -1
+		for i, s := range shapes {
+			if s.Name() == a {
+				ia = i
+			}
+			if s.Name() == b {
+				ib = i
+			}
+		}
+		return c[ia][ib]
+	}
+	for _, x := range []struct {
+		a, b string
+		want uint64
+	}{
+		{"4-path", "4-clique", 12}, {"4-cycle", "4-clique", 3}, {"3-star", "4-clique", 4},
+		{"tailed triangle", "diamond", 4}, {"4-path", "4-cycle", 4}, {"diamond", "diamond", 1}, {"4-cycle", "diamond", 1},
+	} {
+		if got := get(x.a, x.b); got != x.want {
+			t.Errorf("%s in %s: %d, want %d", x.a, x.b, got, x.want)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package mining_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/mining"
+)
+
+// A triangle with a pendant edge: one triangle, and two 3-paths that are induced.
+func Example() {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][2]int64{{0, 1}, {1, 2}, {2, 0}, {2, 3}} {
+		b.AddEdge(e[0], e[1], 0)
+	}
+	g, _ := b.Build()
+	c, err := mining.Count(context.Background(), g, mining.Options{K: 3})
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range c.Motifs {
+		fmt.Printf("%s: %d non-induced, %d induced (%s)\n", m.Name, m.NonInduced, m.Induced, m.Pattern)
+	}
+	// Output:
+	// 3-path: 5 non-induced, 2 induced ((a)-(b), (a)-(c))
+	// triangle: 1 non-induced, 1 induced ((a)-(b), (a)-(c), (b)-(c))
+}
+
+func ExampleCountPerVertex() {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][2]int64{{0, 1}, {1, 2}, {2, 0}, {2, 3}} {
+		b.AddEdge(e[0], e[1], 0)
+	}
+	g, _ := b.Build()
+	vc, err := mining.CountPerVertex(context.Background(), g, mining.Options{K: 3})
+	if err != nil {
+		panic(err)
+	}
+	for v := range g.NumVertices() {
+		fmt.Println(g.OriginalID(uint32(v)), vc.Induced[v])
+	}
+	// Unordered output:
+	// 0 [2 1 0 1]
+	// 1 [2 1 0 1]
+	// 2 [3 0 2 1]
+	// 3 [1 2 0 0]
+}
+
+func ExampleShape_Name() {
+	s, _ := mining.ShapeOf("(a)-(b)-(c)-(d)-(a), (a)-(c)")
+	fmt.Println(s.Name(), s.Automorphisms())
+	// Output: diamond 4
+}

@@ -1,0 +1,217 @@
+package mining
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/submatch/submatch/graph"
+)
+
+// Orbit is one automorphism orbit of a connected shape: the position a vertex takes in it. For
+// up to 4 vertices the vertex's degree in the shape names the orbit, and ORCA is its number in
+// ORCA's graphlet degree vectors (Hočevar and Demšar).
+type Orbit struct {
+	Name   string // shape name ("edge" for the 2-vertex shape)
+	Degree int
+	ORCA   int
+	shape  Shape
+}
+
+// orcaOrbits are ORCA's orbits 0..14 in order.
+var orcaOrbits = []struct {
+	name   string
+	degree int
+}{
+	{"edge", 1}, {"3-path", 1}, {"3-path", 2}, {"triangle", 2}, {"4-path", 1}, {"4-path", 2},
+	{"3-star", 1}, {"3-star", 3}, {"4-cycle", 2}, {"tailed triangle", 1}, {"tailed triangle", 2},
+	{"tailed triangle", 3}, {"diamond", 2}, {"diamond", 3}, {"4-clique", 3},
+}
+
+// Orbits lists the orbits of the connected shapes of 2 to k vertices (k = 3 or 4), in ORCA's
+// order.
+func Orbits(k int) []Orbit {
+	byName := map[string]Shape{"edge": {K: 2, Adj: [MaxK]uint8{2, 1}}}
+	for m := 3; m <= 4; m++ {
+		for _, s := range ConnectedShapes(m) {
+			byName[s.Name()] = s
+		}
+	}
+	n := map[int]int{3: 4, 4: 15}[k]
+	out := make([]Orbit, n)
+	for i := range out {
+		o := orcaOrbits[i]
+		out[i] = Orbit{Name: o.name, Degree: o.degree, ORCA: i, shape: byName[o.name]}
+	}
+	return out
+}
+
+// VertexCensus holds per-vertex orbit counts: for dense vertex v of the data graph and orbit i,
+// the copies of the orbit's shape (as a subgraph, or induced) in which v takes orbit i.
+type VertexCensus struct {
+	K                   int
+	Orbits              []Orbit
+	NonInduced, Induced [][]uint64
+}
+
+// CountPerVertex computes the orbit counts of every vertex of g for the connected shapes of 2
+// to opts.K vertices (K = 3 or 4; labels ignored): non-induced ones from local counts, induced
+// ones (ORCA's graphlet degree vectors) from those through the orbit containment matrix.
+func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexCensus, error) {
+	if opts.K != 3 && opts.K != 4 {
+		return nil, fmt.Errorf("per-vertex counts: motif size %d: expected 3 or 4", opts.K)
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	o := newOrdered(g)
+	l := &locals{o: o, k: opts.K, vertex: true}
+	if err := l.compute(ctx, opts.Threads, log); err != nil {
+		return nil, err
+	}
+	l.buildCanon()
+	orbits := Orbits(opts.K)
+	vc := &VertexCensus{K: opts.K, Orbits: orbits, NonInduced: make([][]uint64, o.n), Induced: make([][]uint64, o.n)}
+	// Diamond tips: per vertex, the sum over its triangles (v, x, y) of t_xy - 1.
+	var tips []uint64
+	if opts.K >= 4 {
+		tips = make([]uint64, o.n)
+		workers(opts.Threads, o.n, func(_, u int) {
+			o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
+				atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
+				atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
+				atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
+			})
+		})
+	}
+	cont := orbitContainment(orbits)
+	var failed atomic.Bool
+	workers(opts.Threads, o.n, func(_, r int) {
+		v := o.orig[r]
+		ni := make([]uint64, len(orbits))
+		var s signed
+		d := o.degree(r)
+		t := l.tv[r]
+		ni[0] = d
+		ni[1] = l.s1[r]
+		ni[2] = chooseOK(d, 2, &s)
+		ni[3] = t
+		if opts.K >= 4 {
+			var end, leaf, tail, deg2, diam3 signed
+			for i, x := range o.all(r) {
+				dx := o.degree(int(x))
+				tvx := uint64(l.te[l.canon[o.off[r]+uint64(i)]])
+				end.add(l.s1[x] + 1)
+				end.sub(d)
+				leaf.add(chooseOK(dx-1, 2, &leaf))
+				tail.add(l.tv[x])
+				tail.sub(tvx)
+				if tvx > 0 {
+					deg2.addProduct(tvx, dx-2)
+				}
+				diam3.add(chooseOK(tvx, 2, &diam3))
+			}
+			end.subProduct(2, t)
+			var mid signed
+			mid.addProduct(d-min(d, 1), l.s1[r])
+			mid.subProduct(2, t)
+			var paw3 signed
+			if t > 0 {
+				paw3.addProduct(t, d-2)
+			}
+			for i, x := range []signed{end, mid, leaf} {
+				ni[4+i], _ = x.result()
+			}
+			ni[7] = chooseOK(d, 3, &s)
+			ni[8] = l.c4v[r]
+			for i, x := range []signed{tail, deg2, paw3} {
+				ni[9+i], _ = x.result()
+			}
+			ni[12] = tips[r]
+			ni[13], _ = diam3.result()
+			ni[14] = l.k4v[r]
+		}
+		if s.pos.over {
+			failed.Store(true)
+		}
+		vc.NonInduced[v] = ni
+		in, err := induceOrbits(orbits, cont, ni)
+		if err != nil {
+			failed.Store(true)
+		}
+		vc.Induced[v] = in
+	})
+	if failed.Load() {
+		return nil, fmt.Errorf("per-vertex counts: %w or inconsistent counts", ErrOverflow)
+	}
+	return vc, nil
+}
+
+// orbitContainment returns c[i][j]: for a vertex w at orbit j of its shape H, the copies of
+// orbit i's shape G among H's edges (on all of H's vertices) in which w takes orbit i.
+func orbitContainment(orbits []Orbit) [][]uint64 {
+	c := make([][]uint64, len(orbits))
+	for i, oi := range orbits {
+		c[i] = make([]uint64, len(orbits))
+		g := oi.shape
+		for j, oj := range orbits {
+			h := oj.shape
+			if g.K != h.K || g.Edges() > h.Edges() {
+				continue
+			}
+			w := -1
+			for x := 0; x < h.K; x++ {
+				if h.Degree(x) == oj.Degree {
+					w = x
+					break
+				}
+			}
+			var maps uint64
+			for _, p := range permutations(g.K) {
+				t := g.permute(p)
+				ok := true
+				for x := 0; x < g.K && ok; x++ {
+					ok = t.Adj[x]&^h.Adj[x] == 0
+				}
+				if ok && t.Degree(w) == oi.Degree {
+					maps++
+				}
+			}
+			c[i][j] = maps / g.Automorphisms()
+		}
+	}
+	return c
+}
+
+// induceOrbits turns one vertex's non-induced orbit counts into induced ones, densest shapes
+// first: I_i = N_i - sum over orbits j of denser shapes of c[i][j] I_j.
+func induceOrbits(orbits []Orbit, c [][]uint64, ni []uint64) ([]uint64, error) {
+	in := make([]uint64, len(ni))
+	done := make([]bool, len(ni))
+	for range ni {
+		// the undone orbit whose shape has most edges
+		best := -1
+		for i := range ni {
+			if !done[i] && (best < 0 || orbits[i].shape.K < orbits[best].shape.K ||
+				(orbits[i].shape.K == orbits[best].shape.K && orbits[i].shape.Edges() > orbits[best].shape.Edges())) {
+				best = i
+			}
+		}
+		v := ni[best]
+		for j := range ni {
+			if j == best || c[best][j] == 0 || orbits[j].shape == orbits[best].shape {
+				continue
+			}
+			x, over := mul(c[best][j], in[j])
+			if over || x > v {
+				return nil, fmt.Errorf("orbit %d: inconsistent counts", best)
+			}
+			v -= x
+		}
+		in[best] = v
+		done[best] = true
+	}
+	return in, nil
+}

@@ -1,0 +1,29 @@
+package temporal_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/submatch/submatch/temporal"
+)
+
+func Example() {
+	g, _ := temporal.Read(strings.NewReader("1 2 10\n2 3 11\n3 1 12\n1 2 40\n"), "example")
+	p, _ := temporal.Parse("a->b, b->c, c->a")
+	n, _ := temporal.Count(context.Background(), g, p, temporal.Options{Delta: 5})
+	fmt.Println(n)
+	for sel := range temporal.Matches(context.Background(), g, p, temporal.Options{Delta: 5}) {
+		fmt.Println(sel)
+	}
+	// Output:
+	// 1
+	// [0 1 2]
+}
+
+func ExampleGrid() {
+	g, _ := temporal.Read(strings.NewReader("1 2 10\n2 1 11\n1 2 12\n"), "example")
+	grid, _ := temporal.Grid(context.Background(), g, temporal.Options{Delta: 100})
+	fmt.Println(temporal.GridMotifs[4][0], grid[4][0])
+	// Output: a->b, b->a, a->b 1
+}
