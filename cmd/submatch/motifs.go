@@ -83,11 +83,12 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := common.check(); err != nil {
 		return exitCode(stderr, err)
 	}
-	g, err := load.checkAndLoad(pos[0], common.verbose, stderr)
+	ctx, cancel := common.context(ctx)
+	g, err := load.checkAndLoad(ctx, pos[0], common.verbose, stderr)
 	if err != nil {
+		cancel()
 		return exitCode(stderr, err)
 	}
-	ctx, cancel := common.context(ctx)
 	defer cancel()
 	if perVertex {
 		return printPerVertex(ctx, g, k, threads, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
