@@ -2,8 +2,6 @@ package gpu
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -101,52 +99,6 @@ func (b *Budget) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return fmt.Sprintf("%s used of %s (peak %s)", FormatBytes(b.used), FormatBytes(b.limit), FormatBytes(b.peak))
-}
-
-// ParseBytes parses a memory size: a plain number of bytes, or a number (decimals allowed) with a
-// unit: B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB (case-insensitive; all units are powers of 1024).
-// It is meant for flags such as --gpu-memory.
-func ParseBytes(s string) (uint64, error) {
-	t := strings.TrimSpace(strings.ToLower(s))
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
-		i++
-	}
-	num, unit := t[:i], strings.TrimSpace(t[i:])
-	if num == "" {
-		return 0, fmt.Errorf("memory size %q: expected a number with an optional unit (B, KiB, MiB, GiB, TiB)", s)
-	}
-	var mult float64
-	switch unit {
-	case "", "b":
-		mult = 1
-	case "k", "kb", "kib":
-		mult = 1 << 10
-	case "m", "mb", "mib":
-		mult = 1 << 20
-	case "g", "gb", "gib":
-		mult = 1 << 30
-	case "t", "tb", "tib":
-		mult = 1 << 40
-	default:
-		return 0, fmt.Errorf("memory size %q: unknown unit %q (want B, KiB, MiB, GiB or TiB)", s, unit)
-	}
-	if unit == "" || unit == "b" {
-		v, err := strconv.ParseUint(num, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("memory size %q: %v", s, err)
-		}
-		return v, nil
-	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, fmt.Errorf("memory size %q: %v", s, err)
-	}
-	v := f * mult
-	if v >= 1<<64 {
-		return 0, fmt.Errorf("memory size %q: too large", s)
-	}
-	return uint64(v), nil
 }
 
 // FormatBytes writes n in binary units ("1.5 GiB"; exact bytes below 1 KiB).
