@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gpu"
@@ -373,18 +375,14 @@ func stopReason(ctx context.Context, timeout time.Duration) string {
 	return "interrupted"
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a terminal (not merely a character device such as /dev/null).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progressLine draws "label: 42.0% 3.1s" on a terminal, at most every 200 ms, and only once a run
-// has lasted more than a second.
+// progressLine draws "label: 42.0% 3.1s, about 4.2s left" on a terminal, at most every 200 ms,
+// and only once a run has lasted more than a second.
 type progressLine struct {
 	w      io.Writer
 	label  string
@@ -428,7 +426,20 @@ func (p *progressLine) update(done float64) {
 	}
 	p.last = now
 	p.drawn = true
-	fmt.Fprintf(p.w, "\r\033[K%s: %5.1f%% %s", p.label, 100*min(max(done, 0), 1), elapsed.Round(100*time.Millisecond))
+	fmt.Fprint(p.w, "\r\033[K"+progressText(p.label, done, elapsed))
+}
+
+// progressText is one state of the progress line: the share of the work done, the time taken and,
+// once 1% is done, the time left at the rate so far (a guess: the work is the root candidates,
+// whose subtrees differ in size).
+func progressText(label string, done float64, elapsed time.Duration) string {
+	done = min(max(done, 0), 1)
+	s := fmt.Sprintf("%s: %5.1f%% %s", label, 100*done, elapsed.Round(100*time.Millisecond))
+	if done >= 0.01 && done < 1 {
+		left := time.Duration(float64(elapsed) * (1 - done) / done)
+		s += ", about " + left.Round(100*time.Millisecond).String() + " left"
+	}
+	return s
 }
 
 // finish erases the progress line, if one was drawn, and stops further updates.

@@ -535,3 +535,31 @@ func TestCountManyQueriesInOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressText(t *testing.T) {
+	for _, c := range []struct {
+		done    float64
+		elapsed time.Duration
+		want    string
+	}{
+		{0, 2 * time.Second, "count: " + "  0.0% 2s"},
+		{0.25, 3 * time.Second, "count:  25.0% 3s, about 9s left"},
+		{1, 4 * time.Second, "count: 100.0% 4s"},
+		{1.5, time.Second, "count: 100.0% 1s"},
+	} {
+		if got := progressText("count", c.done, c.elapsed); got != c.want {
+			t.Errorf("progressText(%v, %v) = %q, want %q", c.done, c.elapsed, got, c.want)
+		}
+	}
+	if isTerminal(os.Stdout) && os.Getenv("CI") == "true" {
+		t.Error("stdout taken for a terminal in CI")
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if isTerminal(null) {
+		t.Error("/dev/null taken for a terminal")
+	}
+}
