@@ -1,6 +1,6 @@
 package cpu
 
-import "github.com/submatch/submatch/engine/internal/setops"
+import "github.com/submatch/submatch/internal/setops"
 
 // The search's set kernels are the shared ones (package engine/internal/setops); these short
 // forms inline.

@@ -27,6 +27,20 @@ func naiveIntersect(a, b []uint32) []uint32 {
 
 // TestIntersect checks every intersection path (merge, galloping, and the SIMD blocks when this
 // build has them: run the tests with GOEXPERIMENT=simd too) against a naive one.
+func TestIntersectCount(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 2000; trial++ {
+		a := randomSet(r, r.IntN(60), uint32(1+r.IntN(500)))
+		b := randomSet(r, r.IntN(3000), uint32(1+r.IntN(5000)))
+		if got, want := IntersectCount(a, b), len(naiveIntersect(a, b)); got != want {
+			t.Fatalf("IntersectCount(%d, %d elements) = %d, want %d", len(a), len(b), got, want)
+		}
+		if got, want := IntersectCount(b, a), len(naiveIntersect(a, b)); got != want {
+			t.Fatalf("IntersectCount swapped = %d, want %d", got, want)
+		}
+	}
+}
+
 func TestIntersect(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := 0; iter < 3000; iter++ {

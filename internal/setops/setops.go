@@ -1,6 +1,7 @@
-// Package setops owns the sorted-set kernels the CPU-side searches share (the CPU engine, the
-// clique counter): intersection by merge, galloping or AVX2 blocks (with GOEXPERIMENT=simd on
-// amd64), lower bounds, and the intersection of several sets. Inputs are strictly increasing
+// Package setops owns the sorted-set kernels every host-side search shares (the CPU engine, the
+// clique counter, continuous matching, mining, stats): intersection by merge, galloping or AVX2
+// blocks (with GOEXPERIMENT=simd on amd64), intersection sizes, lower bounds, and the
+// intersection of several sets. Inputs are strictly increasing
 // uint32 slices; outputs reuse the caller's storage, so the kernels allocate nothing once it has
 // grown.
 package setops
@@ -22,6 +23,44 @@ func Intersect(a, b, out []uint32) []uint32 {
 		return intersectGallop(a, b, out)
 	}
 	return intersectMerge(a, b, out)
+}
+
+// IntersectCount returns |a ∩ b| without writing it out (merge, or galloping when one list is
+// much longer).
+func IntersectCount(a, b []uint32) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) == 0 {
+		return 0
+	}
+	n := 0
+	if len(b) > gallopThreshold*len(a) {
+		lo := 0
+		for _, x := range a {
+			if lo = LowerBound(b, lo, x); lo >= len(b) {
+				break
+			}
+			if b[lo] == x {
+				n++
+				lo++
+			}
+		}
+		return n
+	}
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch x, y := a[i], b[j]; {
+		case x < y:
+			i++
+		case x > y:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
 }
 
 // simdMinLen is the shortest input for which the SIMD block intersection pays off.
