@@ -13,9 +13,9 @@ import (
 	"sync/atomic"
 
 	"github.com/submatch/submatch/engine"
-	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/plan"
 )
 
