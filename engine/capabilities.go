@@ -123,12 +123,4 @@ type Configurable interface {
 }
 
 // Engines returns every registered engine, by name.
-func Engines() []Engine {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	es := make([]Engine, 0, len(registry))
-	for _, n := range namesLocked() {
-		es = append(es, registry[n])
-	}
-	return es
-}
+func Engines() []Engine { return engines.All() }

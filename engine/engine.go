@@ -6,16 +6,13 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"log/slog"
 	"slices"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/registry"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -109,46 +106,17 @@ type Engine interface {
 	Matches(ctx context.Context, p *Problem) iter.Seq2[[]uint32, error]
 }
 
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Engine{}
-)
+// engines is the registry --engine names resolve through.
+var engines = registry.Registry[Engine]{What: "engine"}
 
 // Register makes an engine available by name; engines call it from init.
-func Register(e Engine) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[e.Name()]; dup {
-		panic("engine: duplicate registration of " + e.Name())
-	}
-	registry[e.Name()] = e
-}
+func Register(e Engine) { engines.Register(e) }
 
-// Lookup returns the engine registered under name.
-func Lookup(name string) (Engine, error) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	if e, ok := registry[name]; ok {
-		return e, nil
-	}
-	return nil, fmt.Errorf("%w %q (available: %s)", ErrUnknownEngine, name, strings.Join(namesLocked(), ", "))
-}
+// Lookup returns the engine registered under name, or an error wrapping ErrUnknownEngine.
+func Lookup(name string) (Engine, error) { return engines.Lookup(name, ErrUnknownEngine) }
 
-// Names lists the registered engines.
-func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	return namesLocked()
-}
-
-func namesLocked() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+// Names lists the registered engines, sorted.
+func Names() []string { return engines.Names() }
 
 // CollectMatches is a convenience for tests and small outputs: it gathers up to limit matches
 // (0: all) as fresh slices.

@@ -1,6 +1,6 @@
 module example.com/quickstart
 
-go 1.26
+go 1.26.0
 
 require github.com/submatch/submatch v0.0.0
 
