@@ -280,28 +280,32 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 		res.Deltas = append(res.Deltas, Delta{})
 	}
 	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-	for i := range batch {
-		if err := m.simulate(&batch[i]); err != nil {
-			if !m.opts.SkipInvalid {
-				return &InvalidError{Update: batch[i], Err: err}
+	if len(batch) == 1 && m.singleEdge(&batch[0]) {
+		res.Applied = 1
+	} else {
+		for i := range batch {
+			if err := m.simulate(&batch[i]); err != nil {
+				if !m.opts.SkipInvalid {
+					return &InvalidError{Update: batch[i], Err: err}
+				}
+				res.Skipped++
+				res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
+				continue
 			}
-			res.Skipped++
-			res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
-			continue
+			res.Applied++
 		}
-		res.Applied++
-	}
-	// The net change: elements whose state differs, and every pair of a vertex that changed.
-	for id, old := range m.oldV {
-		now := m.simV[id]
-		if old.alive != now.alive || (old.alive && old.label != now.label) {
-			m.chV = append(m.chV, vchange{id: id, old: old, new: now})
+		// The net change: elements whose state differs, and every pair of a vertex that changed.
+		for id, old := range m.oldV {
+			now := m.simV[id]
+			if old.alive != now.alive || (old.alive && old.label != now.label) {
+				m.chV = append(m.chV, vchange{id: id, old: old, new: now})
+			}
 		}
-	}
-	for k, old := range m.oldP {
-		now := m.simP[k]
-		if old != now || m.vertexChanged(k.a) || m.vertexChanged(k.b) {
-			m.chP = append(m.chP, pchange{key: k, old: old, new: now})
+		for k, old := range m.oldP {
+			now := m.simP[k]
+			if old != now || m.vertexChanged(k.a) || m.vertexChanged(k.b) {
+				m.chP = append(m.chP, pchange{key: k, old: old, new: now})
+			}
 		}
 	}
 	if len(m.chV) == 0 && len(m.chP) == 0 {
@@ -334,6 +338,33 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 		return err
 	}
 	return nil
+}
+
+// singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
+// net change is itself, with no simulation. It returns false (nothing done) for anything else,
+// invalid updates included, which take the general path.
+func (m *cpuMatcher) singleEdge(u *updates.Update) bool {
+	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+		return false
+	}
+	g := m.g
+	x, ok1 := g.Lookup(u.U)
+	y, ok2 := g.Lookup(u.V)
+	if !ok1 || !ok2 {
+		return false
+	}
+	l, present := g.EdgeLabel(x, y)
+	c := pchange{key: keyOf(u.U, u.V)}
+	switch {
+	case u.Kind == updates.InsertEdge && !present:
+		c.new = pstate{present: true, label: u.Label}
+	case u.Kind == updates.DeleteEdge && present && (!u.HasLabel || u.Label == l):
+		c.old = pstate{present: true, label: l}
+	default:
+		return false
+	}
+	m.chP = append(m.chP, c)
+	return true
 }
 
 func (m *cpuMatcher) vertexChanged(id int64) bool {
@@ -468,11 +499,17 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 				continue
 			}
 			it := &pr.pairs[t.pair]
+			la, lb := pr.p.VertexLabel(it.a), pr.p.VertexLabel(it.b)
 			for i, e := range m.ancP {
-				if it.valid(m.ancPcur[i]) && !it.valid(m.ancPoth[i]) {
-					m.tasks = append(m.tasks,
-						task{pat: int32(pi), term: int32(ti), x: e[0], y: e[1]},
-						task{pat: int32(pi), term: int32(ti), x: e[1], y: e[0]})
+				if !it.valid(m.ancPcur[i]) || it.valid(m.ancPoth[i]) {
+					continue
+				}
+				l0, l1 := m.g.Label(e[0]), m.g.Label(e[1])
+				if la.Matches(l0) && lb.Matches(l1) {
+					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[0], y: e[1]})
+				}
+				if la.Matches(l1) && lb.Matches(l0) {
+					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[1], y: e[0]})
 				}
 			}
 		}
@@ -709,7 +746,10 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 	m := w.m
 	if last && lv.plain && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
 		n := uint64(len(cand))
-		for j := 0; j < k; j++ {
+		for _, j := range lv.inj {
+			if g.Label(f[j]) != lv.vl.Value {
+				continue
+			}
 			if _, ok := slices.BinarySearch(cand, f[j]); ok {
 				n--
 			}
@@ -786,7 +826,7 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 	lv := &w.t.levels[k]
 	g := w.g
 	f := w.f
-	for j := 0; j < k; j++ {
+	for _, j := range lv.inj {
 		if f[j] == c {
 			return false
 		}

@@ -54,6 +54,9 @@ type level struct {
 	otherP  []otherCheck
 	above   []int // positions whose data vertex must be smaller (symmetry restrictions)
 	below   []int // positions whose data vertex must be larger
+	// inj: the earlier positions whose data vertex the candidate may equal (labels that may
+	// collide; parents never: the candidate is their neighbour).
+	inj []int
 	// exact: the vertex label and every parent edge label are exact, so candidates are the
 	// intersection of one run per parent.
 	exact bool
@@ -167,8 +170,13 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 			q := ord[j]
 			if el, ok := pr.p.EdgeLabel(w, q); ok {
 				lv.parents = append(lv.parents, edgeCheck{pos: j, el: el})
-			} else if pr.induced {
-				lv.nonAdj = append(lv.nonAdj, j)
+			} else {
+				if pr.induced {
+					lv.nonAdj = append(lv.nonAdj, j)
+				}
+				if plan.LabelsMayCollide(lv.vl, pr.p.VertexLabel(q)) {
+					lv.inj = append(lv.inj, j)
+				}
 			}
 			if pi := pairIndex(w, q); pi >= 0 && pair >= 0 && pi < pair {
 				lv.otherP = append(lv.otherP, otherCheck{pos: j, it: &pr.pairs[pi]})
