@@ -198,7 +198,9 @@ const expected = "expected `e u v [label]`, `-e u v [label]`, `v id label` or `-
 // parseLine parses one line; ok false for a blank or comment line; a non-empty message for an
 // error.
 func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
-	text = bytes.TrimRight(text, "\r\n")
+	for len(text) > 0 && (text[len(text)-1] == '\n' || text[len(text)-1] == '\r') {
+		text = text[:len(text)-1]
+	}
 	i := skipSpace(text, 0)
 	if i == len(text) || text[i] == '#' {
 		return u, false, ""
@@ -269,8 +271,8 @@ func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
 		rest = args[2:]
 	}
 	if len(rest) == 1 {
-		l, err := strconv.ParseUint(string(rest[0]), 10, 32)
-		if err != nil {
+		l, ok := parseDigits(rest[0])
+		if !ok || l > math.MaxUint32 {
 			return u, false, fmt.Sprintf("expected %s: bad label %q (an integer 0..%d)", syntax(u.Kind, opts), clip(rest[0]), uint32(math.MaxUint32))
 		}
 		u.Label, u.HasLabel = uint32(l), true
@@ -295,7 +297,27 @@ func syntax(k Kind, opts Options) string {
 	return "`" + s + "`"
 }
 
-func parseID(b []byte) (int64, error) { return strconv.ParseInt(string(b), 10, 64) }
+func parseID(b []byte) (int64, error) {
+	if v, ok := parseDigits(b); ok && v <= math.MaxInt64 {
+		return int64(v), nil
+	}
+	return strconv.ParseInt(string(b), 10, 64) // signs, and the error
+}
+
+// parseDigits parses a plain decimal number of at most 19 digits.
+func parseDigits(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
