@@ -196,3 +196,17 @@ func TestWatchResume(t *testing.T) {
 		}
 	}
 }
+
+func TestWatchBatchInterval(t *testing.T) {
+	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
+	// Intervals of 10 from the first update of each batch: [0,10) holds lines 1-3, [12,22) 4-5.
+	stream := writeFile(t, "u.stream", "e 1 2 0 0\ne 2 3 0 4\n-e 1 2 0 9\ne 1 3 0 12\ne 1 2 0 13\ne 3 4 0 40\n")
+	code, out, errOut := runCmd(t, "watch", data, triangle, "--updates", stream, "--unique", "--batch-interval", "10s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "1\t1-3\t" + triangle + "\t+0\t-0\t+0\n2\t4-5\t" + triangle + "\t+1\t-0\t+1\n3\t6\t" + triangle + "\t+0\t-0\t+1\n"
+	if !strings.HasPrefix(out, want) {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
