@@ -147,12 +147,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if cp, g, err = st.readCheckpoint(f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else {
-		sg, err := loadData(pos[0], f.options(log), log)
-		if err != nil {
-			return exitCode(stderr, err)
-		}
-		g = dynamic.FromGraph(sg)
+	} else if g, err = loadDynamic(pos[0], &f, log); err != nil {
+		return exitCode(stderr, err)
 	}
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip"}
@@ -202,6 +198,27 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "submatch: watch %s after stream line %d; the totals cover the batches reported\n", stopReason(ctx, f.timeout), st.line)
 	}
 	return code
+}
+
+// loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
+// graph (parsed on all cores), any other format through its loader.
+func loadDynamic(path string, f *watchFlags, log *slog.Logger) (*dynamic.Graph, error) {
+	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
+		if name, err := formats.Detect(path); err == nil && name == "csm" {
+			start := time.Now()
+			g, err := updates.LoadDynamic(path, f.options(log))
+			if err != nil {
+				return nil, loadError(path, err)
+			}
+			log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
+			return g, nil
+		}
+	}
+	sg, err := loadData(path, f.options(log), log)
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.FromGraph(sg), nil
 }
 
 func (f *watchFlags) check(pos []string) error {
