@@ -205,4 +205,3 @@ func parseChunk(b []byte) chunkRecords {
 	r.ok = true
 	return r
 }
-
