@@ -593,7 +593,7 @@ type worker struct {
 
 func newWorker(m *cpuMatcher) *worker {
 	return &worker{m: m, counts: make([]uint64, len(m.progs)), f: make([]uint32, pattern.MaxVertices),
-		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, pattern.MaxVertices)}
+		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, 2*pattern.MaxVertices)}
 }
 
 func (w *worker) reset(ctx context.Context, sign int, emit Emit) {
@@ -717,44 +717,14 @@ func (w *worker) extend(k int) {
 // extendExact draws level k's candidates from the intersection of its parents' runs (one run
 // each: exact labels) and, on the last level of a plain count, counts them without enumeration.
 func (w *worker) extendExact(k int, lv *level, last bool) {
-	g := w.g
 	f := w.f
-	w.lists = w.lists[:0]
-	for i := range lv.parents {
-		l := g.NeighborsWith(f[lv.parents[i].pos], lv.vl.Value, lv.parents[i].el.Value)
-		if len(l) == 0 {
-			return
-		}
-		w.lists = append(w.lists, l)
-	}
-	cand := w.lists[0]
-	if len(w.lists) > 1 {
-		// Smallest first, then intersect into this level's buffer.
-		for i := 1; i < len(w.lists); i++ {
-			if len(w.lists[i]) < len(w.lists[0]) {
-				w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
-			}
-		}
-		buf := intersect(w.lists[0], w.lists[1], w.bufs[k][:0])
-		for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
-			w.tmp = intersect(buf, w.lists[i], w.tmp[:0])
-			buf, w.tmp = w.tmp, buf
-		}
-		w.bufs[k] = buf
-		cand = buf
+	cand := w.candidates(k, lv)
+	if len(cand) == 0 {
+		return
 	}
 	m := w.m
 	if last && lv.plain && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
-		n := uint64(len(cand))
-		for _, j := range lv.inj {
-			if g.Label(f[j]) != lv.vl.Value {
-				continue
-			}
-			if _, ok := slices.BinarySearch(cand, f[j]); ok {
-				n--
-			}
-		}
-		w.count += n
+		w.count += w.free(lv, cand)
 		return
 	}
 	for _, c := range cand {
@@ -767,6 +737,54 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 			}
 		}
 	}
+}
+
+// candidates returns the intersection of the runs of level k's parents (exact labels), in the
+// level's own buffers when there are several parents.
+func (w *worker) candidates(k int, lv *level) []uint32 {
+	g := w.g
+	f := w.f
+	w.lists = w.lists[:0]
+	for i := range lv.parents {
+		l := g.NeighborsWith(f[lv.parents[i].pos], lv.vl.Value, lv.parents[i].el.Value)
+		if len(l) == 0 {
+			return nil
+		}
+		w.lists = append(w.lists, l)
+	}
+	if len(w.lists) == 1 {
+		return w.lists[0]
+	}
+	// Smallest first, then intersect through the level's two buffers.
+	for i := 1; i < len(w.lists); i++ {
+		if len(w.lists[i]) < len(w.lists[0]) {
+			w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
+		}
+	}
+	buf := intersect(w.lists[0], w.lists[1], w.bufs[2*k][:0])
+	w.bufs[2*k] = buf
+	for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
+		other := intersect(buf, w.lists[i], w.bufs[2*k+1][:0])
+		w.bufs[2*k+1], w.bufs[2*k] = w.bufs[2*k], other
+		buf = other
+	}
+	return buf
+}
+
+// free counts the candidates of a plain level that no earlier level uses.
+func (w *worker) free(lv *level, cand []uint32) uint64 {
+	g := w.g
+	n := uint64(len(cand))
+	for _, j := range lv.inj {
+		x := w.f[j]
+		if g.Label(x) != lv.vl.Value {
+			continue
+		}
+		if _, ok := slices.BinarySearch(cand, x); ok {
+			n--
+		}
+	}
+	return n
 }
 
 // intersect appends to out the elements common to the sorted lists a and b (a the shorter),

@@ -213,6 +213,20 @@ func TestOracle(t *testing.T) {
 	if sharedtest.Long() {
 		seeds = 600
 	}
+	oracleRun(t, seeds, false)
+}
+
+// TestOracleDense is TestOracle on dense graphs and dense patterns (levels with several parents,
+// deep intersections, many automorphisms).
+func TestOracleDense(t *testing.T) {
+	seeds := 25
+	if sharedtest.Long() {
+		seeds = 250
+	}
+	oracleRun(t, seeds, true)
+}
+
+func oracleRun(t *testing.T, seeds int, dense bool) {
 	static, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
@@ -223,13 +237,19 @@ func TestOracle(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 99))
 		n := 6 + r.IntN(9)
 		vl, el := 1+r.IntN(3), 1+r.IntN(2)
-		g0 := gen.RandomGraph(seed, n, []float64{0.15, 0.3, 0.5}[r.IntN(3)], vl, el)
+		density := []float64{0.15, 0.3, 0.5}[r.IntN(3)]
 		pn := 1 + r.IntN(6)
 		comps := 1
 		if r.IntN(4) == 0 {
 			comps = 2
 		}
-		p := gen.RandomPattern(seed, pn, gen.PatternOptions{Components: comps, EdgeProb: r.Float64() * 0.7, VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3, 1}[r.IntN(3)]})
+		popts := gen.PatternOptions{Components: comps, EdgeProb: r.Float64() * 0.7, VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3, 1}[r.IntN(3)]}
+		if dense {
+			n, vl, el, density, pn = 7+r.IntN(4), 1+r.IntN(2), 1, 0.6+0.35*r.Float64(), 4+r.IntN(3)
+			popts = gen.PatternOptions{Components: 1, EdgeProb: 0.7 + 0.3*r.Float64(), VertexLabels: vl, EdgeLabels: el}
+		}
+		g0 := gen.RandomGraph(seed, n, density, vl, el)
+		p := gen.RandomPattern(seed, pn, popts)
 		sem := conventions[r.IntN(4)]
 		var auts [][]int
 		if sem.Unique {
@@ -314,7 +334,7 @@ func TestOracle(t *testing.T) {
 			}
 		}
 	}
-	if checked < seeds*6 {
+	if checked < seeds*4 {
 		t.Fatalf("only %d batches checked against the oracle", checked)
 	}
 }
