@@ -654,6 +654,10 @@ func (w *worker) extend(k int) {
 	if w.err != nil {
 		return
 	}
+	if k == w.t.tail && w.emit == nil && (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair) {
+		w.countTail(k)
+		return
+	}
 	lv := &w.t.levels[k]
 	g := w.g
 	last := k == n-1
@@ -737,6 +741,35 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 			}
 		}
 	}
+}
+
+// countTail counts the matches of the tail levels k.. as the product of their free candidates
+// (independent levels whose labels cannot collide), with checked arithmetic.
+func (w *worker) countTail(k int) {
+	prod := uint64(1)
+	for i := k; i < w.pr.n; i++ {
+		lv := &w.t.levels[i]
+		cand := w.candidates(i, lv)
+		if len(cand) == 0 {
+			return
+		}
+		c := w.free(lv, cand)
+		if c == 0 {
+			return
+		}
+		hi, lo := bits.Mul64(prod, c)
+		if hi != 0 {
+			w.err = engine.ErrOverflow
+			return
+		}
+		prod = lo
+	}
+	s, carry := bits.Add64(w.count, prod, 0)
+	if carry != 0 {
+		w.err = engine.ErrOverflow
+		return
+	}
+	w.count = s
 }
 
 // candidates returns the intersection of the runs of level k's parents (exact labels), in the
