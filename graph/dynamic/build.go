@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Build makes a graph directly from arrays, without an intermediate graph.Graph: vertex v has
@@ -51,31 +52,41 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	d.mask = make([]uint64, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
-	back := make([]uint32, off[n])
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	var next sync.Mutex
-	cursor := 0
-	const chunk = 4096
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				next.Lock()
-				lo := cursor
-				cursor += chunk
-				next.Unlock()
-				if lo >= n {
-					return
-				}
-				for v := lo; v < min(lo+chunk, n); v++ {
-					d.buildVertex(v, keys[off[v]:off[v+1]], back[off[v]:off[v+1]])
+	// Sort and deduplicate every list and count its runs; then give each run an eighth (at least
+	// one entry) of spare capacity, so that a stream's first insertions do not reallocate it.
+	nruns := make([]uint32, n)
+	parallelChunks(n, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			k := keys[off[v]:off[v+1]]
+			slices.Sort(k)
+			k = slices.Compact(k)
+			d.degree[v] = uint32(len(k))
+			for i := range k {
+				if i == 0 || k[i]>>32 != k[i-1]>>32 {
+					nruns[v]++
 				}
 			}
-		}()
+		}
+	})
+	space := make([]uint64, n+1)
+	for v := range n {
+		l := uint64(d.degree[v])
+		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
 	}
-	wg.Wait()
+	back := make([]uint32, space[n])
+	parallelChunks(n, func(lo, hi int) {
+		total := 0
+		for v := lo; v < hi; v++ {
+			total += int(nruns[v])
+		}
+		arena := make([]Run, 0, total) // the chunk's runs in one allocation
+		for v := lo; v < hi; v++ {
+			start := len(arena)
+			arena = cutRuns(arena, keys[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
+			d.adj[v] = arena[start:len(arena):len(arena)]
+			d.mask[v] = maskOf(d.adj[v])
+		}
+	})
 	var half uint64
 	for v := range n {
 		d.alive[v] = true
@@ -95,25 +106,44 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	return d, nil
 }
 
-// buildVertex sorts v's keys, drops duplicates and cuts the runs (subslices of back with capped
-// capacity, so that an insertion reallocates one run only).
-func (d *Graph) buildVertex(v int, keys []uint64, back []uint32) {
-	if len(keys) == 0 {
-		return
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	var runs []Run
-	start := 0
-	for i, k := range keys {
-		back[i] = uint32(k)
-		if i > 0 && k>>32 != keys[i-1]>>32 {
-			runs = append(runs, Run{VertexLabel: uint32(keys[i-1] >> 32), Neighbors: back[start:i:i]})
-			start = i
+// cutRuns writes the runs of the sorted, distinct keys into back, each followed by its spare
+// room, and appends them to arena.
+func cutRuns(arena []Run, keys []uint64, back []uint32) []Run {
+	pos := 0
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j]>>32 == keys[i]>>32 {
+			j++
 		}
+		l := j - i
+		for t, k := range keys[i:j] {
+			back[pos+t] = uint32(k)
+		}
+		c := l + l/8 + 1
+		arena = append(arena, Run{VertexLabel: uint32(keys[i] >> 32), Neighbors: back[pos : pos+l : pos+c]})
+		pos += c
+		i = j
 	}
-	runs = append(runs, Run{VertexLabel: uint32(keys[len(keys)-1] >> 32), Neighbors: back[start:len(keys):len(keys)]})
-	d.adj[v] = runs
-	d.mask[v] = maskOf(runs)
-	d.degree[v] = uint32(len(keys))
+	return arena
+}
+
+// parallelChunks runs fn over [0, n) in chunks on all cores.
+func parallelChunks(n int, fn func(lo, hi int)) {
+	const chunk = 4096
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(chunk) - chunk)
+				if lo >= n {
+					return
+				}
+				fn(lo, min(lo+chunk, n))
+			}
+		}()
+	}
+	wg.Wait()
 }
