@@ -108,6 +108,8 @@ type cpuMatcher struct {
 	ancPcur []pstate
 	ancPoth []pstate
 
+	sinceCompact int // changes applied since the graph was last compacted
+
 	tasks   []task
 	workers []*worker
 	counts  []uint64
@@ -331,6 +333,12 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	m.prepare(true)
 	err := m.phase(ctx, +1, emit)
 	m.clearFlags()
+	// Compact from time to time: amortised over at least as many updates as the graph has edges.
+	m.sinceCompact += len(m.chP) + len(m.chV)
+	if m.sinceCompact >= 1<<20 && uint64(m.sinceCompact) >= m.g.NumEdges() {
+		m.g.Compact()
+		m.sinceCompact = 0
+	}
 	for i, c := range m.counts {
 		res.Deltas[i].Created = c
 	}
