@@ -107,6 +107,7 @@ type watchState struct {
 	win       *csm.Window
 	m         csm.Matcher
 	log       *slog.Logger
+	buf       []byte // a line of --emit matches
 }
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -484,7 +485,7 @@ func (st *watchState) printMatch(sm csm.SignedMatch) error {
 			Match   []int64 `json:"match"`
 		}{st.seq, sign, st.names[sm.Pattern], sm.Vertices})
 	}
-	b := make([]byte, 0, 64)
+	b := st.buf[:0]
 	if sm.Sign > 0 {
 		b = append(b, '+')
 	} else {
@@ -499,6 +500,7 @@ func (st *watchState) printMatch(sm csm.SignedMatch) error {
 		b = strconv.AppendInt(b, v, 10)
 	}
 	b = append(b, '\n')
+	st.buf = b
 	_, err := st.out.Write(b)
 	return err
 }
