@@ -265,11 +265,19 @@ func (m *cpuMatcher) simulate(u *updates.Update) error {
 	return nil
 }
 
+// clearMap empties a map; clear costs the map's capacity, which a large batch leaves behind, so
+// an empty map is left alone.
+func clearMap[K comparable, V any](m map[K]V) {
+	if len(m) > 0 {
+		clear(m)
+	}
+}
+
 func (m *cpuMatcher) resetBatch() {
-	clear(m.simV)
-	clear(m.oldV)
-	clear(m.simP)
-	clear(m.oldP)
+	clearMap(m.simV)
+	clearMap(m.oldV)
+	clearMap(m.simP)
+	clearMap(m.oldP)
 	m.chV = m.chV[:0]
 	m.chP = m.chP[:0]
 }
@@ -483,8 +491,8 @@ func (m *cpuMatcher) clearFlags() {
 		m.vFlag[v], m.touch[v] = false, false
 	}
 	m.flagged = m.flagged[:0]
-	clear(m.otherV)
-	clear(m.otherP)
+	clearMap(m.otherV)
+	clearMap(m.otherP)
 }
 
 // parallelMin is the number of anchored searches below which a batch runs on one goroutine.
