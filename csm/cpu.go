@@ -601,10 +601,10 @@ type worker struct {
 	pat    int
 	t      *term
 	count  uint64
+	nodes  uint64 // search nodes, to poll the context from time to time
 	err    error
 	lists  [][]uint32 // the parents' runs of the level being extended
-	bufs   [][]uint32 // per level: the intersection of the parents' runs
-	tmp    []uint32
+	bufs   [][]uint32 // two per level: the intersection of the parents' runs
 }
 
 func newWorker(m *cpuMatcher) *worker {
@@ -669,6 +669,12 @@ func (w *worker) extend(k int) {
 	}
 	if w.err != nil {
 		return
+	}
+	if w.nodes++; w.nodes&(1<<14-1) == 0 {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			return
+		}
 	}
 	if k == w.t.tail && w.emit == nil && (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair) {
 		w.countTail(k)

@@ -2,6 +2,7 @@ package csm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -378,5 +379,25 @@ func TestInvalidError(t *testing.T) {
 	}
 	if g.NumEdges() != 1 || g.NumVertices() != 2 {
 		t.Fatalf("invalid updates changed the graph: %d vertices, %d edges", g.NumVertices(), g.NumEdges())
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	g := dynamic.FromGraph(gen.RandomGraph(1, 50, 0.2, 1, 1))
+	p, err := pattern.Parse("(a)-(b)-(c)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(g, []*pattern.Pattern{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	edges := g.NumEdges()
+	var res Result
+	err = m.Apply(ctx, []updates.Update{{Kind: updates.DeleteEdge, U: g.OriginalID(0), V: g.OriginalID(g.Runs(0)[0].Neighbors[0])}}, nil, &res)
+	if !errors.Is(err, context.Canceled) || g.NumEdges() != edges {
+		t.Fatalf("cancelled batch: %v, %d edges (had %d)", err, g.NumEdges(), edges)
 	}
 }
