@@ -258,18 +258,20 @@ func findRun(runs []Run, vl, el uint32) (int, bool) {
 // NeighborsWith returns the sorted neighbours of v with vertex label vl joined by an edge labelled
 // el (aliases storage; valid until the next mutation).
 func (d *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
-	if m := d.mask[v]; m&slowMask == 0 {
-		if el != 0 || vl >= 63 || m&(1<<vl) == 0 {
-			return nil
-		}
-		return d.adj[v][bits.OnesCount64(m&(1<<vl-1))].Neighbors
-	}
-	runs := d.adj[v]
-	i, ok := findRun(runs, vl, el)
+	i, ok := d.runIndex(v, vl, el)
 	if !ok {
 		return nil
 	}
-	return runs[i].Neighbors
+	return d.adj[v][i].Neighbors
+}
+
+// runIndex returns the index of v's run (vl, el), or where it would be inserted: from the
+// label mask when it applies, else by search.
+func (d *Graph) runIndex(v, vl, el uint32) (int, bool) {
+	if m := d.mask[v]; m&slowMask == 0 && el == 0 && vl < 63 {
+		return bits.OnesCount64(m & (1<<vl - 1)), m&(1<<vl) != 0
+	}
+	return findRun(d.adj[v], vl, el)
 }
 
 // RunsWithVertexLabel returns the runs of v whose vertex label is vl (one per edge label).
@@ -412,7 +414,7 @@ func (d *Graph) checkPair(u, v uint32) error {
 func (d *Graph) insertHalf(u, v, el uint32) {
 	runs := d.adj[u]
 	vl := d.labels[v]
-	i, ok := findRun(runs, vl, el)
+	i, ok := d.runIndex(u, vl, el)
 	if !ok {
 		runs = slices.Insert(runs, i, Run{VertexLabel: vl, EdgeLabel: el})
 		d.adj[u] = runs
@@ -430,7 +432,7 @@ func (d *Graph) insertHalf(u, v, el uint32) {
 
 func (d *Graph) deleteHalf(u, v, el uint32) {
 	runs := d.adj[u]
-	i, _ := findRun(runs, d.labels[v], el)
+	i, _ := d.runIndex(u, d.labels[v], el)
 	nb := runs[i].Neighbors
 	j, _ := slices.BinarySearch(nb, v)
 	nb = slices.Delete(nb, j, j+1)
