@@ -108,6 +108,8 @@ type cpuMatcher struct {
 	ancPcur []pstate
 	ancPoth []pstate
 
+	sinceCompact int // changes applied since the graph was last compacted
+
 	tasks   []task
 	workers []*worker
 	counts  []uint64
@@ -263,11 +265,19 @@ func (m *cpuMatcher) simulate(u *updates.Update) error {
 	return nil
 }
 
+// clearMap empties a map; clear costs the map's capacity, which a large batch leaves behind, so
+// an empty map is left alone.
+func clearMap[K comparable, V any](m map[K]V) {
+	if len(m) > 0 {
+		clear(m)
+	}
+}
+
 func (m *cpuMatcher) resetBatch() {
-	clear(m.simV)
-	clear(m.oldV)
-	clear(m.simP)
-	clear(m.oldP)
+	clearMap(m.simV)
+	clearMap(m.oldV)
+	clearMap(m.simP)
+	clearMap(m.oldP)
 	m.chV = m.chV[:0]
 	m.chP = m.chP[:0]
 }
@@ -280,28 +290,32 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 		res.Deltas = append(res.Deltas, Delta{})
 	}
 	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-	for i := range batch {
-		if err := m.simulate(&batch[i]); err != nil {
-			if !m.opts.SkipInvalid {
-				return &InvalidError{Update: batch[i], Err: err}
+	if len(batch) == 1 && m.singleEdge(&batch[0]) {
+		res.Applied = 1
+	} else {
+		for i := range batch {
+			if err := m.simulate(&batch[i]); err != nil {
+				if !m.opts.SkipInvalid {
+					return &InvalidError{Update: batch[i], Err: err}
+				}
+				res.Skipped++
+				res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
+				continue
 			}
-			res.Skipped++
-			res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
-			continue
+			res.Applied++
 		}
-		res.Applied++
-	}
-	// The net change: elements whose state differs, and every pair of a vertex that changed.
-	for id, old := range m.oldV {
-		now := m.simV[id]
-		if old.alive != now.alive || (old.alive && old.label != now.label) {
-			m.chV = append(m.chV, vchange{id: id, old: old, new: now})
+		// The net change: elements whose state differs, and every pair of a vertex that changed.
+		for id, old := range m.oldV {
+			now := m.simV[id]
+			if old.alive != now.alive || (old.alive && old.label != now.label) {
+				m.chV = append(m.chV, vchange{id: id, old: old, new: now})
+			}
 		}
-	}
-	for k, old := range m.oldP {
-		now := m.simP[k]
-		if old != now || m.vertexChanged(k.a) || m.vertexChanged(k.b) {
-			m.chP = append(m.chP, pchange{key: k, old: old, new: now})
+		for k, old := range m.oldP {
+			now := m.simP[k]
+			if old != now || m.vertexChanged(k.a) || m.vertexChanged(k.b) {
+				m.chP = append(m.chP, pchange{key: k, old: old, new: now})
+			}
 		}
 	}
 	if len(m.chV) == 0 && len(m.chP) == 0 {
@@ -327,6 +341,12 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	m.prepare(true)
 	err := m.phase(ctx, +1, emit)
 	m.clearFlags()
+	// Compact from time to time: amortised over at least as many updates as the graph has edges.
+	m.sinceCompact += len(m.chP) + len(m.chV)
+	if m.sinceCompact >= 1<<20 && uint64(m.sinceCompact) >= m.g.NumEdges() {
+		m.g.Compact()
+		m.sinceCompact = 0
+	}
 	for i, c := range m.counts {
 		res.Deltas[i].Created = c
 	}
@@ -334,6 +354,33 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 		return err
 	}
 	return nil
+}
+
+// singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
+// net change is itself, with no simulation. It returns false (nothing done) for anything else,
+// invalid updates included, which take the general path.
+func (m *cpuMatcher) singleEdge(u *updates.Update) bool {
+	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+		return false
+	}
+	g := m.g
+	x, ok1 := g.Lookup(u.U)
+	y, ok2 := g.Lookup(u.V)
+	if !ok1 || !ok2 {
+		return false
+	}
+	l, present := g.EdgeLabel(x, y)
+	c := pchange{key: keyOf(u.U, u.V)}
+	switch {
+	case u.Kind == updates.InsertEdge && !present:
+		c.new = pstate{present: true, label: u.Label}
+	case u.Kind == updates.DeleteEdge && present && (!u.HasLabel || u.Label == l):
+		c.old = pstate{present: true, label: l}
+	default:
+		return false
+	}
+	m.chP = append(m.chP, c)
+	return true
 }
 
 func (m *cpuMatcher) vertexChanged(id int64) bool {
@@ -444,8 +491,8 @@ func (m *cpuMatcher) clearFlags() {
 		m.vFlag[v], m.touch[v] = false, false
 	}
 	m.flagged = m.flagged[:0]
-	clear(m.otherV)
-	clear(m.otherP)
+	clearMap(m.otherV)
+	clearMap(m.otherP)
 }
 
 // parallelMin is the number of anchored searches below which a batch runs on one goroutine.
@@ -468,11 +515,17 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 				continue
 			}
 			it := &pr.pairs[t.pair]
+			la, lb := pr.p.VertexLabel(it.a), pr.p.VertexLabel(it.b)
 			for i, e := range m.ancP {
-				if it.valid(m.ancPcur[i]) && !it.valid(m.ancPoth[i]) {
-					m.tasks = append(m.tasks,
-						task{pat: int32(pi), term: int32(ti), x: e[0], y: e[1]},
-						task{pat: int32(pi), term: int32(ti), x: e[1], y: e[0]})
+				if !it.valid(m.ancPcur[i]) || it.valid(m.ancPoth[i]) {
+					continue
+				}
+				l0, l1 := m.g.Label(e[0]), m.g.Label(e[1])
+				if la.Matches(l0) && lb.Matches(l1) {
+					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[0], y: e[1]})
+				}
+				if la.Matches(l1) && lb.Matches(l0) {
+					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[1], y: e[0]})
 				}
 			}
 		}
@@ -548,15 +601,15 @@ type worker struct {
 	pat    int
 	t      *term
 	count  uint64
+	nodes  uint64 // search nodes, to poll the context from time to time
 	err    error
 	lists  [][]uint32 // the parents' runs of the level being extended
-	bufs   [][]uint32 // per level: the intersection of the parents' runs
-	tmp    []uint32
+	bufs   [][]uint32 // two per level: the intersection of the parents' runs
 }
 
 func newWorker(m *cpuMatcher) *worker {
 	return &worker{m: m, counts: make([]uint64, len(m.progs)), f: make([]uint32, pattern.MaxVertices),
-		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, pattern.MaxVertices)}
+		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, 2*pattern.MaxVertices)}
 }
 
 func (w *worker) reset(ctx context.Context, sign int, emit Emit) {
@@ -615,6 +668,16 @@ func (w *worker) extend(k int) {
 		return
 	}
 	if w.err != nil {
+		return
+	}
+	if w.nodes++; w.nodes&(1<<14-1) == 0 {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			return
+		}
+	}
+	if k == w.t.tail && w.emit == nil && (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair) {
+		w.countTail(k)
 		return
 	}
 	lv := &w.t.levels[k]
@@ -680,41 +743,14 @@ func (w *worker) extend(k int) {
 // extendExact draws level k's candidates from the intersection of its parents' runs (one run
 // each: exact labels) and, on the last level of a plain count, counts them without enumeration.
 func (w *worker) extendExact(k int, lv *level, last bool) {
-	g := w.g
 	f := w.f
-	w.lists = w.lists[:0]
-	for i := range lv.parents {
-		l := g.NeighborsWith(f[lv.parents[i].pos], lv.vl.Value, lv.parents[i].el.Value)
-		if len(l) == 0 {
-			return
-		}
-		w.lists = append(w.lists, l)
-	}
-	cand := w.lists[0]
-	if len(w.lists) > 1 {
-		// Smallest first, then intersect into this level's buffer.
-		for i := 1; i < len(w.lists); i++ {
-			if len(w.lists[i]) < len(w.lists[0]) {
-				w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
-			}
-		}
-		buf := intersect(w.lists[0], w.lists[1], w.bufs[k][:0])
-		for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
-			w.tmp = intersect(buf, w.lists[i], w.tmp[:0])
-			buf, w.tmp = w.tmp, buf
-		}
-		w.bufs[k] = buf
-		cand = buf
+	cand := w.candidates(k, lv)
+	if len(cand) == 0 {
+		return
 	}
 	m := w.m
 	if last && lv.plain && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
-		n := uint64(len(cand))
-		for j := 0; j < k; j++ {
-			if _, ok := slices.BinarySearch(cand, f[j]); ok {
-				n--
-			}
-		}
-		w.count += n
+		w.count += w.free(lv, cand)
 		return
 	}
 	for _, c := range cand {
@@ -727,6 +763,83 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 			}
 		}
 	}
+}
+
+// countTail counts the matches of the tail levels k.. as the product of their free candidates
+// (independent levels whose labels cannot collide), with checked arithmetic.
+func (w *worker) countTail(k int) {
+	prod := uint64(1)
+	for i := k; i < w.pr.n; i++ {
+		lv := &w.t.levels[i]
+		cand := w.candidates(i, lv)
+		if len(cand) == 0 {
+			return
+		}
+		c := w.free(lv, cand)
+		if c == 0 {
+			return
+		}
+		hi, lo := bits.Mul64(prod, c)
+		if hi != 0 {
+			w.err = engine.ErrOverflow
+			return
+		}
+		prod = lo
+	}
+	s, carry := bits.Add64(w.count, prod, 0)
+	if carry != 0 {
+		w.err = engine.ErrOverflow
+		return
+	}
+	w.count = s
+}
+
+// candidates returns the intersection of the runs of level k's parents (exact labels), in the
+// level's own buffers when there are several parents.
+func (w *worker) candidates(k int, lv *level) []uint32 {
+	g := w.g
+	f := w.f
+	w.lists = w.lists[:0]
+	for i := range lv.parents {
+		l := g.NeighborsWith(f[lv.parents[i].pos], lv.vl.Value, lv.parents[i].el.Value)
+		if len(l) == 0 {
+			return nil
+		}
+		w.lists = append(w.lists, l)
+	}
+	if len(w.lists) == 1 {
+		return w.lists[0]
+	}
+	// Smallest first, then intersect through the level's two buffers.
+	for i := 1; i < len(w.lists); i++ {
+		if len(w.lists[i]) < len(w.lists[0]) {
+			w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
+		}
+	}
+	buf := intersect(w.lists[0], w.lists[1], w.bufs[2*k][:0])
+	w.bufs[2*k] = buf
+	for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
+		other := intersect(buf, w.lists[i], w.bufs[2*k+1][:0])
+		w.bufs[2*k+1], w.bufs[2*k] = w.bufs[2*k], other
+		buf = other
+	}
+	return buf
+}
+
+// free counts the candidates of a plain level that no earlier level uses.
+func (w *worker) free(lv *level, cand []uint32) uint64 {
+	g := w.g
+	n := uint64(len(cand))
+	for _, j := range lv.inj {
+		x := w.f[j]
+		if g.Label(x) != lv.vl.Value {
+			continue
+		}
+		if _, ok := slices.BinarySearch(cand, x); ok {
+			n--
+		}
+	}
+	return n
 }
 
 // intersect appends to out the elements common to the sorted lists a and b (a the shorter),
@@ -786,7 +899,7 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 	lv := &w.t.levels[k]
 	g := w.g
 	f := w.f
-	for j := 0; j < k; j++ {
+	for _, j := range lv.inj {
 		if f[j] == c {
 			return false
 		}

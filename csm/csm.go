@@ -93,8 +93,11 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // applies batches to it. It is not safe for concurrent use.
 type Matcher interface {
 	// Apply applies a batch and reports each pattern's net delta into res (its slices reused).
-	// With emit non-nil it also lists every created and destroyed match. On cancellation the
-	// graph is left consistent (the batch applied or not) and the error is the context's.
+	// With emit non-nil it also lists every created and destroyed match. On cancellation it
+	// returns the context's error and leaves the graph consistent: unchanged when the
+	// cancellation came before the batch's change was applied, else changed with the batch's
+	// counts incomplete. A caller that needs exact running totals across a cancellation applies
+	// batches with a context that is not cancelled mid-batch (the watch command does).
 	Apply(ctx context.Context, batch []updates.Update, emit Emit, res *Result) error
 	// Graph returns the current graph (read it only between batches).
 	Graph() *dynamic.Graph

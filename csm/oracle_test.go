@@ -2,6 +2,7 @@ package csm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -213,6 +214,20 @@ func TestOracle(t *testing.T) {
 	if sharedtest.Long() {
 		seeds = 600
 	}
+	oracleRun(t, seeds, false)
+}
+
+// TestOracleDense is TestOracle on dense graphs and dense patterns (levels with several parents,
+// deep intersections, many automorphisms).
+func TestOracleDense(t *testing.T) {
+	seeds := 25
+	if sharedtest.Long() {
+		seeds = 250
+	}
+	oracleRun(t, seeds, true)
+}
+
+func oracleRun(t *testing.T, seeds int, dense bool) {
 	static, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
@@ -223,13 +238,19 @@ func TestOracle(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 99))
 		n := 6 + r.IntN(9)
 		vl, el := 1+r.IntN(3), 1+r.IntN(2)
-		g0 := gen.RandomGraph(seed, n, []float64{0.15, 0.3, 0.5}[r.IntN(3)], vl, el)
+		density := []float64{0.15, 0.3, 0.5}[r.IntN(3)]
 		pn := 1 + r.IntN(6)
 		comps := 1
 		if r.IntN(4) == 0 {
 			comps = 2
 		}
-		p := gen.RandomPattern(seed, pn, gen.PatternOptions{Components: comps, EdgeProb: r.Float64() * 0.7, VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3, 1}[r.IntN(3)]})
+		popts := gen.PatternOptions{Components: comps, EdgeProb: r.Float64() * 0.7, VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3, 1}[r.IntN(3)]}
+		if dense {
+			n, vl, el, density, pn = 7+r.IntN(4), 1+r.IntN(2), 1, 0.6+0.35*r.Float64(), 4+r.IntN(3)
+			popts = gen.PatternOptions{Components: 1, EdgeProb: 0.7 + 0.3*r.Float64(), VertexLabels: vl, EdgeLabels: el}
+		}
+		g0 := gen.RandomGraph(seed, n, density, vl, el)
+		p := gen.RandomPattern(seed, pn, popts)
 		sem := conventions[r.IntN(4)]
 		var auts [][]int
 		if sem.Unique {
@@ -274,6 +295,9 @@ func TestOracle(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", desc, err)
 			}
+			if step%3 == 2 {
+				ms[1].Graph().Compact() // deleted vertices' ids are reused from here on
+			}
 			for i := 1; i < 3; i++ {
 				if err := ms[i].Apply(ctx, batch, nil, &res[i]); err != nil {
 					t.Fatalf("%s: %v", desc, err)
@@ -314,7 +338,7 @@ func TestOracle(t *testing.T) {
 			}
 		}
 	}
-	if checked < seeds*6 {
+	if checked < seeds*4 {
 		t.Fatalf("only %d batches checked against the oracle", checked)
 	}
 }
@@ -355,5 +379,25 @@ func TestInvalidError(t *testing.T) {
 	}
 	if g.NumEdges() != 1 || g.NumVertices() != 2 {
 		t.Fatalf("invalid updates changed the graph: %d vertices, %d edges", g.NumVertices(), g.NumEdges())
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	g := dynamic.FromGraph(gen.RandomGraph(1, 50, 0.2, 1, 1))
+	p, err := pattern.Parse("(a)-(b)-(c)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(g, []*pattern.Pattern{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	edges := g.NumEdges()
+	var res Result
+	err = m.Apply(ctx, []updates.Update{{Kind: updates.DeleteEdge, U: g.OriginalID(0), V: g.OriginalID(g.Runs(0)[0].Neighbors[0])}}, nil, &res)
+	if !errors.Is(err, context.Canceled) || g.NumEdges() != edges {
+		t.Fatalf("cancelled batch: %v, %d edges (had %d)", err, g.NumEdges(), edges)
 	}
 }

@@ -54,6 +54,9 @@ type level struct {
 	otherP  []otherCheck
 	above   []int // positions whose data vertex must be smaller (symmetry restrictions)
 	below   []int // positions whose data vertex must be larger
+	// inj: the earlier positions whose data vertex the candidate may equal (labels that may
+	// collide; parents never: the candidate is their neighbour).
+	inj []int
 	// exact: the vertex label and every parent edge label are exact, so candidates are the
 	// intersection of one run per parent.
 	exact bool
@@ -67,6 +70,11 @@ type term struct {
 	vertex int // the vertex item's pattern vertex, or -1
 	pair   int // the pair item's index, or -1
 	levels []level
+	// tail: the levels tail.. are plain, none is a parent of another, and their vertex labels
+	// are distinct, so a count multiplies their free candidates instead of enumerating them;
+	// tailV / tailP: some of them checks the other graph's vertices / pairs.
+	tail         int
+	tailV, tailP bool
 }
 
 // program is one standing pattern prepared for the delta searches.
@@ -167,8 +175,13 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 			q := ord[j]
 			if el, ok := pr.p.EdgeLabel(w, q); ok {
 				lv.parents = append(lv.parents, edgeCheck{pos: j, el: el})
-			} else if pr.induced {
-				lv.nonAdj = append(lv.nonAdj, j)
+			} else {
+				if pr.induced {
+					lv.nonAdj = append(lv.nonAdj, j)
+				}
+				if plan.LabelsMayCollide(lv.vl, pr.p.VertexLabel(q)) {
+					lv.inj = append(lv.inj, j)
+				}
 			}
 			if pi := pairIndex(w, q); pi >= 0 && pair >= 0 && pi < pair {
 				lv.otherP = append(lv.otherP, otherCheck{pos: j, it: &pr.pairs[pi]})
@@ -187,6 +200,28 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 			}
 		}
 		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
+	}
+	anchors := 2
+	if vertex >= 0 {
+		anchors = 1
+	}
+	t.tail = len(ord)
+	for i := len(ord) - 1; i >= anchors; i-- {
+		lv := &t.levels[i]
+		ok := lv.plain
+		for j := i + 1; j < len(ord) && ok; j++ {
+			later := &t.levels[j]
+			ok = later.vl.Value != lv.vl.Value
+			for _, pe := range later.parents {
+				ok = ok && pe.pos != i
+			}
+		}
+		if !ok {
+			break
+		}
+		t.tail = i
+		t.tailV = t.tailV || lv.otherV
+		t.tailP = t.tailP || len(lv.otherP) > 0
 	}
 	return t
 }

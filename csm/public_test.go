@@ -17,7 +17,7 @@ import (
 	"github.com/submatch/submatch/pattern"
 )
 
-func loadShared(t *testing.T, rel string) *graph.Graph {
+func loadShared(t testing.TB, rel string) *graph.Graph {
 	t.Helper()
 	path := filepath.Join(sharedtest.Dir(), rel)
 	if _, err := os.Stat(path); err != nil {
@@ -30,7 +30,7 @@ func loadShared(t *testing.T, rel string) *graph.Graph {
 	return g
 }
 
-func loadPattern(t *testing.T, rel string) *pattern.Pattern {
+func loadPattern(t testing.TB, rel string) *pattern.Pattern {
 	t.Helper()
 	p, err := formats.LoadPattern(filepath.Join(sharedtest.Dir(), rel), formats.Options{})
 	if err != nil {
@@ -64,7 +64,7 @@ func edgesOf(g *graph.Graph) []edge {
 // split builds the initial graph (every vertex, the edges kept) and the stream of a public case:
 // "insert" keeps 90% of the edges and streams the other 10% as insertions; "delete" starts from
 // the whole graph and deletes that 10%; "mix" inserts the 10% while deleting as many initial edges.
-func split(t *testing.T, g *graph.Graph, mode string, seed uint64) (*graph.Graph, []updates.Update) {
+func split(t testing.TB, g *graph.Graph, mode string, seed uint64) (*graph.Graph, []updates.Update) {
 	t.Helper()
 	es := edgesOf(g)
 	r := rand.New(rand.NewPCG(seed, 1))

@@ -107,6 +107,7 @@ type watchState struct {
 	win       *csm.Window
 	m         csm.Matcher
 	log       *slog.Logger
+	buf       []byte // a line of --emit matches
 }
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -147,12 +148,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else {
-		sg, err := loadData(ctx, pos[0], f.options(log), log)
-		if err != nil {
-			return exitCode(stderr, err)
-		}
-		g = dynamic.FromGraph(sg)
+	} else if g, err = loadDynamic(ctx, pos[0], &f, log); err != nil {
+		return exitCode(stderr, err)
 	}
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip"}
@@ -202,6 +199,27 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "submatch: watch %s after stream line %d; the totals cover the batches reported\n", stopReason(ctx, f.timeout), st.line)
 	}
 	return code
+}
+
+// loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
+// graph (parsed on all cores), any other format through its loader.
+func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger) (*dynamic.Graph, error) {
+	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
+		if name, err := formats.Detect(path); err == nil && name == "csm" {
+			start := time.Now()
+			g, err := updates.LoadDynamic(path, f.options(log))
+			if err != nil {
+				return nil, loadError(path, err)
+			}
+			log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
+			return g, nil
+		}
+	}
+	sg, err := loadData(ctx, path, f.options(log), log)
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.FromGraph(sg), nil
 }
 
 func (f *watchFlags) check(pos []string) error {
@@ -467,7 +485,7 @@ func (st *watchState) printMatch(sm csm.SignedMatch) error {
 			Match   []int64 `json:"match"`
 		}{st.seq, sign, st.names[sm.Pattern], sm.Vertices})
 	}
-	b := make([]byte, 0, 64)
+	b := st.buf[:0]
 	if sm.Sign > 0 {
 		b = append(b, '+')
 	} else {
@@ -482,6 +500,7 @@ func (st *watchState) printMatch(sm csm.SignedMatch) error {
 		b = strconv.AppendInt(b, v, 10)
 	}
 	b = append(b, '\n')
+	st.buf = b
 	_, err := st.out.Write(b)
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,5 +195,90 @@ func TestWatchResume(t *testing.T) {
 		if len(rl) < 3 || !strings.HasSuffix(full, strings.Join(rl[len(rl)-3:], "\n")) {
 			t.Fatalf("trial %d: resumed run ends\n%s\nfull run\n%s", trial, resumed, full[max(0, len(full)-300):])
 		}
+	}
+}
+
+func TestWatchBatchInterval(t *testing.T) {
+	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
+	// Intervals of 10 from the first update of each batch: [0,10) holds lines 1-3, [12,22) 4-5.
+	stream := writeFile(t, "u.stream", "e 1 2 0 0\ne 2 3 0 4\n-e 1 2 0 9\ne 1 3 0 12\ne 1 2 0 13\ne 3 4 0 40\n")
+	code, out, errOut := runCmd(t, "watch", data, triangle, "--updates", stream, "--unique", "--batch-interval", "10s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "1\t1-3\t" + triangle + "\t+0\t-0\t+0\n2\t4-5\t" + triangle + "\t+1\t-0\t+1\n3\t6\t" + triangle + "\t+0\t-0\t+1\n"
+	if !strings.HasPrefix(out, want) {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestWatchJSONLinesStdin(t *testing.T) {
+	data := writeFile(t, "g.graph", watchGraph)
+	stream := writeFile(t, "u.jsonl", `{"op":"e","u":1,"v":3}`+"\n"+`{"op":"v","id":9,"label":0}`+"\n"+`{"op":"e","u":9,"v":1}`+"\n")
+	// The same stream through a file and through standard input.
+	code, fromFile, errOut := runCmd(t, "watch", data, triangle, "(a)", "--updates", stream, "--unique", "--initial")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"1\t1\t" + triangle + "\t+1\t-0\t1\n", "2\t2\t(a)\t+1\t-0\t5\n"} {
+		if !strings.Contains(fromFile, want) {
+			t.Fatalf("output:\n%s\nwant %q", fromFile, want)
+		}
+	}
+	f, err := os.Open(stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = saved }()
+	code, fromStdin, errOut := runCmd(t, "watch", data, triangle, "(a)", "--updates", "-", "--unique", "--initial")
+	if code != 0 {
+		t.Fatalf("stdin: exit %d: %s", code, errOut)
+	}
+	cut := func(s string) string { return s[:strings.Index(s, "# ")] } // the summary has times
+	if cut(fromStdin) != cut(fromFile) {
+		t.Fatalf("stdin:\n%s\nfile:\n%s", fromStdin, fromFile)
+	}
+}
+
+// TestWatchResumeWindow: a checkpoint keeps the window, so expiries after a resume are those of an
+// uninterrupted run.
+func TestWatchResumeWindow(t *testing.T) {
+	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
+	stream := writeFile(t, "u.stream", "e 1 2 0 10\ne 2 3 0 11\ne 1 3 0 12\ne 3 4 0 20\ne 2 4 0 26\ne 1 4 0 27\ne 4 2 5 40\n")
+	args := []string{"watch", data, triangle, "--updates", stream, "--unique", "--window", "15s", "--initial", "--on-invalid", "skip"}
+	code, full, errOut := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	cp := filepath.Join(t.TempDir(), "cp")
+	watchKillAfter = 4
+	code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", "3")...)
+	watchKillAfter = 0
+	if code != exitPartial {
+		t.Fatalf("killed run: exit %d", code)
+	}
+	code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errOut)
+	}
+	for _, l := range strings.Split(resumed, "\n") {
+		if l != "" && !strings.HasPrefix(l, "# ") && !strings.Contains(full, l+"\n") {
+			t.Fatalf("resumed line %q not in the full run:\n%s\nresumed:\n%s", l, full, resumed)
+		}
+	}
+	if !strings.Contains(resumed, "expire") {
+		t.Fatalf("no expiry after the resume:\n%s", resumed)
+	}
+	fullTail := full[strings.LastIndex(full, "# "+triangle):]
+	if !strings.HasSuffix(resumed, fullTail) {
+		t.Fatalf("totals differ:\n%s\nwant\n%s", resumed, fullTail)
+	}
+	// A checkpoint of other patterns is refused.
+	code, _, errOut = runCmd(t, "watch", data, "(a)-(b)", "--updates", stream, "--resume", cp, "--initial", "--window", "15s")
+	if code != exitUsage || !strings.Contains(errOut, "pattern 1 is") {
+		t.Fatalf("other pattern: exit %d %s", code, errOut)
 	}
 }

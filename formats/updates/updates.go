@@ -198,7 +198,9 @@ const expected = "expected `e u v [label]`, `-e u v [label]`, `v id label` or `-
 // parseLine parses one line; ok false for a blank or comment line; a non-empty message for an
 // error.
 func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
-	text = bytes.TrimRight(text, "\r\n")
+	for len(text) > 0 && (text[len(text)-1] == '\n' || text[len(text)-1] == '\r') {
+		text = text[:len(text)-1]
+	}
 	i := skipSpace(text, 0)
 	if i == len(text) || text[i] == '#' {
 		return u, false, ""
@@ -221,9 +223,8 @@ func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
 		nf++
 		i = skipSpace(text, j)
 	}
-	kw := string(fields[0]) // no allocation: compared as a constant
 	args := fields[1:nf]
-	switch kw {
+	switch string(fields[0]) {
 	case "e":
 		u.Kind = InsertEdge
 	case "-e":
@@ -237,7 +238,7 @@ func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
 	}
 	if opts.Timestamps {
 		if len(args) == 0 {
-			return u, false, fmt.Sprintf("expected a timestamp at the end of the `%s` line", kw)
+			return u, false, fmt.Sprintf("expected a timestamp at the end of the `%s` line", u.Kind)
 		}
 		t, err := strconv.ParseInt(string(args[len(args)-1]), 10, 64)
 		if err != nil {
@@ -246,45 +247,77 @@ func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
 		u.Time, u.HasTime = t, true
 		args = args[:len(args)-1]
 	}
-	var want string
 	var lo, hi int
 	switch u.Kind {
 	case InsertEdge, DeleteEdge:
-		want, lo, hi = kw+" u v [label]", 2, 3
+		lo, hi = 2, 3
 	case InsertVertex:
-		want, lo, hi = "v id label", 2, 2
+		lo, hi = 2, 2
 	case DeleteVertex:
-		want, lo, hi = "-v id", 1, 1
+		lo, hi = 1, 1
 	}
-	if opts.Timestamps {
-		want += " time"
-	}
-	want = "`" + want + "`"
 	if len(args) < lo || len(args) > hi {
-		return u, false, fmt.Sprintf("expected %s, got %d fields after %s", want, nf-1, kw)
+		return u, false, fmt.Sprintf("expected %s, got %d fields after %s", syntax(u.Kind, opts), nf-1, u.Kind)
 	}
 	var err error
 	if u.U, err = parseID(args[0]); err != nil {
-		return u, false, fmt.Sprintf("expected %s: bad vertex id %q", want, clip(args[0]))
+		return u, false, fmt.Sprintf("expected %s: bad vertex id %q", syntax(u.Kind, opts), clip(args[0]))
 	}
 	rest := args[1:]
 	if u.Kind == InsertEdge || u.Kind == DeleteEdge {
 		if u.V, err = parseID(args[1]); err != nil {
-			return u, false, fmt.Sprintf("expected %s: bad vertex id %q", want, clip(args[1]))
+			return u, false, fmt.Sprintf("expected %s: bad vertex id %q", syntax(u.Kind, opts), clip(args[1]))
 		}
 		rest = args[2:]
 	}
 	if len(rest) == 1 {
-		l, err := strconv.ParseUint(string(rest[0]), 10, 32)
-		if err != nil {
-			return u, false, fmt.Sprintf("expected %s: bad label %q (an integer 0..%d)", want, clip(rest[0]), uint32(math.MaxUint32))
+		l, ok := parseDigits(rest[0])
+		if !ok || l > math.MaxUint32 {
+			return u, false, fmt.Sprintf("expected %s: bad label %q (an integer 0..%d)", syntax(u.Kind, opts), clip(rest[0]), uint32(math.MaxUint32))
 		}
 		u.Label, u.HasLabel = uint32(l), true
 	}
 	return u, true, ""
 }
 
-func parseID(b []byte) (int64, error) { return strconv.ParseInt(string(b), 10, 64) }
+// syntax is the expected form of a line of kind k, for error messages.
+func syntax(k Kind, opts Options) string {
+	var s string
+	switch k {
+	case InsertEdge, DeleteEdge:
+		s = k.String() + " u v [label]"
+	case InsertVertex:
+		s = "v id label"
+	default:
+		s = "-v id"
+	}
+	if opts.Timestamps {
+		s += " time"
+	}
+	return "`" + s + "`"
+}
+
+func parseID(b []byte) (int64, error) {
+	if v, ok := parseDigits(b); ok && v <= math.MaxInt64 {
+		return int64(v), nil
+	}
+	return strconv.ParseInt(string(b), 10, 64) // signs, and the error
+}
+
+// parseDigits parses a plain decimal number of at most 19 digits.
+func parseDigits(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {

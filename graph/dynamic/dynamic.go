@@ -18,6 +18,7 @@ package dynamic
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/submatch/submatch/graph"
@@ -51,6 +52,10 @@ type Graph struct {
 	orig   []int64
 	degree []uint32
 	adj    [][]Run
+	// mask[v] indexes v's runs in O(1) in the common case: while bit 63 is clear, every run of v
+	// has edge label 0 and a vertex label below 63, and bit l says a run of vertex label l is
+	// present (its index is the number of lower bits set). Bit 63 set: binary search.
+	mask []uint64
 
 	// Original id -> dense id: table[id] = dense+1 for small non-negative ids, the map otherwise.
 	table []uint32
@@ -81,6 +86,7 @@ func FromGraph(g *graph.Graph) *Graph {
 	d.orig = make([]int64, n)
 	d.degree = make([]uint32, n)
 	d.adj = make([][]Run, n)
+	d.mask = make([]uint64, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
 	for v := range n {
@@ -103,6 +109,7 @@ func FromGraph(g *graph.Graph) *Graph {
 			rs[i] = Run{VertexLabel: r.VertexLabel, EdgeLabel: r.EdgeLabel, Neighbors: back[start : start+len(nb) : start+len(nb)]}
 		}
 		d.adj[v] = rs
+		d.mask[v] = maskOf(rs)
 		d.degree[v] = uint32(g.Degree(u))
 	}
 	d.numEdges = g.NumEdges()
@@ -211,8 +218,30 @@ func (d *Graph) Vertices() []uint32 { return d.all }
 // VerticesWithLabel returns the alive vertices with label l, unordered (aliases storage).
 func (d *Graph) VerticesWithLabel(l uint32) []uint32 { return d.byLabel[l] }
 
+const slowMask = 1 << 63
+
+func maskOf(runs []Run) uint64 {
+	var m uint64
+	for _, r := range runs {
+		if r.EdgeLabel != 0 || r.VertexLabel >= 63 {
+			return slowMask
+		}
+		m |= 1 << r.VertexLabel
+	}
+	return m
+}
+
 // findRun returns the index of the run (vl, el) of v, or where it would be inserted.
 func findRun(runs []Run, vl, el uint32) (int, bool) {
+	if len(runs) <= 4 { // most vertices have a few runs: scan them
+		for i := range runs {
+			r := &runs[i]
+			if r.VertexLabel > vl || (r.VertexLabel == vl && r.EdgeLabel >= el) {
+				return i, r.VertexLabel == vl && r.EdgeLabel == el
+			}
+		}
+		return len(runs), false
+	}
 	lo, hi := 0, len(runs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -229,12 +258,20 @@ func findRun(runs []Run, vl, el uint32) (int, bool) {
 // NeighborsWith returns the sorted neighbours of v with vertex label vl joined by an edge labelled
 // el (aliases storage; valid until the next mutation).
 func (d *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
-	runs := d.adj[v]
-	i, ok := findRun(runs, vl, el)
+	i, ok := d.runIndex(v, vl, el)
 	if !ok {
 		return nil
 	}
-	return runs[i].Neighbors
+	return d.adj[v][i].Neighbors
+}
+
+// runIndex returns the index of v's run (vl, el), or where it would be inserted: from the
+// label mask when it applies, else by search.
+func (d *Graph) runIndex(v, vl, el uint32) (int, bool) {
+	if m := d.mask[v]; m&slowMask == 0 && el == 0 && vl < 63 {
+		return bits.OnesCount64(m & (1<<vl - 1)), m&(1<<vl) != 0
+	}
+	return findRun(d.adj[v], vl, el)
 }
 
 // RunsWithVertexLabel returns the runs of v whose vertex label is vl (one per edge label).
@@ -254,6 +291,10 @@ func (d *Graph) EdgeLabel(u, v uint32) (uint32, bool) {
 		u, v = v, u
 	}
 	vl := d.labels[v]
+	if d.mask[u]&slowMask == 0 {
+		_, ok := slices.BinarySearch(d.NeighborsWith(u, vl, 0), v)
+		return 0, ok
+	}
 	runs := d.adj[u]
 	i, _ := findRun(runs, vl, 0)
 	for ; i < len(runs) && runs[i].VertexLabel == vl; i++ {
@@ -291,7 +332,7 @@ func (d *Graph) AddVertex(id int64, l uint32) (uint32, error) {
 	if k := len(d.free); k > 0 {
 		v = d.free[k-1]
 		d.free = d.free[:k-1]
-		d.labels[v], d.alive[v], d.orig[v], d.degree[v] = l, true, id, 0
+		d.labels[v], d.alive[v], d.orig[v], d.degree[v], d.mask[v] = l, true, id, 0, 0
 		d.adj[v] = d.adj[v][:0]
 	} else {
 		if len(d.labels) >= graph.MaxVertices {
@@ -303,6 +344,7 @@ func (d *Graph) AddVertex(id int64, l uint32) (uint32, error) {
 		d.orig = append(d.orig, id)
 		d.degree = append(d.degree, 0)
 		d.adj = append(d.adj, nil)
+		d.mask = append(d.mask, 0)
 		d.posLabel = append(d.posLabel, 0)
 		d.posAll = append(d.posAll, 0)
 	}
@@ -322,6 +364,7 @@ func (d *Graph) DeleteVertex(v uint32) error {
 	d.unindex(v)
 	d.alive[v] = false
 	d.adj[v] = nil
+	d.mask[v] = 0
 	d.dead++
 	return nil
 }
@@ -371,10 +414,15 @@ func (d *Graph) checkPair(u, v uint32) error {
 func (d *Graph) insertHalf(u, v, el uint32) {
 	runs := d.adj[u]
 	vl := d.labels[v]
-	i, ok := findRun(runs, vl, el)
+	i, ok := d.runIndex(u, vl, el)
 	if !ok {
 		runs = slices.Insert(runs, i, Run{VertexLabel: vl, EdgeLabel: el})
 		d.adj[u] = runs
+		if el != 0 || vl >= 63 {
+			d.mask[u] |= slowMask
+		} else {
+			d.mask[u] |= 1 << vl
+		}
 	}
 	nb := runs[i].Neighbors
 	j, _ := slices.BinarySearch(nb, v)
@@ -384,12 +432,15 @@ func (d *Graph) insertHalf(u, v, el uint32) {
 
 func (d *Graph) deleteHalf(u, v, el uint32) {
 	runs := d.adj[u]
-	i, _ := findRun(runs, d.labels[v], el)
+	i, _ := d.runIndex(u, d.labels[v], el)
 	nb := runs[i].Neighbors
 	j, _ := slices.BinarySearch(nb, v)
 	nb = slices.Delete(nb, j, j+1)
 	if len(nb) == 0 {
 		d.adj[u] = slices.Delete(runs, i, i+1)
+		if d.mask[u]&slowMask == 0 {
+			d.mask[u] &^= 1 << d.labels[v]
+		}
 	} else {
 		runs[i].Neighbors = nb
 	}
@@ -413,6 +464,7 @@ func (d *Graph) Compact() {
 				runs[i].Neighbors = slices.Clip(slices.Clone(nb))
 			}
 		}
+		d.mask[v] = maskOf(runs)
 	}
 	if d.dead == 0 {
 		return
@@ -481,6 +533,9 @@ func (d *Graph) Validate() error {
 		}
 		if d.byLabel[d.labels[v]][d.posLabel[v]] != u || d.all[d.posAll[v]] != u {
 			return fmt.Errorf("vertex %d: label index broken", v)
+		}
+		if m := maskOf(d.adj[v]); d.mask[v] != m && d.mask[v]&slowMask == 0 {
+			return fmt.Errorf("vertex %d: run mask %x, runs give %x", v, d.mask[v], m)
 		}
 		deg := 0
 		for i, r := range d.adj[v] {

@@ -1,0 +1,135 @@
+package updates
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/sharedtest"
+)
+
+// sameGraph compares two dynamic graphs by original ids, labels and labelled edges.
+func sameGraph(t *testing.T, a, b *dynamic.Graph) {
+	t.Helper()
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if a.NumVertices() != b.NumVertices() || a.NumEdges() != b.NumEdges() {
+		t.Fatalf("%d vertices %d edges, want %d %d", a.NumVertices(), a.NumEdges(), b.NumVertices(), b.NumEdges())
+	}
+	for _, v := range b.Vertices() {
+		id := b.OriginalID(v)
+		w, ok := a.Lookup(id)
+		if !ok || a.Label(w) != b.Label(v) || a.Degree(w) != b.Degree(v) {
+			t.Fatalf("vertex %d differs", id)
+		}
+		var na, nb []int64
+		for _, r := range a.Runs(w) {
+			for _, x := range r.Neighbors {
+				na = append(na, a.OriginalID(x))
+			}
+		}
+		for _, r := range b.Runs(v) {
+			for _, x := range r.Neighbors {
+				nb = append(nb, b.OriginalID(x))
+			}
+		}
+		slices.Sort(na)
+		slices.Sort(nb)
+		if !slices.Equal(na, nb) {
+			t.Fatalf("neighbours of %d differ", id)
+		}
+	}
+}
+
+func slowLoad(t *testing.T, path string) (*dynamic.Graph, error) {
+	g, err := formats.Load(path, formats.Options{Format: "csm"})
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.FromGraph(g), nil
+}
+
+func TestLoadDynamic(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 20 {
+		var b strings.Builder
+		n := 5 + r.IntN(50)
+		for v := range n {
+			if r.IntN(4) > 0 {
+				fmt.Fprintf(&b, "v %d %d\n", v*3, r.IntN(3))
+			}
+		}
+		b.WriteString("# edges\n\n")
+		for range r.IntN(200) {
+			u, v := r.IntN(n)*3, r.IntN(n)*3
+			if u != v {
+				fmt.Fprintf(&b, "e %d %d 0\r\n", u, v) // duplicates and CRLF included
+			}
+		}
+		path := filepath.Join(dir, fmt.Sprintf("g%d.graph", trial))
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := fastLoad([]byte(b.String())); !ok {
+			t.Fatalf("trial %d: not taken on the fast path", trial)
+		}
+		got, err := LoadDynamic(path, formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := slowLoad(t, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameGraph(t, got, want)
+	}
+	// Files the fast path leaves to the careful loader, which names the line.
+	for _, c := range []struct{ text, err string }{
+		{"v 1 0\ne 1 2 3\n", ""},
+		{"v 1 0\nv 1 2\n", ":2: vertex 1 given two labels"},
+		{"v 1 0\ne 1 1\n", ":2: self-loop"},
+		{"v 1 0\n-e 1 2\n", ":2: expected `v id label` or `e u v [label]` in a graph file"},
+	} {
+		path := filepath.Join(dir, "x.graph")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := fastLoad([]byte(c.text)); ok {
+			t.Fatalf("%q taken on the fast path", c.text)
+		}
+		g, err := LoadDynamic(path, formats.Options{})
+		if c.err == "" {
+			if err != nil || g.NumEdges() != 1 {
+				t.Fatalf("%q: %v", c.text, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Fatalf("%q: error %v, want %q", c.text, err, c.err)
+		}
+	}
+}
+
+func TestLoadDynamicShared(t *testing.T) {
+	path := filepath.Join(sharedtest.Dir(), "csm-email10", "initial.graph")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no shared test data:", err)
+	}
+	got, err := LoadDynamic(path, formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := slowLoad(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, got, want)
+}
