@@ -1,0 +1,22 @@
+package temporal
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/submatch/submatch/internal/sharedtest"
+)
+
+// BenchmarkGridCollegeMsg counts the 36 motifs of CollegeMsg at delta = 1 h on one thread.
+func BenchmarkGridCollegeMsg(b *testing.B) {
+	g, err := Load(filepath.Join(sharedtest.Dir(), "collegemsg-temporal", "CollegeMsg.txt"))
+	if err != nil {
+		b.Skipf("CollegeMsg not available: %v", err)
+	}
+	for b.Loop() {
+		if _, err := Grid(context.Background(), g, Options{Delta: 3600, Threads: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
