@@ -250,3 +250,29 @@ func TestCollegeMsg(t *testing.T) {
 		}
 	}
 }
+
+// TestCollegeMsgCountsAgree checks the general counter against the grid on every motif of
+// CollegeMsg (a deep sweep: about a second per delta).
+func TestCollegeMsgCountsAgree(t *testing.T) {
+	sharedtest.SkipUnlessLong(t)
+	g, err := Load(filepath.Join(sharedtest.Dir(), "collegemsg-temporal", "CollegeMsg.txt"))
+	if err != nil {
+		t.Skipf("CollegeMsg not available: %v", err)
+	}
+	for _, delta := range []int64{600, 3600} {
+		o := Options{Delta: delta}
+		grid, err := Grid(context.Background(), g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 6 {
+			for j := range 6 {
+				p, _ := Parse(GridMotifs[i][j])
+				c, err := Count(context.Background(), g, p, o)
+				if err != nil || c != grid[i][j] {
+					t.Errorf("delta %d %s: Count %d (%v), Grid %d", delta, GridMotifs[i][j], c, err, grid[i][j])
+				}
+			}
+		}
+	}
+}
