@@ -2,15 +2,12 @@ package temporal
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
-
-	"github.com/submatch/submatch/internal/sharedtest"
 )
 
 // BenchmarkGridCollegeMsg counts the 36 motifs of CollegeMsg at delta = 1 h on one thread.
 func BenchmarkGridCollegeMsg(b *testing.B) {
-	g, err := Load(filepath.Join(sharedtest.Dir(), "collegemsg-temporal", "CollegeMsg.txt"))
+	g, err := loadCollegeMsg()
 	if err != nil {
 		b.Skipf("CollegeMsg not available: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,7 +228,7 @@ func TestReadErrors(t *testing.T) {
 
 // TestCollegeMsg checks the 36-motif totals SNAP's temporalmotifs prints on CollegeMsg.
 func TestCollegeMsg(t *testing.T) {
-	g, err := Load(filepath.Join(sharedtest.Dir(), "collegemsg-temporal", "CollegeMsg.txt"))
+	g, err := loadCollegeMsg()
 	if err != nil {
 		t.Skipf("CollegeMsg not available: %v", err)
 	}
@@ -255,7 +256,7 @@ func TestCollegeMsg(t *testing.T) {
 // CollegeMsg (a deep sweep: about a second per delta).
 func TestCollegeMsgCountsAgree(t *testing.T) {
 	sharedtest.SkipUnlessLong(t)
-	g, err := Load(filepath.Join(sharedtest.Dir(), "collegemsg-temporal", "CollegeMsg.txt"))
+	g, err := loadCollegeMsg()
 	if err != nil {
 		t.Skipf("CollegeMsg not available: %v", err)
 	}
@@ -275,4 +276,14 @@ func TestCollegeMsgCountsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadCollegeMsg reads the shared CollegeMsg file: under sharedtest.Dir(), which looks two and
+// three levels up for the repository root, or from this one-level package ../../shared/testdata.
+func loadCollegeMsg() (*Graph, error) {
+	dir := sharedtest.Dir()
+	if _, err := os.Stat(filepath.Join("..", "go.mod")); err == nil && os.Getenv(sharedtest.EnvTestdata) == "" {
+		dir = filepath.Join("..", "..", "shared", "testdata")
+	}
+	return Load(filepath.Join(dir, "collegemsg-temporal", "CollegeMsg.txt"))
 }
