@@ -53,10 +53,15 @@ type Motif struct {
 // Embeddings returns the non-induced and induced embedding counts (injective maps of the
 // pattern's vertices), or ErrOverflow.
 func (m Motif) Embeddings() (nonInduced, induced uint64, err error) {
-	a, oa := mul(m.NonInduced, m.Automorphisms)
-	b, ob := mul(m.Induced, m.Automorphisms)
+	return embeddings(m.Pattern, m.NonInduced, m.Induced, m.Automorphisms)
+}
+
+// embeddings multiplies unique counts by |Aut|, checked.
+func embeddings(p string, nonInduced, induced, aut uint64) (uint64, uint64, error) {
+	a, oa := mul(nonInduced, aut)
+	b, ob := mul(induced, aut)
 	if oa || ob {
-		return 0, 0, fmt.Errorf("embeddings of %s: %w", m.Pattern, engine.ErrOverflow)
+		return 0, 0, fmt.Errorf("embeddings of %s: %w", p, ErrOverflow)
 	}
 	return a, b, nil
 }

@@ -185,16 +185,17 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 		c := tl.c
 		tl.lowerWedges(o, u)
 		low := o.lower(u)
-		var here uint64
+		var hs sum
 		for _, w := range tl.seen {
 			n := uint64(c[w])
 			pairs := n * (n - 1) / 2
-			here += pairs
+			hs.add(pairs)
 			if perVertex && pairs > 0 {
 				atomic.AddUint64(&l.c4v[w], pairs)
 			}
 		}
-		sums[wk].add(here)
+		sums[wk].merge(hs)
+		here := hs.v
 		if perVertex && here > 0 {
 			atomic.AddUint64(&l.c4v[u], here)
 			for i, v := range low {

@@ -104,18 +104,19 @@ func Grid(ctx context.Context, g *Graph, o Options) ([6][6]uint64, error) {
 	var mu sync.Mutex
 	var total gridSum
 	err := parallel(ctx, threads, s.n, func() func(v int) {
-		var local gridSum
-		w := newStarWork()
+		w := newGridWork(len(g.Events))
 		return func(v int) {
 			if v < 0 { // flush
+				var local gridSum
+				w.classify(&local)
 				mu.Lock()
 				total.merge(&local)
 				mu.Unlock()
 				return
 			}
-			s.pairsAt(v, o.Delta, &local)
-			s.triangles(v, o.Delta, &local)
-			w.star(s, v, o.Delta, &local)
+			s.pairsAt(v, o.Delta, w)
+			s.triangles(v, o.Delta, w)
+			w.star(s, v, o.Delta)
 		}
 	})
 	if err != nil {
@@ -189,6 +190,8 @@ type static struct {
 	nbr   []uint32
 	evOff []uint32 // per adjacency entry into ev (len(nbr)+1)
 	ev    []uint32 // event indexes, per entry in event order
+	evT   []int64  // their timestamps
+	evDir []uint8  // 0: from the entry's vertex, 1: towards it
 	rank  []uint32 // degree order for triangles
 }
 
@@ -216,13 +219,18 @@ func newStatic(g *Graph) *static {
 			// merge two ascending lists
 			i, j := 0, 0
 			for i < len(a) || j < len(b) {
+				var x uint32
+				var d uint8
 				if j == len(b) || (i < len(a) && a[i] < b[j]) {
-					s.ev = append(s.ev, a[i])
+					x = a[i]
 					i++
 				} else {
-					s.ev = append(s.ev, b[j])
+					x, d = b[j], 1
 					j++
 				}
+				s.ev = append(s.ev, x)
+				s.evT = append(s.evT, g.Events[x].Time)
+				s.evDir = append(s.evDir, d)
 			}
 			s.evOff = append(s.evOff, uint32(len(s.ev)))
 		}
@@ -248,23 +256,80 @@ func newStatic(g *Graph) *static {
 func (s *static) events(k uint32) []uint32 { return s.ev[s.evOff[k]:s.evOff[k+1]] }
 
 // window3 is the three-event window counter of the paper (its Algorithm 1) over up to six
-// event labels: c3[a][b][c] counts ordered triples in the window.
+// event labels: c1 and c2 count the events and ordered pairs in the window by label, c3 the
+// triples found so far (it accumulates over runs). Unless checked, c3 cannot overflow: fewer
+// than 2^21 events have fewer than 2^62 triples.
 type window3 struct {
-	n  int
-	c1 [6]uint64
-	c2 [6][6]uint64
-	c3 [6][6][6]uint64
+	n       int
+	c1      [6]uint64
+	c2      [6][6]uint64
+	c3      [6][6][6]uint64
+	checked bool
+	over    bool
 }
 
-func (w *window3) reset(n int) { *w = window3{n: n} }
+// reset empties the window for a new event sequence, keeping c3.
+func (w *window3) reset() {
+	w.c1 = [6]uint64{}
+	w.c2 = [6][6]uint64{}
+}
 
-// run counts, over the labelled events (event indexes of g in order, labels), every triple
-// whose last event is at most delta after its first.
-func (w *window3) run(g *Graph, evs []uint32, labels []uint8, delta int64) {
+// triOther[c] lists the triangle labels on the other two pairs than label c's, and triPairs[c]
+// the label pairs (a, b) that complete c to a triangle (a, b, c on three different pairs).
+var triOther, triPairs = func() (o [6][4]uint8, p [6][8][2]uint8) {
+	for c := range 6 {
+		no, np := 0, 0
+		for a := range 6 {
+			if a/2 == c/2 {
+				continue
+			}
+			o[c][no] = uint8(a)
+			no++
+			for b := range 6 {
+				if b/2 != a/2 && b/2 != c/2 {
+					p[c][np] = [2]uint8{uint8(a), uint8(b)}
+					np++
+				}
+			}
+		}
+	}
+	return o, p
+}()
+
+// runTriangle is run for the six labels of a triangle's directed pairs, counting only the
+// triples on three different pairs (8 of the 36 label pairs per event).
+func (w *window3) runTriangle(times []int64, labels []uint8, delta int64) {
+	if w.checked {
+		w.run(times, labels, delta)
+		return
+	}
 	start := 0
-	for end, x := range evs {
-		t := g.Events[x].Time
-		for g.Events[evs[start]].Time+delta < t {
+	for end, t := range times {
+		for times[start]+delta < t {
+			a := labels[start]
+			w.c1[a]--
+			for _, b := range triOther[a] {
+				w.c2[a][b] -= w.c1[b]
+			}
+			start++
+		}
+		c := labels[end]
+		for _, ab := range triPairs[c] {
+			w.c3[ab[0]][ab[1]][c] += w.c2[ab[0]][ab[1]]
+		}
+		for _, a := range triOther[c] {
+			w.c2[a][c] += w.c1[a]
+		}
+		w.c1[c]++
+	}
+}
+
+// run counts, over a sequence of events (their timestamps in event order, and labels), every
+// triple whose last event is at most delta after its first.
+func (w *window3) run(times []int64, labels []uint8, delta int64) {
+	start := 0
+	for end, t := range times {
+		for times[start]+delta < t {
 			a := labels[start]
 			w.c1[a]--
 			for b := range w.n {
@@ -275,6 +340,12 @@ func (w *window3) run(g *Graph, evs []uint32, labels []uint8, delta int64) {
 		c := labels[end]
 		for a := range w.n {
 			for b := range w.n {
+				if w.checked {
+					var carry uint64
+					w.c3[a][b][c], carry = bits.Add64(w.c3[a][b][c], w.c2[a][b], 0)
+					w.over = w.over || carry != 0
+					continue
+				}
 				w.c3[a][b][c] += w.c2[a][b]
 			}
 		}
@@ -286,38 +357,15 @@ func (w *window3) run(g *Graph, evs []uint32, labels []uint8, delta int64) {
 }
 
 // pairsAt counts the two-node motifs on the pairs {u, v} with v > u.
-func (s *static) pairsAt(u int, delta int64, out *gridSum) {
-	var w window3
-	var labels []uint8
+func (s *static) pairsAt(u int, delta int64, gw *gridWork) {
+	w := &gw.pair
 	for k := s.off[u]; k < s.off[u+1]; k++ {
-		v := s.nbr[k]
-		if v < uint32(u) {
+		if s.nbr[k] < uint32(u) || s.evOff[k+1]-s.evOff[k] < 3 {
 			continue
 		}
-		evs := s.events(k)
-		if len(evs) < 3 {
-			continue
-		}
-		labels = labels[:0]
-		for _, x := range evs {
-			l := uint8(0)
-			if s.g.Events[x].Src != uint32(u) {
-				l = 1
-			}
-			labels = append(labels, l)
-		}
-		w.reset(2)
-		w.run(s.g, evs, labels, delta)
-		for a := range 2 {
-			for b := range 2 {
-				for c := range 2 {
-					if x := w.c3[a][b][c]; x > 0 {
-						i, j, _ := gridCell([3][2]int{dirEdge(a), dirEdge(b), dirEdge(c)})
-						out.add(i, j, x)
-					}
-				}
-			}
-		}
+		lo, hi := s.evOff[k], s.evOff[k+1]
+		w.reset()
+		w.run(s.evT[lo:hi], s.evDir[lo:hi], delta)
 	}
 }
 
@@ -332,10 +380,9 @@ func dirEdge(l int) [2]int {
 var triangleEdges = [6][2]int{{0, 1}, {1, 0}, {0, 2}, {2, 0}, {1, 2}, {2, 1}}
 
 // triangles counts the triangle motifs of the static triangles whose lowest-ranked vertex is u.
-func (s *static) triangles(u int, delta int64, out *gridSum) {
-	var w window3
-	var evs []uint32
-	var labels []uint8
+func (s *static) triangles(u int, delta int64, gw *gridWork) {
+	w := &gw.tri
+	evs, times, labels := gw.tevs[:0], gw.times[:0], gw.labels[:0]
 	lo, hi := s.off[u], s.off[u+1]
 	for k1 := lo; k1 < hi; k1++ {
 		v := s.nbr[k1]
@@ -352,7 +399,8 @@ func (s *static) triangles(u int, delta int64, out *gridSum) {
 				continue
 			}
 			// merge the three pairs' events with labels 0..5 (triangleEdges over (u, v, x))
-			evs, labels = evs[:0], labels[:0]
+			evs, times, labels = evs[:0], times[:0], labels[:0]
+			entries := [3]uint32{k1, k2, kvx}
 			lists := [3][]uint32{s.events(k1), s.events(k2), s.events(kvx)}
 			var pos [3]int
 			for {
@@ -365,45 +413,18 @@ func (s *static) triangles(u int, delta int64, out *gridSum) {
 				if best < 0 {
 					break
 				}
-				e := lists[best][pos[best]]
+				// labels: u-v 0/1, u-x 2/3, v-x 4/5, the second of each when towards u (or v)
+				at := s.evOff[entries[best]] + uint32(pos[best])
+				evs = append(evs, lists[best][pos[best]])
+				times = append(times, s.evT[at])
+				labels = append(labels, uint8(2*best)+s.evDir[at])
 				pos[best]++
-				src := s.g.Events[e].Src
-				var l uint8
-				switch best {
-				case 0: // u-v
-					l = 0
-					if src != uint32(u) {
-						l = 1
-					}
-				case 1: // u-x
-					l = 2
-					if src != uint32(u) {
-						l = 3
-					}
-				default: // v-x
-					l = 4
-					if src != v {
-						l = 5
-					}
-				}
-				evs = append(evs, e)
-				labels = append(labels, l)
 			}
-			w.reset(6)
-			w.run(s.g, evs, labels, delta)
-			for a := range 6 {
-				for b := range 6 {
-					for c := range 6 {
-						if n := w.c3[a][b][c]; n > 0 {
-							if i, j, ok := gridCell([3][2]int{triangleEdges[a], triangleEdges[b], triangleEdges[c]}); ok && coversTriangle(a, b, c) {
-								out.add(i, j, n)
-							}
-						}
-					}
-				}
-			}
+			w.reset()
+			w.runTriangle(times, labels, delta)
 		}
 	}
+	gw.tevs, gw.times, gw.labels = evs, times, labels
 }
 
 // coversTriangle reports whether three triangle labels use all three undirected pairs.
@@ -418,9 +439,18 @@ func (s *static) find(v, x uint32) (uint32, bool) {
 	return s.off[v] + uint32(i), ok
 }
 
-// starWork is a worker's state for the star counter: per neighbour slot of the centre, counts
-// that make each event's contribution O(1).
-type starWork struct {
+// gridWork is a worker's state: the window counters of pairs and triangles and the star counts,
+// all accumulated over the worker's vertices and classified into the grid at the end; and for
+// the star counter, per neighbour slot of the centre, counts that make each event's
+// contribution O(1).
+type gridWork struct {
+	pair, tri      window3
+	pre, post, mid [2][2][2]uint64
+	tevs           []uint32 // a triangle's events, merged, with their times and labels
+	times          []int64
+	labels         []uint8
+	over           bool
+
 	slot  map[uint32]int32
 	cnt   [][2]uint64    // per slot: events in the window by direction
 	sn    [][2][2]uint64 // per slot: same-neighbour ordered pairs in the window
@@ -434,12 +464,64 @@ type starWork struct {
 
 type eventStamp struct{ r, g [2]uint64 }
 
-func newStarWork() *starWork { return &starWork{slot: map[uint32]int32{}} }
+func newGridWork(events int) *gridWork {
+	w := &gridWork{slot: map[uint32]int32{}}
+	w.pair.n, w.tri.n = 2, 6
+	w.pair.checked = events >= 1<<21
+	w.tri.checked = w.pair.checked
+	return w
+}
+
+// classify adds the worker's counts to the grid: every label triple of the pair and triangle
+// counters, and every direction triple of the star counts, mapped to its motif.
+func (w *gridWork) classify(out *gridSum) {
+	out.over = out.over || w.pair.over || w.tri.over || w.over
+	for a := range 2 {
+		for b := range 2 {
+			for c := range 2 {
+				if x := w.pair.c3[a][b][c]; x > 0 {
+					i, j, _ := gridCell([3][2]int{dirEdge(a), dirEdge(b), dirEdge(c)})
+					out.add(i, j, x)
+				}
+			}
+		}
+	}
+	for a := range 6 {
+		for b := range 6 {
+			for c := range 6 {
+				if n := w.tri.c3[a][b][c]; n > 0 && coversTriangle(a, b, c) {
+					i, j, _ := gridCell([3][2]int{triangleEdges[a], triangleEdges[b], triangleEdges[c]})
+					out.add(i, j, n)
+				}
+			}
+		}
+	}
+	leaf := func(d, l int) [2]int { // centre 0, leaves 1 and 2
+		if d == 0 {
+			return [2]int{0, l}
+		}
+		return [2]int{l, 0}
+	}
+	for d1 := range 2 {
+		for d2 := range 2 {
+			for d3 := range 2 {
+				for kind, n := range [3]uint64{w.pre[d1][d2][d3], w.post[d1][d2][d3], w.mid[d1][d2][d3]} {
+					if n == 0 {
+						continue
+					}
+					leaves := [3][3]int{{1, 1, 2}, {1, 2, 2}, {1, 2, 1}}[kind]
+					i, j, _ := gridCell([3][2]int{leaf(d1, leaves[0]), leaf(d2, leaves[1]), leaf(d3, leaves[2])})
+					out.add(i, j, n)
+				}
+			}
+		}
+	}
+}
 
 // star counts the star motifs centred at c in one pass over c's events (the paper's star
 // counter): for each event e3 with neighbour n, pairs (e1, e2) earlier in the window with
 // n1 = n2 != n (pre), n1 != n2 = n (post) and n1 = n != n2 (mid).
-func (w *starWork) star(s *static, c int, delta int64, out *gridSum) {
+func (w *gridWork) star(s *static, c int, delta int64) {
 	g := s.g
 	clear(w.slot)
 	w.evs, w.dirs, w.slots = w.evs[:0], w.dirs[:0], w.slots[:0]
@@ -539,22 +621,16 @@ func (w *starWork) star(s *static, c int, delta int64, out *gridSum) {
 			w.sumG[k][d3][d2] += R[d2]
 		}
 	}
-	leaf := func(d, l int) [2]int { // centre 0, leaves 1 and 2
-		if d == 0 {
-			return [2]int{0, l}
-		}
-		return [2]int{l, 0}
-	}
+
 	for d1 := range 2 {
 		for d2 := range 2 {
 			for d3 := range 2 {
-				for kind, n := range [3]uint64{pre[d1][d2][d3], post[d1][d2][d3], mid[d1][d2][d3]} {
-					if n == 0 {
-						continue
-					}
-					leaves := [3][3]int{{1, 1, 2}, {1, 2, 2}, {1, 2, 1}}[kind]
-					i, j, _ := gridCell([3][2]int{leaf(d1, leaves[0]), leaf(d2, leaves[1]), leaf(d3, leaves[2])})
-					out.add(i, j, n)
+				for _, x := range [3]struct{ to, from *uint64 }{
+					{&w.pre[d1][d2][d3], &pre[d1][d2][d3]}, {&w.post[d1][d2][d3], &post[d1][d2][d3]}, {&w.mid[d1][d2][d3], &mid[d1][d2][d3]},
+				} {
+					var carry uint64
+					*x.to, carry = bits.Add64(*x.to, *x.from, 0)
+					w.over = w.over || carry != 0
 				}
 			}
 		}

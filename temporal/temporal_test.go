@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,7 +228,7 @@ func TestReadErrors(t *testing.T) {
 
 // TestCollegeMsg checks the 36-motif totals SNAP's temporalmotifs prints on CollegeMsg.
 func TestCollegeMsg(t *testing.T) {
-	g, err := Load(filepath.Join(sharedtest.Dir(), "collegemsg-temporal", "CollegeMsg.txt"))
+	g, err := loadCollegeMsg()
 	if err != nil {
 		t.Skipf("CollegeMsg not available: %v", err)
 	}
@@ -249,4 +250,40 @@ func TestCollegeMsg(t *testing.T) {
 			t.Errorf("delta %d: total %d, SNAP %d", c.delta, total, c.want)
 		}
 	}
+}
+
+// TestCollegeMsgCountsAgree checks the general counter against the grid on every motif of
+// CollegeMsg (a deep sweep: about a second per delta).
+func TestCollegeMsgCountsAgree(t *testing.T) {
+	sharedtest.SkipUnlessLong(t)
+	g, err := loadCollegeMsg()
+	if err != nil {
+		t.Skipf("CollegeMsg not available: %v", err)
+	}
+	for _, delta := range []int64{600, 3600} {
+		o := Options{Delta: delta}
+		grid, err := Grid(context.Background(), g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 6 {
+			for j := range 6 {
+				p, _ := Parse(GridMotifs[i][j])
+				c, err := Count(context.Background(), g, p, o)
+				if err != nil || c != grid[i][j] {
+					t.Errorf("delta %d %s: Count %d (%v), Grid %d", delta, GridMotifs[i][j], c, err, grid[i][j])
+				}
+			}
+		}
+	}
+}
+
+// loadCollegeMsg reads the shared CollegeMsg file: under sharedtest.Dir(), which looks two and
+// three levels up for the repository root, or from this one-level package ../../shared/testdata.
+func loadCollegeMsg() (*Graph, error) {
+	dir := sharedtest.Dir()
+	if _, err := os.Stat(filepath.Join("..", "go.mod")); err == nil && os.Getenv(sharedtest.EnvTestdata) == "" {
+		dir = filepath.Join("..", "..", "shared", "testdata")
+	}
+	return Load(filepath.Join(dir, "collegemsg-temporal", "CollegeMsg.txt"))
 }

@@ -98,3 +98,37 @@ func TestMotifsPerVertex(t *testing.T) {
 		t.Errorf("-k 5 --per-vertex: exit %d, want 2", code)
 	}
 }
+
+func TestMotifsLabelled(t *testing.T) {
+	g := writeFile(t, "g.txt", "t 4 4\nv 0 1 2\nv 1 1 2\nv 2 2 3\nv 3 1 1\ne 0 1\ne 1 2\ne 2 0\ne 2 3\n")
+	code, out, errOut := runCmd(t, "motifs", g, "-k", "3", "--labelled", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// Induced: 3-paths 0-2-3 and 1-2-3 (centre label 2, leaves 1 and 1), one triangle (1, 1, 2).
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 { // 3-paths centred on label 1 (non-induced only), on label 2, the triangle
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	var induced uint64
+	for _, line := range lines {
+		var r struct {
+			Name    string
+			Labels  []uint32
+			Induced uint64 `json:"induced_unique"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		induced += r.Induced
+		if r.Name == "triangle" && r.Induced != 1 {
+			t.Errorf("triangle: %s", line)
+		}
+	}
+	if induced != 3 {
+		t.Errorf("induced total %d, want 3:\n%s", induced, out)
+	}
+	if code, _, _ := runCmd(t, "motifs", g, "-k", "6", "--labelled"); code != 2 {
+		t.Errorf("-k 6 --labelled: exit %d, want 2", code)
+	}
+}

@@ -113,7 +113,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitCode(stderr, err)
 		}
 		if jsonOut {
-			json.NewEncoder(stdout).Encode(map[string]any{"pattern": p.String(), "delta": d, "strict_time": strict, "count": n, "partial": partial, "ms": ms(time.Since(runStart))})
+			jsonEncoder(stdout).Encode(map[string]any{"pattern": p.String(), "delta": d, "strict_time": strict, "count": n, "partial": partial, "ms": ms(time.Since(runStart))})
 		} else {
 			fmt.Fprintf(stdout, "%s\t%d\n", p.String(), n)
 		}
@@ -168,7 +168,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 					cells = append(cells, cell{i + 1, j + 1, temporal.GridMotifs[i][j], grid[i][j]})
 				}
 			}
-			json.NewEncoder(stdout).Encode(map[string]any{"delta": d, "strict_time": strict, "grid": grid, "motifs": cells, "total": total, "ms": ms(time.Since(runStart))})
+			jsonEncoder(stdout).Encode(map[string]any{"delta": d, "strict_time": strict, "grid": grid, "motifs": cells, "total": total, "ms": ms(time.Since(runStart))})
 			return exitOK
 		}
 		for _, row := range grid {
@@ -222,4 +222,11 @@ func parseDelta(s string) (int64, error) {
 		return int64(d / time.Second), nil
 	}
 	return 0, usagef("--delta %q: expected a non-negative integer or a whole number of seconds such as 1h", s)
+}
+
+// jsonEncoder writes JSON without escaping '>' (patterns read "a->b").
+func jsonEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }
