@@ -88,6 +88,13 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 	}
 	cont := orbitContainment(orbits)
 	var failed atomic.Bool
+	get := func(x signed) uint64 {
+		v, err := x.result()
+		if err != nil {
+			failed.Store(true)
+		}
+		return v
+	}
 	workers(opts.Threads, o.n, func(_, r int) {
 		v := o.orig[r]
 		ni := make([]uint64, len(orbits))
@@ -122,15 +129,15 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 				paw3.addProduct(t, d-2)
 			}
 			for i, x := range []signed{end, mid, leaf} {
-				ni[4+i], _ = x.result()
+				ni[4+i] = get(x)
 			}
 			ni[7] = chooseOK(d, 3, &s)
 			ni[8] = l.c4v[r]
 			for i, x := range []signed{tail, deg2, paw3} {
-				ni[9+i], _ = x.result()
+				ni[9+i] = get(x)
 			}
 			ni[12] = tips[r]
-			ni[13], _ = diam3.result()
+			ni[13] = get(diam3)
 			ni[14] = l.k4v[r]
 		}
 		if s.pos.over {

@@ -38,7 +38,7 @@ type motifRecord struct {
 func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("motifs", "DATA -k K",
 		"Counts every connected K-vertex pattern (K = 3..6: 2, 6, 21, 112 patterns) of the data graph at once,\n"+
-			"ignoring labels: non-induced (copies of the pattern's edges) and vertex-induced (vertex sets inducing\n"+
+			"ignoring labels unless --labelled: non-induced (copies of the pattern's edges) and vertex-induced (vertex sets inducing\n"+
 			"exactly the pattern), each as distinct subgraphs (unique) and as embeddings (unique x |Aut|).\n"+
 			"Each pattern is printed in the inline syntax, with its usual name for 3 to 5 vertices. 3- to\n"+
 			"5-vertex non-induced counts come from closed formulas over degrees, triangles, 4-cycles and cliques\n"+
@@ -59,7 +59,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	load.register(fs)
 	fs.IntVar(&k, "k", 0, "pattern size `K` (3..6)")
 	fs.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
-	fs.IntVar(&threads, "t", 0, "short for --threads")
+	fs.IntVar(&threads, "t", 0, "short for --threads `N`")
 	fs.BoolVar(&jsonOut, "json", false, "print JSON, one object per pattern and line")
 	fs.BoolVar(&onlyInd, "induced", false, "print only the induced counts")
 	fs.BoolVar(&onlyNonInd, "non-induced", false, "print only the non-induced counts")

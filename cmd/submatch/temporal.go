@@ -57,7 +57,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fls.StringVar(&delta, "delta", "", "time window `D`: an integer in the timestamps' unit, or a duration such as 1h or 90s for Unix-second timestamps (required)")
 	fls.BoolVar(&strict, "strict-time", false, "require strictly increasing timestamps along a match (default: equal timestamps in input order)")
 	fls.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
-	fls.IntVar(&threads, "t", 0, "short for --threads")
+	fls.IntVar(&threads, "t", 0, "short for --threads `N`")
 	fls.BoolVar(&jsonOut, "json", false, "print JSON")
 	if sub == "list" {
 		fls.IntVar(&limit, "limit", 0, "stop after `N` matches (0: all)")
