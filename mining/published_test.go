@@ -2,8 +2,7 @@ package mining
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"github.com/submatch/submatch/internal/testenv"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -12,21 +11,11 @@ import (
 	"github.com/submatch/submatch/internal/sharedtest"
 )
 
-// testdata is the shared test data folder: sharedtest.Dir(), which looks two and three levels up
-// for the repository root, or from this one-level package ../../shared/testdata.
-func testdata() string {
-	if _, err := os.Stat(filepath.Join("..", "go.mod")); err == nil && os.Getenv(sharedtest.EnvTestdata) == "" {
-		return filepath.Join("..", "..", "shared", "testdata")
-	}
-	return sharedtest.Dir()
-}
-
 func loadShared(t *testing.T, rel string) *graph.Graph {
 	t.Helper()
-	path := filepath.Join(testdata(), rel)
-	g, err := formats.Load(path, formats.Options{})
+	g, err := formats.Load(testenv.Path(t, rel), formats.Options{})
 	if err != nil {
-		t.Skipf("%s not available: %v", rel, err)
+		t.Fatal(err)
 	}
 	return g
 }

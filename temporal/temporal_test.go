@@ -3,8 +3,8 @@ package temporal
 import (
 	"context"
 	"fmt"
+	"github.com/submatch/submatch/internal/testenv"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -228,10 +228,7 @@ func TestReadErrors(t *testing.T) {
 
 // TestCollegeMsg checks the 36-motif totals SNAP's temporalmotifs prints on CollegeMsg.
 func TestCollegeMsg(t *testing.T) {
-	g, err := loadCollegeMsg()
-	if err != nil {
-		t.Skipf("CollegeMsg not available: %v", err)
-	}
+	g := loadCollegeMsg(t)
 	for _, c := range []struct {
 		delta int64
 		want  uint64
@@ -256,10 +253,7 @@ func TestCollegeMsg(t *testing.T) {
 // CollegeMsg (a deep sweep: about a second per delta).
 func TestCollegeMsgCountsAgree(t *testing.T) {
 	sharedtest.SkipUnlessLong(t)
-	g, err := loadCollegeMsg()
-	if err != nil {
-		t.Skipf("CollegeMsg not available: %v", err)
-	}
+	g := loadCollegeMsg(t)
 	for _, delta := range []int64{600, 3600} {
 		o := Options{Delta: delta}
 		grid, err := Grid(context.Background(), g, o)
@@ -278,12 +272,12 @@ func TestCollegeMsgCountsAgree(t *testing.T) {
 	}
 }
 
-// loadCollegeMsg reads the shared CollegeMsg file: under sharedtest.Dir(), which looks two and
-// three levels up for the repository root, or from this one-level package ../../shared/testdata.
-func loadCollegeMsg() (*Graph, error) {
-	dir := sharedtest.Dir()
-	if _, err := os.Stat(filepath.Join("..", "go.mod")); err == nil && os.Getenv(sharedtest.EnvTestdata) == "" {
-		dir = filepath.Join("..", "..", "shared", "testdata")
+// loadCollegeMsg reads the shared CollegeMsg file (skipped when it is missing, failed in CI).
+func loadCollegeMsg(t testing.TB) *Graph {
+	t.Helper()
+	g, err := Load(testenv.Path(t, filepath.Join("collegemsg-temporal", "CollegeMsg.txt")))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return Load(filepath.Join(dir, "collegemsg-temporal", "CollegeMsg.txt"))
+	return g
 }
