@@ -2,6 +2,7 @@ package mining
 
 import (
 	"context"
+	"github.com/submatch/submatch/internal/setops"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -94,42 +95,6 @@ func intersect(a, b []uint32, fn func(i, j int)) {
 			j++
 		}
 	}
-}
-
-// intersectInto appends the common elements of two sorted lists to dst.
-func intersectInto(dst, a, b []uint32) []uint32 {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			dst = append(dst, a[i])
-			i++
-			j++
-		}
-	}
-	return dst
-}
-
-func countCommon(a, b []uint32) uint64 {
-	var n uint64
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			n++
-			i++
-			j++
-		}
-	}
-	return n
 }
 
 // triangles finds te, sd, tv and tri: every triangle u < v < w once, from the out-lists.
@@ -277,10 +242,10 @@ func (l *locals) cliques(ctx context.Context, threads int) error {
 	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
 		out := o.above(u)
 		for i, v := range out {
-			a := intersectInto(s1[wk][:0], out[i+1:], o.above(int(v)))
+			a := setops.Intersect(out[i+1:], o.above(int(v)), s1[wk])
 			s1[wk] = a
 			for _, w := range a {
-				b := intersectInto(s2[wk][:0], a, o.above(int(w)))
+				b := setops.Intersect(a, o.above(int(w)), s2[wk])
 				s2[wk] = b
 				nb := uint64(len(b))
 				k4s[wk].add(nb)
@@ -294,7 +259,7 @@ func (l *locals) cliques(ctx context.Context, threads int) error {
 				}
 				if l.k >= 5 {
 					for j, x := range b {
-						k5s[wk].add(countCommon(b[j+1:], o.above(int(x))))
+						k5s[wk].add(uint64(setops.IntersectCount(b[j+1:], o.above(int(x)))))
 					}
 				}
 			}
@@ -337,7 +302,7 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 			if tuv == 0 || tuw == 0 || tvw == 0 {
 				return
 			}
-			c := countCommon(l.tl[l.tOff[puv]:l.tOff[puv+1]], l.tl[l.tOff[puw]:l.tOff[puw+1]])
+			c := uint64(setops.IntersectCount(l.tl[l.tOff[puv]:l.tOff[puv+1]], l.tl[l.tOff[puw]:l.tOff[puw+1]]))
 			if c == 0 {
 				return
 			}
