@@ -602,6 +602,7 @@ type worker struct {
 	t      *term
 	count  uint64
 	nodes  uint64 // search nodes, to poll the context from time to time
+	memo   [pattern.MaxVertices]memo
 	err    error
 	lists  [][]uint32 // the parents' runs of the level being extended
 	bufs   [][]uint32 // two per level: the intersection of the parents' runs
@@ -614,6 +615,9 @@ func newWorker(m *cpuMatcher) *worker {
 
 func (w *worker) reset(ctx context.Context, sign int, emit Emit) {
 	w.g, w.ctx, w.sign, w.emit, w.err = w.m.g, ctx, sign, emit, nil
+	for i := range w.memo {
+		w.memo[i].t = nil // the graph may have changed
+	}
 	for i := range w.counts {
 		w.counts[i] = 0
 	}
@@ -771,11 +775,13 @@ func (w *worker) countTail(k int) {
 	prod := uint64(1)
 	for i := k; i < w.pr.n; i++ {
 		lv := &w.t.levels[i]
-		cand := w.candidates(i, lv)
-		if len(cand) == 0 {
-			return
+		c, ok := w.memoGet(i, lv)
+		if !ok {
+			if cand := w.candidates(i, lv); len(cand) > 0 {
+				c = w.free(lv, cand)
+			}
+			w.memoPut(i, lv, c)
 		}
-		c := w.free(lv, cand)
 		if c == 0 {
 			return
 		}
@@ -792,6 +798,38 @@ func (w *worker) countTail(k int) {
 		return
 	}
 	w.count = s
+}
+
+// memo remembers a tail level's last free count and the data vertices it depended on: while
+// an outer level varies, the tail levels that do not depend on it keep their count.
+type memo struct {
+	t    *term
+	keys [memoDeps]uint32
+	val  uint64
+}
+
+func (w *worker) memoGet(i int, lv *level) (uint64, bool) {
+	mm := &w.memo[i]
+	if lv.deps == nil || mm.t != w.t {
+		return 0, false
+	}
+	for d, j := range lv.deps {
+		if mm.keys[d] != w.f[j] {
+			return 0, false
+		}
+	}
+	return mm.val, true
+}
+
+func (w *worker) memoPut(i int, lv *level, val uint64) {
+	if lv.deps == nil {
+		return
+	}
+	mm := &w.memo[i]
+	mm.t, mm.val = w.t, val
+	for d, j := range lv.deps {
+		mm.keys[d] = w.f[j]
+	}
 }
 
 // candidates returns the intersection of the runs of level k's parents (exact labels), in the

@@ -63,7 +63,13 @@ type level struct {
 	// plain: no check beyond the parents' edges, injectivity and the other graph (the last level
 	// is then counted from the intersection's size).
 	plain bool
+	// deps: the positions a plain level's free count depends on (parents and inj), when there
+	// are at most memoDeps of them (else nil: not memoised).
+	deps []int
 }
+
+// memoDeps bounds the positions a memoised count may depend on.
+const memoDeps = 6
 
 // term is the search anchored at one item.
 type term struct {
@@ -200,6 +206,12 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 			}
 		}
 		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
+		if lv.plain && len(lv.parents)+len(lv.inj) <= memoDeps {
+			for _, pe := range lv.parents {
+				lv.deps = append(lv.deps, pe.pos)
+			}
+			lv.deps = append(lv.deps, lv.inj...)
+		}
 	}
 	anchors := 2
 	if vertex >= 0 {
