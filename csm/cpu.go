@@ -70,10 +70,12 @@ type pchange struct {
 	old, new pstate
 }
 
-// task is one anchored search: pattern, term, and the data vertices of the anchor levels.
+// task is one anchored search: pattern, term, the data vertices of the anchor levels, and, for
+// a part of a split search, the range [lo, hi) of the first free level's candidates (hi 0: all).
 type task struct {
 	pat, term int32
 	x, y      uint32
+	lo, hi    int32
 }
 
 type cpuMatcher struct {
@@ -111,6 +113,7 @@ type cpuMatcher struct {
 	sinceCompact int // changes applied since the graph was last compacted
 
 	tasks   []task
+	est     []int // per task, its first free level's candidates (split)
 	workers []*worker
 	counts  []uint64
 }
@@ -495,8 +498,81 @@ func (m *cpuMatcher) clearFlags() {
 	clearMap(m.otherP)
 }
 
-// parallelMin is the number of anchored searches below which a batch runs on one goroutine.
-const parallelMin = 64
+// A batch runs on one goroutine unless it has parallelMin anchored searches or more, or its
+// searches have splitMin first-level candidates or more; then every search with more than
+// splitChunk of them is split into parts of splitChunk, which the workers take one at a time.
+// (Variables: the tests lower them.)
+var (
+	parallelMin = 64
+	splitMin    = 4096
+	splitChunk  = 64
+)
+
+// firstLevel returns how many candidates the first free level of task tk draws (an upper bound:
+// its smallest parent list, or the vertices it scans), or -1 when that level cannot be split.
+func (m *cpuMatcher) firstLevel(tk *task) int {
+	pr := m.progs[tk.pat]
+	t := &pr.terms[tk.term]
+	na := 2
+	if t.vertex >= 0 {
+		na = 1
+	}
+	if na >= pr.n || na >= t.tail {
+		return -1
+	}
+	lv := &t.levels[na]
+	if len(lv.parents) == 0 {
+		if lv.vl.Any {
+			return len(m.g.Vertices())
+		}
+		return len(m.g.VerticesWithLabel(lv.vl.Value))
+	}
+	if !lv.exact {
+		return -1
+	}
+	best := -1
+	for _, pe := range lv.parents {
+		x := tk.x
+		if pe.pos == 1 {
+			x = tk.y
+		}
+		if l := len(m.g.NeighborsWith(x, lv.vl.Value, pe.el.Value)); best < 0 || l < best {
+			best = l
+		}
+	}
+	return best
+}
+
+// split replaces the searches with many first-level candidates by parts when the batch is worth
+// running on several goroutines, which it reports.
+func (m *cpuMatcher) split() bool {
+	n := len(m.tasks)
+	m.est = m.est[:0]
+	total := 0
+	for i := range m.tasks {
+		c := m.firstLevel(&m.tasks[i])
+		m.est = append(m.est, c)
+		if c > splitChunk {
+			total += c
+		}
+	}
+	if n < parallelMin && total < splitMin {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		c := m.est[i]
+		if c <= splitChunk {
+			continue
+		}
+		tk := m.tasks[i]
+		m.tasks[i].lo, m.tasks[i].hi = 0, int32(splitChunk)
+		for lo := splitChunk; lo < c; lo += splitChunk {
+			tk.lo, tk.hi = int32(lo), int32(min(lo+splitChunk, c))
+			m.tasks = append(m.tasks, tk)
+		}
+	}
+	return true
+}
 
 // phase runs every anchored search of the phase and leaves the per-pattern counts in m.counts.
 func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
@@ -533,7 +609,7 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 	for i := range m.counts {
 		m.counts[i] = 0
 	}
-	if emit != nil || len(m.tasks) < parallelMin || len(m.workers) == 1 {
+	if emit != nil || len(m.workers) == 1 || !m.split() {
 		w := m.workers[0]
 		w.reset(ctx, sign, emit)
 		for i := range m.tasks {
@@ -603,6 +679,8 @@ type worker struct {
 	count  uint64
 	nodes  uint64 // search nodes, to poll the context from time to time
 	memo   [pattern.MaxVertices]memo
+	na     int   // the anchor levels of the current task
+	lo, hi int32 // its part of level na's candidates (hi 0: all)
 	err    error
 	lists  [][]uint32 // the parents' runs of the level being extended
 	bufs   [][]uint32 // two per level: the intersection of the parents' runs
@@ -632,11 +710,11 @@ func (w *worker) run(tk *task) error {
 	w.t = &w.pr.terms[tk.term]
 	w.count = 0
 	w.f[0], w.f[1] = tk.x, tk.y
+	w.na, w.lo, w.hi = 2, tk.lo, tk.hi
 	if w.t.vertex >= 0 {
-		w.anchored(0, 1)
-	} else {
-		w.anchored(0, 2)
+		w.na = 1
 	}
+	w.anchored(0, w.na)
 	if w.err != nil {
 		return w.err
 	}
@@ -694,6 +772,9 @@ func (w *worker) extend(k int) {
 		} else {
 			list = g.VerticesWithLabel(lv.vl.Value)
 		}
+		if k == w.na {
+			list = w.part(list)
+		}
 		for _, c := range list {
 			if w.accept(k, c, -1) {
 				w.f[k] = c
@@ -749,6 +830,9 @@ func (w *worker) extend(k int) {
 func (w *worker) extendExact(k int, lv *level, last bool) {
 	f := w.f
 	cand := w.candidates(k, lv)
+	if k == w.na {
+		cand = w.part(cand)
+	}
 	if len(cand) == 0 {
 		return
 	}
@@ -767,6 +851,14 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 			}
 		}
 	}
+}
+
+// part returns the current task's part of its first free level's candidates.
+func (w *worker) part(cand []uint32) []uint32 {
+	if w.hi == 0 {
+		return cand
+	}
+	return cand[min(int(w.lo), len(cand)):min(int(w.hi), len(cand))]
 }
 
 // countTail counts the matches of the tail levels k.. as the product of their free candidates
