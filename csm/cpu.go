@@ -2,7 +2,6 @@ package csm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -31,45 +30,6 @@ func Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher,
 	return newCPU(g, patterns, opts)
 }
 
-// Errors naming why an update is invalid (wrapped in InvalidError or listed in Result.Invalid).
-var (
-	ErrDuplicateEdge   = errors.New("the edge is already present")
-	ErrMissingEdge     = errors.New("no such edge")
-	ErrMissingVertex   = errors.New("no such vertex")
-	ErrDuplicateVertex = errors.New("the vertex is already present")
-	ErrSelfLoop        = errors.New("self-loop")
-	ErrLabelMismatch   = errors.New("the edge has another label")
-)
-
-type pairKey struct{ a, b int64 } // original ids, a < b
-
-func keyOf(a, b int64) pairKey {
-	if a > b {
-		a, b = b, a
-	}
-	return pairKey{a, b}
-}
-
-type pstate struct {
-	present bool
-	label   uint32
-}
-
-type vstate struct {
-	alive bool
-	label uint32
-}
-
-type vchange struct {
-	id       int64
-	old, new vstate
-}
-
-type pchange struct {
-	key      pairKey
-	old, new pstate
-}
-
 // task is one anchored search: pattern, term, the data vertices of the anchor levels, and, for
 // a part of a split search, the range [lo, hi) of the first free level's candidates (hi 0: all).
 type task struct {
@@ -83,20 +43,13 @@ type cpuMatcher struct {
 	progs []*program
 	opts  Options
 
-	// The batch simulated on top of the graph, by original ids: current and first-seen states.
-	simV map[int64]vstate
-	oldV map[int64]vstate
-	simP map[pairKey]pstate
-	oldP map[pairKey]pstate
-
-	chV []vchange
-	chP []pchange
+	net *Net // the batch's net change
 
 	// The other graph of a phase, by dense ids: flags, and the states of changed elements.
 	vFlag   []bool
 	touch   []bool
-	otherV  map[uint32]vstate
-	otherP  map[uint64]pstate
+	otherV  map[uint32]VertexState
+	otherP  map[uint64]PairState
 	flagged []uint32
 	// anyV: some vertex changed; singlePair: exactly one pair changed (its endpoints are then the
 	// anchors of every pair term, so no other candidate is touched).
@@ -104,11 +57,11 @@ type cpuMatcher struct {
 
 	// The anchors of a phase: changed vertices and pairs present in the current graph.
 	ancV    []uint32
-	ancVcur []vstate
-	ancVoth []vstate
+	ancVcur []VertexState
+	ancVoth []VertexState
 	ancP    [][2]uint32
-	ancPcur []pstate
-	ancPoth []pstate
+	ancPcur []PairState
+	ancPoth []PairState
 
 	sinceCompact int // changes applied since the graph was last compacted
 
@@ -124,9 +77,8 @@ func newCPU(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (*cpuMa
 	}
 	m := &cpuMatcher{
 		g: g, opts: opts,
-		simV: map[int64]vstate{}, oldV: map[int64]vstate{},
-		simP: map[pairKey]pstate{}, oldP: map[pairKey]pstate{},
-		otherV: map[uint32]vstate{}, otherP: map[uint64]pstate{},
+		net:    NewNet(g),
+		otherV: map[uint32]VertexState{}, otherP: map[uint64]PairState{},
 		counts: make([]uint64, len(patterns)),
 	}
 	for _, p := range patterns {
@@ -152,176 +104,16 @@ func (m *cpuMatcher) Patterns() []*pattern.Pattern {
 	return out
 }
 
-// vertexState is the simulated state of vertex id.
-func (m *cpuMatcher) vertexState(id int64) vstate {
-	if s, ok := m.simV[id]; ok {
-		return s
-	}
-	if v, ok := m.g.Lookup(id); ok {
-		return vstate{alive: true, label: m.g.Label(v)}
-	}
-	return vstate{}
-}
-
-func (m *cpuMatcher) setVertex(id int64, s vstate) {
-	if _, ok := m.oldV[id]; !ok {
-		m.oldV[id] = m.vertexState(id)
-	}
-	m.simV[id] = s
-}
-
-// pairState is the simulated state of the pair a-b (both alive in the simulation).
-func (m *cpuMatcher) pairState(k pairKey) pstate {
-	if s, ok := m.simP[k]; ok {
-		return s
-	}
-	u, ok1 := m.g.Lookup(k.a)
-	v, ok2 := m.g.Lookup(k.b)
-	if ok1 && ok2 {
-		if l, ok := m.g.EdgeLabel(u, v); ok {
-			return pstate{present: true, label: l}
-		}
-	}
-	return pstate{}
-}
-
-func (m *cpuMatcher) setPair(k pairKey, s pstate) {
-	if _, ok := m.oldP[k]; !ok {
-		m.oldP[k] = m.pairState(k)
-	}
-	m.simP[k] = s
-}
-
-// simulate applies one update to the simulation, or says why it is invalid (nothing changed).
-func (m *cpuMatcher) simulate(u *updates.Update) error {
-	switch u.Kind {
-	case updates.InsertEdge:
-		if u.U == u.V {
-			return ErrSelfLoop
-		}
-		k := keyOf(u.U, u.V)
-		a, b := m.vertexState(u.U), m.vertexState(u.V)
-		if a.alive && b.alive {
-			if s := m.pairState(k); s.present {
-				if s.label != u.Label {
-					return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, s.label)
-				}
-				return ErrDuplicateEdge
-			}
-		}
-		// An endpoint not seen yet is a new vertex with label 0.
-		if !a.alive {
-			m.setVertex(u.U, vstate{alive: true})
-		}
-		if !b.alive {
-			m.setVertex(u.V, vstate{alive: true})
-		}
-		m.setPair(k, pstate{present: true, label: u.Label})
-	case updates.DeleteEdge:
-		if u.U == u.V {
-			return ErrSelfLoop
-		}
-		if !m.vertexState(u.U).alive || !m.vertexState(u.V).alive {
-			return ErrMissingEdge
-		}
-		k := keyOf(u.U, u.V)
-		s := m.pairState(k)
-		if !s.present {
-			return ErrMissingEdge
-		}
-		if u.HasLabel && s.label != u.Label {
-			return fmt.Errorf("%w (%d)", ErrLabelMismatch, s.label)
-		}
-		m.setPair(k, pstate{})
-	case updates.InsertVertex:
-		if s := m.vertexState(u.U); s.alive {
-			if s.label != u.Label {
-				return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateVertex, s.label)
-			}
-			return ErrDuplicateVertex
-		}
-		m.setVertex(u.U, vstate{alive: true, label: u.Label})
-	case updates.DeleteVertex:
-		if !m.vertexState(u.U).alive {
-			return ErrMissingVertex
-		}
-		// Its edges first: those of the graph, and those the batch inserted.
-		if v, ok := m.g.Lookup(u.U); ok {
-			for _, r := range m.g.Runs(v) {
-				for _, w := range r.Neighbors {
-					k := keyOf(u.U, m.g.OriginalID(w))
-					if m.pairState(k).present {
-						m.setPair(k, pstate{})
-					}
-				}
-			}
-		}
-		for k, s := range m.simP {
-			if s.present && (k.a == u.U || k.b == u.U) {
-				m.setPair(k, pstate{})
-			}
-		}
-		m.setVertex(u.U, vstate{})
-	default:
-		return fmt.Errorf("unknown update kind %d", u.Kind)
-	}
-	return nil
-}
-
-// clearMap empties a map; clear costs the map's capacity, which a large batch leaves behind, so
-// an empty map is left alone.
-func clearMap[K comparable, V any](m map[K]V) {
-	if len(m) > 0 {
-		clear(m)
-	}
-}
-
-func (m *cpuMatcher) resetBatch() {
-	clearMap(m.simV)
-	clearMap(m.oldV)
-	clearMap(m.simP)
-	clearMap(m.oldP)
-	m.chV = m.chV[:0]
-	m.chP = m.chP[:0]
-}
-
 func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emit, res *Result) error {
-	m.resetBatch()
-	defer m.resetBatch()
+	defer m.net.Reset()
 	res.Deltas = res.Deltas[:0]
 	for range m.progs {
 		res.Deltas = append(res.Deltas, Delta{})
 	}
-	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-	if len(batch) == 1 && m.singleEdge(&batch[0]) {
-		res.Applied = 1
-	} else {
-		for i := range batch {
-			if err := m.simulate(&batch[i]); err != nil {
-				if !m.opts.SkipInvalid {
-					return &InvalidError{Update: batch[i], Err: err}
-				}
-				res.Skipped++
-				res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
-				continue
-			}
-			res.Applied++
-		}
-		// The net change: elements whose state differs, and every pair of a vertex that changed.
-		for id, old := range m.oldV {
-			now := m.simV[id]
-			if old.alive != now.alive || (old.alive && old.label != now.label) {
-				m.chV = append(m.chV, vchange{id: id, old: old, new: now})
-			}
-		}
-		for k, old := range m.oldP {
-			now := m.simP[k]
-			if old != now || m.vertexChanged(k.a) || m.vertexChanged(k.b) {
-				m.chP = append(m.chP, pchange{key: k, old: old, new: now})
-			}
-		}
+	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
+		return err
 	}
-	if len(m.chV) == 0 && len(m.chP) == 0 {
+	if len(m.net.Vertices) == 0 && len(m.net.Pairs) == 0 {
 		return ctx.Err()
 	}
 
@@ -336,7 +128,7 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	}
 	m.clearFlags()
 
-	if err := m.mutate(); err != nil {
+	if err := m.net.Apply(); err != nil {
 		return err
 	}
 
@@ -345,7 +137,7 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	err := m.phase(ctx, +1, emit)
 	m.clearFlags()
 	// Compact from time to time: amortised over at least as many updates as the graph has edges.
-	m.sinceCompact += len(m.chP) + len(m.chV)
+	m.sinceCompact += len(m.net.Pairs) + len(m.net.Vertices)
 	if m.sinceCompact >= 1<<20 && uint64(m.sinceCompact) >= m.g.NumEdges() {
 		m.g.Compact()
 		m.sinceCompact = 0
@@ -355,81 +147,6 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	}
 	if err != nil {
 		return err
-	}
-	return nil
-}
-
-// singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
-// net change is itself, with no simulation. It returns false (nothing done) for anything else,
-// invalid updates included, which take the general path.
-func (m *cpuMatcher) singleEdge(u *updates.Update) bool {
-	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
-		return false
-	}
-	g := m.g
-	x, ok1 := g.Lookup(u.U)
-	y, ok2 := g.Lookup(u.V)
-	if !ok1 || !ok2 {
-		return false
-	}
-	l, present := g.EdgeLabel(x, y)
-	c := pchange{key: keyOf(u.U, u.V)}
-	switch {
-	case u.Kind == updates.InsertEdge && !present:
-		c.new = pstate{present: true, label: u.Label}
-	case u.Kind == updates.DeleteEdge && present && (!u.HasLabel || u.Label == l):
-		c.old = pstate{present: true, label: l}
-	default:
-		return false
-	}
-	m.chP = append(m.chP, c)
-	return true
-}
-
-func (m *cpuMatcher) vertexChanged(id int64) bool {
-	old, ok := m.oldV[id]
-	if !ok {
-		return false
-	}
-	now := m.simV[id]
-	return old.alive != now.alive || (old.alive && old.label != now.label)
-}
-
-// mutate applies the net change to the graph: edges out, vertices out, vertices in, edges in.
-func (m *cpuMatcher) mutate() error {
-	g := m.g
-	for _, c := range m.chP {
-		if c.old.present {
-			u, _ := g.Lookup(c.key.a)
-			v, _ := g.Lookup(c.key.b)
-			if _, err := g.DeleteEdge(u, v); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
-	}
-	for _, c := range m.chV {
-		if c.old.alive {
-			v, _ := g.Lookup(c.id)
-			if err := g.DeleteVertex(v); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
-	}
-	for _, c := range m.chV {
-		if c.new.alive {
-			if _, err := g.AddVertex(c.id, c.new.label); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
-	}
-	for _, c := range m.chP {
-		if c.new.present {
-			u, _ := g.Lookup(c.key.a)
-			v, _ := g.Lookup(c.key.b)
-			if err := g.AddEdge(u, v, c.new.label); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
 	}
 	return nil
 }
@@ -451,15 +168,15 @@ func (m *cpuMatcher) prepare(created bool) {
 	}
 	m.ancV, m.ancVcur, m.ancVoth = m.ancV[:0], m.ancVcur[:0], m.ancVoth[:0]
 	m.ancP, m.ancPcur, m.ancPoth = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0]
-	for _, c := range m.chV {
-		cur, oth := c.old, c.new
+	for _, c := range m.net.Vertices {
+		cur, oth := c.Old, c.New
 		if created {
-			cur, oth = c.new, c.old
+			cur, oth = c.New, c.Old
 		}
-		if !cur.alive {
+		if !cur.Alive {
 			continue
 		}
-		v, _ := g.Lookup(c.id)
+		v, _ := g.Lookup(c.ID)
 		m.vFlag[v] = true
 		m.flagged = append(m.flagged, v)
 		m.otherV[v] = oth
@@ -467,13 +184,13 @@ func (m *cpuMatcher) prepare(created bool) {
 		m.ancVcur = append(m.ancVcur, cur)
 		m.ancVoth = append(m.ancVoth, oth)
 	}
-	for _, c := range m.chP {
-		cur, oth := c.old, c.new
+	for _, c := range m.net.Pairs {
+		cur, oth := c.Old, c.New
 		if created {
-			cur, oth = c.new, c.old
+			cur, oth = c.New, c.Old
 		}
-		u, ok1 := g.Lookup(c.key.a)
-		v, ok2 := g.Lookup(c.key.b)
+		u, ok1 := g.Lookup(c.U)
+		v, ok2 := g.Lookup(c.V)
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -584,7 +301,7 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 				vl := pr.p.VertexLabel(t.vertex)
 				for i, v := range m.ancV {
 					cur, oth := m.ancVcur[i], m.ancVoth[i]
-					if vl.Matches(cur.label) && !(oth.alive && vl.Matches(oth.label)) {
+					if vl.Matches(cur.Label) && !(oth.Alive && vl.Matches(oth.Label)) {
 						m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: v})
 					}
 				}
@@ -1070,7 +787,7 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 	}
 	m := w.m
 	if lv.otherV && m.vFlag[c] {
-		if s := m.otherV[c]; !s.alive || !lv.vl.Matches(s.label) {
+		if s := m.otherV[c]; !s.Alive || !lv.vl.Matches(s.Label) {
 			return false
 		}
 	}

@@ -25,11 +25,11 @@ type pairItem struct {
 }
 
 // valid reports whether a data pair in state s meets the item.
-func (it *pairItem) valid(s pstate) bool {
+func (it *pairItem) valid(s PairState) bool {
 	if it.adj {
-		return s.present && it.el.Matches(s.label)
+		return s.Present && it.el.Matches(s.Label)
 	}
-	return !s.present
+	return !s.Present
 }
 
 // edgeCheck requires an edge with a label to the data vertex of an earlier level.
