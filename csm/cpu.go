@@ -405,7 +405,7 @@ type worker struct {
 
 func newWorker(m *cpuMatcher) *worker {
 	return &worker{m: m, counts: make([]uint64, len(m.progs)), f: make([]uint32, pattern.MaxVertices),
-		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, 2*pattern.MaxVertices)}
+		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, 4*pattern.MaxVertices)}
 }
 
 func (w *worker) reset(ctx context.Context, sign int, emit Emit) {
@@ -553,13 +553,20 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 	if len(cand) == 0 {
 		return
 	}
+	skip := -2 // the parents' edges hold
+	if len(lv.nonAdj) > 0 {
+		if cand = w.nonNeighbours(k, lv, cand); len(cand) == 0 {
+			return
+		}
+		skip = -3 // and the non-edges
+	}
 	m := w.m
-	if last && lv.plain && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
+	if last && lv.countable && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
 		w.count += w.free(lv, cand)
 		return
 	}
 	for _, c := range cand {
-		if w.accept(k, c, -2) {
+		if w.accept(k, c, skip) {
 			f[k] = c
 			if last {
 				w.leaf()
@@ -568,6 +575,47 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 			}
 		}
 	}
+}
+
+// nonNeighbours removes from level k's candidates the neighbours (any edge label) of the
+// earlier vertices it must not be adjacent to (induced), in the level's other two buffers.
+func (w *worker) nonNeighbours(k int, lv *level, cand []uint32) []uint32 {
+	g := w.g
+	out := 4*k + 2
+	for _, j := range lv.nonAdj {
+		for _, r := range g.RunsWithVertexLabel(w.f[j], lv.vl.Value) {
+			w.bufs[out] = subtract(cand, r.Neighbors, w.bufs[out][:0])
+			cand = w.bufs[out]
+			out ^= 1 // 4k+2 <-> 4k+3
+			if len(cand) == 0 {
+				return nil
+			}
+		}
+	}
+	return cand
+}
+
+// subtract appends to out the elements of the sorted list a that are not in the sorted list b,
+// galloping through b when it is much longer.
+func subtract(a, b, out []uint32) []uint32 {
+	if len(b) > 16*len(a) {
+		for _, x := range a {
+			if _, ok := slices.BinarySearch(b, x); !ok {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // part returns the current task's part of its first free level's candidates.
@@ -663,11 +711,11 @@ func (w *worker) candidates(k int, lv *level) []uint32 {
 			w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
 		}
 	}
-	buf := intersect(w.lists[0], w.lists[1], w.bufs[2*k][:0])
-	w.bufs[2*k] = buf
+	buf := intersect(w.lists[0], w.lists[1], w.bufs[4*k][:0])
+	w.bufs[4*k] = buf
 	for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
-		other := intersect(buf, w.lists[i], w.bufs[2*k+1][:0])
-		w.bufs[2*k+1], w.bufs[2*k] = w.bufs[2*k], other
+		other := intersect(buf, w.lists[i], w.bufs[4*k+1][:0])
+		w.bufs[4*k+1], w.bufs[4*k] = w.bufs[4*k], other
 		buf = other
 	}
 	return buf
@@ -765,7 +813,7 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 		}
 	}
 	for i := range lv.parents {
-		if skip == -2 {
+		if skip <= -2 {
 			break
 		}
 		if i == skip {
@@ -781,6 +829,9 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 		}
 	}
 	for _, j := range lv.nonAdj {
+		if skip == -3 {
+			break
+		}
 		if _, ok := g.EdgeLabel(c, f[j]); ok {
 			return false
 		}

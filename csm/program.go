@@ -63,6 +63,9 @@ type level struct {
 	// plain: no check beyond the parents' edges, injectivity and the other graph (the last level
 	// is then counted from the intersection's size).
 	plain bool
+	// countable: plain but for non-edges (induced), which are subtracted from the candidates, so
+	// that the last level is still counted from their number.
+	countable bool
 	// deps: the positions a plain level's free count depends on (parents and inj), when there
 	// are at most memoDeps of them (else nil: not memoised).
 	deps []int
@@ -206,6 +209,7 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 			}
 		}
 		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
+		lv.countable = lv.exact && len(lv.above) == 0 && len(lv.below) == 0
 		if lv.plain && len(lv.parents)+len(lv.inj) <= memoDeps {
 			for _, pe := range lv.parents {
 				lv.deps = append(lv.deps, pe.pos)
