@@ -2,7 +2,6 @@ package csm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -31,49 +30,12 @@ func Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher,
 	return newCPU(g, patterns, opts)
 }
 
-// Errors naming why an update is invalid (wrapped in InvalidError or listed in Result.Invalid).
-var (
-	ErrDuplicateEdge   = errors.New("the edge is already present")
-	ErrMissingEdge     = errors.New("no such edge")
-	ErrMissingVertex   = errors.New("no such vertex")
-	ErrDuplicateVertex = errors.New("the vertex is already present")
-	ErrSelfLoop        = errors.New("self-loop")
-	ErrLabelMismatch   = errors.New("the edge has another label")
-)
-
-type pairKey struct{ a, b int64 } // original ids, a < b
-
-func keyOf(a, b int64) pairKey {
-	if a > b {
-		a, b = b, a
-	}
-	return pairKey{a, b}
-}
-
-type pstate struct {
-	present bool
-	label   uint32
-}
-
-type vstate struct {
-	alive bool
-	label uint32
-}
-
-type vchange struct {
-	id       int64
-	old, new vstate
-}
-
-type pchange struct {
-	key      pairKey
-	old, new pstate
-}
-
-// task is one anchored search: pattern, term, and the data vertices of the anchor levels.
+// task is one anchored search: pattern, term, the data vertices of the anchor levels, and, for
+// a part of a split search, the range [lo, hi) of the first free level's candidates (hi 0: all).
 type task struct {
 	pat, term int32
 	x, y      uint32
+	lo, hi    int32
 }
 
 type cpuMatcher struct {
@@ -81,20 +43,13 @@ type cpuMatcher struct {
 	progs []*program
 	opts  Options
 
-	// The batch simulated on top of the graph, by original ids: current and first-seen states.
-	simV map[int64]vstate
-	oldV map[int64]vstate
-	simP map[pairKey]pstate
-	oldP map[pairKey]pstate
-
-	chV []vchange
-	chP []pchange
+	net *Net // the batch's net change
 
 	// The other graph of a phase, by dense ids: flags, and the states of changed elements.
 	vFlag   []bool
 	touch   []bool
-	otherV  map[uint32]vstate
-	otherP  map[uint64]pstate
+	otherV  map[uint32]VertexState
+	otherP  map[uint64]PairState
 	flagged []uint32
 	// anyV: some vertex changed; singlePair: exactly one pair changed (its endpoints are then the
 	// anchors of every pair term, so no other candidate is touched).
@@ -102,15 +57,16 @@ type cpuMatcher struct {
 
 	// The anchors of a phase: changed vertices and pairs present in the current graph.
 	ancV    []uint32
-	ancVcur []vstate
-	ancVoth []vstate
+	ancVcur []VertexState
+	ancVoth []VertexState
 	ancP    [][2]uint32
-	ancPcur []pstate
-	ancPoth []pstate
+	ancPcur []PairState
+	ancPoth []PairState
 
 	sinceCompact int // changes applied since the graph was last compacted
 
 	tasks   []task
+	est     []int // per task, its first free level's candidates (split)
 	workers []*worker
 	counts  []uint64
 }
@@ -121,9 +77,8 @@ func newCPU(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (*cpuMa
 	}
 	m := &cpuMatcher{
 		g: g, opts: opts,
-		simV: map[int64]vstate{}, oldV: map[int64]vstate{},
-		simP: map[pairKey]pstate{}, oldP: map[pairKey]pstate{},
-		otherV: map[uint32]vstate{}, otherP: map[uint64]pstate{},
+		net:    NewNet(g),
+		otherV: map[uint32]VertexState{}, otherP: map[uint64]PairState{},
 		counts: make([]uint64, len(patterns)),
 	}
 	for _, p := range patterns {
@@ -149,176 +104,16 @@ func (m *cpuMatcher) Patterns() []*pattern.Pattern {
 	return out
 }
 
-// vertexState is the simulated state of vertex id.
-func (m *cpuMatcher) vertexState(id int64) vstate {
-	if s, ok := m.simV[id]; ok {
-		return s
-	}
-	if v, ok := m.g.Lookup(id); ok {
-		return vstate{alive: true, label: m.g.Label(v)}
-	}
-	return vstate{}
-}
-
-func (m *cpuMatcher) setVertex(id int64, s vstate) {
-	if _, ok := m.oldV[id]; !ok {
-		m.oldV[id] = m.vertexState(id)
-	}
-	m.simV[id] = s
-}
-
-// pairState is the simulated state of the pair a-b (both alive in the simulation).
-func (m *cpuMatcher) pairState(k pairKey) pstate {
-	if s, ok := m.simP[k]; ok {
-		return s
-	}
-	u, ok1 := m.g.Lookup(k.a)
-	v, ok2 := m.g.Lookup(k.b)
-	if ok1 && ok2 {
-		if l, ok := m.g.EdgeLabel(u, v); ok {
-			return pstate{present: true, label: l}
-		}
-	}
-	return pstate{}
-}
-
-func (m *cpuMatcher) setPair(k pairKey, s pstate) {
-	if _, ok := m.oldP[k]; !ok {
-		m.oldP[k] = m.pairState(k)
-	}
-	m.simP[k] = s
-}
-
-// simulate applies one update to the simulation, or says why it is invalid (nothing changed).
-func (m *cpuMatcher) simulate(u *updates.Update) error {
-	switch u.Kind {
-	case updates.InsertEdge:
-		if u.U == u.V {
-			return ErrSelfLoop
-		}
-		k := keyOf(u.U, u.V)
-		a, b := m.vertexState(u.U), m.vertexState(u.V)
-		if a.alive && b.alive {
-			if s := m.pairState(k); s.present {
-				if s.label != u.Label {
-					return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, s.label)
-				}
-				return ErrDuplicateEdge
-			}
-		}
-		// An endpoint not seen yet is a new vertex with label 0.
-		if !a.alive {
-			m.setVertex(u.U, vstate{alive: true})
-		}
-		if !b.alive {
-			m.setVertex(u.V, vstate{alive: true})
-		}
-		m.setPair(k, pstate{present: true, label: u.Label})
-	case updates.DeleteEdge:
-		if u.U == u.V {
-			return ErrSelfLoop
-		}
-		if !m.vertexState(u.U).alive || !m.vertexState(u.V).alive {
-			return ErrMissingEdge
-		}
-		k := keyOf(u.U, u.V)
-		s := m.pairState(k)
-		if !s.present {
-			return ErrMissingEdge
-		}
-		if u.HasLabel && s.label != u.Label {
-			return fmt.Errorf("%w (%d)", ErrLabelMismatch, s.label)
-		}
-		m.setPair(k, pstate{})
-	case updates.InsertVertex:
-		if s := m.vertexState(u.U); s.alive {
-			if s.label != u.Label {
-				return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateVertex, s.label)
-			}
-			return ErrDuplicateVertex
-		}
-		m.setVertex(u.U, vstate{alive: true, label: u.Label})
-	case updates.DeleteVertex:
-		if !m.vertexState(u.U).alive {
-			return ErrMissingVertex
-		}
-		// Its edges first: those of the graph, and those the batch inserted.
-		if v, ok := m.g.Lookup(u.U); ok {
-			for _, r := range m.g.Runs(v) {
-				for _, w := range r.Neighbors {
-					k := keyOf(u.U, m.g.OriginalID(w))
-					if m.pairState(k).present {
-						m.setPair(k, pstate{})
-					}
-				}
-			}
-		}
-		for k, s := range m.simP {
-			if s.present && (k.a == u.U || k.b == u.U) {
-				m.setPair(k, pstate{})
-			}
-		}
-		m.setVertex(u.U, vstate{})
-	default:
-		return fmt.Errorf("unknown update kind %d", u.Kind)
-	}
-	return nil
-}
-
-// clearMap empties a map; clear costs the map's capacity, which a large batch leaves behind, so
-// an empty map is left alone.
-func clearMap[K comparable, V any](m map[K]V) {
-	if len(m) > 0 {
-		clear(m)
-	}
-}
-
-func (m *cpuMatcher) resetBatch() {
-	clearMap(m.simV)
-	clearMap(m.oldV)
-	clearMap(m.simP)
-	clearMap(m.oldP)
-	m.chV = m.chV[:0]
-	m.chP = m.chP[:0]
-}
-
 func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emit, res *Result) error {
-	m.resetBatch()
-	defer m.resetBatch()
+	defer m.net.Reset()
 	res.Deltas = res.Deltas[:0]
 	for range m.progs {
 		res.Deltas = append(res.Deltas, Delta{})
 	}
-	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-	if len(batch) == 1 && m.singleEdge(&batch[0]) {
-		res.Applied = 1
-	} else {
-		for i := range batch {
-			if err := m.simulate(&batch[i]); err != nil {
-				if !m.opts.SkipInvalid {
-					return &InvalidError{Update: batch[i], Err: err}
-				}
-				res.Skipped++
-				res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
-				continue
-			}
-			res.Applied++
-		}
-		// The net change: elements whose state differs, and every pair of a vertex that changed.
-		for id, old := range m.oldV {
-			now := m.simV[id]
-			if old.alive != now.alive || (old.alive && old.label != now.label) {
-				m.chV = append(m.chV, vchange{id: id, old: old, new: now})
-			}
-		}
-		for k, old := range m.oldP {
-			now := m.simP[k]
-			if old != now || m.vertexChanged(k.a) || m.vertexChanged(k.b) {
-				m.chP = append(m.chP, pchange{key: k, old: old, new: now})
-			}
-		}
+	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
+		return err
 	}
-	if len(m.chV) == 0 && len(m.chP) == 0 {
+	if len(m.net.Vertices) == 0 && len(m.net.Pairs) == 0 {
 		return ctx.Err()
 	}
 
@@ -333,7 +128,7 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	}
 	m.clearFlags()
 
-	if err := m.mutate(); err != nil {
+	if err := m.net.Apply(); err != nil {
 		return err
 	}
 
@@ -342,7 +137,7 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	err := m.phase(ctx, +1, emit)
 	m.clearFlags()
 	// Compact from time to time: amortised over at least as many updates as the graph has edges.
-	m.sinceCompact += len(m.chP) + len(m.chV)
+	m.sinceCompact += len(m.net.Pairs) + len(m.net.Vertices)
 	if m.sinceCompact >= 1<<20 && uint64(m.sinceCompact) >= m.g.NumEdges() {
 		m.g.Compact()
 		m.sinceCompact = 0
@@ -352,81 +147,6 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	}
 	if err != nil {
 		return err
-	}
-	return nil
-}
-
-// singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
-// net change is itself, with no simulation. It returns false (nothing done) for anything else,
-// invalid updates included, which take the general path.
-func (m *cpuMatcher) singleEdge(u *updates.Update) bool {
-	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
-		return false
-	}
-	g := m.g
-	x, ok1 := g.Lookup(u.U)
-	y, ok2 := g.Lookup(u.V)
-	if !ok1 || !ok2 {
-		return false
-	}
-	l, present := g.EdgeLabel(x, y)
-	c := pchange{key: keyOf(u.U, u.V)}
-	switch {
-	case u.Kind == updates.InsertEdge && !present:
-		c.new = pstate{present: true, label: u.Label}
-	case u.Kind == updates.DeleteEdge && present && (!u.HasLabel || u.Label == l):
-		c.old = pstate{present: true, label: l}
-	default:
-		return false
-	}
-	m.chP = append(m.chP, c)
-	return true
-}
-
-func (m *cpuMatcher) vertexChanged(id int64) bool {
-	old, ok := m.oldV[id]
-	if !ok {
-		return false
-	}
-	now := m.simV[id]
-	return old.alive != now.alive || (old.alive && old.label != now.label)
-}
-
-// mutate applies the net change to the graph: edges out, vertices out, vertices in, edges in.
-func (m *cpuMatcher) mutate() error {
-	g := m.g
-	for _, c := range m.chP {
-		if c.old.present {
-			u, _ := g.Lookup(c.key.a)
-			v, _ := g.Lookup(c.key.b)
-			if _, err := g.DeleteEdge(u, v); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
-	}
-	for _, c := range m.chV {
-		if c.old.alive {
-			v, _ := g.Lookup(c.id)
-			if err := g.DeleteVertex(v); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
-	}
-	for _, c := range m.chV {
-		if c.new.alive {
-			if _, err := g.AddVertex(c.id, c.new.label); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
-	}
-	for _, c := range m.chP {
-		if c.new.present {
-			u, _ := g.Lookup(c.key.a)
-			v, _ := g.Lookup(c.key.b)
-			if err := g.AddEdge(u, v, c.new.label); err != nil {
-				return fmt.Errorf("csm: internal error applying a batch: %w", err)
-			}
-		}
 	}
 	return nil
 }
@@ -448,15 +168,15 @@ func (m *cpuMatcher) prepare(created bool) {
 	}
 	m.ancV, m.ancVcur, m.ancVoth = m.ancV[:0], m.ancVcur[:0], m.ancVoth[:0]
 	m.ancP, m.ancPcur, m.ancPoth = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0]
-	for _, c := range m.chV {
-		cur, oth := c.old, c.new
+	for _, c := range m.net.Vertices {
+		cur, oth := c.Old, c.New
 		if created {
-			cur, oth = c.new, c.old
+			cur, oth = c.New, c.Old
 		}
-		if !cur.alive {
+		if !cur.Alive {
 			continue
 		}
-		v, _ := g.Lookup(c.id)
+		v, _ := g.Lookup(c.ID)
 		m.vFlag[v] = true
 		m.flagged = append(m.flagged, v)
 		m.otherV[v] = oth
@@ -464,13 +184,13 @@ func (m *cpuMatcher) prepare(created bool) {
 		m.ancVcur = append(m.ancVcur, cur)
 		m.ancVoth = append(m.ancVoth, oth)
 	}
-	for _, c := range m.chP {
-		cur, oth := c.old, c.new
+	for _, c := range m.net.Pairs {
+		cur, oth := c.Old, c.New
 		if created {
-			cur, oth = c.new, c.old
+			cur, oth = c.New, c.Old
 		}
-		u, ok1 := g.Lookup(c.key.a)
-		v, ok2 := g.Lookup(c.key.b)
+		u, ok1 := g.Lookup(c.U)
+		v, ok2 := g.Lookup(c.V)
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -495,8 +215,81 @@ func (m *cpuMatcher) clearFlags() {
 	clearMap(m.otherP)
 }
 
-// parallelMin is the number of anchored searches below which a batch runs on one goroutine.
-const parallelMin = 64
+// A batch runs on one goroutine unless it has parallelMin anchored searches or more, or its
+// searches have splitMin first-level candidates or more; then every search with more than
+// splitChunk of them is split into parts of splitChunk, which the workers take one at a time.
+// (Variables: the tests lower them.)
+var (
+	parallelMin = 64
+	splitMin    = 4096
+	splitChunk  = 64
+)
+
+// firstLevel returns how many candidates the first free level of task tk draws (an upper bound:
+// its smallest parent list, or the vertices it scans), or -1 when that level cannot be split.
+func (m *cpuMatcher) firstLevel(tk *task) int {
+	pr := m.progs[tk.pat]
+	t := &pr.terms[tk.term]
+	na := 2
+	if t.vertex >= 0 {
+		na = 1
+	}
+	if na >= pr.n || na >= t.tail {
+		return -1
+	}
+	lv := &t.levels[na]
+	if len(lv.parents) == 0 {
+		if lv.vl.Any {
+			return len(m.g.Vertices())
+		}
+		return len(m.g.VerticesWithLabel(lv.vl.Value))
+	}
+	if !lv.exact {
+		return -1
+	}
+	best := -1
+	for _, pe := range lv.parents {
+		x := tk.x
+		if pe.pos == 1 {
+			x = tk.y
+		}
+		if l := len(m.g.NeighborsWith(x, lv.vl.Value, pe.el.Value)); best < 0 || l < best {
+			best = l
+		}
+	}
+	return best
+}
+
+// split replaces the searches with many first-level candidates by parts when the batch is worth
+// running on several goroutines, which it reports.
+func (m *cpuMatcher) split() bool {
+	n := len(m.tasks)
+	m.est = m.est[:0]
+	total := 0
+	for i := range m.tasks {
+		c := m.firstLevel(&m.tasks[i])
+		m.est = append(m.est, c)
+		if c > splitChunk {
+			total += c
+		}
+	}
+	if n < parallelMin && total < splitMin {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		c := m.est[i]
+		if c <= splitChunk {
+			continue
+		}
+		tk := m.tasks[i]
+		m.tasks[i].lo, m.tasks[i].hi = 0, int32(splitChunk)
+		for lo := splitChunk; lo < c; lo += splitChunk {
+			tk.lo, tk.hi = int32(lo), int32(min(lo+splitChunk, c))
+			m.tasks = append(m.tasks, tk)
+		}
+	}
+	return true
+}
 
 // phase runs every anchored search of the phase and leaves the per-pattern counts in m.counts.
 func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
@@ -508,7 +301,7 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 				vl := pr.p.VertexLabel(t.vertex)
 				for i, v := range m.ancV {
 					cur, oth := m.ancVcur[i], m.ancVoth[i]
-					if vl.Matches(cur.label) && !(oth.alive && vl.Matches(oth.label)) {
+					if vl.Matches(cur.Label) && !(oth.Alive && vl.Matches(oth.Label)) {
 						m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: v})
 					}
 				}
@@ -533,7 +326,7 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 	for i := range m.counts {
 		m.counts[i] = 0
 	}
-	if emit != nil || len(m.tasks) < parallelMin || len(m.workers) == 1 {
+	if emit != nil || len(m.workers) == 1 || !m.split() {
 		w := m.workers[0]
 		w.reset(ctx, sign, emit)
 		for i := range m.tasks {
@@ -602,6 +395,9 @@ type worker struct {
 	t      *term
 	count  uint64
 	nodes  uint64 // search nodes, to poll the context from time to time
+	memo   [pattern.MaxVertices]memo
+	na     int   // the anchor levels of the current task
+	lo, hi int32 // its part of level na's candidates (hi 0: all)
 	err    error
 	lists  [][]uint32 // the parents' runs of the level being extended
 	bufs   [][]uint32 // two per level: the intersection of the parents' runs
@@ -609,11 +405,14 @@ type worker struct {
 
 func newWorker(m *cpuMatcher) *worker {
 	return &worker{m: m, counts: make([]uint64, len(m.progs)), f: make([]uint32, pattern.MaxVertices),
-		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, 2*pattern.MaxVertices)}
+		out: make([]int64, pattern.MaxVertices), bufs: make([][]uint32, 4*pattern.MaxVertices)}
 }
 
 func (w *worker) reset(ctx context.Context, sign int, emit Emit) {
 	w.g, w.ctx, w.sign, w.emit, w.err = w.m.g, ctx, sign, emit, nil
+	for i := range w.memo {
+		w.memo[i].t = nil // the graph may have changed
+	}
 	for i := range w.counts {
 		w.counts[i] = 0
 	}
@@ -628,11 +427,11 @@ func (w *worker) run(tk *task) error {
 	w.t = &w.pr.terms[tk.term]
 	w.count = 0
 	w.f[0], w.f[1] = tk.x, tk.y
+	w.na, w.lo, w.hi = 2, tk.lo, tk.hi
 	if w.t.vertex >= 0 {
-		w.anchored(0, 1)
-	} else {
-		w.anchored(0, 2)
+		w.na = 1
 	}
+	w.anchored(0, w.na)
 	if w.err != nil {
 		return w.err
 	}
@@ -690,6 +489,9 @@ func (w *worker) extend(k int) {
 		} else {
 			list = g.VerticesWithLabel(lv.vl.Value)
 		}
+		if k == w.na {
+			list = w.part(list)
+		}
 		for _, c := range list {
 			if w.accept(k, c, -1) {
 				w.f[k] = c
@@ -745,16 +547,26 @@ func (w *worker) extend(k int) {
 func (w *worker) extendExact(k int, lv *level, last bool) {
 	f := w.f
 	cand := w.candidates(k, lv)
+	if k == w.na {
+		cand = w.part(cand)
+	}
 	if len(cand) == 0 {
 		return
 	}
+	skip := -2 // the parents' edges hold
+	if len(lv.nonAdj) > 0 {
+		if cand = w.nonNeighbours(k, lv, cand); len(cand) == 0 {
+			return
+		}
+		skip = -3 // and the non-edges
+	}
 	m := w.m
-	if last && lv.plain && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
+	if last && lv.countable && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
 		w.count += w.free(lv, cand)
 		return
 	}
 	for _, c := range cand {
-		if w.accept(k, c, -2) {
+		if w.accept(k, c, skip) {
 			f[k] = c
 			if last {
 				w.leaf()
@@ -765,17 +577,68 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 	}
 }
 
+// nonNeighbours removes from level k's candidates the neighbours (any edge label) of the
+// earlier vertices it must not be adjacent to (induced), in the level's other two buffers.
+func (w *worker) nonNeighbours(k int, lv *level, cand []uint32) []uint32 {
+	g := w.g
+	out := 4*k + 2
+	for _, j := range lv.nonAdj {
+		for _, r := range g.RunsWithVertexLabel(w.f[j], lv.vl.Value) {
+			w.bufs[out] = subtract(cand, r.Neighbors, w.bufs[out][:0])
+			cand = w.bufs[out]
+			out ^= 1 // 4k+2 <-> 4k+3
+			if len(cand) == 0 {
+				return nil
+			}
+		}
+	}
+	return cand
+}
+
+// subtract appends to out the elements of the sorted list a that are not in the sorted list b,
+// galloping through b when it is much longer.
+func subtract(a, b, out []uint32) []uint32 {
+	if len(b) > 16*len(a) {
+		for _, x := range a {
+			if _, ok := slices.BinarySearch(b, x); !ok {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// part returns the current task's part of its first free level's candidates.
+func (w *worker) part(cand []uint32) []uint32 {
+	if w.hi == 0 {
+		return cand
+	}
+	return cand[min(int(w.lo), len(cand)):min(int(w.hi), len(cand))]
+}
+
 // countTail counts the matches of the tail levels k.. as the product of their free candidates
 // (independent levels whose labels cannot collide), with checked arithmetic.
 func (w *worker) countTail(k int) {
 	prod := uint64(1)
 	for i := k; i < w.pr.n; i++ {
 		lv := &w.t.levels[i]
-		cand := w.candidates(i, lv)
-		if len(cand) == 0 {
-			return
+		c, ok := w.memoGet(i, lv)
+		if !ok {
+			if cand := w.candidates(i, lv); len(cand) > 0 {
+				c = w.free(lv, cand)
+			}
+			w.memoPut(i, lv, c)
 		}
-		c := w.free(lv, cand)
 		if c == 0 {
 			return
 		}
@@ -792,6 +655,38 @@ func (w *worker) countTail(k int) {
 		return
 	}
 	w.count = s
+}
+
+// memo remembers a tail level's last free count and the data vertices it depended on: while
+// an outer level varies, the tail levels that do not depend on it keep their count.
+type memo struct {
+	t    *term
+	keys [memoDeps]uint32
+	val  uint64
+}
+
+func (w *worker) memoGet(i int, lv *level) (uint64, bool) {
+	mm := &w.memo[i]
+	if lv.deps == nil || mm.t != w.t {
+		return 0, false
+	}
+	for d, j := range lv.deps {
+		if mm.keys[d] != w.f[j] {
+			return 0, false
+		}
+	}
+	return mm.val, true
+}
+
+func (w *worker) memoPut(i int, lv *level, val uint64) {
+	if lv.deps == nil {
+		return
+	}
+	mm := &w.memo[i]
+	mm.t, mm.val = w.t, val
+	for d, j := range lv.deps {
+		mm.keys[d] = w.f[j]
+	}
 }
 
 // candidates returns the intersection of the runs of level k's parents (exact labels), in the
@@ -816,11 +711,11 @@ func (w *worker) candidates(k int, lv *level) []uint32 {
 			w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
 		}
 	}
-	buf := intersect(w.lists[0], w.lists[1], w.bufs[2*k][:0])
-	w.bufs[2*k] = buf
+	buf := intersect(w.lists[0], w.lists[1], w.bufs[4*k][:0])
+	w.bufs[4*k] = buf
 	for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
-		other := intersect(buf, w.lists[i], w.bufs[2*k+1][:0])
-		w.bufs[2*k+1], w.bufs[2*k] = w.bufs[2*k], other
+		other := intersect(buf, w.lists[i], w.bufs[4*k+1][:0])
+		w.bufs[4*k+1], w.bufs[4*k] = w.bufs[4*k], other
 		buf = other
 	}
 	return buf
@@ -918,7 +813,7 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 		}
 	}
 	for i := range lv.parents {
-		if skip == -2 {
+		if skip <= -2 {
 			break
 		}
 		if i == skip {
@@ -934,13 +829,16 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 		}
 	}
 	for _, j := range lv.nonAdj {
+		if skip == -3 {
+			break
+		}
 		if _, ok := g.EdgeLabel(c, f[j]); ok {
 			return false
 		}
 	}
 	m := w.m
 	if lv.otherV && m.vFlag[c] {
-		if s := m.otherV[c]; !s.alive || !lv.vl.Matches(s.label) {
+		if s := m.otherV[c]; !s.Alive || !lv.vl.Matches(s.Label) {
 			return false
 		}
 	}

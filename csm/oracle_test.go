@@ -228,6 +228,11 @@ func TestOracleDense(t *testing.T) {
 }
 
 func oracleRun(t *testing.T, seeds int, dense bool) {
+	// The two-thread matcher splits every search into parts of one or two candidates and runs
+	// them in parallel (the other two run on one thread).
+	savedMin, savedSplit, savedChunk := parallelMin, splitMin, splitChunk
+	parallelMin, splitMin, splitChunk = 1<<30, 1, 1+int(uint(seeds)%2)
+	t.Cleanup(func() { parallelMin, splitMin, splitChunk = savedMin, savedSplit, savedChunk })
 	static, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
@@ -399,5 +404,48 @@ func TestCancelled(t *testing.T) {
 	err = m.Apply(ctx, []updates.Update{{Kind: updates.DeleteEdge, U: g.OriginalID(0), V: g.OriginalID(g.Runs(0)[0].Neighbors[0])}}, nil, &res)
 	if !errors.Is(err, context.Canceled) || g.NumEdges() != edges {
 		t.Fatalf("cancelled batch: %v, %d edges (had %d)", err, g.NumEdges(), edges)
+	}
+}
+
+func TestNet(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][2]int64{{1, 2}, {2, 3}} {
+		if err := b.AddEdge(e[0], e[1], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g0, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := dynamic.FromGraph(g0)
+	n := NewNet(g)
+	var res Result
+	batch := []updates.Update{
+		{Kind: updates.InsertEdge, U: 1, V: 3, Line: 1},
+		{Kind: updates.DeleteEdge, U: 3, V: 1, Line: 2}, // no net change with line 1
+		{Kind: updates.DeleteVertex, U: 2, Line: 3},     // 1-2 and 2-3 go with it
+		{Kind: updates.InsertVertex, U: 2, Label: 4, Line: 4},
+		{Kind: updates.InsertEdge, U: 2, V: 3, Line: 5}, // back, but its vertex changed label
+		{Kind: updates.InsertEdge, U: 2, V: 3, Line: 6}, // invalid: present
+	}
+	if err := n.Compute(batch, false, &res); err == nil || !strings.Contains(err.Error(), "line 6") {
+		t.Fatalf("invalid line 6: %v", err)
+	}
+	if err := n.Compute(batch, true, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Applied != 5 || res.Skipped != 1 || len(n.Vertices) != 1 || len(n.Pairs) != 2 {
+		t.Fatalf("applied %d skipped %d, %d vertex and %d pair changes: %+v %+v", res.Applied, res.Skipped, len(n.Vertices), len(n.Pairs), n.Vertices, n.Pairs)
+	}
+	if v := n.Vertices[0]; v.ID != 2 || v.Old != (VertexState{Alive: true}) || v.New != (VertexState{Alive: true, Label: 4}) {
+		t.Fatalf("vertex change %+v", v)
+	}
+	if err := n.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	two, _ := g.Lookup(2)
+	if g.NumEdges() != 1 || g.Label(two) != 4 {
+		t.Fatalf("after Apply: %d edges, label %d", g.NumEdges(), g.Label(two))
 	}
 }

@@ -25,11 +25,11 @@ type pairItem struct {
 }
 
 // valid reports whether a data pair in state s meets the item.
-func (it *pairItem) valid(s pstate) bool {
+func (it *pairItem) valid(s PairState) bool {
 	if it.adj {
-		return s.present && it.el.Matches(s.label)
+		return s.Present && it.el.Matches(s.Label)
 	}
-	return !s.present
+	return !s.Present
 }
 
 // edgeCheck requires an edge with a label to the data vertex of an earlier level.
@@ -63,7 +63,16 @@ type level struct {
 	// plain: no check beyond the parents' edges, injectivity and the other graph (the last level
 	// is then counted from the intersection's size).
 	plain bool
+	// countable: plain but for non-edges (induced), which are subtracted from the candidates, so
+	// that the last level is still counted from their number.
+	countable bool
+	// deps: the positions a plain level's free count depends on (parents and inj), when there
+	// are at most memoDeps of them (else nil: not memoised).
+	deps []int
 }
+
+// memoDeps bounds the positions a memoised count may depend on.
+const memoDeps = 6
 
 // term is the search anchored at one item.
 type term struct {
@@ -200,6 +209,13 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 			}
 		}
 		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
+		lv.countable = lv.exact && len(lv.above) == 0 && len(lv.below) == 0
+		if lv.plain && len(lv.parents)+len(lv.inj) <= memoDeps {
+			for _, pe := range lv.parents {
+				lv.deps = append(lv.deps, pe.pos)
+			}
+			lv.deps = append(lv.deps, lv.inj...)
+		}
 	}
 	anchors := 2
 	if vertex >= 0 {

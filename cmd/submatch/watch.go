@@ -273,6 +273,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 	resumeLine := st.line
 	var (
 		batch, expired []updates.Update
+		edges          []updates.Update // a vertex deletion's edges
 		pending        *updates.Update
 		res            csm.Result
 		sinceCP        int
@@ -318,6 +319,15 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			expired = st.win.Expire(batch[0].Time, st.m.Graph(), expired[:0])
 			if len(expired) > 0 {
 				if code := st.apply(apply, expired, &res, name, stderr, true); code != exitOK {
+					return code
+				}
+			}
+		}
+		if len(batch) == 1 && batch[0].Kind == updates.DeleteVertex {
+			// Per update, a vertex deletion reports its edges' deletions first, one line each.
+			edges = incidentDeletions(st.m.Graph(), batch[0], edges[:0])
+			for i := range edges {
+				if code := st.apply(apply, edges[i:i+1], &res, name, stderr, false); code != exitOK {
 					return code
 				}
 			}
@@ -389,6 +399,22 @@ func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *cs
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
 	}
 	return exitOK
+}
+
+// incidentDeletions appends the deletions of the edges of the vertex that u deletes (none when
+// it does not exist: the deletion itself then fails or is skipped), each on u's line.
+func incidentDeletions(g *dynamic.Graph, u updates.Update, out []updates.Update) []updates.Update {
+	v, ok := g.Lookup(u.U)
+	if !ok {
+		return out
+	}
+	for _, r := range g.Runs(v) {
+		for _, w := range r.Neighbors {
+			out = append(out, updates.Update{Kind: updates.DeleteEdge, U: u.U, V: g.OriginalID(w), Label: r.EdgeLabel, HasLabel: true,
+				Time: u.Time, HasTime: u.HasTime, Line: u.Line})
+		}
+	}
+	return out
 }
 
 func addChecked(a, b uint64) (uint64, bool) {

@@ -95,8 +95,8 @@ func TestWatchEmitJSON(t *testing.T) {
 			minus = append(minus, l)
 		}
 	}
-	// Batch 1 creates the triangle and the edge 1-3; batch 2 (-v 2 deletes 1-2 and 2-3) destroys
-	// the triangle and two edges.
+	// Batch 1 creates the triangle and the edge 1-3; -v 2 deletes 1-2 (batch 2: the triangle and
+	// that edge) and 2-3 (batch 3), then the vertex (batch 4).
 	if len(plus) != 2 || len(minus) != 3 || !strings.HasPrefix(minus[0], "-\t2\t") {
 		t.Fatalf("signed matches:\n%s", out)
 	}
@@ -112,7 +112,9 @@ func TestWatchEmitJSON(t *testing.T) {
 		}
 		recs = append(recs, r)
 	}
-	if len(recs) != 3 || recs[0]["update"] != "e 1 3 0" || recs[2]["summary"] != true {
+	// The vertex deletion reports its two edges' deletions first, on its line.
+	if len(recs) != 5 || recs[0]["update"] != "e 1 3 0" || recs[1]["update"] != "-e 2 1 0" || recs[1]["lines"] != "2" ||
+		recs[3]["update"] != "-v 2" || recs[4]["summary"] != true {
 		t.Fatalf("json:\n%s", out)
 	}
 	p := recs[1]["patterns"].([]any)[0].(map[string]any)

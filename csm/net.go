@@ -1,0 +1,326 @@
+package csm
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+)
+
+// Errors naming why an update is invalid (wrapped in InvalidError or listed in Result.Invalid).
+var (
+	ErrDuplicateEdge   = errors.New("the edge is already present")
+	ErrMissingEdge     = errors.New("no such edge")
+	ErrMissingVertex   = errors.New("no such vertex")
+	ErrDuplicateVertex = errors.New("the vertex is already present")
+	ErrSelfLoop        = errors.New("self-loop")
+	ErrLabelMismatch   = errors.New("the edge has another label")
+)
+
+type pairKey struct{ a, b int64 } // original ids, a < b
+
+func keyOf(a, b int64) pairKey {
+	if a > b {
+		a, b = b, a
+	}
+	return pairKey{a, b}
+}
+
+// VertexState is a vertex's state in one graph: alive, and its label.
+type VertexState struct {
+	Alive bool
+	Label uint32
+}
+
+// PairState is a pair of vertices' state in one graph: joined by an edge, and its label.
+type PairState struct {
+	Present bool
+	Label   uint32
+}
+
+// VertexChange is a vertex whose state a batch changed (by original id).
+type VertexChange struct {
+	ID       int64
+	Old, New VertexState
+}
+
+// PairChange is a pair whose state a batch changed (original ids, U < V), or a pair of a vertex
+// that changed (its state may then be the same before and after: the edge is deleted with the
+// vertex and inserted again).
+type PairChange struct {
+	U, V     int64
+	Old, New PairState
+}
+
+// Net computes the net change of a batch over a dynamic graph, validating every update against
+// the graph as the batch leaves it so far (the rules of Options.SkipInvalid), and applies it.
+// Every engine uses it, so that all of them refuse and skip the same updates. It keeps its maps
+// between batches (no allocation once warm).
+type Net struct {
+	g *dynamic.Graph
+	// The batch simulated on top of the graph, by original ids: current and first-seen states.
+	simV map[int64]VertexState
+	oldV map[int64]VertexState
+	simP map[pairKey]PairState
+	oldP map[pairKey]PairState
+
+	// The net change of the last Compute: vertices whose state differs, and pairs whose state
+	// differs or that belong to such a vertex.
+	Vertices []VertexChange
+	Pairs    []PairChange
+}
+
+// NewNet returns a Net over g.
+func NewNet(g *dynamic.Graph) *Net {
+	return &Net{g: g, simV: map[int64]VertexState{}, oldV: map[int64]VertexState{},
+		simP: map[pairKey]PairState{}, oldP: map[pairKey]PairState{}}
+}
+
+// Compute validates the batch and computes its net change into Vertices and Pairs; the graph is
+// not changed (Apply does that). An invalid update fails the batch with an *InvalidError, or with
+// skipInvalid is left out and listed in res (Skipped, Invalid); res.Applied counts the others.
+func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) error {
+	n.Reset()
+	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
+	if len(batch) == 1 && n.singleEdge(&batch[0]) {
+		res.Applied = 1
+		return nil
+	}
+	for i := range batch {
+		if err := n.simulate(&batch[i]); err != nil {
+			if !skipInvalid {
+				return &InvalidError{Update: batch[i], Err: err}
+			}
+			res.Skipped++
+			res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
+			continue
+		}
+		res.Applied++
+	}
+	// The net change: elements whose state differs, and every pair of a vertex that changed.
+	for id, old := range n.oldV {
+		now := n.simV[id]
+		if old.Alive != now.Alive || (old.Alive && old.Label != now.Label) {
+			n.Vertices = append(n.Vertices, VertexChange{ID: id, Old: old, New: now})
+		}
+	}
+	for k, old := range n.oldP {
+		now := n.simP[k]
+		if old != now || n.vertexChanged(k.a) || n.vertexChanged(k.b) {
+			n.Pairs = append(n.Pairs, PairChange{U: k.a, V: k.b, Old: old, New: now})
+		}
+	}
+	return nil
+}
+
+// vertexState is the simulated state of vertex id.
+func (n *Net) vertexState(id int64) VertexState {
+	if s, ok := n.simV[id]; ok {
+		return s
+	}
+	if v, ok := n.g.Lookup(id); ok {
+		return VertexState{Alive: true, Label: n.g.Label(v)}
+	}
+	return VertexState{}
+}
+
+func (n *Net) setVertex(id int64, s VertexState) {
+	if _, ok := n.oldV[id]; !ok {
+		n.oldV[id] = n.vertexState(id)
+	}
+	n.simV[id] = s
+}
+
+// pairState is the simulated state of the pair a-b (both alive in the simulation).
+func (n *Net) pairState(k pairKey) PairState {
+	if s, ok := n.simP[k]; ok {
+		return s
+	}
+	u, ok1 := n.g.Lookup(k.a)
+	v, ok2 := n.g.Lookup(k.b)
+	if ok1 && ok2 {
+		if l, ok := n.g.EdgeLabel(u, v); ok {
+			return PairState{Present: true, Label: l}
+		}
+	}
+	return PairState{}
+}
+
+func (n *Net) setPair(k pairKey, s PairState) {
+	if _, ok := n.oldP[k]; !ok {
+		n.oldP[k] = n.pairState(k)
+	}
+	n.simP[k] = s
+}
+
+// simulate applies one update to the simulation, or says why it is invalid (nothing changed).
+func (n *Net) simulate(u *updates.Update) error {
+	switch u.Kind {
+	case updates.InsertEdge:
+		if u.U == u.V {
+			return ErrSelfLoop
+		}
+		k := keyOf(u.U, u.V)
+		a, b := n.vertexState(u.U), n.vertexState(u.V)
+		if a.Alive && b.Alive {
+			if s := n.pairState(k); s.Present {
+				if s.Label != u.Label {
+					return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, s.Label)
+				}
+				return ErrDuplicateEdge
+			}
+		}
+		// An endpoint not seen yet is a new vertex with label 0.
+		if !a.Alive {
+			n.setVertex(u.U, VertexState{Alive: true})
+		}
+		if !b.Alive {
+			n.setVertex(u.V, VertexState{Alive: true})
+		}
+		n.setPair(k, PairState{Present: true, Label: u.Label})
+	case updates.DeleteEdge:
+		if u.U == u.V {
+			return ErrSelfLoop
+		}
+		if !n.vertexState(u.U).Alive || !n.vertexState(u.V).Alive {
+			return ErrMissingEdge
+		}
+		k := keyOf(u.U, u.V)
+		s := n.pairState(k)
+		if !s.Present {
+			return ErrMissingEdge
+		}
+		if u.HasLabel && s.Label != u.Label {
+			return fmt.Errorf("%w (%d)", ErrLabelMismatch, s.Label)
+		}
+		n.setPair(k, PairState{})
+	case updates.InsertVertex:
+		if s := n.vertexState(u.U); s.Alive {
+			if s.Label != u.Label {
+				return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateVertex, s.Label)
+			}
+			return ErrDuplicateVertex
+		}
+		n.setVertex(u.U, VertexState{Alive: true, Label: u.Label})
+	case updates.DeleteVertex:
+		if !n.vertexState(u.U).Alive {
+			return ErrMissingVertex
+		}
+		// Its edges first: those of the graph, and those the batch inserted.
+		if v, ok := n.g.Lookup(u.U); ok {
+			for _, r := range n.g.Runs(v) {
+				for _, w := range r.Neighbors {
+					k := keyOf(u.U, n.g.OriginalID(w))
+					if n.pairState(k).Present {
+						n.setPair(k, PairState{})
+					}
+				}
+			}
+		}
+		for k, s := range n.simP {
+			if s.Present && (k.a == u.U || k.b == u.U) {
+				n.setPair(k, PairState{})
+			}
+		}
+		n.setVertex(u.U, VertexState{})
+	default:
+		return fmt.Errorf("unknown update kind %d", u.Kind)
+	}
+	return nil
+}
+
+// clearMap empties a map; clear costs the map's capacity, which a large batch leaves behind, so
+// an empty map is left alone.
+func clearMap[K comparable, V any](m map[K]V) {
+	if len(m) > 0 {
+		clear(m)
+	}
+}
+
+// Reset forgets the last batch.
+func (n *Net) Reset() {
+	clearMap(n.simV)
+	clearMap(n.oldV)
+	clearMap(n.simP)
+	clearMap(n.oldP)
+	n.Vertices = n.Vertices[:0]
+	n.Pairs = n.Pairs[:0]
+}
+
+// singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
+// net change is itself, with no simulation. It returns false (nothing done) for anything else,
+// invalid updates included, which take the general path.
+func (n *Net) singleEdge(u *updates.Update) bool {
+	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+		return false
+	}
+	g := n.g
+	x, ok1 := g.Lookup(u.U)
+	y, ok2 := g.Lookup(u.V)
+	if !ok1 || !ok2 {
+		return false
+	}
+	l, present := g.EdgeLabel(x, y)
+	k := keyOf(u.U, u.V)
+	c := PairChange{U: k.a, V: k.b}
+	switch {
+	case u.Kind == updates.InsertEdge && !present:
+		c.New = PairState{Present: true, Label: u.Label}
+	case u.Kind == updates.DeleteEdge && present && (!u.HasLabel || u.Label == l):
+		c.Old = PairState{Present: true, Label: l}
+	default:
+		return false
+	}
+	n.Pairs = append(n.Pairs, c)
+	return true
+}
+
+func (n *Net) vertexChanged(id int64) bool {
+	old, ok := n.oldV[id]
+	if !ok {
+		return false
+	}
+	now := n.simV[id]
+	return old.Alive != now.Alive || (old.Alive && old.Label != now.Label)
+}
+
+// Apply applies the net change (of the last Compute) to the graph: edges out, vertices out,
+// vertices in, edges in.
+func (n *Net) Apply() error {
+	g := n.g
+	for _, c := range n.Pairs {
+		if c.Old.Present {
+			u, _ := g.Lookup(c.U)
+			v, _ := g.Lookup(c.V)
+			if _, err := g.DeleteEdge(u, v); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	for _, c := range n.Vertices {
+		if c.Old.Alive {
+			v, _ := g.Lookup(c.ID)
+			if err := g.DeleteVertex(v); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	for _, c := range n.Vertices {
+		if c.New.Alive {
+			if _, err := g.AddVertex(c.ID, c.New.Label); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	for _, c := range n.Pairs {
+		if c.New.Present {
+			u, _ := g.Lookup(c.U)
+			v, _ := g.Lookup(c.V)
+			if err := g.AddEdge(u, v, c.New.Label); err != nil {
+				return fmt.Errorf("csm: internal error applying a batch: %w", err)
+			}
+		}
+	}
+	return nil
+}
