@@ -3,6 +3,7 @@ package csm
 import (
 	"context"
 	"fmt"
+	"github.com/submatch/submatch/internal/setops"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -705,20 +706,11 @@ func (w *worker) candidates(k int, lv *level) []uint32 {
 	if len(w.lists) == 1 {
 		return w.lists[0]
 	}
-	// Smallest first, then intersect through the level's two buffers.
-	for i := 1; i < len(w.lists); i++ {
-		if len(w.lists[i]) < len(w.lists[0]) {
-			w.lists[0], w.lists[i] = w.lists[i], w.lists[0]
-		}
-	}
-	buf := intersect(w.lists[0], w.lists[1], w.bufs[4*k][:0])
-	w.bufs[4*k] = buf
-	for i := 2; i < len(w.lists) && len(buf) > 0; i++ {
-		other := intersect(buf, w.lists[i], w.bufs[4*k+1][:0])
-		w.bufs[4*k+1], w.bufs[4*k] = w.bufs[4*k], other
-		buf = other
-	}
-	return buf
+	// Smallest first, through the level's two buffers (kept for the next call).
+	buf, tmp := w.bufs[4*k], w.bufs[4*k+1]
+	out := setops.IntersectAll(w.lists, &buf, &tmp)
+	w.bufs[4*k], w.bufs[4*k+1] = buf, tmp
+	return out
 }
 
 // free counts the candidates of a plain level that no earlier level uses.
@@ -735,39 +727,6 @@ func (w *worker) free(lv *level, cand []uint32) uint64 {
 		}
 	}
 	return n
-}
-
-// intersect appends to out the elements common to the sorted lists a and b (a the shorter),
-// galloping through b when it is much longer.
-func intersect(a, b, out []uint32) []uint32 {
-	if len(b) > 16*len(a) {
-		lo := 0
-		for _, x := range a {
-			i, ok := slices.BinarySearch(b[lo:], x)
-			lo += i
-			if ok {
-				out = append(out, x)
-			}
-			if lo >= len(b) {
-				break
-			}
-		}
-		return out
-	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
 }
 
 func (w *worker) candidateCount(x uint32, vl, el pattern.Label) int {

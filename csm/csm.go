@@ -20,9 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/submatch/submatch/internal/registry"
 	"iter"
-	"sort"
-	"sync"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
@@ -112,35 +111,20 @@ type Engine interface {
 	Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher, error)
 }
 
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Engine{}
-)
+// ErrUnknownEngine is returned (wrapped, with the names available) by Lookup for a name no
+// engine is registered under.
+var ErrUnknownEngine = errors.New("unknown continuous-matching engine")
+
+var engines = registry.Registry[Engine]{What: "continuous-matching engine"}
 
 // Register makes an engine available by name; engines call it from init.
-func Register(e Engine) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[e.Name()]; dup {
-		panic("csm: duplicate registration of " + e.Name())
-	}
-	registry[e.Name()] = e
-}
+func Register(e Engine) { engines.Register(e) }
 
 // Lookup returns the engine registered under name.
-func Lookup(name string) (Engine, error) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	if e, ok := registry[name]; ok {
-		return e, nil
-	}
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return nil, fmt.Errorf("unknown continuous-matching engine %q (available: %v)", name, names)
-}
+func Lookup(name string) (Engine, error) { return engines.Lookup(name, ErrUnknownEngine) }
+
+// Names lists the registered engines, sorted.
+func Names() []string { return engines.Names() }
 
 // Matches is Apply as a sequence: it applies the batch and yields every signed match; the
 // batch's counts are in res once the sequence ends. A non-nil error ends the sequence.
