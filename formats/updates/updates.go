@@ -224,16 +224,8 @@ func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
 		i = skipSpace(text, j)
 	}
 	args := fields[1:nf]
-	switch string(fields[0]) {
-	case "e":
-		u.Kind = InsertEdge
-	case "-e":
-		u.Kind = DeleteEdge
-	case "v":
-		u.Kind = InsertVertex
-	case "-v":
-		u.Kind = DeleteVertex
-	default:
+	var known bool
+	if u.Kind, known = kindOf(fields[0]); !known {
 		return u, false, fmt.Sprintf("%s, got %q", expected, clip(fields[0]))
 	}
 	if opts.Timestamps {
@@ -355,16 +347,8 @@ func parseJSON(text []byte) (u Update, msg string) {
 	if j.Op == nil {
 		return u, `expected "op" (one of "e", "-e", "v", "-v")`
 	}
-	switch *j.Op {
-	case "e":
-		u.Kind = InsertEdge
-	case "-e":
-		u.Kind = DeleteEdge
-	case "v":
-		u.Kind = InsertVertex
-	case "-v":
-		u.Kind = DeleteVertex
-	default:
+	var ok bool
+	if u.Kind, ok = kindOf(*j.Op); !ok {
 		return u, fmt.Sprintf(`expected "op" one of "e", "-e", "v", "-v", got %q`, *j.Op)
 	}
 	switch u.Kind {
@@ -392,4 +376,20 @@ func parseJSON(text []byte) (u Update, msg string) {
 		u.Time, u.HasTime = *j.Time, true
 	}
 	return u, ""
+}
+
+// kindOf reads an update's operation as both formats write it: e, -e, v or -v (a []byte is
+// compared without a copy).
+func kindOf[S string | []byte](op S) (Kind, bool) {
+	switch string(op) {
+	case "e":
+		return InsertEdge, true
+	case "-e":
+		return DeleteEdge, true
+	case "v":
+		return InsertVertex, true
+	case "-v":
+		return DeleteVertex, true
+	}
+	return 0, false
 }
