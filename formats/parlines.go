@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"runtime"
+	"sync"
 	"strings"
 )
 
@@ -74,16 +75,20 @@ func (lr *lineReader) parsedLines(comments string, parse parseFunc) iter.Seq2[*p
 		order := make(chan *lineBlock, inFlight)
 		free := make(chan *lineBlock, inFlight+1) // blocks the loader is done with, for reuse
 		quit := make(chan struct{})
+		// On return the reader and the workers are stopped and waited for: the caller may close
+		// what lr reads from (a decompressor) as soon as the sequence ends.
+		var wg sync.WaitGroup
+		defer wg.Wait()
 		defer close(quit)
 		for range workers {
-			go func() {
+			wg.Go(func() {
 				for b := range work {
 					b.recs = splitData(b.recs[:0], b.text, comments, parse)
 					close(b.done)
 				}
-			}()
+			})
 		}
-		go lr.readBlocks(lr.line+1, work, order, free, quit)
+		wg.Go(func() { lr.readBlocks(lr.line+1, work, order, free, quit) })
 		var pl parsedLine
 		for b := range order {
 			<-b.done
