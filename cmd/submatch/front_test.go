@@ -220,3 +220,19 @@ func TestLoadFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestListCSV: --csv (or -o FILE.csv) writes comma-separated rows, with a plain header line.
+func TestListCSV(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	code, out, errOut := runCmd(t, "list", "--csv", "--header", data, "(a)-(b)-(c)")
+	if code != 0 || out != "a,b,c\n0,1,2\n2,1,0\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	dst := filepath.Join(t.TempDir(), "m.csv")
+	if code, _, errOut := runCmd(t, "list", "-o", dst, data, "(a)-(b)-(c)"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "0,1,2\n2,1,0\n" {
+		t.Errorf("-o m.csv wrote %q", b)
+	}
+}

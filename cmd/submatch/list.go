@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/submatch/submatch/engine/auto"
@@ -22,6 +24,7 @@ type listFlags struct {
 	limit   int64
 	output  string
 	header  bool
+	csv     bool
 	explain bool
 }
 
@@ -29,7 +32,8 @@ func (l *listFlags) register(fs *flag.FlagSet) {
 	l.matchFlags.register(fs)
 	fs.Int64Var(&l.limit, "limit", 0, "stop after `N` matches (0: all)")
 	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout (not one of the input files)")
-	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices")
+	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices (CSV: a line 'NAME,...')")
+	fs.BoolVar(&l.csv, "csv", false, "comma-separated rows instead of tab-separated (the default when -o names a .csv file)")
 	fs.BoolVar(&l.explain, "explain", false, "print the matching plan and the engine chosen for it, with why, on stderr")
 }
 
@@ -37,7 +41,8 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("list", "DATA QUERY",
 		"Streams the matches of QUERY in the data graph DATA, one per line: the original data vertex ids of the\n"+
 			"pattern vertices (their names, for CSV input with string names), in pattern vertex order, separated\n"+
-			"by tabs (with --json: {\"match\":[ids...]}). DATA or QUERY may be - for standard input.\n"+
+			"by tabs (--csv: commas; --json: {\"match\":[ids...]}). Matches are not sorted, but come in the same\n"+
+			"order on every run with the same input and flags. DATA or QUERY may be - for standard input.\n"+
 			"QUERY is a graph file in any format or an inline pattern such as '(a)-(b)-(c)-(a)'.")
 	var f listFlags
 	f.register(fs)
@@ -63,7 +68,14 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitCode(stderr, err)
 	}
 	if f.header && f.json {
-		return exitCode(stderr, usagef("list: --header names the columns of the TSV output; --json has no header"))
+		return exitCode(stderr, usagef("list: --header names the columns of the TSV or CSV output; --json has no header"))
+	}
+	if f.csv && f.json {
+		return exitCode(stderr, usagef("list: --csv and --json are two output formats; choose one"))
+	}
+	sep := byte('\t')
+	if f.csv || !f.json && strings.EqualFold(filepath.Ext(f.output), ".csv") {
+		sep = ','
 	}
 	log := newLogger(stderr, f.verbose)
 	ctx, cancel := f.context(ctx)
@@ -92,12 +104,12 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	w := bufio.NewWriterSize(out, 1<<16)
 	if f.header && !f.json {
-		w.WriteString("#")
+		if sep == '\t' {
+			w.WriteString("# ")
+		}
 		for u := 0; u < p.NumVertices(); u++ {
-			if u == 0 {
-				w.WriteByte(' ')
-			} else {
-				w.WriteByte('\t')
+			if u > 0 {
+				w.WriteByte(sep)
 			}
 			w.WriteString(p.Name(u))
 		}
@@ -144,7 +156,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				if f.json {
 					buf = append(buf, ',')
 				} else {
-					buf = append(buf, '\t')
+					buf = append(buf, sep)
 				}
 			}
 			switch {
