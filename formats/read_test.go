@@ -416,3 +416,15 @@ func TestDropSelfLoopsKeepsVertices(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphMinerCancelled: a GraphMiner load stops with the context's error.
+func TestGraphMinerCancelled(t *testing.T) {
+	dir := filepath.Join(testdata(t), "citeseer-graphminer")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := LoadContext(ctx, dir, Options{})
+	var ie *InputError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &ie) {
+		t.Fatalf("cancelled GraphMiner load: %v", err)
+	}
+}
