@@ -236,3 +236,17 @@ func TestListCSV(t *testing.T) {
 		t.Errorf("-o m.csv wrote %q", b)
 	}
 }
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"count", "count", 0}, {"cuont", "count", 1}, {"uniqe", "unique", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"ca", "abc", 3}} {
+		if d := editDistance(c.a, c.b); d != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
+		}
+	}
+	if code, _, errOut := runCmd(t, "cuont"); code != exitUsage || !strings.Contains(errOut, "did you mean count?") {
+		t.Errorf("cuont: exit %d, %q", code, errOut)
+	}
+}
