@@ -262,8 +262,8 @@ func TestWritersRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
-			if format == "smg" && tc.g.HasVertexNames() {
-				continue // snapshots keep ids, not names
+			if tc.g.HasVertexNames() && !h.HasVertexNames() {
+				t.Fatalf("%s: names lost", format)
 			}
 			sameGraph(t, tc.g, h)
 		}
@@ -427,4 +427,25 @@ func TestGraphMinerCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || errors.As(err, &ie) {
 		t.Fatalf("cancelled GraphMiner load: %v", err)
 	}
+}
+
+// TestSnapshotKeepsNames: a snapshot of a graph with string names (CSV) keeps them, memory-mapped
+// or streamed.
+func TestSnapshotKeepsNames(t *testing.T) {
+	g, err := Read(context.Background(), strings.NewReader("alice,bob,1\nbob,carol\nzoe,,4\n"), "csv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "n.smg")
+	if err := WriteFile(path, g, ""); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.HasVertexNames() {
+		t.Fatal("names lost")
+	}
+	sameGraph(t, g, h)
 }
