@@ -449,3 +449,22 @@ func TestSnapshotKeepsNames(t *testing.T) {
 	}
 	sameGraph(t, g, h)
 }
+
+// TestWriteAtomicFailure: when writing fails (a full disk), neither the target nor a temporary
+// file is left behind, and an existing target keeps its content.
+func TestWriteAtomicFailure(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.graph")
+	os.WriteFile(path, []byte("old"), 0o644)
+	err := WriteAtomic(path, func(w io.Writer) error {
+		w.Write([]byte("partial"))
+		return syscall.ENOSPC
+	})
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("error %v, want ENOSPC", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if b, _ := os.ReadFile(path); len(entries) != 1 || string(b) != "old" {
+		t.Fatalf("after a failed write: %d files, target %q", len(entries), b)
+	}
+}
