@@ -250,3 +250,23 @@ func TestEditDistance(t *testing.T) {
 		t.Errorf("cuont: exit %d, %q", code, errOut)
 	}
 }
+
+// TestListSubgraph: --subgraph writes the union of the matches as a graph, in the format its name
+// says, with the data graph's ids and labels.
+func TestListSubgraph(t *testing.T) {
+	data := writeFile(t, "g.txt", "10 20 1\n20 30 2\n30 10 3\n30 40 4\n")
+	dst := filepath.Join(t.TempDir(), "sub.graph")
+	if code, _, errOut := runCmd(t, "list", "--subgraph", dst, data, "(a)-(b)-(c)-(a)"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	g, err := formats.Load(dst, formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumVertices() != 3 || g.NumEdges() != 3 || !g.HasEdgeLabels() {
+		t.Fatalf("subgraph: %d vertices, %d edges", g.NumVertices(), g.NumEdges())
+	}
+	if code, _, _ := runCmd(t, "list", "--subgraph", filepath.Join(t.TempDir(), "x.xyz"), data, "(a)-(b)"); code != exitUsage {
+		t.Errorf("--subgraph x.xyz: exit %d, want 2", code)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine/auto"
+	"github.com/submatch/submatch/formats"
 )
 
 func init() {
@@ -23,9 +24,10 @@ type listFlags struct {
 	matchFlags
 	limit   int64
 	output  string
-	header  bool
-	csv     bool
-	explain bool
+	header   bool
+	csv      bool
+	subgraph string
+	explain  bool
 }
 
 func (l *listFlags) register(fs *flag.FlagSet) {
@@ -33,6 +35,7 @@ func (l *listFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&l.limit, "limit", 0, "stop after `N` matches (0: all)")
 	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout (not one of the input files)")
 	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices (CSV: a line 'NAME,...')")
+	fs.StringVar(&l.subgraph, "subgraph", "", "also write the data subgraph the matches cover (their vertices and the edges the pattern maps onto) to `FILE`, in the format its extension names (.graphml, .csv, .txt edge list, .graph, .smg)")
 	fs.BoolVar(&l.csv, "csv", false, "comma-separated rows instead of tab-separated (the default when -o names a .csv file)")
 	fs.BoolVar(&l.explain, "explain", false, "print the matching plan and the engine chosen for it, with why, on stderr")
 }
@@ -66,6 +69,14 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := oneStdin(pos...); err != nil {
 		return exitCode(stderr, err)
+	}
+	if f.subgraph != "" {
+		if _, ok := formats.FormatForPath(f.subgraph); !ok {
+			return exitCode(stderr, usagef("--subgraph %s: cannot tell the format from the name (use .graphml, .csv, .txt, .graph or .smg)", f.subgraph))
+		}
+		if err := checkOutput("--subgraph", f.subgraph, pos...); err != nil {
+			return exitCode(stderr, err)
+		}
 	}
 	if f.header && f.json {
 		return exitCode(stderr, usagef("list: --header names the columns of the TSV or CSV output; --json has no header"))
@@ -142,10 +153,20 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printExplain(stderr, pos[1], prob.Semantics, nil, g, p, true, "engine: "+engineName+" (chosen with --engine)")
 	}
 	names := g.HasVertexNames() // CSV input with string names: print them
+	var sub *matchedSubgraph
+	if f.subgraph != "" {
+		sub = newMatchedSubgraph(g, p)
+	}
 	for m, err := range matches {
 		if err != nil {
 			runErr = err
 			break
+		}
+		if sub != nil {
+			if err := sub.add(m); err != nil {
+				runErr = err
+				break
+			}
 		}
 		buf = buf[:0]
 		if f.json {
@@ -194,6 +215,11 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"engine", engineName, "elapsed", elapsed)
 	if writeEr != nil {
 		return exitCode(stderr, fmt.Errorf("writing the matches: %w", writeEr))
+	}
+	if sub != nil && (runErr == nil || isCancel(runErr)) {
+		if err := sub.write(f.subgraph); err != nil {
+			return exitCode(stderr, fmt.Errorf("--subgraph: %w", err))
+		}
 	}
 	if runErr != nil && !isCancel(runErr) {
 		return exitCode(stderr, fmt.Errorf("%s: %w", pos[1], runErr))
