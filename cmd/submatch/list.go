@@ -22,8 +22,8 @@ func init() {
 
 type listFlags struct {
 	matchFlags
-	limit   int64
-	output  string
+	limit    int64
+	output   string
 	header   bool
 	csv      bool
 	subgraph string
