@@ -155,6 +155,9 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 		}
 	}
 	for v := int64(0); v < nv; v++ {
+		if v&0xffff == 0 && ctx.Err() != nil {
+			return nil, readError(path, 0, ctx.Err())
+		}
 		row := cols[rows[v]:rows[v+1]]
 		for i, w := range row {
 			if w < 0 || int64(w) >= nv {
@@ -193,6 +196,9 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 		}
 	}
 	for v := int64(0); v < nv; v++ {
+		if v&0xffff == 0 && ctx.Err() != nil {
+			return nil, readError(path, 0, ctx.Err())
+		}
 		for i := rows[v]; i < rows[v+1]; i++ {
 			w := int64(cols[i])
 			var el uint32

@@ -262,8 +262,8 @@ func TestWritersRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
-			if format == "smg" && tc.g.HasVertexNames() {
-				continue // snapshots keep ids, not names
+			if tc.g.HasVertexNames() && !h.HasVertexNames() {
+				t.Fatalf("%s: names lost", format)
 			}
 			sameGraph(t, tc.g, h)
 		}
@@ -414,5 +414,57 @@ func TestDropSelfLoopsKeepsVertices(t *testing.T) {
 		if g.NumVertices() != 3 || g.NumEdges() != 1 {
 			t.Errorf("%s: %d vertices, %d edges; want 3 and 1", format, g.NumVertices(), g.NumEdges())
 		}
+	}
+}
+
+// TestGraphMinerCancelled: a GraphMiner load stops with the context's error.
+func TestGraphMinerCancelled(t *testing.T) {
+	dir := filepath.Join(testdata(t), "citeseer-graphminer")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := LoadContext(ctx, dir, Options{})
+	var ie *InputError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &ie) {
+		t.Fatalf("cancelled GraphMiner load: %v", err)
+	}
+}
+
+// TestSnapshotKeepsNames: a snapshot of a graph with string names (CSV) keeps them, memory-mapped
+// or streamed.
+func TestSnapshotKeepsNames(t *testing.T) {
+	g, err := Read(context.Background(), strings.NewReader("alice,bob,1\nbob,carol\nzoe,,4\n"), "csv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "n.smg")
+	if err := WriteFile(path, g, ""); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.HasVertexNames() {
+		t.Fatal("names lost")
+	}
+	sameGraph(t, g, h)
+}
+
+// TestWriteAtomicFailure: when writing fails (a full disk), neither the target nor a temporary
+// file is left behind, and an existing target keeps its content.
+func TestWriteAtomicFailure(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.graph")
+	os.WriteFile(path, []byte("old"), 0o644)
+	err := WriteAtomic(path, func(w io.Writer) error {
+		w.Write([]byte("partial"))
+		return syscall.ENOSPC
+	})
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("error %v, want ENOSPC", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if b, _ := os.ReadFile(path); len(entries) != 1 || string(b) != "old" {
+		t.Fatalf("after a failed write: %d files, target %q", len(entries), b)
 	}
 }

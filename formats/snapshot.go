@@ -19,7 +19,7 @@ import (
 // Layout (all integers little-endian):
 //
 //	0   magic "\x89SMG\r\n\x1a\n"
-//	8   version uint32 (1), flags uint32 (0)
+//	8   version uint32 (1), flags uint32: 0, or 1 when a names section follows the arrays
 //	16  element counts, 7 x uint64: VertexLabels, Offsets, Neighbors, EdgeLabels, RunOffsets,
 //	    Runs, OriginalIDs (0 for an absent EdgeLabels or OriginalIDs)
 //	72  CRC-32C of everything after the header, uint32
@@ -27,7 +27,9 @@ import (
 //	80  the arrays in that order, each starting at a multiple of 8 and zero-padded to one;
 //	    element sizes 4, 8, 4, 4, 8, 16 (Run: VertexLabel u32, EdgeLabel u32, Start u64), 8.
 //
-// The file ends exactly after the last array. On a little-endian host the arrays are used in
+// Names section (flag 1; the graph has string vertex names, from CSV): count uint64 (= the number
+// of vertices), count+1 uint64 byte offsets, the names' bytes, zero-padded to a multiple of 8. The
+// data checksum covers it. The file ends exactly after the last array or the names section. On a little-endian host the arrays are used in
 // place (memory-mapped on Linux; the mapping lives as long as the process); otherwise they are
 // decoded. Both checksums are verified before any array is used. The checksum only shows that the
 // bytes are those some writer wrote, not that they obey the graph's rules, so the graph is then
@@ -42,6 +44,7 @@ const (
 	smgVersion    = 1
 	smgHeaderSize = 80
 	smgArrays     = 7
+	smgFlagNames  = 1 // a names section follows the arrays
 )
 
 var (
@@ -110,7 +113,14 @@ func readSnapshotStream(r io.Reader, path string) ([]byte, error) {
 		}
 		size = (size + c*smgElem[i] + 7) &^ 7
 	}
-	rest, err := io.ReadAll(io.LimitReader(r, int64(size-smgHeaderSize)+1))
+	limit := int64(size-smgHeaderSize) + 1
+	if binary.LittleEndian.Uint32(hdr[12:])&smgFlagNames != 0 {
+		// The names section's size is only known from its offsets: bound it by the vertex count
+		// (and a generous 1 KiB a name); decodeSnapshot checks it exactly.
+		n := binary.LittleEndian.Uint64(hdr[16:])
+		limit += int64(8*(n+2)) + int64(n)*1024 + 8
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, limit))
 	if err != nil {
 		return nil, readError(path, 0, err)
 	}
@@ -185,6 +195,18 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 			return nil, corrupt(path, "%s run past the end of the %d-byte file", smgNames[i], size)
 		}
 	}
+	flags := le.Uint32(data[12:])
+	if flags&^smgFlagNames != 0 {
+		return nil, inputErrorf(path, "snapshot flags %#x: written by a newer build (rewrite the snapshot)", flags)
+	}
+	namesAt := off
+	if flags&smgFlagNames != 0 {
+		end, err := namesEnd(data, off, counts[0], path)
+		if err != nil {
+			return nil, err
+		}
+		off = end
+	}
 	if off != size {
 		return nil, corrupt(path, "%d bytes after the last array", size-off)
 	}
@@ -219,7 +241,46 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 	if err != nil {
 		return nil, &InputError{Path: path, Msg: "corrupt snapshot: " + err.Error(), Err: err}
 	}
+	if flags&smgFlagNames != 0 {
+		if g, err = g.WithVertexNames(decodeNames(data, namesAt, counts[0])); err != nil {
+			return nil, corrupt(path, "%v", err)
+		}
+	}
 	return g, nil
+}
+
+// namesEnd checks the names section at off (n names) and returns where it ends.
+func namesEnd(data []byte, off, n uint64, path string) (uint64, error) {
+	le := binary.LittleEndian
+	size := uint64(len(data))
+	if size-off < 8 || le.Uint64(data[off:]) != n {
+		return 0, corrupt(path, "names section does not hold %d names", n)
+	}
+	if n+1 > (size-off-8)/8 {
+		return 0, corrupt(path, "names section runs past the end of the file")
+	}
+	base := off + 8 + 8*(n+1)
+	prev := uint64(0)
+	for i := uint64(0); i <= n; i++ {
+		o := le.Uint64(data[off+8+8*i:])
+		if o < prev || (i == 0 && o != 0) || o > size-base {
+			return 0, corrupt(path, "names section offsets out of order or range")
+		}
+		prev = o
+	}
+	return (base + prev + 7) &^ 7, nil
+}
+
+// decodeNames copies the n names of a checked names section at off.
+func decodeNames(data []byte, off, n uint64) []string {
+	le := binary.LittleEndian
+	base := off + 8 + 8*(n+1)
+	names := make([]string, n)
+	for i := range names {
+		lo, hi := le.Uint64(data[off+8+8*uint64(i):]), le.Uint64(data[off+16+8*uint64(i):])
+		names[i] = string(data[base+lo : base+hi])
+	}
+	return names
 }
 
 // view reinterprets aligned little-endian bytes as n elements of E (nil when n is 0).
@@ -310,10 +371,29 @@ func writeSnapshot(out io.Writer, g *graph.Graph) error {
 		crc.Write(a)
 		crc.Write(pad[:(8-len(a)%8)%8])
 	}
+	var names []byte // the names section, if any
+	if g.HasVertexNames() {
+		vn := g.VertexNames()
+		names = binary.LittleEndian.AppendUint64(names, uint64(len(vn)))
+		var o uint64
+		names = binary.LittleEndian.AppendUint64(names, 0)
+		for _, s := range vn {
+			o += uint64(len(s))
+			names = binary.LittleEndian.AppendUint64(names, o)
+		}
+		for _, s := range vn {
+			names = append(names, s...)
+		}
+		names = append(names, pad[:(8-len(names)%8)%8]...)
+		crc.Write(names)
+	}
 	var hdr [smgHeaderSize]byte
 	copy(hdr[:], smgMagic)
 	le := binary.LittleEndian
 	le.PutUint32(hdr[8:], smgVersion)
+	if names != nil {
+		le.PutUint32(hdr[12:], smgFlagNames)
+	}
 	for i, c := range counts {
 		le.PutUint64(hdr[16+8*i:], uint64(c))
 	}
@@ -325,6 +405,7 @@ func writeSnapshot(out io.Writer, g *graph.Graph) error {
 		w.Write(a)
 		w.Write(pad[:(8-len(a)%8)%8]) // a write error sticks in w and is returned by Flush
 	}
+	w.Write(names)
 	return w.Flush()
 }
 

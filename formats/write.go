@@ -215,37 +215,17 @@ func forEdges(g *graph.Graph, order []uint32, f func(u, w uint32, label uint32))
 }
 
 func writeEdgeList(w io.Writer, g *graph.Graph) error {
-	if g.HasVertexNames() {
-		for v := range g.NumVertices() {
-			if strings.ContainsAny(g.VertexName(uint32(v)), " \t,#%") || g.VertexName(uint32(v)) == "" {
-				return fmt.Errorf("vertex name %q cannot be written in an edge list (it has a blank, a comma or a comment sign): choose csv or graphml", g.VertexName(uint32(v)))
-			}
-		}
+	if err := checkNames(g, " \t,#%", "an edge list (it has a blank, a comma or a comment sign): choose csv or graphml"); err != nil {
+		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	var buf []byte
-	labelled := g.HasEdgeLabels()
-	forEdges(g, sortedByID(g), func(u, v, l uint32) {
-		buf = vertexName(buf[:0], g, u)
-		buf = append(buf, ' ')
-		buf = vertexName(buf, g, v)
-		if labelled {
-			buf = append(buf, ' ')
-			buf = strconv.AppendUint(buf, uint64(l), 10)
-		}
-		buf = append(buf, '\n')
-		bw.Write(buf) // a write error sticks in bw and is returned by Flush
-	})
+	writeEdgeLines(bw, g, sortedByID(g), ' ')
 	return bw.Flush()
 }
 
 func writeCSV(w io.Writer, g *graph.Graph) error {
-	if g.HasVertexNames() {
-		for v := range g.NumVertices() {
-			if n := g.VertexName(uint32(v)); n == "" || strings.ContainsAny(n, ",>\n\r") || n != string(trimSpace([]byte(n))) {
-				return fmt.Errorf("vertex name %q cannot be written in CSV (it has a comma, a '>' or surrounding blanks): choose graphml", n)
-			}
-		}
+	if err := checkNames(g, ",>\n\r", "CSV (it has a comma, a '>' or surrounding blanks): choose graphml"); err != nil {
+		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var buf []byte
@@ -261,19 +241,37 @@ func writeCSV(w io.Writer, g *graph.Graph) error {
 			bw.Write(buf)
 		}
 	}
+	writeEdgeLines(bw, g, order, ',')
+	return bw.Flush()
+}
+
+// checkNames refuses vertex names that are empty, have blanks around them or hold a byte of bad:
+// the format (named in where) could not read them back.
+func checkNames(g *graph.Graph, bad, where string) error {
+	for _, n := range g.VertexNames() {
+		if n == "" || strings.ContainsAny(n, bad) || n != string(trimSpace([]byte(n))) {
+			return fmt.Errorf("vertex name %q cannot be written in %s", n, where)
+		}
+	}
+	return nil
+}
+
+// writeEdgeLines writes a line `u<sep>v[<sep>label]` for every edge (labels when the graph has
+// some). A write error sticks in bw and is returned by its Flush.
+func writeEdgeLines(bw *bufio.Writer, g *graph.Graph, order []uint32, sep byte) {
+	var buf []byte
 	labelled := g.HasEdgeLabels()
 	forEdges(g, order, func(u, v, l uint32) {
 		buf = vertexName(buf[:0], g, u)
-		buf = append(buf, ',')
+		buf = append(buf, sep)
 		buf = vertexName(buf, g, v)
 		if labelled {
-			buf = append(buf, ',')
+			buf = append(buf, sep)
 			buf = strconv.AppendUint(buf, uint64(l), 10)
 		}
 		buf = append(buf, '\n')
 		bw.Write(buf)
 	})
-	return bw.Flush()
 }
 
 func writeGraphML(w io.Writer, g *graph.Graph) error {

@@ -2,7 +2,7 @@ package graph
 
 import (
 	"fmt"
-	"slices"
+	"math/rand/v2"
 
 	"github.com/submatch/submatch/internal/par"
 )
@@ -83,42 +83,80 @@ func (g *Graph) checkBounds() error {
 // checkRules checks, on all cores, the rules of a graph whose bounds are checked: runs consistent
 // with the labels of the neighbours they cover and sorted by label, neighbours strictly
 // increasing within a run, no self-loops, and every edge listed from both ends with the same
-// label. The error names the lowest vertex that breaks a rule.
+// label. The error names the lowest vertex that breaks a local rule.
+//
+// Symmetry is checked in one streaming pass rather than by a lookup per entry (which costs a
+// cache miss each: seconds on a graph of 10^7 edges): the adjacency entries, as (v, w, label), and
+// the same entries reversed, (w, v, label), are the same multiset exactly when the lists are
+// symmetric, and the check compares a keyed 64-bit hash summed over each. A process-wide random
+// key makes a collision a matter of chance (about 2^-64), not of crafted input.
 func (g *Graph) checkRules() error {
 	n := len(g.vertexLabels)
-	return firstError(n, func(lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			end := g.offsets[v+1]
-			rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
-			for r := rlo; r < rhi; r++ {
-				run := g.runs[r]
-				stop := end
-				if r+1 < rhi {
-					stop = g.runs[r+1].Start
+	ranges := (n + checkRange - 1) / checkRange
+	errs := make([]error, ranges)
+	fwd := make([]uint64, ranges)
+	rev := make([]uint64, ranges)
+	par.For(ranges, 0, func(r int) {
+		fwd[r], rev[r], errs[r] = g.checkRulesRange(r*checkRange, min((r+1)*checkRange, n))
+	})
+	var sf, sr uint64
+	for r, err := range errs {
+		if err != nil {
+			return err
+		}
+		sf += fwd[r]
+		sr += rev[r]
+	}
+	if sf != sr {
+		return fmt.Errorf("graph: the adjacency lists are not symmetric (some edge is listed from one end only, or with two labels)")
+	}
+	return nil
+}
+
+// checkRulesRange checks the local rules of vertices [lo, hi) and returns the sums of the
+// entries' hashes forwards and reversed.
+func (g *Graph) checkRulesRange(lo, hi int) (fwd, rev uint64, err error) {
+	for v := lo; v < hi; v++ {
+		end := g.offsets[v+1]
+		rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
+		for r := rlo; r < rhi; r++ {
+			run := g.runs[r]
+			stop := end
+			if r+1 < rhi {
+				stop = g.runs[r+1].Start
+			}
+			if r > rlo && !runKeyLess(g.runs[r-1], run) {
+				return 0, 0, fmt.Errorf("graph: vertex %d runs are not sorted by label", v)
+			}
+			for i := run.Start; i < stop; i++ {
+				w := g.neighbors[i]
+				if w == uint32(v) {
+					return 0, 0, fmt.Errorf("graph: vertex %d has a self-loop", v)
 				}
-				if r > rlo && !runKeyLess(g.runs[r-1], run) {
-					return fmt.Errorf("graph: vertex %d runs are not sorted by label", v)
+				if g.vertexLabels[w] != run.VertexLabel || g.edgeLabelAt(i) != run.EdgeLabel {
+					return 0, 0, fmt.Errorf("graph: vertex %d neighbour %d does not match its run's labels", v, w)
 				}
-				for i := run.Start; i < stop; i++ {
-					w := g.neighbors[i]
-					if w == uint32(v) {
-						return fmt.Errorf("graph: vertex %d has a self-loop", v)
-					}
-					if g.vertexLabels[w] != run.VertexLabel || g.edgeLabelAt(i) != run.EdgeLabel {
-						return fmt.Errorf("graph: vertex %d neighbour %d does not match its run's labels", v, w)
-					}
-					if i > run.Start && g.neighbors[i-1] >= w {
-						return fmt.Errorf("graph: vertex %d run is not strictly increasing", v)
-					}
-					// The reverse entry, looked up in w's list (not whichever is shorter).
-					if _, found := slices.BinarySearch(g.NeighborsWith(w, g.vertexLabels[v], run.EdgeLabel), uint32(v)); !found {
-						return fmt.Errorf("graph: edge %d-%d is not symmetric", v, w)
-					}
+				if i > run.Start && g.neighbors[i-1] >= w {
+					return 0, 0, fmt.Errorf("graph: vertex %d run is not strictly increasing", v)
 				}
+				fwd += entryHash(uint32(v), w, run.EdgeLabel)
+				rev += entryHash(w, uint32(v), run.EdgeLabel)
 			}
 		}
-		return nil
-	})
+	}
+	return fwd, rev, nil
+}
+
+// symmetryKey keys entryHash, once per process.
+var symmetryKey = rand.Uint64()
+
+// entryHash mixes an adjacency entry (splitmix64's finaliser over the key and the fields).
+func entryHash(v, w, label uint32) uint64 {
+	x := (uint64(v)<<32 | uint64(w)) ^ symmetryKey
+	x += uint64(label)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // checkRange is how many indexes one goroutine checks at a time in FromRawTrusted.

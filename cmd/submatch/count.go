@@ -45,8 +45,8 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"QUERY, count, counting convention, elapsed time, and \"(partial)\" when the run was cut short\n"+
 			"(a query that fails, say because its count overflows 64 bits, prints \"-\" and \"(error: ...)\").\n"+
 			"A QUERY is a graph file in any format or, when no such file exists and it starts with '(', an\n"+
-			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'.\n"+
-			"Several queries run at the same time, up to --threads of them, and print in the order given;\n"+
+			"inline pattern such as '(a:1)-(b)-(c:1)-(a)'. DATA or one QUERY may be - for standard input.\n"+
+			"Several queries run at the same time, up to --threads of them, start and print in the order given;\n"+
 			"each elapsed time then includes the load of the others (time one query a process to compare).\n"+
 			"--timeout covers the whole run: when it (or Ctrl-C) cuts the run short, every query still prints\n"+
 			"its line, flagged partial (a query not started counts 0).")

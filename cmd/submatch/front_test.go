@@ -220,3 +220,53 @@ func TestLoadFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestListCSV: --csv (or -o FILE.csv) writes comma-separated rows, with a plain header line.
+func TestListCSV(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	code, out, errOut := runCmd(t, "list", "--csv", "--header", data, "(a)-(b)-(c)")
+	if code != 0 || out != "a,b,c\n0,1,2\n2,1,0\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	dst := filepath.Join(t.TempDir(), "m.csv")
+	if code, _, errOut := runCmd(t, "list", "-o", dst, data, "(a)-(b)-(c)"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "0,1,2\n2,1,0\n" {
+		t.Errorf("-o m.csv wrote %q", b)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"count", "count", 0}, {"cuont", "count", 1}, {"uniqe", "unique", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"ca", "abc", 3}} {
+		if d := editDistance(c.a, c.b); d != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
+		}
+	}
+	if code, _, errOut := runCmd(t, "cuont"); code != exitUsage || !strings.Contains(errOut, "did you mean count?") {
+		t.Errorf("cuont: exit %d, %q", code, errOut)
+	}
+}
+
+// TestListSubgraph: --subgraph writes the union of the matches as a graph, in the format its name
+// says, with the data graph's ids and labels.
+func TestListSubgraph(t *testing.T) {
+	data := writeFile(t, "g.txt", "10 20 1\n20 30 2\n30 10 3\n30 40 4\n")
+	dst := filepath.Join(t.TempDir(), "sub.graph")
+	if code, _, errOut := runCmd(t, "list", "--subgraph", dst, data, "(a)-(b)-(c)-(a)"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	g, err := formats.Load(dst, formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumVertices() != 3 || g.NumEdges() != 3 || !g.HasEdgeLabels() {
+		t.Fatalf("subgraph: %d vertices, %d edges", g.NumVertices(), g.NumEdges())
+	}
+	if code, _, _ := runCmd(t, "list", "--subgraph", filepath.Join(t.TempDir(), "x.xyz"), data, "(a)-(b)"); code != exitUsage {
+		t.Errorf("--subgraph x.xyz: exit %d, want 2", code)
+	}
+}

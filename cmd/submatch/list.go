@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/submatch/submatch/engine/auto"
+	"github.com/submatch/submatch/formats"
 )
 
 func init() {
@@ -19,17 +22,21 @@ func init() {
 
 type listFlags struct {
 	matchFlags
-	limit   int64
-	output  string
-	header  bool
-	explain bool
+	limit    int64
+	output   string
+	header   bool
+	csv      bool
+	subgraph string
+	explain  bool
 }
 
 func (l *listFlags) register(fs *flag.FlagSet) {
 	l.matchFlags.register(fs)
 	fs.Int64Var(&l.limit, "limit", 0, "stop after `N` matches (0: all)")
 	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout (not one of the input files)")
-	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices")
+	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices (CSV: a line 'NAME,...')")
+	fs.StringVar(&l.subgraph, "subgraph", "", "also write the data subgraph the matches cover (their vertices and the edges the pattern maps onto) to `FILE`, in the format its extension names (.graphml, .csv, .txt edge list, .graph, .smg)")
+	fs.BoolVar(&l.csv, "csv", false, "comma-separated rows instead of tab-separated (the default when -o names a .csv file)")
 	fs.BoolVar(&l.explain, "explain", false, "print the matching plan and the engine chosen for it, with why, on stderr")
 }
 
@@ -37,7 +44,8 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("list", "DATA QUERY",
 		"Streams the matches of QUERY in the data graph DATA, one per line: the original data vertex ids of the\n"+
 			"pattern vertices (their names, for CSV input with string names), in pattern vertex order, separated\n"+
-			"by tabs (with --json: {\"match\":[ids...]}). DATA or QUERY may be - for standard input.\n"+
+			"by tabs (--csv: commas; --json: {\"match\":[ids...]}). Matches are not sorted, but come in the same\n"+
+			"order on every run with the same input and flags. DATA or QUERY may be - for standard input.\n"+
 			"QUERY is a graph file in any format or an inline pattern such as '(a)-(b)-(c)-(a)'.")
 	var f listFlags
 	f.register(fs)
@@ -62,8 +70,23 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := oneStdin(pos...); err != nil {
 		return exitCode(stderr, err)
 	}
+	if f.subgraph != "" {
+		if _, ok := formats.FormatForPath(f.subgraph); !ok {
+			return exitCode(stderr, usagef("--subgraph %s: cannot tell the format from the name (use .graphml, .csv, .txt, .graph or .smg)", f.subgraph))
+		}
+		if err := checkOutput("--subgraph", f.subgraph, pos...); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
 	if f.header && f.json {
-		return exitCode(stderr, usagef("list: --header names the columns of the TSV output; --json has no header"))
+		return exitCode(stderr, usagef("list: --header names the columns of the TSV or CSV output; --json has no header"))
+	}
+	if f.csv && f.json {
+		return exitCode(stderr, usagef("list: --csv and --json are two output formats; choose one"))
+	}
+	sep := byte('\t')
+	if f.csv || !f.json && strings.EqualFold(filepath.Ext(f.output), ".csv") {
+		sep = ','
 	}
 	log := newLogger(stderr, f.verbose)
 	ctx, cancel := f.context(ctx)
@@ -92,12 +115,12 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	w := bufio.NewWriterSize(out, 1<<16)
 	if f.header && !f.json {
-		w.WriteString("#")
+		if sep == '\t' {
+			w.WriteString("# ")
+		}
 		for u := 0; u < p.NumVertices(); u++ {
-			if u == 0 {
-				w.WriteByte(' ')
-			} else {
-				w.WriteByte('\t')
+			if u > 0 {
+				w.WriteByte(sep)
 			}
 			w.WriteString(p.Name(u))
 		}
@@ -130,10 +153,20 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printExplain(stderr, pos[1], prob.Semantics, nil, g, p, true, "engine: "+engineName+" (chosen with --engine)")
 	}
 	names := g.HasVertexNames() // CSV input with string names: print them
+	var sub *matchedSubgraph
+	if f.subgraph != "" {
+		sub = newMatchedSubgraph(g, p)
+	}
 	for m, err := range matches {
 		if err != nil {
 			runErr = err
 			break
+		}
+		if sub != nil {
+			if err := sub.add(m); err != nil {
+				runErr = err
+				break
+			}
 		}
 		buf = buf[:0]
 		if f.json {
@@ -144,7 +177,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				if f.json {
 					buf = append(buf, ',')
 				} else {
-					buf = append(buf, '\t')
+					buf = append(buf, sep)
 				}
 			}
 			switch {
@@ -182,6 +215,11 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"engine", engineName, "elapsed", elapsed)
 	if writeEr != nil {
 		return exitCode(stderr, fmt.Errorf("writing the matches: %w", writeEr))
+	}
+	if sub != nil && (runErr == nil || isCancel(runErr)) {
+		if err := sub.write(f.subgraph); err != nil {
+			return exitCode(stderr, fmt.Errorf("--subgraph: %w", err))
+		}
 	}
 	if runErr != nil && !isCancel(runErr) {
 		return exitCode(stderr, fmt.Errorf("%s: %w", pos[1], runErr))

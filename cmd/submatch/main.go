@@ -91,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "submatch: unknown command %q (run 'submatch help')\n", name)
+		fmt.Fprintf(stderr, "submatch: unknown command %q%s (run 'submatch help')\n", name, suggestCommand(name))
 		return exitUsage
 	}
 	out := &checkedWriter{w: stdout}
@@ -300,6 +300,20 @@ func flagErrorMessage(fs *flag.FlagSet, err error) string {
 	return msg
 }
 
+// suggestCommand returns " (did you mean NAME?)" for the command nearest name, or "".
+func suggestCommand(name string) string {
+	best, bestDist := "", max(1, len(name)/3)+1
+	for n := range commands {
+		if d := editDistance(strings.ToLower(name), n); d < bestDist || d == bestDist && n < best {
+			best, bestDist = n, d
+		}
+	}
+	if best == "" || len(name) < 3 {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
 // dashed writes a flag name as typed: --name, or -x for a one-letter flag.
 func dashed(name string) string {
 	if len(name) == 1 {
@@ -333,10 +347,11 @@ func nearestFlag(fs *flag.FlagSet, name string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
+// editDistance is the optimal string alignment distance between a and b (bytes): insertions,
+// deletions, substitutions and transpositions of neighbours ("cuont" is 1 from "count").
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	prev2, prev, cur := rows[0], rows[1], rows[2]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -348,8 +363,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }
