@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -127,7 +128,7 @@ func open() (devs []*Device, err error) {
 		devs = append(devs, d)
 	}
 	if len(devs) == 0 {
-		return nil, fmt.Errorf("%w: no device could be started: %v", ErrNoGPU, deviceErrs)
+		return nil, fmt.Errorf("%w: no device could be started: %s", ErrNoGPU, strings.Join(deviceErrs, "; "))
 	}
 	return devs, nil
 }
