@@ -6,6 +6,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -124,3 +125,19 @@ type Configurable interface {
 
 // Engines returns every registered engine, by name.
 func Engines() []Engine { return engines.All() }
+
+// LayoutReporter is implemented by engines that lay the data graph out in a structure of their own
+// (GENEVA's interval-PCSR; the partitions of the out-of-core engines to come): `submatch stats
+// --formats` reports, for each, what laying out a graph takes.
+type LayoutReporter interface {
+	LayoutReport(ctx context.Context, g *graph.Graph) (Layout, error)
+}
+
+// Layout is an engine's report on its layout of a graph.
+type Layout struct {
+	// Title heads the report for people; Lines follow it.
+	Title string
+	Lines []string
+	// Data is the report as JSON (any value encoding/json encodes).
+	Data any
+}

@@ -27,7 +27,7 @@ row() { # name path
 import json, sys
 name = sys.argv[1]
 d = json.load(sys.stdin)
-f = d["formats"]
+f = d["formats"]["geneva"]
 mib = lambda b: "%.1f MiB" % (b / 2**20) if b < 2**30 else "%.2f GiB" % (b / 2**30)
 print("| %s | %s | %s | %d | %d | %s | %s | %s | %s | %.2fx | %.0f%% | %d | %.0f ms |" % (
     name, format(d["vertices"], ","), format(d["edges"], ","), d["vertex_labels"], d["edge_labels"],

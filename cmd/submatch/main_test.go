@@ -563,3 +563,26 @@ func TestProgressText(t *testing.T) {
 		t.Error("/dev/null taken for a terminal")
 	}
 }
+
+// TestStatsLayouts: --formats reports the layout of every engine with one of its own
+// (engine.LayoutReporter), GENEVA's Table 2 among them, in text and JSON.
+func TestStatsLayouts(t *testing.T) {
+	data := writeFile(t, "g.graph", "t 4 4\nv 0 1 3\nv 1 1 2\nv 2 2 2\nv 3 1 1\ne 0 1 0\ne 0 2 0\ne 1 2 1\ne 0 3 1\n")
+	code, out, errOut := runCmd(t, "stats", "--formats", "--json", "--no-structure", data)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Formats map[string]map[string]any `json:"formats"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Formats["geneva"]; g == nil || g["elps"] != float64(2) || g["interval_pcsr_bytes"] == nil {
+		t.Errorf("formats: %v", s.Formats)
+	}
+	code, out, _ = runCmd(t, "stats", "--formats", "--no-structure", data)
+	if code != 0 || !strings.Contains(out, "storage layouts (GENEVA Table 2") || !strings.Contains(out, "interval-PCSR") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/submatch/submatch/engine/geneva/core"
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
 )
 
@@ -49,44 +49,10 @@ type graphStats struct {
 	RemappedIDs      bool            `json:"remapped_ids"`
 	LoadMS           float64         `json:"load_ms"`
 	Structure        *structureStats `json:"structure,omitempty"`
-	Formats          *formatStats    `json:"formats,omitempty"`
-}
-
-// formatStats compares the storage layouts of the GENEVA paper's Table 2 (--formats); the byte
-// model is core.Sizes'.
-type formatStats struct {
-	core.Sizes
-	// Reduction is the share of hash-PCSR's bytes interval-PCSR saves (Table 2's last column).
-	Reduction float64 `json:"reduction_over_hash_pcsr"`
-	ELPs      int     `json:"elps"`
-	// Intervals is the size of all interval indexes under GENMAP, IdentityIntervals what it would
-	// be without renaming; LargestELPIntervals is the interval count of the ELP with most vertices.
-	Intervals           int     `json:"intervals"`
-	IdentityIntervals   int     `json:"identity_intervals"`
-	LargestELPIntervals int     `json:"largest_elp_intervals"`
-	BuildMS             float64 `json:"build_ms"`
-}
-
-// computeFormats builds g's interval-PCSR and measures the three layouts.
-func computeFormats(g *graph.Graph) (*formatStats, error) {
-	start := time.Now()
-	pc, err := core.Build(g)
-	if err != nil {
-		return nil, err
-	}
-	f := &formatStats{Sizes: core.ComputeSizes(g, pc), BuildMS: ms(time.Since(start)), ELPs: pc.NumELPs()}
-	if f.HashPCSR > 0 {
-		f.Reduction = 1 - float64(f.IntervalPCSR)/float64(f.HashPCSR)
-	}
-	p := core.NewPartitions(g)
-	for e := 0; e < p.Len(); e++ {
-		f.Intervals += pc.NumIntervals(e)
-		f.IdentityIntervals += p.CountIntervals(e, nil)
-	}
-	if big := p.Largest(); big >= 0 {
-		f.LargestELPIntervals = pc.NumIntervals(big)
-	}
-	return f, nil
+	// Formats has, by engine, the layout reports of the engines with a layout of their own
+	// (engine.LayoutReporter), with --formats.
+	Formats map[string]any `json:"formats,omitempty"`
+	layouts []engine.Layout
 }
 
 const statsTopLabels = 20
@@ -170,9 +136,9 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"the input's vertex ids were remapped to dense ids; then, labels ignored, the connected components\n"+
 			"(isolated vertices count), the triangles and the global clustering coefficient (3 x triangles /\n"+
 			"wedges), counted on all cores (--no-structure skips them). DATA may be - for standard input.\n"+
-			"--formats adds the GENEVA paper's Table 2 for the\n"+
-			"graph: the bytes of plain CSR, interval-PCSR (total and largest edge-label partition) and GSI's\n"+
-			"hash-PCSR, with the interval counts GENMAP reaches.")
+			"--formats adds the reports of the engines that lay the graph out in a structure of their own:\n"+
+			"GENEVA's Table 2 (the bytes of plain CSR, interval-PCSR, total and largest edge-label partition,\n"+
+			"and GSI's hash-PCSR, with the interval counts GENMAP reaches).")
 	var (
 		verbose bool
 		load    loadFlags
@@ -183,7 +149,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	load.register(fs)
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object")
 	noStructure := fs.Bool("no-structure", false, "skip the components, triangles and clustering coefficient")
-	fs.BoolVar(&formats, "formats", false, "also build interval-PCSR and report the storage layouts' bytes (GENEVA Table 2)")
+	fs.BoolVar(&formats, "formats", false, "also lay the graph out as each engine with a layout of its own does, and report its bytes (GENEVA Table 2)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -213,8 +179,18 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		s.Structure = st
 	}
 	if formats {
-		if s.Formats, err = computeFormats(g); err != nil {
-			return exitCode(stderr, err)
+		s.Formats = map[string]any{}
+		for _, e := range engine.Engines() {
+			lr, ok := e.(engine.LayoutReporter)
+			if !ok {
+				continue
+			}
+			l, err := lr.LayoutReport(ctx, g)
+			if err != nil {
+				return exitCode(stderr, fmt.Errorf("%s: %s's layout: %w", pos[0], e.Name(), err))
+			}
+			s.Formats[e.Name()] = l.Data
+			s.layouts = append(s.layouts, l)
 		}
 	}
 	if jsonOut {
@@ -276,32 +252,12 @@ func printStats(w io.Writer, s *graphStats) {
 	}
 	tw.Flush()
 
-	if f := s.Formats; f != nil {
-		fmt.Fprintf(w, "\nstorage layouts (GENEVA Table 2; ids and labels 4 B, row offsets 8 B):\n")
-		fmt.Fprint(tw, "layout\tbytes\tlargest ELP\t\n")
-		fmt.Fprintf(tw, "CSR\t%s\t-\t\n", humanBytes(f.CSR))
-		fmt.Fprintf(tw, "interval-PCSR\t%s\t%s\t\n", humanBytes(f.IntervalPCSR), humanBytes(f.IntervalPCSRMax))
-		fmt.Fprintf(tw, "hash-PCSR (GSI)\t%s\t%s\t\n", humanBytes(f.HashPCSR), humanBytes(f.HashPCSRMax))
-		tw.Flush()
-		fmt.Fprintf(w, "reduction over hash-PCSR  %.1f%%\n", 100*f.Reduction)
-		fmt.Fprintf(w, "edge-label partitions     %d\n", f.ELPs)
-		fmt.Fprintf(w, "intervals (GENMAP)        %d (identity order: %d; largest ELP: %d)\n", f.Intervals, f.IdentityIntervals, f.LargestELPIntervals)
-		fmt.Fprintf(w, "build time                %.3f ms\n", f.BuildMS)
+	for _, l := range s.layouts {
+		fmt.Fprintf(w, "\n%s:\n", l.Title)
+		for _, line := range l.Lines {
+			fmt.Fprintln(w, line)
+		}
 	}
-}
-
-// humanBytes prints a byte count with a binary unit.
-func humanBytes(b uint64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	v, u := float64(b), 0
-	for v >= unit && u < 4 {
-		v /= unit
-		u++
-	}
-	return fmt.Sprintf("%.2f %ciB", v, "KMGT"[u-1])
 }
 
 func yesNo(b bool) string {
