@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/submatch/submatch/internal/testenv"
+	"image/png"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -584,5 +585,38 @@ func TestStatsLayouts(t *testing.T) {
 	code, out, _ = runCmd(t, "stats", "--formats", "--no-structure", data)
 	if code != 0 || !strings.Contains(out, "storage layouts (GENEVA Table 2") || !strings.Contains(out, "interval-PCSR") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestStatsDegreePlot(t *testing.T) {
+	data := writeFile(t, "g.txt", "1 2\n2 3\n3 1\n3 4\n4 5\n")
+	out := filepath.Join(t.TempDir(), "deg.png")
+	if code, _, errOut := runCmd(t, "stats", "--no-structure", "--degree-plot", out, data); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != plotWidth || b.Dy() != plotHeight {
+		t.Errorf("plot is %v", b)
+	}
+	// A bar is drawn: some pixel has the bar colour.
+	found := false
+	for y := plotTop; y < plotHeight-plotBottom && !found; y++ {
+		for x := plotLeft; x < plotWidth-plotRight; x++ {
+			if r, g, b, _ := img.At(x, y).RGBA(); r>>8 == 70 && g>>8 == 110 && b>>8 == 180 {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		t.Error("no bar drawn")
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph"
 )
 
@@ -143,13 +145,14 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		verbose bool
 		load    loadFlags
 		jsonOut bool
-		formats bool
+		layouts bool
 	)
 	fs.BoolVar(&verbose, "v", false, "log debug records (load time) on stderr")
 	load.register(fs)
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object")
 	noStructure := fs.Bool("no-structure", false, "skip the components, triangles and clustering coefficient")
-	fs.BoolVar(&formats, "formats", false, "also lay the graph out as each engine with a layout of its own does, and report its bytes (GENEVA Table 2)")
+	degreePlot := fs.String("degree-plot", "", "also draw the degree distribution (vertices per power-of-two degree bucket, log scale) as a PNG `FILE`")
+	fs.BoolVar(&layouts, "formats", false, "also lay the graph out as each engine with a layout of its own does, and report its bytes (GENEVA Table 2)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -178,7 +181,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		s.Structure = st
 	}
-	if formats {
+	if layouts {
 		s.Formats = map[string]any{}
 		for _, e := range engine.Engines() {
 			lr, ok := e.(engine.LayoutReporter)
@@ -191,6 +194,13 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 			s.Formats[e.Name()] = l.Data
 			s.layouts = append(s.layouts, l)
+		}
+	}
+	if *degreePlot != "" {
+		if err := formats.WriteAtomic(*degreePlot, func(w io.Writer) error {
+			return writeDegreePlot(w, "degree distribution of "+filepath.Base(pos[0]), s.DegreeHistogram)
+		}); err != nil {
+			return exitCode(stderr, err)
 		}
 	}
 	if jsonOut {
