@@ -7,8 +7,8 @@ import (
 	"io"
 	"iter"
 	"runtime"
-	"sync"
 	"strings"
+	"sync"
 )
 
 // Tokenising is most of the time a large text graph takes to load (R-MAT scale 20 as `t/v/e`:
