@@ -297,6 +297,10 @@ func (l *loadFlags) checkAndLoad(ctx context.Context, path string, verbose bool,
 func loadData(ctx context.Context, path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {
 	start := time.Now()
 	g, err := formats.LoadContext(ctx, path, opts)
+	if err != nil && ctx.Err() != nil {
+		// Cut short by --timeout or a signal: say which, in words (exit status 1).
+		return nil, &stoppedError{msg: path + ": loading stopped: " + stopReason(ctx, 0) + " (nothing was counted)", err: ctx.Err()}
+	}
 	if err != nil {
 		return nil, loadError(path, err)
 	}
@@ -304,6 +308,16 @@ func loadData(ctx context.Context, path string, opts formats.Options, log *slog.
 		"remapped_ids", g.HasOriginalIDs(), "elapsed", time.Since(start).Round(time.Microsecond))
 	return g, nil
 }
+
+// stoppedError is a run cut short (by --timeout or a signal) before it produced anything: its
+// message says so in words, and it wraps the context's error (exit status 1).
+type stoppedError struct {
+	msg string
+	err error
+}
+
+func (e *stoppedError) Error() string { return e.msg }
+func (e *stoppedError) Unwrap() error { return e.err }
 
 // loadQuery reads a query: a file in any format ("-": standard input) or, when arg is not an
 // existing file and starts with "(", an inline pattern.

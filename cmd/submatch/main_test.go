@@ -393,7 +393,13 @@ func bigGraph(t testing.TB, n, m int) string {
 }
 
 func TestTimeoutIsPartial(t *testing.T) {
-	data := bigGraph(t, 3000, 60000)
+	// A snapshot loads in milliseconds, so the timeouts below cut the search, not the load
+	// (which they would cut too, on a machine loaded enough: see TestLoadCancelled).
+	text := bigGraph(t, 3000, 60000)
+	data := filepath.Join(t.TempDir(), "big.smg")
+	if code, _, errOut := runCmd(t, "convert", text, data); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errOut)
+	}
 	// Trillions of 6-cycles: no engine finishes this in a test's lifetime.
 	const c6 = "(a)-(b)-(c)-(d)-(e)-(f)-(a)"
 	for _, tc := range []struct {
