@@ -76,7 +76,8 @@ const (
 	maxLaunch = 100 * time.Millisecond
 )
 
-var errSpaceTooLarge = errors.New("stmatch: the candidate space is too large, and the pattern needs it (edge labels, or the v1 kernel): use --engine cpu")
+// errSpaceTooLarge: a plan without a candidate space, for the v1 kernel (or without the data graph).
+var errSpaceTooLarge = errors.New("stmatch: the candidate space is too large, and the v1 kernel needs it: use --engine cpu")
 
 // Options select the kernel's features; the zero value runs everything of the current version.
 type Options struct {
