@@ -476,6 +476,65 @@ func TestGPUCancel(t *testing.T) {
 	}
 }
 
+// TestGPUStopLatency: a count or a listing whose context ends returns within a second of it,
+// on the plan kernel (a dense 7-vertex pattern, STMatch's q20, and the per-query kernel), the
+// clique kernel (7-cliques) and listing; and a cold NVRTC compile (seconds) does not hold up a
+// cancelled count (compileCtx).
+func TestGPUStopLatency(t *testing.T) {
+	d := needGPU(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	t0 := time.Now()
+	_, err := compileCtx(ctx, d, kernelSource+fmt.Sprintf("\n// cold %d\n", time.Now().UnixNano()), "cold.cu")
+	cancel()
+	if took := time.Since(t0); !errors.Is(err, context.DeadlineExceeded) || took > time.Second {
+		t.Errorf("cold compile under a 200 ms deadline: %v after %v", err, took)
+	}
+	g := sharedtest.WikiVote(t)
+	const q20 = "(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (a)-(g), (b)-(c), (b)-(d), (b)-(e), (b)-(f), (b)-(g), (c)-(e), (c)-(f), (c)-(g), (d)-(e), (d)-(f), (d)-(g), (e)-(f)"
+	const k7 = "(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (a)-(g), (b)-(c), (b)-(d), (b)-(e), (b)-(f), (b)-(g), (c)-(d), (c)-(e), (c)-(f), (c)-(g), (d)-(e), (d)-(f), (d)-(g), (e)-(f), (e)-(g), (f)-(g)"
+	for _, c := range []struct {
+		name, pat string
+		o         Options
+		after     time.Duration
+	}{
+		{"q20 tiered", q20, Options{}, 300 * time.Millisecond},
+		{"q20 tiered, 1.5 s", q20, Options{}, 1500 * time.Millisecond},
+		{"q20 per-query kernel", q20, Options{Kernel: KernelQuery}, 300 * time.Millisecond},
+		{"7-clique kernel", k7, Options{}, 300 * time.Millisecond},
+		{"7-clique plan kernel", k7, Options{PlanCliques: true}, 300 * time.Millisecond},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), c.after)
+		t0 := time.Now()
+		res, st, err := CountOptions(ctx, &engine.Problem{Data: g, Pattern: mustParse(c.pat)}, c.o)
+		late := time.Since(t0) - c.after
+		cancel()
+		t.Logf("%s: deadline %v, returned %v after it: count %d partial %v err %v (%d launches, kernel %v)", c.name, c.after, late, res.Count, res.Partial, err, st.Launches, st.Kernel)
+		if err == nil && !res.Partial {
+			continue // finished first
+		}
+		if !res.Partial || !errors.Is(err, context.DeadlineExceeded) || late > time.Second {
+			t.Errorf("%s: partial %v, err %v, %v after the deadline; want partial, DeadlineExceeded within 1 s", c.name, res.Partial, err, late)
+		}
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 = time.Now()
+	rows := 0
+	var lerr error
+	for _, err := range (Engine{}).Matches(ctx, &engine.Problem{Data: g, Pattern: mustParse(q20)}) {
+		if err != nil {
+			lerr = err
+			break
+		}
+		rows++
+	}
+	late := time.Since(t0) - 300*time.Millisecond
+	t.Logf("listing q20: %d rows, %v, returned %v after the deadline", rows, lerr, late)
+	if lerr != nil && late > time.Second {
+		t.Errorf("listing: %v after the deadline", late)
+	}
+}
+
 // TestGPUListing lists on the GPU and compares the matches (as a sorted multiset) with the CPU
 // engine's: small github queries, wiki-Vote triangles and 4-cycles (608,389 and 57.6M... the
 // 4-cycles only counted: listing them all would take minutes of host time), random graphs in all

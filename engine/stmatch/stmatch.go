@@ -494,8 +494,8 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 		go func(r *deviceRun, k int) {
 			defer wg.Done()
 			defer r.free()
-			if err := r.prepare(p, fp, o, units); err != nil {
-				errs[k] = err
+			if err := r.prepare(ctx, p, fp, o, units); err != nil {
+				errs[k], partials[k] = err, cancelled(err)
 				cancel()
 				return
 			}
