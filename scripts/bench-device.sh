@@ -15,7 +15,7 @@
 #                                   embeddings): stmatch (whole process, its kernel time), the
 #                                   CPU engine on all cores, --engine auto (what it chose), and
 #                                   stmatch under --timeout 1s (the stop latency), beside STMatch's
-#                                   published H100 kernel time; QS=q1,q17 picks patterns,
+#                                   published H100 kernel time; QS=q17,q1 picks patterns (in that order),
 #                                   T_STM/T_CPU/T_AUTO bound each run (defaults 60s/30s/60s).
 # $BIN defaults to bin/bench-device (git-ignored). Device tool: command
 # "bash scripts/bench-device.sh run", carry ["bin/bench-device"].
@@ -134,9 +134,14 @@ stmatch24() {
 	"$BIN/submatch" gpu-info --compile 2>&1 | sed -n '/^kernels:/,$p'
 	echo "== STMatch's 24 patterns on wiki-Vote (embeddings): ms of the whole process unless named"
 	printf 'q\tstmatch_ms\tcount\tstm_proc\tstm_kern\tcpu16_proc\tcpu16_partial\tauto_engine\tauto_proc\tstop1s_proc\tstop1s_partial\tcheck\n' | tee "$out/stmatch24.tsv"
+	local rows
+	if [ -n "${QS:-}" ]; then  # in QS's order
+		rows=$(for q in ${QS//,/ }; do grep -P "^$q\t" "$tsv"; done)
+	else
+		rows=$(grep -v '^#' "$tsv")
+	fi
 	while IFS=$'\t' read -r q pat pub; do
 		case "$q" in '#'*|'') continue ;; esac
-		if [ -n "${QS:-}" ]; then case ",$QS," in *",$q,"*) ;; *) continue ;; esac; fi
 		local sc sp st sk cc cp ct ac ap at ae lc lp lt check rest
 		IFS=$'\t' read -r sc sp st sk rest < <(count24 stmatch "${T_STM:-60s}" "$pat")
 		IFS=$'\t' read -r cc cp ct rest < <(count24 cpu "${T_CPU:-30s}" "$pat" --threads 0)
@@ -147,7 +152,7 @@ stmatch24() {
 		if [ "$cp" = false ] && [ "$cc" != "$sc" ]; then check="MISMATCH(cpu $cc)"; fi
 		if [ "$ap" = false ] && [ "$ac" != "$sc" ]; then check="MISMATCH(auto $ac)"; fi
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$q" "$pub" "$sc" "$st" "$sk" "$ct" "$cp" "$ae" "$at" "$lt" "$lp" "$check" | tee -a "$out/stmatch24.tsv"
-	done < "$tsv"
+	done <<<"$rows"
 	echo
 	column -t -s $'\t' "$out/stmatch24.tsv" 2>/dev/null || cat "$out/stmatch24.tsv"
 }
