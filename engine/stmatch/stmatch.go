@@ -254,8 +254,9 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 		// which leaf counting cannot use. Do not try to build the space a second time.
 		opts.SpaceLimit = -1
 	}
-	if search > 0 && !pl.Empty && !noSpace {
-		// Compare orders (in the plan's mode), then decide the mode on the order chosen.
+	if search > 0 && !pl.Empty && !noSpace && pl.NodeBound() >= search {
+		// Compare orders (in the plan's mode), then decide the mode on the order chosen. (The
+		// bound is cheap; below it the search would not start, so the plan is not rebuilt.)
 		opts.SearchOrders = search
 		if pl, err = plan.Rebuild(ctx, g, pl, opts); err != nil {
 			return nil, err
