@@ -78,6 +78,13 @@ type Estimate struct {
 	// Work is the estimated number of list entries the search's set operations read: the lists
 	// each node's next level intersects, and the postponed groups' lists at complete assignments.
 	Work float64
+	// Cost is the estimated cost of the search's set operations in list-entry steps, as the
+	// engines compute them: a level starts from the set of the level it reuses (Level.Reuse) and
+	// intersects its Extra lists, and an intersection costs, for each list but the shortest,
+	// min(|shortest| x log2 |list|, |shortest| + |list|) (binary search or merge), plus
+	// |shortest|. Postponed groups cost their parents' intersections the same way. Matching
+	// orders are compared by it (Work ignores reuse and charges whole lists).
+	Cost float64
 	// Scanned is the number of list entries the estimate itself read (its cost).
 	Scanned int64
 	// Elapsed is the time the estimate took.
@@ -115,7 +122,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 			(opts.Budget > 0 && time.Since(start) >= opts.Budget)) {
 			break
 		}
-		x, heavy := e.probe(est.LevelNodes, &est.Matches, &est.Work)
+		x, heavy := e.probe(est.LevelNodes, &est.Matches, &est.Work, &est.Cost)
 		est.HeaviestSubtree = max(est.HeaviestSubtree, heavy)
 		sum += x
 		sumSq += x * x
@@ -127,6 +134,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 		}
 		est.Matches /= n
 		est.Work /= n
+		est.Cost /= n
 		est.Nodes = sum / n
 		est.HeaviestSubtree = min(est.HeaviestSubtree, est.Nodes)
 		if n > 1 {
@@ -194,13 +202,71 @@ type estimator struct {
 
 	scanned int64 // list entries read
 	steps   int64 // levels visited
+
+	rawLen    []int   // per level: its set's size before the per-candidate checks (for reuse)
+	srcLen    []int   // scratch: source lengths of one set operation
+	groupCost float64 // the cost of the last leafCount's intersections
+}
+
+// intersectCost is the cost of intersecting sources of the given lengths (see Estimate.Cost).
+func intersectCost(lens []int) float64 {
+	if len(lens) == 0 {
+		return 0
+	}
+	small := slices.Min(lens)
+	c := float64(small)
+	skipped := false
+	for _, n := range lens {
+		if n == small && !skipped {
+			skipped = true
+			continue
+		}
+		c += min(float64(small)*math.Log2(float64(n)+2), float64(small+n))
+	}
+	return c
+}
+
+// levelCost is the cost of computing level i's set as the engines do: from the stored set of
+// the level it reuses, intersected with its Extra lists (needs levelSet(i) first: the Extra
+// lists' lengths are read again here, the reused set's from rawLen).
+func (e *estimator) levelCost(i int) float64 {
+	l := &e.pl.Levels[i]
+	if len(l.Backward) == 0 {
+		return 0
+	}
+	lens := e.srcLen[:0]
+	edges := l.Backward
+	if l.Reuse >= 0 && l.Reuse < i {
+		lens = append(lens, e.rawLen[l.Reuse])
+		edges = l.Extra
+	}
+	for _, be := range edges {
+		lens = append(lens, e.listLen(i, be))
+	}
+	e.srcLen = lens
+	return intersectCost(lens)
+}
+
+// listLen is the length of level i's list of backward edge be for the current assignment.
+func (e *estimator) listLen(i int, be BackEdge) int {
+	pl := e.pl
+	l := &pl.Levels[i]
+	if pl.Space != nil {
+		return len(pl.Space[[2]int{pl.Levels[be.Level].Vertex, l.Vertex}].List(e.mi[be.Level]))
+	}
+	for k, b := range l.Backward {
+		if b == be {
+			return len(NeighbourSet(e.g, e.m[be.Level], be.VertexLabel, be.EdgeLabel, &e.unionBufs[i][k]))
+		}
+	}
+	return 0
 }
 
 func newEstimator(g *graph.Graph, pl *Plan, seed uint64) *estimator {
 	L := len(pl.Levels)
 	e := &estimator{
 		g: g, pl: pl, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		m: make([]uint32, L), mi: make([]int, L),
+		m: make([]uint32, L), mi: make([]int, L), rawLen: make([]int, L),
 		out: make([][]uint32, L), tmp: make([][]uint32, L), unionBufs: make([][][]uint32, L),
 	}
 	for i, l := range pl.Levels {
@@ -247,11 +313,12 @@ func newEstimator(g *graph.Graph, pl *Plan, seed uint64) *estimator {
 // probe walks one random path of the search tree, adds its estimates of each level's nodes, of
 // the matches and of the work, and returns its estimate of the total number of nodes and of the
 // number of nodes below its level-1 vertex.
-func (e *estimator) probe(levelNodes []float64, matches, work *float64) (total, below1 float64) {
+func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64) (total, below1 float64) {
 	weight, at1 := 1.0, 0.0
 	for i := range e.pl.Levels {
 		set, w := e.levelSet(i)
 		*work += weight * float64(w)
+		*cost += weight * e.levelCost(i)
 		if len(set) == 0 {
 			return total, below1
 		}
@@ -279,6 +346,7 @@ func (e *estimator) probe(levelNodes []float64, matches, work *float64) (total, 
 	}
 	n, w := e.leafCount()
 	*work += weight * float64(w)
+	*cost += weight * e.groupCost
 	*matches += weight * n
 	return total, below1
 }
@@ -355,6 +423,7 @@ func (e *estimator) levelSet(i int) ([]uint32, int) {
 	}
 	e.sets = sets
 	set := intersectSorted(sets, &e.out[i], &e.tmp[i])
+	e.rawLen[i] = len(set)
 	e.scanned += int64(work)
 	// Per-candidate checks, in place (set is one of the level's own buffers).
 	kept := set[:0]
@@ -387,6 +456,7 @@ func (e *estimator) accept(l *Level, c uint32) bool {
 func (e *estimator) leafCount() (float64, int) {
 	pl := e.pl
 	work := 0
+	e.groupCost = 0
 	for gi, lg := range pl.Groups {
 		if len(lg.Parents) == 0 {
 			continue
@@ -403,6 +473,12 @@ func (e *estimator) leafCount() (float64, int) {
 			sets = append(sets, s)
 		}
 		e.sets = sets
+		lens := e.srcLen[:0]
+		for _, s := range sets {
+			lens = append(lens, len(s))
+		}
+		e.srcLen = lens
+		e.groupCost += intersectCost(lens)
 		e.groupSets[gi] = intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi])
 	}
 	e.scanned += int64(work)

@@ -28,6 +28,15 @@ type Options struct {
 	// MultiplyAutomorphisms lets a plan for counting embeddings (not Unique) break symmetry and
 	// report |Aut(p)| in Plan.Multiplier: embeddings = matches found x |Aut(p)|, exactly.
 	MultiplyAutomorphisms bool
+	// SearchOrders, when positive, makes the plan compare other matching orders (and, counting
+	// embeddings, symmetry breaking or not) by estimate when the default plan's search is
+	// estimated above that many nodes, and keep the one of least estimated cost (order.go).
+	// It costs up to about a second of planning.
+	SearchOrders float64
+	// Order, when set, is the matching order to use (every pattern vertex once) instead of the
+	// one the plan would choose; vertices it lets the plan count rather than enumerate are still
+	// postponed. For measurements and tests of orders.
+	Order []int
 }
 
 // BackEdge is an edge from a level's vertex to the vertex of an earlier level.
@@ -182,31 +191,15 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 	p := pl.Pattern
 	postponable := !opts.Enumerate && !opts.Induced
 	order, postponed := matchingOrder(p, pl.Candidates, postponable)
-	if postponable {
-		order, postponed = postponeClosingVertices(p, order, postponed)
+	if opts.Order != nil {
+		order, postponed = givenOrder(p, opts.Order, postponable)
 	}
-	pl.Multiplier = 1
-	var restrictions []Restriction
-	if opts.Unique || opts.MultiplyAutomorphisms {
-		restrictions = SymmetryRestrictions(p, append(slices.Clone(order), postponed...))
-	}
-	switch {
-	case opts.Unique:
-		pl.Restrictions = restrictions
-	case opts.MultiplyAutomorphisms && len(restrictions) > 0:
-		// Count one embedding per orbit of Aut(p) and multiply, unless breaking symmetry would
-		// make the search enumerate vertices it could otherwise count.
-		aut, ok := automorphismsFromRestrictions(restrictions)
-		if ok && (!postponable || countedVertices(p, order, postponed, restrictions, pl) >= countedVertices(p, order, postponed, nil, pl)) {
-			pl.Restrictions, pl.Multiplier = restrictions, aut
+	pl.arrange(order, postponed, opts, symDefault)
+	if opts.Order == nil && opts.SearchOrders > 0 && !pl.Empty && g != nil {
+		if err := pl.searchOrders(ctx, g, opts); err != nil {
+			return nil, err
 		}
 	}
-	if postponable {
-		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates)
-	} else {
-		order = append(order, postponed...)
-	}
-	pl.Levels = buildLevels(p, order, pl.Restrictions, opts.Induced)
 	limit := opts.SpaceLimit
 	if limit == 0 {
 		limit = DefaultSpaceLimit
@@ -235,6 +228,57 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 		}
 	}
 	return pl, nil
+}
+
+// symChoice says whether arrange breaks symmetry when counting embeddings
+// (Options.MultiplyAutomorphisms): by the default rule, always, or never.
+type symChoice int
+
+const (
+	// symDefault breaks symmetry unless that makes the search enumerate vertices it could
+	// otherwise count.
+	symDefault symChoice = iota
+	symOn
+	symOff
+)
+
+// arrange completes the plan's structure for a matching order (order, and postponed: the
+// vertices that may be counted rather than enumerated): symmetry restrictions and Multiplier,
+// leaf groups and classes, levels, and the levels' reuse as without a candidate space (finish
+// sets it again once the space is known).
+func (pl *Plan) arrange(order, postponed []int, opts Options, sym symChoice) {
+	p := pl.Pattern
+	postponable := !opts.Enumerate && !opts.Induced
+	if postponable {
+		order, postponed = postponeClosingVertices(p, order, postponed)
+	}
+	pl.Multiplier = 1
+	pl.Restrictions = nil
+	var restrictions []Restriction
+	if opts.Unique || opts.MultiplyAutomorphisms {
+		restrictions = SymmetryRestrictions(p, append(slices.Clone(order), postponed...))
+	}
+	switch {
+	case opts.Unique:
+		pl.Restrictions = restrictions
+	case opts.MultiplyAutomorphisms && len(restrictions) > 0 && sym != symOff:
+		// Count one embedding per orbit of Aut(p) and multiply, unless (by default) breaking
+		// symmetry would make the search enumerate vertices it could otherwise count.
+		aut, ok := automorphismsFromRestrictions(restrictions)
+		if ok && (sym == symOn || !postponable || countedVertices(p, order, postponed, restrictions, pl) >= countedVertices(p, order, postponed, nil, pl)) {
+			pl.Restrictions, pl.Multiplier = restrictions, aut
+		}
+	}
+	pl.Groups, pl.Classes = nil, nil
+	if postponable {
+		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates)
+	} else {
+		order = append(order, postponed...)
+	}
+	pl.Levels = buildLevels(p, order, pl.Restrictions, opts.Induced)
+	for i := range pl.Levels {
+		pl.Levels[i].Reuse, pl.Levels[i].Extra = pl.reusable(i)
+	}
 }
 
 // reusesThrough reports whether level i starts from level j's stored set, directly (Reuse j) or
@@ -427,6 +471,23 @@ func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool) (orde
 				order = append(order, best)
 			}
 		}
+	}
+	return order, postponed
+}
+
+// givenOrder is matchingOrder's result for a given order (Options.Order): when postponable,
+// isolated vertices and vertices of degree 1 whose neighbour precedes them are postponed.
+func givenOrder(p *pattern.Pattern, given []int, postponable bool) (order, postponed []int) {
+	var before uint32
+	for _, u := range given {
+		switch {
+		case postponable && p.Degree(u) == 0,
+			postponable && p.Degree(u) == 1 && p.NeighborMask(u)&before != 0:
+			postponed = append(postponed, u)
+		default:
+			order = append(order, u)
+		}
+		before |= 1 << u
 	}
 	return order, postponed
 }

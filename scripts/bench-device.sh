@@ -11,6 +11,12 @@
 #                                   SKIP_STMATCH=1 leaves stmatch out of the github table),
 #                                   then every github query (and extra ones) with the CPU engine at
 #                                   1, 2 and 16 threads and with stmatch; prints a table last.
+#   scripts/bench-device.sh stmatch24   there: STMatch's 24 patterns on wiki-Vote (unlabelled,
+#                                   embeddings): stmatch (whole process, its kernel time), the
+#                                   CPU engine on all cores, --engine auto (what it chose), and
+#                                   stmatch under --timeout 1s (the stop latency), beside STMatch's
+#                                   published H100 kernel time; QS=q17,q1 picks patterns (in that order),
+#                                   T_STM/T_CPU/T_AUTO bound each run (defaults 60s/30s/60s).
 # $BIN defaults to bin/bench-device (git-ignored). Device tool: command
 # "bash scripts/bench-device.sh run", carry ["bin/bench-device"].
 set -u -o pipefail
@@ -24,7 +30,11 @@ build() {
 	rm -rf "$BIN"
 	mkdir -p "$BIN/testdata"
 	CGO_ENABLED=0 go build -trimpath -o "$BIN/submatch" ./cmd/submatch
-	cp -r "$shared/github-gmatch" "$shared/hprd-subgraphmatching" "$shared/wikivote-graphpi" "$BIN/testdata/"
+	if [ -n "${STMATCH24_ONLY:-}" ]; then
+		cp -r "$shared/wikivote-graphpi" "$shared/stmatch-patterns" "$BIN/testdata/"
+	else
+		cp -r "$shared/github-gmatch" "$shared/hprd-subgraphmatching" "$shared/wikivote-graphpi" "$shared/stmatch-patterns" "$BIN/testdata/"
+	fi
 	chmod -R u+w "$BIN/testdata"
 	if [ -n "${SUBMATCH_EXTRA_QUERIES:-}" ]; then
 		mkdir -p "$BIN/extra"
@@ -95,8 +105,61 @@ run() {
 	column -t -s $'\t' "$out/github.tsv" 2>/dev/null || cat "$out/github.tsv"
 }
 
+# json FIELD LINE prints a field of count --json's line ("-" when absent).
+json() {
+	local v
+	v=$(grep -o "\"$1\":\"\?[^,\"}]*" <<<"$2" | head -1 | sed -E 's/^"[^"]*":"?//')
+	echo "${v:--}"
+}
+
+# count24 ENGINE TIMEOUT PATTERN [FLAGS...]: prints count, partial, process ms, kernel ms, engine
+# (count --json's) for one wiki-Vote count, tab-separated.
+count24() {
+	local engine=$1 timeout=$2 pat=$3 t0 t1 line
+	shift 3
+	t0=$(date +%s%N)
+	line=$("$BIN/submatch" count --json --timeout "$timeout" --engine "$engine" "$@" \
+		"$BIN/testdata/wikivote-graphpi/wiki-vote_input" "$pat" 2>/dev/null)
+	t1=$(date +%s%N)
+	[ -n "$line" ] || { printf 'error\t-\t%s\t-\t-\n' "$(( (t1 - t0) / 1000000 ))"; return; }
+	printf '%s\t%s\t%s\t%s\t%s\n' "$(json count "$line")" "$(json partial "$line")" "$(( (t1 - t0) / 1000000 ))" \
+		"$(json kernel_ms "$line")" "$(json engine "$line")"
+}
+
+stmatch24() {
+	local out="${OUT:-$root/$BIN/out}" tsv="$BIN/testdata/stmatch-patterns/wikivote-unlabelled.tsv"
+	mkdir -p "$out"
+	echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+	command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+	"$BIN/submatch" gpu-info --compile 2>&1 | sed -n '/^kernels:/,$p'
+	echo "== STMatch's 24 patterns on wiki-Vote (embeddings): ms of the whole process unless named"
+	printf 'q\tstmatch_ms\tcount\tstm_proc\tstm_kern\tcpu16_proc\tcpu16_partial\tauto_engine\tauto_proc\tstop1s_proc\tstop1s_partial\tcheck\n' | tee "$out/stmatch24.tsv"
+	local rows
+	if [ -n "${QS:-}" ]; then  # in QS's order
+		rows=$(for q in ${QS//,/ }; do grep -P "^$q\t" "$tsv"; done)
+	else
+		rows=$(grep -v '^#' "$tsv")
+	fi
+	while IFS=$'\t' read -r q pat pub; do
+		case "$q" in '#'*|'') continue ;; esac
+		local sc sp st sk cc cp ct ac ap at ae lc lp lt check rest
+		IFS=$'\t' read -r sc sp st sk rest < <(count24 stmatch "${T_STM:-60s}" "$pat")
+		IFS=$'\t' read -r cc cp ct rest < <(count24 cpu "${T_CPU:-30s}" "$pat" --threads 0)
+		IFS=$'\t' read -r ac ap at _ ae < <(count24 auto "${T_AUTO:-60s}" "$pat")
+		IFS=$'\t' read -r lc lp lt rest < <(count24 stmatch 1s "$pat")
+		check=ok
+		[ "$sp" = false ] || check="stmatch-partial"
+		if [ "$cp" = false ] && [ "$cc" != "$sc" ]; then check="MISMATCH(cpu $cc)"; fi
+		if [ "$ap" = false ] && [ "$ac" != "$sc" ]; then check="MISMATCH(auto $ac)"; fi
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$q" "$pub" "$sc" "$st" "$sk" "$ct" "$cp" "$ae" "$at" "$lt" "$lp" "$check" | tee -a "$out/stmatch24.tsv"
+	done <<<"$rows"
+	echo
+	column -t -s $'\t' "$out/stmatch24.tsv" 2>/dev/null || cat "$out/stmatch24.tsv"
+}
+
 case "${1:-}" in
 build) build ;;
 run) run ;;
-*) echo "usage: $0 build|run" >&2; exit 2 ;;
+stmatch24) stmatch24 ;;
+*) echo "usage: $0 build|run|stmatch24" >&2; exit 2 ;;
 esac

@@ -9,7 +9,7 @@
 #                                and random graphs, buffers, budget, compile cache...), and prints
 #                                a short table last. Logs go to $OUT (default bin/out).
 #                                ONLY=geneva or ONLY=stmatch runs that engine's tests alone (with
-#                                gpu-info); GENEVA_RUN=regexp selects the GENEVA tests,
+#                                gpu-info; at build, ONLY=stmatch builds only its tests); GENEVA_RUN=regexp selects the GENEVA tests,
 #                                STMATCH_RUN=regexp and STMATCH_TIMEOUT=duration the stmatch ones;
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #
@@ -30,22 +30,26 @@ build() {
 	set -e
 	local shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
 	mkdir -p bin
-	go vet ./gpu
 	if ! CGO_ENABLED=0 go build -trimpath -o bin/submatch ./cmd/submatch; then
 		echo "warning: cmd/submatch does not build now; bin/submatch is left out (run skips gpu-info)" >&2
 		rm -f bin/submatch
 	fi
-	CGO_ENABLED=0 go test -c -trimpath -o bin/gpu.test ./gpu
-	# The same tests built with cgo (purego then goes through the real cgo runtime).
-	if command -v gcc >/dev/null; then
-		CGO_ENABLED=1 go test -c -trimpath -o bin/gpu-cgo.test ./gpu
+	if [ "${ONLY:-}" != stmatch ]; then
+		go vet ./gpu
+		CGO_ENABLED=0 go test -c -trimpath -o bin/gpu.test ./gpu
+		# The same tests built with cgo (purego then goes through the real cgo runtime).
+		if command -v gcc >/dev/null; then
+			CGO_ENABLED=1 go test -c -trimpath -o bin/gpu-cgo.test ./gpu
+		fi
 	fi
 	# The stmatch engine's tests (GPU counts against the CPU engine).
 	go vet ./engine/stmatch
 	CGO_ENABLED=0 go test -c -trimpath -o bin/stmatch.test ./engine/stmatch
-	# The GENEVA engine's tests (GPU counts against the CPU engine and the oracle).
-	go vet ./engine/geneva
-	CGO_ENABLED=0 go test -c -trimpath -o bin/geneva.test ./engine/geneva
+	if [ "${ONLY:-}" != stmatch ]; then
+		# The GENEVA engine's tests (GPU counts against the CPU engine and the oracle).
+		go vet ./engine/geneva
+		CGO_ENABLED=0 go test -c -trimpath -o bin/geneva.test ./engine/geneva
+	fi
 	rm -rf bin/testdata
 	mkdir -p bin/testdata/wikivote-graphpi
 	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" bin/testdata/wikivote-graphpi/
@@ -53,6 +57,8 @@ build() {
 	cp -r "$shared/github-gmatch/data.graph" "$shared/github-gmatch/query_graph" \
 		"$shared/github-gmatch/expected_output.res" "$shared/github-gmatch/LICENSE" bin/testdata/github-gmatch/
 	cp "$shared/hprd-subgraphmatching/HPRD.graph" "$shared/hprd-subgraphmatching/LICENSE" bin/testdata/hprd-subgraphmatching/
+	# STMatch's patterns (scripts/bench-device.sh stmatch24 with BIN=bin).
+	cp -r "$shared/stmatch-patterns" bin/testdata/
 	# The first 20 HPRD queries (the stmatch test reads the first 20 names of the expected file).
 	head -n 20 "$shared/hprd-subgraphmatching/expected_output.res" > bin/testdata/hprd-subgraphmatching/expected_output.res
 	cut -d: -f1 bin/testdata/hprd-subgraphmatching/expected_output.res | while read -r q; do
@@ -72,7 +78,9 @@ run() {
 	local out="${OUT:-$root/bin/out}"
 	mkdir -p "$out"
 	local status=0
-	for f in bin/gpu.test bin/testdata/wikivote-graphpi/wiki-vote_input; do
+	local need=bin/gpu.test
+	[ -n "${ONLY:-}" ] && need=bin/$ONLY.test
+	for f in $need bin/testdata/wikivote-graphpi/wiki-vote_input; do
 		[ -e "$f" ] || { echo "missing $f: run 'scripts/gpu-check.sh build' on a machine with Go first" >&2; exit 2; }
 	done
 	echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"

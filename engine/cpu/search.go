@@ -36,6 +36,9 @@ type worker struct {
 
 	leaves leafCounter
 	reused []bool // reused[i]: a later level starts from level i's set
+	// isoMarks (a bit per data vertex, all clear between uses) marks the vertices countIsolated
+	// has excluded; allocated on first use.
+	isoMarks plan.Bitset
 
 	// Loop state per level, shared with maybeDonate (same goroutine).
 	iterCands [][]uint32
@@ -246,6 +249,12 @@ func (w *worker) searchFrom(i int) bool {
 		return w.complete()
 	}
 	cands := w.candidates(i)
+	if i == last && w.emit == nil && len(w.pl.Groups) == 0 && len(w.levels[i].Backward) == 0 {
+		// An isolated pattern vertex last (induced plans keep it as a level): count its
+		// admissible candidates by subtraction instead of testing each.
+		w.add(w.countIsolated(i, cands))
+		return !w.shouldStop()
+	}
 	if i == last && w.emit == nil && len(w.pl.Groups) == 0 {
 		// Last level, nothing below: count without descending.
 		var n uint64
@@ -258,6 +267,53 @@ func (w *worker) searchFrom(i int) bool {
 		return !w.shouldStop()
 	}
 	return w.loop(i, cands)
+}
+
+// countIsolated counts the candidates of level i, a level without backward edges (an isolated
+// pattern vertex), that its checks admit: cands is the level's candidate list narrowed to its
+// symmetry window, and a candidate fails only by being the data vertex of a Collide level
+// (injectivity) or a neighbour of a NonAdjacent level's (induced). So the count is |cands| minus
+// the distinct such vertices inside the window, found from the few mapped vertices and their
+// neighbour lists (marked in a bit set of the data vertices, cleared after), in time
+// proportional to their degrees instead of |cands| (8,298 candidates tested per match of an
+// induced pattern with an isolated vertex on wiki-Vote before).
+func (w *worker) countIsolated(i int, cands []uint32) uint64 {
+	if len(cands) == 0 {
+		return 0
+	}
+	lvl := &w.levels[i]
+	if w.isoMarks == nil {
+		w.isoMarks = plan.NewBitset(w.g.NumVertices())
+	}
+	marks := w.isoMarks
+	bitsOf := w.pl.CandidateBits[lvl.Vertex]
+	lo, hi := cands[0], cands[len(cands)-1]
+	excluded := 0
+	exclude := func(c uint32) {
+		if c >= lo && c <= hi && bitsOf.Has(c) && !marks.Has(c) {
+			marks.Set(c)
+			excluded++
+		}
+	}
+	for _, j := range lvl.Collide {
+		exclude(w.m[j])
+	}
+	for _, j := range lvl.NonAdjacent {
+		for _, c := range w.g.Neighbors(w.m[j]) {
+			exclude(c)
+		}
+	}
+	if excluded > 0 {
+		for _, j := range lvl.Collide {
+			marks.Clear(w.m[j])
+		}
+		for _, j := range lvl.NonAdjacent {
+			for _, c := range w.g.Neighbors(w.m[j]) {
+				marks.Clear(c)
+			}
+		}
+	}
+	return uint64(len(cands) - excluded)
 }
 
 // loop runs level i over cands. The loop's bounds live in the worker so that maybeDonate can

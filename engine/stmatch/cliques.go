@@ -220,9 +220,9 @@ func (r *cliqueRun) release() {
 
 // start compiles the kernel and uploads the data graph's CSR: what needs no orientation, so
 // that it overlaps with orienting the graph on the host.
-func (r *cliqueRun) start(g *graph.Graph) error {
+func (r *cliqueRun) start(ctx context.Context, g *graph.Graph) error {
 	tc := time.Now()
-	mod, err := r.d.Compile(cliqueSource, cliqueFile, nil)
+	mod, err := compileCtx(ctx, r.d, cliqueSource, cliqueFile)
 	if err != nil {
 		return fmt.Errorf("stmatch: compiling the clique kernel: %w", err)
 	}
@@ -391,7 +391,7 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 		wg.Go(func() {
 			r := runs[i]
 			defer r.release()
-			errs[i] = r.start(p.Data)
+			errs[i] = r.start(ctx, p.Data)
 			<-ready
 			if errs[i] == nil {
 				if errs[i] = r.finish(u, c.K); errs[i] == nil {

@@ -52,7 +52,7 @@ func writeLevel(b *strings.Builder, i int, meta []uint64) {
 		"\t\tconst u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, const u32** lp, u64* ll)\n\t{\n\t\tint nl = 0;\n")
 	lists := func(mask uint64, indent string) {
 		if flags&fGraph != 0 {
-			perLevel(b, mask, indent+"nl = add_adj(%d, m, goff, gadj, lp, ll, nl);\n")
+			perLevel(b, mask, indent+"nl = add_adj(lv, %d, m, goff, gadj, lp, ll, nl);\n")
 		} else {
 			perLevel(b, mask, indent+"nl = add_list(lv, %d, mi, eoff, evals, lp, ll, nl);\n")
 		}

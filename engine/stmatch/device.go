@@ -157,6 +157,32 @@ func (r *deviceRun) tierUp() {
 	r.st.QueryKernel, r.st.QueryCompile = true, t.mod.CompileTime
 }
 
+// compileCtx is d.Compile that returns ctx's error as soon as ctx ends. A cold NVRTC compile
+// takes seconds (about 12 s for the generic kernel on the H100 host) and cannot be interrupted:
+// it goes on in the background, and its module still reaches the kernel cache, while a cancelled
+// count returns at once (a 5 s --timeout used to end a count after 16 s).
+func compileCtx(ctx context.Context, d *gpu.Device, src, file string) (*gpu.Module, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	done := make(chan tierResult, 1)
+	go func() {
+		m, err := d.Compile(src, file, nil)
+		done <- tierResult{m, err}
+	}()
+	select {
+	case t := <-done:
+		return t.mod, t.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// cancelled reports whether err says that a context ended (the count is then partial, not failed).
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
 // newDeviceRun starts d's share of a count that may allocate limit bytes there (0: no limit but
 // the device budget).
 func newDeviceRun(d *gpu.Device, limit uint64) *deviceRun {
@@ -180,7 +206,7 @@ func queueSlots(warps, L int) uint64 {
 
 // prepare compiles the kernel and uploads everything a count needs on r.d; the grid is as large
 // as both the kernel's occupancy and the memory left allow.
-func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []uint64) error {
+func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan, o Options, units []uint64) error {
 	tc := time.Now()
 	src, file, name := kernelSource, kernelFile, kernelName
 	if o.V1 {
@@ -193,7 +219,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 			return err
 		}
 		if o.Kernel == KernelQuery {
-			mod, err = r.d.Compile(r.querySrc, queryFile, nil)
+			mod, err = compileCtx(ctx, r.d, r.querySrc, queryFile)
 		} else {
 			mod, err = r.d.Cached(r.querySrc, queryFile, nil)
 		}
@@ -206,7 +232,7 @@ func (r *deviceRun) prepare(p *engine.Problem, fp *flatPlan, o Options, units []
 		}
 	}
 	if mod == nil {
-		if mod, err = r.d.Compile(src, file, nil); err != nil {
+		if mod, err = compileCtx(ctx, r.d, src, file); err != nil {
 			return fmt.Errorf("stmatch: compiling the kernel: %w", err)
 		}
 	}

@@ -76,6 +76,11 @@ type flatPlan struct {
 	// (fGraph), and Offsets and ValueParts are empty. The kernel needs the sorted CSR for them.
 	Graph bool
 	data  *graph.Graph // with Graph: the data graph (host side only, for the roots' weights)
+	// EdgeLabels (graph mode) lists the edge labels that some backward edge requires: the k-th
+	// one's adjacency (the neighbours through edges of that label, sorted by id) follows the
+	// whole CSR in the arrays sortedCSR returns, its offsets at (k+1)(n+1); the level's
+	// mEBase+j word holds that start (0, the whole CSR, for an edge of any label).
+	EdgeLabels []uint32
 
 	// The data graph's CSR sorted by id, for the devices' uploads (sortedCSR method).
 	csrOnce    sync.Once
@@ -113,10 +118,9 @@ func flatten(pl *plan.Plan, reuse, storeLast bool) (*flatPlan, error) {
 
 // flattenOn is flatten for a plan on data graph g, with options o. A plan without a candidate
 // space (too large for plan.DefaultSpaceLimit, or built without one) runs on g's adjacency instead
-// (fp.Graph): a level's set is the intersection of its parents' neighbour lists, tested for
-// membership in the level's candidate list where a vertex label could fail. That needs a plan
-// without leaf groups (Enumerate) and a pattern whose edges every data edge satisfies (no edge
-// labels).
+// (fp.Graph): a level's set is the intersection of its parents' neighbour lists (through edges of
+// the pattern edge's label: fp.EdgeLabels), tested for membership in the level's candidate list
+// where a vertex label could fail. That needs a plan without leaf groups (Enumerate).
 func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) {
 	reuse := o.reuse
 	if o.pieceCap > 0 {
@@ -206,6 +210,14 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) 
 			if fp.Graph {
 				capacity = min(capacity, maxDegree)
 				meta[mFlags] |= fGraph
+				if !be.EdgeLabel.Any && (g.HasEdgeLabels() || be.EdgeLabel.Value != 0) {
+					k := slices.Index(fp.EdgeLabels, be.EdgeLabel.Value)
+					if k < 0 {
+						k = len(fp.EdgeLabels)
+						fp.EdgeLabels = append(fp.EdgeLabels, be.EdgeLabel.Value)
+					}
+					meta[mEBase+be.Level] = uint64(k+1) * uint64(g.NumVertices()+1)
+				}
 				continue
 			}
 			parent := pl.Levels[be.Level].Vertex
@@ -325,18 +337,10 @@ func (fp *flatPlan) values() []uint32 {
 }
 
 // graphMode reports whether the plan can run on g's adjacency lists: no leaf groups (their
-// counts need the candidate space's filtered lists) and no pattern edge that some data edge
-// fails (g has no edge labels, and every pattern edge accepts label 0).
+// counts need the candidate space's filtered lists). Edge labels are met by adjacency lists
+// filtered by label (flatPlan.EdgeLabels).
 func graphMode(g *graph.Graph, pl *plan.Plan) bool {
-	if len(pl.Groups) > 0 || g.HasEdgeLabels() {
-		return false
-	}
-	for _, e := range pl.Pattern.Edges() {
-		if !e.Label.Matches(0) {
-			return false
-		}
-	}
-	return true
+	return g != nil && len(pl.Groups) == 0
 }
 
 // labelMayFail reports whether some vertex of g has a label that l rejects (then a vertex's
@@ -537,10 +541,57 @@ func sortedCSR(g *graph.Graph) ([]uint64, []uint32) {
 }
 
 // sortedCSR is sortedCSR(g) computed once per flat plan, so that the devices of a multi-GPU
-// count share it.
+// count share it, followed (graph mode) by the adjacency filtered by each of fp.EdgeLabels: n+1
+// offsets each (pointing into the concatenated neighbours), the neighbours sorted by id.
 func (fp *flatPlan) sortedCSR(g *graph.Graph) ([]uint64, []uint32) {
-	fp.csrOnce.Do(func() { fp.csrOffsets, fp.csrAdj = sortedCSR(g) })
+	fp.csrOnce.Do(func() {
+		fp.csrOffsets, fp.csrAdj = sortedCSR(g)
+		if len(fp.EdgeLabels) > 0 {
+			fp.csrOffsets, fp.csrAdj = labelledCSR(g, fp.csrOffsets, fp.csrAdj, fp.EdgeLabels)
+		}
+	})
 	return fp.csrOffsets, fp.csrAdj
+}
+
+// labelledCSR appends to the sorted CSR (offs, adj) of g one CSR per edge label of labels: the
+// neighbours of each vertex through edges of that label, sorted by id (a graph without edge
+// labels has label 0 on every edge). The arrays are new; offs and adj are not changed.
+func labelledCSR(g *graph.Graph, offs []uint64, adj []uint32, labels []uint32) ([]uint64, []uint32) {
+	n := g.NumVertices()
+	has := func(v uint32, k int, l uint32) bool {
+		if !g.HasEdgeLabels() {
+			return l == 0
+		}
+		return g.NeighborEdgeLabels(v)[k] == l
+	}
+	var extra uint64
+	for _, l := range labels {
+		for v := range uint32(n) {
+			for k := range g.Degree(v) {
+				if has(v, k, l) {
+					extra++
+				}
+			}
+		}
+	}
+	outOff := make([]uint64, len(offs), len(offs)+len(labels)*(n+1))
+	copy(outOff, offs)
+	outAdj := make([]uint32, len(adj), uint64(len(adj))+extra)
+	copy(outAdj, adj)
+	for _, l := range labels {
+		for v := range uint32(n) {
+			outOff = append(outOff, uint64(len(outAdj)))
+			start := len(outAdj)
+			for k, u := range g.Neighbors(v) {
+				if has(v, k, l) {
+					outAdj = append(outAdj, u)
+				}
+			}
+			slices.Sort(outAdj[start:])
+		}
+		outOff = append(outOff, uint64(len(outAdj)))
+	}
+	return outOff, outAdj
 }
 
 // idSorted reports whether every adjacency list nbrs[offs[u]:offs[u+1]] is increasing.

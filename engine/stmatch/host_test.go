@@ -247,7 +247,8 @@ func emulate2(fp *flatPlan, units []uint64, goff []uint64, gadj []uint32, chaos 
 		for b := back; b != 0; b &= b - 1 {
 			j := bits.TrailingZeros32(b)
 			if flags&fGraph != 0 {
-				lists = append(lists, gadj[goff[m[j]]:goff[m[j]+1]])
+				base := meta(i, mEBase+j) + uint64(m[j])
+				lists = append(lists, gadj[goff[base]:goff[base+1]])
 			} else {
 				lists = append(lists, fp.list(meta(i, mEBase+j), uint64(mi[j])))
 			}
@@ -1322,12 +1323,35 @@ func TestEmulatedGraphMode(t *testing.T) {
 	if checked == 0 {
 		t.Error("vertex labels never tested")
 	}
-	eg := gen.RandomGraphM(5, 40, 200, 1, 3)
-	ep := mustParse("(a)-[:1]-(b)-(c)-(a)")
-	if pl := testPlan(eg, ep, engine.Semantics{}, Options{NoSpace: true}); !pl.Empty {
-		if _, err := flattenOn(eg, pl, flatOptions{reuse: true}); !errors.Is(err, errSpaceTooLarge) {
-			t.Errorf("edge-labelled pattern without a space: %v, want errSpaceTooLarge", err)
+	// Edge labels: the levels intersect adjacency lists filtered by label (flatPlan.EdgeLabels),
+	// on graphs with and without edge labels, exact and wildcard pattern edges.
+	labelled := 0
+	for seed := uint64(1); seed <= 24; seed++ {
+		el := []int{0, 2, 3}[seed%3]
+		g := gen.RandomGraphM(seed*11, 40+int(seed%4)*10, 200+int(seed%3)*80, int(seed%2)+1, el)
+		p := gen.RandomPattern(seed*31, 3+int(seed%4), gen.PatternOptions{
+			EdgeProb: 0.6, VertexLabels: int(seed%2) + 1, EdgeLabels: max(1, el), Wildcard: 0.25, Components: 1 + int(seed%5)/4,
+		})
+		for _, sem := range semantics {
+			pl := testPlan(g, p, sem, Options{NoSpace: true})
+			if pl.Empty {
+				continue
+			}
+			fp, err := flattenOn(g, pl, flatOptions{reuse: true, pieceCap: uint64(minPieceCap) << (seed % 2 * 8)})
+			if err != nil {
+				t.Fatalf("edge labels seed %d %s: %v", seed, sem, err)
+			}
+			labelled += len(fp.EdgeLabels)
+			goff, gadj := fp.sortedCSR(g)
+			want := cpuCount(t, g, p, sem)
+			chaos := rand.New(rand.NewPCG(seed, 5))
+			if got := emulateV2(fp, fp.makeUnits(4, true), goff, gadj, chaos) * max(1, pl.Multiplier); got != want {
+				t.Errorf("edge labels seed %d %s (%s): emulated graph mode %d (x%d), cpu %d", seed, p, sem, got, pl.Multiplier, want)
+			}
 		}
+	}
+	if labelled == 0 {
+		t.Error("no level intersected label-filtered lists")
 	}
 }
 
@@ -1545,21 +1569,19 @@ func TestEmulatedDense(t *testing.T) {
 	var checked, graphMode int
 	for o := range proptest.WithOracleDense(seeds, nil) {
 		c := o.Case
-		goff, gadj := sortedCSR(c.G)
 		for _, opts := range []Options{{}, {NoSpace: true}} {
 			pl := testPlan(c.G, c.P, o.Sem, opts)
 			var got uint64
 			if !pl.Empty {
 				fp, err := flattenOn(c.G, pl, opts.flatOptions(false))
-				if errors.Is(err, errSpaceTooLarge) {
-					continue // edge labels without a candidate space: not for the kernel
-				} else if err != nil {
+				if err != nil {
 					t.Fatalf("%v\n%s", err, c.Describe(o.Sem, "", "./engine/stmatch -run TestEmulatedDense"))
 				}
 				if fp.Graph {
 					graphMode++
 				}
 				chaos := rand.New(rand.NewPCG(c.Seed, 5))
+				goff, gadj := fp.sortedCSR(c.G)
 				got = emulateV2(fp, fp.makeUnits(4, true), goff, gadj, chaos) * max(1, pl.Multiplier)
 			}
 			if got != o.Want {

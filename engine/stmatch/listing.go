@@ -241,7 +241,7 @@ func listOnDevice(ctx context.Context, d *gpu.Device, p *engine.Problem, fp *fla
 		return false, err
 	}
 	sink.host = make([]uint32, sink.cap*uint64(fp.L))
-	if err := r.prepare(p, fp, o, units); err != nil {
+	if err := r.prepare(ctx, p, fp, o, units); err != nil {
 		return false, err
 	}
 	if _, _, err = r.run(ctx, p, fp, o, disp, sink); err != nil && !sink.stopped {

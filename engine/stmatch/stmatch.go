@@ -76,7 +76,8 @@ const (
 	maxLaunch = 100 * time.Millisecond
 )
 
-var errSpaceTooLarge = errors.New("stmatch: the candidate space is too large, and the pattern needs it (edge labels, or the v1 kernel): use --engine cpu")
+// errSpaceTooLarge: a plan without a candidate space, for the v1 kernel (or without the data graph).
+var errSpaceTooLarge = errors.New("stmatch: the candidate space is too large, and the v1 kernel needs it: use --engine cpu")
 
 // Options select the kernel's features; the zero value runs everything of the current version.
 type Options struct {
@@ -121,6 +122,10 @@ type Options struct {
 	// PlanCliques counts clique patterns with the plan kernels, as any other pattern, instead of
 	// the clique kernel that KernelTiered and KernelCliques take for them (V1 implies it).
 	PlanCliques bool
+	// NoOrderSearch keeps the plan's default matching order. By default a count whose search is
+	// estimated above plan.DefaultSearchOrders nodes compares other orders by estimated cost
+	// (plan.Options.SearchOrders): dense patterns (STMatch's q17-q22) gain most.
+	NoOrderSearch bool
 	// NoIsolatedLeaves enumerates isolated pattern vertices as levels (the Enumerate plan)
 	// instead of counting them from their candidate lists (leaf groups without parents) on the
 	// device, as the CPU engine does.
@@ -235,18 +240,30 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	if o.NoSpace {
 		opts.SpaceLimit = -1
 	}
+	search := 0.0
+	if !o.NoOrderSearch && !o.V1 {
+		search = plan.DefaultSearchOrders
+	}
 	pl, err := plan.BuildFrom(ctx, g, pat, base, opts)
 	if err != nil {
 		return nil, err
 	}
-	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
-	if pl.Space == nil && !pl.Empty {
+	noSpace := pl.Space == nil && !pl.Empty
+	if noSpace {
 		// No candidate space (too large): the kernel runs on the graph's adjacency lists,
 		// which leaf counting cannot use. Do not try to build the space a second time.
 		opts.SpaceLimit = -1
-		single = true
 	}
-	if !opts.Enumerate && (!leafCountable(pl) || single || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
+	if search > 0 && !pl.Empty && !noSpace && pl.NodeBound() >= search {
+		// Compare orders (in the plan's mode), then decide the mode on the order chosen. (The
+		// bound is cheap; below it the search would not start, so the plan is not rebuilt.)
+		opts.SearchOrders = search
+		if pl, err = plan.Rebuild(ctx, g, pl, opts); err != nil {
+			return nil, err
+		}
+	}
+	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
+	if !opts.Enumerate && (noSpace || !leafCountable(pl) || single || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
 		opts.Enumerate = true
 		return plan.Rebuild(ctx, g, pl, opts)
 	}
@@ -490,8 +507,8 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 		go func(r *deviceRun, k int) {
 			defer wg.Done()
 			defer r.free()
-			if err := r.prepare(p, fp, o, units); err != nil {
-				errs[k] = err
+			if err := r.prepare(ctx, p, fp, o, units); err != nil {
+				errs[k], partials[k] = err, cancelled(err)
 				cancel()
 				return
 			}

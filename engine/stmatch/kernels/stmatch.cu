@@ -123,13 +123,16 @@ __device__ __forceinline__ int add_list(const u64* lv, int j, const u32* mi,
 	return nl + 1;
 }
 
-// add_adj (F_GRAPH) appends the data graph's adjacency list of m[j] (sorted by id).
-__device__ __forceinline__ int add_adj(int j, const u32* m,
+// add_adj (F_GRAPH) appends the data graph's adjacency list of m[j] (sorted by id): the whole
+// list (M_EBASE + j is 0), or its edges of one label (the filtered CSR whose offsets start at
+// goff + lv[M_EBASE + j]).
+__device__ __forceinline__ int add_adj(const u64* lv, int j, const u32* m,
 	const u64* __restrict__ goff, const u32* __restrict__ gadj, const u32** lp, u64* ll, int nl)
 {
-	u64 s = goff[m[j]];
+	u64 base = lv[M_EBASE + j] + m[j];
+	u64 s = goff[base];
 	lp[nl] = gadj + s;
-	ll[nl] = goff[m[j] + 1] - s;
+	ll[nl] = goff[base + 1] - s;
 	return nl + 1;
 }
 
@@ -160,7 +163,7 @@ struct LvlRun {
 			else nl = add_stored(meta, reuse, sz, buf, lp, ll, nl);
 		}
 		if (flags(lv) & F_GRAPH)
-			for (u32 b = back; b; b &= b - 1) nl = add_adj(__ffs(b) - 1, m, goff, gadj, lp, ll, nl);
+			for (u32 b = back; b; b &= b - 1) nl = add_adj(lv, __ffs(b) - 1, m, goff, gadj, lp, ll, nl);
 		else
 			for (u32 b = back; b; b &= b - 1) nl = add_list(lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, nl);
 		return nl;

@@ -1,0 +1,228 @@
+package plan
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+)
+
+// Matching orders compared by estimate. The default order (matchingOrder: most already-ordered
+// neighbours first) and the default symmetry rule are good for sparse patterns, but on dense
+// ones several orders tie and differ by large factors: which vertex closes the last level (and
+// whether its set can start from a stored one), where the symmetry windows fall, and whether
+// breaking symmetry is worth enumerating a vertex that could be counted (STMatch's q17 on
+// wiki-Vote: 12x less work with |Aut| = 36 than with both closing vertices counted). When the
+// default plan's search is large (Estimate.Nodes above Options.SearchOrders), searchOrders
+// estimates the plans of other orders (candidateOrders), with and without symmetry breaking,
+// and keeps the one of least Estimate.Cost.
+
+// DefaultSearchOrders is a threshold for Options.SearchOrders: a search of 1e8 nodes takes
+// about a second on one core, the comparison of orders a few milliseconds per order.
+const DefaultSearchOrders = 1e8
+
+// orderScreenProbes and orderSearchProbes are the numbers of probes of each candidate's first
+// estimate and of the finalists' second one (one seed for all candidates, so that they are
+// compared on the same random choices where their trees agree); orderFinalists is how many
+// candidates get the second estimate.
+const (
+	orderScreenProbes = 16
+	orderSearchProbes = 192
+	orderFinalists    = 4
+)
+
+// orderSearchBudget bounds the time spent screening candidate orders.
+const orderSearchBudget = 500 * time.Millisecond
+
+// orderSearchMargin: another order replaces the best so far only when its estimated cost is
+// below this fraction of it (estimates are noisy).
+const orderSearchMargin = 0.8
+
+// searchOrders replaces the plan's order, restrictions, groups and levels (set by arrange) by
+// those of the candidate order and symmetry choice of least estimated cost, when the plan's
+// search is large enough for that to matter. Candidates (candidateOrders) are first estimated
+// with orderScreenProbes probes each; the orderFinalists cheapest, and the default plan, again
+// with orderSearchProbes. It returns ctx's error when ctx ends.
+func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) error {
+	p := pl.Pattern
+	if p.NumVertices() < 4 || len(pl.Levels) < 3 || pl.NodeBound() < opts.SearchOrders {
+		return nil
+	}
+	start := time.Now()
+	screen := EstimateOptions{Seed: 1, Probes: orderScreenProbes}
+	est, err := pl.Estimate(ctx, g, screen)
+	if err != nil {
+		return err
+	}
+	if est.Nodes < opts.SearchOrders {
+		return nil
+	}
+	type candidate struct {
+		s    planStructure
+		cost float64
+	}
+	cands := []candidate{{pl.structure(), est.Cost}}
+	seen := map[string]bool{pl.signature(): true}
+	postponable := !opts.Enumerate && !opts.Induced
+	syms := []symChoice{symDefault}
+	if postponable && opts.MultiplyAutomorphisms && !opts.Unique {
+		syms = []symChoice{symOn, symOff}
+	}
+	var stop error
+	candidateOrders(p, func(o []int) bool {
+		for _, sym := range syms {
+			if time.Since(start) > orderSearchBudget {
+				return false
+			}
+			tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
+			order, postponed := givenOrder(p, o, postponable)
+			tp.arrange(order, postponed, opts, sym)
+			sig := tp.signature()
+			if seen[sig] {
+				continue
+			}
+			seen[sig] = true
+			e, err := tp.Estimate(ctx, g, screen)
+			if err != nil {
+				stop = err
+				return false
+			}
+			cands = append(cands, candidate{tp.structure(), e.Cost})
+		}
+		return true
+	})
+	if stop != nil {
+		return stop
+	}
+	slices.SortStableFunc(cands[1:], func(a, b candidate) int { return cmp.Compare(a.cost, b.cost) })
+	final := EstimateOptions{Seed: 2, Probes: orderSearchProbes}
+	best, bestCost := -1, 0.0
+	for k, c := range cands[:min(len(cands), orderFinalists+1)] {
+		tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
+		tp.setStructure(c.s)
+		e, err := tp.Estimate(ctx, g, final)
+		if err != nil {
+			return err
+		}
+		// The default plan (k == 0) is kept unless another is clearly cheaper.
+		if cost := e.Cost; k == 0 || cost < orderSearchMargin*bestCost {
+			best, bestCost = k, cost
+		}
+	}
+	pl.setStructure(cands[best].s)
+	return nil
+}
+
+// planStructure is what arrange sets.
+type planStructure struct {
+	levels       []Level
+	restrictions []Restriction
+	groups       []LeafGroup
+	classes      []LeafClass
+	multiplier   uint64
+}
+
+func (pl *Plan) structure() planStructure {
+	return planStructure{pl.Levels, pl.Restrictions, pl.Groups, pl.Classes, pl.Multiplier}
+}
+
+func (pl *Plan) setStructure(s planStructure) {
+	pl.Levels, pl.Restrictions, pl.Groups, pl.Classes, pl.Multiplier = s.levels, s.restrictions, s.groups, s.classes, s.multiplier
+}
+
+// signature describes the search a plan runs up to the naming of pattern vertices: per level its
+// label, backward edges, checks and windows; per group its parents, size and order. Orders that
+// differ by an automorphism of the pattern give the same signature.
+func (pl *Plan) signature() string {
+	var b strings.Builder
+	mask := func(js []int) uint32 {
+		var m uint32
+		for _, j := range js {
+			m |= 1 << j
+		}
+		return m
+	}
+	for _, l := range pl.Levels {
+		var back uint32
+		for _, be := range l.Backward {
+			back |= 1 << be.Level
+			fmt.Fprintf(&b, "%v", be.EdgeLabel)
+		}
+		fmt.Fprintf(&b, "%v:%x/%x/%x/%x/%x;", l.VertexLabel, back, mask(l.Collide), mask(l.NonAdjacent), mask(l.Lower), mask(l.Upper))
+	}
+	for _, lg := range pl.Groups {
+		fmt.Fprintf(&b, "g%v:%d:%v:", lg.VertexLabel, len(lg.Vertices), lg.Ordered)
+		for _, pe := range lg.Parents {
+			fmt.Fprintf(&b, "%d%v,", pe.Level, pe.EdgeLabel)
+		}
+	}
+	fmt.Fprintf(&b, "x%d", pl.Multiplier)
+	return b.String()
+}
+
+// candidateOrders calls yield with connected matching orders (each component's vertices in a
+// row, larger components first as matchingOrder has them, isolated vertices last) in which every
+// vertex after a component's first has at least one neighbour before it and at most one fewer
+// than the most any vertex left has, until yield returns false. The best orders of dense patterns
+// are often not greedy: on STMatch's q20, (c, a, b, d, e, f, g) takes d with two neighbours
+// before e and f with three, so that e, f and the last vertex share d's set.
+func candidateOrders(p *pattern.Pattern, yield func([]int) bool) {
+	n := p.NumVertices()
+	comps := p.Components()
+	sortComps(comps)
+	var big []uint32
+	var isolated []int
+	for _, c := range comps {
+		if bits.OnesCount32(c) == 1 {
+			isolated = append(isolated, bits.TrailingZeros32(c))
+		} else {
+			big = append(big, c)
+		}
+	}
+	order := make([]int, 0, n)
+	var placed uint32
+	var rec func(ci int) bool
+	rec = func(ci int) bool {
+		if ci == len(big) {
+			return yield(append(slices.Clone(order), isolated...))
+		}
+		comp := big[ci]
+		if comp&^placed == 0 {
+			return rec(ci + 1)
+		}
+		first := comp&placed == 0
+		most := 0
+		for u := 0; u < n; u++ {
+			if comp&^placed&(1<<u) != 0 {
+				most = max(most, bits.OnesCount32(p.NeighborMask(u)&placed))
+			}
+		}
+		for u := 0; u < n; u++ {
+			back := bits.OnesCount32(p.NeighborMask(u) & placed)
+			if comp&^placed&(1<<u) == 0 || (!first && (back == 0 || back < most-1)) {
+				continue
+			}
+			placed |= 1 << u
+			order = append(order, u)
+			ok := rec(ci)
+			order = order[:len(order)-1]
+			placed &^= 1 << u
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	rec(0)
+}
+
+// sortComps orders components largest first (stable), as matchingOrder does.
+func sortComps(comps []uint32) {
+	slices.SortStableFunc(comps, func(a, b uint32) int { return bits.OnesCount32(b) - bits.OnesCount32(a) })
+}
