@@ -1,0 +1,374 @@
+package pbe
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// The inter-partition stage (PBE's Algorithm 3, on the host, depth first).
+//
+// For a connected pattern every inter-partition match maps at least one pattern edge onto a cut
+// edge. The search is seeded with every cut edge, in both orientations, on every pattern edge (the
+// prime pattern edge, one program per pattern edge: its ends first, then the other vertices, each
+// adjacent to an earlier one), and extended vertex by vertex. The exactly-once rule is PBE's
+// DUPREMOVE: data edges are ordered by (smaller end, larger end), and a partial match is dropped as
+// soon as the image of a pattern edge is a cut edge smaller than the prime data edge. Each match
+// has one smallest cut image edge, the image of one pattern edge in one orientation, so it is found
+// from that seed only. (Images of distinct pattern edges are distinct data edges: matches are
+// injective.)
+//
+// A disconnected pattern's inter-partition matches need not use any cut edge (two components in
+// two parts), so for it the stage is one unseeded program over all data vertices that keeps the
+// matches whose vertices are not all in one part: correct, and as slow as a plain host search.
+//
+// Unique counts keep one match of every orbit of Aut(p) with the symmetry restrictions of package
+// plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
+// same data vertices, so they are all inter-partition or all intra-partition.
+
+// backEdge is a constraint from an earlier position.
+type backEdge struct {
+	pos   int
+	label pattern.Label
+}
+
+// step places one pattern vertex.
+type step struct {
+	u      int
+	label  pattern.Label
+	back   []backEdge // adjacent earlier positions (candidates come from the first's neighbours)
+	nonAdj []int      // non-adjacent earlier positions (induced)
+	less   []int      // earlier positions whose data vertex must be smaller
+	more   []int      // earlier positions whose data vertex must be larger
+}
+
+// program is one search order.
+type program struct {
+	steps []step
+	// seeded: positions 0 and 1 are the ends of a pattern edge, placed on a cut edge.
+	seeded bool
+}
+
+// interPlan is the inter-partition plan of a problem.
+type interPlan struct {
+	programs []program
+	seeded   bool
+}
+
+func newInterPlan(p *pattern.Pattern, induced, unique bool) *interPlan {
+	n := p.NumVertices()
+	var restr []plan.Restriction
+	if unique {
+		id := make([]int, n)
+		for i := range id {
+			id[i] = i
+		}
+		restr = plan.SymmetryRestrictions(p, id)
+	}
+	connected := len(p.Components()) == 1
+	ip := &interPlan{seeded: connected}
+	if connected {
+		for _, e := range p.Edges() {
+			ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, true))
+		}
+	} else {
+		ip.programs = []program{makeProgram(p, nil, induced, restr, false)}
+	}
+	return ip
+}
+
+// makeProgram orders p's vertices after first: most earlier neighbours first, then highest degree.
+func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Restriction, seeded bool) program {
+	n := p.NumVertices()
+	order := append([]int(nil), first...)
+	placed := make([]bool, n)
+	for _, u := range first {
+		placed[u] = true
+	}
+	for len(order) < n {
+		best, bestBack, bestDeg := -1, -1, -1
+		for u := range n {
+			if placed[u] {
+				continue
+			}
+			back := 0
+			for _, w := range order {
+				if p.Adjacent(u, w) {
+					back++
+				}
+			}
+			if back > bestBack || back == bestBack && p.Degree(u) > bestDeg {
+				best, bestBack, bestDeg = u, back, p.Degree(u)
+			}
+		}
+		order = append(order, best)
+		placed[best] = true
+	}
+	pos := make([]int, n)
+	for i, u := range order {
+		pos[u] = i
+	}
+	pr := program{seeded: seeded, steps: make([]step, n)}
+	for i, u := range order {
+		s := step{u: u, label: p.VertexLabel(u)}
+		for j := range i {
+			w := order[j]
+			if l, ok := p.EdgeLabel(u, w); ok {
+				s.back = append(s.back, backEdge{pos: j, label: l})
+			} else if induced {
+				s.nonAdj = append(s.nonAdj, j)
+			}
+		}
+		for _, r := range restr {
+			a, b := pos[r.Less], pos[r.Greater]
+			switch {
+			case b == i && a < i:
+				s.less = append(s.less, a)
+			case a == i && b < i:
+				s.more = append(s.more, b)
+			}
+		}
+		pr.steps[i] = s
+	}
+	return pr
+}
+
+// interStats are one worker's counters.
+type interStats struct {
+	matches uint64
+	seeds   uint64 // partial matches of two vertices the seeds made (level 2)
+	nodes   uint64
+	bytes   uint64 // adjacency bytes the extensions read
+}
+
+func (a *interStats) add(b interStats) {
+	a.matches += b.matches
+	a.seeds += b.seeds
+	a.nodes += b.nodes
+	a.bytes += b.bytes
+}
+
+// searcher is one worker's state.
+type searcher struct {
+	g       *graph.Graph
+	of      []uint32
+	entry   uint64 // bytes an adjacency entry moves
+	pr      *program
+	f       []uint32 // data vertex of every position
+	out     []uint32 // data vertex of every pattern vertex (listing)
+	prime   uint64   // key of the prime data edge
+	st      interStats
+	visit   func([]uint32) bool // nil when counting
+	stopped bool
+	ctx     context.Context
+	tick    uint32
+	// rootVertex is the data vertex an unseeded program's first position is fixed to.
+	rootVertex int
+}
+
+func edgeKey(x, y uint32) uint64 {
+	if x > y {
+		x, y = y, x
+	}
+	return uint64(x)<<32 | uint64(y)
+}
+
+// root runs the program from root r: the r-th cut edge (seeded) or data vertex r.
+func (s *searcher) root(cut [][2]uint32, r int) {
+	if !s.pr.seeded {
+		s.extend(0)
+		return
+	}
+	e := cut[r]
+	for _, o := range [2][2]uint32{{e[0], e[1]}, {e[1], e[0]}} {
+		if s.stopped {
+			return
+		}
+		if s.place(0, o[0]) && s.place(1, o[1]) {
+			s.prime = edgeKey(o[0], o[1])
+			s.st.seeds++
+			s.extend(2)
+		}
+	}
+}
+
+// place checks v at position i against everything but the candidate source and sets f[i].
+func (s *searcher) place(i int, v uint32) bool {
+	st := &s.pr.steps[i]
+	g := s.g
+	if !st.label.Matches(g.VertexLabel(v)) {
+		return false
+	}
+	for _, w := range s.f[:i] {
+		if w == v {
+			return false
+		}
+	}
+	for _, j := range st.less {
+		if s.f[j] >= v {
+			return false
+		}
+	}
+	for _, j := range st.more {
+		if s.f[j] <= v {
+			return false
+		}
+	}
+	for _, b := range st.back {
+		x := s.f[b.pos]
+		l, ok := g.HasEdge(v, x)
+		if !ok || !b.label.Matches(l) {
+			return false
+		}
+		if s.pr.seeded && i >= 2 && s.of[v] != s.of[x] && edgeKey(v, x) < s.prime {
+			return false // DUPREMOVE: a smaller cut image edge
+		}
+	}
+	for _, j := range st.nonAdj {
+		if _, ok := g.HasEdge(v, s.f[j]); ok {
+			return false
+		}
+	}
+	s.f[i] = v
+	return true
+}
+
+// extend places positions i onwards.
+func (s *searcher) extend(i int) {
+	if s.stopped {
+		return
+	}
+	n := len(s.pr.steps)
+	if i == n {
+		if !s.pr.seeded && !s.spans() {
+			return
+		}
+		s.st.matches++
+		if s.visit != nil {
+			if len(s.out) < n {
+				s.out = make([]uint32, n)
+			}
+			for j := range s.pr.steps {
+				s.out[s.pr.steps[j].u] = s.f[j]
+			}
+			if !s.visit(s.out[:n]) {
+				s.stopped = true
+			}
+		}
+		return
+	}
+	s.st.nodes++
+	if s.tick++; s.tick&4095 == 0 && s.ctx.Err() != nil {
+		s.stopped = true
+		return
+	}
+	st := &s.pr.steps[i]
+	if len(st.back) == 0 {
+		lo, hi := 0, s.g.NumVertices()
+		if i == 0 && s.rootVertex >= 0 {
+			lo, hi = s.rootVertex, s.rootVertex+1
+		}
+		for v := lo; v < hi && !s.stopped; v++ {
+			if s.place(i, uint32(v)) {
+				s.extend(i + 1)
+			}
+		}
+		return
+	}
+	// Candidates: the neighbours of the earlier vertex of smallest degree.
+	src := st.back[0].pos
+	for _, b := range st.back[1:] {
+		if s.g.Degree(s.f[b.pos]) < s.g.Degree(s.f[src]) {
+			src = b.pos
+		}
+	}
+	for _, b := range st.back {
+		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
+	}
+	for _, v := range s.g.Neighbors(s.f[src]) {
+		if s.stopped {
+			return
+		}
+		if s.place(i, v) {
+			s.extend(i + 1)
+		}
+	}
+}
+
+// spans reports whether the match's vertices lie in more than one part.
+func (s *searcher) spans() bool {
+	p := s.of[s.f[0]]
+	for _, v := range s.f[1:] {
+		if s.of[v] != p {
+			return true
+		}
+	}
+	return false
+}
+
+// cutEdges lists the cut edges (smaller end first, ascending).
+func cutEdges(g *graph.Graph, of []uint32) [][2]uint32 {
+	var cut [][2]uint32
+	for v := range uint32(g.NumVertices()) {
+		for _, w := range g.Neighbors(v) {
+			if v < w && of[v] != of[w] {
+				cut = append(cut, [2]uint32{v, w})
+			}
+		}
+	}
+	return cut
+}
+
+// runInter runs the inter-partition stage over threads workers (counting: visit nil) or one
+// (listing). It returns the counters and whether it stopped early (cancelled, or visit said stop).
+func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, cut [][2]uint32, threads int, visit func([]uint32) bool) (interStats, bool) {
+	roots := g.NumVertices()
+	if ip.seeded {
+		roots = len(cut)
+	}
+	if visit != nil {
+		threads = 1
+	}
+	var total interStats
+	var stopped atomic.Bool
+	var mu sync.Mutex
+	var next atomic.Int64
+	const chunk = 64
+	var wg sync.WaitGroup
+	for range max(threads, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootVertex: -1}
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= roots || stopped.Load() {
+					break
+				}
+				for r := lo; r < min(lo+chunk, roots) && !s.stopped; r++ {
+					for k := range ip.programs {
+						s.pr = &ip.programs[k]
+						if len(s.f) < len(s.pr.steps) {
+							s.f = make([]uint32, len(s.pr.steps))
+						}
+						s.rootVertex = r
+						s.root(cut, r)
+					}
+				}
+				if s.stopped || ctx.Err() != nil {
+					stopped.Store(true)
+					break
+				}
+			}
+			mu.Lock()
+			total.add(s.st)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return total, stopped.Load()
+}
