@@ -45,10 +45,16 @@ type Options struct {
 	Budget uint64
 	// Passes is the number of refinement passes (0: DefaultPasses; negative: none).
 	Passes int
+	// Fill is the share of the budget growth fills a part to, leaving the rest for refinement's
+	// moves (0: DefaultFill).
+	Fill float64
 }
 
+// DefaultFill is Options.Fill's default.
+const DefaultFill = 0.85
+
 // DefaultPasses is the number of label-propagation passes when Options.Passes is 0.
-const DefaultPasses = 4
+const DefaultPasses = 8
 
 // Partitioning is the outcome: every vertex in exactly one part.
 type Partitioning struct {
@@ -96,6 +102,14 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 	if budget == 0 {
 		budget = ^uint64(0)
 	}
+	fill := opts.Fill
+	if fill <= 0 || fill > 1 {
+		fill = DefaultFill
+	}
+	grow := budget
+	if opts.Budget > 0 {
+		grow = uint64(float64(budget) * fill)
+	}
 	of := make([]uint32, n)
 	const none = ^uint32(0)
 	for i := range of {
@@ -136,7 +150,7 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 			if haloMark[v] == cur+1 {
 				freed = HaloBytes
 			}
-			if used+add-freed > budget {
+			if used+add-freed > grow && size > 0 || used+add-freed > budget {
 				if size == 0 {
 					return nil, fmt.Errorf("vertex %d needs %d bytes with its halo, the budget is %d: %w", g.OriginalID(v), add, budget, ErrBudget)
 				}
