@@ -40,10 +40,11 @@ type backEdge struct {
 type step struct {
 	u      int
 	label  pattern.Label
-	back   []backEdge // adjacent earlier positions (candidates come from the first's neighbours)
-	nonAdj []int      // non-adjacent earlier positions (induced)
-	less   []int      // earlier positions whose data vertex must be smaller
-	more   []int      // earlier positions whose data vertex must be larger
+	back   []backEdge  // adjacent earlier positions (candidates come from the first's neighbours)
+	nonAdj []int       // non-adjacent earlier positions (induced)
+	less   []int       // earlier positions whose data vertex must be smaller
+	more   []int       // earlier positions whose data vertex must be larger
+	cand   plan.Bitset // the vertex's candidates, filtered on the whole graph (nil: any)
 }
 
 // program is one search order.
@@ -59,7 +60,16 @@ type interPlan struct {
 	seeded   bool
 }
 
-func newInterPlan(p *pattern.Pattern, induced, unique bool) *interPlan {
+// newInterPlan makes the programs; cand, when not nil, holds every pattern vertex's candidates
+// (package plan's filtering, on the whole graph: every match maps a vertex to a candidate).
+func newInterPlan(p *pattern.Pattern, induced, unique bool, cand []plan.Bitset) *interPlan {
+	size := make([]int, p.NumVertices())
+	for u := range size {
+		size[u] = -1
+		if cand != nil && cand[u] != nil {
+			size[u] = cand[u].Count()
+		}
+	}
 	n := p.NumVertices()
 	var restr []plan.Restriction
 	if unique {
@@ -73,16 +83,25 @@ func newInterPlan(p *pattern.Pattern, induced, unique bool) *interPlan {
 	ip := &interPlan{seeded: connected}
 	if connected {
 		for _, e := range p.Edges() {
-			ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, true))
+			ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, size, true))
 		}
 	} else {
-		ip.programs = []program{makeProgram(p, nil, induced, restr, false)}
+		ip.programs = []program{makeProgram(p, nil, induced, restr, size, false)}
+	}
+	if cand != nil {
+		for k := range ip.programs {
+			for i := range ip.programs[k].steps {
+				st := &ip.programs[k].steps[i]
+				st.cand = cand[st.u]
+			}
+		}
 	}
 	return ip
 }
 
-// makeProgram orders p's vertices after first: most earlier neighbours first, then highest degree.
-func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Restriction, seeded bool) program {
+// makeProgram orders p's vertices after first: most earlier neighbours first, then fewest
+// candidates (size; -1: unknown), then highest degree.
+func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Restriction, size []int, seeded bool) program {
 	n := p.NumVertices()
 	order := append([]int(nil), first...)
 	placed := make([]bool, n)
@@ -90,7 +109,7 @@ func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Res
 		placed[u] = true
 	}
 	for len(order) < n {
-		best, bestBack, bestDeg := -1, -1, -1
+		best, bestBack, bestDeg, bestSize := -1, -1, -1, -1
 		for u := range n {
 			if placed[u] {
 				continue
@@ -101,8 +120,17 @@ func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Res
 					back++
 				}
 			}
-			if back > bestBack || back == bestBack && p.Degree(u) > bestDeg {
-				best, bestBack, bestDeg = u, back, p.Degree(u)
+			better := back > bestBack
+			if back == bestBack {
+				switch {
+				case size[u] != bestSize && size[u] >= 0 && bestSize >= 0:
+					better = size[u] < bestSize
+				default:
+					better = p.Degree(u) > bestDeg
+				}
+			}
+			if better {
+				best, bestBack, bestDeg, bestSize = u, back, p.Degree(u), size[u]
 			}
 		}
 		order = append(order, best)
@@ -200,7 +228,7 @@ func (s *searcher) root(cut [][2]uint32, r int) {
 func (s *searcher) place(i int, v uint32) bool {
 	st := &s.pr.steps[i]
 	g := s.g
-	if !st.label.Matches(g.VertexLabel(v)) {
+	if !st.label.Matches(g.VertexLabel(v)) || st.cand != nil && !st.cand.Has(v) {
 		return false
 	}
 	for _, w := range s.f[:i] {
@@ -289,7 +317,13 @@ func (s *searcher) extend(i int) {
 	for _, b := range st.back {
 		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
 	}
-	for _, v := range s.g.Neighbors(s.f[src]) {
+	list := s.g.Neighbors(s.f[src])
+	if !st.label.Any {
+		if l := st.back[s.backIndex(st, src)].label; !l.Any {
+			list = s.g.NeighborsWith(s.f[src], st.label.Value, l.Value)
+		}
+	}
+	for _, v := range list {
 		if s.stopped {
 			return
 		}
@@ -297,6 +331,16 @@ func (s *searcher) extend(i int) {
 			s.extend(i + 1)
 		}
 	}
+}
+
+// backIndex is the index in st.back of the earlier position pos.
+func (s *searcher) backIndex(st *step, pos int) int {
+	for k, b := range st.back {
+		if b.pos == pos {
+			return k
+		}
+	}
+	return 0
 }
 
 // spans reports whether the match's vertices lie in more than one part.

@@ -40,6 +40,7 @@ import (
 	"github.com/submatch/submatch/internal/bytesize"
 	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/plan"
 )
 
 func init() { engine.Register(&Engine{}) }
@@ -284,6 +285,19 @@ func entryBytes(g *graph.Graph) uint64 {
 	return partition.EntryBytes
 }
 
+// interPlanFor filters every pattern vertex's candidates on the whole graph (package plan, on
+// the host, where the whole graph is) and makes the inter-partition programs.
+func interPlanFor(ctx context.Context, p *engine.Problem) (*interPlan, error) {
+	// Unique is left out: the candidates must not depend on the plan's symmetry restrictions,
+	// since the inter stage applies restrictions of its own.
+	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, plan.Options{
+		Induced: p.Semantics.Induced, Enumerate: true, SpaceLimit: -1})
+	if err != nil {
+		return nil, fmt.Errorf("pbe: filtering candidates: %w", err)
+	}
+	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, pl.CandidateBits), nil
+}
+
 // Count implements engine.Engine.
 func (e *Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
 	res, _, err := e.CountStats(ctx, p)
@@ -334,7 +348,11 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	st.IntraTime = time.Since(tIntra)
 	if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {
 		tInter := time.Now()
-		ip := newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique)
+		ip, err := interPlanFor(ctx, p)
+		if err != nil {
+			res.Partial = ctx.Err() != nil
+			return res, st, err
+		}
 		cut := cutEdges(p.Data, pt.Of)
 		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, threads(p), nil)
 		st.InterMatches, st.Seeds, st.InterNodes, st.InterBytes = is.matches, is.seeds, is.nodes, is.bytes
@@ -397,7 +415,11 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 		if len(pt.Parts) == 1 || p.Pattern.NumVertices() < 2 {
 			return
 		}
-		ip := newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique)
+		ip, err := interPlanFor(ctx, p)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		cut := cutEdges(p.Data, pt.Of)
 		done := false
 		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, 1, func(f []uint32) bool {
