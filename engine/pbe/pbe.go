@@ -33,6 +33,7 @@ import (
 	"iter"
 	"log/slog"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/submatch/submatch/engine"
@@ -96,6 +97,15 @@ type Engine struct {
 	Backend Backend
 	// Passes is partition.Options.Passes.
 	Passes int
+
+	// cache keeps the last partitioning (graphs are immutable): PBE partitions once, offline.
+	mu    sync.Mutex
+	cache struct {
+		g      *graph.Graph
+		budget uint64
+		passes int
+		pt     *partition.Partitioning
+	}
 }
 
 // Name implements engine.Engine.
@@ -111,7 +121,7 @@ func (*Engine) Capabilities() engine.Capabilities {
 func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 	budget := fs.String("pbe-budget", "", "with --engine pbe: the most memory one partition may need, `SIZE` (e.g. 64MiB; default --gpu-memory, else --memory, else one partition)")
 	return func() (engine.Engine, error) {
-		c := *e
+		c := &Engine{Budget: e.Budget, Backend: e.Backend, Passes: e.Passes}
 		if *budget != "" {
 			b, err := bytesize.Parse(*budget)
 			if err != nil {
@@ -119,7 +129,7 @@ func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 			}
 			c.Budget = b
 		}
-		return &c, nil
+		return c, nil
 	}
 }
 
@@ -169,6 +179,9 @@ type Stats struct {
 	SkippedParts int
 	// The stages' wall times.
 	PartitionTime, IntraTime, InterTime time.Duration
+	// PartitionCached is set when the partitioning was the engine's last one (same graph and
+	// budget): PartitionTime is then only the look-up.
+	PartitionCached bool
 }
 
 // IntraShare is the share of the matches that are intra-partition (1 when there are none).
@@ -192,7 +205,7 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("seeds", s.Seeds),
 		slog.Uint64("inter_nodes", s.InterNodes), slog.Int("skipped_parts", s.SkippedParts),
 		slog.Duration("partition", s.PartitionTime), slog.Duration("intra_time", s.IntraTime),
-		slog.Duration("inter_time", s.InterTime))
+		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached))
 }
 
 func checkProblem(p *engine.Problem) error {
@@ -207,7 +220,15 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	t0 := time.Now()
 	g := p.Data
 	st.Budget, st.GraphBytes = e.BudgetFor(p), partition.GraphBytes(g)
-	pt, err := partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes})
+	e.mu.Lock()
+	c := e.cache
+	e.mu.Unlock()
+	pt, err := c.pt, error(nil)
+	if c.g == g && c.budget == st.Budget && c.passes == e.Passes {
+		st.PartitionCached = true
+	} else {
+		pt, err = partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes})
+	}
 	if err != nil {
 		if errors.Is(err, partition.ErrBudget) {
 			return nil, fmt.Errorf("pbe: %w: %w", engine.ErrMemory, err)
@@ -215,6 +236,11 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 		return nil, fmt.Errorf("pbe: partitioning: %w", err)
 	}
 	st.PartitionTime = time.Since(t0)
+	if !st.PartitionCached {
+		e.mu.Lock()
+		e.cache.g, e.cache.budget, e.cache.passes, e.cache.pt = g, st.Budget, e.Passes, pt
+		e.mu.Unlock()
+	}
 	st.Parts, st.MaxPartBytes, st.EdgeCut = len(pt.Parts), pt.MaxBytes(), pt.EdgeCut
 	for _, h := range pt.Halo {
 		st.HaloVertices += uint64(len(h))
