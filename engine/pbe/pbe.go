@@ -28,7 +28,6 @@ package pbe
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -38,7 +37,6 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
-	"github.com/submatch/submatch/internal/bytesize"
 	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/plan"
@@ -114,23 +112,7 @@ func (*Engine) Name() string { return "pbe" }
 // Capabilities implements engine.Describer.
 func (*Engine) Capabilities() engine.Capabilities {
 	return engine.Capabilities{Device: engine.Host, Lists: true,
-		Summary: "partition-based enumeration (PBE): graph split to fit --pbe-budget (or --gpu-memory), intra- then inter-partition stages; host backend"}
-}
-
-// RegisterFlags implements engine.Configurable: --pbe-budget.
-func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
-	budget := fs.String("pbe-budget", "", "with --engine pbe: the most memory one partition may need, `SIZE` (e.g. 64MiB; default --gpu-memory, else --memory, else one partition)")
-	return func() (engine.Engine, error) {
-		c := &Engine{Budget: e.Budget, Backend: e.Backend, Passes: e.Passes}
-		if *budget != "" {
-			b, err := bytesize.Parse(*budget)
-			if err != nil {
-				return nil, fmt.Errorf("--pbe-budget: %w", err)
-			}
-			c.Budget = b
-		}
-		return c, nil
-	}
+		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; host backend"}
 }
 
 // BudgetFor is the partition budget of p.
