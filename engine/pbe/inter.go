@@ -23,8 +23,7 @@ import (
 // injective.)
 //
 // A disconnected pattern's inter-partition matches need not use any cut edge (two components in
-// two parts), so for it the stage is one unseeded program over all data vertices that keeps the
-// matches whose vertices are not all in one part: correct, and as slow as a plain host search.
+// two parts): pbe.go handles those on the host (the whole graph's count less the parts').
 //
 // Unique counts keep one match of every orbit of Aut(p) with the symmetry restrictions of package
 // plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
@@ -49,19 +48,17 @@ type step struct {
 
 // program is one search order.
 type program struct {
-	steps []step
-	// seeded: positions 0 and 1 are the ends of a pattern edge, placed on a cut edge.
-	seeded bool
+	steps []step // positions 0 and 1: the ends of the prime pattern edge, placed on a cut edge
 }
 
 // interPlan is the inter-partition plan of a problem.
 type interPlan struct {
 	programs []program
-	seeded   bool
 }
 
 // newInterPlan makes the programs; cand, when not nil, holds every pattern vertex's candidates
 // (package plan's filtering, on the whole graph: every match maps a vertex to a candidate).
+// The pattern must be connected, with at least one edge.
 func newInterPlan(p *pattern.Pattern, induced, unique bool, cand []plan.Bitset) *interPlan {
 	size := make([]int, p.NumVertices())
 	for u := range size {
@@ -79,14 +76,9 @@ func newInterPlan(p *pattern.Pattern, induced, unique bool, cand []plan.Bitset) 
 		}
 		restr = plan.SymmetryRestrictions(p, id)
 	}
-	connected := len(p.Components()) == 1
-	ip := &interPlan{seeded: connected}
-	if connected {
-		for _, e := range p.Edges() {
-			ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, size, true))
-		}
-	} else {
-		ip.programs = []program{makeProgram(p, nil, induced, restr, size, false)}
+	ip := &interPlan{}
+	for _, e := range p.Edges() {
+		ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, size))
 	}
 	if cand != nil {
 		for k := range ip.programs {
@@ -101,7 +93,7 @@ func newInterPlan(p *pattern.Pattern, induced, unique bool, cand []plan.Bitset) 
 
 // makeProgram orders p's vertices after first: most earlier neighbours first, then fewest
 // candidates (size; -1: unknown), then highest degree.
-func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Restriction, size []int, seeded bool) program {
+func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Restriction, size []int) program {
 	n := p.NumVertices()
 	order := append([]int(nil), first...)
 	placed := make([]bool, n)
@@ -140,7 +132,7 @@ func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Res
 	for i, u := range order {
 		pos[u] = i
 	}
-	pr := program{seeded: seeded, steps: make([]step, n)}
+	pr := program{steps: make([]step, n)}
 	for i, u := range order {
 		s := step{u: u, label: p.VertexLabel(u)}
 		for j := range i {
@@ -194,8 +186,6 @@ type searcher struct {
 	stopped bool
 	ctx     context.Context
 	tick    uint32
-	// rootVertex is the data vertex an unseeded program's first position is fixed to.
-	rootVertex int
 }
 
 func edgeKey(x, y uint32) uint64 {
@@ -205,13 +195,8 @@ func edgeKey(x, y uint32) uint64 {
 	return uint64(x)<<32 | uint64(y)
 }
 
-// root runs the program from root r: the r-th cut edge (seeded) or data vertex r.
-func (s *searcher) root(cut [][2]uint32, r int) {
-	if !s.pr.seeded {
-		s.extend(0)
-		return
-	}
-	e := cut[r]
+// root runs the program from the cut edge e (both orientations).
+func (s *searcher) root(e [2]uint32) {
 	for _, o := range [2][2]uint32{{e[0], e[1]}, {e[1], e[0]}} {
 		if s.stopped {
 			return
@@ -252,7 +237,7 @@ func (s *searcher) place(i int, v uint32) bool {
 		if !ok || !b.label.Matches(l) {
 			return false
 		}
-		if s.pr.seeded && i >= 2 && s.of[v] != s.of[x] && edgeKey(v, x) < s.prime {
+		if i >= 2 && s.of[v] != s.of[x] && edgeKey(v, x) < s.prime {
 			return false // DUPREMOVE: a smaller cut image edge
 		}
 	}
@@ -272,9 +257,6 @@ func (s *searcher) extend(i int) {
 	}
 	n := len(s.pr.steps)
 	if i == n {
-		if !s.pr.seeded && !s.spans() {
-			return
-		}
 		s.st.matches++
 		if s.visit != nil {
 			if len(s.out) < n {
@@ -295,18 +277,6 @@ func (s *searcher) extend(i int) {
 		return
 	}
 	st := &s.pr.steps[i]
-	if len(st.back) == 0 {
-		lo, hi := 0, s.g.NumVertices()
-		if i == 0 && s.rootVertex >= 0 {
-			lo, hi = s.rootVertex, s.rootVertex+1
-		}
-		for v := lo; v < hi && !s.stopped; v++ {
-			if s.place(i, uint32(v)) {
-				s.extend(i + 1)
-			}
-		}
-		return
-	}
 	// Candidates: the neighbours of the earlier vertex of smallest degree.
 	src := st.back[0].pos
 	for _, b := range st.back[1:] {
@@ -343,17 +313,6 @@ func (s *searcher) backIndex(st *step, pos int) int {
 	return 0
 }
 
-// spans reports whether the match's vertices lie in more than one part.
-func (s *searcher) spans() bool {
-	p := s.of[s.f[0]]
-	for _, v := range s.f[1:] {
-		if s.of[v] != p {
-			return true
-		}
-	}
-	return false
-}
-
 // cutEdges lists the cut edges (smaller end first, ascending).
 func cutEdges(g *graph.Graph, of []uint32) [][2]uint32 {
 	var cut [][2]uint32
@@ -370,10 +329,7 @@ func cutEdges(g *graph.Graph, of []uint32) [][2]uint32 {
 // runInter runs the inter-partition stage over threads workers (counting: visit nil) or one
 // (listing). It returns the counters and whether it stopped early (cancelled, or visit said stop).
 func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, cut [][2]uint32, threads int, visit func([]uint32) bool) (interStats, bool) {
-	roots := g.NumVertices()
-	if ip.seeded {
-		roots = len(cut)
-	}
+	roots := len(cut)
 	if visit != nil {
 		threads = 1
 	}
@@ -387,7 +343,7 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootVertex: -1}
+			s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx}
 			for {
 				lo := int(next.Add(chunk)) - chunk
 				if lo >= roots || stopped.Load() {
@@ -399,8 +355,7 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 						if len(s.f) < len(s.pr.steps) {
 							s.f = make([]uint32, len(s.pr.steps))
 						}
-						s.rootVertex = r
-						s.root(cut, r)
+						s.root(cut[r])
 					}
 				}
 				if s.stopped || ctx.Err() != nil {

@@ -12,7 +12,10 @@
 //  2. inter-partition stage (inter.go): the matches whose vertices lie in two parts or more,
 //     found from the cut edges with PBE's two stages (a pruning stage that seeds every cut edge on
 //     every pattern edge, an enumeration stage that extends the seeds) and PBE's exactly-once rule
-//     (DUPREMOVE: a match is found only from its smallest cut image edge).
+//     (DUPREMOVE: a match is found only from its smallest cut image edge). A disconnected
+//     pattern (outside PBE's problem) may span parts without a cut edge: its inter-partition
+//     count is the whole graph's host count less the parts', its list the whole graph's matches
+//     that span parts.
 //
 // The two sets are disjoint and cover every match, so the sum is exact in every convention
 // (embeddings, induced, unique), with vertex and edge labels, for counting and listing; the tests
@@ -306,6 +309,18 @@ func interPlanFor(ctx context.Context, p *engine.Problem) (*interPlan, error) {
 	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, pl.CandidateBits), nil
 }
 
+func connected(p *engine.Problem) bool { return len(p.Pattern.Components()) == 1 }
+
+// spans reports whether the data vertices of m lie in more than one part.
+func spans(of []uint32, m []uint32) bool {
+	for _, v := range m[1:] {
+		if of[v] != of[m[0]] {
+			return true
+		}
+	}
+	return false
+}
+
 // Count implements engine.Engine.
 func (e *Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
 	res, _, err := e.CountStats(ctx, p)
@@ -354,7 +369,23 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		}
 	}
 	st.IntraTime = time.Since(tIntra)
-	if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {
+	if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 && !connected(p) {
+		// Inter-partition matches of a disconnected pattern need no cut edge: the whole graph's
+		// count (on the host, where the whole graph is) less the parts'.
+		tInter := time.Now()
+		whole := *p
+		whole.Progress = nil
+		r, err := be.CountPart(ctx, &whole)
+		st.InterTime = time.Since(tInter)
+		if err != nil || r.Partial {
+			res.Partial = true
+			return res, st, err
+		}
+		if r.Count < st.IntraMatches {
+			return res, st, fmt.Errorf("pbe: the parts hold %d matches, the whole graph %d", st.IntraMatches, r.Count)
+		}
+		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
+	} else if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {
 		tInter := time.Now()
 		ip, err := interPlanFor(ctx, p)
 		if err != nil {
@@ -421,6 +452,25 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 			}
 		}
 		if len(pt.Parts) == 1 || p.Pattern.NumVertices() < 2 {
+			return
+		}
+		if !connected(p) {
+			// The whole graph's matches (host) that span two parts or more.
+			whole := *p
+			whole.Progress = nil
+			for m, err := range be.MatchesPart(ctx, &whole) {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if spans(pt.Of, m) {
+					st.InterMatches++
+					if !yield(m, nil) {
+						return
+					}
+				}
+			}
+			p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
 			return
 		}
 		ip, err := interPlanFor(ctx, p)

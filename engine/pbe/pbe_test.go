@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	_ "github.com/submatch/submatch/engine/cpu"
@@ -75,14 +76,15 @@ func TestOracleProperty(t *testing.T) {
 }
 
 // TestAgainstCPU compares pbe with the cpu engine on graphs of 200-500 vertices (beyond the
-// oracle), every convention, budgets forcing 2 to hundreds of parts.
+// oracle), every convention, budgets forcing 2 to hundreds of parts: 4 seeds by default, 60 in
+// the deep sweep (the cpu engine's counts of disconnected patterns on these graphs take seconds).
 func TestAgainstCPU(t *testing.T) {
-	n := uint64(6)
+	n := uint64(4)
 	if testing.Short() {
-		n = 3
+		n = 2
 	}
 	if proptestLong() {
-		n = 200
+		n = 60
 	}
 	cpu, err := engine.Lookup("cpu")
 	if err != nil {
@@ -90,6 +92,7 @@ func TestAgainstCPU(t *testing.T) {
 	}
 	ctx := context.Background()
 	for seed := range n {
+		t0 := time.Now()
 		c := proptest.MakeLarger(seed)
 		for _, sem := range proptest.AllSemantics {
 			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: 2}
@@ -104,6 +107,9 @@ func TestAgainstCPU(t *testing.T) {
 						seed, sem, b, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want.Count, c.Recipe)
 				}
 			}
+		}
+		if d := time.Since(t0); d > time.Second {
+			t.Logf("seed %d took %v: %s", seed, d.Round(time.Millisecond), c.P)
 		}
 	}
 }
