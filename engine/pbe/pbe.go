@@ -405,6 +405,9 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 			return res, st, ctx.Err()
 		}
 	}
+	if p.Progress != nil {
+		p.Progress(1)
+	}
 	p.Logger().Debug("pbe count", "backend", be.Name(), "count", res.Count, "stats", st, "total", time.Since(t0))
 	return res, st, nil
 }
