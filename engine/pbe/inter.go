@@ -1,0 +1,373 @@
+package pbe
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// The inter-partition stage (PBE's Algorithm 3, on the host, depth first).
+//
+// For a connected pattern every inter-partition match maps at least one pattern edge onto a cut
+// edge. The search is seeded with every cut edge, in both orientations, on every pattern edge (the
+// prime pattern edge, one program per pattern edge: its ends first, then the other vertices, each
+// adjacent to an earlier one), and extended vertex by vertex. The exactly-once rule is PBE's
+// DUPREMOVE: data edges are ordered by (smaller end, larger end), and a partial match is dropped as
+// soon as the image of a pattern edge is a cut edge smaller than the prime data edge. Each match
+// has one smallest cut image edge, the image of one pattern edge in one orientation, so it is found
+// from that seed only. (Images of distinct pattern edges are distinct data edges: matches are
+// injective.)
+//
+// A disconnected pattern's inter-partition matches need not use any cut edge (two components in
+// two parts): pbe.go handles those on the host (the whole graph's count less the parts').
+//
+// Unique counts keep one match of every orbit of Aut(p) with the symmetry restrictions of package
+// plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
+// same data vertices, so they are all inter-partition or all intra-partition.
+
+// backEdge is a constraint from an earlier position.
+type backEdge struct {
+	pos   int
+	label pattern.Label
+}
+
+// step places one pattern vertex.
+type step struct {
+	u      int
+	label  pattern.Label
+	back   []backEdge  // adjacent earlier positions (candidates come from the first's neighbours)
+	nonAdj []int       // non-adjacent earlier positions (induced)
+	less   []int       // earlier positions whose data vertex must be smaller
+	more   []int       // earlier positions whose data vertex must be larger
+	cand   plan.Bitset // the vertex's candidates, filtered on the whole graph (nil: any)
+}
+
+// program is one search order.
+type program struct {
+	steps []step // positions 0 and 1: the ends of the prime pattern edge, placed on a cut edge
+}
+
+// interPlan is the inter-partition plan of a problem.
+type interPlan struct {
+	programs []program
+}
+
+// newInterPlan makes the programs; cand, when not nil, holds every pattern vertex's candidates
+// (package plan's filtering, on the whole graph: every match maps a vertex to a candidate).
+// The pattern must be connected, with at least one edge.
+func newInterPlan(p *pattern.Pattern, induced, unique bool, cand []plan.Bitset) *interPlan {
+	size := make([]int, p.NumVertices())
+	for u := range size {
+		size[u] = -1
+		if cand != nil && cand[u] != nil {
+			size[u] = cand[u].Count()
+		}
+	}
+	n := p.NumVertices()
+	var restr []plan.Restriction
+	if unique {
+		id := make([]int, n)
+		for i := range id {
+			id[i] = i
+		}
+		restr = plan.SymmetryRestrictions(p, id)
+	}
+	ip := &interPlan{}
+	for _, e := range p.Edges() {
+		ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, size))
+	}
+	if cand != nil {
+		for k := range ip.programs {
+			for i := range ip.programs[k].steps {
+				st := &ip.programs[k].steps[i]
+				st.cand = cand[st.u]
+			}
+		}
+	}
+	return ip
+}
+
+// makeProgram orders p's vertices after first: most earlier neighbours first, then fewest
+// candidates (size; -1: unknown), then highest degree.
+func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Restriction, size []int) program {
+	n := p.NumVertices()
+	order := append([]int(nil), first...)
+	placed := make([]bool, n)
+	for _, u := range first {
+		placed[u] = true
+	}
+	for len(order) < n {
+		best, bestBack, bestDeg, bestSize := -1, -1, -1, -1
+		for u := range n {
+			if placed[u] {
+				continue
+			}
+			back := 0
+			for _, w := range order {
+				if p.Adjacent(u, w) {
+					back++
+				}
+			}
+			better := back > bestBack
+			if back == bestBack {
+				switch {
+				case size[u] != bestSize && size[u] >= 0 && bestSize >= 0:
+					better = size[u] < bestSize
+				default:
+					better = p.Degree(u) > bestDeg
+				}
+			}
+			if better {
+				best, bestBack, bestDeg, bestSize = u, back, p.Degree(u), size[u]
+			}
+		}
+		order = append(order, best)
+		placed[best] = true
+	}
+	pos := make([]int, n)
+	for i, u := range order {
+		pos[u] = i
+	}
+	pr := program{steps: make([]step, n)}
+	for i, u := range order {
+		s := step{u: u, label: p.VertexLabel(u)}
+		for j := range i {
+			w := order[j]
+			if l, ok := p.EdgeLabel(u, w); ok {
+				s.back = append(s.back, backEdge{pos: j, label: l})
+			} else if induced {
+				s.nonAdj = append(s.nonAdj, j)
+			}
+		}
+		for _, r := range restr {
+			a, b := pos[r.Less], pos[r.Greater]
+			switch {
+			case b == i && a < i:
+				s.less = append(s.less, a)
+			case a == i && b < i:
+				s.more = append(s.more, b)
+			}
+		}
+		pr.steps[i] = s
+	}
+	return pr
+}
+
+// interStats are one worker's counters.
+type interStats struct {
+	matches uint64
+	seeds   uint64 // partial matches of two vertices the seeds made (level 2)
+	nodes   uint64
+	bytes   uint64 // adjacency bytes the extensions read
+}
+
+func (a *interStats) add(b interStats) {
+	a.matches += b.matches
+	a.seeds += b.seeds
+	a.nodes += b.nodes
+	a.bytes += b.bytes
+}
+
+// searcher is one worker's state.
+type searcher struct {
+	g       *graph.Graph
+	of      []uint32
+	entry   uint64 // bytes an adjacency entry moves
+	pr      *program
+	f       []uint32 // data vertex of every position
+	out     []uint32 // data vertex of every pattern vertex (listing)
+	prime   uint64   // key of the prime data edge
+	st      interStats
+	visit   func([]uint32) bool // nil when counting
+	stopped bool
+	ctx     context.Context
+	tick    uint32
+}
+
+func edgeKey(x, y uint32) uint64 {
+	if x > y {
+		x, y = y, x
+	}
+	return uint64(x)<<32 | uint64(y)
+}
+
+// root runs the program from the cut edge e (both orientations).
+func (s *searcher) root(e [2]uint32) {
+	for _, o := range [2][2]uint32{{e[0], e[1]}, {e[1], e[0]}} {
+		if s.stopped {
+			return
+		}
+		if s.place(0, o[0]) && s.place(1, o[1]) {
+			s.prime = edgeKey(o[0], o[1])
+			s.st.seeds++
+			s.extend(2)
+		}
+	}
+}
+
+// place checks v at position i against everything but the candidate source and sets f[i].
+func (s *searcher) place(i int, v uint32) bool {
+	st := &s.pr.steps[i]
+	g := s.g
+	if !st.label.Matches(g.VertexLabel(v)) || st.cand != nil && !st.cand.Has(v) {
+		return false
+	}
+	for _, w := range s.f[:i] {
+		if w == v {
+			return false
+		}
+	}
+	for _, j := range st.less {
+		if s.f[j] >= v {
+			return false
+		}
+	}
+	for _, j := range st.more {
+		if s.f[j] <= v {
+			return false
+		}
+	}
+	for _, b := range st.back {
+		x := s.f[b.pos]
+		l, ok := g.HasEdge(v, x)
+		if !ok || !b.label.Matches(l) {
+			return false
+		}
+		if i >= 2 && s.of[v] != s.of[x] && edgeKey(v, x) < s.prime {
+			return false // DUPREMOVE: a smaller cut image edge
+		}
+	}
+	for _, j := range st.nonAdj {
+		if _, ok := g.HasEdge(v, s.f[j]); ok {
+			return false
+		}
+	}
+	s.f[i] = v
+	return true
+}
+
+// extend places positions i onwards.
+func (s *searcher) extend(i int) {
+	if s.stopped {
+		return
+	}
+	n := len(s.pr.steps)
+	if i == n {
+		s.st.matches++
+		if s.visit != nil {
+			if len(s.out) < n {
+				s.out = make([]uint32, n)
+			}
+			for j := range s.pr.steps {
+				s.out[s.pr.steps[j].u] = s.f[j]
+			}
+			if !s.visit(s.out[:n]) {
+				s.stopped = true
+			}
+		}
+		return
+	}
+	s.st.nodes++
+	if s.tick++; s.tick&4095 == 0 && s.ctx.Err() != nil {
+		s.stopped = true
+		return
+	}
+	st := &s.pr.steps[i]
+	// Candidates: the neighbours of the earlier vertex of smallest degree.
+	src := st.back[0].pos
+	for _, b := range st.back[1:] {
+		if s.g.Degree(s.f[b.pos]) < s.g.Degree(s.f[src]) {
+			src = b.pos
+		}
+	}
+	for _, b := range st.back {
+		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
+	}
+	list := s.g.Neighbors(s.f[src])
+	if !st.label.Any {
+		if l := st.back[s.backIndex(st, src)].label; !l.Any {
+			list = s.g.NeighborsWith(s.f[src], st.label.Value, l.Value)
+		}
+	}
+	for _, v := range list {
+		if s.stopped {
+			return
+		}
+		if s.place(i, v) {
+			s.extend(i + 1)
+		}
+	}
+}
+
+// backIndex is the index in st.back of the earlier position pos.
+func (s *searcher) backIndex(st *step, pos int) int {
+	for k, b := range st.back {
+		if b.pos == pos {
+			return k
+		}
+	}
+	return 0
+}
+
+// cutEdges lists the cut edges (smaller end first, ascending).
+func cutEdges(g *graph.Graph, of []uint32) [][2]uint32 {
+	var cut [][2]uint32
+	for v := range uint32(g.NumVertices()) {
+		for _, w := range g.Neighbors(v) {
+			if v < w && of[v] != of[w] {
+				cut = append(cut, [2]uint32{v, w})
+			}
+		}
+	}
+	return cut
+}
+
+// runInter runs the inter-partition stage over threads workers (counting: visit nil) or one
+// (listing). It returns the counters and whether it stopped early (cancelled, or visit said stop).
+func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, cut [][2]uint32, threads int, visit func([]uint32) bool) (interStats, bool) {
+	roots := len(cut)
+	if visit != nil {
+		threads = 1
+	}
+	var total interStats
+	var stopped atomic.Bool
+	var mu sync.Mutex
+	var next atomic.Int64
+	const chunk = 64
+	var wg sync.WaitGroup
+	for range max(threads, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx}
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= roots || stopped.Load() {
+					break
+				}
+				for r := lo; r < min(lo+chunk, roots) && !s.stopped; r++ {
+					for k := range ip.programs {
+						s.pr = &ip.programs[k]
+						if len(s.f) < len(s.pr.steps) {
+							s.f = make([]uint32, len(s.pr.steps))
+						}
+						s.root(cut[r])
+					}
+				}
+				if s.stopped || ctx.Err() != nil {
+					stopped.Store(true)
+					break
+				}
+			}
+			mu.Lock()
+			total.add(s.st)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return total, stopped.Load()
+}

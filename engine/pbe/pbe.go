@@ -1,0 +1,500 @@
+// Package pbe is the partition-based out-of-core engine "pbe", after PBE (Guo et al., SIGMOD
+// 2020): static matching on a data graph larger than the device's memory. It owns the two
+// stages and their exactly-once accounting; package partition owns the partitioner.
+//
+// A count partitions the data graph (partition.Partition) so that every part, with its
+// adjacency and halo, fits the budget (Engine.Budget, else Problem.GPUMemoryLimit, else
+// Problem.MemoryLimit; none: one part), then
+//
+//  1. intra-partition stage: every part's induced subgraph is searched on its own by a Backend
+//     (the host backend runs the engine registered as "cpu" on it): these are exactly the matches
+//     whose vertices all lie in that part;
+//  2. inter-partition stage (inter.go): the matches whose vertices lie in two parts or more,
+//     found from the cut edges with PBE's two stages (a pruning stage that seeds every cut edge on
+//     every pattern edge, an enumeration stage that extends the seeds) and PBE's exactly-once rule
+//     (DUPREMOVE: a match is found only from its smallest cut image edge). A disconnected
+//     pattern (outside PBE's problem) may span parts without a cut edge: its inter-partition
+//     count is the whole graph's host count less the parts', its list the whole graph's matches
+//     that span parts.
+//
+// The two sets are disjoint and cover every match, so the sum is exact in every convention
+// (embeddings, induced, unique), with vertex and edge labels, for counting and listing; the tests
+// check it against the brute-force oracle and the CPU engine under budgets that force 2 to
+// hundreds of parts. Stats (CountStats, and the debug log) report what the papers report: the
+// bytes a part needs, the bytes the stages move, intra- against inter-partition matches.
+//
+// Today both stages run on the host (Capabilities: engine.Host); the engine predicts nothing, so
+// --engine auto never picks it. A GPU backend plugs in as a Backend for the intra stage (upload a
+// part, run a device search) and replaces the host inter search (docs/out-of-core.md).
+package pbe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/plan"
+)
+
+func init() { engine.Register(&Engine{}) }
+
+// Backend runs the intra-partition stage: the search of one part's induced subgraph.
+type Backend interface {
+	// Name names the backend in logs.
+	Name() string
+	// CountPart counts sub's matches (sub.Data is one part's induced subgraph).
+	CountPart(ctx context.Context, sub *engine.Problem) (engine.Result, error)
+	// MatchesPart lists them (dense ids of sub.Data).
+	MatchesPart(ctx context.Context, sub *engine.Problem) iter.Seq2[[]uint32, error]
+}
+
+// HostBackend runs each part with the engine registered under the name "cpu".
+type HostBackend struct{}
+
+// Name implements Backend.
+func (HostBackend) Name() string { return "host" }
+
+func cpuEngine() (engine.Engine, error) {
+	e, err := engine.Lookup("cpu")
+	if err != nil {
+		return nil, fmt.Errorf("pbe: the host backend runs the cpu engine, which is not linked: %w", err)
+	}
+	return e, nil
+}
+
+// CountPart implements Backend.
+func (HostBackend) CountPart(ctx context.Context, sub *engine.Problem) (engine.Result, error) {
+	e, err := cpuEngine()
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return e.Count(ctx, sub)
+}
+
+// MatchesPart implements Backend.
+func (HostBackend) MatchesPart(ctx context.Context, sub *engine.Problem) iter.Seq2[[]uint32, error] {
+	e, err := cpuEngine()
+	if err != nil {
+		return func(yield func([]uint32, error) bool) { yield(nil, err) }
+	}
+	return e.Matches(ctx, sub)
+}
+
+// Engine is the pbe engine.
+type Engine struct {
+	// Budget is the bytes a part may need (0: the problem's GPUMemoryLimit, else its MemoryLimit,
+	// else no limit).
+	Budget uint64
+	// Backend runs the intra-partition stage (nil: HostBackend).
+	Backend Backend
+	// Passes is partition.Options.Passes.
+	Passes int
+
+	// cache keeps the last partitioning (graphs are immutable): PBE partitions once, offline.
+	mu    sync.Mutex
+	cache struct {
+		g      *graph.Graph
+		budget uint64
+		passes int
+		pt     *partition.Partitioning
+	}
+}
+
+// Name implements engine.Engine.
+func (*Engine) Name() string { return "pbe" }
+
+// Capabilities implements engine.Describer.
+func (*Engine) Capabilities() engine.Capabilities {
+	return engine.Capabilities{Device: engine.Host, Lists: true,
+		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; host backend"}
+}
+
+// BudgetFor is the partition budget of p.
+func (e *Engine) BudgetFor(p *engine.Problem) uint64 {
+	switch {
+	case e.Budget > 0:
+		return e.Budget
+	case p.GPUMemoryLimit > 0:
+		return p.GPUMemoryLimit
+	}
+	return p.MemoryLimit
+}
+
+func (e *Engine) backend() Backend {
+	if e.Backend == nil {
+		return HostBackend{}
+	}
+	return e.Backend
+}
+
+// Stats is what a count did, as the papers report it.
+type Stats struct {
+	// Budget is the partition budget (0: none); GraphBytes the whole graph in the same model.
+	Budget, GraphBytes uint64
+	// Parts is the number of parts; MaxPartBytes the largest part's bytes (adjacency and halo);
+	// HaloVertices the halos' sizes summed.
+	Parts        int
+	MaxPartBytes uint64
+	HaloVertices uint64
+	// EdgeCut is the number of cut edges (the pruning stage's seeds).
+	EdgeCut uint64
+	// IntraMatches and InterMatches split the count between the stages.
+	IntraMatches, InterMatches uint64
+	// IntraBytes is what the intra stage loads: the bytes of every part searched.
+	IntraBytes uint64
+	// CutBytes is what the stages hand over: the cut edges (8 bytes each) and the partition id of
+	// every vertex (4 bytes).
+	CutBytes uint64
+	// InterBytes is the adjacency the inter stage reads: at every extension, the lists of the
+	// earlier neighbours (what PBE's LOADSUBGRAPHTOGPU ships, before de-duplication in a batch).
+	InterBytes uint64
+	// Seeds is the number of two-vertex partial matches the pruning stage made; InterNodes the
+	// enumeration stage's search nodes.
+	Seeds, InterNodes uint64
+	// SkippedParts had fewer vertices than the pattern.
+	SkippedParts int
+	// The stages' wall times.
+	PartitionTime, IntraTime, InterTime time.Duration
+	// PartitionCached is set when the partitioning was the engine's last one (same graph and
+	// budget): PartitionTime is then only the look-up.
+	PartitionCached bool
+}
+
+// IntraShare is the share of the matches that are intra-partition (1 when there are none).
+func (s *Stats) IntraShare() float64 {
+	t := s.IntraMatches + s.InterMatches
+	if t == 0 {
+		return 1
+	}
+	return float64(s.IntraMatches) / float64(t)
+}
+
+// LogValue implements slog.LogValuer.
+func (s *Stats) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.Uint64("budget", s.Budget), slog.Uint64("graph_bytes", s.GraphBytes),
+		slog.Int("parts", s.Parts), slog.Uint64("max_part_bytes", s.MaxPartBytes),
+		slog.Uint64("halo_vertices", s.HaloVertices), slog.Uint64("edge_cut", s.EdgeCut),
+		slog.Uint64("intra", s.IntraMatches), slog.Uint64("inter", s.InterMatches),
+		slog.Float64("intra_share", s.IntraShare()),
+		slog.Uint64("intra_bytes", s.IntraBytes), slog.Uint64("cut_bytes", s.CutBytes),
+		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("seeds", s.Seeds),
+		slog.Uint64("inter_nodes", s.InterNodes), slog.Int("skipped_parts", s.SkippedParts),
+		slog.Duration("partition", s.PartitionTime), slog.Duration("intra_time", s.IntraTime),
+		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached))
+}
+
+func checkProblem(p *engine.Problem) error {
+	if p == nil || p.Data == nil || p.Pattern == nil {
+		return errors.New("pbe: the problem needs a data graph and a pattern")
+	}
+	return nil
+}
+
+// layout partitions p's data graph.
+func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*partition.Partitioning, error) {
+	t0 := time.Now()
+	g := p.Data
+	st.Budget, st.GraphBytes = e.BudgetFor(p), partition.GraphBytes(g)
+	e.mu.Lock()
+	c := e.cache
+	e.mu.Unlock()
+	pt, err := c.pt, error(nil)
+	if c.g == g && c.budget == st.Budget && c.passes == e.Passes {
+		st.PartitionCached = true
+	} else {
+		pt, err = partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes})
+	}
+	if err != nil {
+		if errors.Is(err, partition.ErrBudget) {
+			return nil, fmt.Errorf("pbe: %w: %w", engine.ErrMemory, err)
+		}
+		return nil, fmt.Errorf("pbe: partitioning: %w", err)
+	}
+	st.PartitionTime = time.Since(t0)
+	if !st.PartitionCached {
+		e.mu.Lock()
+		e.cache.g, e.cache.budget, e.cache.passes, e.cache.pt = g, st.Budget, e.Passes, pt
+		e.mu.Unlock()
+	}
+	st.Parts, st.MaxPartBytes, st.EdgeCut = len(pt.Parts), pt.MaxBytes(), pt.EdgeCut
+	for _, h := range pt.Halo {
+		st.HaloVertices += uint64(len(h))
+	}
+	st.CutBytes = pt.EdgeCut*8 + uint64(g.NumVertices())*4
+	return pt, nil
+}
+
+// subProblem is p restricted to part i's induced subgraph (nil when the part is too small).
+func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int) (*engine.Problem, error) {
+	vs := pt.Parts[i]
+	if len(vs) < p.Pattern.NumVertices() {
+		return nil, nil
+	}
+	sub := *p
+	sub.Progress = nil
+	if e.Budget == 0 && p.GPUMemoryLimit == 0 {
+		sub.MemoryLimit = 0 // the limit was the partition budget
+	}
+	if len(pt.Parts) == 1 {
+		return &sub, nil
+	}
+	g, err := induced(p.Data, vs, pt.Of, uint32(i))
+	if err != nil {
+		return nil, fmt.Errorf("pbe: part %d: %w", i, err)
+	}
+	sub.Data = g
+	return &sub, nil
+}
+
+// induced builds the subgraph of g induced by vs (part id of pt.Of); its original ids are g's
+// dense ids.
+func induced(g *graph.Graph, vs []uint32, of []uint32, part uint32) (*graph.Graph, error) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, v := range vs {
+		if err := b.SetVertexLabel(int64(v), g.VertexLabel(v)); err != nil {
+			return nil, err
+		}
+	}
+	for _, v := range vs {
+		ls := g.NeighborEdgeLabels(v)
+		for k, w := range g.Neighbors(v) {
+			if v < w && of[w] == part {
+				var l uint32
+				if ls != nil {
+					l = ls[k]
+				}
+				if err := b.AddEdge(int64(v), int64(w), l); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return b.Build()
+}
+
+func threads(p *engine.Problem) int {
+	if p.Threads > 0 {
+		return p.Threads
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func entryBytes(g *graph.Graph) uint64 {
+	if g.HasEdgeLabels() {
+		return 2 * partition.EntryBytes
+	}
+	return partition.EntryBytes
+}
+
+// interPlanFor filters every pattern vertex's candidates on the whole graph (package plan, on
+// the host, where the whole graph is) and makes the inter-partition programs.
+func interPlanFor(ctx context.Context, p *engine.Problem) (*interPlan, error) {
+	// Unique is left out: the candidates must not depend on the plan's symmetry restrictions,
+	// since the inter stage applies restrictions of its own.
+	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, plan.Options{
+		Induced: p.Semantics.Induced, Enumerate: true, SpaceLimit: -1})
+	if err != nil {
+		return nil, fmt.Errorf("pbe: filtering candidates: %w", err)
+	}
+	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, pl.CandidateBits), nil
+}
+
+func connected(p *engine.Problem) bool { return len(p.Pattern.Components()) == 1 }
+
+// spans reports whether the data vertices of m lie in more than one part.
+func spans(of []uint32, m []uint32) bool {
+	for _, v := range m[1:] {
+		if of[v] != of[m[0]] {
+			return true
+		}
+	}
+	return false
+}
+
+// Count implements engine.Engine.
+func (e *Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	res, _, err := e.CountStats(ctx, p)
+	return res, err
+}
+
+// CountStats counts p's matches and reports what the stages did.
+func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Result, *Stats, error) {
+	st := &Stats{}
+	if err := checkProblem(p); err != nil {
+		return engine.Result{}, st, err
+	}
+	t0 := time.Now()
+	pt, err := e.layout(ctx, p, st)
+	if err != nil {
+		return engine.Result{Partial: ctx.Err() != nil}, st, err
+	}
+	var res engine.Result
+	res.PlanTime = st.PartitionTime
+	be := e.backend()
+	tIntra := time.Now()
+	for i := range pt.Parts {
+		sub, err := e.subProblem(p, pt, i)
+		if err != nil {
+			return res, st, err
+		}
+		if sub == nil {
+			st.SkippedParts++
+			continue
+		}
+		st.IntraBytes += pt.Bytes[i]
+		r, err := be.CountPart(ctx, sub)
+		res.PlanTime += r.PlanTime
+		res.DeviceTime += r.DeviceTime
+		var ok bool
+		if st.IntraMatches, ok = checked.Add(st.IntraMatches, r.Count); !ok {
+			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
+		}
+		res.Count = st.IntraMatches
+		if err != nil || r.Partial {
+			res.Partial = true
+			return res, st, err
+		}
+		if p.Progress != nil {
+			p.Progress(0.5 * float64(i+1) / float64(len(pt.Parts)))
+		}
+	}
+	st.IntraTime = time.Since(tIntra)
+	if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 && !connected(p) {
+		// Inter-partition matches of a disconnected pattern need no cut edge: the whole graph's
+		// count (on the host, where the whole graph is) less the parts'.
+		tInter := time.Now()
+		whole := *p
+		whole.Progress = nil
+		r, err := be.CountPart(ctx, &whole)
+		st.InterTime = time.Since(tInter)
+		if err != nil || r.Partial {
+			res.Partial = true
+			return res, st, err
+		}
+		if r.Count < st.IntraMatches {
+			return res, st, fmt.Errorf("pbe: the parts hold %d matches, the whole graph %d", st.IntraMatches, r.Count)
+		}
+		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
+	} else if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {
+		tInter := time.Now()
+		ip, err := interPlanFor(ctx, p)
+		if err != nil {
+			res.Partial = ctx.Err() != nil
+			return res, st, err
+		}
+		cut := cutEdges(p.Data, pt.Of)
+		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, threads(p), nil)
+		st.InterMatches, st.Seeds, st.InterNodes, st.InterBytes = is.matches, is.seeds, is.nodes, is.bytes
+		st.InterTime = time.Since(tInter)
+		var ok bool
+		if res.Count, ok = checked.Add(st.IntraMatches, st.InterMatches); !ok {
+			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
+		}
+		if stopped {
+			res.Partial = true
+			return res, st, ctx.Err()
+		}
+	}
+	if p.Progress != nil {
+		p.Progress(1)
+	}
+	p.Logger().Debug("pbe count", "backend", be.Name(), "count", res.Count, "stats", st, "total", time.Since(t0))
+	return res, st, nil
+}
+
+// Matches implements engine.Engine: every part's matches, then the inter-partition ones.
+func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
+	return func(yield func([]uint32, error) bool) {
+		if err := checkProblem(p); err != nil {
+			yield(nil, err)
+			return
+		}
+		st := &Stats{}
+		pt, err := e.layout(ctx, p, st)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		be := e.backend()
+		buf := make([]uint32, p.Pattern.NumVertices())
+		for i := range pt.Parts {
+			sub, err := e.subProblem(p, pt, i)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if sub == nil {
+				continue
+			}
+			for m, err := range be.MatchesPart(ctx, sub) {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if sub.Data == p.Data {
+					copy(buf, m)
+				} else {
+					for j, v := range m {
+						buf[j] = uint32(sub.Data.OriginalID(v))
+					}
+				}
+				st.IntraMatches++
+				if !yield(buf, nil) {
+					return
+				}
+			}
+		}
+		if len(pt.Parts) == 1 || p.Pattern.NumVertices() < 2 {
+			return
+		}
+		if !connected(p) {
+			// The whole graph's matches (host) that span two parts or more.
+			whole := *p
+			whole.Progress = nil
+			for m, err := range be.MatchesPart(ctx, &whole) {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if spans(pt.Of, m) {
+					st.InterMatches++
+					if !yield(m, nil) {
+						return
+					}
+				}
+			}
+			p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
+			return
+		}
+		ip, err := interPlanFor(ctx, p)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		cut := cutEdges(p.Data, pt.Of)
+		done := false
+		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, 1, func(f []uint32) bool {
+			if !yield(f, nil) {
+				done = true
+				return false
+			}
+			return true
+		})
+		st.InterMatches = is.matches
+		if stopped && !done && ctx.Err() != nil {
+			yield(nil, ctx.Err())
+			return
+		}
+		p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
+	}
+}

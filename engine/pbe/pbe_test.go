@@ -1,0 +1,141 @@
+package pbe_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/pbe"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/partition"
+)
+
+// tightBudget is the smallest budget every vertex fits with its whole halo: parts of one or a few
+// vertices, the most inter-partition matches.
+func tightBudget(g *graph.Graph) uint64 {
+	var b uint64 = 64
+	for v := range uint32(g.NumVertices()) {
+		b = max(b, partition.VertexCost(g, v)+uint64(g.Degree(v))*partition.HaloBytes)
+	}
+	return b
+}
+
+// budgets are the budgets a case runs under: none (one part), half, a fifth and the tightest.
+func budgets(g *graph.Graph) []uint64 {
+	gb := partition.GraphBytes(g)
+	t := tightBudget(g)
+	return []uint64{0, max(gb/2, t), max(gb/5, t), t}
+}
+
+// TestOracleProperty (600 seeds in the deep sweep, 60 by default) checks pbe's counts, and for a
+// third of the seeds its match lists, against the brute-force oracle on the shared random
+// problems, under every convention and budgets that force from 1 to dozens of parts.
+func TestOracleProperty(t *testing.T) {
+	seeds, _ := proptest.Seeds(t, 600, 60)
+	var ost proptest.OracleStats
+	ctx := context.Background()
+	failures, multi, inter := 0, 0, 0
+	for o := range proptest.WithOracle(seeds, &ost) {
+		c := o.Case
+		for _, b := range budgets(c.G) {
+			e := &pbe.Engine{Budget: b}
+			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: o.Sem, Threads: 2}
+			res, st, err := e.CountStats(ctx, prob)
+			how := fmt.Sprintf("pbe budget %d (%d parts)", b, st.Parts)
+			if err != nil || res.Partial || res.Count != o.Want || st.IntraMatches+st.InterMatches != res.Count {
+				t.Errorf("Count = %d (intra %d + inter %d, partial %v, err %v), oracle %d\n%s", res.Count,
+					st.IntraMatches, st.InterMatches, res.Partial, err, o.Want, c.Describe(o.Sem, how, "./engine/pbe -run TestOracleProperty"))
+				failures++
+			}
+			if st.Parts > 1 {
+				multi++
+			}
+			if st.InterMatches > 0 {
+				inter++
+			}
+			if c.Seed%3 == 0 && o.Want <= 5_000 {
+				if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
+					t.Errorf("%s\n%s", msg, c.Describe(o.Sem, how, "./engine/pbe -run TestOracleProperty"))
+					failures++
+				}
+			}
+		}
+		if failures >= 10 {
+			t.Fatalf("stopping after %d failures", failures)
+		}
+	}
+	t.Logf("%d seeds: %d runs with several parts, %d with inter-partition matches; %d skipped as too big for the oracle", len(seeds), multi, inter, ost.Skipped)
+	if len(seeds) >= 50 && (multi == 0 || inter == 0) {
+		t.Errorf("the budgets forced no inter-partition matches: the test checks nothing of the inter stage")
+	}
+}
+
+// TestAgainstCPU compares pbe with the cpu engine on graphs of 200-500 vertices (beyond the
+// oracle), every convention, budgets forcing 2 to hundreds of parts: 4 seeds by default, 60 in
+// the deep sweep (the cpu engine's counts of disconnected patterns on these graphs take seconds).
+func TestAgainstCPU(t *testing.T) {
+	n := uint64(4)
+	if testing.Short() {
+		n = 2
+	}
+	if proptestLong() {
+		n = 60
+	}
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for seed := range n {
+		t0 := time.Now()
+		c := proptest.MakeLarger(seed)
+		for _, sem := range proptest.AllSemantics {
+			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: 2}
+			want, err := cpu.Count(ctx, prob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range budgets(c.G)[1:] {
+				res, st, err := (&pbe.Engine{Budget: b}).CountStats(ctx, prob)
+				if err != nil || res.Count != want.Count {
+					t.Errorf("seed %d %s budget %d (%d parts): pbe %d (intra %d, inter %d, err %v), cpu %d\n%s",
+						seed, sem, b, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want.Count, c.Recipe)
+				}
+			}
+		}
+		if d := time.Since(t0); d > time.Second {
+			t.Logf("seed %d took %v: %s", seed, d.Round(time.Millisecond), c.P)
+		}
+	}
+}
+
+func proptestLong() bool { return testingLong }
+
+// TestBudgetTooSmall: a budget below one vertex's needs is engine.ErrMemory, not a panic.
+func TestBudgetTooSmall(t *testing.T) {
+	c := proptest.MakeLarger(1)
+	_, err := (&pbe.Engine{Budget: 10}).Count(context.Background(), &engine.Problem{Data: c.G, Pattern: c.P})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if !errorsIs(err, engine.ErrMemory) {
+		t.Fatalf("error %v does not wrap ErrMemory", err)
+	}
+}
+
+// TestCancel: a cancelled count is partial with the context's error.
+func TestCancel(t *testing.T) {
+	g := gen.RandomGraphM(3, 400, 4000, 1, 1)
+	p := gen.RandomPattern(5, 6, gen.PatternOptions{EdgeProb: 0.3, VertexLabels: 1, EdgeLabels: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := (&pbe.Engine{Budget: tightBudget(g)}).Count(ctx, &engine.Problem{Data: g, Pattern: p})
+	if err == nil || !res.Partial {
+		t.Fatalf("cancelled count: partial %v, err %v", res.Partial, err)
+	}
+}

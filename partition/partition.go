@@ -1,0 +1,308 @@
+// Package partition owns the data-graph partitioner of the out-of-core engines (PBE, engine/pbe):
+// it splits the vertices of a graph into parts so that every part, with what a search of it needs,
+// fits a byte budget, and keeps the edge cut small. Pure Go, no METIS.
+//
+// What a part needs (its Bytes) is modelled on a device layout: each of its vertices costs its
+// CSR entry (offset, label, partition id: VertexBytes) and its whole adjacency list
+// (EntryBytes per neighbour, twice that with edge labels), cut edges included, so that the
+// inter-partition stage can start from the part's cut edges; and every vertex outside the part
+// adjacent to it (its halo) costs HaloBytes (label and partition id), which the search reads to
+// check a neighbour's label and to tell intra- from inter-partition edges.
+//
+// The algorithm is graph growing and refinement, in the spirit of METIS's initial partitioning
+// without its coarsening: parts are grown breadth first from the first unassigned vertex until
+// the next vertex would exceed the budget (the breadth-first frontier seeds the next part, so
+// consecutive parts are neighbours); then label-propagation passes move each boundary vertex to
+// the part holding most of its neighbours when that cuts fewer edges and both parts stay within
+// the budget (checked with an upper bound of the halo's growth, so the budget always holds).
+package partition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/submatch/submatch/graph"
+)
+
+// The cost model (bytes).
+const (
+	// VertexBytes is a vertex's CSR entry: its 64-bit offset, label and partition id.
+	VertexBytes = 16
+	// EntryBytes is one adjacency-list entry (a neighbour id); an edge label adds as much again.
+	EntryBytes = 4
+	// HaloBytes is a halo vertex: its label and partition id.
+	HaloBytes = 8
+)
+
+// ErrBudget is returned (wrapped, with the sizes) when one vertex with its halo exceeds the budget.
+var ErrBudget = errors.New("budget too small for one vertex")
+
+// Options tune Partition.
+type Options struct {
+	// Budget is the most bytes one part may need (0: no limit, one part).
+	Budget uint64
+	// Passes is the number of refinement passes (0: DefaultPasses; negative: none).
+	Passes int
+	// Fill is the share of the budget growth fills a part to, leaving the rest for refinement's
+	// moves (0: DefaultFill).
+	Fill float64
+}
+
+// DefaultFill is Options.Fill's default.
+const DefaultFill = 0.85
+
+// DefaultPasses is the number of label-propagation passes when Options.Passes is 0.
+const DefaultPasses = 8
+
+// Partitioning is the outcome: every vertex in exactly one part.
+type Partitioning struct {
+	// Of is the part of every vertex.
+	Of []uint32
+	// Parts lists the vertices of every part, ascending; no part is empty.
+	Parts [][]uint32
+	// Halo lists, for every part, the vertices outside it adjacent to one of its vertices,
+	// ascending.
+	Halo [][]uint32
+	// Bytes is what every part needs (its vertices and their adjacency, plus its halo).
+	Bytes []uint64
+	// EdgeCut is the number of edges whose ends lie in different parts.
+	EdgeCut uint64
+	// Budget is the budget the parts were made for (0: none).
+	Budget uint64
+	// Moves is the number of vertices the refinement moved.
+	Moves int
+}
+
+// VertexCost is what vertex v costs the part that holds it, halo aside.
+func VertexCost(g *graph.Graph, v uint32) uint64 {
+	return VertexBytes + uint64(g.Degree(v))*entryBytes(g)
+}
+
+func entryBytes(g *graph.Graph) uint64 {
+	if g.HasEdgeLabels() {
+		return 2 * EntryBytes
+	}
+	return EntryBytes
+}
+
+// GraphBytes is what the whole graph costs in the model (every vertex's VertexCost, no halo): the
+// size budgets are taken as fractions of.
+func GraphBytes(g *graph.Graph) uint64 {
+	return uint64(g.NumVertices())*VertexBytes + 2*g.NumEdges()*entryBytes(g)
+}
+
+// Partition splits g's vertices into parts within opts.Budget. It fails (wrapping ErrBudget)
+// when a single vertex with its halo exceeds the budget, and with the context's error when ctx
+// ends.
+func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning, error) {
+	n := g.NumVertices()
+	budget := opts.Budget
+	if budget == 0 {
+		budget = ^uint64(0)
+	}
+	fill := opts.Fill
+	if fill <= 0 || fill > 1 {
+		fill = DefaultFill
+	}
+	grow := budget
+	if opts.Budget > 0 {
+		grow = uint64(float64(budget) * fill)
+	}
+	of := make([]uint32, n)
+	const none = ^uint32(0)
+	for i := range of {
+		of[i] = none
+	}
+	// Growth: haloMark[w] == cur+1 while w is in the current part's halo.
+	haloMark := make([]uint32, n)
+	var queue []uint32
+	var bytes []uint64
+	cur := uint32(0)
+	var used uint64
+	size := 0
+	for start := 0; start < n; start++ {
+		if of[start] != none {
+			continue
+		}
+		if start&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		queue = append(queue[:0], uint32(start))
+		for len(queue) > 0 {
+			v := queue[0]
+			queue = queue[1:]
+			if of[v] != none {
+				continue
+			}
+			cost := VertexCost(g, v)
+			var gained uint64
+			for _, w := range g.Neighbors(v) {
+				if of[w] != cur && haloMark[w] != cur+1 {
+					gained++
+				}
+			}
+			add := cost + gained*HaloBytes
+			var freed uint64
+			if haloMark[v] == cur+1 {
+				freed = HaloBytes
+			}
+			if used+add-freed > grow && size > 0 || used+add-freed > budget {
+				if size == 0 {
+					return nil, fmt.Errorf("vertex %d needs %d bytes with its halo, the budget is %d: %w", g.OriginalID(v), add, budget, ErrBudget)
+				}
+				// Close the part; v starts the next one.
+				bytes = append(bytes, used)
+				cur++
+				used, size = 0, 0
+				queue = append(queue[:0], v)
+				continue
+			}
+			used += add - freed
+			size++
+			of[v] = cur
+			haloMark[v] = 0
+			for _, w := range g.Neighbors(v) {
+				if of[w] != cur {
+					haloMark[w] = cur + 1
+				}
+				if of[w] == none {
+					queue = append(queue, w)
+				}
+			}
+		}
+	}
+	if size > 0 || n == 0 {
+		bytes = append(bytes, used)
+		cur++
+	}
+	k := int(cur)
+	pt := &Partitioning{Of: of, Budget: opts.Budget}
+	pt.Bytes = bytes
+	passes := opts.Passes
+	if passes == 0 {
+		passes = DefaultPasses
+	}
+	if k > 1 {
+		for range max(passes, 0) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			moved := refine(g, of, pt.Bytes, budget)
+			pt.Moves += moved
+			pt.Bytes = Measure(g, of, k).Bytes
+			if moved == 0 {
+				break
+			}
+		}
+	}
+	m := Measure(g, of, k)
+	m.Budget, m.Moves = opts.Budget, pt.Moves
+	return m, nil
+}
+
+// refine is one label-propagation pass; bytes are updated with upper bounds (exact ones are
+// measured after the pass). It returns the number of vertices moved.
+func refine(g *graph.Graph, of []uint32, bytes []uint64, budget uint64) int {
+	k := len(bytes)
+	count := make([]uint32, k)
+	var touched []uint32
+	moved := 0
+	for v := range uint32(g.NumVertices()) {
+		a := of[v]
+		touched = touched[:0]
+		for _, w := range g.Neighbors(v) {
+			p := of[w]
+			if count[p] == 0 {
+				touched = append(touched, p)
+			}
+			count[p]++
+		}
+		best, bestCount := a, count[a]
+		for _, p := range touched {
+			if count[p] > bestCount { // strictly more: every move cuts fewer edges
+				best, bestCount = p, count[p]
+			}
+		}
+		if best != a {
+			cost := VertexCost(g, v)
+			// b's halo grows at most by v's neighbours outside b; a's by v itself.
+			growB := cost + uint64(g.Degree(v)-int(count[best]))*HaloBytes
+			if bytes[best]+growB <= budget && bytes[a] >= cost {
+				bytes[best] += growB
+				bytes[a] -= cost - HaloBytes
+				of[v] = best
+				moved++
+			}
+		}
+		for _, p := range touched {
+			count[p] = 0
+		}
+	}
+	return moved
+}
+
+// Measure computes the parts, halos, bytes and edge cut of the assignment of (parts 0..k-1);
+// parts left empty are dropped and the others renumbered in order (of is updated).
+func Measure(g *graph.Graph, of []uint32, k int) *Partitioning {
+	sizes := make([]int, k)
+	for _, p := range of {
+		sizes[p]++
+	}
+	renum := make([]uint32, k)
+	kk := 0
+	for p, s := range sizes {
+		renum[p] = uint32(kk)
+		if s > 0 {
+			kk++
+		}
+	}
+	if kk != k {
+		for v, p := range of {
+			of[v] = renum[p]
+		}
+	}
+	pt := &Partitioning{Of: of, Parts: make([][]uint32, kk), Halo: make([][]uint32, kk), Bytes: make([]uint64, kk)}
+	for v, p := range of {
+		pt.Parts[p] = append(pt.Parts[p], uint32(v))
+	}
+	mark := make([]uint32, g.NumVertices())
+	for p, vs := range pt.Parts {
+		stamp := uint32(p) + 1
+		var b uint64
+		var halo []uint32
+		for _, v := range vs {
+			b += VertexCost(g, v)
+			for _, w := range g.Neighbors(v) {
+				if of[w] != uint32(p) {
+					if v < w {
+						pt.EdgeCut++
+					}
+					if mark[w] != stamp {
+						mark[w] = stamp
+						halo = append(halo, w)
+					}
+				}
+			}
+		}
+		slices.Sort(halo)
+		pt.Halo[p] = halo
+		pt.Bytes[p] = b + uint64(len(halo))*HaloBytes
+	}
+	return pt
+}
+
+// Intra is the number of edges inside parts.
+func (pt *Partitioning) Intra(g *graph.Graph) uint64 { return g.NumEdges() - pt.EdgeCut }
+
+// MaxBytes is the largest part's Bytes.
+func (pt *Partitioning) MaxBytes() uint64 {
+	var m uint64
+	for _, b := range pt.Bytes {
+		m = max(m, b)
+	}
+	return m
+}

@@ -1,0 +1,127 @@
+package partition_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/partition"
+)
+
+// check verifies pt's invariants on g independently of the partitioner: every vertex in exactly
+// one part (Of and Parts agree), no part empty, every part within the budget, the halos exactly
+// the outside neighbours, the bytes and edge cut as recomputed here.
+func check(t *testing.T, g *graph.Graph, pt *partition.Partitioning, budget uint64) {
+	t.Helper()
+	n := g.NumVertices()
+	seen := make([]int, n)
+	for p, vs := range pt.Parts {
+		if len(vs) == 0 {
+			t.Fatalf("part %d empty", p)
+		}
+		for _, v := range vs {
+			seen[v]++
+			if pt.Of[v] != uint32(p) {
+				t.Fatalf("vertex %d listed in part %d, Of says %d", v, p, pt.Of[v])
+			}
+		}
+	}
+	for v, c := range seen {
+		if c != 1 {
+			t.Fatalf("vertex %d in %d parts", v, c)
+		}
+	}
+	var cut uint64
+	for p, vs := range pt.Parts {
+		halo := map[uint32]bool{}
+		var bytes uint64
+		for _, v := range vs {
+			bytes += partition.VertexCost(g, v)
+			for _, w := range g.Neighbors(v) {
+				if pt.Of[w] != uint32(p) {
+					halo[w] = true
+					if v < w {
+						cut++
+					}
+				}
+			}
+		}
+		want := make([]uint32, 0, len(halo))
+		for w := range halo {
+			want = append(want, w)
+		}
+		slices.Sort(want)
+		if !slices.Equal(want, pt.Halo[p]) {
+			t.Fatalf("part %d: halo %v, want %v", p, pt.Halo[p], want)
+		}
+		bytes += uint64(len(want)) * partition.HaloBytes
+		if bytes != pt.Bytes[p] {
+			t.Fatalf("part %d: %d bytes reported, %d recomputed", p, pt.Bytes[p], bytes)
+		}
+		if budget > 0 && bytes > budget {
+			t.Fatalf("part %d needs %d bytes, budget %d", p, bytes, budget)
+		}
+	}
+	if cut != pt.EdgeCut {
+		t.Fatalf("edge cut %d, recomputed %d", pt.EdgeCut, cut)
+	}
+}
+
+func TestInvariants(t *testing.T) {
+	seeds := uint64(40)
+	if sharedtest.Long() {
+		seeds = 400
+	}
+	ctx := context.Background()
+	for seed := range seeds {
+		n := 20 + int(seed%9)*60
+		g := gen.RandomGraphM(seed, n, n*(1+int(seed%5)), int(seed%3), 1+int(seed%2))
+		gb := partition.GraphBytes(g)
+		for _, div := range []uint64{1, 2, 4, 16, 64, 1 << 20} {
+			budget := gb / div
+			for _, passes := range []int{-1, 0} {
+				pt, err := partition.Partition(ctx, g, partition.Options{Budget: budget, Passes: passes})
+				if errors.Is(err, partition.ErrBudget) {
+					continue // a vertex alone exceeds the budget: checked below
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(t, g, pt, budget)
+			}
+		}
+	}
+}
+
+// TestTooSmall: a budget no vertex fits is ErrBudget.
+func TestTooSmall(t *testing.T) {
+	g := gen.RandomGraphM(1, 50, 200, 1, 1)
+	if _, err := partition.Partition(context.Background(), g, partition.Options{Budget: 8}); !errors.Is(err, partition.ErrBudget) {
+		t.Fatalf("err %v, want ErrBudget", err)
+	}
+}
+
+// TestRefinementCuts: refinement never cuts more edges than growth alone (every move strictly
+// lowers the cut).
+func TestRefinementCuts(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(20) {
+		g := gen.RandomGraphM(seed, 500, 2000, 1, 1)
+		b := partition.GraphBytes(g) / 8
+		a, err := partition.Partition(ctx, g, partition.Options{Budget: b, Passes: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := partition.Partition(ctx, g, partition.Options{Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.EdgeCut > a.EdgeCut {
+			t.Errorf("seed %d: refined cut %d > grown cut %d", seed, r.EdgeCut, a.EdgeCut)
+		}
+	}
+}
