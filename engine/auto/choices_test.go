@@ -65,6 +65,28 @@ func TestChoices(t *testing.T) {
 			fmt.Fprintf(&b, "wiki-Vote %s listing=%v: %s\n", q, listing, d.Engine)
 		}
 	}
+	// STMatch's 24 patterns on 16 threads (the H100 host's cores), where the device measurements
+	// of issue 17 say which engine is faster (docs/benchmarks.md).
+	f, err := os.ReadFile(filepath.Join(sharedtest.Dir(), "stmatch-patterns", "wikivote-unlabelled.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(f), "\n") {
+		name, rest, ok := strings.Cut(line, "\t")
+		if !ok || !strings.HasPrefix(name, "q") {
+			continue
+		}
+		src, _, _ := strings.Cut(rest, "\t")
+		pat, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 16}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "stmatch-patterns %s 16 threads: %s\n", name, d.Engine)
+	}
 	golden := filepath.Join("testdata", "choices.txt")
 	if *updateChoices {
 		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {

@@ -17,6 +17,15 @@ const (
 	// ms, Q_9 7.8e4 in 6.6 ms, Q_3 1.9e5 in 17 ms (1.0-1.2e7/s); Q_20 3.6e6/s (long
 	// intersections); wiki-Vote 4-cycle 7.0e7 nodes in 1.35 s on 2 threads (2.6e7/s a thread).
 	NodesPerSecond = 1e7
+	// CostPerSecond is the search's rate in set-operation steps (plan.Estimate.Cost: list entries
+	// merged or binary-searched) per thread. Dense patterns with hub intersections are bound by
+	// these, not by nodes: STMatch's 24 patterns on wiki-Vote, the CPU engine on the H100 host's
+	// 16 cores (docs/benchmarks.md, issue 17; 2026-11-25): q1 2.6e10 steps in 7.8 s, q4 2.6e10 in
+	// 6.1 s, q2 6.1e9 in 2.1 s, q3 2.2e9 in 0.73 s, q5 5.1e9 in 1.2 s, q9 5.5e9 in 1.2 s, q12 3.0e9
+	// in 1.6 s, q15 2.3e9 in 0.47 s, q23 4.8e9 in 1.1 s: 1.9e8-4.8e8 steps a second per thread
+	// (with ThreadGain's 10x on 16 threads), where NodesPerSecond predicted 0.02-0.3 s. The upper
+	// end is taken, so that the CPU keeps what it does fast.
+	CostPerSecond = 4e8
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate
 	// (docs/benchmarks.md, thread scaling: 1.6-2.1x on 2 threads, 7-11x on 16).
 	ThreadGain = 0.6
@@ -42,8 +51,9 @@ func (Engine) PlanOptions(p *engine.Problem, listing bool) (plan.Options, error)
 // StartSeconds implements engine.Predictor: the CPU engine starts at once.
 func (Engine) StartSeconds() float64 { return 0 }
 
-// Predict implements engine.Predictor: the estimated (or bounded) search nodes at
-// NodesPerSecond on the problem's threads, or for a clique the clique counter's time from the
+// Predict implements engine.Predictor: the estimated search nodes at NodesPerSecond or its
+// set-operation steps at CostPerSecond, whichever takes longer (the bounded nodes when the search
+// was not estimated), on the problem's threads; for a clique the clique counter's time from the
 // number of data edges.
 func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
@@ -52,9 +62,13 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 		s := CliqueSecondsPerEdge * float64(w.Clique.K-3) * float64(w.Problem.Data.NumEdges()) / gain
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
 	}
-	nodes := w.Bound
-	if w.Estimate != nil {
-		nodes = w.Estimate.Nodes
+	seconds := w.Bound / (NodesPerSecond * gain)
+	note := fmt.Sprintf("%d thread(s)", threads)
+	if e := w.Estimate; e != nil {
+		seconds = e.Nodes / (NodesPerSecond * gain)
+		if c := e.Cost / (CostPerSecond * gain); c > seconds {
+			seconds, note = c, note+", set operations"
+		}
 	}
-	return engine.Prediction{Seconds: nodes / (NodesPerSecond * gain), Note: fmt.Sprintf("%d thread(s)", threads)}
+	return engine.Prediction{Seconds: seconds, Note: note}
 }
