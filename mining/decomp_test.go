@@ -1,0 +1,130 @@
+package mining
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/sharedtest"
+)
+
+// bruteRooted counts, by backtracking over the ordered graph, the injective maps of s that
+// keep its edges with vertex 0 on x (and 1 on y when y >= 0).
+func bruteRooted(o *ordered, s Shape, x, y int) uint64 {
+	img := make([]int, s.K)
+	used := map[int]bool{}
+	var rec func(i int) uint64
+	rec = func(i int) uint64 {
+		if i == s.K {
+			return 1
+		}
+		var n uint64
+		try := func(v int) {
+			if used[v] {
+				return
+			}
+			for j := 0; j < i; j++ {
+				if s.Adj[i]&(1<<j) != 0 && !o.adjacent(img[j], v) {
+					return
+				}
+			}
+			img[i] = v
+			used[v] = true
+			n += rec(i + 1)
+			used[v] = false
+		}
+		switch {
+		case i == 0:
+			try(x)
+		case i == 1 && y >= 0:
+			try(y)
+		default:
+			for v := 0; v < o.n; v++ {
+				try(v)
+			}
+		}
+		return n
+	}
+	return rec(0)
+}
+
+func (o *ordered) adjacent(a, b int) bool {
+	for _, w := range o.all(a) {
+		if int(w) == b {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDecomp counts every 6-vertex shape by decomposition and checks every rooted vector the
+// rules built against brute force.
+func checkDecomp(t *testing.T, g *graph.Graph, label string) {
+	t.Helper()
+	o := newOrdered(g)
+	l, err := computeLocals(context.Background(), o, 6, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newSixDecomp(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ConnectedShapes(6) {
+		if _, _, err := d.count(s); err != nil && err != errNoRule {
+			t.Errorf("%s: %v: %v", label, s.Pattern(), err)
+		}
+	}
+	for key, v := range d.vecs {
+		s := Shape{K: key.k}
+		for i := 0; i < s.K; i++ {
+			s.Adj[i] = uint8(key.code >> (8 * i))
+		}
+		if key.roots == 1 {
+			for x := 0; x < o.n; x++ {
+				if want := bruteRooted(o, s, x, -1); v[x] != want {
+					t.Errorf("%s: %v rooted at 0, vertex %d: %d, brute force %d", label, s.Adj[:s.K], x, v[x], want)
+					break
+				}
+			}
+			continue
+		}
+		for p := range o.nbr {
+			if want := bruteRooted(o, s, int(d.src[p]), int(o.nbr[p])); v[p] != want {
+				t.Errorf("%s: %v rooted at (0, 1), edge %d-%d: %d, brute force %d", label, s.Adj[:s.K], d.src[p], o.nbr[p], v[p], want)
+				break
+			}
+		}
+	}
+}
+
+func TestDecompRooted(t *testing.T) {
+	cases := 4
+	if sharedtest.Long() {
+		cases = 40
+	}
+	for seed := range uint64(cases) {
+		n := 8 + int(seed%4)
+		p := []float64{0.3, 0.5, 0.7}[seed%3]
+		checkDecomp(t, gen.RandomGraph(seed, n, p, 1, 1), fmt.Sprintf("seed %d (n=%d p=%.2f)", seed, n, p))
+	}
+}
+
+func TestDecompCoverage(t *testing.T) {
+	g := gen.RandomGraph(1, 9, 0.5, 1, 1)
+	o := newOrdered(g)
+	l, _ := computeLocals(context.Background(), o, 6, 1, nil)
+	d, _ := newSixDecomp(l)
+	rules := map[string]int{}
+	for _, s := range ConnectedShapes(6) {
+		_, rule, err := d.count(s)
+		if err != nil {
+			rule = err.Error()
+			t.Logf("no rule: %v %v", s.Adj[:6], s.Pattern())
+		}
+		rules[rule]++
+	}
+	t.Log(rules)
+}
