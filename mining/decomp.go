@@ -176,12 +176,16 @@ func mergeInto(s Shape, a, b int) (Shape, []int) {
 	return quotient(s, block)
 }
 
-// collisions lists the quotients P/S over the partitions S of the vertices of comps (at most
-// one vertex per component in a block) other than all singletons, with the first `roots`
-// vertices kept as they are.
-func collisions(s Shape, comps [][]int, roots int) []Shape {
+// collisions lists the quotients P/S over the partitions S of the vertices of comps (a block
+// holds at most one vertex per component, and may hold one root that the component's piece
+// does not contain: has[c] is the mask of the roots in component c's piece, nil for all)
+// other than all singletons; the first `roots` vertices keep their indices.
+func collisions(s Shape, comps [][]int, roots int, has []uint8) []Shape {
 	var verts []int
 	compOf := make([]int, s.K)
+	for r := 0; r < roots; r++ {
+		compOf[r] = -1
+	}
 	for i, c := range comps {
 		for _, v := range c {
 			verts = append(verts, v)
@@ -192,7 +196,10 @@ func collisions(s Shape, comps [][]int, roots int) []Shape {
 	for v := range block {
 		block[v] = v
 	}
-	var blocks [][]int // current blocks' members
+	var blocks [][]int // current blocks' members, the roots' first
+	for r := 0; r < roots; r++ {
+		blocks = append(blocks, []int{r})
+	}
 	var out []Shape
 	var rec func(i int, merged bool)
 	rec = func(i int, merged bool) {
@@ -205,6 +212,9 @@ func collisions(s Shape, comps [][]int, roots int) []Shape {
 		}
 		v := verts[i]
 		for b := range blocks {
+			if b < roots && (has == nil || has[compOf[v]]&(1<<b) != 0) {
+				continue
+			}
 			ok := true
 			for _, w := range blocks[b] {
 				if compOf[w] == compOf[v] {
@@ -341,7 +351,7 @@ func (d *decomp) glue(s Shape, roots int, comps [][]int, get func(Shape) ([]uint
 		}
 		r.mulBy(p)
 	}
-	for _, q := range collisions(s, comps, roots) {
+	for _, q := range collisions(s, comps, roots, nil) {
 		p, err := get(q)
 		if err != nil {
 			return nil, err
@@ -524,7 +534,6 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 	if x, ok := d.global[globalKey(s)]; ok {
 		return x, "formula", nil
 	}
-	o := d.l.o
 	total := func(v []uint64) (uint64, error) {
 		var t sum
 		for _, x := range v {
@@ -532,72 +541,13 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 		}
 		return t.result()
 	}
-	// the collisions' global counts
-	corrections := func(s Shape, roots int, comps [][]int) (uint64, error) {
-		var t sum
-		for _, q := range collisions(s, comps, roots) {
-			x, ok := d.global[globalKey(q)]
-			if !ok {
-				return 0, fmt.Errorf("no global count of a %d-vertex quotient: a bug", q.K)
-			}
-			t.add(x)
+	for _, order := range coreOrders(s) {
+		x, err := d.coreCount(s, order)
+		if err == nil {
+			return x, []string{"", "cut vertex", "edge cut", "triangle core", "4-cycle core"}[len(order)], nil
 		}
-		return t.result()
-	}
-	glued := func(s Shape, roots int, comps [][]int, get func(Shape) ([]uint64, error), n int) (uint64, error) {
-		r := vec{v: ones(n)}
-		for _, c := range comps {
-			vs := []int{0, 1}[:roots]
-			p, err := get(induced(s, append(slices.Clone(vs), c...)))
-			if err != nil {
-				return 0, err
-			}
-			r.mulBy(p)
-		}
-		v, err := r.result()
-		if err != nil {
-			return 0, err
-		}
-		t, err := total(v)
-		if err != nil {
-			return 0, err
-		}
-		c, err := corrections(s, roots, comps)
-		if err != nil {
-			return 0, err
-		}
-		if c > t {
-			return 0, fmt.Errorf("decomposition goes negative (%d - %d): a bug", t, c)
-		}
-		return t - c, nil
-	}
-	for c := 0; c < s.K; c++ {
-		r := withRoots(s, c)
-		if comps := components(r, 1); len(comps) > 1 {
-			x, err := glued(r, 1, comps, d.vertexVec, o.n)
-			if err == nil {
-				return x, "cut vertex", nil
-			}
-			if err != errNoRule {
-				return 0, "", err
-			}
-		}
-	}
-	for a := 0; a < s.K; a++ {
-		for b := a + 1; b < s.K; b++ {
-			if s.Adj[a]&(1<<b) == 0 {
-				continue
-			}
-			r := withRoots(s, a, b)
-			if comps := components(r, 3); len(comps) > 1 {
-				x, err := glued(r, 2, comps, d.edgeVec, len(o.nbr))
-				if err == nil {
-					return x, "edge cut", nil
-				}
-				if err != errNoRule {
-					return 0, "", err
-				}
-			}
+		if err != errNoRule {
+			return 0, "", err
 		}
 	}
 	for c := 0; c < s.K; c++ {

@@ -73,8 +73,20 @@ func checkDecomp(t *testing.T, g *graph.Graph, label string) {
 		t.Fatal(err)
 	}
 	for _, s := range ConnectedShapes(6) {
-		if _, _, err := d.count(s); err != nil && err != errNoRule {
-			t.Errorf("%s: %v: %v", label, s.Pattern(), err)
+		got, rule, err := d.count(s)
+		if err == errNoRule {
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v: %v", label, s.Adj[:s.K], err)
+			continue
+		}
+		var want uint64
+		for x := 0; x < o.n; x++ {
+			want += bruteRooted(o, s, x, -1)
+		}
+		if got != want {
+			t.Errorf("%s: %v by %s: %d embeddings, brute force %d", label, s.Adj[:s.K], rule, got, want)
 		}
 	}
 	for key, v := range d.vecs {

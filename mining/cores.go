@@ -1,0 +1,294 @@
+package mining
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// A core is the separator of a global decomposition when it induces a vertex, an edge, a
+// triangle or a 4-cycle of the shape: the injective maps of the core are enumerated (the
+// triangles and 4-cycles each once, from the degree order) and weighted by the pieces hanging
+// from its vertices and edges (rooted vertex and edge counts), and the pieces' collisions are
+// subtracted as global counts of smaller shapes.
+
+// weights are the pieces' products per core vertex (nil: 1) and per core edge i -> j, i < j
+// (nil: 1), the edge vectors indexed by the adjacency position of x_i -> x_j.
+type weights struct {
+	v [4][]uint64
+	e [4][4][]uint64
+}
+
+// acc multiplies with an overflow flag.
+type acc struct{ over bool }
+
+func (a *acc) mul(x, y uint64) uint64 {
+	hi, lo := bits.Mul64(x, y)
+	a.over = a.over || hi != 0
+	return lo
+}
+
+func (d *decomp) vw(w *weights, i int, x uint32) uint64 {
+	if w.v[i] == nil {
+		return 1
+	}
+	return w.v[i][x]
+}
+
+// ew is the weight of core edge (i, j) on the data edge at adjacency position p (x_i -> x_j).
+func (d *decomp) ew(w *weights, i, j int, p uint64) uint64 {
+	if i < j {
+		if w.e[i][j] == nil {
+			return 1
+		}
+		return w.e[i][j][p]
+	}
+	if w.e[j][i] == nil {
+		return 1
+	}
+	return w.e[j][i][d.rev[p]]
+}
+
+// coreSum sums the weights over the injective maps of the core (k = 1..4 vertices: vertex,
+// edge, triangle, 4-cycle 0-1-2-3-0).
+func (d *decomp) coreSum(k int, w *weights) (uint64, error) {
+	o := d.l.o
+	var total sum
+	var a acc
+	switch k {
+	case 1:
+		for x := 0; x < o.n; x++ {
+			total.add(d.vw(w, 0, uint32(x)))
+		}
+	case 2:
+		for p := range o.nbr {
+			t := a.mul(d.vw(w, 0, d.src[p]), d.vw(w, 1, o.nbr[p]))
+			total.add(a.mul(t, d.ew(w, 0, 1, uint64(p))))
+		}
+	case 3:
+		perms := permutations(3)
+		for u := 0; u < o.n; u++ {
+			o.trianglesAt(u, func(v, x uint32, puv, pux, pvx uint64) {
+				vs := [3]uint32{uint32(u), v, x}
+				// pos[a][b]: the position of vs[a] -> vs[b]
+				var pos [3][3]uint64
+				pos[0][1], pos[0][2], pos[1][2] = puv, pux, pvx
+				pos[1][0], pos[2][0], pos[2][1] = d.rev[puv], d.rev[pux], d.rev[pvx]
+				for _, pm := range perms { // core vertex i on vs[pm[i]]
+					t := a.mul(d.vw(w, 0, vs[pm[0]]), d.vw(w, 1, vs[pm[1]]))
+					t = a.mul(t, d.vw(w, 2, vs[pm[2]]))
+					t = a.mul(t, d.ew(w, 0, 1, pos[pm[0]][pm[1]]))
+					t = a.mul(t, d.ew(w, 0, 2, pos[pm[0]][pm[2]]))
+					t = a.mul(t, d.ew(w, 1, 2, pos[pm[1]][pm[2]]))
+					total.add(t)
+				}
+			})
+		}
+	case 4:
+		return d.cycleSum(w)
+	default:
+		return 0, fmt.Errorf("core of %d vertices", k)
+	}
+	if a.over {
+		return 0, ErrOverflow
+	}
+	return total.result()
+}
+
+// cycleSum: every injective map of the 4-cycle 0-1-2-3-0 has one highest data vertex u = x_i;
+// the opposite x_{i+2} = w and both middles are below u, so with A[w] and B[w] the weighted
+// wedges u-v-w through position i+1 and i+3 and C[w] their products for one v, the maps are
+// sum_w f_{i+2}(w)(A[w]B[w] - C[w]) (v1 != v2) times f_i(u).
+func (d *decomp) cycleSum(w *weights) (uint64, error) {
+	o := d.l.o
+	A := make([]uint64, o.n)
+	B := make([]uint64, o.n)
+	C := make([]uint64, o.n)
+	var touched []uint32
+	var total sum
+	var a acc
+	for u := 0; u < o.n; u++ {
+		for i := 0; i < 4; i++ {
+			j, opp, k := (i+1)%4, (i+2)%4, (i+3)%4
+			for vi, v := range o.lower(u) {
+				puv := o.off[u] + uint64(vi)
+				fj := a.mul(d.vw(w, j, v), d.ew(w, i, j, puv))
+				fk := a.mul(d.vw(w, k, v), d.ew(w, i, k, puv))
+				for q := o.off[v]; q < o.off[v+1]; q++ {
+					x := o.nbr[q]
+					if x >= uint32(u) {
+						break
+					}
+					s := a.mul(fj, d.ew(w, j, opp, q))
+					t := a.mul(fk, d.ew(w, k, opp, q))
+					if A[x] == 0 && B[x] == 0 && C[x] == 0 {
+						touched = append(touched, x)
+					}
+					A[x] += s
+					B[x] += t
+					st := a.mul(s, t)
+					C[x] += st
+					a.over = a.over || A[x] < s || B[x] < t || C[x] < st
+				}
+			}
+			var here sum
+			for _, x := range touched {
+				ab := a.mul(A[x], B[x])
+				if C[x] > ab {
+					return 0, fmt.Errorf("4-cycle core goes negative: a bug")
+				}
+				here.add(a.mul(d.vw(w, opp, x), ab-C[x]))
+				A[x], B[x], C[x] = 0, 0, 0
+			}
+			touched = touched[:0]
+			r, err := here.result()
+			if err != nil {
+				return 0, err
+			}
+			total.add(a.mul(r, d.vw(w, i, uint32(u))))
+		}
+	}
+	if a.over {
+		return 0, ErrOverflow
+	}
+	return total.result()
+}
+
+// coreOrders lists the separators S of s whose induced shape is a vertex, an edge, a triangle
+// or a 4-cycle (listed in cycle order), smallest first, with every component of s - S
+// attached to one vertex or one edge of S.
+func coreOrders(s Shape) [][]int {
+	var out [][]int
+	full := uint8(1<<s.K - 1)
+	for size := 1; size <= 4; size++ {
+		for mask := uint8(1); mask < full; mask++ {
+			if bits.OnesCount8(mask) != size {
+				continue
+			}
+			order := coreOrder(s, mask)
+			if order == nil {
+				continue
+			}
+			ok := true
+			for _, c := range components(s, mask) {
+				var att uint8
+				for _, v := range c {
+					att |= s.Adj[v] & mask
+				}
+				n := bits.OnesCount8(att)
+				if n > 2 || n == 2 && s.Adj[bits.TrailingZeros8(att)]&att == 0 {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				out = append(out, order)
+			}
+		}
+	}
+	return out
+}
+
+// coreOrder returns the vertices of mask in core order when they induce a vertex, an edge, a
+// triangle or a 4-cycle, else nil.
+func coreOrder(s Shape, mask uint8) []int {
+	var vs []int
+	edges := 0
+	for m := mask; m != 0; m &= m - 1 {
+		v := bits.TrailingZeros8(m)
+		vs = append(vs, v)
+		edges += bits.OnesCount8(s.Adj[v] & mask)
+	}
+	edges /= 2
+	switch len(vs) {
+	case 1:
+		return vs
+	case 2, 3:
+		if edges == len(vs)*(len(vs)-1)/2 {
+			return vs
+		}
+	case 4:
+		if edges != 4 {
+			return nil
+		}
+		for _, v := range vs {
+			if bits.OnesCount8(s.Adj[v]&mask) != 2 {
+				return nil
+			}
+		}
+		a := vs[0]
+		nb := s.Adj[a] & mask
+		b := bits.TrailingZeros8(nb)
+		dd := bits.TrailingZeros8(nb &^ (1 << b))
+		c := bits.TrailingZeros8(mask &^ (1<<a | 1<<b | 1<<dd))
+		return []int{a, b, c, dd}
+	}
+	return nil
+}
+
+// coreCount counts inj(s) with the core on the vertices order: the weighted core sum minus the
+// collisions of the pieces (global counts of smaller shapes).
+func (d *decomp) coreCount(s Shape, order []int) (uint64, error) {
+	k := len(order)
+	r := withRoots(s, order...)
+	var mask uint8 = 1<<k - 1
+	comps := components(r, mask)
+	var w weights
+	has := make([]uint8, len(comps))
+	for ci, c := range comps {
+		var att []int
+		for i := 0; i < k; i++ {
+			for _, v := range c {
+				if r.Adj[v]&(1<<i) != 0 {
+					att = append(att, i)
+					break
+				}
+			}
+		}
+		for _, i := range att {
+			has[ci] |= 1 << i
+		}
+		piece := induced(r, append(att, c...))
+		var p []uint64
+		var err error
+		var slot *[]uint64
+		if len(att) == 1 {
+			p, err = d.vertexVec(piece)
+			slot = &w.v[att[0]]
+		} else {
+			p, err = d.edgeVec(piece)
+			slot = &w.e[att[0]][att[1]]
+		}
+		if err != nil {
+			return 0, err
+		}
+		if *slot == nil {
+			*slot = p
+		} else {
+			m := vec{v: append([]uint64(nil), *slot...)}
+			m.mulBy(p)
+			if *slot, err = m.result(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	total, err := d.coreSum(k, &w)
+	if err != nil {
+		return 0, err
+	}
+	var c sum
+	for _, q := range collisions(r, comps, k, has) {
+		x, ok := d.global[globalKey(q)]
+		if !ok {
+			return 0, fmt.Errorf("no global count of a %d-vertex quotient: a bug", q.K)
+		}
+		c.add(x)
+	}
+	cv, err := c.result()
+	if err != nil {
+		return 0, err
+	}
+	if cv > total {
+		return 0, fmt.Errorf("decomposition goes negative (%d - %d): a bug", total, cv)
+	}
+	return total - cv, nil
+}
