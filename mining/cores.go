@@ -14,8 +14,8 @@ import (
 // weights are the pieces' products per core vertex (nil: 1) and per core edge i -> j, i < j
 // (nil: 1), the edge vectors indexed by the adjacency position of x_i -> x_j.
 type weights struct {
-	v [4][]uint64
-	e [4][4][]uint64
+	v [MaxK][]uint64
+	e [MaxK][MaxK][]uint64
 }
 
 // acc multiplies with an overflow flag.
@@ -50,7 +50,10 @@ func (d *decomp) ew(w *weights, i, j int, p uint64) uint64 {
 
 // coreSum sums the weights over the injective maps of the core (k = 1..4 vertices: vertex,
 // edge, triangle, 4-cycle 0-1-2-3-0).
-func (d *decomp) coreSum(k int, w *weights) (uint64, error) {
+func (d *decomp) coreSum(k int, pair bool, w *weights) (uint64, error) {
+	if pair {
+		return d.pairSum(k-2, w)
+	}
 	o := d.l.o
 	var total sum
 	var a acc
@@ -153,14 +156,14 @@ func (d *decomp) cycleSum(w *weights) (uint64, error) {
 	return total.result()
 }
 
-// coreOrders lists the separators S of s whose induced shape is a vertex, an edge, a triangle
-// or a 4-cycle (listed in cycle order), smallest first, with every component of s - S
-// attached to one vertex or one edge of S.
+// coreOrders lists the separators S of s whose induced shape is a vertex, an edge, a triangle,
+// a 4-cycle (listed in cycle order) or K2,t for t = 1, 3, 4 (the two hubs first), smallest
+// first, with every component of s - S attached to one vertex or one edge of S.
 func coreOrders(s Shape) [][]int {
 	var out [][]int
 	full := uint8(1<<s.K - 1)
-	for size := 1; size <= 4; size++ {
-		for mask := uint8(1); mask < full; mask++ {
+	for size := 1; size <= 6; size++ {
+		for mask := uint8(1); mask <= full; mask++ {
 			if bits.OnesCount8(mask) != size {
 				continue
 			}
@@ -206,9 +209,12 @@ func coreOrder(s Shape, mask uint8) []int {
 		if edges == len(vs)*(len(vs)-1)/2 {
 			return vs
 		}
+		return pairOrder(s, mask, vs)
+	case 5, 6:
+		return pairOrder(s, mask, vs)
 	case 4:
 		if edges != 4 {
-			return nil
+			return pairOrder(s, mask, vs)
 		}
 		for _, v := range vs {
 			if bits.OnesCount8(s.Adj[v]&mask) != 2 {
@@ -227,7 +233,7 @@ func coreOrder(s Shape, mask uint8) []int {
 
 // coreCount counts inj(s) with the core on the vertices order: the weighted core sum minus the
 // collisions of the pieces (global counts of smaller shapes).
-func (d *decomp) coreCount(s Shape, order []int) (uint64, error) {
+func (d *decomp) coreCount(s Shape, order []int, pair bool) (uint64, error) {
 	k := len(order)
 	r := withRoots(s, order...)
 	var mask uint8 = 1<<k - 1
@@ -271,7 +277,7 @@ func (d *decomp) coreCount(s Shape, order []int) (uint64, error) {
 			}
 		}
 	}
-	total, err := d.coreSum(k, &w)
+	total, err := d.coreSum(k, pair, &w)
 	if err != nil {
 		return 0, err
 	}
@@ -291,4 +297,184 @@ func (d *decomp) coreCount(s Shape, order []int) (uint64, error) {
 		return 0, fmt.Errorf("decomposition goes negative (%d - %d): a bug", total, cv)
 	}
 	return total - cv, nil
+}
+
+// isPair reports whether a core order is a K2,t (t != 2): its vertices 0 and 1 are not adjacent.
+func isPair(s Shape, order []int) bool {
+	return len(order) >= 3 && s.Adj[order[0]]&(1<<order[1]) == 0
+}
+
+// pairOrder returns the vertices of mask as hubs a, b then w_1..w_t when they induce K2,t with
+// t = 1, 3 or 4, else nil.
+func pairOrder(s Shape, mask uint8, vs []int) []int {
+	t := len(vs) - 2
+	if t < 1 || t == 2 {
+		return nil
+	}
+	var hubs, rest []int
+	for _, v := range vs {
+		switch bits.OnesCount8(s.Adj[v] & mask) {
+		case t:
+			hubs = append(hubs, v)
+		case 2:
+			rest = append(rest, v)
+		}
+	}
+	if t == 1 { // a path a-w-b: the middle has degree 2, the ends 1
+		if len(rest) != 1 {
+			return nil
+		}
+		var ends []int
+		for _, v := range vs {
+			if v != rest[0] {
+				ends = append(ends, v)
+			}
+		}
+		if s.Adj[ends[0]]&(1<<ends[1]) != 0 {
+			return nil
+		}
+		return []int{ends[0], ends[1], rest[0]}
+	}
+	if len(hubs) != 2 || len(rest) != t || s.Adj[hubs[0]]&(1<<hubs[1]) != 0 {
+		return nil
+	}
+	hm := uint8(1)<<hubs[0] | uint8(1)<<hubs[1]
+	for _, w := range rest {
+		if s.Adj[w]&mask != hm {
+			return nil
+		}
+	}
+	return append(hubs, rest...)
+}
+
+// pairSum sums the weights over the injective maps of K2,t (hubs 0 and 1, the others 2..t+1):
+// for each data vertex x on hub 0, the wedges x-w-y give per y and per subset B of the
+// positions acc_B[y], the sum over common neighbours w of the product of the positions'
+// weights; the injective choices of w_1..w_t are the inclusion-exclusion over the partitions
+// of the positions, sum_pi mu(pi) prod_{B in pi} acc_B[y], mu(pi) = prod_B (-1)^(|B|-1)(|B|-1)!.
+func (d *decomp) pairSum(t int, w *weights) (uint64, error) {
+	o := d.l.o
+	parts := setPartitions(t)
+	nb := 1 << t
+	accs := make([][]uint64, nb)
+	for b := 1; b < nb; b++ {
+		accs[b] = make([]uint64, o.n)
+	}
+	seen := make([]bool, o.n)
+	var touched []uint32
+	var h [MaxK]uint64
+	var a acc
+	var total sum
+	for x := 0; x < o.n; x++ {
+		fx := d.vw(w, 0, uint32(x))
+		if fx == 0 {
+			continue
+		}
+		for p := o.off[x]; p < o.off[x+1]; p++ {
+			m := o.nbr[p]
+			for q := o.off[m]; q < o.off[m+1]; q++ {
+				y := o.nbr[q]
+				if y == uint32(x) {
+					continue
+				}
+				for i := 0; i < t; i++ {
+					h[i] = a.mul(a.mul(d.vw(w, 2+i, m), d.ew(w, 0, 2+i, p)), d.ew(w, 2+i, 1, q))
+				}
+				if !seen[y] {
+					seen[y] = true
+					touched = append(touched, y)
+				}
+				for b := 1; b < nb; b++ {
+					// the product over B = b, from B minus its lowest position
+					low := bits.TrailingZeros(uint(b))
+					var v uint64
+					if b == 1<<low {
+						v = h[low]
+					} else {
+						v = h[low]
+						for r := b &^ (1 << low); r != 0; r &= r - 1 {
+							v = a.mul(v, h[bits.TrailingZeros(uint(r))])
+						}
+					}
+					accs[b][y] += v
+					a.over = a.over || accs[b][y] < v
+				}
+			}
+		}
+		var here sum
+		for _, y := range touched {
+			var r signed
+			for _, pt := range parts {
+				v := pt.coef
+				for _, b := range pt.blocks {
+					v = a.mul(v, accs[b][y])
+				}
+				if pt.neg {
+					r.sub(v)
+				} else {
+					r.add(v)
+				}
+			}
+			for b := 1; b < nb; b++ {
+				accs[b][y] = 0
+			}
+			seen[y] = false
+			v, err := r.result()
+			if err != nil {
+				return 0, err
+			}
+			here.add(a.mul(v, d.vw(w, 1, y)))
+		}
+		touched = touched[:0]
+		hv, err := here.result()
+		if err != nil {
+			return 0, err
+		}
+		total.add(a.mul(hv, fx))
+	}
+	if a.over {
+		return 0, ErrOverflow
+	}
+	return total.result()
+}
+
+// partition is a set partition of t positions (blocks as bit masks) with its Moebius
+// coefficient |mu| and sign.
+type partition struct {
+	blocks []int
+	coef   uint64
+	neg    bool
+}
+
+// setPartitions lists the partitions of {0..t-1}.
+func setPartitions(t int) []partition {
+	var out []partition
+	var blocks []int
+	var rec func(i int)
+	rec = func(i int) {
+		if i == t {
+			p := partition{blocks: append([]int(nil), blocks...), coef: 1}
+			for _, b := range blocks {
+				n := bits.OnesCount(uint(b))
+				for j := 2; j < n; j++ {
+					p.coef *= uint64(j)
+				}
+				if n%2 == 0 {
+					p.neg = !p.neg
+				}
+			}
+			out = append(out, p)
+			return
+		}
+		for j := range blocks {
+			blocks[j] |= 1 << i
+			rec(i + 1)
+			blocks[j] &^= 1 << i
+		}
+		blocks = append(blocks, 1<<i)
+		rec(i + 1)
+		blocks = blocks[:len(blocks)-1]
+	}
+	rec(0)
+	return out
 }

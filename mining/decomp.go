@@ -542,8 +542,12 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 		return t.result()
 	}
 	for _, order := range coreOrders(s) {
-		x, err := d.coreCount(s, order)
+		pair := isPair(s, order)
+		x, err := d.coreCount(s, order, pair)
 		if err == nil {
+			if pair {
+				return x, fmt.Sprintf("K2,%d core", len(order)-2), nil
+			}
 			return x, []string{"", "cut vertex", "edge cut", "triangle core", "4-cycle core"}[len(order)], nil
 		}
 		if err != errNoRule {
