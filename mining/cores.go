@@ -171,19 +171,7 @@ func coreOrders(s Shape) [][]int {
 			if order == nil {
 				continue
 			}
-			ok := true
-			for _, c := range components(s, mask) {
-				var att uint8
-				for _, v := range c {
-					att |= s.Adj[v] & mask
-				}
-				n := bits.OnesCount8(att)
-				if n > 2 || n == 2 && s.Adj[bits.TrailingZeros8(att)]&att == 0 {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if hangs(s, mask, components(s, mask)) {
 				out = append(out, order)
 			}
 		}
@@ -238,46 +226,11 @@ func (d *decomp) coreCount(s Shape, order []int, pair bool) (uint64, error) {
 	r := withRoots(s, order...)
 	var mask uint8 = 1<<k - 1
 	comps := components(r, mask)
-	var w weights
-	has := make([]uint8, len(comps))
-	for ci, c := range comps {
-		var att []int
-		for i := 0; i < k; i++ {
-			for _, v := range c {
-				if r.Adj[v]&(1<<i) != 0 {
-					att = append(att, i)
-					break
-				}
-			}
-		}
-		for _, i := range att {
-			has[ci] |= 1 << i
-		}
-		piece := induced(r, append(att, c...))
-		var p []uint64
-		var err error
-		var slot *[]uint64
-		if len(att) == 1 {
-			p, err = d.vertexVec(piece)
-			slot = &w.v[att[0]]
-		} else {
-			p, err = d.edgeVec(piece)
-			slot = &w.e[att[0]][att[1]]
-		}
-		if err != nil {
-			return 0, err
-		}
-		if *slot == nil {
-			*slot = p
-		} else {
-			m := vec{v: append([]uint64(nil), *slot...)}
-			m.mulBy(p)
-			if *slot, err = m.result(); err != nil {
-				return 0, err
-			}
-		}
+	w, has, err := d.pieceWeights(r, k, comps)
+	if err != nil {
+		return 0, err
 	}
-	total, err := d.coreSum(k, pair, &w)
+	total, err := d.coreSum(k, pair, w)
 	if err != nil {
 		return 0, err
 	}
@@ -477,4 +430,65 @@ func setPartitions(t int) []partition {
 	}
 	rec(0)
 	return out
+}
+
+// pieceWeights multiplies the rooted counts of the pieces of r hanging from its first k
+// vertices (the core) into weights per core vertex and edge; has[c] is the mask of the core
+// vertices in component c's piece.
+func (d *decomp) pieceWeights(r Shape, k int, comps [][]int) (*weights, []uint8, error) {
+	w := &weights{}
+	has := make([]uint8, len(comps))
+	for ci, c := range comps {
+		var att []int
+		for i := 0; i < k; i++ {
+			for _, v := range c {
+				if r.Adj[v]&(1<<i) != 0 {
+					att = append(att, i)
+					break
+				}
+			}
+		}
+		for _, i := range att {
+			has[ci] |= 1 << i
+		}
+		piece := induced(r, append(att, c...))
+		var p []uint64
+		var err error
+		var slot *[]uint64
+		if len(att) == 1 {
+			p, err = d.vertexVec(piece)
+			slot = &w.v[att[0]]
+		} else {
+			p, err = d.edgeVec(piece)
+			slot = &w.e[att[0]][att[1]]
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if *slot == nil {
+			*slot = p
+		} else {
+			m := vec{v: append([]uint64(nil), *slot...)}
+			m.mulBy(p)
+			if *slot, err = m.result(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return w, has, nil
+}
+
+// hangs reports whether every component attaches to one vertex or one edge of the core mask.
+func hangs(s Shape, mask uint8, comps [][]int) bool {
+	for _, c := range comps {
+		var att uint8
+		for _, v := range c {
+			att |= s.Adj[v] & mask
+		}
+		n := bits.OnesCount8(att)
+		if n > 2 || n == 2 && s.Adj[bits.TrailingZeros8(att)]&att == 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -461,13 +461,64 @@ func (d *decomp) edgeRules(s Shape) ([]uint64, error) {
 	case s.K == 4 && s.Edges() == 6:
 		base = func(p uint64) uint64 { return l.k4e[p] }
 	default:
-		return nil, errNoRule
+		return d.triangleCoreEdge(s)
 	}
 	r := make([]uint64, m)
 	for p := range r {
 		r[p] = base(l.canon[p])
 	}
 	return r, nil
+}
+
+// triangleCoreEdge: root edge (0, 1) with a common neighbour w in s such that every component
+// of s - {0, 1, w} hangs from one vertex or edge of the triangle: per data edge, the sum over
+// its triangles of the pieces' weights, minus the collisions (rooted at the edge).
+func (d *decomp) triangleCoreEdge(s Shape) ([]uint64, error) {
+	o := d.l.o
+	for c := s.Adj[0] & s.Adj[1]; c != 0; c &= c - 1 {
+		r := withRoots(s, 0, 1, bits.TrailingZeros8(c))
+		comps := components(r, 7)
+		if !hangs(r, 7, comps) {
+			continue
+		}
+		w, has, err := d.pieceWeights(r, 3, comps)
+		if err == errNoRule {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out := vec{v: make([]uint64, len(o.nbr))}
+		var a acc
+		for p := range out.v {
+			x, y := d.src[p], o.nbr[p]
+			base := a.mul(a.mul(d.vw(w, 0, x), d.vw(w, 1, y)), d.ew(w, 0, 1, uint64(p)))
+			if base == 0 {
+				continue
+			}
+			var t sum
+			for _, z := range d.l.triangleList(uint64(p)) {
+				i, _ := slices.BinarySearch(o.all(int(x)), z)
+				j, _ := slices.BinarySearch(o.all(int(y)), z)
+				v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, o.off[x]+uint64(i)))
+				t.add(a.mul(v, d.ew(w, 1, 2, o.off[y]+uint64(j))))
+			}
+			out.over = out.over || t.over
+			out.v[p] = a.mul(base, t.v)
+		}
+		out.over = out.over || a.over
+		for _, q := range collisions(r, comps, 3, has) {
+			e, err := d.edgeVec(q)
+			if err != nil {
+				return nil, err
+			}
+			if err := out.sub(e); err != nil {
+				return nil, err
+			}
+		}
+		return out.result()
+	}
+	return nil, errNoRule
 }
 
 // leafEdge: root edge (0, 1) with 0 a leaf; the count at (x, y) is Q - 0 rooted at y minus the
