@@ -3,6 +3,7 @@ package mining
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // A core is the separator of a global decomposition when it induces a vertex, an edge, a
@@ -88,6 +89,8 @@ func (d *decomp) coreSum(k int, pair bool, w *weights) (uint64, error) {
 		}
 	case 4:
 		return d.cycleSum(w)
+	case 5:
+		return d.cycle5Sum(w)
 	default:
 		return 0, fmt.Errorf("core of %d vertices", k)
 	}
@@ -198,7 +201,12 @@ func coreOrder(s Shape, mask uint8) []int {
 			return vs
 		}
 		return pairOrder(s, mask, vs)
-	case 5, 6:
+	case 5:
+		if o := cycleOrder(s, mask, vs); o != nil {
+			return o
+		}
+		return pairOrder(s, mask, vs)
+	case 6:
 		return pairOrder(s, mask, vs)
 	case 4:
 		if edges != 4 {
@@ -491,4 +499,171 @@ func hangs(s Shape, mask uint8, comps [][]int) bool {
 		}
 	}
 	return true
+}
+
+// cycleOrder returns the vertices of mask in cycle order when they induce a cycle, else nil.
+func cycleOrder(s Shape, mask uint8, vs []int) []int {
+	for _, v := range vs {
+		if bits.OnesCount8(s.Adj[v]&mask) != 2 {
+			return nil
+		}
+	}
+	order := []int{vs[0]}
+	prev, cur := -1, vs[0]
+	for {
+		nb := s.Adj[cur] & mask
+		next := bits.TrailingZeros8(nb)
+		if next == prev {
+			next = bits.TrailingZeros8(nb &^ (1 << next))
+		}
+		if next == vs[0] {
+			break
+		}
+		order = append(order, next)
+		prev, cur = cur, next
+	}
+	if len(order) != len(vs) {
+		return nil
+	}
+	return order
+}
+
+// pos is the adjacency position of u -> v (an edge).
+func (d *decomp) pos(u, v uint32) uint64 {
+	o := d.l.o
+	i, _ := slices.BinarySearch(o.all(int(u)), v)
+	return o.off[u] + uint64(i)
+}
+
+// cycle5Sum sums the weights over the injective maps of the 5-cycle 0-1-2-3-4-0. For each x on
+// 0, the walks x-a-b-c-d-x (b, c != x) are S = sum over edges b-c of W1[b] W4[c], W1 and W4 the
+// weighted wedges from x; the walks that are not cycles have a = c, b = d or a = d (pairwise
+// exclusive but for a = c with b = d), so the cycles are S - D(a=c) - D(b=d) - D(a=d) + D(both).
+func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
+	o := d.l.o
+	var a acc
+	W1 := make([]uint64, o.n)
+	W4 := make([]uint64, o.n)
+	var t1, t4 []uint32
+	f := func(i int, v uint32) uint64 { return d.vw(w, i, v) }
+	g := func(i, j int, u, v uint32) uint64 { return d.ew(w, i, j, d.pos(u, v)) }
+	// per vertex m: the ordered triangles (m, b, c) weighted as (1, 2, 3) around m = a = d.
+	tri := make([]uint64, o.n)
+	for m := 0; m < o.n; m++ {
+		var t sum
+		for p := o.off[m]; p < o.off[m+1]; p++ {
+			b := o.nbr[p]
+			for _, c := range d.l.triangleList(p) {
+				t.add(a.mul(a.mul(a.mul(f(2, b), f(3, c)), a.mul(d.ew(w, 1, 2, p), g(2, 3, b, c))), g(3, 4, c, uint32(m))))
+			}
+		}
+		a.over = a.over || t.over
+		tri[m] = t.v
+	}
+	var total signed
+	for xi := 0; xi < o.n; xi++ {
+		x := uint32(xi)
+		f0 := f(0, x)
+		if f0 == 0 {
+			continue
+		}
+		var r signed
+		for p := o.off[x]; p < o.off[x+1]; p++ {
+			m := o.nbr[p]
+			h1 := a.mul(f(1, m), d.ew(w, 0, 1, p))
+			h4 := a.mul(f(4, m), d.ew(w, 4, 0, d.rev[p]))
+			for q := o.off[m]; q < o.off[m+1]; q++ {
+				y := o.nbr[q]
+				if y == x {
+					continue
+				}
+				if W1[y] == 0 && W4[y] == 0 {
+					t1 = append(t1, y)
+				}
+				v1 := a.mul(h1, d.ew(w, 1, 2, q))
+				v4 := a.mul(h4, d.ew(w, 3, 4, d.rev[q]))
+				W1[y] += v1
+				W4[y] += v4
+				a.over = a.over || W1[y] < v1 || W4[y] < v4
+			}
+		}
+		_ = t4
+		for _, b := range t1 {
+			if W1[b] == 0 {
+				continue
+			}
+			var inner sum
+			for q := o.off[b]; q < o.off[b+1]; q++ {
+				c := o.nbr[q]
+				if c == x || W4[c] == 0 {
+					continue
+				}
+				inner.add(a.mul(a.mul(d.ew(w, 2, 3, q), f(3, c)), W4[c]))
+			}
+			a.over = a.over || inner.over
+			r.add(a.mul(a.mul(W1[b], f(2, b)), inner.v))
+		}
+		for _, y := range t1 {
+			W1[y], W4[y] = 0, 0
+		}
+		t1 = t1[:0]
+		for p := o.off[x]; p < o.off[x+1]; p++ {
+			m := o.nbr[p]
+			tl := d.l.triangleList(p) // common neighbours of x and m
+			// D(a=c): m on 1 and 3
+			var s2, s4 sum
+			for q := o.off[m]; q < o.off[m+1]; q++ {
+				b := o.nbr[q]
+				if b != x {
+					s2.add(a.mul(a.mul(f(2, b), d.ew(w, 1, 2, q)), d.ew(w, 2, 3, d.rev[q])))
+				}
+			}
+			for _, dd := range tl {
+				s4.add(a.mul(a.mul(f(4, dd), g(3, 4, m, dd)), g(4, 0, dd, x)))
+			}
+			a.over = a.over || s2.over || s4.over
+			r.sub(a.mul(a.mul(a.mul(f(1, m), f(3, m)), d.ew(w, 0, 1, p)), a.mul(s2.v, s4.v)))
+			// D(b=d): m on 2 and 4
+			var s1, s3 sum
+			for _, aa := range tl {
+				s1.add(a.mul(a.mul(f(1, aa), g(0, 1, x, aa)), g(1, 2, aa, m)))
+			}
+			for q := o.off[m]; q < o.off[m+1]; q++ {
+				c := o.nbr[q]
+				if c != x {
+					s3.add(a.mul(a.mul(f(3, c), d.ew(w, 2, 3, q)), d.ew(w, 3, 4, d.rev[q])))
+				}
+			}
+			a.over = a.over || s1.over || s3.over
+			r.sub(a.mul(a.mul(a.mul(f(2, m), f(4, m)), d.ew(w, 4, 0, d.rev[p])), a.mul(s1.v, s3.v)))
+			// D(a=d): m on 1 and 4; the triangles at m avoiding x
+			tm := tri[m]
+			var sx sum
+			for _, c := range tl { // b = x or c = x
+				sx.add(a.mul(a.mul(a.mul(f(2, x), f(3, c)), a.mul(g(1, 2, m, x), g(2, 3, x, c))), g(3, 4, c, m)))
+				sx.add(a.mul(a.mul(a.mul(f(2, c), f(3, x)), a.mul(g(1, 2, m, c), g(2, 3, c, x))), g(3, 4, x, m)))
+			}
+			a.over = a.over || sx.over
+			if sx.v > tm {
+				return 0, fmt.Errorf("5-cycle core goes negative: a bug")
+			}
+			r.sub(a.mul(a.mul(a.mul(f(1, m), f(4, m)), a.mul(d.ew(w, 0, 1, p), d.ew(w, 4, 0, d.rev[p]))), tm-sx.v))
+			// D(a=c and b=d): m on 1 and 3, b on 2 and 4, triangle x-m-b
+			for _, b := range tl {
+				v := a.mul(a.mul(f(1, m), f(3, m)), a.mul(f(2, b), f(4, b)))
+				v = a.mul(v, a.mul(d.ew(w, 0, 1, p), g(1, 2, m, b)))
+				v = a.mul(v, a.mul(g(2, 3, b, m), g(3, 4, m, b)))
+				r.add(a.mul(v, g(4, 0, b, x)))
+			}
+		}
+		v, err := r.result()
+		if err != nil {
+			return 0, err
+		}
+		total.addProduct(v, f0)
+	}
+	if a.over {
+		return 0, ErrOverflow
+	}
+	return total.result()
 }

@@ -599,7 +599,7 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 			if pair {
 				return x, fmt.Sprintf("K2,%d core", len(order)-2), nil
 			}
-			return x, []string{"", "cut vertex", "edge cut", "triangle core", "4-cycle core"}[len(order)], nil
+			return x, []string{"", "cut vertex", "edge cut", "triangle core", "4-cycle core", "5-cycle core"}[len(order)], nil
 		}
 		if err != errNoRule {
 			return 0, "", err
