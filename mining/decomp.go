@@ -615,5 +615,13 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 			return 0, "", err
 		}
 	}
+	if r := apex(s); r >= 0 {
+		h, err := d.homCount(s, r)
+		if err != nil {
+			return 0, "", err
+		}
+		x, err := d.homInj(s, h)
+		return x, "homomorphisms", err
+	}
 	return 0, "", errNoRule
 }
