@@ -51,7 +51,7 @@ func (d *decomp) ew(w *weights, i, j int, p uint64) uint64 {
 
 // coreSum sums the weights over the injective maps of the core (k = 1..4 vertices: vertex,
 // edge, triangle, 4-cycle 0-1-2-3-0).
-func (d *decomp) coreSum(k int, pair bool, w *weights) (uint64, error) {
+func (d *decomp) coreSum(k int, pair, clique bool, w *weights) (uint64, error) {
 	if pair {
 		return d.pairSum(k-2, w)
 	}
@@ -88,6 +88,9 @@ func (d *decomp) coreSum(k int, pair bool, w *weights) (uint64, error) {
 			})
 		}
 	case 4:
+		if clique {
+			return d.cliqueSum(w)
+		}
 		return d.cycleSum(w)
 	case 5:
 		return d.cycle5Sum(w)
@@ -209,6 +212,9 @@ func coreOrder(s Shape, mask uint8) []int {
 	case 6:
 		return pairOrder(s, mask, vs)
 	case 4:
+		if edges == 6 {
+			return vs
+		}
 		if edges != 4 {
 			return pairOrder(s, mask, vs)
 		}
@@ -238,7 +244,7 @@ func (d *decomp) coreCount(s Shape, order []int, pair bool) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	total, err := d.coreSum(k, pair, w)
+	total, err := d.coreSum(k, pair, k == 4 && r.Edges()-edgesOutside(r, k) == 6, w)
 	if err != nil {
 		return 0, err
 	}
@@ -666,4 +672,64 @@ func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
 		return 0, ErrOverflow
 	}
 	return total.result()
+}
+
+// edgesOutside counts the edges of r with an end outside its first k vertices.
+func edgesOutside(r Shape, k int) int {
+	n := 0
+	for v := k; v < r.K; v++ {
+		n += bits.OnesCount8(r.Adj[v] & (1<<k - 1))
+		for u := v + 1; u < r.K; u++ {
+			if r.Adj[v]&(1<<u) != 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// cliqueSum sums the weights over the injective maps of K4: every 4-clique u < v < z < t once
+// (two triangles on the edge u-v whose third vertices are adjacent), in its 24 orders.
+func (d *decomp) cliqueSum(w *weights) (uint64, error) {
+	o := d.l.o
+	perms := permutations(4)
+	var a acc
+	var total sum
+	for u := 0; u < o.n; u++ {
+		for i, v := range o.above(u) {
+			p := o.up[u] + uint64(i)
+			tl := d.l.triangleList(p)
+			for zi, z := range tl {
+				if z <= v {
+					continue
+				}
+				for _, t := range tl[zi+1:] {
+					if !o.adjacent(int(z), int(t)) {
+						continue
+					}
+					vs := [4]uint32{uint32(u), v, z, t}
+					for _, pm := range perms { // core vertex i on vs[pm[i]]
+						x := uint64(1)
+						for c := 0; c < 4; c++ {
+							x = a.mul(x, d.vw(w, c, vs[pm[c]]))
+							for e := c + 1; e < 4; e++ {
+								x = a.mul(x, d.ew(w, c, e, d.pos(vs[pm[c]], vs[pm[e]])))
+							}
+						}
+						total.add(x)
+					}
+				}
+			}
+		}
+	}
+	if a.over {
+		return 0, ErrOverflow
+	}
+	return total.result()
+}
+
+// adjacent reports whether a and b are adjacent.
+func (o *ordered) adjacent(a, b int) bool {
+	_, ok := slices.BinarySearch(o.all(a), uint32(b))
+	return ok
 }

@@ -599,6 +599,9 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 			if pair {
 				return x, fmt.Sprintf("K2,%d core", len(order)-2), nil
 			}
+			if len(order) == 4 && s.Edges()-edgesOutside(withRoots(s, order...), 4) == 6 {
+				return x, "4-clique core", nil
+			}
 			return x, []string{"", "cut vertex", "edge cut", "triangle core", "4-cycle core", "5-cycle core"}[len(order)], nil
 		}
 		if err != errNoRule {

@@ -50,15 +50,6 @@ func bruteRooted(o *ordered, s Shape, x, y int) uint64 {
 	return rec(0)
 }
 
-func (o *ordered) adjacent(a, b int) bool {
-	for _, w := range o.all(a) {
-		if int(w) == b {
-			return true
-		}
-	}
-	return false
-}
-
 // checkDecomp counts every 6-vertex shape by decomposition and checks every rooted vector the
 // rules built against brute force.
 func checkDecomp(t *testing.T, g *graph.Graph, label string) {
