@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/sharedtest"
@@ -130,4 +131,61 @@ func TestDecompCoverage(t *testing.T) {
 		rules[rule]++
 	}
 	t.Log(rules)
+}
+
+// TestDecompEngineEmailEu (long) checks every decomposed 6-vertex count against the CPU engine
+// on the subgraph of email-Eu-core induced by its first vertices (the whole graph takes the
+// engine minutes per sparse pattern).
+func TestDecompEngineEmailEu(t *testing.T) {
+	sharedtest.SkipUnlessLong(t)
+	full := loadShared(t, "email-eu-core/email-Eu-core.txt")
+	// the first vertices in breadth-first order from vertex 0
+	const keep = 70
+	in := map[uint32]bool{0: true}
+	queue := []uint32{0}
+	for i := 0; i < len(queue) && len(queue) < keep; i++ {
+		for _, v := range full.Neighbors(queue[i]) {
+			if !in[v] && len(queue) < keep {
+				in[v] = true
+				queue = append(queue, v)
+			}
+		}
+	}
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, u := range queue {
+		if _, err := b.Vertex(int64(u)); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range full.Neighbors(u) {
+			if in[v] && v < u {
+				if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Count(context.Background(), g, Options{K: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := engine.Lookup("cpu")
+	checked := 0
+	for _, m := range c.Motifs {
+		if m.Method != "decomposition" {
+			continue
+		}
+		res, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: m.Shape.Pattern(), Semantics: engine.Semantics{Unique: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		if res.Count != m.NonInduced {
+			t.Errorf("%s: decomposition %d, engine %d", m.Pattern, m.NonInduced, res.Count)
+		}
+	}
+	t.Logf("%d vertices, %d edges: %d decomposed patterns checked", g.NumVertices(), g.NumEdges(), checked)
 }
