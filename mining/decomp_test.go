@@ -116,23 +116,6 @@ func TestDecompRooted(t *testing.T) {
 	}
 }
 
-func TestDecompCoverage(t *testing.T) {
-	g := gen.RandomGraph(1, 9, 0.5, 1, 1)
-	o := newOrdered(g)
-	l, _ := computeLocals(context.Background(), o, 6, 1, nil)
-	d, _ := newSixDecomp(l)
-	rules := map[string]int{}
-	for _, s := range ConnectedShapes(6) {
-		_, rule, err := d.count(s)
-		if err != nil {
-			rule = err.Error()
-			t.Logf("no rule: %v %v", s.Adj[:6], s.Pattern())
-		}
-		rules[rule]++
-	}
-	t.Log(rules)
-}
-
 // TestDecompEngineEmailEu (long) checks every decomposed 6-vertex count against the CPU engine
 // on the subgraph of email-Eu-core induced by its first vertices (the whole graph takes the
 // engine minutes per sparse pattern).
