@@ -708,12 +708,19 @@ func (d *decomp) cliqueSum(w *weights) (uint64, error) {
 						continue
 					}
 					vs := [4]uint32{uint32(u), v, z, t}
+					var ps [4][4]uint64 // ps[i][j]: the position of vs[i] -> vs[j]
+					for i := 0; i < 4; i++ {
+						for j := i + 1; j < 4; j++ {
+							ps[i][j] = d.pos(vs[i], vs[j])
+							ps[j][i] = d.rev[ps[i][j]]
+						}
+					}
 					for _, pm := range perms { // core vertex i on vs[pm[i]]
 						x := uint64(1)
 						for c := 0; c < 4; c++ {
 							x = a.mul(x, d.vw(w, c, vs[pm[c]]))
 							for e := c + 1; e < 4; e++ {
-								x = a.mul(x, d.ew(w, c, e, d.pos(vs[pm[c]], vs[pm[e]])))
+								x = a.mul(x, d.ew(w, c, e, ps[pm[c]][pm[e]]))
 							}
 						}
 						total.add(x)

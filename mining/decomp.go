@@ -497,11 +497,17 @@ func (d *decomp) triangleCoreEdge(s Shape) ([]uint64, error) {
 				continue
 			}
 			var t sum
-			for _, z := range d.l.triangleList(uint64(p)) {
-				i, _ := slices.BinarySearch(o.all(int(x)), z)
-				j, _ := slices.BinarySearch(o.all(int(y)), z)
-				v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, o.off[x]+uint64(i)))
-				t.add(a.mul(v, d.ew(w, 1, 2, o.off[y]+uint64(j))))
+			if w.e[0][2] == nil && w.e[1][2] == nil {
+				for _, z := range d.l.triangleList(uint64(p)) {
+					t.add(d.vw(w, 2, z))
+				}
+			} else {
+				// the common neighbours with their positions in both lists
+				intersect(o.all(int(x)), o.all(int(y)), func(i, j int) {
+					z := o.nbr[o.off[x]+uint64(i)]
+					v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, o.off[x]+uint64(i)))
+					t.add(a.mul(v, d.ew(w, 1, 2, o.off[y]+uint64(j))))
+				})
 			}
 			out.over = out.over || t.over
 			out.v[p] = a.mul(base, t.v)

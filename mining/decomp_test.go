@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // bruteRooted counts, by backtracking over the ordered graph, the injective maps of s that
@@ -171,4 +173,40 @@ func TestDecompEngineEmailEu(t *testing.T) {
 		}
 	}
 	t.Logf("%d vertices, %d edges: %d decomposed patterns checked", g.NumVertices(), g.NumEdges(), checked)
+}
+
+// BenchmarkSixDecomposition times the 6-vertex shapes the decomposition covers (local counts
+// included, the engine's shapes left out) on the shared graphs:
+// go test ./mining -run '^$' -bench SixDecomposition -benchtime 3x
+func BenchmarkSixDecomposition(b *testing.B) {
+	for _, rel := range []string{"citeseer-graphminer", "email-eu-core/email-Eu-core.txt", "wikivote-graphpi/wiki-vote_input"} {
+		b.Run(rel, func(b *testing.B) {
+			g, err := formats.Load(testenv.Path(b, rel), formats.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			shapes := ConnectedShapes(6)
+			b.ResetTimer()
+			for range b.N {
+				o := newOrdered(g)
+				l, err := computeLocals(context.Background(), o, 6, 0, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d, err := newSixDecomp(l)
+				if err != nil {
+					b.Fatal(err)
+				}
+				left := 0
+				for _, s := range shapes {
+					if _, _, err := d.count(s); err == errNoRule {
+						left++
+					} else if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(shapes)-left), "shapes")
+			}
+		})
+	}
 }
