@@ -552,7 +552,12 @@ func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
 	W4 := make([]uint64, o.n)
 	var t1, t4 []uint32
 	f := func(i int, v uint32) uint64 { return d.vw(w, i, v) }
-	g := func(i, j int, u, v uint32) uint64 { return d.ew(w, i, j, d.pos(u, v)) }
+	g := func(i, j int, u, v uint32) uint64 {
+		if w.e[min(i, j)][max(i, j)] == nil {
+			return 1
+		}
+		return d.ew(w, i, j, d.pos(u, v))
+	}
 	// per vertex m: the ordered triangles (m, b, c) weighted as (1, 2, 3) around m = a = d.
 	tri := make([]uint64, o.n)
 	for m := 0; m < o.n; m++ {
@@ -693,6 +698,12 @@ func edgesOutside(r Shape, k int) int {
 func (d *decomp) cliqueSum(w *weights) (uint64, error) {
 	o := d.l.o
 	perms := permutations(4)
+	weighted := false // any edge weight (else no positions are needed)
+	for i := 0; i < 4; i++ {
+		for j := i + 1; j < 4; j++ {
+			weighted = weighted || w.e[i][j] != nil
+		}
+	}
 	var a acc
 	var total sum
 	for u := 0; u < o.n; u++ {
@@ -709,7 +720,7 @@ func (d *decomp) cliqueSum(w *weights) (uint64, error) {
 					}
 					vs := [4]uint32{uint32(u), v, z, t}
 					var ps [4][4]uint64 // ps[i][j]: the position of vs[i] -> vs[j]
-					for i := 0; i < 4; i++ {
+					for i := 0; i < 4 && weighted; i++ {
 						for j := i + 1; j < 4; j++ {
 							ps[i][j] = d.pos(vs[i], vs[j])
 							ps[j][i] = d.rev[ps[i][j]]

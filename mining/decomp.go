@@ -501,6 +501,11 @@ func (d *decomp) triangleCoreEdge(s Shape) ([]uint64, error) {
 				for _, z := range d.l.triangleList(uint64(p)) {
 					t.add(d.vw(w, 2, z))
 				}
+			} else if tl := d.l.triangleList(uint64(p)); 8*len(tl) < len(o.all(int(x)))+len(o.all(int(y))) {
+				for _, z := range tl {
+					v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, d.pos(x, z)))
+					t.add(a.mul(v, d.ew(w, 1, 2, d.pos(y, z))))
+				}
 			} else {
 				// the common neighbours with their positions in both lists
 				intersect(o.all(int(x)), o.all(int(y)), func(i, j int) {
