@@ -629,8 +629,8 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 			return 0, "", err
 		}
 	}
-	if r := apex(s); r >= 0 {
-		h, err := d.homCount(s, r)
+	if rm := apex(s); rm != 0 {
+		h, err := d.homCount(s, rm)
 		if err != nil {
 			return 0, "", err
 		}

@@ -16,22 +16,38 @@ import (
 // P/pi the quotient (no term when a block holds an edge: there are no self-loops), whose
 // counts are the smaller shapes' global counts.
 
-// apex returns a vertex whose removal leaves s a forest, or -1.
-func apex(s Shape) int {
+// apex returns a vertex, or else an edge, whose removal leaves s a forest, as a mask (0: none).
+func apex(s Shape) uint8 {
 	for r := 0; r < s.K; r++ {
 		edges := s.Edges() - s.Degree(r)
 		if edges == s.K-1-len(components(s, 1<<r)) {
-			return r
+			return 1 << r
 		}
 	}
-	return -1
+	for a := 0; a < s.K; a++ {
+		for b := a + 1; b < s.K; b++ {
+			if s.Adj[a]&(1<<b) == 0 {
+				continue
+			}
+			m := uint8(1)<<a | uint8(1)<<b
+			edges := s.Edges() - s.Degree(a) - s.Degree(b) + 1
+			if edges == s.K-2-len(components(s, m)) {
+				return m
+			}
+		}
+	}
+	return 0
 }
 
-// homCount counts the homomorphisms of s into the data graph with the apex r.
-func (d *decomp) homCount(s Shape, r int) (uint64, error) {
+// homCount counts the homomorphisms of s into the data graph with the apex rm (one vertex,
+// or an edge whose data images are then every ordered data edge: a tree vertex adjacent to
+// both ends is restricted to the edge's triangles).
+func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 	o := d.l.o
 	n := o.n
-	comps := components(s, 1<<r)
+	comps := components(s, rm)
+	r1 := bits.TrailingZeros8(rm)
+	r2 := bits.TrailingZeros8(rm &^ (1 << r1)) // 8 when one vertex
 	// x-independent messages per shape vertex (nil until computed), and per-x scratch.
 	indep := make([][]uint64, s.K)
 	dep := make([]bool, s.K) // the subtree under v holds a neighbour of r
@@ -43,7 +59,7 @@ func (d *decomp) homCount(s Shape, r int) (uint64, error) {
 		var visit func(v, p int)
 		visit = func(v, p int) {
 			parent[v] = p
-			for nb := s.Adj[v] &^ (1 << r); nb != 0; nb &= nb - 1 {
+			for nb := s.Adj[v] &^ rm; nb != 0; nb &= nb - 1 {
 				u := bits.TrailingZeros8(nb)
 				if u != p {
 					visit(u, v)
@@ -57,9 +73,9 @@ func (d *decomp) homCount(s Shape, r int) (uint64, error) {
 	var a acc
 	for _, post := range orderAll {
 		for _, v := range post {
-			dep[v] = s.Adj[v]&(1<<r) != 0
+			dep[v] = s.Adj[v]&rm != 0
 			for u := 0; u < s.K; u++ {
-				if u != r && parent[u] == v && dep[u] {
+				if rm&(1<<u) == 0 && parent[u] == v && dep[u] {
 					dep[v] = true
 				}
 			}
@@ -68,7 +84,7 @@ func (d *decomp) homCount(s Shape, r int) (uint64, error) {
 			}
 			m := ones(n)
 			for u := 0; u < s.K; u++ {
-				if u == r || parent[u] != v {
+				if rm&(1<<u) != 0 || parent[u] != v {
 					continue
 				}
 				for z := 0; z < n; z++ {
@@ -94,7 +110,26 @@ func (d *decomp) homCount(s Shape, r int) (uint64, error) {
 	pmark := make([]bool, n)
 	var plist []uint32
 	var total sum
-	for x := 0; x < n; x++ {
+	slots := n
+	if r2 < 8 {
+		slots = len(o.nbr)
+	}
+	for slot := 0; slot < slots; slot++ {
+		// the data images of the apex's vertex (x) or edge (x -> y at position slot)
+		x, y := slot, 0
+		if r2 < 8 {
+			x, y = int(d.src[slot]), int(o.nbr[slot])
+		}
+		restrict := func(m uint8) []uint32 {
+			switch {
+			case r2 == 8 || m == 1<<r1:
+				return o.all(x)
+			case m == 1<<r2:
+				return o.all(y)
+			default:
+				return d.l.triangleList(uint64(slot))
+			}
+		}
 		prod := uint64(1)
 		for _, post := range orderAll {
 			for _, v := range post {
@@ -121,11 +156,11 @@ func (d *decomp) homCount(s Shape, r int) (uint64, error) {
 						msg[v][z] = a.mul(msg[v][z], val(z))
 					}
 				}
-				if s.Adj[v]&(1<<r) != 0 {
-					set(o.all(x), func(uint32) uint64 { return 1 })
+				if m := s.Adj[v] & rm; m != 0 {
+					set(restrict(m), func(uint32) uint64 { return 1 })
 				}
 				for u := 0; u < s.K; u++ {
-					if u == r || parent[u] != v {
+					if rm&(1<<u) != 0 || parent[u] != v {
 						continue
 					}
 					if !dep[u] {
@@ -165,7 +200,7 @@ func (d *decomp) homCount(s Shape, r int) (uint64, error) {
 				}
 				// the x-independent children
 				for u := 0; u < s.K; u++ {
-					if u == r || parent[u] != v || dep[u] {
+					if rm&(1<<u) != 0 || parent[u] != v || dep[u] {
 						continue
 					}
 					for _, z := range supp[v] {
