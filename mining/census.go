@@ -121,6 +121,9 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 				}
 				n, ok = inj/m.Automorphisms, true
 				log.Debug("census decomposition", "pattern", m.Pattern, "rule", rule, "elapsed", time.Since(t).Round(time.Microsecond))
+			case errors.Is(err, ErrOverflow):
+				// an intermediate product (not necessarily the count) passed 2^64
+				log.Debug("census decomposition overflows; engine instead", "pattern", m.Pattern)
 			case !errors.Is(err, errNoRule):
 				return nil, fmt.Errorf("%s: %w", m.Pattern, err)
 			}
