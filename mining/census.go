@@ -4,8 +4,10 @@
 // 3 to 5 vertices, and related by their containment matrix (Containment), which turns the
 // non-induced counts into induced ones. Non-induced counts come from closed formulas over local
 // counts (degrees, triangles per edge, 4-cycles, cliques, found once on a degree-ordered copy of
-// the graph) wherever the shape decomposes at a small vertex cut; the other shapes are counted
-// one by one by the CPU matching engine.
+// the graph) for 3 to 5 vertices; 6-vertex ones by decomposition (decomp.go: pieces glued at
+// cut vertices, edges and small cores, rooted counts, homomorphisms over an apex, collisions
+// subtracted as smaller shapes' counts); the shapes no rule covers are counted one by one by
+// the CPU matching engine.
 package mining
 
 import (
