@@ -4,12 +4,15 @@
 // 3 to 5 vertices, and related by their containment matrix (Containment), which turns the
 // non-induced counts into induced ones. Non-induced counts come from closed formulas over local
 // counts (degrees, triangles per edge, 4-cycles, cliques, found once on a degree-ordered copy of
-// the graph) wherever the shape decomposes at a small vertex cut; the other shapes are counted
-// one by one by the CPU matching engine.
+// the graph) for 3 to 5 vertices; 6-vertex ones by decomposition (decomp.go: pieces glued at
+// cut vertices, edges and small cores, rooted counts, homomorphisms over an apex, collisions
+// subtracted as smaller shapes' counts); the shapes no rule covers are counted one by one by
+// the CPU matching engine.
 package mining
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/bits"
@@ -46,7 +49,7 @@ type Motif struct {
 	NonInduced uint64
 	// Induced counts the vertex sets whose induced subgraph is isomorphic to the shape.
 	Induced uint64
-	// Method says how NonInduced was found: "formula" or "engine".
+	// Method says how NonInduced was found: "formula", "decomposition" (6 vertices) or "engine".
 	Method string
 }
 
@@ -96,6 +99,12 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 		return nil, err
 	}
 	log.Debug("census local counts", "k", opts.K, "elapsed", time.Since(start).Round(time.Microsecond))
+	var dec *decomp
+	if opts.K == 6 {
+		if dec, err = newSixDecomp(loc); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range shapes {
 		m := Motif{Shape: s, Name: s.Name(), Edges: s.Edges(), Automorphisms: s.Automorphisms()}
 		p := s.Pattern()
@@ -104,8 +113,28 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Pattern, err)
 		}
+		if !ok && dec != nil {
+			t := time.Now()
+			inj, rule, err := dec.count(s)
+			switch {
+			case err == nil:
+				if inj%m.Automorphisms != 0 {
+					return nil, fmt.Errorf("%s: %d embeddings, not a multiple of |Aut| = %d: a bug", m.Pattern, inj, m.Automorphisms)
+				}
+				n, ok = inj/m.Automorphisms, true
+				log.Debug("census decomposition", "pattern", m.Pattern, "rule", rule, "elapsed", time.Since(t).Round(time.Microsecond))
+			case errors.Is(err, ErrOverflow):
+				// an intermediate product (not necessarily the count) passed 2^64
+				log.Debug("census decomposition overflows; engine instead", "pattern", m.Pattern)
+			case !errors.Is(err, errNoRule):
+				return nil, fmt.Errorf("%s: %w", m.Pattern, err)
+			}
+		}
 		if ok {
 			m.Method = "formula"
+			if s.K == 6 {
+				m.Method = "decomposition"
+			}
 		} else {
 			t := time.Now()
 			e, _ := engine.Lookup("cpu")

@@ -331,24 +331,30 @@ func Containment(shapes []Shape) [][]uint64 {
 	for i := range c {
 		c[i] = make([]uint64, n)
 	}
+	// The distinct relabellings of each shape (k!/|Aut| of them, as codes): c[i][j] counts
+	// those whose edges are all edges of shapes[j].
+	copies := make([][]uint64, n)
+	for i, g := range shapes {
+		seen := map[uint64]bool{}
+		for _, p := range permutations(g.K) {
+			code := g.permute(p).Code()
+			if !seen[code] {
+				seen[code] = true
+				copies[i] = append(copies[i], code)
+			}
+		}
+	}
 	for j, h := range shapes {
+		hc := h.Code()
 		for i, g := range shapes {
 			if g.K != h.K || g.Edges() > h.Edges() {
 				continue
 			}
-			// Maps of g into h that send edges to edges, over |Aut(g)|.
-			var maps uint64
-			for _, p := range permutations(g.K) {
-				t := g.permute(p)
-				ok := true
-				for v := 0; v < g.K && ok; v++ {
-					ok = t.Adj[v]&^h.Adj[v] == 0
-				}
-				if ok {
-					maps++
+			for _, t := range copies[i] {
+				if t&^hc == 0 {
+					c[i][j]++
 				}
 			}
-			c[i][j] = maps / g.Automorphisms()
 		}
 	}
 	return c

@@ -42,7 +42,8 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			"exactly the pattern), each as distinct subgraphs (unique) and as embeddings (unique x |Aut|).\n"+
 			"Each pattern is printed in the inline syntax, with its usual name for 3 to 5 vertices. 3- to\n"+
 			"5-vertex non-induced counts come from closed formulas over degrees, triangles, 4-cycles and cliques\n"+
-			"(method formula); the other patterns are counted one by one by the CPU engine (method engine);\n"+
+			"(method formula); 6-vertex ones by decomposition at small vertex cuts and cores (method\n"+
+			"decomposition) where the rules apply, the rest one by one by the CPU engine (method engine);\n"+
 			"induced counts follow from the non-induced ones through the pattern containment matrix.")
 	var (
 		common     commonFlags
