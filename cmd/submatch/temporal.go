@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/submatch/submatch/formats"
 	"io"
 	"io/fs"
 	"strconv"
@@ -90,8 +91,10 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 	log := newLogger(stderr, common.verbose)
+	ctx, cancel := common.context(ctx) // --timeout covers loading too
+	defer cancel()
 	start := time.Now()
-	g, err := temporal.Load(pos[0])
+	g, err := loadTemporal(ctx, pos[0])
 	if err != nil {
 		var ie *temporal.InputError
 		var pe *fs.PathError
@@ -101,8 +104,6 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitCode(stderr, err)
 	}
 	log.Debug("loaded temporal graph", "path", pos[0], "vertices", g.NumVertices(), "events", len(g.Events), "self_loops_dropped", g.SelfLoops, "elapsed", time.Since(start).Round(time.Microsecond))
-	ctx, cancel := common.context(ctx)
-	defer cancel()
 	o := temporal.Options{Delta: d, Strict: strict, Threads: threads}
 	runStart := time.Now()
 	switch sub {
@@ -229,4 +230,15 @@ func jsonEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc
+}
+
+// loadTemporal reads a temporal graph as every command reads its inputs (formats.Open: "-" is
+// standard input, gzip and zstd are decompressed, a FIFO or a device is refused).
+func loadTemporal(ctx context.Context, path string) (*temporal.Graph, error) {
+	r, name, err := formats.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return temporal.Read(r, name)
 }

@@ -20,13 +20,14 @@ package updates
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/submatch/submatch/formats"
 	"io"
 	"iter"
 	"math"
-	"os"
 	"strconv"
 )
 
@@ -168,24 +169,17 @@ func Read(r io.Reader, name string, opts Options) iter.Seq2[Update, error] {
 	}
 }
 
-// ReadFile is Read on the file path ("-": standard input).
+// ReadFile is Read on the file path ("-": standard input), opened as formats.Open opens inputs:
+// gzip and zstd decompressed, a FIFO or a device refused rather than waited on.
 func ReadFile(path string, opts Options) iter.Seq2[Update, error] {
 	return func(yield func(Update, error) bool) {
-		if path == "-" {
-			for u, err := range Read(os.Stdin, "stdin", opts) {
-				if !yield(u, err) {
-					return
-				}
-			}
-			return
-		}
-		f, err := os.Open(path)
+		r, name, err := formats.Open(context.Background(), path)
 		if err != nil {
-			yield(Update{}, fmt.Errorf("updates: %w", err))
+			yield(Update{}, err)
 			return
 		}
-		defer f.Close()
-		for u, err := range Read(f, path, opts) {
+		defer r.Close()
+		for u, err := range Read(r, name, opts) {
 			if !yield(u, err) {
 				return
 			}
