@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/formats"
 )
@@ -268,5 +271,42 @@ func TestListSubgraph(t *testing.T) {
 	}
 	if code, _, _ := runCmd(t, "list", "--subgraph", filepath.Join(t.TempDir(), "x.xyz"), data, "(a)-(b)"); code != exitUsage {
 		t.Errorf("--subgraph x.xyz: exit %d, want 2", code)
+	}
+}
+
+// TestOwnReadersRefuseFIFOs: the commands whose inputs are read line by line outside the graph
+// loaders (temporal events, update streams) refuse a FIFO at once and read gzip.
+func TestOwnReadersRefuseFIFOs(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	graph := writeFile(t, "g.txt", "1 2\n2 3\n")
+	for _, args := range [][]string{
+		{"temporal", "count", fifo, "a->b", "--delta", "1"},
+		{"watch", graph, "(a)-(b)", "--updates", fifo},
+	} {
+		done := make(chan int, 1)
+		go func() { code, _, _ := runCmd(t, args...); done <- code }()
+		select {
+		case code := <-done:
+			if code != exitUsage {
+				t.Errorf("%v: exit %d, want 2", args, code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v: still waiting on the FIFO", args)
+		}
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte("1 2 10\n2 1 20\n"))
+	w.Close()
+	events := filepath.Join(dir, "events.txt.gz")
+	if err := os.WriteFile(events, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCmd(t, "temporal", "count", events, "a->b, b->a", "--delta", "100"); code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "\t1") {
+		t.Errorf("gzip events: exit %d, %q, %q", code, out, errOut)
 	}
 }
