@@ -2,8 +2,9 @@ package updates
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"math"
-	"os"
 	"runtime"
 	"sync"
 
@@ -16,7 +17,12 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
-	data, err := os.ReadFile(path)
+	r, _, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(r)
+	r.Close()
 	if err != nil {
 		return nil, err
 	}
