@@ -16,7 +16,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/oracle"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -211,7 +211,7 @@ func sameSet(a, b matchSet) string {
 // their sizes; at the end, initial + created - destroyed equals the static engine's count.
 func TestOracle(t *testing.T) {
 	seeds := 60
-	if sharedtest.Long() {
+	if testenv.Long() {
 		seeds = 600
 	}
 	oracleRun(t, seeds, false)
@@ -221,7 +221,7 @@ func TestOracle(t *testing.T) {
 // deep intersections, many automorphisms).
 func TestOracleDense(t *testing.T) {
 	seeds := 25
-	if sharedtest.Long() {
+	if testenv.Long() {
 		seeds = 250
 	}
 	oracleRun(t, seeds, true)

@@ -13,13 +13,13 @@ import (
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/graph/dynamic"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
 func loadShared(t testing.TB, rel string) *graph.Graph {
 	t.Helper()
-	path := filepath.Join(sharedtest.Dir(), rel)
+	path := filepath.Join(testenv.Dir(), rel)
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("no shared test data:", err)
 	}
@@ -32,7 +32,7 @@ func loadShared(t testing.TB, rel string) *graph.Graph {
 
 func loadPattern(t testing.TB, rel string) *pattern.Pattern {
 	t.Helper()
-	p, err := formats.LoadPattern(filepath.Join(sharedtest.Dir(), rel), formats.Options{})
+	p, err := formats.LoadPattern(filepath.Join(testenv.Dir(), rel), formats.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func split(t testing.TB, g *graph.Graph, mode string, seed uint64) (*graph.Graph
 
 func readStream(t *testing.T, rel string) []updates.Update {
 	var out []updates.Update
-	for u, err := range updates.ReadFile(filepath.Join(sharedtest.Dir(), rel), updates.Options{}) {
+	for u, err := range updates.ReadFile(filepath.Join(testenv.Dir(), rel), updates.Options{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestEmail10(t *testing.T) {
 	stream := readStream(t, "csm-email10/updates.stream")
 	queries := []string{"q4_1", "q4_2", "q6_1"}
 	sems := []engine.Semantics{{}}
-	if sharedtest.Long() {
+	if testenv.Long() {
 		queries = append(queries, "q4_3", "q6_2", "q8_1", "q8_2")
 		sems = conventions
 	}
@@ -185,7 +185,7 @@ func TestGithubSplit(t *testing.T) {
 	queries := []string{"Q_0", "Q_1"}
 	modes := []string{"insert", "delete", "mix"}
 	sems := []engine.Semantics{{}}
-	if sharedtest.Long() {
+	if testenv.Long() {
 		queries = append(queries, "Q_3", "Q_7")
 		sems = conventions
 	}

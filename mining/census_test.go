@@ -10,7 +10,7 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 func TestConnectedShapes(t *testing.T) {
@@ -135,7 +135,7 @@ func checkCensus(t *testing.T, g *graph.Graph, k int, threads int, label string)
 
 func TestCensusBruteForce(t *testing.T) {
 	cases := 12
-	if sharedtest.Long() {
+	if testenv.Long() {
 		cases = 120
 	}
 	for seed := range uint64(cases) {

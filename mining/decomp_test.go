@@ -9,7 +9,6 @@ import (
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
-	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/internal/testenv"
 )
 
@@ -108,7 +107,7 @@ func checkDecomp(t *testing.T, g *graph.Graph, label string) {
 
 func TestDecompRooted(t *testing.T) {
 	cases := 4
-	if sharedtest.Long() {
+	if testenv.Long() {
 		cases = 40
 	}
 	for seed := range uint64(cases) {
@@ -122,7 +121,7 @@ func TestDecompRooted(t *testing.T) {
 // on the subgraph of email-Eu-core induced by its first vertices (the whole graph takes the
 // engine minutes per sparse pattern).
 func TestDecompEngineEmailEu(t *testing.T) {
-	sharedtest.SkipUnlessLong(t)
+	testenv.SkipUnlessLong(t)
 	full := loadShared(t, "email-eu-core/email-Eu-core.txt")
 	// the first vertices in breadth-first order from vertex 0
 	const keep = 70

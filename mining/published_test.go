@@ -8,7 +8,6 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph"
-	"github.com/submatch/submatch/internal/sharedtest"
 )
 
 func loadShared(t *testing.T, rel string) *graph.Graph {
@@ -76,7 +75,7 @@ func TestEmailEuCore(t *testing.T) {
 // TestEngineAgrees checks every formula against the CPU engine's count of the pattern on
 // email-Eu-core (a deep sweep: the engine takes about 20 s).
 func TestEngineAgrees(t *testing.T) {
-	sharedtest.SkipUnlessLong(t)
+	testenv.SkipUnlessLong(t)
 	g := loadShared(t, "email-eu-core/email-Eu-core.txt")
 	for k := 3; k <= 5; k++ {
 		l, err := computeLocals(context.Background(), newOrdered(g), k, 0, nil)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/partition"
 )
 
@@ -73,7 +73,7 @@ func check(t *testing.T, g *graph.Graph, pt *partition.Partitioning, budget uint
 
 func TestInvariants(t *testing.T) {
 	seeds := uint64(40)
-	if sharedtest.Long() {
+	if testenv.Long() {
 		seeds = 400
 	}
 	ctx := context.Background()

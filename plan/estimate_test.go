@@ -11,7 +11,7 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -159,7 +159,7 @@ func estimateCases() []estimateCase {
 		{plan.Options{SpaceLimit: -1}, engine.Semantics{}},
 	}
 	seeds := uint64(24)
-	if !sharedtest.Long() {
+	if !testenv.Long() {
 		seeds = 8
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {

@@ -8,7 +8,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -19,7 +19,7 @@ import (
 // every convention, with and without Enumerate and a candidate space.
 func TestSearchOrdersOracle(t *testing.T) {
 	n := 12 // each plan's search takes up to orderSearchBudget: a few seconds in all by default
-	if sharedtest.Long() {
+	if testenv.Long() {
 		n = 150
 	}
 	seeds, _ := proptest.Seeds(t, n, n)

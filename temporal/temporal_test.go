@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/submatch/submatch/internal/sharedtest"
 )
 
 // randomTemporal makes n vertices and m events with timestamps in [0, span): small spans give
@@ -142,7 +140,7 @@ func TestGridMotifsDistinct(t *testing.T) {
 
 func TestGridAndCountBruteForce(t *testing.T) {
 	cases := 30
-	if sharedtest.Long() {
+	if testenv.Long() {
 		cases = 300
 	}
 	for seed := range uint64(cases) {
@@ -252,7 +250,7 @@ func TestCollegeMsg(t *testing.T) {
 // TestCollegeMsgCountsAgree checks the general counter against the grid on every motif of
 // CollegeMsg (a deep sweep: about a second per delta).
 func TestCollegeMsgCountsAgree(t *testing.T) {
-	sharedtest.SkipUnlessLong(t)
+	testenv.SkipUnlessLong(t)
 	g := loadCollegeMsg(t)
 	for _, delta := range []int64{600, 3600} {
 		o := Options{Delta: delta}

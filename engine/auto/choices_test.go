@@ -15,6 +15,7 @@ import (
 	_ "github.com/submatch/submatch/engine/geneva"
 	_ "github.com/submatch/submatch/engine/stmatch"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -67,7 +68,7 @@ func TestChoices(t *testing.T) {
 	}
 	// STMatch's 24 patterns on 16 threads (the H100 host's cores), where the device measurements
 	// of issue 17 say which engine is faster (docs/benchmarks.md).
-	f, err := os.ReadFile(filepath.Join(sharedtest.Dir(), "stmatch-patterns", "wikivote-unlabelled.tsv"))
+	f, err := os.ReadFile(filepath.Join(testenv.Dir(), "stmatch-patterns", "wikivote-unlabelled.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}

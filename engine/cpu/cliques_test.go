@@ -16,6 +16,7 @@ import (
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -52,7 +53,7 @@ func TestCliqueCounter(t *testing.T) {
 		{"vertex and edge labels", gen.RandomGraph(4, 80, 0.95, 2, 2), []string{"1"}, []string{"0", "1"}, nil, true},
 	}
 	maxK, limits := 8, []int{3, 64, 4096}
-	if !sharedtest.Long() { // the README's go test: the same paths, cliques up to 7
+	if !testenv.Long() { // the README's go test: the same paths, cliques up to 7
 		maxK = 7
 	}
 	if testing.Short() { // the race run: fewer cases, the same paths
@@ -214,7 +215,7 @@ func BenchmarkCliques(b *testing.B) {
 		k    int
 	}
 	cases := []benchCase{{"rmat12", rmat, 4}, {"rmat12", rmat, 5}}
-	if _, err := os.Stat(filepath.Join(sharedtest.Dir(), "wikivote-graphpi")); err == nil {
+	if _, err := os.Stat(filepath.Join(testenv.Dir(), "wikivote-graphpi")); err == nil {
 		wv := sharedtest.WikiVote(b)
 		for k := 5; k <= 7; k++ {
 			cases = append(cases, benchCase{"wiki-Vote", wv, k})

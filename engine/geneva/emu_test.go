@@ -17,6 +17,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -90,7 +91,7 @@ func TestEmulatedCountKernel(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(sharedtest.Dir(), "github-gmatch")); err == nil {
+	if _, err := os.Stat(filepath.Join(testenv.Dir(), "github-gmatch")); err == nil {
 		g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
 		pc, err := core.Build(g)
 		if err != nil {

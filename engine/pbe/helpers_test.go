@@ -3,9 +3,9 @@ package pbe_test
 import (
 	"errors"
 
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
-var testingLong = sharedtest.Long()
+var testingLong = testenv.Long()
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }

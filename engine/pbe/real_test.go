@@ -13,6 +13,7 @@ import (
 	"github.com/submatch/submatch/engine/pbe"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 )
@@ -20,7 +21,7 @@ import (
 // TestPublished (deep sweep) counts the github-gmatch queries and wiki-Vote's triangles under
 // budgets of 1/4 and 1/16 of the graph and compares them with the published counts.
 func TestPublished(t *testing.T) {
-	sharedtest.SkipUnlessLong(t)
+	testenv.SkipUnlessLong(t)
 	ctx := context.Background()
 	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
 	for _, div := range []uint64{4, 16} {

@@ -14,6 +14,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -140,9 +141,9 @@ func TestGPUFigures(t *testing.T) {
 			both(fmt.Sprintf("wiki-Vote 10 labels, %d vertices #%d", size, i), lwv, p, engine.Semantics{}, true)
 		}
 	}
-	if gh, err := formats.Load(filepath.Join(sharedtest.Dir(), "github-gmatch", "data.graph"), formats.Options{}); err == nil {
+	if gh, err := formats.Load(filepath.Join(testenv.Dir(), "github-gmatch", "data.graph"), formats.Options{}); err == nil {
 		for _, q := range []string{"Q_17", "Q_18", "Q_20"} {
-			p, err := formats.LoadPattern(filepath.Join(sharedtest.Dir(), "github-extra", q+".graph"), formats.Options{})
+			p, err := formats.LoadPattern(filepath.Join(testenv.Dir(), "github-extra", q+".graph"), formats.Options{})
 			if err != nil {
 				t.Logf("held-out %s: %v", q, err)
 				continue

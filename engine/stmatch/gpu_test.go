@@ -17,6 +17,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -108,7 +109,7 @@ func TestGPUHPRD(t *testing.T) { expectedSuite(t, "hprd-subgraphmatching", "HPRD
 // not and returns none when the data is not available.
 func githubQueries(t *testing.T, names ...string) (*graph.Graph, []*pattern.Pattern) {
 	t.Helper()
-	dir := filepath.Join(sharedtest.Dir(), "github-gmatch")
+	dir := filepath.Join(testenv.Dir(), "github-gmatch")
 	g, err := formats.Load(filepath.Join(dir, "data.graph"), formats.Options{})
 	if err != nil {
 		t.Logf("github data not available: %v", err)
@@ -130,12 +131,12 @@ func githubQueries(t *testing.T, names ...string) (*graph.Graph, []*pattern.Patt
 // repository) on one GPU and, where there are several, on all of them.
 func TestGPUHeldOut(t *testing.T) {
 	needGPU(t)
-	extra := filepath.Join(sharedtest.Dir(), "github-extra")
+	extra := filepath.Join(testenv.Dir(), "github-extra")
 	names, _ := filepath.Glob(filepath.Join(extra, "*.graph"))
 	if len(names) == 0 {
 		t.Skipf("no held-out queries in %s", extra)
 	}
-	g, err := formats.Load(filepath.Join(sharedtest.Dir(), "github-gmatch", "data.graph"), formats.Options{})
+	g, err := formats.Load(filepath.Join(testenv.Dir(), "github-gmatch", "data.graph"), formats.Options{})
 	if err != nil {
 		t.Skipf("github data: %v", err)
 	}

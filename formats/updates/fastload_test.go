@@ -11,7 +11,7 @@ import (
 
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph/dynamic"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // sameGraph compares two dynamic graphs by original ids, labels and labelled edges.
@@ -119,7 +119,7 @@ func TestLoadDynamic(t *testing.T) {
 }
 
 func TestLoadDynamicShared(t *testing.T) {
-	path := filepath.Join(sharedtest.Dir(), "csm-email10", "initial.graph")
+	path := filepath.Join(testenv.Dir(), "csm-email10", "initial.graph")
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("no shared test data:", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 func collect(t *testing.T, text string, opts Options) ([]Update, error) {
@@ -123,7 +123,7 @@ func TestReadFile(t *testing.T) {
 
 // TestEmailStream reads the public email10 stream whole.
 func TestEmailStream(t *testing.T) {
-	path := filepath.Join(sharedtest.Dir(), "csm-email10", "updates.stream")
+	path := filepath.Join(testenv.Dir(), "csm-email10", "updates.stream")
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("no shared test data:", err)
 	}

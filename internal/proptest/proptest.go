@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"iter"
 	"math/rand/v2"
 	"os"
@@ -201,7 +201,7 @@ const DenseOracleBudget = 2_000_000
 func Seeds(t testing.TB, full, short int) (seeds []uint64, repeat int) {
 	count := short
 	switch {
-	case sharedtest.Long():
+	case testenv.Long():
 		count = full
 	case testing.Short():
 		count = max(1, short/2)

@@ -17,12 +17,6 @@ import (
 	"github.com/submatch/submatch/pattern"
 )
 
-// EnvTestdata names the folder holding the shared test data.
-const EnvTestdata = testenv.EnvTestdata
-
-// Dir returns the shared test data folder (testenv.Dir).
-func Dir() string { return testenv.Dir() }
-
 // Query is one query of a suite and its published count.
 type Query struct {
 	Name    string
@@ -54,10 +48,10 @@ func ReadExpected(t testing.TB, path string) (names []string, counts map[string]
 }
 
 // Suite loads the data graph dir/data and the first limit queries (0: all) of dir's expected
-// file, dir relative to Dir().
+// file, dir relative to testenv.Dir().
 func Suite(t testing.TB, dir, data string, limit int) (*graph.Graph, []Query) {
 	t.Helper()
-	dir = filepath.Join(Dir(), dir)
+	dir = filepath.Join(testenv.Dir(), dir)
 	names, want := ReadExpected(t, filepath.Join(dir, "expected_output.res"))
 	g, err := formats.Load(filepath.Join(dir, data), formats.Options{})
 	if err != nil {
@@ -81,7 +75,7 @@ func Suite(t testing.TB, dir, data string, limit int) (*graph.Graph, []Query) {
 // self-loops dropped) as an unlabelled graph.
 func WikiVote(t testing.TB) *graph.Graph {
 	t.Helper()
-	path := filepath.Join(Dir(), "wikivote-graphpi", "wiki-vote_input")
+	path := filepath.Join(testenv.Dir(), "wikivote-graphpi", "wiki-vote_input")
 	f, err := os.Open(path)
 	if err != nil {
 		testenv.Missing(t, "wiki-Vote", err)
@@ -108,16 +102,4 @@ func WikiVote(t testing.TB) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
-}
-
-// EnvLong turns on the deep sweeps (testenv.EnvLong).
-const EnvLong = testenv.EnvLong
-
-// Long reports whether the deep sweeps run (testenv.Long).
-func Long() bool { return testenv.Long() }
-
-// SkipUnlessLong skips a deep sweep unless $SUBMATCH_LONG is set.
-func SkipUnlessLong(t testing.TB) {
-	t.Helper()
-	testenv.SkipUnlessLong(t)
 }
