@@ -9,12 +9,13 @@ import (
 )
 
 // Errors naming why an update is invalid (wrapped in InvalidError or listed in Result.Invalid).
+// They are the changing graph's own (errors.Is matches either name), and one of their own.
 var (
-	ErrDuplicateEdge   = errors.New("the edge is already present")
-	ErrMissingEdge     = errors.New("no such edge")
-	ErrMissingVertex   = errors.New("no such vertex")
-	ErrDuplicateVertex = errors.New("the vertex is already present")
-	ErrSelfLoop        = errors.New("self-loop")
+	ErrDuplicateEdge   = dynamic.ErrEdgeExists
+	ErrMissingEdge     = dynamic.ErrNoEdge
+	ErrMissingVertex   = dynamic.ErrNoVertex
+	ErrDuplicateVertex = dynamic.ErrVertexExists
+	ErrSelfLoop        = dynamic.ErrSelfLoop
 	ErrLabelMismatch   = errors.New("the edge has another label")
 )
 

@@ -27,10 +27,10 @@ import (
 // Errors returned (wrapped, with the vertices) by the mutators. Each names an invalid update: the
 // graph is left unchanged.
 var (
-	ErrEdgeExists    = errors.New("edge already present")
+	ErrEdgeExists    = errors.New("the edge is already present")
 	ErrNoEdge        = errors.New("no such edge")
 	ErrNoVertex      = errors.New("no such vertex")
-	ErrVertexExists  = errors.New("vertex already present")
+	ErrVertexExists  = errors.New("the vertex is already present")
 	ErrSelfLoop      = errors.New("self-loop")
 	ErrVertexHasEdge = errors.New("vertex still has edges")
 	ErrTooManyIDs    = errors.New("too many vertices")
