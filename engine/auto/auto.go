@@ -109,6 +109,7 @@ type Decision struct {
 
 	plan     *plan.Plan // the planner's plan, when built
 	planTime time.Duration
+	among    *contenders // the engines Decide chose among, kept for CountWith and MatchesWith
 }
 
 // String renders the decision as count --explain prints it: "cpu (auto: ...)".
@@ -195,7 +196,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	if err != nil {
 		return Decision{}, err
 	}
-	d := Decision{Engine: c.host.Name(), Listing: listing, Threads: threads(p)}
+	d := Decision{Engine: c.host.Name(), Listing: listing, Threads: threads(p), among: &c}
 	if len(c.devices) == 0 {
 		d.Reason = c.noDevices
 		return d, nil
@@ -331,7 +332,7 @@ func (e Engine) CountDecision(ctx context.Context, p *engine.Problem) (engine.Re
 // engine fails for a reason other than cancellation or overflow, the count is redone by the
 // planner and d says so.
 func (e Engine) CountWith(ctx context.Context, p *engine.Problem, d *Decision) (engine.Result, Decision, error) {
-	c, err := e.contenders(e.rules(), false)
+	c, err := e.decidedAmong(d, false)
 	if err != nil {
 		return engine.Result{}, *d, err
 	}
@@ -373,7 +374,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 
 // MatchesWith lists with the engine d chose (d from Decide for p, listing).
 func (e Engine) MatchesWith(ctx context.Context, p *engine.Problem, d *Decision) iter.Seq2[[]uint32, error] {
-	c, err := e.contenders(e.rules(), true)
+	c, err := e.decidedAmong(d, true)
 	if err != nil {
 		return func(yield func([]uint32, error) bool) { yield(nil, err) }
 	}
@@ -384,6 +385,15 @@ func (e Engine) MatchesWith(ctx context.Context, p *engine.Problem, d *Decision)
 		return c.host.Matches(ctx, p)
 	}
 	return c.planner.MatchesPlan(ctx, p, d.plan)
+}
+
+// decidedAmong returns the engines d was decided among, scanning the registry again only for a
+// Decision that Decide did not make.
+func (e Engine) decidedAmong(d *Decision, listing bool) (contenders, error) {
+	if d.among != nil {
+		return *d.among, nil
+	}
+	return e.contenders(e.rules(), listing)
 }
 
 // sci formats a count with two significant digits: 3.1e5, 120, 0.3, 0.
