@@ -149,6 +149,9 @@ type Options struct {
 	// cliqueCut, when its split is positive, replaces cliqueSplit's sizes (for the measurements
 	// of the split).
 	cliqueCut struct{ split, span int }
+	// order, when set, is the matching order (plan.Options.Order; no order search), for the
+	// measurements of orders (TestGPUOrders).
+	order []int
 	// cliqueNarrow keeps the clique kernel's matrices narrow: roots of more than
 	// cliqueMatrixMax upward neighbours go to the host (for the tests of that path).
 	cliqueNarrow bool
@@ -236,7 +239,7 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	// Counting embeddings of a symmetric pattern breaks symmetry and multiplies by |Aut| (as the
 	// CPU engine does); listing (NoLeaves) and v1 enumerate every embedding.
 	opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: o.V1 || o.NoLeaves,
-		MultiplyAutomorphisms: !o.V1 && !o.NoLeaves && !o.NoMultiply}
+		MultiplyAutomorphisms: !o.V1 && !o.NoLeaves && !o.NoMultiply, Order: o.order}
 	if o.NoSpace {
 		opts.SpaceLimit = -1
 	}
@@ -254,20 +257,42 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 		// which leaf counting cannot use. Do not try to build the space a second time.
 		opts.SpaceLimit = -1
 	}
+	searched := false
 	if search > 0 && !pl.Empty && !noSpace && pl.NodeBound() >= search {
-		// Compare orders (in the plan's mode), then decide the mode on the order chosen. (The
-		// bound is cheap; below it the search would not start, so the plan is not rebuilt.)
-		opts.SearchOrders = search
+		// Compare orders, each in the form this engine runs (a single closing vertex
+		// enumerated: EnumerateSingle), then decide the mode on the order chosen. (The bound is
+		// cheap; below it the search would not start, so the plan is not rebuilt.)
+		opts.SearchOrders, opts.SearchRate, opts.EnumerateSingle = search, searchRate, true
 		if pl, err = plan.Rebuild(ctx, g, pl, opts); err != nil {
 			return nil, err
 		}
+		searched = true
 	}
 	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
 	if !opts.Enumerate && (noSpace || !leafCountable(pl) || single || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
 		opts.Enumerate = true
+		if searched {
+			// Keep the order the search chose: searching again in the other mode would
+			// double the planning time.
+			opts.Order = fullOrder(pl)
+		}
 		return plan.Rebuild(ctx, g, pl, opts)
 	}
 	return pl, nil
+}
+
+// searchRate is the speed of the v2 kernel in plan.Estimate.Cost steps per second on an H100
+// (wiki-Vote, STMatch's q11-q22 with the orders chosen: 4e10 to 2.5e11 steps a second); it
+// bounds the order search to a share of the predicted kernel time (plan.Options.SearchRate).
+const searchRate = 1e11
+
+// fullOrder returns pl's levels' pattern vertices followed by its leaf groups' vertices.
+func fullOrder(pl *plan.Plan) []int {
+	order := pl.Order()
+	for _, g := range pl.Groups {
+		order = append(order, g.Vertices...)
+	}
+	return order
 }
 
 // isolatedGroups reports whether some leaf group of pl has no parents (isolated pattern vertices).
