@@ -432,24 +432,40 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	if p.Data == nil || p.Pattern == nil {
 		return engine.Result{}, st, fmt.Errorf("stmatch engine: problem needs a data graph and a pattern")
 	}
-	devs, err := devices(ctx, p)
-	if err != nil {
-		return engine.Result{}, st, err
-	}
-	st.Open = time.Since(t0)
 	defer func() {
 		if st.Total == 0 { // an early failure
 			st.Total = time.Since(t0)
 		}
 		st.log(p.Logger())
 	}()
-	if o.V1 {
-		devs = devs[:1]
-	} else {
-		devs = replicate(devs, o.replicas)
+	c, clique := plan.AsClique(p.Data, p.Pattern)
+	clique = clique && o.cliqueKernel()
+	// The devices start (CUDA's initialisation, the first count of a process) while the plan is
+	// built and flattened. A failure to start them stops the planning.
+	type opened struct {
+		devs []*gpu.Device
+		err  error
+		at   time.Duration
 	}
-	st.Device, st.GPUs = devs[0].String(), len(devs)
-	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && o.cliqueKernel() {
+	openc := make(chan opened, 1)
+	pctx, stopPlan := context.WithCancel(ctx)
+	defer stopPlan()
+	go func() {
+		devs, err := devices(ctx, p)
+		at := time.Since(t0)
+		if err != nil {
+			stopPlan()
+		}
+		openc <- opened{devs, err, at}
+	}()
+	if clique {
+		op := <-openc
+		if op.err != nil {
+			return engine.Result{}, st, op.err
+		}
+		st.Open = op.at
+		devs := replicate(op.devs, o.replicas)
+		st.Device, st.GPUs = devs[0].String(), len(devs)
 		st.Cliques, st.Multiplier = true, 1
 		cliques, partial, err := countCliques(ctx, devs, p, c, o, &st)
 		res := engine.Result{Count: cliques, Partial: partial, DeviceTime: st.Kernel}
@@ -466,23 +482,40 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		return res, st, err
 	}
 	tp := time.Now()
-	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	pl, err := buildPlan(pctx, p.Data, p.Pattern, p.Semantics, o, base)
+	planTime := time.Since(tp)
+	var fp *flatPlan
+	var ferr error
+	if err == nil && !pl.Empty {
+		fp, ferr = flattenOn(p.Data, pl, o.flatOptions(false))
+		if ferr == nil && fp.Graph && o.V1 {
+			ferr = errSpaceTooLarge
+		}
+	}
+	st.Prepare = time.Since(tp)
+	op := <-openc
+	if op.err != nil {
+		return engine.Result{}, st, op.err
+	}
 	if err != nil {
 		return engine.Result{Partial: true}, st, err
 	}
-	res := engine.Result{PlanTime: time.Since(tp)}
+	st.Open = op.at
+	devs := op.devs
+	if o.V1 {
+		devs = devs[:1]
+	} else {
+		devs = replicate(devs, o.replicas)
+	}
+	st.Device, st.GPUs = devs[0].String(), len(devs)
+	res := engine.Result{PlanTime: planTime}
 	if pl.Empty {
 		st.Total = time.Since(t0)
 		return res, st, ctx.Err()
 	}
-	fp, err := flattenOn(p.Data, pl, o.flatOptions(false))
-	if err == nil && fp.Graph && o.V1 {
-		err = errSpaceTooLarge
+	if ferr != nil {
+		return engine.Result{}, st, ferr
 	}
-	if err != nil {
-		return engine.Result{}, st, err
-	}
-	st.Prepare = time.Since(tp)
 	st.Levels, st.StrideWords, st.Roots, st.Groups = fp.L, fp.Stride, fp.NumRoots, fp.G
 	st.Version = 2
 	if o.V1 {
