@@ -149,6 +149,9 @@ type Options struct {
 	// cliqueCut, when its split is positive, replaces cliqueSplit's sizes (for the measurements
 	// of the split).
 	cliqueCut struct{ split, span int }
+	// searchAt, when positive, replaces plan.DefaultSearchOrders as the estimated size above
+	// which the order is searched (tests force the search on small graphs with it).
+	searchAt float64
 	// order, when set, is the matching order (plan.Options.Order; no order search), for the
 	// measurements of orders (TestGPUOrders).
 	order []int
@@ -246,6 +249,9 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	search := 0.0
 	if !o.NoOrderSearch && !o.V1 {
 		search = plan.DefaultSearchOrders
+		if o.searchAt > 0 {
+			search = o.searchAt
+		}
 	}
 	pl, err := plan.BuildFrom(ctx, g, pat, base, opts)
 	if err != nil {
@@ -259,11 +265,10 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	}
 	searched := false
 	if search > 0 && !pl.Empty && !noSpace && pl.NodeBound() >= search {
-		// Compare orders, each in the form this engine runs (a single closing vertex
-		// enumerated: EnumerateSingle), then decide the mode on the order chosen. (The bound is
-		// cheap; below it the search would not start, so the plan is not rebuilt.)
-		opts.SearchOrders, opts.SearchRate, opts.EnumerateSingle = search, searchRate, true
-		if pl, err = plan.Rebuild(ctx, g, pl, opts); err != nil {
+		// Compare orders by estimate. (The bound is cheap; below it the search would not start,
+		// so the plan is not rebuilt.)
+		opts.SearchOrders, opts.SearchRate = search, searchRate
+		if pl, err = searchPlan(ctx, g, pl, opts); err != nil {
 			return nil, err
 		}
 		searched = true
@@ -272,14 +277,76 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	if !opts.Enumerate && (noSpace || !leafCountable(pl) || single || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
 		opts.Enumerate = true
 		if searched {
-			// Keep the order the search chose: searching again in the other mode would
-			// double the planning time.
+			// Keep the order the search chose (searching again would double the planning).
 			opts.Order = fullOrder(pl)
 		}
 		return plan.Rebuild(ctx, g, pl, opts)
 	}
 	return pl, nil
 }
+
+// searchPlan returns the plan of least estimated cost that plan's order search finds from def
+// (built with opts, SearchOrders set), in two ways at once when leaf groups may be counted:
+// (a) the plans compared with their leaf groups counted, then, when the one chosen counts a
+// single closing vertex (which this engine enumerates instead), again in Enumerate mode; (b) the
+// plans compared in the form this engine runs (plan.Options.EnumerateSingle). The screening's
+// few probes misjudge heavy-tailed searches by large factors (STMatch's q20 on wiki-Vote: 16 to
+// 1,024 probes put an order at 3e10-5e10 steps that 20,000 put at 1.8e12, and it ran 13 times
+// longer than (a)'s order), and each way keeps its default plan unless another looks clearly
+// cheaper, so the two ways fail on different patterns (q20 in (b), q14 in (a)); their results
+// are compared with finalProbes probes (within finalBudget).
+func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.Options) (*plan.Plan, error) {
+	leafMode := func() (*plan.Plan, error) {
+		pl, err := plan.Rebuild(ctx, g, def, opts)
+		if err == nil && !opts.Enumerate && len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0 {
+			enum := opts
+			enum.Enumerate = true
+			pl, err = plan.Rebuild(ctx, g, pl, enum)
+		}
+		return pl, err
+	}
+	if opts.Enumerate || opts.Induced {
+		return leafMode()
+	}
+	var plans [2]*plan.Plan
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Go(func() { plans[0], errs[0] = leafMode() })
+	wg.Go(func() {
+		single := opts
+		single.EnumerateSingle = true
+		plans[1], errs[1] = plan.Rebuild(ctx, g, def, single)
+	})
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, err
+	}
+	if slices.Equal(fullOrder(plans[0]), fullOrder(plans[1])) && plans[0].Multiplier == plans[1].Multiplier &&
+		len(plans[0].Groups) == len(plans[1].Groups) {
+		return plans[0], nil
+	}
+	var costs [2]float64
+	for k := range plans {
+		wg.Go(func() {
+			e, err := plans[k].Estimate(ctx, g, plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16, Budget: finalBudget})
+			costs[k], errs[k] = e.Cost, err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, err
+	}
+	if costs[1] < costs[0] {
+		return plans[1], nil
+	}
+	return plans[0], nil
+}
+
+// finalProbes and finalBudget bound the estimates that compare searchPlan's two results.
+const (
+	finalProbes = 16384
+	finalBudget = 250 * time.Millisecond
+)
 
 // searchRate is the speed of the v2 kernel in plan.Estimate.Cost steps per second on an H100
 // (wiki-Vote, STMatch's q11-q22 with the orders chosen: 4e10 to 2.5e11 steps a second); it
