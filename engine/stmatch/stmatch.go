@@ -273,8 +273,7 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 		}
 		searched = true
 	}
-	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
-	if !opts.Enumerate && (noSpace || !leafCountable(pl) || single || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
+	if !opts.Enumerate && (noSpace || !leafCountable(pl) || singleClosing(pl) || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
 		opts.Enumerate = true
 		if searched {
 			// Keep the order the search chose (searching again would double the planning).
@@ -298,7 +297,7 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.Options) (*plan.Plan, error) {
 	leafMode := func() (*plan.Plan, error) {
 		pl, err := plan.Rebuild(ctx, g, def, opts)
-		if err == nil && !opts.Enumerate && len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0 {
+		if err == nil && !opts.Enumerate && singleClosing(pl) {
 			enum := opts
 			enum.Enumerate = true
 			pl, err = plan.Rebuild(ctx, g, pl, enum)
@@ -340,6 +339,12 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 		return plans[1], nil
 	}
 	return plans[0], nil
+}
+
+// singleClosing reports whether pl's only leaf group is one vertex with parents, which stmatch
+// enumerates as the last level instead: counting it as a group saves nothing.
+func singleClosing(pl *plan.Plan) bool {
+	return len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
 }
 
 // finalProbes and finalBudget bound the estimates that compare searchPlan's two results.
