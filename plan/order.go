@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/submatch/submatch/graph"
@@ -37,18 +40,47 @@ const (
 	orderFinalists    = 4
 )
 
-// orderSearchBudget bounds the time spent screening candidate orders.
-const orderSearchBudget = 500 * time.Millisecond
+// orderSearchBudget bounds the time spent screening candidate orders; orderSearchShare is the
+// share of the default plan's predicted run time it may take instead when that is less
+// (Options.SearchRate), but never less than orderSearchFloor.
+const (
+	orderSearchBudget = 500 * time.Millisecond
+	orderSearchShare  = 0.1
+	orderSearchFloor  = 20 * time.Millisecond
+)
+
+// searchCostFactor: the search also runs when the default plan's estimated Cost is above this
+// many times Options.SearchOrders, even with fewer nodes (plans that count leaf groups have few
+// nodes but long intersections at each: STMatch's q13 and q14 on wiki-Vote).
+const searchCostFactor = 100
+
+// maxSearchGroup: with more automorphisms than this, the search finds each order's symmetry
+// restrictions by SymmetryRestrictions' searches instead of from the enumerated group.
+const maxSearchGroup = 1 << 14
+
+// maxSearchOrders bounds the candidate orders listed (large patterns have factorially many).
+const maxSearchOrders = 1 << 16
 
 // orderSearchMargin: another order replaces the best so far only when its estimated cost is
 // below this fraction of it (estimates are noisy).
 const orderSearchMargin = 0.8
 
+// searchBudget is how long the screening of candidate orders may take for a default plan of
+// estimated cost cost (Estimate.Cost).
+func searchBudget(cost float64, opts Options) time.Duration {
+	if opts.SearchRate <= 0 {
+		return orderSearchBudget
+	}
+	predicted := cost / opts.SearchRate * float64(time.Second)
+	return max(orderSearchFloor, min(orderSearchBudget, time.Duration(orderSearchShare*predicted)))
+}
+
 // searchOrders replaces the plan's order, restrictions, groups and levels (set by arrange) by
 // those of the candidate order and symmetry choice of least estimated cost, when the plan's
 // search is large enough for that to matter. Candidates (candidateOrders) are first estimated
-// with orderScreenProbes probes each; the orderFinalists cheapest, and the default plan, again
-// with orderSearchProbes. It returns ctx's error when ctx ends.
+// with orderScreenProbes probes each, on all cores (until searchBudget has passed); the
+// orderFinalists cheapest, and the default plan, again with orderSearchProbes. It returns ctx's
+// error when ctx ends.
 func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) error {
 	p := pl.Pattern
 	if p.NumVertices() < 4 || len(pl.Levels) < 3 || pl.NodeBound() < opts.SearchOrders {
@@ -60,62 +92,108 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 	if err != nil {
 		return err
 	}
-	if est.Nodes < opts.SearchOrders {
+	if est.Nodes < opts.SearchOrders && est.Cost < searchCostFactor*opts.SearchOrders {
 		return nil
 	}
+	budget := searchBudget(est.Cost, opts)
 	type candidate struct {
 		s    planStructure
 		cost float64
+		seq  int // the order's place in candidateOrders and the symmetry choice's: ties keep it
 	}
-	cands := []candidate{{pl.structure(), est.Cost}}
-	seen := map[string]bool{pl.signature(): true}
 	postponable := !opts.Enumerate && !opts.Induced
 	syms := []symChoice{symDefault}
 	if postponable && opts.MultiplyAutomorphisms && !opts.Unique {
 		syms = []symChoice{symOn, symOff}
 	}
-	var stop error
+	aut := autGroup(p, maxSearchGroup)
+	var orders [][]int
 	candidateOrders(p, func(o []int) bool {
-		for _, sym := range syms {
-			if time.Since(start) > orderSearchBudget {
-				return false
-			}
-			tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
-			order, postponed := givenOrder(p, o, postponable)
-			tp.arrange(order, postponed, opts, sym)
-			sig := tp.signature()
-			if seen[sig] {
-				continue
-			}
-			seen[sig] = true
-			e, err := tp.Estimate(ctx, g, screen)
-			if err != nil {
-				stop = err
-				return false
-			}
-			cands = append(cands, candidate{tp.structure(), e.Cost})
-		}
-		return true
+		orders = append(orders, o)
+		return len(orders) < maxSearchOrders && time.Since(start) <= budget
 	})
+	// Screen the orders on every core; a signature seen before (by any worker) is skipped.
+	var (
+		mu    sync.Mutex
+		seen  = map[string]bool{pl.signature(): true}
+		cands []candidate
+		stop  error
+		next  atomic.Int64
+		wg    sync.WaitGroup
+	)
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(orders)))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(orders) || time.Since(start) > budget || ctx.Err() != nil {
+					return
+				}
+				for si, sym := range syms {
+					tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
+					order, postponed := givenOrder(p, orders[k], postponable)
+					tp.arrangeMemo(order, postponed, opts, sym, aut)
+					sig := tp.signature()
+					mu.Lock()
+					dup := seen[sig]
+					seen[sig] = true
+					mu.Unlock()
+					if dup {
+						continue
+					}
+					e, err := tp.Estimate(ctx, g, screen)
+					mu.Lock()
+					if err != nil {
+						stop = err
+					} else {
+						cands = append(cands, candidate{tp.structure(), e.Cost, k*len(syms) + si})
+					}
+					mu.Unlock()
+					if err != nil {
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	if stop != nil {
 		return stop
 	}
-	slices.SortStableFunc(cands[1:], func(a, b candidate) int { return cmp.Compare(a.cost, b.cost) })
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(a.seq, b.seq))
+	})
+	finalists := append([]candidate{{pl.structure(), est.Cost, -1}}, cands[:min(len(cands), orderFinalists)]...)
 	final := EstimateOptions{Seed: 2, Probes: orderSearchProbes}
-	best, bestCost := -1, 0.0
-	for k, c := range cands[:min(len(cands), orderFinalists+1)] {
-		tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
-		tp.setStructure(c.s)
-		e, err := tp.Estimate(ctx, g, final)
-		if err != nil {
-			return err
+	costs := make([]float64, len(finalists))
+	errs := make([]error, len(finalists))
+	for k, c := range finalists {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
+			tp.setStructure(c.s)
+			e, err := tp.Estimate(ctx, g, final)
+			costs[k], errs[k] = e.Cost, err
+		}()
+	}
+	wg.Wait()
+	best, bestCost := 0, 0.0
+	for k := range finalists {
+		if errs[k] != nil {
+			return errs[k]
 		}
 		// The default plan (k == 0) is kept unless another is clearly cheaper.
-		if cost := e.Cost; k == 0 || cost < orderSearchMargin*bestCost {
+		if cost := costs[k]; k == 0 || cost < orderSearchMargin*bestCost {
 			best, bestCost = k, cost
 		}
 	}
-	pl.setStructure(cands[best].s)
+	pl.setStructure(finalists[best].s)
 	return nil
 }
 

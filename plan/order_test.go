@@ -16,7 +16,7 @@ import (
 // estimate (Options.SearchOrders at its lowest, so that every plan of four or more vertices
 // compares orders) count what the brute-force oracle counts, through the CPU engine, on the
 // dense cases (chains of reused sets under symmetry windows) and the general random ones, in
-// every convention, with and without Enumerate and a candidate space.
+// every convention, with and without Enumerate (or EnumerateSingle) and a candidate space.
 func TestSearchOrdersOracle(t *testing.T) {
 	n := 12 // each plan's search takes up to orderSearchBudget: a few seconds in all by default
 	if testenv.Long() {
@@ -27,13 +27,15 @@ func TestSearchOrdersOracle(t *testing.T) {
 	var cases, changed int
 	check := func(o proptest.Oracled) {
 		prob := &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem, Threads: 1}
-		for _, enumerate := range []bool{false, true} {
+		for _, mode := range []int{0, 1, 2} { // leaf groups, Enumerate, EnumerateSingle
+			enumerate := mode == 1
 			for _, space := range []int{0, -1} {
 				opts, err := cpu.PlanOptions(prob, enumerate)
 				if err != nil {
 					t.Fatal(err)
 				}
 				opts.SpaceLimit = space
+				opts.EnumerateSingle = mode == 2
 				def, err := plan.BuildContext(ctx, o.G, o.P, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -42,6 +44,11 @@ func TestSearchOrdersOracle(t *testing.T) {
 				pl, err := plan.Rebuild(ctx, o.G, def, opts)
 				if err != nil {
 					t.Fatal(err)
+				}
+				for _, q := range []*plan.Plan{def, pl} {
+					if opts.EnumerateSingle && len(q.Groups) == 1 && len(q.Groups[0].Vertices) == 1 && len(q.Groups[0].Parents) > 0 {
+						t.Errorf("EnumerateSingle: the plan counts its single vertex %v as a group", q.Groups[0].Vertices)
+					}
 				}
 				if !slices.Equal(pl.Order(), def.Order()) || pl.Multiplier != def.Multiplier {
 					changed++

@@ -31,8 +31,19 @@ type Options struct {
 	// SearchOrders, when positive, makes the plan compare other matching orders (and, counting
 	// embeddings, symmetry breaking or not) by estimate when the default plan's search is
 	// estimated above that many nodes, and keep the one of least estimated cost (order.go).
-	// It costs up to about a second of planning.
+	// It costs up to orderSearchBudget of planning (less with SearchRate), spread over the
+	// machine's cores.
 	SearchOrders float64
+	// SearchRate, when positive, is the engine's speed in Estimate.Cost steps per second: the
+	// order search then spends at most orderSearchShare of the default plan's predicted run
+	// time (its estimated Cost / SearchRate), so that a search that runs in a second is not
+	// planned for longer than it runs.
+	SearchRate float64
+	// EnumerateSingle makes a plan whose only postponed group is one vertex with parents
+	// enumerate that vertex as its last level instead (as with Enumerate): for engines whose
+	// last level is counted by size and can start from a reused set, where counting the vertex
+	// as a group saves nothing. The order search compares plans in that form.
+	EnumerateSingle bool
 	// Order, when set, is the matching order to use (every pattern vertex once) instead of the
 	// one the plan would choose; vertices it lets the plan count rather than enumerate are still
 	// postponed. For measurements and tests of orders.
@@ -247,8 +258,16 @@ const (
 // leaf groups and classes, levels, and the levels' reuse as without a candidate space (finish
 // sets it again once the space is known).
 func (pl *Plan) arrange(order, postponed []int, opts Options, sym symChoice) {
+	pl.arrangeMemo(order, postponed, opts, sym, nil)
+}
+
+// arrangeMemo is arrange with the symmetry restrictions taken from aut, the automorphism
+// group of the pattern (autGroup), when it is not nil: the order search arranges thousands of
+// orders, and SymmetryRestrictions' searches are most of arrange's cost.
+func (pl *Plan) arrangeMemo(order, postponed []int, opts Options, sym symChoice, aut [][]int) {
 	p := pl.Pattern
 	postponable := !opts.Enumerate && !opts.Induced
+	given, givenPostponed := order, postponed
 	if postponable {
 		order, postponed = postponeClosingVertices(p, order, postponed)
 	}
@@ -256,7 +275,12 @@ func (pl *Plan) arrange(order, postponed []int, opts Options, sym symChoice) {
 	pl.Restrictions = nil
 	var restrictions []Restriction
 	if opts.Unique || opts.MultiplyAutomorphisms {
-		restrictions = SymmetryRestrictions(p, append(slices.Clone(order), postponed...))
+		full := append(slices.Clone(order), postponed...)
+		if aut != nil {
+			restrictions = restrictionsFromGroup(aut, full)
+		} else {
+			restrictions = SymmetryRestrictions(p, full)
+		}
 	}
 	switch {
 	case opts.Unique:
@@ -272,6 +296,12 @@ func (pl *Plan) arrange(order, postponed []int, opts Options, sym symChoice) {
 	pl.Groups, pl.Classes = nil, nil
 	if postponable {
 		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates)
+		if opts.EnumerateSingle && len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0 {
+			enum := opts
+			enum.Enumerate = true
+			pl.arrangeMemo(append(slices.Clone(given), givenPostponed...), nil, enum, sym, aut)
+			return
+		}
 	} else {
 		order = append(order, postponed...)
 	}

@@ -37,6 +37,46 @@ func SymmetryRestrictions(p *pattern.Pattern, order []int) []Restriction {
 	return out
 }
 
+// autGroup returns every automorphism of p (image of each vertex), or nil when there are more
+// than limit.
+func autGroup(p *pattern.Pattern, limit int) [][]int {
+	s := newAutSearch(p)
+	var out [][]int
+	s.search(0, func() bool {
+		out = append(out, slices.Clone(s.image))
+		return len(out) <= limit
+	})
+	if len(out) > limit {
+		return nil
+	}
+	return out
+}
+
+// restrictionsFromGroup returns what SymmetryRestrictions(p, order) returns, from the group
+// aut of p (autGroup): the same stabiliser chain, by filtering the group's permutations instead
+// of searching for each pair.
+func restrictionsFromGroup(aut [][]int, order []int) []Restriction {
+	if len(aut) == 0 {
+		return nil
+	}
+	n := len(aut[0])
+	stab := slices.Clone(aut)
+	var out []Restriction
+	for _, v := range order {
+		var images uint64
+		for _, sigma := range stab {
+			images |= 1 << sigma[v]
+		}
+		for w := 0; w < n; w++ {
+			if w != v && images&(1<<w) != 0 {
+				out = append(out, Restriction{Less: v, Greater: w})
+			}
+		}
+		stab = slices.DeleteFunc(stab, func(sigma []int) bool { return sigma[v] != v })
+	}
+	return out
+}
+
 // refinedColors partitions the pattern's vertices by colour refinement (1-dimensional
 // Weisfeiler-Leman): start from the label constraint and degree, then repeatedly split by the
 // multiset of (neighbour colour, edge label). Vertices an automorphism can exchange always end in

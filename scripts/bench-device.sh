@@ -16,7 +16,10 @@
 #                                   CPU engine on all cores, --engine auto (what it chose), and
 #                                   stmatch under --timeout 1s (the stop latency), beside STMatch's
 #                                   published H100 kernel time; QS=q17,q1 picks patterns (in that order),
-#                                   T_STM/T_CPU/T_AUTO bound each run (defaults 60s/30s/60s).
+#                                   T_STM/T_CPU/T_AUTO bound each run (defaults 60s/30s/60s;
+#                                   T_AUTO=0 leaves auto out); LABELS=1 then runs the 24 patterns
+#                                   again with 10 random vertex labels on graph and patterns
+#                                   (STMatch's Table 3 setting; made at build), stmatch and CPU.
 # $BIN defaults to bin/bench-device (git-ignored). Device tool: command
 # "bash scripts/bench-device.sh run", carry ["bin/bench-device"].
 set -u -o pipefail
@@ -36,11 +39,39 @@ build() {
 		cp -r "$shared/github-gmatch" "$shared/hprd-subgraphmatching" "$shared/wikivote-graphpi" "$shared/stmatch-patterns" "$BIN/testdata/"
 	fi
 	chmod -R u+w "$BIN/testdata"
+	labelled10 "$shared/wikivote-graphpi/wiki-vote_input" "$shared/stmatch-patterns/wikivote-unlabelled.tsv" "$BIN/testdata"
 	if [ -n "${SUBMATCH_EXTRA_QUERIES:-}" ]; then
 		mkdir -p "$BIN/extra"
 		cp "$SUBMATCH_EXTRA_QUERIES"/*.graph "$BIN/extra/"
 	fi
 	du -sh "$BIN"
+}
+
+# labelled10 EDGELIST PATTERNS DIR writes DIR/wikivote-labelled10.graph (the edge list with its
+# vertices renumbered 0..n-1 in id order and given one of 10 labels by a fixed hash: STMatch's
+# Table 3 setting of 10 random vertex labels) and DIR/stmatch-patterns/wikivote-labelled10.tsv
+# (the 24 patterns, each vertex given one of 10 labels by the same hash of the pattern's number
+# and the vertex's place), deterministic whatever awk runs it.
+labelled10() {
+	local src=$1 tsv=$2 dir=$3
+	awk 'NR > 1 { print $1; print $2 }' "$src" | sort -n -u > "$dir/.ids"
+	awk 'function lab(x) { return int((x * 2654435761 + 12345) % 4294967296) % 10 }
+		FNR == NR { idx[$1] = n++; next }
+		FNR > 1 { u = idx[$1]; v = idx[$2]; if (u == v) next; a = u < v ? u : v; b = u < v ? v : u; k = a " " b
+			if (!(k in seen)) { seen[k] = 1; e[m++] = k } }
+		END { print "t", n, m; for (i = 0; i < n; i++) print "v", i, lab(i); for (j = 0; j < m; j++) print "e", e[j] }' \
+		"$dir/.ids" "$src" > "$dir/wikivote-labelled10.graph"
+	rm -f "$dir/.ids"
+	mkdir -p "$dir/stmatch-patterns"
+	awk -F'\t' 'function lab(x) { return int((x * 2654435761 + 12345) % 4294967296) % 10 }
+		/^#/ { print "# name\tpattern (10 vertex labels)\t-"; next }
+		{ q = substr($1, 2) + 0; pat = $2; out = ""; delete done; i = 0
+			while (match(pat, /\([a-z]+\)/)) {
+				v = substr(pat, RSTART + 1, RLENGTH - 2)
+				if (!(v in done)) { done[v] = lab(q * 16 + i++); node = "(" v ":" done[v] ")" } else node = "(" v ")"
+				out = out substr(pat, 1, RSTART - 1) node; pat = substr(pat, RSTART + RLENGTH)
+			}
+			print $1 "\t" out pat "\t-" }' "$tsv" > "$dir/stmatch-patterns/wikivote-labelled10.tsv"
 }
 
 # count ENGINE THREADS QUERY [FLAGS...]: prints "count<TAB>call_ms<TAB>kernel_ms<TAB>partial<TAB>
@@ -119,7 +150,7 @@ count24() {
 	shift 3
 	t0=$(date +%s%N)
 	line=$("$BIN/submatch" count --json --timeout "$timeout" --engine "$engine" "$@" \
-		"$BIN/testdata/wikivote-graphpi/wiki-vote_input" "$pat" 2>/dev/null)
+		"${GRAPH:-$BIN/testdata/wikivote-graphpi/wiki-vote_input}" "$pat" 2>/dev/null)
 	t1=$(date +%s%N)
 	[ -n "$line" ] || { printf 'error\t-\t%s\t-\t-\n' "$(( (t1 - t0) / 1000000 ))"; return; }
 	printf '%s\t%s\t%s\t%s\t%s\n' "$(json count "$line")" "$(json partial "$line")" "$(( (t1 - t0) / 1000000 ))" \
@@ -145,7 +176,9 @@ stmatch24() {
 		local sc sp st sk cc cp ct ac ap at ae lc lp lt check rest
 		IFS=$'\t' read -r sc sp st sk rest < <(count24 stmatch "${T_STM:-60s}" "$pat")
 		IFS=$'\t' read -r cc cp ct rest < <(count24 cpu "${T_CPU:-30s}" "$pat" --threads 0)
-		IFS=$'\t' read -r ac ap at _ ae < <(count24 auto "${T_AUTO:-60s}" "$pat")
+		if [ "${T_AUTO:-60s}" = 0 ]; then ac=- ap=- at=- ae=-; else
+			IFS=$'\t' read -r ac ap at _ ae < <(count24 auto "${T_AUTO:-60s}" "$pat")
+		fi
 		IFS=$'\t' read -r lc lp lt rest < <(count24 stmatch 1s "$pat")
 		check=ok
 		[ "$sp" = false ] || check="stmatch-partial"
@@ -155,6 +188,27 @@ stmatch24() {
 	done <<<"$rows"
 	echo
 	column -t -s $'\t' "$out/stmatch24.tsv" 2>/dev/null || cat "$out/stmatch24.tsv"
+	[ -n "${LABELS:-}" ] || return 0
+	echo
+	echo "== the same patterns and graph with 10 random vertex labels (STMatch's Table 3 setting): stmatch and the CPU engine"
+	local ltsv="$BIN/testdata/stmatch-patterns/wikivote-labelled10.tsv"
+	printf 'q\tcount\tstm_proc\tstm_kern\tcpu16_proc\tcpu16_partial\tcheck\n' | tee "$out/stmatch24-labelled10.tsv"
+	if [ -n "${QS:-}" ]; then
+		rows=$(for q in ${QS//,/ }; do grep -P "^$q\t" "$ltsv"; done)
+	else
+		rows=$(grep -v '^#' "$ltsv")
+	fi
+	while IFS=$'\t' read -r q pat _; do
+		case "$q" in '#'*|'') continue ;; esac
+		local sc sp st sk cc cp ct check rest
+		IFS=$'\t' read -r sc sp st sk rest < <(GRAPH="$BIN/testdata/wikivote-labelled10.graph" count24 stmatch "${T_STM:-60s}" "$pat")
+		IFS=$'\t' read -r cc cp ct rest < <(GRAPH="$BIN/testdata/wikivote-labelled10.graph" count24 cpu "${T_CPU:-30s}" "$pat" --threads 0)
+		check=ok
+		[ "$sp" = false ] || check="stmatch-partial"
+		if [ "$cp" = false ] && [ "$cc" != "$sc" ]; then check="MISMATCH(cpu $cc)"; fi
+		[ "$cp" = false ] || check="$check, cpu cut"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$q" "$sc" "$st" "$sk" "$ct" "$cp" "$check" | tee -a "$out/stmatch24-labelled10.tsv"
+	done <<<"$rows"
 }
 
 case "${1:-}" in

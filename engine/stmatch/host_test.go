@@ -1596,6 +1596,50 @@ func TestEmulatedDense(t *testing.T) {
 	}
 }
 
+// TestEmulatedSearchedPlans: the plans stmatch builds when its order search runs (forced on
+// small graphs: searchPlan's two ways, the leaf-group decision and the rebuilds after it) count
+// what the oracle counts through the emulated kernel, on proptest's dense and general cases in
+// every convention, with and without a candidate space.
+func TestEmulatedSearchedPlans(t *testing.T) {
+	seeds, _ := proptest.Seeds(t, 40, 12)
+	var checked, other int
+	check := func(o proptest.Oracled) {
+		c := o.Case
+		for _, opts := range []Options{{searchAt: 1e-9}, {searchAt: 1e-9, NoSpace: true}} {
+			pl := testPlan(c.G, c.P, o.Sem, opts)
+			var got uint64
+			if !pl.Empty {
+				def := testPlan(c.G, c.P, o.Sem, Options{NoOrderSearch: true, NoSpace: opts.NoSpace})
+				if !slices.Equal(fullOrder(pl), fullOrder(def)) || pl.Multiplier != def.Multiplier {
+					other++
+				}
+				fp, err := flattenOn(c.G, pl, opts.flatOptions(false))
+				if err != nil {
+					t.Fatalf("%v\n%s", err, c.Describe(o.Sem, "", "./engine/stmatch -run TestEmulatedSearchedPlans"))
+				}
+				chaos := rand.New(rand.NewPCG(c.Seed, 7))
+				goff, gadj := fp.sortedCSR(c.G)
+				got = emulateV2(fp, fp.makeUnits(4, true), goff, gadj, chaos) * max(1, pl.Multiplier)
+			}
+			if got != o.Want {
+				t.Errorf("emulated %d, oracle %d (order %v x%d, no space %v)\n%s", got, o.Want, fullOrder(pl), pl.Multiplier, opts.NoSpace,
+					c.Describe(o.Sem, "", "./engine/stmatch -run TestEmulatedSearchedPlans"))
+			}
+			checked++
+		}
+	}
+	for o := range proptest.WithOracleDense(seeds, nil) {
+		check(o)
+	}
+	for o := range proptest.WithOracle(seeds, nil) {
+		check(o)
+	}
+	t.Logf("%d plans checked, %d with another order or symmetry choice than the default", checked, other)
+	if other == 0 {
+		t.Error("the search never chose another plan")
+	}
+}
+
 // TestGraphModeFreeLevel: in graph mode a later component's first vertex (no backward edge)
 // iterates its whole candidate list, which may be longer than the largest degree.
 func TestGraphModeFreeLevel(t *testing.T) {

@@ -149,6 +149,12 @@ type Options struct {
 	// cliqueCut, when its split is positive, replaces cliqueSplit's sizes (for the measurements
 	// of the split).
 	cliqueCut struct{ split, span int }
+	// searchAt, when positive, replaces plan.DefaultSearchOrders as the estimated size above
+	// which the order is searched (tests force the search on small graphs with it).
+	searchAt float64
+	// order, when set, is the matching order (plan.Options.Order; no order search), for the
+	// measurements of orders (TestGPUOrders).
+	order []int
 	// cliqueNarrow keeps the clique kernel's matrices narrow: roots of more than
 	// cliqueMatrixMax upward neighbours go to the host (for the tests of that path).
 	cliqueNarrow bool
@@ -236,13 +242,16 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	// Counting embeddings of a symmetric pattern breaks symmetry and multiplies by |Aut| (as the
 	// CPU engine does); listing (NoLeaves) and v1 enumerate every embedding.
 	opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: o.V1 || o.NoLeaves,
-		MultiplyAutomorphisms: !o.V1 && !o.NoLeaves && !o.NoMultiply}
+		MultiplyAutomorphisms: !o.V1 && !o.NoLeaves && !o.NoMultiply, Order: o.order}
 	if o.NoSpace {
 		opts.SpaceLimit = -1
 	}
 	search := 0.0
 	if !o.NoOrderSearch && !o.V1 {
 		search = plan.DefaultSearchOrders
+		if o.searchAt > 0 {
+			search = o.searchAt
+		}
 	}
 	pl, err := plan.BuildFrom(ctx, g, pat, base, opts)
 	if err != nil {
@@ -254,20 +263,108 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 		// which leaf counting cannot use. Do not try to build the space a second time.
 		opts.SpaceLimit = -1
 	}
+	searched := false
 	if search > 0 && !pl.Empty && !noSpace && pl.NodeBound() >= search {
-		// Compare orders (in the plan's mode), then decide the mode on the order chosen. (The
-		// bound is cheap; below it the search would not start, so the plan is not rebuilt.)
-		opts.SearchOrders = search
-		if pl, err = plan.Rebuild(ctx, g, pl, opts); err != nil {
+		// Compare orders by estimate. (The bound is cheap; below it the search would not start,
+		// so the plan is not rebuilt.)
+		opts.SearchOrders, opts.SearchRate = search, searchRate
+		if pl, err = searchPlan(ctx, g, pl, opts); err != nil {
 			return nil, err
 		}
+		searched = true
 	}
-	single := len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
-	if !opts.Enumerate && (noSpace || !leafCountable(pl) || single || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
+	if !opts.Enumerate && (noSpace || !leafCountable(pl) || singleClosing(pl) || (isolatedGroups(pl) && o.NoIsolatedLeaves)) {
 		opts.Enumerate = true
+		if searched {
+			// Keep the order the search chose (searching again would double the planning).
+			opts.Order = fullOrder(pl)
+		}
 		return plan.Rebuild(ctx, g, pl, opts)
 	}
 	return pl, nil
+}
+
+// searchPlan returns the plan of least estimated cost that plan's order search finds from def
+// (built with opts, SearchOrders set), in two ways at once when leaf groups may be counted:
+// (a) the plans compared with their leaf groups counted, then, when the one chosen counts a
+// single closing vertex (which this engine enumerates instead), again in Enumerate mode; (b) the
+// plans compared in the form this engine runs (plan.Options.EnumerateSingle). The screening's
+// few probes misjudge heavy-tailed searches by large factors (STMatch's q20 on wiki-Vote: 16 to
+// 1,024 probes put an order at 3e10-5e10 steps that 20,000 put at 1.8e12, and it ran 13 times
+// longer than (a)'s order), and each way keeps its default plan unless another looks clearly
+// cheaper, so the two ways fail on different patterns (q20 in (b), q14 in (a)); their results
+// are compared with finalProbes probes (within finalBudget).
+func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.Options) (*plan.Plan, error) {
+	leafMode := func() (*plan.Plan, error) {
+		pl, err := plan.Rebuild(ctx, g, def, opts)
+		if err == nil && !opts.Enumerate && singleClosing(pl) {
+			enum := opts
+			enum.Enumerate = true
+			pl, err = plan.Rebuild(ctx, g, pl, enum)
+		}
+		return pl, err
+	}
+	if opts.Enumerate || opts.Induced {
+		return leafMode()
+	}
+	var plans [2]*plan.Plan
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Go(func() { plans[0], errs[0] = leafMode() })
+	wg.Go(func() {
+		single := opts
+		single.EnumerateSingle = true
+		plans[1], errs[1] = plan.Rebuild(ctx, g, def, single)
+	})
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, err
+	}
+	if slices.Equal(fullOrder(plans[0]), fullOrder(plans[1])) && plans[0].Multiplier == plans[1].Multiplier &&
+		len(plans[0].Groups) == len(plans[1].Groups) {
+		return plans[0], nil
+	}
+	var costs [2]float64
+	for k := range plans {
+		wg.Go(func() {
+			e, err := plans[k].Estimate(ctx, g, plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16, Budget: finalBudget})
+			costs[k], errs[k] = e.Cost, err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, err
+	}
+	if costs[1] < costs[0] {
+		return plans[1], nil
+	}
+	return plans[0], nil
+}
+
+// singleClosing reports whether pl's only leaf group is one vertex with parents, which stmatch
+// enumerates as the last level instead: counting it as a group saves nothing.
+func singleClosing(pl *plan.Plan) bool {
+	return len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
+}
+
+// finalProbes and finalBudget bound the estimates that compare searchPlan's two results.
+const (
+	finalProbes = 16384
+	finalBudget = 250 * time.Millisecond
+)
+
+// searchRate is the speed of the v2 kernel in plan.Estimate.Cost steps per second on an H100
+// (wiki-Vote, STMatch's q11-q22 with the orders chosen: 4e10 to 2.5e11 steps a second); it
+// bounds the order search to a share of the predicted kernel time (plan.Options.SearchRate).
+const searchRate = 1e11
+
+// fullOrder returns pl's levels' pattern vertices followed by its leaf groups' vertices.
+func fullOrder(pl *plan.Plan) []int {
+	order := pl.Order()
+	for _, g := range pl.Groups {
+		order = append(order, g.Vertices...)
+	}
+	return order
 }
 
 // isolatedGroups reports whether some leaf group of pl has no parents (isolated pattern vertices).
@@ -407,24 +504,40 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	if p.Data == nil || p.Pattern == nil {
 		return engine.Result{}, st, fmt.Errorf("stmatch engine: problem needs a data graph and a pattern")
 	}
-	devs, err := devices(ctx, p)
-	if err != nil {
-		return engine.Result{}, st, err
-	}
-	st.Open = time.Since(t0)
 	defer func() {
 		if st.Total == 0 { // an early failure
 			st.Total = time.Since(t0)
 		}
 		st.log(p.Logger())
 	}()
-	if o.V1 {
-		devs = devs[:1]
-	} else {
-		devs = replicate(devs, o.replicas)
+	c, clique := plan.AsClique(p.Data, p.Pattern)
+	clique = clique && o.cliqueKernel()
+	// The devices start (CUDA's initialisation, the first count of a process) while the plan is
+	// built and flattened. A failure to start them stops the planning.
+	type opened struct {
+		devs []*gpu.Device
+		err  error
+		at   time.Duration
 	}
-	st.Device, st.GPUs = devs[0].String(), len(devs)
-	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && o.cliqueKernel() {
+	openc := make(chan opened, 1)
+	pctx, stopPlan := context.WithCancel(ctx)
+	defer stopPlan()
+	go func() {
+		devs, err := devices(ctx, p)
+		at := time.Since(t0)
+		if err != nil {
+			stopPlan()
+		}
+		openc <- opened{devs, err, at}
+	}()
+	if clique {
+		op := <-openc
+		if op.err != nil {
+			return engine.Result{}, st, op.err
+		}
+		st.Open = op.at
+		devs := replicate(op.devs, o.replicas)
+		st.Device, st.GPUs = devs[0].String(), len(devs)
 		st.Cliques, st.Multiplier = true, 1
 		cliques, partial, err := countCliques(ctx, devs, p, c, o, &st)
 		res := engine.Result{Count: cliques, Partial: partial, DeviceTime: st.Kernel}
@@ -441,23 +554,40 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		return res, st, err
 	}
 	tp := time.Now()
-	pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	pl, err := buildPlan(pctx, p.Data, p.Pattern, p.Semantics, o, base)
+	planTime := time.Since(tp)
+	var fp *flatPlan
+	var ferr error
+	if err == nil && !pl.Empty {
+		fp, ferr = flattenOn(p.Data, pl, o.flatOptions(false))
+		if ferr == nil && fp.Graph && o.V1 {
+			ferr = errSpaceTooLarge
+		}
+	}
+	st.Prepare = time.Since(tp)
+	op := <-openc
+	if op.err != nil {
+		return engine.Result{}, st, op.err
+	}
 	if err != nil {
 		return engine.Result{Partial: true}, st, err
 	}
-	res := engine.Result{PlanTime: time.Since(tp)}
+	st.Open = op.at
+	devs := op.devs
+	if o.V1 {
+		devs = devs[:1]
+	} else {
+		devs = replicate(devs, o.replicas)
+	}
+	st.Device, st.GPUs = devs[0].String(), len(devs)
+	res := engine.Result{PlanTime: planTime}
 	if pl.Empty {
 		st.Total = time.Since(t0)
 		return res, st, ctx.Err()
 	}
-	fp, err := flattenOn(p.Data, pl, o.flatOptions(false))
-	if err == nil && fp.Graph && o.V1 {
-		err = errSpaceTooLarge
+	if ferr != nil {
+		return engine.Result{}, st, ferr
 	}
-	if err != nil {
-		return engine.Result{}, st, err
-	}
-	st.Prepare = time.Since(tp)
 	st.Levels, st.StrideWords, st.Roots, st.Groups = fp.L, fp.Stride, fp.NumRoots, fp.G
 	st.Version = 2
 	if o.V1 {
