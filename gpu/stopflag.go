@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -63,4 +64,16 @@ func (f *StopFlag) Free() error {
 		err = f.dev.Do(func() error { return drv.check("cuMemFreeHost", ccall(drv.cuMemFreeHost, uintptr(f.host))) })
 	})
 	return err
+}
+
+// RaiseWhenDone raises the flag when ctx ends, until the function it returns is called; that
+// function waits for a Set already under way, so the flag may be freed once it returned.
+func (f *StopFlag) RaiseWhenDone(ctx context.Context) (stop func()) {
+	set := make(chan struct{})
+	cancelSet := context.AfterFunc(ctx, func() { f.Set(); close(set) })
+	return func() {
+		if !cancelSet() {
+			<-set
+		}
+	}
 }

@@ -306,13 +306,7 @@ func (r *cliqueRun) run(ctx context.Context, k int, groups []int, roots uint64, 
 	if r.stop != nil {
 		stop = r.stop.Ptr()
 		// The flag is freed after run returns: wait for a Set already under way.
-		set := make(chan struct{})
-		cancelSet := context.AfterFunc(ctx, func() { r.stop.Set(); close(set) })
-		defer func() {
-			if !cancelSet() {
-				<-set
-			}
-		}()
+		defer r.stop.RaiseWhenDone(ctx)()
 	}
 	for {
 		if err := ctx.Err(); err != nil {

@@ -332,7 +332,7 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 // line of its own.
 const (
 	ctlLine   = 16
-	ctlWords  = 13 * ctlLine
+	ctlWords  = 15 * ctlLine
 	cNext     = 0 * ctlLine
 	cOverflow = 1 * ctlLine
 	cWork     = 2 * ctlLine
@@ -346,6 +346,8 @@ const (
 	cOut      = 10 * ctlLine
 	cStop     = 11 * ctlLine
 	cPieces   = 12 * ctlLine
+	cCancel   = 13 * ctlLine
+	cPoll     = 14 * ctlLine
 )
 
 const (
@@ -486,6 +488,15 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	if donate <= 0 {
 		donate = defaultDonateAfter
 	}
+	// A cancelled count raises the stop flag, and the warps leave their work within about
+	// POLL_NS of it (without one, the launch ends with its slice, unless a spill found the work
+	// queue full).
+	stop := gpu.DevicePtr(0)
+	if flag, err := r.d.NewStopFlag(); err == nil {
+		defer flag.Free()
+		defer flag.RaiseWhenDone(ctx)()
+		stop = flag.Ptr()
+	}
 	var lo, hi, queued uint64
 	ctl := make([]uint64, ctlWords)
 	for {
@@ -499,7 +510,7 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 			return count, true, err
 		}
 		// The queue's words (head, tail, size) carry over; ctl holds what the last launch left.
-		ctl[cNext], ctl[cWork], ctl[cIdle], ctl[cOut], ctl[cStop] = 0, queued, 0, 0, 0
+		ctl[cNext], ctl[cWork], ctl[cIdle], ctl[cOut], ctl[cStop], ctl[cCancel], ctl[cPoll] = 0, queued, 0, 0, 0, 0, 0
 		if err := gpu.CopyToDevice(r.ctl, 0, ctl); err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
@@ -510,7 +521,7 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, r.shared,
 			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
 			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()),
-			out, outCap)
+			out, outCap, stop)
 		if err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
@@ -518,6 +529,13 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		r.st.Launches++
 		if err := gpu.CopyToHost(ctl, r.ctl, 0); err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
+		}
+		if ctl[cCancel] != 0 {
+			// The warps dropped their stacks: the queue is not in step, and the count is partial.
+			if err := r.addCounts(&count, counts); err != nil {
+				return 0, false, err
+			}
+			return count, true, ctx.Err()
 		}
 		switch ctl[cOverflow] {
 		case 0:

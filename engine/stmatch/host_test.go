@@ -1477,7 +1477,7 @@ func TestKernelConstants(t *testing.T) {
 		"F_PIECES": fPieces, "C_LINE": ctlLine, "C_NEXT": cNext, "C_OVERFLOW": cOverflow, "C_WORK": cWork,
 		"C_IDLE": cIdle, "C_HEAD": cHead, "C_TAIL": cTail, "C_QSIZE": cQSize, "C_DONATED": cDonated,
 		"C_SPILLED": cSpilled, "C_TAKEN": cTaken, "C_OUT": cOut, "C_STOP": cStop, "C_PIECES": cPieces,
-		"C_WORDS": ctlWords, "OPT_STEAL": optSteal, "OPT_LIST": optList, "OPT_UNROLL": optUnroll, "OPT_UNROLL_LEAVES": optUnrollLeaves,
+		"C_CANCEL": cCancel, "C_POLL": cPoll, "C_WORDS": ctlWords, "OPT_STEAL": optSteal, "OPT_LIST": optList, "OPT_UNROLL": optUnroll, "OPT_UNROLL_LEAVES": optUnrollLeaves,
 		"MAX_CLASS": maxClassGroups, "MAX_CLASS_LISTS": maxClassLists, "MAX_CLASS_STATES": maxClassStates,
 	}
 	v2 := read(kernelSource)

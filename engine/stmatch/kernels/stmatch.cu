@@ -796,7 +796,11 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 #define C_OUT (10 * C_LINE)      // listing: rows written to the output buffer in this launch
 #define C_STOP (11 * C_LINE)     // listing: the output buffer is full, every warp stops
 #define C_PIECES (12 * C_LINE)   // statistics: pieces computed after a level's first
-#define C_WORDS (13 * C_LINE)
+#define C_CANCEL (13 * C_LINE)   // a warp found the host's stop flag raised: every warp leaves its work
+#define C_POLL (14 * C_LINE)     // globaltimer ns from which the next warp to look reads the host's flag
+#define C_WORDS (15 * C_LINE)
+#define POLL_NS 200000ull        // the host's flag is read once per 200 us at most, by one warp
+#define LOOK_NS 50000ull         // a warp looks at C_CANCEL once per 50 us at most
 #define OPT_STEAL 1u
 #define OPT_LIST 2u  // listing: the last level's candidates are written out as rows, not counted
 #define OPT_UNROLL 4u  // the last level is counted for 32 candidates of the level above at once
@@ -815,6 +819,26 @@ __device__ __forceinline__ u64 clock_ns() {
 	u64 t;
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return t;
+}
+
+// cancelled (lane 0) says whether the count was cancelled: the host raised *stop (pinned host
+// memory, may be null), and the warps leave their work without spilling it (the count is partial
+// anyway). Reads of pinned host memory from many warps are serialised, so one warp at a time,
+// claiming the turn with a CAS on ctl[C_POLL], reads the flag, at most once per POLL_NS, and
+// relays it to ctl[C_CANCEL], which the others read from device memory; and each warp looks at
+// ctl[C_CANCEL] only once per LOOK_NS of its own (*next, lane 0's), keeping the busy warps' checks
+// off the memory system. It is what bounds the stop latency when a slice's spill finds the work
+// queue full and the warps work on.
+__device__ bool cancelled(const volatile unsigned* stop, u64* ctl, u64 now, u64* next) {
+	if (stop == nullptr || now < *next) return false;
+	*next = now + LOOK_NS;
+	if (vload(&ctl[C_CANCEL]) != 0) return true;
+	const u64 at = vload(&ctl[C_POLL]);
+	if (now >= at && atomicCAS(&ctl[C_POLL], at, now + POLL_NS) == at && *stop != 0) {
+		atomicExch(&ctl[C_CANCEL], 1ULL);
+		return true;
+	}
+	return false;
 }
 
 // q_reserve reserves n slots (warp-uniform result).
@@ -922,7 +946,7 @@ extern "C" __global__ void stmatch_count(
 	const u64* __restrict__ units, u64 unitBegin, u64 unitEnd,
 	u64* ctl, u64* counts, int G,
 	u32* tasks, u64* seq, u64 cap, u64 sliceNs, unsigned int opts, u64 donateNs,
-	u32* out, u64 outCap)
+	u32* out, u64 outCap, const volatile unsigned* stop)
 {
 	extern __shared__ u64 meta[];  // (L + G) * META_STRIDE words
 	for (int k = threadIdx.x; k < (L + G) * META_STRIDE; k += blockDim.x) meta[k] = gmeta[k];
@@ -952,6 +976,7 @@ extern "C" __global__ void stmatch_count(
 	}
 	start = __shfl_sync(FULL, start, 0);
 	bool own = true;  // this warp's own share of C_WORK, held while it takes host units
+	u64 look = 0;     // lane 0: when this warp next looks for a cancellation
 	unsigned int tick = 0;
 
 	// stored computes level j's set, or the piece of it that starts at source position from,
@@ -997,7 +1022,10 @@ extern "C" __global__ void stmatch_count(
 	for (;;) {
 		// Find work: a host unit, else a queued task, else wait for one.
 		int past = 0;
-		if (lane == 0) past = clock_ns() - start >= sliceNs || (list && vload(&ctl[C_STOP]));
+		if (lane == 0) {
+			const u64 now = clock_ns();
+			past = now - start >= sliceNs || (list && vload(&ctl[C_STOP])) || cancelled(stop, ctl, now, &look);
+		}
 		past = __shfl_sync(FULL, past, 0);
 		int kind = 0;  // 1: host unit, 2: task
 		u64 u = 0;
@@ -1015,9 +1043,12 @@ extern "C" __global__ void stmatch_count(
 		if (kind == 0) {
 			if (lane == 0) atomicAdd(&ctl[C_IDLE], 1ULL);
 			for (unsigned int nap = 256;; nap = min(2 * nap, 8192u)) {
-				int stop = 0;
-				if (lane == 0) stop = clock_ns() - start >= sliceNs || vload(&ctl[C_WORK]) == 0 || (list && vload(&ctl[C_STOP]));
-				if (__shfl_sync(FULL, stop, 0)) break;
+				int idleEnd = 0;
+				if (lane == 0) {
+					const u64 now = clock_ns();
+					idleEnd = now - start >= sliceNs || vload(&ctl[C_WORK]) == 0 || (list && vload(&ctl[C_STOP])) || cancelled(stop, ctl, now, &look);
+				}
+				if (__shfl_sync(FULL, idleEnd, 0)) break;
 				__nanosleep(nap);
 				if (q_pop(ctl, seq, tasks, cap, &tk, m, mi, lane)) { kind = 2; break; }
 			}
@@ -1076,10 +1107,12 @@ extern "C" __global__ void stmatch_count(
 				int act = 0;
 				if (lane == 0) {
 					u64 now = clock_ns();
-					if (now - start >= sliceNs || (list && vload(&ctl[C_STOP]))) act = 1;
+					if (cancelled(stop, ctl, now, &look)) act = 3;
+					else if (now - start >= sliceNs || (list && vload(&ctl[C_STOP]))) act = 1;
 					else if (steal && now - began >= donateNs && vload(&ctl[C_IDLE]) > vload(&ctl[C_QSIZE])) act = 2;
 				}
 				act = __shfl_sync(FULL, act, 0);
+				if (act == 3) break;  // cancelled: the stack is dropped, the count is partial
 				if (act == 1) {
 					u64 n = 0;
 					for (int j = first; j <= i; j++) n += pos[j] < end[j] || pnext[j] != NO_PIECE;
