@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"math/bits"
 	"time"
 	"unsafe"
 
@@ -17,9 +18,11 @@ var kernelSource string
 func KernelSource() string { return kernelSource }
 
 const (
-	blockThreads = 256
-	maxWarps     = 132 * 64 // persistent warps at most
-	paramWords   = 20
+	blockThreads  = 256
+	warpsPerBlock = blockThreads / 32
+	maxWarps      = 132 * 32 // persistent warps at most
+	levelChunk    = 1024     // a level's buffer: candidates a warp holds at a time
+	paramWords    = 20
 )
 
 // device is the GPU backend: the kernel, the table, and the phase's buffers (grown as needed),
@@ -34,6 +37,7 @@ type device struct {
 	stack, cache               *gpu.Buffer
 	stage, small8              []byte
 	warps, stride              int
+	maxCache                   uint64 // tests: a cap on the cache (0: none)
 	params                     [paramWords]uint64
 }
 
@@ -89,11 +93,11 @@ func smallBytes(ph *phase) uint64 {
 func (dv *device) cacheBudget(h *hostGraph, ph *phase) uint64 {
 	tasks := ph.numTasks()
 	l := dv.limit()
-	fixed := dv.table.Size() + 24*uint64(tasks) + smallBytes(ph) + 1<<20
+	fixed := dv.table.Size() + 2*(24*uint64(tasks)+smallBytes(ph)) + 1<<20 // grown buffers at most double
 	if dv.freq != nil {
 		fixed += dv.freq.Size()
 	}
-	dv.stride = h.maxDeg + 32
+	dv.stride = levelChunk
 	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
 	dv.warps = min(tasks, maxWarps)
 	if l > fixed {
@@ -101,16 +105,21 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase) uint64 {
 	} else {
 		dv.warps = 0
 	}
-	dv.warps = max(dv.warps, 1)
+	dv.warps = (max(dv.warps, 1) + warpsPerBlock - 1) / warpsPerBlock * warpsPerBlock // whole blocks
 	used := fixed + uint64(dv.warps)*perWarp
 	if used >= l {
 		return 0
 	}
-	return l - used
+	left := l - used - min(l-used, 256) // the cache's alignment
+	if dv.maxCache > 0 {
+		return min(left, dv.maxCache)
+	}
+	return left
 }
 
-// ensure makes *b hold at least bytes, reallocating it when smaller.
-func (dv *device) ensure(b **gpu.Buffer, what string, bytes uint64) error {
+// ensure makes *b hold at least bytes, reallocating it when smaller: to exactly bytes, or with
+// grow to the next power of two.
+func (dv *device) ensure(b **gpu.Buffer, what string, bytes uint64, grow bool) error {
 	bytes = max(bytes, 256)
 	if *b != nil && (*b).Size() >= bytes {
 		return nil
@@ -119,7 +128,10 @@ func (dv *device) ensure(b **gpu.Buffer, what string, bytes uint64) error {
 		dv.mem.Release(*b)
 		*b = nil
 	}
-	nb, err := dv.mem.Alloc(what, bytes+bytes/4)
+	if grow {
+		bytes = 1 << bits.Len64(bytes-1)
+	}
+	nb, err := dv.mem.Alloc(what, bytes)
 	if err != nil {
 		return err
 	}
@@ -147,6 +159,22 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	T := ph.numTasks()
 	p := &dv.params
 	clear(p[:])
+	t0 := time.Now()
+	// The cache is made last, in what the other buffers leave (cacheBudget).
+	if err := dv.ensure(&dv.tasks, "tasks", 16*uint64(T), true); err != nil {
+		return err
+	}
+	if err := dv.ensure(&dv.counts, "counts", 8*uint64(T), true); err != nil {
+		return err
+	}
+	need := uint64(dv.warps) * MaxPatternVertices * uint64(dv.stride) * 4
+	if dv.stack != nil && dv.stack.Size() > need { // a smaller grid than the last phase's: give back
+		dv.mem.Release(dv.stack)
+		dv.stack = nil
+	}
+	if err := dv.ensure(&dv.stack, "stacks", uint64(dv.warps)*MaxPatternVertices*uint64(dv.stride)*4, false); err != nil {
+		return err
+	}
 	// The cache: packed into one buffer, copied in one transfer.
 	if dv.cache != nil {
 		dv.mem.Release(dv.cache)
@@ -171,16 +199,6 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 		p[5] = uint64(len(c.rows))
 		p[6], p[7], p[8], p[9], p[10] = cb+at[0], cb+at[1], cb+at[2], cb+at[3], cb+at[4]
 	}
-	t0 := time.Now()
-	if err := dv.ensure(&dv.tasks, "tasks", 16*uint64(T)); err != nil {
-		return err
-	}
-	if err := dv.ensure(&dv.counts, "counts", 8*uint64(T)); err != nil {
-		return err
-	}
-	if err := dv.ensure(&dv.stack, "stacks", uint64(dv.warps)*MaxPatternVertices*uint64(dv.stride)*4); err != nil {
-		return err
-	}
 	if err := gpu.CopyToDevice(dv.tasks, 0, ph.tasks); err != nil {
 		return err
 	}
@@ -192,7 +210,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	at[3], at[4], at[5] = put(&s, ph.cpKey), put(&s, ph.cpPresent), put(&s, ph.cpLabel)
 	paramsAt := put(&s, p[:])
 	dv.small8 = s
-	if err := dv.ensure(&dv.small, "tables", uint64(len(s))); err != nil {
+	if err := dv.ensure(&dv.small, "tables", uint64(len(s)), true); err != nil {
 		return err
 	}
 	base := uint64(dv.small.Ptr())
@@ -200,7 +218,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	p[11], p[12], p[13], p[14] = base+at[0], base+at[1], base+at[2], uint64(len(ph.cv))
 	p[15], p[16], p[17], p[18] = base+at[3], base+at[4], base+at[5], uint64(len(ph.cpKey))
 	if freq != nil {
-		if err := dv.ensure(&dv.freq, "read counters", 4*uint64(len(freq))); err != nil {
+		if err := dv.ensure(&dv.freq, "read counters", 4*uint64(len(freq)), false); err != nil {
 			return err
 		}
 		if err := dv.freq.Memset(0); err != nil {
@@ -212,7 +230,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := gpu.CopyToDevice(dv.small, 0, s); err != nil {
 		return err
 	}
-	grid := (dv.warps*32 + blockThreads - 1) / blockThreads
+	grid := dv.warps / warpsPerBlock
 	if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(grid)}, gpu.Dim3{X: blockThreads}, 0,
 		gpu.DevicePtr(base+paramsAt), dv.table, dv.tasks, uint32(T), dv.counts, dv.stack, uint32(dv.stride),
 		gpu.DevicePtr(base+16), gpu.DevicePtr(base)); err != nil {
@@ -231,6 +249,6 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 			return err
 		}
 	}
-	st.Kernel = time.Since(t0)
+	st.Kernel = time.Since(t0) - st.Copy
 	return nil
 }

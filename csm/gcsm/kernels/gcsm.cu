@@ -1,6 +1,6 @@
 // GCSM's matching kernel: an interpreter of the delta-query table (csm/gcsm/table.go; the
 // constants below repeat its layout). One warp per anchored search (persistent warps take
-// searches from a shared counter), depth-first, one level's candidates at a time: the lanes
+// searches from a shared counter), depth-first, a level's candidates a chunk at a time: the lanes
 // stride over the entries of the parent with the fewest entries of the level's label and check
 // each candidate against every other constraint (edges and non-edges by binary search in the
 // earlier vertices' lists, injectivity, symmetry bounds, the other graph's changed elements);
@@ -180,9 +180,19 @@ __device__ bool accept(const Params &P, const u32 *lv, int k, u32 c, u32 lab, in
   return true;
 }
 
-// gen computes level k's accepted candidates (f[0..k-1] set): into out (compacted) when out is
-// non-null, and returns their number.
-__device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *out, Counters &ct, u32 lane) {
+// Level state of the depth-first search: the level's source list (the parent with the fewest
+// entries of its label) and how far the lanes got in it.
+struct Src {
+  u32 cur, end;
+  int src;
+};
+
+// gen produces level k's accepted candidates (f[0..k-1] set). With first set it chooses the
+// source list; else it goes on where the previous call stopped. With out non-null it compacts
+// them into out and stops before exceeding cap (the level's buffer); with out null it counts
+// them all. It returns their number.
+__device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *out, u32 cap, Src &s, bool first,
+                   Counters &ct, u32 lane) {
   const u32 *lv = rec + TERM_HEADER + k * LEVEL_WORDS;
   List ls[MAXN];
   u32 need = lv[L_NONADJ];
@@ -191,34 +201,40 @@ __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *ou
   for (int j = 0; j < k; j++) {
     if (need & (1u << j)) ls[j] = getList(P, f[j], ct, lane);
   }
-  int src = -1;
-  u32 lo = 0, hi = 0;
-  for (u32 i = 0; i < np; i++) {
-    const List &L = ls[lv[L_PPOS + i]];
-    u32 a = 0, b = L.n;
-    if (!lv[L_VLANY]) {
-      u32 vl = lv[L_VL];
-      a = lowerU64(L.k, L.n, (u64)vl << 32);
-      b = vl == 0xffffffffu ? L.n : lowerU64(L.k, L.n, (u64)(vl + 1) << 32);
+  if (first) {
+    int src = -1;
+    u32 lo = 0, hi = 0;
+    for (u32 i = 0; i < np; i++) {
+      const List &L = ls[lv[L_PPOS + i]];
+      u32 a = 0, b = L.n;
+      if (!lv[L_VLANY]) {
+        u32 vl = lv[L_VL];
+        a = lowerU64(L.k, L.n, (u64)vl << 32);
+        b = vl == 0xffffffffu ? L.n : lowerU64(L.k, L.n, (u64)(vl + 1) << 32);
+      }
+      if (src < 0 || b - a < hi - lo) { src = (int)i; lo = a; hi = b; }
     }
-    if (src < 0 || b - a < hi - lo) { src = (int)i; lo = a; hi = b; }
+    s.src = src;
+    s.cur = lo;
+    s.end = hi;
   }
-  const List S = ls[lv[L_PPOS + src]];
-  bool elAny = lv[L_PELANY + src] != 0;
-  u32 el = lv[L_PEL + src];
+  const List &S = ls[lv[L_PPOS + s.src]];
+  bool elAny = lv[L_PELANY + s.src] != 0;
+  u32 el = lv[L_PEL + s.src];
   u32 total = 0;
-  for (u32 base = lo; base < hi; base += 32) {
-    u32 i = base + lane;
-    bool ok = i < hi;
+  while (s.cur < s.end && (!out || total + 32 <= cap)) {
+    u32 i = s.cur + lane;
+    bool ok = i < s.end;
     u32 c = 0;
     if (ok) {
       u64 key = S.k[i];
       c = (u32)key;
-      ok = (elAny || S.e[i] == el) && accept(P, lv, k, c, (u32)(key >> 32), src, f, ls);
+      ok = (elAny || S.e[i] == el) && accept(P, lv, k, c, (u32)(key >> 32), s.src, f, ls);
     }
     u32 m = __ballot_sync(FULL, ok);
     if (out && ok) out[total + __popc(m & ((1u << lane) - 1))] = c;
     total += __popc(m);
+    s.cur += 32;
   }
   __syncwarp();
   return total;
@@ -233,6 +249,7 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
   Counters ct = {0, 0};
   u32 f[MAXN];
   u32 cnt[MAXN], idx[MAXN];
+  Src src[MAXN];
   for (;;) {
     u32 t = 0;
     if (lane == 0) t = atomicAdd(next, 1u);
@@ -258,13 +275,18 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
       if (n == na) {
         count = 1;
       } else if (na == n - 1) {
-        count = gen(P, rec, na, f, 0, ct, lane);
+        count = gen(P, rec, na, f, 0, 0, src[na], true, ct, lane);
       } else {
         int k = na;
-        cnt[k] = gen(P, rec, k, f, mybuf + k * stride, ct, lane);
+        cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, ct, lane);
         idx[k] = 0;
         for (;;) {
           if (idx[k] >= cnt[k]) {
+            if (src[k].cur < src[k].end) { // the level's next chunk
+              cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, ct, lane);
+              idx[k] = 0;
+              continue;
+            }
             if (k == na) break;
             k--;
             idx[k]++;
@@ -273,10 +295,10 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
           f[k] = mybuf[k * stride + idx[k]];
           int k1 = k + 1;
           if (k1 == n - 1) {
-            count += gen(P, rec, k1, f, 0, ct, lane);
+            count += gen(P, rec, k1, f, 0, 0, src[k1], true, ct, lane);
             idx[k]++;
           } else {
-            cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, ct, lane);
+            cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, ct, lane);
             idx[k1] = 0;
             k = k1;
           }
