@@ -21,7 +21,7 @@ const (
 	blockThreads  = 256
 	warpsPerBlock = blockThreads / 32
 	maxWarps      = 132 * 32 // persistent warps at most
-	levelChunk    = 1024     // a level's buffer: candidates a warp holds at a time
+	levelChunk    = 256      // a level's buffer: candidates a warp holds at a time
 	paramWords    = 20
 )
 
@@ -93,7 +93,7 @@ func smallBytes(ph *phase) uint64 {
 func (dv *device) cacheBudget(h *hostGraph, ph *phase) uint64 {
 	tasks := ph.numTasks()
 	l := dv.limit()
-	fixed := dv.table.Size() + 2*(24*uint64(tasks)+smallBytes(ph)) + 1<<20 // grown buffers at most double
+	fixed := dv.table.Size() + 2*((4*taskWords+8)*uint64(tasks)+smallBytes(ph)) + 1<<20 // grown buffers at most double
 	if dv.freq != nil {
 		fixed += dv.freq.Size()
 	}
@@ -161,7 +161,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	clear(p[:])
 	t0 := time.Now()
 	// The cache is made last, in what the other buffers leave (cacheBudget).
-	if err := dv.ensure(&dv.tasks, "tasks", 16*uint64(T), true); err != nil {
+	if err := dv.ensure(&dv.tasks, "tasks", 4*taskWords*uint64(T), true); err != nil {
 		return err
 	}
 	if err := dv.ensure(&dv.counts, "counts", 8*uint64(T), true); err != nil {

@@ -5,7 +5,7 @@ import (
 )
 
 // phase is what a kernel launch reads besides the graph and the table: the anchored searches
-// (4 words each: global term index, the anchors' data vertices x and y, pattern), and the other
+// (taskWords each: global term index, the anchors' data vertices x and y, pattern, part), and the other
 // graph as the states of the changed elements alive in the current graph, sorted for binary
 // search: vertices (dense id, alive, label) and pairs (key u<<32|v with u < v, present, label).
 type phase struct {
@@ -21,7 +21,11 @@ func (p *phase) reset() {
 	p.cpKey, p.cpPresent, p.cpLabel = p.cpKey[:0], p.cpPresent[:0], p.cpLabel[:0]
 }
 
-func (p *phase) numTasks() int { return len(p.tasks) / 4 }
+func (p *phase) numTasks() int { return len(p.tasks) / taskWords }
+
+// taskWords is a task's record: global term, anchors x and y, pattern, and the part [lo, hi) of
+// the first free level's source entries it takes (hi 0: all).
+const taskWords = 6
 
 // dcsr is the device cache in GCSM's DCSR form: the cached vertices sorted (rows), per row its
 // start and length in the packed entries (keys, edge labels).
@@ -193,11 +197,8 @@ func (e *emu) anchors(rec []uint32) bool {
 	return true
 }
 
-// gen appends level k's accepted candidates (f[0..k-1] set) to out: drawn from the parent with
-// the fewest entries of the level's label, every other check made by accept.
-func (e *emu) gen(rec []uint32, k int, out []uint32) []uint32 {
-	lv := level(rec, k)
-	var ls [MaxPatternVertices]hlist
+// lists reads the lists level k needs (its parents' and, induced, its non-neighbours').
+func (e *emu) lists(lv []uint32, k int, ls *[MaxPatternVertices]hlist) {
 	need := lv[lNonAdj]
 	for i := range int(lv[lNPar]) {
 		need |= 1 << lv[lPPos+i]
@@ -207,7 +208,12 @@ func (e *emu) gen(rec []uint32, k int, out []uint32) []uint32 {
 			ls[j] = e.list(e.f[j])
 		}
 	}
-	src, lo, hi := -1, 0, 0
+}
+
+// source chooses level k's source: the parent with the fewest entries of the level's label
+// (the first such), and that range of its list.
+func source(lv []uint32, ls *[MaxPatternVertices]hlist) (src, lo, hi int) {
+	src = -1
 	for i := range int(lv[lNPar]) {
 		l := ls[lv[lPPos+i]]
 		a, b := 0, len(l.keys)
@@ -218,6 +224,25 @@ func (e *emu) gen(rec []uint32, k int, out []uint32) []uint32 {
 			src, lo, hi = i, a, b
 		}
 	}
+	return src, lo, hi
+}
+
+// part narrows a source range to the entries [plo, phi) of it (phi 0: all).
+func part(lo, hi int, plo, phi uint32) (int, int) {
+	if phi == 0 {
+		return lo, hi
+	}
+	return min(lo+int(plo), hi), min(lo+int(phi), hi)
+}
+
+// gen appends level k's accepted candidates (f[0..k-1] set) to out: drawn from the source's
+// entries [plo, phi) (phi 0: all), every other check made by accept.
+func (e *emu) gen(rec []uint32, k int, out []uint32, plo, phi uint32) []uint32 {
+	lv := level(rec, k)
+	var ls [MaxPatternVertices]hlist
+	e.lists(lv, k, &ls)
+	src, lo, hi := source(lv, &ls)
+	lo, hi = part(lo, hi, plo, phi)
 	s := ls[lv[lPPos+src]]
 	for i := lo; i < hi; i++ {
 		if lv[lPELAny+src] == 0 && s.elab[i] != lv[lPEL+src] {
@@ -231,6 +256,30 @@ func (e *emu) gen(rec []uint32, k int, out []uint32) []uint32 {
 	return out
 }
 
+// firstLevel returns the number of source entries of a task's first free level (the anchors
+// set, not checked), or 0 when the term has none.
+func (e *emu) firstLevel(task []uint32) int {
+	rec := e.t.words[int(task[0])*termWords:][:termWords]
+	na := int(rec[tAnchors])
+	if na >= int(rec[tN]) {
+		return 0
+	}
+	e.f[0], e.f[1] = task[1], task[2]
+	lv := level(rec, na)
+	var ls [MaxPatternVertices]hlist
+	for i := range int(lv[lNPar]) {
+		j := lv[lPPos+i]
+		ls[j] = hlistOf(e.h, e.f[j])
+	}
+	_, lo, hi := source(lv, &ls)
+	return hi - lo
+}
+
+func hlistOf(h *hostGraph, v uint32) hlist {
+	k, l := h.list(v)
+	return hlist{k, l}
+}
+
 // run counts the matches of one task (as the kernel does: the last level by its number of
 // accepted candidates).
 func (e *emu) run(task []uint32) uint64 {
@@ -239,22 +288,24 @@ func (e *emu) run(task []uint32) uint64 {
 	if !e.anchors(rec) {
 		return 0
 	}
-	return e.search(rec, int(rec[tAnchors]))
+	return e.search(rec, int(rec[tAnchors]), task[4], task[5])
 }
 
-func (e *emu) search(rec []uint32, k int) uint64 {
+// search counts the matches below level k (plo, phi: the part of level k's source, on the
+// first free level).
+func (e *emu) search(rec []uint32, k int, plo, phi uint32) uint64 {
 	n := int(rec[tN])
 	if k == n {
 		return 1
 	}
-	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0])
+	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
 	if k == n-1 {
 		return uint64(len(e.bufs[k]))
 	}
 	var sum uint64
 	for i := 0; i < len(e.bufs[k]); i++ {
 		e.f[k] = e.bufs[k][i]
-		sum += e.search(rec, k+1)
+		sum += e.search(rec, k+1, 0, 0)
 	}
 	return sum
 }

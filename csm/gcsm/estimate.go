@@ -72,7 +72,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	T := ph.numTasks()
 	nmax := 2
 	for i := range T {
-		nmax = max(nmax, m.t.sizes[ph.tasks[4*i+3]])
+		nmax = max(nmax, m.t.sizes[ph.tasks[taskWords*i+3]])
 	}
 	D := float64(max(m.h.maxDeg, 2))
 	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
@@ -125,14 +125,14 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 		if b == 0 {
 			continue
 		}
-		task := ph.tasks[4*i : 4*i+4]
+		task := ph.tasks[taskWords*i : taskWords*(i+1)]
 		rec := m.t.words[int(task[0])*termWords:][:termWords]
 		s.e.f[0], s.e.f[1] = task[1], task[2]
 		s.weight = float64(b) * s.t
 		if !s.e.anchors(rec) {
 			continue
 		}
-		s.walk(rec, int(rec[tAnchors]), b, s.t)
+		s.walk(rec, int(rec[tAnchors]), b, s.t, task[4], task[5])
 	}
 	hot := s.hotBuf[:0]
 	for _, v := range s.touched {
@@ -155,14 +155,14 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 
 // walk continues b walks at a node whose children are level k's candidates; scale is T·D^(i-1)
 // for the node's depth i.
-func (s *estimator) walk(rec []uint32, k int, b uint64, scale float64) {
+func (s *estimator) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uint32) {
 	n := int(rec[tN])
 	if k >= n {
 		return
 	}
 	s.weight = float64(b) * scale
 	e := &s.e
-	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0])
+	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
 	if k == n-1 {
 		return
 	}
@@ -172,6 +172,6 @@ func (s *estimator) walk(rec []uint32, k int, b uint64, scale float64) {
 			continue
 		}
 		e.f[k] = e.bufs[k][i]
-		s.walk(rec, k+1, bc, scale*s.d)
+		s.walk(rec, k+1, bc, scale*s.d, 0, 0)
 	}
 }

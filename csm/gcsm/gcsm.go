@@ -255,6 +255,7 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 // phase runs the destroyed (created false) or created searches.
 func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64) error {
 	m.prepare(created)
+	m.split()
 	n := m.ph.numTasks()
 	m.stats.Tasks += n
 	if n == 0 {
@@ -288,7 +289,7 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 		}
 	}
 	for i := range n {
-		p := m.ph.tasks[4*i+3]
+		p := m.ph.tasks[taskWords*i+3]
 		d := &res.Deltas[p]
 		dst := &d.Destroyed
 		if created {
@@ -370,7 +371,7 @@ func (m *Matcher) prepare(created bool) {
 				vl := p.VertexLabel(term.Vertex)
 				for _, c := range vchg {
 					if vl.Matches(c.cur.Label) && !(c.oth.Alive && vl.Matches(c.oth.Label)) {
-						ph.tasks = append(ph.tasks, gt, c.v, 0, uint32(pi))
+						ph.tasks = append(ph.tasks, gt, c.v, 0, uint32(pi), 0, 0)
 					}
 				}
 				continue
@@ -383,12 +384,38 @@ func (m *Matcher) prepare(created bool) {
 				}
 				l0, l1 := g.Label(c.u), g.Label(c.v)
 				if la.Matches(l0) && lb.Matches(l1) {
-					ph.tasks = append(ph.tasks, gt, c.u, c.v, uint32(pi))
+					ph.tasks = append(ph.tasks, gt, c.u, c.v, uint32(pi), 0, 0)
 				}
 				if la.Matches(l1) && lb.Matches(l0) {
-					ph.tasks = append(ph.tasks, gt, c.v, c.u, uint32(pi))
+					ph.tasks = append(ph.tasks, gt, c.v, c.u, uint32(pi), 0, 0)
 				}
 			}
+		}
+	}
+}
+
+// splitChunk is the part of a first free level's source entries one task takes: a search with
+// more is split into parts, so that one heavy update spreads over many warps (a variable: the
+// tests lower it).
+var splitChunk = 64
+
+// split replaces the phase's searches whose first free level has more than splitChunk source
+// entries by parts of splitChunk.
+func (m *Matcher) split() {
+	ph := &m.ph
+	e := emu{t: m.t, h: &m.h}
+	n := ph.numTasks()
+	for i := range n {
+		task := ph.tasks[taskWords*i : taskWords*(i+1)]
+		c := e.firstLevel(task)
+		if c <= splitChunk {
+			continue
+		}
+		task[4], task[5] = 0, uint32(splitChunk)
+		rec := [taskWords]uint32(task)
+		for lo := splitChunk; lo < c; lo += splitChunk {
+			rec[4], rec[5] = uint32(lo), uint32(lo+splitChunk)
+			ph.tasks = append(ph.tasks, rec[:]...)
 		}
 	}
 }

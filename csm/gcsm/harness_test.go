@@ -32,7 +32,7 @@ func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 		e.onRead = func(v uint32) { freq[v]++ }
 	}
 	for i := range ph.numTasks() {
-		counts[i] = e.run(ph.tasks[4*i : 4*i+4])
+		counts[i] = e.run(ph.tasks[taskWords*i : taskWords*(i+1)])
 	}
 	st.Reads, st.Hits = e.reads, e.hits
 	return ctx.Err()
@@ -211,12 +211,15 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, mode strin
 	return total, nil
 }
 
-// sweep compares random cases in every convention and mode, with a large and a tiny cache.
+// sweep compares random cases in every convention and mode, with a large and a tiny cache; a
+// third of the seeds split the searches into parts of 1 or 2 first-level entries.
 func sweep(t *testing.T, seeds int, open opener) {
 	ctx := context.Background()
+	defer func(c int) { splitChunk = c }(splitChunk)
 	var nonzero int
 	for seed := range uint64(seeds) {
 		c := newRandomCase(seed, seed%3 == 0)
+		splitChunk = []int{64, 1, 2}[seed%3]
 		for ci, sem := range conventions {
 			mode := modeNames[int(seed+uint64(ci))%len(modeNames)]
 			budget := uint64(1 << 30)

@@ -33,6 +33,7 @@ typedef unsigned long long u64;
 #define L_OPELANY 41
 #define L_OPEL 49
 #define FULL 0xffffffffu
+#define TASK_WORDS 6
 
 struct Params {
   const u64 *hoff;
@@ -190,9 +191,9 @@ struct Src {
 // gen produces level k's accepted candidates (f[0..k-1] set). With first set it chooses the
 // source list; else it goes on where the previous call stopped. With out non-null it compacts
 // them into out and stops before exceeding cap (the level's buffer); with out null it counts
-// them all. It returns their number.
+// them all; plo, phi (phi 0: all) narrow the source to a task's part. It returns their number.
 __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *out, u32 cap, Src &s, bool first,
-                   Counters &ct, u32 lane) {
+                   u32 plo, u32 phi, Counters &ct, u32 lane) {
   const u32 *lv = rec + TERM_HEADER + k * LEVEL_WORDS;
   List ls[MAXN];
   u32 need = lv[L_NONADJ];
@@ -213,6 +214,11 @@ __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *ou
         b = vl == 0xffffffffu ? L.n : lowerU64(L.k, L.n, (u64)(vl + 1) << 32);
       }
       if (src < 0 || b - a < hi - lo) { src = (int)i; lo = a; hi = b; }
+    }
+    if (phi) { // the task's part of the source entries
+      u32 a = min(lo + plo, hi), b = min(lo + phi, hi);
+      lo = a;
+      hi = b;
     }
     s.src = src;
     s.cur = lo;
@@ -255,7 +261,7 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
     if (lane == 0) t = atomicAdd(next, 1u);
     t = __shfl_sync(FULL, t, 0);
     if (t >= ntasks) break;
-    const u32 *task = tasks + 4 * (u64)t;
+    const u32 *task = tasks + TASK_WORDS * (u64)t;
     const u32 *rec = table + (u64)task[0] * TERM_WORDS;
     const int n = (int)rec[T_N], na = (int)rec[T_ANCHORS];
     f[0] = task[1];
@@ -275,15 +281,15 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
       if (n == na) {
         count = 1;
       } else if (na == n - 1) {
-        count = gen(P, rec, na, f, 0, 0, src[na], true, ct, lane);
+        count = gen(P, rec, na, f, 0, 0, src[na], true, task[4], task[5], ct, lane);
       } else {
         int k = na;
-        cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, ct, lane);
+        cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, task[4], task[5], ct, lane);
         idx[k] = 0;
         for (;;) {
           if (idx[k] >= cnt[k]) {
             if (src[k].cur < src[k].end) { // the level's next chunk
-              cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, ct, lane);
+              cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, 0, 0, ct, lane);
               idx[k] = 0;
               continue;
             }
@@ -295,10 +301,10 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
           f[k] = mybuf[k * stride + idx[k]];
           int k1 = k + 1;
           if (k1 == n - 1) {
-            count += gen(P, rec, k1, f, 0, 0, src[k1], true, ct, lane);
+            count += gen(P, rec, k1, f, 0, 0, src[k1], true, 0, 0, ct, lane);
             idx[k]++;
           } else {
-            cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, ct, lane);
+            cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, 0, 0, ct, lane);
             idx[k1] = 0;
             k = k1;
           }
