@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
 )
 
@@ -90,13 +91,15 @@ func smallBytes(ph *phase) uint64 {
 
 // cacheBudget sizes the grid and the warps' stacks for the phase, and returns what is left for
 // the cache: the stacks take at most half of the memory.
-func (dv *device) cacheBudget(h *hostGraph, ph *phase) uint64 {
+func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 {
 	tasks := ph.numTasks()
 	l := dv.limit()
 	fixed := dv.table.Size() + 2*((4*taskWords+8)*uint64(tasks)+smallBytes(ph)) + 1<<20 // grown buffers at most double
-	if dv.freq != nil {
-		fixed += dv.freq.Size()
+	if dv.freq != nil && freqBytes == 0 {
+		dv.mem.Release(dv.freq) // not measuring: give the counters' memory to the cache
+		dv.freq = nil
 	}
+	fixed += freqBytes
 	dv.stride = levelChunk
 	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
 	dv.warps = min(tasks, maxWarps)
@@ -204,7 +207,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	}
 	// The counters, the other graph's tables and the parameters: one buffer.
 	s := dv.small8[:0]
-	put(&s, []uint64{0, 0, 0}) // reads, hits, the next task
+	put(&s, []uint64{0, 0, 0, 0}) // reads, hits, the next task, overflow
 	var at [6]uint64
 	at[0], at[1], at[2] = put(&s, ph.cv), put(&s, ph.cvAlive), put(&s, ph.cvLabel)
 	at[3], at[4], at[5] = put(&s, ph.cpKey), put(&s, ph.cpPresent), put(&s, ph.cpLabel)
@@ -239,9 +242,12 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := gpu.CopyToHost(counts[:T], dv.counts, 0); err != nil {
 		return err
 	}
-	var stats [2]uint64
+	var stats [4]uint64
 	if err := gpu.CopyToHost(stats[:], dv.small, 0); err != nil {
 		return err
+	}
+	if stats[3] != 0 {
+		return engine.ErrOverflow
 	}
 	st.Reads, st.Hits = stats[0], stats[1]
 	if freq != nil {

@@ -298,6 +298,14 @@ func (e *emu) search(rec []uint32, k int, plo, phi uint32) uint64 {
 	if k == n {
 		return 1
 	}
+	if k == int(rec[tTail]) { // independent levels: the product of their numbers of candidates
+		prod := uint64(1)
+		for i := k; i < n && prod > 0; i++ {
+			prod *= uint64(len(e.gen(rec, i, e.bufs[i][:0], plo, phi)))
+			plo, phi = 0, 0
+		}
+		return prod
+	}
 	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
 	if k == n-1 {
 		return uint64(len(e.bufs[k]))

@@ -93,8 +93,9 @@ func (s Stats) HitRate() float64 {
 // backend runs a phase's searches: the GPU, or the host emulation in tests.
 type backend interface {
 	alloc() allocator
-	// cacheBudget is the bytes the cache may take, given the searches' buffers.
-	cacheBudget(h *hostGraph, ph *phase) uint64
+	// cacheBudget is the bytes the cache may take, given the searches' buffers and, with
+	// freqBytes > 0, the per-vertex read counters.
+	cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64
 	// run leaves each task's count in counts and adds the list reads to st; with freq non-nil it
 	// also counts the reads per vertex.
 	run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error
@@ -423,7 +424,11 @@ func (m *Matcher) split() {
 // fillCache chooses the phase's cached lists by the mode and packs them.
 func (m *Matcher) fillCache() error {
 	m.cache.reset()
-	budget := m.be.cacheBudget(&m.h, &m.ph)
+	var freqBytes uint64
+	if m.measure {
+		freqBytes = 4 * uint64(m.g.IDBound())
+	}
+	budget := m.be.cacheBudget(&m.h, &m.ph, freqBytes)
 	switch m.mode {
 	case ModeZeroCopy:
 		return nil

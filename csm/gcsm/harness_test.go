@@ -22,7 +22,7 @@ type emuBackend struct{ budget uint64 }
 
 func (emuBackend) alloc() allocator { return goAlloc }
 
-func (b emuBackend) cacheBudget(*hostGraph, *phase) uint64 { return b.budget }
+func (b emuBackend) cacheBudget(*hostGraph, *phase, uint64) uint64 { return b.budget }
 
 func (emuBackend) close() {}
 

@@ -25,6 +25,7 @@ const (
 	tN       = 0 // levels (pattern vertices)
 	tAnchors = 1 // anchor levels: 1 (vertex item) or 2 (pair item)
 	tPattern = 2 // the pattern's index
+	tTail    = 3 // first level of the independent tail (counted as a product), or tN: none
 
 	// level record
 	lVLAny   = 0  // vertex label is a wildcard
@@ -106,10 +107,42 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 					r[lOPAdj+oc.Pos], r[lOPELAny+oc.Pos], r[lOPEL+oc.Pos] = b2u(it.Adjacent), b2u(it.EdgeLabel.Any), it.EdgeLabel.Value
 				}
 			}
+			rec[tTail] = uint32(tail(rec))
 			t.words = append(t.words, rec...)
 		}
 	}
 	return t, nil
+}
+
+// tail returns the first level of the term's longest suffix of at least two levels none of which
+// refers to another (as a parent, non-neighbour, injectivity, symmetry bound or other-graph
+// pair), or the number of levels when there is none: given the earlier levels, the suffix's
+// candidate sets are then independent, and its matches are the product of their sizes.
+func tail(rec []uint32) int {
+	n, na := int(rec[tN]), int(rec[tAnchors])
+	t := n
+	for s := n - 1; s >= na; s-- {
+		lv := rec[termHeader+s*levelWords : termHeader+(s+1)*levelWords]
+		// s may start the tail only if no later tail level refers to it
+		ok := true
+		for j := s + 1; j < n && ok; j++ {
+			lj := rec[termHeader+j*levelWords : termHeader+(j+1)*levelWords]
+			refs := lj[lNonAdj] | lj[lInj] | lj[lAbove] | lj[lBelow] | lj[lOtherP]
+			for i := range int(lj[lNPar]) {
+				refs |= 1 << lj[lPPos+i]
+			}
+			ok = refs&(1<<s) == 0
+		}
+		_ = lv
+		if !ok {
+			break
+		}
+		t = s
+	}
+	if n-t < 2 {
+		return n
+	}
+	return t
 }
 
 // numTerms returns the number of terms in the table.

@@ -4,7 +4,8 @@
 // stride over the entries of the parent with the fewest entries of the level's label and check
 // each candidate against every other constraint (edges and non-edges by binary search in the
 // earlier vertices' lists, injectivity, symmetry bounds, the other graph's changed elements);
-// the survivors are compacted into the level's buffer, and the last level is only counted.
+// the survivors are compacted into the level's buffer, and the last level is only counted (as
+// are the independent tail levels, whose matches are the product of their candidates' numbers).
 // A list is read from the device cache (DCSR, found by binary search on its sorted rows) when
 // it is there, else from the host's pinned memory through the mapping (zero-copy).
 
@@ -17,6 +18,7 @@ typedef unsigned long long u64;
 #define TERM_WORDS (TERM_HEADER + MAXN * LEVEL_WORDS)
 #define T_N 0
 #define T_ANCHORS 1
+#define T_TAIL 3
 #define L_VLANY 0
 #define L_VL 1
 #define L_NPAR 2
@@ -246,6 +248,29 @@ __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *ou
   return total;
 }
 
+// tailCount counts the independent tail levels t..n-1 as the product of their candidates'
+// numbers (plo, phi: the task's part when t is its first free level); on overflow it sets ovf.
+__device__ u64 tailCount(const Params &P, const u32 *rec, int t, int n, const u32 *f, Src *src, u32 plo, u32 phi,
+                         Counters &ct, u32 lane, bool &ovf) {
+  u64 prod = 1;
+  for (int i = t; i < n; i++) {
+    u64 c = gen(P, rec, i, f, 0, 0, src[i], true, plo, phi, ct, lane);
+    plo = phi = 0;
+    if (c == 0) return 0;
+    if (__umul64hi(prod, c) != 0) {
+      ovf = true;
+      return 0;
+    }
+    prod *= c;
+  }
+  return prod;
+}
+
+__device__ __forceinline__ void addCount(u64 &count, u64 x, bool &ovf) {
+  if (count + x < count) ovf = true;
+  count += x;
+}
+
 extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const u32 *tasks, u32 ntasks,
                                       u64 *taskCounts, u32 *buf, u32 stride, u32 *next, u64 *stats) {
   const Params P = loadParams(params);
@@ -256,6 +281,7 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
   u32 f[MAXN];
   u32 cnt[MAXN], idx[MAXN];
   Src src[MAXN];
+  bool ovf = false;
   for (;;) {
     u32 t = 0;
     if (lane == 0) t = atomicAdd(next, 1u);
@@ -263,7 +289,7 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
     if (t >= ntasks) break;
     const u32 *task = tasks + TASK_WORDS * (u64)t;
     const u32 *rec = table + (u64)task[0] * TERM_WORDS;
-    const int n = (int)rec[T_N], na = (int)rec[T_ANCHORS];
+    const int n = (int)rec[T_N], na = (int)rec[T_ANCHORS], tail = (int)rec[T_TAIL];
     f[0] = task[1];
     f[1] = task[2];
     u64 count = 0;
@@ -280,6 +306,8 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
     if (ok) {
       if (n == na) {
         count = 1;
+      } else if (tail == na) {
+        count = tailCount(P, rec, na, n, f, src, task[4], task[5], ct, lane, ovf);
       } else if (na == n - 1) {
         count = gen(P, rec, na, f, 0, 0, src[na], true, task[4], task[5], ct, lane);
       } else {
@@ -300,8 +328,11 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
           }
           f[k] = mybuf[k * stride + idx[k]];
           int k1 = k + 1;
-          if (k1 == n - 1) {
-            count += gen(P, rec, k1, f, 0, 0, src[k1], true, 0, 0, ct, lane);
+          if (k1 == tail) {
+            addCount(count, tailCount(P, rec, k1, n, f, src, 0, 0, ct, lane, ovf), ovf);
+            idx[k]++;
+          } else if (k1 == n - 1) {
+            addCount(count, gen(P, rec, k1, f, 0, 0, src[k1], true, 0, 0, ct, lane), ovf);
             idx[k]++;
           } else {
             cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, 0, 0, ct, lane);
@@ -317,5 +348,6 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
   if (lane == 0) {
     atomicAdd(&stats[0], ct.reads);
     atomicAdd(&stats[1], ct.hits);
+    if (ovf) atomicExch(&stats[3], 1ull);
   }
 }
