@@ -37,6 +37,9 @@ type device struct {
 	tasks, counts, small, freq *gpu.Buffer
 	stack, cache               *gpu.Buffer
 	stage, small8              []byte
+	slot                       []uint32 // per vertex: its cache row, or ^0
+	slotRows                   []uint32 // the rows set in slot
+	slotBuf                    *gpu.Buffer
 	warps, stride              int
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
 	params                     [paramWords]uint64
@@ -99,7 +102,7 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		dv.mem.Release(dv.freq) // not measuring: give the counters' memory to the cache
 		dv.freq = nil
 	}
-	fixed += freqBytes
+	fixed += freqBytes + 4*uint64(len(h.ln)) // the cache's slot array
 	dv.stride = levelChunk
 	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
 	dv.warps = min(tasks, maxWarps)
@@ -200,7 +203,29 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 		st.Copy = time.Since(tc)
 		cb := uint64(dv.cache.Ptr())
 		p[5] = uint64(len(c.rows))
-		p[6], p[7], p[8], p[9], p[10] = cb+at[0], cb+at[1], cb+at[2], cb+at[3], cb+at[4]
+		p[7], p[8], p[9], p[10] = cb+at[1], cb+at[2], cb+at[3], cb+at[4]
+		// The slot array: a cached vertex's row, found with one load.
+		if n := len(h.ln); len(dv.slot) < n {
+			old := len(dv.slot)
+			dv.slot = append(dv.slot, make([]uint32, n-old)...)
+			for i := old; i < n; i++ {
+				dv.slot[i] = ^uint32(0)
+			}
+		}
+		for _, v := range dv.slotRows {
+			dv.slot[v] = ^uint32(0)
+		}
+		for i, v := range c.rows {
+			dv.slot[v] = uint32(i)
+		}
+		dv.slotRows = append(dv.slotRows[:0], c.rows...)
+		if err := dv.ensure(&dv.slotBuf, "cache slots", 4*uint64(len(dv.slot)), false); err != nil {
+			return err
+		}
+		if err := gpu.CopyToDevice(dv.slotBuf, 0, dv.slot); err != nil {
+			return err
+		}
+		p[6] = uint64(dv.slotBuf.Ptr())
 	}
 	if err := gpu.CopyToDevice(dv.tasks, 0, ph.tasks); err != nil {
 		return err

@@ -6,8 +6,8 @@
 // earlier vertices' lists, injectivity, symmetry bounds, the other graph's changed elements);
 // the survivors are compacted into the level's buffer, and the last level is only counted (as
 // are the independent tail levels, whose matches are the product of their candidates' numbers).
-// A list is read from the device cache (DCSR, found by binary search on its sorted rows) when
-// it is there, else from the host's pinned memory through the mapping (zero-copy).
+// A list is read from the device cache (DCSR; a per-vertex slot array gives a cached vertex's row)
+// when it is there, else from the host's pinned memory through the mapping (zero-copy).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -43,7 +43,7 @@ struct Params {
   const u64 *hkeys;
   const u32 *helab;
   u32 nrows;
-  const u32 *rows;
+  const u32 *slot; // per vertex: its row in the cache, or ~0
   const u64 *roff;
   const u32 *rlen;
   const u64 *ckeys;
@@ -70,7 +70,7 @@ __device__ __forceinline__ Params loadParams(const u64 *w) {
   p.hkeys = (const u64 *)w[3];
   p.helab = (const u32 *)w[4];
   p.nrows = (u32)w[5];
-  p.rows = (const u32 *)w[6];
+  p.slot = (const u32 *)w[6];
   p.roff = (const u64 *)w[7];
   p.rlen = (const u32 *)w[8];
   p.ckeys = (const u64 *)w[9];
@@ -125,8 +125,8 @@ __device__ __forceinline__ List getList(const Params &P, u32 v, Counters &ct, u3
     if (P.freq) atomicAdd(&P.freq[v], 1u);
   }
   if (P.nrows) {
-    int r = findU32(P.rows, P.nrows, v);
-    if (r >= 0) {
+    u32 r = P.slot[v];
+    if (r != 0xffffffffu) {
       if (lane == 0) ct.hits++;
       u64 o = P.roff[r];
       L.k = P.ckeys + o;
@@ -210,10 +210,11 @@ __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *ou
     for (u32 i = 0; i < np; i++) {
       const List &L = ls[lv[L_PPOS + i]];
       u32 a = 0, b = L.n;
-      if (!lv[L_VLANY]) {
+      if (!lv[L_VLANY] && L.n > 0) {
         u32 vl = lv[L_VL];
-        a = lowerU64(L.k, L.n, (u64)vl << 32);
-        b = vl == 0xffffffffu ? L.n : lowerU64(L.k, L.n, (u64)(vl + 1) << 32);
+        // (the common cases first: the whole list has the label, or none of it)
+        if ((u32)(L.k[0] >> 32) != vl) a = lowerU64(L.k, L.n, (u64)vl << 32);
+        if ((u32)(L.k[L.n - 1] >> 32) != vl) b = vl == 0xffffffffu ? L.n : lowerU64(L.k, L.n, (u64)(vl + 1) << 32);
       }
       if (src < 0 || b - a < hi - lo) { src = (int)i; lo = a; hi = b; }
     }
