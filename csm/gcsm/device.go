@@ -96,13 +96,23 @@ func smallBytes(ph *phase) uint64 {
 // the cache: the stacks take at most half of the memory.
 func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 {
 	tasks := ph.numTasks()
-	l := dv.limit()
-	fixed := dv.table.Size() + 2*((4*taskWords+8)*uint64(tasks)+smallBytes(ph)) + 1<<20 // grown buffers at most double
+	// The last phase's cache and stacks go before this phase's are made.
+	if dv.cache != nil {
+		dv.mem.Release(dv.cache)
+		dv.cache = nil
+	}
+	if dv.stack != nil {
+		dv.mem.Release(dv.stack)
+		dv.stack = nil
+	}
 	if dv.freq != nil && freqBytes == 0 {
 		dv.mem.Release(dv.freq) // not measuring: give the counters' memory to the cache
 		dv.freq = nil
 	}
-	fixed += freqBytes + 4*uint64(len(h.ln)) // the cache's slot array
+	l := dv.limit()
+	// What the other buffers will hold after ensure (grown ones keep their size).
+	fixed := dv.table.Size() + holds(dv.tasks, 4*taskWords*uint64(tasks), true) + holds(dv.counts, 8*uint64(tasks), true) +
+		holds(dv.small, smallBytes(ph), true) + holds(dv.slotBuf, 4*uint64(len(h.ln)), false) + holds(dv.freq, freqBytes, false) + 64<<10
 	dv.stride = levelChunk
 	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
 	dv.warps = min(tasks, maxWarps)
@@ -121,6 +131,21 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		return min(left, dv.maxCache)
 	}
 	return left
+}
+
+// holds returns the bytes buffer b holds after ensure(b, bytes, grow) (0 for bytes 0).
+func holds(b *gpu.Buffer, bytes uint64, grow bool) uint64 {
+	if bytes == 0 {
+		return 0
+	}
+	bytes = max(bytes, 256)
+	if b != nil && b.Size() >= bytes {
+		return b.Size()
+	}
+	if grow {
+		return 1 << bits.Len64(bytes-1)
+	}
+	return bytes
 }
 
 // ensure makes *b hold at least bytes, reallocating it when smaller: to exactly bytes, or with
@@ -173,19 +198,10 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := dv.ensure(&dv.counts, "counts", 8*uint64(T), true); err != nil {
 		return err
 	}
-	need := uint64(dv.warps) * MaxPatternVertices * uint64(dv.stride) * 4
-	if dv.stack != nil && dv.stack.Size() > need { // a smaller grid than the last phase's: give back
-		dv.mem.Release(dv.stack)
-		dv.stack = nil
-	}
 	if err := dv.ensure(&dv.stack, "stacks", uint64(dv.warps)*MaxPatternVertices*uint64(dv.stride)*4, false); err != nil {
 		return err
 	}
-	// The cache: packed into one buffer, copied in one transfer.
-	if dv.cache != nil {
-		dv.mem.Release(dv.cache)
-		dv.cache = nil
-	}
+	// The cache: packed into one buffer, copied in one transfer (cacheBudget freed the last one).
 	if len(c.rows) > 0 {
 		b := dv.stage[:0]
 		var at [5]uint64
