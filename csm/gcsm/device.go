@@ -15,9 +15,6 @@ import (
 //go:embed kernels/gcsm.cu
 var kernelSource string
 
-// KernelSource returns the CUDA source of the matching kernel (for syntax checks).
-func KernelSource() string { return kernelSource }
-
 const (
 	blockThreads  = 256
 	warpsPerBlock = blockThreads / 32
