@@ -122,7 +122,6 @@ func tail(rec []uint32) int {
 	n, na := int(rec[tN]), int(rec[tAnchors])
 	t := n
 	for s := n - 1; s >= na; s-- {
-		lv := rec[termHeader+s*levelWords : termHeader+(s+1)*levelWords]
 		// s may start the tail only if no later tail level refers to it
 		ok := true
 		for j := s + 1; j < n && ok; j++ {
@@ -133,7 +132,6 @@ func tail(rec []uint32) int {
 			}
 			ok = refs&(1<<s) == 0
 		}
-		_ = lv
 		if !ok {
 			break
 		}
