@@ -36,6 +36,10 @@ type Options struct {
 	Threads int
 	// SkipInvalid skips invalid updates (counted in Result.Skipped) instead of failing the batch.
 	SkipInvalid bool
+	// GPUMemory bounds a GPU engine's device memory in bytes (0: the device's budget).
+	GPUMemory uint64
+	// Mode selects a variant of an engine, for measurement (engine-specific; "": its default).
+	Mode string
 }
 
 // Delta is one pattern's change over a batch.

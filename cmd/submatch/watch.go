@@ -46,6 +46,8 @@ type watchFlags struct {
 	checkpoint      string
 	checkpointEvery int
 	resume          string
+	gpuMemory       string
+	gcsmMode        string
 }
 
 func (f *watchFlags) register(fs *flag.FlagSet) {
@@ -68,6 +70,8 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.window, "window", 0, "sliding window: an edge inserted at time t is deleted when the stream reaches t + `DURATION` (the matches it destroys are reported as a batch 'expire')")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "write the graph and the stream position to `FILE` (and FILE.smg) every --checkpoint-every updates, at the end and on SIGINT/SIGTERM")
 	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 100000, "updates between two checkpoints `N`")
+	fs.StringVar(&f.gpuMemory, "gpu-memory", "", "bound a GPU engine's device memory to `SIZE` (gcsm: its buffers and the cache of hot adjacency lists; default: free memory minus a margin)")
+	fs.StringVar(&f.gcsmMode, "gcsm-mode", "", "`MODE` of --engine gcsm, for measurement: cache (default: the lists a random-walk estimate ranks hottest in GPU memory, the rest zero-copy), zerocopy, degree (the highest-degree lists cached) or device (every list in GPU memory)")
 	fs.StringVar(&f.resume, "resume", "", "continue from the checkpoint `FILE` (same data, patterns and flags; the stream's lines up to the checkpoint are skipped)")
 }
 
@@ -152,7 +156,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCode(stderr, err)
 	}
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
-	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip"}
+	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
+	opts.GPUMemory, _ = parseSize("--gpu-memory", f.gpuMemory)
 	if st.m, err = eng.Open(g, st.pats, opts); err != nil {
 		return exitCode(stderr, err)
 	}
@@ -243,6 +248,12 @@ func (f *watchFlags) check(pos []string) error {
 	}
 	if f.window > 0 && f.window < f.timeUnit || f.interval > 0 && f.interval < f.timeUnit {
 		return usagef("--window and --batch-interval must be at least one --time-unit (%v)", f.timeUnit)
+	}
+	if _, err := parseSize("--gpu-memory", f.gpuMemory); err != nil {
+		return err
+	}
+	if f.gcsmMode != "" && f.engine != "gcsm" {
+		return usagef("--gcsm-mode needs --engine gcsm")
 	}
 	if f.emit != "counts" && f.emit != "matches" {
 		return usagef("--emit must be counts or matches, not %q", f.emit)
@@ -372,6 +383,9 @@ func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *cs
 	}
 	st.seq++
 	err := st.m.Apply(ctx, batch, emit, res)
+	if l, ok := st.m.(interface{ LogBatch(*slog.Logger) }); ok && err == nil && st.f.verbose {
+		l.LogBatch(st.log) // an engine's own figures (gcsm: cache hits, times)
+	}
 	if werr != nil {
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", werr))
 	}

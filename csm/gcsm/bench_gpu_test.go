@@ -1,0 +1,279 @@
+package gcsm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+// TestGPUBench measures (GCSM_BENCH=1 on a GPU machine; scripts/gcsm-check.sh): email10 and an
+// R-MAT graph (scale GCSM_RMAT_SCALE, default 20, 4 vertex labels), update batches of 64 to
+// 8,192 edges, the GCSM modes (cache, zerocopy, degree; device where the graph fits) beside the
+// CPU engine on every core. Every mode's per-batch counts are checked equal to the CPU engine's.
+// It writes bench.tsv (one line per workload, batch size and mode: median batch time over the
+// timed batches, list reads served from GPU memory, top-1% coverage) to GCSM_OUT.
+func TestGPUBench(t *testing.T) {
+	if os.Getenv("GCSM_BENCH") == "" {
+		t.Skip("set GCSM_BENCH=1 to measure")
+	}
+	needGPU(t)
+	out := os.Getenv("GCSM_OUT")
+	if out == "" {
+		out = t.TempDir()
+	}
+	f, err := os.Create(filepath.Join(out, "bench.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, "workload\tgraph_edges\tgpu_memory\tbatch\tmode\tbatches\tmedian_ms\tfrom_gpu\ttop1_coverage\testimate_ms\tcopy_ms\tkernel_ms\tsync_ms\tchanged")
+
+	// email10: the whole stream (duplicate insertions skipped); the cache limited to 1 MiB, a
+	// quarter of the graph's lists.
+	mk, stream, all := loadEmail10(t)
+	bench(t, f, "email10 q4_1+q6_1", mk, stream, []*pattern.Pattern{all["q4_1"], all["q6_1"]}, 0, 1<<20, []int{64, 512, 4096}, 0)
+
+	scale := 20
+	if s := os.Getenv("GCSM_RMAT_SCALE"); s != "" {
+		scale, _ = strconv.Atoi(s)
+	}
+	g0, err := gen.RMAT(gen.RMATOptions{Scale: scale, VertexLabels: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkR, streamR := rmatStream(t, g0, 4*(64+512+4096+8192)+100)
+	diamond := mustPattern(t, []uint32{0, 1, 2, 3}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}})
+	house := mustPattern(t, []uint32{0, 1, 2, 3, 0}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}})
+	budget := uint64(96 << 20)
+	bench(t, f, fmt.Sprintf("rmat%d diamond+house", scale), mkR, streamR, []*pattern.Pattern{diamond, house}, budget, 0, []int{64, 512, 4096, 8192}, 2)
+}
+
+func mustPattern(t *testing.T, labels []uint32, edges [][2]int) *pattern.Pattern {
+	var ls []pattern.Label
+	for _, l := range labels {
+		ls = append(ls, pattern.Exact(l))
+	}
+	var es []pattern.Edge
+	for _, e := range edges {
+		es = append(es, pattern.Edge{U: e[0], V: e[1]})
+	}
+	p, err := pattern.New(ls, es, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rmatStream draws n edges of g; each is a deletion or, removed from the initial graph first,
+// an insertion, with equal probability (GCSM's streams), in random order.
+func rmatStream(t *testing.T, g *graph.Graph, n int) (func() *dynamic.Graph, []updates.Update) {
+	d := dynamic.FromGraph(g)
+	r := rand.New(rand.NewPCG(7, 7))
+	seen := map[[2]uint32]bool{}
+	var stream []updates.Update
+	for len(stream) < n {
+		u := uint32(r.IntN(g.NumVertices()))
+		nb := g.Neighbors(u)
+		if len(nb) == 0 {
+			continue
+		}
+		v := nb[r.IntN(len(nb))]
+		k := [2]uint32{min(u, v), max(u, v)}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		up := updates.Update{Kind: updates.DeleteEdge, U: g.OriginalID(u), V: g.OriginalID(v), Line: len(stream) + 1}
+		if r.IntN(2) == 0 {
+			if _, err := d.DeleteEdge(u, v); err != nil {
+				t.Fatal(err)
+			}
+			up.Kind = updates.InsertEdge
+		}
+		stream = append(stream, up)
+	}
+	snap, err := d.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() *dynamic.Graph { return dynamic.FromGraph(snap) }, stream
+}
+
+type benchRow struct {
+	times  []time.Duration
+	st     []Stats
+	cov    float64
+	deltas [][]csm.Delta
+}
+
+// bench runs the stream in batches of each size with the CPU engine and each GCSM mode, each on
+// its own copy of the graph, and checks the counts equal. With rounds > 0 the batch sizes take
+// turns on one graph, rounds timed batches each and one more with the coverage measured; with
+// rounds 0 every batch size runs the whole stream from the initial graph, the last batch
+// measuring the coverage.
+func bench(t *testing.T, f *os.File, name string, mk func() *dynamic.Graph, stream []updates.Update, pats []*pattern.Pattern, limit, cacheCap uint64, batches []int, rounds int) {
+	ctx := context.Background()
+	modes := []string{"cpu", "cache", "zerocopy", "degree", "device"}
+	ref := map[int]*benchRow{}
+	edges := mk().NumEdges()
+	for _, mode := range modes {
+		var m csm.Matcher
+		open := func() bool {
+			if gm, ok := m.(*Matcher); ok {
+				gm.Close()
+			}
+			g := mk()
+			opts := csm.Options{SkipInvalid: true, Mode: mode}
+			var err error
+			if mode == "cpu" {
+				m, err = csm.Open(g, pats, opts)
+			} else {
+				cc := cacheCap
+				if mode == "device" {
+					cc = 0 // every list, within the limit
+				}
+				t0 := time.Now()
+				m, err = openBench(g, pats, opts, limit, cc)
+				t.Logf("%s %s: open %v", name, mode, time.Since(t0))
+			}
+			if err != nil {
+				t.Logf("%s %s: %v (skipped)", name, mode, err)
+				return false
+			}
+			return true
+		}
+		if !open() {
+			continue
+		}
+		pos := 0
+	sizes:
+		for bi, b := range batches {
+			if rounds == 0 {
+				pos = 0
+				if bi > 0 && !open() {
+					break
+				}
+			}
+			row := &benchRow{cov: -1}
+			n := rounds + 1
+			if rounds == 0 {
+				n = (len(stream) + b - 1) / b
+			}
+			for i := 0; i < n && pos < len(stream); i++ {
+				batch := stream[pos:min(pos+b, len(stream))]
+				pos += len(batch)
+				last := i == n-1 || pos >= len(stream) // untimed: the coverage
+				gm, _ := m.(*Matcher)
+				if gm != nil {
+					gm.MeasureCoverage(last)
+				}
+				var res csm.Result
+				t0 := time.Now()
+				if err := m.Apply(ctx, batch, nil, &res); err != nil {
+					if mode == "device" {
+						t.Logf("%s %s: %v (skipped)", name, mode, err)
+						break sizes
+					}
+					t.Fatalf("%s %s batch %d: %v", name, mode, b, err)
+				}
+				el := time.Since(t0)
+				row.deltas = append(row.deltas, slices.Clone(res.Deltas))
+				if last {
+					if gm != nil {
+						row.cov = gm.Stats().Coverage1
+					}
+					continue
+				}
+				row.times = append(row.times, el)
+				if gm != nil {
+					row.st = append(row.st, gm.Stats())
+				}
+			}
+			if mode == "cpu" {
+				ref[b] = row
+			} else if want := ref[b]; want != nil {
+				for i := range min(len(want.deltas), len(row.deltas)) {
+					if !slices.Equal(want.deltas[i], row.deltas[i]) {
+						t.Errorf("%s %s batch size %d, batch %d: cpu %v, gcsm %v", name, mode, b, i, want.deltas[i], row.deltas[i])
+					}
+				}
+			}
+			report(t, f, name, edges, limit, cacheCap, b, mode, row)
+		}
+		if gm, ok := m.(*Matcher); ok {
+			gm.Close()
+		}
+	}
+}
+
+func openBench(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, limit, cacheCap uint64) (csm.Matcher, error) {
+	mode, err := ParseMode(opts.Mode)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := lower(pats, opts.Semantics)
+	if err != nil {
+		return nil, err
+	}
+	be, err := openDevice(tb, limit)
+	if err != nil {
+		return nil, err
+	}
+	be.(*device).maxCache = cacheCap
+	return newMatcher(g, pats, opts, tb, be, mode)
+}
+
+func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64, b int, mode string, row *benchRow) {
+	med := func(ds []time.Duration) float64 {
+		if len(ds) == 0 {
+			return 0
+		}
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[len(s)/2].Microseconds()) / 1000
+	}
+	var reads, hits uint64
+	var est, cp, kern, syn []time.Duration
+	for _, s := range row.st {
+		reads += s.Reads
+		hits += s.Hits
+		est, cp, kern, syn = append(est, s.Estimate), append(cp, s.Copy), append(kern, s.Kernel), append(syn, s.Sync)
+	}
+	fromGPU := "-"
+	if reads > 0 {
+		fromGPU = fmt.Sprintf("%.3f", float64(hits)/float64(reads))
+	}
+	cov := "-"
+	if row.cov >= 0 {
+		cov = fmt.Sprintf("%.3f", row.cov)
+	}
+	var changed uint64
+	for _, ds := range row.deltas {
+		for _, d := range ds {
+			changed += d.Created + d.Destroyed
+		}
+	}
+	mem := "-"
+	if limit > 0 {
+		mem = fmt.Sprintf("%dMiB", limit>>20)
+	} else if cacheCap > 0 {
+		mem = fmt.Sprintf("cache %dMiB", cacheCap>>20)
+	}
+	line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%d", name, edges, mem, b, mode, len(row.times), med(row.times),
+		fromGPU, cov, med(est), med(cp), med(kern), med(syn), changed)
+	fmt.Fprintln(f, line)
+	t.Log(line)
+}

@@ -1,0 +1,298 @@
+package gcsm
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"math/bits"
+	"time"
+	"unsafe"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
+)
+
+//go:embed kernels/gcsm.cu
+var kernelSource string
+
+const (
+	blockThreads  = 256
+	warpsPerBlock = blockThreads / 32
+	maxWarps      = 132 * 32 // persistent warps at most
+	levelChunk    = 256      // a level's buffer: candidates a warp holds at a time
+	paramWords    = 20
+)
+
+// device is the GPU backend: the kernel, the table, and the phase's buffers (grown as needed),
+// all within the matcher's --gpu-memory (Allocs.Limit) and the device's budget.
+type device struct {
+	d   *gpu.Device
+	fn  *gpu.Function
+	mem gpu.Allocs
+
+	table                      *gpu.Buffer
+	tasks, counts, small, freq *gpu.Buffer
+	stack, cache               *gpu.Buffer
+	stage, small8              []byte
+	slot                       []uint32 // per vertex: its cache row, or ^0
+	slotRows                   []uint32 // the rows set in slot
+	slotBuf                    *gpu.Buffer
+	warps, stride              int
+	maxCache                   uint64 // tests: a cap on the cache (0: none)
+	params                     [paramWords]uint64
+}
+
+func openDevice(t *table, limit uint64) (backend, error) {
+	devs, err := gpu.Open(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("gcsm: %w", err)
+	}
+	d := devs[0]
+	mod, err := d.Compile(kernelSource, "gcsm.cu", nil)
+	if err != nil {
+		return nil, fmt.Errorf("gcsm: compiling the kernel: %w", err)
+	}
+	fn, err := mod.Function("gcsm_match")
+	if err != nil {
+		return nil, fmt.Errorf("gcsm: %w", err)
+	}
+	dv := &device{d: d, fn: fn, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "gcsm: "}}
+	if dv.table, err = gpu.UploadTo(&dv.mem, "table", t.words); err != nil {
+		return nil, err
+	}
+	return dv, nil
+}
+
+func (dv *device) alloc() allocator {
+	return func(bytes uint64) (hostMem, error) {
+		hb, err := dv.d.AllocHost(max(bytes, 8))
+		if err != nil {
+			return hostMem{}, fmt.Errorf("gcsm: pinned host memory (%d bytes): %w", bytes, err)
+		}
+		return hostMem{buf: hb.Bytes()[:bytes], dev: uint64(hb.Ptr()), free: func() { hb.Free() }}, nil
+	}
+}
+
+func (dv *device) close() { dv.mem.FreeAll() }
+
+// limit is the bytes the matcher may hold on the device.
+func (dv *device) limit() uint64 {
+	avail := dv.d.Budget().Available() + dv.mem.Used()
+	if dv.mem.Limit > 0 {
+		avail = min(avail, dv.mem.Limit)
+	}
+	return avail
+}
+
+// smallBytes is the phase's counters, other-graph tables and kernel parameters.
+func smallBytes(ph *phase) uint64 {
+	return 16*uint64(len(ph.cpKey)+len(ph.cv)) + 8*paramWords + 128
+}
+
+// cacheBudget sizes the grid and the warps' stacks for the phase, and returns what is left for
+// the cache: the stacks take at most half of the memory.
+func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 {
+	tasks := ph.numTasks()
+	// The last phase's cache and stacks go before this phase's are made.
+	if dv.cache != nil {
+		dv.mem.Release(dv.cache)
+		dv.cache = nil
+	}
+	if dv.stack != nil {
+		dv.mem.Release(dv.stack)
+		dv.stack = nil
+	}
+	if dv.freq != nil && freqBytes == 0 {
+		dv.mem.Release(dv.freq) // not measuring: give the counters' memory to the cache
+		dv.freq = nil
+	}
+	l := dv.limit()
+	// What the other buffers will hold after ensure (grown ones keep their size).
+	fixed := dv.table.Size() + holds(dv.tasks, 4*taskWords*uint64(tasks), true) + holds(dv.counts, 8*uint64(tasks), true) +
+		holds(dv.small, smallBytes(ph), true) + holds(dv.slotBuf, 4*uint64(len(h.ln)), false) + holds(dv.freq, freqBytes, false) + 64<<10
+	dv.stride = levelChunk
+	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
+	dv.warps = min(tasks, maxWarps)
+	if l > fixed {
+		dv.warps = min(dv.warps, int((l-fixed)/2/perWarp))
+	} else {
+		dv.warps = 0
+	}
+	dv.warps = (max(dv.warps, 1) + warpsPerBlock - 1) / warpsPerBlock * warpsPerBlock // whole blocks
+	used := fixed + uint64(dv.warps)*perWarp
+	if used >= l {
+		return 0
+	}
+	left := l - used - min(l-used, 256) // the cache's alignment
+	if dv.maxCache > 0 {
+		return min(left, dv.maxCache)
+	}
+	return left
+}
+
+// holds returns the bytes buffer b holds after ensure(b, bytes, grow) (0 for bytes 0).
+func holds(b *gpu.Buffer, bytes uint64, grow bool) uint64 {
+	if bytes == 0 {
+		return 0
+	}
+	bytes = max(bytes, 256)
+	if b != nil && b.Size() >= bytes {
+		return b.Size()
+	}
+	if grow {
+		return 1 << bits.Len64(bytes-1)
+	}
+	return bytes
+}
+
+// ensure makes *b hold at least bytes, reallocating it when smaller: to exactly bytes, or with
+// grow to the next power of two.
+func (dv *device) ensure(b **gpu.Buffer, what string, bytes uint64, grow bool) error {
+	bytes = max(bytes, 256)
+	if *b != nil && (*b).Size() >= bytes {
+		return nil
+	}
+	if *b != nil {
+		dv.mem.Release(*b)
+		*b = nil
+	}
+	if grow {
+		bytes = 1 << bits.Len64(bytes-1)
+	}
+	nb, err := dv.mem.Alloc(what, bytes)
+	if err != nil {
+		return err
+	}
+	*b = nb
+	return nil
+}
+
+// put appends s to *b at the next 8-byte boundary and returns where it starts.
+func put[T uint32 | uint64](b *[]byte, s []T) uint64 {
+	for len(*b)%8 != 0 {
+		*b = append(*b, 0)
+	}
+	at := uint64(len(*b))
+	if len(s) > 0 {
+		var z T
+		*b = append(*b, unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z)))...)
+	}
+	return at
+}
+
+func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	T := ph.numTasks()
+	p := &dv.params
+	clear(p[:])
+	t0 := time.Now()
+	// The cache is made last, in what the other buffers leave (cacheBudget).
+	if err := dv.ensure(&dv.tasks, "tasks", 4*taskWords*uint64(T), true); err != nil {
+		return err
+	}
+	if err := dv.ensure(&dv.counts, "counts", 8*uint64(T), true); err != nil {
+		return err
+	}
+	if err := dv.ensure(&dv.stack, "stacks", uint64(dv.warps)*MaxPatternVertices*uint64(dv.stride)*4, false); err != nil {
+		return err
+	}
+	// The cache: packed into one buffer, copied in one transfer (cacheBudget freed the last one).
+	if len(c.rows) > 0 {
+		b := dv.stage[:0]
+		var at [5]uint64
+		at[0], at[1], at[2] = put(&b, c.rows), put(&b, c.roff), put(&b, c.rlen)
+		at[3], at[4] = put(&b, c.keys), put(&b, c.elab)
+		dv.stage = b
+		var err error
+		if dv.cache, err = dv.mem.Alloc("cache", uint64(len(b))); err != nil {
+			return err
+		}
+		tc := time.Now()
+		if err := gpu.CopyToDevice(dv.cache, 0, b); err != nil {
+			return err
+		}
+		st.Copy = time.Since(tc)
+		cb := uint64(dv.cache.Ptr())
+		p[5] = uint64(len(c.rows))
+		p[7], p[8], p[9], p[10] = cb+at[1], cb+at[2], cb+at[3], cb+at[4]
+		// The slot array: a cached vertex's row, found with one load.
+		if n := len(h.ln); len(dv.slot) < n {
+			old := len(dv.slot)
+			dv.slot = append(dv.slot, make([]uint32, n-old)...)
+			for i := old; i < n; i++ {
+				dv.slot[i] = ^uint32(0)
+			}
+		}
+		for _, v := range dv.slotRows {
+			dv.slot[v] = ^uint32(0)
+		}
+		for i, v := range c.rows {
+			dv.slot[v] = uint32(i)
+		}
+		dv.slotRows = append(dv.slotRows[:0], c.rows...)
+		if err := dv.ensure(&dv.slotBuf, "cache slots", 4*uint64(len(dv.slot)), false); err != nil {
+			return err
+		}
+		if err := gpu.CopyToDevice(dv.slotBuf, 0, dv.slot); err != nil {
+			return err
+		}
+		p[6] = uint64(dv.slotBuf.Ptr())
+	}
+	if err := gpu.CopyToDevice(dv.tasks, 0, ph.tasks); err != nil {
+		return err
+	}
+	// The counters, the other graph's tables and the parameters: one buffer.
+	s := dv.small8[:0]
+	put(&s, []uint64{0, 0, 0, 0}) // reads, hits, the next task, overflow
+	var at [6]uint64
+	at[0], at[1], at[2] = put(&s, ph.cv), put(&s, ph.cvAlive), put(&s, ph.cvLabel)
+	at[3], at[4], at[5] = put(&s, ph.cpKey), put(&s, ph.cpPresent), put(&s, ph.cpLabel)
+	paramsAt := put(&s, p[:])
+	dv.small8 = s
+	if err := dv.ensure(&dv.small, "tables", uint64(len(s)), true); err != nil {
+		return err
+	}
+	base := uint64(dv.small.Ptr())
+	p[0], p[1], p[2], p[3], p[4] = h.offM.dev, h.lnM.dev, h.labM.dev, h.keyM.dev, h.elM.dev
+	p[11], p[12], p[13], p[14] = base+at[0], base+at[1], base+at[2], uint64(len(ph.cv))
+	p[15], p[16], p[17], p[18] = base+at[3], base+at[4], base+at[5], uint64(len(ph.cpKey))
+	if freq != nil {
+		if err := dv.ensure(&dv.freq, "read counters", 4*uint64(len(freq)), false); err != nil {
+			return err
+		}
+		if err := dv.freq.Memset(0); err != nil {
+			return err
+		}
+		p[19] = uint64(dv.freq.Ptr())
+	}
+	copy(s[paramsAt:], unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), 8*paramWords))
+	if err := gpu.CopyToDevice(dv.small, 0, s); err != nil {
+		return err
+	}
+	grid := dv.warps / warpsPerBlock
+	if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(grid)}, gpu.Dim3{X: blockThreads}, 0,
+		gpu.DevicePtr(base+paramsAt), dv.table, dv.tasks, uint32(T), dv.counts, dv.stack, uint32(dv.stride),
+		gpu.DevicePtr(base+16), gpu.DevicePtr(base)); err != nil {
+		return fmt.Errorf("gcsm: %w", err)
+	}
+	if err := gpu.CopyToHost(counts[:T], dv.counts, 0); err != nil {
+		return err
+	}
+	var stats [4]uint64
+	if err := gpu.CopyToHost(stats[:], dv.small, 0); err != nil {
+		return err
+	}
+	if stats[3] != 0 {
+		return engine.ErrOverflow
+	}
+	st.Reads, st.Hits = stats[0], stats[1]
+	if freq != nil {
+		if err := gpu.CopyToHost(freq, dv.freq, 0); err != nil {
+			return err
+		}
+	}
+	st.Kernel = time.Since(t0) - st.Copy
+	return nil
+}

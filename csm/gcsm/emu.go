@@ -1,0 +1,319 @@
+package gcsm
+
+import (
+	"slices"
+)
+
+// phase is what a kernel launch reads besides the graph and the table: the anchored searches
+// (taskWords each: global term index, the anchors' data vertices x and y, pattern, part), and the other
+// graph as the states of the changed elements alive in the current graph, sorted for binary
+// search: vertices (dense id, alive, label) and pairs (key u<<32|v with u < v, present, label).
+type phase struct {
+	tasks                []uint32
+	cv, cvAlive, cvLabel []uint32
+	cpKey                []uint64
+	cpPresent, cpLabel   []uint32
+}
+
+func (p *phase) reset() {
+	p.tasks = p.tasks[:0]
+	p.cv, p.cvAlive, p.cvLabel = p.cv[:0], p.cvAlive[:0], p.cvLabel[:0]
+	p.cpKey, p.cpPresent, p.cpLabel = p.cpKey[:0], p.cpPresent[:0], p.cpLabel[:0]
+}
+
+func (p *phase) numTasks() int { return len(p.tasks) / taskWords }
+
+// taskWords is a task's record: global term, anchors x and y, pattern, and the part [lo, hi) of
+// the first free level's source entries it takes (hi 0: all).
+const taskWords = 6
+
+// dcsr is the device cache in GCSM's DCSR form: the cached vertices sorted (rows), per row its
+// start and length in the packed entries (keys, edge labels).
+type dcsr struct {
+	rows  []uint32
+	roff  []uint64
+	rlen  []uint32
+	keys  []uint64
+	elab  []uint32
+	bytes uint64
+}
+
+func (c *dcsr) reset() {
+	c.rows, c.roff, c.rlen, c.keys, c.elab = c.rows[:0], c.roff[:0], c.rlen[:0], c.keys[:0], c.elab[:0]
+	c.bytes = 0
+}
+
+// find returns v's row, or -1.
+func (c *dcsr) find(v uint32) int {
+	if i, ok := slices.BinarySearch(c.rows, v); ok {
+		return i
+	}
+	return -1
+}
+
+// emu is the host emulation of the kernel: the same interpreter over the same table, lists and
+// cache, one anchored search at a time. Tests check it against the CPU engine without a GPU; the
+// frequency estimator walks with it.
+type emu struct {
+	t  *table
+	h  *hostGraph
+	c  *dcsr
+	ph *phase
+	f  [MaxPatternVertices]uint32
+	// list reads, and those served by the cache
+	reads, hits uint64
+	// onRead, when set, is told every list read (the estimator's access record).
+	onRead func(v uint32)
+	bufs   [MaxPatternVertices][]uint32
+}
+
+type hlist struct {
+	keys []uint64
+	elab []uint32
+}
+
+func (e *emu) list(v uint32) hlist {
+	e.reads++
+	if e.onRead != nil {
+		e.onRead(v)
+	}
+	if e.c != nil {
+		if i := e.c.find(v); i >= 0 {
+			e.hits++
+			o, n := e.c.roff[i], uint64(e.c.rlen[i])
+			return hlist{e.c.keys[o : o+n], e.c.elab[o : o+n]}
+		}
+	}
+	k, l := e.h.list(v)
+	return hlist{k, l}
+}
+
+func (l hlist) find(key uint64) int {
+	if i, ok := slices.BinarySearch(l.keys, key); ok {
+		return i
+	}
+	return -1
+}
+
+// labelRange returns the entries of label vl.
+func (l hlist) labelRange(vl uint32) (int, int) {
+	lo, _ := slices.BinarySearch(l.keys, uint64(vl)<<32)
+	hi, _ := slices.BinarySearch(l.keys, uint64(vl+1)<<32)
+	if vl == ^uint32(0) {
+		hi = len(l.keys)
+	}
+	return lo, hi
+}
+
+func pairKey(a, b uint32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(a)<<32 | uint64(b)
+}
+
+func level(rec []uint32, k int) []uint32 {
+	return rec[termHeader+k*levelWords : termHeader+(k+1)*levelWords]
+}
+
+// accept checks candidate c (label lab) of level k against the earlier levels, except the edge
+// to parent skip (-1: none), reading the lists of the earlier positions in ls.
+func (e *emu) accept(lv []uint32, k int, c, lab uint32, skip int, ls *[MaxPatternVertices]hlist) bool {
+	f := &e.f
+	for j := range k {
+		bit := uint32(1) << j
+		if lv[lInj]&bit != 0 && f[j] == c {
+			return false
+		}
+		if lv[lAbove]&bit != 0 && f[j] >= c {
+			return false
+		}
+		if lv[lBelow]&bit != 0 && f[j] <= c {
+			return false
+		}
+	}
+	if lv[lVLAny] == 0 && lab != lv[lVL] {
+		return false
+	}
+	key := uint64(lab)<<32 | uint64(c)
+	for i := range int(lv[lNPar]) {
+		if i == skip {
+			continue
+		}
+		idx := ls[lv[lPPos+i]].find(key)
+		if idx < 0 || (lv[lPELAny+i] == 0 && ls[lv[lPPos+i]].elab[idx] != lv[lPEL+i]) {
+			return false
+		}
+	}
+	for j := range k {
+		if lv[lNonAdj]&(1<<j) != 0 && ls[j].find(key) >= 0 {
+			return false
+		}
+	}
+	ph := e.ph
+	if lv[lOtherV] != 0 {
+		if i, ok := slices.BinarySearch(ph.cv, c); ok {
+			if ph.cvAlive[i] == 0 || (lv[lVLAny] == 0 && ph.cvLabel[i] != lv[lVL]) {
+				return false
+			}
+		}
+	}
+	if m := lv[lOtherP]; m != 0 {
+		for j := range k {
+			if m&(1<<j) == 0 {
+				continue
+			}
+			if i, ok := slices.BinarySearch(ph.cpKey, pairKey(c, f[j])); ok {
+				valid := ph.cpPresent[i] == 0
+				if lv[lOPAdj+j] != 0 {
+					valid = ph.cpPresent[i] != 0 && (lv[lOPELAny+j] != 0 || ph.cpLabel[i] == lv[lOPEL+j])
+				}
+				if !valid {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// anchors checks the anchor levels of a task (f[0], f[1] set).
+func (e *emu) anchors(rec []uint32) bool {
+	na := int(rec[tAnchors])
+	var ls [MaxPatternVertices]hlist
+	for k := range na {
+		lv := level(rec, k)
+		if k > 0 {
+			for j := range k {
+				if lv[lNonAdj]&(1<<j) != 0 || (lv[lNPar] > 0 && lv[lPPos] == uint32(j)) {
+					ls[j] = e.list(e.f[j])
+				}
+			}
+		}
+		if !e.accept(lv, k, e.f[k], e.h.labels[e.f[k]], -1, &ls) {
+			return false
+		}
+	}
+	return true
+}
+
+// lists reads the lists level k needs (its parents' and, induced, its non-neighbours').
+func (e *emu) lists(lv []uint32, k int, ls *[MaxPatternVertices]hlist) {
+	need := lv[lNonAdj]
+	for i := range int(lv[lNPar]) {
+		need |= 1 << lv[lPPos+i]
+	}
+	for j := range k {
+		if need&(1<<j) != 0 {
+			ls[j] = e.list(e.f[j])
+		}
+	}
+}
+
+// source chooses level k's source: the parent with the fewest entries of the level's label
+// (the first such), and that range of its list.
+func source(lv []uint32, ls *[MaxPatternVertices]hlist) (src, lo, hi int) {
+	src = -1
+	for i := range int(lv[lNPar]) {
+		l := ls[lv[lPPos+i]]
+		a, b := 0, len(l.keys)
+		if lv[lVLAny] == 0 {
+			a, b = l.labelRange(lv[lVL])
+		}
+		if src < 0 || b-a < hi-lo {
+			src, lo, hi = i, a, b
+		}
+	}
+	return src, lo, hi
+}
+
+// part narrows a source range to the entries [plo, phi) of it (phi 0: all).
+func part(lo, hi int, plo, phi uint32) (int, int) {
+	if phi == 0 {
+		return lo, hi
+	}
+	return min(lo+int(plo), hi), min(lo+int(phi), hi)
+}
+
+// gen appends level k's accepted candidates (f[0..k-1] set) to out: drawn from the source's
+// entries [plo, phi) (phi 0: all), every other check made by accept.
+func (e *emu) gen(rec []uint32, k int, out []uint32, plo, phi uint32) []uint32 {
+	lv := level(rec, k)
+	var ls [MaxPatternVertices]hlist
+	e.lists(lv, k, &ls)
+	src, lo, hi := source(lv, &ls)
+	lo, hi = part(lo, hi, plo, phi)
+	s := ls[lv[lPPos+src]]
+	for i := lo; i < hi; i++ {
+		if lv[lPELAny+src] == 0 && s.elab[i] != lv[lPEL+src] {
+			continue
+		}
+		c, lab := uint32(s.keys[i]), uint32(s.keys[i]>>32)
+		if e.accept(lv, k, c, lab, src, &ls) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// firstLevel returns the number of source entries of a task's first free level (the anchors
+// set, not checked), or 0 when the term has none.
+func (e *emu) firstLevel(task []uint32) int {
+	rec := e.t.words[int(task[0])*termWords:][:termWords]
+	na := int(rec[tAnchors])
+	if na >= int(rec[tN]) {
+		return 0
+	}
+	e.f[0], e.f[1] = task[1], task[2]
+	lv := level(rec, na)
+	var ls [MaxPatternVertices]hlist
+	for i := range int(lv[lNPar]) {
+		j := lv[lPPos+i]
+		ls[j] = hlistOf(e.h, e.f[j])
+	}
+	_, lo, hi := source(lv, &ls)
+	return hi - lo
+}
+
+func hlistOf(h *hostGraph, v uint32) hlist {
+	k, l := h.list(v)
+	return hlist{k, l}
+}
+
+// run counts the matches of one task (as the kernel does: the last level by its number of
+// accepted candidates).
+func (e *emu) run(task []uint32) uint64 {
+	rec := e.t.words[int(task[0])*termWords:][:termWords]
+	e.f[0], e.f[1] = task[1], task[2]
+	if !e.anchors(rec) {
+		return 0
+	}
+	return e.search(rec, int(rec[tAnchors]), task[4], task[5])
+}
+
+// search counts the matches below level k (plo, phi: the part of level k's source, on the
+// first free level).
+func (e *emu) search(rec []uint32, k int, plo, phi uint32) uint64 {
+	n := int(rec[tN])
+	if k == n {
+		return 1
+	}
+	if k == int(rec[tTail]) { // independent levels: the product of their numbers of candidates
+		prod := uint64(1)
+		for i := k; i < n && prod > 0; i++ {
+			prod *= uint64(len(e.gen(rec, i, e.bufs[i][:0], plo, phi)))
+			plo, phi = 0, 0
+		}
+		return prod
+	}
+	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+	if k == n-1 {
+		return uint64(len(e.bufs[k]))
+	}
+	var sum uint64
+	for i := 0; i < len(e.bufs[k]); i++ {
+		e.f[k] = e.bufs[k][i]
+		sum += e.search(rec, k+1, 0, 0)
+	}
+	return sum
+}

@@ -1,0 +1,177 @@
+package gcsm
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// GCSM's access-frequency estimator (thesis ch. 2.4): M random walks down the phase's search
+// tree, all drawn in one pass. A walk starts at one of the T anchored searches (probability 1/T),
+// then at each level goes to one of the accepted candidates with probability 1/D each (D: the
+// largest degree), so that B ~ Binomial(M, 1/T) walks enter a search and B' ~ Binomial(B, 1/D)
+// of those reaching a node go on to each child. A node at depth i reached by B walks adds
+// B·T·D^(i-1) to the estimate of every vertex whose list it reads (the lists its children's
+// candidates are drawn from and checked against: exactly the reads of the kernel, through the
+// host emulation), and the estimate of C_v is that sum over M: unbiased (eq. 3). The walk count
+// is the thesis's M = T·D^(n-2)/32^n, within [minWalks·T, maxWalks]; after the pass it is
+// re-checked against eq. 5 (α = 1, δ = 0.5) with the smallest estimate among the lists that
+// fit the cache, and the pass is redone once with that many walks when it asks for more than
+// twice as many (still at most maxWalks).
+
+const (
+	minWalks = 16      // per anchored search
+	maxWalks = 1 << 18 // in all
+)
+
+type estimator struct {
+	rng     *rand.Rand
+	est     []float64
+	touched []uint32
+	hotBuf  []uint32
+	e       emu
+	weight  float64
+	d       float64
+	t       float64
+}
+
+func (s *estimator) init(seed uint64) {
+	s.rng = rand.New(rand.NewPCG(seed, 0x9c5d))
+}
+
+// binomial draws from Binomial(n, p).
+func (s *estimator) binomial(n uint64, p float64) uint64 {
+	if n == 0 || p <= 0 {
+		return 0
+	}
+	if p >= 1 {
+		return n
+	}
+	mean := float64(n) * p
+	if mean > 32 {
+		x := math.Round(mean + math.Sqrt(mean*(1-p))*s.rng.NormFloat64())
+		return uint64(min(max(x, 0), float64(n)))
+	}
+	// Geometric skips between successes.
+	lq := math.Log1p(-p)
+	var k uint64
+	var i float64
+	for {
+		i += math.Floor(math.Log(1-s.rng.Float64())/lq) + 1
+		if i > float64(n) {
+			return k
+		}
+		k++
+	}
+}
+
+// hot returns the vertices ranked by estimated reads, highest first (those that fit budget are
+// what the caller caches), and the walks drawn.
+func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
+	ph := &m.ph
+	T := ph.numTasks()
+	nmax := 2
+	for i := range T {
+		nmax = max(nmax, m.t.sizes[ph.tasks[taskWords*i+3]])
+	}
+	D := float64(max(m.h.maxDeg, 2))
+	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
+	walks = min(max(walks, float64(minWalks*T)), maxWalks)
+	M := uint64(walks)
+	hot := s.pass(m, M)
+	// Re-check (eq. 5) with the smallest estimate among the lists that fit.
+	var used uint64
+	cy := 0.0
+	for _, v := range hot {
+		b := rowBytes(m.h.ln[v])
+		if used+b > budget {
+			break
+		}
+		used += b
+		cy = s.est[v] / float64(M)
+	}
+	if cy > 0 {
+		const alpha, delta = 1.0, 0.5
+		need := float64(nmax-1) * (2 + alpha) * float64(T) * math.Pow(D, float64(nmax-2)) / (alpha * alpha * (1 - delta) * cy)
+		if need > 2*float64(M) && M < maxWalks {
+			M = uint64(min(need, maxWalks))
+			hot = s.pass(m, M)
+		}
+	}
+	return hot, M
+}
+
+// pass draws M walks and ranks the vertices read.
+func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
+	if n := m.g.IDBound(); len(s.est) < n {
+		s.est = append(s.est, make([]float64, n-len(s.est))...)
+	}
+	for _, v := range s.touched {
+		s.est[v] = 0
+	}
+	s.touched = s.touched[:0]
+	ph := &m.ph
+	T := ph.numTasks()
+	s.t, s.d = float64(T), float64(max(m.h.maxDeg, 2))
+	s.e = emu{t: m.t, h: &m.h, ph: ph}
+	s.e.onRead = func(v uint32) {
+		if s.est[v] == 0 {
+			s.touched = append(s.touched, v)
+		}
+		s.est[v] += s.weight
+	}
+	for i := range T {
+		b := s.binomial(M, 1/s.t)
+		if b == 0 {
+			continue
+		}
+		task := ph.tasks[taskWords*i : taskWords*(i+1)]
+		rec := m.t.words[int(task[0])*termWords:][:termWords]
+		s.e.f[0], s.e.f[1] = task[1], task[2]
+		s.weight = float64(b) * s.t
+		if !s.e.anchors(rec) {
+			continue
+		}
+		s.walk(rec, int(rec[tAnchors]), b, s.t, task[4], task[5])
+	}
+	hot := s.hotBuf[:0]
+	for _, v := range s.touched {
+		if s.est[v] > 0 {
+			hot = append(hot, v)
+		}
+	}
+	slices.SortFunc(hot, func(a, b uint32) int {
+		switch {
+		case s.est[a] > s.est[b]:
+			return -1
+		case s.est[a] < s.est[b]:
+			return 1
+		}
+		return int(a) - int(b)
+	})
+	s.hotBuf = hot
+	return hot
+}
+
+// walk continues b walks at a node whose children are level k's candidates; scale is T·D^(i-1)
+// for the node's depth i.
+func (s *estimator) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uint32) {
+	n := int(rec[tN])
+	if k >= n {
+		return
+	}
+	s.weight = float64(b) * scale
+	e := &s.e
+	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+	if k == n-1 {
+		return
+	}
+	for i := 0; i < len(e.bufs[k]); i++ {
+		bc := s.binomial(b, 1/s.d)
+		if bc == 0 {
+			continue
+		}
+		e.f[k] = e.bufs[k][i]
+		s.walk(rec, k+1, bc, scale*s.d, 0, 0)
+	}
+}

@@ -1,0 +1,518 @@
+// Package gcsm owns the GCSM engine of continuous matching (csm.Engine "gcsm"): GCSM's design
+// (Wei & Jiang, IPDPS'24) over the CPU engine's delta program. The data graph stays in host
+// memory, pinned and mapped into the GPU's address space (one arena of per-vertex sorted lists,
+// kept in step with the csm graph after each phase of a batch); per phase of a batch, a random-walk
+// access-frequency estimator picks the adjacency lists the matching will read most, packs them
+// into a DCSR cache in GPU memory within --gpu-memory (one transfer), and one interpreter kernel
+// runs every anchored delta search of the phase, reading a cached list from GPU memory and any
+// other through the mapping (zero-copy). The terms, matching orders and checks are exactly the CPU
+// engine's (csm.Program), lowered into an instruction table, so the counts are the same in every
+// convention. Without a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU.
+package gcsm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+func init() { csm.Register(gcsmEngine{}) }
+
+// Mode is how the kernel reaches the adjacency lists (Options.Mode / --gcsm-mode).
+type Mode int
+
+const (
+	// ModeCache (default, "cache"): the lists the estimator ranks hottest in GPU memory, the
+	// rest zero-copy: GCSM.
+	ModeCache Mode = iota
+	// ModeZeroCopy ("zerocopy"): every list read through the mapping.
+	ModeZeroCopy
+	// ModeDegree ("degree"): the highest-degree lists cached (GCSM's "naive" baseline).
+	ModeDegree
+	// ModeDevice ("device"): every list in GPU memory (an error when the graph does not fit).
+	ModeDevice
+)
+
+var modeNames = []string{"cache", "zerocopy", "degree", "device"}
+
+func (m Mode) String() string { return modeNames[m] }
+
+// ParseMode parses a mode name ("" is the default, cache).
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return ModeCache, nil
+	}
+	if i := slices.Index(modeNames, s); i >= 0 {
+		return Mode(i), nil
+	}
+	if s == "um" {
+		return 0, fmt.Errorf("gcsm: mode um (unified memory) is not implemented; modes: %v", modeNames)
+	}
+	return 0, fmt.Errorf("gcsm: unknown mode %q; modes: %v", s, modeNames)
+}
+
+// ErrListing is returned by Apply when asked to list signed matches: the GPU engine counts only.
+var ErrListing = errors.New("gcsm: listing signed matches is not implemented on the GPU (counts only); use --engine cpu for --emit matches")
+
+// Stats describes the last batch: both phases (destroyed, created) together.
+type Stats struct {
+	Tasks int // anchored searches
+	// Reads are the adjacency-list reads of the kernel; Hits those served from GPU memory.
+	Reads, Hits uint64
+	// CachedLists and CacheBytes: the cache of the phase with the most reads.
+	CachedLists int
+	CacheBytes  uint64
+	// Coverage1 is the share of the top 1% most-read vertices (of those read) that were cached,
+	// in the phase with the most reads; -1 when not measured (Matcher.MeasureCoverage).
+	Coverage1 float64
+	// Walks: the random walks of the estimator (the last phase's M, after its re-check).
+	Walks uint64
+	// Time spent estimating, packing and copying the cache, in the kernel (with its uploads),
+	// and bringing the host graph up to date.
+	Estimate, Copy, Kernel, Sync time.Duration
+}
+
+// HitRate returns Hits/Reads (1 when nothing was read).
+func (s Stats) HitRate() float64 {
+	if s.Reads == 0 {
+		return 1
+	}
+	return float64(s.Hits) / float64(s.Reads)
+}
+
+// backend runs a phase's searches: the GPU, or the host emulation in tests.
+type backend interface {
+	alloc() allocator
+	// cacheBudget is the bytes the cache may take, given the searches' buffers and, with
+	// freqBytes > 0, the per-vertex read counters.
+	cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64
+	// run leaves each task's count in counts and adds the list reads to st; with freq non-nil it
+	// also counts the reads per vertex.
+	run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error
+	close()
+}
+
+type gcsmEngine struct{}
+
+func (gcsmEngine) Name() string { return "gcsm" }
+
+func (gcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
+	mode, err := ParseMode(opts.Mode)
+	if err != nil {
+		return nil, err
+	}
+	t, err := lower(patterns, opts.Semantics)
+	if err != nil {
+		return nil, err
+	}
+	be, err := openDevice(t, opts.GPUMemory)
+	if err != nil {
+		return nil, err
+	}
+	return newMatcher(g, patterns, opts, t, be, mode)
+}
+
+// Matcher is an open standing-pattern set of the GCSM engine (csm.Matcher).
+type Matcher struct {
+	g       *dynamic.Graph
+	pats    []*pattern.Pattern
+	opts    csm.Options
+	t       *table
+	be      backend
+	mode    Mode
+	net     *csm.Net
+	h       hostGraph
+	ph      phase
+	cache   dcsr
+	est     estimator
+	counts  []uint64
+	deg     []uint32 // degree mode: vertices by degree, highest first
+	touched []uint32
+	freq    []uint32
+	measure bool
+	stats   Stats
+	since   int // changes since the last compaction
+}
+
+func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, t *table, be backend, mode Mode) (*Matcher, error) {
+	if len(patterns) == 0 {
+		be.close()
+		return nil, fmt.Errorf("gcsm: no patterns")
+	}
+	m := &Matcher{g: g, pats: patterns, opts: opts, t: t, be: be, mode: mode, net: csm.NewNet(g)}
+	m.h.alloc = be.alloc()
+	m.est.init(1)
+	if err := m.rebuild(); err != nil {
+		be.close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Matcher) rebuild() error {
+	if err := m.h.build(m.g); err != nil {
+		return fmt.Errorf("gcsm: host graph: %w", err)
+	}
+	if m.mode == ModeDegree {
+		m.deg = m.deg[:0]
+		for _, v := range m.g.Vertices() {
+			m.deg = append(m.deg, v)
+		}
+		slices.SortFunc(m.deg, func(a, b uint32) int { return m.g.Degree(b) - m.g.Degree(a) })
+	}
+	return nil
+}
+
+// Graph returns the current graph.
+func (m *Matcher) Graph() *dynamic.Graph { return m.g }
+
+// Patterns returns the standing patterns.
+func (m *Matcher) Patterns() []*pattern.Pattern { return m.pats }
+
+// Stats returns the last batch's statistics.
+func (m *Matcher) Stats() Stats { return m.stats }
+
+// MeasureCoverage makes the kernel count its reads per vertex, for Stats.Coverage1 (slower).
+func (m *Matcher) MeasureCoverage(on bool) { m.measure = on }
+
+// Close releases the host and device memory.
+func (m *Matcher) Close() {
+	m.h.release()
+	m.be.close()
+}
+
+// Apply applies a batch and reports each pattern's net delta (csm.Matcher). It counts only: with
+// emit non-nil it returns ErrListing without applying the batch.
+func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Emit, res *csm.Result) error {
+	if emit != nil {
+		return ErrListing
+	}
+	defer m.net.Reset()
+	res.Deltas = res.Deltas[:0]
+	for range m.pats {
+		res.Deltas = append(res.Deltas, csm.Delta{})
+	}
+	m.stats = Stats{Coverage1: -1}
+	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
+		return err
+	}
+	if len(m.net.Vertices) == 0 && len(m.net.Pairs) == 0 {
+		return ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var best uint64
+	// Destroyed: matches of the current (old) graph failing in the new.
+	if err := m.phase(ctx, false, res, &best); err != nil {
+		return err
+	}
+	if err := m.net.Apply(); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	m.touched = m.touched[:0]
+	for _, c := range m.net.Pairs {
+		for _, id := range []int64{c.U, c.V} {
+			if v, ok := m.g.Lookup(id); ok {
+				m.touched = append(m.touched, v)
+			}
+		}
+	}
+	for _, c := range m.net.Vertices {
+		if v, ok := m.g.Lookup(c.ID); ok {
+			m.touched = append(m.touched, v)
+		}
+	}
+	m.since += len(m.net.Pairs) + len(m.net.Vertices)
+	if m.since >= 1<<20 && uint64(m.since) >= m.g.NumEdges() {
+		m.g.Compact()
+		m.since = 0
+		if err := m.rebuild(); err != nil {
+			return err
+		}
+	} else if rebuilt, err := m.h.sync(m.g, m.touched); err != nil {
+		return fmt.Errorf("gcsm: host graph: %w", err)
+	} else if rebuilt && m.mode == ModeDegree {
+		if err := m.rebuild(); err != nil {
+			return err
+		}
+	}
+	m.stats.Sync += time.Since(t0)
+	// Created: matches of the new graph failing in the old.
+	return m.phase(ctx, true, res, &best)
+}
+
+// phase runs the destroyed (created false) or created searches.
+func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64) error {
+	m.prepare(created)
+	m.split()
+	n := m.ph.numTasks()
+	m.stats.Tasks += n
+	if n == 0 {
+		return nil
+	}
+	if err := m.fillCache(); err != nil {
+		return err
+	}
+	m.counts = slices.Grow(m.counts[:0], n)[:n]
+	var freq []uint32
+	if m.measure {
+		if len(m.freq) < m.g.IDBound() {
+			m.freq = make([]uint32, m.g.IDBound())
+		}
+		freq = m.freq[:m.g.IDBound()]
+		clear(freq)
+	}
+	var st Stats
+	if err := m.be.run(ctx, m.t, &m.h, &m.cache, &m.ph, m.counts, freq, &st); err != nil {
+		return err
+	}
+	m.stats.Reads += st.Reads
+	m.stats.Hits += st.Hits
+	m.stats.Kernel += st.Kernel
+	m.stats.Copy += st.Copy
+	if st.Reads >= *best {
+		*best = st.Reads
+		m.stats.CachedLists, m.stats.CacheBytes = len(m.cache.rows), m.cache.bytes
+		if freq != nil {
+			m.stats.Coverage1 = coverage(freq, &m.cache)
+		}
+	}
+	for i := range n {
+		p := m.ph.tasks[taskWords*i+3]
+		d := &res.Deltas[p]
+		dst := &d.Destroyed
+		if created {
+			dst = &d.Created
+		}
+		s, carry := bits.Add64(*dst, m.counts[i], 0)
+		if carry != 0 {
+			return engine.ErrOverflow
+		}
+		*dst = s
+	}
+	return nil
+}
+
+// prepare builds the phase's searches and other-graph tables from the batch's net change, as the
+// CPU engine does: the anchors are the changed elements alive in the current graph.
+func (m *Matcher) prepare(created bool) {
+	g, ph := m.g, &m.ph
+	ph.reset()
+	type vs struct {
+		v        uint32
+		cur, oth csm.VertexState
+	}
+	type ps struct {
+		u, v     uint32
+		cur, oth csm.PairState
+	}
+	var vchg []vs
+	var pchg []ps
+	for _, c := range m.net.Vertices {
+		cur, oth := c.Old, c.New
+		if created {
+			cur, oth = c.New, c.Old
+		}
+		if !cur.Alive {
+			continue
+		}
+		v, _ := g.Lookup(c.ID)
+		vchg = append(vchg, vs{v, cur, oth})
+	}
+	for _, c := range m.net.Pairs {
+		cur, oth := c.Old, c.New
+		if created {
+			cur, oth = c.New, c.Old
+		}
+		u, ok1 := g.Lookup(c.U)
+		v, ok2 := g.Lookup(c.V)
+		if !ok1 || !ok2 {
+			continue
+		}
+		pchg = append(pchg, ps{u, v, cur, oth})
+	}
+	slices.SortFunc(vchg, func(a, b vs) int { return int(a.v) - int(b.v) })
+	for _, c := range vchg {
+		ph.cv = append(ph.cv, c.v)
+		ph.cvAlive = append(ph.cvAlive, b2u(c.oth.Alive))
+		ph.cvLabel = append(ph.cvLabel, c.oth.Label)
+	}
+	slices.SortFunc(pchg, func(a, b ps) int {
+		ka, kb := pairKey(a.u, a.v), pairKey(b.u, b.v)
+		switch {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return 0
+	})
+	for _, c := range pchg {
+		ph.cpKey = append(ph.cpKey, pairKey(c.u, c.v))
+		ph.cpPresent = append(ph.cpPresent, b2u(c.oth.Present))
+		ph.cpLabel = append(ph.cpLabel, c.oth.Label)
+	}
+	for pi, prog := range m.t.progs {
+		p := m.pats[pi]
+		for ti, term := range prog.Terms {
+			gt := uint32(m.t.first[pi] + ti)
+			if term.Vertex >= 0 {
+				vl := p.VertexLabel(term.Vertex)
+				for _, c := range vchg {
+					if vl.Matches(c.cur.Label) && !(c.oth.Alive && vl.Matches(c.oth.Label)) {
+						ph.tasks = append(ph.tasks, gt, c.v, 0, uint32(pi), 0, 0)
+					}
+				}
+				continue
+			}
+			it := prog.Pairs[term.Pair]
+			la, lb := p.VertexLabel(it.A), p.VertexLabel(it.B)
+			for _, c := range pchg {
+				if !it.Valid(c.cur) || it.Valid(c.oth) {
+					continue
+				}
+				l0, l1 := g.Label(c.u), g.Label(c.v)
+				if la.Matches(l0) && lb.Matches(l1) {
+					ph.tasks = append(ph.tasks, gt, c.u, c.v, uint32(pi), 0, 0)
+				}
+				if la.Matches(l1) && lb.Matches(l0) {
+					ph.tasks = append(ph.tasks, gt, c.v, c.u, uint32(pi), 0, 0)
+				}
+			}
+		}
+	}
+}
+
+// splitChunk is the part of a first free level's source entries one task takes: a search with
+// more is split into parts, so that one heavy update spreads over many warps (a variable: the
+// tests lower it).
+var splitChunk = 64
+
+// split replaces the phase's searches whose first free level has more than splitChunk source
+// entries by parts of splitChunk.
+func (m *Matcher) split() {
+	ph := &m.ph
+	e := emu{t: m.t, h: &m.h}
+	n := ph.numTasks()
+	for i := range n {
+		task := ph.tasks[taskWords*i : taskWords*(i+1)]
+		c := e.firstLevel(task)
+		if c <= splitChunk {
+			continue
+		}
+		task[4], task[5] = 0, uint32(splitChunk)
+		rec := [taskWords]uint32(task)
+		for lo := splitChunk; lo < c; lo += splitChunk {
+			rec[4], rec[5] = uint32(lo), uint32(lo+splitChunk)
+			ph.tasks = append(ph.tasks, rec[:]...)
+		}
+	}
+}
+
+// fillCache chooses the phase's cached lists by the mode and packs them.
+func (m *Matcher) fillCache() error {
+	m.cache.reset()
+	var freqBytes uint64
+	if m.measure {
+		freqBytes = 4 * uint64(m.g.IDBound())
+	}
+	budget := m.be.cacheBudget(&m.h, &m.ph, freqBytes)
+	switch m.mode {
+	case ModeZeroCopy:
+		return nil
+	case ModeDevice:
+		t0 := time.Now()
+		all := m.g.Vertices()
+		if !m.pack(all, budget) {
+			return fmt.Errorf("gcsm: mode device: the graph's lists (%d vertices) do not fit the %d bytes left of the GPU memory budget", len(all), budget)
+		}
+		m.stats.Copy += time.Since(t0)
+	case ModeDegree:
+		t0 := time.Now()
+		m.pack(m.deg, budget)
+		m.stats.Copy += time.Since(t0)
+	case ModeCache:
+		t0 := time.Now()
+		hot, walks := m.est.hot(m, budget)
+		m.stats.Walks = walks
+		t1 := time.Now()
+		m.stats.Estimate += t1.Sub(t0)
+		m.pack(hot, budget)
+		m.stats.Copy += time.Since(t1)
+	}
+	return nil
+}
+
+// rowBytes is what caching a list of n entries costs.
+func rowBytes(n uint32) uint64 { return 16 + 12*uint64(n) }
+
+// pack caches the lists of vs, in priority order, while they fit in budget bytes (skipping
+// vertices that are dead or have no entries); it reports whether all of them fitted.
+func (m *Matcher) pack(vs []uint32, budget uint64) bool {
+	c, h := &m.cache, &m.h
+	all := true
+	for _, v := range vs {
+		if int(v) >= len(h.ln) || h.ln[v] == 0 || !m.g.Alive(v) {
+			continue
+		}
+		b := rowBytes(h.ln[v])
+		if c.bytes+b > budget {
+			all = false
+			break
+		}
+		c.bytes += b
+		c.rows = append(c.rows, v)
+	}
+	slices.Sort(c.rows)
+	c.rows = slices.Compact(c.rows)
+	for _, v := range c.rows {
+		k, e := h.list(v)
+		c.roff = append(c.roff, uint64(len(c.keys)))
+		c.rlen = append(c.rlen, uint32(len(k)))
+		c.keys = append(c.keys, k...)
+		c.elab = append(c.elab, e...)
+	}
+	return all
+}
+
+// coverage is the share of the top 1% most-read vertices (at least one) that the cache held.
+func coverage(freq []uint32, c *dcsr) float64 {
+	var read []uint32
+	for v, f := range freq {
+		if f > 0 {
+			read = append(read, uint32(v))
+		}
+	}
+	if len(read) == 0 {
+		return 1
+	}
+	slices.SortFunc(read, func(a, b uint32) int { return int(freq[b]) - int(freq[a]) })
+	top := read[:max(1, len(read)/100)]
+	in := 0
+	for _, v := range top {
+		if c.find(v) >= 0 {
+			in++
+		}
+	}
+	return float64(in) / float64(len(top))
+}
+
+// LogBatch writes the last batch's figures at debug level (submatch watch -v).
+func (m *Matcher) LogBatch(l *slog.Logger) {
+	s := &m.stats
+	l.Debug("gcsm: batch", "mode", m.mode.String(), "tasks", s.Tasks, "list_reads", s.Reads, "from_gpu", s.HitRate(),
+		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
+		"estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync)
+}

@@ -1,0 +1,153 @@
+package gcsm
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+)
+
+// The TestGPU* tests run the kernel; they skip without a GPU (scripts/gcsm-check.sh runs them on
+// the device machine).
+
+func needGPU(t *testing.T) {
+	t.Helper()
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skip("no GPU:", err)
+	}
+}
+
+// openGPU opens a matcher on the GPU. A budget under 1 MiB caps the cache alone (a few lists),
+// with a device memory limit of 8 MiB; otherwise the budget is the limit.
+func openGPU(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
+	mode, err := ParseMode(opts.Mode)
+	if err != nil {
+		return nil, err
+	}
+	t, err := lower(pats, opts.Semantics)
+	if err != nil {
+		return nil, err
+	}
+	limit, cacheCap := budget, uint64(0)
+	if budget < 1<<20 {
+		limit, cacheCap = 8<<20, budget
+	}
+	be, err := openDevice(t, limit)
+	if err != nil {
+		return nil, err
+	}
+	be.(*device).maxCache = cacheCap
+	return newMatcher(g, pats, opts, t, be, mode)
+}
+
+// TestGPURandom: the kernel gives the CPU engine's per-batch counts on random graphs, patterns
+// and streams (inserts, deletes, vertex operations, invalid updates skipped), in every convention
+// and mode, with a large budget and a cache of a few lists.
+func TestGPURandom(t *testing.T) {
+	needGPU(t)
+	seeds := 150
+	if testenv.Long() {
+		seeds = 600
+	}
+	sweep(t, seeds, openGPU)
+}
+
+// TestGPUEngine opens through the registry (as watch --engine gcsm does) and reports the cache
+// figures of a dense case.
+func TestGPUEngine(t *testing.T) {
+	needGPU(t)
+	e, err := csm.Lookup("gcsm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newRandomCase(3, true)
+	open := func(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
+		opts.GPUMemory = budget
+		m, err := e.Open(g, pats, opts)
+		if err == nil {
+			m.(*Matcher).MeasureCoverage(true)
+		}
+		return m, err
+	}
+	for _, sem := range conventions {
+		if _, err := compare(context.Background(), c, sem, "", 64<<20, open); err != nil {
+			t.Fatalf("%v: %v", sem, err)
+		}
+	}
+}
+
+func loadEmail10(t testing.TB) (func() *dynamic.Graph, []updates.Update, map[string]*pattern.Pattern) {
+	dir := testenv.Path(t, "csm-email10")
+	g, err := formats.Load(filepath.Join(dir, "initial.graph"), formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stream []updates.Update
+	for u, err := range updates.ReadFile(filepath.Join(dir, "updates.stream"), updates.Options{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream = append(stream, u)
+	}
+	pats := map[string]*pattern.Pattern{}
+	for _, q := range []string{"q4_1", "q4_2", "q4_3", "q6_1", "q6_2", "q8_1"} {
+		p, err := formats.LoadPattern(filepath.Join(dir, "queries", q+".graph"), formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pats[q] = p
+	}
+	return func() *dynamic.Graph { return dynamic.FromGraph(g) }, stream, pats
+}
+
+// TestGPUEmail10: the public workload csm-email10 (its 1,056 duplicate insertions skipped), per
+// batch equal to the CPU engine, in every convention, in batches of 1 (a prefix), 64 and 1,000,
+// with a large budget and a 1 MiB one, in cache and zero-copy modes.
+func TestGPUEmail10(t *testing.T) {
+	needGPU(t)
+	mk, stream, all := loadEmail10(t)
+	var pats []*pattern.Pattern
+	for _, q := range []string{"q4_1", "q4_2", "q6_1"} {
+		pats = append(pats, all[q])
+	}
+	for _, sem := range conventions {
+		for _, run := range []struct {
+			batch  int
+			n      int
+			mode   string
+			budget uint64
+		}{{1, 400, "cache", 1 << 30}, {64, len(stream), "cache", 1 << 20}, {1000, len(stream), "cache", 1 << 30}, {1000, len(stream), "zerocopy", 1 << 30}} {
+			c := randomCase{g: mk, pats: pats, stream: stream[:run.n], batch: run.batch}
+			n, err := compare(context.Background(), c, sem, run.mode, run.budget, openGPU)
+			if err != nil {
+				t.Fatalf("email10 %v batch %d %s budget %d: %v", sem, run.batch, run.mode, run.budget, err)
+			}
+			t.Logf("email10 %v batch %d %s budget %d: %d matches created or destroyed, equal to the CPU engine", sem, run.batch, run.mode, run.budget, n)
+		}
+	}
+}
+
+// TestEmail10Emulated is TestGPUEmail10's check with the host emulation (no GPU): embeddings,
+// batches of 500.
+func TestEmail10Emulated(t *testing.T) {
+	mk, stream, all := loadEmail10(t)
+	c := randomCase{g: mk, pats: []*pattern.Pattern{all["q4_1"], all["q6_1"]}, stream: stream, batch: 500}
+	if !testenv.Long() {
+		c.stream = stream[:3000]
+	}
+	n, err := compare(context.Background(), c, engine.Semantics{}, "cache", 1<<20, openEmu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no match changed")
+	}
+}

@@ -1,0 +1,244 @@
+package gcsm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+var conventions = []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}}
+
+// emuBackend runs the phases with the host emulation of the kernel, within a cache budget.
+type emuBackend struct{ budget uint64 }
+
+func (emuBackend) alloc() allocator { return goAlloc }
+
+func (b emuBackend) cacheBudget(*hostGraph, *phase, uint64) uint64 { return b.budget }
+
+func (emuBackend) close() {}
+
+func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
+	e := emu{t: t, h: h, c: c, ph: ph}
+	if freq != nil {
+		e.onRead = func(v uint32) { freq[v]++ }
+	}
+	for i := range ph.numTasks() {
+		counts[i] = e.run(ph.tasks[taskWords*i : taskWords*(i+1)])
+	}
+	st.Reads, st.Hits = e.reads, e.hits
+	return ctx.Err()
+}
+
+// openEmu opens the patterns with the emulation backend.
+func openEmu(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
+	mode, err := ParseMode(opts.Mode)
+	if err != nil {
+		return nil, err
+	}
+	t, err := lower(pats, opts.Semantics)
+	if err != nil {
+		return nil, err
+	}
+	return newMatcher(g, pats, opts, t, emuBackend{budget}, mode)
+}
+
+// opener opens a GCSM matcher under test (emulated or on the GPU) with a mode and a budget.
+type opener func(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error)
+
+// streamModel draws random update streams over a graph it tracks: mostly valid edge inserts and
+// deletes, vertex inserts and deletes, a few invalid updates (skipped by SkipInvalid).
+type streamModel struct {
+	labels map[int64]uint32
+	edges  map[[2]int64]uint32
+	next   int64
+	vl, el int
+}
+
+func newStreamModel(g *dynamic.Graph, vl, el int) *streamModel {
+	md := &streamModel{labels: map[int64]uint32{}, edges: map[[2]int64]uint32{}, vl: vl, el: el}
+	for _, v := range g.Vertices() {
+		id := g.OriginalID(v)
+		md.labels[id] = g.Label(v)
+		md.next = max(md.next, id+1)
+		for _, r := range g.Runs(v) {
+			for _, w := range r.Neighbors {
+				md.edges[edgeKey(id, g.OriginalID(w))] = r.EdgeLabel
+			}
+		}
+	}
+	return md
+}
+
+func edgeKey(a, b int64) [2]int64 {
+	if a > b {
+		a, b = b, a
+	}
+	return [2]int64{a, b}
+}
+
+func (md *streamModel) draw(r *rand.Rand, line int) updates.Update {
+	var vs []int64
+	for id := range md.labels {
+		vs = append(vs, id)
+	}
+	slices.Sort(vs)
+	var es [][2]int64
+	for k := range md.edges {
+		es = append(es, k)
+	}
+	slices.SortFunc(es, func(a, b [2]int64) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+	x := r.IntN(100)
+	switch {
+	case x < 4 && len(es) > 0: // invalid: a duplicate insert
+		k := es[r.IntN(len(es))]
+		return updates.Update{Kind: updates.InsertEdge, U: k[0], V: k[1], Line: line}
+	case x < 55 && len(vs) >= 2:
+		a, b := vs[r.IntN(len(vs))], vs[r.IntN(len(vs))]
+		if r.IntN(20) == 0 {
+			b = md.next
+			md.next++
+			md.labels[b] = 0
+		}
+		if a == b {
+			return md.draw(r, line)
+		}
+		if _, ok := md.edges[edgeKey(a, b)]; ok {
+			return md.draw(r, line)
+		}
+		l := uint32(r.IntN(md.el))
+		md.edges[edgeKey(a, b)] = l
+		return updates.Update{Kind: updates.InsertEdge, U: a, V: b, Label: l, HasLabel: true, Line: line}
+	case x < 88 && len(es) > 0:
+		k := es[r.IntN(len(es))]
+		delete(md.edges, k)
+		return updates.Update{Kind: updates.DeleteEdge, U: k[0], V: k[1], Line: line}
+	case x < 95 || len(vs) == 0:
+		id := md.next
+		md.next++
+		l := uint32(r.IntN(md.vl))
+		md.labels[id] = l
+		return updates.Update{Kind: updates.InsertVertex, U: id, Label: l, HasLabel: true, Line: line}
+	default:
+		a := vs[r.IntN(len(vs))]
+		delete(md.labels, a)
+		for k := range md.edges {
+			if k[0] == a || k[1] == a {
+				delete(md.edges, k)
+			}
+		}
+		return updates.Update{Kind: updates.DeleteVertex, U: a, Line: line}
+	}
+}
+
+// randomCase is one random graph, pattern set and stream.
+type randomCase struct {
+	g      func() *dynamic.Graph
+	pats   []*pattern.Pattern
+	stream []updates.Update
+	batch  int
+}
+
+func newRandomCase(seed uint64, dense bool) randomCase {
+	r := rand.New(rand.NewPCG(seed, 7))
+	n := 8 + r.IntN(30)
+	p := 0.1 + 0.2*r.Float64()
+	if dense {
+		p = 0.4 + 0.3*r.Float64()
+	}
+	vl, el := 1+r.IntN(3), 1+r.IntN(2)
+	base := gen.RandomGraph(seed, n, p, vl, el)
+	var pats []*pattern.Pattern
+	for i := range 1 + r.IntN(3) {
+		k := 1 + r.IntN(5)
+		pats = append(pats, gen.RandomPattern(seed*31+uint64(i), k, gen.PatternOptions{
+			EdgeProb: 0.3 + 0.4*r.Float64(), VertexLabels: vl, EdgeLabels: el, Wildcard: 0.2}))
+	}
+	md := newStreamModel(dynamic.FromGraph(base), vl, el)
+	var stream []updates.Update
+	for i := range 20 + r.IntN(60) {
+		stream = append(stream, md.draw(r, i+1))
+	}
+	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream, batch: 1 + r.IntN(25)}
+}
+
+// compare runs the case with the CPU engine and with open, batch by batch, and reports the
+// first difference; it returns the number of matches the stream created and destroyed.
+func compare(ctx context.Context, c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (uint64, error) {
+	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1, Mode: mode}
+	ref, err := csm.Open(c.g(), c.pats, opts)
+	if err != nil {
+		return 0, err
+	}
+	got, err := open(c.g(), c.pats, opts, budget)
+	if err != nil {
+		return 0, err
+	}
+	if cl, ok := got.(interface{ Close() }); ok {
+		defer cl.Close()
+	}
+	var total uint64
+	var want, have csm.Result
+	for lo := 0; lo < len(c.stream); lo += c.batch {
+		b := c.stream[lo:min(lo+c.batch, len(c.stream))]
+		if err := ref.Apply(ctx, b, nil, &want); err != nil {
+			return 0, fmt.Errorf("cpu: %w", err)
+		}
+		if err := got.Apply(ctx, b, nil, &have); err != nil {
+			return 0, fmt.Errorf("gcsm: %w", err)
+		}
+		if !slices.Equal(want.Deltas, have.Deltas) || want.Skipped != have.Skipped {
+			return 0, fmt.Errorf("batch at update %d (%d updates): cpu %v (skipped %d), gcsm %v (skipped %d)",
+				lo, len(b), want.Deltas, want.Skipped, have.Deltas, have.Skipped)
+		}
+		for _, d := range want.Deltas {
+			total += d.Created + d.Destroyed
+		}
+	}
+	return total, nil
+}
+
+// sweep compares random cases in every convention and mode, with a large and a tiny cache; a
+// third of the seeds split the searches into parts of 1 or 2 first-level entries.
+func sweep(t *testing.T, seeds int, open opener) {
+	ctx := context.Background()
+	defer func(c int) { splitChunk = c }(splitChunk)
+	var nonzero int
+	for seed := range uint64(seeds) {
+		c := newRandomCase(seed, seed%3 == 0)
+		splitChunk = []int{64, 1, 2}[seed%3]
+		for ci, sem := range conventions {
+			mode := modeNames[int(seed+uint64(ci))%len(modeNames)]
+			budget := uint64(1 << 30)
+			if seed%2 == 1 {
+				budget = 200 // a list or two
+			}
+			if mode == "device" {
+				budget = 1 << 30
+			}
+			n, err := compare(ctx, c, sem, mode, budget, open)
+			if err != nil {
+				t.Fatalf("seed %d, %v, mode %s, budget %d, patterns %v: %v", seed, sem, mode, budget, c.pats, err)
+			}
+			if n > 0 {
+				nonzero++
+			}
+		}
+	}
+	if nonzero < seeds {
+		t.Errorf("only %d of %d runs saw a match change: the sweep checks too little", nonzero, 4*seeds)
+	}
+}

@@ -1,0 +1,354 @@
+// GCSM's matching kernel: an interpreter of the delta-query table (csm/gcsm/table.go; the
+// constants below repeat its layout). One warp per anchored search (persistent warps take
+// searches from a shared counter), depth-first, a level's candidates a chunk at a time: the lanes
+// stride over the entries of the parent with the fewest entries of the level's label and check
+// each candidate against every other constraint (edges and non-edges by binary search in the
+// earlier vertices' lists, injectivity, symmetry bounds, the other graph's changed elements);
+// the survivors are compacted into the level's buffer, and the last level is only counted (as
+// are the independent tail levels, whose matches are the product of their candidates' numbers).
+// A list is read from the device cache (DCSR; a per-vertex slot array gives a cached vertex's row)
+// when it is there, else from the host's pinned memory through the mapping (zero-copy).
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define MAXN 8
+#define TERM_HEADER 8
+#define LEVEL_WORDS 64
+#define TERM_WORDS (TERM_HEADER + MAXN * LEVEL_WORDS)
+#define T_N 0
+#define T_ANCHORS 1
+#define T_TAIL 3
+#define L_VLANY 0
+#define L_VL 1
+#define L_NPAR 2
+#define L_NONADJ 3
+#define L_INJ 4
+#define L_ABOVE 5
+#define L_BELOW 6
+#define L_OTHERV 7
+#define L_OTHERP 8
+#define L_PPOS 9
+#define L_PELANY 17
+#define L_PEL 25
+#define L_OPADJ 33
+#define L_OPELANY 41
+#define L_OPEL 49
+#define FULL 0xffffffffu
+#define TASK_WORDS 6
+
+struct Params {
+  const u64 *hoff;
+  const u32 *hlen, *hlab;
+  const u64 *hkeys;
+  const u32 *helab;
+  u32 nrows;
+  const u32 *slot; // per vertex: its row in the cache, or ~0
+  const u64 *roff;
+  const u32 *rlen;
+  const u64 *ckeys;
+  const u32 *celab;
+  const u32 *cv, *cvAlive, *cvLabel;
+  u32 ncv;
+  const u64 *cpKey;
+  const u32 *cpPresent, *cpLabel;
+  u32 ncp;
+  u32 *freq;
+};
+
+struct List {
+  const u64 *k;
+  const u32 *e;
+  u32 n;
+};
+
+__device__ __forceinline__ Params loadParams(const u64 *w) {
+  Params p;
+  p.hoff = (const u64 *)w[0];
+  p.hlen = (const u32 *)w[1];
+  p.hlab = (const u32 *)w[2];
+  p.hkeys = (const u64 *)w[3];
+  p.helab = (const u32 *)w[4];
+  p.nrows = (u32)w[5];
+  p.slot = (const u32 *)w[6];
+  p.roff = (const u64 *)w[7];
+  p.rlen = (const u32 *)w[8];
+  p.ckeys = (const u64 *)w[9];
+  p.celab = (const u32 *)w[10];
+  p.cv = (const u32 *)w[11];
+  p.cvAlive = (const u32 *)w[12];
+  p.cvLabel = (const u32 *)w[13];
+  p.ncv = (u32)w[14];
+  p.cpKey = (const u64 *)w[15];
+  p.cpPresent = (const u32 *)w[16];
+  p.cpLabel = (const u32 *)w[17];
+  p.ncp = (u32)w[18];
+  p.freq = (u32 *)w[19];
+  return p;
+}
+
+__device__ __forceinline__ int findU32(const u32 *a, u32 n, u32 x) {
+  u32 lo = 0, hi = n;
+  while (lo < hi) {
+    u32 m = (lo + hi) >> 1;
+    if (a[m] < x) lo = m + 1; else hi = m;
+  }
+  return (lo < n && a[lo] == x) ? (int)lo : -1;
+}
+
+__device__ __forceinline__ int findU64(const u64 *a, u32 n, u64 x) {
+  u32 lo = 0, hi = n;
+  while (lo < hi) {
+    u32 m = (lo + hi) >> 1;
+    if (a[m] < x) lo = m + 1; else hi = m;
+  }
+  return (lo < n && a[lo] == x) ? (int)lo : -1;
+}
+
+__device__ __forceinline__ u32 lowerU64(const u64 *a, u32 n, u64 x) {
+  u32 lo = 0, hi = n;
+  while (lo < hi) {
+    u32 m = (lo + hi) >> 1;
+    if (a[m] < x) lo = m + 1; else hi = m;
+  }
+  return lo;
+}
+
+struct Counters {
+  u64 reads, hits;
+};
+
+__device__ __forceinline__ List getList(const Params &P, u32 v, Counters &ct, u32 lane) {
+  List L;
+  if (lane == 0) {
+    ct.reads++;
+    if (P.freq) atomicAdd(&P.freq[v], 1u);
+  }
+  if (P.nrows) {
+    u32 r = P.slot[v];
+    if (r != 0xffffffffu) {
+      if (lane == 0) ct.hits++;
+      u64 o = P.roff[r];
+      L.k = P.ckeys + o;
+      L.e = P.celab + o;
+      L.n = P.rlen[r];
+      return L;
+    }
+  }
+  u64 o = P.hoff[v];
+  L.k = P.hkeys + o;
+  L.e = P.helab + o;
+  L.n = P.hlen[v];
+  return L;
+}
+
+__device__ bool accept(const Params &P, const u32 *lv, int k, u32 c, u32 lab, int skip, const u32 *f, const List *ls) {
+  for (int j = 0; j < k; j++) {
+    u32 bit = 1u << j;
+    if ((lv[L_INJ] & bit) && f[j] == c) return false;
+    if ((lv[L_ABOVE] & bit) && f[j] >= c) return false;
+    if ((lv[L_BELOW] & bit) && f[j] <= c) return false;
+  }
+  if (!lv[L_VLANY] && lab != lv[L_VL]) return false;
+  u64 key = ((u64)lab << 32) | c;
+  u32 np = lv[L_NPAR];
+  for (u32 i = 0; i < np; i++) {
+    if ((int)i == skip) continue;
+    const List &L = ls[lv[L_PPOS + i]];
+    int idx = findU64(L.k, L.n, key);
+    if (idx < 0) return false;
+    if (!lv[L_PELANY + i] && L.e[idx] != lv[L_PEL + i]) return false;
+  }
+  u32 na = lv[L_NONADJ];
+  for (int j = 0; j < k; j++) {
+    if ((na & (1u << j)) && findU64(ls[j].k, ls[j].n, key) >= 0) return false;
+  }
+  if (lv[L_OTHERV] && P.ncv) {
+    int i = findU32(P.cv, P.ncv, c);
+    if (i >= 0 && (!P.cvAlive[i] || (!lv[L_VLANY] && P.cvLabel[i] != lv[L_VL]))) return false;
+  }
+  u32 om = lv[L_OTHERP];
+  if (om && P.ncp) {
+    for (int j = 0; j < k; j++) {
+      if (!(om & (1u << j))) continue;
+      u32 a = c, b = f[j];
+      if (a > b) { u32 t = a; a = b; b = t; }
+      int i = findU64(P.cpKey, P.ncp, ((u64)a << 32) | b);
+      if (i < 0) continue;
+      bool valid = !P.cpPresent[i];
+      if (lv[L_OPADJ + j]) valid = P.cpPresent[i] && (lv[L_OPELANY + j] || P.cpLabel[i] == lv[L_OPEL + j]);
+      if (!valid) return false;
+    }
+  }
+  return true;
+}
+
+// Level state of the depth-first search: the level's source list (the parent with the fewest
+// entries of its label) and how far the lanes got in it.
+struct Src {
+  u32 cur, end;
+  int src;
+};
+
+// gen produces level k's accepted candidates (f[0..k-1] set). With first set it chooses the
+// source list; else it goes on where the previous call stopped. With out non-null it compacts
+// them into out and stops before exceeding cap (the level's buffer); with out null it counts
+// them all; plo, phi (phi 0: all) narrow the source to a task's part. It returns their number.
+__device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *out, u32 cap, Src &s, bool first,
+                   u32 plo, u32 phi, Counters &ct, u32 lane) {
+  const u32 *lv = rec + TERM_HEADER + k * LEVEL_WORDS;
+  List ls[MAXN];
+  u32 need = lv[L_NONADJ];
+  u32 np = lv[L_NPAR];
+  for (u32 i = 0; i < np; i++) need |= 1u << lv[L_PPOS + i];
+  for (int j = 0; j < k; j++) {
+    if (need & (1u << j)) ls[j] = getList(P, f[j], ct, lane);
+  }
+  if (first) {
+    int src = -1;
+    u32 lo = 0, hi = 0;
+    for (u32 i = 0; i < np; i++) {
+      const List &L = ls[lv[L_PPOS + i]];
+      u32 a = 0, b = L.n;
+      if (!lv[L_VLANY] && L.n > 0) {
+        u32 vl = lv[L_VL];
+        // (the common cases first: the whole list has the label, or none of it)
+        if ((u32)(L.k[0] >> 32) != vl) a = lowerU64(L.k, L.n, (u64)vl << 32);
+        if ((u32)(L.k[L.n - 1] >> 32) != vl) b = vl == 0xffffffffu ? L.n : lowerU64(L.k, L.n, (u64)(vl + 1) << 32);
+      }
+      if (src < 0 || b - a < hi - lo) { src = (int)i; lo = a; hi = b; }
+    }
+    if (phi) { // the task's part of the source entries
+      u32 a = min(lo + plo, hi), b = min(lo + phi, hi);
+      lo = a;
+      hi = b;
+    }
+    s.src = src;
+    s.cur = lo;
+    s.end = hi;
+  }
+  const List &S = ls[lv[L_PPOS + s.src]];
+  bool elAny = lv[L_PELANY + s.src] != 0;
+  u32 el = lv[L_PEL + s.src];
+  u32 total = 0;
+  while (s.cur < s.end && (!out || total + 32 <= cap)) {
+    u32 i = s.cur + lane;
+    bool ok = i < s.end;
+    u32 c = 0;
+    if (ok) {
+      u64 key = S.k[i];
+      c = (u32)key;
+      ok = (elAny || S.e[i] == el) && accept(P, lv, k, c, (u32)(key >> 32), s.src, f, ls);
+    }
+    u32 m = __ballot_sync(FULL, ok);
+    if (out && ok) out[total + __popc(m & ((1u << lane) - 1))] = c;
+    total += __popc(m);
+    s.cur += 32;
+  }
+  __syncwarp();
+  return total;
+}
+
+// tailCount counts the independent tail levels t..n-1 as the product of their candidates'
+// numbers (plo, phi: the task's part when t is its first free level); on overflow it sets ovf.
+__device__ u64 tailCount(const Params &P, const u32 *rec, int t, int n, const u32 *f, Src *src, u32 plo, u32 phi,
+                         Counters &ct, u32 lane, bool &ovf) {
+  u64 prod = 1;
+  for (int i = t; i < n; i++) {
+    u64 c = gen(P, rec, i, f, 0, 0, src[i], true, plo, phi, ct, lane);
+    plo = phi = 0;
+    if (c == 0) return 0;
+    if (__umul64hi(prod, c) != 0) {
+      ovf = true;
+      return 0;
+    }
+    prod *= c;
+  }
+  return prod;
+}
+
+__device__ __forceinline__ void addCount(u64 &count, u64 x, bool &ovf) {
+  if (count + x < count) ovf = true;
+  count += x;
+}
+
+extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const u32 *tasks, u32 ntasks,
+                                      u64 *taskCounts, u32 *buf, u32 stride, u32 *next, u64 *stats) {
+  const Params P = loadParams(params);
+  const u32 lane = threadIdx.x & 31;
+  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  u32 *mybuf = buf + warp * MAXN * (u64)stride;
+  Counters ct = {0, 0};
+  u32 f[MAXN];
+  u32 cnt[MAXN], idx[MAXN];
+  Src src[MAXN];
+  bool ovf = false;
+  for (;;) {
+    u32 t = 0;
+    if (lane == 0) t = atomicAdd(next, 1u);
+    t = __shfl_sync(FULL, t, 0);
+    if (t >= ntasks) break;
+    const u32 *task = tasks + TASK_WORDS * (u64)t;
+    const u32 *rec = table + (u64)task[0] * TERM_WORDS;
+    const int n = (int)rec[T_N], na = (int)rec[T_ANCHORS], tail = (int)rec[T_TAIL];
+    f[0] = task[1];
+    f[1] = task[2];
+    u64 count = 0;
+    // The anchor levels.
+    bool ok = true;
+    for (int k = 0; k < na && ok; k++) {
+      const u32 *lv = rec + TERM_HEADER + k * LEVEL_WORDS;
+      List ls[MAXN];
+      for (int j = 0; j < k; j++) {
+        if ((lv[L_NONADJ] & (1u << j)) || (lv[L_NPAR] > 0 && lv[L_PPOS] == (u32)j)) ls[j] = getList(P, f[j], ct, lane);
+      }
+      ok = accept(P, lv, k, f[k], P.hlab[f[k]], -1, f, ls);
+    }
+    if (ok) {
+      if (n == na) {
+        count = 1;
+      } else if (tail == na) {
+        count = tailCount(P, rec, na, n, f, src, task[4], task[5], ct, lane, ovf);
+      } else if (na == n - 1) {
+        count = gen(P, rec, na, f, 0, 0, src[na], true, task[4], task[5], ct, lane);
+      } else {
+        int k = na;
+        cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, task[4], task[5], ct, lane);
+        idx[k] = 0;
+        for (;;) {
+          if (idx[k] >= cnt[k]) {
+            if (src[k].cur < src[k].end) { // the level's next chunk
+              cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, 0, 0, ct, lane);
+              idx[k] = 0;
+              continue;
+            }
+            if (k == na) break;
+            k--;
+            idx[k]++;
+            continue;
+          }
+          f[k] = mybuf[k * stride + idx[k]];
+          int k1 = k + 1;
+          if (k1 == tail) {
+            addCount(count, tailCount(P, rec, k1, n, f, src, 0, 0, ct, lane, ovf), ovf);
+            idx[k]++;
+          } else if (k1 == n - 1) {
+            addCount(count, gen(P, rec, k1, f, 0, 0, src[k1], true, 0, 0, ct, lane), ovf);
+            idx[k]++;
+          } else {
+            cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, 0, 0, ct, lane);
+            idx[k1] = 0;
+            k = k1;
+          }
+        }
+      }
+    }
+    if (lane == 0) taskCounts[t] = count;
+    __syncwarp();
+  }
+  if (lane == 0) {
+    atomicAdd(&stats[0], ct.reads);
+    atomicAdd(&stats[1], ct.hits);
+    if (ovf) atomicExch(&stats[3], 1ull);
+  }
+}

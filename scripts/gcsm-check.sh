@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The GCSM engine's device check and measurements (csm/gcsm).
+#
+#   scripts/gcsm-check.sh build [DIR]   on a machine with Go: builds DIR/gcsm.test and DIR/submatch
+#                                       (CGO_ENABLED=0) and copies csm-email10 into DIR/testdata
+#                                       (DIR default .dev-gcsm, git-ignored).
+#   scripts/gcsm-check.sh run [DIR]     on the GPU machine (no Go needed): the GPU tests (the kernel
+#                                       against the CPU engine on random streams in every convention
+#                                       and mode, budget large and tiny, and on email10), then
+#                                       `watch --engine gcsm` against `--engine cpu` on email10, then
+#                                       (BENCH=1, only when the checks pass) TestGPUBench. Logs and
+#                                       bench.tsv go to $OUT (default DIR/out); a summary is printed last.
+#
+# Device tool: run command "bash DIR/gcsm-check.sh run DIR" with carry [DIR] (the build copies this
+# script into DIR, since the device machine gets the main checkout's tree).
+set -u -o pipefail
+mode="${1:-run}"
+dir="${2:-.dev-gcsm}"
+
+build() {
+	set -e
+	local root
+	root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+	local shared="${SUBMATCH_SHARED_TESTDATA:-/work/shared/testdata}"
+	mkdir -p "$dir/testdata"
+	(cd "$root" && go vet ./csm/gcsm)
+	(cd "$root" && CGO_ENABLED=0 go test -c -trimpath -o "$dir/gcsm.test" ./csm/gcsm)
+	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$dir/submatch" ./cmd/submatch)
+	rm -rf "$dir/testdata/csm-email10"
+	cp -r "$shared/csm-email10" "$dir/testdata/"
+	chmod -R u+w "$dir/testdata"
+	cp "$root/scripts/gcsm-check.sh" "$dir/gcsm-check.sh"
+	du -sh "$dir"
+}
+
+run() {
+	local out="${OUT:-$dir/out}"
+	mkdir -p "$out"
+	local status=0
+	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"
+	nproc | sed 's/^/host cores: /' | tee -a "$out/device.txt"
+	date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$out/device.txt"
+	echo "== GPU tests"
+	SUBMATCH_TESTDATA="$dir/testdata" timeout 300 "$dir/gcsm.test" -test.v -test.count=1 \
+		-test.run "${RUN:-TestGPURandom|TestGPUEngine|TestGPUEmail10|TestEmulation|TestNoGPU}" >"$out/check.log" 2>&1 || status=1
+	grep -E '^(--- |=== RUN|ok|FAIL|PASS|panic)|gpu_test.go' "$out/check.log" | grep -v '=== RUN' | tail -40
+	echo "== watch --engine gcsm against --engine cpu (email10, q4_1 q6_1, batches of 1000, all conventions)"
+	local e="$dir/testdata/csm-email10"
+	for conv in "" --unique --induced; do
+		for eng in cpu gcsm; do
+			"$dir/submatch" watch --engine $eng $conv --batch 1000 --on-invalid skip --initial \
+				"$e/initial.graph" "$e/queries/q4_1.graph" "$e/queries/q6_1.graph" --updates "$e/updates.stream" \
+				2>"$out/watch-$eng$conv.err" | grep -v '^#' >"$out/watch-$eng$conv.tsv"
+		done
+		if cmp -s "$out/watch-cpu$conv.tsv" "$out/watch-gcsm$conv.tsv" && [ -s "$out/watch-cpu$conv.tsv" ]; then
+			echo "watch ${conv:-(embeddings)}: equal ($(wc -l <"$out/watch-cpu$conv.tsv") lines); last: $(tail -1 "$out/watch-gcsm$conv.tsv")"
+		else
+			echo "watch ${conv:-(embeddings)}: DIFFERENT"; status=1
+			diff "$out/watch-cpu$conv.tsv" "$out/watch-gcsm$conv.tsv" | head -5; cat "$out/watch-gcsm$conv.err" | head -5
+		fi
+	done
+	if [ "${BENCH:-0}" = 1 ] && [ $status = 0 ]; then
+		echo "== TestGPUBench"
+		GCSM_BENCH=1 GCSM_OUT="$out" GCSM_RMAT_SCALE="${SCALE:-20}" SUBMATCH_TESTDATA="$dir/testdata" \
+			timeout "${BENCH_TIMEOUT:-360}" "$dir/gcsm.test" -test.v -test.count=1 -test.run TestGPUBench -test.timeout 20m >"$out/bench.log" 2>&1 || status=1
+		grep -E 'open|skipped|FAIL|panic|ok|PASS' "$out/bench.log" | tail -20
+		column -t -s $'\t' "$out/bench.tsv" 2>/dev/null || cat "$out/bench.tsv"
+	fi
+	echo "== summary: tests $(grep -c -- '--- PASS' "$out/check.log") passed, $(grep -c -- '--- FAIL' "$out/check.log") failed; status $status"
+	return $status
+}
+
+case "$mode" in
+build) build ;;
+run) run ;;
+*) echo "usage: $0 build|run [DIR]" >&2; exit 2 ;;
+esac
