@@ -31,7 +31,13 @@ static cudahost_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1,
 #define __forceinline__ inline
 #define __shared__ static
 #define __restrict__ __restrict
+#define CUDAHOST 1
 inline void __syncthreads() {}
+inline void __syncwarp(unsigned = 0xffffffffu) {}
+// One-lane warps: kernels that size their warps by a macro use 1 lane under CUDAHOST.
+inline unsigned __ballot_sync(unsigned, int p) { return p ? 1u : 0u; }
+template <class T> T __shfl_xor_sync(unsigned, T x, int) { return x; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
 template <class T> T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
 template <class T> T atomicOr(T* p, T v) { T o = *p; *p = o | v; return o; }
 template <class T> T atomicMax(T* p, T v) { T o = *p; if (v > o) *p = v; return o; }

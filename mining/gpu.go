@@ -1,0 +1,321 @@
+package mining
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/temporal"
+)
+
+// Device says where the census's heavy local counts run (triangles per edge, 4-cycles, 4- and
+// 5-cliques): CPU (default), GPU (an error wrapping gpu.ErrNoGPU without one) or Auto (the GPU
+// when one is usable, else the CPU). The results are the same. It is package temporal's type.
+type Device = temporal.Device
+
+// The devices.
+const (
+	CPU  = temporal.CPU
+	GPU  = temporal.GPU
+	Auto = temporal.Auto
+)
+
+//go:embed kernels/census.cu
+var kernelSource string
+
+const kernelFile = "census.cu"
+
+func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+
+// censusGPU holds the ordered graph on one device for one census.
+type censusGPU struct {
+	d              *gpu.Device
+	mod            *gpu.Module
+	a              *gpu.Allocs
+	off, nbr, up   *gpu.Buffer
+	eu, ep         *gpu.Buffer
+	nout           uint32
+	maxOut         uint64
+	warpBlocks     uint32
+	flags, sums    *gpu.Buffer
+	triangleKernel *gpu.Function
+	cliqueKernel   *gpu.Function
+	cycleKernel    *gpu.Function
+}
+
+const censusBlock = 128
+
+// openCensusGPU opens the first GPU for dev (nil, nil when dev is Auto and there is none) and
+// uploads o.
+func openCensusGPU(ctx context.Context, o *ordered, dev Device) (*censusGPU, error) {
+	if dev == CPU {
+		return nil, nil
+	}
+	devs, err := gpu.Open(ctx)
+	if err == nil && len(devs) == 0 {
+		err = gpu.ErrNoGPU
+	}
+	if err != nil {
+		if dev == Auto && errors.Is(err, gpu.ErrNoGPU) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("census: %w", err)
+	}
+	if len(o.nbr) >= 1<<32 || o.n >= 1<<31 {
+		return nil, fmt.Errorf("census: the GPU kernels take fewer than 2^32 adjacency entries and 2^31 vertices")
+	}
+	d := devs[0]
+	c := &censusGPU{d: d, a: &gpu.Allocs{Device: d, Prefix: "census: "}}
+	if c.mod, err = d.Compile(kernelSource, kernelFile, nil); err != nil {
+		return nil, fmt.Errorf("census: compiling the kernels: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		fn   **gpu.Function
+	}{{"census_triangles", &c.triangleKernel}, {"census_cliques", &c.cliqueKernel}, {"census_cycles", &c.cycleKernel}} {
+		if *f.fn, err = c.mod.Function(f.name); err != nil {
+			return nil, err
+		}
+	}
+	var eu, ep []uint32
+	for u := range o.n {
+		c.maxOut = max(c.maxOut, o.off[u+1]-o.up[u])
+		for p := o.up[u]; p < o.off[u+1]; p++ {
+			eu = append(eu, uint32(u))
+			ep = append(ep, uint32(p))
+		}
+	}
+	c.nout = uint32(len(eu))
+	nbr := o.nbr
+	if len(nbr) == 0 {
+		nbr = []uint32{0}
+		eu, ep = []uint32{0}, []uint32{0}
+	}
+	up := append(o.up, 0)
+	bufs := []struct {
+		b    **gpu.Buffer
+		what string
+		up   func() (*gpu.Buffer, error)
+	}{
+		{&c.off, "offsets", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "offsets", o.off) }},
+		{&c.nbr, "neighbours", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "neighbours", nbr) }},
+		{&c.up, "out starts", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "out starts", up) }},
+		{&c.eu, "out-edge sources", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "out-edge sources", eu) }},
+		{&c.ep, "out-edge positions", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "out-edge positions", ep) }},
+		{&c.flags, "flags", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "flags", []uint32{0, 0}) }},
+		{&c.sums, "sums", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "sums", []uint64{0, 0}) }},
+	}
+	for _, b := range bufs {
+		if *b.b, err = b.up(); err != nil {
+			c.free()
+			return nil, err
+		}
+	}
+	sms := max(1, d.Info().SMs)
+	c.warpBlocks = uint32(max(1, min((int(c.nout)*32+censusBlock-1)/censusBlock, sms*16)))
+	return c, nil
+}
+
+func (c *censusGPU) free() {
+	if c != nil {
+		c.a.FreeAll()
+	}
+}
+
+// phase returns the GPU version of a locals phase, or nil.
+func (c *censusGPU) phase(l *locals, name string) func(context.Context, int) error {
+	if c == nil {
+		return nil
+	}
+	switch name {
+	case "triangles":
+		return func(ctx context.Context, _ int) error { return c.triangles(ctx, l) }
+	case "4-cycles":
+		return func(ctx context.Context, _ int) error { return c.cycles(ctx, l) }
+	case "cliques":
+		return func(ctx context.Context, _ int) error { return c.cliques(ctx, l) }
+	}
+	return nil
+}
+
+// reset zeroes the sums and flags.
+func (c *censusGPU) reset() error {
+	if err := c.sums.Memset(0); err != nil {
+		return err
+	}
+	return c.flags.Memset(0)
+}
+
+// results reads the two sums, failing on overflow.
+func (c *censusGPU) results() ([2]uint64, error) {
+	var s [2]uint64
+	var f [2]uint32
+	if err := gpu.CopyToHost(s[:], c.sums, 0); err != nil {
+		return s, err
+	}
+	if err := gpu.CopyToHost(f[:], c.flags, 0); err != nil {
+		return s, err
+	}
+	if f[0]&1 != 0 {
+		return s, ErrOverflow
+	}
+	return s, nil
+}
+
+// zeroed allocates a zeroed device array of n words of size bytes.
+func (c *censusGPU) zeroed(what string, n, size uint64) (*gpu.Buffer, error) {
+	b, err := c.a.Alloc(what, max(n, 1)*size)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Memset(0); err != nil {
+		c.a.Release(b)
+		return nil, err
+	}
+	return b, nil
+}
+
+func (c *censusGPU) triangles(ctx context.Context, l *locals) error {
+	o := l.o
+	te, err := c.zeroed("triangles per edge", uint64(len(o.nbr)), 4)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(te)
+	sd, err := c.zeroed("degree sums per edge", uint64(len(o.nbr)), 8)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(sd)
+	if err := c.triangleKernel.Launch(gpu.Dim3{X: c.warpBlocks}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, te, sd); err != nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	l.te = make([]uint32, len(o.nbr))
+	l.sd = make([]uint64, len(o.nbr))
+	if len(o.nbr) > 0 {
+		if err := gpu.CopyToHost(l.te, te, 0); err != nil {
+			return err
+		}
+		if err := gpu.CopyToHost(l.sd, sd, 0); err != nil {
+			return err
+		}
+	}
+	l.finishTriangles()
+	return ctx.Err()
+}
+
+func (c *censusGPU) cliques(ctx context.Context, l *locals) error {
+	o := l.o
+	perVertex := l.k >= 5 || l.vertex
+	five := int32(0)
+	if l.k >= 5 {
+		five = 1
+	}
+	pv := int32(0)
+	if perVertex {
+		pv = 1
+	}
+	if err := c.reset(); err != nil {
+		return err
+	}
+	warps := uint64(c.warpBlocks) * censusBlock / 32
+	words := max(c.maxOut, 1)
+	scratch, err := c.a.Alloc("clique scratch", warps*2*words*4)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(scratch)
+	k4v, err := c.zeroed("4-cliques per vertex", uint64(o.n), 8)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(k4v)
+	if err := c.cliqueKernel.Launch(gpu.Dim3{X: c.warpBlocks}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, five, pv, scratch, words, k4v, c.sums, c.flags); err != nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	s, err := c.results()
+	if err != nil {
+		return err
+	}
+	l.k4, l.k5 = s[0], s[1]
+	if perVertex {
+		l.k4v = make([]uint64, o.n)
+		if o.n > 0 {
+			if err := gpu.CopyToHost(l.k4v, k4v, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+func (c *censusGPU) cycles(ctx context.Context, l *locals) error {
+	o := l.o
+	perVertex := l.k >= 5 || l.vertex
+	pv := int32(0)
+	if perVertex {
+		pv = 1
+	}
+	if err := c.reset(); err != nil {
+		return err
+	}
+	// One counter array and seen list of n words per block: as many blocks as fit in a quarter
+	// of what is left, at most 8 per SM.
+	n := uint64(max(o.n, 1))
+	per := n * 8
+	blocks := min(uint64(max(1, c.d.Info().SMs)*8), n, max(1, c.a.Available()/4/per))
+	counters, err := c.zeroed("cycle counters", blocks*n, 4)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(counters)
+	seen, err := c.a.Alloc("cycle lists", blocks*n*4)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(seen)
+	nseen, err := c.zeroed("cycle list lengths", blocks, 4)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(nseen)
+	c4v, err := c.zeroed("4-cycles per vertex", uint64(o.n), 8)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(c4v)
+	c4e, err := c.zeroed("4-cycles per edge", uint64(len(o.nbr)), 8)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(c4e)
+	if err := c.cycleKernel.Launch(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, c.up, uint32(o.n), pv, counters, seen, nseen, c4v, c4e, c.sums, c.flags); err != nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	s, err := c.results()
+	if err != nil {
+		return err
+	}
+	l.c4 = s[0]
+	if perVertex {
+		l.c4v = make([]uint64, o.n)
+		l.c4e = make([]uint64, len(o.nbr))
+		if o.n > 0 {
+			if err := gpu.CopyToHost(l.c4v, c4v, 0); err != nil {
+				return err
+			}
+		}
+		if len(o.nbr) > 0 {
+			if err := gpu.CopyToHost(l.c4e, c4e, 0); err != nil {
+				return err
+			}
+		}
+		l.foldEdges(l.c4e)
+	}
+	return ctx.Err()
+}
