@@ -22,6 +22,9 @@ const (
 	Auto = temporal.Auto
 )
 
+// ParseDevice reads "cpu", "gpu" or "auto".
+func ParseDevice(s string) (Device, error) { return temporal.ParseDevice(s) }
+
 //go:embed kernels/census.cu
 var kernelSource string
 
