@@ -46,6 +46,11 @@ type censusGPU struct {
 	triangleKernel *gpu.Function
 	cliqueKernel   *gpu.Function
 	cycleKernel    *gpu.Function
+	gemKernel      *gpu.Function
+	pairKernel     *gpu.Function
+	wheelKernel    *gpu.Function
+	// the triangle lists (uploaded by the first phase that needs them)
+	te, tof, tl, canon *gpu.Buffer
 }
 
 const censusBlock = 128
@@ -77,7 +82,8 @@ func openCensusGPU(ctx context.Context, o *ordered, dev Device) (*censusGPU, err
 	for _, f := range []struct {
 		name string
 		fn   **gpu.Function
-	}{{"census_triangles", &c.triangleKernel}, {"census_cliques", &c.cliqueKernel}, {"census_cycles", &c.cycleKernel}} {
+	}{{"census_triangles", &c.triangleKernel}, {"census_cliques", &c.cliqueKernel}, {"census_cycles", &c.cycleKernel},
+		{"census_gem", &c.gemKernel}, {"census_pairs", &c.pairKernel}, {"census_wheels", &c.wheelKernel}} {
 		if *f.fn, err = c.mod.Function(f.name); err != nil {
 			return nil, err
 		}
@@ -139,6 +145,12 @@ func (c *censusGPU) phase(l *locals, name string) func(context.Context, int) err
 		return func(ctx context.Context, _ int) error { return c.cycles(ctx, l) }
 	case "cliques":
 		return func(ctx context.Context, _ int) error { return c.cliques(ctx, l) }
+	case "triangle sums":
+		return func(ctx context.Context, _ int) error { return c.gemSums(ctx, l) }
+	case "pairs":
+		return func(ctx context.Context, _ int) error { return c.pairs(ctx, l) }
+	case "wheels":
+		return func(ctx context.Context, _ int) error { return c.wheels(ctx, l) }
 	}
 	return nil
 }
@@ -266,26 +278,11 @@ func (c *censusGPU) cycles(ctx context.Context, l *locals) error {
 	if err := c.reset(); err != nil {
 		return err
 	}
-	// One counter array and seen list of n words per block: as many blocks as fit in a quarter
-	// of what is left, at most 8 per SM.
-	n := uint64(max(o.n, 1))
-	per := n * 8
-	blocks := min(uint64(max(1, c.d.Info().SMs)*8), n, max(1, c.a.Available()/4/per))
-	counters, err := c.zeroed("cycle counters", blocks*n, 4)
+	bt, err := c.blockTallies(uint64(o.n), 1)
 	if err != nil {
 		return err
 	}
-	defer c.a.Release(counters)
-	seen, err := c.a.Alloc("cycle lists", blocks*n*4)
-	if err != nil {
-		return err
-	}
-	defer c.a.Release(seen)
-	nseen, err := c.zeroed("cycle list lengths", blocks, 4)
-	if err != nil {
-		return err
-	}
-	defer c.a.Release(nseen)
+	defer bt.release(c)
 	c4v, err := c.zeroed("4-cycles per vertex", uint64(o.n), 8)
 	if err != nil {
 		return err
@@ -296,8 +293,8 @@ func (c *censusGPU) cycles(ctx context.Context, l *locals) error {
 		return err
 	}
 	defer c.a.Release(c4e)
-	if err := c.cycleKernel.Launch(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: censusBlock}, 0,
-		c.off, c.nbr, c.up, uint32(o.n), pv, counters, seen, nseen, c4v, c4e, c.sums, c.flags); err != nil {
+	if err := c.cycleKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, c.up, uint32(o.n), pv, bt.counters, bt.seen, bt.nseen, c4v, c4e, c.sums, c.flags); err != nil {
 		return fmt.Errorf("census: %w", err)
 	}
 	s, err := c.results()
@@ -320,5 +317,156 @@ func (c *censusGPU) cycles(ctx context.Context, l *locals) error {
 		}
 		l.foldEdges(l.c4e)
 	}
+	return ctx.Err()
+}
+
+// tallies are per-block counter arrays (arrays words each per block, zeroed), touched lists and
+// their lengths, for the kernels that tally per vertex (a block per vertex).
+type tallies struct {
+	blocks                uint32
+	counters, seen, nseen *gpu.Buffer
+}
+
+// blockTallies allocates tallies for as many blocks as fit in a quarter of the memory left, at
+// most 8 per SM and n.
+func (c *censusGPU) blockTallies(n uint64, arrays uint64) (*tallies, error) {
+	n = max(n, 1)
+	per := n * 4 * (arrays + 1)
+	blocks := min(uint64(max(1, c.d.Info().SMs)*8), n, max(1, c.a.Available()/4/per))
+	t := &tallies{blocks: uint32(blocks)}
+	var err error
+	if t.counters, err = c.zeroed("tally counters", blocks*n*arrays, 4); err != nil {
+		return nil, err
+	}
+	if t.seen, err = c.a.Alloc("tally lists", blocks*n*4); err != nil {
+		t.release(c)
+		return nil, err
+	}
+	if t.nseen, err = c.zeroed("tally list lengths", blocks, 4); err != nil {
+		t.release(c)
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *tallies) release(c *censusGPU) {
+	for _, b := range []*gpu.Buffer{t.counters, t.seen, t.nseen} {
+		if b != nil {
+			c.a.Release(b)
+		}
+	}
+}
+
+// triangleLists uploads te and the triangle lists (built on the host by then) once.
+func (c *censusGPU) triangleLists(l *locals) error {
+	if c.tl != nil {
+		return nil
+	}
+	if l.tl == nil || l.canon == nil || l.te == nil {
+		return fmt.Errorf("census: the GPU phases need the triangle lists first (a bug)")
+	}
+	canon := make([]uint32, max(len(l.canon), 1))
+	for i, p := range l.canon {
+		canon[i] = uint32(p)
+	}
+	tl, te := l.tl, l.te
+	if len(tl) == 0 {
+		tl = []uint32{0}
+	}
+	if len(te) == 0 {
+		te = []uint32{0}
+	}
+	var err error
+	if c.te, err = gpu.UploadTo(c.a, "triangles per edge", te); err != nil {
+		return err
+	}
+	if c.tof, err = gpu.UploadTo(c.a, "triangle list offsets", l.tOff); err != nil {
+		return err
+	}
+	if c.canon, err = gpu.UploadTo(c.a, "out-positions", canon); err != nil {
+		return err
+	}
+	c.tl, err = gpu.UploadTo(c.a, "triangle lists", tl)
+	return err
+}
+
+func (c *censusGPU) gemSums(ctx context.Context, l *locals) error {
+	o := l.o
+	if err := c.triangleLists(l); err != nil {
+		return err
+	}
+	if err := c.reset(); err != nil {
+		return err
+	}
+	k4e, err := c.zeroed("4-cliques per edge", uint64(len(o.nbr)), 8)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(k4e)
+	if err := c.gemKernel.Launch(gpu.Dim3{X: c.warpBlocks}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, c.te, c.tof, c.tl, k4e, c.sums, c.flags); err != nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	s, err := c.results()
+	if err != nil {
+		return err
+	}
+	l.gem, l.k5e = sum{v: s[0]}, sum{v: s[1]}
+	l.k4e = make([]uint64, len(o.nbr))
+	if len(o.nbr) > 0 {
+		if err := gpu.CopyToHost(l.k4e, k4e, 0); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func (c *censusGPU) pairs(ctx context.Context, l *locals) error {
+	o := l.o
+	if err := c.triangleLists(l); err != nil {
+		return err
+	}
+	if err := c.reset(); err != nil {
+		return err
+	}
+	bt, err := c.blockTallies(uint64(o.n), 2)
+	if err != nil {
+		return err
+	}
+	defer bt.release(c)
+	if err := c.pairKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, c.up, uint32(o.n), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	s, err := c.results()
+	if err != nil {
+		return err
+	}
+	l.k23, l.w4s = s[0], s[1]
+	return ctx.Err()
+}
+
+func (c *censusGPU) wheels(ctx context.Context, l *locals) error {
+	o := l.o
+	if err := c.triangleLists(l); err != nil {
+		return err
+	}
+	if err := c.reset(); err != nil {
+		return err
+	}
+	bt, err := c.blockTallies(uint64(o.n), 1)
+	if err != nil {
+		return err
+	}
+	defer bt.release(c)
+	if err := c.wheelKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, uint32(o.n), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	s, err := c.results()
+	if err != nil {
+		return err
+	}
+	l.w4 = s[0]
 	return ctx.Err()
 }

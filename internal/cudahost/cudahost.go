@@ -38,6 +38,9 @@ inline void __syncwarp(unsigned = 0xffffffffu) {}
 inline unsigned __ballot_sync(unsigned, int p) { return p ? 1u : 0u; }
 template <class T> T __shfl_xor_sync(unsigned, T x, int) { return x; }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
 template <class T> T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
 template <class T> T atomicOr(T* p, T v) { T o = *p; *p = o | v; return o; }
 template <class T> T atomicMax(T* p, T v) { T o = *p; if (v > o) *p = v; return o; }

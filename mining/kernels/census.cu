@@ -239,3 +239,207 @@ extern "C" __global__ void census_cycles(const u64* __restrict__ off, const u32*
         if (over) atomicOr(flags, 1u);
     }
 }
+
+// The triangle list of the edge at adjacency position p: tl[tof[canon[p]], tof[canon[p] + 1]).
+__device__ __forceinline__ void cs_tlist(const u64* __restrict__ tof, const u32* __restrict__ canon, u64 p,
+                                         u64* lo, u64* hi) {
+    const u64 c = canon[p];
+    *lo = tof[c];
+    *hi = tof[c + 1];
+}
+
+// a * b + *acc, overflow flagged.
+__device__ __forceinline__ void cs_addmul(u64* acc, u64 a, u64 b, bool* over) {
+    if (__umul64hi(a, b) != 0) *over = true;
+    const u64 p = a * b, s = *acc + p;
+    if (s < *acc) *over = true;
+    *acc = s;
+}
+
+// census_gem: a warp per out-edge u -> v walks its triangles u < v < w as census_triangles does
+// and adds, as locals.gemSum, (t_uv - 1)(t_uw - 1) + (t_uv - 1)(t_vw - 1) + (t_uw - 1)(t_vw - 1)
+// to sums[0]; with c the common third vertices of the edges u-v and u-w (their sorted triangle
+// lists), C(c, 2) to sums[1] and c to k4e of the three edges.
+extern "C" __global__ void census_gem(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                      const u64* __restrict__ up, const u32* __restrict__ eu,
+                                      const u32* __restrict__ ep, u32 nout, const u32* __restrict__ te,
+                                      const u64* __restrict__ tof, const u32* __restrict__ tl,
+                                      u64* __restrict__ k4e, u64* __restrict__ sums, u32* __restrict__ flags) {
+    const unsigned lane = threadIdx.x % CS_LANES;
+    const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x)) / CS_LANES;
+    const u32 nwarps = ((gridDim.x * blockDim.x)) / CS_LANES;
+    u64 gem = 0, k5 = 0;
+    bool over = false;
+    for (u32 i = warp; i < nout; i += nwarps) {
+        const u32 u = eu[i];
+        const u64 p = ep[i];
+        const u32 v = nbr[p];
+        const u64 ue = off[u + 1];
+        const u64 vb = up[v], ve = off[v + 1];
+        for (u64 pw = p + 1 + lane; pw < ue; pw += CS_LANES) {
+            const u64 pvw = cs_find(nbr, vb, ve, nbr[pw]);
+            if (pvw == ve) continue;
+            const u64 tuv = (u64)te[p] - 1, tuw = (u64)te[pw] - 1, tvw = (u64)te[pvw] - 1;
+            cs_addmul(&gem, tuv, tuw, &over);
+            cs_addmul(&gem, tuv, tvw, &over);
+            cs_addmul(&gem, tuw, tvw, &over);
+            if (tuv == 0 || tuw == 0 || tvw == 0) continue;
+            u64 a = tof[p], ae = tof[p + 1], b = tof[pw], be = tof[pw + 1];
+            u64 c = 0;
+            while (a < ae && b < be) {
+                const u32 x = tl[a], y = tl[b];
+                if (x < y) ++a;
+                else if (x > y) ++b;
+                else { ++c; ++a; ++b; }
+            }
+            if (c == 0) continue;
+            const u64 s = k5 + c * (c - 1) / 2;
+            if (s < k5) over = true;
+            k5 = s;
+            atomicAdd(&k4e[p], c);
+            atomicAdd(&k4e[pw], c);
+            atomicAdd(&k4e[pvw], c);
+        }
+    }
+    if (gem) {
+        u64 old = atomicAdd(&sums[0], gem);
+        if (old + gem < old) over = true;
+    }
+    if (k5) {
+        u64 old = atomicAdd(&sums[1], k5);
+        if (old + k5 < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
+
+// Adds x to a block's tally (counter array c, list of touched entries seen, its length *ns).
+__device__ __forceinline__ void cs_tally(u32* __restrict__ c, u32* __restrict__ seen, u32* ns, u32 x) {
+    if (atomicAdd(&c[x], 1u) == 0) seen[atomicAdd(ns, 1u)] = x;
+}
+
+// census_pairs: a block per vertex a, as locals.pairs: tallies the wedges a - x - b with b < a
+// (c[b]: codeg(a, b)) and, from the triangle lists, e[b]: the edges x - y among the common
+// neighbours of a and b; adds C(c[b], 3) to sums[0] and e[b] (c[b] - 2) to sums[1].
+extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                        const u64* __restrict__ up, u32 n, const u64* __restrict__ tof,
+                                        const u32* __restrict__ tl, const u32* __restrict__ canon,
+                                        u32* __restrict__ counters, u32* __restrict__ seen_lists,
+                                        u32* __restrict__ seen_counts, u64* __restrict__ sums,
+                                        u32* __restrict__ flags) {
+    u32* c = counters + (u64)blockIdx.x * 2 * n;
+    u32* e = c + n;
+    u32* seen = seen_lists + (u64)blockIdx.x * n;
+    u32* ns = seen_counts + blockIdx.x;
+    u64 k23 = 0, spoke = 0;
+    bool over = false;
+    for (u32 a = blockIdx.x; a < n; a += gridDim.x) {
+        const u64 ab = off[a], ae = off[a + 1];
+        for (u64 q = ab + threadIdx.x; q < ae; q += blockDim.x) {
+            const u32 x = nbr[q];
+            for (u64 r = off[x]; r < off[x + 1]; ++r) {
+                const u32 b = nbr[r];
+                if (b >= a) break;
+                cs_tally(c, seen, ns, b);
+            }
+        }
+        for (u64 q = ab + threadIdx.x; q < ae; q += blockDim.x) {
+            const u32 x = nbr[q];
+            u64 lo, hi;
+            cs_tlist(tof, canon, q, &lo, &hi);
+            for (u64 t = lo; t < hi; ++t) {
+                const u32 y = tl[t];
+                if (y <= x) continue;
+                // the edge x - y, at its out-position (x < y)
+                const u64 pxy = cs_find(nbr, up[x], off[x + 1], y);
+                u64 lo2, hi2;
+                cs_tlist(tof, canon, pxy, &lo2, &hi2);
+                for (u64 s = lo2; s < hi2; ++s) {
+                    const u32 b = tl[s];
+                    if (b >= a) break;
+                    atomicAdd(&e[b], 1u);
+                }
+            }
+        }
+        __syncthreads();
+        const u32 m = *ns;
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+            const u32 b = seen[j];
+            const u64 k = c[b];
+            if (k >= 3) {
+                const u64 ch = k * (k - 1) / 2 * (k - 2) / 3;
+                const u64 s = k23 + ch;
+                if (s < k23) over = true;
+                k23 = s;
+                cs_addmul(&spoke, (u64)e[b], k - 2, &over);
+            }
+            c[b] = 0;
+            e[b] = 0;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) *ns = 0;
+        __syncthreads();
+    }
+    if (k23) {
+        u64 old = atomicAdd(&sums[0], k23);
+        if (old + k23 < old) over = true;
+    }
+    if (spoke) {
+        u64 old = atomicAdd(&sums[1], spoke);
+        if (old + spoke < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
+
+// census_wheels: a block per hub h, as locals.wheels: for each neighbour a of h (its i-th), the
+// paths a - b - x inside N(h) with b, x < a (b from a's triangles with h, x from b's) tallied per
+// x; sum C(c[x], 2) to sums[0].
+extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32* __restrict__ nbr, u32 n,
+                                         const u64* __restrict__ tof, const u32* __restrict__ tl,
+                                         const u32* __restrict__ canon, u32* __restrict__ counters,
+                                         u32* __restrict__ seen_lists, u32* __restrict__ seen_counts,
+                                         u64* __restrict__ sums, u32* __restrict__ flags) {
+    u32* c = counters + (u64)blockIdx.x * n;
+    u32* seen = seen_lists + (u64)blockIdx.x * n;
+    u32* ns = seen_counts + blockIdx.x;
+    u64 w4 = 0;
+    bool over = false;
+    for (u32 h = blockIdx.x; h < n; h += gridDim.x) {
+        const u64 hb = off[h], he = off[h + 1];
+        for (u64 pa = hb; pa < he; ++pa) {
+            const u32 a = nbr[pa];
+            u64 lo, hi;
+            cs_tlist(tof, canon, pa, &lo, &hi);
+            if (lo == hi) continue;  // uniform over the block
+            for (u64 t = lo + threadIdx.x; t < hi; t += blockDim.x) {
+                const u32 b = tl[t];
+                if (b >= a) continue;
+                const u64 pb = cs_find(nbr, hb, he, b);
+                u64 lo2, hi2;
+                cs_tlist(tof, canon, pb, &lo2, &hi2);
+                for (u64 s = lo2; s < hi2; ++s) {
+                    const u32 x = tl[s];
+                    if (x >= a) break;
+                    cs_tally(c, seen, ns, x);
+                }
+            }
+            __syncthreads();
+            const u32 m = *ns;
+            for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+                const u32 x = seen[j];
+                const u64 k = c[x];
+                const u64 s = w4 + k * (k - 1) / 2;
+                if (s < w4) over = true;
+                w4 = s;
+                c[x] = 0;
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) *ns = 0;
+            __syncthreads();
+        }
+    }
+    if (w4) {
+        u64 old = atomicAdd(&sums[0], w4);
+        if (old + w4 < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
