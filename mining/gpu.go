@@ -49,6 +49,7 @@ type censusGPU struct {
 	gemKernel      *gpu.Function
 	pairKernel     *gpu.Function
 	wheelKernel    *gpu.Function
+	cycle5Kernel   *gpu.Function
 	// the triangle lists (uploaded by the first phase that needs them)
 	te, tof, tl, canon *gpu.Buffer
 }
@@ -83,7 +84,8 @@ func openCensusGPU(ctx context.Context, o *ordered, dev Device) (*censusGPU, err
 		name string
 		fn   **gpu.Function
 	}{{"census_triangles", &c.triangleKernel}, {"census_cliques", &c.cliqueKernel}, {"census_cycles", &c.cycleKernel},
-		{"census_gem", &c.gemKernel}, {"census_pairs", &c.pairKernel}, {"census_wheels", &c.wheelKernel}} {
+		{"census_gem", &c.gemKernel}, {"census_pairs", &c.pairKernel}, {"census_wheels", &c.wheelKernel},
+		{"census_cycles5", &c.cycle5Kernel}} {
 		if *f.fn, err = c.mod.Function(f.name); err != nil {
 			return nil, err
 		}
@@ -149,6 +151,8 @@ func (c *censusGPU) phase(l *locals, name string) func(context.Context, int) err
 		return func(ctx context.Context, _ int) error { return c.gemSums(ctx, l) }
 	case "pairs":
 		return func(ctx context.Context, _ int) error { return c.pairs(ctx, l) }
+	case "5-cycles":
+		return func(ctx context.Context, threads int) error { return c.fiveCycles(ctx, l, threads) }
 	case "wheels":
 		return func(ctx context.Context, _ int) error { return c.wheels(ctx, l) }
 	}
@@ -468,5 +472,58 @@ func (c *censusGPU) wheels(ctx context.Context, l *locals) error {
 		return err
 	}
 	l.w4 = s[0]
+	return ctx.Err()
+}
+
+func (c *censusGPU) fiveCycles(ctx context.Context, l *locals, threads int) error {
+	o := l.o
+	tmOff, tmax, top := l.fiveCyclePrep(threads)
+	if len(tmax) == 0 {
+		tmax = []uint32{0}
+	}
+	if len(top) == 0 {
+		top = []uint64{0}
+	}
+	if err := c.reset(); err != nil {
+		return err
+	}
+	var bufs []*gpu.Buffer
+	defer func() {
+		for _, b := range bufs {
+			c.a.Release(b)
+		}
+	}()
+	tob, err := gpu.UploadTo(c.a, "triangle maxima offsets", tmOff)
+	if err != nil {
+		return err
+	}
+	bufs = append(bufs, tob)
+	tmb, err := gpu.UploadTo(c.a, "triangle maxima", tmax)
+	if err != nil {
+		return err
+	}
+	bufs = append(bufs, tmb)
+	topb, err := gpu.UploadTo(c.a, "triangle tops", top)
+	if err != nil {
+		return err
+	}
+	bufs = append(bufs, topb)
+	bt, err := c.blockTallies(uint64(o.n), 1)
+	if err != nil {
+		return err
+	}
+	defer bt.release(c)
+	if err := c.cycle5Kernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+		c.off, c.nbr, c.up, uint32(o.n), tob, tmb, topb, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	s, err := c.results()
+	if err != nil {
+		return err
+	}
+	if s[1] > s[0] {
+		return fmt.Errorf("census: 5-cycles: negative (%d - %d): a bug", s[0], s[1])
+	}
+	l.c5 = (s[0] - s[1]) / 2
 	return ctx.Err()
 }

@@ -47,6 +47,10 @@ int main() {
     show("pairs", ps, 2);
     Launch(2, 1, census_wheels, off.data(), nbr.data(), n, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data());
     show("wheels", ws, 1);
+    auto tmo = Read<u64>(); auto tmx = Read<u32>(); auto top = Read<u64>();
+    std::vector<u64> c5(2, 0);
+    Launch(2, 1, census_cycles5, off.data(), nbr.data(), up.data(), n, tmo.data(), tmx.data(), top.data(), cnt.data(), seen.data(), nseen.data(), c5.data(), flags.data());
+    printf("c5 %llu\n", (c5[0] - c5[1]) / 2);
     printf("flags %u\n", flags[0]);
 }
 `
@@ -103,6 +107,10 @@ func TestCensusKernelHost(t *testing.T) {
 		cudahost.Put(in, want.tOff)
 		cudahost.Put(in, want.tl)
 		cudahost.Put(in, canon)
+		tmOff, tmax, top := want.fiveCyclePrep(1)
+		cudahost.Put(in, tmOff)
+		cudahost.Put(in, tmax)
+		cudahost.Put(in, top)
 		out := cudahost.Run(t, bin, in)
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		sc.Buffer(nil, 1<<24)
@@ -133,6 +141,7 @@ func TestCensusKernelHost(t *testing.T) {
 		check("k4e", next("k4e"), want.k4e)
 		check("k23, w4s", next("pairs"), []uint64{want.k23, want.w4s})
 		check("w4", next("wheels"), []uint64{want.w4})
+		check("c5", next("c5"), []uint64{want.c5})
 		check("flags", next("flags"), []uint64{0})
 	}
 }

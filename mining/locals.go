@@ -505,17 +505,18 @@ func (l *locals) wheels(ctx context.Context, threads int) error {
 // ordered edges (x, y) below u, P2[x]P2[y] minus the choices v1 = v2 (v in L adjacent to x and
 // y: twice the triangles at v below u), v1 = y or v2 = x (y or x in L), plus v1 = y and v2 = x
 // together (twice the triangles whose top is u); each cycle is seen in both directions.
-func (l *locals) fiveCycles(ctx context.Context, threads int) error {
+// fiveCyclePrep lists, per vertex v, for each triangle at v the larger of its other two
+// vertices, sorted (tmax[tmOff[v]:tmOff[v+1]]), so that the triangles at v below u are a
+// prefix; and top[v], the triangles whose highest vertex is v.
+func (l *locals) fiveCyclePrep(threads int) (tmOff []uint64, tmax []uint32, top []uint64) {
 	o := l.o
-	// Per vertex v: for each triangle at v, the larger of its other two vertices, sorted, so that
-	// the triangles at v below u are a prefix.
-	tmOff := make([]uint64, o.n+1)
+	tmOff = make([]uint64, o.n+1)
 	for v := range o.n {
 		tmOff[v+1] = tmOff[v] + l.tv[v]
 	}
-	tmax := make([]uint32, tmOff[o.n])
+	tmax = make([]uint32, tmOff[o.n])
 	fill := slices.Clone(tmOff[:o.n])
-	top := make([]uint64, o.n) // triangles whose highest vertex is v
+	top = make([]uint64, o.n)
 	for u := range o.n {
 		o.trianglesAt(u, func(v, w uint32, _, _, _ uint64) {
 			tmax[fill[u]] = w
@@ -528,6 +529,12 @@ func (l *locals) fiveCycles(ctx context.Context, threads int) error {
 		})
 	}
 	workers(threads, o.n, func(_, v int) { slices.Sort(tmax[tmOff[v]:tmOff[v+1]]) })
+	return tmOff, tmax, top
+}
+
+func (l *locals) fiveCycles(ctx context.Context, threads int) error {
+	o := l.o
+	tmOff, tmax, top := l.fiveCyclePrep(threads)
 	nw := workersCount(threads, o.n)
 	tallies := newTallies(nw, o.n)
 	sums := make([]signed, nw)

@@ -443,3 +443,72 @@ extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32*
     }
     if (over) atomicOr(flags, 1u);
 }
+
+// census_cycles5: a block per highest vertex u, as locals.fiveCycles: P2[x] (c, the wedges
+// u - v - x with v, x below u) tallied, then sums[0] gets the positive terms (P2[x] times the sum
+// of P2 over x's neighbours below u, and twice top[u]) and sums[1] the negative ones (for each v
+// below u, 2 P2[v] times v's neighbours below u, and twice the triangles at v below u: the
+// prefix of tmax[v] below u).
+extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                          const u64* __restrict__ up, u32 n, const u64* __restrict__ tm_off,
+                                          const u32* __restrict__ tmax, const u64* __restrict__ top,
+                                          u32* __restrict__ counters, u32* __restrict__ seen_lists,
+                                          u32* __restrict__ seen_counts, u64* __restrict__ sums,
+                                          u32* __restrict__ flags) {
+    u32* c = counters + (u64)blockIdx.x * n;
+    u32* seen = seen_lists + (u64)blockIdx.x * n;
+    u32* ns = seen_counts + blockIdx.x;
+    u64 pos = 0, neg = 0;
+    bool over = false;
+    for (u32 u = blockIdx.x; u < n; u += gridDim.x) {
+        const u64 lb = off[u], le = up[u];
+        for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
+            const u32 v = nbr[q];
+            for (u64 r = off[v]; r < off[v + 1]; ++r) {
+                const u32 w = nbr[r];
+                if (w >= u) break;
+                cs_tally(c, seen, ns, w);
+            }
+        }
+        __syncthreads();
+        const u32 m = *ns;
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+            const u32 x = seen[j];
+            u64 s = 0;
+            for (u64 r = off[x]; r < off[x + 1]; ++r) {
+                const u32 y = nbr[r];
+                if (y >= u) break;
+                s += c[y];
+            }
+            cs_addmul(&pos, (u64)c[x], s, &over);
+        }
+        for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
+            const u32 v = nbr[q];
+            const u64 below = cs_lower(nbr, off[v], off[v + 1], u) - off[v];
+            cs_addmul(&neg, 2 * (u64)c[v], below, &over);
+            const u64 k = cs_lower(tmax, tm_off[v], tm_off[v + 1], u) - tm_off[v];
+            const u64 t = neg + 2 * k;
+            if (t < neg) over = true;
+            neg = t;
+        }
+        if (threadIdx.x == 0) {
+            const u64 t = pos + 2 * top[u];
+            if (t < pos) over = true;
+            pos = t;
+        }
+        __syncthreads();
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) c[seen[j]] = 0;
+        __syncthreads();
+        if (threadIdx.x == 0) *ns = 0;
+        __syncthreads();
+    }
+    if (pos) {
+        u64 old = atomicAdd(&sums[0], pos);
+        if (old + pos < old) over = true;
+    }
+    if (neg) {
+        u64 old = atomicAdd(&sums[1], neg);
+        if (old + neg < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
