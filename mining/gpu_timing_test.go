@@ -36,9 +36,13 @@ func TestCensusTimings(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, kk := range strings.Split(ks, "/") {
+			vs := variants
+			if strings.HasSuffix(kk, "g") { // GPU only (the CPU's figure is taken elsewhere)
+				kk, vs = kk[:len(kk)-1], []string{"gpu"}
+			}
 			k, _ := strconv.Atoi(kk)
 			var ref string
-			for _, v := range variants {
+			for _, v := range vs {
 				o := Options{K: k}
 				switch v {
 				case "cpu2":
