@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"math/bits"
+	"runtime"
 
 	"github.com/submatch/submatch/gpu"
 )
@@ -59,12 +60,13 @@ func fallBack(o Options, err error) bool {
 	return o.Device == Auto && errors.Is(err, gpu.ErrNoGPU)
 }
 
-// devGraph is a Graph's arrays on one device, for one call.
+// devGraph is one GPU call on a graph: the graph's arrays on the device (shared by the calls)
+// and the call's own buffers (a).
 type devGraph struct {
 	d      *gpu.Device
 	a      *gpu.Allocs
 	nev    uint32
-	args   []any // src, dst, time, nev, out_off, out_ev, in_off, in_ev, pair_off, pair_dst, pair_run, pair_ev
+	args   []any // the graph's, as graphOnDevice.args
 	blocks uint32
 }
 
@@ -82,7 +84,16 @@ func firstGPU(ctx context.Context) (*gpu.Device, error) {
 	return devs[0], nil
 }
 
-// openGPU opens the first GPU, compiles the kernels and uploads g.
+// graphOnDevice is a Graph's arrays on one device, uploaded by the first GPU call on the graph
+// and freed when the graph is collected.
+type graphOnDevice struct {
+	d    *gpu.Device
+	a    *gpu.Allocs
+	args []any // src, dst, time, nev, out_off, out_ev, in_off, in_ev, pair_off, pair_dst, pair_run, pair_ev
+}
+
+// openGPU opens the first GPU, compiles the kernels and returns g on it (uploaded once per
+// graph and device) with this call's own allocations.
 func openGPU(ctx context.Context, g *Graph) (*devGraph, *gpu.Module, error) {
 	d, err := firstGPU(ctx)
 	if err != nil {
@@ -95,7 +106,26 @@ func openGPU(ctx context.Context, g *Graph) (*devGraph, *gpu.Module, error) {
 	if uint64(len(g.Events)) >= 1<<31 {
 		return nil, nil, fmt.Errorf("temporal: %d events: the GPU kernels take fewer than 2^31", len(g.Events))
 	}
-	dg := &devGraph{d: d, a: &gpu.Allocs{Device: d, Prefix: "temporal: "}, nev: uint32(len(g.Events))}
+	g.gpuMu.Lock()
+	defer g.gpuMu.Unlock()
+	if g.gpu == nil || g.gpu.d != d {
+		on, err := uploadGraph(d, g)
+		if err != nil {
+			return nil, nil, err
+		}
+		g.gpu = on
+		runtime.AddCleanup(g, func(on *graphOnDevice) { on.a.FreeAll() }, on)
+	}
+	n := len(g.Events)
+	sms := max(1, d.Info().SMs)
+	dg := &devGraph{d: d, a: &gpu.Allocs{Device: d, Prefix: "temporal: "}, nev: uint32(n), args: g.gpu.args,
+		blocks: uint32(max(1, min((n+gpuBlock-1)/gpuBlock, sms*16)))}
+	return dg, mod, nil
+}
+
+// uploadGraph copies g's arrays to d.
+func uploadGraph(d *gpu.Device, g *Graph) (*graphOnDevice, error) {
+	on := &graphOnDevice{d: d, a: &gpu.Allocs{Device: d, Prefix: "temporal: "}}
 	n := len(g.Events)
 	src := make([]uint32, n)
 	dst := make([]uint32, n)
@@ -103,44 +133,39 @@ func openGPU(ctx context.Context, g *Graph) (*devGraph, *gpu.Module, error) {
 	for i, e := range g.Events {
 		src[i], dst[i], tm[i] = e.Src, e.Dst, e.Time
 	}
-	up32 := func(what string, s []uint32) (*gpu.Buffer, error) {
+	up32 := func(what string, s []uint32) error {
 		if len(s) == 0 {
 			s = []uint32{0} // a valid pointer for empty arrays
 		}
-		return gpu.UploadTo(dg.a, what, s)
+		b, err := gpu.UploadTo(on.a, what, s)
+		on.args = append(on.args, b)
+		return err
 	}
-	for _, x := range []struct {
-		what string
-		s    []uint32
-	}{{"sources", src}, {"targets", dst}} {
-		b, err := up32(x.what, x.s)
-		if err != nil {
-			dg.free()
-			return nil, nil, err
-		}
-		dg.args = append(dg.args, b)
+	fail := func(err error) (*graphOnDevice, error) {
+		on.a.FreeAll()
+		return nil, err
 	}
-	tb, err := gpu.UploadTo(dg.a, "times", append(tm, 0))
+	if err := up32("sources", src); err != nil {
+		return fail(err)
+	}
+	if err := up32("targets", dst); err != nil {
+		return fail(err)
+	}
+	tb, err := gpu.UploadTo(on.a, "times", append(tm, 0))
 	if err != nil {
-		dg.free()
-		return nil, nil, err
+		return fail(err)
 	}
-	dg.args = append(dg.args, tb, dg.nev)
+	on.args = append(on.args, tb, uint32(n))
 	for _, x := range []struct {
 		what string
 		s    []uint32
 	}{{"out offsets", g.outOff}, {"out events", g.outEv}, {"in offsets", g.inOff}, {"in events", g.inEv},
 		{"pair offsets", g.pairOff}, {"pair targets", g.pairDst}, {"pair runs", g.pairRun}, {"pair events", g.pairEv}} {
-		b, err := up32(x.what, x.s)
-		if err != nil {
-			dg.free()
-			return nil, nil, err
+		if err := up32(x.what, x.s); err != nil {
+			return fail(err)
 		}
-		dg.args = append(dg.args, b)
 	}
-	sms := max(1, d.Info().SMs)
-	dg.blocks = uint32(max(1, min((n+gpuBlock-1)/gpuBlock, sms*16)))
-	return dg, mod, nil
+	return on, nil
 }
 
 func (dg *devGraph) free() { dg.a.FreeAll() }
