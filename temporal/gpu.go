@@ -196,60 +196,55 @@ func countGPU(ctx context.Context, g *Graph, p *Pattern, o Options) (uint64, err
 	if err != nil {
 		return 0, err
 	}
-	pat, total, flags, err := dg.matchBuffers(p)
+	mb, err := dg.matchBuffers(p)
 	if err != nil {
 		return 0, err
 	}
 	for lo := uint32(0); lo < dg.nev; lo += rootBatch {
 		if err := ctx.Err(); err != nil {
-			n, _ := dg.readCount(total, flags)
+			n, _ := dg.readCount(mb)
 			return n, err
 		}
 		hi := min(dg.nev, lo+rootBatch)
 		blocks := uint32(max(1, min(int(hi-lo+gpuBlock-1)/gpuBlock, int(dg.blocks))))
-		if err := dg.launchMatch(fn, blocks, pat, p, o, lo, hi, 0, total, flags, nil, nil, nil); err != nil {
+		if err := dg.launchMatch(fn, blocks, mb, p, o, lo, hi, 0, nil, nil, nil); err != nil {
 			return 0, err
 		}
 	}
-	if err := dg.d.Synchronize(); err != nil {
-		return 0, fmt.Errorf("temporal: %w", err)
-	}
-	return dg.readCount(total, flags)
+	return dg.readCount(mb)
 }
 
-func (dg *devGraph) matchBuffers(p *Pattern) (pat, total, flags *gpu.Buffer, err error) {
-	pe := make([]int32, 0, 2*len(p.Edges))
-	for _, e := range p.Edges {
-		pe = append(pe, int32(e[0]), int32(e[1]))
+// matchBuffers is one buffer holding a call's count (word 0), flags (word 1) and pattern
+// (from word 2, int32 pairs): one allocation, one upload and one copy back.
+type matchBuffers struct{ b *gpu.Buffer }
+
+func (m matchBuffers) total() gpu.DevicePtr { return m.b.Ptr() }
+func (m matchBuffers) flags() gpu.DevicePtr { return m.b.Ptr() + 8 }
+func (m matchBuffers) pat() gpu.DevicePtr   { return m.b.Ptr() + 16 }
+
+func (dg *devGraph) matchBuffers(p *Pattern) (matchBuffers, error) {
+	words := make([]uint64, 2+len(p.Edges))
+	for i, e := range p.Edges {
+		words[2+i] = uint64(uint32(e[0])) | uint64(uint32(e[1]))<<32 // little-endian int32 pairs
 	}
-	if pat, err = gpu.UploadTo(dg.a, "pattern", pe); err != nil {
-		return
-	}
-	if total, err = gpu.UploadTo(dg.a, "count", []uint64{0}); err != nil {
-		return
-	}
-	flags, err = gpu.UploadTo(dg.a, "flags", []uint32{0, 0})
-	return
+	b, err := gpu.UploadTo(dg.a, "count, flags and pattern", words)
+	return matchBuffers{b}, err
 }
 
-func (dg *devGraph) readCount(total, flags *gpu.Buffer) (uint64, error) {
-	var n [1]uint64
-	var f [2]uint32
-	if err := gpu.CopyToHost(n[:], total, 0); err != nil {
+func (dg *devGraph) readCount(m matchBuffers) (uint64, error) {
+	var w [2]uint64
+	if err := gpu.CopyToHost(w[:], m.b, 0); err != nil {
 		return 0, err
 	}
-	if err := gpu.CopyToHost(f[:], flags, 0); err != nil {
+	if err := flagError(uint32(w[1])); err != nil {
 		return 0, err
 	}
-	if err := flagError(f[0]); err != nil {
-		return 0, err
-	}
-	return n[0], nil
+	return w[0], nil
 }
 
 // launchMatch launches temporal_match on roots [lo, hi) in the given mode.
-func (dg *devGraph) launchMatch(fn *gpu.Function, blocks uint32, pat *gpu.Buffer, p *Pattern, o Options, lo, hi uint32, mode int32,
-	total, flags, perRoot, offs, out *gpu.Buffer) error {
+func (dg *devGraph) launchMatch(fn *gpu.Function, blocks uint32, mb matchBuffers, p *Pattern, o Options, lo, hi uint32, mode int32,
+	perRoot, offs, out *gpu.Buffer) error {
 	strict := int32(0)
 	if o.Strict {
 		strict = 1
@@ -261,8 +256,8 @@ func (dg *devGraph) launchMatch(fn *gpu.Function, blocks uint32, pat *gpu.Buffer
 		}
 		return b
 	}
-	args := append(append([]any{}, dg.args...), pat, int32(len(p.Edges)), int32(p.K()), o.Delta, strict,
-		lo, hi, mode, ptr(total), ptr(flags), ptr(perRoot), ptr(offs), ptr(out))
+	args := append(append([]any{}, dg.args...), mb.pat(), int32(len(p.Edges)), int32(p.K()), o.Delta, strict,
+		lo, hi, mode, mb.total(), mb.flags(), ptr(perRoot), ptr(offs), ptr(out))
 	if err := fn.Launch(gpu.Dim3{X: blocks}, gpu.Dim3{X: gpuBlock}, 0, args...); err != nil {
 		return fmt.Errorf("temporal: %w", err)
 	}
@@ -297,7 +292,7 @@ func (dg *devGraph) list(ctx context.Context, mod *gpu.Module, p *Pattern, o Opt
 	if err != nil {
 		return err
 	}
-	pat, _, flags, err := dg.matchBuffers(p)
+	mb, err := dg.matchBuffers(p)
 	if err != nil {
 		return err
 	}
@@ -315,7 +310,7 @@ func (dg *devGraph) list(ctx context.Context, mod *gpu.Module, p *Pattern, o Opt
 		}
 		hi := min(dg.nev, lo+batch)
 		blocks := uint32(max(1, min(int(hi-lo+gpuBlock-1)/gpuBlock, int(dg.blocks))))
-		if err := dg.launchMatch(fn, blocks, pat, p, o, lo, hi, 1, nil, flags, perRoot, nil, nil); err != nil {
+		if err := dg.launchMatch(fn, blocks, mb, p, o, lo, hi, 1, perRoot, nil, nil); err != nil {
 			return err
 		}
 		c := counts[:hi-lo]
@@ -337,18 +332,19 @@ func (dg *devGraph) list(ctx context.Context, mod *gpu.Module, p *Pattern, o Opt
 				b++
 			}
 			if rows > 0 {
-				if err := dg.listSlice(ctx, fn, pat, p, o, lo+a, lo+b, offs, rows, sel, flags, yield); err != nil {
+				if err := dg.listSlice(ctx, fn, mb, p, o, lo+a, lo+b, offs, rows, sel, yield); err != nil {
 					return err
 				}
 			}
 			a = b
 		}
 	}
-	return nil
+	_, err = dg.readCount(mb) // the flags: overflow of a first event's count
+	return err
 }
 
-func (dg *devGraph) listSlice(ctx context.Context, fn *gpu.Function, pat *gpu.Buffer, p *Pattern, o Options, lo, hi uint32,
-	offs []uint64, rows uint64, sel []uint32, flags *gpu.Buffer, yield func([]uint32, error) bool) error {
+func (dg *devGraph) listSlice(ctx context.Context, fn *gpu.Function, mb matchBuffers, p *Pattern, o Options, lo, hi uint32,
+	offs []uint64, rows uint64, sel []uint32, yield func([]uint32, error) bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -364,7 +360,7 @@ func (dg *devGraph) listSlice(ctx context.Context, fn *gpu.Function, pat *gpu.Bu
 	}
 	defer dg.a.Release(out)
 	blocks := uint32(max(1, min(int(hi-lo+gpuBlock-1)/gpuBlock, int(dg.blocks))))
-	if err := dg.launchMatch(fn, blocks, pat, p, o, lo, hi, 2, nil, flags, nil, ob, out); err != nil {
+	if err := dg.launchMatch(fn, blocks, mb, p, o, lo, hi, 2, nil, ob, out); err != nil {
 		return err
 	}
 	host := make([]uint32, rows*m)
