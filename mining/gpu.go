@@ -464,7 +464,7 @@ func (c *censusGPU) wheels(ctx context.Context, l *locals) error {
 	}
 	defer bt.release(c)
 	if err := c.wheelKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
-		c.off, c.nbr, uint32(o.n), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
+		c.off, c.nbr, uint32(o.n), uint64(len(o.nbr)), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
 		return fmt.Errorf("census: %w", err)
 	}
 	s, err := c.results()

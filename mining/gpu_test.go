@@ -45,7 +45,7 @@ int main() {
     std::vector<u32> c2(2 * 2 * (n + 1), 0);
     Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), ps.data(), flags.data());
     show("pairs", ps, 2);
-    Launch(2, 1, census_wheels, off.data(), nbr.data(), n, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data());
+    Launch(2, 1, census_wheels, off.data(), nbr.data(), n, (u64)m2, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data());
     show("wheels", ws, 1);
     auto tmo = Read<u64>(); auto tmx = Read<u32>(); auto top = Read<u64>();
     std::vector<u64> c5(2, 0);

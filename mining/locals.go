@@ -517,17 +517,14 @@ func (l *locals) fiveCyclePrep(threads int) (tmOff []uint64, tmax []uint32, top 
 	tmax = make([]uint32, tmOff[o.n])
 	fill := slices.Clone(tmOff[:o.n])
 	top = make([]uint64, o.n)
-	for u := range o.n {
+	workers(threads, o.n, func(_, u int) {
 		o.trianglesAt(u, func(v, w uint32, _, _, _ uint64) {
-			tmax[fill[u]] = w
-			fill[u]++
-			tmax[fill[v]] = w
-			fill[v]++
-			tmax[fill[w]] = v
-			fill[w]++
-			top[w]++
+			tmax[atomic.AddUint64(&fill[u], 1)-1] = w
+			tmax[atomic.AddUint64(&fill[v], 1)-1] = w
+			tmax[atomic.AddUint64(&fill[w], 1)-1] = v
+			atomic.AddUint64(&top[w], 1)
 		})
-	}
+	})
 	workers(threads, o.n, func(_, v int) { slices.Sort(tmax[tmOff[v]:tmOff[v+1]]) })
 	return tmOff, tmax, top
 }

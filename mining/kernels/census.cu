@@ -390,11 +390,12 @@ extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* 
     if (over) atomicOr(flags, 1u);
 }
 
-// census_wheels: a block per hub h, as locals.wheels: for each neighbour a of h (its i-th), the
-// paths a - b - x inside N(h) with b, x < a (b from a's triangles with h, x from b's) tallied per
-// x; sum C(c[x], 2) to sums[0].
+// census_wheels: a block per adjacency position h -> a (grid-stride over the 2m positions, so
+// that a hub's neighbours spread over blocks), as locals.wheels: the paths a - b - x inside N(h)
+// with b, x < a (b from the edge h-a's triangles, x from h-b's) tallied per x; sum C(c[x], 2) to
+// sums[0].
 extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32* __restrict__ nbr, u32 n,
-                                         const u64* __restrict__ tof, const u32* __restrict__ tl,
+                                         u64 nadj, const u64* __restrict__ tof, const u32* __restrict__ tl,
                                          const u32* __restrict__ canon, u32* __restrict__ counters,
                                          u32* __restrict__ seen_lists, u32* __restrict__ seen_counts,
                                          u64* __restrict__ sums, u32* __restrict__ flags) {
@@ -403,39 +404,43 @@ extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32*
     u32* ns = seen_counts + blockIdx.x;
     u64 w4 = 0;
     bool over = false;
-    for (u32 h = blockIdx.x; h < n; h += gridDim.x) {
-        const u64 hb = off[h], he = off[h + 1];
-        for (u64 pa = hb; pa < he; ++pa) {
-            const u32 a = nbr[pa];
-            u64 lo, hi;
-            cs_tlist(tof, canon, pa, &lo, &hi);
-            if (lo == hi) continue;  // uniform over the block
-            for (u64 t = lo + threadIdx.x; t < hi; t += blockDim.x) {
-                const u32 b = tl[t];
-                if (b >= a) continue;
-                const u64 pb = cs_find(nbr, hb, he, b);
-                u64 lo2, hi2;
-                cs_tlist(tof, canon, pb, &lo2, &hi2);
-                for (u64 s = lo2; s < hi2; ++s) {
-                    const u32 x = tl[s];
-                    if (x >= a) break;
-                    cs_tally(c, seen, ns, x);
-                }
-            }
-            __syncthreads();
-            const u32 m = *ns;
-            for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
-                const u32 x = seen[j];
-                const u64 k = c[x];
-                const u64 s = w4 + k * (k - 1) / 2;
-                if (s < w4) over = true;
-                w4 = s;
-                c[x] = 0;
-            }
-            __syncthreads();
-            if (threadIdx.x == 0) *ns = 0;
-            __syncthreads();
+    for (u64 pa = blockIdx.x; pa < nadj; pa += gridDim.x) {
+        u64 lo, hi;
+        cs_tlist(tof, canon, pa, &lo, &hi);
+        if (lo == hi) continue;  // uniform over the block
+        // the hub: the vertex whose list holds position pa
+        u64 a0 = 0, a1 = n;
+        while (a0 < a1) {
+            const u64 mid = a0 + ((a1 - a0) >> 1);
+            if (off[mid + 1] <= pa) a0 = mid + 1; else a1 = mid;
         }
+        const u64 hb = off[a0], he = off[a0 + 1];
+        const u32 a = nbr[pa];
+        for (u64 t = lo + threadIdx.x; t < hi; t += blockDim.x) {
+            const u32 b = tl[t];
+            if (b >= a) continue;
+            const u64 pb = cs_find(nbr, hb, he, b);
+            u64 lo2, hi2;
+            cs_tlist(tof, canon, pb, &lo2, &hi2);
+            for (u64 s = lo2; s < hi2; ++s) {
+                const u32 x = tl[s];
+                if (x >= a) break;
+                cs_tally(c, seen, ns, x);
+            }
+        }
+        __syncthreads();
+        const u32 m = *ns;
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+            const u32 x = seen[j];
+            const u64 k = c[x];
+            const u64 s = w4 + k * (k - 1) / 2;
+            if (s < w4) over = true;
+            w4 = s;
+            c[x] = 0;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) *ns = 0;
+        __syncthreads();
     }
     if (w4) {
         u64 old = atomicAdd(&sums[0], w4);
