@@ -147,14 +147,13 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 			}
 		} else {
 			t := time.Now()
-			e, _ := engine.Lookup("cpu")
-			res, err := e.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: engine.Semantics{Unique: true}, Threads: opts.Threads, Log: log})
+			res, name, err := engineCount(ctx, g, p, opts.Threads, cg != nil, log)
 			if err != nil {
 				return nil, fmt.Errorf("counting %s: %w", m.Pattern, err)
 			}
 			n = res.Count
 			m.Method = "engine"
-			log.Debug("census engine count", "pattern", m.Pattern, "count", n, "elapsed", time.Since(t).Round(time.Microsecond))
+			log.Debug("census engine count", "pattern", m.Pattern, "engine", name, "count", n, "elapsed", time.Since(t).Round(time.Microsecond))
 		}
 		m.NonInduced = n
 		c.Motifs = append(c.Motifs, m)

@@ -5,8 +5,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"log/slog"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/temporal"
 )
 
@@ -31,6 +35,32 @@ var kernelSource string
 const kernelFile = "census.cu"
 
 func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+
+// gpuEngine is the GPU matching engine that counts, when the census runs on the GPU, the shapes
+// no rule covers (it is used when a program registers it, as the command does).
+const gpuEngine = "stmatch"
+
+// engineCount counts p's distinct subgraphs with a matching engine: the GPU engine when onGPU
+// and it is registered (the CPU engine when it runs out of memory or finds no GPU), else the
+// CPU engine. It returns the engine's name.
+func engineCount(ctx context.Context, g *graph.Graph, p *pattern.Pattern, threads int, onGPU bool, log *slog.Logger) (engine.Result, string, error) {
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: engine.Semantics{Unique: true}, Threads: threads, Log: log}
+	if onGPU {
+		if e, err := engine.Lookup(gpuEngine); err == nil {
+			res, err := e.Count(ctx, prob)
+			if err == nil || !(errors.Is(err, engine.ErrMemory) || errors.Is(err, gpu.ErrNoGPU)) {
+				return res, gpuEngine, err
+			}
+			log.Debug("census: GPU engine failed; CPU engine instead", "pattern", inline(p), "err", err)
+		}
+	}
+	e, err := engine.Lookup("cpu")
+	if err != nil {
+		return engine.Result{}, "", err
+	}
+	res, err := e.Count(ctx, prob)
+	return res, "cpu", err
+}
 
 // censusGPU holds the ordered graph on one device for one census.
 type censusGPU struct {

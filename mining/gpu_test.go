@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/submatch/submatch/engine/stmatch" // the GPU engine of the census's dense 6-vertex shapes
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/cudacheck"
