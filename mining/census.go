@@ -33,6 +33,8 @@ type Options struct {
 	Threads int
 	// Log receives debug records (where the time went); nil: slog.Default().
 	Log *slog.Logger
+	// Device says where the heavy local counts run (Count only): CPU (default), GPU or Auto.
+	Device Device
 }
 
 // Motif is one connected k-vertex pattern with its counts. Counts are distinct subgraphs
@@ -94,8 +96,16 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 	c := &Census{K: opts.K, Vertices: g.NumVertices(), Edges: g.NumEdges()}
 	start := time.Now()
 	o := newOrdered(g)
-	loc, err := computeLocals(ctx, o, opts.K, opts.Threads, log)
+	cg, err := openCensusGPU(ctx, o, opts.Device)
 	if err != nil {
+		return nil, err
+	}
+	defer cg.free()
+	if cg != nil {
+		log.Debug("census on the GPU", "device", cg.d.String(), "elapsed", time.Since(start).Round(time.Microsecond))
+	}
+	loc := &locals{o: o, k: opts.K, gpu: cg}
+	if err := loc.compute(ctx, opts.Threads, log); err != nil {
 		return nil, err
 	}
 	log.Debug("census local counts", "k", opts.K, "elapsed", time.Since(start).Round(time.Microsecond))
@@ -137,14 +147,13 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 			}
 		} else {
 			t := time.Now()
-			e, _ := engine.Lookup("cpu")
-			res, err := e.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: engine.Semantics{Unique: true}, Threads: opts.Threads, Log: log})
+			res, name, err := engineCount(ctx, g, p, opts.Threads, cg != nil, log)
 			if err != nil {
 				return nil, fmt.Errorf("counting %s: %w", m.Pattern, err)
 			}
 			n = res.Count
 			m.Method = "engine"
-			log.Debug("census engine count", "pattern", m.Pattern, "count", n, "elapsed", time.Since(t).Round(time.Microsecond))
+			log.Debug("census engine count", "pattern", m.Pattern, "engine", name, "count", n, "elapsed", time.Since(t).Round(time.Microsecond))
 		}
 		m.NonInduced = n
 		c.Motifs = append(c.Motifs, m)

@@ -52,3 +52,20 @@ func ExampleShape_Name() {
 	fmt.Println(s.Name(), s.Automorphisms())
 	// Output: diamond 4
 }
+
+// With Device Auto the heavy local counts run on the GPU when there is one, else on the CPU.
+func ExampleParseDevice() {
+	dev, _ := mining.ParseDevice("auto")
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][2]int64{{0, 1}, {1, 2}, {2, 0}, {2, 3}} {
+		b.AddEdge(e[0], e[1], 0)
+	}
+	g, _ := b.Build()
+	c, err := mining.Count(context.Background(), g, mining.Options{K: 4, Device: dev})
+	if err != nil {
+		panic(err)
+	}
+	m, _ := c.Find(c.Motifs[2].Shape)
+	fmt.Println(m.Name, m.NonInduced, m.Induced)
+	// Output: tailed triangle 1 1
+}

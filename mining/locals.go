@@ -20,20 +20,21 @@ type locals struct {
 	tv     []uint64 // per vertex: triangles at the vertex
 	// per vertex and per out-position: 4-cycles through the vertex or edge (k >= 5)
 	c4v, c4e []uint64
-	k4v      []uint64 // per vertex: 4-cliques at the vertex (k >= 5)
-	s1       []uint64 // per vertex: sum over neighbours of (degree - 1)
-	tri      uint64   // triangles
-	c4       uint64   // 4-cycles
-	k4, k5   uint64   // cliques
-	c5       uint64   // 5-cycles
-	w4, w4s  uint64   // 4-wheels and 4-wheels minus a spoke
-	tOff     []uint64 // per adjacency position (out-positions only non-empty): into tl
-	tl       []uint32 // per edge: the third vertices of its triangles, sorted
-	canon    []uint64 // per adjacency position: the edge's out-position
-	k23      uint64   // K2,3: sum over vertex pairs of C(common neighbours, 3)
-	gem      sum      // sum over triangles and apexes of (t_ac-1)(t_ad-1)
-	k5e      sum      // sum over triangles of C(common neighbours of the three, 2)
-	k4e      []uint64 // per out-position: 2 x the 4-cliques on the edge (k >= 5)
+	k4v      []uint64   // per vertex: 4-cliques at the vertex (k >= 5)
+	s1       []uint64   // per vertex: sum over neighbours of (degree - 1)
+	tri      uint64     // triangles
+	c4       uint64     // 4-cycles
+	k4, k5   uint64     // cliques
+	c5       uint64     // 5-cycles
+	w4, w4s  uint64     // 4-wheels and 4-wheels minus a spoke
+	tOff     []uint64   // per adjacency position (out-positions only non-empty): into tl
+	tl       []uint32   // per edge: the third vertices of its triangles, sorted
+	canon    []uint64   // per adjacency position: the edge's out-position
+	k23      uint64     // K2,3: sum over vertex pairs of C(common neighbours, 3)
+	gem      sum        // sum over triangles and apexes of (t_ac-1)(t_ad-1)
+	k5e      sum        // sum over triangles of C(common neighbours of the three, 2)
+	k4e      []uint64   // per out-position: 2 x the 4-cliques on the edge (k >= 5)
+	gpu      *censusGPU // when set, the phases it has run on the GPU (gpu.go)
 }
 
 func computeLocals(ctx context.Context, o *ordered, k, threads int, log *slog.Logger) (*locals, error) {
@@ -70,7 +71,11 @@ func (l *locals) compute(ctx context.Context, threads int, log *slog.Logger) err
 			continue
 		}
 		start := time.Now()
-		if err := ph.run(ctx, threads); err != nil {
+		run := ph.run
+		if g := l.gpu.phase(l, ph.name); g != nil {
+			run = g
+		}
+		if err := run(ctx, threads); err != nil {
 			return err
 		}
 		if log != nil {
@@ -115,6 +120,13 @@ func (l *locals) triangles(ctx context.Context, threads int) error {
 	if err != nil {
 		return err
 	}
+	l.finishTriangles()
+	return nil
+}
+
+// finishTriangles derives tv and tri from te.
+func (l *locals) finishTriangles() {
+	o := l.o
 	l.tv = make([]uint64, o.n)
 	var t3 uint64
 	for u := 0; u < o.n; u++ {
@@ -129,7 +141,6 @@ func (l *locals) triangles(ctx context.Context, threads int) error {
 		l.tv[v] /= 2
 	}
 	l.tri = t3 / 3
-	return nil
 }
 
 // cycles counts 4-cycles, each once from its highest vertex u and the vertex w opposite: the
@@ -494,29 +505,33 @@ func (l *locals) wheels(ctx context.Context, threads int) error {
 // ordered edges (x, y) below u, P2[x]P2[y] minus the choices v1 = v2 (v in L adjacent to x and
 // y: twice the triangles at v below u), v1 = y or v2 = x (y or x in L), plus v1 = y and v2 = x
 // together (twice the triangles whose top is u); each cycle is seen in both directions.
-func (l *locals) fiveCycles(ctx context.Context, threads int) error {
+// fiveCyclePrep lists, per vertex v, for each triangle at v the larger of its other two
+// vertices, sorted (tmax[tmOff[v]:tmOff[v+1]]), so that the triangles at v below u are a
+// prefix; and top[v], the triangles whose highest vertex is v.
+func (l *locals) fiveCyclePrep(threads int) (tmOff []uint64, tmax []uint32, top []uint64) {
 	o := l.o
-	// Per vertex v: for each triangle at v, the larger of its other two vertices, sorted, so that
-	// the triangles at v below u are a prefix.
-	tmOff := make([]uint64, o.n+1)
+	tmOff = make([]uint64, o.n+1)
 	for v := range o.n {
 		tmOff[v+1] = tmOff[v] + l.tv[v]
 	}
-	tmax := make([]uint32, tmOff[o.n])
+	tmax = make([]uint32, tmOff[o.n])
 	fill := slices.Clone(tmOff[:o.n])
-	top := make([]uint64, o.n) // triangles whose highest vertex is v
-	for u := range o.n {
+	top = make([]uint64, o.n)
+	workers(threads, o.n, func(_, u int) {
 		o.trianglesAt(u, func(v, w uint32, _, _, _ uint64) {
-			tmax[fill[u]] = w
-			fill[u]++
-			tmax[fill[v]] = w
-			fill[v]++
-			tmax[fill[w]] = v
-			fill[w]++
-			top[w]++
+			tmax[atomic.AddUint64(&fill[u], 1)-1] = w
+			tmax[atomic.AddUint64(&fill[v], 1)-1] = w
+			tmax[atomic.AddUint64(&fill[w], 1)-1] = v
+			atomic.AddUint64(&top[w], 1)
 		})
-	}
+	})
 	workers(threads, o.n, func(_, v int) { slices.Sort(tmax[tmOff[v]:tmOff[v+1]]) })
+	return tmOff, tmax, top
+}
+
+func (l *locals) fiveCycles(ctx context.Context, threads int) error {
+	o := l.o
+	tmOff, tmax, top := l.fiveCyclePrep(threads)
 	nw := workersCount(threads, o.n)
 	tallies := newTallies(nw, o.n)
 	sums := make([]signed, nw)

@@ -22,6 +22,8 @@ type Options struct {
 	Strict bool
 	// Threads is the number of worker goroutines for Count (<= 0: all cores).
 	Threads int
+	// Device says where to run: CPU (default), GPU or Auto (the GPU when there is one).
+	Device Device
 }
 
 // ErrOverflow is returned when a count does not fit in a uint64.
@@ -185,6 +187,12 @@ func Count(ctx context.Context, g *Graph, p *Pattern, o Options) (uint64, error)
 	if err := o.check(p); err != nil {
 		return 0, err
 	}
+	if o.Device != CPU {
+		n, err := countGPU(ctx, g, p, o)
+		if !fallBack(o, err) {
+			return n, err
+		}
+	}
 	n := len(g.Events)
 	threads := o.Threads
 	if threads <= 0 {
@@ -239,6 +247,17 @@ func Matches(ctx context.Context, g *Graph, p *Pattern, o Options) iter.Seq2[[]u
 		if err := o.check(p); err != nil {
 			yield(nil, err)
 			return
+		}
+		if o.Device != CPU {
+			seq := matchesGPU(ctx, g, p, o)
+			if o.Device == GPU {
+				seq(yield)
+				return
+			}
+			if _, err := firstGPU(ctx); !fallBack(o, err) {
+				seq(yield)
+				return
+			}
 		}
 		m := newMatcher(g, p, o)
 		var err error

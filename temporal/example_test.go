@@ -27,3 +27,13 @@ func ExampleGrid() {
 	fmt.Println(temporal.GridMotifs[4][0], grid[4][0])
 	// Output: a->b, b->a, a->b 1
 }
+
+// Device Auto counts on the GPU when there is one, else on the CPU: the count is the same.
+func ExampleParseDevice() {
+	dev, _ := temporal.ParseDevice("auto")
+	g, _ := temporal.Read(strings.NewReader("1 2 10\n2 3 11\n3 1 12\n1 2 40\n"), "example")
+	p, _ := temporal.Parse("a->b, b->c, c->a")
+	n, err := temporal.Count(context.Background(), g, p, temporal.Options{Delta: 5, Device: dev})
+	fmt.Println(dev, n, err)
+	// Output: auto 1 <nil>
+}

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Event is one timestamped directed edge between dense vertex ids.
@@ -44,6 +45,9 @@ type Graph struct {
 	pairEv  []uint32
 	// SelfLoops is the number of u->u events dropped at load (they match no pattern).
 	SelfLoops int
+
+	gpuMu sync.Mutex
+	gpu   *graphOnDevice // the arrays on the GPU, after the first GPU call (gpu.go)
 }
 
 // NumVertices is the number of distinct vertex ids seen.

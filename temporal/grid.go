@@ -83,6 +83,12 @@ func Grid(ctx context.Context, g *Graph, o Options) ([6][6]uint64, error) {
 	if o.Delta < 0 {
 		return out, fmt.Errorf("delta %d: expected a window >= 0", o.Delta)
 	}
+	if o.Device != CPU {
+		c, err := gridGPU(ctx, g, o)
+		if !fallBack(o, err) {
+			return c, err
+		}
+	}
 	if o.Strict {
 		for i := range 6 {
 			for j := range 6 {

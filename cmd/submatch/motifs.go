@@ -55,6 +55,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		onlyNonInd bool
 		perVertex  bool
 		labelled   bool
+		device     string
 	)
 	common.register(fs)
 	load.register(fs)
@@ -68,6 +69,8 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		"vectors), one line per vertex with its original id: induced (ORCA's convention) unless --non-induced; --json gives both")
 	fs.BoolVar(&labelled, "labelled", false, "one count per pattern and assignment of vertex labels (K = 3..5; edge labels ignored): enumerates every\n"+
 		"connected induced K-vertex subgraph, so meant for small and medium graphs")
+	fs.StringVar(&device, "device", "cpu", "where the heavy local counts (triangles, 4-cycles, cliques) run: `cpu`, gpu, or auto (the GPU when\n"+
+		"one is usable, else the CPU; same counts)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -80,6 +83,10 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if threads < 0 {
 		return exitCode(stderr, usagef("--threads must be >= 0"))
+	}
+	dev, err := mining.ParseDevice(device)
+	if err != nil {
+		return exitCode(stderr, usagef("--device: %v", err))
 	}
 	if onlyInd && onlyNonInd {
 		return exitCode(stderr, usagef("--induced and --non-induced exclude each other (give neither for both)"))
@@ -104,7 +111,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return printPerVertex(ctx, g, k, threads, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
 	}
 	start := time.Now()
-	c, err := mining.Count(ctx, g, mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose)})
+	c, err := mining.Count(ctx, g, mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose), Device: dev})
 	if err != nil {
 		if isCancel(err) {
 			fmt.Fprintf(stderr, "submatch: motifs: %s; no census printed\n", stopReason(ctx, common.timeout))

@@ -53,6 +53,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		threads int
 		jsonOut bool
 		limit   int
+		device  string
 	)
 	common.register(fls)
 	fls.StringVar(&delta, "delta", "", "time window `D`: an integer in the timestamps' unit, or a duration such as 1h or 90s for Unix-second timestamps (required)")
@@ -60,6 +61,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fls.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
 	fls.IntVar(&threads, "t", 0, "short for --threads `N`")
 	fls.BoolVar(&jsonOut, "json", false, "print JSON")
+	fls.StringVar(&device, "device", "cpu", "run on `cpu`, gpu, or auto (the GPU when one is usable, else the CPU; same results)")
 	if sub == "list" {
 		fls.IntVar(&limit, "limit", 0, "stop after `N` matches (0: all)")
 	}
@@ -73,6 +75,10 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if len(pos) != want {
 		return exitCode(stderr, usagef("temporal %s needs %s (run 'submatch temporal -h')", sub, syntax))
+	}
+	dev, err := temporal.ParseDevice(device)
+	if err != nil {
+		return exitCode(stderr, usagef("--device: %v", err))
 	}
 	d, err := parseDelta(delta)
 	if err != nil {
@@ -104,7 +110,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitCode(stderr, err)
 	}
 	log.Debug("loaded temporal graph", "path", pos[0], "vertices", g.NumVertices(), "events", len(g.Events), "self_loops_dropped", g.SelfLoops, "elapsed", time.Since(start).Round(time.Microsecond))
-	o := temporal.Options{Delta: d, Strict: strict, Threads: threads}
+	o := temporal.Options{Delta: d, Strict: strict, Threads: threads, Device: dev}
 	runStart := time.Now()
 	switch sub {
 	case "count":

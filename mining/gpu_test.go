@@ -1,0 +1,195 @@
+package mining
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	_ "github.com/submatch/submatch/engine/stmatch" // the GPU engine of the census's dense 6-vertex shapes
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/internal/cudacheck"
+	"github.com/submatch/submatch/internal/cudahost"
+)
+
+// censusMain drives kernels/census.cu on the host (package cudahost) and prints te, sd, the
+// clique sums and k4v, and the 4-cycle sum with c4v and the unfolded c4e, one array per line.
+const censusMain = `
+template <class T> void show(const char* name, const std::vector<T>& v, size_t n) {
+    printf("%s", name);
+    for (size_t i = 0; i < n; ++i) printf(" %llu", (unsigned long long)v[i]);
+    printf("\n");
+}
+int main() {
+    auto off = Read<u64>(); auto nbr = Read<u32>(); auto up = Read<u64>(); auto eu = Read<u32>(); auto ep = Read<u32>();
+    auto par = Read<u64>();
+    u32 n = (u32)par[0], nout = (u32)par[1]; int five = (int)par[2], pv = (int)par[3]; u64 words = par[4]; size_t m2 = par[5];
+    std::vector<u32> te(m2 + 1, 0); std::vector<u64> sd(m2 + 1, 0);
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data());
+    show("te", te, m2); show("sd", sd, m2);
+    std::vector<u32> scratch(3 * 2 * words + 2); std::vector<u64> k4v(n + 1, 0), sums(2, 0); std::vector<u32> flags(2, 0);
+    Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), sums.data(), flags.data());
+    show("cliques", sums, 2); show("k4v", k4v, n);
+    std::vector<u32> cnt(2 * (n + 1), 0), seen(2 * (n + 1), 0), nseen(2, 0); std::vector<u64> c4v(n + 1, 0), c4e(m2 + 1, 0), cs(2, 0);
+    Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), cs.data(), flags.data());
+    show("cycles", cs, 1); show("c4v", c4v, n); show("c4e", c4e, m2);
+    auto te2 = Read<u32>(); auto tof = Read<u64>(); auto tl = Read<u32>(); auto canon = Read<u32>();
+    std::vector<u64> k4e(m2 + 1, 0), gs(2, 0), ps(2, 0), ws(1, 0);
+    Launch(3, 1, census_gem, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te2.data(), tof.data(), tl.data(), k4e.data(), gs.data(), flags.data());
+    show("gem", gs, 2); show("k4e", k4e, m2);
+    std::vector<u32> c2(2 * 2 * (n + 1), 0);
+    Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), ps.data(), flags.data());
+    show("pairs", ps, 2);
+    Launch(2, 1, census_wheels, off.data(), nbr.data(), n, (u64)m2, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data());
+    show("wheels", ws, 1);
+    auto tmo = Read<u64>(); auto tmx = Read<u32>(); auto top = Read<u64>();
+    std::vector<u64> c5(2, 0);
+    Launch(2, 1, census_cycles5, off.data(), nbr.data(), up.data(), n, tmo.data(), tmx.data(), top.data(), cnt.data(), seen.data(), nseen.data(), c5.data(), flags.data());
+    printf("c5 %llu\n", (c5[0] - c5[1]) / 2);
+    printf("flags %u\n", flags[0]);
+}
+`
+
+func parseLine(t *testing.T, line, name string) []uint64 {
+	t.Helper()
+	f := strings.Fields(line)
+	if len(f) == 0 || f[0] != name {
+		t.Fatalf("host output: expected %s, got %q", name, line)
+	}
+	var out []uint64
+	for _, x := range f[1:] {
+		v, err := strconv.ParseUint(x, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestCensusKernelHost runs the census kernels' code on the host against the CPU's local counts
+// on random graphs (dense and sparse) and a few small special ones.
+func TestCensusKernelHost(t *testing.T) {
+	bin := cudahost.Build(t, kernelFile, kernelSource, censusMain)
+	for seed := range uint64(12) {
+		g := gen.RandomGraph(seed+900, 8+int(seed%5)*4, []float64{0.2, 0.5, 0.9}[seed%3], 1, 1)
+		o := newOrdered(g)
+		want := &locals{o: o, k: 5, vertex: true}
+		if err := want.compute(context.Background(), 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		var eu, ep []uint32
+		var maxOut uint64
+		for u := range o.n {
+			maxOut = max(maxOut, o.off[u+1]-o.up[u])
+			for p := o.up[u]; p < o.off[u+1]; p++ {
+				eu = append(eu, uint32(u))
+				ep = append(ep, uint32(p))
+			}
+		}
+		in := &cudahost.Input{}
+		cudahost.Put(in, o.off)
+		cudahost.Put(in, o.nbr)
+		cudahost.Put(in, o.up)
+		cudahost.Put(in, eu)
+		cudahost.Put(in, ep)
+		cudahost.Put(in, []uint64{uint64(o.n), uint64(len(eu)), 1, 1, max(maxOut, 1), uint64(len(o.nbr))})
+		canon := make([]uint32, len(want.canon))
+		for i, p := range want.canon {
+			canon[i] = uint32(p)
+		}
+		cudahost.Put(in, want.te)
+		cudahost.Put(in, want.tOff)
+		cudahost.Put(in, want.tl)
+		cudahost.Put(in, canon)
+		tmOff, tmax, top := want.fiveCyclePrep(1)
+		cudahost.Put(in, tmOff)
+		cudahost.Put(in, tmax)
+		cudahost.Put(in, top)
+		out := cudahost.Run(t, bin, in)
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		sc.Buffer(nil, 1<<24)
+		next := func(name string) []uint64 {
+			sc.Scan()
+			return parseLine(t, sc.Text(), name)
+		}
+		te := next("te")
+		wantTe := make([]uint64, len(want.te))
+		for i, x := range want.te {
+			wantTe[i] = uint64(x)
+		}
+		check := func(name string, got, want []uint64) {
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d: %s: host kernel %v, CPU %v", seed, name, got, want)
+			}
+		}
+		check("te", te, wantTe)
+		check("sd", next("sd"), want.sd)
+		check("k4, k5", next("cliques"), []uint64{want.k4, want.k5})
+		check("k4v", next("k4v"), want.k4v)
+		check("c4", next("cycles"), []uint64{want.c4})
+		check("c4v", next("c4v"), want.c4v)
+		c4e := next("c4e")
+		want.foldEdges(c4e)
+		check("c4e", c4e, want.c4e)
+		check("gem, k5e", next("gem"), []uint64{want.gem.v, want.k5e.v})
+		check("k4e", next("k4e"), want.k4e)
+		check("k23, w4s", next("pairs"), []uint64{want.k23, want.w4s})
+		check("w4", next("wheels"), []uint64{want.w4})
+		check("c5", next("c5"), []uint64{want.c5})
+		check("flags", next("flags"), []uint64{0})
+	}
+}
+
+func TestCensusKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource) }
+
+// TestCensusAutoWithoutGPU: Auto gives the CPU's census where there is no GPU; GPU fails with
+// ErrNoGPU.
+func TestCensusAutoWithoutGPU(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err == nil {
+		t.Skip("a GPU is present")
+	}
+	g := gen.RandomGraph(3, 20, 0.4, 1, 1)
+	want, err := Count(context.Background(), g, Options{K: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Count(context.Background(), g, Options{K: 4, Device: Auto})
+	if err != nil || fmt.Sprint(got.Motifs) != fmt.Sprint(want.Motifs) {
+		t.Errorf("Auto: %v %v", got, err)
+	}
+	if _, err := Count(context.Background(), g, Options{K: 4, Device: GPU}); !errors.Is(err, gpu.ErrNoGPU) {
+		t.Errorf("GPU without one: %v", err)
+	}
+}
+
+// TestGPUCensus: the census with its heavy parts on the GPU equals the CPU's, k = 3..6, on random
+// graphs and (when present) email-Eu-core and wiki-Vote (device check).
+func TestGPUCensus(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx := context.Background()
+	for seed := range uint64(30) {
+		g := gen.RandomGraph(seed+1200, 10+int(seed%7)*6, []float64{0.1, 0.3, 0.6}[seed%3], 1, 1)
+		for _, k := range []int{3, 4, 5, 6} {
+			if k == 6 && (seed%5 != 0 || g.NumVertices() > 22) {
+				continue
+			}
+			want, err := Count(ctx, g, Options{K: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Count(ctx, g, Options{K: k, Device: GPU})
+			if err != nil || fmt.Sprint(got.Motifs) != fmt.Sprint(want.Motifs) {
+				t.Errorf("seed %d k %d: GPU census differs (%v)", seed, k, err)
+			}
+		}
+	}
+}

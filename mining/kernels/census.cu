@@ -1,0 +1,519 @@
+// Census kernels (package mining, file gpu.go): the local counts of locals.go that dominate the
+// census, on the degree-ordered graph (ordered.go): off[n+1] (u64), nbr (u32, each list sorted),
+// up[n] (u64: the first neighbour above the vertex). An out-edge is a position p >= up[u] of u's
+// list; the host passes the out-edges as (eu[i], ep[i]) pairs.
+//
+// census_triangles: a warp per out-edge u -> v (v = nbr[p]) intersects the tail of u's list after
+// p with v's out-list; each common w is a triangle u < v < w, counted on its three edges (te, at
+// the out-positions p, pw, pvw) with the third vertex's degree added to sd, exactly as
+// locals.triangles.
+//
+// census_cliques: a warp per out-edge u -> v builds A = (u's out-list after v) ∩ (v's out-list)
+// in its scratch; for each w of A, B = A ∩ out(w) gives |B| 4-cliques u < v < w < x (k4, and
+// with per_vertex k4v of u, v, w and each x); with five set, each x of B adds
+// |B after x ∩ out(x)| 5-cliques. As locals.cliques.
+//
+// census_cycles: a block per vertex u (grid-stride) tallies, in a per-block counter array of n
+// words in global memory, the wedges u - v - w with v, w below u; the pairs of wedges to one w
+// are the 4-cycles whose highest vertex is u and opposite w. With per_vertex the counts are
+// spread over c4v and c4e (at adjacency positions; the host folds them onto out-positions) as
+// locals.cycles does.
+//
+// Sums are unsigned 64-bit, overflow flagged in *flags (bit 0).
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define FULL 0xffffffffu
+// Lanes of a warp: 32 on the GPU; 1 when the code runs on the host (package cudahost).
+#ifdef CUDAHOST
+#define CS_LANES 1
+#else
+#define CS_LANES 32
+#endif
+
+// First index in [lo, hi) with a[i] >= x.
+__device__ __forceinline__ u64 cs_lower(const u32* __restrict__ a, u64 lo, u64 hi, u32 x) {
+    while (lo < hi) {
+        u64 mid = lo + ((hi - lo) >> 1);
+        if (a[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// Index of x in the sorted a[lo, hi), or hi.
+__device__ __forceinline__ u64 cs_find(const u32* __restrict__ a, u64 lo, u64 hi, u32 x) {
+    u64 i = cs_lower(a, lo, hi, x);
+    return (i < hi && a[i] == x) ? i : hi;
+}
+
+__device__ __forceinline__ u64 cs_warp_sum(u64 x) {
+    for (int off = CS_LANES / 2; off > 0; off >>= 1) x += __shfl_xor_sync(FULL, x, off);
+    return x;
+}
+
+// |a[0, na) ∩ b[lo, hi)| over the warp (every lane gets the count).
+__device__ __forceinline__ u64 cs_count(const u32* __restrict__ a, u64 na, const u32* __restrict__ b, u64 lo,
+                                        u64 hi, unsigned lane) {
+    u64 c = 0;
+    for (u64 i = lane; i < na; i += CS_LANES) c += cs_find(b, lo, hi, a[i]) < hi;
+    return cs_warp_sum(c);
+}
+
+// Writes a[0, na) ∩ b[lo, hi) in order to out; returns the count (every lane).
+__device__ __forceinline__ u32 cs_collect(const u32* __restrict__ a, u64 na, const u32* __restrict__ b, u64 lo,
+                                          u64 hi, u32* __restrict__ out, unsigned lane) {
+    u32 n = 0;
+    for (u64 base = 0; base < na; base += CS_LANES) {
+        u64 i = base + lane;
+        bool in = i < na && cs_find(b, lo, hi, a[i]) < hi;
+        unsigned m = __ballot_sync(FULL, in);
+        if (in) out[n + __popc(m & ((1u << lane) - 1u))] = a[i];
+        n += __popc(m);
+    }
+    __syncwarp();
+    return n;
+}
+
+extern "C" __global__ void census_triangles(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                            const u64* __restrict__ up, const u32* __restrict__ eu,
+                                            const u32* __restrict__ ep, u32 nout, u32* __restrict__ te,
+                                            u64* __restrict__ sd) {
+    const unsigned lane = threadIdx.x % CS_LANES;
+    const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x) ) / CS_LANES;
+    const u32 nwarps = ((gridDim.x * blockDim.x) ) / CS_LANES;
+    for (u32 i = warp; i < nout; i += nwarps) {
+        const u32 u = eu[i];
+        const u64 p = ep[i];
+        const u32 v = nbr[p];
+        const u64 ue = off[u + 1];
+        const u64 vb = up[v], ve = off[v + 1];
+        const u64 du = ue - off[u], dv = ve - off[v];
+        for (u64 pw = p + 1 + lane; pw < ue; pw += CS_LANES) {
+            const u32 w = nbr[pw];
+            const u64 pvw = cs_find(nbr, vb, ve, w);
+            if (pvw == ve) continue;
+            const u64 dw = off[w + 1] - off[w];
+            atomicAdd(&te[p], 1u);
+            atomicAdd(&te[pw], 1u);
+            atomicAdd(&te[pvw], 1u);
+            atomicAdd(&sd[p], dw);
+            atomicAdd(&sd[pw], dv);
+            atomicAdd(&sd[pvw], du);
+        }
+    }
+}
+
+extern "C" __global__ void census_cliques(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                          const u64* __restrict__ up, const u32* __restrict__ eu,
+                                          const u32* __restrict__ ep, u32 nout, int five, int per_vertex,
+                                          u32* __restrict__ scratch, u64 scratch_words, u64* __restrict__ k4v,
+                                          u64* __restrict__ sums, u32* __restrict__ flags) {
+    const unsigned lane = threadIdx.x % CS_LANES;
+    const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x) ) / CS_LANES;
+    const u32 nwarps = ((gridDim.x * blockDim.x) ) / CS_LANES;
+    u32* A = scratch + (u64)warp * 2 * scratch_words;
+    u32* B = A + scratch_words;
+    u64 k4 = 0, k5 = 0;
+    bool over = false;
+    for (u32 i = warp; i < nout; i += nwarps) {
+        const u32 u = eu[i];
+        const u64 p = ep[i];
+        const u32 v = nbr[p];
+        const u64 ue = off[u + 1];
+        const u32 na = cs_collect(nbr + p + 1, ue - p - 1, nbr, up[v], off[v + 1], A, lane);
+        for (u32 iw = 0; iw < na; ++iw) {
+            const u32 w = A[iw];
+            const u64 wb = up[w], we = off[w + 1];
+            u64 nb;
+            if (!five && !per_vertex) {
+                nb = cs_count(A + iw + 1, na - iw - 1, nbr, wb, we, lane);
+            } else {
+                nb = cs_collect(A + iw + 1, na - iw - 1, nbr, wb, we, B, lane);
+            }
+            u64 s = k4 + nb;
+            over |= s < k4;
+            k4 = s;
+            if (nb == 0) continue;
+            if (per_vertex) {
+                if (lane == 0) {
+                    atomicAdd(&k4v[u], nb);
+                    atomicAdd(&k4v[v], nb);
+                    atomicAdd(&k4v[w], nb);
+                }
+                for (u32 j = lane; j < nb; j += CS_LANES) atomicAdd(&k4v[B[j]], 1ull);
+            }
+            if (five) {
+                for (u32 j = 0; j + 1 < nb; ++j) {
+                    const u32 x = B[j];
+                    u64 c = cs_count(B + j + 1, nb - j - 1, nbr, up[x], off[x + 1], lane);
+                    u64 t = k5 + c;
+                    over |= t < k5;
+                    k5 = t;
+                }
+            }
+            __syncwarp();
+        }
+    }
+    if (lane == 0) {
+        if (k4) {
+            u64 old = atomicAdd(&sums[0], k4);
+            over |= old + k4 < old;
+        }
+        if (k5) {
+            u64 old = atomicAdd(&sums[1], k5);
+            over |= old + k5 < old;
+        }
+        if (over) atomicOr(flags, 1u);
+    }
+}
+
+extern "C" __global__ void census_cycles(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                         const u64* __restrict__ up, u32 n, int per_vertex,
+                                         u32* __restrict__ counters, u32* __restrict__ seen_lists,
+                                         u32* __restrict__ seen_counts, u64* __restrict__ c4v,
+                                         u64* __restrict__ c4e, u64* __restrict__ sums, u32* __restrict__ flags) {
+    u32* c = counters + (u64)blockIdx.x * n;
+    u32* seen = seen_lists + (u64)blockIdx.x * n;
+    u32* nseen = seen_counts + blockIdx.x;
+    __shared__ u64 here;
+    bool over = false;
+    u64 mine = 0;
+    for (u32 u = blockIdx.x; u < n; u += gridDim.x) {
+        if (threadIdx.x == 0) here = 0;
+        __syncthreads();
+        const u64 lb = off[u], le = up[u];  // lower(u)
+        for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
+            const u32 v = nbr[q];
+            for (u64 r = off[v]; r < off[v + 1]; ++r) {
+                const u32 w = nbr[r];
+                if (w >= u) break;
+                if (atomicAdd(&c[w], 1u) == 0) seen[atomicAdd(nseen, 1u)] = w;
+            }
+        }
+        __syncthreads();
+        const u32 ns = *nseen;
+        u64 local = 0;
+        for (u32 j = threadIdx.x; j < ns; j += blockDim.x) {
+            const u32 w = seen[j];
+            const u64 k = c[w];
+            const u64 pairs = k * (k - 1) / 2;
+            local += pairs;
+            if (per_vertex && pairs) atomicAdd(&c4v[w], pairs);
+        }
+        if (local) atomicAdd(&here, local);
+        __syncthreads();
+        const u64 h = here;
+        mine += threadIdx.x == 0 ? h : 0;
+        if (per_vertex && h) {
+            if (threadIdx.x == 0) atomicAdd(&c4v[u], h);
+            for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
+                const u32 v = nbr[q];
+                u64 sv = 0;
+                for (u64 r = off[v]; r < off[v + 1]; ++r) {
+                    const u32 w = nbr[r];
+                    if (w >= u) break;
+                    const u64 x = (u64)c[w] - 1;
+                    if (x) {
+                        sv += x;
+                        atomicAdd(&c4e[r], x);
+                    }
+                }
+                if (sv) {
+                    atomicAdd(&c4v[v], sv);
+                    atomicAdd(&c4e[q], sv);
+                }
+            }
+        }
+        __syncthreads();
+        for (u32 j = threadIdx.x; j < ns; j += blockDim.x) c[seen[j]] = 0;
+        __syncthreads();
+        if (threadIdx.x == 0) *nseen = 0;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        if (mine) {
+            u64 old = atomicAdd(&sums[0], mine);
+            over |= old + mine < old;
+        }
+        if (over) atomicOr(flags, 1u);
+    }
+}
+
+// The triangle list of the edge at adjacency position p: tl[tof[canon[p]], tof[canon[p] + 1]).
+__device__ __forceinline__ void cs_tlist(const u64* __restrict__ tof, const u32* __restrict__ canon, u64 p,
+                                         u64* lo, u64* hi) {
+    const u64 c = canon[p];
+    *lo = tof[c];
+    *hi = tof[c + 1];
+}
+
+// a * b + *acc, overflow flagged.
+__device__ __forceinline__ void cs_addmul(u64* acc, u64 a, u64 b, bool* over) {
+    if (__umul64hi(a, b) != 0) *over = true;
+    const u64 p = a * b, s = *acc + p;
+    if (s < *acc) *over = true;
+    *acc = s;
+}
+
+// census_gem: a warp per out-edge u -> v walks its triangles u < v < w as census_triangles does
+// and adds, as locals.gemSum, (t_uv - 1)(t_uw - 1) + (t_uv - 1)(t_vw - 1) + (t_uw - 1)(t_vw - 1)
+// to sums[0]; with c the common third vertices of the edges u-v and u-w (their sorted triangle
+// lists), C(c, 2) to sums[1] and c to k4e of the three edges.
+extern "C" __global__ void census_gem(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                      const u64* __restrict__ up, const u32* __restrict__ eu,
+                                      const u32* __restrict__ ep, u32 nout, const u32* __restrict__ te,
+                                      const u64* __restrict__ tof, const u32* __restrict__ tl,
+                                      u64* __restrict__ k4e, u64* __restrict__ sums, u32* __restrict__ flags) {
+    const unsigned lane = threadIdx.x % CS_LANES;
+    const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x)) / CS_LANES;
+    const u32 nwarps = ((gridDim.x * blockDim.x)) / CS_LANES;
+    u64 gem = 0, k5 = 0;
+    bool over = false;
+    for (u32 i = warp; i < nout; i += nwarps) {
+        const u32 u = eu[i];
+        const u64 p = ep[i];
+        const u32 v = nbr[p];
+        const u64 ue = off[u + 1];
+        const u64 vb = up[v], ve = off[v + 1];
+        for (u64 pw = p + 1 + lane; pw < ue; pw += CS_LANES) {
+            const u64 pvw = cs_find(nbr, vb, ve, nbr[pw]);
+            if (pvw == ve) continue;
+            const u64 tuv = (u64)te[p] - 1, tuw = (u64)te[pw] - 1, tvw = (u64)te[pvw] - 1;
+            cs_addmul(&gem, tuv, tuw, &over);
+            cs_addmul(&gem, tuv, tvw, &over);
+            cs_addmul(&gem, tuw, tvw, &over);
+            if (tuv == 0 || tuw == 0 || tvw == 0) continue;
+            u64 a = tof[p], ae = tof[p + 1], b = tof[pw], be = tof[pw + 1];
+            u64 c = 0;
+            while (a < ae && b < be) {
+                const u32 x = tl[a], y = tl[b];
+                if (x < y) ++a;
+                else if (x > y) ++b;
+                else { ++c; ++a; ++b; }
+            }
+            if (c == 0) continue;
+            const u64 s = k5 + c * (c - 1) / 2;
+            if (s < k5) over = true;
+            k5 = s;
+            atomicAdd(&k4e[p], c);
+            atomicAdd(&k4e[pw], c);
+            atomicAdd(&k4e[pvw], c);
+        }
+    }
+    if (gem) {
+        u64 old = atomicAdd(&sums[0], gem);
+        if (old + gem < old) over = true;
+    }
+    if (k5) {
+        u64 old = atomicAdd(&sums[1], k5);
+        if (old + k5 < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
+
+// Adds x to a block's tally (counter array c, list of touched entries seen, its length *ns).
+__device__ __forceinline__ void cs_tally(u32* __restrict__ c, u32* __restrict__ seen, u32* ns, u32 x) {
+    if (atomicAdd(&c[x], 1u) == 0) seen[atomicAdd(ns, 1u)] = x;
+}
+
+// census_pairs: a block per vertex a, as locals.pairs: tallies the wedges a - x - b with b < a
+// (c[b]: codeg(a, b)) and, from the triangle lists, e[b]: the edges x - y among the common
+// neighbours of a and b; adds C(c[b], 3) to sums[0] and e[b] (c[b] - 2) to sums[1].
+extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                        const u64* __restrict__ up, u32 n, const u64* __restrict__ tof,
+                                        const u32* __restrict__ tl, const u32* __restrict__ canon,
+                                        u32* __restrict__ counters, u32* __restrict__ seen_lists,
+                                        u32* __restrict__ seen_counts, u64* __restrict__ sums,
+                                        u32* __restrict__ flags) {
+    u32* c = counters + (u64)blockIdx.x * 2 * n;
+    u32* e = c + n;
+    u32* seen = seen_lists + (u64)blockIdx.x * n;
+    u32* ns = seen_counts + blockIdx.x;
+    u64 k23 = 0, spoke = 0;
+    bool over = false;
+    for (u32 a = blockIdx.x; a < n; a += gridDim.x) {
+        const u64 ab = off[a], ae = off[a + 1];
+        for (u64 q = ab + threadIdx.x; q < ae; q += blockDim.x) {
+            const u32 x = nbr[q];
+            for (u64 r = off[x]; r < off[x + 1]; ++r) {
+                const u32 b = nbr[r];
+                if (b >= a) break;
+                cs_tally(c, seen, ns, b);
+            }
+        }
+        for (u64 q = ab + threadIdx.x; q < ae; q += blockDim.x) {
+            const u32 x = nbr[q];
+            u64 lo, hi;
+            cs_tlist(tof, canon, q, &lo, &hi);
+            for (u64 t = lo; t < hi; ++t) {
+                const u32 y = tl[t];
+                if (y <= x) continue;
+                // the edge x - y, at its out-position (x < y)
+                const u64 pxy = cs_find(nbr, up[x], off[x + 1], y);
+                u64 lo2, hi2;
+                cs_tlist(tof, canon, pxy, &lo2, &hi2);
+                for (u64 s = lo2; s < hi2; ++s) {
+                    const u32 b = tl[s];
+                    if (b >= a) break;
+                    atomicAdd(&e[b], 1u);
+                }
+            }
+        }
+        __syncthreads();
+        const u32 m = *ns;
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+            const u32 b = seen[j];
+            const u64 k = c[b];
+            if (k >= 3) {
+                const u64 ch = k * (k - 1) / 2 * (k - 2) / 3;
+                const u64 s = k23 + ch;
+                if (s < k23) over = true;
+                k23 = s;
+                cs_addmul(&spoke, (u64)e[b], k - 2, &over);
+            }
+            c[b] = 0;
+            e[b] = 0;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) *ns = 0;
+        __syncthreads();
+    }
+    if (k23) {
+        u64 old = atomicAdd(&sums[0], k23);
+        if (old + k23 < old) over = true;
+    }
+    if (spoke) {
+        u64 old = atomicAdd(&sums[1], spoke);
+        if (old + spoke < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
+
+// census_wheels: a block per adjacency position h -> a (grid-stride over the 2m positions, so
+// that a hub's neighbours spread over blocks), as locals.wheels: the paths a - b - x inside N(h)
+// with b, x < a (b from the edge h-a's triangles, x from h-b's) tallied per x; sum C(c[x], 2) to
+// sums[0].
+extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32* __restrict__ nbr, u32 n,
+                                         u64 nadj, const u64* __restrict__ tof, const u32* __restrict__ tl,
+                                         const u32* __restrict__ canon, u32* __restrict__ counters,
+                                         u32* __restrict__ seen_lists, u32* __restrict__ seen_counts,
+                                         u64* __restrict__ sums, u32* __restrict__ flags) {
+    u32* c = counters + (u64)blockIdx.x * n;
+    u32* seen = seen_lists + (u64)blockIdx.x * n;
+    u32* ns = seen_counts + blockIdx.x;
+    u64 w4 = 0;
+    bool over = false;
+    for (u64 pa = blockIdx.x; pa < nadj; pa += gridDim.x) {
+        u64 lo, hi;
+        cs_tlist(tof, canon, pa, &lo, &hi);
+        if (lo == hi) continue;  // uniform over the block
+        // the hub: the vertex whose list holds position pa
+        u64 a0 = 0, a1 = n;
+        while (a0 < a1) {
+            const u64 mid = a0 + ((a1 - a0) >> 1);
+            if (off[mid + 1] <= pa) a0 = mid + 1; else a1 = mid;
+        }
+        const u64 hb = off[a0], he = off[a0 + 1];
+        const u32 a = nbr[pa];
+        for (u64 t = lo + threadIdx.x; t < hi; t += blockDim.x) {
+            const u32 b = tl[t];
+            if (b >= a) continue;
+            const u64 pb = cs_find(nbr, hb, he, b);
+            u64 lo2, hi2;
+            cs_tlist(tof, canon, pb, &lo2, &hi2);
+            for (u64 s = lo2; s < hi2; ++s) {
+                const u32 x = tl[s];
+                if (x >= a) break;
+                cs_tally(c, seen, ns, x);
+            }
+        }
+        __syncthreads();
+        const u32 m = *ns;
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+            const u32 x = seen[j];
+            const u64 k = c[x];
+            const u64 s = w4 + k * (k - 1) / 2;
+            if (s < w4) over = true;
+            w4 = s;
+            c[x] = 0;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) *ns = 0;
+        __syncthreads();
+    }
+    if (w4) {
+        u64 old = atomicAdd(&sums[0], w4);
+        if (old + w4 < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
+
+// census_cycles5: a block per highest vertex u, as locals.fiveCycles: P2[x] (c, the wedges
+// u - v - x with v, x below u) tallied, then sums[0] gets the positive terms (P2[x] times the sum
+// of P2 over x's neighbours below u, and twice top[u]) and sums[1] the negative ones (for each v
+// below u, 2 P2[v] times v's neighbours below u, and twice the triangles at v below u: the
+// prefix of tmax[v] below u).
+extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                          const u64* __restrict__ up, u32 n, const u64* __restrict__ tm_off,
+                                          const u32* __restrict__ tmax, const u64* __restrict__ top,
+                                          u32* __restrict__ counters, u32* __restrict__ seen_lists,
+                                          u32* __restrict__ seen_counts, u64* __restrict__ sums,
+                                          u32* __restrict__ flags) {
+    u32* c = counters + (u64)blockIdx.x * n;
+    u32* seen = seen_lists + (u64)blockIdx.x * n;
+    u32* ns = seen_counts + blockIdx.x;
+    u64 pos = 0, neg = 0;
+    bool over = false;
+    for (u32 u = blockIdx.x; u < n; u += gridDim.x) {
+        const u64 lb = off[u], le = up[u];
+        for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
+            const u32 v = nbr[q];
+            for (u64 r = off[v]; r < off[v + 1]; ++r) {
+                const u32 w = nbr[r];
+                if (w >= u) break;
+                cs_tally(c, seen, ns, w);
+            }
+        }
+        __syncthreads();
+        const u32 m = *ns;
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
+            const u32 x = seen[j];
+            u64 s = 0;
+            for (u64 r = off[x]; r < off[x + 1]; ++r) {
+                const u32 y = nbr[r];
+                if (y >= u) break;
+                s += c[y];
+            }
+            cs_addmul(&pos, (u64)c[x], s, &over);
+        }
+        for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
+            const u32 v = nbr[q];
+            const u64 below = cs_lower(nbr, off[v], off[v + 1], u) - off[v];
+            cs_addmul(&neg, 2 * (u64)c[v], below, &over);
+            const u64 k = cs_lower(tmax, tm_off[v], tm_off[v + 1], u) - tm_off[v];
+            const u64 t = neg + 2 * k;
+            if (t < neg) over = true;
+            neg = t;
+        }
+        if (threadIdx.x == 0) {
+            const u64 t = pos + 2 * top[u];
+            if (t < pos) over = true;
+            pos = t;
+        }
+        __syncthreads();
+        for (u32 j = threadIdx.x; j < m; j += blockDim.x) c[seen[j]] = 0;
+        __syncthreads();
+        if (threadIdx.x == 0) *ns = 0;
+        __syncthreads();
+    }
+    if (pos) {
+        u64 old = atomicAdd(&sums[0], pos);
+        if (old + pos < old) over = true;
+    }
+    if (neg) {
+        u64 old = atomicAdd(&sums[1], neg);
+        if (old + neg < old) over = true;
+    }
+    if (over) atomicOr(flags, 1u);
+}
