@@ -15,8 +15,8 @@ import (
 //     power-law graphs need to coarsen at all), until the graph has a few dozen vertices per part
 //     or stops shrinking; vertex weights are the vertices' bytes (VertexCost), edge weights the
 //     fine edges merged;
-//  2. initial partitioning of the coarsest graph into k = ⌈bytes / (Fill·budget)⌉ parts by greedy
-//     graph growing (a part takes the frontier vertex most connected to it), best of a few seeds;
+//  2. initial partitioning of the coarsest graph into k = ⌈bytes / (Fill·bound)⌉ parts by greedy
+//     graph growing (a part takes the frontier vertex with the best gain), best of 12 seeds;
 //  3. uncoarsening: the partition is projected level by level and refined at each by greedy
 //     boundary moves (METIS's k-way refinement: a vertex moves to the neighbouring part it is most
 //     connected to when that lowers the cut, or keeps it and evens the weights, within the weight
@@ -24,6 +24,10 @@ import (
 //  4. on the graph itself, the byte model with halos replaces the weights: label-propagation
 //     passes (refine) within the budget, and any part still over it is broken up again by graph
 //     growing, which always meets the budget.
+//
+// The weight bound starts at the budget; when parts come out over the budget (their halos), it
+// is lowered by the worst part's bytes over weight and the run repeated (4 attempts at most).
+// The whole is run Options.Cuts times with different seeds and the smallest cut kept.
 
 // wgraph is a weighted graph of one level.
 type wgraph struct {
@@ -328,8 +332,8 @@ func overweight(pw []uint64, maxW uint64) uint64 {
 
 // multilevel assigns g's vertices to k parts of weight at most maxW where it can (of is
 // overwritten). It returns false when ctx ended.
-func multilevel(ctx context.Context, g *graph.Graph, k int, maxW uint64, passes int, of []uint32) bool {
-	rng := rand.New(rand.NewPCG(uint64(g.NumVertices()), g.NumEdges()^uint64(k)))
+func multilevel(ctx context.Context, g *graph.Graph, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+	rng := rand.New(rand.NewPCG(uint64(g.NumVertices())+seed, g.NumEdges()^uint64(k)))
 	levels := []*wgraph{fromGraph(g)}
 	var maps [][]uint32
 	var total uint64
@@ -385,8 +389,9 @@ func better(g *wgraph, p []uint32, w []uint64, bp []uint32, bw []uint64, maxW ui
 	return g.cut(p) < g.cut(bp)
 }
 
-// partitionMultilevel is Partition with Method Multilevel and a budget.
-func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int) (*Partitioning, error) {
+// partitionMultilevel is Partition with Method Multilevel and a budget: the best (smallest
+// cut) of cuts runs with seeds seed, seed+1, ...
+func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int) (*Partitioning, error) {
 	n := g.NumVertices()
 	var total uint64
 	for v := range uint32(n) {
@@ -396,20 +401,36 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 		}
 		total += c
 	}
-	of := make([]uint32, n)
 	if total <= budget || n < 2 {
-		m := Measure(g, of, 1)
+		m := Measure(g, make([]uint32, n), 1)
 		m.Budget = budget
 		return m, nil
 	}
+	var best *Partitioning
+	for i := range max(cuts, 1) {
+		pt, err := multilevelOnce(ctx, g, budget, fill, passes, seed+uint64(i), total)
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || pt.EdgeCut < best.EdgeCut {
+			best = pt
+		}
+	}
+	return best, nil
+}
+
+// multilevelOnce is one multilevel run (total: the vertices' bytes).
+func multilevelOnce(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed, total uint64) (*Partitioning, error) {
+	of := make([]uint32, g.NumVertices())
 	// The weight bound starts at the budget and shrinks by the halo's share measured after each
 	// attempt; k parts fill it to fill on average.
 	maxW := budget
 	k := 0
 	var pt *Partitioning
-	for attempt := range 3 {
+	const attempts = 4
+	for attempt := range attempts {
 		k = max(2, int((total+uint64(fill*float64(maxW))-1)/uint64(fill*float64(maxW))))
-		if !multilevel(ctx, g, k, maxW, passes, of) {
+		if !multilevel(ctx, g, k, maxW, passes, of, seed) {
 			return nil, ctx.Err()
 		}
 		pt = Measure(g, of, k)
@@ -424,10 +445,10 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				worst = max(worst, float64(b)/float64(w))
 			}
 		}
-		if worst == 1 || attempt == 2 {
+		if worst == 1 || attempt == attempts-1 {
 			break
 		}
-		maxW = uint64(float64(budget) / worst)
+		maxW = min(maxW, uint64(0.98*float64(budget)/worst))
 	}
 	// The byte model: label propagation within the budget, then the parts still over it grown
 	// again from their own vertices.

@@ -57,7 +57,16 @@ type Options struct {
 	Fill float64
 	// Method is the algorithm (default Multilevel).
 	Method Method
+	// Seed varies Multilevel's random choices (matching and growing orders).
+	Seed uint64
+	// Cuts is the number of Multilevel runs (seeds Seed, Seed+1, ...) the smallest cut is kept
+	// of (0: DefaultCuts).
+	Cuts int
 }
+
+// DefaultCuts is Options.Cuts's default: the cut varies by several points of the edges from one
+// seed to another on social graphs (github at 1/4 of the graph: 36% to 44%).
+const DefaultCuts = 3
 
 // Method selects the partitioning algorithm.
 type Method int
@@ -155,7 +164,11 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 	case Grow:
 	case Multilevel:
 		if opts.Budget > 0 {
-			return partitionMultilevel(ctx, g, opts.Budget, fill, passes)
+			cuts := opts.Cuts
+			if cuts == 0 {
+				cuts = DefaultCuts
+			}
+			return partitionMultilevel(ctx, g, opts.Budget, fill, passes, opts.Seed, cuts)
 		}
 	default:
 		return nil, fmt.Errorf("partition: unknown method %v", opts.Method)
