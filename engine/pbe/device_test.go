@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -98,7 +99,18 @@ func TestDeviceBackendLogic(t *testing.T) {
 		t.Error("no part was refused for memory: the fallback was not exercised")
 	}
 	fake.refuse = 0
-	_, err := (&pbe.Engine{Budget: 1 << 10, Backend: &pbe.DeviceBackend{Engine: "cpu"}}).Count(ctx, &engine.Problem{Data: proptest.MakeLarger(1).G, Pattern: proptest.MakeLarger(1).P})
+	// The debug log carries the device figures.
+	var buf strings.Builder
+	c := proptest.MakeLarger(0)
+	e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
+	_, st, err := e.CountStats(ctx, &engine.Problem{Data: c.G, Pattern: c.P, Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("stats.device_parts=%d ", st.DeviceParts); st.DeviceParts == 0 || !strings.Contains(buf.String(), want) {
+		t.Errorf("the debug log lacks %q:\n%s", want, buf.String())
+	}
+	_, err = (&pbe.Engine{Budget: 1 << 10, Backend: &pbe.DeviceBackend{Engine: "cpu"}}).Count(ctx, &engine.Problem{Data: proptest.MakeLarger(1).G, Pattern: proptest.MakeLarger(1).P})
 	if err == nil || !strings.Contains(err.Error(), "does not run on a GPU") {
 		t.Fatalf("cpu as the device engine: err %v", err)
 	}

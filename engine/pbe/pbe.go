@@ -400,12 +400,15 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	res.PlanTime = st.PartitionTime
 	be := e.backend()
 	dev, _ := be.(*DeviceBackend)
-	if dev != nil {
-		dev.reset()
-		defer func() {
+	devStats := func() {
+		if dev != nil {
 			a := dev.take()
 			st.DeviceParts, st.HostParts, st.UploadBytes, st.UploadTime, st.KernelTime = a.parts, a.hostParts, a.uploadBytes, a.upload, a.kernel
-		}()
+		}
+	}
+	if dev != nil {
+		dev.reset()
+		defer devStats() // on every return, the early ones too
 	}
 	tIntra := time.Now()
 	pctx, stop := context.WithCancel(ctx)
@@ -476,6 +479,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	if p.Progress != nil {
 		p.Progress(1)
 	}
+	devStats()
 	p.Logger().Debug("pbe count", "backend", be.Name(), "count", res.Count, "stats", st, "total", time.Since(t0))
 	return res, st, nil
 }
