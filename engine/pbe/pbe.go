@@ -23,9 +23,10 @@
 // hundreds of parts. Stats (CountStats, and the debug log) report what the papers report: the
 // bytes a part needs, the bytes the stages move, intra- against inter-partition matches.
 //
-// Today both stages run on the host (Capabilities: engine.Host); the engine predicts nothing, so
-// --engine auto never picks it. A GPU backend plugs in as a Backend for the intra stage (upload a
-// part, run a device search) and replaces the host inter search (docs/out-of-core.md).
+// The intra stage runs on the host (HostBackend, the default) or on a GPU (DeviceBackend,
+// --pbe-backend gpu: each part counted by a GPU engine found in the engine registry, stmatch by
+// default, one part after the other within --gpu-memory); the inter stage runs on the host. The
+// engine predicts nothing, so --engine auto never picks it (docs/out-of-core.md).
 package pbe
 
 import (
@@ -121,7 +122,7 @@ func (*Engine) Name() string { return "pbe" }
 // Capabilities implements engine.Describer.
 func (*Engine) Capabilities() engine.Capabilities {
 	return engine.Capabilities{Device: engine.Host, Lists: true,
-		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; host backend"}
+		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; intra stage on the host or (--pbe-backend gpu) a GPU engine"}
 }
 
 // BudgetFor is the partition budget of p: Budget when set; else p's GPUMemoryLimit (less the
