@@ -65,33 +65,25 @@ func init() { engine.Register(fake) }
 // host engine is refused as a device engine.
 func TestDeviceBackendLogic(t *testing.T) {
 	ctx := context.Background()
-	cpu, _ := engine.Lookup("cpu")
 	refused := 0
-	for seed := range uint64(3) {
-		c := proptest.MakeLarger(seed)
-		for _, sem := range proptest.AllSemantics {
-			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: 2}
-			want, err := cpu.Count(ctx, prob)
-			if err != nil {
-				t.Fatal(err)
+	for lc := range largerCases(t, 3, 2) {
+		seed, c, sem, prob, want := lc.seed, lc.c, lc.sem, lc.prob, lc.want
+		for _, refuse := range []int{0, 20} {
+			fake.refuse = refuse
+			e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
+			res, st, err := e.CountStats(ctx, prob)
+			if err != nil || res.Count != want {
+				t.Fatalf("seed %d %s refuse %d: %d (err %v), cpu %d", seed, sem, refuse, res.Count, err, want)
 			}
-			for _, refuse := range []int{0, 20} {
-				fake.refuse = refuse
-				e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
-				res, st, err := e.CountStats(ctx, prob)
-				if err != nil || res.Count != want.Count {
-					t.Fatalf("seed %d %s refuse %d: %d (err %v), cpu %d", seed, sem, refuse, res.Count, err, want.Count)
-				}
-				searched := st.Parts - st.SkippedParts
-				if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
-					t.Fatalf("seed %d %s refuse %d: %d parts searched, stats %+v", seed, sem, refuse, searched, st)
-				}
-				if refuse > 0 {
-					refused += st.HostParts
-				}
-				if refuse == 0 && st.UploadBytes == 0 {
-					t.Fatalf("no upload bytes")
-				}
+			searched := st.Parts - st.SkippedParts
+			if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
+				t.Fatalf("seed %d %s refuse %d: %d parts searched, stats %+v", seed, sem, refuse, searched, st)
+			}
+			if refuse > 0 {
+				refused += st.HostParts
+			}
+			if refuse == 0 && st.UploadBytes == 0 {
+				t.Fatalf("no upload bytes")
 			}
 		}
 	}
@@ -150,7 +142,6 @@ func needStmatch(t *testing.T) {
 func TestDeviceAgainstCPU(t *testing.T) {
 	needStmatch(t)
 	ctx := context.Background()
-	cpu, _ := engine.Lookup("cpu")
 	dev := &pbe.DeviceBackend{}
 	var devParts, hostParts, runs int
 	type key struct {
@@ -185,17 +176,9 @@ func TestDeviceAgainstCPU(t *testing.T) {
 	if testingLong {
 		larger = 30
 	}
-	for seed := range larger {
-		c := proptest.MakeLarger(seed)
-		for _, sem := range proptest.AllSemantics {
-			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem}
-			want, err := cpu.Count(ctx, prob)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, b := range budgets(c.G)[1:3] {
-				check(fmt.Sprintf("larger seed %d %s", seed, sem), prob, want.Count, b)
-			}
+	for lc := range largerCases(t, larger, 0) {
+		for _, b := range budgets(lc.c.G)[1:3] {
+			check(fmt.Sprintf("larger seed %d %s", lc.seed, lc.sem), lc.prob, lc.want, b)
 		}
 	}
 	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)

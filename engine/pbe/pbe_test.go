@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/submatch/submatch/engine"
 	_ "github.com/submatch/submatch/engine/cpu"
@@ -86,30 +85,14 @@ func TestAgainstCPU(t *testing.T) {
 	if proptestLong() {
 		n = 60
 	}
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	for seed := range n {
-		t0 := time.Now()
-		c := proptest.MakeLarger(seed)
-		for _, sem := range proptest.AllSemantics {
-			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: 2}
-			want, err := cpu.Count(ctx, prob)
-			if err != nil {
-				t.Fatal(err)
+	for lc := range largerCases(t, n, 2) {
+		for _, b := range budgets(lc.c.G)[1:] {
+			res, st, err := (&pbe.Engine{Budget: b}).CountStats(ctx, lc.prob)
+			if err != nil || res.Count != lc.want {
+				t.Errorf("seed %d %s budget %d (%d parts): pbe %d (intra %d, inter %d, err %v), cpu %d\n%s",
+					lc.seed, lc.sem, b, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, lc.want, lc.c.Recipe)
 			}
-			for _, b := range budgets(c.G)[1:] {
-				res, st, err := (&pbe.Engine{Budget: b}).CountStats(ctx, prob)
-				if err != nil || res.Count != want.Count {
-					t.Errorf("seed %d %s budget %d (%d parts): pbe %d (intra %d, inter %d, err %v), cpu %d\n%s",
-						seed, sem, b, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want.Count, c.Recipe)
-				}
-			}
-		}
-		if d := time.Since(t0); d > time.Second {
-			t.Logf("seed %d took %v: %s", seed, d.Round(time.Millisecond), c.P)
 		}
 	}
 }
