@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ import (
 // the share of pattern instances inside one part (the parts' counts by the cpu engine over the
 // whole graph's count) on github (its queries), wiki-Vote (triangles, 4-cycles) and an R-MAT
 // graph (triangles, 4-cycles), budgets 1/4 and 1/16 of the graph: the table of docs/benchmarks.md.
+// With SUBMATCH_PBE_METIS_DIR it adds METIS's parts (metisParts).
 func TestPartitionQuality(t *testing.T) {
 	if os.Getenv("SUBMATCH_PBE_QUALITY") == "" {
 		t.Skip("set SUBMATCH_PBE_QUALITY=1 to measure")
@@ -52,8 +55,9 @@ func TestPartitionQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	metisDir := os.Getenv("SUBMATCH_PBE_METIS_DIR")
 	var b strings.Builder
-	fmt.Fprintln(&b, "| graph | budget | partitioner | parts | cut edges | partition ms | query | intra share |")
+	fmt.Fprintln(&b, "| graph | budget | partitioner | parts | cut edges | largest part / budget | partition ms | intra share per query |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|")
 	for _, j := range jobs {
 		want := make([]uint64, len(j.qs))
@@ -64,36 +68,47 @@ func TestPartitionQuality(t *testing.T) {
 			}
 			want[i] = r.Count
 		}
+		row := func(div uint64, name string, pt *partition.Partitioning, took time.Duration) {
+			var shares []string
+			for i, q := range j.qs {
+				var intra uint64
+				for p, vs := range pt.Parts {
+					s, err := induced(j.g, vs, pt.Of, uint32(p))
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := cpu.Count(ctx, &engine.Problem{Data: s, Pattern: q.p, Semantics: q.sem, Threads: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					intra += r.Count
+				}
+				share := 1.0
+				if want[i] > 0 {
+					share = float64(intra) / float64(want[i])
+				}
+				shares = append(shares, fmt.Sprintf("%s %.3f", q.name, share))
+			}
+			budget := partition.GraphBytes(j.g) / div
+			fmt.Fprintf(&b, "| %s | 1/%d | %s | %d | %d (%.1f%%) | %.2f | %.0f | %s |\n", j.data, div, name, len(pt.Parts),
+				pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(j.g.NumEdges()), float64(pt.MaxBytes())/float64(budget),
+				float64(took.Microseconds())/1000, strings.Join(shares, ", "))
+		}
 		for _, div := range []uint64{4, 16} {
 			budget := partition.GraphBytes(j.g) / div
+			k := 0
 			for _, m := range []partition.Method{partition.Grow, partition.Multilevel} {
 				t0 := time.Now()
 				pt, err := partition.Partition(ctx, j.g, partition.Options{Budget: budget, Method: m})
 				if err != nil {
 					t.Fatal(err)
 				}
-				took := time.Since(t0)
-				subs := make([]*graph.Graph, len(pt.Parts))
-				for i, vs := range pt.Parts {
-					if subs[i], err = induced(j.g, vs, pt.Of, uint32(i)); err != nil {
-						t.Fatal(err)
-					}
-				}
-				for i, q := range j.qs {
-					var intra uint64
-					for _, s := range subs {
-						r, err := cpu.Count(ctx, &engine.Problem{Data: s, Pattern: q.p, Semantics: q.sem, Threads: 2})
-						if err != nil {
-							t.Fatal(err)
-						}
-						intra += r.Count
-					}
-					share := 1.0
-					if want[i] > 0 {
-						share = float64(intra) / float64(want[i])
-					}
-					fmt.Fprintf(&b, "| %s | 1/%d | %s | %d | %d (%.1f%%) | %.0f | %s | %.3f |\n", j.data, div, m, len(pt.Parts),
-						pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(j.g.NumEdges()), float64(took.Microseconds())/1000, q.name, share)
+				row(div, m.String(), pt, time.Since(t0))
+				k = len(pt.Parts)
+			}
+			if metisDir != "" {
+				if pt := metisParts(t, metisDir, j.data, j.g, k); pt != nil {
+					row(div, fmt.Sprintf("gpmetis k=%d", k), pt, 0)
 				}
 			}
 		}
@@ -105,4 +120,45 @@ type namedPattern struct {
 	name string
 	p    *pattern.Pattern
 	sem  engine.Semantics
+}
+
+// metisParts supports the comparison with METIS (SUBMATCH_PBE_METIS_DIR): it writes g to
+// dir/NAME.graph in METIS's format, vertex weights VertexCost (once), and reads back
+// dir/NAME.graph.part.K, the parts gpmetis made of it, if that file exists (nil otherwise): run
+// the test, then `gpmetis dir/NAME.graph K` for the K of the multilevel rows, then the test again.
+func metisParts(t *testing.T, dir, name string, g *graph.Graph, k int) *partition.Partitioning {
+	name = strings.NewReplacer(" ", "_", "/", "_").Replace(name)
+	path := filepath.Join(dir, name+".graph")
+	if _, err := os.Stat(path); err != nil {
+		var w strings.Builder
+		fmt.Fprintf(&w, "%d %d 010\n", g.NumVertices(), g.NumEdges())
+		for v := range uint32(g.NumVertices()) {
+			fmt.Fprint(&w, partition.VertexCost(g, v))
+			for _, u := range g.Neighbors(v) {
+				fmt.Fprintf(&w, " %d", u+1)
+			}
+			fmt.Fprintln(&w)
+		}
+		if err := os.WriteFile(path, []byte(w.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(fmt.Sprintf("%s.part.%d", path, k))
+	if err != nil {
+		t.Logf("no METIS parts: %v", err)
+		return nil
+	}
+	f := strings.Fields(string(data))
+	if len(f) != g.NumVertices() {
+		t.Fatalf("%s.part.%d: %d lines, %d vertices", path, k, len(f), g.NumVertices())
+	}
+	of := make([]uint32, len(f))
+	for v, x := range f {
+		p, err := strconv.Atoi(x)
+		if err != nil || p < 0 || p >= k {
+			t.Fatalf("%s.part.%d line %d: %q is not a part below %d", path, k, v+1, x, k)
+		}
+		of[v] = uint32(p)
+	}
+	return partition.Measure(g, of, k)
 }
