@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/submatch/submatch/graph"
 )
@@ -55,6 +56,43 @@ func fromGraph(g *graph.Graph) *wgraph {
 		w.ew[i] = 1
 	}
 	return w
+}
+
+// weightTriangles adds to every edge's weight the number of triangles it lies in, so that the
+// partitioner prefers to cut edges that close few triangles (sorting the adjacency lists). Each
+// edge is counted once, from its end of higher degree, by scanning the other end's list against
+// marks: O(m·√m).
+func (w *wgraph) weightTriangles() {
+	n := w.n()
+	deg := func(v uint32) int { return w.xadj[v+1] - w.xadj[v] }
+	for v := range n {
+		slices.Sort(w.adj[w.xadj[v]:w.xadj[v+1]])
+	}
+	mark := make([]bool, n)
+	for vi := range n {
+		v := uint32(vi)
+		list := w.adj[w.xadj[v]:w.xadj[v+1]]
+		for _, u := range list {
+			mark[u] = true
+		}
+		for k, u := range list {
+			if du, dv := deg(u), deg(v); du > dv || du == dv && u > v {
+				continue // counted from u
+			}
+			var t uint64
+			for _, x := range w.adj[w.xadj[u]:w.xadj[u+1]] {
+				if mark[x] {
+					t++
+				}
+			}
+			w.ew[w.xadj[v]+k] += t
+			r, _ := slices.BinarySearch(w.adj[w.xadj[u]:w.xadj[u+1]], v)
+			w.ew[w.xadj[u]+r] += t
+		}
+		for _, u := range list {
+			mark[u] = false
+		}
+	}
 }
 
 const unset = ^uint32(0)
@@ -332,9 +370,9 @@ func overweight(pw []uint64, maxW uint64) uint64 {
 
 // multilevel assigns g's vertices to k parts of weight at most maxW where it can (of is
 // overwritten). It returns false when ctx ended.
-func multilevel(ctx context.Context, g *graph.Graph, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
-	rng := rand.New(rand.NewPCG(uint64(g.NumVertices())+seed, g.NumEdges()^uint64(k)))
-	levels := []*wgraph{fromGraph(g)}
+func multilevel(ctx context.Context, fine *wgraph, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
+	levels := []*wgraph{fine}
 	var maps [][]uint32
 	var total uint64
 	for _, x := range levels[0].vw {
@@ -391,7 +429,7 @@ func better(g *wgraph, p []uint32, w []uint64, bp []uint32, bw []uint64, maxW ui
 
 // partitionMultilevel is Partition with Method Multilevel and a budget: the best (smallest
 // cut) of cuts runs with seeds seed, seed+1, ...
-func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int) (*Partitioning, error) {
+func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool) (*Partitioning, error) {
 	n := g.NumVertices()
 	var total uint64
 	for v := range uint32(n) {
@@ -406,9 +444,13 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 		m.Budget = budget
 		return m, nil
 	}
+	fine := fromGraph(g)
+	if triangles {
+		fine.weightTriangles()
+	}
 	var best *Partitioning
 	for i := range max(cuts, 1) {
-		pt, err := multilevelOnce(ctx, g, budget, fill, passes, seed+uint64(i), total)
+		pt, err := multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
 		if err != nil {
 			return nil, err
 		}
@@ -420,7 +462,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 }
 
 // multilevelOnce is one multilevel run (total: the vertices' bytes).
-func multilevelOnce(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed, total uint64) (*Partitioning, error) {
+func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64) (*Partitioning, error) {
 	of := make([]uint32, g.NumVertices())
 	// The weight bound starts at the budget and shrinks by the halo's share measured after each
 	// attempt; k parts fill it to fill on average.
@@ -430,7 +472,7 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, budget uint64, fill flo
 	const attempts = 4
 	for attempt := range attempts {
 		k = max(2, int((total+uint64(fill*float64(maxW))-1)/uint64(fill*float64(maxW))))
-		if !multilevel(ctx, g, k, maxW, passes, of, seed) {
+		if !multilevel(ctx, fine, k, maxW, passes, of, seed) {
 			return nil, ctx.Err()
 		}
 		pt = Measure(g, of, k)

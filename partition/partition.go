@@ -59,6 +59,9 @@ type Options struct {
 	Method Method
 	// Seed varies Multilevel's random choices (matching and growing orders).
 	Seed uint64
+	// Triangles, for Multilevel, weighs every edge by 1 + the triangles it lies in, so that the
+	// parts keep dense regions whole rather than minimise the number of cut edges.
+	Triangles bool
 	// Cuts is the number of Multilevel runs (seeds Seed, Seed+1, ...) the smallest cut is kept
 	// of (0: DefaultCuts).
 	Cuts int
@@ -168,7 +171,7 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 			if cuts == 0 {
 				cuts = DefaultCuts
 			}
-			return partitionMultilevel(ctx, g, opts.Budget, fill, passes, opts.Seed, cuts)
+			return partitionMultilevel(ctx, g, opts.Budget, fill, passes, opts.Seed, cuts, opts.Triangles)
 		}
 	default:
 		return nil, fmt.Errorf("partition: unknown method %v", opts.Method)

@@ -84,7 +84,7 @@ func TestInvariants(t *testing.T) {
 		gb := partition.GraphBytes(g)
 		for _, div := range []uint64{1, 2, 4, 16, 64, 1 << 20} {
 			budget := gb / div
-			for _, o := range []partition.Options{{Passes: -1}, {}, {Method: partition.Grow, Passes: -1}, {Method: partition.Grow}} {
+			for _, o := range []partition.Options{{Passes: -1}, {}, {Triangles: true}, {Method: partition.Grow, Passes: -1}, {Method: partition.Grow}} {
 				o.Budget = budget
 				pt, err := partition.Partition(ctx, g, o)
 				if errors.Is(err, partition.ErrBudget) {

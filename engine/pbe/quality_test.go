@@ -97,14 +97,20 @@ func TestPartitionQuality(t *testing.T) {
 		for _, div := range []uint64{4, 16} {
 			budget := partition.GraphBytes(j.g) / div
 			k := 0
-			for _, m := range []partition.Method{partition.Grow, partition.Multilevel} {
+			for _, o := range []partition.Options{{Method: partition.Grow}, {}, {Triangles: true}} {
+				o.Budget = budget
 				t0 := time.Now()
-				pt, err := partition.Partition(ctx, j.g, partition.Options{Budget: budget, Method: m})
+				pt, err := partition.Partition(ctx, j.g, o)
 				if err != nil {
 					t.Fatal(err)
 				}
-				row(div, m.String(), pt, time.Since(t0))
-				k = len(pt.Parts)
+				name := o.Method.String()
+				if o.Triangles {
+					name += ", triangle weights"
+				} else if o.Method == partition.Multilevel {
+					k = len(pt.Parts)
+				}
+				row(div, name, pt, time.Since(t0))
 			}
 			if metisDir != "" {
 				if pt := metisParts(t, metisDir, j.data, j.g, k); pt != nil {
