@@ -91,6 +91,18 @@ func TestDeviceBackendLogic(t *testing.T) {
 		t.Error("no part was refused for memory: the fallback was not exercised")
 	}
 	fake.refuse = 0
+	// Listing through the device engine: the oracle's matches, mapped back from the parts.
+	var ost proptest.OracleStats
+	for o := range proptest.WithOracle(seedsUpTo(12), &ost) {
+		if o.Want > 5_000 {
+			continue
+		}
+		prob := &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}
+		e := &pbe.Engine{Budget: max(partition.GraphBytes(o.Case.G)/5, tightBudget(o.Case.G)), Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
+		if msg := proptest.CompareLists(ctx, e, o.Case, prob); msg != "" {
+			t.Errorf("%s\n%s", msg, o.Case.Describe(o.Sem, "pbe, device backend (double)", "./engine/pbe -run TestDeviceBackendLogic"))
+		}
+	}
 	// The debug log carries the device figures.
 	var buf strings.Builder
 	c := proptest.MakeLarger(0)
@@ -296,4 +308,48 @@ func TestDeviceMeasure(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestDeviceGPUMemory (GPU) runs pbe with the stmatch backend the way the command line does, the
+// budget from --gpu-memory alone (GPUMemoryLimit: parts for half of it, stmatch within all of
+// it), from a quarter of github's and wiki-Vote's bytes down to 1/64: the counts must equal the
+// published ones, and it reports how many parts stmatch took and how many it refused for memory
+// (counted on the host), i.e. the least memory stmatch counts a part in.
+func TestDeviceGPUMemory(t *testing.T) {
+	needStmatch(t)
+	ctx := context.Background()
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	wv := sharedtest.WikiVote(t)
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	type job struct {
+		name string
+		p    *engine.Problem
+		want uint64
+	}
+	jobs := []job{
+		{"github " + qs[0].Name, &engine.Problem{Data: g, Pattern: qs[0].Pattern}, qs[0].Want},
+		{"wiki-Vote triangles", &engine.Problem{Data: wv, Pattern: tri, Semantics: engine.Semantics{Unique: true}}, 608_389},
+	}
+	for _, j := range jobs {
+		e := &pbe.Engine{Backend: &pbe.DeviceBackend{}}
+		for _, div := range []uint64{2, 4, 16, 64} {
+			p := *j.p
+			p.GPUMemoryLimit = partition.GraphBytes(p.Data) / div
+			res, st, err := e.CountStats(ctx, &p)
+			if err != nil || res.Count != j.want {
+				t.Errorf("%s --gpu-memory 1/%d: %d (err %v), want %d", j.name, div, res.Count, err, j.want)
+				continue
+			}
+			t.Logf("%s --gpu-memory 1/%d of the graph (%d B): %d parts, %d on the GPU, %d refused for memory; upload %v, kernels %v",
+				j.name, div, p.GPUMemoryLimit, st.Parts, st.DeviceParts, st.HostParts, st.UploadTime, st.KernelTime)
+		}
+	}
+}
+
+func seedsUpTo(n uint64) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = uint64(i)
+	}
+	return s
 }
