@@ -140,6 +140,20 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 			}
 		}
 	}
+	// Isolated vertices have no neighbour to match: they are paired among themselves.
+	pending := unset
+	for _, vi := range order {
+		v := uint32(vi)
+		if match[v] != unset || w.xadj[v+1] != w.xadj[v] {
+			continue
+		}
+		if pending == unset {
+			pending = v
+		} else if w.vw[pending]+w.vw[v] <= maxVW {
+			match[pending], match[v] = v, pending
+			pending = unset
+		}
+	}
 	cmap := make([]uint32, n)
 	for i := range cmap {
 		cmap[i] = unset
@@ -471,7 +485,8 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	var pt *Partitioning
 	const attempts = 4
 	for attempt := range attempts {
-		k = max(2, int((total+uint64(fill*float64(maxW))-1)/uint64(fill*float64(maxW))))
+		per := max(uint64(fill*float64(maxW)), 1)
+		k = max(2, int((total+per-1)/per))
 		if !multilevel(ctx, fine, k, maxW, passes, of, seed) {
 			return nil, ctx.Err()
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 )
 
 // TestWeightTriangles: every edge weighs 1 + the common neighbours of its ends, counted here by
@@ -80,5 +81,28 @@ func TestCoarsen(t *testing.T) {
 		if c.n() >= w.n() && g.NumEdges() > 0 {
 			t.Fatalf("seed %d: nothing merged", seed)
 		}
+	}
+}
+
+// TestCoarsenIsolated: isolated vertices, which have no neighbour to match, are paired with each
+// other.
+func TestCoarsenIsolated(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range 21 {
+		if err := b.SetVertexLabel(int64(v), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.AddEdge(0, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := fromGraph(g).coarsen(rand.New(rand.NewPCG(3, 4)), 1<<40)
+	// 0-1 merge; 19 isolated vertices make 9 pairs and one single.
+	if c.n() != 11 {
+		t.Fatalf("%d coarse vertices, want 11", c.n())
 	}
 }

@@ -286,7 +286,7 @@ func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int
 	return &sub, nil
 }
 
-// subProblem is one part's problem (sub nil: too small), or the error building it.
+// partProblem is one part's problem (sub nil: too small), or the error building it.
 type partProblem struct {
 	i   int
 	sub *engine.Problem
