@@ -3,6 +3,7 @@ package partition_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -83,8 +84,9 @@ func TestInvariants(t *testing.T) {
 		gb := partition.GraphBytes(g)
 		for _, div := range []uint64{1, 2, 4, 16, 64, 1 << 20} {
 			budget := gb / div
-			for _, passes := range []int{-1, 0} {
-				pt, err := partition.Partition(ctx, g, partition.Options{Budget: budget, Passes: passes})
+			for _, o := range []partition.Options{{Passes: -1}, {}, {Triangles: true}, {Method: partition.Grow, Passes: -1}, {Method: partition.Grow}} {
+				o.Budget = budget
+				pt, err := partition.Partition(ctx, g, o)
 				if errors.Is(err, partition.ErrBudget) {
 					continue // a vertex alone exceeds the budget: checked below
 				}
@@ -112,16 +114,98 @@ func TestRefinementCuts(t *testing.T) {
 	for seed := range uint64(20) {
 		g := gen.RandomGraphM(seed, 500, 2000, 1, 1)
 		b := partition.GraphBytes(g) / 8
-		a, err := partition.Partition(ctx, g, partition.Options{Budget: b, Passes: -1})
+		a, err := partition.Partition(ctx, g, partition.Options{Budget: b, Passes: -1, Method: partition.Grow})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := partition.Partition(ctx, g, partition.Options{Budget: b})
+		r, err := partition.Partition(ctx, g, partition.Options{Budget: b, Method: partition.Grow})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.EdgeCut > a.EdgeCut {
 			t.Errorf("seed %d: refined cut %d > grown cut %d", seed, r.EdgeCut, a.EdgeCut)
 		}
+	}
+}
+
+// planted is a graph of k clusters of size vertices, each a random graph of inDeg average degree,
+// with cross edges between clusters; vertex ids are shuffled so that no id order reveals the
+// clusters. It returns the graph and the number of cross edges.
+func planted(seed uint64, k, size, inDeg, cross int) (*graph.Graph, uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	n := k * size
+	perm := rng.Perm(n)
+	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: true})
+	for v := range n {
+		_ = b.SetVertexLabel(int64(v), 0)
+	}
+	add := func(u, v int) { _ = b.AddEdge(int64(perm[u]), int64(perm[v]), 0) }
+	for c := range k {
+		for range size * inDeg / 2 {
+			add(c*size+rng.IntN(size), c*size+rng.IntN(size))
+		}
+	}
+	for range cross {
+		c, d := rng.IntN(k), rng.IntN(k)
+		if c == d {
+			d = (c + 1) % k
+		}
+		add(c*size+rng.IntN(size), d*size+rng.IntN(size))
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return g, uint64(cross)
+}
+
+// TestMultilevelFindsClusters: on graphs of 8 planted clusters (shuffled ids), the multilevel
+// partitioner under a budget of a bit over a quarter of the graph cuts at most twice the planted
+// cross edges, and fewer than breadth-first growth does.
+func TestMultilevelFindsClusters(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(5) {
+		g, cross := planted(seed, 8, 250, 12, 300)
+		budget := partition.GraphBytes(g) * 3 / 10
+		ml, err := partition.Partition(ctx, g, partition.Options{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, g, ml, budget)
+		gr, err := partition.Partition(ctx, g, partition.Options{Budget: budget, Method: partition.Grow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ml.EdgeCut > 2*cross || ml.EdgeCut >= gr.EdgeCut {
+			t.Errorf("seed %d: multilevel cut %d (%d parts), grow %d, planted %d", seed, ml.EdgeCut, len(ml.Parts), gr.EdgeCut, cross)
+		}
+	}
+}
+
+// TestDeterministic: the same graph and options give the same parts.
+func TestDeterministic(t *testing.T) {
+	g := gen.RandomGraphM(3, 800, 4000, 2, 1)
+	o := partition.Options{Budget: partition.GraphBytes(g) / 6}
+	a, err := partition.Partition(context.Background(), g, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := partition.Partition(context.Background(), g, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Of, b.Of) {
+		t.Fatal("two runs gave different parts")
+	}
+}
+
+func TestParseMethod(t *testing.T) {
+	for _, m := range []partition.Method{partition.Multilevel, partition.Grow} {
+		if got, err := partition.ParseMethod(m.String()); err != nil || got != m {
+			t.Errorf("ParseMethod(%q) = %v, %v", m, got, err)
+		}
+	}
+	if _, err := partition.ParseMethod("metis"); err == nil {
+		t.Error("ParseMethod(metis): no error")
 	}
 }

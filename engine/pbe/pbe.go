@@ -23,9 +23,10 @@
 // hundreds of parts. Stats (CountStats, and the debug log) report what the papers report: the
 // bytes a part needs, the bytes the stages move, intra- against inter-partition matches.
 //
-// Today both stages run on the host (Capabilities: engine.Host); the engine predicts nothing, so
-// --engine auto never picks it. A GPU backend plugs in as a Backend for the intra stage (upload a
-// part, run a device search) and replaces the host inter search (docs/out-of-core.md).
+// The intra stage runs on the host (HostBackend, the default) or on a GPU (DeviceBackend,
+// --pbe-backend gpu: each part counted by a GPU engine found in the engine registry, stmatch by
+// default, one part after the other within --gpu-memory); the inter stage runs on the host. The
+// engine predicts nothing, so --engine auto never picks it (docs/out-of-core.md).
 package pbe
 
 import (
@@ -91,13 +92,18 @@ func (HostBackend) MatchesPart(ctx context.Context, sub *engine.Problem) iter.Se
 
 // Engine is the pbe engine.
 type Engine struct {
-	// Budget is the bytes a part may need (0: the problem's GPUMemoryLimit, else its MemoryLimit,
-	// else no limit).
+	// Budget is the bytes a part may need (0: from the problem's GPUMemoryLimit, else its
+	// MemoryLimit, else no limit: BudgetFor).
 	Budget uint64
 	// Backend runs the intra-partition stage (nil: HostBackend).
 	Backend Backend
 	// Passes is partition.Options.Passes.
 	Passes int
+	// Partitioner is the partitioning method (default partition.Multilevel).
+	Partitioner partition.Method
+	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
+	// buffers (0: DefaultReserve): parts are made for the rest.
+	Reserve float64
 
 	// cache keeps the last partitioning (graphs are immutable): PBE partitions once, offline.
 	mu    sync.Mutex
@@ -105,6 +111,7 @@ type Engine struct {
 		g      *graph.Graph
 		budget uint64
 		passes int
+		method partition.Method
 		pt     *partition.Partitioning
 	}
 }
@@ -115,16 +122,27 @@ func (*Engine) Name() string { return "pbe" }
 // Capabilities implements engine.Describer.
 func (*Engine) Capabilities() engine.Capabilities {
 	return engine.Capabilities{Device: engine.Host, Lists: true,
-		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; host backend"}
+		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; intra stage on the host or (--pbe-backend gpu) a GPU engine"}
 }
 
-// BudgetFor is the partition budget of p.
+// BudgetFor is the partition budget of p: Budget when set; else p's GPUMemoryLimit (less the
+// Reserve with a DeviceBackend, which the device engine's buffers take); else p's MemoryLimit;
+// 0 (no limit, one part) when none is set. The device engine always runs within
+// p.GPUMemoryLimit.
 func (e *Engine) BudgetFor(p *engine.Problem) uint64 {
 	switch {
 	case e.Budget > 0:
 		return e.Budget
 	case p.GPUMemoryLimit > 0:
-		return p.GPUMemoryLimit
+		b := p.GPUMemoryLimit
+		if _, ok := e.Backend.(*DeviceBackend); ok {
+			r := e.Reserve
+			if r <= 0 || r >= 1 {
+				r = DefaultReserve
+			}
+			b = uint64(float64(b) * (1 - r))
+		}
+		return b
 	}
 	return p.MemoryLimit
 }
@@ -162,6 +180,15 @@ type Stats struct {
 	Seeds, InterNodes uint64
 	// SkippedParts had fewer vertices than the pattern.
 	SkippedParts int
+	// With a DeviceBackend: DeviceParts were counted on the GPU, HostParts on the host (the
+	// device engine refused them for memory); UploadBytes is the parts' CSRs (CSRBytes), what
+	// the intra stage ships at least; UploadTime the device engine's allocations and
+	// host-to-device copies (from its debug log), KernelTime its kernels (Result.DeviceTime):
+	// communication against computation. The rest of IntraTime is host work (subgraphs, plans,
+	// compiles).
+	DeviceParts, HostParts int
+	UploadBytes            uint64
+	UploadTime, KernelTime time.Duration
 	// The stages' wall times.
 	PartitionTime, IntraTime, InterTime time.Duration
 	// PartitionCached is set when the partitioning was the engine's last one (same graph and
@@ -189,6 +216,9 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Uint64("intra_bytes", s.IntraBytes), slog.Uint64("cut_bytes", s.CutBytes),
 		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("seeds", s.Seeds),
 		slog.Uint64("inter_nodes", s.InterNodes), slog.Int("skipped_parts", s.SkippedParts),
+		slog.Int("device_parts", s.DeviceParts), slog.Int("host_parts", s.HostParts),
+		slog.Uint64("upload_bytes", s.UploadBytes), slog.Duration("upload_time", s.UploadTime),
+		slog.Duration("kernel_time", s.KernelTime),
 		slog.Duration("partition", s.PartitionTime), slog.Duration("intra_time", s.IntraTime),
 		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached))
 }
@@ -209,10 +239,10 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	c := e.cache
 	e.mu.Unlock()
 	pt, err := c.pt, error(nil)
-	if c.g == g && c.budget == st.Budget && c.passes == e.Passes {
+	if c.g == g && c.budget == st.Budget && c.passes == e.Passes && c.method == e.Partitioner {
 		st.PartitionCached = true
 	} else {
-		pt, err = partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes})
+		pt, err = partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes, Method: e.Partitioner})
 	}
 	if err != nil {
 		if errors.Is(err, partition.ErrBudget) {
@@ -223,7 +253,7 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	st.PartitionTime = time.Since(t0)
 	if !st.PartitionCached {
 		e.mu.Lock()
-		e.cache.g, e.cache.budget, e.cache.passes, e.cache.pt = g, st.Budget, e.Passes, pt
+		e.cache.g, e.cache.budget, e.cache.passes, e.cache.method, e.cache.pt = g, st.Budget, e.Passes, e.Partitioner, pt
 		e.mu.Unlock()
 	}
 	st.Parts, st.MaxPartBytes, st.EdgeCut = len(pt.Parts), pt.MaxBytes(), pt.EdgeCut
@@ -254,6 +284,35 @@ func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int
 	}
 	sub.Data = g
 	return &sub, nil
+}
+
+// partProblem is one part's problem (sub nil: too small), or the error building it.
+type partProblem struct {
+	i   int
+	sub *engine.Problem
+	err error
+}
+
+// subProblems builds the parts' problems one ahead of their use, on a goroutine of its own, so
+// that the next part's subgraph is built while the backend searches the current one; it stops
+// after an error or when ctx ends.
+func (e *Engine) subProblems(ctx context.Context, p *engine.Problem, pt *partition.Partitioning) <-chan partProblem {
+	out := make(chan partProblem, 1)
+	go func() {
+		defer close(out)
+		for i := range pt.Parts {
+			sub, err := e.subProblem(p, pt, i)
+			select {
+			case out <- partProblem{i, sub, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // induced builds the subgraph of g induced by vs (part id of pt.Of); its original ids are g's
@@ -341,9 +400,22 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	var res engine.Result
 	res.PlanTime = st.PartitionTime
 	be := e.backend()
+	dev, _ := be.(*DeviceBackend)
+	devStats := func() {
+		if dev != nil {
+			a := dev.take()
+			st.DeviceParts, st.HostParts, st.UploadBytes, st.UploadTime, st.KernelTime = a.parts, a.hostParts, a.uploadBytes, a.upload, a.kernel
+		}
+	}
+	if dev != nil {
+		dev.reset()
+		defer devStats() // on every return, the early ones too
+	}
 	tIntra := time.Now()
-	for i := range pt.Parts {
-		sub, err := e.subProblem(p, pt, i)
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	for sp := range e.subProblems(pctx, p, pt) {
+		i, sub, err := sp.i, sp.sub, sp.err
 		if err != nil {
 			return res, st, err
 		}
@@ -375,7 +447,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		tInter := time.Now()
 		whole := *p
 		whole.Progress = nil
-		r, err := be.CountPart(ctx, &whole)
+		r, err := HostBackend{}.CountPart(ctx, &whole)
 		st.InterTime = time.Since(tInter)
 		if err != nil || r.Partial {
 			res.Partial = true
@@ -408,6 +480,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	if p.Progress != nil {
 		p.Progress(1)
 	}
+	devStats()
 	p.Logger().Debug("pbe count", "backend", be.Name(), "count", res.Count, "stats", st, "total", time.Since(t0))
 	return res, st, nil
 }
@@ -461,7 +534,7 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 			// The whole graph's matches (host) that span two parts or more.
 			whole := *p
 			whole.Progress = nil
-			for m, err := range be.MatchesPart(ctx, &whole) {
+			for m, err := range (HostBackend{}).MatchesPart(ctx, &whole) {
 				if err != nil {
 					yield(nil, err)
 					return

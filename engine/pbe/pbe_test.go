@@ -3,8 +3,8 @@ package pbe_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/submatch/submatch/engine"
 	_ "github.com/submatch/submatch/engine/cpu"
@@ -17,13 +17,7 @@ import (
 
 // tightBudget is the smallest budget every vertex fits with its whole halo: parts of one or a few
 // vertices, the most inter-partition matches.
-func tightBudget(g *graph.Graph) uint64 {
-	var b uint64 = 64
-	for v := range uint32(g.NumVertices()) {
-		b = max(b, partition.VertexCost(g, v)+uint64(g.Degree(v))*partition.HaloBytes)
-	}
-	return b
-}
+func tightBudget(g *graph.Graph) uint64 { return max(64, pbe.MinBudget(g)) }
 
 // budgets are the budgets a case runs under: none (one part), half, a fifth and the tightest.
 func budgets(g *graph.Graph) []uint64 {
@@ -86,30 +80,14 @@ func TestAgainstCPU(t *testing.T) {
 	if proptestLong() {
 		n = 60
 	}
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	for seed := range n {
-		t0 := time.Now()
-		c := proptest.MakeLarger(seed)
-		for _, sem := range proptest.AllSemantics {
-			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: 2}
-			want, err := cpu.Count(ctx, prob)
-			if err != nil {
-				t.Fatal(err)
+	for lc := range largerCases(t, n, 2) {
+		for _, b := range budgets(lc.c.G)[1:] {
+			res, st, err := (&pbe.Engine{Budget: b}).CountStats(ctx, lc.prob)
+			if err != nil || res.Count != lc.want {
+				t.Errorf("seed %d %s budget %d (%d parts): pbe %d (intra %d, inter %d, err %v), cpu %d\n%s",
+					lc.seed, lc.sem, b, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, lc.want, lc.c.Recipe)
 			}
-			for _, b := range budgets(c.G)[1:] {
-				res, st, err := (&pbe.Engine{Budget: b}).CountStats(ctx, prob)
-				if err != nil || res.Count != want.Count {
-					t.Errorf("seed %d %s budget %d (%d parts): pbe %d (intra %d, inter %d, err %v), cpu %d\n%s",
-						seed, sem, b, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want.Count, c.Recipe)
-				}
-			}
-		}
-		if d := time.Since(t0); d > time.Second {
-			t.Logf("seed %d took %v: %s", seed, d.Round(time.Millisecond), c.P)
 		}
 	}
 }
@@ -137,5 +115,28 @@ func TestCancel(t *testing.T) {
 	res, err := (&pbe.Engine{Budget: tightBudget(g)}).Count(ctx, &engine.Problem{Data: g, Pattern: p})
 	if err == nil || !res.Partial {
 		t.Fatalf("cancelled count: partial %v, err %v", res.Partial, err)
+	}
+}
+
+// TestLayoutReport: the report's figures are the partitioner's, each budget met.
+func TestLayoutReport(t *testing.T) {
+	g := gen.RandomGraphM(5, 600, 3000, 2, 1)
+	l, err := (&pbe.Engine{}).LayoutReport(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Lines) != 3 || l.Title == "" {
+		t.Fatalf("report %+v", l)
+	}
+	for _, div := range []uint64{4, 16} {
+		b := max(partition.GraphBytes(g)/div, pbe.MinBudget(g))
+		pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("budget 1/%d (%d B): %d parts, %d cut edges", div, b, len(pt.Parts), pt.EdgeCut)
+		if !strings.Contains(strings.Join(l.Lines, "\n"), want) || pt.MaxBytes() > b {
+			t.Errorf("report lacks %q:\n%s", want, strings.Join(l.Lines, "\n"))
+		}
 	}
 }

@@ -1,0 +1,355 @@
+package pbe_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/pbe"
+	_ "github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
+)
+
+// fakeGPU is a GPU engine for the tests that need none: it counts with the cpu engine, refuses
+// data graphs above refuse vertices with engine.ErrMemory, and counts its calls.
+type fakeGPU struct {
+	refuse int
+	calls  atomic.Int64
+}
+
+func (*fakeGPU) Name() string { return "pbe-test-gpu" }
+
+func (*fakeGPU) Capabilities() engine.Capabilities {
+	return engine.Capabilities{Device: engine.GPU, Lists: true, Summary: "pbe's test double"}
+}
+
+func (f *fakeGPU) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	f.calls.Add(1)
+	if f.refuse > 0 && p.Data.NumVertices() > f.refuse {
+		return engine.Result{}, fmt.Errorf("fake: %w", engine.ErrMemory)
+	}
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		return engine.Result{}, err
+	}
+	p.Logger().Debug("fake: count", "upload", time.Millisecond)
+	r, err := cpu.Count(ctx, p)
+	r.DeviceTime = 2 * time.Millisecond
+	return r, err
+}
+
+func (f *fakeGPU) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
+	cpu, _ := engine.Lookup("cpu")
+	return cpu.Matches(ctx, p)
+}
+
+var fake = &fakeGPU{}
+
+func init() { engine.Register(fake) }
+
+// TestDeviceBackendLogic checks the device backend's plumbing without a GPU, on a GPU engine
+// double: counts equal the cpu engine's, every part goes through the device engine (and its
+// upload and kernel times are reported), a part refused for memory is counted on the host, and a
+// host engine is refused as a device engine.
+func TestDeviceBackendLogic(t *testing.T) {
+	ctx := context.Background()
+	refused := 0
+	for lc := range largerCases(t, 3, 2) {
+		seed, c, sem, prob, want := lc.seed, lc.c, lc.sem, lc.prob, lc.want
+		for _, refuse := range []int{0, 20} {
+			fake.refuse = refuse
+			e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
+			res, st, err := e.CountStats(ctx, prob)
+			if err != nil || res.Count != want {
+				t.Fatalf("seed %d %s refuse %d: %d (err %v), cpu %d", seed, sem, refuse, res.Count, err, want)
+			}
+			searched := st.Parts - st.SkippedParts
+			if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
+				t.Fatalf("seed %d %s refuse %d: %d parts searched, stats %+v", seed, sem, refuse, searched, st)
+			}
+			if refuse > 0 {
+				refused += st.HostParts
+			}
+			if refuse == 0 && st.UploadBytes == 0 {
+				t.Fatalf("no upload bytes")
+			}
+		}
+	}
+	if refused == 0 {
+		t.Error("no part was refused for memory: the fallback was not exercised")
+	}
+	fake.refuse = 0
+	// Listing through the device engine: the oracle's matches, mapped back from the parts.
+	var ost proptest.OracleStats
+	for o := range proptest.WithOracle(seedsUpTo(12), &ost) {
+		if o.Want > 5_000 {
+			continue
+		}
+		prob := &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}
+		e := &pbe.Engine{Budget: max(partition.GraphBytes(o.Case.G)/5, tightBudget(o.Case.G)), Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
+		if msg := proptest.CompareLists(ctx, e, o.Case, prob); msg != "" {
+			t.Errorf("%s\n%s", msg, o.Case.Describe(o.Sem, "pbe, device backend (double)", "./engine/pbe -run TestDeviceBackendLogic"))
+		}
+	}
+	// The debug log carries the device figures.
+	var buf strings.Builder
+	c := proptest.MakeLarger(0)
+	e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
+	_, st, err := e.CountStats(ctx, &engine.Problem{Data: c.G, Pattern: c.P, Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("stats.device_parts=%d ", st.DeviceParts); st.DeviceParts == 0 || !strings.Contains(buf.String(), want) {
+		t.Errorf("the debug log lacks %q:\n%s", want, buf.String())
+	}
+	_, err = (&pbe.Engine{Budget: 1 << 10, Backend: &pbe.DeviceBackend{Engine: "cpu"}}).Count(ctx, &engine.Problem{Data: proptest.MakeLarger(1).G, Pattern: proptest.MakeLarger(1).P})
+	if err == nil || !strings.Contains(err.Error(), "does not run on a GPU") {
+		t.Fatalf("cpu as the device engine: err %v", err)
+	}
+}
+
+// TestBudgetFromGPUMemory: with a device backend the parts are made for half of --gpu-memory.
+func TestBudgetFromGPUMemory(t *testing.T) {
+	p := &engine.Problem{GPUMemoryLimit: 1000, MemoryLimit: 10}
+	if b := (&pbe.Engine{Backend: &pbe.DeviceBackend{}}).BudgetFor(p); b != 500 {
+		t.Errorf("device: %d", b)
+	}
+	if b := (&pbe.Engine{}).BudgetFor(p); b != 1000 {
+		t.Errorf("host: %d", b)
+	}
+	if b := (&pbe.Engine{Budget: 7, Backend: &pbe.DeviceBackend{}}).BudgetFor(p); b != 7 {
+		t.Errorf("explicit: %d", b)
+	}
+}
+
+// needStmatch skips when the stmatch engine cannot count (no GPU).
+func needStmatch(t *testing.T) {
+	t.Helper()
+	e, err := engine.Lookup("stmatch")
+	if err != nil {
+		t.Skip(err)
+	}
+	c := proptest.MakeLarger(0)
+	if _, err := e.Count(context.Background(), &engine.Problem{Data: c.G, Pattern: c.P}); err != nil {
+		t.Skipf("stmatch cannot count here: %v", err)
+	}
+}
+
+// TestDeviceAgainstCPU (GPU) runs pbe with the stmatch backend against the cpu engine on the
+// oracle's random problems and proptest's larger ones (every convention, budgets forcing 2 to
+// dozens of parts) and against published counts (github Q_0..Q_10, wiki-Vote's triangles) at
+// 1/4 and 1/16 of the graph; every part must have been counted on the GPU.
+func TestDeviceAgainstCPU(t *testing.T) {
+	needStmatch(t)
+	ctx := context.Background()
+	dev := &pbe.DeviceBackend{}
+	var devParts, hostParts, runs int
+	type key struct {
+		g      *graph.Graph
+		budget uint64
+	}
+	engines := map[key]*pbe.Engine{} // the partitionings are kept for the next query
+	check := func(what string, prob *engine.Problem, want uint64, budget uint64) {
+		t.Helper()
+		e := engines[key{prob.Data, budget}]
+		if e == nil {
+			e = &pbe.Engine{Budget: budget, Backend: dev}
+			engines[key{prob.Data, budget}] = e
+		}
+		res, st, err := e.CountStats(ctx, prob)
+		runs++
+		devParts += st.DeviceParts
+		hostParts += st.HostParts
+		if err != nil || res.Partial || res.Count != want || st.IntraMatches+st.InterMatches != res.Count {
+			t.Errorf("%s budget %d (%d parts): %d (intra %d inter %d, err %v), want %d", what, budget, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want)
+		}
+	}
+	seeds, _ := proptest.Seeds(t, 200, 30)
+	var ost proptest.OracleStats
+	for o := range proptest.WithOracle(seeds, &ost) {
+		gb := partition.GraphBytes(o.Case.G)
+		for _, div := range []uint64{2, 5} {
+			check(fmt.Sprintf("oracle seed %d %s", o.Case.Seed, o.Sem), &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}, o.Want, max(gb/div, tightBudget(o.Case.G)))
+		}
+	}
+	larger := uint64(6)
+	if testingLong {
+		larger = 30
+	}
+	for lc := range largerCases(t, larger, 0) {
+		for _, b := range budgets(lc.c.G)[1:3] {
+			check(fmt.Sprintf("larger seed %d %s", lc.seed, lc.sem), lc.prob, lc.want, b)
+		}
+	}
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	for _, div := range []uint64{4, 16} {
+		for _, q := range qs {
+			check("github "+q.Name, &engine.Problem{Data: g, Pattern: q.Pattern}, q.Want, partition.GraphBytes(g)/div)
+		}
+	}
+	wv := sharedtest.WikiVote(t)
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	for _, div := range []uint64{4, 16} {
+		check("wiki-Vote triangles", &engine.Problem{Data: wv, Pattern: tri, Semantics: engine.Semantics{Unique: true}}, 608_389, partition.GraphBytes(wv)/div)
+	}
+	t.Logf("%d pbe runs on the GPU backend: %d parts counted on the GPU, %d on the host", runs, devParts, hostParts)
+	if devParts == 0 || hostParts > 0 {
+		t.Errorf("%d parts on the GPU, %d fell back to the host", devParts, hostParts)
+	}
+}
+
+// TestDeviceMeasure (GPU, SUBMATCH_PBE_DEVICE_MEASURE=1) times the cpu engine, stmatch in core,
+// and pbe with the GPU backend at 1/4 and 1/16 of the graph (medians of SUBMATCH_PBE_RUNS, default
+// 3), with pbe's stage times, bytes and communication against computation, as a markdown table.
+func TestDeviceMeasure(t *testing.T) {
+	if os.Getenv("SUBMATCH_PBE_DEVICE_MEASURE") == "" {
+		t.Skip("set SUBMATCH_PBE_DEVICE_MEASURE=1 to measure")
+	}
+	needStmatch(t)
+	runs := 3
+	fmt.Sscan(os.Getenv("SUBMATCH_PBE_RUNS"), &runs)
+	type job struct {
+		data, name string
+		g          *graph.Graph
+		p          *pattern.Pattern
+		sem        engine.Semantics
+	}
+	var jobs []job
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	for _, q := range qs {
+		if want := os.Getenv("SUBMATCH_PBE_QUERIES"); want == "" || slices.Contains(strings.Split(want, ","), q.Name) {
+			jobs = append(jobs, job{"github", q.Name, g, q.Pattern, engine.Semantics{}})
+		}
+	}
+	wv := sharedtest.WikiVote(t)
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	jobs = append(jobs, job{"wiki-Vote", "triangle unique", wv, tri, engine.Semantics{Unique: true}})
+	cpu, _ := engine.Lookup("cpu")
+	stm, _ := engine.Lookup("stmatch")
+	ctx := context.Background()
+	median := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	timeIt := func(f func() (uint64, error)) (float64, uint64, error) {
+		var ds []time.Duration
+		var n uint64
+		for range runs {
+			t0 := time.Now()
+			c, err := f()
+			if err != nil {
+				return 0, c, err
+			}
+			ds = append(ds, time.Since(t0))
+			n = c
+		}
+		return median(ds), n, nil
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, "| graph | query | cpu 16 thr ms | stmatch in core ms | budget | parts | intra share | partition ms (once) | pbe-host ms | pbe-gpu ms | gpu intra / inter ms | upload ms / kernel ms | CSR bytes up | inter bytes |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, j := range jobs {
+		prob := &engine.Problem{Data: j.g, Pattern: j.p, Semantics: j.sem, Threads: 16}
+		cpuMS, want, err := timeIt(func() (uint64, error) { r, err := cpu.Count(ctx, prob); return r.Count, err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		stm.Count(ctx, prob) // warm: kernels compiled and cached
+		stmMS, got, err := timeIt(func() (uint64, error) { r, err := stm.Count(ctx, prob); return r.Count, err })
+		if err != nil || got != want {
+			t.Errorf("%s %s: stmatch %d (err %v), cpu %d", j.data, j.name, got, err, want)
+		}
+		for _, div := range []uint64{4, 16} {
+			budget := partition.GraphBytes(j.g) / div
+			host := &pbe.Engine{Budget: budget}
+			_, hst, _ := host.CountStats(ctx, prob) // partitions
+			hostMS, got, err := timeIt(func() (uint64, error) { r, err := host.Count(ctx, prob); return r.Count, err })
+			if err != nil || got != want {
+				t.Errorf("%s %s 1/%d: pbe-host %d (err %v), cpu %d", j.data, j.name, div, got, err, want)
+			}
+			e := host // the same partitioning, the GPU backend
+			e.Backend = &pbe.DeviceBackend{}
+			e.CountStats(ctx, prob) // warm
+			var st *pbe.Stats
+			pbeMS, got, err := timeIt(func() (uint64, error) {
+				c, cancel := context.WithTimeout(ctx, 20*time.Second)
+				defer cancel()
+				r, s, err := e.CountStats(c, prob)
+				st = s
+				return r.Count, err
+			})
+			if err != nil || got != want {
+				t.Errorf("%s %s 1/%d: pbe-gpu %d (err %v), cpu %d", j.data, j.name, div, got, err, want)
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | 1/%d | %d | %.3f | %.0f | %.1f | %.1f | %.0f / %.0f | %.1f / %.1f | %.3g | %.3g |\n",
+				j.data, j.name, cpuMS, stmMS, div, st.Parts, st.IntraShare(), float64(hst.PartitionTime.Microseconds())/1000, hostMS, pbeMS,
+				float64(st.IntraTime.Microseconds())/1000, float64(st.InterTime.Microseconds())/1000,
+				float64(st.UploadTime.Microseconds())/1000, float64(st.KernelTime.Microseconds())/1000,
+				float64(st.UploadBytes), float64(st.InterBytes))
+		}
+		t.Logf("%s %s done", j.data, j.name)
+	}
+	t.Logf("median of %d runs\n%s", runs, b.String())
+	if p := os.Getenv("SUBMATCH_PBE_TABLE"); p != "" {
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestDeviceGPUMemory (GPU) runs pbe with the stmatch backend the way the command line does, the
+// budget from --gpu-memory alone (GPUMemoryLimit: parts for half of it, stmatch within all of
+// it), from a quarter of github's and wiki-Vote's bytes down to 1/64: the counts must equal the
+// published ones, and it reports how many parts stmatch took and how many it refused for memory
+// (counted on the host), i.e. the least memory stmatch counts a part in.
+func TestDeviceGPUMemory(t *testing.T) {
+	needStmatch(t)
+	ctx := context.Background()
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	wv := sharedtest.WikiVote(t)
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	type job struct {
+		name string
+		p    *engine.Problem
+		want uint64
+	}
+	jobs := []job{
+		{"github " + qs[0].Name, &engine.Problem{Data: g, Pattern: qs[0].Pattern}, qs[0].Want},
+		{"wiki-Vote triangles", &engine.Problem{Data: wv, Pattern: tri, Semantics: engine.Semantics{Unique: true}}, 608_389},
+	}
+	for _, j := range jobs {
+		e := &pbe.Engine{Backend: &pbe.DeviceBackend{}}
+		for _, div := range []uint64{2, 4, 16, 64} {
+			p := *j.p
+			p.GPUMemoryLimit = partition.GraphBytes(p.Data) / div
+			res, st, err := e.CountStats(ctx, &p)
+			if err != nil || res.Count != j.want {
+				t.Errorf("%s --gpu-memory 1/%d: %d (err %v), want %d", j.name, div, res.Count, err, j.want)
+				continue
+			}
+			t.Logf("%s --gpu-memory 1/%d of the graph (%d B): %d parts, %d on the GPU, %d refused for memory; upload %v, kernels %v",
+				j.name, div, p.GPUMemoryLimit, st.Parts, st.DeviceParts, st.HostParts, st.UploadTime, st.KernelTime)
+		}
+	}
+}
+
+func seedsUpTo(n uint64) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = uint64(i)
+	}
+	return s
+}

@@ -1,0 +1,544 @@
+package partition
+
+import (
+	"container/heap"
+	"context"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/submatch/submatch/graph"
+)
+
+// The multilevel partitioner (Method Multilevel), after METIS (Karypis and Kumar, 1998):
+//
+//  1. coarsening: heavy-edge matching merges each vertex with the unmatched neighbour it shares the
+//     heaviest edge with (then leaves sharing a neighbour are paired, METIS's 2-hop matching, which
+//     power-law graphs need to coarsen at all), until the graph has a few dozen vertices per part
+//     or stops shrinking; vertex weights are the vertices' bytes (VertexCost), edge weights the
+//     fine edges merged;
+//  2. initial partitioning of the coarsest graph into k = ⌈bytes / (Fill·bound)⌉ parts by greedy
+//     graph growing (a part takes the frontier vertex with the best gain), best of 12 seeds;
+//  3. uncoarsening: the partition is projected level by level and refined at each by greedy
+//     boundary moves (METIS's k-way refinement: a vertex moves to the neighbouring part it is most
+//     connected to when that lowers the cut, or keeps it and evens the weights, within the weight
+//     bound);
+//  4. on the graph itself, the byte model with halos replaces the weights: label-propagation
+//     passes (refine) within the budget, and any part still over it is broken up again by graph
+//     growing, which always meets the budget.
+//
+// The weight bound starts at the budget; when parts come out over the budget (their halos), it
+// is lowered by the worst part's bytes over weight and the run repeated (4 attempts at most).
+// The whole is run Options.Cuts times with different seeds and the smallest cut kept.
+
+// wgraph is a weighted graph of one level.
+type wgraph struct {
+	xadj []int
+	adj  []uint32
+	ew   []uint64
+	vw   []uint64
+}
+
+func (w *wgraph) n() int { return len(w.vw) }
+
+// fromGraph is g as the finest level: vertex weights VertexCost, edge weights 1.
+func fromGraph(g *graph.Graph) *wgraph {
+	n := g.NumVertices()
+	w := &wgraph{xadj: make([]int, n+1), vw: make([]uint64, n)}
+	m := 2 * int(g.NumEdges())
+	w.adj = make([]uint32, 0, m)
+	w.ew = make([]uint64, m)
+	for v := range uint32(n) {
+		w.vw[v] = VertexCost(g, v)
+		w.adj = append(w.adj, g.Neighbors(v)...)
+		w.xadj[v+1] = len(w.adj)
+	}
+	for i := range w.ew {
+		w.ew[i] = 1
+	}
+	return w
+}
+
+// weightTriangles adds to every edge's weight the number of triangles it lies in, so that the
+// partitioner prefers to cut edges that close few triangles (sorting the adjacency lists). Each
+// edge is counted once, from its end of higher degree, by scanning the other end's list against
+// marks: O(m·√m).
+func (w *wgraph) weightTriangles() {
+	n := w.n()
+	deg := func(v uint32) int { return w.xadj[v+1] - w.xadj[v] }
+	for v := range n {
+		slices.Sort(w.adj[w.xadj[v]:w.xadj[v+1]])
+	}
+	mark := make([]bool, n)
+	for vi := range n {
+		v := uint32(vi)
+		list := w.adj[w.xadj[v]:w.xadj[v+1]]
+		for _, u := range list {
+			mark[u] = true
+		}
+		for k, u := range list {
+			if du, dv := deg(u), deg(v); du > dv || du == dv && u > v {
+				continue // counted from u
+			}
+			var t uint64
+			for _, x := range w.adj[w.xadj[u]:w.xadj[u+1]] {
+				if mark[x] {
+					t++
+				}
+			}
+			w.ew[w.xadj[v]+k] += t
+			r, _ := slices.BinarySearch(w.adj[w.xadj[u]:w.xadj[u+1]], v)
+			w.ew[w.xadj[u]+r] += t
+		}
+		for _, u := range list {
+			mark[u] = false
+		}
+	}
+}
+
+const unset = ^uint32(0)
+
+// coarsen matches w's vertices (heavy-edge, then 2-hop on leftover vertices of small degree) with
+// merged weights at most maxVW, and returns the coarse graph and the map fine -> coarse.
+func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
+	n := w.n()
+	match := make([]uint32, n)
+	for i := range match {
+		match[i] = unset
+	}
+	order := rng.Perm(n)
+	for _, vi := range order {
+		v := uint32(vi)
+		if match[v] != unset {
+			continue
+		}
+		best, bestW := unset, uint64(0)
+		for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
+			u := w.adj[j]
+			if match[u] == unset && u != v && w.vw[u]+w.vw[v] <= maxVW && w.ew[j] > bestW {
+				best, bestW = u, w.ew[j]
+			}
+		}
+		if best != unset {
+			match[v], match[best] = best, v
+		}
+	}
+	// 2-hop: unmatched vertices of small degree sharing a neighbour are paired.
+	const twoHopDegree = 8
+	for _, ui := range order {
+		u := uint32(ui)
+		pending := unset
+		for j := w.xadj[u]; j < w.xadj[u+1]; j++ {
+			x := w.adj[j]
+			if match[x] != unset || w.xadj[x+1]-w.xadj[x] > twoHopDegree {
+				continue
+			}
+			if pending == unset {
+				pending = x
+			} else if w.vw[pending]+w.vw[x] <= maxVW {
+				match[pending], match[x] = x, pending
+				pending = unset
+			}
+		}
+	}
+	// Isolated vertices have no neighbour to match: they are paired among themselves.
+	pending := unset
+	for _, vi := range order {
+		v := uint32(vi)
+		if match[v] != unset || w.xadj[v+1] != w.xadj[v] {
+			continue
+		}
+		if pending == unset {
+			pending = v
+		} else if w.vw[pending]+w.vw[v] <= maxVW {
+			match[pending], match[v] = v, pending
+			pending = unset
+		}
+	}
+	cmap := make([]uint32, n)
+	for i := range cmap {
+		cmap[i] = unset
+	}
+	nc := uint32(0)
+	for v := range uint32(n) {
+		if cmap[v] != unset {
+			continue
+		}
+		cmap[v] = nc
+		if m := match[v]; m != unset {
+			cmap[m] = nc
+		}
+		nc++
+	}
+	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc)}
+	where := make([]int, nc) // position+1 of coarse neighbour in the current list
+	for v := range uint32(n) {
+		cv := cmap[v]
+		if match[v] != unset && match[v] < v {
+			continue // added with its partner
+		}
+		start := len(c.adj)
+		members := [2]uint32{v, match[v]}
+		for k, x := range members {
+			if k == 1 && x == unset {
+				break
+			}
+			c.vw[cv] += w.vw[x]
+			for j := w.xadj[x]; j < w.xadj[x+1]; j++ {
+				cu := cmap[w.adj[j]]
+				if cu == cv {
+					continue
+				}
+				if p := where[cu]; p > start {
+					c.ew[p-1] += w.ew[j]
+				} else {
+					c.adj = append(c.adj, cu)
+					c.ew = append(c.ew, w.ew[j])
+					where[cu] = len(c.adj)
+				}
+			}
+		}
+		c.xadj[cv+1] = len(c.adj)
+	}
+	return c, cmap
+}
+
+// cut is the weight of the edges between parts.
+func (w *wgraph) cut(part []uint32) uint64 {
+	var c uint64
+	for v := range w.n() {
+		for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
+			if part[w.adj[j]] != part[v] {
+				c += w.ew[j]
+			}
+		}
+	}
+	return c / 2
+}
+
+type gainItem struct {
+	key int64
+	v   uint32
+}
+
+type gainHeap []gainItem
+
+func (h gainHeap) Len() int           { return len(h) }
+func (h gainHeap) Less(i, j int) bool { return h[i].key > h[j].key }
+func (h gainHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *gainHeap) Push(x any)        { *h = append(*h, x.(gainItem)) }
+func (h *gainHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// grow is greedy graph growing into k parts of about equal weight, each at most maxW (a vertex
+// heavier than that alone excepted): a part starts from a random unassigned vertex and takes the
+// frontier vertex with the best gain (its edge weight to the part less the rest) until it
+// reaches its share of what is left.
+func (w *wgraph) grow(k int, maxW uint64, rng *rand.Rand) ([]uint32, []uint64) {
+	n := w.n()
+	part := make([]uint32, n)
+	for i := range part {
+		part[i] = unset
+	}
+	pw := make([]uint64, k)
+	var left uint64
+	for _, x := range w.vw {
+		left += x
+	}
+	conn := make([]uint64, n)
+	wdeg := make([]uint64, n) // weighted degrees
+	for v := range n {
+		for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
+			wdeg[v] += w.ew[j]
+		}
+	}
+	var touched []uint32
+	unassigned := rng.Perm(n)
+	next := 0
+	pick := func() uint32 {
+		for next < len(unassigned) && part[unassigned[next]] != unset {
+			next++
+		}
+		if next == len(unassigned) {
+			return unset
+		}
+		return uint32(unassigned[next])
+	}
+	var h gainHeap
+	for p := range k {
+		target := left / uint64(k-p)
+		h = h[:0]
+		for _, x := range touched {
+			conn[x] = 0
+		}
+		touched = touched[:0]
+		for pw[p] < target {
+			var v uint32
+			if len(h) > 0 {
+				it := heap.Pop(&h).(gainItem)
+				v = it.v
+				if part[v] != unset || it.key != 2*int64(conn[v])-int64(wdeg[v]) {
+					continue
+				}
+			} else if v = pick(); v == unset {
+				break
+			} else if pw[p] > 0 && pw[p]+w.vw[v] > maxW {
+				break // a new seed that does not fit: the part is done
+			}
+			if pw[p] > 0 && pw[p]+w.vw[v] > maxW {
+				continue
+			}
+			part[v] = uint32(p)
+			pw[p] += w.vw[v]
+			left -= w.vw[v]
+			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
+				u := w.adj[j]
+				if part[u] != unset {
+					continue
+				}
+				if conn[u] == 0 {
+					touched = append(touched, u)
+				}
+				conn[u] += w.ew[j]
+				heap.Push(&h, gainItem{2*int64(conn[u]) - int64(wdeg[u]), u})
+			}
+		}
+	}
+	// Leftovers (every part reached its share, or was full): the lightest part.
+	for v := range uint32(n) {
+		if part[v] != unset {
+			continue
+		}
+		best := 0
+		for p := range k {
+			if pw[p] < pw[best] {
+				best = p
+			}
+		}
+		part[v] = uint32(best)
+		pw[best] += w.vw[v]
+	}
+	return part, pw
+}
+
+// refineWeights runs up to passes greedy boundary passes: a vertex moves to the neighbouring part
+// it is most connected to when that lowers the cut (or leaves it equal and evens the weights),
+// within maxW; a vertex of a part over maxW moves to the best part with room whatever the gain.
+func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes int, rng *rand.Rand) {
+	k := len(pw)
+	conn := make([]uint64, k)
+	var touched []uint32
+	order := rng.Perm(w.n())
+	for range passes {
+		moved := 0
+		for _, vi := range order {
+			v := uint32(vi)
+			a := part[v]
+			touched = touched[:0]
+			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
+				p := part[w.adj[j]]
+				if conn[p] == 0 {
+					touched = append(touched, p)
+				}
+				conn[p] += w.ew[j]
+			}
+			internal := conn[a]
+			best, bestConn := a, uint64(0)
+			for _, p := range touched {
+				if p == a || pw[p]+w.vw[v] > maxW {
+					continue
+				}
+				if best == a || conn[p] > bestConn || conn[p] == bestConn && pw[p] < pw[best] {
+					best, bestConn = p, conn[p]
+				}
+			}
+			if best != a && (bestConn > internal || bestConn == internal && pw[best]+w.vw[v] < pw[a] || pw[a] > maxW) {
+				part[v] = best
+				pw[a] -= w.vw[v]
+				pw[best] += w.vw[v]
+				moved++
+			}
+			for _, p := range touched {
+				conn[p] = 0
+			}
+		}
+		if moved == 0 {
+			break
+		}
+	}
+}
+
+// overweight is how far the parts exceed maxW, summed.
+func overweight(pw []uint64, maxW uint64) uint64 {
+	var o uint64
+	for _, x := range pw {
+		if x > maxW {
+			o += x - maxW
+		}
+	}
+	return o
+}
+
+// multilevel assigns g's vertices to k parts of weight at most maxW where it can (of is
+// overwritten). It returns false when ctx ended.
+func multilevel(ctx context.Context, fine *wgraph, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
+	levels := []*wgraph{fine}
+	var maps [][]uint32
+	var total uint64
+	for _, x := range levels[0].vw {
+		total += x
+	}
+	coarsenTo := max(40*k, 200)
+	maxVW := max(total/uint64(coarsenTo)*3/2, 1)
+	maxVW = min(maxVW, maxW/2)
+	for levels[len(levels)-1].n() > coarsenTo && len(levels) < 64 {
+		if ctx.Err() != nil {
+			return false
+		}
+		w := levels[len(levels)-1]
+		c, cmap := w.coarsen(rng, maxVW)
+		if c.n() > w.n()*19/20 {
+			break // stalled
+		}
+		levels = append(levels, c)
+		maps = append(maps, cmap)
+	}
+	coarse := levels[len(levels)-1]
+	var part []uint32
+	var pw []uint64
+	for try := range 12 {
+		p, w := coarse.grow(k, maxW, rng)
+		coarse.refineWeights(p, w, maxW, passes, rng)
+		if try == 0 || better(coarse, p, w, part, pw, maxW) {
+			part, pw = p, w
+		}
+	}
+	for l := len(levels) - 2; l >= 0; l-- {
+		if ctx.Err() != nil {
+			return false
+		}
+		fine := make([]uint32, levels[l].n())
+		for v, c := range maps[l] {
+			fine[v] = part[c]
+		}
+		part = fine
+		levels[l].refineWeights(part, pw, maxW, passes, rng)
+	}
+	copy(of, part)
+	return true
+}
+
+// better reports whether partition (p, w) beats (bp, bw): less overweight, then a smaller cut.
+func better(g *wgraph, p []uint32, w []uint64, bp []uint32, bw []uint64, maxW uint64) bool {
+	o, bo := overweight(w, maxW), overweight(bw, maxW)
+	if o != bo {
+		return o < bo
+	}
+	return g.cut(p) < g.cut(bp)
+}
+
+// partitionMultilevel is Partition with Method Multilevel and a budget: the best (smallest
+// cut) of cuts runs with seeds seed, seed+1, ...
+func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool) (*Partitioning, error) {
+	n := g.NumVertices()
+	var total uint64
+	for v := range uint32(n) {
+		c := VertexCost(g, v)
+		if need := c + uint64(g.Degree(v))*HaloBytes; need > budget {
+			return nil, tooBig(g, v, need, budget)
+		}
+		total += c
+	}
+	if total <= budget || n < 2 {
+		m := Measure(g, make([]uint32, n), 1)
+		m.Budget = budget
+		return m, nil
+	}
+	fine := fromGraph(g)
+	if triangles {
+		fine.weightTriangles()
+	}
+	var best *Partitioning
+	for i := range max(cuts, 1) {
+		pt, err := multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || pt.EdgeCut < best.EdgeCut {
+			best = pt
+		}
+	}
+	return best, nil
+}
+
+// multilevelOnce is one multilevel run (total: the vertices' bytes).
+func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64) (*Partitioning, error) {
+	of := make([]uint32, g.NumVertices())
+	// The weight bound starts at the budget and shrinks by the halo's share measured after each
+	// attempt; k parts fill it to fill on average.
+	maxW := budget
+	k := 0
+	var pt *Partitioning
+	const attempts = 4
+	for attempt := range attempts {
+		per := max(uint64(fill*float64(maxW)), 1)
+		k = max(2, int((total+per-1)/per))
+		if !multilevel(ctx, fine, k, maxW, passes, of, seed) {
+			return nil, ctx.Err()
+		}
+		pt = Measure(g, of, k)
+		k = len(pt.Parts)
+		worst := 1.0 // the largest bytes / weight of a part over the budget
+		for p, b := range pt.Bytes {
+			if b > budget {
+				var w uint64
+				for _, v := range pt.Parts[p] {
+					w += VertexCost(g, v)
+				}
+				worst = max(worst, float64(b)/float64(w))
+			}
+		}
+		if worst == 1 || attempt == attempts-1 {
+			break
+		}
+		maxW = min(maxW, uint64(0.98*float64(budget)/worst))
+	}
+	// The byte model: label propagation within the budget, then the parts still over it grown
+	// again from their own vertices.
+	bytes := pt.Bytes
+	moves := 0
+	for range passes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		moved := refine(g, of, bytes, budget)
+		moves += moved
+		bytes = Measure(g, of, k).Bytes
+		if moved == 0 {
+			break
+		}
+	}
+	var loose []uint32
+	for v, p := range of {
+		if bytes[p] > budget {
+			loose = append(loose, uint32(v))
+		}
+	}
+	if len(loose) > 0 {
+		for _, v := range loose {
+			of[v] = unset
+		}
+		kk, err := growParts(ctx, g, of, loose, uint32(k), budget, budget)
+		if err != nil {
+			return nil, err
+		}
+		k = kk
+	}
+	m := Measure(g, of, k)
+	m.Budget, m.Moves = budget, moves
+	return m, nil
+}

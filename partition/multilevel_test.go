@@ -1,0 +1,108 @@
+package partition
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+)
+
+// TestWeightTriangles: every edge weighs 1 + the common neighbours of its ends, counted here by
+// brute force, in both directions.
+func TestWeightTriangles(t *testing.T) {
+	for seed := range uint64(20) {
+		g := gen.RandomGraphM(seed, 30+int(seed)*10, 100+int(seed)*60, 1, 1)
+		w := fromGraph(g)
+		w.weightTriangles()
+		for v := range uint32(w.n()) {
+			nv := map[uint32]bool{}
+			for _, u := range g.Neighbors(v) {
+				nv[u] = true
+			}
+			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
+				u := w.adj[j]
+				want := uint64(1)
+				for _, x := range g.Neighbors(u) {
+					if nv[x] {
+						want++
+					}
+				}
+				if w.ew[j] != want {
+					t.Fatalf("seed %d: edge %d-%d weighs %d, want %d", seed, v, u, w.ew[j], want)
+				}
+			}
+		}
+	}
+}
+
+// TestCoarsen: a coarse vertex merges one or two fine ones and weighs their sum; the coarse edge
+// weights add up to the fine ones less the edges inside merged pairs; no self-loops.
+func TestCoarsen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for seed := range uint64(20) {
+		g := gen.RandomGraphM(seed, 200, 200*(1+int(seed%6)), 1, 1)
+		w := fromGraph(g)
+		if seed%2 == 1 {
+			w.weightTriangles()
+		}
+		c, cmap := w.coarsen(rng, 1<<40)
+		members := make([]int, c.n())
+		var vw []uint64 = make([]uint64, c.n())
+		for v, cv := range cmap {
+			members[cv]++
+			vw[cv] += w.vw[v]
+		}
+		for cv, m := range members {
+			if m < 1 || m > 2 || vw[cv] != c.vw[cv] {
+				t.Fatalf("seed %d: coarse vertex %d has %d members, weight %d (sum %d)", seed, cv, m, c.vw[cv], vw[cv])
+			}
+		}
+		var fine, inside, coarse uint64
+		for v := range w.n() {
+			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
+				fine += w.ew[j]
+				if cmap[v] == cmap[w.adj[j]] {
+					inside += w.ew[j]
+				}
+			}
+		}
+		for cv := range c.n() {
+			for j := c.xadj[cv]; j < c.xadj[cv+1]; j++ {
+				if int(c.adj[j]) == cv {
+					t.Fatalf("seed %d: self-loop at %d", seed, cv)
+				}
+				coarse += c.ew[j]
+			}
+		}
+		if coarse != fine-inside {
+			t.Fatalf("seed %d: coarse edge weight %d, fine %d less inside %d", seed, coarse, fine, inside)
+		}
+		if c.n() >= w.n() && g.NumEdges() > 0 {
+			t.Fatalf("seed %d: nothing merged", seed)
+		}
+	}
+}
+
+// TestCoarsenIsolated: isolated vertices, which have no neighbour to match, are paired with each
+// other.
+func TestCoarsenIsolated(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range 21 {
+		if err := b.SetVertexLabel(int64(v), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.AddEdge(0, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := fromGraph(g).coarsen(rand.New(rand.NewPCG(3, 4)), 1<<40)
+	// 0-1 merge; 19 isolated vertices make 9 pairs and one single.
+	if c.n() != 11 {
+		t.Fatalf("%d coarse vertices, want 11", c.n())
+	}
+}
