@@ -12,6 +12,11 @@
 #                                gpu-info; at build, ONLY=stmatch builds only its tests); GENEVA_RUN=regexp selects the GENEVA tests,
 #                                STMATCH_RUN=regexp and STMATCH_TIMEOUT=duration the stmatch ones;
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
+#                                The other packages with kernels (extra_packages below: gcsm,
+#                                mining, temporal, pbe) run their GPU tests after stmatch, then
+#                                the stop latency of --timeout 1s on the slowest STMatch patterns.
+#                                DEADLINE=SECONDS bounds the runtime's and GENEVA's tests, which
+#                                run last, so that the whole run fits one device call.
 #
 # bin/ is git-ignored; the device tool carries it with carry: ["bin"]:
 #   run: command "bash scripts/gpu-check.sh run", carry ["bin"]
@@ -30,25 +35,35 @@ build() {
 	set -e
 	local shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
 	mkdir -p bin
-	if ! CGO_ENABLED=0 go build -trimpath -o bin/submatch ./cmd/submatch; then
+	if ! CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o bin/submatch ./cmd/submatch; then
 		echo "warning: cmd/submatch does not build now; bin/submatch is left out (run skips gpu-info)" >&2
 		rm -f bin/submatch
 	fi
 	if [ "${ONLY:-}" != stmatch ]; then
 		go vet ./gpu
-		CGO_ENABLED=0 go test -c -trimpath -o bin/gpu.test ./gpu
+		CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o bin/gpu.test ./gpu
 		# The same tests built with cgo (purego then goes through the real cgo runtime).
 		if command -v gcc >/dev/null; then
-			CGO_ENABLED=1 go test -c -trimpath -o bin/gpu-cgo.test ./gpu
+			CGO_ENABLED=1 go test -c -trimpath -ldflags='-s -w' -o bin/gpu-cgo.test ./gpu
 		fi
 	fi
 	# The stmatch engine's tests (GPU counts against the CPU engine).
 	go vet ./engine/stmatch
-	CGO_ENABLED=0 go test -c -trimpath -o bin/stmatch.test ./engine/stmatch
+	CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o bin/stmatch.test ./engine/stmatch
 	if [ "${ONLY:-}" != stmatch ]; then
 		# The GENEVA engine's tests (GPU counts against the CPU engine and the oracle).
 		go vet ./engine/geneva
-		CGO_ENABLED=0 go test -c -trimpath -o bin/geneva.test ./engine/geneva
+		CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o bin/geneva.test ./engine/geneva
+	fi
+	# The GPU tests of the other packages with kernels (see extra_packages), stripped to fit the
+	# device tool's 64 MiB.
+	if [ -z "${ONLY:-}" ]; then
+		local spec
+		for spec in "${extra_packages[@]}"; do
+			set -- $spec
+			go vet "./$1"
+			CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "bin/$2.test" "./$1"
+		done
 	fi
 	rm -rf bin/testdata
 	mkdir -p bin/testdata/wikivote-graphpi
@@ -59,6 +74,8 @@ build() {
 	cp "$shared/hprd-subgraphmatching/HPRD.graph" "$shared/hprd-subgraphmatching/LICENSE" bin/testdata/hprd-subgraphmatching/
 	# STMatch's patterns (scripts/bench-device.sh stmatch24 with BIN=bin).
 	cp -r "$shared/stmatch-patterns" bin/testdata/
+	# The continuous-matching workload (gcsm), email-Eu-core and CollegeMsg (mining, temporal).
+	cp -r "$shared/csm-email10" "$shared/email-eu-core" "$shared/collegemsg-temporal" bin/testdata/
 	# The first 20 HPRD queries (the stmatch test reads the first 20 names of the expected file).
 	head -n 20 "$shared/hprd-subgraphmatching/expected_output.res" > bin/testdata/hprd-subgraphmatching/expected_output.res
 	cut -d: -f1 bin/testdata/hprd-subgraphmatching/expected_output.res | while read -r q; do
@@ -78,6 +95,17 @@ run() {
 	local out="${OUT:-$root/bin/out}"
 	mkdir -p "$out"
 	local status=0
+	# left N: the seconds a part may take, N at most (with DEADLINE set, what is left of DEADLINE
+	# seconds since the start, so that the whole run fits one device call).
+	left() {
+		local n=$1
+		if [ -n "${DEADLINE:-}" ]; then
+			local rest=$((DEADLINE - SECONDS))
+			[ "$rest" -lt "$n" ] && n=$rest
+			[ "$n" -lt 5 ] && n=5
+		fi
+		echo "$n"
+	}
 	local need=bin/gpu.test
 	[ -n "${ONLY:-}" ] && need=bin/$ONLY.test
 	for f in $need bin/testdata/wikivote-graphpi/wiki-vote_input; do
@@ -93,23 +121,6 @@ run() {
 	$sm gpu-info --json > "$out/gpu-info.json" 2>&1
 	local only="${ONLY:-}"
 	local trc=skipped crc=skipped src=skipped grc=skipped
-	if [ -z "$only" ]; then
-	echo
-	echo "== gpu tests"
-	rm -f "$out/results.tsv"
-	SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_RESULTS="$out/results.tsv" \
-		bin/gpu.test -test.v -test.count=1 -test.timeout=8m 2>&1 | tee "$out/gpu-test.log"
-	trc=${PIPESTATUS[0]}
-	[ "$trc" -eq 0 ] || status=1
-	if [ -x bin/gpu-cgo.test ]; then
-		echo
-		echo "== gpu tests built with CGO_ENABLED=1 (a subset)"
-		SUBMATCH_TESTDATA="$root/bin/testdata" bin/gpu-cgo.test -test.count=1 -test.timeout=3m \
-			-test.run 'TestGPU(Info|WorkerThread|Buffers|OutOfMemoryIsBudgetError|TrianglesWikiVote)$' 2>&1 | tee "$out/gpu-cgo-test.log"
-		crc=${PIPESTATUS[0]}
-		[ "$crc" -eq 0 ] || status=1
-	fi
-	fi
 	if [ -x bin/stmatch.test ] && [ -z "$only" -o "$only" = stmatch ]; then
 		echo
 		echo "== stmatch engine tests (GPU counts against the CPU engine)"
@@ -122,12 +133,56 @@ run() {
 		src=${PIPESTATUS[0]}
 		[ "$src" -eq 0 ] || status=1
 	fi
+	local extra_status=""
+	if [ -z "$only" ]; then
+		local spec
+		for spec in "${extra_packages[@]}"; do
+			set -- $spec
+			[ -x "bin/$2.test" ] || { extra_status+="$2: not built; "; continue; }
+			echo
+			echo "== $1: GPU tests ($3, at most $4 s)"
+			SUBMATCH_TESTDATA="$root/bin/testdata" timeout "$4" "bin/$2.test" -test.v -test.count=1 -test.run "$3" > "$out/$2-test.log" 2>&1
+			local rc=$?
+			grep -E '^(--- |ok|FAIL|PASS|panic)' "$out/$2-test.log" | head -30
+			[ "$rc" -eq 0 ] || status=1
+			extra_status+="$2: $(grep -c '^--- PASS' "$out/$2-test.log") passed, $(grep -c '^--- FAIL' "$out/$2-test.log") failed, exit $rc; "
+		done
+		echo
+		echo "== stop latency: --timeout 1s on STMatch's slowest patterns (whole process, ms)"
+		local q pat t0 t1
+		for q in q18 q20 q19 q14; do
+			pat=$(awk -F'\t' -v q="$q" '$1 == q {print $2}' bin/testdata/stmatch-patterns/wikivote-unlabelled.tsv)
+			[ -n "$pat" ] || continue
+			t0=$(date +%s%N)
+			$sm count --engine stmatch --timeout 1s bin/testdata/wikivote-graphpi/wiki-vote_input "$pat" > "$out/stop-$q.txt" 2>&1
+			t1=$(date +%s%N)
+			echo "$q: $(( (t1 - t0) / 1000000 )) ms; $(head -1 "$out/stop-$q.txt" | cut -f2-5)"
+		done
+	fi
+	# The runtime's and GENEVA's tests run last, within what DEADLINE leaves.
+	if [ -z "$only" ]; then
+	echo
+	echo "== gpu tests"
+	rm -f "$out/results.tsv"
+	SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_RESULTS="$out/results.tsv" \
+		timeout "$(left 480)" bin/gpu.test -test.v -test.count=1 -test.timeout=8m 2>&1 | tee "$out/gpu-test.log"
+	trc=${PIPESTATUS[0]}
+	[ "$trc" -eq 0 ] || status=1
+	if [ -x bin/gpu-cgo.test ]; then
+		echo
+		echo "== gpu tests built with CGO_ENABLED=1 (a subset)"
+		SUBMATCH_TESTDATA="$root/bin/testdata" bin/gpu-cgo.test -test.count=1 -test.timeout=3m \
+			-test.run 'TestGPU(Info|WorkerThread|Buffers|OutOfMemoryIsBudgetError|TrianglesWikiVote)$' 2>&1 | tee "$out/gpu-cgo-test.log"
+		crc=${PIPESTATUS[0]}
+		[ "$crc" -eq 0 ] || status=1
+	fi
+	fi
 	if [ -x bin/geneva.test ] && [ -z "$only" -o "$only" = geneva ]; then
 		echo
 		echo "== geneva engine tests (GPU counts against the CPU engine and the oracle)"
 		rm -f "$out/geneva.tsv"
 		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_GENEVA_RESULTS="$out/geneva.tsv" \
-			bin/geneva.test -test.v -test.count=1 -test.timeout=9m -test.run "${GENEVA_RUN:-TestGPU|TestCompileKernel}" > "$out/geneva-test.log" 2>&1
+			timeout "$(left 540)" bin/geneva.test -test.v -test.count=1 -test.timeout=9m -test.run "${GENEVA_RUN:-TestGPU|TestCompileKernel}" > "$out/geneva-test.log" 2>&1
 		grc=$?
 		grep -E '^(--- |ok|FAIL|PASS|panic)|geneva_test|gpu_test.go' "$out/geneva-test.log" | grep -v '^--- PASS' | head -60
 		[ "$grc" -eq 0 ] || status=1
@@ -190,8 +245,17 @@ run() {
 		died "$out/geneva-test.log"
 		echo "geneva tests: $(grep -c '^--- PASS' "$out/geneva-test.log") passed, $(grep -c '^--- FAIL' "$out/geneva-test.log") failed, $(grep -c '^--- SKIP' "$out/geneva-test.log") skipped; exit $grc"
 	fi
+	[ -n "$extra_status" ] && echo "other GPU tests: $extra_status"
 	exit $status
 }
+
+# extra_packages: the other packages with GPU tests, "PACKAGE NAME RUN-REGEXP TIMEOUT-SECONDS".
+extra_packages=(
+	"csm/gcsm gcsm TestGPU|TestEmulation 120"
+	"mining mining TestGPU 90"
+	"temporal temporal TestGPU 90"
+	"engine/pbe pbe TestDeviceAgainstCPU 120"
+)
 
 case "${1:-}" in
 build) build ;;
