@@ -548,8 +548,9 @@ func (w *worker) extend(k int) {
 func (w *worker) extendExact(k int, lv *level, last bool) {
 	f := w.f
 	cand := w.candidates(k, lv)
-	if k == w.na {
-		cand = w.part(cand)
+	whole := true
+	if k == w.na && w.hi != 0 {
+		cand, whole = w.part(cand), false
 	}
 	if len(cand) == 0 {
 		return
@@ -563,7 +564,7 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 	}
 	m := w.m
 	if last && lv.countable && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
-		w.count += w.free(lv, cand)
+		w.count += w.free(lv, cand, whole)
 		return
 	}
 	for _, c := range cand {
@@ -636,7 +637,7 @@ func (w *worker) countTail(k int) {
 		c, ok := w.memoGet(i, lv)
 		if !ok {
 			if cand := w.candidates(i, lv); len(cand) > 0 {
-				c = w.free(lv, cand)
+				c = w.free(lv, cand, true)
 			}
 			w.memoPut(i, lv, c)
 		}
@@ -713,11 +714,17 @@ func (w *worker) candidates(k int, lv *level) []uint32 {
 	return out
 }
 
-// free counts the candidates of a plain level that no earlier level uses.
-func (w *worker) free(lv *level, cand []uint32) uint64 {
+// free counts the candidates of a plain level that no earlier level uses; cand is all of them
+// (whole), or the current task's part.
+func (w *worker) free(lv *level, cand []uint32, whole bool) uint64 {
 	g := w.g
 	n := uint64(len(cand))
-	for _, j := range lv.inj {
+	inj := lv.inj
+	if whole {
+		n -= lv.injSure
+		inj = lv.injCheck
+	}
+	for _, j := range inj {
 		x := w.f[j]
 		if g.Label(x) != lv.vl.Value {
 			continue

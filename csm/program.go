@@ -57,6 +57,12 @@ type level struct {
 	// inj: the earlier positions whose data vertex the candidate may equal (labels that may
 	// collide; parents never: the candidate is their neighbour).
 	inj []int
+	// injCheck: the inj positions whose data vertex free must look for among the candidates;
+	// injSure counts the others, which are surely among them (pattern neighbours of every parent
+	// with its exact edge label and the level's exact vertex label: their edges to the parents'
+	// data vertices were checked when they were placed).
+	injCheck []int
+	injSure  uint64
 	// exact: the vertex label and every parent edge label are exact, so candidates are the
 	// intersection of one run per parent.
 	exact bool
@@ -208,6 +214,13 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 				lv.below = append(lv.below, posOf[r.Greater])
 			}
 		}
+		for _, j := range lv.inj {
+			if pr.surelyCandidate(lv, ord[j], ord) {
+				lv.injSure++
+			} else {
+				lv.injCheck = append(lv.injCheck, j)
+			}
+		}
 		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
 		lv.countable = lv.exact && len(lv.above) == 0 && len(lv.below) == 0
 		if lv.plain && len(lv.parents)+len(lv.inj) <= memoDeps {
@@ -240,4 +253,22 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 		t.tailP = t.tailP || len(lv.otherP) > 0
 	}
 	return t
+}
+
+// surelyCandidate reports whether the data vertex of pattern vertex q, placed at an earlier
+// level, is always among level lv's candidates: lv draws exact labels from its parents' runs
+// with no non-edge subtracted, q has lv's exact vertex label and is a pattern neighbour of every
+// parent with the same exact edge label.
+func (pr *program) surelyCandidate(lv *level, q int, ord []int) bool {
+	ql := pr.p.VertexLabel(q)
+	if !lv.exact || len(lv.nonAdj) > 0 || ql.Any || ql.Value != lv.vl.Value {
+		return false
+	}
+	for _, pe := range lv.parents {
+		el, ok := pr.p.EdgeLabel(q, ord[pe.pos])
+		if !ok || el.Any || pe.el.Any || el.Value != pe.el.Value {
+			return false
+		}
+	}
+	return true
 }

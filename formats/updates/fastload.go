@@ -3,8 +3,8 @@ package updates
 import (
 	"bytes"
 	"context"
-	"io"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 
@@ -17,20 +17,26 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
-	r, _, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
+	r, name, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(r)
+	var buf bytes.Buffer
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		buf.Grow(int(min(st.Size(), 1<<40)) + bytes.MinRead) // one read of a plain file
+	}
+	_, err = buf.ReadFrom(r)
 	r.Close()
 	if err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if g, ok := fastLoad(data); ok {
 		return g, nil
 	}
-	opts.Format = "csm"
-	sg, err := formats.Load(path, opts)
+	// The careful loader reads the same bytes (a file is read once, and stdin can be).
+	opts.Name = name
+	sg, err := formats.Read(context.Background(), bytes.NewReader(data), "csm", opts)
 	if err != nil {
 		return nil, err
 	}
@@ -149,65 +155,93 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	return g, true
 }
 
-// parseChunk reads `v id label` and `e u v [0]` lines (comments and blank lines skipped).
+// parseChunk reads `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by
+// byte, without splitting lines into fields; ok is false at the first line of any other shape.
 func parseChunk(b []byte) chunkRecords {
 	var r chunkRecords
-	var f [5][]byte
-	for len(b) > 0 {
-		line := b
-		if j := bytes.IndexByte(b, '\n'); j >= 0 {
-			line, b = b[:j], b[j+1:]
-		} else {
-			b = nil
-		}
-		nf := 0
-		for i := 0; i < len(line); {
-			for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
-				i++
+	est := len(b)/16 + 16
+	r.eu = make([]int64, 0, est)
+	r.ev = make([]int64, 0, est)
+	i := 0
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		case '#':
+			j := bytes.IndexByte(b[i:], '\n')
+			if j < 0 {
+				i = len(b)
+			} else {
+				i += j + 1
 			}
-			if i == len(line) {
-				break
-			}
-			j := i
-			for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' {
-				j++
-			}
-			if nf == len(f) {
-				return r
-			}
-			f[nf] = line[i:j]
-			nf++
-			i = j
-		}
-		if nf == 0 || f[0][0] == '#' {
-			continue
-		}
-		switch {
-		case nf == 3 && len(f[0]) == 1 && f[0][0] == 'v':
-			id, ok1 := parseDigits(f[1])
-			l, ok2 := parseDigits(f[2])
-			if !ok1 || !ok2 || id > math.MaxInt64 || l > math.MaxUint32 {
+		case 'v':
+			id, j, ok1 := field(b, i+1)
+			l, j, ok2 := field(b, j)
+			j, ok3 := lineEnd(b, j)
+			if !ok1 || !ok2 || !ok3 || id > math.MaxInt64 || l > math.MaxUint32 {
 				return r
 			}
 			r.vid = append(r.vid, int64(id))
 			r.vlabel = append(r.vlabel, uint32(l))
-		case (nf == 3 || nf == 4) && len(f[0]) == 1 && f[0][0] == 'e':
-			u, ok1 := parseDigits(f[1])
-			v, ok2 := parseDigits(f[2])
+			i = j
+		case 'e':
+			u, j, ok1 := field(b, i+1)
+			v, j, ok2 := field(b, j)
 			if !ok1 || !ok2 || u > math.MaxInt64 || v > math.MaxInt64 {
 				return r
 			}
-			if nf == 4 {
-				if l, ok := parseDigits(f[3]); !ok || l != 0 {
+			end, ok := lineEnd(b, j)
+			if !ok { // a label, which must be 0
+				l, k, ok3 := field(b, j)
+				if end, ok = lineEnd(b, k); !ok3 || !ok || l != 0 {
 					return r
 				}
 			}
 			r.eu = append(r.eu, int64(u))
 			r.ev = append(r.ev, int64(v))
+			i = end
 		default:
 			return r
 		}
 	}
 	r.ok = true
 	return r
+}
+
+// field reads, from b[i:], blanks (at least one) and an unsigned decimal of at most 19 digits
+// ended by a blank, a line end or the end of b; it returns the value and the index after it.
+func field(b []byte, i int) (uint64, int, bool) {
+	j := i
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+		j++
+	}
+	if j == i {
+		return 0, i, false
+	}
+	start := j
+	var v uint64
+	for j < len(b) && b[j]-'0' <= 9 {
+		v = v*10 + uint64(b[j]-'0')
+		j++
+	}
+	if j == start || j-start > 19 || (j < len(b) && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n') {
+		return 0, i, false
+	}
+	return v, j, true
+}
+
+// lineEnd skips blanks and a line end from b[i:]; false (i unchanged) when something else
+// follows on the line.
+func lineEnd(b []byte, i int) (int, bool) {
+	j := i
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
+		j++
+	}
+	if j == len(b) {
+		return j, true
+	}
+	if b[j] == '\n' {
+		return j + 1, true
+	}
+	return i, false
 }

@@ -133,3 +133,35 @@ func TestLoadDynamicShared(t *testing.T) {
 	}
 	sameGraph(t, got, want)
 }
+
+// TestFastLoadShapes: the byte-level parser takes exactly the lines the careful loader reads as
+// `v id label` and `e u v [0]`, and the graph it builds is the careful loader's.
+func TestFastLoadShapes(t *testing.T) {
+	dir := t.TempDir()
+	for i, text := range []string{
+		"v 1 2 3\n", "e 1 2 0 0\n", "vv 1 2\n", "e1 2\n", "e 1 2 00\n", "e 1 2 01\n", "e 1 2 1\n",
+		"v 1 2\te 1 2\n", "\tv 1 2\r\n  e 1 3\t0 \r\n# c\n#\n\n", "v 1 -2\n", "v 1 2x\n", "e 1 2\n# x", "v 1 2",
+		"v 99999999999999999999 1\n", "v 9223372036854775807 1\ne 9223372036854775807 0\n", "v 1 4294967296\n",
+		"v 1 4294967295\ne 1 2\ne 2 1\n", "e 1 2\ne 1 2 0\n", "v 1 2 # no\n", "e 1 2 # no\n", "v\n", "e 1\n", "-e 1 2\n",
+	} {
+		fast, ok := fastLoad([]byte(text))
+		path := filepath.Join(dir, fmt.Sprintf("s%d.graph", i))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := slowLoad(t, path)
+		if ok {
+			if err != nil {
+				t.Fatalf("%q: fast path took what the careful loader refuses: %v", text, err)
+			}
+			sameGraph(t, fast, want)
+		}
+		got, err2 := LoadDynamic(path, formats.Options{})
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("%q: LoadDynamic error %v, careful loader %v", text, err2, err)
+		}
+		if err == nil {
+			sameGraph(t, got, want)
+		}
+	}
+}

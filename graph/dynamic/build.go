@@ -10,8 +10,12 @@ import (
 
 // Build makes a graph directly from arrays, without an intermediate graph.Graph: vertex v has
 // original id orig[v] and label labels[v]; edge i joins src[i] and dst[i] (dense ids) with edge
-// label 0. An edge given twice is kept once; a self-loop or an id out of range is an error. The
-// adjacency lists are sorted on all cores. Build keeps orig and labels.
+// label 0. An edge given twice is kept once; a self-loop or an id out of range is an error. Build
+// keeps orig and labels.
+//
+// The lists come out sorted without sorting them: the edges are first scattered into unsorted
+// lists, then every vertex w, in (label, id) order, appends itself to the lists of its
+// neighbours, which are so ordered by (neighbour label, neighbour id) from the start.
 func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	n := len(orig)
 	if len(labels) != n || len(src) != len(dst) {
@@ -32,17 +36,26 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	for v := 1; v <= n; v++ {
 		off[v] += off[v-1]
 	}
-	// Keys (neighbour label, neighbour id) sort into runs directly.
-	keys := make([]uint64, off[n])
+	// Pass 1: unsorted lists.
 	fill := slices.Clone(off[:n])
+	raw := make([]uint32, off[n])
 	for i := range src {
 		u, v := src[i], dst[i]
-		keys[fill[u]] = uint64(labels[v])<<32 | uint64(v)
+		raw[fill[u]] = v
 		fill[u]++
-		keys[fill[v]] = uint64(labels[u])<<32 | uint64(u)
+		raw[fill[v]] = u
 		fill[v]++
 	}
-	fill = nil
+	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists.
+	copy(fill, off[:n])
+	sorted := make([]uint32, off[n])
+	for _, w := range byLabelOrder(labels) {
+		for _, u := range raw[off[w]:off[w+1]] {
+			sorted[fill[u]] = w
+			fill[u]++
+		}
+	}
+	raw, fill = nil, nil
 	d := New()
 	d.labels = labels
 	d.orig = orig
@@ -52,17 +65,16 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	d.mask = make([]uint64, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
-	// Sort and deduplicate every list and count its runs; then give each run an eighth (at least
-	// one entry) of spare capacity, so that a stream's first insertions do not reallocate it.
+	// Deduplicate every list and count its runs; then give each run an eighth (at least one
+	// entry) of spare capacity, so that a stream's first insertions do not reallocate it.
 	nruns := make([]uint32, n)
 	parallelChunks(n, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
-			k := keys[off[v]:off[v+1]]
-			slices.Sort(k)
-			k = slices.Compact(k)
+			k := sorted[off[v]:off[v+1]]
+			k = slices.Compact(k) // an edge given twice: its copies are adjacent
 			d.degree[v] = uint32(len(k))
 			for i := range k {
-				if i == 0 || k[i]>>32 != k[i-1]>>32 {
+				if i == 0 || labels[k[i]] != labels[k[i-1]] {
 					nruns[v]++
 				}
 			}
@@ -77,13 +89,16 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	parallelChunks(n, func(lo, hi int) {
 		total := 0
 		for v := lo; v < hi; v++ {
-			total += int(nruns[v])
+			total += int(nruns[v]) + 1
 		}
-		arena := make([]Run, 0, total) // the chunk's runs in one allocation
+		// The chunk's runs in one allocation, with room for one more run per vertex (a first
+		// neighbour of another label) before its runs are reallocated.
+		arena := make([]Run, 0, total)
 		for v := lo; v < hi; v++ {
 			start := len(arena)
-			arena = cutRuns(arena, keys[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
-			d.adj[v] = arena[start:len(arena):len(arena)]
+			arena = cutRuns(arena, labels, sorted[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
+			d.adj[v] = arena[start : len(arena) : len(arena)+1]
+			arena = arena[:len(arena)+1]
 			d.mask[v] = maskOf(d.adj[v])
 		}
 	})
@@ -106,21 +121,58 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	return d, nil
 }
 
-// cutRuns writes the runs of the sorted, distinct keys into back, each followed by its spare
-// room, and appends them to arena.
-func cutRuns(arena []Run, keys []uint64, back []uint32) []Run {
+// byLabelOrder returns the vertices sorted by (label, id): a counting sort when the labels are
+// small, else a sort.
+func byLabelOrder(labels []uint32) []uint32 {
+	n := len(labels)
+	order := make([]uint32, n)
+	var top uint32
+	for _, l := range labels {
+		top = max(top, l)
+	}
+	if uint64(top) < uint64(n)+1<<16 {
+		start := make([]uint32, top+2)
+		for _, l := range labels {
+			start[l+1]++
+		}
+		for l := 1; l < len(start); l++ {
+			start[l] += start[l-1]
+		}
+		for v, l := range labels {
+			order[start[l]] = uint32(v)
+			start[l]++
+		}
+		return order
+	}
+	for v := range order {
+		order[v] = uint32(v)
+	}
+	slices.SortFunc(order, func(a, b uint32) int {
+		if labels[a] != labels[b] {
+			if labels[a] < labels[b] {
+				return -1
+			}
+			return 1
+		}
+		return int(a) - int(b)
+	})
+	return order
+}
+
+// cutRuns writes the runs of the list nb (sorted by (label, id), distinct) into back, each
+// followed by its spare room, and appends them to arena.
+func cutRuns(arena []Run, labels []uint32, nb []uint32, back []uint32) []Run {
 	pos := 0
-	for i := 0; i < len(keys); {
+	for i := 0; i < len(nb); {
+		l := labels[nb[i]]
 		j := i + 1
-		for j < len(keys) && keys[j]>>32 == keys[i]>>32 {
+		for j < len(nb) && labels[nb[j]] == l {
 			j++
 		}
-		l := j - i
-		for t, k := range keys[i:j] {
-			back[pos+t] = uint32(k)
-		}
-		c := l + l/8 + 1
-		arena = append(arena, Run{VertexLabel: uint32(keys[i] >> 32), Neighbors: back[pos : pos+l : pos+c]})
+		k := j - i
+		copy(back[pos:], nb[i:j])
+		c := k + k/8 + 1
+		arena = append(arena, Run{VertexLabel: l, Neighbors: back[pos : pos+k : pos+c]})
 		pos += c
 		i = j
 	}
