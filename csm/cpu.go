@@ -632,9 +632,26 @@ func (w *worker) part(cand []uint32) []uint32 {
 // (independent levels whose labels cannot collide), with checked arithmetic.
 func (w *worker) countTail(k int) {
 	prod := uint64(1)
+	var c uint64 // the free candidates of the last level not a twin
+	r := uint64(0)
 	for i := k; i < w.pr.n; i++ {
 		lv := &w.t.levels[i]
-		c, ok := w.memoGet(i, lv)
+		if i > k && lv.twin {
+			// A twin of the level before: another distinct vertex of the same c candidates.
+			if r++; c <= r {
+				return
+			}
+			hi, lo := bits.Mul64(prod, c-r)
+			if hi != 0 {
+				w.err = engine.ErrOverflow
+				return
+			}
+			prod = lo
+			continue
+		}
+		r = 0
+		var ok bool
+		c, ok = w.memoGet(i, lv)
 		if !ok {
 			if cand := w.candidates(i, lv); len(cand) > 0 {
 				c = w.free(lv, cand, true)

@@ -75,6 +75,11 @@ type level struct {
 	// deps: the positions a plain level's free count depends on (parents and inj), when there
 	// are at most memoDeps of them (else nil: not memoised).
 	deps []int
+	// twin: the level before is plain with the same exact vertex label and the same parents
+	// (positions and exact edge labels), and neither is a parent of the other: in a tail, a group
+	// of r such levels draws r distinct vertices from the same c free candidates,
+	// c(c-1)...(c-r+1) ways.
+	twin bool
 }
 
 // memoDeps bounds the positions a memoised count may depend on.
@@ -234,13 +239,18 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 	if vertex >= 0 {
 		anchors = 1
 	}
+	for i := anchors + 1; i < len(ord); i++ {
+		t.levels[i].twin = twins(&t.levels[i-1], &t.levels[i])
+	}
 	t.tail = len(ord)
 	for i := len(ord) - 1; i >= anchors; i-- {
 		lv := &t.levels[i]
 		ok := lv.plain
+		group := true // the levels i+1..j are twins of i
 		for j := i + 1; j < len(ord) && ok; j++ {
 			later := &t.levels[j]
-			ok = later.vl.Value != lv.vl.Value
+			group = group && later.twin
+			ok = later.vl.Value != lv.vl.Value || group
 			for _, pe := range later.parents {
 				ok = ok && pe.pos != i
 			}
@@ -267,6 +277,20 @@ func (pr *program) surelyCandidate(lv *level, q int, ord []int) bool {
 	for _, pe := range lv.parents {
 		el, ok := pr.p.EdgeLabel(q, ord[pe.pos])
 		if !ok || el.Any || pe.el.Any || el.Value != pe.el.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// twins reports whether level b repeats level a: both plain, the same exact vertex label and the
+// same parents with the same exact edge labels (so neither is the other's parent).
+func twins(a, b *level) bool {
+	if !a.plain || !b.plain || a.vl != b.vl || len(a.parents) != len(b.parents) {
+		return false
+	}
+	for i := range a.parents {
+		if a.parents[i] != b.parents[i] {
 			return false
 		}
 	}

@@ -109,6 +109,7 @@ type watchState struct {
 	m         csm.Matcher
 	log       *slog.Logger
 	buf       []byte // a line of --emit matches
+	werr      error  // a write error of --emit matches
 }
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -368,17 +369,14 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 // apply applies one batch and prints its lines.
 func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *csm.Result, name string, stderr io.Writer, expiry bool) int {
 	var emit csm.Emit
-	var werr error
+	st.werr = nil
 	if st.f.emit == "matches" {
-		emit = func(sm csm.SignedMatch) bool {
-			werr = st.printMatch(sm)
-			return werr == nil
-		}
+		emit = st.emitMatch
 	}
 	st.seq++
 	err := st.m.Apply(ctx, batch, emit, res)
-	if werr != nil {
-		return exitCode(stderr, fmt.Errorf("writing the result: %w", werr))
+	if st.werr != nil {
+		return exitCode(stderr, fmt.Errorf("writing the result: %w", st.werr))
 	}
 	var ie *csm.InvalidError
 	if errors.As(err, &ie) {
@@ -509,6 +507,13 @@ func (st *watchState) printBatch(batch []updates.Update, res *csm.Result, expiry
 	st.buf = b
 	_, err := st.out.Write(b)
 	return err
+}
+
+// emitMatch prints a signed match (the Emit of --emit matches); a write error stops the batch
+// and is kept in st.werr.
+func (st *watchState) emitMatch(sm csm.SignedMatch) bool {
+	st.werr = st.printMatch(sm)
+	return st.werr == nil
 }
 
 func (st *watchState) printMatch(sm csm.SignedMatch) error {

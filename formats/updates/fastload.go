@@ -44,13 +44,14 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 }
 
 type chunkRecords struct {
-	vid    []int64
-	vlabel []uint32
-	eu, ev []int64
-	ok     bool
+	vid, vlabel []uint32
+	eu, ev      []uint32
+	maxEnd      uint32 // the largest edge endpoint
+	ok          bool
 }
 
-// fastLoad parses data on all cores; ok false when the file needs the careful loader.
+// fastLoad parses data on all cores; ok false when the file needs the careful loader (ids above
+// 2^32-1 included).
 func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
@@ -79,22 +80,45 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	}
 	wg.Wait()
 	nv, ne := 0, 0
+	dense := true // the vertices are 0, 1, ... in order
 	for i := range recs {
 		if !recs[i].ok {
 			return nil, false
 		}
+		for j, id := range recs[i].vid {
+			dense = dense && id == uint32(nv+j)
+		}
 		nv += len(recs[i].vid)
 		ne += len(recs[i].eu)
+	}
+	for i := range recs {
+		dense = dense && (len(recs[i].eu) == 0 || recs[i].maxEnd < uint32(nv))
+	}
+	if dense {
+		// Dense ids are the original ids: the edge lists go to Build as they are.
+		orig := make([]int64, nv)
+		labels := make([]uint32, 0, nv)
+		src := make([][]uint32, len(recs))
+		dst := make([][]uint32, len(recs))
+		for v := range orig {
+			orig[v] = int64(v)
+		}
+		for i := range recs {
+			labels = append(labels, recs[i].vlabel...)
+			src[i], dst[i] = recs[i].eu, recs[i].ev
+		}
+		g, err := dynamic.BuildParts(orig, labels, src, dst)
+		return g, err == nil
 	}
 	// Dense ids: vertices in the order of their lines, then endpoints not declared.
 	orig := make([]int64, 0, nv)
 	labels := make([]uint32, 0, nv)
 	var table []uint32 // original id -> dense+1, for ids below the limit
-	ids := map[int64]uint32{}
-	limit := int64(8*nv) + 1<<20
-	lookup := func(id int64) (uint32, bool) {
-		if id >= 0 && id < limit {
-			if id < int64(len(table)) && table[id] != 0 {
+	ids := map[uint32]uint32{}
+	limit := uint64(8*nv) + 1<<20
+	lookup := func(id uint32) (uint32, bool) {
+		if uint64(id) < limit {
+			if int(id) < len(table) && table[id] != 0 {
 				return table[id] - 1, true
 			}
 			return 0, false
@@ -102,13 +126,13 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 		v, ok := ids[id]
 		return v, ok
 	}
-	add := func(id int64, l uint32) uint32 {
+	add := func(id uint32, l uint32) uint32 {
 		v := uint32(len(orig))
-		orig = append(orig, id)
+		orig = append(orig, int64(id))
 		labels = append(labels, l)
-		if id >= 0 && id < limit {
-			if id >= int64(len(table)) {
-				table = append(table, make([]uint32, max(id+1, 2*int64(len(table)))-int64(len(table)))...)
+		if uint64(id) < limit {
+			if int(id) >= len(table) {
+				table = append(table, make([]uint32, max(int(id)+1, 2*len(table))-len(table))...)
 			}
 			table[id] = v + 1
 		} else {
@@ -156,12 +180,13 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 }
 
 // parseChunk reads `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by
-// byte, without splitting lines into fields; ok is false at the first line of any other shape.
+// byte, without splitting lines into fields; ok is false at the first line of any other shape or
+// an id above 2^32-1.
 func parseChunk(b []byte) chunkRecords {
 	var r chunkRecords
 	est := len(b)/16 + 16
-	r.eu = make([]int64, 0, est)
-	r.ev = make([]int64, 0, est)
+	r.eu = make([]uint32, 0, est)
+	r.ev = make([]uint32, 0, est)
 	i := 0
 	for i < len(b) {
 		switch b[i] {
@@ -178,16 +203,16 @@ func parseChunk(b []byte) chunkRecords {
 			id, j, ok1 := field(b, i+1)
 			l, j, ok2 := field(b, j)
 			j, ok3 := lineEnd(b, j)
-			if !ok1 || !ok2 || !ok3 || id > math.MaxInt64 || l > math.MaxUint32 {
+			if !ok1 || !ok2 || !ok3 || id > math.MaxUint32 || l > math.MaxUint32 {
 				return r
 			}
-			r.vid = append(r.vid, int64(id))
+			r.vid = append(r.vid, uint32(id))
 			r.vlabel = append(r.vlabel, uint32(l))
 			i = j
 		case 'e':
 			u, j, ok1 := field(b, i+1)
 			v, j, ok2 := field(b, j)
-			if !ok1 || !ok2 || u > math.MaxInt64 || v > math.MaxInt64 {
+			if !ok1 || !ok2 || u > math.MaxUint32 || v > math.MaxUint32 {
 				return r
 			}
 			end, ok := lineEnd(b, j)
@@ -197,8 +222,9 @@ func parseChunk(b []byte) chunkRecords {
 					return r
 				}
 			}
-			r.eu = append(r.eu, int64(u))
-			r.ev = append(r.ev, int64(v))
+			r.eu = append(r.eu, uint32(u))
+			r.ev = append(r.ev, uint32(v))
+			r.maxEnd = max(r.maxEnd, uint32(u), uint32(v))
 			i = end
 		default:
 			return r

@@ -143,6 +143,8 @@ func TestFastLoadShapes(t *testing.T) {
 		"v 1 2\te 1 2\n", "\tv 1 2\r\n  e 1 3\t0 \r\n# c\n#\n\n", "v 1 -2\n", "v 1 2x\n", "e 1 2\n# x", "v 1 2",
 		"v 99999999999999999999 1\n", "v 9223372036854775807 1\ne 9223372036854775807 0\n", "v 1 4294967296\n",
 		"v 1 4294967295\ne 1 2\ne 2 1\n", "e 1 2\ne 1 2 0\n", "v 1 2 # no\n", "e 1 2 # no\n", "v\n", "e 1\n", "-e 1 2\n",
+		"v 0 1\nv 1 2\ne 0 1\ne 1 0\n", "v 0 1\nv 1 2\ne 0 2\n", "v 0 1\nv 1 1\ne 1 1\n", "v 0 1\nv 2 1\ne 0 2\n",
+		"v 1 0\nv 0 0\ne 0 1\n", "v 4294967296 1\n", "e 4294967295 0\n",
 	} {
 		fast, ok := fastLoad([]byte(text))
 		path := filepath.Join(dir, fmt.Sprintf("s%d.graph", i))

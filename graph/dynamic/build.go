@@ -12,26 +12,42 @@ import (
 // original id orig[v] and label labels[v]; edge i joins src[i] and dst[i] (dense ids) with edge
 // label 0. An edge given twice is kept once; a self-loop or an id out of range is an error. Build
 // keeps orig and labels.
+func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
+	if len(src) != len(dst) {
+		return nil, fmt.Errorf("dynamic: %d sources, %d destinations", len(src), len(dst))
+	}
+	return BuildParts(orig, labels, [][]uint32{src}, [][]uint32{dst})
+}
+
+// BuildParts is Build with the edges in parts (src[i][j]-dst[i][j]), as parsers on several
+// cores leave them.
 //
 // The lists come out sorted without sorting them: the edges are first scattered into unsorted
 // lists, then every vertex w, in (label, id) order, appends itself to the lists of its
 // neighbours, which are so ordered by (neighbour label, neighbour id) from the start.
-func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
+func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, error) {
 	n := len(orig)
 	if len(labels) != n || len(src) != len(dst) {
-		return nil, fmt.Errorf("dynamic: %d ids, %d labels, %d sources, %d destinations", n, len(labels), len(src), len(dst))
+		return nil, fmt.Errorf("dynamic: %d ids, %d labels, %d source parts, %d destination parts", n, len(labels), len(src), len(dst))
+	}
+	for i := range src {
+		if len(src[i]) != len(dst[i]) {
+			return nil, fmt.Errorf("dynamic: part %d has %d sources, %d destinations", i, len(src[i]), len(dst[i]))
+		}
 	}
 	off := make([]uint64, n+1)
-	for i := range src {
-		u, v := src[i], dst[i]
-		if int(u) >= n || int(v) >= n {
-			return nil, fmt.Errorf("dynamic: edge %d-%d has an endpoint out of range", u, v)
+	for p := range src {
+		for i, u := range src[p] {
+			v := dst[p][i]
+			if int(u) >= n || int(v) >= n {
+				return nil, fmt.Errorf("dynamic: edge %d-%d has an endpoint out of range", u, v)
+			}
+			if u == v {
+				return nil, fmt.Errorf("dynamic: edge %d-%d: %w", orig[u], orig[v], ErrSelfLoop)
+			}
+			off[u+1]++
+			off[v+1]++
 		}
-		if u == v {
-			return nil, fmt.Errorf("dynamic: edge %d-%d: %w", orig[u], orig[v], ErrSelfLoop)
-		}
-		off[u+1]++
-		off[v+1]++
 	}
 	for v := 1; v <= n; v++ {
 		off[v] += off[v-1]
@@ -39,12 +55,14 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	// Pass 1: unsorted lists.
 	fill := slices.Clone(off[:n])
 	raw := make([]uint32, off[n])
-	for i := range src {
-		u, v := src[i], dst[i]
-		raw[fill[u]] = v
-		fill[u]++
-		raw[fill[v]] = u
-		fill[v]++
+	for p := range src {
+		for i, u := range src[p] {
+			v := dst[p][i]
+			raw[fill[u]] = v
+			fill[u]++
+			raw[fill[v]] = u
+			fill[v]++
+		}
 	}
 	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists.
 	copy(fill, off[:n])
