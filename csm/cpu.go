@@ -67,9 +67,10 @@ type cpuMatcher struct {
 	sinceCompact int // changes applied since the graph was last compacted
 
 	tasks   []task
-	est     []int // per task, its first free level's candidates (split)
 	workers []*worker
 	counts  []uint64
+	next    atomic.Int64   // the next part of a parallel phase
+	joined  sync.WaitGroup // the workers that joined a parallel phase
 }
 
 func newCPU(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (*cpuMatcher, error) {
@@ -216,14 +217,14 @@ func (m *cpuMatcher) clearFlags() {
 	clearMap(m.otherP)
 }
 
-// A batch runs on one goroutine unless it has parallelMin anchored searches or more, or its
-// searches have splitMin first-level candidates or more; then every search with more than
-// splitChunk of them is split into parts of splitChunk, which the workers take one at a time.
-// (Variables: the tests lower them.)
+// With several workers, a phase's searches with more than splitChunk first-level candidates are
+// split into parts of splitChunk, and the phase starts on one goroutine, which takes the parts in
+// turn; once it has visited wakeNodes search nodes in the phase (a heavy batch: most batches end
+// long before), the other workers join it and take the parts left, one at a time, from the same
+// counter. (Variables: the tests lower them.)
 var (
-	parallelMin = 64
-	splitMin    = 4096
-	splitChunk  = 64
+	splitChunk = 16
+	wakeNodes  = uint64(1 << 11)
 )
 
 // firstLevel returns how many candidates the first free level of task tk draws (an upper bound:
@@ -261,24 +262,11 @@ func (m *cpuMatcher) firstLevel(tk *task) int {
 	return best
 }
 
-// split replaces the searches with many first-level candidates by parts when the batch is worth
-// running on several goroutines, which it reports.
-func (m *cpuMatcher) split() bool {
+// split replaces the searches with more than splitChunk first-level candidates by parts.
+func (m *cpuMatcher) split() {
 	n := len(m.tasks)
-	m.est = m.est[:0]
-	total := 0
-	for i := range m.tasks {
-		c := m.firstLevel(&m.tasks[i])
-		m.est = append(m.est, c)
-		if c > splitChunk {
-			total += c
-		}
-	}
-	if n < parallelMin && total < splitMin {
-		return false
-	}
 	for i := 0; i < n; i++ {
-		c := m.est[i]
+		c := m.firstLevel(&m.tasks[i])
 		if c <= splitChunk {
 			continue
 		}
@@ -289,7 +277,6 @@ func (m *cpuMatcher) split() bool {
 			m.tasks = append(m.tasks, tk)
 		}
 	}
-	return true
 }
 
 // phase runs every anchored search of the phase and leaves the per-pattern counts in m.counts.
@@ -327,7 +314,7 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 	for i := range m.counts {
 		m.counts[i] = 0
 	}
-	if emit != nil || len(m.workers) == 1 || !m.split() {
+	if emit != nil || len(m.workers) == 1 {
 		w := m.workers[0]
 		w.reset(ctx, sign, emit)
 		for i := range m.tasks {
@@ -337,37 +324,58 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 		}
 		return addCounts(m.counts, w.counts)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, len(m.workers))
-	for wi, w := range m.workers {
+	m.split()
+	m.next.Store(0)
+	for _, w := range m.workers {
 		w.reset(ctx, sign, nil)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(m.tasks) {
-					return
-				}
-				if err := w.run(&m.tasks[i]); err != nil {
-					errs[wi] = err
-					next.Store(int64(len(m.tasks)))
-					return
-				}
-			}
-		}()
+		w.partErr = nil
 	}
-	wg.Wait()
-	for wi, w := range m.workers {
-		if errs[wi] != nil {
-			return errs[wi]
+	main := m.workers[0]
+	main.wakeAt = main.nodes + wakeNodes
+	main.parts()
+	main.wakeAt = 0
+	m.joined.Wait()
+	for _, w := range m.workers {
+		if w.partErr != nil {
+			return w.partErr
 		}
 		if err := addCounts(m.counts, w.counts); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parts runs the phase's searches (parts) the shared counter hands out until none is left or
+// one fails.
+func (w *worker) parts() {
+	m := w.m
+	for {
+		i := int(m.next.Add(1) - 1)
+		if i >= len(m.tasks) {
+			return
+		}
+		if err := w.run(&m.tasks[i]); err != nil {
+			w.partErr = err
+			m.next.Store(int64(len(m.tasks)))
+			return
+		}
+	}
+}
+
+// wake starts the other workers on the phase's remaining parts (called once per phase by the
+// first worker, from inside a search).
+func (m *cpuMatcher) wake() {
+	if int(m.next.Load()) >= len(m.tasks) {
+		return
+	}
+	for _, w := range m.workers[1:] {
+		m.joined.Add(1)
+		go func() {
+			defer m.joined.Done()
+			w.parts()
+		}()
+	}
 }
 
 func addCounts(dst, src []uint64) error {
@@ -383,25 +391,27 @@ func addCounts(dst, src []uint64) error {
 
 // worker runs anchored searches; each has its own buffers.
 type worker struct {
-	m      *cpuMatcher
-	g      *dynamic.Graph
-	ctx    context.Context
-	sign   int
-	emit   Emit
-	counts []uint64
-	f      []uint32 // data vertex per level
-	out    []int64  // a match in pattern order, original ids
-	pr     *program
-	pat    int
-	t      *term
-	count  uint64
-	nodes  uint64 // search nodes, to poll the context from time to time
-	memo   [pattern.MaxVertices]memo
-	na     int   // the anchor levels of the current task
-	lo, hi int32 // its part of level na's candidates (hi 0: all)
-	err    error
-	lists  [][]uint32 // the parents' runs of the level being extended
-	bufs   [][]uint32 // two per level: the intersection of the parents' runs
+	m       *cpuMatcher
+	g       *dynamic.Graph
+	ctx     context.Context
+	sign    int
+	emit    Emit
+	counts  []uint64
+	f       []uint32 // data vertex per level
+	out     []int64  // a match in pattern order, original ids
+	pr      *program
+	pat     int
+	t       *term
+	count   uint64
+	nodes   uint64 // search nodes, to poll the context from time to time
+	wakeAt  uint64 // the node count at which to wake the other workers (0: never)
+	partErr error  // a parallel phase's error
+	memo    [pattern.MaxVertices]memo
+	na      int   // the anchor levels of the current task
+	lo, hi  int32 // its part of level na's candidates (hi 0: all)
+	err     error
+	lists   [][]uint32 // the parents' runs of the level being extended
+	bufs    [][]uint32 // two per level: the intersection of the parents' runs
 }
 
 func newWorker(m *cpuMatcher) *worker {
@@ -470,7 +480,10 @@ func (w *worker) extend(k int) {
 	if w.err != nil {
 		return
 	}
-	if w.nodes++; w.nodes&(1<<14-1) == 0 {
+	if w.nodes++; w.nodes == w.wakeAt {
+		w.m.wake()
+	}
+	if w.nodes&(1<<14-1) == 0 {
 		if err := w.ctx.Err(); err != nil {
 			w.err = err
 			return

@@ -230,9 +230,9 @@ func TestOracleDense(t *testing.T) {
 func oracleRun(t *testing.T, seeds int, dense bool) {
 	// The two-thread matcher splits every search into parts of one or two candidates and runs
 	// them in parallel (the other two run on one thread).
-	savedMin, savedSplit, savedChunk := parallelMin, splitMin, splitChunk
-	parallelMin, splitMin, splitChunk = 1<<30, 1, 1+int(uint(seeds)%2)
-	t.Cleanup(func() { parallelMin, splitMin, splitChunk = savedMin, savedSplit, savedChunk })
+	savedChunk, savedWake := splitChunk, wakeNodes
+	splitChunk, wakeNodes = 1+int(uint(seeds)%2), 1
+	t.Cleanup(func() { splitChunk, wakeNodes = savedChunk, savedWake })
 	static, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
