@@ -489,7 +489,7 @@ func (w *worker) extend(k int) {
 			return
 		}
 	}
-	if k == w.t.tail && w.emit == nil && (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair) {
+	if k == w.t.tail && w.emit == nil && (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair || w.tailUntouched(k)) {
 		w.countTail(k)
 		return
 	}
@@ -576,7 +576,7 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 		skip = -3 // and the non-edges
 	}
 	m := w.m
-	if last && lv.countable && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
+	if last && lv.countable && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair || w.untouched(lv)) {
 		w.count += w.free(lv, cand, whole)
 		return
 	}
@@ -590,6 +590,29 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 			}
 		}
 	}
+}
+
+// untouched reports whether the earlier data vertices that level lv's candidates pair with in
+// its other-graph checks are endpoints of no changed pair: no candidate can then fail those
+// checks (a changed pair has both endpoints touched), so its candidates are counted, not checked.
+func (w *worker) untouched(lv *level) bool {
+	for i := range lv.otherP {
+		if w.m.touch[w.f[lv.otherP[i].pos]] {
+			return false
+		}
+	}
+	return true
+}
+
+// tailUntouched is untouched for every tail level from k (their checks pair with levels before
+// the tail: tail levels are not each other's parents, and have no non-edges).
+func (w *worker) tailUntouched(k int) bool {
+	for i := k; i < w.pr.n; i++ {
+		if !w.untouched(&w.t.levels[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // nonNeighbours removes from level k's candidates the neighbours (any edge label) of the
