@@ -67,7 +67,8 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists.
 	copy(fill, off[:n])
 	sorted := make([]uint32, off[n])
-	for _, w := range byLabelOrder(labels) {
+	order := byLabelOrder(labels)
+	for _, w := range order {
 		for _, u := range raw[off[w]:off[w+1]] {
 			sorted[fill[u]] = w
 			fill[u]++
@@ -120,11 +121,35 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 			d.mask[v] = maskOf(d.adj[v])
 		}
 	})
+	// The label index from the (label, id) order, the id table in one allocation.
+	d.all = make([]uint32, n)
+	for i := 0; i < n; {
+		l := labels[order[i]]
+		j := i + 1
+		for j < n && labels[order[j]] == l {
+			j++
+		}
+		list := order[i:j:j]
+		for k, v := range list {
+			d.posLabel[v] = uint32(k)
+		}
+		d.byLabel[l] = list
+		i = j
+	}
+	top, limit := int64(-1), d.tableLimit()
+	for _, id := range orig {
+		if id >= 0 && id < limit {
+			top = max(top, id)
+		}
+	}
+	if top >= 0 {
+		d.table = make([]uint32, top+1)
+	}
 	var half uint64
 	for v := range n {
 		d.alive[v] = true
+		d.all[v], d.posAll[v] = uint32(v), uint32(v)
 		d.mapID(orig[v], uint32(v))
-		d.index(uint32(v))
 		half += uint64(d.degree[v])
 	}
 	if len(d.ids) > 0 || d.table != nil {
