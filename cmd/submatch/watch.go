@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"iter"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -275,8 +274,11 @@ func (f *watchFlags) check(pos []string) error {
 func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 	f := st.f
 	ropts := updates.Options{Timestamps: f.timestamps || f.window > 0 || f.interval > 0}
-	next, stop := iter.Pull2(updates.ReadFile(f.updatesPath, ropts))
-	defer stop()
+	rd, err := updates.OpenReader(f.updatesPath, ropts)
+	if err != nil {
+		return exitCode(stderr, &inputError{err: err})
+	}
+	defer rd.Close()
 	name := f.updatesPath
 	if name == "-" {
 		name = "stdin"
@@ -304,7 +306,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			pending = nil
 		}
 		for span > 0 || len(batch) < f.batch {
-			u, err, ok := next()
+			u, err, ok := rd.Next()
 			if !ok {
 				eof = true
 				break
