@@ -4,7 +4,9 @@
 # by the same function, the tools alternating inside every round; prints per case and tool the
 # median user+sys CPU seconds and the median wall seconds over N rounds (wait4's rusage).
 #
-#   scripts/csm-bench.sh [CASE...]      cases: gh-ins gh-del email heavy (default: all)
+#   scripts/csm-bench.sh [CASE...]      cases: gh-ins gh-del email heavy list (default: all)
+#
+# (list: `--emit matches`, the 11,584,063 signed matches of the github insertions as TSV.)
 #
 # Environment: SM (submatch binary, default: built from this checkout into $WORK), BASE (a second
 # submatch binary measured beside it, e.g. the code before a change; optional), RF (RapidFlow's
@@ -106,7 +108,7 @@ run() { # CASE DATA QUERY STREAM [FLAGS]
 	measure "$case" "${args[@]}"
 }
 
-cases=${*:-gh-ins gh-del email heavy}
+cases=${*:-gh-ins gh-del email heavy list}
 echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); N=$N"
 for c in $cases; do
 	case $c in
@@ -121,6 +123,11 @@ for c in $cases; do
 		for q in T6 P6; do
 			run "gh-ins $q" "$W/gh90.graph" "$W/$q.csm" "$W/gh_ins.stream"
 		done
+		;;
+	list)
+		args=("submatch-t1" "exec $SM watch $W/gh90.graph $W/Q_3.csm --updates $W/gh_ins.stream --emit matches --threads 1")
+		[ -n "${BASE:-}" ] && args+=("before-t1" "exec $BASE watch $W/gh90.graph $W/Q_3.csm --updates $W/gh_ins.stream --emit matches --threads 1")
+		measure "gh-ins Q_3 list" "${args[@]}"
 		;;
 	*)
 		echo "unknown case $c" >&2
