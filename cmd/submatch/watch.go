@@ -361,7 +361,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 				return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
 			}
 		}
-		if st.gc != nil && st.batches%64 == 0 {
+		if st.gc != nil && (st.flushEach || st.batches%64 == 0) { // stdin: updates may come slowly
 			st.gc.check()
 		}
 		if watchKillAfter > 0 && st.batches >= watchKillAfter {
@@ -718,7 +718,7 @@ func (p *watchProgress) finish() {
 // of a whole counting run on email10, a few percent on github). A short run then never
 // collects; a longer one gets the collector back after holdFor, or once the stream has
 // allocated as much again as the heap held after the load (checked every 64 batches; batches of
-// a counting run allocate little).
+// a counting run allocate little; every batch on stdin, where they may come slowly).
 type gcHold struct {
 	percent int
 	held    bool
