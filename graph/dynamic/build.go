@@ -64,41 +64,46 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 			fill[v]++
 		}
 	}
-	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists.
+	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists, counting their
+	// runs; an edge given twice puts the same vertex twice in a row: kept once.
 	copy(fill, off[:n])
 	sorted := make([]uint32, off[n])
+	nruns := make([]uint32, n)
 	order := byLabelOrder(labels)
 	for _, w := range order {
+		lw := labels[w]
 		for _, u := range raw[off[w]:off[w+1]] {
-			sorted[fill[u]] = w
-			fill[u]++
+			p := fill[u]
+			if p > off[u] {
+				prev := sorted[p-1]
+				if prev == w {
+					continue
+				}
+				if labels[prev] != lw {
+					nruns[u]++
+				}
+			} else {
+				nruns[u]++
+			}
+			sorted[p] = w
+			fill[u] = p + 1
 		}
 	}
-	raw, fill = nil, nil
 	d := New()
 	d.labels = labels
 	d.orig = orig
 	d.alive = make([]bool, n)
 	d.degree = make([]uint32, n)
+	for v := range n {
+		d.degree[v] = uint32(fill[v] - off[v])
+	}
+	raw, fill = nil, nil
 	d.adj = make([][]Run, n)
 	d.mask = make([]uint64, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
-	// Deduplicate every list and count its runs; then give each run an eighth (at least one
-	// entry) of spare capacity, so that a stream's first insertions do not reallocate it.
-	nruns := make([]uint32, n)
-	parallelChunks(n, func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			k := sorted[off[v]:off[v+1]]
-			k = slices.Compact(k) // an edge given twice: its copies are adjacent
-			d.degree[v] = uint32(len(k))
-			for i := range k {
-				if i == 0 || labels[k[i]] != labels[k[i-1]] {
-					nruns[v]++
-				}
-			}
-		}
-	})
+	// Each run gets an eighth (at least one entry) of spare capacity, so that a stream's first
+	// insertions do not reallocate it.
 	space := make([]uint64, n+1)
 	for v := range n {
 		l := uint64(d.degree[v])
