@@ -61,6 +61,7 @@ type cpuMatcher struct {
 	ancVcur []VertexState
 	ancVoth []VertexState
 	ancP    [][2]uint32
+	ancL    [][2]uint32 // the labels of ancP's endpoints
 	ancPcur []PairState
 	ancPoth []PairState
 
@@ -169,7 +170,7 @@ func (m *cpuMatcher) prepare(created bool) {
 		m.touch = append(m.touch, make([]bool, n-len(m.touch))...)
 	}
 	m.ancV, m.ancVcur, m.ancVoth = m.ancV[:0], m.ancVcur[:0], m.ancVoth[:0]
-	m.ancP, m.ancPcur, m.ancPoth = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0]
+	m.ancP, m.ancPcur, m.ancPoth, m.ancL = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0], m.ancL[:0]
 	for _, c := range m.net.Vertices {
 		cur, oth := c.Old, c.New
 		if created {
@@ -200,6 +201,7 @@ func (m *cpuMatcher) prepare(created bool) {
 		m.flagged = append(m.flagged, u, v)
 		m.otherP[pairKey64(u, v)] = oth
 		m.ancP = append(m.ancP, [2]uint32{u, v})
+		m.ancL = append(m.ancL, [2]uint32{g.Label(u), g.Label(v)})
 		m.ancPcur = append(m.ancPcur, cur)
 		m.ancPoth = append(m.ancPoth, oth)
 	}
@@ -283,29 +285,31 @@ func (m *cpuMatcher) split() {
 func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 	m.tasks = m.tasks[:0]
 	for pi, pr := range m.progs {
-		for ti := range pr.terms {
+		// The terms are the n vertex terms, then the pair terms.
+		for ti := 0; ti < pr.n && len(m.ancV) > 0; ti++ {
 			t := &pr.terms[ti]
-			if t.vertex >= 0 {
-				vl := pr.p.VertexLabel(t.vertex)
-				for i, v := range m.ancV {
-					cur, oth := m.ancVcur[i], m.ancVoth[i]
-					if vl.Matches(cur.Label) && !(oth.Alive && vl.Matches(oth.Label)) {
-						m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: v})
-					}
+			vl := t.levels[0].vl
+			for i, v := range m.ancV {
+				cur, oth := m.ancVcur[i], m.ancVoth[i]
+				if vl.Matches(cur.Label) && !(oth.Alive && vl.Matches(oth.Label)) {
+					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: v})
 				}
-				continue
 			}
+		}
+		for ti := pr.n; ti < len(pr.terms) && len(m.ancP) > 0; ti++ {
+			t := &pr.terms[ti]
 			it := &pr.pairs[t.pair]
-			la, lb := pr.p.VertexLabel(it.a), pr.p.VertexLabel(it.b)
+			la, lb := t.levels[0].vl, t.levels[1].vl
 			for i, e := range m.ancP {
-				if !it.valid(m.ancPcur[i]) || it.valid(m.ancPoth[i]) {
+				l0, l1 := m.ancL[i][0], m.ancL[i][1]
+				ab, ba := la.Matches(l0) && lb.Matches(l1), la.Matches(l1) && lb.Matches(l0)
+				if !ab && !ba || !it.valid(m.ancPcur[i]) || it.valid(m.ancPoth[i]) {
 					continue
 				}
-				l0, l1 := m.g.Label(e[0]), m.g.Label(e[1])
-				if la.Matches(l0) && lb.Matches(l1) {
+				if ab {
 					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[0], y: e[1]})
 				}
-				if la.Matches(l1) && lb.Matches(l0) {
+				if ba {
 					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[1], y: e[0]})
 				}
 			}
@@ -313,6 +317,9 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 	}
 	for i := range m.counts {
 		m.counts[i] = 0
+	}
+	if len(m.tasks) == 0 {
+		return nil
 	}
 	if emit != nil || len(m.workers) == 1 {
 		w := m.workers[0]
