@@ -190,7 +190,12 @@ func parseChunk(b []byte) chunkRecords {
 	i := 0
 	for i < len(b) {
 		switch b[i] {
-		case ' ', '\t', '\r', '\n':
+		case ' ', '\t', '\n':
+			i++
+		case '\r':
+			if !crEnd(b, i) {
+				return r
+			}
 			i++
 		case '#':
 			j := bytes.IndexByte(b[i:], '\n')
@@ -250,18 +255,35 @@ func field(b []byte, i int) (uint64, int, bool) {
 		v = v*10 + uint64(b[j]-'0')
 		j++
 	}
-	if j == start || j-start > 19 || (j < len(b) && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n') {
+	if j == start || j-start > 19 || (j < len(b) && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && !crEnd(b, j)) {
 		return 0, i, false
 	}
 	return v, j, true
+}
+
+// crEnd reports whether b[i:] starts with carriage returns up to a newline or the end: line ends
+// the careful loader strips (any other carriage return is a character of a field to it).
+func crEnd(b []byte, i int) bool {
+	for i < len(b) && b[i] == '\r' {
+		i++
+	}
+	return i == len(b) || b[i] == '\n'
 }
 
 // lineEnd skips blanks and a line end from b[i:]; false (i unchanged) when something else
 // follows on the line.
 func lineEnd(b []byte, i int) (int, bool) {
 	j := i
-	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
 		j++
+	}
+	if j < len(b) && b[j] == '\r' && crEnd(b, j) {
+		for b[j] == '\r' {
+			j++
+			if j == len(b) {
+				return j, true
+			}
+		}
 	}
 	if j == len(b) {
 		return j, true

@@ -167,3 +167,21 @@ func TestFastLoadShapes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFastLoad: whatever the byte parser takes, the careful loader reads as the same graph.
+func FuzzFastLoad(f *testing.F) {
+	for _, s := range []string{"v 0 1\nv 1 2\ne 0 1\n", "v 5 1\ne 5 7 0\r\n# c\n", "e 1 2\ne 2 1\n", "v 1 2 3\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		fast, ok := fastLoad([]byte(text))
+		if !ok {
+			return
+		}
+		sg, err := formats.Read(t.Context(), strings.NewReader(text), "csm", formats.Options{Name: "f.graph"})
+		if err != nil {
+			t.Fatalf("%q: fast path took what the careful loader refuses: %v", text, err)
+		}
+		sameGraph(t, fast, dynamic.FromGraph(sg))
+	})
+}
