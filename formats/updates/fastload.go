@@ -3,6 +3,7 @@ package updates
 import (
 	"bytes"
 	"context"
+	"io"
 	"math"
 	"os"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/huge"
 )
 
 // LoadDynamic reads a graph file in the CSM study's format (`v id label`, `e u v [label]`)
@@ -21,16 +23,15 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		buf.Grow(int(min(st.Size(), 1<<40)) + bytes.MinRead) // one read of a plain file
+	hint := 0
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() < 1<<40 {
+		hint = int(st.Size()) // one read of a plain file
 	}
-	_, err = buf.ReadFrom(r)
+	data, err := readAll(r, hint)
 	r.Close()
 	if err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
 	if g, ok := fastLoad(data); ok {
 		return g, nil
 	}
@@ -41,6 +42,24 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 		return nil, err
 	}
 	return dynamic.FromGraph(sg), nil
+}
+
+// readAll reads r to its end into a buffer of hint+1 bytes to start with (grown if needed).
+func readAll(r io.Reader, hint int) ([]byte, error) {
+	b := huge.Make[byte](hint + 1)[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 type chunkRecords struct {
@@ -70,12 +89,19 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	}
 	cuts = append(cuts, len(data))
 	recs := make([]chunkRecords, len(cuts)-1)
+	// The edge records of every chunk in two allocations: an edge line has 12 bytes or more
+	// mostly (a chunk that has more edges grows its own).
+	est := make([]int, len(recs)+1)
+	for i := range recs {
+		est[i+1] = est[i] + (cuts[i+1]-cuts[i])/12 + 16
+	}
+	eu, ev := huge.Make[uint32](est[len(recs)]), huge.Make[uint32](est[len(recs)])
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			recs[i] = parseChunk(data[cuts[i]:cuts[i+1]])
+			recs[i] = parseChunk(data[cuts[i]:cuts[i+1]], eu[est[i]:est[i]:est[i+1]], ev[est[i]:est[i]:est[i+1]])
 		}()
 	}
 	wg.Wait()
@@ -179,14 +205,11 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	return g, true
 }
 
-// parseChunk reads `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by
+// parseChunk reads, appending the edges to eu and ev, `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by
 // byte, without splitting lines into fields; ok is false at the first line of any other shape or
 // an id above 2^32-1.
-func parseChunk(b []byte) chunkRecords {
-	var r chunkRecords
-	est := len(b)/16 + 16
-	r.eu = make([]uint32, 0, est)
-	r.ev = make([]uint32, 0, est)
+func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
+	r := chunkRecords{eu: eu, ev: ev}
 	i := 0
 	for i < len(b) {
 		switch b[i] {

@@ -2,10 +2,13 @@ package dynamic
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/submatch/submatch/internal/huge"
 )
 
 // Build makes a graph directly from arrays, without an intermediate graph.Graph: vertex v has
@@ -54,7 +57,7 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	}
 	// Pass 1: unsorted lists.
 	fill := slices.Clone(off[:n])
-	raw := make([]uint32, off[n])
+	raw := huge.Make[uint32](int(off[n]))
 	for p := range src {
 		for i, u := range src[p] {
 			v := dst[p][i]
@@ -67,7 +70,7 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists, counting their
 	// runs; an edge given twice puts the same vertex twice in a row: kept once.
 	copy(fill, off[:n])
-	sorted := make([]uint32, off[n])
+	sorted := huge.Make[uint32](int(off[n]))
 	nruns := make([]uint32, n)
 	order := byLabelOrder(labels)
 	for _, w := range order {
@@ -109,20 +112,25 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 		l := uint64(d.degree[v])
 		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
 	}
-	back := make([]uint32, space[n])
+	back := huge.Make[uint32](int(space[n]))
+	// The runs of all vertices in one allocation, each vertex with room for one more run (a first
+	// neighbour of another label) before its runs are reallocated: nruns becomes each vertex's
+	// first run.
+	total := uint64(0)
+	for v := range n {
+		c := uint64(nruns[v]) + 1
+		nruns[v] = uint32(total)
+		total += c
+	}
+	if total > math.MaxUint32 {
+		return nil, fmt.Errorf("dynamic: %d runs", total)
+	}
+	arena := huge.Make[Run](int(total))
 	parallelChunks(n, func(lo, hi int) {
-		total := 0
 		for v := lo; v < hi; v++ {
-			total += int(nruns[v]) + 1
-		}
-		// The chunk's runs in one allocation, with room for one more run per vertex (a first
-		// neighbour of another label) before its runs are reallocated.
-		arena := make([]Run, 0, total)
-		for v := lo; v < hi; v++ {
-			start := len(arena)
-			arena = cutRuns(arena, labels, sorted[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
-			d.adj[v] = arena[start : len(arena) : len(arena)+1]
-			arena = arena[:len(arena)+1]
+			start := int(nruns[v])
+			k := cutRuns(arena[start:], labels, sorted[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
+			d.adj[v] = arena[start : start+k : start+k+1]
 			d.mask[v] = maskOf(d.adj[v])
 		}
 	})
@@ -208,23 +216,24 @@ func byLabelOrder(labels []uint32) []uint32 {
 }
 
 // cutRuns writes the runs of the list nb (sorted by (label, id), distinct) into back, each
-// followed by its spare room, and appends them to arena.
-func cutRuns(arena []Run, labels []uint32, nb []uint32, back []uint32) []Run {
-	pos := 0
+// followed by its spare room, and their Run values into dst; it returns their number.
+func cutRuns(dst []Run, labels []uint32, nb []uint32, back []uint32) int {
+	pos, k := 0, 0
 	for i := 0; i < len(nb); {
 		l := labels[nb[i]]
 		j := i + 1
 		for j < len(nb) && labels[nb[j]] == l {
 			j++
 		}
-		k := j - i
+		m := j - i
 		copy(back[pos:], nb[i:j])
-		c := k + k/8 + 1
-		arena = append(arena, Run{VertexLabel: l, Neighbors: back[pos : pos+k : pos+c]})
+		c := m + m/8 + 1
+		dst[k] = Run{VertexLabel: l, Neighbors: back[pos : pos+m : pos+c]}
+		k++
 		pos += c
 		i = j
 	}
-	return arena
+	return k
 }
 
 // parallelChunks runs fn over [0, n) in chunks on all cores.
