@@ -89,13 +89,15 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	}
 	cuts = append(cuts, len(data))
 	recs := make([]chunkRecords, len(cuts)-1)
-	// The edge records of every chunk in two allocations: an edge line has 12 bytes or more
+	// The edge records of every chunk in one allocation: an edge line has 12 bytes or more
 	// mostly (a chunk that has more edges grows its own).
 	est := make([]int, len(recs)+1)
 	for i := range recs {
 		est[i+1] = est[i] + (cuts[i+1]-cuts[i])/12 + 16
 	}
-	eu, ev := huge.Make[uint32](est[len(recs)]), huge.Make[uint32](est[len(recs)])
+	total := est[len(recs)]
+	both := huge.Make[uint32](2 * total)
+	eu, ev := both[:total:total], both[total:]
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)
