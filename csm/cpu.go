@@ -496,7 +496,7 @@ func (w *worker) extend(k int) {
 			return
 		}
 	}
-	if k == w.t.tail && w.emit == nil && (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair || w.tailUntouched(k)) {
+	if k == w.t.tail && w.emit == nil && (!w.t.tailTwins || (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair || w.tailUntouched(k))) {
 		w.countTail(k)
 		return
 	}
@@ -582,9 +582,12 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 		}
 		skip = -3 // and the non-edges
 	}
-	m := w.m
-	if last && lv.countable && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair || w.untouched(lv)) {
-		w.count += w.free(lv, cand, whole)
+	if last && lv.countable && w.emit == nil {
+		c := w.free(lv, cand, whole)
+		if w.needScan(lv) {
+			c -= w.failing(lv, cand)
+		}
+		w.count += c
 		return
 	}
 	for _, c := range cand {
@@ -700,6 +703,9 @@ func (w *worker) countTail(k int) {
 				c = w.free(lv, cand, true)
 			}
 			w.memoPut(i, lv, c)
+		}
+		if c > 0 && w.needScan(lv) { // (never in a tail with twins: see extend)
+			c -= w.failing(lv, w.candidates(i, lv))
 		}
 		if c == 0 {
 			return
@@ -862,6 +868,12 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 			return false
 		}
 	}
+	return w.otherOK(lv, c)
+}
+
+// otherOK checks level lv's items against the other graph for candidate c: only a changed
+// vertex, or a pair of endpoints of changed pairs, can fail them.
+func (w *worker) otherOK(lv *level, c uint32) bool {
 	m := w.m
 	if lv.otherV && m.vFlag[c] {
 		if s := m.otherV[c]; !s.Alive || !lv.vl.Matches(s.Label) {
@@ -871,7 +883,7 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 	if m.touch[c] {
 		for i := range lv.otherP {
 			oc := &lv.otherP[i]
-			d := f[oc.pos]
+			d := w.f[oc.pos]
 			if !m.touch[d] {
 				continue
 			}
@@ -881,6 +893,33 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 		}
 	}
 	return true
+}
+
+// needScan reports whether some candidate of level lv may fail its other-graph checks, so that
+// a count of its free candidates must subtract the failing ones (failing).
+func (w *worker) needScan(lv *level) bool {
+	m := w.m
+	return (lv.otherV && m.anyV) || (len(lv.otherP) > 0 && !m.singlePair && !w.untouched(lv))
+}
+
+// failing counts the candidates of level lv that no earlier level uses (those free counts)
+// and that fail their other-graph checks: a scan of flags, the checks only for touched ones.
+func (w *worker) failing(lv *level, cand []uint32) uint64 {
+	m := w.m
+	var n uint64
+	for _, c := range cand {
+		if !m.touch[c] && !m.vFlag[c] {
+			continue
+		}
+		used := false
+		for _, j := range lv.inj {
+			used = used || w.f[j] == c
+		}
+		if !used && !w.otherOK(lv, c) {
+			n++
+		}
+	}
+	return n
 }
 
 func (w *worker) leaf() {

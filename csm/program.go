@@ -95,6 +95,9 @@ type term struct {
 	// tailV / tailP: some of them checks the other graph's vertices / pairs.
 	tail         int
 	tailV, tailP bool
+	// tailTwins: some tail level is a twin (its group is then counted only when no candidate
+	// can fail an other-graph check: twins may have different such checks).
+	tailTwins bool
 }
 
 // program is one standing pattern prepared for the delta searches.
@@ -261,6 +264,9 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 		t.tail = i
 		t.tailV = t.tailV || lv.otherV
 		t.tailP = t.tailP || len(lv.otherP) > 0
+	}
+	for i := t.tail + 1; i < len(ord); i++ {
+		t.tailTwins = t.tailTwins || t.levels[i].twin
 	}
 	return t
 }
