@@ -61,15 +61,17 @@ type cpuMatcher struct {
 	ancVcur []VertexState
 	ancVoth []VertexState
 	ancP    [][2]uint32
+	ancL    [][2]uint32 // the labels of ancP's endpoints
 	ancPcur []PairState
 	ancPoth []PairState
 
 	sinceCompact int // changes applied since the graph was last compacted
 
 	tasks   []task
-	est     []int // per task, its first free level's candidates (split)
 	workers []*worker
 	counts  []uint64
+	next    atomic.Int64   // the next part of a parallel phase
+	joined  sync.WaitGroup // the workers that joined a parallel phase
 }
 
 func newCPU(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (*cpuMatcher, error) {
@@ -168,7 +170,7 @@ func (m *cpuMatcher) prepare(created bool) {
 		m.touch = append(m.touch, make([]bool, n-len(m.touch))...)
 	}
 	m.ancV, m.ancVcur, m.ancVoth = m.ancV[:0], m.ancVcur[:0], m.ancVoth[:0]
-	m.ancP, m.ancPcur, m.ancPoth = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0]
+	m.ancP, m.ancPcur, m.ancPoth, m.ancL = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0], m.ancL[:0]
 	for _, c := range m.net.Vertices {
 		cur, oth := c.Old, c.New
 		if created {
@@ -199,6 +201,7 @@ func (m *cpuMatcher) prepare(created bool) {
 		m.flagged = append(m.flagged, u, v)
 		m.otherP[pairKey64(u, v)] = oth
 		m.ancP = append(m.ancP, [2]uint32{u, v})
+		m.ancL = append(m.ancL, [2]uint32{g.Label(u), g.Label(v)})
 		m.ancPcur = append(m.ancPcur, cur)
 		m.ancPoth = append(m.ancPoth, oth)
 	}
@@ -216,14 +219,14 @@ func (m *cpuMatcher) clearFlags() {
 	clearMap(m.otherP)
 }
 
-// A batch runs on one goroutine unless it has parallelMin anchored searches or more, or its
-// searches have splitMin first-level candidates or more; then every search with more than
-// splitChunk of them is split into parts of splitChunk, which the workers take one at a time.
-// (Variables: the tests lower them.)
+// With several workers, a phase's searches with more than splitChunk first-level candidates are
+// split into parts of splitChunk, and the phase starts on one goroutine, which takes the parts in
+// turn; once it has visited wakeNodes search nodes in the phase (a heavy batch: most batches end
+// long before), the other workers join it and take the parts left, one at a time, from the same
+// counter. (Variables: the tests lower them.)
 var (
-	parallelMin = 64
-	splitMin    = 4096
-	splitChunk  = 64
+	splitChunk = 16
+	wakeNodes  = uint64(1 << 11)
 )
 
 // firstLevel returns how many candidates the first free level of task tk draws (an upper bound:
@@ -261,24 +264,11 @@ func (m *cpuMatcher) firstLevel(tk *task) int {
 	return best
 }
 
-// split replaces the searches with many first-level candidates by parts when the batch is worth
-// running on several goroutines, which it reports.
-func (m *cpuMatcher) split() bool {
+// split replaces the searches with more than splitChunk first-level candidates by parts.
+func (m *cpuMatcher) split() {
 	n := len(m.tasks)
-	m.est = m.est[:0]
-	total := 0
-	for i := range m.tasks {
-		c := m.firstLevel(&m.tasks[i])
-		m.est = append(m.est, c)
-		if c > splitChunk {
-			total += c
-		}
-	}
-	if n < parallelMin && total < splitMin {
-		return false
-	}
 	for i := 0; i < n; i++ {
-		c := m.est[i]
+		c := m.firstLevel(&m.tasks[i])
 		if c <= splitChunk {
 			continue
 		}
@@ -289,36 +279,37 @@ func (m *cpuMatcher) split() bool {
 			m.tasks = append(m.tasks, tk)
 		}
 	}
-	return true
 }
 
 // phase runs every anchored search of the phase and leaves the per-pattern counts in m.counts.
 func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 	m.tasks = m.tasks[:0]
 	for pi, pr := range m.progs {
-		for ti := range pr.terms {
+		// The terms are the n vertex terms, then the pair terms.
+		for ti := 0; ti < pr.n && len(m.ancV) > 0; ti++ {
 			t := &pr.terms[ti]
-			if t.vertex >= 0 {
-				vl := pr.p.VertexLabel(t.vertex)
-				for i, v := range m.ancV {
-					cur, oth := m.ancVcur[i], m.ancVoth[i]
-					if vl.Matches(cur.Label) && !(oth.Alive && vl.Matches(oth.Label)) {
-						m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: v})
-					}
+			vl := t.levels[0].vl
+			for i, v := range m.ancV {
+				cur, oth := m.ancVcur[i], m.ancVoth[i]
+				if vl.Matches(cur.Label) && !(oth.Alive && vl.Matches(oth.Label)) {
+					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: v})
 				}
-				continue
 			}
+		}
+		for ti := pr.n; ti < len(pr.terms) && len(m.ancP) > 0; ti++ {
+			t := &pr.terms[ti]
 			it := &pr.pairs[t.pair]
-			la, lb := pr.p.VertexLabel(it.a), pr.p.VertexLabel(it.b)
+			la, lb := t.levels[0].vl, t.levels[1].vl
 			for i, e := range m.ancP {
-				if !it.valid(m.ancPcur[i]) || it.valid(m.ancPoth[i]) {
+				l0, l1 := m.ancL[i][0], m.ancL[i][1]
+				ab, ba := la.Matches(l0) && lb.Matches(l1), la.Matches(l1) && lb.Matches(l0)
+				if !ab && !ba || !it.valid(m.ancPcur[i]) || it.valid(m.ancPoth[i]) {
 					continue
 				}
-				l0, l1 := m.g.Label(e[0]), m.g.Label(e[1])
-				if la.Matches(l0) && lb.Matches(l1) {
+				if ab {
 					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[0], y: e[1]})
 				}
-				if la.Matches(l1) && lb.Matches(l0) {
+				if ba {
 					m.tasks = append(m.tasks, task{pat: int32(pi), term: int32(ti), x: e[1], y: e[0]})
 				}
 			}
@@ -327,7 +318,10 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 	for i := range m.counts {
 		m.counts[i] = 0
 	}
-	if emit != nil || len(m.workers) == 1 || !m.split() {
+	if len(m.tasks) == 0 {
+		return nil
+	}
+	if emit != nil || len(m.workers) == 1 {
 		w := m.workers[0]
 		w.reset(ctx, sign, emit)
 		for i := range m.tasks {
@@ -337,37 +331,58 @@ func (m *cpuMatcher) phase(ctx context.Context, sign int, emit Emit) error {
 		}
 		return addCounts(m.counts, w.counts)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, len(m.workers))
-	for wi, w := range m.workers {
+	m.split()
+	m.next.Store(0)
+	for _, w := range m.workers {
 		w.reset(ctx, sign, nil)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(m.tasks) {
-					return
-				}
-				if err := w.run(&m.tasks[i]); err != nil {
-					errs[wi] = err
-					next.Store(int64(len(m.tasks)))
-					return
-				}
-			}
-		}()
+		w.partErr = nil
 	}
-	wg.Wait()
-	for wi, w := range m.workers {
-		if errs[wi] != nil {
-			return errs[wi]
+	main := m.workers[0]
+	main.wakeAt = main.nodes + wakeNodes
+	main.parts()
+	main.wakeAt = 0
+	m.joined.Wait()
+	for _, w := range m.workers {
+		if w.partErr != nil {
+			return w.partErr
 		}
 		if err := addCounts(m.counts, w.counts); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parts runs the phase's searches (parts) the shared counter hands out until none is left or
+// one fails.
+func (w *worker) parts() {
+	m := w.m
+	for {
+		i := int(m.next.Add(1) - 1)
+		if i >= len(m.tasks) {
+			return
+		}
+		if err := w.run(&m.tasks[i]); err != nil {
+			w.partErr = err
+			m.next.Store(int64(len(m.tasks)))
+			return
+		}
+	}
+}
+
+// wake starts the other workers on the phase's remaining parts (called once per phase by the
+// first worker, from inside a search).
+func (m *cpuMatcher) wake() {
+	if int(m.next.Load()) >= len(m.tasks) {
+		return
+	}
+	for _, w := range m.workers[1:] {
+		m.joined.Add(1)
+		go func() {
+			defer m.joined.Done()
+			w.parts()
+		}()
+	}
 }
 
 func addCounts(dst, src []uint64) error {
@@ -383,25 +398,27 @@ func addCounts(dst, src []uint64) error {
 
 // worker runs anchored searches; each has its own buffers.
 type worker struct {
-	m      *cpuMatcher
-	g      *dynamic.Graph
-	ctx    context.Context
-	sign   int
-	emit   Emit
-	counts []uint64
-	f      []uint32 // data vertex per level
-	out    []int64  // a match in pattern order, original ids
-	pr     *program
-	pat    int
-	t      *term
-	count  uint64
-	nodes  uint64 // search nodes, to poll the context from time to time
-	memo   [pattern.MaxVertices]memo
-	na     int   // the anchor levels of the current task
-	lo, hi int32 // its part of level na's candidates (hi 0: all)
-	err    error
-	lists  [][]uint32 // the parents' runs of the level being extended
-	bufs   [][]uint32 // two per level: the intersection of the parents' runs
+	m       *cpuMatcher
+	g       *dynamic.Graph
+	ctx     context.Context
+	sign    int
+	emit    Emit
+	counts  []uint64
+	f       []uint32 // data vertex per level
+	out     []int64  // a match in pattern order, original ids
+	pr      *program
+	pat     int
+	t       *term
+	count   uint64
+	nodes   uint64 // search nodes, to poll the context from time to time
+	wakeAt  uint64 // the node count at which to wake the other workers (0: never)
+	partErr error  // a parallel phase's error
+	memo    [pattern.MaxVertices]memo
+	na      int   // the anchor levels of the current task
+	lo, hi  int32 // its part of level na's candidates (hi 0: all)
+	err     error
+	lists   [][]uint32 // the parents' runs of the level being extended
+	bufs    [][]uint32 // two per level: the intersection of the parents' runs
 }
 
 func newWorker(m *cpuMatcher) *worker {
@@ -470,13 +487,16 @@ func (w *worker) extend(k int) {
 	if w.err != nil {
 		return
 	}
-	if w.nodes++; w.nodes&(1<<14-1) == 0 {
+	if w.nodes++; w.nodes == w.wakeAt {
+		w.m.wake()
+	}
+	if w.nodes&(1<<14-1) == 0 {
 		if err := w.ctx.Err(); err != nil {
 			w.err = err
 			return
 		}
 	}
-	if k == w.t.tail && w.emit == nil && (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair) {
+	if k == w.t.tail && w.emit == nil && (!w.t.tailTwins || (!w.t.tailV || !w.m.anyV) && (!w.t.tailP || w.m.singlePair || w.tailUntouched(k))) {
 		w.countTail(k)
 		return
 	}
@@ -548,8 +568,9 @@ func (w *worker) extend(k int) {
 func (w *worker) extendExact(k int, lv *level, last bool) {
 	f := w.f
 	cand := w.candidates(k, lv)
-	if k == w.na {
-		cand = w.part(cand)
+	whole := true
+	if k == w.na && w.hi != 0 {
+		cand, whole = w.part(cand), false
 	}
 	if len(cand) == 0 {
 		return
@@ -561,9 +582,12 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 		}
 		skip = -3 // and the non-edges
 	}
-	m := w.m
-	if last && lv.countable && w.emit == nil && (!lv.otherV || !m.anyV) && (len(lv.otherP) == 0 || m.singlePair) {
-		w.count += w.free(lv, cand)
+	if last && lv.countable && w.emit == nil {
+		c := w.free(lv, cand, whole)
+		if w.needScan(lv) {
+			c -= w.failing(lv, cand)
+		}
+		w.count += c
 		return
 	}
 	for _, c := range cand {
@@ -576,6 +600,29 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 			}
 		}
 	}
+}
+
+// untouched reports whether the earlier data vertices that level lv's candidates pair with in
+// its other-graph checks are endpoints of no changed pair: no candidate can then fail those
+// checks (a changed pair has both endpoints touched), so its candidates are counted, not checked.
+func (w *worker) untouched(lv *level) bool {
+	for i := range lv.otherP {
+		if w.m.touch[w.f[lv.otherP[i].pos]] {
+			return false
+		}
+	}
+	return true
+}
+
+// tailUntouched is untouched for every tail level from k (their checks pair with levels before
+// the tail: tail levels are not each other's parents, and have no non-edges).
+func (w *worker) tailUntouched(k int) bool {
+	for i := k; i < w.pr.n; i++ {
+		if !w.untouched(&w.t.levels[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // nonNeighbours removes from level k's candidates the neighbours (any edge label) of the
@@ -631,14 +678,34 @@ func (w *worker) part(cand []uint32) []uint32 {
 // (independent levels whose labels cannot collide), with checked arithmetic.
 func (w *worker) countTail(k int) {
 	prod := uint64(1)
+	var c uint64 // the free candidates of the last level not a twin
+	r := uint64(0)
 	for i := k; i < w.pr.n; i++ {
 		lv := &w.t.levels[i]
-		c, ok := w.memoGet(i, lv)
+		if i > k && lv.twin {
+			// A twin of the level before: another distinct vertex of the same c candidates.
+			if r++; c <= r {
+				return
+			}
+			hi, lo := bits.Mul64(prod, c-r)
+			if hi != 0 {
+				w.err = engine.ErrOverflow
+				return
+			}
+			prod = lo
+			continue
+		}
+		r = 0
+		var ok bool
+		c, ok = w.memoGet(i, lv)
 		if !ok {
 			if cand := w.candidates(i, lv); len(cand) > 0 {
-				c = w.free(lv, cand)
+				c = w.free(lv, cand, true)
 			}
 			w.memoPut(i, lv, c)
+		}
+		if c > 0 && w.needScan(lv) { // (never in a tail with twins: see extend)
+			c -= w.failing(lv, w.candidates(i, lv))
 		}
 		if c == 0 {
 			return
@@ -713,11 +780,17 @@ func (w *worker) candidates(k int, lv *level) []uint32 {
 	return out
 }
 
-// free counts the candidates of a plain level that no earlier level uses.
-func (w *worker) free(lv *level, cand []uint32) uint64 {
+// free counts the candidates of a plain level that no earlier level uses; cand is all of them
+// (whole), or the current task's part.
+func (w *worker) free(lv *level, cand []uint32, whole bool) uint64 {
 	g := w.g
 	n := uint64(len(cand))
-	for _, j := range lv.inj {
+	inj := lv.inj
+	if whole {
+		n -= lv.injSure
+		inj = lv.injCheck
+	}
+	for _, j := range inj {
 		x := w.f[j]
 		if g.Label(x) != lv.vl.Value {
 			continue
@@ -795,6 +868,12 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 			return false
 		}
 	}
+	return w.otherOK(lv, c)
+}
+
+// otherOK checks level lv's items against the other graph for candidate c: only a changed
+// vertex, or a pair of endpoints of changed pairs, can fail them.
+func (w *worker) otherOK(lv *level, c uint32) bool {
 	m := w.m
 	if lv.otherV && m.vFlag[c] {
 		if s := m.otherV[c]; !s.Alive || !lv.vl.Matches(s.Label) {
@@ -804,7 +883,7 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 	if m.touch[c] {
 		for i := range lv.otherP {
 			oc := &lv.otherP[i]
-			d := f[oc.pos]
+			d := w.f[oc.pos]
 			if !m.touch[d] {
 				continue
 			}
@@ -814,6 +893,33 @@ func (w *worker) accept(k int, c uint32, skip int) bool {
 		}
 	}
 	return true
+}
+
+// needScan reports whether some candidate of level lv may fail its other-graph checks, so that
+// a count of its free candidates must subtract the failing ones (failing).
+func (w *worker) needScan(lv *level) bool {
+	m := w.m
+	return (lv.otherV && m.anyV) || (len(lv.otherP) > 0 && !m.singlePair && !w.untouched(lv))
+}
+
+// failing counts the candidates of level lv that no earlier level uses (those free counts)
+// and that fail their other-graph checks: a scan of flags, the checks only for touched ones.
+func (w *worker) failing(lv *level, cand []uint32) uint64 {
+	m := w.m
+	var n uint64
+	for _, c := range cand {
+		if !m.touch[c] && !m.vFlag[c] {
+			continue
+		}
+		used := false
+		for _, j := range lv.inj {
+			used = used || w.f[j] == c
+		}
+		if !used && !w.otherOK(lv, c) {
+			n++
+		}
+	}
+	return n
 }
 
 func (w *worker) leaf() {

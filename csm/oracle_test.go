@@ -230,9 +230,9 @@ func TestOracleDense(t *testing.T) {
 func oracleRun(t *testing.T, seeds int, dense bool) {
 	// The two-thread matcher splits every search into parts of one or two candidates and runs
 	// them in parallel (the other two run on one thread).
-	savedMin, savedSplit, savedChunk := parallelMin, splitMin, splitChunk
-	parallelMin, splitMin, splitChunk = 1<<30, 1, 1+int(uint(seeds)%2)
-	t.Cleanup(func() { parallelMin, splitMin, splitChunk = savedMin, savedSplit, savedChunk })
+	savedChunk, savedWake := splitChunk, wakeNodes
+	splitChunk, wakeNodes = 1+int(uint(seeds)%2), 1
+	t.Cleanup(func() { splitChunk, wakeNodes = savedChunk, savedWake })
 	static, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
@@ -447,5 +447,114 @@ func TestNet(t *testing.T) {
 	two, _ := g.Lookup(2)
 	if g.NumEdges() != 1 || g.Label(two) != 4 {
 		t.Fatalf("after Apply: %d edges, label %d", g.NumEdges(), g.Label(two))
+	}
+}
+
+// TestTwinTails: patterns whose searches end in twin levels (same exact label, same parents),
+// counted as falling factorials, give the counts of listing every match and, at the end, the
+// static engine's count, on random streams.
+func TestTwinTails(t *testing.T) {
+	static, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pats := []string{
+		"(a:0)-[:0]-(b:1), (a)-[:0]-(c:1), (a)-[:0]-(d:1)",                              // a star: three twins
+		"(a:0)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:1)-[:0]-(e:1), (d)-[:0]-(f:1)",             // the benchmark's 6-vertex tree
+		"(a:0)-[:0]-(b:1)-[:0]-(c:0), (b)-[:0]-(d:0), (a)-[:0]-(e:1)",                   // twins of the inner vertex
+		"(a:0)-[:0]-(b:0), (a)-[:0]-(c:0), (b)-[:0]-(d:0), (b)-[:0]-(e:0)",              // one label: twins among colliding levels
+		"(a:0)-[:0]-(x:1)-[:0]-(b:0), (a)-[:0]-(y:1)-[:0]-(b), (a)-[:0]-(z:1)-[:0]-(b)", // twins with two parents
+		"(a:0)-[:1]-(b:1), (a)-[:1]-(c:1), (a)-[:0]-(d:1)",                              // same vertex label, other edge label
+	}
+	for seed := range uint64(16) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		g0 := gen.RandomGraph(seed, 8+r.IntN(8), 0.3+0.3*r.Float64(), 2, 2)
+		for _, ps := range pats {
+			p, err := pattern.Parse(ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sem := conventions[r.IntN(2)] // embeddings or unique (induced has no twins)
+			count, err := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Semantics: sem, Threads: 1, SkipInvalid: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, _ := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Semantics: sem, Threads: 1, SkipInvalid: true})
+			initial, err := static.Count(ctx, &engine.Problem{Data: g0, Pattern: p, Semantics: sem, Threads: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := int64(initial.Count)
+			md := newModel(g0, 2, 2)
+			for step := range 10 {
+				batch := make([]updates.Update, []int{1, 2, 3, 8}[r.IntN(4)])
+				for i := range batch {
+					batch[i], _ = md.draw(r, step*4+i+1)
+				}
+				var rc, rl Result
+				if err := count.Apply(ctx, batch, nil, &rc); err != nil {
+					t.Fatal(err)
+				}
+				if err := list.Apply(ctx, batch, func(SignedMatch) bool { return true }, &rl); err != nil {
+					t.Fatal(err)
+				}
+				if rc.Deltas[0] != rl.Deltas[0] {
+					t.Fatalf("seed %d %s %s step %d: counted %+v, listed %+v", seed, ps, sem, step, rc.Deltas[0], rl.Deltas[0])
+				}
+				total += int64(rc.Deltas[0].Created) - int64(rc.Deltas[0].Destroyed)
+			}
+			after, _ := count.Graph().Snapshot()
+			want, err := static.Count(ctx, &engine.Problem{Data: after, Pattern: p, Semantics: sem, Threads: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(want.Count) != total {
+				t.Fatalf("seed %d %s %s: initial+created-destroyed = %d, static %d", seed, ps, sem, total, want.Count)
+			}
+		}
+	}
+}
+
+// TestTwinsInBatch: a star's twin leaves with different other-graph checks (the anchor pair's
+// index falls between theirs), in a batch that inserts two edges at the centre: counted as
+// listed.
+func TestTwinsInBatch(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range int64(7) {
+		l := uint32(1)
+		if v == 0 {
+			l = 0
+		}
+		if err := b.SetVertexLabel(v, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range []int64{1, 2, 5} {
+		if err := b.AddEdge(0, w, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g0, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pattern.Parse("(a:0)-[:0]-(b:1), (a)-[:0]-(c:1), (a)-[:0]-(d:1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := []updates.Update{{Kind: updates.InsertEdge, U: 0, V: 3}, {Kind: updates.InsertEdge, U: 0, V: 4}, {Kind: updates.DeleteEdge, U: 0, V: 5}}
+	var rc, rl Result
+	count, _ := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Threads: 1})
+	list, _ := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Threads: 1})
+	if err := count.Apply(context.Background(), batch, nil, &rc); err != nil {
+		t.Fatal(err)
+	}
+	if err := list.Apply(context.Background(), batch, func(SignedMatch) bool { return true }, &rl); err != nil {
+		t.Fatal(err)
+	}
+	// Before: 3 leaves, 3! = 6 embeddings; after: leaves 1-4, 4*3*2 = 24.
+	if rc.Deltas[0] != rl.Deltas[0] || int64(rc.Deltas[0].Created)-int64(rc.Deltas[0].Destroyed) != 24-6 {
+		t.Fatalf("counted %+v, listed %+v, want a net change of 18", rc.Deltas[0], rl.Deltas[0])
 	}
 }

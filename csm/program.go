@@ -57,6 +57,12 @@ type level struct {
 	// inj: the earlier positions whose data vertex the candidate may equal (labels that may
 	// collide; parents never: the candidate is their neighbour).
 	inj []int
+	// injCheck: the inj positions whose data vertex free must look for among the candidates;
+	// injSure counts the others, which are surely among them (pattern neighbours of every parent
+	// with its exact edge label and the level's exact vertex label: their edges to the parents'
+	// data vertices were checked when they were placed).
+	injCheck []int
+	injSure  uint64
 	// exact: the vertex label and every parent edge label are exact, so candidates are the
 	// intersection of one run per parent.
 	exact bool
@@ -69,6 +75,11 @@ type level struct {
 	// deps: the positions a plain level's free count depends on (parents and inj), when there
 	// are at most memoDeps of them (else nil: not memoised).
 	deps []int
+	// twin: the level before is plain with the same exact vertex label and the same parents
+	// (positions and exact edge labels), and neither is a parent of the other: in a tail, a group
+	// of r such levels draws r distinct vertices from the same c free candidates,
+	// c(c-1)...(c-r+1) ways.
+	twin bool
 }
 
 // memoDeps bounds the positions a memoised count may depend on.
@@ -84,6 +95,9 @@ type term struct {
 	// tailV / tailP: some of them checks the other graph's vertices / pairs.
 	tail         int
 	tailV, tailP bool
+	// tailTwins: some tail level is a twin (its group is then counted only when no candidate
+	// can fail an other-graph check: twins may have different such checks).
+	tailTwins bool
 }
 
 // program is one standing pattern prepared for the delta searches.
@@ -208,6 +222,13 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 				lv.below = append(lv.below, posOf[r.Greater])
 			}
 		}
+		for _, j := range lv.inj {
+			if pr.surelyCandidate(lv, ord[j], ord) {
+				lv.injSure++
+			} else {
+				lv.injCheck = append(lv.injCheck, j)
+			}
+		}
 		lv.plain = lv.exact && len(lv.nonAdj) == 0 && len(lv.above) == 0 && len(lv.below) == 0
 		lv.countable = lv.exact && len(lv.above) == 0 && len(lv.below) == 0
 		if lv.plain && len(lv.parents)+len(lv.inj) <= memoDeps {
@@ -221,13 +242,18 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 	if vertex >= 0 {
 		anchors = 1
 	}
+	for i := anchors + 1; i < len(ord); i++ {
+		t.levels[i].twin = twins(&t.levels[i-1], &t.levels[i])
+	}
 	t.tail = len(ord)
 	for i := len(ord) - 1; i >= anchors; i-- {
 		lv := &t.levels[i]
 		ok := lv.plain
+		group := true // the levels i+1..j are twins of i
 		for j := i + 1; j < len(ord) && ok; j++ {
 			later := &t.levels[j]
-			ok = later.vl.Value != lv.vl.Value
+			group = group && later.twin
+			ok = later.vl.Value != lv.vl.Value || group
 			for _, pe := range later.parents {
 				ok = ok && pe.pos != i
 			}
@@ -239,5 +265,40 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 		t.tailV = t.tailV || lv.otherV
 		t.tailP = t.tailP || len(lv.otherP) > 0
 	}
+	for i := t.tail + 1; i < len(ord); i++ {
+		t.tailTwins = t.tailTwins || t.levels[i].twin
+	}
 	return t
+}
+
+// surelyCandidate reports whether the data vertex of pattern vertex q, placed at an earlier
+// level, is always among level lv's candidates: lv draws exact labels from its parents' runs
+// with no non-edge subtracted, q has lv's exact vertex label and is a pattern neighbour of every
+// parent with the same exact edge label.
+func (pr *program) surelyCandidate(lv *level, q int, ord []int) bool {
+	ql := pr.p.VertexLabel(q)
+	if !lv.exact || len(lv.nonAdj) > 0 || ql.Any || ql.Value != lv.vl.Value {
+		return false
+	}
+	for _, pe := range lv.parents {
+		el, ok := pr.p.EdgeLabel(q, ord[pe.pos])
+		if !ok || el.Any || pe.el.Any || el.Value != pe.el.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// twins reports whether level b repeats level a: both plain, the same exact vertex label and the
+// same parents with the same exact edge labels (so neither is the other's parent).
+func twins(a, b *level) bool {
+	if !a.plain || !b.plain || a.vl != b.vl || len(a.parents) != len(b.parents) {
+		return false
+	}
+	for i := range a.parents {
+		if a.parents[i] != b.parents[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const watchGraph = "v 1 0\nv 2 0\nv 3 0\nv 4 0\ne 1 2 0\ne 2 3 0\n"
@@ -282,5 +284,36 @@ func TestWatchResumeWindow(t *testing.T) {
 	code, _, errOut = runCmd(t, "watch", data, "(a)-(b)", "--updates", stream, "--resume", cp, "--initial", "--window", "15s")
 	if code != exitUsage || !strings.Contains(errOut, "pattern 1 is") {
 		t.Fatalf("other pattern: exit %d %s", code, errOut)
+	}
+}
+
+// TestGCHold: the collector is off while held and back, with its setting, once the allowance is
+// spent (time or bytes) or on release.
+func TestGCHold(t *testing.T) {
+	orig := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(orig)
+	h := holdGC()
+	h.arm()
+	h.check()
+	if !h.held || debug.SetGCPercent(-1) != -1 {
+		t.Fatal("released at once")
+	}
+	h.until = time.Now().Add(-time.Second)
+	h.check()
+	if h.held || debug.SetGCPercent(77) != 77 {
+		t.Fatal("not released after its time")
+	}
+	h = holdGC()
+	h.arm()
+	h.limit = 0
+	h.check()
+	if h.held || debug.SetGCPercent(77) != 77 {
+		t.Fatal("not released after its bytes")
+	}
+	h = holdGC()
+	h.release()
+	h.release()
+	if debug.SetGCPercent(77) != 77 {
+		t.Fatal("release")
 	}
 }

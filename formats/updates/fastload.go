@@ -5,11 +5,13 @@ import (
 	"context"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/huge"
 )
 
 // LoadDynamic reads a graph file in the CSM study's format (`v id label`, `e u v [label]`)
@@ -17,11 +19,15 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
-	r, _, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
+	r, name, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(r)
+	hint := 0
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() < 1<<40 {
+		hint = int(st.Size()) // one read of a plain file
+	}
+	data, err := readAll(r, hint)
 	r.Close()
 	if err != nil {
 		return nil, err
@@ -29,22 +35,42 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 	if g, ok := fastLoad(data); ok {
 		return g, nil
 	}
-	opts.Format = "csm"
-	sg, err := formats.Load(path, opts)
+	// The careful loader reads the same bytes (a file is read once, and stdin can be).
+	opts.Name = name
+	sg, err := formats.Read(context.Background(), bytes.NewReader(data), "csm", opts)
 	if err != nil {
 		return nil, err
 	}
 	return dynamic.FromGraph(sg), nil
 }
 
-type chunkRecords struct {
-	vid    []int64
-	vlabel []uint32
-	eu, ev []int64
-	ok     bool
+// readAll reads r to its end into a buffer of hint+1 bytes to start with (grown if needed).
+func readAll(r io.Reader, hint int) ([]byte, error) {
+	b := huge.Make[byte](hint + 1)[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
-// fastLoad parses data on all cores; ok false when the file needs the careful loader.
+type chunkRecords struct {
+	vid, vlabel []uint32
+	eu, ev      []uint32
+	maxEnd      uint32 // the largest edge endpoint
+	ok          bool
+}
+
+// fastLoad parses data on all cores; ok false when the file needs the careful loader (ids above
+// 2^32-1 included).
 func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
@@ -63,32 +89,64 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	}
 	cuts = append(cuts, len(data))
 	recs := make([]chunkRecords, len(cuts)-1)
+	// The edge records of every chunk in one allocation: an edge line has 12 bytes or more
+	// mostly (a chunk that has more edges grows its own).
+	est := make([]int, len(recs)+1)
+	for i := range recs {
+		est[i+1] = est[i] + (cuts[i+1]-cuts[i])/12 + 16
+	}
+	total := est[len(recs)]
+	both := huge.Make[uint32](2 * total)
+	eu, ev := both[:total:total], both[total:]
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			recs[i] = parseChunk(data[cuts[i]:cuts[i+1]])
+			recs[i] = parseChunk(data[cuts[i]:cuts[i+1]], eu[est[i]:est[i]:est[i+1]], ev[est[i]:est[i]:est[i+1]])
 		}()
 	}
 	wg.Wait()
 	nv, ne := 0, 0
+	dense := true // the vertices are 0, 1, ... in order
 	for i := range recs {
 		if !recs[i].ok {
 			return nil, false
 		}
+		for j, id := range recs[i].vid {
+			dense = dense && id == uint32(nv+j)
+		}
 		nv += len(recs[i].vid)
 		ne += len(recs[i].eu)
+	}
+	for i := range recs {
+		dense = dense && (len(recs[i].eu) == 0 || recs[i].maxEnd < uint32(nv))
+	}
+	if dense {
+		// Dense ids are the original ids: the edge lists go to Build as they are.
+		orig := make([]int64, nv)
+		labels := make([]uint32, 0, nv)
+		src := make([][]uint32, len(recs))
+		dst := make([][]uint32, len(recs))
+		for v := range orig {
+			orig[v] = int64(v)
+		}
+		for i := range recs {
+			labels = append(labels, recs[i].vlabel...)
+			src[i], dst[i] = recs[i].eu, recs[i].ev
+		}
+		g, err := dynamic.BuildParts(orig, labels, src, dst)
+		return g, err == nil
 	}
 	// Dense ids: vertices in the order of their lines, then endpoints not declared.
 	orig := make([]int64, 0, nv)
 	labels := make([]uint32, 0, nv)
 	var table []uint32 // original id -> dense+1, for ids below the limit
-	ids := map[int64]uint32{}
-	limit := int64(8*nv) + 1<<20
-	lookup := func(id int64) (uint32, bool) {
-		if id >= 0 && id < limit {
-			if id < int64(len(table)) && table[id] != 0 {
+	ids := map[uint32]uint32{}
+	limit := uint64(8*nv) + 1<<20
+	lookup := func(id uint32) (uint32, bool) {
+		if uint64(id) < limit {
+			if int(id) < len(table) && table[id] != 0 {
 				return table[id] - 1, true
 			}
 			return 0, false
@@ -96,13 +154,13 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 		v, ok := ids[id]
 		return v, ok
 	}
-	add := func(id int64, l uint32) uint32 {
+	add := func(id uint32, l uint32) uint32 {
 		v := uint32(len(orig))
-		orig = append(orig, id)
+		orig = append(orig, int64(id))
 		labels = append(labels, l)
-		if id >= 0 && id < limit {
-			if id >= int64(len(table)) {
-				table = append(table, make([]uint32, max(id+1, 2*int64(len(table)))-int64(len(table)))...)
+		if uint64(id) < limit {
+			if int(id) >= len(table) {
+				table = append(table, make([]uint32, max(int(id)+1, 2*len(table))-len(table))...)
 			}
 			table[id] = v + 1
 		} else {
@@ -149,65 +207,114 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	return g, true
 }
 
-// parseChunk reads `v id label` and `e u v [0]` lines (comments and blank lines skipped).
-func parseChunk(b []byte) chunkRecords {
-	var r chunkRecords
-	var f [5][]byte
-	for len(b) > 0 {
-		line := b
-		if j := bytes.IndexByte(b, '\n'); j >= 0 {
-			line, b = b[:j], b[j+1:]
-		} else {
-			b = nil
-		}
-		nf := 0
-		for i := 0; i < len(line); {
-			for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
-				i++
-			}
-			if i == len(line) {
-				break
-			}
-			j := i
-			for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' {
-				j++
-			}
-			if nf == len(f) {
+// parseChunk reads, appending the edges to eu and ev, `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by
+// byte, without splitting lines into fields; ok is false at the first line of any other shape or
+// an id above 2^32-1.
+func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
+	r := chunkRecords{eu: eu, ev: ev}
+	i := 0
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n':
+			i++
+		case '\r':
+			if !crEnd(b, i) {
 				return r
 			}
-			f[nf] = line[i:j]
-			nf++
-			i = j
-		}
-		if nf == 0 || f[0][0] == '#' {
-			continue
-		}
-		switch {
-		case nf == 3 && len(f[0]) == 1 && f[0][0] == 'v':
-			id, ok1 := parseDigits(f[1])
-			l, ok2 := parseDigits(f[2])
-			if !ok1 || !ok2 || id > math.MaxInt64 || l > math.MaxUint32 {
+			i++
+		case '#':
+			j := bytes.IndexByte(b[i:], '\n')
+			if j < 0 {
+				i = len(b)
+			} else {
+				i += j + 1
+			}
+		case 'v':
+			id, j, ok1 := field(b, i+1)
+			l, j, ok2 := field(b, j)
+			j, ok3 := lineEnd(b, j)
+			if !ok1 || !ok2 || !ok3 || id > math.MaxUint32 || l > math.MaxUint32 {
 				return r
 			}
-			r.vid = append(r.vid, int64(id))
+			r.vid = append(r.vid, uint32(id))
 			r.vlabel = append(r.vlabel, uint32(l))
-		case (nf == 3 || nf == 4) && len(f[0]) == 1 && f[0][0] == 'e':
-			u, ok1 := parseDigits(f[1])
-			v, ok2 := parseDigits(f[2])
-			if !ok1 || !ok2 || u > math.MaxInt64 || v > math.MaxInt64 {
+			i = j
+		case 'e':
+			u, j, ok1 := field(b, i+1)
+			v, j, ok2 := field(b, j)
+			if !ok1 || !ok2 || u > math.MaxUint32 || v > math.MaxUint32 {
 				return r
 			}
-			if nf == 4 {
-				if l, ok := parseDigits(f[3]); !ok || l != 0 {
+			end, ok := lineEnd(b, j)
+			if !ok { // a label, which must be 0
+				l, k, ok3 := field(b, j)
+				if end, ok = lineEnd(b, k); !ok3 || !ok || l != 0 {
 					return r
 				}
 			}
-			r.eu = append(r.eu, int64(u))
-			r.ev = append(r.ev, int64(v))
+			r.eu = append(r.eu, uint32(u))
+			r.ev = append(r.ev, uint32(v))
+			r.maxEnd = max(r.maxEnd, uint32(u), uint32(v))
+			i = end
 		default:
 			return r
 		}
 	}
 	r.ok = true
 	return r
+}
+
+// field reads, from b[i:], blanks (at least one) and an unsigned decimal of at most 19 digits
+// ended by a blank, a line end or the end of b; it returns the value and the index after it.
+func field(b []byte, i int) (uint64, int, bool) {
+	j := i
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+		j++
+	}
+	if j == i {
+		return 0, i, false
+	}
+	start := j
+	var v uint64
+	for j < len(b) && b[j]-'0' <= 9 {
+		v = v*10 + uint64(b[j]-'0')
+		j++
+	}
+	if j == start || j-start > 19 || (j < len(b) && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && !crEnd(b, j)) {
+		return 0, i, false
+	}
+	return v, j, true
+}
+
+// crEnd reports whether b[i:] starts with carriage returns up to a newline or the end: line ends
+// the careful loader strips (any other carriage return is a character of a field to it).
+func crEnd(b []byte, i int) bool {
+	for i < len(b) && b[i] == '\r' {
+		i++
+	}
+	return i == len(b) || b[i] == '\n'
+}
+
+// lineEnd skips blanks and a line end from b[i:]; false (i unchanged) when something else
+// follows on the line.
+func lineEnd(b []byte, i int) (int, bool) {
+	j := i
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+		j++
+	}
+	if j < len(b) && b[j] == '\r' && crEnd(b, j) {
+		for b[j] == '\r' {
+			j++
+			if j == len(b) {
+				return j, true
+			}
+		}
+	}
+	if j == len(b) {
+		return j, true
+	}
+	if b[j] == '\n' {
+		return j + 1, true
+	}
+	return i, false
 }

@@ -133,3 +133,55 @@ func TestLoadDynamicShared(t *testing.T) {
 	}
 	sameGraph(t, got, want)
 }
+
+// TestFastLoadShapes: the byte-level parser takes exactly the lines the careful loader reads as
+// `v id label` and `e u v [0]`, and the graph it builds is the careful loader's.
+func TestFastLoadShapes(t *testing.T) {
+	dir := t.TempDir()
+	for i, text := range []string{
+		"v 1 2 3\n", "e 1 2 0 0\n", "vv 1 2\n", "e1 2\n", "e 1 2 00\n", "e 1 2 01\n", "e 1 2 1\n",
+		"v 1 2\te 1 2\n", "\tv 1 2\r\n  e 1 3\t0 \r\n# c\n#\n\n", "v 1 -2\n", "v 1 2x\n", "e 1 2\n# x", "v 1 2",
+		"v 99999999999999999999 1\n", "v 9223372036854775807 1\ne 9223372036854775807 0\n", "v 1 4294967296\n",
+		"v 1 4294967295\ne 1 2\ne 2 1\n", "e 1 2\ne 1 2 0\n", "v 1 2 # no\n", "e 1 2 # no\n", "v\n", "e 1\n", "-e 1 2\n",
+		"v 0 1\nv 1 2\ne 0 1\ne 1 0\n", "v 0 1\nv 1 2\ne 0 2\n", "v 0 1\nv 1 1\ne 1 1\n", "v 0 1\nv 2 1\ne 0 2\n",
+		"v 1 0\nv 0 0\ne 0 1\n", "v 4294967296 1\n", "e 4294967295 0\n",
+	} {
+		fast, ok := fastLoad([]byte(text))
+		path := filepath.Join(dir, fmt.Sprintf("s%d.graph", i))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := slowLoad(t, path)
+		if ok {
+			if err != nil {
+				t.Fatalf("%q: fast path took what the careful loader refuses: %v", text, err)
+			}
+			sameGraph(t, fast, want)
+		}
+		got, err2 := LoadDynamic(path, formats.Options{})
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("%q: LoadDynamic error %v, careful loader %v", text, err2, err)
+		}
+		if err == nil {
+			sameGraph(t, got, want)
+		}
+	}
+}
+
+// FuzzFastLoad: whatever the byte parser takes, the careful loader reads as the same graph.
+func FuzzFastLoad(f *testing.F) {
+	for _, s := range []string{"v 0 1\nv 1 2\ne 0 1\n", "v 5 1\ne 5 7 0\r\n# c\n", "e 1 2\ne 2 1\n", "v 1 2 3\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		fast, ok := fastLoad([]byte(text))
+		if !ok {
+			return
+		}
+		sg, err := formats.Read(t.Context(), strings.NewReader(text), "csm", formats.Options{Name: "f.graph"})
+		if err != nil {
+			t.Fatalf("%q: fast path took what the careful loader refuses: %v", text, err)
+		}
+		sameGraph(t, fast, dynamic.FromGraph(sg))
+	})
+}

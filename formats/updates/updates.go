@@ -129,58 +129,111 @@ const MaxLineBytes = 1 << 20
 // first error (yielded with a zero Update).
 func Read(r io.Reader, name string, opts Options) iter.Seq2[Update, error] {
 	return func(yield func(Update, error) bool) {
-		br := bufio.NewReaderSize(r, 1<<16)
-		var long []byte
-		for line := 1; ; line++ {
-			text, err := br.ReadSlice('\n')
-			if errors.Is(err, bufio.ErrBufferFull) {
-				long = append(long[:0], text...)
-				for errors.Is(err, bufio.ErrBufferFull) && len(long) <= MaxLineBytes {
-					text, err = br.ReadSlice('\n')
-					long = append(long, text...)
-				}
-				if len(long) > MaxLineBytes {
-					yield(Update{}, &Error{File: name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)})
-					return
-				}
-				text = long
-			}
-			if len(text) > 0 {
-				u, ok, perr := parseLine(text, opts)
-				if perr != "" {
-					yield(Update{}, &Error{File: name, Line: line, Msg: perr})
-					return
-				}
-				if ok {
-					u.Line = line
-					if !yield(u, nil) {
-						return
-					}
-				}
-			}
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				yield(Update{}, &Error{File: name, Line: line, Msg: "read error: " + err.Error(), Err: err})
+		rd := NewReader(r, name, opts)
+		for {
+			u, err, ok := rd.Next()
+			if !ok || !yield(u, err) || err != nil {
 				return
 			}
 		}
 	}
 }
 
+// Reader parses a stream one update at a time on the caller's goroutine: Read as a pull
+// iterator, without iter.Pull2's switches between goroutines.
+type Reader struct {
+	br      *bufio.Reader
+	name    string
+	opts    Options
+	line    int
+	long    []byte
+	done    bool
+	pending error // a read error, returned after the text read with it
+	close   func() error
+}
+
+// NewReader returns a Reader of r; name is used in errors.
+func NewReader(r io.Reader, name string, opts Options) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 1<<16), name: name, opts: opts}
+}
+
+// OpenReader is NewReader on the file path ("-": standard input), opened as ReadFile opens it;
+// Close closes it.
+func OpenReader(path string, opts Options) (*Reader, error) {
+	r, name, err := formats.Open(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	rd := NewReader(r, name, opts)
+	rd.close = r.Close
+	return rd, nil
+}
+
+// Close closes the file of OpenReader (nothing for NewReader).
+func (rd *Reader) Close() error {
+	if rd.close == nil {
+		return nil
+	}
+	c := rd.close
+	rd.close = nil
+	return c()
+}
+
+// Next returns the next update; ok is false at the end of the stream. A malformed line or a
+// read error is returned once (with ok true); the stream then ends.
+func (rd *Reader) Next() (u Update, err error, ok bool) {
+	for !rd.done {
+		rd.line++
+		line := rd.line
+		text, err := rd.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			rd.long = append(rd.long[:0], text...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(rd.long) <= MaxLineBytes {
+				text, err = rd.br.ReadSlice('\n')
+				rd.long = append(rd.long, text...)
+			}
+			if len(rd.long) > MaxLineBytes {
+				rd.done = true
+				return Update{}, &Error{File: rd.name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}, true
+			}
+			text = rd.long
+		}
+		rd.done = err != nil
+		if err != nil && err != io.EOF {
+			rd.pending = &Error{File: rd.name, Line: line, Msg: "read error: " + err.Error(), Err: err}
+		}
+		if len(text) > 0 {
+			u, ok, perr := parseLine(text, rd.opts)
+			if perr != "" {
+				rd.done, rd.pending = true, nil
+				return Update{}, &Error{File: rd.name, Line: line, Msg: perr}, true
+			}
+			if ok {
+				u.Line = line
+				return u, nil, true
+			}
+		}
+	}
+	if rd.pending != nil { // after the text read with it
+		err, rd.pending = rd.pending, nil
+		return Update{}, err, true
+	}
+	return Update{}, nil, false
+}
+
 // ReadFile is Read on the file path ("-": standard input), opened as formats.Open opens inputs:
 // gzip and zstd decompressed, a FIFO or a device refused rather than waited on.
 func ReadFile(path string, opts Options) iter.Seq2[Update, error] {
 	return func(yield func(Update, error) bool) {
-		r, name, err := formats.Open(context.Background(), path)
+		rd, err := OpenReader(path, opts)
 		if err != nil {
 			yield(Update{}, err)
 			return
 		}
-		defer r.Close()
-		for u, err := range Read(r, name, opts) {
-			if !yield(u, err) {
+		defer rd.Close()
+		for {
+			u, err, ok := rd.Next()
+			if !ok || !yield(u, err) || err != nil {
 				return
 			}
 		}

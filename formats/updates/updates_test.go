@@ -2,8 +2,10 @@ package updates
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,4 +173,50 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestReaderReadError: the updates read before a read error come first (the last line's text
+// too, though it has no newline), then the error naming the line, then the end.
+func TestReaderReadError(t *testing.T) {
+	boom := errors.New("boom")
+	rd := NewReader(&failingReader{data: []byte("e 1 2\n# c\n-e 1 2"), err: boom}, "s", Options{})
+	var got []string
+	for {
+		u, err, ok := rd.Next()
+		if !ok {
+			break
+		}
+		if err != nil {
+			got = append(got, err.Error())
+			if !errors.Is(err, boom) {
+				t.Fatalf("error %v does not wrap the read error", err)
+			}
+			continue
+		}
+		got = append(got, fmt.Sprintf("%d:%s", u.Line, u))
+	}
+	want := []string{"1:e 1 2 0", "3:-e 1 2", "s:3: read error: boom"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if _, _, ok := rd.Next(); ok {
+		t.Fatal("Next after the end")
+	}
+	if err := rd.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -2,96 +2,167 @@ package dynamic
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/submatch/submatch/internal/huge"
 )
 
 // Build makes a graph directly from arrays, without an intermediate graph.Graph: vertex v has
 // original id orig[v] and label labels[v]; edge i joins src[i] and dst[i] (dense ids) with edge
-// label 0. An edge given twice is kept once; a self-loop or an id out of range is an error. The
-// adjacency lists are sorted on all cores. Build keeps orig and labels.
+// label 0. An edge given twice is kept once; a self-loop or an id out of range is an error. Build
+// keeps orig and labels.
 func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
+	if len(src) != len(dst) {
+		return nil, fmt.Errorf("dynamic: %d sources, %d destinations", len(src), len(dst))
+	}
+	return BuildParts(orig, labels, [][]uint32{src}, [][]uint32{dst})
+}
+
+// BuildParts is Build with the edges in parts (src[i][j]-dst[i][j]), as parsers on several
+// cores leave them.
+//
+// The lists come out sorted without sorting them: the edges are first scattered into unsorted
+// lists, then every vertex w, in (label, id) order, appends itself to the lists of its
+// neighbours, which are so ordered by (neighbour label, neighbour id) from the start.
+func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, error) {
 	n := len(orig)
 	if len(labels) != n || len(src) != len(dst) {
-		return nil, fmt.Errorf("dynamic: %d ids, %d labels, %d sources, %d destinations", n, len(labels), len(src), len(dst))
+		return nil, fmt.Errorf("dynamic: %d ids, %d labels, %d source parts, %d destination parts", n, len(labels), len(src), len(dst))
+	}
+	for i := range src {
+		if len(src[i]) != len(dst[i]) {
+			return nil, fmt.Errorf("dynamic: part %d has %d sources, %d destinations", i, len(src[i]), len(dst[i]))
+		}
 	}
 	off := make([]uint64, n+1)
-	for i := range src {
-		u, v := src[i], dst[i]
-		if int(u) >= n || int(v) >= n {
-			return nil, fmt.Errorf("dynamic: edge %d-%d has an endpoint out of range", u, v)
+	for p := range src {
+		for i, u := range src[p] {
+			v := dst[p][i]
+			if int(u) >= n || int(v) >= n {
+				return nil, fmt.Errorf("dynamic: edge %d-%d has an endpoint out of range", u, v)
+			}
+			if u == v {
+				return nil, fmt.Errorf("dynamic: edge %d-%d: %w", orig[u], orig[v], ErrSelfLoop)
+			}
+			off[u+1]++
+			off[v+1]++
 		}
-		if u == v {
-			return nil, fmt.Errorf("dynamic: edge %d-%d: %w", orig[u], orig[v], ErrSelfLoop)
-		}
-		off[u+1]++
-		off[v+1]++
 	}
 	for v := 1; v <= n; v++ {
 		off[v] += off[v-1]
 	}
-	// Keys (neighbour label, neighbour id) sort into runs directly.
-	keys := make([]uint64, off[n])
+	// Pass 1: unsorted lists.
 	fill := slices.Clone(off[:n])
-	for i := range src {
-		u, v := src[i], dst[i]
-		keys[fill[u]] = uint64(labels[v])<<32 | uint64(v)
-		fill[u]++
-		keys[fill[v]] = uint64(labels[u])<<32 | uint64(u)
-		fill[v]++
+	raw := huge.Make[uint32](int(off[n]))
+	for p := range src {
+		for i, u := range src[p] {
+			v := dst[p][i]
+			raw[fill[u]] = v
+			fill[u]++
+			raw[fill[v]] = u
+			fill[v]++
+		}
 	}
-	fill = nil
+	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists, counting their
+	// runs; an edge given twice puts the same vertex twice in a row: kept once.
+	copy(fill, off[:n])
+	sorted := huge.Make[uint32](int(off[n]))
+	nruns := make([]uint32, n)
+	order := byLabelOrder(labels)
+	for _, w := range order {
+		lw := labels[w]
+		for _, u := range raw[off[w]:off[w+1]] {
+			p := fill[u]
+			if p > off[u] {
+				prev := sorted[p-1]
+				if prev == w {
+					continue
+				}
+				if labels[prev] != lw {
+					nruns[u]++
+				}
+			} else {
+				nruns[u]++
+			}
+			sorted[p] = w
+			fill[u] = p + 1
+		}
+	}
 	d := New()
 	d.labels = labels
 	d.orig = orig
 	d.alive = make([]bool, n)
 	d.degree = make([]uint32, n)
+	for v := range n {
+		d.degree[v] = uint32(fill[v] - off[v])
+	}
+	raw, fill = nil, nil
 	d.adj = make([][]Run, n)
 	d.mask = make([]uint64, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
-	// Sort and deduplicate every list and count its runs; then give each run an eighth (at least
-	// one entry) of spare capacity, so that a stream's first insertions do not reallocate it.
-	nruns := make([]uint32, n)
-	parallelChunks(n, func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			k := keys[off[v]:off[v+1]]
-			slices.Sort(k)
-			k = slices.Compact(k)
-			d.degree[v] = uint32(len(k))
-			for i := range k {
-				if i == 0 || k[i]>>32 != k[i-1]>>32 {
-					nruns[v]++
-				}
-			}
-		}
-	})
+	// Each run gets an eighth (at least one entry) of spare capacity, so that a stream's first
+	// insertions do not reallocate it.
 	space := make([]uint64, n+1)
 	for v := range n {
 		l := uint64(d.degree[v])
 		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
 	}
-	back := make([]uint32, space[n])
+	back := huge.Make[uint32](int(space[n]))
+	// The runs of all vertices in one allocation, each vertex with room for one more run (a first
+	// neighbour of another label) before its runs are reallocated: nruns becomes each vertex's
+	// first run.
+	total := uint64(0)
+	for v := range n {
+		c := uint64(nruns[v]) + 1
+		nruns[v] = uint32(total)
+		total += c
+	}
+	if total > math.MaxUint32 {
+		return nil, fmt.Errorf("dynamic: %d runs", total)
+	}
+	arena := huge.Make[Run](int(total))
 	parallelChunks(n, func(lo, hi int) {
-		total := 0
 		for v := lo; v < hi; v++ {
-			total += int(nruns[v])
-		}
-		arena := make([]Run, 0, total) // the chunk's runs in one allocation
-		for v := lo; v < hi; v++ {
-			start := len(arena)
-			arena = cutRuns(arena, keys[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
-			d.adj[v] = arena[start:len(arena):len(arena)]
+			start := int(nruns[v])
+			k := cutRuns(arena[start:], labels, sorted[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
+			d.adj[v] = arena[start : start+k : start+k+1]
 			d.mask[v] = maskOf(d.adj[v])
 		}
 	})
+	// The label index from the (label, id) order, the id table in one allocation.
+	d.all = make([]uint32, n)
+	for i := 0; i < n; {
+		l := labels[order[i]]
+		j := i + 1
+		for j < n && labels[order[j]] == l {
+			j++
+		}
+		list := order[i:j:j]
+		for k, v := range list {
+			d.posLabel[v] = uint32(k)
+		}
+		d.byLabel[l] = list
+		i = j
+	}
+	top, limit := int64(-1), d.tableLimit()
+	for _, id := range orig {
+		if id >= 0 && id < limit {
+			top = max(top, id)
+		}
+	}
+	if top >= 0 {
+		d.table = make([]uint32, top+1)
+	}
 	var half uint64
 	for v := range n {
 		d.alive[v] = true
+		d.all[v], d.posAll[v] = uint32(v), uint32(v)
 		d.mapID(orig[v], uint32(v))
-		d.index(uint32(v))
 		half += uint64(d.degree[v])
 	}
 	if len(d.ids) > 0 || d.table != nil {
@@ -106,25 +177,63 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 	return d, nil
 }
 
-// cutRuns writes the runs of the sorted, distinct keys into back, each followed by its spare
-// room, and appends them to arena.
-func cutRuns(arena []Run, keys []uint64, back []uint32) []Run {
-	pos := 0
-	for i := 0; i < len(keys); {
+// byLabelOrder returns the vertices sorted by (label, id): a counting sort when the labels are
+// small, else a sort.
+func byLabelOrder(labels []uint32) []uint32 {
+	n := len(labels)
+	order := make([]uint32, n)
+	var top uint32
+	for _, l := range labels {
+		top = max(top, l)
+	}
+	if uint64(top) < uint64(n)+1<<16 {
+		start := make([]uint32, top+2)
+		for _, l := range labels {
+			start[l+1]++
+		}
+		for l := 1; l < len(start); l++ {
+			start[l] += start[l-1]
+		}
+		for v, l := range labels {
+			order[start[l]] = uint32(v)
+			start[l]++
+		}
+		return order
+	}
+	for v := range order {
+		order[v] = uint32(v)
+	}
+	slices.SortFunc(order, func(a, b uint32) int {
+		if labels[a] != labels[b] {
+			if labels[a] < labels[b] {
+				return -1
+			}
+			return 1
+		}
+		return int(a) - int(b)
+	})
+	return order
+}
+
+// cutRuns writes the runs of the list nb (sorted by (label, id), distinct) into back, each
+// followed by its spare room, and their Run values into dst; it returns their number.
+func cutRuns(dst []Run, labels []uint32, nb []uint32, back []uint32) int {
+	pos, k := 0, 0
+	for i := 0; i < len(nb); {
+		l := labels[nb[i]]
 		j := i + 1
-		for j < len(keys) && keys[j]>>32 == keys[i]>>32 {
+		for j < len(nb) && labels[nb[j]] == l {
 			j++
 		}
-		l := j - i
-		for t, k := range keys[i:j] {
-			back[pos+t] = uint32(k)
-		}
-		c := l + l/8 + 1
-		arena = append(arena, Run{VertexLabel: uint32(keys[i] >> 32), Neighbors: back[pos : pos+l : pos+c]})
+		m := j - i
+		copy(back[pos:], nb[i:j])
+		c := m + m/8 + 1
+		dst[k] = Run{VertexLabel: l, Neighbors: back[pos : pos+m : pos+c]}
+		k++
 		pos += c
 		i = j
 	}
-	return arena
+	return k
 }
 
 // parallelChunks runs fn over [0, n) in chunks on all cores.

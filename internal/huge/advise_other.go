@@ -1,0 +1,5 @@
+//go:build !linux
+
+package huge
+
+func advise([]byte) {}
