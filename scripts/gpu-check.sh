@@ -10,7 +10,7 @@
 #                                a short table last. Logs go to $OUT (default bin/out).
 #                                ONLY=geneva or ONLY=stmatch runs that engine's tests alone (with
 #                                gpu-info; at build, ONLY=stmatch builds only its tests); GENEVA_RUN=regexp selects the GENEVA tests,
-#                                STMATCH_RUN=regexp and STMATCH_TIMEOUT=duration the stmatch ones;
+#                                STMATCH_RUN=regexp (default ^TestGPU: the rest runs in CI) and STMATCH_TIMEOUT=duration the stmatch ones;
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #                                The other packages with kernels (extra_packages below: gcsm,
 #                                mining, temporal, pbe) run their GPU tests after stmatch, then
@@ -129,7 +129,7 @@ run() {
 		[ -n "${STMATCH_FIGURES:-}" ] && figures="$out/stmatch-figures.tsv" && rm -f "$figures"
 		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" \
 			SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" SUBMATCH_STMATCH_FIGURES="$figures" \
-			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-8m}" -test.run "${STMATCH_RUN:-.}" 2>&1 | tee "$out/stmatch-test.log"
+			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-8m}" -test.run "${STMATCH_RUN:-^TestGPU}" 2>&1 | tee "$out/stmatch-test.log"
 		src=${PIPESTATUS[0]}
 		[ "$src" -eq 0 ] || status=1
 	fi
