@@ -455,24 +455,31 @@ func (c *censusGPU) gemSums(ctx context.Context, l *locals) error {
 	return ctx.Err()
 }
 
-func (c *censusGPU) pairs(ctx context.Context, l *locals) error {
-	o := l.o
+// tallied runs a kernel of a block per vertex over the triangle lists, with arrays tally arrays a
+// block (launch starts it on bt), and returns its two sums.
+func (c *censusGPU) tallied(l *locals, arrays uint64, launch func(bt *tallies) error) ([2]uint64, error) {
 	if err := c.triangleLists(l); err != nil {
-		return err
+		return [2]uint64{}, err
 	}
 	if err := c.reset(); err != nil {
-		return err
+		return [2]uint64{}, err
 	}
-	bt, err := c.blockTallies(uint64(o.n), 2)
+	bt, err := c.blockTallies(uint64(l.o.n), arrays)
 	if err != nil {
-		return err
+		return [2]uint64{}, err
 	}
 	defer bt.release(c)
-	if err := c.pairKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
-		c.off, c.nbr, c.up, uint32(o.n), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
-		return fmt.Errorf("census: %w", err)
+	if err := launch(bt); err != nil {
+		return [2]uint64{}, fmt.Errorf("census: %w", err)
 	}
-	s, err := c.results()
+	return c.results()
+}
+
+func (c *censusGPU) pairs(ctx context.Context, l *locals) error {
+	s, err := c.tallied(l, 2, func(bt *tallies) error {
+		return c.pairKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+			c.off, c.nbr, c.up, uint32(l.o.n), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags)
+	})
 	if err != nil {
 		return err
 	}
@@ -481,23 +488,10 @@ func (c *censusGPU) pairs(ctx context.Context, l *locals) error {
 }
 
 func (c *censusGPU) wheels(ctx context.Context, l *locals) error {
-	o := l.o
-	if err := c.triangleLists(l); err != nil {
-		return err
-	}
-	if err := c.reset(); err != nil {
-		return err
-	}
-	bt, err := c.blockTallies(uint64(o.n), 1)
-	if err != nil {
-		return err
-	}
-	defer bt.release(c)
-	if err := c.wheelKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
-		c.off, c.nbr, uint32(o.n), uint64(len(o.nbr)), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
-		return fmt.Errorf("census: %w", err)
-	}
-	s, err := c.results()
+	s, err := c.tallied(l, 1, func(bt *tallies) error {
+		return c.wheelKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+			c.off, c.nbr, uint32(l.o.n), uint64(len(l.o.nbr)), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags)
+	})
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,13 @@ __device__ __forceinline__ u64 cs_warp_sum(u64 x) {
     return x;
 }
 
+// cs_flush adds a thread's partial sum v to sums[i] (v == 0: nothing), flagging a wrap.
+__device__ __forceinline__ void cs_flush(u64* sums, int i, u64 v, bool* over) {
+    if (v == 0) return;
+    const u64 old = atomicAdd(&sums[i], v);
+    if (old + v < old) *over = true;
+}
+
 // |a[0, na) ∩ b[lo, hi)| over the warp (every lane gets the count).
 __device__ __forceinline__ u64 cs_count(const u32* __restrict__ a, u64 na, const u32* __restrict__ b, u64 lo,
                                         u64 hi, unsigned lane) {
@@ -156,14 +163,8 @@ extern "C" __global__ void census_cliques(const u64* __restrict__ off, const u32
         }
     }
     if (lane == 0) {
-        if (k4) {
-            u64 old = atomicAdd(&sums[0], k4);
-            over |= old + k4 < old;
-        }
-        if (k5) {
-            u64 old = atomicAdd(&sums[1], k5);
-            over |= old + k5 < old;
-        }
+        cs_flush(sums, 0, k4, &over);
+        cs_flush(sums, 1, k5, &over);
         if (over) atomicOr(flags, 1u);
     }
 }
@@ -232,10 +233,7 @@ extern "C" __global__ void census_cycles(const u64* __restrict__ off, const u32*
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        if (mine) {
-            u64 old = atomicAdd(&sums[0], mine);
-            over |= old + mine < old;
-        }
+        cs_flush(sums, 0, mine, &over);
         if (over) atomicOr(flags, 1u);
     }
 }
@@ -301,14 +299,8 @@ extern "C" __global__ void census_gem(const u64* __restrict__ off, const u32* __
             atomicAdd(&k4e[pvw], c);
         }
     }
-    if (gem) {
-        u64 old = atomicAdd(&sums[0], gem);
-        if (old + gem < old) over = true;
-    }
-    if (k5) {
-        u64 old = atomicAdd(&sums[1], k5);
-        if (old + k5 < old) over = true;
-    }
+    cs_flush(sums, 0, gem, &over);
+    cs_flush(sums, 1, k5, &over);
     if (over) atomicOr(flags, 1u);
 }
 
@@ -379,14 +371,8 @@ extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* 
         if (threadIdx.x == 0) *ns = 0;
         __syncthreads();
     }
-    if (k23) {
-        u64 old = atomicAdd(&sums[0], k23);
-        if (old + k23 < old) over = true;
-    }
-    if (spoke) {
-        u64 old = atomicAdd(&sums[1], spoke);
-        if (old + spoke < old) over = true;
-    }
+    cs_flush(sums, 0, k23, &over);
+    cs_flush(sums, 1, spoke, &over);
     if (over) atomicOr(flags, 1u);
 }
 
@@ -442,10 +428,7 @@ extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32*
         if (threadIdx.x == 0) *ns = 0;
         __syncthreads();
     }
-    if (w4) {
-        u64 old = atomicAdd(&sums[0], w4);
-        if (old + w4 < old) over = true;
-    }
+    cs_flush(sums, 0, w4, &over);
     if (over) atomicOr(flags, 1u);
 }
 
@@ -507,13 +490,7 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
         if (threadIdx.x == 0) *ns = 0;
         __syncthreads();
     }
-    if (pos) {
-        u64 old = atomicAdd(&sums[0], pos);
-        if (old + pos < old) over = true;
-    }
-    if (neg) {
-        u64 old = atomicAdd(&sums[1], neg);
-        if (old + neg < old) over = true;
-    }
+    cs_flush(sums, 0, pos, &over);
+    cs_flush(sums, 1, neg, &over);
     if (over) atomicOr(flags, 1u);
 }
