@@ -171,39 +171,23 @@ func (m *cpuMatcher) prepare(created bool) {
 	}
 	m.ancV, m.ancVcur, m.ancVoth = m.ancV[:0], m.ancVcur[:0], m.ancVoth[:0]
 	m.ancP, m.ancPcur, m.ancPoth, m.ancL = m.ancP[:0], m.ancPcur[:0], m.ancPoth[:0], m.ancL[:0]
-	for _, c := range m.net.Vertices {
-		cur, oth := c.Old, c.New
-		if created {
-			cur, oth = c.New, c.Old
-		}
-		if !cur.Alive {
-			continue
-		}
-		v, _ := g.Lookup(c.ID)
-		m.vFlag[v] = true
-		m.flagged = append(m.flagged, v)
-		m.otherV[v] = oth
-		m.ancV = append(m.ancV, v)
-		m.ancVcur = append(m.ancVcur, cur)
-		m.ancVoth = append(m.ancVoth, oth)
+	for a := range m.net.AnchorVertices(g, created) {
+		m.vFlag[a.V] = true
+		m.flagged = append(m.flagged, a.V)
+		m.otherV[a.V] = a.Other
+		m.ancV = append(m.ancV, a.V)
+		m.ancVcur = append(m.ancVcur, a.Cur)
+		m.ancVoth = append(m.ancVoth, a.Other)
 	}
-	for _, c := range m.net.Pairs {
-		cur, oth := c.Old, c.New
-		if created {
-			cur, oth = c.New, c.Old
-		}
-		u, ok1 := g.Lookup(c.U)
-		v, ok2 := g.Lookup(c.V)
-		if !ok1 || !ok2 {
-			continue
-		}
+	for a := range m.net.AnchorPairs(g, created) {
+		u, v := a.U, a.V
 		m.touch[u], m.touch[v] = true, true
 		m.flagged = append(m.flagged, u, v)
-		m.otherP[pairKey64(u, v)] = oth
+		m.otherP[pairKey64(u, v)] = a.Other
 		m.ancP = append(m.ancP, [2]uint32{u, v})
 		m.ancL = append(m.ancL, [2]uint32{g.Label(u), g.Label(v)})
-		m.ancPcur = append(m.ancPcur, cur)
-		m.ancPoth = append(m.ancPoth, oth)
+		m.ancPcur = append(m.ancPcur, a.Cur)
+		m.ancPoth = append(m.ancPoth, a.Other)
 	}
 	m.anyV = len(m.ancV) > 0
 	m.singlePair = len(m.ancP) == 1

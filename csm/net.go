@@ -3,6 +3,7 @@ package csm
 import (
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
@@ -324,4 +325,62 @@ func (n *Net) Apply() error {
 		}
 	}
 	return nil
+}
+
+// AnchorVertex is a changed vertex as a phase of a batch sees it: V (internal id) is alive in the
+// phase's current graph, Cur is its state there and Other its state in the other graph.
+type AnchorVertex struct {
+	V          uint32
+	Cur, Other VertexState
+}
+
+// AnchorPair is a changed pair as a phase sees it (both vertices exist in the current graph).
+type AnchorPair struct {
+	U, V       uint32
+	Cur, Other PairState
+}
+
+// phaseStates orders old and new as a phase sees them: created (the current graph is the new
+// one, the other the old) or destroyed (the reverse).
+func phaseStates[S any](old, now S, created bool) (cur, other S) {
+	if created {
+		return now, old
+	}
+	return old, now
+}
+
+// AnchorVertices yields the changed vertices alive in the current graph of a phase (created:
+// the new graph; else the old) over the graph g as that phase has it: the anchors of its
+// vertex terms, in the order of Vertices.
+func (n *Net) AnchorVertices(g *dynamic.Graph, created bool) iter.Seq[AnchorVertex] {
+	return func(yield func(AnchorVertex) bool) {
+		for _, c := range n.Vertices {
+			cur, oth := phaseStates(c.Old, c.New, created)
+			if !cur.Alive {
+				continue
+			}
+			v, _ := g.Lookup(c.ID)
+			if !yield(AnchorVertex{V: v, Cur: cur, Other: oth}) {
+				return
+			}
+		}
+	}
+}
+
+// AnchorPairs yields the changed pairs whose vertices both exist in g, the graph of a phase: the
+// anchors of its pair terms, in the order of Pairs.
+func (n *Net) AnchorPairs(g *dynamic.Graph, created bool) iter.Seq[AnchorPair] {
+	return func(yield func(AnchorPair) bool) {
+		for _, c := range n.Pairs {
+			cur, oth := phaseStates(c.Old, c.New, created)
+			u, ok1 := g.Lookup(c.U)
+			v, ok2 := g.Lookup(c.V)
+			if !ok1 || !ok2 {
+				continue
+			}
+			if !yield(AnchorPair{U: u, V: v, Cur: cur, Other: oth}) {
+				return
+			}
+		}
+	}
 }

@@ -310,47 +310,16 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 func (m *Matcher) prepare(created bool) {
 	g, ph := m.g, &m.ph
 	ph.reset()
-	type vs struct {
-		v        uint32
-		cur, oth csm.VertexState
-	}
-	type ps struct {
-		u, v     uint32
-		cur, oth csm.PairState
-	}
-	var vchg []vs
-	var pchg []ps
-	for _, c := range m.net.Vertices {
-		cur, oth := c.Old, c.New
-		if created {
-			cur, oth = c.New, c.Old
-		}
-		if !cur.Alive {
-			continue
-		}
-		v, _ := g.Lookup(c.ID)
-		vchg = append(vchg, vs{v, cur, oth})
-	}
-	for _, c := range m.net.Pairs {
-		cur, oth := c.Old, c.New
-		if created {
-			cur, oth = c.New, c.Old
-		}
-		u, ok1 := g.Lookup(c.U)
-		v, ok2 := g.Lookup(c.V)
-		if !ok1 || !ok2 {
-			continue
-		}
-		pchg = append(pchg, ps{u, v, cur, oth})
-	}
-	slices.SortFunc(vchg, func(a, b vs) int { return int(a.v) - int(b.v) })
+	vchg := slices.Collect(m.net.AnchorVertices(g, created))
+	pchg := slices.Collect(m.net.AnchorPairs(g, created))
+	slices.SortFunc(vchg, func(a, b csm.AnchorVertex) int { return int(a.V) - int(b.V) })
 	for _, c := range vchg {
-		ph.cv = append(ph.cv, c.v)
-		ph.cvAlive = append(ph.cvAlive, b2u(c.oth.Alive))
-		ph.cvLabel = append(ph.cvLabel, c.oth.Label)
+		ph.cv = append(ph.cv, c.V)
+		ph.cvAlive = append(ph.cvAlive, b2u(c.Other.Alive))
+		ph.cvLabel = append(ph.cvLabel, c.Other.Label)
 	}
-	slices.SortFunc(pchg, func(a, b ps) int {
-		ka, kb := pairKey(a.u, a.v), pairKey(b.u, b.v)
+	slices.SortFunc(pchg, func(a, b csm.AnchorPair) int {
+		ka, kb := pairKey(a.U, a.V), pairKey(b.U, b.V)
 		switch {
 		case ka < kb:
 			return -1
@@ -360,9 +329,9 @@ func (m *Matcher) prepare(created bool) {
 		return 0
 	})
 	for _, c := range pchg {
-		ph.cpKey = append(ph.cpKey, pairKey(c.u, c.v))
-		ph.cpPresent = append(ph.cpPresent, b2u(c.oth.Present))
-		ph.cpLabel = append(ph.cpLabel, c.oth.Label)
+		ph.cpKey = append(ph.cpKey, pairKey(c.U, c.V))
+		ph.cpPresent = append(ph.cpPresent, b2u(c.Other.Present))
+		ph.cpLabel = append(ph.cpLabel, c.Other.Label)
 	}
 	for pi, prog := range m.t.progs {
 		p := m.pats[pi]
@@ -371,8 +340,8 @@ func (m *Matcher) prepare(created bool) {
 			if term.Vertex >= 0 {
 				vl := p.VertexLabel(term.Vertex)
 				for _, c := range vchg {
-					if vl.Matches(c.cur.Label) && !(c.oth.Alive && vl.Matches(c.oth.Label)) {
-						ph.tasks = append(ph.tasks, gt, c.v, 0, uint32(pi), 0, 0)
+					if vl.Matches(c.Cur.Label) && !(c.Other.Alive && vl.Matches(c.Other.Label)) {
+						ph.tasks = append(ph.tasks, gt, c.V, 0, uint32(pi), 0, 0)
 					}
 				}
 				continue
@@ -380,15 +349,15 @@ func (m *Matcher) prepare(created bool) {
 			it := prog.Pairs[term.Pair]
 			la, lb := p.VertexLabel(it.A), p.VertexLabel(it.B)
 			for _, c := range pchg {
-				if !it.Valid(c.cur) || it.Valid(c.oth) {
+				if !it.Valid(c.Cur) || it.Valid(c.Other) {
 					continue
 				}
-				l0, l1 := g.Label(c.u), g.Label(c.v)
+				l0, l1 := g.Label(c.U), g.Label(c.V)
 				if la.Matches(l0) && lb.Matches(l1) {
-					ph.tasks = append(ph.tasks, gt, c.u, c.v, uint32(pi), 0, 0)
+					ph.tasks = append(ph.tasks, gt, c.U, c.V, uint32(pi), 0, 0)
 				}
 				if la.Matches(l1) && lb.Matches(l0) {
-					ph.tasks = append(ph.tasks, gt, c.v, c.u, uint32(pi), 0, 0)
+					ph.tasks = append(ph.tasks, gt, c.V, c.U, uint32(pi), 0, 0)
 				}
 			}
 		}
