@@ -15,6 +15,11 @@ import (
 //go:embed kernels/gcsm.cu
 var kernelSource string
 
+// kernelFile names the kernel in the compile cache and in `submatch gpu-info --compile`.
+const kernelFile = "gcsm.cu"
+
+func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+
 const (
 	blockThreads  = 256
 	warpsPerBlock = blockThreads / 32
@@ -48,7 +53,7 @@ func openDevice(t *table, limit uint64) (backend, error) {
 		return nil, fmt.Errorf("gcsm: %w", err)
 	}
 	d := devs[0]
-	mod, err := d.Compile(kernelSource, "gcsm.cu", nil)
+	mod, err := d.Compile(kernelSource, kernelFile, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gcsm: compiling the kernel: %w", err)
 	}
