@@ -49,6 +49,8 @@ type watchFlags struct {
 	resume          string
 	gpuMemory       string
 	gcsmMode        string
+	rate            float64
+	rateSeed        uint64
 }
 
 func (f *watchFlags) register(fs *flag.FlagSet) {
@@ -73,6 +75,8 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 100000, "updates between two checkpoints `N`")
 	fs.StringVar(&f.gpuMemory, "gpu-memory", "", "bound a GPU engine's device memory to `SIZE` (gcsm: its buffers and the cache of hot adjacency lists; default: free memory minus a margin)")
 	fs.StringVar(&f.gcsmMode, "gcsm-mode", "", "`MODE` of --engine gcsm, for measurement: cache (default: the lists a random-walk estimate ranks hottest in GPU memory, the rest zero-copy), zerocopy, degree (the highest-degree lists cached) or device (every list in GPU memory)")
+	fs.Float64Var(&f.rate, "rate", 0, "replay the stream as if its updates arrived at `R` a second (exponential gaps, the same on every run), waiting for each batch's last arrival, and report the response time of the updates (arrival to result) and the throughput in the summary (0: as fast as possible)")
+	fs.Uint64Var(&f.rateSeed, "rate-seed", 1, "the `SEED` of --rate's arrival times")
 	fs.StringVar(&f.resume, "resume", "", "continue from the checkpoint `FILE` (same data, patterns and flags; the stream's lines up to the checkpoint are skipped)")
 }
 
@@ -110,6 +114,7 @@ type watchState struct {
 	skipped   int
 	batches   int
 	win       *csm.Window
+	replay    *replay // --rate
 	m         csm.Matcher
 	log       *slog.Logger
 	buf       []byte // a line of --emit matches
@@ -275,6 +280,12 @@ func (f *watchFlags) check(pos []string) error {
 	if f.threads < 0 {
 		return usagef("--threads must be >= 0")
 	}
+	if f.rate < 0 || f.rate != f.rate {
+		return usagef("--rate must be a positive number of updates a second")
+	}
+	if f.rate > 0 && (f.interval > 0 || f.window > 0) {
+		return usagef("--rate paces the stream itself: it does not go with --batch-interval or --window, which follow the stream's timestamps")
+	}
 	if f.checkpointEvery < 1 {
 		return usagef("--checkpoint-every must be >= 1")
 	}
@@ -304,6 +315,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		sinceCP        int
 		eof            bool
 	)
+	if f.rate > 0 {
+		st.replay = newReplay(f.rate, f.rateSeed)
+	}
 	prog := newWatchProgress(stderr)
 	defer prog.finish()
 	apply := context.WithoutCancel(ctx) // a batch in progress finishes: the graph and totals stay exact
@@ -340,6 +354,11 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		if len(batch) == 0 {
 			break
 		}
+		if st.replay != nil {
+			if err := st.replay.arrive(ctx, len(batch)); err != nil {
+				return exitPartial
+			}
+		}
 		if st.win != nil {
 			expired = st.win.Expire(batch[0].Time, st.m.Graph(), expired[:0])
 			if len(expired) > 0 {
@@ -362,6 +381,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		}
 		if st.win != nil {
 			st.win.Observe(batch, &res)
+		}
+		if st.replay != nil {
+			st.replay.done()
 		}
 		st.line = batch[len(batch)-1].Line
 		st.updates += len(batch)
@@ -605,16 +627,21 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 			Total     string  `json:"total"`
 		}
 		rec := struct {
-			Summary   bool    `json:"summary"`
-			Updates   int     `json:"updates"`
-			Batches   int     `json:"batches"`
-			Skipped   int     `json:"skipped"`
-			Line      int     `json:"line"`
-			Vertices  int     `json:"vertices"`
-			Edges     uint64  `json:"edges"`
-			ElapsedMS float64 `json:"elapsed_ms"`
-			Patterns  []pat   `json:"patterns"`
-		}{true, st.updates, st.batches, st.skipped, st.line, g.NumVertices(), g.NumEdges(), ms(elapsed), nil}
+			Summary   bool             `json:"summary"`
+			Updates   int              `json:"updates"`
+			Batches   int              `json:"batches"`
+			Skipped   int              `json:"skipped"`
+			Line      int              `json:"line"`
+			Vertices  int              `json:"vertices"`
+			Edges     uint64           `json:"edges"`
+			ElapsedMS float64          `json:"elapsed_ms"`
+			Patterns  []pat            `json:"patterns"`
+			Response  *responseSummary `json:"response,omitempty"`
+		}{true, st.updates, st.batches, st.skipped, st.line, g.NumVertices(), g.NumEdges(), ms(elapsed), nil, nil}
+		if st.replay != nil {
+			rs := st.replay.summary()
+			rec.Response = &rs
+		}
 		for i := range st.pats {
 			p := pat{Pattern: st.names[i], Created: st.created[i], Destroyed: st.destroyed[i], Total: st.total(i)}
 			if st.initial != nil {
@@ -632,6 +659,9 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 			init = strconv.FormatUint(st.initial[i], 10) + " "
 		}
 		fmt.Fprintf(st.out, "# %s\t%s+%d\t-%d\t%s\n", st.names[i], init, st.created[i], st.destroyed[i], st.total(i))
+	}
+	if st.replay != nil {
+		fmt.Fprintln(st.out, st.replay.summary())
 	}
 	return st.out.Flush()
 }

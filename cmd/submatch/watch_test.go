@@ -317,3 +317,59 @@ func TestGCHold(t *testing.T) {
 		t.Fatal("release")
 	}
 }
+
+// TestWatchRate: --rate paces the stream without changing any count, and the summary reports
+// the response times of every update, in text and JSON; it refuses what it cannot pace.
+func TestWatchRate(t *testing.T) {
+	data := writeFile(t, "g.graph", watchGraph)
+	stream := writeFile(t, "u.stream", "e 1 3\n-e 1 2\ne 1 2 0\ne 3 4\n-e 2 3\n")
+	code, plain, errOut := runCmd(t, "watch", data, triangle, "--updates", stream, "--batch", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	start := time.Now()
+	code, paced, errOut := runCmd(t, "watch", data, triangle, "--updates", stream, "--batch", "2", "--rate", "50")
+	if code != 0 {
+		t.Fatalf("--rate: exit %d: %s", code, errOut)
+	}
+	// Five arrivals at 50 a second: the last one comes after tens of milliseconds, not at once.
+	if el := time.Since(start); el < 5*time.Millisecond {
+		t.Errorf("--rate 50 took %v for 5 updates: not paced", el)
+	}
+	body := func(out string) string { // the batch lines
+		var keep []string
+		for _, l := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(l, "#") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if body(paced) != body(plain) {
+		t.Fatalf("--rate changed the batches:\n%s\nwithout:\n%s", paced, plain)
+	}
+	if !strings.Contains(paced, "# response time at 50 updates/s (arrival to result, 5 updates): median ") {
+		t.Fatalf("no response-time line in the summary:\n%s", paced)
+	}
+	code, out, _ := runCmd(t, "watch", data, triangle, "--updates", stream, "--rate", "1000", "--json")
+	var sum struct {
+		Summary  bool
+		Response *struct {
+			Rate     float64 `json:"rate"`
+			Updates  int     `json:"updates"`
+			MedianMS float64 `json:"median_ms"`
+			MaxMS    float64 `json:"max_ms"`
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || json.Unmarshal([]byte(lines[len(lines)-1]), &sum) != nil || !sum.Summary || sum.Response == nil ||
+		sum.Response.Updates != 5 || sum.Response.Rate != 1000 || sum.Response.MaxMS < sum.Response.MedianMS {
+		t.Fatalf("--json summary: exit %d, %+v:\n%s", code, sum.Response, out)
+	}
+	for _, args := range [][]string{{"--rate", "-1"}, {"--rate", "10", "--window", "1s"}, {"--rate", "x"}} {
+		code, _, errOut := runCmd(t, append([]string{"watch", data, triangle, "--updates", stream}, args...)...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, errOut)
+		}
+	}
+}

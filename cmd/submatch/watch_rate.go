@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// replay paces an update stream as if its updates arrived at rate a second with exponential
+// gaps (a Poisson process from a fixed seed: every run sees the same arrivals), and measures each
+// update's response time, from its arrival to the end of the batch that applied it: with --batch
+// N an update waits for the batch to fill, and when the engine falls behind the next updates wait
+// in the queue. The histogram keeps memory fixed whatever the stream's length.
+type replay struct {
+	rate     float64
+	rng      *rand.Rand
+	start    time.Time
+	next     time.Duration   // arrival of the next update, since start
+	arrivals []time.Duration // the arrivals of the batch in hand
+	hist     *hdrhistogram.Histogram
+	updates  int
+}
+
+// maxResponse is the largest response time the histogram records exactly (larger ones are
+// recorded as this).
+const maxResponse = time.Hour
+
+func newReplay(rate float64, seed uint64) *replay {
+	return &replay{rate: rate, rng: rand.New(rand.NewPCG(seed, 0x5eed)),
+		hist: hdrhistogram.New(1, maxResponse.Microseconds(), 3)}
+}
+
+// arrive assigns the arrivals of n more updates (the batch in hand) and waits until the last of
+// them has arrived; the first call starts the clock. It returns ctx's error if ctx ends first.
+func (r *replay) arrive(ctx context.Context, n int) error {
+	if r.start.IsZero() {
+		r.start = time.Now()
+	}
+	r.arrivals = r.arrivals[:0]
+	for range n {
+		r.arrivals = append(r.arrivals, r.next)
+		r.next += time.Duration(r.rng.ExpFloat64() / r.rate * float64(time.Second))
+	}
+	due := r.start.Add(r.arrivals[len(r.arrivals)-1])
+	// A timer oversleeps by tens of microseconds or more, which would count as response time at
+	// high rates: sleep to spinAhead before the arrival, then spin.
+	if wait := time.Until(due) - spinAhead; wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	for time.Now().Before(due) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spinAhead is how long before an arrival replay stops sleeping and spins.
+const spinAhead = time.Millisecond
+
+// done records the response times of the batch in hand, applied now.
+func (r *replay) done() {
+	now := time.Since(r.start)
+	for _, a := range r.arrivals {
+		_ = r.hist.RecordValue(min(now-a, maxResponse).Microseconds()) // clamped: cannot fail
+	}
+	r.updates += len(r.arrivals)
+	r.arrivals = r.arrivals[:0]
+}
+
+// responseSummary is the replay's line of watch's summary (JSON: its object).
+type responseSummary struct {
+	Rate       float64 `json:"rate"`
+	Updates    int     `json:"updates"`
+	MedianMS   float64 `json:"median_ms"`
+	P99MS      float64 `json:"p99_ms"`
+	MaxMS      float64 `json:"max_ms"`
+	Throughput float64 `json:"updates_per_s"`
+}
+
+func (r *replay) summary() responseSummary {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	s := responseSummary{Rate: r.rate, Updates: r.updates}
+	if r.updates == 0 {
+		return s
+	}
+	s.MedianMS, s.P99MS, s.MaxMS = ms(r.hist.ValueAtQuantile(50)), ms(r.hist.ValueAtQuantile(99)), ms(r.hist.Max())
+	if el := time.Since(r.start).Seconds(); el > 0 {
+		s.Throughput = float64(r.updates) / el
+	}
+	return s
+}
+
+func (s responseSummary) String() string {
+	return fmt.Sprintf("# response time at %g updates/s (arrival to result, %d updates): median %.3f ms, p99 %.3f ms, max %.3f ms; throughput %.0f updates/s",
+		s.Rate, s.Updates, s.MedianMS, s.P99MS, s.MaxMS, s.Throughput)
+}
