@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"testing"
 
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/testenv"
@@ -161,5 +162,25 @@ func checkPerVertex(t *testing.T, g *graph.Graph, k, threads int, label string) 
 		if size != uint64(k) || sumNI != uint64(k)*m.NonInduced || sumIn != uint64(k)*m.Induced {
 			t.Errorf("%s %s: per-vertex sums %d %d over orbits of %d vertices, want %d x (%d %d)", label, m.Name, sumNI, sumIn, size, k, m.NonInduced, m.Induced)
 		}
+	}
+}
+
+func BenchmarkPerVertex(b *testing.B) {
+	for _, rel := range []string{"email-eu-core/email-Eu-core.txt", "wikivote-graphpi/wiki-vote_input"} {
+		b.Run(rel, func(b *testing.B) {
+			g, err := formats.Load(testenv.Path(b, rel), formats.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, k := range []int{4, 5} {
+				b.Run(fmt.Sprint("k=", k), func(b *testing.B) {
+					for range b.N {
+						if _, err := CountPerVertex(context.Background(), g, Options{K: k, Threads: 1}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
 	}
 }
