@@ -1,6 +1,7 @@
 package mining
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -53,6 +54,9 @@ type decomp struct {
 	global map[uint64]uint64
 	vecs   map[rootedKey][]uint64
 	failed map[rootedKey]error
+	// threads and ctx for the homomorphism counts (0: all cores; nil: never cancelled)
+	threads int
+	ctx     context.Context
 }
 
 // newDecomp prepares the decomposition over the locals of a k >= 5 census; global maps the
