@@ -57,17 +57,28 @@ var specialOrbits = []int{orbC5, orbBannerOpp, orbK23Leaf, orbK23Hub, orbHouseBo
 // fiveWorker is one worker's scratch: per-vertex tallies of the current x and its shares of the
 // counts that other vertices receive.
 type fiveWorker struct {
-	cd, f    tally
-	sT       []uint64
-	e2       []uint32 // twice E(y)
-	share    [][]uint64
-	over     bool
-	pos      []uint64 // positions n -> n' of the edges among N(x) at n
-	shareIdx map[int]int
+	cd, f tally
+	sT    []uint64
+	e2    []uint32 // twice E(y)
+	share [][]uint64
+	over  bool
+	pos   []uint64 // positions n -> n' of the edges among N(x) at n
 }
 
+// sharedOrbits are the special orbits whose counts other vertices hand to a vertex (kept per
+// worker and summed at the end); shareSlot is an orbit's index among them.
+var (
+	sharedOrbits = []int{orbK23Leaf, orbW4sTip, orbW4sNear, orbW4Hub, orbK5P3Mid, orbK5eLow, orbK5eHigh, orbK5}
+	shareSlot    = func() (s [orbK5 + 1]int) {
+		for i, orb := range sharedOrbits {
+			s[orb] = i
+		}
+		return
+	}()
+)
+
 func (w *fiveWorker) give(orbit int, v uint32, x uint64) {
-	s := w.share[w.shareIdx[orbit]]
+	s := w.share[shareSlot[orbit]]
 	r, c := bits.Add64(s[v], x, 0)
 	s[v] = r
 	w.over = w.over || c != 0
@@ -84,7 +95,7 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 		out[i] = make([]uint64, n)
 		row[orb] = i
 	}
-	shared := []int{orbK23Leaf, orbW4sTip, orbW4sNear, orbW4Hub, orbK5P3Mid, orbK5eLow, orbK5eHigh, orbK5}
+	shared := sharedOrbits
 	nw := workersCount(threads, n)
 	ws := make([]fiveWorker, nw)
 	for i := range ws {
@@ -93,9 +104,7 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 		w.f.c = make([]uint32, n)
 		w.sT = make([]uint64, n)
 		w.e2 = make([]uint32, n)
-		w.shareIdx = map[int]int{}
-		for j, orb := range shared {
-			w.shareIdx[orb] = j
+		for range shared {
 			w.share = append(w.share, make([]uint64, n))
 		}
 	}

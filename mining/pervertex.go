@@ -101,8 +101,9 @@ type VertexCensus struct {
 }
 
 // CountPerVertex computes the orbit counts of every vertex of g for the connected shapes of 2
-// to opts.K vertices (K = 3 or 4; labels ignored): non-induced ones from local counts, induced
-// ones (ORCA's graphlet degree vectors) from those through the orbit containment matrix.
+// to opts.K vertices (K = 3, 4 or 5; labels ignored): non-induced ones from local counts (for 5
+// vertices, rooted decomposition and equations over each vertex's neighbourhood), induced ones
+// (ORCA's graphlet degree vectors) from those through the orbit containment matrix.
 func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexCensus, error) {
 	if opts.K < 3 || opts.K > 5 {
 		return nil, fmt.Errorf("per-vertex counts: motif size %d: expected 3, 4 or 5", opts.K)
