@@ -287,6 +287,43 @@ func (d *decomp) homSlot(h *homShape, w *homScratch, x, y int, slot uint64, fres
 						continue
 					}
 					if !first && !h.onlyX[u] {
+						// v restricted to N(x) (or N(y)) and u to a subset of it: scatter each
+						// support vertex w of u into N(w) ∩ N(x), the triangle list of x-w
+						mv, mu := s.Adj[v]&rm, s.Adj[u]&rm
+						var end int
+						switch {
+						case mv == 1<<r1 && mu&(1<<r1) != 0:
+							end = x
+						case mv == 1<<r2 && mu&(1<<r2) != 0:
+							end = y
+						default:
+							end = -1
+						}
+						if end >= 0 {
+							push := w.push
+							plist := w.plist[:0]
+							for _, ww := range w.supp[u] {
+								my := w.msg[u][ww]
+								if my == 0 {
+									continue
+								}
+								for _, z := range d.l.triangleList(d.pos(uint32(end), ww)) {
+									if push[z] == 0 {
+										plist = append(plist, z)
+									}
+									push[z] += my
+									a.over = a.over || push[z] < my
+								}
+							}
+							for _, z := range w.supp[v] {
+								msg[z] = a.mul(msg[z], push[z])
+							}
+							for _, z := range plist {
+								push[z] = 0
+							}
+							w.plist = plist[:0]
+							continue
+						}
 						// v's support is known: gather from u's message where that reads fewer
 						// adjacency entries than scattering it
 						var gather, scatter uint64
