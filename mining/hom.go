@@ -235,6 +235,26 @@ func (w *homScratch) clearX(h *homShape) {
 	}
 }
 
+// scatter adds the message mu on each support vertex to push over the vertices nbrs lists for
+// it, appending to plist each entry that leaves zero (mu > 0, and a wrap to zero is an
+// overflow, flagged), and returns plist.
+func scatter(push []uint64, plist []uint32, mu []uint64, supp []uint32, a *acc, nbrs func(uint32) []uint32) []uint32 {
+	for _, yy := range supp {
+		my := mu[yy]
+		if my == 0 {
+			continue
+		}
+		for _, z := range nbrs(yy) {
+			if push[z] == 0 {
+				plist = append(plist, z)
+			}
+			push[z] += my
+			a.over = a.over || push[z] < my
+		}
+	}
+	return plist
+}
+
 // homSlot returns the product over the trees of their homomorphism counts for one image of the
 // apex: vertex x, or the edge x -> y at adjacency position slot; fresh is set on the first
 // slot of an x (the r1-only messages are then computed, and kept for the next slots).
@@ -301,20 +321,9 @@ func (d *decomp) homSlot(h *homShape, w *homScratch, x, y int, slot uint64, fres
 						}
 						if end >= 0 {
 							push := w.push
-							plist := w.plist[:0]
-							for _, ww := range w.supp[u] {
-								my := w.msg[u][ww]
-								if my == 0 {
-									continue
-								}
-								for _, z := range d.l.triangleList(d.pos(uint32(end), ww)) {
-									if push[z] == 0 {
-										plist = append(plist, z)
-									}
-									push[z] += my
-									a.over = a.over || push[z] < my
-								}
-							}
+							plist := scatter(push, w.plist[:0], w.msg[u], w.supp[u], a, func(ww uint32) []uint32 {
+								return d.l.triangleList(d.pos(uint32(end), ww))
+							})
 							for _, z := range w.supp[v] {
 								msg[z] = a.mul(msg[z], push[z])
 							}
@@ -355,21 +364,7 @@ func (d *decomp) homSlot(h *homShape, w *homScratch, x, y int, slot uint64, fres
 						push, plist = w.pushX[u], w.plistX[u]
 					}
 					if !h.onlyX[u] || fresh {
-						// scatter; an entry joins the list when it leaves zero (my > 0, and a
-						// wrap to zero is an overflow, flagged)
-						for _, yy := range w.supp[u] {
-							my := w.msg[u][yy]
-							if my == 0 {
-								continue
-							}
-							for _, z := range o.all(int(yy)) {
-								if push[z] == 0 {
-									plist = append(plist, z)
-								}
-								push[z] += my
-								a.over = a.over || push[z] < my
-							}
-						}
+						plist = scatter(push, plist, w.msg[u], w.supp[u], a, func(yy uint32) []uint32 { return o.all(int(yy)) })
 						if h.onlyX[u] {
 							w.plistX[u] = plist
 						}
