@@ -382,3 +382,60 @@ func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni 
 	}
 	return nil
 }
+
+// fiveRooted returns the rooted counts of a 5-vertex shape rooted at vertex 0 whose orbit is
+// one of the special orbits (counted per vertex by fiveSpecial), or errNoRule.
+func (d *decomp) fiveRooted(s Shape) ([]uint64, error) {
+	c := s.Canonical()
+	var orb *Orbit
+	for _, ob := range Orbits(5)[15:] {
+		if ob.shape != c || !slices.Contains(specialOrbits, ob.ORCA) {
+			continue
+		}
+		// is vertex 0 of s in ob's orbit? map s onto c
+		for _, p := range permutations(5) {
+			if s.permute(p) == c {
+				cls := orbitClasses(c)
+				if cls[p[0]] == cls[ob.vertex] {
+					orb = &ob
+				}
+				break
+			}
+		}
+		if orb != nil {
+			break
+		}
+	}
+	if orb == nil {
+		return nil, errNoRule
+	}
+	if d.special == nil {
+		ctx := d.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		sp, err := fiveSpecial(ctx, d.l, d.threads)
+		if err != nil {
+			return nil, err
+		}
+		d.special = sp
+	}
+	cls := orbitClasses(c)
+	var size uint64
+	for _, x := range cls {
+		if x == cls[orb.vertex] {
+			size++
+		}
+	}
+	stab := c.Automorphisms() / size
+	copies := d.special[slices.Index(specialOrbits, orb.ORCA)]
+	out := make([]uint64, len(copies))
+	for x, v := range copies {
+		p, over := mul(v, stab)
+		if over {
+			return nil, ErrOverflow
+		}
+		out[x] = p
+	}
+	return out, nil
+}
