@@ -114,6 +114,7 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 		if dec, err = newSixDecomp(loc); err != nil {
 			return nil, err
 		}
+		dec.threads, dec.ctx = opts.Threads, ctx
 	}
 	for _, s := range shapes {
 		m := Motif{Shape: s, Name: s.Name(), Edges: s.Edges(), Automorphisms: s.Automorphisms()}

@@ -1,6 +1,7 @@
 package mining
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -53,6 +54,10 @@ type decomp struct {
 	global map[uint64]uint64
 	vecs   map[rootedKey][]uint64
 	failed map[rootedKey]error
+	// threads and ctx for the homomorphism counts (0: all cores; nil: never cancelled)
+	threads int
+	ctx     context.Context
+	special [][]uint64 // the special 5-vertex orbits per vertex (fiveSpecial), once needed
 }
 
 // newDecomp prepares the decomposition over the locals of a k >= 5 census; global maps the
@@ -424,6 +429,9 @@ func (d *decomp) vertexRules(s Shape) ([]uint64, error) {
 			r.over = r.over || t.over
 		}
 		return r.result()
+	}
+	if s.K == 5 {
+		return d.fiveRooted(s)
 	}
 	return nil, errNoRule
 }

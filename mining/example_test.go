@@ -69,3 +69,30 @@ func ExampleParseDevice() {
 	fmt.Println(m.Name, m.NonInduced, m.Induced)
 	// Output: tailed triangle 1 1
 }
+
+// Five-vertex orbits: in a 5-cycle with one chord (a house), the vertices of the roof's
+// triangle take the house's orbits 52 (the roof) and 53, the others orbit 51.
+func ExampleCountPerVertex_fiveVertices() {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][2]int64{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}, {1, 4}} {
+		b.AddEdge(e[0], e[1], 0)
+	}
+	g, _ := b.Build()
+	vc, err := mining.CountPerVertex(context.Background(), g, mining.Options{K: 5})
+	if err != nil {
+		panic(err)
+	}
+	for v := range g.NumVertices() {
+		for i, o := range vc.Orbits[15:] {
+			if x := vc.Induced[v][15+i]; x > 0 {
+				fmt.Println(g.OriginalID(uint32(v)), o.ORCA, o.Name, x)
+			}
+		}
+	}
+	// Unordered output:
+	// 0 52 house 1
+	// 1 53 house 1
+	// 4 53 house 1
+	// 2 51 house 1
+	// 3 51 house 1
+}

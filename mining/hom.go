@@ -1,6 +1,7 @@
 package mining
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 )
@@ -42,19 +43,35 @@ func apex(s Shape) uint8 {
 // homCount counts the homomorphisms of s into the data graph with the apex rm (one vertex,
 // or an edge whose data images are then every ordered data edge: a tree vertex adjacent to
 // both ends is restricted to the edge's triangles).
+//
+// With an apex edge (r1, r2) the slots (data edges x -> y) are taken grouped by x, and the
+// messages of the subtrees that touch r1 only (their support within N(x) and what they push
+// to their parents) are kept for all the slots of one x; each tree is rooted at a vertex
+// adjacent to r2 where it has one, so that the per-slot work is what r2's side adds. When an
+// automorphism of s swaps r1 and r2, only the slots with y below x are taken, counted twice.
+// The x are shared among the threads.
 func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 	o := d.l.o
 	n := o.n
 	comps := components(s, rm)
 	r1 := bits.TrailingZeros8(rm)
 	r2 := bits.TrailingZeros8(rm &^ (1 << r1)) // 8 when one vertex
-	// x-independent messages per shape vertex (nil until computed), and per-x scratch.
+	// x-independent messages per shape vertex (nil until computed)
 	indep := make([][]uint64, s.K)
-	dep := make([]bool, s.K) // the subtree under v holds a neighbour of r
+	dep := make([]bool, s.K)   // the subtree under v holds a neighbour of r
+	onlyX := make([]bool, s.K) // ... of r1 and none of r2 (apex edge only)
 	parent := make([]int, s.K)
 	var orderAll [][]int // per tree: vertices in post-order
 	for _, c := range comps {
 		root := c[0]
+		if r2 < 8 {
+			for _, v := range c {
+				if s.Adj[v]&(1<<r2) != 0 {
+					root = v
+					break
+				}
+			}
+		}
 		var post []int
 		var visit func(v, p int)
 		visit = func(v, p int) {
@@ -74,15 +91,21 @@ func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 	for _, post := range orderAll {
 		for _, v := range post {
 			dep[v] = s.Adj[v]&rm != 0
+			var m uint8
+			m = s.Adj[v] & rm
 			for u := 0; u < s.K; u++ {
 				if rm&(1<<u) == 0 && parent[u] == v && dep[u] {
 					dep[v] = true
+					if !onlyX[u] {
+						m |= 1 << 7
+					}
 				}
 			}
+			onlyX[v] = r2 < 8 && dep[v] && m&^(1<<r1) == 0
 			if dep[v] {
 				continue
 			}
-			m := ones(n)
+			m1 := ones(n)
 			for u := 0; u < s.K; u++ {
 				if rm&(1<<u) != 0 || parent[u] != v {
 					continue
@@ -92,147 +115,303 @@ func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 					for _, y := range o.all(z) {
 						t += indep[u][y]
 					}
-					m[z] = a.mul(m[z], t)
+					m1[z] = a.mul(m1[z], t)
 				}
 			}
-			indep[v] = m
+			indep[v] = m1
 		}
 	}
-	// per x: dense messages with support lists for the x-dependent vertices
-	msg := make([][]uint64, s.K)
-	supp := make([][]uint32, s.K)
-	mark := make([][]bool, s.K)
-	for v := range msg {
-		msg[v] = make([]uint64, n)
-		mark[v] = make([]bool, n)
+	if a.over {
+		return 0, ErrOverflow
 	}
-	push := make([]uint64, n)
-	pmark := make([]bool, n)
-	var plist []uint32
-	var total sum
-	slots := n
+	swap := false
 	if r2 < 8 {
-		slots = len(o.nbr)
-	}
-	for slot := 0; slot < slots; slot++ {
-		// the data images of the apex's vertex (x) or edge (x -> y at position slot)
-		x, y := slot, 0
-		if r2 < 8 {
-			x, y = int(d.src[slot]), int(o.nbr[slot])
-		}
-		restrict := func(m uint8) []uint32 {
-			switch {
-			case r2 == 8 || m == 1<<r1:
-				return o.all(x)
-			case m == 1<<r2:
-				return o.all(y)
-			default:
-				return d.l.triangleList(uint64(slot))
+		for _, p := range permutations(s.K) {
+			if p[r1] == uint8(r2) && p[r2] == uint8(r1) && s.permute(p) == s {
+				swap = true
+				break
 			}
 		}
-		prod := uint64(1)
-		for _, post := range orderAll {
-			for _, v := range post {
-				if !dep[v] {
-					continue
-				}
-				// support: N(x) if v is adjacent to r, else that of the pushes of its
-				// x-dependent children, intersected
-				first := true
-				set := func(list []uint32, val func(z uint32) uint64) {
-					if first {
-						for _, z := range list {
-							if !mark[v][z] {
-								mark[v][z] = true
-								supp[v] = append(supp[v], z)
-								msg[v][z] = val(z)
-							}
+	}
+	nw := workersCount(d.threads, n)
+	hs := make([]homScratch, nw)
+	for i := range hs {
+		hs[i].init(s.K, n)
+	}
+	h := homShape{s: s, rm: rm, r1: r1, r2: r2, dep: dep, onlyX: onlyX, parent: parent, orderAll: orderAll, indep: indep}
+	ctx := d.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	_, err := workersCtx(ctx, d.threads, n, func(wk, x int) {
+		w := &hs[wk]
+		if r2 == 8 {
+			w.total.add(d.homSlot(&h, w, x, 0, 0, true))
+			return
+		}
+		first := true
+		end := o.off[x+1]
+		if swap {
+			end = o.up[x]
+		}
+		for p := o.off[x]; p < end; p++ {
+			v := d.homSlot(&h, w, x, int(o.nbr[p]), p, first)
+			if swap {
+				w.total.addProduct(v, 2)
+			} else {
+				w.total.add(v)
+			}
+			first = false
+		}
+		w.clearX(&h)
+	})
+	if err != nil {
+		return 0, err
+	}
+	var total sum
+	for i := range hs {
+		total.merge(hs[i].total)
+		if hs[i].a.over {
+			return 0, ErrOverflow
+		}
+	}
+	return total.result()
+}
+
+// homShape is what homCount fixed for one shape.
+type homShape struct {
+	s          Shape
+	rm         uint8
+	r1, r2     int
+	dep, onlyX []bool
+	parent     []int
+	orderAll   [][]int
+	indep      [][]uint64
+}
+
+// homScratch is one worker's dense messages with their supports, per shape vertex, and the
+// pushes of the r1-only subtrees kept for the current x.
+type homScratch struct {
+	msg    [][]uint64
+	supp   [][]uint32
+	mark   [][]bool
+	pushX  [][]uint64 // per vertex u with onlyX: its message pushed to the neighbours
+	plistX [][]uint32
+	push   []uint64
+	plist  []uint32
+	a      acc
+	total  sum
+}
+
+func (w *homScratch) init(k, n int) {
+	w.msg, w.supp, w.mark = make([][]uint64, k), make([][]uint32, k), make([][]bool, k)
+	w.pushX, w.plistX = make([][]uint64, k), make([][]uint32, k)
+	for v := range k {
+		w.msg[v] = make([]uint64, n)
+		w.mark[v] = make([]bool, n)
+		w.pushX[v] = make([]uint64, n)
+	}
+	w.push = make([]uint64, n)
+}
+
+func (w *homScratch) clearVertex(v int) {
+	for _, z := range w.supp[v] {
+		w.msg[v][z] = 0
+		w.mark[v][z] = false
+	}
+	w.supp[v] = w.supp[v][:0]
+	for _, z := range w.plistX[v] {
+		w.pushX[v][z] = 0
+	}
+	w.plistX[v] = w.plistX[v][:0]
+}
+
+// clearX forgets the r1-only messages of the current x.
+func (w *homScratch) clearX(h *homShape) {
+	for v, ok := range h.onlyX {
+		if ok {
+			w.clearVertex(v)
+		}
+	}
+}
+
+// scatter adds the message mu on each support vertex to push over the vertices nbrs lists for
+// it, appending to plist each entry that leaves zero (mu > 0, and a wrap to zero is an
+// overflow, flagged), and returns plist.
+func scatter(push []uint64, plist []uint32, mu []uint64, supp []uint32, a *acc, nbrs func(uint32) []uint32) []uint32 {
+	for _, yy := range supp {
+		my := mu[yy]
+		if my == 0 {
+			continue
+		}
+		for _, z := range nbrs(yy) {
+			if push[z] == 0 {
+				plist = append(plist, z)
+			}
+			push[z] += my
+			a.over = a.over || push[z] < my
+		}
+	}
+	return plist
+}
+
+// homSlot returns the product over the trees of their homomorphism counts for one image of the
+// apex: vertex x, or the edge x -> y at adjacency position slot; fresh is set on the first
+// slot of an x (the r1-only messages are then computed, and kept for the next slots).
+func (d *decomp) homSlot(h *homShape, w *homScratch, x, y int, slot uint64, fresh bool) uint64 {
+	o := d.l.o
+	s, rm, r1, r2 := h.s, h.rm, h.r1, h.r2
+	a := &w.a
+	restrict := func(m uint8) []uint32 {
+		switch {
+		case r2 == 8 || m == 1<<r1:
+			return o.all(x)
+		case m == 1<<r2:
+			return o.all(y)
+		default:
+			return d.l.triangleList(slot)
+		}
+	}
+	prod := uint64(1)
+	for _, post := range h.orderAll {
+		for _, v := range post {
+			if !h.dep[v] || h.onlyX[v] && !fresh {
+				continue
+			}
+			first := true
+			msg, mark := w.msg[v], w.mark[v]
+			set := func(list []uint32, val func(z uint32) uint64) {
+				if first {
+					for _, z := range list {
+						if !mark[z] {
+							mark[z] = true
+							w.supp[v] = append(w.supp[v], z)
+							msg[z] = val(z)
 						}
-						first = false
-						return
 					}
-					// intersect: multiply, zero out the rest
-					for _, z := range supp[v] {
-						msg[v][z] = a.mul(msg[v][z], val(z))
-					}
+					first = false
+					return
 				}
-				if m := s.Adj[v] & rm; m != 0 {
-					set(restrict(m), func(uint32) uint64 { return 1 })
+				for _, z := range w.supp[v] {
+					msg[z] = a.mul(msg[z], val(z))
 				}
+			}
+			if m := s.Adj[v] & rm; m != 0 {
+				set(restrict(m), func(uint32) uint64 { return 1 })
+			}
+			// children whose messages change with the slot first (their pushes are the
+			// smaller supports), then the kept ones
+			for pass := 0; pass < 2; pass++ {
 				for u := 0; u < s.K; u++ {
-					if rm&(1<<u) != 0 || parent[u] != v {
+					if rm&(1<<u) != 0 || h.parent[u] != v || !h.dep[u] || h.onlyX[u] != (pass == 1) {
 						continue
 					}
-					if !dep[u] {
-						continue
-					}
-					// push u's message to the neighbours of its support
-					for _, y := range supp[u] {
-						my := msg[u][y]
-						if my == 0 {
+					if !first && !h.onlyX[u] {
+						// v restricted to N(x) (or N(y)) and u to a subset of it: scatter each
+						// support vertex w of u into N(w) ∩ N(x), the triangle list of x-w
+						mv, mu := s.Adj[v]&rm, s.Adj[u]&rm
+						var end int
+						switch {
+						case mv == 1<<r1 && mu&(1<<r1) != 0:
+							end = x
+						case mv == 1<<r2 && mu&(1<<r2) != 0:
+							end = y
+						default:
+							end = -1
+						}
+						if end >= 0 {
+							push := w.push
+							plist := scatter(push, w.plist[:0], w.msg[u], w.supp[u], a, func(ww uint32) []uint32 {
+								return d.l.triangleList(d.pos(uint32(end), ww))
+							})
+							for _, z := range w.supp[v] {
+								msg[z] = a.mul(msg[z], push[z])
+							}
+							for _, z := range plist {
+								push[z] = 0
+							}
+							w.plist = plist[:0]
 							continue
 						}
-						for _, z := range o.all(int(y)) {
-							if !pmark[z] {
-								pmark[z] = true
-								plist = append(plist, z)
+						// v's support is known: gather from u's message where that reads fewer
+						// adjacency entries than scattering it
+						var gather, scatter uint64
+						for _, z := range w.supp[v] {
+							gather += o.degree(int(z))
+						}
+						for _, yy := range w.supp[u] {
+							scatter += o.degree(int(yy))
+						}
+						if gather < scatter {
+							mu := w.msg[u]
+							for _, z := range w.supp[v] {
+								if msg[z] == 0 {
+									continue
+								}
+								var t sum
+								for _, yy := range o.all(int(z)) {
+									t.add(mu[yy])
+								}
+								a.over = a.over || t.over
+								msg[z] = a.mul(msg[z], t.v)
 							}
-							push[z] += my
-							a.over = a.over || push[z] < my
+							continue
+						}
+					}
+					push := w.push
+					plist := w.plist[:0]
+					if h.onlyX[u] {
+						push, plist = w.pushX[u], w.plistX[u]
+					}
+					if !h.onlyX[u] || fresh {
+						plist = scatter(push, plist, w.msg[u], w.supp[u], a, func(yy uint32) []uint32 { return o.all(int(yy)) })
+						if h.onlyX[u] {
+							w.plistX[u] = plist
 						}
 					}
 					if first {
 						set(plist, func(z uint32) uint64 { return push[z] })
 					} else {
-						for _, z := range supp[v] {
-							if pmark[z] {
-								msg[v][z] = a.mul(msg[v][z], push[z])
-							} else {
-								msg[v][z] = 0
-							}
+						for _, z := range w.supp[v] {
+							msg[z] = a.mul(msg[z], push[z])
 						}
 					}
-					for _, z := range plist {
-						push[z] = 0
-						pmark[z] = false
-					}
-					plist = plist[:0]
-				}
-				// the x-independent children
-				for u := 0; u < s.K; u++ {
-					if rm&(1<<u) != 0 || parent[u] != v || dep[u] {
-						continue
-					}
-					for _, z := range supp[v] {
-						var t uint64
-						for _, y := range o.all(int(z)) {
-							t += indep[u][y]
+					if !h.onlyX[u] {
+						for _, z := range plist {
+							push[z] = 0
 						}
-						msg[v][z] = a.mul(msg[v][z], t)
+						w.plist = plist[:0]
 					}
 				}
 			}
-			root := post[len(post)-1]
-			var t sum
-			for _, z := range supp[root] {
-				t.add(msg[root][z])
-			}
-			a.over = a.over || t.over
-			prod = a.mul(prod, t.v)
-			for _, v := range post {
-				for _, z := range supp[v] {
-					msg[v][z] = 0
-					mark[v][z] = false
+			// the x-independent children
+			for u := 0; u < s.K; u++ {
+				if rm&(1<<u) != 0 || h.parent[u] != v || h.dep[u] {
+					continue
 				}
-				supp[v] = supp[v][:0]
+				for _, z := range w.supp[v] {
+					var t uint64
+					for _, yy := range o.all(int(z)) {
+						t += h.indep[u][yy]
+					}
+					msg[z] = a.mul(msg[z], t)
+				}
 			}
 		}
-		total.add(prod)
+		root := post[len(post)-1]
+		var t sum
+		for _, z := range w.supp[root] {
+			t.add(w.msg[root][z])
+		}
+		a.over = a.over || t.over
+		prod = a.mul(prod, t.v)
+		for _, v := range post {
+			if !h.onlyX[v] {
+				w.clearVertex(v)
+			}
+		}
 	}
-	if a.over {
-		return 0, ErrOverflow
-	}
-	return total.result()
+	return prod
 }
 
 // homInj turns hom(s) into inj(s) through the quotients' global counts.

@@ -14,7 +14,7 @@ import (
 type locals struct {
 	o      *ordered
 	k      int
-	vertex bool     // per-vertex counts wanted (c4v, k4v for k = 4)
+	vertex bool     // per-vertex counts wanted (c4v, k4v for k = 4; no global 5-vertex totals)
 	te     []uint32 // per out-position: triangles on the edge
 	sd     []uint64 // per out-position: sum of the degrees of the triangles' third vertices
 	tv     []uint64 // per vertex: triangles at the vertex
@@ -49,14 +49,15 @@ func computeLocals(ctx context.Context, o *ordered, k, threads int, log *slog.Lo
 func (l *locals) compute(ctx context.Context, threads int, log *slog.Logger) error {
 	o, k := l.o, l.k
 	type phase struct {
-		name string
-		min  int
-		run  func(context.Context, int) error
+		name   string
+		min    int
+		run    func(context.Context, int) error
+		global bool // only the global 5-vertex formulas need it
 	}
 	phases := []phase{
-		{"triangles", 3, l.triangles}, {"4-cycles", 4, l.cycles}, {"cliques", 4, l.cliques},
-		{"triangle lists", 5, l.triangleLists}, {"triangle sums", 5, l.gemSum}, {"pairs", 5, l.pairs},
-		{"5-cycles", 5, l.fiveCycles}, {"wheels", 5, l.wheels},
+		{"triangles", 3, l.triangles, false}, {"4-cycles", 4, l.cycles, false}, {"cliques", 4, l.cliques, false},
+		{"triangle lists", 5, l.triangleLists, false}, {"triangle sums", 5, l.gemSum, false}, {"pairs", 5, l.pairs, true},
+		{"5-cycles", 5, l.fiveCycles, true}, {"wheels", 5, l.wheels, true},
 	}
 	if k >= 5 || l.vertex {
 		l.s1 = make([]uint64, o.n)
@@ -67,7 +68,7 @@ func (l *locals) compute(ctx context.Context, threads int, log *slog.Logger) err
 		}
 	}
 	for _, ph := range phases {
-		if k < ph.min {
+		if k < ph.min || ph.global && l.vertex {
 			continue
 		}
 		start := time.Now()

@@ -4,47 +4,92 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/submatch/submatch/graph"
 )
 
-// Orbit is one automorphism orbit of a connected shape: the position a vertex takes in it. For
-// up to 4 vertices the vertex's degree in the shape names the orbit, and ORCA is its number in
-// ORCA's graphlet degree vectors (Hočevar and Demšar).
+// Orbit is one automorphism orbit of a connected shape: the position a vertex takes in it, and
+// ORCA its number in ORCA's graphlet degree vectors (Hočevar and Demšar; orbits 0-14 for 2 to 4
+// vertices, 15-72 for 5). For up to 4 vertices the vertex's degree in the shape names the
+// orbit; two 5-vertex orbits may share shape and degree (the 4-wheel minus a spoke has two of
+// degree 3), and are told apart by their number.
 type Orbit struct {
 	Name   string // shape name ("edge" for the 2-vertex shape)
 	Degree int
 	ORCA   int
 	shape  Shape
+	vertex int // a vertex of shape in the orbit
 }
 
-// orcaOrbits are ORCA's orbits 0..14 in order.
+// orcaOrbits are ORCA's orbits 0..72 in order: the shape and a vertex of its canonical form
+// (ConnectedShapes) in the orbit; vertex -1 means the first vertex of the given degree.
 var orcaOrbits = []struct {
 	name   string
 	degree int
+	vertex int
 }{
-	{"edge", 1}, {"3-path", 1}, {"3-path", 2}, {"triangle", 2}, {"4-path", 1}, {"4-path", 2},
-	{"3-star", 1}, {"3-star", 3}, {"4-cycle", 2}, {"tailed triangle", 1}, {"tailed triangle", 2},
-	{"tailed triangle", 3}, {"diamond", 2}, {"diamond", 3}, {"4-clique", 3},
+	{"edge", 1, -1}, {"3-path", 1, -1}, {"3-path", 2, -1}, {"triangle", 2, -1}, {"4-path", 1, -1}, {"4-path", 2, -1},
+	{"3-star", 1, -1}, {"3-star", 3, -1}, {"4-cycle", 2, -1}, {"tailed triangle", 1, -1}, {"tailed triangle", 2, -1},
+	{"tailed triangle", 3, -1}, {"diamond", 2, -1}, {"diamond", 3, -1}, {"4-clique", 3, -1},
+	// 5 vertices (15-72), numbered as ORCA numbers them (matched column by column against ORCA's
+	// output on a random graph)
+	{"5-path", 1, 3}, {"5-path", 2, 0}, {"5-path", 2, 2}, {"fork", 1, 2}, {"fork", 1, 3}, {"fork", 2, 1},
+	{"fork", 3, 0}, {"4-star", 1, 1}, {"4-star", 4, 0}, {"bull", 1, 3}, {"bull", 2, 2}, {"bull", 3, 0},
+	{"tadpole", 1, 4}, {"tadpole", 2, 0}, {"tadpole", 2, 2}, {"tadpole", 3, 1}, {"cricket", 1, 3},
+	{"cricket", 2, 1}, {"cricket", 4, 0}, {"5-cycle", 2, 0}, {"banner", 1, 4}, {"banner", 2, 1},
+	{"banner", 2, 2}, {"banner", 3, 0}, {"dart", 1, 4}, {"dart", 2, 2}, {"dart", 3, 1}, {"dart", 4, 0},
+	{"butterfly", 2, 1}, {"butterfly", 4, 0}, {"kite", 1, 4}, {"kite", 2, 3}, {"kite", 3, 0},
+	{"kite", 3, 1}, {"K2,3", 2, 2}, {"K2,3", 3, 0}, {"house", 2, 2}, {"house", 2, 4}, {"house", 3, 0},
+	{"3-book", 2, 2}, {"3-book", 4, 0}, {"tailed 4-clique", 1, 4}, {"tailed 4-clique", 3, 1},
+	{"tailed 4-clique", 4, 0}, {"gem", 2, 3}, {"gem", 3, 1}, {"gem", 4, 0},
+	{"4-wheel minus spoke", 2, 4}, {"4-wheel minus spoke", 3, 0}, {"4-wheel minus spoke", 3, 2},
+	{"K5 minus 3-path", 2, 4}, {"K5 minus 3-path", 3, 2}, {"K5 minus 3-path", 4, 0}, {"4-wheel", 3, 1},
+	{"4-wheel", 4, 0}, {"5-clique minus edge", 3, 3}, {"5-clique minus edge", 4, 0}, {"5-clique", 4, 0},
 }
 
-// Orbits lists the orbits of the connected shapes of 2 to k vertices (k = 3 or 4), in ORCA's
-// order.
+// Orbits lists the orbits of the connected shapes of 2 to k vertices (k = 3, 4 or 5), in ORCA's
+// order: 4, 15 or 73 of them.
 func Orbits(k int) []Orbit {
 	byName := map[string]Shape{"edge": {K: 2, Adj: [MaxK]uint8{2, 1}}}
-	for m := 3; m <= 4; m++ {
+	for m := 3; m <= 5; m++ {
 		for _, s := range ConnectedShapes(m) {
 			byName[s.Name()] = s
 		}
 	}
-	n := map[int]int{3: 4, 4: 15}[k]
+	n := map[int]int{3: 4, 4: 15, 5: 73}[k]
 	out := make([]Orbit, n)
 	for i := range out {
 		o := orcaOrbits[i]
-		out[i] = Orbit{Name: o.name, Degree: o.degree, ORCA: i, shape: byName[o.name]}
+		s := byName[o.name]
+		v := o.vertex
+		for x := 0; v < 0; x++ {
+			if s.Degree(x) == o.degree {
+				v = x
+			}
+		}
+		out[i] = Orbit{Name: o.name, Degree: o.degree, ORCA: i, shape: s, vertex: v}
 	}
 	return out
+}
+
+// orbitClasses returns, per vertex of s, the smallest vertex of its automorphism orbit.
+func orbitClasses(s Shape) []int {
+	cls := make([]int, s.K)
+	for i := range cls {
+		cls[i] = i
+	}
+	c := s.Code()
+	for _, p := range permutations(s.K) {
+		if s.permute(p).Code() == c {
+			for i := range cls {
+				cls[i] = min(cls[i], int(p[i]))
+			}
+		}
+	}
+	return cls
 }
 
 // VertexCensus holds per-vertex orbit counts: for dense vertex v of the data graph and orbit i,
@@ -56,11 +101,12 @@ type VertexCensus struct {
 }
 
 // CountPerVertex computes the orbit counts of every vertex of g for the connected shapes of 2
-// to opts.K vertices (K = 3 or 4; labels ignored): non-induced ones from local counts, induced
-// ones (ORCA's graphlet degree vectors) from those through the orbit containment matrix.
+// to opts.K vertices (K = 3, 4 or 5; labels ignored): non-induced ones from local counts (for 5
+// vertices, rooted decomposition and equations over each vertex's neighbourhood), induced ones
+// (ORCA's graphlet degree vectors) from those through the orbit containment matrix.
 func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexCensus, error) {
-	if opts.K != 3 && opts.K != 4 {
-		return nil, fmt.Errorf("per-vertex counts: motif size %d: expected 3 or 4", opts.K)
+	if opts.K < 3 || opts.K > 5 {
+		return nil, fmt.Errorf("per-vertex counts: motif size %d: expected 3, 4 or 5", opts.K)
 	}
 	log := opts.Log
 	if log == nil {
@@ -95,9 +141,10 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 		}
 		return v
 	}
+	nis := make([][]uint64, o.n) // per ordered vertex
 	workers(opts.Threads, o.n, func(_, r int) {
-		v := o.orig[r]
 		ni := make([]uint64, len(orbits))
+		nis[r] = ni
 		var s signed
 		d := o.degree(r)
 		t := l.tv[r]
@@ -143,8 +190,18 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 		if s.pos.over {
 			failed.Store(true)
 		}
-		vc.NonInduced[v] = ni
-		in, err := induceOrbits(orbits, cont, ni)
+	})
+	if opts.K == 5 {
+		start := time.Now()
+		if err := fiveOrbits(ctx, l, opts.Threads, orbits, nis); err != nil {
+			return nil, fmt.Errorf("per-vertex counts: %w", err)
+		}
+		log.Debug("per-vertex 5-vertex orbits", "elapsed", time.Since(start).Round(time.Microsecond))
+	}
+	workers(opts.Threads, o.n, func(_, r int) {
+		v := o.orig[r]
+		vc.NonInduced[v] = nis[r]
+		in, err := induceOrbits(orbits, cont, nis[r])
 		if err != nil {
 			failed.Store(true)
 		}
@@ -163,18 +220,13 @@ func orbitContainment(orbits []Orbit) [][]uint64 {
 	for i, oi := range orbits {
 		c[i] = make([]uint64, len(orbits))
 		g := oi.shape
+		gc := orbitClasses(g)
 		for j, oj := range orbits {
 			h := oj.shape
 			if g.K != h.K || g.Edges() > h.Edges() {
 				continue
 			}
-			w := -1
-			for x := 0; x < h.K; x++ {
-				if h.Degree(x) == oj.Degree {
-					w = x
-					break
-				}
-			}
+			w := oj.vertex
 			var maps uint64
 			for _, p := range permutations(g.K) {
 				t := g.permute(p)
@@ -182,7 +234,8 @@ func orbitContainment(orbits []Orbit) [][]uint64 {
 				for x := 0; x < g.K && ok; x++ {
 					ok = t.Adj[x]&^h.Adj[x] == 0
 				}
-				if ok && t.Degree(w) == oi.Degree {
+				// the vertex of G that p maps onto w must be in orbit i
+				if ok && gc[slices.Index(p, uint8(w))] == gc[oi.vertex] {
 					maps++
 				}
 			}

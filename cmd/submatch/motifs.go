@@ -65,7 +65,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.BoolVar(&jsonOut, "json", false, "print JSON, one object per pattern and line")
 	fs.BoolVar(&onlyInd, "induced", false, "print only the induced counts")
 	fs.BoolVar(&onlyNonInd, "non-induced", false, "print only the non-induced counts")
-	fs.BoolVar(&perVertex, "per-vertex", false, "print per-vertex orbit counts instead (K = 3 or 4: ORCA's orbits 0-3 or 0-14, the graphlet degree\n"+
+	fs.BoolVar(&perVertex, "per-vertex", false, "print per-vertex orbit counts instead (K = 3, 4 or 5: ORCA's orbits 0-3, 0-14 or 0-72, the graphlet degree\n"+
 		"vectors), one line per vertex with its original id: induced (ORCA's convention) unless --non-induced; --json gives both")
 	fs.BoolVar(&labelled, "labelled", false, "one count per pattern and assignment of vertex labels (K = 3..5; edge labels ignored): enumerates every\n"+
 		"connected induced K-vertex subgraph, so meant for small and medium graphs")
@@ -174,8 +174,8 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // printPerVertex runs and prints motifs --per-vertex.
 func printPerVertex(ctx context.Context, g *graph.Graph, k, threads int, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
-	if k > 4 {
-		return exitCode(stderr, usagef("motifs --per-vertex: -k %d: per-vertex orbit counts are computed for K = 3 or 4", k))
+	if k > 5 {
+		return exitCode(stderr, usagef("motifs --per-vertex: -k %d: per-vertex orbit counts are computed for K = 3, 4 or 5", k))
 	}
 	start := time.Now()
 	vc, err := mining.CountPerVertex(ctx, g, mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose)})

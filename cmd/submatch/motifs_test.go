@@ -94,8 +94,34 @@ func TestMotifsPerVertex(t *testing.T) {
 	if len(lines) != 5 || !strings.HasPrefix(lines[0], "vertex\torbit0:edge/1") || lines[1][:2] != "10" || lines[3] != want {
 		t.Errorf("per-vertex output:\n%s\nwant line %q", out, want)
 	}
-	if code, _, _ := runCmd(t, "motifs", g, "-k", "5", "--per-vertex"); code != 2 {
-		t.Errorf("-k 5 --per-vertex: exit %d, want 2", code)
+	if code, _, _ := runCmd(t, "motifs", g, "-k", "6", "--per-vertex"); code != 2 {
+		t.Errorf("-k 6 --per-vertex: exit %d, want 2", code)
+	}
+	// A bull: triangle 10-20-30 with tails 30-40 and 20-50. Vertex 30 is its degree-3 vertex
+	// (ORCA's orbit 26) once, induced.
+	g = writeFile(t, "bull.txt", "10 20\n20 30\n30 10\n30 40\n20 50\n")
+	code, out, errOut = runCmd(t, "motifs", g, "-k", "5", "--per-vertex")
+	if code != 0 {
+		t.Fatalf("-k 5: exit %d: %s", code, errOut)
+	}
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	head := strings.Split(lines[0], "\t")
+	if len(lines) != 6 || len(head) != 74 || head[27] != "orbit26:bull/3" {
+		t.Fatalf("-k 5 per-vertex output:\n%s", out)
+	}
+	for _, line := range lines[1:] {
+		f := strings.Split(line, "\t")
+		if f[0] == "30" {
+			var fives []string
+			for i, x := range f[16:] {
+				if x != "0" {
+					fives = append(fives, head[16+i]+"="+x)
+				}
+			}
+			if strings.Join(fives, " ") != "orbit26:bull/3=1" {
+				t.Errorf("vertex 30's 5-vertex orbits: %v, want orbit26:bull/3=1 alone", fives)
+			}
+		}
 	}
 }
 
