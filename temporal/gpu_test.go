@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -86,7 +87,7 @@ func TestKernelHost(t *testing.T) {
 		g := randomTemporal(seed+300, 4+int(seed%4), 14+int(seed%9), []int64{4, 30}[seed%2])
 		for pi, s := range pats {
 			p, _ := Parse(s)
-			o := Options{Delta: []int64{1, 3, 50}[(seed+uint64(pi))%3], Strict: (seed+uint64(pi))%3 == 0}
+			o := Options{Delta: []int64{1, 3, 50, math.MaxInt64}[(seed+uint64(pi))%4], Strict: (seed+uint64(pi))%3 == 0} // MaxInt64: t0 + delta must saturate, not wrap
 			out := cudahost.Run(t, bin, hostInput(g, p, o))
 			want, err := Count(context.Background(), g, p, o)
 			if err != nil {

@@ -311,7 +311,7 @@ func (w *window3) runTriangle(times []int64, labels []uint8, delta int64) {
 	}
 	start := 0
 	for end, t := range times {
-		for times[start]+delta < t {
+		for uint64(t-times[start]) > uint64(delta) { // times are sorted: the difference is exact unsigned
 			a := labels[start]
 			w.c1[a]--
 			for _, b := range triOther[a] {
@@ -335,7 +335,7 @@ func (w *window3) runTriangle(times []int64, labels []uint8, delta int64) {
 func (w *window3) run(times []int64, labels []uint8, delta int64) {
 	start := 0
 	for end, t := range times {
-		for times[start]+delta < t {
+		for uint64(t-times[start]) > uint64(delta) { // times are sorted: the difference is exact unsigned
 			a := labels[start]
 			w.c1[a]--
 			for b := range w.n {
@@ -586,7 +586,7 @@ func (w *gridWork) star(s *static, c int, delta int64) {
 	start := 0
 	for end, x := range w.evs {
 		t := g.Events[x].Time
-		for g.Events[w.evs[start]].Time+delta < t {
+		for uint64(t-g.Events[w.evs[start]].Time) > uint64(delta) { // sorted times: exact unsigned difference
 			k, d1 := w.slots[start], w.dirs[start]
 			w.cnt[k][d1]--
 			for d2 := range 2 {

@@ -48,6 +48,12 @@ __device__ __forceinline__ u32 tm_lower_idx(const u32* __restrict__ a, u32 lo, u
     return lo;
 }
 
+// tm_deadline is t0 + delta (delta >= 0), saturated at the largest time: the sum must not wrap,
+// and a signed overflow test after the fact is undefined behaviour the compiler may drop.
+__device__ __forceinline__ i64 tm_deadline(i64 t0, i64 delta) {
+    return t0 > 0x7fffffffffffffffLL - delta ? 0x7fffffffffffffffLL : t0 + delta;
+}
+
 // First index in [lo, hi) whose event's time is > t (a holds event indexes; a == 0: the
 // index itself is the event).
 __device__ __forceinline__ u32 tm_after_time(const u32* __restrict__ a, const i64* __restrict__ time,
@@ -98,8 +104,7 @@ extern "C" __global__ void temporal_match(
     for (u32 r = root_lo + blockIdx.x * blockDim.x + threadIdx.x; r < root_hi; r += stride) {
         for (int i = 0; i < k; ++i) vmap[i] = TM_NONE;
         const i64 t0 = time[r];
-        i64 deadline = t0 + delta;
-        if (deadline < t0) deadline = 0x7fffffffffffffffLL;
+        const i64 deadline = tm_deadline(t0, delta);
         vmap[pat[0]] = src[r];
         vmap[pat[1]] = dst[r];
         sel[0] = r;
@@ -276,8 +281,7 @@ extern "C" __global__ void temporal_grid(
     for (u32 r = blockIdx.x * blockDim.x + threadIdx.x; r < nev; r += stride) {
         const u32 u = src[r], v = dst[r];
         const i64 t0 = time[r];
-        i64 deadline = t0 + delta;
-        if (deadline < t0) deadline = 0x7fffffffffffffffLL;
+        const i64 deadline = tm_deadline(t0, delta);
         tm_touching(src, dst, time, out_off, out_ev, in_off, in_ev, u, v, r, deadline, [&](u32 e2) {
             const u32 a2 = src[e2], b2 = dst[e2];
             const u32 w = (a2 != u && a2 != v) ? a2 : ((b2 != u && b2 != v) ? b2 : TM_NONE);
