@@ -801,6 +801,7 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 #define C_WORDS (15 * C_LINE)
 #define POLL_NS 200000ull        // the host's flag is read once per 200 us at most, by one warp
 #define LOOK_NS 50000ull         // a warp looks at C_CANCEL once per 50 us at most
+#define CANCELLED 0xffffffffffffffffull  // cancelled's *next once the warp has seen the cancellation
 #define OPT_STEAL 1u
 #define OPT_LIST 2u  // listing: the last level's candidates are written out as rows, not counted
 #define OPT_UNROLL 4u  // the last level is counted for 32 candidates of the level above at once
@@ -829,13 +830,20 @@ __device__ __forceinline__ u64 clock_ns() {
 // ctl[C_CANCEL] only once per LOOK_NS of its own (*next, lane 0's), keeping the busy warps' checks
 // off the memory system. It is what bounds the stop latency when a slice's spill finds the work
 // queue full and the warps work on.
+// Once a warp has seen the cancellation, *next holds CANCELLED and every later call says so at
+// once (the warp takes no more work).
 __device__ bool cancelled(const volatile unsigned* stop, u64* ctl, u64 now, u64* next) {
+	if (*next == CANCELLED) return true;
 	if (stop == nullptr || now < *next) return false;
 	*next = now + LOOK_NS;
-	if (vload(&ctl[C_CANCEL]) != 0) return true;
+	if (vload(&ctl[C_CANCEL]) != 0) {
+		*next = CANCELLED;
+		return true;
+	}
 	const u64 at = vload(&ctl[C_POLL]);
 	if (now >= at && atomicCAS(&ctl[C_POLL], at, now + POLL_NS) == at && *stop != 0) {
 		atomicExch(&ctl[C_CANCEL], 1ULL);
+		*next = CANCELLED;
 		return true;
 	}
 	return false;
