@@ -111,11 +111,12 @@ func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 					continue
 				}
 				for z := 0; z < n; z++ {
-					var t uint64
+					var t sum
 					for _, y := range o.all(z) {
-						t += indep[u][y]
+						t.add(indep[u][y])
 					}
-					m1[z] = a.mul(m1[z], t)
+					a.over = a.over || t.over
+					m1[z] = a.mul(m1[z], t.v)
 				}
 			}
 			indep[v] = m1
@@ -390,11 +391,12 @@ func (d *decomp) homSlot(h *homShape, w *homScratch, x, y int, slot uint64, fres
 					continue
 				}
 				for _, z := range w.supp[v] {
-					var t uint64
+					var t sum
 					for _, yy := range o.all(int(z)) {
-						t += h.indep[u][yy]
+						t.add(h.indep[u][yy])
 					}
-					msg[z] = a.mul(msg[z], t)
+					a.over = a.over || t.over
+					msg[z] = a.mul(msg[z], t.v)
 				}
 			}
 		}

@@ -77,6 +77,13 @@ var (
 	}()
 )
 
+// addTo adds x to *dst, flagging a wrap.
+func (w *fiveWorker) addTo(dst *uint64, x uint64) {
+	r, c := bits.Add64(*dst, x, 0)
+	*dst = r
+	w.over = w.over || c != 0
+}
+
 func (w *fiveWorker) give(orbit int, v uint32, x uint64) {
 	s := w.share[shareSlot[orbit]]
 	r, c := bits.Add64(s[v], x, 0)
@@ -152,15 +159,18 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 		leaf[x] /= 2
 		near[x] /= 2
 		hub[x] /= 4
-		var s uint64
+		var s sum
 		for i := range o.all(x) {
 			t := uint64(l.te[l.canon[o.off[x]+uint64(i)]])
-			s += t * (t - min(t, 1)) / 2
+			s.add(t * (t - min(t, 1)) / 2) // t < 2^32: the product fits
 		}
-		if tip[x]%4 != 0 || tip[x]/4 < s {
+		if s.over {
+			return nil, ErrOverflow
+		}
+		if tip[x]%4 != 0 || tip[x]/4 < s.v {
 			return nil, fmt.Errorf("4-wheel minus spoke tips: inconsistent counts (a bug)")
 		}
-		tip[x] = tip[x]/4 - s
+		tip[x] = tip[x]/4 - s.v
 	}
 	return out, nil
 }
@@ -177,7 +187,7 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 				continue
 			}
 			cd.add(y)
-			w.sT[y] += uint64(l.te[l.canon[o.off[nb]+uint64(j)]])
+			w.addTo(&w.sT[y], uint64(l.te[l.canon[o.off[nb]+uint64(j)]]))
 		}
 	}
 	// triangles x-n-n': E (twice), the 4-wheels with hub n, the near pair of the 4-wheel minus a
@@ -190,7 +200,7 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 		}
 		w.pos = w.pos[:0]
 		intersect(o.all(int(nb)), tl, func(a, _ int) { w.pos = append(w.pos, o.off[nb]+uint64(a)) })
-		var nearSum uint64
+		var nearSum sum
 		for _, q := range w.pos {
 			for _, y := range l.triangleList(q) {
 				if y == ux {
@@ -198,18 +208,19 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 				}
 				w.e2[y]++
 				w.f.add(y)
-				nearSum += uint64(cd.c[y]) - 2
+				nearSum.add(uint64(cd.c[y]) - 2)
 			}
 		}
-		var c uint64
+		var c sum
 		for _, y := range w.f.seen {
 			f := uint64(w.f.c[y])
-			c += f * (f - 1) / 2
+			c.add(f * (f - 1) / 2) // f < 2^32: the product fits
 		}
 		w.f.clear()
-		rim.add(c)
-		w.give(orbW4Hub, nb, c)
-		w.give(orbW4sNear, nb, nearSum)
+		w.over = w.over || c.over || nearSum.over
+		rim.add(c.v)
+		w.give(orbW4Hub, nb, c.v)
+		w.give(orbW4sNear, nb, nearSum.v)
 	}
 	// the pairs (x, y)
 	var hub, far, banner, house, c5 signed
@@ -217,7 +228,9 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 		c := uint64(cd.c[y])
 		e := uint64(w.e2[y]) / 2
 		if c >= 3 {
-			hub.add(c * (c - 1) * (c - 2) / 6)
+			v, over := choose(c, 3)
+			w.over = w.over || over
+			hub.add(v)
 		}
 		if e > 0 {
 			far.addProduct(e, c-2)
@@ -226,37 +239,39 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 			banner.addProduct3(c, c-1, o.degree(int(y))-2)
 		}
 		house.addProduct(c-1, w.sT[y])
-		house.sub(2 * e)
-		var s uint64
+		house.subProduct(2, e)
+		var s sum
 		for _, z := range o.all(int(y)) {
-			s += uint64(cd.c[z])
+			s.add(uint64(cd.c[z]))
 		}
-		c5.addProduct(c, s)
+		w.over = w.over || s.over
+		c5.addProduct(c, s.v)
 	}
 	// corrections at x's neighbours
 	for i, a := range o.all(x) {
 		t := uint64(l.te[l.canon[o.off[x]+uint64(i)]])
 		banner.subProduct(t, t-min(t, 1))
 		house.subProduct(t, t-min(t, 1))
-		c5.sub(2 * (l.tv[a] - t))
+		c5.subProduct(2, l.tv[a]-t)
 		c5.subProduct(2*(o.degree(int(a))-1), t)
 	}
-	c5.add(2 * l.tv[x])
+	c5.addProduct(2, l.tv[x])
 	// weights handed to the common neighbours of x and y
 	for _, nb := range o.all(x) {
-		var leaf, tip uint64
+		var leaf, tip sum
 		for _, y := range o.all(int(nb)) {
 			if y == ux {
 				continue
 			}
 			c := uint64(cd.c[y])
 			if c >= 3 {
-				leaf += (c - 1) * (c - 2) / 2
+				leaf.add((c - 1) * (c - 2) / 2) // c < 2^32: the product fits
 			}
-			tip += uint64(w.e2[y])
+			tip.add(uint64(w.e2[y]))
 		}
-		w.give(orbK23Leaf, nb, leaf)
-		w.give(orbW4sTip, nb, tip)
+		w.over = w.over || leaf.over || tip.over
+		w.give(orbK23Leaf, nb, leaf.v)
+		w.give(orbW4sTip, nb, tip.v)
 	}
 	for _, y := range cd.seen {
 		w.sT[y] = 0

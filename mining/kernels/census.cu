@@ -199,13 +199,17 @@ extern "C" __global__ void census_cycles(const u64* __restrict__ off, const u32*
             const u32 w = seen[j];
             const u64 k = c[w];
             const u64 pairs = k * (k - 1) / 2;
+            if (local + pairs < local) over = true;
             local += pairs;
             if (per_vertex && pairs) atomicAdd(&c4v[w], pairs);
         }
-        if (local) atomicAdd(&here, local);
+        if (local && atomicAdd(&here, local) + local < local) over = true;
         __syncthreads();
         const u64 h = here;
-        mine += threadIdx.x == 0 ? h : 0;
+        if (threadIdx.x == 0) {
+            if (mine + h < mine) over = true;
+            mine += h;
+        }
         if (per_vertex && h) {
             if (threadIdx.x == 0) atomicAdd(&c4v[u], h);
             for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
@@ -358,7 +362,11 @@ extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* 
             const u32 b = seen[j];
             const u64 k = c[b];
             if (k >= 3) {
-                const u64 ch = k * (k - 1) / 2 * (k - 2) / 3;
+                // C(k, 3) without an intermediate wrap: 3 divides k - 2 or k(k - 1) / 2.
+                const u64 p2 = k * (k - 1) / 2;
+                const u64 a3 = (k - 2) % 3 == 0 ? p2 : p2 / 3, b3 = (k - 2) % 3 == 0 ? (k - 2) / 3 : k - 2;
+                if (__umul64hi(a3, b3) != 0) over = true;
+                const u64 ch = a3 * b3;
                 const u64 s = k23 + ch;
                 if (s < k23) over = true;
                 k23 = s;
