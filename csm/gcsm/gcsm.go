@@ -142,6 +142,9 @@ type Matcher struct {
 	measure bool
 	stats   Stats
 	since   int // changes since the last compaction
+	// broken is set when the host graph could not follow a batch that changed the graph: every
+	// later batch fails with it rather than match on stale lists.
+	broken error
 }
 
 func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, t *table, be backend, mode Mode) (*Matcher, error) {
@@ -153,7 +156,7 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 	m.h.alloc = be.alloc()
 	m.est.init(1)
 	if err := m.rebuild(); err != nil {
-		be.close()
+		m.Close()
 		return nil, err
 	}
 	return m, nil
@@ -197,6 +200,9 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	if emit != nil {
 		return ErrListing
 	}
+	if m.broken != nil {
+		return m.broken
+	}
 	defer m.net.Reset()
 	res.Deltas = res.Deltas[:0]
 	for range m.pats {
@@ -234,23 +240,34 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 			m.touched = append(m.touched, v)
 		}
 	}
+	slices.Sort(m.touched) // once each: sync sizes the room it needs per vertex
+	m.touched = slices.Compact(m.touched)
 	m.since += len(m.net.Pairs) + len(m.net.Vertices)
-	if m.since >= 1<<20 && uint64(m.since) >= m.g.NumEdges() {
-		m.g.Compact()
-		m.since = 0
-		if err := m.rebuild(); err != nil {
-			return err
-		}
-	} else if rebuilt, err := m.h.sync(m.g, m.touched); err != nil {
-		return fmt.Errorf("gcsm: host graph: %w", err)
-	} else if rebuilt && m.mode == ModeDegree {
-		if err := m.rebuild(); err != nil {
-			return err
-		}
+	if err := m.follow(); err != nil {
+		m.broken = fmt.Errorf("gcsm: the host graph could not follow a batch, so this matcher stops (open it again): %w", err)
+		return m.broken
 	}
 	m.stats.Sync += time.Since(t0)
 	// Created: matches of the new graph failing in the old.
 	return m.phase(ctx, true, res, &best)
+}
+
+// follow brings the host graph in step with the graph after a batch's change: the touched
+// lists rewritten, or everything rebuilt after a compaction or when the arena is full.
+func (m *Matcher) follow() error {
+	if m.since >= 1<<20 && uint64(m.since) >= m.g.NumEdges() {
+		m.g.Compact()
+		m.since = 0
+		return m.rebuild()
+	}
+	rebuilt, err := m.h.sync(m.g, m.touched)
+	if err != nil {
+		return fmt.Errorf("gcsm: host graph: %w", err)
+	}
+	if rebuilt && m.mode == ModeDegree {
+		return m.rebuild()
+	}
+	return nil
 }
 
 // phase runs the destroyed (created false) or created searches.
