@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/submatch/submatch/formats"
@@ -49,7 +50,10 @@ func readAll(r io.Reader, hint int) ([]byte, error) {
 	b := huge.Make[byte](hint + 1)[:0]
 	for {
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			// Double: a compressed file's hint is its compressed size, and append's slower
+			// growth for large slices would leave several copies behind while the loader holds
+			// the collector off (watch).
+			b = slices.Grow(b, max(len(b), 64<<10))
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
