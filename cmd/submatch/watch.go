@@ -331,13 +331,13 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			pending = nil
 		}
 		for span > 0 || len(batch) < f.batch {
-			u, err, ok := rd.Next()
+			u, ok := rd.Next()
 			if !ok {
+				if err := rd.Err(); err != nil {
+					return exitCode(stderr, &inputError{err: err})
+				}
 				eof = true
 				break
-			}
-			if err != nil {
-				return exitCode(stderr, &inputError{err: err})
 			}
 			if u.Line <= resumeLine {
 				continue

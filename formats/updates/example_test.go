@@ -12,12 +12,8 @@ func ExampleReader() {
 	stream := "e 1 2\n# a comment\n-e 1 2 0\nv 7 3\n"
 	rd := updates.NewReader(strings.NewReader(stream), "stream", updates.Options{})
 	for {
-		u, err, ok := rd.Next()
+		u, ok := rd.Next()
 		if !ok {
-			break
-		}
-		if err != nil {
-			fmt.Println(err)
 			break
 		}
 		fmt.Printf("line %d: %s\n", u.Line, u)

@@ -131,8 +131,14 @@ func Read(r io.Reader, name string, opts Options) iter.Seq2[Update, error] {
 	return func(yield func(Update, error) bool) {
 		rd := NewReader(r, name, opts)
 		for {
-			u, err, ok := rd.Next()
-			if !ok || !yield(u, err) || err != nil {
+			u, ok := rd.Next()
+			if !ok {
+				if err := rd.Err(); err != nil {
+					yield(Update{}, err)
+				}
+				return
+			}
+			if !yield(u, nil) {
 				return
 			}
 		}
@@ -142,6 +148,7 @@ func Read(r io.Reader, name string, opts Options) iter.Seq2[Update, error] {
 // Reader parses a stream one update at a time on the caller's goroutine: Read as a pull
 // iterator, without iter.Pull2's switches between goroutines.
 type Reader struct {
+	err     error // what ended the stream early (Err)
 	br      *bufio.Reader
 	name    string
 	opts    Options
@@ -179,9 +186,9 @@ func (rd *Reader) Close() error {
 	return c()
 }
 
-// Next returns the next update; ok is false at the end of the stream. A malformed line or a
-// read error is returned once (with ok true); the stream then ends.
-func (rd *Reader) Next() (u Update, err error, ok bool) {
+// Next returns the next update, or false at the end of the stream or at its first malformed
+// line or read error, which Err then returns (as with bufio.Scanner).
+func (rd *Reader) Next() (Update, bool) {
 	for !rd.done {
 		rd.line++
 		line := rd.line
@@ -194,7 +201,7 @@ func (rd *Reader) Next() (u Update, err error, ok bool) {
 			}
 			if len(rd.long) > MaxLineBytes {
 				rd.done = true
-				return Update{}, &Error{File: rd.name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}, true
+				return rd.fail(&Error{File: rd.name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)})
 			}
 			text = rd.long
 		}
@@ -206,20 +213,30 @@ func (rd *Reader) Next() (u Update, err error, ok bool) {
 			u, ok, perr := parseLine(text, rd.opts)
 			if perr != "" {
 				rd.done, rd.pending = true, nil
-				return Update{}, &Error{File: rd.name, Line: line, Msg: perr}, true
+				return rd.fail(&Error{File: rd.name, Line: line, Msg: perr})
 			}
 			if ok {
 				u.Line = line
-				return u, nil, true
+				return u, true
 			}
 		}
 	}
 	if rd.pending != nil { // after the text read with it
-		err, rd.pending = rd.pending, nil
-		return Update{}, err, true
+		err := rd.pending
+		rd.pending = nil
+		return rd.fail(err)
 	}
-	return Update{}, nil, false
+	return Update{}, false
 }
+
+// fail ends the stream with err.
+func (rd *Reader) fail(err error) (Update, bool) {
+	rd.err, rd.done = err, true
+	return Update{}, false
+}
+
+// Err returns the error that ended the stream, nil at its end.
+func (rd *Reader) Err() error { return rd.err }
 
 // ReadFile is Read on the file path ("-": standard input), opened as formats.Open opens inputs:
 // gzip and zstd decompressed, a FIFO or a device refused rather than waited on.
@@ -232,8 +249,14 @@ func ReadFile(path string, opts Options) iter.Seq2[Update, error] {
 		}
 		defer rd.Close()
 		for {
-			u, err, ok := rd.Next()
-			if !ok || !yield(u, err) || err != nil {
+			u, ok := rd.Next()
+			if !ok {
+				if err := rd.Err(); err != nil {
+					yield(Update{}, err)
+				}
+				return
+			}
+			if !yield(u, nil) {
 				return
 			}
 		}

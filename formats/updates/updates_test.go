@@ -196,24 +196,23 @@ func TestReaderReadError(t *testing.T) {
 	rd := NewReader(&failingReader{data: []byte("e 1 2\n# c\n-e 1 2"), err: boom}, "s", Options{})
 	var got []string
 	for {
-		u, err, ok := rd.Next()
+		u, ok := rd.Next()
 		if !ok {
 			break
 		}
-		if err != nil {
-			got = append(got, err.Error())
-			if !errors.Is(err, boom) {
-				t.Fatalf("error %v does not wrap the read error", err)
-			}
-			continue
-		}
 		got = append(got, fmt.Sprintf("%d:%s", u.Line, u))
+	}
+	if err := rd.Err(); err != nil {
+		got = append(got, err.Error())
+		if !errors.Is(err, boom) {
+			t.Fatalf("error %v does not wrap the read error", err)
+		}
 	}
 	want := []string{"1:e 1 2 0", "3:-e 1 2", "s:3: read error: boom"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
-	if _, _, ok := rd.Next(); ok {
+	if _, ok := rd.Next(); ok {
 		t.Fatal("Next after the end")
 	}
 	if err := rd.Close(); err != nil {
