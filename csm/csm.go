@@ -115,6 +115,13 @@ type Engine interface {
 	Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher, error)
 }
 
+// Lister is implemented by an engine that says whether its matchers list signed matches (Apply
+// with an emit function); an engine without it lists. The command refuses a listing with an
+// engine that cannot before it loads anything.
+type Lister interface {
+	Lists() bool
+}
+
 // ErrUnknownEngine is returned (wrapped, with the names available) by Lookup for a name no
 // engine is registered under.
 var ErrUnknownEngine = errors.New("unknown continuous-matching engine")

@@ -145,6 +145,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return exitCode(stderr, usagef("--engine: %v", err))
 	}
+	if l, ok := eng.(csm.Lister); ok && !l.Lists() && f.emit == "matches" {
+		return exitCode(stderr, usagef("--emit matches: the %s engine counts only (use --engine cpu to list)", f.engine))
+	}
 	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
 	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
 	for _, q := range pos[1:] {

@@ -373,3 +373,12 @@ func TestWatchRate(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchListingRefusedEarly: an engine that counts only (gcsm) is refused for --emit matches
+// before anything is loaded (the data file here does not even exist).
+func TestWatchListingRefusedEarly(t *testing.T) {
+	code, _, errOut := runCmd(t, "watch", "--engine", "gcsm", "--emit", "matches", filepath.Join(t.TempDir(), "missing.graph"), triangle, "--updates", "-")
+	if code != exitUsage || !strings.Contains(errOut, "--emit matches: the gcsm engine counts only") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -106,6 +106,9 @@ type gcsmEngine struct{}
 
 func (gcsmEngine) Name() string { return "gcsm" }
 
+// Lists implements csm.Lister: GCSM counts only (Apply with an emit function returns ErrListing).
+func (gcsmEngine) Lists() bool { return false }
+
 func (gcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	mode, err := ParseMode(opts.Mode)
 	if err != nil {
