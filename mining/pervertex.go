@@ -1,6 +1,7 @@
 package mining
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -198,10 +199,11 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 		}
 		log.Debug("per-vertex 5-vertex orbits", "elapsed", time.Since(start).Round(time.Microsecond))
 	}
+	ip := newInduction(orbits, cont)
 	workers(opts.Threads, o.n, func(_, r int) {
 		v := o.orig[r]
 		vc.NonInduced[v] = nis[r]
-		in, err := induceOrbits(orbits, cont, nis[r])
+		in, err := ip.induce(nis[r])
 		if err != nil {
 			failed.Store(true)
 		}
@@ -245,33 +247,53 @@ func orbitContainment(orbits []Orbit) [][]uint64 {
 	return c
 }
 
-// induceOrbits turns one vertex's non-induced orbit counts into induced ones, densest shapes
-// first: I_i = N_i - sum over orbits j of denser shapes of c[i][j] I_j.
-func induceOrbits(orbits []Orbit, c [][]uint64, ni []uint64) ([]uint64, error) {
-	in := make([]uint64, len(ni))
-	done := make([]bool, len(ni))
-	for range ni {
-		// the undone orbit whose shape has most edges
-		best := -1
-		for i := range ni {
-			if !done[i] && (best < 0 || orbits[i].shape.K < orbits[best].shape.K ||
-				(orbits[i].shape.K == orbits[best].shape.K && orbits[i].shape.Edges() > orbits[best].shape.Edges())) {
-				best = i
+// induction is how induced orbit counts follow from non-induced ones, the same for every
+// vertex: the orbits in the order they are resolved (the smallest shape first, and among shapes
+// of a size the one with most edges: the containment runs from denser shapes to sparser), and
+// for each the orbits of other shapes whose induced counts it contains (c[i][j] times).
+type induction struct {
+	c     [][]uint64
+	order []int
+	terms [][]int
+}
+
+func newInduction(orbits []Orbit, c [][]uint64) *induction {
+	ip := &induction{c: c, order: make([]int, len(orbits)), terms: make([][]int, len(orbits))}
+	edges := make([]int, len(orbits))
+	for i := range orbits {
+		ip.order[i] = i
+		edges[i] = orbits[i].shape.Edges()
+	}
+	slices.SortStableFunc(ip.order, func(a, b int) int {
+		if ka, kb := orbits[a].shape.K, orbits[b].shape.K; ka != kb {
+			return cmp.Compare(ka, kb)
+		}
+		return cmp.Compare(edges[b], edges[a])
+	})
+	for i := range orbits {
+		for j := range orbits {
+			if j != i && c[i][j] != 0 && orbits[j].shape != orbits[i].shape {
+				ip.terms[i] = append(ip.terms[i], j)
 			}
 		}
-		v := ni[best]
-		for j := range ni {
-			if j == best || c[best][j] == 0 || orbits[j].shape == orbits[best].shape {
-				continue
-			}
-			x, over := mul(c[best][j], in[j])
+	}
+	return ip
+}
+
+// induce returns a vertex's induced orbit counts from its non-induced ones ni: each is its
+// non-induced count less the induced counts of the denser orbits it contains.
+func (ip *induction) induce(ni []uint64) ([]uint64, error) {
+	in := make([]uint64, len(ni))
+	for _, i := range ip.order {
+		v := ni[i]
+		for _, j := range ip.terms[i] {
+			x, over := mul(ip.c[i][j], in[j])
 			if over || x > v {
-				return nil, fmt.Errorf("orbit %d: inconsistent counts", best)
+				return nil, fmt.Errorf("orbit %d: inconsistent counts", i)
 			}
 			v -= x
 		}
-		in[best] = v
-		done[best] = true
+		in[i] = v
 	}
 	return in, nil
 }
