@@ -112,7 +112,8 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 		orders = append(orders, o)
 		return len(orders) < maxSearchOrders && time.Since(start) <= budget
 	})
-	// Screen the orders on every core; a signature seen before (by any worker) is skipped.
+	// Screen the orders on every core (or SearchThreads); a signature seen before (by any worker)
+	// is skipped.
 	var (
 		mu    sync.Mutex
 		seen  = map[string]bool{pl.signature(): true}
@@ -121,7 +122,11 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 		next  atomic.Int64
 		wg    sync.WaitGroup
 	)
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(orders)))
+	workers := runtime.GOMAXPROCS(0)
+	if opts.SearchThreads > 0 {
+		workers = opts.SearchThreads
+	}
+	workers = min(workers, max(1, len(orders)))
 	for range workers {
 		wg.Add(1)
 		go func() {

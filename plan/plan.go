@@ -39,6 +39,8 @@ type Options struct {
 	// time (its estimated Cost / SearchRate), so that a search that runs in a second is not
 	// planned for longer than it runs.
 	SearchRate float64
+	// SearchThreads bounds the order search's screening workers (<= 0: every core).
+	SearchThreads int
 	// EnumerateSingle makes a plan whose only postponed group is one vertex with parents
 	// enumerate that vertex as its last level instead (as with Enumerate): for engines whose
 	// last level is counted by size and can start from a reused set, where counting the vertex

@@ -90,6 +90,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 		o := e.Options
 		o.NoLeaves = true
 		o.V1 = false // listing is the v2 kernel's (the v1 kernel only counts)
+		o.searchThreads = p.Threads
 		pl, err := buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, nil)
 		if err != nil {
 			yield(nil, err)

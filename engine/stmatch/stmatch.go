@@ -155,6 +155,9 @@ type Options struct {
 	// order, when set, is the matching order (plan.Options.Order; no order search), for the
 	// measurements of orders (TestGPUOrders).
 	order []int
+	// searchThreads is the host threads the order search may use (the problem's Threads; <= 0:
+	// every core), shared by its two ways.
+	searchThreads int
 	// cliqueNarrow keeps the clique kernel's matrices narrow: roots of more than
 	// cliqueMatrixMax upward neighbours go to the host (for the tests of that path).
 	cliqueNarrow bool
@@ -267,7 +270,7 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 	if search > 0 && !pl.Empty && !noSpace && pl.NodeBound() >= search {
 		// Compare orders by estimate. (The bound is cheap; below it the search would not start,
 		// so the plan is not rebuilt.)
-		opts.SearchOrders, opts.SearchRate = search, searchRate
+		opts.SearchOrders, opts.SearchRate, opts.SearchThreads = search, searchRate, o.searchThreads
 		if pl, err = searchPlan(ctx, g, pl, opts); err != nil {
 			return nil, err
 		}
@@ -306,6 +309,9 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	}
 	if opts.Enumerate || opts.Induced {
 		return leafMode()
+	}
+	if opts.SearchThreads > 1 {
+		opts.SearchThreads /= 2 // the two ways run at once
 	}
 	var plans [2]*plan.Plan
 	var errs [2]error
@@ -554,6 +560,7 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		return res, st, err
 	}
 	tp := time.Now()
+	o.searchThreads = p.Threads
 	pl, err := buildPlan(pctx, p.Data, p.Pattern, p.Semantics, o, base)
 	planTime := time.Since(tp)
 	var fp *flatPlan
