@@ -235,6 +235,15 @@ func (s *sum) merge(t sum) {
 	s.over = s.over || t.over
 }
 
+// mergeAll is the sum of per-worker partial sums.
+func mergeAll(parts []sum) sum {
+	var s sum
+	for _, x := range parts {
+		s.merge(x)
+	}
+	return s
+}
+
 func (s sum) result() (uint64, error) {
 	if s.over {
 		return 0, ErrOverflow

@@ -200,12 +200,8 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 	if err != nil {
 		return err
 	}
-	var s sum
-	for _, x := range sums {
-		s.merge(x)
-	}
 	var err2 error
-	if l.c4, err2 = s.result(); err2 != nil {
+	if l.c4, err2 = mergeAll(sums).result(); err2 != nil {
 		return err2
 	}
 	if perVertex {
@@ -280,16 +276,11 @@ func (l *locals) cliques(ctx context.Context, threads int) error {
 	if err != nil {
 		return err
 	}
-	var a, b sum
-	for i := range k4s {
-		a.merge(k4s[i])
-		b.merge(k5s[i])
-	}
 	var err2 error
-	if l.k4, err2 = a.result(); err2 != nil {
+	if l.k4, err2 = mergeAll(k4s).result(); err2 != nil {
 		return err2
 	}
-	l.k5, err2 = b.result()
+	l.k5, err2 = mergeAll(k5s).result()
 	return err2
 }
 
@@ -327,10 +318,8 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 	if err != nil {
 		return err
 	}
-	for w := range sums {
-		l.gem.merge(sums[w])
-		l.k5e.merge(k5[w])
-	}
+	l.gem.merge(mergeAll(sums))
+	l.k5e.merge(mergeAll(k5))
 	return nil
 }
 
@@ -389,15 +378,10 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 	if err != nil {
 		return err
 	}
-	var s, sp sum
-	for w := range sums {
-		s.merge(sums[w])
-		sp.merge(spoke[w])
-	}
-	if l.k23, err = s.result(); err != nil {
+	if l.k23, err = mergeAll(sums).result(); err != nil {
 		return err
 	}
-	l.w4s, err = sp.result()
+	l.w4s, err = mergeAll(spoke).result()
 	return err
 }
 
@@ -493,11 +477,7 @@ func (l *locals) wheels(ctx context.Context, threads int) error {
 	if err != nil {
 		return err
 	}
-	var s sum
-	for _, x := range sums {
-		s.merge(x)
-	}
-	l.w4, err = s.result()
+	l.w4, err = mergeAll(sums).result()
 	return err
 }
 
