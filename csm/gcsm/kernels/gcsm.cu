@@ -87,31 +87,22 @@ __device__ __forceinline__ Params loadParams(const u64 *w) {
   return p;
 }
 
-__device__ __forceinline__ int findU32(const u32 *a, u32 n, u32 x) {
-  u32 lo = 0, hi = n;
-  while (lo < hi) {
-    u32 m = (lo + hi) >> 1;
-    if (a[m] < x) lo = m + 1; else hi = m;
-  }
-  return (lo < n && a[lo] == x) ? (int)lo : -1;
-}
-
-__device__ __forceinline__ int findU64(const u64 *a, u32 n, u64 x) {
-  u32 lo = 0, hi = n;
-  while (lo < hi) {
-    u32 m = (lo + hi) >> 1;
-    if (a[m] < x) lo = m + 1; else hi = m;
-  }
-  return (lo < n && a[lo] == x) ? (int)lo : -1;
-}
-
-__device__ __forceinline__ u32 lowerU64(const u64 *a, u32 n, u64 x) {
+// lowerBound is the first index i < n with a[i] >= x (n if none); a is sorted.
+template <class T>
+__device__ __forceinline__ u32 lowerBound(const T *a, u32 n, T x) {
   u32 lo = 0, hi = n;
   while (lo < hi) {
     u32 m = (lo + hi) >> 1;
     if (a[m] < x) lo = m + 1; else hi = m;
   }
   return lo;
+}
+
+// findSorted is x's index in the sorted a, or -1.
+template <class T>
+__device__ __forceinline__ int findSorted(const T *a, u32 n, T x) {
+  const u32 i = lowerBound<T>(a, n, x);
+  return (i < n && a[i] == x) ? (int)i : -1;
 }
 
 struct Counters {
@@ -155,16 +146,16 @@ __device__ bool accept(const Params &P, const u32 *lv, int k, u32 c, u32 lab, in
   for (u32 i = 0; i < np; i++) {
     if ((int)i == skip) continue;
     const List &L = ls[lv[L_PPOS + i]];
-    int idx = findU64(L.k, L.n, key);
+    int idx = findSorted<u64>(L.k, L.n, key);
     if (idx < 0) return false;
     if (!lv[L_PELANY + i] && L.e[idx] != lv[L_PEL + i]) return false;
   }
   u32 na = lv[L_NONADJ];
   for (int j = 0; j < k; j++) {
-    if ((na & (1u << j)) && findU64(ls[j].k, ls[j].n, key) >= 0) return false;
+    if ((na & (1u << j)) && findSorted<u64>(ls[j].k, ls[j].n, key) >= 0) return false;
   }
   if (lv[L_OTHERV] && P.ncv) {
-    int i = findU32(P.cv, P.ncv, c);
+    int i = findSorted<u32>(P.cv, P.ncv, c);
     if (i >= 0 && (!P.cvAlive[i] || (!lv[L_VLANY] && P.cvLabel[i] != lv[L_VL]))) return false;
   }
   u32 om = lv[L_OTHERP];
@@ -173,7 +164,7 @@ __device__ bool accept(const Params &P, const u32 *lv, int k, u32 c, u32 lab, in
       if (!(om & (1u << j))) continue;
       u32 a = c, b = f[j];
       if (a > b) { u32 t = a; a = b; b = t; }
-      int i = findU64(P.cpKey, P.ncp, ((u64)a << 32) | b);
+      int i = findSorted<u64>(P.cpKey, P.ncp, ((u64)a << 32) | b);
       if (i < 0) continue;
       bool valid = !P.cpPresent[i];
       if (lv[L_OPADJ + j]) valid = P.cpPresent[i] && (lv[L_OPELANY + j] || P.cpLabel[i] == lv[L_OPEL + j]);
@@ -213,8 +204,8 @@ __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *ou
       if (!lv[L_VLANY] && L.n > 0) {
         u32 vl = lv[L_VL];
         // (the common cases first: the whole list has the label, or none of it)
-        if ((u32)(L.k[0] >> 32) != vl) a = lowerU64(L.k, L.n, (u64)vl << 32);
-        if ((u32)(L.k[L.n - 1] >> 32) != vl) b = vl == 0xffffffffu ? L.n : lowerU64(L.k, L.n, (u64)(vl + 1) << 32);
+        if ((u32)(L.k[0] >> 32) != vl) a = lowerBound<u64>(L.k, L.n, (u64)vl << 32);
+        if ((u32)(L.k[L.n - 1] >> 32) != vl) b = vl == 0xffffffffu ? L.n : lowerBound<u64>(L.k, L.n, (u64)(vl + 1) << 32);
       }
       if (src < 0 || b - a < hi - lo) { src = (int)i; lo = a; hi = b; }
     }
