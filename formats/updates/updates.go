@@ -129,19 +129,7 @@ const MaxLineBytes = 1 << 20
 // first error (yielded with a zero Update).
 func Read(r io.Reader, name string, opts Options) iter.Seq2[Update, error] {
 	return func(yield func(Update, error) bool) {
-		rd := NewReader(r, name, opts)
-		for {
-			u, ok := rd.Next()
-			if !ok {
-				if err := rd.Err(); err != nil {
-					yield(Update{}, err)
-				}
-				return
-			}
-			if !yield(u, nil) {
-				return
-			}
-		}
+		NewReader(r, name, opts).yieldAll(yield)
 	}
 }
 
@@ -238,6 +226,23 @@ func (rd *Reader) fail(err error) (Update, bool) {
 // Err returns the error that ended the stream, nil at its end.
 func (rd *Reader) Err() error { return rd.err }
 
+// yieldAll pushes the rest of the stream to yield, the error that ends it last (with a zero
+// Update): the body of Read and ReadFile.
+func (rd *Reader) yieldAll(yield func(Update, error) bool) {
+	for {
+		u, ok := rd.Next()
+		if !ok {
+			if err := rd.Err(); err != nil {
+				yield(Update{}, err)
+			}
+			return
+		}
+		if !yield(u, nil) {
+			return
+		}
+	}
+}
+
 // ReadFile is Read on the file path ("-": standard input), opened as formats.Open opens inputs:
 // gzip and zstd decompressed, a FIFO or a device refused rather than waited on.
 func ReadFile(path string, opts Options) iter.Seq2[Update, error] {
@@ -248,18 +253,7 @@ func ReadFile(path string, opts Options) iter.Seq2[Update, error] {
 			return
 		}
 		defer rd.Close()
-		for {
-			u, ok := rd.Next()
-			if !ok {
-				if err := rd.Err(); err != nil {
-					yield(Update{}, err)
-				}
-				return
-			}
-			if !yield(u, nil) {
-				return
-			}
-		}
+		rd.yieldAll(yield)
 	}
 }
 
