@@ -25,9 +25,13 @@ type pairItem struct {
 }
 
 // valid reports whether a data pair in state s meets the item.
-func (it *pairItem) valid(s PairState) bool {
-	if it.adj {
-		return s.Present && it.el.Matches(s.Label)
+func (it *pairItem) valid(s PairState) bool { return pairValid(it.adj, it.el, s) }
+
+// pairValid reports whether a data pair in state s meets a pair item: an edge with label el
+// (adj), or no edge.
+func pairValid(adj bool, el pattern.Label, s PairState) bool {
+	if adj {
+		return s.Present && el.Matches(s.Label)
 	}
 	return !s.Present
 }

@@ -18,12 +18,7 @@ type PairItemSpec struct {
 }
 
 // Valid reports whether a data pair in state s meets the item.
-func (it PairItemSpec) Valid(s PairState) bool {
-	if it.Adjacent {
-		return s.Present && it.EdgeLabel.Matches(s.Label)
-	}
-	return !s.Present
-}
+func (it PairItemSpec) Valid(s PairState) bool { return pairValid(it.Adjacent, it.EdgeLabel, s) }
 
 // EdgeCheckSpec requires an edge with a label to the data vertex of an earlier level.
 type EdgeCheckSpec struct {
