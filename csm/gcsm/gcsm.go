@@ -110,6 +110,12 @@ func (gcsmEngine) Name() string { return "gcsm" }
 func (gcsmEngine) Lists() bool { return false }
 
 func (gcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
+	return open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
+}
+
+// open lowers the patterns and opens a matcher on the backend newBackend makes for their table
+// (the GPU; the tests' emulation and budgets).
+func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, newBackend func(*table) (backend, error)) (csm.Matcher, error) {
 	mode, err := ParseMode(opts.Mode)
 	if err != nil {
 		return nil, err
@@ -118,11 +124,15 @@ func (gcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.O
 	if err != nil {
 		return nil, err
 	}
-	be, err := openDevice(t, opts.GPUMemory)
+	be, err := newBackend(t)
 	if err != nil {
 		return nil, err
 	}
-	return newMatcher(g, patterns, opts, t, be, mode)
+	m, err := newMatcher(g, patterns, opts, t, be, mode)
+	if err != nil {
+		return nil, err // not a nil *Matcher in a non-nil interface
+	}
+	return m, nil
 }
 
 // Matcher is an open standing-pattern set of the GCSM engine (csm.Matcher).

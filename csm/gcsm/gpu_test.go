@@ -28,24 +28,18 @@ func needGPU(t *testing.T) {
 // openGPU opens a matcher on the GPU. A budget under 1 MiB caps the cache alone (a few lists),
 // with a device memory limit of 8 MiB; otherwise the budget is the limit.
 func openGPU(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
-	mode, err := ParseMode(opts.Mode)
-	if err != nil {
-		return nil, err
-	}
-	t, err := lower(pats, opts.Semantics)
-	if err != nil {
-		return nil, err
-	}
 	limit, cacheCap := budget, uint64(0)
 	if budget < 1<<20 {
 		limit, cacheCap = 8<<20, budget
 	}
-	be, err := openDevice(t, limit)
-	if err != nil {
-		return nil, err
-	}
-	be.(*device).maxCache = cacheCap
-	return newMatcher(g, pats, opts, t, be, mode)
+	return open(g, pats, opts, func(t *table) (backend, error) {
+		be, err := openDevice(t, limit)
+		if err != nil {
+			return nil, err
+		}
+		be.(*device).maxCache = cacheCap
+		return be, nil
+	})
 }
 
 // TestGPURandom: the kernel gives the CPU engine's per-batch counts on random graphs, patterns

@@ -40,15 +40,7 @@ func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 
 // openEmu opens the patterns with the emulation backend.
 func openEmu(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
-	mode, err := ParseMode(opts.Mode)
-	if err != nil {
-		return nil, err
-	}
-	t, err := lower(pats, opts.Semantics)
-	if err != nil {
-		return nil, err
-	}
-	return newMatcher(g, pats, opts, t, emuBackend{budget}, mode)
+	return open(g, pats, opts, func(*table) (backend, error) { return emuBackend{budget}, nil })
 }
 
 // opener opens a GCSM matcher under test (emulated or on the GPU) with a mode and a budget.
