@@ -49,23 +49,23 @@ func writeLevel(b *strings.Builder, i int, meta []uint64) {
 
 	b.WriteString("\t__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* m, const u32* mi,\n" +
 		"\t\tconst u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,\n" +
-		"\t\tconst u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, const u32** lp, u64* ll)\n\t{\n\t\tint nl = 0;\n")
+		"\t\tconst u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, const u32** lp, u64* ll, u32* hr)\n\t{\n\t\tint nl = 0;\n")
 	lists := func(mask uint64, indent string) {
 		if flags&fGraph != 0 {
-			perLevel(b, mask, indent+"nl = add_adj(lv, %d, m, goff, gadj, lp, ll, nl);\n")
+			perLevel(b, mask, indent+"nl = add_adj(meta, lv, %d, m, goff, gadj, lp, ll, hr, nl);\n")
 		} else {
-			perLevel(b, mask, indent+"nl = add_list(lv, %d, mi, eoff, evals, lp, ll, nl);\n")
+			perLevel(b, mask, indent+"nl = add_list(meta, lv, %d, mi, eoff, evals, lp, ll, hr, nl);\n")
 		}
 	}
 	switch reuse := int(flags&fReuse) - 1; {
 	case reuse >= 0 && meta[mBackAll] != 0: // the reused level may be in pieces
 		fmt.Fprintf(b, "\t\tif ((pieced >> %d) & 1) {\n", reuse)
 		lists(meta[mBackAll], "\t\t\t")
-		fmt.Fprintf(b, "\t\t} else {\n\t\t\tnl = add_stored(meta, %d, sz, buf, lp, ll, nl);\n", reuse)
+		fmt.Fprintf(b, "\t\t} else {\n\t\t\tnl = add_stored(meta, %d, sz, buf, lp, ll, hr, nl);\n", reuse)
 		lists(meta[mBack], "\t\t\t")
 		b.WriteString("\t\t}\n")
 	case reuse >= 0:
-		fmt.Fprintf(b, "\t\tnl = add_stored(meta, %d, sz, buf, lp, ll, nl);\n", reuse)
+		fmt.Fprintf(b, "\t\tnl = add_stored(meta, %d, sz, buf, lp, ll, hr, nl);\n", reuse)
 		lists(meta[mBack], "\t\t")
 	default:
 		lists(meta[mBack], "\t\t")

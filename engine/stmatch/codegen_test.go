@@ -60,7 +60,7 @@ func specCases(t *testing.T) []*flatPlan {
 // its masks, and nothing else.
 func TestSpecialiseStructure(t *testing.T) {
 	stored := regexp.MustCompile(`add_stored\(meta, (\d+),`)
-	list := regexp.MustCompile(`add_(?:list|adj)\(lv, (\d+)`)
+	list := regexp.MustCompile(`add_(?:list|adj)\(meta, lv, (\d+)`)
 	above := regexp.MustCompile(`win_above\(m\[(\d+)\]`)
 	below := regexp.MustCompile(`win_below\(m\[(\d+)\]`)
 	differ := regexp.MustCompile(`&& m\[(\d+)\] != c`)

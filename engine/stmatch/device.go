@@ -45,6 +45,11 @@ func (st *Stats) merge(s *Stats) {
 	st.QueryKernel = st.QueryKernel || s.QueryKernel
 	st.QueryCompile = max(st.QueryCompile, s.QueryCompile)
 	st.QueryLaunches += s.QueryLaunches
+	st.HubRows += s.HubRows
+	st.HubBytes += s.HubBytes
+	st.MaxLaunch = max(st.MaxLaunch, s.MaxLaunch)
+	st.MaxQueued = max(st.MaxQueued, s.MaxQueued)
+	st.QueueGrown += s.QueueGrown
 }
 
 // log writes where the count's time went, at debug level (submatch count -v).
@@ -52,7 +57,8 @@ func (st *Stats) log(l *slog.Logger) {
 	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "open", st.Open, "prepare", st.Prepare,
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel,
 		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
-		"units", st.Units, "total", st.Total)
+		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,
+		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "total", st.Total)
 }
 
 // runBase is what every kernel's share of a count on one device has: the device, the kernel,
@@ -98,6 +104,9 @@ type deviceRun struct {
 	meta, off, val, cands, units, buf, ctl, tasks, seq *gpu.Buffer
 	gOff, gAdj                                         gpu.DevicePtr
 	queueCap                                           uint64
+	// hubRow and hubBits are the hub bitmaps (hubs.go; 0: none), hubWords a row's words.
+	hubRow, hubBits gpu.DevicePtr
+	hubWords        uint64
 
 	// querySrc is the per-query kernel's source while KernelTiered has not switched to it yet;
 	// tier delivers its background compile.
@@ -277,6 +286,11 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 		}
 		r.gAdj = b.Ptr()
 	}
+	if !o.V1 && !o.NoHubs && p.Data != nil {
+		if err := r.uploadHubs(p, fp, o); err != nil {
+			return err
+		}
+	}
 	if r.ctl, err = r.mem.Alloc("control words", ctlWords*8); err != nil {
 		return err
 	}
@@ -312,6 +326,9 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 	}
 	if !o.V1 {
 		r.queueCap = queueSlots(r.warps, fp.L)
+		if o.queueSlots > 0 {
+			r.queueCap = o.queueSlots
+		}
 		r.st.QueueSlots = r.queueCap
 		if r.tasks, err = r.mem.Alloc("work queue", r.queueCap*taskWords*4); err != nil {
 			return err
@@ -326,6 +343,106 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 	}
 	r.st.Upload = time.Since(tu)
 	return nil
+}
+
+// uploadHubs builds and uploads the hub bitmaps of fp's lists (hubs.go) within a share of the
+// memory left; when none qualifies or fits, the kernel searches every list.
+func (r *deviceRun) uploadHubs(p *engine.Problem, fp *flatPlan, o Options) error {
+	var offs []uint64
+	var adj []uint32
+	if fp.Graph {
+		offs, adj = fp.sortedCSR(p.Data)
+	}
+	budget := min(r.mem.Available()/hubMemShare, hubMaxBytes)
+	h := fp.hubs(p.Data.NumVertices(), offs, adj, budget, o.hubMin)
+	if h == nil {
+		return nil
+	}
+	rows, err := gpu.UploadTo(&r.mem, "hub bitmap rows", h.Rows)
+	if err != nil {
+		return err
+	}
+	bits, err := gpu.UploadTo(&r.mem, "hub bitmaps", h.Bits)
+	if err != nil {
+		return err
+	}
+	r.hubRow, r.hubBits, r.hubWords = rows.Ptr(), bits.Ptr(), h.Words
+	r.st.HubRows, r.st.HubBytes = h.N, h.bytes()
+	return nil
+}
+
+// growQueue makes the work queue large enough for the queued tasks plus a spill of every warp's
+// whole stack and a donation each (queueSlots' room), relaying the queued tasks into a queue
+// twice as large or more; the kernel's ring counters in ctl are set for the new queue. When
+// the memory budget does not allow it, the queue stays as it is: the slice-end spills that find
+// no room then work on past the slice, as before.
+func (r *deviceRun) growQueue(ctl []uint64, L int) error {
+	queued := ctl[cHead] - ctl[cTail]
+	need := queued + uint64(r.warps)*uint64(L+2)
+	if need <= r.queueCap {
+		return nil
+	}
+	newCap := r.queueCap
+	for newCap < 2*need {
+		newCap <<= 1
+	}
+	tasks := make([]uint32, r.queueCap*taskWords)
+	seq := make([]uint64, r.queueCap)
+	if err := gpu.CopyToHost(tasks, r.tasks, 0); err != nil {
+		return fmt.Errorf("stmatch: %w", err)
+	}
+	if err := gpu.CopyToHost(seq, r.seq, 0); err != nil {
+		return fmt.Errorf("stmatch: %w", err)
+	}
+	nt, ns, err := relayQueue(tasks, seq, ctl[cTail], ctl[cHead], newCap)
+	if err != nil {
+		return err
+	}
+	bt, err := gpu.UploadTo(&r.mem, "work queue", nt)
+	if err != nil {
+		slog.Debug("stmatch: the work queue stays as it is", "slots", r.queueCap, "wanted", newCap, "err", err)
+		return nil
+	}
+	bs, err := gpu.UploadTo(&r.mem, "work queue sequence numbers", ns)
+	if err != nil {
+		r.mem.Release(bt)
+		slog.Debug("stmatch: the work queue stays as it is", "slots", r.queueCap, "wanted", newCap, "err", err)
+		return nil
+	}
+	r.mem.Release(r.tasks)
+	r.mem.Release(r.seq)
+	r.tasks, r.seq, r.queueCap = bt, bs, newCap
+	ctl[cTail], ctl[cHead] = 0, queued
+	r.st.QueueGrown++
+	r.st.QueueSlots = newCap
+	return nil
+}
+
+// relayQueue lays the published tasks of tickets tail..head-1 of the ring (tasks, seq; its
+// capacity is len(seq)) out in a new ring of newCap slots (a power of two) as tickets 0..n-1,
+// with the sequence numbers the kernel's protocol expects (a published slot k: k + 1; a free
+// one: k).
+func relayQueue(tasks []uint32, seq []uint64, tail, head, newCap uint64) ([]uint32, []uint64, error) {
+	oldCap := uint64(len(seq))
+	n := head - tail
+	if head < tail || n > oldCap || n > newCap || newCap&(newCap-1) != 0 || uint64(len(tasks)) != oldCap*taskWords {
+		return nil, nil, fmt.Errorf("stmatch: work queue of %d slots with tickets %d..%d cannot move to %d slots", oldCap, tail, head, newCap)
+	}
+	nt := make([]uint32, newCap*taskWords)
+	ns := make([]uint64, newCap)
+	for k := range ns {
+		ns[k] = uint64(k)
+	}
+	for k := range n {
+		t := tail + k
+		slot := t & (oldCap - 1)
+		if seq[slot] != t+1 {
+			return nil, nil, fmt.Errorf("stmatch: work queue slot %d of ticket %d is not published (sequence %d)", slot, t, seq[slot])
+		}
+		copy(nt[k*taskWords:(k+1)*taskWords], tasks[slot*taskWords:(slot+1)*taskWords])
+		ns[k] = k + 1
+	}
+	return nt, ns, nil
 }
 
 // Control words of the v2 kernel (the C_* defines of kernels/stmatch.cu), each on a 128-byte
@@ -521,12 +638,13 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, r.shared,
 			r.meta, int32(fp.L), r.off, r.val, r.cands, r.gOff, r.gAdj, r.buf, fp.Stride,
 			r.units, lo, hi, r.ctl, r.counts, int32(fp.G), r.tasks, r.seq, r.queueCap, uint64(slice.Nanoseconds()), opts, uint64(donate.Nanoseconds()),
-			out, outCap, stop)
+			out, outCap, stop, r.hubRow, r.hubBits, r.hubWords)
 		if err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
 		r.st.Kernel += kt
 		r.st.Launches++
+		r.st.MaxLaunch = max(r.st.MaxLaunch, kt)
 		if err := gpu.CopyToHost(ctl, r.ctl, 0); err != nil {
 			return count, false, fmt.Errorf("stmatch: %w", err)
 		}
@@ -559,6 +677,12 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 		if queued != ctl[cQSize] || ctl[cIdle] != 0 || ctl[cHead]-ctl[cTail] != queued {
 			return count, false, fmt.Errorf("stmatch: work queue out of step after a launch: %d tasks counted, %d slots reserved, %d published, %d warps idle",
 				queued, ctl[cQSize], ctl[cHead]-ctl[cTail], ctl[cIdle])
+		}
+		r.st.MaxQueued = max(r.st.MaxQueued, queued)
+		if queued > 0 {
+			if err := r.growQueue(ctl, fp.L); err != nil {
+				return count, false, err
+			}
 		}
 		taken := min(ctl[cNext], hi-lo)
 		lo += taken

@@ -733,3 +733,53 @@ func TestGPUZTinyBudget(t *testing.T) {
 	}
 	t.Logf("below one block: %v", err)
 }
+
+// TestGPUHubs checks the hub bitmaps (every list given one: hubMin 1) against the CPU engine on
+// random and dense cases, with a candidate space and on the adjacency lists, once with the
+// per-query kernel; and on wiki-Vote (its real hubs) with a work queue that starts too small
+// and short slices, so that the host grows the queue between launches.
+func TestGPUHubs(t *testing.T) {
+	needGPU(t)
+	n := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		c := proptest.MakeLarger(seed)
+		o := Options{hubMin: 1, NoSpace: seed%2 == 0}
+		if seed == 3 {
+			o.Kernel = KernelQuery
+		}
+		for _, sem := range semantics {
+			st := compareWith(t, fmt.Sprintf("hubs: random seed %d %s (no space %v)", seed, sem, o.NoSpace), c.G, c.P, sem, -1, nil, o)
+			if st.HubRows == 0 && st.Launches > 0 {
+				t.Errorf("random seed %d %s: no list had a bitmap with hubMin 1", seed, sem)
+			}
+			n++
+		}
+	}
+	seeds, _ := proptest.Seeds(t, 40, 20)
+	for oc := range proptest.WithOracleDense(seeds, nil) {
+		for _, ns := range []bool{false, true} {
+			compareWith(t, fmt.Sprintf("hubs: dense seed %d %s (no space %v)", oc.Seed, oc.Sem, ns), oc.G, oc.P, oc.Sem, int64(oc.Want), nil, Options{hubMin: 1, NoSpace: ns})
+			n++
+		}
+	}
+	g := sharedtest.WikiVote(t)
+	for _, c := range []struct{ name, pat string }{
+		{"diamond", "(a)-(b)-(c)-(a), (b)-(d)-(c)"},
+		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
+	} {
+		p, err := pattern.Parse(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []Options{{}, {NoSpace: true}, {NoHubs: true}, {Slice: time.Millisecond, queueSlots: 8}} {
+			st := compareWith(t, fmt.Sprintf("hubs: wiki-Vote %s %+v", c.name, o), g, p, engine.Semantics{}, -1, nil, o)
+			t.Logf("  hub rows %d (%s), launches %d, longest %v, spilled %d, most queued %d, queue grown %d times to %d slots",
+				st.HubRows, gpu.FormatBytes(st.HubBytes), st.Launches, st.MaxLaunch, st.Spilled, st.MaxQueued, st.QueueGrown, st.QueueSlots)
+			if o.queueSlots > 0 && st.MaxQueued > 0 && st.QueueGrown == 0 {
+				t.Errorf("wiki-Vote %s: %d tasks left in a queue of %d slots, and it did not grow", c.name, st.MaxQueued, o.queueSlots)
+			}
+			n++
+		}
+	}
+	t.Logf("%d cases", n)
+}

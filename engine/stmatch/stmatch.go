@@ -138,6 +138,8 @@ type Options struct {
 	// that many, so the grid does not shrink for high-degree graphs; tiny values force that path
 	// for the checks. The v1 kernel has no pieces.
 	PieceCap uint64
+	// NoHubs searches every list by binary search: no bitmaps for the longest lists (hubs.go).
+	NoHubs bool
 
 	// replicas runs that many independent runs on each device (0, 1: one), as if each were a
 	// GPU of its own: the device checks exercise the several-GPU paths (shared work units,
@@ -164,6 +166,12 @@ type Options struct {
 	// cliqueSlice, when positive, replaces maxLaunch as the clique kernel's time slice (for its
 	// measurement).
 	cliqueSlice time.Duration
+	// hubMin, when positive, replaces hubMinLen as the shortest list with a bitmap (the tests
+	// give every list one with 1).
+	hubMin int
+	// queueSlots, when positive (a power of two), is the work queue's first capacity in place
+	// of queueSlots(warps, L): the tests start it too small, so that the host must grow it.
+	queueSlots uint64
 }
 
 // cliqueKernel says whether the options count clique patterns with the clique kernel.
@@ -444,6 +452,15 @@ type Stats struct {
 	HeavyRoots int
 	WideTasks  int // clique units with wide matrices (roots of 1,025 to 2,048 upward neighbours, or their pieces)
 	HostTime   time.Duration
+	// HubRows is the number of lists that had a bitmap (hubs.go), HubBytes what the bitmaps
+	// and their row index took on the devices.
+	HubRows  int
+	HubBytes uint64
+	// MaxLaunch is the longest launch; MaxQueued the most tasks left in a device's work queue
+	// after a launch; QueueGrown how often a queue was made larger for the next launch's spills.
+	MaxLaunch  time.Duration
+	MaxQueued  uint64
+	QueueGrown int
 }
 
 // Count implements engine.Engine.

@@ -50,6 +50,12 @@
 #define M_EBASE 10    // + j: start in eoff of the edge (level j -> this level)
 #define M_CAP 42      // this level's buffer capacity (candidates)
 #define M_BACKALL 43  // every backward level, when the reused level may be in pieces (else 0)
+// Hub bitmaps (see "Hub bitmaps" below): words of level 0's record, which has no backward
+// levels and so no M_EBASE + j words of its own; the kernel writes them into its shared copy.
+#define M_HROW (M_EBASE + 0)    // u32 per list (parallel to eoff, or to goff in graph mode): its bitmap row, or NO_ROW
+#define M_HBITS (M_EBASE + 1)   // the bitmaps, M_HWORDS words a row
+#define M_HWORDS (M_EBASE + 2)
+#define NO_ROW 0xffffffffu
 #define F_REUSE 0xffu       // reused level + 1 (0: none)
 #define F_REUSED 0x100u     // a later level reuses this level's set: store it unchecked
 #define F_NARROW 0x200u     // NarrowShared: the stored set may be narrowed to the window
@@ -103,36 +109,62 @@ __device__ __forceinline__ void win_below(u32 hi, const u32* a, u64 n, u64* e) {
 	if (p < *e) *e = p;
 }
 
+// ---- Hub bitmaps --------------------------------------------------------------------------
+//
+// The host may give the longest lists (the neighbourhoods of high-degree vertices, within a
+// share of the memory budget) a bitmap over the data vertices: list k's row is hrow[k] (k the
+// list's index in eoff, or in goff in graph mode), NO_ROW for the others, or no hrow at all.
+// A membership test in a list with a row is one load instead of a binary search; the bitmap
+// holds exactly the list's members, so the test's answer is the same. The sources of a level
+// carry their row (hr), NO_ROW for a stored set.
+
+__device__ __forceinline__ u32 hub_row(const u64* __restrict__ meta, u64 list) {
+	const u32* hrow = (const u32*)meta[M_HROW];
+	return hrow ? hrow[list] : NO_ROW;
+}
+
+// member says whether x is in the sorted a[0:n), whose bitmap row is row (NO_ROW: none).
+__device__ __forceinline__ bool member(const u64* __restrict__ meta, const u32* __restrict__ a, u64 n, u32 row, u32 x) {
+	if (row != NO_ROW) {
+		const u32* bits = (const u32*)meta[M_HBITS] + (u64)row * meta[M_HWORDS];
+		return (bits[x >> 5] >> (x & 31)) & 1u;
+	}
+	return contains(a, n, x);
+}
+
 // Sources of a level's set: add_stored appends the stored set of level j, add_list the
 // candidate-space list of the edge (level j -> the level lv) for the candidate mi[j].
 __device__ __forceinline__ int add_stored(const u64* __restrict__ meta, int j, const u64* sz, const u32* buf,
-	const u32** lp, u64* ll, int nl)
+	const u32** lp, u64* ll, u32* hr, int nl)
 {
 	lp[nl] = buf + meta[(u64)j * META_STRIDE + M_BUFOFF];
 	ll[nl] = sz[j];
+	hr[nl] = NO_ROW;
 	return nl + 1;
 }
 
-__device__ __forceinline__ int add_list(const u64* lv, int j, const u32* mi,
-	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32** lp, u64* ll, int nl)
+__device__ __forceinline__ int add_list(const u64* __restrict__ meta, const u64* lv, int j, const u32* mi,
+	const u64* __restrict__ eoff, const u32* __restrict__ evals, const u32** lp, u64* ll, u32* hr, int nl)
 {
 	u64 base = lv[M_EBASE + j] + mi[j];
 	u64 s = eoff[base];
 	lp[nl] = evals + s;
 	ll[nl] = eoff[base + 1] - s;
+	hr[nl] = hub_row(meta, base);
 	return nl + 1;
 }
 
 // add_adj (F_GRAPH) appends the data graph's adjacency list of m[j] (sorted by id): the whole
 // list (M_EBASE + j is 0), or its edges of one label (the filtered CSR whose offsets start at
 // goff + lv[M_EBASE + j]).
-__device__ __forceinline__ int add_adj(const u64* lv, int j, const u32* m,
-	const u64* __restrict__ goff, const u32* __restrict__ gadj, const u32** lp, u64* ll, int nl)
+__device__ __forceinline__ int add_adj(const u64* __restrict__ meta, const u64* lv, int j, const u32* m,
+	const u64* __restrict__ goff, const u32* __restrict__ gadj, const u32** lp, u64* ll, u32* hr, int nl)
 {
 	u64 base = lv[M_EBASE + j] + m[j];
 	u64 s = goff[base];
 	lp[nl] = gadj + s;
 	ll[nl] = goff[base + 1] - s;
+	hr[nl] = hub_row(meta, base);
 	return nl + 1;
 }
 
@@ -153,19 +185,19 @@ struct LvlRun {
 	// level's set is in pieces (its bit in pieced), the sources are all the level's backward lists.
 	__device__ static __forceinline__ int sources(const u64* __restrict__ meta, const u64* lv, const u32* m, const u32* mi,
 		const u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,
-		const u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, const u32** lp, u64* ll)
+		const u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced, const u32** lp, u64* ll, u32* hr)
 	{
 		int nl = 0;
 		int reuse = (int)(flags(lv) & F_REUSE) - 1;
 		u32 back = (u32)lv[M_BACK];
 		if (reuse >= 0) {
 			if ((pieced >> reuse) & 1) back = (u32)lv[M_BACKALL];
-			else nl = add_stored(meta, reuse, sz, buf, lp, ll, nl);
+			else nl = add_stored(meta, reuse, sz, buf, lp, ll, hr, nl);
 		}
 		if (flags(lv) & F_GRAPH)
-			for (u32 b = back; b; b &= b - 1) nl = add_adj(lv, __ffs(b) - 1, m, goff, gadj, lp, ll, nl);
+			for (u32 b = back; b; b &= b - 1) nl = add_adj(meta, lv, __ffs(b) - 1, m, goff, gadj, lp, ll, hr, nl);
 		else
-			for (u32 b = back; b; b &= b - 1) nl = add_list(lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, nl);
+			for (u32 b = back; b; b &= b - 1) nl = add_list(meta, lv, __ffs(b) - 1, mi, eoff, evals, lp, ll, hr, nl);
 		return nl;
 	}
 
@@ -355,27 +387,27 @@ __device__ u64 class_count_t(const u64* __restrict__ meta, int L, int g0, int n,
 }
 
 // group_lists writes the lists of leaf group record gv for the assignment's candidate indexes mi
-// to lp/ll, the shortest first, and returns how many there are: its parents' candidate-space
+// to lp/ll/hr, the shortest first, and returns how many there are: its parents' candidate-space
 // lists, or for an isolated group (no parents) its candidate list.
-__device__ __forceinline__ int group_lists(const u64* gv, const u32* mi, const u64* __restrict__ eoff,
-	const u32* __restrict__ evals, const u32* __restrict__ cands, const u32** lp, u64* ll)
+__device__ __forceinline__ int group_lists(const u64* __restrict__ meta, const u64* gv, const u32* mi, const u64* __restrict__ eoff,
+	const u32* __restrict__ evals, const u32* __restrict__ cands, const u32** lp, u64* ll, u32* hr)
 {
 	int nl = 0, best = 0;
 	for (u32 b = (u32)gv[M_BACK]; b; b &= b - 1) {
 		int j = __ffs(b) - 1;
 		u64 base = gv[M_EBASE + j] + mi[j];
 		u64 s = eoff[base], e = eoff[base + 1];
-		lp[nl] = evals + s; ll[nl] = e - s;
+		lp[nl] = evals + s; ll[nl] = e - s; hr[nl] = hub_row(meta, base);
 		if (ll[nl] < ll[best]) best = nl;
 		nl++;
 	}
 	if (nl == 0) {
-		lp[0] = cands + gv[M_CANDOFF]; ll[0] = gv[M_CANDLEN];
+		lp[0] = cands + gv[M_CANDOFF]; ll[0] = gv[M_CANDLEN]; hr[0] = NO_ROW;
 		return 1;
 	}
-	const u32* tp = lp[best]; u64 tl = ll[best];
-	lp[best] = lp[0]; ll[best] = ll[0];
-	lp[0] = tp; ll[0] = tl;
+	const u32* tp = lp[best]; u64 tl = ll[best]; u32 th = hr[best];
+	lp[best] = lp[0]; ll[best] = ll[0]; hr[best] = hr[0];
+	lp[0] = tp; ll[0] = tl; hr[0] = th;
 	return nl;
 }
 
@@ -417,7 +449,8 @@ __device__ u64 leaf_product_t(const u64* __restrict__ meta, int L, int G, const 
 		}
 		const u32* lp[MAXL];
 		u64 ll[MAXL];
-		int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
+		u32 hr[MAXL];
+		int nl = group_lists(meta, gv, mi, eoff, evals, cands, lp, ll, hr);
 		if (ll[0] == 0) return 0;
 		u64 size = ll[0], used = 0;
 		if constexpr (Lane) {
@@ -425,13 +458,13 @@ __device__ u64 leaf_product_t(const u64* __restrict__ meta, int L, int G, const 
 				size = 0;
 				for (u64 x = 0; x < ll[0]; x++) {
 					bool ok = true;
-					for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], lp[0][x]);
+					for (int k = 1; ok && k < nl; k++) ok = member(meta, lp[k], ll[k], hr[k], lp[0][x]);
 					size += ok;
 				}
 			}
 			for (int j = 0; j < L; j++) {
 				bool in = true;
-				for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], m[j]);
+				for (int k = 0; in && k < nl; k++) in = member(meta, lp[k], ll[k], hr[k], m[j]);
 				used += in;
 			}
 		} else {
@@ -441,13 +474,13 @@ __device__ u64 leaf_product_t(const u64* __restrict__ meta, int L, int G, const 
 					u64 idx = base + lane;
 					bool ok = idx < ll[0];
 					u32 c = ok ? lp[0][idx] : 0;
-					for (int k = 1; ok && k < nl; k++) ok = contains(lp[k], ll[k], c);
+					for (int k = 1; ok && k < nl; k++) ok = member(meta, lp[k], ll[k], hr[k], c);
 					size += __popc(__ballot_sync(FULL, ok));
 				}
 			}
 			bool in = lane < L;
 			u32 x = in ? m[lane] : 0;
-			for (int k = 0; in && k < nl; k++) in = contains(lp[k], ll[k], x);
+			for (int k = 0; in && k < nl; k++) in = member(meta, lp[k], ll[k], hr[k], x);
 			used = __popc(__ballot_sync(FULL, in));
 		}
 		u64 c = group_count(gv, size, used, ovf);
@@ -457,19 +490,20 @@ __device__ u64 leaf_product_t(const u64* __restrict__ meta, int L, int G, const 
 	return prod;
 }
 
-// level_sources writes the sources of the level described by D and lv to lp/ll (its candidate
-// list when it has none) and returns how many there are; *best is the shortest (the first of
-// equal ones). level_set_t and count_last_t both take their stride source from it.
+// level_sources writes the sources of the level described by D and lv to lp/ll/hr (its
+// candidate list when it has none) and returns how many there are; *best is the shortest (the
+// first of equal ones). level_set_t and count_last_t both take their stride source from it.
 template <class D>
 __device__ __forceinline__ int level_sources(const u64* __restrict__ meta, const u64* lv, const u32* m, const u32* mi,
 	const u64* sz, const u32* buf, const u64* __restrict__ eoff, const u32* __restrict__ evals,
 	const u32* __restrict__ cands, const u64* __restrict__ goff, const u32* __restrict__ gadj, u32 pieced,
-	const u32** lp, u64* ll, int* best)
+	const u32** lp, u64* ll, u32* hr, int* best)
 {
-	int nl = D::sources(meta, lv, m, mi, sz, buf, eoff, evals, goff, gadj, pieced, lp, ll);
+	int nl = D::sources(meta, lv, m, mi, sz, buf, eoff, evals, goff, gadj, pieced, lp, ll, hr);
 	if (nl == 0) {
 		lp[0] = cands + lv[M_CANDOFF];
 		ll[0] = lv[M_CANDLEN];
+		hr[0] = NO_ROW;
 		nl = 1;
 	}
 	*best = 0;
@@ -499,8 +533,9 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 	const u32 flags = D::flags(lv);
 	const u32* lp[MAXL + 1];
 	u64 ll[MAXL + 1];
+	u32 hr[MAXL + 1];
 	int best;
-	const int nl = level_sources<D>(meta, lv, m, mi, sz, buf, eoff, evals, cands, goff, gadj, *pieced, lp, ll, &best);
+	const int nl = level_sources<D>(meta, lv, m, mi, sz, buf, eoff, evals, cands, goff, gadj, *pieced, lp, ll, hr, &best);
 	const u32* src = lp[best];
 	const u64 srcLen = ll[best];
 	*next = NO_PIECE;
@@ -524,7 +559,7 @@ __device__ __forceinline__ u64 level_set_t(const u64* __restrict__ meta, int i, 
 		bool ok = idx < end;
 		u32 c = ok ? src[idx] : 0;
 		for (int k = 0; k < nl; k++)
-			if (ok && k != best) ok = contains(lp[k], ll[k], c);
+			if (ok && k != best) ok = member(meta, lp[k], ll[k], hr[k], c);
 		if (ok && checkCand) ok = contains(cl, cn, c);
 		if (ok && !store) ok = D::accept(lv, m, c, goff, gadj);
 		u32 mask = __ballot_sync(FULL, ok);
@@ -611,9 +646,10 @@ __device__ __forceinline__ u64 count_last_t(const u64* __restrict__ meta, int i,
 	const u64 cn = ln[M_CANDLEN];
 	const u32* lp[MAXL + 1];
 	u64 ll[MAXL + 1];
+	u32 hr[MAXL + 1];
 	// sources sets the lane's lists for the last level with m[i] = c; best is the smallest.
 	auto sources = [&](int* best) -> int {
-		return level_sources<D>(meta, ln, m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lp, ll, best);
+		return level_sources<D>(meta, ln, m, mi, sz, buf, eoff, evals, cands, goff, gadj, pieced, lp, ll, hr, best);
 	};
 	// This lane's candidate of level i, its last-level window [b, b + n) and smallest list.
 	u64 idx = p + (u64)lane * step;
@@ -660,7 +696,7 @@ __device__ __forceinline__ u64 count_last_t(const u64* __restrict__ meta, int i,
 			int nl = sources(&bo);
 			u32 x = lp[bestu][bu + (g - startu)];
 			for (int k = 0; ok && k < nl; k++)
-				if (k != bestu) ok = contains(lp[k], ll[k], x);
+				if (k != bestu) ok = member(meta, lp[k], ll[k], hr[k], x);
 			if (ok && checkCand) ok = contains(cl, cn, x);
 			if (ok) ok = D::accept(ln, m, x, goff, gadj);
 		}
@@ -723,7 +759,8 @@ __device__ u64 leaf_batch(const u64* __restrict__ meta, int L, int G, int i, u64
 			inClass--;
 			const u32* lp[MAXL];
 			u64 ll[MAXL];
-			int nl = group_lists(gv, mi, eoff, evals, cands, lp, ll);
+			u32 hr[MAXL];
+			int nl = group_lists(meta, gv, mi, eoff, evals, cands, lp, ll, hr);
 			if (cn > 1) work += ll[0] << (cn - 1);
 			else if (nl > 1) work += ll[0];
 		}
@@ -954,10 +991,17 @@ extern "C" __global__ void stmatch_count(
 	const u64* __restrict__ units, u64 unitBegin, u64 unitEnd,
 	u64* ctl, u64* counts, int G,
 	u32* tasks, u64* seq, u64 cap, u64 sliceNs, unsigned int opts, u64 donateNs,
-	u32* out, u64 outCap, const volatile unsigned* stop)
+	u32* out, u64 outCap, const volatile unsigned* stop,
+	const u32* __restrict__ hrow, const u32* __restrict__ hbits, u64 hwords)
 {
 	extern __shared__ u64 meta[];  // (L + G) * META_STRIDE words
-	for (int k = threadIdx.x; k < (L + G) * META_STRIDE; k += blockDim.x) meta[k] = gmeta[k];
+	for (int k = threadIdx.x; k < (L + G) * META_STRIDE; k += blockDim.x) {
+		u64 v = gmeta[k];
+		if (k == M_HROW) v = (u64)hrow;  // level 0's free words: the hub bitmaps
+		else if (k == M_HBITS) v = (u64)hbits;
+		else if (k == M_HWORDS) v = hwords;
+		meta[k] = v;
+	}
 	__syncthreads();
 
 	const int lane = threadIdx.x & 31;
@@ -1028,7 +1072,11 @@ extern "C" __global__ void stmatch_count(
 	};
 
 	for (;;) {
-		// Find work: a host unit, else a queued task, else wait for one.
+		// Find work: a queued task, else a host unit, else wait for a task. Queued tasks come
+		// first: they are the older work (spilled at the end of the last slice, or donated), and
+		// a queue that warps fill at every slice's end but drain only once the host units have
+		// run out fills up over the launches, after which the slice-end spills find no room and
+		// the warps work on past the slice (q18 on wiki-Vote: launches of seconds).
 		int past = 0;
 		if (lane == 0) {
 			const u64 now = clock_ns();
@@ -1037,7 +1085,9 @@ extern "C" __global__ void stmatch_count(
 		past = __shfl_sync(FULL, past, 0);
 		int kind = 0;  // 1: host unit, 2: task
 		u64 u = 0;
-		if (own && !past) {
+		Task tk = {1, 1, 0, 0, 0, 0};
+		if (!past && q_pop(ctl, seq, tasks, cap, &tk, m, mi, lane)) kind = 2;
+		if (kind == 0 && own && !past) {
 			if (lane == 0) u = atomicAdd(&ctl[C_NEXT], 1ULL) + unitBegin;
 			u = __shfl_sync(FULL, u, 0);
 			if (u < unitEnd) kind = 1;
@@ -1046,8 +1096,6 @@ extern "C" __global__ void stmatch_count(
 			own = false;
 			if (lane == 0) atomicAdd(&ctl[C_WORK], (u64)0 - 1);
 		}
-		Task tk = {1, 1, 0, 0, 0, 0};
-		if (kind == 0 && !past && q_pop(ctl, seq, tasks, cap, &tk, m, mi, lane)) kind = 2;
 		if (kind == 0) {
 			if (lane == 0) atomicAdd(&ctl[C_IDLE], 1ULL);
 			for (unsigned int nap = 256;; nap = min(2 * nap, 8192u)) {
