@@ -27,32 +27,44 @@ template <class T> void show(const char* name, const std::vector<T>& v, size_t n
     printf("\n");
 }
 int main() {
+    u32 stopw = 0; u64 ctl[2] = {0, 0};
     auto off = Read<u64>(); auto nbr = Read<u32>(); auto up = Read<u64>(); auto eu = Read<u32>(); auto ep = Read<u32>();
     auto par = Read<u64>();
     u32 n = (u32)par[0], nout = (u32)par[1]; int five = (int)par[2], pv = (int)par[3]; u64 words = par[4]; size_t m2 = par[5];
     std::vector<u32> te(m2 + 1, 0); std::vector<u64> sd(m2 + 1, 0);
-    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data());
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data(), &stopw, ctl);
     show("te", te, m2); show("sd", sd, m2);
     std::vector<u32> scratch(3 * 2 * words + 2); std::vector<u64> k4v(n + 1, 0), sums(2, 0); std::vector<u32> flags(2, 0);
-    Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), sums.data(), flags.data());
+    Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), sums.data(), flags.data(), &stopw, ctl);
     show("cliques", sums, 2); show("k4v", k4v, n);
     std::vector<u32> cnt(2 * (n + 1), 0), seen(2 * (n + 1), 0), nseen(2, 0); std::vector<u64> c4v(n + 1, 0), c4e(m2 + 1, 0), cs(2, 0);
-    Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), cs.data(), flags.data());
+    Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), cs.data(), flags.data(), &stopw, ctl);
     show("cycles", cs, 1); show("c4v", c4v, n); show("c4e", c4e, m2);
     auto te2 = Read<u32>(); auto tof = Read<u64>(); auto tl = Read<u32>(); auto canon = Read<u32>();
     std::vector<u64> k4e(m2 + 1, 0), gs(2, 0), ps(2, 0), ws(1, 0);
-    Launch(3, 1, census_gem, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te2.data(), tof.data(), tl.data(), k4e.data(), gs.data(), flags.data());
+    Launch(3, 1, census_gem, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te2.data(), tof.data(), tl.data(), k4e.data(), gs.data(), flags.data(), &stopw, ctl);
     show("gem", gs, 2); show("k4e", k4e, m2);
     std::vector<u32> c2(2 * 2 * (n + 1), 0);
-    Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), ps.data(), flags.data());
+    Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), ps.data(), flags.data(), &stopw, ctl);
     show("pairs", ps, 2);
-    Launch(2, 1, census_wheels, off.data(), nbr.data(), n, (u64)m2, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data());
+    Launch(2, 1, census_wheels, off.data(), nbr.data(), n, (u64)m2, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data(), &stopw, ctl);
     show("wheels", ws, 1);
     auto tmo = Read<u64>(); auto tmx = Read<u32>(); auto top = Read<u64>();
     std::vector<u64> c5(2, 0);
-    Launch(2, 1, census_cycles5, off.data(), nbr.data(), up.data(), n, tmo.data(), tmx.data(), top.data(), cnt.data(), seen.data(), nseen.data(), c5.data(), flags.data());
+    Launch(2, 1, census_cycles5, off.data(), nbr.data(), up.data(), n, tmo.data(), tmx.data(), top.data(), cnt.data(), seen.data(), nseen.data(), c5.data(), flags.data(), &stopw, ctl);
     printf("c5 %llu\n", (c5[0] - c5[1]) / 2);
     printf("flags %u\n", flags[0]);
+    // the stop flag raised: every kernel leaves before its first unit of work
+    stopw = 1;
+    std::vector<u64> z(2, 0);
+    std::vector<u32> te3(m2 + 1, 0);
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te3.data(), sd.data(), &stopw, ctl);
+    Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), z.data(), flags.data(), &stopw, ctl);
+    Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), z.data(), flags.data(), &stopw, ctl);
+    Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), z.data(), flags.data(), &stopw, ctl);
+    u64 t3 = 0;
+    for (size_t i = 0; i < m2; ++i) t3 += te3[i];
+    printf("stopped %llu %llu %llu\n", (unsigned long long)t3, (unsigned long long)z[0], (unsigned long long)z[1]);
 }
 `
 
@@ -149,6 +161,7 @@ func TestCensusKernelHost(t *testing.T) {
 		check("w4", next("wheels"), []uint64{global.w4})
 		check("c5", next("c5"), []uint64{global.c5})
 		check("flags", next("flags"), []uint64{0})
+		check("stopped", next("stopped"), []uint64{0, 0, 0})
 	}
 }
 

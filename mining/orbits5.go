@@ -103,6 +103,8 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 		row[orb] = i
 	}
 	shared := sharedOrbits
+	// per worker and vertex: cd, f, e2 (4 bytes each), sT and the shared counts (8 each)
+	threads = scratchThreads(threads, n, 12+8*uint64(1+len(shared)), l.scratch)
 	nw := workersCount(threads, n)
 	ws := make([]fiveWorker, nw)
 	for i := range ws {

@@ -20,6 +20,12 @@
 // locals.cycles does.
 //
 // Sums are unsigned 64-bit, overflow flagged in *flags (bit 0).
+//
+// Every kernel takes the host's stop flag (stop: pinned host memory, null for none) and ctl, two
+// device words (the next poll time, and a word set once a poll found the flag raised): a warp or
+// block calls stop_poll (package gpu's StopPollSource, prepended to this file) every few units of
+// work and leaves its loop once it says so. A stopped kernel's sums are partial: the host
+// discards them (the census was cancelled).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -45,6 +51,30 @@ __device__ __forceinline__ u64 cs_lower(const u32* __restrict__ a, u64 lo, u64 h
 __device__ __forceinline__ u64 cs_find(const u32* __restrict__ a, u64 lo, u64 hi, u32 x) {
     u64 i = cs_lower(a, lo, hi, x);
     return (i < hi && a[i] == x) ? i : hi;
+}
+
+#ifdef CUDAHOST
+__device__ __forceinline__ bool cs_bcast(bool x) { return x; }
+#else
+__device__ __forceinline__ bool cs_bcast(bool x) { return __shfl_sync(FULL, (int)x, 0) != 0; }
+#endif
+
+// cs_warp_stopped is stop_poll (gpu.StopPollSource, prepended) for a whole warp (lane 0 looks; every lane gets the answer).
+__device__ __forceinline__ bool cs_warp_stopped(const volatile u32* stop, u64* ctl, unsigned lane) {
+    bool s = false;
+    if (lane == 0) s = stop_poll(stop, ctl);
+    return cs_bcast(s);
+}
+
+// cs_block_stopped is stop_poll for a whole block (thread 0 looks; a barrier hands the answer
+// on). Every thread of the block must call it at the same point.
+__device__ __forceinline__ bool cs_block_stopped(const volatile u32* stop, u64* ctl) {
+    __shared__ bool halt;
+    if (threadIdx.x == 0) halt = stop_poll(stop, ctl);
+    __syncthreads();
+    const bool h = halt;
+    __syncthreads();
+    return h;
 }
 
 __device__ __forceinline__ u64 cs_warp_sum(u64 x) {
@@ -85,11 +115,14 @@ __device__ __forceinline__ u32 cs_collect(const u32* __restrict__ a, u64 na, con
 extern "C" __global__ void census_triangles(const u64* __restrict__ off, const u32* __restrict__ nbr,
                                             const u64* __restrict__ up, const u32* __restrict__ eu,
                                             const u32* __restrict__ ep, u32 nout, u32* __restrict__ te,
-                                            u64* __restrict__ sd) {
+                                            u64* __restrict__ sd,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     const unsigned lane = threadIdx.x % CS_LANES;
     const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x) ) / CS_LANES;
     const u32 nwarps = ((gridDim.x * blockDim.x) ) / CS_LANES;
+    u32 it = 0;
     for (u32 i = warp; i < nout; i += nwarps) {
+        if ((it++ & 31) == 0 && cs_warp_stopped(stop, ctl, lane)) break;
         const u32 u = eu[i];
         const u64 p = ep[i];
         const u32 v = nbr[p];
@@ -115,7 +148,8 @@ extern "C" __global__ void census_cliques(const u64* __restrict__ off, const u32
                                           const u64* __restrict__ up, const u32* __restrict__ eu,
                                           const u32* __restrict__ ep, u32 nout, int five, int per_vertex,
                                           u32* __restrict__ scratch, u64 scratch_words, u64* __restrict__ k4v,
-                                          u64* __restrict__ sums, u32* __restrict__ flags) {
+                                          u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     const unsigned lane = threadIdx.x % CS_LANES;
     const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x) ) / CS_LANES;
     const u32 nwarps = ((gridDim.x * blockDim.x) ) / CS_LANES;
@@ -123,13 +157,16 @@ extern "C" __global__ void census_cliques(const u64* __restrict__ off, const u32
     u32* B = A + scratch_words;
     u64 k4 = 0, k5 = 0;
     bool over = false;
+    u32 it = 0;
     for (u32 i = warp; i < nout; i += nwarps) {
+        if ((it++ & 31) == 0 && cs_warp_stopped(stop, ctl, lane)) break;
         const u32 u = eu[i];
         const u64 p = ep[i];
         const u32 v = nbr[p];
         const u64 ue = off[u + 1];
         const u32 na = cs_collect(nbr + p + 1, ue - p - 1, nbr, up[v], off[v + 1], A, lane);
         for (u32 iw = 0; iw < na; ++iw) {
+            if ((iw & 31) == 31 && cs_warp_stopped(stop, ctl, lane)) break;
             const u32 w = A[iw];
             const u64 wb = up[w], we = off[w + 1];
             u64 nb;
@@ -173,14 +210,17 @@ extern "C" __global__ void census_cycles(const u64* __restrict__ off, const u32*
                                          const u64* __restrict__ up, u32 n, int per_vertex,
                                          u32* __restrict__ counters, u32* __restrict__ seen_lists,
                                          u32* __restrict__ seen_counts, u64* __restrict__ c4v,
-                                         u64* __restrict__ c4e, u64* __restrict__ sums, u32* __restrict__ flags) {
+                                         u64* __restrict__ c4e, u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* nseen = seen_counts + blockIdx.x;
     __shared__ u64 here;
     bool over = false;
     u64 mine = 0;
+    u32 it = 0;
     for (u32 u = blockIdx.x; u < n; u += gridDim.x) {
+        if ((it++ & 7) == 0 && cs_block_stopped(stop, ctl)) break;
         if (threadIdx.x == 0) here = 0;
         __syncthreads();
         const u64 lb = off[u], le = up[u];  // lower(u)
@@ -266,13 +306,16 @@ extern "C" __global__ void census_gem(const u64* __restrict__ off, const u32* __
                                       const u64* __restrict__ up, const u32* __restrict__ eu,
                                       const u32* __restrict__ ep, u32 nout, const u32* __restrict__ te,
                                       const u64* __restrict__ tof, const u32* __restrict__ tl,
-                                      u64* __restrict__ k4e, u64* __restrict__ sums, u32* __restrict__ flags) {
+                                      u64* __restrict__ k4e, u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     const unsigned lane = threadIdx.x % CS_LANES;
     const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x)) / CS_LANES;
     const u32 nwarps = ((gridDim.x * blockDim.x)) / CS_LANES;
     u64 gem = 0, k5 = 0;
     bool over = false;
+    u32 it = 0;
     for (u32 i = warp; i < nout; i += nwarps) {
+        if ((it++ & 31) == 0 && cs_warp_stopped(stop, ctl, lane)) break;
         const u32 u = eu[i];
         const u64 p = ep[i];
         const u32 v = nbr[p];
@@ -321,14 +364,17 @@ extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* 
                                         const u32* __restrict__ tl, const u32* __restrict__ canon,
                                         u32* __restrict__ counters, u32* __restrict__ seen_lists,
                                         u32* __restrict__ seen_counts, u64* __restrict__ sums,
-                                        u32* __restrict__ flags) {
+                                        u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * 2 * n;
     u32* e = c + n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* ns = seen_counts + blockIdx.x;
     u64 k23 = 0, spoke = 0;
     bool over = false;
+    u32 it = 0;
     for (u32 a = blockIdx.x; a < n; a += gridDim.x) {
+        if ((it++ & 7) == 0 && cs_block_stopped(stop, ctl)) break;
         const u64 ab = off[a], ae = off[a + 1];
         for (u64 q = ab + threadIdx.x; q < ae; q += blockDim.x) {
             const u32 x = nbr[q];
@@ -392,13 +438,16 @@ extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32*
                                          u64 nadj, const u64* __restrict__ tof, const u32* __restrict__ tl,
                                          const u32* __restrict__ canon, u32* __restrict__ counters,
                                          u32* __restrict__ seen_lists, u32* __restrict__ seen_counts,
-                                         u64* __restrict__ sums, u32* __restrict__ flags) {
+                                         u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* ns = seen_counts + blockIdx.x;
     u64 w4 = 0;
     bool over = false;
+    u32 it = 0;
     for (u64 pa = blockIdx.x; pa < nadj; pa += gridDim.x) {
+        if ((it++ & 31) == 0 && cs_block_stopped(stop, ctl)) break;
         u64 lo, hi;
         cs_tlist(tof, canon, pa, &lo, &hi);
         if (lo == hi) continue;  // uniform over the block
@@ -450,13 +499,16 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
                                           const u32* __restrict__ tmax, const u64* __restrict__ top,
                                           u32* __restrict__ counters, u32* __restrict__ seen_lists,
                                           u32* __restrict__ seen_counts, u64* __restrict__ sums,
-                                          u32* __restrict__ flags) {
+                                          u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* ns = seen_counts + blockIdx.x;
     u64 pos = 0, neg = 0;
     bool over = false;
+    u32 it = 0;
     for (u32 u = blockIdx.x; u < n; u += gridDim.x) {
+        if ((it++ & 7) == 0 && cs_block_stopped(stop, ctl)) break;
         const u64 lb = off[u], le = up[u];
         for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
             const u32 v = nbr[q];
