@@ -463,17 +463,29 @@ func (c *censusGPU) triangleLists(l *locals) error {
 		te = []uint32{0}
 	}
 	var err error
-	if c.te, err = gpu.UploadTo(c.a, "triangles per edge", te); err != nil {
+	fail := func(err error) error {
+		// a later phase may try again (or, on Auto, run on the CPU): nothing half-uploaded stays
+		for _, b := range []**gpu.Buffer{&c.te, &c.tof, &c.canon, &c.tl} {
+			if *b != nil {
+				c.a.Release(*b)
+				*b = nil
+			}
+		}
 		return err
+	}
+	if c.te, err = gpu.UploadTo(c.a, "triangles per edge", te); err != nil {
+		return fail(err)
 	}
 	if c.tof, err = gpu.UploadTo(c.a, "triangle list offsets", l.tOff); err != nil {
-		return err
+		return fail(err)
 	}
 	if c.canon, err = gpu.UploadTo(c.a, "out-positions", canon); err != nil {
-		return err
+		return fail(err)
 	}
-	c.tl, err = gpu.UploadTo(c.a, "triangle lists", tl)
-	return err
+	if c.tl, err = gpu.UploadTo(c.a, "triangle lists", tl); err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
 func (c *censusGPU) gemSums(ctx context.Context, l *locals) error {

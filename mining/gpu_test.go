@@ -6,16 +6,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/submatch/submatch/engine/stmatch" // the GPU engine of the census's dense 6-vertex shapes
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudacheck"
 	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // censusMain drives kernels/census.cu on the host (package cudahost) and prints te, sd, the
@@ -210,4 +216,106 @@ func TestGPUCensus(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGPUPerVertex: per-vertex orbit counts with the local counts on the GPU equal the CPU's
+// (which TestPerVertexBruteForce checks against brute force and ORCA's orbits), k = 3, 4, 5, on
+// random graphs and (when present) email-Eu-core (device check).
+func TestGPUPerVertex(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx := context.Background()
+	check := func(name string, g *graph.Graph, k int) {
+		want, err := CountPerVertex(ctx, g, Options{K: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CountPerVertex(ctx, g, Options{K: k, Device: GPU})
+		if err != nil {
+			t.Fatalf("%s k %d: %v", name, k, err)
+		}
+		if !slices.EqualFunc(got.Induced, want.Induced, slices.Equal) || !slices.EqualFunc(got.NonInduced, want.NonInduced, slices.Equal) {
+			t.Errorf("%s k %d: GPU per-vertex counts differ from the CPU's", name, k)
+		}
+	}
+	for seed := range uint64(24) {
+		g := gen.RandomGraph(seed+1500, 8+int(seed%6)*7, []float64{0.1, 0.3, 0.7}[seed%3], 1, 1)
+		for _, k := range []int{3, 4, 5} {
+			check(fmt.Sprintf("seed %d", seed), g, k)
+		}
+	}
+	// a public graph when the shared data is there (TestCensusTimings compares wiki-Vote's)
+	if path := filepath.Join(testenv.Dir(), "email-eu-core/email-Eu-core.txt"); fileExists(path) {
+		g, err := formats.Load(path, formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{4, 5} {
+			check("email-Eu-core", g, k)
+		}
+	}
+}
+
+// TestGPUMemoryBound: GPUMemory bounds the census's device memory: on GPU a bound too small
+// fails with gpu.ErrBudget; on Auto every bound (too small for the graph, for some phases, or
+// none) gives the CPU's counts, census and per-vertex.
+func TestGPUMemoryBound(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx := context.Background()
+	g := gen.RandomGraph(77, 120, 0.2, 1, 1)
+	want, err := Count(ctx, g, Options{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantV, err := CountPerVertex(ctx, g, Options{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Count(ctx, g, Options{K: 5, Device: GPU, GPUMemory: 64}); !errors.Is(err, gpu.ErrBudget) {
+		t.Errorf("GPU within 64 bytes: %v, expected an error wrapping gpu.ErrBudget", err)
+	}
+	for _, limit := range []uint64{64, 8 << 10, 24 << 10, 40 << 10, 64 << 10, 256 << 10, 0} {
+		got, err := Count(ctx, g, Options{K: 5, Device: Auto, GPUMemory: limit})
+		if err != nil || fmt.Sprint(got.Motifs) != fmt.Sprint(want.Motifs) {
+			t.Errorf("Auto within %d bytes: census differs (%v)", limit, err)
+		}
+		gotV, err := CountPerVertex(ctx, g, Options{K: 5, Device: Auto, GPUMemory: limit})
+		if err != nil || !slices.EqualFunc(gotV.Induced, wantV.Induced, slices.Equal) {
+			t.Errorf("Auto within %d bytes: per-vertex counts differ (%v)", limit, err)
+		}
+	}
+}
+
+// TestGPUStop: a census cancelled while its kernels run returns the context's error soon after
+// (the kernels poll the stop flag). The latency is logged ("STOP ..."), not asserted beyond a
+// hang check.
+func TestGPUStop(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	// dense: billions of 4- and 5-cliques, minutes of kernel time
+	g := gen.RandomGraph(5, 2500, 0.6, 1, 1)
+	for _, after := range []time.Duration{300 * time.Millisecond, time.Second} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		t0 := time.Now()
+		_, err := Count(ctx, g, Options{K: 5, Device: GPU})
+		elapsed := time.Since(t0)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("cancelled after %v: %v", after, err)
+		}
+		fmt.Printf("STOP\tcensus k=5, dense random graph (2,500 v)\tdeadline %v\treturned after %v\tlatency %v\n",
+			after, elapsed.Round(time.Millisecond), (elapsed - after).Round(time.Millisecond))
+		if elapsed > after+5*time.Second {
+			t.Errorf("cancelled after %v: returned after %v", after, elapsed)
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
