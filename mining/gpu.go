@@ -290,8 +290,9 @@ func (c *censusGPU) triangles(ctx context.Context, l *locals) error {
 		return err
 	}
 	defer c.a.Release(sd)
+	none := gpu.DevicePtr(0)
 	if err := c.launch(ctx, c.triangleKernel, c.warpBlocks,
-		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, te, sd); err != nil {
+		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, te, sd, none); err != nil {
 		return err
 	}
 	l.te = make([]uint32, len(o.nbr))
@@ -305,6 +306,24 @@ func (c *censusGPU) triangles(ctx context.Context, l *locals) error {
 		}
 	}
 	l.finishTriangles()
+	if l.vertex && l.k >= 4 {
+		// the per-vertex diamond tips, from the same triangles (te complete now)
+		tips, err := c.zeroed("diamond tips", uint64(o.n), 8)
+		if err != nil {
+			return err
+		}
+		defer c.a.Release(tips)
+		if err := c.launch(ctx, c.triangleKernel, c.warpBlocks,
+			c.off, c.nbr, c.up, c.eu, c.ep, c.nout, te, sd, tips); err != nil {
+			return err
+		}
+		l.tips = make([]uint64, o.n)
+		if o.n > 0 {
+			if err := gpu.CopyToHost(l.tips, tips, 0); err != nil {
+				return err
+			}
+		}
+	}
 	return ctx.Err()
 }
 

@@ -38,8 +38,11 @@ int main() {
     auto par = Read<u64>();
     u32 n = (u32)par[0], nout = (u32)par[1]; int five = (int)par[2], pv = (int)par[3]; u64 words = par[4]; size_t m2 = par[5];
     std::vector<u32> te(m2 + 1, 0); std::vector<u64> sd(m2 + 1, 0);
-    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data(), &stopw, ctl);
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data(), (u64*)0, &stopw, ctl);
     show("te", te, m2); show("sd", sd, m2);
+    std::vector<u64> tips(n + 1, 0);
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data(), tips.data(), &stopw, ctl);
+    show("tips", tips, n);
     std::vector<u32> scratch(3 * 2 * words + 2); std::vector<u64> k4v(n + 1, 0), sums(2, 0); std::vector<u32> flags(2, 0);
     Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), sums.data(), flags.data(), &stopw, ctl);
     show("cliques", sums, 2); show("k4v", k4v, n);
@@ -64,7 +67,7 @@ int main() {
     stopw = 1;
     std::vector<u64> z(2, 0);
     std::vector<u32> te3(m2 + 1, 0);
-    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te3.data(), sd.data(), &stopw, ctl);
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te3.data(), sd.data(), (u64*)0, &stopw, ctl);
     Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), z.data(), flags.data(), &stopw, ctl);
     Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), z.data(), flags.data(), &stopw, ctl);
     Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), z.data(), flags.data(), &stopw, ctl);
@@ -154,6 +157,7 @@ func TestCensusKernelHost(t *testing.T) {
 		}
 		check("te", te, wantTe)
 		check("sd", next("sd"), want.sd)
+		check("tips", next("tips"), want.diamondTips(1))
 		check("k4, k5", next("cliques"), []uint64{want.k4, want.k5})
 		check("k4v", next("k4v"), want.k4v)
 		check("c4", next("cycles"), []uint64{want.c4})

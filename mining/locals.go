@@ -21,6 +21,7 @@ type locals struct {
 	te     []uint32 // per out-position: triangles on the edge
 	sd     []uint64 // per out-position: sum of the degrees of the triangles' third vertices
 	tv     []uint64 // per vertex: triangles at the vertex
+	tips   []uint64 // per vertex (per-vertex counts, k >= 4): diamondTips, when the GPU made it
 	// per vertex and per out-position: 4-cycles through the vertex or edge (k >= 5)
 	c4v, c4e []uint64
 	k4v      []uint64   // per vertex: 4-cliques at the vertex (k >= 5)

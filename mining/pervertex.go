@@ -133,17 +133,9 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 	l.buildCanon()
 	orbits := Orbits(opts.K)
 	vc := &VertexCensus{K: opts.K, Orbits: orbits, NonInduced: make([][]uint64, o.n), Induced: make([][]uint64, o.n)}
-	// Diamond tips: per vertex, the sum over its triangles (v, x, y) of t_xy - 1.
-	var tips []uint64
-	if opts.K >= 4 {
-		tips = make([]uint64, o.n)
-		workers(opts.Threads, o.n, func(_, u int) {
-			o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
-				atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
-				atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
-				atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
-			})
-		})
+	tips := l.tips
+	if opts.K >= 4 && tips == nil {
+		tips = l.diamondTips(opts.Threads)
 	}
 	cont := orbitContainment(orbits)
 	var failed atomic.Bool
@@ -225,6 +217,21 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 		return nil, fmt.Errorf("per-vertex counts: %w or inconsistent counts", ErrOverflow)
 	}
 	return vc, nil
+}
+
+// diamondTips returns, per vertex v, the sum over its triangles (v, x, y) of t_xy - 1: the
+// diamonds in which v is a degree-2 vertex.
+func (l *locals) diamondTips(threads int) []uint64 {
+	o := l.o
+	tips := make([]uint64, o.n)
+	workers(threads, o.n, func(_, u int) {
+		o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
+			atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
+			atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
+			atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
+		})
+	})
+	return tips
 }
 
 // orbitContainment returns c[i][j]: for a vertex w at orbit j of its shape H, the copies of

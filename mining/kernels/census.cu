@@ -6,7 +6,9 @@
 // census_triangles: a warp per out-edge u -> v (v = nbr[p]) intersects the tail of u's list after
 // p with v's out-list; each common w is a triangle u < v < w, counted on its three edges (te, at
 // the out-positions p, pw, pvw) with the third vertex's degree added to sd, exactly as
-// locals.triangles.
+// locals.triangles. With tips set (te then complete, sd unused) it walks the same triangles and
+// adds to each vertex t - 1 for the edge opposite it (the diamonds whose degree-2 vertex it is, as
+// locals.diamondTips).
 //
 // census_cliques: a warp per out-edge u -> v builds A = (u's out-list after v) ∩ (v's out-list)
 // in its scratch; for each w of A, B = A ∩ out(w) gives |B| 4-cliques u < v < w < x (k4, and
@@ -115,7 +117,7 @@ __device__ __forceinline__ u32 cs_collect(const u32* __restrict__ a, u64 na, con
 extern "C" __global__ void census_triangles(const u64* __restrict__ off, const u32* __restrict__ nbr,
                                             const u64* __restrict__ up, const u32* __restrict__ eu,
                                             const u32* __restrict__ ep, u32 nout, u32* __restrict__ te,
-                                            u64* __restrict__ sd,
+                                            u64* __restrict__ sd, u64* __restrict__ tips,
         const volatile u32* stop, u64* __restrict__ ctl) {
     const unsigned lane = threadIdx.x % CS_LANES;
     const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x) ) / CS_LANES;
@@ -133,6 +135,12 @@ extern "C" __global__ void census_triangles(const u64* __restrict__ off, const u
             const u32 w = nbr[pw];
             const u64 pvw = cs_find(nbr, vb, ve, w);
             if (pvw == ve) continue;
+            if (tips) {
+                atomicAdd(&tips[u], (u64)te[pvw] - 1);
+                atomicAdd(&tips[v], (u64)te[pw] - 1);
+                atomicAdd(&tips[w], (u64)te[p] - 1);
+                continue;
+            }
             const u64 dw = off[w + 1] - off[w];
             atomicAdd(&te[p], 1u);
             atomicAdd(&te[pw], 1u);
