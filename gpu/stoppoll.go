@@ -1,5 +1,7 @@
 package gpu
 
+import "context"
+
 // StopPollSource is CUDA C++ for kernels that take a StopFlag: a package prepends it to its
 // kernel source (it defines no kernel). It declares
 //
@@ -33,3 +35,29 @@ __device__ __forceinline__ bool stop_poll(const volatile unsigned* stop, unsigne
 }
 #endif
 `
+
+// LaunchStoppable runs fn on grid x block with args followed by the stop flag's device address
+// (null when f is nil) and ctl, two words it zeroes first (the polling words of StopPollSource),
+// and waits for it; while it runs, the end of ctx raises f. It returns ctx's error when ctx ended
+// (the kernel's results are then partial), else the launch's.
+func LaunchStoppable(ctx context.Context, f *StopFlag, ctl *Buffer, fn *Function, grid, block Dim3, args ...any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := ctl.Memset(0); err != nil {
+		return err
+	}
+	stop := DevicePtr(0)
+	if f != nil {
+		stop = f.Ptr()
+		defer f.RaiseWhenDone(ctx)()
+	}
+	err := fn.Launch(grid, block, 0, append(args, stop, ctl)...)
+	if err == nil {
+		err = fn.mod.dev.Synchronize()
+	}
+	if err != nil {
+		return err
+	}
+	return ctx.Err()
+}

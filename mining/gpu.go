@@ -191,30 +191,16 @@ func (c *censusGPU) free() {
 	}
 }
 
-// launch runs fn on grid blocks of censusBlock threads with args followed by the stop flag and
-// the polling words, and waits for it; a cancelled ctx raises the flag meanwhile, and the
-// kernel's warps leave their work within about 100 us of it (the error is then ctx's: the sums
-// are partial).
+// launch runs fn on grid blocks of censusBlock threads with args, the stop flag and the polling
+// words (gpu.LaunchStoppable), and waits for it: a cancelled ctx raises the flag meanwhile, and
+// the kernel's warps leave their work within about 100 us of it (the error is then ctx's: the
+// sums are partial).
 func (c *censusGPU) launch(ctx context.Context, fn *gpu.Function, grid uint32, args ...any) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := c.ctl.Memset(0); err != nil {
-		return err
-	}
-	stop := gpu.DevicePtr(0)
-	if c.stop != nil {
-		stop = c.stop.Ptr()
-		defer c.stop.RaiseWhenDone(ctx)()
-	}
-	err := fn.Launch(gpu.Dim3{X: grid}, gpu.Dim3{X: censusBlock}, 0, append(args, stop, c.ctl)...)
-	if err == nil {
-		err = c.d.Synchronize()
-	}
-	if err != nil {
+	err := gpu.LaunchStoppable(ctx, c.stop, c.ctl, fn, gpu.Dim3{X: grid}, gpu.Dim3{X: censusBlock}, args...)
+	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("census: %w", err)
 	}
-	return ctx.Err()
+	return err
 }
 
 // phase returns the GPU version of a locals phase, or nil.

@@ -147,29 +147,16 @@ func openGPU(ctx context.Context, g *Graph, limit uint64) (*devGraph, *gpu.Modul
 	return dg, mod, nil
 }
 
-// launch runs fn on blocks blocks of gpuBlock threads with args followed by the stop flag and
-// the polling words, and waits for it. A cancelled ctx raises the flag meanwhile: the threads
-// leave their work within about 100 us, and ctx's error is returned (the results are partial).
+// launch runs fn on blocks blocks of gpuBlock threads with args, the stop flag and the polling
+// words (gpu.LaunchStoppable), and waits for it. A cancelled ctx raises the flag meanwhile: the
+// threads leave their work within about 100 us, and ctx's error is returned (the results are
+// partial).
 func (dg *devGraph) launch(ctx context.Context, fn *gpu.Function, blocks uint32, args ...any) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := dg.ctl.Memset(0); err != nil {
-		return err
-	}
-	stop := gpu.DevicePtr(0)
-	if dg.stop != nil {
-		stop = dg.stop.Ptr()
-		defer dg.stop.RaiseWhenDone(ctx)()
-	}
-	err := fn.Launch(gpu.Dim3{X: blocks}, gpu.Dim3{X: gpuBlock}, 0, append(args, stop, dg.ctl)...)
-	if err == nil {
-		err = dg.d.Synchronize()
-	}
-	if err != nil {
+	err := gpu.LaunchStoppable(ctx, dg.stop, dg.ctl, fn, gpu.Dim3{X: blocks}, gpu.Dim3{X: gpuBlock}, args...)
+	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("temporal: %w", err)
 	}
-	return ctx.Err()
+	return err
 }
 
 // uploadGraph copies g's arrays to d (within limit bytes; 0: none).
