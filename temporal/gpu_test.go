@@ -221,7 +221,8 @@ func TestGPURandom(t *testing.T) {
 		g := randomTemporal(seed+700, 5+int(seed%20), 40+int(seed*37%400), []int64{10, 200, 5000}[seed%3])
 		for pi, s := range pats {
 			p, _ := Parse(s)
-			o := Options{Delta: []int64{2, 20, 400}[(seed+uint64(pi))%3], Strict: (seed+uint64(pi))%4 == 0}
+			// MaxInt64: the kernels' t0 + delta must saturate, not wrap
+			o := Options{Delta: []int64{2, 20, 400, math.MaxInt64}[(seed+uint64(pi))%4], Strict: (seed+uint64(pi))%3 == 0}
 			want, err := Count(ctx, g, p, o)
 			if err != nil {
 				t.Fatal(err)
@@ -252,7 +253,7 @@ func TestGPURandom(t *testing.T) {
 			}
 		}
 		for _, strict := range []bool{false, true} {
-			o := Options{Delta: []int64{2, 20, 400}[seed%3], Strict: strict}
+			o := Options{Delta: []int64{2, 20, 400, math.MaxInt64}[seed%4], Strict: strict}
 			want, _ := Grid(ctx, g, o)
 			o.Device = GPU
 			got, err := Grid(ctx, g, o)
