@@ -384,6 +384,8 @@ func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni 
 	// homomorphism scratch each)
 	d.threads, d.ctx, d.special = 1, ctx, spec
 	errs := make([]error, len(todo))
+	// each worker may hold one homomorphism count's dense scratch: bounded together as there
+	threads = scratchThreads(threads, l.o.n, 17*MaxK+8, l.scratch)
 	_, err = workersCtx(ctx, threads, len(todo), func(_, i int) {
 		errs[i] = d.fiveOrbit(todo[i], ni)
 	})
