@@ -33,9 +33,21 @@ type Options struct {
 	Threads int
 	// Log receives debug records (where the time went); nil: slog.Default().
 	Log *slog.Logger
-	// Device says where the heavy local counts run (Count only): CPU (default), GPU or Auto.
+	// Device says where the heavy local counts run (Count and CountPerVertex): CPU (default), GPU
+	// or Auto (the GPU when one is usable; a phase that does not fit in its memory runs on the CPU).
 	Device Device
+	// GPUMemory bounds the device memory the census allocates (0: the device's budget, free
+	// memory less a margin). On Device GPU a phase that needs more fails with an error wrapping
+	// gpu.ErrBudget; on Auto it runs on the CPU.
+	GPUMemory uint64
+	// Memory bounds the per-worker scratch of the CPU phases that keep dense per-vertex arrays
+	// (the 5-vertex orbits, the 6-vertex decomposition): fewer workers run when threads x
+	// vertices would exceed it (0: DefaultScratch; at least one worker always runs).
+	Memory uint64
 }
+
+// DefaultScratch is the default bound on the dense per-worker scratch (Options.Memory).
+const DefaultScratch = 4 << 30
 
 // Motif is one connected k-vertex pattern with its counts. Counts are distinct subgraphs
 // ("unique"); embeddings are those times Automorphisms (see Embeddings).
@@ -96,7 +108,7 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 	c := &Census{K: opts.K, Vertices: g.NumVertices(), Edges: g.NumEdges()}
 	start := time.Now()
 	o := newOrdered(g)
-	cg, err := openCensusGPU(ctx, o, opts.Device)
+	cg, err := openCensusGPU(ctx, o, opts.Device, opts.GPUMemory, log)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +116,7 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 	if cg != nil {
 		log.Debug("census on the GPU", "device", cg.d.String(), "elapsed", time.Since(start).Round(time.Microsecond))
 	}
-	loc := &locals{o: o, k: opts.K, gpu: cg}
+	loc := &locals{o: o, k: opts.K, gpu: cg, scratch: opts.Memory}
 	if err := loc.compute(ctx, opts.Threads, log); err != nil {
 		return nil, err
 	}

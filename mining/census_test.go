@@ -196,3 +196,44 @@ func TestContainmentSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchBound: the per-worker dense scratch follows Options.Memory (fewer workers, at least
+// one), and the counts do not depend on it.
+func TestScratchBound(t *testing.T) {
+	for _, c := range []struct {
+		threads, n int
+		per, bound uint64
+		want       int
+	}{
+		{4, 1000, 84, 0, 4},              // the default bound is far away
+		{4, 1000, 84, 84 * 1000 * 2, 2},  // two workers' worth
+		{4, 1000, 84, 1, 1},              // never fewer than one
+		{8, 3, 84, 1 << 30, 3},           // never more than the items
+		{16, 10_000_000, 84, 4 << 30, 5}, // 10M vertices: 840 MB a worker within 4 GiB
+		{2, 10_000_000, 84, 40 << 30, 2}, // the threads asked for
+	} {
+		if got := scratchThreads(c.threads, c.n, c.per, c.bound); got != c.want {
+			t.Errorf("scratchThreads(%d, %d, %d, %d) = %d, want %d", c.threads, c.n, c.per, c.bound, got, c.want)
+		}
+	}
+	ctx := context.Background()
+	g := gen.RandomGraph(41, 24, 0.35, 1, 1)
+	for _, k := range []int{5, 6} {
+		want, err := Count(ctx, g, Options{K: k, Threads: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Count(ctx, g, Options{K: k, Threads: 4, Memory: 1})
+		if err != nil || fmt.Sprint(got.Motifs) != fmt.Sprint(want.Motifs) {
+			t.Errorf("k %d: one worker's scratch: census differs (%v)", k, err)
+		}
+	}
+	want, err := CountPerVertex(ctx, g, Options{K: 5, Threads: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CountPerVertex(ctx, g, Options{K: 5, Threads: 4, Memory: 1})
+	if err != nil || fmt.Sprint(got.Induced) != fmt.Sprint(want.Induced) {
+		t.Errorf("per-vertex, one worker's scratch: counts differ (%v)", err)
+	}
+}

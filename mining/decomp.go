@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // Decomposition counts of the 6-vertex shapes (docs/mining.md, "Six vertices").
@@ -57,7 +58,10 @@ type decomp struct {
 	// threads and ctx for the homomorphism counts (0: all cores; nil: never cancelled)
 	threads int
 	ctx     context.Context
-	special [][]uint64 // the special 5-vertex orbits per vertex (fiveSpecial), once needed
+	special [][]uint64 // the special 5-vertex orbits per vertex (fiveSpecial), once needed (set before any concurrent use)
+	// mu guards vecs and failed: rooted vectors may be asked for from several goroutines (two
+	// may then compute the same one; the first stored wins)
+	mu sync.Mutex
 }
 
 // newDecomp prepares the decomposition over the locals of a k >= 5 census; global maps the
@@ -269,13 +273,37 @@ var errNoRule = fmt.Errorf("no decomposition rule")
 func (d *decomp) vertexVec(s Shape) ([]uint64, error) {
 	s = rootedCanonical(s, 1)
 	key := rootedKey{1, s.Code(), s.K}
-	if v, ok := d.vecs[key]; ok {
-		return v, nil
-	}
-	if err := d.failed[key]; err != nil {
-		return nil, err
+	if v, ok, err := d.cached(key); ok {
+		return v, err
 	}
 	v, err := d.vertexRules(s)
+	return d.store(key, v, err)
+}
+
+// cached returns the stored vector or error of key; ok says whether there is one.
+func (d *decomp) cached(key rootedKey) (v []uint64, ok bool, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v, ok := d.vecs[key]; ok {
+		return v, true, nil
+	}
+	if err := d.failed[key]; err != nil {
+		return nil, true, err
+	}
+	return nil, false, nil
+}
+
+// store keeps key's vector or error (the first stored, when two goroutines computed it) and
+// returns it.
+func (d *decomp) store(key rootedKey, v []uint64, err error) ([]uint64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if w, ok := d.vecs[key]; ok {
+		return w, nil
+	}
+	if e := d.failed[key]; e != nil {
+		return nil, e
+	}
 	if err != nil {
 		d.failed[key] = err
 		return nil, err
@@ -288,19 +316,11 @@ func (d *decomp) vertexVec(s Shape) ([]uint64, error) {
 func (d *decomp) edgeVec(s Shape) ([]uint64, error) {
 	s = rootedCanonical(s, 2)
 	key := rootedKey{2, s.Code(), s.K}
-	if v, ok := d.vecs[key]; ok {
-		return v, nil
-	}
-	if err := d.failed[key]; err != nil {
-		return nil, err
+	if v, ok, err := d.cached(key); ok {
+		return v, err
 	}
 	v, err := d.edgeRules(s)
-	if err != nil {
-		d.failed[key] = err
-		return nil, err
-	}
-	d.vecs[key] = v
-	return v, nil
+	return d.store(key, v, err)
 }
 
 // vec is a vector under construction: per element a value and an overflow flag for all.

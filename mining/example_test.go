@@ -96,3 +96,24 @@ func ExampleCountPerVertex_fiveVertices() {
 	// 2 51 house 1
 	// 3 51 house 1
 }
+
+// Bounds: with Device Auto a census whose local counts do not fit within GPUMemory on the GPU
+// (here 4 KiB, less than the graph takes) runs them on the CPU; Memory bounds the CPU workers'
+// dense per-vertex scratch (fewer workers, never fewer than one). The counts are the same.
+func ExampleOptions() {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][2]int64{{0, 1}, {1, 2}, {2, 0}, {2, 3}, {3, 4}, {4, 0}} {
+		b.AddEdge(e[0], e[1], 0)
+	}
+	g, _ := b.Build()
+	c, err := mining.Count(context.Background(), g, mining.Options{K: 5, Device: mining.Auto, GPUMemory: 4 << 10, Memory: 1 << 20})
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range c.Motifs {
+		if m.NonInduced > 0 && m.Name == "5-cycle" {
+			fmt.Println(m.Name, m.NonInduced, m.Induced)
+		}
+	}
+	// Output: 5-cycle 1 0
+}

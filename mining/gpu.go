@@ -30,7 +30,10 @@ const (
 func ParseDevice(s string) (Device, error) { return temporal.ParseDevice(s) }
 
 //go:embed kernels/census.cu
-var kernelSource string
+var censusSource string
+
+// kernelSource is census.cu after package gpu's stop polling.
+var kernelSource = gpu.StopPollSource + "#line 1 \"census.cu\"\n" + censusSource
 
 const kernelFile = "census.cu"
 
@@ -82,13 +85,28 @@ type censusGPU struct {
 	cycle5Kernel   *gpu.Function
 	// the triangle lists (uploaded by the first phase that needs them)
 	te, tof, tl, canon *gpu.Buffer
+	// stop is raised when the census is cancelled (nil where the driver has no mapped host
+	// memory: a kernel then runs to its end); ctl is the kernels' two polling words.
+	stop *gpu.StopFlag
+	ctl  *gpu.Buffer
+	// auto: a phase refused device memory runs on the CPU instead (Device Auto)
+	auto bool
 }
 
 const censusBlock = 128
 
-// openCensusGPU opens the first GPU for dev (nil, nil when dev is Auto and there is none) and
-// uploads o.
-func openCensusGPU(ctx context.Context, o *ordered, dev Device) (*censusGPU, error) {
+// openCensusGPU opens the first GPU for dev (nil, nil when dev is Auto and there is none, or
+// when o does not fit in its memory or within limit, 0: none) and uploads o.
+func openCensusGPU(ctx context.Context, o *ordered, dev Device, limit uint64, log *slog.Logger) (*censusGPU, error) {
+	c, err := openCensusGPUOn(ctx, o, dev, limit, log)
+	if err != nil && dev == Auto && errors.Is(err, gpu.ErrBudget) {
+		log.Debug("census: the graph does not fit on the GPU; CPU instead", "err", err)
+		return nil, nil
+	}
+	return c, err
+}
+
+func openCensusGPUOn(ctx context.Context, o *ordered, dev Device, limit uint64, log *slog.Logger) (*censusGPU, error) {
 	if dev == CPU {
 		return nil, nil
 	}
@@ -106,7 +124,7 @@ func openCensusGPU(ctx context.Context, o *ordered, dev Device) (*censusGPU, err
 		return nil, fmt.Errorf("census: the GPU kernels take fewer than 2^32 adjacency entries and 2^31 vertices")
 	}
 	d := devs[0]
-	c := &censusGPU{d: d, a: &gpu.Allocs{Device: d, Prefix: "census: "}}
+	c := &censusGPU{d: d, a: &gpu.Allocs{Device: d, Prefix: "census: ", Limit: limit}, auto: dev == Auto}
 	if c.mod, err = d.Compile(kernelSource, kernelFile, nil); err != nil {
 		return nil, fmt.Errorf("census: compiling the kernels: %w", err)
 	}
@@ -147,12 +165,17 @@ func openCensusGPU(ctx context.Context, o *ordered, dev Device) (*censusGPU, err
 		{&c.ep, "out-edge positions", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "out-edge positions", ep) }},
 		{&c.flags, "flags", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "flags", []uint32{0, 0}) }},
 		{&c.sums, "sums", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "sums", []uint64{0, 0}) }},
+		{&c.ctl, "stop polling", func() (*gpu.Buffer, error) { return gpu.UploadTo(c.a, "stop polling", []uint64{0, 0}) }},
 	}
 	for _, b := range bufs {
 		if *b.b, err = b.up(); err != nil {
 			c.free()
 			return nil, err
 		}
+	}
+	if c.stop, err = d.NewStopFlag(); err != nil {
+		log.Debug("census: no stop flag: a cancelled census waits for the running kernel", "err", err)
+		c.stop = nil
 	}
 	sms := max(1, d.Info().SMs)
 	c.warpBlocks = uint32(max(1, min((int(c.nout)*32+censusBlock-1)/censusBlock, sms*16)))
@@ -161,8 +184,23 @@ func openCensusGPU(ctx context.Context, o *ordered, dev Device) (*censusGPU, err
 
 func (c *censusGPU) free() {
 	if c != nil {
+		if c.stop != nil {
+			c.stop.Free()
+		}
 		c.a.FreeAll()
 	}
+}
+
+// launch runs fn on grid blocks of censusBlock threads with args, the stop flag and the polling
+// words (gpu.LaunchStoppable), and waits for it: a cancelled ctx raises the flag meanwhile, and
+// the kernel's warps leave their work within about 100 us of it (the error is then ctx's: the
+// sums are partial).
+func (c *censusGPU) launch(ctx context.Context, fn *gpu.Function, grid uint32, args ...any) error {
+	err := gpu.LaunchStoppable(ctx, c.stop, c.ctl, fn, gpu.Dim3{X: grid}, gpu.Dim3{X: censusBlock}, args...)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("census: %w", err)
+	}
+	return err
 }
 
 // phase returns the GPU version of a locals phase, or nil.
@@ -238,9 +276,10 @@ func (c *censusGPU) triangles(ctx context.Context, l *locals) error {
 		return err
 	}
 	defer c.a.Release(sd)
-	if err := c.triangleKernel.Launch(gpu.Dim3{X: c.warpBlocks}, gpu.Dim3{X: censusBlock}, 0,
-		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, te, sd); err != nil {
-		return fmt.Errorf("census: %w", err)
+	none := gpu.DevicePtr(0)
+	if err := c.launch(ctx, c.triangleKernel, c.warpBlocks,
+		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, te, sd, none); err != nil {
+		return err
 	}
 	l.te = make([]uint32, len(o.nbr))
 	l.sd = make([]uint64, len(o.nbr))
@@ -253,6 +292,24 @@ func (c *censusGPU) triangles(ctx context.Context, l *locals) error {
 		}
 	}
 	l.finishTriangles()
+	if l.vertex && l.k >= 4 {
+		// the per-vertex diamond tips, from the same triangles (te complete now)
+		tips, err := c.zeroed("diamond tips", uint64(o.n), 8)
+		if err != nil {
+			return err
+		}
+		defer c.a.Release(tips)
+		if err := c.launch(ctx, c.triangleKernel, c.warpBlocks,
+			c.off, c.nbr, c.up, c.eu, c.ep, c.nout, te, sd, tips); err != nil {
+			return err
+		}
+		l.tips = make([]uint64, o.n)
+		if o.n > 0 {
+			if err := gpu.CopyToHost(l.tips, tips, 0); err != nil {
+				return err
+			}
+		}
+	}
 	return ctx.Err()
 }
 
@@ -282,9 +339,9 @@ func (c *censusGPU) cliques(ctx context.Context, l *locals) error {
 		return err
 	}
 	defer c.a.Release(k4v)
-	if err := c.cliqueKernel.Launch(gpu.Dim3{X: c.warpBlocks}, gpu.Dim3{X: censusBlock}, 0,
+	if err := c.launch(ctx, c.cliqueKernel, c.warpBlocks,
 		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, five, pv, scratch, words, k4v, c.sums, c.flags); err != nil {
-		return fmt.Errorf("census: %w", err)
+		return err
 	}
 	s, err := c.results()
 	if err != nil {
@@ -327,9 +384,9 @@ func (c *censusGPU) cycles(ctx context.Context, l *locals) error {
 		return err
 	}
 	defer c.a.Release(c4e)
-	if err := c.cycleKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+	if err := c.launch(ctx, c.cycleKernel, bt.blocks,
 		c.off, c.nbr, c.up, uint32(o.n), pv, bt.counters, bt.seen, bt.nseen, c4v, c4e, c.sums, c.flags); err != nil {
-		return fmt.Errorf("census: %w", err)
+		return err
 	}
 	s, err := c.results()
 	if err != nil {
@@ -411,17 +468,29 @@ func (c *censusGPU) triangleLists(l *locals) error {
 		te = []uint32{0}
 	}
 	var err error
-	if c.te, err = gpu.UploadTo(c.a, "triangles per edge", te); err != nil {
+	fail := func(err error) error {
+		// a later phase may try again (or, on Auto, run on the CPU): nothing half-uploaded stays
+		for _, b := range []**gpu.Buffer{&c.te, &c.tof, &c.canon, &c.tl} {
+			if *b != nil {
+				c.a.Release(*b)
+				*b = nil
+			}
+		}
 		return err
+	}
+	if c.te, err = gpu.UploadTo(c.a, "triangles per edge", te); err != nil {
+		return fail(err)
 	}
 	if c.tof, err = gpu.UploadTo(c.a, "triangle list offsets", l.tOff); err != nil {
-		return err
+		return fail(err)
 	}
 	if c.canon, err = gpu.UploadTo(c.a, "out-positions", canon); err != nil {
-		return err
+		return fail(err)
 	}
-	c.tl, err = gpu.UploadTo(c.a, "triangle lists", tl)
-	return err
+	if c.tl, err = gpu.UploadTo(c.a, "triangle lists", tl); err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
 func (c *censusGPU) gemSums(ctx context.Context, l *locals) error {
@@ -437,9 +506,9 @@ func (c *censusGPU) gemSums(ctx context.Context, l *locals) error {
 		return err
 	}
 	defer c.a.Release(k4e)
-	if err := c.gemKernel.Launch(gpu.Dim3{X: c.warpBlocks}, gpu.Dim3{X: censusBlock}, 0,
+	if err := c.launch(ctx, c.gemKernel, c.warpBlocks,
 		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, c.te, c.tof, c.tl, k4e, c.sums, c.flags); err != nil {
-		return fmt.Errorf("census: %w", err)
+		return err
 	}
 	s, err := c.results()
 	if err != nil {
@@ -470,14 +539,14 @@ func (c *censusGPU) tallied(l *locals, arrays uint64, launch func(bt *tallies) e
 	}
 	defer bt.release(c)
 	if err := launch(bt); err != nil {
-		return [2]uint64{}, fmt.Errorf("census: %w", err)
+		return [2]uint64{}, err
 	}
 	return c.results()
 }
 
 func (c *censusGPU) pairs(ctx context.Context, l *locals) error {
 	s, err := c.tallied(l, 2, func(bt *tallies) error {
-		return c.pairKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+		return c.launch(ctx, c.pairKernel, bt.blocks,
 			c.off, c.nbr, c.up, uint32(l.o.n), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags)
 	})
 	if err != nil {
@@ -489,7 +558,7 @@ func (c *censusGPU) pairs(ctx context.Context, l *locals) error {
 
 func (c *censusGPU) wheels(ctx context.Context, l *locals) error {
 	s, err := c.tallied(l, 1, func(bt *tallies) error {
-		return c.wheelKernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+		return c.launch(ctx, c.wheelKernel, bt.blocks,
 			c.off, c.nbr, uint32(l.o.n), uint64(len(l.o.nbr)), c.tof, c.tl, c.canon, bt.counters, bt.seen, bt.nseen, c.sums, c.flags)
 	})
 	if err != nil {
@@ -537,9 +606,9 @@ func (c *censusGPU) fiveCycles(ctx context.Context, l *locals, threads int) erro
 		return err
 	}
 	defer bt.release(c)
-	if err := c.cycle5Kernel.Launch(gpu.Dim3{X: bt.blocks}, gpu.Dim3{X: censusBlock}, 0,
+	if err := c.launch(ctx, c.cycle5Kernel, bt.blocks,
 		c.off, c.nbr, c.up, uint32(o.n), tob, tmb, topb, bt.counters, bt.seen, bt.nseen, c.sums, c.flags); err != nil {
-		return fmt.Errorf("census: %w", err)
+		return err
 	}
 	s, err := c.results()
 	if err != nil {

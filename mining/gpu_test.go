@@ -6,16 +6,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/submatch/submatch/engine/stmatch" // the GPU engine of the census's dense 6-vertex shapes
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudacheck"
 	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // censusMain drives kernels/census.cu on the host (package cudahost) and prints te, sd, the
@@ -27,32 +33,47 @@ template <class T> void show(const char* name, const std::vector<T>& v, size_t n
     printf("\n");
 }
 int main() {
+    u32 stopw = 0; u64 ctl[2] = {0, 0};
     auto off = Read<u64>(); auto nbr = Read<u32>(); auto up = Read<u64>(); auto eu = Read<u32>(); auto ep = Read<u32>();
     auto par = Read<u64>();
     u32 n = (u32)par[0], nout = (u32)par[1]; int five = (int)par[2], pv = (int)par[3]; u64 words = par[4]; size_t m2 = par[5];
     std::vector<u32> te(m2 + 1, 0); std::vector<u64> sd(m2 + 1, 0);
-    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data());
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data(), (u64*)0, &stopw, ctl);
     show("te", te, m2); show("sd", sd, m2);
+    std::vector<u64> tips(n + 1, 0);
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te.data(), sd.data(), tips.data(), &stopw, ctl);
+    show("tips", tips, n);
     std::vector<u32> scratch(3 * 2 * words + 2); std::vector<u64> k4v(n + 1, 0), sums(2, 0); std::vector<u32> flags(2, 0);
-    Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), sums.data(), flags.data());
+    Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), sums.data(), flags.data(), &stopw, ctl);
     show("cliques", sums, 2); show("k4v", k4v, n);
     std::vector<u32> cnt(2 * (n + 1), 0), seen(2 * (n + 1), 0), nseen(2, 0); std::vector<u64> c4v(n + 1, 0), c4e(m2 + 1, 0), cs(2, 0);
-    Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), cs.data(), flags.data());
+    Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), cs.data(), flags.data(), &stopw, ctl);
     show("cycles", cs, 1); show("c4v", c4v, n); show("c4e", c4e, m2);
     auto te2 = Read<u32>(); auto tof = Read<u64>(); auto tl = Read<u32>(); auto canon = Read<u32>();
     std::vector<u64> k4e(m2 + 1, 0), gs(2, 0), ps(2, 0), ws(1, 0);
-    Launch(3, 1, census_gem, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te2.data(), tof.data(), tl.data(), k4e.data(), gs.data(), flags.data());
+    Launch(3, 1, census_gem, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te2.data(), tof.data(), tl.data(), k4e.data(), gs.data(), flags.data(), &stopw, ctl);
     show("gem", gs, 2); show("k4e", k4e, m2);
     std::vector<u32> c2(2 * 2 * (n + 1), 0);
-    Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), ps.data(), flags.data());
+    Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), ps.data(), flags.data(), &stopw, ctl);
     show("pairs", ps, 2);
-    Launch(2, 1, census_wheels, off.data(), nbr.data(), n, (u64)m2, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data());
+    Launch(2, 1, census_wheels, off.data(), nbr.data(), n, (u64)m2, tof.data(), tl.data(), canon.data(), cnt.data(), seen.data(), nseen.data(), ws.data(), flags.data(), &stopw, ctl);
     show("wheels", ws, 1);
     auto tmo = Read<u64>(); auto tmx = Read<u32>(); auto top = Read<u64>();
     std::vector<u64> c5(2, 0);
-    Launch(2, 1, census_cycles5, off.data(), nbr.data(), up.data(), n, tmo.data(), tmx.data(), top.data(), cnt.data(), seen.data(), nseen.data(), c5.data(), flags.data());
+    Launch(2, 1, census_cycles5, off.data(), nbr.data(), up.data(), n, tmo.data(), tmx.data(), top.data(), cnt.data(), seen.data(), nseen.data(), c5.data(), flags.data(), &stopw, ctl);
     printf("c5 %llu\n", (c5[0] - c5[1]) / 2);
     printf("flags %u\n", flags[0]);
+    // the stop flag raised: every kernel leaves before its first unit of work
+    stopw = 1;
+    std::vector<u64> z(2, 0);
+    std::vector<u32> te3(m2 + 1, 0);
+    Launch(2, 1, census_triangles, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, te3.data(), sd.data(), (u64*)0, &stopw, ctl);
+    Launch(3, 1, census_cliques, off.data(), nbr.data(), up.data(), eu.data(), ep.data(), nout, five, pv, scratch.data(), words, k4v.data(), z.data(), flags.data(), &stopw, ctl);
+    Launch(2, 1, census_cycles, off.data(), nbr.data(), up.data(), n, pv, cnt.data(), seen.data(), nseen.data(), c4v.data(), c4e.data(), z.data(), flags.data(), &stopw, ctl);
+    Launch(2, 1, census_pairs, off.data(), nbr.data(), up.data(), n, tof.data(), tl.data(), canon.data(), c2.data(), seen.data(), nseen.data(), z.data(), flags.data(), &stopw, ctl);
+    u64 t3 = 0;
+    for (size_t i = 0; i < m2; ++i) t3 += te3[i];
+    printf("stopped %llu %llu %llu\n", (unsigned long long)t3, (unsigned long long)z[0], (unsigned long long)z[1]);
 }
 `
 
@@ -136,6 +157,7 @@ func TestCensusKernelHost(t *testing.T) {
 		}
 		check("te", te, wantTe)
 		check("sd", next("sd"), want.sd)
+		check("tips", next("tips"), want.diamondTips(1))
 		check("k4, k5", next("cliques"), []uint64{want.k4, want.k5})
 		check("k4v", next("k4v"), want.k4v)
 		check("c4", next("cycles"), []uint64{want.c4})
@@ -149,6 +171,7 @@ func TestCensusKernelHost(t *testing.T) {
 		check("w4", next("wheels"), []uint64{global.w4})
 		check("c5", next("c5"), []uint64{global.c5})
 		check("flags", next("flags"), []uint64{0})
+		check("stopped", next("stopped"), []uint64{0, 0, 0})
 	}
 }
 
@@ -197,4 +220,106 @@ func TestGPUCensus(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGPUPerVertex: per-vertex orbit counts with the local counts on the GPU equal the CPU's
+// (which TestPerVertexBruteForce checks against brute force and ORCA's orbits), k = 3, 4, 5, on
+// random graphs and (when present) email-Eu-core (device check).
+func TestGPUPerVertex(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx := context.Background()
+	check := func(name string, g *graph.Graph, k int) {
+		want, err := CountPerVertex(ctx, g, Options{K: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CountPerVertex(ctx, g, Options{K: k, Device: GPU})
+		if err != nil {
+			t.Fatalf("%s k %d: %v", name, k, err)
+		}
+		if !slices.EqualFunc(got.Induced, want.Induced, slices.Equal) || !slices.EqualFunc(got.NonInduced, want.NonInduced, slices.Equal) {
+			t.Errorf("%s k %d: GPU per-vertex counts differ from the CPU's", name, k)
+		}
+	}
+	for seed := range uint64(24) {
+		g := gen.RandomGraph(seed+1500, 8+int(seed%6)*7, []float64{0.1, 0.3, 0.7}[seed%3], 1, 1)
+		for _, k := range []int{3, 4, 5} {
+			check(fmt.Sprintf("seed %d", seed), g, k)
+		}
+	}
+	// a public graph when the shared data is there (TestCensusTimings compares wiki-Vote's)
+	if path := filepath.Join(testenv.Dir(), "email-eu-core/email-Eu-core.txt"); fileExists(path) {
+		g, err := formats.Load(path, formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{4, 5} {
+			check("email-Eu-core", g, k)
+		}
+	}
+}
+
+// TestGPUMemoryBound: GPUMemory bounds the census's device memory: on GPU a bound too small
+// fails with gpu.ErrBudget; on Auto every bound (too small for the graph, for some phases, or
+// none) gives the CPU's counts, census and per-vertex.
+func TestGPUMemoryBound(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx := context.Background()
+	g := gen.RandomGraph(77, 120, 0.2, 1, 1)
+	want, err := Count(ctx, g, Options{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantV, err := CountPerVertex(ctx, g, Options{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Count(ctx, g, Options{K: 5, Device: GPU, GPUMemory: 64}); !errors.Is(err, gpu.ErrBudget) {
+		t.Errorf("GPU within 64 bytes: %v, expected an error wrapping gpu.ErrBudget", err)
+	}
+	for _, limit := range []uint64{64, 8 << 10, 24 << 10, 40 << 10, 64 << 10, 256 << 10, 0} {
+		got, err := Count(ctx, g, Options{K: 5, Device: Auto, GPUMemory: limit})
+		if err != nil || fmt.Sprint(got.Motifs) != fmt.Sprint(want.Motifs) {
+			t.Errorf("Auto within %d bytes: census differs (%v)", limit, err)
+		}
+		gotV, err := CountPerVertex(ctx, g, Options{K: 5, Device: Auto, GPUMemory: limit})
+		if err != nil || !slices.EqualFunc(gotV.Induced, wantV.Induced, slices.Equal) {
+			t.Errorf("Auto within %d bytes: per-vertex counts differ (%v)", limit, err)
+		}
+	}
+}
+
+// TestGPUStop: a census cancelled while its kernels run returns the context's error soon after
+// (the kernels poll the stop flag). The latency is logged ("STOP ..."), not asserted beyond a
+// hang check.
+func TestGPUStop(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	// dense: billions of 4- and 5-cliques, minutes of kernel time
+	g := gen.RandomGraph(5, 2500, 0.6, 1, 1)
+	for _, after := range []time.Duration{300 * time.Millisecond, time.Second} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		t0 := time.Now()
+		_, err := Count(ctx, g, Options{K: 5, Device: GPU})
+		elapsed := time.Since(t0)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("cancelled after %v: %v", after, err)
+		}
+		fmt.Printf("STOP\tcensus k=5, dense random graph (2,500 v)\tdeadline %v\treturned after %v\tlatency %v\n",
+			after, elapsed.Round(time.Millisecond), (elapsed - after).Round(time.Millisecond))
+		if elapsed > after+5*time.Second {
+			t.Errorf("cancelled after %v: returned after %v", after, elapsed)
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -2,7 +2,9 @@ package mining
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
 	"strconv"
@@ -14,7 +16,8 @@ import (
 )
 
 // TestCensusTimings (SUBMATCH_TIMINGS=1) times the census on the graphs of
-// SUBMATCH_TIMING_GRAPHS ("name=path:4/5,..."), for the variants of SUBMATCH_TIMING_VARIANTS
+// SUBMATCH_TIMING_GRAPHS ("name=path:4/5,..."; a size suffixed p, such as 4p, times
+// CountPerVertex instead; suffixed g, the GPU alone), for the variants of SUBMATCH_TIMING_VARIANTS
 // ("cpu" all cores, "cpu2" two threads, "gpu"; default "cpu,gpu"): one warm-up run, then the
 // median of SUBMATCH_TIMING_REPS (default 3) runs of the whole Count call. The GPU's census must
 // equal the CPU's. Lines "TIMING ..." go to standard output (docs/benchmarks.md).
@@ -40,6 +43,10 @@ func TestCensusTimings(t *testing.T) {
 			if strings.HasSuffix(kk, "g") { // GPU only (the CPU's figure is taken elsewhere)
 				kk, vs = kk[:len(kk)-1], []string{"gpu"}
 			}
+			job := "census"
+			if strings.HasSuffix(kk, "p") {
+				kk, job = kk[:len(kk)-1], "per-vertex"
+			}
 			k, _ := strconv.Atoi(kk)
 			var ref string
 			for _, v := range vs {
@@ -52,18 +59,36 @@ func TestCensusTimings(t *testing.T) {
 				}
 				run := func() (time.Duration, string) {
 					t0 := time.Now()
-					c, err := Count(ctx, g, o)
+					var res string
+					var err error
+					if job == "census" {
+						var c *Census
+						if c, err = Count(ctx, g, o); err == nil {
+							res = fmt.Sprint(c.Motifs)
+						}
+					} else {
+						var vc *VertexCensus
+						if vc, err = CountPerVertex(ctx, g, o); err == nil {
+							h := fnv.New64a()
+							for v := range vc.Induced {
+								for i, x := range vc.Induced[v] {
+									binary.Write(h, binary.LittleEndian, [2]uint64{x, vc.NonInduced[v][i]})
+								}
+							}
+							res = fmt.Sprint(h.Sum64())
+						}
+					}
 					d := time.Since(t0)
 					if err != nil {
-						t.Fatalf("%s k=%d %s: %v", name, k, v, err)
+						t.Fatalf("%s k=%d %s %s: %v", name, k, job, v, err)
 					}
-					return d, fmt.Sprint(c.Motifs)
+					return d, res
 				}
 				_, res := run()
 				if ref == "" {
 					ref = res
 				} else if res != ref {
-					t.Errorf("%s k=%d: %s census differs from %s's", name, k, v, variants[0])
+					t.Errorf("%s k=%d: %s %s differs from %s's", name, k, v, job, vs[0])
 				}
 				var ds []time.Duration
 				for range reps {
@@ -71,7 +96,7 @@ func TestCensusTimings(t *testing.T) {
 					ds = append(ds, d)
 				}
 				slices.Sort(ds)
-				fmt.Printf("TIMING\tcensus\t%s\tk=%d\t%s\tmedian %.1f ms\tmin %.1f ms\t(%d runs)\n", name, k, v,
+				fmt.Printf("TIMING\t%s\t%s\tk=%d\t%s\tmedian %.1f ms\tmin %.1f ms\t(%d runs)\n", job, name, k, v,
 					float64(ds[len(ds)/2].Microseconds())/1000, float64(ds[0].Microseconds())/1000, reps)
 			}
 		}

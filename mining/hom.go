@@ -134,7 +134,9 @@ func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 			}
 		}
 	}
-	nw := workersCount(d.threads, n)
+	// per worker and vertex: msg, pushX (8 bytes) and mark (1) per shape vertex, and push
+	threads := scratchThreads(d.threads, n, 17*uint64(s.K)+8, d.l.scratch)
+	nw := workersCount(threads, n)
 	hs := make([]homScratch, nw)
 	for i := range hs {
 		hs[i].init(s.K, n)
@@ -144,7 +146,7 @@ func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	_, err := workersCtx(ctx, d.threads, n, func(wk, x int) {
+	_, err := workersCtx(ctx, threads, n, func(wk, x int) {
 		w := &hs[wk]
 		if r2 == 8 {
 			w.total.add(d.homSlot(&h, w, x, 0, 0, true))

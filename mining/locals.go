@@ -2,6 +2,9 @@ package mining
 
 import (
 	"context"
+	"errors"
+
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/setops"
 	"log/slog"
 	"slices"
@@ -18,6 +21,7 @@ type locals struct {
 	te     []uint32 // per out-position: triangles on the edge
 	sd     []uint64 // per out-position: sum of the degrees of the triangles' third vertices
 	tv     []uint64 // per vertex: triangles at the vertex
+	tips   []uint64 // per vertex (per-vertex counts, k >= 4): diamondTips, when the GPU made it
 	// per vertex and per out-position: 4-cycles through the vertex or edge (k >= 5)
 	c4v, c4e []uint64
 	k4v      []uint64   // per vertex: 4-cliques at the vertex (k >= 5)
@@ -35,6 +39,7 @@ type locals struct {
 	k5e      sum        // sum over triangles of C(common neighbours of the three, 2)
 	k4e      []uint64   // per out-position: 2 x the 4-cliques on the edge (k >= 5)
 	gpu      *censusGPU // when set, the phases it has run on the GPU (gpu.go)
+	scratch  uint64     // Options.Memory
 }
 
 func computeLocals(ctx context.Context, o *ordered, k, threads int, log *slog.Logger) (*locals, error) {
@@ -73,10 +78,19 @@ func (l *locals) compute(ctx context.Context, threads int, log *slog.Logger) err
 		}
 		start := time.Now()
 		run := ph.run
-		if g := l.gpu.phase(l, ph.name); g != nil {
+		g := l.gpu.phase(l, ph.name)
+		if g != nil {
 			run = g
 		}
-		if err := run(ctx, threads); err != nil {
+		err := run(ctx, threads)
+		if err != nil && g != nil && l.gpu.auto && errors.Is(err, gpu.ErrBudget) {
+			// Device Auto: the phase does not fit on the GPU; the CPU's version instead
+			if log != nil {
+				log.Debug("census phase: out of GPU memory; CPU instead", "phase", ph.name, "err", err)
+			}
+			err = ph.run(ctx, threads)
+		}
+		if err != nil {
 			return err
 		}
 		if log != nil {
@@ -154,6 +168,7 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 		l.c4v = make([]uint64, o.n)
 		l.c4e = make([]uint64, len(o.nbr))
 	}
+	threads = scratchThreads(threads, o.n, 4, l.scratch)
 	maxW := workersCount(threads, o.n)
 	tallies := newTallies(maxW, o.n)
 	sums := make([]sum, maxW)
@@ -225,6 +240,18 @@ func (l *locals) foldEdges(a []uint64) {
 			a[q] = 0
 		}
 	}
+}
+
+// scratchThreads returns how many workers a phase that keeps bytesPerVertex bytes of dense
+// scratch per vertex and worker may run: threads (all cores when <= 0), fewer when their scratch
+// together would pass bound (0: DefaultScratch), never fewer than one.
+func scratchThreads(threads, n int, bytesPerVertex, bound uint64) int {
+	t := workersCount(threads, n)
+	if bound == 0 {
+		bound = DefaultScratch
+	}
+	per := max(1, uint64(n)*bytesPerVertex)
+	return max(1, int(min(bound/per, uint64(t))))
 }
 
 // workersCount is the number of workers workers() starts for n items.
@@ -329,6 +356,7 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 // an edge among its common neighbours and a third common neighbour).
 func (l *locals) pairs(ctx context.Context, threads int) error {
 	o := l.o
+	threads = scratchThreads(threads, o.n, 8, l.scratch)
 	nw := workersCount(threads, o.n)
 	tallies := newTallies(nw, o.n)
 	ecnt := make([][]uint32, nw)
@@ -448,6 +476,7 @@ func (l *locals) edgePos(x, y uint32) uint64 {
 // edges are the triangles at h), each once from its highest vertex a and the vertex opposite.
 func (l *locals) wheels(ctx context.Context, threads int) error {
 	o := l.o
+	threads = scratchThreads(threads, o.n, 4, l.scratch)
 	nw := workersCount(threads, o.n)
 	tallies := newTallies(nw, o.n)
 	sums := make([]sum, nw)
@@ -513,6 +542,7 @@ func (l *locals) fiveCyclePrep(threads int) (tmOff []uint64, tmax []uint32, top 
 func (l *locals) fiveCycles(ctx context.Context, threads int) error {
 	o := l.o
 	tmOff, tmax, top := l.fiveCyclePrep(threads)
+	threads = scratchThreads(threads, o.n, 4, l.scratch)
 	nw := workersCount(threads, o.n)
 	tallies := newTallies(nw, o.n)
 	sums := make([]signed, nw)

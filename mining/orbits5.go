@@ -2,6 +2,7 @@ package mining
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -103,6 +104,8 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 		row[orb] = i
 	}
 	shared := sharedOrbits
+	// per worker and vertex: cd, f, e2 (4 bytes each), sT and the shared counts (8 each)
+	threads = scratchThreads(threads, n, 12+8*uint64(1+len(shared)), l.scratch)
 	nw := workersCount(threads, n)
 	ws := make([]fiveWorker, nw)
 	for i := range ws {
@@ -357,7 +360,9 @@ func (w *fiveWorker) cliquePass(l *locals, u int) {
 }
 
 // fiveOrbits fills ni[15..72] for every ordered vertex: the special orbits from fiveSpecial,
-// the others from rooted decomposition (copies = rooted maps / the orbit's stabiliser).
+// the others from rooted decomposition (copies = rooted maps / the orbit's stabiliser). The
+// rooted vectors of different orbits are independent (the decomposition's cache is shared under
+// a lock): they are spread over the threads, one worker each.
 func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni [][]uint64) error {
 	spec, err := fiveSpecial(ctx, l, threads)
 	if err != nil {
@@ -368,32 +373,47 @@ func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni 
 			ni[x][orb] = spec[i][x]
 		}
 	}
-	d := newDecomp(l, nil)
+	var todo []Orbit
 	for _, ob := range orbits[15:] {
-		if slices.Contains(specialOrbits, ob.ORCA) {
-			continue
+		if !slices.Contains(specialOrbits, ob.ORCA) {
+			todo = append(todo, ob)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+	}
+	d := newDecomp(l, nil)
+	// one thread within each vector: the orbits are the parallelism (and one worker's
+	// homomorphism scratch each)
+	d.threads, d.ctx, d.special = 1, ctx, spec
+	errs := make([]error, len(todo))
+	// each worker may hold one homomorphism count's dense scratch: bounded together as there
+	threads = scratchThreads(threads, l.o.n, 17*MaxK+8, l.scratch)
+	_, err = workersCtx(ctx, threads, len(todo), func(_, i int) {
+		errs[i] = d.fiveOrbit(todo[i], ni)
+	})
+	if err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+// fiveOrbit fills column ob.ORCA of ni from ob's rooted vector.
+func (d *decomp) fiveOrbit(ob Orbit, ni [][]uint64) error {
+	v, err := d.vertexVec(withRoots(ob.shape, ob.vertex))
+	if err != nil {
+		return fmt.Errorf("orbit %d (%s): %w", ob.ORCA, ob.Name, err)
+	}
+	cls := orbitClasses(ob.shape)
+	size := uint64(0)
+	for _, c := range cls {
+		if c == cls[ob.vertex] {
+			size++
 		}
-		v, err := d.vertexVec(withRoots(ob.shape, ob.vertex))
-		if err != nil {
-			return fmt.Errorf("orbit %d (%s): %w", ob.ORCA, ob.Name, err)
+	}
+	stab := ob.shape.Automorphisms() / size
+	for x := range ni {
+		if v[x]%stab != 0 {
+			return fmt.Errorf("orbit %d: %d rooted maps, not a multiple of %d (a bug)", ob.ORCA, v[x], stab)
 		}
-		cls := orbitClasses(ob.shape)
-		size := uint64(0)
-		for _, c := range cls {
-			if c == cls[ob.vertex] {
-				size++
-			}
-		}
-		stab := ob.shape.Automorphisms() / size
-		for x := range ni {
-			if v[x]%stab != 0 {
-				return fmt.Errorf("orbit %d: %d rooted maps, not a multiple of %d (a bug)", ob.ORCA, v[x], stab)
-			}
-			ni[x][ob.ORCA] = v[x] / stab
-		}
+		ni[x][ob.ORCA] = v[x] / stab
 	}
 	return nil
 }

@@ -83,13 +83,12 @@ func workers(threads, n int, fn func(worker, i int)) int {
 	return threads
 }
 
-// workersCtx is workers that stops handing out indexes once ctx is done.
+// workersCtx is workers that stops handing out indexes once ctx is done (an item under way
+// finishes).
 func workersCtx(ctx context.Context, threads, n int, fn func(worker, i int)) (int, error) {
 	var stopped atomic.Bool
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
 	t := workers(threads, n, func(w, i int) {
-		if i&63 == 0 && ctx.Err() != nil {
-			stopped.Store(true)
-		}
 		if !stopped.Load() {
 			fn(w, i)
 		}

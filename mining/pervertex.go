@@ -104,7 +104,10 @@ type VertexCensus struct {
 // CountPerVertex computes the orbit counts of every vertex of g for the connected shapes of 2
 // to opts.K vertices (K = 3, 4 or 5; labels ignored): non-induced ones from local counts (for 5
 // vertices, rooted decomposition and equations over each vertex's neighbourhood), induced ones
-// (ORCA's graphlet degree vectors) from those through the orbit containment matrix.
+// (ORCA's graphlet degree vectors) from those through the orbit containment matrix. With
+// opts.Device GPU or Auto the local counts (triangles, 4-cycles and 4-cliques per vertex and
+// edge; for 5 vertices the 4-cliques per edge) run on the GPU, as Count's do; the rest (the
+// orbit equations, and the 5-vertex orbits' own passes) on the CPU.
 func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexCensus, error) {
 	if opts.K < 3 || opts.K > 5 {
 		return nil, fmt.Errorf("per-vertex counts: motif size %d: expected 3, 4 or 5", opts.K)
@@ -114,24 +117,25 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 		log = slog.Default()
 	}
 	o := newOrdered(g)
-	l := &locals{o: o, k: opts.K, vertex: true}
+	start := time.Now()
+	cg, err := openCensusGPU(ctx, o, opts.Device, opts.GPUMemory, log)
+	if err != nil {
+		return nil, fmt.Errorf("per-vertex counts: %w", err)
+	}
+	defer cg.free()
+	if cg != nil {
+		log.Debug("per-vertex counts on the GPU", "device", cg.d.String(), "elapsed", time.Since(start).Round(time.Microsecond))
+	}
+	l := &locals{o: o, k: opts.K, vertex: true, gpu: cg, scratch: opts.Memory}
 	if err := l.compute(ctx, opts.Threads, log); err != nil {
 		return nil, err
 	}
 	l.buildCanon()
 	orbits := Orbits(opts.K)
 	vc := &VertexCensus{K: opts.K, Orbits: orbits, NonInduced: make([][]uint64, o.n), Induced: make([][]uint64, o.n)}
-	// Diamond tips: per vertex, the sum over its triangles (v, x, y) of t_xy - 1.
-	var tips []uint64
-	if opts.K >= 4 {
-		tips = make([]uint64, o.n)
-		workers(opts.Threads, o.n, func(_, u int) {
-			o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
-				atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
-				atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
-				atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
-			})
-		})
+	tips := l.tips
+	if opts.K >= 4 && tips == nil {
+		tips = l.diamondTips(opts.Threads)
 	}
 	cont := orbitContainment(orbits)
 	var failed atomic.Bool
@@ -213,6 +217,21 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 		return nil, fmt.Errorf("per-vertex counts: %w or inconsistent counts", ErrOverflow)
 	}
 	return vc, nil
+}
+
+// diamondTips returns, per vertex v, the sum over its triangles (v, x, y) of t_xy - 1: the
+// diamonds in which v is a degree-2 vertex.
+func (l *locals) diamondTips(threads int) []uint64 {
+	o := l.o
+	tips := make([]uint64, o.n)
+	workers(threads, o.n, func(_, u int) {
+		o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
+			atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
+			atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
+			atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
+		})
+	})
+	return tips
 }
 
 // orbitContainment returns c[i][j]: for a vertex w at orbit j of its shape H, the copies of

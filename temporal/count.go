@@ -22,8 +22,12 @@ type Options struct {
 	Strict bool
 	// Threads is the number of worker goroutines for Count (<= 0: all cores).
 	Threads int
-	// Device says where to run: CPU (default), GPU or Auto (the GPU when there is one).
+	// Device says where to run: CPU (default), GPU or Auto (the GPU when there is one, and the
+	// CPU when the work does not fit in its memory).
 	Device Device
+	// GPUMemory bounds the device memory a GPU call takes, the graph's arrays included (0: the
+	// device's budget, free memory less a margin). A listing works in slices within it.
+	GPUMemory uint64
 }
 
 // ErrOverflow is returned when a count does not fit in a uint64.
@@ -249,30 +253,24 @@ func Matches(ctx context.Context, g *Graph, p *Pattern, o Options) iter.Seq2[[]u
 			return
 		}
 		if o.Device != CPU {
-			seq := matchesGPU(ctx, g, p, o)
-			if o.Device == GPU {
-				seq(yield)
-				return
-			}
-			if _, err := firstGPU(ctx); !fallBack(o, err) {
-				seq(yield)
-				return
-			}
+			matchesGPU(ctx, g, p, o, func(yield func([]uint32, error) bool) { matchesCPU(ctx, g, p, o, yield) })(yield)
+			return
 		}
-		m := newMatcher(g, p, o)
-		var err error
-		emit := func(sel []uint32) bool { return yield(sel, nil) }
-		for i := range g.Events {
-			if i&255 == 0 && ctx.Err() != nil {
-				err = ctx.Err()
-				break
-			}
-			if !m.root(uint32(i), emit) {
-				return
-			}
+		matchesCPU(ctx, g, p, o, yield)
+	}
+}
+
+// matchesCPU is Matches on the CPU.
+func matchesCPU(ctx context.Context, g *Graph, p *Pattern, o Options, yield func([]uint32, error) bool) {
+	m := newMatcher(g, p, o)
+	emit := func(sel []uint32) bool { return yield(sel, nil) }
+	for i := range g.Events {
+		if i&255 == 0 && ctx.Err() != nil {
+			yield(nil, ctx.Err())
+			return
 		}
-		if err != nil {
-			yield(nil, err)
+		if !m.root(uint32(i), emit) {
+			return
 		}
 	}
 }

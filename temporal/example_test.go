@@ -37,3 +37,17 @@ func ExampleParseDevice() {
 	fmt.Println(dev, n, err)
 	// Output: auto 1 <nil>
 }
+
+// With Device Auto a call that does not fit within GPUMemory on the GPU (here 64 bytes) runs on
+// the CPU, with the same result: the two cyclic triples of events within 25 time units.
+func ExampleOptions() {
+	b := temporal.NewBuilder()
+	for i, e := range [][2]int64{{1, 2}, {2, 3}, {3, 1}, {1, 2}} {
+		b.Add(e[0], e[1], int64(10*i))
+	}
+	g := b.Build()
+	p, _ := temporal.Parse("a->b, b->c, c->a")
+	n, err := temporal.Count(context.Background(), g, p, temporal.Options{Delta: 25, Device: temporal.Auto, GPUMemory: 64})
+	fmt.Println(n, err)
+	// Output: 2 <nil>
+}

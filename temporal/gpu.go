@@ -49,15 +49,19 @@ func (d Device) String() string {
 }
 
 //go:embed kernels/temporal.cu
-var kernelSource string
+var temporalSource string
+
+// kernelSource is temporal.cu after package gpu's stop polling.
+var kernelSource = gpu.StopPollSource + "#line 1 \"temporal.cu\"\n" + temporalSource
 
 const kernelFile = "temporal.cu"
 
 func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
 
-// fallBack reports whether a GPU call's error lets Auto run on the CPU instead.
+// fallBack reports whether a GPU call's error lets Auto run on the CPU instead: no GPU, or not
+// enough of its memory (within Options.GPUMemory).
 func fallBack(o Options, err error) bool {
-	return o.Device == Auto && errors.Is(err, gpu.ErrNoGPU)
+	return o.Device == Auto && (errors.Is(err, gpu.ErrNoGPU) || errors.Is(err, gpu.ErrBudget))
 }
 
 // devGraph is one GPU call on a graph: the graph's arrays on the device (shared by the calls)
@@ -68,6 +72,10 @@ type devGraph struct {
 	nev    uint32
 	args   []any // the graph's, as graphOnDevice.args
 	blocks uint32
+	// stop is raised when the call's context ends (nil where the driver has no mapped host
+	// memory); ctl is the kernels' two polling words.
+	stop *gpu.StopFlag
+	ctl  *gpu.Buffer
 }
 
 const gpuBlock = 128
@@ -93,8 +101,9 @@ type graphOnDevice struct {
 }
 
 // openGPU opens the first GPU, compiles the kernels and returns g on it (uploaded once per
-// graph and device) with this call's own allocations.
-func openGPU(ctx context.Context, g *Graph) (*devGraph, *gpu.Module, error) {
+// graph and device) with this call's own allocations, all within limit bytes (0: the device's
+// budget).
+func openGPU(ctx context.Context, g *Graph, limit uint64) (*devGraph, *gpu.Module, error) {
 	d, err := firstGPU(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -109,7 +118,7 @@ func openGPU(ctx context.Context, g *Graph) (*devGraph, *gpu.Module, error) {
 	g.gpuMu.Lock()
 	defer g.gpuMu.Unlock()
 	if g.gpu == nil || g.gpu.d != d {
-		on, err := uploadGraph(d, g)
+		on, err := uploadGraph(d, g, limit)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -120,12 +129,39 @@ func openGPU(ctx context.Context, g *Graph) (*devGraph, *gpu.Module, error) {
 	sms := max(1, d.Info().SMs)
 	dg := &devGraph{d: d, a: &gpu.Allocs{Device: d, Prefix: "temporal: "}, nev: uint32(n), args: g.gpu.args,
 		blocks: uint32(max(1, min((n+gpuBlock-1)/gpuBlock, sms*16)))}
+	if limit > 0 {
+		// the graph's arrays (uploaded by this call or an earlier one) count against the limit
+		used := g.gpu.a.Used()
+		if used >= limit {
+			return nil, nil, fmt.Errorf("temporal: the graph takes %s on the GPU, over --gpu-memory %s: %w",
+				gpu.FormatBytes(used), gpu.FormatBytes(limit), gpu.ErrBudget)
+		}
+		dg.a.Limit = limit - used
+	}
+	if dg.ctl, err = gpu.UploadTo(dg.a, "stop polling", []uint64{0, 0}); err != nil {
+		return nil, nil, err
+	}
+	if dg.stop, err = d.NewStopFlag(); err != nil {
+		dg.stop = nil // a cancelled call then waits for the running launch
+	}
 	return dg, mod, nil
 }
 
-// uploadGraph copies g's arrays to d.
-func uploadGraph(d *gpu.Device, g *Graph) (*graphOnDevice, error) {
-	on := &graphOnDevice{d: d, a: &gpu.Allocs{Device: d, Prefix: "temporal: "}}
+// launch runs fn on blocks blocks of gpuBlock threads with args, the stop flag and the polling
+// words (gpu.LaunchStoppable), and waits for it. A cancelled ctx raises the flag meanwhile: the
+// threads leave their work within about 100 us, and ctx's error is returned (the results are
+// partial).
+func (dg *devGraph) launch(ctx context.Context, fn *gpu.Function, blocks uint32, args ...any) error {
+	err := gpu.LaunchStoppable(ctx, dg.stop, dg.ctl, fn, gpu.Dim3{X: blocks}, gpu.Dim3{X: gpuBlock}, args...)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("temporal: %w", err)
+	}
+	return err
+}
+
+// uploadGraph copies g's arrays to d (within limit bytes; 0: none).
+func uploadGraph(d *gpu.Device, g *Graph, limit uint64) (*graphOnDevice, error) {
+	on := &graphOnDevice{d: d, a: &gpu.Allocs{Device: d, Prefix: "temporal: ", Limit: limit}}
 	n := len(g.Events)
 	src := make([]uint32, n)
 	dst := make([]uint32, n)
@@ -168,7 +204,12 @@ func uploadGraph(d *gpu.Device, g *Graph) (*graphOnDevice, error) {
 	return on, nil
 }
 
-func (dg *devGraph) free() { dg.a.FreeAll() }
+func (dg *devGraph) free() {
+	if dg.stop != nil {
+		dg.stop.Free()
+	}
+	dg.a.FreeAll()
+}
 
 // flagError turns the kernels' flags word into an error.
 func flagError(f uint32) error {
@@ -187,7 +228,7 @@ const rootBatch = 1 << 18
 
 // countGPU is Count on the GPU.
 func countGPU(ctx context.Context, g *Graph, p *Pattern, o Options) (uint64, error) {
-	dg, mod, err := openGPU(ctx, g)
+	dg, mod, err := openGPU(ctx, g, o.GPUMemory)
 	if err != nil {
 		return 0, err
 	}
@@ -201,13 +242,13 @@ func countGPU(ctx context.Context, g *Graph, p *Pattern, o Options) (uint64, err
 		return 0, err
 	}
 	for lo := uint32(0); lo < dg.nev; lo += rootBatch {
-		if err := ctx.Err(); err != nil {
-			n, _ := dg.readCount(mb)
-			return n, err
-		}
 		hi := min(dg.nev, lo+rootBatch)
 		blocks := uint32(max(1, min(int(hi-lo+gpuBlock-1)/gpuBlock, int(dg.blocks))))
-		if err := dg.launchMatch(fn, blocks, mb, p, o, lo, hi, 0, nil, nil, nil); err != nil {
+		if err := dg.launchMatch(ctx, fn, blocks, mb, p, o, lo, hi, 0, nil, nil, nil, 0, 0); err != nil {
+			if ctx.Err() != nil {
+				n, _ := dg.readCount(mb) // partial: the matches of the roots done
+				return n, err
+			}
 			return 0, err
 		}
 	}
@@ -242,9 +283,10 @@ func (dg *devGraph) readCount(m matchBuffers) (uint64, error) {
 	return w[0], nil
 }
 
-// launchMatch launches temporal_match on roots [lo, hi) in the given mode.
-func (dg *devGraph) launchMatch(fn *gpu.Function, blocks uint32, mb matchBuffers, p *Pattern, o Options, lo, hi uint32, mode int32,
-	perRoot, offs, out *gpu.Buffer) error {
+// launchMatch runs temporal_match on roots [lo, hi) in the given mode (2: the matches numbered
+// skip to skip + limit - 1) and waits for it.
+func (dg *devGraph) launchMatch(ctx context.Context, fn *gpu.Function, blocks uint32, mb matchBuffers, p *Pattern, o Options, lo, hi uint32, mode int32,
+	perRoot, offs, out *gpu.Buffer, skip, limit uint64) error {
 	strict := int32(0)
 	if o.Strict {
 		strict = 1
@@ -257,29 +299,36 @@ func (dg *devGraph) launchMatch(fn *gpu.Function, blocks uint32, mb matchBuffers
 		return b
 	}
 	args := append(append([]any{}, dg.args...), mb.pat(), int32(len(p.Edges)), int32(p.K()), o.Delta, strict,
-		lo, hi, mode, mb.total(), mb.flags(), ptr(perRoot), ptr(offs), ptr(out))
-	if err := fn.Launch(gpu.Dim3{X: blocks}, gpu.Dim3{X: gpuBlock}, 0, args...); err != nil {
-		return fmt.Errorf("temporal: %w", err)
-	}
-	return nil
+		lo, hi, mode, mb.total(), mb.flags(), ptr(perRoot), ptr(offs), ptr(out), skip, limit)
+	return dg.launch(ctx, fn, blocks, args...)
 }
 
-// listBytes bounds the matches one listing launch writes (more when one first event alone has
-// more).
-const listBytes = 64 << 20
+// listBytes bounds the matches one listing launch writes (less when --gpu-memory leaves less; a
+// variable for the tests).
+var listBytes uint64 = 64 << 20
 
 // matchesGPU is Matches on the GPU: per batch of first events, one launch counts each one's
-// matches, then launches write them (in the CPU's order) in slices of at most listBytes.
-func matchesGPU(ctx context.Context, g *Graph, p *Pattern, o Options) iter.Seq2[[]uint32, error] {
+// matches, then launches write them (in the CPU's order) in slices of at most listBytes; a first
+// event with more matches than that is listed in several launches, each enumerating its matches
+// again up to the end of its window. With fallBack (Auto) a GPU that fails before the first
+// match (no GPU, too little memory) hands the listing to cpu.
+func matchesGPU(ctx context.Context, g *Graph, p *Pattern, o Options, cpu func(yield func([]uint32, error) bool)) iter.Seq2[[]uint32, error] {
 	return func(yield func([]uint32, error) bool) {
-		dg, mod, err := openGPU(ctx, g)
-		if err != nil {
-			yield(nil, err)
-			return
+		yielded := false
+		y := func(sel []uint32, err error) bool {
+			yielded = true
+			return yield(sel, err)
 		}
-		defer dg.free()
-		err = dg.list(ctx, mod, p, o, yield)
-		if err != nil && !errors.Is(err, errStop) {
+		dg, mod, err := openGPU(ctx, g, o.GPUMemory)
+		if err == nil {
+			err = dg.list(ctx, mod, p, o, y)
+			dg.free()
+		}
+		switch {
+		case err == nil || errors.Is(err, errStop):
+		case !yielded && cpu != nil && fallBack(o, err):
+			cpu(yield)
+		default:
 			yield(nil, err)
 		}
 	}
@@ -302,27 +351,28 @@ func (dg *devGraph) list(ctx context.Context, mod *gpu.Module, p *Pattern, o Opt
 	if err != nil {
 		return err
 	}
+	// the rows one launch writes, and the first events it takes: listBytes of rows, or fewer
+	// when the limit leaves less room for the rows and the first events' offsets; at least one
+	capRows := max(1, min(listBytes/(m*4), dg.a.Available()/(m*4+8)))
 	counts := make([]uint64, batch)
 	sel := make([]uint32, m)
 	for lo := uint32(0); lo < dg.nev; lo += batch {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		hi := min(dg.nev, lo+batch)
 		blocks := uint32(max(1, min(int(hi-lo+gpuBlock-1)/gpuBlock, int(dg.blocks))))
-		if err := dg.launchMatch(fn, blocks, mb, p, o, lo, hi, 1, perRoot, nil, nil); err != nil {
+		if err := dg.launchMatch(ctx, fn, blocks, mb, p, o, lo, hi, 1, perRoot, nil, nil, 0, 0); err != nil {
 			return err
 		}
 		c := counts[:hi-lo]
 		if err := gpu.CopyToHost(c, perRoot, 0); err != nil {
 			return err
 		}
-		// slices [a, b) of roots whose matches fit in listBytes
+		// slices [a, b) of at most capRows roots whose matches fit in capRows (a root alone may
+		// have more: it is listed in windows of capRows)
 		for a := uint32(0); a < hi-lo; {
 			var offs []uint64
 			var rows uint64
 			b := a
-			for b < hi-lo && (b == a || (rows+c[b])*m*4 <= listBytes) {
+			for b < hi-lo && (b == a || rows+c[b] <= capRows && uint64(b-a) < capRows) {
 				offs = append(offs, rows)
 				var carry uint64
 				rows, carry = bits.Add64(rows, c[b], 0)
@@ -331,8 +381,8 @@ func (dg *devGraph) list(ctx context.Context, mod *gpu.Module, p *Pattern, o Opt
 				}
 				b++
 			}
-			if rows > 0 {
-				if err := dg.listSlice(ctx, fn, mb, p, o, lo+a, lo+b, offs, rows, sel, yield); err != nil {
+			for skip := uint64(0); skip < rows; skip += capRows {
+				if err := dg.listSlice(ctx, fn, mb, p, o, lo+a, lo+b, offs, skip, min(capRows, rows-skip), sel, yield); err != nil {
 					return err
 				}
 			}
@@ -343,11 +393,10 @@ func (dg *devGraph) list(ctx context.Context, mod *gpu.Module, p *Pattern, o Opt
 	return err
 }
 
+// listSlice lists the matches numbered skip to skip + rows - 1 of the roots [lo, hi) (offs: the
+// number of each one's first match).
 func (dg *devGraph) listSlice(ctx context.Context, fn *gpu.Function, mb matchBuffers, p *Pattern, o Options, lo, hi uint32,
-	offs []uint64, rows uint64, sel []uint32, yield func([]uint32, error) bool) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	offs []uint64, skip, rows uint64, sel []uint32, yield func([]uint32, error) bool) error {
 	m := uint64(len(p.Edges))
 	ob, err := gpu.UploadTo(dg.a, "list offsets", offs)
 	if err != nil {
@@ -360,7 +409,7 @@ func (dg *devGraph) listSlice(ctx context.Context, fn *gpu.Function, mb matchBuf
 	}
 	defer dg.a.Release(out)
 	blocks := uint32(max(1, min(int(hi-lo+gpuBlock-1)/gpuBlock, int(dg.blocks))))
-	if err := dg.launchMatch(fn, blocks, mb, p, o, lo, hi, 2, nil, ob, out); err != nil {
+	if err := dg.launchMatch(ctx, fn, blocks, mb, p, o, lo, hi, 2, nil, ob, out, skip, rows); err != nil {
 		return err
 	}
 	host := make([]uint32, rows*m)
@@ -392,7 +441,7 @@ func gridGPU(ctx context.Context, g *Graph, o Options) ([6][6]uint64, error) {
 		}
 		return out, nil
 	}
-	dg, mod, err := openGPU(ctx, g)
+	dg, mod, err := openGPU(ctx, g, o.GPUMemory)
 	if err != nil {
 		return out, err
 	}
@@ -415,8 +464,8 @@ func gridGPU(ctx context.Context, g *Graph, o Options) ([6][6]uint64, error) {
 		return out, err
 	}
 	args := append(append([]any{}, dg.args...), o.Delta, cb, gb, fb)
-	if err := fn.Launch(gpu.Dim3{X: dg.blocks}, gpu.Dim3{X: gpuBlock}, 0, args...); err != nil {
-		return out, fmt.Errorf("temporal: %w", err)
+	if err := dg.launch(ctx, fn, dg.blocks, args...); err != nil {
+		return out, err
 	}
 	cells := make([]uint64, 36)
 	if err := gpu.CopyToHost(cells, gb, 0); err != nil {

@@ -56,6 +56,8 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		perVertex  bool
 		labelled   bool
 		device     string
+		gpuMem     string
+		memory     string
 	)
 	common.register(fs)
 	load.register(fs)
@@ -70,7 +72,10 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.BoolVar(&labelled, "labelled", false, "one count per pattern and assignment of vertex labels (K = 3..5; edge labels ignored): enumerates every\n"+
 		"connected induced K-vertex subgraph, so meant for small and medium graphs")
 	fs.StringVar(&device, "device", "cpu", "where the heavy local counts (triangles, 4-cycles, cliques) run: `cpu`, gpu, or auto (the GPU when\n"+
-		"one is usable, else the CPU; same counts)")
+		"one is usable, else the CPU, and a part that does not fit in the GPU's memory on the CPU; same counts); also for --per-vertex")
+	fs.StringVar(&gpuMem, "gpu-memory", "", "bound the GPU memory the census takes to `SIZE`, e.g. 512MiB (default: free memory minus a margin)")
+	fs.StringVar(&memory, "memory", "", "bound the CPU workers' dense per-vertex scratch (5-vertex orbits, 6-vertex decomposition) to `SIZE`:\n"+
+		"fewer workers run where threads x vertices would pass it (default: 4GiB; one worker always runs)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -88,6 +93,15 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return exitCode(stderr, usagef("--device: %v", err))
 	}
+	gpuLimit, err := parseSize("--gpu-memory", gpuMem)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	memLimit, err := parseSize("--memory", memory)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	opts := mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose), Device: dev, GPUMemory: gpuLimit, Memory: memLimit}
 	if onlyInd && onlyNonInd {
 		return exitCode(stderr, usagef("--induced and --non-induced exclude each other (give neither for both)"))
 	}
@@ -108,10 +122,10 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return printLabelled(ctx, g, k, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
 	}
 	if perVertex {
-		return printPerVertex(ctx, g, k, threads, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
+		return printPerVertex(ctx, g, opts, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
 	}
 	start := time.Now()
-	c, err := mining.Count(ctx, g, mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose), Device: dev})
+	c, err := mining.Count(ctx, g, opts)
 	if err != nil {
 		if isCancel(err) {
 			fmt.Fprintf(stderr, "submatch: motifs: %s; no census printed\n", stopReason(ctx, common.timeout))
@@ -173,12 +187,13 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // printPerVertex runs and prints motifs --per-vertex.
-func printPerVertex(ctx context.Context, g *graph.Graph, k, threads int, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
+func printPerVertex(ctx context.Context, g *graph.Graph, opts mining.Options, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
+	k := opts.K
 	if k > 5 {
 		return exitCode(stderr, usagef("motifs --per-vertex: -k %d: per-vertex orbit counts are computed for K = 3, 4 or 5", k))
 	}
 	start := time.Now()
-	vc, err := mining.CountPerVertex(ctx, g, mining.Options{K: k, Threads: threads, Log: newLogger(stderr, common.verbose)})
+	vc, err := mining.CountPerVertex(ctx, g, opts)
 	if err != nil {
 		if isCancel(err) {
 			fmt.Fprintf(stderr, "submatch: motifs: %s; no counts printed\n", stopReason(ctx, common.timeout))

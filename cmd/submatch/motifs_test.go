@@ -71,7 +71,8 @@ func tsvFields(out string) map[string][]string {
 
 func TestMotifsUsage(t *testing.T) {
 	g := writeFile(t, "g.txt", "0 1\n")
-	for _, args := range [][]string{{"motifs", g}, {"motifs", g, "-k", "7"}, {"motifs", "-k", "3"}, {"motifs", g, "-k", "3", "--induced", "--non-induced"}} {
+	for _, args := range [][]string{{"motifs", g}, {"motifs", g, "-k", "7"}, {"motifs", "-k", "3"}, {"motifs", g, "-k", "3", "--induced", "--non-induced"},
+		{"motifs", g, "-k", "3", "--gpu-memory", "lots"}, {"motifs", g, "-k", "3", "--memory", "0"}, {"motifs", g, "-k", "3", "--device", "tpu"}} {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
@@ -93,6 +94,13 @@ func TestMotifsPerVertex(t *testing.T) {
 	want := "30\t3\t0\t2\t1\t0\t0\t0\t0\t0\t0\t0\t1\t0\t0\t0"
 	if len(lines) != 5 || !strings.HasPrefix(lines[0], "vertex\torbit0:edge/1") || lines[1][:2] != "10" || lines[3] != want {
 		t.Errorf("per-vertex output:\n%s\nwant line %q", out, want)
+	}
+	// bounded scratch and the device flags: the same counts (auto runs on the CPU without a GPU)
+	for _, extra := range [][]string{{"--memory", "1KiB", "-t", "2"}, {"--device", "auto", "--gpu-memory", "1MiB"}} {
+		code, out2, errOut := runCmd(t, append([]string{"motifs", g, "-k", "4", "--per-vertex"}, extra...)...)
+		if code != 0 || out2 != out {
+			t.Errorf("%v: exit %d (%s), output differs: %v", extra, code, errOut, out2 != out)
+		}
 	}
 	if code, _, _ := runCmd(t, "motifs", g, "-k", "6", "--per-vertex"); code != 2 {
 		t.Errorf("-k 6 --per-vertex: exit %d, want 2", code)

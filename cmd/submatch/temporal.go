@@ -54,6 +54,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		jsonOut bool
 		limit   int
 		device  string
+		gpuMem  string
 	)
 	common.register(fls)
 	fls.StringVar(&delta, "delta", "", "time window `D`: an integer in the timestamps' unit, or a duration such as 1h or 90s for Unix-second timestamps (required)")
@@ -61,7 +62,8 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fls.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
 	fls.IntVar(&threads, "t", 0, "short for --threads `N`")
 	fls.BoolVar(&jsonOut, "json", false, "print JSON")
-	fls.StringVar(&device, "device", "cpu", "run on `cpu`, gpu, or auto (the GPU when one is usable, else the CPU; same results)")
+	fls.StringVar(&device, "device", "cpu", "run on `cpu`, gpu, or auto (the GPU when one is usable and the work fits in its memory, else the CPU; same results)")
+	fls.StringVar(&gpuMem, "gpu-memory", "", "bound the GPU memory taken (the graph's arrays included) to `SIZE`, e.g. 512MiB (default: free memory minus a margin); a listing works in slices within it")
 	if sub == "list" {
 		fls.IntVar(&limit, "limit", 0, "stop after `N` matches (0: all)")
 	}
@@ -81,6 +83,10 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitCode(stderr, usagef("--device: %v", err))
 	}
 	d, err := parseDelta(delta)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	gpuLimit, err := parseSize("--gpu-memory", gpuMem)
 	if err != nil {
 		return exitCode(stderr, err)
 	}
@@ -110,7 +116,7 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitCode(stderr, err)
 	}
 	log.Debug("loaded temporal graph", "path", pos[0], "vertices", g.NumVertices(), "events", len(g.Events), "self_loops_dropped", g.SelfLoops, "elapsed", time.Since(start).Round(time.Microsecond))
-	o := temporal.Options{Delta: d, Strict: strict, Threads: threads, Device: dev}
+	o := temporal.Options{Delta: d, Strict: strict, Threads: threads, Device: dev, GPUMemory: gpuLimit}
 	runStart := time.Now()
 	switch sub {
 	case "count":

@@ -66,6 +66,7 @@ func TestTemporalUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"temporal"}, {"temporal", "count", f, "a->b"}, {"temporal", "count", f, "a->a", "--delta", "1"},
 		{"temporal", "motifs", f, "--delta", "-1"}, {"temporal", "motifs", bad, "--delta", "1"}, {"temporal", "motifs", "/nonexistent", "--delta", "1"},
+		{"temporal", "motifs", f, "--delta", "1", "--gpu-memory", "lots"},
 	} {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

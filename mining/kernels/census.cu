@@ -6,7 +6,9 @@
 // census_triangles: a warp per out-edge u -> v (v = nbr[p]) intersects the tail of u's list after
 // p with v's out-list; each common w is a triangle u < v < w, counted on its three edges (te, at
 // the out-positions p, pw, pvw) with the third vertex's degree added to sd, exactly as
-// locals.triangles.
+// locals.triangles. With tips set (te then complete, sd unused) it walks the same triangles and
+// adds to each vertex t - 1 for the edge opposite it (the diamonds whose degree-2 vertex it is, as
+// locals.diamondTips).
 //
 // census_cliques: a warp per out-edge u -> v builds A = (u's out-list after v) ∩ (v's out-list)
 // in its scratch; for each w of A, B = A ∩ out(w) gives |B| 4-cliques u < v < w < x (k4, and
@@ -20,6 +22,15 @@
 // locals.cycles does.
 //
 // Sums are unsigned 64-bit, overflow flagged in *flags (bit 0).
+//
+// Every kernel takes the host's stop flag (stop: pinned host memory, null for none) and ctl, two
+// device words (the next poll time, and a word set once a poll found the flag raised): a warp or
+// block calls stop_poll (package gpu's StopPollSource, prepended to this file) every few units of
+// work (out-edges, vertices, steps of a clique search) and leaves its loop once it says so, and
+// each thread looks on its own every 64 steps of an inner loop over a hub's lists (CS_LEAVE):
+// without those, a kernel on a dense graph ran on for 1.7 to 6 s after the flag was raised
+// (H100). A stopped kernel's sums are partial: the host
+// discards them (the census was cancelled).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -46,6 +57,36 @@ __device__ __forceinline__ u64 cs_find(const u32* __restrict__ a, u64 lo, u64 hi
     u64 i = cs_lower(a, lo, hi, x);
     return (i < hi && a[i] == x) ? i : hi;
 }
+
+#ifdef CUDAHOST
+__device__ __forceinline__ bool cs_bcast(bool x) { return x; }
+#else
+__device__ __forceinline__ bool cs_bcast(bool x) { return __shfl_sync(FULL, (int)x, 0) != 0; }
+#endif
+
+// cs_warp_stopped is stop_poll (gpu.StopPollSource, prepended) for a whole warp (lane 0 looks; every lane gets the answer).
+__device__ __forceinline__ bool cs_warp_stopped(const volatile u32* stop, u64* ctl, unsigned lane) {
+    bool s = false;
+    if (lane == 0) s = stop_poll(stop, ctl);
+    return cs_bcast(s);
+}
+
+// cs_block_stopped is stop_poll for a whole block (thread 0 looks; a barrier hands the answer
+// on). Every thread of the block must call it at the same point.
+__device__ __forceinline__ bool cs_block_stopped(const volatile u32* stop, u64* ctl) {
+    __shared__ bool halt;
+    if (threadIdx.x == 0) halt = stop_poll(stop, ctl);
+    __syncthreads();
+    const bool h = halt;
+    __syncthreads();
+    return h;
+}
+
+// CS_LEAVE is a thread's own look inside an inner loop with no warp or block operation in it:
+// every 64 of its steps (steps: a counter of the thread's), as inner loops over a hub's lists can
+// take seconds on dense graphs. stop_poll returns at once, from device memory, once a poll found
+// the flag raised.
+#define CS_LEAVE(steps) ((++(steps) & 63) == 0 && stop_poll(stop, ctl))
 
 __device__ __forceinline__ u64 cs_warp_sum(u64 x) {
     for (int off = CS_LANES / 2; off > 0; off >>= 1) x += __shfl_xor_sync(FULL, x, off);
@@ -85,21 +126,32 @@ __device__ __forceinline__ u32 cs_collect(const u32* __restrict__ a, u64 na, con
 extern "C" __global__ void census_triangles(const u64* __restrict__ off, const u32* __restrict__ nbr,
                                             const u64* __restrict__ up, const u32* __restrict__ eu,
                                             const u32* __restrict__ ep, u32 nout, u32* __restrict__ te,
-                                            u64* __restrict__ sd) {
+                                            u64* __restrict__ sd, u64* __restrict__ tips,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     const unsigned lane = threadIdx.x % CS_LANES;
     const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x) ) / CS_LANES;
     const u32 nwarps = ((gridDim.x * blockDim.x) ) / CS_LANES;
+    u32 it = 0, steps = 0;
+    bool gone = false;  // this thread saw the stop flag in an inner loop
     for (u32 i = warp; i < nout; i += nwarps) {
+        if ((it++ & 31) == 0 && cs_warp_stopped(stop, ctl, lane)) break;
         const u32 u = eu[i];
         const u64 p = ep[i];
         const u32 v = nbr[p];
         const u64 ue = off[u + 1];
         const u64 vb = up[v], ve = off[v + 1];
         const u64 du = ue - off[u], dv = ve - off[v];
-        for (u64 pw = p + 1 + lane; pw < ue; pw += CS_LANES) {
+        for (u64 pw = p + 1 + lane; pw < ue && !gone; pw += CS_LANES) {
+            if (CS_LEAVE(steps)) gone = true;
             const u32 w = nbr[pw];
             const u64 pvw = cs_find(nbr, vb, ve, w);
             if (pvw == ve) continue;
+            if (tips) {
+                atomicAdd(&tips[u], (u64)te[pvw] - 1);
+                atomicAdd(&tips[v], (u64)te[pw] - 1);
+                atomicAdd(&tips[w], (u64)te[p] - 1);
+                continue;
+            }
             const u64 dw = off[w + 1] - off[w];
             atomicAdd(&te[p], 1u);
             atomicAdd(&te[pw], 1u);
@@ -115,7 +167,8 @@ extern "C" __global__ void census_cliques(const u64* __restrict__ off, const u32
                                           const u64* __restrict__ up, const u32* __restrict__ eu,
                                           const u32* __restrict__ ep, u32 nout, int five, int per_vertex,
                                           u32* __restrict__ scratch, u64 scratch_words, u64* __restrict__ k4v,
-                                          u64* __restrict__ sums, u32* __restrict__ flags) {
+                                          u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     const unsigned lane = threadIdx.x % CS_LANES;
     const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x) ) / CS_LANES;
     const u32 nwarps = ((gridDim.x * blockDim.x) ) / CS_LANES;
@@ -123,13 +176,16 @@ extern "C" __global__ void census_cliques(const u64* __restrict__ off, const u32
     u32* B = A + scratch_words;
     u64 k4 = 0, k5 = 0;
     bool over = false;
+    u32 it = 0;
     for (u32 i = warp; i < nout; i += nwarps) {
+        if ((it++ & 31) == 0 && cs_warp_stopped(stop, ctl, lane)) break;
         const u32 u = eu[i];
         const u64 p = ep[i];
         const u32 v = nbr[p];
         const u64 ue = off[u + 1];
         const u32 na = cs_collect(nbr + p + 1, ue - p - 1, nbr, up[v], off[v + 1], A, lane);
         for (u32 iw = 0; iw < na; ++iw) {
+            if ((iw & 3) == 3 && cs_warp_stopped(stop, ctl, lane)) break;
             const u32 w = A[iw];
             const u64 wb = up[w], we = off[w + 1];
             u64 nb;
@@ -152,6 +208,7 @@ extern "C" __global__ void census_cliques(const u64* __restrict__ off, const u32
             }
             if (five) {
                 for (u32 j = 0; j + 1 < nb; ++j) {
+                    if ((j & 15) == 15 && cs_warp_stopped(stop, ctl, lane)) break;
                     const u32 x = B[j];
                     u64 c = cs_count(B + j + 1, nb - j - 1, nbr, up[x], off[x + 1], lane);
                     u64 t = k5 + c;
@@ -173,20 +230,28 @@ extern "C" __global__ void census_cycles(const u64* __restrict__ off, const u32*
                                          const u64* __restrict__ up, u32 n, int per_vertex,
                                          u32* __restrict__ counters, u32* __restrict__ seen_lists,
                                          u32* __restrict__ seen_counts, u64* __restrict__ c4v,
-                                         u64* __restrict__ c4e, u64* __restrict__ sums, u32* __restrict__ flags) {
+                                         u64* __restrict__ c4e, u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* nseen = seen_counts + blockIdx.x;
     __shared__ u64 here;
     bool over = false;
     u64 mine = 0;
+    u32 steps = 0;
+    bool gone = false;  // this thread saw the stop flag in an inner loop
     for (u32 u = blockIdx.x; u < n; u += gridDim.x) {
+        if (cs_block_stopped(stop, ctl)) break;
         if (threadIdx.x == 0) here = 0;
         __syncthreads();
         const u64 lb = off[u], le = up[u];  // lower(u)
         for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
             const u32 v = nbr[q];
-            for (u64 r = off[v]; r < off[v + 1]; ++r) {
+            for (u64 r = off[v]; r < off[v + 1] && !gone; ++r) {
+                if (CS_LEAVE(steps)) {
+                    gone = true;
+                    break;
+                }
                 const u32 w = nbr[r];
                 if (w >= u) break;
                 if (atomicAdd(&c[w], 1u) == 0) seen[atomicAdd(nseen, 1u)] = w;
@@ -215,7 +280,11 @@ extern "C" __global__ void census_cycles(const u64* __restrict__ off, const u32*
             for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
                 const u32 v = nbr[q];
                 u64 sv = 0;
-                for (u64 r = off[v]; r < off[v + 1]; ++r) {
+                for (u64 r = off[v]; r < off[v + 1] && !gone; ++r) {
+                    if (CS_LEAVE(steps)) {
+                        gone = true;
+                        break;
+                    }
                     const u32 w = nbr[r];
                     if (w >= u) break;
                     const u64 x = (u64)c[w] - 1;
@@ -266,19 +335,25 @@ extern "C" __global__ void census_gem(const u64* __restrict__ off, const u32* __
                                       const u64* __restrict__ up, const u32* __restrict__ eu,
                                       const u32* __restrict__ ep, u32 nout, const u32* __restrict__ te,
                                       const u64* __restrict__ tof, const u32* __restrict__ tl,
-                                      u64* __restrict__ k4e, u64* __restrict__ sums, u32* __restrict__ flags) {
+                                      u64* __restrict__ k4e, u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     const unsigned lane = threadIdx.x % CS_LANES;
     const u32 warp = ((blockIdx.x * blockDim.x + threadIdx.x)) / CS_LANES;
     const u32 nwarps = ((gridDim.x * blockDim.x)) / CS_LANES;
     u64 gem = 0, k5 = 0;
     bool over = false;
+    u32 it = 0, steps = 0;
+    bool gone = false;  // this thread saw the stop flag in an inner loop
     for (u32 i = warp; i < nout; i += nwarps) {
+        if ((it++ & 31) == 0 && cs_warp_stopped(stop, ctl, lane)) break;
         const u32 u = eu[i];
         const u64 p = ep[i];
         const u32 v = nbr[p];
         const u64 ue = off[u + 1];
         const u64 vb = up[v], ve = off[v + 1];
-        for (u64 pw = p + 1 + lane; pw < ue; pw += CS_LANES) {
+        for (u64 pw = p + 1 + lane; pw < ue && !gone; pw += CS_LANES) {
+            // a triangle's merge of two triangle lists can be long: a look every 4
+            if ((++steps & 3) == 0 && stop_poll(stop, ctl)) gone = true;
             const u64 pvw = cs_find(nbr, vb, ve, nbr[pw]);
             if (pvw == ve) continue;
             const u64 tuv = (u64)te[p] - 1, tuw = (u64)te[pw] - 1, tvw = (u64)te[pvw] - 1;
@@ -321,18 +396,26 @@ extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* 
                                         const u32* __restrict__ tl, const u32* __restrict__ canon,
                                         u32* __restrict__ counters, u32* __restrict__ seen_lists,
                                         u32* __restrict__ seen_counts, u64* __restrict__ sums,
-                                        u32* __restrict__ flags) {
+                                        u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * 2 * n;
     u32* e = c + n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* ns = seen_counts + blockIdx.x;
     u64 k23 = 0, spoke = 0;
     bool over = false;
+    u32 steps = 0;
+    bool gone = false;  // this thread saw the stop flag in an inner loop
     for (u32 a = blockIdx.x; a < n; a += gridDim.x) {
+        if (cs_block_stopped(stop, ctl)) break;
         const u64 ab = off[a], ae = off[a + 1];
         for (u64 q = ab + threadIdx.x; q < ae; q += blockDim.x) {
             const u32 x = nbr[q];
-            for (u64 r = off[x]; r < off[x + 1]; ++r) {
+            for (u64 r = off[x]; r < off[x + 1] && !gone; ++r) {
+                if (CS_LEAVE(steps)) {
+                    gone = true;
+                    break;
+                }
                 const u32 b = nbr[r];
                 if (b >= a) break;
                 cs_tally(c, seen, ns, b);
@@ -342,14 +425,18 @@ extern "C" __global__ void census_pairs(const u64* __restrict__ off, const u32* 
             const u32 x = nbr[q];
             u64 lo, hi;
             cs_tlist(tof, canon, q, &lo, &hi);
-            for (u64 t = lo; t < hi; ++t) {
+            for (u64 t = lo; t < hi && !gone; ++t) {
                 const u32 y = tl[t];
                 if (y <= x) continue;
                 // the edge x - y, at its out-position (x < y)
                 const u64 pxy = cs_find(nbr, up[x], off[x + 1], y);
                 u64 lo2, hi2;
                 cs_tlist(tof, canon, pxy, &lo2, &hi2);
-                for (u64 s = lo2; s < hi2; ++s) {
+                for (u64 s = lo2; s < hi2 && !gone; ++s) {
+                    if (CS_LEAVE(steps)) {
+                        gone = true;
+                        break;
+                    }
                     const u32 b = tl[s];
                     if (b >= a) break;
                     atomicAdd(&e[b], 1u);
@@ -392,13 +479,17 @@ extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32*
                                          u64 nadj, const u64* __restrict__ tof, const u32* __restrict__ tl,
                                          const u32* __restrict__ canon, u32* __restrict__ counters,
                                          u32* __restrict__ seen_lists, u32* __restrict__ seen_counts,
-                                         u64* __restrict__ sums, u32* __restrict__ flags) {
+                                         u64* __restrict__ sums, u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* ns = seen_counts + blockIdx.x;
     u64 w4 = 0;
     bool over = false;
+    u32 it = 0, steps = 0;
+    bool gone = false;  // this thread saw the stop flag in an inner loop
     for (u64 pa = blockIdx.x; pa < nadj; pa += gridDim.x) {
+        if ((it++ & 3) == 0 && cs_block_stopped(stop, ctl)) break;
         u64 lo, hi;
         cs_tlist(tof, canon, pa, &lo, &hi);
         if (lo == hi) continue;  // uniform over the block
@@ -416,7 +507,11 @@ extern "C" __global__ void census_wheels(const u64* __restrict__ off, const u32*
             const u64 pb = cs_find(nbr, hb, he, b);
             u64 lo2, hi2;
             cs_tlist(tof, canon, pb, &lo2, &hi2);
-            for (u64 s = lo2; s < hi2; ++s) {
+            for (u64 s = lo2; s < hi2 && !gone; ++s) {
+                if (CS_LEAVE(steps)) {
+                    gone = true;
+                    break;
+                }
                 const u32 x = tl[s];
                 if (x >= a) break;
                 cs_tally(c, seen, ns, x);
@@ -450,17 +545,25 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
                                           const u32* __restrict__ tmax, const u64* __restrict__ top,
                                           u32* __restrict__ counters, u32* __restrict__ seen_lists,
                                           u32* __restrict__ seen_counts, u64* __restrict__ sums,
-                                          u32* __restrict__ flags) {
+                                          u32* __restrict__ flags,
+        const volatile u32* stop, u64* __restrict__ ctl) {
     u32* c = counters + (u64)blockIdx.x * n;
     u32* seen = seen_lists + (u64)blockIdx.x * n;
     u32* ns = seen_counts + blockIdx.x;
     u64 pos = 0, neg = 0;
     bool over = false;
+    u32 steps = 0;
+    bool gone = false;  // this thread saw the stop flag in an inner loop
     for (u32 u = blockIdx.x; u < n; u += gridDim.x) {
+        if (cs_block_stopped(stop, ctl)) break;
         const u64 lb = off[u], le = up[u];
         for (u64 q = lb + threadIdx.x; q < le; q += blockDim.x) {
             const u32 v = nbr[q];
-            for (u64 r = off[v]; r < off[v + 1]; ++r) {
+            for (u64 r = off[v]; r < off[v + 1] && !gone; ++r) {
+                if (CS_LEAVE(steps)) {
+                    gone = true;
+                    break;
+                }
                 const u32 w = nbr[r];
                 if (w >= u) break;
                 cs_tally(c, seen, ns, w);
@@ -471,7 +574,11 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
         for (u32 j = threadIdx.x; j < m; j += blockDim.x) {
             const u32 x = seen[j];
             u64 s = 0;
-            for (u64 r = off[x]; r < off[x + 1]; ++r) {
+            for (u64 r = off[x]; r < off[x + 1] && !gone; ++r) {
+                if (CS_LEAVE(steps)) {
+                    gone = true;
+                    break;
+                }
                 const u32 y = nbr[r];
                 if (y >= u) break;
                 s += c[y];

@@ -12,9 +12,11 @@
 // both endpoints are mapped, the source's out-events or the target's in-events when one is, every
 // event when neither is, stopping past the deadline t(r) + delta. A last edge between mapped
 // vertices is counted by binary search (modes 0 and 1). Modes: 0 adds every count to *total;
-// 1 writes each root's count to per_root[r - root_lo]; 2 writes the matches of root r, in
-// lexicographic order of their event indexes (the CPU's order), at out + (offs[r - root_lo] -
-// offs[0]) * m.
+// 1 writes each root's count to per_root[r - root_lo]; 2 writes the matches of the roots in
+// lexicographic order of their event indexes (the CPU's order): root r's matches are numbered from
+// offs[r - root_lo] - offs[0] on, and those numbered skip to skip + limit - 1 go to out + (number -
+// skip) * m (a root with more matches than one buffer holds is listed in several launches, each
+// enumerating it again up to its window's end).
 //
 // temporal_grid: the 36 three-event motifs. For each first event u->v, every second event e2 in
 // the window touching u or v (out(u), in(u), out(v) but not v->u, in(v) but not u->v: each
@@ -25,6 +27,11 @@
 //
 // Counts are unsigned 64-bit with overflow reported in *flags (bit 0: overflow; bit 1: a key
 // that no cell holds, a bug).
+//
+// Both kernels take the host's stop flag (stop, null for none) and ctl, two zeroed device words,
+// for stop_poll (package gpu's StopPollSource, prepended to this file): a thread polls every 16
+// first events and every 4096 steps of a search, and leaves once it says so; the results are then
+// partial (the host reports them as such).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -93,7 +100,8 @@ extern "C" __global__ void temporal_match(
     const int* __restrict__ pat, int m, int k, i64 delta, int strict,
     u32 root_lo, u32 root_hi, int mode,
     u64* __restrict__ total, u32* __restrict__ flags,
-    u64* __restrict__ per_root, const u64* __restrict__ offs, u32* __restrict__ out) {
+    u64* __restrict__ per_root, const u64* __restrict__ offs, u32* __restrict__ out, u64 skip, u64 limit,
+    const volatile u32* stop, u64* __restrict__ ctl) {
     u32 vmap[TM_MAX_VERTS];
     u32 sel[TM_MAX_EDGES];
     u32 cur[TM_MAX_EDGES], end[TM_MAX_EDGES];
@@ -101,7 +109,17 @@ extern "C" __global__ void temporal_match(
     u64 acc = 0;
     bool over = false;
     const u32 stride = gridDim.x * blockDim.x;
-    for (u32 r = root_lo + blockIdx.x * blockDim.x + threadIdx.x; r < root_hi; r += stride) {
+    const u64 wend = skip + limit;  // mode 2: the window's end (limit <= 2^62)
+    u32 it = 0;
+    u32 steps = 0;
+    bool halted = false;
+    for (u32 r = root_lo + blockIdx.x * blockDim.x + threadIdx.x; r < root_hi && !halted; r += stride) {
+        if ((it++ & 15) == 0 && stop_poll(stop, ctl)) break;
+        u64 base = 0;
+        if (mode == 2) {
+            base = offs[r - root_lo] - offs[0];
+            if (base >= wend) continue;
+        }
         for (int i = 0; i < k; ++i) vmap[i] = TM_NONE;
         const i64 t0 = time[r];
         const i64 deadline = tm_deadline(t0, delta);
@@ -110,15 +128,17 @@ extern "C" __global__ void temporal_match(
         sel[0] = r;
         u64 cnt = 0;
         u64 written = 0;
-        u32* rout = 0;
-        if (mode == 2) rout = out + (offs[r - root_lo] - offs[0]) * (u64)m;
         if (m == 1) {
             cnt = 1;
-            if (mode == 2) rout[0] = r;
+            if (mode == 2 && base >= skip) out[base - skip] = r;
         } else {
             int j = 1;
             bool fresh = true;
             while (j >= 1) {
+                if ((++steps & 4095) == 0 && stop_poll(stop, ctl)) {
+                    halted = true;
+                    break;
+                }
                 const int s = pat[2 * j], d = pat[2 * j + 1];
                 if (fresh) {
                     fresh = false;
@@ -200,9 +220,12 @@ extern "C" __global__ void temporal_match(
                 if (j == m - 1) {
                     over |= tm_add(&cnt, 1);
                     if (mode == 2) {
-                        u32* o = rout + written * (u64)m;
-                        for (int q = 0; q < m; ++q) o[q] = sel[q];
-                        ++written;
+                        const u64 num = base + written++;
+                        if (num >= skip) {
+                            u32* o = out + (num - skip) * (u64)m;
+                            for (int q = 0; q < m; ++q) o[q] = sel[q];
+                        }
+                        if (num + 1 >= wend) j = 0;  // the window is full: this root is done
                     }
                 } else {
                     ++j;
@@ -212,6 +235,7 @@ extern "C" __global__ void temporal_match(
             // leave vmap clean for the next root (levels popped with their assignments cleared
             // only on the next candidate)
         }
+        if (halted) break;
         if (mode == 1) per_root[r - root_lo] = cnt;
         else if (mode == 0) over |= tm_add(&acc, cnt);
     }
@@ -270,7 +294,7 @@ extern "C" __global__ void temporal_grid(
     const u32* __restrict__ pair_off, const u32* __restrict__ pair_dst,
     const u32* __restrict__ pair_run, const u32* __restrict__ pair_ev,
     i64 delta, const signed char* __restrict__ cell_of,
-    u64* __restrict__ grid, u32* __restrict__ flags) {
+    u64* __restrict__ grid, u32* __restrict__ flags, const volatile u32* stop, u64* __restrict__ ctl) {
     __shared__ u64 block_cells[36];
     for (int i = threadIdx.x; i < 36; i += blockDim.x) block_cells[i] = 0;
     __syncthreads();
@@ -278,7 +302,9 @@ extern "C" __global__ void temporal_grid(
     for (int i = 0; i < 36; ++i) cells[i] = 0;
     bool over = false, bad = false;
     const u32 stride = gridDim.x * blockDim.x;
+    u32 it = 0;
     for (u32 r = blockIdx.x * blockDim.x + threadIdx.x; r < nev; r += stride) {
+        if ((it++ & 15) == 0 && stop_poll(stop, ctl)) break;
         const u32 u = src[r], v = dst[r];
         const i64 t0 = time[r];
         const i64 deadline = tm_deadline(t0, delta);
