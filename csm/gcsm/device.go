@@ -26,6 +26,7 @@ const (
 	maxWarps      = 132 * 32 // persistent warps at most
 	levelChunk    = 256      // a level's buffer: candidates a warp holds at a time
 	paramWords    = 20
+	statWords     = 8 // the kernel's counters at the start of the small buffer
 )
 
 // device is the GPU backend: the kernel, the table, and the phase's buffers (grown as needed),
@@ -46,6 +47,8 @@ type device struct {
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
 	params                     [paramWords]uint64
 }
+
+var zeroStats [statWords]uint64
 
 func openDevice(t *table, limit uint64) (backend, error) {
 	devs, err := gpu.Open(context.Background())
@@ -250,7 +253,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	}
 	// The counters, the other graph's tables and the parameters: one buffer.
 	s := dv.small8[:0]
-	put(&s, []uint64{0, 0, 0, 0}) // reads, hits, the next task, overflow
+	put(&s, zeroStats[:]) // reads, hits, the next task, overflow, warp time sum and max, task max
 	var at [6]uint64
 	at[0], at[1], at[2] = put(&s, ph.cv), put(&s, ph.cvAlive), put(&s, ph.cvLabel)
 	at[3], at[4], at[5] = put(&s, ph.cpKey), put(&s, ph.cpPresent), put(&s, ph.cpLabel)
@@ -285,7 +288,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := gpu.CopyToHost(counts[:T], dv.counts, 0); err != nil {
 		return err
 	}
-	var stats [4]uint64
+	var stats [statWords]uint64
 	if err := gpu.CopyToHost(stats[:], dv.small, 0); err != nil {
 		return err
 	}
@@ -293,6 +296,8 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 		return engine.ErrOverflow
 	}
 	st.Reads, st.Hits = stats[0], stats[1]
+	st.WarpMax, st.TaskMax = time.Duration(stats[5]), time.Duration(stats[6])
+	st.WarpMean = time.Duration(stats[4] / uint64(max(dv.warps, 1)))
 	if freq != nil {
 		if err := gpu.CopyToHost(freq, dv.freq, 0); err != nil {
 			return err

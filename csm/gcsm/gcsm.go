@@ -80,6 +80,13 @@ type Stats struct {
 	// Time spent estimating, packing and copying the cache, in the kernel (with its uploads),
 	// and bringing the host graph up to date.
 	Estimate, Copy, Kernel, Sync time.Duration
+	// Net is the time of validating the batch and applying its net change to the csm graph;
+	// Prepare that of building (and splitting) the phases' searches.
+	Net, Prepare time.Duration
+	// On the GPU, summed over the phases: the busiest persistent warp's time, the warps' mean
+	// and the longest single search (load balance: WarpMax near Kernel and far above WarpMean
+	// means a few warps finish the phase alone).
+	WarpMax, WarpMean, TaskMax time.Duration
 }
 
 // HitRate returns Hits/Reads (1 when nothing was read).
@@ -222,9 +229,11 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		res.Deltas = append(res.Deltas, csm.Delta{})
 	}
 	m.stats = Stats{Coverage1: -1}
+	tn := time.Now()
 	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
 		return err
 	}
+	m.stats.Net += time.Since(tn)
 	if len(m.net.Vertices) == 0 && len(m.net.Pairs) == 0 {
 		return ctx.Err()
 	}
@@ -236,10 +245,12 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	if err := m.phase(ctx, false, res, &best); err != nil {
 		return err
 	}
+	tn = time.Now()
 	if err := m.net.Apply(); err != nil {
 		return err
 	}
 	t0 := time.Now()
+	m.stats.Net += t0.Sub(tn)
 	m.touched = m.touched[:0]
 	for _, c := range m.net.Pairs {
 		for _, id := range []int64{c.U, c.V} {
@@ -285,8 +296,10 @@ func (m *Matcher) follow() error {
 
 // phase runs the destroyed (created false) or created searches.
 func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64) error {
+	tp := time.Now()
 	m.prepare(created)
 	m.split()
+	m.stats.Prepare += time.Since(tp)
 	n := m.ph.numTasks()
 	m.stats.Tasks += n
 	if n == 0 {
@@ -312,6 +325,9 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 	m.stats.Hits += st.Hits
 	m.stats.Kernel += st.Kernel
 	m.stats.Copy += st.Copy
+	m.stats.WarpMax += st.WarpMax
+	m.stats.WarpMean += st.WarpMean
+	m.stats.TaskMax = max(m.stats.TaskMax, st.TaskMax)
 	if st.Reads >= *best {
 		*best = st.Reads
 		m.stats.CachedLists, m.stats.CacheBytes = len(m.cache.rows), m.cache.bytes
@@ -513,5 +529,6 @@ func (m *Matcher) LogBatch(l *slog.Logger) {
 	s := &m.stats
 	l.Debug("gcsm: batch", "mode", m.mode.String(), "tasks", s.Tasks, "list_reads", s.Reads, "from_gpu", s.HitRate(),
 		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
-		"estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync)
+		"net", s.Net, "prepare", s.Prepare, "estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync,
+		"warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax)
 }

@@ -258,6 +258,12 @@ __device__ u64 tailCount(const Params &P, const u32 *rec, int t, int n, const u3
   return prod;
 }
 
+__device__ __forceinline__ u64 nowNs() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 __device__ __forceinline__ void addCount(u64 &count, u64 x, bool &ovf) {
   if (count + x < count) ovf = true;
   count += x;
@@ -274,7 +280,10 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
   u32 cnt[MAXN], idx[MAXN];
   Src src[MAXN];
   bool ovf = false;
+  const u64 start = nowNs();
+  u64 taskMax = 0;
   for (;;) {
+    const u64 t0 = nowNs();
     u32 t = 0;
     if (lane == 0) t = atomicAdd(next, 1u);
     t = __shfl_sync(FULL, t, 0);
@@ -335,11 +344,16 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
       }
     }
     if (lane == 0) taskCounts[t] = count;
+    taskMax = max(taskMax, nowNs() - t0);
     __syncwarp();
   }
   if (lane == 0) {
+    const u64 busy = nowNs() - start;
     atomicAdd(&stats[0], ct.reads);
     atomicAdd(&stats[1], ct.hits);
     if (ovf) atomicExch(&stats[3], 1ull);
+    atomicAdd(&stats[4], busy);
+    atomicMax(&stats[5], busy);
+    atomicMax(&stats[6], taskMax);
   }
 }
