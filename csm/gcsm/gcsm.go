@@ -87,6 +87,10 @@ type Stats struct {
 	// and the longest single search (load balance: WarpMax near Kernel and far above WarpMean
 	// means a few warps finish the phase alone).
 	WarpMax, WarpMean, TaskMax time.Duration
+	// Launches of the kernel (a launch per phase, and one more per round of spilled searches)
+	// and the searches spilled for load balance.
+	Launches int
+	Spilled  uint64
 }
 
 // HitRate returns Hits/Reads (1 when nothing was read).
@@ -328,6 +332,8 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 	m.stats.WarpMax += st.WarpMax
 	m.stats.WarpMean += st.WarpMean
 	m.stats.TaskMax = max(m.stats.TaskMax, st.TaskMax)
+	m.stats.Launches += st.Launches
+	m.stats.Spilled += st.Spilled
 	if st.Reads >= *best {
 		*best = st.Reads
 		m.stats.CachedLists, m.stats.CacheBytes = len(m.cache.rows), m.cache.bytes
@@ -530,5 +536,5 @@ func (m *Matcher) LogBatch(l *slog.Logger) {
 	l.Debug("gcsm: batch", "mode", m.mode.String(), "tasks", s.Tasks, "list_reads", s.Reads, "from_gpu", s.HitRate(),
 		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
 		"net", s.Net, "prepare", s.Prepare, "estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync,
-		"warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax)
+		"warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax, "launches", s.Launches, "spilled", s.Spilled)
 }

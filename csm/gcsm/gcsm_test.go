@@ -27,6 +27,16 @@ func TestEmulation(t *testing.T) {
 	sweep(t, seeds, openEmu)
 }
 
+// TestSpilledEmulation: searches decomposed into the kernel's spilled searches (candidates one
+// level deeper, the absolute rest of a level) count what the whole searches count.
+func TestSpilledEmulation(t *testing.T) {
+	seeds := 20
+	if testenv.Long() {
+		seeds = 200
+	}
+	sweep(t, seeds, openSpill)
+}
+
 // TestUniqueIsEmbeddingsOverAut checks the claim that a batch's unique delta is its embedding
 // delta divided by |Aut| of the labelled pattern (the created and destroyed sets are unions of
 // orbits), with the CPU engine.

@@ -38,6 +38,55 @@ func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	return ctx.Err()
 }
 
+// spillBackend is the emulation with every search decomposed as the kernel's spills do: its
+// first free level's source range is cut in two, each accepted candidate of the first half
+// becomes a spilled search one level deeper, and the second half a spilled search of the
+// level's absolute rest; the task's count is their sum.
+type spillBackend struct{ emuBackend }
+
+func (spillBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
+	e := emu{t: t, h: h, c: c, ph: ph}
+	r := make([]uint32, spillWords)
+	for i := range ph.numTasks() {
+		task := ph.tasks[taskWords*i : taskWords*(i+1)]
+		rec := t.words[int(task[0])*termWords:][:termWords]
+		n, d := int(rec[tN]), int(rec[tAnchors])
+		e.f[0], e.f[1] = task[1], task[2]
+		if d >= n-1 || d == int(rec[tTail]) || !e.anchors(rec) {
+			counts[i] = e.run(task)
+			continue
+		}
+		lv := level(rec, d)
+		var ls [MaxPatternVertices]hlist
+		e.lists(lv, d, &ls)
+		_, lo, hi := source(lv, &ls)
+		lo, hi = part(lo, hi, task[4], task[5])
+		mid := lo + (hi-lo)/2
+		record := func(depth int, flags, a, b uint32, last uint32) {
+			clear(r)
+			r[0], r[1], r[2], r[3], r[4], r[5] = task[0], uint32(i), uint32(depth), flags, a, b
+			copy(r[8:8+d], task[1:1+d])
+			if depth > d {
+				r[8+d] = last
+			}
+		}
+		var sum uint64
+		for _, v := range slices.Clone(e.genRange(rec, d, nil, uint32(lo), uint32(mid), true)) {
+			record(d+1, 0, 0, 0, v)
+			sum += e.runSpilled(r)
+		}
+		record(d, spillAbs, uint32(mid), uint32(hi), 0)
+		sum += e.runSpilled(r)
+		counts[i] = sum
+	}
+	return ctx.Err()
+}
+
+// openSpill opens the patterns with the spilling emulation.
+func openSpill(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
+	return open(g, pats, opts, func(*table) (backend, error) { return spillBackend{emuBackend{budget}}, nil })
+}
+
 // openEmu opens the patterns with the emulation backend.
 func openEmu(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
 	return open(g, pats, opts, func(*table) (backend, error) { return emuBackend{budget}, nil })
@@ -207,11 +256,12 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, mode strin
 // third of the seeds split the searches into parts of 1 or 2 first-level entries.
 func sweep(t *testing.T, seeds int, open opener) {
 	ctx := context.Background()
-	defer func(c int) { splitChunk = c }(splitChunk)
+	defer func(c int, f bool) { splitChunk, forceSpill = c, f }(splitChunk, forceSpill)
 	var nonzero int
 	for seed := range uint64(seeds) {
 		c := newRandomCase(seed, seed%3 == 0)
 		splitChunk = []int{64, 1, 2}[seed%3]
+		forceSpill = seed%2 == 0 // the GPU: spill at every look in the first launches
 		for ci, sem := range conventions {
 			mode := modeNames[int(seed+uint64(ci))%len(modeNames)]
 			budget := uint64(1 << 30)
