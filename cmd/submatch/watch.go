@@ -148,6 +148,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if l, ok := eng.(csm.Lister); ok && !l.Lists() && f.emit == "matches" {
 		return exitCode(stderr, usagef("--emit matches: the %s engine counts only (use --engine cpu to list)", f.engine))
 	}
+	if mc, ok := eng.(interface{ CheckMode(string) error }); ok && f.gcsmMode != "" {
+		if err := mc.CheckMode(f.gcsmMode); err != nil {
+			return exitCode(stderr, usagef("--gcsm-mode: %v", err))
+		}
+	}
 	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
 	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
 	for _, q := range pos[1:] {

@@ -46,6 +46,7 @@ const (
 	cRefused
 	cStop
 	cPoll
+	cListErr
 	ctlWords
 )
 
@@ -66,6 +67,10 @@ type device struct {
 	spill                      [2]*gpu.Buffer // spilled searches: one launch's input, the other's output
 	spillCap                   uint64         // records each spill buffer holds
 	stop                       *gpu.StopFlag  // nil: the driver has none (the context is polled between launches)
+	listing                    bool           // the phases list: a listing buffer counts in cacheBudget
+	listN                      uint64         // matches the listing buffer holds
+	listOut, cursor            *gpu.Buffer
+	cursors                    []uint64
 	stage, small8              []byte
 	slot                       []uint32 // per vertex: its cache row, or ^0
 	slotRows                   []uint32 // the rows set in slot
@@ -151,10 +156,19 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 	l := dv.limit()
 	// The spilled searches' two buffers: an eighth of the memory, within [4Ki, 256Ki] records each.
 	dv.spillCap = min(max(l/16/(4*spillWords), 4<<10), 256<<10)
+	// Listing: an eighth of the memory for the matches (at least 4Ki), and the tasks' cursors.
+	var listBytes uint64
+	if dv.listing {
+		dv.listN = max(l/8/(4*listWords), 4<<10)
+		listBytes = holds(dv.listOut, dv.listN*4*listWords, false) + holds(dv.cursor, 8*uint64(tasks), true)
+	} else {
+		dv.release(&dv.listOut)
+		dv.release(&dv.cursor)
+	}
 	// What the other buffers will hold after ensure (grown ones keep their size).
 	fixed := dv.table.Size() + holds(dv.tasks, 4*taskWords*uint64(tasks), true) + holds(dv.counts, 8*uint64(tasks), true) +
 		holds(dv.small, smallBytes(ph), true) + holds(dv.slotBuf, 4*uint64(len(h.ln)), false) + holds(dv.freq, freqBytes, false) +
-		holds(dv.spill[0], dv.spillCap*spillWords*4, false) + holds(dv.spill[1], dv.spillCap*spillWords*4, false) + 64<<10
+		holds(dv.spill[0], dv.spillCap*spillWords*4, false) + holds(dv.spill[1], dv.spillCap*spillWords*4, false) + listBytes + 64<<10
 	dv.stride = levelChunk
 	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
 	// As many warps as fit, also for a phase of few searches: a heavy one spreads over them
@@ -327,7 +341,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := dv.counts.Memset(0); err != nil {
 		return err
 	}
-	if err := dv.rounds(ctx, T, st); err != nil {
+	if err := dv.rounds(ctx, uint64(dv.tasks.Ptr()), T, st, listArgs{}); err != nil {
 		return err
 	}
 	if err := gpu.CopyToHost(counts[:T], dv.counts, 0); err != nil {
@@ -345,7 +359,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 // rounds launches the kernel over the phase's T tasks, then over the searches each launch
 // spilled, until none is left; the counts add up in dv.counts per task. A cancelled ctx raises
 // the stop flag, and the warps leave their searches within about a poll interval.
-func (dv *device) rounds(ctx context.Context, T int, st *Stats) error {
+func (dv *device) rounds(ctx context.Context, tasks uint64, T int, st *Stats, la listArgs) error {
 	if dv.stop == nil {
 		if f, err := dv.d.NewStopFlag(); err == nil {
 			dv.stop = f
@@ -365,7 +379,7 @@ func (dv *device) rounds(ctx context.Context, T int, st *Stats) error {
 		stop = dv.stop.Ptr()
 	}
 	base := uint64(dv.small.Ptr())
-	src, n, spilled := dv.tasks, uint64(T), uint32(0)
+	src, n, spilled := tasks, uint64(T), uint32(0)
 	var ctl [ctlWords]uint64
 	for round := 0; ; round++ {
 		if err := ctx.Err(); err != nil {
@@ -389,8 +403,9 @@ func (dv *device) rounds(ctx context.Context, T int, st *Stats) error {
 			outPtr = gpu.DevicePtr(out.Ptr())
 		}
 		if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
-			gpu.DevicePtr(base+dv.paramsAt), dv.table, src, uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride),
-			gpu.DevicePtr(base), outPtr, outCap, uint64(minSpill*time.Duration(round+1)), uint32(spillMask), force, stop); err != nil {
+			gpu.DevicePtr(base+dv.paramsAt), dv.table, gpu.DevicePtr(src), uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride),
+			gpu.DevicePtr(base), outPtr, outCap, uint64(minSpill*time.Duration(round+1)), uint32(spillMask), force, stop,
+			la.out, la.cursor, la.cap); err != nil {
 			return fmt.Errorf("gcsm: %w", err)
 		}
 		if err := gpu.CopyToHost(ctl[:], dv.small, 0); err != nil {
@@ -409,11 +424,63 @@ func (dv *device) rounds(ctx context.Context, T int, st *Stats) error {
 		if ctl[cOvf] != 0 {
 			return engine.ErrOverflow
 		}
+		if ctl[cListErr] != 0 {
+			return fmt.Errorf("gcsm: internal error: a search listed more matches than it counted")
+		}
 		st.Reads, st.Hits = ctl[cReads], ctl[cHits]
 		if ctl[cSpills] == 0 {
 			return nil
 		}
 		st.Spilled += ctl[cSpills]
-		src, n, spilled = out, ctl[cSpills], 1
+		src, n, spilled = uint64(out.Ptr()), ctl[cSpills], 1
 	}
+}
+
+// listArgs are a listing launch's: the matches' buffer, the tasks' cursors in it, its records.
+type listArgs struct {
+	out, cursor gpu.DevicePtr
+	cap         uint64
+}
+
+func (dv *device) release(b **gpu.Buffer) {
+	if *b != nil {
+		dv.mem.Release(*b)
+		*b = nil
+	}
+}
+
+func (dv *device) setListing(on bool) { dv.listing = on }
+
+func (dv *device) listCap() uint64 { return dv.listN }
+
+// list runs the tasks [lo, hi) of the phase that run uploaded again, listing: each task's
+// matches go to its own range of the listing buffer (from the counts), copied into out.
+func (dv *device) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error {
+	dv.cursors = dv.cursors[:0]
+	var total uint64
+	for i := lo; i < hi; i++ {
+		dv.cursors = append(dv.cursors, total)
+		total += counts[i]
+	}
+	if uint64(len(out)) != total*listWords {
+		return fmt.Errorf("gcsm: internal error: a listing of %d matches into %d words", total, len(out))
+	}
+	if err := dv.ensure(&dv.listOut, "listed matches", max(dv.listN, total)*4*listWords, false); err != nil {
+		return fmt.Errorf("gcsm: listing %d matches of one search: %w", total, err)
+	}
+	if err := dv.ensure(&dv.cursor, "listing cursors", 8*uint64(hi-lo), true); err != nil {
+		return err
+	}
+	if err := gpu.CopyToDevice(dv.cursor, 0, dv.cursors); err != nil {
+		return err
+	}
+	if err := dv.counts.Memset(0); err != nil {
+		return err
+	}
+	var st Stats
+	la := listArgs{out: gpu.DevicePtr(dv.listOut.Ptr()), cursor: gpu.DevicePtr(dv.cursor.Ptr()), cap: dv.listOut.Size() / (4 * listWords)}
+	if err := dv.rounds(ctx, uint64(dv.tasks.Ptr())+4*taskWords*uint64(lo), hi-lo, &st, la); err != nil {
+		return err
+	}
+	return gpu.CopyToHost(out, dv.listOut, 0)
 }

@@ -309,6 +309,29 @@ func (e *emu) runSpilled(r []uint32) uint64 {
 	return e.searchRange(rec, int(r[2]), r[4], r[5], r[3]&spillAbs != 0)
 }
 
+// listTask visits the matches of one task (f in level order), as the kernel lists them: every level
+// enumerated, no tail counted as a product.
+func (e *emu) listTask(task []uint32, visit func(f []uint32)) {
+	rec := e.t.words[int(task[0])*termWords:][:termWords]
+	e.f[0], e.f[1] = task[1], task[2]
+	if e.anchors(rec) {
+		e.listFrom(rec, int(rec[tAnchors]), task[4], task[5], visit)
+	}
+}
+
+func (e *emu) listFrom(rec []uint32, k int, plo, phi uint32, visit func(f []uint32)) {
+	n := int(rec[tN])
+	if k == n {
+		visit(e.f[:n])
+		return
+	}
+	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+	for i := 0; i < len(e.bufs[k]); i++ {
+		e.f[k] = e.bufs[k][i]
+		e.listFrom(rec, k+1, 0, 0, visit)
+	}
+}
+
 // spillAbs is the flag of a spilled search whose part of level d is absolute (SF_ABS).
 const spillAbs = 1
 

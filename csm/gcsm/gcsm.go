@@ -61,8 +61,13 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("gcsm: unknown mode %q; modes: %v", s, modeNames)
 }
 
-// ErrListing is returned by Apply when asked to list signed matches: the GPU engine counts only.
+// ErrListing was returned by Apply when asked to list signed matches, before the GPU engine
+// listed them; Apply no longer returns it (kept for callers that test for it).
 var ErrListing = errors.New("gcsm: listing signed matches is not implemented on the GPU (counts only); use --engine cpu for --emit matches")
+
+// listWords is a listed match's record: its task (relative to the listing's first), then the
+// data vertices in level order (kernels/gcsm.cu's LIST_WORDS).
+const listWords = 1 + MaxPatternVertices
 
 // Stats describes the last batch: both phases (destroyed, created) together.
 type Stats struct {
@@ -110,6 +115,13 @@ type backend interface {
 	// run leaves each task's count in counts and adds the list reads to st; with freq non-nil it
 	// also counts the reads per vertex.
 	run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error
+	// setListing tells the backend whether the next phases list (their buffers count in
+	// cacheBudget); listCap is the matches one list call holds (more only for a single task).
+	setListing(on bool)
+	listCap() uint64
+	// list writes the matches of tasks [lo, hi) (counts: every task's count, from run) into out,
+	// listWords each, every task's in a range of its own, tasks in order.
+	list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error
 	close()
 }
 
@@ -117,8 +129,14 @@ type gcsmEngine struct{}
 
 func (gcsmEngine) Name() string { return "gcsm" }
 
-// Lists implements csm.Lister: GCSM counts only (Apply with an emit function returns ErrListing).
-func (gcsmEngine) Lists() bool { return false }
+// Lists implements csm.Lister: GCSM lists signed matches (Apply with an emit function).
+func (gcsmEngine) Lists() bool { return true }
+
+// CheckMode validates a --gcsm-mode value before anything is loaded.
+func (gcsmEngine) CheckMode(mode string) error {
+	_, err := ParseMode(mode)
+	return err
+}
 
 func (gcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	return open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
@@ -163,6 +181,8 @@ type Matcher struct {
 	deg     []uint32 // degree mode: vertices by degree, highest first
 	touched []uint32
 	freq    []uint32
+	listBuf []uint32
+	out     []int64
 	measure bool
 	stats   Stats
 	since   int // changes since the last compaction
@@ -218,12 +238,12 @@ func (m *Matcher) Close() {
 	m.be.close()
 }
 
-// Apply applies a batch and reports each pattern's net delta (csm.Matcher). It counts only: with
-// emit non-nil it returns ErrListing without applying the batch.
+// Apply applies a batch and reports each pattern's net delta (csm.Matcher); with emit non-nil it
+// also lists every destroyed (Sign -1) and created (+1) match, each phase's after its count:
+// the CPU engine's matches, in another order (a phase's searches in order, a search's matches
+// in the order the GPU wrote them).
 func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Emit, res *csm.Result) error {
-	if emit != nil {
-		return ErrListing
-	}
+	m.be.setListing(emit != nil)
 	if m.broken != nil {
 		return m.broken
 	}
@@ -246,7 +266,7 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	}
 	var best uint64
 	// Destroyed: matches of the current (old) graph failing in the new.
-	if err := m.phase(ctx, false, res, &best); err != nil {
+	if err := m.phase(ctx, false, res, &best, emit); err != nil {
 		return err
 	}
 	tn = time.Now()
@@ -277,7 +297,7 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	}
 	m.stats.Sync += time.Since(t0)
 	// Created: matches of the new graph failing in the old.
-	return m.phase(ctx, true, res, &best)
+	return m.phase(ctx, true, res, &best, emit)
 }
 
 // follow brings the host graph in step with the graph after a batch's change: the touched
@@ -298,8 +318,9 @@ func (m *Matcher) follow() error {
 	return nil
 }
 
-// phase runs the destroyed (created false) or created searches.
-func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64) error {
+// phase runs the destroyed (created false) or created searches, and lists their matches to
+// emit when it is set.
+func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64, emit csm.Emit) error {
 	tp := time.Now()
 	m.prepare(created)
 	m.split()
@@ -354,8 +375,57 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 		}
 		*dst = s
 	}
+	if emit != nil {
+		sign := -1
+		if created {
+			sign = 1
+		}
+		return m.list(ctx, sign, emit)
+	}
 	return nil
 }
+
+// list lists the phase's matches (m.counts holds each task's count): consecutive tasks in
+// groups whose matches fit the backend's listing buffer (a task with more alone), each listed
+// by the backend and handed to emit in pattern vertex order with original ids.
+func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
+	n := m.ph.numTasks()
+	limit := m.be.listCap()
+	for lo := 0; lo < n; {
+		if m.counts[lo] == 0 {
+			lo++
+			continue
+		}
+		hi, sum := lo+1, m.counts[lo]
+		for hi < n && sum+m.counts[hi] <= limit {
+			sum += m.counts[hi]
+			hi++
+		}
+		if sum > uint64(maxInt/listWords) {
+			return fmt.Errorf("gcsm: listing: one search has %d matches, more than can be held at once", sum)
+		}
+		m.listBuf = slices.Grow(m.listBuf[:0], int(sum)*listWords)[:int(sum)*listWords]
+		if err := m.be.list(ctx, m.t, &m.h, &m.cache, &m.ph, lo, hi, m.counts, m.listBuf); err != nil {
+			return err
+		}
+		for r := range int(sum) {
+			rec := m.listBuf[r*listWords : (r+1)*listWords]
+			task := m.ph.tasks[taskWords*(lo+int(rec[0])):]
+			pi, order := int(task[3]), m.t.order[task[0]]
+			m.out = slices.Grow(m.out[:0], len(order))[:len(order)]
+			for k, w := range order {
+				m.out[w] = m.g.OriginalID(rec[1+k])
+			}
+			if !emit(csm.SignedMatch{Pattern: pi, Sign: sign, Vertices: m.out}) {
+				return csm.ErrStopped
+			}
+		}
+		lo = hi
+	}
+	return nil
+}
+
+const maxInt = int(^uint(0) >> 1)
 
 // prepare builds the phase's searches and other-graph tables from the batch's net change, as the
 // CPU engine does: the anchors are the changed elements alive in the current graph.

@@ -81,15 +81,19 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("mode %q accepted", mode)
 		}
 	}
-	tri := gen.RandomPattern(1, 3, gen.PatternOptions{EdgeProb: 1})
-	m, err := openEmu(g, []*pattern.Pattern{tri}, csm.Options{}, 0)
-	if err != nil {
-		t.Fatal(err)
+	if err := (gcsmEngine{}).CheckMode("bogus"); err == nil {
+		t.Error("CheckMode accepted a bogus mode")
 	}
-	var res csm.Result
-	if err := m.Apply(context.Background(), nil, func(csm.SignedMatch) bool { return true }, &res); !errors.Is(err, ErrListing) {
-		t.Errorf("listing: %v", err)
+}
+
+// TestEmitEmulation: the listed signed matches (emulated kernel, a listing buffer of 3 matches so
+// that a phase lists in groups) are the CPU engine's, batch by batch, in every convention.
+func TestEmitEmulation(t *testing.T) {
+	seeds := 30
+	if testenv.Long() {
+		seeds = 300
 	}
+	sweepList(t, seeds, openEmu)
 }
 
 // TestNoGPU: without a GPU, the engine refuses with an error wrapping gpu.ErrNoGPU.

@@ -26,6 +26,30 @@ func (b emuBackend) cacheBudget(*hostGraph, *phase, uint64) uint64 { return b.bu
 
 func (emuBackend) close() {}
 
+func (emuBackend) setListing(bool) {}
+
+// listCap is small, so that a phase's matches are listed in several groups.
+func (emuBackend) listCap() uint64 { return 3 }
+
+func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error {
+	e := emu{t: t, h: h, c: c, ph: ph}
+	at := 0
+	for i := lo; i < hi; i++ {
+		start := at
+		e.listTask(ph.tasks[taskWords*i:taskWords*(i+1)], func(f []uint32) {
+			if at < len(out) {
+				out[at] = uint32(i - lo)
+				copy(out[at+1:at+listWords], f)
+			}
+			at += listWords
+		})
+		if uint64(at-start) != counts[i]*listWords {
+			return fmt.Errorf("task %d: listed %d matches, counted %d", i, (at-start)/listWords, counts[i])
+		}
+	}
+	return ctx.Err()
+}
+
 func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
 	e := emu{t: t, h: h, c: c, ph: ph}
 	if freq != nil {
@@ -283,4 +307,76 @@ func sweep(t *testing.T, seeds int, open opener) {
 	if nonzero < seeds {
 		t.Errorf("only %d of %d runs saw a match change: the sweep checks too little", nonzero, 4*seeds)
 	}
+}
+
+// compareList applies the case's stream with listing to the CPU engine and to open's matcher and
+// reports the first batch whose signed matches (as multisets) or counts differ; it returns the
+// number of matches listed.
+func compareList(ctx context.Context, c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (int, error) {
+	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1, Mode: mode}
+	ref, err := csm.Open(c.g(), c.pats, opts)
+	if err != nil {
+		return 0, err
+	}
+	got, err := open(c.g(), c.pats, opts, budget)
+	if err != nil {
+		return 0, err
+	}
+	if cl, ok := got.(interface{ Close() }); ok {
+		defer cl.Close()
+	}
+	collect := func(dst *[]string) csm.Emit {
+		return func(sm csm.SignedMatch) bool {
+			*dst = append(*dst, fmt.Sprint(sm.Pattern, sm.Sign, sm.Vertices))
+			return true
+		}
+	}
+	listed := 0
+	var want, have csm.Result
+	for lo := 0; lo < len(c.stream); lo += c.batch {
+		b := c.stream[lo:min(lo+c.batch, len(c.stream))]
+		var wl, hl []string
+		if err := ref.Apply(ctx, b, collect(&wl), &want); err != nil {
+			return 0, fmt.Errorf("cpu: %w", err)
+		}
+		if err := got.Apply(ctx, b, collect(&hl), &have); err != nil {
+			return 0, fmt.Errorf("gcsm: %w", err)
+		}
+		slices.Sort(wl)
+		slices.Sort(hl)
+		if !slices.Equal(want.Deltas, have.Deltas) || !slices.Equal(wl, hl) {
+			return 0, fmt.Errorf("batch at update %d (%d updates): cpu %v, %d matches %.200v; gcsm %v, %d matches %.200v",
+				lo, len(b), want.Deltas, len(wl), wl, have.Deltas, len(hl), hl)
+		}
+		listed += len(wl)
+	}
+	return listed, nil
+}
+
+// sweepList compares the listings of random cases in every convention, modes and budgets in
+// turn (half of the seeds forcing spills on the GPU).
+func sweepList(t *testing.T, seeds int, open opener) {
+	ctx := context.Background()
+	defer func(f bool) { forceSpill = f }(forceSpill)
+	listed := 0
+	for seed := range uint64(seeds) {
+		c := newRandomCase(seed+1000, seed%3 == 0)
+		forceSpill = seed%2 == 0
+		for ci, sem := range conventions {
+			mode := modeNames[int(seed+uint64(ci))%len(modeNames)]
+			budget := uint64(1 << 30)
+			if seed%2 == 1 && mode != "device" {
+				budget = 200
+			}
+			n, err := compareList(ctx, c, sem, mode, budget, open)
+			if err != nil {
+				t.Fatalf("seed %d, %v, mode %s, budget %d, patterns %v: %v", seed, sem, mode, budget, c.pats, err)
+			}
+			listed += n
+		}
+	}
+	if listed < seeds {
+		t.Errorf("only %d matches listed over %d seeds: the sweep checks too little", listed, seeds)
+	}
+	t.Logf("%d signed matches listed, equal to the CPU engine's", listed)
 }

@@ -55,6 +55,19 @@ typedef unsigned long long u64;
 #define C_STOP 10
 #define C_POLL 11
 #define POLL_NS 200000ull
+#define C_LISTERR 12
+// A listed match (LIST_WORDS): the search's task (relative to the listing's first) and the data
+// vertices in level order.
+#define LIST_WORDS (1 + MAXN)
+
+// Listing: where a search's matches go. Every task's matches have their own range of out
+// (cursor[task] its next free record, set by the host from the counting launch's counts).
+struct Lister {
+  u32 *out;
+  u64 *cursor;
+  u64 cap;
+  u64 *ctl;
+};
 
 struct Params {
   const u64 *hoff;
@@ -229,7 +242,7 @@ struct Src {
 // the label's range, or with abs the absolute range [plo, phi) of the source list (a spilled
 // search). It returns their number.
 __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *out, u32 cap, Src &s, bool first,
-                   u32 plo, u32 phi, bool abs, Counters &ct, u32 lane) {
+                   u32 plo, u32 phi, bool abs, Counters &ct, u32 lane, const Lister *lst = 0, u32 orig = 0) {
   const u32 *lv = rec + TERM_HEADER + k * LEVEL_WORDS;
   List ls[MAXN];
   u32 need = lv[L_NONADJ];
@@ -279,6 +292,20 @@ __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *ou
     }
     u32 m = __ballot_sync(FULL, ok);
     if (out && ok) out[total + __popc(m & ((1u << lane) - 1))] = c;
+    if (lst && m) { // listing the last level: each match f[0..k-1], c in its task's range
+      u64 at = 0;
+      if (lane == 0) at = atomicAdd(&lst->cursor[orig], (u64)__popc(m));
+      at = __shfl_sync(FULL, at, 0) + __popc(m & ((1u << lane) - 1));
+      if (ok) {
+        if (at < lst->cap) {
+          u32 *r = lst->out + at * LIST_WORDS;
+          r[0] = orig;
+          for (int q = 0; q < MAXN; q++) r[1 + q] = q < k ? f[q] : (q == k ? c : 0u);
+        } else {
+          atomicExch(&lst->ctl[C_LISTERR], 1ull);
+        }
+      }
+    }
     total += __popc(m);
     s.cur += 32;
   }
@@ -379,10 +406,15 @@ __device__ bool spill(int d, int k, u32 term, u32 orig, const u32 *f, const u32 
 // left of it into spillOut (at most spillCap records, counted in ctl[C_SPILLS]) and takes the
 // next; the host launches again over the spilled searches until none is left. spillMask: the
 // warps look every spillMask+1 steps of their loop; force (tests) spills at every look. When
-// the host raises *stop, the warps leave their searches (ctl[C_STOP] set).
+// the host raises *stop, the warps leave their searches (ctl[C_STOP] set). With listOut set the
+// launch lists: no tail is counted as a product, and each match of the last level is written to
+// its task's range of listOut (cursor; C_LISTERR when a range overflows: a host error).
 extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const u32 *tasks, u32 ntasks, u32 spilled,
                                       u64 *taskCounts, u32 *buf, u32 stride, u64 *ctl, u32 *spillOut, u32 spillCap,
-                                      u64 minSpillNs, u32 spillMask, u32 force, const volatile u32 *stop) {
+                                      u64 minSpillNs, u32 spillMask, u32 force, const volatile u32 *stop,
+                                      u32 *listOut, u64 *cursor, u64 listCap) {
+  const Lister lister = {listOut, cursor, listCap, ctl};
+  const Lister *lst = listOut ? &lister : 0;
   const Params P = loadParams(params);
   const u32 lane = threadIdx.x & 31;
   const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -438,15 +470,30 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
       for (int q = 0; q < MAXN; q++) f[q] = r[8 + q];
       rec = table + (u64)term * TERM_WORDS;
     }
-    const int n = (int)rec[T_N], tail = (int)rec[T_TAIL];
+    const int n = (int)rec[T_N];
+    const int tail = lst ? n : (int)rec[T_TAIL]; // listing enumerates every level
     u64 count = 0;
     if (ok) {
       if (n == d) {
         count = 1;
+        if (lst) {
+          u64 at = 0;
+          if (lane == 0) at = atomicAdd(&cursor[orig], 1ull);
+          at = __shfl_sync(FULL, at, 0);
+          if (lane == 0) {
+            if (at < listCap) {
+              u32 *r = listOut + at * LIST_WORDS;
+              r[0] = orig;
+              for (int q = 0; q < MAXN; q++) r[1 + q] = q < n ? f[q] : 0u;
+            } else {
+              atomicExch(&ctl[C_LISTERR], 1ull);
+            }
+          }
+        }
       } else if (tail == d) {
         count = tailCount(P, rec, d, n, f, src, lo, hi, abs, ct, lane, ovf);
       } else if (d == n - 1) {
-        count = gen(P, rec, d, f, 0, 0, src[d], true, lo, hi, abs, ct, lane);
+        count = gen(P, rec, d, f, 0, 0, src[d], true, lo, hi, abs, ct, lane, lst, orig);
       } else {
         int k = d;
         cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, lo, hi, abs, ct, lane);
@@ -477,7 +524,7 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
             addCount(count, tailCount(P, rec, k1, n, f, src, 0, 0, false, ct, lane, ovf), ovf);
             idx[k]++;
           } else if (k1 == n - 1) {
-            addCount(count, gen(P, rec, k1, f, 0, 0, src[k1], true, 0, 0, false, ct, lane), ovf);
+            addCount(count, gen(P, rec, k1, f, 0, 0, src[k1], true, 0, 0, false, ct, lane, lst, orig), ovf);
             idx[k]++;
           } else {
             cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, 0, 0, false, ct, lane);
