@@ -71,12 +71,13 @@ type device struct {
 	listN                      uint64         // matches the listing buffer holds
 	listOut, cursor            *gpu.Buffer
 	cursors                    []uint64
-	stage, small8              []byte
+	small8                     []byte
 	slot                       []uint32 // per vertex: its cache row, or ^0
 	slotRows                   []uint32 // the rows set in slot
 	slotBuf                    *gpu.Buffer
 	warps, stride              int
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
+	maxList                    uint64 // tests: a cap on the matches a listing launch holds (0: none)
 	params                     [paramWords]uint64
 	paramsAt                   uint64 // the parameters' offset in small
 }
@@ -266,18 +267,23 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	}
 	// The cache: packed into one buffer, copied in one transfer (cacheBudget freed the last one).
 	if len(c.rows) > 0 {
-		b := dv.stage[:0]
+		// One buffer, its five arrays copied straight from the host's (8-byte aligned).
 		var at [5]uint64
-		at[0], at[1], at[2] = put(&b, c.rows), put(&b, c.roff), put(&b, c.rlen)
-		at[3], at[4] = put(&b, c.keys), put(&b, c.elab)
-		dv.stage = b
+		end := uint64(0)
+		for i, bytes := range [5]uint64{4 * uint64(len(c.rows)), 8 * uint64(len(c.roff)), 4 * uint64(len(c.rlen)), 8 * uint64(len(c.keys)), 4 * uint64(len(c.elab))} {
+			at[i] = end
+			end = (end + bytes + 7) &^ 7
+		}
 		var err error
-		if dv.cache, err = dv.mem.Alloc("cache", uint64(len(b))); err != nil {
+		if dv.cache, err = dv.mem.Alloc("cache", end); err != nil {
 			return err
 		}
 		tc := time.Now()
-		if err := gpu.CopyToDevice(dv.cache, 0, b); err != nil {
-			return err
+		for _, err := range []error{gpu.CopyToDevice(dv.cache, at[0], c.rows), gpu.CopyToDevice(dv.cache, at[1], c.roff),
+			gpu.CopyToDevice(dv.cache, at[2], c.rlen), gpu.CopyToDevice(dv.cache, at[3], c.keys), gpu.CopyToDevice(dv.cache, at[4], c.elab)} {
+			if err != nil {
+				return err
+			}
 		}
 		st.Copy = time.Since(tc)
 		cb := uint64(dv.cache.Ptr())
@@ -451,7 +457,12 @@ func (dv *device) release(b **gpu.Buffer) {
 
 func (dv *device) setListing(on bool) { dv.listing = on }
 
-func (dv *device) listCap() uint64 { return dv.listN }
+func (dv *device) listCap() uint64 {
+	if dv.maxList > 0 {
+		return min(dv.listN, dv.maxList)
+	}
+	return dv.listN
+}
 
 // list runs the tasks [lo, hi) of the phase that run uploaded again, listing: each task's
 // matches go to its own range of the listing buffer (from the counts), copied into out.

@@ -16,7 +16,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/submatch/submatch/csm"
@@ -568,13 +571,35 @@ func (m *Matcher) pack(vs []uint32, budget uint64) bool {
 	}
 	slices.Sort(c.rows)
 	c.rows = slices.Compact(c.rows)
+	var total uint64
 	for _, v := range c.rows {
-		k, e := h.list(v)
-		c.roff = append(c.roff, uint64(len(c.keys)))
-		c.rlen = append(c.rlen, uint32(len(k)))
-		c.keys = append(c.keys, k...)
-		c.elab = append(c.elab, e...)
+		c.roff = append(c.roff, total)
+		c.rlen = append(c.rlen, h.ln[v])
+		total += uint64(h.ln[v])
 	}
+	c.keys = slices.Grow(c.keys[:0], int(total))[:total]
+	c.elab = slices.Grow(c.elab[:0], int(total))[:total]
+	// The rows' entries, copied on all cores.
+	workers := min(runtime.GOMAXPROCS(0), max(int(total>>16), 1))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			const chunk = 64
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(c.rows) {
+					return
+				}
+				for i := lo; i < min(lo+chunk, len(c.rows)); i++ {
+					k, e := h.list(c.rows[i])
+					copy(c.keys[c.roff[i]:], k)
+					copy(c.elab[c.roff[i]:], e)
+				}
+			}
+		})
+	}
+	wg.Wait()
 	return all
 }
 
