@@ -400,9 +400,9 @@ func (dv *device) rounds(ctx context.Context, tasks uint64, T int, st *Stats, la
 		if round >= maxRounds || out == nil {
 			out, outCap = nil, 0
 		}
-		force := uint32(0)
+		force, mask := uint32(0), uint32(spillMask)
 		if forceSpill && round < 8 {
-			force = 1
+			force, mask = 1, 0 // at every step
 		}
 		outPtr := gpu.DevicePtr(0)
 		if out != nil {
@@ -410,7 +410,7 @@ func (dv *device) rounds(ctx context.Context, tasks uint64, T int, st *Stats, la
 		}
 		if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
 			gpu.DevicePtr(base+dv.paramsAt), dv.table, gpu.DevicePtr(src), uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride),
-			gpu.DevicePtr(base), outPtr, outCap, uint64(minSpill*time.Duration(round+1)), uint32(spillMask), force, stop,
+			gpu.DevicePtr(base), outPtr, outCap, uint64(minSpill*time.Duration(round+1)), mask, force, stop,
 			la.out, la.cursor, la.cap); err != nil {
 			return fmt.Errorf("gcsm: %w", err)
 		}
