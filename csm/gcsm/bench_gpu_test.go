@@ -40,7 +40,7 @@ func TestGPUBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "workload\tgraph_edges\tgpu_memory\tbatch\tmode\tbatches\tmedian_ms\tfrom_gpu\ttop1_coverage\testimate_ms\tcopy_ms\tkernel_ms\tsync_ms\tnet_ms\tprepare_ms\twarp_max_ms\twarp_mean_ms\ttask_max_ms\ttasks\tchanged")
+	fmt.Fprintln(f, "workload\tgraph_edges\tgpu_memory\tbatch\tmode\tbatches\tmedian_ms\tfrom_gpu\ttop1_coverage\testimate_ms\tcopy_ms\tkernel_ms\tsync_ms\tnet_ms\tprepare_ms\twarp_max_ms\twarp_mean_ms\ttask_max_ms\ttasks\tlaunches\tspilled\tchanged")
 	if s := os.Getenv("GCSM_SPLIT"); s != "" {
 		old := splitChunk
 		splitChunk, _ = strconv.Atoi(s)
@@ -160,14 +160,25 @@ func bench(t *testing.T, f *os.File, workload string, mk func() *dynamic.Graph, 
 	coverage := os.Getenv("GCSM_COVERAGE") != "0"
 	ref := map[int]*benchRow{}
 	edges := mk().NumEdges()
-	defaultChunk := splitChunk
-	defer func() { splitChunk = defaultChunk }()
+	defaultChunk, defaultMask, defaultSpill := splitChunk, spillMask, minSpill
+	defer func() { splitChunk, spillMask, minSpill = defaultChunk, defaultMask, defaultSpill }()
 	for _, name := range modes {
-		// "MODE:N" runs MODE with searches split into parts of N entries.
+		// "MODE[~NS[~MASK]][:N]" runs MODE with searches spilling after NS nanoseconds (times
+		// the round), looking every MASK+1 steps, split into parts of N entries.
 		mode, chunk, ok := strings.Cut(name, ":")
-		splitChunk = defaultChunk
+		splitChunk, spillMask, minSpill = defaultChunk, defaultMask, defaultSpill
 		if ok {
 			splitChunk, _ = strconv.Atoi(chunk)
+		}
+		parts := strings.Split(mode, "~")
+		mode = parts[0]
+		if len(parts) > 1 {
+			ns, _ := strconv.Atoi(parts[1])
+			minSpill = time.Duration(ns)
+		}
+		if len(parts) > 2 {
+			mk, _ := strconv.Atoi(parts[2])
+			spillMask = uint32(mk)
 		}
 		var m csm.Matcher
 		open := func() bool {
@@ -290,13 +301,16 @@ func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64
 	}
 	var reads, hits uint64
 	var est, cp, kern, syn, net, prep, wmax, wmean, tmax []time.Duration
-	tasks := 0
+	tasks, launches := 0, 0
+	var spilled uint64
 	for _, s := range row.st {
 		reads += s.Reads
 		hits += s.Hits
 		est, cp, kern, syn = append(est, s.Estimate), append(cp, s.Copy), append(kern, s.Kernel), append(syn, s.Sync)
 		net, prep, wmax, wmean, tmax = append(net, s.Net), append(prep, s.Prepare), append(wmax, s.WarpMax), append(wmean, s.WarpMean), append(tmax, s.TaskMax)
 		tasks = max(tasks, s.Tasks)
+		launches = max(launches, s.Launches)
+		spilled = max(spilled, s.Spilled)
 	}
 	fromGPU := "-"
 	if reads > 0 {
@@ -318,8 +332,8 @@ func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64
 	} else if cacheCap > 0 {
 		mem = fmt.Sprintf("cache %dMiB", cacheCap>>20)
 	}
-	line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d", name, edges, mem, b, mode, len(row.times), med(row.times),
-		fromGPU, cov, med(est), med(cp), med(kern), med(syn), med(net), med(prep), med(wmax), med(wmean), med(tmax), tasks, changed)
+	line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%d\t%d", name, edges, mem, b, mode, len(row.times), med(row.times),
+		fromGPU, cov, med(est), med(cp), med(kern), med(syn), med(net), med(prep), med(wmax), med(wmean), med(tmax), tasks, launches, spilled, changed)
 	fmt.Fprintln(f, line)
 	t.Log(line)
 }

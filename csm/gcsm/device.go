@@ -27,9 +27,15 @@ const (
 	levelChunk    = 256      // a level's buffer: candidates a warp holds at a time
 	paramWords    = 20
 	spillWords    = 16 // a spilled search (kernels/gcsm.cu's SPILL_WORDS)
-	spillMask     = 15 // the warps look for idle warps (and the stop flag) every 16 steps
-	minSpill      = 50 * time.Microsecond
 	maxRounds     = 64 // launches of a phase after which no search spills (each spill is progress)
+)
+
+// The spill policy (variables: the bench tries others): the warps look for idle warps (and the
+// stop flag) every spillMask+1 steps, and a search spills once it has run minSpill times the
+// launch's round (from 1).
+var (
+	spillMask uint32 = 15
+	minSpill         = 50 * time.Microsecond
 )
 
 // The control words at the start of the small buffer (kernels/gcsm.cu's C_* constants).
@@ -400,7 +406,7 @@ func (dv *device) rounds(ctx context.Context, tasks uint64, T int, st *Stats, la
 		if round >= maxRounds || out == nil {
 			out, outCap = nil, 0
 		}
-		force, mask := uint32(0), uint32(spillMask)
+		force, mask := uint32(0), spillMask
 		if forceSpill && round < 8 {
 			force, mask = 1, 0 // at every step
 		}

@@ -389,8 +389,9 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 }
 
 // list lists the phase's matches (m.counts holds each task's count): consecutive tasks in
-// groups whose matches fit the backend's listing buffer (a task with more alone), each listed
-// by the backend and handed to emit in pattern vertex order with original ids.
+// groups whose matches fit the backend's listing buffer, each listed by the backend and handed
+// to emit in pattern vertex order with original ids. A task with more matches than the buffer
+// holds is listed by the host (the kernel's emulation over the host graph, streaming).
 func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
 	n := m.ph.numTasks()
 	limit := m.be.listCap()
@@ -399,13 +400,17 @@ func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
 			lo++
 			continue
 		}
+		if m.counts[lo] > limit {
+			if err := m.listOnHost(ctx, lo, sign, emit); err != nil {
+				return err
+			}
+			lo++
+			continue
+		}
 		hi, sum := lo+1, m.counts[lo]
 		for hi < n && sum+m.counts[hi] <= limit {
 			sum += m.counts[hi]
 			hi++
-		}
-		if sum > uint64(maxInt/listWords) {
-			return fmt.Errorf("gcsm: listing: one search has %d matches, more than can be held at once", sum)
 		}
 		m.listBuf = slices.Grow(m.listBuf[:0], int(sum)*listWords)[:int(sum)*listWords]
 		if err := m.be.list(ctx, m.t, &m.h, &m.cache, &m.ph, lo, hi, m.counts, m.listBuf); err != nil {
@@ -428,7 +433,36 @@ func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
 	return nil
 }
 
-const maxInt = int(^uint(0) >> 1)
+// listOnHost lists task i's matches with the emulation (the host graph's lists), checking
+// their number against the kernel's count.
+func (m *Matcher) listOnHost(ctx context.Context, i, sign int, emit csm.Emit) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	task := m.ph.tasks[taskWords*i : taskWords*(i+1)]
+	pi, order := int(task[3]), m.t.order[task[0]]
+	e := emu{t: m.t, h: &m.h, ph: &m.ph}
+	var listed uint64
+	stopped := false
+	e.listTask(task, func(f []uint32) {
+		if stopped {
+			return
+		}
+		listed++
+		m.out = slices.Grow(m.out[:0], len(order))[:len(order)]
+		for k, w := range order {
+			m.out[w] = m.g.OriginalID(f[k])
+		}
+		stopped = !emit(csm.SignedMatch{Pattern: pi, Sign: sign, Vertices: m.out})
+	})
+	if stopped {
+		return csm.ErrStopped
+	}
+	if listed != m.counts[i] {
+		return fmt.Errorf("gcsm: internal error: search %d listed %d matches on the host, counted %d", i, listed, m.counts[i])
+	}
+	return nil
+}
 
 // prepare builds the phase's searches and other-graph tables from the batch's net change, as the
 // CPU engine does: the anchors are the changed elements alive in the current graph.

@@ -28,8 +28,9 @@ func (emuBackend) close() {}
 
 func (emuBackend) setListing(bool) {}
 
-// listCap is small, so that a phase's matches are listed in several groups.
-func (emuBackend) listCap() uint64 { return 3 }
+// listCap is small, so that a phase's matches are listed in several groups (and a search with
+// more on the host).
+func (emuBackend) listCap() uint64 { return 6 }
 
 func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error {
 	e := emu{t: t, h: h, c: c, ph: ph}
