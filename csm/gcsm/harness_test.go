@@ -12,6 +12,7 @@ import (
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -241,21 +242,38 @@ func newRandomCase(seed uint64, dense bool) randomCase {
 	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream, batch: 1 + r.IntN(25)}
 }
 
+// openBoth opens the case's graph and patterns with the CPU engine (one thread) and with open.
+func openBoth(c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (ref, got csm.Matcher, closeGot func(), err error) {
+	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1, Mode: mode}
+	if ref, err = csm.Open(c.g(), c.pats, opts); err != nil {
+		return nil, nil, nil, err
+	}
+	if got, err = open(c.g(), c.pats, opts, budget); err != nil {
+		return nil, nil, nil, err
+	}
+	closeGot = func() {}
+	if cl, ok := got.(interface{ Close() }); ok {
+		closeGot = cl.Close
+	}
+	return ref, got, closeGot, nil
+}
+
+// seeds is the number of random cases a sweep takes: n, or long under SUBMATCH_LONG=1.
+func seeds(n, long int) int {
+	if testenv.Long() {
+		return long
+	}
+	return n
+}
+
 // compare runs the case with the CPU engine and with open, batch by batch, and reports the
 // first difference; it returns the number of matches the stream created and destroyed.
 func compare(ctx context.Context, c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (uint64, error) {
-	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1, Mode: mode}
-	ref, err := csm.Open(c.g(), c.pats, opts)
+	ref, got, closeGot, err := openBoth(c, sem, mode, budget, open)
 	if err != nil {
 		return 0, err
 	}
-	got, err := open(c.g(), c.pats, opts, budget)
-	if err != nil {
-		return 0, err
-	}
-	if cl, ok := got.(interface{ Close() }); ok {
-		defer cl.Close()
-	}
+	defer closeGot()
 	var total uint64
 	var want, have csm.Result
 	for lo := 0; lo < len(c.stream); lo += c.batch {
@@ -314,18 +332,11 @@ func sweep(t *testing.T, seeds int, open opener) {
 // reports the first batch whose signed matches (as multisets) or counts differ; it returns the
 // number of matches listed.
 func compareList(ctx context.Context, c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (int, error) {
-	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1, Mode: mode}
-	ref, err := csm.Open(c.g(), c.pats, opts)
+	ref, got, closeGot, err := openBoth(c, sem, mode, budget, open)
 	if err != nil {
 		return 0, err
 	}
-	got, err := open(c.g(), c.pats, opts, budget)
-	if err != nil {
-		return 0, err
-	}
-	if cl, ok := got.(interface{ Close() }); ok {
-		defer cl.Close()
-	}
+	defer closeGot()
 	collect := func(dst *[]string) csm.Emit {
 		return func(sm csm.SignedMatch) bool {
 			*dst = append(*dst, fmt.Sprint(sm.Pattern, sm.Sign, sm.Vertices))
