@@ -92,6 +92,9 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	D := float64(max(m.h.maxDeg, 2))
 	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
 	walks = min(max(walks, float64(minWalks*T)), maxWalks)
+	if estWalks > 0 {
+		walks = min(float64(estWalks*T), maxWalks)
+	}
 	M := uint64(walks)
 	hot := s.pass(m, M)
 	// Re-check (eq. 5) with the smallest estimate among the lists that fit.
@@ -108,7 +111,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	if cy > 0 {
 		const alpha, delta = 1.0, 0.5
 		need := float64(nmax-1) * (2 + alpha) * float64(T) * math.Pow(D, float64(nmax-2)) / (alpha * alpha * (1 - delta) * cy)
-		if need > 2*float64(M) && M < maxWalks {
+		if need > 2*float64(M) && M < maxWalks && estWalks == 0 {
 			M = uint64(min(need, maxWalks))
 			hot = s.pass(m, M)
 		}
@@ -209,7 +212,23 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 	if k == n-1 {
 		return
 	}
-	for i := 0; i < len(e.bufs[k]); i++ {
+	c := len(e.bufs[k])
+	if estUniform {
+		// The b walks shared among the c candidates (multinomially), each child's weight scaled
+		// by c: walks reach the leaves however large D is.
+		left := b
+		for i := 0; i < c && left > 0; i++ {
+			bc := w.binomial(left, 1/float64(c-i))
+			left -= bc
+			if bc == 0 {
+				continue
+			}
+			e.f[k] = e.bufs[k][i]
+			w.walk(rec, k+1, bc, scale*float64(c), 0, 0)
+		}
+		return
+	}
+	for i := 0; i < c; i++ {
 		bc := w.binomial(b, 1/w.d)
 		if bc == 0 {
 			continue
@@ -218,3 +237,10 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 		w.walk(rec, k+1, bc, scale*w.d, 0, 0)
 	}
 }
+
+// estUniform and estWalks (experiments): walks go on to a uniformly chosen candidate (instead of
+// each with probability 1/D), estWalks walks per search.
+var (
+	estUniform bool
+	estWalks   = 0
+)
