@@ -223,6 +223,12 @@ func (m *Matcher) rebuild() error {
 	return nil
 }
 
+// StopsMidBatch reports that a cancelled context stops Apply within about a second, also in the
+// middle of a kernel (the warps poll a stop flag); the batch's counts are then incomplete (and
+// the graph changed when the cancel came in the created phase). The watch command uses it to
+// stop on --timeout or an interrupt without waiting for the batch.
+func (m *Matcher) StopsMidBatch() bool { return true }
+
 // Graph returns the current graph.
 func (m *Matcher) Graph() *dynamic.Graph { return m.g }
 
