@@ -12,6 +12,7 @@ import (
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
@@ -337,9 +338,25 @@ func compareList(ctx context.Context, c randomCase, sem engine.Semantics, mode s
 		return 0, err
 	}
 	defer closeGot()
+	// Under --unique a match stands for its orbit under the pattern's automorphisms, and which
+	// member is listed follows the dense vertex ids, which differ between two graphs when a batch
+	// inserts several vertices (csm.Net applies them in map order): compare canonical members.
+	var auts [][][]int
+	if sem.Unique {
+		for _, p := range c.pats {
+			auts = append(auts, oracle.Automorphisms(p))
+		}
+	}
 	collect := func(dst *[]string) csm.Emit {
 		return func(sm csm.SignedMatch) bool {
-			*dst = append(*dst, fmt.Sprint(sm.Pattern, sm.Sign, sm.Vertices))
+			f := make([]uint32, len(sm.Vertices))
+			for i, x := range sm.Vertices {
+				f[i] = uint32(x)
+			}
+			if auts != nil {
+				f = oracle.Canonical(auts[sm.Pattern], f)
+			}
+			*dst = append(*dst, fmt.Sprint(sm.Pattern, sm.Sign, f))
 			return true
 		}
 	}
