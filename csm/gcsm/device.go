@@ -271,7 +271,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 			return err
 		}
 	}
-	// The cache: packed into one buffer, copied in one transfer (cacheBudget freed the last one).
+	// The cache: one buffer (cacheBudget freed the last one), its five arrays copied into it.
 	if len(c.rows) > 0 {
 		// One buffer, its five arrays copied straight from the host's (8-byte aligned).
 		var at [5]uint64

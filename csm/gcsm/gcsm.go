@@ -3,7 +3,7 @@
 // memory, pinned and mapped into the GPU's address space (one arena of per-vertex sorted lists,
 // kept in step with the csm graph after each phase of a batch); per phase of a batch, a random-walk
 // access-frequency estimator picks the adjacency lists the matching will read most, packs them
-// into a DCSR cache in GPU memory within --gpu-memory (one transfer), and one interpreter kernel
+// into a DCSR cache in GPU memory within --gpu-memory (one buffer), and one interpreter kernel
 // runs every anchored delta search of the phase, reading a cached list from GPU memory and any
 // other through the mapping (zero-copy). The terms, matching orders and checks are exactly the CPU
 // engine's (csm.Program), lowered into an instruction table, so the counts are the same in every
