@@ -7,7 +7,8 @@
 #   scripts/gcsm-check.sh run [DIR]     on the GPU machine (no Go needed): the GPU tests (the kernel
 #                                       against the CPU engine on random streams in every convention
 #                                       and mode, budget large and tiny, and on email10), then
-#                                       `watch --engine gcsm` against `--engine cpu` on email10, then
+#                                       `watch --engine gcsm` against `--engine cpu` on email10 (counts,
+#                                       and --emit matches on 2,000 updates), then
 #                                       (BENCH=1, only when the checks pass) TestGPUBench. Logs and
 #                                       bench.tsv go to $OUT (default DIR/out); a summary is printed last.
 #
@@ -29,6 +30,7 @@ build() {
 	rm -rf "$dir/testdata/csm-email10"
 	cp -r "$shared/csm-email10" "$dir/testdata/"
 	chmod -R u+w "$dir/testdata"
+	head -2000 "$dir/testdata/csm-email10/updates.stream" >"$dir/testdata/u2000.stream"
 	cp "$root/scripts/gcsm-check.sh" "$dir/gcsm-check.sh"
 	du -sh "$dir"
 }
@@ -42,7 +44,7 @@ run() {
 	date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$out/device.txt"
 	echo "== GPU tests"
 	SUBMATCH_TESTDATA="$dir/testdata" timeout 300 "$dir/gcsm.test" -test.v -test.count=1 \
-		-test.run "${RUN:-TestGPURandom|TestGPUEngine|TestGPUEmail10|TestEmulation|TestNoGPU}" >"$out/check.log" 2>&1 || status=1
+		-test.run "${RUN:-TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestGPUStop|TestEmulation|TestSpilledEmulation|TestNoGPU}" >"$out/check.log" 2>&1 || status=1
 	grep -E '^(--- |=== RUN|ok|FAIL|PASS|panic)|gpu_test.go' "$out/check.log" | grep -v '=== RUN' | tail -40
 	echo "== watch --engine gcsm against --engine cpu (email10, q4_1 q6_1, batches of 1000, all conventions)"
 	local e="$dir/testdata/csm-email10"
@@ -59,6 +61,18 @@ run() {
 			diff "$out/watch-cpu$conv.tsv" "$out/watch-gcsm$conv.tsv" | head -5; cat "$out/watch-gcsm$conv.err" | head -5
 		fi
 	done
+	echo "== watch --emit matches, gcsm against cpu (email10's first 2,000 updates, q4_1 q6_1, sorted)"
+	for eng in cpu gcsm; do
+		"$dir/submatch" watch --engine $eng --emit matches --batch 500 --on-invalid skip \
+			"$e/initial.graph" "$e/queries/q4_1.graph" "$e/queries/q6_1.graph" --updates "$dir/testdata/u2000.stream" \
+			2>"$out/matches-$eng.err" | grep -v '^#' | sort >"$out/matches-$eng.txt"
+	done
+	if cmp -s "$out/matches-cpu.txt" "$out/matches-gcsm.txt" && [ -s "$out/matches-cpu.txt" ]; then
+		echo "watch --emit matches: equal ($(wc -l <"$out/matches-cpu.txt") lines)"
+	else
+		echo "watch --emit matches: DIFFERENT"; status=1
+		head -5 "$out/matches-gcsm.err"
+	fi
 	if [ "${BENCH:-0}" = 1 ] && [ $status = 0 ]; then
 		echo "== TestGPUBench"
 		GCSM_BENCH=1 GCSM_OUT="$out" GCSM_RMAT_SCALE="${SCALE:-20}" SUBMATCH_TESTDATA="$dir/testdata" \

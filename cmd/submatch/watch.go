@@ -148,6 +148,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if l, ok := eng.(csm.Lister); ok && !l.Lists() && f.emit == "matches" {
 		return exitCode(stderr, usagef("--emit matches: the %s engine counts only (use --engine cpu to list)", f.engine))
 	}
+	if mc, ok := eng.(interface{ CheckMode(string) error }); ok && f.gcsmMode != "" {
+		if err := mc.CheckMode(f.gcsmMode); err != nil {
+			return exitCode(stderr, usagef("--gcsm-mode: %v", err))
+		}
+	}
 	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
 	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
 	for _, q := range pos[1:] {
@@ -324,6 +329,13 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 	prog := newWatchProgress(stderr)
 	defer prog.finish()
 	apply := context.WithoutCancel(ctx) // a batch in progress finishes: the graph and totals stay exact
+	if s, ok := st.m.(interface{ StopsMidBatch() bool }); ok && s.StopsMidBatch() && f.checkpoint == "" && f.emit == "counts" {
+		// An engine that stops a batch within a second (gcsm: its kernels poll a stop flag) is
+		// cancelled with the command; the batch cut short is not reported, so the totals are
+		// still exactly those of the batches reported (no checkpoint is written, and no match
+		// listed, that could disagree with them).
+		apply = ctx
+	}
 	for !eof {
 		if ctx.Err() != nil {
 			return exitPartial
@@ -422,6 +434,9 @@ func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *cs
 	}
 	st.seq++
 	err := st.m.Apply(ctx, batch, emit, res)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return exitPartial // cut short by --timeout or an interrupt (StopsMidBatch): not reported
+	}
 	if l, ok := st.m.(interface{ LogBatch(*slog.Logger) }); ok && err == nil && st.f.verbose {
 		l.LogBatch(st.log) // an engine's own figures (gcsm: cache hits, times)
 	}

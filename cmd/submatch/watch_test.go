@@ -374,11 +374,11 @@ func TestWatchRate(t *testing.T) {
 	}
 }
 
-// TestWatchListingRefusedEarly: an engine that counts only (gcsm) is refused for --emit matches
-// before anything is loaded (the data file here does not even exist).
-func TestWatchListingRefusedEarly(t *testing.T) {
-	code, _, errOut := runCmd(t, "watch", "--engine", "gcsm", "--emit", "matches", filepath.Join(t.TempDir(), "missing.graph"), triangle, "--updates", "-")
-	if code != exitUsage || !strings.Contains(errOut, "--emit matches: the gcsm engine counts only") {
+// TestWatchGCSMModeRefusedEarly: a bad --gcsm-mode is refused before anything is loaded (the
+// data file here does not even exist).
+func TestWatchGCSMModeRefusedEarly(t *testing.T) {
+	code, _, errOut := runCmd(t, "watch", "--engine", "gcsm", "--gcsm-mode", "bogus", filepath.Join(t.TempDir(), "missing.graph"), triangle, "--updates", "-")
+	if code != exitUsage || !strings.Contains(errOut, `--gcsm-mode: gcsm: unknown mode "bogus"`) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

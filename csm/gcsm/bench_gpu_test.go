@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,12 +40,19 @@ func TestGPUBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "workload\tgraph_edges\tgpu_memory\tbatch\tmode\tbatches\tmedian_ms\tfrom_gpu\ttop1_coverage\testimate_ms\tcopy_ms\tkernel_ms\tsync_ms\tchanged")
+	fmt.Fprintln(f, "workload\tgraph_edges\tgpu_memory\tbatch\tmode\tbatches\tmedian_ms\tfrom_gpu\ttop1_coverage\testimate_ms\tcopy_ms\tkernel_ms\tsync_ms\tnet_ms\tprepare_ms\twarp_max_ms\twarp_mean_ms\ttask_max_ms\ttasks\tlaunches\tspilled\tchanged")
+	if s := os.Getenv("GCSM_SPLIT"); s != "" {
+		old := splitChunk
+		splitChunk, _ = strconv.Atoi(s)
+		defer func() { splitChunk = old }()
+	}
 
 	// email10: the whole stream (duplicate insertions skipped); the cache limited to 1 MiB, a
 	// quarter of the graph's lists.
-	mk, stream, all := loadEmail10(t)
-	bench(t, f, "email10 q4_1+q6_1", mk, stream, []*pattern.Pattern{all["q4_1"], all["q6_1"]}, 0, 1<<20, []int{64, 512, 4096}, 0)
+	if os.Getenv("GCSM_EMAIL") != "0" {
+		mk, stream, all := loadEmail10(t)
+		bench(t, f, "email10 q4_1+q6_1", mk, stream, []*pattern.Pattern{all["q4_1"], all["q6_1"]}, 0, 1<<20, envInts("GCSM_BATCHES", []int{64, 512, 4096}), 0)
+	}
 
 	scale := 20
 	if s := os.Getenv("GCSM_RMAT_SCALE"); s != "" {
@@ -58,7 +66,26 @@ func TestGPUBench(t *testing.T) {
 	diamond := mustPattern(t, []uint32{0, 1, 2, 3}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}})
 	house := mustPattern(t, []uint32{0, 1, 2, 3, 0}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}})
 	budget := uint64(96 << 20)
-	bench(t, f, fmt.Sprintf("rmat%d diamond+house", scale), mkR, streamR, []*pattern.Pattern{diamond, house}, budget, 0, []int{64, 512, 4096, 8192}, 2)
+	rounds := 2
+	if s := os.Getenv("GCSM_ROUNDS"); s != "" {
+		rounds, _ = strconv.Atoi(s)
+	}
+	bench(t, f, fmt.Sprintf("rmat%d diamond+house", scale), mkR, streamR, []*pattern.Pattern{diamond, house}, budget, 0, envInts("GCSM_BATCHES", []int{64, 512, 4096, 8192}), rounds)
+}
+
+// envInts parses a comma-separated list of integers from the environment (def when unset).
+func envInts(name string, def []int) []int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func mustPattern(t *testing.T, labels []uint32, edges [][2]int) *pattern.Pattern {
@@ -124,12 +151,35 @@ type benchRow struct {
 // turns on one graph, rounds timed batches each and one more with the coverage measured; with
 // rounds 0 every batch size runs the whole stream from the initial graph, the last batch
 // measuring the coverage.
-func bench(t *testing.T, f *os.File, name string, mk func() *dynamic.Graph, stream []updates.Update, pats []*pattern.Pattern, limit, cacheCap uint64, batches []int, rounds int) {
+func bench(t *testing.T, f *os.File, workload string, mk func() *dynamic.Graph, stream []updates.Update, pats []*pattern.Pattern, limit, cacheCap uint64, batches []int, rounds int) {
 	ctx := context.Background()
 	modes := []string{"cpu", "cache", "zerocopy", "degree", "device"}
+	if s := os.Getenv("GCSM_MODES"); s != "" {
+		modes = strings.Split(s, ",")
+	}
+	coverage := os.Getenv("GCSM_COVERAGE") != "0"
 	ref := map[int]*benchRow{}
 	edges := mk().NumEdges()
-	for _, mode := range modes {
+	defaultChunk, defaultMask, defaultSpill := splitChunk, spillMask, minSpill
+	defer func() { splitChunk, spillMask, minSpill = defaultChunk, defaultMask, defaultSpill }()
+	for _, name := range modes {
+		// "MODE[~NS[~MASK]][:N]" runs MODE with searches spilling after NS nanoseconds (times
+		// the round), looking every MASK+1 steps, split into parts of N entries.
+		mode, chunk, ok := strings.Cut(name, ":")
+		splitChunk, spillMask, minSpill = defaultChunk, defaultMask, defaultSpill
+		if ok {
+			splitChunk, _ = strconv.Atoi(chunk)
+		}
+		parts := strings.Split(mode, "~")
+		mode = parts[0]
+		if len(parts) > 1 {
+			ns, _ := strconv.Atoi(parts[1])
+			minSpill = time.Duration(ns)
+		}
+		if len(parts) > 2 {
+			mk, _ := strconv.Atoi(parts[2])
+			spillMask = uint32(mk)
+		}
 		var m csm.Matcher
 		open := func() bool {
 			if gm, ok := m.(*Matcher); ok {
@@ -142,11 +192,12 @@ func bench(t *testing.T, f *os.File, name string, mk func() *dynamic.Graph, stre
 				m, err = csm.Open(g, pats, opts)
 			} else {
 				cc := cacheCap
+				lim := limit
 				if mode == "device" {
-					cc = 0 // every list, within the limit
+					cc, lim = 0, 0 // every list, within the device's budget
 				}
 				t0 := time.Now()
-				m, err = openBench(g, pats, opts, limit, cc)
+				m, err = openBench(g, pats, opts, lim, cc)
 				t.Logf("%s %s: open %v", name, mode, time.Since(t0))
 			}
 			if err != nil {
@@ -169,13 +220,16 @@ func bench(t *testing.T, f *os.File, name string, mk func() *dynamic.Graph, stre
 			}
 			row := &benchRow{cov: -1}
 			n := rounds + 1
+			if !coverage {
+				n = rounds
+			}
 			if rounds == 0 {
 				n = (len(stream) + b - 1) / b
 			}
 			for i := 0; i < n && pos < len(stream); i++ {
 				batch := stream[pos:min(pos+b, len(stream))]
 				pos += len(batch)
-				last := i == n-1 || pos >= len(stream) // untimed: the coverage
+				last := coverage && (i == n-1 || pos >= len(stream)) // untimed: the coverage
 				gm, _ := m.(*Matcher)
 				if gm != nil {
 					gm.MeasureCoverage(last)
@@ -211,7 +265,7 @@ func bench(t *testing.T, f *os.File, name string, mk func() *dynamic.Graph, stre
 					}
 				}
 			}
-			report(t, f, name, edges, limit, cacheCap, b, mode, row)
+			report(t, f, workload, edges, limit, cacheCap, b, name, row)
 		}
 		if gm, ok := m.(*Matcher); ok {
 			gm.Close()
@@ -246,11 +300,17 @@ func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64
 		return float64(s[len(s)/2].Microseconds()) / 1000
 	}
 	var reads, hits uint64
-	var est, cp, kern, syn []time.Duration
+	var est, cp, kern, syn, net, prep, wmax, wmean, tmax []time.Duration
+	tasks, launches := 0, 0
+	var spilled uint64
 	for _, s := range row.st {
 		reads += s.Reads
 		hits += s.Hits
 		est, cp, kern, syn = append(est, s.Estimate), append(cp, s.Copy), append(kern, s.Kernel), append(syn, s.Sync)
+		net, prep, wmax, wmean, tmax = append(net, s.Net), append(prep, s.Prepare), append(wmax, s.WarpMax), append(wmean, s.WarpMean), append(tmax, s.TaskMax)
+		tasks = max(tasks, s.Tasks)
+		launches = max(launches, s.Launches)
+		spilled = max(spilled, s.Spilled)
 	}
 	fromGPU := "-"
 	if reads > 0 {
@@ -272,8 +332,8 @@ func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64
 	} else if cacheCap > 0 {
 		mem = fmt.Sprintf("cache %dMiB", cacheCap>>20)
 	}
-	line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%d", name, edges, mem, b, mode, len(row.times), med(row.times),
-		fromGPU, cov, med(est), med(cp), med(kern), med(syn), changed)
+	line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%d\t%d", name, edges, mem, b, mode, len(row.times), med(row.times),
+		fromGPU, cov, med(est), med(cp), med(kern), med(syn), med(net), med(prep), med(wmax), med(wmean), med(tmax), tasks, launches, spilled, changed)
 	fmt.Fprintln(f, line)
 	t.Log(line)
 }

@@ -26,7 +26,39 @@ const (
 	maxWarps      = 132 * 32 // persistent warps at most
 	levelChunk    = 256      // a level's buffer: candidates a warp holds at a time
 	paramWords    = 20
+	spillWords    = 16 // a spilled search (kernels/gcsm.cu's SPILL_WORDS)
+	maxRounds     = 64 // launches of a phase after which no search spills (each spill is progress)
 )
+
+// The spill policy (variables: the bench tries others): the warps look for idle warps (and the
+// stop flag) every spillMask+1 steps, and a search spills once it has run minSpill times the
+// launch's round (from 1).
+var (
+	spillMask uint32 = 15
+	minSpill         = 50 * time.Microsecond
+)
+
+// The control words at the start of the small buffer (kernels/gcsm.cu's C_* constants).
+const (
+	cReads = iota
+	cHits
+	cOvf
+	cNext
+	cBusy
+	cBusyMax
+	cTaskMax
+	cIdle
+	cSpills
+	cRefused
+	cStop
+	cPoll
+	cListErr
+	ctlWords
+)
+
+// forceSpill (tests) makes the warps spill their searches at every look in a phase's first
+// launches, so that the spilled searches' decomposition is exercised on small graphs.
+var forceSpill bool
 
 // device is the GPU backend: the kernel, the table, and the phase's buffers (grown as needed),
 // all within the matcher's --gpu-memory (Allocs.Limit) and the device's budget.
@@ -38,14 +70,25 @@ type device struct {
 	table                      *gpu.Buffer
 	tasks, counts, small, freq *gpu.Buffer
 	stack, cache               *gpu.Buffer
-	stage, small8              []byte
+	spill                      [2]*gpu.Buffer // spilled searches: one launch's input, the other's output
+	spillCap                   uint64         // records each spill buffer holds
+	stop                       *gpu.StopFlag  // nil: the driver has none (the context is polled between launches)
+	listing                    bool           // the phases list: a listing buffer counts in cacheBudget
+	listN                      uint64         // matches the listing buffer holds
+	listOut, cursor            *gpu.Buffer
+	cursors                    []uint64
+	small8                     []byte
 	slot                       []uint32 // per vertex: its cache row, or ^0
 	slotRows                   []uint32 // the rows set in slot
 	slotBuf                    *gpu.Buffer
 	warps, stride              int
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
+	maxList                    uint64 // tests: a cap on the matches a listing launch holds (0: none)
 	params                     [paramWords]uint64
+	paramsAt                   uint64 // the parameters' offset in small
 }
+
+var zeroCtl [ctlWords]uint64
 
 func openDevice(t *table, limit uint64) (backend, error) {
 	devs, err := gpu.Open(context.Background())
@@ -78,7 +121,13 @@ func (dv *device) alloc() allocator {
 	}
 }
 
-func (dv *device) close() { dv.mem.FreeAll() }
+func (dv *device) close() {
+	dv.mem.FreeAll()
+	if dv.stop != nil {
+		dv.stop.Free()
+		dv.stop = nil
+	}
+}
 
 // limit is the bytes the matcher may hold on the device.
 func (dv *device) limit() uint64 {
@@ -91,7 +140,7 @@ func (dv *device) limit() uint64 {
 
 // smallBytes is the phase's counters, other-graph tables and kernel parameters.
 func smallBytes(ph *phase) uint64 {
-	return 16*uint64(len(ph.cpKey)+len(ph.cv)) + 8*paramWords + 128
+	return 16*uint64(len(ph.cpKey)+len(ph.cv)) + 8*(paramWords+ctlWords) + 128
 }
 
 // cacheBudget sizes the grid and the warps' stacks for the phase, and returns what is left for
@@ -112,12 +161,26 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		dv.freq = nil
 	}
 	l := dv.limit()
+	// The spilled searches' two buffers: an eighth of the memory, within [4Ki, 256Ki] records each.
+	dv.spillCap = min(max(l/16/(4*spillWords), 4<<10), 256<<10)
+	// Listing: an eighth of the memory for the matches (at least 4Ki), and the tasks' cursors.
+	var listBytes uint64
+	if dv.listing {
+		dv.listN = max(l/8/(4*listWords), 4<<10)
+		listBytes = holds(dv.listOut, dv.listN*4*listWords, false) + holds(dv.cursor, 8*uint64(tasks), true)
+	} else {
+		dv.release(&dv.listOut)
+		dv.release(&dv.cursor)
+	}
 	// What the other buffers will hold after ensure (grown ones keep their size).
 	fixed := dv.table.Size() + holds(dv.tasks, 4*taskWords*uint64(tasks), true) + holds(dv.counts, 8*uint64(tasks), true) +
-		holds(dv.small, smallBytes(ph), true) + holds(dv.slotBuf, 4*uint64(len(h.ln)), false) + holds(dv.freq, freqBytes, false) + 64<<10
+		holds(dv.small, smallBytes(ph), true) + holds(dv.slotBuf, 4*uint64(len(h.ln)), false) + holds(dv.freq, freqBytes, false) +
+		holds(dv.spill[0], dv.spillCap*spillWords*4, false) + holds(dv.spill[1], dv.spillCap*spillWords*4, false) + listBytes + 64<<10
 	dv.stride = levelChunk
 	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
-	dv.warps = min(tasks, maxWarps)
+	// As many warps as fit, also for a phase of few searches: a heavy one spreads over them
+	// by spilling.
+	dv.warps = maxWarps
 	if l > fixed {
 		dv.warps = min(dv.warps, int((l-fixed)/2/perWarp))
 	} else {
@@ -203,20 +266,30 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := dv.ensure(&dv.stack, "stacks", uint64(dv.warps)*MaxPatternVertices*uint64(dv.stride)*4, false); err != nil {
 		return err
 	}
-	// The cache: packed into one buffer, copied in one transfer (cacheBudget freed the last one).
+	for i := range dv.spill {
+		if err := dv.ensure(&dv.spill[i], "spilled searches", dv.spillCap*spillWords*4, false); err != nil {
+			return err
+		}
+	}
+	// The cache: one buffer (cacheBudget freed the last one), its five arrays copied into it.
 	if len(c.rows) > 0 {
-		b := dv.stage[:0]
+		// One buffer, its five arrays copied straight from the host's (8-byte aligned).
 		var at [5]uint64
-		at[0], at[1], at[2] = put(&b, c.rows), put(&b, c.roff), put(&b, c.rlen)
-		at[3], at[4] = put(&b, c.keys), put(&b, c.elab)
-		dv.stage = b
+		end := uint64(0)
+		for i, bytes := range [5]uint64{4 * uint64(len(c.rows)), 8 * uint64(len(c.roff)), 4 * uint64(len(c.rlen)), 8 * uint64(len(c.keys)), 4 * uint64(len(c.elab))} {
+			at[i] = end
+			end = (end + bytes + 7) &^ 7
+		}
 		var err error
-		if dv.cache, err = dv.mem.Alloc("cache", uint64(len(b))); err != nil {
+		if dv.cache, err = dv.mem.Alloc("cache", end); err != nil {
 			return err
 		}
 		tc := time.Now()
-		if err := gpu.CopyToDevice(dv.cache, 0, b); err != nil {
-			return err
+		for _, err := range []error{gpu.CopyToDevice(dv.cache, at[0], c.rows), gpu.CopyToDevice(dv.cache, at[1], c.roff),
+			gpu.CopyToDevice(dv.cache, at[2], c.rlen), gpu.CopyToDevice(dv.cache, at[3], c.keys), gpu.CopyToDevice(dv.cache, at[4], c.elab)} {
+			if err != nil {
+				return err
+			}
 		}
 		st.Copy = time.Since(tc)
 		cb := uint64(dv.cache.Ptr())
@@ -250,11 +323,12 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	}
 	// The counters, the other graph's tables and the parameters: one buffer.
 	s := dv.small8[:0]
-	put(&s, []uint64{0, 0, 0, 0}) // reads, hits, the next task, overflow
+	put(&s, zeroCtl[:]) // the control words
 	var at [6]uint64
 	at[0], at[1], at[2] = put(&s, ph.cv), put(&s, ph.cvAlive), put(&s, ph.cvLabel)
 	at[3], at[4], at[5] = put(&s, ph.cpKey), put(&s, ph.cpPresent), put(&s, ph.cpLabel)
 	paramsAt := put(&s, p[:])
+	dv.paramsAt = paramsAt
 	dv.small8 = s
 	if err := dv.ensure(&dv.small, "tables", uint64(len(s)), true); err != nil {
 		return err
@@ -276,23 +350,15 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := gpu.CopyToDevice(dv.small, 0, s); err != nil {
 		return err
 	}
-	grid := dv.warps / warpsPerBlock
-	if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(grid)}, gpu.Dim3{X: blockThreads}, 0,
-		gpu.DevicePtr(base+paramsAt), dv.table, dv.tasks, uint32(T), dv.counts, dv.stack, uint32(dv.stride),
-		gpu.DevicePtr(base+16), gpu.DevicePtr(base)); err != nil {
-		return fmt.Errorf("gcsm: %w", err)
+	if err := dv.counts.Memset(0); err != nil {
+		return err
+	}
+	if err := dv.rounds(ctx, uint64(dv.tasks.Ptr()), T, st, listArgs{}); err != nil {
+		return err
 	}
 	if err := gpu.CopyToHost(counts[:T], dv.counts, 0); err != nil {
 		return err
 	}
-	var stats [4]uint64
-	if err := gpu.CopyToHost(stats[:], dv.small, 0); err != nil {
-		return err
-	}
-	if stats[3] != 0 {
-		return engine.ErrOverflow
-	}
-	st.Reads, st.Hits = stats[0], stats[1]
 	if freq != nil {
 		if err := gpu.CopyToHost(freq, dv.freq, 0); err != nil {
 			return err
@@ -300,4 +366,138 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	}
 	st.Kernel = time.Since(t0) - st.Copy
 	return nil
+}
+
+// rounds launches the kernel over the phase's T tasks, then over the searches each launch
+// spilled, until none is left; the counts add up in dv.counts per task. A cancelled ctx raises
+// the stop flag, and the warps leave their searches within about a poll interval.
+func (dv *device) rounds(ctx context.Context, tasks uint64, T int, st *Stats, la listArgs) error {
+	if dv.stop == nil {
+		if f, err := dv.d.NewStopFlag(); err == nil {
+			dv.stop = f
+		}
+	}
+	stop := gpu.DevicePtr(0)
+	if dv.stop != nil {
+		// A flag raised for a cancelled phase stays raised: the next phase takes a fresh one.
+		// (Deferred first, so it runs after RaiseWhenDone's stop has waited for a Set.)
+		defer func() {
+			if ctx.Err() != nil && dv.stop != nil {
+				dv.stop.Free()
+				dv.stop = nil
+			}
+		}()
+		defer dv.stop.RaiseWhenDone(ctx)()
+		stop = dv.stop.Ptr()
+	}
+	base := uint64(dv.small.Ptr())
+	src, n, spilled := tasks, uint64(T), uint32(0)
+	var ctl [ctlWords]uint64
+	for round := 0; ; round++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// The next search, the warps' times, the idle warps, the spill count, the stop relay.
+		if err := gpu.CopyToDevice(dv.small, 8*cNext, zeroCtl[cNext:]); err != nil {
+			return err
+		}
+		warps := min(uint64(dv.warps), (n+warpsPerBlock-1)/warpsPerBlock*warpsPerBlock)
+		out, outCap := dv.spill[round%2], uint32(dv.spillCap)
+		if round >= maxRounds || out == nil {
+			out, outCap = nil, 0
+		}
+		force, mask := uint32(0), spillMask
+		if forceSpill && round < 8 {
+			force, mask = 1, 0 // at every step
+		}
+		outPtr := gpu.DevicePtr(0)
+		if out != nil {
+			outPtr = gpu.DevicePtr(out.Ptr())
+		}
+		if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
+			gpu.DevicePtr(base+dv.paramsAt), dv.table, gpu.DevicePtr(src), uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride),
+			gpu.DevicePtr(base), outPtr, outCap, uint64(minSpill*time.Duration(round+1)), mask, force, stop,
+			la.out, la.cursor, la.cap); err != nil {
+			return fmt.Errorf("gcsm: %w", err)
+		}
+		if err := gpu.CopyToHost(ctl[:], dv.small, 0); err != nil {
+			return err
+		}
+		st.WarpMax += time.Duration(ctl[cBusyMax])
+		st.WarpMean += time.Duration(ctl[cBusy] / max(warps, 1))
+		st.TaskMax = max(st.TaskMax, time.Duration(ctl[cTaskMax]))
+		st.Launches++
+		if ctl[cStop] != 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("gcsm: internal error: the kernel stopped with its context alive")
+		}
+		if ctl[cOvf] != 0 {
+			return engine.ErrOverflow
+		}
+		if ctl[cListErr] != 0 {
+			return fmt.Errorf("gcsm: internal error: a search listed more matches than it counted")
+		}
+		st.Reads, st.Hits = ctl[cReads], ctl[cHits]
+		if ctl[cSpills] == 0 {
+			return nil
+		}
+		st.Spilled += ctl[cSpills]
+		src, n, spilled = uint64(out.Ptr()), ctl[cSpills], 1
+	}
+}
+
+// listArgs are a listing launch's: the matches' buffer, the tasks' cursors in it, its records.
+type listArgs struct {
+	out, cursor gpu.DevicePtr
+	cap         uint64
+}
+
+func (dv *device) release(b **gpu.Buffer) {
+	if *b != nil {
+		dv.mem.Release(*b)
+		*b = nil
+	}
+}
+
+func (dv *device) setListing(on bool) { dv.listing = on }
+
+func (dv *device) listCap() uint64 {
+	if dv.maxList > 0 {
+		return min(dv.listN, dv.maxList)
+	}
+	return dv.listN
+}
+
+// list runs the tasks [lo, hi) of the phase that run uploaded again, listing: each task's
+// matches go to its own range of the listing buffer (from the counts), copied into out.
+func (dv *device) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error {
+	dv.cursors = dv.cursors[:0]
+	var total uint64
+	for i := lo; i < hi; i++ {
+		dv.cursors = append(dv.cursors, total)
+		total += counts[i]
+	}
+	if uint64(len(out)) != total*listWords {
+		return fmt.Errorf("gcsm: internal error: a listing of %d matches into %d words", total, len(out))
+	}
+	if err := dv.ensure(&dv.listOut, "listed matches", max(dv.listN, total)*4*listWords, false); err != nil {
+		return fmt.Errorf("gcsm: listing %d matches of one search: %w", total, err)
+	}
+	if err := dv.ensure(&dv.cursor, "listing cursors", 8*uint64(hi-lo), true); err != nil {
+		return err
+	}
+	if err := gpu.CopyToDevice(dv.cursor, 0, dv.cursors); err != nil {
+		return err
+	}
+	if err := dv.counts.Memset(0); err != nil {
+		return err
+	}
+	var st Stats
+	la := listArgs{out: gpu.DevicePtr(dv.listOut.Ptr()), cursor: gpu.DevicePtr(dv.cursor.Ptr()), cap: dv.listOut.Size() / (4 * listWords)}
+	if err := dv.rounds(ctx, uint64(dv.tasks.Ptr())+4*taskWords*uint64(lo), hi-lo, &st, la); err != nil {
+		return err
+	}
+	return gpu.CopyToHost(out, dv.listOut, 0)
 }

@@ -238,11 +238,21 @@ func part(lo, hi int, plo, phi uint32) (int, int) {
 // gen appends level k's accepted candidates (f[0..k-1] set) to out: drawn from the source's
 // entries [plo, phi) (phi 0: all), every other check made by accept.
 func (e *emu) gen(rec []uint32, k int, out []uint32, plo, phi uint32) []uint32 {
+	return e.genRange(rec, k, out, plo, phi, false)
+}
+
+// genRange is gen, the part [plo, phi) taken as absolute positions in the source list when abs
+// is set (a spilled search's rest of a level).
+func (e *emu) genRange(rec []uint32, k int, out []uint32, plo, phi uint32, abs bool) []uint32 {
 	lv := level(rec, k)
 	var ls [MaxPatternVertices]hlist
 	e.lists(lv, k, &ls)
 	src, lo, hi := source(lv, &ls)
-	lo, hi = part(lo, hi, plo, phi)
+	if abs {
+		lo, hi = int(plo), int(phi)
+	} else {
+		lo, hi = part(lo, hi, plo, phi)
+	}
 	s := ls[lv[lPPos+src]]
 	for i := lo; i < hi; i++ {
 		if lv[lPELAny+src] == 0 && s.elab[i] != lv[lPEL+src] {
@@ -291,9 +301,48 @@ func (e *emu) run(task []uint32) uint64 {
 	return e.search(rec, int(rec[tAnchors]), task[4], task[5])
 }
 
+// runSpilled counts the matches of a spilled search (the kernel's SPILL_WORDS record: term,
+// host task, depth d with f[0..d-1] fixed and checked, flags, part of level d, f).
+func (e *emu) runSpilled(r []uint32) uint64 {
+	rec := e.t.words[int(r[0])*termWords:][:termWords]
+	copy(e.f[:], r[8:8+MaxPatternVertices])
+	return e.searchRange(rec, int(r[2]), r[4], r[5], r[3]&spillAbs != 0)
+}
+
+// listTask visits the matches of one task (f in level order), as the kernel lists them: every level
+// enumerated, no tail counted as a product.
+func (e *emu) listTask(task []uint32, visit func(f []uint32)) {
+	rec := e.t.words[int(task[0])*termWords:][:termWords]
+	e.f[0], e.f[1] = task[1], task[2]
+	if e.anchors(rec) {
+		e.listFrom(rec, int(rec[tAnchors]), task[4], task[5], visit)
+	}
+}
+
+func (e *emu) listFrom(rec []uint32, k int, plo, phi uint32, visit func(f []uint32)) {
+	n := int(rec[tN])
+	if k == n {
+		visit(e.f[:n])
+		return
+	}
+	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+	for i := 0; i < len(e.bufs[k]); i++ {
+		e.f[k] = e.bufs[k][i]
+		e.listFrom(rec, k+1, 0, 0, visit)
+	}
+}
+
+// spillAbs is the flag of a spilled search whose part of level d is absolute (SF_ABS).
+const spillAbs = 1
+
 // search counts the matches below level k (plo, phi: the part of level k's source, on the
 // first free level).
 func (e *emu) search(rec []uint32, k int, plo, phi uint32) uint64 {
+	return e.searchRange(rec, k, plo, phi, false)
+}
+
+// searchRange is search, the part absolute with abs (genRange).
+func (e *emu) searchRange(rec []uint32, k int, plo, phi uint32, abs bool) uint64 {
 	n := int(rec[tN])
 	if k == n {
 		return 1
@@ -301,12 +350,12 @@ func (e *emu) search(rec []uint32, k int, plo, phi uint32) uint64 {
 	if k == int(rec[tTail]) { // independent levels: the product of their numbers of candidates
 		prod := uint64(1)
 		for i := k; i < n && prod > 0; i++ {
-			prod *= uint64(len(e.gen(rec, i, e.bufs[i][:0], plo, phi)))
-			plo, phi = 0, 0
+			prod *= uint64(len(e.genRange(rec, i, e.bufs[i][:0], plo, phi, abs)))
+			plo, phi, abs = 0, 0, false
 		}
 		return prod
 	}
-	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+	e.bufs[k] = e.genRange(rec, k, e.bufs[k][:0], plo, phi, abs)
 	if k == n-1 {
 		return uint64(len(e.bufs[k]))
 	}

@@ -3,7 +3,10 @@ package gcsm
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // GCSM's access-frequency estimator (thesis ch. 2.4): M random walks down the phase's search
@@ -25,22 +28,34 @@ const (
 )
 
 type estimator struct {
-	rng     *rand.Rand
+	seed    uint64
 	est     []float64
 	touched []uint32
 	hotBuf  []uint32
-	e       emu
-	weight  float64
-	d       float64
-	t       float64
+	walkers []*walker
 }
 
-func (s *estimator) init(seed uint64) {
-	s.rng = rand.New(rand.NewPCG(seed, 0x9c5d))
+// walker is one worker of a pass: its emulation, its random stream (seeded per search, so that
+// a pass does not depend on how the searches are shared out), and the reads it recorded.
+type walker struct {
+	e      emu
+	pcg    *rand.PCG
+	rng    *rand.Rand
+	reads  []read
+	weight float64
+	d      float64
 }
+
+// read is one recorded list read: the vertex and the weight it adds to the vertex's estimate.
+type read struct {
+	v uint32
+	w float64
+}
+
+func (s *estimator) init(seed uint64) { s.seed = seed }
 
 // binomial draws from Binomial(n, p).
-func (s *estimator) binomial(n uint64, p float64) uint64 {
+func (w *walker) binomial(n uint64, p float64) uint64 {
 	if n == 0 || p <= 0 {
 		return 0
 	}
@@ -49,7 +64,7 @@ func (s *estimator) binomial(n uint64, p float64) uint64 {
 	}
 	mean := float64(n) * p
 	if mean > 32 {
-		x := math.Round(mean + math.Sqrt(mean*(1-p))*s.rng.NormFloat64())
+		x := math.Round(mean + math.Sqrt(mean*(1-p))*w.rng.NormFloat64())
 		return uint64(min(max(x, 0), float64(n)))
 	}
 	// Geometric skips between successes.
@@ -57,7 +72,7 @@ func (s *estimator) binomial(n uint64, p float64) uint64 {
 	var k uint64
 	var i float64
 	for {
-		i += math.Floor(math.Log(1-s.rng.Float64())/lq) + 1
+		i += math.Floor(math.Log(1-w.rng.Float64())/lq) + 1
 		if i > float64(n) {
 			return k
 		}
@@ -77,6 +92,9 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	D := float64(max(m.h.maxDeg, 2))
 	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
 	walks = min(max(walks, float64(minWalks*T)), maxWalks)
+	if estWalks > 0 {
+		walks = min(float64(estWalks*T), maxWalks)
+	}
 	M := uint64(walks)
 	hot := s.pass(m, M)
 	// Re-check (eq. 5) with the smallest estimate among the lists that fit.
@@ -93,7 +111,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	if cy > 0 {
 		const alpha, delta = 1.0, 0.5
 		need := float64(nmax-1) * (2 + alpha) * float64(T) * math.Pow(D, float64(nmax-2)) / (alpha * alpha * (1 - delta) * cy)
-		if need > 2*float64(M) && M < maxWalks {
+		if need > 2*float64(M) && M < maxWalks && estWalks == 0 {
 			M = uint64(min(need, maxWalks))
 			hot = s.pass(m, M)
 		}
@@ -101,7 +119,9 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	return hot, M
 }
 
-// pass draws M walks and ranks the vertices read.
+// pass draws M walks and ranks the vertices read: the searches are shared among the cores'
+// walkers (each search's walks drawn from a stream seeded by its index), and their recorded
+// reads summed into the estimates.
 func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 	if n := m.g.IDBound(); len(s.est) < n {
 		s.est = append(s.est, make([]float64, n-len(s.est))...)
@@ -112,27 +132,53 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 	s.touched = s.touched[:0]
 	ph := &m.ph
 	T := ph.numTasks()
-	s.t, s.d = float64(T), float64(max(m.h.maxDeg, 2))
-	s.e = emu{t: m.t, h: &m.h, ph: ph}
-	s.e.onRead = func(v uint32) {
-		if s.est[v] == 0 {
-			s.touched = append(s.touched, v)
-		}
-		s.est[v] += s.weight
+	tf, d := float64(T), float64(max(m.h.maxDeg, 2))
+	workers := min(runtime.GOMAXPROCS(0), max(T/64, 1))
+	for len(s.walkers) < workers {
+		pcg := rand.NewPCG(0, 0)
+		s.walkers = append(s.walkers, &walker{pcg: pcg, rng: rand.New(pcg)})
 	}
-	for i := range T {
-		b := s.binomial(M, 1/s.t)
-		if b == 0 {
-			continue
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for wi := range workers {
+		w := s.walkers[wi]
+		w.e = emu{t: m.t, h: &m.h, ph: ph}
+		w.e.onRead = func(v uint32) { w.reads = append(w.reads, read{v, w.weight}) }
+		w.reads = w.reads[:0]
+		w.d = d
+		wg.Go(func() {
+			const chunk = 16
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= T {
+					return
+				}
+				for i := lo; i < min(lo+chunk, T); i++ {
+					w.pcg.Seed(s.seed, uint64(i))
+					b := w.binomial(M, 1/tf)
+					if b == 0 {
+						continue
+					}
+					task := ph.tasks[taskWords*i : taskWords*(i+1)]
+					rec := m.t.words[int(task[0])*termWords:][:termWords]
+					w.e.f[0], w.e.f[1] = task[1], task[2]
+					w.weight = float64(b) * tf
+					if !w.e.anchors(rec) {
+						continue
+					}
+					w.walk(rec, int(rec[tAnchors]), b, tf, task[4], task[5])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, w := range s.walkers[:workers] {
+		for _, r := range w.reads {
+			if s.est[r.v] == 0 {
+				s.touched = append(s.touched, r.v)
+			}
+			s.est[r.v] += r.w
 		}
-		task := ph.tasks[taskWords*i : taskWords*(i+1)]
-		rec := m.t.words[int(task[0])*termWords:][:termWords]
-		s.e.f[0], s.e.f[1] = task[1], task[2]
-		s.weight = float64(b) * s.t
-		if !s.e.anchors(rec) {
-			continue
-		}
-		s.walk(rec, int(rec[tAnchors]), b, s.t, task[4], task[5])
 	}
 	hot := s.hotBuf[:0]
 	for _, v := range s.touched {
@@ -155,23 +201,46 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 
 // walk continues b walks at a node whose children are level k's candidates; scale is T·D^(i-1)
 // for the node's depth i.
-func (s *estimator) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uint32) {
+func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uint32) {
 	n := int(rec[tN])
 	if k >= n {
 		return
 	}
-	s.weight = float64(b) * scale
-	e := &s.e
+	w.weight = float64(b) * scale
+	e := &w.e
 	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
 	if k == n-1 {
 		return
 	}
-	for i := 0; i < len(e.bufs[k]); i++ {
-		bc := s.binomial(b, 1/s.d)
+	c := len(e.bufs[k])
+	if estUniform {
+		// The b walks shared among the c candidates (multinomially), each child's weight scaled
+		// by c: walks reach the leaves however large D is.
+		left := b
+		for i := 0; i < c && left > 0; i++ {
+			bc := w.binomial(left, 1/float64(c-i))
+			left -= bc
+			if bc == 0 {
+				continue
+			}
+			e.f[k] = e.bufs[k][i]
+			w.walk(rec, k+1, bc, scale*float64(c), 0, 0)
+		}
+		return
+	}
+	for i := 0; i < c; i++ {
+		bc := w.binomial(b, 1/w.d)
 		if bc == 0 {
 			continue
 		}
 		e.f[k] = e.bufs[k][i]
-		s.walk(rec, k+1, bc, scale*s.d, 0, 0)
+		w.walk(rec, k+1, bc, scale*w.d, 0, 0)
 	}
 }
+
+// estUniform and estWalks (experiments): walks go on to a uniformly chosen candidate (instead of
+// each with probability 1/D), estWalks walks per search.
+var (
+	estUniform bool
+	estWalks   = 0
+)

@@ -3,7 +3,7 @@
 // memory, pinned and mapped into the GPU's address space (one arena of per-vertex sorted lists,
 // kept in step with the csm graph after each phase of a batch); per phase of a batch, a random-walk
 // access-frequency estimator picks the adjacency lists the matching will read most, packs them
-// into a DCSR cache in GPU memory within --gpu-memory (one transfer), and one interpreter kernel
+// into a DCSR cache in GPU memory within --gpu-memory (one buffer), and one interpreter kernel
 // runs every anchored delta search of the phase, reading a cached list from GPU memory and any
 // other through the mapping (zero-copy). The terms, matching orders and checks are exactly the CPU
 // engine's (csm.Program), lowered into an instruction table, so the counts are the same in every
@@ -16,7 +16,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/submatch/submatch/csm"
@@ -61,8 +64,13 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("gcsm: unknown mode %q; modes: %v", s, modeNames)
 }
 
-// ErrListing is returned by Apply when asked to list signed matches: the GPU engine counts only.
+// ErrListing was returned by Apply when asked to list signed matches, before the GPU engine
+// listed them; Apply no longer returns it (kept for callers that test for it).
 var ErrListing = errors.New("gcsm: listing signed matches is not implemented on the GPU (counts only); use --engine cpu for --emit matches")
+
+// listWords is a listed match's record: its task (relative to the listing's first), then the
+// data vertices in level order (kernels/gcsm.cu's LIST_WORDS).
+const listWords = 1 + MaxPatternVertices
 
 // Stats describes the last batch: both phases (destroyed, created) together.
 type Stats struct {
@@ -80,6 +88,17 @@ type Stats struct {
 	// Time spent estimating, packing and copying the cache, in the kernel (with its uploads),
 	// and bringing the host graph up to date.
 	Estimate, Copy, Kernel, Sync time.Duration
+	// Net is the time of validating the batch and applying its net change to the csm graph;
+	// Prepare that of building (and splitting) the phases' searches.
+	Net, Prepare time.Duration
+	// On the GPU, summed over the phases: the busiest persistent warp's time, the warps' mean
+	// and the longest single search (load balance: WarpMax near Kernel and far above WarpMean
+	// means a few warps finish the phase alone).
+	WarpMax, WarpMean, TaskMax time.Duration
+	// Launches of the kernel (a launch per phase, and one more per round of spilled searches)
+	// and the searches spilled for load balance.
+	Launches int
+	Spilled  uint64
 }
 
 // HitRate returns Hits/Reads (1 when nothing was read).
@@ -99,6 +118,13 @@ type backend interface {
 	// run leaves each task's count in counts and adds the list reads to st; with freq non-nil it
 	// also counts the reads per vertex.
 	run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error
+	// setListing tells the backend whether the next phases list (their buffers count in
+	// cacheBudget); listCap is the matches one list call holds (more only for a single task).
+	setListing(on bool)
+	listCap() uint64
+	// list writes the matches of tasks [lo, hi) (counts: every task's count, from run) into out,
+	// listWords each, every task's in a range of its own, tasks in order.
+	list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error
 	close()
 }
 
@@ -106,8 +132,14 @@ type gcsmEngine struct{}
 
 func (gcsmEngine) Name() string { return "gcsm" }
 
-// Lists implements csm.Lister: GCSM counts only (Apply with an emit function returns ErrListing).
-func (gcsmEngine) Lists() bool { return false }
+// Lists implements csm.Lister: GCSM lists signed matches (Apply with an emit function).
+func (gcsmEngine) Lists() bool { return true }
+
+// CheckMode validates a --gcsm-mode value before anything is loaded.
+func (gcsmEngine) CheckMode(mode string) error {
+	_, err := ParseMode(mode)
+	return err
+}
 
 func (gcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	return open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
@@ -152,6 +184,8 @@ type Matcher struct {
 	deg     []uint32 // degree mode: vertices by degree, highest first
 	touched []uint32
 	freq    []uint32
+	listBuf []uint32
+	out     []int64
 	measure bool
 	stats   Stats
 	since   int // changes since the last compaction
@@ -189,6 +223,12 @@ func (m *Matcher) rebuild() error {
 	return nil
 }
 
+// StopsMidBatch reports that a cancelled context stops Apply within about a second, also in the
+// middle of a kernel (the warps poll a stop flag); the batch's counts are then incomplete (and
+// the graph changed when the cancel came in the created phase). The watch command uses it to
+// stop on --timeout or an interrupt without waiting for the batch.
+func (m *Matcher) StopsMidBatch() bool { return true }
+
 // Graph returns the current graph.
 func (m *Matcher) Graph() *dynamic.Graph { return m.g }
 
@@ -207,12 +247,12 @@ func (m *Matcher) Close() {
 	m.be.close()
 }
 
-// Apply applies a batch and reports each pattern's net delta (csm.Matcher). It counts only: with
-// emit non-nil it returns ErrListing without applying the batch.
+// Apply applies a batch and reports each pattern's net delta (csm.Matcher); with emit non-nil it
+// also lists every destroyed (Sign -1) and created (+1) match, each phase's after its count:
+// the CPU engine's matches, in another order (a phase's searches in order, a search's matches
+// in the order the GPU wrote them).
 func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Emit, res *csm.Result) error {
-	if emit != nil {
-		return ErrListing
-	}
+	m.be.setListing(emit != nil)
 	if m.broken != nil {
 		return m.broken
 	}
@@ -222,9 +262,11 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		res.Deltas = append(res.Deltas, csm.Delta{})
 	}
 	m.stats = Stats{Coverage1: -1}
+	tn := time.Now()
 	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
 		return err
 	}
+	m.stats.Net += time.Since(tn)
 	if len(m.net.Vertices) == 0 && len(m.net.Pairs) == 0 {
 		return ctx.Err()
 	}
@@ -233,13 +275,15 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	}
 	var best uint64
 	// Destroyed: matches of the current (old) graph failing in the new.
-	if err := m.phase(ctx, false, res, &best); err != nil {
+	if err := m.phase(ctx, false, res, &best, emit); err != nil {
 		return err
 	}
+	tn = time.Now()
 	if err := m.net.Apply(); err != nil {
 		return err
 	}
 	t0 := time.Now()
+	m.stats.Net += t0.Sub(tn)
 	m.touched = m.touched[:0]
 	for _, c := range m.net.Pairs {
 		for _, id := range []int64{c.U, c.V} {
@@ -262,7 +306,7 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	}
 	m.stats.Sync += time.Since(t0)
 	// Created: matches of the new graph failing in the old.
-	return m.phase(ctx, true, res, &best)
+	return m.phase(ctx, true, res, &best, emit)
 }
 
 // follow brings the host graph in step with the graph after a batch's change: the touched
@@ -283,10 +327,13 @@ func (m *Matcher) follow() error {
 	return nil
 }
 
-// phase runs the destroyed (created false) or created searches.
-func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64) error {
+// phase runs the destroyed (created false) or created searches, and lists their matches to
+// emit when it is set.
+func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64, emit csm.Emit) error {
+	tp := time.Now()
 	m.prepare(created)
 	m.split()
+	m.stats.Prepare += time.Since(tp)
 	n := m.ph.numTasks()
 	m.stats.Tasks += n
 	if n == 0 {
@@ -312,6 +359,11 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 	m.stats.Hits += st.Hits
 	m.stats.Kernel += st.Kernel
 	m.stats.Copy += st.Copy
+	m.stats.WarpMax += st.WarpMax
+	m.stats.WarpMean += st.WarpMean
+	m.stats.TaskMax = max(m.stats.TaskMax, st.TaskMax)
+	m.stats.Launches += st.Launches
+	m.stats.Spilled += st.Spilled
 	if st.Reads >= *best {
 		*best = st.Reads
 		m.stats.CachedLists, m.stats.CacheBytes = len(m.cache.rows), m.cache.bytes
@@ -331,6 +383,89 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 			return engine.ErrOverflow
 		}
 		*dst = s
+	}
+	if emit != nil {
+		sign := -1
+		if created {
+			sign = 1
+		}
+		return m.list(ctx, sign, emit)
+	}
+	return nil
+}
+
+// list lists the phase's matches (m.counts holds each task's count): consecutive tasks in
+// groups whose matches fit the backend's listing buffer, each listed by the backend and handed
+// to emit in pattern vertex order with original ids. A task with more matches than the buffer
+// holds is listed by the host (the kernel's emulation over the host graph, streaming).
+func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
+	n := m.ph.numTasks()
+	limit := m.be.listCap()
+	for lo := 0; lo < n; {
+		if m.counts[lo] == 0 {
+			lo++
+			continue
+		}
+		if m.counts[lo] > limit {
+			if err := m.listOnHost(ctx, lo, sign, emit); err != nil {
+				return err
+			}
+			lo++
+			continue
+		}
+		hi, sum := lo+1, m.counts[lo]
+		for hi < n && sum+m.counts[hi] <= limit {
+			sum += m.counts[hi]
+			hi++
+		}
+		m.listBuf = slices.Grow(m.listBuf[:0], int(sum)*listWords)[:int(sum)*listWords]
+		if err := m.be.list(ctx, m.t, &m.h, &m.cache, &m.ph, lo, hi, m.counts, m.listBuf); err != nil {
+			return err
+		}
+		for r := range int(sum) {
+			rec := m.listBuf[r*listWords : (r+1)*listWords]
+			task := m.ph.tasks[taskWords*(lo+int(rec[0])):]
+			pi, order := int(task[3]), m.t.order[task[0]]
+			m.out = slices.Grow(m.out[:0], len(order))[:len(order)]
+			for k, w := range order {
+				m.out[w] = m.g.OriginalID(rec[1+k])
+			}
+			if !emit(csm.SignedMatch{Pattern: pi, Sign: sign, Vertices: m.out}) {
+				return csm.ErrStopped
+			}
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// listOnHost lists task i's matches with the emulation (the host graph's lists), checking
+// their number against the kernel's count.
+func (m *Matcher) listOnHost(ctx context.Context, i, sign int, emit csm.Emit) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	task := m.ph.tasks[taskWords*i : taskWords*(i+1)]
+	pi, order := int(task[3]), m.t.order[task[0]]
+	e := emu{t: m.t, h: &m.h, ph: &m.ph}
+	var listed uint64
+	stopped := false
+	e.listTask(task, func(f []uint32) {
+		if stopped {
+			return
+		}
+		listed++
+		m.out = slices.Grow(m.out[:0], len(order))[:len(order)]
+		for k, w := range order {
+			m.out[w] = m.g.OriginalID(f[k])
+		}
+		stopped = !emit(csm.SignedMatch{Pattern: pi, Sign: sign, Vertices: m.out})
+	})
+	if stopped {
+		return csm.ErrStopped
+	}
+	if listed != m.counts[i] {
+		return fmt.Errorf("gcsm: internal error: search %d listed %d matches on the host, counted %d", i, listed, m.counts[i])
 	}
 	return nil
 }
@@ -476,13 +611,35 @@ func (m *Matcher) pack(vs []uint32, budget uint64) bool {
 	}
 	slices.Sort(c.rows)
 	c.rows = slices.Compact(c.rows)
+	var total uint64
 	for _, v := range c.rows {
-		k, e := h.list(v)
-		c.roff = append(c.roff, uint64(len(c.keys)))
-		c.rlen = append(c.rlen, uint32(len(k)))
-		c.keys = append(c.keys, k...)
-		c.elab = append(c.elab, e...)
+		c.roff = append(c.roff, total)
+		c.rlen = append(c.rlen, h.ln[v])
+		total += uint64(h.ln[v])
 	}
+	c.keys = slices.Grow(c.keys[:0], int(total))[:total]
+	c.elab = slices.Grow(c.elab[:0], int(total))[:total]
+	// The rows' entries, copied on all cores.
+	workers := min(runtime.GOMAXPROCS(0), max(int(total>>16), 1))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			const chunk = 64
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(c.rows) {
+					return
+				}
+				for i := lo; i < min(lo+chunk, len(c.rows)); i++ {
+					k, e := h.list(c.rows[i])
+					copy(c.keys[c.roff[i]:], k)
+					copy(c.elab[c.roff[i]:], e)
+				}
+			}
+		})
+	}
+	wg.Wait()
 	return all
 }
 
@@ -513,5 +670,6 @@ func (m *Matcher) LogBatch(l *slog.Logger) {
 	s := &m.stats
 	l.Debug("gcsm: batch", "mode", m.mode.String(), "tasks", s.Tasks, "list_reads", s.Reads, "from_gpu", s.HitRate(),
 		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
-		"estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync)
+		"net", s.Net, "prepare", s.Prepare, "estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync,
+		"warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax, "launches", s.Launches, "spilled", s.Spilled)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/cudacheck"
-	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -20,11 +19,13 @@ import (
 // and the cache, gives the CPU engine's per-batch counts on random graphs, patterns and streams,
 // in every convention and mode, with a large and a tiny cache.
 func TestEmulation(t *testing.T) {
-	seeds := 40
-	if testenv.Long() {
-		seeds = 400
-	}
-	sweep(t, seeds, openEmu)
+	sweep(t, seeds(40, 400), openEmu)
+}
+
+// TestSpilledEmulation: searches decomposed into the kernel's spilled searches (candidates one
+// level deeper, the absolute rest of a level) count what the whole searches count.
+func TestSpilledEmulation(t *testing.T) {
+	sweep(t, seeds(20, 200), openSpill)
 }
 
 // TestUniqueIsEmbeddingsOverAut checks the claim that a batch's unique delta is its embedding
@@ -71,15 +72,15 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("mode %q accepted", mode)
 		}
 	}
-	tri := gen.RandomPattern(1, 3, gen.PatternOptions{EdgeProb: 1})
-	m, err := openEmu(g, []*pattern.Pattern{tri}, csm.Options{}, 0)
-	if err != nil {
-		t.Fatal(err)
+	if err := (gcsmEngine{}).CheckMode("bogus"); err == nil {
+		t.Error("CheckMode accepted a bogus mode")
 	}
-	var res csm.Result
-	if err := m.Apply(context.Background(), nil, func(csm.SignedMatch) bool { return true }, &res); !errors.Is(err, ErrListing) {
-		t.Errorf("listing: %v", err)
-	}
+}
+
+// TestEmitEmulation: the listed signed matches (emulated kernel, a listing buffer of 3 matches so
+// that a phase lists in groups) are the CPU engine's, batch by batch, in every convention.
+func TestEmitEmulation(t *testing.T) {
+	sweepList(t, seeds(30, 300), openEmu)
 }
 
 // TestNoGPU: without a GPU, the engine refuses with an error wrapping gpu.ErrNoGPU.

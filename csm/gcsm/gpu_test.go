@@ -2,13 +2,16 @@ package gcsm
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/testenv"
@@ -38,6 +41,9 @@ func openGPU(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget
 			return nil, err
 		}
 		be.(*device).maxCache = cacheCap
+		if cacheCap > 0 {
+			be.(*device).maxList = 5 // listing in groups of a few matches
+		}
 		return be, nil
 	})
 }
@@ -47,11 +53,64 @@ func openGPU(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget
 // and mode, with a large budget and a cache of a few lists.
 func TestGPURandom(t *testing.T) {
 	needGPU(t)
-	seeds := 150
-	if testenv.Long() {
-		seeds = 600
+	sweep(t, seeds(150, 600), openGPU)
+}
+
+// TestGPUEmit: the kernel's listing gives the CPU engine's signed matches on random streams (in
+// every convention, modes and budgets in turn, a listing buffer of 5 matches with the small
+// budget, spills forced on half of the seeds) and on a prefix of email10.
+func TestGPUEmit(t *testing.T) {
+	needGPU(t)
+	sweepList(t, seeds(60, 300), openGPU)
+	mk, stream, all := loadEmail10(t)
+	c := randomCase{g: mk, pats: []*pattern.Pattern{all["q4_1"], all["q6_1"]}, stream: stream[:3000], batch: 500}
+	for _, budget := range []uint64{1 << 30, 1 << 10} {
+		n, err := compareList(context.Background(), c, engine.Semantics{}, "cache", budget, openGPU)
+		if err != nil {
+			t.Fatalf("email10 budget %d: %v", budget, err)
+		}
+		t.Logf("email10 q4_1 q6_1, 3,000 updates in batches of 500, budget %d: %d signed matches listed, equal to the CPU engine's", budget, n)
 	}
-	sweep(t, seeds, openGPU)
+}
+
+// TestGPUStop: a batch whose kernel runs longer than a second stops within a second of its
+// context's deadline (the warps poll the host's stop flag), returning the context's error.
+func TestGPUStop(t *testing.T) {
+	needGPU(t)
+	g0, err := gen.RMAT(gen.RMATOptions{Scale: 17, VertexLabels: 1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, stream := rmatStream(t, g0, 8192)
+	house := mustPattern(t, []uint32{0, 0, 0, 0, 0}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}})
+	run := func(timeout time.Duration) (time.Duration, error) {
+		m, err := openGPU(mk(), []*pattern.Pattern{house}, csm.Options{SkipInvalid: true, Mode: "zerocopy"}, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.(*Matcher).Close()
+		ctx := context.Background()
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		var res csm.Result
+		t0 := time.Now()
+		err = m.Apply(ctx, stream, nil, &res)
+		return time.Since(t0), err
+	}
+	took, err := run(time.Second)
+	if err == nil {
+		t.Skipf("the batch took %v: too short to check the stop", took)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("after a 1s deadline: %v (took %v)", err, took)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("the batch stopped %v after its start, with a 1s deadline", took)
+	}
+	t.Logf("with a 1s deadline the batch returned after %v", took)
 }
 
 // TestGPUEngine opens through the registry (as watch --engine gcsm does) and reports the cache

@@ -12,6 +12,8 @@ import (
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -26,6 +28,31 @@ func (b emuBackend) cacheBudget(*hostGraph, *phase, uint64) uint64 { return b.bu
 
 func (emuBackend) close() {}
 
+func (emuBackend) setListing(bool) {}
+
+// listCap is small, so that a phase's matches are listed in several groups (and a search with
+// more on the host).
+func (emuBackend) listCap() uint64 { return 6 }
+
+func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error {
+	e := emu{t: t, h: h, c: c, ph: ph}
+	at := 0
+	for i := lo; i < hi; i++ {
+		start := at
+		e.listTask(ph.tasks[taskWords*i:taskWords*(i+1)], func(f []uint32) {
+			if at < len(out) {
+				out[at] = uint32(i - lo)
+				copy(out[at+1:at+listWords], f)
+			}
+			at += listWords
+		})
+		if uint64(at-start) != counts[i]*listWords {
+			return fmt.Errorf("task %d: listed %d matches, counted %d", i, (at-start)/listWords, counts[i])
+		}
+	}
+	return ctx.Err()
+}
+
 func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
 	e := emu{t: t, h: h, c: c, ph: ph}
 	if freq != nil {
@@ -36,6 +63,55 @@ func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	}
 	st.Reads, st.Hits = e.reads, e.hits
 	return ctx.Err()
+}
+
+// spillBackend is the emulation with every search decomposed as the kernel's spills do: its
+// first free level's source range is cut in two, each accepted candidate of the first half
+// becomes a spilled search one level deeper, and the second half a spilled search of the
+// level's absolute rest; the task's count is their sum.
+type spillBackend struct{ emuBackend }
+
+func (spillBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
+	e := emu{t: t, h: h, c: c, ph: ph}
+	r := make([]uint32, spillWords)
+	for i := range ph.numTasks() {
+		task := ph.tasks[taskWords*i : taskWords*(i+1)]
+		rec := t.words[int(task[0])*termWords:][:termWords]
+		n, d := int(rec[tN]), int(rec[tAnchors])
+		e.f[0], e.f[1] = task[1], task[2]
+		if d >= n-1 || d == int(rec[tTail]) || !e.anchors(rec) {
+			counts[i] = e.run(task)
+			continue
+		}
+		lv := level(rec, d)
+		var ls [MaxPatternVertices]hlist
+		e.lists(lv, d, &ls)
+		_, lo, hi := source(lv, &ls)
+		lo, hi = part(lo, hi, task[4], task[5])
+		mid := lo + (hi-lo)/2
+		record := func(depth int, flags, a, b uint32, last uint32) {
+			clear(r)
+			r[0], r[1], r[2], r[3], r[4], r[5] = task[0], uint32(i), uint32(depth), flags, a, b
+			copy(r[8:8+d], task[1:1+d])
+			if depth > d {
+				r[8+d] = last
+			}
+		}
+		var sum uint64
+		for _, v := range slices.Clone(e.genRange(rec, d, nil, uint32(lo), uint32(mid), true)) {
+			record(d+1, 0, 0, 0, v)
+			sum += e.runSpilled(r)
+		}
+		record(d, spillAbs, uint32(mid), uint32(hi), 0)
+		sum += e.runSpilled(r)
+		counts[i] = sum
+	}
+	return ctx.Err()
+}
+
+// openSpill opens the patterns with the spilling emulation.
+func openSpill(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
+	return open(g, pats, opts, func(*table) (backend, error) { return spillBackend{emuBackend{budget}}, nil })
 }
 
 // openEmu opens the patterns with the emulation backend.
@@ -167,21 +243,38 @@ func newRandomCase(seed uint64, dense bool) randomCase {
 	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream, batch: 1 + r.IntN(25)}
 }
 
+// openBoth opens the case's graph and patterns with the CPU engine (one thread) and with open.
+func openBoth(c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (ref, got csm.Matcher, closeGot func(), err error) {
+	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1, Mode: mode}
+	if ref, err = csm.Open(c.g(), c.pats, opts); err != nil {
+		return nil, nil, nil, err
+	}
+	if got, err = open(c.g(), c.pats, opts, budget); err != nil {
+		return nil, nil, nil, err
+	}
+	closeGot = func() {}
+	if cl, ok := got.(interface{ Close() }); ok {
+		closeGot = cl.Close
+	}
+	return ref, got, closeGot, nil
+}
+
+// seeds is the number of random cases a sweep takes: n, or long under SUBMATCH_LONG=1.
+func seeds(n, long int) int {
+	if testenv.Long() {
+		return long
+	}
+	return n
+}
+
 // compare runs the case with the CPU engine and with open, batch by batch, and reports the
 // first difference; it returns the number of matches the stream created and destroyed.
 func compare(ctx context.Context, c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (uint64, error) {
-	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1, Mode: mode}
-	ref, err := csm.Open(c.g(), c.pats, opts)
+	ref, got, closeGot, err := openBoth(c, sem, mode, budget, open)
 	if err != nil {
 		return 0, err
 	}
-	got, err := open(c.g(), c.pats, opts, budget)
-	if err != nil {
-		return 0, err
-	}
-	if cl, ok := got.(interface{ Close() }); ok {
-		defer cl.Close()
-	}
+	defer closeGot()
 	var total uint64
 	var want, have csm.Result
 	for lo := 0; lo < len(c.stream); lo += c.batch {
@@ -207,11 +300,12 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, mode strin
 // third of the seeds split the searches into parts of 1 or 2 first-level entries.
 func sweep(t *testing.T, seeds int, open opener) {
 	ctx := context.Background()
-	defer func(c int) { splitChunk = c }(splitChunk)
+	defer func(c int, f bool) { splitChunk, forceSpill = c, f }(splitChunk, forceSpill)
 	var nonzero int
 	for seed := range uint64(seeds) {
 		c := newRandomCase(seed, seed%3 == 0)
 		splitChunk = []int{64, 1, 2}[seed%3]
+		forceSpill = seed%2 == 0 // the GPU: spill at every look in the first launches
 		for ci, sem := range conventions {
 			mode := modeNames[int(seed+uint64(ci))%len(modeNames)]
 			budget := uint64(1 << 30)
@@ -233,4 +327,85 @@ func sweep(t *testing.T, seeds int, open opener) {
 	if nonzero < seeds {
 		t.Errorf("only %d of %d runs saw a match change: the sweep checks too little", nonzero, 4*seeds)
 	}
+}
+
+// compareList applies the case's stream with listing to the CPU engine and to open's matcher and
+// reports the first batch whose signed matches (as multisets) or counts differ; it returns the
+// number of matches listed.
+func compareList(ctx context.Context, c randomCase, sem engine.Semantics, mode string, budget uint64, open opener) (int, error) {
+	ref, got, closeGot, err := openBoth(c, sem, mode, budget, open)
+	if err != nil {
+		return 0, err
+	}
+	defer closeGot()
+	// Under --unique a match stands for its orbit under the pattern's automorphisms, and which
+	// member is listed follows the dense vertex ids, which differ between two graphs when a batch
+	// inserts several vertices (csm.Net applies them in map order): compare canonical members.
+	var auts [][][]int
+	if sem.Unique {
+		for _, p := range c.pats {
+			auts = append(auts, oracle.Automorphisms(p))
+		}
+	}
+	collect := func(dst *[]string) csm.Emit {
+		return func(sm csm.SignedMatch) bool {
+			f := make([]uint32, len(sm.Vertices))
+			for i, x := range sm.Vertices {
+				f[i] = uint32(x)
+			}
+			if auts != nil {
+				f = oracle.Canonical(auts[sm.Pattern], f)
+			}
+			*dst = append(*dst, fmt.Sprint(sm.Pattern, sm.Sign, f))
+			return true
+		}
+	}
+	listed := 0
+	var want, have csm.Result
+	for lo := 0; lo < len(c.stream); lo += c.batch {
+		b := c.stream[lo:min(lo+c.batch, len(c.stream))]
+		var wl, hl []string
+		if err := ref.Apply(ctx, b, collect(&wl), &want); err != nil {
+			return 0, fmt.Errorf("cpu: %w", err)
+		}
+		if err := got.Apply(ctx, b, collect(&hl), &have); err != nil {
+			return 0, fmt.Errorf("gcsm: %w", err)
+		}
+		slices.Sort(wl)
+		slices.Sort(hl)
+		if !slices.Equal(want.Deltas, have.Deltas) || !slices.Equal(wl, hl) {
+			return 0, fmt.Errorf("batch at update %d (%d updates): cpu %v, %d matches %.200v; gcsm %v, %d matches %.200v",
+				lo, len(b), want.Deltas, len(wl), wl, have.Deltas, len(hl), hl)
+		}
+		listed += len(wl)
+	}
+	return listed, nil
+}
+
+// sweepList compares the listings of random cases in every convention, modes and budgets in
+// turn (half of the seeds forcing spills on the GPU).
+func sweepList(t *testing.T, seeds int, open opener) {
+	ctx := context.Background()
+	defer func(f bool) { forceSpill = f }(forceSpill)
+	listed := 0
+	for seed := range uint64(seeds) {
+		c := newRandomCase(seed+1000, seed%3 == 0)
+		forceSpill = seed%2 == 0
+		for ci, sem := range conventions {
+			mode := modeNames[int(seed+uint64(ci))%len(modeNames)]
+			budget := uint64(1 << 30)
+			if seed%2 == 1 && mode != "device" {
+				budget = 200
+			}
+			n, err := compareList(ctx, c, sem, mode, budget, open)
+			if err != nil {
+				t.Fatalf("seed %d, %v, mode %s, budget %d, patterns %v: %v", seed, sem, mode, budget, c.pats, err)
+			}
+			listed += n
+		}
+	}
+	if listed < seeds {
+		t.Errorf("only %d matches listed over %d seeds: the sweep checks too little", listed, seeds)
+	}
+	t.Logf("%d signed matches listed, equal to the CPU engine's", listed)
 }

@@ -2,7 +2,10 @@ package gcsm
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/submatch/submatch/graph/dynamic"
@@ -51,6 +54,7 @@ type hostGraph struct {
 	used                       uint64   // arena entries in use (the end)
 	maxDeg                     int
 	scratch                    []entry
+	scratches                  [][]entry // sync's workers'
 }
 
 type entry struct {
@@ -158,35 +162,19 @@ func (h *hostGraph) newArena(entries uint64) error {
 // write writes v's list from g, moving it to the arena's end when it outgrew its place (the
 // caller has grown the vertex arrays to g.IDBound()).
 func (h *hostGraph) write(g *dynamic.Graph, v uint32) error {
+	if err := h.place(g, v); err != nil {
+		return err
+	}
+	h.maxDeg = max(h.maxDeg, h.fill(g, v, &h.scratch))
+	return nil
+}
+
+// place moves v's list to the arena's end when g's list outgrew its place.
+func (h *hostGraph) place(g *dynamic.Graph, v uint32) error {
 	if !g.Alive(v) {
-		h.ln[v] = 0
 		return nil
 	}
-	h.labels[v] = g.Label(v)
-	runs := g.Runs(v)
-	h.scratch = h.scratch[:0]
-	sorted := true
-	for i, r := range runs {
-		if i > 0 && runs[i-1].VertexLabel == r.VertexLabel {
-			sorted = false // runs of one vertex label with several edge labels: merge by id
-		}
-		for _, w := range r.Neighbors {
-			h.scratch = append(h.scratch, entry{key: uint64(r.VertexLabel)<<32 | uint64(w), el: r.EdgeLabel})
-		}
-	}
-	if !sorted {
-		slices.SortFunc(h.scratch, func(a, b entry) int {
-			switch {
-			case a.key < b.key:
-				return -1
-			case a.key > b.key:
-				return 1
-			}
-			return 0
-		})
-	}
-	n := len(h.scratch)
-	h.maxDeg = max(h.maxDeg, n)
+	n := g.Degree(v)
 	if uint32(n) > h.room[v] {
 		need := uint64(slack(n))
 		if h.used+need > uint64(len(h.keys)) {
@@ -195,17 +183,67 @@ func (h *hostGraph) write(g *dynamic.Graph, v uint32) error {
 		h.off[v], h.room[v] = h.used, uint32(need)
 		h.used += need
 	}
-	o := h.off[v]
-	for i, e := range h.scratch {
-		h.keys[o+uint64(i)] = e.key
-		h.elab[o+uint64(i)] = e.el
-	}
-	h.ln[v] = uint32(n)
 	return nil
 }
 
-// sync brings the lists of the vertices vs (dense ids, possibly repeated) up to date with g,
-// growing the vertex arrays and the arena (by a full rebuild) as needed. It reports whether it
+// fill writes v's list from g at its place (place made it large enough) and returns its
+// length; scratch is the caller's (lists whose runs need merging are sorted there). Lists of
+// different vertices may be filled concurrently.
+func (h *hostGraph) fill(g *dynamic.Graph, v uint32, scratch *[]entry) int {
+	if !g.Alive(v) {
+		h.ln[v] = 0
+		return 0
+	}
+	h.labels[v] = g.Label(v)
+	runs := g.Runs(v)
+	o := h.off[v]
+	sorted := true
+	for i := 1; i < len(runs); i++ {
+		if runs[i-1].VertexLabel == runs[i].VertexLabel {
+			sorted = false // runs of one vertex label with several edge labels: merge by id
+		}
+	}
+	n := 0
+	if sorted {
+		keys, elab := h.keys[o:], h.elab[o:]
+		for _, r := range runs {
+			hi := uint64(r.VertexLabel) << 32
+			for i, w := range r.Neighbors {
+				keys[n+i] = hi | uint64(w)
+				elab[n+i] = r.EdgeLabel
+			}
+			n += len(r.Neighbors)
+		}
+		h.ln[v] = uint32(n)
+		return n
+	}
+	sc := (*scratch)[:0]
+	for _, r := range runs {
+		for _, w := range r.Neighbors {
+			sc = append(sc, entry{key: uint64(r.VertexLabel)<<32 | uint64(w), el: r.EdgeLabel})
+		}
+	}
+	slices.SortFunc(sc, func(a, b entry) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
+	for i, e := range sc {
+		h.keys[o+uint64(i)] = e.key
+		h.elab[o+uint64(i)] = e.el
+	}
+	*scratch = sc
+	h.ln[v] = uint32(len(sc))
+	return len(sc)
+}
+
+// sync brings the lists of the vertices vs (dense ids, each once) up to date with g, growing
+// the vertex arrays and the arena (by a full rebuild) as needed: the lists that outgrew their
+// place are moved first, then every list is rewritten, on all cores. It reports whether it
 // rebuilt everything.
 func (h *hostGraph) sync(g *dynamic.Graph, vs []uint32) (bool, error) {
 	if err := h.growVertices(g.IDBound(), true); err != nil {
@@ -221,10 +259,33 @@ func (h *hostGraph) sync(g *dynamic.Graph, vs []uint32) (bool, error) {
 		return true, h.build(g)
 	}
 	for _, v := range vs {
-		if err := h.write(g, v); err != nil {
+		if err := h.place(g, v); err != nil {
 			return false, err
 		}
 	}
+	workers := min(runtime.GOMAXPROCS(0), max(len(vs)/256, 1))
+	for len(h.scratches) < workers {
+		h.scratches = append(h.scratches, nil)
+	}
+	maxDeg := make([]int, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for wi := range workers {
+		wg.Go(func() {
+			const chunk = 64
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(vs) {
+					return
+				}
+				for _, v := range vs[lo:min(lo+chunk, len(vs))] {
+					maxDeg[wi] = max(maxDeg[wi], h.fill(g, v, &h.scratches[wi]))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	h.maxDeg = max(h.maxDeg, slices.Max(maxDeg))
 	return false, nil
 }
 

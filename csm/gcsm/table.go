@@ -49,8 +49,9 @@ const (
 type table struct {
 	words []uint32
 	progs []csm.ProgramSpec
-	first []int // per pattern, the global index of its first term
-	sizes []int // per pattern, its number of vertices
+	first []int   // per pattern, the global index of its first term
+	sizes []int   // per pattern, its number of vertices
+	order [][]int // per global term, the pattern vertex of each level (a listed match's order)
 }
 
 func b2u(b bool) uint32 {
@@ -82,6 +83,11 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 		t.first = append(t.first, len(t.words)/termWords)
 		t.sizes = append(t.sizes, n)
 		for ti, term := range prog.Terms {
+			ord := make([]int, len(term.Levels))
+			for k, lv := range term.Levels {
+				ord[k] = lv.Vertex
+			}
+			t.order = append(t.order, ord)
 			rec := make([]uint32, termWords)
 			rec[tN] = uint32(n)
 			rec[tAnchors] = 2

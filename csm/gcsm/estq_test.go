@@ -1,0 +1,63 @@
+package gcsm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
+)
+
+// TestEstimatorQuality (GCSM_ESTQ=1, GCSM_ESTQ_SCALE (default 15); no GPU) measures the cache's
+// quality on an R-MAT graph (4 labels, diamond and house, batches of 2,048, a cache of a quarter
+// of the lists) with the emulation, per estimator variant (docs/benchmarks.md): the share of list
+// reads served by the cache, the top-1% coverage, the estimation's time and walks.
+func TestEstimatorQuality(t *testing.T) {
+	if os.Getenv("GCSM_ESTQ") == "" {
+		t.Skip("set GCSM_ESTQ=1")
+	}
+	scale, _ := strconv.Atoi(os.Getenv("GCSM_ESTQ_SCALE"))
+	if scale == 0 {
+		scale = 15
+	}
+	g0, err := gen.RMAT(gen.RMATOptions{Scale: scale, VertexLabels: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := 2048
+	mk, stream := rmatStream(t, g0, 4*batch)
+	diamond := mustPattern(t, []uint32{0, 1, 2, 3}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}})
+	house := mustPattern(t, []uint32{0, 1, 2, 3, 0}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}})
+	budget := 12 * g0.NumEdges() * 2 / 4 // a quarter of the lists
+	for _, v := range []struct {
+		name    string
+		uniform bool
+		walks   int
+		mode    string
+	}{{"degree", false, 0, "degree"}, {"1/D", false, 0, "cache"}, {"uniform 1", true, 1, "cache"}, {"uniform 2", true, 2, "cache"}, {"uniform 4", true, 4, "cache"}} {
+		estUniform, estWalks = v.uniform, v.walks
+		m, err := openEmu(mk(), []*pattern.Pattern{diamond, house}, csm.Options{SkipInvalid: true, Mode: v.mode}, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm := m.(*Matcher)
+		gm.MeasureCoverage(true)
+		var line string
+		for i := 0; i < 3; i++ {
+			var res csm.Result
+			t0 := time.Now()
+			if err := m.Apply(context.Background(), stream[i*batch:(i+1)*batch], nil, &res); err != nil {
+				t.Fatal(err)
+			}
+			st := gm.Stats()
+			line += fmt.Sprintf(" | hit %.3f cov %.3f est %v walks %d all %v", st.HitRate(), st.Coverage1, st.Estimate.Round(time.Millisecond), st.Walks, time.Since(t0).Round(time.Millisecond))
+		}
+		t.Logf("%-10s%s", v.name, line)
+	}
+	estUniform, estWalks = false, 0
+}
