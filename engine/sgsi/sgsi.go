@@ -181,3 +181,11 @@ func storeFor(g *graph.Graph) *store {
 	}
 	return storeLast
 }
+
+// GraphBytes is what the data graph takes on a device in sgsi's layout with every edge in one
+// label graph: the signature table and labels (20 bytes a vertex) and a CSR (4 bytes a vertex,
+// 4 a directed edge). Budgets "a quarter of the graph" are fractions of it.
+func GraphBytes(g *graph.Graph) uint64 {
+	n := uint64(g.NumVertices())
+	return 4*(sigWords+1)*n + 4*(n+1) + 8*g.NumEdges()
+}
