@@ -9,6 +9,11 @@
 #define INVALID 0xffffffffu
 #define BLOCK 256
 
+#ifdef CUDAHOST
+// The host build (package internal/cudahost) runs one-lane warps: nothing to add from other lanes.
+template <class T> T __shfl_down_sync(unsigned, T, int) { return 0; }
+#endif
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
