@@ -33,9 +33,10 @@ type Backend interface {
 	// Link writes the rows of [A, B) extended by their valid entries to Out, row r's first at
 	// Off[r] - Off[A] (Prealloc-Combine's second pass: a copy, no join).
 	Link(a joinArgs) error
-	// HostTable returns a host slice of at least n words for the table of level l (pinned
-	// memory on a GPU); it may reuse the previous one of the level.
-	HostTable(level int, n uint64) ([]uint32, error)
+	// HostTable returns a host slice of n words for the table of level l (pinned memory on a
+	// GPU), the level's previous slice when it is large enough, else a larger one holding the
+	// previous slice's first keep words.
+	HostTable(level int, n, keep uint64) ([]uint32, error)
 	Close()
 }
 
@@ -238,11 +239,13 @@ func (h *HostBackend) Link(a joinArgs) error {
 	return nil
 }
 
-func (h *HostBackend) HostTable(level int, n uint64) ([]uint32, error) {
-	if t := h.tabs[level]; uint64(cap(t)) >= n {
-		return t[:n], nil
+func (h *HostBackend) HostTable(level int, n, keep uint64) ([]uint32, error) {
+	old := h.tabs[level]
+	if uint64(cap(old)) >= n {
+		return old[:n], nil
 	}
-	t := make([]uint32, n)
+	t := make([]uint32, n, n+n/2)
+	copy(t, old[:keep])
 	h.tabs[level] = t
 	return t, nil
 }

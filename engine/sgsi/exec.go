@@ -35,6 +35,9 @@ type Stats struct {
 // errNoFit is returned (wrapped in engine.ErrMemory) when one row, segment or list does not fit.
 var errNoFit = errors.New("does not fit the device region")
 
+// maxFlush bounds, in words, the pending table of a level before it is joined.
+const maxFlush = 1 << 26
+
 // segKey names a resident segment: a label graph and a segment index, or a candidate list.
 type segKey struct {
 	key uint64
@@ -69,7 +72,10 @@ type runner struct {
 	total  uint64
 	stop   bool
 	hostIn []uint64 // words of each level's table in use
-	tmp    []uint32
+	// pendN is the words of each level's pending table; a level is joined when it holds flushAt.
+	pendN   []uint64
+	flushAt uint64
+	tmp     []uint32
 }
 
 func (r *runner) put(off uint64, src []uint32) error {
@@ -202,9 +208,12 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	r.cacheOff = fixed
-	capWords := rest / 2
+	capWords := rest / 4 // out of core: a quarter for segments, the rest for bigger chunks
 	if r.maxCache > 0 {
 		capWords = min(capWords, r.maxCache)
+	}
+	if need <= rest/2 {
+		capWords = max(capWords, need)
 	}
 	if need <= capWords {
 		r.cacheCap, r.st.InCore = need, true
@@ -230,6 +239,8 @@ func (r *runner) run(induced, unique bool) error {
 		r.segs[key] = segs
 	}
 	r.cached = map[segKey][2]uint64{}
+	r.pendN = make([]uint64, q.n+1)
+	r.flushAt = min(2*r.arenaCap, maxFlush)
 	// Level 0: C(order[0]).
 	first := r.cands[q.order[0]]
 	if q.n == 1 {
@@ -366,7 +377,10 @@ func (r *runner) level(i int, table []uint32) error {
 		}
 		start = end
 	}
-	return nil
+	if final {
+		return nil
+	}
+	return r.flush(i + 1)
 }
 
 // chunk joins one chunk of rows (SGSI's Algorithms 2-5 with Prealloc-Combine) and spills its
@@ -498,7 +512,13 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	}
 	outCap := r.arenaOff + r.arenaCap - outOff
 	w := uint64(k + 1)
-	next, err := r.be.HostTable(i+1, uint64(O[R])*w)
+	// The output joins the next level's pending table (pinned host memory), which is joined
+	// when it holds flushAt words: deeper levels then get full chunks, not one chunk's output.
+	at := uint64(0)
+	if !final {
+		at = r.pendN[i+1]
+	}
+	next, err := r.be.HostTable(i+1, at+uint64(O[R])*w, at)
 	if err != nil {
 		return err
 	}
@@ -518,17 +538,36 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		}
 		n := uint64(O[hi]-O[lo]) * w
 		r.used(outOff + n)
-		if err := r.get(next[uint64(O[lo])*w:uint64(O[lo])*w+n], outOff); err != nil {
+		if err := r.get(next[at+uint64(O[lo])*w:at+uint64(O[lo])*w+n], outOff); err != nil {
 			return err
 		}
 		lo = hi
 	}
 	if final {
 		err = r.finish(next, int(w))
-	} else if len(next) > 0 {
-		err = r.level(i+1, next)
+		r.noteHost(i+1, 0)
+		return err
 	}
-	r.noteHost(i+1, 0)
+	r.pendN[i+1] = uint64(len(next))
+	if r.pendN[i+1] >= r.flushAt {
+		return r.flush(i + 1)
+	}
+	return nil
+}
+
+// flush joins level's pending table.
+func (r *runner) flush(level int) error {
+	n := r.pendN[level]
+	if n == 0 {
+		return nil
+	}
+	tab, err := r.be.HostTable(level, n, n)
+	if err != nil {
+		return err
+	}
+	r.pendN[level] = 0
+	err = r.level(level, tab)
+	r.noteHost(level, 0)
 	return err
 }
 

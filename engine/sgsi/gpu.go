@@ -146,20 +146,25 @@ func (b *gpuBackend) Link(a joinArgs) error {
 
 // HostTable returns pinned host memory for a level's table, kept per level and grown (by half
 // again) when too small.
-func (b *gpuBackend) HostTable(level int, n uint64) ([]uint32, error) {
-	hb := b.tabs[level]
-	if hb == nil || hb.Size() < 4*n {
-		if hb != nil {
-			hb.Free()
-		}
-		var err error
-		if hb, err = b.d.AllocHost(max(4*n+4*n/2, 1<<20)); err != nil {
-			delete(b.tabs, level)
+func (b *gpuBackend) HostTable(level int, n, keep uint64) ([]uint32, error) {
+	old := b.tabs[level]
+	if old == nil || old.Size() < 4*n {
+		hb, err := b.d.AllocHost(max(4*n+4*n/2, 1<<20))
+		if err != nil {
 			return nil, fmt.Errorf("sgsi: pinned host table of %d bytes: %w", 4*n, err)
+		}
+		if old != nil {
+			copy(words(hb)[:keep], words(old)[:keep])
+			old.Free()
 		}
 		b.tabs[level] = hb
 	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&hb.Bytes()[0])), n), nil
+	return words(b.tabs[level])[:n], nil
+}
+
+// words is the pinned buffer as 32-bit words.
+func words(hb *gpu.HostBuffer) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&hb.Bytes()[0])), hb.Size()/4)
 }
 
 func (b *gpuBackend) Close() {
