@@ -42,7 +42,7 @@ func TestGPUDense(t *testing.T) {
 
 func TestGPURandom(t *testing.T) {
 	needGPU(t)
-	againstCPU(t, 1, 20, false)
+	againstCPU(t, 1, uint64(envInt("SUBMATCH_SGSI_RANDOM", 20)), false)
 }
 
 // TestGPUListing lists on the GPU at a small region and compares with the oracle's matches.

@@ -40,13 +40,25 @@ func TestDeviceMeasure(t *testing.T) {
 	}
 	gb := sgsi.GraphBytes(g)
 	budget := gb / 4
+	defer func() { t.Logf("total %v", time.Since(t0)) }()
 	t.Logf("R-MAT scale %d: %d vertices, %d edges, GraphBytes %d, budget %d; generated in %v", scale, g.NumVertices(), g.NumEdges(), gb, budget, time.Since(t0))
 	type query struct {
 		name string
 		prob *engine.Problem
 	}
 	var qs []query
-	for _, size := range []int{6, 8, 10, 12} {
+	sizes := []int{6, 8, 10, 12}
+	if v := os.Getenv("SUBMATCH_SGSI_SIZES"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, size := range sizes {
 		for _, d := range []gen.Density{gen.Sparse, gen.Dense} {
 			p, err := gen.RandomWalkQuery(g, size, gen.QuerySeed(1, size, int(d)), gen.QueryOptions{Density: d})
 			if err != nil {
@@ -105,6 +117,9 @@ func TestDeviceMeasure(t *testing.T) {
 			}
 			if failed != "" {
 				fmt.Fprintf(&out, "| %s | %s | - | - | - | %s |\n", q.name, c.name, failed)
+				if path := os.Getenv("SUBMATCH_SGSI_MEASURE_OUT"); path != "" {
+					os.WriteFile(path, []byte(out.String()), 0o644)
+				}
 				continue
 			}
 			if ci == 0 {
@@ -125,6 +140,9 @@ func TestDeviceMeasure(t *testing.T) {
 				row += " | | | | | | | |"
 			}
 			fmt.Fprintln(&out, row)
+			if path := os.Getenv("SUBMATCH_SGSI_MEASURE_OUT"); path != "" {
+				os.WriteFile(path, []byte(out.String()), 0o644) // row by row: a run cut short keeps its rows
+			}
 		}
 	}
 	t.Logf("\n%s", out.String())
