@@ -208,7 +208,12 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	r.cacheOff = fixed
-	capWords := rest / 4 // out of core: a quarter for segments, the rest for bigger chunks
+	// Out of core: a quarter for segments, the rest for bigger chunks; more when the longest
+	// list needs it (segments are cut at vertex boundaries), up to three quarters.
+	capWords := rest / 4
+	for key := range keys {
+		capWords = max(capWords, min(longest(r.s.label(key)), rest*3/4))
+	}
 	if r.maxCache > 0 {
 		capWords = min(capWords, r.maxCache)
 	}
@@ -233,6 +238,9 @@ func (r *runner) run(induced, unique bool) error {
 	r.segs = map[uint64][]segment{}
 	for key := range keys {
 		segs, ok := segments(r.s.label(key), maxSeg)
+		if !ok && maxSeg < r.cacheCap { // a list longer than half the cache: segments of the whole cache
+			segs, ok = segments(r.s.label(key), r.cacheCap)
+		}
 		if !ok {
 			return fmt.Errorf("sgsi: a vertex's list %w (segment cache %d bytes): %w", errNoFit, 4*r.cacheCap, engine.ErrMemory)
 		}
@@ -605,4 +613,13 @@ func (r *runner) noteHost(level int, words uint64) {
 		sum += w
 	}
 	r.st.PeakHost = max(r.st.PeakHost, 4*sum)
+}
+
+// longest returns the device words of lg's longest list as a segment of its own.
+func longest(lg *labelGraph) uint64 {
+	m := uint64(0)
+	for v := 0; v+1 < len(lg.offsets); v++ {
+		m = max(m, lg.offsets[v+1]-lg.offsets[v])
+	}
+	return m + 2
 }

@@ -2,6 +2,7 @@ package sgsi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -94,6 +95,9 @@ func conform(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem 
 		switch {
 		case res.Partial:
 			verdict = "timeout"
+		case errors.Is(err, engine.ErrMemory) && f >= 16:
+			verdict = "too-small" // the longest list, or one row's buffer, does not fit
+			t.Logf("%s %s 1/%d: %v", name, sem, f, err)
 		case err != nil:
 			verdict = "ERROR"
 			t.Errorf("%s %s 1/%d: %v", name, sem, f, err)
