@@ -102,14 +102,12 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	if r != nil {
 		res.Count = r.total
 	}
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			res.Partial = true
-			return res, st, err
-		}
+	cancelled := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
+	if err != nil && !cancelled {
 		return engine.Result{}, st, err
 	}
-	return res, st, nil
+	res.Partial = cancelled // the count so far is a lower bound
+	return res, st, err
 }
 
 // Matches implements engine.Engine.
