@@ -76,6 +76,8 @@ type runner struct {
 	pendN   []uint64
 	flushAt uint64
 	tmp     []uint32
+	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
+	fBuf, idxBuf, bigBuf, cntBuf, oBuf []uint32
 }
 
 func (r *runner) put(off uint64, src []uint32) error {
@@ -408,9 +410,10 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	gbaOff := cntOff + R + 1
 	outOff := gbaOff + T
 	// Buffer offsets (Algorithm 3) and the rows split by load: a warp each, or a block each.
-	F := make([]uint32, R+1)
-	idx := make([]uint32, 0, R)
-	var big []uint32
+	F := grow(&r.fBuf, R+1)
+	idx := grow(&r.idxBuf, R)[:0]
+	big := grow(&r.bigBuf, R)[:0]
+	F[0] = 0
 	lg := (*labelGraph)(nil)
 	if !st.cartesian {
 		lg = r.s.label(st.first.key)
@@ -502,7 +505,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if err := r.zero(cntOff, R); err != nil {
 		return err
 	}
-	cnt := make([]uint32, R+1)
+	cnt := grow(&r.cntBuf, R+1)
 	b := base
 	b.HasCnt = 1
 	if err := launch(b, func(a joinArgs) error { _, err := r.be.Count(a); return err }); err != nil {
@@ -511,7 +514,8 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if err := r.get(cnt[:R], cntOff); err != nil {
 		return err
 	}
-	O := make([]uint32, R+1)
+	O := grow(&r.oBuf, R+1)
+	O[0] = 0
 	for j := range R {
 		O[j+1] = O[j] + cnt[j]
 	}
@@ -622,4 +626,12 @@ func longest(lg *labelGraph) uint64 {
 		m = max(m, lg.offsets[v+1]-lg.offsets[v])
 	}
 	return m + 2
+}
+
+// grow returns (*buf)[:n], reallocating when it is shorter.
+func grow(buf *[]uint32, n uint64) []uint32 {
+	if uint64(cap(*buf)) < n {
+		*buf = make([]uint32, n, n+n/4)
+	}
+	return (*buf)[:n]
 }

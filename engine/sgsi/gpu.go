@@ -3,7 +3,6 @@ package sgsi
 import (
 	"context"
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/submatch/submatch/engine"
@@ -173,5 +172,3 @@ func (b *gpuBackend) Close() {
 	}
 	b.mem.FreeAll()
 }
-
-var _ = time.Now

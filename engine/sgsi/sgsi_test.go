@@ -90,11 +90,11 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 
 // TestAgainstCPU compares the host emulation with the cpu engine on proptest's larger graphs
 // (200-500 vertices), every convention, in core and at a quarter and a twentieth of the graph
-// (GraphBytes): 4 seeds by default, 40 in the deep sweep.
+// (GraphBytes): 4 seeds by default, 20 in the deep sweep.
 func TestAgainstCPU(t *testing.T) {
 	n := uint64(4)
 	if testenv.Long() {
-		n = 40
+		n = 20
 	}
 	againstCPU(t, 1, n, true)
 }

@@ -1,7 +1,6 @@
 package sgsi
 
 import (
-	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -220,5 +219,3 @@ func (sg segment) neighbours() []uint32 {
 
 // bitsetWords is the length in 32-bit words of a bitset over n vertices.
 func bitsetWords(n int) uint64 { return uint64(n+31) / 32 }
-
-var _ = bits.OnesCount32
