@@ -11,7 +11,9 @@ import (
 	_ "github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
 )
 
 // regions are the host emulation's regions and segment caches in bytes: one that holds
@@ -168,6 +170,41 @@ func dense(t *testing.T, seeds []uint64, host bool) {
 			if err != nil || res.Count != o.Want {
 				t.Errorf("region %d: sgsi %d (%v), oracle %d\n%s", b, res.Count, err, o.Want, o.Describe(o.Sem, fmt.Sprintf("region %d", b), "./engine/sgsi -run TestDense"))
 			}
+		}
+	}
+}
+
+// TestPublishedHost (deep sweep) checks the host emulation against published counts: github's
+// queries in core (1 GiB region) and, for the ones whose out-of-core joins are short, at 1/4 and
+// 1/16 of GraphBytes; wiki-Vote's 608,389 unique triangles at 1/4 and 1/16.
+func TestPublishedHost(t *testing.T) {
+	testenv.SkipUnlessLong(t)
+	ctx := context.Background()
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	small := map[string]bool{"Q_0": true, "Q_1": true, "Q_5": true, "Q_7": true}
+	for _, q := range qs {
+		fs := []uint64{0}
+		if small[q.Name] {
+			fs = append(fs, 4, 16)
+		}
+		for _, f := range fs {
+			b := uint64(1 << 30)
+			if f > 0 {
+				b = sgsi.GraphBytes(g) / f
+			}
+			res, err := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: b}}.Count(ctx, &engine.Problem{Data: g, Pattern: q.Pattern})
+			if err != nil || res.Count != q.Want {
+				t.Errorf("github %s at 1/%d: %d (%v), published %d", q.Name, f, res.Count, err, q.Want)
+			}
+		}
+	}
+	wv := sharedtest.WikiVote(t)
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	for _, f := range []uint64{4, 16} {
+		e := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: sgsi.GraphBytes(wv) / f}}
+		res, err := e.Count(ctx, &engine.Problem{Data: wv, Pattern: tri, Semantics: engine.Semantics{Unique: true}})
+		if err != nil || res.Count != 608389 {
+			t.Errorf("wiki-Vote unique triangles at 1/%d: %d (%v), published 608389", f, res.Count, err)
 		}
 	}
 }
