@@ -8,5 +8,6 @@ import (
 	_ "github.com/submatch/submatch/engine/cpu"
 	_ "github.com/submatch/submatch/engine/geneva"
 	_ "github.com/submatch/submatch/engine/pbe"
+	_ "github.com/submatch/submatch/engine/sgsi"
 	_ "github.com/submatch/submatch/engine/stmatch"
 )

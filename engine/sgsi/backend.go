@@ -1,0 +1,253 @@
+package sgsi
+
+import (
+	"fmt"
+	"slices"
+)
+
+// invalid marks a buffer slot whose candidate was eliminated.
+const invalid = ^uint32(0)
+
+// Backend is the device sgsi's schedule (exec.go) runs on: one region of 32-bit words that the
+// schedule lays its buffers out in, copies between host and region, and the kernels. The GPU
+// backend runs them on a device (kernels/sgsi.cu); HostBackend runs the same kernels, written
+// the same way, in Go on a region in host memory, so that the schedule (chunks, segments,
+// spills) is tested without a GPU. Offsets and lengths are in words.
+type Backend interface {
+	// Words is the region's size.
+	Words() uint64
+	Put(off uint64, src []uint32) error
+	Get(dst []uint32, off uint64) error
+	// Filter sets, for each of the n vertices base.. (base a multiple of 32), the bit of every
+	// query vertex whose label and signature it passes, in the query's bitsets.
+	Filter(a filterArgs) error
+	// First fills the preallocated buffers of the rows whose first-edge vertex lies in the
+	// segment (SGSI's Algorithm 4): each neighbour, or invalid when it is in the row, not a
+	// candidate, or breaks a restriction.
+	First(a joinArgs) error
+	// Intersect invalidates, in the buffers of the rows whose linked vertex lies in the segment,
+	// the entries absent from (or, Negate, present in) its list (SGSI's Algorithm 5).
+	Intersect(a joinArgs) error
+	// Count adds each row's valid entries into Cnt[row] (when Cnt is set) and returns their sum.
+	Count(a joinArgs) (uint64, error)
+	// Link writes the rows of [A, B) extended by their valid entries to Out, row r's first at
+	// Off[r] - Off[A] (Prealloc-Combine's second pass: a copy, no join).
+	Link(a joinArgs) error
+	// HostTable returns a host slice of n words for the table of level l (pinned memory on a
+	// GPU), the level's previous slice when it is large enough, else a larger one holding the
+	// previous slice's first keep words.
+	HostTable(level int, n, keep uint64) ([]uint32, error)
+	Close()
+}
+
+type filterArgs struct {
+	Sigs, Labels uint64 // column-first signatures (sigWords x N) and labels of the vertices
+	N, Base      uint32
+	QSigs, QLab  uint64 // the query's signatures and labels (anyLabel: wildcard)
+	NQ           uint32
+	Bits         uint64 // NQ bitsets of Words words
+	Words        uint32
+}
+
+type joinArgs struct {
+	Rows  uint64 // the chunk's rows, Width words each
+	Width uint32
+	F     uint64 // buffer offsets: row r's buffer is GBA[F[r], F[r+1])
+	Idx   uint64 // the rows to process
+	NIdx  uint32
+	Group uint32 // threads per row (32: a warp; the block size: a block)
+	Col   uint32 // the column of the edge's vertex; invalid: cartesian (List for every row)
+	// The segment: local offsets and neighbours of the vertices [Lo, Hi); for a cartesian step
+	// SegNbr holds C(u), Hi entries.
+	SegOff, SegNbr uint64
+	Lo, Hi         uint32
+	Bits           uint64 // u's candidate bitset
+	Desc           uint64 // [nless, ngreater, less cols..., greater cols...]
+	GBA            uint64
+	Negate         uint32
+	Cnt            uint64 // per-row counts (Count), or the rows' output offsets (Link)
+	HasCnt         uint32
+	Total          uint64 // two words: the Count's sum (lo, hi)
+	Out            uint64 // Link: output rows of Width+1 words
+	A, B           uint32 // Link: the row range
+}
+
+// HostBackend runs the kernels in Go on a region of host memory: the schedule's emulation.
+type HostBackend struct {
+	mem  []uint32
+	peak uint64 // highest word written
+	tabs map[int][]uint32
+}
+
+// NewHostBackend returns a host backend with a region of words.
+func NewHostBackend(words uint64) *HostBackend {
+	return &HostBackend{mem: make([]uint32, words), tabs: map[int][]uint32{}}
+}
+
+func (h *HostBackend) Words() uint64 { return uint64(len(h.mem)) }
+
+func (h *HostBackend) check(off, n uint64) error {
+	if off+n > uint64(len(h.mem)) || off+n < off {
+		return fmt.Errorf("sgsi host backend: words [%d, %d) outside the region of %d", off, off+n, len(h.mem))
+	}
+	h.peak = max(h.peak, off+n)
+	return nil
+}
+
+func (h *HostBackend) Put(off uint64, src []uint32) error {
+	if err := h.check(off, uint64(len(src))); err != nil {
+		return err
+	}
+	copy(h.mem[off:], src)
+	return nil
+}
+
+func (h *HostBackend) Get(dst []uint32, off uint64) error {
+	if err := h.check(off, uint64(len(dst))); err != nil {
+		return err
+	}
+	copy(dst, h.mem[off:])
+	return nil
+}
+
+func (h *HostBackend) Filter(a filterArgs) error {
+	m := h.mem
+	for i := range a.N {
+		v := a.Base + i
+		for u := range a.NQ {
+			ql := m[a.QLab+uint64(u)]
+			ok := ql == anyLabel || m[a.Labels+uint64(i)] == ql
+			for j := range uint64(sigWords) {
+				q := m[a.QSigs+uint64(u)*sigWords+j]
+				ok = ok && m[a.Sigs+j*uint64(a.N)+uint64(i)]&q == q
+			}
+			if ok {
+				m[a.Bits+uint64(u)*uint64(a.Words)+uint64(v/32)] |= 1 << (v & 31)
+			}
+		}
+	}
+	return nil
+}
+
+// rowList returns, for the row index r, its segment-local list and whether the row's vertex lies
+// in the segment.
+func (h *HostBackend) rowList(a *joinArgs, r uint32) ([]uint32, bool) {
+	m := h.mem
+	if a.Col == invalid {
+		return m[a.SegNbr : a.SegNbr+uint64(a.Hi)], true
+	}
+	v := m[a.Rows+uint64(r)*uint64(a.Width)+uint64(a.Col)]
+	if v < a.Lo || v >= a.Hi {
+		return nil, false
+	}
+	o := a.SegOff + uint64(v-a.Lo)
+	return m[a.SegNbr+uint64(m[o]) : a.SegNbr+uint64(m[o+1])], true
+}
+
+func (h *HostBackend) First(a joinArgs) error {
+	m := h.mem
+	nless, ngreater := m[a.Desc], m[a.Desc+1]
+	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
+	greater := m[a.Desc+2+uint64(nless) : a.Desc+2+uint64(nless+ngreater)]
+	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+		list, ok := h.rowList(&a, r)
+		if !ok {
+			continue
+		}
+		row := m[a.Rows+uint64(r)*uint64(a.Width) : a.Rows+uint64(r+1)*uint64(a.Width)]
+		buf := m[a.GBA+uint64(m[a.F+uint64(r)]):]
+		for j, w := range list {
+			keep := m[a.Bits+uint64(w/32)]>>(w&31)&1 != 0 && !slices.Contains(row, w)
+			for _, c := range less {
+				keep = keep && row[c] < w
+			}
+			for _, c := range greater {
+				keep = keep && w < row[c]
+			}
+			if keep {
+				buf[j] = w
+			} else {
+				buf[j] = invalid
+			}
+		}
+	}
+	return nil
+}
+
+func (h *HostBackend) Intersect(a joinArgs) error {
+	m := h.mem
+	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+		list, ok := h.rowList(&a, r)
+		if !ok {
+			continue
+		}
+		buf := m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])]
+		for j, x := range buf {
+			if x == invalid {
+				continue
+			}
+			_, found := slices.BinarySearch(list, x)
+			if found == (a.Negate != 0) {
+				buf[j] = invalid
+			}
+		}
+	}
+	return nil
+}
+
+func (h *HostBackend) Count(a joinArgs) (uint64, error) {
+	m := h.mem
+	total := uint64(0)
+	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+		c := uint32(0)
+		for _, x := range m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])] {
+			if x != invalid {
+				c++
+			}
+		}
+		if a.HasCnt != 0 {
+			m[a.Cnt+uint64(r)] += c
+		}
+		total += uint64(c)
+	}
+	return total, nil
+}
+
+func (h *HostBackend) Link(a joinArgs) error {
+	m := h.mem
+	w := uint64(a.Width)
+	base := m[a.Cnt+uint64(a.A)]
+	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+		if r < a.A || r >= a.B {
+			continue
+		}
+		at := uint64(m[a.Cnt+uint64(r)] - base)
+		row := m[a.Rows+uint64(r)*w : a.Rows+uint64(r+1)*w]
+		for _, x := range m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])] {
+			if x == invalid {
+				continue
+			}
+			out := a.Out + at*(w+1)
+			if err := h.check(out, w+1); err != nil {
+				return err
+			}
+			copy(m[out:], row)
+			m[out+w] = x
+			at++
+		}
+	}
+	return nil
+}
+
+func (h *HostBackend) HostTable(level int, n, keep uint64) ([]uint32, error) {
+	old := h.tabs[level]
+	if uint64(cap(old)) >= n {
+		return old[:n], nil
+	}
+	t := make([]uint32, n, n+n/2)
+	copy(t, old[:keep])
+	h.tabs[level] = t
+	return t, nil
+}
+
+func (h *HostBackend) Close() {}

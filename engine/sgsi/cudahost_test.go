@@ -1,0 +1,109 @@
+package sgsi
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"testing"
+
+	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/internal/proptest"
+)
+
+// cudahostMain runs one kernel of kernels/sgsi.cu, compiled as C++ by package cudahost, on a
+// region read from the input, with one thread per block and one per row (G = 1), and writes the
+// region back.
+const cudahostMain = `
+int main() {
+    auto a = Read<uint64_t>();
+    auto mem = Read<uint32_t>();
+    u32* m = mem.data();
+    switch (a[0]) {
+    case 0: Launch(a[1], 1, sgsi_filter, m + a[2], m + a[3], a[4], a[5], m + a[6], m + a[7], a[8], m + a[9], a[10]); break;
+    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], m + a[14]); break;
+    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], m + a[13]); break;
+    case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], 1, m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
+    case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
+    }
+    fwrite(m, 4, mem.size(), stdout);
+    return 0;
+}
+`
+
+// cudaBackend is HostBackend with every kernel run by the C++ build of kernels/sgsi.cu: the
+// schedule then checks the CUDA kernels' logic (not their parallel behaviour) on the host.
+type cudaBackend struct {
+	*HostBackend
+	t   *testing.T
+	bin string
+}
+
+func (c *cudaBackend) launch(args ...uint64) {
+	var in cudahost.Input
+	cudahost.Put(&in, args)
+	cudahost.Put(&in, c.mem)
+	out := cudahost.Run(c.t, c.bin, &in)
+	if len(out) != 4*len(c.mem) {
+		c.t.Fatalf("kernel %d: %d bytes back for a region of %d words", args[0], len(out), len(c.mem))
+	}
+	binary.Read(bytes.NewReader(out), binary.LittleEndian, c.mem)
+}
+
+func (c *cudaBackend) Filter(a filterArgs) error {
+	c.launch(0, uint64(max(a.N, 1)), a.Sigs, a.Labels, uint64(a.N), uint64(a.Base), a.QSigs, a.QLab, uint64(a.NQ), a.Bits, uint64(a.Words))
+	return nil
+}
+
+func (c *cudaBackend) First(a joinArgs) error {
+	c.launch(1, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
+		uint64(a.Lo), uint64(a.Hi), a.Bits, a.Desc, a.GBA)
+	return nil
+}
+
+func (c *cudaBackend) Intersect(a joinArgs) error {
+	c.launch(2, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
+		uint64(a.Lo), uint64(a.Hi), uint64(a.Negate), a.GBA)
+	return nil
+}
+
+func (c *cudaBackend) Count(a joinArgs) (uint64, error) {
+	c.mem[a.Total], c.mem[a.Total+1] = 0, 0
+	c.launch(3, uint64(max(a.NIdx, 1)), a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.HasCnt), a.Total)
+	return uint64(c.mem[a.Total]) | uint64(c.mem[a.Total+1])<<32, nil
+}
+
+func (c *cudaBackend) Link(a joinArgs) error {
+	c.launch(4, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.A), uint64(a.B), a.Out)
+	return nil
+}
+
+// TestCUDAKernelsOnHost runs the schedule with the CUDA kernels built for the host on a few
+// oracle cases, in core and at small regions, in every convention.
+func TestCUDAKernelsOnHost(t *testing.T) {
+	bin := cudahost.Build(t, "sgsi", kernelSource, cudahostMain)
+	ctx := context.Background()
+	seeds, _ := proptest.Seeds(t, 60, 12)
+	runs := 0
+	for o := range proptest.WithOracle(seeds, nil) {
+		if o.Want > 2000 {
+			continue
+		}
+		for _, words := range []uint64{1 << 14, 700} {
+			be := &cudaBackend{HostBackend: NewHostBackend(words), t: t, bin: bin}
+			r := &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(o.G), q: compileQuery(o.P), count: true,
+				blockRows: 2, blockSize: 1, maxCache: 60}
+			err := r.run(o.Sem.Induced, o.Sem.Unique)
+			if err != nil {
+				if words < 1<<14 {
+					continue
+				}
+				t.Fatalf("seed %d %s: %v", o.Seed, o.Sem, err)
+			}
+			runs++
+			if r.total != o.Want {
+				t.Errorf("CUDA kernels on the host: %d, oracle %d\n%s", r.total, o.Want, o.Describe(o.Sem, "cudahost", "./engine/sgsi -run TestCUDAKernelsOnHost"))
+			}
+		}
+	}
+	t.Logf("%d runs", runs)
+}

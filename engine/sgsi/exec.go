@@ -1,0 +1,637 @@
+package sgsi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/internal/checked"
+)
+
+// Stats reports where a count's time and bytes went (SGSI's Table 7 split: communication, the
+// host-device copies, against computation, the kernels).
+type Stats struct {
+	Device       string
+	RegionBytes  uint64 // the device region the count laid out (within --gpu-memory)
+	CacheBytes   uint64 // of which the segment cache
+	InCore       bool   // every label graph the query reads stayed resident
+	Segments     uint64 // segment uploads
+	SegmentHits  uint64 // segment uses that found it resident
+	Chunks       uint64 // row chunks joined
+	Steps        int
+	BytesToGPU   uint64
+	BytesFromGPU uint64
+	Comm, Comp   time.Duration
+	PeakDevice   uint64 // bytes of the region ever used
+	PeakHost     uint64 // bytes of the spilled tables at their largest
+	Layout       time.Duration
+	Filter       time.Duration
+	Total        time.Duration
+}
+
+// errNoFit is returned (wrapped in engine.ErrMemory) when one row, segment or list does not fit.
+var errNoFit = errors.New("does not fit the device region")
+
+// maxFlush bounds, in words, the pending table of a level before it is joined.
+const maxFlush = 1 << 26
+
+// segKey names a resident segment: a label graph and a segment index, or a candidate list.
+type segKey struct {
+	key uint64
+	i   int
+}
+
+// cartKey is the segment key of C(u) for cartesian steps.
+func cartKey(u int) uint64 { return 1<<40 | uint64(u) }
+
+// runner is one count's or listing's schedule over a Backend.
+type runner struct {
+	ctx   context.Context
+	be    Backend
+	st    *Stats
+	s     *store
+	q     *query
+	count bool
+	emit  func(m []uint32) bool // listing: each match in pattern order; false stops
+
+	maxCache  uint64 // words; 0: no cap
+	blockRows uint32 // rows whose buffers exceed this go to a block, the others to a warp
+	blockSize uint32
+
+	bitsOff, bitWords  uint64
+	cacheOff, cacheCap uint64
+	cacheUsed          uint64
+	cached             map[segKey][2]uint64 // offsets, neighbours
+	arenaOff, arenaCap uint64
+
+	segs   map[uint64][]segment
+	cands  [][]uint32 // C(u), host
+	total  uint64
+	stop   bool
+	hostIn []uint64 // words of each level's table in use
+	// pendN is the words of each level's pending table; a level is joined when it holds flushAt.
+	pendN   []uint64
+	flushAt uint64
+	tmp     []uint32
+	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
+	fBuf, idxBuf, bigBuf, cntBuf, oBuf []uint32
+}
+
+func (r *runner) put(off uint64, src []uint32) error {
+	t := time.Now()
+	err := r.be.Put(off, src)
+	r.st.Comm += time.Since(t)
+	r.st.BytesToGPU += 4 * uint64(len(src))
+	r.st.PeakDevice = max(r.st.PeakDevice, 4*(off+uint64(len(src))))
+	return err
+}
+
+func (r *runner) get(dst []uint32, off uint64) error {
+	t := time.Now()
+	err := r.be.Get(dst, off)
+	r.st.Comm += time.Since(t)
+	r.st.BytesFromGPU += 4 * uint64(len(dst))
+	return err
+}
+
+func (r *runner) kernel(f func() error) error {
+	t := time.Now()
+	err := f()
+	r.st.Comp += time.Since(t)
+	return err
+}
+
+func (r *runner) used(off uint64) { r.st.PeakDevice = max(r.st.PeakDevice, 4*off) }
+
+// zero writes n zero words at off.
+func (r *runner) zero(off, n uint64) error {
+	for n > 0 {
+		k := min(n, 1<<20)
+		if uint64(len(r.tmp)) < k {
+			r.tmp = make([]uint32, k)
+		}
+		clear(r.tmp[:k])
+		if err := r.put(off, r.tmp[:k]); err != nil {
+			return err
+		}
+		off, n = off+k, n-k
+	}
+	return nil
+}
+
+// run filters, plans and joins.
+func (r *runner) run(induced, unique bool) error {
+	g := r.s.g
+	q := r.q
+	nv := g.NumVertices()
+	W := r.be.Words()
+	r.bitWords = bitsetWords(nv)
+	r.bitsOff = 0
+	fixed := uint64(q.n) * r.bitWords
+	if fixed+64 > W {
+		return fmt.Errorf("sgsi: the candidate bitsets (%d bytes) %w of %d bytes: %w", 4*fixed, errNoFit, 4*W, engine.ErrMemory)
+	}
+	// Filtering: the signature table streamed through the rest of the region.
+	tf := time.Now()
+	if err := r.zero(r.bitsOff, fixed); err != nil {
+		return err
+	}
+	rest := W - fixed
+	qs := fixed
+	if err := r.put(qs, q.sigs); err != nil {
+		return err
+	}
+	if err := r.put(qs+uint64(len(q.sigs)), q.vlabels); err != nil {
+		return err
+	}
+	area := qs + uint64(len(q.sigs)+len(q.vlabels))
+	chunkV := (W - area) / (sigWords + 1) / 32 * 32
+	if chunkV == 0 {
+		return fmt.Errorf("sgsi: no room to filter: %w", engine.ErrMemory)
+	}
+	for base := uint64(0); base < uint64(nv); base += chunkV {
+		k := min(chunkV, uint64(nv)-base)
+		for j := range uint64(sigWords) {
+			if err := r.put(area+j*k, r.s.sigs[j*uint64(nv)+base:j*uint64(nv)+base+k]); err != nil {
+				return err
+			}
+		}
+		if err := r.put(area+sigWords*k, g.VertexLabels()[base:base+k]); err != nil {
+			return err
+		}
+		a := filterArgs{Sigs: area, Labels: area + sigWords*k, N: uint32(k), Base: uint32(base), QSigs: qs,
+			QLab: qs + uint64(len(q.sigs)), NQ: uint32(q.n), Bits: r.bitsOff, Words: uint32(r.bitWords)}
+		if err := r.kernel(func() error { return r.be.Filter(a) }); err != nil {
+			return err
+		}
+	}
+	bitsHost := make([]uint32, fixed)
+	if err := r.get(bitsHost, r.bitsOff); err != nil {
+		return err
+	}
+	sizes := make([]uint64, q.n)
+	r.cands = make([][]uint32, q.n)
+	for u := range q.n {
+		b := bitsHost[uint64(u)*r.bitWords : uint64(u+1)*r.bitWords]
+		for w, x := range b {
+			sizes[u] += uint64(bits.OnesCount32(x))
+			for ; x != 0; x &= x - 1 {
+				r.cands[u] = append(r.cands[u], uint32(w*32+bits.TrailingZeros32(x)))
+			}
+		}
+		if sizes[u] == 0 {
+			r.st.Filter = time.Since(tf)
+			return nil
+		}
+	}
+	r.st.Filter = time.Since(tf)
+
+	// The order, the steps and the label graphs they read.
+	freq := func(key uint64) uint64 { return uint64(len(r.s.label(key).nbrs)) }
+	q.plan(sizes, freq, g.HasEdgeLabels(), induced, unique)
+	r.st.Steps = len(q.steps)
+	need := uint64(0)
+	keys := map[uint64]bool{}
+	for _, st := range q.steps {
+		ls := append(append([]link{st.first}, st.others...), st.nonadj...)
+		if st.cartesian {
+			ls = ls[1:]
+			need += uint64(len(r.cands[st.u]))
+		}
+		for _, l := range ls {
+			if !keys[l.key] {
+				keys[l.key] = true
+				lg := r.s.label(l.key)
+				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
+			}
+		}
+	}
+	r.cacheOff = fixed
+	// Out of core: a quarter for segments, the rest for bigger chunks; more when the longest
+	// list needs it (segments are cut at vertex boundaries), up to three quarters.
+	capWords := rest / 4
+	for key := range keys {
+		capWords = max(capWords, min(longest(r.s.label(key)), rest*3/4))
+	}
+	if r.maxCache > 0 {
+		capWords = min(capWords, r.maxCache)
+	}
+	if need <= rest/2 {
+		capWords = max(capWords, need)
+	}
+	if need <= capWords {
+		r.cacheCap, r.st.InCore = need, true
+	} else {
+		r.cacheCap = capWords
+	}
+	r.arenaOff = (r.cacheOff + r.cacheCap + 1) &^ 1 // even: the arena starts with a 64-bit counter
+	if r.arenaOff+256 > W {
+		return fmt.Errorf("sgsi: no room for tables: %w", engine.ErrMemory)
+	}
+	r.arenaCap = W - r.arenaOff
+	r.st.CacheBytes = 4 * r.cacheCap
+	maxSeg := min(r.cacheCap, 1<<31)
+	if !r.st.InCore {
+		maxSeg = max(1, r.cacheCap/2)
+	}
+	r.segs = map[uint64][]segment{}
+	for key := range keys {
+		segs, ok := segments(r.s.label(key), maxSeg)
+		if !ok && maxSeg < r.cacheCap { // a list longer than half the cache: segments of the whole cache
+			segs, ok = segments(r.s.label(key), r.cacheCap)
+		}
+		if !ok {
+			return fmt.Errorf("sgsi: a vertex's list %w (segment cache %d bytes): %w", errNoFit, 4*r.cacheCap, engine.ErrMemory)
+		}
+		r.segs[key] = segs
+	}
+	r.cached = map[segKey][2]uint64{}
+	r.pendN = make([]uint64, q.n+1)
+	r.flushAt = min(2*r.arenaCap, maxFlush)
+	// Level 0: C(order[0]).
+	first := r.cands[q.order[0]]
+	if q.n == 1 {
+		return r.finish(first, 1)
+	}
+	return r.level(0, first)
+}
+
+// finish counts or emits a final table of width w.
+func (r *runner) finish(table []uint32, w int) error {
+	if r.count {
+		var ok bool
+		if r.total, ok = checked.Add(r.total, uint64(len(table)/w)); !ok {
+			return engine.ErrOverflow
+		}
+		return nil
+	}
+	m := make([]uint32, r.q.n)
+	for i := 0; i+w <= len(table); i += w {
+		for j, u := range r.q.order {
+			m[u] = table[i+j]
+		}
+		if !r.emit(m) {
+			r.stop = true
+			return nil
+		}
+	}
+	return nil
+}
+
+// segment makes segment i of key (or C(u) for a cartesian key) resident and returns its offsets'
+// and neighbours' region offsets.
+func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
+	k := segKey{key, i}
+	if at, ok := r.cached[k]; ok {
+		r.st.SegmentHits++
+		return at[0], at[1], nil
+	}
+	var offs, nbrs []uint32
+	if key&(1<<40) != 0 {
+		nbrs = r.cands[int(key&0xffff)]
+	} else {
+		sg := r.segs[key][i]
+		r.tmp = sg.localOffsets(r.tmp)
+		offs, nbrs = r.tmp, sg.neighbours()
+	}
+	w := uint64(len(offs) + len(nbrs))
+	if w > r.cacheCap {
+		return 0, 0, fmt.Errorf("sgsi: a list of %d bytes %w (segment cache %d bytes): %w", 4*w, errNoFit, 4*r.cacheCap, engine.ErrMemory)
+	}
+	if r.cacheUsed+w > r.cacheCap {
+		clear(r.cached)
+		r.cacheUsed = 0
+	}
+	at := [2]uint64{r.cacheOff + r.cacheUsed, r.cacheOff + r.cacheUsed + uint64(len(offs))}
+	if err := r.put(at[0], offs); err != nil {
+		return 0, 0, err
+	}
+	if err := r.put(at[1], nbrs); err != nil {
+		return 0, 0, err
+	}
+	r.cacheUsed += w
+	r.cached[k] = at
+	r.st.Segments++
+	return at[0], at[1], nil
+}
+
+// touched returns which of key's segments hold a vertex of column col of the rows.
+func (r *runner) touched(key uint64, rows []uint32, width, col int) []bool {
+	segs := r.segs[key]
+	t := make([]bool, len(segs))
+	if len(segs) == 1 {
+		t[0] = true
+		return t
+	}
+	for i := col; i < len(rows); i += width {
+		t[find(segs, rows[i])] = true
+	}
+	return t
+}
+
+// level joins step i into table (rows of width i+1), chunk by chunk, recursing depth first on
+// each chunk's output.
+func (r *runner) level(i int, table []uint32) error {
+	st := &r.q.steps[i]
+	k := i + 1
+	rows := len(table) / k
+	final := i == len(r.q.steps)-1
+	var firstLG *labelGraph
+	if !st.cartesian {
+		firstLG = r.s.label(st.first.key)
+	}
+	deg := func(row int) uint64 {
+		if st.cartesian {
+			return uint64(len(r.cands[st.u]))
+		}
+		return firstLG.degree(table[row*k+st.first.col])
+	}
+	desc := []uint32{uint32(len(st.less)), uint32(len(st.greater))}
+	for _, c := range st.less {
+		desc = append(desc, uint32(c))
+	}
+	for _, c := range st.greater {
+		desc = append(desc, uint32(c))
+	}
+	const descWords = 2 + 2 + 64 // the counter, then the descriptor
+	for start := 0; start < rows; {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		// The chunk: as many rows as fit with their buffers and, for a table to spill, room
+		// for the longest row's output.
+		var T, maxDeg uint64
+		end := start
+		for end < rows {
+			d := deg(end)
+			n := uint64(end - start + 1)
+			words := descWords + n*uint64(k+3) + 2 + T + d
+			if !(final && r.count) {
+				words += max(maxDeg, d) * uint64(k+1)
+			}
+			if words > r.arenaCap || T+d >= 1<<32-1 || (!(final && r.count) && end > start && T+d > r.arenaCap/2) {
+				break
+			}
+			T += d
+			maxDeg = max(maxDeg, d)
+			end++
+		}
+		if end == start {
+			return fmt.Errorf("sgsi: one row with a buffer of %d words %w (%d words for tables): %w", deg(start), errNoFit, r.arenaCap, engine.ErrMemory)
+		}
+		if err := r.chunk(i, st, table[start*k:end*k], T, desc, final); err != nil || r.stop {
+			return err
+		}
+		start = end
+	}
+	if final {
+		return nil
+	}
+	return r.flush(i + 1)
+}
+
+// chunk joins one chunk of rows (SGSI's Algorithms 2-5 with Prealloc-Combine) and spills its
+// output to the host: the next level's table, or the matches.
+func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, final bool) error {
+	r.st.Chunks++
+	k := i + 1
+	R := uint64(len(rows) / k)
+	// Region layout of the chunk.
+	a := r.arenaOff
+	totalOff := a
+	descOff := a + 2
+	rowsOff := descOff + 66
+	fOff := rowsOff + R*uint64(k)
+	idxOff := fOff + R + 1
+	cntOff := idxOff + R
+	gbaOff := cntOff + R + 1
+	outOff := gbaOff + T
+	// Buffer offsets (Algorithm 3) and the rows split by load: a warp each, or a block each.
+	F := grow(&r.fBuf, R+1)
+	idx := grow(&r.idxBuf, R)[:0]
+	big := grow(&r.bigBuf, R)[:0]
+	F[0] = 0
+	lg := (*labelGraph)(nil)
+	if !st.cartesian {
+		lg = r.s.label(st.first.key)
+	}
+	for j := range R {
+		d := uint64(len(r.cands[st.u]))
+		if lg != nil {
+			d = lg.degree(rows[j*uint64(k)+uint64(st.first.col)])
+		}
+		F[j+1] = F[j] + uint32(d)
+		if d > uint64(r.blockRows) {
+			big = append(big, uint32(j))
+		} else {
+			idx = append(idx, uint32(j))
+		}
+	}
+	nWarp := uint32(len(idx))
+	idx = append(idx, big...)
+	for _, p := range []struct {
+		off uint64
+		w   []uint32
+	}{{descOff, desc}, {rowsOff, rows}, {fOff, F}, {idxOff, idx}} {
+		if err := r.put(p.off, p.w); err != nil {
+			return err
+		}
+	}
+	base := joinArgs{Rows: rowsOff, Width: uint32(k), F: fOff, Bits: r.bitsOff + uint64(st.u)*r.bitWords,
+		Desc: descOff, GBA: gbaOff, Cnt: cntOff, Total: totalOff}
+	launch := func(a joinArgs, f func(joinArgs) error) error {
+		if nWarp > 0 {
+			a.Idx, a.NIdx, a.Group = idxOff, nWarp, 32
+			if err := r.kernel(func() error { return f(a) }); err != nil {
+				return err
+			}
+		}
+		if n := uint32(len(idx)) - nWarp; n > 0 {
+			a.Idx, a.NIdx, a.Group = idxOff+uint64(nWarp), n, r.blockSize
+			if err := r.kernel(func() error { return f(a) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// The first edge, segment by segment (Algorithm 4).
+	if st.cartesian {
+		_, nb, err := r.segment(cartKey(st.u), 0)
+		if err != nil {
+			return err
+		}
+		a := base
+		a.Col, a.SegNbr, a.Hi = invalid, nb, uint32(len(r.cands[st.u]))
+		if err := launch(a, r.be.First); err != nil {
+			return err
+		}
+	} else {
+		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false); err != nil {
+			return err
+		}
+	}
+	// The other linking edges (Algorithm 5), then the non-edges of induced matching.
+	for _, l := range st.others {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false); err != nil {
+			return err
+		}
+	}
+	for _, l := range st.nonadj {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true); err != nil {
+			return err
+		}
+	}
+	r.used(outOff)
+	if final && r.count {
+		var sum uint64
+		err := launch(base, func(a joinArgs) error {
+			c, err := r.be.Count(a)
+			sum += c
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		var ok bool
+		if r.total, ok = checked.Add(r.total, sum); !ok {
+			return engine.ErrOverflow
+		}
+		return nil
+	}
+	// Prealloc-Combine's second pass: counts, offsets, then copies in batches that fit.
+	if err := r.zero(cntOff, R); err != nil {
+		return err
+	}
+	cnt := grow(&r.cntBuf, R+1)
+	b := base
+	b.HasCnt = 1
+	if err := launch(b, func(a joinArgs) error { _, err := r.be.Count(a); return err }); err != nil {
+		return err
+	}
+	if err := r.get(cnt[:R], cntOff); err != nil {
+		return err
+	}
+	O := grow(&r.oBuf, R+1)
+	O[0] = 0
+	for j := range R {
+		O[j+1] = O[j] + cnt[j]
+	}
+	if err := r.put(cntOff, O); err != nil {
+		return err
+	}
+	outCap := r.arenaOff + r.arenaCap - outOff
+	w := uint64(k + 1)
+	// The output joins the next level's pending table (pinned host memory), which is joined
+	// when it holds flushAt words: deeper levels then get full chunks, not one chunk's output.
+	at := uint64(0)
+	if !final {
+		at = r.pendN[i+1]
+	}
+	next, err := r.be.HostTable(i+1, at+uint64(O[R])*w, at)
+	if err != nil {
+		return err
+	}
+	r.noteHost(i+1, uint64(len(next)))
+	for lo := uint64(0); lo < R; {
+		hi := lo + 1
+		for hi < R && uint64(O[hi+1]-O[lo])*w <= outCap {
+			hi++
+		}
+		if uint64(O[hi]-O[lo])*w > outCap {
+			return fmt.Errorf("sgsi: one row's output %w: %w", errNoFit, engine.ErrMemory)
+		}
+		l := base
+		l.Out, l.A, l.B = outOff, uint32(lo), uint32(hi)
+		if err := launch(l, r.be.Link); err != nil {
+			return err
+		}
+		n := uint64(O[hi]-O[lo]) * w
+		r.used(outOff + n)
+		if err := r.get(next[at+uint64(O[lo])*w:at+uint64(O[lo])*w+n], outOff); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	if final {
+		err = r.finish(next, int(w))
+		r.noteHost(i+1, 0)
+		return err
+	}
+	r.pendN[i+1] = uint64(len(next))
+	if r.pendN[i+1] >= r.flushAt {
+		return r.flush(i + 1)
+	}
+	return nil
+}
+
+// flush joins level's pending table.
+func (r *runner) flush(level int) error {
+	n := r.pendN[level]
+	if n == 0 {
+		return nil
+	}
+	tab, err := r.be.HostTable(level, n, n)
+	if err != nil {
+		return err
+	}
+	r.pendN[level] = 0
+	err = r.level(level, tab)
+	r.noteHost(level, 0)
+	return err
+}
+
+// edge runs kernel f for link l over every segment the rows touch.
+func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool) error {
+	for s, t := range r.touched(l.key, rows, k, l.col) {
+		if !t {
+			continue
+		}
+		off, nb, err := r.segment(l.key, s)
+		if err != nil {
+			return err
+		}
+		sg := r.segs[l.key][s]
+		a := base
+		a.Col, a.SegOff, a.SegNbr, a.Lo, a.Hi = uint32(l.col), off, nb, sg.lo, sg.hi
+		if negate {
+			a.Negate = 1
+		}
+		if err := launch(a, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteHost records level's table size (words) and the peak of all levels'.
+func (r *runner) noteHost(level int, words uint64) {
+	for len(r.hostIn) <= level {
+		r.hostIn = append(r.hostIn, 0)
+	}
+	r.hostIn[level] = words
+	sum := uint64(0)
+	for _, w := range r.hostIn {
+		sum += w
+	}
+	r.st.PeakHost = max(r.st.PeakHost, 4*sum)
+}
+
+// longest returns the device words of lg's longest list as a segment of its own.
+func longest(lg *labelGraph) uint64 {
+	m := uint64(0)
+	for v := 0; v+1 < len(lg.offsets); v++ {
+		m = max(m, lg.offsets[v+1]-lg.offsets[v])
+	}
+	return m + 2
+}
+
+// grow returns (*buf)[:n], reallocating when it is shorter.
+func grow(buf *[]uint32, n uint64) []uint32 {
+	if uint64(cap(*buf)) < n {
+		*buf = make([]uint32, n, n+n/4)
+	}
+	return (*buf)[:n]
+}

@@ -1,0 +1,160 @@
+package sgsi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+)
+
+// The device checks: the same cases as the host emulation's, on the GPU backend with
+// --gpu-memory (Problem.GPUMemoryLimit) at fractions of the graph. They skip without a GPU.
+
+func needGPU(t *testing.T) {
+	t.Helper()
+	devs, err := gpu.Open(context.Background())
+	if err != nil || len(devs) == 0 {
+		t.Skipf("no GPU: %v", err)
+	}
+}
+
+func TestGPUProperty(t *testing.T) {
+	needGPU(t)
+	seeds, _ := proptest.Seeds(t, 300, 300)
+	oracleProperty(t, seeds, false, "(GPU) ./engine/sgsi -run TestGPUProperty")
+}
+
+func TestGPUDense(t *testing.T) {
+	needGPU(t)
+	seeds, _ := proptest.Seeds(t, 100, 100)
+	dense(t, seeds, false)
+}
+
+func TestGPURandom(t *testing.T) {
+	needGPU(t)
+	againstCPU(t, 1, uint64(envInt("SUBMATCH_SGSI_RANDOM", 20)), false)
+}
+
+// TestGPUListing lists on the GPU at a small region and compares with the oracle's matches.
+func TestGPUListing(t *testing.T) {
+	needGPU(t)
+	ctx := context.Background()
+	for seed := uint64(0); seed < 60; seed++ {
+		c := proptest.Make(seed)
+		for _, sem := range proptest.AllSemantics {
+			if want, ok := oracle.CountWithin(c.G, c.P, sem, proptest.OracleBudget); !ok || want > 5000 {
+				continue
+			}
+			for _, b := range []uint64{1 << 20, 4096} {
+				prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, GPUMemoryLimit: b}
+				e := sgsi.Engine{Options: sgsi.Options{MaxCache: 400, BlockRows: 3}}
+				if _, err := e.Count(ctx, prob); err != nil {
+					continue // too small a region for this case
+				}
+				if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
+					t.Errorf("%s\n%s", msg, c.Describe(sem, fmt.Sprintf("gpu region %d", b), "(GPU) -run TestGPUListing"))
+				}
+			}
+		}
+	}
+}
+
+// conform counts p on g with the GPU at a quarter and a sixteenth of the graph and in core, and
+// compares with want (the published count, or the cpu engine's when want < 0).
+func conform(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, want int64) {
+	t.Helper()
+	ctx := context.Background()
+	if want < 0 {
+		cpu, _ := engine.Lookup("cpu")
+		res, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = int64(res.Count)
+	}
+	for _, f := range []uint64{0, 4, 16} {
+		b := uint64(0)
+		if f > 0 {
+			b = sgsi.GraphBytes(g) / f
+		}
+		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		res, st, err := sgsi.Engine{}.CountStats(cctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem, GPUMemoryLimit: b})
+		cancel()
+		verdict := "ok"
+		switch {
+		case res.Partial:
+			verdict = "timeout"
+		case errors.Is(err, engine.ErrMemory) && f >= 16:
+			verdict = "too-small" // the longest list, or one row's buffer, does not fit
+			t.Logf("%s %s 1/%d: %v", name, sem, f, err)
+		case err != nil:
+			verdict = "ERROR"
+			t.Errorf("%s %s 1/%d: %v", name, sem, f, err)
+		case res.Count != uint64(want):
+			verdict = "MISMATCH"
+			t.Errorf("%s %s 1/%d: sgsi %d, want %d", name, sem, f, res.Count, want)
+		}
+		line := fmt.Sprintf("%s\t%s\t1/%d\t%d\t%d\t%s\tincore=%v\tchunks=%d\tsegments=%d\thits=%d\tto=%d\tfrom=%d\tcomm=%.1fms\tcomp=%.1fms\ttotal=%.1fms\tpeak=%d\tpeakhost=%d",
+			name, sem, f, want, res.Count, verdict, st.InCore, st.Chunks, st.Segments, st.SegmentHits, st.BytesToGPU, st.BytesFromGPU,
+			ms(st.Comm), ms(st.Comp), ms(st.Total), st.PeakDevice, st.PeakHost)
+		t.Log(line)
+		if path := os.Getenv("SUBMATCH_SGSI_RESULTS"); path != "" {
+			if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				fmt.Fprintln(f, line)
+				f.Close()
+			}
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TestGPUGitHub: the GitHub queries with their published counts, out of core.
+func TestGPUGitHub(t *testing.T) {
+	needGPU(t)
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	for _, q := range qs {
+		conform(t, "github "+q.Name, g, q.Pattern, engine.Semantics{}, int64(q.Want))
+	}
+}
+
+// TestGPUHPRD: the first HPRD queries with their published counts, out of core.
+func TestGPUHPRD(t *testing.T) {
+	needGPU(t)
+	g, qs := sharedtest.Suite(t, "hprd-subgraphmatching", "HPRD.graph", 20)
+	for _, q := range qs {
+		conform(t, "hprd "+q.Name, g, q.Pattern, engine.Semantics{}, int64(q.Want))
+	}
+}
+
+// TestGPUWikiVote: triangles and 4-cliques in every convention against the cpu engine, and the
+// published 608,389 unique triangles.
+func TestGPUWikiVote(t *testing.T) {
+	needGPU(t)
+	g := sharedtest.WikiVote(t)
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	conform(t, "wiki-Vote triangle", g, tri, engine.Semantics{Unique: true}, 608389)
+	for _, c := range []struct{ name, pat string }{
+		{"triangle", "(a)-(b)-(c)-(a)"},
+		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
+	} {
+		p, err := pattern.Parse(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sem := range proptest.AllSemantics {
+			conform(t, "wiki-Vote "+c.name, g, p, sem, -1)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+// SGSI's kernels (package engine/sgsi): the signature filter and the four passes of one join
+// step over a chunk of rows (first edge, other edges, counts, link). HostBackend in backend.go
+// is the same logic in Go; the two must stay in step.
+//
+// A join kernel gives each row of its index list a group of G threads: G = 32 (a warp per row)
+// or G = blockDim.x (a block per row, for rows whose buffers are long), SGSI's warp and block
+// load-balance layers. Buffers hold candidates or INVALID.
+
+#define INVALID 0xffffffffu
+#define BLOCK 256
+
+#ifdef CUDAHOST
+// The host build (package internal/cudahost) runs one-lane warps: nothing to add from other lanes.
+template <class T> T __shfl_down_sync(unsigned, T, int) { return 0; }
+#endif
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+extern "C" __global__ void sgsi_filter(const u32* sigs, const u32* labels, u32 n, u32 base,
+                                       const u32* qsigs, const u32* qlab, u32 nq, u32* bits, u32 words) {
+	for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+		u32 v = base + i;
+		u32 s0 = sigs[i], s1 = sigs[n + i], s2 = sigs[2 * n + i], s3 = sigs[3 * n + i];
+		u32 l = labels[i];
+		for (u32 u = 0; u < nq; u++) {
+			const u32* q = qsigs + 4 * u;
+			bool ok = (qlab[u] == INVALID || qlab[u] == l) && (s0 & q[0]) == q[0] && (s1 & q[1]) == q[1] &&
+			          (s2 & q[2]) == q[2] && (s3 & q[3]) == q[3];
+			if (ok) atomicOr(&bits[(u64)u * words + v / 32], 1u << (v & 31));
+		}
+	}
+}
+
+struct Group {
+	u32 id, n, lane;
+};
+
+__device__ __forceinline__ Group group(u32 G) {
+	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+	Group g;
+	g.id = t / G;
+	g.n = gridDim.x * blockDim.x / G;
+	g.lane = t % G;
+	return g;
+}
+
+// rowList finds row r's list in the segment: false when the row's vertex lies outside it.
+__device__ __forceinline__ bool rowList(const u32* rows, u32 width, u32 r, u32 col, const u32* segOff,
+                                        const u32* segNbr, u32 lo, u32 hi, const u32** list, u32* len) {
+	if (col == INVALID) {
+		*list = segNbr;
+		*len = hi;
+		return true;
+	}
+	u32 v = rows[(u64)r * width + col];
+	if (v < lo || v >= hi) return false;
+	u32 a = segOff[v - lo], b = segOff[v - lo + 1];
+	*list = segNbr + a;
+	*len = b - a;
+	return true;
+}
+
+extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
+                                      u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
+                                      const u32* bits, const u32* desc, u32* gba) {
+	Group g = group(G);
+	u32 nless = desc[0], ngreater = desc[1];
+	for (u32 k = g.id; k < nidx; k += g.n) {
+		u32 r = idx[k];
+		const u32* list;
+		u32 len;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len)) continue;
+		const u32* row = rows + (u64)r * width;
+		u32* buf = gba + F[r];
+		for (u32 j = g.lane; j < len; j += G) {
+			u32 w = list[j];
+			bool keep = (bits[w / 32] >> (w & 31)) & 1;
+			for (u32 c = 0; keep && c < width; c++) keep = row[c] != w;
+			for (u32 c = 0; keep && c < nless; c++) keep = row[desc[2 + c]] < w;
+			for (u32 c = 0; keep && c < ngreater; c++) keep = w < row[desc[2 + nless + c]];
+			buf[j] = keep ? w : INVALID;
+		}
+	}
+}
+
+extern "C" __global__ void sgsi_intersect(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx,
+                                          u32 G, u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
+                                          u32 negate, u32* gba) {
+	Group g = group(G);
+	for (u32 k = g.id; k < nidx; k += g.n) {
+		u32 r = idx[k];
+		const u32* list;
+		u32 len;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len)) continue;
+		for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) {
+			u32 x = gba[j];
+			if (x == INVALID) continue;
+			u32 a = 0, b = len;
+			while (a < b) {
+				u32 m = (a + b) / 2;
+				if (list[m] < x) a = m + 1; else b = m;
+			}
+			bool found = a < len && list[a] == x;
+			if (found == (negate != 0)) gba[j] = INVALID;
+		}
+	}
+}
+
+extern "C" __global__ void sgsi_count(const u32* F, const u32* idx, u32 nidx, u32 G, const u32* gba, u32* cnt,
+                                      u32 hasCnt, u64* total) {
+	Group g = group(G);
+	u64 sum = 0;
+	for (u32 k = g.id; k < nidx; k += g.n) {
+		u32 r = idx[k];
+		u32 c = 0;
+		for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) c += gba[j] != INVALID;
+		if (hasCnt && c) atomicAdd(&cnt[r], c);
+		sum += c;
+	}
+	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+	if ((threadIdx.x & 31) == 0 && sum) atomicAdd(total, sum);
+}
+
+// sgsi_link copies the rows of [A, B) with each valid entry of their buffers appended to out, row
+// r's first at off[r] - off[A]; the order within a row is that of a shared-memory cursor.
+extern "C" __global__ void sgsi_link(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
+                                     const u32* gba, const u32* off, u32 A, u32 B, u32* out) {
+	__shared__ u32 cur[BLOCK / 32];
+	Group g = group(G);
+	u32 slot = threadIdx.x / G;
+	u32 base = off[A];
+	u32 rounds = (nidx + g.n - 1) / g.n; // the same for every thread of a group
+	for (u32 t = 0; t < rounds; t++) {
+		u32 k = g.id + t * g.n;
+		if (g.lane == 0) cur[slot] = 0;
+		if (G == 32) __syncwarp(); else __syncthreads();
+		u32 r = k < nidx ? idx[k] : INVALID;
+		if (r != INVALID && r >= A && r < B) {
+			const u32* row = rows + (u64)r * width;
+			u64 at = off[r] - base;
+			for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) {
+				u32 x = gba[j];
+				if (x == INVALID) continue;
+				u32 p = atomicAdd(&cur[slot], 1u);
+				u32* o = out + (at + p) * (width + 1);
+				for (u32 c = 0; c < width; c++) o[c] = row[c];
+				o[width] = x;
+			}
+		}
+		if (G == 32) __syncwarp(); else __syncthreads();
+	}
+}

@@ -1,0 +1,150 @@
+package sgsi
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// query is a pattern compiled for one data graph: the query vertices' signatures and labels for
+// the filter, then (once the candidate sets are known) the join order and its steps.
+type query struct {
+	p       *pattern.Pattern
+	n       int
+	sigs    []uint32 // sigWords per query vertex
+	vlabels []uint32 // exact label, or anyLabel
+	order   []int    // join order; order[0] starts the table
+	pos     []int    // pattern vertex -> its column (position in order)
+	steps   []step   // steps[i] adds order[i+1] to tables of width i+1
+}
+
+// link is one edge between the vertex a step adds and a vertex already in the table.
+type link struct {
+	col int    // the table column of the earlier vertex
+	key uint64 // its label graph: an edge label, or anyEdge
+}
+
+// step is one join iteration (SGSI's Algorithm 2): it adds query vertex u to every row.
+type step struct {
+	u int
+	// first is the linking edge whose lists fill the preallocated buffers (Algorithm 3: the
+	// rarest label); cartesian is set when u has no earlier neighbour (a disconnected pattern):
+	// the buffers then hold C(u) for every row.
+	first     link
+	cartesian bool
+	// others are intersected with the buffers; nonadj (induced counts) are subtracted.
+	others []link
+	nonadj []link
+	// less lists the columns whose vertex must be smaller than u's, greater those whose vertex
+	// must be larger (the symmetry-breaking restrictions of unique counts).
+	less, greater []int
+}
+
+func compileQuery(p *pattern.Pattern) *query {
+	n := p.NumVertices()
+	q := &query{p: p, n: n, sigs: make([]uint32, sigWords*n), vlabels: make([]uint32, n)}
+	for u := range n {
+		sig := q.sigs[u*sigWords : (u+1)*sigWords]
+		l := p.VertexLabel(u)
+		q.vlabels[u] = anyLabel
+		if !l.Any {
+			q.vlabels[u] = l.Value
+			sig[0] = labelBit(l.Value)
+		}
+		for m := p.NeighborMask(u); m != 0; m &= m - 1 {
+			w := bits.TrailingZeros32(m)
+			el, _ := p.EdgeLabel(u, w)
+			wl := p.VertexLabel(w)
+			if el.Any || wl.Any {
+				continue // a wildcard pair may hash anywhere: it constrains nothing
+			}
+			addPair(sig, pairGroup(el.Value, wl.Value))
+		}
+	}
+	return q
+}
+
+// edgeKey is the label graph that pattern edge (u, w) is matched in.
+func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
+	l, _ := p.EdgeLabel(u, w)
+	if l.Any || (!edgeLabels && l.Value == 0) {
+		return anyEdge
+	}
+	return uint64(l.Value)
+}
+
+// plan chooses the join order (SGSI's Algorithm 1: score |C(u)|/deg(u), the least first, then
+// the least among the vertices linked to those chosen; each choice multiplies its neighbours'
+// scores by the frequency of the edge label between them) and builds the steps. cands[u] is
+// |C(u)|; freq(key) the number of edges of a label graph; edgeLabels whether the graph has edge
+// labels.
+func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique bool) {
+	p, n := q.p, q.n
+	score := make([]float64, n)
+	for u := range n {
+		score[u] = float64(cands[u]) / float64(max(1, p.Degree(u)))
+	}
+	chosen := uint32(0)
+	q.order = q.order[:0]
+	for len(q.order) < n {
+		best := -1
+		linked := false
+		for u := range n {
+			if chosen&(1<<u) != 0 {
+				continue
+			}
+			l := p.NeighborMask(u)&chosen != 0
+			if best < 0 || (l && !linked) || (l == linked && score[u] < score[best]) {
+				best, linked = u, l
+			}
+		}
+		q.order = append(q.order, best)
+		chosen |= 1 << best
+		for m := p.NeighborMask(best); m != 0; m &= m - 1 {
+			w := bits.TrailingZeros32(m)
+			score[w] *= math.Max(1, float64(freq(edgeKey(p, best, w, edgeLabels))))
+		}
+	}
+	q.pos = make([]int, n)
+	for i, u := range q.order {
+		q.pos[u] = i
+	}
+	var restr []plan.Restriction
+	if unique {
+		restr = plan.SymmetryRestrictions(p, q.order)
+	}
+	q.steps = q.steps[:0]
+	for i := 1; i < n; i++ {
+		u := q.order[i]
+		st := step{u: u, cartesian: true}
+		for j := range i {
+			w := q.order[j]
+			if !p.Adjacent(u, w) {
+				if induced {
+					st.nonadj = append(st.nonadj, link{col: j, key: anyEdge})
+				}
+				continue
+			}
+			l := link{col: j, key: edgeKey(p, u, w, edgeLabels)}
+			if st.cartesian || freq(l.key) < freq(st.first.key) {
+				if !st.cartesian {
+					st.others = append(st.others, st.first)
+				}
+				st.first, st.cartesian = l, false
+				continue
+			}
+			st.others = append(st.others, l)
+		}
+		for _, r := range restr {
+			switch {
+			case r.Greater == u && q.pos[r.Less] < i:
+				st.less = append(st.less, q.pos[r.Less])
+			case r.Less == u && q.pos[r.Greater] < i:
+				st.greater = append(st.greater, q.pos[r.Greater])
+			}
+		}
+		q.steps = append(q.steps, st)
+	}
+}

@@ -1,0 +1,189 @@
+// Package sgsi is the SGSI engine (--engine sgsi): subgraph matching on the GPU for data graphs
+// larger than the GPU's memory, after Zeng, Zou and Özsu, "SGSI - A Scalable GPU-friendly
+// Subgraph Isomorphism Algorithm" (TKDE 2022), the out-of-core extension of GSI.
+//
+// The data graph stays in host memory as a column-first signature table and one sorted CSR per
+// edge label the query uses (SGSI's edge-label-partitioned graphs; the CSR stands in for PCSR).
+// A count filters the candidates of every query vertex on the device with vertex signatures
+// (plus an exact label check), streaming the signature table through the device in vertex
+// segments; orders the join by SGSI's |C(u)|/deg(u) rule; and joins one query vertex at a time
+// (GSI's vertex-at-a-time join). Each join step takes the host-resident table in chunks that fit
+// the device region: the rarest linking edge's lists fill preallocated buffers (Prealloc-
+// Combine: offsets from the lists' lengths, one buffer, no join twice), the other linking
+// edges intersect them, and the survivors are counted, linked into the next table and spilled
+// to pinned host memory; every edge's label graph is streamed in vertex segments that fit the
+// segment cache (SGSI's Algorithms 4-6). The whole runs depth first over chunks, so host
+// memory holds one chunk's output per level. Rows with long buffers get a block, the others a
+// warp (two of SGSI's four load-balance layers).
+//
+// Backend abstracts the device: the GPU backend runs kernels/sgsi.cu; HostBackend runs the same
+// kernels in Go, which is how the tests check the schedule on machines without a GPU.
+// docs/out-of-core.md describes the design and what it leaves out.
+package sgsi
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+)
+
+//go:embed kernels/sgsi.cu
+var kernelSource string
+
+const kernelFile = "sgsi.cu"
+
+// Options select variants; the zero value is the GPU engine.
+type Options struct {
+	// Host runs on HostBackend with a region of HostBytes (0: the problem's GPUMemoryLimit, or
+	// 256 MiB).
+	Host      bool
+	HostBytes uint64
+	// BlockRows: rows whose buffers are longer get a block of threads, the others a warp (0:
+	// DefaultBlockRows).
+	BlockRows uint32
+	// MaxCache caps the segment cache in bytes (0: half the region, or what the query's label
+	// graphs need when that is less): tests set it small to force many segments.
+	MaxCache uint64
+	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
+	MaxRegion uint64
+}
+
+// DefaultBlockRows is SGSI's W2: a row of more than 1024 candidates gets a whole block.
+const DefaultBlockRows = 1024
+
+// DefaultMaxRegion is the device region taken when no budget is given.
+const DefaultMaxRegion = 16 << 30
+
+// blockThreads is the block size of the kernels.
+const blockThreads = 256
+
+// Engine is the SGSI engine; the zero value is ready to use.
+type Engine struct{ Options Options }
+
+func init() { engine.Register(Engine{}) }
+
+// Name implements engine.Engine.
+func (Engine) Name() string { return "sgsi" }
+
+// Capabilities implements engine.Describer.
+func (e Engine) Capabilities() engine.Capabilities {
+	d := engine.GPU
+	if e.Options.Host {
+		d = engine.Host
+	}
+	return engine.Capabilities{Device: d, Lists: true,
+		Summary: "SGSI: signature filter and vertex-at-a-time joins with the graph and tables in host memory, streamed through --gpu-memory"}
+}
+
+// Count implements engine.Engine.
+func (e Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	res, _, err := e.CountStats(ctx, p)
+	return res, err
+}
+
+// CountStats is Count that also reports where the time and bytes went.
+func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Result, Stats, error) {
+	var st Stats
+	t0 := time.Now()
+	r, err := e.run(ctx, p, &st, true, nil)
+	st.Total = time.Since(t0)
+	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
+		"steps", st.Steps, "chunks", st.Chunks, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "comm", st.Comm, "comp", st.Comp,
+		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "layout", st.Layout, "filter", st.Filter, "total", st.Total)
+	res := engine.Result{PlanTime: st.Layout + st.Filter, DeviceTime: st.Comp}
+	if r != nil {
+		res.Count = r.total
+	}
+	cancelled := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
+	if err != nil && !cancelled {
+		return engine.Result{}, st, err
+	}
+	res.Partial = cancelled // the count so far is a lower bound
+	return res, st, err
+}
+
+// Matches implements engine.Engine.
+func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
+	return func(yield func([]uint32, error) bool) {
+		var st Stats
+		stopped := false
+		_, err := e.run(ctx, p, &st, false, func(m []uint32) bool {
+			if !yield(m, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count bool, emit func([]uint32) bool) (*runner, error) {
+	if p.Data == nil || p.Pattern == nil {
+		return nil, fmt.Errorf("sgsi engine: problem needs a data graph and a pattern")
+	}
+	tl := time.Now()
+	s := storeFor(p.Data)
+	st.Layout = time.Since(tl)
+	var be Backend
+	if e.Options.Host {
+		bytes := e.Options.HostBytes
+		if bytes == 0 {
+			bytes = p.GPUMemoryLimit
+		}
+		if bytes == 0 {
+			bytes = 256 << 20
+		}
+		be = NewHostBackend(bytes / 4)
+		st.Device = "host emulation"
+	} else {
+		gb, err := newGPUBackend(ctx, p, e.Options, st)
+		if err != nil {
+			return nil, err
+		}
+		be = gb
+	}
+	defer be.Close()
+	st.RegionBytes = 4 * be.Words()
+	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
+		blockRows: e.Options.BlockRows, blockSize: blockThreads, maxCache: e.Options.MaxCache / 4}
+	if r.blockRows == 0 {
+		r.blockRows = DefaultBlockRows
+	}
+	err := r.run(p.Semantics.Induced, p.Semantics.Unique)
+	return r, err
+}
+
+// The store of the last graph matched, so that a batch of queries builds it once.
+var (
+	storeMu    sync.Mutex
+	storeGraph *graph.Graph
+	storeLast  *store
+)
+
+func storeFor(g *graph.Graph) *store {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	if storeGraph != g {
+		storeGraph, storeLast = g, newStore(g)
+	}
+	return storeLast
+}
+
+// GraphBytes is what the data graph takes on a device in sgsi's layout with every edge in one
+// label graph: the signature table and labels (20 bytes a vertex) and a CSR (4 bytes a vertex,
+// 4 a directed edge). Budgets "a quarter of the graph" are fractions of it.
+func GraphBytes(g *graph.Graph) uint64 {
+	n := uint64(g.NumVertices())
+	return 4*(sigWords+1)*n + 4*(n+1) + 8*g.NumEdges()
+}

@@ -1,0 +1,221 @@
+package sgsi
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
+)
+
+// sigWords is the length of a vertex signature in 32-bit words: one word of vertex label (a
+// one-hot hash of the label, SGSI's K bits) and sigGroupWords words of 2-bit neighbourhood
+// groups (SGSI's (N-K)/2 groups: 00 no pair, 01 one pair, 11 more than one), keyed by a hash of
+// (edge label, neighbour vertex label).
+const (
+	sigWords      = 4
+	sigGroupWords = sigWords - 1
+	sigGroups     = sigGroupWords * 16
+)
+
+// anyLabel stands for a wildcard (a pattern label that matches every label) in the signature
+// and label arrays the kernels read.
+const anyLabel = ^uint32(0)
+
+// mix is a 32-bit finaliser (murmur3's fmix32) used for the signature hashes.
+func mix(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x85ebca6b
+	x ^= x >> 13
+	x *= 0xc2b2ae35
+	x ^= x >> 16
+	return x
+}
+
+// labelBit is the signature's vertex-label word for label l.
+func labelBit(l uint32) uint32 { return 1 << (mix(l^0x9e3779b9) & 31) }
+
+// pairGroup is the neighbourhood group of an (edge label, neighbour label) pair.
+func pairGroup(el, vl uint32) int { return int(mix(el*0x27d4eb2f^mix(vl)) % sigGroups) }
+
+// addPair sets group grp of sig (words 1..) one step up the saturating 00 -> 01 -> 11 counter.
+func addPair(sig []uint32, grp int) {
+	w, sh := 1+grp/16, uint(grp%16)*2
+	if sig[w]>>sh&1 == 0 {
+		sig[w] |= 1 << sh
+	} else {
+		sig[w] |= 2 << sh
+	}
+}
+
+// labelGraph is the data graph's edges of one edge label (or of every label: the key anyEdge),
+// as a CSR whose neighbour lists are sorted by id: SGSI's edge-label-partitioned graph P(G,l),
+// stored without its labels. It lives in host memory; the device sees segments of it.
+type labelGraph struct {
+	offsets []uint64 // |V|+1
+	nbrs    []uint32
+}
+
+func (lg *labelGraph) degree(v uint32) uint64 { return lg.offsets[v+1] - lg.offsets[v] }
+func (lg *labelGraph) list(v uint32) []uint32 { return lg.nbrs[lg.offsets[v]:lg.offsets[v+1]] }
+
+// anyEdge keys the label graph of every edge (wildcard edge labels, induced non-adjacency).
+const anyEdge = uint64(1) << 32
+
+// store is what sgsi keeps of one data graph in host memory: the column-first signature table and
+// the label graphs built so far. It is built once per graph and shared by the counts on it.
+type store struct {
+	g    *graph.Graph
+	sigs []uint32 // column-first: word j of vertex v at j*|V|+v
+
+	mu     sync.Mutex
+	labels map[uint64]*labelGraph
+}
+
+func newStore(g *graph.Graph) *store {
+	n := g.NumVertices()
+	s := &store{g: g, sigs: make([]uint32, sigWords*n), labels: map[uint64]*labelGraph{}}
+	workers := runtime.GOMAXPROCS(0)
+	par.For(workers, workers, func(w int) {
+		var sig [sigWords]uint32
+		for v := w; v < n; v += workers {
+			sig = [sigWords]uint32{labelBit(g.VertexLabel(uint32(v)))}
+			nb := g.Neighbors(uint32(v))
+			el := g.NeighborEdgeLabels(uint32(v))
+			for i, x := range nb {
+				l := uint32(0)
+				if el != nil {
+					l = el[i]
+				}
+				addPair(sig[:], pairGroup(l, g.VertexLabel(x)))
+			}
+			for j := range sigWords {
+				s.sigs[j*n+v] = sig[j]
+			}
+		}
+	})
+	return s
+}
+
+// label returns the label graph of key (an edge label, or anyEdge), building it on first use.
+func (s *store) label(key uint64) *labelGraph {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.labels[key]; lg != nil {
+		return lg
+	}
+	g := s.g
+	n := g.NumVertices()
+	keep := func(v uint32, i int) bool { return true }
+	if key != anyEdge {
+		keep = func(v uint32, i int) bool {
+			el := g.NeighborEdgeLabels(v)
+			l := uint32(0)
+			if el != nil {
+				l = el[i]
+			}
+			return uint64(l) == key
+		}
+	}
+	lg := &labelGraph{offsets: make([]uint64, n+1)}
+	deg := make([]uint64, n)
+	workers := runtime.GOMAXPROCS(0)
+	par.For(n, workers, func(v int) {
+		c := uint64(0)
+		for i := range g.Neighbors(uint32(v)) {
+			if keep(uint32(v), i) {
+				c++
+			}
+		}
+		deg[v] = c
+	})
+	for v := range n {
+		lg.offsets[v+1] = lg.offsets[v] + deg[v]
+	}
+	lg.nbrs = make([]uint32, lg.offsets[n])
+	par.For(n, workers, func(v int) {
+		out := lg.nbrs[lg.offsets[v]:lg.offsets[v]:lg.offsets[v+1]]
+		for i, x := range g.Neighbors(uint32(v)) {
+			if keep(uint32(v), i) {
+				out = append(out, x)
+			}
+		}
+		slices.Sort(out)
+	})
+	s.labels[key] = lg
+	return lg
+}
+
+// segment is a vertex range [lo, hi) of one label graph whose lists fit a device segment: SGSI's
+// segmentation of a label's PCSR into parts that stream to the device one at a time (cut here at
+// vertex boundaries, so every list lies in one segment).
+type segment struct {
+	lg     *labelGraph
+	lo, hi uint32
+}
+
+// words is the segment's device size in 32-bit words: local offsets and neighbours.
+func (sg segment) words() uint64 {
+	return uint64(sg.hi-sg.lo) + 1 + sg.lg.offsets[sg.hi] - sg.lg.offsets[sg.lo]
+}
+
+// segments cuts lg into segments of at most maxWords device words; ok is false when one vertex's
+// list alone does not fit.
+func segments(lg *labelGraph, maxWords uint64) (segs []segment, ok bool) {
+	n := uint32(len(lg.offsets) - 1)
+	lo := uint32(0)
+	for lo < n {
+		// The longest range [lo, hi) within maxWords, found by doubling then halving.
+		fits := func(hi uint32) bool { return segment{lg, lo, hi}.words() <= maxWords }
+		if !fits(lo + 1) {
+			return nil, false
+		}
+		step := uint32(1)
+		hi := lo + 1
+		for hi < n && fits(min(n, hi+step)) {
+			hi = min(n, hi+step)
+			step *= 2
+		}
+		for step > 0 {
+			if hi+step <= n && fits(hi+step) {
+				hi += step
+			}
+			step /= 2
+		}
+		segs = append(segs, segment{lg, lo, hi})
+		lo = hi
+	}
+	return segs, true
+}
+
+// find returns the index of the segment holding v (segs cover [0, |V|) in order).
+func find(segs []segment, v uint32) int {
+	i, _ := slices.BinarySearchFunc(segs, v, func(s segment, v uint32) int {
+		switch {
+		case s.hi <= v:
+			return -1
+		case s.lo > v:
+			return 1
+		}
+		return 0
+	})
+	return i
+}
+
+// localOffsets writes the segment's offsets, relative to its first neighbour, into buf.
+func (sg segment) localOffsets(buf []uint32) []uint32 {
+	buf = buf[:0]
+	base := sg.lg.offsets[sg.lo]
+	for v := sg.lo; v <= sg.hi; v++ {
+		buf = append(buf, uint32(sg.lg.offsets[v]-base))
+	}
+	return buf
+}
+
+func (sg segment) neighbours() []uint32 {
+	return sg.lg.nbrs[sg.lg.offsets[sg.lo]:sg.lg.offsets[sg.hi]]
+}
+
+// bitsetWords is the length in 32-bit words of a bitset over n vertices.
+func bitsetWords(n int) uint64 { return uint64(n+31) / 32 }
