@@ -362,3 +362,31 @@ func (m *Matcher) plan() error {
 }
 
 var errOverflow = errors.New("a count overflows 64 bits")
+
+// Streams reports that the engine's matchers are csm.Streamers: watch reports every update and
+// refuses the options that batch updates before it loads anything.
+func (dcsmEngine) Streams() bool { return true }
+
+// emulatedEngine is the engine with the host emulation of the kernels.
+type emulatedEngine struct{ dcsmEngine }
+
+func (emulatedEngine) Name() string { return "dcsm-emulated" }
+
+func (emulatedEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
+	m, err := OpenEmulated(g, patterns, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// EmulatedEngine returns the engine running the host emulation of the kernels instead of the
+// GPU, named "dcsm-emulated" (not registered: tests register it to run the command's per-update
+// path without a GPU). It is exact and single-threaded.
+func EmulatedEngine() csm.Engine { return emulatedEngine{} }
+
+// OpenEmulated opens the patterns over g with the host emulation of the kernels: the same
+// multi-version graph, updater and searches, in Go, without a GPU.
+func OpenEmulated(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (*Matcher, error) {
+	return open(g, patterns, opts, func(t *table) (backend, error) { return newEmu(t), nil })
+}

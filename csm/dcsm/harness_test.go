@@ -21,7 +21,7 @@ var conventions = []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induc
 type opener func(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matcher, error)
 
 func openEmu(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matcher, error) {
-	return open(g, pats, opts, func(t *table) (backend, error) { return newEmu(t), nil })
+	return OpenEmulated(g, pats, opts)
 }
 
 // randomStream draws updates over g's vertices that stress the versions: edges deleted and
