@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/formats/updates"
@@ -67,6 +68,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			pend = append(pend, u)
 		}
 		if len(pend) == 0 {
+			if l, ok := st.m.(interface{ LogStats(*slog.Logger) }); ok && st.f.verbose {
+				l.LogStats(st.log) // the engine's own figures (dcsm: waves, searches, memory)
+			}
 			return exitOK
 		}
 		n := len(pend)

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/submatch/submatch/csm"
@@ -119,6 +120,13 @@ func (m *Matcher) Stats() Stats {
 	st := m.stats
 	st.PoolEntries, st.LiveEntries, st.Bytes = m.s.top, m.s.live, m.be.bytes()
 	return st
+}
+
+// LogStats logs the figures of the work so far (watch -v).
+func (m *Matcher) LogStats(l *slog.Logger) {
+	st := m.Stats()
+	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "pool_entries", st.PoolEntries,
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond))
 }
 
 // Close frees the GPU memory.

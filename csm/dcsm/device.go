@@ -156,7 +156,35 @@ func (dv *device) load(in initial, s *store, pool uint64) error {
 		if err := gpu.CopyToDevice(dv.voff, 0, s.off); err != nil {
 			return err
 		}
-		return gpu.CopyToDevice(dv.vlen, 0, s.ln)
+		if err := gpu.CopyToDevice(dv.vlen, 0, s.ln); err != nil {
+			return err
+		}
+	}
+	return dv.warm()
+}
+
+// warm allocates the executor's stacks and the wave's buffer, and launches both kernels with
+// nothing to do, so that the first wave does not pay for the allocation and the module's lazy
+// loading.
+func (dv *device) warm() error {
+	if err := dv.ensureBuf(&dv.stack, "stacks", maxWarps*MaxPatternVertices*levelChunk*4); err != nil {
+		return err
+	}
+	if err := dv.ensureBuf(&dv.wave, "wave", 1<<20); err != nil {
+		return err
+	}
+	if err := dv.wave.Memset(0); err != nil {
+		return err
+	}
+	w := dv.wave
+	if err := dv.upd.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, w, uint32(0), w, w, w, w, w, uint32(0), w); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	if err := dv.match.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, dv.table, w, uint32(0), w, dv.stack, uint32(levelChunk), w); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	if err := dv.d.Synchronize(); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
 	}
 	return nil
 }
@@ -231,21 +259,19 @@ func (dv *device) run(ctx context.Context, w *wave) error {
 		if err := dv.ensureBuf(&dv.stack, "stacks", uint64(warps)*MaxPatternVertices*levelChunk*4); err != nil {
 			return err
 		}
-		if _, err := dv.match.LaunchSync(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
+		if err := dv.match.Launch(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
 			dv.params, dv.table, ptr(6), uint32(nt), ptr(7), dv.stack, uint32(levelChunk), ptr(8)); err != nil {
 			return fmt.Errorf("dcsm: %w", err)
 		}
-	} else if err := dv.d.Synchronize(); err != nil {
+	}
+	// The counters and the flags after them in one copy, which waits for the kernels (and
+	// reports their errors).
+	res := b[at[7]:]
+	if err := gpu.CopyToHost(res, dv.wave, at[7]); err != nil {
 		return fmt.Errorf("dcsm: %w", err)
 	}
-	if len(w.counts) > 0 {
-		if err := gpu.CopyToHost(w.counts, dv.wave, at[7]); err != nil {
-			return err
-		}
-	}
-	if err := gpu.CopyToHost(dv.flags[:], dv.wave, at[8]); err != nil {
-		return err
-	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.counts))), 8*len(w.counts)), res)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dv.flags[0])), 16), res[at[8]-at[7]:])
 	switch {
 	case dv.flags[1] != 0:
 		return fmt.Errorf("dcsm: %w", errOverflow)

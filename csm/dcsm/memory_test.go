@@ -84,7 +84,7 @@ func memoryFlat(t *testing.T, open opener, n int) {
 	}
 }
 
-func TestEmuMemoryFlat(t *testing.T) { memoryFlat(t, openEmu, 200000) }
+func TestEmuMemoryFlat(t *testing.T) { memoryFlat(t, openEmu, 100000) }
 
 // TestGPUMemoryFlat: the same on the GPU, SUBMATCH_DCSM_UPDATES updates (default 10^6).
 func TestGPUMemoryFlat(t *testing.T) {
