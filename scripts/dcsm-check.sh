@@ -101,7 +101,7 @@ run() {
 		local P="$E/queries/$q.graph" W=("$S" watch --on-invalid skip "$E/initial.graph")
 		for rep in 1 2 3; do
 			timed "e10-$q-cpu1-r$rep" "${W[@]}" "$P" --updates "$E/updates.stream" --threads 1
-			timed "e10-$q-dcsm-r$rep" "${W[@]}" "$P" --updates "$E/updates.stream" --engine dcsm
+			timed "e10-$q-dcsm-r$rep" "${W[@]}" "$P" --updates "$E/updates.stream" --engine dcsm -v
 		done
 		same "e10-$q-cpu1-r1" "e10-$q-dcsm-r1"
 		for b in ${BATCHES:-64 128 256 512 1024 2048 4096}; do
@@ -142,7 +142,7 @@ run() {
 		pn=$((pn + 1))
 		timed "r14-p$pn-cpu1" "$S" watch "$R/initial.graph" "$p" --updates "$R/updates.stream" --threads 1
 		for rep in 1 2 3; do
-			timed "r14-p$pn-dcsm-r$rep" "$S" watch "$R/initial.graph" "$p" --updates "$R/updates.stream" --engine dcsm
+			timed "r14-p$pn-dcsm-r$rep" "$S" watch -v "$R/initial.graph" "$p" --updates "$R/updates.stream" --engine dcsm
 		done
 		same "r14-p$pn-cpu1" "r14-p$pn-dcsm-r1"
 		for b in 64 512 4096; do

@@ -60,8 +60,9 @@ type Stats struct {
 	// PoolEntries is the pool's used prefix, LiveEntries the entries in blocks, both now;
 	// PeakPool the largest PoolEntries seen; Bytes the GPU memory held.
 	PoolEntries, LiveEntries, PeakPool, Bytes uint64
-	// Time spent in the waves (upload, both kernels, download).
-	Time time.Duration
+	// Time spent in the waves (planning, upload, both kernels, download), and on the host
+	// before them (validating the updates, changing the host graph, making the searches).
+	Time, Host time.Duration
 }
 
 // Matcher is an open DCSM pattern set.
@@ -126,7 +127,7 @@ func (m *Matcher) Stats() Stats {
 func (m *Matcher) LogStats(l *slog.Logger) {
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "pool_entries", st.PoolEntries,
-		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond))
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
 }
 
 // Close frees the GPU memory.
@@ -158,6 +159,7 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 // ApplyEach applies the stream update by update (csm.Streamer).
 func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
 	for _, u := range stream {
+		t0 := time.Now()
 		var err error
 		if u.Kind == updates.DeleteVertex {
 			m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
@@ -170,6 +172,7 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 		if err == nil {
 			err = m.add(u)
 		}
+		m.stats.Host += time.Since(t0)
 		if err == nil && len(m.w.ups) >= m.maxWave {
 			err = m.flush(ctx, report)
 		}
