@@ -145,7 +145,7 @@ run() {
 			timed "r14-p$pn-dcsm-r$rep" "$S" watch -v "$R/initial.graph" "$p" --updates "$R/updates.stream" --engine dcsm
 		done
 		same "r14-p$pn-cpu1" "r14-p$pn-dcsm-r1"
-		for b in 64 512 4096; do
+		for b in ${RBATCHES-64 512 4096}; do
 			TMO=25 timed "r14-p$pn-gcsm$b" "$S" watch "$R/initial.graph" "$p" --updates "$R/updates.stream" --engine gcsm --batch $b
 		done
 	done
