@@ -82,6 +82,7 @@ type Matcher struct {
 	stats   Stats
 	res     csm.Result
 	expand  []updates.Update
+	one     [1]updates.Update
 }
 
 func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk func(*table) (backend, error)) (*Matcher, error) {
@@ -196,10 +197,13 @@ func (m *Matcher) add(u updates.Update) error {
 	k := len(w.ups)
 	npat := len(m.tab.pats)
 	w.ups = append(w.ups, waveUpdate{u: u})
-	w.counts = append(w.counts, make([]uint64, 2*npat)...)
-	w.host = append(w.host, make([]uint64, 2*npat)...)
+	for range 2 * npat {
+		w.counts = append(w.counts, 0)
+		w.host = append(w.host, 0)
+	}
 	r := &m.res
-	if err := m.net.Compute([]updates.Update{u}, m.opts.SkipInvalid, r); err != nil {
+	m.one[0] = u
+	if err := m.net.Compute(m.one[:], m.opts.SkipInvalid, r); err != nil {
 		w.ups = w.ups[:k]
 		w.counts = w.counts[:2*npat*k]
 		w.host = w.host[:2*npat*k]
@@ -242,6 +246,7 @@ func (m *Matcher) add(u updates.Update) error {
 		x, _ := m.g.Lookup(pc.U)
 		y, _ := m.g.Lookup(pc.V)
 		lx, ly := m.g.Label(x), m.g.Label(y)
+		dx, dy := uint32(m.g.Degree(x)), uint32(m.g.Degree(y))
 		kx, ky := uint64(lx)<<32|uint64(x), uint64(ly)<<32|uint64(y)
 		if pc.Old.Present {
 			w.del(x, ky, t)
@@ -263,9 +268,9 @@ func (m *Matcher) add(u updates.Update) error {
 				vNew, vOld := pt.item.Valid(pc.New), pt.item.Valid(pc.Old)
 				switch {
 				case vNew && !vOld:
-					w.anchor(&pt, x, y, lx, ly, t, uint32(npat*k+p), 0)
+					w.anchor(&pt, x, y, lx, ly, dx, dy, t, uint32(npat*k+p), 0)
 				case vOld && !vNew && oldAlive:
-					w.anchor(&pt, x, y, lx, ly, t-1, uint32(npat*k+p), 1)
+					w.anchor(&pt, x, y, lx, ly, dx, dy, t-1, uint32(npat*k+p), 1)
 				}
 			}
 		}

@@ -175,10 +175,33 @@ func (e *emu) search(tk []uint32) (uint64, bool) {
 	rec := e.t.words[int(tk[0])*termWords : int(tk[0]+1)*termWords]
 	var f [MaxPatternVertices]uint32
 	f[0], f[1] = tk[1], tk[2]
-	return e.level(rec, 2, int(rec[tN]), &f, tk[3])
+	return e.level(rec, 2, int(rec[tN]), &f, tk[3], tk[6], tk[7])
 }
 
-func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau uint32) (uint64, bool) {
+// source chooses a level's source as the kernel does: the parent with the fewest entries of the
+// level's label; it returns the parent's index and the range.
+func source(lv []uint32, ls *[MaxPatternVertices]list) (int, int, int) {
+	best, lo, hi := -1, 0, 0
+	for i := range int(lv[lNPar]) {
+		l := &ls[lv[lPPos+i]]
+		a, b := 0, len(l.key)
+		if lv[lVLAny] == 0 {
+			vl := uint64(lv[lVL])
+			a = lowerBound(l.key, vl<<32)
+			if vl != uint64(inf) {
+				b = lowerBound(l.key, (vl+1)<<32)
+			}
+		}
+		if best < 0 || b-a < hi-lo {
+			best, lo, hi = i, a, b
+		}
+	}
+	return best, lo, hi
+}
+
+// level counts the matches of levels k.. given f[:k]; plo, phi (phi 0: all) narrow level k's
+// source to a search's part.
+func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau, plo, phi uint32) (uint64, bool) {
 	if k == n {
 		return 1, true
 	}
@@ -187,18 +210,27 @@ func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau u
 	for j := range k {
 		ls[j] = e.list(f[j])
 	}
-	src := &ls[lv[lPPos]]
+	si, lo, hi := source(lv, &ls)
+	if phi != 0 {
+		a, b := min(lo+int(plo), hi), hi
+		if phi != partOpen {
+			b = min(lo+int(phi), hi)
+		}
+		lo, hi = a, b
+	}
+	src := &ls[lv[lPPos+si]]
 	var total uint64
-	for i, key := range src.key {
-		if src.c[i] > tau || tau >= src.d[i] || lv[lPELAny] == 0 && src.el[i] != lv[lPEL] {
+	for i := lo; i < hi; i++ {
+		key := src.key[i]
+		if src.c[i] > tau || tau >= src.d[i] || lv[lPELAny+si] == 0 && src.el[i] != lv[lPEL+si] {
 			continue
 		}
 		c, lab := uint32(key), uint32(key>>32)
-		if !accept(lv, k, c, lab, f, &ls, tau) {
+		if !accept(lv, k, c, lab, si, f, &ls, tau) {
 			continue
 		}
 		f[k] = c
-		x, ok := e.level(rec, k+1, n, f, tau)
+		x, ok := e.level(rec, k+1, n, f, tau, 0, 0)
 		var carry uint64
 		total, carry = bits.Add64(total, x, 0)
 		if !ok || carry != 0 {
@@ -208,9 +240,9 @@ func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau u
 	return total, true
 }
 
-// accept checks a candidate c (vertex label lab) of level lv against the earlier levels; the
-// first parent is the source it came from.
-func accept(lv []uint32, k int, c, lab uint32, f *[MaxPatternVertices]uint32, ls *[MaxPatternVertices]list, tau uint32) bool {
+// accept checks a candidate c (vertex label lab) of level lv against the earlier levels; parent
+// skip is the source it came from.
+func accept(lv []uint32, k int, c, lab uint32, skip int, f *[MaxPatternVertices]uint32, ls *[MaxPatternVertices]list, tau uint32) bool {
 	for j := range k {
 		bit := uint32(1) << j
 		if lv[lInj]&bit != 0 && f[j] == c || lv[lAbove]&bit != 0 && f[j] >= c || lv[lBelow]&bit != 0 && f[j] <= c {
@@ -221,7 +253,10 @@ func accept(lv []uint32, k int, c, lab uint32, f *[MaxPatternVertices]uint32, ls
 		return false
 	}
 	key := uint64(lab)<<32 | uint64(c)
-	for i := 1; i < int(lv[lNPar]); i++ {
+	for i := range int(lv[lNPar]) {
+		if i == skip {
+			continue
+		}
 		l := &ls[lv[lPPos+i]]
 		at := l.find(key, tau)
 		if at < 0 || lv[lPELAny+i] == 0 && l.el[at] != lv[lPEL+i] {

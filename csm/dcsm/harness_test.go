@@ -210,19 +210,22 @@ func usable(pats []*pattern.Pattern) []*pattern.Pattern {
 	return out
 }
 
-// sweep compares random cases in every convention.
+// sweep compares random cases in every convention; three quarters of the seeds split the
+// searches into parts of 1, 2 or 3 source entries.
 func sweep(t *testing.T, seeds int, open opener) {
 	ctx := context.Background()
+	defer func(c uint32) { splitChunk = c }(splitChunk)
 	var nonzero, runs int
 	for seed := range uint64(seeds) {
 		c := newRandomCase(seed)
+		splitChunk = []uint32{64, 1, 2, 3}[seed%4]
 		if c.pats = usable(c.pats); len(c.pats) == 0 {
 			continue
 		}
 		for _, sem := range conventions {
 			n, err := compare(ctx, c, sem, open)
 			if err != nil {
-				t.Fatalf("seed %d, %v, wave %d, patterns %v: %v", seed, sem, c.wave, c.pats, err)
+				t.Fatalf("seed %d, %v, wave %d, split %d, patterns %v: %v", seed, sem, c.wave, splitChunk, c.pats, err)
 			}
 			runs++
 			if n > 0 {

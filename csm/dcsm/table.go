@@ -40,11 +40,12 @@ const (
 // pairTerm is one pair item of a pattern and its term: the host checks the anchors (levels 0
 // and 1), the executor searches the rest.
 type pairTerm struct {
-	item   csm.PairItemSpec
-	index  uint32        // the term's record in the table
-	la, lb pattern.Label // the anchors' vertex labels
-	above  bool          // level 0's vertex must be smaller than level 1's
-	below  bool          // ... larger
+	item     csm.PairItemSpec
+	index    uint32        // the term's record in the table
+	la, lb   pattern.Label // the anchors' vertex labels
+	above    bool          // level 0's vertex must be smaller than level 1's
+	below    bool          // ... larger
+	parents2 uint32        // mask of the anchors that are parents of the third level (0: none)
 }
 
 // patternProg is one pattern as the engine runs it.
@@ -109,8 +110,14 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 				}
 			}
 			l1 := term.Levels[1]
-			pp.pairs = append(pp.pairs, pairTerm{item: it, index: uint32(len(t.words) / termWords),
-				la: term.Levels[0].Label, lb: l1.Label, above: mask(l1.Above)&1 != 0, below: mask(l1.Below)&1 != 0})
+			pt := pairTerm{item: it, index: uint32(len(t.words) / termWords),
+				la: term.Levels[0].Label, lb: l1.Label, above: mask(l1.Above)&1 != 0, below: mask(l1.Below)&1 != 0}
+			if n > 2 {
+				for _, pe := range term.Levels[2].Parents {
+					pt.parents2 |= 1 << pe.Pos
+				}
+			}
+			pp.pairs = append(pp.pairs, pt)
 			t.words = append(t.words, rec...)
 		}
 		if n >= 2 && len(prog.Pairs) == 0 {

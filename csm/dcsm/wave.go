@@ -15,9 +15,18 @@ const (
 	vrecWords = 12
 	// taskWords: an anchored search: term, x, y (the anchors' dense ids), τ (the timestamp it
 	// reads at), its counter (update in the wave * patterns + pattern), sign (0 created, 1
-	// destroyed).
-	taskWords = 6
+	// destroyed), and the part [lo, hi) of the third level's source entries it covers (hi 0:
+	// all; hi partOpen: from lo to the end).
+	taskWords = 8
+	partOpen  = ^uint32(0)
 )
+
+// splitChunk is the source entries of the third level a part of a search covers: a search whose
+// anchors have more neighbours is split into parts that warps take independently (a hub's
+// searches would otherwise keep one warp busy while the others idle).
+var splitChunk uint32 = 64
+
+const ()
 
 type insOp struct {
 	key   uint64
@@ -95,17 +104,37 @@ func (w *wave) del(v uint32, key uint64, t uint32) {
 }
 
 // anchor adds the searches of pair term pt anchored at x-y in both orientations that pass the
-// anchors' checks (labels, symmetry), reading at tau, into counter slot with sign.
-func (w *wave) anchor(pt *pairTerm, x, y, lx, ly, tau, slot, sign uint32) {
+// anchors' checks (labels, symmetry), reading at tau, into counter slot with sign; dx and dy are
+// the anchors' degrees, which bound the third level's source (split into parts when large).
+func (w *wave) anchor(pt *pairTerm, x, y, lx, ly, dx, dy, tau, slot, sign uint32) {
 	for o := range 2 {
-		a, b, la, lb := x, y, lx, ly
+		a, b, la, lb, da, db := x, y, lx, ly, dx, dy
 		if o == 1 {
-			a, b, la, lb = y, x, ly, lx
+			a, b, la, lb, da, db = y, x, ly, lx, dy, dx
 		}
 		if !pt.la.Matches(la) || !pt.lb.Matches(lb) || pt.above && a >= b || pt.below && a <= b {
 			continue
 		}
-		w.tasks = append(w.tasks, pt.index, a, b, tau, slot, sign)
+		src := uint32(0) // the third level's source: at most its smallest parent's degree
+		switch pt.parents2 {
+		case 1:
+			src = da
+		case 2:
+			src = db
+		case 3:
+			src = min(da, db)
+		}
+		if src <= splitChunk {
+			w.tasks = append(w.tasks, pt.index, a, b, tau, slot, sign, 0, 0)
+			continue
+		}
+		for lo := uint32(0); lo < src; lo += splitChunk {
+			hi := lo + splitChunk
+			if hi >= src {
+				hi = partOpen // the last part takes the rest (versions may add entries)
+			}
+			w.tasks = append(w.tasks, pt.index, a, b, tau, slot, sign, lo, hi)
+		}
 	}
 }
 

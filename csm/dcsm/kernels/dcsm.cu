@@ -27,7 +27,7 @@ typedef unsigned long long u64;
 #define L_PELANY 14
 #define L_PEL 21
 #define VREC_WORDS 12
-#define TASK_WORDS 6
+#define TASK_WORDS 8
 #define INF 0xffffffffu
 #define MARK 0xffffffffu
 #define FULL 0xffffffffu
@@ -184,10 +184,11 @@ struct Src {
 };
 
 // gen produces level k's accepted candidates (f[0..k-1] set), a chunk of source entries at a
-// time: with first set it chooses the source; with out non-null it compacts them into out and
+// time: with first set it chooses the source (and with phi non-zero narrows it to a search's
+// part); with out non-null it compacts them into out and
 // stops before exceeding cap; with out null it counts them all. It returns their number.
 __device__ u32 gen(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *out, u32 cap, Src &s, bool first, u32 tau,
-                   u32 lane) {
+                   u32 plo, u32 phi, u32 lane) {
   const u32 *lv = rec + TERM_HEADER + k * LEVEL_WORDS;
   List ls[MAXN];
   u32 need = lv[L_NONADJ];
@@ -212,6 +213,12 @@ __device__ u32 gen(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *out,
         lo = a;
         hi = b;
       }
+    }
+    if (phi) { // a part of the search: entries [plo, phi) of the source range (phi ~0: to its end)
+      const u32 a = (u32)min((u64)lo + plo, (u64)hi);
+      const u32 b = phi == 0xffffffffu ? hi : (u32)min((u64)lo + phi, (u64)hi);
+      lo = a;
+      hi = b;
     }
     s.src = src;
     s.cur = lo;
@@ -271,15 +278,15 @@ extern "C" __global__ void dcsm_match(const u64 *pool, const u32 *table, const u
     if (n == 2) {
       count = 1;
     } else if (n == 3) {
-      count = gen(P, rec, 2, f, 0, 0, src[2], true, tau, lane);
+      count = gen(P, rec, 2, f, 0, 0, src[2], true, tau, task[6], task[7], lane);
     } else {
       int k = 2;
-      cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, tau, lane);
+      cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, tau, task[6], task[7], lane);
       idx[k] = 0;
       for (;;) {
         if (idx[k] >= cnt[k]) {
           if (src[k].cur < src[k].end) { // the level's next chunk
-            cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, tau, lane);
+            cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, tau, 0, 0, lane);
             idx[k] = 0;
             continue;
           }
@@ -291,10 +298,10 @@ extern "C" __global__ void dcsm_match(const u64 *pool, const u32 *table, const u
         f[k] = mybuf[k * stride + idx[k]];
         const int k1 = k + 1;
         if (k1 == n - 1) {
-          addCount(count, gen(P, rec, k1, f, 0, 0, src[k1], true, tau, lane), ovf);
+          addCount(count, gen(P, rec, k1, f, 0, 0, src[k1], true, tau, 0, 0, lane), ovf);
           idx[k]++;
         } else {
-          cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, tau, lane);
+          cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, tau, 0, 0, lane);
           idx[k1] = 0;
           k = k1;
         }
