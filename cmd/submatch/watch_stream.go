@@ -16,7 +16,7 @@ var errReported = errors.New("watch: result not recorded")
 
 // streamChunk is the most updates watch reads ahead and hands a per-update engine at once (with
 // --rate: those that have arrived, up to this).
-const streamChunk = 1 << 14
+const streamChunk = 1 << 16
 
 // checkStream refuses the options a per-update engine (csm.Streamer) does not take: it reports
 // every update and batches them itself.

@@ -52,7 +52,7 @@ var ErrListing = errors.New("dcsm: listing signed matches is not implemented on 
 var ErrBatch = errors.New("dcsm: Apply takes one update (not a vertex deletion with edges); use ApplyEach for a stream")
 
 // DefaultWave is the most updates of one wave.
-const DefaultWave = 1 << 14
+const DefaultWave = 1 << 12
 
 // Stats describes the matcher's work so far.
 type Stats struct {
@@ -74,9 +74,12 @@ type Matcher struct {
 	net  *csm.Net
 	be   backend
 	s    store
-	w    wave
-	ts   uint32 // the timestamp of the last update applied
-	pool uint64 // the backend's pool capacity (entries)
+	// Two waves: one gathered on the host while the other (busy) runs on the GPU.
+	waves [2]wave
+	cur   int
+	busy  *wave
+	ts    uint32 // the timestamp of the last update applied
+	pool  uint64 // the backend's pool capacity (entries)
 	// MaxWave bounds a wave (DefaultWave; tests make it small).
 	maxWave int
 	stats   Stats
@@ -174,17 +177,29 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 			err = m.add(u)
 		}
 		m.stats.Host += time.Since(t0)
-		if err == nil && len(m.w.ups) >= m.maxWave {
-			err = m.flush(ctx, report)
+		if err == nil && len(m.waves[m.cur].ups) >= m.maxWave {
+			err = m.launch(ctx, report)
 		}
 		if err != nil {
-			if ferr := m.flush(ctx, report); ferr != nil {
+			if ferr := m.drain(ctx, report); ferr != nil {
 				return ferr
 			}
 			return err
 		}
 	}
-	return m.flush(ctx, report)
+	return m.drain(ctx, report)
+}
+
+// drain launches the wave being gathered and reports it and the one before it.
+func (m *Matcher) drain(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
+	if err := m.launch(ctx, report); err != nil {
+		return err
+	}
+	if b := m.busy; b != nil {
+		m.busy = nil
+		return m.finish(b, report)
+	}
+	return nil
 }
 
 // add validates one update against the graph, applies it to the graph and adds it to the wave:
@@ -193,7 +208,7 @@ func (m *Matcher) add(u updates.Update) error {
 	if m.ts == inf-1 {
 		return fmt.Errorf("dcsm: more than %d updates in one run", inf-1)
 	}
-	w := &m.w
+	w := &m.waves[m.cur]
 	k := len(w.ups)
 	npat := len(m.tab.pats)
 	w.ups = append(w.ups, waveUpdate{u: u})
@@ -278,26 +293,50 @@ func (m *Matcher) add(u updates.Update) error {
 	return nil
 }
 
-// flush runs the wave and reports its updates in order.
-func (m *Matcher) flush(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
-	w := &m.w
+// launch plans the wave being gathered and starts it on the backend, then finishes and reports
+// the wave before it, which ran meanwhile: the host validates and plans a wave while the GPU
+// matches the last one. Updates are reported in order.
+func (m *Matcher) launch(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
+	w := &m.waves[m.cur]
 	if len(w.ups) == 0 {
 		return nil
 	}
-	defer w.reset()
-	if len(w.touched) > 0 || len(m.s.compact) > 0 || len(w.tasks) > 0 {
+	w.started = len(w.touched) > 0 || len(m.s.compact) > 0 || len(w.tasks) > 0
+	if w.started {
 		t0 := time.Now()
-		if err := m.plan(); err != nil {
+		if err := m.plan(w); err != nil {
+			w.reset()
 			return err
 		}
-		if err := m.be.run(ctx, w); err != nil {
+		if err := m.be.start(ctx, w); err != nil {
+			w.reset()
 			return err
 		}
-		m.s.release()
+		m.s.release() // the blocks this wave left: its updater reads them before any later one writes
 		m.stats.Waves++
 		m.stats.Tasks += len(w.tasks) / taskWords
 		m.stats.Time += time.Since(t0)
 		m.stats.PeakPool = max(m.stats.PeakPool, m.s.top)
+	}
+	prev := m.busy
+	m.busy = w
+	m.cur ^= 1
+	if prev != nil {
+		return m.finish(prev, report)
+	}
+	return nil
+}
+
+// finish waits for a started wave's results and reports its updates in order.
+func (m *Matcher) finish(w *wave, report func(u updates.Update, res *csm.Result) error) error {
+	defer w.reset()
+	if w.started {
+		t0 := time.Now()
+		err := m.be.finish(w)
+		m.stats.Time += time.Since(t0)
+		if err != nil {
+			return err
+		}
 	}
 	npat := len(m.tab.pats)
 	res := &m.res
@@ -325,9 +364,9 @@ func (m *Matcher) flush(ctx context.Context, report func(u updates.Update, res *
 	return nil
 }
 
-// plan gives every touched vertex its new block and packs the updater's records.
-func (m *Matcher) plan() error {
-	w, s := &m.w, &m.s
+// plan gives every touched vertex of w its new block and packs the updater's records.
+func (m *Matcher) plan(w *wave) error {
+	s := &m.s
 	// The collector: vertices that lost entries in the last wave are rewritten without them.
 	if w.first == 0 { // no update applied: later ones read at the last timestamp or after
 		w.first = m.ts + 1

@@ -32,13 +32,15 @@ type device struct {
 	mem              gpu.Allocs
 
 	table          *gpu.Buffer
-	key, el, c, dd *gpu.Buffer // the pool
-	voff, vlen     *gpu.Buffer // the vertex table
-	params         *gpu.Buffer // the pool's pointers
-	wave, stack    *gpu.Buffer
+	key, el, c, dd *gpu.Buffer    // the pool
+	voff, vlen     *gpu.Buffer    // the vertex table
+	params         *gpu.Buffer    // the pool's pointers
+	waves          [2]*gpu.Buffer // a wave's records and results; two, for a wave in flight
+	stack          *gpu.Buffer
+	next           int // the wave buffer the next wave takes
 	poolCap        uint64
 	vcap           int
-	stage          []byte
+	stage, recv    []byte
 	flags          [4]uint32
 }
 
@@ -170,13 +172,15 @@ func (dv *device) warm() error {
 	if err := dv.ensureBuf(&dv.stack, "stacks", maxWarps*MaxPatternVertices*levelChunk*4); err != nil {
 		return err
 	}
-	if err := dv.ensureBuf(&dv.wave, "wave", 1<<20); err != nil {
-		return err
+	for i := range dv.waves {
+		if err := dv.ensureBuf(&dv.waves[i], "wave", 1<<20); err != nil {
+			return err
+		}
+		if err := dv.waves[i].Memset(0); err != nil {
+			return err
+		}
 	}
-	if err := dv.wave.Memset(0); err != nil {
-		return err
-	}
-	w := dv.wave
+	w := dv.waves[0]
 	if err := dv.upd.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, w, uint32(0), w, w, w, w, w, uint32(0), w); err != nil {
 		return fmt.Errorf("dcsm: %w", err)
 	}
@@ -223,7 +227,10 @@ func (dv *device) ensureBuf(b **gpu.Buffer, what string, bytes uint64) error {
 	return nil
 }
 
-func (dv *device) run(ctx context.Context, w *wave) error {
+// start uploads the wave and launches both kernels (asynchronously: finish waits). The two
+// wave buffers alternate, so that a wave's upload never overwrites the results of the one before,
+// still in flight.
+func (dv *device) start(ctx context.Context, w *wave) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -237,13 +244,17 @@ func (dv *device) run(ctx context.Context, w *wave) error {
 	dv.flags = [4]uint32{}
 	at[8] = put(&b, dv.flags[:])
 	dv.stage = b
-	if err := dv.ensureBuf(&dv.wave, "wave", uint64(len(b))); err != nil {
+	k := dv.next
+	dv.next ^= 1
+	if err := dv.ensureBuf(&dv.waves[k], "wave", uint64(len(b))); err != nil {
 		return err
 	}
-	if err := gpu.CopyToDevice(dv.wave, 0, b); err != nil {
+	buf := dv.waves[k]
+	if err := gpu.CopyToDevice(buf, 0, b); err != nil {
 		return err
 	}
-	base := uint64(dv.wave.Ptr())
+	w.dev = waveDev{buf: k, counts: at[7], flag: at[8]}
+	base := uint64(buf.Ptr())
 	ptr := func(i int) gpu.DevicePtr { return gpu.DevicePtr(base + at[i]) }
 	nv := len(w.vrec) / vrecWords
 	if nv > 0 {
@@ -264,14 +275,22 @@ func (dv *device) run(ctx context.Context, w *wave) error {
 			return fmt.Errorf("dcsm: %w", err)
 		}
 	}
-	// The counters and the flags after them in one copy, which waits for the kernels (and
-	// reports their errors).
-	res := b[at[7]:]
-	if err := gpu.CopyToHost(res, dv.wave, at[7]); err != nil {
+	return nil
+}
+
+// finish copies a started wave's counters and the flags after them back, in one copy, which
+// waits for the kernels (and reports their errors).
+func (dv *device) finish(w *wave) error {
+	n := w.dev.flag + 16 - w.dev.counts
+	if uint64(cap(dv.recv)) < n {
+		dv.recv = make([]byte, n)
+	}
+	res := dv.recv[:n]
+	if err := gpu.CopyToHost(res, dv.waves[w.dev.buf], w.dev.counts); err != nil {
 		return fmt.Errorf("dcsm: %w", err)
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.counts))), 8*len(w.counts)), res)
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dv.flags[0])), 16), res[at[8]-at[7]:])
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dv.flags[0])), 16), res[w.dev.flag-w.dev.counts:])
 	switch {
 	case dv.flags[1] != 0:
 		return fmt.Errorf("dcsm: %w", errOverflow)

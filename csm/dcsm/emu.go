@@ -14,8 +14,11 @@ type backend interface {
 	load(in initial, s *store, pool uint64) error
 	// ensure grows the pool to pool entries and the vertex table to n vertices, keeping both.
 	ensure(pool uint64, n int) error
-	// run applies the wave: the updater, then the executor, whose counts it adds to w.counts.
-	run(ctx context.Context, w *wave) error
+	// start applies the wave (the updater, then the executor, whose counts go to w.counts),
+	// perhaps asynchronously; finish waits for it. A wave is finished before the next but one
+	// starts.
+	start(ctx context.Context, w *wave) error
+	finish(w *wave) error
 	// bytes is the device memory held.
 	bytes() uint64
 	close()
@@ -66,7 +69,9 @@ func (e *emu) bytes() uint64 { return 20*uint64(len(e.key)) + 12*uint64(len(e.vo
 
 func (e *emu) close() {}
 
-func (e *emu) run(ctx context.Context, w *wave) error {
+func (e *emu) finish(*wave) error { return nil }
+
+func (e *emu) start(ctx context.Context, w *wave) error {
 	if err := e.update(w); err != nil {
 		return err
 	}

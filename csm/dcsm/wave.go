@@ -69,6 +69,14 @@ type wave struct {
 	counts   []uint64 // per update and pattern: created, destroyed (the executor's)
 	host     []uint64 // the same, counted on the host (one-vertex patterns)
 	overflow bool
+	started  bool // launched on the backend (a wave of skipped updates only is not)
+	dev      waveDev
+}
+
+// waveDev is where a started wave's results are on the device.
+type waveDev struct {
+	buf          int
+	counts, flag uint64
 }
 
 func (w *wave) grow(n int) {
@@ -154,4 +162,5 @@ func (w *wave) reset() {
 	w.host = w.host[:0]
 	w.first = 0
 	w.overflow = false
+	w.started = false
 }
