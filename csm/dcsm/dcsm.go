@@ -52,7 +52,7 @@ var ErrListing = errors.New("dcsm: listing signed matches is not implemented on 
 var ErrBatch = errors.New("dcsm: Apply takes one update (not a vertex deletion with edges); use ApplyEach for a stream")
 
 // DefaultWave is the most updates of one wave.
-const DefaultWave = 1 << 12
+const DefaultWave = 1 << 14
 
 // Stats describes the matcher's work so far.
 type Stats struct {
