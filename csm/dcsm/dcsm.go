@@ -86,6 +86,7 @@ type Matcher struct {
 	res     csm.Result
 	expand  []updates.Update
 	one     [1]updates.Update
+	broken  error // the error after which the matcher refuses work
 }
 
 func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk func(*table) (backend, error)) (*Matcher, error) {
@@ -160,8 +161,14 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	})
 }
 
-// ApplyEach applies the stream update by update (csm.Streamer).
+// ApplyEach applies the stream update by update (csm.Streamer). An invalid update (without
+// Options.SkipInvalid) changes nothing: the updates before it are reported and the matcher can go
+// on. Any other error (cancellation, the GPU, report's) leaves the graph changed by updates whose
+// results were not all reported; the matcher then refuses further work with that error.
 func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
+	if m.broken != nil {
+		return m.broken
+	}
 	for _, u := range stream {
 		t0 := time.Now()
 		var err error
@@ -177,6 +184,10 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 			err = m.add(u)
 		}
 		m.stats.Host += time.Since(t0)
+		var ie *csm.InvalidError
+		if err != nil && !errors.As(err, &ie) {
+			m.broken = err
+		}
 		if err == nil && len(m.waves[m.cur].ups) >= m.maxWave {
 			err = m.launch(ctx, report)
 		}
@@ -197,7 +208,10 @@ func (m *Matcher) drain(ctx context.Context, report func(u updates.Update, res *
 	}
 	if b := m.busy; b != nil {
 		m.busy = nil
-		return m.finish(b, report)
+		if err := m.finish(b, report); err != nil {
+			m.broken = err
+			return err
+		}
 	}
 	return nil
 }
@@ -297,6 +311,14 @@ func (m *Matcher) add(u updates.Update) error {
 // the wave before it, which ran meanwhile: the host validates and plans a wave while the GPU
 // matches the last one. Updates are reported in order.
 func (m *Matcher) launch(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
+	if err := m.launchWave(ctx, report); err != nil {
+		m.broken = err
+		return err
+	}
+	return nil
+}
+
+func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
 	w := &m.waves[m.cur]
 	if len(w.ups) == 0 {
 		return nil
