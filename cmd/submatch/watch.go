@@ -153,6 +153,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitCode(stderr, usagef("--gcsm-mode: %v", err))
 		}
 	}
+	if s, ok := eng.(interface{ Streams() bool }); ok && s.Streams() {
+		if err := f.checkStream(); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
 	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
 	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
 	for _, q := range pos[1:] {
@@ -336,6 +341,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		// listed, that could disagree with them).
 		apply = ctx
 	}
+	if sm, ok := st.m.(csm.Streamer); ok {
+		return st.streamLoop(ctx, sm, rd, name, prog, stderr)
+	}
 	for !eof {
 		if ctx.Err() != nil {
 			return exitPartial
@@ -384,7 +392,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		}
 		if len(batch) == 1 && batch[0].Kind == updates.DeleteVertex {
 			// Per update, a vertex deletion reports its edges' deletions first, one line each.
-			edges = incidentDeletions(st.m.Graph(), batch[0], edges[:0])
+			edges = csm.IncidentDeletions(st.m.Graph(), batch[0], edges[:0])
 			for i := range edges {
 				if code := st.apply(apply, edges[i:i+1], &res, name, stderr, false); code != exitOK {
 					return code
@@ -443,13 +451,23 @@ func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *cs
 	if st.werr != nil {
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", st.werr))
 	}
+	if err != nil {
+		return st.applyError(err, name, stderr)
+	}
+	return st.record(batch, res, expiry, stderr)
+}
+
+// applyError is the exit status of an engine's error, naming an invalid update's line.
+func (st *watchState) applyError(err error, name string, stderr io.Writer) int {
 	var ie *csm.InvalidError
 	if errors.As(err, &ie) {
 		return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s:%d: invalid update `%s`: %v (--on-invalid skip skips such updates)", name, ie.Update.Line, ie.Update, ie.Err)})
 	}
-	if err != nil {
-		return exitCode(stderr, err)
-	}
+	return exitCode(stderr, err)
+}
+
+// record adds a batch's deltas to the totals and prints its lines.
+func (st *watchState) record(batch []updates.Update, res *csm.Result, expiry bool, stderr io.Writer) int {
 	st.batches++
 	st.skipped += res.Skipped
 	for _, inv := range res.Invalid {
@@ -467,22 +485,6 @@ func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *cs
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
 	}
 	return exitOK
-}
-
-// incidentDeletions appends the deletions of the edges of the vertex that u deletes (none when
-// it does not exist: the deletion itself then fails or is skipped), each on u's line.
-func incidentDeletions(g *dynamic.Graph, u updates.Update, out []updates.Update) []updates.Update {
-	v, ok := g.Lookup(u.U)
-	if !ok {
-		return out
-	}
-	for _, r := range g.Runs(v) {
-		for _, w := range r.Neighbors {
-			out = append(out, updates.Update{Kind: updates.DeleteEdge, U: u.U, V: g.OriginalID(w), Label: r.EdgeLabel, HasLabel: true,
-				Time: u.Time, HasTime: u.HasTime, Line: u.Line})
-		}
-	}
-	return out
 }
 
 func addChecked(a, b uint64) (uint64, bool) {

@@ -104,3 +104,18 @@ func (s responseSummary) String() string {
 	return fmt.Sprintf("# response time at %g updates/s (arrival to result, %d updates): median %.3f ms, p99 %.3f ms, max %.3f ms; throughput %.0f updates/s",
 		s.Rate, s.Updates, s.MedianMS, s.P99MS, s.MaxMS, s.Throughput)
 }
+
+// arriveUpTo waits for the next update's arrival, then takes as well every update that has
+// arrived by then, up to limit in all; it returns how many it took (their response times are
+// recorded by done). It returns ctx's error if ctx ends first.
+func (r *replay) arriveUpTo(ctx context.Context, limit int) (int, error) {
+	if err := r.arrive(ctx, 1); err != nil {
+		return 0, err
+	}
+	now := time.Since(r.start)
+	for len(r.arrivals) < limit && r.next <= now {
+		r.arrivals = append(r.arrivals, r.next)
+		r.next += time.Duration(r.rng.ExpFloat64() / r.rate * float64(time.Second))
+	}
+	return len(r.arrivals), nil
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/formats/updates"
+)
+
+// errReported stops a stream whose result could not be recorded (the exit status is kept).
+var errReported = errors.New("watch: result not recorded")
+
+// streamChunk is the most updates watch reads ahead and hands a per-update engine at once (with
+// --rate: those that have arrived, up to this).
+const streamChunk = 1 << 16
+
+// checkStream refuses the options a per-update engine (csm.Streamer) does not take: it reports
+// every update and batches them itself.
+func (f *watchFlags) checkStream() error {
+	switch {
+	case f.batch != 1:
+		return usagef("--batch: the %s engine reports every update (it overlaps them itself); leave --batch at 1", f.engine)
+	case f.interval > 0 || f.window > 0:
+		return usagef("--batch-interval and --window are not implemented with --engine %s (use --engine cpu)", f.engine)
+	case f.checkpoint != "" || f.resume != "":
+		return usagef("--checkpoint and --resume are not implemented with --engine %s (use --engine cpu)", f.engine)
+	}
+	return nil
+}
+
+// streamLoop feeds a per-update engine: chunks of the stream (with --rate, the updates that have
+// arrived while the engine worked on the last ones), every update reported as a batch of one.
+func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updates.Reader, name string, prog *watchProgress, stderr io.Writer) int {
+	chunk := streamChunk
+	if st.flushEach { // stdin: updates may come slowly; never wait for more than one
+		chunk = 1
+	}
+	var pend []updates.Update
+	eof := false
+	apply := context.WithoutCancel(ctx) // a chunk in progress finishes: the graph and totals stay exact
+	one := make([]updates.Update, 1)
+	var code int
+	report := func(u updates.Update, res *csm.Result) error {
+		st.seq++
+		one[0] = u
+		if code = st.record(one, res, false, stderr); code != exitOK {
+			return errReported
+		}
+		return nil
+	}
+	for {
+		if ctx.Err() != nil {
+			return exitPartial
+		}
+		for !eof && len(pend) < chunk {
+			u, ok := rd.Next()
+			if !ok {
+				if err := rd.Err(); err != nil {
+					return exitCode(stderr, &inputError{err: err})
+				}
+				eof = true
+				break
+			}
+			pend = append(pend, u)
+		}
+		if len(pend) == 0 {
+			if l, ok := st.m.(interface{ LogStats(*slog.Logger) }); ok && st.f.verbose {
+				l.LogStats(st.log) // the engine's own figures (dcsm: waves, searches, memory)
+			}
+			return exitOK
+		}
+		n := len(pend)
+		if st.replay != nil {
+			var err error
+			if n, err = st.replay.arriveUpTo(ctx, n); err != nil {
+				return exitPartial
+			}
+		}
+		err := sm.ApplyEach(apply, pend[:n], report)
+		if err == errReported {
+			return code
+		}
+		if err != nil {
+			return st.applyError(err, name, stderr)
+		}
+		if st.replay != nil {
+			st.replay.done()
+		}
+		st.line = pend[n-1].Line
+		st.updates += n
+		pend = pend[:copy(pend, pend[n:])]
+		prog.update(st.updates)
+		if st.flushEach {
+			if err := st.out.Flush(); err != nil {
+				return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
+			}
+		}
+		if st.gc != nil {
+			st.gc.check()
+		}
+	}
+}

@@ -1,0 +1,469 @@
+// Package dcsm owns the DCSM engine of continuous matching (csm.Engine "dcsm"): the design of
+// DCSM (chapter 4 of the STMatch/GCSM/MATCHA/DCSM thesis) over the CPU engine's delta program.
+// Updates are matched one by one, each against the graph exactly as the updates before it left
+// it (the per-update deltas of the CPU engine with batches of one, in every convention), many of
+// them at once on the GPU: a multi-version graph in GPU memory (store.go) keeps, per vertex, its
+// sorted neighbours with the interval of update timestamps in which each edge version exists;
+// per wave of updates (every update that has arrived, up to a bound) an updater kernel rewrites
+// the touched vertices (one warp a vertex, merging the new versions in and dropping the versions
+// no later update can read: the collector), and an executor kernel runs every anchored search of
+// every update of the wave at the update's own timestamp (one warp a search, idle warps taking
+// the next). Results are streamed back per wave, in arrival order; the wave bound is the
+// back-pressure (the next wave waits for the last). The matcher implements csm.Streamer; without
+// a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU. It counts; it does not list
+// signed matches.
+package dcsm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+func init() { csm.Register(dcsmEngine{}) }
+
+type dcsmEngine struct{}
+
+func (dcsmEngine) Name() string { return "dcsm" }
+
+// Lists reports false: the engine counts (watch refuses --emit matches before loading).
+func (dcsmEngine) Lists() bool { return false }
+
+func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
+	m, err := open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ErrListing is returned when asked to list signed matches: the engine counts only.
+var ErrListing = errors.New("dcsm: listing signed matches is not implemented on the GPU (counts only); use --engine cpu for --emit matches")
+
+// ErrBatch is returned by Apply for a batch it cannot give the net change of: DCSM applies
+// updates one at a time (ApplyEach).
+var ErrBatch = errors.New("dcsm: Apply takes one update (not a vertex deletion with edges); use ApplyEach for a stream")
+
+// DefaultWave is the most updates of one wave.
+const DefaultWave = 1 << 14
+
+// Stats describes the matcher's work so far.
+type Stats struct {
+	Waves, Updates, Tasks int
+	// PoolEntries is the pool's used prefix, LiveEntries the entries in blocks, both now;
+	// PeakPool the largest PoolEntries seen; Bytes the GPU memory held.
+	PoolEntries, LiveEntries, PeakPool, Bytes uint64
+	// Time spent in the waves (planning, upload, both kernels, download), and on the host
+	// before them (validating the updates, changing the host graph, making the searches).
+	Time, Host time.Duration
+}
+
+// Matcher is an open DCSM pattern set.
+type Matcher struct {
+	g    *dynamic.Graph
+	pats []*pattern.Pattern
+	opts csm.Options
+	tab  *table
+	net  *csm.Net
+	be   backend
+	s    store
+	// Two waves: one gathered on the host while the other (busy) runs on the GPU.
+	waves [2]wave
+	cur   int
+	busy  *wave
+	ts    uint32 // the timestamp of the last update applied
+	pool  uint64 // the backend's pool capacity (entries)
+	// MaxWave bounds a wave (DefaultWave; tests make it small).
+	maxWave int
+	stats   Stats
+	res     csm.Result
+	expand  []updates.Update
+	one     [1]updates.Update
+	broken  error // the error after which the matcher refuses work
+}
+
+func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk func(*table) (backend, error)) (*Matcher, error) {
+	if len(patterns) == 0 {
+		return nil, fmt.Errorf("dcsm: no patterns")
+	}
+	t, err := lower(patterns, opts.Semantics)
+	if err != nil {
+		return nil, err
+	}
+	be, err := mk(t)
+	if err != nil {
+		return nil, err
+	}
+	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave}
+	in, err := m.s.load(g)
+	if err != nil {
+		be.close()
+		return nil, err
+	}
+	m.pool = max(2*m.s.top, 1<<16)
+	if err := be.load(in, &m.s, m.pool); err != nil {
+		be.close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Graph returns the current graph (read it only between calls).
+func (m *Matcher) Graph() *dynamic.Graph { return m.g }
+
+// Patterns returns the standing patterns.
+func (m *Matcher) Patterns() []*pattern.Pattern { return m.pats }
+
+// Stats returns the figures of the work so far.
+func (m *Matcher) Stats() Stats {
+	st := m.stats
+	st.PoolEntries, st.LiveEntries, st.Bytes = m.s.top, m.s.live, m.be.bytes()
+	return st
+}
+
+// LogStats logs the figures of the work so far (watch -v).
+func (m *Matcher) LogStats(l *slog.Logger) {
+	st := m.Stats()
+	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "pool_entries", st.PoolEntries,
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
+}
+
+// Close frees the GPU memory.
+func (m *Matcher) Close() { m.be.close() }
+
+// Apply applies a batch of one update and reports its delta (csm.Matcher). A vertex deletion of
+// a vertex with edges, or a longer batch, fails with ErrBatch: its net change is not the sum of
+// per-update deltas.
+func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Emit, res *csm.Result) error {
+	if emit != nil {
+		return ErrListing
+	}
+	if len(batch) != 1 {
+		return ErrBatch
+	}
+	if u := batch[0]; u.Kind == updates.DeleteVertex {
+		if v, ok := m.g.Lookup(u.U); ok && m.g.Degree(v) > 0 {
+			return ErrBatch
+		}
+	}
+	return m.ApplyEach(ctx, batch, func(_ updates.Update, r *csm.Result) error {
+		res.Deltas = append(res.Deltas[:0], r.Deltas...)
+		res.Applied, res.Skipped = r.Applied, r.Skipped
+		res.Invalid = append(res.Invalid[:0], r.Invalid...)
+		return nil
+	})
+}
+
+// ApplyEach applies the stream update by update (csm.Streamer). An invalid update (without
+// Options.SkipInvalid) changes nothing: the updates before it are reported and the matcher can go
+// on. Any other error (cancellation, the GPU, report's) leaves the graph changed by updates whose
+// results were not all reported; the matcher then refuses further work with that error.
+func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
+	if m.broken != nil {
+		return m.broken
+	}
+	for _, u := range stream {
+		t0 := time.Now()
+		var err error
+		if u.Kind == updates.DeleteVertex {
+			m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
+			for _, e := range m.expand {
+				if err = m.add(e); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			err = m.add(u)
+		}
+		m.stats.Host += time.Since(t0)
+		var ie *csm.InvalidError
+		if err != nil && !errors.As(err, &ie) {
+			m.broken = err
+		}
+		if err == nil && len(m.waves[m.cur].ups) >= m.maxWave {
+			err = m.launch(ctx, report)
+		}
+		if err != nil {
+			if ferr := m.drain(ctx, report); ferr != nil {
+				return ferr
+			}
+			return err
+		}
+	}
+	return m.drain(ctx, report)
+}
+
+// drain launches the wave being gathered and reports it and the one before it.
+func (m *Matcher) drain(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
+	if err := m.launch(ctx, report); err != nil {
+		return err
+	}
+	if b := m.busy; b != nil {
+		m.busy = nil
+		if err := m.finish(b, report); err != nil {
+			m.broken = err
+			return err
+		}
+	}
+	return nil
+}
+
+// add validates one update against the graph, applies it to the graph and adds it to the wave:
+// its edge versions and its anchored searches.
+func (m *Matcher) add(u updates.Update) error {
+	if m.ts == inf-1 {
+		return fmt.Errorf("dcsm: more than %d updates in one run", inf-1)
+	}
+	w := &m.waves[m.cur]
+	k := len(w.ups)
+	npat := len(m.tab.pats)
+	w.ups = append(w.ups, waveUpdate{u: u})
+	for range 2 * npat {
+		w.counts = append(w.counts, 0)
+		w.host = append(w.host, 0)
+	}
+	r := &m.res
+	m.one[0] = u
+	if err := m.net.Compute(m.one[:], m.opts.SkipInvalid, r); err != nil {
+		w.ups = w.ups[:k]
+		w.counts = w.counts[:2*npat*k]
+		w.host = w.host[:2*npat*k]
+		return err
+	}
+	if r.Skipped > 0 {
+		w.ups[k].skipped = true
+		w.ups[k].inv = r.Invalid[0]
+		return nil
+	}
+	// What the update changes, by original ids, before the graph is changed.
+	w.pairs = append(w.pairs[:0], m.net.Pairs...)
+	w.verts = append(w.verts[:0], m.net.Vertices...)
+	if err := m.net.Apply(); err != nil {
+		return err
+	}
+	m.net.Reset()
+	m.ts++
+	t := m.ts
+	if w.first == 0 {
+		w.first = t
+	}
+	m.s.grow(m.g.IDBound())
+	w.grow(m.g.IDBound())
+	slot := 2 * npat * k
+	for _, vc := range w.verts {
+		for p, pp := range m.tab.pats {
+			if pp.n != 1 {
+				continue
+			}
+			if vc.New.Alive && !vc.Old.Alive && pp.label.Matches(vc.New.Label) {
+				w.host[slot+2*p]++
+			}
+			if vc.Old.Alive && !vc.New.Alive && pp.label.Matches(vc.Old.Label) {
+				w.host[slot+2*p+1]++
+			}
+		}
+	}
+	for _, pc := range w.pairs {
+		x, _ := m.g.Lookup(pc.U)
+		y, _ := m.g.Lookup(pc.V)
+		lx, ly := m.g.Label(x), m.g.Label(y)
+		dx, dy := uint32(m.g.Degree(x)), uint32(m.g.Degree(y))
+		kx, ky := uint64(lx)<<32|uint64(x), uint64(ly)<<32|uint64(y)
+		if pc.Old.Present {
+			w.del(x, ky, t)
+			w.del(y, kx, t)
+		}
+		if pc.New.Present {
+			w.ins(x, ky, pc.New.Label, t)
+			w.ins(y, kx, pc.New.Label, t)
+		}
+		// Both endpoints existed before the update (else it destroyed nothing).
+		oldAlive := true
+		for _, vc := range w.verts {
+			if !vc.Old.Alive && (vc.ID == pc.U || vc.ID == pc.V) {
+				oldAlive = false
+			}
+		}
+		for p, pp := range m.tab.pats {
+			for _, pt := range pp.pairs {
+				vNew, vOld := pt.item.Valid(pc.New), pt.item.Valid(pc.Old)
+				switch {
+				case vNew && !vOld:
+					w.anchor(&pt, x, y, lx, ly, dx, dy, t, uint32(npat*k+p), 0)
+				case vOld && !vNew && oldAlive:
+					w.anchor(&pt, x, y, lx, ly, dx, dy, t-1, uint32(npat*k+p), 1)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// launch plans the wave being gathered and starts it on the backend, then finishes and reports
+// the wave before it, which ran meanwhile: the host validates and plans a wave while the GPU
+// matches the last one. Updates are reported in order.
+func (m *Matcher) launch(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
+	if err := m.launchWave(ctx, report); err != nil {
+		m.broken = err
+		return err
+	}
+	return nil
+}
+
+func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
+	w := &m.waves[m.cur]
+	if len(w.ups) == 0 {
+		return nil
+	}
+	w.started = len(w.touched) > 0 || len(m.s.compact) > 0 || len(w.tasks) > 0
+	if w.started {
+		t0 := time.Now()
+		if err := m.plan(w); err != nil {
+			w.reset()
+			return err
+		}
+		if err := m.be.start(ctx, w); err != nil {
+			w.reset()
+			return err
+		}
+		m.s.release() // the blocks this wave left: its updater reads them before any later one writes
+		m.stats.Waves++
+		m.stats.Tasks += len(w.tasks) / taskWords
+		m.stats.Time += time.Since(t0)
+		m.stats.PeakPool = max(m.stats.PeakPool, m.s.top)
+	}
+	prev := m.busy
+	m.busy = w
+	m.cur ^= 1
+	if prev != nil {
+		return m.finish(prev, report)
+	}
+	return nil
+}
+
+// finish waits for a started wave's results and reports its updates in order.
+func (m *Matcher) finish(w *wave, report func(u updates.Update, res *csm.Result) error) error {
+	defer w.reset()
+	if w.started {
+		t0 := time.Now()
+		err := m.be.finish(w)
+		m.stats.Time += time.Since(t0)
+		if err != nil {
+			return err
+		}
+	}
+	npat := len(m.tab.pats)
+	res := &m.res
+	for k, wu := range w.ups {
+		res.Deltas = res.Deltas[:0]
+		res.Invalid = res.Invalid[:0]
+		res.Applied, res.Skipped = 1, 0
+		if wu.skipped {
+			res.Applied, res.Skipped = 0, 1
+			res.Invalid = append(res.Invalid, wu.inv)
+		}
+		for p := range npat {
+			i := 2 * (npat*k + p)
+			c, d := w.counts[i]+w.host[i], w.counts[i+1]+w.host[i+1]
+			if c < w.host[i] || d < w.host[i+1] {
+				return fmt.Errorf("dcsm: %w", errOverflow)
+			}
+			res.Deltas = append(res.Deltas, csm.Delta{Created: c, Destroyed: d})
+		}
+		m.stats.Updates++
+		if err := report(wu.u, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan gives every touched vertex of w its new block and packs the updater's records.
+func (m *Matcher) plan(w *wave) error {
+	s := &m.s
+	// The collector: vertices that lost entries in the last wave are rewritten without them.
+	if w.first == 0 { // no update applied: later ones read at the last timestamp or after
+		w.first = m.ts + 1
+	}
+	for _, v := range s.compact {
+		w.touch(v)
+	}
+	s.compact = s.compact[:0]
+	w.vrec = w.vrec[:0]
+	w.ikey, w.iel, w.ic = w.ikey[:0], w.iel[:0], w.ic[:0]
+	w.dkey, w.dt = w.dkey[:0], w.dt[:0]
+	for i, v := range w.touched {
+		o := &w.ops[i]
+		kept := s.ln[v] - s.dead[v]
+		nn := kept + uint32(len(o.ins))
+		old := block{s.off[v], s.class[v]}
+		on := s.ln[v]
+		var nb block
+		if nn > 0 {
+			nb = s.alloc(nn)
+		} else {
+			nb = block{0, noBlock}
+		}
+		if old.class != noBlock {
+			s.pending = append(s.pending, old)
+		}
+		s.live += uint64(nn) - uint64(on)
+		s.off[v], s.class[v], s.ln[v], s.dead[v] = nb.off, nb.class, nn, uint32(len(o.del))
+		if len(o.del) > 0 {
+			s.compact = append(s.compact, v)
+		}
+		sortIns(o.ins)
+		ia := uint32(len(w.ikey))
+		for _, e := range o.ins {
+			w.ikey, w.iel, w.ic = append(w.ikey, e.key), append(w.iel, e.el), append(w.ic, e.c)
+		}
+		da := uint32(len(w.dkey))
+		for _, e := range o.del {
+			w.dkey, w.dt = append(w.dkey, e.key), append(w.dt, e.t)
+		}
+		w.vrec = append(w.vrec, v, uint32(old.off), uint32(old.off>>32), on, uint32(nb.off), uint32(nb.off>>32), nn,
+			ia, uint32(len(w.ikey)), da, uint32(len(w.dkey)), 0)
+	}
+	if s.top > m.pool {
+		m.pool = max(2*m.pool, s.top)
+	}
+	return m.be.ensure(m.pool, len(s.off))
+}
+
+var errOverflow = errors.New("a count overflows 64 bits")
+
+// Streams reports that the engine's matchers are csm.Streamers: watch reports every update and
+// refuses the options that batch updates before it loads anything.
+func (dcsmEngine) Streams() bool { return true }
+
+// emulatedEngine is the engine with the host emulation of the kernels.
+type emulatedEngine struct{ dcsmEngine }
+
+func (emulatedEngine) Name() string { return "dcsm-emulated" }
+
+func (emulatedEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
+	m, err := OpenEmulated(g, patterns, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// EmulatedEngine returns the engine running the host emulation of the kernels instead of the
+// GPU, named "dcsm-emulated" (not registered: tests register it to run the command's per-update
+// path without a GPU). It is exact and single-threaded.
+func EmulatedEngine() csm.Engine { return emulatedEngine{} }
+
+// OpenEmulated opens the patterns over g with the host emulation of the kernels: the same
+// multi-version graph, updater and searches, in Go, without a GPU.
+func OpenEmulated(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (*Matcher, error) {
+	return open(g, patterns, opts, func(t *table) (backend, error) { return newEmu(t), nil })
+}

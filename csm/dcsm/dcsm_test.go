@@ -1,0 +1,63 @@
+package dcsm
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+
+	"github.com/submatch/submatch/internal/testenv"
+)
+
+// TestEmuRandom: the host emulation of the kernels gives the CPU engine's per-update deltas
+// (batches of one) on random streams, in every convention and at several wave sizes.
+func TestEmuRandom(t *testing.T) {
+	seeds := 120
+	if testenv.Long() {
+		seeds = 1000
+	}
+	sweep(t, seeds, openEmu)
+}
+
+// TestErrors: an invalid update fails the stream after reporting the updates before it and
+// leaves the matcher usable; an error from report stops it for good.
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	m, err := OpenEmulated(dynamic.New(), []*pattern.Pattern{tri}, csm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := func(kind updates.Kind, a, b int64, line int) updates.Update {
+		return updates.Update{Kind: kind, U: a, V: b, Line: line}
+	}
+	var seen []int
+	rec := func(u updates.Update, res *csm.Result) error {
+		seen = append(seen, u.Line)
+		return nil
+	}
+	err = m.ApplyEach(ctx, []updates.Update{e(updates.InsertEdge, 1, 2, 1), e(updates.InsertEdge, 2, 3, 2), e(updates.InsertEdge, 1, 2, 3), e(updates.InsertEdge, 1, 3, 4)}, rec)
+	var ie *csm.InvalidError
+	if !errors.As(err, &ie) || ie.Update.Line != 3 || !slices.Equal(seen, []int{1, 2}) {
+		t.Fatalf("invalid update: %v, reported %v", err, seen)
+	}
+	var created uint64
+	if err := m.ApplyEach(ctx, []updates.Update{e(updates.InsertEdge, 1, 3, 4)}, func(u updates.Update, res *csm.Result) error {
+		created += res.Deltas[0].Created
+		return nil
+	}); err != nil || created != 6 {
+		t.Fatalf("after an invalid update: %v, created %d, want 6", err, created)
+	}
+	stop := errors.New("stop")
+	if err := m.ApplyEach(ctx, []updates.Update{e(updates.DeleteEdge, 1, 3, 5)}, func(updates.Update, *csm.Result) error { return stop }); err != stop {
+		t.Fatalf("report's error: %v", err)
+	}
+	if err := m.ApplyEach(ctx, []updates.Update{e(updates.InsertEdge, 1, 3, 6)}, rec); err != stop {
+		t.Fatalf("after report's error: %v, want it again", err)
+	}
+}

@@ -1,0 +1,301 @@
+package dcsm
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"unsafe"
+
+	"github.com/submatch/submatch/gpu"
+)
+
+//go:embed kernels/dcsm.cu
+var kernelSource string
+
+// kernelFile names the kernels in the compile cache and in `submatch gpu-info --compile`.
+const kernelFile = "dcsm.cu"
+
+func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+
+const (
+	blockThreads  = 256
+	warpsPerBlock = blockThreads / 32
+	maxWarps      = 132 * 32 // the executor's persistent warps at most
+	levelChunk    = 256      // a level's buffer: candidates a warp holds at a time
+)
+
+// device is the GPU backend: the pool and vertex table (grown by copy), the table, and the
+// wave's buffer, all within --gpu-memory (Allocs.Limit) and the device's budget.
+type device struct {
+	d                *gpu.Device
+	upd, match, copy *gpu.Function
+	mem              gpu.Allocs
+
+	table          *gpu.Buffer
+	key, el, c, dd *gpu.Buffer    // the pool
+	voff, vlen     *gpu.Buffer    // the vertex table
+	params         *gpu.Buffer    // the pool's pointers
+	waves          [2]*gpu.Buffer // a wave's records and results; two, for a wave in flight
+	stack          *gpu.Buffer
+	next           int // the wave buffer the next wave takes
+	poolCap        uint64
+	vcap           int
+	stage, recv    []byte
+	flags          [4]uint32
+}
+
+func openDevice(t *table, limit uint64) (backend, error) {
+	devs, err := gpu.Open(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("dcsm: %w", err)
+	}
+	d := devs[0]
+	mod, err := d.Compile(kernelSource, kernelFile, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dcsm: compiling the kernels: %w", err)
+	}
+	dv := &device{d: d, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "dcsm: "}}
+	for _, f := range []struct {
+		fn   **gpu.Function
+		name string
+	}{{&dv.upd, "dcsm_update"}, {&dv.match, "dcsm_match"}, {&dv.copy, "dcsm_copy"}} {
+		if *f.fn, err = mod.Function(f.name); err != nil {
+			return nil, fmt.Errorf("dcsm: %w", err)
+		}
+	}
+	if dv.table, err = gpu.UploadTo(&dv.mem, "table", t.words); err != nil {
+		dv.close()
+		return nil, err
+	}
+	return dv, nil
+}
+
+func (dv *device) close() { dv.mem.FreeAll() }
+
+func (dv *device) bytes() uint64 { return dv.mem.Used() }
+
+// grown allocates a buffer of bytes and copies the first old bytes of *b into it (a multiple of
+// 4), freeing *b.
+func (dv *device) grown(b **gpu.Buffer, what string, bytes, old uint64) error {
+	nb, err := dv.mem.Alloc(what, bytes)
+	if err != nil {
+		return err
+	}
+	if err := nb.Memset(0); err != nil {
+		return err
+	}
+	if *b != nil && old > 0 {
+		words := old / 4
+		grid := uint32(min((words+blockThreads-1)/blockThreads, 65535))
+		if err := dv.copy.Launch(gpu.Dim3{X: grid}, gpu.Dim3{X: blockThreads}, 0, nb, *b, words); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+		if err := dv.d.Synchronize(); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+	}
+	if *b != nil {
+		dv.mem.Release(*b)
+	}
+	*b = nb
+	return nil
+}
+
+func (dv *device) ensure(pool uint64, n int) error {
+	changed := false
+	if pool > dv.poolCap {
+		old := dv.poolCap
+		for _, a := range []struct {
+			b    **gpu.Buffer
+			what string
+			size uint64
+		}{{&dv.key, "pool keys", 8}, {&dv.el, "pool labels", 4}, {&dv.c, "pool creation times", 4}, {&dv.dd, "pool deletion times", 4}} {
+			if err := dv.grown(a.b, a.what, a.size*pool, a.size*old); err != nil {
+				return err
+			}
+		}
+		dv.poolCap, changed = pool, true
+	}
+	if n > dv.vcap {
+		nc := max(n+n/2, 1024)
+		if err := dv.grown(&dv.voff, "vertex offsets", 8*uint64(nc), 8*uint64(dv.vcap)); err != nil {
+			return err
+		}
+		if err := dv.grown(&dv.vlen, "vertex lengths", 4*uint64(nc), 4*uint64(dv.vcap)); err != nil {
+			return err
+		}
+		dv.vcap, changed = nc, true
+	}
+	if changed {
+		p := []uint64{uint64(dv.key.Ptr()), uint64(dv.el.Ptr()), uint64(dv.c.Ptr()), uint64(dv.dd.Ptr()), uint64(dv.voff.Ptr()), uint64(dv.vlen.Ptr())}
+		if dv.params == nil {
+			var err error
+			if dv.params, err = dv.mem.Alloc("parameters", 8*uint64(len(p))); err != nil {
+				return err
+			}
+		}
+		return gpu.CopyToDevice(dv.params, 0, p)
+	}
+	return nil
+}
+
+func (dv *device) load(in initial, s *store, pool uint64) error {
+	if err := dv.ensure(pool, len(s.off)); err != nil {
+		return err
+	}
+	if err := dv.dd.Memset32(inf); err != nil {
+		return err
+	}
+	if len(in.keys) > 0 {
+		if err := gpu.CopyToDevice(dv.key, 0, in.keys); err != nil {
+			return err
+		}
+		if err := gpu.CopyToDevice(dv.el, 0, in.el); err != nil {
+			return err
+		}
+	}
+	if len(s.off) > 0 {
+		if err := gpu.CopyToDevice(dv.voff, 0, s.off); err != nil {
+			return err
+		}
+		if err := gpu.CopyToDevice(dv.vlen, 0, s.ln); err != nil {
+			return err
+		}
+	}
+	return dv.warm()
+}
+
+// warm allocates the executor's stacks and the wave's buffer, and launches both kernels with
+// nothing to do, so that the first wave does not pay for the allocation and the module's lazy
+// loading.
+func (dv *device) warm() error {
+	if err := dv.ensureBuf(&dv.stack, "stacks", maxWarps*MaxPatternVertices*levelChunk*4); err != nil {
+		return err
+	}
+	for i := range dv.waves {
+		if err := dv.ensureBuf(&dv.waves[i], "wave", 1<<20); err != nil {
+			return err
+		}
+		if err := dv.waves[i].Memset(0); err != nil {
+			return err
+		}
+	}
+	w := dv.waves[0]
+	if err := dv.upd.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, w, uint32(0), w, w, w, w, w, uint32(0), w); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	if err := dv.match.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, dv.table, w, uint32(0), w, dv.stack, uint32(levelChunk), w); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	if err := dv.d.Synchronize(); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	return nil
+}
+
+// put appends s to *b at the next 8-byte boundary and returns where it starts.
+func put[T uint32 | uint64](b *[]byte, s []T) uint64 {
+	for len(*b)%8 != 0 {
+		*b = append(*b, 0)
+	}
+	at := uint64(len(*b))
+	if len(s) > 0 {
+		var z T
+		*b = append(*b, unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z)))...)
+	}
+	return at
+}
+
+// ensureBuf makes *b hold at least bytes (reallocated to the next power of two when smaller).
+func (dv *device) ensureBuf(b **gpu.Buffer, what string, bytes uint64) error {
+	if *b != nil && (*b).Size() >= bytes {
+		return nil
+	}
+	if *b != nil {
+		dv.mem.Release(*b)
+		*b = nil
+	}
+	size := uint64(256)
+	for size < bytes {
+		size *= 2
+	}
+	nb, err := dv.mem.Alloc(what, size)
+	if err != nil {
+		return err
+	}
+	*b = nb
+	return nil
+}
+
+// start uploads the wave and launches both kernels (asynchronously: finish waits). The two
+// wave buffers alternate, so that a wave's upload never overwrites the results of the one before,
+// still in flight.
+func (dv *device) start(ctx context.Context, w *wave) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The wave in one transfer: the updater's records, the searches, zeroed counters and flags.
+	b := dv.stage[:0]
+	var at [9]uint64
+	at[0], at[1], at[2], at[3] = put(&b, w.vrec), put(&b, w.ikey), put(&b, w.iel), put(&b, w.ic)
+	at[4], at[5], at[6] = put(&b, w.dkey), put(&b, w.dt), put(&b, w.tasks)
+	clear(w.counts)
+	at[7] = put(&b, w.counts)
+	dv.flags = [4]uint32{}
+	at[8] = put(&b, dv.flags[:])
+	dv.stage = b
+	k := dv.next
+	dv.next ^= 1
+	if err := dv.ensureBuf(&dv.waves[k], "wave", uint64(len(b))); err != nil {
+		return err
+	}
+	buf := dv.waves[k]
+	if err := gpu.CopyToDevice(buf, 0, b); err != nil {
+		return err
+	}
+	w.dev = waveDev{buf: k, counts: at[7], flag: at[8]}
+	base := uint64(buf.Ptr())
+	ptr := func(i int) gpu.DevicePtr { return gpu.DevicePtr(base + at[i]) }
+	nv := len(w.vrec) / vrecWords
+	if nv > 0 {
+		grid := uint32(min((nv+warpsPerBlock-1)/warpsPerBlock, 8192))
+		if err := dv.upd.Launch(gpu.Dim3{X: grid}, gpu.Dim3{X: blockThreads}, 0, dv.params, ptr(0), uint32(nv),
+			ptr(1), ptr(2), ptr(3), ptr(4), ptr(5), w.first, gpu.DevicePtr(base+at[8]+8)); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+	}
+	nt := len(w.tasks) / taskWords
+	if nt > 0 {
+		warps := (min(nt, maxWarps) + warpsPerBlock - 1) / warpsPerBlock * warpsPerBlock
+		if err := dv.ensureBuf(&dv.stack, "stacks", uint64(warps)*MaxPatternVertices*levelChunk*4); err != nil {
+			return err
+		}
+		if err := dv.match.Launch(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
+			dv.params, dv.table, ptr(6), uint32(nt), ptr(7), dv.stack, uint32(levelChunk), ptr(8)); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+	}
+	return nil
+}
+
+// finish copies a started wave's counters and the flags after them back, in one copy, which
+// waits for the kernels (and reports their errors).
+func (dv *device) finish(w *wave) error {
+	n := w.dev.flag + 16 - w.dev.counts
+	if uint64(cap(dv.recv)) < n {
+		dv.recv = make([]byte, n)
+	}
+	res := dv.recv[:n]
+	if err := gpu.CopyToHost(res, dv.waves[w.dev.buf], w.dev.counts); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.counts))), 8*len(w.counts)), res)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dv.flags[0])), 16), res[w.dev.flag-w.dev.counts:])
+	switch {
+	case dv.flags[1] != 0:
+		return fmt.Errorf("dcsm: %w", errOverflow)
+	case dv.flags[2] != 0:
+		return fmt.Errorf("dcsm: internal error: the updater's rewrite differs from the plan (code %d)", dv.flags[2])
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package dcsm
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/cudacheck"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+)
+
+// The TestGPU* tests run the kernels; they skip without a GPU.
+
+func TestKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource) }
+
+func needGPU(t *testing.T) {
+	t.Helper()
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skip("no GPU:", err)
+	}
+}
+
+func openGPU(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matcher, error) {
+	return open(g, pats, opts, func(t *table) (backend, error) { return openDevice(t, 0) })
+}
+
+// TestOpenNoGPU: without a GPU the engine refuses with an error wrapping gpu.ErrNoGPU.
+func TestOpenNoGPU(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err == nil {
+		t.Skip("a GPU is present")
+	}
+	e, err := csm.Lookup("dcsm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := pattern.Parse("(a)-(b)")
+	if _, err := e.Open(dynamic.New(), []*pattern.Pattern{p}, csm.Options{}); !errors.Is(err, gpu.ErrNoGPU) {
+		t.Fatalf("Open without a GPU: %v, want an error wrapping gpu.ErrNoGPU", err)
+	}
+}
+
+// TestGPURandom: the kernels give the CPU engine's per-update deltas on random streams.
+func TestGPURandom(t *testing.T) {
+	needGPU(t)
+	seeds := 150
+	if testenv.Long() {
+		seeds = 600
+	}
+	sweep(t, seeds, openGPU)
+}
+
+// TestGPUEmail10: per-update deltas equal the CPU engine's on the public email10 workload (its
+// stream's duplicate inserts skipped), for a few of its queries of each size, in every
+// convention (the 8-vertex ones embeddings only: the CPU reference is slow there).
+func TestGPUEmail10(t *testing.T) {
+	needGPU(t)
+	email10(t, openGPU)
+}
+
+// TestEmuEmail10 is TestGPUEmail10 with the host emulation (a deep sweep).
+func TestEmuEmail10(t *testing.T) {
+	testenv.SkipUnlessLong(t)
+	email10(t, openEmu)
+}
+
+func email10(t *testing.T, open opener) {
+	dir := testenv.Path(t, "csm-email10")
+	ctx := context.Background()
+	base, err := formats.Load(filepath.Join(dir, "initial.graph"), formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stream []updates.Update
+	for u, err := range updates.ReadFile(filepath.Join(dir, "updates.stream"), updates.Options{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream = append(stream, u)
+	}
+	names := []string{"q4_1", "q4_2", "q6_1", "q8_1"}
+	if testenv.Long() {
+		names = append(names, "q4_3", "q4_4", "q6_2", "q6_3", "q8_2")
+	}
+	var pats []*pattern.Pattern
+	for _, n := range names {
+		p, err := formats.LoadPattern(filepath.Join(dir, "queries", n+".graph"), formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pats = append(pats, p)
+	}
+	for _, sem := range conventions {
+		ps := pats
+		if sem.Induced || sem.Unique {
+			ps = slices.DeleteFunc(slices.Clone(pats), func(p *pattern.Pattern) bool { return p.NumVertices() == 8 })
+		}
+		c := randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: ps, stream: stream, wave: DefaultWave}
+		n, err := compare(ctx, c, sem, open)
+		if err != nil {
+			t.Fatalf("%v: %v", sem, err)
+		}
+		t.Logf("%v: %d matches created and destroyed", sem, n)
+		if n == 0 {
+			t.Errorf("%v: no match changed", sem)
+		}
+	}
+}

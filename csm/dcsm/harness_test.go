@@ -1,0 +1,240 @@
+package dcsm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+var conventions = []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}}
+
+// opener opens a DCSM matcher under test (emulated or on the GPU).
+type opener func(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matcher, error)
+
+func openEmu(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matcher, error) {
+	return OpenEmulated(g, pats, opts)
+}
+
+// randomStream draws updates over g's vertices that stress the versions: edges deleted and
+// inserted again (often within one wave, with another label), vertices deleted with their edges
+// and added again under the same id with another label, edges to new vertices, and a few invalid
+// updates (skipped).
+func randomStream(r *rand.Rand, g *dynamic.Graph, n, vl, el int) []updates.Update {
+	ids := []int64{}
+	for _, v := range g.Vertices() {
+		ids = append(ids, g.OriginalID(v))
+	}
+	slices.Sort(ids)
+	next := int64(1000)
+	var out []updates.Update
+	var recent []updates.Update // deleted edges, to insert again
+	alive := map[int64]bool{}
+	for _, id := range ids {
+		alive[id] = true
+	}
+	pick := func() int64 { return ids[r.IntN(len(ids))] }
+	for len(out) < n {
+		line := len(out) + 1
+		switch x := r.IntN(100); {
+		case x < 40:
+			a, b := pick(), pick()
+			if r.IntN(15) == 0 {
+				b = next
+				next++
+				ids = append(ids, b)
+				alive[b] = true
+			}
+			if a == b {
+				continue
+			}
+			out = append(out, updates.Update{Kind: updates.InsertEdge, U: a, V: b, Label: uint32(r.IntN(el)), HasLabel: true, Line: line})
+		case x < 55 && len(recent) > 0:
+			u := recent[r.IntN(len(recent))]
+			u.Kind, u.Label, u.HasLabel, u.Line = updates.InsertEdge, uint32(r.IntN(el)), true, line
+			out = append(out, u)
+		case x < 85:
+			// delete an edge that probably exists: one of a vertex's neighbours in the final
+			// graph is unknown here, so draw among the stream's own inserts and the initial edges
+			a, b := pick(), pick()
+			if k := len(out); k > 0 && r.IntN(2) == 0 {
+				if p := out[r.IntN(k)]; p.Kind == updates.InsertEdge {
+					a, b = p.U, p.V
+				}
+			} else if v, ok := g.Lookup(a); ok && g.Degree(v) > 0 {
+				rs := g.Runs(v)
+				ru := rs[r.IntN(len(rs))]
+				b = g.OriginalID(ru.Neighbors[r.IntN(len(ru.Neighbors))])
+			}
+			if a == b {
+				continue
+			}
+			u := updates.Update{Kind: updates.DeleteEdge, U: a, V: b, Line: line}
+			out = append(out, u)
+			recent = append(recent, u)
+		case x < 92:
+			a := pick()
+			if alive[a] {
+				out = append(out, updates.Update{Kind: updates.DeleteVertex, U: a, Line: line})
+				alive[a] = false
+			} else {
+				out = append(out, updates.Update{Kind: updates.InsertVertex, U: a, Label: uint32(r.IntN(vl)), HasLabel: true, Line: line})
+				alive[a] = true
+			}
+		default:
+			id := next
+			next++
+			ids = append(ids, id)
+			alive[id] = true
+			out = append(out, updates.Update{Kind: updates.InsertVertex, U: id, Label: uint32(r.IntN(vl)), HasLabel: true, Line: line})
+		}
+	}
+	return out
+}
+
+// randomCase is one random graph, pattern set and stream.
+type randomCase struct {
+	g      func() *dynamic.Graph
+	pats   []*pattern.Pattern
+	stream []updates.Update
+	wave   int
+}
+
+func newRandomCase(seed uint64) randomCase {
+	r := rand.New(rand.NewPCG(seed, 20))
+	n := 8 + r.IntN(25)
+	p := 0.15 + 0.45*r.Float64()
+	vl, el := 1+r.IntN(3), 1+r.IntN(2)
+	base := gen.RandomGraph(seed, n, p, vl, el)
+	var pats []*pattern.Pattern
+	for i := range 1 + r.IntN(3) {
+		k := 1 + r.IntN(5)
+		pats = append(pats, gen.RandomPattern(seed*31+uint64(i), k, gen.PatternOptions{
+			EdgeProb: 0.3 + 0.4*r.Float64(), VertexLabels: vl, EdgeLabels: el, Wildcard: 0.2}))
+	}
+	stream := randomStream(r, dynamic.FromGraph(base), 30+r.IntN(90), vl, el)
+	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream,
+		wave: []int{1, 2, 5, 17, DefaultWave}[r.IntN(5)]}
+}
+
+// reference applies the stream with the CPU engine, one update at a time (a vertex deletion
+// after its edges', as watch --batch 1 does), and returns every update and its delta.
+func reference(ctx context.Context, c randomCase, opts csm.Options) ([]updates.Update, [][]csm.Delta, error) {
+	ref, err := csm.Open(c.g(), c.pats, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var us []updates.Update
+	var ds [][]csm.Delta
+	var res csm.Result
+	one := func(u updates.Update) error {
+		if err := ref.Apply(ctx, []updates.Update{u}, nil, &res); err != nil {
+			return err
+		}
+		us = append(us, u)
+		ds = append(ds, slices.Clone(res.Deltas))
+		return nil
+	}
+	for _, u := range c.stream {
+		if u.Kind == updates.DeleteVertex {
+			for _, e := range csm.IncidentDeletions(ref.Graph(), u, nil) {
+				if err := one(e); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if err := one(u); err != nil {
+			return nil, nil, err
+		}
+	}
+	return us, ds, nil
+}
+
+// compare runs the case on the CPU engine and with open, and reports the first difference; it
+// returns the number of matches the stream created and destroyed.
+func compare(ctx context.Context, c randomCase, sem engine.Semantics, open opener) (uint64, error) {
+	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1}
+	us, want, err := reference(ctx, c, opts)
+	if err != nil {
+		return 0, fmt.Errorf("cpu: %w", err)
+	}
+	m, err := open(c.g(), c.pats, opts)
+	if err != nil {
+		return 0, err
+	}
+	defer m.Close()
+	m.maxWave = c.wave
+	var total uint64
+	k := 0
+	err = m.ApplyEach(ctx, c.stream, func(u updates.Update, res *csm.Result) error {
+		if k >= len(us) {
+			return fmt.Errorf("update %d (%s) reported beyond the reference's %d", k, u, len(us))
+		}
+		if u != us[k] || !slices.Equal(res.Deltas, want[k]) {
+			return fmt.Errorf("update %d, line %d: cpu `%s` %v, dcsm `%s` %v (skipped %d)", k, u.Line, us[k], want[k], u, res.Deltas, res.Skipped)
+		}
+		for _, d := range res.Deltas {
+			total += d.Created + d.Destroyed
+		}
+		k++
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if k != len(us) {
+		return 0, fmt.Errorf("%d updates reported, the reference %d", k, len(us))
+	}
+	if g, h := m.Graph(), m.g; g.NumEdges() != h.NumEdges() {
+		return 0, fmt.Errorf("graph drifted")
+	}
+	return total, nil
+}
+
+// usable keeps the patterns the engine takes (connected ones).
+func usable(pats []*pattern.Pattern) []*pattern.Pattern {
+	var out []*pattern.Pattern
+	for _, p := range pats {
+		if _, err := lower([]*pattern.Pattern{p}, engine.Semantics{}); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sweep compares random cases in every convention; three quarters of the seeds split the
+// searches into parts of 1, 2 or 3 source entries.
+func sweep(t *testing.T, seeds int, open opener) {
+	ctx := context.Background()
+	defer func(c uint32) { splitChunk = c }(splitChunk)
+	var nonzero, runs int
+	for seed := range uint64(seeds) {
+		c := newRandomCase(seed)
+		splitChunk = []uint32{64, 1, 2, 3}[seed%4]
+		if c.pats = usable(c.pats); len(c.pats) == 0 {
+			continue
+		}
+		for _, sem := range conventions {
+			n, err := compare(ctx, c, sem, open)
+			if err != nil {
+				t.Fatalf("seed %d, %v, wave %d, split %d, patterns %v: %v", seed, sem, c.wave, splitChunk, c.pats, err)
+			}
+			runs++
+			if n > 0 {
+				nonzero++
+			}
+		}
+	}
+	t.Logf("%d runs, %d saw a match change", runs, nonzero)
+	if nonzero < runs/2 {
+		t.Errorf("only %d of %d runs saw a match change: the sweep checks too little", nonzero, runs)
+	}
+}

@@ -1,0 +1,138 @@
+package dcsm
+
+import (
+	"fmt"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/pattern"
+)
+
+// The executor's table: the pair terms of every pattern's delta program (csm.Program, the CPU
+// engine's), lowered into fixed-size records of uint32 words that the kernel (kernels/dcsm.cu,
+// whose #defines repeat these constants) and the host emulation (emu.go) read alike. An update
+// changes one element, so only the checks against the current graph matter: the other-graph
+// checks of the CPU terms hold trivially (no other element changed), and a vertex operation
+// changes the matches of a connected pattern of two or more vertices only through its edges.
+
+// MaxPatternVertices is the largest pattern the executor takes.
+const MaxPatternVertices = 8
+
+const (
+	termHeader = 4
+	levelWords = 32
+	termWords  = termHeader + MaxPatternVertices*levelWords
+
+	tN = 0 // levels (pattern vertices)
+
+	lVLAny  = 0  // vertex label is a wildcard
+	lVL     = 1  // vertex label
+	lNPar   = 2  // parents (earlier pattern neighbours)
+	lNonAdj = 3  // mask of earlier positions it must not be adjacent to (induced)
+	lInj    = 4  // mask of earlier positions it must differ from
+	lAbove  = 5  // mask of earlier positions whose vertex must be smaller
+	lBelow  = 6  // mask of earlier positions whose vertex must be larger
+	lPPos   = 7  // [7] parent positions
+	lPELAny = 14 // [7] parent edge label is a wildcard
+	lPEL    = 21 // [7] parent edge label
+)
+
+// pairTerm is one pair item of a pattern and its term: the host checks the anchors (levels 0
+// and 1), the executor searches the rest.
+type pairTerm struct {
+	item     csm.PairItemSpec
+	index    uint32        // the term's record in the table
+	la, lb   pattern.Label // the anchors' vertex labels
+	above    bool          // level 0's vertex must be smaller than level 1's
+	below    bool          // ... larger
+	parents2 uint32        // mask of the anchors that are parents of the third level (0: none)
+}
+
+// patternProg is one pattern as the engine runs it.
+type patternProg struct {
+	n     int
+	label pattern.Label // n == 1: the vertex's label
+	pairs []pairTerm
+}
+
+// table is the lowered terms of a set of patterns.
+type table struct {
+	words []uint32
+	pats  []patternProg
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func mask(pos []int) uint32 {
+	var m uint32
+	for _, p := range pos {
+		m |= 1 << p
+	}
+	return m
+}
+
+// lower builds the table, refusing patterns the executor does not take: more than
+// MaxPatternVertices vertices, or disconnected (a level with no parent would scan every vertex).
+func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
+	t := &table{}
+	for pi, p := range patterns {
+		n := p.NumVertices()
+		if n > MaxPatternVertices {
+			return nil, fmt.Errorf("dcsm: pattern %d has %d vertices; the GPU engine takes at most %d (use --engine cpu)", pi+1, n, MaxPatternVertices)
+		}
+		pp := patternProg{n: n}
+		if n == 1 {
+			pp.label = p.VertexLabel(0)
+		}
+		prog := csm.Program(p, sem)
+		for i, it := range prog.Pairs {
+			term := prog.Terms[n+i]
+			if term.Pair != i || term.Levels[0].Vertex != it.A || term.Levels[1].Vertex != it.B {
+				return nil, fmt.Errorf("dcsm: internal error: pattern %d, term %d is not pair item %d's", pi+1, n+i, i)
+			}
+			rec := make([]uint32, termWords)
+			rec[tN] = uint32(n)
+			for k, lv := range term.Levels {
+				if k >= 2 && len(lv.Parents) == 0 {
+					return nil, fmt.Errorf("dcsm: pattern %d is disconnected (level %d has no earlier neighbour); the GPU engine takes connected patterns (use --engine cpu)", pi+1, k)
+				}
+				r := rec[termHeader+k*levelWords : termHeader+(k+1)*levelWords]
+				r[lVLAny], r[lVL] = b2u(lv.Label.Any), lv.Label.Value
+				r[lNPar] = uint32(len(lv.Parents))
+				r[lNonAdj], r[lInj], r[lAbove], r[lBelow] = mask(lv.NonAdj), mask(lv.Inj), mask(lv.Above), mask(lv.Below)
+				for j, pe := range lv.Parents {
+					r[lPPos+j], r[lPELAny+j], r[lPEL+j] = uint32(pe.Pos), b2u(pe.Label.Any), pe.Label.Value
+				}
+			}
+			l1 := term.Levels[1]
+			pt := pairTerm{item: it, index: uint32(len(t.words) / termWords),
+				la: term.Levels[0].Label, lb: l1.Label, above: mask(l1.Above)&1 != 0, below: mask(l1.Below)&1 != 0}
+			if n > 2 {
+				for _, pe := range term.Levels[2].Parents {
+					pt.parents2 |= 1 << pe.Pos
+				}
+			}
+			pp.pairs = append(pp.pairs, pt)
+			t.words = append(t.words, rec...)
+		}
+		if n >= 2 && len(prog.Pairs) == 0 {
+			return nil, fmt.Errorf("dcsm: pattern %d is disconnected (no edge); the GPU engine takes connected patterns (use --engine cpu)", pi+1)
+		}
+		if n >= 2 {
+			// Every vertex must be reachable: an edgeless vertex would appear as a level with no
+			// parent in every term, checked above only when some pair term exists.
+			for v := range n {
+				if p.Degree(v) == 0 {
+					return nil, fmt.Errorf("dcsm: pattern %d is disconnected (vertex %d has no edge); the GPU engine takes connected patterns (use --engine cpu)", pi+1, v)
+				}
+			}
+		}
+		t.pats = append(t.pats, pp)
+	}
+	return t, nil
+}
