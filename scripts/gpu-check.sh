@@ -13,7 +13,7 @@
 #                                STMATCH_RUN=regexp (default ^TestGPU: the rest runs in CI) and STMATCH_TIMEOUT=duration the stmatch ones;
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #                                The other packages with kernels (extra_packages below: gcsm,
-#                                mining, temporal, pbe, sgsi) run their GPU tests after stmatch, then
+#                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests after stmatch, then
 #                                the stop latency of --timeout 1s on the slowest STMatch patterns.
 #                                DEADLINE=SECONDS bounds the runtime's and GENEVA's tests, which
 #                                run last, so that the whole run fits one device call.
@@ -256,6 +256,7 @@ extra_packages=(
 	"temporal temporal TestGPU 90"
 	"engine/pbe pbe TestDeviceAgainstCPU 120"
 	"engine/sgsi sgsi TestGPU 150"
+	"csm/dcsm dcsm TestGPU 120"
 )
 
 case "${1:-}" in
