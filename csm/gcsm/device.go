@@ -13,7 +13,10 @@ import (
 )
 
 //go:embed kernels/gcsm.cu
-var kernelSource string
+var gcsmSource string
+
+// kernelSource is the kernel as compiled: package gpu's stop polling, then kernels/gcsm.cu.
+var kernelSource = gpu.StopPollSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
 
 // kernelFile names the kernel in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "gcsm.cu"
@@ -50,8 +53,8 @@ const (
 	cIdle
 	cSpills
 	cRefused
-	cStop
 	cPoll
+	cStop
 	cListErr
 	ctlWords
 )

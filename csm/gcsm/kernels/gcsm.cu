@@ -52,9 +52,8 @@ typedef unsigned long long u64;
 #define C_IDLE 7
 #define C_SPILLS 8
 #define C_REFUSED 9
-#define C_STOP 10
-#define C_POLL 11
-#define POLL_NS 200000ull
+#define C_POLL 10  // the two polling words of gpu.StopPollSource's stop_poll: the next read's time
+#define C_STOP 11  // and the relayed flag
 #define C_LISTERR 12
 // A listed match (LIST_WORDS): the search's task (relative to the listing's first) and the data
 // vertices in level order.
@@ -214,17 +213,13 @@ __device__ __forceinline__ u64 nowNs() {
 
 __device__ __forceinline__ u64 vload(const u64 *p) { return *(volatile const u64 *)p; }
 
-// stopped says whether the host raised its stop flag (warp-uniform). One warp at a time (a CAS
-// on ctl[C_POLL]) reads the pinned host word, at most once per POLL_NS, and relays it to
-// ctl[C_STOP] in device memory, which the others read (stmatch's scheme).
+// stopped says whether the host raised its stop flag (warp-uniform): lane 0 asks stop_poll
+// (package gpu's StopPollSource, prepended to this file), which lets one thread at a time read the
+// pinned host word and relays it to ctl[C_STOP] in device memory.
 __device__ bool stopped(const volatile u32 *stop, u64 *ctl, u32 lane) {
   if (stop == 0) return false;
   u32 s = 0;
-  if (lane == 0) {
-    const u64 now = nowNs(), at = vload(&ctl[C_POLL]);
-    if (now >= at && atomicCAS(&ctl[C_POLL], at, now + POLL_NS) == at && *stop != 0) atomicExch(&ctl[C_STOP], 1ull);
-    s = vload(&ctl[C_STOP]) != 0;
-  }
+  if (lane == 0) s = stop_poll(stop, &ctl[C_POLL]);
   return __shfl_sync(FULL, s, 0) != 0;
 }
 
