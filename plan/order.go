@@ -219,6 +219,14 @@ func (pl *Plan) setStructure(s planStructure) {
 	pl.Levels, pl.Restrictions, pl.Groups, pl.Classes, pl.Multiplier = s.levels, s.restrictions, s.groups, s.classes, s.multiplier
 }
 
+// SameSearch reports whether plans a and b (of one pattern, on one graph) run the same search up
+// to the naming of pattern vertices: their orders differ by an automorphism of the pattern (or
+// not at all), with the same symmetry restrictions, leaf groups and multiplier, so that they cost
+// the same. Engines that compare plans by estimate need not compare such two.
+func SameSearch(a, b *Plan) bool {
+	return a.Pattern == b.Pattern && a.Empty == b.Empty && a.signature() == b.signature()
+}
+
 // signature describes the search a plan runs up to the naming of pattern vertices: per level its
 // label, backward edges, checks and windows; per group its parents, size and order. Orders that
 // differ by an automorphism of the pattern give the same signature.
