@@ -61,6 +61,12 @@ type EstimateOptions struct {
 	// estimate (a single stream). It cannot be combined with WorkLimit or NodeShare, which stop
 	// a single stream at a deterministic point (an error).
 	Threads int
+	// CostAbove, when positive, stops the estimate as soon as its Cost is sure to end above
+	// this value: once the costs of the probes run so far, over Probes, exceed it (a probe's
+	// cost is never negative, so the mean of all Probes, or of any part of them that a budget
+	// leaves, cannot be lower). Estimate.Above is then set. Comparisons of plans that keep only
+	// the cheapest need not finish the estimates of the others.
+	CostAbove float64
 }
 
 // Estimate is the estimated size of the search a plan runs on a data graph.
@@ -99,6 +105,9 @@ type Estimate struct {
 	Scanned int64
 	// Elapsed is the time the estimate took.
 	Elapsed time.Duration
+	// Above is set when the estimate stopped because its Cost was sure to end above
+	// EstimateOptions.CostAbove; the other fields are then those of the probes it ran.
+	Above bool
 }
 
 // Estimate runs Knuth's estimator on the plan's search over g (the graph the plan was built
@@ -140,6 +149,10 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 		sum += x
 		sumSq += x * x
 		est.Probes++
+		if opts.CostAbove > 0 && est.Cost > opts.CostAbove*float64(maxProbes) {
+			est.Above = true
+			break
+		}
 	}
 	est.finish(sum, sumSq)
 	est.Scanned = e.scanned
@@ -173,13 +186,15 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 	nb := (maxProbes + estimateBlock - 1) / estimateBlock
 	tallies := make([]blockTally, nb)
 	var next atomic.Int64
+	var costSum atomic.Uint64 // float64 bits: the probes' costs so far, for CostAbove
+	var above atomic.Bool
 	var wg sync.WaitGroup
 	for range min(opts.Threads, nb) {
 		wg.Go(func() {
 			e := newEstimator(g, pl, opts.Seed)
 			for {
 				b := int(next.Add(1) - 1)
-				if b >= nb || ctx.Err() != nil ||
+				if b >= nb || ctx.Err() != nil || above.Load() ||
 					(b*estimateBlock >= minProbes && opts.Budget > 0 && time.Since(start) >= opts.Budget) {
 					return
 				}
@@ -188,14 +203,18 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 				t.levelNodes = make([]float64, len(pl.Levels))
 				before := e.scanned
 				for k := range min(estimateBlock, maxProbes-b*estimateBlock) {
-					if k%32 == 0 && ctx.Err() != nil {
+					if (k%32 == 0 && ctx.Err() != nil) || above.Load() {
 						break
 					}
+					before := t.cost
 					x, heavy := e.probe(t.levelNodes, &t.matches, &t.work, &t.cost)
 					t.heaviest = max(t.heaviest, heavy)
 					t.sum += x
 					t.sumSq += x * x
 					t.probes++
+					if opts.CostAbove > 0 && addFloat(&costSum, t.cost-before) > opts.CostAbove*float64(maxProbes) {
+						above.Store(true)
+					}
 				}
 				t.scanned = e.scanned - before
 			}
@@ -221,8 +240,20 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 		est.Scanned += t.scanned
 	}
 	est.finish(sum, sumSq)
+	est.Above = above.Load()
 	est.Elapsed = time.Since(start)
 	return est, ctx.Err()
+}
+
+// addFloat adds x to the float64 whose bits a holds and returns the sum.
+func addFloat(a *atomic.Uint64, x float64) float64 {
+	for {
+		old := a.Load()
+		sum := math.Float64frombits(old) + x
+		if a.CompareAndSwap(old, math.Float64bits(sum)) {
+			return sum
+		}
+	}
 }
 
 // finish turns the sums over est.Probes probes into means (sum and sumSq are those of the

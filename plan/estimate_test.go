@@ -321,6 +321,21 @@ func TestEstimateDeterministicAndBounded(t *testing.T) {
 	if two.Nodes == a.Nodes {
 		t.Errorf("threads gave the one-stream estimate %v", a.Nodes)
 	}
+	// CostAbove stops an estimate sure to end above it, one stream or blocks, and only such one.
+	for _, run := range []struct {
+		threads int
+		full    plan.Estimate
+	}{{1, a}, {2, two}} {
+		threads, full := run.threads, run.full
+		cut, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: threads, CostAbove: full.Cost / 2})
+		if !cut.Above || cut.Probes >= 500 {
+			t.Errorf("%d thread(s), cost above %v (half the estimate): above %v after %d probes", threads, full.Cost/2, cut.Above, cut.Probes)
+		}
+		kept, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: threads, CostAbove: full.Cost * 1.001})
+		if kept.Above || kept.Probes != 500 || kept.Cost != full.Cost {
+			t.Errorf("%d thread(s), cost above %v: above %v after %d probes, cost %v (want %v)", threads, full.Cost*1.001, kept.Above, kept.Probes, kept.Cost, full.Cost)
+		}
+	}
 	if _, err := pl.Estimate(ctx, g, plan.EstimateOptions{Probes: 500, Threads: 2, WorkLimit: 1}); err == nil {
 		t.Error("Threads with WorkLimit: no error")
 	}

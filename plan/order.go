@@ -114,10 +114,15 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 	})
 	// Screen the orders on every core (or SearchThreads); a signature seen before (by any worker)
 	// is skipped.
+	// A candidate's screening stops once it is sure to cost more than orderFinalists others
+	// screened already (Estimate.Above): it cannot be a finalist, and dense patterns' worst
+	// orders, whose probes are the longest, are dropped after a few (the finalists are the
+	// same; the budget reaches further).
 	var (
 		mu    sync.Mutex
 		seen  = map[string]bool{pl.signature(): true}
 		cands []candidate
+		top   []float64 // the orderFinalists lowest costs so far, ascending
 		stop  error
 		next  atomic.Int64
 		wg    sync.WaitGroup
@@ -144,16 +149,24 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 					mu.Lock()
 					dup := seen[sig]
 					seen[sig] = true
+					cut := screen
+					if len(top) == orderFinalists {
+						cut.CostAbove = top[orderFinalists-1]
+					}
 					mu.Unlock()
 					if dup {
 						continue
 					}
-					e, err := tp.Estimate(ctx, g, screen)
+					e, err := tp.Estimate(ctx, g, cut)
 					mu.Lock()
-					if err != nil {
+					switch {
+					case err != nil:
 						stop = err
-					} else {
+					case !e.Above:
 						cands = append(cands, candidate{tp.structure(), e.Cost, k*len(syms) + si})
+						if i, _ := slices.BinarySearch(top, e.Cost); i < orderFinalists {
+							top = slices.Insert(top, i, e.Cost)[:min(len(top)+1, orderFinalists)]
+						}
 					}
 					mu.Unlock()
 					if err != nil {

@@ -305,7 +305,9 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 // 1,024 probes put an order at 3e10-5e10 steps that 20,000 put at 1.8e12, and it ran 13 times
 // longer than (a)'s order), and each way keeps its default plan unless another looks clearly
 // cheaper, so the two ways fail on different patterns (q20 in (b), q14 in (a)); their results
-// are compared with finalProbes probes (within finalBudget).
+// are compared with finalProbes probes each (within finalBudget each, on all the search's threads;
+// the second estimate stops once it is sure to cost more than the first). Two results that run the
+// same search (plan.SameSearch) are not compared.
 func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.Options) (*plan.Plan, error) {
 	leafMode := func() (*plan.Plan, error) {
 		pl, err := plan.Rebuild(ctx, g, def, opts)
@@ -318,6 +320,10 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	}
 	if opts.Enumerate || opts.Induced {
 		return leafMode()
+	}
+	threads := opts.SearchThreads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
 	}
 	if opts.SearchThreads > 1 {
 		opts.SearchThreads /= 2 // the two ways run at once
@@ -340,26 +346,21 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	if plan.SameSearch(plans[0], plans[1]) {
 		return plans[0], nil
 	}
-	// Each estimate takes half of the search's threads, in blocks of probes (on the H100 host's 16
-	// cores, 8 each: q14's two reach finalProbes in about 40 ms where one thread each stopped at
-	// finalBudget after 10,000).
-	threads := opts.SearchThreads
-	if threads <= 0 {
-		threads = max(1, runtime.GOMAXPROCS(0)/2)
-	}
-	var costs [2]float64
-	for k := range plans {
-		wg.Go(func() {
-			e, err := plans[k].Estimate(ctx, g, plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16,
-				Budget: finalBudget, Threads: threads})
-			costs[k], errs[k] = e.Cost, err
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs[0], errs[1]); err != nil {
+	// The two estimates run one after the other on all the search's threads, in blocks of
+	// probes (one thread each, at once, stopped at a budget twice finalBudget after about
+	// 10,000 probes for q14, q18 and q20 on the 2-core test machine; with finalProbes they chose
+	// the same plans), and the second stops once it is sure to cost more than the first.
+	fin := plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16, Budget: finalBudget, Threads: threads}
+	first, err := plans[0].Estimate(ctx, g, fin)
+	if err != nil {
 		return nil, err
 	}
-	if costs[1] < costs[0] {
+	fin.CostAbove = first.Cost
+	second, err := plans[1].Estimate(ctx, g, fin)
+	if err != nil {
+		return nil, err
+	}
+	if !second.Above && second.Cost < first.Cost {
 		return plans[1], nil
 	}
 	return plans[0], nil
@@ -371,10 +372,10 @@ func singleClosing(pl *plan.Plan) bool {
 	return len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
 }
 
-// finalProbes and finalBudget bound the estimates that compare searchPlan's two results.
+// finalProbes and finalBudget bound each of the estimates that compare searchPlan's two results.
 const (
 	finalProbes = 16384
-	finalBudget = 250 * time.Millisecond
+	finalBudget = 125 * time.Millisecond
 )
 
 // searchRate is the speed of the v2 kernel in plan.Estimate.Cost steps per second on an H100
