@@ -520,19 +520,95 @@ func CountStats(ctx context.Context, p *engine.Problem) (engine.Result, Stats, e
 
 // CountOptions is CountStats with the kernel's features selected by o.
 func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Result, Stats, error) {
-	return countFrom(ctx, p, o, nil)
+	return countFrom(ctx, p, o, nil, nil)
 }
 
 // CountFrom is Count reusing the filtered candidates of base, a plan another engine built for the
 // same data graph and pattern (with any options): --engine auto decides with the CPU plan and
 // then delegates here. A base for another pattern is ignored.
 func (e Engine) CountFrom(ctx context.Context, p *engine.Problem, base *plan.Plan) (engine.Result, error) {
-	res, _, err := countFrom(ctx, p, e.Options, base)
+	res, _, err := countFrom(ctx, p, e.Options, base, nil)
 	return res, err
 }
 
-// countFrom is CountOptions with an optional base plan (see CountFrom).
-func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) (engine.Result, Stats, error) {
+// PrepareCount implements engine.Preparer: the plan (order search included) is built and
+// flattened in the background, from base as CountFrom does, while --engine auto looks for the
+// GPU; Count then starts the devices (already open by then) and counts. A clique pattern, which
+// the clique kernel counts, has nothing to prepare.
+func (e Engine) PrepareCount(ctx context.Context, p *engine.Problem, base *plan.Plan) engine.Prepared {
+	pctx, cancel := context.WithCancel(ctx)
+	pc := &preparedCount{o: e.Options, p: p, base: base, cancel: cancel, done: make(chan struct{})}
+	if p.Data == nil || p.Pattern == nil {
+		close(pc.done)
+		return pc
+	}
+	if _, clique := plan.AsClique(p.Data, p.Pattern); clique && e.Options.cliqueKernel() {
+		close(pc.done)
+		return pc
+	}
+	pc.started = true
+	go func() {
+		defer close(pc.done)
+		pc.pr = prepare(pctx, p, e.Options, base)
+	}()
+	return pc
+}
+
+// preparedCount is a count whose plan is being built (PrepareCount).
+type preparedCount struct {
+	o       Options
+	p       *engine.Problem
+	base    *plan.Plan
+	cancel  context.CancelFunc // stops the preparation
+	started bool               // the plan is being prepared (else Count plans as CountFrom does)
+	done    chan struct{}      // closed once pr is set (or at once when nothing is prepared)
+	pr      prepared
+}
+
+// Count implements engine.Prepared.
+func (pc *preparedCount) Count(ctx context.Context) (engine.Result, error) {
+	defer pc.cancel()
+	pre := pc
+	if !pc.started {
+		pre = nil
+	}
+	res, _, err := countFrom(ctx, pc.p, pc.o, pc.base, pre)
+	return res, err
+}
+
+// Release implements engine.Prepared.
+func (pc *preparedCount) Release() { pc.cancel() }
+
+// prepared is a count's host work before the devices: its plan, flattened.
+type prepared struct {
+	pl       *plan.Plan
+	err      error // building the plan failed (or was stopped)
+	fp       *flatPlan
+	ferr     error // flattening failed, or the plan does not suit the options
+	planTime time.Duration
+	prepare  time.Duration // planTime and the flattening
+}
+
+// prepare builds the plan of p (from base when given) and flattens it for a count.
+func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) prepared {
+	tp := time.Now()
+	o.searchThreads = p.Threads
+	var pr prepared
+	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	pr.planTime = time.Since(tp)
+	if pr.err == nil && !pr.pl.Empty {
+		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptions(false))
+		if pr.ferr == nil && pr.fp.Graph && o.V1 {
+			pr.ferr = errSpaceTooLarge
+		}
+	}
+	pr.prepare = time.Since(tp)
+	return pr
+}
+
+// countFrom is CountOptions with an optional base plan (see CountFrom) and an optional count
+// prepared already (PrepareCount; its base and options are then pre's).
+func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan, pre *preparedCount) (engine.Result, Stats, error) {
 	var st Stats
 	t0 := time.Now()
 	if p.Data == nil || p.Pattern == nil {
@@ -547,7 +623,8 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	c, clique := plan.AsClique(p.Data, p.Pattern)
 	clique = clique && o.cliqueKernel()
 	// The devices start (CUDA's initialisation, the first count of a process) while the plan is
-	// built and flattened. A failure to start them stops the planning.
+	// built and flattened (or while its preparation finishes). A failure to start them stops the
+	// planning.
 	type opened struct {
 		devs []*gpu.Device
 		err  error
@@ -556,6 +633,9 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	openc := make(chan opened, 1)
 	pctx, stopPlan := context.WithCancel(ctx)
 	defer stopPlan()
+	if pre != nil {
+		stopPlan = pre.cancel
+	}
 	go func() {
 		devs, err := devices(ctx, p)
 		at := time.Since(t0)
@@ -587,19 +667,15 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		}
 		return res, st, err
 	}
-	tp := time.Now()
-	o.searchThreads = p.Threads
-	pl, err := buildPlan(pctx, p.Data, p.Pattern, p.Semantics, o, base)
-	planTime := time.Since(tp)
-	var fp *flatPlan
-	var ferr error
-	if err == nil && !pl.Empty {
-		fp, ferr = flattenOn(p.Data, pl, o.flatOptions(false))
-		if ferr == nil && fp.Graph && o.V1 {
-			ferr = errSpaceTooLarge
-		}
+	var pr prepared
+	if pre != nil {
+		<-pre.done
+		pr = pre.pr
+	} else {
+		pr = prepare(pctx, p, o, base)
 	}
-	st.Prepare = time.Since(tp)
+	pl, err, fp, ferr, planTime := pr.pl, pr.err, pr.fp, pr.ferr, pr.planTime
+	st.Prepare = pr.prepare
 	op := <-openc
 	if op.err != nil {
 		return engine.Result{}, st, op.err
