@@ -201,22 +201,22 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 				e.rng = rand.New(rand.NewPCG(opts.Seed, uint64(b+1)*0x9e3779b97f4a7c15))
 				t := &tallies[b]
 				t.levelNodes = make([]float64, len(pl.Levels))
-				before := e.scanned
+				scannedBefore := e.scanned
 				for k := range min(estimateBlock, maxProbes-b*estimateBlock) {
 					if (k%32 == 0 && ctx.Err() != nil) || above.Load() {
 						break
 					}
-					before := t.cost
+					costBefore := t.cost
 					x, heavy := e.probe(t.levelNodes, &t.matches, &t.work, &t.cost)
 					t.heaviest = max(t.heaviest, heavy)
 					t.sum += x
 					t.sumSq += x * x
 					t.probes++
-					if opts.CostAbove > 0 && addFloat(&costSum, t.cost-before) > opts.CostAbove*float64(maxProbes) {
+					if opts.CostAbove > 0 && addFloat(&costSum, t.cost-costBefore) > opts.CostAbove*float64(maxProbes) {
 						above.Store(true)
 					}
 				}
-				t.scanned = e.scanned - before
+				t.scanned = e.scanned - scannedBefore
 			}
 		})
 	}
