@@ -71,6 +71,25 @@ type PlanReuser interface {
 	CountFrom(ctx context.Context, p *Problem, base *plan.Plan) (Result, error)
 }
 
+// Preparer is implemented by engines whose count can start before the choice of engine is
+// final: --engine auto starts preparing the device engine its predictions favour (its own
+// planning, which takes a few hundred milliseconds for dense patterns) while it looks for the
+// device, and counts from the preparation once the device is there.
+type Preparer interface {
+	// PrepareCount starts preparing a count of p in the background, from base (the planner's
+	// plan of p, or nil) as PlanReuser's CountFrom does. The preparation stops when ctx ends or
+	// Release is called.
+	PrepareCount(ctx context.Context, p *Problem, base *plan.Plan) Prepared
+}
+
+// Prepared is a count being prepared (Preparer). Exactly one of Count and Release is called.
+type Prepared interface {
+	// Count waits for the preparation to finish and counts.
+	Count(ctx context.Context) (Result, error)
+	// Release abandons the preparation; it returns at once.
+	Release()
+}
+
 // Workload is what an engine predicts its time from: the problem and what the planner learnt of
 // it.
 type Workload struct {

@@ -2,10 +2,13 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/submatch/submatch/graph"
@@ -51,6 +54,19 @@ type EstimateOptions struct {
 	// limit): a probe's step costs about what a node of the search costs, so this keeps the
 	// estimate of a small search a small part of running it. Deterministic.
 	NodeShare float64
+	// Threads, above 1, runs the probes on that many goroutines in blocks of estimateBlock
+	// probes, each block with its own random stream (from Seed and the block's number), added up
+	// in block order: the estimate is the same for every Threads above 1 unless Budget or ctx
+	// cuts it (then whole blocks are dropped, in any order), but differs from the one-thread
+	// estimate (a single stream). It cannot be combined with WorkLimit or NodeShare, which stop
+	// a single stream at a deterministic point (an error).
+	Threads int
+	// CostAbove, when positive, stops the estimate as soon as its Cost is sure to end above
+	// this value: once the costs of the probes run so far, over Probes, exceed it (a probe's
+	// cost is never negative, so the mean of all Probes, or of any part of them that a budget
+	// leaves, cannot be lower). Estimate.Above is then set. Comparisons of plans that keep only
+	// the cheapest need not finish the estimates of the others.
+	CostAbove float64
 }
 
 // Estimate is the estimated size of the search a plan runs on a data graph.
@@ -89,6 +105,9 @@ type Estimate struct {
 	Scanned int64
 	// Elapsed is the time the estimate took.
 	Elapsed time.Duration
+	// Above is set when the estimate stopped because its Cost was sure to end above
+	// EstimateOptions.CostAbove; the other fields are then those of the probes it ran.
+	Above bool
 }
 
 // Estimate runs Knuth's estimator on the plan's search over g (the graph the plan was built
@@ -108,6 +127,9 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 		maxProbes = 1 // nothing random: one evaluation of the postponed groups is exact
 	}
 	minProbes := max(1, opts.MinProbes)
+	if opts.Threads > 1 && maxProbes > 1 {
+		return pl.estimateBlocks(ctx, g, opts, maxProbes, minProbes, start)
+	}
 	e := newEstimator(g, pl, opts.Seed)
 	var sum, sumSq float64
 	var err error
@@ -127,24 +149,132 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 		sum += x
 		sumSq += x * x
 		est.Probes++
-	}
-	if n := float64(est.Probes); n > 0 {
-		for i := range est.LevelNodes {
-			est.LevelNodes[i] /= n
-		}
-		est.Matches /= n
-		est.Work /= n
-		est.Cost /= n
-		est.Nodes = sum / n
-		est.HeaviestSubtree = min(est.HeaviestSubtree, est.Nodes)
-		if n > 1 {
-			variance := max(0, (sumSq-sum*sum/n)/(n-1))
-			est.NodesStdErr = math.Sqrt(variance / n)
+		if opts.CostAbove > 0 && est.Cost > opts.CostAbove*float64(maxProbes) {
+			est.Above = true
+			break
 		}
 	}
+	est.finish(sum, sumSq)
 	est.Scanned = e.scanned
 	est.Elapsed = time.Since(start)
 	return est, err
+}
+
+// estimateBlock is the number of probes in a block of a parallel estimate
+// (EstimateOptions.Threads).
+const estimateBlock = 128
+
+// blockTally is what one block of a parallel estimate adds up.
+type blockTally struct {
+	levelNodes                                []float64
+	matches, work, cost, sum, sumSq, heaviest float64
+	probes                                    int
+	scanned                                   int64
+}
+
+// errThreadsWithLimits: EstimateOptions.Threads with a deterministic stop.
+var errThreadsWithLimits = errors.New("plan: Estimate: Threads cannot be combined with WorkLimit or NodeShare")
+
+// estimateBlocks is Estimate on opts.Threads goroutines (EstimateOptions.Threads): they take
+// blocks of probes in turn, each with an estimator of their own reseeded per block; a block is
+// started only while the budget lasts (blocks below minProbes always), and the blocks are added
+// up in order so that the floating-point sums do not depend on which goroutine ran which.
+func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts EstimateOptions, maxProbes, minProbes int, start time.Time) (Estimate, error) {
+	if opts.WorkLimit > 0 || opts.NodeShare > 0 {
+		return Estimate{}, errThreadsWithLimits
+	}
+	nb := (maxProbes + estimateBlock - 1) / estimateBlock
+	tallies := make([]blockTally, nb)
+	var next atomic.Int64
+	var costSum atomic.Uint64 // float64 bits: the probes' costs so far, for CostAbove
+	var above atomic.Bool
+	var wg sync.WaitGroup
+	for range min(opts.Threads, nb) {
+		wg.Go(func() {
+			e := newEstimator(g, pl, opts.Seed)
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nb || ctx.Err() != nil || above.Load() ||
+					(b*estimateBlock >= minProbes && opts.Budget > 0 && time.Since(start) >= opts.Budget) {
+					return
+				}
+				e.rng = rand.New(rand.NewPCG(opts.Seed, uint64(b+1)*0x9e3779b97f4a7c15))
+				t := &tallies[b]
+				t.levelNodes = make([]float64, len(pl.Levels))
+				scannedBefore := e.scanned
+				for k := range min(estimateBlock, maxProbes-b*estimateBlock) {
+					if (k%32 == 0 && ctx.Err() != nil) || above.Load() {
+						break
+					}
+					costBefore := t.cost
+					x, heavy := e.probe(t.levelNodes, &t.matches, &t.work, &t.cost)
+					t.heaviest = max(t.heaviest, heavy)
+					t.sum += x
+					t.sumSq += x * x
+					t.probes++
+					if opts.CostAbove > 0 && addFloat(&costSum, t.cost-costBefore) > opts.CostAbove*float64(maxProbes) {
+						above.Store(true)
+					}
+				}
+				t.scanned = e.scanned - scannedBefore
+			}
+		})
+	}
+	wg.Wait()
+	est := Estimate{LevelNodes: make([]float64, len(pl.Levels))}
+	var sum, sumSq float64
+	for _, t := range tallies {
+		if t.probes == 0 {
+			continue
+		}
+		for i, x := range t.levelNodes {
+			est.LevelNodes[i] += x
+		}
+		est.Matches += t.matches
+		est.Work += t.work
+		est.Cost += t.cost
+		est.HeaviestSubtree = max(est.HeaviestSubtree, t.heaviest)
+		sum += t.sum
+		sumSq += t.sumSq
+		est.Probes += t.probes
+		est.Scanned += t.scanned
+	}
+	est.finish(sum, sumSq)
+	est.Above = above.Load()
+	est.Elapsed = time.Since(start)
+	return est, ctx.Err()
+}
+
+// addFloat adds x to the float64 whose bits a holds and returns the sum.
+func addFloat(a *atomic.Uint64, x float64) float64 {
+	for {
+		old := a.Load()
+		sum := math.Float64frombits(old) + x
+		if a.CompareAndSwap(old, math.Float64bits(sum)) {
+			return sum
+		}
+	}
+}
+
+// finish turns the sums over est.Probes probes into means (sum and sumSq are those of the
+// probes' node estimates).
+func (est *Estimate) finish(sum, sumSq float64) {
+	n := float64(est.Probes)
+	if n == 0 {
+		return
+	}
+	for i := range est.LevelNodes {
+		est.LevelNodes[i] /= n
+	}
+	est.Matches /= n
+	est.Work /= n
+	est.Cost /= n
+	est.Nodes = sum / n
+	est.HeaviestSubtree = min(est.HeaviestSubtree, est.Nodes)
+	if n > 1 {
+		variance := max(0, (sumSq-sum*sum/n)/(n-1))
+		est.NodesStdErr = math.Sqrt(variance / n)
+	}
 }
 
 // NodeBound returns an upper bound of Estimate.Nodes from the plan alone: level i has at most b_i

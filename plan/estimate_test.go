@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
@@ -207,30 +208,34 @@ func TestEstimateUnbiased(t *testing.T) {
 		if want := oracle.Count(c.g, c.p, c.sem); uint64(matches)*pl.Multiplier != want {
 			t.Fatalf("%s: exact tree counts %v x %d, oracle %d", c.name, matches, pl.Multiplier, want)
 		}
-		est, err := pl.Estimate(ctx, c.g, plan.EstimateOptions{Seed: 1, Probes: probes})
-		if err != nil || est.Probes != probes {
-			t.Fatalf("%s: %d probes, error %v", c.name, est.Probes, err)
-		}
-		total := 0.0
-		for i, exact := range levels {
-			total += exact
-			if !near(est.LevelNodes[i], exact, 0.08) {
-				t.Errorf("%s: level %d: estimated %.1f nodes, exact %v", c.name, i, est.LevelNodes[i], exact)
+		// One stream, and blocks of probes on three goroutines (EstimateOptions.Threads).
+		for _, threads := range []int{1, 3} {
+			est, err := pl.Estimate(ctx, c.g, plan.EstimateOptions{Seed: 1, Probes: probes, Threads: threads})
+			if err != nil || est.Probes != probes {
+				t.Fatalf("%s: %d probes, error %v", c.name, est.Probes, err)
 			}
+			name := fmt.Sprintf("%s (%d thread(s))", c.name, threads)
+			total := 0.0
+			for i, exact := range levels {
+				total += exact
+				if !near(est.LevelNodes[i], exact, 0.08) {
+					t.Errorf("%s: level %d: estimated %.1f nodes, exact %v", name, i, est.LevelNodes[i], exact)
+				}
+			}
+			if !near(est.Nodes, total, 0.05) || math.Abs(est.Nodes-total) > 5*est.NodesStdErr+0.5 {
+				t.Errorf("%s: estimated %.1f ± %.1f nodes, exact %v", name, est.Nodes, est.NodesStdErr, total)
+			}
+			if !near(est.Matches, matches, 0.08) {
+				t.Errorf("%s: estimated %.1f matches, exact %v", name, est.Matches, matches)
+			}
+			if b := pl.NodeBound(); b < total {
+				t.Errorf("%s: NodeBound %v below the exact %v nodes", name, b, total)
+			}
+			if total > 0 {
+				worst = max(worst, math.Abs(est.Nodes-total)/total)
+			}
+			t.Logf("%-72s nodes %8.0f est %10.1f ± %6.1f  matches %8.0f est %10.1f", name, total, est.Nodes, est.NodesStdErr, matches, est.Matches)
 		}
-		if !near(est.Nodes, total, 0.05) || math.Abs(est.Nodes-total) > 5*est.NodesStdErr+0.5 {
-			t.Errorf("%s: estimated %.1f ± %.1f nodes, exact %v", c.name, est.Nodes, est.NodesStdErr, total)
-		}
-		if !near(est.Matches, matches, 0.08) {
-			t.Errorf("%s: estimated %.1f matches, exact %v", c.name, est.Matches, matches)
-		}
-		if b := pl.NodeBound(); b < total {
-			t.Errorf("%s: NodeBound %v below the exact %v nodes", c.name, b, total)
-		}
-		if total > 0 {
-			worst = max(worst, math.Abs(est.Nodes-total)/total)
-		}
-		t.Logf("%-60s nodes %8.0f est %10.1f ± %6.1f  matches %8.0f est %10.1f", c.name, total, est.Nodes, est.NodesStdErr, matches, est.Matches)
 	}
 	t.Logf("worst relative error of Nodes: %.3f", worst)
 }
@@ -304,6 +309,43 @@ func TestEstimateDeterministicAndBounded(t *testing.T) {
 	cancel()
 	if _, err := pl.Estimate(cctx, g, plan.EstimateOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: error %v", err)
+	}
+	// Blocks on several goroutines: the same estimate whatever their number, not that of one
+	// stream, and not with the deterministic stops.
+	two, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: 2})
+	five, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: 5})
+	if two.Probes != 500 || two.Nodes != five.Nodes || two.Cost != five.Cost || two.Scanned != five.Scanned ||
+		two.NodesStdErr != five.NodesStdErr || two.HeaviestSubtree != five.HeaviestSubtree {
+		t.Errorf("2 and 5 threads: %+v and %+v", two, five)
+	}
+	if two.Nodes == a.Nodes {
+		t.Errorf("threads gave the one-stream estimate %v", a.Nodes)
+	}
+	// CostAbove stops an estimate sure to end above it, one stream or blocks, and only such one.
+	for _, run := range []struct {
+		threads int
+		full    plan.Estimate
+	}{{1, a}, {2, two}} {
+		threads, full := run.threads, run.full
+		cut, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: threads, CostAbove: full.Cost / 2})
+		if !cut.Above || cut.Probes >= 500 {
+			t.Errorf("%d thread(s), cost above %v (half the estimate): above %v after %d probes", threads, full.Cost/2, cut.Above, cut.Probes)
+		}
+		kept, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: threads, CostAbove: full.Cost * 1.001})
+		if kept.Above || kept.Probes != 500 || kept.Cost != full.Cost {
+			t.Errorf("%d thread(s), cost above %v: above %v after %d probes, cost %v (want %v)", threads, full.Cost*1.001, kept.Above, kept.Probes, kept.Cost, full.Cost)
+		}
+	}
+	if _, err := pl.Estimate(ctx, g, plan.EstimateOptions{Probes: 500, Threads: 2, WorkLimit: 1}); err == nil {
+		t.Error("Threads with WorkLimit: no error")
+	}
+	// A budget already spent still runs the blocks that MinProbes asks for.
+	spent, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 5000, MinProbes: 200, Threads: 3, Budget: time.Nanosecond})
+	if spent.Probes != 256 {
+		t.Errorf("spent budget: %d probes, want the 256 of the first two blocks", spent.Probes)
+	}
+	if _, err := pl.Estimate(cctx, g, plan.EstimateOptions{Threads: 4}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled, 4 threads: error %v", err)
 	}
 	// An empty plan estimates nothing.
 	q, _ := pattern.Parse("(a:9)-(b)")

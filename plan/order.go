@@ -1,13 +1,13 @@
 package plan
 
 import (
+	"bytes"
 	"cmp"
 	"context"
-	"fmt"
+	"encoding/binary"
 	"math/bits"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,12 +112,23 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 		orders = append(orders, o)
 		return len(orders) < maxSearchOrders && time.Since(start) <= budget
 	})
+	if !postponable {
+		// Orders an automorphism apart run the same search when every vertex is enumerated (with
+		// leaf groups, the groups' vertices, postponed in the order givenOrder sorts them, may
+		// get other symmetry windows): screen one of each class.
+		orders = distinctUpToAut(orders, aut)
+	}
 	// Screen the orders on every core (or SearchThreads); a signature seen before (by any worker)
 	// is skipped.
+	// A candidate's screening stops once it is sure to cost more than orderFinalists others
+	// screened already (Estimate.Above): it cannot be a finalist, and dense patterns' worst
+	// orders, whose probes are the longest, are dropped after a few (the finalists are the
+	// same; the budget reaches further).
 	var (
 		mu    sync.Mutex
 		seen  = map[string]bool{pl.signature(): true}
 		cands []candidate
+		top   []float64 // the orderFinalists lowest costs so far, ascending
 		stop  error
 		next  atomic.Int64
 		wg    sync.WaitGroup
@@ -144,16 +155,24 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 					mu.Lock()
 					dup := seen[sig]
 					seen[sig] = true
+					cut := screen
+					if len(top) == orderFinalists {
+						cut.CostAbove = top[orderFinalists-1]
+					}
 					mu.Unlock()
 					if dup {
 						continue
 					}
-					e, err := tp.Estimate(ctx, g, screen)
+					e, err := tp.Estimate(ctx, g, cut)
 					mu.Lock()
-					if err != nil {
+					switch {
+					case err != nil:
 						stop = err
-					} else {
+					case !e.Above:
 						cands = append(cands, candidate{tp.structure(), e.Cost, k*len(syms) + si})
+						if i, _ := slices.BinarySearch(top, e.Cost); i < orderFinalists {
+							top = slices.Insert(top, i, e.Cost)[:min(len(top)+1, orderFinalists)]
+						}
 					}
 					mu.Unlock()
 					if err != nil {
@@ -202,6 +221,39 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 	return nil
 }
 
+// maxAutDedup bounds the work of distinctUpToAut (automorphisms times orders).
+const maxAutDedup = 1 << 22
+
+// distinctUpToAut returns the first of orders (in their order) of each class of orders an
+// automorphism of the pattern apart (aut: the group, as autGroup lists it; nil or too large for
+// maxAutDedup: every order): when every vertex is enumerated (no leaf groups) such orders run
+// the same search (one signature), so the screening need not arrange them all (|Aut| = 8 to 48
+// for STMatch's dense 7-vertex patterns).
+func distinctUpToAut(orders [][]int, aut [][]int) [][]int {
+	if len(aut) < 2 || len(orders) < 2 || len(aut)*len(orders) > maxAutDedup {
+		return orders
+	}
+	n := len(orders[0])
+	seen := make(map[string]bool, len(orders))
+	out := make([][]int, 0, len(orders))
+	image, least := make([]byte, n), make([]byte, n)
+	for _, o := range orders {
+		for k, sigma := range aut {
+			for i, v := range o {
+				image[i] = byte(sigma[v])
+			}
+			if k == 0 || bytes.Compare(image, least) < 0 {
+				copy(least, image)
+			}
+		}
+		if key := string(least); !seen[key] {
+			seen[key] = true
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // planStructure is what arrange sets.
 type planStructure struct {
 	levels       []Level
@@ -219,11 +271,18 @@ func (pl *Plan) setStructure(s planStructure) {
 	pl.Levels, pl.Restrictions, pl.Groups, pl.Classes, pl.Multiplier = s.levels, s.restrictions, s.groups, s.classes, s.multiplier
 }
 
+// SameSearch reports whether plans a and b (of one pattern, on one graph) run the same search up
+// to the naming of pattern vertices: their orders differ by an automorphism of the pattern (or
+// not at all), with the same symmetry restrictions, leaf groups and multiplier, so that they cost
+// the same. Engines that compare plans by estimate need not compare such two.
+func SameSearch(a, b *Plan) bool {
+	return a.Pattern == b.Pattern && a.Empty == b.Empty && a.signature() == b.signature()
+}
+
 // signature describes the search a plan runs up to the naming of pattern vertices: per level its
 // label, backward edges, checks and windows; per group its parents, size and order. Orders that
 // differ by an automorphism of the pattern give the same signature.
 func (pl *Plan) signature() string {
-	var b strings.Builder
 	mask := func(js []int) uint32 {
 		var m uint32
 		for _, j := range js {
@@ -231,22 +290,37 @@ func (pl *Plan) signature() string {
 		}
 		return m
 	}
+	label := func(b []byte, l pattern.Label) []byte {
+		if l.Any {
+			return append(b, 1, 0, 0, 0, 0)
+		}
+		return binary.LittleEndian.AppendUint32(append(b, 0), l.Value)
+	}
+	// A fixed-width encoding: every count is written before what it counts.
+	b := make([]byte, 0, 32*len(pl.Levels)+16*len(pl.Groups)+8)
 	for _, l := range pl.Levels {
-		var back uint32
+		b = append(b, byte(len(l.Backward)))
 		for _, be := range l.Backward {
-			back |= 1 << be.Level
-			fmt.Fprintf(&b, "%v", be.EdgeLabel)
+			b = label(append(b, byte(be.Level)), be.EdgeLabel)
 		}
-		fmt.Fprintf(&b, "%v:%x/%x/%x/%x/%x;", l.VertexLabel, back, mask(l.Collide), mask(l.NonAdjacent), mask(l.Lower), mask(l.Upper))
+		b = label(b, l.VertexLabel)
+		for _, m := range []uint32{mask(l.Collide), mask(l.NonAdjacent), mask(l.Lower), mask(l.Upper)} {
+			b = binary.LittleEndian.AppendUint32(b, m)
+		}
 	}
+	b = append(b, 0xff) // no level has 255 backward edges: the groups start here
 	for _, lg := range pl.Groups {
-		fmt.Fprintf(&b, "g%v:%d:%v:", lg.VertexLabel, len(lg.Vertices), lg.Ordered)
+		ordered := byte(0)
+		if lg.Ordered {
+			ordered = 1
+		}
+		b = append(label(b, lg.VertexLabel), byte(len(lg.Vertices)), ordered, byte(len(lg.Parents)))
 		for _, pe := range lg.Parents {
-			fmt.Fprintf(&b, "%d%v,", pe.Level, pe.EdgeLabel)
+			b = label(append(b, byte(pe.Level)), pe.EdgeLabel)
 		}
 	}
-	fmt.Fprintf(&b, "x%d", pl.Multiplier)
-	return b.String()
+	b = binary.LittleEndian.AppendUint64(b, pl.Multiplier)
+	return string(b)
 }
 
 // candidateOrders calls yield with connected matching orders (each component's vertices in a

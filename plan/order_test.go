@@ -7,8 +7,10 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -75,5 +77,44 @@ func TestSearchOrdersOracle(t *testing.T) {
 	t.Logf("%d plans, %d with another order or symmetry choice than the default", cases, changed)
 	if changed == 0 {
 		t.Error("the search never chose another order")
+	}
+}
+
+// TestSameSearch: orders that differ by an automorphism of the pattern run the same search (the
+// same estimate, probe for probe); another order, or the same order without symmetry breaking,
+// does not.
+func TestSameSearch(t *testing.T) {
+	g := gen.RandomGraphM(3, 300, 3000, 1, 1)
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c)") // a diamond: a and c, b and d swap
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	build := func(order []int, multiply bool) *plan.Plan {
+		pl, err := plan.BuildContext(ctx, g, p, plan.Options{Order: order, Enumerate: true, MultiplyAutomorphisms: multiply})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	est := func(pl *plan.Plan) plan.Estimate {
+		e, err := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 5, Probes: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	a, swapped := build([]int{0, 2, 1, 3}, true), build([]int{2, 0, 3, 1}, true)
+	if !plan.SameSearch(a, swapped) {
+		t.Fatalf("orders %v and %v (an automorphism apart): not the same search", a.Order(), swapped.Order())
+	}
+	t.Logf("orders %v and %v, x%d", a.Order(), swapped.Order(), a.Multiplier)
+	if ea, es := est(a), est(swapped); ea.Cost != es.Cost || ea.Nodes != es.Nodes {
+		t.Errorf("the same search, estimated %v/%v and %v/%v", ea.Cost, ea.Nodes, es.Cost, es.Nodes)
+	}
+	for _, other := range []*plan.Plan{build([]int{1, 0, 2, 3}, true), build([]int{0, 2, 1, 3}, false)} {
+		if plan.SameSearch(a, other) {
+			t.Errorf("order %v x%d and %v x%d: the same search", a.Order(), a.Multiplier, other.Order(), other.Multiplier)
+		}
 	}
 }

@@ -4,8 +4,9 @@
 // open, estimated (plan.Estimate, Knuth's random probes); every engine implementing
 // engine.Predictor predicts its time from that, and the fastest runs. Devices are looked for only
 // when the planner's predicted time exceeds the smallest start-up cost of an engine that needs
-// one, so small jobs never pay for CUDA's start-up. A device engine that fails (other than by
-// cancellation or overflow) is replaced by the planner.
+// one, so small jobs never pay for CUDA's start-up; while the GPU starts, the device engine
+// expected to win prepares its count (engine.Preparer: stmatch's order search). A device engine
+// that fails (other than by cancellation or overflow) is replaced by the planner.
 //
 // The rates behind the predictions live with each engine (engine/cpu/describe.go,
 // engine/stmatch/describe.go, ...), each with the measurements it comes from
@@ -40,6 +41,15 @@ const (
 	estimateNodeShare = 0.003
 	estimateSeed      = 1
 )
+
+// estimateTimeShare bounds the estimate's time to this share of the smallest start-up of a device
+// engine (30 ms for stmatch's 0.3 s): the estimate is made only when the plan's bound puts the
+// planner's time above that start-up, and whatever engine it then chooses, device or host,
+// its run is predicted from the estimate, which keeps the probes a small part of it (NodeShare
+// for the host's; a device run takes at least its start-up). The work limit stops the estimate
+// first (1.4-17 ms on the 2-core test machine for STMatch's patterns on wiki-Vote); the budget
+// bounds what a slow or loaded machine spends on it (the estimate is then not reproducible).
+const estimateTimeShare = 0.1
 
 // Rules are the inputs of the decision that tests replace; a nil field means the default.
 type Rules struct {
@@ -110,6 +120,21 @@ type Decision struct {
 	plan     *plan.Plan // the planner's plan, when built
 	planTime time.Duration
 	among    *contenders // the engines Decide chose among, kept for CountWith and MatchesWith
+	// prepared is the count of the chosen engine, started while the GPU was looked for
+	// (engine.Preparer), until CountWith takes it or Release drops it; preparedFor names the
+	// engine.
+	prepared    engine.Prepared
+	preparedFor string
+}
+
+// Release drops the count that Decide may have started preparing for the chosen engine (its
+// planning, in the background). CountWith takes it over; a caller that decides without counting
+// with CountWith calls Release. Releasing twice, or a decision with nothing prepared, is harmless.
+func (d *Decision) Release() {
+	if d.prepared != nil {
+		d.prepared.Release()
+		d.prepared, d.preparedFor = nil, ""
+	}
 }
 
 // String renders the decision as count --explain prints it: "cpu (auto: ...)".
@@ -189,7 +214,10 @@ func (e Engine) contenders(r Rules, listing bool) (contenders, error) {
 // Decide chooses the engine for counting (listing false) or listing the matches of p, without
 // running it. It builds and estimates the planner's plan unless no device engine could run the
 // job anyway; it looks for a GPU only when the estimate says a device engine could finish
-// first. An error is returned only when planning fails (bad problem, memory limit, ctx ended).
+// first. While it looks for the GPU it starts preparing the count of the device engine the
+// predictions favour (engine.Preparer; counting only), which CountWith takes over: a caller that
+// does not count with CountWith calls Decision.Release. An error is returned only when planning
+// fails (bad problem, memory limit, ctx ended).
 func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (Decision, error) {
 	r := e.rules()
 	c, err := e.contenders(r, listing)
@@ -233,7 +261,8 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 			return d, nil
 		}
 		est, err := pl.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: estimateSeed, Probes: maxProbes,
-			MinProbes: minProbes, WorkLimit: estimateWorkLimit, NodeShare: estimateNodeShare})
+			MinProbes: minProbes, WorkLimit: estimateWorkLimit, NodeShare: estimateNodeShare,
+			Budget: time.Duration(estimateTimeShare * c.minStart * float64(time.Second))})
 		d.planTime = time.Since(start)
 		if err != nil {
 			return d, err
@@ -251,26 +280,41 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		d.Reason = what + below
 		return d, nil
 	}
+	// Look for the GPU (CUDA's start: a few hundred milliseconds) and meanwhile start preparing
+	// the count of the device engine that the predictions favour (engine.Preparer), so that its
+	// planning overlaps the start instead of following it. The predictions are made again with
+	// the GPU's name once it is known; the preparation is dropped when no GPU is found or the
+	// choice differs.
 	d.GPUChecked = true
-	d.GPU, d.GPUErr = r.GPU(ctx)
+	type lookup struct {
+		name string
+		err  error
+	}
+	found := make(chan lookup, 1)
+	go func() {
+		name, err := r.GPU(ctx)
+		found <- lookup{name, err}
+	}()
+	if !listing {
+		if pick, _ := predict(c, w, hostSeconds, d.Threads); pick != c.host.Name() {
+			if pr, ok := c.byName[pick].(engine.Preparer); ok {
+				d.prepared, d.preparedFor = pr.PrepareCount(ctx, p, d.plan), pick
+			}
+		}
+	}
+	gpuFound := <-found
+	d.GPU, d.GPUErr = gpuFound.name, gpuFound.err
 	if d.GPUErr != nil {
+		d.Release()
 		why, _, _ := strings.Cut(d.GPUErr.Error(), "; ") // the first cause; GPUErr has them all
 		d.Reason = what + above + ", but no GPU: " + why
 		return d, nil
 	}
 	w.GPU = d.GPU
-
-	d.Predictions = append(d.Predictions, Prediction{Engine: c.host.Name(), Seconds: hostSeconds,
-		Note: fmt.Sprintf("%d thread(s)", d.Threads)})
-	best := d.Predictions[0]
-	for _, eng := range c.devices {
-		pr := eng.(engine.Predictor).Predict(w)
-		d.Predictions = append(d.Predictions, Prediction{Engine: eng.Name(), Seconds: pr.Seconds, Note: pr.Note})
-		if pr.Eligible() && pr.Seconds < best.Seconds {
-			best = d.Predictions[len(d.Predictions)-1]
-		}
+	d.Engine, d.Predictions = predict(c, w, hostSeconds, d.Threads)
+	if d.Engine != d.preparedFor {
+		d.Release()
 	}
-	d.Engine = best.Engine
 	var preds []string
 	for _, pr := range d.Predictions {
 		if pr.Seconds < 0 {
@@ -281,6 +325,21 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	}
 	d.Reason = what + "; predicted " + strings.Join(preds, ", ")
 	return d, nil
+}
+
+// predict returns the predicted times of the planner (hostSeconds on threads) and of every
+// device engine for w, and the engine of least predicted time.
+func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int) (string, []Prediction) {
+	preds := []Prediction{{Engine: c.host.Name(), Seconds: hostSeconds, Note: fmt.Sprintf("%d thread(s)", threads)}}
+	best := preds[0]
+	for _, eng := range c.devices {
+		pr := eng.(engine.Predictor).Predict(w)
+		preds = append(preds, Prediction{Engine: eng.Name(), Seconds: pr.Seconds, Note: pr.Note})
+		if pr.Eligible() && pr.Seconds < best.Seconds {
+			best = preds[len(preds)-1]
+		}
+	}
+	return best.Engine, preds
 }
 
 // threshold is the search nodes at which the planner's time, seconds for nodes, reaches start:
@@ -328,19 +387,28 @@ func (e Engine) CountDecision(ctx context.Context, p *engine.Problem) (engine.Re
 	return e.CountWith(ctx, p, &d)
 }
 
-// CountWith counts with the engine d chose (d from Decide for p, counting). When a device
-// engine fails for a reason other than cancellation or overflow, the count is redone by the
-// planner and d says so.
+// CountWith counts with the engine d chose (d from Decide for p, counting), from the count Decide
+// started preparing for it when there is one. When a device engine fails for a reason other than
+// cancellation or overflow, the count is redone by the planner and d says so.
 func (e Engine) CountWith(ctx context.Context, p *engine.Problem, d *Decision) (engine.Result, Decision, error) {
 	c, err := e.decidedAmong(d, false)
 	if err != nil {
+		d.Release()
 		return engine.Result{}, *d, err
 	}
+	prepared := d.prepared
+	if d.preparedFor != d.Engine {
+		d.Release()
+		prepared = nil
+	}
+	d.prepared, d.preparedFor = nil, ""
 	if d.Engine != c.host.Name() {
 		var res engine.Result
 		eng, ok := c.byName[d.Engine]
 		if !ok {
 			err = fmt.Errorf("engine %q is not registered", d.Engine)
+		} else if prepared != nil {
+			res, err = prepared.Count(ctx)
 		} else if fp, reuse := eng.(engine.PlanReuser); reuse && d.plan != nil {
 			res, err = fp.CountFrom(ctx, p, d.plan)
 		} else {

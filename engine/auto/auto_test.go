@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
@@ -79,6 +80,40 @@ func (f reusingFake) CountFrom(ctx context.Context, p *engine.Problem, base *pla
 	return f.Count(ctx, p)
 }
 
+// preparingFake also prepares its counts (engine.Preparer); rec says what happened to them.
+type preparingFake struct {
+	deviceFake
+	rec *prepRecord
+}
+
+type prepRecord struct {
+	started            chan struct{} // closed by PrepareCount
+	base               *plan.Plan
+	counted, released  int
+	prepares, fallback int // PrepareCount calls; counts not from a preparation
+}
+
+func (f preparingFake) PrepareCount(ctx context.Context, p *engine.Problem, base *plan.Plan) engine.Prepared {
+	f.rec.prepares++
+	f.rec.base = base
+	close(f.rec.started)
+	return fakePrepared{f}
+}
+
+func (f preparingFake) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	f.rec.fallback++
+	return f.deviceFake.Count(ctx, p)
+}
+
+type fakePrepared struct{ f preparingFake }
+
+func (pr fakePrepared) Count(ctx context.Context) (engine.Result, error) {
+	pr.f.rec.counted++
+	return pr.f.deviceFake.Count(ctx, nil)
+}
+
+func (pr fakePrepared) Release() { pr.f.rec.released++ }
+
 // fixture is a problem, a host with a set predicted time, fake device engines and a GPU probe
 // that records whether it was called.
 type fixture struct {
@@ -93,6 +128,9 @@ type fixture struct {
 	aBase         *plan.Plan
 	aSaw          *engine.Workload
 	listingBLists bool
+	prepare       bool        // gpu-a prepares its counts (preparingFake)
+	awaitPrep     bool        // the GPU is found only once gpu-a's count is being prepared
+	prep          *prepRecord // what happened to them
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -116,6 +154,14 @@ func (f *fixture) engine() Engine {
 			if f.gpuErr != nil {
 				return "", f.gpuErr
 			}
+			if f.awaitPrep {
+				// The count of gpu-a, favoured, is prepared while the GPU is looked for.
+				select {
+				case <-f.prep.started:
+				case <-time.After(10 * time.Second):
+					return "", errors.New("gpu-a's count was not prepared while the GPU was looked for")
+				}
+			}
 			return "fake GPU", nil
 		},
 		Engines: func() []engine.Engine {
@@ -126,6 +172,12 @@ func (f *fixture) engine() Engine {
 			var a engine.Engine = f.a
 			if f.reuse {
 				a = reusingFake{f.a, &f.aBase}
+			}
+			if f.prepare {
+				if f.prep == nil {
+					f.prep = &prepRecord{started: make(chan struct{})}
+				}
+				a = preparingFake{f.a, f.prep}
 			}
 			b := f.b
 			b.lists = f.listingBLists
@@ -234,6 +286,67 @@ func TestDelegationReusesThePlan(t *testing.T) {
 	}
 	if f.aBase == nil || f.aBase != d.Plan() {
 		t.Errorf("gpu-a was given plan %p, the decision's is %p", f.aBase, d.Plan())
+	}
+}
+
+// TestPreparesWhileLookingForTheGPU: the count of the device engine favoured by the predictions
+// is prepared (from the decision's plan) while the GPU is looked for (the fake GPU answers only
+// once it has started), and counted from; it is dropped when no GPU is found, when another
+// engine is chosen, or when the caller releases the decision.
+func TestPreparesWhileLookingForTheGPU(t *testing.T) {
+	f := newFixture(t)
+	f.prepare, f.awaitPrep, f.host, f.a.seconds = true, true, 100, 1
+	res, d, err := f.engine().CountDecision(context.Background(), f.prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Engine != "gpu-a" || res.Count != 1001 || f.aRuns != 1 {
+		t.Fatalf("decision %+v, count %d, %d runs", d, res.Count, f.aRuns)
+	}
+	if r := f.prep; r.prepares != 1 || r.counted != 1 || r.released != 0 || r.fallback != 0 || r.base != d.Plan() || d.Plan() == nil {
+		t.Errorf("prepared %d, counted from it %d, released %d, counted without %d; base %p, plan %p",
+			r.prepares, r.counted, r.released, r.fallback, r.base, d.Plan())
+	}
+
+	// No GPU: the preparation is dropped and the host counts.
+	f = newFixture(t)
+	f.prepare, f.host, f.a.seconds, f.gpuErr = true, 100, 1, gpu.ErrNoGPU
+	res, d, err = f.engine().CountDecision(context.Background(), f.prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.prep; d.Engine != "cpu" || res.Count != cpuCount(t, f.prob) || r.prepares != 1 || r.released != 1 || r.counted != 0 || f.aRuns != 0 {
+		t.Errorf("no GPU: decision %s, count %d, prepared %d, released %d, counted from it %d", d, res.Count, r.prepares, r.released, r.counted)
+	}
+
+	// Another engine favoured: nothing is prepared.
+	f = newFixture(t)
+	f.prepare, f.host, f.a.seconds, f.b.seconds = true, 100, 2, 1
+	if _, d, err = f.engine().CountDecision(context.Background(), f.prob); err != nil || d.Engine != "gpu-b" || f.prep.prepares != 0 {
+		t.Errorf("gpu-b favoured: decision %s, %d preparations, error %v", d, f.prep.prepares, err)
+	}
+
+	// Listing: nothing is prepared.
+	f = newFixture(t)
+	f.prepare, f.host, f.a.seconds = true, 100, 1
+	if d, err = f.engine().Decide(context.Background(), f.prob, true); err != nil || d.Engine != "gpu-a" || f.prep.prepares != 0 {
+		t.Errorf("listing: decision %s, %d preparations, error %v", d, f.prep.prepares, err)
+	}
+
+	// Released by the caller: dropped once, and a count made anyway does without it.
+	f = newFixture(t)
+	f.prepare, f.host, f.a.seconds = true, 100, 1
+	e := f.engine()
+	if d, err = e.Decide(context.Background(), f.prob, false); err != nil {
+		t.Fatal(err)
+	}
+	d.Release()
+	d.Release()
+	if res, _, err = e.CountWith(context.Background(), f.prob, &d); err != nil || res.Count != 1001 {
+		t.Fatalf("count after release: %d, %v", res.Count, err)
+	}
+	if r := f.prep; r.released != 1 || r.counted != 0 || r.fallback != 1 {
+		t.Errorf("released %d times, counted from the preparation %d, without %d", r.released, r.counted, r.fallback)
 	}
 }
 

@@ -43,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -304,7 +305,9 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 // 1,024 probes put an order at 3e10-5e10 steps that 20,000 put at 1.8e12, and it ran 13 times
 // longer than (a)'s order), and each way keeps its default plan unless another looks clearly
 // cheaper, so the two ways fail on different patterns (q20 in (b), q14 in (a)); their results
-// are compared with finalProbes probes (within finalBudget).
+// are compared with finalProbes probes each (within finalBudget each, on all the search's threads;
+// the second estimate stops once it is sure to cost more than the first). Two results that run the
+// same search (plan.SameSearch) are not compared.
 func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.Options) (*plan.Plan, error) {
 	leafMode := func() (*plan.Plan, error) {
 		pl, err := plan.Rebuild(ctx, g, def, opts)
@@ -317,6 +320,10 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	}
 	if opts.Enumerate || opts.Induced {
 		return leafMode()
+	}
+	threads := opts.SearchThreads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
 	}
 	if opts.SearchThreads > 1 {
 		opts.SearchThreads /= 2 // the two ways run at once
@@ -334,22 +341,26 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return nil, err
 	}
-	if slices.Equal(fullOrder(plans[0]), fullOrder(plans[1])) && plans[0].Multiplier == plans[1].Multiplier &&
-		len(plans[0].Groups) == len(plans[1].Groups) {
+	// The same search (the orders may differ by an automorphism: q11's two ways do) costs the
+	// same: no need to estimate it twice.
+	if plan.SameSearch(plans[0], plans[1]) {
 		return plans[0], nil
 	}
-	var costs [2]float64
-	for k := range plans {
-		wg.Go(func() {
-			e, err := plans[k].Estimate(ctx, g, plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16, Budget: finalBudget})
-			costs[k], errs[k] = e.Cost, err
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs[0], errs[1]); err != nil {
+	// The two estimates run one after the other on all the search's threads, in blocks of
+	// probes (one thread each, at once, stopped at a budget twice finalBudget after about
+	// 10,000 probes for q14, q18 and q20 on the 2-core test machine; with finalProbes they chose
+	// the same plans), and the second stops once it is sure to cost more than the first.
+	fin := plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16, Budget: finalBudget, Threads: threads}
+	first, err := plans[0].Estimate(ctx, g, fin)
+	if err != nil {
 		return nil, err
 	}
-	if costs[1] < costs[0] {
+	fin.CostAbove = first.Cost
+	second, err := plans[1].Estimate(ctx, g, fin)
+	if err != nil {
+		return nil, err
+	}
+	if !second.Above && second.Cost < first.Cost {
 		return plans[1], nil
 	}
 	return plans[0], nil
@@ -361,10 +372,10 @@ func singleClosing(pl *plan.Plan) bool {
 	return len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
 }
 
-// finalProbes and finalBudget bound the estimates that compare searchPlan's two results.
+// finalProbes and finalBudget bound each of the estimates that compare searchPlan's two results.
 const (
 	finalProbes = 16384
-	finalBudget = 250 * time.Millisecond
+	finalBudget = 125 * time.Millisecond
 )
 
 // searchRate is the speed of the v2 kernel in plan.Estimate.Cost steps per second on an H100
@@ -509,19 +520,95 @@ func CountStats(ctx context.Context, p *engine.Problem) (engine.Result, Stats, e
 
 // CountOptions is CountStats with the kernel's features selected by o.
 func CountOptions(ctx context.Context, p *engine.Problem, o Options) (engine.Result, Stats, error) {
-	return countFrom(ctx, p, o, nil)
+	return countFrom(ctx, p, o, nil, nil)
 }
 
 // CountFrom is Count reusing the filtered candidates of base, a plan another engine built for the
 // same data graph and pattern (with any options): --engine auto decides with the CPU plan and
 // then delegates here. A base for another pattern is ignored.
 func (e Engine) CountFrom(ctx context.Context, p *engine.Problem, base *plan.Plan) (engine.Result, error) {
-	res, _, err := countFrom(ctx, p, e.Options, base)
+	res, _, err := countFrom(ctx, p, e.Options, base, nil)
 	return res, err
 }
 
-// countFrom is CountOptions with an optional base plan (see CountFrom).
-func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) (engine.Result, Stats, error) {
+// PrepareCount implements engine.Preparer: the plan (order search included) is built and
+// flattened in the background, from base as CountFrom does, while --engine auto looks for the
+// GPU; Count then starts the devices (already open by then) and counts. A clique pattern, which
+// the clique kernel counts, has nothing to prepare.
+func (e Engine) PrepareCount(ctx context.Context, p *engine.Problem, base *plan.Plan) engine.Prepared {
+	pctx, cancel := context.WithCancel(ctx)
+	pc := &preparedCount{o: e.Options, p: p, base: base, cancel: cancel, done: make(chan struct{})}
+	if p.Data == nil || p.Pattern == nil {
+		close(pc.done)
+		return pc
+	}
+	if _, clique := plan.AsClique(p.Data, p.Pattern); clique && e.Options.cliqueKernel() {
+		close(pc.done)
+		return pc
+	}
+	pc.started = true
+	go func() {
+		defer close(pc.done)
+		pc.pr = prepare(pctx, p, e.Options, base)
+	}()
+	return pc
+}
+
+// preparedCount is a count whose plan is being built (PrepareCount).
+type preparedCount struct {
+	o       Options
+	p       *engine.Problem
+	base    *plan.Plan
+	cancel  context.CancelFunc // stops the preparation
+	started bool               // the plan is being prepared (else Count plans as CountFrom does)
+	done    chan struct{}      // closed once pr is set (or at once when nothing is prepared)
+	pr      prepared
+}
+
+// Count implements engine.Prepared.
+func (pc *preparedCount) Count(ctx context.Context) (engine.Result, error) {
+	defer pc.cancel()
+	pre := pc
+	if !pc.started {
+		pre = nil
+	}
+	res, _, err := countFrom(ctx, pc.p, pc.o, pc.base, pre)
+	return res, err
+}
+
+// Release implements engine.Prepared.
+func (pc *preparedCount) Release() { pc.cancel() }
+
+// prepared is a count's host work before the devices: its plan, flattened.
+type prepared struct {
+	pl       *plan.Plan
+	err      error // building the plan failed (or was stopped)
+	fp       *flatPlan
+	ferr     error // flattening failed, or the plan does not suit the options
+	planTime time.Duration
+	prepare  time.Duration // planTime and the flattening
+}
+
+// prepare builds the plan of p (from base when given) and flattens it for a count.
+func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) prepared {
+	tp := time.Now()
+	o.searchThreads = p.Threads
+	var pr prepared
+	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	pr.planTime = time.Since(tp)
+	if pr.err == nil && !pr.pl.Empty {
+		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptions(false))
+		if pr.ferr == nil && pr.fp.Graph && o.V1 {
+			pr.ferr = errSpaceTooLarge
+		}
+	}
+	pr.prepare = time.Since(tp)
+	return pr
+}
+
+// countFrom is CountOptions with an optional base plan (see CountFrom) and an optional count
+// prepared already (PrepareCount; its base and options are then pre's).
+func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan, pre *preparedCount) (engine.Result, Stats, error) {
 	var st Stats
 	t0 := time.Now()
 	if p.Data == nil || p.Pattern == nil {
@@ -536,7 +623,8 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	c, clique := plan.AsClique(p.Data, p.Pattern)
 	clique = clique && o.cliqueKernel()
 	// The devices start (CUDA's initialisation, the first count of a process) while the plan is
-	// built and flattened. A failure to start them stops the planning.
+	// built and flattened (or while its preparation finishes). A failure to start them stops the
+	// planning.
 	type opened struct {
 		devs []*gpu.Device
 		err  error
@@ -545,6 +633,9 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	openc := make(chan opened, 1)
 	pctx, stopPlan := context.WithCancel(ctx)
 	defer stopPlan()
+	if pre != nil {
+		stopPlan = pre.cancel
+	}
 	go func() {
 		devs, err := devices(ctx, p)
 		at := time.Since(t0)
@@ -576,19 +667,15 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		}
 		return res, st, err
 	}
-	tp := time.Now()
-	o.searchThreads = p.Threads
-	pl, err := buildPlan(pctx, p.Data, p.Pattern, p.Semantics, o, base)
-	planTime := time.Since(tp)
-	var fp *flatPlan
-	var ferr error
-	if err == nil && !pl.Empty {
-		fp, ferr = flattenOn(p.Data, pl, o.flatOptions(false))
-		if ferr == nil && fp.Graph && o.V1 {
-			ferr = errSpaceTooLarge
-		}
+	var pr prepared
+	if pre != nil {
+		<-pre.done
+		pr = pre.pr
+	} else {
+		pr = prepare(pctx, p, o, base)
 	}
-	st.Prepare = time.Since(tp)
+	pl, err, fp, ferr, planTime := pr.pl, pr.err, pr.fp, pr.ferr, pr.planTime
+	st.Prepare = pr.prepare
 	op := <-openc
 	if op.err != nil {
 		return engine.Result{}, st, op.err
