@@ -358,12 +358,22 @@ func (r *deviceRun) uploadHubs(p *engine.Problem, fp *flatPlan, o Options) error
 	if h == nil {
 		return nil
 	}
+	// The bitmaps are optional: when the budget refuses them, the kernel searches every list.
 	rows, err := gpu.UploadTo(&r.mem, "hub bitmap rows", h.Rows)
+	if errors.Is(err, gpu.ErrBudget) {
+		slog.Debug("stmatch: no hub bitmaps", "err", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	bits, err := gpu.UploadTo(&r.mem, "hub bitmaps", h.Bits)
 	if err != nil {
+		r.mem.Release(rows)
+		if errors.Is(err, gpu.ErrBudget) {
+			slog.Debug("stmatch: no hub bitmaps", "err", err)
+			return nil
+		}
 		return err
 	}
 	r.hubRow, r.hubBits, r.hubWords = rows.Ptr(), bits.Ptr(), h.Words
@@ -400,14 +410,12 @@ func (r *deviceRun) growQueue(ctl []uint64, L int) error {
 	}
 	bt, err := gpu.UploadTo(&r.mem, "work queue", nt)
 	if err != nil {
-		slog.Debug("stmatch: the work queue stays as it is", "slots", r.queueCap, "wanted", newCap, "err", err)
-		return nil
+		return r.keepQueue(newCap, err)
 	}
 	bs, err := gpu.UploadTo(&r.mem, "work queue sequence numbers", ns)
 	if err != nil {
 		r.mem.Release(bt)
-		slog.Debug("stmatch: the work queue stays as it is", "slots", r.queueCap, "wanted", newCap, "err", err)
-		return nil
+		return r.keepQueue(newCap, err)
 	}
 	r.mem.Release(r.tasks)
 	r.mem.Release(r.seq)
@@ -691,4 +699,14 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 			p.Progress(float64(disp.done.Add(taken)) / float64(disp.total))
 		}
 	}
+}
+
+// keepQueue is growQueue's answer when a larger queue could not be uploaded: a refusal of the
+// memory budget keeps the queue as it is (nil), any other error ends the count.
+func (r *deviceRun) keepQueue(wanted uint64, err error) error {
+	if !errors.Is(err, gpu.ErrBudget) {
+		return fmt.Errorf("stmatch: growing the work queue: %w", err)
+	}
+	slog.Debug("stmatch: the work queue stays as it is", "slots", r.queueCap, "wanted", wanted, "err", err)
+	return nil
 }
