@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
@@ -480,7 +481,7 @@ func (m *Matcher) prepare(created bool) {
 	slices.SortFunc(vchg, func(a, b csm.AnchorVertex) int { return int(a.V) - int(b.V) })
 	for _, c := range vchg {
 		ph.cv = append(ph.cv, c.V)
-		ph.cvAlive = append(ph.cvAlive, b2u(c.Other.Alive))
+		ph.cvAlive = append(ph.cvAlive, gpucsm.B2U(c.Other.Alive))
 		ph.cvLabel = append(ph.cvLabel, c.Other.Label)
 	}
 	slices.SortFunc(pchg, func(a, b csm.AnchorPair) int {
@@ -495,7 +496,7 @@ func (m *Matcher) prepare(created bool) {
 	})
 	for _, c := range pchg {
 		ph.cpKey = append(ph.cpKey, pairKey(c.U, c.V))
-		ph.cpPresent = append(ph.cpPresent, b2u(c.Other.Present))
+		ph.cpPresent = append(ph.cpPresent, gpucsm.B2U(c.Other.Present))
 		ph.cpLabel = append(ph.cpLabel, c.Other.Label)
 	}
 	for pi, prog := range m.t.progs {
