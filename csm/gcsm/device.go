@@ -16,8 +16,9 @@ import (
 //go:embed kernels/gcsm.cu
 var gcsmSource string
 
-// kernelSource is the kernel as compiled: package gpu's stop polling, then kernels/gcsm.cu.
-var kernelSource = gpu.StopPollSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
+// kernelSource is the kernel as compiled: package gpu's stop polling, the source choice shared
+// with dcsm (package gpucsm), then kernels/gcsm.cu.
+var kernelSource = gpu.StopPollSource + gpucsm.SourceChoiceSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
 
 // kernelFile names the kernel in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "gcsm.cu"

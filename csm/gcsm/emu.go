@@ -95,16 +95,6 @@ func (l hlist) find(key uint64) int {
 	return -1
 }
 
-// labelRange returns the entries of label vl.
-func (l hlist) labelRange(vl uint32) (int, int) {
-	lo, _ := slices.BinarySearch(l.keys, uint64(vl)<<32)
-	hi, _ := slices.BinarySearch(l.keys, uint64(vl+1)<<32)
-	if vl == ^uint32(0) {
-		hi = len(l.keys)
-	}
-	return lo, hi
-}
-
 func pairKey(a, b uint32) uint64 {
 	if a > b {
 		a, b = b, a
@@ -210,21 +200,10 @@ func (e *emu) lists(lv []uint32, k int, ls *[MaxPatternVertices]hlist) {
 	}
 }
 
-// source chooses level k's source: the parent with the fewest entries of the level's label
-// (the first such), and that range of its list.
+// source chooses level k's source as the kernel does (gpucsm's csm_source): the parent with the
+// fewest entries of the level's label (the first such), and that range of its list.
 func source(lv []uint32, ls *[MaxPatternVertices]hlist) (src, lo, hi int) {
-	src = -1
-	for i := range int(lv[lNPar]) {
-		l := ls[lv[lPPos+i]]
-		a, b := 0, len(l.keys)
-		if lv[lVLAny] == 0 {
-			a, b = l.labelRange(lv[lVL])
-		}
-		if src < 0 || b-a < hi-lo {
-			src, lo, hi = i, a, b
-		}
-	}
-	return src, lo, hi
+	return levelLayout.Source(lv, func(pos uint32) []uint64 { return ls[pos].keys })
 }
 
 // part narrows a source range to the entries [plo, phi) of it (phi 0: all).
