@@ -405,8 +405,8 @@ func (m *Matcher) plan(w *wave) error {
 		w.touch(v)
 	}
 	s.compact = s.compact[:0]
-	w.vrec = w.vrec[:0]
-	w.ikey, w.iel, w.ic = w.ikey[:0], w.iel[:0], w.ic[:0]
+	w.vrec = slices.Grow(w.vrec[:0], vrecWords*len(w.touched))
+	w.ikey, w.iel, w.ic = slices.Grow(w.ikey[:0], len(w.ins)), slices.Grow(w.iel[:0], len(w.ins)), slices.Grow(w.ic[:0], len(w.ins))
 	w.group()
 	var ia, da uint32 // where the vertex's insertions and deletions start
 	for i, v := range w.touched {
