@@ -15,7 +15,7 @@ var dcsmSource string
 
 // kernelSource is the kernels as compiled: the source choice shared with gcsm (package gpucsm),
 // then kernels/dcsm.cu.
-var kernelSource = gpucsm.SourceChoiceSource + "#line 1 \"dcsm.cu\"\n" + dcsmSource
+var kernelSource = gpucsm.LevelSource + "#line 1 \"dcsm.cu\"\n" + dcsmSource
 
 // kernelFile names the kernels in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "dcsm.cu"

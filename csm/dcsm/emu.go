@@ -233,11 +233,8 @@ func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau, 
 // accept checks a candidate c (vertex label lab) of level lv against the earlier levels; parent
 // skip is the source it came from.
 func accept(lv []uint32, k int, c, lab uint32, skip int, f *[MaxPatternVertices]uint32, ls *[MaxPatternVertices]list, tau uint32) bool {
-	for j := range k {
-		bit := uint32(1) << j
-		if lv[lInj]&bit != 0 && f[j] == c || lv[lAbove]&bit != 0 && f[j] >= c || lv[lBelow]&bit != 0 && f[j] <= c {
-			return false
-		}
+	if !levelLayout.OrderOK(lv, k, c, f[:]) {
+		return false
 	}
 	if lv[lVLAny] == 0 && lab != lv[lVL] {
 		return false

@@ -18,7 +18,7 @@ var gcsmSource string
 
 // kernelSource is the kernel as compiled: package gpu's stop polling, the source choice shared
 // with dcsm (package gpucsm), then kernels/gcsm.cu.
-var kernelSource = gpu.StopPollSource + gpucsm.SourceChoiceSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
+var kernelSource = gpu.StopPollSource + gpucsm.LevelSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
 
 // kernelFile names the kernel in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "gcsm.cu"

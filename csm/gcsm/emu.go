@@ -109,18 +109,8 @@ func level(rec []uint32, k int) []uint32 {
 // accept checks candidate c (label lab) of level k against the earlier levels, except the edge
 // to parent skip (-1: none), reading the lists of the earlier positions in ls.
 func (e *emu) accept(lv []uint32, k int, c, lab uint32, skip int, ls *[MaxPatternVertices]hlist) bool {
-	f := &e.f
-	for j := range k {
-		bit := uint32(1) << j
-		if lv[lInj]&bit != 0 && f[j] == c {
-			return false
-		}
-		if lv[lAbove]&bit != 0 && f[j] >= c {
-			return false
-		}
-		if lv[lBelow]&bit != 0 && f[j] <= c {
-			return false
-		}
+	if !levelLayout.OrderOK(lv, k, c, e.f[:]) {
+		return false
 	}
 	if lv[lVLAny] == 0 && lab != lv[lVL] {
 		return false
@@ -153,7 +143,7 @@ func (e *emu) accept(lv []uint32, k int, c, lab uint32, skip int, ls *[MaxPatter
 			if m&(1<<j) == 0 {
 				continue
 			}
-			if i, ok := slices.BinarySearch(ph.cpKey, pairKey(c, f[j])); ok {
+			if i, ok := slices.BinarySearch(ph.cpKey, pairKey(c, e.f[j])); ok {
 				valid := ph.cpPresent[i] == 0
 				if lv[lOPAdj+j] != 0 {
 					valid = ph.cpPresent[i] != 0 && (lv[lOPELAny+j] != 0 || ph.cpLabel[i] == lv[lOPEL+j])

@@ -143,12 +143,7 @@ __device__ __forceinline__ int findVisible(const List &L, u64 key, u32 tau) {
 }
 
 __device__ bool accept(const u32 *lv, int k, u32 c, u32 lab, int skip, const u32 *f, const List *ls, u32 tau) {
-  for (int j = 0; j < k; j++) {
-    const u32 bit = 1u << j;
-    if ((lv[L_INJ] & bit) && f[j] == c) return false;
-    if ((lv[L_ABOVE] & bit) && f[j] >= c) return false;
-    if ((lv[L_BELOW] & bit) && f[j] <= c) return false;
-  }
+  if (!csm_order_ok(lv[L_INJ], lv[L_ABOVE], lv[L_BELOW], k, c, f)) return false;
   if (!lv[L_VLANY] && lab != lv[L_VL]) return false;
   const u64 key = ((u64)lab << 32) | c;
   const u32 np = lv[L_NPAR];

@@ -2,16 +2,20 @@ package gpucsm
 
 import "slices"
 
-// SourceChoiceSource is the CUDA code both engines' kernels prepend to their source (with a #line
-// directive after it): a level's candidates come from one parent's neighbour list, the one with the
-// fewest entries of the level's vertex label. Level.Source is the same choice on the host (the
-// emulations); TestSourceChoiceHost runs this code on the host against it.
+// LevelSource is the CUDA code both engines' kernels prepend to their source (with a #line
+// directive after it): how a level chooses its candidates' source and checks a candidate against
+// the earlier levels' vertices. Level.Source and Level.OrderOK are the same on the host (the
+// emulations); TestLevelSourceHost runs this code on the host against them.
 //
+// A level's candidates come from one parent's neighbour list, the one with the fewest entries of
+// the level's vertex label.
 // csm_label_range sets [*a, *b) to the entries of keys k[0..n) (sorted; label << 32 | vertex)
 // with label vl (all of them when any). csm_source returns the rank of that parent among np
 // parents at positions ppos[0..np) of ls (a list type with fields k and n) and its range; the
-// first such on ties, -1 with no parent.
-const SourceChoiceSource = `// source choice (package csm/internal/gpucsm, SourceChoiceSource)
+// first such on ties, -1 with no parent. csm_order_ok checks candidate c against the vertices
+// f[0..k) of the earlier levels: it differs from those in mask inj, is larger than those in
+// above and smaller than those in below.
+const LevelSource = `// level helpers (package csm/internal/gpucsm, LevelSource)
 __device__ __forceinline__ unsigned csm_lower_bound(const unsigned long long *k, unsigned n, unsigned long long x) {
   unsigned lo = 0, hi = n;
   while (lo < hi) {
@@ -45,6 +49,15 @@ __device__ __forceinline__ int csm_source(const unsigned *ppos, unsigned np, con
   }
   return src;
 }
+__device__ __forceinline__ bool csm_order_ok(unsigned inj, unsigned above, unsigned below, int k, unsigned c, const unsigned *f) {
+  for (int j = 0; j < k; j++) {
+    const unsigned bit = 1u << j;
+    if ((inj & bit) && f[j] == c) return false;
+    if ((above & bit) && f[j] >= c) return false;
+    if ((below & bit) && f[j] <= c) return false;
+  }
+  return true;
+}
 `
 
 // LabelRange returns the entries [a, b) of keys (sorted; label << 32 | vertex) with label vl.
@@ -73,4 +86,18 @@ func (l Level) Source(lv []uint32, keys func(pos uint32) []uint64) (src, lo, hi 
 		}
 	}
 	return src, lo, hi
+}
+
+// OrderOK is the kernels' csm_order_ok for the level record lv laid out by l: candidate c
+// differs from the earlier levels' vertices f[:k] in the level's injectivity mask, is larger
+// than those of its Above mask and smaller than those of its Below mask.
+func (l Level) OrderOK(lv []uint32, k int, c uint32, f []uint32) bool {
+	inj, above, below := lv[l.Inj], lv[l.Above], lv[l.Below]
+	for j := range k {
+		bit := uint32(1) << j
+		if inj&bit != 0 && f[j] == c || above&bit != 0 && f[j] >= c || below&bit != 0 && f[j] <= c {
+			return false
+		}
+	}
+	return true
 }
