@@ -88,6 +88,7 @@ type Matcher struct {
 	res     csm.Result
 	expand  []updates.Update
 	one     [1]updates.Update
+	ahead   int   // the updates of the current ApplyEach not yet added (a new wave's size hint)
 	broken  error // the error after which the matcher refuses work
 }
 
@@ -174,7 +175,8 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
 	t0 := time.Now()
-	for _, u := range stream {
+	for i, u := range stream {
+		m.ahead = len(stream) - i
 		var err error
 		if u.Kind == updates.DeleteVertex {
 			m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
@@ -232,6 +234,11 @@ func (m *Matcher) add(u updates.Update) error {
 	w := &m.waves[m.cur]
 	k := len(w.ups)
 	npat := len(m.tab.pats)
+	if k == 0 { // a new wave: room for what the call has left, up to the bound
+		h := max(min(m.maxWave, m.ahead), 1)
+		w.ups = slices.Grow(w.ups, h)
+		w.counts, w.host = slices.Grow(w.counts, 2*npat*h), slices.Grow(w.host, 2*npat*h)
+	}
 	w.ups = append(w.ups, waveUpdate{u: u})
 	n := 2 * npat * (k + 1)
 	w.counts = slices.Grow(w.counts, 2*npat)[:n]
