@@ -400,24 +400,9 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 // to emit in pattern vertex order with original ids. A task with more matches than the buffer
 // holds is listed by the host (the kernel's emulation over the host graph, streaming).
 func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
-	n := m.ph.numTasks()
-	limit := m.be.listCap()
-	for lo := 0; lo < n; {
-		if m.counts[lo] == 0 {
-			lo++
-			continue
-		}
-		if m.counts[lo] > limit {
-			if err := m.listOnHost(ctx, lo, sign, emit); err != nil {
-				return err
-			}
-			lo++
-			continue
-		}
-		hi, sum := lo+1, m.counts[lo]
-		for hi < n && sum+m.counts[hi] <= limit {
-			sum += m.counts[hi]
-			hi++
+	return gpucsm.ListGroups(m.counts[:m.ph.numTasks()], m.be.listCap(), func(lo, hi int, sum uint64, host bool) error {
+		if host {
+			return m.listOnHost(ctx, lo, sign, emit)
 		}
 		m.listBuf = slices.Grow(m.listBuf[:0], int(sum)*listWords)[:int(sum)*listWords]
 		if err := m.be.list(ctx, m.t, &m.h, &m.cache, &m.ph, lo, hi, m.counts, m.listBuf); err != nil {
@@ -435,9 +420,8 @@ func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
 				return csm.ErrStopped
 			}
 		}
-		lo = hi
-	}
-	return nil
+		return nil
+	})
 }
 
 // listOnHost lists task i's matches with the emulation (the host graph's lists), checking

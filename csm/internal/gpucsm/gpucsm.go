@@ -1,6 +1,8 @@
 // Package gpucsm holds what the two GPU engines of continuous matching (csm/gcsm, batches; csm/dcsm,
 // per-update waves) share: the lowering of a level of a csm.Program term into the words of a
-// kernel's instruction record, and the packing and sizing of the buffers they upload.
+// kernel's instruction record, the CUDA level helpers both kernels prepend (LevelSource) with
+// their Go twins for the emulations, the packing and sizing of the buffers they upload, and the
+// grouping of counted searches for listing through a bounded buffer (ListGroups).
 package gpucsm
 
 import (

@@ -1,6 +1,9 @@
 package gpucsm
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/csm"
@@ -30,5 +33,24 @@ func TestLevelPut(t *testing.T) {
 		if r[i] != want[i] {
 			t.Fatalf("record %v, want %v", r, want)
 		}
+	}
+}
+
+func TestListGroups(t *testing.T) {
+	counts := []uint64{0, 2, 3, 0, 9, 1, 1, 4, 0}
+	var got []string
+	err := ListGroups(counts, 5, func(lo, hi int, sum uint64, host bool) error {
+		got = append(got, fmt.Sprint(lo, hi, sum, host))
+		return nil
+	})
+	// 2+3 fill the buffer (the empty search after them joins the group); 9 alone on the host;
+	// 1+1 (adding 4 would exceed 5), then 4 with the empty one after it
+	want := []string{"1 4 5 false", "4 5 9 true", "5 7 2 false", "7 9 4 false"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("groups %q, want %q (err %v)", got, want, err)
+	}
+	stop := errors.New("stop")
+	if err := ListGroups(counts, 5, func(int, int, uint64, bool) error { return stop }); err != stop {
+		t.Fatalf("error %v, want %v", err, stop)
 	}
 }
