@@ -24,14 +24,9 @@ dir="${2:-.dev-dcsm}"
 build() {
 	set -e
 	local root
-	root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-	local shared="${SUBMATCH_SHARED_TESTDATA:-/work/shared/testdata}"
-	mkdir -p "$dir/testdata"
-	(cd "$root" && CGO_ENABLED=0 go test -c -trimpath -o "$dir/dcsm.test" ./csm/dcsm)
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$dir/submatch" ./cmd/submatch)
-	rm -rf "$dir/testdata/csm-email10" "$dir/testdata/rmat14w"
-	cp -r "$shared/csm-email10" "$dir/testdata/"
-	chmod -R u+w "$dir/testdata"
+	. "$(dirname "${BASH_SOURCE[0]}")/csm-build.sh"
+	csm_build dcsm
+	rm -rf "$dir/testdata/rmat14w"
 	"$dir/submatch" gen rmat --scale 14 --vertex-labels 4 --seed 1 -o "$dir/rmat14.sm" 2>/dev/null
 	local out="$dir/testdata/rmat14w"
 	mkdir -p "$out"
@@ -46,7 +41,6 @@ build() {
 	    for(i=0;i<nd;i++) print "-e", e[i], 0 > (out "/updates.stream")
 	  }' "$dir/rmat14.sm"
 	rm "$dir/rmat14.sm"
-	cp "$root/scripts/dcsm-check.sh" "$dir/dcsm-check.sh"
 	du -sh "$dir"
 }
 

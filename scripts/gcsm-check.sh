@@ -21,17 +21,9 @@ dir="${2:-.dev-gcsm}"
 build() {
 	set -e
 	local root
-	root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-	local shared="${SUBMATCH_SHARED_TESTDATA:-/work/shared/testdata}"
-	mkdir -p "$dir/testdata"
-	(cd "$root" && go vet ./csm/gcsm)
-	(cd "$root" && CGO_ENABLED=0 go test -c -trimpath -o "$dir/gcsm.test" ./csm/gcsm)
-	(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$dir/submatch" ./cmd/submatch)
-	rm -rf "$dir/testdata/csm-email10"
-	cp -r "$shared/csm-email10" "$dir/testdata/"
-	chmod -R u+w "$dir/testdata"
+	. "$(dirname "${BASH_SOURCE[0]}")/csm-build.sh"
+	csm_build gcsm
 	head -2000 "$dir/testdata/csm-email10/updates.stream" >"$dir/testdata/u2000.stream"
-	cp "$root/scripts/gcsm-check.sh" "$dir/gcsm-check.sh"
 	du -sh "$dir"
 }
 

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/submatch/submatch/csm"
@@ -61,8 +62,9 @@ type Stats struct {
 	// PeakPool the largest PoolEntries seen; Bytes the GPU memory held.
 	PoolEntries, LiveEntries, PeakPool, Bytes uint64
 	// Time spent in the waves (planning, upload, both kernels, download), and on the host
-	// before them (validating the updates, changing the host graph, making the searches).
-	Time, Host time.Duration
+	// before them (validating the updates, changing the host graph, making the searches); Plan
+	// is the planning's part of Time (the host's: blocks and the updater's records).
+	Time, Host, Plan time.Duration
 }
 
 // Matcher is an open DCSM pattern set.
@@ -86,6 +88,7 @@ type Matcher struct {
 	res     csm.Result
 	expand  []updates.Update
 	one     [1]updates.Update
+	ahead   int   // the updates of the current ApplyEach not yet added (a new wave's size hint)
 	broken  error // the error after which the matcher refuses work
 }
 
@@ -132,7 +135,7 @@ func (m *Matcher) Stats() Stats {
 func (m *Matcher) LogStats(l *slog.Logger) {
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "pool_entries", st.PoolEntries,
-		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
 }
 
 // Close frees the GPU memory.
@@ -169,8 +172,11 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	if m.broken != nil {
 		return m.broken
 	}
-	for _, u := range stream {
-		t0 := time.Now()
+	// The host's time is taken per run of updates between waves, not per update (a clock read
+	// costs about as much as a small update's bookkeeping).
+	t0 := time.Now()
+	for i, u := range stream {
+		m.ahead = len(stream) - i
 		var err error
 		if u.Kind == updates.DeleteVertex {
 			m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
@@ -183,21 +189,24 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 		if err == nil {
 			err = m.add(u)
 		}
-		m.stats.Host += time.Since(t0)
 		var ie *csm.InvalidError
 		if err != nil && !errors.As(err, &ie) {
 			m.broken = err
 		}
 		if err == nil && len(m.waves[m.cur].ups) >= m.maxWave {
+			m.stats.Host += time.Since(t0)
 			err = m.launch(ctx, report)
+			t0 = time.Now()
 		}
 		if err != nil {
+			m.stats.Host += time.Since(t0)
 			if ferr := m.drain(ctx, report); ferr != nil {
 				return ferr
 			}
 			return err
 		}
 	}
+	m.stats.Host += time.Since(t0)
 	return m.drain(ctx, report)
 }
 
@@ -225,11 +234,17 @@ func (m *Matcher) add(u updates.Update) error {
 	w := &m.waves[m.cur]
 	k := len(w.ups)
 	npat := len(m.tab.pats)
-	w.ups = append(w.ups, waveUpdate{u: u})
-	for range 2 * npat {
-		w.counts = append(w.counts, 0)
-		w.host = append(w.host, 0)
+	if k == 0 { // a new wave: room for what the call has left, up to the bound
+		h := max(min(m.maxWave, m.ahead), 1)
+		w.ups = slices.Grow(w.ups, h)
+		w.counts, w.host = slices.Grow(w.counts, 2*npat*h), slices.Grow(w.host, 2*npat*h)
 	}
+	w.ups = append(w.ups, waveUpdate{u: u})
+	n := 2 * npat * (k + 1)
+	w.counts = slices.Grow(w.counts, 2*npat)[:n]
+	w.host = slices.Grow(w.host, 2*npat)[:n]
+	clear(w.counts[n-2*npat:])
+	clear(w.host[n-2*npat:])
 	r := &m.res
 	m.one[0] = u
 	if err := m.net.Compute(m.one[:], m.opts.SkipInvalid, r); err != nil {
@@ -239,8 +254,7 @@ func (m *Matcher) add(u updates.Update) error {
 		return err
 	}
 	if r.Skipped > 0 {
-		w.ups[k].skipped = true
-		w.ups[k].inv = r.Invalid[0]
+		w.ups[k].err = r.Invalid[0].Err
 		return nil
 	}
 	// What the update changes, by original ids, before the graph is changed.
@@ -278,12 +292,12 @@ func (m *Matcher) add(u updates.Update) error {
 		dx, dy := uint32(m.g.Degree(x)), uint32(m.g.Degree(y))
 		kx, ky := uint64(lx)<<32|uint64(x), uint64(ly)<<32|uint64(y)
 		if pc.Old.Present {
-			w.del(x, ky, t)
-			w.del(y, kx, t)
+			w.addDel(x, ky, t)
+			w.addDel(y, kx, t)
 		}
 		if pc.New.Present {
-			w.ins(x, ky, pc.New.Label, t)
-			w.ins(y, kx, pc.New.Label, t)
+			w.addIns(x, ky, pc.New.Label, t)
+			w.addIns(y, kx, pc.New.Label, t)
 		}
 		// Both endpoints existed before the update (else it destroyed nothing).
 		oldAlive := true
@@ -330,6 +344,7 @@ func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, 
 			w.reset()
 			return err
 		}
+		m.stats.Plan += time.Since(t0)
 		if err := m.be.start(ctx, w); err != nil {
 			w.reset()
 			return err
@@ -366,9 +381,9 @@ func (m *Matcher) finish(w *wave, report func(u updates.Update, res *csm.Result)
 		res.Deltas = res.Deltas[:0]
 		res.Invalid = res.Invalid[:0]
 		res.Applied, res.Skipped = 1, 0
-		if wu.skipped {
+		if wu.err != nil {
 			res.Applied, res.Skipped = 0, 1
-			res.Invalid = append(res.Invalid, wu.inv)
+			res.Invalid = append(res.Invalid, csm.Invalid{Update: wu.u, Err: wu.err})
 		}
 		for p := range npat {
 			i := 2 * (npat*k + p)
@@ -397,13 +412,15 @@ func (m *Matcher) plan(w *wave) error {
 		w.touch(v)
 	}
 	s.compact = s.compact[:0]
-	w.vrec = w.vrec[:0]
-	w.ikey, w.iel, w.ic = w.ikey[:0], w.iel[:0], w.ic[:0]
-	w.dkey, w.dt = w.dkey[:0], w.dt[:0]
+	w.vrec = slices.Grow(w.vrec[:0], vrecWords*len(w.touched))
+	w.ikey, w.iel, w.ic = slices.Grow(w.ikey[:0], len(w.ins)), slices.Grow(w.iel[:0], len(w.ins)), slices.Grow(w.ic[:0], len(w.ins))
+	w.group()
+	var ia, da uint32 // where the vertex's insertions and deletions start
 	for i, v := range w.touched {
-		o := &w.ops[i]
+		ib, db := w.nins[i], w.ndel[i]
+		ins := w.sorted[ia:ib]
 		kept := s.ln[v] - s.dead[v]
-		nn := kept + uint32(len(o.ins))
+		nn := kept + uint32(len(ins))
 		old := block{s.off[v], s.class[v]}
 		on := s.ln[v]
 		var nb block
@@ -416,21 +433,17 @@ func (m *Matcher) plan(w *wave) error {
 			s.pending = append(s.pending, old)
 		}
 		s.live += uint64(nn) - uint64(on)
-		s.off[v], s.class[v], s.ln[v], s.dead[v] = nb.off, nb.class, nn, uint32(len(o.del))
-		if len(o.del) > 0 {
+		s.off[v], s.class[v], s.ln[v], s.dead[v] = nb.off, nb.class, nn, db-da
+		if db > da {
 			s.compact = append(s.compact, v)
 		}
-		sortIns(o.ins)
-		ia := uint32(len(w.ikey))
-		for _, e := range o.ins {
+		sortIns(ins)
+		for _, e := range ins {
 			w.ikey, w.iel, w.ic = append(w.ikey, e.key), append(w.iel, e.el), append(w.ic, e.c)
 		}
-		da := uint32(len(w.dkey))
-		for _, e := range o.del {
-			w.dkey, w.dt = append(w.dkey, e.key), append(w.dt, e.t)
-		}
 		w.vrec = append(w.vrec, v, uint32(old.off), uint32(old.off>>32), on, uint32(nb.off), uint32(nb.off>>32), nn,
-			ia, uint32(len(w.ikey)), da, uint32(len(w.dkey)), 0)
+			ia, ib, da, db, 0)
+		ia, da = ib, db
 	}
 	if s.top > m.pool {
 		m.pool = max(2*m.pool, s.top)

@@ -6,11 +6,16 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/gpu"
 )
 
 //go:embed kernels/dcsm.cu
-var kernelSource string
+var dcsmSource string
+
+// kernelSource is the kernels as compiled: the source choice shared with gcsm (package gpucsm),
+// then kernels/dcsm.cu.
+var kernelSource = gpucsm.LevelSource + "#line 1 \"dcsm.cu\"\n" + dcsmSource
 
 // kernelFile names the kernels in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "dcsm.cu"
@@ -169,11 +174,11 @@ func (dv *device) load(in initial, s *store, pool uint64) error {
 // nothing to do, so that the first wave does not pay for the allocation and the module's lazy
 // loading.
 func (dv *device) warm() error {
-	if err := dv.ensureBuf(&dv.stack, "stacks", maxWarps*MaxPatternVertices*levelChunk*4); err != nil {
+	if err := gpucsm.Ensure(&dv.mem, &dv.stack, "stacks", maxWarps*MaxPatternVertices*levelChunk*4, true); err != nil {
 		return err
 	}
 	for i := range dv.waves {
-		if err := dv.ensureBuf(&dv.waves[i], "wave", 1<<20); err != nil {
+		if err := gpucsm.Ensure(&dv.mem, &dv.waves[i], "wave", 1<<20, true); err != nil {
 			return err
 		}
 		if err := dv.waves[i].Memset(0); err != nil {
@@ -193,40 +198,6 @@ func (dv *device) warm() error {
 	return nil
 }
 
-// put appends s to *b at the next 8-byte boundary and returns where it starts.
-func put[T uint32 | uint64](b *[]byte, s []T) uint64 {
-	for len(*b)%8 != 0 {
-		*b = append(*b, 0)
-	}
-	at := uint64(len(*b))
-	if len(s) > 0 {
-		var z T
-		*b = append(*b, unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z)))...)
-	}
-	return at
-}
-
-// ensureBuf makes *b hold at least bytes (reallocated to the next power of two when smaller).
-func (dv *device) ensureBuf(b **gpu.Buffer, what string, bytes uint64) error {
-	if *b != nil && (*b).Size() >= bytes {
-		return nil
-	}
-	if *b != nil {
-		dv.mem.Release(*b)
-		*b = nil
-	}
-	size := uint64(256)
-	for size < bytes {
-		size *= 2
-	}
-	nb, err := dv.mem.Alloc(what, size)
-	if err != nil {
-		return err
-	}
-	*b = nb
-	return nil
-}
-
 // start uploads the wave and launches both kernels (asynchronously: finish waits). The two
 // wave buffers alternate, so that a wave's upload never overwrites the results of the one before,
 // still in flight.
@@ -237,16 +208,16 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 	// The wave in one transfer: the updater's records, the searches, zeroed counters and flags.
 	b := dv.stage[:0]
 	var at [9]uint64
-	at[0], at[1], at[2], at[3] = put(&b, w.vrec), put(&b, w.ikey), put(&b, w.iel), put(&b, w.ic)
-	at[4], at[5], at[6] = put(&b, w.dkey), put(&b, w.dt), put(&b, w.tasks)
+	at[0], at[1], at[2], at[3] = gpucsm.Put(&b, w.vrec), gpucsm.Put(&b, w.ikey), gpucsm.Put(&b, w.iel), gpucsm.Put(&b, w.ic)
+	at[4], at[5], at[6] = gpucsm.Put(&b, w.dkey), gpucsm.Put(&b, w.dt), gpucsm.Put(&b, w.tasks)
 	clear(w.counts)
-	at[7] = put(&b, w.counts)
+	at[7] = gpucsm.Put(&b, w.counts)
 	dv.flags = [4]uint32{}
-	at[8] = put(&b, dv.flags[:])
+	at[8] = gpucsm.Put(&b, dv.flags[:])
 	dv.stage = b
 	k := dv.next
 	dv.next ^= 1
-	if err := dv.ensureBuf(&dv.waves[k], "wave", uint64(len(b))); err != nil {
+	if err := gpucsm.Ensure(&dv.mem, &dv.waves[k], "wave", uint64(len(b)), true); err != nil {
 		return err
 	}
 	buf := dv.waves[k]
@@ -267,7 +238,7 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 	nt := len(w.tasks) / taskWords
 	if nt > 0 {
 		warps := (min(nt, maxWarps) + warpsPerBlock - 1) / warpsPerBlock * warpsPerBlock
-		if err := dv.ensureBuf(&dv.stack, "stacks", uint64(warps)*MaxPatternVertices*levelChunk*4); err != nil {
+		if err := gpucsm.Ensure(&dv.mem, &dv.stack, "stacks", uint64(warps)*MaxPatternVertices*levelChunk*4, true); err != nil {
 			return err
 		}
 		if err := dv.match.Launch(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,

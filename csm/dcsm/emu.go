@@ -183,25 +183,10 @@ func (e *emu) search(tk []uint32) (uint64, bool) {
 	return e.level(rec, 2, int(rec[tN]), &f, tk[3], tk[6], tk[7])
 }
 
-// source chooses a level's source as the kernel does: the parent with the fewest entries of the
-// level's label; it returns the parent's index and the range.
+// source chooses a level's source as the kernel does (gpucsm's csm_source): the parent with the
+// fewest entries of the level's label; it returns the parent's index and the range.
 func source(lv []uint32, ls *[MaxPatternVertices]list) (int, int, int) {
-	best, lo, hi := -1, 0, 0
-	for i := range int(lv[lNPar]) {
-		l := &ls[lv[lPPos+i]]
-		a, b := 0, len(l.key)
-		if lv[lVLAny] == 0 {
-			vl := uint64(lv[lVL])
-			a = lowerBound(l.key, vl<<32)
-			if vl != uint64(inf) {
-				b = lowerBound(l.key, (vl+1)<<32)
-			}
-		}
-		if best < 0 || b-a < hi-lo {
-			best, lo, hi = i, a, b
-		}
-	}
-	return best, lo, hi
+	return levelLayout.Source(lv, func(pos uint32) []uint64 { return ls[pos].key })
 }
 
 // level counts the matches of levels k.. given f[:k]; plo, phi (phi 0: all) narrow level k's
@@ -248,11 +233,8 @@ func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau, 
 // accept checks a candidate c (vertex label lab) of level lv against the earlier levels; parent
 // skip is the source it came from.
 func accept(lv []uint32, k int, c, lab uint32, skip int, f *[MaxPatternVertices]uint32, ls *[MaxPatternVertices]list, tau uint32) bool {
-	for j := range k {
-		bit := uint32(1) << j
-		if lv[lInj]&bit != 0 && f[j] == c || lv[lAbove]&bit != 0 && f[j] >= c || lv[lBelow]&bit != 0 && f[j] <= c {
-			return false
-		}
+	if !levelLayout.OrderOK(lv, k, c, f[:]) {
+		return false
 	}
 	if lv[lVLAny] == 0 && lab != lv[lVL] {
 		return false

@@ -3,13 +3,11 @@ package dcsm
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/csm"
-	"github.com/submatch/submatch/formats"
-	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/csm/internal/csmtest"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/cudacheck"
@@ -72,37 +70,22 @@ func TestEmuEmail10(t *testing.T) {
 }
 
 func email10(t *testing.T, open opener) {
-	dir := testenv.Path(t, "csm-email10")
 	ctx := context.Background()
-	base, err := formats.Load(filepath.Join(dir, "initial.graph"), formats.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stream []updates.Update
-	for u, err := range updates.ReadFile(filepath.Join(dir, "updates.stream"), updates.Options{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		stream = append(stream, u)
-	}
 	names := []string{"q4_1", "q4_2", "q6_1", "q8_1"}
 	if testenv.Long() {
 		names = append(names, "q4_3", "q4_4", "q6_2", "q6_3", "q8_2")
 	}
+	mk, stream, byName := csmtest.Email10(t, names...)
 	var pats []*pattern.Pattern
 	for _, n := range names {
-		p, err := formats.LoadPattern(filepath.Join(dir, "queries", n+".graph"), formats.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pats = append(pats, p)
+		pats = append(pats, byName[n])
 	}
 	for _, sem := range conventions {
 		ps := pats
 		if sem.Induced || sem.Unique {
 			ps = slices.DeleteFunc(slices.Clone(pats), func(p *pattern.Pattern) bool { return p.NumVertices() == 8 })
 		}
-		c := randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: ps, stream: stream, wave: DefaultWave}
+		c := randomCase{g: mk, pats: ps, stream: stream, wave: DefaultWave}
 		n, err := compare(ctx, c, sem, open)
 		if err != nil {
 			t.Fatalf("%v: %v", sem, err)

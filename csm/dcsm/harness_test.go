@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/csmtest"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
@@ -15,7 +16,7 @@ import (
 	"github.com/submatch/submatch/pattern"
 )
 
-var conventions = []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}}
+var conventions = csmtest.Conventions
 
 // opener opens a DCSM matcher under test (emulated or on the GPU).
 type opener func(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matcher, error)

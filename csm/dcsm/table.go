@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/pattern"
 )
@@ -37,6 +38,9 @@ const (
 	lPEL    = 21 // [7] parent edge label
 )
 
+var levelLayout = gpucsm.Level{VLAny: lVLAny, VL: lVL, NPar: lNPar, NonAdj: lNonAdj, Inj: lInj, Above: lAbove, Below: lBelow,
+	PPos: lPPos, PELAny: lPELAny, PEL: lPEL}
+
 // pairTerm is one pair item of a pattern and its term: the host checks the anchors (levels 0
 // and 1), the executor searches the rest.
 type pairTerm struct {
@@ -59,21 +63,6 @@ type patternProg struct {
 type table struct {
 	words []uint32
 	pats  []patternProg
-}
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func mask(pos []int) uint32 {
-	var m uint32
-	for _, p := range pos {
-		m |= 1 << p
-	}
-	return m
 }
 
 // lower builds the table, refusing patterns the executor does not take: more than
@@ -101,17 +90,11 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 				if k >= 2 && len(lv.Parents) == 0 {
 					return nil, fmt.Errorf("dcsm: pattern %d is disconnected (level %d has no earlier neighbour); the GPU engine takes connected patterns (use --engine cpu)", pi+1, k)
 				}
-				r := rec[termHeader+k*levelWords : termHeader+(k+1)*levelWords]
-				r[lVLAny], r[lVL] = b2u(lv.Label.Any), lv.Label.Value
-				r[lNPar] = uint32(len(lv.Parents))
-				r[lNonAdj], r[lInj], r[lAbove], r[lBelow] = mask(lv.NonAdj), mask(lv.Inj), mask(lv.Above), mask(lv.Below)
-				for j, pe := range lv.Parents {
-					r[lPPos+j], r[lPELAny+j], r[lPEL+j] = uint32(pe.Pos), b2u(pe.Label.Any), pe.Label.Value
-				}
+				levelLayout.Put(rec[termHeader+k*levelWords:termHeader+(k+1)*levelWords], lv)
 			}
 			l1 := term.Levels[1]
 			pt := pairTerm{item: it, index: uint32(len(t.words) / termWords),
-				la: term.Levels[0].Label, lb: l1.Label, above: mask(l1.Above)&1 != 0, below: mask(l1.Below)&1 != 0}
+				la: term.Levels[0].Label, lb: l1.Label, above: gpucsm.Mask(l1.Above)&1 != 0, below: gpucsm.Mask(l1.Below)&1 != 0}
 			if n > 2 {
 				for _, pe := range term.Levels[2].Parents {
 					pt.parents2 |= 1 << pe.Pos

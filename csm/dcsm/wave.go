@@ -28,26 +28,22 @@ var splitChunk uint32 = 64
 
 const ()
 
+// insOp and delOp are a change to the vertex touched[v] (an insertion: a new version from
+// timestamp c; a deletion: the version of key ends at t), kept in update order.
 type insOp struct {
-	key   uint64
-	el, c uint32
+	key      uint64
+	el, c, v uint32
 }
 
 type delOp struct {
-	key uint64
-	t   uint32
+	key  uint64
+	t, v uint32
 }
 
-// vops is the wave's changes to one vertex, in update order.
-type vops struct {
-	ins []insOp
-	del []delOp
-}
-
+// waveUpdate is an update of the wave; err is why it was skipped (nil: applied).
 type waveUpdate struct {
-	u       updates.Update
-	skipped bool
-	inv     csm.Invalid
+	u   updates.Update
+	err error
 }
 
 // wave is the updates being gathered, and what the kernels get.
@@ -56,7 +52,11 @@ type wave struct {
 	ups     []waveUpdate
 	touched []uint32
 	idx     []int32 // per vertex: its index in touched, or -1
-	ops     []vops  // per touched vertex
+	ins     []insOp // the wave's changes, in update order (plan groups them by vertex)
+	del     []delOp
+	nins    []uint32 // per touched vertex: its insertions, then (plan) where they start
+	ndel    []uint32 // the same for its deletions
+	sorted  []insOp  // plan's scratch: the insertions grouped by vertex
 	pairs   []csm.PairChange
 	verts   []csm.VertexChange
 
@@ -93,22 +93,44 @@ func (w *wave) touch(v uint32) int {
 	i := len(w.touched)
 	w.idx[v] = int32(i)
 	w.touched = append(w.touched, v)
-	if i < len(w.ops) {
-		w.ops[i].ins, w.ops[i].del = w.ops[i].ins[:0], w.ops[i].del[:0]
-	} else {
-		w.ops = append(w.ops, vops{})
-	}
+	w.nins = append(w.nins, 0)
+	w.ndel = append(w.ndel, 0)
 	return i
 }
 
-func (w *wave) ins(v uint32, key uint64, el, t uint32) {
-	o := &w.ops[w.touch(v)]
-	o.ins = append(o.ins, insOp{key, el, t})
+func (w *wave) addIns(v uint32, key uint64, el, t uint32) {
+	i := w.touch(v)
+	w.nins[i]++
+	w.ins = append(w.ins, insOp{key, el, t, uint32(i)})
 }
 
-func (w *wave) del(v uint32, key uint64, t uint32) {
-	o := &w.ops[w.touch(v)]
-	o.del = append(o.del, delOp{key, t})
+func (w *wave) addDel(v uint32, key uint64, t uint32) {
+	i := w.touch(v)
+	w.ndel[i]++
+	w.del = append(w.del, delOp{key, t, uint32(i)})
+}
+
+// group turns nins and ndel into where each touched vertex's changes start (prefix sums) and
+// lays out the insertions by vertex in sorted (each vertex's in update order, then sorted by key,
+// stably, by plan) and the deletions by vertex in dkey, dt (in update order).
+func (w *wave) group() {
+	var a, b uint32
+	for i := range w.touched {
+		a, w.nins[i] = a+w.nins[i], a
+		b, w.ndel[i] = b+w.ndel[i], b
+	}
+	w.sorted = slices.Grow(w.sorted[:0], len(w.ins))[:len(w.ins)]
+	for _, e := range w.ins {
+		w.sorted[w.nins[e.v]] = e
+		w.nins[e.v]++
+	}
+	w.dkey = slices.Grow(w.dkey[:0], len(w.del))[:len(w.del)]
+	w.dt = slices.Grow(w.dt[:0], len(w.del))[:len(w.del)]
+	for _, e := range w.del {
+		w.dkey[w.ndel[e.v]], w.dt[w.ndel[e.v]] = e.key, e.t
+		w.ndel[e.v]++
+	}
+	// nins[i], ndel[i] are now where vertex i's changes end
 }
 
 // anchor adds the searches of pair term pt anchored at x-y in both orientations that pass the
@@ -156,6 +178,7 @@ func (w *wave) reset() {
 		w.idx[v] = -1
 	}
 	w.touched = w.touched[:0]
+	w.ins, w.del, w.nins, w.ndel = w.ins[:0], w.del[:0], w.nins[:0], w.ndel[:0]
 	w.ups = w.ups[:0]
 	w.tasks = w.tasks[:0]
 	w.counts = w.counts[:0]

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
 )
@@ -15,8 +16,9 @@ import (
 //go:embed kernels/gcsm.cu
 var gcsmSource string
 
-// kernelSource is the kernel as compiled: package gpu's stop polling, then kernels/gcsm.cu.
-var kernelSource = gpu.StopPollSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
+// kernelSource is the kernel as compiled: package gpu's stop polling, the source choice shared
+// with dcsm (package gpucsm), then kernels/gcsm.cu.
+var kernelSource = gpu.StopPollSource + gpucsm.LevelSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
 
 // kernelFile names the kernel in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "gcsm.cu"
@@ -219,36 +221,7 @@ func holds(b *gpu.Buffer, bytes uint64, grow bool) uint64 {
 // ensure makes *b hold at least bytes, reallocating it when smaller: to exactly bytes, or with
 // grow to the next power of two.
 func (dv *device) ensure(b **gpu.Buffer, what string, bytes uint64, grow bool) error {
-	bytes = max(bytes, 256)
-	if *b != nil && (*b).Size() >= bytes {
-		return nil
-	}
-	if *b != nil {
-		dv.mem.Release(*b)
-		*b = nil
-	}
-	if grow {
-		bytes = 1 << bits.Len64(bytes-1)
-	}
-	nb, err := dv.mem.Alloc(what, bytes)
-	if err != nil {
-		return err
-	}
-	*b = nb
-	return nil
-}
-
-// put appends s to *b at the next 8-byte boundary and returns where it starts.
-func put[T uint32 | uint64](b *[]byte, s []T) uint64 {
-	for len(*b)%8 != 0 {
-		*b = append(*b, 0)
-	}
-	at := uint64(len(*b))
-	if len(s) > 0 {
-		var z T
-		*b = append(*b, unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z)))...)
-	}
-	return at
+	return gpucsm.Ensure(&dv.mem, b, what, bytes, grow)
 }
 
 func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
@@ -326,11 +299,11 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	}
 	// The counters, the other graph's tables and the parameters: one buffer.
 	s := dv.small8[:0]
-	put(&s, zeroCtl[:]) // the control words
+	gpucsm.Put(&s, zeroCtl[:]) // the control words
 	var at [6]uint64
-	at[0], at[1], at[2] = put(&s, ph.cv), put(&s, ph.cvAlive), put(&s, ph.cvLabel)
-	at[3], at[4], at[5] = put(&s, ph.cpKey), put(&s, ph.cpPresent), put(&s, ph.cpLabel)
-	paramsAt := put(&s, p[:])
+	at[0], at[1], at[2] = gpucsm.Put(&s, ph.cv), gpucsm.Put(&s, ph.cvAlive), gpucsm.Put(&s, ph.cvLabel)
+	at[3], at[4], at[5] = gpucsm.Put(&s, ph.cpKey), gpucsm.Put(&s, ph.cpPresent), gpucsm.Put(&s, ph.cpLabel)
+	paramsAt := gpucsm.Put(&s, p[:])
 	dv.paramsAt = paramsAt
 	dv.small8 = s
 	if err := dv.ensure(&dv.small, "tables", uint64(len(s)), true); err != nil {

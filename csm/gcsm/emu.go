@@ -95,16 +95,6 @@ func (l hlist) find(key uint64) int {
 	return -1
 }
 
-// labelRange returns the entries of label vl.
-func (l hlist) labelRange(vl uint32) (int, int) {
-	lo, _ := slices.BinarySearch(l.keys, uint64(vl)<<32)
-	hi, _ := slices.BinarySearch(l.keys, uint64(vl+1)<<32)
-	if vl == ^uint32(0) {
-		hi = len(l.keys)
-	}
-	return lo, hi
-}
-
 func pairKey(a, b uint32) uint64 {
 	if a > b {
 		a, b = b, a
@@ -119,18 +109,8 @@ func level(rec []uint32, k int) []uint32 {
 // accept checks candidate c (label lab) of level k against the earlier levels, except the edge
 // to parent skip (-1: none), reading the lists of the earlier positions in ls.
 func (e *emu) accept(lv []uint32, k int, c, lab uint32, skip int, ls *[MaxPatternVertices]hlist) bool {
-	f := &e.f
-	for j := range k {
-		bit := uint32(1) << j
-		if lv[lInj]&bit != 0 && f[j] == c {
-			return false
-		}
-		if lv[lAbove]&bit != 0 && f[j] >= c {
-			return false
-		}
-		if lv[lBelow]&bit != 0 && f[j] <= c {
-			return false
-		}
+	if !levelLayout.OrderOK(lv, k, c, e.f[:]) {
+		return false
 	}
 	if lv[lVLAny] == 0 && lab != lv[lVL] {
 		return false
@@ -163,7 +143,7 @@ func (e *emu) accept(lv []uint32, k int, c, lab uint32, skip int, ls *[MaxPatter
 			if m&(1<<j) == 0 {
 				continue
 			}
-			if i, ok := slices.BinarySearch(ph.cpKey, pairKey(c, f[j])); ok {
+			if i, ok := slices.BinarySearch(ph.cpKey, pairKey(c, e.f[j])); ok {
 				valid := ph.cpPresent[i] == 0
 				if lv[lOPAdj+j] != 0 {
 					valid = ph.cpPresent[i] != 0 && (lv[lOPELAny+j] != 0 || ph.cpLabel[i] == lv[lOPEL+j])
@@ -210,21 +190,10 @@ func (e *emu) lists(lv []uint32, k int, ls *[MaxPatternVertices]hlist) {
 	}
 }
 
-// source chooses level k's source: the parent with the fewest entries of the level's label
-// (the first such), and that range of its list.
+// source chooses level k's source as the kernel does (gpucsm's csm_source): the parent with the
+// fewest entries of the level's label (the first such), and that range of its list.
 func source(lv []uint32, ls *[MaxPatternVertices]hlist) (src, lo, hi int) {
-	src = -1
-	for i := range int(lv[lNPar]) {
-		l := ls[lv[lPPos+i]]
-		a, b := 0, len(l.keys)
-		if lv[lVLAny] == 0 {
-			a, b = l.labelRange(lv[lVL])
-		}
-		if src < 0 || b-a < hi-lo {
-			src, lo, hi = i, a, b
-		}
-	}
-	return src, lo, hi
+	return levelLayout.Source(lv, func(pos uint32) []uint64 { return ls[pos].keys })
 }
 
 // part narrows a source range to the entries [plo, phi) of it (phi 0: all).

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
@@ -399,24 +400,9 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 // to emit in pattern vertex order with original ids. A task with more matches than the buffer
 // holds is listed by the host (the kernel's emulation over the host graph, streaming).
 func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
-	n := m.ph.numTasks()
-	limit := m.be.listCap()
-	for lo := 0; lo < n; {
-		if m.counts[lo] == 0 {
-			lo++
-			continue
-		}
-		if m.counts[lo] > limit {
-			if err := m.listOnHost(ctx, lo, sign, emit); err != nil {
-				return err
-			}
-			lo++
-			continue
-		}
-		hi, sum := lo+1, m.counts[lo]
-		for hi < n && sum+m.counts[hi] <= limit {
-			sum += m.counts[hi]
-			hi++
+	return gpucsm.ListGroups(m.counts[:m.ph.numTasks()], m.be.listCap(), func(lo, hi int, sum uint64, host bool) error {
+		if host {
+			return m.listOnHost(ctx, lo, sign, emit)
 		}
 		m.listBuf = slices.Grow(m.listBuf[:0], int(sum)*listWords)[:int(sum)*listWords]
 		if err := m.be.list(ctx, m.t, &m.h, &m.cache, &m.ph, lo, hi, m.counts, m.listBuf); err != nil {
@@ -434,9 +420,8 @@ func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
 				return csm.ErrStopped
 			}
 		}
-		lo = hi
-	}
-	return nil
+		return nil
+	})
 }
 
 // listOnHost lists task i's matches with the emulation (the host graph's lists), checking
@@ -480,7 +465,7 @@ func (m *Matcher) prepare(created bool) {
 	slices.SortFunc(vchg, func(a, b csm.AnchorVertex) int { return int(a.V) - int(b.V) })
 	for _, c := range vchg {
 		ph.cv = append(ph.cv, c.V)
-		ph.cvAlive = append(ph.cvAlive, b2u(c.Other.Alive))
+		ph.cvAlive = append(ph.cvAlive, gpucsm.B2U(c.Other.Alive))
 		ph.cvLabel = append(ph.cvLabel, c.Other.Label)
 	}
 	slices.SortFunc(pchg, func(a, b csm.AnchorPair) int {
@@ -495,7 +480,7 @@ func (m *Matcher) prepare(created bool) {
 	})
 	for _, c := range pchg {
 		ph.cpKey = append(ph.cpKey, pairKey(c.U, c.V))
-		ph.cpPresent = append(ph.cpPresent, b2u(c.Other.Present))
+		ph.cpPresent = append(ph.cpPresent, gpucsm.B2U(c.Other.Present))
 		ph.cpLabel = append(ph.cpLabel, c.Other.Label)
 	}
 	for pi, prog := range m.t.progs {

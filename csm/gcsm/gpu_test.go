@@ -3,13 +3,12 @@ package gcsm
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/csmtest"
 	"github.com/submatch/submatch/engine"
-	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
@@ -138,27 +137,7 @@ func TestGPUEngine(t *testing.T) {
 }
 
 func loadEmail10(t testing.TB) (func() *dynamic.Graph, []updates.Update, map[string]*pattern.Pattern) {
-	dir := testenv.Path(t, "csm-email10")
-	g, err := formats.Load(filepath.Join(dir, "initial.graph"), formats.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stream []updates.Update
-	for u, err := range updates.ReadFile(filepath.Join(dir, "updates.stream"), updates.Options{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		stream = append(stream, u)
-	}
-	pats := map[string]*pattern.Pattern{}
-	for _, q := range []string{"q4_1", "q4_2", "q4_3", "q6_1", "q6_2", "q8_1"} {
-		p, err := formats.LoadPattern(filepath.Join(dir, "queries", q+".graph"), formats.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pats[q] = p
-	}
-	return func() *dynamic.Graph { return dynamic.FromGraph(g) }, stream, pats
+	return csmtest.Email10(t, "q4_1", "q4_2", "q4_3", "q6_1", "q6_2", "q8_1")
 }
 
 // TestGPUEmail10: the public workload csm-email10 (its 1,056 duplicate insertions skipped), per

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/csmtest"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
@@ -17,7 +18,7 @@ import (
 	"github.com/submatch/submatch/pattern"
 )
 
-var conventions = []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}}
+var conventions = csmtest.Conventions
 
 // emuBackend runs the phases with the host emulation of the kernel, within a cache budget.
 type emuBackend struct{ budget uint64 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/pattern"
 )
@@ -45,6 +46,9 @@ const (
 	lOPEL    = 49 // [8] by position: its edge label
 )
 
+var levelLayout = gpucsm.Level{VLAny: lVLAny, VL: lVL, NPar: lNPar, NonAdj: lNonAdj, Inj: lInj, Above: lAbove, Below: lBelow,
+	PPos: lPPos, PELAny: lPELAny, PEL: lPEL}
+
 // table is the lowered programs of a set of patterns.
 type table struct {
 	words []uint32
@@ -52,21 +56,6 @@ type table struct {
 	first []int   // per pattern, the global index of its first term
 	sizes []int   // per pattern, its number of vertices
 	order [][]int // per global term, the pattern vertex of each level (a listed match's order)
-}
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func mask(pos []int) uint32 {
-	var m uint32
-	for _, p := range pos {
-		m |= 1 << p
-	}
-	return m
 }
 
 // lower builds the table, refusing patterns the interpreter does not take (too large, or
@@ -100,17 +89,12 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 					return nil, fmt.Errorf("gcsm: pattern %d is disconnected (term %d, level %d has no earlier neighbour); the GPU engine takes connected patterns (use --engine cpu)", pi+1, ti, k)
 				}
 				r := rec[termHeader+k*levelWords : termHeader+(k+1)*levelWords]
-				r[lVLAny], r[lVL] = b2u(lv.Label.Any), lv.Label.Value
-				r[lNPar] = uint32(len(lv.Parents))
-				r[lNonAdj], r[lInj], r[lAbove], r[lBelow] = mask(lv.NonAdj), mask(lv.Inj), mask(lv.Above), mask(lv.Below)
-				r[lOtherV] = b2u(lv.OtherVertex)
-				for i, pe := range lv.Parents {
-					r[lPPos+i], r[lPELAny+i], r[lPEL+i] = uint32(pe.Pos), b2u(pe.Label.Any), pe.Label.Value
-				}
+				levelLayout.Put(r, lv)
+				r[lOtherV] = gpucsm.B2U(lv.OtherVertex)
 				for _, oc := range lv.OtherPairs {
 					it := prog.Pairs[oc.Item]
 					r[lOtherP] |= 1 << oc.Pos
-					r[lOPAdj+oc.Pos], r[lOPELAny+oc.Pos], r[lOPEL+oc.Pos] = b2u(it.Adjacent), b2u(it.EdgeLabel.Any), it.EdgeLabel.Value
+					r[lOPAdj+oc.Pos], r[lOPELAny+oc.Pos], r[lOPEL+oc.Pos] = gpucsm.B2U(it.Adjacent), gpucsm.B2U(it.EdgeLabel.Any), it.EdgeLabel.Value
 				}
 			}
 			rec[tTail] = uint32(tail(rec))

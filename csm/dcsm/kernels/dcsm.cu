@@ -50,16 +50,6 @@ __device__ __forceinline__ Pool loadPool(const u64 *w) {
   return p;
 }
 
-// lowerBound is the first index i < n with a[i] >= x (n if none); a is sorted.
-__device__ __forceinline__ u32 lowerBound(const u64 *a, u32 n, u64 x) {
-  u32 lo = 0, hi = n;
-  while (lo < hi) {
-    u32 m = (lo + hi) >> 1;
-    if (a[m] < x) lo = m + 1; else hi = m;
-  }
-  return lo;
-}
-
 // dcsm_update rewrites the wave's touched vertices. Pass 1 moves the kept entries (visible to a
 // read at the wave's first timestamp or later) to their merged positions: their rank among the
 // kept plus the insertions of smaller key; pass 2 fills the slots left with the insertions, in
@@ -83,7 +73,7 @@ extern "C" __global__ void dcsm_update(const u64 *pool, const u32 *vrec, u32 nv,
       const u32 m = __ballot_sync(FULL, keep);
       if (keep) {
         const u64 k = P.key[oo + i];
-        const u64 p = no + base + __popc(m & ((1u << lane) - 1)) + lowerBound(ikey + ia, ib - ia, k);
+        const u64 p = no + base + __popc(m & ((1u << lane) - 1)) + csm_lower_bound(ikey + ia, ib - ia, k);
         P.key[p] = k;
         P.el[p] = P.el[oo + i];
         P.c[p] = P.c[oo + i];
@@ -113,7 +103,7 @@ extern "C" __global__ void dcsm_update(const u64 *pool, const u32 *vrec, u32 nv,
       const u64 k = dkey[j];
       const u32 t = dt[j];
       int hit = -1;
-      for (u32 i = lowerBound(P.key + no, nn, k); i < nn && P.key[no + i] == k; i++) {
+      for (u32 i = csm_lower_bound(P.key + no, nn, k); i < nn && P.key[no + i] == k; i++) {
         if (P.c[no + i] < t) hit = (int)i;
       }
       if (hit >= 0) P.d[no + hit] = t; else atomicExch(err, 2u);
@@ -146,19 +136,14 @@ __device__ __forceinline__ List getList(const Pool &P, u32 v) {
 
 // findVisible is the index of key's version visible at tau in L, or -1.
 __device__ __forceinline__ int findVisible(const List &L, u64 key, u32 tau) {
-  for (u32 i = lowerBound(L.k, L.n, key); i < L.n && L.k[i] == key; i++) {
+  for (u32 i = csm_lower_bound(L.k, L.n, key); i < L.n && L.k[i] == key; i++) {
     if (L.c[i] <= tau && tau < L.d[i]) return (int)i;
   }
   return -1;
 }
 
 __device__ bool accept(const u32 *lv, int k, u32 c, u32 lab, int skip, const u32 *f, const List *ls, u32 tau) {
-  for (int j = 0; j < k; j++) {
-    const u32 bit = 1u << j;
-    if ((lv[L_INJ] & bit) && f[j] == c) return false;
-    if ((lv[L_ABOVE] & bit) && f[j] >= c) return false;
-    if ((lv[L_BELOW] & bit) && f[j] <= c) return false;
-  }
+  if (!csm_order_ok(lv[L_INJ], lv[L_ABOVE], lv[L_BELOW], k, c, f)) return false;
   if (!lv[L_VLANY] && lab != lv[L_VL]) return false;
   const u64 key = ((u64)lab << 32) | c;
   const u32 np = lv[L_NPAR];
@@ -198,22 +183,8 @@ __device__ u32 gen(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *out,
     if (need & (1u << j)) ls[j] = getList(P, f[j]);
   }
   if (first) {
-    int src = -1;
-    u32 lo = 0, hi = 0;
-    for (u32 i = 0; i < np; i++) {
-      const List &L = ls[lv[L_PPOS + i]];
-      u32 a = 0, b = L.n;
-      if (!lv[L_VLANY] && L.n > 0) {
-        const u32 vl = lv[L_VL];
-        if ((u32)(L.k[0] >> 32) != vl) a = lowerBound(L.k, L.n, (u64)vl << 32);
-        if ((u32)(L.k[L.n - 1] >> 32) != vl) b = vl == 0xffffffffu ? L.n : lowerBound(L.k, L.n, (u64)(vl + 1) << 32);
-      }
-      if (src < 0 || b - a < hi - lo) {
-        src = (int)i;
-        lo = a;
-        hi = b;
-      }
-    }
+    u32 lo, hi;
+    const int src = csm_source(lv + L_PPOS, np, ls, lv[L_VLANY] != 0, lv[L_VL], &lo, &hi);
     if (phi) { // a part of the search: entries [plo, phi) of the source range (phi ~0: to its end)
       const u32 a = (u32)min((u64)lo + plo, (u64)hi);
       const u32 b = phi == 0xffffffffu ? hi : (u32)min((u64)lo + phi, (u64)hi);

@@ -165,12 +165,7 @@ __device__ __forceinline__ List getList(const Params &P, u32 v, Counters &ct, u3
 }
 
 __device__ bool accept(const Params &P, const u32 *lv, int k, u32 c, u32 lab, int skip, const u32 *f, const List *ls) {
-  for (int j = 0; j < k; j++) {
-    u32 bit = 1u << j;
-    if ((lv[L_INJ] & bit) && f[j] == c) return false;
-    if ((lv[L_ABOVE] & bit) && f[j] >= c) return false;
-    if ((lv[L_BELOW] & bit) && f[j] <= c) return false;
-  }
+  if (!csm_order_ok(lv[L_INJ], lv[L_ABOVE], lv[L_BELOW], k, c, f)) return false;
   if (!lv[L_VLANY] && lab != lv[L_VL]) return false;
   u64 key = ((u64)lab << 32) | c;
   u32 np = lv[L_NPAR];
@@ -247,19 +242,8 @@ __device__ u32 gen(const Params &P, const u32 *rec, int k, const u32 *f, u32 *ou
     if (need & (1u << j)) ls[j] = getList(P, f[j], ct, lane);
   }
   if (first) {
-    int src = -1;
-    u32 lo = 0, hi = 0;
-    for (u32 i = 0; i < np; i++) {
-      const List &L = ls[lv[L_PPOS + i]];
-      u32 a = 0, b = L.n;
-      if (!lv[L_VLANY] && L.n > 0) {
-        u32 vl = lv[L_VL];
-        // (the common cases first: the whole list has the label, or none of it)
-        if ((u32)(L.k[0] >> 32) != vl) a = lowerBound<u64>(L.k, L.n, (u64)vl << 32);
-        if ((u32)(L.k[L.n - 1] >> 32) != vl) b = vl == 0xffffffffu ? L.n : lowerBound<u64>(L.k, L.n, (u64)(vl + 1) << 32);
-      }
-      if (src < 0 || b - a < hi - lo) { src = (int)i; lo = a; hi = b; }
-    }
+    u32 lo, hi;
+    const int src = csm_source(lv + L_PPOS, np, ls, lv[L_VLANY] != 0, lv[L_VL], &lo, &hi);
     if (abs) {
       lo = plo;
       hi = phi;

@@ -1,0 +1,82 @@
+package dcsm
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/csmtest"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/pattern"
+)
+
+// BenchmarkHostEmail10 measures the host's part of the engine on the email10 stream with q4_1:
+// ApplyEach with a backend that runs no kernel (validation, the host graph's update, the
+// searches, the waves' planning and the reports), beside the CPU engine with batches of one (its
+// whole work). stream-ms is the stream alone (loading and opening excluded). Figures in
+// docs/benchmarks.md (scripts/dcsm-host-bench.sh).
+func BenchmarkHostEmail10(b *testing.B) {
+	mk, stream, pats := csmtest.Email10(b, "q4_1")
+	ps := []*pattern.Pattern{pats["q4_1"]}
+	ctx := context.Background()
+	opts := csm.Options{SkipInvalid: true, Threads: 1}
+	b.Run("dcsm-host", func(b *testing.B) {
+		var el time.Duration
+		for b.Loop() {
+			m, err := open(mk(), ps, opts, func(*table) (backend, error) { return nullBackend{}, nil })
+			if err != nil {
+				b.Fatal(err)
+			}
+			runtime.GC() // the opening's garbage is not the stream's
+			t0 := time.Now()
+			if err := m.ApplyEach(ctx, stream, func(updates.Update, *csm.Result) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+			el += time.Since(t0)
+		}
+		b.ReportMetric(float64(el.Microseconds())/1e3/float64(b.N), "stream-ms")
+	})
+	b.Run("cpu-batch1", func(b *testing.B) {
+		var el time.Duration
+		for b.Loop() {
+			m, err := csm.Open(mk(), ps, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res csm.Result
+			var one [1]updates.Update
+			var exp []updates.Update
+			runtime.GC() // the opening's garbage is not the stream's
+			t0 := time.Now()
+			for _, u := range stream {
+				if u.Kind == updates.DeleteVertex {
+					exp = csm.IncidentDeletions(m.Graph(), u, exp[:0])
+					for _, e := range exp {
+						one[0] = e
+						if err := m.Apply(ctx, one[:], nil, &res); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				one[0] = u
+				if err := m.Apply(ctx, one[:], nil, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			el += time.Since(t0)
+		}
+		b.ReportMetric(float64(el.Microseconds())/1e3/float64(b.N), "stream-ms")
+	})
+}
+
+// nullBackend runs no kernel (the counts stay zero): the host's part alone.
+type nullBackend struct{}
+
+func (nullBackend) load(initial, *store, uint64) error { return nil }
+func (nullBackend) ensure(uint64, int) error           { return nil }
+func (nullBackend) start(context.Context, *wave) error { return nil }
+func (nullBackend) finish(*wave) error                 { return nil }
+func (nullBackend) bytes() uint64                      { return 0 }
+func (nullBackend) close()                             {}

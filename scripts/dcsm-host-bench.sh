@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The DCSM engine's host part on email10 (csm/dcsm BenchmarkHostEmail10: ApplyEach with a backend
+# that runs no kernel, beside the CPU engine with batches of one), this tree against a baseline
+# revision, runs interleaved, medians printed. Host-side only: no GPU is used or measured.
+#
+#   scripts/dcsm-host-bench.sh [BASE] [RUNS]   BASE default main, RUNS default 9 (each run is
+#                                              BenchmarkHostEmail10 with -benchtime 10x)
+set -eu -o pipefail
+base="${1:-main}"
+runs="${2:-9}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tmp="$(mktemp -d)"
+trap 'git -C "$root" worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+git -C "$root" worktree add --detach "$tmp/base" "$base" >/dev/null 2>&1
+# the benchmark and its fixture, as in this tree
+cp "$root/csm/dcsm/host_bench_test.go" "$tmp/base/csm/dcsm/"
+mkdir -p "$tmp/base/csm/internal/csmtest"
+cp "$root/csm/internal/csmtest/csmtest.go" "$tmp/base/csm/internal/csmtest/"
+(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./csm/dcsm)
+(cd "$root" && go test -c -o "$tmp/new.test" ./csm/dcsm)
+for i in $(seq "$runs"); do
+	for which in base new; do
+		"$tmp/$which.test" -test.run XX -test.bench HostEmail10 -test.benchtime 10x |
+			awk -v w="$which" '/^Benchmark/ {print w, $1, $5}' >>"$tmp/all"
+	done
+done
+echo "# base $(git -C "$root" rev-parse --short "$base"), new $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo '+changes'), $runs runs each, stream-ms medians (min-max)"
+sort -k1,2 -k3n "$tmp/all" | awk '
+	{k = $1 " " $2; v[k, ++n[k]] = $3}
+	END {for (k in n) {m = n[k]; printf "%s %.2f (%.2f-%.2f)\n", k, (m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2), v[k, 1], v[k, m]}}' | sort
