@@ -47,6 +47,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 	report := func(u updates.Update, res *csm.Result) error {
 		st.seq++
 		one[0] = u
+		if code != exitOK { // an engine that reports after report's error: the first error stands
+			return errReported
+		}
 		if code = st.record(one, res, false, stderr); code != exitOK {
 			return errReported
 		}

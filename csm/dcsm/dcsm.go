@@ -200,6 +200,11 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 		}
 		if err != nil {
 			m.stats.Host += time.Since(t0)
+			if !errors.As(err, &ie) {
+				// An error from report stops the stream: nothing more is reported.
+				m.settle()
+				return err
+			}
 			if ferr := m.drain(ctx, report); ferr != nil {
 				return ferr
 			}
@@ -210,9 +215,11 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	return m.drain(ctx, report)
 }
 
-// drain launches the wave being gathered and reports it and the one before it.
+// drain launches the wave being gathered and reports it and the one before it. After an error
+// it reports nothing more (settle).
 func (m *Matcher) drain(ctx context.Context, report func(u updates.Update, res *csm.Result) error) error {
 	if err := m.launch(ctx, report); err != nil {
+		m.settle()
 		return err
 	}
 	if b := m.busy; b != nil {
@@ -223,6 +230,19 @@ func (m *Matcher) drain(ctx context.Context, report func(u updates.Update, res *
 		}
 	}
 	return nil
+}
+
+// settle waits for the wave running on the backend and drops it and the wave being gathered
+// without reporting them: the matcher is broken (a failed wave or report's error).
+func (m *Matcher) settle() {
+	if b := m.busy; b != nil {
+		m.busy = nil
+		if b.started {
+			_ = m.be.finish(b) // its results are dropped; the error that broke the matcher is returned
+		}
+		b.reset()
+	}
+	m.waves[m.cur].reset()
 }
 
 // add validates one update against the graph, applies it to the graph and adds it to the wave:
