@@ -44,6 +44,7 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 	apply := context.WithoutCancel(ctx) // a chunk in progress finishes: the graph and totals stay exact
 	one := make([]updates.Update, 1)
 	var code int
+	next := 0 // pend's first update not yet reported
 	report := func(u updates.Update, res *csm.Result) error {
 		st.seq++
 		one[0] = u
@@ -52,6 +53,12 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		}
 		if code = st.record(one, res, false, stderr); code != exitOK {
 			return errReported
+		}
+		// The summary counts stream updates as reported (a vertex deletion's edges come first).
+		if next < len(pend) && u == pend[next] {
+			next++
+			st.updates++
+			st.line = u.Line
 		}
 		return nil
 	}
@@ -83,6 +90,7 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 				return exitPartial
 			}
 		}
+		next = 0
 		err := sm.ApplyEach(apply, pend[:n], report)
 		if err == errReported {
 			return code
@@ -93,8 +101,6 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		if st.replay != nil {
 			st.replay.done()
 		}
-		st.line = pend[n-1].Line
-		st.updates += n
 		pend = pend[:copy(pend, pend[n:])]
 		prog.update(st.updates)
 		if st.flushEach {

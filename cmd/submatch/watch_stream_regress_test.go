@@ -43,3 +43,35 @@ func TestWatchStreamOverflowFails(t *testing.T) {
 		t.Fatalf("stderr %q does not name the overflow", errb.String())
 	}
 }
+
+// watchCounts is watch's summary's update count, batches and line ("N updates in B batches",
+// "up to line L").
+func watchCounts(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "# ") && strings.Contains(l, "updates in") {
+			up, _, _ := strings.Cut(l, ",")
+			_, line, _ := strings.Cut(l, "up to line ")
+			line, _, _ = strings.Cut(line, ",")
+			return up + "; line " + line
+		}
+	}
+	return ""
+}
+
+// TestWatchStreamSummaryOnStop: when an invalid update stops the stream in the middle of a
+// chunk, the per-update engine's summary counts the updates and lines it reported, as the CPU
+// engine's does.
+func TestWatchStreamSummaryOnStop(t *testing.T) {
+	data := writeFile(t, "g.graph", watchGraph)
+	for _, stream := range []string{
+		"e 1 3\n-e 1 2\ne 1 2 0\ne 2 1\n", // the fourth update inserts an edge present
+		"e 1 3\n-v 2\ne 1 2 0\ne 1 2\n",   // a vertex deletion reported as its edges' deletions
+	} {
+		bad := writeFile(t, "bad.stream", stream)
+		codeCPU, want, _ := runCmd(t, "watch", data, triangle, "--updates", bad)
+		code, got, _ := runCmd(t, "watch", data, triangle, "--updates", bad, "--engine", "dcsm-emulated")
+		if code != codeCPU || watchCounts(got) == "" || watchCounts(got) != watchCounts(want) {
+			t.Fatalf("%q: dcsm exit %d, summary %q; cpu exit %d, %q\n%s\n%s", stream, code, watchCounts(got), codeCPU, watchCounts(want), got, want)
+		}
+	}
+}
