@@ -473,13 +473,16 @@ func (st *watchState) record(batch []updates.Update, res *csm.Result, expiry boo
 	for _, inv := range res.Invalid {
 		st.log.Debug("skipped an invalid update", "line", inv.Update.Line, "update", inv.Update.String(), "reason", inv.Err)
 	}
-	for i, d := range res.Deltas {
-		var ok1, ok2 bool
-		st.created[i], ok1 = addChecked(st.created[i], d.Created)
-		st.destroyed[i], ok2 = addChecked(st.destroyed[i], d.Destroyed)
+	for i, d := range res.Deltas { // all or nothing: an overflow leaves the totals exact
+		_, ok1 := addChecked(st.created[i], d.Created)
+		_, ok2 := addChecked(st.destroyed[i], d.Destroyed)
 		if !ok1 || !ok2 {
 			return exitCode(stderr, engine.ErrOverflow)
 		}
+	}
+	for i, d := range res.Deltas {
+		st.created[i] += d.Created
+		st.destroyed[i] += d.Destroyed
 	}
 	if err := st.printBatch(batch, res, expiry); err != nil {
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", err))

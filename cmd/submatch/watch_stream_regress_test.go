@@ -39,6 +39,9 @@ func TestWatchStreamOverflowFails(t *testing.T) {
 	if code == exitOK {
 		t.Fatalf("exit 0 after a total overflowed (created total now %d, %d batches recorded)", st.created[0], st.batches)
 	}
+	if st.created[0] != math.MaxUint64-1 { // the first update's two matches (both orientations) overflow it
+		t.Fatalf("created total %d, want the last exact one %d", st.created[0], uint64(math.MaxUint64-1))
+	}
 	if !strings.Contains(errb.String(), "overflow") {
 		t.Fatalf("stderr %q does not name the overflow", errb.String())
 	}
@@ -73,5 +76,21 @@ func TestWatchStreamSummaryOnStop(t *testing.T) {
 		if code != codeCPU || watchCounts(got) == "" || watchCounts(got) != watchCounts(want) {
 			t.Fatalf("%q: dcsm exit %d, summary %q; cpu exit %d, %q\n%s\n%s", stream, code, watchCounts(got), codeCPU, watchCounts(want), got, want)
 		}
+	}
+}
+
+// TestWatchRecordOverflowKeepsTotals: a batch whose delta overflows a running total fails and
+// leaves every total at its last exact value (the summary prints them).
+func TestWatchRecordOverflowKeepsTotals(t *testing.T) {
+	var out, errb bytes.Buffer
+	st := &watchState{f: &watchFlags{batch: 1, emit: "counts"}, names: []string{"a", "b"},
+		out: bufio.NewWriter(&out), created: []uint64{5, math.MaxUint64 - 1}, destroyed: []uint64{7, 3},
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	res := &csm.Result{Applied: 1, Deltas: []csm.Delta{{Created: 1, Destroyed: 1}, {Created: 2, Destroyed: 1}}}
+	if code := st.record([]updates.Update{{Kind: updates.InsertEdge, U: 1, V: 2, Line: 1}}, res, false, &errb); code == exitOK {
+		t.Fatal("an overflowing total was recorded")
+	}
+	if st.created[0] != 5 || st.destroyed[0] != 7 || st.created[1] != math.MaxUint64-1 || st.destroyed[1] != 3 {
+		t.Fatalf("after the overflow: created %v, destroyed %v; want the last exact totals", st.created, st.destroyed)
 	}
 }
