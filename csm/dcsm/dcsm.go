@@ -4,7 +4,8 @@
 // it (the per-update deltas of the CPU engine with batches of one, in every convention), many of
 // them at once on the GPU: a multi-version graph in GPU memory (store.go) keeps, per vertex, its
 // sorted neighbours with the interval of update timestamps in which each edge version exists;
-// per wave of updates (every update that has arrived, up to a bound) an updater kernel rewrites
+// per wave of updates (every update that has arrived, up to a bound on its updates and one on
+// its search records, from the GPU memory bound) an updater kernel rewrites
 // the touched vertices (one warp a vertex, merging the new versions in and dropping the versions
 // no later update can read: the collector), and an executor kernel runs every anchored search of
 // every update of the wave at the update's own timestamp (one warp a search, idle warps taking
@@ -55,9 +56,26 @@ var ErrBatch = errors.New("dcsm: Apply takes one update (not a vertex deletion w
 // DefaultWave is the most updates of one wave.
 const DefaultWave = 1 << 14
 
+// DefaultWaveBytes bounds the search records of one wave (uploaded with it; a hub's search is
+// split into parts, so a wave of updates at a hub has many): a wave closes once its records
+// reach the bound, whatever its number of updates. With Options.GPUMemory the bound is a
+// sixteenth of it (two waves in flight, each buffer rounded up to a power of two, beside the
+// graph), at most this and at least 64 KiB; a single update's records are never split.
+const DefaultWaveBytes = 64 << 20
+
+// waveBudget is the bound on a wave's search records for a GPU memory bound (0: none).
+func waveBudget(gpuMemory uint64) uint64 {
+	if gpuMemory == 0 {
+		return DefaultWaveBytes
+	}
+	return max(min(gpuMemory/16, DefaultWaveBytes), 64<<10)
+}
+
 // Stats describes the matcher's work so far.
 type Stats struct {
 	Waves, Updates, Tasks int
+	// PeakWaveBytes is the largest search records of one wave (bytes).
+	PeakWaveBytes uint64
 	// PoolEntries is the pool's used prefix, LiveEntries the entries in blocks, both now;
 	// PeakPool the largest PoolEntries seen; Bytes the GPU memory held.
 	PoolEntries, LiveEntries, PeakPool, Bytes uint64
@@ -82,14 +100,16 @@ type Matcher struct {
 	busy  *wave
 	ts    uint32 // the timestamp of the last update applied
 	pool  uint64 // the backend's pool capacity (entries)
-	// MaxWave bounds a wave (DefaultWave; tests make it small).
-	maxWave int
-	stats   Stats
-	res     csm.Result
-	expand  []updates.Update
-	one     [1]updates.Update
-	ahead   int   // the updates of the current ApplyEach not yet added (a new wave's size hint)
-	broken  error // the error after which the matcher refuses work
+	// MaxWave bounds a wave's updates (DefaultWave), waveBytes its search records
+	// (waveBudget); tests make them small.
+	maxWave   int
+	waveBytes uint64
+	stats     Stats
+	res       csm.Result
+	expand    []updates.Update
+	one       [1]updates.Update
+	ahead     int   // the updates of the current ApplyEach not yet added (a new wave's size hint)
+	broken    error // the error after which the matcher refuses work
 }
 
 func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk func(*table) (backend, error)) (*Matcher, error) {
@@ -104,7 +124,8 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave}
+	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
+		waveBytes: waveBudget(opts.GPUMemory)}
 	in, err := m.s.load(g)
 	if err != nil {
 		be.close()
@@ -134,7 +155,7 @@ func (m *Matcher) Stats() Stats {
 // LogStats logs the figures of the work so far (watch -v).
 func (m *Matcher) LogStats(l *slog.Logger) {
 	st := m.Stats()
-	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "pool_entries", st.PoolEntries,
+	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "peak_wave_search_bytes", st.PeakWaveBytes, "pool_entries", st.PoolEntries,
 		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
 }
 
@@ -175,28 +196,36 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
 	t0 := time.Now()
+	step := func(u updates.Update) error {
+		if err := m.add(u); err != nil {
+			return err
+		}
+		if w := &m.waves[m.cur]; len(w.ups) >= m.maxWave || 4*uint64(len(w.tasks)) >= m.waveBytes {
+			m.stats.Host += time.Since(t0)
+			err := m.launch(ctx, report)
+			t0 = time.Now()
+			return err
+		}
+		return nil
+	}
 	for i, u := range stream {
 		m.ahead = len(stream) - i
 		var err error
 		if u.Kind == updates.DeleteVertex {
+			// Its edges' deletions first, each an update of its own (a hub's may span waves).
 			m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
 			for _, e := range m.expand {
-				if err = m.add(e); err != nil {
+				if err = step(e); err != nil {
 					break
 				}
 			}
 		}
 		if err == nil {
-			err = m.add(u)
+			err = step(u)
 		}
 		var ie *csm.InvalidError
 		if err != nil && !errors.As(err, &ie) {
 			m.broken = err
-		}
-		if err == nil && len(m.waves[m.cur].ups) >= m.maxWave {
-			m.stats.Host += time.Since(t0)
-			err = m.launch(ctx, report)
-			t0 = time.Now()
 		}
 		if err != nil {
 			m.stats.Host += time.Since(t0)
@@ -372,6 +401,7 @@ func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, 
 		m.s.release() // the blocks this wave left: its updater reads them before any later one writes
 		m.stats.Waves++
 		m.stats.Tasks += len(w.tasks) / taskWords
+		m.stats.PeakWaveBytes = max(m.stats.PeakWaveBytes, 4*uint64(len(w.tasks)))
 		m.stats.Time += time.Since(t0)
 		m.stats.PeakPool = max(m.stats.PeakPool, m.s.top)
 	}

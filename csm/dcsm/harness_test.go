@@ -107,6 +107,7 @@ type randomCase struct {
 	pats   []*pattern.Pattern
 	stream []updates.Update
 	wave   int
+	bytes  uint64 // the bound on a wave's search records (0: the default)
 }
 
 func newRandomCase(seed uint64) randomCase {
@@ -123,7 +124,7 @@ func newRandomCase(seed uint64) randomCase {
 	}
 	stream := randomStream(r, dynamic.FromGraph(base), 30+r.IntN(90), vl, el)
 	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream,
-		wave: []int{1, 2, 5, 17, DefaultWave}[r.IntN(5)]}
+		wave: []int{1, 2, 5, 17, DefaultWave}[r.IntN(5)], bytes: []uint64{0, 0, 1, 4 * taskWords * 3}[r.IntN(4)]}
 }
 
 // reference applies the stream with the CPU engine, one update at a time (a vertex deletion
@@ -173,6 +174,9 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, open opene
 	}
 	defer m.Close()
 	m.maxWave = c.wave
+	if c.bytes > 0 {
+		m.waveBytes = c.bytes
+	}
 	var total uint64
 	k := 0
 	err = m.ApplyEach(ctx, c.stream, func(u updates.Update, res *csm.Result) error {
@@ -226,7 +230,7 @@ func sweep(t *testing.T, seeds int, open opener) {
 		for _, sem := range conventions {
 			n, err := compare(ctx, c, sem, open)
 			if err != nil {
-				t.Fatalf("seed %d, %v, wave %d, split %d, patterns %v: %v", seed, sem, c.wave, splitChunk, c.pats, err)
+				t.Fatalf("seed %d, %v, wave %d (%d bytes), split %d, patterns %v: %v", seed, sem, c.wave, c.bytes, splitChunk, c.pats, err)
 			}
 			runs++
 			if n > 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/pattern"
@@ -36,5 +37,51 @@ func TestReportErrorStopsStream(t *testing.T) {
 	}
 	if err := m.ApplyEach(context.Background(), s[:1], func(updates.Update, *csm.Result) error { return nil }); err != stop {
 		t.Fatalf("after report's error: %v, want the matcher to refuse work with it", err)
+	}
+}
+
+// TestWaveSearchBytesBounded: updates at a hub make many searches each (split into parts of the
+// hub's neighbours); a wave closes once its search records reach the byte bound, so no wave
+// holds more than the bound and one update's records, and the counts stay the CPU engine's.
+func TestWaveSearchBytesBounded(t *testing.T) {
+	const leaves, inserts = 3000, 300
+	hub := func() *dynamic.Graph {
+		g := dynamic.New()
+		g.AddVertex(0, 0)
+		for i := 1; i <= leaves; i++ {
+			v, _ := g.AddVertex(int64(i), 0)
+			g.AddEdge(0, v, 0)
+		}
+		return g
+	}
+	var s []updates.Update
+	for i := range inserts {
+		s = append(s, updates.Update{Kind: updates.InsertEdge, U: 0, V: int64(leaves + 1 + i), Line: i + 1})
+	}
+	s = append(s, updates.Update{Kind: updates.DeleteVertex, U: 0, Line: inserts + 1}) // the hub's edges, one by one
+	p, _ := pattern.Parse("(a)-(b)-(c)")
+	c := randomCase{g: hub, pats: []*pattern.Pattern{p}, stream: s, wave: DefaultWave, bytes: 32 << 10}
+	if _, err := compare(context.Background(), c, engine.Semantics{}, openEmu); err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenEmulated(hub(), c.pats, csm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.waveBytes = c.bytes
+	if err := m.ApplyEach(context.Background(), s, func(updates.Update, *csm.Result) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Stats()
+	// One update's searches: both orientations of its pair terms, each split into parts of
+	// splitChunk of the hub's neighbours (at most leaves+inserts).
+	one := uint64(4*taskWords) * 4 * (uint64(leaves+inserts)/uint64(splitChunk) + 1)
+	t.Logf("%d updates, %d waves, %d searches, peak %d bytes of search records a wave (bound %d, one update up to %d)",
+		st.Updates, st.Waves, st.Tasks, st.PeakWaveBytes, c.bytes, one)
+	if st.PeakWaveBytes > c.bytes+one || st.Waves < int(uint64(4*taskWords*st.Tasks)/(c.bytes+one)) {
+		t.Fatalf("a wave held %d bytes of search records, bound %d (+%d)", st.PeakWaveBytes, c.bytes, one)
+	}
+	if waveBudget(0) != DefaultWaveBytes || waveBudget(1<<30) != 1<<26 || waveBudget(1<<20) != 64<<10 || waveBudget(1<<40) != DefaultWaveBytes {
+		t.Fatalf("wave budgets %d %d %d %d", waveBudget(0), waveBudget(1<<30), waveBudget(1<<20), waveBudget(1<<40))
 	}
 }
