@@ -475,5 +475,12 @@ func (dv *device) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph 
 	if err := dv.rounds(ctx, uint64(dv.tasks.Ptr())+4*taskWords*uint64(lo), hi-lo, &st, la); err != nil {
 		return err
 	}
+	// The kernel flags a write past the buffer only; each search's cursor tells what it listed.
+	if err := gpu.CopyToHost(dv.cursors, dv.cursor, 0); err != nil {
+		return err
+	}
+	if err := checkListed(dv.cursors, counts, lo); err != nil {
+		return err
+	}
 	return gpu.CopyToHost(out, dv.listOut, 0)
 }

@@ -408,6 +408,9 @@ func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
 		if err := m.be.list(ctx, m.t, &m.h, &m.cache, &m.ph, lo, hi, m.counts, m.listBuf); err != nil {
 			return err
 		}
+		if err := checkRecords(m.listBuf, m.counts, lo, hi); err != nil {
+			return err
+		}
 		for r := range int(sum) {
 			rec := m.listBuf[r*listWords : (r+1)*listWords]
 			task := m.ph.tasks[taskWords*(lo+int(rec[0])):]
@@ -422,6 +425,44 @@ func (m *Matcher) list(ctx context.Context, sign int, emit csm.Emit) error {
 		}
 		return nil
 	})
+}
+
+// checkRecords checks, before any is emitted, that the listing out of searches [lo, hi) holds
+// each search's counted matches in its own range, in order: every record names its range's
+// search (a record left from an earlier listing, or a garbage one, fails instead of being
+// emitted or indexing out of range).
+func checkRecords(out []uint32, counts []uint64, lo, hi int) error {
+	j, left := lo, uint64(0)
+	for r := 0; r < len(out); r += listWords {
+		for left == 0 && j < hi {
+			left = counts[j]
+			if left == 0 {
+				j++
+			}
+		}
+		if left == 0 || out[r] != uint32(j-lo) {
+			return fmt.Errorf("gcsm: internal error: listing record %d names search %d, in the range of search %d of [%d, %d)", r/listWords, int64(out[r])+int64(lo), j, lo, hi)
+		}
+		if left--; left == 0 {
+			j++
+		}
+	}
+	return nil
+}
+
+// checkListed checks that each search of a listing launch listed exactly its count: ends[i] is
+// where search lo+i's range ended after the launch (its cursor: the range's start plus the
+// matches written), the ranges laid out from 0 in search order.
+func checkListed(ends, counts []uint64, lo int) error {
+	var at uint64
+	for i, e := range ends {
+		start := at
+		at += counts[lo+i]
+		if e != at {
+			return fmt.Errorf("gcsm: internal error: search %d listed %d matches, counted %d", lo+i, int64(e-start), counts[lo+i])
+		}
+	}
+	return nil
 }
 
 // listOnHost lists task i's matches with the emulation (the host graph's lists), checking

@@ -1,0 +1,87 @@
+package gcsm
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+// badList is the emulation with a listing that goes wrong after the searches are listed.
+type badList struct {
+	emuBackend
+	spoil func(out []uint32)
+}
+
+func (b badList) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error {
+	if err := b.emuBackend.list(ctx, t, h, c, ph, lo, hi, counts, out); err != nil {
+		return err
+	}
+	b.spoil(out)
+	return nil
+}
+
+// TestListingRecordsChecked: a listing whose records do not lie in their searches' ranges (a
+// garbage search index, a record of the next search) fails with an internal error before any
+// of its matches is emitted, instead of emitting them or indexing out of range.
+func TestListingRecordsChecked(t *testing.T) {
+	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
+	for name, spoil := range map[string]func([]uint32){
+		"garbage": func(out []uint32) { out[len(out)-listWords] = 1 << 30 },
+		"shifted": func(out []uint32) { out[len(out)-listWords]++ },
+	} {
+		g := dynamic.New()
+		for i := range 6 {
+			g.AddVertex(int64(i), 0)
+		}
+		for i := range 5 {
+			g.AddEdge(uint32(i), uint32(i+1), 0)
+			g.AddEdge(uint32(i), 5, 0)
+		}
+		m, err := open(g, []*pattern.Pattern{tri}, csm.Options{}, func(*table) (backend, error) {
+			return badList{emuBackend{1 << 30}, spoil}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res csm.Result
+		emitted := 0
+		err = m.Apply(context.Background(), []updates.Update{{Kind: updates.InsertEdge, U: 0, V: 2}, {Kind: updates.InsertEdge, U: 1, V: 3}},
+			func(csm.SignedMatch) bool { emitted++; return true }, &res)
+		if err == nil || !strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("%s: err %v, emitted %d", name, err, emitted)
+		}
+		if emitted >= 6 { // the first group (listCap 6) is spoilt
+			t.Fatalf("%s: %d matches emitted from a spoilt listing", name, emitted)
+		}
+	}
+}
+
+// TestCheckListed: a search whose cursor ended elsewhere than its start plus its count (fewer
+// or more matches listed) fails the listing.
+func TestCheckListed(t *testing.T) {
+	counts := []uint64{9, 2, 0, 3, 1}
+	if err := checkListed([]uint64{2, 2, 5, 6}, counts, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, ends := range [][]uint64{{1, 1, 5, 6}, {2, 2, 4, 6}, {2, 3, 5, 6}, {2, 2, 5, 7}} {
+		if err := checkListed(ends, counts, 1); err == nil {
+			t.Fatalf("cursors %v accepted for counts %v", ends, counts[1:])
+		}
+	}
+	out := make([]uint32, 3*listWords)
+	out[2*listWords] = 2
+	if err := checkRecords(out, counts, 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkRecords(out[:2*listWords], counts, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkRecords(out, counts, 1, 2); err == nil {
+		t.Fatal("a record past the searches' counts accepted")
+	}
+}
