@@ -1,6 +1,7 @@
 package gcsm
 
 import (
+	"context"
 	"slices"
 )
 
@@ -65,7 +66,13 @@ type emu struct {
 	// onRead, when set, is told every list read (the estimator's access record).
 	onRead func(v uint32)
 	bufs   [MaxPatternVertices][]uint32
+	// ctx, when set, stops a listing (polled every pollSteps candidates); steps counts them.
+	ctx   context.Context
+	steps uint32
 }
+
+// pollSteps is how many candidates a host listing enumerates between looks at its context.
+const pollSteps = 1024
 
 type hlist struct {
 	keys []uint64
@@ -279,26 +286,35 @@ func (e *emu) runSpilled(r []uint32) uint64 {
 }
 
 // listTask visits the matches of one task (f in level order), as the kernel lists them: every level
-// enumerated, no tail counted as a product.
-func (e *emu) listTask(task []uint32, visit func(f []uint32)) {
+// enumerated, no tail counted as a product. It stops, returning false, when visit returns false
+// or e.ctx is done.
+func (e *emu) listTask(task []uint32, visit func(f []uint32) bool) bool {
 	rec := e.t.words[int(task[0])*termWords:][:termWords]
 	e.f[0], e.f[1] = task[1], task[2]
 	if e.anchors(rec) {
-		e.listFrom(rec, int(rec[tAnchors]), task[4], task[5], visit)
+		return e.listFrom(rec, int(rec[tAnchors]), task[4], task[5], visit)
 	}
+	return true
 }
 
-func (e *emu) listFrom(rec []uint32, k int, plo, phi uint32, visit func(f []uint32)) {
+func (e *emu) listFrom(rec []uint32, k int, plo, phi uint32, visit func(f []uint32) bool) bool {
 	n := int(rec[tN])
 	if k == n {
-		visit(e.f[:n])
-		return
+		return visit(e.f[:n])
 	}
 	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
 	for i := 0; i < len(e.bufs[k]); i++ {
+		if e.ctx != nil {
+			if e.steps++; e.steps%pollSteps == 0 && e.ctx.Err() != nil {
+				return false
+			}
+		}
 		e.f[k] = e.bufs[k][i]
-		e.listFrom(rec, k+1, 0, 0, visit)
+		if !e.listFrom(rec, k+1, 0, 0, visit) {
+			return false
+		}
 	}
+	return true
 }
 
 // spillAbs is the flag of a spilled search whose part of level d is absolute (SF_ABS).

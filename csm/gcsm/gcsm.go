@@ -100,6 +100,9 @@ type Stats struct {
 	// and the searches spilled for load balance.
 	Launches int
 	Spilled  uint64
+	// HostListed: the matches the host enumerated listing searches with more matches than the
+	// listing buffer holds.
+	HostListed uint64
 }
 
 // HitRate returns Hits/Reads (1 when nothing was read).
@@ -473,22 +476,24 @@ func (m *Matcher) listOnHost(ctx context.Context, i, sign int, emit csm.Emit) er
 	}
 	task := m.ph.tasks[taskWords*i : taskWords*(i+1)]
 	pi, order := int(task[3]), m.t.order[task[0]]
-	e := emu{t: m.t, h: &m.h, ph: &m.ph}
+	e := emu{t: m.t, h: &m.h, ph: &m.ph, ctx: ctx}
 	var listed uint64
 	stopped := false
-	e.listTask(task, func(f []uint32) {
-		if stopped {
-			return
-		}
+	done := e.listTask(task, func(f []uint32) bool {
 		listed++
 		m.out = slices.Grow(m.out[:0], len(order))[:len(order)]
 		for k, w := range order {
 			m.out[w] = m.g.OriginalID(f[k])
 		}
 		stopped = !emit(csm.SignedMatch{Pattern: pi, Sign: sign, Vertices: m.out})
+		return !stopped
 	})
+	m.stats.HostListed += listed
 	if stopped {
 		return csm.ErrStopped
+	}
+	if !done {
+		return ctx.Err()
 	}
 	if listed != m.counts[i] {
 		return fmt.Errorf("gcsm: internal error: search %d listed %d matches on the host, counted %d", i, listed, m.counts[i])

@@ -40,12 +40,13 @@ func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph 
 	at := 0
 	for i := lo; i < hi; i++ {
 		start := at
-		e.listTask(ph.tasks[taskWords*i:taskWords*(i+1)], func(f []uint32) {
+		e.listTask(ph.tasks[taskWords*i:taskWords*(i+1)], func(f []uint32) bool {
 			if at < len(out) {
 				out[at] = uint32(i - lo)
 				copy(out[at+1:at+listWords], f)
 			}
 			at += listWords
+			return true
 		})
 		if uint64(at-start) != counts[i]*listWords {
 			return fmt.Errorf("task %d: listed %d matches, counted %d", i, (at-start)/listWords, counts[i])

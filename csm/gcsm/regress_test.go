@@ -2,6 +2,7 @@ package gcsm
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -83,5 +84,56 @@ func TestCheckListed(t *testing.T) {
 	}
 	if err := checkRecords(out, counts, 1, 2); err == nil {
 		t.Fatal("a record past the searches' counts accepted")
+	}
+}
+
+// clique is the complete graph on n vertices, labels 0.
+func clique(n int) *dynamic.Graph {
+	g := dynamic.New()
+	for i := range n {
+		g.AddVertex(int64(i), 0)
+	}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			g.AddEdge(uint32(i), uint32(j), 0)
+		}
+	}
+	return g
+}
+
+// TestHostListingStops: a search with more matches than the listing buffer is listed on the
+// host; when emit returns false the listing enumerates no further, and when the context is
+// cancelled it stops within a poll interval.
+func TestHostListingStops(t *testing.T) {
+	k5, _ := pattern.Parse("(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d), (b)-(e), (c)-(e)")
+	del := []updates.Update{{Kind: updates.DeleteEdge, U: 0, V: 1}}
+	open := func() *Matcher {
+		m, err := openEmu(clique(30), []*pattern.Pattern{k5}, csm.Options{}, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.(*Matcher)
+	}
+	var res csm.Result
+	m := open()
+	if err := m.Apply(context.Background(), del, nil, &res); err != nil {
+		t.Fatal(err)
+	}
+	total := res.Deltas[0].Destroyed // 120 orderings of each of C(28, 3) cliques
+
+	m = open()
+	emitted := 0
+	err := m.Apply(context.Background(), del, func(csm.SignedMatch) bool { emitted++; return false }, &res)
+	if !errors.Is(err, csm.ErrStopped) || emitted != 1 || m.Stats().HostListed != 1 {
+		t.Fatalf("emit stopped at the first match: err %v, emitted %d, %d listed on the host", err, emitted, m.Stats().HostListed)
+	}
+
+	m = open()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	emitted = 0
+	err = m.Apply(ctx, del, func(csm.SignedMatch) bool { emitted++; cancel(); return true }, &res)
+	if !errors.Is(err, context.Canceled) || uint64(emitted) > 2*pollSteps || uint64(emitted) >= total {
+		t.Fatalf("cancelled at the first match: err %v, emitted %d of %d", err, emitted, total)
 	}
 }
