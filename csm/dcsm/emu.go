@@ -116,6 +116,9 @@ func (e *emu) update(w *wave) error {
 			}
 			k := e.key[oo+i]
 			p := no + base + uint64(lowerBound(ins, k))
+			if p >= no+nn { // more kept than planned: never past the new block (the kernel's err 1)
+				return fmt.Errorf("dcsm: internal error: vertex %d keeps more than the %d entries planned", v, nn)
+			}
 			e.key[p], e.el[p], e.c[p], e.d[p] = k, e.el[oo+i], e.c[oo+i], e.d[oo+i]
 			base++
 		}

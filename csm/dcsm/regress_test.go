@@ -3,6 +3,8 @@ package dcsm
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/csm"
@@ -83,5 +85,49 @@ func TestWaveSearchBytesBounded(t *testing.T) {
 	}
 	if waveBudget(0) != DefaultWaveBytes || waveBudget(1<<30) != 1<<26 || waveBudget(1<<20) != 64<<10 || waveBudget(1<<40) != DefaultWaveBytes {
 		t.Fatalf("wave budgets %d %d %d %d", waveBudget(0), waveBudget(1<<30), waveBudget(1<<20), waveBudget(1<<40))
+	}
+}
+
+// TestUpdaterStaysInBlock: when the plan gives a vertex fewer kept entries than its block
+// holds (a host bookkeeping error), the updater fails with an internal error and writes
+// nothing outside the vertex's new block (the kernel's pass 1 has the same guard).
+func TestUpdaterStaysInBlock(t *testing.T) {
+	g := dynamic.New()
+	for i := range 8 {
+		g.AddVertex(int64(i), 0)
+	}
+	for _, e := range [][2]uint32{{0, 1}, {0, 2}, {0, 3}, {5, 6}, {6, 7}, {5, 7}} {
+		g.AddEdge(e[0], e[1], 0)
+	}
+	p, _ := pattern.Parse("(a)-(b)")
+	m, err := OpenEmulated(g, []*pattern.Pattern{p}, csm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := m.be.(*emu)
+	v, _ := g.Lookup(0)
+	m.s.dead[v] = 2 // the host believes two of its three entries dead: a block of 1 + 1 planned
+	key, c, d := slices.Clone(e.key), slices.Clone(e.c), slices.Clone(e.d)
+	err = m.ApplyEach(context.Background(), []updates.Update{{Kind: updates.InsertEdge, U: 0, V: 4, Line: 1}},
+		func(updates.Update, *csm.Result) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("err %v, want an internal error", err)
+	}
+	no, nn := m.s.off[v], uint64(m.s.ln[v])
+	if nn != 2 {
+		t.Fatalf("planned %d entries, the test expects 2", nn)
+	}
+	for i := range uint64(len(e.key)) {
+		if i >= no && i < no+nn {
+			continue
+		}
+		var k uint64
+		var ci, di uint32
+		if i < uint64(len(key)) {
+			k, ci, di = key[i], c[i], d[i]
+		}
+		if e.key[i] != k || e.c[i] != ci || e.d[i] != di {
+			t.Fatalf("pool entry %d (outside the block [%d, %d)) changed", i, no, no+nn)
+		}
 	}
 }

@@ -74,10 +74,14 @@ extern "C" __global__ void dcsm_update(const u64 *pool, const u32 *vrec, u32 nv,
       if (keep) {
         const u64 k = P.key[oo + i];
         const u64 p = no + base + __popc(m & ((1u << lane) - 1)) + csm_lower_bound(ikey + ia, ib - ia, k);
-        P.key[p] = k;
-        P.el[p] = P.el[oo + i];
-        P.c[p] = P.c[oo + i];
-        P.d[p] = P.d[oo + i];
+        if (p < no + nn) {
+          P.key[p] = k;
+          P.el[p] = P.el[oo + i];
+          P.c[p] = P.c[oo + i];
+          P.d[p] = P.d[oo + i];
+        } else {
+          atomicExch(err, 1u); // more kept than planned: never past the new block
+        }
       }
       base += __popc(m);
     }
