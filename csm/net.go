@@ -71,6 +71,11 @@ type Net struct {
 	// differs or that belong to such a vertex.
 	Vertices []VertexChange
 	Pairs    []PairChange
+
+	// single: the last Compute took the fast path of one edge update between existing vertices,
+	// whose dense ids are x and y (Pairs[0]); Apply then needs no lookups.
+	single bool
+	x, y   uint32
 }
 
 // NewNet returns a Net over g.
@@ -248,6 +253,7 @@ func (n *Net) Reset() {
 	clearMap(n.oldP)
 	n.Vertices = n.Vertices[:0]
 	n.Pairs = n.Pairs[:0]
+	n.single = false
 }
 
 // singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
@@ -275,6 +281,7 @@ func (n *Net) singleEdge(u *updates.Update) bool {
 		return false
 	}
 	n.Pairs = append(n.Pairs, c)
+	n.single, n.x, n.y = true, x, y
 	return true
 }
 
@@ -291,6 +298,19 @@ func (n *Net) vertexChanged(id int64) bool {
 // vertices in, edges in.
 func (n *Net) Apply() error {
 	g := n.g
+	if n.single {
+		c := &n.Pairs[0]
+		var err error
+		if c.Old.Present {
+			_, err = g.DeleteEdge(n.x, n.y)
+		} else {
+			err = g.AddEdge(n.x, n.y, c.New.Label)
+		}
+		if err != nil {
+			return fmt.Errorf("csm: internal error applying a batch: %w", err)
+		}
+		return nil
+	}
 	for _, c := range n.Pairs {
 		if c.Old.Present {
 			u, _ := g.Lookup(c.U)

@@ -454,11 +454,6 @@ func TestNet(t *testing.T) {
 // counted as falling factorials, give the counts of listing every match and, at the end, the
 // static engine's count, on random streams.
 func TestTwinTails(t *testing.T) {
-	static, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
 	pats := []string{
 		"(a:0)-[:0]-(b:1), (a)-[:0]-(c:1), (a)-[:0]-(d:1)",                              // a star: three twins
 		"(a:0)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:1)-[:0]-(e:1), (d)-[:0]-(f:1)",             // the benchmark's 6-vertex tree
@@ -467,7 +462,40 @@ func TestTwinTails(t *testing.T) {
 		"(a:0)-[:0]-(x:1)-[:0]-(b:0), (a)-[:0]-(y:1)-[:0]-(b), (a)-[:0]-(z:1)-[:0]-(b)", // twins with two parents
 		"(a:0)-[:1]-(b:1), (a)-[:1]-(c:1), (a)-[:0]-(d:1)",                              // same vertex label, other edge label
 	}
-	for seed := range uint64(16) {
+	checkTails(t, pats, 2, 16, 1) // embeddings or unique (induced has no twins)
+}
+
+// TestSumTails: patterns whose searches end in a level summed from its parent's runs (a path's
+// or a tree's last edge: term.sumLevel), in every convention, on one and two threads, counted
+// as listed and against the static count; the summed path must have counted something.
+func TestSumTails(t *testing.T) {
+	pats := []string{
+		"(a:0)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:1)-[:0]-(e:1)",                      // the benchmark's Q_3
+		"(a:0)-[:0]-(b:1)-[:0]-(c:0)",                                            // a 3-vertex path, colliding ends
+		"(a:0)-[:0]-(b:1)-[:0]-(c:2)-[:0]-(d:0)",                                 // distinct labels
+		"(a:0)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:0)-[:0]-(e:1)-[:0]-(f:1)",           // P6
+		"(a:0)-[:1]-(b:1)-[:0]-(c:1), (b)-[:0]-(d:0), (d)-[:1]-(e:1)",            // a tree with edge labels
+		"(a:0)-[:0]-(b:1)-[:0]-(c:0)-[:0]-(a), (c)-[:0]-(d:1)-[:0]-(e:0)",        // a triangle with a tail
+		"(a:1)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:0), (b)-[:0]-(e:1), (c)-[:0]-(f:1)", // two branches
+	}
+	if n := checkTails(t, pats, 4, 24, 2); n == 0 {
+		t.Fatal("no search was counted by a sum")
+	}
+}
+
+// checkTails streams random batches over random graphs for each pattern, in one of the first
+// convs conventions, counting on threads workers and listing on one, checking every batch's
+// counts against the listing and the final total against the static engine. It returns how
+// many searches counted a nonzero sum (sumTail).
+func checkTails(t *testing.T, pats []string, convs int, seeds uint64, threads int) uint64 {
+	t.Helper()
+	static, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var sums uint64
+	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 7))
 		g0 := gen.RandomGraph(seed, 8+r.IntN(8), 0.3+0.3*r.Float64(), 2, 2)
 		for _, ps := range pats {
@@ -475,8 +503,8 @@ func TestTwinTails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sem := conventions[r.IntN(2)] // embeddings or unique (induced has no twins)
-			count, err := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Semantics: sem, Threads: 1, SkipInvalid: true})
+			sem := conventions[r.IntN(convs)]
+			count, err := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Semantics: sem, Threads: threads, SkipInvalid: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -512,8 +540,12 @@ func TestTwinTails(t *testing.T) {
 			if int64(want.Count) != total {
 				t.Fatalf("seed %d %s %s: initial+created-destroyed = %d, static %d", seed, ps, sem, total, want.Count)
 			}
+			for _, w := range count.(*cpuMatcher).workers {
+				sums += w.sums
+			}
 		}
 	}
+	return sums
 }
 
 // TestTwinsInBatch: a star's twin leaves with different other-graph checks (the anchor pair's
