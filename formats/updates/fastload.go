@@ -20,6 +20,12 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
+	if data, unmap, ok := mapPlain(path); ok {
+		defer unmap()
+		if g, ok := fastLoad(data); ok {
+			return g, nil
+		}
+	}
 	r, name, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
 	if err != nil {
 		return nil, err
@@ -43,6 +49,31 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 		return nil, err
 	}
 	return dynamic.FromGraph(sg), nil
+}
+
+// mapPlain maps the file at path when it is a regular, non-empty file that is not compressed
+// (gzip or zstd, which formats.Open decompresses), for fastLoad to parse in place.
+func mapPlain(path string) (data []byte, unmap func(), ok bool) {
+	if path == formats.Stdin {
+		return nil, nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 4 || st.Size() >= 1<<40 {
+		return nil, nil, false
+	}
+	if data, unmap, ok = mapped(f, int(st.Size())); !ok {
+		return nil, nil, false
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+		unmap()
+		return nil, nil, false
+	}
+	return data, unmap, true
 }
 
 // readAll reads r to its end into a buffer of hint+1 bytes to start with (grown if needed).
