@@ -2,6 +2,7 @@ package dynamic
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -255,4 +256,59 @@ func parallelChunks(n int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Clone returns an independent copy of the graph, with the same dense ids (each run with an
+// eighth of spare capacity, as Build leaves it), copied on all cores.
+func (d *Graph) Clone() *Graph {
+	n := len(d.adj)
+	c := &Graph{
+		labels: slices.Clone(d.labels), alive: slices.Clone(d.alive), orig: slices.Clone(d.orig),
+		degree: slices.Clone(d.degree), mask: slices.Clone(d.mask), table: slices.Clone(d.table),
+		ids: maps.Clone(d.ids), byLabel: make(map[uint32][]uint32, len(d.byLabel)),
+		posLabel: slices.Clone(d.posLabel), all: slices.Clone(d.all), posAll: slices.Clone(d.posAll),
+		free: slices.Clone(d.free), numEdges: d.numEdges, dead: d.dead,
+	}
+	if c.ids == nil {
+		c.ids = map[int64]uint32{}
+	}
+	for l, vs := range d.byLabel {
+		c.byLabel[l] = slices.Clone(vs)
+	}
+	// Where each vertex's runs and lists go: one arena of runs (room for one more per vertex)
+	// and one array of lists.
+	runAt := make([]uint64, n+1)
+	nbAt := make([]uint64, n+1)
+	for v, runs := range d.adj {
+		runAt[v+1] = runAt[v] + uint64(len(runs)) + 1
+		s := uint64(0)
+		for i := range runs {
+			l := uint64(len(runs[i].Neighbors))
+			s += l + l/8 + 1
+		}
+		nbAt[v+1] = nbAt[v] + s
+	}
+	arena := huge.Make[Run](int(runAt[n]))
+	back := huge.Make[uint32](int(nbAt[n]))
+	c.adj = make([][]Run, n)
+	parallelChunks(n, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			runs := d.adj[v]
+			if runs == nil {
+				continue
+			}
+			k := len(runs)
+			dst := arena[runAt[v] : runAt[v]+uint64(k) : runAt[v+1]]
+			pos := nbAt[v]
+			for i := range runs {
+				nb := runs[i].Neighbors
+				m := uint64(len(nb))
+				copy(back[pos:], nb)
+				dst[i] = Run{VertexLabel: runs[i].VertexLabel, EdgeLabel: runs[i].EdgeLabel, Neighbors: back[pos : pos+m : pos+m+m/8+1]}
+				pos += m + m/8 + 1
+			}
+			c.adj[v] = dst
+		}
+	})
+	return c
 }

@@ -2,6 +2,7 @@ package dynamic
 
 import (
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"testing"
 
@@ -38,6 +39,9 @@ func TestRandomOps(t *testing.T) {
 			}
 		}
 		r := rand.New(rand.NewPCG(seed, 7))
+		var orig *Graph
+		var origLabels map[int64]uint32
+		var origEdges map[key]uint32
 		for step := range 600 {
 			a, b := int64(r.IntN(40)), int64(r.IntN(40))
 			switch op := r.IntN(10); {
@@ -106,11 +110,18 @@ func TestRandomOps(t *testing.T) {
 			if step%97 == 0 {
 				d.Compact()
 			}
+			if orig == nil && step >= 300 {
+				// Go on with a clone: equal now, and the original must not see its changes.
+				origLabels, origEdges = maps.Clone(labels), maps.Clone(edges)
+				orig, d = d, d.Clone()
+				check(t, d, labels, edges)
+			}
 			if step%50 == 0 {
 				check(t, d, labels, edges)
 			}
 		}
 		check(t, d, labels, edges)
+		check(t, orig, origLabels, origEdges) // the clone's changes did not reach it
 	}
 }
 
