@@ -159,6 +159,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	hold := holdGC()
 	defer hold.release()
+	var pre *preread // the stream, read while the graph loads, to cut it in two
+	if f.splitEligible() {
+		pre = startPreread(f.updatesPath, updates.Options{Timestamps: f.timestamps})
+	}
 	var cp *watchCheckpoint
 	var g *dynamic.Graph
 	if f.resume != "" {
@@ -171,6 +175,16 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
 	opts.GPUMemory, _ = parseSize("--gpu-memory", f.gpuMemory)
+	var all []updates.Update // the whole stream, when it is cut in two
+	var m2 csm.Matcher       // the second half's matcher, over a copy of the graph
+	if pre != nil {
+		if all = pre.wait(); all != nil && (len(all)+f.batch-1)/f.batch >= splitMinBatches {
+			opts.Threads = 1 // one thread for each half
+			if m2, err = eng.Open(g.Clone(), st.pats, opts); err != nil {
+				return exitCode(stderr, err)
+			}
+		}
+	}
 	if st.m, err = eng.Open(g, st.pats, opts); err != nil {
 		return exitCode(stderr, err)
 	}
@@ -207,7 +221,12 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hold.release() // listing, counting the graph again or writing it allocate much more
 	}
 	start := time.Now()
-	code := st.loop(ctx, stderr)
+	var code int
+	if m2 != nil {
+		code = st.splitLoop(ctx, stderr, all, m2)
+	} else {
+		code = st.loop(ctx, stderr)
+	}
 	if code == -1 { // killed (tests)
 		return exitPartial
 	}
@@ -370,16 +389,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 				}
 			}
 		}
-		if len(batch) == 1 && batch[0].Kind == updates.DeleteVertex {
-			// Per update, a vertex deletion reports its edges' deletions first, one line each.
-			edges = incidentDeletions(st.m.Graph(), batch[0], edges[:0])
-			for i := range edges {
-				if code := st.apply(apply, edges[i:i+1], &res, name, stderr, false); code != exitOK {
-					return code
-				}
-			}
-		}
-		if code := st.apply(apply, batch, &res, name, stderr, false); code != exitOK {
+		if code := st.applyBatch(apply, batch, &edges, &res, name, stderr); code != exitOK {
 			return code
 		}
 		if st.win != nil {
@@ -388,17 +398,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		if st.replay != nil {
 			st.replay.done()
 		}
-		st.line = batch[len(batch)-1].Line
-		st.updates += len(batch)
 		sinceCP += len(batch)
-		prog.update(st.updates)
-		if st.flushEach {
-			if err := st.out.Flush(); err != nil {
-				return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
-			}
-		}
-		if st.gc != nil && (st.flushEach || st.batches%64 == 0) { // stdin: updates may come slowly
-			st.gc.check()
+		if code := st.advance(batch, prog, stderr); code != exitOK {
+			return code
 		}
 		if watchKillAfter > 0 && st.batches >= watchKillAfter {
 			return -1
@@ -409,6 +411,36 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			}
 			sinceCP = 0
 		}
+	}
+	return exitOK
+}
+
+// applyBatch applies a batch of the stream and prints its lines: per update, a vertex deletion
+// reports its edges' deletions first, one line each (edges is their buffer).
+func (st *watchState) applyBatch(ctx context.Context, batch []updates.Update, edges *[]updates.Update, res *csm.Result, name string, stderr io.Writer) int {
+	if len(batch) == 1 && batch[0].Kind == updates.DeleteVertex {
+		*edges = incidentDeletions(st.m.Graph(), batch[0], (*edges)[:0])
+		for i := range *edges {
+			if code := st.apply(ctx, (*edges)[i:i+1], res, name, stderr, false); code != exitOK {
+				return code
+			}
+		}
+	}
+	return st.apply(ctx, batch, res, name, stderr, false)
+}
+
+// advance records that the stream's batch was applied: position, progress, flush, collector.
+func (st *watchState) advance(batch []updates.Update, prog *watchProgress, stderr io.Writer) int {
+	st.line = batch[len(batch)-1].Line
+	st.updates += len(batch)
+	prog.update(st.updates)
+	if st.flushEach {
+		if err := st.out.Flush(); err != nil {
+			return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
+		}
+	}
+	if st.gc != nil && (st.flushEach || st.batches%64 == 0) { // stdin: updates may come slowly
+		st.gc.check()
 	}
 	return exitOK
 }
@@ -425,6 +457,11 @@ func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *cs
 	if l, ok := st.m.(interface{ LogBatch(*slog.Logger) }); ok && err == nil && st.f.verbose {
 		l.LogBatch(st.log) // an engine's own figures (gcsm: cache hits, times)
 	}
+	return st.finish(batch, res, err, name, stderr, expiry)
+}
+
+// finish reports a batch that was applied (err: its error): the totals and its lines.
+func (st *watchState) finish(batch []updates.Update, res *csm.Result, err error, name string, stderr io.Writer, expiry bool) int {
 	if st.werr != nil {
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", st.werr))
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -382,3 +383,61 @@ func TestWatchListingRefusedEarly(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestWatchSplit: a stream cut in two (two threads, watch_split.go) prints what one thread
+// prints, line for line (but the summary's time): batches of 1 and 3, vertex insertions and
+// deletions, invalid updates skipped or fatal, JSON, the cut fixed at several places and chosen
+// while running.
+func TestWatchSplit(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var g, s strings.Builder
+	for v := range 40 {
+		fmt.Fprintf(&g, "v %d %d\n", v, r.IntN(2))
+	}
+	for range 120 {
+		if a, b := r.IntN(40), r.IntN(40); a != b {
+			fmt.Fprintf(&g, "e %d %d 0\n", a, b)
+		}
+	}
+	for i := range 1500 {
+		a, b := r.IntN(46), r.IntN(46)
+		switch op := r.IntN(20); {
+		case op < 11:
+			fmt.Fprintf(&s, "e %d %d\n", a, b)
+		case op < 18:
+			fmt.Fprintf(&s, "-e %d %d\n", a, b)
+		case op < 19:
+			fmt.Fprintf(&s, "v %d %d\n", 40+i, r.IntN(2))
+		default:
+			fmt.Fprintf(&s, "-v %d\n", a)
+		}
+	}
+	data := writeFile(t, "g.graph", g.String())
+	stream := writeFile(t, "u.stream", s.String())
+	bad := writeFile(t, "bad.stream", s.String()+"e 1 1\n")
+	summary := regexp.MustCompile(`(, )[0-9.]+[µmn]?s(; graph)|("elapsed_ms":)[0-9.e+-]+`)
+	for _, c := range []struct {
+		stream string
+		args   []string
+	}{
+		{stream, []string{"--on-invalid", "skip"}},
+		{stream, []string{"--on-invalid", "skip", "--batch", "3", "--induced"}},
+		{stream, []string{"--on-invalid", "skip", "--json", "--initial", "--unique"}},
+		{stream, nil}, // the first invalid update ends both runs
+		{bad, []string{"--on-invalid", "skip", "--batch", "2"}},
+	} {
+		args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c:0)-(d)", "--updates", c.stream}, c.args...)
+		code1, out1, err1 := runCmd(t, append(args, "--threads", "1")...)
+		out1 = summary.ReplaceAllString(out1, "$1$2$3")
+		for _, cut := range []int{0, 1, 300, 900} {
+			watchSplitCut = cut
+			code2, out2, err2 := runCmd(t, append(args, "--threads", "2")...)
+			watchSplitCut = 0
+			if out2 = summary.ReplaceAllString(out2, "$1$2$3"); code1 != code2 || out1 != out2 || err1 != err2 {
+				t.Fatalf("%v, cut %d: one thread exit %d, two %d; stderr %q / %q; outputs differ:\n%s\n---\n%s", c.args, cut, code1, code2, err1, err2, tail(out1), tail(out2))
+			}
+		}
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-600):] }
