@@ -160,17 +160,28 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	hold := holdGC()
 	defer hold.release()
 	var pre *preread // the stream, read while the graph loads, to cut it in two
-	if f.splitEligible() {
+	if f.splitEligible(pos[0]) {
 		pre = startPreread(f.updatesPath, updates.Options{Timestamps: f.timestamps})
 	}
 	var cp *watchCheckpoint
-	var g *dynamic.Graph
+	var g, g2 *dynamic.Graph // g2: a copy for the second half of a stream cut in two
 	if f.resume != "" {
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else if g, err = loadDynamic(ctx, pos[0], &f, log); err != nil {
-		return exitCode(stderr, err)
+	} else {
+		copies := 1
+		if pre != nil {
+			copies = 2 // built beside the first (a copy made after the load costs more time)
+		}
+		gs, err := loadDynamic(ctx, pos[0], &f, log, copies)
+		if err != nil {
+			return exitCode(stderr, err)
+		}
+		g = gs[0]
+		if copies == 2 {
+			g2 = gs[1]
+		}
 	}
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
@@ -180,7 +191,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if pre != nil {
 		if all = pre.wait(); all != nil && (len(all)+f.batch-1)/f.batch >= splitMinBatches {
 			opts.Threads = 1 // one thread for each half
-			if m2, err = eng.Open(g.Clone(), st.pats, opts); err != nil {
+			if m2, err = eng.Open(g2, st.pats, opts); err != nil {
 				return exitCode(stderr, err)
 			}
 		}
@@ -244,25 +255,30 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
-// graph (parsed on all cores), any other format through its loader.
-func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger) (*dynamic.Graph, error) {
+// loadDynamic reads the data graph, as copies independent graphs: a file in the CSM study's
+// format straight into the dynamic graph (parsed on all cores), any other format through its
+// loader.
+func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger, copies int) ([]*dynamic.Graph, error) {
 	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
 		if name, err := formats.Detect(path); err == nil && name == "csm" {
 			start := time.Now()
-			g, err := updates.LoadDynamic(path, f.options(log))
+			gs, err := updates.LoadDynamicCopies(path, f.options(log), copies)
 			if err != nil {
 				return nil, loadError(path, err)
 			}
-			log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
-			return g, nil
+			log.Debug("loaded data graph", "path", path, "vertices", gs[0].NumVertices(), "edges", gs[0].NumEdges(), "copies", copies, "elapsed", time.Since(start).Round(time.Microsecond))
+			return gs, nil
 		}
 	}
 	sg, err := loadData(ctx, path, f.options(log), log)
 	if err != nil {
 		return nil, err
 	}
-	return dynamic.FromGraph(sg), nil
+	gs := []*dynamic.Graph{dynamic.FromGraph(sg)}
+	for len(gs) < copies {
+		gs = append(gs, gs[0].Clone())
+	}
+	return gs, nil
 }
 
 func (f *watchFlags) check(pos []string) error {

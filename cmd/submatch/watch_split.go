@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/formats/updates"
@@ -29,13 +30,15 @@ import (
 // splitMinBatches is the least number of batches for which watch cuts the stream.
 const splitMinBatches = 256
 
-// splitMaxBytes bounds the stream file that watch reads whole to cut it.
-const splitMaxBytes = 1 << 30
+// splitMaxBytes bounds the stream file that watch reads whole to cut it, and the data graph's
+// file, of which it builds two copies.
+const splitMaxBytes = 1 << 28
 
 // splitEligible reports whether a run may cut its stream in two: counts only, from a file
-// (read whole), batches by count, two threads or more, the CPU engine, none of the options that
-// follow the stream as it comes (windows, time batches, rate, checkpoints).
-func (f *watchFlags) splitEligible() bool {
+// (read whole) long enough for splitMinBatches batches, batches by count, two threads or more,
+// the CPU engine, none of the options that follow the stream as it comes (windows, time
+// batches, rate, checkpoints), a data graph file of at most splitMaxBytes.
+func (f *watchFlags) splitEligible(data string) bool {
 	threads := f.threads
 	if threads == 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -45,7 +48,11 @@ func (f *watchFlags) splitEligible() bool {
 		return false
 	}
 	st, err := os.Stat(f.updatesPath)
-	return err == nil && st.Mode().IsRegular() && st.Size() <= splitMaxBytes
+	if err != nil || !st.Mode().IsRegular() || st.Size() > splitMaxBytes || st.Size() < int64(6*splitMinBatches*f.batch) {
+		return false // (an update line has 6 bytes or more)
+	}
+	dt, err := os.Stat(data)
+	return err == nil && dt.Size() <= splitMaxBytes
 }
 
 // preread reads a whole stream file on its own goroutine (while the graph loads).
@@ -117,10 +124,12 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 	var stop atomic.Bool
 	var recs []splitRecord
 	var wg sync.WaitGroup
+	var bTimes [2]time.Duration // B's replay and its own part
+	start := time.Now()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		recs = splitB(ctx, m2, nb, batch, &state, &stop, f.onInvalid == "skip")
+		recs = splitB(ctx, m2, nb, batch, &state, &stop, f.onInvalid == "skip", &bTimes)
 	}()
 
 	prog := newWatchProgress(stderr)
@@ -152,7 +161,10 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 		wg.Wait()
 		return code
 	}
+	aTime := time.Since(start)
 	wg.Wait()
+	st.log.Debug("cut the stream", "batches", nb, "cut", state.Load()>>32, "first part", aTime.Round(time.Microsecond),
+		"replay", bTimes[0].Round(time.Microsecond), "second part", bTimes[1].Round(time.Microsecond))
 	if state.Load()>>32 < uint64(nb) {
 		st.m = m2 // the graph as the stream leaves it (the summary's)
 	}
@@ -180,7 +192,9 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 // splitB is B: it replays batches on m2's graph until it cuts the stream, then applies the
 // batches from the cut to the end and returns their records (none when it made no cut: A then
 // applies every batch).
-func splitB(ctx context.Context, m2 csm.Matcher, nb int, batch func(int) []updates.Update, state *atomic.Uint64, stop *atomic.Bool, skip bool) []splitRecord {
+func splitB(ctx context.Context, m2 csm.Matcher, nb int, batch func(int) []updates.Update, state *atomic.Uint64, stop *atomic.Bool, skip bool, times *[2]time.Duration) []splitRecord {
+	start := time.Now()
+	defer func() { times[1] = time.Since(start) - times[0] }()
 	g := m2.Graph()
 	net := csm.NewNet(g)
 	var res csm.Result
@@ -203,6 +217,7 @@ func splitB(ctx context.Context, m2 csm.Matcher, nb int, batch func(int) []updat
 		}
 		net.Reset()
 	}
+	times[0] = time.Since(start)
 	if j == nb {
 		return nil
 	}

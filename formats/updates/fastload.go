@@ -20,10 +20,21 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
+	gs, err := LoadDynamicCopies(path, opts, 1)
+	if err != nil {
+		return nil, err
+	}
+	return gs[0], nil
+}
+
+// LoadDynamicCopies is LoadDynamic for n independent copies of the graph (n >= 1), built at
+// the same time from one parse (or cloned, from the careful loader).
+func LoadDynamicCopies(path string, opts formats.Options, n int) ([]*dynamic.Graph, error) {
+	n = max(n, 1)
 	if data, unmap, ok := mapPlain(path); ok {
 		defer unmap()
-		if g, ok := fastLoad(data); ok {
-			return g, nil
+		if gs, ok := fastLoad(data, n); ok {
+			return gs, nil
 		}
 	}
 	r, name, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
@@ -39,8 +50,8 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g, ok := fastLoad(data); ok {
-		return g, nil
+	if gs, ok := fastLoad(data, n); ok {
+		return gs, nil
 	}
 	// The careful loader reads the same bytes (a file is read once, and stdin can be).
 	opts.Name = name
@@ -48,7 +59,35 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dynamic.FromGraph(sg), nil
+	gs := []*dynamic.Graph{dynamic.FromGraph(sg)}
+	for len(gs) < n {
+		gs = append(gs, gs[0].Clone())
+	}
+	return gs, nil
+}
+
+// buildCopies builds n graphs from the same arrays at the same time (build keeps orig and
+// labels: each copy but the first gets its own).
+func buildCopies(n int, orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) ([]*dynamic.Graph, bool) {
+	gs := make([]*dynamic.Graph, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 1; i < n; i++ {
+		o, l := slices.Clone(orig), slices.Clone(labels)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gs[i], errs[i] = build(o, l)
+		}()
+	}
+	gs[0], errs[0] = build(orig, labels)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, false
+		}
+	}
+	return gs, true
 }
 
 // mapPlain maps the file at path when it is a regular, non-empty file that is not compressed
@@ -104,9 +143,9 @@ type chunkRecords struct {
 	ok          bool
 }
 
-// fastLoad parses data on all cores; ok false when the file needs the careful loader (ids above
-// 2^32-1 included).
-func fastLoad(data []byte) (*dynamic.Graph, bool) {
+// fastLoad parses data on all cores into n copies of the graph; ok false when the file needs
+// the careful loader (ids above 2^32-1 included).
+func fastLoad(data []byte, n int) ([]*dynamic.Graph, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
 		parts = 1
@@ -170,8 +209,9 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 			labels = append(labels, recs[i].vlabel...)
 			src[i], dst[i] = recs[i].eu, recs[i].ev
 		}
-		g, err := dynamic.BuildParts(orig, labels, src, dst)
-		return g, err == nil
+		return buildCopies(n, orig, labels, func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
+			return dynamic.BuildParts(orig, labels, src, dst)
+		})
 	}
 	// Dense ids: vertices in the order of their lines, then endpoints not declared.
 	orig := make([]int64, 0, nv)
@@ -235,11 +275,9 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 		}
 		recs[i] = chunkRecords{}
 	}
-	g, err := dynamic.Build(orig, labels, src, dst)
-	if err != nil {
-		return nil, false
-	}
-	return g, true
+	return buildCopies(n, orig, labels, func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
+		return dynamic.Build(orig, labels, src, dst)
+	})
 }
 
 // parseChunk reads, appending the edges to eu and ev, `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by
