@@ -164,36 +164,24 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		pre = startPreread(f.updatesPath, updates.Options{Timestamps: f.timestamps})
 	}
 	var cp *watchCheckpoint
-	var g, g2 *dynamic.Graph // g2: a copy for the second half of a stream cut in two
+	var g *dynamic.Graph
+	var copier updates.Copier // another copy of the graph as loaded
 	if f.resume != "" {
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else {
-		copies := 1
-		if pre != nil {
-			copies = 2 // built beside the first (a copy made after the load costs more time)
-		}
-		gs, err := loadDynamic(ctx, pos[0], &f, log, copies)
-		if err != nil {
-			return exitCode(stderr, err)
-		}
-		g = gs[0]
-		if copies == 2 {
-			g2 = gs[1]
-		}
+	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log); err != nil {
+		return exitCode(stderr, err)
 	}
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
 	opts.GPUMemory, _ = parseSize("--gpu-memory", f.gpuMemory)
 	var all []updates.Update // the whole stream, when it is cut in two
-	var m2 csm.Matcher       // the second half's matcher, over a copy of the graph
 	if pre != nil {
 		if all = pre.wait(); all != nil && (len(all)+f.batch-1)/f.batch >= splitMinBatches {
 			opts.Threads = 1 // one thread for each half
-			if m2, err = eng.Open(g2, st.pats, opts); err != nil {
-				return exitCode(stderr, err)
-			}
+		} else {
+			all = nil
 		}
 	}
 	if st.m, err = eng.Open(g, st.pats, opts); err != nil {
@@ -233,8 +221,14 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	start := time.Now()
 	var code int
-	if m2 != nil {
-		code = st.splitLoop(ctx, stderr, all, m2)
+	if all != nil {
+		code = st.splitLoop(ctx, stderr, all, func() (csm.Matcher, error) {
+			g2, err := copier()
+			if err != nil {
+				return nil, err
+			}
+			return eng.Open(g2, st.pats, opts)
+		})
 	} else {
 		code = st.loop(ctx, stderr)
 	}
@@ -255,30 +249,26 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// loadDynamic reads the data graph, as copies independent graphs: a file in the CSM study's
-// format straight into the dynamic graph (parsed on all cores), any other format through its
-// loader.
-func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger, copies int) ([]*dynamic.Graph, error) {
+// loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
+// graph (parsed on all cores), any other format through its loader; the copier builds another
+// copy of the graph as loaded.
+func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger) (*dynamic.Graph, updates.Copier, error) {
 	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
 		if name, err := formats.Detect(path); err == nil && name == "csm" {
 			start := time.Now()
-			gs, err := updates.LoadDynamicCopies(path, f.options(log), copies)
+			g, cp, err := updates.LoadDynamicCopier(path, f.options(log))
 			if err != nil {
-				return nil, loadError(path, err)
+				return nil, nil, loadError(path, err)
 			}
-			log.Debug("loaded data graph", "path", path, "vertices", gs[0].NumVertices(), "edges", gs[0].NumEdges(), "copies", copies, "elapsed", time.Since(start).Round(time.Microsecond))
-			return gs, nil
+			log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
+			return g, cp, nil
 		}
 	}
 	sg, err := loadData(ctx, path, f.options(log), log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	gs := []*dynamic.Graph{dynamic.FromGraph(sg)}
-	for len(gs) < copies {
-		gs = append(gs, gs[0].Clone())
-	}
-	return gs, nil
+	return dynamic.FromGraph(sg), func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }, nil
 }
 
 func (f *watchFlags) check(pos []string) error {

@@ -15,12 +15,14 @@ import (
 
 // Two threads on a stream of many light batches (most of a stream's updates take microseconds,
 // too little to share one among threads): the stream is cut in two. The main goroutine (A)
-// applies the batches from the start on the graph; a second one (B), on a copy of the graph,
-// replays the batches from the start without searching (validation and the graph change only,
+// applies the batches from the start on the graph; a second one (B) builds another copy of the
+// graph as loaded (from the loader's arrays, while A starts: A never waits for it), then
+// replays the batches from the start on it without searching (validation and the graph change only,
 // a fraction of a batch's cost) until it is about halfway through the work left to A, then
 // applies the rest of the stream itself, keeping each batch's result. When A reaches the cut, it
 // prints B's results in order, with the running totals. The output is that of one thread, line
-// for line: the cut only moves work.
+// for line: the cut only moves work. When A takes the last batch before B cuts (B late, the
+// second core busy), B's work is dropped.
 //
 // The cut is chosen while both run: B stops replaying at batch j once j >= (n + a) / 2, a being
 // the batches A has taken (so both have about as many left), and only if A has not taken batch j
@@ -109,9 +111,10 @@ const splitLow = 1<<32 - 1
 // (tests: the cut chosen while running depends on timing).
 var watchSplitCut int
 
-// splitLoop applies the batches of all (the whole stream, read) with A on st.m and B on m2
-// (over a copy of st.m's graph), and prints every batch's lines as the normal loop does.
-func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []updates.Update, m2 csm.Matcher) int {
+// splitLoop applies the batches of all (the whole stream, read) with A on st.m and B on the
+// matcher that open2 opens (over another copy of the graph as loaded, which B builds while A
+// starts), and prints every batch's lines as the normal loop does.
+func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []updates.Update, open2 func() (csm.Matcher, error)) int {
 	f := st.f
 	name := f.updatesPath
 	nb := (len(all) + f.batch - 1) / f.batch
@@ -123,13 +126,19 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 	}
 	var stop atomic.Bool
 	var recs []splitRecord
+	var m2 csm.Matcher
 	var wg sync.WaitGroup
-	var bTimes [2]time.Duration // B's replay and its own part
+	var bTimes [3]time.Duration // B's copy, replay and own part
 	start := time.Now()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		recs = splitB(ctx, m2, nb, batch, &state, &stop, f.onInvalid == "skip", &bTimes)
+		var err error
+		if m2, err = open2(); err != nil {
+			return // (no cut: A applies every batch)
+		}
+		bTimes[0] = time.Since(start)
+		recs = splitB(ctx, m2, nb, batch, &state, &stop, f.onInvalid == "skip", bTimes[1:])
 	}()
 
 	prog := newWatchProgress(stderr)
@@ -156,18 +165,18 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 			code = st.advance(b, prog, stderr)
 		}
 	}
-	if code != exitOK {
+	if cut := state.Load() >> 32; code != exitOK || cut == uint64(nb) {
+		// A error, or A applied every batch before B cut: B's work is not needed. It stops at
+		// its next batch; A does not wait for it (it may be building its copy still).
 		stop.Store(true)
-		wg.Wait()
+		st.log.Debug("the stream was not cut", "batches", nb, "elapsed", time.Since(start).Round(time.Microsecond))
 		return code
 	}
 	aTime := time.Since(start)
 	wg.Wait()
 	st.log.Debug("cut the stream", "batches", nb, "cut", state.Load()>>32, "first part", aTime.Round(time.Microsecond),
-		"replay", bTimes[0].Round(time.Microsecond), "second part", bTimes[1].Round(time.Microsecond))
-	if state.Load()>>32 < uint64(nb) {
-		st.m = m2 // the graph as the stream leaves it (the summary's)
-	}
+		"copy", bTimes[0].Round(time.Microsecond), "replay", bTimes[1].Round(time.Microsecond), "second part", bTimes[2].Round(time.Microsecond))
+	st.m = m2 // the graph as the stream leaves it (the summary's)
 	// B's batches, in order, as if A had applied them.
 	for i := range recs {
 		r := &recs[i]
@@ -192,7 +201,7 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 // splitB is B: it replays batches on m2's graph until it cuts the stream, then applies the
 // batches from the cut to the end and returns their records (none when it made no cut: A then
 // applies every batch).
-func splitB(ctx context.Context, m2 csm.Matcher, nb int, batch func(int) []updates.Update, state *atomic.Uint64, stop *atomic.Bool, skip bool, times *[2]time.Duration) []splitRecord {
+func splitB(ctx context.Context, m2 csm.Matcher, nb int, batch func(int) []updates.Update, state *atomic.Uint64, stop *atomic.Bool, skip bool, times []time.Duration) []splitRecord {
 	start := time.Now()
 	defer func() { times[1] = time.Since(start) - times[0] }()
 	g := m2.Graph()

@@ -20,26 +20,26 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
-	gs, err := LoadDynamicCopies(path, opts, 1)
-	if err != nil {
-		return nil, err
-	}
-	return gs[0], nil
+	g, _, err := LoadDynamicCopier(path, opts)
+	return g, err
 }
 
-// LoadDynamicCopies is LoadDynamic for n independent copies of the graph (n >= 1), built at
-// the same time from one parse (or cloned, from the careful loader).
-func LoadDynamicCopies(path string, opts formats.Options, n int) ([]*dynamic.Graph, error) {
-	n = max(n, 1)
+// A Copier builds another copy of a graph as it was loaded, independent of it (it reads what
+// the loader kept, not the graph: it may run while the graph changes).
+type Copier func() (*dynamic.Graph, error)
+
+// LoadDynamicCopier is LoadDynamic, with a Copier for more copies of the graph as loaded (from
+// the parsed arrays, which it keeps; from the careful loader's immutable graph).
+func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copier, error) {
 	if data, unmap, ok := mapPlain(path); ok {
 		defer unmap()
-		if gs, ok := fastLoad(data, n); ok {
-			return gs, nil
+		if g, cp, ok := fastLoad(data); ok {
+			return g, cp, nil
 		}
 	}
 	r, name, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hint := 0
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() < 1<<40 {
@@ -48,46 +48,26 @@ func LoadDynamicCopies(path string, opts formats.Options, n int) ([]*dynamic.Gra
 	data, err := readAll(r, hint)
 	r.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if gs, ok := fastLoad(data, n); ok {
-		return gs, nil
+	if g, cp, ok := fastLoad(data); ok {
+		return g, cp, nil
 	}
 	// The careful loader reads the same bytes (a file is read once, and stdin can be).
 	opts.Name = name
 	sg, err := formats.Read(context.Background(), bytes.NewReader(data), "csm", opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	gs := []*dynamic.Graph{dynamic.FromGraph(sg)}
-	for len(gs) < n {
-		gs = append(gs, gs[0].Clone())
-	}
-	return gs, nil
+	return dynamic.FromGraph(sg), func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }, nil
 }
 
-// buildCopies builds n graphs from the same arrays at the same time (build keeps orig and
-// labels: each copy but the first gets its own).
-func buildCopies(n int, orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) ([]*dynamic.Graph, bool) {
-	gs := make([]*dynamic.Graph, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 1; i < n; i++ {
-		o, l := slices.Clone(orig), slices.Clone(labels)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			gs[i], errs[i] = build(o, l)
-		}()
-	}
-	gs[0], errs[0] = build(orig, labels)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, false
-		}
-	}
-	return gs, true
+// copier returns the Copier of a graph built by build(orig, labels) from arrays that stay
+// unchanged (the edges); build keeps orig and labels, which the first graph may change, so the
+// copier takes its own now.
+func copier(orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) Copier {
+	o, l := slices.Clone(orig), slices.Clone(labels)
+	return func() (*dynamic.Graph, error) { return build(slices.Clone(o), slices.Clone(l)) }
 }
 
 // mapPlain maps the file at path when it is a regular, non-empty file that is not compressed
@@ -143,9 +123,9 @@ type chunkRecords struct {
 	ok          bool
 }
 
-// fastLoad parses data on all cores into n copies of the graph; ok false when the file needs
+// fastLoad parses data on all cores into a graph and its Copier; ok false when the file needs
 // the careful loader (ids above 2^32-1 included).
-func fastLoad(data []byte, n int) ([]*dynamic.Graph, bool) {
+func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
 		parts = 1
@@ -185,7 +165,7 @@ func fastLoad(data []byte, n int) ([]*dynamic.Graph, bool) {
 	dense := true // the vertices are 0, 1, ... in order
 	for i := range recs {
 		if !recs[i].ok {
-			return nil, false
+			return nil, nil, false
 		}
 		for j, id := range recs[i].vid {
 			dense = dense && id == uint32(nv+j)
@@ -209,9 +189,12 @@ func fastLoad(data []byte, n int) ([]*dynamic.Graph, bool) {
 			labels = append(labels, recs[i].vlabel...)
 			src[i], dst[i] = recs[i].eu, recs[i].ev
 		}
-		return buildCopies(n, orig, labels, func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
+		build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 			return dynamic.BuildParts(orig, labels, src, dst)
-		})
+		}
+		cp := copier(orig, labels, build)
+		g, err := build(orig, labels)
+		return g, cp, err == nil
 	}
 	// Dense ids: vertices in the order of their lines, then endpoints not declared.
 	orig := make([]int64, 0, nv)
@@ -246,13 +229,13 @@ func fastLoad(data []byte, n int) ([]*dynamic.Graph, bool) {
 	for i := range recs {
 		for j, id := range recs[i].vid {
 			if _, dup := lookup(id); dup {
-				return nil, false
+				return nil, nil, false
 			}
 			add(id, recs[i].vlabel[j])
 		}
 	}
 	if len(orig) >= math.MaxUint32-2*ne {
-		return nil, false
+		return nil, nil, false
 	}
 	src := make([]uint32, 0, ne)
 	dst := make([]uint32, 0, ne)
@@ -260,7 +243,7 @@ func fastLoad(data []byte, n int) ([]*dynamic.Graph, bool) {
 		for j, a := range recs[i].eu {
 			b := recs[i].ev[j]
 			if a == b {
-				return nil, false
+				return nil, nil, false
 			}
 			u, ok := lookup(a)
 			if !ok {
@@ -275,9 +258,12 @@ func fastLoad(data []byte, n int) ([]*dynamic.Graph, bool) {
 		}
 		recs[i] = chunkRecords{}
 	}
-	return buildCopies(n, orig, labels, func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
+	build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 		return dynamic.Build(orig, labels, src, dst)
-	})
+	}
+	cp := copier(orig, labels, build)
+	g, err := build(orig, labels)
+	return g, cp, err == nil
 }
 
 // parseChunk reads, appending the edges to eu and ev, `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by
