@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -441,3 +443,11 @@ func TestWatchSplit(t *testing.T) {
 }
 
 func tail(s string) string { return s[max(0, len(s)-600):] }
+
+func TestAppendDecimal(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 99, 100, 12345, 1<<62 + 7, math.MaxInt64, -1, -907, math.MinInt64} {
+		if got, want := string(appendDecimal([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("%d: %q, want %q", v, got, want)
+		}
+	}
+}
