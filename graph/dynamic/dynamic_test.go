@@ -212,3 +212,41 @@ func TestNeighborsWith(t *testing.T) {
 		t.Fatalf("delete with edges: %v", err)
 	}
 }
+
+// TestLabelDegrees: the per-label neighbour counts follow insertions and deletions, and are
+// dropped (DegreeWith then reads the runs) once a vertex label beyond them gets an edge.
+func TestLabelDegrees(t *testing.T) {
+	d := FromGraph(gen.RandomGraph(3, 30, 0.2, 3, 1))
+	if d.labDeg == nil {
+		t.Fatal("no label degrees for 3 labels")
+	}
+	check := func() {
+		t.Helper()
+		if err := d.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range d.Vertices() {
+			for l := range uint32(5) {
+				if got, want := d.DegreeWith(v, l, 0), len(d.NeighborsWith(v, l, 0)); got != want {
+					t.Fatalf("vertex %d label %d: DegreeWith %d, runs %d", v, l, got, want)
+				}
+			}
+		}
+	}
+	check()
+	u, v := d.Vertices()[0], d.Vertices()[1]
+	_ = d.AddEdge(u, v, 0)
+	check()
+	w, err := d.AddVertex(1000, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check()
+	if err := d.AddEdge(u, w, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d.labDeg != nil {
+		t.Fatal("label degrees kept for label 40")
+	}
+	check()
+}
