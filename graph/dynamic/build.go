@@ -127,14 +127,12 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 		return nil, fmt.Errorf("dynamic: %d runs", total)
 	}
 	arena := huge.Make[Run](int(total))
-	d.initLabDeg()
 	parallelChunks(n, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			start := int(nruns[v])
 			k := cutRuns(arena[start:], labels, sorted[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
 			d.adj[v] = arena[start : start+k : start+k+1]
 			d.mask[v] = maskOf(d.adj[v])
-			d.countRuns(uint32(v))
 		}
 	})
 	// The label index from the (label, id) order, the id table in one allocation.
@@ -270,7 +268,6 @@ func (d *Graph) Clone() *Graph {
 		ids: maps.Clone(d.ids), byLabel: make(map[uint32][]uint32, len(d.byLabel)),
 		posLabel: slices.Clone(d.posLabel), all: slices.Clone(d.all), posAll: slices.Clone(d.posAll),
 		free: slices.Clone(d.free), numEdges: d.numEdges, dead: d.dead,
-		labDeg: slices.Clone(d.labDeg), nl: d.nl,
 	}
 	if c.ids == nil {
 		c.ids = map[int64]uint32{}

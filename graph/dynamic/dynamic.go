@@ -56,12 +56,6 @@ type Graph struct {
 	// has edge label 0 and a vertex label below 63, and bit l says a run of vertex label l is
 	// present (its index is the number of lower bits set). Bit 63 set: binary search.
 	mask []uint64
-	// labDeg[v*nl+l] is the number of v's neighbours with vertex label l joined by edges
-	// labelled 0 (the length of its run (l, 0)), while every vertex label is below nl <=
-	// maxLabDeg (nil once one is not): a run's length in one memory read, for the searches that
-	// sum them.
-	labDeg []uint32
-	nl     int
 
 	// Original id -> dense id: table[id] = dense+1 for small non-negative ids, the map otherwise.
 	table []uint32
@@ -118,53 +112,8 @@ func FromGraph(g *graph.Graph) *Graph {
 		d.mask[v] = maskOf(rs)
 		d.degree[v] = uint32(g.Degree(u))
 	}
-	d.initLabDeg()
-	for v := range n {
-		d.countRuns(uint32(v))
-	}
 	d.numEdges = g.NumEdges()
 	return d
-}
-
-// maxLabDeg bounds the vertex labels for which a graph keeps labDeg.
-const maxLabDeg = 16
-
-// initLabDeg sizes labDeg for the labels in use (all zero), or leaves it nil.
-func (d *Graph) initLabDeg() {
-	top := uint32(0)
-	for _, l := range d.labels {
-		top = max(top, l)
-	}
-	d.labDeg, d.nl = nil, 0
-	if len(d.labels) > 0 && top < maxLabDeg {
-		d.nl = int(top) + 1
-		d.labDeg = make([]uint32, len(d.labels)*d.nl)
-	}
-}
-
-// countRuns sets v's labDeg entries from its runs.
-func (d *Graph) countRuns(v uint32) {
-	if d.labDeg == nil {
-		return
-	}
-	for _, r := range d.adj[v] {
-		if r.EdgeLabel == 0 {
-			d.labDeg[int(v)*d.nl+int(r.VertexLabel)] = uint32(len(r.Neighbors))
-		}
-	}
-}
-
-// addLabDeg adds delta to u's count of neighbours with v's label (edge label el), or drops
-// labDeg when v's label is beyond it.
-func (d *Graph) addLabDeg(u, v, el uint32, delta uint32) {
-	if d.labDeg == nil || el != 0 {
-		return
-	}
-	if l := int(d.labels[v]); l < d.nl {
-		d.labDeg[int(u)*d.nl+l] += delta
-		return
-	}
-	d.labDeg, d.nl = nil, 0
 }
 
 func (d *Graph) tableLimit() int64 { return 8*int64(len(d.orig)) + 1<<20 }
@@ -318,9 +267,6 @@ func (d *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
 
 // DegreeWith returns len(NeighborsWith(v, vl, el)), with fewer memory reads in the common case.
 func (d *Graph) DegreeWith(v, vl, el uint32) int {
-	if el == 0 && int(vl) < d.nl {
-		return int(d.labDeg[int(v)*d.nl+int(vl)])
-	}
 	if m := d.mask[v]; m&slowMask == 0 && el == 0 && vl < 63 {
 		if m&(1<<vl) == 0 {
 			return 0
@@ -410,9 +356,6 @@ func (d *Graph) AddVertex(id int64, l uint32) (uint32, error) {
 		d.degree = append(d.degree, 0)
 		d.adj = append(d.adj, nil)
 		d.mask = append(d.mask, 0)
-		if d.labDeg != nil {
-			d.labDeg = append(d.labDeg, make([]uint32, d.nl)...)
-		}
 		d.posLabel = append(d.posLabel, 0)
 		d.posAll = append(d.posAll, 0)
 	}
@@ -529,7 +472,6 @@ func (d *Graph) insertChecked(u, v, el uint32, check bool) bool {
 	}
 	runs[i].Neighbors = slices.Insert(runs[i].Neighbors, j, v)
 	d.degree[u]++
-	d.addLabDeg(u, v, el, 1)
 	return true
 }
 
@@ -558,7 +500,6 @@ func (d *Graph) deleteChecked(u, v, el uint32, check bool) bool {
 		runs[i].Neighbors = nb
 	}
 	d.degree[u]--
-	d.addLabDeg(u, v, el, ^uint32(0))
 	return true
 }
 
@@ -648,17 +589,6 @@ func (d *Graph) Validate() error {
 		}
 		if d.byLabel[d.labels[v]][d.posLabel[v]] != u || d.all[d.posAll[v]] != u {
 			return fmt.Errorf("vertex %d: label index broken", v)
-		}
-		for l := 0; l < d.nl; l++ {
-			want := 0
-			for _, r := range d.adj[v] {
-				if r.EdgeLabel == 0 && int(r.VertexLabel) == l {
-					want = len(r.Neighbors)
-				}
-			}
-			if int(d.labDeg[v*d.nl+l]) != want {
-				return fmt.Errorf("vertex %d: %d neighbours of label %d counted, runs hold %d", v, d.labDeg[v*d.nl+l], l, want)
-			}
 		}
 		if m := maskOf(d.adj[v]); d.mask[v] != m && d.mask[v]&slowMask == 0 {
 			return fmt.Errorf("vertex %d: run mask %x, runs give %x", v, d.mask[v], m)
