@@ -169,6 +169,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var cp *watchCheckpoint
 	var g *dynamic.Graph
 	var copier updates.Copier // another copy of the graph as loaded
+	loadStart := time.Now()
 	if f.resume != "" {
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
@@ -176,6 +177,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log); err != nil {
 		return exitCode(stderr, err)
 	}
+	loadTime := time.Since(loadStart)
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
 	opts.GPUMemory, _ = parseSize("--gpu-memory", f.gpuMemory)
@@ -231,7 +233,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return nil, err
 			}
 			return eng.Open(g2, st.pats, opts)
-		})
+		}, 4*loadTime)
 	} else {
 		code = st.loop(ctx, stderr)
 	}

@@ -113,8 +113,11 @@ var watchSplitCut int
 
 // splitLoop applies the batches of all (the whole stream, read) with A on st.m and B on the
 // matcher that open2 opens (over another copy of the graph as loaded, which B builds while A
-// starts), and prints every batch's lines as the normal loop does.
-func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []updates.Update, open2 func() (csm.Matcher, error)) int {
+// goes on), and prints every batch's lines as the normal loop does. B starts once A's stream
+// promises to last longer than worth (projected from A's pace so far): a copy and a replay
+// cost about as much as the load, which a short stream does not repay (and B would take CPU
+// time from A on a busy machine).
+func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []updates.Update, open2 func() (csm.Matcher, error), worth time.Duration) int {
 	f := st.f
 	name := f.updatesPath
 	nb := (len(all) + f.batch - 1) / f.batch
@@ -130,16 +133,24 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 	var wg sync.WaitGroup
 	var bTimes [3]time.Duration // B's copy, replay and own part
 	start := time.Now()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var err error
-		if m2, err = open2(); err != nil {
-			return // (no cut: A applies every batch)
-		}
-		bTimes[0] = time.Since(start)
-		recs = splitB(ctx, m2, nb, batch, &state, &stop, f.onInvalid == "skip", bTimes[1:])
-	}()
+	started := false
+	startB := func() {
+		started = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			var err error
+			if m2, err = open2(); err != nil {
+				return // (no cut: A applies every batch)
+			}
+			bTimes[0] = time.Since(t0)
+			recs = splitB(ctx, m2, nb, batch, &state, &stop, f.onInvalid == "skip", bTimes[1:])
+		}()
+	}
+	if worth <= 0 || state.Load()>>32 < uint64(nb) {
+		startB() // (a cut fixed in advance: tests)
+	}
 
 	prog := newWatchProgress(stderr)
 	defer prog.finish()
@@ -160,6 +171,11 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 			code = exitPartial
 			break
 		}
+		if !started && i > 0 && i%32 == 0 {
+			if el := time.Since(start); time.Duration(float64(el)*float64(uint64(nb)-i)/float64(i)) >= worth {
+				startB()
+			}
+		}
 		b := batch(int(i))
 		if code = st.applyBatch(apply, b, &edges, &res, name, stderr); code == exitOK {
 			code = st.advance(b, prog, stderr)
@@ -169,7 +185,7 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 		// A error, or A applied every batch before B cut: B's work is not needed. It stops at
 		// its next batch; A does not wait for it (it may be building its copy still).
 		stop.Store(true)
-		st.log.Debug("the stream was not cut", "batches", nb, "elapsed", time.Since(start).Round(time.Microsecond))
+		st.log.Debug("the stream was not cut", "batches", nb, "second goroutine", started, "elapsed", time.Since(start).Round(time.Microsecond))
 		return code
 	}
 	aTime := time.Since(start)
