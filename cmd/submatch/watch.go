@@ -233,7 +233,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return nil, err
 			}
 			return eng.Open(g2, st.pats, opts)
-		}, 4*loadTime)
+		}, 8*loadTime)
 	} else {
 		code = st.loop(ctx, stderr)
 	}
