@@ -151,13 +151,8 @@ func TestWatchWindow(t *testing.T) {
 // checkpoint and checks that the batches after it and the totals equal an uninterrupted run.
 func TestWatchResume(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	var g, s strings.Builder
-	for v := range 30 {
-		fmt.Fprintf(&g, "v %d %d\n", v, r.IntN(2))
-	}
-	for range 60 {
-		fmt.Fprintf(&g, "e %d %d 0\n", r.IntN(30), r.IntN(30))
-	}
+	var s strings.Builder
+	g := randomCSMGraph(r, 30, 60, true)
 	for range 400 {
 		op := "e"
 		if r.IntN(3) == 0 {
@@ -165,7 +160,7 @@ func TestWatchResume(t *testing.T) {
 		}
 		fmt.Fprintf(&s, "%s %d %d\n", op, r.IntN(30), r.IntN(30))
 	}
-	data := writeFile(t, "g.graph", strings.ReplaceAll(g.String(), "e 0 0 0\n", ""))
+	data := writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", ""))
 	stream := writeFile(t, "u.stream", s.String())
 	cp := filepath.Join(t.TempDir(), "cp")
 	args := []string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--batch", "3"}
@@ -392,15 +387,8 @@ func TestWatchListingRefusedEarly(t *testing.T) {
 // while running.
 func TestWatchSplit(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
-	var g, s strings.Builder
-	for v := range 40 {
-		fmt.Fprintf(&g, "v %d %d\n", v, r.IntN(2))
-	}
-	for range 120 {
-		if a, b := r.IntN(40), r.IntN(40); a != b {
-			fmt.Fprintf(&g, "e %d %d 0\n", a, b)
-		}
-	}
+	var s strings.Builder
+	g := randomCSMGraph(r, 40, 120, false)
 	for i := range 1500 {
 		a, b := r.IntN(46), r.IntN(46)
 		switch op := r.IntN(20); {
@@ -414,7 +402,7 @@ func TestWatchSplit(t *testing.T) {
 			fmt.Fprintf(&s, "-v %d\n", a)
 		}
 	}
-	data := writeFile(t, "g.graph", g.String())
+	data := writeFile(t, "g.graph", g)
 	stream := writeFile(t, "u.stream", s.String())
 	bad := writeFile(t, "bad.stream", s.String()+"e 1 1\n")
 	summary := regexp.MustCompile(`(, )[0-9.]+[µmn]?s(; graph)|("elapsed_ms":)[0-9.e+-]+`)
@@ -450,4 +438,19 @@ func TestAppendDecimal(t *testing.T) {
 			t.Errorf("%d: %q, want %q", v, got, want)
 		}
 	}
+}
+
+// randomCSMGraph returns a graph in the CSM format: n vertices with labels 0 and 1, m random
+// edges (self-loops left out unless loops).
+func randomCSMGraph(r *rand.Rand, n, m int, loops bool) string {
+	var g strings.Builder
+	for v := range n {
+		fmt.Fprintf(&g, "v %d %d\n", v, r.IntN(2))
+	}
+	for range m {
+		if a, b := r.IntN(n), r.IntN(n); a != b || loops {
+			fmt.Fprintf(&g, "e %d %d 0\n", a, b)
+		}
+	}
+	return g.String()
 }
