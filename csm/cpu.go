@@ -131,6 +131,30 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
 		return err
 	}
+	return m.search(ctx, emit, res)
+}
+
+// ApplyChange implements ChangeApplier: the net change is set as if Compute had found it.
+func (m *cpuMatcher) ApplyChange(ctx context.Context, vertices []VertexChange, pairs []PairChange, emit Emit, res *Result) error {
+	m.net.Reset()
+	defer m.net.Reset()
+	res.Deltas = res.Deltas[:0]
+	for range m.progs {
+		res.Deltas = append(res.Deltas, Delta{})
+	}
+	m.net.Vertices = append(m.net.Vertices, vertices...)
+	m.net.Pairs = append(m.net.Pairs, pairs...)
+	return m.search(ctx, emit, res)
+}
+
+// Relevant implements ChangeApplier.
+func (m *cpuMatcher) Relevant() (func(l0, l1 uint32) bool, bool) {
+	return m.anchors, !m.anyPair
+}
+
+// search runs the destroyed and created phases of the net change in m.net and applies it to the
+// graph in between.
+func (m *cpuMatcher) search(ctx context.Context, emit Emit, res *Result) error {
 	if len(m.net.Vertices) == 0 && len(m.net.Pairs) == 0 {
 		return ctx.Err()
 	}

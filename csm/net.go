@@ -294,6 +294,33 @@ func (n *Net) vertexChanged(id int64) bool {
 	return old.Alive != now.Alive || (old.Alive && old.Label != now.Label)
 }
 
+// Restrict appends to vs and ps the net change of the last Compute (before Apply) as a graph
+// holding only the edges that relevant admits sees it (see ChangeApplier): every vertex change,
+// and each pair change with its old and new states present only where the endpoints' labels
+// then are admitted; a pair absent both ways is left out unless a vertex of it changed. Both
+// come back empty when the change touches no vertex and no admitted pair: nothing to search.
+func (n *Net) Restrict(relevant func(l0, l1 uint32) bool, vs []VertexChange, ps []PairChange) ([]VertexChange, []PairChange) {
+	labels := func(id int64) (old, now uint32) {
+		if s, ok := n.oldV[id]; ok { // touched by the batch (the general path)
+			return s.Label, n.simV[id].Label
+		}
+		v, _ := n.g.Lookup(id)
+		l := n.g.Label(v)
+		return l, l
+	}
+	for _, c := range n.Pairs {
+		ao, an := labels(c.U)
+		bo, bn := labels(c.V)
+		r := c
+		r.Old.Present = c.Old.Present && relevant(ao, bo)
+		r.New.Present = c.New.Present && relevant(an, bn)
+		if r.Old.Present || r.New.Present || n.vertexChanged(c.U) || n.vertexChanged(c.V) {
+			ps = append(ps, r)
+		}
+	}
+	return append(vs, n.Vertices...), ps
+}
+
 // Apply applies the net change (of the last Compute) to the graph: edges out, vertices out,
 // vertices in, edges in.
 func (n *Net) Apply() error {

@@ -590,3 +590,86 @@ func TestTwinsInBatch(t *testing.T) {
 		t.Fatalf("counted %+v, listed %+v, want a net change of 18", rc.Deltas[0], rl.Deltas[0])
 	}
 }
+
+// TestRestrict: a Net over one copy of the graph validates and applies each batch, and a
+// ChangeApplier over a copy that holds only the edges its patterns' labels admit applies the
+// Restricted change: the deltas and the listed matches equal those of a matcher over the whole
+// graph, in every convention, with vertex insertions and deletions and invalid updates.
+func TestRestrict(t *testing.T) {
+	ctx := context.Background()
+	pats := []string{
+		"(a:0)-[:0]-(b:0)-[:0]-(c:1)", "(a:1)-[:1]-(b:1), (b)-[:0]-(c:2)-[:0]-(a)", "(a:2)-[:0]-(b:0)-[:0]-(c:2)-[:0]-(d:0)-[:0]-(a)",
+		"(a:0)-[:0]-(b:2), (c:1)", // a second component
+	}
+	for seed := range uint64(24) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		g0 := gen.RandomGraph(seed, 10+r.IntN(8), 0.3+0.2*r.Float64(), 3, 2)
+		var ps []*pattern.Pattern
+		for _, s := range pats[:1+r.IntN(len(pats))] {
+			p, err := pattern.Parse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, p)
+		}
+		sem := conventions[r.IntN(4)]
+		opts := Options{Semantics: sem, Threads: 1, SkipInvalid: true}
+		whole, err := Open(dynamic.FromGraph(g0), ps, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe, _ := Open(dynamic.FromGraph(g0), ps, opts)
+		relevant, ok := probe.(ChangeApplier).Relevant()
+		if !ok {
+			t.Fatal("exact labels: no filter")
+		}
+		g := dynamic.FromGraph(g0)
+		net := NewNet(g)
+		m, err := Open(g.Filtered(relevant), ps, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Graph().NumEdges() >= g.NumEdges() && g.NumEdges() > 0 && seed < 4 {
+			t.Logf("seed %d: the filter kept every edge", seed)
+		}
+		md := newModel(g0, 3, 2)
+		var vs []VertexChange
+		var pcs []PairChange
+		for step := range 30 {
+			batch := make([]updates.Update, []int{1, 1, 2, 5}[r.IntN(4)])
+			for i := range batch {
+				batch[i], _ = md.draw(r, step*8+i+1)
+			}
+			var want, got Result
+			var wantM, gotM []string
+			list := func(out *[]string) Emit {
+				return func(sm SignedMatch) bool {
+					*out = append(*out, fmt.Sprint(sm.Pattern, sm.Sign, sm.Vertices))
+					return true
+				}
+			}
+			if err := whole.Apply(ctx, batch, list(&wantM), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := net.Compute(batch, true, &got); err != nil {
+				t.Fatal(err)
+			}
+			vs, pcs = net.Restrict(relevant, vs[:0], pcs[:0])
+			if err := net.Apply(); err != nil {
+				t.Fatal(err)
+			}
+			net.Reset()
+			if err := m.(ChangeApplier).ApplyChange(ctx, vs, pcs, list(&gotM), &got); err != nil {
+				t.Fatalf("seed %d step %d %v: %v", seed, step, batch, err)
+			}
+			slices.Sort(wantM)
+			slices.Sort(gotM)
+			if !slices.Equal(want.Deltas, got.Deltas) || !slices.Equal(wantM, gotM) || want.Skipped != got.Skipped {
+				t.Fatalf("seed %d %s step %d %v: restricted %+v skipped %d, whole %+v skipped %d\n%v\n%v", seed, sem, step, batch, got.Deltas, got.Skipped, want.Deltas, want.Skipped, gotM, wantM)
+			}
+		}
+		if err := m.Graph().Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
