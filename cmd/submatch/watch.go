@@ -96,6 +96,9 @@ type watchCheckpoint struct {
 	Window    []csm.WindowEdge `json:"window,omitempty"`
 }
 
+// watchMode is how the last watch ran its stream: serial, pipeline or cut (tests).
+var watchMode string
+
 // watchKillAfter, when positive, makes watch stop dead after that many batches, without a
 // checkpoint or a summary: the tests' stand-in for a kill -9.
 var watchKillAfter int
@@ -181,10 +184,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
 	opts.GPUMemory, _ = parseSize("--gpu-memory", f.gpuMemory)
-	var all []updates.Update // the whole stream, when it is cut in two
+	var all []updates.Update // the whole stream, when it is pipelined or cut in two
+	threads := opts.Threads
 	if pre != nil {
 		if all = pre.wait(); all != nil && (len(all)+f.batch-1)/f.batch >= splitMinBatches {
-			opts.Threads = 1 // one thread for each half
+			opts.Threads = 1 // the first goroutine's matcher (and each half's)
 		} else {
 			all = nil
 		}
@@ -226,7 +230,25 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	start := time.Now()
 	var code int
-	if all != nil {
+	var s csm.ChangeApplier // the pipeline's searches
+	var relevant func(l0, l1 uint32) bool
+	if ca, ok := st.m.(csm.ChangeApplier); ok && all != nil {
+		if relevant, ok = ca.Relevant(); ok {
+			sopts := opts
+			sopts.Threads = threads
+			m, err := eng.Open(g.Filtered(relevant), st.pats, sopts)
+			if err != nil {
+				return exitCode(stderr, err)
+			}
+			s, _ = m.(csm.ChangeApplier)
+		}
+	}
+	watchMode = "serial"
+	if s != nil {
+		watchMode = "pipeline"
+		code = st.pipeLoop(ctx, stderr, all, s, relevant)
+	} else if all != nil {
+		watchMode = "cut"
 		code = st.splitLoop(ctx, stderr, all, func() (csm.Matcher, error) {
 			g2, err := copier()
 			if err != nil {

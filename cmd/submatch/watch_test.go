@@ -381,10 +381,10 @@ func TestWatchListingRefusedEarly(t *testing.T) {
 	}
 }
 
-// TestWatchSplit: a stream cut in two (two threads, watch_split.go) prints what one thread
-// prints, line for line (but the summary's time): batches of 1 and 3, vertex insertions and
-// deletions, invalid updates skipped or fatal, JSON, the cut fixed at several places and chosen
-// while running.
+// TestWatchSplit: a stream cut in two (two threads, watch_split.go) or pipelined (exact
+// labels, watch_pipe.go) prints what one thread prints, line for line (but the summary's time):
+// batches of 1 and 3, vertex insertions and deletions, invalid updates skipped or fatal, JSON,
+// the cut fixed at several places and chosen while running.
 func TestWatchSplit(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	var s strings.Builder
@@ -416,15 +416,24 @@ func TestWatchSplit(t *testing.T) {
 		{stream, nil}, // the first invalid update ends both runs
 		{bad, []string{"--on-invalid", "skip", "--batch", "2"}},
 	} {
-		args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c:0)-(d)", "--updates", c.stream}, c.args...)
-		code1, out1, err1 := runCmd(t, append(args, "--threads", "1")...)
-		out1 = summary.ReplaceAllString(out1, "$1$2$3")
-		for _, cut := range []int{0, 1, 300, 900} {
-			watchSplitCut = cut
-			code2, out2, err2 := runCmd(t, append(args, "--threads", "2")...)
-			watchSplitCut = 0
-			if out2 = summary.ReplaceAllString(out2, "$1$2$3"); code1 != code2 || out1 != out2 || err1 != err2 {
-				t.Fatalf("%v, cut %d: one thread exit %d, two %d; stderr %q / %q; outputs differ:\n%s\n---\n%s", c.args, cut, code1, code2, err1, err2, tail(out1), tail(out2))
+		// Wildcard labels: the stream is cut; exact labels: pipelined.
+		for _, pats := range [][]string{{triangle, "(a:1)-(b)-(c:0)-(d)"}, {"(a:0)-(b:0)-(c:1)-(a)", "(a:1)-(b:0)-(c:0)-(d:1)"}} {
+			args := append(append([]string{"watch", data}, pats...), append([]string{"--updates", c.stream}, c.args...)...)
+			code1, out1, err1 := runCmd(t, append(args, "--threads", "1")...)
+			out1 = summary.ReplaceAllString(out1, "$1$2$3")
+			for _, cut := range []int{0, 1, 300, 900} {
+				watchSplitCut = cut
+				code2, out2, err2 := runCmd(t, append(args, "--threads", "2")...)
+				watchSplitCut = 0
+				if out2 = summary.ReplaceAllString(out2, "$1$2$3"); code1 != code2 || out1 != out2 || err1 != err2 {
+					t.Fatalf("%v %v (%s), cut %d: one thread exit %d, two %d; stderr %q / %q; outputs differ:\n%s\n---\n%s", pats, c.args, watchMode, cut, code1, code2, err1, err2, tail(out1), tail(out2))
+				}
+				if want := map[bool]string{true: "cut", false: "pipeline"}[pats[0] == triangle]; watchMode != want {
+					t.Fatalf("%v: ran %s, want %s", pats, watchMode, want)
+				}
+				if watchMode == "pipeline" {
+					break // (no cut)
+				}
 			}
 		}
 	}
