@@ -294,7 +294,58 @@ func (n *Net) vertexChanged(id int64) bool {
 	return old.Alive != now.Alive || (old.Alive && old.Label != now.Label)
 }
 
-// Restrict appends to vs and ps the net change of the last Compute (before Apply) as a graph
+// ComputeApply is Compute followed by Apply, for a caller that searches nothing on the graph
+// before the change: a batch of one edge update between existing vertices is validated by the
+// change itself (the graph's own check that the edge is absent, or present), without a search
+// first.
+func (n *Net) ComputeApply(batch []updates.Update, skipInvalid bool, res *Result) error {
+	n.Reset()
+	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
+	if len(batch) == 1 && n.applyEdge(&batch[0]) {
+		res.Applied = 1
+		return nil
+	}
+	if err := n.Compute(batch, skipInvalid, res); err != nil {
+		return err
+	}
+	return n.Apply()
+}
+
+// applyEdge applies a valid edge update between existing vertices and records it as the net
+// change; anything else (invalid updates included) is left unchanged: false.
+func (n *Net) applyEdge(u *updates.Update) bool {
+	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+		return false
+	}
+	g := n.g
+	x, ok1 := g.Lookup(u.U)
+	y, ok2 := g.Lookup(u.V)
+	if !ok1 || !ok2 {
+		return false
+	}
+	k := keyOf(u.U, u.V)
+	c := PairChange{U: k.a, V: k.b}
+	if u.Kind == updates.InsertEdge {
+		if g.AddEdge(x, y, u.Label) != nil {
+			return false
+		}
+		c.New = PairState{Present: true, Label: u.Label}
+	} else {
+		l, err := g.DeleteEdge(x, y)
+		if err != nil {
+			return false
+		}
+		if u.HasLabel && l != u.Label {
+			_ = g.AddEdge(x, y, l) // put back: the deletion names another label
+			return false
+		}
+		c.Old = PairState{Present: true, Label: l}
+	}
+	n.Pairs = append(n.Pairs, c)
+	return true
+}
+
+// Restrict appends to vs and ps the net change of the last Compute (before or after Apply) as a graph
 // holding only the edges that relevant admits sees it (see ChangeApplier): every vertex change,
 // and each pair change with its old and new states present only where the endpoints' labels
 // then are admitted; a pair absent both ways is left out unless a vertex of it changed. Both

@@ -591,7 +591,8 @@ func TestTwinsInBatch(t *testing.T) {
 	}
 }
 
-// TestRestrict: a Net over one copy of the graph validates and applies each batch, and a
+// TestRestrict: a Net over one copy of the graph validates and applies each batch (Compute and
+// Apply, or ComputeApply), and a
 // ChangeApplier over a copy that holds only the edges its patterns' labels admit applies the
 // Restricted change: the deltas and the listed matches equal those of a matcher over the whole
 // graph, in every convention, with vertex insertions and deletions and invalid updates.
@@ -651,12 +652,19 @@ func TestRestrict(t *testing.T) {
 			if err := whole.Apply(ctx, batch, list(&wantM), &want); err != nil {
 				t.Fatal(err)
 			}
-			if err := net.Compute(batch, true, &got); err != nil {
-				t.Fatal(err)
-			}
-			vs, pcs = net.Restrict(relevant, vs[:0], pcs[:0])
-			if err := net.Apply(); err != nil {
-				t.Fatal(err)
+			if r.IntN(2) == 0 {
+				if err := net.Compute(batch, true, &got); err != nil {
+					t.Fatal(err)
+				}
+				vs, pcs = net.Restrict(relevant, vs[:0], pcs[:0])
+				if err := net.Apply(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := net.ComputeApply(batch, true, &got); err != nil {
+					t.Fatal(err)
+				}
+				vs, pcs = net.Restrict(relevant, vs[:0], pcs[:0])
 			}
 			net.Reset()
 			if err := m.(ChangeApplier).ApplyChange(ctx, vs, pcs, list(&gotM), &got); err != nil {
@@ -664,11 +672,54 @@ func TestRestrict(t *testing.T) {
 			}
 			slices.Sort(wantM)
 			slices.Sort(gotM)
-			if !slices.Equal(want.Deltas, got.Deltas) || !slices.Equal(wantM, gotM) || want.Skipped != got.Skipped {
+			if !slices.Equal(want.Deltas, got.Deltas) || !slices.Equal(wantM, gotM) || want.Skipped != got.Skipped || want.Applied != got.Applied {
 				t.Fatalf("seed %d %s step %d %v: restricted %+v skipped %d, whole %+v skipped %d\n%v\n%v", seed, sem, step, batch, got.Deltas, got.Skipped, want.Deltas, want.Skipped, gotM, wantM)
 			}
 		}
 		if err := m.Graph().Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if g.NumEdges() != whole.Graph().NumEdges() || g.NumVertices() != whole.Graph().NumVertices() {
+			t.Fatalf("seed %d: the Net's graph has %d vertices %d edges, the whole matcher's %d %d", seed,
+				g.NumVertices(), g.NumEdges(), whole.Graph().NumVertices(), whole.Graph().NumEdges())
+		}
+	}
+}
+
+// TestComputeApplyInvalid: ComputeApply refuses (or skips) an invalid single edge update as
+// Compute does and leaves the graph as it was, a deletion naming another label included.
+func TestComputeApplyInvalid(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range [][3]int64{{1, 2, 1}, {2, 3, 0}} {
+		if err := b.AddEdge(e[0], e[1], uint32(e[2])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g0, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := dynamic.FromGraph(g0)
+	net := NewNet(g)
+	for _, u := range []updates.Update{
+		{Kind: updates.DeleteEdge, U: 1, V: 2, Label: 0, HasLabel: true},
+		{Kind: updates.InsertEdge, U: 3, V: 2},
+		{Kind: updates.DeleteEdge, U: 1, V: 3},
+		{Kind: updates.InsertEdge, U: 2, V: 2},
+	} {
+		var res Result
+		if err := net.ComputeApply([]updates.Update{u}, false, &res); !errors.As(err, new(*InvalidError)) {
+			t.Fatalf("%v: %v, want an invalid update", u, err)
+		}
+		if err := net.ComputeApply([]updates.Update{u}, true, &res); err != nil || res.Skipped != 1 || res.Applied != 0 {
+			t.Fatalf("%v skipped: %v, %+v", u, err, res)
+		}
+		x, _ := g.Lookup(1)
+		y, _ := g.Lookup(2)
+		if l, ok := g.EdgeLabel(x, y); !ok || l != 1 || g.NumEdges() != 2 {
+			t.Fatalf("%v: the graph changed (1-2 %v label %d, %d edges)", u, ok, l, g.NumEdges())
+		}
+		if err := g.Validate(); err != nil {
 			t.Fatal(err)
 		}
 	}

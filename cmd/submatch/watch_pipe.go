@@ -51,12 +51,15 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 	work := make(chan *pipeItem, 1<<12)
 	var wg sync.WaitGroup
 	var searched atomic.Int64
+	var busy time.Duration // S's time in ApplyChange
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		var res csm.Result
 		for it := range work {
+			t0 := time.Now()
 			err := s.ApplyChange(apply, it.vs, it.ps, nil, &res)
+			busy += time.Since(t0)
 			it.rec.res.Deltas = append([]csm.Delta(nil), res.Deltas...)
 			it.rec.err = err
 			it.rec.done.Store(true)
@@ -68,6 +71,7 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 	defer prog.finish()
 	var (
 		recs  []*pipeRecord // not printed yet, in order
+		slab  []pipeRecord  // records are taken from it, allocated 1024 at a time
 		vs    []csm.VertexChange
 		ps    []csm.PairChange
 		res   csm.Result
@@ -90,9 +94,14 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 	// step validates and applies one batch on the whole graph and passes its change to S; false
 	// when the batch fails (its record then holds the error).
 	step := func(b []updates.Update, last bool) bool {
-		r := &pipeRecord{batch: b, last: last}
+		if len(slab) == 0 {
+			slab = make([]pipeRecord, 1024)
+		}
+		r := &slab[0]
+		slab = slab[1:]
+		r.batch, r.last = b, last
 		recs = append(recs, r)
-		if err := net.Compute(b, skip, &res); err != nil {
+		if err := net.ComputeApply(b, skip, &res); err != nil {
 			r.err = err
 			r.done.Store(true)
 			return false
@@ -100,11 +109,6 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 		r.res.Applied, r.res.Skipped = res.Applied, res.Skipped
 		r.res.Invalid = append([]csm.Invalid(nil), res.Invalid...)
 		vs, ps = net.Restrict(relevant, vs[:0], ps[:0])
-		if err := net.Apply(); err != nil {
-			r.err = err
-			r.done.Store(true)
-			return false
-		}
 		net.Reset()
 		if len(vs) == 0 && len(ps) == 0 {
 			r.res.Deltas = zeros // nothing S's graph holds changed: no match either
@@ -135,9 +139,11 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 			print()
 		}
 	}
+	produced := time.Since(start)
 	close(work)
 	wg.Wait()
-	st.log.Debug("pipelined the stream", "batches", (len(all)+f.batch-1)/f.batch, "searched", searched.Load(), "elapsed", time.Since(start).Round(time.Microsecond))
+	st.log.Debug("pipelined the stream", "batches", (len(all)+f.batch-1)/f.batch, "searched", searched.Load(), "first goroutine", produced.Round(time.Microsecond),
+		"searches", busy.Round(time.Microsecond), "elapsed", time.Since(start).Round(time.Microsecond))
 	partial := code == exitPartial
 	code = exitOK
 	print()

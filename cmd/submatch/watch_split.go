@@ -236,7 +236,7 @@ func splitB(ctx context.Context, m2 csm.Matcher, nb int, batch func(int) []updat
 			break
 		}
 		// Replay: the graph change alone. A batch that fails here fails A too, which reports it.
-		if net.Compute(batch(j), skip, &res) != nil || net.Apply() != nil {
+		if net.ComputeApply(batch(j), skip, &res) != nil {
 			net.Reset()
 			return nil
 		}
