@@ -132,10 +132,7 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 		// One edge update whose endpoints' labels no pattern pair has: it creates and destroys
 		// nothing (most updates of a stream, when the patterns use few of the labels), and,
 		// when valid, is checked by the change itself.
-		m.net.Reset()
-		res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-		if m.net.applyEdge(&batch[0]) {
-			res.Applied = 1
+		if m.net.start(batch, res, (*Net).applyEdge) {
 			m.sinceCompact++
 			return ctx.Err()
 		}

@@ -88,10 +88,7 @@ func NewNet(g *dynamic.Graph) *Net {
 // not changed (Apply does that). An invalid update fails the batch with an *InvalidError, or with
 // skipInvalid is left out and listed in res (Skipped, Invalid); res.Applied counts the others.
 func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) error {
-	n.Reset()
-	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-	if len(batch) == 1 && n.singleEdge(&batch[0]) {
-		res.Applied = 1
+	if n.start(batch, res, (*Net).singleEdge) {
 		return nil
 	}
 	for i := range batch {
@@ -256,22 +253,39 @@ func (n *Net) Reset() {
 	n.single = false
 }
 
+// start forgets the last batch and res's counts, and tries the fast path fast on a batch of one
+// update: true when it took it (the update valid and done).
+func (n *Net) start(batch []updates.Update, res *Result, fast func(*Net, *updates.Update) bool) bool {
+	n.Reset()
+	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
+	if len(batch) == 1 && fast(n, &batch[0]) {
+		res.Applied = 1
+		return true
+	}
+	return false
+}
+
+// edgeUpdate returns the dense ids of the endpoints of an edge update between existing distinct
+// vertices, and its pair (no states yet); ok false for anything else.
+func (n *Net) edgeUpdate(u *updates.Update) (x, y uint32, c PairChange, ok bool) {
+	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+		return 0, 0, c, false
+	}
+	x, ok1 := n.g.Lookup(u.U)
+	y, ok2 := n.g.Lookup(u.V)
+	k := keyOf(u.U, u.V)
+	return x, y, PairChange{U: k.a, V: k.b}, ok1 && ok2
+}
+
 // singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
 // net change is itself, with no simulation. It returns false (nothing done) for anything else,
 // invalid updates included, which take the general path.
 func (n *Net) singleEdge(u *updates.Update) bool {
-	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+	x, y, c, ok := n.edgeUpdate(u)
+	if !ok {
 		return false
 	}
-	g := n.g
-	x, ok1 := g.Lookup(u.U)
-	y, ok2 := g.Lookup(u.V)
-	if !ok1 || !ok2 {
-		return false
-	}
-	l, present := g.EdgeLabel(x, y)
-	k := keyOf(u.U, u.V)
-	c := PairChange{U: k.a, V: k.b}
+	l, present := n.g.EdgeLabel(x, y)
 	switch {
 	case u.Kind == updates.InsertEdge && !present:
 		c.New = PairState{Present: true, Label: u.Label}
@@ -299,10 +313,7 @@ func (n *Net) vertexChanged(id int64) bool {
 // change itself (the graph's own check that the edge is absent, or present), without a search
 // first.
 func (n *Net) ComputeApply(batch []updates.Update, skipInvalid bool, res *Result) error {
-	n.Reset()
-	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-	if len(batch) == 1 && n.applyEdge(&batch[0]) {
-		res.Applied = 1
+	if n.start(batch, res, (*Net).applyEdge) {
 		return nil
 	}
 	if err := n.Compute(batch, skipInvalid, res); err != nil {
@@ -314,17 +325,11 @@ func (n *Net) ComputeApply(batch []updates.Update, skipInvalid bool, res *Result
 // applyEdge applies a valid edge update between existing vertices and records it as the net
 // change; anything else (invalid updates included) is left unchanged: false.
 func (n *Net) applyEdge(u *updates.Update) bool {
-	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+	x, y, c, ok := n.edgeUpdate(u)
+	if !ok {
 		return false
 	}
 	g := n.g
-	x, ok1 := g.Lookup(u.U)
-	y, ok2 := g.Lookup(u.V)
-	if !ok1 || !ok2 {
-		return false
-	}
-	k := keyOf(u.U, u.V)
-	c := PairChange{U: k.a, V: k.b}
 	if u.Kind == updates.InsertEdge {
 		if g.AddEdge(x, y, u.Label) != nil {
 			return false

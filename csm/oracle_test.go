@@ -408,17 +408,7 @@ func TestCancelled(t *testing.T) {
 }
 
 func TestNet(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for _, e := range [][2]int64{{1, 2}, {2, 3}} {
-		if err := b.AddEdge(e[0], e[1], 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g0, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := dynamic.FromGraph(g0)
+	g := dynamic.FromGraph(labelledEdges(t, [][3]int64{{1, 2, 0}, {2, 3, 0}}))
 	n := NewNet(g)
 	var res Result
 	batch := []updates.Update{
@@ -689,17 +679,7 @@ func TestRestrict(t *testing.T) {
 // TestComputeApplyInvalid: ComputeApply refuses (or skips) an invalid single edge update as
 // Compute does and leaves the graph as it was, a deletion naming another label included.
 func TestComputeApplyInvalid(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for _, e := range [][3]int64{{1, 2, 1}, {2, 3, 0}} {
-		if err := b.AddEdge(e[0], e[1], uint32(e[2])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g0, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := dynamic.FromGraph(g0)
+	g := dynamic.FromGraph(labelledEdges(t, [][3]int64{{1, 2, 1}, {2, 3, 0}}))
 	net := NewNet(g)
 	for _, u := range []updates.Update{
 		{Kind: updates.DeleteEdge, U: 1, V: 2, Label: 0, HasLabel: true},
@@ -723,4 +703,20 @@ func TestComputeApplyInvalid(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// labelledEdges builds a graph of the edges (u, v, label), vertices labelled 0.
+func labelledEdges(t *testing.T, edges [][3]int64) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range edges {
+		if err := b.AddEdge(e[0], e[1], uint32(e[2])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
