@@ -32,9 +32,9 @@ import (
 // splitMinBatches is the least number of batches for which watch cuts the stream.
 const splitMinBatches = 256
 
-// splitMaxBytes bounds the stream file that watch reads whole to cut it, and the data graph's
-// file, of which it builds two copies.
-const splitMaxBytes = 1 << 28
+// splitMaxBytes bounds the stream file that watch reads whole (about 64 bytes of memory an
+// update), and the data graph's file, of which it keeps a second, filtered or whole, copy.
+const splitMaxBytes = 1 << 26
 
 // splitEligible reports whether a run may cut its stream in two: counts only, from a file
 // (read whole) long enough for splitMinBatches batches, batches by count, two threads or more,
