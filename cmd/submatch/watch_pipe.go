@@ -89,7 +89,9 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 				code = st.advance(r.batch, prog, stderr)
 			}
 		}
-		recs = recs[:copy(recs, recs[k:])]
+		if k > 0 {
+			recs = recs[:copy(recs, recs[k:])]
+		}
 	}
 	// step validates and applies one batch on the whole graph and passes its change to S; false
 	// when the batch fails (its record then holds the error).
@@ -135,7 +137,7 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 		if !ok || !step(b, true) {
 			break
 		}
-		if len(recs) >= 64 {
+		if len(recs) >= 64 && recs[0].done.Load() {
 			print()
 		}
 	}
