@@ -67,6 +67,11 @@ type cpuMatcher struct {
 
 	sinceCompact int // changes applied since the graph was last compacted
 
+	// The endpoint labels a changed pair must have to anchor some pair term: anyPair (a
+	// wildcard, or a label of 64 or more), else bit l1 of pairLabels[l0].
+	anyPair    bool
+	pairLabels [64]uint64
+
 	tasks   []task
 	workers []*worker
 	counts  []uint64
@@ -85,7 +90,17 @@ func newCPU(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (*cpuMa
 		counts: make([]uint64, len(patterns)),
 	}
 	for _, p := range patterns {
-		m.progs = append(m.progs, newProgram(p, opts.Semantics))
+		pr := newProgram(p, opts.Semantics)
+		m.progs = append(m.progs, pr)
+		for ti := pr.n; ti < len(pr.terms); ti++ {
+			la, lb := pr.terms[ti].levels[0].vl, pr.terms[ti].levels[1].vl
+			if la.Any || lb.Any || la.Value >= 64 || lb.Value >= 64 {
+				m.anyPair = true
+				continue
+			}
+			m.pairLabels[la.Value] |= 1 << lb.Value
+			m.pairLabels[lb.Value] |= 1 << la.Value
+		}
 	}
 	threads := opts.Threads
 	if threads <= 0 {
@@ -113,10 +128,63 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	for range m.progs {
 		res.Deltas = append(res.Deltas, Delta{})
 	}
+	if len(batch) == 1 && m.unanchored(&batch[0]) {
+		// One edge update whose endpoints' labels no pattern pair has: it creates and destroys
+		// nothing (most updates of a stream, when the patterns use few of the labels), and,
+		// when valid, is checked by the change itself.
+		if m.net.start(batch, res, (*Net).applyEdge) {
+			m.sinceCompact++
+			return ctx.Err()
+		}
+	}
 	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
 		return err
 	}
+	return m.search(ctx, emit, res)
+}
+
+// unanchored reports whether u is an edge update between existing vertices whose labels no
+// pattern pair has.
+func (m *cpuMatcher) unanchored(u *updates.Update) bool {
+	if m.anyPair || (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) {
+		return false
+	}
+	x, ok1 := m.g.Lookup(u.U)
+	y, ok2 := m.g.Lookup(u.V)
+	return ok1 && ok2 && !m.anchors(m.g.Label(x), m.g.Label(y))
+}
+
+// ApplyChange implements ChangeApplier: the net change is set as if Compute had found it.
+func (m *cpuMatcher) ApplyChange(ctx context.Context, vertices []VertexChange, pairs []PairChange, emit Emit, res *Result) error {
+	m.net.Reset()
+	defer m.net.Reset()
+	res.Deltas = res.Deltas[:0]
+	for range m.progs {
+		res.Deltas = append(res.Deltas, Delta{})
+	}
+	m.net.Vertices = append(m.net.Vertices, vertices...)
+	m.net.Pairs = append(m.net.Pairs, pairs...)
+	return m.search(ctx, emit, res)
+}
+
+// Relevant implements ChangeApplier.
+func (m *cpuMatcher) Relevant() (func(l0, l1 uint32) bool, bool) {
+	return m.anchors, !m.anyPair
+}
+
+// search runs the destroyed and created phases of the net change in m.net and applies it to the
+// graph in between.
+func (m *cpuMatcher) search(ctx context.Context, emit Emit, res *Result) error {
 	if len(m.net.Vertices) == 0 && len(m.net.Pairs) == 0 {
+		return ctx.Err()
+	}
+	if m.net.single && !m.anchors(m.g.Label(m.net.x), m.g.Label(m.net.y)) {
+		// One edge update whose endpoints' labels no pattern pair has: it creates and destroys
+		// nothing (most updates of a stream, when the patterns use few of the labels).
+		m.sinceCompact++
+		if err := m.net.Apply(); err != nil {
+			return err
+		}
 		return ctx.Err()
 	}
 
@@ -152,6 +220,12 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 		return err
 	}
 	return nil
+}
+
+// anchors reports whether a changed pair whose endpoints have labels l0 and l1 anchors some
+// pair term (in one orientation or the other).
+func (m *cpuMatcher) anchors(l0, l1 uint32) bool {
+	return m.anyPair || l0 < 64 && l1 < 64 && m.pairLabels[l0]&(1<<l1) != 0
 }
 
 func pairKey64(u, v uint32) uint64 {
@@ -401,6 +475,7 @@ type worker struct {
 	na      int   // the anchor levels of the current task
 	lo, hi  int32 // its part of level na's candidates (hi 0: all)
 	err     error
+	sums    uint64     // searches counted by sumTail with a nonzero sum (tests)
 	lists   [][]uint32 // the parents' runs of the level being extended
 	bufs    [][]uint32 // two per level: the intersection of the parents' runs
 }
@@ -574,6 +649,10 @@ func (w *worker) extendExact(k int, lv *level, last bool) {
 		w.count += c
 		return
 	}
+	if k+1 == w.t.tail && w.t.sumLevel >= 0 && w.emit == nil && w.summable(&w.t.levels[w.t.sumLevel]) {
+		w.sumTail(k, cand, skip)
+		return
+	}
 	for _, c := range cand {
 		if w.accept(k, c, skip) {
 			f[k] = c
@@ -661,20 +740,41 @@ func (w *worker) part(cand []uint32) []uint32 {
 // countTail counts the matches of the tail levels k.. as the product of their free candidates
 // (independent levels whose labels cannot collide), with checked arithmetic.
 func (w *worker) countTail(k int) {
+	if prod := w.tailProduct(k, -1); prod > 0 {
+		w.addCount(prod)
+	}
+}
+
+// addCount adds c to the task's count (checked).
+func (w *worker) addCount(c uint64) {
+	s, carry := bits.Add64(w.count, c, 0)
+	if carry != 0 {
+		w.err = engine.ErrOverflow
+		return
+	}
+	w.count = s
+}
+
+// tailProduct returns the product of the free candidates of the tail levels k.. but level
+// leave (-1: none); 0 when some level has none, or on overflow (w.err set).
+func (w *worker) tailProduct(k, leave int) uint64 {
 	prod := uint64(1)
 	var c uint64 // the free candidates of the last level not a twin
 	r := uint64(0)
 	for i := k; i < w.pr.n; i++ {
+		if i == leave {
+			continue
+		}
 		lv := &w.t.levels[i]
 		if i > k && lv.twin {
 			// A twin of the level before: another distinct vertex of the same c candidates.
 			if r++; c <= r {
-				return
+				return 0
 			}
 			hi, lo := bits.Mul64(prod, c-r)
 			if hi != 0 {
 				w.err = engine.ErrOverflow
-				return
+				return 0
 			}
 			prod = lo
 			continue
@@ -692,21 +792,69 @@ func (w *worker) countTail(k int) {
 			c -= w.failing(lv, w.candidates(i, lv))
 		}
 		if c == 0 {
-			return
+			return 0
 		}
 		hi, lo := bits.Mul64(prod, c)
 		if hi != 0 {
 			w.err = engine.ErrOverflow
-			return
+			return 0
 		}
 		prod = lo
 	}
-	s, carry := bits.Add64(w.count, prod, 0)
-	if carry != 0 {
+	return prod
+}
+
+// summable reports whether the term's sumLevel lv can be counted from its parent's run alone
+// in this phase: none of its candidates can fail an other-graph check.
+func (w *worker) summable(lv *level) bool {
+	m := w.m
+	return !(lv.otherV && m.anyV) && (len(lv.otherP) == 0 || m.singlePair)
+}
+
+// sumTail counts the matches of level k (the last before the tail, its candidates cand, checked
+// by accept with skip) and the tail: the product of the tail levels but the term's sumLevel
+// (which do not depend on level k), times the sum over the accepted candidates of the
+// sumLevel's free candidates, its parent's run's length less the earlier vertices surely in it.
+func (w *worker) sumTail(k int, cand []uint32, skip int) {
+	tail := w.t.tail
+	lv := &w.t.levels[w.t.sumLevel]
+	vl, el, sure := lv.vl.Value, lv.parents[0].el.Value, lv.injSure
+	// The search nodes the candidates stand for (extend counts one per accepted candidate).
+	n := uint64(len(cand))
+	if w.nodes < w.wakeAt && w.nodes+n >= w.wakeAt {
+		w.m.wake()
+	}
+	if (w.nodes+n)>>14 != w.nodes>>14 {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			return
+		}
+	}
+	w.nodes += n
+	g := w.g
+	var sum uint64
+	for _, c := range cand {
+		if !w.accept(k, c, skip) {
+			continue
+		}
+		if d := uint64(g.DegreeWith(c, vl, el)); d > sure {
+			sum += d - sure // (no overflow: at most the number of half-edges)
+		}
+	}
+	if sum == 0 {
+		return
+	}
+	w.sums++
+	prod := w.tailProduct(tail, w.t.sumLevel)
+	if prod == 0 {
+		return
+	}
+	hi, lo := bits.Mul64(prod, sum)
+	if hi != 0 {
 		w.err = engine.ErrOverflow
 		return
 	}
-	w.count = s
+	w.addCount(lo)
 }
 
 // memo remembers a tail level's last free count and the data vertices it depended on: while

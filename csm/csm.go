@@ -137,6 +137,21 @@ func Lookup(name string) (Engine, error) { return engines.Lookup(name, ErrUnknow
 // Names lists the registered engines, sorted.
 func Names() []string { return engines.Names() }
 
+// A ChangeApplier is a Matcher that also applies a net change computed elsewhere: by a Net over
+// another graph with the same vertices (original ids), for the batch that graph and the
+// matcher's graph went through together. The matcher's graph need only hold the edges whose
+// endpoints' labels Relevant admits (the searches read no other edge: the matches, and so the
+// deltas, are the same); the change given must then describe those edges only (a pair's old
+// and new states present only where its endpoints' labels, old and new, are admitted). Applied,
+// Skipped and Invalid in res are left to the Net that validated the batch.
+type ChangeApplier interface {
+	Matcher
+	ApplyChange(ctx context.Context, vertices []VertexChange, pairs []PairChange, emit Emit, res *Result) error
+	// Relevant reports which endpoint labels a pair must have to be the image of a pattern
+	// pair; ok is false when any pair may be (a wildcard label, or labels of 64 and more).
+	Relevant() (relevant func(l0, l1 uint32) bool, ok bool)
+}
+
 // Matches is Apply as a sequence: it applies the batch and yields every signed match; the
 // batch's counts are in res once the sequence ends. A non-nil error ends the sequence.
 func Matches(ctx context.Context, m Matcher, batch []updates.Update, res *Result) iter.Seq2[SignedMatch, error] {

@@ -71,6 +71,11 @@ type Net struct {
 	// differs or that belong to such a vertex.
 	Vertices []VertexChange
 	Pairs    []PairChange
+
+	// single: the last Compute took the fast path of one edge update between existing vertices,
+	// whose dense ids are x and y (Pairs[0]); Apply then needs no lookups.
+	single bool
+	x, y   uint32
 }
 
 // NewNet returns a Net over g.
@@ -83,10 +88,7 @@ func NewNet(g *dynamic.Graph) *Net {
 // not changed (Apply does that). An invalid update fails the batch with an *InvalidError, or with
 // skipInvalid is left out and listed in res (Skipped, Invalid); res.Applied counts the others.
 func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) error {
-	n.Reset()
-	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
-	if len(batch) == 1 && n.singleEdge(&batch[0]) {
-		res.Applied = 1
+	if n.start(batch, res, (*Net).singleEdge) {
 		return nil
 	}
 	for i := range batch {
@@ -248,24 +250,42 @@ func (n *Net) Reset() {
 	clearMap(n.oldP)
 	n.Vertices = n.Vertices[:0]
 	n.Pairs = n.Pairs[:0]
+	n.single = false
+}
+
+// start forgets the last batch and res's counts, and tries the fast path fast on a batch of one
+// update: true when it took it (the update valid and done).
+func (n *Net) start(batch []updates.Update, res *Result, fast func(*Net, *updates.Update) bool) bool {
+	n.Reset()
+	res.Applied, res.Skipped, res.Invalid = 0, 0, res.Invalid[:0]
+	if len(batch) == 1 && fast(n, &batch[0]) {
+		res.Applied = 1
+		return true
+	}
+	return false
+}
+
+// edgeUpdate returns the dense ids of the endpoints of an edge update between existing distinct
+// vertices, and its pair (no states yet); ok false for anything else.
+func (n *Net) edgeUpdate(u *updates.Update) (x, y uint32, c PairChange, ok bool) {
+	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+		return 0, 0, c, false
+	}
+	x, ok1 := n.g.Lookup(u.U)
+	y, ok2 := n.g.Lookup(u.V)
+	k := keyOf(u.U, u.V)
+	return x, y, PairChange{U: k.a, V: k.b}, ok1 && ok2
 }
 
 // singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
 // net change is itself, with no simulation. It returns false (nothing done) for anything else,
 // invalid updates included, which take the general path.
 func (n *Net) singleEdge(u *updates.Update) bool {
-	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
+	x, y, c, ok := n.edgeUpdate(u)
+	if !ok {
 		return false
 	}
-	g := n.g
-	x, ok1 := g.Lookup(u.U)
-	y, ok2 := g.Lookup(u.V)
-	if !ok1 || !ok2 {
-		return false
-	}
-	l, present := g.EdgeLabel(x, y)
-	k := keyOf(u.U, u.V)
-	c := PairChange{U: k.a, V: k.b}
+	l, present := n.g.EdgeLabel(x, y)
 	switch {
 	case u.Kind == updates.InsertEdge && !present:
 		c.New = PairState{Present: true, Label: u.Label}
@@ -275,6 +295,7 @@ func (n *Net) singleEdge(u *updates.Update) bool {
 		return false
 	}
 	n.Pairs = append(n.Pairs, c)
+	n.single, n.x, n.y = true, x, y
 	return true
 }
 
@@ -287,10 +308,92 @@ func (n *Net) vertexChanged(id int64) bool {
 	return old.Alive != now.Alive || (old.Alive && old.Label != now.Label)
 }
 
+// ComputeApply is Compute followed by Apply, for a caller that searches nothing on the graph
+// before the change: a batch of one edge update between existing vertices is validated by the
+// change itself (the graph's own check that the edge is absent, or present), without a search
+// first.
+func (n *Net) ComputeApply(batch []updates.Update, skipInvalid bool, res *Result) error {
+	if n.start(batch, res, (*Net).applyEdge) {
+		return nil
+	}
+	if err := n.Compute(batch, skipInvalid, res); err != nil {
+		return err
+	}
+	return n.Apply()
+}
+
+// applyEdge applies a valid edge update between existing vertices and records it as the net
+// change; anything else (invalid updates included) is left unchanged: false.
+func (n *Net) applyEdge(u *updates.Update) bool {
+	x, y, c, ok := n.edgeUpdate(u)
+	if !ok {
+		return false
+	}
+	g := n.g
+	if u.Kind == updates.InsertEdge {
+		if g.AddEdge(x, y, u.Label) != nil {
+			return false
+		}
+		c.New = PairState{Present: true, Label: u.Label}
+	} else {
+		l, err := g.DeleteEdge(x, y)
+		if err != nil {
+			return false
+		}
+		if u.HasLabel && l != u.Label {
+			_ = g.AddEdge(x, y, l) // put back: the deletion names another label
+			return false
+		}
+		c.Old = PairState{Present: true, Label: l}
+	}
+	n.Pairs = append(n.Pairs, c)
+	return true
+}
+
+// Restrict appends to vs and ps the net change of the last Compute (before or after Apply) as a graph
+// holding only the edges that relevant admits sees it (see ChangeApplier): every vertex change,
+// and each pair change with its old and new states present only where the endpoints' labels
+// then are admitted; a pair absent both ways is left out unless a vertex of it changed. Both
+// come back empty when the change touches no vertex and no admitted pair: nothing to search.
+func (n *Net) Restrict(relevant func(l0, l1 uint32) bool, vs []VertexChange, ps []PairChange) ([]VertexChange, []PairChange) {
+	labels := func(id int64) (old, now uint32) {
+		if s, ok := n.oldV[id]; ok { // touched by the batch (the general path)
+			return s.Label, n.simV[id].Label
+		}
+		v, _ := n.g.Lookup(id)
+		l := n.g.Label(v)
+		return l, l
+	}
+	for _, c := range n.Pairs {
+		ao, an := labels(c.U)
+		bo, bn := labels(c.V)
+		r := c
+		r.Old.Present = c.Old.Present && relevant(ao, bo)
+		r.New.Present = c.New.Present && relevant(an, bn)
+		if r.Old.Present || r.New.Present || n.vertexChanged(c.U) || n.vertexChanged(c.V) {
+			ps = append(ps, r)
+		}
+	}
+	return append(vs, n.Vertices...), ps
+}
+
 // Apply applies the net change (of the last Compute) to the graph: edges out, vertices out,
 // vertices in, edges in.
 func (n *Net) Apply() error {
 	g := n.g
+	if n.single {
+		c := &n.Pairs[0]
+		var err error
+		if c.Old.Present {
+			_, err = g.DeleteEdge(n.x, n.y)
+		} else {
+			err = g.AddEdge(n.x, n.y, c.New.Label)
+		}
+		if err != nil {
+			return fmt.Errorf("csm: internal error applying a batch: %w", err)
+		}
+		return nil
+	}
 	for _, c := range n.Pairs {
 		if c.Old.Present {
 			u, _ := g.Lookup(c.U)

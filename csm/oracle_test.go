@@ -408,17 +408,7 @@ func TestCancelled(t *testing.T) {
 }
 
 func TestNet(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for _, e := range [][2]int64{{1, 2}, {2, 3}} {
-		if err := b.AddEdge(e[0], e[1], 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g0, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := dynamic.FromGraph(g0)
+	g := dynamic.FromGraph(labelledEdges(t, [][3]int64{{1, 2, 0}, {2, 3, 0}}))
 	n := NewNet(g)
 	var res Result
 	batch := []updates.Update{
@@ -454,11 +444,6 @@ func TestNet(t *testing.T) {
 // counted as falling factorials, give the counts of listing every match and, at the end, the
 // static engine's count, on random streams.
 func TestTwinTails(t *testing.T) {
-	static, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
 	pats := []string{
 		"(a:0)-[:0]-(b:1), (a)-[:0]-(c:1), (a)-[:0]-(d:1)",                              // a star: three twins
 		"(a:0)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:1)-[:0]-(e:1), (d)-[:0]-(f:1)",             // the benchmark's 6-vertex tree
@@ -467,7 +452,40 @@ func TestTwinTails(t *testing.T) {
 		"(a:0)-[:0]-(x:1)-[:0]-(b:0), (a)-[:0]-(y:1)-[:0]-(b), (a)-[:0]-(z:1)-[:0]-(b)", // twins with two parents
 		"(a:0)-[:1]-(b:1), (a)-[:1]-(c:1), (a)-[:0]-(d:1)",                              // same vertex label, other edge label
 	}
-	for seed := range uint64(16) {
+	checkTails(t, pats, 2, 16, 1) // embeddings or unique (induced has no twins)
+}
+
+// TestSumTails: patterns whose searches end in a level summed from its parent's runs (a path's
+// or a tree's last edge: term.sumLevel), in every convention, on one and two threads, counted
+// as listed and against the static count; the summed path must have counted something.
+func TestSumTails(t *testing.T) {
+	pats := []string{
+		"(a:0)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:1)-[:0]-(e:1)",                      // the benchmark's Q_3
+		"(a:0)-[:0]-(b:1)-[:0]-(c:0)",                                            // a 3-vertex path, colliding ends
+		"(a:0)-[:0]-(b:1)-[:0]-(c:2)-[:0]-(d:0)",                                 // distinct labels
+		"(a:0)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:0)-[:0]-(e:1)-[:0]-(f:1)",           // P6
+		"(a:0)-[:1]-(b:1)-[:0]-(c:1), (b)-[:0]-(d:0), (d)-[:1]-(e:1)",            // a tree with edge labels
+		"(a:0)-[:0]-(b:1)-[:0]-(c:0)-[:0]-(a), (c)-[:0]-(d:1)-[:0]-(e:0)",        // a triangle with a tail
+		"(a:1)-[:0]-(b:0)-[:0]-(c:0)-[:0]-(d:0), (b)-[:0]-(e:1), (c)-[:0]-(f:1)", // two branches
+	}
+	if n := checkTails(t, pats, 4, 24, 2); n == 0 {
+		t.Fatal("no search was counted by a sum")
+	}
+}
+
+// checkTails streams random batches over random graphs for each pattern, in one of the first
+// convs conventions, counting on threads workers and listing on one, checking every batch's
+// counts against the listing and the final total against the static engine. It returns how
+// many searches counted a nonzero sum (sumTail).
+func checkTails(t *testing.T, pats []string, convs int, seeds uint64, threads int) uint64 {
+	t.Helper()
+	static, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var sums uint64
+	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 7))
 		g0 := gen.RandomGraph(seed, 8+r.IntN(8), 0.3+0.3*r.Float64(), 2, 2)
 		for _, ps := range pats {
@@ -475,8 +493,8 @@ func TestTwinTails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sem := conventions[r.IntN(2)] // embeddings or unique (induced has no twins)
-			count, err := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Semantics: sem, Threads: 1, SkipInvalid: true})
+			sem := conventions[r.IntN(convs)]
+			count, err := Open(dynamic.FromGraph(g0), []*pattern.Pattern{p}, Options{Semantics: sem, Threads: threads, SkipInvalid: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -512,8 +530,12 @@ func TestTwinTails(t *testing.T) {
 			if int64(want.Count) != total {
 				t.Fatalf("seed %d %s %s: initial+created-destroyed = %d, static %d", seed, ps, sem, total, want.Count)
 			}
+			for _, w := range count.(*cpuMatcher).workers {
+				sums += w.sums
+			}
 		}
 	}
+	return sums
 }
 
 // TestTwinsInBatch: a star's twin leaves with different other-graph checks (the anchor pair's
@@ -557,4 +579,144 @@ func TestTwinsInBatch(t *testing.T) {
 	if rc.Deltas[0] != rl.Deltas[0] || int64(rc.Deltas[0].Created)-int64(rc.Deltas[0].Destroyed) != 24-6 {
 		t.Fatalf("counted %+v, listed %+v, want a net change of 18", rc.Deltas[0], rl.Deltas[0])
 	}
+}
+
+// TestRestrict: a Net over one copy of the graph validates and applies each batch (Compute and
+// Apply, or ComputeApply), and a
+// ChangeApplier over a copy that holds only the edges its patterns' labels admit applies the
+// Restricted change: the deltas and the listed matches equal those of a matcher over the whole
+// graph, in every convention, with vertex insertions and deletions and invalid updates.
+func TestRestrict(t *testing.T) {
+	ctx := context.Background()
+	pats := []string{
+		"(a:0)-[:0]-(b:0)-[:0]-(c:1)", "(a:1)-[:1]-(b:1), (b)-[:0]-(c:2)-[:0]-(a)", "(a:2)-[:0]-(b:0)-[:0]-(c:2)-[:0]-(d:0)-[:0]-(a)",
+		"(a:0)-[:0]-(b:2), (c:1)", // a second component
+	}
+	for seed := range uint64(24) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		g0 := gen.RandomGraph(seed, 10+r.IntN(8), 0.3+0.2*r.Float64(), 3, 2)
+		var ps []*pattern.Pattern
+		for _, s := range pats[:1+r.IntN(len(pats))] {
+			p, err := pattern.Parse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, p)
+		}
+		sem := conventions[r.IntN(4)]
+		opts := Options{Semantics: sem, Threads: 1, SkipInvalid: true}
+		whole, err := Open(dynamic.FromGraph(g0), ps, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe, _ := Open(dynamic.FromGraph(g0), ps, opts)
+		relevant, ok := probe.(ChangeApplier).Relevant()
+		if !ok {
+			t.Fatal("exact labels: no filter")
+		}
+		g := dynamic.FromGraph(g0)
+		net := NewNet(g)
+		m, err := Open(g.Filtered(relevant), ps, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Graph().NumEdges() >= g.NumEdges() && g.NumEdges() > 0 && seed < 4 {
+			t.Logf("seed %d: the filter kept every edge", seed)
+		}
+		md := newModel(g0, 3, 2)
+		var vs []VertexChange
+		var pcs []PairChange
+		for step := range 30 {
+			batch := make([]updates.Update, []int{1, 1, 2, 5}[r.IntN(4)])
+			for i := range batch {
+				batch[i], _ = md.draw(r, step*8+i+1)
+			}
+			var want, got Result
+			var wantM, gotM []string
+			list := func(out *[]string) Emit {
+				return func(sm SignedMatch) bool {
+					*out = append(*out, fmt.Sprint(sm.Pattern, sm.Sign, sm.Vertices))
+					return true
+				}
+			}
+			if err := whole.Apply(ctx, batch, list(&wantM), &want); err != nil {
+				t.Fatal(err)
+			}
+			if r.IntN(2) == 0 {
+				if err := net.Compute(batch, true, &got); err != nil {
+					t.Fatal(err)
+				}
+				vs, pcs = net.Restrict(relevant, vs[:0], pcs[:0])
+				if err := net.Apply(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := net.ComputeApply(batch, true, &got); err != nil {
+					t.Fatal(err)
+				}
+				vs, pcs = net.Restrict(relevant, vs[:0], pcs[:0])
+			}
+			net.Reset()
+			if err := m.(ChangeApplier).ApplyChange(ctx, vs, pcs, list(&gotM), &got); err != nil {
+				t.Fatalf("seed %d step %d %v: %v", seed, step, batch, err)
+			}
+			slices.Sort(wantM)
+			slices.Sort(gotM)
+			if !slices.Equal(want.Deltas, got.Deltas) || !slices.Equal(wantM, gotM) || want.Skipped != got.Skipped || want.Applied != got.Applied {
+				t.Fatalf("seed %d %s step %d %v: restricted %+v skipped %d, whole %+v skipped %d\n%v\n%v", seed, sem, step, batch, got.Deltas, got.Skipped, want.Deltas, want.Skipped, gotM, wantM)
+			}
+		}
+		if err := m.Graph().Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if g.NumEdges() != whole.Graph().NumEdges() || g.NumVertices() != whole.Graph().NumVertices() {
+			t.Fatalf("seed %d: the Net's graph has %d vertices %d edges, the whole matcher's %d %d", seed,
+				g.NumVertices(), g.NumEdges(), whole.Graph().NumVertices(), whole.Graph().NumEdges())
+		}
+	}
+}
+
+// TestComputeApplyInvalid: ComputeApply refuses (or skips) an invalid single edge update as
+// Compute does and leaves the graph as it was, a deletion naming another label included.
+func TestComputeApplyInvalid(t *testing.T) {
+	g := dynamic.FromGraph(labelledEdges(t, [][3]int64{{1, 2, 1}, {2, 3, 0}}))
+	net := NewNet(g)
+	for _, u := range []updates.Update{
+		{Kind: updates.DeleteEdge, U: 1, V: 2, Label: 0, HasLabel: true},
+		{Kind: updates.InsertEdge, U: 3, V: 2},
+		{Kind: updates.DeleteEdge, U: 1, V: 3},
+		{Kind: updates.InsertEdge, U: 2, V: 2},
+	} {
+		var res Result
+		if err := net.ComputeApply([]updates.Update{u}, false, &res); !errors.As(err, new(*InvalidError)) {
+			t.Fatalf("%v: %v, want an invalid update", u, err)
+		}
+		if err := net.ComputeApply([]updates.Update{u}, true, &res); err != nil || res.Skipped != 1 || res.Applied != 0 {
+			t.Fatalf("%v skipped: %v, %+v", u, err, res)
+		}
+		x, _ := g.Lookup(1)
+		y, _ := g.Lookup(2)
+		if l, ok := g.EdgeLabel(x, y); !ok || l != 1 || g.NumEdges() != 2 {
+			t.Fatalf("%v: the graph changed (1-2 %v label %d, %d edges)", u, ok, l, g.NumEdges())
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// labelledEdges builds a graph of the edges (u, v, label), vertices labelled 0.
+func labelledEdges(t *testing.T, edges [][3]int64) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for _, e := range edges {
+		if err := b.AddEdge(e[0], e[1], uint32(e[2])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -2,6 +2,7 @@ package csm
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/pattern"
@@ -102,6 +103,12 @@ type term struct {
 	// tailTwins: some tail level is a twin (its group is then counted only when no candidate
 	// can fail an other-graph check: twins may have different such checks).
 	tailTwins bool
+	// sumLevel: the one tail level whose count depends on the level just before the tail, with
+	// that level as its only parent and no injectivity to look up (a path's or a tree's last
+	// edge), or -1. The tail's count is then its other levels' product times the sum, over the
+	// level before it, of that level's free candidates: the last enumerated level is summed in
+	// one loop instead of searched candidate by candidate.
+	sumLevel int
 }
 
 // program is one standing pattern prepared for the delta searches.
@@ -272,7 +279,32 @@ func (pr *program) makeTerm(ord []int, vertex, pair int, rs []plan.Restriction) 
 	for i := t.tail + 1; i < len(ord); i++ {
 		t.tailTwins = t.tailTwins || t.levels[i].twin
 	}
+	t.sumLevel = sumLevel(&t, anchors)
 	return t
+}
+
+// sumLevel returns the term's sumLevel (see term).
+func sumLevel(t *term, anchors int) int {
+	k := t.tail - 1
+	if k < anchors || t.tail == len(t.levels) || t.tailTwins || !t.levels[k].exact {
+		return -1
+	}
+	dep := -1
+	for i := t.tail; i < len(t.levels); i++ {
+		lv := &t.levels[i]
+		depends := slices.Contains(lv.inj, k)
+		for _, pe := range lv.parents {
+			depends = depends || pe.pos == k
+		}
+		if !depends {
+			continue
+		}
+		if dep >= 0 || len(lv.parents) != 1 || lv.parents[0].pos != k || len(lv.injCheck) > 0 {
+			return -1
+		}
+		dep = i
+	}
+	return dep
 }
 
 // surelyCandidate reports whether the data vertex of pattern vertex q, placed at an earlier

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"time"
 
@@ -65,7 +66,7 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON, one object per line")
 	fs.BoolVar(&f.induced, "induced", false, "vertex-induced matches: inserting an edge destroys the matches where its endpoints were non-adjacent")
 	fs.BoolVar(&f.unique, "unique", false, "count each distinct subgraph once")
-	fs.IntVar(&f.threads, "threads", 0, "worker threads `N` within a batch (0: all cores)")
+	fs.IntVar(&f.threads, "threads", 0, "worker threads `N` (0: all cores): within a batch, or, from two up on a counting run over a stream file of 256 batches or more, a second goroutine that searches while the first keeps the graph (patterns of exact labels) or takes the end of the stream (docs/csm.md)")
 	fs.StringVar(&f.queryFormat, "query-format", "", "input format `NAME` of pattern files (default: detected)")
 	fs.StringVar(&f.engine, "engine", "cpu", "continuous-matching engine `NAME`")
 	fs.BoolVar(&f.timestamps, "timestamps", false, "every text line of the stream ends with an integer timestamp (implied by --window and --batch-interval)")
@@ -95,6 +96,9 @@ type watchCheckpoint struct {
 	Window    []csm.WindowEdge `json:"window,omitempty"`
 }
 
+// watchMode is how the last watch ran its stream: serial, pipeline or cut (tests).
+var watchMode string
+
 // watchKillAfter, when positive, makes watch stop dead after that many batches, without a
 // checkpoint or a summary: the tests' stand-in for a kill -9.
 var watchKillAfter int
@@ -118,6 +122,8 @@ type watchState struct {
 	m         csm.Matcher
 	log       *slog.Logger
 	buf       []byte // a line of --emit matches
+	prefix    []byte // its start, for prefixOf
+	prefixOf  matchKey
 	gc        *gcHold
 	werr      error // a write error of --emit matches
 }
@@ -169,18 +175,34 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	hold := holdGC()
 	defer hold.release()
+	var pre *preread // the stream, read while the graph loads, to cut it in two
+	if f.splitEligible(pos[0]) {
+		pre = startPreread(f.updatesPath, updates.Options{Timestamps: f.timestamps})
+	}
 	var cp *watchCheckpoint
 	var g *dynamic.Graph
+	var copier updates.Copier // another copy of the graph as loaded
+	loadStart := time.Now()
 	if f.resume != "" {
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else if g, err = loadDynamic(ctx, pos[0], &f, log); err != nil {
+	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log); err != nil {
 		return exitCode(stderr, err)
 	}
+	loadTime := time.Since(loadStart)
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
 	opts.GPUMemory, _ = parseSize("--gpu-memory", f.gpuMemory)
+	var all []updates.Update // the whole stream, when it is pipelined or cut in two
+	threads := opts.Threads
+	if pre != nil {
+		if all = pre.wait(); all != nil && (len(all)+f.batch-1)/f.batch >= splitMinBatches {
+			opts.Threads = 1 // the first goroutine's matcher (and each half's)
+		} else {
+			all = nil
+		}
+	}
 	if st.m, err = eng.Open(g, st.pats, opts); err != nil {
 		return exitCode(stderr, err)
 	}
@@ -217,7 +239,36 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hold.release() // listing, counting the graph again or writing it allocate much more
 	}
 	start := time.Now()
-	code := st.loop(ctx, stderr)
+	var code int
+	var s csm.ChangeApplier // the pipeline's searches
+	var relevant func(l0, l1 uint32) bool
+	if ca, ok := st.m.(csm.ChangeApplier); ok && all != nil {
+		if relevant, ok = ca.Relevant(); ok {
+			sopts := opts
+			sopts.Threads = threads
+			m, err := eng.Open(g.Filtered(relevant), st.pats, sopts)
+			if err != nil {
+				return exitCode(stderr, err)
+			}
+			s, _ = m.(csm.ChangeApplier)
+		}
+	}
+	watchMode = "serial"
+	if s != nil {
+		watchMode = "pipeline"
+		code = st.pipeLoop(ctx, stderr, all, s, relevant)
+	} else if all != nil {
+		watchMode = "cut"
+		code = st.splitLoop(ctx, stderr, all, func() (csm.Matcher, error) {
+			g2, err := copier()
+			if err != nil {
+				return nil, err
+			}
+			return eng.Open(g2, st.pats, opts)
+		}, 8*loadTime)
+	} else {
+		code = st.loop(ctx, stderr)
+	}
 	if code == -1 { // killed (tests)
 		return exitPartial
 	}
@@ -236,24 +287,25 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
-// graph (parsed on all cores), any other format through its loader.
-func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger) (*dynamic.Graph, error) {
+// graph (parsed on all cores), any other format through its loader; the copier builds another
+// copy of the graph as loaded.
+func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger) (*dynamic.Graph, updates.Copier, error) {
 	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
 		if name, err := formats.Detect(path); err == nil && name == "csm" {
 			start := time.Now()
-			g, err := updates.LoadDynamic(path, f.options(log))
+			g, cp, err := updates.LoadDynamicCopier(path, f.options(log))
 			if err != nil {
-				return nil, loadError(path, err)
+				return nil, nil, loadError(path, err)
 			}
 			log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
-			return g, nil
+			return g, cp, nil
 		}
 	}
 	sg, err := loadData(ctx, path, f.options(log), log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return dynamic.FromGraph(sg), nil
+	return dynamic.FromGraph(sg), func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }, nil
 }
 
 func (f *watchFlags) check(pos []string) error {
@@ -390,16 +442,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 				}
 			}
 		}
-		if len(batch) == 1 && batch[0].Kind == updates.DeleteVertex {
-			// Per update, a vertex deletion reports its edges' deletions first, one line each.
-			edges = csm.IncidentDeletions(st.m.Graph(), batch[0], edges[:0])
-			for i := range edges {
-				if code := st.apply(apply, edges[i:i+1], &res, name, stderr, false); code != exitOK {
-					return code
-				}
-			}
-		}
-		if code := st.apply(apply, batch, &res, name, stderr, false); code != exitOK {
+		if code := st.applyBatch(apply, batch, &edges, &res, name, stderr); code != exitOK {
 			return code
 		}
 		if st.win != nil {
@@ -408,17 +451,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		if st.replay != nil {
 			st.replay.done()
 		}
-		st.line = batch[len(batch)-1].Line
-		st.updates += len(batch)
 		sinceCP += len(batch)
-		prog.update(st.updates)
-		if st.flushEach {
-			if err := st.out.Flush(); err != nil {
-				return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
-			}
-		}
-		if st.gc != nil && (st.flushEach || st.batches%64 == 0) { // stdin: updates may come slowly
-			st.gc.check()
+		if code := st.advance(batch, prog, stderr); code != exitOK {
+			return code
 		}
 		if watchKillAfter > 0 && st.batches >= watchKillAfter {
 			return -1
@@ -429,6 +464,36 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			}
 			sinceCP = 0
 		}
+	}
+	return exitOK
+}
+
+// applyBatch applies a batch of the stream and prints its lines: per update, a vertex deletion
+// reports its edges' deletions first, one line each (edges is their buffer).
+func (st *watchState) applyBatch(ctx context.Context, batch []updates.Update, edges *[]updates.Update, res *csm.Result, name string, stderr io.Writer) int {
+	if len(batch) == 1 && batch[0].Kind == updates.DeleteVertex {
+		*edges = csm.IncidentDeletions(st.m.Graph(), batch[0], (*edges)[:0])
+		for i := range *edges {
+			if code := st.apply(ctx, (*edges)[i:i+1], res, name, stderr, false); code != exitOK {
+				return code
+			}
+		}
+	}
+	return st.apply(ctx, batch, res, name, stderr, false)
+}
+
+// advance records that the stream's batch was applied: position, progress, flush, collector.
+func (st *watchState) advance(batch []updates.Update, prog *watchProgress, stderr io.Writer) int {
+	st.line = batch[len(batch)-1].Line
+	st.updates += len(batch)
+	prog.update(st.updates)
+	if st.flushEach {
+		if err := st.out.Flush(); err != nil {
+			return exitCode(stderr, fmt.Errorf("writing the result: %w", err))
+		}
+	}
+	if st.gc != nil && (st.flushEach || st.batches%64 == 0) { // stdin: updates may come slowly
+		st.gc.check()
 	}
 	return exitOK
 }
@@ -448,6 +513,11 @@ func (st *watchState) apply(ctx context.Context, batch []updates.Update, res *cs
 	if l, ok := st.m.(interface{ LogBatch(*slog.Logger) }); ok && err == nil && st.f.verbose {
 		l.LogBatch(st.log) // an engine's own figures (gcsm: cache hits, times)
 	}
+	return st.finish(batch, res, err, name, stderr, expiry)
+}
+
+// finish reports a batch that was applied (err: its error): the totals and its lines.
+func (st *watchState) finish(batch []updates.Update, res *csm.Result, err error, name string, stderr io.Writer, expiry bool) int {
 	if st.werr != nil {
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", st.werr))
 	}
@@ -599,24 +669,52 @@ func (st *watchState) printMatch(sm csm.SignedMatch) error {
 			Match   []int64 `json:"match"`
 		}{st.seq, sign, st.names[sm.Pattern], sm.Vertices})
 	}
-	b := st.buf[:0]
-	if sm.Sign > 0 {
-		b = append(b, '+')
-	} else {
-		b = append(b, '-')
+	if k := (matchKey{st.seq, sm.Pattern, sm.Sign}); k != st.prefixOf || st.prefix == nil {
+		// "SIGN\tSEQ\tPATTERN", the same for all the matches of a batch, pattern and sign
+		p := st.prefix[:0]
+		if sm.Sign > 0 {
+			p = append(p, '+')
+		} else {
+			p = append(p, '-')
+		}
+		p = append(p, '\t')
+		p = strconv.AppendInt(p, int64(st.seq), 10)
+		p = append(p, '\t')
+		st.prefix, st.prefixOf = append(p, st.names[sm.Pattern]...), k
 	}
-	b = append(b, '\t')
-	b = strconv.AppendInt(b, int64(st.seq), 10)
-	b = append(b, '\t')
-	b = append(b, st.names[sm.Pattern]...)
+	b := append(st.buf[:0], st.prefix...)
 	for _, v := range sm.Vertices {
-		b = append(b, '\t')
-		b = strconv.AppendInt(b, v, 10)
+		b = appendDecimal(append(b, '\t'), v)
 	}
 	b = append(b, '\n')
 	st.buf = b
 	_, err := st.out.Write(b)
 	return err
+}
+
+// matchKey is what the prefix of a listed match depends on.
+type matchKey struct{ seq, pattern, sign int }
+
+// appendDecimal appends v in decimal, digits written in place (strconv formats into a buffer of
+// its own and copies: a third of a listing's time).
+func appendDecimal(b []byte, v int64) []byte {
+	if v < 0 {
+		return strconv.AppendInt(b, v, 10)
+	}
+	u := uint64(v)
+	n := 1
+	for x := u; x >= 10; x /= 10 {
+		n++
+	}
+	b = slices.Grow(b, n)
+	l := len(b)
+	b = b[:l+n]
+	for i := l + n - 1; i > l; i-- {
+		b[i] = byte('0' + u%10)
+		u /= 10
+	}
+	b[l] = byte('0' + u)
+	return b
 }
 
 func (st *watchState) printInitial() error {

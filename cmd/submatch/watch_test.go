@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -148,13 +151,8 @@ func TestWatchWindow(t *testing.T) {
 // checkpoint and checks that the batches after it and the totals equal an uninterrupted run.
 func TestWatchResume(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	var g, s strings.Builder
-	for v := range 30 {
-		fmt.Fprintf(&g, "v %d %d\n", v, r.IntN(2))
-	}
-	for range 60 {
-		fmt.Fprintf(&g, "e %d %d 0\n", r.IntN(30), r.IntN(30))
-	}
+	var s strings.Builder
+	g := randomCSMGraph(r, 30, 60, true)
 	for range 400 {
 		op := "e"
 		if r.IntN(3) == 0 {
@@ -162,7 +160,7 @@ func TestWatchResume(t *testing.T) {
 		}
 		fmt.Fprintf(&s, "%s %d %d\n", op, r.IntN(30), r.IntN(30))
 	}
-	data := writeFile(t, "g.graph", strings.ReplaceAll(g.String(), "e 0 0 0\n", ""))
+	data := writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", ""))
 	stream := writeFile(t, "u.stream", s.String())
 	cp := filepath.Join(t.TempDir(), "cp")
 	args := []string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--batch", "3"}
@@ -381,4 +379,87 @@ func TestWatchGCSMModeRefusedEarly(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, `--gcsm-mode: gcsm: unknown mode "bogus"`) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+}
+
+// TestWatchSplit: a stream cut in two (two threads, watch_split.go) or pipelined (exact
+// labels, watch_pipe.go) prints what one thread prints, line for line (but the summary's time):
+// batches of 1 and 3, vertex insertions and deletions, invalid updates skipped or fatal, JSON,
+// the cut fixed at several places and chosen while running.
+func TestWatchSplit(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var s strings.Builder
+	g := randomCSMGraph(r, 40, 120, false)
+	for i := range 1500 {
+		a, b := r.IntN(46), r.IntN(46)
+		switch op := r.IntN(20); {
+		case op < 11:
+			fmt.Fprintf(&s, "e %d %d\n", a, b)
+		case op < 18:
+			fmt.Fprintf(&s, "-e %d %d\n", a, b)
+		case op < 19:
+			fmt.Fprintf(&s, "v %d %d\n", 40+i, r.IntN(2))
+		default:
+			fmt.Fprintf(&s, "-v %d\n", a)
+		}
+	}
+	data := writeFile(t, "g.graph", g)
+	stream := writeFile(t, "u.stream", s.String())
+	bad := writeFile(t, "bad.stream", s.String()+"e 1 1\n")
+	summary := regexp.MustCompile(`(, )[0-9.]+[µmn]?s(; graph)|("elapsed_ms":)[0-9.e+-]+`)
+	for _, c := range []struct {
+		stream string
+		args   []string
+	}{
+		{stream, []string{"--on-invalid", "skip"}},
+		{stream, []string{"--on-invalid", "skip", "--batch", "3", "--induced"}},
+		{stream, []string{"--on-invalid", "skip", "--json", "--initial", "--unique"}},
+		{stream, nil}, // the first invalid update ends both runs
+		{bad, []string{"--on-invalid", "skip", "--batch", "2"}},
+	} {
+		// Wildcard labels: the stream is cut; exact labels: pipelined.
+		for _, pats := range [][]string{{triangle, "(a:1)-(b)-(c:0)-(d)"}, {"(a:0)-(b:0)-(c:1)-(a)", "(a:1)-(b:0)-(c:0)-(d:1)"}} {
+			args := append(append([]string{"watch", data}, pats...), append([]string{"--updates", c.stream}, c.args...)...)
+			code1, out1, err1 := runCmd(t, append(args, "--threads", "1")...)
+			out1 = summary.ReplaceAllString(out1, "$1$2$3")
+			for _, cut := range []int{0, 1, 300, 900} {
+				watchSplitCut = cut
+				code2, out2, err2 := runCmd(t, append(args, "--threads", "2")...)
+				watchSplitCut = 0
+				if out2 = summary.ReplaceAllString(out2, "$1$2$3"); code1 != code2 || out1 != out2 || err1 != err2 {
+					t.Fatalf("%v %v (%s), cut %d: one thread exit %d, two %d; stderr %q / %q; outputs differ:\n%s\n---\n%s", pats, c.args, watchMode, cut, code1, code2, err1, err2, tail(out1), tail(out2))
+				}
+				if want := map[bool]string{true: "cut", false: "pipeline"}[pats[0] == triangle]; watchMode != want {
+					t.Fatalf("%v: ran %s, want %s", pats, watchMode, want)
+				}
+				if watchMode == "pipeline" {
+					break // (no cut)
+				}
+			}
+		}
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-600):] }
+
+func TestAppendDecimal(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 99, 100, 12345, 1<<62 + 7, math.MaxInt64, -1, -907, math.MinInt64} {
+		if got, want := string(appendDecimal([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("%d: %q, want %q", v, got, want)
+		}
+	}
+}
+
+// randomCSMGraph returns a graph in the CSM format: n vertices with labels 0 and 1, m random
+// edges (self-loops left out unless loops).
+func randomCSMGraph(r *rand.Rand, n, m int, loops bool) string {
+	var g strings.Builder
+	for v := range n {
+		fmt.Fprintf(&g, "v %d %d\n", v, r.IntN(2))
+	}
+	for range m {
+		if a, b := r.IntN(n), r.IntN(n); a != b || loops {
+			fmt.Fprintf(&g, "e %d %d 0\n", a, b)
+		}
+	}
+	return g.String()
 }

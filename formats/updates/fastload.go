@@ -20,9 +20,26 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
+	g, _, err := LoadDynamicCopier(path, opts)
+	return g, err
+}
+
+// A Copier builds another copy of a graph as it was loaded, independent of it (it reads what
+// the loader kept, not the graph: it may run while the graph changes).
+type Copier func() (*dynamic.Graph, error)
+
+// LoadDynamicCopier is LoadDynamic, with a Copier for more copies of the graph as loaded (from
+// the parsed arrays, which it keeps; from the careful loader's immutable graph).
+func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copier, error) {
+	if data, unmap, ok := mapPlain(path); ok {
+		defer unmap()
+		if g, cp, ok := fastLoad(data); ok {
+			return g, cp, nil
+		}
+	}
 	r, name, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hint := 0
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() < 1<<40 {
@@ -31,18 +48,51 @@ func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
 	data, err := readAll(r, hint)
 	r.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if g, ok := fastLoad(data); ok {
-		return g, nil
+	if g, cp, ok := fastLoad(data); ok {
+		return g, cp, nil
 	}
 	// The careful loader reads the same bytes (a file is read once, and stdin can be).
 	opts.Name = name
 	sg, err := formats.Read(context.Background(), bytes.NewReader(data), "csm", opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return dynamic.FromGraph(sg), nil
+	return dynamic.FromGraph(sg), func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }, nil
+}
+
+// copier returns the Copier of a graph built by build(orig, labels) from arrays that stay
+// unchanged (the edges); build keeps orig and labels, which the first graph may change, so the
+// copier takes its own now.
+func copier(orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) Copier {
+	o, l := slices.Clone(orig), slices.Clone(labels)
+	return func() (*dynamic.Graph, error) { return build(slices.Clone(o), slices.Clone(l)) }
+}
+
+// mapPlain maps the file at path when it is a regular, non-empty file that is not compressed
+// (gzip or zstd, which formats.Open decompresses), for fastLoad to parse in place.
+func mapPlain(path string) (data []byte, unmap func(), ok bool) {
+	if path == formats.Stdin {
+		return nil, nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 4 || st.Size() >= 1<<40 {
+		return nil, nil, false
+	}
+	if data, unmap, ok = mapped(f, int(st.Size())); !ok {
+		return nil, nil, false
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+		unmap()
+		return nil, nil, false
+	}
+	return data, unmap, true
 }
 
 // readAll reads r to its end into a buffer of hint+1 bytes to start with (grown if needed).
@@ -73,9 +123,9 @@ type chunkRecords struct {
 	ok          bool
 }
 
-// fastLoad parses data on all cores; ok false when the file needs the careful loader (ids above
-// 2^32-1 included).
-func fastLoad(data []byte) (*dynamic.Graph, bool) {
+// fastLoad parses data on all cores into a graph and its Copier; ok false when the file needs
+// the careful loader (ids above 2^32-1 included).
+func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
 		parts = 1
@@ -115,7 +165,7 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	dense := true // the vertices are 0, 1, ... in order
 	for i := range recs {
 		if !recs[i].ok {
-			return nil, false
+			return nil, nil, false
 		}
 		for j, id := range recs[i].vid {
 			dense = dense && id == uint32(nv+j)
@@ -139,8 +189,12 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 			labels = append(labels, recs[i].vlabel...)
 			src[i], dst[i] = recs[i].eu, recs[i].ev
 		}
-		g, err := dynamic.BuildParts(orig, labels, src, dst)
-		return g, err == nil
+		build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
+			return dynamic.BuildParts(orig, labels, src, dst)
+		}
+		cp := copier(orig, labels, build)
+		g, err := build(orig, labels)
+		return g, cp, err == nil
 	}
 	// Dense ids: vertices in the order of their lines, then endpoints not declared.
 	orig := make([]int64, 0, nv)
@@ -175,13 +229,13 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 	for i := range recs {
 		for j, id := range recs[i].vid {
 			if _, dup := lookup(id); dup {
-				return nil, false
+				return nil, nil, false
 			}
 			add(id, recs[i].vlabel[j])
 		}
 	}
 	if len(orig) >= math.MaxUint32-2*ne {
-		return nil, false
+		return nil, nil, false
 	}
 	src := make([]uint32, 0, ne)
 	dst := make([]uint32, 0, ne)
@@ -189,7 +243,7 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 		for j, a := range recs[i].eu {
 			b := recs[i].ev[j]
 			if a == b {
-				return nil, false
+				return nil, nil, false
 			}
 			u, ok := lookup(a)
 			if !ok {
@@ -204,11 +258,12 @@ func fastLoad(data []byte) (*dynamic.Graph, bool) {
 		}
 		recs[i] = chunkRecords{}
 	}
-	g, err := dynamic.Build(orig, labels, src, dst)
-	if err != nil {
-		return nil, false
+	build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
+		return dynamic.Build(orig, labels, src, dst)
 	}
-	return g, true
+	cp := copier(orig, labels, build)
+	g, err := build(orig, labels)
+	return g, cp, err == nil
 }
 
 // parseChunk reads, appending the edges to eu and ev, `v id label` and `e u v [0]` lines (comments and blank lines skipped) byte by

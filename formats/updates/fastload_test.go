@@ -78,7 +78,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := fastLoad([]byte(b.String())); !ok {
+		if _, _, ok := fastLoad([]byte(b.String())); !ok {
 			t.Fatalf("trial %d: not taken on the fast path", trial)
 		}
 		got, err := LoadDynamic(path, formats.Options{})
@@ -102,7 +102,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := fastLoad([]byte(c.text)); ok {
+		if _, _, ok := fastLoad([]byte(c.text)); ok {
 			t.Fatalf("%q taken on the fast path", c.text)
 		}
 		g, err := LoadDynamic(path, formats.Options{})
@@ -146,7 +146,7 @@ func TestFastLoadShapes(t *testing.T) {
 		"v 0 1\nv 1 2\ne 0 1\ne 1 0\n", "v 0 1\nv 1 2\ne 0 2\n", "v 0 1\nv 1 1\ne 1 1\n", "v 0 1\nv 2 1\ne 0 2\n",
 		"v 1 0\nv 0 0\ne 0 1\n", "v 4294967296 1\n", "e 4294967295 0\n",
 	} {
-		fast, ok := fastLoad([]byte(text))
+		fast, _, ok := fastLoad([]byte(text))
 		path := filepath.Join(dir, fmt.Sprintf("s%d.graph", i))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -158,13 +158,36 @@ func TestFastLoadShapes(t *testing.T) {
 			}
 			sameGraph(t, fast, want)
 		}
-		got, err2 := LoadDynamic(path, formats.Options{})
+		got, cp, err2 := LoadDynamicCopier(path, formats.Options{})
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("%q: LoadDynamic error %v, careful loader %v", text, err2, err)
 		}
-		if err == nil {
-			sameGraph(t, got, want)
+		if err != nil {
+			continue
 		}
+		sameGraph(t, got, want)
+		// The copier gives the graph as loaded after the first changed: a vertex deleted, its
+		// dense id given to a new vertex with another label.
+		if got.NumVertices() > 0 {
+			v := got.Vertices()[0]
+			for got.Degree(v) > 0 {
+				if _, err := got.DeleteEdge(v, got.Runs(v)[0].Neighbors[0]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := got.DeleteVertex(v); err != nil {
+				t.Fatal(err)
+			}
+			got.Compact()
+			if w, err := got.AddVertex(1<<40, 7); err != nil || w != v {
+				t.Fatalf("%q: new vertex %d %v, want dense id %d", text, w, err, v)
+			}
+		}
+		again, err := cp()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameGraph(t, again, want)
 	}
 }
 
@@ -174,7 +197,7 @@ func FuzzFastLoad(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		fast, ok := fastLoad([]byte(text))
+		fast, _, ok := fastLoad([]byte(text))
 		if !ok {
 			return
 		}

@@ -2,6 +2,7 @@ package dynamic
 
 import (
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"testing"
 
@@ -38,6 +39,9 @@ func TestRandomOps(t *testing.T) {
 			}
 		}
 		r := rand.New(rand.NewPCG(seed, 7))
+		var orig *Graph
+		var origLabels map[int64]uint32
+		var origEdges map[key]uint32
 		for step := range 600 {
 			a, b := int64(r.IntN(40)), int64(r.IntN(40))
 			switch op := r.IntN(10); {
@@ -106,11 +110,18 @@ func TestRandomOps(t *testing.T) {
 			if step%97 == 0 {
 				d.Compact()
 			}
+			if orig == nil && step >= 300 {
+				// Go on with a clone: equal now, and the original must not see its changes.
+				origLabels, origEdges = maps.Clone(labels), maps.Clone(edges)
+				orig, d = d, d.Clone()
+				check(t, d, labels, edges)
+			}
 			if step%50 == 0 {
 				check(t, d, labels, edges)
 			}
 		}
 		check(t, d, labels, edges)
+		check(t, orig, origLabels, origEdges) // the clone's changes did not reach it
 	}
 }
 
@@ -199,5 +210,42 @@ func TestNeighborsWith(t *testing.T) {
 	}
 	if err := d.DeleteVertex(six); !errors.Is(err, ErrVertexHasEdge) {
 		t.Fatalf("delete with edges: %v", err)
+	}
+}
+
+// TestFiltered: a filtered copy holds exactly the edges whose labels the filter admits, every
+// vertex, and is valid; the original is unchanged.
+func TestFiltered(t *testing.T) {
+	for seed := range uint64(8) {
+		g0 := gen.RandomGraph(seed, 40, 0.2, 3, 2)
+		d := FromGraph(g0)
+		keep := func(a, b uint32) bool { return a+b != 2 } // leaves out 0-2 and 1-1
+		f := d.Filtered(keep)
+		if err := f.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if f.NumVertices() != d.NumVertices() {
+			t.Fatalf("seed %d: %d vertices, want %d", seed, f.NumVertices(), d.NumVertices())
+		}
+		var want uint64
+		for _, v := range d.Vertices() {
+			for _, r := range d.Runs(v) {
+				for _, w := range r.Neighbors {
+					in := keep(d.Label(v), d.Label(w))
+					if in {
+						want++
+					}
+					if l, ok := f.EdgeLabel(v, w); ok != in || (ok && l != r.EdgeLabel) {
+						t.Fatalf("seed %d: edge %d-%d in the copy %v (label %d), want %v", seed, v, w, ok, l, in)
+					}
+				}
+			}
+		}
+		if f.NumEdges() != want/2 {
+			t.Fatalf("seed %d: %d edges, want %d", seed, f.NumEdges(), want/2)
+		}
 	}
 }
