@@ -1,9 +1,11 @@
 package csm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
@@ -114,6 +116,19 @@ func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) err
 		if old != now || n.vertexChanged(k.a) || n.vertexChanged(k.b) {
 			n.Pairs = append(n.Pairs, PairChange{U: k.a, V: k.b, Old: old, New: now})
 		}
+	}
+	// Map order is random: sorted, the change (and the dense ids its new vertices get, and so
+	// which symmetric equivalent a unique listing reports) is the same on every run.
+	if len(n.Vertices) > 1 {
+		slices.SortFunc(n.Vertices, func(a, b VertexChange) int { return cmp.Compare(a.ID, b.ID) })
+	}
+	if len(n.Pairs) > 1 {
+		slices.SortFunc(n.Pairs, func(a, b PairChange) int {
+			if c := cmp.Compare(a.U, b.U); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.V, b.V)
+		})
 	}
 	return nil
 }

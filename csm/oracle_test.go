@@ -720,3 +720,37 @@ func labelledEdges(t *testing.T, edges [][3]int64) *graph.Graph {
 	}
 	return g
 }
+
+// TestNetSorted: a net change lists its vertices by id and its pairs by (U, V), whatever the
+// maps' order, so new vertices get the same dense ids on every run.
+func TestNetSorted(t *testing.T) {
+	for range 20 {
+		g := dynamic.FromGraph(labelledEdges(t, [][3]int64{{1, 2, 0}}))
+		n := NewNet(g)
+		var batch []updates.Update
+		for id := int64(40); id > 10; id-- {
+			batch = append(batch, updates.Update{Kind: updates.InsertVertex, U: id, Label: 1, Line: int(41 - id)})
+		}
+		for id := int64(40); id > 11; id-- {
+			batch = append(batch, updates.Update{Kind: updates.InsertEdge, U: id, V: id - 1, Line: len(batch) + 1})
+		}
+		var res Result
+		if err := n.Compute(batch, false, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(n.Vertices) != 30 || len(n.Pairs) != 29 {
+			t.Fatalf("%d vertices, %d pairs, want 30 and 29", len(n.Vertices), len(n.Pairs))
+		}
+		for i := 1; i < len(n.Vertices); i++ {
+			if n.Vertices[i-1].ID >= n.Vertices[i].ID {
+				t.Fatalf("vertices out of order at %d: %d then %d", i, n.Vertices[i-1].ID, n.Vertices[i].ID)
+			}
+		}
+		for i := 1; i < len(n.Pairs); i++ {
+			a, b := n.Pairs[i-1], n.Pairs[i]
+			if a.U > b.U || (a.U == b.U && a.V >= b.V) {
+				t.Fatalf("pairs out of order at %d: %v then %v", i, a, b)
+			}
+		}
+	}
+}
