@@ -3,7 +3,9 @@
 #
 #   scripts/gpu-check.sh build   on a machine with Go: builds bin/submatch and bin/gpu.test
 #                                (CGO_ENABLED=0, so they run on any x86-64 Linux with glibc) and
-#                                copies the test data they need into bin/testdata/.
+#                                copies the test data they need into bin/testdata/; the test
+#                                binaries are gzipped (the device tool carries 64 MiB at most)
+#                                and run unpacks them.
 #   scripts/gpu-check.sh run     on the GPU machine (no Go needed): runs bin/submatch gpu-info,
 #                                the GPU tests (CountTriangles against the CPU count on wiki-Vote
 #                                and random graphs, buffers, budget, compile cache...), and prints
@@ -87,6 +89,9 @@ build() {
 		cp "$SUBMATCH_EXTRA_QUERIES"/*.graph bin/testdata/github-extra/
 	fi
 	chmod -R u+w bin/testdata
+	# The device tool carries at most 64 MiB: the test binaries travel compressed (run unpacks).
+	rm -f bin/*.test.gz
+	gzip -9 bin/*.test
 	du -sh bin
 	echo "built: $(ls bin | tr '\n' ' ')"
 }
@@ -106,6 +111,10 @@ run() {
 		fi
 		echo "$n"
 	}
+	local gz
+	for gz in bin/*.test.gz; do
+		[ -e "$gz" ] && { gunzip -f "$gz" || exit 2; }
+	done
 	local need=bin/gpu.test
 	[ -n "${ONLY:-}" ] && need=bin/$ONLY.test
 	for f in $need bin/testdata/wikivote-graphpi/wiki-vote_input; do
