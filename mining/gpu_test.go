@@ -319,6 +319,87 @@ func TestGPUStop(t *testing.T) {
 	}
 }
 
+// TestGPULabelled: the labelled census (motifs --labelled) with its enumeration on the GPU
+// (census_labelled) equals the CPU's (which TestLabelledCensus checks against the oracle
+// matcher), k = 3..5, on random graphs with 1 to 6 labels and (when present) citeseer (6 labels)
+// and email-Eu-core (unlabelled); a bound too small for the tally fails with gpu.ErrBudget on GPU
+// and gives the CPU's classes on Auto (device check).
+func TestGPULabelled(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx := context.Background()
+	check := func(name string, g *graph.Graph, k int, opts Options) {
+		t.Helper()
+		want, err := CountLabelled(ctx, g, Options{K: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.K = k
+		got, err := CountLabelled(ctx, g, opts)
+		if err != nil {
+			t.Fatalf("%s k %d: %v", name, k, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s k %d: GPU labelled census differs from the CPU's", name, k)
+		}
+	}
+	for seed := range uint64(24) {
+		g := gen.RandomGraph(seed+1700, 10+int(seed%6)*8, []float64{0.1, 0.3, 0.6}[seed%3], 1+int(seed%6), 1)
+		for _, k := range []int{3, 4, 5} {
+			if k == 5 && g.NumVertices() > 40 && seed%3 == 2 {
+				continue // dense: the CPU's enumeration would take long
+			}
+			check(fmt.Sprintf("seed %d", seed), g, k, Options{Device: GPU})
+		}
+	}
+	// 6 labels, k = 5: a 2 MiB tally; the graph fits in 64 KiB, the tally does not
+	g := gen.RandomGraph(91, 60, 0.15, 6, 1)
+	for _, limit := range []uint64{1 << 10, 64 << 10} {
+		if _, err := CountLabelled(ctx, g, Options{K: 5, Device: GPU, GPUMemory: limit}); !errors.Is(err, gpu.ErrBudget) {
+			t.Errorf("GPU within %d bytes: %v, expected an error wrapping gpu.ErrBudget", limit, err)
+		}
+	}
+	for _, limit := range []uint64{64, 1 << 10, 64 << 10, 0} {
+		check(fmt.Sprintf("Auto within %d bytes", limit), g, 5, Options{Device: Auto, GPUMemory: limit})
+	}
+	for _, f := range []struct{ name, path string }{
+		{"citeseer", filepath.Join(testenv.Dir(), "citeseer-graphminer")},
+		{"email-Eu-core", filepath.Join(testenv.Dir(), "email-eu-core/email-Eu-core.txt")},
+	} {
+		if !fileExists(f.path) {
+			continue
+		}
+		g, err := formats.Load(f.path, formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{3, 4} {
+			check(f.name, g, k, Options{Device: GPU})
+		}
+	}
+}
+
+// TestLabelledAutoWithoutGPU: Auto gives the CPU's labelled census where there is no GPU; GPU
+// fails with ErrNoGPU.
+func TestLabelledAutoWithoutGPU(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err == nil {
+		t.Skip("a GPU is present")
+	}
+	g := gen.RandomGraph(4, 14, 0.4, 3, 1)
+	want, err := CountLabelled(context.Background(), g, Options{K: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CountLabelled(context.Background(), g, Options{K: 4, Device: Auto})
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Auto: %v", err)
+	}
+	if _, err := CountLabelled(context.Background(), g, Options{K: 4, Device: GPU}); !errors.Is(err, gpu.ErrNoGPU) {
+		t.Errorf("GPU without one: %v", err)
+	}
+}
+
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil

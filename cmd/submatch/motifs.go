@@ -119,7 +119,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if perVertex || k > 5 {
 			return exitCode(stderr, usagef("motifs --labelled: K = 3..5, without --per-vertex"))
 		}
-		return printLabelled(ctx, g, k, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
+		return printLabelled(ctx, g, opts, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
 	}
 	if perVertex {
 		return printPerVertex(ctx, g, opts, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
@@ -246,9 +246,10 @@ func printPerVertex(ctx context.Context, g *graph.Graph, opts mining.Options, js
 }
 
 // printLabelled runs and prints motifs --labelled.
-func printLabelled(ctx context.Context, g *graph.Graph, k int, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
+func printLabelled(ctx context.Context, g *graph.Graph, opts mining.Options, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
 	start := time.Now()
-	lm, err := mining.CountLabelled(ctx, g, mining.Options{K: k})
+	k := opts.K
+	lm, err := mining.CountLabelled(ctx, g, opts)
 	if err != nil {
 		if isCancel(err) {
 			fmt.Fprintf(stderr, "submatch: motifs: %s; no census printed\n", stopReason(ctx, common.timeout))
