@@ -63,7 +63,8 @@ type fiveWorker struct {
 	e2    []uint32 // twice E(y)
 	share [][]uint64
 	over  bool
-	pos   []uint64 // positions n -> n' of the edges among N(x) at n
+	pos   []uint64        // positions n -> n' of the edges among N(x) at n
+	_     [cacheLine]byte // over is written per count: each worker's on its own line
 }
 
 // sharedOrbits are the special orbits whose counts other vertices hand to a vertex (kept per
@@ -120,7 +121,7 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 	}
 	var failed bool
 	bad := make([]error, nw)
-	_, err := workersCtx(ctx, threads, n, func(wk, x int) {
+	_, err := o.vertexWorkers(ctx, threads, func(wk, x int) {
 		w := &ws[wk]
 		if bad[wk] != nil {
 			return
@@ -132,7 +133,7 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 	if err != nil {
 		return nil, err
 	}
-	_, err = workersCtx(ctx, threads, n, func(wk, u int) { ws[wk].cliquePass(l, u) })
+	_, err = o.vertexWorkers(ctx, threads, func(wk, u int) { ws[wk].cliquePass(l, u) })
 	if err != nil {
 		return nil, err
 	}
