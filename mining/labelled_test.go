@@ -61,7 +61,7 @@ int main() {
     for (int pass = 0; pass < 2; ++pass) {
         std::vector<u64> table(size, 0);
         stopw = pass;
-        Launch(3, 2, census_labelled, off.data(), nbr.data(), n, k, lab.data(), table.data(), &stopw, ctl);
+        Launch(5, 1, census_labelled, off.data(), nbr.data(), n, k, lab.data(), table.data(), (u64)size, &stopw, ctl);
         printf("table");
         for (size_t i = 0; i < size; ++i) printf(" %llu", (unsigned long long)table[i]);
         printf("\n");

@@ -623,7 +623,9 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
 // C(l_i + i, i + 1)), code its adjacency in that order, bit pair_index(a, b) for a < b in the
 // order (0,1), (0,2), ..., (0,k-1), (1,2), ... The host turns the table's entries into labelled
 // classes (labelled.go). A thread looks at the stop flag every 16 roots (its first included) and
-// every 64 candidates.
+// every 64 candidates. Tallies of up to CS_LTALLY entries (k = 5 with one label, k = 4 with up to
+// 5 labels, k = 3 with up to 14) are kept per block in shared memory and added to table at the
+// end; a thread adds a run of subgraphs with the same entry at once.
 
 // C(n, r) for small r (exact at every step: c is C(n - r + i - 1, i - 1)).
 __device__ __forceinline__ u64 cs_choose(u64 n, int r) {
@@ -632,6 +634,9 @@ __device__ __forceinline__ u64 cs_choose(u64 n, int r) {
     for (int i = 1; i <= r; ++i) c = c * (n - r + i) / i;
     return c;
 }
+
+// census_labelled keeps tallies of at most this many entries (32 KiB) per block in shared memory.
+#define CS_LTALLY 4096
 
 // Whether the positions of mask induce a connected graph (adj: adjacency rows by position).
 __device__ __forceinline__ bool cs_connected(const u32* adj, int k, u32 mask) {
@@ -652,14 +657,24 @@ __device__ __forceinline__ bool cs_adjacent(const u64* __restrict__ off, const u
 }
 
 extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u32* __restrict__ nbr, u32 n, int k,
-                                           const u32* __restrict__ lab, u64* __restrict__ table,
+                                           const u32* __restrict__ lab, u64* __restrict__ table, u64 size,
                                            const volatile u32* stop, u64* __restrict__ ctl) {
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
     const u32 nth = gridDim.x * blockDim.x;
     const int pairs = k * (k - 1) / 2;
+    // a small tally (few labels) is kept per block in shared memory, added to table at the end;
+    // each thread also holds its last entry's run (the same shape and labels, over and over)
+    __shared__ u64 local[CS_LTALLY];
+    const bool small = size <= CS_LTALLY;
+    if (small) {
+        for (u64 i = threadIdx.x; i < size; i += blockDim.x) local[i] = 0;
+        __syncthreads();
+    }
+    u64* const tally = small ? local : table;
+    u64 runE = 0, runN = 0;
     u32 steps = 0, roots = 0;
     for (u32 r = tid; r < n; r += nth) {
-        if ((roots++ & 15) == 0 && stop_poll(stop, ctl)) return;
+        if ((roots++ & 15) == 0 && stop_poll(stop, ctl)) goto done;
         u32 S[5], adj[5], jj[6];
         u64 pp[6];
         S[0] = r;
@@ -684,7 +699,10 @@ extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u3
                     for (int b = a + 1; b < k; ++b, ++bit)
                         if ((adj[idx[a]] >> idx[b]) & 1u) code |= 1u << bit;
                 }
-                atomicAdd(&table[(rank << pairs) | code], 1ull);
+                const u64 e = (rank << pairs) | code;
+                if (runN > 0 && e != runE) { atomicAdd(&tally[runE], runN); runN = 0; }
+                runE = e;
+                ++runN;
                 --d;
                 for (int i = 0; i < d; ++i) adj[i] &= ~(1u << d);
                 continue;
@@ -696,7 +714,7 @@ extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u3
                     if (++jj[d] < (u32)d) { const u32 t = S[jj[d]]; pp[d] = cs_lower(nbr, off[t], off[t + 1], r + 1); }
                     continue;
                 }
-                if (CS_LEAVE(steps)) return;
+                if (CS_LEAVE(steps)) goto done;
                 const u32 w = nbr[pp[d]++];
                 bool skip = false;
                 u32 bits = 1u << jj[d];
@@ -728,5 +746,12 @@ extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u3
                 for (int i = 0; i < d; ++i) adj[i] &= ~(1u << d);
             }
         }
+    }
+done:
+    if (runN > 0) atomicAdd(&tally[runE], runN);
+    if (small) {
+        __syncthreads();
+        for (u64 i = threadIdx.x; i < size; i += blockDim.x)
+            if (local[i] != 0) atomicAdd(&table[i], local[i]);
     }
 }
