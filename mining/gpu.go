@@ -644,8 +644,8 @@ func (c *censusGPU) labelled(ctx context.Context, g *graph.Graph, o *ordered, lc
 	}
 	defer c.a.Release(lab)
 	sms := max(1, c.d.Info().SMs)
-	grid := uint32(max(1, min((o.n+censusBlock-1)/censusBlock, sms*16)))
-	if err := c.launch(ctx, c.labelKernel, grid, c.off, c.nbr, uint32(o.n), int32(lc.k), lab, table, size); err != nil {
+	grid := uint32(max(1, min((int(c.nout)+censusBlock-1)/censusBlock, sms*16)))
+	if err := c.launch(ctx, c.labelKernel, grid, c.off, c.nbr, c.eu, c.ep, c.nout, int32(lc.k), lab, table, size); err != nil {
 		return err
 	}
 	host := make([]uint64, size)

@@ -56,12 +56,13 @@ func TestLabelledCensus(t *testing.T) {
 const labelledMain = `
 int main() {
     u32 stopw = 0; u64 ctl[2] = {0, 0};
-    auto off = Read<u64>(); auto nbr = Read<u32>(); auto lab = Read<u32>(); auto par = Read<u64>();
-    u32 n = (u32)par[0]; int k = (int)par[1]; size_t size = par[2];
+    auto off = Read<u64>(); auto nbr = Read<u32>(); auto eu = Read<u32>(); auto ep = Read<u32>();
+    auto lab = Read<u32>(); auto par = Read<u64>();
+    u32 nout = (u32)par[0]; int k = (int)par[1]; size_t size = par[2];
     for (int pass = 0; pass < 2; ++pass) {
         std::vector<u64> table(size, 0);
         stopw = pass;
-        Launch(5, 1, census_labelled, off.data(), nbr.data(), n, k, lab.data(), table.data(), (u64)size, &stopw, ctl);
+        Launch(5, 1, census_labelled, off.data(), nbr.data(), eu.data(), ep.data(), nout, k, lab.data(), table.data(), (u64)size, &stopw, ctl);
         printf("table");
         for (size_t i = 0; i < size; ++i) printf(" %llu", (unsigned long long)table[i]);
         printf("\n");
@@ -84,11 +85,20 @@ func TestLabelledKernelHost(t *testing.T) {
 			if !ok {
 				t.Fatal("table size")
 			}
+			var eu, ep []uint32
+			for u := range o.n {
+				for p := o.up[u]; p < o.off[u+1]; p++ {
+					eu = append(eu, uint32(u))
+					ep = append(ep, uint32(p))
+				}
+			}
 			in := &cudahost.Input{}
 			cudahost.Put(in, o.off)
 			cudahost.Put(in, o.nbr)
+			cudahost.Put(in, eu)
+			cudahost.Put(in, ep)
 			cudahost.Put(in, idx)
-			cudahost.Put(in, []uint64{uint64(o.n), uint64(k), size})
+			cudahost.Put(in, []uint64{uint64(len(eu)), uint64(k), size})
 			out := strings.Split(strings.TrimSpace(string(cudahost.Run(t, bin, in))), "\n")
 			if len(out) != 2 {
 				t.Fatalf("host output: %d lines", len(out))

@@ -611,9 +611,10 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
 }
 
 // ---------------------------------------------------------------------------------------------
-// census_labelled (motifs --labelled on the GPU; labelled.go): a thread per root vertex r
+// census_labelled (motifs --labelled on the GPU; labelled.go): a thread per out-edge r -> w
 // (grid-stride) enumerates the connected induced k-vertex subgraphs (k = 3..5) whose lowest vertex
-// is r, each once, by reverse search: a set S comes from its parent S - c(S), c(S) the highest
+// is r and that descend from {r, w} (r's children in the search are its out-neighbours, all
+// kept), each once, by reverse search: a set S comes from its parent S - c(S), c(S) the highest
 // vertex of S other than r whose removal leaves S connected. From a parent P of d vertices the
 // candidates are, for each j < d, the neighbours w of P's j-th vertex above r, outside P and
 // adjacent to none of P's vertices before j (so each w once), and P + w is kept when no vertex x
@@ -622,7 +623,7 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
 // (lab, dense in [0, L)), rank the sorted label multiset's combinatorial rank (sum of
 // C(l_i + i, i + 1)), code its adjacency in that order, bit pair_index(a, b) for a < b in the
 // order (0,1), (0,2), ..., (0,k-1), (1,2), ... The host turns the table's entries into labelled
-// classes (labelled.go). A thread looks at the stop flag every 16 roots (its first included) and
+// classes (labelled.go). A thread looks at the stop flag every 16 out-edges (its first included) and
 // every 64 candidates. Tallies of up to CS_LTALLY entries (k = 5 with one label, k = 4 with up to
 // 5 labels, k = 3 with up to 14) are kept per block in shared memory and added to table at the
 // end; a thread adds a run of subgraphs with the same entry at once.
@@ -656,7 +657,8 @@ __device__ __forceinline__ bool cs_adjacent(const u64* __restrict__ off, const u
     return cs_find(nbr, off[a], off[a + 1], b) < off[a + 1];
 }
 
-extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u32* __restrict__ nbr, u32 n, int k,
+extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                           const u32* __restrict__ eu, const u32* __restrict__ ep, u32 nout, int k,
                                            const u32* __restrict__ lab, u64* __restrict__ table, u64 size,
                                            const volatile u32* stop, u64* __restrict__ ctl) {
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -673,16 +675,20 @@ extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u3
     u64* const tally = small ? local : table;
     u64 runE = 0, runN = 0;
     u32 steps = 0, roots = 0;
-    for (u32 r = tid; r < n; r += nth) {
+    for (u32 item = tid; item < nout; item += nth) {
         if ((roots++ & 15) == 0 && stop_poll(stop, ctl)) goto done;
+        // the subtree of the sets {r, w, ...}: r's children are its out-neighbours w, each kept
         u32 S[5], adj[5], jj[6];
         u64 pp[6];
+        const u32 r = eu[item];
         S[0] = r;
-        adj[0] = 0;
-        int d = 1;  // the set is S[0, d); frame d adds S[d]
-        jj[1] = 0;
-        pp[1] = cs_lower(nbr, off[r], off[r + 1], r + 1);
-        while (d >= 1) {
+        S[1] = nbr[ep[item]];
+        adj[0] = 2u;
+        adj[1] = 1u;
+        int d = 2;  // the set is S[0, d); frame d adds S[d]
+        jj[2] = 0;
+        pp[2] = cs_lower(nbr, off[r], off[r + 1], r + 1);
+        while (d >= 2) {
             if (d == k) {
                 // record: positions sorted by label (insertion sort), then rank and code
                 int idx[5];
