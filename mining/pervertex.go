@@ -198,7 +198,7 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 	})
 	if opts.K == 5 {
 		start := time.Now()
-		if err := fiveOrbits(ctx, l, opts.Threads, orbits, nis); err != nil {
+		if err := fiveOrbits(ctx, l, opts.Threads, orbits, nis, log); err != nil {
 			return nil, fmt.Errorf("per-vertex counts: %w", err)
 		}
 		log.Debug("per-vertex 5-vertex orbits", "elapsed", time.Since(start).Round(time.Microsecond))
