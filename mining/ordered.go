@@ -115,9 +115,7 @@ func (o *ordered) vertexWorkers(ctx context.Context, threads int, fn func(worker
 	var stopped atomic.Bool
 	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
 	threads = workersCount(threads, o.n)
-	total := o.off[o.n]
-	target := max(1, total/uint64(64*threads))
-	chunks := int64(total/target) + 1
+	target, chunks := o.chunking(threads)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range threads {
@@ -127,12 +125,7 @@ func (o *ordered) vertexWorkers(ctx context.Context, threads int, fn func(worker
 				if c < 0 {
 					return
 				}
-				// the vertices whose lists start in [c*target, (c+1)*target)
-				lo, _ := slices.BinarySearch(o.off[:o.n], uint64(c)*target)
-				hi, _ := slices.BinarySearch(o.off[:o.n], uint64(c+1)*target)
-				if c == chunks-1 {
-					hi = o.n
-				}
+				lo, hi := o.chunk(c, target, chunks)
 				for u := lo; u < hi && !stopped.Load(); u++ {
 					fn(w, u)
 				}
@@ -202,6 +195,23 @@ func (t *tally) lowerWedges(o *ordered, u int) {
 			t.add(w)
 		}
 	}
+}
+
+// chunking returns vertexWorkers' chunk size in adjacency entries and the number of chunks.
+func (o *ordered) chunking(threads int) (target uint64, chunks int64) {
+	target = max(1, o.off[o.n]/uint64(64*threads))
+	return target, int64(o.off[o.n]/target) + 1
+}
+
+// chunk returns chunk c's vertices [lo, hi): those whose lists start in [c*target, (c+1)*target),
+// the last chunk taking the rest.
+func (o *ordered) chunk(c int64, target uint64, chunks int64) (lo, hi int) {
+	lo, _ = slices.BinarySearch(o.off[:o.n], uint64(c)*target)
+	hi, _ = slices.BinarySearch(o.off[:o.n], uint64(c+1)*target)
+	if c == chunks-1 {
+		hi = o.n
+	}
+	return lo, hi
 }
 
 // hubCounts adds per-vertex counts from many workers: those of the hubs (the top hubSpan

@@ -83,15 +83,9 @@ func TestScheduleBalance(t *testing.T) {
 				}
 				// new: chunks cut by adjacency entries, highest first
 				var nw [][2]int
-				tot := o.off[o.n]
-				target := max(1, tot/uint64(64*T))
-				chunks := int(tot/target) + 1
+				target, chunks := o.chunking(T)
 				for c := chunks - 1; c >= 0; c-- {
-					lo, _ := slices.BinarySearch(o.off[:o.n], uint64(c)*target)
-					hi, _ := slices.BinarySearch(o.off[:o.n], uint64(c+1)*target)
-					if c == chunks-1 {
-						hi = o.n
-					}
+					lo, hi := o.chunk(c, target, chunks)
 					nw = append(nw, [2]int{lo, hi})
 				}
 				span := func(chs [][2]int) uint64 {
