@@ -57,7 +57,7 @@ func canonicalLabelled(s Shape, labels [MaxK]uint32) (Shape, [MaxK]uint32) {
 // CountLabelled runs a census of the connected opts.K-vertex patterns (K = 3..5) with their
 // vertex labels: one count per shape and label assignment up to isomorphism (edge labels are
 // ignored). It enumerates every connected induced K-vertex subgraph once (Wernicke's ESU on the
-// CPU; on the GPU, with opts.Device GPU or Auto, a thread per lowest vertex by reverse search,
+// CPU, the lowest vertices shared among opts.Threads workers; on the GPU, with opts.Device GPU or Auto, a thread per lowest vertex by reverse search,
 // tallied per sorted label multiset and adjacency: census_labelled in kernels/census.cu), so it
 // takes time proportional to their number: it is meant for small and medium graphs. Non-induced
 // counts follow from the induced ones by counting, in each induced class, the connected spanning
@@ -91,7 +91,7 @@ func CountLabelled(ctx context.Context, g *graph.Graph, opts Options) ([]Labelle
 		}
 	}
 	if onCPU {
-		if err := lc.esu(ctx, g, o); err != nil {
+		if err := lc.esu(ctx, g, o, opts.Threads); err != nil {
 			return nil, err
 		}
 	}
@@ -142,74 +142,103 @@ func (lc *labelledCensus) add(s Shape, labels [MaxK]uint32, n uint64) error {
 }
 
 // esu enumerates the connected induced k-vertex subgraphs of o on the CPU (Wernicke's ESU, each
-// once from its lowest vertex) into lc.
-func (lc *labelledCensus) esu(ctx context.Context, g *graph.Graph, o *ordered) error {
+// once from its lowest vertex) into lc, the roots shared among threads workers (each tallies the
+// raw forms it meets; lc classifies them at the end).
+func (lc *labelledCensus) esu(ctx context.Context, g *graph.Graph, o *ordered, threads int) error {
 	k := lc.k
-	label := func(x uint32) uint32 { return g.VertexLabel(o.orig[x]) }
-	sub := make([]uint32, 0, k)
-	adjCount := make([]uint8, o.n) // members of sub adjacent to each vertex
-	inSub := make([]bool, o.n)
-	var visit func(ext []uint32, root uint32)
-	var failed error
-	record := func() {
-		s := Shape{K: k}
-		var labels [MaxK]uint32
-		for i, x := range sub {
-			labels[i] = label(x)
-			for j := i + 1; j < k; j++ {
-				if _, ok := slices.BinarySearch(o.all(int(x)), sub[j]); ok {
-					s.Adj[i] |= 1 << j
-					s.Adj[j] |= 1 << i
-				}
+	nw := workersCount(threads, o.n)
+	ws := make([]esuWorker, nw)
+	for i := range ws {
+		ws[i] = esuWorker{k: k, g: g, o: o, sub: make([]uint32, 0, k), adjCount: make([]uint8, o.n),
+			inSub: make([]bool, o.n), raw: map[labelledKey]uint64{}}
+	}
+	_, err := o.vertexWorkers(ctx, threads, func(wk, v int) { ws[wk].root(uint32(v)) })
+	if err != nil {
+		return err
+	}
+	for i := range ws {
+		for key, n := range ws[i].raw {
+			if err := lc.add(shapeFromCode(k, key.code), key.labels, n); err != nil {
+				return err
 			}
 		}
-		if err := lc.add(s, labels, 1); err != nil {
-			failed = err
+	}
+	return nil
+}
+
+// esuWorker is one worker's ESU state.
+type esuWorker struct {
+	k        int
+	g        *graph.Graph
+	o        *ordered
+	sub      []uint32
+	adjCount []uint8 // members of sub adjacent to each vertex
+	inSub    []bool
+	raw      map[labelledKey]uint64 // raw (shape, labels) in enumeration order -> subgraphs
+}
+
+// root enumerates the subgraphs whose lowest vertex is v.
+func (w *esuWorker) root(v uint32) {
+	o := w.o
+	w.sub = append(w.sub[:0], v)
+	w.add(v, 1)
+	var ext []uint32
+	for _, u := range o.all(int(v)) {
+		if u > v {
+			ext = append(ext, u)
 		}
 	}
-	add := func(x uint32, d int8) {
-		inSub[x] = d > 0
-		for _, y := range o.all(int(x)) {
-			adjCount[y] = uint8(int8(adjCount[y]) + d)
-		}
+	w.visit(ext, v)
+	w.add(v, -1)
+}
+
+func (w *esuWorker) add(x uint32, d int8) {
+	w.inSub[x] = d > 0
+	for _, y := range w.o.all(int(x)) {
+		w.adjCount[y] = uint8(int8(w.adjCount[y]) + d)
 	}
-	visit = func(ext []uint32, root uint32) {
-		if len(sub) == k {
-			record()
-			return
+}
+
+func (w *esuWorker) visit(ext []uint32, root uint32) {
+	if len(w.sub) == w.k-1 {
+		// the last vertex: each of ext completes one subgraph (no extension to build)
+		for _, x := range ext {
+			w.sub = append(w.sub, x)
+			w.record()
+			w.sub = w.sub[:len(w.sub)-1]
 		}
-		for i := len(ext) - 1; i >= 0; i-- {
-			w := ext[i]
-			rest := slices.Clone(ext[:i])
-			// exclusive neighbours of w: above the root, not in sub and not next to it
-			for _, u := range o.all(int(w)) {
-				if u > root && !inSub[u] && adjCount[u] == 0 {
-					rest = append(rest, u)
-				}
+		return
+	}
+	for i := len(ext) - 1; i >= 0; i-- {
+		x := ext[i]
+		rest := slices.Clone(ext[:i])
+		// exclusive neighbours of x: above the root, not in sub and not next to it
+		for _, u := range w.o.all(int(x)) {
+			if u > root && !w.inSub[u] && w.adjCount[u] == 0 {
+				rest = append(rest, u)
 			}
-			sub = append(sub, w)
-			add(w, 1)
-			visit(rest, root)
-			add(w, -1)
-			sub = sub[:len(sub)-1]
 		}
+		w.sub = append(w.sub, x)
+		w.add(x, 1)
+		w.visit(rest, root)
+		w.add(x, -1)
+		w.sub = w.sub[:len(w.sub)-1]
 	}
-	for v := range o.n {
-		if v&255 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		sub = append(sub[:0], uint32(v))
-		add(uint32(v), 1)
-		var ext []uint32
-		for _, u := range o.all(v) {
-			if u > uint32(v) {
-				ext = append(ext, u)
+}
+
+func (w *esuWorker) record() {
+	s := Shape{K: w.k}
+	var labels [MaxK]uint32
+	for i, x := range w.sub {
+		labels[i] = w.g.VertexLabel(w.o.orig[x])
+		for j := i + 1; j < w.k; j++ {
+			if _, ok := slices.BinarySearch(w.o.all(int(x)), w.sub[j]); ok {
+				s.Adj[i] |= 1 << j
+				s.Adj[j] |= 1 << i
 			}
 		}
-		visit(ext, uint32(v))
-		add(uint32(v), -1)
 	}
-	return failed
+	w.raw[labelledKey{s.Code(), labels}]++
 }
 
 // finish derives the non-induced counts and returns the classes in the census's order.
