@@ -83,6 +83,7 @@ type censusGPU struct {
 	pairKernel     *gpu.Function
 	wheelKernel    *gpu.Function
 	cycle5Kernel   *gpu.Function
+	labelKernel    *gpu.Function
 	// the triangle lists (uploaded by the first phase that needs them)
 	te, tof, tl, canon *gpu.Buffer
 	// stop is raised when the census is cancelled (nil where the driver has no mapped host
@@ -133,7 +134,7 @@ func openCensusGPUOn(ctx context.Context, o *ordered, dev Device, limit uint64, 
 		fn   **gpu.Function
 	}{{"census_triangles", &c.triangleKernel}, {"census_cliques", &c.cliqueKernel}, {"census_cycles", &c.cycleKernel},
 		{"census_gem", &c.gemKernel}, {"census_pairs", &c.pairKernel}, {"census_wheels", &c.wheelKernel},
-		{"census_cycles5", &c.cycle5Kernel}} {
+		{"census_cycles5", &c.cycle5Kernel}, {"census_labelled", &c.labelKernel}} {
 		if *f.fn, err = c.mod.Function(f.name); err != nil {
 			return nil, err
 		}
@@ -619,4 +620,37 @@ func (c *censusGPU) fiveCycles(ctx context.Context, l *locals, threads int) erro
 	}
 	l.c5 = (s[0] - s[1]) / 2
 	return ctx.Err()
+}
+
+// labelled runs census_labelled: every connected induced lc.k-vertex subgraph tallied by sorted
+// label multiset and adjacency, then added to lc (labelled.go).
+func (c *censusGPU) labelled(ctx context.Context, g *graph.Graph, o *ordered, lc *labelledCensus) error {
+	idx, labels := labelIndex(g, o)
+	size, ok := labelledTableSize(lc.k, len(labels))
+	if !ok || size > 1<<40 {
+		return fmt.Errorf("census: the labelled tally for %d labels and k = %d: %w", len(labels), lc.k, gpu.ErrBudget)
+	}
+	table, err := c.zeroed("labelled tally", size, 8)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(table)
+	if len(idx) == 0 {
+		idx = []uint32{0}
+	}
+	lab, err := gpu.UploadTo(c.a, "label indexes", idx)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(lab)
+	sms := max(1, c.d.Info().SMs)
+	grid := uint32(max(1, min((int(c.nout)+censusBlock-1)/censusBlock, sms*16)))
+	if err := c.launch(ctx, c.labelKernel, grid, c.off, c.nbr, c.eu, c.ep, c.nout, int32(lc.k), lab, table, size); err != nil {
+		return err
+	}
+	host := make([]uint64, size)
+	if err := gpu.CopyToHost(host, table, 0); err != nil {
+		return err
+	}
+	return lc.addTable(host, labels)
 }

@@ -146,7 +146,7 @@ func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	_, err := workersCtx(ctx, threads, n, func(wk, x int) {
+	_, err := o.vertexWorkers(ctx, threads, func(wk, x int) {
 		w := &hs[wk]
 		if r2 == 8 {
 			w.total.add(d.homSlot(&h, w, x, 0, 0, true))
@@ -204,6 +204,7 @@ type homScratch struct {
 	plist  []uint32
 	a      acc
 	total  sum
+	_      [cacheLine]byte // total is written per slot: each worker's on its own line
 }
 
 func (w *homScratch) init(k, n int) {

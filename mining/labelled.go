@@ -3,10 +3,13 @@ package mining
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"math/bits"
 	"slices"
 
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
 )
@@ -53,104 +56,199 @@ func canonicalLabelled(s Shape, labels [MaxK]uint32) (Shape, [MaxK]uint32) {
 
 // CountLabelled runs a census of the connected opts.K-vertex patterns (K = 3..5) with their
 // vertex labels: one count per shape and label assignment up to isomorphism (edge labels are
-// ignored). It enumerates every connected induced K-vertex subgraph once (Wernicke's ESU), so it
+// ignored). It enumerates every connected induced K-vertex subgraph once (Wernicke's ESU on the
+// CPU, the lowest vertices shared among opts.Threads workers; on the GPU, with opts.Device GPU or Auto, a thread per lowest vertex by reverse search,
+// tallied per sorted label multiset and adjacency: census_labelled in kernels/census.cu), so it
 // takes time proportional to their number: it is meant for small and medium graphs. Non-induced
 // counts follow from the induced ones by counting, in each induced class, the connected spanning
-// edge subsets.
+// edge subsets. The GPU's tally has C(L + K - 1, K) x 2^(K(K-1)/2) entries for L distinct labels;
+// where it does not fit (GPUMemory) GPU fails with an error wrapping gpu.ErrBudget and Auto runs
+// on the CPU.
 func CountLabelled(ctx context.Context, g *graph.Graph, opts Options) ([]LabelledMotif, error) {
 	k := opts.K
 	if k < 3 || k > 5 {
 		return nil, fmt.Errorf("labelled census: motif size %d: expected 3..5", k)
 	}
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
 	o := newOrdered(g)
-	label := func(x uint32) uint32 { return g.VertexLabel(o.orig[x]) }
-	raw := map[labelledKey]int{} // raw (shape, labels) in enumeration order -> class
-	var classes []labelledKey    // canonical forms
-	classOf := map[labelledKey]int{}
-	induced := []uint64{}
-	class := func(s Shape, labels [MaxK]uint32) int {
-		cs, cl := canonicalLabelled(s, labels)
-		key := labelledKey{cs.Code(), cl}
-		c, ok := classOf[key]
-		if !ok {
-			c = len(classes)
-			classOf[key] = c
-			classes = append(classes, key)
-			induced = append(induced, 0)
-		}
-		return c
+	lc := newLabelledCensus(k)
+	cg, err := openCensusGPU(ctx, o, opts.Device, opts.GPUMemory, log)
+	if err != nil {
+		return nil, fmt.Errorf("labelled census: %w", err)
 	}
-	sub := make([]uint32, 0, k)
-	adjCount := make([]uint8, o.n) // members of sub adjacent to each vertex
-	inSub := make([]bool, o.n)
-	var visit func(ext []uint32, root uint32)
-	record := func() {
-		s := Shape{K: k}
-		var labels [MaxK]uint32
-		for i, x := range sub {
-			labels[i] = label(x)
-			for j := i + 1; j < k; j++ {
-				if _, ok := slices.BinarySearch(o.all(int(x)), sub[j]); ok {
-					s.Adj[i] |= 1 << j
-					s.Adj[j] |= 1 << i
-				}
+	defer cg.free()
+	onCPU := cg == nil
+	if cg != nil {
+		err := cg.labelled(ctx, g, o, lc)
+		if err != nil && cg.auto && errors.Is(err, gpu.ErrBudget) {
+			log.Debug("labelled census: the tally does not fit on the GPU; CPU instead", "err", err)
+			lc, onCPU = newLabelledCensus(k), true
+		} else if err != nil {
+			return nil, fmt.Errorf("labelled census: %w", err)
+		}
+	}
+	if onCPU {
+		if err := lc.esu(ctx, g, o, opts.Threads); err != nil {
+			return nil, err
+		}
+	}
+	return lc.finish()
+}
+
+// labelledCensus collects the induced counts of a labelled census per class.
+type labelledCensus struct {
+	k       int
+	raw     map[labelledKey]int // raw (shape, labels) in enumeration order -> class
+	classes []labelledKey       // canonical forms
+	classOf map[labelledKey]int
+	induced []uint64
+}
+
+func newLabelledCensus(k int) *labelledCensus {
+	return &labelledCensus{k: k, raw: map[labelledKey]int{}, classOf: map[labelledKey]int{}}
+}
+
+// class returns the class of (s, labels), adding it when new.
+func (lc *labelledCensus) class(s Shape, labels [MaxK]uint32) int {
+	cs, cl := canonicalLabelled(s, labels)
+	key := labelledKey{cs.Code(), cl}
+	c, ok := lc.classOf[key]
+	if !ok {
+		c = len(lc.classes)
+		lc.classOf[key] = c
+		lc.classes = append(lc.classes, key)
+		lc.induced = append(lc.induced, 0)
+	}
+	return c
+}
+
+// add counts n induced subgraphs of shape s with labels in s's vertex order.
+func (lc *labelledCensus) add(s Shape, labels [MaxK]uint32, n uint64) error {
+	key := labelledKey{s.Code(), labels}
+	c, ok := lc.raw[key]
+	if !ok {
+		c = lc.class(s, labels)
+		lc.raw[key] = c
+	}
+	var carry uint64
+	lc.induced[c], carry = bits.Add64(lc.induced[c], n, 0)
+	if carry != 0 {
+		return ErrOverflow
+	}
+	return nil
+}
+
+// esu enumerates the connected induced k-vertex subgraphs of o on the CPU (Wernicke's ESU, each
+// once from its lowest vertex) into lc, the roots shared among threads workers (each tallies the
+// raw forms it meets; lc classifies them at the end).
+func (lc *labelledCensus) esu(ctx context.Context, g *graph.Graph, o *ordered, threads int) error {
+	k := lc.k
+	nw := workersCount(threads, o.n)
+	ws := make([]esuWorker, nw)
+	for i := range ws {
+		ws[i] = esuWorker{k: k, g: g, o: o, sub: make([]uint32, 0, k), adjCount: make([]uint8, o.n),
+			inSub: make([]bool, o.n), raw: map[labelledKey]uint64{}}
+	}
+	_, err := o.vertexWorkers(ctx, threads, func(wk, v int) { ws[wk].root(uint32(v)) })
+	if err != nil {
+		return err
+	}
+	for i := range ws {
+		for key, n := range ws[i].raw {
+			if err := lc.add(shapeFromCode(k, key.code), key.labels, n); err != nil {
+				return err
 			}
 		}
-		key := labelledKey{s.Code(), labels}
-		c, ok := raw[key]
-		if !ok {
-			c = class(s, labels)
-			raw[key] = c
-		}
-		induced[c]++
 	}
-	add := func(x uint32, d int8) {
-		inSub[x] = d > 0
-		for _, y := range o.all(int(x)) {
-			adjCount[y] = uint8(int8(adjCount[y]) + d)
+	return nil
+}
+
+// esuWorker is one worker's ESU state.
+type esuWorker struct {
+	k        int
+	g        *graph.Graph
+	o        *ordered
+	sub      []uint32
+	adjCount []uint8 // members of sub adjacent to each vertex
+	inSub    []bool
+	raw      map[labelledKey]uint64 // raw (shape, labels) in enumeration order -> subgraphs
+}
+
+// root enumerates the subgraphs whose lowest vertex is v.
+func (w *esuWorker) root(v uint32) {
+	o := w.o
+	w.sub = append(w.sub[:0], v)
+	w.add(v, 1)
+	var ext []uint32
+	for _, u := range o.all(int(v)) {
+		if u > v {
+			ext = append(ext, u)
 		}
 	}
-	visit = func(ext []uint32, root uint32) {
-		if len(sub) == k {
-			record()
-			return
+	w.visit(ext, v)
+	w.add(v, -1)
+}
+
+func (w *esuWorker) add(x uint32, d int8) {
+	w.inSub[x] = d > 0
+	for _, y := range w.o.all(int(x)) {
+		w.adjCount[y] = uint8(int8(w.adjCount[y]) + d)
+	}
+}
+
+func (w *esuWorker) visit(ext []uint32, root uint32) {
+	if len(w.sub) == w.k-1 {
+		// the last vertex: each of ext completes one subgraph (no extension to build)
+		for _, x := range ext {
+			w.sub = append(w.sub, x)
+			w.record()
+			w.sub = w.sub[:len(w.sub)-1]
 		}
-		for i := len(ext) - 1; i >= 0; i-- {
-			w := ext[i]
-			rest := slices.Clone(ext[:i])
-			// exclusive neighbours of w: above the root, not in sub and not next to it
-			for _, u := range o.all(int(w)) {
-				if u > root && !inSub[u] && adjCount[u] == 0 {
-					rest = append(rest, u)
-				}
+		return
+	}
+	for i := len(ext) - 1; i >= 0; i-- {
+		x := ext[i]
+		rest := slices.Clone(ext[:i])
+		// exclusive neighbours of x: above the root, not in sub and not next to it
+		for _, u := range w.o.all(int(x)) {
+			if u > root && !w.inSub[u] && w.adjCount[u] == 0 {
+				rest = append(rest, u)
 			}
-			sub = append(sub, w)
-			add(w, 1)
-			visit(rest, root)
-			add(w, -1)
-			sub = sub[:len(sub)-1]
 		}
+		w.sub = append(w.sub, x)
+		w.add(x, 1)
+		w.visit(rest, root)
+		w.add(x, -1)
+		w.sub = w.sub[:len(w.sub)-1]
 	}
-	for v := range o.n {
-		if v&255 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		sub = append(sub[:0], uint32(v))
-		add(uint32(v), 1)
-		var ext []uint32
-		for _, u := range o.all(v) {
-			if u > uint32(v) {
-				ext = append(ext, u)
+}
+
+func (w *esuWorker) record() {
+	s := Shape{K: w.k}
+	var labels [MaxK]uint32
+	for i, x := range w.sub {
+		labels[i] = w.g.VertexLabel(w.o.orig[x])
+		for j := i + 1; j < w.k; j++ {
+			if _, ok := slices.BinarySearch(w.o.all(int(x)), w.sub[j]); ok {
+				s.Adj[i] |= 1 << j
+				s.Adj[j] |= 1 << i
 			}
 		}
-		visit(ext, uint32(v))
-		add(uint32(v), -1)
 	}
+	w.raw[labelledKey{s.Code(), labels}]++
+}
+
+// finish derives the non-induced counts and returns the classes in the census's order.
+func (lc *labelledCensus) finish() ([]LabelledMotif, error) {
+	k := lc.k
 	// Non-induced: each induced class contributes to the classes of its connected spanning
 	// edge subsets (same labels).
-	nonInduced := make([]uint64, len(classes))
-	for c := range len(induced) {
-		key := classes[c]
+	nonInduced := make([]uint64, len(lc.classes))
+	for c := range len(lc.induced) {
+		key := lc.classes[c]
 		h := shapeFromCode(k, key.code)
 		var edges [][2]int
 		for i := 0; i < k; i++ {
@@ -170,21 +268,21 @@ func CountLabelled(ctx context.Context, g *graph.Graph, opts Options) ([]Labelle
 			if !t.Connected() {
 				continue
 			}
-			d := class(t, key.labels)
-			for len(nonInduced) < len(classes) {
+			d := lc.class(t, key.labels)
+			for len(nonInduced) < len(lc.classes) {
 				nonInduced = append(nonInduced, 0)
 			}
 			var carry uint64
-			nonInduced[d], carry = bits.Add64(nonInduced[d], induced[c], 0)
+			nonInduced[d], carry = bits.Add64(nonInduced[d], lc.induced[c], 0)
 			if carry != 0 {
 				return nil, ErrOverflow
 			}
 		}
 	}
-	out := make([]LabelledMotif, len(classes))
-	for c, key := range classes {
+	out := make([]LabelledMotif, len(lc.classes))
+	for c, key := range lc.classes {
 		s := shapeFromCode(k, key.code)
-		m := LabelledMotif{Shape: s, Labels: slices.Clone(key.labels[:k]), Name: s.Name(), NonInduced: nonInduced[c], Induced: induced[c]}
+		m := LabelledMotif{Shape: s, Labels: slices.Clone(key.labels[:k]), Name: s.Name(), NonInduced: nonInduced[c], Induced: lc.induced[c]}
 		for _, p := range permutations(k) {
 			t := s.permute(p)
 			same := t.Code() == s.Code()
@@ -210,6 +308,100 @@ func CountLabelled(ctx context.Context, g *graph.Graph, opts Options) ([]Labelle
 		return slices.Compare(a.Labels, b.Labels)
 	})
 	return out, nil
+}
+
+// labelIndex returns each ordered vertex's label as an index into the sorted distinct labels,
+// and those labels.
+func labelIndex(g *graph.Graph, o *ordered) (idx, labels []uint32) {
+	idx = make([]uint32, o.n)
+	for x := range o.n {
+		idx[x] = g.VertexLabel(o.orig[x])
+	}
+	labels = slices.Clone(idx)
+	slices.Sort(labels)
+	labels = slices.Compact(labels)
+	for x, l := range idx {
+		i, _ := slices.BinarySearch(labels, l)
+		idx[x] = uint32(i)
+	}
+	return idx, labels
+}
+
+// labelledTableSize is the number of entries of census_labelled's tally for L labels, or false
+// when it passes 2^62.
+func labelledTableSize(k, L int) (uint64, bool) {
+	c, over := chooseBig(uint64(L+k-1), k)
+	pairs := k * (k - 1) / 2
+	if over || c >= 1<<(62-pairs) {
+		return 0, false
+	}
+	return c << pairs, true
+}
+
+// chooseBig is C(n, r) for small r, false on overflow.
+func chooseBig(n uint64, r int) (uint64, bool) {
+	if uint64(r) > n {
+		return 0, false
+	}
+	c := uint64(1)
+	for i := 1; i <= r; i++ {
+		hi, lo := bits.Mul64(c, n-uint64(r)+uint64(i))
+		if hi != 0 {
+			return 0, true
+		}
+		c = lo / uint64(i)
+	}
+	return c, false
+}
+
+// addTable adds census_labelled's tally (entries rank << pairs | code, see the kernel) to lc,
+// labels being the label of each index.
+func (lc *labelledCensus) addTable(table []uint64, labels []uint32) error {
+	k := lc.k
+	pairs := k * (k - 1) / 2
+	for e, n := range table {
+		if n == 0 {
+			continue
+		}
+		rank, code := uint64(e)>>pairs, uint32(e)&(1<<pairs-1)
+		// unrank the multiset: from the top, the largest c_i with C(c_i, i+1) <= what is left
+		var ls [MaxK]uint32
+		for i := k - 1; i >= 0; i-- {
+			c := uint64(i)
+			for {
+				x, _ := chooseBig(c+1, i+1)
+				if x > rank {
+					break
+				}
+				c++
+			}
+			x, _ := chooseBig(c, i+1)
+			rank -= x
+			l := c - uint64(i)
+			if l >= uint64(len(labels)) {
+				return fmt.Errorf("labelled census: GPU tally entry %d: label index %d of %d", e, l, len(labels))
+			}
+			ls[i] = labels[l]
+		}
+		s := Shape{K: k}
+		bit := 0
+		for a := 0; a < k; a++ {
+			for b := a + 1; b < k; b++ {
+				if code>>bit&1 != 0 {
+					s.Adj[a] |= 1 << b
+					s.Adj[b] |= 1 << a
+				}
+				bit++
+			}
+		}
+		if !s.Connected() {
+			return fmt.Errorf("labelled census: GPU tally entry %d: a disconnected subgraph", e)
+		}
+		if err := lc.add(s, ls, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func shapeFromCode(k int, code uint64) Shape {

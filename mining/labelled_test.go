@@ -2,10 +2,13 @@ package mining
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/cudahost"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/pattern"
 )
@@ -43,6 +46,140 @@ func TestLabelledCensus(t *testing.T) {
 				if s := sums[m.Shape.Code()]; s != [2]uint64{m.NonInduced, m.Induced} {
 					t.Errorf("seed %d k=%d %s: labelled classes sum to %v, census %d %d", seed, k, m.Name, s, m.NonInduced, m.Induced)
 				}
+			}
+		}
+	}
+}
+
+// labelledMain drives census_labelled on the host (package cudahost) and prints its tally, then
+// the tally of a run with the stop flag raised (which must leave before its first root).
+const labelledMain = `
+int main() {
+    u32 stopw = 0; u64 ctl[2] = {0, 0};
+    auto off = Read<u64>(); auto nbr = Read<u32>(); auto eu = Read<u32>(); auto ep = Read<u32>();
+    auto lab = Read<u32>(); auto par = Read<u64>();
+    u32 nout = (u32)par[0]; int k = (int)par[1]; size_t size = par[2];
+    for (int pass = 0; pass < 2; ++pass) {
+        std::vector<u64> table(size, 0);
+        stopw = pass;
+        Launch(5, 1, census_labelled, off.data(), nbr.data(), eu.data(), ep.data(), nout, k, lab.data(), table.data(), (u64)size, &stopw, ctl);
+        printf("table");
+        for (size_t i = 0; i < size; ++i) printf(" %llu", (unsigned long long)table[i]);
+        printf("\n");
+    }
+}
+`
+
+// TestLabelledKernelHost runs census_labelled's code on the host on random labelled graphs (1 to
+// 4 labels, sparse to dense) and compares the classes its tally gives with the CPU's labelled
+// census (which TestLabelledCensus checks against the oracle matcher), k = 3..5.
+func TestLabelledKernelHost(t *testing.T) {
+	bin := cudahost.Build(t, kernelFile, kernelSource, labelledMain)
+	for seed := range uint64(8) {
+		labels := 1 + int(seed%4)
+		g := gen.RandomGraph(seed+700, 8+int(seed%4)*3, []float64{0.25, 0.5, 0.8}[seed%3], labels, 1)
+		o := newOrdered(g)
+		idx, names := labelIndex(g, o)
+		for k := 3; k <= 5; k++ {
+			size, ok := labelledTableSize(k, len(names))
+			if !ok {
+				t.Fatal("table size")
+			}
+			var eu, ep []uint32
+			for u := range o.n {
+				for p := o.up[u]; p < o.off[u+1]; p++ {
+					eu = append(eu, uint32(u))
+					ep = append(ep, uint32(p))
+				}
+			}
+			in := &cudahost.Input{}
+			cudahost.Put(in, o.off)
+			cudahost.Put(in, o.nbr)
+			cudahost.Put(in, eu)
+			cudahost.Put(in, ep)
+			cudahost.Put(in, idx)
+			cudahost.Put(in, []uint64{uint64(len(eu)), uint64(k), size})
+			out := strings.Split(strings.TrimSpace(string(cudahost.Run(t, bin, in))), "\n")
+			if len(out) != 2 {
+				t.Fatalf("host output: %d lines", len(out))
+			}
+			lc := newLabelledCensus(k)
+			if err := lc.addTable(parseLine(t, out[0], "table"), names); err != nil {
+				t.Fatal(err)
+			}
+			got, err := lc.finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := CountLabelled(context.Background(), g, Options{K: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("seed %d k=%d (%d labels): host kernel\n%v\nCPU\n%v", seed, k, labels, got, want)
+			}
+			for _, x := range parseLine(t, out[1], "table") {
+				if x != 0 {
+					t.Errorf("seed %d k=%d: the stopped kernel counted", seed, k)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestLabelledTableRank: addTable's unranking inverts the kernel's rank (sum of C(l_i + i, i+1)
+// over the sorted label indexes) for every multiset of k of L labels.
+func TestLabelledTableRank(t *testing.T) {
+	for k := 3; k <= 5; k++ {
+		for L := 1; L <= 5; L++ {
+			size, _ := labelledTableSize(k, L)
+			pairs := k * (k - 1) / 2
+			seen := map[uint64]bool{}
+			var rec func(i int, ls []uint32)
+			rec = func(i int, ls []uint32) {
+				if i == k {
+					var rank uint64
+					for a, l := range ls {
+						c, _ := chooseBig(uint64(l)+uint64(a), a+1)
+						rank += c
+					}
+					if seen[rank] || rank<<pairs >= size {
+						t.Fatalf("k=%d L=%d: %v: rank %d repeated or out of the table (%d)", k, L, ls, rank, size)
+					}
+					seen[rank] = true
+					names := []uint32{10, 11, 12, 13, 14}[:L]
+					table := make([]uint64, size)
+					table[rank<<pairs|1] = 1 // an edge 0-1 only: disconnected, must fail
+					lc := newLabelledCensus(k)
+					if lc.addTable(table, names) == nil {
+						t.Fatalf("k=%d: a disconnected code accepted", k)
+					}
+					table[rank<<pairs|1] = 0
+					table[rank<<pairs|(1<<pairs-1)] = 3 // the clique
+					lc = newLabelledCensus(k)
+					if err := lc.addTable(table, names); err != nil {
+						t.Fatal(err)
+					}
+					got := lc.classes[0].labels
+					for a, l := range ls {
+						if got[a] != names[l] {
+							t.Fatalf("k=%d L=%d: %v unranked to %v", k, L, ls, got[:k])
+						}
+					}
+					return
+				}
+				lo := uint32(0)
+				if i > 0 {
+					lo = ls[i-1]
+				}
+				for l := lo; l < uint32(L); l++ {
+					rec(i+1, append(ls, l))
+				}
+			}
+			rec(0, nil)
+			if uint64(len(seen))<<pairs != size {
+				t.Errorf("k=%d L=%d: %d multisets, table of %d", k, L, len(seen), size)
 			}
 		}
 	}

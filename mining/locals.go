@@ -122,7 +122,7 @@ func (l *locals) triangles(ctx context.Context, threads int) error {
 	o := l.o
 	l.te = make([]uint32, len(o.nbr))
 	l.sd = make([]uint64, len(o.nbr))
-	_, err := workersCtx(ctx, threads, o.n, func(_, u int) {
+	_, err := o.vertexWorkers(ctx, threads, func(_, u int) {
 		o.trianglesAt(u, func(v, w uint32, pv, pw, pvw uint64) {
 			atomic.AddUint32(&l.te[pv], 1)
 			atomic.AddUint32(&l.te[pw], 1)
@@ -172,7 +172,11 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 	maxW := workersCount(threads, o.n)
 	tallies := newTallies(maxW, o.n)
 	sums := make([]sum, maxW)
-	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+	var c4v *hubCounts
+	if perVertex {
+		c4v = newHubCounts(l.c4v, maxW)
+	}
+	_, err := o.vertexWorkers(ctx, threads, func(wk, u int) {
 		tl := &tallies[wk]
 		c := tl.c
 		tl.lowerWedges(o, u)
@@ -183,13 +187,13 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 			pairs := n * (n - 1) / 2
 			hs.add(pairs)
 			if perVertex && pairs > 0 {
-				atomic.AddUint64(&l.c4v[w], pairs)
+				c4v.add(wk, w, pairs)
 			}
 		}
 		sums[wk].merge(hs)
 		here := hs.v
 		if perVertex && here > 0 {
-			atomic.AddUint64(&l.c4v[u], here)
+			c4v.add(wk, uint32(u), here)
 			for i, v := range low {
 				pv := o.off[u] + uint64(i)
 				var sv uint64
@@ -205,7 +209,7 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 					}
 				}
 				if sv > 0 {
-					atomic.AddUint64(&l.c4v[v], sv)
+					c4v.add(wk, v, sv)
 					atomic.AddUint64(&l.c4e[pv], sv)
 				}
 			}
@@ -220,6 +224,7 @@ func (l *locals) cycles(ctx context.Context, threads int) error {
 		return err2
 	}
 	if perVertex {
+		c4v.flush()
 		l.foldEdges(l.c4e)
 	}
 	return nil
@@ -274,34 +279,53 @@ func (l *locals) cliques(ctx context.Context, threads int) error {
 	s2 := make([][]uint32, nw)
 	k4s := make([]sum, nw)
 	k5s := make([]sum, nw)
-	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+	var k4v *hubCounts
+	if perVertex {
+		k4v = newHubCounts(l.k4v, nw)
+	}
+	_, err := o.vertexWorkers(ctx, threads, func(wk, u int) {
+		// the worker's scratch and sums in locals, written back once per vertex (false sharing)
+		a, b := s1[wk], s2[wk]
+		var k4, k5 sum
+		var ku uint64
 		out := o.above(u)
 		for i, v := range out {
-			a := setops.Intersect(out[i+1:], o.above(int(v)), s1[wk])
-			s1[wk] = a
+			a = setops.Intersect(out[i+1:], o.above(int(v)), a)
+			var kv uint64
 			for _, w := range a {
-				b := setops.Intersect(a, o.above(int(w)), s2[wk])
-				s2[wk] = b
+				b = setops.Intersect(a, o.above(int(w)), b)
 				nb := uint64(len(b))
-				k4s[wk].add(nb)
+				k4.add(nb)
 				if perVertex && nb > 0 {
-					atomic.AddUint64(&l.k4v[u], nb)
-					atomic.AddUint64(&l.k4v[v], nb)
-					atomic.AddUint64(&l.k4v[w], nb)
+					ku += nb
+					kv += nb
+					k4v.add(wk, w, nb)
 					for _, x := range b {
-						atomic.AddUint64(&l.k4v[x], 1)
+						k4v.add(wk, x, 1)
 					}
 				}
 				if l.k >= 5 {
 					for j, x := range b {
-						k5s[wk].add(uint64(setops.IntersectCount(b[j+1:], o.above(int(x)))))
+						k5.add(uint64(setops.IntersectCount(b[j+1:], o.above(int(x)))))
 					}
 				}
 			}
+			if kv > 0 {
+				k4v.add(wk, v, kv)
+			}
 		}
+		if ku > 0 {
+			k4v.add(wk, uint32(u), ku)
+		}
+		s1[wk], s2[wk] = a, b
+		k4s[wk].merge(k4)
+		k5s[wk].merge(k5)
 	})
 	if err != nil {
 		return err
+	}
+	if perVertex {
+		k4v.flush()
 	}
 	var err2 error
 	if l.k4, err2 = mergeAll(k4s).result(); err2 != nil {
@@ -321,14 +345,15 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 	sums := make([]sum, nw)
 	k5 := make([]sum, nw)
 	l.k4e = make([]uint64, len(o.nbr))
-	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+	_, err := o.vertexWorkers(ctx, threads, func(wk, u int) {
+		var gem, k5u sum // merged once per vertex (false sharing)
 		o.trianglesAt(u, func(_, _ uint32, puv, puw, pvw uint64) {
 			tuv := uint64(l.te[puv]) - 1
 			tuw := uint64(l.te[puw]) - 1
 			tvw := uint64(l.te[pvw]) - 1
-			sums[wk].addProduct(tuv, tuw)
-			sums[wk].addProduct(tuv, tvw)
-			sums[wk].addProduct(tuw, tvw)
+			gem.addProduct(tuv, tuw)
+			gem.addProduct(tuv, tvw)
+			gem.addProduct(tuw, tvw)
 			if tuv == 0 || tuw == 0 || tvw == 0 {
 				return
 			}
@@ -336,11 +361,13 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 			if c == 0 {
 				return
 			}
-			k5[wk].add(c * (c - 1) / 2)
+			k5u.add(c * (c - 1) / 2)
 			atomic.AddUint64(&l.k4e[puv], c)
 			atomic.AddUint64(&l.k4e[puw], c)
 			atomic.AddUint64(&l.k4e[pvw], c)
 		})
+		sums[wk].merge(gem)
+		k5[wk].merge(k5u)
 	})
 	if err != nil {
 		return err
@@ -365,9 +392,10 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 	for w := range ecnt {
 		ecnt[w] = make([]uint32, o.n)
 	}
-	_, err := workersCtx(ctx, threads, o.n, func(wk, a int) {
+	_, err := o.vertexWorkers(ctx, threads, func(wk, a int) {
 		tl := &tallies[wk]
 		c := tl.c
+		var k23, w4s sum // merged once per vertex (false sharing)
 		for _, x := range o.all(a) {
 			for _, b := range o.all(int(x)) {
 				if b >= uint32(a) {
@@ -395,13 +423,15 @@ func (l *locals) pairs(ctx context.Context, threads int) error {
 			n := uint64(c[b])
 			if n >= 3 {
 				v, over := choose(n, 3)
-				sums[wk].over = sums[wk].over || over
-				sums[wk].add(v)
-				spoke[wk].addProduct(uint64(e[b]), n-2)
+				k23.over = k23.over || over
+				k23.add(v)
+				w4s.addProduct(uint64(e[b]), n-2)
 			}
 			e[b] = 0
 		}
 		tl.clear()
+		sums[wk].merge(k23)
+		spoke[wk].merge(w4s)
 	})
 	if err != nil {
 		return err
@@ -422,7 +452,7 @@ func (l *locals) triangleLists(ctx context.Context, threads int) error {
 	}
 	l.tl = make([]uint32, l.tOff[len(o.nbr)])
 	fill := make([]uint64, len(o.nbr))
-	_, err := workersCtx(ctx, threads, o.n, func(_, u int) {
+	_, err := o.vertexWorkers(ctx, threads, func(_, u int) {
 		o.trianglesAt(u, func(v, w uint32, pv, pw, pvw uint64) {
 			l.tl[l.tOff[pv]+atomic.AddUint64(&fill[pv], 1)-1] = w
 			l.tl[l.tOff[pw]+atomic.AddUint64(&fill[pw], 1)-1] = v
@@ -480,9 +510,10 @@ func (l *locals) wheels(ctx context.Context, threads int) error {
 	nw := workersCount(threads, o.n)
 	tallies := newTallies(nw, o.n)
 	sums := make([]sum, nw)
-	_, err := workersCtx(ctx, threads, o.n, func(wk, h int) {
+	_, err := o.vertexWorkers(ctx, threads, func(wk, h int) {
 		tl := &tallies[wk]
 		nh := o.all(h)
+		var w4 sum // merged once per vertex (false sharing)
 		for i, a := range nh {
 			for _, b := range l.triangleList(o.off[h] + uint64(i)) {
 				if b >= a {
@@ -498,10 +529,11 @@ func (l *locals) wheels(ctx context.Context, threads int) error {
 			}
 			for _, x := range tl.seen {
 				n := uint64(tl.c[x])
-				sums[wk].add(n * (n - 1) / 2)
+				w4.add(n * (n - 1) / 2)
 			}
 			tl.clear()
 		}
+		sums[wk].merge(w4)
 	})
 	if err != nil {
 		return err
@@ -546,12 +578,12 @@ func (l *locals) fiveCycles(ctx context.Context, threads int) error {
 	nw := workersCount(threads, o.n)
 	tallies := newTallies(nw, o.n)
 	sums := make([]signed, nw)
-	_, err := workersCtx(ctx, threads, o.n, func(wk, u int) {
+	_, err := o.vertexWorkers(ctx, threads, func(wk, u int) {
 		p2 := &tallies[wk]
 		c := p2.c
 		p2.lowerWedges(o, u)
 		low := o.lower(u)
-		r := &sums[wk]
+		var r signed // merged once per vertex (false sharing)
 		for _, x := range p2.seen {
 			var s uint64
 			for _, y := range o.all(int(x)) {
@@ -572,6 +604,8 @@ func (l *locals) fiveCycles(ctx context.Context, threads int) error {
 		}
 		r.add(2 * top[u])
 		p2.clear()
+		sums[wk].pos.merge(r.pos)
+		sums[wk].neg.merge(r.neg)
 	})
 	if err != nil {
 		return err

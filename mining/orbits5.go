@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/bits"
 	"slices"
+	"time"
 )
 
 // Five-vertex orbits (ORCA's 15-72) per vertex, non-induced (docs/mining.md, "Per-vertex
@@ -63,7 +65,8 @@ type fiveWorker struct {
 	e2    []uint32 // twice E(y)
 	share [][]uint64
 	over  bool
-	pos   []uint64 // positions n -> n' of the edges among N(x) at n
+	pos   []uint64        // positions n -> n' of the edges among N(x) at n
+	_     [cacheLine]byte // over is written per count: each worker's on its own line
 }
 
 // sharedOrbits are the special orbits whose counts other vertices hand to a vertex (kept per
@@ -120,7 +123,7 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 	}
 	var failed bool
 	bad := make([]error, nw)
-	_, err := workersCtx(ctx, threads, n, func(wk, x int) {
+	_, err := o.vertexWorkers(ctx, threads, func(wk, x int) {
 		w := &ws[wk]
 		if bad[wk] != nil {
 			return
@@ -132,7 +135,7 @@ func fiveSpecial(ctx context.Context, l *locals, threads int) ([][]uint64, error
 	if err != nil {
 		return nil, err
 	}
-	_, err = workersCtx(ctx, threads, n, func(wk, u int) { ws[wk].cliquePass(l, u) })
+	_, err = o.vertexWorkers(ctx, threads, func(wk, u int) { ws[wk].cliquePass(l, u) })
 	if err != nil {
 		return nil, err
 	}
@@ -363,11 +366,17 @@ func (w *fiveWorker) cliquePass(l *locals, u int) {
 // the others from rooted decomposition (copies = rooted maps / the orbit's stabiliser). The
 // rooted vectors of different orbits are independent (the decomposition's cache is shared under
 // a lock): they are spread over the threads, one worker each.
-func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni [][]uint64) error {
+func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni [][]uint64, log *slog.Logger) error {
+	start := time.Now()
 	spec, err := fiveSpecial(ctx, l, threads)
 	if err != nil {
 		return err
 	}
+	log.Debug("per-vertex 5-vertex orbits: equations (pair and clique passes)", "elapsed", time.Since(start).Round(time.Microsecond))
+	start = time.Now()
+	defer func() {
+		log.Debug("per-vertex 5-vertex orbits: rooted vectors", "orbits", len(orbits)-15-len(specialOrbits), "elapsed", time.Since(start).Round(time.Microsecond))
+	}()
 	for i, orb := range specialOrbits {
 		for x := range ni {
 			ni[x][orb] = spec[i][x]

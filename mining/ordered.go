@@ -101,6 +101,44 @@ func workersCtx(ctx context.Context, threads, n int, fn func(worker, i int)) (in
 
 func maxProcs() int { return runtime.GOMAXPROCS(0) }
 
+// cacheLine is the padding that keeps workers' hot fields on separate cache lines: a worker
+// that updates its own counter in an inner loop must not invalidate its neighbours' (false
+// sharing; with 16 threads that made the census slower than with 2).
+const cacheLine = 64
+
+// vertexWorkers runs fn(worker, u) for every vertex u of o on up to threads goroutines, as
+// workersCtx, but with chunks cut by adjacency entries (o.off, a proxy for a vertex's work)
+// rather than by count, handed out from the highest vertices down: in degree order the heavy
+// vertices are the last, and a fixed-size chunk of them (256 or 64 hubs of an R-MAT graph) was
+// one worker's long tail while the others waited. A vertex heavier than a chunk is a chunk alone.
+func (o *ordered) vertexWorkers(ctx context.Context, threads int, fn func(worker, u int)) (int, error) {
+	var stopped atomic.Bool
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
+	threads = workersCount(threads, o.n)
+	target, chunks := o.chunking(threads)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range threads {
+		wg.Go(func() {
+			for !stopped.Load() {
+				c := chunks - next.Add(1) // from the top chunk down
+				if c < 0 {
+					return
+				}
+				lo, hi := o.chunk(c, target, chunks)
+				for u := lo; u < hi && !stopped.Load(); u++ {
+					fn(w, u)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if stopped.Load() {
+		return threads, ctx.Err()
+	}
+	return threads, nil
+}
+
 // trianglesAt calls fn for every triangle u < v < w whose lowest vertex is u, with the
 // out-positions of its edges u-v, u-w and v-w: each triangle of the graph once over all u.
 func (o *ordered) trianglesAt(u int, fn func(v, w uint32, puv, puw, pvw uint64)) {
@@ -122,6 +160,7 @@ func (o *ordered) lower(u int) []uint32 { return o.nbr[o.off[u]:o.up[u]] }
 type tally struct {
 	c    []uint32
 	seen []uint32
+	_    [cacheLine - 48]byte // each worker's tally on its own line (the append writes seen)
 }
 
 func newTallies(workers, n int) []tally {
@@ -154,6 +193,72 @@ func (t *tally) lowerWedges(o *ordered, u int) {
 				break
 			}
 			t.add(w)
+		}
+	}
+}
+
+// chunking returns vertexWorkers' chunk size in adjacency entries and the number of chunks.
+func (o *ordered) chunking(threads int) (target uint64, chunks int64) {
+	target = max(1, o.off[o.n]/uint64(64*threads))
+	return target, int64(o.off[o.n]/target) + 1
+}
+
+// chunk returns chunk c's vertices [lo, hi): those whose lists start in [c*target, (c+1)*target),
+// the last chunk taking the rest.
+func (o *ordered) chunk(c int64, target uint64, chunks int64) (lo, hi int) {
+	lo, _ = slices.BinarySearch(o.off[:o.n], uint64(c)*target)
+	hi, _ = slices.BinarySearch(o.off[:o.n], uint64(c+1)*target)
+	if c == chunks-1 {
+		hi = o.n
+	}
+	return lo, hi
+}
+
+// hubCounts adds per-vertex counts from many workers: those of the hubs (the top hubSpan
+// vertices in degree order, which every worker touches at once: the highest vertex of most
+// 4-cliques of an R-MAT graph is one of a few hubs) into per-worker arrays summed by flush, the
+// others with atomic adds, which contend little there. With one worker everything goes straight
+// into dst.
+type hubCounts struct {
+	dst  []uint64
+	base int
+	loc  [][]uint64
+}
+
+// hubSpan: per-worker counters for at most this many top vertices (64 KiB; a variable so that
+// the tests can split small graphs between the two ways).
+var hubSpan = 1 << 13
+
+func newHubCounts(dst []uint64, workers int) *hubCounts {
+	h := &hubCounts{dst: dst, loc: make([][]uint64, workers)}
+	if workers <= 1 {
+		h.loc = [][]uint64{dst}
+		return h
+	}
+	h.base = max(0, len(dst)-hubSpan)
+	for w := range h.loc {
+		h.loc[w] = make([]uint64, len(dst)-h.base+cacheLine/8)[:len(dst)-h.base]
+	}
+	return h
+}
+
+// add adds x to vertex v's count, from worker wk.
+func (h *hubCounts) add(wk int, v uint32, x uint64) {
+	if i := int(v) - h.base; i >= 0 {
+		h.loc[wk][i] += x
+		return
+	}
+	atomic.AddUint64(&h.dst[v], x)
+}
+
+// flush adds the workers' hub counts into dst (after the workers are done).
+func (h *hubCounts) flush() {
+	if len(h.loc) == 1 && h.base == 0 {
+		return
+	}
+	for _, loc := range h.loc {
+		for i, x := range loc {
+			h.dst[h.base+i] += x
 		}
 	}
 }

@@ -147,7 +147,7 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 		return v
 	}
 	nis := make([][]uint64, o.n) // per ordered vertex
-	workers(opts.Threads, o.n, func(_, r int) {
+	o.vertexWorkers(context.Background(), opts.Threads, func(_, r int) {
 		ni := make([]uint64, len(orbits))
 		nis[r] = ni
 		var s signed
@@ -198,7 +198,7 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 	})
 	if opts.K == 5 {
 		start := time.Now()
-		if err := fiveOrbits(ctx, l, opts.Threads, orbits, nis); err != nil {
+		if err := fiveOrbits(ctx, l, opts.Threads, orbits, nis, log); err != nil {
 			return nil, fmt.Errorf("per-vertex counts: %w", err)
 		}
 		log.Debug("per-vertex 5-vertex orbits", "elapsed", time.Since(start).Round(time.Microsecond))
@@ -224,13 +224,15 @@ func CountPerVertex(ctx context.Context, g *graph.Graph, opts Options) (*VertexC
 func (l *locals) diamondTips(threads int) []uint64 {
 	o := l.o
 	tips := make([]uint64, o.n)
-	workers(threads, o.n, func(_, u int) {
+	h := newHubCounts(tips, workersCount(threads, o.n))
+	o.vertexWorkers(context.Background(), threads, func(wk, u int) {
 		o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
-			atomic.AddUint64(&tips[u], uint64(l.te[pvw])-1)
-			atomic.AddUint64(&tips[v], uint64(l.te[puw])-1)
-			atomic.AddUint64(&tips[w], uint64(l.te[puv])-1)
+			h.add(wk, uint32(u), uint64(l.te[pvw])-1)
+			h.add(wk, v, uint64(l.te[puw])-1)
+			h.add(wk, w, uint64(l.te[puv])-1)
 		})
 	})
+	h.flush()
 	return tips
 }
 

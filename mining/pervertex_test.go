@@ -184,3 +184,17 @@ func BenchmarkPerVertex(b *testing.B) {
 		})
 	}
 }
+
+// TestPerVertexHubCounts runs the per-vertex counts with the hubs' per-worker counters
+// (hubCounts) covering only the top 4 vertices, so that the atomic and the per-worker ways both
+// take part, on 3 and 5 workers, with vertexWorkers cutting the small graphs into many chunks.
+func TestPerVertexHubCounts(t *testing.T) {
+	defer func(s int) { hubSpan = s }(hubSpan)
+	hubSpan = 4
+	for seed := range uint64(4) {
+		g := gen.RandomGraph(seed+900, 10+int(seed%3), []float64{0.4, 0.7}[seed%2], 1, 1)
+		for k := 4; k <= 5; k++ {
+			checkPerVertex(t, g, k, 3+2*int(seed%2), fmt.Sprintf("seed %d", seed))
+		}
+	}
+}

@@ -72,7 +72,8 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.BoolVar(&labelled, "labelled", false, "one count per pattern and assignment of vertex labels (K = 3..5; edge labels ignored): enumerates every\n"+
 		"connected induced K-vertex subgraph, so meant for small and medium graphs")
 	fs.StringVar(&device, "device", "cpu", "where the heavy local counts (triangles, 4-cycles, cliques) run: `cpu`, gpu, or auto (the GPU when\n"+
-		"one is usable, else the CPU, and a part that does not fit in the GPU's memory on the CPU; same counts); also for --per-vertex")
+		"one is usable, else the CPU, and a part that does not fit in the GPU's memory on the CPU; same counts); also for --per-vertex\n"+
+		"and --labelled (the subgraph enumeration, tallied per label combination on the GPU)")
 	fs.StringVar(&gpuMem, "gpu-memory", "", "bound the GPU memory the census takes to `SIZE`, e.g. 512MiB (default: free memory minus a margin)")
 	fs.StringVar(&memory, "memory", "", "bound the CPU workers' dense per-vertex scratch (5-vertex orbits, 6-vertex decomposition) to `SIZE`:\n"+
 		"fewer workers run where threads x vertices would pass it (default: 4GiB; one worker always runs)")
@@ -119,7 +120,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if perVertex || k > 5 {
 			return exitCode(stderr, usagef("motifs --labelled: K = 3..5, without --per-vertex"))
 		}
-		return printLabelled(ctx, g, k, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
+		return printLabelled(ctx, g, opts, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
 	}
 	if perVertex {
 		return printPerVertex(ctx, g, opts, jsonOut, onlyInd, onlyNonInd, common, stdout, stderr)
@@ -246,9 +247,10 @@ func printPerVertex(ctx context.Context, g *graph.Graph, opts mining.Options, js
 }
 
 // printLabelled runs and prints motifs --labelled.
-func printLabelled(ctx context.Context, g *graph.Graph, k int, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
+func printLabelled(ctx context.Context, g *graph.Graph, opts mining.Options, jsonOut, onlyInd, onlyNonInd bool, common commonFlags, stdout, stderr io.Writer) int {
 	start := time.Now()
-	lm, err := mining.CountLabelled(ctx, g, mining.Options{K: k})
+	k := opts.K
+	lm, err := mining.CountLabelled(ctx, g, opts)
 	if err != nil {
 		if isCancel(err) {
 			fmt.Fprintf(stderr, "submatch: motifs: %s; no census printed\n", stopReason(ctx, common.timeout))

@@ -162,6 +162,10 @@ func TestMotifsLabelled(t *testing.T) {
 	if induced != 3 {
 		t.Errorf("induced total %d, want 3:\n%s", induced, out)
 	}
+	// --device auto: the same table (on the CPU without a GPU, on it with one)
+	if code, auto, errOut := runCmd(t, "motifs", g, "-k", "3", "--labelled", "--json", "--device", "auto"); code != 0 || auto != out {
+		t.Errorf("--device auto: exit %d (%s):\n%s\nwant\n%s", code, errOut, auto, out)
+	}
 	if code, _, _ := runCmd(t, "motifs", g, "-k", "6", "--labelled"); code != 2 {
 		t.Errorf("-k 6 --labelled: exit %d, want 2", code)
 	}

@@ -609,3 +609,155 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
     cs_flush(sums, 1, neg, &over);
     if (over) atomicOr(flags, 1u);
 }
+
+// ---------------------------------------------------------------------------------------------
+// census_labelled (motifs --labelled on the GPU; labelled.go): a thread per out-edge r -> w
+// (grid-stride) enumerates the connected induced k-vertex subgraphs (k = 3..5) whose lowest vertex
+// is r and that descend from {r, w} (r's children in the search are its out-neighbours, all
+// kept), each once, by reverse search: a set S comes from its parent S - c(S), c(S) the highest
+// vertex of S other than r whose removal leaves S connected. From a parent P of d vertices the
+// candidates are, for each j < d, the neighbours w of P's j-th vertex above r, outside P and
+// adjacent to none of P's vertices before j (so each w once), and P + w is kept when no vertex x
+// of P other than r, above w, leaves P + w - x connected (w = c(P + w)); P + w - w = P is connected.
+// Each subgraph adds one to table[rank << pairs | code]: its vertices sorted by label index
+// (lab, dense in [0, L)), rank the sorted label multiset's combinatorial rank (sum of
+// C(l_i + i, i + 1)), code its adjacency in that order, bit pair_index(a, b) for a < b in the
+// order (0,1), (0,2), ..., (0,k-1), (1,2), ... The host turns the table's entries into labelled
+// classes (labelled.go). A thread looks at the stop flag every 16 out-edges (its first included) and
+// every 64 candidates. Tallies of up to CS_LTALLY entries (k = 5 with one label, k = 4 with up to
+// 5 labels, k = 3 with up to 14) are kept per block in shared memory and added to table at the
+// end; a thread adds a run of subgraphs with the same entry at once.
+
+// C(n, r) for small r (exact at every step: c is C(n - r + i - 1, i - 1)).
+__device__ __forceinline__ u64 cs_choose(u64 n, int r) {
+    if ((u64)r > n) return 0;
+    u64 c = 1;
+    for (int i = 1; i <= r; ++i) c = c * (n - r + i) / i;
+    return c;
+}
+
+// census_labelled keeps tallies of at most this many entries (32 KiB) per block in shared memory.
+#define CS_LTALLY 4096
+
+// Whether the positions of mask induce a connected graph (adj: adjacency rows by position).
+__device__ __forceinline__ bool cs_connected(const u32* adj, int k, u32 mask) {
+    u32 seen = mask & (~mask + 1u);
+    for (;;) {
+        u32 next = seen;
+        for (int i = 0; i < k; ++i)
+            if ((seen >> i) & 1u) next |= adj[i] & mask;
+        if (next == seen) return seen == mask;
+        seen = next;
+    }
+}
+
+// Whether a and b are adjacent (a binary search in the shorter list).
+__device__ __forceinline__ bool cs_adjacent(const u64* __restrict__ off, const u32* __restrict__ nbr, u32 a, u32 b) {
+    if (off[b + 1] - off[b] < off[a + 1] - off[a]) { u32 t = a; a = b; b = t; }
+    return cs_find(nbr, off[a], off[a + 1], b) < off[a + 1];
+}
+
+extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u32* __restrict__ nbr,
+                                           const u32* __restrict__ eu, const u32* __restrict__ ep, u32 nout, int k,
+                                           const u32* __restrict__ lab, u64* __restrict__ table, u64 size,
+                                           const volatile u32* stop, u64* __restrict__ ctl) {
+    const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const u32 nth = gridDim.x * blockDim.x;
+    const int pairs = k * (k - 1) / 2;
+    // a small tally (few labels) is kept per block in shared memory, added to table at the end;
+    // each thread also holds its last entry's run (the same shape and labels, over and over)
+    __shared__ u64 local[CS_LTALLY];
+    const bool small = size <= CS_LTALLY;
+    if (small) {
+        for (u64 i = threadIdx.x; i < size; i += blockDim.x) local[i] = 0;
+        __syncthreads();
+    }
+    u64* const tally = small ? local : table;
+    u64 runE = 0, runN = 0;
+    u32 steps = 0, roots = 0;
+    for (u32 item = tid; item < nout; item += nth) {
+        if ((roots++ & 15) == 0 && stop_poll(stop, ctl)) goto done;
+        // the subtree of the sets {r, w, ...}: r's children are its out-neighbours w, each kept
+        u32 S[5], adj[5], jj[6];
+        u64 pp[6];
+        const u32 r = eu[item];
+        S[0] = r;
+        S[1] = nbr[ep[item]];
+        adj[0] = 2u;
+        adj[1] = 1u;
+        int d = 2;  // the set is S[0, d); frame d adds S[d]
+        jj[2] = 0;
+        pp[2] = cs_lower(nbr, off[r], off[r + 1], r + 1);
+        while (d >= 2) {
+            if (d == k) {
+                // record: positions sorted by label (insertion sort), then rank and code
+                int idx[5];
+                for (int i = 0; i < k; ++i) {
+                    int j = i;
+                    while (j > 0 && lab[S[idx[j - 1]]] > lab[S[i]]) { idx[j] = idx[j - 1]; --j; }
+                    idx[j] = i;
+                }
+                u64 rank = 0;
+                u32 code = 0;
+                int bit = 0;
+                for (int a = 0; a < k; ++a) {
+                    rank += cs_choose((u64)lab[S[idx[a]]] + a, a + 1);
+                    for (int b = a + 1; b < k; ++b, ++bit)
+                        if ((adj[idx[a]] >> idx[b]) & 1u) code |= 1u << bit;
+                }
+                const u64 e = (rank << pairs) | code;
+                if (runN > 0 && e != runE) { atomicAdd(&tally[runE], runN); runN = 0; }
+                runE = e;
+                ++runN;
+                --d;
+                for (int i = 0; i < d; ++i) adj[i] &= ~(1u << d);
+                continue;
+            }
+            bool pushed = false;
+            while (jj[d] < (u32)d) {
+                const u32 s = S[jj[d]];
+                if (pp[d] >= off[s + 1]) {
+                    if (++jj[d] < (u32)d) { const u32 t = S[jj[d]]; pp[d] = cs_lower(nbr, off[t], off[t + 1], r + 1); }
+                    continue;
+                }
+                if (CS_LEAVE(steps)) goto done;
+                const u32 w = nbr[pp[d]++];
+                bool skip = false;
+                u32 bits = 1u << jj[d];
+                for (int i = 0; i < d && !skip; ++i) {
+                    if (S[i] == w) skip = true;
+                    else if (i < (int)jj[d]) skip = cs_adjacent(off, nbr, S[i], w);  // found from an earlier vertex
+                    else if (i > (int)jj[d] && cs_adjacent(off, nbr, S[i], w)) bits |= 1u << i;
+                }
+                if (skip) continue;
+                S[d] = w;
+                adj[d] = bits;
+                for (int i = 0; i < d; ++i)
+                    if ((bits >> i) & 1u) adj[i] |= 1u << d;
+                const u32 all = (1u << (d + 1)) - 1u;
+                bool ok = true;
+                for (int x = 1; x < d && ok; ++x)
+                    if (S[x] > w && cs_connected(adj, d + 1, all & ~(1u << x))) ok = false;
+                if (!ok) {
+                    for (int i = 0; i < d; ++i) adj[i] &= ~(1u << d);
+                    continue;
+                }
+                ++d;
+                if (d < k) { jj[d] = 0; pp[d] = cs_lower(nbr, off[r], off[r + 1], r + 1); }
+                pushed = true;
+                break;
+            }
+            if (!pushed) {
+                --d;
+                for (int i = 0; i < d; ++i) adj[i] &= ~(1u << d);
+            }
+        }
+    }
+done:
+    if (runN > 0) atomicAdd(&tally[runE], runN);
+    if (small) {
+        __syncthreads();
+        for (u64 i = threadIdx.x; i < size; i += blockDim.x)
+            if (local[i] != 0) atomicAdd(&table[i], local[i]);
+    }
+}
