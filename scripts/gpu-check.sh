@@ -76,8 +76,8 @@ build() {
 	cp "$shared/hprd-subgraphmatching/HPRD.graph" "$shared/hprd-subgraphmatching/LICENSE" bin/testdata/hprd-subgraphmatching/
 	# STMatch's patterns (scripts/bench-device.sh stmatch24 with BIN=bin).
 	cp -r "$shared/stmatch-patterns" bin/testdata/
-	# The continuous-matching workload (gcsm), email-Eu-core and CollegeMsg (mining, temporal).
-	cp -r "$shared/csm-email10" "$shared/email-eu-core" "$shared/collegemsg-temporal" bin/testdata/
+	# The continuous-matching workload (gcsm, dcsm), email-Eu-core, citeseer and CollegeMsg (mining, temporal).
+	cp -r "$shared/csm-email10" "$shared/email-eu-core" "$shared/collegemsg-temporal" "$shared/citeseer-graphminer" bin/testdata/
 	# The first 20 HPRD queries (the stmatch test reads the first 20 names of the expected file).
 	head -n 20 "$shared/hprd-subgraphmatching/expected_output.res" > bin/testdata/hprd-subgraphmatching/expected_output.res
 	cut -d: -f1 bin/testdata/hprd-subgraphmatching/expected_output.res | while read -r q; do
@@ -261,7 +261,7 @@ run() {
 # extra_packages: the other packages with GPU tests, "PACKAGE NAME RUN-REGEXP TIMEOUT-SECONDS".
 extra_packages=(
 	"csm/gcsm gcsm TestGPU|TestEmulation 120"
-	"mining mining TestGPU 90"
+	"mining mining TestGPU 150"
 	"temporal temporal TestGPU 90"
 	"engine/pbe pbe TestDeviceAgainstCPU 120"
 	"engine/sgsi sgsi TestGPU 150"
