@@ -328,19 +328,22 @@ func (c *censusGPU) cliques(ctx context.Context, l *locals) error {
 	if err := c.reset(); err != nil {
 		return err
 	}
-	warps := uint64(c.warpBlocks) * censusBlock / 32
-	words := max(c.maxOut, 1)
-	scratch, err := c.a.Alloc("clique scratch", warps*2*words*4)
-	if err != nil {
-		return err
-	}
-	defer c.a.Release(scratch)
 	k4v, err := c.zeroed("4-cliques per vertex", uint64(o.n), 8)
 	if err != nil {
 		return err
 	}
 	defer c.a.Release(k4v)
-	if err := c.launch(ctx, c.cliqueKernel, c.warpBlocks,
+	// Each warp's scratch holds two lists of the longest out-list: the warps walk the edges
+	// grid-stride, so under a tight --gpu-memory fewer blocks launch rather than none.
+	words := max(c.maxOut, 1)
+	perBlock := uint64(censusBlock/32) * 2 * words * 4
+	blocks := uint32(max(1, min(uint64(c.warpBlocks), c.a.Available()/perBlock)))
+	scratch, err := c.a.Alloc("clique scratch", uint64(blocks)*perBlock)
+	if err != nil {
+		return err
+	}
+	defer c.a.Release(scratch)
+	if err := c.launch(ctx, c.cliqueKernel, blocks,
 		c.off, c.nbr, c.up, c.eu, c.ep, c.nout, five, pv, scratch, words, k4v, c.sums, c.flags); err != nil {
 		return err
 	}
