@@ -14,22 +14,25 @@ import (
 // Stats reports where a count's time and bytes went (SGSI's Table 7 split: communication, the
 // host-device copies, against computation, the kernels).
 type Stats struct {
-	Device       string
-	RegionBytes  uint64 // the device region the count laid out (within --gpu-memory)
-	CacheBytes   uint64 // of which the segment cache
-	InCore       bool   // every label graph the query reads stayed resident
-	Segments     uint64 // segment uploads
-	SegmentHits  uint64 // segment uses that found it resident
-	Chunks       uint64 // row chunks joined
-	Steps        int
-	BytesToGPU   uint64
-	BytesFromGPU uint64
-	Comm, Comp   time.Duration
-	PeakDevice   uint64 // bytes of the region ever used
-	PeakHost     uint64 // bytes of the spilled tables at their largest
-	Layout       time.Duration
-	Filter       time.Duration
-	Total        time.Duration
+	Device      string
+	RegionBytes uint64 // the device region the count laid out (within --gpu-memory)
+	CacheBytes  uint64 // of which the segment cache
+	InCore      bool   // every label graph the query reads stayed resident
+	Segments    uint64 // segment uploads
+	SegmentHits uint64 // segment uses that found it resident
+	Chunks      uint64 // row chunks joined
+	// Windows counts the chunks of one row joined in windows of its list (its buffer did not
+	// fit); Parts the segment uploads holding a part of a list longer than a segment.
+	Windows, Parts uint64
+	Steps          int
+	BytesToGPU     uint64
+	BytesFromGPU   uint64
+	Comm, Comp     time.Duration
+	PeakDevice     uint64 // bytes of the region ever used
+	PeakHost       uint64 // bytes of the spilled tables at their largest
+	Layout         time.Duration
+	Filter         time.Duration
+	Total          time.Duration
 }
 
 // errNoFit is returned (wrapped in engine.ErrMemory) when one row, segment or list does not fit.
@@ -210,12 +213,9 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	r.cacheOff = fixed
-	// Out of core: a quarter for segments, the rest for bigger chunks; more when the longest
-	// list needs it (segments are cut at vertex boundaries), up to three quarters.
+	// Out of core: a quarter for segments, the rest for bigger chunks. Lists longer than a
+	// segment are cut into parts, so no list has to fit the cache whole.
 	capWords := rest / 4
-	for key := range keys {
-		capWords = max(capWords, min(longest(r.s.label(key)), rest*3/4))
-	}
 	if r.maxCache > 0 {
 		capWords = min(capWords, r.maxCache)
 	}
@@ -227,26 +227,31 @@ func (r *runner) run(induced, unique bool) error {
 	} else {
 		r.cacheCap = capWords
 	}
+	if !r.st.InCore && r.cacheCap < minSegWords {
+		return fmt.Errorf("sgsi: no room for a segment cache of %d words (%d bytes left after the candidate bitsets): %w", minSegWords, 4*rest, engine.ErrMemory)
+	}
 	r.arenaOff = (r.cacheOff + r.cacheCap + 1) &^ 1 // even: the arena starts with a 64-bit counter
-	if r.arenaOff+256 > W {
+	// The least arena: the counter, the descriptor, one row of the widest table with its offsets
+	// and counts, one buffer entry and its output row.
+	minArena := uint64(2+2+64) + 2*uint64(q.n) + 8
+	if r.arenaOff+minArena > W {
 		return fmt.Errorf("sgsi: no room for tables: %w", engine.ErrMemory)
 	}
 	r.arenaCap = W - r.arenaOff
 	r.st.CacheBytes = 4 * r.cacheCap
 	maxSeg := min(r.cacheCap, 1<<31)
 	if !r.st.InCore {
-		maxSeg = max(1, r.cacheCap/2)
+		maxSeg = max(minSegWords, r.cacheCap/2)
 	}
 	r.segs = map[uint64][]segment{}
 	for key := range keys {
-		segs, ok := segments(r.s.label(key), maxSeg)
-		if !ok && maxSeg < r.cacheCap { // a list longer than half the cache: segments of the whole cache
-			segs, ok = segments(r.s.label(key), r.cacheCap)
+		r.segs[key] = segments(r.s.label(key), maxSeg)
+	}
+	for _, st := range q.steps {
+		if st.cartesian { // C(u) as the one list of a one-vertex graph, cut like the others
+			c := r.cands[st.u]
+			r.segs[cartKey(st.u)] = segments(&labelGraph{offsets: []uint64{0, uint64(len(c))}, nbrs: c}, maxSeg)
 		}
-		if !ok {
-			return fmt.Errorf("sgsi: a vertex's list %w (segment cache %d bytes): %w", errNoFit, 4*r.cacheCap, engine.ErrMemory)
-		}
-		r.segs[key] = segs
 	}
 	r.cached = map[segKey][2]uint64{}
 	r.pendN = make([]uint64, q.n+1)
@@ -289,17 +294,12 @@ func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
 		r.st.SegmentHits++
 		return at[0], at[1], nil
 	}
-	var offs, nbrs []uint32
-	if key&(1<<40) != 0 {
-		nbrs = r.cands[int(key&0xffff)]
-	} else {
-		sg := r.segs[key][i]
-		r.tmp = sg.localOffsets(r.tmp)
-		offs, nbrs = r.tmp, sg.neighbours()
-	}
+	sg := r.segs[key][i]
+	r.tmp = sg.localOffsets(r.tmp)
+	offs, nbrs := r.tmp, sg.neighbours()
 	w := uint64(len(offs) + len(nbrs))
 	if w > r.cacheCap {
-		return 0, 0, fmt.Errorf("sgsi: a list of %d bytes %w (segment cache %d bytes): %w", 4*w, errNoFit, 4*r.cacheCap, engine.ErrMemory)
+		return 0, 0, fmt.Errorf("sgsi: a segment of %d bytes %w (segment cache %d bytes): %w", 4*w, errNoFit, 4*r.cacheCap, engine.ErrMemory)
 	}
 	if r.cacheUsed+w > r.cacheCap {
 		clear(r.cached)
@@ -315,11 +315,15 @@ func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
 	r.cacheUsed += w
 	r.cached[k] = at
 	r.st.Segments++
+	if sg.head() > 0 || sg.tail() {
+		r.st.Parts++
+	}
 	return at[0], at[1], nil
 }
 
-// touched returns which of key's segments hold a vertex of column col of the rows.
-func (r *runner) touched(key uint64, rows []uint32, width, col int) []bool {
+// touched returns which of key's segments hold a vertex of column col of the rows; win, when
+// set, limits them to those holding the list positions [win[0], win[1]) (one row).
+func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint64) []bool {
 	segs := r.segs[key]
 	t := make([]bool, len(segs))
 	if len(segs) == 1 {
@@ -327,7 +331,16 @@ func (r *runner) touched(key uint64, rows []uint32, width, col int) []bool {
 		return t
 	}
 	for i := col; i < len(rows); i += width {
-		t[find(segs, rows[i])] = true
+		v := rows[i]
+		for s := find(segs, v); s < len(segs) && segs[s].lo <= v; s++ {
+			if win != nil {
+				from := segs[s].lg.offsets[v]
+				if segs[s].ehi <= from+win[0] || segs[s].elo >= from+win[1] {
+					continue
+				}
+			}
+			t[s] = true
+		}
 	}
 	return t
 }
@@ -380,9 +393,15 @@ func (r *runner) level(i int, table []uint32) error {
 			end++
 		}
 		if end == start {
-			return fmt.Errorf("sgsi: one row with a buffer of %d words %w (%d words for tables): %w", deg(start), errNoFit, r.arenaCap, engine.ErrMemory)
+			// One row whose buffer (and output) does not fit: joined in windows of its first
+			// list, one chunk each.
+			if err := r.windows(i, st, table[start*k:end*k+k], deg(start), desc, final); err != nil || r.stop {
+				return err
+			}
+			start++
+			continue
 		}
-		if err := r.chunk(i, st, table[start*k:end*k], T, desc, final); err != nil || r.stop {
+		if err := r.chunk(i, st, table[start*k:end*k], T, desc, final, nil); err != nil || r.stop {
 			return err
 		}
 		start = end
@@ -393,9 +412,33 @@ func (r *runner) level(i int, table []uint32) error {
 	return r.flush(i + 1)
 }
 
+// windows joins one row whose buffer of d words does not fit the region, a window of its first
+// list (or of C(u)) at a time.
+func (r *runner) windows(i int, st *step, row []uint32, d uint64, desc []uint32, final bool) error {
+	k := uint64(i + 1)
+	const descWords = 2 + 2 + 64
+	room := r.arenaCap - min(r.arenaCap, descWords+k+3+2)
+	per := uint64(1) // a buffer word; a spilled table also needs room for its output row
+	if !(final && r.count) {
+		per += k + 1
+	}
+	win := min(room/per, 1<<31)
+	if win == 0 {
+		return fmt.Errorf("sgsi: one row of %d words with one buffer entry %w (%d words for tables): %w", k, errNoFit, r.arenaCap, engine.ErrMemory)
+	}
+	for p := uint64(0); p < d; p += win {
+		w := [2]uint64{p, min(d, p+win)}
+		r.st.Windows++
+		if err := r.chunk(i, st, row, w[1]-w[0], desc, final, &w); err != nil || r.stop {
+			return err
+		}
+	}
+	return nil
+}
+
 // chunk joins one chunk of rows (SGSI's Algorithms 2-5 with Prealloc-Combine) and spills its
 // output to the host: the next level's table, or the matches.
-func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, final bool) error {
+func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, final bool, win *[2]uint64) error {
 	r.st.Chunks++
 	k := i + 1
 	R := uint64(len(rows) / k)
@@ -423,6 +466,9 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		if lg != nil {
 			d = lg.degree(rows[j*uint64(k)+uint64(st.first.col)])
 		}
+		if win != nil {
+			d = win[1] - win[0]
+		}
 		F[j+1] = F[j] + uint32(d)
 		if d > uint64(r.blockRows) {
 			big = append(big, uint32(j))
@@ -441,7 +487,10 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		}
 	}
 	base := joinArgs{Rows: rowsOff, Width: uint32(k), F: fOff, Bits: r.bitsOff + uint64(st.u)*r.bitWords,
-		Desc: descOff, GBA: gbaOff, Cnt: cntOff, Total: totalOff}
+		Desc: descOff, GBA: gbaOff, Cnt: cntOff, Total: totalOff, WinHi: invalid}
+	if win != nil {
+		base.WinLo, base.WinHi = uint32(win[0]), uint32(win[1])
+	}
 	launch := func(a joinArgs, f func(joinArgs) error) error {
 		if nWarp > 0 {
 			a.Idx, a.NIdx, a.Group = idxOff, nWarp, 32
@@ -459,28 +508,34 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	}
 	// The first edge, segment by segment (Algorithm 4).
 	if st.cartesian {
-		_, nb, err := r.segment(cartKey(st.u), 0)
-		if err != nil {
-			return err
-		}
-		a := base
-		a.Col, a.SegNbr, a.Hi = invalid, nb, uint32(len(r.cands[st.u]))
-		if err := launch(a, r.be.First); err != nil {
-			return err
+		// C(u), part by part: every row's buffer gets each part at its position in C(u).
+		for s, sg := range r.segs[cartKey(st.u)] {
+			if win != nil && (sg.ehi <= win[0] || sg.elo >= win[1]) {
+				continue
+			}
+			_, nb, err := r.segment(cartKey(st.u), s)
+			if err != nil {
+				return err
+			}
+			a := base
+			a.Col, a.SegNbr, a.Hi, a.Head = invalid, nb, uint32(sg.ehi-sg.elo), uint32(sg.elo)
+			if err := launch(a, r.be.First); err != nil {
+				return err
+			}
 		}
 	} else {
-		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false); err != nil {
+		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false, win); err != nil {
 			return err
 		}
 	}
 	// The other linking edges (Algorithm 5), then the non-edges of induced matching.
 	for _, l := range st.others {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false); err != nil {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false, nil); err != nil {
 			return err
 		}
 	}
 	for _, l := range st.nonadj {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true); err != nil {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true, nil); err != nil {
 			return err
 		}
 	}
@@ -583,9 +638,9 @@ func (r *runner) flush(level int) error {
 	return err
 }
 
-// edge runs kernel f for link l over every segment the rows touch.
-func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool) error {
-	for s, t := range r.touched(l.key, rows, k, l.col) {
+// edge runs kernel f for link l over every segment the rows touch (win: see touched).
+func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool, win *[2]uint64) error {
+	for s, t := range r.touched(l.key, rows, k, l.col, win) {
 		if !t {
 			continue
 		}
@@ -596,6 +651,10 @@ func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(j
 		sg := r.segs[l.key][s]
 		a := base
 		a.Col, a.SegOff, a.SegNbr, a.Lo, a.Hi = uint32(l.col), off, nb, sg.lo, sg.hi
+		a.Head, a.Prev = uint32(sg.head()), sg.prev()
+		if sg.tail() {
+			a.Tail = 1
+		}
 		if negate {
 			a.Negate = 1
 		}
@@ -617,15 +676,6 @@ func (r *runner) noteHost(level int, words uint64) {
 		sum += w
 	}
 	r.st.PeakHost = max(r.st.PeakHost, 4*sum)
-}
-
-// longest returns the device words of lg's longest list as a segment of its own.
-func longest(lg *labelGraph) uint64 {
-	m := uint64(0)
-	for v := 0; v+1 < len(lg.offsets); v++ {
-		m = max(m, lg.offsets[v+1]-lg.offsets[v])
-	}
-	return m + 2
 }
 
 // grow returns (*buf)[:n], reallocating when it is shorter.

@@ -1,0 +1,69 @@
+package sgsi_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/testenv"
+)
+
+// TestLongLists checks, against the brute-force oracle in every convention, graphs whose hubs'
+// lists are longer than the whole segment cache (lists cut into parts over segments) and whose
+// rows' buffers do not fit the region (rows joined in windows of their list), with connected and
+// disconnected patterns (C(u) cut into parts too). It fails if no run cut a list or windowed a
+// row. Lists are compared with the oracle's for small counts.
+func TestLongLists(t *testing.T) {
+	ctx := context.Background()
+	seeds := uint64(5)
+	if testenv.Long() {
+		seeds = 40
+	}
+	var runs, parts, windows int
+	for seed := uint64(1); seed <= seeds; seed++ {
+		g := sgsi.HubGraph(seed, 150+int(seed%4)*50, 1+int(seed%3))
+		comps := 1 + int(seed%4/3) // a quarter of the patterns disconnected
+		p := gen.RandomPattern(seed, 2+int(seed%3), gen.PatternOptions{Components: comps, EdgeProb: 0.4, VertexLabels: 2, EdgeLabels: 2, Wildcard: 0.3})
+		for _, sem := range proptest.AllSemantics {
+			want, ok := oracle.CountWithin(g, p, sem, 20_000_000)
+			if !ok {
+				continue
+			}
+			for _, rg := range []struct{ region, cache uint64 }{{1 << 20, 12}, {1 << 20, 64}, {2400, 0}, {1600, 40}} {
+				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+				e := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: rg.region, MaxCache: rg.cache, BlockRows: 8}}
+				res, st, err := e.CountStats(ctx, prob)
+				how := fmt.Sprintf("seed %d %s pattern %v: region %d cache %d", seed, sem, p, rg.region, rg.cache)
+				if err != nil || res.Count != want {
+					t.Errorf("%s: sgsi %d (%v), oracle %d", how, res.Count, err, want)
+					continue
+				}
+				if st.PeakDevice > rg.region {
+					t.Errorf("%s: peak %d bytes beyond the region", how, st.PeakDevice)
+				}
+				runs++
+				if st.Parts > 0 {
+					parts++
+				}
+				if st.Windows > 0 {
+					windows++
+				}
+				if want <= 3000 && seed%2 == 0 {
+					c := proptest.Case{Seed: seed, G: g, P: p}
+					if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
+						t.Errorf("%s: %s", how, msg)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d runs, %d with lists cut into parts, %d with windowed rows", runs, parts, windows)
+	if parts == 0 || windows == 0 {
+		t.Errorf("no run cut a list (%d) or windowed a row (%d): the test checks nothing new", parts, windows)
+	}
+}
