@@ -78,7 +78,13 @@ type runner struct {
 	// pendN is the words of each level's pending table; a level is joined when it holds flushAt.
 	pendN   []uint64
 	flushAt uint64
-	tmp     []uint32
+	// hostLimit is --memory (0: none): the host memory the count may hold beyond the data graph
+	// (the store's signatures and label graphs, candidates, the spilled tables); hostHeld what
+	// the tables hold now (the words each level's host table was allocated with).
+	hostLimit uint64
+	outMax    uint64 // words: the most a chunk may spill (bounded by --memory)
+	tabCap    []uint64
+	tmp       []uint32
 	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
 	fBuf, idxBuf, bigBuf, cntBuf, oBuf []uint32
 }
@@ -171,6 +177,9 @@ func (r *runner) run(induced, unique bool) error {
 			return err
 		}
 	}
+	if err := r.reserve("the candidate bitsets", 0); err != nil { // (counted in hostFixed)
+		return err
+	}
 	bitsHost := make([]uint32, fixed)
 	if err := r.get(bitsHost, r.bitsOff); err != nil {
 		return err
@@ -179,8 +188,13 @@ func (r *runner) run(induced, unique bool) error {
 	r.cands = make([][]uint32, q.n)
 	for u := range q.n {
 		b := bitsHost[uint64(u)*r.bitWords : uint64(u+1)*r.bitWords]
-		for w, x := range b {
+		for _, x := range b {
 			sizes[u] += uint64(bits.OnesCount32(x))
+		}
+		if err := r.reserve("the candidate lists", 4*sizes[u]); err != nil {
+			return err
+		}
+		for w, x := range b {
 			for ; x != 0; x &= x - 1 {
 				r.cands[u] = append(r.cands[u], uint32(w*32+bits.TrailingZeros32(x)))
 			}
@@ -193,8 +207,19 @@ func (r *runner) run(induced, unique bool) error {
 	r.st.Filter = time.Since(tf)
 
 	// The order, the steps and the label graphs they read.
-	freq := func(key uint64) uint64 { return uint64(len(r.s.label(key).nbrs)) }
+	var lerr error
+	freq := func(key uint64) uint64 {
+		lg, err := r.label(key)
+		if err != nil {
+			lerr = err
+			return 0
+		}
+		return uint64(len(lg.nbrs))
+	}
 	q.plan(sizes, freq, g.HasEdgeLabels(), induced, unique)
+	if lerr != nil {
+		return lerr
+	}
 	r.st.Steps = len(q.steps)
 	need := uint64(0)
 	keys := map[uint64]bool{}
@@ -207,7 +232,10 @@ func (r *runner) run(induced, unique bool) error {
 		for _, l := range ls {
 			if !keys[l.key] {
 				keys[l.key] = true
-				lg := r.s.label(l.key)
+				lg, err := r.label(l.key)
+				if err != nil {
+					return err
+				}
 				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
 			}
 		}
@@ -256,6 +284,14 @@ func (r *runner) run(induced, unique bool) error {
 	r.cached = map[segKey][2]uint64{}
 	r.pendN = make([]uint64, q.n+1)
 	r.flushAt = min(2*r.arenaCap, maxFlush)
+	r.outMax = ^uint64(0)
+	if r.hostLimit > 0 {
+		// The pending tables of all levels share what --memory leaves; each may hold flushAt
+		// words plus one chunk's output before it is joined, and grows by half again.
+		left := (r.hostLimit - min(r.hostLimit, r.hostFixed())) / 4
+		r.flushAt = max(1, min(r.flushAt, left/uint64(3*q.n)))
+		r.outMax = max(uint64(q.n), r.flushAt)
+	}
 	// Level 0: C(order[0]).
 	first := r.cands[q.order[0]]
 	if q.n == 1 {
@@ -385,7 +421,8 @@ func (r *runner) level(i int, table []uint32) error {
 			if !(final && r.count) {
 				words += max(maxDeg, d) * uint64(k+1)
 			}
-			if words > r.arenaCap || T+d >= 1<<32-1 || (!(final && r.count) && end > start && T+d > r.arenaCap/2) {
+			spill := !(final && r.count)
+			if words > r.arenaCap || T+d >= 1<<32-1 || (spill && end > start && T+d > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) {
 				break
 			}
 			T += d
@@ -423,6 +460,9 @@ func (r *runner) windows(i int, st *step, row []uint32, d uint64, desc []uint32,
 		per += k + 1
 	}
 	win := min(room/per, 1<<31)
+	if !(final && r.count) {
+		win = min(win, r.outMax/(k+1))
+	}
 	if win == 0 {
 		return fmt.Errorf("sgsi: one row of %d words with one buffer entry %w (%d words for tables): %w", k, errNoFit, r.arenaCap, engine.ErrMemory)
 	}
@@ -585,6 +625,9 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if !final {
 		at = r.pendN[i+1]
 	}
+	if err := r.table(i+1, at+uint64(O[R])*w); err != nil {
+		return err
+	}
 	next, err := r.be.HostTable(i+1, at+uint64(O[R])*w, at)
 	if err != nil {
 		return err
@@ -676,6 +719,57 @@ func (r *runner) noteHost(level int, words uint64) {
 		sum += w
 	}
 	r.st.PeakHost = max(r.st.PeakHost, 4*sum)
+}
+
+// label returns the label graph of key, building it first when --memory leaves room for it.
+func (r *runner) label(key uint64) (*labelGraph, error) {
+	if r.hostLimit > 0 && !r.s.has(key) {
+		if err := r.reserve("a label graph", r.s.labelBytes(key)); err != nil {
+			return nil, err
+		}
+	}
+	return r.s.label(key), nil
+}
+
+// hostFixed is the host memory held besides the tables: the store, the bitsets' copy and the
+// candidate lists.
+func (r *runner) hostFixed() uint64 {
+	b := r.s.bytes() + 4*uint64(r.q.n)*r.bitWords
+	for _, c := range r.cands {
+		b += 4 * uint64(len(c))
+	}
+	return b
+}
+
+// reserve checks that bytes more of host memory stay within --memory.
+func (r *runner) reserve(what string, bytes uint64) error {
+	if r.hostLimit == 0 {
+		return nil
+	}
+	held := r.hostFixed()
+	for _, c := range r.tabCap {
+		held += 4 * c
+	}
+	if held+bytes > r.hostLimit {
+		return fmt.Errorf("sgsi: %s need %d bytes of host memory beside the %d held, over --memory %d: %w", what, bytes, held, r.hostLimit, engine.ErrMemory)
+	}
+	return nil
+}
+
+// table checks, before level's host table grows to n words, that --memory has room for it
+// (backends allocate half again as much).
+func (r *runner) table(level int, n uint64) error {
+	for len(r.tabCap) <= level {
+		r.tabCap = append(r.tabCap, 0)
+	}
+	if n <= r.tabCap[level] {
+		return nil
+	}
+	if err := r.reserve("the spilled tables", 4*(n+n/2-r.tabCap[level])); err != nil {
+		return err
+	}
+	r.tabCap[level] = n + n/2
+	return nil
 }
 
 // grow returns (*buf)[:n], reallocating when it is shorter.

@@ -132,6 +132,9 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if p.Data == nil || p.Pattern == nil {
 		return nil, fmt.Errorf("sgsi engine: problem needs a data graph and a pattern")
 	}
+	if sig := 4 * sigWords * uint64(p.Data.NumVertices()); p.MemoryLimit > 0 && sig > p.MemoryLimit {
+		return nil, fmt.Errorf("sgsi: the signature table needs %d bytes of host memory, over --memory %d: %w", sig, p.MemoryLimit, engine.ErrMemory)
+	}
 	tl := time.Now()
 	s := storeFor(p.Data)
 	st.Layout = time.Since(tl)
@@ -156,7 +159,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	defer be.Close()
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
-		blockRows: e.Options.BlockRows, blockSize: blockThreads, maxCache: e.Options.MaxCache / 4}
+		blockRows: e.Options.BlockRows, blockSize: blockThreads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}

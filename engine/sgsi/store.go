@@ -147,6 +147,45 @@ func (s *store) label(key uint64) *labelGraph {
 	return lg
 }
 
+// has reports whether the label graph of key is built.
+func (s *store) has(key uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.labels[key] != nil
+}
+
+// labelBytes is what the label graph of key takes in host memory (built or not).
+func (s *store) labelBytes(key uint64) uint64 {
+	g := s.g
+	n := g.NumVertices()
+	m := uint64(0)
+	for v := range n {
+		if key == anyEdge || !g.HasEdgeLabels() {
+			if key == anyEdge || key == 0 {
+				m += uint64(len(g.Neighbors(uint32(v))))
+			}
+			continue
+		}
+		for _, l := range g.NeighborEdgeLabels(uint32(v)) {
+			if uint64(l) == key {
+				m++
+			}
+		}
+	}
+	return 8*uint64(n+1) + 4*m
+}
+
+// bytes is what the store holds in host memory: the signature table and the label graphs built.
+func (s *store) bytes() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := 4 * uint64(len(s.sigs))
+	for _, lg := range s.labels {
+		b += 8*uint64(len(lg.offsets)) + 4*uint64(len(lg.nbrs))
+	}
+	return b
+}
+
 // segment is a part of one label graph that streams to the device at a time: the neighbour
 // entries [elo, ehi) of the vertices [lo, hi). Segments are cut at vertex boundaries where they
 // can be; a list longer than a segment is cut into parts (SGSI's edge-oriented segmentation), each
