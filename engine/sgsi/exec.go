@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/submatch/submatch/engine"
@@ -24,15 +26,17 @@ type Stats struct {
 	// Windows counts the chunks of one row joined in windows of its list (its buffer did not
 	// fit); Parts the segment uploads holding a part of a list longer than a segment.
 	Windows, Parts uint64
-	Steps          int
-	BytesToGPU     uint64
-	BytesFromGPU   uint64
-	Comm, Comp     time.Duration
-	PeakDevice     uint64 // bytes of the region ever used
-	PeakHost       uint64 // bytes of the spilled tables at their largest
-	Layout         time.Duration
-	Filter         time.Duration
-	Total          time.Duration
+	// Gathered counts the segment uploads that carried only the lists a chunk reads.
+	Gathered     uint64
+	Steps        int
+	BytesToGPU   uint64
+	BytesFromGPU uint64
+	Comm, Comp   time.Duration
+	PeakDevice   uint64 // bytes of the region ever used
+	PeakHost     uint64 // bytes of the spilled tables at their largest
+	Layout       time.Duration
+	Filter       time.Duration
+	Total        time.Duration
 }
 
 // errNoFit is returned (wrapped in engine.ErrMemory) when one row, segment or list does not fit.
@@ -66,7 +70,10 @@ type runner struct {
 
 	bitsOff, bitWords  uint64
 	cacheOff, cacheCap uint64
-	cacheUsed          uint64
+	cacheUsed          uint64 // the ring's cursor
+	resident           []resident
+	refs               [][]uint32           // touched's result, reused
+	gBuf               []uint32             // a gathered segment's lists
 	cached             map[segKey][2]uint64 // offsets, neighbours
 	arenaOff, arenaCap uint64
 
@@ -322,9 +329,11 @@ func (r *runner) finish(table []uint32, w int) error {
 	return nil
 }
 
-// segment makes segment i of key (or C(u) for a cartesian key) resident and returns its offsets'
-// and neighbours' region offsets.
-func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
+// segment makes segment i of key resident and returns its offsets' and neighbours' region
+// offsets. refs, when set, are the (sorted, distinct) vertices of the segment whose lists the
+// chunk reads: out of core, when their lists take less than half the segment and the segment is
+// not resident, only they are uploaded (the others' lists empty), for this use only.
+func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, error) {
 	k := segKey{key, i}
 	if at, ok := r.cached[k]; ok {
 		r.st.SegmentHits++
@@ -333,15 +342,49 @@ func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
 	sg := r.segs[key][i]
 	r.tmp = sg.localOffsets(r.tmp)
 	offs, nbrs := r.tmp, sg.neighbours()
+	keep := true
+	if refs != nil && !r.st.InCore {
+		n := uint64(0)
+		for _, v := range refs {
+			n += uint64(offs[v-sg.lo+1] - offs[v-sg.lo])
+		}
+		if 2*n < uint64(len(nbrs)) {
+			// Gather: the referenced lists, packed; the other vertices' lists empty.
+			g := grow(&r.gBuf, n)[:0]
+			x := 0
+			for v := sg.lo; v < sg.hi; v++ {
+				at := uint32(len(g))
+				if x < len(refs) && refs[x] == v {
+					g = append(g, nbrs[offs[v-sg.lo]:offs[v-sg.lo+1]]...)
+					x++
+				}
+				offs[v-sg.lo] = at
+			}
+			offs[sg.hi-sg.lo] = uint32(len(g))
+			nbrs, keep = g, false
+			r.st.Gathered++
+		}
+	}
 	w := uint64(len(offs) + len(nbrs))
 	if w > r.cacheCap {
 		return 0, 0, fmt.Errorf("sgsi: a segment of %d bytes %w (segment cache %d bytes): %w", 4*w, errNoFit, 4*r.cacheCap, engine.ErrMemory)
 	}
+	// The cache is a ring: the upload goes at the cursor (back to the start when it does not fit
+	// before the end) and evicts only the segments it overwrites.
 	if r.cacheUsed+w > r.cacheCap {
-		clear(r.cached)
 		r.cacheUsed = 0
 	}
-	at := [2]uint64{r.cacheOff + r.cacheUsed, r.cacheOff + r.cacheUsed + uint64(len(offs))}
+	lo, hi := r.cacheOff+r.cacheUsed, r.cacheOff+r.cacheUsed+w
+	live := r.resident[:0]
+	for _, e := range r.resident {
+		if e.at < hi && lo < e.end {
+			delete(r.cached, e.k)
+		} else {
+			live = append(live, e)
+		}
+	}
+	r.resident = live
+	at := [2]uint64{lo, lo + uint64(len(offs))}
 	if err := r.put(at[0], offs); err != nil {
 		return 0, 0, err
 	}
@@ -349,7 +392,10 @@ func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
 		return 0, 0, err
 	}
 	r.cacheUsed += w
-	r.cached[k] = at
+	if keep {
+		r.cached[k] = at
+		r.resident = append(r.resident, resident{k, lo, hi})
+	}
 	r.st.Segments++
 	if sg.head() > 0 || sg.tail() {
 		r.st.Parts++
@@ -357,14 +403,23 @@ func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
 	return at[0], at[1], nil
 }
 
-// touched returns which of key's segments hold a vertex of column col of the rows; win, when
-// set, limits them to those holding the list positions [win[0], win[1]) (one row).
-func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint64) []bool {
+// resident is a segment in the cache: its key and its words [at, end) of the region.
+type resident struct {
+	k       segKey
+	at, end uint64
+}
+
+// touched returns, for each of key's segments, the sorted distinct vertices of column col of the
+// rows that it holds (nil: none); win, when set, limits them to the segments holding the list
+// positions [win[0], win[1]) (one row). The slices are reused by the next call.
+func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint64) [][]uint32 {
 	segs := r.segs[key]
-	t := make([]bool, len(segs))
-	if len(segs) == 1 {
-		t[0] = true
-		return t
+	for len(r.refs) < len(segs) {
+		r.refs = append(r.refs, nil)
+	}
+	t := r.refs[:len(segs)]
+	for i := range t {
+		t[i] = t[i][:0]
 	}
 	for i := col; i < len(rows); i += width {
 		v := rows[i]
@@ -375,7 +430,13 @@ func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint
 					continue
 				}
 			}
-			t[s] = true
+			t[s] = append(t[s], v)
+		}
+	}
+	for i, x := range t {
+		if len(x) > 1 {
+			slices.Sort(x)
+			t[i] = slices.Compact(x)
 		}
 	}
 	return t
@@ -406,6 +467,11 @@ func (r *runner) level(i int, table []uint32) error {
 		desc = append(desc, uint32(c))
 	}
 	const descWords = 2 + 2 + 64 // the counter, then the descriptor
+	if !st.cartesian && k > 1 && !r.st.InCore {
+		// Rows in the order of their first-edge vertex: a chunk then reads a narrow range of
+		// that label graph's segments, the next chunk the range after it.
+		sort.Sort(rowSorter{table, k, st.first.col, make([]uint32, k)})
+	}
 	for start := 0; start < rows; {
 		if err := r.ctx.Err(); err != nil {
 			return err
@@ -553,7 +619,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 			if win != nil && (sg.ehi <= win[0] || sg.elo >= win[1]) {
 				continue
 			}
-			_, nb, err := r.segment(cartKey(st.u), s)
+			_, nb, err := r.segment(cartKey(st.u), s, nil)
 			if err != nil {
 				return err
 			}
@@ -683,11 +749,11 @@ func (r *runner) flush(level int) error {
 
 // edge runs kernel f for link l over every segment the rows touch (win: see touched).
 func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool, win *[2]uint64) error {
-	for s, t := range r.touched(l.key, rows, k, l.col, win) {
-		if !t {
+	for s, refs := range r.touched(l.key, rows, k, l.col, win) {
+		if len(refs) == 0 {
 			continue
 		}
-		off, nb, err := r.segment(l.key, s)
+		off, nb, err := r.segment(l.key, s, refs)
 		if err != nil {
 			return err
 		}
@@ -770,6 +836,22 @@ func (r *runner) table(level int, n uint64) error {
 	}
 	r.tabCap[level] = n + n/2
 	return nil
+}
+
+// rowSorter sorts a table's rows of k words by column col, in place.
+type rowSorter struct {
+	t      []uint32
+	k, col int
+	tmp    []uint32
+}
+
+func (s rowSorter) Len() int           { return len(s.t) / s.k }
+func (s rowSorter) Less(i, j int) bool { return s.t[i*s.k+s.col] < s.t[j*s.k+s.col] }
+func (s rowSorter) Swap(i, j int) {
+	a, b := s.t[i*s.k:(i+1)*s.k], s.t[j*s.k:(j+1)*s.k]
+	copy(s.tmp, a)
+	copy(a, b)
+	copy(b, s.tmp)
 }
 
 // grow returns (*buf)[:n], reallocating when it is shorter.
