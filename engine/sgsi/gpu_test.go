@@ -145,16 +145,9 @@ func TestGPUWikiVote(t *testing.T) {
 	g := sharedtest.WikiVote(t)
 	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
 	conform(t, "wiki-Vote triangle", g, tri, engine.Semantics{Unique: true}, 608389)
-	for _, c := range []struct{ name, pat string }{
-		{"triangle", "(a)-(b)-(c)-(a)"},
-		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
-	} {
-		p, err := pattern.Parse(c.pat)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range sharedtest.WikiVotePatterns(t) {
 		for _, sem := range proptest.AllSemantics {
-			conform(t, "wiki-Vote "+c.name, g, p, sem, -1)
+			conform(t, "wiki-Vote "+c.Name, g, c.Pattern, sem, -1)
 		}
 	}
 }
