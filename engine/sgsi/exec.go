@@ -49,6 +49,7 @@ const maxFlush = 1 << 26
 type segKey struct {
 	key uint64
 	i   int
+	v   uint32 // invalid: the whole segment; else a gathered upload of v's list alone
 }
 
 // cartKey is the segment key of C(u) for cartesian steps.
@@ -334,10 +335,17 @@ func (r *runner) finish(table []uint32, w int) error {
 // chunk reads: out of core, when their lists take less than half the segment and the segment is
 // not resident, only they are uploaded (the others' lists empty), for this use only.
 func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, error) {
-	k := segKey{key, i}
+	k := segKey{key, i, invalid}
 	if at, ok := r.cached[k]; ok {
 		r.st.SegmentHits++
 		return at[0], at[1], nil
+	}
+	if len(refs) == 1 {
+		// One vertex's list alone (windows of one row, chunks of one first vertex): kept too.
+		if at, ok := r.cached[segKey{key, i, refs[0]}]; ok {
+			r.st.SegmentHits++
+			return at[0], at[1], nil
+		}
 	}
 	sg := r.segs[key][i]
 	r.tmp = sg.localOffsets(r.tmp)
@@ -361,7 +369,10 @@ func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, erro
 				offs[v-sg.lo] = at
 			}
 			offs[sg.hi-sg.lo] = uint32(len(g))
-			nbrs, keep = g, false
+			nbrs, keep = g, len(refs) == 1
+			if keep {
+				k.v = refs[0]
+			}
 			r.st.Gathered++
 		}
 	}
@@ -630,18 +641,25 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 			}
 		}
 	} else {
-		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false, win); err != nil {
+		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false, win, nil); err != nil {
 			return err
 		}
 	}
-	// The other linking edges (Algorithm 5), then the non-edges of induced matching.
+	// The other linking edges (Algorithm 5), then the non-edges of induced matching. A window's
+	// entries lie in the value range of its part of the first list: parts of other lists that
+	// decide no value in it are skipped.
+	var vals *[2]uint32
+	if win != nil && !st.cartesian {
+		list := lg.list(rows[st.first.col])
+		vals = &[2]uint32{list[win[0]], list[win[1]-1]}
+	}
 	for _, l := range st.others {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false, nil); err != nil {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false, nil, vals); err != nil {
 			return err
 		}
 	}
 	for _, l := range st.nonadj {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true, nil); err != nil {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true, nil, vals); err != nil {
 			return err
 		}
 	}
@@ -747,11 +765,18 @@ func (r *runner) flush(level int) error {
 	return err
 }
 
-// edge runs kernel f for link l over every segment the rows touch (win: see touched).
-func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool, win *[2]uint64) error {
+// edge runs kernel f for link l over every segment the rows touch (win: see touched; vals, when
+// set, the value range of the buffers' entries: parts of a list outside it are skipped).
+func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool, win *[2]uint64, vals *[2]uint32) error {
 	for s, refs := range r.touched(l.key, rows, k, l.col, win) {
 		if len(refs) == 0 {
 			continue
+		}
+		if sg := r.segs[l.key][s]; vals != nil && sg.hi == sg.lo+1 && (sg.head() > 0 || sg.tail()) {
+			// A part of one list decides the values in (prev, last]: none of [vals[0], vals[1]]?
+			if sg.head() > 0 && vals[1] <= sg.prev() || sg.tail() && vals[0] > sg.lg.nbrs[sg.ehi-1] {
+				continue
+			}
 		}
 		off, nb, err := r.segment(l.key, s, refs)
 		if err != nil {
