@@ -235,7 +235,7 @@ func (r *runner) run(induced, unique bool) error {
 		ls := append(append([]link{st.first}, st.others...), st.nonadj...)
 		if st.cartesian {
 			ls = ls[1:]
-			need += uint64(len(r.cands[st.u]))
+			need += uint64(len(r.cands[st.u])) + 2 // C(u) and its two offsets
 		}
 		for _, l := range ls {
 			if !keys[l.key] {
