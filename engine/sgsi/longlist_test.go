@@ -19,11 +19,16 @@ import (
 // disconnected patterns (C(u) cut into parts too). It fails if no run cut a list or windowed a
 // row. Lists are compared with the oracle's for small counts.
 func TestLongLists(t *testing.T) {
-	ctx := context.Background()
 	seeds := uint64(5)
 	if testenv.Long() {
 		seeds = 40
 	}
+	longLists(t, seeds, true)
+}
+
+// longLists runs TestLongLists's cases on the host emulation or the GPU.
+func longLists(t *testing.T, seeds uint64, host bool) {
+	ctx := context.Background()
 	var runs, parts, windows int
 	for seed := uint64(1); seed <= seeds; seed++ {
 		g := sgsi.HubGraph(seed, 150+int(seed%4)*50, 1+int(seed%3))
@@ -36,9 +41,12 @@ func TestLongLists(t *testing.T) {
 			}
 			for _, rg := range []struct{ region, cache uint64 }{{1 << 20, 12}, {1 << 20, 64}, {2400, 0}, {1600, 40}} {
 				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-				e := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: rg.region, MaxCache: rg.cache, BlockRows: 8}}
+				e := sgsi.Engine{Options: sgsi.Options{Host: host, HostBytes: rg.region, MaxCache: rg.cache, BlockRows: 8}}
+				if !host {
+					prob.GPUMemoryLimit = rg.region
+				}
 				res, st, err := e.CountStats(ctx, prob)
-				how := fmt.Sprintf("seed %d %s pattern %v: region %d cache %d", seed, sem, p, rg.region, rg.cache)
+				how := fmt.Sprintf("seed %d %s pattern %v: region %d cache %d (host %v)", seed, sem, p, rg.region, rg.cache, host)
 				if err != nil || res.Count != want {
 					t.Errorf("%s: sgsi %d (%v), oracle %d", how, res.Count, err, want)
 					continue
