@@ -115,7 +115,7 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 	t0 = time.Now()
 	// Hub graphs at a small region: lists cut into parts over segments (the kernels' head, prev
 	// and tail) and rows joined in windows (winLo, winHi), connected and disconnected patterns.
-	var parts, windows uint64
+	var parts, windows, retries uint64
 	for seed := uint64(1); seed <= 2; seed++ {
 		g := hubGraph(seed, 90, 1)
 		p := gen.RandomPattern(seed, 3, gen.PatternOptions{Components: 1 + int(seed%2), EdgeProb: 0.5, VertexLabels: 2, EdgeLabels: 2, Wildcard: 0.3})
@@ -134,9 +134,10 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 			}
 			parts += st.Parts
 			windows += st.Windows
+			retries += st.WindowRetries
 		}
 	}
-	t.Logf("hub graphs: %d parts, %d windows in %v", parts, windows, time.Since(t0))
+	t.Logf("hub graphs: %d parts, %d windows (%d joined again in halves) in %v", parts, windows, retries, time.Since(t0))
 	if parts == 0 || windows == 0 {
 		t.Errorf("the hub graphs cut no list (%d parts) or windowed no row (%d windows)", parts, windows)
 	}

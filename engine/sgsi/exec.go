@@ -26,6 +26,8 @@ type Stats struct {
 	// Windows counts the chunks of one row joined in windows of its list (its buffer did not
 	// fit); Parts the segment uploads holding a part of a list longer than a segment.
 	Windows, Parts uint64
+	// WindowRetries counts windows joined again in halves (their output did not fit).
+	WindowRetries uint64
 	// Gathered counts the segment uploads that carried only the lists a chunk reads.
 	Gathered     uint64
 	Steps        int
@@ -532,26 +534,37 @@ func (r *runner) windows(i int, st *step, row []uint32, d uint64, desc []uint32,
 	k := uint64(i + 1)
 	const descWords = 2 + 2 + 64
 	room := r.arenaCap - min(r.arenaCap, descWords+k+3+2)
-	per := uint64(1) // a buffer word; a spilled table also needs room for its output row
-	if !(final && r.count) {
-		per += k + 1
+	spill := !(final && r.count)
+	if spill {
+		// Room for one output row at least; a window whose output turns out not to fit is
+		// joined again in halves (errWindow), so windows are not sized for every entry surviving.
+		room -= min(room, k+1)
 	}
-	win := min(room/per, 1<<31)
-	if !(final && r.count) {
-		win = min(win, r.outMax/(k+1))
-	}
-	if win == 0 {
+	most := min(room, 1<<31)
+	if most == 0 {
 		return fmt.Errorf("sgsi: one row of %d words with one buffer entry %w (%d words for tables): %w", k, errNoFit, r.arenaCap, engine.ErrMemory)
 	}
-	for p := uint64(0); p < d; p += win {
+	win := most
+	for p := uint64(0); p < d; {
 		w := [2]uint64{p, min(d, p+win)}
 		r.st.Windows++
-		if err := r.chunk(i, st, row, w[1]-w[0], desc, final, &w); err != nil || r.stop {
+		err := r.chunk(i, st, row, w[1]-w[0], desc, final, &w)
+		if errors.Is(err, errWindow) && w[1]-w[0] > 1 {
+			r.st.WindowRetries++
+			win = (w[1] - w[0]) / 2
+			continue
+		}
+		if err != nil || r.stop {
 			return err
 		}
+		p = w[1]
+		win = min(most, 2*win)
 	}
 	return nil
 }
+
+// errWindow is chunk's answer for a window whose output does not fit the chunk area or --memory.
+var errWindow = errors.New("sgsi: a window's output does not fit")
 
 // chunk joins one chunk of rows (SGSI's Algorithms 2-5 with Prealloc-Combine) and spills its
 // output to the host: the next level's table, or the matches.
@@ -703,6 +716,9 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	}
 	outCap := r.arenaOff + r.arenaCap - outOff
 	w := uint64(k + 1)
+	if win != nil && (uint64(O[R])*w > outCap || uint64(O[R])*w > r.outMax) {
+		return errWindow // before anything is spilled: windows() retries with half the window
+	}
 	// The output joins the next level's pending table (pinned host memory), which is joined
 	// when it holds flushAt words: deeper levels then get full chunks, not one chunk's output.
 	at := uint64(0)

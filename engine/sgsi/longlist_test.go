@@ -29,7 +29,7 @@ func TestLongLists(t *testing.T) {
 // longLists runs TestLongLists's cases on the host emulation or the GPU.
 func longLists(t *testing.T, seeds uint64, host bool) {
 	ctx := context.Background()
-	var runs, parts, windows int
+	var runs, parts, windows, retries int
 	for seed := uint64(1); seed <= seeds; seed++ {
 		g := sgsi.HubGraph(seed, 150+int(seed%4)*50, 1+int(seed%3))
 		comps := 1 + int(seed%4/3) // a quarter of the patterns disconnected
@@ -61,6 +61,9 @@ func longLists(t *testing.T, seeds uint64, host bool) {
 				if st.Windows > 0 {
 					windows++
 				}
+				if st.WindowRetries > 0 {
+					retries++
+				}
 				if want <= 3000 && seed%2 == 0 {
 					c := proptest.Case{Seed: seed, G: g, P: p}
 					if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
@@ -70,8 +73,8 @@ func longLists(t *testing.T, seeds uint64, host bool) {
 			}
 		}
 	}
-	t.Logf("%d runs, %d with lists cut into parts, %d with windowed rows", runs, parts, windows)
-	if parts == 0 || windows == 0 {
-		t.Errorf("no run cut a list (%d) or windowed a row (%d): the test checks nothing new", parts, windows)
+	t.Logf("%d runs, %d with lists cut into parts, %d with windowed rows, %d with windows joined again in halves", runs, parts, windows, retries)
+	if parts == 0 || windows == 0 || retries == 0 {
+		t.Errorf("no run cut a list (%d), windowed a row (%d) or retried a window (%d): the test checks nothing new", parts, windows, retries)
 	}
 }
