@@ -78,3 +78,23 @@ func longLists(t *testing.T, seeds uint64, host bool) {
 		t.Errorf("no run cut a list (%d), windowed a row (%d) or retried a window (%d): the test checks nothing new", parts, windows, retries)
 	}
 }
+
+// TestAnyBudget checks the floor docs/out-of-core.md states: a region of the candidate bitsets
+// (|V(Q)|·|V|/8 bytes, rounded to words) plus 1.5 KiB runs every oracle case, exactly.
+func TestAnyBudget(t *testing.T) {
+	ctx := context.Background()
+	seeds, _ := proptest.Seeds(t, 200, 30)
+	runs := 0
+	for o := range proptest.WithOracle(seeds, nil) {
+		n, qn := uint64(o.G.NumVertices()), uint64(o.P.NumVertices())
+		region := 4*qn*((n+31)/32) + 1536
+		prob := &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem}
+		res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: region}}.CountStats(ctx, prob)
+		if err != nil || res.Count != o.Want || st.PeakDevice > region {
+			t.Errorf("region %d: sgsi %d (%v, peak %d), oracle %d\n%s", region, res.Count, err, st.PeakDevice, o.Want,
+				o.Describe(o.Sem, fmt.Sprintf("region %d", region), "./engine/sgsi -run TestAnyBudget"))
+		}
+		runs++
+	}
+	t.Logf("%d runs", runs)
+}

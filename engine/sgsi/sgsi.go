@@ -11,10 +11,12 @@
 // the device region: the rarest linking edge's lists fill preallocated buffers (Prealloc-
 // Combine: offsets from the lists' lengths, one buffer, no join twice), the other linking
 // edges intersect them, and the survivors are counted, linked into the next table and spilled
-// to pinned host memory; every edge's label graph is streamed in vertex segments that fit the
-// segment cache (SGSI's Algorithms 4-6). The whole runs depth first over chunks, so host
-// memory holds one chunk's output per level. Rows with long buffers get a block, the others a
-// warp (two of SGSI's four load-balance layers).
+// to pinned host memory; every edge's label graph is streamed in segments that fit the segment
+// cache (SGSI's Algorithms 4-6), a list longer than a segment cut into parts, and a row whose
+// buffer does not fit the region is joined in windows of its list, so any budget of the
+// candidate bitsets plus 1.5 KiB runs. The whole runs depth first over chunks, so host memory holds one
+// bounded table per level, within --memory (Problem.MemoryLimit). Rows with long buffers get a
+// block, the others a warp (two of SGSI's four load-balance layers).
 //
 // Backend abstracts the device: the GPU backend runs kernels/sgsi.cu; HostBackend runs the same
 // kernels in Go, which is how the tests check the schedule on machines without a GPU.
