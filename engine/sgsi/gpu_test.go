@@ -49,7 +49,7 @@ func TestGPURandom(t *testing.T) {
 // buffers do not fit the region, against the oracle (the kernels' parts and windows).
 func TestGPULongLists(t *testing.T) {
 	needGPU(t)
-	longLists(t, 8, false)
+	longLists(t, 4, false)
 }
 
 // TestGPUListing lists on the GPU at a small region and compares with the oracle's matches.
