@@ -116,17 +116,10 @@ func TestGPUHPRD(t *testing.T) { suite(t, "hprd-subgraphmatching", "HPRD.graph",
 func TestGPUWikiVote(t *testing.T) {
 	needGPU(t)
 	g := sharedtest.WikiVote(t)
-	for _, c := range []struct{ name, pat string }{
-		{"triangle", "(a)-(b)-(c)-(a)"},
-		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
-	} {
-		p, err := pattern.Parse(c.pat)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range sharedtest.WikiVotePatterns(t) {
 		for _, sem := range proptest.AllSemantics {
 			for _, v := range gpuVariants {
-				compare(t, "wiki-Vote "+c.name, v.name, v.o, g, p, sem, -1)
+				compare(t, "wiki-Vote "+c.Name, v.name, v.o, g, c.Pattern, sem, -1)
 			}
 		}
 	}

@@ -61,15 +61,23 @@ type joinArgs struct {
 	// SegNbr holds C(u), Hi entries.
 	SegOff, SegNbr uint64
 	Lo, Hi         uint32
-	Bits           uint64 // u's candidate bitset
-	Desc           uint64 // [nless, ngreater, less cols..., greater cols...]
-	GBA            uint64
-	Negate         uint32
-	Cnt            uint64 // per-row counts (Count), or the rows' output offsets (Link)
-	HasCnt         uint32
-	Total          uint64 // two words: the Count's sum (lo, hi)
-	Out            uint64 // Link: output rows of Width+1 words
-	A, B           uint32 // Link: the row range
+	// Head is how many entries of vertex Lo's list (of C(u), cartesian) lie before the segment;
+	// Prev, when Head > 0, the last of them. Tail is 1 when vertex Hi-1's list goes on after it.
+	// A list cut into parts is intersected by the part whose value range holds the entry:
+	// (Prev, last entry of the part] (SGSI's merges over a list split between segments).
+	Head, Prev, Tail uint32
+	// WinLo, WinHi: First fills the buffers with the list positions [WinLo, WinHi) only (a row
+	// whose buffer does not fit the region is joined in windows of its list, one row a chunk).
+	WinLo, WinHi uint32
+	Bits         uint64 // u's candidate bitset
+	Desc         uint64 // [nless, ngreater, less cols..., greater cols...]
+	GBA          uint64
+	Negate       uint32
+	Cnt          uint64 // per-row counts (Count), or the rows' output offsets (Link)
+	HasCnt       uint32
+	Total        uint64 // two words: the Count's sum (lo, hi)
+	Out          uint64 // Link: output rows of Width+1 words
+	A, B         uint32 // Link: the row range
 }
 
 // HostBackend runs the kernels in Go on a region of host memory: the schedule's emulation.
@@ -129,19 +137,19 @@ func (h *HostBackend) Filter(a filterArgs) error {
 	return nil
 }
 
-// rowList returns, for the row index r, its segment-local list and whether the row's vertex lies
-// in the segment.
-func (h *HostBackend) rowList(a *joinArgs, r uint32) ([]uint32, bool) {
+// rowList returns, for the row index r, its segment-local list, its vertex and whether the row's
+// vertex lies in the segment.
+func (h *HostBackend) rowList(a *joinArgs, r uint32) ([]uint32, uint32, bool) {
 	m := h.mem
 	if a.Col == invalid {
-		return m[a.SegNbr : a.SegNbr+uint64(a.Hi)], true
+		return m[a.SegNbr : a.SegNbr+uint64(a.Hi)], a.Lo, true
 	}
 	v := m[a.Rows+uint64(r)*uint64(a.Width)+uint64(a.Col)]
 	if v < a.Lo || v >= a.Hi {
-		return nil, false
+		return nil, v, false
 	}
 	o := a.SegOff + uint64(v-a.Lo)
-	return m[a.SegNbr+uint64(m[o]) : a.SegNbr+uint64(m[o+1])], true
+	return m[a.SegNbr+uint64(m[o]) : a.SegNbr+uint64(m[o+1])], v, true
 }
 
 func (h *HostBackend) First(a joinArgs) error {
@@ -150,13 +158,21 @@ func (h *HostBackend) First(a joinArgs) error {
 	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
 	greater := m[a.Desc+2+uint64(nless) : a.Desc+2+uint64(nless+ngreater)]
 	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
-		list, ok := h.rowList(&a, r)
+		list, v, ok := h.rowList(&a, r)
 		if !ok {
 			continue
+		}
+		skip := uint32(0) // the list position of the segment's first entry
+		if v == a.Lo {
+			skip = a.Head
 		}
 		row := m[a.Rows+uint64(r)*uint64(a.Width) : a.Rows+uint64(r+1)*uint64(a.Width)]
 		buf := m[a.GBA+uint64(m[a.F+uint64(r)]):]
 		for j, w := range list {
+			p := skip + uint32(j)
+			if p < a.WinLo || p >= a.WinHi {
+				continue
+			}
 			keep := m[a.Bits+uint64(w/32)]>>(w&31)&1 != 0 && !slices.Contains(row, w)
 			for _, c := range less {
 				keep = keep && row[c] < w
@@ -165,9 +181,9 @@ func (h *HostBackend) First(a joinArgs) error {
 				keep = keep && w < row[c]
 			}
 			if keep {
-				buf[j] = w
+				buf[p-a.WinLo] = w
 			} else {
-				buf[j] = invalid
+				buf[p-a.WinLo] = invalid
 			}
 		}
 	}
@@ -177,13 +193,17 @@ func (h *HostBackend) First(a joinArgs) error {
 func (h *HostBackend) Intersect(a joinArgs) error {
 	m := h.mem
 	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
-		list, ok := h.rowList(&a, r)
+		list, v, ok := h.rowList(&a, r)
 		if !ok {
 			continue
 		}
 		buf := m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])]
 		for j, x := range buf {
 			if x == invalid {
+				continue
+			}
+			// Only the part of the list whose value range holds x decides it.
+			if v == a.Lo && a.Head > 0 && x <= a.Prev || v == a.Hi-1 && a.Tail != 0 && x > list[len(list)-1] {
 				continue
 			}
 			_, found := slices.BinarySearch(list, x)

@@ -5,9 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"testing"
+	"time"
 
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // cudahostMain runs one kernel of kernels/sgsi.cu, compiled as C++ by package cudahost, on a
@@ -20,8 +25,8 @@ int main() {
     u32* m = mem.data();
     switch (a[0]) {
     case 0: Launch(a[1], 1, sgsi_filter, m + a[2], m + a[3], a[4], a[5], m + a[6], m + a[7], a[8], m + a[9], a[10]); break;
-    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], m + a[14]); break;
-    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], m + a[13]); break;
+    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], m + a[15], m + a[16], m + a[17]); break;
+    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16]); break;
     case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], 1, m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
     case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
     }
@@ -56,13 +61,13 @@ func (c *cudaBackend) Filter(a filterArgs) error {
 
 func (c *cudaBackend) First(a joinArgs) error {
 	c.launch(1, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), a.Bits, a.Desc, a.GBA)
+		uint64(a.Lo), uint64(a.Hi), uint64(a.Head), uint64(a.WinLo), uint64(a.WinHi), a.Bits, a.Desc, a.GBA)
 	return nil
 }
 
 func (c *cudaBackend) Intersect(a joinArgs) error {
 	c.launch(2, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), uint64(a.Negate), a.GBA)
+		uint64(a.Lo), uint64(a.Hi), uint64(a.Head), uint64(a.Prev), uint64(a.Tail), uint64(a.Negate), a.GBA)
 	return nil
 }
 
@@ -81,6 +86,7 @@ func (c *cudaBackend) Link(a joinArgs) error {
 // oracle cases, in core and at small regions, in every convention.
 func TestCUDAKernelsOnHost(t *testing.T) {
 	bin := cudahost.Build(t, "sgsi", kernelSource, cudahostMain)
+	t0 := time.Now()
 	ctx := context.Background()
 	seeds, _ := proptest.Seeds(t, 60, 12)
 	runs := 0
@@ -105,5 +111,34 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d runs", runs)
+	t.Logf("%d runs in %v", runs, time.Since(t0))
+	t0 = time.Now()
+	// Hub graphs at a small region: lists cut into parts over segments (the kernels' head, prev
+	// and tail) and rows joined in windows (winLo, winHi), connected and disconnected patterns.
+	var parts, windows, retries uint64
+	for seed := uint64(1); seed <= 2; seed++ {
+		g := hubGraph(seed, 90, 1)
+		p := gen.RandomPattern(seed, 3, gen.PatternOptions{Components: 1 + int(seed%2), EdgeProb: 0.5, VertexLabels: 2, EdgeLabels: 2, Wildcard: 0.3})
+		sems := []engine.Semantics{{}}
+		if testenv.Long() {
+			sems = append(sems, engine.Semantics{Induced: true, Unique: true})
+		}
+		for _, sem := range sems {
+			want := oracle.Count(g, p, sem)
+			be := &cudaBackend{HostBackend: NewHostBackend(210), t: t, bin: bin}
+			st := &Stats{}
+			r := &runner{ctx: ctx, be: be, st: st, s: newStore(g), q: compileQuery(p), count: true,
+				blockRows: 4, blockSize: 1, maxCache: 120}
+			if err := r.run(sem.Induced, sem.Unique); err != nil || r.total != want {
+				t.Errorf("seed %d %s pattern %v: CUDA kernels on the host %d (%v), oracle %d", seed, sem, p, r.total, err, want)
+			}
+			parts += st.Parts
+			windows += st.Windows
+			retries += st.WindowRetries
+		}
+	}
+	t.Logf("hub graphs: %d parts, %d windows (%d joined again in halves) in %v", parts, windows, retries, time.Since(t0))
+	if parts == 0 || windows == 0 {
+		t.Errorf("the hub graphs cut no list (%d parts) or windowed no row (%d windows)", parts, windows)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/submatch/submatch/engine"
@@ -14,13 +16,20 @@ import (
 // Stats reports where a count's time and bytes went (SGSI's Table 7 split: communication, the
 // host-device copies, against computation, the kernels).
 type Stats struct {
-	Device       string
-	RegionBytes  uint64 // the device region the count laid out (within --gpu-memory)
-	CacheBytes   uint64 // of which the segment cache
-	InCore       bool   // every label graph the query reads stayed resident
-	Segments     uint64 // segment uploads
-	SegmentHits  uint64 // segment uses that found it resident
-	Chunks       uint64 // row chunks joined
+	Device      string
+	RegionBytes uint64 // the device region the count laid out (within --gpu-memory)
+	CacheBytes  uint64 // of which the segment cache
+	InCore      bool   // every label graph the query reads stayed resident
+	Segments    uint64 // segment uploads
+	SegmentHits uint64 // segment uses that found it resident
+	Chunks      uint64 // row chunks joined
+	// Windows counts the chunks of one row joined in windows of its list (its buffer did not
+	// fit); Parts the segment uploads holding a part of a list longer than a segment.
+	Windows, Parts uint64
+	// WindowRetries counts windows joined again in halves (their output did not fit).
+	WindowRetries uint64
+	// Gathered counts the segment uploads that carried only the lists a chunk reads.
+	Gathered     uint64
 	Steps        int
 	BytesToGPU   uint64
 	BytesFromGPU uint64
@@ -42,6 +51,7 @@ const maxFlush = 1 << 26
 type segKey struct {
 	key uint64
 	i   int
+	v   uint32 // invalid: the whole segment; else a gathered upload of v's list alone
 }
 
 // cartKey is the segment key of C(u) for cartesian steps.
@@ -63,7 +73,10 @@ type runner struct {
 
 	bitsOff, bitWords  uint64
 	cacheOff, cacheCap uint64
-	cacheUsed          uint64
+	cacheUsed          uint64 // the ring's cursor
+	resident           []resident
+	refs               [][]uint32           // touched's result, reused
+	gBuf               []uint32             // a gathered segment's lists
 	cached             map[segKey][2]uint64 // offsets, neighbours
 	arenaOff, arenaCap uint64
 
@@ -75,7 +88,13 @@ type runner struct {
 	// pendN is the words of each level's pending table; a level is joined when it holds flushAt.
 	pendN   []uint64
 	flushAt uint64
-	tmp     []uint32
+	// hostLimit is --memory (0: none): the host memory the count may hold beyond the data graph
+	// (the store's signatures and label graphs, candidates, the spilled tables); hostHeld what
+	// the tables hold now (the words each level's host table was allocated with).
+	hostLimit uint64
+	outMax    uint64 // words: the most a chunk may spill (bounded by --memory)
+	tabCap    []uint64
+	tmp       []uint32
 	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
 	fBuf, idxBuf, bigBuf, cntBuf, oBuf []uint32
 }
@@ -168,6 +187,9 @@ func (r *runner) run(induced, unique bool) error {
 			return err
 		}
 	}
+	if err := r.reserve("the candidate bitsets", 0); err != nil { // (counted in hostFixed)
+		return err
+	}
 	bitsHost := make([]uint32, fixed)
 	if err := r.get(bitsHost, r.bitsOff); err != nil {
 		return err
@@ -176,8 +198,13 @@ func (r *runner) run(induced, unique bool) error {
 	r.cands = make([][]uint32, q.n)
 	for u := range q.n {
 		b := bitsHost[uint64(u)*r.bitWords : uint64(u+1)*r.bitWords]
-		for w, x := range b {
+		for _, x := range b {
 			sizes[u] += uint64(bits.OnesCount32(x))
+		}
+		if err := r.reserve("the candidate lists", 4*sizes[u]); err != nil {
+			return err
+		}
+		for w, x := range b {
 			for ; x != 0; x &= x - 1 {
 				r.cands[u] = append(r.cands[u], uint32(w*32+bits.TrailingZeros32(x)))
 			}
@@ -190,8 +217,19 @@ func (r *runner) run(induced, unique bool) error {
 	r.st.Filter = time.Since(tf)
 
 	// The order, the steps and the label graphs they read.
-	freq := func(key uint64) uint64 { return uint64(len(r.s.label(key).nbrs)) }
+	var lerr error
+	freq := func(key uint64) uint64 {
+		lg, err := r.label(key)
+		if err != nil {
+			lerr = err
+			return 0
+		}
+		return uint64(len(lg.nbrs))
+	}
 	q.plan(sizes, freq, g.HasEdgeLabels(), induced, unique)
+	if lerr != nil {
+		return lerr
+	}
 	r.st.Steps = len(q.steps)
 	need := uint64(0)
 	keys := map[uint64]bool{}
@@ -199,23 +237,23 @@ func (r *runner) run(induced, unique bool) error {
 		ls := append(append([]link{st.first}, st.others...), st.nonadj...)
 		if st.cartesian {
 			ls = ls[1:]
-			need += uint64(len(r.cands[st.u]))
+			need += uint64(len(r.cands[st.u])) + 2 // C(u) and its two offsets
 		}
 		for _, l := range ls {
 			if !keys[l.key] {
 				keys[l.key] = true
-				lg := r.s.label(l.key)
+				lg, err := r.label(l.key)
+				if err != nil {
+					return err
+				}
 				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
 			}
 		}
 	}
 	r.cacheOff = fixed
-	// Out of core: a quarter for segments, the rest for bigger chunks; more when the longest
-	// list needs it (segments are cut at vertex boundaries), up to three quarters.
+	// Out of core: a quarter for segments, the rest for bigger chunks. Lists longer than a
+	// segment are cut into parts, so no list has to fit the cache whole.
 	capWords := rest / 4
-	for key := range keys {
-		capWords = max(capWords, min(longest(r.s.label(key)), rest*3/4))
-	}
 	if r.maxCache > 0 {
 		capWords = min(capWords, r.maxCache)
 	}
@@ -227,30 +265,43 @@ func (r *runner) run(induced, unique bool) error {
 	} else {
 		r.cacheCap = capWords
 	}
+	if !r.st.InCore && r.cacheCap < minSegWords {
+		return fmt.Errorf("sgsi: no room for a segment cache of %d words (%d bytes left after the candidate bitsets): %w", minSegWords, 4*rest, engine.ErrMemory)
+	}
 	r.arenaOff = (r.cacheOff + r.cacheCap + 1) &^ 1 // even: the arena starts with a 64-bit counter
-	if r.arenaOff+256 > W {
+	// The least arena: the counter, the descriptor, one row of the widest table with its offsets
+	// and counts, one buffer entry and its output row.
+	minArena := uint64(2+2+64) + 2*uint64(q.n) + 8
+	if r.arenaOff+minArena > W {
 		return fmt.Errorf("sgsi: no room for tables: %w", engine.ErrMemory)
 	}
 	r.arenaCap = W - r.arenaOff
 	r.st.CacheBytes = 4 * r.cacheCap
 	maxSeg := min(r.cacheCap, 1<<31)
 	if !r.st.InCore {
-		maxSeg = max(1, r.cacheCap/2)
+		maxSeg = max(minSegWords, r.cacheCap/2)
 	}
 	r.segs = map[uint64][]segment{}
 	for key := range keys {
-		segs, ok := segments(r.s.label(key), maxSeg)
-		if !ok && maxSeg < r.cacheCap { // a list longer than half the cache: segments of the whole cache
-			segs, ok = segments(r.s.label(key), r.cacheCap)
+		r.segs[key] = segments(r.s.label(key), maxSeg)
+	}
+	for _, st := range q.steps {
+		if st.cartesian { // C(u) as the one list of a one-vertex graph, cut like the others
+			c := r.cands[st.u]
+			r.segs[cartKey(st.u)] = segments(&labelGraph{offsets: []uint64{0, uint64(len(c))}, nbrs: c}, maxSeg)
 		}
-		if !ok {
-			return fmt.Errorf("sgsi: a vertex's list %w (segment cache %d bytes): %w", errNoFit, 4*r.cacheCap, engine.ErrMemory)
-		}
-		r.segs[key] = segs
 	}
 	r.cached = map[segKey][2]uint64{}
 	r.pendN = make([]uint64, q.n+1)
 	r.flushAt = min(2*r.arenaCap, maxFlush)
+	r.outMax = ^uint64(0)
+	if r.hostLimit > 0 {
+		// The pending tables of all levels share what --memory leaves; each may hold flushAt
+		// words plus one chunk's output before it is joined, and grows by half again.
+		left := (r.hostLimit - min(r.hostLimit, r.hostFixed())) / 4
+		r.flushAt = max(1, min(r.flushAt, left/uint64(3*q.n)))
+		r.outMax = max(uint64(q.n), r.flushAt)
+	}
 	// Level 0: C(order[0]).
 	first := r.cands[q.order[0]]
 	if q.n == 1 {
@@ -281,31 +332,72 @@ func (r *runner) finish(table []uint32, w int) error {
 	return nil
 }
 
-// segment makes segment i of key (or C(u) for a cartesian key) resident and returns its offsets'
-// and neighbours' region offsets.
-func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
-	k := segKey{key, i}
+// segment makes segment i of key resident and returns its offsets' and neighbours' region
+// offsets. refs, when set, are the (sorted, distinct) vertices of the segment whose lists the
+// chunk reads: out of core, when their lists take less than half the segment and the segment is
+// not resident, only they are uploaded (the others' lists empty), for this use only.
+func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, error) {
+	k := segKey{key, i, invalid}
 	if at, ok := r.cached[k]; ok {
 		r.st.SegmentHits++
 		return at[0], at[1], nil
 	}
-	var offs, nbrs []uint32
-	if key&(1<<40) != 0 {
-		nbrs = r.cands[int(key&0xffff)]
-	} else {
-		sg := r.segs[key][i]
-		r.tmp = sg.localOffsets(r.tmp)
-		offs, nbrs = r.tmp, sg.neighbours()
+	if len(refs) == 1 {
+		// One vertex's list alone (windows of one row, chunks of one first vertex): kept too.
+		if at, ok := r.cached[segKey{key, i, refs[0]}]; ok {
+			r.st.SegmentHits++
+			return at[0], at[1], nil
+		}
+	}
+	sg := r.segs[key][i]
+	r.tmp = sg.localOffsets(r.tmp)
+	offs, nbrs := r.tmp, sg.neighbours()
+	keep := true
+	if refs != nil && !r.st.InCore {
+		n := uint64(0)
+		for _, v := range refs {
+			n += uint64(offs[v-sg.lo+1] - offs[v-sg.lo])
+		}
+		if 2*n < uint64(len(nbrs)) {
+			// Gather: the referenced lists, packed; the other vertices' lists empty.
+			g := grow(&r.gBuf, n)[:0]
+			x := 0
+			for v := sg.lo; v < sg.hi; v++ {
+				at := uint32(len(g))
+				if x < len(refs) && refs[x] == v {
+					g = append(g, nbrs[offs[v-sg.lo]:offs[v-sg.lo+1]]...)
+					x++
+				}
+				offs[v-sg.lo] = at
+			}
+			offs[sg.hi-sg.lo] = uint32(len(g))
+			nbrs, keep = g, len(refs) == 1
+			if keep {
+				k.v = refs[0]
+			}
+			r.st.Gathered++
+		}
 	}
 	w := uint64(len(offs) + len(nbrs))
 	if w > r.cacheCap {
-		return 0, 0, fmt.Errorf("sgsi: a list of %d bytes %w (segment cache %d bytes): %w", 4*w, errNoFit, 4*r.cacheCap, engine.ErrMemory)
+		return 0, 0, fmt.Errorf("sgsi: a segment of %d bytes %w (segment cache %d bytes): %w", 4*w, errNoFit, 4*r.cacheCap, engine.ErrMemory)
 	}
+	// The cache is a ring: the upload goes at the cursor (back to the start when it does not fit
+	// before the end) and evicts only the segments it overwrites.
 	if r.cacheUsed+w > r.cacheCap {
-		clear(r.cached)
 		r.cacheUsed = 0
 	}
-	at := [2]uint64{r.cacheOff + r.cacheUsed, r.cacheOff + r.cacheUsed + uint64(len(offs))}
+	lo, hi := r.cacheOff+r.cacheUsed, r.cacheOff+r.cacheUsed+w
+	live := r.resident[:0]
+	for _, e := range r.resident {
+		if e.at < hi && lo < e.end {
+			delete(r.cached, e.k)
+		} else {
+			live = append(live, e)
+		}
+	}
+	r.resident = live
+	at := [2]uint64{lo, lo + uint64(len(offs))}
 	if err := r.put(at[0], offs); err != nil {
 		return 0, 0, err
 	}
@@ -313,21 +405,52 @@ func (r *runner) segment(key uint64, i int) (uint64, uint64, error) {
 		return 0, 0, err
 	}
 	r.cacheUsed += w
-	r.cached[k] = at
+	if keep {
+		r.cached[k] = at
+		r.resident = append(r.resident, resident{k, lo, hi})
+	}
 	r.st.Segments++
+	if sg.head() > 0 || sg.tail() {
+		r.st.Parts++
+	}
 	return at[0], at[1], nil
 }
 
-// touched returns which of key's segments hold a vertex of column col of the rows.
-func (r *runner) touched(key uint64, rows []uint32, width, col int) []bool {
+// resident is a segment in the cache: its key and its words [at, end) of the region.
+type resident struct {
+	k       segKey
+	at, end uint64
+}
+
+// touched returns, for each of key's segments, the sorted distinct vertices of column col of the
+// rows that it holds (nil: none); win, when set, limits them to the segments holding the list
+// positions [win[0], win[1]) (one row). The slices are reused by the next call.
+func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint64) [][]uint32 {
 	segs := r.segs[key]
-	t := make([]bool, len(segs))
-	if len(segs) == 1 {
-		t[0] = true
-		return t
+	for len(r.refs) < len(segs) {
+		r.refs = append(r.refs, nil)
+	}
+	t := r.refs[:len(segs)]
+	for i := range t {
+		t[i] = t[i][:0]
 	}
 	for i := col; i < len(rows); i += width {
-		t[find(segs, rows[i])] = true
+		v := rows[i]
+		for s := find(segs, v); s < len(segs) && segs[s].lo <= v; s++ {
+			if win != nil {
+				from := segs[s].lg.offsets[v]
+				if segs[s].ehi <= from+win[0] || segs[s].elo >= from+win[1] {
+					continue
+				}
+			}
+			t[s] = append(t[s], v)
+		}
+	}
+	for i, x := range t {
+		if len(x) > 1 {
+			slices.Sort(x)
+			t[i] = slices.Compact(x)
+		}
 	}
 	return t
 }
@@ -357,6 +480,11 @@ func (r *runner) level(i int, table []uint32) error {
 		desc = append(desc, uint32(c))
 	}
 	const descWords = 2 + 2 + 64 // the counter, then the descriptor
+	if !st.cartesian && k > 1 && !r.st.InCore {
+		// Rows in the order of their first-edge vertex: a chunk then reads a narrow range of
+		// that label graph's segments, the next chunk the range after it.
+		sort.Sort(rowSorter{table, k, st.first.col, make([]uint32, k)})
+	}
 	for start := 0; start < rows; {
 		if err := r.ctx.Err(); err != nil {
 			return err
@@ -372,7 +500,8 @@ func (r *runner) level(i int, table []uint32) error {
 			if !(final && r.count) {
 				words += max(maxDeg, d) * uint64(k+1)
 			}
-			if words > r.arenaCap || T+d >= 1<<32-1 || (!(final && r.count) && end > start && T+d > r.arenaCap/2) {
+			spill := !(final && r.count)
+			if words > r.arenaCap || T+d >= 1<<32-1 || (spill && end > start && T+d > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) {
 				break
 			}
 			T += d
@@ -380,9 +509,15 @@ func (r *runner) level(i int, table []uint32) error {
 			end++
 		}
 		if end == start {
-			return fmt.Errorf("sgsi: one row with a buffer of %d words %w (%d words for tables): %w", deg(start), errNoFit, r.arenaCap, engine.ErrMemory)
+			// One row whose buffer (and output) does not fit: joined in windows of its first
+			// list, one chunk each.
+			if err := r.windows(i, st, table[start*k:end*k+k], deg(start), desc, final); err != nil || r.stop {
+				return err
+			}
+			start++
+			continue
 		}
-		if err := r.chunk(i, st, table[start*k:end*k], T, desc, final); err != nil || r.stop {
+		if err := r.chunk(i, st, table[start*k:end*k], T, desc, final, nil); err != nil || r.stop {
 			return err
 		}
 		start = end
@@ -393,9 +528,47 @@ func (r *runner) level(i int, table []uint32) error {
 	return r.flush(i + 1)
 }
 
+// windows joins one row whose buffer of d words does not fit the region, a window of its first
+// list (or of C(u)) at a time.
+func (r *runner) windows(i int, st *step, row []uint32, d uint64, desc []uint32, final bool) error {
+	k := uint64(i + 1)
+	const descWords = 2 + 2 + 64
+	room := r.arenaCap - min(r.arenaCap, descWords+k+3+2)
+	spill := !(final && r.count)
+	if spill {
+		// Room for one output row at least; a window whose output turns out not to fit is
+		// joined again in halves (errWindow), so windows are not sized for every entry surviving.
+		room -= min(room, k+1)
+	}
+	most := min(room, 1<<31)
+	if most == 0 {
+		return fmt.Errorf("sgsi: one row of %d words with one buffer entry %w (%d words for tables): %w", k, errNoFit, r.arenaCap, engine.ErrMemory)
+	}
+	win := most
+	for p := uint64(0); p < d; {
+		w := [2]uint64{p, min(d, p+win)}
+		r.st.Windows++
+		err := r.chunk(i, st, row, w[1]-w[0], desc, final, &w)
+		if errors.Is(err, errWindow) && w[1]-w[0] > 1 {
+			r.st.WindowRetries++
+			win = (w[1] - w[0]) / 2
+			continue
+		}
+		if err != nil || r.stop {
+			return err
+		}
+		p = w[1]
+		win = min(most, 2*win)
+	}
+	return nil
+}
+
+// errWindow is chunk's answer for a window whose output does not fit the chunk area or --memory.
+var errWindow = errors.New("sgsi: a window's output does not fit")
+
 // chunk joins one chunk of rows (SGSI's Algorithms 2-5 with Prealloc-Combine) and spills its
 // output to the host: the next level's table, or the matches.
-func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, final bool) error {
+func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, final bool, win *[2]uint64) error {
 	r.st.Chunks++
 	k := i + 1
 	R := uint64(len(rows) / k)
@@ -423,6 +596,9 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		if lg != nil {
 			d = lg.degree(rows[j*uint64(k)+uint64(st.first.col)])
 		}
+		if win != nil {
+			d = win[1] - win[0]
+		}
 		F[j+1] = F[j] + uint32(d)
 		if d > uint64(r.blockRows) {
 			big = append(big, uint32(j))
@@ -441,7 +617,10 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		}
 	}
 	base := joinArgs{Rows: rowsOff, Width: uint32(k), F: fOff, Bits: r.bitsOff + uint64(st.u)*r.bitWords,
-		Desc: descOff, GBA: gbaOff, Cnt: cntOff, Total: totalOff}
+		Desc: descOff, GBA: gbaOff, Cnt: cntOff, Total: totalOff, WinHi: invalid}
+	if win != nil {
+		base.WinLo, base.WinHi = uint32(win[0]), uint32(win[1])
+	}
 	launch := func(a joinArgs, f func(joinArgs) error) error {
 		if nWarp > 0 {
 			a.Idx, a.NIdx, a.Group = idxOff, nWarp, 32
@@ -459,28 +638,41 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	}
 	// The first edge, segment by segment (Algorithm 4).
 	if st.cartesian {
-		_, nb, err := r.segment(cartKey(st.u), 0)
-		if err != nil {
-			return err
-		}
-		a := base
-		a.Col, a.SegNbr, a.Hi = invalid, nb, uint32(len(r.cands[st.u]))
-		if err := launch(a, r.be.First); err != nil {
-			return err
+		// C(u), part by part: every row's buffer gets each part at its position in C(u).
+		for s, sg := range r.segs[cartKey(st.u)] {
+			if win != nil && (sg.ehi <= win[0] || sg.elo >= win[1]) {
+				continue
+			}
+			_, nb, err := r.segment(cartKey(st.u), s, nil)
+			if err != nil {
+				return err
+			}
+			a := base
+			a.Col, a.SegNbr, a.Hi, a.Head = invalid, nb, uint32(sg.ehi-sg.elo), uint32(sg.elo)
+			if err := launch(a, r.be.First); err != nil {
+				return err
+			}
 		}
 	} else {
-		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false); err != nil {
+		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false, win, nil); err != nil {
 			return err
 		}
 	}
-	// The other linking edges (Algorithm 5), then the non-edges of induced matching.
+	// The other linking edges (Algorithm 5), then the non-edges of induced matching. A window's
+	// entries lie in the value range of its part of the first list: parts of other lists that
+	// decide no value in it are skipped.
+	var vals *[2]uint32
+	if win != nil && !st.cartesian {
+		list := lg.list(rows[st.first.col])
+		vals = &[2]uint32{list[win[0]], list[win[1]-1]}
+	}
 	for _, l := range st.others {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false); err != nil {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false, nil, vals); err != nil {
 			return err
 		}
 	}
 	for _, l := range st.nonadj {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true); err != nil {
+		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true, nil, vals); err != nil {
 			return err
 		}
 	}
@@ -524,11 +716,17 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	}
 	outCap := r.arenaOff + r.arenaCap - outOff
 	w := uint64(k + 1)
+	if win != nil && (uint64(O[R])*w > outCap || uint64(O[R])*w > r.outMax) {
+		return errWindow // before anything is spilled: windows() retries with half the window
+	}
 	// The output joins the next level's pending table (pinned host memory), which is joined
 	// when it holds flushAt words: deeper levels then get full chunks, not one chunk's output.
 	at := uint64(0)
 	if !final {
 		at = r.pendN[i+1]
+	}
+	if err := r.table(i+1, at+uint64(O[R])*w); err != nil {
+		return err
 	}
 	next, err := r.be.HostTable(i+1, at+uint64(O[R])*w, at)
 	if err != nil {
@@ -583,19 +781,30 @@ func (r *runner) flush(level int) error {
 	return err
 }
 
-// edge runs kernel f for link l over every segment the rows touch.
-func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool) error {
-	for s, t := range r.touched(l.key, rows, k, l.col) {
-		if !t {
+// edge runs kernel f for link l over every segment the rows touch (win: see touched; vals, when
+// set, the value range of the buffers' entries: parts of a list outside it are skipped).
+func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool, win *[2]uint64, vals *[2]uint32) error {
+	for s, refs := range r.touched(l.key, rows, k, l.col, win) {
+		if len(refs) == 0 {
 			continue
 		}
-		off, nb, err := r.segment(l.key, s)
+		if sg := r.segs[l.key][s]; vals != nil && sg.hi == sg.lo+1 && (sg.head() > 0 || sg.tail()) {
+			// A part of one list decides the values in (prev, last]: none of [vals[0], vals[1]]?
+			if sg.head() > 0 && vals[1] <= sg.prev() || sg.tail() && vals[0] > sg.lg.nbrs[sg.ehi-1] {
+				continue
+			}
+		}
+		off, nb, err := r.segment(l.key, s, refs)
 		if err != nil {
 			return err
 		}
 		sg := r.segs[l.key][s]
 		a := base
 		a.Col, a.SegOff, a.SegNbr, a.Lo, a.Hi = uint32(l.col), off, nb, sg.lo, sg.hi
+		a.Head, a.Prev = uint32(sg.head()), sg.prev()
+		if sg.tail() {
+			a.Tail = 1
+		}
 		if negate {
 			a.Negate = 1
 		}
@@ -619,13 +828,71 @@ func (r *runner) noteHost(level int, words uint64) {
 	r.st.PeakHost = max(r.st.PeakHost, 4*sum)
 }
 
-// longest returns the device words of lg's longest list as a segment of its own.
-func longest(lg *labelGraph) uint64 {
-	m := uint64(0)
-	for v := 0; v+1 < len(lg.offsets); v++ {
-		m = max(m, lg.offsets[v+1]-lg.offsets[v])
+// label returns the label graph of key, building it first when --memory leaves room for it.
+func (r *runner) label(key uint64) (*labelGraph, error) {
+	if r.hostLimit > 0 && !r.s.has(key) {
+		if err := r.reserve("a label graph", r.s.labelBytes(key)); err != nil {
+			return nil, err
+		}
 	}
-	return m + 2
+	return r.s.label(key), nil
+}
+
+// hostFixed is the host memory held besides the tables: the store, the bitsets' copy and the
+// candidate lists.
+func (r *runner) hostFixed() uint64 {
+	b := r.s.bytes() + 4*uint64(r.q.n)*r.bitWords
+	for _, c := range r.cands {
+		b += 4 * uint64(len(c))
+	}
+	return b
+}
+
+// reserve checks that bytes more of host memory stay within --memory.
+func (r *runner) reserve(what string, bytes uint64) error {
+	if r.hostLimit == 0 {
+		return nil
+	}
+	held := r.hostFixed()
+	for _, c := range r.tabCap {
+		held += 4 * c
+	}
+	if held+bytes > r.hostLimit {
+		return fmt.Errorf("sgsi: %s need %d bytes of host memory beside the %d held, over --memory %d: %w", what, bytes, held, r.hostLimit, engine.ErrMemory)
+	}
+	return nil
+}
+
+// table checks, before level's host table grows to n words, that --memory has room for it
+// (backends allocate half again as much).
+func (r *runner) table(level int, n uint64) error {
+	for len(r.tabCap) <= level {
+		r.tabCap = append(r.tabCap, 0)
+	}
+	if n <= r.tabCap[level] {
+		return nil
+	}
+	if err := r.reserve("the spilled tables", 4*(n+n/2-r.tabCap[level])); err != nil {
+		return err
+	}
+	r.tabCap[level] = n + n/2
+	return nil
+}
+
+// rowSorter sorts a table's rows of k words by column col, in place.
+type rowSorter struct {
+	t      []uint32
+	k, col int
+	tmp    []uint32
+}
+
+func (s rowSorter) Len() int           { return len(s.t) / s.k }
+func (s rowSorter) Less(i, j int) bool { return s.t[i*s.k+s.col] < s.t[j*s.k+s.col] }
+func (s rowSorter) Swap(i, j int) {
+	a, b := s.t[i*s.k:(i+1)*s.k], s.t[j*s.k:(j+1)*s.k]
+	copy(s.tmp, a)
+	copy(a, b)
+	copy(b, s.tmp)
 }
 
 // grow returns (*buf)[:n], reallocating when it is shorter.

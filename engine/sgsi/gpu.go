@@ -110,14 +110,14 @@ func (b *gpuBackend) grid(a joinArgs) gpu.Dim3 {
 func (b *gpuBackend) First(a joinArgs) error {
 	_, err := b.first.LaunchSync(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 		b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-		a.Lo, a.Hi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
+		a.Lo, a.Hi, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
 	return err
 }
 
 func (b *gpuBackend) Intersect(a joinArgs) error {
 	_, err := b.intersect.LaunchSync(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 		b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-		a.Lo, a.Hi, a.Negate, b.ptr(a.GBA))
+		a.Lo, a.Hi, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA))
 	return err
 }
 

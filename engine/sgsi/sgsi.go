@@ -11,10 +11,12 @@
 // the device region: the rarest linking edge's lists fill preallocated buffers (Prealloc-
 // Combine: offsets from the lists' lengths, one buffer, no join twice), the other linking
 // edges intersect them, and the survivors are counted, linked into the next table and spilled
-// to pinned host memory; every edge's label graph is streamed in vertex segments that fit the
-// segment cache (SGSI's Algorithms 4-6). The whole runs depth first over chunks, so host
-// memory holds one chunk's output per level. Rows with long buffers get a block, the others a
-// warp (two of SGSI's four load-balance layers).
+// to pinned host memory; every edge's label graph is streamed in segments that fit the segment
+// cache (SGSI's Algorithms 4-6), a list longer than a segment cut into parts, and a row whose
+// buffer does not fit the region is joined in windows of its list, so any budget of the
+// candidate bitsets plus 1.5 KiB runs. The whole runs depth first over chunks, so host memory holds one
+// bounded table per level, within --memory (Problem.MemoryLimit). Rows with long buffers get a
+// block, the others a warp (two of SGSI's four load-balance layers).
 //
 // Backend abstracts the device: the GPU backend runs kernels/sgsi.cu; HostBackend runs the same
 // kernels in Go, which is how the tests check the schedule on machines without a GPU.
@@ -95,7 +97,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "comm", st.Comm, "comp", st.Comp,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "layout", st.Layout, "filter", st.Filter, "total", st.Total)
 	res := engine.Result{PlanTime: st.Layout + st.Filter, DeviceTime: st.Comp}
@@ -132,6 +134,9 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if p.Data == nil || p.Pattern == nil {
 		return nil, fmt.Errorf("sgsi engine: problem needs a data graph and a pattern")
 	}
+	if sig := 4 * sigWords * uint64(p.Data.NumVertices()); p.MemoryLimit > 0 && sig > p.MemoryLimit {
+		return nil, fmt.Errorf("sgsi: the signature table needs %d bytes of host memory, over --memory %d: %w", sig, p.MemoryLimit, engine.ErrMemory)
+	}
 	tl := time.Now()
 	s := storeFor(p.Data)
 	st.Layout = time.Since(tl)
@@ -156,7 +161,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	defer be.Close()
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
-		blockRows: e.Options.BlockRows, blockSize: blockThreads, maxCache: e.Options.MaxCache / 4}
+		blockRows: e.Options.BlockRows, blockSize: blockThreads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}

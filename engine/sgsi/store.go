@@ -147,49 +147,115 @@ func (s *store) label(key uint64) *labelGraph {
 	return lg
 }
 
-// segment is a vertex range [lo, hi) of one label graph whose lists fit a device segment: SGSI's
-// segmentation of a label's PCSR into parts that stream to the device one at a time (cut here at
-// vertex boundaries, so every list lies in one segment).
+// has reports whether the label graph of key is built.
+func (s *store) has(key uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.labels[key] != nil
+}
+
+// labelBytes is what the label graph of key takes in host memory (built or not).
+func (s *store) labelBytes(key uint64) uint64 {
+	g := s.g
+	n := g.NumVertices()
+	m := uint64(0)
+	for v := range n {
+		if key == anyEdge || !g.HasEdgeLabels() {
+			if key == anyEdge || key == 0 {
+				m += uint64(len(g.Neighbors(uint32(v))))
+			}
+			continue
+		}
+		for _, l := range g.NeighborEdgeLabels(uint32(v)) {
+			if uint64(l) == key {
+				m++
+			}
+		}
+	}
+	return 8*uint64(n+1) + 4*m
+}
+
+// bytes is what the store holds in host memory: the signature table and the label graphs built.
+func (s *store) bytes() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := 4 * uint64(len(s.sigs))
+	for _, lg := range s.labels {
+		b += 8*uint64(len(lg.offsets)) + 4*uint64(len(lg.nbrs))
+	}
+	return b
+}
+
+// segment is a part of one label graph that streams to the device at a time: the neighbour
+// entries [elo, ehi) of the vertices [lo, hi). Segments are cut at vertex boundaries where they
+// can be; a list longer than a segment is cut into parts (SGSI's edge-oriented segmentation), each
+// a segment of that one vertex (hi = lo+1), so that no list has to fit the segment cache whole.
+// Only the first vertex of a segment can start before elo (a list's later part) and only the last
+// can end after ehi (its earlier part).
 type segment struct {
-	lg     *labelGraph
-	lo, hi uint32
+	lg       *labelGraph
+	lo, hi   uint32
+	elo, ehi uint64
 }
 
 // words is the segment's device size in 32-bit words: local offsets and neighbours.
-func (sg segment) words() uint64 {
-	return uint64(sg.hi-sg.lo) + 1 + sg.lg.offsets[sg.hi] - sg.lg.offsets[sg.lo]
+func (sg segment) words() uint64 { return uint64(sg.hi-sg.lo) + 1 + sg.ehi - sg.elo }
+
+// head is the number of entries of vertex lo's list before the segment (0: its list starts here).
+func (sg segment) head() uint64 { return sg.elo - sg.lg.offsets[sg.lo] }
+
+// tail reports whether vertex hi-1's list goes on after the segment.
+func (sg segment) tail() bool { return sg.ehi < sg.lg.offsets[sg.hi] }
+
+// prev is the entry just before the segment (meaningful when head() > 0): the largest neighbour
+// of lo in the parts before.
+func (sg segment) prev() uint32 {
+	if sg.elo == 0 {
+		return 0
+	}
+	return sg.lg.nbrs[sg.elo-1]
 }
 
-// segments cuts lg into segments of at most maxWords device words; ok is false when one vertex's
-// list alone does not fit.
-func segments(lg *labelGraph, maxWords uint64) (segs []segment, ok bool) {
-	n := uint32(len(lg.offsets) - 1)
-	lo := uint32(0)
+// minSegWords is the smallest segment segments accepts: one entry of a list with its two offsets.
+const minSegWords = 3
+
+// segments cuts lg into segments of at most maxWords device words (at least minSegWords).
+func segments(lg *labelGraph, maxWords uint64) []segment {
+	maxWords = max(maxWords, minSegWords)
+	off := lg.offsets
+	n := uint32(len(off) - 1)
+	var segs []segment
+	lo, elo := uint32(0), off[0]
 	for lo < n {
-		// The longest range [lo, hi) within maxWords, found by doubling then halving.
-		fits := func(hi uint32) bool { return segment{lg, lo, hi}.words() <= maxWords }
-		if !fits(lo + 1) {
-			return nil, false
+		words := func(hi uint32) uint64 { return uint64(hi-lo) + 1 + off[hi] - elo }
+		if words(lo+1) > maxWords {
+			// The rest of lo's list alone does not fit: its next part.
+			ehi := elo + maxWords - 2
+			segs = append(segs, segment{lg, lo, lo + 1, elo, ehi})
+			elo = ehi
+			continue
 		}
+		// The longest range [lo, hi) within maxWords, found by doubling then halving.
 		step := uint32(1)
 		hi := lo + 1
-		for hi < n && fits(min(n, hi+step)) {
+		for hi < n && words(min(n, hi+step)) <= maxWords {
 			hi = min(n, hi+step)
 			step *= 2
 		}
 		for step > 0 {
-			if hi+step <= n && fits(hi+step) {
+			if hi+step <= n && words(hi+step) <= maxWords {
 				hi += step
 			}
 			step /= 2
 		}
-		segs = append(segs, segment{lg, lo, hi})
-		lo = hi
+		segs = append(segs, segment{lg, lo, hi, elo, off[hi]})
+		lo, elo = hi, off[hi]
 	}
-	return segs, true
+	return segs
 }
 
-// find returns the index of the segment holding v (segs cover [0, |V|) in order).
+// find returns the index of the first segment holding v (segs cover [0, |V|) in order; the
+// segments holding v follow it).
 func find(segs []segment, v uint32) int {
 	i, _ := slices.BinarySearchFunc(segs, v, func(s segment, v uint32) int {
 		switch {
@@ -203,19 +269,18 @@ func find(segs []segment, v uint32) int {
 	return i
 }
 
-// localOffsets writes the segment's offsets, relative to its first neighbour, into buf.
+// localOffsets writes the segment's offsets, relative to its first entry and clamped to the
+// segment's entries, into buf.
 func (sg segment) localOffsets(buf []uint32) []uint32 {
 	buf = buf[:0]
-	base := sg.lg.offsets[sg.lo]
 	for v := sg.lo; v <= sg.hi; v++ {
-		buf = append(buf, uint32(sg.lg.offsets[v]-base))
+		o := min(max(sg.lg.offsets[v], sg.elo), sg.ehi)
+		buf = append(buf, uint32(o-sg.elo))
 	}
 	return buf
 }
 
-func (sg segment) neighbours() []uint32 {
-	return sg.lg.nbrs[sg.lg.offsets[sg.lo]:sg.lg.offsets[sg.hi]]
-}
+func (sg segment) neighbours() []uint32 { return sg.lg.nbrs[sg.elo:sg.ehi] }
 
 // bitsetWords is the length in 32-bit words of a bitset over n vertices.
 func bitsetWords(n int) uint64 { return uint64(n+31) / 32 }

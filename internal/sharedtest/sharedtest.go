@@ -103,3 +103,26 @@ func WikiVote(t testing.TB) *graph.Graph {
 	}
 	return g
 }
+
+// WikiVotePattern is one of the patterns the engines' wiki-Vote checks run.
+type WikiVotePattern struct {
+	Name    string
+	Pattern *pattern.Pattern
+}
+
+// WikiVotePatterns are the wiki-Vote checks' patterns: the triangle and the 4-clique.
+func WikiVotePatterns(t testing.TB) []WikiVotePattern {
+	t.Helper()
+	var ps []WikiVotePattern
+	for _, c := range []struct{ name, pat string }{
+		{"triangle", "(a)-(b)-(c)-(a)"},
+		{"4-clique", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
+	} {
+		p, err := pattern.Parse(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, WikiVotePattern{c.name, p})
+	}
+	return ps
+}

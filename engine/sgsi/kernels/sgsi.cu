@@ -45,57 +45,72 @@ __device__ __forceinline__ Group group(u32 G) {
 	return g;
 }
 
-// rowList finds row r's list in the segment: false when the row's vertex lies outside it.
+// rowList finds row r's list in the segment and its vertex: false when the vertex lies outside it.
 __device__ __forceinline__ bool rowList(const u32* rows, u32 width, u32 r, u32 col, const u32* segOff,
-                                        const u32* segNbr, u32 lo, u32 hi, const u32** list, u32* len) {
+                                        const u32* segNbr, u32 lo, u32 hi, const u32** list, u32* len, u32* v) {
 	if (col == INVALID) {
 		*list = segNbr;
 		*len = hi;
+		*v = lo;
 		return true;
 	}
-	u32 v = rows[(u64)r * width + col];
-	if (v < lo || v >= hi) return false;
-	u32 a = segOff[v - lo], b = segOff[v - lo + 1];
+	*v = rows[(u64)r * width + col];
+	if (*v < lo || *v >= hi) return false;
+	u32 a = segOff[*v - lo], b = segOff[*v - lo + 1];
 	*list = segNbr + a;
 	*len = b - a;
 	return true;
 }
 
+// sgsi_first fills the buffers from the segment's lists. A list may be cut into parts over
+// several segments: the segment's part of vertex lo's list starts at list position head. Only
+// list positions [winLo, winHi) are written, at buf[position - winLo].
 extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
-                                      u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
-                                      const u32* bits, const u32* desc, u32* gba) {
+                                      u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi, u32 head,
+                                      u32 winLo, u32 winHi, const u32* bits, const u32* desc, u32* gba) {
 	Group g = group(G);
 	u32 nless = desc[0], ngreater = desc[1];
 	for (u32 k = g.id; k < nidx; k += g.n) {
 		u32 r = idx[k];
 		const u32* list;
-		u32 len;
-		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len)) continue;
+		u32 len, v;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len, &v)) continue;
+		u32 skip = v == lo ? head : 0;
 		const u32* row = rows + (u64)r * width;
 		u32* buf = gba + F[r];
-		for (u32 j = g.lane; j < len; j += G) {
+		if (winHi <= skip) continue; // the window ends before the segment's part
+		u32 from = winLo > skip ? winLo - skip : 0;
+		u32 to = winHi - skip < len ? winHi - skip : len;
+		for (u32 j = from + g.lane; j < to; j += G) {
 			u32 w = list[j];
 			bool keep = (bits[w / 32] >> (w & 31)) & 1;
 			for (u32 c = 0; keep && c < width; c++) keep = row[c] != w;
 			for (u32 c = 0; keep && c < nless; c++) keep = row[desc[2 + c]] < w;
 			for (u32 c = 0; keep && c < ngreater; c++) keep = w < row[desc[2 + nless + c]];
-			buf[j] = keep ? w : INVALID;
+			buf[skip + j - winLo] = keep ? w : INVALID;
 		}
 	}
 }
 
+// sgsi_intersect invalidates the buffer entries absent from (negate: present in) the row's list.
+// When the list is cut into parts, a part decides only the entries in its value range: above
+// prev (the last entry of the parts before) when vertex lo's list has head > 0 entries before the
+// segment, and up to its last entry when vertex hi-1's list goes on after it (tail).
 extern "C" __global__ void sgsi_intersect(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx,
                                           u32 G, u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
-                                          u32 negate, u32* gba) {
+                                          u32 head, u32 prev, u32 tail, u32 negate, u32* gba) {
 	Group g = group(G);
 	for (u32 k = g.id; k < nidx; k += g.n) {
 		u32 r = idx[k];
 		const u32* list;
-		u32 len;
-		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len)) continue;
+		u32 len, v;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len, &v)) continue;
+		bool below = v == lo && head > 0;        // entries <= prev belong to earlier parts
+		bool above = v == hi - 1 && tail != 0;   // entries > list[len-1] belong to later parts
 		for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) {
 			u32 x = gba[j];
 			if (x == INVALID) continue;
+			if ((below && x <= prev) || (above && x > list[len - 1])) continue;
 			u32 a = 0, b = len;
 			while (a < b) {
 				u32 m = (a + b) / 2;

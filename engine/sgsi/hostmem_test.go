@@ -1,0 +1,67 @@
+package sgsi_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+)
+
+// TestHostMemory checks --memory (Problem.MemoryLimit) on the host side: from a limit below the
+// signature table up to none, every run either equals the oracle with its spilled tables within
+// the limit or stops with engine.ErrMemory and a line naming what did not fit; a limit below the
+// unlimited run's table peak must still finish (the pending tables are joined sooner).
+func TestHostMemory(t *testing.T) {
+	ctx := context.Background()
+	var refused, squeezed int
+	for seed := uint64(1); seed <= 12; seed++ {
+		c := proptest.MakeLarger(seed)
+		sem := engine.Semantics{}
+		want, ok := oracle.CountWithin(c.G, c.P, sem, 5_000_000)
+		if !ok {
+			continue
+		}
+		opts := sgsi.Options{Host: true, HostBytes: 16 << 10}
+		_, free, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		t.Logf("seed %d: count %d, table peak %d bytes", seed, want, free.PeakHost)
+		limits := []uint64{64}
+		for l := uint64(1 << 10); l <= 96<<10; l += 1 << 10 {
+			limits = append(limits, l)
+		}
+		for _, limit := range limits {
+			p := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, MemoryLimit: limit}
+			res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, p)
+			if err != nil {
+				if !errors.Is(err, engine.ErrMemory) || !strings.Contains(err.Error(), "--memory") {
+					t.Errorf("seed %d --memory %d: %v, want an ErrMemory naming --memory", seed, limit, err)
+				}
+				if refused%20 == 0 {
+					t.Log(err)
+				}
+				refused++
+				continue
+			}
+			if res.Count != want {
+				t.Errorf("seed %d --memory %d: %d, oracle %d", seed, limit, res.Count, want)
+			}
+			if st.PeakHost > limit {
+				t.Errorf("seed %d --memory %d: spilled tables peaked at %d bytes", seed, limit, st.PeakHost)
+			}
+			if st.PeakHost < free.PeakHost {
+				squeezed++
+			}
+		}
+	}
+	t.Logf("%d runs refused, %d finished below the unlimited table peak", refused, squeezed)
+	if refused == 0 || squeezed == 0 {
+		t.Errorf("no limit refused (%d) or squeezed the tables (%d): the test checks nothing", refused, squeezed)
+	}
+}
