@@ -150,7 +150,8 @@ func (r *runner) run(induced, unique bool) error {
 	r.bitWords = bitsetWords(nv)
 	r.bitsOff = 0
 	fixed := uint64(q.n) * r.bitWords
-	if fixed+64 > W {
+	// The bitsets, the query's signatures and labels, and one filter chunk of 32 vertices.
+	if fixed+uint64(len(q.sigs)+len(q.vlabels))+32*(sigWords+1) > W {
 		return fmt.Errorf("sgsi: the candidate bitsets (%d bytes) %w of %d bytes: %w", 4*fixed, errNoFit, 4*W, engine.ErrMemory)
 	}
 	// Filtering: the signature table streamed through the rest of the region.
@@ -279,7 +280,7 @@ func (r *runner) run(induced, unique bool) error {
 	r.st.CacheBytes = 4 * r.cacheCap
 	maxSeg := min(r.cacheCap, 1<<31)
 	if !r.st.InCore {
-		maxSeg = max(minSegWords, r.cacheCap/2)
+		maxSeg = min(max(minSegWords, r.cacheCap/2), 1<<31) // the kernels read local offsets as u32
 	}
 	r.segs = map[uint64][]segment{}
 	for key := range keys {

@@ -71,6 +71,10 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 		if a := b.mem.Available(); a < size+regionMargin {
 			size = a - min(a, regionMargin)
 		}
+	} else if a := b.mem.Available(); a < size {
+		// --gpu-memory above what the device has free is a cap, not a demand (as for every
+		// engine): the region takes what is free, less the kernels' margin.
+		size = a - min(a, regionMargin)
 	}
 	size &^= 7
 	if b.region, err = b.mem.Alloc("region", size); err != nil {
