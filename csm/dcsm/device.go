@@ -77,6 +77,11 @@ func openDevice(t *table, limit uint64) (backend, error) {
 
 func (dv *device) close() { dv.mem.FreeAll() }
 
+// listMatches: the kernels do not list yet (the engine refuses listing before this is reached).
+func (dv *device) listMatches(context.Context, *wave, int, int, uint64, uint64, []uint32) error {
+	return ErrListing
+}
+
 func (dv *device) bytes() uint64 { return dv.mem.Used() }
 
 // grown allocates a buffer of bytes and copies the first old bytes of *b into it (a multiple of
@@ -270,3 +275,5 @@ func (dv *device) finish(w *wave) error {
 	}
 	return nil
 }
+
+func (dv *device) lists() bool { return false }
