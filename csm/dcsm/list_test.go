@@ -127,6 +127,12 @@ func TestEmuListRandom(t *testing.T) {
 	if testenv.Long() {
 		seeds = 400
 	}
+	listSweep(t, seeds, openEmu)
+}
+
+// listSweep compares the signed matches of random cases in every convention, with listing
+// buffers of 1 to 65,536 matches.
+func listSweep(t *testing.T, seeds int, open opener) {
 	ctx := context.Background()
 	defer func(c uint32) { splitChunk = c }(splitChunk)
 	var nonzero, runs, groups, wins int
@@ -138,7 +144,7 @@ func TestEmuListRandom(t *testing.T) {
 			continue
 		}
 		for _, sem := range conventions {
-			n, st, err := compareMatches(ctx, c, sem, openEmu, listCap)
+			n, st, err := compareMatches(ctx, c, sem, open, listCap)
 			groups, wins = groups+st.ListGroups, wins+st.ListWins
 			if err != nil {
 				t.Fatalf("seed %d, %v, wave %d (%d bytes), split %d, list buffer %d, patterns %v: %v", seed, sem, c.wave, c.bytes, splitChunk, listCap, c.pats, err)

@@ -90,8 +90,8 @@ const listStride = MaxPatternVertices
 
 // waveDev is where a started wave's results are on the device.
 type waveDev struct {
-	buf          int
-	counts, flag uint64
+	buf                          int
+	counts, flag, tasks, tcounts uint64
 }
 
 func (w *wave) grow(n int) {
