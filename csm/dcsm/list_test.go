@@ -11,7 +11,9 @@ import (
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
 )
 
 // matchLine is a signed match as text: "SIGN PATTERN v1 v2 ...".
@@ -179,5 +181,39 @@ func TestListStop(t *testing.T) {
 		func(updates.Update, *csm.Result) error { return nil })
 	if !errors.Is(err, csm.ErrStopped) || n != 1 {
 		t.Fatalf("got %v after %d matches, want csm.ErrStopped after 1", err, n)
+	}
+}
+
+// shortLister is the emulation with a listing launch that loses a search's last match.
+type shortLister struct{ *emu }
+
+func (s shortLister) listMatches(ctx context.Context, w *wave, lo, hi int, skip, limit uint64, buf []uint32) error {
+	err := s.emu.listMatches(ctx, w, lo, hi, skip, limit, buf)
+	if w.listed[0] > 0 {
+		w.listed[0]--
+	}
+	return err
+}
+
+// TestCheckListed: a listing launch that lists other than the counted matches fails the
+// stream (checkListed), in groups and in windows.
+func TestCheckListed(t *testing.T) {
+	for _, listCap := range []uint64{1, DefaultListCap} {
+		var err error
+		for seed := uint64(0); seed < 20; seed++ {
+			c := newRandomCase(seed)
+			if c.pats = usable(c.pats); len(c.pats) == 0 {
+				continue
+			}
+			_, _, err = compareMatches(context.Background(), c, engine.Semantics{}, func(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matcher, error) {
+				return open(g, pats, opts, func(t *table) (backend, error) { return shortLister{newEmu(t)}, nil })
+			}, listCap)
+			if err != nil {
+				break
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), "listed") {
+			t.Errorf("buffer %d: %v, want a listed/counted mismatch", listCap, err)
+		}
 	}
 }
