@@ -485,9 +485,8 @@ func (m *Matcher) reportWave(w *wave, a, b int, report func(u updates.Update, re
 	res := &m.res
 	for k := a; k < b; k++ {
 		wu := w.ups[k]
-		for len(w.hostm) > 0 && w.hostm[0].k == k {
-			h := w.hostm[0]
-			w.hostm = w.hostm[1:]
+		for ; w.hostAt < len(w.hostm) && w.hostm[w.hostAt].k == k; w.hostAt++ {
+			h := w.hostm[w.hostAt]
 			m.out[0] = h.v
 			if !m.emit(csm.SignedMatch{Pattern: h.p, Sign: h.sign, Vertices: m.out[:1]}) {
 				return csm.ErrStopped

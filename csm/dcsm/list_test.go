@@ -53,17 +53,8 @@ func referenceMatches(ctx context.Context, c randomCase, opts csm.Options) ([]up
 		us, ms = append(us, u), append(ms, got)
 		return nil
 	}
-	for _, u := range c.stream {
-		if u.Kind == updates.DeleteVertex {
-			for _, e := range csm.IncidentDeletions(ref.Graph(), u, nil) {
-				if err := one(e); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-		if err := one(u); err != nil {
-			return nil, nil, err
-		}
+	if err := perUpdate(ref, c.stream, one); err != nil {
+		return nil, nil, err
 	}
 	return us, ms, nil
 }

@@ -73,6 +73,7 @@ type wave struct {
 	tcount   []uint64
 	listed   []uint64
 	hostm    []hostMatch
+	hostAt   int // the first of hostm not emitted
 	overflow bool
 	started  bool // launched on the backend (a wave of skipped updates only is not)
 	dev      waveDev
@@ -198,7 +199,7 @@ func (w *wave) reset() {
 	w.tasks = w.tasks[:0]
 	w.counts = w.counts[:0]
 	w.host = w.host[:0]
-	w.tcount, w.hostm = w.tcount[:0], w.hostm[:0]
+	w.tcount, w.hostm, w.hostAt = w.tcount[:0], w.hostm[:0], 0
 	w.first = 0
 	w.overflow = false
 	w.started = false

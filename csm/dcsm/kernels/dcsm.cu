@@ -310,6 +310,20 @@ __device__ u64 walk(const Pool &P, const u32 *rec, const u32 *task, u32 *mybuf, 
   return count;
 }
 
+// warpBuf is the calling warp's part of the stacks (MAXN levels of stride candidates).
+__device__ __forceinline__ u32 *warpBuf(u32 *buf, u32 stride) {
+  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  return buf + warp * MAXN * (u64)stride;
+}
+
+// nextTask is the next search a warp takes (idle warps compete for the next): from, plus the
+// searches taken so far (flags[0]).
+__device__ __forceinline__ u32 nextTask(u32 *flags, u32 from, u32 lane) {
+  u32 t = 0;
+  if (lane == 0) t = from + atomicAdd(&flags[0], 1u);
+  return __shfl_sync(FULL, t, 0);
+}
+
 // dcsm_match runs the wave's anchored searches and adds each one's count to its update's
 // counter (and, with tcounts non-null, stores it by search: listing); flags[0] is the next
 // search, flags[1] set on overflow.
@@ -317,13 +331,10 @@ extern "C" __global__ void dcsm_match(const u64 *pool, const u32 *table, const u
                                       u64 *tcounts, u32 *buf, u32 stride, u32 *flags) {
   const Pool P = loadPool(pool);
   const u32 lane = threadIdx.x & 31;
-  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  u32 *mybuf = buf + warp * MAXN * (u64)stride;
+  u32 *mybuf = warpBuf(buf, stride);
   bool ovf = false;
   for (;;) {
-    u32 t = 0;
-    if (lane == 0) t = atomicAdd(&flags[0], 1u);
-    t = __shfl_sync(FULL, t, 0);
+    const u32 t = nextTask(flags, 0, lane);
     if (t >= ntasks) break;
     const u32 *task = tasks + TASK_WORDS * (u64)t;
     const u32 *rec = table + (u64)task[0] * TERM_WORDS;
@@ -350,13 +361,10 @@ extern "C" __global__ void dcsm_list(const u64 *pool, const u32 *table, const u3
                                      u32 *flags) {
   const Pool P = loadPool(pool);
   const u32 lane = threadIdx.x & 31;
-  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  u32 *mybuf = buf + warp * MAXN * (u64)stride;
+  u32 *mybuf = warpBuf(buf, stride);
   bool ovf = false;
   for (;;) {
-    u32 t = 0;
-    if (lane == 0) t = lo + atomicAdd(&flags[0], 1u);
-    t = __shfl_sync(FULL, t, 0);
+    const u32 t = nextTask(flags, lo, lane);
     if (t >= hi) break;
     const u32 *task = tasks + TASK_WORDS * (u64)t;
     const u32 *rec = table + (u64)task[0] * TERM_WORDS;
