@@ -11,8 +11,9 @@
 // every update of the wave at the update's own timestamp (one warp a search, idle warps taking
 // the next). Results are streamed back per wave, in arrival order; the wave bound is the
 // back-pressure (the next wave waits for the last). The matcher implements csm.Streamer; without
-// a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU. It counts; it does not list
-// signed matches.
+// a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU. ApplyEachMatches also lists
+// every update's signed matches (listing launches through a bounded buffer after each wave); on
+// the GPU that path is gated off (ErrListing) until its device test has passed.
 package dcsm
 
 import (
@@ -36,7 +37,8 @@ type dcsmEngine struct{}
 
 func (dcsmEngine) Name() string { return "dcsm" }
 
-// Lists reports false: the engine counts (watch refuses --emit matches before loading).
+// Lists reports false: listing on the GPU is gated off (deviceLists; watch refuses --emit
+// matches before loading).
 func (dcsmEngine) Lists() bool { return false }
 
 func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
@@ -47,8 +49,8 @@ func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.O
 	return m, nil
 }
 
-// ErrListing is returned when asked to list signed matches: the engine counts only.
-var ErrListing = errors.New("dcsm: listing signed matches is not implemented on the GPU (counts only); use --engine cpu for --emit matches")
+// ErrListing is returned when asked to list signed matches on the GPU while listing is gated off.
+var ErrListing = errors.New("dcsm: listing signed matches is not enabled on the GPU (counts only); use --engine cpu for --emit matches")
 
 // ErrBatch is returned by Apply for a batch it cannot give the net change of: DCSM applies
 // updates one at a time (ApplyEach).
