@@ -56,7 +56,7 @@ func TestGPURandom(t *testing.T) {
 }
 
 // TestGPUEmit: the kernels' listing (dcsm_match's per-search counts, then dcsm_list over groups
-// of searches and over windows of one search's matches, with buffers of 1 to 65,536 matches)
+// of searches and over windows of one search's matches, with buffers of 3 to 65,536 matches)
 // gives the CPU engine's signed matches per update on random streams, in every convention.
 func TestGPUEmit(t *testing.T) {
 	needGPU(t)
@@ -66,7 +66,8 @@ func TestGPUEmit(t *testing.T) {
 	if testenv.Long() {
 		seeds = 300
 	}
-	listSweep(t, seeds, openGPU)
+	// Buffers of 3 matches and more: a window is a launch and three copies.
+	listSweep(t, seeds, openGPU, []uint64{3, 7, 64, DefaultListCap})
 }
 
 // TestGPUEmail10: per-update deltas equal the CPU engine's on the public email10 workload (its

@@ -120,19 +120,19 @@ func TestEmuListRandom(t *testing.T) {
 	if testenv.Long() {
 		seeds = 400
 	}
-	listSweep(t, seeds, openEmu)
+	listSweep(t, seeds, openEmu, []uint64{1, 2, 3, 7, 64, DefaultListCap})
 }
 
 // listSweep compares the signed matches of random cases in every convention, with listing
-// buffers of 1 to 65,536 matches.
-func listSweep(t *testing.T, seeds int, open opener) {
+// buffers of caps matches (by seed, in turn).
+func listSweep(t *testing.T, seeds int, open opener, caps []uint64) {
 	ctx := context.Background()
 	defer func(c uint32) { splitChunk = c }(splitChunk)
 	var nonzero, runs, groups, wins int
 	for seed := range uint64(seeds) {
 		c := newRandomCase(seed)
 		splitChunk = []uint32{64, 1, 2, 3}[seed%4]
-		listCap := []uint64{1, 2, 3, 7, 64, DefaultListCap}[seed%6]
+		listCap := caps[seed%uint64(len(caps))]
 		if c.pats = usable(c.pats); len(c.pats) == 0 {
 			continue
 		}
