@@ -32,6 +32,22 @@ typedef unsigned long long u64;
 #define MARK 0xffffffffu
 #define FULL 0xffffffffu
 
+// WARP is the lanes of a warp: 32, or 1 where internal/cudahost runs the executor and the lister
+// on the host (one thread a warp; TestKernelHost).
+#ifdef CUDAHOST
+#define WARP 1
+#include <algorithm>
+using std::min;
+template <class T> T __shfl_sync(unsigned, T x, int) { return x; }
+template <class T> T atomicExch(T *p, T v) {
+  T o = *p;
+  *p = v;
+  return o;
+}
+#else
+#define WARP 32
+#endif
+
 struct Pool {
   u64 *key;
   u32 *el, *c, *d;
@@ -203,7 +219,7 @@ __device__ u32 gen(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *out,
   const bool elAny = lv[L_PELANY + s.src] != 0;
   const u32 el = lv[L_PEL + s.src];
   u32 total = 0;
-  while (s.cur < s.end && (!out || total + 32 <= cap)) {
+  while (s.cur < s.end && (!out || total + WARP <= cap)) {
     const u32 i = s.cur + lane;
     bool ok = i < s.end;
     u32 c = 0;
@@ -215,7 +231,7 @@ __device__ u32 gen(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *out,
     const u32 m = __ballot_sync(FULL, ok);
     if (out && ok) out[total + __popc(m & ((1u << lane) - 1))] = c;
     total += __popc(m);
-    s.cur += 32;
+    s.cur += WARP;
   }
   __syncwarp();
   return total;
@@ -254,7 +270,7 @@ __device__ u64 leaf(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *buf
   do {
     const u32 cnt = gen(P, rec, k, f, buf, stride, s, first, tau, plo, phi, lane);
     first = false;
-    for (u32 i = lane; i < cnt; i += 32) put(W, i, f, k + 1, buf[i]);
+    for (u32 i = lane; i < cnt; i += WARP) put(W, i, f, k + 1, buf[i]);
     W.seen += cnt;
     total += cnt;
     __syncwarp();
