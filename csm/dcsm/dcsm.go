@@ -37,9 +37,9 @@ type dcsmEngine struct{}
 
 func (dcsmEngine) Name() string { return "dcsm" }
 
-// Lists reports false: listing on the GPU is gated off (deviceLists; watch refuses --emit
-// matches before loading).
-func (dcsmEngine) Lists() bool { return false }
+// Lists reports deviceLists: while listing on the GPU is gated off, watch refuses --emit
+// matches before loading.
+func (dcsmEngine) Lists() bool { return deviceLists }
 
 func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	m, err := open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
