@@ -21,7 +21,8 @@
 #                                run last, so that the whole run fits one device call.
 #
 # bin/ is git-ignored; the device tool carries it with carry: ["bin"]:
-#   run: command "bash scripts/gpu-check.sh run", carry ["bin"]
+#   run: command "DEADLINE=560 OUT=$OUT bash scripts/gpu-check.sh run > $OUT/0-run.log 2>&1", carry ["bin"]
+# (the tool returns only the first files of $OUT by name: 0-run.log and 0-logs.tgz, every log)
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -257,6 +258,9 @@ run() {
 		echo "geneva tests: $(grep -c '^--- PASS' "$out/geneva-test.log") passed, $(grep -c '^--- FAIL' "$out/geneva-test.log") failed, $(grep -c '^--- SKIP' "$out/geneva-test.log") skipped; exit $grc"
 	fi
 	[ -n "$extra_status" ] && echo "other GPU tests: $extra_status"
+	# The device tool brings back only the first few files of $OUT (by name): every log also
+	# travels in one archive whose name sorts first.
+	tar czf "$out/0-logs.tgz" -C "$out" --exclude 0-logs.tgz --exclude 0-run.log . 2>/dev/null
 	exit $status
 }
 
@@ -266,7 +270,7 @@ extra_packages=(
 	"mining mining TestGPU 150"
 	"temporal temporal TestGPU 90"
 	"engine/pbe pbe TestDeviceAgainstCPU 120"
-	"engine/sgsi sgsi TestGPU 200"
+	"engine/sgsi sgsi TestGPU 120"
 	"csm/dcsm dcsm TestGPU 120"
 )
 
