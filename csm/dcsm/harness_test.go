@@ -145,28 +145,19 @@ func reference(ctx context.Context, c randomCase, opts csm.Options) ([]updates.U
 		ds = append(ds, slices.Clone(res.Deltas))
 		return nil
 	}
-	if err := perUpdate(ref, c.stream, one); err != nil {
-		return nil, nil, err
-	}
-	return us, ds, nil
-}
-
-// perUpdate calls one with every update of stream as watch --batch 1 applies them: a vertex
-// deletion after the deletions of its edges in ref's graph (one applies each to ref).
-func perUpdate(ref csm.Matcher, stream []updates.Update, one func(updates.Update) error) error {
-	for _, u := range stream {
+	for _, u := range c.stream {
 		if u.Kind == updates.DeleteVertex {
 			for _, e := range csm.IncidentDeletions(ref.Graph(), u, nil) {
 				if err := one(e); err != nil {
-					return err
+					return nil, nil, err
 				}
 			}
 		}
 		if err := one(u); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	return nil
+	return us, ds, nil
 }
 
 // compare runs the case on the CPU engine and with open, and reports the first difference; it
