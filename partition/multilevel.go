@@ -4,7 +4,10 @@ import (
 	"container/heap"
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
 )
@@ -332,10 +335,27 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 	conn := make([]uint64, k)
 	var touched []uint32
 	order := rng.Perm(w.n())
-	for range passes {
+	// active[v]: v's neighbourhood changed since it was last examined (a neighbour moved), or its
+	// part is over maxW; the others would make the same decision again and are skipped.
+	active := make([]bool, w.n())
+	for i := range active {
+		active[i] = true
+	}
+	for pass := range passes {
+		if pass > 0 && overweight(pw, maxW) > 0 {
+			for v, p := range part {
+				if pw[p] > maxW {
+					active[v] = true
+				}
+			}
+		}
 		moved := 0
 		for _, vi := range order {
 			v := uint32(vi)
+			if !active[v] {
+				continue
+			}
+			active[v] = false
 			a := part[v]
 			touched = touched[:0]
 			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
@@ -360,6 +380,9 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 				pw[a] -= w.vw[v]
 				pw[best] += w.vw[v]
 				moved++
+				for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
+					active[u] = true
+				}
 			}
 			for _, p := range touched {
 				conn[p] = 0
@@ -462,11 +485,31 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	if triangles {
 		fine.weightTriangles()
 	}
+	// The runs are independent (fine is only read): they run on up to GOMAXPROCS goroutines, and
+	// the smallest cut, the lowest seed on ties, is kept, so the result does not depend on the
+	// number of threads.
+	cuts = max(cuts, 1)
+	results := make([]*Partitioning, cuts)
+	errs := make([]error, cuts)
+	workers := min(cuts, runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= cuts {
+					return
+				}
+				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
+			}
+		})
+	}
+	wg.Wait()
 	var best *Partitioning
-	for i := range max(cuts, 1) {
-		pt, err := multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
-		if err != nil {
-			return nil, err
+	for i, pt := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
 		if best == nil || pt.EdgeCut < best.EdgeCut {
 			best = pt
