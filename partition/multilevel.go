@@ -405,32 +405,47 @@ func overweight(pw []uint64, maxW uint64) uint64 {
 	return o
 }
 
-// multilevel assigns g's vertices to k parts of weight at most maxW where it can (of is
-// overwritten). It returns false when ctx ended.
-func multilevel(ctx context.Context, fine *wgraph, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+// hierarchy is the levels of a coarsening: levels[0] is the finest, maps[l] maps levels[l]'s
+// vertices to levels[l+1]'s.
+type hierarchy struct {
+	levels []*wgraph
+	maps   [][]uint32
+}
+
+// coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls),
+// merged vertices weighing at most maxW/2. It returns nil when ctx ended.
+func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64) *hierarchy {
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
-	levels := []*wgraph{fine}
-	var maps [][]uint32
+	h := &hierarchy{levels: []*wgraph{fine}}
 	var total uint64
-	for _, x := range levels[0].vw {
+	for _, x := range fine.vw {
 		total += x
 	}
 	coarsenTo := max(40*k, 200)
 	maxVW := max(total/uint64(coarsenTo)*3/2, 1)
 	maxVW = min(maxVW, maxW/2)
-	for levels[len(levels)-1].n() > coarsenTo && len(levels) < 64 {
+	for h.levels[len(h.levels)-1].n() > coarsenTo && len(h.levels) < 64 {
 		if ctx.Err() != nil {
-			return false
+			return nil
 		}
-		w := levels[len(levels)-1]
+		w := h.levels[len(h.levels)-1]
 		c, cmap := w.coarsen(rng, maxVW)
 		if c.n() > w.n()*19/20 {
 			break // stalled
 		}
-		levels = append(levels, c)
-		maps = append(maps, cmap)
+		h.levels = append(h.levels, c)
+		h.maps = append(h.maps, cmap)
 	}
-	coarse := levels[len(levels)-1]
+	return h
+}
+
+// multilevel assigns the finest level's vertices to k parts of weight at most maxW where it can
+// (of is overwritten): the coarsest level partitioned, then projected and refined level by level.
+// It returns false when ctx ended.
+func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+	fine := h.levels[0]
+	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
+	coarse := h.levels[len(h.levels)-1]
 	var part []uint32
 	var pw []uint64
 	for try := range 12 {
@@ -440,16 +455,16 @@ func multilevel(ctx context.Context, fine *wgraph, k int, maxW uint64, passes in
 			part, pw = p, w
 		}
 	}
-	for l := len(levels) - 2; l >= 0; l-- {
+	for l := len(h.levels) - 2; l >= 0; l-- {
 		if ctx.Err() != nil {
 			return false
 		}
-		fine := make([]uint32, levels[l].n())
-		for v, c := range maps[l] {
+		fine := make([]uint32, h.levels[l].n())
+		for v, c := range h.maps[l] {
 			fine[v] = part[c]
 		}
 		part = fine
-		levels[l].refineWeights(part, pw, maxW, passes, rng)
+		h.levels[l].refineWeights(part, pw, maxW, passes, rng)
 	}
 	copy(of, part)
 	return true
@@ -527,10 +542,18 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	k := 0
 	var pt *Partitioning
 	const attempts = 4
+	// The attempts share one coarsening, made for the first attempt's k (later attempts have a
+	// few more parts, and the coarsest graph still has dozens of vertices for each).
+	var h *hierarchy
 	for attempt := range attempts {
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
-		if !multilevel(ctx, fine, k, maxW, passes, of, seed) {
+		if h == nil {
+			if h = coarsenAll(ctx, fine, k, maxW, seed); h == nil {
+				return nil, ctx.Err()
+			}
+		}
+		if !h.multilevel(ctx, k, maxW, passes, of, seed) {
 			return nil, ctx.Err()
 		}
 		pt = Measure(g, of, k)
