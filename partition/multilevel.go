@@ -388,7 +388,9 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 				conn[p] = 0
 			}
 		}
-		if moved == 0 {
+		// Gains have vanished when fewer than 1 vertex in 1000 moved: the next passes would still
+		// scan the (many) neighbourhoods those moves touched, hubs' above all, for little.
+		if moved == 0 || moved < w.n()/1000 {
 			break
 		}
 	}
