@@ -542,11 +542,11 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	// attempt; k parts fill it to fill on average.
 	maxW := budget
 	k := 0
-	var pt *Partitioning
 	const attempts = 4
 	// The attempts share one coarsening, made for the first attempt's k (later attempts have a
 	// few more parts, and the coarsest graph still has dozens of vertices for each).
 	var h *hierarchy
+	var bytes []uint64
 	for attempt := range attempts {
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
@@ -558,16 +558,12 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		if !h.multilevel(ctx, k, maxW, passes, of, seed) {
 			return nil, ctx.Err()
 		}
-		pt = Measure(g, of, k)
-		k = len(pt.Parts)
+		var weights []uint64
+		bytes, weights = partBytes(g, of, k, bytes, make([]uint64, k))
 		worst := 1.0 // the largest bytes / weight of a part over the budget
-		for p, b := range pt.Bytes {
+		for p, b := range bytes {
 			if b > budget {
-				var w uint64
-				for _, v := range pt.Parts[p] {
-					w += VertexCost(g, v)
-				}
-				worst = max(worst, float64(b)/float64(w))
+				worst = max(worst, float64(b)/float64(weights[p]))
 			}
 		}
 		if worst == 1 || attempt == attempts-1 {
@@ -577,7 +573,6 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	}
 	// The byte model: label propagation within the budget, then the parts still over it grown
 	// again from their own vertices.
-	bytes := pt.Bytes
 	moves := 0
 	for range passes {
 		if err := ctx.Err(); err != nil {
@@ -585,7 +580,7 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		}
 		moved := refine(g, of, bytes, budget)
 		moves += moved
-		bytes = Measure(g, of, k).Bytes
+		bytes, _ = partBytes(g, of, k, bytes, nil)
 		if moved == 0 {
 			break
 		}

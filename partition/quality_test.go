@@ -101,3 +101,27 @@ func minBudget(g *graph.Graph) uint64 {
 	}
 	return b
 }
+
+// TestPartBytes: partBytes equals Measure's bytes (no part left empty) and the parts' vertex bytes
+// on random assignments.
+func TestPartBytes(t *testing.T) {
+	for seed := range uint64(20) {
+		g := gen.RandomGraphM(seed, 100+int(seed)*20, 300+int(seed)*100, 1, 1+int(seed%2))
+		k := 2 + int(seed%7)
+		of := make([]uint32, g.NumVertices())
+		for v := range of {
+			of[v] = uint32((v*7 + int(seed)) % k)
+		}
+		bytes, weights := partBytes(g, of, k, nil, []uint64{})
+		m := Measure(g, of, k)
+		for p := range k {
+			var w uint64
+			for _, v := range m.Parts[p] {
+				w += VertexCost(g, v)
+			}
+			if bytes[p] != m.Bytes[p] || weights[p] != w {
+				t.Fatalf("seed %d part %d: partBytes %d, %d; Measure %d, %d", seed, p, bytes[p], weights[p], m.Bytes[p], w)
+			}
+		}
+	}
+}
