@@ -110,7 +110,7 @@ func TestPartBytes(t *testing.T) {
 		k := 2 + int(seed%7)
 		of := make([]uint32, g.NumVertices())
 		for v := range of {
-			of[v] = uint32((v*v + int(seed)) % k)
+			of[v] = uint32((v + int(seed)) % k)
 		}
 		bytes, weights := partBytes(g, of, k, nil, []uint64{})
 		m := Measure(g, of, k)
