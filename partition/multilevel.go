@@ -334,7 +334,7 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 	k := len(pw)
 	conn := make([]uint64, k)
 	var touched []uint32
-	order := rng.Perm(w.n())
+	order := blockOrder(w.n(), rng)
 	// active[v]: v's neighbourhood changed since it was last examined (a neighbour moved), or its
 	// part is over maxW; the others would make the same decision again and are skipped.
 	active := make([]bool, w.n())
@@ -350,8 +350,7 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 			}
 		}
 		moved := 0
-		for _, vi := range order {
-			v := uint32(vi)
+		for _, v := range order {
 			if !active[v] {
 				continue
 			}
@@ -394,6 +393,23 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 			break
 		}
 	}
+}
+
+// refineBlock is the run of consecutive vertices refinement visits in id order: the runs are
+// visited in random order, so that the adjacency lists are read in long sequential stretches.
+const refineBlock = 64
+
+// blockOrder is 0..n-1 cut into runs of refineBlock, the runs shuffled.
+func blockOrder(n int, rng *rand.Rand) []uint32 {
+	nb := (n + refineBlock - 1) / refineBlock
+	blocks := rng.Perm(nb)
+	order := make([]uint32, 0, n)
+	for _, b := range blocks {
+		for v := b * refineBlock; v < min(n, (b+1)*refineBlock); v++ {
+			order = append(order, uint32(v))
+		}
+	}
+	return order
 }
 
 // overweight is how far the parts exceed maxW, summed.
