@@ -108,9 +108,12 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 	for i := range match {
 		match[i] = unset
 	}
-	order := rng.Perm(n)
-	for _, vi := range order {
-		v := uint32(vi)
+	// A random order (blockOrder's runs lose clusters the shuffled ids hide).
+	order := make([]uint32, n)
+	for i, v := range rng.Perm(n) {
+		order[i] = uint32(v)
+	}
+	for _, v := range order {
 		if match[v] != unset {
 			continue
 		}
@@ -127,8 +130,7 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 	}
 	// 2-hop: unmatched vertices of small degree sharing a neighbour are paired.
 	const twoHopDegree = 8
-	for _, ui := range order {
-		u := uint32(ui)
+	for _, u := range order {
 		pending := unset
 		for j := w.xadj[u]; j < w.xadj[u+1]; j++ {
 			x := w.adj[j]
@@ -145,8 +147,7 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 	}
 	// Isolated vertices have no neighbour to match: they are paired among themselves.
 	pending := unset
-	for _, vi := range order {
-		v := uint32(vi)
+	for _, v := range order {
 		if match[v] != unset || w.xadj[v+1] != w.xadj[v] {
 			continue
 		}
@@ -172,7 +173,8 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 		}
 		nc++
 	}
-	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc)}
+	// The coarse lists are at most as long as the fine ones: one allocation each.
+	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc), adj: make([]uint32, 0, len(w.adj)), ew: make([]uint64, 0, len(w.adj))}
 	where := make([]int, nc) // position+1 of coarse neighbour in the current list
 	for v := range uint32(n) {
 		cv := cmap[v]
