@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -122,6 +124,27 @@ func TestPartBytes(t *testing.T) {
 			if bytes[p] != m.Bytes[p] || weights[p] != w {
 				t.Fatalf("seed %d part %d: partBytes %d, %d; Measure %d, %d", seed, p, bytes[p], weights[p], m.Bytes[p], w)
 			}
+		}
+	}
+}
+
+// TestThreadsDeterministic: the parts do not depend on the number of threads (the Cuts runs go in
+// parallel).
+func TestThreadsDeterministic(t *testing.T) {
+	g := qualityGraph("rmat-10-1")
+	o := Options{Budget: GraphBytes(g) / 8, Cuts: 4}
+	var first []uint32
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, threads := range []int{1, 2, 3, 8} {
+		runtime.GOMAXPROCS(threads)
+		pt, err := Partition(context.Background(), g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = pt.Of
+		} else if !slices.Equal(first, pt.Of) {
+			t.Fatalf("%d threads gave other parts than 1", threads)
 		}
 	}
 }
