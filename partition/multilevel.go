@@ -30,8 +30,9 @@ import (
 //     growing, which always meets the budget.
 //
 // The weight bound starts at the budget; when parts come out over the budget (their halos), it
-// is lowered by the worst part's bytes over weight and the run repeated (4 attempts at most).
-// The whole is run Options.Cuts times with different seeds and the smallest cut kept.
+// is lowered by the worst part's bytes over weight and steps 2-3 repeated on the same coarsening
+// (4 attempts at most). The whole is run Options.Cuts times with different seeds, in parallel,
+// and the smallest cut kept (the lowest seed on ties: the same parts for any thread count).
 
 // wgraph is a weighted graph of one level.
 type wgraph struct {
