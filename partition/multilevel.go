@@ -4,7 +4,10 @@ import (
 	"container/heap"
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
 )
@@ -27,8 +30,9 @@ import (
 //     growing, which always meets the budget.
 //
 // The weight bound starts at the budget; when parts come out over the budget (their halos), it
-// is lowered by the worst part's bytes over weight and the run repeated (4 attempts at most).
-// The whole is run Options.Cuts times with different seeds and the smallest cut kept.
+// is lowered by the worst part's bytes over weight and steps 2-3 repeated on the same coarsening
+// (4 attempts at most). The whole is run Options.Cuts times with different seeds, in parallel,
+// and the smallest cut kept (the lowest seed on ties: the same parts for any thread count).
 
 // wgraph is a weighted graph of one level.
 type wgraph struct {
@@ -105,9 +109,12 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 	for i := range match {
 		match[i] = unset
 	}
-	order := rng.Perm(n)
-	for _, vi := range order {
-		v := uint32(vi)
+	// A random order (blockOrder's runs lose clusters the shuffled ids hide).
+	order := make([]uint32, n)
+	for i, v := range rng.Perm(n) {
+		order[i] = uint32(v)
+	}
+	for _, v := range order {
 		if match[v] != unset {
 			continue
 		}
@@ -124,8 +131,7 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 	}
 	// 2-hop: unmatched vertices of small degree sharing a neighbour are paired.
 	const twoHopDegree = 8
-	for _, ui := range order {
-		u := uint32(ui)
+	for _, u := range order {
 		pending := unset
 		for j := w.xadj[u]; j < w.xadj[u+1]; j++ {
 			x := w.adj[j]
@@ -142,8 +148,7 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 	}
 	// Isolated vertices have no neighbour to match: they are paired among themselves.
 	pending := unset
-	for _, vi := range order {
-		v := uint32(vi)
+	for _, v := range order {
 		if match[v] != unset || w.xadj[v+1] != w.xadj[v] {
 			continue
 		}
@@ -169,7 +174,8 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 		}
 		nc++
 	}
-	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc)}
+	// The coarse lists are at most as long as the fine ones: one allocation each.
+	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc), adj: make([]uint32, 0, len(w.adj)), ew: make([]uint64, 0, len(w.adj))}
 	where := make([]int, nc) // position+1 of coarse neighbour in the current list
 	for v := range uint32(n) {
 		cv := cmap[v]
@@ -331,11 +337,27 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 	k := len(pw)
 	conn := make([]uint64, k)
 	var touched []uint32
-	order := rng.Perm(w.n())
-	for range passes {
+	order := blockOrder(w.n(), rng)
+	// active[v]: v's neighbourhood changed since it was last examined (a neighbour moved), or its
+	// part is over maxW; the others would make the same decision again and are skipped.
+	active := make([]bool, w.n())
+	for i := range active {
+		active[i] = true
+	}
+	for pass := range passes {
+		if pass > 0 && overweight(pw, maxW) > 0 {
+			for v, p := range part {
+				if pw[p] > maxW {
+					active[v] = true
+				}
+			}
+		}
 		moved := 0
-		for _, vi := range order {
-			v := uint32(vi)
+		for _, v := range order {
+			if !active[v] {
+				continue
+			}
+			active[v] = false
 			a := part[v]
 			touched = touched[:0]
 			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
@@ -360,15 +382,37 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 				pw[a] -= w.vw[v]
 				pw[best] += w.vw[v]
 				moved++
+				for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
+					active[u] = true
+				}
 			}
 			for _, p := range touched {
 				conn[p] = 0
 			}
 		}
-		if moved == 0 {
+		// Gains have vanished when fewer than 1 vertex in 1000 moved: the next passes would still
+		// scan the (many) neighbourhoods those moves touched, hubs' above all, for little.
+		if moved == 0 || moved < w.n()/1000 {
 			break
 		}
 	}
+}
+
+// refineBlock is the run of consecutive vertices refinement visits in id order: the runs are
+// visited in random order, so that the adjacency lists are read in long sequential stretches.
+const refineBlock = 64
+
+// blockOrder is 0..n-1 cut into runs of refineBlock, the runs shuffled.
+func blockOrder(n int, rng *rand.Rand) []uint32 {
+	nb := (n + refineBlock - 1) / refineBlock
+	blocks := rng.Perm(nb)
+	order := make([]uint32, 0, n)
+	for _, b := range blocks {
+		for v := b * refineBlock; v < min(n, (b+1)*refineBlock); v++ {
+			order = append(order, uint32(v))
+		}
+	}
+	return order
 }
 
 // overweight is how far the parts exceed maxW, summed.
@@ -382,32 +426,47 @@ func overweight(pw []uint64, maxW uint64) uint64 {
 	return o
 }
 
-// multilevel assigns g's vertices to k parts of weight at most maxW where it can (of is
-// overwritten). It returns false when ctx ended.
-func multilevel(ctx context.Context, fine *wgraph, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+// hierarchy is the levels of a coarsening: levels[0] is the finest, maps[l] maps levels[l]'s
+// vertices to levels[l+1]'s.
+type hierarchy struct {
+	levels []*wgraph
+	maps   [][]uint32
+}
+
+// coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls),
+// merged vertices weighing at most maxW/2. It returns nil when ctx ended.
+func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64) *hierarchy {
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
-	levels := []*wgraph{fine}
-	var maps [][]uint32
+	h := &hierarchy{levels: []*wgraph{fine}}
 	var total uint64
-	for _, x := range levels[0].vw {
+	for _, x := range fine.vw {
 		total += x
 	}
 	coarsenTo := max(40*k, 200)
 	maxVW := max(total/uint64(coarsenTo)*3/2, 1)
 	maxVW = min(maxVW, maxW/2)
-	for levels[len(levels)-1].n() > coarsenTo && len(levels) < 64 {
+	for h.levels[len(h.levels)-1].n() > coarsenTo && len(h.levels) < 64 {
 		if ctx.Err() != nil {
-			return false
+			return nil
 		}
-		w := levels[len(levels)-1]
+		w := h.levels[len(h.levels)-1]
 		c, cmap := w.coarsen(rng, maxVW)
 		if c.n() > w.n()*19/20 {
 			break // stalled
 		}
-		levels = append(levels, c)
-		maps = append(maps, cmap)
+		h.levels = append(h.levels, c)
+		h.maps = append(h.maps, cmap)
 	}
-	coarse := levels[len(levels)-1]
+	return h
+}
+
+// multilevel assigns the finest level's vertices to k parts of weight at most maxW where it can
+// (of is overwritten): the coarsest level partitioned, then projected and refined level by level.
+// It returns false when ctx ended.
+func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+	fine := h.levels[0]
+	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
+	coarse := h.levels[len(h.levels)-1]
 	var part []uint32
 	var pw []uint64
 	for try := range 12 {
@@ -417,16 +476,16 @@ func multilevel(ctx context.Context, fine *wgraph, k int, maxW uint64, passes in
 			part, pw = p, w
 		}
 	}
-	for l := len(levels) - 2; l >= 0; l-- {
+	for l := len(h.levels) - 2; l >= 0; l-- {
 		if ctx.Err() != nil {
 			return false
 		}
-		fine := make([]uint32, levels[l].n())
-		for v, c := range maps[l] {
+		fine := make([]uint32, h.levels[l].n())
+		for v, c := range h.maps[l] {
 			fine[v] = part[c]
 		}
 		part = fine
-		levels[l].refineWeights(part, pw, maxW, passes, rng)
+		h.levels[l].refineWeights(part, pw, maxW, passes, rng)
 	}
 	copy(of, part)
 	return true
@@ -462,11 +521,31 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	if triangles {
 		fine.weightTriangles()
 	}
+	// The runs are independent (fine is only read): they run on up to GOMAXPROCS goroutines, and
+	// the smallest cut, the lowest seed on ties, is kept, so the result does not depend on the
+	// number of threads.
+	cuts = max(cuts, 1)
+	results := make([]*Partitioning, cuts)
+	errs := make([]error, cuts)
+	workers := min(cuts, runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= cuts {
+					return
+				}
+				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
+			}
+		})
+	}
+	wg.Wait()
 	var best *Partitioning
-	for i := range max(cuts, 1) {
-		pt, err := multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
-		if err != nil {
-			return nil, err
+	for i, pt := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
 		if best == nil || pt.EdgeCut < best.EdgeCut {
 			best = pt
@@ -482,24 +561,28 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	// attempt; k parts fill it to fill on average.
 	maxW := budget
 	k := 0
-	var pt *Partitioning
 	const attempts = 4
+	// The attempts share one coarsening, made for the first attempt's k (later attempts have a
+	// few more parts, and the coarsest graph still has dozens of vertices for each).
+	var h *hierarchy
+	var bytes []uint64
 	for attempt := range attempts {
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
-		if !multilevel(ctx, fine, k, maxW, passes, of, seed) {
+		if h == nil {
+			if h = coarsenAll(ctx, fine, k, maxW, seed); h == nil {
+				return nil, ctx.Err()
+			}
+		}
+		if !h.multilevel(ctx, k, maxW, passes, of, seed) {
 			return nil, ctx.Err()
 		}
-		pt = Measure(g, of, k)
-		k = len(pt.Parts)
+		var weights []uint64
+		bytes, weights = partBytes(g, of, k, bytes, make([]uint64, k))
 		worst := 1.0 // the largest bytes / weight of a part over the budget
-		for p, b := range pt.Bytes {
+		for p, b := range bytes {
 			if b > budget {
-				var w uint64
-				for _, v := range pt.Parts[p] {
-					w += VertexCost(g, v)
-				}
-				worst = max(worst, float64(b)/float64(w))
+				worst = max(worst, float64(b)/float64(weights[p]))
 			}
 		}
 		if worst == 1 || attempt == attempts-1 {
@@ -509,7 +592,6 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	}
 	// The byte model: label propagation within the budget, then the parts still over it grown
 	// again from their own vertices.
-	bytes := pt.Bytes
 	moves := 0
 	for range passes {
 		if err := ctx.Err(); err != nil {
@@ -517,7 +599,7 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		}
 		moved := refine(g, of, bytes, budget)
 		moves += moved
-		bytes = Measure(g, of, k).Bytes
+		bytes, _ = partBytes(g, of, k, bytes, nil)
 		if moved == 0 {
 			break
 		}

@@ -197,7 +197,7 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 			}
 			moved := refine(g, of, pt.Bytes, budget)
 			pt.Moves += moved
-			pt.Bytes = Measure(g, of, k).Bytes
+			pt.Bytes, _ = partBytes(g, of, k, pt.Bytes, nil)
 			if moved == 0 {
 				break
 			}
@@ -380,6 +380,35 @@ func Measure(g *graph.Graph, of []uint32, k int) *Partitioning {
 		pt.Bytes[p] = b + uint64(len(halo))*HaloBytes
 	}
 	return pt
+}
+
+// partBytes is Measure's Bytes of the assignment of (parts 0..k-1, none dropped), in bytes
+// (resized to k), and, when weights is not nil (it is resized too), every part's vertex bytes without the halo (its
+// weight). It scans every adjacency list once with O(k) more memory: a vertex is in the halo of
+// every other part among its neighbours'.
+func partBytes(g *graph.Graph, of []uint32, k int, bytes, weights []uint64) ([]uint64, []uint64) {
+	bytes = slices.Grow(bytes[:0], k)[:k]
+	clear(bytes)
+	if weights != nil {
+		weights = slices.Grow(weights[:0], k)[:k]
+		clear(weights)
+	}
+	seen := make([]uint32, k) // seen[p] == v+1: p already has v in its halo
+	for v := range uint32(g.NumVertices()) {
+		a := of[v]
+		c := VertexCost(g, v)
+		bytes[a] += c
+		if weights != nil {
+			weights[a] += c
+		}
+		for _, w := range g.Neighbors(v) {
+			if p := of[w]; p != a && seen[p] != v+1 {
+				seen[p] = v + 1
+				bytes[p] += HaloBytes
+			}
+		}
+	}
+	return bytes, weights
 }
 
 // Intra is the number of edges inside parts.
