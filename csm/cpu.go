@@ -128,13 +128,18 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	for range m.progs {
 		res.Deltas = append(res.Deltas, Delta{})
 	}
-	if len(batch) == 1 && m.unanchored(&batch[0]) {
-		// One edge update whose endpoints' labels no pattern pair has: it creates and destroys
-		// nothing (most updates of a stream, when the patterns use few of the labels), and,
-		// when valid, is checked by the change itself.
-		if m.net.start(batch, res, (*Net).applyEdge) {
-			m.sinceCompact++
-			return ctx.Err()
+	if len(batch) == 1 {
+		if x, y, c, ok := m.unanchored(&batch[0]); ok {
+			// One edge update whose endpoints' labels no pattern pair has: it creates and
+			// destroys nothing (most updates of a stream, when the patterns use few of the
+			// labels), and, when valid, is checked by the change itself (with the dense ids
+			// found here).
+			m.net.start(nil, res, nil)
+			if m.net.applyEdgeAt(&batch[0], x, y, c) {
+				res.Applied = 1
+				m.sinceCompact++
+				return ctx.Err()
+			}
 		}
 	}
 	if err := m.net.Compute(batch, m.opts.SkipInvalid, res); err != nil {
@@ -143,15 +148,14 @@ func (m *cpuMatcher) Apply(ctx context.Context, batch []updates.Update, emit Emi
 	return m.search(ctx, emit, res)
 }
 
-// unanchored reports whether u is an edge update between existing vertices whose labels no
-// pattern pair has.
-func (m *cpuMatcher) unanchored(u *updates.Update) bool {
-	if m.anyPair || (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) {
-		return false
+// unanchored reports whether u is an edge update between existing distinct vertices whose
+// labels no pattern pair has, and then its endpoints' dense ids and pair (as Net.edgeUpdate).
+func (m *cpuMatcher) unanchored(u *updates.Update) (x, y uint32, c PairChange, ok bool) {
+	if m.anyPair {
+		return 0, 0, c, false
 	}
-	x, ok1 := m.g.Lookup(u.U)
-	y, ok2 := m.g.Lookup(u.V)
-	return ok1 && ok2 && !m.anchors(m.g.Label(x), m.g.Label(y))
+	x, y, c, ok = m.net.edgeUpdate(u)
+	return x, y, c, ok && !m.anchors(m.g.Label(x), m.g.Label(y))
 }
 
 // ApplyChange implements ChangeApplier: the net change is set as if Compute had found it.

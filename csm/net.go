@@ -281,15 +281,26 @@ func (n *Net) start(batch []updates.Update, res *Result, fast func(*Net, *update
 }
 
 // edgeUpdate returns the dense ids of the endpoints of an edge update between existing distinct
-// vertices, and its pair (no states yet); ok false for anything else.
+// vertices, in the order of its pair (x of c.U, y of c.V), and its pair (no states yet); ok false
+// for anything else.
 func (n *Net) edgeUpdate(u *updates.Update) (x, y uint32, c PairChange, ok bool) {
 	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
 		return 0, 0, c, false
 	}
 	x, ok1 := n.g.Lookup(u.U)
 	y, ok2 := n.g.Lookup(u.V)
+	if u.U > u.V {
+		x, y = y, x // in the pair's order
+	}
 	k := keyOf(u.U, u.V)
 	return x, y, PairChange{U: k.a, V: k.b}, ok1 && ok2
+}
+
+// SingleEdge reports whether the last Compute took the fast path of one edge update between
+// existing vertices, and then the dense ids of its pair Pairs[0] (x of U, y of V): they stay valid
+// through Apply (an edge update changes no dense id), so a caller needs no lookups of its own.
+func (n *Net) SingleEdge() (x, y uint32, ok bool) {
+	return n.x, n.y, n.single
 }
 
 // singleEdge is the fast path of a batch of one valid edge update between existing vertices: its
@@ -344,6 +355,12 @@ func (n *Net) applyEdge(u *updates.Update) bool {
 	if !ok {
 		return false
 	}
+	return n.applyEdgeAt(u, x, y, c)
+}
+
+// applyEdgeAt is applyEdge for a caller that looked the endpoints up already: x and y are the
+// dense ids of c.U and c.V, c the update's pair with no states yet.
+func (n *Net) applyEdgeAt(u *updates.Update, x, y uint32, c PairChange) bool {
 	g := n.g
 	if u.Kind == updates.InsertEdge {
 		if g.AddEdge(x, y, u.Label) != nil {
@@ -489,6 +506,13 @@ func (n *Net) AnchorVertices(g *dynamic.Graph, created bool) iter.Seq[AnchorVert
 // anchors of its pair terms, in the order of Pairs.
 func (n *Net) AnchorPairs(g *dynamic.Graph, created bool) iter.Seq[AnchorPair] {
 	return func(yield func(AnchorPair) bool) {
+		if n.single && g == n.g {
+			// One edge update: its endpoints' dense ids are known, and alive in both graphs.
+			c := &n.Pairs[0]
+			cur, oth := phaseStates(c.Old, c.New, created)
+			yield(AnchorPair{U: n.x, V: n.y, Cur: cur, Other: oth})
+			return
+		}
 		for _, c := range n.Pairs {
 			cur, oth := phaseStates(c.Old, c.New, created)
 			u, ok1 := g.Lookup(c.U)

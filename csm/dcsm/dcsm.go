@@ -309,6 +309,8 @@ func (m *Matcher) add(u updates.Update) error {
 	// What the update changes, by original ids, before the graph is changed.
 	w.pairs = append(w.pairs[:0], m.net.Pairs...)
 	w.verts = append(w.verts[:0], m.net.Vertices...)
+	// One edge update between existing vertices: the dense ids Compute found (valid after Apply).
+	sx, sy, single := m.net.SingleEdge()
 	if err := m.net.Apply(); err != nil {
 		return err
 	}
@@ -335,8 +337,11 @@ func (m *Matcher) add(u updates.Update) error {
 		}
 	}
 	for _, pc := range w.pairs {
-		x, _ := m.g.Lookup(pc.U)
-		y, _ := m.g.Lookup(pc.V)
+		x, y := sx, sy
+		if !single {
+			x, _ = m.g.Lookup(pc.U)
+			y, _ = m.g.Lookup(pc.V)
+		}
 		lx, ly := m.g.Label(x), m.g.Label(y)
 		dx, dy := uint32(m.g.Degree(x)), uint32(m.g.Degree(y))
 		kx, ky := uint64(lx)<<32|uint64(x), uint64(ly)<<32|uint64(y)
