@@ -94,23 +94,20 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 		}
 	}
 	d := New()
-	d.labels = labels
+	d.vs = vertices(labels)
 	d.orig = orig
-	d.alive = make([]bool, n)
-	d.degree = make([]uint32, n)
 	for v := range n {
-		d.degree[v] = uint32(fill[v] - off[v])
+		d.vs[v].degree = uint32(fill[v] - off[v])
 	}
 	raw, fill = nil, nil
 	d.adj = make([][]Run, n)
-	d.mask = make([]uint64, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
 	// Each run gets an eighth (at least one entry) of spare capacity, so that a stream's first
 	// insertions do not reallocate it.
 	space := make([]uint64, n+1)
 	for v := range n {
-		l := uint64(d.degree[v])
+		l := uint64(d.vs[v].degree)
 		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
 	}
 	back := huge.Make[uint32](int(space[n]))
@@ -130,9 +127,9 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	parallelChunks(n, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			start := int(nruns[v])
-			k := cutRuns(arena[start:], labels, sorted[off[v]:off[v]+uint64(d.degree[v])], back[space[v]:space[v+1]])
+			k := cutRuns(arena[start:], labels, sorted[off[v]:off[v]+uint64(d.vs[v].degree)], back[space[v]:space[v+1]])
 			d.adj[v] = arena[start : start+k : start+k+1]
-			d.mask[v] = maskOf(d.adj[v])
+			d.vs[v].mask = maskOf(d.adj[v])
 		}
 	})
 	// The label index from the (label, id) order, the id table in one allocation.
@@ -161,10 +158,10 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	}
 	var half uint64
 	for v := range n {
-		d.alive[v] = true
+		d.vs[v].alive = true
 		d.all[v], d.posAll[v] = uint32(v), uint32(v)
 		d.mapID(orig[v], uint32(v))
-		half += uint64(d.degree[v])
+		half += uint64(d.vs[v].degree)
 	}
 	if len(d.ids) > 0 || d.table != nil {
 		// An original id given to two vertices would have left the first unmapped.
@@ -268,8 +265,7 @@ func (d *Graph) Clone() *Graph { return d.Filtered(nil) }
 func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	n := len(d.adj)
 	c := &Graph{
-		labels: slices.Clone(d.labels), alive: slices.Clone(d.alive), orig: slices.Clone(d.orig),
-		degree: make([]uint32, n), mask: make([]uint64, n), table: slices.Clone(d.table),
+		vs: slices.Clone(d.vs), orig: slices.Clone(d.orig), table: slices.Clone(d.table),
 		ids: maps.Clone(d.ids), byLabel: make(map[uint32][]uint32, len(d.byLabel)),
 		posLabel: slices.Clone(d.posLabel), all: slices.Clone(d.all), posAll: slices.Clone(d.posAll),
 		free: slices.Clone(d.free), dead: d.dead,
@@ -280,7 +276,7 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	for l, vs := range d.byLabel {
 		c.byLabel[l] = slices.Clone(vs)
 	}
-	kept := func(v int, r *Run) bool { return keep == nil || keep(d.labels[v], r.VertexLabel) }
+	kept := func(v int, r *Run) bool { return keep == nil || keep(d.vs[v].label, r.VertexLabel) }
 	// Where each vertex's runs and lists go: one arena of runs (room for one more per vertex)
 	// and one array of lists.
 	runAt := make([]uint64, n+1)
@@ -310,6 +306,8 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 			}
 			dst := arena[runAt[v]:runAt[v]:runAt[v+1]]
 			pos := nbAt[v]
+			cv := &c.vs[v]
+			cv.degree = 0
 			for i := range runs {
 				if !kept(v, &runs[i]) {
 					continue
@@ -319,11 +317,11 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 				copy(back[pos:], nb)
 				dst = append(dst, Run{VertexLabel: runs[i].VertexLabel, EdgeLabel: runs[i].EdgeLabel, Neighbors: back[pos : pos+m : pos+m+m/8+1]})
 				pos += m + m/8 + 1
-				c.degree[v] += uint32(m)
+				cv.degree += uint32(m)
 			}
 			c.adj[v] = dst
-			c.mask[v] = maskOf(dst)
-			h += uint64(c.degree[v])
+			cv.mask = maskOf(dst)
+			h += uint64(cv.degree)
 		}
 		half.Add(h)
 	})

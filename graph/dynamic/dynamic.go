@@ -47,15 +47,10 @@ type Run struct {
 // Graph is a mutable labelled graph. It is not safe for concurrent mutation; concurrent readers
 // are safe while nobody mutates.
 type Graph struct {
-	labels []uint32
-	alive  []bool
-	orig   []int64
-	degree []uint32
-	adj    [][]Run
-	// mask[v] indexes v's runs in O(1) in the common case: while bit 63 is clear, every run of v
-	// has edge label 0 and a vertex label below 63, and bit l says a run of vertex label l is
-	// present (its index is the number of lower bits set). Bit 63 set: binary search.
-	mask []uint64
+	// vs[v] is what an edge lookup or update reads of v first, in one cache line.
+	vs   []vertex
+	orig []int64
+	adj  [][]Run
 
 	// Original id -> dense id: table[id] = dense+1 for small non-negative ids, the map otherwise.
 	table []uint32
@@ -81,17 +76,13 @@ func New() *Graph {
 func FromGraph(g *graph.Graph) *Graph {
 	n := g.NumVertices()
 	d := New()
-	d.labels = slices.Clone(g.VertexLabels())
-	d.alive = make([]bool, n)
+	d.vs = vertices(g.VertexLabels())
 	d.orig = make([]int64, n)
-	d.degree = make([]uint32, n)
 	d.adj = make([][]Run, n)
-	d.mask = make([]uint64, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
 	for v := range n {
 		u := uint32(v)
-		d.alive[v] = true
 		d.orig[v] = g.OriginalID(u)
 		d.mapID(d.orig[v], u)
 		d.index(u)
@@ -109,8 +100,8 @@ func FromGraph(g *graph.Graph) *Graph {
 			rs[i] = Run{VertexLabel: r.VertexLabel, EdgeLabel: r.EdgeLabel, Neighbors: back[start : start+len(nb) : start+len(nb)]}
 		}
 		d.adj[v] = rs
-		d.mask[v] = maskOf(rs)
-		d.degree[v] = uint32(g.Degree(u))
+		d.vs[v].mask = maskOf(rs)
+		d.vs[v].degree = uint32(g.Degree(u))
 	}
 	d.numEdges = g.NumEdges()
 	return d
@@ -151,14 +142,14 @@ func (d *Graph) lookupAny(id int64) (uint32, bool) {
 // Lookup returns the dense id of the alive vertex with original id id.
 func (d *Graph) Lookup(id int64) (uint32, bool) {
 	v, ok := d.lookupAny(id)
-	if !ok || !d.alive[v] {
+	if !ok || !d.vs[v].alive {
 		return 0, false
 	}
 	return v, true
 }
 
 func (d *Graph) index(v uint32) {
-	l := d.labels[v]
+	l := d.vs[v].label
 	list := d.byLabel[l]
 	d.posLabel[v] = uint32(len(list))
 	d.byLabel[l] = append(list, v)
@@ -167,7 +158,7 @@ func (d *Graph) index(v uint32) {
 }
 
 func (d *Graph) unindex(v uint32) {
-	l := d.labels[v]
+	l := d.vs[v].label
 	list := d.byLabel[l]
 	i := d.posLabel[v]
 	last := list[len(list)-1]
@@ -188,7 +179,7 @@ func (d *Graph) unindex(v uint32) {
 
 // IDBound returns one more than the largest dense id in use (alive or deleted): the size of
 // arrays indexed by vertex.
-func (d *Graph) IDBound() int { return len(d.labels) }
+func (d *Graph) IDBound() int { return len(d.vs) }
 
 // NumVertices returns the number of alive vertices.
 func (d *Graph) NumVertices() int { return len(d.all) }
@@ -197,16 +188,16 @@ func (d *Graph) NumVertices() int { return len(d.all) }
 func (d *Graph) NumEdges() uint64 { return d.numEdges }
 
 // Alive reports whether dense id v is an alive vertex.
-func (d *Graph) Alive(v uint32) bool { return int(v) < len(d.alive) && d.alive[v] }
+func (d *Graph) Alive(v uint32) bool { return int(v) < len(d.vs) && d.vs[v].alive }
 
 // Label returns the label of v.
-func (d *Graph) Label(v uint32) uint32 { return d.labels[v] }
+func (d *Graph) Label(v uint32) uint32 { return d.vs[v].label }
 
 // OriginalID returns the id v had in the input.
 func (d *Graph) OriginalID(v uint32) int64 { return d.orig[v] }
 
 // Degree returns the number of neighbours of v.
-func (d *Graph) Degree(v uint32) int { return int(d.degree[v]) }
+func (d *Graph) Degree(v uint32) int { return int(d.vs[v].degree) }
 
 // Runs returns the runs of v sorted by (vertex label, edge label). The slices alias the graph's
 // storage: valid until the next mutation, not to be modified.
@@ -217,6 +208,27 @@ func (d *Graph) Vertices() []uint32 { return d.all }
 
 // VerticesWithLabel returns the alive vertices with label l, unordered (aliases storage).
 func (d *Graph) VerticesWithLabel(l uint32) []uint32 { return d.byLabel[l] }
+
+// vertex is a vertex's label, degree and run mask, kept together so that an edge lookup or
+// update reads them at once.
+type vertex struct {
+	// mask indexes the runs in O(1) in the common case: while bit 63 is clear, every run has
+	// edge label 0 and a vertex label below 63, and bit l says a run of vertex label l is
+	// present (its index is the number of lower bits set). Bit 63 set: binary search.
+	mask   uint64
+	label  uint32
+	degree uint32
+	alive  bool
+}
+
+// vertices returns n alive vertices with the given labels, degree 0 and no runs.
+func vertices(labels []uint32) []vertex {
+	vs := make([]vertex, len(labels))
+	for v, l := range labels {
+		vs[v] = vertex{label: l, alive: true}
+	}
+	return vs
+}
 
 const slowMask = 1 << 63
 
@@ -267,7 +279,7 @@ func (d *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
 
 // DegreeWith returns len(NeighborsWith(v, vl, el)), with fewer memory reads in the common case.
 func (d *Graph) DegreeWith(v, vl, el uint32) int {
-	if m := d.mask[v]; m&slowMask == 0 && el == 0 && vl < 63 {
+	if m := d.vs[v].mask; m&slowMask == 0 && el == 0 && vl < 63 {
 		if m&(1<<vl) == 0 {
 			return 0
 		}
@@ -279,7 +291,7 @@ func (d *Graph) DegreeWith(v, vl, el uint32) int {
 // runIndex returns the index of v's run (vl, el), or where it would be inserted: from the
 // label mask when it applies, else by search.
 func (d *Graph) runIndex(v, vl, el uint32) (int, bool) {
-	if m := d.mask[v]; m&slowMask == 0 && el == 0 && vl < 63 {
+	if m := d.vs[v].mask; m&slowMask == 0 && el == 0 && vl < 63 {
 		return bits.OnesCount64(m & (1<<vl - 1)), m&(1<<vl) != 0
 	}
 	return findRun(d.adj[v], vl, el)
@@ -298,11 +310,11 @@ func (d *Graph) RunsWithVertexLabel(v, vl uint32) []Run {
 
 // EdgeLabel returns the label of edge u-v and whether it exists.
 func (d *Graph) EdgeLabel(u, v uint32) (uint32, bool) {
-	if d.degree[u] > d.degree[v] {
+	if d.vs[u].degree > d.vs[v].degree {
 		u, v = v, u
 	}
-	vl := d.labels[v]
-	if d.mask[u]&slowMask == 0 {
+	vl := d.vs[v].label
+	if d.vs[u].mask&slowMask == 0 {
 		_, ok := slices.BinarySearch(d.NeighborsWith(u, vl, 0), v)
 		return 0, ok
 	}
@@ -318,10 +330,10 @@ func (d *Graph) EdgeLabel(u, v uint32) (uint32, bool) {
 
 // HasEdgeLabelled reports whether u-v is an edge with label el.
 func (d *Graph) HasEdgeLabelled(u, v, el uint32) bool {
-	if d.degree[u] > d.degree[v] {
+	if d.vs[u].degree > d.vs[v].degree {
 		u, v = v, u
 	}
-	_, ok := slices.BinarySearch(d.NeighborsWith(u, d.labels[v], el), v)
+	_, ok := slices.BinarySearch(d.NeighborsWith(u, d.vs[v].label, el), v)
 	return ok
 }
 
@@ -330,11 +342,11 @@ func (d *Graph) HasEdgeLabelled(u, v, el uint32) bool {
 // back with its old dense id.
 func (d *Graph) AddVertex(id int64, l uint32) (uint32, error) {
 	if v, ok := d.lookupAny(id); ok {
-		if d.alive[v] {
-			return v, fmt.Errorf("vertex %d: %w (label %d)", id, ErrVertexExists, d.labels[v])
+		if d.vs[v].alive {
+			return v, fmt.Errorf("vertex %d: %w (label %d)", id, ErrVertexExists, d.vs[v].label)
 		}
-		d.alive[v] = true
-		d.labels[v] = l
+		d.vs[v].alive = true
+		d.vs[v].label = l
 		d.dead--
 		d.index(v)
 		return v, nil
@@ -343,19 +355,16 @@ func (d *Graph) AddVertex(id int64, l uint32) (uint32, error) {
 	if k := len(d.free); k > 0 {
 		v = d.free[k-1]
 		d.free = d.free[:k-1]
-		d.labels[v], d.alive[v], d.orig[v], d.degree[v], d.mask[v] = l, true, id, 0, 0
+		d.vs[v].label, d.vs[v].alive, d.orig[v], d.vs[v].degree, d.vs[v].mask = l, true, id, 0, 0
 		d.adj[v] = d.adj[v][:0]
 	} else {
-		if len(d.labels) >= graph.MaxVertices {
+		if len(d.vs) >= graph.MaxVertices {
 			return 0, fmt.Errorf("vertex %d: %w (at most %d)", id, ErrTooManyIDs, uint64(graph.MaxVertices))
 		}
-		v = uint32(len(d.labels))
-		d.labels = append(d.labels, l)
-		d.alive = append(d.alive, true)
+		v = uint32(len(d.vs))
+		d.vs = append(d.vs, vertex{label: l, alive: true})
 		d.orig = append(d.orig, id)
-		d.degree = append(d.degree, 0)
 		d.adj = append(d.adj, nil)
-		d.mask = append(d.mask, 0)
 		d.posLabel = append(d.posLabel, 0)
 		d.posAll = append(d.posAll, 0)
 	}
@@ -369,13 +378,13 @@ func (d *Graph) DeleteVertex(v uint32) error {
 	if !d.Alive(v) {
 		return fmt.Errorf("vertex %d: %w", v, ErrNoVertex)
 	}
-	if d.degree[v] != 0 {
-		return fmt.Errorf("vertex %d: %w (%d)", d.orig[v], ErrVertexHasEdge, d.degree[v])
+	if d.vs[v].degree != 0 {
+		return fmt.Errorf("vertex %d: %w (%d)", d.orig[v], ErrVertexHasEdge, d.vs[v].degree)
 	}
 	d.unindex(v)
-	d.alive[v] = false
+	d.vs[v].alive = false
 	d.adj[v] = nil
-	d.mask[v] = 0
+	d.vs[v].mask = 0
 	d.dead++
 	return nil
 }
@@ -385,10 +394,10 @@ func (d *Graph) AddEdge(u, v, el uint32) error {
 	if err := d.checkPair(u, v); err != nil {
 		return err
 	}
-	if d.degree[u] > d.degree[v] {
+	if d.vs[u].degree > d.vs[v].degree {
 		u, v = v, u // the presence check searches the shorter list
 	}
-	if el == 0 && d.mask[u]&slowMask == 0 {
+	if el == 0 && d.vs[u].mask&slowMask == 0 {
 		// Every edge of u has label 0: the run that the insertion searches is the only one
 		// that could hold v.
 		if !d.insertNew(u, v) {
@@ -410,11 +419,11 @@ func (d *Graph) DeleteEdge(u, v uint32) (uint32, error) {
 	if err := d.checkPair(u, v); err != nil {
 		return 0, err
 	}
-	if d.degree[u] > d.degree[v] {
+	if d.vs[u].degree > d.vs[v].degree {
 		u, v = v, u // the presence check searches the shorter list
 	}
 	var el uint32
-	if d.mask[u]&slowMask == 0 {
+	if d.vs[u].mask&slowMask == 0 {
 		// Every edge of u has label 0: v can only be in one run.
 		if !d.deleteChecked(u, v, 0, true) {
 			return 0, fmt.Errorf("edge %d-%d: %w", d.orig[u], d.orig[v], ErrNoEdge)
@@ -453,7 +462,7 @@ func (d *Graph) insertNew(u, v uint32) bool { return d.insertChecked(u, v, 0, tr
 // when v is in that run already.
 func (d *Graph) insertChecked(u, v, el uint32, check bool) bool {
 	runs := d.adj[u]
-	vl := d.labels[v]
+	vl := d.vs[v].label
 	i, ok := d.runIndex(u, vl, el)
 	j := 0
 	if ok {
@@ -465,13 +474,13 @@ func (d *Graph) insertChecked(u, v, el uint32, check bool) bool {
 		runs = slices.Insert(runs, i, Run{VertexLabel: vl, EdgeLabel: el})
 		d.adj[u] = runs
 		if el != 0 || vl >= 63 {
-			d.mask[u] |= slowMask
+			d.vs[u].mask |= slowMask
 		} else {
-			d.mask[u] |= 1 << vl
+			d.vs[u].mask |= 1 << vl
 		}
 	}
 	runs[i].Neighbors = slices.Insert(runs[i].Neighbors, j, v)
-	d.degree[u]++
+	d.vs[u].degree++
 	return true
 }
 
@@ -481,7 +490,7 @@ func (d *Graph) deleteHalf(u, v, el uint32) { d.deleteChecked(u, v, el, false) }
 // when v is not there.
 func (d *Graph) deleteChecked(u, v, el uint32, check bool) bool {
 	runs := d.adj[u]
-	i, ok := d.runIndex(u, d.labels[v], el)
+	i, ok := d.runIndex(u, d.vs[v].label, el)
 	if check && !ok {
 		return false
 	}
@@ -493,13 +502,13 @@ func (d *Graph) deleteChecked(u, v, el uint32, check bool) bool {
 	nb = slices.Delete(nb, j, j+1)
 	if len(nb) == 0 {
 		d.adj[u] = slices.Delete(runs, i, i+1)
-		if d.mask[u]&slowMask == 0 {
-			d.mask[u] &^= 1 << d.labels[v]
+		if d.vs[u].mask&slowMask == 0 {
+			d.vs[u].mask &^= 1 << d.vs[v].label
 		}
 	} else {
 		runs[i].Neighbors = nb
 	}
-	d.degree[u]--
+	d.vs[u].degree--
 	return true
 }
 
@@ -520,13 +529,13 @@ func (d *Graph) Compact() {
 				runs[i].Neighbors = slices.Clip(slices.Clone(nb))
 			}
 		}
-		d.mask[v] = maskOf(runs)
+		d.vs[v].mask = maskOf(runs)
 	}
 	if d.dead == 0 {
 		return
 	}
-	for v := range d.alive {
-		if d.alive[v] {
+	for v := range d.vs {
+		if d.vs[v].alive {
 			continue
 		}
 		if w, ok := d.lookupAny(d.orig[v]); ok && w == uint32(v) {
@@ -552,7 +561,7 @@ func (d *Graph) Snapshot() (*graph.Graph, error) {
 		return 0
 	})
 	for _, v := range vs {
-		if err := b.SetVertexLabel(d.orig[v], d.labels[v]); err != nil {
+		if err := b.SetVertexLabel(d.orig[v], d.vs[v].label); err != nil {
 			return nil, err
 		}
 	}
@@ -577,7 +586,7 @@ func (d *Graph) Validate() error {
 	alive := 0
 	for v := range d.adj {
 		u := uint32(v)
-		if !d.alive[v] {
+		if !d.vs[v].alive {
 			if len(d.adj[v]) != 0 {
 				return fmt.Errorf("deleted vertex %d has runs", v)
 			}
@@ -587,11 +596,11 @@ func (d *Graph) Validate() error {
 		if w, ok := d.Lookup(d.orig[v]); !ok || w != u {
 			return fmt.Errorf("vertex %d: original id %d does not map back", v, d.orig[v])
 		}
-		if d.byLabel[d.labels[v]][d.posLabel[v]] != u || d.all[d.posAll[v]] != u {
+		if d.byLabel[d.vs[v].label][d.posLabel[v]] != u || d.all[d.posAll[v]] != u {
 			return fmt.Errorf("vertex %d: label index broken", v)
 		}
-		if m := maskOf(d.adj[v]); d.mask[v] != m && d.mask[v]&slowMask == 0 {
-			return fmt.Errorf("vertex %d: run mask %x, runs give %x", v, d.mask[v], m)
+		if m := maskOf(d.adj[v]); d.vs[v].mask != m && d.vs[v].mask&slowMask == 0 {
+			return fmt.Errorf("vertex %d: run mask %x, runs give %x", v, d.vs[v].mask, m)
 		}
 		deg := 0
 		for i, r := range d.adj[v] {
@@ -608,7 +617,7 @@ func (d *Graph) Validate() error {
 				if j > 0 && r.Neighbors[j-1] >= w {
 					return fmt.Errorf("vertex %d: run not strictly increasing", v)
 				}
-				if !d.Alive(w) || w == u || d.labels[w] != r.VertexLabel {
+				if !d.Alive(w) || w == u || d.vs[w].label != r.VertexLabel {
 					return fmt.Errorf("vertex %d: bad neighbour %d", v, w)
 				}
 				if !d.HasEdgeLabelled(w, u, r.EdgeLabel) {
@@ -617,8 +626,8 @@ func (d *Graph) Validate() error {
 			}
 			deg += len(r.Neighbors)
 		}
-		if deg != int(d.degree[v]) {
-			return fmt.Errorf("vertex %d: degree %d, lists hold %d", v, d.degree[v], deg)
+		if deg != int(d.vs[v].degree) {
+			return fmt.Errorf("vertex %d: degree %d, lists hold %d", v, d.vs[v].degree, deg)
 		}
 		half += uint64(deg)
 	}
