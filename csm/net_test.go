@@ -1,12 +1,14 @@
 package csm
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
 )
 
 // TestNetSingleEdge: on random single edge updates (both orders of the endpoints, valid and
@@ -129,6 +131,65 @@ func TestNetZeroAllocs(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(100, step); a != 0 {
 		t.Errorf("%.1f allocations per four updates", a)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnanchoredZeroAllocs: the CPU engine's path for an edge update no pattern pair anchors
+// (the dense ids looked up once, the change checked by the graph itself) applies the update,
+// refuses an invalid one, and allocates nothing once warm.
+func TestUnanchoredZeroAllocs(t *testing.T) {
+	g := dynamic.FromGraph(gen.RandomGraph(3, 100, 0.05, 2, 1)) // labels 0 and 1
+	p, err := pattern.Parse("(a:5)-(b:5)-(c:6)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(g, []*pattern.Pattern{p}, Options{Threads: 1, SkipInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u, v int64 = -1, -1
+	for a := range int64(100) {
+		for b := a + 1; b < 100; b++ {
+			x, _ := g.Lookup(a)
+			y, _ := g.Lookup(b)
+			if _, ok := g.EdgeLabel(x, y); !ok {
+				u, v = b, a
+			}
+		}
+	}
+	ctx := context.Background()
+	ins := []updates.Update{{Kind: updates.InsertEdge, U: u, V: v, Label: 1}}
+	del := []updates.Update{{Kind: updates.DeleteEdge, U: v, V: u, Label: 1, HasLabel: true}}
+	wrong := []updates.Update{{Kind: updates.DeleteEdge, U: v, V: u, Label: 0, HasLabel: true}}
+	var res Result
+	edges := g.NumEdges()
+	if err := m.Apply(ctx, ins, nil, &res); err != nil || res.Applied != 1 || g.NumEdges() != edges+1 {
+		t.Fatalf("insert: %v, %d applied, %d edges (had %d)", err, res.Applied, g.NumEdges(), edges)
+	}
+	if err := m.Apply(ctx, ins, nil, &res); err != nil || res.Skipped != 1 || g.NumEdges() != edges+1 {
+		t.Fatalf("duplicate insert: %v, %d skipped, %d edges", err, res.Skipped, g.NumEdges())
+	}
+	if err := m.Apply(ctx, wrong, nil, &res); err != nil || res.Skipped != 1 || g.NumEdges() != edges+1 {
+		t.Fatalf("delete with another label: %v, %d skipped, %d edges", err, res.Skipped, g.NumEdges())
+	}
+	if err := m.Apply(ctx, del, nil, &res); err != nil || res.Applied != 1 || g.NumEdges() != edges {
+		t.Fatalf("delete: %v, %d applied, %d edges (had %d)", err, res.Applied, g.NumEdges(), edges)
+	}
+	step := func() {
+		for _, b := range [][]updates.Update{ins, del} {
+			if err := m.Apply(ctx, b, nil, &res); err != nil || res.Applied != 1 {
+				t.Fatalf("%v, %d applied", err, res.Applied)
+			}
+		}
+	}
+	for range 10 {
+		step()
+	}
+	if a := testing.AllocsPerRun(100, step); a != 0 {
+		t.Errorf("%.1f allocations per insert+delete", a)
 	}
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)

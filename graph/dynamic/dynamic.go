@@ -471,7 +471,13 @@ func (d *Graph) insertChecked(u, v, el uint32, check bool) bool {
 			return false
 		}
 	} else {
-		runs = slices.Insert(runs, i, Run{VertexLabel: vl, EdgeLabel: el})
+		// A new run reuses the list of the last run deleted from u (kept past the runs' end by
+		// deleteChecked), so that an edge inserted and deleted again allocates nothing.
+		var spare []uint32
+		if len(runs) < cap(runs) {
+			spare = runs[:len(runs)+1][len(runs)].Neighbors[:0]
+		}
+		runs = slices.Insert(runs, i, Run{VertexLabel: vl, EdgeLabel: el, Neighbors: spare})
 		d.adj[u] = runs
 		if el != 0 || vl >= 63 {
 			d.vs[u].mask |= slowMask
@@ -501,7 +507,9 @@ func (d *Graph) deleteChecked(u, v, el uint32, check bool) bool {
 	}
 	nb = slices.Delete(nb, j, j+1)
 	if len(nb) == 0 {
-		d.adj[u] = slices.Delete(runs, i, i+1)
+		runs = slices.Delete(runs, i, i+1)
+		runs[:len(runs)+1][len(runs)].Neighbors = nb // for the next new run (insertChecked)
+		d.adj[u] = runs
 		if d.vs[u].mask&slowMask == 0 {
 			d.vs[u].mask &^= 1 << d.vs[v].label
 		}
