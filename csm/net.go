@@ -363,17 +363,17 @@ func (n *Net) applyEdge(u *updates.Update) bool {
 func (n *Net) applyEdgeAt(u *updates.Update, x, y uint32, c PairChange) bool {
 	g := n.g
 	if u.Kind == updates.InsertEdge {
-		if g.AddEdge(x, y, u.Label) != nil {
+		if !g.InsertEdge(x, y, u.Label) {
 			return false
 		}
 		c.New = PairState{Present: true, Label: u.Label}
 	} else {
-		l, err := g.DeleteEdge(x, y)
-		if err != nil {
+		l, ok := g.RemoveEdge(x, y)
+		if !ok {
 			return false
 		}
 		if u.HasLabel && l != u.Label {
-			_ = g.AddEdge(x, y, l) // put back: the deletion names another label
+			g.InsertEdge(x, y, l) // put back: the deletion names another label
 			return false
 		}
 		c.Old = PairState{Present: true, Label: l}

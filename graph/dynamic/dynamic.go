@@ -391,8 +391,24 @@ func (d *Graph) DeleteVertex(v uint32) error {
 
 // AddEdge inserts the edge u-v with label el between alive vertices.
 func (d *Graph) AddEdge(u, v, el uint32) error {
+	if d.InsertEdge(u, v, el) {
+		return nil
+	}
 	if err := d.checkPair(u, v); err != nil {
 		return err
+	}
+	if d.vs[u].degree > d.vs[v].degree {
+		u, v = v, u
+	}
+	l, _ := d.EdgeLabel(u, v)
+	return fmt.Errorf("edge %d-%d: %w (label %d)", d.orig[u], d.orig[v], ErrEdgeExists, l)
+}
+
+// InsertEdge is AddEdge for a caller that needs no error: false (the graph unchanged) where
+// AddEdge fails. It allocates nothing when the vertices' lists have room.
+func (d *Graph) InsertEdge(u, v, el uint32) bool {
+	if !d.pairOK(u, v) {
+		return false
 	}
 	if d.vs[u].degree > d.vs[v].degree {
 		u, v = v, u // the presence check searches the shorter list
@@ -401,23 +417,38 @@ func (d *Graph) AddEdge(u, v, el uint32) error {
 		// Every edge of u has label 0: the run that the insertion searches is the only one
 		// that could hold v.
 		if !d.insertNew(u, v) {
-			return fmt.Errorf("edge %d-%d: %w (label 0)", d.orig[u], d.orig[v], ErrEdgeExists)
+			return false
 		}
 	} else {
-		if l, ok := d.EdgeLabel(u, v); ok {
-			return fmt.Errorf("edge %d-%d: %w (label %d)", d.orig[u], d.orig[v], ErrEdgeExists, l)
+		if _, ok := d.EdgeLabel(u, v); ok {
+			return false
 		}
 		d.insertHalf(u, v, el)
 	}
 	d.insertHalf(v, u, el)
 	d.numEdges++
-	return nil
+	return true
 }
 
 // DeleteEdge removes the edge u-v and returns its label.
 func (d *Graph) DeleteEdge(u, v uint32) (uint32, error) {
+	if el, ok := d.RemoveEdge(u, v); ok {
+		return el, nil
+	}
 	if err := d.checkPair(u, v); err != nil {
 		return 0, err
+	}
+	if d.vs[u].degree > d.vs[v].degree {
+		u, v = v, u
+	}
+	return 0, fmt.Errorf("edge %d-%d: %w", d.orig[u], d.orig[v], ErrNoEdge)
+}
+
+// RemoveEdge is DeleteEdge for a caller that needs no error: false (the graph unchanged) where
+// DeleteEdge fails. It allocates nothing.
+func (d *Graph) RemoveEdge(u, v uint32) (uint32, bool) {
+	if !d.pairOK(u, v) {
+		return 0, false
 	}
 	if d.vs[u].degree > d.vs[v].degree {
 		u, v = v, u // the presence check searches the shorter list
@@ -426,19 +457,22 @@ func (d *Graph) DeleteEdge(u, v uint32) (uint32, error) {
 	if d.vs[u].mask&slowMask == 0 {
 		// Every edge of u has label 0: v can only be in one run.
 		if !d.deleteChecked(u, v, 0, true) {
-			return 0, fmt.Errorf("edge %d-%d: %w", d.orig[u], d.orig[v], ErrNoEdge)
+			return 0, false
 		}
 	} else {
 		var ok bool
 		if el, ok = d.EdgeLabel(u, v); !ok {
-			return 0, fmt.Errorf("edge %d-%d: %w", d.orig[u], d.orig[v], ErrNoEdge)
+			return 0, false
 		}
 		d.deleteHalf(u, v, el)
 	}
 	d.deleteHalf(v, u, el)
 	d.numEdges--
-	return el, nil
+	return el, true
 }
+
+// pairOK reports whether u and v are distinct alive vertices (checkPair without the error).
+func (d *Graph) pairOK(u, v uint32) bool { return u != v && d.Alive(u) && d.Alive(v) }
 
 func (d *Graph) checkPair(u, v uint32) error {
 	if !d.Alive(u) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -247,5 +248,65 @@ func TestFiltered(t *testing.T) {
 		if f.NumEdges() != want/2 {
 			t.Fatalf("seed %d: %d edges, want %d", seed, f.NumEdges(), want/2)
 		}
+	}
+}
+
+// TestInsertRemoveNoAllocs: once a vertex's lists have room, inserting and removing edges
+// (labelled too, creating and emptying runs) allocates nothing, and the refusals (present,
+// missing, self-loop, deleted vertex) leave the graph unchanged.
+func TestInsertRemoveNoAllocs(t *testing.T) {
+	d := FromGraph(gen.RandomGraph(5, 60, 0.1, 3, 2))
+	var gone uint32
+	for v := range uint32(d.IDBound()) {
+		if d.Degree(v) == 0 {
+			continue
+		}
+		gone = v
+		for _, r := range slices.Clone(d.Runs(v)) {
+			for _, w := range slices.Clone(r.Neighbors) {
+				if _, ok := d.RemoveEdge(v, w); !ok {
+					t.Fatalf("remove %d-%d", v, w)
+				}
+			}
+		}
+		if err := d.DeleteVertex(v); err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	var u, v uint32
+	for a := range uint32(d.IDBound()) {
+		for b := a + 1; b < uint32(d.IDBound()); b++ {
+			if _, ok := d.EdgeLabel(a, b); !ok && d.Alive(a) && d.Alive(b) {
+				u, v = a, b
+			}
+		}
+	}
+	edges := d.NumEdges()
+	step := func() {
+		for _, el := range []uint32{0, 1, 7} {
+			if !d.InsertEdge(u, v, el) || d.InsertEdge(v, u, el) || d.InsertEdge(u, v, el+1) {
+				t.Fatal("insert")
+			}
+			if l, ok := d.RemoveEdge(v, u); !ok || l != el {
+				t.Fatalf("remove: %d %v", l, ok)
+			}
+			if _, ok := d.RemoveEdge(u, v); ok {
+				t.Fatal("removed a missing edge")
+			}
+		}
+		if d.InsertEdge(u, u, 0) || d.InsertEdge(u, gone, 0) {
+			t.Fatal("self-loop or deleted vertex")
+		}
+	}
+	step()
+	if a := testing.AllocsPerRun(50, step); a != 0 {
+		t.Errorf("%.1f allocations per step", a)
+	}
+	if d.NumEdges() != edges {
+		t.Fatalf("%d edges, had %d", d.NumEdges(), edges)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
 	}
 }

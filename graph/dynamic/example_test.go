@@ -39,3 +39,23 @@ func ExampleGraph_Filtered() {
 	// Output:
 	// 3 edges, 2 kept; 3 vertices
 }
+
+// InsertEdge and RemoveEdge are AddEdge and DeleteEdge for a hot loop that needs no error:
+// false where those fail (an edge already present, a missing one, a self-loop), the graph
+// unchanged.
+func ExampleGraph_InsertEdge() {
+	g, err := dynamic.Build([]int64{10, 20, 30}, []uint32{0, 1, 1}, []uint32{0}, []uint32{1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(g.InsertEdge(0, 2, 5), g.InsertEdge(0, 1, 0), g.InsertEdge(1, 1, 0))
+	l, ok := g.RemoveEdge(2, 0)
+	fmt.Println(l, ok)
+	_, ok = g.RemoveEdge(2, 0)
+	fmt.Println(ok, g.NumEdges())
+	// Output:
+	// true false false
+	// 5 true
+	// false 1
+}
