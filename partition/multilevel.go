@@ -333,16 +333,27 @@ func (w *wgraph) grow(k int, maxW uint64, rng *rand.Rand) ([]uint32, []uint64) {
 // refineWeights runs up to passes greedy boundary passes: a vertex moves to the neighbouring part
 // it is most connected to when that lowers the cut (or leaves it equal and evens the weights),
 // within maxW; a vertex of a part over maxW moves to the best part with room whatever the gain.
-func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes int, rng *rand.Rand) {
+// Large levels scan the neighbourhoods on threads goroutines (speculator) with the same outcome.
+func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes int, rng *rand.Rand, threads int) {
 	k := len(pw)
 	conn := make([]uint64, k)
-	var touched []uint32
+	var cands []partConn
 	order := blockOrder(w.n(), rng)
 	// active[v]: v's neighbourhood changed since it was last examined (a neighbour moved), or its
 	// part is over maxW; the others would make the same decision again and are skipped.
 	active := make([]bool, w.n())
 	for i := range active {
 		active[i] = true
+	}
+	var spec *speculator
+	var dirty []uint32 // dirty[v] == stamp: a neighbour of v moved in the current batch
+	stamp := uint32(0)
+	batch := len(order)
+	if threads > 1 && w.n() >= parMinVertices {
+		spec = newSpeculator(w, part, active, k, threads)
+		defer spec.stop()
+		dirty = make([]uint32, w.n())
+		batch = specBatch
 	}
 	for pass := range passes {
 		if pass > 0 && overweight(pw, maxW) > 0 {
@@ -353,41 +364,54 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 			}
 		}
 		moved := 0
-		for _, v := range order {
-			if !active[v] {
-				continue
+		for b := 0; b < len(order); b += batch {
+			vs := order[b:min(len(order), b+batch)]
+			if spec != nil {
+				stamp++
+				spec.run(vs)
 			}
-			active[v] = false
-			a := part[v]
-			touched = touched[:0]
-			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
-				p := part[w.adj[j]]
-				if conn[p] == 0 {
-					touched = append(touched, p)
-				}
-				conn[p] += w.ew[j]
-			}
-			internal := conn[a]
-			best, bestConn := a, uint64(0)
-			for _, p := range touched {
-				if p == a || pw[p]+w.vw[v] > maxW {
+			for i, v := range vs {
+				if !active[v] {
 					continue
 				}
-				if best == a || conn[p] > bestConn || conn[p] == bestConn && pw[p] < pw[best] {
-					best, bestConn = p, conn[p]
+				active[v] = false
+				c, ok := []partConn(nil), false
+				if spec != nil && dirty[v] != stamp {
+					c, ok = spec.cands(i)
 				}
-			}
-			if best != a && (bestConn > internal || bestConn == internal && pw[best]+w.vw[v] < pw[a] || pw[a] > maxW) {
-				part[v] = best
-				pw[a] -= w.vw[v]
-				pw[best] += w.vw[v]
-				moved++
-				for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
-					active[u] = true
+				if !ok {
+					cands = w.gather(part, v, conn, cands[:0])
+					c = cands
 				}
-			}
-			for _, p := range touched {
-				conn[p] = 0
+				a := part[v]
+				internal := uint64(0)
+				best, bestConn := a, uint64(0)
+				for _, pc := range c {
+					p := pc.p
+					if p == a {
+						internal = pc.c
+					}
+					if p == a || pw[p]+w.vw[v] > maxW {
+						continue
+					}
+					if best == a || pc.c > bestConn || pc.c == bestConn && pw[p] < pw[best] {
+						best, bestConn = p, pc.c
+					}
+				}
+				if best != a && (bestConn > internal || bestConn == internal && pw[best]+w.vw[v] < pw[a] || pw[a] > maxW) {
+					part[v] = best
+					pw[a] -= w.vw[v]
+					pw[best] += w.vw[v]
+					moved++
+					for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
+						active[u] = true
+					}
+					if spec != nil {
+						for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
+							dirty[u] = stamp
+						}
+					}
+				}
 			}
 		}
 		// Gains have vanished when fewer than 1 vertex in 1000 moved: the next passes would still
@@ -462,8 +486,8 @@ func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint
 
 // multilevel assigns the finest level's vertices to k parts of weight at most maxW where it can
 // (of is overwritten): the coarsest level partitioned, then projected and refined level by level.
-// It returns false when ctx ended.
-func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+// Large levels are refined on threads goroutines. It returns false when ctx ended.
+func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes int, of []uint32, seed uint64, threads int) bool {
 	fine := h.levels[0]
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
 	coarse := h.levels[len(h.levels)-1]
@@ -471,7 +495,7 @@ func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes i
 	var pw []uint64
 	for try := range 12 {
 		p, w := coarse.grow(k, maxW, rng)
-		coarse.refineWeights(p, w, maxW, passes, rng)
+		coarse.refineWeights(p, w, maxW, passes, rng, threads)
 		if try == 0 || better(coarse, p, w, part, pw, maxW) {
 			part, pw = p, w
 		}
@@ -485,7 +509,7 @@ func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes i
 			fine[v] = part[c]
 		}
 		part = fine
-		h.levels[l].refineWeights(part, pw, maxW, passes, rng)
+		h.levels[l].refineWeights(part, pw, maxW, passes, rng, threads)
 	}
 	copy(of, part)
 	return true
@@ -528,6 +552,9 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	results := make([]*Partitioning, cuts)
 	errs := make([]error, cuts)
 	workers := min(cuts, runtime.GOMAXPROCS(0))
+	// Each run's parallel steps get an equal share of the threads (more goroutines than threads
+	// would make every batch's barrier wait for the scheduler's time slices).
+	threads := max(1, runtime.GOMAXPROCS(0)/workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -537,7 +564,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				if i >= cuts {
 					return
 				}
-				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
+				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total, threads)
 			}
 		})
 	}
@@ -554,8 +581,8 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	return best, nil
 }
 
-// multilevelOnce is one multilevel run (total: the vertices' bytes).
-func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64) (*Partitioning, error) {
+// multilevelOnce is one multilevel run (total: the vertices' bytes) on threads goroutines.
+func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64, threads int) (*Partitioning, error) {
 	of := make([]uint32, g.NumVertices())
 	// The weight bound starts at the budget and shrinks by the halo's share measured after each
 	// attempt; k parts fill it to fill on average.
@@ -574,7 +601,7 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 				return nil, ctx.Err()
 			}
 		}
-		if !h.multilevel(ctx, k, maxW, passes, of, seed) {
+		if !h.multilevel(ctx, k, maxW, passes, of, seed, threads) {
 			return nil, ctx.Err()
 		}
 		var weights []uint64
