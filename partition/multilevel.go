@@ -102,8 +102,9 @@ func (w *wgraph) weightTriangles() {
 const unset = ^uint32(0)
 
 // coarsen matches w's vertices (heavy-edge, then 2-hop on leftover vertices of small degree) with
-// merged weights at most maxVW, and returns the coarse graph and the map fine -> coarse.
-func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
+// merged weights at most maxVW, and returns the coarse graph and the map fine -> coarse; large
+// graphs are contracted on threads goroutines (the same coarse graph).
+func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64, threads int) (*wgraph, []uint32) {
 	n := w.n()
 	match := make([]uint32, n)
 	for i := range match {
@@ -174,15 +175,59 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 		}
 		nc++
 	}
-	// The coarse lists are at most as long as the fine ones: one allocation each.
-	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc), adj: make([]uint32, 0, len(w.adj)), ew: make([]uint64, 0, len(w.adj))}
-	where := make([]int, nc) // position+1 of coarse neighbour in the current list
-	for v := range uint32(n) {
+	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc)}
+	if threads <= 1 || n < parMinVertices {
+		// The coarse lists are at most as long as the fine ones: one allocation each.
+		c.adj, c.ew = make([]uint32, 0, len(w.adj)), make([]uint64, 0, len(w.adj))
+		c.adj, c.ew, _, _ = w.contract(match, cmap, c, 0, n, make([]int, nc), c.adj, c.ew)
+		return c, cmap
+	}
+	// In parallel: each thread contracts the pairs led by a range of fine vertices (a range of
+	// coarse ids) into lists of its own, then they are concatenated: the lists of the sequential
+	// loop.
+	adjs, ews := make([][]uint32, threads), make([][]uint64, threads)
+	ids := make([][2]uint32, threads)
+	var wg sync.WaitGroup
+	for t := range threads {
+		lo, hi := t*n/threads, (t+1)*n/threads
+		wg.Go(func() {
+			hint := w.xadj[hi] - w.xadj[lo]
+			adjs[t], ews[t], ids[t][0], ids[t][1] = w.contract(match, cmap, c, lo, hi, make([]int, nc), make([]uint32, 0, hint), make([]uint64, 0, hint))
+		})
+	}
+	wg.Wait()
+	total := 0
+	for _, a := range adjs {
+		total += len(a)
+	}
+	c.adj, c.ew = make([]uint32, 0, total), make([]uint64, 0, total)
+	for t := range threads {
+		base := len(c.adj)
+		c.adj = append(c.adj, adjs[t]...)
+		c.ew = append(c.ew, ews[t]...)
+		for cv := ids[t][0]; cv < ids[t][1]; cv++ {
+			c.xadj[cv+1] += base
+		}
+	}
+	return c, cmap
+}
+
+// contract appends to adj and ew the coarse lists of the coarse vertices led by fine vertices
+// lo..hi-1 (a pair is led by its lower vertex), sets their weights in c.vw and their lists' ends
+// (in adj) in c.xadj, and returns the lists and the range of coarse ids done. where (one entry a
+// coarse vertex, zero) is scratch.
+func (w *wgraph) contract(match, cmap []uint32, c *wgraph, lo, hi int, where []int, adj []uint32, ew []uint64) ([]uint32, []uint64, uint32, uint32) {
+	first, last := unset, uint32(0)
+	for v := uint32(lo); v < uint32(hi); v++ {
 		cv := cmap[v]
 		if match[v] != unset && match[v] < v {
 			continue // added with its partner
 		}
-		start := len(c.adj)
+		if first == unset {
+			first = cv
+		}
+		last = cv + 1
+		start := len(adj)
 		members := [2]uint32{v, match[v]}
 		for k, x := range members {
 			if k == 1 && x == unset {
@@ -195,17 +240,20 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 					continue
 				}
 				if p := where[cu]; p > start {
-					c.ew[p-1] += w.ew[j]
+					ew[p-1] += w.ew[j]
 				} else {
-					c.adj = append(c.adj, cu)
-					c.ew = append(c.ew, w.ew[j])
-					where[cu] = len(c.adj)
+					adj = append(adj, cu)
+					ew = append(ew, w.ew[j])
+					where[cu] = len(adj)
 				}
 			}
 		}
-		c.xadj[cv+1] = len(c.adj)
+		c.xadj[cv+1] = len(adj)
 	}
-	return c, cmap
+	if first == unset {
+		first = 0
+	}
+	return adj, ew, first, last
 }
 
 // cut is the weight of the edges between parts.
@@ -458,8 +506,8 @@ type hierarchy struct {
 }
 
 // coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls),
-// merged vertices weighing at most maxW/2. It returns nil when ctx ended.
-func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64) *hierarchy {
+// merged vertices weighing at most maxW/2, on threads goroutines. It returns nil when ctx ended.
+func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64, threads int) *hierarchy {
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
 	h := &hierarchy{levels: []*wgraph{fine}}
 	var total uint64
@@ -474,7 +522,7 @@ func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint
 			return nil
 		}
 		w := h.levels[len(h.levels)-1]
-		c, cmap := w.coarsen(rng, maxVW)
+		c, cmap := w.coarsen(rng, maxVW, threads)
 		if c.n() > w.n()*19/20 {
 			break // stalled
 		}
@@ -597,7 +645,7 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
 		if h == nil {
-			if h = coarsenAll(ctx, fine, k, maxW, seed); h == nil {
+			if h = coarsenAll(ctx, fine, k, maxW, seed, threads); h == nil {
 				return nil, ctx.Err()
 			}
 		}

@@ -47,7 +47,7 @@ func TestCoarsen(t *testing.T) {
 		if seed%2 == 1 {
 			w.weightTriangles()
 		}
-		c, cmap := w.coarsen(rng, 1<<40)
+		c, cmap := w.coarsen(rng, 1<<40, 1)
 		members := make([]int, c.n())
 		var vw []uint64 = make([]uint64, c.n())
 		for v, cv := range cmap {
@@ -101,7 +101,7 @@ func TestCoarsenIsolated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := fromGraph(g).coarsen(rand.New(rand.NewPCG(3, 4)), 1<<40)
+	c, _ := fromGraph(g).coarsen(rand.New(rand.NewPCG(3, 4)), 1<<40, 1)
 	// 0-1 merge; 19 isolated vertices make 9 pairs and one single.
 	if c.n() != 11 {
 		t.Fatalf("%d coarse vertices, want 11", c.n())
@@ -149,6 +149,28 @@ func TestRefineParallel(t *testing.T) {
 				}
 			} else if !slices.Equal(part, want) || !slices.Equal(pw, wantW) {
 				t.Fatalf("seed %d: %d threads moved other vertices than 1", seed, th)
+			}
+		}
+	}
+}
+
+// TestCoarsenParallel: contraction on several threads makes the coarse graph of the sequential
+// loop, list for list.
+func TestCoarsenParallel(t *testing.T) {
+	defer func(m int) { parMinVertices = m }(parMinVertices)
+	parMinVertices = 1
+	for seed := range uint64(10) {
+		g := gen.RandomGraphM(seed, 50+int(seed)*300, (50+int(seed)*300)*(1+int(seed%5)), 1, 1)
+		w := fromGraph(g)
+		if seed%3 == 1 {
+			w.weightTriangles()
+		}
+		want, wantMap := w.coarsen(rand.New(rand.NewPCG(seed, 5)), 1<<40, 1)
+		for _, th := range []int{2, 3, 7} {
+			c, cmap := w.coarsen(rand.New(rand.NewPCG(seed, 5)), 1<<40, th)
+			if !slices.Equal(cmap, wantMap) || !slices.Equal(c.xadj, want.xadj) || !slices.Equal(c.adj, want.adj) ||
+				!slices.Equal(c.ew, want.ew) || !slices.Equal(c.vw, want.vw) {
+				t.Fatalf("seed %d: %d threads made another coarse graph than 1", seed, th)
 			}
 		}
 	}
