@@ -191,7 +191,14 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64, threads int) (*wgraph, []
 	for t := range threads {
 		lo, hi := t*n/threads, (t+1)*n/threads
 		wg.Go(func() {
-			hint := w.xadj[hi] - w.xadj[lo]
+			hint := 0 // the members' degrees: the lists' length at most
+			for v := lo; v < hi; v++ {
+				if m := match[v]; m == unset {
+					hint += w.xadj[v+1] - w.xadj[v]
+				} else if int(m) > v {
+					hint += w.xadj[v+1] - w.xadj[v] + w.xadj[m+1] - w.xadj[m]
+				}
+			}
 			adjs[t], ews[t], ids[t][0], ids[t][1] = w.contract(match, cmap, c, lo, hi, make([]int, nc), make([]uint32, 0, hint), make([]uint64, 0, hint))
 		})
 	}
