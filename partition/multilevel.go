@@ -33,6 +33,8 @@ import (
 // is lowered by the worst part's bytes over weight and steps 2-3 repeated on the same coarsening
 // (4 attempts at most). The whole is run Options.Cuts times with different seeds, in parallel,
 // and the smallest cut kept (the lowest seed on ties: the same parts for any thread count).
+// Inside a run, large levels are refined and contracted on several threads with the sequential
+// result (parallel.go).
 
 // wgraph is a weighted graph of one level.
 type wgraph struct {
