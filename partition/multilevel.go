@@ -33,6 +33,8 @@ import (
 // is lowered by the worst part's bytes over weight and steps 2-3 repeated on the same coarsening
 // (4 attempts at most). The whole is run Options.Cuts times with different seeds, in parallel,
 // and the smallest cut kept (the lowest seed on ties: the same parts for any thread count).
+// Inside a run, large levels are refined and contracted on several threads with the sequential
+// result (parallel.go).
 
 // wgraph is a weighted graph of one level.
 type wgraph struct {
@@ -102,8 +104,9 @@ func (w *wgraph) weightTriangles() {
 const unset = ^uint32(0)
 
 // coarsen matches w's vertices (heavy-edge, then 2-hop on leftover vertices of small degree) with
-// merged weights at most maxVW, and returns the coarse graph and the map fine -> coarse.
-func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
+// merged weights at most maxVW, and returns the coarse graph and the map fine -> coarse; large
+// graphs are contracted on threads goroutines (the same coarse graph).
+func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64, threads int) (*wgraph, []uint32) {
 	n := w.n()
 	match := make([]uint32, n)
 	for i := range match {
@@ -174,15 +177,66 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 		}
 		nc++
 	}
-	// The coarse lists are at most as long as the fine ones: one allocation each.
-	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc), adj: make([]uint32, 0, len(w.adj)), ew: make([]uint64, 0, len(w.adj))}
-	where := make([]int, nc) // position+1 of coarse neighbour in the current list
-	for v := range uint32(n) {
+	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc)}
+	if threads <= 1 || n < parMinVertices {
+		// The coarse lists are at most as long as the fine ones: one allocation each.
+		c.adj, c.ew = make([]uint32, 0, len(w.adj)), make([]uint64, 0, len(w.adj))
+		c.adj, c.ew, _, _ = w.contract(match, cmap, c, 0, n, make([]int, nc), c.adj, c.ew)
+		return c, cmap
+	}
+	// In parallel: each thread contracts the pairs led by a range of fine vertices (a range of
+	// coarse ids) into lists of its own, then they are concatenated: the lists of the sequential
+	// loop.
+	adjs, ews := make([][]uint32, threads), make([][]uint64, threads)
+	ids := make([][2]uint32, threads)
+	var wg sync.WaitGroup
+	for t := range threads {
+		lo, hi := t*n/threads, (t+1)*n/threads
+		wg.Go(func() {
+			hint := 0 // the members' degrees: the lists' length at most
+			for v := lo; v < hi; v++ {
+				if m := match[v]; m == unset {
+					hint += w.xadj[v+1] - w.xadj[v]
+				} else if int(m) > v {
+					hint += w.xadj[v+1] - w.xadj[v] + w.xadj[m+1] - w.xadj[m]
+				}
+			}
+			adjs[t], ews[t], ids[t][0], ids[t][1] = w.contract(match, cmap, c, lo, hi, make([]int, nc), make([]uint32, 0, hint), make([]uint64, 0, hint))
+		})
+	}
+	wg.Wait()
+	total := 0
+	for _, a := range adjs {
+		total += len(a)
+	}
+	c.adj, c.ew = make([]uint32, 0, total), make([]uint64, 0, total)
+	for t := range threads {
+		base := len(c.adj)
+		c.adj = append(c.adj, adjs[t]...)
+		c.ew = append(c.ew, ews[t]...)
+		for cv := ids[t][0]; cv < ids[t][1]; cv++ {
+			c.xadj[cv+1] += base
+		}
+	}
+	return c, cmap
+}
+
+// contract appends to adj and ew the coarse lists of the coarse vertices led by fine vertices
+// lo..hi-1 (a pair is led by its lower vertex), sets their weights in c.vw and their lists' ends
+// (in adj) in c.xadj, and returns the lists and the range of coarse ids done. where (one entry a
+// coarse vertex, zero) is scratch.
+func (w *wgraph) contract(match, cmap []uint32, c *wgraph, lo, hi int, where []int, adj []uint32, ew []uint64) ([]uint32, []uint64, uint32, uint32) {
+	first, last := unset, uint32(0)
+	for v := uint32(lo); v < uint32(hi); v++ {
 		cv := cmap[v]
 		if match[v] != unset && match[v] < v {
 			continue // added with its partner
 		}
-		start := len(c.adj)
+		if first == unset {
+			first = cv
+		}
+		last = cv + 1
+		start := len(adj)
 		members := [2]uint32{v, match[v]}
 		for k, x := range members {
 			if k == 1 && x == unset {
@@ -195,17 +249,20 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64) (*wgraph, []uint32) {
 					continue
 				}
 				if p := where[cu]; p > start {
-					c.ew[p-1] += w.ew[j]
+					ew[p-1] += w.ew[j]
 				} else {
-					c.adj = append(c.adj, cu)
-					c.ew = append(c.ew, w.ew[j])
-					where[cu] = len(c.adj)
+					adj = append(adj, cu)
+					ew = append(ew, w.ew[j])
+					where[cu] = len(adj)
 				}
 			}
 		}
-		c.xadj[cv+1] = len(c.adj)
+		c.xadj[cv+1] = len(adj)
 	}
-	return c, cmap
+	if first == unset {
+		first = 0
+	}
+	return adj, ew, first, last
 }
 
 // cut is the weight of the edges between parts.
@@ -333,16 +390,27 @@ func (w *wgraph) grow(k int, maxW uint64, rng *rand.Rand) ([]uint32, []uint64) {
 // refineWeights runs up to passes greedy boundary passes: a vertex moves to the neighbouring part
 // it is most connected to when that lowers the cut (or leaves it equal and evens the weights),
 // within maxW; a vertex of a part over maxW moves to the best part with room whatever the gain.
-func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes int, rng *rand.Rand) {
+// Large levels scan the neighbourhoods on threads goroutines (speculator) with the same outcome.
+func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes int, rng *rand.Rand, threads int) {
 	k := len(pw)
 	conn := make([]uint64, k)
-	var touched []uint32
+	var cands []partConn
 	order := blockOrder(w.n(), rng)
 	// active[v]: v's neighbourhood changed since it was last examined (a neighbour moved), or its
 	// part is over maxW; the others would make the same decision again and are skipped.
 	active := make([]bool, w.n())
 	for i := range active {
 		active[i] = true
+	}
+	var spec *speculator
+	var dirty []uint32 // dirty[v] == stamp: a neighbour of v moved in the current batch
+	stamp := uint32(0)
+	batch := len(order)
+	if threads > 1 && w.n() >= parMinVertices {
+		spec = newSpeculator(w, part, active, k, threads)
+		defer spec.stop()
+		dirty = make([]uint32, w.n())
+		batch = specBatch
 	}
 	for pass := range passes {
 		if pass > 0 && overweight(pw, maxW) > 0 {
@@ -353,41 +421,54 @@ func (w *wgraph) refineWeights(part []uint32, pw []uint64, maxW uint64, passes i
 			}
 		}
 		moved := 0
-		for _, v := range order {
-			if !active[v] {
-				continue
+		for b := 0; b < len(order); b += batch {
+			vs := order[b:min(len(order), b+batch)]
+			if spec != nil {
+				stamp++
+				spec.run(vs)
 			}
-			active[v] = false
-			a := part[v]
-			touched = touched[:0]
-			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
-				p := part[w.adj[j]]
-				if conn[p] == 0 {
-					touched = append(touched, p)
-				}
-				conn[p] += w.ew[j]
-			}
-			internal := conn[a]
-			best, bestConn := a, uint64(0)
-			for _, p := range touched {
-				if p == a || pw[p]+w.vw[v] > maxW {
+			for i, v := range vs {
+				if !active[v] {
 					continue
 				}
-				if best == a || conn[p] > bestConn || conn[p] == bestConn && pw[p] < pw[best] {
-					best, bestConn = p, conn[p]
+				active[v] = false
+				c, ok := []partConn(nil), false
+				if spec != nil && dirty[v] != stamp {
+					c, ok = spec.cands(i)
 				}
-			}
-			if best != a && (bestConn > internal || bestConn == internal && pw[best]+w.vw[v] < pw[a] || pw[a] > maxW) {
-				part[v] = best
-				pw[a] -= w.vw[v]
-				pw[best] += w.vw[v]
-				moved++
-				for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
-					active[u] = true
+				if !ok {
+					cands = w.gather(part, v, conn, cands[:0])
+					c = cands
 				}
-			}
-			for _, p := range touched {
-				conn[p] = 0
+				a := part[v]
+				internal := uint64(0)
+				best, bestConn := a, uint64(0)
+				for _, pc := range c {
+					p := pc.p
+					if p == a {
+						internal = pc.c
+					}
+					if p == a || pw[p]+w.vw[v] > maxW {
+						continue
+					}
+					if best == a || pc.c > bestConn || pc.c == bestConn && pw[p] < pw[best] {
+						best, bestConn = p, pc.c
+					}
+				}
+				if best != a && (bestConn > internal || bestConn == internal && pw[best]+w.vw[v] < pw[a] || pw[a] > maxW) {
+					part[v] = best
+					pw[a] -= w.vw[v]
+					pw[best] += w.vw[v]
+					moved++
+					for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
+						active[u] = true
+					}
+					if spec != nil {
+						for _, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
+							dirty[u] = stamp
+						}
+					}
+				}
 			}
 		}
 		// Gains have vanished when fewer than 1 vertex in 1000 moved: the next passes would still
@@ -434,8 +515,8 @@ type hierarchy struct {
 }
 
 // coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls),
-// merged vertices weighing at most maxW/2. It returns nil when ctx ended.
-func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64) *hierarchy {
+// merged vertices weighing at most maxW/2, on threads goroutines. It returns nil when ctx ended.
+func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64, threads int) *hierarchy {
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
 	h := &hierarchy{levels: []*wgraph{fine}}
 	var total uint64
@@ -450,7 +531,7 @@ func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint
 			return nil
 		}
 		w := h.levels[len(h.levels)-1]
-		c, cmap := w.coarsen(rng, maxVW)
+		c, cmap := w.coarsen(rng, maxVW, threads)
 		if c.n() > w.n()*19/20 {
 			break // stalled
 		}
@@ -462,8 +543,8 @@ func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint
 
 // multilevel assigns the finest level's vertices to k parts of weight at most maxW where it can
 // (of is overwritten): the coarsest level partitioned, then projected and refined level by level.
-// It returns false when ctx ended.
-func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes int, of []uint32, seed uint64) bool {
+// Large levels are refined on threads goroutines. It returns false when ctx ended.
+func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes int, of []uint32, seed uint64, threads int) bool {
 	fine := h.levels[0]
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
 	coarse := h.levels[len(h.levels)-1]
@@ -471,7 +552,7 @@ func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes i
 	var pw []uint64
 	for try := range 12 {
 		p, w := coarse.grow(k, maxW, rng)
-		coarse.refineWeights(p, w, maxW, passes, rng)
+		coarse.refineWeights(p, w, maxW, passes, rng, threads)
 		if try == 0 || better(coarse, p, w, part, pw, maxW) {
 			part, pw = p, w
 		}
@@ -485,7 +566,7 @@ func (h *hierarchy) multilevel(ctx context.Context, k int, maxW uint64, passes i
 			fine[v] = part[c]
 		}
 		part = fine
-		h.levels[l].refineWeights(part, pw, maxW, passes, rng)
+		h.levels[l].refineWeights(part, pw, maxW, passes, rng, threads)
 	}
 	copy(of, part)
 	return true
@@ -528,6 +609,9 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	results := make([]*Partitioning, cuts)
 	errs := make([]error, cuts)
 	workers := min(cuts, runtime.GOMAXPROCS(0))
+	// Each run's parallel steps get an equal share of the threads (more goroutines than threads
+	// would make every batch's barrier wait for the scheduler's time slices).
+	threads := max(1, runtime.GOMAXPROCS(0)/workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -537,7 +621,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				if i >= cuts {
 					return
 				}
-				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total)
+				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total, threads)
 			}
 		})
 	}
@@ -554,8 +638,8 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	return best, nil
 }
 
-// multilevelOnce is one multilevel run (total: the vertices' bytes).
-func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64) (*Partitioning, error) {
+// multilevelOnce is one multilevel run (total: the vertices' bytes) on threads goroutines.
+func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64, threads int) (*Partitioning, error) {
 	of := make([]uint32, g.NumVertices())
 	// The weight bound starts at the budget and shrinks by the halo's share measured after each
 	// attempt; k parts fill it to fill on average.
@@ -570,11 +654,11 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
 		if h == nil {
-			if h = coarsenAll(ctx, fine, k, maxW, seed); h == nil {
+			if h = coarsenAll(ctx, fine, k, maxW, seed, threads); h == nil {
 				return nil, ctx.Err()
 			}
 		}
-		if !h.multilevel(ctx, k, maxW, passes, of, seed) {
+		if !h.multilevel(ctx, k, maxW, passes, of, seed, threads) {
 			return nil, ctx.Err()
 		}
 		var weights []uint64

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -46,7 +47,7 @@ func TestCoarsen(t *testing.T) {
 		if seed%2 == 1 {
 			w.weightTriangles()
 		}
-		c, cmap := w.coarsen(rng, 1<<40)
+		c, cmap := w.coarsen(rng, 1<<40, 1)
 		members := make([]int, c.n())
 		var vw []uint64 = make([]uint64, c.n())
 		for v, cv := range cmap {
@@ -100,9 +101,77 @@ func TestCoarsenIsolated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := fromGraph(g).coarsen(rand.New(rand.NewPCG(3, 4)), 1<<40)
+	c, _ := fromGraph(g).coarsen(rand.New(rand.NewPCG(3, 4)), 1<<40, 1)
 	// 0-1 merge; 19 isolated vertices make 9 pairs and one single.
 	if c.n() != 11 {
 		t.Fatalf("%d coarse vertices, want 11", c.n())
+	}
+}
+
+// TestRefineParallel: refinement with its neighbourhood scans on several threads (speculator)
+// makes exactly the moves of the sequential loop, on graphs of several batches with random and
+// lopsided starting assignments (some parts over the bound).
+func TestRefineParallel(t *testing.T) {
+	defer func(m int) { parMinVertices = m }(parMinVertices)
+	parMinVertices = 1
+	for seed := range uint64(8) {
+		n := 1000 + int(seed)*1500
+		g := gen.RandomGraphM(seed, n, n*(2+int(seed%4)), 1, 1)
+		w := fromGraph(g)
+		k := 2 + int(seed)
+		rng := rand.New(rand.NewPCG(seed, 7))
+		init := make([]uint32, n)
+		for v := range init {
+			if seed%2 == 0 {
+				init[v] = uint32(rng.IntN(k))
+			} else {
+				init[v] = uint32(min(v*k*2/n, k-1)) // the first parts hold twice their share
+			}
+		}
+		var total uint64
+		for _, x := range w.vw {
+			total += x
+		}
+		maxW := total / uint64(k) * 11 / 10
+		var want []uint32
+		var wantW []uint64
+		for _, th := range []int{1, 2, 3, 5} {
+			part := slices.Clone(init)
+			pw := make([]uint64, k)
+			for v, p := range part {
+				pw[p] += w.vw[v]
+			}
+			w.refineWeights(part, pw, maxW, 10, rand.New(rand.NewPCG(seed, 9)), th)
+			if want == nil {
+				want, wantW = part, pw
+				if slices.Equal(part, init) {
+					t.Fatalf("seed %d: nothing moved", seed)
+				}
+			} else if !slices.Equal(part, want) || !slices.Equal(pw, wantW) {
+				t.Fatalf("seed %d: %d threads moved other vertices than 1", seed, th)
+			}
+		}
+	}
+}
+
+// TestCoarsenParallel: contraction on several threads makes the coarse graph of the sequential
+// loop, list for list.
+func TestCoarsenParallel(t *testing.T) {
+	defer func(m int) { parMinVertices = m }(parMinVertices)
+	parMinVertices = 1
+	for seed := range uint64(10) {
+		g := gen.RandomGraphM(seed, 50+int(seed)*300, (50+int(seed)*300)*(1+int(seed%5)), 1, 1)
+		w := fromGraph(g)
+		if seed%3 == 1 {
+			w.weightTriangles()
+		}
+		want, wantMap := w.coarsen(rand.New(rand.NewPCG(seed, 5)), 1<<40, 1)
+		for _, th := range []int{2, 3, 7} {
+			c, cmap := w.coarsen(rand.New(rand.NewPCG(seed, 5)), 1<<40, th)
+			if !slices.Equal(cmap, wantMap) || !slices.Equal(c.xadj, want.xadj) || !slices.Equal(c.adj, want.adj) ||
+				!slices.Equal(c.ew, want.ew) || !slices.Equal(c.vw, want.vw) {
+				t.Fatalf("seed %d: %d threads made another coarse graph than 1", seed, th)
+			}
+		}
 	}
 }

@@ -129,22 +129,26 @@ func TestPartBytes(t *testing.T) {
 }
 
 // TestThreadsDeterministic: the parts do not depend on the number of threads (the Cuts runs go in
-// parallel).
+// parallel, and the refinement of large levels inside each run).
 func TestThreadsDeterministic(t *testing.T) {
 	g := qualityGraph("rmat-10-1")
-	o := Options{Budget: GraphBytes(g) / 8, Cuts: 4}
-	var first []uint32
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, threads := range []int{1, 2, 3, 8} {
-		runtime.GOMAXPROCS(threads)
-		pt, err := Partition(context.Background(), g, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = pt.Of
-		} else if !slices.Equal(first, pt.Of) {
-			t.Fatalf("%d threads gave other parts than 1", threads)
+	defer func(m int) { parMinVertices = m }(parMinVertices)
+	parMinVertices = 64                // the parallel steps on this small graph's finer levels
+	for _, cuts := range []int{4, 1} { // 1: the one run gets every thread
+		o := Options{Budget: GraphBytes(g) / 8, Cuts: cuts}
+		var first []uint32
+		for _, threads := range []int{1, 2, 3, 8} {
+			runtime.GOMAXPROCS(threads)
+			pt, err := Partition(context.Background(), g, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = pt.Of
+			} else if !slices.Equal(first, pt.Of) {
+				t.Fatalf("cuts %d: %d threads gave other parts than 1", cuts, threads)
+			}
 		}
 	}
 }

@@ -24,6 +24,7 @@ func main() {
 	scales := flag.String("scales", "16,18", "scales")
 	divs := flag.String("divs", "4,16", "budget divisors")
 	runs := flag.Int("runs", 3, "runs")
+	cuts := flag.Int("cuts", 0, "Options.Cuts (0: the default)")
 	prof := flag.String("cpuprofile", "", "file")
 	flag.Parse()
 	if *prof != "" {
@@ -57,7 +58,7 @@ func main() {
 			var maxb uint64
 			for range *runs {
 				t0 := time.Now()
-				pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: budget})
+				pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: budget, Cuts: *cuts})
 				if err != nil {
 					fail(err)
 				}
