@@ -542,6 +542,9 @@ func (d *Graph) deleteChecked(u, v, el uint32, check bool) bool {
 	nb = slices.Delete(nb, j, j+1)
 	if len(nb) == 0 {
 		runs = slices.Delete(runs, i, i+1)
+		if cap(nb) > maxSpareList {
+			nb = nil // a long emptied list is let go, not kept for good
+		}
 		runs[:len(runs)+1][len(runs)].Neighbors = nb // for the next new run (insertChecked)
 		d.adj[u] = runs
 		if d.vs[u].mask&slowMask == 0 {
@@ -554,6 +557,11 @@ func (d *Graph) deleteChecked(u, v, el uint32, check bool) bool {
 	return true
 }
 
+// maxSpareList is the capacity up to which a neighbour list emptied by a deletion is kept in the
+// vertex's spare run slot for its next new run (so that deleting and inserting an edge again
+// allocates nothing); a longer one is released.
+const maxSpareList = 64
+
 // Compact returns the capacity that deletions left unused (runs and lists shrunk to fit when
 // more than half empty) and makes the dense ids of deleted vertices available for new ones (after
 // Compact, a deleted vertex added again may get another dense id). Call it between batches from
@@ -564,6 +572,8 @@ func (d *Graph) Compact() {
 		if cap(runs) > 2*len(runs)+4 {
 			runs = slices.Clip(slices.Clone(runs))
 			d.adj[v] = runs
+		} else {
+			clear(runs[len(runs):cap(runs)]) // spare lists parked by deletions
 		}
 		for i := range runs {
 			nb := runs[i].Neighbors
