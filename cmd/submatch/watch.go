@@ -154,7 +154,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if l, ok := eng.(csm.Lister); ok && !l.Lists() && f.emit == "matches" {
 		return exitCode(stderr, usagef("--emit matches: the %s engine counts only (use --engine cpu to list)", f.engine))
 	}
-	if mc, ok := eng.(interface{ CheckMode(string) error }); ok && f.gcsmMode != "" {
+	if f.gcsmMode != "" { // only an engine with modes takes the flag, and it says which are valid
+		mc, ok := eng.(interface{ CheckMode(string) error })
+		if !ok {
+			return exitCode(stderr, usagef("--gcsm-mode needs --engine gcsm"))
+		}
 		if err := mc.CheckMode(f.gcsmMode); err != nil {
 			return exitCode(stderr, usagef("--gcsm-mode: %v", err))
 		}
@@ -332,9 +336,6 @@ func (f *watchFlags) check(pos []string) error {
 	}
 	if _, err := parseSize("--gpu-memory", f.gpuMemory); err != nil {
 		return err
-	}
-	if f.gcsmMode != "" && f.engine != "gcsm" {
-		return usagef("--gcsm-mode needs --engine gcsm")
 	}
 	if f.emit != "counts" && f.emit != "matches" {
 		return usagef("--emit must be counts or matches, not %q", f.emit)
