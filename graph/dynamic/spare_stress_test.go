@@ -7,15 +7,6 @@ import (
 	"github.com/submatch/submatch/internal/testenv"
 )
 
-type ek struct{ a, b int64 }
-
-func rkey(a, b int64) ek {
-	if a > b {
-		a, b = b, a
-	}
-	return ek{a, b}
-}
-
 // TestSpareListsStress: random inserts and deletes (edge labels, vertex labels >= 63 too), vertex
 // deletions and re-insertions, Clone, Filtered and Compact, against a model; clones are not
 // changed by later edits of the original (emptied lists are reused as spare runs).
@@ -28,14 +19,14 @@ func TestSpareListsStress(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		d := New()
 		lab := map[int64]uint32{}
-		edges := map[ek]uint32{}
+		edges := map[key]uint32{}
 		const N = 24
 		type snap struct {
 			c     *Graph
-			edges map[ek]uint32
+			edges map[key]uint32
 		}
 		var snaps []snap
-		check := func(g *Graph, es map[ek]uint32, where string) {
+		check := func(g *Graph, es map[key]uint32, where string) {
 			if err := g.Validate(); err != nil {
 				t.Fatalf("seed %d %s: %v", seed, where, err)
 			}
@@ -89,19 +80,19 @@ func TestSpareListsStress(t *testing.T) {
 				if r.IntN(5) == 0 {
 					el = uint32(1 + r.IntN(2))
 				}
-				_, has := edges[rkey(a, b)]
+				_, has := edges[k(a, b)]
 				ok := ok1 && ok2 && d.InsertEdge(x, y, el)
 				want := ok1 && ok2 && a != b && !has
 				if ok != want {
 					t.Fatalf("seed %d step %d: insert %v want %v", seed, step, ok, want)
 				}
 				if ok {
-					edges[rkey(a, b)] = el
+					edges[k(a, b)] = el
 				}
 			case op < 19:
 				x, ok1 := d.Lookup(a)
 				y, ok2 := d.Lookup(b)
-				l0, has := edges[rkey(a, b)]
+				l0, has := edges[k(a, b)]
 				var l uint32
 				ok := false
 				if ok1 && ok2 {
@@ -111,20 +102,20 @@ func TestSpareListsStress(t *testing.T) {
 					t.Fatalf("seed %d step %d: remove %v,%d want %v,%d", seed, step, ok, l, has, l0)
 				}
 				if ok {
-					delete(edges, rkey(a, b))
+					delete(edges, k(a, b))
 				}
 			default:
 				switch r.IntN(3) {
 				case 0:
 					d.Compact()
 				case 1:
-					m := map[ek]uint32{}
+					m := map[key]uint32{}
 					for k, v := range edges {
 						m[k] = v
 					}
 					snaps = append(snaps, snap{d.Clone(), m})
 				case 2:
-					m := map[ek]uint32{}
+					m := map[key]uint32{}
 					for k, v := range edges {
 						m[k] = v
 					}
