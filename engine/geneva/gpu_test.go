@@ -13,7 +13,6 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
-	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/pattern"
@@ -187,16 +186,13 @@ func TestGPURandom(t *testing.T) {
 func TestGPUListing(t *testing.T) {
 	needGPU(t)
 	ctx := context.Background()
-	for seed := uint64(0); seed < 60; seed++ {
-		c := proptest.Make(seed)
-		for _, sem := range proptest.AllSemantics {
-			if want, ok := oracle.CountWithin(c.G, c.P, sem, proptest.OracleBudget); !ok || want > 5000 {
-				continue
-			}
-			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem}
-			if msg := proptest.CompareLists(ctx, Engine{}, c, prob); msg != "" {
-				t.Errorf("%s\n%s", msg, c.Describe(sem, "gpu", "(GPU) -run TestGPUListing"))
-			}
+	for o := range proptest.WithOracle(proptest.SeedsUpTo(60), nil) {
+		if o.Want > 5000 {
+			continue
+		}
+		prob := &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem}
+		if msg := proptest.CompareLists(ctx, Engine{}, o.Case, prob); msg != "" {
+			t.Errorf("%s\n%s", msg, o.Describe(o.Sem, "gpu", "(GPU) -run TestGPUListing"))
 		}
 	}
 }

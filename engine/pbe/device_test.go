@@ -93,7 +93,7 @@ func TestDeviceBackendLogic(t *testing.T) {
 	fake.refuse = 0
 	// Listing through the device engine: the oracle's matches, mapped back from the parts.
 	var ost proptest.OracleStats
-	for o := range proptest.WithOracle(seedsUpTo(12), &ost) {
+	for o := range proptest.WithOracle(proptest.SeedsUpTo(12), &ost) {
 		if o.Want > 5_000 {
 			continue
 		}
@@ -344,12 +344,4 @@ func TestDeviceGPUMemory(t *testing.T) {
 				j.name, div, p.GPUMemoryLimit, st.Parts, st.DeviceParts, st.HostParts, st.UploadTime, st.KernelTime)
 		}
 	}
-}
-
-func seedsUpTo(n uint64) []uint64 {
-	s := make([]uint64, n)
-	for i := range s {
-		s[i] = uint64(i)
-	}
-	return s
 }

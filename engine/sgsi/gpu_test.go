@@ -11,7 +11,6 @@ import (
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
-	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/pattern"
@@ -56,21 +55,18 @@ func TestGPULongLists(t *testing.T) {
 func TestGPUListing(t *testing.T) {
 	needGPU(t)
 	ctx := context.Background()
-	for seed := uint64(0); seed < 60; seed++ {
-		c := proptest.Make(seed)
-		for _, sem := range proptest.AllSemantics {
-			if want, ok := oracle.CountWithin(c.G, c.P, sem, proptest.OracleBudget); !ok || want > 5000 {
-				continue
+	for o := range proptest.WithOracle(proptest.SeedsUpTo(60), nil) {
+		if o.Want > 5000 {
+			continue
+		}
+		for _, b := range []uint64{1 << 20, 4096} {
+			prob := &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem, GPUMemoryLimit: b}
+			e := sgsi.Engine{Options: sgsi.Options{MaxCache: 400, BlockRows: 3}}
+			if _, err := e.Count(ctx, prob); err != nil {
+				continue // too small a region for this case
 			}
-			for _, b := range []uint64{1 << 20, 4096} {
-				prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, GPUMemoryLimit: b}
-				e := sgsi.Engine{Options: sgsi.Options{MaxCache: 400, BlockRows: 3}}
-				if _, err := e.Count(ctx, prob); err != nil {
-					continue // too small a region for this case
-				}
-				if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
-					t.Errorf("%s\n%s", msg, c.Describe(sem, fmt.Sprintf("gpu region %d", b), "(GPU) -run TestGPUListing"))
-				}
+			if msg := proptest.CompareLists(ctx, e, o.Case, prob); msg != "" {
+				t.Errorf("%s\n%s", msg, o.Describe(o.Sem, fmt.Sprintf("gpu region %d", b), "(GPU) -run TestGPUListing"))
 			}
 		}
 	}

@@ -231,6 +231,15 @@ func Seeds(t testing.TB, full, short int) (seeds []uint64, repeat int) {
 	return seeds, repeat
 }
 
+// SeedsUpTo returns the seeds 0..n-1 (a fixed sweep, whatever the environment asks: Seeds).
+func SeedsUpTo(n uint64) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = uint64(i)
+	}
+	return s
+}
+
 // CompareLists checks that the engine lists exactly the oracle's matches: every listed match is
 // valid and, under unique semantics, the listed matches are one per orbit of Aut(Q) (compared
 // through the oracle's canonical representative).
