@@ -32,6 +32,12 @@ func (f *watchFlags) checkStream() error {
 	return nil
 }
 
+// matchStreamer is a csm.Streamer that also lists every update's signed matches, all of them
+// before the update is reported (dcsm's host emulation).
+type matchStreamer interface {
+	ApplyEachMatches(ctx context.Context, stream []updates.Update, emit csm.Emit, report func(u updates.Update, res *csm.Result) error) error
+}
+
 // streamLoop feeds a per-update engine: chunks of the stream (with --rate, the updates that have
 // arrived while the engine worked on the last ones), every update reported as a batch of one.
 func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updates.Reader, name string, prog *watchProgress, stderr io.Writer) int {
@@ -62,6 +68,15 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		}
 		return nil
 	}
+	// emit prints an update's signed matches, all before report records the update (its seq
+	// is the one report gives it).
+	st.werr = nil
+	emit := func(m csm.SignedMatch) bool {
+		st.seq++
+		ok := st.emitMatch(m)
+		st.seq--
+		return ok
+	}
 	for {
 		if ctx.Err() != nil {
 			return exitPartial
@@ -91,7 +106,17 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			}
 		}
 		next = 0
-		err := sm.ApplyEach(apply, pend[:n], report)
+		var err error
+		if lm, ok := sm.(matchStreamer); ok && st.f.emit == "matches" {
+			err = lm.ApplyEachMatches(apply, pend[:n], emit, report)
+		} else if st.f.emit == "matches" {
+			return exitCode(stderr, usagef("--emit matches: the %s engine counts only (use --engine cpu to list)", st.f.engine))
+		} else {
+			err = sm.ApplyEach(apply, pend[:n], report)
+		}
+		if st.werr != nil {
+			return exitCode(stderr, fmt.Errorf("writing the result: %w", st.werr))
+		}
 		if err == errReported {
 			return code
 		}

@@ -11,8 +11,9 @@
 // every update of the wave at the update's own timestamp (one warp a search, idle warps taking
 // the next). Results are streamed back per wave, in arrival order; the wave bound is the
 // back-pressure (the next wave waits for the last). The matcher implements csm.Streamer; without
-// a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU. It counts; it does not list
-// signed matches.
+// a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU. ApplyEachMatches also lists
+// every update's signed matches (listing launches through a bounded buffer after each wave); on
+// the GPU that path is gated off (ErrListing) until its device test has passed.
 package dcsm
 
 import (
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/pattern"
@@ -35,8 +37,9 @@ type dcsmEngine struct{}
 
 func (dcsmEngine) Name() string { return "dcsm" }
 
-// Lists reports false: the engine counts (watch refuses --emit matches before loading).
-func (dcsmEngine) Lists() bool { return false }
+// Lists reports deviceLists: while listing on the GPU is gated off, watch refuses --emit
+// matches before loading.
+func (dcsmEngine) Lists() bool { return deviceLists }
 
 func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	m, err := open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
@@ -46,12 +49,15 @@ func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.O
 	return m, nil
 }
 
-// ErrListing is returned when asked to list signed matches: the engine counts only.
-var ErrListing = errors.New("dcsm: listing signed matches is not implemented on the GPU (counts only); use --engine cpu for --emit matches")
+// ErrListing is returned when asked to list signed matches on the GPU while listing is gated off.
+var ErrListing = errors.New("dcsm: listing signed matches is not enabled on the GPU (counts only); use --engine cpu for --emit matches")
 
 // ErrBatch is returned by Apply for a batch it cannot give the net change of: DCSM applies
 // updates one at a time (ApplyEach).
 var ErrBatch = errors.New("dcsm: Apply takes one update (not a vertex deletion with edges); use ApplyEach for a stream")
+
+// DefaultListCap is the matches the listing buffer holds.
+const DefaultListCap = 1 << 16
 
 // DefaultWave is the most updates of one wave.
 const DefaultWave = 1 << 14
@@ -74,6 +80,10 @@ func waveBudget(gpuMemory uint64) uint64 {
 // Stats describes the matcher's work so far.
 type Stats struct {
 	Waves, Updates, Tasks int
+	// With listing on: the matches listed, the listing launches over groups of searches, and
+	// those over windows of one search's matches.
+	Listed               uint64
+	ListGroups, ListWins int
 	// PeakWaveBytes is the largest search records of one wave (bytes).
 	PeakWaveBytes uint64
 	// PoolEntries is the pool's used prefix, LiveEntries the entries in blocks, both now;
@@ -110,6 +120,14 @@ type Matcher struct {
 	one       [1]updates.Update
 	ahead     int   // the updates of the current ApplyEach not yet added (a new wave's size hint)
 	broken    error // the error after which the matcher refuses work
+	// With emit non-nil (ApplyEachMatches), every wave is finished, its matches listed, before
+	// the next starts; listCap is the listing buffer's matches (DefaultListCap; tests make it
+	// small), lbuf the buffer on the host.
+	emit    csm.Emit
+	listCtx context.Context
+	listCap uint64
+	lbuf    []uint32
+	out     []int64
 }
 
 func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk func(*table) (backend, error)) (*Matcher, error) {
@@ -125,7 +143,7 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 		return nil, err
 	}
 	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
-		waveBytes: waveBudget(opts.GPUMemory)}
+		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices)}
 	in, err := m.s.load(g)
 	if err != nil {
 		be.close()
@@ -156,7 +174,7 @@ func (m *Matcher) Stats() Stats {
 func (m *Matcher) LogStats(l *slog.Logger) {
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "peak_wave_search_bytes", st.PeakWaveBytes, "pool_entries", st.PoolEntries,
-		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
 }
 
 // Close frees the GPU memory.
@@ -166,9 +184,6 @@ func (m *Matcher) Close() { m.be.close() }
 // a vertex with edges, or a longer batch, fails with ErrBatch: its net change is not the sum of
 // per-update deltas.
 func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Emit, res *csm.Result) error {
-	if emit != nil {
-		return ErrListing
-	}
 	if len(batch) != 1 {
 		return ErrBatch
 	}
@@ -177,12 +192,33 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 			return ErrBatch
 		}
 	}
-	return m.ApplyEach(ctx, batch, func(_ updates.Update, r *csm.Result) error {
+	rep := func(_ updates.Update, r *csm.Result) error {
 		res.Deltas = append(res.Deltas[:0], r.Deltas...)
 		res.Applied, res.Skipped = r.Applied, r.Skipped
 		res.Invalid = append(res.Invalid[:0], r.Invalid...)
 		return nil
-	})
+	}
+	if emit != nil {
+		return m.ApplyEachMatches(ctx, batch, emit, rep)
+	}
+	return m.ApplyEach(ctx, batch, rep)
+}
+
+// ApplyEachMatches is ApplyEach that also lists every update's created and destroyed matches:
+// emit gets an update's signed matches (in no particular order) before report gets the update.
+// Each wave is finished before the next starts (the next wave's updater drops versions this
+// wave's searches read). emit returning false stops the stream with csm.ErrStopped. The GPU
+// backend does not list: it fails with ErrListing.
+func (m *Matcher) ApplyEachMatches(ctx context.Context, stream []updates.Update, emit csm.Emit, report func(u updates.Update, res *csm.Result) error) error {
+	if m.broken != nil {
+		return m.broken
+	}
+	if !m.be.lists() {
+		return ErrListing
+	}
+	m.emit, m.listCtx = emit, ctx
+	defer func() { m.emit, m.listCtx = nil, nil }()
+	return m.ApplyEach(ctx, stream, report)
 }
 
 // ApplyEach applies the stream update by update (csm.Streamer). An invalid update (without
@@ -330,9 +366,15 @@ func (m *Matcher) add(u updates.Update) error {
 			}
 			if vc.New.Alive && !vc.Old.Alive && pp.label.Matches(vc.New.Label) {
 				w.host[slot+2*p]++
+				if m.emit != nil {
+					w.hostm = append(w.hostm, hostMatch{k, p, 1, vc.ID})
+				}
 			}
 			if vc.Old.Alive && !vc.New.Alive && pp.label.Matches(vc.Old.Label) {
 				w.host[slot+2*p+1]++
+				if m.emit != nil {
+					w.hostm = append(w.hostm, hostMatch{k, p, -1, vc.ID})
+				}
 			}
 		}
 	}
@@ -392,6 +434,9 @@ func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, 
 		return nil
 	}
 	w.started = len(w.touched) > 0 || len(m.s.compact) > 0 || len(w.tasks) > 0
+	if m.emit != nil {
+		w.tcount = slices.Grow(w.tcount[:0], len(w.tasks)/taskWords)[:len(w.tasks)/taskWords]
+	}
 	if w.started {
 		t0 := time.Now()
 		if err := m.plan(w); err != nil {
@@ -409,6 +454,10 @@ func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, 
 		m.stats.PeakWaveBytes = max(m.stats.PeakWaveBytes, 4*uint64(len(w.tasks)))
 		m.stats.Time += time.Since(t0)
 		m.stats.PeakPool = max(m.stats.PeakPool, m.s.top)
+	}
+	if m.emit != nil { // listing: this wave is finished before the next starts
+		m.cur ^= 1
+		return m.finish(w, report)
 	}
 	prev := m.busy
 	m.busy = w
@@ -430,9 +479,26 @@ func (m *Matcher) finish(w *wave, report func(u updates.Update, res *csm.Result)
 			return err
 		}
 	}
+	if m.emit != nil {
+		return m.listWave(w, report)
+	}
+	return m.reportWave(w, 0, len(w.ups), report)
+}
+
+// reportWave reports the updates [a, b) of a finished wave, in order (with listing on, the host's
+// matches of each, one-vertex patterns', just before it).
+func (m *Matcher) reportWave(w *wave, a, b int, report func(u updates.Update, res *csm.Result) error) error {
 	npat := len(m.tab.pats)
 	res := &m.res
-	for k, wu := range w.ups {
+	for k := a; k < b; k++ {
+		wu := w.ups[k]
+		for ; w.hostAt < len(w.hostm) && w.hostm[w.hostAt].k == k; w.hostAt++ {
+			h := w.hostm[w.hostAt]
+			m.out[0] = h.v
+			if !m.emit(csm.SignedMatch{Pattern: h.p, Sign: h.sign, Vertices: m.out[:1]}) {
+				return csm.ErrStopped
+			}
+		}
 		res.Deltas = res.Deltas[:0]
 		res.Invalid = res.Invalid[:0]
 		res.Applied, res.Skipped = 1, 0
@@ -508,6 +574,112 @@ func (m *Matcher) plan(w *wave) error {
 
 var errOverflow = errors.New("a count overflows 64 bits")
 
+// listWave lists a finished wave's matches and reports its updates: the searches in groups whose
+// matches fit the buffer (gpucsm.ListGroups), a search with more in windows of the buffer's size,
+// each update reported once its searches' matches are emitted. A search that lists other than
+// the matches it counted is an error (checkListed).
+func (m *Matcher) listWave(w *wave, report func(u updates.Update, res *csm.Result) error) error {
+	npat := len(m.tab.pats)
+	if need := m.listCap * listStride; uint64(len(m.lbuf)) < need {
+		m.lbuf = make([]uint32, need)
+	}
+	next := 0 // the next update to report
+	// upTo reports the updates before search i's: their searches' matches are all emitted.
+	upTo := func(i int) error {
+		if k := int(w.tasks[i*taskWords+4]) / npat; k > next {
+			if err := m.reportWave(w, next, k, report); err != nil {
+				return err
+			}
+			next = k
+		}
+		return nil
+	}
+	ctx := m.listCtx
+	err := gpucsm.ListGroups(w.tcount, m.listCap, func(lo, hi int, sum uint64, big bool) error {
+		if !big {
+			if err := m.be.listMatches(ctx, w, lo, hi, 0, 0, m.lbuf); err != nil {
+				return err
+			}
+			if err := checkListed(w, lo, hi, 0); err != nil {
+				return err
+			}
+			m.stats.ListGroups++
+			m.stats.Listed += sum
+			var cur uint64
+			for i := lo; i < hi; i++ {
+				n := w.tcount[i]
+				if err := upTo(i); err != nil {
+					return err
+				}
+				if err := m.emitMatches(w, i, m.lbuf[cur*listStride:(cur+n)*listStride]); err != nil {
+					return err
+				}
+				cur += n
+			}
+			return nil
+		}
+		if err := upTo(lo); err != nil {
+			return err
+		}
+		for skip := uint64(0); skip < sum; skip += m.listCap {
+			n := min(m.listCap, sum-skip)
+			if err := m.be.listMatches(ctx, w, lo, lo+1, skip, n, m.lbuf); err != nil {
+				return err
+			}
+			if err := checkListed(w, lo, lo+1, n); err != nil {
+				return err
+			}
+			m.stats.ListWins++
+			m.stats.Listed += n
+			if err := m.emitMatches(w, lo, m.lbuf[:n*listStride]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return m.reportWave(w, next, len(w.ups), report)
+}
+
+// checkListed compares what a listing launch listed with the counts: with window 0 each search
+// of [lo, hi) must have found its count, else the one search must have written window matches.
+func checkListed(w *wave, lo, hi int, window uint64) error {
+	for i := lo; i < hi; i++ {
+		want := w.tcount[i]
+		if window > 0 {
+			want = window
+		}
+		if got := w.listed[i-lo]; got != want {
+			return fmt.Errorf("dcsm: internal error: search %d listed %d matches, counted %d", i, got, want)
+		}
+	}
+	return nil
+}
+
+// emitMatches emits search i's matches in buf (listStride words each, dense ids in level order)
+// as signed matches in pattern vertex order, by original ids.
+func (m *Matcher) emitMatches(w *wave, i int, buf []uint32) error {
+	tk := w.tasks[i*taskWords : (i+1)*taskWords]
+	npat := len(m.tab.pats)
+	p, sign := int(tk[4])%npat, 1
+	if tk[5] != 0 {
+		sign = -1
+	}
+	ord := m.tab.order[tk[0]]
+	out := m.out[:len(ord)]
+	for j := 0; j < len(buf); j += listStride {
+		for k, pv := range ord {
+			out[pv] = m.g.OriginalID(buf[j+k])
+		}
+		if !m.emit(csm.SignedMatch{Pattern: p, Sign: sign, Vertices: out}) {
+			return csm.ErrStopped
+		}
+	}
+	return nil
+}
+
 // Streams reports that the engine's matchers are csm.Streamers: watch reports every update and
 // refuses the options that batch updates before it loads anything.
 func (dcsmEngine) Streams() bool { return true }
@@ -516,6 +688,9 @@ func (dcsmEngine) Streams() bool { return true }
 type emulatedEngine struct{ dcsmEngine }
 
 func (emulatedEngine) Name() string { return "dcsm-emulated" }
+
+// Lists reports true: the emulation lists signed matches (ApplyEachMatches).
+func (emulatedEngine) Lists() bool { return true }
 
 func (emulatedEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	m, err := OpenEmulated(g, patterns, opts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/submatch/submatch/csm/internal/gpucsm"
@@ -34,6 +35,7 @@ const (
 type device struct {
 	d                *gpu.Device
 	upd, match, copy *gpu.Function
+	lister           *gpu.Function // dcsm_list
 	mem              gpu.Allocs
 
 	table          *gpu.Buffer
@@ -47,6 +49,9 @@ type device struct {
 	vcap           int
 	stage, recv    []byte
 	flags          [4]uint32
+	lbuf           *gpu.Buffer // a listing launch's cursors, listed counts, flags and matches
+	cursor, zero   []uint64
+	lstage         []byte
 }
 
 func openDevice(t *table, limit uint64) (backend, error) {
@@ -63,7 +68,7 @@ func openDevice(t *table, limit uint64) (backend, error) {
 	for _, f := range []struct {
 		fn   **gpu.Function
 		name string
-	}{{&dv.upd, "dcsm_update"}, {&dv.match, "dcsm_match"}, {&dv.copy, "dcsm_copy"}} {
+	}{{&dv.upd, "dcsm_update"}, {&dv.match, "dcsm_match"}, {&dv.copy, "dcsm_copy"}, {&dv.lister, "dcsm_list"}} {
 		if *f.fn, err = mod.Function(f.name); err != nil {
 			return nil, fmt.Errorf("dcsm: %w", err)
 		}
@@ -76,6 +81,76 @@ func openDevice(t *table, limit uint64) (backend, error) {
 }
 
 func (dv *device) close() { dv.mem.FreeAll() }
+
+// listMatches launches dcsm_list over the searches [lo, hi) of the wave just finished (its
+// searches are still in its wave buffer, and the pool is as its updater left it: no wave has
+// started since) and copies the matches and the listed counts back.
+func (dv *device) listMatches(ctx context.Context, w *wave, lo, hi int, skip, limit uint64, buf []uint32) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n := hi - lo
+	cur := dv.cursor[:0]
+	var at uint64
+	for i := lo; i < hi; i++ {
+		cur = append(cur, at)
+		if limit == 0 {
+			at += w.tcount[i]
+		}
+	}
+	cur = append(cur, at)
+	dv.cursor = cur
+	rows := at
+	if limit > 0 {
+		rows = limit
+	}
+	if rows*listStride > uint64(len(buf)) {
+		return fmt.Errorf("dcsm: internal error: %d matches to list into a buffer of %d", rows, len(buf)/listStride)
+	}
+	for len(dv.zero) < n {
+		dv.zero = append(dv.zero, 0)
+	}
+	b := dv.lstage[:0]
+	oc := gpucsm.Put(&b, cur)
+	ol := gpucsm.Put(&b, dv.zero[:n])
+	dv.flags = [4]uint32{}
+	of := gpucsm.Put(&b, dv.flags[:])
+	oo := gpucsm.Put(&b, []uint64{0}) // where the matches start (8-aligned)
+	dv.lstage = b
+	if err := gpucsm.Ensure(&dv.mem, &dv.lbuf, "listing buffer", oo+4*rows*listStride, true); err != nil {
+		return err
+	}
+	if err := gpu.CopyToDevice(dv.lbuf, 0, b); err != nil {
+		return err
+	}
+	warps := (min(n, maxWarps) + warpsPerBlock - 1) / warpsPerBlock * warpsPerBlock
+	if err := gpucsm.Ensure(&dv.mem, &dv.stack, "stacks", uint64(warps)*MaxPatternVertices*levelChunk*4, true); err != nil {
+		return err
+	}
+	base := uint64(dv.lbuf.Ptr())
+	tasks := gpu.DevicePtr(uint64(dv.waves[w.dev.buf].Ptr()) + w.dev.tasks)
+	if err := dv.lister.Launch(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
+		dv.params, dv.table, tasks, uint32(lo), uint32(hi), gpu.DevicePtr(base+oc), skip, limit,
+		gpu.DevicePtr(base+oo), gpu.DevicePtr(base+ol), dv.stack, uint32(levelChunk), gpu.DevicePtr(base+of)); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	w.listed = slices.Grow(w.listed[:0], n)[:n]
+	if err := gpu.CopyToHost(w.listed, dv.lbuf, ol); err != nil { // waits for the launch
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	if err := gpu.CopyToHost(dv.flags[:], dv.lbuf, of); err != nil {
+		return fmt.Errorf("dcsm: %w", err)
+	}
+	if dv.flags[1] != 0 {
+		return fmt.Errorf("dcsm: %w", errOverflow)
+	}
+	if rows > 0 {
+		if err := gpu.CopyToHost(buf[:rows*listStride], dv.lbuf, oo); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+	}
+	return nil
+}
 
 func (dv *device) bytes() uint64 { return dv.mem.Used() }
 
@@ -189,7 +264,7 @@ func (dv *device) warm() error {
 	if err := dv.upd.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, w, uint32(0), w, w, w, w, w, uint32(0), w); err != nil {
 		return fmt.Errorf("dcsm: %w", err)
 	}
-	if err := dv.match.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, dv.table, w, uint32(0), w, dv.stack, uint32(levelChunk), w); err != nil {
+	if err := dv.match.Launch(gpu.Dim3{X: 1}, gpu.Dim3{X: blockThreads}, 0, dv.params, dv.table, w, uint32(0), w, gpu.DevicePtr(0), dv.stack, uint32(levelChunk), w); err != nil {
 		return fmt.Errorf("dcsm: %w", err)
 	}
 	if err := dv.d.Synchronize(); err != nil {
@@ -207,13 +282,18 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 	}
 	// The wave in one transfer: the updater's records, the searches, zeroed counters and flags.
 	b := dv.stage[:0]
-	var at [9]uint64
+	var at [10]uint64
 	at[0], at[1], at[2], at[3] = gpucsm.Put(&b, w.vrec), gpucsm.Put(&b, w.ikey), gpucsm.Put(&b, w.iel), gpucsm.Put(&b, w.ic)
 	at[4], at[5], at[6] = gpucsm.Put(&b, w.dkey), gpucsm.Put(&b, w.dt), gpucsm.Put(&b, w.tasks)
 	clear(w.counts)
 	at[7] = gpucsm.Put(&b, w.counts)
 	dv.flags = [4]uint32{}
 	at[8] = gpucsm.Put(&b, dv.flags[:])
+	tcounts := gpu.DevicePtr(0) // per search, with listing on
+	if len(w.tcount) > 0 {
+		clear(w.tcount)
+		at[9] = gpucsm.Put(&b, w.tcount)
+	}
 	dv.stage = b
 	k := dv.next
 	dv.next ^= 1
@@ -224,8 +304,11 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 	if err := gpu.CopyToDevice(buf, 0, b); err != nil {
 		return err
 	}
-	w.dev = waveDev{buf: k, counts: at[7], flag: at[8]}
+	w.dev = waveDev{buf: k, counts: at[7], flag: at[8], tasks: at[6], tcounts: at[9]}
 	base := uint64(buf.Ptr())
+	if len(w.tcount) > 0 {
+		tcounts = gpu.DevicePtr(base + at[9])
+	}
 	ptr := func(i int) gpu.DevicePtr { return gpu.DevicePtr(base + at[i]) }
 	nv := len(w.vrec) / vrecWords
 	if nv > 0 {
@@ -242,7 +325,7 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 			return err
 		}
 		if err := dv.match.Launch(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
-			dv.params, dv.table, ptr(6), uint32(nt), ptr(7), dv.stack, uint32(levelChunk), ptr(8)); err != nil {
+			dv.params, dv.table, ptr(6), uint32(nt), ptr(7), tcounts, dv.stack, uint32(levelChunk), ptr(8)); err != nil {
 			return fmt.Errorf("dcsm: %w", err)
 		}
 	}
@@ -262,6 +345,11 @@ func (dv *device) finish(w *wave) error {
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.counts))), 8*len(w.counts)), res)
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dv.flags[0])), 16), res[w.dev.flag-w.dev.counts:])
+	if len(w.tcount) > 0 {
+		if err := gpu.CopyToHost(w.tcount, dv.waves[w.dev.buf], w.dev.tcounts); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+	}
 	switch {
 	case dv.flags[1] != 0:
 		return fmt.Errorf("dcsm: %w", errOverflow)
@@ -270,3 +358,9 @@ func (dv *device) finish(w *wave) error {
 	}
 	return nil
 }
+
+// deviceLists gates listing on the GPU (dcsm_list): off until TestGPUEmit has passed on a
+// device (the test turns it on for its run); the engine's Lists stays false with it.
+var deviceLists = false
+
+func (dv *device) lists() bool { return deviceLists }

@@ -19,6 +19,15 @@ type backend interface {
 	// starts.
 	start(ctx context.Context, w *wave) error
 	finish(w *wave) error
+	// list lists the matches of searches [lo, hi) of a finished wave into buf (listStride words
+	// a match, dense ids in level order). With limit 0, search i writes its w.tcount[i] matches
+	// from its cursor (the counts of the searches before it, from lo) and w.listed[i-lo] is the
+	// matches it found (the host checks them against the counts); with limit > 0, the one search
+	// lo (hi == lo+1) writes the window [skip, skip+limit) of its matches in its fixed order and
+	// w.listed[0] is the matches written. It fails with ErrListing where the backend does not list.
+	listMatches(ctx context.Context, w *wave, lo, hi int, skip, limit uint64, buf []uint32) error
+	// lists reports whether listMatches lists.
+	lists() bool
 	// bytes is the device memory held.
 	bytes() uint64
 	close()
@@ -82,7 +91,10 @@ func (e *emu) start(ctx context.Context, w *wave) error {
 			}
 		}
 		tk := w.tasks[i : i+taskWords]
-		n, ok := e.search(tk)
+		n, ok := e.search(tk, nil)
+		if len(w.tcount) > 0 { // listing on: the per-search counts
+			w.tcount[i/taskWords] = n
+		}
 		j := 2*int(tk[4]) + int(tk[5])
 		s, carry := bits.Add64(w.counts[j], n, 0)
 		if !ok || carry != 0 {
@@ -178,12 +190,43 @@ func (l *list) find(key uint64, tau uint32) int {
 	return -1
 }
 
-// search counts the matches of one anchored search (levels 2 on); false on overflow.
-func (e *emu) search(tk []uint32) (uint64, bool) {
+// search counts the matches of one anchored search (levels 2 on); false on overflow. With
+// visit non-nil it calls visit with every match (f[:n], level order) in the search's fixed order.
+func (e *emu) search(tk []uint32, visit func(f *[MaxPatternVertices]uint32)) (uint64, bool) {
 	rec := e.t.words[int(tk[0])*termWords : int(tk[0]+1)*termWords]
 	var f [MaxPatternVertices]uint32
 	f[0], f[1] = tk[1], tk[2]
-	return e.level(rec, 2, int(rec[tN]), &f, tk[3], tk[6], tk[7])
+	return e.level(rec, 2, int(rec[tN]), &f, tk[3], tk[6], tk[7], visit)
+}
+
+// listMatches is the listing launch: each search enumerates its matches in the order it counted them
+// and writes those in its range (its cursor on, or the window) to buf.
+func (e *emu) listMatches(ctx context.Context, w *wave, lo, hi int, skip, limit uint64, buf []uint32) error {
+	var cur uint64 // the search's first slot in buf
+	w.listed = slices.Grow(w.listed[:0], hi-lo)[:hi-lo]
+	for i := lo; i < hi; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		room := w.tcount[i]
+		if limit > 0 {
+			room = limit
+		}
+		var seen, wrote uint64
+		e.search(w.tasks[i*taskWords:(i+1)*taskWords], func(f *[MaxPatternVertices]uint32) {
+			if seen >= skip && wrote < room {
+				copy(buf[(cur+wrote)*listStride:], f[:])
+				wrote++
+			}
+			seen++
+		})
+		w.listed[i-lo] = seen
+		if limit > 0 {
+			w.listed[i-lo] = wrote
+		}
+		cur += w.tcount[i]
+	}
+	return nil
 }
 
 // source chooses a level's source as the kernel does (gpucsm's csm_source): the parent with the
@@ -194,8 +237,11 @@ func source(lv []uint32, ls *[MaxPatternVertices]list) (int, int, int) {
 
 // level counts the matches of levels k.. given f[:k]; plo, phi (phi 0: all) narrow level k's
 // source to a search's part.
-func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau, plo, phi uint32) (uint64, bool) {
+func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau, plo, phi uint32, visit func(*[MaxPatternVertices]uint32)) (uint64, bool) {
 	if k == n {
+		if visit != nil {
+			visit(f)
+		}
 		return 1, true
 	}
 	lv := rec[termHeader+k*levelWords : termHeader+(k+1)*levelWords]
@@ -223,7 +269,7 @@ func (e *emu) level(rec []uint32, k, n int, f *[MaxPatternVertices]uint32, tau, 
 			continue
 		}
 		f[k] = c
-		x, ok := e.level(rec, k+1, n, f, tau, 0, 0)
+		x, ok := e.level(rec, k+1, n, f, tau, 0, 0, visit)
 		var carry uint64
 		total, carry = bits.Add64(total, x, 0)
 		if !ok || carry != 0 {
@@ -260,3 +306,5 @@ func accept(lv []uint32, k int, c, lab uint32, skip int, f *[MaxPatternVertices]
 	}
 	return true
 }
+
+func (e *emu) lists() bool { return true }

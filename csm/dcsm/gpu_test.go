@@ -55,6 +55,21 @@ func TestGPURandom(t *testing.T) {
 	sweep(t, seeds, openGPU)
 }
 
+// TestGPUEmit: the kernels' listing (dcsm_match's per-search counts, then dcsm_list over groups
+// of searches and over windows of one search's matches, with buffers of 3 to 65,536 matches)
+// gives the CPU engine's signed matches per update on random streams, in every convention.
+func TestGPUEmit(t *testing.T) {
+	needGPU(t)
+	defer func(on bool) { deviceLists = on }(deviceLists)
+	deviceLists = true
+	seeds := 80
+	if testenv.Long() {
+		seeds = 300
+	}
+	// Buffers of 3 matches and more: a window is a launch and three copies.
+	listSweep(t, seeds, openGPU, []uint64{3, 7, 64, DefaultListCap})
+}
+
 // TestGPUEmail10: per-update deltas equal the CPU engine's on the public email10 workload (its
 // stream's duplicate inserts skipped), for a few of its queries of each size, in every
 // convention (the 8-vertex ones embeddings only: the CPU reference is slow there).

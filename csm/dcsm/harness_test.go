@@ -145,19 +145,28 @@ func reference(ctx context.Context, c randomCase, opts csm.Options) ([]updates.U
 		ds = append(ds, slices.Clone(res.Deltas))
 		return nil
 	}
-	for _, u := range c.stream {
+	if err := perUpdate(ref, c.stream, one); err != nil {
+		return nil, nil, err
+	}
+	return us, ds, nil
+}
+
+// perUpdate calls one with every update of stream as watch --batch 1 applies them: a vertex
+// deletion after the deletions of its edges in ref's graph (one applies each to ref).
+func perUpdate(ref csm.Matcher, stream []updates.Update, one func(updates.Update) error) error {
+	for _, u := range stream {
 		if u.Kind == updates.DeleteVertex {
 			for _, e := range csm.IncidentDeletions(ref.Graph(), u, nil) {
 				if err := one(e); err != nil {
-					return nil, nil, err
+					return err
 				}
 			}
 		}
 		if err := one(u); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	return us, ds, nil
+	return nil
 }
 
 // compare runs the case on the CPU engine and with open, and reports the first difference; it

@@ -80,3 +80,9 @@ func (nullBackend) start(context.Context, *wave) error { return nil }
 func (nullBackend) finish(*wave) error                 { return nil }
 func (nullBackend) bytes() uint64                      { return 0 }
 func (nullBackend) close()                             {}
+
+func (nullBackend) listMatches(context.Context, *wave, int, int, uint64, uint64, []uint32) error {
+	return ErrListing
+}
+
+func (nullBackend) lists() bool { return false }

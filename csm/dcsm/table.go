@@ -63,6 +63,9 @@ type patternProg struct {
 type table struct {
 	words []uint32
 	pats  []patternProg
+	// order is, per term record, the pattern vertex of each level (a listed match's words are
+	// in level order; a signed match is in pattern vertex order).
+	order [][]uint8
 }
 
 // lower builds the table, refusing patterns the executor does not take: more than
@@ -102,6 +105,11 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 			}
 			pp.pairs = append(pp.pairs, pt)
 			t.words = append(t.words, rec...)
+			ord := make([]uint8, n)
+			for k, lv := range term.Levels {
+				ord[k] = uint8(lv.Vertex)
+			}
+			t.order = append(t.order, ord)
 		}
 		if n >= 2 && len(prog.Pairs) == 0 {
 			return nil, fmt.Errorf("dcsm: pattern %d is disconnected (no edge); the GPU engine takes connected patterns (use --engine cpu)", pi+1)

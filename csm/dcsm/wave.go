@@ -60,23 +60,39 @@ type wave struct {
 	pairs   []csm.PairChange
 	verts   []csm.VertexChange
 
-	vrec     []uint32
-	ikey     []uint64
-	iel, ic  []uint32
-	dkey     []uint64
-	dt       []uint32
-	tasks    []uint32
-	counts   []uint64 // per update and pattern: created, destroyed (the executor's)
-	host     []uint64 // the same, counted on the host (one-vertex patterns)
+	vrec    []uint32
+	ikey    []uint64
+	iel, ic []uint32
+	dkey    []uint64
+	dt      []uint32
+	tasks   []uint32
+	counts  []uint64 // per update and pattern: created, destroyed (the executor's)
+	host    []uint64 // the same, counted on the host (one-vertex patterns)
+	// With listing on: per search, its matches (the executor's counts), and the matches a
+	// listing launch found per search of its range; per update, the one-vertex patterns' matches.
+	tcount   []uint64
+	listed   []uint64
+	hostm    []hostMatch
+	hostAt   int // the first of hostm not emitted
 	overflow bool
 	started  bool // launched on the backend (a wave of skipped updates only is not)
 	dev      waveDev
 }
 
+// hostMatch is a one-vertex pattern's match, counted and listed on the host: the update k of
+// the wave, the pattern, the sign (+1, -1) and the vertex's original id.
+type hostMatch struct {
+	k, p, sign int
+	v          int64
+}
+
+// listStride is the words of one listed match in the listing buffer.
+const listStride = MaxPatternVertices
+
 // waveDev is where a started wave's results are on the device.
 type waveDev struct {
-	buf          int
-	counts, flag uint64
+	buf                          int
+	counts, flag, tasks, tcounts uint64
 }
 
 func (w *wave) grow(n int) {
@@ -183,6 +199,7 @@ func (w *wave) reset() {
 	w.tasks = w.tasks[:0]
 	w.counts = w.counts[:0]
 	w.host = w.host[:0]
+	w.tcount, w.hostm, w.hostAt = w.tcount[:0], w.hostm[:0], 0
 	w.first = 0
 	w.overflow = false
 	w.started = false

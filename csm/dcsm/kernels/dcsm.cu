@@ -32,6 +32,22 @@ typedef unsigned long long u64;
 #define MARK 0xffffffffu
 #define FULL 0xffffffffu
 
+// WARP is the lanes of a warp: 32, or 1 where internal/cudahost runs the executor and the lister
+// on the host (one thread a warp; TestKernelHost).
+#ifdef CUDAHOST
+#define WARP 1
+#include <algorithm>
+using std::min;
+template <class T> T __shfl_sync(unsigned, T x, int) { return x; }
+template <class T> T atomicExch(T *p, T v) {
+  T o = *p;
+  *p = v;
+  return o;
+}
+#else
+#define WARP 32
+#endif
+
 struct Pool {
   u64 *key;
   u32 *el, *c, *d;
@@ -203,7 +219,7 @@ __device__ u32 gen(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *out,
   const bool elAny = lv[L_PELANY + s.src] != 0;
   const u32 el = lv[L_PEL + s.src];
   u32 total = 0;
-  while (s.cur < s.end && (!out || total + 32 <= cap)) {
+  while (s.cur < s.end && (!out || total + WARP <= cap)) {
     const u32 i = s.cur + lane;
     bool ok = i < s.end;
     u32 c = 0;
@@ -215,7 +231,7 @@ __device__ u32 gen(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *out,
     const u32 m = __ballot_sync(FULL, ok);
     if (out && ok) out[total + __popc(m & ((1u << lane) - 1))] = c;
     total += __popc(m);
-    s.cur += 32;
+    s.cur += WARP;
   }
   __syncwarp();
   return total;
@@ -226,66 +242,155 @@ __device__ __forceinline__ void addCount(u64 &count, u64 x, bool &ovf) {
   count += x;
 }
 
-// dcsm_match runs the wave's anchored searches (levels 2 on; the host checked the anchors) and
-// adds each one's count to its update's counter; flags[0] is the next search, flags[1] set on
-// overflow.
-extern "C" __global__ void dcsm_match(const u64 *pool, const u32 *table, const u32 *tasks, u32 ntasks, u64 *counts,
-                                      u32 *buf, u32 stride, u32 *flags) {
-  const Pool P = loadPool(pool);
-  const u32 lane = threadIdx.x & 31;
-  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  u32 *mybuf = buf + warp * MAXN * (u64)stride;
+// Win is a listing launch's range of one search's matches: those of ranks [skip, skip + room) in
+// the search's fixed order go to out (MAXN words a match, level order) from its first slot;
+// seen counts every match enumerated so far.
+struct Win {
+  u32 *out;
+  u64 skip, room, seen;
+};
+
+// put writes the match f[0..n-1] (rank W.seen + i) if its rank is in the window.
+__device__ __forceinline__ void put(Win &W, u64 i, const u32 *f, int n, u32 last) {
+  const u64 j = W.seen + i;
+  if (j < W.skip || j - W.skip >= W.room) return;
+  u32 *o = W.out + (j - W.skip) * MAXN;
+  for (int q = 0; q < n - 1; q++) o[q] = f[q];
+  o[n - 1] = last;
+}
+
+// leaf handles the last level k (f[0..k-1] set): counts its candidates, or with LIST lists
+// them through buf (the level's candidates, a chunk at a time, in source order) into W.
+template <bool LIST>
+__device__ u64 leaf(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *buf, u32 stride, Src &s, u32 tau, u32 plo,
+                    u32 phi, u32 lane, Win &W) {
+  if (!LIST) return gen(P, rec, k, f, 0, 0, s, true, tau, plo, phi, lane);
+  u64 total = 0;
+  bool first = true;
+  do {
+    const u32 cnt = gen(P, rec, k, f, buf, stride, s, first, tau, plo, phi, lane);
+    first = false;
+    for (u32 i = lane; i < cnt; i += WARP) put(W, i, f, k + 1, buf[i]);
+    W.seen += cnt;
+    total += cnt;
+    __syncwarp();
+  } while (s.cur < s.end);
+  return total;
+}
+
+// walk runs one anchored search (levels 2 on; the host checked the anchors) and returns its
+// matches; with LIST it also lists them into W, in the order it always enumerates them.
+template <bool LIST>
+__device__ u64 walk(const Pool &P, const u32 *rec, const u32 *task, u32 *mybuf, u32 stride, u32 lane, bool &ovf, Win &W) {
   u32 f[MAXN], cnt[MAXN], idx[MAXN];
   Src src[MAXN];
+  const int n = (int)rec[T_N];
+  const u32 tau = task[3];
+  f[0] = task[1];
+  f[1] = task[2];
+  if (n == 2) {
+    if (LIST) {
+      if (lane == 0) put(W, 0, f, 2, f[1]);
+      W.seen++;
+    }
+    return 1;
+  }
+  if (n == 3) return leaf<LIST>(P, rec, 2, f, mybuf + 2 * stride, stride, src[2], tau, task[6], task[7], lane, W);
+  u64 count = 0;
+  int k = 2;
+  cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, tau, task[6], task[7], lane);
+  idx[k] = 0;
+  for (;;) {
+    if (idx[k] >= cnt[k]) {
+      if (src[k].cur < src[k].end) { // the level's next chunk
+        cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, tau, 0, 0, lane);
+        idx[k] = 0;
+        continue;
+      }
+      if (k == 2) break;
+      k--;
+      idx[k]++;
+      continue;
+    }
+    f[k] = mybuf[k * stride + idx[k]];
+    const int k1 = k + 1;
+    if (k1 == n - 1) {
+      addCount(count, leaf<LIST>(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], tau, 0, 0, lane, W), ovf);
+      idx[k]++;
+    } else {
+      cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, tau, 0, 0, lane);
+      idx[k1] = 0;
+      k = k1;
+    }
+  }
+  return count;
+}
+
+// warpBuf is the calling warp's part of the stacks (MAXN levels of stride candidates).
+__device__ __forceinline__ u32 *warpBuf(u32 *buf, u32 stride) {
+  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  return buf + warp * MAXN * (u64)stride;
+}
+
+// nextTask is the next search a warp takes (idle warps compete for the next): from, plus the
+// searches taken so far (flags[0]).
+__device__ __forceinline__ u32 nextTask(u32 *flags, u32 from, u32 lane) {
+  u32 t = 0;
+  if (lane == 0) t = from + atomicAdd(&flags[0], 1u);
+  return __shfl_sync(FULL, t, 0);
+}
+
+// dcsm_match runs the wave's anchored searches and adds each one's count to its update's
+// counter (and, with tcounts non-null, stores it by search: listing); flags[0] is the next
+// search, flags[1] set on overflow.
+extern "C" __global__ void dcsm_match(const u64 *pool, const u32 *table, const u32 *tasks, u32 ntasks, u64 *counts,
+                                      u64 *tcounts, u32 *buf, u32 stride, u32 *flags) {
+  const Pool P = loadPool(pool);
+  const u32 lane = threadIdx.x & 31;
+  u32 *mybuf = warpBuf(buf, stride);
   bool ovf = false;
   for (;;) {
-    u32 t = 0;
-    if (lane == 0) t = atomicAdd(&flags[0], 1u);
-    t = __shfl_sync(FULL, t, 0);
+    const u32 t = nextTask(flags, 0, lane);
     if (t >= ntasks) break;
     const u32 *task = tasks + TASK_WORDS * (u64)t;
     const u32 *rec = table + (u64)task[0] * TERM_WORDS;
-    const int n = (int)rec[T_N];
-    const u32 tau = task[3];
-    f[0] = task[1];
-    f[1] = task[2];
-    u64 count = 0;
-    if (n == 2) {
-      count = 1;
-    } else if (n == 3) {
-      count = gen(P, rec, 2, f, 0, 0, src[2], true, tau, task[6], task[7], lane);
-    } else {
-      int k = 2;
-      cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, tau, task[6], task[7], lane);
-      idx[k] = 0;
-      for (;;) {
-        if (idx[k] >= cnt[k]) {
-          if (src[k].cur < src[k].end) { // the level's next chunk
-            cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, tau, 0, 0, lane);
-            idx[k] = 0;
-            continue;
-          }
-          if (k == 2) break;
-          k--;
-          idx[k]++;
-          continue;
-        }
-        f[k] = mybuf[k * stride + idx[k]];
-        const int k1 = k + 1;
-        if (k1 == n - 1) {
-          addCount(count, gen(P, rec, k1, f, 0, 0, src[k1], true, tau, 0, 0, lane), ovf);
-          idx[k]++;
-        } else {
-          cnt[k1] = gen(P, rec, k1, f, mybuf + k1 * stride, stride, src[k1], true, tau, 0, 0, lane);
-          idx[k1] = 0;
-          k = k1;
-        }
-      }
-    }
+    Win W = {0, 0, 0, 0};
+    const u64 count = walk<false>(P, rec, task, mybuf, stride, lane, ovf, W);
+    if (lane == 0 && tcounts) tcounts[t] = count;
     if (lane == 0 && count) {
       u64 *slot = &counts[2 * (u64)task[4] + task[5]];
       const u64 old = atomicAdd(slot, count);
       if (old + count < old) ovf = true;
+    }
+    __syncwarp();
+  }
+  if (lane == 0 && ovf) atomicExch(&flags[1], 1u);
+}
+
+// dcsm_list lists the matches of the counted searches [lo, hi) of the wave just run (before the
+// next wave's updater changes the pool): with limit 0, search t's into out from slot
+// cursor[t - lo] (the counts of the searches before it) and listed[t - lo] the matches it found;
+// with limit > 0 (one search), the ranks [skip, skip + limit) of its matches from slot 0 and
+// listed[0] the matches written. flags[0] is the next search, flags[1] set on overflow.
+extern "C" __global__ void dcsm_list(const u64 *pool, const u32 *table, const u32 *tasks, u32 lo, u32 hi,
+                                     const u64 *cursor, u64 skip, u64 limit, u32 *out, u64 *listed, u32 *buf, u32 stride,
+                                     u32 *flags) {
+  const Pool P = loadPool(pool);
+  const u32 lane = threadIdx.x & 31;
+  u32 *mybuf = warpBuf(buf, stride);
+  bool ovf = false;
+  for (;;) {
+    const u32 t = nextTask(flags, lo, lane);
+    if (t >= hi) break;
+    const u32 *task = tasks + TASK_WORDS * (u64)t;
+    const u32 *rec = table + (u64)task[0] * TERM_WORDS;
+    const u64 at = cursor[t - lo];
+    Win W = {out + at * MAXN, skip, limit ? limit : cursor[t - lo + 1] - at, 0};
+    walk<true>(P, rec, task, mybuf, stride, lane, ovf, W);
+    if (lane == 0) {
+      u64 n = W.seen;
+      if (limit) n = W.seen <= skip ? 0 : min(W.seen - skip, limit);
+      listed[t - lo] = n;
     }
     __syncwarp();
   }
