@@ -15,16 +15,16 @@
 #                                STMATCH_RUN=regexp (default ^TestGPU: the rest runs in CI) and STMATCH_TIMEOUT=duration the stmatch ones;
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #                                The other packages with kernels (extra_packages below: gcsm,
-#                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests first, then stmatch's, then
-#                                the stop latency of --timeout 1s on the slowest STMatch patterns.
-#                                DEADLINE=SECONDS bounds every part (each gets at most what is left), the runtime's and GENEVA's tests
-#                                run last, so that the whole run fits one device call.
+#                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests too. The parts
+#                                run in four lanes side by side (stmatch; GENEVA then the runtime; two of
+#                                the other packages' each), then the stop latency of --timeout 1s on the
+#                                slowest STMatch patterns alone, then a short table.
+#                                DEADLINE=SECONDS bounds every part (each gets at most what is left), so
+#                                that the whole run fits one device call.
 #
 # bin/ is git-ignored; the device tool carries it with carry: ["bin"]:
-#   run: command "DEADLINE=560 OUT=$OUT bash scripts/gpu-check.sh run > $OUT/0-run.log 2>&1", carry ["bin"]
+#   run: command "DEADLINE=540 OUT=$OUT bash scripts/gpu-check.sh run > $OUT/0-run.log 2>&1", carry ["bin"]
 # (the tool returns only the first files of $OUT by name: 0-run.log and 0-logs.tgz, every log).
-# The whole run takes more than one 600 s call now: run it as two, SKIP_STMATCH=1 (every other
-# package, the runtime and GENEVA) and then ONLY=stmatch, on the warm machine.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -132,37 +132,67 @@ run() {
 	$sm gpu-info --compile 2>&1 | tee "$out/gpu-info.txt" || status=1
 	$sm gpu-info --json > "$out/gpu-info.json" 2>&1
 	local only="${ONLY:-}"
-	local trc=skipped crc=skipped src=skipped grc=skipped
-	local extra_status=""
-	if [ -z "$only" ]; then
+	# The parts run in lanes, side by side: the device host has 16 cores and most of a test's time
+	# is its CPU reference counts and kernel compiles, while the GPU time-slices the processes.
+	# A part's exit status and wall seconds go to $out/NAME.rc and $out/NAME.secs.
+	part() { # NAME SECONDS CMD...: CMD with at most SECONDS (what DEADLINE leaves), log in $out/NAME-test.log
+		local name=$1 secs=$2 t0=$SECONDS
+		shift 2
+		SUBMATCH_TESTDATA="$root/bin/testdata" timeout "$(left "$secs")" "$@" > "$out/$name-test.log" 2>&1
+		echo $? > "$out/$name.rc"
+		echo $((SECONDS - t0)) > "$out/$name.secs"
+	}
+	lane_extras() { # the packages of extra_packages whose NAME matches $1
 		local spec
 		for spec in "${extra_packages[@]}"; do
-			set -- $spec
-			[ -x "bin/$2.test" ] || { extra_status+="$2: not built; "; continue; }
-			echo
-			echo "== $1: GPU tests ($3, at most $4 s)"
-			SUBMATCH_TESTDATA="$root/bin/testdata" timeout "$(left "$4")" "bin/$2.test" -test.v -test.count=1 -test.run "$3" > "$out/$2-test.log" 2>&1
-			local rc=$?
-			grep -E '^(--- |ok|FAIL|PASS|panic)' "$out/$2-test.log" | head -30
-			[ "$rc" -eq 0 ] || status=1
-			extra_status+="$2: $(grep -c '^--- PASS' "$out/$2-test.log") passed, $(grep -c '^--- FAIL' "$out/$2-test.log") failed, exit $rc; "
+			set -- $spec "$1"
+			[[ "$2" =~ ^($5)$ ]] || continue
+			[ -x "bin/$2.test" ] || { echo "not built" > "$out/$2.rc"; continue; }
+			part "$2" "$4" "bin/$2.test" -test.v -test.count=1 -test.run "$3"
 		done
-	fi
-	if [ -x bin/stmatch.test ] && [ -z "${SKIP_STMATCH:-}" ] && [ -z "$only" -o "$only" = stmatch ]; then
-		echo
-		echo "== stmatch engine tests (GPU counts against the CPU engine)"
+	}
+	lane_stmatch() {
 		rm -f "$out/stmatch.tsv" "$out/stmatch-versions.tsv"
 		local figures=""
 		[ -n "${STMATCH_FIGURES:-}" ] && figures="$out/stmatch-figures.tsv" && rm -f "$figures"
-		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" \
-			SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" SUBMATCH_STMATCH_FIGURES="$figures" \
-			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-$(left 480)s}" -test.run "${STMATCH_RUN:-^TestGPU}" 2>&1 | tee "$out/stmatch-test.log"
-		src=${PIPESTATUS[0]}
-		[ "$src" -eq 0 ] || status=1
+		SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" \
+			SUBMATCH_STMATCH_FIGURES="$figures" part stmatch "$(left 540)" \
+			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-$(left 530)s}" -test.run "${STMATCH_RUN:-^TestGPU}"
+	}
+	lane_runtime() { # GENEVA's tests, then the runtime's (and their cgo-built subset)
+		if [ -x bin/geneva.test ] && [ -z "$only" -o "$only" = geneva ]; then
+			rm -f "$out/geneva.tsv"
+			SUBMATCH_GENEVA_RESULTS="$out/geneva.tsv" part geneva 400 \
+				bin/geneva.test -test.v -test.count=1 -test.timeout=9m -test.run "${GENEVA_RUN:-TestGPU|TestCompileKernel}"
+		fi
+		[ -z "$only" ] || return 0
+		rm -f "$out/results.tsv"
+		SUBMATCH_RESULTS="$out/results.tsv" part gpu 300 bin/gpu.test -test.v -test.count=1 -test.timeout=8m
+		if [ -x bin/gpu-cgo.test ]; then
+			part gpu-cgo 180 bin/gpu-cgo.test -test.v -test.count=1 -test.timeout=3m \
+				-test.run 'TestGPU(Info|WorkerThread|Buffers|OutOfMemoryIsBudgetError|TrianglesWikiVote)$'
+		fi
+	}
+	echo
+	echo "== GPU tests in four lanes side by side (logs: \$OUT/NAME-test.log)"
+	local lanes=()
+	if [ -x bin/stmatch.test ] && [ -z "${SKIP_STMATCH:-}" ] && [ -z "$only" -o "$only" = stmatch ]; then
+		lane_stmatch &
+		lanes+=($!)
 	fi
+	lane_runtime &
+	lanes+=($!)
+	if [ -z "$only" ]; then
+		lane_extras 'sgsi|pbe|temporal' &
+		lanes+=($!)
+		lane_extras 'dcsm|gcsm|mining' &
+		lanes+=($!)
+	fi
+	wait "${lanes[@]}"
+	echo "all lanes done after $SECONDS s"
 	if [ -z "$only" ]; then
 		echo
-		echo "== stop latency: --timeout 1s on STMatch's slowest patterns (whole process, ms)"
+		echo "== stop latency: --timeout 1s on STMatch's slowest patterns (whole process, ms; alone on the GPU)"
 		local q pat t0 t1
 		for q in q18 q20 q19 q14; do
 			pat=$(awk -F'\t' -v q="$q" '$1 == q {print $2}' bin/testdata/stmatch-patterns/wikivote-unlabelled.tsv)
@@ -173,34 +203,14 @@ run() {
 			echo "$q: $(( (t1 - t0) / 1000000 )) ms; $(head -1 "$out/stop-$q.txt" | cut -f2-5)"
 		done
 	fi
-	# The runtime's and GENEVA's tests run last, within what DEADLINE leaves.
-	if [ -z "$only" ]; then
-	echo
-	echo "== gpu tests"
-	rm -f "$out/results.tsv"
-	SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_RESULTS="$out/results.tsv" \
-		timeout "$(left 480)" bin/gpu.test -test.v -test.count=1 -test.timeout=8m 2>&1 | tee "$out/gpu-test.log"
-	trc=${PIPESTATUS[0]}
-	[ "$trc" -eq 0 ] || status=1
-	if [ -x bin/gpu-cgo.test ]; then
-		echo
-		echo "== gpu tests built with CGO_ENABLED=1 (a subset)"
-		SUBMATCH_TESTDATA="$root/bin/testdata" bin/gpu-cgo.test -test.count=1 -test.timeout=3m \
-			-test.run 'TestGPU(Info|WorkerThread|Buffers|OutOfMemoryIsBudgetError|TrianglesWikiVote)$' 2>&1 | tee "$out/gpu-cgo-test.log"
-		crc=${PIPESTATUS[0]}
-		[ "$crc" -eq 0 ] || status=1
-	fi
-	fi
-	if [ -x bin/geneva.test ] && [ -z "$only" -o "$only" = geneva ]; then
-		echo
-		echo "== geneva engine tests (GPU counts against the CPU engine and the oracle)"
-		rm -f "$out/geneva.tsv"
-		SUBMATCH_TESTDATA="$root/bin/testdata" SUBMATCH_GENEVA_RESULTS="$out/geneva.tsv" \
-			timeout "$(left 540)" bin/geneva.test -test.v -test.count=1 -test.timeout=9m -test.run "${GENEVA_RUN:-TestGPU|TestCompileKernel}" > "$out/geneva-test.log" 2>&1
-		grc=$?
-		grep -E '^(--- |ok|FAIL|PASS|panic)|geneva_test|gpu_test.go' "$out/geneva-test.log" | grep -v '^--- PASS' | head -60
-		[ "$grc" -eq 0 ] || status=1
-	fi
+	# rc NAME: a part's exit status ("skipped" when it did not run)
+	rc() { if [ -e "$out/$1.rc" ]; then cat "$out/$1.rc"; else echo skipped; fi; }
+	local name
+	for name in stmatch geneva gpu gpu-cgo "${extra_names[@]}"; do
+		case "$(rc "$name")" in 0 | skipped) ;; *) status=1 ;; esac
+	done
+	local trc crc src grc
+	trc=$(rc gpu) crc=$(rc gpu-cgo) src=$(rc stmatch) grc=$(rc geneva)
 	echo
 	echo "== submatch gpu-info --compile (warm kernel cache)"
 	$sm gpu-info --compile 2>&1 | sed -n '/^kernels:/,$p'
@@ -259,7 +269,17 @@ run() {
 		died "$out/geneva-test.log"
 		echo "geneva tests: $(grep -c '^--- PASS' "$out/geneva-test.log") passed, $(grep -c '^--- FAIL' "$out/geneva-test.log") failed, $(grep -c '^--- SKIP' "$out/geneva-test.log") skipped; exit $grc"
 	fi
-	[ -n "$extra_status" ] && echo "other GPU tests: $extra_status"
+	echo
+	echo "== other packages' GPU tests"
+	for name in "${extra_names[@]}"; do
+		[ -e "$out/$name-test.log" ] || { echo "$name: $(rc "$name")"; continue; }
+		grep -E '^(--- FAIL|FAIL|panic)' "$out/$name-test.log" | head -10
+		died "$out/$name-test.log"
+		echo "$name: $(grep -c '^--- PASS' "$out/$name-test.log") passed, $(grep -c '^--- FAIL' "$out/$name-test.log") failed, exit $(rc "$name"), $(cat "$out/$name.secs") s"
+	done
+	for name in stmatch geneva gpu gpu-cgo; do
+		[ -e "$out/$name.secs" ] && echo "$name: exit $(rc "$name"), $(cat "$out/$name.secs") s"
+	done
 	# The device tool brings back only the first few files of $OUT (by name): every log also
 	# travels in one archive whose name sorts first.
 	tar czf "$out/0-logs.tgz" -C "$out" --exclude 0-logs.tgz --exclude 0-run.log . 2>/dev/null
@@ -268,13 +288,18 @@ run() {
 
 # extra_packages: the other packages with GPU tests, "PACKAGE NAME RUN-REGEXP TIMEOUT-SECONDS".
 extra_packages=(
-	"csm/gcsm gcsm TestGPU|TestEmulation 120"
-	"mining mining TestGPU 150"
-	"temporal temporal TestGPU 90"
-	"engine/pbe pbe TestDeviceAgainstCPU 120"
-	"engine/sgsi sgsi TestGPU 120"
-	"csm/dcsm dcsm TestGPU 120"
+	"csm/gcsm gcsm TestGPU|TestEmulation 200"
+	"mining mining TestGPU 300"
+	"temporal temporal TestGPU 150"
+	"engine/pbe pbe TestDeviceAgainstCPU 150"
+	"engine/sgsi sgsi TestGPU 400"
+	"csm/dcsm dcsm TestGPU 200"
 )
+extra_names=()
+for spec in "${extra_packages[@]}"; do
+	set -- $spec
+	extra_names+=("$2")
+done
 
 case "${1:-}" in
 build) build ;;
