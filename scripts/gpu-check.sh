@@ -297,8 +297,8 @@ extra_packages=(
 )
 extra_names=()
 for spec in "${extra_packages[@]}"; do
-	set -- $spec
-	extra_names+=("$2")
+	read -r _ name _ <<< "$spec"
+	extra_names+=("$name")
 done
 
 case "${1:-}" in
