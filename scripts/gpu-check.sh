@@ -143,10 +143,10 @@ run() {
 		echo $((SECONDS - t0)) > "$out/$name.secs"
 	}
 	lane_extras() { # the packages of extra_packages whose NAME matches $1
-		local spec
+		local spec names=$1
 		for spec in "${extra_packages[@]}"; do
-			set -- $spec "$1"
-			[[ "$2" =~ ^($5)$ ]] || continue
+			set -- $spec
+			[[ "$2" =~ ^($names)$ ]] || continue
 			[ -x "bin/$2.test" ] || { echo "not built" > "$out/$2.rc"; continue; }
 			part "$2" "$4" "bin/$2.test" -test.v -test.count=1 -test.run "$3"
 		done
