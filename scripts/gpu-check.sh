@@ -16,8 +16,9 @@
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #                                The other packages with kernels (extra_packages below: gcsm,
 #                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests too. The parts
-#                                run in four lanes side by side (stmatch; GENEVA then the runtime; two of
-#                                the other packages' each), then the stop latency of --timeout 1s on the
+#                                run in four lanes side by side (stmatch; GENEVA, the runtime, pbe and
+#                                temporal; sgsi; dcsm, gcsm and mining: about 260-370 s each on an H200
+#                                host), then the stop latency of --timeout 1s on the
 #                                slowest STMatch patterns alone, then a short table.
 #                                DEADLINE=SECONDS bounds every part (each gets at most what is left), so
 #                                that the whole run fits one device call.
@@ -159,7 +160,7 @@ run() {
 			SUBMATCH_STMATCH_FIGURES="$figures" part stmatch "$(left 540)" \
 			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-$(left 530)s}" -test.run "${STMATCH_RUN:-^TestGPU}"
 	}
-	lane_runtime() { # GENEVA's tests, then the runtime's (and their cgo-built subset)
+	lane_runtime() { # GENEVA's tests, then the runtime's (and their cgo-built subset), then pbe's and temporal's
 		if [ -x bin/geneva.test ] && [ -z "$only" -o "$only" = geneva ]; then
 			rm -f "$out/geneva.tsv"
 			SUBMATCH_GENEVA_RESULTS="$out/geneva.tsv" part geneva 400 \
@@ -172,6 +173,7 @@ run() {
 			part gpu-cgo 180 bin/gpu-cgo.test -test.v -test.count=1 -test.timeout=3m \
 				-test.run 'TestGPU(Info|WorkerThread|Buffers|OutOfMemoryIsBudgetError|TrianglesWikiVote)$'
 		fi
+		lane_extras 'pbe|temporal'
 	}
 	echo
 	echo "== GPU tests in four lanes side by side (logs: \$OUT/NAME-test.log)"
@@ -183,7 +185,7 @@ run() {
 	lane_runtime &
 	lanes+=($!)
 	if [ -z "$only" ]; then
-		lane_extras 'sgsi|pbe|temporal' &
+		lane_extras sgsi &
 		lanes+=($!)
 		lane_extras 'dcsm|gcsm|mining' &
 		lanes+=($!)

@@ -134,8 +134,8 @@ func TestWatchStreamMatches(t *testing.T) {
 	}
 }
 
-// TestWatchStreamRefusals: the options that batch updates, and listing, are refused before
-// anything is loaded (the data file does not exist).
+// TestWatchStreamRefusals: the options that batch updates are refused before anything is
+// loaded (the data file does not exist).
 func TestWatchStreamRefusals(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.graph")
 	for _, c := range []struct {
@@ -145,7 +145,6 @@ func TestWatchStreamRefusals(t *testing.T) {
 		{[]string{"--batch", "4"}, "--batch: the dcsm engine reports every update"},
 		{[]string{"--window", "1s"}, "--batch-interval and --window are not implemented with --engine dcsm"},
 		{[]string{"--checkpoint", "x"}, "--checkpoint and --resume are not implemented"},
-		{[]string{"--emit", "matches"}, "--emit matches: the dcsm engine counts only"},
 	} {
 		code, _, errOut := runCmd(t, append([]string{"watch", "--engine", "dcsm", missing, triangle, "--updates", "-"}, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {

@@ -12,8 +12,7 @@
 // the next). Results are streamed back per wave, in arrival order; the wave bound is the
 // back-pressure (the next wave waits for the last). The matcher implements csm.Streamer; without
 // a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU. ApplyEachMatches also lists
-// every update's signed matches (listing launches through a bounded buffer after each wave); on
-// the GPU that path is gated off (ErrListing) until its device test has passed.
+// every update's signed matches (listing launches through a bounded buffer after each wave).
 package dcsm
 
 import (
@@ -37,9 +36,8 @@ type dcsmEngine struct{}
 
 func (dcsmEngine) Name() string { return "dcsm" }
 
-// Lists reports deviceLists: while listing on the GPU is gated off, watch refuses --emit
-// matches before loading.
-func (dcsmEngine) Lists() bool { return deviceLists }
+// Lists: the engine lists signed matches (--emit matches), on the GPU as in the emulation.
+func (dcsmEngine) Lists() bool { return true }
 
 func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	m, err := open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
@@ -49,8 +47,9 @@ func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.O
 	return m, nil
 }
 
-// ErrListing is returned when asked to list signed matches on the GPU while listing is gated off.
-var ErrListing = errors.New("dcsm: listing signed matches is not enabled on the GPU (counts only); use --engine cpu for --emit matches")
+// ErrListing is returned when asked to list signed matches by a backend that does not list
+// (the host-side measuring backend of the benchmarks; the GPU and the emulation list).
+var ErrListing = errors.New("dcsm: this backend does not list signed matches (counts only)")
 
 // ErrBatch is returned by Apply for a batch it cannot give the net change of: DCSM applies
 // updates one at a time (ApplyEach).
@@ -207,8 +206,8 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 // ApplyEachMatches is ApplyEach that also lists every update's created and destroyed matches:
 // emit gets an update's signed matches (in no particular order) before report gets the update.
 // Each wave is finished before the next starts (the next wave's updater drops versions this
-// wave's searches read). emit returning false stops the stream with csm.ErrStopped. The GPU
-// backend does not list: it fails with ErrListing.
+// wave's searches read). emit returning false stops the stream with csm.ErrStopped. A backend
+// that does not list fails with ErrListing.
 func (m *Matcher) ApplyEachMatches(ctx context.Context, stream []updates.Update, emit csm.Emit, report func(u updates.Update, res *csm.Result) error) error {
 	if m.broken != nil {
 		return m.broken

@@ -359,8 +359,5 @@ func (dv *device) finish(w *wave) error {
 	return nil
 }
 
-// deviceLists gates listing on the GPU (dcsm_list): off until TestGPUEmit has passed on a
-// device (the test turns it on for its run); the engine's Lists stays false with it.
-var deviceLists = false
-
-func (dv *device) lists() bool { return deviceLists }
+// lists: the device lists signed matches (dcsm_list; TestGPUEmit checks it on a GPU).
+func (dv *device) lists() bool { return true }

@@ -60,8 +60,6 @@ func TestGPURandom(t *testing.T) {
 // gives the CPU engine's signed matches per update on random streams, in every convention.
 func TestGPUEmit(t *testing.T) {
 	needGPU(t)
-	defer func(on bool) { deviceLists = on }(deviceLists)
-	deviceLists = true
 	seeds := 80
 	if testenv.Long() {
 		seeds = 300

@@ -101,6 +101,7 @@ func conform(t *testing.T, name string, g *graph.Graph, p *pattern.Pattern, sem 
 		switch {
 		case res.Partial:
 			verdict = "timeout"
+			t.Errorf("%s %s 1/%d: not finished within a minute (partial count %d of %d)", name, sem, f, res.Count, want)
 		case err != nil:
 			verdict = "ERROR"
 			t.Errorf("%s %s 1/%d: %v", name, sem, f, err)
@@ -151,7 +152,9 @@ func TestGPUHPRD(t *testing.T) {
 }
 
 // TestGPUWikiVote: triangles and 4-cliques in every convention against the cpu engine, and the
-// published 608,389 unique triangles.
+// published 608,389 unique triangles. The 4-cliques go out of core once, as embeddings at a
+// quarter of the graph (about 50 s on an H200: 2 GB of uploads in 20,000 chunks); in core in
+// every convention.
 func TestGPUWikiVote(t *testing.T) {
 	needGPU(t)
 	g := sharedtest.WikiVote(t)
@@ -159,7 +162,14 @@ func TestGPUWikiVote(t *testing.T) {
 	conform(t, "wiki-Vote triangle", g, tri, engine.Semantics{Unique: true}, 608389)
 	for _, c := range sharedtest.WikiVotePatterns(t) {
 		for _, sem := range proptest.AllSemantics {
-			conform(t, "wiki-Vote "+c.Name, g, c.Pattern, sem, -1)
+			var fractions []uint64 // the default: in core, 1/4 and 1/16
+			if c.Name != "triangle" {
+				fractions = []uint64{0}
+				if sem == (engine.Semantics{}) {
+					fractions = []uint64{0, 4}
+				}
+			}
+			conform(t, "wiki-Vote "+c.Name, g, c.Pattern, sem, -1, fractions...)
 		}
 	}
 }

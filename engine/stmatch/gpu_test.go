@@ -709,31 +709,6 @@ func TestGPULeafNearOverflow(t *testing.T) {
 	}
 }
 
-// TestGPUZTinyBudget runs last (it lowers the device's budget for the rest of the process): a
-// budget that leaves room for two blocks' buffers, then one that leaves none.
-func TestGPUZTinyBudget(t *testing.T) {
-	d := needGPU(t)
-	g := sharedtest.WikiVote(t)
-	p, _ := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c)")
-	sem := engine.Semantics{Unique: true}
-	full := compare(t, "wiki-Vote diamond unique", g, p, sem, -1)
-	fixed := full.DeviceBytes - full.BufferBytes - uint64(full.Warps)*8 - full.QueueSlots*taskBytes
-	perBlock := full.PerWarpBytes * warpsPerBlock
-	limit := d.Budget().Used() + fixed + perBlock*5/2
-	d.SetMemoryLimit(limit)
-	t.Logf("budget lowered to %s", gpu.FormatBytes(limit))
-	st := compare(t, "wiki-Vote diamond tiny budget", g, p, sem, -1)
-	if st.Blocks != 2 {
-		t.Errorf("tiny budget: %d blocks, want 2 (full run: %d)", st.Blocks, full.Blocks)
-	}
-	d.SetMemoryLimit(d.Budget().Used() + fixed + perBlock/2)
-	_, err := Engine{}.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
-	if !errors.Is(err, gpu.ErrBudget) {
-		t.Errorf("budget below one block: %v, want ErrBudget", err)
-	}
-	t.Logf("below one block: %v", err)
-}
-
 // TestGPUHubs checks the hub bitmaps (every list given one: hubMin 1) against the CPU engine on
 // random and dense cases, with a candidate space and on the adjacency lists, once with the
 // per-query kernel; and on wiki-Vote (its real hubs) with a work queue that starts too small
