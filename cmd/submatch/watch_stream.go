@@ -14,6 +14,9 @@ import (
 // errReported stops a stream whose result could not be recorded (the exit status is kept).
 var errReported = errors.New("watch: result not recorded")
 
+// errKilled stops a stream dead at the tests' kill hook (watchKillAfter).
+var errKilled = errors.New("watch: killed (test hook)")
+
 // streamChunk is the most updates watch reads ahead and hands a per-update engine at once (with
 // --rate: those that have arrived, up to this).
 const streamChunk = 1 << 16
@@ -26,8 +29,6 @@ func (f *watchFlags) checkStream() error {
 		return usagef("--batch: the %s engine reports every update (it overlaps them itself); leave --batch at 1", f.engine)
 	case f.interval > 0 || f.window > 0:
 		return usagef("--batch-interval and --window are not implemented with --engine %s (use --engine cpu)", f.engine)
-	case f.checkpoint != "" || f.resume != "":
-		return usagef("--checkpoint and --resume are not implemented with --engine %s (use --engine cpu)", f.engine)
 	}
 	return nil
 }
@@ -45,6 +46,11 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 	if st.flushEach { // stdin: updates may come slowly; never wait for more than one
 		chunk = 1
 	}
+	if st.f.checkpoint != "" { // a checkpoint goes between two chunks, when the engine is idle
+		chunk = min(chunk, st.f.checkpointEvery)
+	}
+	resumeLine := st.line // with --resume, the stream's lines up to the checkpoint are skipped
+	sinceCP := 0
 	var pend []updates.Update
 	eof := false
 	apply := context.WithoutCancel(ctx) // a chunk in progress finishes: the graph and totals stay exact
@@ -59,6 +65,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		}
 		if code = st.record(one, res, false, stderr); code != exitOK {
 			return errReported
+		}
+		if watchKillAfter > 0 && st.batches >= watchKillAfter {
+			return errKilled
 		}
 		// The summary counts stream updates as reported (a vertex deletion's edges come first).
 		if next < len(pend) && u == pend[next] {
@@ -90,6 +99,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 				eof = true
 				break
 			}
+			if u.Line <= resumeLine {
+				continue
+			}
 			pend = append(pend, u)
 		}
 		if len(pend) == 0 {
@@ -120,6 +132,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		if err == errReported {
 			return code
 		}
+		if errors.Is(err, errKilled) {
+			return -1
+		}
 		if err != nil {
 			return st.applyError(err, name, stderr)
 		}
@@ -127,6 +142,13 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			st.replay.done()
 		}
 		pend = pend[:copy(pend, pend[n:])]
+		sinceCP += n
+		if st.f.checkpoint != "" && sinceCP >= st.f.checkpointEvery {
+			if err := st.writeCheckpoint(st.f.checkpoint); err != nil {
+				return exitCode(stderr, fmt.Errorf("--checkpoint: %w", err))
+			}
+			sinceCP = 0
+		}
 		prog.update(st.updates)
 		if st.flushEach {
 			if err := st.out.Flush(); err != nil {

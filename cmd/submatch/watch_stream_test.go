@@ -144,7 +144,6 @@ func TestWatchStreamRefusals(t *testing.T) {
 	}{
 		{[]string{"--batch", "4"}, "--batch: the dcsm engine reports every update"},
 		{[]string{"--window", "1s"}, "--batch-interval and --window are not implemented with --engine dcsm"},
-		{[]string{"--checkpoint", "x"}, "--checkpoint and --resume are not implemented"},
 	} {
 		code, _, errOut := runCmd(t, append([]string{"watch", "--engine", "dcsm", missing, triangle, "--updates", "-"}, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {

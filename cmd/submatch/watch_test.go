@@ -148,8 +148,15 @@ func TestWatchWindow(t *testing.T) {
 }
 
 // TestWatchResume stops a run dead at a random batch (as kill -9 would), resumes it from its last
-// checkpoint and checks that the batches after it and the totals equal an uninterrupted run.
+// checkpoint and checks that the batches after it and the totals equal an uninterrupted run: the
+// CPU engine in batches of 3, and the per-update engine (dcsm's host emulation, as on the GPU),
+// which stops dead in the middle of a chunk of updates.
 func TestWatchResume(t *testing.T) {
+	t.Run("cpu", func(t *testing.T) { testWatchResume(t, "--batch", "3") })
+	t.Run("dcsm-emulated", func(t *testing.T) { testWatchResume(t, "--engine", "dcsm-emulated") })
+}
+
+func testWatchResume(t *testing.T, extra ...string) {
 	r := rand.New(rand.NewPCG(5, 5))
 	var s strings.Builder
 	g := randomCSMGraph(r, 30, 60, true)
@@ -163,7 +170,7 @@ func TestWatchResume(t *testing.T) {
 	data := writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", ""))
 	stream := writeFile(t, "u.stream", s.String())
 	cp := filepath.Join(t.TempDir(), "cp")
-	args := []string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--batch", "3"}
+	args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial"}, extra...)
 	code, full, errOut := runCmd(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
