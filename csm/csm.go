@@ -122,6 +122,14 @@ type Lister interface {
 	Lists() bool
 }
 
+// PatternChecker is implemented by an engine that takes only some patterns (the GPU engines: a
+// bounded number of vertices, connected ones): CheckPatterns says, without a graph or a device,
+// whether Open would accept these patterns under sem, so that a caller can choose another
+// engine before it hands the graph over.
+type PatternChecker interface {
+	CheckPatterns(patterns []*pattern.Pattern, sem engine.Semantics) error
+}
+
 // ErrUnknownEngine is returned (wrapped, with the names available) by Lookup for a name no
 // engine is registered under.
 var ErrUnknownEngine = errors.New("unknown continuous-matching engine")

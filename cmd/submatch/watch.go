@@ -68,7 +68,7 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.unique, "unique", false, "count each distinct subgraph once")
 	fs.IntVar(&f.threads, "threads", 0, "worker threads `N` (0: all cores): within a batch, or, from two up on a counting run over a stream file of 256 batches or more, a second goroutine that searches while the first keeps the graph (patterns of exact labels) or takes the end of the stream (docs/csm.md)")
 	fs.StringVar(&f.queryFormat, "query-format", "", "input format `NAME` of pattern files (default: detected)")
-	fs.StringVar(&f.engine, "engine", "cpu", "continuous-matching engine `NAME`")
+	fs.StringVar(&f.engine, "engine", "auto", "continuous-matching engine `NAME`: cpu, gcsm (GPU, batches), dcsm (GPU, per update) or auto (a GPU engine for a data graph file of 64 MiB or more when a GPU is usable and takes the patterns, else cpu)")
 	fs.BoolVar(&f.timestamps, "timestamps", false, "every text line of the stream ends with an integer timestamp (implied by --window and --batch-interval)")
 	fs.DurationVar(&f.timeUnit, "time-unit", time.Second, "the `DURATION` of one timestamp unit")
 	fs.DurationVar(&f.window, "window", 0, "sliding window: an edge inserted at time t is deleted when the stream reaches t + `DURATION` (the matches it destroys are reported as a batch 'expire')")
@@ -147,6 +147,26 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	log := newLogger(stderr, f.verbose)
 	ctx, cancel := f.context(ctx)
 	defer cancel()
+	if f.engine == "auto" && f.gcsmMode != "" {
+		return exitCode(stderr, usagef("--gcsm-mode needs --engine gcsm"))
+	}
+	if f.engine != "auto" {
+		if _, err := csm.Lookup(f.engine); err != nil {
+			return exitCode(stderr, usagef("--engine: %v", err))
+		}
+	}
+	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
+	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
+	for _, q := range pos[1:] {
+		p, err := loadQuery(ctx, q, qopts)
+		if err != nil {
+			return exitCode(stderr, err)
+		}
+		st.pats = append(st.pats, p)
+	}
+	if f.engine == "auto" {
+		f.engine = f.chooseEngine(ctx, pos[0], st.pats, log)
+	}
 	eng, err := csm.Lookup(f.engine)
 	if err != nil {
 		return exitCode(stderr, usagef("--engine: %v", err))
@@ -167,15 +187,6 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if err := f.checkStream(); err != nil {
 			return exitCode(stderr, err)
 		}
-	}
-	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
-	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
-	for _, q := range pos[1:] {
-		p, err := loadQuery(ctx, q, qopts)
-		if err != nil {
-			return exitCode(stderr, err)
-		}
-		st.pats = append(st.pats, p)
 	}
 	hold := holdGC()
 	defer hold.release()

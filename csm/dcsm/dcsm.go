@@ -25,6 +25,7 @@ import (
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/csm/internal/gpucsm"
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/pattern"
@@ -38,6 +39,20 @@ func (dcsmEngine) Name() string { return "dcsm" }
 
 // Lists: the engine lists signed matches (--emit matches), on the GPU as in the emulation.
 func (dcsmEngine) Lists() bool { return true }
+
+// CheckPatterns: the patterns lower to the kernels' table (csm.PatternChecker).
+func (dcsmEngine) CheckPatterns(patterns []*pattern.Pattern, sem engine.Semantics) error {
+	_, err := lowerAll(patterns, sem)
+	return err
+}
+
+// lowerAll lowers a non-empty pattern set.
+func lowerAll(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
+	if len(patterns) == 0 {
+		return nil, fmt.Errorf("dcsm: no patterns")
+	}
+	return lower(patterns, sem)
+}
 
 func (dcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	m, err := open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
@@ -130,10 +145,7 @@ type Matcher struct {
 }
 
 func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk func(*table) (backend, error)) (*Matcher, error) {
-	if len(patterns) == 0 {
-		return nil, fmt.Errorf("dcsm: no patterns")
-	}
-	t, err := lower(patterns, opts.Semantics)
+	t, err := lowerAll(patterns, opts.Semantics)
 	if err != nil {
 		return nil, err
 	}

@@ -145,6 +145,12 @@ func (gcsmEngine) CheckMode(mode string) error {
 	return err
 }
 
+// CheckPatterns: the patterns lower to the kernel's table (csm.PatternChecker).
+func (gcsmEngine) CheckPatterns(patterns []*pattern.Pattern, sem engine.Semantics) error {
+	_, err := lower(patterns, sem)
+	return err
+}
+
 func (gcsmEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options) (csm.Matcher, error) {
 	return open(g, patterns, opts, func(t *table) (backend, error) { return openDevice(t, opts.GPUMemory) })
 }
