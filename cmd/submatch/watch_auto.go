@@ -24,18 +24,25 @@ var watchAutoGPUBytes int64 = splitMaxBytes
 // chooseEngine resolves --engine auto: the CPU engine, unless the data graph is large (its file,
 // or with --resume the checkpoint's graph, at least watchAutoGPUBytes), a GPU is usable and the
 // GPU engine takes the patterns: then dcsm for a stream reported update by update (--batch 1,
-// no --batch-interval or --window) and gcsm for batches. The choice is logged (-v).
+// no --batch-interval or --window) and gcsm for batches of 64 or more (or by time interval);
+// the CPU engine for smaller batches, where no GPU engine was measured. The choice is logged
+// (-v).
 func (f *watchFlags) chooseEngine(ctx context.Context, data string, pats []*pattern.Pattern, log *slog.Logger) string {
 	if f.resume != "" {
 		data = f.resume + ".smg"
 	}
-	gpuName := "gcsm"
-	if f.batch == 1 && f.interval == 0 && f.window == 0 {
-		gpuName = "dcsm"
-	}
 	choose := func(name, why string) string {
 		log.Info("watch: --engine auto", "engine", name, "why", why)
 		return name
+	}
+	var gpuName string
+	switch {
+	case f.batch == 1 && f.interval == 0 && f.window == 0:
+		gpuName = "dcsm"
+	case f.batch >= 64 || f.interval > 0:
+		gpuName = "gcsm"
+	default:
+		return choose("cpu", "batches of 2 to 63 updates: no GPU engine measured to pay there")
 	}
 	if st, err := os.Stat(data); err != nil || st.Size() < watchAutoGPUBytes {
 		return choose("cpu", "a small data graph (under 64 MiB as a file): the CPU engine is faster there")
