@@ -418,16 +418,13 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			pending = nil
 		}
 		for span > 0 || len(batch) < f.batch {
-			u, ok := rd.Next()
+			u, ok := nextAfter(rd, resumeLine)
 			if !ok {
 				if err := rd.Err(); err != nil {
 					return exitCode(stderr, &inputError{err: err})
 				}
 				eof = true
 				break
-			}
-			if u.Line <= resumeLine {
-				continue
 			}
 			if (f.window > 0 || span > 0) && !u.HasTime {
 				return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s:%d: expected a timestamp (--window and --batch-interval need one on every update)", name, u.Line)})

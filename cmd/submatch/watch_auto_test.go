@@ -46,22 +46,11 @@ func TestWatchAuto(t *testing.T) {
 		if !strings.Contains(errOut, "engine=cpu") || !strings.Contains(errOut, c.why) {
 			t.Errorf("%v (bar %d): the log does not say engine=cpu for %q:\n%s", c.pats, c.bar, c.why, errOut)
 		}
-		if firstLines(got) != firstLines(want) {
+		if watchBody(got) != watchBody(want) {
 			t.Errorf("%v: auto printed\n%s\nthe cpu engine\n%s", c.pats, got, want)
 		}
 	}
 	if noGPU != nil && !errors.Is(noGPU, gpu.ErrNoGPU) {
 		t.Fatalf("gpu.Open: %v, want ErrNoGPU", noGPU)
 	}
-}
-
-// firstLines drops the summary's timing lines ('#' lines), which differ between runs.
-func firstLines(out string) string {
-	var keep []string
-	for _, l := range strings.Split(out, "\n") {
-		if !strings.HasPrefix(l, "# ") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
 }

@@ -33,6 +33,17 @@ func (f *watchFlags) checkStream() error {
 	return nil
 }
 
+// nextAfter returns the stream's next update after line after (a resumed run skips the lines
+// its checkpoint covers); false at the end of the stream or on an error (rd.Err).
+func nextAfter(rd *updates.Reader, after int) (updates.Update, bool) {
+	for {
+		u, ok := rd.Next()
+		if !ok || u.Line > after {
+			return u, ok
+		}
+	}
+}
+
 // matchStreamer is a csm.Streamer that also lists every update's signed matches, all of them
 // before the update is reported (dcsm's host emulation).
 type matchStreamer interface {
@@ -91,16 +102,13 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			return exitPartial
 		}
 		for !eof && len(pend) < chunk {
-			u, ok := rd.Next()
+			u, ok := nextAfter(rd, resumeLine)
 			if !ok {
 				if err := rd.Err(); err != nil {
 					return exitCode(stderr, &inputError{err: err})
 				}
 				eof = true
 				break
-			}
-			if u.Line <= resumeLine {
-				continue
 			}
 			pend = append(pend, u)
 		}
