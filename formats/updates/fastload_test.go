@@ -208,3 +208,17 @@ func FuzzFastLoad(f *testing.F) {
 		sameGraph(t, fast, dynamic.FromGraph(sg))
 	})
 }
+
+// BenchmarkLoadEmail10: the fast loader on csm-email10's initial graph (36,692 vertices, 183,831
+// edges), mapping, parsing and building; run with -cpu 1 for the one-thread cost.
+func BenchmarkLoadEmail10(b *testing.B) {
+	path := filepath.Join(testenv.Dir(), "csm-email10", "initial.graph")
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("no shared test data:", err)
+	}
+	for b.Loop() {
+		if _, err := LoadDynamic(path, formats.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
