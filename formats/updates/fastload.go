@@ -3,8 +3,10 @@ package updates
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -304,7 +306,10 @@ func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
 			if !ok1 || !ok2 || u > math.MaxUint32 || v > math.MaxUint32 {
 				return r
 			}
-			end, ok := lineEnd(b, j)
+			end, ok := j+3, j+3 <= len(b) && b[j] == ' ' && b[j+1] == '0' && b[j+2] == '\n' // the common " 0\n"
+			if !ok {
+				end, ok = lineEnd(b, j)
+			}
 			if !ok { // a label, which must be 0
 				l, k, ok3 := field(b, j)
 				if end, ok = lineEnd(b, k); !ok3 || !ok || l != 0 {
@@ -326,6 +331,22 @@ func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
 // field reads, from b[i:], blanks (at least one) and an unsigned decimal of at most 19 digits
 // ended by a blank, a line end or the end of b; it returns the value and the index after it.
 func field(b []byte, i int) (uint64, int, bool) {
+	if i+9 <= len(b) && b[i] == ' ' {
+		// One space and fewer than eight digits, read as one word: its first byte that is not
+		// a digit, then the digits' value by three multiplications.
+		x := binary.LittleEndian.Uint64(b[i+1:])
+		nd := (x | (x + 0x4646464646464646) | (x - 0x3030303030303030)) & 0x8080808080808080
+		if n := bits.TrailingZeros64(nd) / 8; n > 0 && n < 8 {
+			if c := b[i+1+n]; c == ' ' || c == '\n' || c == '\t' {
+				return digits8((x & 0x0F0F0F0F0F0F0F0F) << (64 - 8*n)), i + 1 + n, true
+			}
+		}
+	}
+	return fieldBytes(b, i)
+}
+
+// fieldBytes is field reading byte by byte.
+func fieldBytes(b []byte, i int) (uint64, int, bool) {
 	j := i
 	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
 		j++
@@ -343,6 +364,14 @@ func field(b []byte, i int) (uint64, int, bool) {
 		return 0, i, false
 	}
 	return v, j, true
+}
+
+// digits8 is the value of the eight decimal digits x holds, one a byte (0 to 9), the first in its
+// lowest byte.
+func digits8(x uint64) uint64 {
+	x = (x * 10) + (x >> 8)
+	x = ((x&0x000000FF000000FF)*(100+1000000<<32) + ((x>>16)&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return uint64(uint32(x))
 }
 
 // crEnd reports whether b[i:] starts with carriage returns up to a newline or the end: line ends

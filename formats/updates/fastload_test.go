@@ -222,3 +222,25 @@ func BenchmarkLoadEmail10(b *testing.B) {
 		}
 	}
 }
+
+// TestField: the word-at-a-time path of field agrees with reading byte by byte on every number
+// of digits, blank and line end, and near the end of the buffer.
+func TestField(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	ends := []string{" ", "\t", "\n", "\r\n", "\r", "x", "-", "", "/", ":", "\x80", "\xba"}
+	for range 20000 {
+		nd := r.IntN(22)
+		var num []byte
+		for range nd {
+			num = append(num, byte('0'+r.IntN(10)))
+		}
+		pre := []string{" ", "  ", "\t", "", " \t"}[r.IntN(5)]
+		tail := ends[r.IntN(len(ends))] + strings.Repeat("9", r.IntN(10))
+		b := []byte("e" + pre + string(num) + tail)
+		v, j, ok := field(b, 1)
+		wv, wj, wok := fieldBytes(b, 1)
+		if v != wv || j != wj || ok != wok {
+			t.Fatalf("%q: %d %d %v, want %d %d %v", b, v, j, ok, wv, wj, wok)
+		}
+	}
+}
