@@ -22,7 +22,7 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
-	g, _, err := LoadDynamicCopier(path, opts)
+	g, _, err := loadDynamic(path, opts, false)
 	return g, err
 }
 
@@ -33,9 +33,15 @@ type Copier func() (*dynamic.Graph, error)
 // LoadDynamicCopier is LoadDynamic, with a Copier for more copies of the graph as loaded (from
 // the parsed arrays, which it keeps; from the careful loader's immutable graph).
 func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copier, error) {
+	return loadDynamic(path, opts, true)
+}
+
+// loadDynamic is LoadDynamicCopier, with a nil Copier unless withCopier (whose copies of the
+// vertex arrays cost a load time and memory).
+func loadDynamic(path string, opts formats.Options, withCopier bool) (*dynamic.Graph, Copier, error) {
 	if data, unmap, ok := mapPlain(path); ok {
 		defer unmap()
-		if g, cp, ok := fastLoad(data); ok {
+		if g, cp, ok := fastLoad(data, withCopier); ok {
 			return g, cp, nil
 		}
 	}
@@ -52,7 +58,7 @@ func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copie
 	if err != nil {
 		return nil, nil, err
 	}
-	if g, cp, ok := fastLoad(data); ok {
+	if g, cp, ok := fastLoad(data, withCopier); ok {
 		return g, cp, nil
 	}
 	// The careful loader reads the same bytes (a file is read once, and stdin can be).
@@ -61,13 +67,20 @@ func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copie
 	if err != nil {
 		return nil, nil, err
 	}
-	return dynamic.FromGraph(sg), func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }, nil
+	var cp Copier
+	if withCopier {
+		cp = func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }
+	}
+	return dynamic.FromGraph(sg), cp, nil
 }
 
 // copier returns the Copier of a graph built by build(orig, labels) from arrays that stay
 // unchanged (the edges); build keeps orig and labels, which the first graph may change, so the
-// copier takes its own now.
-func copier(orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) Copier {
+// copier takes its own now. Without want, nil.
+func copier(want bool, orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) Copier {
+	if !want {
+		return nil
+	}
 	o, l := slices.Clone(orig), slices.Clone(labels)
 	return func() (*dynamic.Graph, error) { return build(slices.Clone(o), slices.Clone(l)) }
 }
@@ -125,9 +138,9 @@ type chunkRecords struct {
 	ok          bool
 }
 
-// fastLoad parses data on all cores into a graph and its Copier; ok false when the file needs
-// the careful loader (ids above 2^32-1 included).
-func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
+// fastLoad parses data on all cores into a graph and, withCopier, its Copier; ok false when
+// the file needs the careful loader (ids above 2^32-1 included).
+func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
 		parts = 1
@@ -194,7 +207,7 @@ func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
 		build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 			return dynamic.BuildParts(orig, labels, src, dst)
 		}
-		cp := copier(orig, labels, build)
+		cp := copier(withCopier, orig, labels, build)
 		g, err := build(orig, labels)
 		return g, cp, err == nil
 	}
@@ -263,7 +276,7 @@ func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
 	build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 		return dynamic.Build(orig, labels, src, dst)
 	}
-	cp := copier(orig, labels, build)
+	cp := copier(withCopier, orig, labels, build)
 	g, err := build(orig, labels)
 	return g, cp, err == nil
 }

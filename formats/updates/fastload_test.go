@@ -78,7 +78,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := fastLoad([]byte(b.String())); !ok {
+		if _, _, ok := fastLoad([]byte(b.String()), true); !ok {
 			t.Fatalf("trial %d: not taken on the fast path", trial)
 		}
 		got, err := LoadDynamic(path, formats.Options{})
@@ -102,7 +102,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := fastLoad([]byte(c.text)); ok {
+		if _, _, ok := fastLoad([]byte(c.text), true); ok {
 			t.Fatalf("%q taken on the fast path", c.text)
 		}
 		g, err := LoadDynamic(path, formats.Options{})
@@ -146,7 +146,7 @@ func TestFastLoadShapes(t *testing.T) {
 		"v 0 1\nv 1 2\ne 0 1\ne 1 0\n", "v 0 1\nv 1 2\ne 0 2\n", "v 0 1\nv 1 1\ne 1 1\n", "v 0 1\nv 2 1\ne 0 2\n",
 		"v 1 0\nv 0 0\ne 0 1\n", "v 4294967296 1\n", "e 4294967295 0\n",
 	} {
-		fast, _, ok := fastLoad([]byte(text))
+		fast, _, ok := fastLoad([]byte(text), true)
 		path := filepath.Join(dir, fmt.Sprintf("s%d.graph", i))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -197,7 +197,7 @@ func FuzzFastLoad(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		fast, _, ok := fastLoad([]byte(text))
+		fast, _, ok := fastLoad([]byte(text), true)
 		if !ok {
 			return
 		}
