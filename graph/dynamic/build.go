@@ -308,20 +308,26 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	}
 	kept := func(v int, r *Run) bool { return keep == nil || keep(d.vs[v].label, r.VertexLabel) }
 	// Where each vertex's runs and lists go: one arena of runs (room for one more per vertex)
-	// and one array of lists.
+	// and one array of lists (each vertex's sizes counted on all cores, then summed).
 	runAt := make([]uint64, n+1)
 	nbAt := make([]uint64, n+1)
-	for v, runs := range d.adj {
-		k, s := uint64(0), uint64(0)
-		for i := range runs {
-			if kept(v, &runs[i]) {
-				l := uint64(len(runs[i].Neighbors))
-				k++
-				s += l + l/8 + 1
+	parallelChunks(n, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			runs := d.adj[v]
+			k, s := uint64(0), uint64(0)
+			for i := range runs {
+				if kept(v, &runs[i]) {
+					l := uint64(len(runs[i].Neighbors))
+					k++
+					s += l + l/8 + 1
+				}
 			}
+			runAt[v+1], nbAt[v+1] = k+1, s
 		}
-		runAt[v+1] = runAt[v] + k + 1
-		nbAt[v+1] = nbAt[v] + s
+	})
+	for v := range n {
+		runAt[v+1] += runAt[v]
+		nbAt[v+1] += nbAt[v]
 	}
 	arena := huge.Make[Run](int(runAt[n]))
 	back := huge.Make[uint32](int(nbAt[n]))
