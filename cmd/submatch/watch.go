@@ -202,7 +202,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log); err != nil {
+	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log, pre != nil); err != nil {
 		return exitCode(stderr, err)
 	}
 	loadTime := time.Since(loadStart)
@@ -302,13 +302,19 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
-// graph (parsed on all cores), any other format through its loader; the copier builds another
-// copy of the graph as loaded.
-func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger) (*dynamic.Graph, updates.Copier, error) {
+// graph (parsed on all cores), any other format through its loader; the copier (withCopier;
+// else nil) builds another copy of the graph as loaded.
+func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger, withCopier bool) (*dynamic.Graph, updates.Copier, error) {
 	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
 		if name, err := formats.Detect(path); err == nil && name == "csm" {
 			start := time.Now()
-			g, cp, err := updates.LoadDynamicCopier(path, f.options(log))
+			var g *dynamic.Graph
+			var cp updates.Copier
+			if withCopier {
+				g, cp, err = updates.LoadDynamicCopier(path, f.options(log))
+			} else {
+				g, err = updates.LoadDynamic(path, f.options(log))
+			}
 			if err != nil {
 				return nil, nil, loadError(path, err)
 			}
@@ -320,7 +326,11 @@ func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logg
 	if err != nil {
 		return nil, nil, err
 	}
-	return dynamic.FromGraph(sg), func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }, nil
+	var cp updates.Copier
+	if withCopier {
+		cp = func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }
+	}
+	return dynamic.FromGraph(sg), cp, nil
 }
 
 func (f *watchFlags) check(pos []string) error {
@@ -387,7 +397,8 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 	var (
 		batch, expired []updates.Update
 		edges          []updates.Update // a vertex deletion's edges
-		pending        *updates.Update
+		pending        updates.Update   // the update that begins the next interval (a value: the loop's u stays off the heap)
+		hasPending     bool
 		res            csm.Result
 		sinceCP        int
 		eof            bool
@@ -413,9 +424,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			return exitPartial
 		}
 		batch = batch[:0]
-		if pending != nil {
-			batch = append(batch, *pending)
-			pending = nil
+		if hasPending {
+			batch = append(batch, pending)
+			hasPending = false
 		}
 		for span > 0 || len(batch) < f.batch {
 			u, ok := nextAfter(rd, resumeLine)
@@ -430,7 +441,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 				return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s:%d: expected a timestamp (--window and --batch-interval need one on every update)", name, u.Line)})
 			}
 			if span > 0 && len(batch) > 0 && u.Time >= batch[0].Time+span {
-				pending = &u
+				pending, hasPending = u, true
 				break
 			}
 			batch = append(batch, u)
@@ -550,6 +561,9 @@ func (st *watchState) record(batch []updates.Update, res *csm.Result, expiry boo
 	st.batches++
 	st.skipped += res.Skipped
 	for _, inv := range res.Invalid {
+		if !st.log.Enabled(context.Background(), slog.LevelDebug) {
+			break // not formatted for nothing
+		}
 		st.log.Debug("skipped an invalid update", "line", inv.Update.Line, "update", inv.Update.String(), "reason", inv.Err)
 	}
 	for i, d := range res.Deltas { // all or nothing: an overflow leaves the totals exact

@@ -3,8 +3,10 @@ package updates
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -20,7 +22,7 @@ import (
 // (an edge label other than 0, a self-loop, a vertex given twice, any other line) are read by the
 // line-by-line loader instead, whose errors name the line.
 func LoadDynamic(path string, opts formats.Options) (*dynamic.Graph, error) {
-	g, _, err := LoadDynamicCopier(path, opts)
+	g, _, err := loadDynamic(path, opts, false)
 	return g, err
 }
 
@@ -31,9 +33,15 @@ type Copier func() (*dynamic.Graph, error)
 // LoadDynamicCopier is LoadDynamic, with a Copier for more copies of the graph as loaded (from
 // the parsed arrays, which it keeps; from the careful loader's immutable graph).
 func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copier, error) {
+	return loadDynamic(path, opts, true)
+}
+
+// loadDynamic is LoadDynamicCopier, with a nil Copier unless withCopier (whose copies of the
+// vertex arrays cost a load time and memory).
+func loadDynamic(path string, opts formats.Options, withCopier bool) (*dynamic.Graph, Copier, error) {
 	if data, unmap, ok := mapPlain(path); ok {
 		defer unmap()
-		if g, cp, ok := fastLoad(data); ok {
+		if g, cp, ok := fastLoad(data, withCopier); ok {
 			return g, cp, nil
 		}
 	}
@@ -50,7 +58,7 @@ func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copie
 	if err != nil {
 		return nil, nil, err
 	}
-	if g, cp, ok := fastLoad(data); ok {
+	if g, cp, ok := fastLoad(data, withCopier); ok {
 		return g, cp, nil
 	}
 	// The careful loader reads the same bytes (a file is read once, and stdin can be).
@@ -59,13 +67,20 @@ func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copie
 	if err != nil {
 		return nil, nil, err
 	}
-	return dynamic.FromGraph(sg), func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }, nil
+	var cp Copier
+	if withCopier {
+		cp = func() (*dynamic.Graph, error) { return dynamic.FromGraph(sg), nil }
+	}
+	return dynamic.FromGraph(sg), cp, nil
 }
 
 // copier returns the Copier of a graph built by build(orig, labels) from arrays that stay
 // unchanged (the edges); build keeps orig and labels, which the first graph may change, so the
-// copier takes its own now.
-func copier(orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) Copier {
+// copier takes its own now. Without want, nil.
+func copier(want bool, orig []int64, labels []uint32, build func(orig []int64, labels []uint32) (*dynamic.Graph, error)) Copier {
+	if !want {
+		return nil
+	}
 	o, l := slices.Clone(orig), slices.Clone(labels)
 	return func() (*dynamic.Graph, error) { return build(slices.Clone(o), slices.Clone(l)) }
 }
@@ -123,9 +138,9 @@ type chunkRecords struct {
 	ok          bool
 }
 
-// fastLoad parses data on all cores into a graph and its Copier; ok false when the file needs
-// the careful loader (ids above 2^32-1 included).
-func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
+// fastLoad parses data on all cores into a graph and, withCopier, its Copier; ok false when
+// the file needs the careful loader (ids above 2^32-1 included).
+func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
 		parts = 1
@@ -192,7 +207,7 @@ func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
 		build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 			return dynamic.BuildParts(orig, labels, src, dst)
 		}
-		cp := copier(orig, labels, build)
+		cp := copier(withCopier, orig, labels, build)
 		g, err := build(orig, labels)
 		return g, cp, err == nil
 	}
@@ -261,7 +276,7 @@ func fastLoad(data []byte) (*dynamic.Graph, Copier, bool) {
 	build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 		return dynamic.Build(orig, labels, src, dst)
 	}
-	cp := copier(orig, labels, build)
+	cp := copier(withCopier, orig, labels, build)
 	g, err := build(orig, labels)
 	return g, cp, err == nil
 }
@@ -304,7 +319,10 @@ func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
 			if !ok1 || !ok2 || u > math.MaxUint32 || v > math.MaxUint32 {
 				return r
 			}
-			end, ok := lineEnd(b, j)
+			end, ok := j+3, j+3 <= len(b) && b[j] == ' ' && b[j+1] == '0' && b[j+2] == '\n' // the common " 0\n"
+			if !ok {
+				end, ok = lineEnd(b, j)
+			}
 			if !ok { // a label, which must be 0
 				l, k, ok3 := field(b, j)
 				if end, ok = lineEnd(b, k); !ok3 || !ok || l != 0 {
@@ -326,6 +344,22 @@ func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
 // field reads, from b[i:], blanks (at least one) and an unsigned decimal of at most 19 digits
 // ended by a blank, a line end or the end of b; it returns the value and the index after it.
 func field(b []byte, i int) (uint64, int, bool) {
+	if i+9 <= len(b) && b[i] == ' ' {
+		// One space and fewer than eight digits, read as one word: its first byte that is not
+		// a digit, then the digits' value by three multiplications.
+		x := binary.LittleEndian.Uint64(b[i+1:])
+		nd := (x | (x + 0x4646464646464646) | (x - 0x3030303030303030)) & 0x8080808080808080
+		if n := bits.TrailingZeros64(nd) / 8; n > 0 && n < 8 {
+			if c := b[i+1+n]; c == ' ' || c == '\n' || c == '\t' {
+				return digits8((x & 0x0F0F0F0F0F0F0F0F) << (64 - 8*n)), i + 1 + n, true
+			}
+		}
+	}
+	return fieldBytes(b, i)
+}
+
+// fieldBytes is field reading byte by byte.
+func fieldBytes(b []byte, i int) (uint64, int, bool) {
 	j := i
 	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
 		j++
@@ -343,6 +377,14 @@ func field(b []byte, i int) (uint64, int, bool) {
 		return 0, i, false
 	}
 	return v, j, true
+}
+
+// digits8 is the value of the eight decimal digits x holds, one a byte (0 to 9), the first in its
+// lowest byte.
+func digits8(x uint64) uint64 {
+	x = (x * 10) + (x >> 8)
+	x = ((x&0x000000FF000000FF)*(100+1000000<<32) + ((x>>16)&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return uint64(uint32(x))
 }
 
 // crEnd reports whether b[i:] starts with carriage returns up to a newline or the end: line ends

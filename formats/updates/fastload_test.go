@@ -78,7 +78,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := fastLoad([]byte(b.String())); !ok {
+		if _, _, ok := fastLoad([]byte(b.String()), true); !ok {
 			t.Fatalf("trial %d: not taken on the fast path", trial)
 		}
 		got, err := LoadDynamic(path, formats.Options{})
@@ -102,7 +102,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := fastLoad([]byte(c.text)); ok {
+		if _, _, ok := fastLoad([]byte(c.text), true); ok {
 			t.Fatalf("%q taken on the fast path", c.text)
 		}
 		g, err := LoadDynamic(path, formats.Options{})
@@ -146,7 +146,7 @@ func TestFastLoadShapes(t *testing.T) {
 		"v 0 1\nv 1 2\ne 0 1\ne 1 0\n", "v 0 1\nv 1 2\ne 0 2\n", "v 0 1\nv 1 1\ne 1 1\n", "v 0 1\nv 2 1\ne 0 2\n",
 		"v 1 0\nv 0 0\ne 0 1\n", "v 4294967296 1\n", "e 4294967295 0\n",
 	} {
-		fast, _, ok := fastLoad([]byte(text))
+		fast, _, ok := fastLoad([]byte(text), true)
 		path := filepath.Join(dir, fmt.Sprintf("s%d.graph", i))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -197,7 +197,7 @@ func FuzzFastLoad(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		fast, _, ok := fastLoad([]byte(text))
+		fast, _, ok := fastLoad([]byte(text), true)
 		if !ok {
 			return
 		}
@@ -207,4 +207,40 @@ func FuzzFastLoad(f *testing.F) {
 		}
 		sameGraph(t, fast, dynamic.FromGraph(sg))
 	})
+}
+
+// BenchmarkLoadEmail10: the fast loader on csm-email10's initial graph (36,692 vertices, 183,831
+// edges), mapping, parsing and building; run with -cpu 1 for the one-thread cost.
+func BenchmarkLoadEmail10(b *testing.B) {
+	path := filepath.Join(testenv.Dir(), "csm-email10", "initial.graph")
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("no shared test data:", err)
+	}
+	for b.Loop() {
+		if _, err := LoadDynamic(path, formats.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestField: the word-at-a-time path of field agrees with reading byte by byte on every number
+// of digits, blank and line end, and near the end of the buffer.
+func TestField(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	ends := []string{" ", "\t", "\n", "\r\n", "\r", "x", "-", "", "/", ":", "\x80", "\xba"}
+	for range 20000 {
+		nd := r.IntN(22)
+		var num []byte
+		for range nd {
+			num = append(num, byte('0'+r.IntN(10)))
+		}
+		pre := []string{" ", "  ", "\t", "", " \t"}[r.IntN(5)]
+		tail := ends[r.IntN(len(ends))] + strings.Repeat("9", r.IntN(10))
+		b := []byte("e" + pre + string(num) + tail)
+		v, j, ok := field(b, 1)
+		wv, wj, wok := fieldBytes(b, 1)
+		if v != wv || j != wj || ok != wok {
+			t.Fatalf("%q: %d %d %v, want %d %d %v", b, v, j, ok, wv, wj, wok)
+		}
+	}
 }

@@ -31,6 +31,9 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 // neighbours, which are so ordered by (neighbour label, neighbour id) from the start.
 func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, error) {
 	n := len(orig)
+	if n >= math.MaxUint32 {
+		return nil, fmt.Errorf("dynamic: %d vertices", n)
+	}
 	if len(labels) != n || len(src) != len(dst) {
 		return nil, fmt.Errorf("dynamic: %d ids, %d labels, %d source parts, %d destination parts", n, len(labels), len(src), len(dst))
 	}
@@ -69,45 +72,48 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 		}
 	}
 	// Pass 2: every vertex, in (label, id) order, into its neighbours' lists, counting their
-	// runs; an edge given twice puts the same vertex twice in a row: kept once.
-	copy(fill, off[:n])
+	// runs (a list's runs are the label groups it receives, in order). A list's write position,
+	// last label group and run count share one cursor: one cache line to touch a neighbour, and
+	// no branch on what it holds. An edge given twice puts the same vertex twice in a row, which
+	// cutRuns keeps once.
+	cur := make([]cursor, n)
+	for u := range cur {
+		cur[u].pos = off[u]
+	}
+	fill = nil
 	sorted := huge.Make[uint32](int(off[n]))
-	nruns := make([]uint32, n)
 	order := byLabelOrder(labels)
-	for _, w := range order {
-		lw := labels[w]
+	group := uint32(0) // 1 + the label group of w
+	for i, w := range order {
+		if i == 0 || labels[w] != labels[order[i-1]] {
+			group++
+		}
 		for _, u := range raw[off[w]:off[w+1]] {
-			p := fill[u]
-			if p > off[u] {
-				prev := sorted[p-1]
-				if prev == w {
-					continue
-				}
-				if labels[prev] != lw {
-					nruns[u]++
-				}
-			} else {
-				nruns[u]++
-			}
-			sorted[p] = w
-			fill[u] = p + 1
+			c := &cur[u]
+			sorted[c.pos] = w
+			c.pos++
+			c.runs += uint32((uint64(c.group) - uint64(group)) >> 63) // c.group < group: a new run
+			c.group = group
 		}
 	}
+	raw = nil
 	d := New()
 	d.vs = vertices(labels)
 	d.orig = orig
+	nruns := make([]uint32, n)
 	for v := range n {
-		d.vs[v].degree = uint32(fill[v] - off[v])
+		nruns[v] = cur[v].runs
 	}
-	raw, fill = nil, nil
+	cur = nil
 	d.adj = make([][]Run, n)
 	d.posLabel = make([]uint32, n)
 	d.posAll = make([]uint32, n)
 	// Each run gets an eighth (at least one entry) of spare capacity, so that a stream's first
-	// insertions do not reallocate it.
+	// insertions do not reallocate it (with an edge given twice, the lists' lengths still bound
+	// the runs' sizes; cutRuns sets the degrees).
 	space := make([]uint64, n+1)
 	for v := range n {
-		l := uint64(d.vs[v].degree)
+		l := off[v+1] - off[v]
 		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
 	}
 	back := huge.Make[uint32](int(space[n]))
@@ -127,7 +133,8 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	parallelChunks(n, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			start := int(nruns[v])
-			k := cutRuns(arena[start:], labels, sorted[off[v]:off[v]+uint64(d.vs[v].degree)], back[space[v]:space[v+1]])
+			k, deg := cutRuns(arena[start:], labels, sorted[off[v]:off[v+1]], back[space[v]:space[v+1]])
+			d.vs[v].degree = uint32(deg)
 			d.adj[v] = arena[start : start+k : start+k+1]
 			d.vs[v].mask = maskOf(d.adj[v])
 		}
@@ -175,6 +182,14 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	return d, nil
 }
 
+// A cursor is BuildParts's state of one vertex's list while the lists are filled: where the next
+// neighbour goes, 1 + the label group of the last one written (0 at first) and the runs begun.
+type cursor struct {
+	pos   uint64
+	group uint32
+	runs  uint32
+}
+
 // byLabelOrder returns the vertices sorted by (label, id): a counting sort when the labels are
 // small, else a sort.
 func byLabelOrder(labels []uint32) []uint32 {
@@ -213,25 +228,40 @@ func byLabelOrder(labels []uint32) []uint32 {
 	return order
 }
 
-// cutRuns writes the runs of the list nb (sorted by (label, id), distinct) into back, each
-// followed by its spare room, and their Run values into dst; it returns their number.
-func cutRuns(dst []Run, labels []uint32, nb []uint32, back []uint32) int {
-	pos, k := 0, 0
+// cutRuns writes the runs of the list nb (sorted by (label, id); a vertex given twice is there
+// twice in a row, and kept once) into back, each followed by its spare room, and their Run
+// values into dst; it returns their number and the number of distinct vertices.
+func cutRuns(dst []Run, labels []uint32, nb []uint32, back []uint32) (int, int) {
+	pos, k, deg := 0, 0, 0
 	for i := 0; i < len(nb); {
 		l := labels[nb[i]]
-		j := i + 1
+		j, dups := i+1, 0
 		for j < len(nb) && labels[nb[j]] == l {
+			if nb[j] == nb[j-1] {
+				dups++
+			}
 			j++
 		}
 		m := j - i
-		copy(back[pos:], nb[i:j])
+		if dups == 0 {
+			copy(back[pos:], nb[i:j])
+		} else {
+			m = 0
+			for t := i; t < j; t++ {
+				if t == i || nb[t] != nb[t-1] {
+					back[pos+m] = nb[t]
+					m++
+				}
+			}
+		}
 		c := m + m/8 + 1
 		dst[k] = Run{VertexLabel: l, Neighbors: back[pos : pos+m : pos+c]}
 		k++
+		deg += m
 		pos += c
 		i = j
 	}
-	return k
+	return k, deg
 }
 
 // parallelChunks runs fn over [0, n) in chunks on all cores.
@@ -278,20 +308,26 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	}
 	kept := func(v int, r *Run) bool { return keep == nil || keep(d.vs[v].label, r.VertexLabel) }
 	// Where each vertex's runs and lists go: one arena of runs (room for one more per vertex)
-	// and one array of lists.
+	// and one array of lists (each vertex's sizes counted on all cores, then summed).
 	runAt := make([]uint64, n+1)
 	nbAt := make([]uint64, n+1)
-	for v, runs := range d.adj {
-		k, s := uint64(0), uint64(0)
-		for i := range runs {
-			if kept(v, &runs[i]) {
-				l := uint64(len(runs[i].Neighbors))
-				k++
-				s += l + l/8 + 1
+	parallelChunks(n, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			runs := d.adj[v]
+			k, s := uint64(0), uint64(0)
+			for i := range runs {
+				if kept(v, &runs[i]) {
+					l := uint64(len(runs[i].Neighbors))
+					k++
+					s += l + l/8 + 1
+				}
 			}
+			runAt[v+1], nbAt[v+1] = k+1, s
 		}
-		runAt[v+1] = runAt[v] + k + 1
-		nbAt[v+1] = nbAt[v] + s
+	})
+	for v := range n {
+		runAt[v+1] += runAt[v]
+		nbAt[v+1] += nbAt[v]
 	}
 	arena := huge.Make[Run](int(runAt[n]))
 	back := huge.Make[uint32](int(nbAt[n]))
