@@ -287,7 +287,7 @@ func (f *Function) LaunchSync(grid, block Dim3, sharedMem uint32, args ...any) (
 	grid, block = grid.norm(), block.norm()
 	var elapsed time.Duration
 	err = f.mod.dev.Do(func() error {
-		if drv.cuEventCreate == 0 || drv.cuEventRecord == 0 || drv.cuEventElapsedTime == 0 || drv.cuEventDestroy == 0 || drv.cuEventSynchronize == 0 {
+		if !haveEvents() {
 			t0 := time.Now()
 			if err := f.launch(grid, block, sharedMem, vals); err != nil {
 				return err
@@ -296,36 +296,29 @@ func (f *Function) LaunchSync(grid, block Dim3, sharedMem uint32, args ...any) (
 			elapsed = time.Since(t0)
 			return err
 		}
-		var start, stop uintptr
-		if err := drv.check("cuEventCreate", ccall(drv.cuEventCreate, uintptr(unsafe.Pointer(&start)), 0)); err != nil {
+		start, err := f.mod.dev.NewEvent()
+		if err != nil {
 			return err
 		}
-		defer ccall(drv.cuEventDestroy, start)
-		if err := drv.check("cuEventCreate", ccall(drv.cuEventCreate, uintptr(unsafe.Pointer(&stop)), 0)); err != nil {
+		defer start.Close()
+		stop, err := f.mod.dev.NewEvent()
+		if err != nil {
 			return err
 		}
-		defer ccall(drv.cuEventDestroy, stop)
-		if err := drv.check("cuEventRecord", ccall(drv.cuEventRecord, start, 0)); err != nil {
+		defer stop.Close()
+		if err := start.Record(); err != nil {
 			return err
 		}
 		if err := f.launch(grid, block, sharedMem, vals); err != nil {
 			return err
 		}
-		if err := drv.check("cuEventRecord", ccall(drv.cuEventRecord, stop, 0)); err != nil {
+		if err := stop.Record(); err != nil {
 			return err
 		}
-		if err := drv.check("cuEventSynchronize", ccall(drv.cuEventSynchronize, stop)); err != nil {
+		if elapsed, err = stop.Since(start); err != nil {
 			return err
 		}
-		if err := drv.check("cuCtxSynchronize", ccall(drv.cuCtxSynchronize)); err != nil {
-			return err
-		}
-		var ms float32
-		if err := drv.check("cuEventElapsedTime", ccall(drv.cuEventElapsedTime, uintptr(unsafe.Pointer(&ms)), start, stop)); err != nil {
-			return err
-		}
-		elapsed = time.Duration(float64(ms) * float64(time.Millisecond))
-		return nil
+		return drv.check("cuCtxSynchronize", ccall(drv.cuCtxSynchronize))
 	})
 	return elapsed, err
 }

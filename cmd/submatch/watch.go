@@ -760,6 +760,32 @@ func (st *watchState) printInitial() error {
 	return nil
 }
 
+// gpuSummary is the GPU's utilisation over the stream, for an engine that measures it (dcsm:
+// CUDA events around its waves' kernels); nil otherwise.
+type gpuSummary struct {
+	BusyMS   float64 `json:"busy_ms"`   // the device time of the kernels
+	StreamMS float64 `json:"stream_ms"` // the time spent applying the stream
+	Busy     float64 `json:"busy"`      // their ratio
+}
+
+func (st *watchState) gpuSummary() *gpuSummary {
+	u, ok := st.m.(interface {
+		Utilisation() (busy, wall time.Duration)
+	})
+	if !ok {
+		return nil
+	}
+	busy, wall := u.Utilisation()
+	if busy <= 0 || wall <= 0 {
+		return nil
+	}
+	return &gpuSummary{BusyMS: ms(busy), StreamMS: ms(wall), Busy: float64(busy) / float64(wall)}
+}
+
+func (g *gpuSummary) String() string {
+	return fmt.Sprintf("# gpu: kernels busy %.1f ms of the %.1f ms spent applying the stream (%.1f%%)", g.BusyMS, g.StreamMS, 100*g.Busy)
+}
+
 func (st *watchState) printSummary(elapsed time.Duration) error {
 	g := st.m.Graph()
 	if st.f.json {
@@ -781,7 +807,8 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 			ElapsedMS float64          `json:"elapsed_ms"`
 			Patterns  []pat            `json:"patterns"`
 			Response  *responseSummary `json:"response,omitempty"`
-		}{true, st.updates, st.batches, st.skipped, st.line, g.NumVertices(), g.NumEdges(), ms(elapsed), nil, nil}
+			GPU       *gpuSummary      `json:"gpu,omitempty"`
+		}{true, st.updates, st.batches, st.skipped, st.line, g.NumVertices(), g.NumEdges(), ms(elapsed), nil, nil, st.gpuSummary()}
 		if st.replay != nil {
 			rs := st.replay.summary()
 			rec.Response = &rs
@@ -806,6 +833,9 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 	}
 	if st.replay != nil {
 		fmt.Fprintln(st.out, st.replay.summary())
+	}
+	if gs := st.gpuSummary(); gs != nil {
+		fmt.Fprintln(st.out, gs)
 	}
 	return st.out.Flush()
 }

@@ -107,6 +107,9 @@ type Stats struct {
 	// before them (validating the updates, changing the host graph, making the searches); Plan
 	// is the planning's part of Time (the host's: blocks and the updater's records).
 	Time, Host, Plan time.Duration
+	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
+	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
+	GPU, Wall time.Duration
 }
 
 // Matcher is an open DCSM pattern set.
@@ -178,14 +181,22 @@ func (m *Matcher) Patterns() []*pattern.Pattern { return m.pats }
 func (m *Matcher) Stats() Stats {
 	st := m.stats
 	st.PoolEntries, st.LiveEntries, st.Bytes = m.s.top, m.s.live, m.be.bytes()
+	st.GPU = m.be.gpuTime()
 	return st
+}
+
+// Utilisation returns the device time of the waves' kernels and the time spent applying the
+// stream (watch prints the GPU's utilisation from them); busy is 0 without a device.
+func (m *Matcher) Utilisation() (busy, wall time.Duration) {
+	return m.be.gpuTime(), m.stats.Wall
 }
 
 // LogStats logs the figures of the work so far (watch -v).
 func (m *Matcher) LogStats(l *slog.Logger) {
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "peak_wave_search_bytes", st.PeakWaveBytes, "pool_entries", st.PoolEntries,
-		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond))
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond),
+		"gpu_time", st.GPU.Round(time.Microsecond), "stream_time", st.Wall.Round(time.Microsecond))
 }
 
 // Close frees the GPU memory.
@@ -243,6 +254,7 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
 	t0 := time.Now()
+	defer func(start time.Time) { m.stats.Wall += time.Since(start) }(t0)
 	step := func(u updates.Update) error {
 		if err := m.add(u); err != nil {
 			return err

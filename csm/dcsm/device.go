@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"slices"
+	"time"
 	"unsafe"
 
 	"github.com/submatch/submatch/csm/internal/gpucsm"
@@ -52,6 +53,11 @@ type device struct {
 	lbuf           *gpu.Buffer // a listing launch's cursors, listed counts, flags and matches
 	cursor, zero   []uint64
 	lstage         []byte
+	// events[k] mark the start and the end of the kernels of the wave in wave buffer k (nil
+	// without the driver's event API: no device time is then measured); busy sums the device
+	// time of the waves finished.
+	events [2][2]*gpu.Event
+	busy   time.Duration
 }
 
 func openDevice(t *table, limit uint64) (backend, error) {
@@ -77,10 +83,40 @@ func openDevice(t *table, limit uint64) (backend, error) {
 		dv.close()
 		return nil, err
 	}
+	dv.newEvents()
 	return dv, nil
 }
 
-func (dv *device) close() { dv.mem.FreeAll() }
+// newEvents creates the waves' event pairs; without them (an old driver) the waves are not
+// timed.
+func (dv *device) newEvents() {
+	for k := range dv.events {
+		for i := range dv.events[k] {
+			e, err := dv.d.NewEvent()
+			if err != nil {
+				dv.closeEvents()
+				return
+			}
+			dv.events[k][i] = e
+		}
+	}
+}
+
+func (dv *device) closeEvents() {
+	for k := range dv.events {
+		for i := range dv.events[k] {
+			dv.events[k][i].Close()
+			dv.events[k][i] = nil
+		}
+	}
+}
+
+func (dv *device) close() {
+	dv.closeEvents()
+	dv.mem.FreeAll()
+}
+
+func (dv *device) gpuTime() time.Duration { return dv.busy }
 
 // listMatches launches dcsm_list over the searches [lo, hi) of the wave just finished (its
 // searches are still in its wave buffer, and the pool is as its updater left it: no wave has
@@ -310,6 +346,12 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 		tcounts = gpu.DevicePtr(base + at[9])
 	}
 	ptr := func(i int) gpu.DevicePtr { return gpu.DevicePtr(base + at[i]) }
+	ev := dv.events[k]
+	if ev[0] != nil {
+		if err := ev[0].Record(); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+	}
 	nv := len(w.vrec) / vrecWords
 	if nv > 0 {
 		grid := uint32(min((nv+warpsPerBlock-1)/warpsPerBlock, 8192))
@@ -329,6 +371,11 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 			return fmt.Errorf("dcsm: %w", err)
 		}
 	}
+	if ev[1] != nil {
+		if err := ev[1].Record(); err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -342,6 +389,13 @@ func (dv *device) finish(w *wave) error {
 	res := dv.recv[:n]
 	if err := gpu.CopyToHost(res, dv.waves[w.dev.buf], w.dev.counts); err != nil {
 		return fmt.Errorf("dcsm: %w", err)
+	}
+	if ev := dv.events[w.dev.buf]; ev[1] != nil {
+		busy, err := ev[1].Since(ev[0])
+		if err != nil {
+			return fmt.Errorf("dcsm: %w", err)
+		}
+		dv.busy += busy
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.counts))), 8*len(w.counts)), res)
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dv.flags[0])), 16), res[w.dev.flag-w.dev.counts:])

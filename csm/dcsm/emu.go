@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"time"
 )
 
 // backend holds the pool and runs the waves: the GPU (device.go) or the host emulation (emu).
@@ -30,6 +31,9 @@ type backend interface {
 	lists() bool
 	// bytes is the device memory held.
 	bytes() uint64
+	// gpuTime is the device time of the waves finished so far (CUDA events around each wave's
+	// kernels); 0 where there is no device or no event API.
+	gpuTime() time.Duration
 	close()
 }
 
@@ -73,6 +77,8 @@ func (e *emu) ensure(pool uint64, n int) error {
 	}
 	return nil
 }
+
+func (e *emu) gpuTime() time.Duration { return 0 }
 
 func (e *emu) bytes() uint64 { return 20*uint64(len(e.key)) + 12*uint64(len(e.voff)) }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/csm/internal/csmtest"
+	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/cudacheck"
@@ -74,6 +75,37 @@ func TestGPUEmit(t *testing.T) {
 func TestGPUEmail10(t *testing.T) {
 	needGPU(t)
 	email10(t, openGPU)
+}
+
+// TestGPUUtilisation: the device time of email10's waves (CUDA events around their kernels)
+// is measured, and it is within the time spent applying the stream; the emulation reports none.
+func TestGPUUtilisation(t *testing.T) {
+	needGPU(t)
+	mk, stream, byName := csmtest.Email10(t, "q4_1")
+	for _, c := range []struct {
+		name string
+		open opener
+	}{{"gpu", openGPU}, {"emulation", openEmu}} {
+		m, err := c.open(mk(), []*pattern.Pattern{byName["q4_1"]}, csm.Options{SkipInvalid: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.ApplyEach(context.Background(), stream, func(updates.Update, *csm.Result) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		busy, wall := m.Utilisation()
+		st := m.Stats()
+		m.Close()
+		t.Logf("%s: %d updates in %d waves: kernels %v of %v (%.1f%%)", c.name, st.Updates, st.Waves, busy, wall, 100*float64(busy)/float64(wall))
+		switch {
+		case c.name == "gpu" && (busy <= 0 || busy > wall):
+			t.Errorf("gpu: kernels busy %v of %v", busy, wall)
+		case c.name == "emulation" && busy != 0:
+			t.Errorf("emulation: %v of device time", busy)
+		case wall <= 0:
+			t.Errorf("%s: no time spent applying the stream", c.name)
+		}
+	}
 }
 
 // TestEmuEmail10 is TestGPUEmail10 with the host emulation (a deep sweep).
