@@ -58,6 +58,7 @@ timed() {
 	printf '%s\trc=%s\t%s\t%s\n' "$lab" "$rc" "${el:--}" "$resp" | tee -a "$out/results.tsv"
 	[ "$rc" = 0 ] || head -3 "$out/run.err"
 	grep -h 'msg=dcsm' "$out/run.err" | tail -1
+	grep -h '^# gpu:' "$out/run.out"
 }
 
 same() { # same A B: the per-update lines of two runs are equal
@@ -94,7 +95,7 @@ run() {
 	for q in ${QS:-q4_1 q4_2 q6_1 q8_1}; do
 		local P="$E/queries/$q.graph" W=("$S" watch --on-invalid skip "$E/initial.graph")
 		for rep in 1 2 3; do
-			timed "e10-$q-cpu1-r$rep" "${W[@]}" "$P" --updates "$E/updates.stream" --threads 1
+			timed "e10-$q-cpu1-r$rep" "${W[@]}" "$P" --updates "$E/updates.stream" --engine cpu --threads 1
 			timed "e10-$q-dcsm-r$rep" "${W[@]}" "$P" --updates "$E/updates.stream" --engine dcsm -v
 		done
 		same "e10-$q-cpu1-r1" "e10-$q-dcsm-r1"
@@ -108,7 +109,7 @@ run() {
 	local conv
 	for conv in --unique --induced "--induced --unique"; do
 		local c=${conv// /}
-		timed "e10-conv$c-cpu" "$S" watch --on-invalid skip $conv "$E/initial.graph" "$E/queries/q4_1.graph" "$E/queries/q6_1.graph" --updates "$E/updates.stream"
+		timed "e10-conv$c-cpu" "$S" watch --engine cpu --on-invalid skip $conv "$E/initial.graph" "$E/queries/q4_1.graph" "$E/queries/q6_1.graph" --updates "$E/updates.stream"
 		timed "e10-conv$c-dcsm" "$S" watch --on-invalid skip $conv "$E/initial.graph" "$E/queries/q4_1.graph" "$E/queries/q6_1.graph" --updates "$E/updates.stream" --engine dcsm
 		same "e10-conv$c-cpu" "e10-conv$c-dcsm"
 	done
@@ -134,7 +135,7 @@ run() {
 	local p pn=0
 	for p in "(a:0)-(b:1)-(c:2)-(d:3)-(a)" "(a:0)-(b:1)-(c:2)-(d:3)-(a), (a)-(c)"; do
 		pn=$((pn + 1))
-		timed "r14-p$pn-cpu1" "$S" watch "$R/initial.graph" "$p" --updates "$R/updates.stream" --threads 1
+		timed "r14-p$pn-cpu1" "$S" watch --engine cpu "$R/initial.graph" "$p" --updates "$R/updates.stream" --threads 1
 		for rep in 1 2 3; do
 			timed "r14-p$pn-dcsm-r$rep" "$S" watch -v "$R/initial.graph" "$p" --updates "$R/updates.stream" --engine dcsm
 		done
