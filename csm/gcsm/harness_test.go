@@ -58,7 +58,7 @@ func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph 
 func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
 	e := emu{t: t, h: h, c: c, ph: ph}
 	if freq != nil {
-		e.onRead = func(v uint32) { freq[v]++ }
+		e.onRead = func(v uint32, _ uint64) { freq[v]++ }
 	}
 	for i := range ph.numTasks() {
 		counts[i] = e.run(ph.tasks[taskWords*i : taskWords*(i+1)])
