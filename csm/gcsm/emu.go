@@ -65,7 +65,7 @@ type emu struct {
 	// list reads, and those served by the cache
 	reads, hits uint64
 	// onRead, when set, is told every list read (the estimator's access record): the vertex
-	// and the bytes the read took from its list by the cost model of mappedBytes (the kernel
+	// and the bytes the read took from its list by the cost model of charge (the kernel
 	// loads a list once per level step; the step's scans and binary searches in it are one read).
 	onRead func(v uint32, bytes uint64)
 	// cost: with onRead, the bytes taken so far from each earlier position's list in this step.

@@ -30,8 +30,9 @@ import (
 // kernel's traffic through the mapping.
 
 const (
-	minWalks = 16      // per anchored search
-	maxWalks = 1 << 18 // in all
+	minWalks     = 16      // per anchored search
+	maxWalks     = 1 << 18 // in all
+	uniformWalks = 4       // per anchored search, uniform walks
 )
 
 // rank is what the estimator ranks the lists by (the cache modes).
@@ -50,6 +51,12 @@ const (
 type estimator struct {
 	seed uint64
 	rank rank
+	// uniform: the walks go on to a uniformly chosen candidate (the b walks at a node shared
+	// multinomially among its c candidates, each child's weight scaled by c), perSearch walks
+	// per anchored search, instead of the thesis's 1/D walks and walk count: the walks reach
+	// the leaves however large D is (ModeCache, ModeCacheDensity).
+	uniform   bool
+	perSearch int
 	// est and bytes: per vertex, the estimated reads and bytes read of its list; key the
 	// ranking's key.
 	est, bytes, key []float64
@@ -61,12 +68,13 @@ type estimator struct {
 // walker is one worker of a pass: its emulation, its random stream (seeded per search, so that
 // a pass does not depend on how the searches are shared out), and the reads it recorded.
 type walker struct {
-	e      emu
-	pcg    *rand.PCG
-	rng    *rand.Rand
-	reads  []read
-	weight float64
-	d      float64
+	e       emu
+	pcg     *rand.PCG
+	rng     *rand.Rand
+	reads   []read
+	weight  float64
+	d       float64
+	uniform bool
 }
 
 // read is one recorded list read: the vertex and the weights it adds to the vertex's estimated
@@ -116,11 +124,14 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	D := float64(max(m.h.maxDeg, 2))
 	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
 	walks = min(max(walks, float64(minWalks*T)), maxWalks)
-	if estWalks > 0 {
-		walks = min(float64(estWalks*T), maxWalks)
+	if s.uniform {
+		walks = min(float64(s.perSearch*T), maxWalks)
 	}
 	M := uint64(walks)
 	hot := s.pass(m, M)
+	if s.uniform {
+		return hot, M
+	}
 	// Re-check (eq. 5) with the smallest estimated reads among the lists that fit (as pack
 	// fills the cache: in rank order, skipping those too long for what is left).
 	var used uint64
@@ -138,7 +149,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	if cy > 0 {
 		const alpha, delta = 1.0, 0.5
 		need := float64(nmax-1) * (2 + alpha) * float64(T) * math.Pow(D, float64(nmax-2)) / (alpha * alpha * (1 - delta) * cy)
-		if need > 2*float64(M) && M < maxWalks && estWalks == 0 {
+		if need > 2*float64(M) && M < maxWalks {
 			M = uint64(min(need, maxWalks))
 			hot = s.pass(m, M)
 		}
@@ -165,7 +176,7 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 		w.e = emu{t: m.t, h: &m.h, ph: ph}
 		w.e.onRead = func(v uint32, b uint64) { w.reads = append(w.reads, read{v, w.weight, w.weight * float64(b)}) }
 		w.reads = w.reads[:0]
-		w.d = d
+		w.d, w.uniform = d, s.uniform
 		wg.Go(func() {
 			const chunk = 16
 			for {
@@ -271,7 +282,7 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 		return
 	}
 	c := len(e.bufs[k])
-	if estUniform {
+	if w.uniform {
 		// The b walks shared among the c candidates (multinomially), each child's weight scaled
 		// by c: walks reach the leaves however large D is.
 		left := b
@@ -295,10 +306,3 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 		w.walk(rec, k+1, bc, scale*w.d, 0, 0)
 	}
 }
-
-// estUniform and estWalks (experiments): walks go on to a uniformly chosen candidate (instead of
-// each with probability 1/D), estWalks walks per search.
-var (
-	estUniform bool
-	estWalks   = 0
-)

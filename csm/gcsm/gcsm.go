@@ -37,7 +37,7 @@ type Mode int
 
 const (
 	// ModeCache (default, "cache"): the lists with the most bytes read through the mapping by
-	// the estimator's walks in GPU memory, the rest zero-copy: GCSM.
+	// the estimator's (uniform) walks in GPU memory, the rest zero-copy: GCSM.
 	ModeCache Mode = iota
 	// ModeZeroCopy ("zerocopy"): every list read through the mapping.
 	ModeZeroCopy
@@ -45,8 +45,8 @@ const (
 	ModeDegree
 	// ModeDevice ("device"): every list in GPU memory (an error when the graph does not fit).
 	ModeDevice
-	// ModeCacheReads ("cache-reads"): ModeCache with the lists ranked by their estimated reads
-	// (the first ranking, kept for measurement).
+	// ModeCacheReads ("cache-reads"): the first estimator, kept for measurement: the thesis's
+	// 1/D walks and walk count, the lists ranked by their estimated reads.
 	ModeCacheReads
 	// ModeCacheDensity ("cache-density"): ModeCache with the lists ranked by their estimated
 	// bytes read per byte they take in the cache.
@@ -218,9 +218,10 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 	m := &Matcher{g: g, pats: patterns, opts: opts, t: t, be: be, mode: mode, net: csm.NewNet(g)}
 	m.h.alloc = be.alloc()
 	m.est.init(1)
+	m.est.uniform, m.est.perSearch = true, uniformWalks
 	switch mode {
 	case ModeCacheReads:
-		m.est.rank = rankReads
+		m.est.rank, m.est.uniform = rankReads, false
 	case ModeCacheDensity:
 		m.est.rank = rankDensity
 	}
