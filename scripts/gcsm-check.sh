@@ -11,6 +11,9 @@
 #                                       and --emit matches on 2,000 updates), then
 #                                       (BENCH=1, only when the checks pass) TestGPUBench. Logs and
 #                                       bench.tsv go to $OUT (default DIR/out); a summary is printed last.
+#                                       WATCH=0 skips the watch comparisons; CHECK_TIMEOUT and
+#                                       BENCH_TIMEOUT (seconds, default 300 and 360) bound the tests
+#                                       and the bench (a bench cut short keeps the rows it wrote).
 #
 # Device tool: run command "bash DIR/gcsm-check.sh run DIR" with carry [DIR] (the build copies this
 # script into DIR, since the device machine gets the main checkout's tree).
@@ -27,17 +30,10 @@ build() {
 	du -sh "$dir"
 }
 
-run() {
-	local out="${OUT:-$dir/out}"
-	mkdir -p "$out"
+# watch_checks: `watch --engine gcsm` against `--engine cpu` on email10 (counts in three
+# conventions, and --emit matches on 2,000 updates); fails when any differs.
+watch_checks() {
 	local status=0
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"
-	nproc | sed 's/^/host cores: /' | tee -a "$out/device.txt"
-	date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$out/device.txt"
-	echo "== GPU tests"
-	SUBMATCH_TESTDATA="$dir/testdata" timeout 300 "$dir/gcsm.test" -test.v -test.count=1 \
-		-test.run "${RUN:-TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestGPUStop|TestEmulation|TestSpilledEmulation|TestNoGPU}" >"$out/check.log" 2>&1 || status=1
-	grep -E '^(--- |=== RUN|ok|FAIL|PASS|panic)|gpu_test.go' "$out/check.log" | grep -v '=== RUN' | tail -40
 	echo "== watch --engine gcsm against --engine cpu (email10, q4_1 q6_1, batches of 1000, all conventions)"
 	local e="$dir/testdata/csm-email10"
 	for conv in "" --unique --induced; do
@@ -64,6 +60,23 @@ run() {
 	else
 		echo "watch --emit matches: DIFFERENT"; status=1
 		head -5 "$out/matches-gcsm.err"
+	fi
+	return $status
+}
+
+run() {
+	local out="${OUT:-$dir/out}"
+	mkdir -p "$out"
+	local status=0
+	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"
+	nproc | sed 's/^/host cores: /' | tee -a "$out/device.txt"
+	date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$out/device.txt"
+	echo "== GPU tests"
+	SUBMATCH_TESTDATA="$dir/testdata" timeout "${CHECK_TIMEOUT:-300}" "$dir/gcsm.test" -test.v -test.count=1 \
+		-test.run "${RUN:-TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestGPUStop|TestEmulation|TestSpilledEmulation|TestNoGPU}" >"$out/check.log" 2>&1 || status=1
+	grep -E '^(--- |=== RUN|ok|FAIL|PASS|panic)|gpu_test.go' "$out/check.log" | grep -v '=== RUN' | tail -40
+	if [ "${WATCH:-1}" != 0 ]; then
+		watch_checks || status=1
 	fi
 	if [ "${BENCH:-0}" = 1 ] && [ $status = 0 ]; then
 		echo "== TestGPUBench"

@@ -75,7 +75,7 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "write the graph and the stream position to `FILE` (and FILE.smg) every --checkpoint-every updates, at the end and on SIGINT/SIGTERM")
 	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 100000, "updates between two checkpoints `N`")
 	fs.StringVar(&f.gpuMemory, "gpu-memory", "", "bound a GPU engine's device memory to `SIZE` (gcsm: its buffers and the cache of hot adjacency lists; default: free memory minus a margin)")
-	fs.StringVar(&f.gcsmMode, "gcsm-mode", "", "`MODE` of --engine gcsm, for measurement: cache (default: the lists a random-walk estimate ranks hottest in GPU memory, the rest zero-copy), zerocopy, degree (the highest-degree lists cached) or device (every list in GPU memory)")
+	fs.StringVar(&f.gcsmMode, "gcsm-mode", "", "`MODE` of --engine gcsm, for measurement: cache (default: the lists with the most bytes read through the mapping by a random-walk estimate in GPU memory, the rest zero-copy), cache-reads (ranked by estimated reads), cache-density (by estimated bytes read per byte cached), zerocopy, degree (the highest-degree lists cached) or device (every list in GPU memory)")
 	fs.Float64Var(&f.rate, "rate", 0, "replay the stream as if its updates arrived at `R` a second (exponential gaps, the same on every run), waiting for each batch's last arrival, and report the response time of the updates (arrival to result) and the throughput in the summary (0: as fast as possible)")
 	fs.Uint64Var(&f.rateSeed, "rate-seed", 1, "the `SEED` of --rate's arrival times")
 	fs.StringVar(&f.resume, "resume", "", "continue from the checkpoint `FILE` (same data, patterns and flags; the stream's lines up to the checkpoint are skipped)")

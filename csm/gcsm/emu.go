@@ -2,6 +2,7 @@ package gcsm
 
 import (
 	"context"
+	"math/bits"
 	"slices"
 )
 
@@ -63,9 +64,13 @@ type emu struct {
 	f  [MaxPatternVertices]uint32
 	// list reads, and those served by the cache
 	reads, hits uint64
-	// onRead, when set, is told every list read (the estimator's access record).
-	onRead func(v uint32)
-	bufs   [MaxPatternVertices][]uint32
+	// onRead, when set, is told every list read (the estimator's access record): the vertex
+	// and the bytes the read took from its list by the cost model of charge (the kernel
+	// loads a list once per level step; the step's scans and binary searches in it are one read).
+	onRead func(v uint32, bytes uint64)
+	// cost: with onRead, the bytes taken so far from each earlier position's list in this step.
+	cost [MaxPatternVertices]uint64
+	bufs [MaxPatternVertices][]uint32
 	// ctx, when set, stops a listing (polled every pollSteps candidates); steps counts them.
 	ctx   context.Context
 	steps uint32
@@ -81,9 +86,6 @@ type hlist struct {
 
 func (e *emu) list(v uint32) hlist {
 	e.reads++
-	if e.onRead != nil {
-		e.onRead(v)
-	}
 	if e.c != nil {
 		if i := e.c.find(v); i >= 0 {
 			e.hits++
@@ -127,13 +129,19 @@ func (e *emu) accept(lv []uint32, k int, c, lab uint32, skip int, ls *[MaxPatter
 		if i == skip {
 			continue
 		}
-		idx := ls[lv[lPPos+i]].find(key)
-		if idx < 0 || (lv[lPELAny+i] == 0 && ls[lv[lPPos+i]].elab[idx] != lv[lPEL+i]) {
+		idx := e.find(ls, lv[lPPos+i], key)
+		if idx < 0 {
 			return false
+		}
+		if lv[lPELAny+i] == 0 {
+			e.charge(lv[lPPos+i], sectorBytes)
+			if ls[lv[lPPos+i]].elab[idx] != lv[lPEL+i] {
+				return false
+			}
 		}
 	}
 	for j := range k {
-		if lv[lNonAdj]&(1<<j) != 0 && ls[j].find(key) >= 0 {
+		if lv[lNonAdj]&(1<<j) != 0 && e.find(ls, uint32(j), key) >= 0 {
 			return false
 		}
 	}
@@ -164,37 +172,76 @@ func (e *emu) accept(lv []uint32, k int, c, lab uint32, skip int, ls *[MaxPatter
 	return true
 }
 
+// sectorBytes is the cost model's unit of a random read through the mapping (a binary search's
+// probe, an edge label looked up): the GPU reads host memory in 32-byte sectors.
+const sectorBytes = 32
+
+// searchBytes is what a binary search in a list of n entries reads by the cost model.
+func searchBytes(n int) uint64 { return sectorBytes * uint64(bits.Len(uint(n))) }
+
+// charge adds bytes to the cost of position j's list in this step (with onRead).
+func (e *emu) charge(j uint32, bytes uint64) {
+	if e.onRead != nil {
+		e.cost[j] += bytes
+	}
+}
+
+// find looks key up in position j's list, charging the binary search.
+func (e *emu) find(ls *[MaxPatternVertices]hlist, j uint32, key uint64) int {
+	e.charge(j, searchBytes(len(ls[j].keys)))
+	return ls[j].find(key)
+}
+
+// flush tells onRead the step's reads: the lists of the positions in mask, with their costs.
+func (e *emu) flush(mask uint32) {
+	if e.onRead == nil {
+		return
+	}
+	for ; mask != 0; mask &= mask - 1 {
+		j := bits.TrailingZeros32(mask)
+		e.onRead(e.f[j], e.cost[j])
+		e.cost[j] = 0
+	}
+}
+
 // anchors checks the anchor levels of a task (f[0], f[1] set).
 func (e *emu) anchors(rec []uint32) bool {
 	na := int(rec[tAnchors])
 	var ls [MaxPatternVertices]hlist
 	for k := range na {
 		lv := level(rec, k)
+		var need uint32
 		if k > 0 {
 			for j := range k {
 				if lv[lNonAdj]&(1<<j) != 0 || (lv[lNPar] > 0 && lv[lPPos] == uint32(j)) {
 					ls[j] = e.list(e.f[j])
+					need |= 1 << j
 				}
 			}
 		}
-		if !e.accept(lv, k, e.f[k], e.h.labels[e.f[k]], -1, &ls) {
+		ok := e.accept(lv, k, e.f[k], e.h.labels[e.f[k]], -1, &ls)
+		e.flush(need)
+		if !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// lists reads the lists level k needs (its parents' and, induced, its non-neighbours').
-func (e *emu) lists(lv []uint32, k int, ls *[MaxPatternVertices]hlist) {
+// lists reads the lists level k needs (its parents' and, induced, its non-neighbours) and
+// returns their positions as a mask.
+func (e *emu) lists(lv []uint32, k int, ls *[MaxPatternVertices]hlist) uint32 {
 	need := lv[lNonAdj]
 	for i := range int(lv[lNPar]) {
 		need |= 1 << lv[lPPos+i]
 	}
+	need &= 1<<k - 1
 	for j := range k {
 		if need&(1<<j) != 0 {
 			ls[j] = e.list(e.f[j])
 		}
 	}
+	return need
 }
 
 // source chooses level k's source as the kernel does (gpucsm's csm_source): the parent with the
@@ -222,12 +269,15 @@ func (e *emu) gen(rec []uint32, k int, out []uint32, plo, phi uint32) []uint32 {
 func (e *emu) genRange(rec []uint32, k int, out []uint32, plo, phi uint32, abs bool) []uint32 {
 	lv := level(rec, k)
 	var ls [MaxPatternVertices]hlist
-	e.lists(lv, k, &ls)
+	need := e.lists(lv, k, &ls)
 	src, lo, hi := source(lv, &ls)
 	if abs {
 		lo, hi = int(plo), int(phi)
 	} else {
 		lo, hi = part(lo, hi, plo, phi)
+	}
+	if e.onRead != nil {
+		e.chargeSource(lv, &ls, src, hi-lo)
 	}
 	s := ls[lv[lPPos+src]]
 	for i := lo; i < hi; i++ {
@@ -239,7 +289,24 @@ func (e *emu) genRange(rec []uint32, k int, out []uint32, plo, phi uint32, abs b
 			out = append(out, c)
 		}
 	}
+	e.flush(need)
 	return out
+}
+
+// chargeSource charges choosing level k's source (a label range found in each parent's list,
+// two binary searches) and scanning n entries of it (keys, and edge labels when the level
+// checks them).
+func (e *emu) chargeSource(lv []uint32, ls *[MaxPatternVertices]hlist, src, n int) {
+	for i := range int(lv[lNPar]) {
+		if lv[lVLAny] == 0 {
+			e.charge(lv[lPPos+i], 2*searchBytes(len(ls[lv[lPPos+i]].keys)))
+		}
+	}
+	per := uint64(8)
+	if lv[lPELAny+src] == 0 {
+		per += 4
+	}
+	e.charge(lv[lPPos+src], per*uint64(max(n, 0)))
 }
 
 // firstLevel returns the number of source entries of a task's first free level (the anchors

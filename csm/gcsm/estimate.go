@@ -21,35 +21,67 @@ import (
 // re-checked against eq. 5 (α = 1, δ = 0.5) with the smallest estimate among the lists that
 // fit the cache, and the pass is redone once with that many walks when it asks for more than
 // twice as many (still at most maxWalks).
+//
+// Each walk's read of a list also carries the bytes it took from the list by the emulation's
+// cost model (a source range scanned: its entries; a candidate checked: a binary search's
+// sectors), so the pass estimates both the reads and the bytes read of every list; the lists
+// are ranked by one of them (rank): a zero-copy read of a hub's list costs by its length, so
+// ranking by reads alone caches many short lists and leaves the hubs, whose reads dominate the
+// kernel's traffic through the mapping.
 
 const (
-	minWalks = 16      // per anchored search
-	maxWalks = 1 << 18 // in all
+	minWalks     = 16      // per anchored search
+	maxWalks     = 1 << 18 // in all
+	uniformWalks = 4       // per anchored search, uniform walks
+)
+
+// rank is what the estimator ranks the lists by (the cache modes).
+type rank int
+
+const (
+	// rankBytes (ModeCache): the estimated bytes read through the mapping.
+	rankBytes rank = iota
+	// rankReads (ModeCacheReads): the estimated reads (the first passes' ranking).
+	rankReads
+	// rankDensity (ModeCacheDensity): the estimated bytes read per byte the list takes in the
+	// cache (the greedy order of the knapsack the cache is).
+	rankDensity
 )
 
 type estimator struct {
-	seed    uint64
-	est     []float64
-	touched []uint32
-	hotBuf  []uint32
-	walkers []*walker
+	seed uint64
+	rank rank
+	// uniform: the walks go on to a uniformly chosen candidate (the b walks at a node shared
+	// multinomially among its c candidates, each child's weight scaled by c), perSearch walks
+	// per anchored search, instead of the thesis's 1/D walks and walk count: the walks reach
+	// the leaves however large D is (ModeCache, ModeCacheDensity).
+	uniform   bool
+	perSearch int
+	// est and bytes: per vertex, the estimated reads and bytes read of its list; key the
+	// ranking's key.
+	est, bytes, key []float64
+	touched         []uint32
+	hotBuf          []uint32
+	walkers         []*walker
 }
 
 // walker is one worker of a pass: its emulation, its random stream (seeded per search, so that
 // a pass does not depend on how the searches are shared out), and the reads it recorded.
 type walker struct {
-	e      emu
-	pcg    *rand.PCG
-	rng    *rand.Rand
-	reads  []read
-	weight float64
-	d      float64
+	e       emu
+	pcg     *rand.PCG
+	rng     *rand.Rand
+	reads   []read
+	weight  float64
+	d       float64
+	uniform bool
 }
 
-// read is one recorded list read: the vertex and the weight it adds to the vertex's estimate.
+// read is one recorded list read: the vertex and the weights it adds to the vertex's estimated
+// reads (w) and bytes read (b).
 type read struct {
-	v uint32
-	w float64
+	v    uint32
+	w, b float64
 }
 
 func (s *estimator) init(seed uint64) { s.seed = seed }
@@ -80,7 +112,7 @@ func (w *walker) binomial(n uint64, p float64) uint64 {
 	}
 }
 
-// hot returns the vertices ranked by estimated reads, highest first (those that fit budget are
+// hot returns the vertices ranked by the estimator's rank, highest first (those that fit budget are
 // what the caller caches), and the walks drawn.
 func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	ph := &m.ph
@@ -92,26 +124,32 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	D := float64(max(m.h.maxDeg, 2))
 	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
 	walks = min(max(walks, float64(minWalks*T)), maxWalks)
-	if estWalks > 0 {
-		walks = min(float64(estWalks*T), maxWalks)
+	if s.uniform {
+		walks = min(float64(s.perSearch*T), maxWalks)
 	}
 	M := uint64(walks)
 	hot := s.pass(m, M)
-	// Re-check (eq. 5) with the smallest estimate among the lists that fit.
+	if s.uniform {
+		return hot, M
+	}
+	// Re-check (eq. 5) with the smallest estimated reads among the lists that fit (as pack
+	// fills the cache: in rank order, skipping those too long for what is left).
 	var used uint64
 	cy := 0.0
 	for _, v := range hot {
 		b := rowBytes(m.h.ln[v])
 		if used+b > budget {
-			break
+			continue
 		}
 		used += b
-		cy = s.est[v] / float64(M)
+		if c := s.est[v] / float64(M); cy == 0 || c < cy {
+			cy = c
+		}
 	}
 	if cy > 0 {
 		const alpha, delta = 1.0, 0.5
 		need := float64(nmax-1) * (2 + alpha) * float64(T) * math.Pow(D, float64(nmax-2)) / (alpha * alpha * (1 - delta) * cy)
-		if need > 2*float64(M) && M < maxWalks && estWalks == 0 {
+		if need > 2*float64(M) && M < maxWalks {
 			M = uint64(min(need, maxWalks))
 			hot = s.pass(m, M)
 		}
@@ -123,13 +161,6 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 // walkers (each search's walks drawn from a stream seeded by its index), and their recorded
 // reads summed into the estimates.
 func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
-	if n := m.g.IDBound(); len(s.est) < n {
-		s.est = append(s.est, make([]float64, n-len(s.est))...)
-	}
-	for _, v := range s.touched {
-		s.est[v] = 0
-	}
-	s.touched = s.touched[:0]
 	ph := &m.ph
 	T := ph.numTasks()
 	tf, d := float64(T), float64(max(m.h.maxDeg, 2))
@@ -143,9 +174,9 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 	for wi := range workers {
 		w := s.walkers[wi]
 		w.e = emu{t: m.t, h: &m.h, ph: ph}
-		w.e.onRead = func(v uint32) { w.reads = append(w.reads, read{v, w.weight}) }
+		w.e.onRead = func(v uint32, b uint64) { w.reads = append(w.reads, read{v, w.weight, w.weight * float64(b)}) }
 		w.reads = w.reads[:0]
-		w.d = d
+		w.d, w.uniform = d, s.uniform
 		wg.Go(func() {
 			const chunk = 16
 			for {
@@ -172,25 +203,63 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 		})
 	}
 	wg.Wait()
+	s.reset(m.g.IDBound())
 	for _, w := range s.walkers[:workers] {
-		for _, r := range w.reads {
-			if s.est[r.v] == 0 {
-				s.touched = append(s.touched, r.v)
-			}
-			s.est[r.v] += r.w
-		}
+		s.add(w.reads)
 	}
+	return s.ranked(m.h.ln)
+}
+
+// reset clears the estimates for a pass over vertex ids below n.
+func (s *estimator) reset(n int) {
+	if len(s.est) < n {
+		s.est = append(s.est, make([]float64, n-len(s.est))...)
+		s.bytes = append(s.bytes, make([]float64, n-len(s.bytes))...)
+		s.key = append(s.key, make([]float64, n-len(s.key))...)
+	}
+	for _, v := range s.touched {
+		s.est[v], s.bytes[v], s.key[v] = 0, 0, 0
+	}
+	s.touched = s.touched[:0]
+}
+
+// add sums recorded reads into the estimates.
+func (s *estimator) add(reads []read) {
+	for _, r := range reads {
+		if s.est[r.v] == 0 {
+			s.touched = append(s.touched, r.v)
+		}
+		s.est[r.v] += r.w
+		s.bytes[r.v] += r.b
+	}
+}
+
+// ranked returns the vertices read, highest key first (ln: the lists' lengths), ties by id.
+func (s *estimator) ranked(ln []uint32) []uint32 {
 	hot := s.hotBuf[:0]
 	for _, v := range s.touched {
-		if s.est[v] > 0 {
-			hot = append(hot, v)
+		if s.est[v] <= 0 {
+			continue
 		}
+		switch s.rank {
+		case rankReads:
+			s.key[v] = s.est[v]
+		case rankBytes:
+			s.key[v] = s.bytes[v]
+		case rankDensity:
+			n := uint32(0)
+			if int(v) < len(ln) {
+				n = ln[v]
+			}
+			s.key[v] = s.bytes[v] / float64(rowBytes(n))
+		}
+		hot = append(hot, v)
 	}
 	slices.SortFunc(hot, func(a, b uint32) int {
 		switch {
-		case s.est[a] > s.est[b]:
+		case s.key[a] > s.key[b]:
 			return -1
-		case s.est[a] < s.est[b]:
+		case s.key[a] < s.key[b]:
 			return 1
 		}
 		return int(a) - int(b)
@@ -213,7 +282,7 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 		return
 	}
 	c := len(e.bufs[k])
-	if estUniform {
+	if w.uniform {
 		// The b walks shared among the c candidates (multinomially), each child's weight scaled
 		// by c: walks reach the leaves however large D is.
 		left := b
@@ -237,10 +306,3 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 		w.walk(rec, k+1, bc, scale*w.d, 0, 0)
 	}
 }
-
-// estUniform and estWalks (experiments): walks go on to a uniformly chosen candidate (instead of
-// each with probability 1/D), estWalks walks per search.
-var (
-	estUniform bool
-	estWalks   = 0
-)

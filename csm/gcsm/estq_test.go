@@ -15,8 +15,10 @@ import (
 
 // TestEstimatorQuality (GCSM_ESTQ=1, GCSM_ESTQ_SCALE (default 15); no GPU) measures the cache's
 // quality on an R-MAT graph (4 labels, diamond and house, batches of 2,048, a cache of a quarter
-// of the lists) with the emulation, per estimator variant (docs/benchmarks.md): the share of list
-// reads served by the cache, the top-1% coverage, the estimation's time and walks.
+// of the lists) with the emulation, per estimator variant and ranking (docs/benchmarks.md): the
+// share of list reads served by the cache, the share of the bytes read by the emulation's cost
+// model (emu.go: charge) served by it, the top-1% coverage, the estimation's
+// time and walks.
 func TestEstimatorQuality(t *testing.T) {
 	if os.Getenv("GCSM_ESTQ") == "" {
 		t.Skip("set GCSM_ESTQ=1")
@@ -39,13 +41,17 @@ func TestEstimatorQuality(t *testing.T) {
 		uniform bool
 		walks   int
 		mode    string
-	}{{"degree", false, 0, "degree"}, {"1/D", false, 0, "cache"}, {"uniform 1", true, 1, "cache"}, {"uniform 2", true, 2, "cache"}, {"uniform 4", true, 4, "cache"}} {
-		estUniform, estWalks = v.uniform, v.walks
-		m, err := openEmu(mk(), []*pattern.Pattern{diamond, house}, csm.Options{SkipInvalid: true, Mode: v.mode}, budget)
+	}{{"degree", false, 0, "degree"}, {"1/D reads", false, 0, "cache-reads"}, {"1/D bytes", false, 0, "cache"},
+		{"u2 reads", true, 2, "cache-reads"}, {"u2 bytes", true, 2, "cache"}, {"u2 density", true, 2, "cache-density"},
+		{"u4 bytes", true, 4, "cache"}, {"u16 bytes", true, 16, "cache"}} {
+		var bytes [2]uint64
+		m, err := open(mk(), []*pattern.Pattern{diamond, house}, csm.Options{SkipInvalid: true, Mode: v.mode},
+			func(*table) (backend, error) { return emuBackend{budget: budget, bytes: &bytes}, nil })
 		if err != nil {
 			t.Fatal(err)
 		}
 		gm := m.(*Matcher)
+		gm.est.uniform, gm.est.perSearch = v.uniform, v.walks
 		gm.MeasureCoverage(true)
 		var line string
 		for i := 0; i < 3; i++ {
@@ -55,9 +61,10 @@ func TestEstimatorQuality(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := gm.Stats()
-			line += fmt.Sprintf(" | hit %.3f cov %.3f est %v walks %d all %v", st.HitRate(), st.Coverage1, st.Estimate.Round(time.Millisecond), st.Walks, time.Since(t0).Round(time.Millisecond))
+			line += fmt.Sprintf(" | hit %.3f bytes %.3f of %.0fMB cov %.3f est %v walks %d all %v", st.HitRate(), float64(bytes[1])/float64(max(bytes[0]+bytes[1], 1)), float64(bytes[0]+bytes[1])/1e6,
+				st.Coverage1, st.Estimate.Round(time.Millisecond), st.Walks, time.Since(t0).Round(time.Millisecond))
+			bytes = [2]uint64{}
 		}
 		t.Logf("%-10s%s", v.name, line)
 	}
-	estUniform, estWalks = false, 0
 }

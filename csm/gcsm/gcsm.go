@@ -36,8 +36,8 @@ func init() { csm.Register(gcsmEngine{}) }
 type Mode int
 
 const (
-	// ModeCache (default, "cache"): the lists the estimator ranks hottest in GPU memory, the
-	// rest zero-copy: GCSM.
+	// ModeCache (default, "cache"): the lists with the most bytes read through the mapping by
+	// the estimator's (uniform) walks in GPU memory, the rest zero-copy: GCSM.
 	ModeCache Mode = iota
 	// ModeZeroCopy ("zerocopy"): every list read through the mapping.
 	ModeZeroCopy
@@ -45,9 +45,15 @@ const (
 	ModeDegree
 	// ModeDevice ("device"): every list in GPU memory (an error when the graph does not fit).
 	ModeDevice
+	// ModeCacheReads ("cache-reads"): the first estimator, kept for measurement: the thesis's
+	// 1/D walks and walk count, the lists ranked by their estimated reads.
+	ModeCacheReads
+	// ModeCacheDensity ("cache-density"): ModeCache with the lists ranked by their estimated
+	// bytes read per byte they take in the cache.
+	ModeCacheDensity
 )
 
-var modeNames = []string{"cache", "zerocopy", "degree", "device"}
+var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-reads", "cache-density"}
 
 func (m Mode) String() string { return modeNames[m] }
 
@@ -212,6 +218,13 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 	m := &Matcher{g: g, pats: patterns, opts: opts, t: t, be: be, mode: mode, net: csm.NewNet(g)}
 	m.h.alloc = be.alloc()
 	m.est.init(1)
+	m.est.uniform, m.est.perSearch = true, uniformWalks
+	switch mode {
+	case ModeCacheReads:
+		m.est.rank, m.est.uniform = rankReads, false
+	case ModeCacheDensity:
+		m.est.rank = rankDensity
+	}
 	if err := m.rebuild(); err != nil {
 		m.Close()
 		return nil, err
@@ -614,7 +627,7 @@ func (m *Matcher) fillCache() error {
 		t0 := time.Now()
 		m.pack(m.deg, budget)
 		m.stats.Copy += time.Since(t0)
-	case ModeCache:
+	case ModeCache, ModeCacheReads, ModeCacheDensity:
 		t0 := time.Now()
 		hot, walks := m.est.hot(m, budget)
 		m.stats.Walks = walks
@@ -629,8 +642,9 @@ func (m *Matcher) fillCache() error {
 // rowBytes is what caching a list of n entries costs.
 func rowBytes(n uint32) uint64 { return 16 + 12*uint64(n) }
 
-// pack caches the lists of vs, in priority order, while they fit in budget bytes (skipping
-// vertices that are dead or have no entries); it reports whether all of them fitted.
+// pack caches the lists of vs in priority order, each that fits in what is left of budget bytes
+// (skipping vertices that are dead or have no entries, and lists too long for what is left:
+// the greedy fill of the knapsack); it reports whether all of them fitted.
 func (m *Matcher) pack(vs []uint32, budget uint64) bool {
 	c, h := &m.cache, &m.h
 	all := true
@@ -641,7 +655,10 @@ func (m *Matcher) pack(vs []uint32, budget uint64) bool {
 		b := rowBytes(h.ln[v])
 		if c.bytes+b > budget {
 			all = false
-			break
+			if budget-c.bytes < rowBytes(1) {
+				break // full
+			}
+			continue
 		}
 		c.bytes += b
 		c.rows = append(c.rows, v)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/csm/internal/csmtest"
+	"github.com/submatch/submatch/csm/internal/gpucsm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/gen"
@@ -20,8 +21,13 @@ import (
 
 var conventions = csmtest.Conventions
 
-// emuBackend runs the phases with the host emulation of the kernel, within a cache budget.
-type emuBackend struct{ budget uint64 }
+// emuBackend runs the phases with the host emulation of the kernel, within a cache budget; with
+// bytes set it adds the bytes the kernel's reads take by the emulation's cost model, those
+// through the mapping to bytes[0] and those from the cache to bytes[1].
+type emuBackend struct {
+	budget uint64
+	bytes  *[2]uint64
+}
 
 func (emuBackend) alloc() allocator { return goAlloc }
 
@@ -55,10 +61,17 @@ func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph 
 	return ctx.Err()
 }
 
-func (emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
+func (b emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
 	e := emu{t: t, h: h, c: c, ph: ph}
-	if freq != nil {
-		e.onRead = func(v uint32) { freq[v]++ }
+	if freq != nil || b.bytes != nil {
+		e.onRead = func(v uint32, n uint64) {
+			if freq != nil {
+				freq[v]++
+			}
+			if b.bytes != nil {
+				b.bytes[gpucsm.B2U(c.find(v) >= 0)] += n
+			}
+		}
 	}
 	for i := range ph.numTasks() {
 		counts[i] = e.run(ph.tasks[taskWords*i : taskWords*(i+1)])
@@ -113,12 +126,12 @@ func (spillBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph
 
 // openSpill opens the patterns with the spilling emulation.
 func openSpill(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
-	return open(g, pats, opts, func(*table) (backend, error) { return spillBackend{emuBackend{budget}}, nil })
+	return open(g, pats, opts, func(*table) (backend, error) { return spillBackend{emuBackend{budget: budget}}, nil })
 }
 
 // openEmu opens the patterns with the emulation backend.
 func openEmu(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget uint64) (csm.Matcher, error) {
-	return open(g, pats, opts, func(*table) (backend, error) { return emuBackend{budget}, nil })
+	return open(g, pats, opts, func(*table) (backend, error) { return emuBackend{budget: budget}, nil })
 }
 
 // opener opens a GCSM matcher under test (emulated or on the GPU) with a mode and a budget.

@@ -44,7 +44,7 @@ func TestListingRecordsChecked(t *testing.T) {
 			g.AddEdge(uint32(i), 5, 0)
 		}
 		m, err := open(g, []*pattern.Pattern{tri}, csm.Options{}, func(*table) (backend, error) {
-			return badList{emuBackend{1 << 30}, spoil}, nil
+			return badList{emuBackend{budget: 1 << 30}, spoil}, nil
 		})
 		if err != nil {
 			t.Fatal(err)
