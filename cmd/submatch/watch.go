@@ -202,7 +202,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log, pre != nil); err != nil {
+	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log, pre != nil && !pipelines(eng, st.pats, &f)); err != nil {
 		return exitCode(stderr, err)
 	}
 	loadTime := time.Since(loadStart)
@@ -272,7 +272,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if s != nil {
 		watchMode = "pipeline"
 		code = st.pipeLoop(ctx, stderr, all, s, relevant)
-	} else if all != nil {
+	} else if all != nil && copier != nil {
 		watchMode = "cut"
 		code = st.splitLoop(ctx, stderr, all, func() (csm.Matcher, error) {
 			g2, err := copier()
@@ -299,6 +299,22 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "submatch: watch %s after stream line %d; the totals cover the batches reported\n", stopReason(ctx, f.timeout), st.line)
 	}
 	return code
+}
+
+// pipelines reports whether a stream over the patterns would be pipelined rather than cut in
+// two (the engine's matcher, opened on an empty graph, filters the graph by labels): the load then
+// keeps no copier.
+func pipelines(eng csm.Engine, pats []*pattern.Pattern, f *watchFlags) bool {
+	m, err := eng.Open(dynamic.New(), pats, csm.Options{Semantics: engine.Semantics{Induced: f.induced, Unique: f.unique}, Threads: 1})
+	if err != nil {
+		return false
+	}
+	ca, ok := m.(csm.ChangeApplier)
+	if !ok {
+		return false
+	}
+	_, ok = ca.Relevant()
+	return ok
 }
 
 // loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic

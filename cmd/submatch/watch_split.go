@@ -74,6 +74,11 @@ func startPreread(path string, opts updates.Options) *preread {
 			return
 		}
 		defer rd.Close()
+		if st, err := os.Stat(path); err == nil {
+			// Room for lines of 8 bytes (most have more): the slice is not grown and copied
+			// again and again, and the pages of the part never written are never touched.
+			p.all = make([]updates.Update, 0, st.Size()/8+16)
+		}
 		for {
 			u, ok := rd.Next()
 			if !ok {

@@ -204,6 +204,11 @@ func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
 			labels = append(labels, recs[i].vlabel...)
 			src[i], dst[i] = recs[i].eu, recs[i].ev
 		}
+		if !withCopier {
+			// The edge arrays are read once: Build may write over them.
+			g, err := dynamic.BuildPartsScratch(orig, labels, src, dst, both)
+			return g, nil, err == nil
+		}
 		build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 			return dynamic.BuildParts(orig, labels, src, dst)
 		}
@@ -272,6 +277,11 @@ func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
 			dst = append(dst, v)
 		}
 		recs[i] = chunkRecords{}
+	}
+	if !withCopier {
+		// The parsed edges were copied to src and dst: Build may write over them.
+		g, err := dynamic.BuildPartsScratch(orig, labels, [][]uint32{src}, [][]uint32{dst}, both)
+		return g, nil, err == nil
 	}
 	build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 		return dynamic.Build(orig, labels, src, dst)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -30,6 +31,14 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 // lists, then every vertex w, in (label, id) order, appends itself to the lists of its
 // neighbours, which are so ordered by (neighbour label, neighbour id) from the start.
 func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, error) {
+	return BuildPartsScratch(orig, labels, src, dst, nil)
+}
+
+// BuildPartsScratch is BuildParts that may overwrite scratch (which may hold the edges
+// themselves: it is written only once they are all read) with the lists before they are cut
+// into runs, when it has room for them (two entries an edge), instead of allocating them: a
+// loader's edge arrays, whose pages are already touched.
+func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scratch []uint32) (*Graph, error) {
 	n := len(orig)
 	if n >= math.MaxUint32 {
 		return nil, fmt.Errorf("dynamic: %d vertices", n)
@@ -81,7 +90,12 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 		cur[u].pos = off[u]
 	}
 	fill = nil
-	sorted := huge.Make[uint32](int(off[n]))
+	var sorted []uint32 // every entry is written below
+	if uint64(len(scratch)) >= off[n] {
+		sorted = scratch[:off[n]]
+	} else {
+		sorted = huge.Make[uint32](int(off[n]))
+	}
 	order := byLabelOrder(labels)
 	group := uint32(0) // 1 + the label group of w
 	for i, w := range order {
@@ -306,7 +320,7 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	for l, vs := range d.byLabel {
 		c.byLabel[l] = slices.Clone(vs)
 	}
-	kept := func(v int, r *Run) bool { return keep == nil || keep(d.vs[v].label, r.VertexLabel) }
+	lf := newLabelFilter(keep)
 	// Where each vertex's runs and lists go: one arena of runs (room for one more per vertex)
 	// and one array of lists (each vertex's sizes counted on all cores, then summed).
 	runAt := make([]uint64, n+1)
@@ -315,13 +329,11 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 		for v := lo; v < hi; v++ {
 			runs := d.adj[v]
 			k, s := uint64(0), uint64(0)
-			for i := range runs {
-				if kept(v, &runs[i]) {
-					l := uint64(len(runs[i].Neighbors))
-					k++
-					s += l + l/8 + 1
-				}
-			}
+			lf.each(&d.vs[v], runs, func(i int) {
+				l := uint64(len(runs[i].Neighbors))
+				k++
+				s += l + l/8 + 1
+			})
 			runAt[v+1], nbAt[v+1] = k+1, s
 		}
 	})
@@ -344,17 +356,14 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 			pos := nbAt[v]
 			cv := &c.vs[v]
 			cv.degree = 0
-			for i := range runs {
-				if !kept(v, &runs[i]) {
-					continue
-				}
+			lf.each(&d.vs[v], runs, func(i int) {
 				nb := runs[i].Neighbors
 				m := uint64(len(nb))
 				copy(back[pos:], nb)
 				dst = append(dst, Run{VertexLabel: runs[i].VertexLabel, EdgeLabel: runs[i].EdgeLabel, Neighbors: back[pos : pos+m : pos+m+m/8+1]})
 				pos += m + m/8 + 1
 				cv.degree += uint32(m)
-			}
+			})
 			c.adj[v] = dst
 			cv.mask = maskOf(dst)
 			h += uint64(cv.degree)
@@ -364,3 +373,55 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	c.numEdges = half.Load() / 2
 	return c
 }
+
+// A labelFilter is Filtered's keep as a table for the labels below 64 (one bit per admitted
+// pair): a lookup per run instead of a call; larger labels call keep.
+type labelFilter struct {
+	admits [64]uint64
+	keep   func(vl, wl uint32) bool
+}
+
+func newLabelFilter(keep func(vl, wl uint32) bool) *labelFilter {
+	f := &labelFilter{keep: keep}
+	for a := range uint32(64) {
+		for b := range uint32(64) {
+			if f.call(a, b) {
+				f.admits[a] |= 1 << b
+			}
+		}
+	}
+	return f
+}
+
+// each calls fn with the index of every run of x (runs) that the filter keeps, in order.
+func (f *labelFilter) each(x *vertex, runs []Run, fn func(i int)) {
+	if len(runs) == 0 {
+		return
+	}
+	if x.mask>>63 == 0 && x.label < 64 {
+		// The runs are indexed by the mask: only the kept labels' runs are visited.
+		for sel := x.mask & f.admits[x.label]; sel != 0; sel &= sel - 1 {
+			fn(bits.OnesCount64(x.mask & (1<<bits.TrailingZeros64(sel) - 1)))
+		}
+		return
+	}
+	for i := range runs {
+		if ok, known := f.lookup(x.label, runs[i].VertexLabel); ok || !known && f.call(x.label, runs[i].VertexLabel) {
+			fn(i)
+		}
+	}
+}
+
+// lookup reports whether an edge between labels vl and wl is kept, for labels below 64 (known
+// false for the others: then call).
+func (f *labelFilter) lookup(vl, wl uint32) (ok, known bool) {
+	if vl|wl < 64 {
+		return f.admits[vl]>>wl&1 != 0, true
+	}
+	return false, false
+}
+
+// call asks keep (out of line, so that keeps is inlined).
+//
+//go:noinline
+func (f *labelFilter) call(vl, wl uint32) bool { return f.keep == nil || f.keep(vl, wl) }
