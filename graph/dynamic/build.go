@@ -249,23 +249,15 @@ func cutRuns(dst []Run, labels []uint32, nb []uint32, back []uint32) (int, int) 
 	pos, k, deg := 0, 0, 0
 	for i := 0; i < len(nb); {
 		l := labels[nb[i]]
-		j, dups := i+1, 0
-		for j < len(nb) && labels[nb[j]] == l {
-			if nb[j] == nb[j-1] {
-				dups++
-			}
-			j++
-		}
-		m := j - i
-		if dups == 0 {
-			copy(back[pos:], nb[i:j])
-		} else {
-			m = 0
-			for t := i; t < j; t++ {
-				if t == i || nb[t] != nb[t-1] {
-					back[pos+m] = nb[t]
-					m++
-				}
+		// The run is copied while its end is sought; a vertex equal to the last one copied is
+		// written over.
+		out := back[pos : pos+len(nb)-i]
+		out[0] = nb[i]
+		m, j := 1, i+1
+		for ; j < len(nb) && labels[nb[j]] == l; j++ {
+			out[m] = nb[j]
+			if nb[j] != out[m-1] {
+				m++
 			}
 		}
 		c := m + m/8 + 1
