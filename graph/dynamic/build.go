@@ -70,7 +70,23 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 	}
 	// Pass 1: unsorted lists.
 	fill := slices.Clone(off[:n])
-	raw := huge.Make[uint32](int(off[n]))
+	// The lists' final array (back, below: each list with an eighth of spare room and one entry
+	// per run, a run per label group, so at most min(l, labels) runs) takes raw's memory once
+	// raw is read, when raw is allocated with room for it: its pages are then touched once, not
+	// twice. (Only for graphs of up to 2^24 entries: the room back does not use stays
+	// allocated with the graph, untouched.)
+	order := byLabelOrder(labels)
+	rawCap := off[n]
+	if off[n] <= 1<<24 {
+		groups := uint64(0)
+		for i, w := range order {
+			if i == 0 || labels[w] != labels[order[i-1]] {
+				groups++
+			}
+		}
+		rawCap += off[n]/8 + min(off[n], uint64(n)*groups)
+	}
+	raw := huge.Make[uint32](int(rawCap))[:off[n]]
 	for p := range src {
 		for i, u := range src[p] {
 			v := dst[p][i]
@@ -96,7 +112,6 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 	} else {
 		sorted = huge.Make[uint32](int(off[n]))
 	}
-	order := byLabelOrder(labels)
 	group := uint32(0) // 1 + the label group of w
 	for i, w := range order {
 		if i == 0 || labels[w] != labels[order[i-1]] {
@@ -110,7 +125,7 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 			c.group = group
 		}
 	}
-	raw = nil
+	raw = raw[:cap(raw)] // (read: its memory may be back's)
 	d := New()
 	d.vs = vertices(labels)
 	d.orig = orig
@@ -130,7 +145,13 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 		l := off[v+1] - off[v]
 		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
 	}
-	back := huge.Make[uint32](int(space[n]))
+	var back []uint32 // what cutRuns writes is all that is read
+	if uint64(len(raw)) >= space[n] {
+		back = raw[:space[n]]
+	} else {
+		back = huge.Make[uint32](int(space[n]))
+	}
+	raw = nil
 	// The runs of all vertices in one allocation, each vertex with room for one more run (a first
 	// neighbour of another label) before its runs are reallocated: nruns becomes each vertex's
 	// first run.
