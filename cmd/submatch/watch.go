@@ -210,7 +210,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCode(stderr, err)
 	}
 	loadTime := time.Since(loadStart)
-	cores := loadCores(loadTime, loadCPU)
+	cores := -1.0 // (unknown: a load on one core says nothing about the others)
+	if pre != nil && f.csmData(pos[0]) {
+		cores = loadCores(loadTime, loadCPU)
+	}
 	log.Debug("load", "elapsed", loadTime.Round(time.Microsecond), "cores", cores)
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
@@ -342,26 +345,35 @@ func pipelines(eng csm.Engine, pats []*pattern.Pattern, f *watchFlags) bool {
 	return ok
 }
 
+// csmData reports whether the data graph at path is read as a file in the CSM study's format
+// (parsed on all cores), not through another format's loader.
+func (f *watchFlags) csmData(path string) bool {
+	if f.vertexLabels != "" || (f.format != "" && f.format != "auto" && f.format != "csm") {
+		return false
+	}
+	name, err := formats.Detect(path)
+	return err == nil && name == "csm"
+}
+
 // loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
 // graph (parsed on all cores), any other format through its loader; the copier (withCopier;
 // else nil) builds another copy of the graph as loaded.
 func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger, withCopier bool) (*dynamic.Graph, updates.Copier, error) {
-	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
-		if name, err := formats.Detect(path); err == nil && name == "csm" {
-			start := time.Now()
-			var g *dynamic.Graph
-			var cp updates.Copier
-			if withCopier {
-				g, cp, err = updates.LoadDynamicCopier(path, f.options(log))
-			} else {
-				g, err = updates.LoadDynamic(path, f.options(log))
-			}
-			if err != nil {
-				return nil, nil, loadError(path, err)
-			}
-			log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
-			return g, cp, nil
+	if f.csmData(path) {
+		start := time.Now()
+		var g *dynamic.Graph
+		var cp updates.Copier
+		var err error
+		if withCopier {
+			g, cp, err = updates.LoadDynamicCopier(path, f.options(log))
+		} else {
+			g, err = updates.LoadDynamic(path, f.options(log))
 		}
+		if err != nil {
+			return nil, nil, loadError(path, err)
+		}
+		log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
+		return g, cp, nil
 	}
 	sg, err := loadData(ctx, path, f.options(log), log)
 	if err != nil {
