@@ -9,7 +9,8 @@
 # (list: `--emit matches`, the 11,584,063 signed matches of the github insertions as TSV.)
 #
 # Environment: SM (submatch binary, default: built from this checkout into $WORK), BASE (a second
-# submatch binary measured beside it, e.g. the code before a change; optional), RF (RapidFlow's
+# submatch binary measured beside it, on one and two threads, e.g. the code before a change;
+# optional), RF (RapidFlow's
 # binary, default /tmp/peers/RapidFlow/build/RapidFlow.out: github:shixuansun/RapidFlow built
 # with its CMake flags), TD (the shared test data, default ../shared/testdata), WORK (scratch
 # folder, default /tmp/csm-bench), N (rounds, default 7).
@@ -97,7 +98,8 @@ sides() {
 	local g=$1 q=$2 s=$3 flags=${4:-}
 	echo "submatch-t1|exec $SM watch $g $q --updates $s $flags --threads 1"
 	echo "submatch-t2|exec $SM watch $g $q --updates $s $flags --threads 2"
-	[ -n "${BASE:-}" ] && echo "before-t1|exec $BASE watch $g $q --updates $s $flags --threads 1"
+	[ -n "${BASE:-}" ] && echo "before-t1|exec $BASE watch $g $q --updates $s $flags --threads 1" &&
+		echo "before-t2|exec $BASE watch $g $q --updates $s $flags --threads 2"
 	echo "RapidFlow|exec $RF -d $g -q $q -u $s -num MAX -time_limit 3600"
 }
 

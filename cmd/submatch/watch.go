@@ -99,6 +99,10 @@ type watchCheckpoint struct {
 // watchMode is how the last watch ran its stream: serial, pipeline or cut (tests).
 var watchMode string
 
+// watchMinCores is the least number of cores the load must have had on average (loadCores) for
+// the stream to be pipelined or cut in two (a variable for the tests).
+var watchMinCores = 1.3
+
 // watchKillAfter, when positive, makes watch stop dead after that many batches, without a
 // checkpoint or a summary: the tests' stand-in for a kill -9.
 var watchKillAfter int
@@ -197,23 +201,34 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var cp *watchCheckpoint
 	var g *dynamic.Graph
 	var copier updates.Copier // another copy of the graph as loaded
-	loadStart := time.Now()
+	loadStart, loadCPU := time.Now(), processCPU()
 	if f.resume != "" {
 		if cp, g, err = st.readCheckpoint(ctx, f.resume, log); err != nil {
 			return exitCode(stderr, err)
 		}
-	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log, pre != nil); err != nil {
+	} else if g, copier, err = loadDynamic(ctx, pos[0], &f, log, pre != nil && !pipelines(eng, st.pats, &f)); err != nil {
 		return exitCode(stderr, err)
 	}
 	loadTime := time.Since(loadStart)
+	cores := -1.0 // (unknown: a load on one core says nothing about the others)
+	if pre != nil && f.csmData(pos[0]) {
+		cores = loadCores(loadTime, loadCPU)
+	}
+	log.Debug("load", "elapsed", loadTime.Round(time.Microsecond), "cores", cores)
 	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
 	opts := csm.Options{Semantics: sem, Threads: f.threads, SkipInvalid: f.onInvalid == "skip", Mode: f.gcsmMode}
 	opts.GPUMemory, _ = parseSize("--gpu-memory", f.gpuMemory)
 	var all []updates.Update // the whole stream, when it is pipelined or cut in two
 	threads := opts.Threads
+	// On a machine whose other cores are busy (the load had fewer than watchMinCores), a second
+	// goroutine only takes time from the first: the stream read is applied in order, each batch
+	// still shared among the threads.
+	busy := cores >= 0 && cores < watchMinCores
 	if pre != nil {
 		if all = pre.wait(); all != nil && (len(all)+f.batch-1)/f.batch >= splitMinBatches {
-			opts.Threads = 1 // the first goroutine's matcher (and each half's)
+			if !busy {
+				opts.Threads = 1 // the first goroutine's matcher (and each half's)
+			}
 		} else {
 			all = nil
 		}
@@ -257,7 +272,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var code int
 	var s csm.ChangeApplier // the pipeline's searches
 	var relevant func(l0, l1 uint32) bool
-	if ca, ok := st.m.(csm.ChangeApplier); ok && all != nil {
+	if ca, ok := st.m.(csm.ChangeApplier); ok && all != nil && !busy {
 		if relevant, ok = ca.Relevant(); ok {
 			sopts := opts
 			sopts.Threads = threads
@@ -272,7 +287,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if s != nil {
 		watchMode = "pipeline"
 		code = st.pipeLoop(ctx, stderr, all, s, relevant)
-	} else if all != nil {
+	} else if all != nil && copier != nil && !busy {
 		watchMode = "cut"
 		code = st.splitLoop(ctx, stderr, all, func() (csm.Matcher, error) {
 			g2, err := copier()
@@ -281,6 +296,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 			return eng.Open(g2, st.pats, opts)
 		}, 8*loadTime)
+	} else if all != nil {
+		code = st.splitLoop(ctx, stderr, all, nil, 0) // never cut
 	} else {
 		code = st.loop(ctx, stderr)
 	}
@@ -301,26 +318,62 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
+// loadCores is the number of cores the load had on average, its CPU time (since cpu0, the
+// process's at its start) over its wall time: the parser runs on every core and the stream is
+// read beside it, so that on an idle machine of two cores it has well over one. -1 when unknown.
+func loadCores(wall, cpu0 time.Duration) float64 {
+	cpu := processCPU()
+	if cpu0 < 0 || cpu < 0 || wall <= 0 {
+		return -1
+	}
+	return float64(cpu-cpu0) / float64(wall)
+}
+
+// pipelines reports whether a stream over the patterns would be pipelined rather than cut in
+// two (the engine's matcher, opened on an empty graph, filters the graph by labels): the load then
+// keeps no copier.
+func pipelines(eng csm.Engine, pats []*pattern.Pattern, f *watchFlags) bool {
+	m, err := eng.Open(dynamic.New(), pats, csm.Options{Semantics: engine.Semantics{Induced: f.induced, Unique: f.unique}, Threads: 1})
+	if err != nil {
+		return false
+	}
+	ca, ok := m.(csm.ChangeApplier)
+	if !ok {
+		return false
+	}
+	_, ok = ca.Relevant()
+	return ok
+}
+
+// csmData reports whether the data graph at path is read as a file in the CSM study's format
+// (parsed on all cores), not through another format's loader.
+func (f *watchFlags) csmData(path string) bool {
+	if f.vertexLabels != "" || (f.format != "" && f.format != "auto" && f.format != "csm") {
+		return false
+	}
+	name, err := formats.Detect(path)
+	return err == nil && name == "csm"
+}
+
 // loadDynamic reads the data graph: a file in the CSM study's format straight into the dynamic
 // graph (parsed on all cores), any other format through its loader; the copier (withCopier;
 // else nil) builds another copy of the graph as loaded.
 func loadDynamic(ctx context.Context, path string, f *watchFlags, log *slog.Logger, withCopier bool) (*dynamic.Graph, updates.Copier, error) {
-	if f.vertexLabels == "" && (f.format == "" || f.format == "auto" || f.format == "csm") {
-		if name, err := formats.Detect(path); err == nil && name == "csm" {
-			start := time.Now()
-			var g *dynamic.Graph
-			var cp updates.Copier
-			if withCopier {
-				g, cp, err = updates.LoadDynamicCopier(path, f.options(log))
-			} else {
-				g, err = updates.LoadDynamic(path, f.options(log))
-			}
-			if err != nil {
-				return nil, nil, loadError(path, err)
-			}
-			log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
-			return g, cp, nil
+	if f.csmData(path) {
+		start := time.Now()
+		var g *dynamic.Graph
+		var cp updates.Copier
+		var err error
+		if withCopier {
+			g, cp, err = updates.LoadDynamicCopier(path, f.options(log))
+		} else {
+			g, err = updates.LoadDynamic(path, f.options(log))
 		}
+		if err != nil {
+			return nil, nil, loadError(path, err)
+		}
+		log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(), "elapsed", time.Since(start).Round(time.Microsecond))
+		return g, cp, nil
 	}
 	sg, err := loadData(ctx, path, f.options(log), log)
 	if err != nil {

@@ -71,7 +71,8 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 	defer prog.finish()
 	var (
 		recs  []*pipeRecord // not printed yet, in order
-		slab  []pipeRecord  // records are taken from it, allocated 1024 at a time
+		free  []*pipeRecord // printed, to be used again
+		slab  []pipeRecord  // new records are taken from it, allocated 256 at a time
 		vs    []csm.VertexChange
 		ps    []csm.PairChange
 		res   csm.Result
@@ -90,17 +91,26 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 			}
 		}
 		if k > 0 {
+			free = append(free, recs[:k]...) // S is done with them
 			recs = recs[:copy(recs, recs[k:])]
 		}
 	}
 	// step validates and applies one batch on the whole graph and passes its change to S; false
 	// when the batch fails (its record then holds the error).
 	step := func(b []updates.Update, last bool) bool {
-		if len(slab) == 0 {
-			slab = make([]pipeRecord, 1024)
+		var r *pipeRecord
+		if n := len(free); n > 0 {
+			// A record used again (the pages of new ones would cost more than the records).
+			r, free = free[n-1], free[:n-1]
+			r.res = csm.Result{Invalid: r.res.Invalid[:0]}
+			r.err = nil
+			r.done.Store(false)
+		} else {
+			if len(slab) == 0 {
+				slab = make([]pipeRecord, 256)
+			}
+			r, slab = &slab[0], slab[1:]
 		}
-		r := &slab[0]
-		slab = slab[1:]
 		r.batch, r.last = b, last
 		recs = append(recs, r)
 		if err := net.ComputeApply(b, skip, &res); err != nil {
@@ -109,7 +119,7 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 			return false
 		}
 		r.res.Applied, r.res.Skipped = res.Applied, res.Skipped
-		r.res.Invalid = append([]csm.Invalid(nil), res.Invalid...)
+		r.res.Invalid = append(r.res.Invalid, res.Invalid...)
 		vs, ps = net.Restrict(relevant, vs[:0], ps[:0])
 		net.Reset()
 		if len(vs) == 0 && len(ps) == 0 {

@@ -74,6 +74,11 @@ func startPreread(path string, opts updates.Options) *preread {
 			return
 		}
 		defer rd.Close()
+		if st, err := os.Stat(path); err == nil {
+			// Room for lines of 8 bytes (most have more): the slice is not grown and copied
+			// again and again, and the pages of the part never written are never touched.
+			p.all = make([]updates.Update, 0, st.Size()/8+16)
+		}
 		for {
 			u, ok := rd.Next()
 			if !ok {
@@ -116,7 +121,7 @@ var watchSplitCut int
 // goes on), and prints every batch's lines as the normal loop does. B starts once A's stream
 // promises to last longer than worth (projected from A's pace so far): a copy and a replay
 // cost about as much as the load, which a short stream does not repay (and B would take CPU
-// time from A on a busy machine).
+// time from A on a busy machine). A nil open2: A applies every batch.
 func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []updates.Update, open2 func() (csm.Matcher, error), worth time.Duration) int {
 	f := st.f
 	name := f.updatesPath
@@ -124,7 +129,7 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 	batch := func(i int) []updates.Update { return all[i*f.batch : min((i+1)*f.batch, len(all))] }
 	var state atomic.Uint64 // the cut << 32 | the batches A has taken
 	state.Store(uint64(nb) << 32)
-	if watchSplitCut > 0 && watchSplitCut < nb {
+	if watchSplitCut > 0 && watchSplitCut < nb && open2 != nil {
 		state.Store(uint64(watchSplitCut) << 32)
 	}
 	var stop atomic.Bool
@@ -148,7 +153,7 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 			recs = splitB(ctx, m2, nb, batch, &state, &stop, f.onInvalid == "skip", bTimes[1:])
 		}()
 	}
-	if worth <= 0 || state.Load()>>32 < uint64(nb) {
+	if open2 != nil && (worth <= 0 || state.Load()>>32 < uint64(nb)) {
 		startB() // (a cut fixed in advance: tests)
 	}
 
@@ -171,7 +176,7 @@ func (st *watchState) splitLoop(ctx context.Context, stderr io.Writer, all []upd
 			code = exitPartial
 			break
 		}
-		if !started && i > 0 && i%32 == 0 {
+		if !started && open2 != nil && i > 0 && i%32 == 0 {
 			if el := time.Since(start); time.Duration(float64(el)*float64(uint64(nb)-i)/float64(i)) >= worth {
 				startB()
 			}

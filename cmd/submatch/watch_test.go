@@ -428,15 +428,23 @@ func TestWatchSplit(t *testing.T) {
 			args := append(append([]string{"watch", data}, pats...), append([]string{"--updates", c.stream}, c.args...)...)
 			code1, out1, err1 := runCmd(t, append(args, "--threads", "1")...)
 			out1 = summary.ReplaceAllString(out1, "$1$2$3")
-			for _, cut := range []int{0, 1, 300, 900} {
-				watchSplitCut = cut
+			// -1: a busy machine (the stream read whole, applied in order).
+			for _, cut := range []int{-1, 0, 1, 300, 900} {
+				watchSplitCut, watchMinCores = cut, 0
+				if cut < 0 {
+					watchSplitCut, watchMinCores = 0, 1e9
+				}
 				code2, out2, err2 := runCmd(t, append(args, "--threads", "2")...)
-				watchSplitCut = 0
+				watchSplitCut, watchMinCores = 0, 1.3
 				if out2 = summary.ReplaceAllString(out2, "$1$2$3"); code1 != code2 || out1 != out2 || err1 != err2 {
 					t.Fatalf("%v %v (%s), cut %d: one thread exit %d, two %d; stderr %q / %q; outputs differ:\n%s\n---\n%s", pats, c.args, watchMode, cut, code1, code2, err1, err2, tail(out1), tail(out2))
 				}
-				if want := map[bool]string{true: "cut", false: "pipeline"}[pats[0] == triangle]; watchMode != want {
-					t.Fatalf("%v: ran %s, want %s", pats, watchMode, want)
+				want := map[bool]string{true: "cut", false: "pipeline"}[pats[0] == triangle]
+				if cut < 0 {
+					want = "serial"
+				}
+				if watchMode != want {
+					t.Fatalf("%v, cut %d: ran %s, want %s", pats, cut, watchMode, want)
 				}
 				if watchMode == "pipeline" {
 					break // (no cut)

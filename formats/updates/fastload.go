@@ -204,6 +204,11 @@ func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
 			labels = append(labels, recs[i].vlabel...)
 			src[i], dst[i] = recs[i].eu, recs[i].ev
 		}
+		if !withCopier {
+			// The edge arrays are read once: Build may write over them.
+			g, err := dynamic.BuildPartsScratch(orig, labels, src, dst, both)
+			return g, nil, err == nil
+		}
 		build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 			return dynamic.BuildParts(orig, labels, src, dst)
 		}
@@ -273,6 +278,11 @@ func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
 		}
 		recs[i] = chunkRecords{}
 	}
+	if !withCopier {
+		// The parsed edges were copied to src and dst: Build may write over them.
+		g, err := dynamic.BuildPartsScratch(orig, labels, [][]uint32{src}, [][]uint32{dst}, both)
+		return g, nil, err == nil
+	}
 	build := func(orig []int64, labels []uint32) (*dynamic.Graph, error) {
 		return dynamic.Build(orig, labels, src, dst)
 	}
@@ -304,6 +314,12 @@ func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
 				i += j + 1
 			}
 		case 'v':
+			if id, l, k, ok := twoFields(b, i); ok && b[k] == '\n' { // the common "v ID L\n"
+				r.vid = append(r.vid, id)
+				r.vlabel = append(r.vlabel, l)
+				i = k + 1
+				continue
+			}
 			id, j, ok1 := field(b, i+1)
 			l, j, ok2 := field(b, j)
 			j, ok3 := lineEnd(b, j)
@@ -314,6 +330,13 @@ func parseChunk(b []byte, eu, ev []uint32) chunkRecords {
 			r.vlabel = append(r.vlabel, uint32(l))
 			i = j
 		case 'e':
+			if u, v, k, ok := twoFields(b, i); ok && b[k] == ' ' && b[k+1] == '0' && b[k+2] == '\n' { // the common "e U V 0\n"
+				r.eu = append(r.eu, u)
+				r.ev = append(r.ev, v)
+				r.maxEnd = max(r.maxEnd, u, v)
+				i = k + 3
+				continue
+			}
 			u, j, ok1 := field(b, i+1)
 			v, j, ok2 := field(b, j)
 			if !ok1 || !ok2 || u > math.MaxUint32 || v > math.MaxUint32 {
@@ -348,14 +371,44 @@ func field(b []byte, i int) (uint64, int, bool) {
 		// One space and fewer than eight digits, read as one word: its first byte that is not
 		// a digit, then the digits' value by three multiplications.
 		x := binary.LittleEndian.Uint64(b[i+1:])
-		nd := (x | (x + 0x4646464646464646) | (x - 0x3030303030303030)) & 0x8080808080808080
-		if n := bits.TrailingZeros64(nd) / 8; n > 0 && n < 8 {
+		if n := leadingDigits(x); n > 0 && n < 8 {
 			if c := b[i+1+n]; c == ' ' || c == '\n' || c == '\t' {
 				return digits8((x & 0x0F0F0F0F0F0F0F0F) << (64 - 8*n)), i + 1 + n, true
 			}
 		}
 	}
 	return fieldBytes(b, i)
+}
+
+// twoFields reads, after the line's kind letter at b[i], the common shape " X Y" (single spaces,
+// one to seven digits each) from two words, and returns X, Y and the index after Y, from which
+// at least three bytes remain; ok false for anything else (including the last 22 bytes of b),
+// which the caller then reads field by field. One call a line instead of one a field.
+func twoFields(b []byte, i int) (x, y uint32, k int, ok bool) {
+	if i+22 > len(b) || b[i+1] != ' ' {
+		return 0, 0, 0, false
+	}
+	w := binary.LittleEndian.Uint64(b[i+2:])
+	n := leadingDigits(w)
+	if n == 0 || n == 8 || b[i+2+n] != ' ' {
+		return 0, 0, 0, false
+	}
+	j := i + 3 + n
+	z := binary.LittleEndian.Uint64(b[j:])
+	m := leadingDigits(z)
+	if m == 0 || m == 8 {
+		return 0, 0, 0, false
+	}
+	x = uint32(digits8((w & 0x0F0F0F0F0F0F0F0F) << (64 - 8*n)))
+	y = uint32(digits8((z & 0x0F0F0F0F0F0F0F0F) << (64 - 8*m)))
+	return x, y, j + m, true
+}
+
+// leadingDigits is the number of decimal digits that begin the word x (its bytes in memory
+// order, the first in the lowest byte): 8 when all are.
+func leadingDigits(x uint64) int {
+	nd := (x | (x + 0x4646464646464646) | (x - 0x3030303030303030)) & 0x8080808080808080
+	return bits.TrailingZeros64(nd) / 8
 }
 
 // fieldBytes is field reading byte by byte.

@@ -262,6 +262,58 @@ const expected = "expected `e u v [label]`, `-e u v [label]`, `v id label` or `-
 // parseLine parses one line; ok false for a blank or comment line; a non-empty message for an
 // error.
 func parseLine(text []byte, opts Options) (u Update, ok bool, msg string) {
+	if !opts.Timestamps {
+		if u, ok := edgeLine(text); ok {
+			return u, true, ""
+		}
+	}
+	return parseFields(text, opts)
+}
+
+// edgeLine reads the common line `e U V [L]` or `-e U V [L]` (single spaces, ids of at most 18
+// digits, a label of at most 4294967295, nothing or a newline after) as parseFields does, in
+// one pass; ok false for any other line (parseFields then reads it).
+func edgeLine(text []byte) (u Update, ok bool) {
+	i := 0
+	u.Kind = InsertEdge
+	if len(text) > 0 && text[0] == '-' {
+		u.Kind, i = DeleteEdge, 1
+	}
+	if len(text) < i+2 || text[i] != 'e' || text[i+1] != ' ' {
+		return u, false
+	}
+	i += 2
+	var vals [3]uint64
+	n := 0
+	for {
+		j := i
+		var v uint64
+		for j < len(text) && text[j]-'0' <= 9 {
+			v = v*10 + uint64(text[j]-'0')
+			j++
+		}
+		if j == i || j-i > 18 || n == len(vals) {
+			return u, false
+		}
+		vals[n], n, i = v, n+1, j
+		if i < len(text) && text[i] == ' ' {
+			i++
+			continue
+		}
+		break
+	}
+	if n < 2 || vals[2] > math.MaxUint32 || !(i == len(text) || i+1 == len(text) && text[i] == '\n') {
+		return u, false
+	}
+	u.U, u.V = int64(vals[0]), int64(vals[1])
+	if n == 3 {
+		u.Label, u.HasLabel = uint32(vals[2]), true
+	}
+	return u, true
+}
+
+// parseFields is parseLine splitting the line into fields.
+func parseFields(text []byte, opts Options) (u Update, ok bool, msg string) {
 	for len(text) > 0 && (text[len(text)-1] == '\n' || text[len(text)-1] == '\r') {
 		text = text[:len(text)-1]
 	}

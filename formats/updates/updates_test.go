@@ -3,9 +3,11 @@ package updates
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -217,5 +219,51 @@ func TestReaderReadError(t *testing.T) {
 	}
 	if err := rd.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEdgeLine: the one-pass reader of `e U V [L]` lines takes exactly what it says it takes,
+// as the field splitter reads it, on random lines near that shape (signs, blanks, long numbers,
+// labels past 2^32, carriage returns, extra fields), and takes the common ones.
+func TestEdgeLine(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	parts := []string{"e", "-e", "v", "-", " ", "  ", "\t", "0", "7", "12", "4294967295", "4294967296",
+		"123456789012345678", "1234567890123456789", "\n", "\r", "x", "+1"}
+	taken := 0
+	for range 200000 {
+		var b strings.Builder
+		if r.IntN(2) == 0 {
+			b.WriteString([]string{"e ", "-e "}[r.IntN(2)])
+			for k := range 2 + r.IntN(3) {
+				if k > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(strconv.FormatUint(r.Uint64N(1<<(1+r.IntN(63))), 10))
+			}
+			if r.IntN(2) == 0 {
+				b.WriteByte('\n')
+			}
+		}
+		for range r.IntN(3) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		line := []byte(b.String())
+		u, ok := edgeLine(line)
+		if !ok {
+			continue
+		}
+		taken++
+		want, wok, msg := parseFields(line, Options{})
+		if !wok || u != want {
+			t.Fatalf("%q: edgeLine %+v, parseFields %+v %v %q", line, u, want, wok, msg)
+		}
+	}
+	if taken < 10000 {
+		t.Fatalf("edgeLine took %d lines", taken)
+	}
+	for _, line := range []string{"e 1 38 0\n", "-e 1 57 0\n", "e 5 6", "-e 5 6 3"} {
+		if _, ok := edgeLine([]byte(line)); !ok {
+			t.Errorf("%q not taken", line)
+		}
 	}
 }

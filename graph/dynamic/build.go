@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -30,6 +31,14 @@ func Build(orig []int64, labels []uint32, src, dst []uint32) (*Graph, error) {
 // lists, then every vertex w, in (label, id) order, appends itself to the lists of its
 // neighbours, which are so ordered by (neighbour label, neighbour id) from the start.
 func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, error) {
+	return BuildPartsScratch(orig, labels, src, dst, nil)
+}
+
+// BuildPartsScratch is BuildParts that may overwrite scratch (which may hold the edges
+// themselves: it is written only once they are all read) with the lists before they are cut
+// into runs, when it has room for them (two entries an edge), instead of allocating them: a
+// loader's edge arrays, whose pages are already touched.
+func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scratch []uint32) (*Graph, error) {
 	n := len(orig)
 	if n >= math.MaxUint32 {
 		return nil, fmt.Errorf("dynamic: %d vertices", n)
@@ -61,7 +70,23 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 	}
 	// Pass 1: unsorted lists.
 	fill := slices.Clone(off[:n])
-	raw := huge.Make[uint32](int(off[n]))
+	// The lists' final array (back, below: each list with an eighth of spare room and one entry
+	// per run, a run per label group, so at most min(l, labels) runs) takes raw's memory once
+	// raw is read, when raw is allocated with room for it: its pages are then touched once, not
+	// twice. (Only for graphs of up to 2^24 entries: the room back does not use stays
+	// allocated with the graph, untouched.)
+	order := byLabelOrder(labels)
+	rawCap := off[n]
+	if off[n] <= 1<<24 {
+		groups := uint64(0)
+		for i, w := range order {
+			if i == 0 || labels[w] != labels[order[i-1]] {
+				groups++
+			}
+		}
+		rawCap += off[n]/8 + min(off[n], uint64(n)*groups)
+	}
+	raw := huge.Make[uint32](int(rawCap))[:off[n]]
 	for p := range src {
 		for i, u := range src[p] {
 			v := dst[p][i]
@@ -81,8 +106,12 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 		cur[u].pos = off[u]
 	}
 	fill = nil
-	sorted := huge.Make[uint32](int(off[n]))
-	order := byLabelOrder(labels)
+	var sorted []uint32 // every entry is written below
+	if uint64(len(scratch)) >= off[n] {
+		sorted = scratch[:off[n]]
+	} else {
+		sorted = huge.Make[uint32](int(off[n]))
+	}
 	group := uint32(0) // 1 + the label group of w
 	for i, w := range order {
 		if i == 0 || labels[w] != labels[order[i-1]] {
@@ -96,7 +125,7 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 			c.group = group
 		}
 	}
-	raw = nil
+	raw = raw[:cap(raw)] // (read: its memory may be back's)
 	d := New()
 	d.vs = vertices(labels)
 	d.orig = orig
@@ -116,7 +145,13 @@ func BuildParts(orig []int64, labels []uint32, src, dst [][]uint32) (*Graph, err
 		l := off[v+1] - off[v]
 		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
 	}
-	back := huge.Make[uint32](int(space[n]))
+	var back []uint32 // what cutRuns writes is all that is read
+	if uint64(len(raw)) >= space[n] {
+		back = raw[:space[n]]
+	} else {
+		back = huge.Make[uint32](int(space[n]))
+	}
+	raw = nil
 	// The runs of all vertices in one allocation, each vertex with room for one more run (a first
 	// neighbour of another label) before its runs are reallocated: nruns becomes each vertex's
 	// first run.
@@ -235,23 +270,15 @@ func cutRuns(dst []Run, labels []uint32, nb []uint32, back []uint32) (int, int) 
 	pos, k, deg := 0, 0, 0
 	for i := 0; i < len(nb); {
 		l := labels[nb[i]]
-		j, dups := i+1, 0
-		for j < len(nb) && labels[nb[j]] == l {
-			if nb[j] == nb[j-1] {
-				dups++
-			}
-			j++
-		}
-		m := j - i
-		if dups == 0 {
-			copy(back[pos:], nb[i:j])
-		} else {
-			m = 0
-			for t := i; t < j; t++ {
-				if t == i || nb[t] != nb[t-1] {
-					back[pos+m] = nb[t]
-					m++
-				}
+		// The run is copied while its end is sought; a vertex equal to the last one copied is
+		// written over.
+		out := back[pos : pos+len(nb)-i]
+		out[0] = nb[i]
+		m, j := 1, i+1
+		for ; j < len(nb) && labels[nb[j]] == l; j++ {
+			out[m] = nb[j]
+			if nb[j] != out[m-1] {
+				m++
 			}
 		}
 		c := m + m/8 + 1
@@ -306,7 +333,7 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	for l, vs := range d.byLabel {
 		c.byLabel[l] = slices.Clone(vs)
 	}
-	kept := func(v int, r *Run) bool { return keep == nil || keep(d.vs[v].label, r.VertexLabel) }
+	lf := newLabelFilter(keep)
 	// Where each vertex's runs and lists go: one arena of runs (room for one more per vertex)
 	// and one array of lists (each vertex's sizes counted on all cores, then summed).
 	runAt := make([]uint64, n+1)
@@ -315,13 +342,11 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 		for v := lo; v < hi; v++ {
 			runs := d.adj[v]
 			k, s := uint64(0), uint64(0)
-			for i := range runs {
-				if kept(v, &runs[i]) {
-					l := uint64(len(runs[i].Neighbors))
-					k++
-					s += l + l/8 + 1
-				}
-			}
+			lf.each(&d.vs[v], runs, func(i int) {
+				l := uint64(len(runs[i].Neighbors))
+				k++
+				s += l + l/8 + 1
+			})
 			runAt[v+1], nbAt[v+1] = k+1, s
 		}
 	})
@@ -344,17 +369,14 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 			pos := nbAt[v]
 			cv := &c.vs[v]
 			cv.degree = 0
-			for i := range runs {
-				if !kept(v, &runs[i]) {
-					continue
-				}
+			lf.each(&d.vs[v], runs, func(i int) {
 				nb := runs[i].Neighbors
 				m := uint64(len(nb))
 				copy(back[pos:], nb)
 				dst = append(dst, Run{VertexLabel: runs[i].VertexLabel, EdgeLabel: runs[i].EdgeLabel, Neighbors: back[pos : pos+m : pos+m+m/8+1]})
 				pos += m + m/8 + 1
 				cv.degree += uint32(m)
-			}
+			})
 			c.adj[v] = dst
 			cv.mask = maskOf(dst)
 			h += uint64(cv.degree)
@@ -364,3 +386,55 @@ func (d *Graph) Filtered(keep func(vl, wl uint32) bool) *Graph {
 	c.numEdges = half.Load() / 2
 	return c
 }
+
+// A labelFilter is Filtered's keep as a table for the labels below 64 (one bit per admitted
+// pair): a lookup per run instead of a call; larger labels call keep.
+type labelFilter struct {
+	admits [64]uint64
+	keep   func(vl, wl uint32) bool
+}
+
+func newLabelFilter(keep func(vl, wl uint32) bool) *labelFilter {
+	f := &labelFilter{keep: keep}
+	for a := range uint32(64) {
+		for b := range uint32(64) {
+			if f.call(a, b) {
+				f.admits[a] |= 1 << b
+			}
+		}
+	}
+	return f
+}
+
+// each calls fn with the index of every run of x (runs) that the filter keeps, in order.
+func (f *labelFilter) each(x *vertex, runs []Run, fn func(i int)) {
+	if len(runs) == 0 {
+		return
+	}
+	if x.mask>>63 == 0 && x.label < 64 {
+		// The runs are indexed by the mask: only the kept labels' runs are visited.
+		for sel := x.mask & f.admits[x.label]; sel != 0; sel &= sel - 1 {
+			fn(bits.OnesCount64(x.mask & (1<<bits.TrailingZeros64(sel) - 1)))
+		}
+		return
+	}
+	for i := range runs {
+		if ok, known := f.lookup(x.label, runs[i].VertexLabel); ok || !known && f.call(x.label, runs[i].VertexLabel) {
+			fn(i)
+		}
+	}
+}
+
+// lookup reports whether an edge between labels vl and wl is kept, for labels below 64 (known
+// false for the others: then call).
+func (f *labelFilter) lookup(vl, wl uint32) (ok, known bool) {
+	if vl|wl < 64 {
+		return f.admits[vl]>>wl&1 != 0, true
+	}
+	return false, false
+}
+
+// call asks keep (out of line, so that keeps is inlined).
+//
+//go:noinline
+func (f *labelFilter) call(vl, wl uint32) bool { return f.keep == nil || f.keep(vl, wl) }

@@ -219,35 +219,63 @@ func TestNeighborsWith(t *testing.T) {
 func TestFiltered(t *testing.T) {
 	for seed := range uint64(8) {
 		g0 := gen.RandomGraph(seed, 40, 0.2, 3, 2)
-		d := FromGraph(g0)
-		keep := func(a, b uint32) bool { return a+b != 2 } // leaves out 0-2 and 1-1
-		f := d.Filtered(keep)
-		if err := f.Validate(); err != nil {
+		checkFiltered(t, seed, FromGraph(g0), func(a, b uint32) bool { return a+b != 2 }) // leaves out 0-2 and 1-1
+	}
+	// Labels about 63 and 64, where the copy stops using its table (and the vertices' masks)
+	// and asks keep.
+	ls := []uint32{1, 62, 63, 64, 100}
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		n := 40
+		orig := make([]int64, n)
+		labels := make([]uint32, n)
+		for v := range n {
+			orig[v], labels[v] = int64(v), ls[r.IntN(len(ls))]
+		}
+		var src, dst []uint32
+		for range 4 * n {
+			if u, v := uint32(r.IntN(n)), uint32(r.IntN(n)); u != v {
+				src, dst = append(src, u), append(dst, v)
+			}
+		}
+		d, err := Build(orig, labels, src, dst)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		if f.NumVertices() != d.NumVertices() {
-			t.Fatalf("seed %d: %d vertices, want %d", seed, f.NumVertices(), d.NumVertices())
-		}
-		var want uint64
-		for _, v := range d.Vertices() {
-			for _, r := range d.Runs(v) {
-				for _, w := range r.Neighbors {
-					in := keep(d.Label(v), d.Label(w))
-					if in {
-						want++
-					}
-					if l, ok := f.EdgeLabel(v, w); ok != in || (ok && l != r.EdgeLabel) {
-						t.Fatalf("seed %d: edge %d-%d in the copy %v (label %d), want %v", seed, v, w, ok, l, in)
-					}
+		checkFiltered(t, seed, d, func(a, b uint32) bool { return (a+b)%3 != 0 })
+		checkFiltered(t, seed, d, nil)
+	}
+}
+
+// checkFiltered checks d.Filtered(keep) (nil: every edge) against d.
+func checkFiltered(t *testing.T, seed uint64, d *Graph, keep func(a, b uint32) bool) {
+	t.Helper()
+	f := d.Filtered(keep)
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if f.NumVertices() != d.NumVertices() {
+		t.Fatalf("seed %d: %d vertices, want %d", seed, f.NumVertices(), d.NumVertices())
+	}
+	var want uint64
+	for _, v := range d.Vertices() {
+		for _, r := range d.Runs(v) {
+			for _, w := range r.Neighbors {
+				in := keep == nil || keep(d.Label(v), d.Label(w))
+				if in {
+					want++
+				}
+				if l, ok := f.EdgeLabel(v, w); ok != in || (ok && l != r.EdgeLabel) {
+					t.Fatalf("seed %d: edge %d-%d in the copy %v (label %d), want %v", seed, v, w, ok, l, in)
 				}
 			}
 		}
-		if f.NumEdges() != want/2 {
-			t.Fatalf("seed %d: %d edges, want %d", seed, f.NumEdges(), want/2)
-		}
+	}
+	if f.NumEdges() != want/2 {
+		t.Fatalf("seed %d: %d edges, want %d", seed, f.NumEdges(), want/2)
 	}
 }
 
