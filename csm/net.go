@@ -74,8 +74,8 @@ type Net struct {
 	Vertices []VertexChange
 	Pairs    []PairChange
 
-	// single: the last Compute took the fast path of one edge update between existing vertices,
-	// whose dense ids are x and y (Pairs[0]); Apply then needs no lookups.
+	// single: the last Compute (or ComputeApply) took the fast path of one edge update between
+	// existing vertices, whose dense ids are x and y (Pairs[0]); Apply then needs no lookups.
 	single bool
 	x, y   uint32
 }
@@ -296,9 +296,10 @@ func (n *Net) edgeUpdate(u *updates.Update) (x, y uint32, c PairChange, ok bool)
 	return x, y, PairChange{U: k.a, V: k.b}, ok1 && ok2
 }
 
-// SingleEdge reports whether the last Compute took the fast path of one edge update between
-// existing vertices, and then the dense ids of its pair Pairs[0] (x of U, y of V): they stay valid
-// through Apply (an edge update changes no dense id), so a caller needs no lookups of its own.
+// SingleEdge reports whether the last Compute or ComputeApply took the fast path of one edge
+// update between existing vertices, and then the dense ids of its pair Pairs[0] (x of U, y of V):
+// they stay valid through Apply (an edge update changes no dense id), so a caller needs no
+// lookups of its own.
 func (n *Net) SingleEdge() (x, y uint32, ok bool) {
 	return n.x, n.y, n.single
 }
@@ -379,6 +380,7 @@ func (n *Net) applyEdgeAt(u *updates.Update, x, y uint32, c PairChange) bool {
 		c.Old = PairState{Present: true, Label: l}
 	}
 	n.Pairs = append(n.Pairs, c)
+	n.single, n.x, n.y = true, x, y
 	return true
 }
 

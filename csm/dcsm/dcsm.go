@@ -158,7 +158,7 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	}
 	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
 		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices)}
-	in, err := m.s.load(g)
+	in, err := m.s.load(g, t.relevant)
 	if err != nil {
 		be.close()
 		return nil, err
@@ -282,13 +282,14 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 		if err == nil {
 			err = step(u)
 		}
-		var ie *csm.InvalidError
-		if err != nil && !errors.As(err, &ie) {
-			m.broken = err
-		}
 		if err != nil {
+			var ie *csm.InvalidError
+			invalid := errors.As(err, &ie)
+			if !invalid {
+				m.broken = err
+			}
 			m.stats.Host += time.Since(t0)
-			if !errors.As(err, &ie) {
+			if !invalid {
 				// An error from report stops the stream: nothing more is reported.
 				m.settle()
 				return err
@@ -355,7 +356,9 @@ func (m *Matcher) add(u updates.Update) error {
 	clear(w.host[n-2*npat:])
 	r := &m.res
 	m.one[0] = u
-	if err := m.net.Compute(m.one[:], m.opts.SkipInvalid, r); err != nil {
+	// Validated and applied at once: the host searches nothing on the graph before the change
+	// (a valid edge update between existing vertices is checked by the change itself).
+	if err := m.net.ComputeApply(m.one[:], m.opts.SkipInvalid, r); err != nil {
 		w.ups = w.ups[:k]
 		w.counts = w.counts[:2*npat*k]
 		w.host = w.host[:2*npat*k]
@@ -365,24 +368,21 @@ func (m *Matcher) add(u updates.Update) error {
 		w.ups[k].err = r.Invalid[0].Err
 		return nil
 	}
-	// What the update changes, by original ids, before the graph is changed.
-	w.pairs = append(w.pairs[:0], m.net.Pairs...)
-	w.verts = append(w.verts[:0], m.net.Vertices...)
-	// One edge update between existing vertices: the dense ids Compute found (valid after Apply).
+	// What the update changed, by original ids (kept by the Net until its next batch); for one
+	// edge update between existing vertices, the dense ids the Net found.
+	verts, pairs := m.net.Vertices, m.net.Pairs
 	sx, sy, single := m.net.SingleEdge()
-	if err := m.net.Apply(); err != nil {
-		return err
-	}
-	m.net.Reset()
 	m.ts++
 	t := m.ts
 	if w.first == 0 {
 		w.first = t
 	}
-	m.s.grow(m.g.IDBound())
-	w.grow(m.g.IDBound())
+	if n := m.g.IDBound(); n > len(w.idx) {
+		m.s.grow(n)
+		w.grow(n)
+	}
 	slot := 2 * npat * k
-	for _, vc := range w.verts {
+	for _, vc := range verts {
 		for p, pp := range m.tab.pats {
 			if pp.n != 1 {
 				continue
@@ -401,13 +401,19 @@ func (m *Matcher) add(u updates.Update) error {
 			}
 		}
 	}
-	for _, pc := range w.pairs {
+	for i := range pairs {
+		pc := &pairs[i]
 		x, y := sx, sy
 		if !single {
 			x, _ = m.g.Lookup(pc.U)
 			y, _ = m.g.Lookup(pc.V)
 		}
 		lx, ly := m.g.Label(x), m.g.Label(y)
+		if !m.tab.relevant(lx, ly) {
+			// No search reads the edge, nor is anchored at it (the label filter): the
+			// multi-version graph leaves it out.
+			continue
+		}
 		dx, dy := uint32(m.g.Degree(x)), uint32(m.g.Degree(y))
 		kx, ky := uint64(lx)<<32|uint64(x), uint64(ly)<<32|uint64(y)
 		if pc.Old.Present {
@@ -420,19 +426,21 @@ func (m *Matcher) add(u updates.Update) error {
 		}
 		// Both endpoints existed before the update (else it destroyed nothing).
 		oldAlive := true
-		for _, vc := range w.verts {
+		for _, vc := range verts {
 			if !vc.Old.Alive && (vc.ID == pc.U || vc.ID == pc.V) {
 				oldAlive = false
 			}
 		}
-		for p, pp := range m.tab.pats {
-			for _, pt := range pp.pairs {
+		for p := range m.tab.pats {
+			pp := &m.tab.pats[p]
+			for j := range pp.pairs {
+				pt := &pp.pairs[j]
 				vNew, vOld := pt.item.Valid(pc.New), pt.item.Valid(pc.Old)
 				switch {
 				case vNew && !vOld:
-					w.anchor(&pt, x, y, lx, ly, dx, dy, t, uint32(npat*k+p), 0)
+					w.anchor(pt, x, y, lx, ly, dx, dy, t, uint32(npat*k+p), 0)
 				case vOld && !vNew && oldAlive:
-					w.anchor(&pt, x, y, lx, ly, dx, dy, t-1, uint32(npat*k+p), 1)
+					w.anchor(pt, x, y, lx, ly, dx, dy, t-1, uint32(npat*k+p), 1)
 				}
 			}
 		}

@@ -61,3 +61,51 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("after report's error: %v, want it again", err)
 	}
 }
+
+// TestHostAllocs: once warm, the host's part (validation, the host graph's update, the waves'
+// planning, the searches, the reports) allocates nothing, per update or per wave, for updates a
+// pattern uses and for those it does not (the label filter).
+func TestHostAllocs(t *testing.T) {
+	g := dynamic.New()
+	for i := range 64 {
+		g.AddVertex(int64(i), uint32(i%3))
+	}
+	var stream []updates.Update
+	for i := range 64 {
+		for _, d := range []int{1, 2, 5} {
+			a, b := int64(i), int64((i+d)%64)
+			stream = append(stream, updates.Update{Kind: updates.InsertEdge, U: a, V: b, Line: len(stream) + 1})
+		}
+	}
+	// Then every edge deleted, in another order, and inserted again: a stream that repeats.
+	n := len(stream)
+	for i := range n {
+		u := stream[(7*i)%n]
+		u.Kind = updates.DeleteEdge
+		stream = append(stream, u)
+	}
+	stream = append(stream, stream[:n]...)
+	init, again := stream[:n], stream[n:]
+	tri, _ := pattern.Parse("(a:0)-(b:1)-(c:1)-(a)")
+	m, err := open(g, []*pattern.Pattern{tri}, csm.Options{}, func(*table) (backend, error) { return nullBackend{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.maxWave = 50
+	ctx := context.Background()
+	nop := func(updates.Update, *csm.Result) error { return nil }
+	if err := m.ApplyEach(ctx, init, nop); err != nil {
+		t.Fatal(err)
+	}
+	step := func() {
+		if err := m.ApplyEach(ctx, again, nop); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		step()
+	}
+	if a := testing.AllocsPerRun(20, step); a != 0 {
+		t.Fatalf("%v allocations per run of %d updates, want 0", a, len(again))
+	}
+}
