@@ -3,14 +3,12 @@ package dcsm
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/csm/internal/csmtest"
-	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/pattern"
@@ -34,22 +32,12 @@ func BenchmarkHostRMAT(b *testing.B) {
 	if dir == "" {
 		b.Skip("DCSM_RMAT (the R-MAT workload's directory) is not set")
 	}
-	g, err := formats.Load(filepath.Join(dir, "initial.graph"), formats.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var stream []updates.Update
-	for u, err := range updates.ReadFile(filepath.Join(dir, "updates.stream"), updates.Options{}) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		stream = append(stream, u)
-	}
+	mk, stream := csmtest.Workload(b, dir)
 	p, err := pattern.Parse("(a:0)-(b:1)-(c:2)-(d:3)-(a)")
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchHost(b, func() *dynamic.Graph { return dynamic.FromGraph(g) }, stream, []*pattern.Pattern{p})
+	benchHost(b, mk, stream, []*pattern.Pattern{p})
 }
 
 // benchHost runs the host's part of DCSM (dcsm-host) and the CPU engine with batches of one
