@@ -95,11 +95,9 @@ func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) err
 	}
 	for i := range batch {
 		if err := n.simulate(&batch[i]); err != nil {
-			if !skipInvalid {
-				return &InvalidError{Update: batch[i], Err: err}
+			if err := reject(batch[i], err, skipInvalid, res); err != nil {
+				return err
 			}
-			res.Skipped++
-			res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
 			continue
 		}
 		res.Applied++
@@ -130,6 +128,17 @@ func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) err
 			return cmp.Compare(a.V, b.V)
 		})
 	}
+	return nil
+}
+
+// reject handles an invalid update: an *InvalidError, or with skipInvalid nil and the update
+// listed in res (Skipped, Invalid).
+func reject(u updates.Update, err error, skipInvalid bool, res *Result) error {
+	if !skipInvalid {
+		return &InvalidError{Update: u, Err: err}
+	}
+	res.Skipped++
+	res.Invalid = append(res.Invalid, Invalid{Update: u, Err: err})
 	return nil
 }
 
@@ -343,10 +352,38 @@ func (n *Net) ComputeApply(batch []updates.Update, skipInvalid bool, res *Result
 	if n.start(batch, res, (*Net).applyEdge) {
 		return nil
 	}
+	if len(batch) == 1 {
+		// An invalid edge update between existing vertices: the reason Compute would give,
+		// without simulating.
+		if err := n.edgeInvalid(&batch[0]); err != nil {
+			return reject(batch[0], err, skipInvalid, res)
+		}
+	}
 	if err := n.Compute(batch, skipInvalid, res); err != nil {
 		return err
 	}
 	return n.Apply()
+}
+
+// edgeInvalid returns why an edge update between existing distinct vertices is invalid, as
+// simulate says it (nil for anything else, valid updates included).
+func (n *Net) edgeInvalid(u *updates.Update) error {
+	x, y, _, ok := n.edgeUpdate(u)
+	if !ok {
+		return nil
+	}
+	l, present := n.g.EdgeLabel(x, y)
+	switch {
+	case u.Kind == updates.InsertEdge && present && l != u.Label:
+		return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, l)
+	case u.Kind == updates.InsertEdge && present:
+		return ErrDuplicateEdge
+	case u.Kind == updates.DeleteEdge && !present:
+		return ErrMissingEdge
+	case u.Kind == updates.DeleteEdge && u.HasLabel && l != u.Label:
+		return fmt.Errorf("%w (%d)", ErrLabelMismatch, l)
+	}
+	return nil
 }
 
 // applyEdge applies a valid edge update between existing vertices and records it as the net
