@@ -25,13 +25,23 @@ func TestEmuRandom(t *testing.T) {
 }
 
 // TestErrors: an invalid update fails the stream after reporting the updates before it and
-// leaves the matcher usable; an error from report stops it for good.
+// leaves the matcher usable; an error from report stops it for good. Inline, and with the
+// validation on its own goroutine (chunks of one and of two updates).
 func TestErrors(t *testing.T) {
+	for _, pipe := range []int{0, 1, 2} {
+		testErrors(t, pipe)
+	}
+}
+
+func testErrors(t *testing.T, pipe int) {
 	ctx := context.Background()
 	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
 	m, err := OpenEmulated(dynamic.New(), []*pattern.Pattern{tri}, csm.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if pipe > 0 {
+		m.pipeMin, m.pipeLen = 1, pipe
 	}
 	e := func(kind updates.Kind, a, b int64, line int) updates.Update {
 		return updates.Update{Kind: kind, U: a, V: b, Line: line}
@@ -107,5 +117,11 @@ func TestHostAllocs(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(20, step); a != 0 {
 		t.Fatalf("%v allocations per run of %d updates, want 0", a, len(again))
+	}
+	// With the validation on its own goroutine: the goroutine and its channels, per call.
+	m.pipeMin, m.pipeLen = 1, 16
+	step()
+	if a := testing.AllocsPerRun(20, step); a > 8 {
+		t.Fatalf("%v allocations per run of %d updates validated on a goroutine, want at most 8", a, len(again))
 	}
 }

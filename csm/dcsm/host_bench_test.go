@@ -16,9 +16,10 @@ import (
 
 // BenchmarkHostEmail10 measures the host's part of the engine on the email10 stream with q4_1:
 // ApplyEach with a backend that runs no kernel (validation, the host graph's update, the
-// searches, the waves' planning and the reports), beside the CPU engine with batches of one (its
-// whole work). stream-ms is the stream alone (loading and opening excluded). Figures in
-// docs/benchmarks.md (scripts/dcsm-host-bench.sh).
+// searches, the waves' planning and the reports; dcsm-host, and dcsm-host-p1 with one processor:
+// no validation goroutine), the engine with the kernels' emulation (dcsm-emu), beside the CPU
+// engine with batches of one (its whole work). stream-ms is the stream alone (loading and
+// opening excluded). Figures in docs/benchmarks.md (scripts/dcsm-host-bench.sh).
 func BenchmarkHostEmail10(b *testing.B) {
 	mk, stream, pats := csmtest.Email10(b, "q4_1")
 	benchHost(b, mk, stream, []*pattern.Pattern{pats["q4_1"]})
@@ -46,13 +47,15 @@ func benchHost(b *testing.B, mk func() *dynamic.Graph, stream []updates.Update, 
 	ctx := context.Background()
 	opts := csm.Options{SkipInvalid: true, Threads: 1}
 	for _, be := range []struct {
-		name string
-		mk   func(*table) (backend, error)
+		name  string
+		mk    func(*table) (backend, error)
+		procs int // GOMAXPROCS for the stream (0: as it is)
 	}{
-		{"dcsm-host", func(*table) (backend, error) { return nullBackend{}, nil }},
-		{"dcsm-emu", func(t *table) (backend, error) { return newEmu(t), nil }},
+		{"dcsm-host", func(*table) (backend, error) { return nullBackend{}, nil }, 0},
+		{"dcsm-host-p1", func(*table) (backend, error) { return nullBackend{}, nil }, 1},
+		{"dcsm-emu", func(t *table) (backend, error) { return newEmu(t), nil }, 0},
 	} {
-		benchStream(b, be.name, func() (*Matcher, error) { return open(mk(), ps, opts, be.mk) }, stream)
+		benchStream(b, be.name, func() (*Matcher, error) { return open(mk(), ps, opts, be.mk) }, stream, be.procs)
 	}
 	b.Run("cpu-batch1", func(b *testing.B) {
 		var el time.Duration
@@ -88,10 +91,13 @@ func benchHost(b *testing.B, mk func() *dynamic.Graph, stream []updates.Update, 
 }
 
 // benchStream measures ApplyEach over the stream with matchers from open (stream-ms: the
-// stream alone).
-func benchStream(b *testing.B, name string, open func() (*Matcher, error), stream []updates.Update) {
+// stream alone), with GOMAXPROCS procs unless 0 (1: the host's parts on one goroutine).
+func benchStream(b *testing.B, name string, open func() (*Matcher, error), stream []updates.Update, procs int) {
 	ctx := context.Background()
 	b.Run(name, func(b *testing.B) {
+		if procs > 0 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		}
 		var el time.Duration
 		for b.Loop() {
 			m, err := open()
