@@ -305,6 +305,14 @@ func (n *Net) edgeUpdate(u *updates.Update) (x, y uint32, c PairChange, ok bool)
 	return x, y, PairChange{U: k.a, V: k.b}, ok1 && ok2
 }
 
+// edgeNow is edgeUpdate with the edge's state in the graph: its label and whether it is present.
+func (n *Net) edgeNow(u *updates.Update) (x, y uint32, c PairChange, l uint32, present, ok bool) {
+	if x, y, c, ok = n.edgeUpdate(u); ok {
+		l, present = n.g.EdgeLabel(x, y)
+	}
+	return x, y, c, l, present, ok
+}
+
 // SingleEdge reports whether the last Compute or ComputeApply took the fast path of one edge
 // update between existing vertices, and then the dense ids of its pair Pairs[0] (x of U, y of V):
 // they stay valid through Apply (an edge update changes no dense id), so a caller needs no
@@ -317,11 +325,10 @@ func (n *Net) SingleEdge() (x, y uint32, ok bool) {
 // net change is itself, with no simulation. It returns false (nothing done) for anything else,
 // invalid updates included, which take the general path.
 func (n *Net) singleEdge(u *updates.Update) bool {
-	x, y, c, ok := n.edgeUpdate(u)
+	x, y, c, l, present, ok := n.edgeNow(u)
 	if !ok {
 		return false
 	}
-	l, present := n.g.EdgeLabel(x, y)
 	switch {
 	case u.Kind == updates.InsertEdge && !present:
 		c.New = PairState{Present: true, Label: u.Label}
@@ -368,11 +375,10 @@ func (n *Net) ComputeApply(batch []updates.Update, skipInvalid bool, res *Result
 // edgeInvalid returns why an edge update between existing distinct vertices is invalid, as
 // simulate says it (nil for anything else, valid updates included).
 func (n *Net) edgeInvalid(u *updates.Update) error {
-	x, y, _, ok := n.edgeUpdate(u)
+	_, _, _, l, present, ok := n.edgeNow(u)
 	if !ok {
 		return nil
 	}
-	l, present := n.g.EdgeLabel(x, y)
 	switch {
 	case u.Kind == updates.InsertEdge && present && l != u.Label:
 		return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, l)
