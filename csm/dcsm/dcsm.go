@@ -105,8 +105,9 @@ type Stats struct {
 	// PeakPool the largest PoolEntries seen; Bytes the GPU memory held.
 	PoolEntries, LiveEntries, PeakPool, Bytes uint64
 	// Time spent in the waves (planning, upload, both kernels, download), and on the host
-	// before them (validating the updates, changing the host graph, making the searches); Plan
-	// is the planning's part of Time (the host's: blocks and the updater's records).
+	// before them (validating the updates, changing the host graph, making the searches; with
+	// validation on its own goroutine, the bookkeeping's time, waiting for validation included);
+	// Plan is the planning's part of Time (the host's: blocks and the updater's records).
 	Time, Host, Plan time.Duration
 	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
 	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
