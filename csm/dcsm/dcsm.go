@@ -261,9 +261,9 @@ func (m *Matcher) ApplyEachMatches(ctx context.Context, stream []updates.Update,
 //
 // The host's work per update is in two parts (pipe.go): validating and applying it to the graph
 // (validate), then adding its edge versions and searches to the wave (book), which also closes,
-// launches and reports the waves. On a long stream with more than one processor the first part
-// runs on a goroutine of its own, a chunk of updates ahead of the second (report is called on the
-// caller's goroutine, in order, as ever).
+// launches and reports the waves. On a long stream with more than one thread (Options.Threads;
+// 0: GOMAXPROCS) the first part runs on a goroutine of its own, a chunk of updates ahead of the
+// second (report is called on the caller's goroutine, in order, as ever).
 func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
 	if m.broken != nil {
 		return m.broken
@@ -273,7 +273,7 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	m.t0 = time.Now()
 	defer func(start time.Time) { m.stats.Wall += time.Since(start) }(m.t0)
 	var err error
-	if m.emit == nil && len(stream) >= m.pipeMin && runtime.GOMAXPROCS(0) > 1 {
+	if m.piped(len(stream)) {
 		err = m.applyPiped(ctx, stream, report)
 	} else {
 		err = m.applyInline(ctx, stream, report)
@@ -294,6 +294,16 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 		return err
 	}
 	return m.drain(ctx, report)
+}
+
+// piped reports whether a call with n updates validates them on a goroutine of its own: n at
+// least pipeMin, no listing, and more than one thread (Options.Threads; 0: GOMAXPROCS).
+func (m *Matcher) piped(n int) bool {
+	threads := m.opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	return m.emit == nil && n >= m.pipeMin && threads > 1
 }
 
 // applyInline validates and books the stream's updates one by one on the caller's goroutine.

@@ -41,7 +41,7 @@ func testErrors(t *testing.T, pipe int) {
 		t.Fatal(err)
 	}
 	if pipe > 0 {
-		m.pipeMin, m.pipeLen = 1, pipe
+		m.pipeMin, m.pipeLen, m.opts.Threads = 1, pipe, 2
 	}
 	e := func(kind updates.Kind, a, b int64, line int) updates.Update {
 		return updates.Update{Kind: kind, U: a, V: b, Line: line}
@@ -119,7 +119,7 @@ func TestHostAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per run of %d updates, want 0", a, len(again))
 	}
 	// With the validation on its own goroutine: the goroutine and its channels, per call.
-	m.pipeMin, m.pipeLen = 1, 16
+	m.pipeMin, m.pipeLen, m.opts.Threads = 1, 16, 2
 	step()
 	if a := testing.AllocsPerRun(20, step); a > 8 {
 		t.Fatalf("%v allocations per run of %d updates validated on a goroutine, want at most 8", a, len(again))

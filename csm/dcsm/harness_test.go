@@ -189,7 +189,7 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, open opene
 		m.waveBytes = c.bytes
 	}
 	if c.pipe > 0 {
-		m.pipeMin, m.pipeLen = 1, c.pipe
+		m.pipeMin, m.pipeLen, m.opts.Threads = 1, c.pipe, 2
 	}
 	var total uint64
 	k := 0

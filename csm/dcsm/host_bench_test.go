@@ -16,7 +16,7 @@ import (
 
 // BenchmarkHostEmail10 measures the host's part of the engine on the email10 stream with q4_1:
 // ApplyEach with a backend that runs no kernel (validation, the host graph's update, the
-// searches, the waves' planning and the reports; dcsm-host, and dcsm-host-p1 with one processor:
+// searches, the waves' planning and the reports; dcsm-host, and dcsm-host-p1 with one thread:
 // no validation goroutine), the engine with the kernels' emulation (dcsm-emu), beside the CPU
 // engine with batches of one (its whole work). stream-ms is the stream alone (loading and
 // opening excluded). Figures in docs/benchmarks.md (scripts/dcsm-host-bench.sh).
@@ -47,15 +47,17 @@ func benchHost(b *testing.B, mk func() *dynamic.Graph, stream []updates.Update, 
 	ctx := context.Background()
 	opts := csm.Options{SkipInvalid: true, Threads: 1}
 	for _, be := range []struct {
-		name  string
-		mk    func(*table) (backend, error)
-		procs int // GOMAXPROCS for the stream (0: as it is)
+		name    string
+		mk      func(*table) (backend, error)
+		threads int // Options.Threads (1: the host's parts on one goroutine)
 	}{
 		{"dcsm-host", func(*table) (backend, error) { return nullBackend{}, nil }, 0},
 		{"dcsm-host-p1", func(*table) (backend, error) { return nullBackend{}, nil }, 1},
 		{"dcsm-emu", func(t *table) (backend, error) { return newEmu(t), nil }, 0},
 	} {
-		benchStream(b, be.name, func() (*Matcher, error) { return open(mk(), ps, opts, be.mk) }, stream, be.procs)
+		o := opts
+		o.Threads = be.threads
+		benchStream(b, be.name, func() (*Matcher, error) { return open(mk(), ps, o, be.mk) }, stream)
 	}
 	b.Run("cpu-batch1", func(b *testing.B) {
 		var el time.Duration
@@ -91,13 +93,10 @@ func benchHost(b *testing.B, mk func() *dynamic.Graph, stream []updates.Update, 
 }
 
 // benchStream measures ApplyEach over the stream with matchers from open (stream-ms: the
-// stream alone), with GOMAXPROCS procs unless 0 (1: the host's parts on one goroutine).
-func benchStream(b *testing.B, name string, open func() (*Matcher, error), stream []updates.Update, procs int) {
+// stream alone).
+func benchStream(b *testing.B, name string, open func() (*Matcher, error), stream []updates.Update) {
 	ctx := context.Background()
 	b.Run(name, func(b *testing.B) {
-		if procs > 0 {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		}
 		var el time.Duration
 		for b.Loop() {
 			m, err := open()

@@ -16,7 +16,7 @@ import (
 // every update is booked, launched and reported as it would be, only earlier validated.
 
 // DefaultPipeMin is the shortest stream whose validation runs on a goroutine of its own (with
-// more than one processor and no listing): shorter calls, such as the few updates that arrive
+// more than one thread, Options.Threads, and no listing): shorter calls, such as the few updates that arrive
 // while a wave runs at a low rate, stay on the caller's goroutine, where nothing waits for a
 // chunk to fill.
 const DefaultPipeMin = 4096
