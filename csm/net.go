@@ -74,8 +74,8 @@ type Net struct {
 	Vertices []VertexChange
 	Pairs    []PairChange
 
-	// single: the last Compute took the fast path of one edge update between existing vertices,
-	// whose dense ids are x and y (Pairs[0]); Apply then needs no lookups.
+	// single: the last Compute (or ComputeApply) took the fast path of one edge update between
+	// existing vertices, whose dense ids are x and y (Pairs[0]); Apply then needs no lookups.
 	single bool
 	x, y   uint32
 }
@@ -95,11 +95,9 @@ func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) err
 	}
 	for i := range batch {
 		if err := n.simulate(&batch[i]); err != nil {
-			if !skipInvalid {
-				return &InvalidError{Update: batch[i], Err: err}
+			if err := reject(batch[i], err, skipInvalid, res); err != nil {
+				return err
 			}
-			res.Skipped++
-			res.Invalid = append(res.Invalid, Invalid{Update: batch[i], Err: err})
 			continue
 		}
 		res.Applied++
@@ -130,6 +128,17 @@ func (n *Net) Compute(batch []updates.Update, skipInvalid bool, res *Result) err
 			return cmp.Compare(a.V, b.V)
 		})
 	}
+	return nil
+}
+
+// reject handles an invalid update: an *InvalidError, or with skipInvalid nil and the update
+// listed in res (Skipped, Invalid).
+func reject(u updates.Update, err error, skipInvalid bool, res *Result) error {
+	if !skipInvalid {
+		return &InvalidError{Update: u, Err: err}
+	}
+	res.Skipped++
+	res.Invalid = append(res.Invalid, Invalid{Update: u, Err: err})
 	return nil
 }
 
@@ -296,9 +305,18 @@ func (n *Net) edgeUpdate(u *updates.Update) (x, y uint32, c PairChange, ok bool)
 	return x, y, PairChange{U: k.a, V: k.b}, ok1 && ok2
 }
 
-// SingleEdge reports whether the last Compute took the fast path of one edge update between
-// existing vertices, and then the dense ids of its pair Pairs[0] (x of U, y of V): they stay valid
-// through Apply (an edge update changes no dense id), so a caller needs no lookups of its own.
+// edgeNow is edgeUpdate with the edge's state in the graph: its label and whether it is present.
+func (n *Net) edgeNow(u *updates.Update) (x, y uint32, c PairChange, l uint32, present, ok bool) {
+	if x, y, c, ok = n.edgeUpdate(u); ok {
+		l, present = n.g.EdgeLabel(x, y)
+	}
+	return x, y, c, l, present, ok
+}
+
+// SingleEdge reports whether the last Compute or ComputeApply took the fast path of one edge
+// update between existing vertices, and then the dense ids of its pair Pairs[0] (x of U, y of V):
+// they stay valid through Apply (an edge update changes no dense id), so a caller needs no
+// lookups of its own.
 func (n *Net) SingleEdge() (x, y uint32, ok bool) {
 	return n.x, n.y, n.single
 }
@@ -307,11 +325,10 @@ func (n *Net) SingleEdge() (x, y uint32, ok bool) {
 // net change is itself, with no simulation. It returns false (nothing done) for anything else,
 // invalid updates included, which take the general path.
 func (n *Net) singleEdge(u *updates.Update) bool {
-	x, y, c, ok := n.edgeUpdate(u)
+	x, y, c, l, present, ok := n.edgeNow(u)
 	if !ok {
 		return false
 	}
-	l, present := n.g.EdgeLabel(x, y)
 	switch {
 	case u.Kind == updates.InsertEdge && !present:
 		c.New = PairState{Present: true, Label: u.Label}
@@ -342,10 +359,37 @@ func (n *Net) ComputeApply(batch []updates.Update, skipInvalid bool, res *Result
 	if n.start(batch, res, (*Net).applyEdge) {
 		return nil
 	}
+	if len(batch) == 1 {
+		// An invalid edge update between existing vertices: the reason Compute would give,
+		// without simulating.
+		if err := n.edgeInvalid(&batch[0]); err != nil {
+			return reject(batch[0], err, skipInvalid, res)
+		}
+	}
 	if err := n.Compute(batch, skipInvalid, res); err != nil {
 		return err
 	}
 	return n.Apply()
+}
+
+// edgeInvalid returns why an edge update between existing distinct vertices is invalid, as
+// simulate says it (nil for anything else, valid updates included).
+func (n *Net) edgeInvalid(u *updates.Update) error {
+	_, _, _, l, present, ok := n.edgeNow(u)
+	if !ok {
+		return nil
+	}
+	switch {
+	case u.Kind == updates.InsertEdge && present && l != u.Label:
+		return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, l)
+	case u.Kind == updates.InsertEdge && present:
+		return ErrDuplicateEdge
+	case u.Kind == updates.DeleteEdge && !present:
+		return ErrMissingEdge
+	case u.Kind == updates.DeleteEdge && u.HasLabel && l != u.Label:
+		return fmt.Errorf("%w (%d)", ErrLabelMismatch, l)
+	}
+	return nil
 }
 
 // applyEdge applies a valid edge update between existing vertices and records it as the net
@@ -379,6 +423,7 @@ func (n *Net) applyEdgeAt(u *updates.Update, x, y uint32, c PairChange) bool {
 		c.Old = PairState{Present: true, Label: l}
 	}
 	n.Pairs = append(n.Pairs, c)
+	n.single, n.x, n.y = true, x, y
 	return true
 }
 

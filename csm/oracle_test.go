@@ -677,19 +677,26 @@ func TestRestrict(t *testing.T) {
 }
 
 // TestComputeApplyInvalid: ComputeApply refuses (or skips) an invalid single edge update as
-// Compute does and leaves the graph as it was, a deletion naming another label included.
+// Compute does, with its reason, and leaves the graph as it was, a deletion naming another label
+// included.
 func TestComputeApplyInvalid(t *testing.T) {
 	g := dynamic.FromGraph(labelledEdges(t, [][3]int64{{1, 2, 1}, {2, 3, 0}}))
 	net := NewNet(g)
 	for _, u := range []updates.Update{
 		{Kind: updates.DeleteEdge, U: 1, V: 2, Label: 0, HasLabel: true},
 		{Kind: updates.InsertEdge, U: 3, V: 2},
+		{Kind: updates.InsertEdge, U: 2, V: 1, Label: 5},
+		{Kind: updates.InsertEdge, U: 2, V: 1, Label: 1},
 		{Kind: updates.DeleteEdge, U: 1, V: 3},
 		{Kind: updates.InsertEdge, U: 2, V: 2},
 	} {
 		var res Result
-		if err := net.ComputeApply([]updates.Update{u}, false, &res); !errors.As(err, new(*InvalidError)) {
+		err := net.ComputeApply([]updates.Update{u}, false, &res)
+		if !errors.As(err, new(*InvalidError)) {
 			t.Fatalf("%v: %v, want an invalid update", u, err)
+		}
+		if want := NewNet(g).Compute([]updates.Update{u}, false, &res); want == nil || err.Error() != want.Error() {
+			t.Fatalf("%v: %v, Compute says %v", u, err, want)
 		}
 		if err := net.ComputeApply([]updates.Update{u}, true, &res); err != nil || res.Skipped != 1 || res.Applied != 0 {
 			t.Fatalf("%v skipped: %v, %+v", u, err, res)

@@ -5,6 +5,11 @@
 #
 #   scripts/dcsm-host-bench.sh [BASE] [RUNS]   BASE default main, RUNS default 9 (each run is
 #                                              BenchmarkHostEmail10 with -benchtime 10x)
+#
+# BENCH (default HostEmail10) picks the benchmarks: e.g. BENCH='HostRMAT/dcsm' with DCSM_RMAT set
+# to the R-MAT workload's directory (scripts/dcsm-check.sh build makes it in DIR/testdata/rmat14w).
+# Each benchmark has dcsm-host (a backend that runs no kernel), dcsm-emu (the kernels' host
+# emulation) and cpu-batch1.
 set -eu -o pipefail
 base="${1:-main}"
 runs="${2:-9}"
@@ -20,7 +25,7 @@ cp "$root/csm/internal/csmtest/csmtest.go" "$tmp/base/csm/internal/csmtest/"
 (cd "$root" && go test -c -o "$tmp/new.test" ./csm/dcsm)
 for i in $(seq "$runs"); do
 	for which in base new; do
-		"$tmp/$which.test" -test.run XX -test.bench HostEmail10 -test.benchtime 10x |
+		"$tmp/$which.test" -test.run XX -test.bench "${BENCH:-HostEmail10}" -test.benchtime 10x |
 			awk -v w="$which" '/^Benchmark/ {print w, $1, $5}' >>"$tmp/all"
 	done
 done

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"time"
 
@@ -104,8 +105,9 @@ type Stats struct {
 	// PeakPool the largest PoolEntries seen; Bytes the GPU memory held.
 	PoolEntries, LiveEntries, PeakPool, Bytes uint64
 	// Time spent in the waves (planning, upload, both kernels, download), and on the host
-	// before them (validating the updates, changing the host graph, making the searches); Plan
-	// is the planning's part of Time (the host's: blocks and the updater's records).
+	// before them (validating the updates, changing the host graph, making the searches; with
+	// validation on its own goroutine, the bookkeeping's time, waiting for validation included);
+	// Plan is the planning's part of Time (the host's: blocks and the updater's records).
 	Time, Host, Plan time.Duration
 	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
 	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
@@ -132,11 +134,19 @@ type Matcher struct {
 	maxWave   int
 	waveBytes uint64
 	stats     Stats
-	res       csm.Result
-	expand    []updates.Update
-	one       [1]updates.Update
-	ahead     int   // the updates of the current ApplyEach not yet added (a new wave's size hint)
-	broken    error // the error after which the matcher refuses work
+	res       csm.Result // the reports'
+	broken    error      // the error after which the matcher refuses work
+	t0        time.Time  // the start of the host's current run of updates (Stats.Host)
+	// The validating part (validate): its own Result, the last timestamp it gave (ts is the last
+	// the waves booked), a vertex deletion's edges, and the chunks it hands to the bookkeeping.
+	vres    csm.Result
+	vts     uint32
+	expand  []updates.Update
+	one     [1]updates.Update
+	inline  chunk
+	chunks  [pipeChunks]chunk
+	pipeMin int // the shortest stream validated on a goroutine of its own (DefaultPipeMin)
+	pipeLen int // a chunk's updates (pipeChunkLen)
 	// With emit non-nil (ApplyEachMatches), every wave is finished, its matches listed, before
 	// the next starts; listCap is the listing buffer's matches (DefaultListCap; tests make it
 	// small), lbuf the buffer on the host.
@@ -157,8 +167,9 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 		return nil, err
 	}
 	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
-		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices)}
-	in, err := m.s.load(g)
+		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices),
+		pipeMin: DefaultPipeMin, pipeLen: pipeChunkLen}
+	in, err := m.s.load(g, t.relevant)
 	if err != nil {
 		be.close()
 		return nil, err
@@ -247,60 +258,84 @@ func (m *Matcher) ApplyEachMatches(ctx context.Context, stream []updates.Update,
 // Options.SkipInvalid) changes nothing: the updates before it are reported and the matcher can go
 // on. Any other error (cancellation, the GPU, report's) leaves the graph changed by updates whose
 // results were not all reported; the matcher then refuses further work with that error.
+//
+// The host's work per update is in two parts (pipe.go): validating and applying it to the graph
+// (validate), then adding its edge versions and searches to the wave (book), which also closes,
+// launches and reports the waves. On a long stream with more than one thread (Options.Threads;
+// 0: GOMAXPROCS) the first part runs on a goroutine of its own, a chunk of updates ahead of the
+// second (report is called on the caller's goroutine, in order, as ever).
 func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
 	if m.broken != nil {
 		return m.broken
 	}
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
-	t0 := time.Now()
-	defer func(start time.Time) { m.stats.Wall += time.Since(start) }(t0)
-	step := func(u updates.Update) error {
-		if err := m.add(u); err != nil {
-			return err
-		}
-		if w := &m.waves[m.cur]; len(w.ups) >= m.maxWave || 4*uint64(len(w.tasks)) >= m.waveBytes {
-			m.stats.Host += time.Since(t0)
-			err := m.launch(ctx, report)
-			t0 = time.Now()
-			return err
-		}
-		return nil
+	m.t0 = time.Now()
+	defer func(start time.Time) { m.stats.Wall += time.Since(start) }(m.t0)
+	var err error
+	if m.piped(len(stream)) {
+		err = m.applyPiped(ctx, stream, report)
+	} else {
+		err = m.applyInline(ctx, stream, report)
 	}
-	for i, u := range stream {
-		m.ahead = len(stream) - i
-		var err error
-		if u.Kind == updates.DeleteVertex {
-			// Its edges' deletions first, each an update of its own (a hub's may span waves).
-			m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
-			for _, e := range m.expand {
-				if err = step(e); err != nil {
-					break
-				}
-			}
-		}
-		if err == nil {
-			err = step(u)
-		}
+	m.stats.Host += time.Since(m.t0)
+	if err != nil {
 		var ie *csm.InvalidError
-		if err != nil && !errors.As(err, &ie) {
+		if !errors.As(err, &ie) {
+			// Report's, the backend's or an internal error stops the stream: nothing more is
+			// reported.
 			m.broken = err
+			m.settle()
+			return err
+		}
+		if ferr := m.drain(ctx, report); ferr != nil {
+			return ferr
+		}
+		return err
+	}
+	return m.drain(ctx, report)
+}
+
+// piped reports whether a call with n updates validates them on a goroutine of its own: n at
+// least pipeMin, no listing, and more than one thread (Options.Threads; 0: GOMAXPROCS).
+func (m *Matcher) piped(n int) bool {
+	threads := m.opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	return m.emit == nil && n >= m.pipeMin && threads > 1
+}
+
+// applyInline validates and books the stream's updates one by one on the caller's goroutine.
+func (m *Matcher) applyInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
+	c := &m.inline
+	for i, u := range stream {
+		c.reset()
+		err := m.validate(u, len(stream)-i, c)
+		if berr := m.bookChunk(ctx, c, report); berr != nil {
+			return berr
 		}
 		if err != nil {
-			m.stats.Host += time.Since(t0)
-			if !errors.As(err, &ie) {
-				// An error from report stops the stream: nothing more is reported.
-				m.settle()
-				return err
-			}
-			if ferr := m.drain(ctx, report); ferr != nil {
-				return ferr
-			}
 			return err
 		}
 	}
-	m.stats.Host += time.Since(t0)
-	return m.drain(ctx, report)
+	return nil
+}
+
+// bookChunk adds a chunk's updates to the waves, launching each wave when it is full.
+func (m *Matcher) bookChunk(ctx context.Context, c *chunk, report func(u updates.Update, res *csm.Result) error) error {
+	for i := range c.recs {
+		m.book(c, &c.recs[i])
+		if w := &m.waves[m.cur]; len(w.ups) >= m.maxWave || 4*uint64(len(w.tasks)) >= m.waveBytes {
+			m.stats.Host += time.Since(m.t0)
+			err := m.launch(ctx, report)
+			m.t0 = time.Now()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // drain launches the wave being gathered and reports it and the one before it. After an error
@@ -333,56 +368,109 @@ func (m *Matcher) settle() {
 	m.waves[m.cur].reset()
 }
 
-// add validates one update against the graph, applies it to the graph and adds it to the wave:
-// its edge versions and its anchored searches.
-func (m *Matcher) add(u updates.Update) error {
-	if m.ts == inf-1 {
+// validate validates one update of the stream (ahead: the updates of the call from it on) against
+// the graph and applies it (a vertex deletion after its edges' deletions, each an update of its
+// own), appending to c what the wave's bookkeeping needs of each: its edge changes with the
+// endpoints' dense ids, labels and degrees, leaving out the edges no search reads (the label
+// filter). An invalid update (without SkipInvalid) changes nothing and is not appended: its
+// *csm.InvalidError is returned, as is any other error.
+func (m *Matcher) validate(u updates.Update, ahead int, c *chunk) error {
+	if u.Kind == updates.DeleteVertex {
+		// Its edges' deletions first, each an update of its own (a hub's may span waves).
+		m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
+		for _, e := range m.expand {
+			if err := m.validateOne(e, ahead, c); err != nil {
+				return err
+			}
+		}
+	}
+	return m.validateOne(u, ahead, c)
+}
+
+func (m *Matcher) validateOne(u updates.Update, ahead int, c *chunk) error {
+	if m.vts == inf-1 {
 		return fmt.Errorf("dcsm: more than %d updates in one run", inf-1)
 	}
+	r := &m.vres
+	m.one[0] = u
+	// Validated and applied at once: the host searches nothing on the graph before the change
+	// (a valid edge update between existing vertices is checked by the change itself).
+	if err := m.net.ComputeApply(m.one[:], m.opts.SkipInvalid, r); err != nil {
+		return err
+	}
+	rec := change{u: u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
+	if r.Skipped > 0 {
+		rec.err = r.Invalid[0].Err
+		rec.p1, rec.v1 = rec.p0, rec.v0
+		c.recs = append(c.recs, rec)
+		return nil
+	}
+	m.vts++
+	rec.t, rec.idBound = m.vts, m.g.IDBound()
+	// What the update changed, by original ids; for one edge update between existing vertices,
+	// the dense ids the Net found.
+	verts := m.net.Vertices
+	sx, sy, single := m.net.SingleEdge()
+	c.verts = append(c.verts, verts...)
+	for i := range m.net.Pairs {
+		pc := &m.net.Pairs[i]
+		x, y := sx, sy
+		if !single {
+			x, _ = m.g.Lookup(pc.U)
+			y, _ = m.g.Lookup(pc.V)
+		}
+		lx, ly := m.g.Label(x), m.g.Label(y)
+		if !m.tab.relevant(lx, ly) {
+			// No search reads the edge, nor is anchored at it (the label filter): the
+			// multi-version graph leaves it out.
+			continue
+		}
+		// Both endpoints existed before the update (else it destroyed nothing).
+		oldAlive := true
+		for _, vc := range verts {
+			if !vc.Old.Alive && (vc.ID == pc.U || vc.ID == pc.V) {
+				oldAlive = false
+			}
+		}
+		c.pairs = append(c.pairs, pairRec{x: x, y: y, lx: lx, ly: ly, dx: uint32(m.g.Degree(x)), dy: uint32(m.g.Degree(y)),
+			old: pc.Old, new: pc.New, oldAlive: oldAlive})
+	}
+	rec.p1, rec.v1 = len(c.pairs), len(c.verts)
+	c.recs = append(c.recs, rec)
+	return nil
+}
+
+// book adds a validated update to the wave being gathered: its edge versions and its anchored
+// searches (and one-vertex patterns' matches, counted here).
+func (m *Matcher) book(c *chunk, rec *change) {
 	w := &m.waves[m.cur]
 	k := len(w.ups)
 	npat := len(m.tab.pats)
 	if k == 0 { // a new wave: room for what the call has left, up to the bound
-		h := max(min(m.maxWave, m.ahead), 1)
+		h := max(min(m.maxWave, rec.ahead), 1)
 		w.ups = slices.Grow(w.ups, h)
 		w.counts, w.host = slices.Grow(w.counts, 2*npat*h), slices.Grow(w.host, 2*npat*h)
 	}
-	w.ups = append(w.ups, waveUpdate{u: u})
+	w.ups = append(w.ups, waveUpdate{u: rec.u, err: rec.err})
 	n := 2 * npat * (k + 1)
 	w.counts = slices.Grow(w.counts, 2*npat)[:n]
 	w.host = slices.Grow(w.host, 2*npat)[:n]
 	clear(w.counts[n-2*npat:])
 	clear(w.host[n-2*npat:])
-	r := &m.res
-	m.one[0] = u
-	if err := m.net.Compute(m.one[:], m.opts.SkipInvalid, r); err != nil {
-		w.ups = w.ups[:k]
-		w.counts = w.counts[:2*npat*k]
-		w.host = w.host[:2*npat*k]
-		return err
+	if rec.err != nil {
+		return
 	}
-	if r.Skipped > 0 {
-		w.ups[k].err = r.Invalid[0].Err
-		return nil
-	}
-	// What the update changes, by original ids, before the graph is changed.
-	w.pairs = append(w.pairs[:0], m.net.Pairs...)
-	w.verts = append(w.verts[:0], m.net.Vertices...)
-	// One edge update between existing vertices: the dense ids Compute found (valid after Apply).
-	sx, sy, single := m.net.SingleEdge()
-	if err := m.net.Apply(); err != nil {
-		return err
-	}
-	m.net.Reset()
-	m.ts++
-	t := m.ts
+	t := rec.t
+	m.ts = t
 	if w.first == 0 {
 		w.first = t
 	}
-	m.s.grow(m.g.IDBound())
-	w.grow(m.g.IDBound())
+	if n := rec.idBound; n > len(w.idx) {
+		m.s.grow(n)
+		w.grow(n)
+	}
 	slot := 2 * npat * k
-	for _, vc := range w.verts {
+	for _, vc := range c.verts[rec.v0:rec.v1] {
 		for p, pp := range m.tab.pats {
 			if pp.n != 1 {
 				continue
@@ -401,43 +489,32 @@ func (m *Matcher) add(u updates.Update) error {
 			}
 		}
 	}
-	for _, pc := range w.pairs {
-		x, y := sx, sy
-		if !single {
-			x, _ = m.g.Lookup(pc.U)
-			y, _ = m.g.Lookup(pc.V)
-		}
-		lx, ly := m.g.Label(x), m.g.Label(y)
-		dx, dy := uint32(m.g.Degree(x)), uint32(m.g.Degree(y))
+	for i := rec.p0; i < rec.p1; i++ {
+		pc := &c.pairs[i]
+		x, y, lx, ly := pc.x, pc.y, pc.lx, pc.ly
 		kx, ky := uint64(lx)<<32|uint64(x), uint64(ly)<<32|uint64(y)
-		if pc.Old.Present {
+		if pc.old.Present {
 			w.addDel(x, ky, t)
 			w.addDel(y, kx, t)
 		}
-		if pc.New.Present {
-			w.addIns(x, ky, pc.New.Label, t)
-			w.addIns(y, kx, pc.New.Label, t)
+		if pc.new.Present {
+			w.addIns(x, ky, pc.new.Label, t)
+			w.addIns(y, kx, pc.new.Label, t)
 		}
-		// Both endpoints existed before the update (else it destroyed nothing).
-		oldAlive := true
-		for _, vc := range w.verts {
-			if !vc.Old.Alive && (vc.ID == pc.U || vc.ID == pc.V) {
-				oldAlive = false
-			}
-		}
-		for p, pp := range m.tab.pats {
-			for _, pt := range pp.pairs {
-				vNew, vOld := pt.item.Valid(pc.New), pt.item.Valid(pc.Old)
+		for p := range m.tab.pats {
+			pp := &m.tab.pats[p]
+			for j := range pp.pairs {
+				pt := &pp.pairs[j]
+				vNew, vOld := pt.item.Valid(pc.new), pt.item.Valid(pc.old)
 				switch {
 				case vNew && !vOld:
-					w.anchor(&pt, x, y, lx, ly, dx, dy, t, uint32(npat*k+p), 0)
-				case vOld && !vNew && oldAlive:
-					w.anchor(&pt, x, y, lx, ly, dx, dy, t-1, uint32(npat*k+p), 1)
+					w.anchor(pt, x, y, lx, ly, pc.dx, pc.dy, t, uint32(npat*k+p), 0)
+				case vOld && !vNew && pc.oldAlive:
+					w.anchor(pt, x, y, lx, ly, pc.dx, pc.dy, t-1, uint32(npat*k+p), 1)
 				}
 			}
 		}
 	}
-	return nil
 }
 
 // launch plans the wave being gathered and starts it on the backend, then finishes and reports

@@ -25,13 +25,23 @@ func TestEmuRandom(t *testing.T) {
 }
 
 // TestErrors: an invalid update fails the stream after reporting the updates before it and
-// leaves the matcher usable; an error from report stops it for good.
+// leaves the matcher usable; an error from report stops it for good. Inline, and with the
+// validation on its own goroutine (chunks of one and of two updates).
 func TestErrors(t *testing.T) {
+	for _, pipe := range []int{0, 1, 2} {
+		testErrors(t, pipe)
+	}
+}
+
+func testErrors(t *testing.T, pipe int) {
 	ctx := context.Background()
 	tri, _ := pattern.Parse("(a)-(b)-(c)-(a)")
 	m, err := OpenEmulated(dynamic.New(), []*pattern.Pattern{tri}, csm.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if pipe > 0 {
+		m.pipeMin, m.pipeLen, m.opts.Threads = 1, pipe, 2
 	}
 	e := func(kind updates.Kind, a, b int64, line int) updates.Update {
 		return updates.Update{Kind: kind, U: a, V: b, Line: line}
@@ -59,5 +69,59 @@ func TestErrors(t *testing.T) {
 	}
 	if err := m.ApplyEach(ctx, []updates.Update{e(updates.InsertEdge, 1, 3, 6)}, rec); err != stop {
 		t.Fatalf("after report's error: %v, want it again", err)
+	}
+}
+
+// TestHostAllocs: once warm, the host's part (validation, the host graph's update, the waves'
+// planning, the searches, the reports) allocates nothing, per update or per wave, for updates a
+// pattern uses and for those it does not (the label filter).
+func TestHostAllocs(t *testing.T) {
+	g := dynamic.New()
+	for i := range 64 {
+		g.AddVertex(int64(i), uint32(i%3))
+	}
+	var stream []updates.Update
+	for i := range 64 {
+		for _, d := range []int{1, 2, 5} {
+			a, b := int64(i), int64((i+d)%64)
+			stream = append(stream, updates.Update{Kind: updates.InsertEdge, U: a, V: b, Line: len(stream) + 1})
+		}
+	}
+	// Then every edge deleted, in another order, and inserted again: a stream that repeats.
+	n := len(stream)
+	for i := range n {
+		u := stream[(7*i)%n]
+		u.Kind = updates.DeleteEdge
+		stream = append(stream, u)
+	}
+	stream = append(stream, stream[:n]...)
+	init, again := stream[:n], stream[n:]
+	tri, _ := pattern.Parse("(a:0)-(b:1)-(c:1)-(a)")
+	m, err := open(g, []*pattern.Pattern{tri}, csm.Options{}, func(*table) (backend, error) { return nullBackend{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.maxWave = 50
+	ctx := context.Background()
+	nop := func(updates.Update, *csm.Result) error { return nil }
+	if err := m.ApplyEach(ctx, init, nop); err != nil {
+		t.Fatal(err)
+	}
+	step := func() {
+		if err := m.ApplyEach(ctx, again, nop); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		step()
+	}
+	if a := testing.AllocsPerRun(20, step); a != 0 {
+		t.Fatalf("%v allocations per run of %d updates, want 0", a, len(again))
+	}
+	// With the validation on its own goroutine: the goroutine and its channels, per call.
+	m.pipeMin, m.pipeLen, m.opts.Threads = 1, 16, 2
+	step()
+	if a := testing.AllocsPerRun(20, step); a > 8 {
+		t.Fatalf("%v allocations per run of %d updates validated on a goroutine, want at most 8", a, len(again))
 	}
 }

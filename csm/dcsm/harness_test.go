@@ -108,6 +108,7 @@ type randomCase struct {
 	stream []updates.Update
 	wave   int
 	bytes  uint64 // the bound on a wave's search records (0: the default)
+	pipe   int    // > 0: validation on its own goroutine, in chunks of pipe updates
 }
 
 func newRandomCase(seed uint64) randomCase {
@@ -124,7 +125,8 @@ func newRandomCase(seed uint64) randomCase {
 	}
 	stream := randomStream(r, dynamic.FromGraph(base), 30+r.IntN(90), vl, el)
 	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream,
-		wave: []int{1, 2, 5, 17, DefaultWave}[r.IntN(5)], bytes: []uint64{0, 0, 1, 4 * taskWords * 3}[r.IntN(4)]}
+		wave: []int{1, 2, 5, 17, DefaultWave}[r.IntN(5)], bytes: []uint64{0, 0, 1, 4 * taskWords * 3}[r.IntN(4)],
+		pipe: []int{0, 1, 2, 7, pipeChunkLen}[r.IntN(5)]}
 }
 
 // reference applies the stream with the CPU engine, one update at a time (a vertex deletion
@@ -186,6 +188,9 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, open opene
 	if c.bytes > 0 {
 		m.waveBytes = c.bytes
 	}
+	if c.pipe > 0 {
+		m.pipeMin, m.pipeLen, m.opts.Threads = 1, c.pipe, 2
+	}
 	var total uint64
 	k := 0
 	err = m.ApplyEach(ctx, c.stream, func(u updates.Update, res *csm.Result) error {
@@ -239,7 +244,7 @@ func sweep(t *testing.T, seeds int, open opener) {
 		for _, sem := range conventions {
 			n, err := compare(ctx, c, sem, open)
 			if err != nil {
-				t.Fatalf("seed %d, %v, wave %d (%d bytes), split %d, patterns %v: %v", seed, sem, c.wave, c.bytes, splitChunk, c.pats, err)
+				t.Fatalf("seed %d, %v, wave %d (%d bytes), split %d, pipe %d, patterns %v: %v", seed, sem, c.wave, c.bytes, splitChunk, c.pipe, c.pats, err)
 			}
 			runs++
 			if n > 0 {

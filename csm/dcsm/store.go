@@ -100,8 +100,9 @@ type initial struct {
 	el   []uint32
 }
 
-// load lays out g's adjacency lists in blocks.
-func (s *store) load(g *dynamic.Graph) (initial, error) {
+// load lays out g's adjacency lists in blocks, the edges relevant admits only (see
+// table.relevant).
+func (s *store) load(g *dynamic.Graph, relevant func(l0, l1 uint32) bool) (initial, error) {
 	n := g.IDBound()
 	s.grow(n)
 	var in initial
@@ -115,10 +116,17 @@ func (s *store) load(g *dynamic.Graph) (initial, error) {
 			continue
 		}
 		tmp = tmp[:0]
+		lv := g.Label(v)
 		for _, r := range g.Runs(v) {
+			if !relevant(lv, r.VertexLabel) {
+				continue
+			}
 			for _, w := range r.Neighbors {
 				tmp = append(tmp, ent{uint64(r.VertexLabel)<<32 | uint64(w), r.EdgeLabel})
 			}
+		}
+		if len(tmp) == 0 {
+			continue
 		}
 		slices.SortFunc(tmp, func(a, b ent) int { return cmp.Compare(a.key, b.key) })
 		if len(tmp) >= 1<<31 {

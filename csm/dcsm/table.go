@@ -66,6 +66,29 @@ type table struct {
 	// order is, per term record, the pattern vertex of each level (a listed match's words are
 	// in level order; a signed match is in pattern vertex order).
 	order [][]uint8
+	// The endpoint labels an edge must have to be read by some search (the CPU engine's label
+	// filter, csm's Relevant): anyPair (a wildcard anchor label, or one of 64 or more), else bit
+	// l1 of pairLabels[l0]. An edge no pair term's anchors match is in no match and never read
+	// (the keys of a vertex's block are sorted by label, and every level reads the labels of
+	// its pattern pairs); its label pair is fixed while it exists (a vertex changes its label
+	// only once deleted with its edges), so the multi-version graph leaves it out.
+	anyPair    bool
+	pairLabels [64]uint64
+}
+
+// relevant reports whether an edge between vertices labelled l0 and l1 can be read by a search.
+func (t *table) relevant(l0, l1 uint32) bool {
+	return t.anyPair || l0 < 64 && l1 < 64 && t.pairLabels[l0]&(1<<l1) != 0
+}
+
+// addPairLabels adds the anchor labels of a pair term to the filter (both orientations).
+func (t *table) addPairLabels(la, lb pattern.Label) {
+	if la.Any || lb.Any || la.Value >= 64 || lb.Value >= 64 {
+		t.anyPair = true
+		return
+	}
+	t.pairLabels[la.Value] |= 1 << lb.Value
+	t.pairLabels[lb.Value] |= 1 << la.Value
 }
 
 // lower builds the table, refusing patterns the executor does not take: more than
@@ -104,6 +127,7 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 				}
 			}
 			pp.pairs = append(pp.pairs, pt)
+			t.addPairLabels(pt.la, pt.lb)
 			t.words = append(t.words, rec...)
 			ord := make([]uint8, n)
 			for k, lv := range term.Levels {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/formats/updates"
 )
 
@@ -57,8 +56,6 @@ type wave struct {
 	nins    []uint32 // per touched vertex: its insertions, then (plan) where they start
 	ndel    []uint32 // the same for its deletions
 	sorted  []insOp  // plan's scratch: the insertions grouped by vertex
-	pairs   []csm.PairChange
-	verts   []csm.VertexChange
 
 	vrec    []uint32
 	ikey    []uint64
@@ -184,9 +181,27 @@ func (w *wave) anchor(pt *pairTerm, x, y, lx, ly, dx, dy, tau, slot, sign uint32
 	}
 }
 
-// sortIns orders a vertex's insertions by key, then time (stable: they come in time order).
+// sortIns orders a vertex's insertions by key, then time (they come in time order, and no two
+// have the same key and time: an update inserts one edge). A wave gives most vertices a few
+// insertions: those are sorted by insertion, in place.
 func sortIns(s []insOp) {
-	slices.SortStableFunc(s, func(a, b insOp) int { return cmp.Compare(a.key, b.key) })
+	if len(s) > 16 {
+		slices.SortFunc(s, func(a, b insOp) int {
+			if c := cmp.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.c, b.c)
+		})
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		e := s[i]
+		j := i
+		for ; j > 0 && s[j-1].key > e.key; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = e
+	}
 }
 
 func (w *wave) reset() {

@@ -23,6 +23,22 @@ var Conventions = []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induc
 func Email10(t testing.TB, queries ...string) (func() *dynamic.Graph, []updates.Update, map[string]*pattern.Pattern) {
 	t.Helper()
 	dir := testenv.Path(t, "csm-email10")
+	mk, stream := Workload(t, dir)
+	pats := map[string]*pattern.Pattern{}
+	for _, q := range queries {
+		p, err := formats.LoadPattern(filepath.Join(dir, "queries", q+".graph"), formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pats[q] = p
+	}
+	return mk, stream, pats
+}
+
+// Workload loads a workload directory (initial.graph, updates.stream): a maker of fresh copies of
+// its initial graph, and its update stream.
+func Workload(t testing.TB, dir string) (func() *dynamic.Graph, []updates.Update) {
+	t.Helper()
 	g, err := formats.Load(filepath.Join(dir, "initial.graph"), formats.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -34,13 +50,5 @@ func Email10(t testing.TB, queries ...string) (func() *dynamic.Graph, []updates.
 		}
 		stream = append(stream, u)
 	}
-	pats := map[string]*pattern.Pattern{}
-	for _, q := range queries {
-		p, err := formats.LoadPattern(filepath.Join(dir, "queries", q+".graph"), formats.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pats[q] = p
-	}
-	return func() *dynamic.Graph { return dynamic.FromGraph(g) }, stream, pats
+	return func() *dynamic.Graph { return dynamic.FromGraph(g) }, stream
 }
