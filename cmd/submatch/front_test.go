@@ -146,9 +146,16 @@ func TestConvertFollowsName(t *testing.T) {
 	}
 }
 
-type failingWriter struct{}
+// failingWriter takes left bytes, then fails every write as a full disk does.
+type failingWriter struct{ left int }
 
-func (failingWriter) Write(p []byte) (int, error) { return 0, syscall.ENOSPC }
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if f.left < len(p) {
+		return 0, syscall.ENOSPC
+	}
+	f.left -= len(p)
+	return len(p), nil
+}
 
 // TestOutputWriteFailure: a command whose standard output cannot be written exits non-zero.
 func TestOutputWriteFailure(t *testing.T) {
@@ -159,7 +166,7 @@ func TestOutputWriteFailure(t *testing.T) {
 			t.Fatalf("%v: exit %d (%s) with a working standard output", args, code, errOut)
 		}
 		var errOut strings.Builder
-		if code := run(context.Background(), args, failingWriter{}, &errOut); code != exitPartial {
+		if code := run(context.Background(), args, &failingWriter{}, &errOut); code != exitPartial {
 			t.Errorf("%v: exit %d with a failing standard output, want 1", args, code)
 		}
 	}

@@ -304,9 +304,17 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if code == -1 { // killed (tests)
 		return exitPartial
 	}
-	if f.checkpoint != "" && code != exitUsage {
-		if err := st.writeCheckpoint(f.checkpoint); err != nil {
-			return exitCode(stderr, fmt.Errorf("--checkpoint: %w", err))
+	// The last checkpoint is written when the graph holds exactly the updates reported: at the
+	// end of the stream, or when an interrupt or --timeout stopped it between batches. After an
+	// error an engine may have applied updates it did not report (a per-update engine's waves in
+	// flight, a batch whose lines could not be written): the checkpoint before it stands.
+	if f.checkpoint != "" {
+		if code == exitOK || code == exitPartial && ctx.Err() != nil {
+			if err := st.writeCheckpoint(f.checkpoint); err != nil {
+				return exitCode(stderr, fmt.Errorf("--checkpoint: %w", err))
+			}
+		} else {
+			fmt.Fprintf(stderr, "submatch: watch: no checkpoint written after the error; %s, if there, is the last one from before it\n", f.checkpoint)
 		}
 	}
 	if err := st.printSummary(time.Since(start)); err != nil {

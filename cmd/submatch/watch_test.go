@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -477,4 +478,46 @@ func randomCSMGraph(r *rand.Rand, n, m int, loops bool) string {
 		}
 	}
 	return g.String()
+}
+
+// TestWatchCheckpointAfterError: a run whose output fails mid-stream leaves the checkpoint it
+// wrote before the error (the engine may have applied updates it never reported), and a resume
+// from it ends with the totals of an uninterrupted run: the CPU engine, and the per-update
+// engine with waves in flight (and its validation goroutine a chunk ahead: 6,000 updates).
+func TestWatchCheckpointAfterError(t *testing.T) {
+	for _, eng := range []string{"cpu", "dcsm-emulated"} {
+		r := rand.New(rand.NewPCG(7, 7))
+		var s strings.Builder
+		g := randomCSMGraph(r, 60, 200, true)
+		for range 6000 {
+			op := "e"
+			if r.IntN(3) == 0 {
+				op = "-e"
+			}
+			fmt.Fprintf(&s, "%s %d %d\n", op, r.IntN(60), r.IntN(60))
+		}
+		data := writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", ""))
+		stream := writeFile(t, "u.stream", s.String())
+		cp := filepath.Join(t.TempDir(), "cp")
+		args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--engine", eng}
+		code, full, errOut := runCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", eng, code, errOut)
+		}
+		var stderr strings.Builder
+		if code := run(context.Background(), append(args, "--checkpoint", cp, "--checkpoint-every", "1500"), &failingWriter{left: 100000}, &stderr); code == exitOK {
+			t.Fatalf("%s: a run whose output failed exited 0", eng)
+		}
+		if !strings.Contains(stderr.String(), "no checkpoint written after the error") {
+			t.Errorf("%s: the failed run does not say its checkpoint stands:\n%s", eng, stderr.String())
+		}
+		code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
+		if code != 0 {
+			t.Fatalf("%s: resume: exit %d: %s", eng, code, errOut)
+		}
+		totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+		if a, b := totals(full), totals(resumed); a != b {
+			t.Errorf("%s: totals after the resume %q, an uninterrupted run %q", eng, b, a)
+		}
+	}
 }
