@@ -168,7 +168,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		st.pats = append(st.pats, p)
 	}
-	if f.engine == "auto" {
+	auto := f.engine == "auto"
+	if auto {
 		f.engine = f.chooseEngine(ctx, pos[0], st.pats, log)
 	}
 	eng, err := csm.Lookup(f.engine)
@@ -233,7 +234,16 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			all = nil
 		}
 	}
-	if st.m, err = eng.Open(g, st.pats, opts); err != nil {
+	if st.m, err = eng.Open(g, st.pats, opts); err != nil && auto && f.engine != "cpu" {
+		// A GPU engine auto chose did not open (no NVRTC, the graph beyond the device's
+		// memory...): it only read g, and the CPU engine takes it.
+		log.Warn("watch: --engine auto: the GPU engine did not open; the CPU engine runs", "engine", f.engine, "err", err)
+		f.engine = "cpu"
+		if eng, err = csm.Lookup(f.engine); err == nil {
+			st.m, err = eng.Open(g, st.pats, opts)
+		}
+	}
+	if err != nil {
 		return exitCode(stderr, err)
 	}
 	st.created = make([]uint64, len(st.pats))

@@ -23,7 +23,8 @@ var watchAutoGPUBytes int64 = splitMaxBytes
 
 // chooseEngine resolves --engine auto: the CPU engine, unless the data graph is large (its file,
 // or with --resume the checkpoint's graph, at least watchAutoGPUBytes), a GPU is usable and the
-// GPU engine takes the patterns: then dcsm for a stream reported update by update (--batch 1,
+// GPU engine takes the patterns (when that engine then fails to open, runWatch falls back to the
+// CPU engine): then dcsm for a stream reported update by update (--batch 1,
 // no --batch-interval or --window) and gcsm for batches of 64 or more (or by time interval);
 // the CPU engine for smaller batches, where no GPU engine was measured. The choice is logged
 // (-v).

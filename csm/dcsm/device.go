@@ -87,8 +87,8 @@ func openDevice(t *table, limit uint64) (backend, error) {
 	return dv, nil
 }
 
-// newEvents creates the waves' event pairs; without them (an old driver) the waves are not
-// timed.
+// newEvents creates the waves' event pairs; without them (an old driver), or after an event
+// failed, the waves are not timed.
 func (dv *device) newEvents() {
 	for k := range dv.events {
 		for i := range dv.events[k] {
@@ -347,10 +347,9 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 	}
 	ptr := func(i int) gpu.DevicePtr { return gpu.DevicePtr(base + at[i]) }
 	ev := dv.events[k]
-	if ev[0] != nil {
-		if err := ev[0].Record(); err != nil {
-			return fmt.Errorf("dcsm: %w", err)
-		}
+	if ev[0] != nil && ev[0].Record() != nil {
+		dv.closeEvents() // the timing is a figure: the waves go on untimed
+		ev = dv.events[k]
 	}
 	nv := len(w.vrec) / vrecWords
 	if nv > 0 {
@@ -371,10 +370,8 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 			return fmt.Errorf("dcsm: %w", err)
 		}
 	}
-	if ev[1] != nil {
-		if err := ev[1].Record(); err != nil {
-			return fmt.Errorf("dcsm: %w", err)
-		}
+	if ev[1] != nil && ev[1].Record() != nil {
+		dv.closeEvents()
 	}
 	return nil
 }
@@ -391,11 +388,11 @@ func (dv *device) finish(w *wave) error {
 		return fmt.Errorf("dcsm: %w", err)
 	}
 	if ev := dv.events[w.dev.buf]; ev[1] != nil {
-		busy, err := ev[1].Since(ev[0])
-		if err != nil {
-			return fmt.Errorf("dcsm: %w", err)
+		if busy, err := ev[1].Since(ev[0]); err == nil {
+			dv.busy += busy
+		} else {
+			dv.closeEvents() // the timing is a figure: the waves go on untimed
 		}
-		dv.busy += busy
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.counts))), 8*len(w.counts)), res)
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dv.flags[0])), 16), res[w.dev.flag-w.dev.counts:])
