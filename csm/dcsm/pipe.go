@@ -91,6 +91,14 @@ func (m *Matcher) applyPiped(ctx context.Context, stream []updates.Update, repor
 		}
 		full <- c
 	}()
+	// A panic in report (a caller that recovers it) must not leave the validator changing the
+	// graph, nor blocked on free: it is told to stop and its chunks are taken and given back.
+	defer func() {
+		quit.Store(true)
+		for c := range full {
+			free <- c
+		}
+	}()
 	var err error
 	for c := range full {
 		if err == nil {
