@@ -21,6 +21,10 @@ var errKilled = errors.New("watch: killed (test hook)")
 // --rate: those that have arrived, up to this).
 const streamChunk = 1 << 16
 
+// listChunk is streamChunk with --emit matches: an interrupt or --timeout is seen between
+// chunks, and listing a chunk's matches takes longer than counting them.
+const listChunk = 1 << 10
+
 // checkStream refuses the options a per-update engine (csm.Streamer) does not take: it reports
 // every update and batches them itself.
 func (f *watchFlags) checkStream() error {
@@ -59,6 +63,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 	}
 	if st.f.checkpoint != "" { // a checkpoint goes between two chunks, when the engine is idle
 		chunk = min(chunk, st.f.checkpointEvery)
+	}
+	if st.f.emit == "matches" { // a chunk is listed whole before an interrupt is seen: keep it short
+		chunk = min(chunk, listChunk)
 	}
 	resumeLine := st.line // with --resume, the stream's lines up to the checkpoint are skipped
 	sinceCP := 0

@@ -274,12 +274,15 @@ __device__ u64 leaf(const Pool &P, const u32 *rec, int k, const u32 *f, u32 *buf
     W.seen += cnt;
     total += cnt;
     __syncwarp();
-  } while (s.cur < s.end);
+  } while (s.cur < s.end && W.seen < W.skip + W.room); // past the window: nothing more to write
   return total;
 }
 
 // walk runs one anchored search (levels 2 on; the host checked the anchors) and returns its
-// matches; with LIST it also lists them into W, in the order it always enumerates them.
+// matches; with LIST it also lists them into W, in the order it always enumerates them, and
+// stops once the window is written (a window's launch walks ranks up to skip + room, not the
+// whole search: its return value is then not the search's count; W.seen is at least the ranks
+// the window needs).
 template <bool LIST>
 __device__ u64 walk(const Pool &P, const u32 *rec, const u32 *task, u32 *mybuf, u32 stride, u32 lane, bool &ovf, Win &W) {
   u32 f[MAXN], cnt[MAXN], idx[MAXN];
@@ -301,6 +304,7 @@ __device__ u64 walk(const Pool &P, const u32 *rec, const u32 *task, u32 *mybuf, 
   cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], true, tau, task[6], task[7], lane);
   idx[k] = 0;
   for (;;) {
+    if (LIST && W.seen >= W.skip + W.room) break; // the window is written: a listing walk ends there
     if (idx[k] >= cnt[k]) {
       if (src[k].cur < src[k].end) { // the level's next chunk
         cnt[k] = gen(P, rec, k, f, mybuf + k * stride, stride, src[k], false, tau, 0, 0, lane);
