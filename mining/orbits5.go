@@ -453,16 +453,9 @@ func (d *decomp) fiveRooted(s Shape) ([]uint64, error) {
 	if orb == nil {
 		return nil, errNoRule
 	}
-	if d.special == nil {
-		ctx := d.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		sp, err := fiveSpecial(ctx, d.l, d.threads)
-		if err != nil {
-			return nil, err
-		}
-		d.special = sp
+	special, err := d.specialOrbits()
+	if err != nil {
+		return nil, err
 	}
 	cls := orbitClasses(c)
 	var size uint64
@@ -472,7 +465,7 @@ func (d *decomp) fiveRooted(s Shape) ([]uint64, error) {
 		}
 	}
 	stab := c.Automorphisms() / size
-	copies := d.special[slices.Index(specialOrbits, orb.ORCA)]
+	copies := special[slices.Index(specialOrbits, orb.ORCA)]
 	out := make([]uint64, len(copies))
 	for x, v := range copies {
 		p, over := mul(v, stab)
@@ -482,4 +475,24 @@ func (d *decomp) fiveRooted(s Shape) ([]uint64, error) {
 		out[x] = p
 	}
 	return out, nil
+}
+
+// specialOrbits returns the special 5-vertex orbits per vertex (fiveSpecial), computing them
+// on the first call (the callers of other goroutines wait for it).
+func (d *decomp) specialOrbits() ([][]uint64, error) {
+	d.specialMu.Lock()
+	defer d.specialMu.Unlock()
+	if d.special != nil {
+		return d.special, nil
+	}
+	ctx := d.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sp, err := fiveSpecial(ctx, d.l, d.threads)
+	if err != nil {
+		return nil, err
+	}
+	d.special = sp
+	return sp, nil
 }

@@ -83,6 +83,19 @@ func workers(threads, n int, fn func(worker, i int)) int {
 	return threads
 }
 
+// spans runs fn(lo, hi) over [0, n) cut into spans of at most 4,096 indexes, on up to threads
+// goroutines (as workers), and reports whether any call returned true (an overflow, say).
+func spans(threads, n int, fn func(lo, hi int) bool) bool {
+	const span = 4096
+	var any atomic.Bool
+	workers(threads, (n+span-1)/span, func(_, i int) {
+		if fn(i*span, min(n, (i+1)*span)) {
+			any.Store(true)
+		}
+	})
+	return any.Load()
+}
+
 // workersCtx is workers that stops handing out indexes once ctx is done (an item under way
 // finishes).
 func workersCtx(ctx context.Context, threads, n int, fn func(worker, i int)) (int, error) {
@@ -128,6 +141,45 @@ func (o *ordered) vertexWorkers(ctx context.Context, threads int, fn func(worker
 				lo, hi := o.chunk(c, target, chunks)
 				for u := lo; u < hi && !stopped.Load(); u++ {
 					fn(w, u)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if stopped.Load() {
+		return threads, ctx.Err()
+	}
+	return threads, nil
+}
+
+// slotWorkers runs fn(worker, x, lo, hi) over the adjacency positions [lo, hi) of every vertex
+// x on up to threads goroutines: the positions are cut into about 256 x threads chunks of equal
+// size, handed out from the highest down (the hubs first), and a vertex whose list straddles
+// chunks is handed out in pieces, fn being called once per vertex and chunk that meet (a hub's
+// list is several workers' share). It stops handing out chunks once ctx is done.
+func (o *ordered) slotWorkers(ctx context.Context, threads int, fn func(worker, x int, lo, hi uint64)) (int, error) {
+	var stopped atomic.Bool
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
+	threads = workersCount(threads, o.n)
+	total := o.off[o.n]
+	target := max(1, total/uint64(256*threads))
+	chunks := int64((total + target - 1) / target)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range threads {
+		wg.Go(func() {
+			for !stopped.Load() {
+				c := chunks - next.Add(1) // from the top chunk down
+				if c < 0 {
+					return
+				}
+				a, b := uint64(c)*target, min(total, uint64(c+1)*target)
+				// the first vertex whose list ends after a
+				x, _ := slices.BinarySearch(o.off[1:o.n+1], a+1)
+				for ; x < o.n && o.off[x] < b; x++ {
+					if lo, hi := max(o.off[x], a), min(o.off[x+1], b); lo < hi {
+						fn(w, x, lo, hi)
+					}
 				}
 			}
 		})
