@@ -57,13 +57,15 @@ func canonicalLabelled(s Shape, labels [MaxK]uint32) (Shape, [MaxK]uint32) {
 // CountLabelled runs a census of the connected opts.K-vertex patterns (K = 3..5) with their
 // vertex labels: one count per shape and label assignment up to isomorphism (edge labels are
 // ignored). It enumerates every connected induced K-vertex subgraph once (Wernicke's ESU on the
-// CPU, the lowest vertices shared among opts.Threads workers; on the GPU, with opts.Device GPU or Auto, a thread per lowest vertex by reverse search,
+// CPU, the lowest vertices shared among opts.Threads workers; on the GPU, with opts.Device GPU or Auto, a thread per out-edge of the lowest vertex by reverse search,
 // tallied per sorted label multiset and adjacency: census_labelled in kernels/census.cu), so it
 // takes time proportional to their number: it is meant for small and medium graphs. Non-induced
 // counts follow from the induced ones by counting, in each induced class, the connected spanning
-// edge subsets. The GPU's tally has C(L + K - 1, K) x 2^(K(K-1)/2) entries for L distinct labels;
-// where it does not fit (GPUMemory) GPU fails with an error wrapping gpu.ErrBudget and Auto runs
-// on the CPU.
+// edge subsets. The GPU's tally is dense, C(L + K - 1, K) x 2^(K(K-1)/2) entries for L distinct
+// labels, where that is at most 2^24 entries and fits (GPUMemory), and otherwise a hash table of
+// the (labels, shape) classes met, in passes over hash residues when one table does not hold
+// them all (any number of labels); only when not even a small table fits does GPU fail with an
+// error wrapping gpu.ErrBudget, and Auto runs on the CPU.
 func CountLabelled(ctx context.Context, g *graph.Graph, opts Options) ([]LabelledMotif, error) {
 	k := opts.K
 	if k < 3 || k > 5 {

@@ -619,7 +619,8 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
 // candidates are, for each j < d, the neighbours w of P's j-th vertex above r, outside P and
 // adjacent to none of P's vertices before j (so each w once), and P + w is kept when no vertex x
 // of P other than r, above w, leaves P + w - x connected (w = c(P + w)); P + w - w = P is connected.
-// Each subgraph adds one to table[rank << pairs | code]: its vertices sorted by label index
+// Each subgraph adds one to the dense tally's table[rank << pairs | code] (or to its slot of the
+// hash tally, below): its vertices sorted by label index
 // (lab, dense in [0, L)), rank the sorted label multiset's combinatorial rank (sum of
 // C(l_i + i, i + 1)), code its adjacency in that order, bit pair_index(a, b) for a < b in the
 // order (0,1), (0,2), ..., (0,k-1), (1,2), ... The host turns the table's entries into labelled
