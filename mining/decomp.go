@@ -619,9 +619,9 @@ func newSixDecomp(l *locals) (*decomp, error) {
 // count returns inj(s) for a connected shape s, or errNoRule, with the rule that found it.
 func (d *decomp) count(s Shape) (uint64, string, error) { return d.countRules(s, true) }
 
-// errHom says that a shape's count needs the homomorphism rule, which countRules was told to
-// leave.
-var errHom = errors.New("homomorphism count left for later")
+// errHeavy says that a shape's count needs a sum over the data graph with per-worker scratch (a
+// core of 3 or more vertices, or homomorphisms), which countRules was told to leave for later.
+var errHeavy = errors.New("core sum or homomorphism count left for later")
 
 // decompResult is count's answer for one shape, with the time it took.
 type decompResult struct {
@@ -631,18 +631,19 @@ type decompResult struct {
 	elapsed time.Duration
 }
 
-// countAll counts the shapes as count does, on up to d.threads goroutines: first the shapes
-// whose rules need no homomorphism count, several at once (one goroutine each; the rooted
-// vectors they share are computed once, by the first to ask, and the sums over data edges
-// inside the rules use all the threads), then the others one after another, each on all the
-// threads (homCount shares out the apex's images). Every count is an exact sum, so the results
-// do not depend on the thread count or the order; a cancelled ctx leaves its error on the
-// shapes not done.
+// countAll counts the shapes as count does, on up to d.threads goroutines: first the rooted
+// vectors and the light sums (vertex and edge cores), several shapes at once (one goroutine
+// each; the rooted vectors they share are computed once, by the first to ask, and the sums over
+// data edges inside the rules use all the threads), then the core sums of 3 or more vertices
+// and the homomorphism counts, one shape after another, each on all the threads (vertexSum,
+// homCount: per-worker scratch, so one shape's at a time). Every count is an exact sum, so the
+// results do not depend on the thread count or the order; a cancelled ctx leaves its error on
+// the shapes not done.
 func (d *decomp) countAll(ctx context.Context, shapes []Shape) []decompResult {
 	res := make([]decompResult, len(shapes))
-	one := func(i int, hom bool) {
+	one := func(i int, heavy bool) {
 		t := time.Now()
-		res[i].inj, res[i].rule, res[i].err = d.countRules(shapes[i], hom)
+		res[i].inj, res[i].rule, res[i].err = d.countRules(shapes[i], heavy)
 		res[i].elapsed += time.Since(t)
 	}
 	if _, err := workersCtx(ctx, d.threads, len(shapes), func(_, i int) { one(i, false) }); err != nil {
@@ -652,7 +653,7 @@ func (d *decomp) countAll(ctx context.Context, shapes []Shape) []decompResult {
 		return res
 	}
 	for i := range res {
-		if res[i].err != errHom {
+		if res[i].err != errHeavy {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -664,8 +665,9 @@ func (d *decomp) countAll(ctx context.Context, shapes []Shape) []decompResult {
 	return res
 }
 
-// countRules is count, which with hom false returns errHom instead of counting homomorphisms.
-func (d *decomp) countRules(s Shape, hom bool) (uint64, string, error) {
+// countRules is count, which with heavy false returns errHeavy instead of a core sum of 3 or
+// more vertices or a homomorphism count (once the rooted vectors it needs are there).
+func (d *decomp) countRules(s Shape, heavy bool) (uint64, string, error) {
 	if x, ok := d.global[globalKey(s)]; ok {
 		return x, "formula", nil
 	}
@@ -678,7 +680,7 @@ func (d *decomp) countRules(s Shape, hom bool) (uint64, string, error) {
 	}
 	for _, order := range coreOrders(s) {
 		pair := isPair(s, order)
-		x, err := d.coreCount(s, order, pair)
+		x, err := d.coreCount(s, order, pair, heavy)
 		if err == nil {
 			if pair {
 				return x, fmt.Sprintf("K2,%d core", len(order)-2), nil
@@ -703,8 +705,8 @@ func (d *decomp) countRules(s Shape, hom bool) (uint64, string, error) {
 		}
 	}
 	if rm := apex(s); rm != 0 {
-		if !hom {
-			return 0, "", errHom
+		if !heavy {
+			return 0, "", errHeavy
 		}
 		h, err := d.homCount(s, rm)
 		if err != nil {
