@@ -701,6 +701,7 @@ __device__ bool cs_hash_add(u32* __restrict__ hkeys, u64* __restrict__ counts, u
             }
         }
         while (tag == 1) tag = slot[0];  // another thread is writing this slot's key
+        __threadfence();                 // its key before its state (the writer's fence)
         bool same = true;
         for (int i = 0; i < 6; ++i) same = same && slot[1 + i] == key[i];
         if (same) {
