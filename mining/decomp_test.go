@@ -56,15 +56,9 @@ func bruteRooted(o *ordered, s Shape, x, y int) uint64 {
 // rules built against brute force.
 func checkDecomp(t *testing.T, g *graph.Graph, label string) {
 	t.Helper()
-	o := newOrdered(g)
-	l, err := computeLocals(context.Background(), o, 6, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := newSixDecomp(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := sixLocals(t, g)
+	o := l.o
+	d := sixDecomp(t, l, 0)
 	for _, s := range ConnectedShapes(6) {
 		got, rule, err := d.count(s)
 		if err == errNoRule {
@@ -223,28 +217,15 @@ func BenchmarkSixDecomposition(b *testing.B) {
 func TestDecompThreads(t *testing.T) {
 	shapes := ConnectedShapes(6)
 	for seed := range uint64(3) {
-		g := withHub(gen.RandomGraph(seed+900, 30+10*int(seed), 0.2, 1, 1))
-		o := newOrdered(g)
-		l, err := computeLocals(context.Background(), o, 6, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		one, err := newSixDecomp(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		one.threads = 1
+		l := sixLocals(t, withHub(gen.RandomGraph(seed+900, 30+10*int(seed), 0.2, 1, 1)))
+		one := sixDecomp(t, l, 1)
 		var want []string
 		for _, s := range shapes {
 			x, rule, err := one.count(s)
 			want = append(want, fmt.Sprint(x, rule, err))
 		}
 		for _, threads := range []int{1, 2, 4} {
-			d, err := newSixDecomp(l)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d.threads = threads
+			d := sixDecomp(t, l, threads)
 			for i, r := range d.countAll(context.Background(), shapes) {
 				if got := fmt.Sprint(r.inj, r.rule, r.err); got != want[i] {
 					t.Errorf("seed %d, %d threads, %v: %s, one by one %s", seed, threads, shapes[i].Adj[:6], got, want[i])
@@ -252,6 +233,27 @@ func TestDecompThreads(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sixLocals computes the local counts of a 6-vertex census of g.
+func sixLocals(t *testing.T, g *graph.Graph) *locals {
+	t.Helper()
+	l, err := computeLocals(context.Background(), newOrdered(g), 6, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// sixDecomp is a fresh 6-vertex decomposition over l on threads threads (0: all cores).
+func sixDecomp(t *testing.T, l *locals, threads int) *decomp {
+	t.Helper()
+	d, err := newSixDecomp(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.threads = threads
+	return d
 }
 
 // withHub returns g (unlabelled) with vertex 0 joined to every other vertex.

@@ -110,14 +110,10 @@ func TestCensusKernelHost(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var eu, ep []uint32
+		eu, ep := outEdges(o)
 		var maxOut uint64
 		for u := range o.n {
 			maxOut = max(maxOut, o.off[u+1]-o.up[u])
-			for p := o.up[u]; p < o.off[u+1]; p++ {
-				eu = append(eu, uint32(u))
-				ep = append(ep, uint32(p))
-			}
 		}
 		in := &cudahost.Input{}
 		cudahost.Put(in, o.off)

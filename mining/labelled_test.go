@@ -8,6 +8,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudahost"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/pattern"
@@ -83,16 +84,38 @@ int main() {
 }
 `
 
-// labelledInput is census_labelled's input for o (label indexes idx) and par's tail (see
-// labelledMain).
-func labelledInput(o *ordered, idx []uint32, par ...uint64) *cudahost.Input {
-	var eu, ep []uint32
+// checkClasses compares the classes lc found (from a host kernel's tally) with the CPU's labelled
+// census of g.
+func checkClasses(t *testing.T, lc *labelledCensus, g *graph.Graph, label string) {
+	t.Helper()
+	got, err := lc.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := CountLabelled(context.Background(), g, Options{K: lc.k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s: host kernel\n%v\nCPU\n%v", label, got, want)
+	}
+}
+
+// outEdges lists o's out-edges u -> v (v above u) as their owners and adjacency positions.
+func outEdges(o *ordered) (eu, ep []uint32) {
 	for u := range o.n {
 		for p := o.up[u]; p < o.off[u+1]; p++ {
 			eu = append(eu, uint32(u))
 			ep = append(ep, uint32(p))
 		}
 	}
+	return eu, ep
+}
+
+// labelledInput is census_labelled's input for o (label indexes idx) and par's tail (see
+// labelledMain).
+func labelledInput(o *ordered, idx []uint32, par ...uint64) *cudahost.Input {
+	eu, ep := outEdges(o)
 	in := &cudahost.Input{}
 	cudahost.Put(in, o.off)
 	cudahost.Put(in, o.nbr)
@@ -127,17 +150,7 @@ func TestLabelledKernelHost(t *testing.T) {
 			if err := lc.addTable(parseLine(t, out[0], "table"), names); err != nil {
 				t.Fatal(err)
 			}
-			got, err := lc.finish()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := CountLabelled(context.Background(), g, Options{K: k})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("seed %d k=%d (%d labels): host kernel\n%v\nCPU\n%v", seed, k, labels, got, want)
-			}
+			checkClasses(t, lc, g, fmt.Sprintf("seed %d k=%d (%d labels)", seed, k, labels))
 			for _, x := range parseLine(t, out[1], "table") {
 				if x != 0 {
 					t.Errorf("seed %d k=%d: the stopped kernel counted", seed, k)
@@ -187,17 +200,7 @@ func TestLabelledHashHost(t *testing.T) {
 				if passes > 1 {
 					split++
 				}
-				got, err := lc.finish()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := CountLabelled(context.Background(), g, Options{K: k})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("seed %d k=%d (%d labels), table %v: %d passes: host kernel\n%v\nCPU\n%v", seed, k, labels, c, passes, got, want)
-				}
+				checkClasses(t, lc, g, fmt.Sprintf("seed %d k=%d (%d labels), table %v, %d passes", seed, k, labels, c, passes))
 			}
 		}
 	}
