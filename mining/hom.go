@@ -249,19 +249,23 @@ func (w *homScratch) clearX(h *homShape) {
 // it, appending to plist each entry that leaves zero (mu > 0, and a wrap to zero is an
 // overflow, flagged), and returns plist.
 func scatter(push []uint64, plist []uint32, mu []uint64, supp []uint32, a *acc, nbrs func(uint32) []uint32) []uint32 {
+	var carry uint64 // the overflow flag, kept out of memory in the inner loop
 	for _, yy := range supp {
 		my := mu[yy]
 		if my == 0 {
 			continue
 		}
 		for _, z := range nbrs(yy) {
-			if push[z] == 0 {
+			p := push[z]
+			if p == 0 {
 				plist = append(plist, z)
 			}
-			push[z] += my
-			a.over = a.over || push[z] < my
+			var c uint64
+			push[z], c = bits.Add64(p, my, 0)
+			carry |= c
 		}
 	}
+	a.over = a.over || carry != 0
 	return plist
 }
 
