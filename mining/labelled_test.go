@@ -3,11 +3,13 @@ package mining
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudahost"
 	"github.com/submatch/submatch/internal/oracle"
@@ -262,6 +264,81 @@ func TestLabelledTableRank(t *testing.T) {
 			if uint64(len(seen))<<pairs != size {
 				t.Errorf("k=%d L=%d: %d multisets, table of %d", k, L, len(seen), size)
 			}
+		}
+	}
+}
+
+// TestHashTallyDriver runs hashTally against a stand-in for the kernel (keys assigned to passes
+// by their index modulo the pass's modulus, a pass full beyond 3/4 of its slots, tables above a
+// bound refused with gpu.ErrBudget): tables that do not fit are halved, full ones grow or split,
+// and every key is added once, whatever the start and the bound.
+func TestHashTallyDriver(t *testing.T) {
+	const k = 4
+	names := []uint32{5, 6, 7, 8, 9, 10, 11}
+	type entry struct {
+		ls   [MaxK]uint32 // label indexes
+		code uint32
+		n    uint64
+	}
+	var entries []entry
+	want := newLabelledCensus(k)
+	for i := range 300 {
+		e := entry{[MaxK]uint32{uint32(i % 7), uint32(i / 7 % 7), uint32(i / 49 % 7), 3}, []uint32{7, 41, 63}[i%3], uint64(i + 1)}
+		slices.Sort(e.ls[:k])
+		entries = append(entries, e)
+		var ls [MaxK]uint32
+		for j := range k {
+			ls[j] = names[e.ls[j]]
+		}
+		if err := want.addCoded(e.code, ls, e.n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantClasses, err := want.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ start, maxCap, fits uint64 }{{1 << 10, 1 << 12, 1 << 12}, {1 << 10, 1 << 12, 128}, {64, 64, 64}, {64, 1 << 12, 256}} {
+		lc := newLabelledCensus(k)
+		refused := 0
+		passes, err := lc.hashTally(names, c.start, c.maxCap, func(capacity uint64, res, mod uint32) ([]uint32, []uint64, bool, error) {
+			if capacity > c.fits {
+				refused++
+				return nil, nil, false, fmt.Errorf("stand-in: %w", gpu.ErrBudget)
+			}
+			keys := make([]uint32, 8*capacity)
+			counts := make([]uint64, capacity)
+			used := uint64(0)
+			for i, e := range entries {
+				if uint32(i)%mod != res {
+					continue
+				}
+				if used++; used > capacity-capacity/4 {
+					return nil, nil, true, nil
+				}
+				s := (uint64(i) * 2654435761) % capacity
+				for counts[s] != 0 {
+					s = (s + 1) % capacity
+				}
+				keys[8*s] = 2
+				copy(keys[8*s+1:], e.ls[:k])
+				keys[8*s+6] = e.code
+				counts[s] = e.n
+			}
+			return keys, counts, false, nil
+		})
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		got, err := lc.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(wantClasses) {
+			t.Errorf("%+v: %d passes (%d refused): classes differ", c, passes, refused)
+		}
+		if c.fits < c.start && refused == 0 || c.fits < 300*4/3 && passes < 3 {
+			t.Errorf("%+v: %d passes, %d refused: the halving or splitting was not exercised", c, passes, refused)
 		}
 	}
 }
