@@ -60,10 +60,10 @@ type decomp struct {
 	threads int
 	ctx     context.Context
 	special [][]uint64 // the special 5-vertex orbits per vertex (fiveSpecial), once needed
-	// mu guards vecs and special: rooted vectors may be asked for from several goroutines
-	// (the first computes, the others wait for it)
+	// mu guards vecs: rooted vectors may be asked for from several goroutines (the first
+	// computes, the others wait for it)
 	mu        sync.Mutex
-	specialMu sync.Mutex // held while the special orbits are computed
+	specialMu sync.Mutex // guards special (held while it is computed)
 }
 
 // rootedEntry is one rooted vector (or the error that computing it gave); done is closed once
