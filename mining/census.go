@@ -128,7 +128,26 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 		}
 		dec.threads, dec.ctx = opts.Threads, ctx
 	}
-	for _, s := range shapes {
+	// the decomposition's shapes (those without a formula), counted together up front
+	var decomposed map[int]decompResult
+	if dec != nil {
+		var todo []Shape
+		var at []int
+		for i, s := range shapes {
+			if _, ok, err := loc.formula(s); err == nil && !ok {
+				todo = append(todo, s)
+				at = append(at, i)
+			}
+		}
+		t := time.Now()
+		res := dec.countAll(ctx, todo)
+		decomposed = make(map[int]decompResult, len(res))
+		for j, r := range res {
+			decomposed[at[j]] = r
+		}
+		log.Debug("census decomposition, all shapes", "shapes", len(todo), "elapsed", time.Since(t).Round(time.Microsecond))
+	}
+	for i, s := range shapes {
 		m := Motif{Shape: s, Name: s.Name(), Edges: s.Edges(), Automorphisms: s.Automorphisms()}
 		p := s.Pattern()
 		m.Pattern = inline(p)
@@ -136,16 +155,15 @@ func Count(ctx context.Context, g *graph.Graph, opts Options) (*Census, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Pattern, err)
 		}
-		if !ok && dec != nil {
-			t := time.Now()
-			inj, rule, err := dec.count(s)
+		if r, in := decomposed[i]; !ok && in {
+			inj, rule, err := r.inj, r.rule, r.err
 			switch {
 			case err == nil:
 				if inj%m.Automorphisms != 0 {
 					return nil, fmt.Errorf("%s: %d embeddings, not a multiple of |Aut| = %d: a bug", m.Pattern, inj, m.Automorphisms)
 				}
 				n, ok = inj/m.Automorphisms, true
-				log.Debug("census decomposition", "pattern", m.Pattern, "rule", rule, "elapsed", time.Since(t).Round(time.Microsecond))
+				log.Debug("census decomposition", "pattern", m.Pattern, "rule", rule, "elapsed", r.elapsed.Round(time.Microsecond))
 			case errors.Is(err, ErrOverflow):
 				// an intermediate product (not necessarily the count) passed 2^64
 				log.Debug("census decomposition overflows; engine instead", "pattern", m.Pattern)

@@ -1,6 +1,7 @@
 package mining
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -26,6 +27,57 @@ func (a *acc) mul(x, y uint64) uint64 {
 	hi, lo := bits.Mul64(x, y)
 	a.over = a.over || hi != 0
 	return lo
+}
+
+// coreWorker is one worker's scratch, overflow flag, running sum and first error in vertexSum,
+// padded to its own cache line.
+type coreWorker[S any] struct {
+	s     S
+	a     acc
+	total sum
+	err   error
+	_     [cacheLine]byte
+}
+
+// vertexSum returns the sum of fn(scratch, a, x) over the data vertices x, on the
+// decomposition's threads (o.vertexWorkers: chunks cut by adjacency entries, the hubs first),
+// each worker with the scratch mk returns, its own overflow flag a and its own sum. The workers
+// are bounded by the scratch bound for bytesPerVertex a data vertex (scratchThreads). Every x
+// adds an exact term, so the result does not depend on the threads; an error of fn (a bug) or an
+// overflow anywhere is returned.
+func vertexSum[S any](d *decomp, bytesPerVertex uint64, mk func() S, fn func(s S, a *acc, x int) (uint64, error)) (uint64, error) {
+	o := d.l.o
+	ctx := d.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	threads := scratchThreads(d.threads, o.n, bytesPerVertex, d.l.scratch)
+	ws := make([]coreWorker[S], workersCount(threads, o.n))
+	for i := range ws {
+		ws[i].s = mk()
+	}
+	if _, err := o.vertexWorkers(ctx, threads, func(wk, x int) {
+		w := &ws[wk]
+		if w.err != nil {
+			return
+		}
+		v, err := fn(w.s, &w.a, x)
+		w.err = err
+		w.total.add(v)
+	}); err != nil {
+		return 0, err
+	}
+	var total sum
+	for i := range ws {
+		if ws[i].err != nil {
+			return 0, ws[i].err
+		}
+		if ws[i].a.over {
+			return 0, ErrOverflow
+		}
+		total.merge(ws[i].total)
+	}
+	return total.result()
 }
 
 func (d *decomp) vw(w *weights, i int, x uint32) uint64 {
@@ -70,7 +122,8 @@ func (d *decomp) coreSum(k int, pair, clique bool, w *weights) (uint64, error) {
 		}
 	case 3:
 		perms := permutations(3)
-		for u := 0; u < o.n; u++ {
+		return vertexSum(d, 0, func() struct{} { return struct{}{} }, func(_ struct{}, a *acc, u int) (uint64, error) {
+			var total sum
 			o.trianglesAt(u, func(v, x uint32, puv, pux, pvx uint64) {
 				vs := [3]uint32{uint32(u), v, x}
 				// pos[a][b]: the position of vs[a] -> vs[b]
@@ -86,7 +139,8 @@ func (d *decomp) coreSum(k int, pair, clique bool, w *weights) (uint64, error) {
 					total.add(t)
 				}
 			})
-		}
+			return total.result()
+		})
 	case 4:
 		if clique {
 			return d.cliqueSum(w)
@@ -109,13 +163,17 @@ func (d *decomp) coreSum(k int, pair, clique bool, w *weights) (uint64, error) {
 // sum_w f_{i+2}(w)(A[w]B[w] - C[w]) (v1 != v2) times f_i(u).
 func (d *decomp) cycleSum(w *weights) (uint64, error) {
 	o := d.l.o
-	A := make([]uint64, o.n)
-	B := make([]uint64, o.n)
-	C := make([]uint64, o.n)
-	var touched []uint32
-	var total sum
-	var a acc
-	for u := 0; u < o.n; u++ {
+	type scratch struct {
+		A, B, C []uint64
+		touched *[]uint32
+	}
+	mk := func() scratch {
+		return scratch{make([]uint64, o.n), make([]uint64, o.n), make([]uint64, o.n), new([]uint32)}
+	}
+	return vertexSum(d, 24, mk, func(sc scratch, a *acc, u int) (uint64, error) {
+		A, B, C := sc.A, sc.B, sc.C
+		touched := (*sc.touched)[:0]
+		var total sum
 		for i := 0; i < 4; i++ {
 			j, opp, k := (i+1)%4, (i+2)%4, (i+3)%4
 			for vi, v := range o.lower(u) {
@@ -155,11 +213,9 @@ func (d *decomp) cycleSum(w *weights) (uint64, error) {
 			}
 			total.add(a.mul(r, d.vw(w, i, uint32(u))))
 		}
-	}
-	if a.over {
-		return 0, ErrOverflow
-	}
-	return total.result()
+		*sc.touched = touched
+		return total.result()
+	})
 }
 
 // coreOrders lists the separators S of s whose induced shape is a vertex, an edge, a triangle,
@@ -235,7 +291,7 @@ func coreOrder(s Shape, mask uint8) []int {
 
 // coreCount counts inj(s) with the core on the vertices order: the weighted core sum minus the
 // collisions of the pieces (global counts of smaller shapes).
-func (d *decomp) coreCount(s Shape, order []int, pair bool) (uint64, error) {
+func (d *decomp) coreCount(s Shape, order []int, pair, heavy bool) (uint64, error) {
 	k := len(order)
 	r := withRoots(s, order...)
 	var mask uint8 = 1<<k - 1
@@ -243,6 +299,9 @@ func (d *decomp) coreCount(s Shape, order []int, pair bool) (uint64, error) {
 	w, has, err := d.pieceWeights(r, k, comps)
 	if err != nil {
 		return 0, err
+	}
+	if !heavy && (pair || k >= 3) {
+		return 0, errHeavy
 	}
 	total, err := d.coreSum(k, pair, k == 4 && r.Edges()-edgesOutside(r, k) == 6, w)
 	if err != nil {
@@ -323,19 +382,25 @@ func (d *decomp) pairSum(t int, w *weights) (uint64, error) {
 	o := d.l.o
 	parts := setPartitions(t)
 	nb := 1 << t
-	accs := make([][]uint64, nb)
-	for b := 1; b < nb; b++ {
-		accs[b] = make([]uint64, o.n)
+	type scratch struct {
+		accs    [][]uint64
+		seen    []bool
+		touched *[]uint32
 	}
-	seen := make([]bool, o.n)
-	var touched []uint32
-	var h [MaxK]uint64
-	var a acc
-	var total sum
-	for x := 0; x < o.n; x++ {
+	mk := func() scratch {
+		accs := make([][]uint64, nb)
+		for b := 1; b < nb; b++ {
+			accs[b] = make([]uint64, o.n)
+		}
+		return scratch{accs, make([]bool, o.n), new([]uint32)}
+	}
+	return vertexSum(d, 8*uint64(nb)+1, mk, func(sc scratch, a *acc, x int) (uint64, error) {
+		accs, seen := sc.accs, sc.seen
+		touched := (*sc.touched)[:0]
+		var h [MaxK]uint64
 		fx := d.vw(w, 0, uint32(x))
 		if fx == 0 {
-			continue
+			return 0, nil
 		}
 		for p := o.off[x]; p < o.off[x+1]; p++ {
 			m := o.nbr[p]
@@ -392,17 +457,13 @@ func (d *decomp) pairSum(t int, w *weights) (uint64, error) {
 			}
 			here.add(a.mul(v, d.vw(w, 1, y)))
 		}
-		touched = touched[:0]
+		*sc.touched = touched[:0]
 		hv, err := here.result()
 		if err != nil {
 			return 0, err
 		}
-		total.add(a.mul(hv, fx))
-	}
-	if a.over {
-		return 0, ErrOverflow
-	}
-	return total.result()
+		return a.mul(hv, fx), nil
+	})
 }
 
 // partition is a set partition of t positions (blocks as bit masks) with its Moebius
@@ -547,10 +608,6 @@ func (d *decomp) pos(u, v uint32) uint64 {
 // exclusive but for a = c with b = d), so the cycles are S - D(a=c) - D(b=d) - D(a=d) + D(both).
 func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
 	o := d.l.o
-	var a acc
-	W1 := make([]uint64, o.n)
-	W4 := make([]uint64, o.n)
-	var t1, t4 []uint32
 	f := func(i int, v uint32) uint64 { return d.vw(w, i, v) }
 	g := func(i, j int, u, v uint32) uint64 {
 		if w.e[min(i, j)][max(i, j)] == nil {
@@ -560,23 +617,35 @@ func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
 	}
 	// per vertex m: the ordered triangles (m, b, c) weighted as (1, 2, 3) around m = a = d.
 	tri := make([]uint64, o.n)
-	for m := 0; m < o.n; m++ {
-		var t sum
-		for p := o.off[m]; p < o.off[m+1]; p++ {
-			b := o.nbr[p]
-			for _, c := range d.l.triangleList(p) {
-				t.add(a.mul(a.mul(a.mul(f(2, b), f(3, c)), a.mul(d.ew(w, 1, 2, p), g(2, 3, b, c))), g(3, 4, c, uint32(m))))
+	if spans(d.threads, o.n, func(lo, hi int) bool {
+		var a acc
+		for m := lo; m < hi; m++ {
+			var t sum
+			for p := o.off[m]; p < o.off[m+1]; p++ {
+				b := o.nbr[p]
+				for _, c := range d.l.triangleList(p) {
+					t.add(a.mul(a.mul(a.mul(f(2, b), f(3, c)), a.mul(d.ew(w, 1, 2, p), g(2, 3, b, c))), g(3, 4, c, uint32(m))))
+				}
 			}
+			a.over = a.over || t.over
+			tri[m] = t.v
 		}
-		a.over = a.over || t.over
-		tri[m] = t.v
+		return a.over
+	}) {
+		return 0, ErrOverflow
 	}
-	var total signed
-	for xi := 0; xi < o.n; xi++ {
+	type scratch struct {
+		W1, W4 []uint64
+		t1     *[]uint32
+	}
+	mk := func() scratch { return scratch{make([]uint64, o.n), make([]uint64, o.n), new([]uint32)} }
+	return vertexSum(d, 16, mk, func(sc scratch, a *acc, xi int) (uint64, error) {
+		W1, W4 := sc.W1, sc.W4
+		t1 := (*sc.t1)[:0]
 		x := uint32(xi)
 		f0 := f(0, x)
 		if f0 == 0 {
-			continue
+			return 0, nil
 		}
 		var r signed
 		for p := o.off[x]; p < o.off[x+1]; p++ {
@@ -598,7 +667,6 @@ func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
 				a.over = a.over || W1[y] < v1 || W4[y] < v4
 			}
 		}
-		_ = t4
 		for _, b := range t1 {
 			if W1[b] == 0 {
 				continue
@@ -617,7 +685,7 @@ func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
 		for _, y := range t1 {
 			W1[y], W4[y] = 0, 0
 		}
-		t1 = t1[:0]
+		*sc.t1 = t1[:0]
 		for p := o.off[x]; p < o.off[x+1]; p++ {
 			m := o.nbr[p]
 			tl := d.l.triangleList(p) // common neighbours of x and m
@@ -671,12 +739,8 @@ func (d *decomp) cycle5Sum(w *weights) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		total.addProduct(v, f0)
-	}
-	if a.over {
-		return 0, ErrOverflow
-	}
-	return total.result()
+		return a.mul(v, f0), nil
+	})
 }
 
 // edgesOutside counts the edges of r with an end outside its first k vertices.
@@ -704,9 +768,8 @@ func (d *decomp) cliqueSum(w *weights) (uint64, error) {
 			weighted = weighted || w.e[i][j] != nil
 		}
 	}
-	var a acc
-	var total sum
-	for u := 0; u < o.n; u++ {
+	return vertexSum(d, 0, func() struct{} { return struct{}{} }, func(_ struct{}, a *acc, u int) (uint64, error) {
+		var total sum
 		for i, v := range o.above(u) {
 			p := o.up[u] + uint64(i)
 			tl := d.l.triangleList(p)
@@ -739,11 +802,8 @@ func (d *decomp) cliqueSum(w *weights) (uint64, error) {
 				}
 			}
 		}
-	}
-	if a.over {
-		return 0, ErrOverflow
-	}
-	return total.result()
+		return total.result()
+	})
 }
 
 // adjacent reports whether a and b are adjacent.

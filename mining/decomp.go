@@ -2,10 +2,12 @@ package mining
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Decomposition counts of the 6-vertex shapes (docs/mining.md, "Six vertices").
@@ -53,22 +55,30 @@ type decomp struct {
 	src    []uint32 // per adjacency position: its owner
 	rev    []uint64 // per adjacency position: the position of the reverse edge
 	global map[uint64]uint64
-	vecs   map[rootedKey][]uint64
-	failed map[rootedKey]error
-	// threads and ctx for the homomorphism counts (0: all cores; nil: never cancelled)
+	vecs   map[rootedKey]*rootedEntry
+	// threads and ctx for the parallel parts (0: all cores; nil: never cancelled)
 	threads int
 	ctx     context.Context
-	special [][]uint64 // the special 5-vertex orbits per vertex (fiveSpecial), once needed (set before any concurrent use)
-	// mu guards vecs and failed: rooted vectors may be asked for from several goroutines (two
-	// may then compute the same one; the first stored wins)
-	mu sync.Mutex
+	special [][]uint64 // the special 5-vertex orbits per vertex (fiveSpecial), once needed
+	// mu guards vecs: rooted vectors may be asked for from several goroutines (the first
+	// computes, the others wait for it)
+	mu        sync.Mutex
+	specialMu sync.Mutex // guards special (held while it is computed)
+}
+
+// rootedEntry is one rooted vector (or the error that computing it gave); done is closed once
+// it is there.
+type rootedEntry struct {
+	done chan struct{}
+	v    []uint64
+	err  error
 }
 
 // newDecomp prepares the decomposition over the locals of a k >= 5 census; global maps the
 // canonical code of every connected shape on 1..5 vertices (K in the top bits) to inj.
 func newDecomp(l *locals, global map[uint64]uint64) *decomp {
 	o := l.o
-	d := &decomp{l: l, global: global, vecs: map[rootedKey][]uint64{}, failed: map[rootedKey]error{}}
+	d := &decomp{l: l, global: global, vecs: map[rootedKey]*rootedEntry{}}
 	d.src = make([]uint32, len(o.nbr))
 	d.rev = make([]uint64, len(o.nbr))
 	for u := 0; u < o.n; u++ {
@@ -272,55 +282,32 @@ var errNoRule = fmt.Errorf("no decomposition rule")
 // vertexVec returns the rooted counts of s rooted at vertex 0, per data vertex.
 func (d *decomp) vertexVec(s Shape) ([]uint64, error) {
 	s = rootedCanonical(s, 1)
-	key := rootedKey{1, s.Code(), s.K}
-	if v, ok, err := d.cached(key); ok {
-		return v, err
-	}
-	v, err := d.vertexRules(s)
-	return d.store(key, v, err)
+	return d.rooted(rootedKey{1, s.Code(), s.K}, func() ([]uint64, error) { return d.vertexRules(s) })
 }
 
-// cached returns the stored vector or error of key; ok says whether there is one.
-func (d *decomp) cached(key rootedKey) (v []uint64, ok bool, err error) {
+// rooted returns key's vector or error, computing it (compute) when no goroutine has asked
+// for it before: one computes, the others wait for its answer. The rules only ask for other
+// keys (smaller or differently rooted shapes) while computing one, so no wait closes a cycle.
+func (d *decomp) rooted(key rootedKey, compute func() ([]uint64, error)) ([]uint64, error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if v, ok := d.vecs[key]; ok {
-		return v, true, nil
+	e, ok := d.vecs[key]
+	if !ok {
+		e = &rootedEntry{done: make(chan struct{})}
+		d.vecs[key] = e
 	}
-	if err := d.failed[key]; err != nil {
-		return nil, true, err
+	d.mu.Unlock()
+	if !ok {
+		e.v, e.err = compute()
+		close(e.done)
 	}
-	return nil, false, nil
-}
-
-// store keeps key's vector or error (the first stored, when two goroutines computed it) and
-// returns it.
-func (d *decomp) store(key rootedKey, v []uint64, err error) ([]uint64, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if w, ok := d.vecs[key]; ok {
-		return w, nil
-	}
-	if e := d.failed[key]; e != nil {
-		return nil, e
-	}
-	if err != nil {
-		d.failed[key] = err
-		return nil, err
-	}
-	d.vecs[key] = v
-	return v, nil
+	<-e.done
+	return e.v, e.err
 }
 
 // edgeVec returns the rooted counts of s rooted at the edge (0, 1), per adjacency position.
 func (d *decomp) edgeVec(s Shape) ([]uint64, error) {
 	s = rootedCanonical(s, 2)
-	key := rootedKey{2, s.Code(), s.K}
-	if v, ok, err := d.cached(key); ok {
-		return v, err
-	}
-	v, err := d.edgeRules(s)
-	return d.store(key, v, err)
+	return d.rooted(rootedKey{2, s.Code(), s.K}, func() ([]uint64, error) { return d.edgeRules(s) })
 }
 
 // vec is a vector under construction: per element a value and an overflow flag for all.
@@ -517,35 +504,14 @@ func (d *decomp) triangleCoreEdge(s Shape) ([]uint64, error) {
 			return nil, err
 		}
 		out := vec{v: make([]uint64, len(o.nbr))}
-		var a acc
-		for p := range out.v {
-			x, y := d.src[p], o.nbr[p]
-			base := a.mul(a.mul(d.vw(w, 0, x), d.vw(w, 1, y)), d.ew(w, 0, 1, uint64(p)))
-			if base == 0 {
-				continue
+		// the data edges on all the threads, each with its own overflow flag
+		out.over = spans(d.threads, len(out.v), func(lo, hi int) bool {
+			var a acc
+			for p := lo; p < hi; p++ {
+				out.v[p] = d.triangleWeight(w, &a, uint64(p))
 			}
-			var t sum
-			if w.e[0][2] == nil && w.e[1][2] == nil {
-				for _, z := range d.l.triangleList(uint64(p)) {
-					t.add(d.vw(w, 2, z))
-				}
-			} else if tl := d.l.triangleList(uint64(p)); 8*len(tl) < len(o.all(int(x)))+len(o.all(int(y))) {
-				for _, z := range tl {
-					v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, d.pos(x, z)))
-					t.add(a.mul(v, d.ew(w, 1, 2, d.pos(y, z))))
-				}
-			} else {
-				// the common neighbours with their positions in both lists
-				intersect(o.all(int(x)), o.all(int(y)), func(i, j int) {
-					z := o.nbr[o.off[x]+uint64(i)]
-					v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, o.off[x]+uint64(i)))
-					t.add(a.mul(v, d.ew(w, 1, 2, o.off[y]+uint64(j))))
-				})
-			}
-			out.over = out.over || t.over
-			out.v[p] = a.mul(base, t.v)
-		}
-		out.over = out.over || a.over
+			return a.over
+		})
 		for _, q := range collisions(r, comps, 3, has) {
 			e, err := d.edgeVec(q)
 			if err != nil {
@@ -558,6 +524,37 @@ func (d *decomp) triangleCoreEdge(s Shape) ([]uint64, error) {
 		return out.result()
 	}
 	return nil, errNoRule
+}
+
+// triangleWeight is triangleCoreEdge's sum at the data edge at position p: the weights of its
+// ends and of itself times the sum over its triangles of the third vertex's and edges' weights.
+func (d *decomp) triangleWeight(w *weights, a *acc, p uint64) uint64 {
+	o := d.l.o
+	x, y := d.src[p], o.nbr[p]
+	base := a.mul(a.mul(d.vw(w, 0, x), d.vw(w, 1, y)), d.ew(w, 0, 1, p))
+	if base == 0 {
+		return 0
+	}
+	var t sum
+	if w.e[0][2] == nil && w.e[1][2] == nil {
+		for _, z := range d.l.triangleList(p) {
+			t.add(d.vw(w, 2, z))
+		}
+	} else if tl := d.l.triangleList(p); 8*len(tl) < len(o.all(int(x)))+len(o.all(int(y))) {
+		for _, z := range tl {
+			v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, d.pos(x, z)))
+			t.add(a.mul(v, d.ew(w, 1, 2, d.pos(y, z))))
+		}
+	} else {
+		// the common neighbours with their positions in both lists
+		intersect(o.all(int(x)), o.all(int(y)), func(i, j int) {
+			z := o.nbr[o.off[x]+uint64(i)]
+			v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, o.off[x]+uint64(i)))
+			t.add(a.mul(v, d.ew(w, 1, 2, o.off[y]+uint64(j))))
+		})
+	}
+	a.over = a.over || t.over
+	return a.mul(base, t.v)
 }
 
 // leafEdge: root edge (0, 1) with 0 a leaf; the count at (x, y) is Q - 0 rooted at y minus the
@@ -620,7 +617,57 @@ func newSixDecomp(l *locals) (*decomp, error) {
 }
 
 // count returns inj(s) for a connected shape s, or errNoRule, with the rule that found it.
-func (d *decomp) count(s Shape) (uint64, string, error) {
+func (d *decomp) count(s Shape) (uint64, string, error) { return d.countRules(s, true) }
+
+// errHeavy says that a shape's count needs a sum over the data graph with per-worker scratch (a
+// core of 3 or more vertices, or homomorphisms), which countRules was told to leave for later.
+var errHeavy = errors.New("core sum or homomorphism count left for later")
+
+// decompResult is count's answer for one shape, with the time it took.
+type decompResult struct {
+	inj     uint64
+	rule    string
+	err     error
+	elapsed time.Duration
+}
+
+// countAll counts the shapes as count does, on up to d.threads goroutines: first the rooted
+// vectors and the light sums (vertex and edge cores), several shapes at once (one goroutine
+// each; the rooted vectors they share are computed once, by the first to ask, and the sums over
+// data edges inside the rules use all the threads), then the core sums of 3 or more vertices
+// and the homomorphism counts, one shape after another, each on all the threads (vertexSum,
+// homCount: per-worker scratch, so one shape's at a time). Every count is an exact sum, so the
+// results do not depend on the thread count or the order; a cancelled ctx leaves its error on
+// the shapes not done.
+func (d *decomp) countAll(ctx context.Context, shapes []Shape) []decompResult {
+	res := make([]decompResult, len(shapes))
+	one := func(i int, heavy bool) {
+		t := time.Now()
+		res[i].inj, res[i].rule, res[i].err = d.countRules(shapes[i], heavy)
+		res[i].elapsed += time.Since(t)
+	}
+	if _, err := workersCtx(ctx, d.threads, len(shapes), func(_, i int) { one(i, false) }); err != nil {
+		for i := range res {
+			res[i].err = err
+		}
+		return res
+	}
+	for i := range res {
+		if res[i].err != errHeavy {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			res[i].err = err
+			continue
+		}
+		one(i, true)
+	}
+	return res
+}
+
+// countRules is count, which with heavy false returns errHeavy instead of a core sum of 3 or
+// more vertices or a homomorphism count (once the rooted vectors it needs are there).
+func (d *decomp) countRules(s Shape, heavy bool) (uint64, string, error) {
 	if x, ok := d.global[globalKey(s)]; ok {
 		return x, "formula", nil
 	}
@@ -633,7 +680,7 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 	}
 	for _, order := range coreOrders(s) {
 		pair := isPair(s, order)
-		x, err := d.coreCount(s, order, pair)
+		x, err := d.coreCount(s, order, pair, heavy)
 		if err == nil {
 			if pair {
 				return x, fmt.Sprintf("K2,%d core", len(order)-2), nil
@@ -658,6 +705,9 @@ func (d *decomp) count(s Shape) (uint64, string, error) {
 		}
 	}
 	if rm := apex(s); rm != 0 {
+		if !heavy {
+			return 0, "", errHeavy
+		}
 		h, err := d.homCount(s, rm)
 		if err != nil {
 			return 0, "", err

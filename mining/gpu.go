@@ -626,18 +626,11 @@ func (c *censusGPU) fiveCycles(ctx context.Context, l *locals, threads int) erro
 }
 
 // labelled runs census_labelled: every connected induced lc.k-vertex subgraph tallied by sorted
-// label multiset and adjacency, then added to lc (labelled.go).
-func (c *censusGPU) labelled(ctx context.Context, g *graph.Graph, o *ordered, lc *labelledCensus) error {
+// label multiset and adjacency, then added to lc (labelled.go). The tally is dense (an entry per
+// label multiset and code) where that takes at most labelledDenseMax entries and fits, a hash
+// table of (labels, code) keys otherwise (any number of labels; lc.hashTally).
+func (c *censusGPU) labelled(ctx context.Context, g *graph.Graph, o *ordered, lc *labelledCensus, log *slog.Logger) error {
 	idx, labels := labelIndex(g, o)
-	size, ok := labelledTableSize(lc.k, len(labels))
-	if !ok || size > 1<<40 {
-		return fmt.Errorf("census: the labelled tally for %d labels and k = %d: %w", len(labels), lc.k, gpu.ErrBudget)
-	}
-	table, err := c.zeroed("labelled tally", size, 8)
-	if err != nil {
-		return err
-	}
-	defer c.a.Release(table)
 	if len(idx) == 0 {
 		idx = []uint32{0}
 	}
@@ -648,12 +641,86 @@ func (c *censusGPU) labelled(ctx context.Context, g *graph.Graph, o *ordered, lc
 	defer c.a.Release(lab)
 	sms := max(1, c.d.Info().SMs)
 	grid := uint32(max(1, min((int(c.nout)+censusBlock-1)/censusBlock, sms*16)))
-	if err := c.launch(ctx, c.labelKernel, grid, c.off, c.nbr, c.eu, c.ep, c.nout, int32(lc.k), lab, table, size); err != nil {
-		return err
+	none := gpu.DevicePtr(0)
+	if size, ok := labelledTableSize(lc.k, len(labels)); ok && size <= labelledDenseMax {
+		table, err := c.zeroed("labelled tally", size, 8)
+		if err == nil {
+			defer c.a.Release(table)
+			if err := c.launch(ctx, c.labelKernel, grid, c.off, c.nbr, c.eu, c.ep, c.nout, int32(lc.k), lab, table, size,
+				none, uint32(0), uint32(1), none); err != nil {
+				return err
+			}
+			host := make([]uint64, size)
+			if err := gpu.CopyToHost(host, table, 0); err != nil {
+				return err
+			}
+			return lc.addTable(host, labels)
+		}
+		if !errors.Is(err, gpu.ErrBudget) {
+			return err
+		}
+		log.Debug("labelled census: the dense tally does not fit; hash tally", "entries", size)
 	}
-	host := make([]uint64, size)
-	if err := gpu.CopyToHost(host, table, 0); err != nil {
-		return err
+	var keys, counts, hctl *gpu.Buffer
+	release := func() {
+		for _, b := range []*gpu.Buffer{keys, counts, hctl} {
+			if b != nil {
+				c.a.Release(b)
+			}
+		}
+		keys, counts, hctl = nil, nil, nil
 	}
-	return lc.addTable(host, labels)
+	defer release()
+	have := uint64(0)
+	passes, err := lc.hashTally(labels, labelledHashStart, labelledHashMax, func(capacity uint64, res, mod uint32) ([]uint32, []uint64, bool, error) {
+		if capacity != have {
+			release()
+			have = 0
+			var err error
+			if keys, err = c.a.Alloc("labelled hash keys", 8*4*capacity); err != nil {
+				return nil, nil, false, err
+			}
+			if counts, err = c.a.Alloc("labelled hash counts", 8*capacity); err != nil {
+				return nil, nil, false, err
+			}
+			if hctl, err = c.a.Alloc("labelled hash control", 8); err != nil {
+				return nil, nil, false, err
+			}
+			have = capacity
+		}
+		for _, b := range []*gpu.Buffer{keys, counts, hctl} {
+			if err := b.Memset(0); err != nil {
+				return nil, nil, false, err
+			}
+		}
+		if err := c.launch(ctx, c.labelKernel, grid, c.off, c.nbr, c.eu, c.ep, c.nout, int32(lc.k), lab, counts, capacity,
+			keys, res, mod, hctl); err != nil {
+			return nil, nil, false, err
+		}
+		ctl := make([]uint32, 2)
+		if err := gpu.CopyToHost(ctl, hctl, 0); err != nil {
+			return nil, nil, false, err
+		}
+		if ctl[1] != 0 {
+			return nil, nil, true, nil
+		}
+		hk := make([]uint32, 8*capacity)
+		hc := make([]uint64, capacity)
+		if err := gpu.CopyToHost(hk, keys, 0); err != nil {
+			return nil, nil, false, err
+		}
+		if err := gpu.CopyToHost(hc, counts, 0); err != nil {
+			return nil, nil, false, err
+		}
+		return hk, hc, false, nil
+	})
+	log.Debug("labelled census: hash tally", "labels", len(labels), "passes", passes)
+	return err
 }
+
+// labelledDenseMax: census_labelled's dense tally up to this many entries (128 MiB; a variable
+// so that the tests can send every census through the hash tally), its hash tally beyond,
+// starting with labelledHashStart slots (40 MiB).
+var labelledDenseMax uint64 = 1 << 24
+
+const labelledHashStart = 1 << 20

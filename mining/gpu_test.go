@@ -110,14 +110,10 @@ func TestCensusKernelHost(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var eu, ep []uint32
+		eu, ep := outEdges(o)
 		var maxOut uint64
 		for u := range o.n {
 			maxOut = max(maxOut, o.off[u+1]-o.up[u])
-			for p := o.up[u]; p < o.off[u+1]; p++ {
-				eu = append(eu, uint32(u))
-				ep = append(ep, uint32(p))
-			}
 		}
 		in := &cudahost.Input{}
 		cudahost.Put(in, o.off)
@@ -319,6 +315,57 @@ func TestGPUStop(t *testing.T) {
 	}
 }
 
+// TestGPULabelledHash: census_labelled's hash tally (any number of labels) equals the CPU's
+// labelled census, k = 3..5: random graphs with 50 to 5,000 labels (most classes of one
+// subgraph), and, with every census sent through the hash tally, random graphs with 1 to 3
+// labels and citeseer (k = 3..5: many threads adding to the same few slots at once).
+func TestGPULabelledHash(t *testing.T) {
+	if _, err := gpu.Open(context.Background()); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx := context.Background()
+	check := func(name string, g *graph.Graph, k int) {
+		t.Helper()
+		want, err := CountLabelled(ctx, g, Options{K: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		got, err := CountLabelled(ctx, g, Options{K: k, Device: GPU})
+		if err != nil {
+			t.Fatalf("%s k %d: %v", name, k, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s k %d: GPU labelled census (hash tally) differs from the CPU's", name, k)
+		}
+		t.Logf("TIMING labelled-hash %s k=%d: %d classes, GPU %v", name, k, len(got), time.Since(start))
+	}
+	for seed := range uint64(9) {
+		labels := []int{50, 500, 5000}[seed%3]
+		g := gen.RandomGraph(seed+2100, 40+int(seed%3)*60, []float64{0.15, 0.06, 0.03}[seed%3], labels, 1)
+		for k := 3; k <= 5; k++ {
+			check(fmt.Sprintf("seed %d (%d labels)", seed, labels), g, k)
+		}
+	}
+	defer func(old uint64) { labelledDenseMax = old }(labelledDenseMax)
+	labelledDenseMax = 0
+	for seed := range uint64(6) {
+		g := gen.RandomGraph(seed+2200, 30+int(seed%3)*20, []float64{0.3, 0.15}[seed%2], 1+int(seed%3), 1)
+		for k := 3; k <= 5; k++ {
+			check(fmt.Sprintf("seed %d, hash only", seed), g, k)
+		}
+	}
+	if path := filepath.Join(testenv.Dir(), "citeseer-graphminer"); fileExists(path) {
+		g, err := formats.Load(path, formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 3; k <= 5; k++ {
+			check("citeseer, hash only", g, k)
+		}
+	}
+}
+
 // TestGPULabelled: the labelled census (motifs --labelled) with its enumeration on the GPU
 // (census_labelled) equals the CPU's (which TestLabelledCensus checks against the oracle
 // matcher), k = 3..5, on random graphs with 1 to 6 labels and (when present) citeseer (6 labels)
@@ -353,13 +400,13 @@ func TestGPULabelled(t *testing.T) {
 			check(fmt.Sprintf("seed %d", seed), g, k, Options{Device: GPU})
 		}
 	}
-	// 6 labels, k = 5: a 2 MiB tally; the graph fits in 64 KiB, the tally does not
+	// 6 labels, k = 5: a 2 MiB dense tally; the graph fits in 64 KiB, the dense tally does not,
+	// a hash tally of about a thousand slots does (passes split); in 1 KiB nothing does
 	g := gen.RandomGraph(91, 60, 0.15, 6, 1)
-	for _, limit := range []uint64{1 << 10, 64 << 10} {
-		if _, err := CountLabelled(ctx, g, Options{K: 5, Device: GPU, GPUMemory: limit}); !errors.Is(err, gpu.ErrBudget) {
-			t.Errorf("GPU within %d bytes: %v, expected an error wrapping gpu.ErrBudget", limit, err)
-		}
+	if _, err := CountLabelled(ctx, g, Options{K: 5, Device: GPU, GPUMemory: 1 << 10}); !errors.Is(err, gpu.ErrBudget) {
+		t.Errorf("GPU within 1 KiB: %v, expected an error wrapping gpu.ErrBudget", err)
 	}
+	check("GPU within 64 KiB", g, 5, Options{Device: GPU, GPUMemory: 64 << 10})
 	for _, limit := range []uint64{64, 1 << 10, 64 << 10, 0} {
 		check(fmt.Sprintf("Auto within %d bytes", limit), g, 5, Options{Device: Auto, GPUMemory: limit})
 	}

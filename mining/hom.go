@@ -49,7 +49,8 @@ func apex(s Shape) uint8 {
 // to their parents) are kept for all the slots of one x; each tree is rooted at a vertex
 // adjacent to r2 where it has one, so that the per-slot work is what r2's side adds. When an
 // automorphism of s swaps r1 and r2, only the slots with y below x are taken, counted twice.
-// The x are shared among the threads.
+// The x (with an apex edge: the slots, in chunks of adjacency positions) are shared among the
+// threads.
 func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 	o := d.l.o
 	n := o.n
@@ -146,28 +147,33 @@ func (d *decomp) homCount(s Shape, rm uint8) (uint64, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	_, err := o.vertexWorkers(ctx, threads, func(wk, x int) {
-		w := &hs[wk]
-		if r2 == 8 {
+	var err error
+	if r2 == 8 {
+		_, err = o.vertexWorkers(ctx, threads, func(wk, x int) {
+			w := &hs[wk]
 			w.total.add(d.homSlot(&h, w, x, 0, 0, true))
-			return
-		}
-		first := true
-		end := o.off[x+1]
-		if swap {
-			end = o.up[x]
-		}
-		for p := o.off[x]; p < end; p++ {
-			v := d.homSlot(&h, w, x, int(o.nbr[p]), p, first)
+		})
+	} else {
+		// the slots x -> y in chunks of adjacency positions: a hub's slots are shared out
+		// (each piece computes x's r1-only messages again)
+		_, err = o.slotWorkers(ctx, threads, func(wk, x int, lo, hi uint64) {
+			w := &hs[wk]
 			if swap {
-				w.total.addProduct(v, 2)
-			} else {
-				w.total.add(v)
+				hi = min(hi, o.up[x])
 			}
-			first = false
-		}
-		w.clearX(&h)
-	})
+			for p := lo; p < hi; p++ {
+				v := d.homSlot(&h, w, x, int(o.nbr[p]), p, p == lo)
+				if swap {
+					w.total.addProduct(v, 2)
+				} else {
+					w.total.add(v)
+				}
+			}
+			if lo < hi {
+				w.clearX(&h)
+			}
+		})
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -243,19 +249,23 @@ func (w *homScratch) clearX(h *homShape) {
 // it, appending to plist each entry that leaves zero (mu > 0, and a wrap to zero is an
 // overflow, flagged), and returns plist.
 func scatter(push []uint64, plist []uint32, mu []uint64, supp []uint32, a *acc, nbrs func(uint32) []uint32) []uint32 {
+	var carry uint64 // the overflow flag, kept out of memory in the inner loop
 	for _, yy := range supp {
 		my := mu[yy]
 		if my == 0 {
 			continue
 		}
 		for _, z := range nbrs(yy) {
-			if push[z] == 0 {
+			p := push[z]
+			if p == 0 {
 				plist = append(plist, z)
 			}
-			push[z] += my
-			a.over = a.over || push[z] < my
+			var c uint64
+			push[z], c = bits.Add64(p, my, 0)
+			carry |= c
 		}
 	}
+	a.over = a.over || carry != 0
 	return plist
 }
 

@@ -57,13 +57,15 @@ func canonicalLabelled(s Shape, labels [MaxK]uint32) (Shape, [MaxK]uint32) {
 // CountLabelled runs a census of the connected opts.K-vertex patterns (K = 3..5) with their
 // vertex labels: one count per shape and label assignment up to isomorphism (edge labels are
 // ignored). It enumerates every connected induced K-vertex subgraph once (Wernicke's ESU on the
-// CPU, the lowest vertices shared among opts.Threads workers; on the GPU, with opts.Device GPU or Auto, a thread per lowest vertex by reverse search,
+// CPU, the lowest vertices shared among opts.Threads workers; on the GPU, with opts.Device GPU or Auto, a thread per out-edge of the lowest vertex by reverse search,
 // tallied per sorted label multiset and adjacency: census_labelled in kernels/census.cu), so it
 // takes time proportional to their number: it is meant for small and medium graphs. Non-induced
 // counts follow from the induced ones by counting, in each induced class, the connected spanning
-// edge subsets. The GPU's tally has C(L + K - 1, K) x 2^(K(K-1)/2) entries for L distinct labels;
-// where it does not fit (GPUMemory) GPU fails with an error wrapping gpu.ErrBudget and Auto runs
-// on the CPU.
+// edge subsets. The GPU's tally is dense, C(L + K - 1, K) x 2^(K(K-1)/2) entries for L distinct
+// labels, where that is at most 2^24 entries and fits (GPUMemory), and otherwise a hash table of
+// the (labels, shape) classes met, in passes over hash residues when one table does not hold
+// them all (any number of labels); only when not even a small table fits does GPU fail with an
+// error wrapping gpu.ErrBudget, and Auto runs on the CPU.
 func CountLabelled(ctx context.Context, g *graph.Graph, opts Options) ([]LabelledMotif, error) {
 	k := opts.K
 	if k < 3 || k > 5 {
@@ -82,7 +84,7 @@ func CountLabelled(ctx context.Context, g *graph.Graph, opts Options) ([]Labelle
 	defer cg.free()
 	onCPU := cg == nil
 	if cg != nil {
-		err := cg.labelled(ctx, g, o, lc)
+		err := cg.labelled(ctx, g, o, lc, log)
 		if err != nil && cg.auto && errors.Is(err, gpu.ErrBudget) {
 			log.Debug("labelled census: the tally does not fit on the GPU; CPU instead", "err", err)
 			lc, onCPU = newLabelledCensus(k), true
@@ -383,25 +385,100 @@ func (lc *labelledCensus) addTable(table []uint64, labels []uint32) error {
 			}
 			ls[i] = labels[l]
 		}
-		s := Shape{K: k}
-		bit := 0
-		for a := 0; a < k; a++ {
-			for b := a + 1; b < k; b++ {
-				if code>>bit&1 != 0 {
-					s.Adj[a] |= 1 << b
-					s.Adj[b] |= 1 << a
-				}
-				bit++
-			}
-		}
-		if !s.Connected() {
-			return fmt.Errorf("labelled census: GPU tally entry %d: a disconnected subgraph", e)
-		}
-		if err := lc.add(s, ls, n); err != nil {
-			return err
+		if err := lc.addCoded(code, ls, n); err != nil {
+			return fmt.Errorf("labelled census: GPU tally entry %d: %w", e, err)
 		}
 	}
 	return nil
+}
+
+// addCoded adds n induced subgraphs whose vertices, sorted by label, have the labels ls and the
+// adjacency code (census_labelled's: bit i for the i-th pair (0,1), (0,2), ..., (1,2), ...).
+func (lc *labelledCensus) addCoded(code uint32, ls [MaxK]uint32, n uint64) error {
+	k := lc.k
+	s := Shape{K: k}
+	bit := 0
+	for a := 0; a < k; a++ {
+		for b := a + 1; b < k; b++ {
+			if code>>bit&1 != 0 {
+				s.Adj[a] |= 1 << b
+				s.Adj[b] |= 1 << a
+			}
+			bit++
+		}
+	}
+	if !s.Connected() {
+		return errors.New("a disconnected subgraph")
+	}
+	return lc.add(s, ls, n)
+}
+
+// census_labelled's hash tally (any number of labels): slots of 8 words of key and state and 8
+// bytes of count, between labelledHashMin and labelledHashMax of them (2.5 KiB to 640 MiB).
+const (
+	labelledHashMin = 1 << 6
+	labelledHashMax = 1 << 24
+	labelledSlot    = 40 // bytes a slot
+)
+
+// hashPass runs census_labelled's hash tally once, in a table of capacity slots, over the
+// subgraphs whose key hash falls in residue res modulo mod: it returns the table's keys (8 words
+// a slot) and counts, or full when the table filled (the pass is void), or an error (wrapping
+// gpu.ErrBudget when the table does not fit).
+type hashPass func(capacity uint64, res, mod uint32) (keys []uint32, counts []uint64, full bool, err error)
+
+// hashTally fills lc from census_labelled's hash tally, labels naming the label indexes: a pass
+// over all keys first, in a table of capacity slots; a table that fills is taken 4 times larger
+// (up to maxCap, or the largest that fitted) and the pass run again, or else split into two
+// passes of twice the modulus (each about half the keys); a table that does not fit is halved
+// (down to labelledHashMin). It returns the number of passes run.
+func (lc *labelledCensus) hashTally(labels []uint32, capacity, maxCap uint64, run hashPass) (int, error) {
+	type part struct{ res, mod uint32 }
+	todo := []part{{0, 1}}
+	passes := 0
+	for len(todo) > 0 {
+		p := todo[len(todo)-1]
+		keys, counts, full, err := run(capacity, p.res, p.mod)
+		passes++
+		switch {
+		case errors.Is(err, gpu.ErrBudget) && capacity > labelledHashMin:
+			capacity /= 2
+			maxCap = capacity
+			continue
+		case err != nil:
+			return passes, err
+		case full && capacity < maxCap:
+			capacity = min(maxCap, 4*capacity)
+			continue
+		case full && p.mod >= 1<<24:
+			return passes, fmt.Errorf("the labelled tally does not fit in %d slots of 2^-24 of the keys: %w", capacity, gpu.ErrBudget)
+		case full:
+			todo[len(todo)-1] = part{p.res, 2 * p.mod}
+			todo = append(todo, part{p.res + p.mod, 2 * p.mod})
+			continue
+		}
+		todo = todo[:len(todo)-1]
+		for sl, n := range counts {
+			w := keys[8*sl : 8*sl+8]
+			if w[0] == 0 {
+				continue
+			}
+			var ls [MaxK]uint32
+			for i := range lc.k {
+				if w[1+i] >= uint32(len(labels)) {
+					return passes, fmt.Errorf("labelled census: GPU hash slot %d: label index %d of %d", sl, w[1+i], len(labels))
+				}
+				ls[i] = labels[w[1+i]]
+			}
+			if w[0] != 2 || n == 0 {
+				return passes, fmt.Errorf("labelled census: GPU hash slot %d: state %d, count %d", sl, w[0], n)
+			}
+			if err := lc.addCoded(w[6], ls, n); err != nil {
+				return passes, fmt.Errorf("labelled census: GPU hash slot %d: %w", sl, err)
+			}
+		}
+	}
+	return passes, nil
 }
 
 func shapeFromCode(k int, code uint64) Shape {

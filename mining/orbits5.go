@@ -364,8 +364,8 @@ func (w *fiveWorker) cliquePass(l *locals, u int) {
 
 // fiveOrbits fills ni[15..72] for every ordered vertex: the special orbits from fiveSpecial,
 // the others from rooted decomposition (copies = rooted maps / the orbit's stabiliser). The
-// rooted vectors of different orbits are independent (the decomposition's cache is shared under
-// a lock): they are spread over the threads, one worker each.
+// rooted vectors of different orbits are independent (the decomposition's cache is shared, each
+// vector computed once): they are spread over the threads, one worker each.
 func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni [][]uint64, log *slog.Logger) error {
 	start := time.Now()
 	spec, err := fiveSpecial(ctx, l, threads)
@@ -389,12 +389,11 @@ func fiveOrbits(ctx context.Context, l *locals, threads int, orbits []Orbit, ni 
 		}
 	}
 	d := newDecomp(l, nil)
-	// one thread within each vector: the orbits are the parallelism (and one worker's
-	// homomorphism scratch each)
-	d.threads, d.ctx, d.special = 1, ctx, spec
+	// the orbits are the parallelism; inside a vector the sums over data edges (triangle cores)
+	// are shared out too, so that the last orbits' vectors do not run on one thread (rooted
+	// vectors need no homomorphism count, hence no per-worker dense scratch)
+	d.threads, d.ctx, d.special = threads, ctx, spec
 	errs := make([]error, len(todo))
-	// each worker may hold one homomorphism count's dense scratch: bounded together as there
-	threads = scratchThreads(threads, l.o.n, 17*MaxK+8, l.scratch)
 	_, err = workersCtx(ctx, threads, len(todo), func(_, i int) {
 		errs[i] = d.fiveOrbit(todo[i], ni)
 	})
@@ -453,16 +452,9 @@ func (d *decomp) fiveRooted(s Shape) ([]uint64, error) {
 	if orb == nil {
 		return nil, errNoRule
 	}
-	if d.special == nil {
-		ctx := d.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		sp, err := fiveSpecial(ctx, d.l, d.threads)
-		if err != nil {
-			return nil, err
-		}
-		d.special = sp
+	special, err := d.specialOrbits()
+	if err != nil {
+		return nil, err
 	}
 	cls := orbitClasses(c)
 	var size uint64
@@ -472,7 +464,7 @@ func (d *decomp) fiveRooted(s Shape) ([]uint64, error) {
 		}
 	}
 	stab := c.Automorphisms() / size
-	copies := d.special[slices.Index(specialOrbits, orb.ORCA)]
+	copies := special[slices.Index(specialOrbits, orb.ORCA)]
 	out := make([]uint64, len(copies))
 	for x, v := range copies {
 		p, over := mul(v, stab)
@@ -482,4 +474,24 @@ func (d *decomp) fiveRooted(s Shape) ([]uint64, error) {
 		out[x] = p
 	}
 	return out, nil
+}
+
+// specialOrbits returns the special 5-vertex orbits per vertex (fiveSpecial), computing them
+// on the first call (the callers of other goroutines wait for it).
+func (d *decomp) specialOrbits() ([][]uint64, error) {
+	d.specialMu.Lock()
+	defer d.specialMu.Unlock()
+	if d.special != nil {
+		return d.special, nil
+	}
+	ctx := d.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sp, err := fiveSpecial(ctx, d.l, d.threads)
+	if err != nil {
+		return nil, err
+	}
+	d.special = sp
+	return sp, nil
 }

@@ -83,6 +83,19 @@ func workers(threads, n int, fn func(worker, i int)) int {
 	return threads
 }
 
+// spans runs fn(lo, hi) over [0, n) cut into spans of at most 4,096 indexes, on up to threads
+// goroutines (as workers), and reports whether any call returned true (an overflow, say).
+func spans(threads, n int, fn func(lo, hi int) bool) bool {
+	const span = 4096
+	var any atomic.Bool
+	workers(threads, (n+span-1)/span, func(_, i int) {
+		if fn(i*span, min(n, (i+1)*span)) {
+			any.Store(true)
+		}
+	})
+	return any.Load()
+}
+
 // workersCtx is workers that stops handing out indexes once ctx is done (an item under way
 // finishes).
 func workersCtx(ctx context.Context, threads, n int, fn func(worker, i int)) (int, error) {
@@ -112,10 +125,22 @@ const cacheLine = 64
 // vertices are the last, and a fixed-size chunk of them (256 or 64 hubs of an R-MAT graph) was
 // one worker's long tail while the others waited. A vertex heavier than a chunk is a chunk alone.
 func (o *ordered) vertexWorkers(ctx context.Context, threads int, fn func(worker, u int)) (int, error) {
-	var stopped atomic.Bool
-	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
 	threads = workersCount(threads, o.n)
 	target, chunks := o.chunking(threads)
+	return topDown(ctx, threads, chunks, func(w int, c int64, stopped *atomic.Bool) {
+		lo, hi := o.chunk(c, target, chunks)
+		for u := lo; u < hi && !stopped.Load(); u++ {
+			fn(w, u)
+		}
+	})
+}
+
+// topDown runs fn(worker, c, stopped) for the chunks c = chunks-1 down to 0 on threads
+// goroutines, each taking the next chunk when done with one, until they are all taken or ctx is
+// done (stopped is then set, and the error ctx's).
+func topDown(ctx context.Context, threads int, chunks int64, fn func(worker int, c int64, stopped *atomic.Bool)) (int, error) {
+	var stopped atomic.Bool
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range threads {
@@ -125,10 +150,7 @@ func (o *ordered) vertexWorkers(ctx context.Context, threads int, fn func(worker
 				if c < 0 {
 					return
 				}
-				lo, hi := o.chunk(c, target, chunks)
-				for u := lo; u < hi && !stopped.Load(); u++ {
-					fn(w, u)
-				}
+				fn(w, c, &stopped)
 			}
 		})
 	}
@@ -137,6 +159,28 @@ func (o *ordered) vertexWorkers(ctx context.Context, threads int, fn func(worker
 		return threads, ctx.Err()
 	}
 	return threads, nil
+}
+
+// slotWorkers runs fn(worker, x, lo, hi) over the adjacency positions [lo, hi) of every vertex
+// x on up to threads goroutines: the positions are cut into about 256 x threads chunks of equal
+// size, handed out from the highest down (the hubs first), and a vertex whose list straddles
+// chunks is handed out in pieces, fn being called once per vertex and chunk that meet (a hub's
+// list is several workers' share). It stops handing out chunks once ctx is done.
+func (o *ordered) slotWorkers(ctx context.Context, threads int, fn func(worker, x int, lo, hi uint64)) (int, error) {
+	threads = workersCount(threads, o.n)
+	total := o.off[o.n]
+	target := max(1, total/uint64(256*threads))
+	chunks := int64((total + target - 1) / target)
+	return topDown(ctx, threads, chunks, func(w int, c int64, _ *atomic.Bool) {
+		a, b := uint64(c)*target, min(total, uint64(c+1)*target)
+		// the first vertex whose list ends after a
+		x, _ := slices.BinarySearch(o.off[1:o.n+1], a+1)
+		for ; x < o.n && o.off[x] < b; x++ {
+			if lo, hi := max(o.off[x], a), min(o.off[x+1], b); lo < hi {
+				fn(w, x, lo, hi)
+			}
+		}
+	})
 }
 
 // trianglesAt calls fn for every triangle u < v < w whose lowest vertex is u, with the

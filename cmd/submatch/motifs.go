@@ -73,7 +73,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		"connected induced K-vertex subgraph, so meant for small and medium graphs")
 	fs.StringVar(&device, "device", "cpu", "where the heavy local counts (triangles, 4-cycles, cliques) run: `cpu`, gpu, or auto (the GPU when\n"+
 		"one is usable, else the CPU, and a part that does not fit in the GPU's memory on the CPU; same counts); also for --per-vertex\n"+
-		"and --labelled (the subgraph enumeration, tallied per label combination on the GPU)")
+		"and --labelled (the subgraph enumeration, tallied on the GPU per label combination, or in a hash table with many labels)")
 	fs.StringVar(&gpuMem, "gpu-memory", "", "bound the GPU memory the census takes to `SIZE`, e.g. 512MiB (default: free memory minus a margin)")
 	fs.StringVar(&memory, "memory", "", "bound the CPU workers' dense per-vertex scratch (5-vertex orbits, 6-vertex decomposition) to `SIZE`:\n"+
 		"fewer workers run where threads x vertices would pass it (default: 4GiB; one worker always runs)")

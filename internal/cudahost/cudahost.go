@@ -1,7 +1,7 @@
 // Package cudahost runs the project's simpler CUDA kernels on the host, for tests on machines
 // without a GPU: the kernel source is compiled as plain C++ (clang++ or g++) after a prelude that
 // defines the CUDA qualifiers away, makes threadIdx/blockIdx/blockDim/gridDim globals and the
-// atomics plain read-modify-writes, together with a C++ main that the test writes. The main
+// atomics (add, or, max, exchange, compare-and-swap) plain read-modify-writes, together with a C++ main that the test writes. The main
 // launches a kernel with the Launch macro, which runs every (block, thread) in turn, so kernels
 // qualify when their threads do not wait on each other (grid-stride loops, atomics, and
 // __syncthreads only around block-level reductions that a one-thread block also gets right: use
@@ -44,6 +44,9 @@ inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
 template <class T> T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
 template <class T> T atomicOr(T* p, T v) { T o = *p; *p = o | v; return o; }
 template <class T> T atomicMax(T* p, T v) { T o = *p; if (v > o) *p = v; return o; }
+template <class T> T atomicExch(T* p, T v) { T o = *p; *p = v; return o; }
+template <class T> T atomicCAS(T* p, T cmp, T v) { T o = *p; if (o == cmp) *p = v; return o; }
+inline void __threadfence() {}
 // Launch runs KERNEL(args...) for every block and thread of a grid of G blocks of B threads.
 #define Launch(G, B, KERNEL, ...) do { gridDim.x = (G); blockDim.x = (B); \
     for (unsigned _b = 0; _b < (G); ++_b) for (unsigned _t = 0; _t < (B); ++_t) { \

@@ -619,7 +619,8 @@ extern "C" __global__ void census_cycles5(const u64* __restrict__ off, const u32
 // candidates are, for each j < d, the neighbours w of P's j-th vertex above r, outside P and
 // adjacent to none of P's vertices before j (so each w once), and P + w is kept when no vertex x
 // of P other than r, above w, leaves P + w - x connected (w = c(P + w)); P + w - w = P is connected.
-// Each subgraph adds one to table[rank << pairs | code]: its vertices sorted by label index
+// Each subgraph adds one to the dense tally's table[rank << pairs | code] (or to its slot of the
+// hash tally, below): its vertices sorted by label index
 // (lab, dense in [0, L)), rank the sorted label multiset's combinatorial rank (sum of
 // C(l_i + i, i + 1)), code its adjacency in that order, bit pair_index(a, b) for a < b in the
 // order (0,1), (0,2), ..., (0,k-1), (1,2), ... The host turns the table's entries into labelled
@@ -657,9 +658,65 @@ __device__ __forceinline__ bool cs_adjacent(const u64* __restrict__ off, const u
     return cs_find(nbr, off[a], off[a + 1], b) < off[a + 1];
 }
 
+// The hash tally (hkeys non-null: any number of labels): slot s's key is hkeys[8s + 1 .. 8s + 6]
+// (the k sorted label indexes, zeros after them, then the code), hkeys[8s] its state (0 empty, 1
+// being written, 2 written) and table[s] its count; the table holds size slots (a power of two).
+// A subgraph whose key's hash has (h >> 40) mod hmod != hres belongs to another pass and is not
+// counted. Once more than 3/4 of the slots are taken hctl[1] is raised and the pass is void (the
+// host runs it again in a larger table, or as two passes of twice the modulus).
+
+__device__ __forceinline__ u64 cs_key_hash(const u32* key) {
+    u64 h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 6; ++i) {
+        h = (h ^ key[i]) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    h ^= h >> 29;
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 32);
+}
+
+// cs_hash_add adds n to key's slot (claiming an empty one, linear probing), false once the table
+// is too full (hctl[1] raised: the pass is void).
+__device__ bool cs_hash_add(u32* __restrict__ hkeys, u64* __restrict__ counts, u64 size, u32* __restrict__ hctl,
+                            const u32* key, u64 h, u64 n) {
+    const u64 limit = size - size / 4;
+    u64 s = h & (size - 1);
+    for (u64 probe = 0; probe < size; ++probe, s = (s + 1) & (size - 1)) {
+        volatile u32* slot = (volatile u32*)(hkeys + 8 * s);
+        u32 tag = slot[0];
+        if (tag == 0) {
+            if (((volatile u32*)hctl)[1] != 0) return false;
+            tag = atomicCAS(hkeys + 8 * s, 0u, 1u);
+            if (tag == 0) {
+                for (int i = 0; i < 6; ++i) slot[1 + i] = key[i];
+                __threadfence();
+                atomicExch(hkeys + 8 * s, 2u);
+                atomicAdd(&counts[s], n);
+                if ((u64)atomicAdd(&hctl[0], 1u) + 1 > limit) {
+                    atomicExch(&hctl[1], 1u);
+                    return false;
+                }
+                return true;
+            }
+        }
+        while (tag == 1) tag = slot[0];  // another thread is writing this slot's key
+        __threadfence();                 // its key before its state (the writer's fence)
+        bool same = true;
+        for (int i = 0; i < 6; ++i) same = same && slot[1 + i] == key[i];
+        if (same) {
+            atomicAdd(&counts[s], n);
+            return true;
+        }
+    }
+    atomicExch(&hctl[1], 1u);
+    return false;
+}
+
 extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u32* __restrict__ nbr,
                                            const u32* __restrict__ eu, const u32* __restrict__ ep, u32 nout, int k,
                                            const u32* __restrict__ lab, u64* __restrict__ table, u64 size,
+                                           u32* __restrict__ hkeys, u32 hres, u32 hmod, u32* __restrict__ hctl,
                                            const volatile u32* stop, u64* __restrict__ ctl) {
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
     const u32 nth = gridDim.x * blockDim.x;
@@ -667,7 +724,11 @@ extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u3
     // a small tally (few labels) is kept per block in shared memory, added to table at the end;
     // each thread also holds its last entry's run (the same shape and labels, over and over)
     __shared__ u64 local[CS_LTALLY];
-    const bool small = size <= CS_LTALLY;
+    const bool hashed = hkeys != 0;
+    const bool small = !hashed && size <= CS_LTALLY;
+    u32 runK[6] = {0, 0, 0, 0, 0, 0};
+    u64 runH = 0;
+    bool void_ = false;
     if (small) {
         for (u64 i = threadIdx.x; i < size; i += blockDim.x) local[i] = 0;
         __syncthreads();
@@ -701,14 +762,34 @@ extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u3
                 u32 code = 0;
                 int bit = 0;
                 for (int a = 0; a < k; ++a) {
-                    rank += cs_choose((u64)lab[S[idx[a]]] + a, a + 1);
+                    if (!hashed) rank += cs_choose((u64)lab[S[idx[a]]] + a, a + 1);
                     for (int b = a + 1; b < k; ++b, ++bit)
                         if ((adj[idx[a]] >> idx[b]) & 1u) code |= 1u << bit;
                 }
-                const u64 e = (rank << pairs) | code;
-                if (runN > 0 && e != runE) { atomicAdd(&tally[runE], runN); runN = 0; }
-                runE = e;
-                ++runN;
+                if (hashed) {
+                    u32 key[6] = {0, 0, 0, 0, 0, code};
+                    for (int a = 0; a < k; ++a) key[a] = lab[S[idx[a]]];
+                    const u64 h = cs_key_hash(key);
+                    if (((h >> 40) & (u64)(hmod - 1)) == hres) {
+                        bool same = runN > 0;
+                        for (int i = 0; i < 6; ++i) same = same && runK[i] == key[i];
+                        if (runN > 0 && !same) {
+                            if (!cs_hash_add(hkeys, table, size, hctl, runK, runH, runN)) {
+                                void_ = true;
+                                goto done;
+                            }
+                            runN = 0;
+                        }
+                        for (int i = 0; i < 6; ++i) runK[i] = key[i];
+                        runH = h;
+                        ++runN;
+                    }
+                } else {
+                    const u64 e = (rank << pairs) | code;
+                    if (runN > 0 && e != runE) { atomicAdd(&tally[runE], runN); runN = 0; }
+                    runE = e;
+                    ++runN;
+                }
                 --d;
                 for (int i = 0; i < d; ++i) adj[i] &= ~(1u << d);
                 continue;
@@ -754,7 +835,11 @@ extern "C" __global__ void census_labelled(const u64* __restrict__ off, const u3
         }
     }
 done:
-    if (runN > 0) atomicAdd(&tally[runE], runN);
+    if (hashed) {
+        if (runN > 0 && !void_) cs_hash_add(hkeys, table, size, hctl, runK, runH, runN);
+    } else if (runN > 0) {
+        atomicAdd(&tally[runE], runN);
+    }
     if (small) {
         __syncthreads();
         for (u64 i = threadIdx.x; i < size; i += blockDim.x)
