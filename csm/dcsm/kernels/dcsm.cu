@@ -39,11 +39,6 @@ typedef unsigned long long u64;
 #include <algorithm>
 using std::min;
 template <class T> T __shfl_sync(unsigned, T x, int) { return x; }
-template <class T> T atomicExch(T *p, T v) {
-  T o = *p;
-  *p = v;
-  return o;
-}
 #else
 #define WARP 32
 #endif
