@@ -39,8 +39,8 @@ const (
 // stop flag) every spillMask+1 steps, and a search spills once it has run minSpill times the
 // launch's round (from 1).
 var (
-	spillMask uint32 = 15
-	minSpill         = 50 * time.Microsecond
+	spillMask uint32 = 3
+	minSpill         = 10 * time.Microsecond
 )
 
 // The control words at the start of the small buffer (kernels/gcsm.cu's C_* constants).

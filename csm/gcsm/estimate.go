@@ -39,9 +39,9 @@ const (
 type rank int
 
 const (
-	// rankBytes (ModeCache): the estimated bytes read through the mapping.
+	// rankBytes (ModeCacheBytes): the estimated bytes read through the mapping.
 	rankBytes rank = iota
-	// rankReads (ModeCacheReads): the estimated reads (the first passes' ranking).
+	// rankReads (ModeCache): the estimated reads (the thesis's ranking).
 	rankReads
 	// rankDensity (ModeCacheDensity): the estimated bytes read per byte the list takes in the
 	// cache (the greedy order of the knapsack the cache is).
@@ -54,7 +54,7 @@ type estimator struct {
 	// uniform: the walks go on to a uniformly chosen candidate (the b walks at a node shared
 	// multinomially among its c candidates, each child's weight scaled by c), perSearch walks
 	// per anchored search, instead of the thesis's 1/D walks and walk count: the walks reach
-	// the leaves however large D is (ModeCache, ModeCacheDensity).
+	// the leaves however large D is (ModeCacheBytes, ModeCacheDensity).
 	uniform   bool
 	perSearch int
 	// est and bytes: per vertex, the estimated reads and bytes read of its list; key the

@@ -41,9 +41,9 @@ func TestEstimatorQuality(t *testing.T) {
 		uniform bool
 		walks   int
 		mode    string
-	}{{"degree", false, 0, "degree"}, {"1/D reads", false, 0, "cache-reads"}, {"1/D bytes", false, 0, "cache"},
-		{"u2 reads", true, 2, "cache-reads"}, {"u2 bytes", true, 2, "cache"}, {"u2 density", true, 2, "cache-density"},
-		{"u4 bytes", true, 4, "cache"}, {"u16 bytes", true, 16, "cache"}} {
+	}{{"degree", false, 0, "degree"}, {"1/D reads", false, 0, "cache"}, {"1/D bytes", false, 0, "cache-bytes"},
+		{"u2 reads", true, 2, "cache"}, {"u2 bytes", true, 2, "cache-bytes"}, {"u2 density", true, 2, "cache-density"},
+		{"u4 bytes", true, 4, "cache-bytes"}, {"u16 bytes", true, 16, "cache-bytes"}} {
 		var bytes [2]uint64
 		m, err := open(mk(), []*pattern.Pattern{diamond, house}, csm.Options{SkipInvalid: true, Mode: v.mode},
 			func(*table) (backend, error) { return emuBackend{budget: budget, bytes: &bytes}, nil })

@@ -45,5 +45,5 @@ func ExampleParseMode() {
 	// cache <nil>
 	// zerocopy <nil>
 	// degree <nil>
-	// cache gcsm: mode um (unified memory) is not implemented; modes: [cache zerocopy degree device cache-reads cache-density]
+	// cache gcsm: mode um (unified memory) is not implemented; modes: [cache zerocopy degree device cache-bytes cache-density]
 }

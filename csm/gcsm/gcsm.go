@@ -36,8 +36,8 @@ func init() { csm.Register(gcsmEngine{}) }
 type Mode int
 
 const (
-	// ModeCache (default, "cache"): the lists with the most bytes read through the mapping by
-	// the estimator's (uniform) walks in GPU memory, the rest zero-copy: GCSM.
+	// ModeCache (default, "cache"): the lists the estimator's walks (the thesis's 1/D walks and
+	// walk count) read most in GPU memory, the rest zero-copy: GCSM.
 	ModeCache Mode = iota
 	// ModeZeroCopy ("zerocopy"): every list read through the mapping.
 	ModeZeroCopy
@@ -45,15 +45,17 @@ const (
 	ModeDegree
 	// ModeDevice ("device"): every list in GPU memory (an error when the graph does not fit).
 	ModeDevice
-	// ModeCacheReads ("cache-reads"): the first estimator, kept for measurement: the thesis's
-	// 1/D walks and walk count, the lists ranked by their estimated reads.
-	ModeCacheReads
-	// ModeCacheDensity ("cache-density"): ModeCache with the lists ranked by their estimated
-	// bytes read per byte they take in the cache.
+	// ModeCacheBytes ("cache-bytes"), for measurement: uniform walks (uniformWalks a search), the
+	// lists ranked by the bytes they are estimated to be read through the mapping. It serves the
+	// kernel better than ModeCache, but its walks took 15-20% of a batch of 4,096-8,192 on R-MAT
+	// 20 (docs/benchmarks.md, "GCSM, third pass").
+	ModeCacheBytes
+	// ModeCacheDensity ("cache-density"): ModeCacheBytes with the lists ranked by their
+	// estimated bytes read per byte they take in the cache.
 	ModeCacheDensity
 )
 
-var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-reads", "cache-density"}
+var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density"}
 
 func (m Mode) String() string { return modeNames[m] }
 
@@ -218,12 +220,13 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 	m := &Matcher{g: g, pats: patterns, opts: opts, t: t, be: be, mode: mode, net: csm.NewNet(g)}
 	m.h.alloc = be.alloc()
 	m.est.init(1)
-	m.est.uniform, m.est.perSearch = true, uniformWalks
 	switch mode {
-	case ModeCacheReads:
-		m.est.rank, m.est.uniform = rankReads, false
+	case ModeCacheBytes:
+		m.est.uniform, m.est.perSearch, m.est.rank = true, uniformWalks, rankBytes
 	case ModeCacheDensity:
-		m.est.rank = rankDensity
+		m.est.uniform, m.est.perSearch, m.est.rank = true, uniformWalks, rankDensity
+	default:
+		m.est.rank = rankReads
 	}
 	if err := m.rebuild(); err != nil {
 		m.Close()
@@ -627,7 +630,7 @@ func (m *Matcher) fillCache() error {
 		t0 := time.Now()
 		m.pack(m.deg, budget)
 		m.stats.Copy += time.Since(t0)
-	case ModeCache, ModeCacheReads, ModeCacheDensity:
+	case ModeCache, ModeCacheBytes, ModeCacheDensity:
 		t0 := time.Now()
 		hot, walks := m.est.hot(m, budget)
 		m.stats.Walks = walks

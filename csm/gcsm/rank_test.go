@@ -12,8 +12,8 @@ import (
 
 // TestRanking: a long list read rarely (a hub's whole list scanned twice) against a short list
 // read often (a hundred binary searches), with a cache budget that holds the long list or the
-// short one but not both. Ranked by bytes read through the mapping (the default), the long list
-// is cached; by reads (cache-reads) or by bytes per cached byte (cache-density), the short one.
+// short one but not both. Ranked by bytes read through the mapping (cache-bytes), the long list
+// is cached; by reads (cache, the default) or by bytes per cached byte (cache-density), the short one.
 func TestRanking(t *testing.T) {
 	const hubDeg, smallDeg = 1000, 4
 	b := graph.NewBuilder(graph.BuilderOptions{})
@@ -38,7 +38,7 @@ func TestRanking(t *testing.T) {
 	for _, c := range []struct {
 		mode string
 		want int64 // the original id of the one list cached
-	}{{"cache", 0}, {"cache-reads", 1}, {"cache-density", 1}} {
+	}{{"cache-bytes", 0}, {"cache", 1}, {"cache-density", 1}} {
 		m, err := openEmu(dynamic.FromGraph(g), []*pattern.Pattern{edge}, csm.Options{Mode: c.mode}, 1<<20)
 		if err != nil {
 			t.Fatal(err)
