@@ -123,6 +123,16 @@ type Prediction struct {
 // Eligible reports whether the engine can take the workload.
 func (p Prediction) Eligible() bool { return p.Seconds >= 0 }
 
+// Shortcut is implemented by engines that count some problems without a search, from closed
+// forms over a few local counts of the graph (the motif census: induced counts of small
+// unlabelled patterns, which every search engine finds only by enumerating the matches).
+// --engine auto gives a problem that such an engine takes to it before it plans.
+type Shortcut interface {
+	// Takes reports whether the engine counts p (listing: lists its matches) without a
+	// search, and why (auto's reason).
+	Takes(p *Problem, listing bool) (ok bool, why string)
+}
+
 // Predictor is implemented by engines that predict their time, so that --engine auto can choose
 // among them. Predictions come from measured rates (each engine keeps its own, with the
 // measurements they come from).

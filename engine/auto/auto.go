@@ -225,6 +225,15 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		return Decision{}, err
 	}
 	d := Decision{Engine: c.host.Name(), Listing: listing, Threads: threads(p), among: &c}
+	for _, eng := range r.Engines() {
+		if sc, ok := eng.(engine.Shortcut); ok && eng.Name() != e.Name() {
+			if ok, why := sc.Takes(p, listing); ok {
+				c.byName[eng.Name()] = eng
+				d.Engine, d.Reason = eng.Name(), why
+				return d, nil
+			}
+		}
+	}
 	if len(c.devices) == 0 {
 		d.Reason = c.noDevices
 		return d, nil
