@@ -16,9 +16,10 @@
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #                                The other packages with kernels (extra_packages below: gcsm,
 #                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests too. The parts
-#                                run in four lanes side by side (stmatch; GENEVA, the runtime, pbe and
-#                                temporal; sgsi; dcsm, gcsm and mining: about 260-370 s each on an H200
-#                                host), then the stop latency of --timeout 1s on the
+#                                run in five lanes side by side (stmatch; GENEVA, the runtime, pbe and
+#                                temporal; sgsi's oracle sweeps; sgsi's other tests; dcsm, gcsm and
+#                                mining: 100-400 s each on an H200 host), then the stop latency of
+#                                --timeout 1s on the
 #                                slowest STMatch patterns alone, then a short table.
 #                                DEADLINE=SECONDS bounds every part (each gets at most what is left), so
 #                                that the whole run fits one device call.
@@ -67,6 +68,7 @@ build() {
 		local spec
 		for spec in "${extra_packages[@]}"; do
 			set -- $spec
+			[ -z "${5:-}" ] || continue # a second part of a binary built under another name
 			go vet "./$1"
 			CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "bin/$2.test" "./$1"
 		done
@@ -148,8 +150,9 @@ run() {
 		for spec in "${extra_packages[@]}"; do
 			set -- $spec
 			[[ "$2" =~ ^($names)$ ]] || continue
-			[ -x "bin/$2.test" ] || { echo "not built" > "$out/$2.rc"; continue; }
-			part "$2" "$4" "bin/$2.test" -test.v -test.count=1 -test.run "$3"
+			local bin="bin/${5:-$2}.test"
+			[ -x "$bin" ] || { echo "not built" > "$out/$2.rc"; continue; }
+			part "$2" "$4" "$bin" -test.v -test.count=1 -test.run "$3"
 		done
 	}
 	lane_stmatch() {
@@ -176,7 +179,7 @@ run() {
 		lane_extras 'pbe|temporal'
 	}
 	echo
-	echo "== GPU tests in four lanes side by side (logs: \$OUT/NAME-test.log)"
+	echo "== GPU tests in five lanes side by side (logs: \$OUT/NAME-test.log)"
 	local lanes=()
 	if [ -x bin/stmatch.test ] && [ -z "${SKIP_STMATCH:-}" ] && [ -z "$only" -o "$only" = stmatch ]; then
 		lane_stmatch &
@@ -186,6 +189,8 @@ run() {
 	lanes+=($!)
 	if [ -z "$only" ]; then
 		lane_extras sgsi &
+		lanes+=($!)
+		lane_extras sgsi-b &
 		lanes+=($!)
 		lane_extras 'dcsm|gcsm|mining' &
 		lanes+=($!)
@@ -288,13 +293,15 @@ run() {
 	exit $status
 }
 
-# extra_packages: the other packages with GPU tests, "PACKAGE NAME RUN-REGEXP TIMEOUT-SECONDS".
+# extra_packages: the other packages with GPU tests, "PACKAGE NAME RUN-REGEXP TIMEOUT-SECONDS
+# [BINARY]"; with BINARY, NAME is a second part of bin/BINARY.test (run in a lane of its own).
 extra_packages=(
 	"csm/gcsm gcsm TestGPU|TestEmulation 200"
 	"mining mining TestGPU 300"
 	"temporal temporal TestGPU 150"
 	"engine/pbe pbe TestDeviceAgainstCPU 150"
-	"engine/sgsi sgsi TestGPU 400"
+	"engine/sgsi sgsi TestGPU(Property|Dense)$ 400"
+	"engine/sgsi sgsi-b TestGPU(Random|LongLists|Listing|GitHub|HPRD|WikiVote|LimitAboveFree)$ 400 sgsi"
 	"csm/dcsm dcsm TestGPU 200"
 )
 extra_names=()
