@@ -157,19 +157,26 @@ func TestWatchResume(t *testing.T) {
 	t.Run("dcsm-emulated", func(t *testing.T) { testWatchResume(t, "--engine", "dcsm-emulated") })
 }
 
-func testWatchResume(t *testing.T, extra ...string) {
-	r := rand.New(rand.NewPCG(5, 5))
+// randomWatchFiles writes a random labelled graph of n vertices and m edges and a stream of
+// random edge insertions and deletions (a third of them) over its vertices, some invalid
+// (edges present or missing, self-loops), from seed.
+func randomWatchFiles(t *testing.T, seed uint64, n, m, updates int) (data, stream string) {
+	r := rand.New(rand.NewPCG(seed, seed))
 	var s strings.Builder
-	g := randomCSMGraph(r, 30, 60, true)
-	for range 400 {
+	g := randomCSMGraph(r, n, m, true)
+	for range updates {
 		op := "e"
 		if r.IntN(3) == 0 {
 			op = "-e"
 		}
-		fmt.Fprintf(&s, "%s %d %d\n", op, r.IntN(30), r.IntN(30))
+		fmt.Fprintf(&s, "%s %d %d\n", op, r.IntN(n), r.IntN(n))
 	}
-	data := writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", ""))
-	stream := writeFile(t, "u.stream", s.String())
+	return writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", "")), writeFile(t, "u.stream", s.String())
+}
+
+func testWatchResume(t *testing.T, extra ...string) {
+	data, stream := randomWatchFiles(t, 5, 30, 60, 400)
+	r := rand.New(rand.NewPCG(6, 6)) // the kill points and checkpoint intervals
 	cp := filepath.Join(t.TempDir(), "cp")
 	args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial"}, extra...)
 	code, full, errOut := runCmd(t, args...)
@@ -486,18 +493,7 @@ func randomCSMGraph(r *rand.Rand, n, m int, loops bool) string {
 // engine with waves in flight (and its validation goroutine a chunk ahead: 6,000 updates).
 func TestWatchCheckpointAfterError(t *testing.T) {
 	for _, eng := range []string{"cpu", "dcsm-emulated"} {
-		r := rand.New(rand.NewPCG(7, 7))
-		var s strings.Builder
-		g := randomCSMGraph(r, 60, 200, true)
-		for range 6000 {
-			op := "e"
-			if r.IntN(3) == 0 {
-				op = "-e"
-			}
-			fmt.Fprintf(&s, "%s %d %d\n", op, r.IntN(60), r.IntN(60))
-		}
-		data := writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", ""))
-		stream := writeFile(t, "u.stream", s.String())
+		data, stream := randomWatchFiles(t, 7, 60, 200, 6000)
 		cp := filepath.Join(t.TempDir(), "cp")
 		args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--engine", eng}
 		code, full, errOut := runCmd(t, args...)
