@@ -20,7 +20,7 @@ func init() { Register(cpuEngine{}) }
 
 type cpuEngine struct{}
 
-func (cpuEngine) Name() string { return "cpu" }
+func (cpuEngine) Name() string { return DefaultEngine }
 
 func (cpuEngine) Open(g *dynamic.Graph, patterns []*pattern.Pattern, opts Options) (Matcher, error) {
 	return newCPU(g, patterns, opts)

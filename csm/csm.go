@@ -130,6 +130,23 @@ type PatternChecker interface {
 	CheckPatterns(patterns []*pattern.Pattern, sem engine.Semantics) error
 }
 
+// RunShape is what a caller choosing an engine knows of a run before it loads the graph.
+type RunShape struct {
+	Batch  int  // updates a batch (1: every update reported on its own)
+	ByTime bool // batches by time interval instead of by count
+	Window bool // a sliding window expires edges
+}
+
+// AutoCandidate is implemented by the engines that a caller choosing for the user (watch
+// --engine auto) may take over the CPU engine, DefaultEngine, for a large graph on a usable GPU:
+// Suits says whether the engine is made for runs of this shape (measured to pay there).
+type AutoCandidate interface {
+	Suits(r RunShape) bool
+}
+
+// DefaultEngine is the name of the CPU engine, the one that takes every run.
+const DefaultEngine = "cpu"
+
 // ErrUnknownEngine is returned (wrapped, with the names available) by Lookup for a name no
 // engine is registered under.
 var ErrUnknownEngine = errors.New("unknown continuous-matching engine")
@@ -138,6 +155,9 @@ var engines = registry.Registry[Engine]{What: "continuous-matching engine"}
 
 // Register makes an engine available by name; engines call it from init.
 func Register(e Engine) { engines.Register(e) }
+
+// Engines lists the registered engines, sorted by name.
+func Engines() []Engine { return engines.All() }
 
 // Lookup returns the engine registered under name.
 func Lookup(name string) (Engine, error) { return engines.Lookup(name, ErrUnknownEngine) }

@@ -234,11 +234,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			all = nil
 		}
 	}
-	if st.m, err = eng.Open(g, st.pats, opts); err != nil && auto && f.engine != "cpu" {
+	if st.m, err = eng.Open(g, st.pats, opts); err != nil && auto && f.engine != csm.DefaultEngine {
 		// A GPU engine auto chose did not open (no NVRTC, the graph beyond the device's
 		// memory...): it only read g, and the CPU engine takes it.
 		log.Warn("watch: --engine auto: the GPU engine did not open; the CPU engine runs", "engine", f.engine, "err", err)
-		f.engine = "cpu"
+		f.engine = csm.DefaultEngine
 		if eng, err = csm.Lookup(f.engine); err == nil {
 			st.m, err = eng.Open(g, st.pats, opts)
 		}

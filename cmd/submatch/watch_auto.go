@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -21,13 +22,12 @@ import (
 // two-thread modes of the CPU engine read whole (splitMaxBytes), so those stay with the CPU.
 var watchAutoGPUBytes int64 = splitMaxBytes
 
-// chooseEngine resolves --engine auto: the CPU engine, unless the data graph is large (its file,
-// or with --resume the checkpoint's graph, at least watchAutoGPUBytes), a GPU is usable and the
-// GPU engine takes the patterns (when that engine then fails to open, runWatch falls back to the
-// CPU engine): then dcsm for a stream reported update by update (--batch 1,
-// no --batch-interval or --window) and gcsm for batches of 64 or more (or by time interval);
-// the CPU engine for smaller batches, where no GPU engine was measured. The choice is logged
-// (-v).
+// chooseEngine resolves --engine auto: the CPU engine (csm.DefaultEngine), unless the data graph
+// is large (its file, or with --resume the checkpoint's graph, at least watchAutoGPUBytes), a
+// registered engine says it suits the run (csm.AutoCandidate: dcsm for updates reported one by
+// one, gcsm for batches of 64 or more), takes the patterns (csm.PatternChecker) and a GPU is
+// usable. When that engine then fails to open, runWatch falls back to the CPU engine. The
+// choice is logged (-v).
 func (f *watchFlags) chooseEngine(ctx context.Context, data string, pats []*pattern.Pattern, log *slog.Logger) string {
 	if f.resume != "" {
 		data = f.resume + ".smg"
@@ -36,29 +36,26 @@ func (f *watchFlags) chooseEngine(ctx context.Context, data string, pats []*patt
 		log.Info("watch: --engine auto", "engine", name, "why", why)
 		return name
 	}
-	var gpuName string
-	switch {
-	case f.batch == 1 && f.interval == 0 && f.window == 0:
-		gpuName = "dcsm"
-	case f.batch >= 64 || f.interval > 0:
-		gpuName = "gcsm"
-	default:
-		return choose("cpu", "batches of 2 to 63 updates: no GPU engine measured to pay there")
-	}
 	if st, err := os.Stat(data); err != nil || st.Size() < watchAutoGPUBytes {
-		return choose("cpu", "a small data graph (under 64 MiB as a file): the CPU engine is faster there")
+		return choose(csm.DefaultEngine, "a small data graph (under 64 MiB as a file): the CPU engine is faster there")
 	}
-	eng, err := csm.Lookup(gpuName)
-	if err != nil {
-		return choose("cpu", "no GPU engine in this build")
-	}
-	if pc, ok := eng.(csm.PatternChecker); ok {
-		if err := pc.CheckPatterns(pats, engine.Semantics{Induced: f.induced, Unique: f.unique}); err != nil {
-			return choose("cpu", "the GPU engine does not take the patterns: "+err.Error())
+	run := csm.RunShape{Batch: f.batch, ByTime: f.interval > 0, Window: f.window > 0}
+	sem := engine.Semantics{Induced: f.induced, Unique: f.unique}
+	why := fmt.Sprintf("no GPU engine is made for this run (batches of %d)", f.batch)
+	for _, eng := range csm.Engines() {
+		if c, ok := eng.(csm.AutoCandidate); !ok || !c.Suits(run) {
+			continue
 		}
+		if pc, ok := eng.(csm.PatternChecker); ok {
+			if err := pc.CheckPatterns(pats, sem); err != nil {
+				why = eng.Name() + " does not take the patterns: " + err.Error()
+				continue
+			}
+		}
+		if _, err := gpu.Open(ctx); err != nil {
+			return choose(csm.DefaultEngine, "no usable GPU: "+err.Error())
+		}
+		return choose(eng.Name(), "a large data graph and a usable GPU")
 	}
-	if _, err := gpu.Open(ctx); err != nil {
-		return choose("cpu", "no usable GPU: "+err.Error())
-	}
-	return choose(gpuName, "a large data graph and a usable GPU")
+	return choose(csm.DefaultEngine, why)
 }

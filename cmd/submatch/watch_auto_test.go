@@ -26,7 +26,7 @@ func TestWatchAuto(t *testing.T) {
 		{watchAutoGPUBytes, []string{triangle}, "1", "small data graph", true},
 		{0, []string{nine}, "1", "does not take the patterns", true},
 		{0, []string{"(a)-(b), (c)"}, "64", "does not take the patterns", true},
-		{0, []string{triangle}, "2", "batches of 2 to 63", true},
+		{0, []string{triangle}, "2", "no GPU engine is made for this run", true},
 		{0, []string{triangle}, "64", "no usable GPU", false},
 	} {
 		if !c.gpuKnown && noGPU == nil {

@@ -41,6 +41,11 @@ func (dcsmEngine) Name() string { return "dcsm" }
 // Lists: the engine lists signed matches (--emit matches), on the GPU as in the emulation.
 func (dcsmEngine) Lists() bool { return true }
 
+// Suits (csm.AutoCandidate): runs that report every update on its own, without a window.
+// Measured (docs/benchmarks.md, DCSM on the H200): 19-63x the CPU engine on one thread on R-MAT
+// streams, slower than it on email10's small graph (the caller's size bar).
+func (dcsmEngine) Suits(r csm.RunShape) bool { return r.Batch == 1 && !r.ByTime && !r.Window }
+
 // CheckPatterns: the patterns lower to the kernels' table (csm.PatternChecker).
 func (dcsmEngine) CheckPatterns(patterns []*pattern.Pattern, sem engine.Semantics) error {
 	_, err := lowerAll(patterns, sem)
