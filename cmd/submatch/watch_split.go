@@ -45,7 +45,7 @@ func (f *watchFlags) splitEligible(data string) bool {
 	if threads == 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if threads < 2 || f.engine != "cpu" || f.updatesPath == "-" || f.emit != "counts" || f.window > 0 ||
+	if threads < 2 || f.engine != csm.DefaultEngine || f.updatesPath == "-" || f.emit != "counts" || f.window > 0 ||
 		f.interval > 0 || f.rate > 0 || f.checkpoint != "" || f.resume != "" || watchKillAfter > 0 {
 		return false
 	}
