@@ -427,6 +427,8 @@ type Stats struct {
 	Compile     time.Duration // compile (or cache load)
 	Upload      time.Duration // allocation and host-to-device copies
 	Kernel      time.Duration // sum of the launches' kernel times (CUDA events)
+	Run         time.Duration // the launches from first to last, the host's work between them included
+	Free        time.Duration // releasing the count's device memory at its end
 	Total       time.Duration // the whole Count, planning included
 	Launches    int
 	Blocks      int
@@ -753,11 +755,13 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 				cancel()
 				return
 			}
+			tr := time.Now()
 			if o.V1 {
 				counts[k], partials[k], errs[k] = r.runV1(ctx, p, fp)
 			} else {
 				counts[k], partials[k], errs[k] = r.run(ctx, p, fp, o, disp, nil)
 			}
+			r.st.Run = time.Since(tr)
 			if errs[k] != nil && !partials[k] {
 				cancel()
 			}
