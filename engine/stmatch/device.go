@@ -352,13 +352,8 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 // uploadHubs builds and uploads the hub bitmaps of fp's lists (hubs.go) within a share of the
 // memory left; when none qualifies or fits, the kernel searches every list.
 func (r *deviceRun) uploadHubs(p *engine.Problem, fp *flatPlan, o Options) error {
-	var offs []uint64
-	var adj []uint32
-	if fp.Graph {
-		offs, adj = fp.sortedCSR(p.Data)
-	}
 	budget := min(r.mem.Available()/hubMemShare, hubMaxBytes)
-	h := fp.hubs(p.Data.NumVertices(), offs, adj, budget, o.hubMin)
+	h := fp.hubsWithin(p.Data, budget, o.hubMin)
 	if h == nil {
 		return nil
 	}

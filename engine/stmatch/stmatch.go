@@ -591,7 +591,9 @@ type prepared struct {
 	prepare  time.Duration // planTime and the flattening
 }
 
-// prepare builds the plan of p (from base when given) and flattens it for a count.
+// prepare builds the plan of p (from base when given) and flattens it for a count, with what
+// the devices' runs need from the host and can have before the devices are open: the roots'
+// weights for the work units and the hub bitmaps.
 func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) prepared {
 	tp := time.Now()
 	o.searchThreads = p.Threads
@@ -602,6 +604,14 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptions(false))
 		if pr.ferr == nil && pr.fp.Graph && o.V1 {
 			pr.ferr = errSpaceTooLarge
+		}
+		if pr.ferr == nil && !o.V1 {
+			if !o.NoSplit && pr.fp.splitsRoots() {
+				pr.fp.rootWeights()
+			}
+			if !o.NoHubs {
+				pr.fp.prebuildHubs(p.Data, o.hubMin)
+			}
 		}
 	}
 	pr.prepare = time.Since(tp)
