@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -47,6 +48,8 @@ type Device struct {
 	jobs   chan job
 	tid    int
 	budget *Budget
+	// contextTime is how long setup took to retain the primary context and make it current.
+	contextTime time.Duration
 
 	modMu   sync.Mutex
 	modules map[string]*Module
@@ -63,7 +66,33 @@ var (
 	openDevices []*Device
 	openErr     error
 	deviceErrs  []string
+
+	timesMu   sync.Mutex // guards openTimes apart from openMu, which an Open in progress holds
+	openTimes *StartTimes
 )
+
+// StartTimes is where the first Open of the process spent its time (CUDA's start): the phases
+// run one after the other, except NVRTC, which loads while the devices start.
+type StartTimes struct {
+	Began    time.Time     // when the first Open began
+	Discover time.Duration // finding and loading the driver library (dlopen)
+	Init     time.Duration // cuInit, the version and the device count
+	Devices  time.Duration // starting every device (at the same time): attributes and primary context
+	Context  time.Duration // the slowest device's primary context (cuDevicePrimaryCtxRetain, made current)
+	NVRTC    time.Duration // finding and loading NVRTC (dlopen), during Devices
+	Total    time.Duration // the whole first Open
+}
+
+// OpenTimes returns the phases of the process's first Open; ok is false until one has finished
+// (it does not wait for an Open in progress).
+func OpenTimes() (t StartTimes, ok bool) {
+	timesMu.Lock()
+	defer timesMu.Unlock()
+	if openTimes == nil {
+		return StartTimes{}, false
+	}
+	return *openTimes, true
+}
 
 // Open discovers the GPUs and starts one worker per device (once per process; later calls return
 // the same devices). Without a usable GPU it returns an error wrapping ErrNoGPU that says why; it
@@ -75,8 +104,13 @@ func Open(ctx context.Context) ([]*Device, error) {
 	openMu.Lock()
 	defer openMu.Unlock()
 	if !openDone {
-		openDevices, openErr = open()
+		t := StartTimes{Began: time.Now()}
+		openDevices, openErr = open(&t)
+		t.Total = time.Since(t.Began)
 		openDone = true
+		timesMu.Lock()
+		openTimes = &t
+		timesMu.Unlock()
 	}
 	return openDevices, openErr
 }
@@ -88,13 +122,20 @@ func DeviceErrors() []string {
 	return append([]string(nil), deviceErrs...)
 }
 
-func open() (devs []*Device, err error) {
+// open starts the devices, recording its phases in t.
+func open(t *StartTimes) (devs []*Device, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			devs, err = nil, fmt.Errorf("%w: panic while opening the driver: %v", ErrNoGPU, r)
 		}
 	}()
+	phase := time.Now()
+	lap := func(d *time.Duration) {
+		now := time.Now()
+		*d, phase = now.Sub(phase), now
+	}
 	rep := discoverDriver() // NVRTC is looked for once a device is known to exist (NVRTCVersion below)
+	lap(&t.Discover)
 	if !drv.ok {
 		return nil, fmt.Errorf("%w: %v", ErrNoGPU, errNoDriver(rep.Driver))
 	}
@@ -111,20 +152,33 @@ func open() (devs []*Device, err error) {
 	if count == 0 {
 		return nil, fmt.Errorf("%w: the driver (CUDA %s) reports no devices", ErrNoGPU, CUDAVersionString(int(ver)))
 	}
-	nvrtcVer, _ := NVRTCVersion()
-	// Contexts are created at the same time: each takes a few hundred milliseconds.
+	lap(&t.Init)
+	// NVRTC (a large library: tens of milliseconds to load) loads while the devices start, and
+	// the contexts are created at the same time: each takes a few hundred milliseconds.
+	var nvrtcVer string
+	nvrtcDone := make(chan struct{})
+	go func() {
+		defer close(nvrtcDone)
+		t0 := time.Now()
+		nvrtcVer, _ = NVRTCVersion()
+		t.NVRTC = time.Since(t0)
+	}()
 	started := make([]*Device, count)
 	errs := make([]error, count)
 	var wg sync.WaitGroup
 	for i := range int(count) {
-		wg.Go(func() { started[i], errs[i] = startDevice(i, int(ver), nvrtcVer) })
+		wg.Go(func() { started[i], errs[i] = startDevice(i, int(ver)) })
 	}
 	wg.Wait()
+	lap(&t.Devices)
+	<-nvrtcDone
 	for i, d := range started {
 		if errs[i] != nil {
 			deviceErrs = append(deviceErrs, fmt.Sprintf("device %d: %v", i, errs[i]))
 			continue
 		}
+		d.info.NVRTCVersion = nvrtcVer
+		t.Context = max(t.Context, d.contextTime)
 		devs = append(devs, d)
 	}
 	if len(devs) == 0 {
@@ -133,11 +187,10 @@ func open() (devs []*Device, err error) {
 	return devs, nil
 }
 
-func startDevice(ordinal, driverVersion int, nvrtcVersion string) (*Device, error) {
+func startDevice(ordinal, driverVersion int) (*Device, error) {
 	d := &Device{jobs: make(chan job), modules: map[string]*Module{}}
 	d.info.Ordinal = ordinal
 	d.info.DriverVersion = driverVersion
-	d.info.NVRTCVersion = nvrtcVersion
 	ready := make(chan error, 1)
 	go d.worker(ready)
 	if err := <-ready; err != nil {
@@ -216,6 +269,8 @@ func (d *Device) setup() error {
 		d.info.KernelTimeout = v != 0
 	}
 
+	tc := time.Now()
+	defer func() { d.contextTime = time.Since(tc) }()
 	if err := drv.check("cuDevicePrimaryCtxRetain", ccall(drv.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&d.ctx)), uintptr(d.cu))); err != nil {
 		return err
 	}

@@ -21,6 +21,33 @@ func testDevice(t *testing.T) *Device {
 	return devs[0]
 }
 
+// TestOpenTimes: the first Open's phases add up within its total (NVRTC loads beside the
+// devices), with a GPU or without; with one, each device knows NVRTC's version (loaded during
+// the devices' start, not before).
+func TestOpenTimes(t *testing.T) {
+	devs, err := Open(context.Background())
+	st, ok := OpenTimes()
+	if !ok || st.Began.IsZero() {
+		t.Fatalf("after Open: %+v, %v", st, ok)
+	}
+	if sum := st.Discover + st.Init + st.Devices; sum > st.Total || st.Context > st.Devices || st.NVRTC > st.Total {
+		t.Fatalf("phases %+v do not fit the total", st)
+	}
+	t.Logf("open: %+v (err %v)", st, err)
+	if err != nil {
+		return
+	}
+	if st.Context <= 0 {
+		t.Errorf("a device started without a context time: %+v", st)
+	}
+	ver, verr := NVRTCVersion()
+	for _, d := range devs {
+		if verr == nil && d.Info().NVRTCVersion != ver {
+			t.Errorf("%s: NVRTC %q, want %q", d, d.Info().NVRTCVersion, ver)
+		}
+	}
+}
+
 func TestGPUInfo(t *testing.T) {
 	d := testDevice(t)
 	devs, _ := Open(context.Background())

@@ -74,6 +74,8 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return exitCode(stderr, err)
 	}
+	var ph phases
+	ph.mark("args")
 	// Read every query before the (possibly large) data graph so a typo fails fast.
 	queries := make([]*pattern.Pattern, len(pos)-1)
 	for i, q := range pos[1:] {
@@ -81,24 +83,36 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitCode(stderr, err)
 		}
 	}
+	ph.mark("queries")
 	g, err := loadData(ctx, pos[0], f.options(log), log)
 	if err != nil {
 		return exitCode(stderr, err)
 	}
-	if *explain || len(queries) == 1 || f.threads == 1 {
-		code := exitOK
-		for i, q := range pos[1:] {
-			switch c := countOne(ctx, &f, log, eng, g, q, queries[i], stdout, stderr, *explain); c {
-			case exitOK:
-			case exitPartial: // cut short: the queries after it still get their (partial) line
-				code = c
-			default:
-				return c
-			}
-		}
-		return code
+	ph.mark("load")
+	code := countAll(ctx, &f, log, eng, g, pos[1:], queries, stdout, stderr, *explain)
+	ph.mark("count")
+	ph.log(log, "count: process", "load")
+	return code
+}
+
+// countAll counts every query, one after the other or (several queries, several threads, no
+// --explain) concurrently.
+func countAll(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
+	names []string, queries []*pattern.Pattern, stdout, stderr io.Writer, explain bool) int {
+	if !explain && len(queries) > 1 && f.threads != 1 {
+		return countConcurrently(ctx, f, log, eng, g, names, queries, stdout, stderr)
 	}
-	return countConcurrently(ctx, &f, log, eng, g, pos[1:], queries, stdout, stderr)
+	code := exitOK
+	for i, q := range names {
+		switch c := countOne(ctx, f, log, eng, g, q, queries[i], stdout, stderr, explain); c {
+		case exitOK:
+		case exitPartial: // cut short: the queries after it still get their (partial) line
+			code = c
+		default:
+			return c
+		}
+	}
+	return code
 }
 
 // countConcurrently counts several queries at once, as many as there are threads (each count

@@ -626,3 +626,38 @@ func TestStatsDegreePlot(t *testing.T) {
 		t.Error("no bar drawn")
 	}
 }
+
+// TestCountVerbosePhases: count -v logs where the process's time went (args, queries, load,
+// count, total) and, with a GPU engine, CUDA's start by phase, found or not.
+func TestCountVerbosePhases(t *testing.T) {
+	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
+	data := filepath.Join(dir, "test_case_1.graph")
+	for _, eng := range []string{"cpu", "stmatch"} {
+		_, out, errOut := runCmd(t, "count", "-v", "--engine", eng, data, "(a)-(b)-(c)-(a)")
+		if eng == "cpu" && !strings.Contains(out, "6\tembeddings") {
+			t.Errorf("--engine cpu: got %q", out)
+		}
+		var process, start string
+		for _, line := range strings.Split(errOut, "\n") {
+			switch {
+			case strings.Contains(line, `msg="count: process"`):
+				process = line
+			case strings.Contains(line, `msg="gpu: start"`):
+				start = line
+			}
+		}
+		for _, key := range []string{" args=", " queries=", " load=", " count=", " total="} {
+			if !strings.Contains(process, key) {
+				t.Errorf("--engine %s: no %s in the process record %q (stderr %q)", eng, key, process, errOut)
+			}
+		}
+		if eng != "stmatch" {
+			continue
+		}
+		for _, key := range []string{" began=", " discover=", " init=", " devices=", " context=", " nvrtc=", " total=", " ready=", " wait="} {
+			if !strings.Contains(start, key) {
+				t.Errorf("--engine stmatch: no %s in the GPU start record %q (stderr %q)", key, start, errOut)
+			}
+		}
+	}
+}

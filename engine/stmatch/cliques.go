@@ -389,7 +389,9 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 			<-ready
 			if errs[i] == nil {
 				if errs[i] = r.finish(u, c.K); errs[i] == nil {
+					tr := time.Now()
 					counts[i], errs[i] = r.run(ctx, c.K, u.groups, roots, &nextGroup, &nextRoot, progress)
+					r.st.Run = time.Since(tr)
 				}
 			}
 			if errs[i] != nil {

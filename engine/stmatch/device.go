@@ -31,6 +31,8 @@ func (st *Stats) merge(s *Stats) {
 	st.Compile = max(st.Compile, s.Compile)
 	st.Upload = max(st.Upload, s.Upload)
 	st.Kernel = max(st.Kernel, s.Kernel)
+	st.Run = max(st.Run, s.Run)
+	st.Free = max(st.Free, s.Free)
 	st.Launches += s.Launches
 	st.Blocks += s.Blocks
 	st.Warps += s.Warps
@@ -55,7 +57,7 @@ func (st *Stats) merge(s *Stats) {
 // log writes where the count's time went, at debug level (submatch count -v).
 func (st *Stats) log(l *slog.Logger) {
 	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "open", st.Open, "prepare", st.Prepare,
-		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel,
+		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel, "run", st.Run, "free", st.Free,
 		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,
 		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "total", st.Total)
@@ -81,8 +83,10 @@ func newRunBase(d *gpu.Device, limit uint64) runBase {
 
 // free releases the run's device memory, recording in its statistics how much it held.
 func (r *runBase) free() {
+	t := time.Now()
 	r.st.DeviceBytes = r.mem.Used()
 	r.mem.FreeAll()
+	r.st.Free = time.Since(t)
 }
 
 // residentBlocks is how many blocks of f the device runs at once with shared bytes of dynamic
@@ -348,13 +352,8 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 // uploadHubs builds and uploads the hub bitmaps of fp's lists (hubs.go) within a share of the
 // memory left; when none qualifies or fits, the kernel searches every list.
 func (r *deviceRun) uploadHubs(p *engine.Problem, fp *flatPlan, o Options) error {
-	var offs []uint64
-	var adj []uint32
-	if fp.Graph {
-		offs, adj = fp.sortedCSR(p.Data)
-	}
 	budget := min(r.mem.Available()/hubMemShare, hubMaxBytes)
-	h := fp.hubs(p.Data.NumVertices(), offs, adj, budget, o.hubMin)
+	h := fp.hubsWithin(p.Data, budget, o.hubMin)
 	if h == nil {
 		return nil
 	}

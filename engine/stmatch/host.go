@@ -1,6 +1,7 @@
 package stmatch
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -86,6 +87,11 @@ type flatPlan struct {
 	csrOnce    sync.Once
 	csrOffsets []uint64
 	csrAdj     []uint32
+	// prebuilt holds the hub bitmaps built before the devices were open (prebuildHubs).
+	prebuilt *prebuiltHubs
+	// The roots' weights for splitting them into work units (rootWeights method).
+	weightsOnce sync.Once
+	weights     rootWeights
 
 	// While flattening: the edge indexes queued for Offsets/ValueParts (each once, found by its
 	// offsets array in queued) and their total sizes.
@@ -460,49 +466,66 @@ func (fp *flatPlan) addGroups(pl *plan.Plan) error {
 // warp overall, and the units go heaviest root first so the long subtrees start early.
 func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
 	n := fp.NumRoots
-	if !split || fp.L < 2 || (fp.L == 2 && fp.G == 0) || fp.Meta[metaStride+mFlags]&fReused != 0 {
+	if !split || !fp.splitsRoots() {
 		u := make([]uint64, n)
 		for r := range u {
 			u[r] = uint64(r) | 1<<48
 		}
 		return u
 	}
-	weight := make([]uint64, n)
-	var sum uint64
-	m1 := fp.Meta[metaStride : 2*metaStride]
-	for r := range weight {
-		w := m1[mCandLen]
-		switch {
-		case m1[mBack]&1 != 0 && fp.Graph:
-			w = uint64(fp.data.Degree(fp.Cands[fp.Meta[mCandOff]+uint64(r)]))
-		case m1[mBack]&1 != 0:
-			w = fp.listLen(m1[mEBase], uint64(r))
-		}
-		weight[r] = w
-		sum += w
-	}
-	t := max(1, (sum+uint64(warps)*16-1)/(uint64(warps)*16))
-	order := make([]uint32, n)
-	for r := range order {
-		order[r] = uint32(r)
-	}
-	slices.SortStableFunc(order, func(a, b uint32) int {
-		if weight[a] != weight[b] {
-			if weight[a] > weight[b] {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	rw := fp.rootWeights()
+	t := max(1, (rw.sum+uint64(warps)*16-1)/(uint64(warps)*16))
 	var units []uint64
-	for _, r := range order {
-		K := min(0xffff, max(1, (weight[r]+t-1)/t))
+	for _, r := range rw.order {
+		K := min(0xffff, max(1, (rw.weight[r]+t-1)/t))
 		for k := uint64(0); k < K; k++ {
 			units = append(units, uint64(r)|k<<32|K<<48)
 		}
 	}
 	return units
+}
+
+// splitsRoots reports whether makeUnits may split fp's roots: plans of two levels or more whose
+// level 1 does not reuse a stored set, except two-level plans without leaf groups.
+func (fp *flatPlan) splitsRoots() bool {
+	return fp.L >= 2 && (fp.L != 2 || fp.G != 0) && fp.Meta[metaStride+mFlags]&fReused == 0
+}
+
+// rootWeights is what makeUnits splits the roots by: each root's weight (the length of its
+// level-1 list, or level 1's candidate count when level 1 has no backward edge), their sum, and
+// the roots heaviest first (ties in root order).
+type rootWeights struct {
+	weight []uint64
+	sum    uint64
+	order  []uint32
+}
+
+// rootWeights computes fp's root weights once (the devices' grids, which makeUnits needs too,
+// are known only once the devices are open; the weights can be ready before).
+func (fp *flatPlan) rootWeights() *rootWeights {
+	fp.weightsOnce.Do(func() {
+		n := fp.NumRoots
+		rw := &fp.weights
+		rw.weight = make([]uint64, n)
+		m1 := fp.Meta[metaStride : 2*metaStride]
+		for r := range rw.weight {
+			w := m1[mCandLen]
+			switch {
+			case m1[mBack]&1 != 0 && fp.Graph:
+				w = uint64(fp.data.Degree(fp.Cands[fp.Meta[mCandOff]+uint64(r)]))
+			case m1[mBack]&1 != 0:
+				w = fp.listLen(m1[mEBase], uint64(r))
+			}
+			rw.weight[r] = w
+			rw.sum += w
+		}
+		rw.order = make([]uint32, n)
+		for r := range rw.order {
+			rw.order[r] = uint32(r)
+		}
+		slices.SortStableFunc(rw.order, func(a, b uint32) int { return cmp.Compare(rw.weight[b], rw.weight[a]) })
+	})
+	return &fp.weights
 }
 
 // listLen returns the length of the k-th list of the edge index whose offsets start at ebase,

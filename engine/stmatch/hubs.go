@@ -8,6 +8,8 @@ package stmatch
 import (
 	"cmp"
 	"slices"
+
+	"github.com/submatch/submatch/graph"
 )
 
 const (
@@ -34,7 +36,15 @@ type hubBitmaps struct {
 	Rows  []uint32
 	Bits  []uint32
 	Words uint64
-	N     int // rows
+	N     int  // rows
+	cut   bool // the budget left out lists that qualified
+}
+
+// fits reports whether buildHubs would build h again (the same rows) within budget: h holds
+// every list that qualified, and budget holds them all.
+func (h *hubBitmaps) fits(budget uint64) bool {
+	index := 4 * uint64(len(h.Rows))
+	return !h.cut && budget > index+4*h.Words && budget >= h.bytes()
 }
 
 // bytes is what the bitmaps take on the device.
@@ -70,10 +80,11 @@ func buildHubs(offs []uint64, list func(lo, hi uint64) []uint32, n int, budget u
 	}
 	length := func(k int) uint64 { return offs[k+1] - offs[k] }
 	slices.SortStableFunc(pick, func(a, b int) int { return cmp.Compare(length(b), length(a)) })
-	if uint64(len(pick)) > maxRows {
+	cut := uint64(len(pick)) > maxRows
+	if cut {
 		pick = pick[:maxRows]
 	}
-	h := &hubBitmaps{Rows: make([]uint32, len(offs)), Bits: make([]uint32, uint64(len(pick))*words), Words: words, N: len(pick)}
+	h := &hubBitmaps{Rows: make([]uint32, len(offs)), Bits: make([]uint32, uint64(len(pick))*words), Words: words, N: len(pick), cut: cut}
 	for k := range h.Rows {
 		h.Rows[k] = noRow
 	}
@@ -85,6 +96,36 @@ func buildHubs(offs []uint64, list func(lo, hi uint64) []uint32, n int, budget u
 		}
 	}
 	return h
+}
+
+// hubsWithin returns the bitmaps of fp's lists within budget bytes (hubs, with the graph's sorted
+// CSR in graph mode): those fp.prebuildHubs made when they are the same, else new ones.
+func (fp *flatPlan) hubsWithin(g *graph.Graph, budget uint64, minLen int) *hubBitmaps {
+	if pre := fp.prebuilt; pre != nil && pre.minLen == minLen && (pre.h == nil && budget <= pre.budget || pre.h != nil && pre.h.fits(budget)) {
+		return pre.h
+	}
+	var offs []uint64
+	var adj []uint32
+	if fp.Graph {
+		offs, adj = fp.sortedCSR(g)
+	}
+	return fp.hubs(g.NumVertices(), offs, adj, budget, minLen)
+}
+
+// prebuildHubs builds fp's bitmaps for the largest budget a count gives them (hubMaxBytes, as
+// on any device with 4 GiB free), while the devices start: a device whose budget makes the same
+// ones (hubsWithin) uploads them as they are, and the devices of a count share them.
+func (fp *flatPlan) prebuildHubs(g *graph.Graph, minLen int) {
+	fp.prebuilt = nil
+	h := fp.hubsWithin(g, hubMaxBytes, minLen)
+	fp.prebuilt = &prebuiltHubs{h: h, budget: hubMaxBytes, minLen: minLen}
+}
+
+// prebuiltHubs are the bitmaps prebuildHubs made (h nil: no list qualified within budget).
+type prebuiltHubs struct {
+	h      *hubBitmaps
+	budget uint64
+	minLen int
 }
 
 // hubs builds the bitmaps of fp's lists for data graph vertices n, within budget bytes: the

@@ -120,6 +120,58 @@ func TestFlatHubs(t *testing.T) {
 	t.Logf("%d bitmaps checked", checked)
 }
 
+// TestPrebuiltHubs: the bitmaps built before the devices open (prebuildHubs) serve a device's
+// budget only when a build for that budget makes the same ones; otherwise it builds its own.
+func TestPrebuiltHubs(t *testing.T) {
+	reused, rebuilt := 0, 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		c := proptest.MakeLarger(seed)
+		for _, noSpace := range []bool{false, true} {
+			for _, minLen := range []int{0, 1, 3} {
+				o := Options{NoSpace: noSpace}
+				pl := testPlan(c.G, c.P, engine.Semantics{}, o)
+				if pl.Empty {
+					continue
+				}
+				fp, err := flattenOn(c.G, pl, o.flatOptions(false))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fp.prebuildHubs(c.G, minLen)
+				offs, adj := fp.Offsets, []uint32(nil)
+				if fp.Graph {
+					offs, adj = fp.sortedCSR(c.G)
+				}
+				n := c.G.NumVertices()
+				full := fp.hubs(n, offs, adj, hubMaxBytes, minLen)
+				budgets := []uint64{0, 1, hubMaxBytes, hubMaxBytes - 1}
+				if full != nil {
+					index, row := 4*uint64(len(full.Rows)), 4*full.Words
+					budgets = append(budgets, index+row, index+row+1, full.bytes()-1, full.bytes(), full.bytes()+row, index+row*uint64(1+full.N/2))
+				}
+				for _, budget := range budgets {
+					got, want := fp.hubsWithin(c.G, budget, minLen), fp.hubs(n, offs, adj, budget, minLen)
+					if (got == nil) != (want == nil) || got != nil && (got.N != want.N || !slices.Equal(got.Rows, want.Rows) || !slices.Equal(got.Bits, want.Bits)) {
+						t.Fatalf("seed %d (no space %v, min %d), budget %d: prebuilt gives other bitmaps than a build", seed, noSpace, minLen, budget)
+					}
+					if got != nil && got == fp.prebuilt.h {
+						reused++
+					} else if got != nil {
+						rebuilt++
+					}
+				}
+				if got := fp.hubsWithin(c.G, hubMaxBytes, minLen+1); got != nil && got == fp.prebuilt.h {
+					t.Fatalf("seed %d: bitmaps prebuilt for lists of %d entries served a minimum of %d", seed, minLen, minLen+1)
+				}
+			}
+		}
+	}
+	if reused == 0 || rebuilt == 0 {
+		t.Fatalf("prebuilt bitmaps reused %d times, rebuilt %d: both paths must run", reused, rebuilt)
+	}
+	t.Logf("prebuilt bitmaps reused %d times, rebuilt %d", reused, rebuilt)
+}
+
 // TestRelayQueue moves the published tasks of a ring that has wrapped around into a larger one
 // and checks the order, the contents and the sequence numbers of the kernel's protocol.
 func TestRelayQueue(t *testing.T) {

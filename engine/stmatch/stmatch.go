@@ -427,6 +427,8 @@ type Stats struct {
 	Compile     time.Duration // compile (or cache load)
 	Upload      time.Duration // allocation and host-to-device copies
 	Kernel      time.Duration // sum of the launches' kernel times (CUDA events)
+	Run         time.Duration // the launches from first to last, the host's work between them included
+	Free        time.Duration // releasing the count's device memory at its end
 	Total       time.Duration // the whole Count, planning included
 	Launches    int
 	Blocks      int
@@ -589,7 +591,9 @@ type prepared struct {
 	prepare  time.Duration // planTime and the flattening
 }
 
-// prepare builds the plan of p (from base when given) and flattens it for a count.
+// prepare builds the plan of p (from base when given) and flattens it for a count, with what
+// the devices' runs need from the host and can have before the devices are open: the roots'
+// weights for the work units and the hub bitmaps.
 func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) prepared {
 	tp := time.Now()
 	o.searchThreads = p.Threads
@@ -600,6 +604,14 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptions(false))
 		if pr.ferr == nil && pr.fp.Graph && o.V1 {
 			pr.ferr = errSpaceTooLarge
+		}
+		if pr.ferr == nil && !o.V1 {
+			if !o.NoSplit && pr.fp.splitsRoots() {
+				pr.fp.rootWeights()
+			}
+			if !o.NoHubs {
+				pr.fp.prebuildHubs(p.Data, o.hubMin)
+			}
 		}
 	}
 	pr.prepare = time.Since(tp)
@@ -753,11 +765,13 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 				cancel()
 				return
 			}
+			tr := time.Now()
 			if o.V1 {
 				counts[k], partials[k], errs[k] = r.runV1(ctx, p, fp)
 			} else {
 				counts[k], partials[k], errs[k] = r.run(ctx, p, fp, o, disp, nil)
 			}
+			r.st.Run = time.Since(tr)
 			if errs[k] != nil && !partials[k] {
 				cancel()
 			}
