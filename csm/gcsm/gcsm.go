@@ -53,9 +53,14 @@ const (
 	// ModeCacheDensity ("cache-density"): ModeCacheBytes with the lists ranked by their
 	// estimated bytes read per byte they take in the cache.
 	ModeCacheDensity
+	// ModeUnified ("unified"), for measurement: the host graph in CUDA managed memory instead of
+	// mapped pinned memory, no cache; the driver pages the lists the kernel reads over to the GPU
+	// on demand and back when the host rewrites them (gpu.Device.AllocManaged: no advice, no
+	// prefetch). The pages it keeps on the GPU are outside --gpu-memory.
+	ModeUnified
 )
 
-var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density"}
+var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density", "unified"}
 
 func (m Mode) String() string { return modeNames[m] }
 
@@ -66,9 +71,6 @@ func ParseMode(s string) (Mode, error) {
 	}
 	if i := slices.Index(modeNames, s); i >= 0 {
 		return Mode(i), nil
-	}
-	if s == "um" {
-		return 0, fmt.Errorf("gcsm: mode um (unified memory) is not implemented; modes: %v", modeNames)
 	}
 	return 0, fmt.Errorf("gcsm: unknown mode %q; modes: %v", s, modeNames)
 }
@@ -123,7 +125,9 @@ func (s Stats) HitRate() float64 {
 
 // backend runs a phase's searches: the GPU, or the host emulation in tests.
 type backend interface {
-	alloc() allocator
+	// alloc makes the host graph's memory for the mode: mapped pinned memory, or managed memory
+	// in ModeUnified (the emulation: Go memory for both).
+	alloc(mode Mode) allocator
 	// cacheBudget is the bytes the cache may take, given the searches' buffers and, with
 	// freqBytes > 0, the per-vertex read counters.
 	cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64
@@ -223,7 +227,7 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 		return nil, fmt.Errorf("gcsm: no patterns")
 	}
 	m := &Matcher{g: g, pats: patterns, opts: opts, t: t, be: be, mode: mode, net: csm.NewNet(g)}
-	m.h.alloc = be.alloc()
+	m.h.alloc = be.alloc(mode)
 	m.est.init(1)
 	switch mode {
 	case ModeCacheBytes:
@@ -622,7 +626,7 @@ func (m *Matcher) fillCache() error {
 	}
 	budget := m.be.cacheBudget(&m.h, &m.ph, freqBytes)
 	switch m.mode {
-	case ModeZeroCopy:
+	case ModeZeroCopy, ModeUnified:
 		return nil
 	case ModeDevice:
 		t0 := time.Now()
