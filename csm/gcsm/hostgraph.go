@@ -1,6 +1,8 @@
 package gcsm
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -39,8 +41,9 @@ func view[T uint32 | uint64](m hostMem) []T {
 // (neighbour label << 32 | neighbour id, so that the neighbours of one label are a contiguous
 // sorted range and an edge is found by binary search) with each entry's edge label beside it,
 // in one arena with spare room per list; off/ln/labels per vertex. It mirrors a dynamic.Graph:
-// after the graph changes, sync rewrites the lists of the vertices that changed (in place when
-// they fit their room, else moved to the arena's end, the arena grown when full).
+// after the graph changes, sync edits the changed entries into their lists in place (patch),
+// or rewrites a list from the graph when its vertex changed or it outgrew its room (moved to the
+// arena's end, the arena grown by a rebuild when full).
 type hostGraph struct {
 	alloc allocator
 
@@ -55,6 +58,8 @@ type hostGraph struct {
 	maxDeg                     int
 	scratch                    []entry
 	scratches                  [][]entry // sync's workers'
+	groups                     [][2]int  // sync: each edited list's range of edits
+	moves                      [][]move  // sync's workers' (patch)
 }
 
 type entry struct {
@@ -241,16 +246,95 @@ func (h *hostGraph) fill(g *dynamic.Graph, v uint32, scratch *[]entry) int {
 	return len(sc)
 }
 
-// sync brings the lists of the vertices vs (dense ids, each once) up to date with g, growing
-// the vertex arrays and the arena (by a full rebuild) as needed: the lists that outgrew their
-// place are moved first, then every list is rewritten, on all cores. It reports whether it
-// rebuilt everything.
-func (h *hostGraph) sync(g *dynamic.Graph, vs []uint32) (bool, error) {
+// changes is what a batch changed in the host graph's lists: edits of single entries (a
+// list's other entries unmoved), and the vertices whose lists are written again in full (a
+// vertex that was added, deleted or relabelled, and its neighbours, whose keys hold its label).
+type changes struct {
+	full  []uint32
+	edits []edit
+}
+
+// edit changes one entry of v's list: the entry of key deleted (editDel), inserted with edge
+// label el (editIns), or its edge label set to el (editSet).
+type edit struct {
+	v   uint32
+	op  uint32
+	key uint64
+	el  uint32
+}
+
+const (
+	editDel = iota
+	editIns
+	editSet
+)
+
+// grows is what the edit adds to its list's length.
+func (e edit) grows() int {
+	switch e.op {
+	case editIns:
+		return 1
+	case editDel:
+		return -1
+	}
+	return 0
+}
+
+func (c *changes) reset() { c.full, c.edits = c.full[:0], c.edits[:0] }
+
+// pair records the change of the edge u-v between vertices alive with the same label before
+// and after: present or not, and its label, before (op, ol) and after (np, nl).
+func (c *changes) pair(g *dynamic.Graph, u, v uint32, op bool, ol uint32, np bool, nl uint32) {
+	kind := uint32(editSet)
+	switch {
+	case op == np && (!op || ol == nl):
+		return
+	case !op:
+		kind = editIns
+	case !np:
+		kind = editDel
+	}
+	c.edits = append(c.edits, edit{v: u, op: kind, key: uint64(g.Label(v))<<32 | uint64(v), el: nl},
+		edit{v: v, op: kind, key: uint64(g.Label(u))<<32 | uint64(u), el: nl})
+}
+
+// sync brings the host graph up to date with g after the changes ch: the vertex arrays grown
+// to g's, the lists of ch.full written again from g, and the edits applied in place (a list
+// with edits that outgrew its place is moved and written from g instead); the lists that move
+// are placed first, then every list is written, on all cores. It rebuilds everything instead
+// when the arena is full, and reports whether it did.
+func (h *hostGraph) sync(g *dynamic.Graph, ch *changes) (bool, error) {
 	if err := h.growVertices(g.IDBound(), true); err != nil {
 		return false, err
 	}
+	// Edits by vertex and key; a vertex written in full takes none, nor one whose list moves.
+	slices.Sort(ch.full)
+	ch.full = slices.Compact(ch.full)
+	slices.SortFunc(ch.edits, func(a, b edit) int {
+		if c := cmp.Compare(a.v, b.v); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key, b.key)
+	})
+	h.groups = h.groups[:0]
+	nf := len(ch.full)
+	for i := 0; i < len(ch.edits); {
+		v, j, n := ch.edits[i].v, i, int(h.ln[ch.edits[i].v])
+		for ; j < len(ch.edits) && ch.edits[j].v == v; j++ {
+			n += ch.edits[j].grows()
+		}
+		switch {
+		case has(ch.full[:nf], v):
+		case n > int(h.room[v]):
+			ch.full = append(ch.full, v)
+		default:
+			h.groups = append(h.groups, [2]int{i, j})
+		}
+		i = j
+	}
+	slices.Sort(ch.full)
 	var need uint64
-	for _, v := range vs {
+	for _, v := range ch.full {
 		if g.Alive(v) && uint32(g.Degree(v)) > h.room[v] {
 			need += uint64(slack(g.Degree(v)))
 		}
@@ -258,35 +342,136 @@ func (h *hostGraph) sync(g *dynamic.Graph, vs []uint32) (bool, error) {
 	if h.used+need > uint64(len(h.keys)) {
 		return true, h.build(g)
 	}
-	for _, v := range vs {
+	for _, v := range ch.full {
 		if err := h.place(g, v); err != nil {
 			return false, err
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), max(len(vs)/256, 1))
+	// Tasks: the full lists, then the edited ones; a full list weighs as 8 edited.
+	tasks := len(ch.full) + len(h.groups)
+	workers := min(runtime.GOMAXPROCS(0), max((8*len(ch.full)+len(h.groups))/2048, 1))
 	for len(h.scratches) < workers {
 		h.scratches = append(h.scratches, nil)
+		h.moves = append(h.moves, nil)
 	}
 	maxDeg := make([]int, workers)
+	errs := make([]error, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for wi := range workers {
 		wg.Go(func() {
-			const chunk = 64
+			const chunk = 16
 			for {
 				lo := int(next.Add(chunk)) - chunk
-				if lo >= len(vs) {
+				if lo >= tasks {
 					return
 				}
-				for _, v := range vs[lo:min(lo+chunk, len(vs))] {
-					maxDeg[wi] = max(maxDeg[wi], h.fill(g, v, &h.scratches[wi]))
+				for i := lo; i < min(lo+chunk, tasks); i++ {
+					if i < len(ch.full) {
+						maxDeg[wi] = max(maxDeg[wi], h.fill(g, ch.full[i], &h.scratches[wi]))
+						continue
+					}
+					gr := h.groups[i-len(ch.full)]
+					n, err := h.patch(ch.edits[gr[0]:gr[1]], &h.moves[wi])
+					if err != nil && errs[wi] == nil {
+						errs[wi] = err
+					}
+					maxDeg[wi] = max(maxDeg[wi], n)
 				}
 			}
 		})
 	}
 	wg.Wait()
 	h.maxDeg = max(h.maxDeg, slices.Max(maxDeg))
-	return false, nil
+	return false, errors.Join(errs...)
+}
+
+func has(sorted []uint32, v uint32) bool {
+	_, ok := slices.BinarySearch(sorted, v)
+	return ok
+}
+
+// patch applies one vertex's edits (sorted by key, one a key; its list has room for the
+// result) in place and returns the list's new length, or an error when an edit does not fit the
+// list (an entry to delete or relabel missing, one to insert there already). The edits cut the
+// list into segments, each shifted by the insertions less the deletions before it; every entry
+// moves at most once (a memmove a segment): a run of segments shifted right is moved from its
+// last back, the others from the first on (runs of either sign never overlap: between them a
+// segment stays). Pending is the caller's scratch.
+func (h *hostGraph) patch(es []edit, pending *[]move) (int, error) {
+	v := es[0].v
+	o, n := h.off[v], int(h.ln[v])
+	keys, elab := h.keys[o:o+uint64(h.room[v])], h.elab[o:o+uint64(h.room[v])]
+	right := (*pending)[:0] // the run of moves to the right, in list order
+	defer func() { *pending = right[:0] }()
+	flush := func() {
+		for i := len(right) - 1; i >= 0; i-- {
+			right[i].do(keys, elab)
+		}
+		right = right[:0]
+	}
+	put := func(m move) {
+		if m.shift > 0 {
+			right = append(right, m)
+			return
+		}
+		flush()
+		m.do(keys, elab)
+	}
+	lo, shift := 0, 0 // the next segment: its start in the list as it was, its shift
+	for _, e := range es {
+		if e.op == editSet {
+			continue
+		}
+		// The list from lo on is as it was: moves to the left wrote below lo, and the moves to
+		// the right are pending.
+		i, found := slices.BinarySearch(keys[lo:n], e.key)
+		i += lo
+		if found != (e.op == editDel) {
+			return 0, fmt.Errorf("gcsm: internal error: vertex %d: entry %x present %v, edit %d", v, e.key, found, e.op)
+		}
+		put(move{lo: lo, hi: i, shift: shift})
+		if e.op == editDel {
+			lo, shift = i+1, shift-1
+			continue
+		}
+		shift++
+		put(move{lo: i + shift - 1, shift: shift, ins: true, key: e.key, el: e.el})
+		lo = i
+	}
+	put(move{lo: lo, hi: n, shift: shift})
+	flush()
+	n += shift
+	for _, e := range es {
+		if e.op == editSet {
+			i, ok := slices.BinarySearch(keys[:n], e.key)
+			if !ok {
+				return 0, fmt.Errorf("gcsm: internal error: vertex %d has no entry %x to relabel", v, e.key)
+			}
+			elab[i] = e.el
+		}
+	}
+	h.ln[v] = uint32(n)
+	return n, nil
+}
+
+// move is one step of patch: the entries [lo, hi) shifted by shift, or with ins an entry
+// written at lo (shift is then the shift of the segment after it, which orders it).
+type move struct {
+	lo, hi, shift int
+	ins           bool
+	key           uint64
+	el            uint32
+}
+
+func (m move) do(keys []uint64, elab []uint32) {
+	switch {
+	case m.ins:
+		keys[m.lo], elab[m.lo] = m.key, m.el
+	case m.shift != 0 && m.hi > m.lo:
+		copy(keys[m.lo+m.shift:m.hi+m.shift], keys[m.lo:m.hi])
+		copy(elab[m.lo+m.shift:m.hi+m.shift], elab[m.lo:m.hi])
+	}
 }
 
 // list returns v's entries.
