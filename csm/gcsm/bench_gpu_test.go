@@ -22,8 +22,8 @@ import (
 
 // TestGPUBench measures (GCSM_BENCH=1 on a GPU machine; scripts/gcsm-check.sh): email10 and an
 // R-MAT graph (scale GCSM_RMAT_SCALE, default 20, 4 vertex labels), update batches of 64 to
-// 8,192 edges, the GCSM modes (cache, zerocopy, degree; device where the graph fits) beside the
-// CPU engine on every core. Every mode's per-batch counts are checked equal to the CPU engine's.
+// 8,192 edges, the GCSM modes (cache, zerocopy, degree; device where the graph fits; others, such
+// as unified, by GCSM_MODES) beside the CPU engine on every core. Every mode's per-batch counts are checked equal to the CPU engine's.
 // It writes bench.tsv (one line per workload, batch size and mode: median batch time over the
 // timed batches, list reads served from GPU memory, top-1% coverage) to GCSM_OUT.
 func TestGPUBench(t *testing.T) {
@@ -199,6 +199,13 @@ func bench(t *testing.T, f *os.File, workload string, mk func() *dynamic.Graph, 
 				t0 := time.Now()
 				m, err = openBench(g, pats, opts, lim, cc)
 				t.Logf("%s %s: open %v", name, mode, time.Since(t0))
+				if gm, ok := m.(*Matcher); ok && lim > 0 {
+					bytes := 16 * uint64(len(gm.h.ln)) // off, ln, label
+					for _, n := range gm.h.ln {
+						bytes += 12 * uint64(n) // key, edge label
+					}
+					t.Logf("%s: graph %d MiB as the kernel reads it (lists without their room), %.1fx the GPU memory budget of %d MiB", workload, bytes>>20, float64(bytes)/float64(lim), lim>>20)
+				}
 			}
 			if err != nil {
 				t.Logf("%s %s: %v (skipped)", name, mode, err)
