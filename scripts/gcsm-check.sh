@@ -23,6 +23,10 @@
 #                                       then a table of the medians and of cache's speedups (the
 #                                       other's time over cache's). Each variable it sets may be
 #                                       given instead.
+#                                       REORG=1 (after the rest, whatever its status): the host
+#                                       graph's reorganisation on R-MAT scale 23 (about 10^8 edges,
+#                                       6 GB of host memory; TestReorganisation, REORG_TIMEOUT
+#                                       seconds, default 120), on every core.
 #
 # Device tool: run command "bash DIR/gcsm-check.sh run DIR" with carry [DIR] (the build copies this
 # script into DIR, since the device machine gets the main checkout's tree).
@@ -121,6 +125,12 @@ run() {
 			echo "== modes, $(nproc) host cores for cpu; medians of ${GCSM_ROUNDS} batches, ms; cache/X: X's time over cache's"
 			modes_table "$out/bench.tsv" | tee "$out/modes.txt"
 		fi
+	fi
+	if [ "${REORG:-0}" = 1 ]; then
+		echo "== TestReorganisation (R-MAT scale 23, batches of 8,192, $(nproc) cores)"
+		GCSM_REORG=1 GOMEMLIMIT=8GiB timeout "${REORG_TIMEOUT:-120}" "$dir/gcsm.test" -test.v -test.count=1 \
+			-test.run TestReorganisation -test.timeout 20m >"$out/reorg.log" 2>&1 || status=1
+		grep -E 'R-MAT|median|FAIL|panic|ok|PASS' "$out/reorg.log" | tail -8
 	fi
 	echo "== summary: tests $(grep -c -- '--- PASS' "$out/check.log") passed, $(grep -c -- '--- FAIL' "$out/check.log") failed; status $status"
 	return $status
