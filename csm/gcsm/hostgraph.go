@@ -283,19 +283,19 @@ func (e edit) grows() int {
 func (c *changes) reset() { c.full, c.edits = c.full[:0], c.edits[:0] }
 
 // pair records the change of the edge u-v between vertices alive with the same label before
-// and after: present or not, and its label, before (op, ol) and after (np, nl).
-func (c *changes) pair(g *dynamic.Graph, u, v uint32, op bool, ol uint32, np bool, nl uint32) {
+// and after: present or not and its label before (was, wasLabel) and after (is, isLabel).
+func (c *changes) pair(g *dynamic.Graph, u, v uint32, was bool, wasLabel uint32, is bool, isLabel uint32) {
 	kind := uint32(editSet)
 	switch {
-	case op == np && (!op || ol == nl):
+	case was == is && (!was || wasLabel == isLabel):
 		return
-	case !op:
+	case !was:
 		kind = editIns
-	case !np:
+	case !is:
 		kind = editDel
 	}
-	c.edits = append(c.edits, edit{v: u, op: kind, key: uint64(g.Label(v))<<32 | uint64(v), el: nl},
-		edit{v: v, op: kind, key: uint64(g.Label(u))<<32 | uint64(u), el: nl})
+	c.edits = append(c.edits, edit{v: u, op: kind, key: uint64(g.Label(v))<<32 | uint64(v), el: isLabel},
+		edit{v: v, op: kind, key: uint64(g.Label(u))<<32 | uint64(u), el: isLabel})
 }
 
 // sync brings the host graph up to date with g after the changes ch: the vertex arrays grown
