@@ -156,7 +156,7 @@ func TestGPUEmail10(t *testing.T) {
 			n      int
 			mode   string
 			budget uint64
-		}{{1, 400, "cache", 1 << 30}, {64, len(stream), "cache", 1 << 20}, {1000, len(stream), "cache", 1 << 30}, {1000, len(stream), "zerocopy", 1 << 30}, {1000, len(stream), "unified", 1 << 20}} {
+		}{{1, 400, "cache", 1 << 30}, {64, len(stream), "cache", 1 << 20}, {1000, len(stream), "cache", 1 << 30}, {1000, len(stream), "zerocopy", 1 << 30}, {1000, len(stream), "unified", 1 << 30}} {
 			c := randomCase{g: mk, pats: pats, stream: stream[:run.n], batch: run.batch}
 			n, err := compare(context.Background(), c, sem, run.mode, run.budget, openGPU)
 			if err != nil {
