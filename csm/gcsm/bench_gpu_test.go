@@ -89,6 +89,14 @@ func envInts(name string, def []int) []int {
 	return out
 }
 
+// envInt reads an integer from the environment (def when unset or not a number).
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
 func mustPattern(t *testing.T, labels []uint32, edges [][2]int) *pattern.Pattern {
 	var ls []pattern.Label
 	for _, l := range labels {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -159,14 +158,6 @@ func checkHostList(t *testing.T, h *hostGraph, g *dynamic.Graph, v uint32, scrat
 			t.Fatalf("vertex %d entry %d: host (%x, %d), graph (%x, %d)", v, i, keys[i], els[i], e.key, e.el)
 		}
 	}
-}
-
-// envInt reads an integer from the environment (def when unset or not a number).
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return n
-	}
-	return def
 }
 
 // TestPatch: random edits (deletions, insertions, edge labels set; several at one place, at
