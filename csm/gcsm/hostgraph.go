@@ -51,7 +51,8 @@ type hostGraph struct {
 	off                        []uint64 // per vertex: first entry in the arena
 	ln                         []uint32 // per vertex: entries
 	labels                     []uint32 // per vertex: label (alive or not)
-	room                       []uint32 // per vertex: the entries its place holds
+	room                       []uint32 // per vertex: the entries its place holds from off on
+	front                      []uint32 // per vertex: the entries its place holds before off
 	keys                       []uint64 // arena
 	elab                       []uint32 // arena: edge labels
 	used                       uint64   // arena entries in use (the end)
@@ -86,7 +87,7 @@ func (h *hostGraph) build(g *dynamic.Graph) error {
 	}
 	h.maxDeg = 0
 	for v := range n {
-		h.off[v], h.ln[v], h.room[v] = 0, 0, 0
+		h.off[v], h.ln[v], h.room[v], h.front[v] = 0, 0, 0, 0
 		if err := h.write(g, uint32(v)); err != nil {
 			return err
 		}
@@ -126,12 +127,13 @@ func (h *hostGraph) growVertices(n int, keep bool) error {
 		return err
 	}
 	off, ln, lab := view[uint64](offM), view[uint32](lnM), view[uint32](labM)
-	room := make([]uint32, c)
+	room, front := make([]uint32, c), make([]uint32, c)
 	if keep {
 		copy(off, h.off)
 		copy(ln, h.ln)
 		copy(lab, h.labels)
 		copy(room, h.room)
+		copy(front, h.front)
 	}
 	for _, m := range []*hostMem{&h.offM, &h.lnM, &h.labM} {
 		if m.free != nil {
@@ -139,7 +141,7 @@ func (h *hostGraph) growVertices(n int, keep bool) error {
 		}
 	}
 	h.offM, h.lnM, h.labM = offM, lnM, labM
-	h.off, h.ln, h.labels, h.room = off, ln, lab, room
+	h.off, h.ln, h.labels, h.room, h.front = off, ln, lab, room, front
 	return nil
 }
 
@@ -174,19 +176,27 @@ func (h *hostGraph) write(g *dynamic.Graph, v uint32) error {
 	return nil
 }
 
-// place moves v's list to the arena's end when g's list outgrew its place.
+// place makes room for g's list of v: at its place's start when it outgrew the room after
+// off, at the arena's end when it outgrew its place (its spare room split before and after it,
+// so that patch can move either end).
 func (h *hostGraph) place(g *dynamic.Graph, v uint32) error {
 	if !g.Alive(v) {
 		return nil
 	}
-	n := g.Degree(v)
-	if uint32(n) > h.room[v] {
-		need := uint64(slack(n))
+	n := uint32(g.Degree(v))
+	switch {
+	case n > h.room[v]+h.front[v]:
+		need := uint64(slack(int(n)))
 		if h.used+need > uint64(len(h.keys)) {
 			return fmt.Errorf("gcsm: internal error: arena full")
 		}
-		h.off[v], h.room[v] = h.used, uint32(need)
+		f := (uint32(need) - n) / 2
+		h.off[v], h.front[v], h.room[v] = h.used+uint64(f), f, uint32(need)-f
 		h.used += need
+	case n > h.room[v]:
+		h.off[v] -= uint64(h.front[v])
+		h.room[v] += h.front[v]
+		h.front[v] = 0
 	}
 	return nil
 }
@@ -325,7 +335,7 @@ func (h *hostGraph) sync(g *dynamic.Graph, ch *changes) (bool, error) {
 		}
 		switch {
 		case has(ch.full[:nf], v):
-		case n > int(h.room[v]):
+		case n > int(h.room[v]+h.front[v]):
 			ch.full = append(ch.full, v)
 		default:
 			h.groups = append(h.groups, [2]int{i, j})
@@ -335,7 +345,7 @@ func (h *hostGraph) sync(g *dynamic.Graph, ch *changes) (bool, error) {
 	slices.Sort(ch.full)
 	var need uint64
 	for _, v := range ch.full {
-		if g.Alive(v) && uint32(g.Degree(v)) > h.room[v] {
+		if g.Alive(v) && uint32(g.Degree(v)) > h.room[v]+h.front[v] {
 			need += uint64(slack(g.Degree(v)))
 		}
 	}
@@ -391,57 +401,74 @@ func has(sorted []uint32, v uint32) bool {
 	return ok
 }
 
-// patch applies one vertex's edits (sorted by key, one a key; its list has room for the
+// patch applies one vertex's edits (sorted by key, one a key; its place has room for the
 // result) in place and returns the list's new length, or an error when an edit does not fit the
 // list (an entry to delete or relabel missing, one to insert there already). The edits cut the
-// list into segments, each shifted by the insertions less the deletions before it; every entry
-// moves at most once (a memmove a segment): a run of segments shifted right is moved from its
-// last back, the others from the first on (runs of either sign never overlap: between them a
-// segment stays). Pending is the caller's scratch.
+// list into segments, each shifted by the insertions less the deletions before it, plus one
+// shift c of the whole list within its place: 0 (the entries before the first edit stay) or the
+// opposite of the length change (those after the last edit stay), whichever fits the place and
+// moves fewer entries. Every entry moves at most once (a memmove a segment): a run of segments
+// shifted right is moved from its last back, the others from the first on (runs of either sign
+// never overlap: between them a segment stays). Pending is the caller's scratch.
 func (h *hostGraph) patch(es []edit, pending *[]move) (int, error) {
 	v := es[0].v
-	o, n := h.off[v], int(h.ln[v])
-	keys, elab := h.keys[o:o+uint64(h.room[v])], h.elab[o:o+uint64(h.room[v])]
-	right := (*pending)[:0] // the run of moves to the right, in list order
-	defer func() { *pending = right[:0] }()
-	flush := func() {
-		for i := len(right) - 1; i >= 0; i-- {
-			right[i].do(keys, elab)
-		}
-		right = right[:0]
-	}
-	put := func(m move) {
-		if m.shift > 0 {
-			right = append(right, m)
-			return
-		}
-		flush()
-		m.do(keys, elab)
-	}
-	lo, shift := 0, 0 // the next segment: its start in the list as it was, its shift
+	front, o, n := int(h.front[v]), h.off[v], int(h.ln[v])
+	base := o - uint64(front)
+	keys, elab := h.keys[base:o+uint64(h.room[v])], h.elab[base:o+uint64(h.room[v])]
+	list := keys[front : front+n]
+	// The moves in list order, from the list as it is (nothing is written yet).
+	ms := (*pending)[:0]
+	defer func() { *pending = ms[:0] }()
+	lo, shift := 0, 0 // the next segment: its start in the list, its shift
 	for _, e := range es {
 		if e.op == editSet {
 			continue
 		}
-		// The list from lo on is as it was: moves to the left wrote below lo, and the moves to
-		// the right are pending.
-		i, found := slices.BinarySearch(keys[lo:n], e.key)
+		i, found := slices.BinarySearch(list[lo:], e.key)
 		i += lo
 		if found != (e.op == editDel) {
 			return 0, fmt.Errorf("gcsm: internal error: vertex %d: entry %x present %v, edit %d", v, e.key, found, e.op)
 		}
-		put(move{lo: lo, hi: i, shift: shift})
+		ms = append(ms, move{lo: lo, hi: i, shift: shift})
 		if e.op == editDel {
 			lo, shift = i+1, shift-1
 			continue
 		}
 		shift++
-		put(move{lo: i + shift - 1, shift: shift, ins: true, key: e.key, el: e.el})
+		ms = append(ms, move{lo: i + shift - 1, shift: shift, ins: true, key: e.key, el: e.el})
 		lo = i
 	}
-	put(move{lo: lo, hi: n, shift: shift})
-	flush()
+	ms = append(ms, move{lo: lo, hi: n, shift: shift})
+	// The list's shift c: within [-front, room-(n+shift)], the cheaper of 0 and -shift.
+	cmin, cmax := -front, int(h.room[v])-(n+shift)
+	c := min(max(0, cmin), cmax)
+	if alt := min(max(-shift, cmin), cmax); alt != c && moved(ms, alt) < moved(ms, c) {
+		c = alt
+	}
+	right := 0 // ms[right:i] are pending moves to the right
+	for i := range ms {
+		ms[i].lo += front
+		ms[i].hi += front
+		ms[i].shift += c
+		if ms[i].ins {
+			ms[i].lo += c
+		}
+		if ms[i].shift > 0 {
+			continue
+		}
+		for j := i - 1; j >= right; j-- {
+			ms[j].do(keys, elab)
+		}
+		ms[i].do(keys, elab)
+		right = i + 1
+	}
+	for j := len(ms) - 1; j >= right; j-- {
+		ms[j].do(keys, elab)
+	}
 	n += shift
+	h.off[v] = uint64(int64(o) + int64(c))
+	h.front[v], h.room[v], h.ln[v] = uint32(front+c), uint32(int(h.room[v])-c), uint32(n)
+	keys, elab = h.list(v)
 	for _, e := range es {
 		if e.op == editSet {
 			i, ok := slices.BinarySearch(keys[:n], e.key)
@@ -451,8 +478,18 @@ func (h *hostGraph) patch(es []edit, pending *[]move) (int, error) {
 			elab[i] = e.el
 		}
 	}
-	h.ln[v] = uint32(n)
 	return n, nil
+}
+
+// moved is the entries the segments of ms move with the whole list shifted by c.
+func moved(ms []move, c int) int {
+	n := 0
+	for _, m := range ms {
+		if !m.ins && m.shift+c != 0 {
+			n += m.hi - m.lo
+		}
+	}
+	return n
 }
 
 // move is one step of patch: the entries [lo, hi) shifted by shift, or with ins an entry

@@ -2,6 +2,7 @@ package gcsm
 
 import (
 	"cmp"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -161,49 +162,33 @@ func checkHostList(t *testing.T, h *hostGraph, g *dynamic.Graph, v uint32, scrat
 }
 
 // TestPatch: random edits (deletions, insertions, edge labels set; several at one place, at
-// the ends, none) applied in place to random lists give the lists sorted afresh.
+// the ends, none) applied in place to random lists, placed with random room before and after
+// them (the least their result needs, or more), give the lists sorted afresh.
 func TestPatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	var pending []move
-	for round := range 2000 {
-		n := r.IntN(40)
-		k := r.IntN(12)
-		h := hostGraph{alloc: goAlloc}
-		if err := h.growVertices(1, false); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.newArena(uint64(n + k + 1)); err != nil {
-			t.Fatal(err)
-		}
+	for round := range 5000 {
+		n, k := r.IntN(40), r.IntN(12)
 		want := map[uint64]uint32{}
 		for len(want) < n {
 			want[uint64(r.IntN(3))<<32|uint64(r.IntN(60))] = uint32(r.IntN(3))
 		}
-		keys := slices.Sorted(func(yield func(uint64) bool) {
-			for k := range want {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		h.room[0], h.ln[0] = uint32(n+k+1), uint32(n)
-		for i, key := range keys {
-			h.keys[i], h.elab[i] = key, want[key]
-		}
+		keys := slices.Sorted(maps.Keys(want))
+		labels := maps.Clone(want)
 		var es []edit
-		done := map[uint64]bool{}
+		ins := 0
 		for range k {
 			key := uint64(r.IntN(3))<<32 | uint64(r.IntN(60))
-			if done[key] {
+			if slices.ContainsFunc(es, func(e edit) bool { return e.key == key }) {
 				continue
 			}
-			done[key] = true
 			el, ok := want[key]
 			switch {
 			case !ok:
 				el = uint32(r.IntN(3))
 				es = append(es, edit{op: editIns, key: key, el: el})
 				want[key] = el
+				ins++
 			case r.IntN(2) == 0:
 				es = append(es, edit{op: editDel, key: key})
 				delete(want, key)
@@ -216,9 +201,27 @@ func TestPatch(t *testing.T) {
 			continue
 		}
 		slices.SortFunc(es, func(a, b edit) int { return cmp.Compare(a.key, b.key) })
+		// The place: front entries before the list, room from its start; together at least
+		// the list's largest length (n + ins), often exactly.
+		front := r.IntN(ins + 2)
+		room := max(n, n+ins-front) + r.IntN(2)*r.IntN(4)
+		h := hostGraph{alloc: goAlloc}
+		if err := h.growVertices(1, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.newArena(uint64(front + room + 1)); err != nil {
+			t.Fatal(err)
+		}
+		h.off[0], h.front[0], h.room[0], h.ln[0] = uint64(front), uint32(front), uint32(room), uint32(n)
+		for i, key := range keys {
+			h.keys[front+i], h.elab[front+i] = key, labels[key]
+		}
 		got, err := h.patch(es, &pending)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
+		}
+		if h.front[0]+h.room[0] != uint32(front+room) || h.off[0] != uint64(h.front[0]) {
+			t.Fatalf("round %d: place of front %d room %d now front %d room %d, list at %d", round, front, room, h.front[0], h.room[0], h.off[0])
 		}
 		gk, ge := h.list(0)
 		if got != len(want) || len(gk) != len(want) {
