@@ -40,7 +40,7 @@ func view[T uint32 | uint64](m hostMem) []T {
 // hostGraph is the data graph as the kernel reads it: per vertex a list of entries sorted by key
 // (neighbour label << 32 | neighbour id, so that the neighbours of one label are a contiguous
 // sorted range and an edge is found by binary search) with each entry's edge label beside it,
-// in one arena with spare room per list; off/ln/labels per vertex. It mirrors a dynamic.Graph:
+// in one arena with spare room per list (split before and after it); off/ln/labels per vertex. It mirrors a dynamic.Graph:
 // after the graph changes, sync edits the changed entries into their lists in place (patch),
 // or rewrites a list from the graph when its vertex changed or it outgrew its room (moved to the
 // arena's end, the arena grown by a rebuild when full).
