@@ -122,7 +122,7 @@ run() {
 			timeout "${BENCH_TIMEOUT:-360}" "$dir/gcsm.test" -test.v -test.count=1 -test.run TestGPUBench -test.timeout 20m >"$out/bench.log" 2>&1 || status=1
 		grep -E 'open|skipped|budget|FAIL|panic|ok|PASS' "$out/bench.log" | tail -20
 		column -t -s $'\t' "$out/bench.tsv" 2>/dev/null || cat "$out/bench.tsv"
-		if [ "${SUITE:-}" = modes ]; then
+		if [ "${SUITE:-}" = modes ] && [ -s "$out/bench.tsv" ]; then
 			echo "== modes, $(nproc) host cores for cpu; medians of ${GCSM_ROUNDS} batches, ms; cache/X: X's time over cache's"
 			modes_table "$out/bench.tsv" | tee "$out/modes.txt"
 		fi
