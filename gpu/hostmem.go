@@ -5,17 +5,20 @@ import (
 	"unsafe"
 )
 
-// HostBuffer is pinned host memory mapped into a device's address space (cuMemHostAlloc with
-// CU_MEMHOSTALLOC_DEVICEMAP): the host reads and writes it as a byte slice, and kernels read it
-// through Ptr, zero-copy, over the bus. It does not count against the device's memory budget. The
-// host must not write it while a kernel that reads it runs.
+// HostBuffer is host memory that kernels on a device address: pinned host memory mapped into
+// the device's address space (AllocHost), which kernels read through Ptr, zero-copy, over the
+// bus; or managed memory (AllocManaged), which the driver migrates page by page to whichever
+// side touches it. The host reads and writes it as a byte slice. It does not count against the
+// device's memory budget (managed pages resident on the device take device memory the budget
+// does not see). The host must not touch it while a kernel that reads it runs.
 type HostBuffer struct {
-	dev   *Device
-	host  unsafe.Pointer
-	ptr   uint64
-	size  uint64
-	bytes []byte
-	once  sync.Once
+	dev     *Device
+	host    unsafe.Pointer
+	ptr     uint64
+	size    uint64
+	bytes   []byte
+	managed bool
+	once    sync.Once
 }
 
 // AllocHost allocates bytes (> 0) of zeroed mapped pinned host memory for kernels on d.
@@ -45,6 +48,34 @@ func (d *Device) AllocHost(bytes uint64) (*HostBuffer, error) {
 	return b, nil
 }
 
+// memAttachGlobal is CU_MEM_ATTACH_GLOBAL: managed memory any stream may access.
+const memAttachGlobal = 0x1
+
+// AllocManaged allocates bytes (> 0) of zeroed managed (unified) memory for kernels on d
+// (cuMemAllocManaged, CU_MEM_ATTACH_GLOBAL; no advice, no prefetch): one address for the host and
+// the kernels, its pages on the host until a kernel faults them over to the device and back when
+// the host touches them again. The memory is zeroed on the host, so it starts there.
+func (d *Device) AllocManaged(bytes uint64) (*HostBuffer, error) {
+	if drv.cuMemAllocManaged == 0 {
+		return nil, drv.missing("cuMemAllocManaged")
+	}
+	if bytes == 0 {
+		bytes = 8
+	}
+	b := &HostBuffer{dev: d, size: bytes, managed: true}
+	// The CUdeviceptr is written into host: a managed address is the host's too.
+	err := d.Do(func() error {
+		return drv.check("cuMemAllocManaged", ccall(drv.cuMemAllocManaged, uintptr(unsafe.Pointer(&b.host)), uintptr(bytes), memAttachGlobal))
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.ptr = uint64(uintptr(b.host))
+	b.bytes = unsafe.Slice((*byte)(b.host), bytes)
+	clear(b.bytes)
+	return b, nil
+}
+
 // Bytes returns the memory as a byte slice (valid until Free).
 func (b *HostBuffer) Bytes() []byte { return b.bytes }
 
@@ -59,6 +90,10 @@ func (b *HostBuffer) Free() error {
 	var err error
 	b.once.Do(func() {
 		b.bytes = nil
+		if b.managed {
+			err = b.dev.Do(func() error { return drv.check("cuMemFree_v2", ccall(drv.cuMemFree, uintptr(b.ptr))) })
+			return
+		}
 		err = b.dev.Do(func() error { return drv.check("cuMemFreeHost", ccall(drv.cuMemFreeHost, uintptr(b.host))) })
 	})
 	return err

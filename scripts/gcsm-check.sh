@@ -14,6 +14,20 @@
 #                                       WATCH=0 skips the watch comparisons; CHECK_TIMEOUT and
 #                                       BENCH_TIMEOUT (seconds, default 300 and 360) bound the tests
 #                                       and the bench (a bench cut short keeps the rows it wrote).
+#                                       SUITE=modes (at most about 150 s): the GPU tests (not
+#                                       TestGPUStop, no watch comparisons; at most 70 s), then
+#                                       TestGPUBench on R-MAT scale 20 at 90 MiB (the graph about
+#                                       4.2x the budget; diamond and house, 4 and 5 vertices)
+#                                       together, in batches of 512, 4,096 and 8,192,
+#                                       modes cache, zerocopy, degree and unified beside the CPU
+#                                       engine on every core, medians of 3 batches, at most 75 s;
+#                                       then a table of the medians and of cache's speedups (the
+#                                       other's time over cache's). Each variable it sets may be
+#                                       given instead.
+#                                       REORG=1 (after the rest, whatever its status): the host
+#                                       graph's reorganisation on R-MAT scale 23 (about 10^8 edges,
+#                                       6 GB of host memory; TestReorganisation, REORG_TIMEOUT
+#                                       seconds, default 120), on every core.
 #
 # Device tool: run command "bash DIR/gcsm-check.sh run DIR" with carry [DIR] (the build copies this
 # script into DIR, since the device machine gets the main checkout's tree).
@@ -64,10 +78,34 @@ watch_checks() {
 	return $status
 }
 
+# modes_table: the medians of bench.tsv's modes per batch size, and cache's speedup over each
+# other mode (its median time over cache's).
+modes_table() {
+	awk -F'\t' '
+	NR > 1 { ms[$4, $5] = $7; if (!($4 in seen)) { seen[$4] = 1; bs[nb++] = $4 + 0 } }
+	function r(m, b) { return (ms[b, m] > 0 && ms[b, "cache"] > 0) ? sprintf("%.2fx", ms[b, m] / ms[b, "cache"]) : "-" }
+	function v(m, b) { return ((b, m) in ms) ? ms[b, m] : "-" }
+	END {
+		for (i = 1; i < nb; i++) for (j = i; j > 0 && bs[j-1] > bs[j]; j--) { t = bs[j]; bs[j] = bs[j-1]; bs[j-1] = t }
+		print "batch\tcpu_ms\tcache_ms\tzerocopy_ms\tdegree_ms\tunified_ms\tcache/zerocopy\tcache/degree\tcache/unified\tcache/cpu"
+		for (i = 0; i < nb; i++) {
+			b = bs[i]
+			printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b, v("cpu", b), v("cache", b), v("zerocopy", b), v("degree", b), v("unified", b), r("zerocopy", b), r("degree", b), r("unified", b), r("cpu", b)
+		}
+	}' "$1" | column -t -s $'\t'
+}
+
 run() {
 	local out="${OUT:-$dir/out}"
 	mkdir -p "$out"
 	local status=0
+	if [ "${SUITE:-}" = modes ]; then
+		: "${RUN:=TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestNoGPU}"
+		: "${WATCH:=0}" "${BENCH:=1}" "${CHECK_TIMEOUT:=70}" "${BENCH_TIMEOUT:=75}" "${SCALE:=20}"
+		: "${GCSM_EMAIL:=0}" "${GCSM_ROUNDS:=3}" "${GCSM_COVERAGE:=0}" "${GCSM_BATCHES:=512,4096,8192}"
+		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,unified}" "${GCSM_BUDGET_MIB:=90}"
+		export GCSM_EMAIL GCSM_ROUNDS GCSM_COVERAGE GCSM_BATCHES GCSM_MODES GCSM_BUDGET_MIB
+	fi
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"
 	nproc | sed 's/^/host cores: /' | tee -a "$out/device.txt"
 	date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$out/device.txt"
@@ -82,8 +120,18 @@ run() {
 		echo "== TestGPUBench"
 		GCSM_BENCH=1 GCSM_OUT="$out" GCSM_RMAT_SCALE="${SCALE:-20}" SUBMATCH_TESTDATA="$dir/testdata" \
 			timeout "${BENCH_TIMEOUT:-360}" "$dir/gcsm.test" -test.v -test.count=1 -test.run TestGPUBench -test.timeout 20m >"$out/bench.log" 2>&1 || status=1
-		grep -E 'open|skipped|FAIL|panic|ok|PASS' "$out/bench.log" | tail -20
+		grep -E 'open|skipped|budget|FAIL|panic|ok|PASS' "$out/bench.log" | tail -20
 		column -t -s $'\t' "$out/bench.tsv" 2>/dev/null || cat "$out/bench.tsv"
+		if [ "${SUITE:-}" = modes ] && [ -s "$out/bench.tsv" ]; then
+			echo "== modes, $(nproc) host cores for cpu; medians of ${GCSM_ROUNDS} batches, ms; cache/X: X's time over cache's"
+			modes_table "$out/bench.tsv" | tee "$out/modes.txt"
+		fi
+	fi
+	if [ "${REORG:-0}" = 1 ]; then
+		echo "== TestReorganisation (R-MAT scale 23, batches of 8,192, $(nproc) cores)"
+		GCSM_REORG=1 GOMEMLIMIT=8GiB timeout "${REORG_TIMEOUT:-120}" "$dir/gcsm.test" -test.v -test.count=1 \
+			-test.run TestReorganisation -test.timeout 20m >"$out/reorg.log" 2>&1 || status=1
+		grep -E 'R-MAT|median|FAIL|panic|ok|PASS' "$out/reorg.log" | tail -8
 	fi
 	echo "== summary: tests $(grep -c -- '--- PASS' "$out/check.log") passed, $(grep -c -- '--- FAIL' "$out/check.log") failed; status $status"
 	return $status

@@ -22,8 +22,9 @@ import (
 
 // TestGPUBench measures (GCSM_BENCH=1 on a GPU machine; scripts/gcsm-check.sh): email10 and an
 // R-MAT graph (scale GCSM_RMAT_SCALE, default 20, 4 vertex labels), update batches of 64 to
-// 8,192 edges, the GCSM modes (cache, zerocopy, degree; device where the graph fits) beside the
-// CPU engine on every core. Every mode's per-batch counts are checked equal to the CPU engine's.
+// 8,192 edges, the GCSM modes (cache, zerocopy, degree; device where the graph fits; others, such
+// as unified, by GCSM_MODES) beside the CPU engine on every core, the R-MAT graph's GPU memory
+// budget GCSM_BUDGET_MIB (default 96). Every mode's per-batch counts are checked equal to the CPU engine's.
 // It writes bench.tsv (one line per workload, batch size and mode: median batch time over the
 // timed batches, list reads served from GPU memory, top-1% coverage) to GCSM_OUT.
 func TestGPUBench(t *testing.T) {
@@ -65,7 +66,7 @@ func TestGPUBench(t *testing.T) {
 	mkR, streamR := rmatStream(t, g0, 4*(64+512+4096+8192)+100)
 	diamond := mustPattern(t, []uint32{0, 1, 2, 3}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}})
 	house := mustPattern(t, []uint32{0, 1, 2, 3, 0}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}})
-	budget := uint64(96 << 20)
+	budget := uint64(envInt("GCSM_BUDGET_MIB", 96)) << 20
 	rounds := 2
 	if s := os.Getenv("GCSM_ROUNDS"); s != "" {
 		rounds, _ = strconv.Atoi(s)
@@ -86,6 +87,14 @@ func envInts(name string, def []int) []int {
 		}
 	}
 	return out
+}
+
+// envInt reads an integer from the environment (def when unset or not a number).
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
 }
 
 func mustPattern(t *testing.T, labels []uint32, edges [][2]int) *pattern.Pattern {
@@ -199,6 +208,13 @@ func bench(t *testing.T, f *os.File, workload string, mk func() *dynamic.Graph, 
 				t0 := time.Now()
 				m, err = openBench(g, pats, opts, lim, cc)
 				t.Logf("%s %s: open %v", name, mode, time.Since(t0))
+				if gm, ok := m.(*Matcher); ok && lim > 0 {
+					bytes := 16 * uint64(len(gm.h.ln)) // off, ln, label
+					for _, n := range gm.h.ln {
+						bytes += 12 * uint64(n) // key, edge label
+					}
+					t.Logf("%s: graph %d MiB as the kernel reads it (lists without their room), %.1fx the GPU memory budget of %d MiB", workload, bytes>>20, float64(bytes)/float64(lim), lim>>20)
+				}
 			}
 			if err != nil {
 				t.Logf("%s %s: %v (skipped)", name, mode, err)

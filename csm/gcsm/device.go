@@ -116,11 +116,15 @@ func openDevice(t *table, limit uint64) (backend, error) {
 	return dv, nil
 }
 
-func (dv *device) alloc() allocator {
+func (dv *device) alloc(mode Mode) allocator {
+	what, allocHost := "pinned host memory", dv.d.AllocHost
+	if mode == ModeUnified {
+		what, allocHost = "managed memory", dv.d.AllocManaged
+	}
 	return func(bytes uint64) (hostMem, error) {
-		hb, err := dv.d.AllocHost(max(bytes, 8))
+		hb, err := allocHost(max(bytes, 8))
 		if err != nil {
-			return hostMem{}, fmt.Errorf("gcsm: pinned host memory (%d bytes): %w", bytes, err)
+			return hostMem{}, fmt.Errorf("gcsm: %s (%d bytes): %w", what, bytes, err)
 		}
 		return hostMem{buf: hb.Bytes()[:bytes], dev: uint64(hb.Ptr()), free: func() { hb.Free() }}, nil
 	}

@@ -37,7 +37,7 @@ func Example() {
 }
 
 func ExampleParseMode() {
-	for _, s := range []string{"", "zerocopy", "degree", "um"} {
+	for _, s := range []string{"", "zerocopy", "degree", "unified", "um"} {
 		m, err := gcsm.ParseMode(s)
 		fmt.Println(m, err)
 	}
@@ -45,5 +45,6 @@ func ExampleParseMode() {
 	// cache <nil>
 	// zerocopy <nil>
 	// degree <nil>
-	// cache gcsm: mode um (unified memory) is not implemented; modes: [cache zerocopy degree device cache-bytes cache-density]
+	// unified <nil>
+	// cache gcsm: unknown mode "um"; modes: [cache zerocopy degree device cache-bytes cache-density unified]
 }

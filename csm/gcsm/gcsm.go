@@ -53,9 +53,14 @@ const (
 	// ModeCacheDensity ("cache-density"): ModeCacheBytes with the lists ranked by their
 	// estimated bytes read per byte they take in the cache.
 	ModeCacheDensity
+	// ModeUnified ("unified"), for measurement: the host graph in CUDA managed memory instead of
+	// mapped pinned memory, no cache; the driver pages the lists the kernel reads over to the GPU
+	// on demand and back when the host rewrites them (gpu.Device.AllocManaged: no advice, no
+	// prefetch). The pages it keeps on the GPU are outside --gpu-memory.
+	ModeUnified
 )
 
-var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density"}
+var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density", "unified"}
 
 func (m Mode) String() string { return modeNames[m] }
 
@@ -66,9 +71,6 @@ func ParseMode(s string) (Mode, error) {
 	}
 	if i := slices.Index(modeNames, s); i >= 0 {
 		return Mode(i), nil
-	}
-	if s == "um" {
-		return 0, fmt.Errorf("gcsm: mode um (unified memory) is not implemented; modes: %v", modeNames)
 	}
 	return 0, fmt.Errorf("gcsm: unknown mode %q; modes: %v", s, modeNames)
 }
@@ -123,7 +125,9 @@ func (s Stats) HitRate() float64 {
 
 // backend runs a phase's searches: the GPU, or the host emulation in tests.
 type backend interface {
-	alloc() allocator
+	// alloc makes the host graph's memory for the mode: mapped pinned memory, or managed memory
+	// in ModeUnified (the emulation: Go memory for both).
+	alloc(mode Mode) allocator
 	// cacheBudget is the bytes the cache may take, given the searches' buffers and, with
 	// freqBytes > 0, the per-vertex read counters.
 	cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64
@@ -205,7 +209,8 @@ type Matcher struct {
 	est     estimator
 	counts  []uint64
 	deg     []uint32 // degree mode: vertices by degree, highest first
-	touched []uint32
+	ch      changes  // the last batch's, for the host graph
+	changed map[int64]bool
 	freq    []uint32
 	listBuf []uint32
 	out     []int64
@@ -223,7 +228,7 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 		return nil, fmt.Errorf("gcsm: no patterns")
 	}
 	m := &Matcher{g: g, pats: patterns, opts: opts, t: t, be: be, mode: mode, net: csm.NewNet(g)}
-	m.h.alloc = be.alloc()
+	m.h.alloc = be.alloc(mode)
 	m.est.init(1)
 	switch mode {
 	case ModeCacheBytes:
@@ -315,21 +320,7 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	}
 	t0 := time.Now()
 	m.stats.Net += t0.Sub(tn)
-	m.touched = m.touched[:0]
-	for _, c := range m.net.Pairs {
-		for _, id := range []int64{c.U, c.V} {
-			if v, ok := m.g.Lookup(id); ok {
-				m.touched = append(m.touched, v)
-			}
-		}
-	}
-	for _, c := range m.net.Vertices {
-		if v, ok := m.g.Lookup(c.ID); ok {
-			m.touched = append(m.touched, v)
-		}
-	}
-	slices.Sort(m.touched) // once each: sync sizes the room it needs per vertex
-	m.touched = slices.Compact(m.touched)
+	m.changes()
 	m.since += len(m.net.Pairs) + len(m.net.Vertices)
 	if err := m.follow(); err != nil {
 		m.broken = fmt.Errorf("gcsm: the host graph could not follow a batch, so this matcher stops (open it again): %w", err)
@@ -340,15 +331,46 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 	return m.phase(ctx, true, res, &best, emit)
 }
 
-// follow brings the host graph in step with the graph after a batch's change: the touched
-// lists rewritten, or everything rebuilt after a compaction or when the arena is full.
+// changes records the batch's net change for the host graph (after it is applied to m.g): the
+// edge changes between vertices that kept their state as edits, the lists of the vertices that
+// changed and of their neighbours in full.
+func (m *Matcher) changes() {
+	m.ch.reset()
+	clear(m.changed)
+	for _, c := range m.net.Vertices {
+		if m.changed == nil {
+			m.changed = map[int64]bool{}
+		}
+		m.changed[c.ID] = true
+		if v, ok := m.g.Lookup(c.ID); ok {
+			m.ch.full = append(m.ch.full, v)
+		}
+	}
+	for _, c := range m.net.Pairs {
+		u, uok := m.g.Lookup(c.U)
+		v, vok := m.g.Lookup(c.V)
+		if m.changed[c.U] || m.changed[c.V] || !uok || !vok {
+			if uok {
+				m.ch.full = append(m.ch.full, u)
+			}
+			if vok {
+				m.ch.full = append(m.ch.full, v)
+			}
+			continue
+		}
+		m.ch.pair(m.g, u, v, c.Old.Present, c.Old.Label, c.New.Present, c.New.Label)
+	}
+}
+
+// follow brings the host graph in step with the graph after a batch's change (m.ch): the
+// changed entries edited in place and the changed vertices' lists rewritten, or everything rebuilt after a compaction or when the arena is full.
 func (m *Matcher) follow() error {
 	if m.since >= 1<<20 && uint64(m.since) >= m.g.NumEdges() {
 		m.g.Compact()
 		m.since = 0
 		return m.rebuild()
 	}
-	rebuilt, err := m.h.sync(m.g, m.touched)
+	rebuilt, err := m.h.sync(m.g, &m.ch)
 	if err != nil {
 		return fmt.Errorf("gcsm: host graph: %w", err)
 	}
@@ -622,7 +644,7 @@ func (m *Matcher) fillCache() error {
 	}
 	budget := m.be.cacheBudget(&m.h, &m.ph, freqBytes)
 	switch m.mode {
-	case ModeZeroCopy:
+	case ModeZeroCopy, ModeUnified:
 		return nil
 	case ModeDevice:
 		t0 := time.Now()

@@ -142,7 +142,7 @@ func loadEmail10(t testing.TB) (func() *dynamic.Graph, []updates.Update, map[str
 
 // TestGPUEmail10: the public workload csm-email10 (its 1,056 duplicate insertions skipped), per
 // batch equal to the CPU engine, in every convention, in batches of 1 (a prefix), 64 and 1,000,
-// with a large budget and a 1 MiB one, in cache and zero-copy modes.
+// with a large budget and a 1 MiB one, in cache, zero-copy and unified-memory modes.
 func TestGPUEmail10(t *testing.T) {
 	needGPU(t)
 	mk, stream, all := loadEmail10(t)
@@ -156,7 +156,7 @@ func TestGPUEmail10(t *testing.T) {
 			n      int
 			mode   string
 			budget uint64
-		}{{1, 400, "cache", 1 << 30}, {64, len(stream), "cache", 1 << 20}, {1000, len(stream), "cache", 1 << 30}, {1000, len(stream), "zerocopy", 1 << 30}} {
+		}{{1, 400, "cache", 1 << 30}, {64, len(stream), "cache", 1 << 20}, {1000, len(stream), "cache", 1 << 30}, {1000, len(stream), "zerocopy", 1 << 30}, {1000, len(stream), "unified", 1 << 30}} {
 			c := randomCase{g: mk, pats: pats, stream: stream[:run.n], batch: run.batch}
 			n, err := compare(context.Background(), c, sem, run.mode, run.budget, openGPU)
 			if err != nil {

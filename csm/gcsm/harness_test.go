@@ -29,7 +29,7 @@ type emuBackend struct {
 	bytes  *[2]uint64
 }
 
-func (emuBackend) alloc() allocator { return goAlloc }
+func (emuBackend) alloc(Mode) allocator { return goAlloc }
 
 func (b emuBackend) cacheBudget(*hostGraph, *phase, uint64) uint64 { return b.budget }
 

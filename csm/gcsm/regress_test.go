@@ -137,3 +137,49 @@ func TestHostListingStops(t *testing.T) {
 		t.Fatalf("cancelled at the first match: err %v, emitted %d of %d", err, emitted, total)
 	}
 }
+
+// modeAlloc is the emulation recording the mode the host graph's memory was asked for.
+type modeAlloc struct {
+	emuBackend
+	got *[]Mode
+}
+
+func (b modeAlloc) alloc(m Mode) allocator {
+	*b.got = append(*b.got, m)
+	return goAlloc
+}
+
+// TestUnifiedMode: the unified-memory mode asks the backend for the host graph's memory as
+// managed memory and caches nothing (every list read goes to the host graph), where the cache
+// mode with the same budget serves reads from the cache; the counts are checked by the sweeps.
+func TestUnifiedMode(t *testing.T) {
+	c := newRandomCase(3, false)
+	for _, mode := range []Mode{ModeUnified, ModeCache} {
+		var got []Mode
+		m, err := open(c.g(), c.pats, csm.Options{SkipInvalid: true, Mode: mode.String()}, func(*table) (backend, error) {
+			return modeAlloc{emuBackend{budget: 1 << 30}, &got}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm := m.(*Matcher)
+		var reads, hits uint64
+		var res csm.Result
+		for lo := 0; lo < len(c.stream); lo += c.batch {
+			if err := m.Apply(context.Background(), c.stream[lo:min(lo+c.batch, len(c.stream))], nil, &res); err != nil {
+				t.Fatal(err)
+			}
+			reads, hits = reads+gm.Stats().Reads, hits+gm.Stats().Hits
+		}
+		gm.Close()
+		if len(got) != 1 || got[0] != mode {
+			t.Errorf("%v: the backend was asked for memory of modes %v", mode, got)
+		}
+		if reads == 0 {
+			t.Fatalf("%v: no list read", mode)
+		}
+		if (hits == 0) != (mode == ModeUnified) {
+			t.Errorf("%v: %d of %d list reads from the cache", mode, hits, reads)
+		}
+	}
+}
