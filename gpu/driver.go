@@ -19,6 +19,7 @@ type driverLib struct {
 	cuStreamCreate, cuStreamSynchronize, cuStreamDestroy                                   uintptr
 	cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy   uintptr
 	cuMemHostAlloc, cuMemHostGetDevicePointer, cuMemFreeHost                               uintptr
+	cuMemcpyHtoDAsync                                                                      uintptr
 }
 
 func (l *driverLib) table() []symbol {
@@ -64,6 +65,7 @@ func (l *driverLib) table() []symbol {
 		opt(&l.cuMemHostAlloc, "cuMemHostAlloc"),
 		opt(&l.cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
 		opt(&l.cuMemFreeHost, "cuMemFreeHost"),
+		opt(&l.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
 	}
 }
 
