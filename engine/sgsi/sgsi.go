@@ -166,6 +166,13 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 		r.blockRows = DefaultBlockRows
 	}
 	err := r.run(p.Semantics.Induced, p.Semantics.Unique)
+	if dt, ok := be.(deviceTimer); ok {
+		c, k, e := dt.DeviceTimes()
+		st.Comm, st.Comp = c, k
+		if err == nil {
+			err = e
+		}
+	}
 	return r, err
 }
 
