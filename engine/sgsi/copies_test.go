@@ -29,7 +29,8 @@ func TestHostCopies(t *testing.T) {
 	wv := sharedtest.WikiVote(t)
 	for _, c := range sharedtest.WikiVotePatterns(t) {
 		if c.Name == "4-clique" {
-			jobs = append(jobs, job{"wiki-Vote", "4-clique unique", &engine.Problem{Data: wv, Pattern: c.Pattern, Semantics: engine.Semantics{Unique: true}}})
+			jobs = append(jobs, job{"wiki-Vote", "4-clique unique", &engine.Problem{Data: wv, Pattern: c.Pattern, Semantics: engine.Semantics{Unique: true}}},
+				job{"wiki-Vote", "4-clique", &engine.Problem{Data: wv, Pattern: c.Pattern}})
 		}
 	}
 	g, err := gen.RMAT(gen.RMATOptions{Scale: 15, EdgeFactor: 16, VertexLabels: 1000, LabelDistribution: gen.ZipfLabels, Seed: 1})

@@ -73,16 +73,18 @@ type runner struct {
 	count bool
 	emit  func(m []uint32) bool // listing: each match in pattern order; false stops
 
-	maxCache  uint64 // words; 0: no cap
-	blockRows uint32 // rows whose buffers exceed this go to a block, the others to a warp
-	blockSize uint32
+	maxCache uint64 // words; 0: no cap
+	// oneSegment uploads every segment on its own (tests: the schedule before runs of gathered
+	// segments, to compare with).
+	oneSegment bool
+	blockRows  uint32 // rows whose buffers exceed this go to a block, the others to a warp
+	blockSize  uint32
 
 	bitsOff, bitWords uint64
 	// sumOff is the device counter the final step's Count adds to (read by drainSum); sumChunks
 	// the chunks added since it was last read.
 	sumOff, sumChunks  uint64
 	cacheOff, cacheCap uint64
-	segCap             uint64 // words: the largest segment, or run of gathered segments, uploaded
 	cacheUsed          uint64 // the ring's cursor
 	resident           []resident
 	refs               [][]uint32           // touched's result, reused
@@ -299,7 +301,6 @@ func (r *runner) run(induced, unique bool) error {
 	if !r.st.InCore {
 		maxSeg = min(max(minSegWords, r.cacheCap/2), 1<<31) // the kernels read local offsets as u32
 	}
-	r.segCap = maxSeg
 	r.segs = map[uint64][]segment{}
 	for key := range keys {
 		r.segs[key] = segments(r.s.label(key), maxSeg)
@@ -492,12 +493,13 @@ func (r *runner) upload(k segKey, keep bool, nOff uint64) (uint64, uint64, error
 	return at[0], at[1], nil
 }
 
-// gatherRun returns the end of the run of segments from i that edge uploads as one gathered segment:
-// whole segments (no list cut at either end), none resident, each holding a list the chunk reads
-// only when those lists take less than half of it, together within segCap words. A run of one
-// is left to segment.
+// gatherRun returns the end of the run of segments from i that edge uploads as one gathered
+// segment, only the lists the chunk reads: whole segments (no list cut at either end), none
+// resident, together within the cache (the run is used by the launches queued right after it and
+// kept for no other). A run of one is left to segment, which may keep it (whole, or one vertex's
+// list).
 func (r *runner) gatherRun(key uint64, t [][]uint32, i int) int {
-	if r.st.InCore {
+	if r.st.InCore || r.oneSegment {
 		return i + 1
 	}
 	segs := r.segs[key]
@@ -512,10 +514,10 @@ func (r *runner) gatherRun(key uint64, t [][]uint32, i int) int {
 			break
 		}
 		m := r.refWords(sg, t[e])
-		if len(t[e]) > 0 && 2*m >= uint64(len(sg.neighbours())) || len(t[e]) == 1 && e == i {
-			break // uploaded whole (and kept), or one vertex's list (kept): segment's
+		if len(t[e]) == 1 && e == i {
+			break // one vertex's list (kept): segment's
 		}
-		if words+uint64(sg.hi-sg.lo)+m > r.segCap {
+		if words+uint64(sg.hi-sg.lo)+m > min(r.cacheCap, 1<<31) {
 			break
 		}
 		words += uint64(sg.hi-sg.lo) + m
