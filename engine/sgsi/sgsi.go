@@ -97,8 +97,9 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "segments", st.Segments, "segment_hits", st.SegmentHits,
-		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "comm", st.Comm, "comp", st.Comp,
+		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
+		"comm", st.Comm, "comp", st.Comp,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "layout", st.Layout, "filter", st.Filter, "total", st.Total)
 	res := engine.Result{PlanTime: st.Layout + st.Filter, DeviceTime: st.Comp}
 	if r != nil {
