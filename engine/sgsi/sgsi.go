@@ -16,7 +16,10 @@
 // buffer does not fit the region is joined in windows of its list, so any budget of the
 // candidate bitsets plus 1.5 KiB runs. The whole runs depth first over chunks, so host memory holds one
 // bounded table per level, within --memory (Problem.MemoryLimit). Rows with long buffers get a
-// block, the others a warp (two of SGSI's four load-balance layers).
+// block, the others a warp (two of SGSI's four load-balance layers). Out of core, neighbouring
+// segments whose lists a chunk reads go up as one gathered run, each upload in one copy; on the
+// GPU uploads (from pinned staging) and kernels are queued without waiting, and the last step's
+// counts add up on the device, so only copies back wait.
 //
 // Backend abstracts the device: the GPU backend runs kernels/sgsi.cu; HostBackend runs the same
 // kernels in Go, which is how the tests check the schedule on machines without a GPU.
