@@ -161,29 +161,36 @@ func (b *gpuBackend) timed(kernel bool, f func() error) error {
 }
 
 // catchUp waits until the device has run everything queued, adds the marks' times, and frees the
-// staging buffer for reuse.
+// staging buffer for reuse. The marks are read in one call on the device's thread.
 func (b *gpuBackend) catchUp() error {
-	var first error
 	if len(b.marks) == 0 {
-		first = b.d.Synchronize()
-	}
-	for _, m := range b.marks {
-		d, err := m.stop.Since(m.start)
-		if err != nil && first == nil {
-			first = err
+		if err := b.d.Synchronize(); err != nil {
+			return err
 		}
-		if m.kernel {
-			b.comp += d
-		} else {
-			b.comm += d
-		}
-		b.free = append(b.free, m.start, m.stop)
+		b.staged = 0
+		return nil
 	}
+	err := b.d.Do(func() error {
+		var first error
+		for _, m := range b.marks {
+			d, err := m.stop.Since(m.start)
+			if err != nil && first == nil {
+				first = err
+			}
+			if m.kernel {
+				b.comp += d
+			} else {
+				b.comm += d
+			}
+			b.free = append(b.free, m.start, m.stop)
+		}
+		return first
+	})
 	b.marks = b.marks[:0]
-	if first == nil {
+	if err == nil {
 		b.staged = 0
 	}
-	return first
+	return err
 }
 
 // DeviceTimes waits for the device and returns the device time of the copies and of the kernels
