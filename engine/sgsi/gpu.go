@@ -49,7 +49,7 @@ type mark struct {
 
 // stageBytes is the pinned staging buffer's size; maxMarks bounds the marks between reads.
 const (
-	stageBytes = 32 << 20
+	stageBytes = 8 << 20
 	maxMarks   = 4096
 )
 
@@ -318,9 +318,12 @@ func words(hb *gpu.HostBuffer) []uint32 {
 
 func (b *gpuBackend) Close() {
 	_ = b.catchUp() // nothing queued may still read the buffers freed below
-	for _, e := range b.free {
-		e.Close()
-	}
+	_ = b.d.Do(func() error {
+		for _, e := range b.free {
+			e.Close()
+		}
+		return nil
+	})
 	if b.stage != nil {
 		b.stage.Free()
 	}
