@@ -135,18 +135,14 @@ func (b *gpuBackend) timed(kernel bool, f func() error) error {
 	if !b.timing {
 		return f()
 	}
-	var m mark
-	m.kernel = kernel
-	for _, e := range []**gpu.Event{&m.start, &m.stop} {
-		if n := len(b.free); n > 0 {
-			*e, b.free = b.free[n-1], b.free[:n-1]
-			continue
-		}
-		ev, err := b.d.NewEvent()
-		if err != nil {
-			return err
-		}
-		*e = ev
+	m := mark{kernel: kernel}
+	var err error
+	if m.start, err = b.event(); err != nil {
+		return err
+	}
+	if m.stop, err = b.event(); err != nil {
+		b.free = append(b.free, m.start)
+		return err
 	}
 	b.marks = append(b.marks, m)
 	return b.d.Do(func() error {
@@ -158,6 +154,16 @@ func (b *gpuBackend) timed(kernel bool, f func() error) error {
 		}
 		return m.stop.Record()
 	})
+}
+
+// event returns an event to record: a free one, or a new one.
+func (b *gpuBackend) event() (*gpu.Event, error) {
+	if n := len(b.free); n > 0 {
+		e := b.free[n-1]
+		b.free = b.free[:n-1]
+		return e, nil
+	}
+	return b.d.NewEvent()
 }
 
 // catchUp waits until the device has run everything queued, adds the marks' times, and frees the
