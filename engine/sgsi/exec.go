@@ -112,6 +112,7 @@ type runner struct {
 	// stage gathers what one copy uploads (a chunk's descriptor, rows, offsets and index; a
 	// segment's offsets and lists), so that each goes up in one copy.
 	stage []uint32
+	grp   []uint8 // byShortest's choice per row, reused
 }
 
 func (r *runner) put(off uint64, src []uint32) error {
@@ -571,9 +572,99 @@ func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint
 // each chunk's output.
 func (r *runner) level(i int, table []uint32) error {
 	st := &r.q.steps[i]
+	final := i == len(r.q.steps)-1
+	desc := []uint32{uint32(len(st.less)), uint32(len(st.greater))}
+	for _, c := range st.less {
+		desc = append(desc, uint32(c))
+	}
+	for _, c := range st.greater {
+		desc = append(desc, uint32(c))
+	}
+	for _, g := range r.byShortest(st, table, i+1) {
+		if err := r.join(i, g.st, g.rows, desc, final); err != nil || r.stop {
+			return err
+		}
+	}
+	if final {
+		return nil
+	}
+	return r.flush(i + 1)
+}
+
+// rowGroup is a part of a table joined with one choice of the step's first linking edge.
+type rowGroup struct {
+	st   *step
+	rows []uint32
+}
+
+// byShortest splits table (in place) by the linking edge whose list is the shortest for each row
+// (ties: the plan's first edge) and returns the parts, each with the step taking that edge as its
+// first: a row's buffer then holds its shortest list, and the other edges are intersected with
+// it. Any linking edge may fill the buffers (each is a condition on the new vertex, the first
+// adds the candidate, distinctness and order checks), so the matches are the same; the buffers,
+// and so the chunks and the lists they read, are smaller.
+func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
+	if st.cartesian || len(st.others) == 0 {
+		return []rowGroup{{st, table}}
+	}
+	links := append([]link{st.first}, st.others...)
+	lgs := make([]*labelGraph, len(links))
+	for j, l := range links {
+		lgs[j] = r.s.label(l.key)
+	}
+	n := len(table) / k
+	grp := r.grp[:0]
+	for row := range n {
+		best, bd := 0, lgs[0].degree(table[row*k+links[0].col])
+		for j := 1; j < len(links); j++ {
+			if d := lgs[j].degree(table[row*k+links[j].col]); d < bd {
+				best, bd = j, d
+			}
+		}
+		grp = append(grp, uint8(best))
+	}
+	r.grp = grp
+	rs := rowSorter{table, k, 0, make([]uint32, k)}
+	var out []rowGroup
+	lo := 0
+	for j := range links {
+		// Rows of link j to [lo, a).
+		a, b := lo, n-1
+		for a <= b {
+			switch {
+			case int(grp[a]) == j:
+				a++
+			case int(grp[b]) != j:
+				b--
+			default:
+				rs.Swap(a, b)
+				grp[a], grp[b] = grp[b], grp[a]
+				a++
+				b--
+			}
+		}
+		if a == lo {
+			continue
+		}
+		v := st
+		if j > 0 {
+			v = &step{u: st.u, first: links[j], less: st.less, greater: st.greater, nonadj: st.nonadj}
+			for x, l := range links {
+				if x != j {
+					v.others = append(v.others, l)
+				}
+			}
+		}
+		out = append(out, rowGroup{v, table[lo*k : a*k]})
+		lo = a
+	}
+	return out
+}
+
+// join joins step i (with st's first edge) into the rows of table, chunk by chunk.
+func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool) error {
 	k := i + 1
 	rows := len(table) / k
-	final := i == len(r.q.steps)-1
 	var firstLG *labelGraph
 	if !st.cartesian {
 		firstLG = r.s.label(st.first.key)
@@ -583,13 +674,6 @@ func (r *runner) level(i int, table []uint32) error {
 			return uint64(len(r.cands[st.u]))
 		}
 		return firstLG.degree(table[row*k+st.first.col])
-	}
-	desc := []uint32{uint32(len(st.less)), uint32(len(st.greater))}
-	for _, c := range st.less {
-		desc = append(desc, uint32(c))
-	}
-	for _, c := range st.greater {
-		desc = append(desc, uint32(c))
 	}
 	const descWords = 2 + 2 + 64 // the counter, then the descriptor
 	if !st.cartesian && k > 1 && !r.st.InCore {
@@ -634,10 +718,7 @@ func (r *runner) level(i int, table []uint32) error {
 		}
 		start = end
 	}
-	if final {
-		return nil
-	}
-	return r.flush(i + 1)
+	return nil
 }
 
 // windows joins one row whose buffer of d words does not fit the region, a window of its first
