@@ -8,10 +8,10 @@
 // (plus an exact label check), streaming the signature table through the device in vertex
 // segments; orders the join by SGSI's |C(u)|/deg(u) rule; and joins one query vertex at a time
 // (GSI's vertex-at-a-time join). Each join step takes the host-resident table in chunks that fit
-// the device region: the rarest linking edge's lists fill preallocated buffers (Prealloc-
-// Combine: offsets from the lists' lengths, one buffer, no join twice), the other linking
-// edges intersect them, and the survivors are counted, linked into the next table and spilled
-// to pinned host memory; every edge's label graph is streamed in segments that fit the segment
+// the device region: each row's shortest linking list (ties: the rarest edge label's) fills its
+// preallocated buffer (Prealloc-Combine: offsets from the lists' lengths, one buffer, no join
+// twice), the other linking edges intersect them, and the survivors are counted, linked into
+// the next table and spilled to pinned host memory; every edge's label graph is streamed in segments that fit the segment
 // cache (SGSI's Algorithms 4-6), a list longer than a segment cut into parts, and a row whose
 // buffer does not fit the region is joined in windows of its list, so any budget of the
 // candidate bitsets plus 1.5 KiB runs. The whole runs depth first over chunks, so host memory holds one
