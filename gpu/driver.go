@@ -20,6 +20,7 @@ type driverLib struct {
 	cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy   uintptr
 	cuMemHostAlloc, cuMemHostGetDevicePointer, cuMemFreeHost                               uintptr
 	cuMemAllocManaged                                                                      uintptr
+	cuMemcpyHtoDAsync                                                                      uintptr
 }
 
 func (l *driverLib) table() []symbol {
@@ -66,6 +67,7 @@ func (l *driverLib) table() []symbol {
 		opt(&l.cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
 		opt(&l.cuMemFreeHost, "cuMemFreeHost"),
 		opt(&l.cuMemAllocManaged, "cuMemAllocManaged"),
+		opt(&l.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
 	}
 }
 

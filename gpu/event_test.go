@@ -74,3 +74,55 @@ func TestGPUEvents(t *testing.T) {
 	start.Close()
 	start.Close()
 }
+
+// TestGPUCopyToDeviceAsync: copies queued from pinned memory land in order with a kernel queued
+// between them (the kernel sees the first copy, the second overwrites its output), and a range
+// outside the host buffer is refused.
+func TestGPUCopyToDeviceAsync(t *testing.T) {
+	d := testDevice(t)
+	m, err := d.Compile(iotaSrc, "iota.cu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.Function("iota")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1 << 20
+	buf, err := d.Alloc(8 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	hb, err := d.AllocHost(8 * n)
+	if err != nil {
+		t.Skipf("no mapped pinned memory: %v", err)
+	}
+	defer hb.Free()
+	b := hb.Bytes()
+	for i := range b {
+		b[i] = 7
+	}
+	// Words [0, n) from the host, then iota over the first n/2, then the host's bytes again over
+	// words [n/4, n/2) from the second half of the staging buffer.
+	if err := CopyToDeviceAsync(buf, 0, hb, 0, 4*n); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Launch(Dim3{X: (n/2 + 255) / 256}, Dim3{X: 256}, 0, buf, uint64(n/2), uint32(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyToDeviceAsync(buf, 4*(n/4), hb, 4*n, 4*(n/4)); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint32, n)
+	if err := CopyToHost(out, buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	const sevens = 0x07070707
+	if out[1] != 1 || out[n/4-1] != n/4-1 || out[n/4] != sevens || out[n/2-1] != sevens || out[n/2] != sevens {
+		t.Fatalf("out[1], out[n/4-1], out[n/4], out[n/2-1], out[n/2] = %#x %#x %#x %#x %#x", out[1], out[n/4-1], out[n/4], out[n/2-1], out[n/2])
+	}
+	if err := CopyToDeviceAsync(buf, 0, hb, 8*n-4, 8); err == nil {
+		t.Fatal("a copy past the host buffer's end was accepted")
+	}
+}

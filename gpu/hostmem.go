@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"sync"
 	"unsafe"
 )
@@ -97,4 +98,31 @@ func (b *HostBuffer) Free() error {
 		err = b.dev.Do(func() error { return drv.check("cuMemFreeHost", ccall(drv.cuMemFreeHost, uintptr(b.host))) })
 	})
 	return err
+}
+
+// CopyToDeviceAsync queues a copy of n bytes of the pinned buffer src, from byte srcOff, into dst
+// at byte offset on the default stream and returns without waiting for it: the copy runs after
+// the work queued before it and before the work queued after it (kernels, copies). The host must
+// not write those bytes of src until the copy has run: until a synchronous copy back, Synchronize,
+// or an event recorded after the copy has been reached. Without the driver's asynchronous copy
+// it copies synchronously.
+func CopyToDeviceAsync(dst *Buffer, offset uint64, src *HostBuffer, srcOff, n uint64) error {
+	if srcOff > src.size || n > src.size-srcOff {
+		return fmt.Errorf("gpu: an asynchronous copy of %d bytes from offset %d is outside a %d-byte host buffer", n, srcOff, src.size)
+	}
+	dst.mu.Lock()
+	defer dst.mu.Unlock()
+	if err := dst.checkRange("copy to device", offset, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	from := uintptr(src.host) + uintptr(srcOff)
+	return dst.dev.Do(func() error {
+		if drv.cuMemcpyHtoDAsync == 0 {
+			return drv.check("cuMemcpyHtoD_v2", ccall(drv.cuMemcpyHtoD, uintptr(dst.ptr+offset), from, uintptr(n)))
+		}
+		return drv.check("cuMemcpyHtoDAsync_v2", ccall(drv.cuMemcpyHtoDAsync, uintptr(dst.ptr+offset), from, uintptr(n), 0))
+	})
 }

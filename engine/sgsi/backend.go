@@ -3,6 +3,7 @@ package sgsi
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // invalid marks a buffer slot whose candidate was eliminated.
@@ -28,8 +29,10 @@ type Backend interface {
 	// Intersect invalidates, in the buffers of the rows whose linked vertex lies in the segment,
 	// the entries absent from (or, Negate, present in) its list (SGSI's Algorithm 5).
 	Intersect(a joinArgs) error
-	// Count adds each row's valid entries into Cnt[row] (when Cnt is set) and returns their sum.
-	Count(a joinArgs) (uint64, error)
+	// Count adds each row's valid entries into Cnt[row] (when HasCnt is set) and their sum into
+	// the 64-bit counter at Total (two words, low first, at an even offset), which stays on the
+	// device: a count reads it once at its end, not once a chunk.
+	Count(a joinArgs) error
 	// Link writes the rows of [A, B) extended by their valid entries to Out, row r's first at
 	// Off[r] - Off[A] (Prealloc-Combine's second pass: a copy, no join).
 	Link(a joinArgs) error
@@ -38,6 +41,14 @@ type Backend interface {
 	// previous slice's first keep words.
 	HostTable(level int, n, keep uint64) ([]uint32, error)
 	Close()
+}
+
+// deviceTimer is a backend that times its copies and kernels on the device, where they run after
+// the host has queued them: the runner's clock around a call then measures only the queueing.
+type deviceTimer interface {
+	// DeviceTimes waits for the device and returns the device time of the copies and of the
+	// kernels so far.
+	DeviceTimes() (copies, kernels time.Duration, err error)
 }
 
 type filterArgs struct {
@@ -75,7 +86,7 @@ type joinArgs struct {
 	Negate       uint32
 	Cnt          uint64 // per-row counts (Count), or the rows' output offsets (Link)
 	HasCnt       uint32
-	Total        uint64 // two words: the Count's sum (lo, hi)
+	Total        uint64 // two words: the counter Count adds its sum to (lo, hi)
 	Out          uint64 // Link: output rows of Width+1 words
 	A, B         uint32 // Link: the row range
 }
@@ -215,7 +226,7 @@ func (h *HostBackend) Intersect(a joinArgs) error {
 	return nil
 }
 
-func (h *HostBackend) Count(a joinArgs) (uint64, error) {
+func (h *HostBackend) Count(a joinArgs) error {
 	m := h.mem
 	total := uint64(0)
 	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
@@ -230,7 +241,9 @@ func (h *HostBackend) Count(a joinArgs) (uint64, error) {
 		}
 		total += uint64(c)
 	}
-	return total, nil
+	total += uint64(m[a.Total]) | uint64(m[a.Total+1])<<32
+	m[a.Total], m[a.Total+1] = uint32(total), uint32(total>>32)
+	return nil
 }
 
 func (h *HostBackend) Link(a joinArgs) error {

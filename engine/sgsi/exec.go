@@ -28,17 +28,23 @@ type Stats struct {
 	Windows, Parts uint64
 	// WindowRetries counts windows joined again in halves (their output did not fit).
 	WindowRetries uint64
-	// Gathered counts the segment uploads that carried only the lists a chunk reads.
-	Gathered     uint64
-	Steps        int
-	BytesToGPU   uint64
-	BytesFromGPU uint64
-	Comm, Comp   time.Duration
-	PeakDevice   uint64 // bytes of the region ever used
-	PeakHost     uint64 // bytes of the spilled tables at their largest
-	Layout       time.Duration
-	Filter       time.Duration
-	Total        time.Duration
+	// Gathered counts the segment uploads that carried only the lists a chunk reads; Merged the
+	// segments that went up in such an upload with their neighbours (one copy, one launch).
+	Gathered, Merged uint64
+	Steps            int
+	BytesToGPU       uint64
+	BytesFromGPU     uint64
+	// CopiesToGPU and CopiesFromGPU count the host-device copies and Launches the kernels: each
+	// a driver call. On the GPU uploads and kernels are queued; a copy back waits for them.
+	CopiesToGPU, CopiesFromGPU, Launches uint64
+	// Comm and Comp are the time of the copies and of the kernels: on the GPU, device time from
+	// events around each (the host queues them and goes on); on the host emulation, host time.
+	Comm, Comp time.Duration
+	PeakDevice uint64 // bytes of the region ever used
+	PeakHost   uint64 // bytes of the spilled tables at their largest
+	Layout     time.Duration
+	Filter     time.Duration
+	Total      time.Duration
 }
 
 // errNoFit is returned (wrapped in engine.ErrMemory) when one row, segment or list does not fit.
@@ -67,16 +73,22 @@ type runner struct {
 	count bool
 	emit  func(m []uint32) bool // listing: each match in pattern order; false stops
 
-	maxCache  uint64 // words; 0: no cap
-	blockRows uint32 // rows whose buffers exceed this go to a block, the others to a warp
-	blockSize uint32
+	maxCache uint64 // words; 0: no cap
+	// oneSegment uploads every segment on its own (tests: the schedule before runs of gathered
+	// segments, to compare with).
+	oneSegment bool
+	blockRows  uint32 // rows whose buffers exceed this go to a block, the others to a warp
+	blockSize  uint32
 
-	bitsOff, bitWords  uint64
+	bitsOff, bitWords uint64
+	// sumOff is the device counter the final step's Count adds to (read by drainSum); sumChunks
+	// the chunks added since it was last read.
+	sumOff, sumChunks  uint64
 	cacheOff, cacheCap uint64
 	cacheUsed          uint64 // the ring's cursor
 	resident           []resident
 	refs               [][]uint32           // touched's result, reused
-	gBuf               []uint32             // a gathered segment's lists
+	runRefs            []uint32             // a run's refs, reused
 	cached             map[segKey][2]uint64 // offsets, neighbours
 	arenaOff, arenaCap uint64
 
@@ -97,6 +109,10 @@ type runner struct {
 	tmp       []uint32
 	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
 	fBuf, idxBuf, bigBuf, cntBuf, oBuf []uint32
+	// stage gathers what one copy uploads (a chunk's descriptor, rows, offsets and index; a
+	// segment's offsets and lists), so that each goes up in one copy.
+	stage []uint32
+	grp   []uint8 // byShortest's choice per row, reused
 }
 
 func (r *runner) put(off uint64, src []uint32) error {
@@ -104,6 +120,7 @@ func (r *runner) put(off uint64, src []uint32) error {
 	err := r.be.Put(off, src)
 	r.st.Comm += time.Since(t)
 	r.st.BytesToGPU += 4 * uint64(len(src))
+	r.st.CopiesToGPU++
 	r.st.PeakDevice = max(r.st.PeakDevice, 4*(off+uint64(len(src))))
 	return err
 }
@@ -113,6 +130,7 @@ func (r *runner) get(dst []uint32, off uint64) error {
 	err := r.be.Get(dst, off)
 	r.st.Comm += time.Since(t)
 	r.st.BytesFromGPU += 4 * uint64(len(dst))
+	r.st.CopiesFromGPU++
 	return err
 }
 
@@ -120,6 +138,7 @@ func (r *runner) kernel(f func() error) error {
 	t := time.Now()
 	err := f()
 	r.st.Comp += time.Since(t)
+	r.st.Launches++
 	return err
 }
 
@@ -251,7 +270,8 @@ func (r *runner) run(induced, unique bool) error {
 			}
 		}
 	}
-	r.cacheOff = fixed
+	r.sumOff = (fixed + 1) &^ 1 // even: a 64-bit counter
+	r.cacheOff = r.sumOff + 2
 	// Out of core: a quarter for segments, the rest for bigger chunks. Lists longer than a
 	// segment are cut into parts, so no list has to fit the cache whole.
 	capWords := rest / 4
@@ -308,7 +328,31 @@ func (r *runner) run(induced, unique bool) error {
 	if q.n == 1 {
 		return r.finish(first, 1)
 	}
-	return r.level(0, first)
+	if err := r.zero(r.sumOff, 2); err != nil {
+		return err
+	}
+	err := r.level(0, first)
+	if r.count {
+		// The final step's counts so far (a lower bound when the count was cut short).
+		if e := r.drainSum(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// drainSum adds the device counter of the final step's counts to the total and zeroes it.
+func (r *runner) drainSum() error {
+	var c [2]uint32
+	if err := r.get(c[:], r.sumOff); err != nil {
+		return err
+	}
+	r.sumChunks = 0
+	var ok bool
+	if r.total, ok = checked.Add(r.total, uint64(c[0])|uint64(c[1])<<32); !ok {
+		return engine.ErrOverflow
+	}
+	return r.zero(r.sumOff, 2)
 }
 
 // finish counts or emits a final table of width w.
@@ -339,47 +383,86 @@ func (r *runner) finish(table []uint32, w int) error {
 // not resident, only they are uploaded (the others' lists empty), for this use only.
 func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, error) {
 	k := segKey{key, i, invalid}
-	if at, ok := r.cached[k]; ok {
-		r.st.SegmentHits++
+	if at, ok := r.lookup(key, i, refs); ok {
 		return at[0], at[1], nil
+	}
+	sg := r.segs[key][i]
+	n := uint64(len(sg.neighbours()))
+	keep := true
+	if refs != nil && !r.st.InCore {
+		if m := r.refWords(sg, refs); 2*m < n {
+			// Gather: the referenced lists, packed; the other vertices' lists empty.
+			r.gather(sg.lo, sg.hi, r.segs[key][i:i+1], refs, m)
+			keep = len(refs) == 1
+			if keep {
+				k.v = refs[0]
+			}
+			r.st.Gathered++
+			return r.upload(k, keep, uint64(sg.hi-sg.lo)+1)
+		}
+	}
+	// The whole segment: its local offsets then its neighbours, one copy.
+	r.stage = sg.localOffsets(r.stage)
+	r.stage = append(r.stage, sg.neighbours()...)
+	if sg.head() > 0 || sg.tail() {
+		r.st.Parts++
+	}
+	return r.upload(k, keep, uint64(sg.hi-sg.lo)+1)
+}
+
+// lookup returns the region offsets of segment i of key when it is resident, whole or (refs of
+// one vertex) as that vertex's gathered list.
+func (r *runner) lookup(key uint64, i int, refs []uint32) ([2]uint64, bool) {
+	if at, ok := r.cached[segKey{key, i, invalid}]; ok {
+		r.st.SegmentHits++
+		return at, true
 	}
 	if len(refs) == 1 {
 		// One vertex's list alone (windows of one row, chunks of one first vertex): kept too.
 		if at, ok := r.cached[segKey{key, i, refs[0]}]; ok {
 			r.st.SegmentHits++
-			return at[0], at[1], nil
+			return at, true
 		}
 	}
-	sg := r.segs[key][i]
-	r.tmp = sg.localOffsets(r.tmp)
-	offs, nbrs := r.tmp, sg.neighbours()
-	keep := true
-	if refs != nil && !r.st.InCore {
-		n := uint64(0)
-		for _, v := range refs {
-			n += uint64(offs[v-sg.lo+1] - offs[v-sg.lo])
-		}
-		if 2*n < uint64(len(nbrs)) {
-			// Gather: the referenced lists, packed; the other vertices' lists empty.
-			g := grow(&r.gBuf, n)[:0]
-			x := 0
-			for v := sg.lo; v < sg.hi; v++ {
-				at := uint32(len(g))
-				if x < len(refs) && refs[x] == v {
-					g = append(g, nbrs[offs[v-sg.lo]:offs[v-sg.lo+1]]...)
-					x++
-				}
-				offs[v-sg.lo] = at
+	return [2]uint64{}, false
+}
+
+// refWords is the length of the lists of refs (vertices of the whole segment sg).
+func (r *runner) refWords(sg segment, refs []uint32) uint64 {
+	n := uint64(0)
+	for _, v := range refs {
+		n += min(sg.lg.offsets[v+1], sg.ehi) - max(sg.lg.offsets[v], sg.elo)
+	}
+	return n
+}
+
+// gather stages the local offsets of the vertices [lo, hi) and the lists of refs (sorted, within
+// segs, which cover [lo, hi) in order) packed after them, m words: every other vertex's list is
+// empty.
+func (r *runner) gather(lo, hi uint32, segs []segment, refs []uint32, m uint64) {
+	nOff := uint64(hi-lo) + 1
+	g := grow(&r.stage, nOff+m)
+	at := nOff
+	x, s := 0, 0
+	for v := lo; v < hi; v++ {
+		g[v-lo] = uint32(at - nOff)
+		if x < len(refs) && refs[x] == v {
+			for segs[s].hi <= v {
+				s++
 			}
-			offs[sg.hi-sg.lo] = uint32(len(g))
-			nbrs, keep = g, len(refs) == 1
-			if keep {
-				k.v = refs[0]
-			}
-			r.st.Gathered++
+			sg := segs[s]
+			at += uint64(copy(g[at:], sg.lg.nbrs[max(sg.lg.offsets[v], sg.elo):min(sg.lg.offsets[v+1], sg.ehi)]))
+			x++
 		}
 	}
-	w := uint64(len(offs) + len(nbrs))
+	g[hi-lo] = uint32(at - nOff)
+	r.stage = g[:at]
+}
+
+// upload copies the staged segment (nOff local offsets, then its lists) into the cache ring and,
+// with keep, records it resident under k.
+func (r *runner) upload(k segKey, keep bool, nOff uint64) (uint64, uint64, error) {
+	w := uint64(len(r.stage))
 	if w > r.cacheCap {
 		return 0, 0, fmt.Errorf("sgsi: a segment of %d bytes %w (segment cache %d bytes): %w", 4*w, errNoFit, 4*r.cacheCap, engine.ErrMemory)
 	}
@@ -398,23 +481,52 @@ func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, erro
 		}
 	}
 	r.resident = live
-	at := [2]uint64{lo, lo + uint64(len(offs))}
-	if err := r.put(at[0], offs); err != nil {
-		return 0, 0, err
-	}
-	if err := r.put(at[1], nbrs); err != nil {
+	if err := r.put(lo, r.stage); err != nil {
 		return 0, 0, err
 	}
 	r.cacheUsed += w
+	at := [2]uint64{lo, lo + nOff}
 	if keep {
 		r.cached[k] = at
 		r.resident = append(r.resident, resident{k, lo, hi})
 	}
 	r.st.Segments++
-	if sg.head() > 0 || sg.tail() {
-		r.st.Parts++
-	}
 	return at[0], at[1], nil
+}
+
+// gatherRun returns the end of the run of segments from i that edge uploads as one gathered
+// segment, only the lists the chunk reads: whole segments (no list cut at either end), none
+// resident, together within the cache (the run is used by the launches queued right after it and
+// kept for no other). A run of one is left to segment, which may keep it (whole, or one vertex's
+// list).
+func (r *runner) gatherRun(key uint64, t [][]uint32, i int) int {
+	if r.st.InCore || r.oneSegment {
+		return i + 1
+	}
+	segs := r.segs[key]
+	words := uint64(1)
+	e := i
+	for ; e < len(segs); e++ {
+		sg := segs[e]
+		if sg.head() > 0 || sg.tail() {
+			break
+		}
+		if _, ok := r.cached[segKey{key, e, invalid}]; ok {
+			break
+		}
+		m := r.refWords(sg, t[e])
+		if len(t[e]) == 1 && e == i {
+			break // one vertex's list (kept): segment's
+		}
+		if words+uint64(sg.hi-sg.lo)+m > min(r.cacheCap, 1<<31) {
+			break
+		}
+		words += uint64(sg.hi-sg.lo) + m
+	}
+	for e > i && len(t[e-1]) == 0 {
+		e-- // no trailing segments without lists read
+	}
+	return max(e, i+1)
 }
 
 // resident is a segment in the cache: its key and its words [at, end) of the region.
@@ -460,9 +572,99 @@ func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint
 // each chunk's output.
 func (r *runner) level(i int, table []uint32) error {
 	st := &r.q.steps[i]
+	final := i == len(r.q.steps)-1
+	desc := []uint32{uint32(len(st.less)), uint32(len(st.greater))}
+	for _, c := range st.less {
+		desc = append(desc, uint32(c))
+	}
+	for _, c := range st.greater {
+		desc = append(desc, uint32(c))
+	}
+	for _, g := range r.byShortest(st, table, i+1) {
+		if err := r.join(i, g.st, g.rows, desc, final); err != nil || r.stop {
+			return err
+		}
+	}
+	if final {
+		return nil
+	}
+	return r.flush(i + 1)
+}
+
+// rowGroup is a part of a table joined with one choice of the step's first linking edge.
+type rowGroup struct {
+	st   *step
+	rows []uint32
+}
+
+// byShortest splits table (in place) by the linking edge whose list is the shortest for each row
+// (ties: the plan's first edge) and returns the parts, each with the step taking that edge as its
+// first: a row's buffer then holds its shortest list, and the other edges are intersected with
+// it. Any linking edge may fill the buffers (each is a condition on the new vertex, the first
+// adds the candidate, distinctness and order checks), so the matches are the same; the buffers,
+// and so the chunks and the lists they read, are smaller.
+func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
+	if st.cartesian || len(st.others) == 0 {
+		return []rowGroup{{st, table}}
+	}
+	links := append([]link{st.first}, st.others...)
+	lgs := make([]*labelGraph, len(links))
+	for j, l := range links {
+		lgs[j] = r.s.label(l.key)
+	}
+	n := len(table) / k
+	grp := r.grp[:0]
+	for row := range n {
+		best, bd := 0, lgs[0].degree(table[row*k+links[0].col])
+		for j := 1; j < len(links); j++ {
+			if d := lgs[j].degree(table[row*k+links[j].col]); d < bd {
+				best, bd = j, d
+			}
+		}
+		grp = append(grp, uint8(best))
+	}
+	r.grp = grp
+	rs := rowSorter{table, k, 0, make([]uint32, k)}
+	var out []rowGroup
+	lo := 0
+	for j := range links {
+		// Rows of link j to [lo, a).
+		a, b := lo, n-1
+		for a <= b {
+			switch {
+			case int(grp[a]) == j:
+				a++
+			case int(grp[b]) != j:
+				b--
+			default:
+				rs.Swap(a, b)
+				grp[a], grp[b] = grp[b], grp[a]
+				a++
+				b--
+			}
+		}
+		if a == lo {
+			continue
+		}
+		v := st
+		if j > 0 {
+			v = &step{u: st.u, first: links[j], less: st.less, greater: st.greater, nonadj: st.nonadj}
+			for x, l := range links {
+				if x != j {
+					v.others = append(v.others, l)
+				}
+			}
+		}
+		out = append(out, rowGroup{v, table[lo*k : a*k]})
+		lo = a
+	}
+	return out
+}
+
+// join joins step i (with st's first edge) into the rows of table, chunk by chunk.
+func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool) error {
 	k := i + 1
 	rows := len(table) / k
-	final := i == len(r.q.steps)-1
 	var firstLG *labelGraph
 	if !st.cartesian {
 		firstLG = r.s.label(st.first.key)
@@ -472,13 +674,6 @@ func (r *runner) level(i int, table []uint32) error {
 			return uint64(len(r.cands[st.u]))
 		}
 		return firstLG.degree(table[row*k+st.first.col])
-	}
-	desc := []uint32{uint32(len(st.less)), uint32(len(st.greater))}
-	for _, c := range st.less {
-		desc = append(desc, uint32(c))
-	}
-	for _, c := range st.greater {
-		desc = append(desc, uint32(c))
 	}
 	const descWords = 2 + 2 + 64 // the counter, then the descriptor
 	if !st.cartesian && k > 1 && !r.st.InCore {
@@ -523,10 +718,7 @@ func (r *runner) level(i int, table []uint32) error {
 		}
 		start = end
 	}
-	if final {
-		return nil
-	}
-	return r.flush(i + 1)
+	return nil
 }
 
 // windows joins one row whose buffer of d words does not fit the region, a window of its first
@@ -609,13 +801,14 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	}
 	nWarp := uint32(len(idx))
 	idx = append(idx, big...)
-	for _, p := range []struct {
-		off uint64
-		w   []uint32
-	}{{descOff, desc}, {rowsOff, rows}, {fOff, F}, {idxOff, idx}} {
-		if err := r.put(p.off, p.w); err != nil {
-			return err
-		}
+	// The descriptor, rows, offsets and index lie side by side from descOff: one copy.
+	h := grow(&r.stage, idxOff+R-descOff)
+	clear(h[copy(h, desc) : rowsOff-descOff])
+	copy(h[rowsOff-descOff:], rows)
+	copy(h[fOff-descOff:], F)
+	copy(h[idxOff-descOff:], idx)
+	if err := r.put(descOff, h); err != nil {
+		return err
 	}
 	base := joinArgs{Rows: rowsOff, Width: uint32(k), F: fOff, Bits: r.bitsOff + uint64(st.u)*r.bitWords,
 		Desc: descOff, GBA: gbaOff, Cnt: cntOff, Total: totalOff, WinHi: invalid}
@@ -679,18 +872,16 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	}
 	r.used(outOff)
 	if final && r.count {
-		var sum uint64
-		err := launch(base, func(a joinArgs) error {
-			c, err := r.be.Count(a)
-			sum += c
-			return err
-		})
-		if err != nil {
+		// Added up on the device: no copy back, so the chunk's copies and kernels queue behind
+		// the last ones without a wait. A chunk adds under 2^32 (its buffers' length), so the
+		// 64-bit counter is read before 2^31 chunks could wrap it.
+		c := base
+		c.Total = r.sumOff
+		if err := launch(c, r.be.Count); err != nil {
 			return err
 		}
-		var ok bool
-		if r.total, ok = checked.Add(r.total, sum); !ok {
-			return engine.ErrOverflow
+		if r.sumChunks++; r.sumChunks == 1<<31 {
+			return r.drainSum()
 		}
 		return nil
 	}
@@ -701,7 +892,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	cnt := grow(&r.cntBuf, R+1)
 	b := base
 	b.HasCnt = 1
-	if err := launch(b, func(a joinArgs) error { _, err := r.be.Count(a); return err }); err != nil {
+	if err := launch(b, r.be.Count); err != nil {
 		return err
 	}
 	if err := r.get(cnt[:R], cntOff); err != nil {
@@ -783,29 +974,53 @@ func (r *runner) flush(level int) error {
 }
 
 // edge runs kernel f for link l over every segment the rows touch (win: see touched; vals, when
-// set, the value range of the buffers' entries: parts of a list outside it are skipped).
+// set, the value range of the buffers' entries: parts of a list outside it are skipped). Out of
+// core, runs of neighbouring segments whose lists are gathered go up as one segment: one copy
+// and one launch for them all.
 func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool, win *[2]uint64, vals *[2]uint32) error {
-	for s, refs := range r.touched(l.key, rows, k, l.col, win) {
+	segs := r.segs[l.key]
+	t := r.touched(l.key, rows, k, l.col, win)
+	for s := 0; s < len(t); s++ {
+		refs := t[s]
 		if len(refs) == 0 {
 			continue
 		}
-		if sg := r.segs[l.key][s]; vals != nil && sg.hi == sg.lo+1 && (sg.head() > 0 || sg.tail()) {
+		sg := segs[s]
+		if vals != nil && sg.hi == sg.lo+1 && (sg.head() > 0 || sg.tail()) {
 			// A part of one list decides the values in (prev, last]: none of [vals[0], vals[1]]?
 			if sg.head() > 0 && vals[1] <= sg.prev() || sg.tail() && vals[0] > sg.lg.nbrs[sg.ehi-1] {
 				continue
 			}
 		}
-		off, nb, err := r.segment(l.key, s, refs)
+		a := base
+		var err error
+		if e := r.gatherRun(l.key, t, s); e > s+1 {
+			m := uint64(0)
+			all := r.runRefs[:0]
+			for j := s; j < e; j++ {
+				m += r.refWords(segs[j], t[j])
+				all = append(all, t[j]...)
+			}
+			r.runRefs = all
+			lo, hi := sg.lo, segs[e-1].hi
+			r.gather(lo, hi, segs[s:e], all, m)
+			r.st.Gathered++
+			r.st.Merged += uint64(e - s)
+			a.SegOff, a.SegNbr, err = r.upload(segKey{}, false, uint64(hi-lo)+1)
+			a.Lo, a.Hi = lo, hi
+			s = e - 1
+		} else {
+			a.SegOff, a.SegNbr, err = r.segment(l.key, s, refs)
+			a.Lo, a.Hi = sg.lo, sg.hi
+			a.Head, a.Prev = uint32(sg.head()), sg.prev()
+			if sg.tail() {
+				a.Tail = 1
+			}
+		}
 		if err != nil {
 			return err
 		}
-		sg := r.segs[l.key][s]
-		a := base
-		a.Col, a.SegOff, a.SegNbr, a.Lo, a.Hi = uint32(l.col), off, nb, sg.lo, sg.hi
-		a.Head, a.Prev = uint32(sg.head()), sg.prev()
-		if sg.tail() {
-			a.Tail = 1
-		}
+		a.Col = uint32(l.col)
 		if negate {
 			a.Negate = 1
 		}

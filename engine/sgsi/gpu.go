@@ -2,7 +2,9 @@ package sgsi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/submatch/submatch/engine"
@@ -15,6 +17,13 @@ func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
 func KernelSource() string { return kernelSource }
 
 // gpuBackend runs the kernels on one device, in one region allocated within --gpu-memory.
+//
+// Nothing waits but the copies back: an upload is copied into a pinned staging buffer and queued
+// (cuMemcpyHtoDAsync), kernels are queued, all on the default stream, so their order is the
+// schedule's and the host prepares the next chunk while the device runs the last. The staging
+// buffer is reused from its start once the device has caught up (after a copy back, or by waiting
+// when it is full). Each copy and kernel is timed by a pair of events, read when the device has
+// passed them: Stats.Comm and Comp are device times.
 type gpuBackend struct {
 	d                                     *gpu.Device
 	mem                                   gpu.Allocs
@@ -22,8 +31,27 @@ type gpuBackend struct {
 	words                                 uint64
 	filter, first, intersect, count, link *gpu.Function
 	tabs                                  map[int]*gpu.HostBuffer
-	zero                                  [2]uint32
+
+	stage  *gpu.HostBuffer // pinned: the uploads queued since the device last caught up
+	staged uint64          // bytes of stage in use
+	timing bool            // the driver has events
+	free   []*gpu.Event    // events to reuse
+	marks  []mark          // events recorded and not read yet
+	// comm and comp are the device times of the copies and kernels read so far.
+	comm, comp time.Duration
 }
+
+// mark is an event pair around one copy (kernel false) or kernel.
+type mark struct {
+	start, stop *gpu.Event
+	kernel      bool
+}
+
+// stageBytes is the pinned staging buffer's size; maxMarks bounds the marks between reads.
+const (
+	stageBytes = 8 << 20
+	maxMarks   = 4096
+)
 
 // regionMargin is left free on the device beside the region (the kernels' own needs).
 const regionMargin = 64 << 20
@@ -81,17 +109,131 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 		return nil, fmt.Errorf("%w: %w", engine.ErrMemory, err)
 	}
 	b.words = size / 4
+	if b.stage, err = d.AllocHost(stageBytes); err != nil {
+		return nil, fmt.Errorf("sgsi: pinned staging buffer: %w", err)
+	}
+	if e, err := d.NewEvent(); err == nil {
+		b.timing = true
+		b.free = append(b.free, e)
+	} else if !errors.Is(err, gpu.ErrNoEvents) {
+		return nil, err
+	}
 	return b, nil
+}
+
+// ready makes room, by waiting for the device, for n more bytes staged and one more mark. It is
+// called before anything is staged: catchUp frees the whole staging buffer.
+func (b *gpuBackend) ready(n uint64) error {
+	if len(b.marks) >= maxMarks || b.staged+n > b.stage.Size() {
+		return b.catchUp()
+	}
+	return nil
+}
+
+// timed runs f (which queues a copy or a kernel) between two recorded events (after ready).
+func (b *gpuBackend) timed(kernel bool, f func() error) error {
+	if !b.timing {
+		return f()
+	}
+	m := mark{kernel: kernel}
+	var err error
+	if m.start, err = b.event(); err != nil {
+		return err
+	}
+	if m.stop, err = b.event(); err != nil {
+		b.free = append(b.free, m.start)
+		return err
+	}
+	b.marks = append(b.marks, m)
+	return b.d.Do(func() error {
+		if err := m.start.Record(); err != nil {
+			return err
+		}
+		if err := f(); err != nil {
+			return err
+		}
+		return m.stop.Record()
+	})
+}
+
+// event returns an event to record: a free one, or a new one.
+func (b *gpuBackend) event() (*gpu.Event, error) {
+	if n := len(b.free); n > 0 {
+		e := b.free[n-1]
+		b.free = b.free[:n-1]
+		return e, nil
+	}
+	return b.d.NewEvent()
+}
+
+// catchUp waits until the device has run everything queued, adds the marks' times, and frees the
+// staging buffer for reuse. The marks are read in one call on the device's thread.
+func (b *gpuBackend) catchUp() error {
+	if len(b.marks) == 0 {
+		if err := b.d.Synchronize(); err != nil {
+			return err
+		}
+		b.staged = 0
+		return nil
+	}
+	err := b.d.Do(func() error {
+		var first error
+		for _, m := range b.marks {
+			d, err := m.stop.Since(m.start)
+			if err != nil && first == nil {
+				first = err
+			}
+			if m.kernel {
+				b.comp += d
+			} else {
+				b.comm += d
+			}
+			b.free = append(b.free, m.start, m.stop)
+		}
+		return first
+	})
+	b.marks = b.marks[:0]
+	if err == nil {
+		b.staged = 0
+	}
+	return err
+}
+
+// DeviceTimes waits for the device and returns the device time of the copies and of the kernels
+// so far (zero without events).
+func (b *gpuBackend) DeviceTimes() (copies, kernels time.Duration, err error) {
+	err = b.catchUp()
+	return b.comm, b.comp, err
 }
 
 func (b *gpuBackend) Words() uint64 { return b.words }
 
 func (b *gpuBackend) Put(off uint64, src []uint32) error {
-	return gpu.CopyToDevice(b.region, 4*off, src)
+	n := 4 * uint64(len(src))
+	if n > b.stage.Size() { // larger than the staging buffer: a synchronous copy
+		if err := b.ready(0); err != nil {
+			return err
+		}
+		return b.timed(false, func() error { return gpu.CopyToDevice(b.region, 4*off, src) })
+	}
+	if err := b.ready(n); err != nil {
+		return err
+	}
+	at := b.staged
+	copy(words(b.stage)[at/4:], src)
+	b.staged = (at + n + 15) &^ 15
+	return b.timed(false, func() error { return gpu.CopyToDeviceAsync(b.region, 4*off, b.stage, at, n) })
 }
 
+// Get copies back, after everything queued: the device has then caught up.
 func (b *gpuBackend) Get(dst []uint32, off uint64) error {
-	return gpu.CopyToHost(dst, b.region, 4*off)
+	if err := b.ready(0); err != nil {
+		return err
+	}
+	if err := b.timed(false, func() error { return gpu.CopyToHost(dst, b.region, 4*off) }); err != nil {
+		return err
+	}
+	return b.catchUp()
 }
 
 func (b *gpuBackend) ptr(off uint64) gpu.DevicePtr { return b.region.Ptr() + gpu.DevicePtr(4*off) }
@@ -101,9 +243,13 @@ func blocks(threads uint64) uint32 {
 }
 
 func (b *gpuBackend) Filter(a filterArgs) error {
-	_, err := b.filter.LaunchSync(gpu.Dim3{X: blocks(uint64(a.N))}, gpu.Dim3{X: blockThreads}, 0,
-		b.ptr(a.Sigs), b.ptr(a.Labels), a.N, a.Base, b.ptr(a.QSigs), b.ptr(a.QLab), a.NQ, b.ptr(a.Bits), a.Words)
-	return err
+	if err := b.ready(0); err != nil {
+		return err
+	}
+	return b.timed(true, func() error {
+		return b.filter.Launch(gpu.Dim3{X: blocks(uint64(a.N))}, gpu.Dim3{X: blockThreads}, 0,
+			b.ptr(a.Sigs), b.ptr(a.Labels), a.N, a.Base, b.ptr(a.QSigs), b.ptr(a.QLab), a.NQ, b.ptr(a.Bits), a.Words)
+	})
 }
 
 // grid is the launch of a join kernel: a group of a.Group threads per row.
@@ -112,39 +258,45 @@ func (b *gpuBackend) grid(a joinArgs) gpu.Dim3 {
 }
 
 func (b *gpuBackend) First(a joinArgs) error {
-	_, err := b.first.LaunchSync(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
-		b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-		a.Lo, a.Hi, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
-	return err
+	if err := b.ready(0); err != nil {
+		return err
+	}
+	return b.timed(true, func() error {
+		return b.first.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
+			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
+			a.Lo, a.Hi, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
+	})
 }
 
 func (b *gpuBackend) Intersect(a joinArgs) error {
-	_, err := b.intersect.LaunchSync(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
-		b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-		a.Lo, a.Hi, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA))
-	return err
+	if err := b.ready(0); err != nil {
+		return err
+	}
+	return b.timed(true, func() error {
+		return b.intersect.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
+			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
+			a.Lo, a.Hi, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA))
+	})
 }
 
-func (b *gpuBackend) Count(a joinArgs) (uint64, error) {
-	if err := b.Put(a.Total, b.zero[:]); err != nil {
-		return 0, err
+func (b *gpuBackend) Count(a joinArgs) error {
+	if err := b.ready(0); err != nil {
+		return err
 	}
-	_, err := b.count.LaunchSync(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
-		b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.HasCnt, b.ptr(a.Total))
-	if err != nil {
-		return 0, err
-	}
-	var t [2]uint32
-	if err := b.Get(t[:], a.Total); err != nil {
-		return 0, err
-	}
-	return uint64(t[0]) | uint64(t[1])<<32, nil
+	return b.timed(true, func() error {
+		return b.count.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
+			b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.HasCnt, b.ptr(a.Total))
+	})
 }
 
 func (b *gpuBackend) Link(a joinArgs) error {
-	_, err := b.link.LaunchSync(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
-		b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.A, a.B, b.ptr(a.Out))
-	return err
+	if err := b.ready(0); err != nil {
+		return err
+	}
+	return b.timed(true, func() error {
+		return b.link.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
+			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.A, a.B, b.ptr(a.Out))
+	})
 }
 
 // HostTable returns pinned host memory for a level's table, kept per level and grown (by half
@@ -171,6 +323,16 @@ func words(hb *gpu.HostBuffer) []uint32 {
 }
 
 func (b *gpuBackend) Close() {
+	_ = b.catchUp() // nothing queued may still read the buffers freed below
+	_ = b.d.Do(func() error {
+		for _, e := range b.free {
+			e.Close()
+		}
+		return nil
+	})
+	if b.stage != nil {
+		b.stage.Free()
+	}
 	for _, hb := range b.tabs {
 		hb.Free()
 	}

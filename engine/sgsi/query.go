@@ -30,7 +30,7 @@ type link struct {
 type step struct {
 	u int
 	// first is the linking edge whose lists fill the preallocated buffers (Algorithm 3: the
-	// rarest label); cartesian is set when u has no earlier neighbour (a disconnected pattern):
+	// rarest label; byShortest takes another for the rows where its list is shorter); cartesian is set when u has no earlier neighbour (a disconnected pattern):
 	// the buffers then hold C(u) for every row.
 	first     link
 	cartesian bool

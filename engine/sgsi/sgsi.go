@@ -8,15 +8,18 @@
 // (plus an exact label check), streaming the signature table through the device in vertex
 // segments; orders the join by SGSI's |C(u)|/deg(u) rule; and joins one query vertex at a time
 // (GSI's vertex-at-a-time join). Each join step takes the host-resident table in chunks that fit
-// the device region: the rarest linking edge's lists fill preallocated buffers (Prealloc-
-// Combine: offsets from the lists' lengths, one buffer, no join twice), the other linking
-// edges intersect them, and the survivors are counted, linked into the next table and spilled
-// to pinned host memory; every edge's label graph is streamed in segments that fit the segment
+// the device region: each row's shortest linking list (ties: the rarest edge label's) fills its
+// preallocated buffer (Prealloc-Combine: offsets from the lists' lengths, one buffer, no join
+// twice), the other linking edges intersect them, and the survivors are counted, linked into
+// the next table and spilled to pinned host memory; every edge's label graph is streamed in segments that fit the segment
 // cache (SGSI's Algorithms 4-6), a list longer than a segment cut into parts, and a row whose
 // buffer does not fit the region is joined in windows of its list, so any budget of the
 // candidate bitsets plus 1.5 KiB runs. The whole runs depth first over chunks, so host memory holds one
 // bounded table per level, within --memory (Problem.MemoryLimit). Rows with long buffers get a
-// block, the others a warp (two of SGSI's four load-balance layers).
+// block, the others a warp (two of SGSI's four load-balance layers). Out of core, neighbouring
+// segments whose lists a chunk reads go up as one gathered run, each upload in one copy; on the
+// GPU uploads (from pinned staging) and kernels are queued without waiting, and the last step's
+// counts add up on the device, so only copies back wait.
 //
 // Backend abstracts the device: the GPU backend runs kernels/sgsi.cu; HostBackend runs the same
 // kernels in Go, which is how the tests check the schedule on machines without a GPU.
@@ -97,8 +100,9 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "segments", st.Segments, "segment_hits", st.SegmentHits,
-		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "comm", st.Comm, "comp", st.Comp,
+		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
+		"comm", st.Comm, "comp", st.Comp,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "layout", st.Layout, "filter", st.Filter, "total", st.Total)
 	res := engine.Result{PlanTime: st.Layout + st.Filter, DeviceTime: st.Comp}
 	if r != nil {
@@ -166,6 +170,13 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 		r.blockRows = DefaultBlockRows
 	}
 	err := r.run(p.Semantics.Induced, p.Semantics.Unique)
+	if dt, ok := be.(deviceTimer); ok {
+		c, k, e := dt.DeviceTimes()
+		st.Comm, st.Comp = c, k
+		if err == nil {
+			err = e
+		}
+	}
 	return r, err
 }
 
