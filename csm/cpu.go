@@ -171,29 +171,6 @@ func (m *cpuMatcher) ApplyChange(ctx context.Context, vertices []VertexChange, p
 	return m.search(ctx, emit, res)
 }
 
-// ReplayChange implements ChangeApplier.
-func (m *cpuMatcher) ReplayChange(vertices []VertexChange, pairs []PairChange) error {
-	m.net.Reset()
-	defer m.net.Reset()
-	m.net.Vertices = append(m.net.Vertices, vertices...)
-	m.net.Pairs = append(m.net.Pairs, pairs...)
-	if err := m.net.Apply(); err != nil {
-		return err
-	}
-	m.changed(len(pairs) + len(vertices))
-	return nil
-}
-
-// changed counts n changed pairs and vertices towards the next compaction, and compacts the
-// graph when it is due: amortised over at least as many changes as the graph has edges.
-func (m *cpuMatcher) changed(n int) {
-	m.sinceCompact += n
-	if m.sinceCompact >= 1<<20 && uint64(m.sinceCompact) >= m.g.NumEdges() {
-		m.g.Compact()
-		m.sinceCompact = 0
-	}
-}
-
 // Relevant implements ChangeApplier.
 func (m *cpuMatcher) Relevant() (func(l0, l1 uint32) bool, bool) {
 	return m.anchors, !m.anyPair
@@ -234,7 +211,12 @@ func (m *cpuMatcher) search(ctx context.Context, emit Emit, res *Result) error {
 	m.prepare(true)
 	err := m.phase(ctx, +1, emit)
 	m.clearFlags()
-	m.changed(len(m.net.Pairs) + len(m.net.Vertices))
+	// Compact from time to time: amortised over at least as many updates as the graph has edges.
+	m.sinceCompact += len(m.net.Pairs) + len(m.net.Vertices)
+	if m.sinceCompact >= 1<<20 && uint64(m.sinceCompact) >= m.g.NumEdges() {
+		m.g.Compact()
+		m.sinceCompact = 0
+	}
 	for i, c := range m.counts {
 		res.Deltas[i].Created = c
 	}

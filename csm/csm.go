@@ -175,9 +175,6 @@ func Names() []string { return engines.Names() }
 type ChangeApplier interface {
 	Matcher
 	ApplyChange(ctx context.Context, vertices []VertexChange, pairs []PairChange, emit Emit, res *Result) error
-	// ReplayChange changes the graph as ApplyChange does, without its searches: it brings a
-	// second copy of the graph to where another matcher's searches have taken theirs.
-	ReplayChange(vertices []VertexChange, pairs []PairChange) error
 	// Relevant reports which endpoint labels a pair must have to be the image of a pattern
 	// pair; ok is false when any pair may be (a wildcard label, or labels of 64 and more).
 	Relevant() (relevant func(l0, l1 uint32) bool, ok bool)

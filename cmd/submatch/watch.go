@@ -280,35 +280,23 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	start := time.Now()
 	var code int
-	var s csm.ChangeApplier                      // the pipeline's searches
-	var second func() (csm.ChangeApplier, error) // its second searcher's
+	var s csm.ChangeApplier // the pipeline's searches
 	var relevant func(l0, l1 uint32) bool
 	if ca, ok := st.m.(csm.ChangeApplier); ok && all != nil && !busy {
 		if relevant, ok = ca.Relevant(); ok {
 			sopts := opts
-			sopts.Threads = max(1, threads/2) // each searcher's
+			sopts.Threads = threads
 			m, err := eng.Open(g.Filtered(relevant), st.pats, sopts)
 			if err != nil {
 				return exitCode(stderr, err)
 			}
 			s, _ = m.(csm.ChangeApplier)
-			second = func() (csm.ChangeApplier, error) {
-				m2, err := eng.Open(m.Graph().Clone(), st.pats, sopts)
-				if err != nil {
-					return nil, err
-				}
-				s2, ok := m2.(csm.ChangeApplier)
-				if !ok {
-					return nil, fmt.Errorf("watch: engine %s: a second matcher applies no changes", f.engine)
-				}
-				return s2, nil
-			}
 		}
 	}
 	watchMode = "serial"
 	if s != nil {
 		watchMode = "pipeline"
-		code = st.pipeLoop(ctx, stderr, all, s, second, relevant)
+		code = st.pipeLoop(ctx, stderr, all, s, relevant)
 	} else if all != nil && copier != nil && !busy {
 		watchMode = "cut"
 		code = st.splitLoop(ctx, stderr, all, func() (csm.Matcher, error) {

@@ -19,11 +19,6 @@ import (
 // and runs the searches of the batches that change it (csm.ChangeApplier: the change
 // Restricted to that copy), in order. A batch that changes no such edge creates and destroys
 // nothing, and M reports it without S. The output is the one-thread output line for line.
-//
-// The searches are most of what is left, and a second searcher (S2) shares them: it clones S's
-// copy before S starts, and once M has passed the whole stream, cuts the changes S has not
-// taken yet in two: it replays the first half on its clone without searching
-// (csm.ChangeApplier.ReplayChange) and searches the second, while S searches the first.
 
 // pipeRecord is a batch that M applied (a stream batch, or one edge deletion of a vertex
 // deletion's), its result once complete (done), and last for a stream batch's last record.
@@ -42,25 +37,9 @@ type pipeItem struct {
 	ps  []csm.PairChange
 }
 
-// search runs the item's searches with s and completes its record.
-func (it *pipeItem) search(ctx context.Context, s csm.ChangeApplier, res *csm.Result) {
-	err := s.ApplyChange(ctx, it.vs, it.ps, nil, res)
-	it.rec.res.Deltas = append([]csm.Delta(nil), res.Deltas...)
-	it.rec.err = err
-	it.rec.done.Store(true)
-}
-
-// pipeMinCut is the least number of changes left to search for which S2 cuts them in two.
-const pipeMinCut = 16
-
-// watchPipeCut, when positive, is the change at which S2 takes over, fixed in advance (tests:
-// the cut chosen while running depends on timing).
-var watchPipeCut int
-
 // pipeLoop applies the batches of all (the whole stream, read) as the pipeline above: M on
-// st.m's graph, S with s (over the Filtered copy), relevant being s's label filter; second,
-// when not nil, opens S2's matcher over a clone of s's graph (before s changes it).
-func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []updates.Update, s csm.ChangeApplier, second func() (csm.ChangeApplier, error), relevant func(l0, l1 uint32) bool) int {
+// st.m's graph, S with s (over the Filtered copy), relevant being s's label filter.
+func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []updates.Update, s csm.ChangeApplier, relevant func(l0, l1 uint32) bool) int {
 	f := st.f
 	name := f.updatesPath
 	skip := f.onInvalid == "skip"
@@ -70,92 +49,23 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 	apply := context.WithoutCancel(ctx) // a batch in progress finishes (see loop)
 
 	work := make(chan *pipeItem, 1<<12)
-	var (
-		items    []*pipeItem           // every change M passed on, in order (S2 reads it once M is done)
-		produced = make(chan struct{}) // closed once M has passed on its last change
-		cloned   = make(chan struct{}) // closed once S2 has its clone (or has none)
-		state    atomic.Uint64         // the cut << 32 | the changes S has taken
-		wg       sync.WaitGroup
-		searched [2]int           // changes searched by S and by S2
-		busy     [2]time.Duration // their time in ApplyChange
-		cut      = -1             // where S2 took over (-1: it did not)
-	)
-	state.Store(splitLow << 32)
-	if watchPipeCut > 0 && second != nil {
-		state.Store(uint64(watchPipeCut) << 32)
-	}
-	// take reports whether S takes change i (false past the cut).
-	take := func(i int) bool {
-		for {
-			old := state.Load()
-			if uint64(i) >= old>>32 {
-				return false
-			}
-			if state.CompareAndSwap(old, old+1) {
-				return true
-			}
-		}
-	}
+	var wg sync.WaitGroup
+	var searched atomic.Int64
+	var busy time.Duration // S's time in ApplyChange
 	wg.Add(1)
-	go func() { // S
+	go func() {
 		defer wg.Done()
-		<-cloned
 		var res csm.Result
-		i := 0
 		for it := range work {
-			if take(i) {
-				t0 := time.Now()
-				it.search(apply, s, &res)
-				busy[0] += time.Since(t0)
-				searched[0]++
-			}
-			i++
+			t0 := time.Now()
+			err := s.ApplyChange(apply, it.vs, it.ps, nil, &res)
+			busy += time.Since(t0)
+			it.rec.res.Deltas = append([]csm.Delta(nil), res.Deltas...)
+			it.rec.err = err
+			it.rec.done.Store(true)
+			searched.Add(1)
 		}
 	}()
-	if second == nil {
-		close(cloned)
-	} else {
-		wg.Add(1)
-		go func() { // S2
-			defer wg.Done()
-			s2, err := second()
-			close(cloned)
-			if err != nil {
-				return // S searches every change
-			}
-			<-produced
-			n := len(items)
-			if c := state.Load() >> 32; c != splitLow {
-				cut = min(int(c), n) // fixed in advance
-			}
-			for cut < 0 {
-				old := state.Load()
-				a := int(old & splitLow)
-				if n-a < pipeMinCut {
-					return
-				}
-				if c := (a + n + 1) / 2; state.CompareAndSwap(old, uint64(c)<<32|uint64(a)) {
-					cut = c
-				}
-			}
-			t0 := time.Now()
-			for _, it := range items[:cut] {
-				if err := s2.ReplayChange(it.vs, it.ps); err != nil {
-					for _, it := range items[cut:] {
-						it.rec.err = err
-						it.rec.done.Store(true)
-					}
-					return
-				}
-			}
-			var res csm.Result
-			for _, it := range items[cut:] {
-				it.search(apply, s2, &res)
-			}
-			busy[1] = time.Since(t0)
-			searched[1] = n - cut
-		}()
-	}
 	start := time.Now()
 	prog := newWatchProgress(stderr)
 	defer prog.finish()
@@ -217,9 +127,7 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 			r.done.Store(true)
 			return true
 		}
-		it := &pipeItem{rec: r, vs: append([]csm.VertexChange(nil), vs...), ps: append([]csm.PairChange(nil), ps...)}
-		items = append(items, it)
-		work <- it
+		work <- &pipeItem{rec: r, vs: append([]csm.VertexChange(nil), vs...), ps: append([]csm.PairChange(nil), ps...)}
 		return true
 	}
 	for i := 0; i < len(all) && code == exitOK; i += f.batch {
@@ -243,13 +151,11 @@ func (st *watchState) pipeLoop(ctx context.Context, stderr io.Writer, all []upda
 			print()
 		}
 	}
-	first := time.Since(start)
+	produced := time.Since(start)
 	close(work)
-	close(produced)
 	wg.Wait()
-	st.log.Debug("pipelined the stream", "batches", (len(all)+f.batch-1)/f.batch, "changes", len(items), "first goroutine", first.Round(time.Microsecond),
-		"searched", searched[0], "searches", busy[0].Round(time.Microsecond),
-		"cut", cut, "second searcher", searched[1], "its replay and searches", busy[1].Round(time.Microsecond), "elapsed", time.Since(start).Round(time.Microsecond))
+	st.log.Debug("pipelined the stream", "batches", (len(all)+f.batch-1)/f.batch, "searched", searched.Load(), "first goroutine", produced.Round(time.Microsecond),
+		"searches", busy.Round(time.Microsecond), "elapsed", time.Since(start).Round(time.Microsecond))
 	partial := code == exitPartial
 	code = exitOK
 	print()
