@@ -92,7 +92,7 @@ modes_table() {
 			b = bs[i]
 			printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b, v("cpu", b), v("cache", b), v("zerocopy", b), v("degree", b), v("unified", b), r("zerocopy", b), r("degree", b), r("unified", b), r("cpu", b)
 		}
-	}' "$1" | column -t -s $'\t'
+	}' "$1" | { command -v column >/dev/null && column -t -s $'\t' || cat; } # (the device has no column)
 }
 
 run() {
