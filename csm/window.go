@@ -75,6 +75,29 @@ func (w *Window) Expire(now int64, g *dynamic.Graph, out []updates.Update) []upd
 	return out
 }
 
+// Run returns the length of the longest prefix of stream (at least one update when stream is not
+// empty) in which no edge can expire after the first update: Expire at stream[0].Time, then the
+// whole prefix, then Observe of every update of it, has the effect of Expire before each of its
+// updates. A per-update engine (Streamer) applies the prefix in one call; the run ends at the first
+// update at whose time the oldest edge of the window, or one the prefix inserts, is due (an
+// expiry that may find nothing to delete: the bound is conservative, never late).
+func (w *Window) Run(stream []updates.Update) int {
+	oldest, ok := int64(0), false
+	if w.head < len(w.queue) {
+		oldest, ok = w.queue[w.head].Time, true
+	}
+	for i := range stream {
+		u := &stream[i]
+		if i > 0 && ok && oldest <= u.Time-w.Span {
+			return i
+		}
+		if u.Kind == updates.InsertEdge && (!ok || u.Time < oldest) {
+			oldest, ok = u.Time, true
+		}
+	}
+	return len(stream)
+}
+
 // Edges returns the edges still in the window, oldest first (for checkpoints).
 func (w *Window) Edges() []WindowEdge {
 	var out []WindowEdge

@@ -122,7 +122,9 @@ type watchState struct {
 	skipped   int
 	batches   int
 	win       *csm.Window
-	replay    *replay // --rate
+	expired   []updates.Update // a per-update engine's expiry (expireStream)
+	expiry    csm.Result       // its summed deltas
+	replay    *replay          // --rate
 	m         csm.Matcher
 	log       *slog.Logger
 	buf       []byte // a line of --emit matches
@@ -511,7 +513,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 				break
 			}
 			if (f.window > 0 || span > 0) && !u.HasTime {
-				return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s:%d: expected a timestamp (--window and --batch-interval need one on every update)", name, u.Line)})
+				return exitCode(stderr, errNoTime(name, u))
 			}
 			if span > 0 && len(batch) > 0 && u.Time >= batch[0].Time+span {
 				pending, hasPending = u, true
@@ -559,6 +561,11 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// errNoTime is the error of an update without a timestamp under --window or --batch-interval.
+func errNoTime(name string, u updates.Update) error {
+	return &inputError{msg: fmt.Sprintf("%s:%d: expected a timestamp (--window and --batch-interval need one on every update)", name, u.Line)}
 }
 
 // applyBatch applies a batch of the stream and prints its lines: per update, a vertex deletion

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/submatch/submatch/csm"
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 )
 
@@ -31,8 +32,13 @@ func (f *watchFlags) checkStream() error {
 	switch {
 	case f.batch != 1:
 		return usagef("--batch: the %s engine reports every update (it overlaps them itself); leave --batch at 1", f.engine)
-	case f.interval > 0 || f.window > 0:
-		return usagef("--batch-interval and --window are not implemented with --engine %s (use --engine cpu)", f.engine)
+	case f.interval > 0:
+		return usagef("--batch-interval: the %s engine reports every update, not the net change of an interval's batch (use --engine cpu)", f.engine)
+	case f.window > 0 && f.induced:
+		// An expiry is one batch of deletions. Without --induced a deletion only destroys
+		// matches, so its deletions' deltas add up to the batch's; with it a deletion can create
+		// an induced match that the next one destroys, counted by neither of the batch's totals.
+		return usagef("--window with --induced: the %s engine gives each expired edge's delta, and under --induced their sum is not an expiry's net change (use --engine cpu)", f.engine)
 	}
 	return nil
 }
@@ -84,6 +90,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		if code = st.record(one, res, false, stderr); code != exitOK {
 			return errReported
 		}
+		if st.win != nil {
+			st.win.Observe(one, res) // a vertex deletion's edges come as deletions of their own
+		}
 		if watchKillAfter > 0 && st.batches >= watchKillAfter {
 			return errKilled
 		}
@@ -117,6 +126,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 				eof = true
 				break
 			}
+			if st.win != nil && !u.HasTime {
+				return exitCode(stderr, errNoTime(name, u))
+			}
 			pend = append(pend, u)
 		}
 		if len(pend) == 0 {
@@ -132,26 +144,32 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 				return exitPartial
 			}
 		}
-		next = 0
-		var err error
-		if lm, ok := sm.(matchStreamer); ok && st.f.emit == "matches" {
-			err = lm.ApplyEachMatches(apply, pend[:n], emit, report)
-		} else if st.f.emit == "matches" {
-			return exitCode(stderr, usagef("--emit matches: the %s engine counts only (use --engine cpu to list)", st.f.engine))
-		} else {
-			err = sm.ApplyEach(apply, pend[:n], report)
-		}
-		if st.werr != nil {
-			return exitCode(stderr, fmt.Errorf("writing the result: %w", st.werr))
-		}
-		if err == errReported {
-			return code
-		}
-		if errors.Is(err, errKilled) {
-			return -1
-		}
-		if err != nil {
-			return st.applyError(err, name, stderr)
+		// With --window, the chunk goes in runs (csm.Window.Run): before each, the expiries due
+		// at its first update's time, applied when the engine has reported every update before
+		// them (its graph is then the stream's).
+		for s := 0; s < n; {
+			e := n
+			if st.win != nil {
+				if code := st.expireStream(apply, sm, pend[s].Time, name, stderr); code != exitOK {
+					return code
+				}
+				e = s + st.win.Run(pend[s:n])
+			}
+			next = s
+			err := st.applyEach(apply, sm, pend[s:e], emit, report)
+			if st.werr != nil {
+				return exitCode(stderr, fmt.Errorf("writing the result: %w", st.werr))
+			}
+			if err == errReported {
+				return code
+			}
+			if errors.Is(err, errKilled) {
+				return -1
+			}
+			if err != nil {
+				return st.applyError(err, name, stderr)
+			}
+			s = e
 		}
 		if st.replay != nil {
 			st.replay.done()
@@ -174,4 +192,48 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			st.gc.check()
 		}
 	}
+}
+
+// applyEach hands a run of updates to a per-update engine: listing their signed matches (emit)
+// with --emit matches, counting otherwise.
+func (st *watchState) applyEach(ctx context.Context, sm csm.Streamer, run []updates.Update, emit csm.Emit, report func(updates.Update, *csm.Result) error) error {
+	if st.f.emit != "matches" {
+		return sm.ApplyEach(ctx, run, report)
+	}
+	lm, ok := sm.(matchStreamer)
+	if !ok {
+		return usagef("--emit matches: the %s engine counts only (use --engine cpu to list)", st.f.engine)
+	}
+	return lm.ApplyEachMatches(ctx, run, emit, report)
+}
+
+// expireStream applies to a per-update engine the window's expiries due at time now, reported as
+// one batch 'expire' (as the CPU engine does): the sum of the deletions' deltas, which is the
+// batch's net change when no deletion can create a match (checkStream refuses --induced).
+func (st *watchState) expireStream(ctx context.Context, sm csm.Streamer, now int64, name string, stderr io.Writer) int {
+	st.expired = st.win.Expire(now, st.m.Graph(), st.expired[:0])
+	if len(st.expired) == 0 {
+		return exitOK
+	}
+	sum := &st.expiry
+	sum.Deltas = append(sum.Deltas[:0], make([]csm.Delta, len(st.pats))...)
+	sum.Applied, sum.Skipped, sum.Invalid = 0, 0, sum.Invalid[:0]
+	report := func(_ updates.Update, res *csm.Result) error {
+		for i, d := range res.Deltas {
+			c, ok1 := addChecked(sum.Deltas[i].Created, d.Created)
+			x, ok2 := addChecked(sum.Deltas[i].Destroyed, d.Destroyed)
+			if !ok1 || !ok2 {
+				return engine.ErrOverflow
+			}
+			sum.Deltas[i] = csm.Delta{Created: c, Destroyed: x}
+		}
+		sum.Applied += res.Applied
+		sum.Skipped += res.Skipped
+		sum.Invalid = append(sum.Invalid, res.Invalid...)
+		return nil
+	}
+	st.seq++ // the expiry's matches are listed under its own number
+	st.werr = nil
+	err := st.applyEach(ctx, sm, st.expired, st.emitMatch, report)
+	return st.finish(st.expired, sum, err, name, stderr, true)
 }

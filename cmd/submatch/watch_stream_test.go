@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/csm/dcsm"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // The per-update path of watch (csm.Streamer engines) runs here with DCSM's host emulation.
@@ -24,6 +26,36 @@ func watchBody(out string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// watchSummary is watch's summary ('#' lines) without the time it took.
+func watchSummary(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "# ") {
+			continue
+		}
+		if before, after, ok := strings.Cut(l, "; graph"); ok && strings.Contains(before, " updates in ") {
+			l = before[:strings.LastIndex(before, ", ")] + "; graph" + after
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// againstCPU runs watch with args on the CPU engine and with --engine dcsm-emulated, failing the
+// test on a non-zero exit, and returns both outputs.
+func againstCPU(t *testing.T, args []string) (cpu, dcsm string) {
+	t.Helper()
+	code, cpu, errOut := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("cpu %v: exit %d: %s", args, code, errOut)
+	}
+	code, dcsm, errOut = runCmd(t, append(args, "--engine", "dcsm-emulated")...)
+	if code != 0 {
+		t.Fatalf("dcsm %v: exit %d: %s", args, code, errOut)
+	}
+	return cpu, dcsm
 }
 
 // TestWatchStreamEngine: a per-update engine prints the CPU engine's --batch 1 lines (vertex
@@ -115,15 +147,7 @@ func TestWatchStreamMatches(t *testing.T) {
 	var listed int
 	for _, sem := range [][]string{nil, {"--unique"}, {"--induced"}, {"--induced", "--unique"}} {
 		args := append(append([]string{"watch", data}, pats...), "--updates", stream, "--on-invalid", "skip", "--emit", "matches")
-		args = append(args, sem...)
-		code, want, errOut := runCmd(t, args...)
-		if code != 0 {
-			t.Fatalf("cpu %v: exit %d: %s", sem, code, errOut)
-		}
-		code, got, errOut := runCmd(t, append(args, "--engine", "dcsm-emulated")...)
-		if code != 0 {
-			t.Fatalf("dcsm %v: exit %d: %s", sem, code, errOut)
-		}
+		want, got := againstCPU(t, append(args, sem...))
 		if g, w := sortRuns(watchBody(got)), sortRuns(watchBody(want)); g != w {
 			t.Fatalf("dcsm %v:\n%s\ncpu:\n%s", sem, g, w)
 		}
@@ -132,6 +156,130 @@ func TestWatchStreamMatches(t *testing.T) {
 	if listed < 100 {
 		t.Fatalf("only %d matches listed: the case checks too little", listed)
 	}
+}
+
+// windowCase writes a random labelled graph and a timestamped stream over it (edge insertions,
+// many of edges deleted or expired before, deletions, vertex deletions and additions, some
+// invalid; vertex operations only with vertexOps), from seed: times mostly grow by 0 to 3 units,
+// now and then go back a little.
+func windowCase(t *testing.T, seed uint64, vertexOps bool) (string, string) {
+	r := rand.New(rand.NewPCG(seed, 21))
+	g := randomCSMGraph(r, 12, 30, false)
+	var s strings.Builder
+	var ins [][2]int
+	now := 100
+	for range 300 {
+		if r.IntN(12) == 0 {
+			now -= r.IntN(4)
+		} else {
+			now += r.IntN(4)
+		}
+		a, b := r.IntN(14), r.IntN(14)
+		x := r.IntN(20)
+		if !vertexOps {
+			x = r.IntN(17)
+		}
+		switch {
+		case x < 7:
+			fmt.Fprintf(&s, "e %d %d 0 %d\n", a, b, now)
+			ins = append(ins, [2]int{a, b})
+		case x < 11 && len(ins) > 0:
+			e := ins[r.IntN(len(ins))]
+			fmt.Fprintf(&s, "e %d %d %d\n", e[0], e[1], now)
+		case x < 17:
+			fmt.Fprintf(&s, "-e %d %d %d\n", a, b, now)
+		case x < 18:
+			fmt.Fprintf(&s, "v %d %d %d\n", a, r.IntN(2), now)
+		default:
+			fmt.Fprintf(&s, "-v %d %d\n", a, now)
+		}
+	}
+	return writeFile(t, "g.graph", g), writeFile(t, "u.stream", s.String())
+}
+
+// TestWatchStreamWindow: with --window, the per-update engine (expiries between runs of the
+// stream, csm.Window.Run; an expiry's deltas summed into one batch 'expire') prints the CPU
+// engine's --batch 1 lines, counting and listing, without --induced, on random timestamped
+// streams and windows of 3 to 40 units; and with a checkpoint, killed and resumed, the lines
+// and totals of an uninterrupted run.
+func TestWatchStreamWindow(t *testing.T) {
+	pats := []string{triangle, "(a:0)-(b)-(c:1)", "(a)-(b)-(c)-(d)-(a)", "(a:1)"}
+	var expiries, destroyed int
+	for seed := range uint64(6) {
+		data, stream := windowCase(t, seed, true)
+		for _, sem := range [][]string{nil, {"--unique"}} {
+			for _, emit := range []string{"counts", "matches"} {
+				win := []string{"3s", "10s", "40s"}[seed%3]
+				args := append(append([]string{"watch", data}, pats...), "--updates", stream, "--on-invalid", "skip", "--initial", "--window", win, "--emit", emit)
+				args = append(args, sem...)
+				want, got := againstCPU(t, args)
+				if g, w := sortRuns(watchBody(got)), sortRuns(watchBody(want)); g != w {
+					t.Fatalf("seed %d, %v:\ndcsm:\n%s\ncpu:\n%s", seed, args, g, w)
+				}
+				if g, w := watchSummary(got), watchSummary(want); g != w || !strings.Contains(w, " batches, ") {
+					t.Fatalf("seed %d, %v: summary\n%s\ncpu:\n%s", seed, args, g, w)
+				}
+				for _, l := range strings.Split(want, "\n") {
+					if f := strings.Split(l, "\t"); len(f) == 6 && f[1] == "expire" {
+						expiries++
+						if f[4] != "-0" {
+							destroyed++
+						}
+					}
+				}
+			}
+		}
+	}
+	if expiries < 200 || destroyed < 20 {
+		t.Fatalf("%d expiry lines, %d destroying matches: the cases check too little", expiries, destroyed)
+	}
+	// (Without vertex deletions: a resumed run renumbers the graph's dense ids, and a vertex
+	// deletion's edges are reported in their order.)
+	data, stream := windowCase(t, 7, false)
+	testWatchResumeFiles(t, data, stream, "--engine", "dcsm-emulated", "--window", "10s")
+}
+
+// TestWatchStreamWindowEmail10: the same on the public email10 workload, its stream given
+// synthetic timestamps (eight updates a unit) and windows of 50 and 400 units (400 and 3,200
+// updates), queries q4_1 and q6_1, embeddings and unique.
+func TestWatchStreamWindowEmail10(t *testing.T) {
+	dir := testenv.Path(t, "csm-email10")
+	raw, err := os.ReadFile(filepath.Join(dir, "updates.stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s strings.Builder
+	for i, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		fmt.Fprintf(&s, "%s %d\n", l, i/8)
+	}
+	stream := writeFile(t, "email10.stream", s.String())
+	q := filepath.Join(dir, "queries")
+	var expiries int
+	for _, win := range []string{"50s", "400s"} {
+		for _, sem := range [][]string{nil, {"--unique"}} {
+			args := append([]string{"watch", filepath.Join(dir, "initial.graph"), filepath.Join(q, "q4_1.graph"), filepath.Join(q, "q6_1.graph"),
+				"--updates", stream, "--on-invalid", "skip", "--initial", "--window", win}, sem...)
+			want, got := againstCPU(t, args)
+			if g, w := watchBody(got)+watchSummary(got), watchBody(want)+watchSummary(want); g != w {
+				t.Fatalf("%v: dcsm differs from cpu:\n%s", args, firstDiff(g, w))
+			}
+			expiries += strings.Count(want, "\texpire\t")
+		}
+	}
+	if expiries < 1000 {
+		t.Fatalf("only %d expiry lines", expiries)
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d: got %q, want %q", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
 }
 
 // TestWatchStreamRefusals: the options that batch updates are refused before anything is
@@ -143,7 +291,8 @@ func TestWatchStreamRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"--batch", "4"}, "--batch: the dcsm engine reports every update"},
-		{[]string{"--window", "1s"}, "--batch-interval and --window are not implemented with --engine dcsm"},
+		{[]string{"--batch-interval", "1s"}, "--batch-interval: the dcsm engine reports every update"},
+		{[]string{"--window", "1s", "--induced"}, "--window with --induced: the dcsm engine gives each expired edge's delta"},
 	} {
 		code, _, errOut := runCmd(t, append([]string{"watch", "--engine", "dcsm", missing, triangle, "--updates", "-"}, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {

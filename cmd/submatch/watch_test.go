@@ -176,6 +176,11 @@ func randomWatchFiles(t *testing.T, seed uint64, n, m, updates int) (data, strea
 
 func testWatchResume(t *testing.T, extra ...string) {
 	data, stream := randomWatchFiles(t, 5, 30, 60, 400)
+	testWatchResumeFiles(t, data, stream, extra...)
+}
+
+// testWatchResumeFiles is testWatchResume on the graph and stream files given.
+func testWatchResumeFiles(t *testing.T, data, stream string, extra ...string) {
 	r := rand.New(rand.NewPCG(6, 6)) // the kill points and checkpoint intervals
 	cp := filepath.Join(t.TempDir(), "cp")
 	args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial"}, extra...)

@@ -43,7 +43,10 @@ func (dcsmEngine) Lists() bool { return true }
 
 // Suits (csm.AutoCandidate): runs that report every update on its own, without a window.
 // Measured (docs/benchmarks.md, DCSM on the H200): 19-63x the CPU engine on one thread on R-MAT
-// streams, slower than it on email10's small graph (the caller's size bar).
+// streams, slower than it on email10's small graph (the caller's size bar). A window is exact
+// with the engine (watch applies its expiries between runs of the stream), but every expiry
+// closes a wave (email10 with a window of 400 updates: 589 waves instead of one), which undoes
+// what the waves amortise; no windowed run was measured on a GPU (docs/dcsm.md).
 func (dcsmEngine) Suits(r csm.RunShape) bool { return r.Batch == 1 && !r.ByTime && !r.Window }
 
 // CheckPatterns: the patterns lower to the kernels' table (csm.PatternChecker).

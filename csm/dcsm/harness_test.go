@@ -129,6 +129,17 @@ func newRandomCase(seed uint64) randomCase {
 		pipe: []int{0, 1, 2, 7, pipeChunkLen}[r.IntN(5)]}
 }
 
+// shape gives m the case's wave bounds and validation goroutine.
+func (c randomCase) shape(m *Matcher) {
+	m.maxWave = c.wave
+	if c.bytes > 0 {
+		m.waveBytes = c.bytes
+	}
+	if c.pipe > 0 {
+		m.pipeMin, m.pipeLen, m.opts.Threads = 1, c.pipe, 2
+	}
+}
+
 // reference applies the stream with the CPU engine, one update at a time (a vertex deletion
 // after its edges', as watch --batch 1 does), and returns every update and its delta.
 func reference(ctx context.Context, c randomCase, opts csm.Options) ([]updates.Update, [][]csm.Delta, error) {
@@ -184,13 +195,7 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, open opene
 		return 0, err
 	}
 	defer m.Close()
-	m.maxWave = c.wave
-	if c.bytes > 0 {
-		m.waveBytes = c.bytes
-	}
-	if c.pipe > 0 {
-		m.pipeMin, m.pipeLen, m.opts.Threads = 1, c.pipe, 2
-	}
+	c.shape(m)
 	var total uint64
 	k := 0
 	err = m.ApplyEach(ctx, c.stream, func(u updates.Update, res *csm.Result) error {

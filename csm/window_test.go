@@ -1,0 +1,78 @@
+package csm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/pattern"
+)
+
+// windowTrace applies stream update by update under a window of span (skipping invalid
+// updates), calling Expire before every update, or with runs only before the first update of
+// each run (Window.Run, after that Expire), and returns every expiry, with the stream position
+// before which it came, and the number of runs.
+func windowTrace(t *testing.T, stream []updates.Update, span int64, runs bool) ([]string, int) {
+	t.Helper()
+	p, _ := pattern.Parse("(a)-(b)")
+	m, err := Open(dynamic.New(), []*pattern.Pattern{p}, Options{SkipInvalid: true, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWindow(span)
+	var out []string
+	var res Result
+	end, n := 0, 0
+	for i := range stream {
+		if !runs || i == end {
+			if exp := w.Expire(stream[i].Time, m.Graph(), nil); len(exp) > 0 {
+				out = append(out, fmt.Sprint(i, exp))
+				if err := m.Apply(context.Background(), exp, nil, &res); err != nil {
+					t.Fatal(err)
+				}
+			}
+			end, n = i+w.Run(stream[i:]), n+1
+		}
+		if err := m.Apply(context.Background(), stream[i:i+1], nil, &res); err != nil {
+			t.Fatal(err)
+		}
+		w.Observe(stream[i:i+1], &res)
+	}
+	return out, n
+}
+
+// TestWindowRun: Expire only at the start of each run (Window.Run) finds the expiries of Expire
+// before every update, at the same places, on random streams of edge insertions (many invalid)
+// and deletions whose times now and then go back; and it ends runs.
+func TestWindowRun(t *testing.T) {
+	var cuts, expiries int
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		var stream []updates.Update
+		now := int64(0)
+		for i := range 200 {
+			now += int64(r.IntN(3)) - int64(r.IntN(10)/9)
+			kind := updates.InsertEdge
+			if r.IntN(3) == 0 {
+				kind = updates.DeleteEdge
+			}
+			stream = append(stream, updates.Update{Kind: kind, U: int64(r.IntN(8)), V: int64(8 + r.IntN(8)), Time: now, HasTime: true, Line: i + 1})
+		}
+		span := int64(1 + r.IntN(20))
+		want, _ := windowTrace(t, stream, span, false)
+		got, n := windowTrace(t, stream, span, true)
+		cuts += n
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d, span %d: expiries at the runs' starts\n%v\nbefore every update\n%v", seed, span, got, want)
+		}
+		expiries += len(want)
+	}
+	t.Logf("%d runs, %d expiries", cuts, expiries)
+	if cuts > 200*150 || expiries < 2000 {
+		t.Fatalf("%d runs, %d expiries over 200 streams of 200 updates", cuts, expiries)
+	}
+}
