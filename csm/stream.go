@@ -1,7 +1,9 @@
 package csm
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
@@ -22,17 +24,21 @@ type Streamer interface {
 }
 
 // IncidentDeletions appends the deletions of the edges of the vertex that u deletes (none when it
-// does not exist: the deletion itself then fails or is skipped), each on u's line and time.
+// does not exist: the deletion itself then fails or is skipped), each on u's line and time, in
+// the order of the neighbours' original ids: the graph's dense ids differ after a resume from a
+// checkpoint, and the per-update deltas of the deletions depend on their order.
 func IncidentDeletions(g *dynamic.Graph, u updates.Update, out []updates.Update) []updates.Update {
 	v, ok := g.Lookup(u.U)
 	if !ok {
 		return out
 	}
+	start := len(out)
 	for _, r := range g.Runs(v) {
 		for _, w := range r.Neighbors {
 			out = append(out, updates.Update{Kind: updates.DeleteEdge, U: u.U, V: g.OriginalID(w), Label: r.EdgeLabel, HasLabel: true,
 				Time: u.Time, HasTime: u.HasTime, Line: u.Line})
 		}
 	}
+	slices.SortFunc(out[start:], func(a, b updates.Update) int { return cmp.Compare(a.V, b.V) })
 	return out
 }

@@ -174,6 +174,33 @@ func randomWatchFiles(t *testing.T, seed uint64, n, m, updates int) (data, strea
 	return writeFile(t, "g.graph", strings.ReplaceAll(g, "e 0 0 0\n", "")), writeFile(t, "u.stream", s.String())
 }
 
+// TestWatchResumeVertexDeletions: a vertex deletion after a resume reports its edges' deletions
+// in the same order, with the same per-line deltas, as the uninterrupted run (the resumed graph's
+// dense ids are numbered afresh).
+func TestWatchResumeVertexDeletions(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	const n = 30
+	var s strings.Builder
+	next := n
+	for range 400 {
+		switch op := r.IntN(20); {
+		case op < 2:
+			fmt.Fprintf(&s, "-v %d\n", r.IntN(next))
+		case op < 4:
+			fmt.Fprintf(&s, "v %d %d\n", next, r.IntN(2))
+			next++
+		case op < 8:
+			fmt.Fprintf(&s, "-e %d %d\n", r.IntN(next), r.IntN(next))
+		default:
+			fmt.Fprintf(&s, "e %d %d\n", r.IntN(next), r.IntN(next))
+		}
+	}
+	data := writeFile(t, "g.graph", strings.ReplaceAll(randomCSMGraph(r, n, 90, true), "e 0 0 0\n", ""))
+	stream := writeFile(t, "u.stream", s.String())
+	t.Run("cpu", func(t *testing.T) { testWatchResumeFiles(t, data, stream, "--batch", "1") })
+	t.Run("dcsm-emulated", func(t *testing.T) { testWatchResumeFiles(t, data, stream, "--engine", "dcsm-emulated") })
+}
+
 func testWatchResume(t *testing.T, extra ...string) {
 	data, stream := randomWatchFiles(t, 5, 30, 60, 400)
 	testWatchResumeFiles(t, data, stream, extra...)
