@@ -1,6 +1,7 @@
 package stmatch
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -211,5 +212,30 @@ func TestRelayQueue(t *testing.T) {
 	}
 	if _, _, err := relayQueue(tasks, seq, tail, head, 12); err == nil {
 		t.Fatal("a capacity that is not a power of two was accepted")
+	}
+}
+
+// TestForDevicesStopped: a preparation stopped before its host work for the devices (its count
+// released: no GPU, or --engine auto chose another engine) builds neither the roots' weights
+// nor the hub bitmaps (up to hubMaxBytes of host memory for nothing); a live one builds both.
+func TestForDevicesStopped(t *testing.T) {
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	built := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		forFlatPlans(t, seed, func(c proptest.Case, noSpace bool, fp *flatPlan, offs []uint64, adj []uint32) {
+			fp.forDevices(stopped, c.G, Options{hubMin: 1})
+			if fp.prebuilt != nil || fp.weights.order != nil {
+				t.Fatalf("seed %d (no space %v): a stopped preparation built bitmaps (%v) or weights (%d)", seed, noSpace, fp.prebuilt != nil, len(fp.weights.order))
+			}
+			fp.forDevices(context.Background(), c.G, Options{hubMin: 1})
+			if fp.prebuilt == nil || fp.splitsRoots() && fp.weights.order == nil {
+				t.Fatalf("seed %d (no space %v): a live preparation built no bitmaps or weights", seed, noSpace)
+			}
+			built++
+		})
+	}
+	if built == 0 {
+		t.Fatal("no plan prepared")
 	}
 }
