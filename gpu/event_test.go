@@ -8,20 +8,8 @@ import (
 // event pair around nothing gives about zero; Close twice is harmless.
 func TestGPUEvents(t *testing.T) {
 	d := testDevice(t)
-	m, err := d.Compile(iotaSrc, "iota.cu", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := m.Function("iota")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 1 << 24
-	buf, err := d.Alloc(4 * n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Free()
+	f, buf := iotaKernel(t, d, 4*n)
 	start, err := d.NewEvent()
 	if err != nil {
 		t.Fatal(err)
@@ -80,20 +68,8 @@ func TestGPUEvents(t *testing.T) {
 // outside the host buffer is refused.
 func TestGPUCopyToDeviceAsync(t *testing.T) {
 	d := testDevice(t)
-	m, err := d.Compile(iotaSrc, "iota.cu", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := m.Function("iota")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 1 << 20
-	buf, err := d.Alloc(8 * n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Free()
+	f, buf := iotaKernel(t, d, 8*n)
 	hb, err := d.AllocHost(8 * n)
 	if err != nil {
 		t.Skipf("no mapped pinned memory: %v", err)
@@ -125,4 +101,24 @@ func TestGPUCopyToDeviceAsync(t *testing.T) {
 	if err := CopyToDeviceAsync(buf, 0, hb, 8*n-4, 8); err == nil {
 		t.Fatal("a copy past the host buffer's end was accepted")
 	}
+}
+
+// iotaKernel compiles iotaSrc on d and returns its function with a device buffer of bytes,
+// freed when the test ends.
+func iotaKernel(t *testing.T, d *Device, bytes uint64) (*Function, *Buffer) {
+	t.Helper()
+	m, err := d.Compile(iotaSrc, "iota.cu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.Function("iota")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := d.Alloc(bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { buf.Free() })
+	return f, buf
 }

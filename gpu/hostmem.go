@@ -105,8 +105,11 @@ func (b *HostBuffer) Free() error {
 // the work queued before it and before the work queued after it (kernels, copies). The host must
 // not write those bytes of src until the copy has run: until a synchronous copy back, Synchronize,
 // or an event recorded after the copy has been reached. Without the driver's asynchronous copy
-// it copies synchronously.
+// it copies synchronously. A src already freed is refused.
 func CopyToDeviceAsync(dst *Buffer, offset uint64, src *HostBuffer, srcOff, n uint64) error {
+	if src.bytes == nil { // Free has run: its pinned memory is the driver's again
+		return fmt.Errorf("gpu: an asynchronous copy from a freed host buffer")
+	}
 	if srcOff > src.size || n > src.size-srcOff {
 		return fmt.Errorf("gpu: an asynchronous copy of %d bytes from offset %d is outside a %d-byte host buffer", n, srcOff, src.size)
 	}

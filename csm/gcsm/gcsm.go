@@ -1,7 +1,8 @@
 // Package gcsm owns the GCSM engine of continuous matching (csm.Engine "gcsm"): GCSM's design
 // (Wei & Jiang, IPDPS'24) over the CPU engine's delta program. The data graph stays in host
-// memory, pinned and mapped into the GPU's address space (one arena of per-vertex sorted lists,
-// kept in step with the csm graph after each phase of a batch); per phase of a batch, a random-walk
+// memory, pinned and mapped into the GPU's address space, or managed in the unified mode (one
+// arena of per-vertex sorted lists, kept in step with the csm graph after each phase of a batch,
+// its changed entries edited in place); per phase of a batch, a random-walk
 // access-frequency estimator picks the adjacency lists the matching will read most, packs them
 // into a DCSR cache in GPU memory within --gpu-memory (one buffer), and one interpreter kernel
 // runs every anchored delta search of the phase, reading a cached list from GPU memory and any

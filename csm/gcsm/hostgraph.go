@@ -14,8 +14,8 @@ import (
 )
 
 // hostMem is a block of host memory the kernel can read: pinned and mapped into the GPU's
-// address space on a device (dev its device address), plain Go memory in the host emulation
-// (dev 0).
+// address space on a device, or managed memory in ModeUnified (dev its device address), plain
+// Go memory in the host emulation (dev 0).
 type hostMem struct {
 	buf  []byte
 	dev  uint64

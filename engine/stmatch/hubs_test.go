@@ -1,6 +1,7 @@
 package stmatch
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -73,27 +74,15 @@ func TestBuildHubs(t *testing.T) {
 func TestFlatHubs(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 20; seed++ {
-		c := proptest.MakeLarger(seed)
-		for _, noSpace := range []bool{false, true} {
-			o := Options{NoSpace: noSpace}
-			pl := testPlan(c.G, c.P, engine.Semantics{}, o)
-			if pl.Empty {
-				continue
-			}
-			fp, err := flattenOn(c.G, pl, o.flatOptions(false))
-			if err != nil {
-				t.Fatal(err)
-			}
-			offs, vals := fp.Offsets, fp.values()
-			var adj []uint32
-			if fp.Graph {
-				offs, adj = fp.sortedCSR(c.G)
-				vals = adj
+		forFlatPlans(t, seed, func(c proptest.Case, noSpace bool, fp *flatPlan, offs []uint64, adj []uint32) {
+			vals := adj
+			if !fp.Graph {
+				vals = fp.values()
 			}
 			n := c.G.NumVertices()
 			h := fp.hubs(n, offs, adj, 1<<30, 1)
 			if h == nil {
-				continue
+				return
 			}
 			checked += h.N
 			for k := 0; k+1 < len(offs); k++ {
@@ -112,7 +101,7 @@ func TestFlatHubs(t *testing.T) {
 					}
 				}
 			}
-		}
+		})
 	}
 	if checked == 0 {
 		t.Fatal("no list had a bitmap")
@@ -125,23 +114,9 @@ func TestFlatHubs(t *testing.T) {
 func TestPrebuiltHubs(t *testing.T) {
 	reused, rebuilt := 0, 0
 	for seed := uint64(1); seed <= 12; seed++ {
-		c := proptest.MakeLarger(seed)
-		for _, noSpace := range []bool{false, true} {
+		forFlatPlans(t, seed, func(c proptest.Case, noSpace bool, fp *flatPlan, offs []uint64, adj []uint32) {
 			for _, minLen := range []int{0, 1, 3} {
-				o := Options{NoSpace: noSpace}
-				pl := testPlan(c.G, c.P, engine.Semantics{}, o)
-				if pl.Empty {
-					continue
-				}
-				fp, err := flattenOn(c.G, pl, o.flatOptions(false))
-				if err != nil {
-					t.Fatal(err)
-				}
 				fp.prebuildHubs(c.G, minLen)
-				offs, adj := fp.Offsets, []uint32(nil)
-				if fp.Graph {
-					offs, adj = fp.sortedCSR(c.G)
-				}
 				n := c.G.NumVertices()
 				full := fp.hubs(n, offs, adj, hubMaxBytes, minLen)
 				budgets := []uint64{0, 1, hubMaxBytes, hubMaxBytes - 1}
@@ -164,12 +139,36 @@ func TestPrebuiltHubs(t *testing.T) {
 					t.Fatalf("seed %d: bitmaps prebuilt for lists of %d entries served a minimum of %d", seed, minLen, minLen+1)
 				}
 			}
-		}
+		})
 	}
 	if reused == 0 || rebuilt == 0 {
 		t.Fatalf("prebuilt bitmaps reused %d times, rebuilt %d: both paths must run", reused, rebuilt)
 	}
 	t.Logf("prebuilt bitmaps reused %d times, rebuilt %d", reused, rebuilt)
+}
+
+// forFlatPlans calls f with the flat plan of seed's larger random problem (proptest.MakeLarger)
+// with a candidate space and without one (plans found empty are skipped), and the lists its hub
+// bitmaps index: the candidate space's offsets (adj nil), or in graph mode the sorted CSR.
+func forFlatPlans(t *testing.T, seed uint64, f func(c proptest.Case, noSpace bool, fp *flatPlan, offs []uint64, adj []uint32)) {
+	t.Helper()
+	c := proptest.MakeLarger(seed)
+	for _, noSpace := range []bool{false, true} {
+		o := Options{NoSpace: noSpace}
+		pl := testPlan(c.G, c.P, engine.Semantics{}, o)
+		if pl.Empty {
+			continue
+		}
+		fp, err := flattenOn(c.G, pl, o.flatOptions(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs, adj := fp.Offsets, []uint32(nil)
+		if fp.Graph {
+			offs, adj = fp.sortedCSR(c.G)
+		}
+		f(c, noSpace, fp, offs, adj)
+	}
 }
 
 // TestRelayQueue moves the published tasks of a ring that has wrapped around into a larger one
@@ -213,5 +212,30 @@ func TestRelayQueue(t *testing.T) {
 	}
 	if _, _, err := relayQueue(tasks, seq, tail, head, 12); err == nil {
 		t.Fatal("a capacity that is not a power of two was accepted")
+	}
+}
+
+// TestForDevicesStopped: a preparation stopped before its host work for the devices (its count
+// released: no GPU, or --engine auto chose another engine) builds neither the roots' weights
+// nor the hub bitmaps (up to hubMaxBytes of host memory for nothing); a live one builds both.
+func TestForDevicesStopped(t *testing.T) {
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	built := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		forFlatPlans(t, seed, func(c proptest.Case, noSpace bool, fp *flatPlan, offs []uint64, adj []uint32) {
+			fp.forDevices(stopped, c.G, Options{hubMin: 1})
+			if fp.prebuilt != nil || fp.weights.order != nil {
+				t.Fatalf("seed %d (no space %v): a stopped preparation built bitmaps (%v) or weights (%d)", seed, noSpace, fp.prebuilt != nil, len(fp.weights.order))
+			}
+			fp.forDevices(context.Background(), c.G, Options{hubMin: 1})
+			if fp.prebuilt == nil || fp.splitsRoots() && fp.weights.order == nil {
+				t.Fatalf("seed %d (no space %v): a live preparation built no bitmaps or weights", seed, noSpace)
+			}
+			built++
+		})
+	}
+	if built == 0 {
+		t.Fatal("no plan prepared")
 	}
 }

@@ -606,16 +606,27 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 			pr.ferr = errSpaceTooLarge
 		}
 		if pr.ferr == nil && !o.V1 {
-			if !o.NoSplit && pr.fp.splitsRoots() {
-				pr.fp.rootWeights()
-			}
-			if !o.NoHubs {
-				pr.fp.prebuildHubs(p.Data, o.hubMin)
-			}
+			pr.fp.forDevices(ctx, p.Data, o)
 		}
 	}
 	pr.prepare = time.Since(tp)
 	return pr
+}
+
+// forDevices makes what the devices' runs take from fp before they are open: the roots'
+// weights and the hub bitmaps (up to hubMaxBytes of host memory). A stopped preparation (its
+// count released: no GPU, or auto chose another engine) makes nothing; the runs then build
+// what they need themselves.
+func (fp *flatPlan) forDevices(ctx context.Context, g *graph.Graph, o Options) {
+	if ctx.Err() != nil {
+		return
+	}
+	if !o.NoSplit && fp.splitsRoots() {
+		fp.rootWeights()
+	}
+	if !o.NoHubs && ctx.Err() == nil {
+		fp.prebuildHubs(g, o.hubMin)
+	}
 }
 
 // countFrom is CountOptions with an optional base plan (see CountFrom) and an optional count
