@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
@@ -289,7 +290,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			sopts := opts
 			// M keeps a core busy: the searches take the others (on two cores, one thread's
 			// searches beat two threads' on 4 of 5 light streams measured, 2026-12-02).
-			sopts.Threads = max(1, threads-1)
+			sopts.Threads = max(1, searchThreads(threads)-1)
 			m, err := eng.Open(g.Filtered(relevant), st.pats, sopts)
 			if err != nil {
 				return exitCode(stderr, err)
@@ -338,6 +339,14 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "submatch: watch %s after stream line %d; the totals cover the batches reported\n", stopReason(ctx, f.timeout), st.line)
 	}
 	return code
+}
+
+// searchThreads is the number of threads a --threads value stands for (0: every core).
+func searchThreads(threads int) int {
+	if threads <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return threads
 }
 
 // loadCores is the number of cores the load had on average, its CPU time (since cpu0, the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -547,5 +548,16 @@ func TestWatchCheckpointAfterError(t *testing.T) {
 		if a, b := totals(full), totals(resumed); a != b {
 			t.Errorf("%s: totals after the resume %q, an uninterrupted run %q", eng, b, a)
 		}
+	}
+}
+
+// TestSearchThreads: --threads 0 (the default) stands for every core, so that the pipeline's
+// searches get every core but M's, not one thread.
+func TestSearchThreads(t *testing.T) {
+	if got, want := searchThreads(0), runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("searchThreads(0) = %d, want GOMAXPROCS %d", got, want)
+	}
+	if got := searchThreads(3); got != 3 {
+		t.Errorf("searchThreads(3) = %d, want 3", got)
 	}
 }
