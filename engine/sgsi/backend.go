@@ -51,6 +51,14 @@ type deviceTimer interface {
 	DeviceTimes() (copies, kernels time.Duration, err error)
 }
 
+// worker is a backend whose driver calls must run on one OS thread (the GPU's worker thread,
+// where its context is current). A call from any other goroutine is handed to that thread and
+// back, tens of µs each way, which dominated out-of-core counts of thousands of chunks: Do runs
+// a count's whole schedule there, so that each copy and launch is a direct call.
+type worker interface {
+	Do(fn func() error) error
+}
+
 type filterArgs struct {
 	Sigs, Labels uint64 // column-first signatures (sigWords x N) and labels of the vertices
 	N, Base      uint32

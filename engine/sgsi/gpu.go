@@ -22,8 +22,13 @@ func KernelSource() string { return kernelSource }
 // (cuMemcpyHtoDAsync), kernels are queued, all on the default stream, so their order is the
 // schedule's and the host prepares the next chunk while the device runs the last. The staging
 // buffer is reused from its start once the device has caught up (after a copy back, or by waiting
-// when it is full). Each copy and kernel is timed by a pair of events, read when the device has
-// passed them: Stats.Comm and Comp are device times.
+// when it is full). A count's schedule runs on the device's worker thread (Do), so these calls
+// are direct driver calls, not hand-offs between threads.
+//
+// Copies and kernels are timed by pairs of events, read when the device has passed them, so
+// Stats.Comm and Comp are device times: the first timeAll of each kind every one, then one in
+// sampleEvery, weighted by sampleEvery (an estimate: two event records and a read cost a few µs a
+// call, as much as a queued copy or launch itself).
 type gpuBackend struct {
 	d                                     *gpu.Device
 	mem                                   gpu.Allocs
@@ -37,14 +42,16 @@ type gpuBackend struct {
 	timing bool            // the driver has events
 	free   []*gpu.Event    // events to reuse
 	marks  []mark          // events recorded and not read yet
+	sample sampler         // which calls are timed
 	// comm and comp are the device times of the copies and kernels read so far.
 	comm, comp time.Duration
 }
 
-// mark is an event pair around one copy (kernel false) or kernel.
+// mark is an event pair around one copy (kernel false) or kernel, which stands for weight of them.
 type mark struct {
 	start, stop *gpu.Event
 	kernel      bool
+	weight      int64
 }
 
 // stageBytes is the pinned staging buffer's size; maxMarks bounds the marks between reads.
@@ -52,6 +59,37 @@ const (
 	stageBytes = 8 << 20
 	maxMarks   = 4096
 )
+
+// timeAll copies and kernels are timed each; after them one in sampleEvery, picked by a
+// pseudo-random sequence (not a period, which a chunk's fixed pattern of calls could alias).
+const (
+	timeAll     = 2048
+	sampleEvery = 8
+)
+
+// sampler picks the copies and kernels to time.
+type sampler struct {
+	ops [2]uint64 // copies and kernels so far
+	rng uint64    // xorshift64's state
+}
+
+// next returns the weight of the next call of a kind (0: copies, 1: kernels): 0 when it is not
+// timed, else how many calls its time stands for.
+func (s *sampler) next(kind int) int64 {
+	if s.ops[kind]++; s.ops[kind] <= timeAll {
+		return 1
+	}
+	if s.rng == 0 {
+		s.rng = 0x9e3779b97f4a7c15
+	}
+	s.rng ^= s.rng << 13
+	s.rng ^= s.rng >> 7
+	s.rng ^= s.rng << 17
+	if s.rng%sampleEvery != 0 {
+		return 0
+	}
+	return sampleEvery
+}
 
 // regionMargin is left free on the device beside the region (the kernels' own needs).
 const regionMargin = 64 << 20
@@ -130,12 +168,20 @@ func (b *gpuBackend) ready(n uint64) error {
 	return nil
 }
 
-// timed runs f (which queues a copy or a kernel) between two recorded events (after ready).
+// timed runs f (which queues a copy or a kernel), when it is sampled between two recorded events
+// (after ready).
 func (b *gpuBackend) timed(kernel bool, f func() error) error {
 	if !b.timing {
 		return f()
 	}
-	m := mark{kernel: kernel}
+	kind := 0
+	if kernel {
+		kind = 1
+	}
+	m := mark{kernel: kernel, weight: b.sample.next(kind)}
+	if m.weight == 0 {
+		return f()
+	}
 	var err error
 	if m.start, err = b.event(); err != nil {
 		return err
@@ -184,9 +230,9 @@ func (b *gpuBackend) catchUp() error {
 				first = err
 			}
 			if m.kernel {
-				b.comp += d
+				b.comp += d * time.Duration(m.weight)
 			} else {
-				b.comm += d
+				b.comm += d * time.Duration(m.weight)
 			}
 			b.free = append(b.free, m.start, m.stop)
 		}
@@ -207,6 +253,9 @@ func (b *gpuBackend) DeviceTimes() (copies, kernels time.Duration, err error) {
 }
 
 func (b *gpuBackend) Words() uint64 { return b.words }
+
+// Do runs fn on the device's worker thread (worker).
+func (b *gpuBackend) Do(fn func() error) error { return b.d.Do(fn) }
 
 func (b *gpuBackend) Put(off uint64, src []uint32) error {
 	n := 4 * uint64(len(src))

@@ -169,7 +169,15 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}
-	err := r.run(p.Semantics.Induced, p.Semantics.Unique)
+	schedule := func() error { return r.run(p.Semantics.Induced, p.Semantics.Unique) }
+	var err error
+	if w, ok := be.(worker); ok && count {
+		// A count's whole schedule on the device's thread: every copy and launch is then a
+		// direct driver call. A listing stays off it: its caller's loop body runs inside emit.
+		err = w.Do(schedule)
+	} else {
+		err = schedule()
+	}
 	if dt, ok := be.(deviceTimer); ok {
 		c, k, e := dt.DeviceTimes()
 		st.Comm, st.Comp = c, k
