@@ -548,16 +548,23 @@ func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint
 	for i := range t {
 		t[i] = t[i][:0]
 	}
+	first := 0 // the first segment holding the last row's vertex
 	for i := col; i < len(rows); i += width {
 		v := rows[i]
-		for s := find(segs, v); s < len(segs) && segs[s].lo <= v; s++ {
+		// Rows sorted by this column (the first edge's) mostly stay in the segment of the last.
+		if f := &segs[first]; v < f.lo || v >= f.hi || first > 0 && segs[first-1].hi > v {
+			first = find(segs, v)
+		}
+		for s := first; s < len(segs) && segs[s].lo <= v; s++ {
 			if win != nil {
 				from := segs[s].lg.offsets[v]
 				if segs[s].ehi <= from+win[0] || segs[s].elo >= from+win[1] {
 					continue
 				}
 			}
-			t[s] = append(t[s], v)
+			if n := len(t[s]); n == 0 || t[s][n-1] != v { // a run of one vertex: once
+				t[s] = append(t[s], v)
+			}
 		}
 	}
 	for i, x := range t {
@@ -661,6 +668,10 @@ func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
 	}
 	return out
 }
+
+// kernelFunc is a join kernel as a method expression (Backend.First...): unlike a method value
+// (r.be.First), passing one allocates nothing.
+type kernelFunc func(Backend, joinArgs) error
 
 // join joins step i (with st's first edge) into the rows of table, chunk by chunk.
 func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool) error {
@@ -816,16 +827,16 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if win != nil {
 		base.WinLo, base.WinHi = uint32(win[0]), uint32(win[1])
 	}
-	launch := func(a joinArgs, f func(joinArgs) error) error {
+	launch := func(a joinArgs, f kernelFunc) error {
 		if nWarp > 0 {
 			a.Idx, a.NIdx, a.Group = idxOff, nWarp, 32
-			if err := r.kernel(func() error { return f(a) }); err != nil {
+			if err := r.kernel(func() error { return f(r.be, a) }); err != nil {
 				return err
 			}
 		}
 		if n := uint32(len(idx)) - nWarp; n > 0 {
 			a.Idx, a.NIdx, a.Group = idxOff+uint64(nWarp), n, r.blockSize
-			if err := r.kernel(func() error { return f(a) }); err != nil {
+			if err := r.kernel(func() error { return f(r.be, a) }); err != nil {
 				return err
 			}
 		}
@@ -844,12 +855,12 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 			}
 			a := base
 			a.Col, a.SegNbr, a.Hi, a.Head = invalid, nb, uint32(sg.ehi-sg.elo), uint32(sg.elo)
-			if err := launch(a, r.be.First); err != nil {
+			if err := launch(a, Backend.First); err != nil {
 				return err
 			}
 		}
 	} else {
-		if err := r.edge(base, st.first, rows, k, launch, r.be.First, false, win, nil); err != nil {
+		if err := r.edge(base, st.first, rows, k, launch, Backend.First, false, win, nil); err != nil {
 			return err
 		}
 	}
@@ -862,12 +873,12 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		vals = &[2]uint32{list[win[0]], list[win[1]-1]}
 	}
 	for _, l := range st.others {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, false, nil, vals); err != nil {
+		if err := r.edge(base, l, rows, k, launch, Backend.Intersect, false, nil, vals); err != nil {
 			return err
 		}
 	}
 	for _, l := range st.nonadj {
-		if err := r.edge(base, l, rows, k, launch, r.be.Intersect, true, nil, vals); err != nil {
+		if err := r.edge(base, l, rows, k, launch, Backend.Intersect, true, nil, vals); err != nil {
 			return err
 		}
 	}
@@ -878,7 +889,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		// 64-bit counter is read before 2^31 chunks could wrap it.
 		c := base
 		c.Total = r.sumOff
-		if err := launch(c, r.be.Count); err != nil {
+		if err := launch(c, Backend.Count); err != nil {
 			return err
 		}
 		if r.sumChunks++; r.sumChunks == 1<<31 {
@@ -893,7 +904,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	cnt := grow(&r.cntBuf, R+1)
 	b := base
 	b.HasCnt = 1
-	if err := launch(b, r.be.Count); err != nil {
+	if err := launch(b, Backend.Count); err != nil {
 		return err
 	}
 	if err := r.get(cnt[:R], cntOff); err != nil {
@@ -936,7 +947,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		}
 		l := base
 		l.Out, l.A, l.B = outOff, uint32(lo), uint32(hi)
-		if err := launch(l, r.be.Link); err != nil {
+		if err := launch(l, Backend.Link); err != nil {
 			return err
 		}
 		n := uint64(O[hi]-O[lo]) * w
@@ -978,7 +989,7 @@ func (r *runner) flush(level int) error {
 // set, the value range of the buffers' entries: parts of a list outside it are skipped). Out of
 // core, runs of neighbouring segments whose lists are gathered go up as one segment: one copy
 // and one launch for them all.
-func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, func(joinArgs) error) error, f func(joinArgs) error, negate bool, win *[2]uint64, vals *[2]uint32) error {
+func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, kernelFunc) error, f kernelFunc, negate bool, win *[2]uint64, vals *[2]uint32) error {
 	segs := r.segs[l.key]
 	t := r.touched(l.key, rows, k, l.col, win)
 	for s := 0; s < len(t); s++ {
