@@ -10,9 +10,12 @@
 #                                     tests (TestGPU*, and the runtime's asynchronous copy) in at
 #                                     most 90 s, PASS/FAIL lines; (b) the
 #                                     counts, one table; logs under $OUT. At most about 150 s.
+#                                     SGSI_BENCH_QUICK=1: (a) is only TestGPUWikiVote and
+#                                     TestGPUProperty on 8 seeds (at most 45 s), then (b): at most
+#                                     about 100 s.
 #
-# The device tool: command "bash scripts/sgsi-bench.sh run .dev-sgsi2 > $OUT/0-run.log 2>&1",
-# carry [".dev-sgsi2"].
+# The device tool: command "SGSI_BENCH_QUICK=1 bash scripts/sgsi-bench.sh run .dev-sgsi3 >
+# $OUT/0-run.log 2>&1", carry [".dev-sgsi3"].
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -65,6 +68,28 @@ run() {
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/# device: /'
 	echo "# $(date -u '+%F %T') UTC, $(nproc) cores"
 
+	local end=145 # seconds from t0 by which the table ends
+	if [ -n "${SGSI_BENCH_QUICK:-}" ]; then
+		end=95
+		echo "== (a) sgsi GPU tests, quick: wiki-Vote, then the oracle sweep on 8 seeds"
+		SUBMATCH_SGSI_RESULTS="$out/conform.tsv" timeout 35 "$dir/sgsi.test" -test.v -test.count=1 \
+			-test.run 'TestGPUWikiVote$' > "$out/tests-a.log" 2>&1
+		echo "wiki-Vote: exit $?"
+		SUBMATCH_ORACLE_SEEDS=8 timeout 10 "$dir/sgsi.test" -test.v -test.count=1 \
+			-test.run 'TestGPUProperty$' > "$out/tests-c.log" 2>&1
+		echo "sweep (8 seeds): exit $?"
+	else
+		tests "$dir" "$out"
+	fi
+	grep -h -E '^(--- (PASS|FAIL|SKIP)|PASS$|FAIL$|panic:)' "$out"/tests-*.log
+	grep -h -E 'MISMATCH|ERROR|timeout' "$out/conform.tsv" 2>/dev/null | head -5
+	grep -h 'wiki-Vote 4-clique' "$out/conform.tsv" 2>/dev/null | cut -f1-6,8,14,16-18
+	table "$dir" "$out" "$t0" "$end"
+}
+
+# tests runs (a) in full: the runtime's asynchronous copy and events, then every sgsi GPU test.
+tests() {
+	local dir="$1" out="$2"
 	echo "== (a) sgsi GPU tests (and the runtime's asynchronous copy)"
 	timeout 10 "$dir/gpu.test" -test.v -test.count=1 -test.run 'TestGPU(CopyToDeviceAsync|Events)$' > "$out/tests-gpu.log" 2>&1
 	echo "gpu: exit $?"
@@ -80,10 +105,11 @@ run() {
 	SUBMATCH_ORACLE_SEEDS=40 SUBMATCH_SGSI_RANDOM=4 timeout 20 "$dir/sgsi.test" -test.v -test.count=1 \
 		-test.run 'TestGPU(Property|Dense|Random)$' > "$out/tests-c.log" 2>&1
 	echo "sweeps (40 seeds, 4 random): exit $?"
-	grep -h -E '^(--- (PASS|FAIL|SKIP)|PASS$|FAIL$|panic:)' "$out"/tests-*.log
-	grep -h -E 'MISMATCH|ERROR|timeout' "$out/conform.tsv" 2>/dev/null | head -5
-	grep -h 'wiki-Vote 4-clique' "$out/conform.tsv" 2>/dev/null | cut -f1-6,8,14,16-18
+}
 
+# table runs (b): the counts, one table, each run cut so that all end by end seconds from t0.
+table() {
+	local dir="$1" out="$2" t0="$3" end="$4"
 	echo "== (b) in core against --gpu-memory a quarter and a sixteenth of the graph (whole process)"
 	local T="$dir/testdata" clique='(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)'
 	printf '| query | engine | budget | count | whole ms | sgsi ms | comm ms | comp ms | to GPU MB | copies up | down | launches | chunks | segments |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n' | tee "$out/table.md"
@@ -100,7 +126,7 @@ run() {
 		local cfg eng budget frac
 		for cfg in "cpu 0" "sgsi 0" "sgsi 4" "sgsi 16"; do
 			read -r eng frac <<<"$cfg"
-			local left=$((145 - (SECONDS - t0)))
+			local left=$((end - (SECONDS - t0)))
 			if [ "$left" -lt 8 ]; then
 				echo "| $name | $eng | 1/$frac | not run: out of time | | | | | | | | | | |" | tee -a "$out/table.md"
 				continue
