@@ -18,8 +18,9 @@
 // bounded table per level, within --memory (Problem.MemoryLimit). Rows with long buffers get a
 // block, the others a warp (two of SGSI's four load-balance layers). Out of core, neighbouring
 // segments whose lists a chunk reads go up as one gathered run, each upload in one copy; on the
-// GPU uploads (from pinned staging) and kernels are queued without waiting, and the last step's
-// counts add up on the device, so only copies back wait.
+// GPU uploads (from pinned staging) and kernels are queued without waiting, the last step's
+// counts add up on the device, so only copies back wait, and a count's schedule runs on the
+// device's worker thread, so each of them is a direct driver call.
 //
 // Backend abstracts the device: the GPU backend runs kernels/sgsi.cu; HostBackend runs the same
 // kernels in Go, which is how the tests check the schedule on machines without a GPU.
@@ -169,15 +170,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}
-	schedule := func() error { return r.run(p.Semantics.Induced, p.Semantics.Unique) }
-	var err error
-	if w, ok := be.(worker); ok && count {
-		// A count's whole schedule on the device's thread: every copy and launch is then a
-		// direct driver call. A listing stays off it: its caller's loop body runs inside emit.
-		err = w.Do(schedule)
-	} else {
-		err = schedule()
-	}
+	err := schedule(be, count, func() error { return r.run(p.Semantics.Induced, p.Semantics.Unique) })
 	if dt, ok := be.(deviceTimer); ok {
 		c, k, e := dt.DeviceTimes()
 		st.Comm, st.Comp = c, k
@@ -186,6 +179,16 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 		}
 	}
 	return r, err
+}
+
+// schedule runs a count's or listing's schedule f: a count's on the backend's worker thread
+// when it has one, so that every copy and launch is a direct driver call. A listing stays off
+// it: its caller's loop body runs inside emit, and must not hold the device or wait on it.
+func schedule(be Backend, count bool, f func() error) error {
+	if w, ok := be.(worker); ok && count {
+		return w.Do(f)
+	}
+	return f()
 }
 
 // The store of the last graph matched, so that a batch of queries builds it once.

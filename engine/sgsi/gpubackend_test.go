@@ -1,6 +1,11 @@
 package sgsi
 
-import "testing"
+// Host-side logic of the GPU backend: which calls are timed, and where a schedule runs.
+
+import (
+	"errors"
+	"testing"
+)
 
 // TestSampler checks the GPU backend's timing sample: every call of a kind timed up to timeAll,
 // then about one in sampleEvery, whose weights add up to about the calls they stand for, and
@@ -43,4 +48,33 @@ func TestSampler(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d timed", timed, n)
+}
+
+// doCounter is a backend with a worker thread that counts the calls run on it.
+type doCounter struct {
+	*HostBackend
+	calls int
+}
+
+func (d *doCounter) Do(fn func() error) error { d.calls++; return fn() }
+
+// TestSchedule checks that a count's schedule runs on the backend's worker (Do), a listing's
+// and a backend's without one directly, each once with f's error.
+func TestSchedule(t *testing.T) {
+	errF := errors.New("f")
+	for _, c := range []struct {
+		count, withDo bool
+		want          int // calls of Do
+	}{{true, true, 1}, {false, true, 0}, {true, false, 0}} {
+		d := &doCounter{HostBackend: NewHostBackend(8)}
+		var be Backend = d.HostBackend
+		if c.withDo {
+			be = d
+		}
+		ran := 0
+		err := schedule(be, c.count, func() error { ran++; return errF })
+		if !errors.Is(err, errF) || ran != 1 || d.calls != c.want {
+			t.Errorf("count %v, worker %v: err %v, f ran %d times, Do %d; want f's error, 1, %d", c.count, c.withDo, err, ran, d.calls, c.want)
+		}
+	}
 }
