@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/internal/checked"
@@ -691,7 +693,7 @@ func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool
 	if !st.cartesian && k > 1 && !r.st.InCore {
 		// Rows in the order of their first-edge vertex: a chunk then reads a narrow range of
 		// that label graph's segments, the next chunk the range after it.
-		sort.Sort(rowSorter{table, k, st.first.col, make([]uint32, k)})
+		sortRows(table, k, st.first.col)
 	}
 	for start := 0; start < rows; {
 		if err := r.ctx.Err(); err != nil {
@@ -1105,6 +1107,40 @@ func (r *runner) table(level int, n uint64) error {
 	}
 	r.tabCap[level] = n + n/2
 	return nil
+}
+
+// sortRows sorts a table's rows of k words by column col, in place: rows of 2 to 8 words as
+// arrays (no interface calls, a swap of two values), wider ones through rowSorter.
+func sortRows(t []uint32, k, col int) {
+	switch k {
+	case 2:
+		sortArrays[[2]uint32](t, col)
+	case 3:
+		sortArrays[[3]uint32](t, col)
+	case 4:
+		sortArrays[[4]uint32](t, col)
+	case 5:
+		sortArrays[[5]uint32](t, col)
+	case 6:
+		sortArrays[[6]uint32](t, col)
+	case 7:
+		sortArrays[[7]uint32](t, col)
+	case 8:
+		sortArrays[[8]uint32](t, col)
+	default:
+		sort.Sort(rowSorter{t, k, col, make([]uint32, k)})
+	}
+}
+
+// sortArrays sorts t, rows of len(A) words, by column col, viewed as a slice of A.
+func sortArrays[A [2]uint32 | [3]uint32 | [4]uint32 | [5]uint32 | [6]uint32 | [7]uint32 | [8]uint32](t []uint32, col int) {
+	var z A
+	n := len(t) / len(z)
+	if n < 2 {
+		return
+	}
+	rows := unsafe.Slice((*A)(unsafe.Pointer(unsafe.SliceData(t))), n)
+	slices.SortFunc(rows, func(a, b A) int { return cmp.Compare(a[col], b[col]) })
 }
 
 // rowSorter sorts a table's rows of k words by column col, in place.

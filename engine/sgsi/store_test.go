@@ -1,6 +1,9 @@
 package sgsi
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -49,4 +52,38 @@ func TestSegments(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSortRows checks sortRows on every row width it special-cases and beyond: rows in order of
+// the column, each row kept whole.
+func TestSortRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := 1; k <= 10; k++ {
+		for _, n := range []int{0, 1, 2, 17, 300} {
+			col := rng.IntN(k)
+			tab := make([]uint32, n*k)
+			for i := range tab {
+				tab[i] = uint32(rng.IntN(50))
+			}
+			want := rowSet(tab, k)
+			sortRows(tab, k, col)
+			for i := 1; i < n; i++ {
+				if tab[(i-1)*k+col] > tab[i*k+col] {
+					t.Fatalf("k %d, %d rows: row %d's column %d (%d) after %d", k, n, i, col, tab[i*k+col], tab[(i-1)*k+col])
+				}
+			}
+			if got := rowSet(tab, k); !maps.Equal(got, want) {
+				t.Fatalf("k %d, %d rows: the rows changed", k, n)
+			}
+		}
+	}
+}
+
+// rowSet counts a table's rows (of k words) by their contents.
+func rowSet(tab []uint32, k int) map[string]int {
+	m := map[string]int{}
+	for i := 0; i+k <= len(tab); i += k {
+		m[fmt.Sprint(tab[i:i+k])]++
+	}
+	return m
 }
