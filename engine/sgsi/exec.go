@@ -1112,25 +1112,16 @@ func (r *runner) table(level int, n uint64) error {
 // sortRows sorts a table's rows of k words by column col, in place: rows of 2 to 8 words as
 // arrays (no interface calls, a swap of two values), wider ones through rowSorter.
 func sortRows(t []uint32, k, col int) {
-	switch k {
-	case 2:
-		sortArrays[[2]uint32](t, col)
-	case 3:
-		sortArrays[[3]uint32](t, col)
-	case 4:
-		sortArrays[[4]uint32](t, col)
-	case 5:
-		sortArrays[[5]uint32](t, col)
-	case 6:
-		sortArrays[[6]uint32](t, col)
-	case 7:
-		sortArrays[[7]uint32](t, col)
-	case 8:
-		sortArrays[[8]uint32](t, col)
-	default:
-		sort.Sort(rowSorter{t, k, col, make([]uint32, k)})
+	if k < len(arraySorts) && arraySorts[k] != nil {
+		arraySorts[k](t, col)
+		return
 	}
+	sort.Sort(rowSorter{t, k, col, make([]uint32, k)})
 }
+
+// arraySorts[k] sorts rows of k words, 2 to 8, as arrays.
+var arraySorts = [...]func([]uint32, int){2: sortArrays[[2]uint32], 3: sortArrays[[3]uint32], 4: sortArrays[[4]uint32],
+	5: sortArrays[[5]uint32], 6: sortArrays[[6]uint32], 7: sortArrays[[7]uint32], 8: sortArrays[[8]uint32]}
 
 // sortArrays sorts t, rows of len(A) words, by column col, viewed as a slice of A.
 func sortArrays[A [2]uint32 | [3]uint32 | [4]uint32 | [5]uint32 | [6]uint32 | [7]uint32 | [8]uint32](t []uint32, col int) {

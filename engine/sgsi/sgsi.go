@@ -183,7 +183,8 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 
 // schedule runs a count's or listing's schedule f: a count's on the backend's worker thread
 // when it has one, so that every copy and launch is a direct driver call. A listing stays off
-// it: its caller's loop body runs inside emit, and must not hold the device or wait on it.
+// it: its caller's loop body runs inside emit, and would hold the device's thread (a body that
+// waits for other work on the device would wait for ever).
 func schedule(be Backend, count bool, f func() error) error {
 	if w, ok := be.(worker); ok && count {
 		return w.Do(f)
