@@ -52,6 +52,7 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 		}
 	}
 	off := make([]uint64, n+1)
+	huge.PopulateAsync(huge.Bytes(off)) // (see below)
 	for p := range src {
 		for i, u := range src[p] {
 			v := dst[p][i]
@@ -87,6 +88,27 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 		rawCap += off[n]/8 + min(off[n], uint64(n)*groups)
 	}
 	raw := huge.Make[uint32](int(rawCap))[:off[n]]
+	// Everything else whose size n and off[n] tell is allocated now, and its pages faulted in on
+	// another core in the order the passes below first write them (PopulateAsync), while this
+	// one fills raw: on a virtual machine the first touches of a graph's pages cost a fifth of
+	// its load.
+	cur := make([]cursor, n)
+	var sorted []uint32 // every entry is written below
+	if uint64(len(scratch)) >= off[n] {
+		sorted = scratch[:off[n]]
+	} else {
+		sorted = huge.Make[uint32](int(off[n]))
+	}
+	d := New()
+	d.vs = make([]vertex, n)
+	nruns := make([]uint32, n)
+	d.adj = make([][]Run, n)
+	d.posLabel = make([]uint32, n)
+	d.posAll = make([]uint32, n)
+	space := make([]uint64, n+1)
+	d.all = make([]uint32, n)
+	huge.PopulateAsync(huge.Bytes(raw), huge.Bytes(cur), huge.Bytes(sorted), huge.Bytes(d.vs), huge.Bytes(nruns),
+		huge.Bytes(space), huge.Bytes(d.adj), huge.Bytes(d.posLabel), huge.Bytes(d.all), huge.Bytes(d.posAll))
 	for p := range src {
 		for i, u := range src[p] {
 			v := dst[p][i]
@@ -101,17 +123,10 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 	// last label group and run count share one cursor: one cache line to touch a neighbour, and
 	// no branch on what it holds. An edge given twice puts the same vertex twice in a row, which
 	// cutRuns keeps once.
-	cur := make([]cursor, n)
 	for u := range cur {
 		cur[u].pos = off[u]
 	}
 	fill = nil
-	var sorted []uint32 // every entry is written below
-	if uint64(len(scratch)) >= off[n] {
-		sorted = scratch[:off[n]]
-	} else {
-		sorted = huge.Make[uint32](int(off[n]))
-	}
 	group := uint32(0) // 1 + the label group of w
 	for i, w := range order {
 		if i == 0 || labels[w] != labels[order[i-1]] {
@@ -126,21 +141,15 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 		}
 	}
 	raw = raw[:cap(raw)] // (read: its memory may be back's)
-	d := New()
-	d.vs = vertices(labels)
+	fillVertices(d.vs, labels)
 	d.orig = orig
-	nruns := make([]uint32, n)
 	for v := range n {
 		nruns[v] = cur[v].runs
 	}
 	cur = nil
-	d.adj = make([][]Run, n)
-	d.posLabel = make([]uint32, n)
-	d.posAll = make([]uint32, n)
 	// Each run gets an eighth (at least one entry) of spare capacity, so that a stream's first
 	// insertions do not reallocate it (with an edge given twice, the lists' lengths still bound
 	// the runs' sizes; cutRuns sets the degrees).
-	space := make([]uint64, n+1)
 	for v := range n {
 		l := off[v+1] - off[v]
 		space[v+1] = space[v] + l + l/8 + uint64(nruns[v])
@@ -175,7 +184,6 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 		}
 	})
 	// The label index from the (label, id) order, the id table in one allocation.
-	d.all = make([]uint32, n)
 	for i := 0; i < n; {
 		l := labels[order[i]]
 		j := i + 1

@@ -224,10 +224,15 @@ type vertex struct {
 // vertices returns n alive vertices with the given labels, degree 0 and no runs.
 func vertices(labels []uint32) []vertex {
 	vs := make([]vertex, len(labels))
+	fillVertices(vs, labels)
+	return vs
+}
+
+// fillVertices sets vs to the live vertices of the labels given.
+func fillVertices(vs []vertex, labels []uint32) {
 	for v, l := range labels {
 		vs[v] = vertex{label: l, alive: true}
 	}
-	return vs
 }
 
 const slowMask = 1 << 63

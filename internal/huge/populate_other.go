@@ -1,0 +1,7 @@
+//go:build !linux
+
+package huge
+
+const canPopulate = false
+
+func populate([]byte) bool { return false }
