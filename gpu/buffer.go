@@ -86,6 +86,20 @@ func byteLen[T Elem](s []T) uint64 {
 	return uint64(len(s)) * uint64(unsafe.Sizeof(z))
 }
 
+// transfer runs fn (a copy of n bytes at offset) on the device's thread with b locked, once the
+// range is checked to lie in b (op names the copy in the error); nothing when n is 0.
+func (b *Buffer) transfer(op string, offset, n uint64, fn func() error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkRange(op, offset, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	return b.dev.Do(fn)
+}
+
 func (b *Buffer) checkRange(op string, offset, n uint64) error {
 	if b.freed {
 		return errFreed
@@ -112,15 +126,7 @@ func Upload[T Elem](d *Device, s []T) (*Buffer, error) {
 // CopyToDevice copies s into the buffer at byte offset (synchronous).
 func CopyToDevice[T Elem](b *Buffer, offset uint64, s []T) error {
 	n := byteLen(s)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.checkRange("copy to device", offset, n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
-	return b.dev.Do(func() error {
+	return b.transfer("copy to device", offset, n, func() error {
 		var pin runtime.Pinner
 		defer pin.Unpin()
 		pin.Pin(&s[0])
@@ -131,15 +137,7 @@ func CopyToDevice[T Elem](b *Buffer, offset uint64, s []T) error {
 // CopyToHost fills dst from the buffer at byte offset (synchronous: waits for earlier work).
 func CopyToHost[T Elem](dst []T, b *Buffer, offset uint64) error {
 	n := byteLen(dst)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.checkRange("copy to host", offset, n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
-	return b.dev.Do(func() error {
+	return b.transfer("copy to host", offset, n, func() error {
 		var pin runtime.Pinner
 		defer pin.Unpin()
 		pin.Pin(&dst[0])

@@ -113,16 +113,8 @@ func CopyToDeviceAsync(dst *Buffer, offset uint64, src *HostBuffer, srcOff, n ui
 	if srcOff > src.size || n > src.size-srcOff {
 		return fmt.Errorf("gpu: an asynchronous copy of %d bytes from offset %d is outside a %d-byte host buffer", n, srcOff, src.size)
 	}
-	dst.mu.Lock()
-	defer dst.mu.Unlock()
-	if err := dst.checkRange("copy to device", offset, n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
 	from := uintptr(src.host) + uintptr(srcOff)
-	return dst.dev.Do(func() error {
+	return dst.transfer("copy to device", offset, n, func() error {
 		if drv.cuMemcpyHtoDAsync == 0 {
 			return drv.check("cuMemcpyHtoD_v2", ccall(drv.cuMemcpyHtoD, uintptr(dst.ptr+offset), from, uintptr(n)))
 		}
