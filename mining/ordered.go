@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // ordered is the data graph renumbered by ascending (degree, id), with every adjacency list sorted
@@ -63,23 +64,12 @@ func (o *ordered) above(u int) []uint32 { return o.nbr[o.up[u]:o.off[u+1]] }
 // handing out chunks of consecutive indexes; worker is in [0, threads).
 func workers(threads, n int, fn func(worker, i int)) int {
 	threads = workersCount(threads, n)
-	chunk := min(256, max(1, n/(16*threads)))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range threads {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n {
-					return
-				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					fn(w, i)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	par.Ranges(n, threads, min(256, max(1, n/(16*threads))), func(w, lo, hi int) bool {
+		for i := lo; i < hi; i++ {
+			fn(w, i)
+		}
+		return true
+	})
 	return threads
 }
 

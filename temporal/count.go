@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
-	"sync/atomic"
+
+	"github.com/submatch/submatch/internal/par"
 )
 
 // Options are the matching parameters.
@@ -202,42 +202,35 @@ func Count(ctx context.Context, g *Graph, p *Pattern, o Options) (uint64, error)
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	threads = max(1, min(threads, n))
 	const chunk = 256
-	var next atomic.Int64
-	var stopped atomic.Bool
-	var mu sync.Mutex
+	matchers := make([]*matcher, par.Workers(n, threads, chunk))
+	stopped := par.Ranges(n, len(matchers), chunk, func(w, lo, hi int) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		m := matchers[w]
+		if m == nil {
+			m = newMatcher(g, p, o)
+			matchers[w] = m
+		}
+		for i := lo; i < hi; i++ {
+			m.root(uint32(i), nil)
+		}
+		return true
+	})
 	var total uint64
 	over := false
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Go(func() {
-			m := newMatcher(g, p, o)
-			for !stopped.Load() {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= n {
-					break
-				}
-				if ctx.Err() != nil {
-					stopped.Store(true)
-					break
-				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					m.root(uint32(i), nil)
-				}
-			}
-			mu.Lock()
+	for _, m := range matchers {
+		if m != nil {
 			var carry uint64
 			total, carry = bits.Add64(total, m.count, 0)
 			over = over || m.over || carry != 0
-			mu.Unlock()
-		})
+		}
 	}
-	wg.Wait()
 	if over {
 		return 0, ErrOverflow
 	}
-	if stopped.Load() {
+	if stopped {
 		return total, ctx.Err()
 	}
 	return total, nil

@@ -7,7 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
+
+	"github.com/submatch/submatch/internal/par"
 )
 
 // GridMotifs are the 36 two- and three-node, three-edge motifs of Paranjape, Benson and
@@ -107,26 +108,34 @@ func Grid(ctx context.Context, g *Graph, o Options) ([6][6]uint64, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	var mu sync.Mutex
-	var total gridSum
-	err := parallel(ctx, threads, s.n, func() func(v int) {
-		w := newGridWork(len(g.Events))
-		return func(v int) {
-			if v < 0 { // flush
-				var local gridSum
-				w.classify(&local)
-				mu.Lock()
-				total.merge(&local)
-				mu.Unlock()
-				return
-			}
+	const chunk = 64
+	works := make([]*gridWork, par.Workers(s.n, threads, chunk))
+	stopped := par.Ranges(s.n, len(works), chunk, func(wi, lo, hi int) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		w := works[wi]
+		if w == nil {
+			w = newGridWork(len(g.Events))
+			works[wi] = w
+		}
+		for v := lo; v < hi; v++ {
 			s.pairsAt(v, o.Delta, w)
 			s.triangles(v, o.Delta, w)
 			w.star(s, v, o.Delta)
 		}
+		return true
 	})
-	if err != nil {
-		return out, err
+	if stopped {
+		return out, ctx.Err()
+	}
+	var total gridSum
+	for _, w := range works {
+		if w != nil {
+			var local gridSum
+			w.classify(&local)
+			total.merge(&local)
+		}
 	}
 	if total.over {
 		return out, ErrOverflow
@@ -153,38 +162,6 @@ func (s *gridSum) merge(t *gridSum) {
 		}
 	}
 	s.over = s.over || t.over
-}
-
-// parallel runs the function made by mk for each v in [0, n) on threads goroutines (one
-// function per goroutine, called with -1 at its end).
-func parallel(ctx context.Context, threads, n int, mk func() func(v int)) error {
-	var next atomic.Int64
-	var stopped atomic.Bool
-	var wg sync.WaitGroup
-	for range max(1, min(threads, n)) {
-		wg.Go(func() {
-			fn := mk()
-			defer fn(-1)
-			for {
-				lo := int(next.Add(64)) - 64
-				if lo >= n || stopped.Load() {
-					return
-				}
-				if ctx.Err() != nil {
-					stopped.Store(true)
-					return
-				}
-				for v := lo; v < min(lo+64, n); v++ {
-					fn(v)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if stopped.Load() {
-		return ctx.Err()
-	}
-	return nil
 }
 
 // static is the undirected static graph under the events: for each vertex its neighbours

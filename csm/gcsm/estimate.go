@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/submatch/submatch/internal/par"
 )
 
 // GCSM's access-frequency estimator (thesis ch. 2.4): M random walks down the phase's search
@@ -164,45 +164,37 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 	ph := &m.ph
 	T := ph.numTasks()
 	tf, d := float64(T), float64(max(m.h.maxDeg, 2))
-	workers := min(runtime.GOMAXPROCS(0), max(T/64, 1))
+	const chunk = 16
+	workers := par.Workers(T, min(runtime.GOMAXPROCS(0), max(T/64, 1)), chunk)
 	for len(s.walkers) < workers {
 		pcg := rand.NewPCG(0, 0)
 		s.walkers = append(s.walkers, &walker{pcg: pcg, rng: rand.New(pcg)})
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for wi := range workers {
-		w := s.walkers[wi]
+	for _, w := range s.walkers[:workers] {
 		w.e = emu{t: m.t, h: &m.h, ph: ph}
 		w.e.onRead = func(v uint32, b uint64) { w.reads = append(w.reads, read{v, w.weight, w.weight * float64(b)}) }
 		w.reads = w.reads[:0]
 		w.d, w.uniform = d, s.uniform
-		wg.Go(func() {
-			const chunk = 16
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= T {
-					return
-				}
-				for i := lo; i < min(lo+chunk, T); i++ {
-					w.pcg.Seed(s.seed, uint64(i))
-					b := w.binomial(M, 1/tf)
-					if b == 0 {
-						continue
-					}
-					task := ph.tasks[taskWords*i : taskWords*(i+1)]
-					rec := m.t.words[int(task[0])*termWords:][:termWords]
-					w.e.f[0], w.e.f[1] = task[1], task[2]
-					w.weight = float64(b) * tf
-					if !w.e.anchors(rec) {
-						continue
-					}
-					w.walk(rec, int(rec[tAnchors]), b, tf, task[4], task[5])
-				}
-			}
-		})
 	}
-	wg.Wait()
+	par.Ranges(T, workers, chunk, func(wi, lo, hi int) bool {
+		w := s.walkers[wi]
+		for i := lo; i < hi; i++ {
+			w.pcg.Seed(s.seed, uint64(i))
+			b := w.binomial(M, 1/tf)
+			if b == 0 {
+				continue
+			}
+			task := ph.tasks[taskWords*i : taskWords*(i+1)]
+			rec := m.t.words[int(task[0])*termWords:][:termWords]
+			w.e.f[0], w.e.f[1] = task[1], task[2]
+			w.weight = float64(b) * tf
+			if !w.e.anchors(rec) {
+				continue
+			}
+			w.walk(rec, int(rec[tAnchors]), b, tf, task[4], task[5])
+		}
+		return true
+	})
 	s.reset(m.g.IDBound())
 	for _, w := range s.walkers[:workers] {
 		s.add(w.reads)

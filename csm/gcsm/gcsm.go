@@ -19,8 +19,6 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/submatch/submatch/csm"
@@ -28,6 +26,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -705,26 +704,14 @@ func (m *Matcher) pack(vs []uint32, budget uint64) bool {
 	c.keys = slices.Grow(c.keys[:0], int(total))[:total]
 	c.elab = slices.Grow(c.elab[:0], int(total))[:total]
 	// The rows' entries, copied on all cores.
-	workers := min(runtime.GOMAXPROCS(0), max(int(total>>16), 1))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			const chunk = 64
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= len(c.rows) {
-					return
-				}
-				for i := lo; i < min(lo+chunk, len(c.rows)); i++ {
-					k, e := h.list(c.rows[i])
-					copy(c.keys[c.roff[i]:], k)
-					copy(c.elab[c.roff[i]:], e)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	par.Ranges(len(c.rows), min(runtime.GOMAXPROCS(0), max(int(total>>16), 1)), 64, func(_, lo, hi int) bool {
+		for i := lo; i < hi; i++ {
+			k, e := h.list(c.rows[i])
+			copy(c.keys[c.roff[i]:], k)
+			copy(c.elab[c.roff[i]:], e)
+		}
+		return true
+	})
 	return all
 }
 

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // hostMem is a block of host memory the kernel can read: pinned and mapped into the GPU's
@@ -359,39 +358,29 @@ func (h *hostGraph) sync(g *dynamic.Graph, ch *changes) (bool, error) {
 	}
 	// Tasks: the full lists, then the edited ones; a full list weighs as 8 edited.
 	tasks := len(ch.full) + len(h.groups)
-	workers := min(runtime.GOMAXPROCS(0), max((8*len(ch.full)+len(h.groups))/2048, 1))
+	const chunk = 16
+	workers := par.Workers(tasks, min(runtime.GOMAXPROCS(0), max((8*len(ch.full)+len(h.groups))/2048, 1)), chunk)
 	for len(h.scratches) < workers {
 		h.scratches = append(h.scratches, nil)
 		h.moves = append(h.moves, nil)
 	}
 	maxDeg := make([]int, workers)
 	errs := make([]error, workers)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for wi := range workers {
-		wg.Go(func() {
-			const chunk = 16
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= tasks {
-					return
-				}
-				for i := lo; i < min(lo+chunk, tasks); i++ {
-					if i < len(ch.full) {
-						maxDeg[wi] = max(maxDeg[wi], h.fill(g, ch.full[i], &h.scratches[wi]))
-						continue
-					}
-					gr := h.groups[i-len(ch.full)]
-					n, err := h.patch(ch.edits[gr[0]:gr[1]], &h.moves[wi])
-					if err != nil && errs[wi] == nil {
-						errs[wi] = err
-					}
-					maxDeg[wi] = max(maxDeg[wi], n)
-				}
+	par.Ranges(tasks, workers, chunk, func(wi, lo, hi int) bool {
+		for i := lo; i < hi; i++ {
+			if i < len(ch.full) {
+				maxDeg[wi] = max(maxDeg[wi], h.fill(g, ch.full[i], &h.scratches[wi]))
+				continue
 			}
-		})
-	}
-	wg.Wait()
+			gr := h.groups[i-len(ch.full)]
+			n, err := h.patch(ch.edits[gr[0]:gr[1]], &h.moves[wi])
+			if err != nil && errs[wi] == nil {
+				errs[wi] = err
+			}
+			maxDeg[wi] = max(maxDeg[wi], n)
+		}
+		return true
+	})
 	h.maxDeg = max(h.maxDeg, slices.Max(maxDeg))
 	return false, errors.Join(errs...)
 }

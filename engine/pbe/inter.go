@@ -2,10 +2,9 @@ package pbe
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -333,41 +332,30 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 	if visit != nil {
 		threads = 1
 	}
-	var total interStats
-	var stopped atomic.Bool
-	var mu sync.Mutex
-	var next atomic.Int64
 	const chunk = 64
-	var wg sync.WaitGroup
-	for range max(threads, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx}
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= roots || stopped.Load() {
-					break
+	searchers := make([]*searcher, par.Workers(roots, max(threads, 1), chunk))
+	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
+		s := searchers[w]
+		if s == nil {
+			s = &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx}
+			searchers[w] = s
+		}
+		for r := lo; r < hi && !s.stopped; r++ {
+			for k := range ip.programs {
+				s.pr = &ip.programs[k]
+				if len(s.f) < len(s.pr.steps) {
+					s.f = make([]uint32, len(s.pr.steps))
 				}
-				for r := lo; r < min(lo+chunk, roots) && !s.stopped; r++ {
-					for k := range ip.programs {
-						s.pr = &ip.programs[k]
-						if len(s.f) < len(s.pr.steps) {
-							s.f = make([]uint32, len(s.pr.steps))
-						}
-						s.root(cut[r])
-					}
-				}
-				if s.stopped || ctx.Err() != nil {
-					stopped.Store(true)
-					break
-				}
+				s.root(cut[r])
 			}
-			mu.Lock()
+		}
+		return !s.stopped && ctx.Err() == nil
+	})
+	var total interStats
+	for _, s := range searchers {
+		if s != nil {
 			total.add(s.st)
-			mu.Unlock()
-		}()
+		}
 	}
-	wg.Wait()
-	return total, stopped.Load()
+	return total, stopped
 }

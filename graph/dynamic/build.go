@@ -5,12 +5,11 @@ import (
 	"maps"
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/submatch/submatch/internal/huge"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // Build makes a graph directly from arrays, without an intermediate graph.Graph: vertex v has
@@ -299,25 +298,9 @@ func cutRuns(dst []Run, labels []uint32, nb []uint32, back []uint32) (int, int) 
 	return k, deg
 }
 
-// parallelChunks runs fn over [0, n) in chunks on all cores.
+// parallelChunks runs fn over [0, n) in chunks of 4,096 on all cores.
 func parallelChunks(n int, fn func(lo, hi int)) {
-	const chunk = 4096
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(chunk) - chunk)
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+chunk, n))
-			}
-		}()
-	}
-	wg.Wait()
+	par.Ranges(n, 0, 4096, func(_, lo, hi int) bool { fn(lo, hi); return true })
 }
 
 // Clone returns an independent copy of the graph, with the same dense ids (each run with an

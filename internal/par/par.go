@@ -1,5 +1,6 @@
-// Package par owns the small parallel loops that host-side preparation shares (graph layouts,
-// orientation tables): work split in chunks of consecutive indexes over a number of goroutines.
+// Package par owns the small parallel loops that host-side code shares (graph layouts,
+// orientation tables, per-root searches): work split in ranges of consecutive indexes that
+// goroutines take in turn from a shared counter.
 package par
 
 import (
@@ -8,7 +9,7 @@ import (
 	"sync/atomic"
 )
 
-// maxChunk is the most consecutive indexes a goroutine takes at a time.
+// maxChunk is the most consecutive indexes a goroutine of For takes at a time.
 const maxChunk = 1024
 
 // For calls fn(i) for every i in [0, n) on up to workers goroutines (<= 0: all cores), in
@@ -20,20 +21,51 @@ func For(n, workers int, fn func(i int)) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	chunk := min(maxChunk, max(1, n/(8*workers)))
+	Ranges(n, workers, chunk, func(_, lo, hi int) bool {
+		for i := lo; i < hi; i++ {
+			fn(i)
+		}
+		return true
+	})
+}
+
+// Workers is the number of goroutines Ranges(n, workers, chunk, ...) runs: workers (<= 0: all
+// cores), no more than there are ranges, at least one. Callers that keep state per goroutine
+// size their slices with it.
+func Workers(n, workers, chunk int) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	chunk = max(chunk, 1)
+	return max(1, min(workers, (n+chunk-1)/chunk))
+}
+
+// Ranges calls fn(w, lo, hi) for ranges [lo, hi) of at most chunk consecutive indexes that
+// together cover [0, n) once, on Workers(n, workers, chunk) goroutines, each taking the next
+// range in increasing order when it is free. w, in [0, Workers(...)), names the calling
+// goroutine, so fn can keep per-goroutine state (a searcher, a partial sum) in a slice indexed
+// by w without locks, and the caller merges those after Ranges returns. fn returns false to
+// stop: no range is taken after that (calls running finish). Ranges returns when every call has
+// returned, and reports whether a call stopped it.
+func Ranges(n, workers, chunk int, fn func(w, lo, hi int) bool) (stopped bool) {
+	chunk = max(chunk, 1)
 	var next atomic.Int64
+	var stop atomic.Bool
 	var wg sync.WaitGroup
-	for range min(workers, (n+chunk-1)/chunk) {
+	for w := range Workers(n, workers, chunk) {
 		wg.Go(func() {
-			for {
+			for !stop.Load() {
 				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n {
 					return
 				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					fn(i)
+				if !fn(w, lo, min(lo+chunk, n)) {
+					stop.Store(true)
+					return
 				}
 			}
 		})
 	}
 	wg.Wait()
+	return stop.Load()
 }

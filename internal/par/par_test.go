@@ -39,3 +39,59 @@ func TestForSpreadsShortLoops(t *testing.T) {
 		t.Errorf("64 items on 4 workers ran on %d goroutine(s) at a time", most.Load())
 	}
 }
+
+// Ranges covers [0, n) once with ranges of at most chunk indexes, and w stays below Workers.
+func TestRangesCoverOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 64, 65, 1000} {
+		for _, chunk := range []int{1, 7, 64, 5000} {
+			for _, workers := range []int{0, 1, 3, 100} {
+				nw := Workers(n, workers, chunk)
+				seen := make([]atomic.Int32, n)
+				var badW, badRange atomic.Bool
+				stopped := Ranges(n, workers, chunk, func(w, lo, hi int) bool {
+					if w < 0 || w >= nw {
+						badW.Store(true)
+					}
+					if lo >= hi || hi-lo > chunk || hi > n {
+						badRange.Store(true)
+					}
+					for i := lo; i < hi; i++ {
+						seen[i].Add(1)
+					}
+					return true
+				})
+				if stopped || badW.Load() || badRange.Load() {
+					t.Fatalf("n=%d chunk=%d workers=%d: stopped %v, w out of [0,%d) %v, bad range %v",
+						n, chunk, workers, stopped, nw, badW.Load(), badRange.Load())
+				}
+				for i := range seen {
+					if c := seen[i].Load(); c != 1 {
+						t.Fatalf("n=%d chunk=%d workers=%d: index %d covered %d times", n, chunk, workers, i, c)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A call returning false stops the loop: on one worker nothing after it runs.
+func TestRangesStop(t *testing.T) {
+	var calls int
+	stopped := Ranges(100, 1, 10, func(_, lo, _ int) bool {
+		calls++
+		return lo < 30
+	})
+	if !stopped || calls != 4 {
+		t.Errorf("stopped %v after %d calls, want true after 4 (the ranges at 0, 10, 20, 30)", stopped, calls)
+	}
+}
+
+func TestWorkers(t *testing.T) {
+	for _, c := range []struct{ n, workers, chunk, want int }{
+		{0, 4, 16, 1}, {1, 4, 16, 1}, {17, 4, 16, 2}, {1000, 4, 16, 4}, {1000, 4, 0, 4},
+	} {
+		if got := Workers(c.n, c.workers, c.chunk); got != c.want {
+			t.Errorf("Workers(%d, %d, %d) = %d, want %d", c.n, c.workers, c.chunk, got, c.want)
+		}
+	}
+}

@@ -9,12 +9,12 @@ import (
 	"context"
 	"math/bits"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/plan"
 )
@@ -270,39 +270,33 @@ func Count(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func
 	release := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer release()
 	chunk := min(64, max(1, n/(8*threads)))
-	var (
-		next     atomic.Int64
-		done     atomic.Int64
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		total    uint64
-		overflow bool
-	)
-	for range threads {
-		wg.Go(func() {
-			w := newCliqueWorker(o, k, matrixMax, &stop)
-			for !stop.Load() {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n {
-					break
-				}
-				hi := min(lo+chunk, n)
-				for i := lo; i < hi && !stop.Load(); i++ {
-					w.root(root(i))
-				}
-				if d := done.Add(int64(hi - lo)); progress != nil {
-					progress(float64(d) / float64(n))
-				}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			var ok bool
-			if total, ok = checked.Add(total, w.count); !ok || w.overflow {
-				overflow = true
-			}
-		})
+	var done atomic.Int64
+	ws := make([]*cliqueWorker, par.Workers(n, threads, chunk))
+	par.Ranges(n, len(ws), chunk, func(wi, lo, hi int) bool {
+		w := ws[wi]
+		if w == nil {
+			w = newCliqueWorker(o, k, matrixMax, &stop)
+			ws[wi] = w
+		}
+		for i := lo; i < hi && !stop.Load(); i++ {
+			w.root(root(i))
+		}
+		if d := done.Add(int64(hi - lo)); progress != nil {
+			progress(float64(d) / float64(n))
+		}
+		return !stop.Load()
+	})
+	var total uint64
+	overflow := false
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		var ok bool
+		if total, ok = checked.Add(total, w.count); !ok || w.overflow {
+			overflow = true
+		}
 	}
-	wg.Wait()
 	if overflow {
 		return 0, engine.ErrOverflow
 	}
