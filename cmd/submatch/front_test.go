@@ -216,7 +216,7 @@ func TestLoadFaults(t *testing.T) {
 		t.Errorf("cancelled load: exit %d, stderr %q", code, errOut)
 	}
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skip(err)
 	}
 	for _, args := range [][]string{
@@ -286,7 +286,7 @@ func TestListSubgraph(t *testing.T) {
 func TestOwnReadersRefuseFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skip(err)
 	}
 	graph := writeFile(t, "g.txt", "1 2\n2 3\n")

@@ -1,0 +1,37 @@
+//go:build unix
+
+package formats
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/submatch/submatch/gen"
+)
+
+// mkfifo makes a named pipe at path, for the tests that check FIFOs are refused.
+func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
+
+// TestWriteFileMode: written files get 0666 less the umask, like files other tools create.
+func TestWriteFileMode(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	g, _ := gen.RMAT(gen.RMATOptions{Scale: 4, Seed: 1})
+	dir := t.TempDir()
+	for _, name := range []string{"a.smg", "a.graph"} {
+		path := filepath.Join(dir, name)
+		if err := WriteFile(path, g, ""); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := os.Stat(path)
+		if st.Mode().Perm() != 0o640 {
+			t.Errorf("%s: mode %v, want 0640 under umask 027", name, st.Mode().Perm())
+		}
+	}
+	if err := WriteFile("/dev/null", g, "sm"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("writing over /dev/null: %v", err)
+	}
+}
