@@ -31,9 +31,11 @@
 # ">6000"); OUR_CAP (s, default 10) bounds one submatch run, which gets min(OUR_CAP, max(3, 2 x
 # STMatch's time + 1)) (enough to say whether it beats STMatch); CPU_CAP (default 5) the CPU
 # engine; SETTINGS (default "l u": labelled first, then unlabelled by STMatch's H100 time, smallest
-# first, so that the deadline cuts the patterns whose H100 figures we have); ONLY="q13 q17 ..."
-# a subset; ARCH (default sm_90) the nvcc -arch; GRID=N replaces STMatch's GRID_DIM (82 blocks: an
-# RTX 3090/A6000's SM count; an H200 has 132) with sed, off by default (stock STMatch).
+# first, so that the deadline cuts the patterns whose H100 figures we have; SETTINGS="" only
+# compiles and checks STMatch: with DEADLINE=560 COMPILE_LIMIT=480, a compile-only call if nvcc
+# needs more than a run leaves it); ONLY="q13 q17 ..." a subset; ARCH (default sm_90) the nvcc
+# -arch; GRID=N replaces STMatch's GRID_DIM (82 blocks: an RTX 3090/A6000's SM count; an H200 has
+# 132) with sed, off by default (stock STMatch).
 #
 # STMatch's build: its Makefile compiles each configuration with `nvcc -std=c++17 -Xptxas -v
 # -arch=compute_86` (PTX only, JIT-ed by the driver on an H200) after rewriting the #include of
@@ -207,7 +209,7 @@ stm_cell() {
 	local rc line
 	rc=$(cat "$logs/$1.rc")
 	line=$(awk -F'\t' 'NF == 3 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9]+$/ { l = $0 } END { print l }' "$o")
-	if [ -n "$line" ] && [ "$rc" = 0 ]; then
+	if [ -n "$line" ]; then # its result line, even if it was stopped or failed after printing it
 		echo "$(echo "$line" | awk -F'\t' '{ printf "%.1f", $2 }') $(cat "$logs/$1.ms") $(echo "$line" | cut -f3)"
 	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		echo ">$(cat "$logs/$1.cap")000 $(cat "$logs/$1.ms") cut"
@@ -376,7 +378,7 @@ run() {
 	echo "STMatch ready $(($(date +%s) - start)) s after the start"
 
 	# The patterns: labelled in file order, unlabelled by STMatch's H100 time, smallest first.
-	local settings="${SETTINGS:-l u}" s order=()
+	local settings="${SETTINGS-l u}" s order=()
 	for s in $settings; do
 		if [ "$s" = l ]; then
 			mapfile -t names < <(grep -v '^#' "$dir/patterns.tsv" | cut -f1)
