@@ -444,18 +444,19 @@ run() {
 		echo "$(date -u +%T) $n: STMatch $(stm_cell "$n-stm" | cut -d' ' -f1,3); auto $(our_cell "$n-auto"); stmatch $(our_cell "$n-stmatch"); cpu16 $(our_cell "$n-cpu16")"
 	done
 	echo
-	table | tee "$OUT/table.tsv" | awk -F'\t' '{ printf "%-3s %-4s %9s %7s %15s | %7s %-7s %15s | %7s %9s %15s | %6s %15s | %-4s %-9s %-7s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 }'
+	table | tee "$OUT/table.tsv" | awk -F'\t' '{ printf "%-3s %-4s %8s %9s %7s %15s | %7s %-7s %15s | %7s %9s %15s | %6s %15s | %-4s %-9s %-7s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 }'
 	tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$logs"
 	echo "took $(($(date +%s) - start)) s"
 }
 
-# table: one row per pattern and setting that ran. Times in ms: stm = STMatch's kernel (its
+# table: one row per pattern and setting that ran. Times in ms: h100 = STMatch's unlabelled
+# kernel time on the H100 (the shared table, its compute_86 build), stm = STMatch's kernel (its
 # cudaEvent time, as it prints it), proc = its whole process; auto/stmatch/cpu16 = submatch's whole
 # process (exec to exit) with that engine, chose = auto's engine, st_kern = stmatch's kernel time
 # (its JSON); "cut" = stopped at the cap (partial); eq = every finished count agrees; auto<=stm,
 # st<=stm: the target (whole process at most STMatch's kernel time).
 table() {
-	printf 'set\tq\tstm\tproc\tstm_count\tauto\tchose\tauto_count\tstmatch\tst_kern\tst_count\tcpu16\tcpu_count\teq\tauto<=stm\tst<=stm\tnote\n'
+	printf 'set\tq\th100\tstm\tproc\tstm_count\tauto\tchose\tauto_count\tstmatch\tst_kern\tst_count\tcpu16\tcpu_count\teq\tauto<=stm\tst<=stm\tnote\n'
 	local s q
 	for s in l u; do
 		for q in $(seq 1 24); do
@@ -477,9 +478,10 @@ table() {
 			((k >= 2)) && [ "$eq" != no ] && eq=yes
 			local note=""
 			[ "$n" = u-q12 ] && note="STMatch known to print 850925682064 (true 840036045156)"
-			local kern
+			local kern h100=-
 			kern=$(jfield kernel_ms "$logs/$n-stmatch.out")
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$q" "$sk" "$sp" "$sc" \
+			[ "$s" = u ] && h100=$(awk -F'\t' -v q="$q" '$1 == q { print $5 }' "$dir/patterns.tsv")
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$q" "$h100" "$sk" "$sp" "$sc" \
 				"$am" "${chose:--}" "$ac" "$sm_" "${kern:--}" "$sc2" "$cm" "$cc" "$eq" "$(verdict "$am" "$ac" "$sk")" "$(verdict "$sm_" "$sc2" "$sk")" "$note"
 		done
 	done
