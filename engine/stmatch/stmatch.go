@@ -141,6 +141,17 @@ type Options struct {
 	PieceCap uint64
 	// NoHubs searches every list by binary search: no bitmaps for the longest lists (hubs.go).
 	NoHubs bool
+	// Graph places what the kernels read from the data graph (--graph-memory): the candidate
+	// space, the root candidates and the work units, and the data graph's CSR where the plan
+	// needs it (the plan kernels); the CSR, its upward runs and the split roots' pieces (the
+	// clique kernel). gpu.OnDevice, the zero value, uploads them within --gpu-memory;
+	// gpu.OnHost leaves them in pinned host memory mapped into the device's address space
+	// (the kernels read them over the bus: zero-copy), gpu.OnManaged in managed memory (the
+	// driver migrates the pages the kernels touch). In those two modes only the plan, the
+	// per-warp buffers, the work queue, the counts and the hub bitmaps take device memory, so a
+	// graph of any size the host holds is counted by the unchanged kernels: the out-of-core
+	// baselines that sgsi and pbe are measured against (docs/out-of-core.md).
+	Graph gpu.Placement
 
 	// replicas runs that many independent runs on each device (0, 1: one), as if each were a
 	// GPU of its own: the device checks exercise the several-GPU paths (shared work units,
@@ -766,7 +777,7 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 	defer cancel()
 	var wg sync.WaitGroup
 	for k, d := range devs {
-		runs[k] = newDeviceRun(d, p.GPUMemoryLimit)
+		runs[k] = newDeviceRun(d, p.GPUMemoryLimit, o)
 		wg.Add(1)
 		go func(r *deviceRun, k int) {
 			defer wg.Done()
