@@ -38,6 +38,7 @@ func (st *Stats) merge(s *Stats) {
 	st.Warps += s.Warps
 	st.BufferBytes += s.BufferBytes
 	st.DeviceBytes += s.DeviceBytes
+	st.HostBytes += s.HostBytes
 	st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
 	st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
 	st.Donated += s.Donated
@@ -60,7 +61,7 @@ func (st *Stats) log(l *slog.Logger) {
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel, "run", st.Run, "free", st.Free,
 		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,
-		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "total", st.Total)
+		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "host_bytes", st.HostBytes, "total", st.Total)
 }
 
 // runBase is what every kernel's share of a count on one device has: the device, the kernel,
@@ -86,7 +87,7 @@ func newRunBase(d *gpu.Device, limit uint64, o Options) runBase {
 // free releases the run's device memory, recording in its statistics how much it held.
 func (r *runBase) free() {
 	t := time.Now()
-	r.st.DeviceBytes = r.mem.Used()
+	r.st.DeviceBytes, r.st.HostBytes = r.mem.Used(), r.mem.HostUsed()
 	r.mem.FreeAll()
 	r.st.Free = time.Since(t)
 }

@@ -446,6 +446,9 @@ type Stats struct {
 	Warps       int
 	BufferBytes uint64 // per-warp set buffers, all warps
 	DeviceBytes uint64 // everything allocated
+	// HostBytes is what the data graph's buffers took in host or managed memory
+	// (Options.Graph), on all devices.
+	HostBytes uint64
 	// PerWarpBytes is what one more warp costs (set buffers, count, queue slots).
 	PerWarpBytes uint64
 	Levels       int
