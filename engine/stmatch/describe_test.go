@@ -126,3 +126,26 @@ func TestGraphMemoryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestCliqueKernelFor: a --gpu-memory below one block of the widest clique matrices counts
+// cliques with the plan kernels (as the host and managed modes can within any budget).
+func TestCliqueKernelFor(t *testing.T) {
+	for _, c := range []struct {
+		o     Options
+		limit uint64
+		want  bool
+	}{
+		{Options{}, 0, true},
+		{Options{}, cliqueMinBytes, true},
+		{Options{}, cliqueMinBytes - 1, false},
+		{Options{Graph: gpu.OnHost}, 256 << 10, false},
+		{Options{PlanCliques: true}, 0, false},
+	} {
+		if got := c.o.cliqueKernelFor(&engine.Problem{GPUMemoryLimit: c.limit}); got != c.want {
+			t.Errorf("%+v with --gpu-memory %d: %v", c.o, c.limit, got)
+		}
+	}
+	if cliqueMinBytes != 4*(512<<10+8) {
+		t.Errorf("cliqueMinBytes %d", cliqueMinBytes)
+	}
+}

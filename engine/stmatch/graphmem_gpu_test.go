@@ -40,7 +40,8 @@ func countPlaced(t *testing.T, name string, prob *engine.Problem, o Options) {
 // graphs in every convention (with a candidate space and on the adjacency lists), and wiki-Vote
 // within a --gpu-memory of a quarter of what the kernels read from the graph (GraphBytes), which
 // the graph in device memory does not fit; its 4-cliques on the clique kernel with the CSR and
-// upward runs on the host. The generic kernel only, so that one compile serves every case.
+// upward runs on the host, and on the plan kernels within 256 KiB. The generic kernel for the
+// plans, so that one compile serves every case.
 func TestGPUGraphMemory(t *testing.T) {
 	needGPU(t)
 	places := []gpu.Placement{gpu.OnHost, gpu.OnManaged}
@@ -90,4 +91,7 @@ func TestGPUGraphMemory(t *testing.T) {
 		prob := &engine.Problem{Data: g, Pattern: p, GPUMemoryLimit: 16 << 20}
 		countPlaced(t, fmt.Sprintf("wiki-Vote 4-clique %s (clique kernel)", place), prob, Options{Graph: place})
 	}
+	// Below one block of the clique kernel's matrices, the plan kernels count the cliques.
+	prob := &engine.Problem{Data: g, Pattern: p, Semantics: engine.Semantics{Unique: true}, GPUMemoryLimit: 256 << 10}
+	countPlaced(t, "wiki-Vote 4-clique unique host, 256 KiB", prob, Options{Graph: gpu.OnHost, Kernel: KernelTiered})
 }

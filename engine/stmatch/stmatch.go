@@ -191,6 +191,17 @@ func (o Options) cliqueKernel() bool {
 	return o.Kernel == KernelCliques || (o.Kernel == KernelTiered && !o.V1 && !o.PlanCliques)
 }
 
+// cliqueMinBytes is the least --gpu-memory with which a count takes the clique kernel: one
+// block of its widest bit matrices (cliqueWideMax members, two words a lane) and their counts.
+// A smaller budget, which only the host and managed modes can run in (the graph's buffers are
+// elsewhere), counts cliques with the plan kernels, whose per-warp buffers are smaller.
+const cliqueMinBytes = warpsPerBlock * (cliqueWideMax*cliqueWideMax/8 + 8)
+
+// cliqueKernelFor says whether a clique pattern of p is counted with the clique kernel.
+func (o Options) cliqueKernelFor(p *engine.Problem) bool {
+	return o.cliqueKernel() && (p.GPUMemoryLimit == 0 || p.GPUMemoryLimit >= cliqueMinBytes)
+}
+
 // replicate returns devs with each device repeated n times (n < 2: devs).
 func replicate(devs []*gpu.Device, n int) []*gpu.Device {
 	if n < 2 {
@@ -558,7 +569,7 @@ func (e Engine) PrepareCount(ctx context.Context, p *engine.Problem, base *plan.
 		close(pc.done)
 		return pc
 	}
-	if _, clique := plan.AsClique(p.Data, p.Pattern); clique && e.Options.cliqueKernel() {
+	if _, clique := plan.AsClique(p.Data, p.Pattern); clique && e.Options.cliqueKernelFor(p) {
 		close(pc.done)
 		return pc
 	}
@@ -658,7 +669,7 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		st.log(p.Logger())
 	}()
 	c, clique := plan.AsClique(p.Data, p.Pattern)
-	clique = clique && o.cliqueKernel()
+	clique = clique && o.cliqueKernelFor(p)
 	// The devices start (CUDA's initialisation, the first count of a process) while the plan is
 	// built and flattened (or while its preparation finishes). A failure to start them stops the
 	// planning.
