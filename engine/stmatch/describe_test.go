@@ -149,3 +149,26 @@ func TestCliqueKernelFor(t *testing.T) {
 		t.Errorf("cliqueMinBytes %d", cliqueMinBytes)
 	}
 }
+
+// TestBudgetPieceCap: the host and managed modes size the level buffers so that a full grid
+// takes at most half of --gpu-memory, within the cap's bounds.
+func TestBudgetPieceCap(t *testing.T) {
+	for _, c := range []struct {
+		limit  uint64
+		levels int
+		want   uint64
+	}{
+		{0, 4, defaultPieceCap},
+		{1 << 40, 4, defaultPieceCap},
+		{1 << 10, 4, minPieceCap},
+		{80 << 20, 5, 80 << 20 / 2 / (fullGridWarps * 4 * 5)},
+	} {
+		got := budgetPieceCap(c.limit, c.levels)
+		if got != c.want {
+			t.Errorf("limit %d, %d levels: %d, want %d", c.limit, c.levels, got, c.want)
+		}
+		if c.limit > 0 && got > minPieceCap && fullGridWarps*4*uint64(c.levels)*got > c.limit/2 {
+			t.Errorf("limit %d: a full grid's buffers take %d", c.limit, fullGridWarps*4*uint64(c.levels)*got)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func (st *Stats) log(l *slog.Logger) {
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel, "run", st.Run, "free", st.Free,
 		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,
-		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "host_bytes", st.HostBytes, "total", st.Total)
+		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "device_bytes", st.DeviceBytes, "host_bytes", st.HostBytes, "total", st.Total)
 }
 
 // runBase is what every kernel's share of a count on one device has: the device, the kernel,

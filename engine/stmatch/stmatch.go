@@ -141,7 +141,7 @@ type Options struct {
 	PieceCap uint64
 	// NoHubs searches every list by binary search: no bitmaps for the longest lists (hubs.go).
 	NoHubs bool
-	// Graph places what the kernels read from the data graph (--graph-memory): the candidate
+	// Graph places what the kernels read from the data graph (--stmatch-graph-memory): the candidate
 	// space, the root candidates and the work units, and the data graph's CSR where the plan
 	// needs it (the plan kernels); the CSR, its upward runs and the split roots' pieces (the
 	// clique kernel). gpu.OnDevice, the zero value, uploads them within --gpu-memory;
@@ -150,7 +150,8 @@ type Options struct {
 	// driver migrates the pages the kernels touch). In those two modes only the plan, the
 	// per-warp buffers, the work queue, the counts and the hub bitmaps take device memory, so a
 	// graph of any size the host holds is counted by the unchanged kernels: the out-of-core
-	// baselines that sgsi and pbe are measured against (docs/out-of-core.md).
+	// baselines that sgsi and pbe are measured against (docs/out-of-core.md). Within a
+	// --gpu-memory those modes bound the level buffers (budgetPieceCap) so that a full grid fits.
 	Graph gpu.Placement
 
 	// replicas runs that many independent runs on each device (0, 1: one), as if each were a
@@ -626,7 +627,11 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
 	pr.planTime = time.Since(tp)
 	if pr.err == nil && !pr.pl.Empty {
-		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptions(false))
+		fo := o.flatOptions(false)
+		if o.Graph != gpu.OnDevice && o.PieceCap == 0 && !o.V1 {
+			fo.pieceCap = budgetPieceCap(p.GPUMemoryLimit, len(pr.pl.Levels))
+		}
+		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, fo)
 		if pr.ferr == nil && pr.fp.Graph && o.V1 {
 			pr.ferr = errSpaceTooLarge
 		}
@@ -636,6 +641,23 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	}
 	pr.prepare = time.Since(tp)
 	return pr
+}
+
+// fullGridWarps is the grid budgetPieceCap sizes the buffers for: an H100's or H200's 132 SMs
+// with blocksPerSM blocks of warpsPerBlock warps.
+const fullGridWarps = 132 * blocksPerSM * warpsPerBlock
+
+// budgetPieceCap is the piece cap of a count with its graph in host or managed memory within
+// limit bytes of GPU memory (0: none) for a plan of levels levels: small enough that the
+// per-warp buffers of a full grid take at most half of the limit (the rest: queue, plan, hub
+// bitmaps), between minPieceCap and defaultPieceCap. Those modes exist for budgets far below the
+// graph, where the default cap (256 KiB a level and warp) left room for a few dozen warps.
+func budgetPieceCap(limit uint64, levels int) uint64 {
+	if limit == 0 {
+		return defaultPieceCap
+	}
+	c := limit / 2 / (fullGridWarps * 4 * uint64(max(1, levels)))
+	return min(defaultPieceCap, max(minPieceCap, c))
 }
 
 // forDevices makes what the devices' runs take from fp before they are open: the roots'
