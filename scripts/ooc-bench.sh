@@ -20,7 +20,7 @@
 #                                    about 200 s: every count is cut (--timeout, then timeout(1))
 #                                    so that the table ends in time; a cut count reads "> N s".
 #
-# Knobs: OOC_SCALE (21) and OOC_LABELS (8) of the R-MAT graph, OOC_CAP (12) seconds per count,
+# Knobs: OOC_SCALE (21) and OOC_LABELS (8) of the R-MAT graph, OOC_CAP (10) seconds per count,
 # OOC_END (190) seconds from the start by which the table ends.
 #
 # The device tool: command "OUT=$OUT bash scripts/ooc-bench.sh run .dev-ooc4 > $OUT/0-run.log
@@ -28,15 +28,12 @@
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/bench-lib.sh
 
 build() {
 	set -e
 	local dir="$1" shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
-	mkdir -p "$dir"
-	CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$dir/submatch" ./cmd/submatch
-	CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "$dir/stmatch.test" ./engine/stmatch
-	CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "$dir/gpu.test" ./gpu
-	gzip -f -9 "$dir/submatch" "$dir/stmatch.test" "$dir/gpu.test"
+	build_bins "$dir" submatch=./cmd/submatch stmatch.test=./engine/stmatch gpu.test=./gpu
 	rm -rf "$dir/testdata"
 	mkdir -p "$dir/testdata/wikivote-graphpi"
 	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" "$dir/testdata/wikivote-graphpi/"
@@ -44,21 +41,14 @@ build() {
 	du -sh "$dir"
 }
 
-# field prints key's value in a slog text line.
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | tr -d '"'; }
-
 # jfield prints key's value in a one-line JSON object (strings without their quotes).
 jfield() { sed -n "s/.*\"$1\":\(\"[^\"]*\"\|[^,}]*\).*/\1/p" <<<"$2" | tr -d '"'; }
 
 run() {
 	local dir="$1" out="${OUT:-$dir/out}" t0=$SECONDS
 	mkdir -p "$out"
-	for f in submatch stmatch.test gpu.test; do
-		[ -x "$dir/$f" ] || { gunzip -c "$dir/$f.gz" > "$dir/$f" && chmod +x "$dir/$f"; }
-	done
+	unpack_bins "$dir" submatch stmatch.test gpu.test
 	export SUBMATCH_TESTDATA="$root/$dir/testdata"
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/# device: /'
-	echo "# $(date -u '+%F %T') UTC, $(nproc) cores"
 
 	# The R-MAT graph and its queries, generated while the tests run (not carried: hundreds of MB).
 	local work="${TMPDIR:-/tmp}/ooc-bench" scale="${OOC_SCALE:-21}" labels="${OOC_LABELS:-8}"
@@ -66,7 +56,7 @@ run() {
 	(
 		"$dir/submatch" gen rmat --scale "$scale" --edge-factor 16 --seed 1 --vertex-labels "$labels" -o "$work/rmat.smg" &&
 			rm -rf "$work/q" &&
-			"$dir/submatch" gen queries --sizes 5,6 --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
+			"$dir/submatch" gen queries --sizes 4,5 --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
 	) > "$out/gen.log" 2>&1 &
 	local gen=$!
 
@@ -107,7 +97,7 @@ one() {
 table() {
 	local dir="$1" out="$2" t0="$3" end="$4" work="$5" rmat="$6"
 	SM="$dir/submatch"
-	local cap="${OOC_CAP:-12}"
+	local cap="${OOC_CAP:-10}"
 	echo "== (b) whole-process ms; out of core: --gpu-memory a quarter of sgsi.GraphBytes"
 	printf '| workload | query | budget | cpu %s thr | stmatch in core | stmatch zero-copy | stmatch managed | sgsi | pbe gpu | counts | auto at the budget |\n|---|---|---|---|---|---|---|---|---|---|---|\n' "$(nproc)" | tee "$out/table.md"
 	printf 'workload\tquery\tengine\tcount\tms\tkernel_ms\tstmatch_device_bytes\tstmatch_host_bytes\n' > "$out/runs.tsv"
@@ -115,7 +105,7 @@ table() {
 	specs+=("wiki-Vote|$wv|4-clique|(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
 	specs+=("wiki-Vote|$wv|5-vertex dense|(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d)")
 	local q
-	for q in "$work"/q/q_5_0.graph "$work"/q/q_6_0.graph; do
+	for q in "$work"/q/q_4_0.graph "$work"/q/q_5_0.graph; do
 		[ -f "$q" ] && specs+=("$rmat|$work/rmat.smg|$(basename "$q" .graph)|$q")
 	done
 	local spec name data qname pat
@@ -171,7 +161,7 @@ table() {
 				[ -z "$ref" ] && ref="$c_count"
 				;;
 			esac
-			[ "$c_count" = error ] && echo "# $name $qname $key: $(jfield error "$c_json" | cut -c1-300)"
+			[ "$c_count" = error ] && echo "# $name $qname $key: $(jfield error "$c_json" | cut -c1-160)"
 		done
 		local verdict="equal ($ref)" c
 		[ -z "$ref" ] && verdict="none finished"

@@ -56,6 +56,7 @@ func TestChoicesOutOfCore(t *testing.T) {
 				t.Fatal(err)
 			}
 			d.Release()
+			t.Logf("%s", d)
 			if d.Engine != c.engine || d.Mode != c.mode {
 				t.Fatalf("chose %s", d)
 			}
