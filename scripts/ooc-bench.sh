@@ -20,7 +20,7 @@
 #                                    about 200 s: every count is cut (--timeout, then timeout(1))
 #                                    so that the table ends in time; a cut count reads "> N s".
 #
-# Knobs: OOC_SCALE (21) and OOC_LABELS (8) of the R-MAT graph, OOC_CAP (10) seconds per count,
+# Knobs: OOC_SCALE (21) and OOC_LABELS (8) of the R-MAT graph, OOC_CAP (8) seconds per count,
 # OOC_END (190) seconds from the start by which the table ends.
 #
 # The device tool: command "OUT=$OUT bash scripts/ooc-bench.sh run .dev-ooc4 > $OUT/0-run.log
@@ -97,7 +97,7 @@ one() {
 table() {
 	local dir="$1" out="$2" t0="$3" end="$4" work="$5" rmat="$6"
 	SM="$dir/submatch"
-	local cap="${OOC_CAP:-10}"
+	local cap="${OOC_CAP:-8}"
 	echo "== (b) whole-process ms; out of core: --gpu-memory a quarter of sgsi.GraphBytes"
 	printf '| workload | query | budget | cpu %s thr | stmatch in core | stmatch zero-copy | stmatch managed | sgsi | pbe gpu | counts | auto at the budget |\n|---|---|---|---|---|---|---|---|---|---|---|\n' "$(nproc)" | tee "$out/table.md"
 	printf 'workload\tquery\tengine\tcount\tms\tkernel_ms\tstmatch_device_bytes\tstmatch_host_bytes\n' > "$out/runs.tsv"
