@@ -17,9 +17,10 @@ import (
 
 // TestChoicesOutOfCore: the engines' own predictions, with fake device figures, on wiki-Vote: a
 // GPU with room keeps stmatch in core; a budget below the candidate space moves it to managed
-// memory when the device's whole memory holds the graph, else to host memory (zero-copy); and
-// a search that the host's threads finish within twice the out-of-core prediction stays on the
-// CPU. sgsi and pbe are weighed out of core only, and lose on these graphs (as measured).
+// memory when the device's whole memory holds the graph, else to host memory (zero-copy), when
+// the CPU has one thread; a budget that holds a fiftieth of the grid, or a search that the
+// host's threads finish within twice the out-of-core prediction, stays on the CPU. sgsi and pbe
+// are weighed only when their own layout does not fit, and lose on these graphs (as measured).
 func TestChoicesOutOfCore(t *testing.T) {
 	wv := sharedtest.WikiVote(t)
 	const (
@@ -34,10 +35,11 @@ func TestChoicesOutOfCore(t *testing.T) {
 		mode        string
 	}{
 		{"in core", dense, 8, 80 << 30, 80 << 30, "stmatch", ""},
-		{"managed", dense, 8, 1 << 20, 80 << 30, "stmatch", "graph in managed memory"},
-		{"zero-copy", dense, 8, 1 << 20, 4 << 20, "stmatch", "graph in host memory (zero-copy)"},
+		{"managed", dense, 1, 4 << 20, 80 << 30, "stmatch", "graph in managed memory"},
+		{"zero-copy", dense, 1, 4 << 20, 8 << 20, "stmatch", "graph in host memory (zero-copy)"},
+		{"a starved grid stays on the CPU", dense, 8, 1 << 20, 80 << 30, "cpu", ""},
 		{"cycle in core", cycle, 16, 80 << 30, 80 << 30, "stmatch", ""},
-		{"cycle out of core stays on the CPU", cycle, 16, 1 << 20, 4 << 20, "cpu", ""},
+		{"cycle out of core stays on the CPU", cycle, 16, 4 << 20, 8 << 20, "cpu", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pat, err := pattern.Parse(c.query)
@@ -61,8 +63,8 @@ func TestChoicesOutOfCore(t *testing.T) {
 				t.Fatalf("chose %s", d)
 			}
 			outOfCore := c.free < 1<<30
-			if got := strings.Contains(d.Reason, "sgsi not eligible"); got == outOfCore {
-				t.Errorf("sgsi eligible %v with %d bytes free: %s", !got, c.free, d.Reason)
+			if got, want := !strings.Contains(d.Reason, "sgsi not eligible"), sgsi.GraphBytes(wv) > c.free/2; got != want {
+				t.Errorf("sgsi eligible %v with %d bytes free: %s", got, c.free, d.Reason)
 			}
 			if strings.Contains(d.Reason, "out of core") != outOfCore {
 				t.Errorf("reason %q", d.Reason)

@@ -31,7 +31,7 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	}
 	need := GraphBytes(w.Problem.Data)
 	if w.InCore(need) {
-		return engine.Prediction{Seconds: -1, Note: "the graph fits the GPU, where the in-core engines are faster"}
+		return engine.Prediction{Seconds: -1, Note: "its layout fits the GPU: in core, where the other GPU engines are faster"}
 	}
 	if w.HostSeconds <= 0 {
 		return engine.Prediction{Seconds: -1, Note: "no host prediction to scale"}

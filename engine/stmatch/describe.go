@@ -87,6 +87,10 @@ func (e Engine) Predict(w *engine.Workload) engine.Prediction {
 	}
 	over := gpu.FormatBytes(need) + " of graph over half of " + gpu.FormatBytes(w.GPUMemory) + " of GPU memory"
 	kernel := pr.Seconds - startSeconds
+	if f := starved(w); f > 1 {
+		kernel *= f
+		over += fmt.Sprintf(", room for 1/%.0f of the grid", f)
+	}
 	stage := float64(need) / hostStageBytesPerSecond
 	o := e.Options
 	o.Graph = gpu.OnHost
@@ -101,6 +105,33 @@ func (e Engine) Predict(w *engine.Workload) engine.Prediction {
 		}
 	}
 	return best
+}
+
+// starved is how many times fewer warps than a full grid (fullGridWarps) the search's buffers
+// leave room for in half of w's GPU memory, at least 1: the level buffers at budgetPieceCap and
+// the work queue's slots for the plan kernels, a bit matrix a warp for the clique kernel (within
+// cliqueMinBytes). The out-of-core kernel times scale with it.
+func starved(w *engine.Workload) float64 {
+	if w.GPUMemory == 0 {
+		return 1
+	}
+	var perWarp uint64
+	if w.Clique != nil && w.GPUMemory >= cliqueMinBytes {
+		perWarp = cliqueMatrixMax*cliqueMatrixMax/8 + 8
+	} else {
+		var levels uint64 = 1
+		switch {
+		case w.Plan != nil:
+			levels = uint64(max(1, len(w.Plan.Levels)))
+		case w.Clique != nil:
+			levels = uint64(w.Clique.K)
+		case w.Problem.Pattern != nil:
+			levels = uint64(w.Problem.Pattern.NumVertices())
+		}
+		perWarp = 4*levels*budgetPieceCap(w.GPUMemory, int(levels)) + 8 + 2*(levels+2)*taskBytes
+	}
+	warps := w.GPUMemory / 2 / perWarp
+	return float64(fullGridWarps) / float64(max(1, min(warps, fullGridWarps)))
 }
 
 // GraphBytes is what the kernels would read from the data graph for w (Options.Graph places

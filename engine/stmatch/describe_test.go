@@ -172,3 +172,32 @@ func TestBudgetPieceCap(t *testing.T) {
 		}
 	}
 }
+
+// TestStarved: the out-of-core predictions scale the kernel time by the share of a full grid
+// the budget holds: none with unknown or ample memory, and in proportion below.
+func TestStarved(t *testing.T) {
+	g := gen.RandomGraphM(3, 150, 900, 1, 1)
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := plan.Build(g, p, plan.Options{})
+	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl}
+	if f := starved(w); f != 1 {
+		t.Errorf("unknown memory: %v", f)
+	}
+	w.GPUMemory = 64 << 30
+	if f := starved(w); f != 1 {
+		t.Errorf("64 GiB: %v", f)
+	}
+	w.GPUMemory = 1 << 20
+	small := starved(w)
+	w.GPUMemory = 4 << 20
+	if large := starved(w); small <= large || large <= 1 || small > fullGridWarps {
+		t.Errorf("1 MiB: 1/%v of the grid, 4 MiB: 1/%v", small, large)
+	}
+	c := &engine.Workload{Problem: &engine.Problem{Data: g}, Clique: &plan.Clique{K: 4}, GPUMemory: 4 << 20}
+	if f, want := starved(c), float64(fullGridWarps)/float64((4<<20)/2/(cliqueMatrixMax*cliqueMatrixMax/8+8)); f != want {
+		t.Errorf("clique kernel in 4 MiB: %v, want %v", f, want)
+	}
+}
