@@ -34,6 +34,10 @@ type Capabilities struct {
 	Lists bool
 	// Summary is one line for the command's help.
 	Summary string
+	// OutOfCore is set by a host engine that also runs out of core on a GPU (pbe, whose
+	// prediction is for its GPU backend): --engine auto weighs its prediction with the GPU
+	// engines'.
+	OutOfCore bool
 }
 
 // Describer is implemented by engines that describe themselves. An engine that does not is taken
@@ -109,6 +113,20 @@ type Workload struct {
 	Estimate *plan.Estimate
 	// GPU names the GPU a GPU engine would run on ("" when none was looked for or found).
 	GPU string
+	// GPUMemory is the device memory a GPU engine may use (the problem's GPUMemoryLimit, else
+	// the device's free memory) and DeviceMemory the device's whole memory, both known once the
+	// GPU is found (0: unknown; engines then predict as if the graph fitted).
+	GPUMemory, DeviceMemory uint64
+	// HostSeconds is the planner's predicted time on Threads threads (0: not known), for
+	// engines whose search runs partly on the host or whose rates were measured against it.
+	HostSeconds float64
+}
+
+// InCore reports whether bytes (what an engine's kernels read from the data graph) leave
+// at least half of the GPU memory for the search's own buffers; an unknown GPU memory is taken
+// as large enough (the in-core predictions of old).
+func (w *Workload) InCore(bytes uint64) bool {
+	return w.GPUMemory == 0 || bytes <= w.GPUMemory/2
 }
 
 // Prediction is an engine's predicted time for a workload.
@@ -118,6 +136,15 @@ type Prediction struct {
 	Seconds float64
 	// Note says what dominates the prediction, or why the engine cannot take the workload.
 	Note string
+	// OutOfCore is set when the prediction is for a run with the data graph beyond the GPU
+	// memory (partitions, spills, or the graph in host memory): such rates are less certain, and
+	// --engine auto takes the run only with a margin over the host.
+	OutOfCore bool
+	// Run, when set, is the engine configured as predicted (stmatch with its graph in host
+	// memory, pbe with its GPU backend), which --engine auto runs if it chooses this
+	// prediction; Mode then names the configuration for --explain ("graph in host memory").
+	Run  Engine
+	Mode string
 }
 
 // Eligible reports whether the engine can take the workload.

@@ -13,6 +13,9 @@ type Allocs struct {
 
 	used uint64
 	bufs []*Buffer
+	// hosts are the buffers UploadPlaced made in host or managed memory, hostUsed their bytes.
+	hosts    []*HostBuffer
+	hostUsed uint64
 }
 
 // Alloc allocates bytes of device memory within the limit. Its errors start with Prefix and
@@ -63,13 +66,17 @@ func (a *Allocs) Release(b *Buffer) {
 	}
 }
 
-// FreeAll frees every buffer a still holds.
+// FreeAll frees every buffer a still holds, on the device and (UploadPlaced) on the host.
 func (a *Allocs) FreeAll() {
 	for _, b := range a.bufs {
 		a.used -= b.Size()
 		b.Free()
 	}
 	a.bufs = nil
+	for _, h := range a.hosts {
+		h.Free()
+	}
+	a.hosts, a.hostUsed = nil, 0
 }
 
 // Used returns the bytes a holds.

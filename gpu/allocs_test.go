@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,75 @@ func TestGPUAllocs(t *testing.T) {
 	a.FreeAll()
 	if a.Used() != 0 || d.Budget().Used() != base {
 		t.Errorf("after FreeAll: used %d, device %d", a.Used(), d.Budget().Used()-base)
+	}
+}
+
+// TestPlacement: the names --stmatch-graph-memory takes, and a device placement over the limit
+// refused as Alloc refuses (host placements need a device: TestGPUUploadPlaced).
+func TestPlacement(t *testing.T) {
+	for _, p := range []Placement{OnDevice, OnHost, OnManaged} {
+		if q, err := ParsePlacement(p.String()); err != nil || q != p {
+			t.Errorf("%v: parsed %v, %v", p, q, err)
+		}
+	}
+	if p, err := ParsePlacement(""); err != nil || p != OnDevice {
+		t.Errorf("empty: %v, %v", p, err)
+	}
+	if _, err := ParsePlacement("disk"); err == nil {
+		t.Error("disk accepted")
+	}
+	a := &Allocs{Limit: 1 << 10, Prefix: "eng: "}
+	if _, err := UploadPlaced(a, OnDevice, "graph", make([]uint32, 200), make([]uint32, 200)); !errors.Is(err, ErrBudget) ||
+		!strings.HasPrefix(err.Error(), "eng: graph: 1.6 KiB wanted") {
+		t.Errorf("over the limit: %v", err)
+	}
+	if a.Used() != 0 || a.HostUsed() != 0 {
+		t.Errorf("used %d, host %d after a refusal", a.Used(), a.HostUsed())
+	}
+}
+
+// TestGPUUploadPlaced: each placement holds the parts in order at an address a kernel reads
+// (copied back through a device buffer); host placements take nothing from the limit, and
+// FreeAll releases them.
+func TestGPUUploadPlaced(t *testing.T) {
+	d := testDevice(t)
+	mod, err := d.Compile(`extern "C" __global__ void cp(const unsigned *src, unsigned *dst, unsigned long long n) {
+	for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) dst[i] = src[i];
+}`, "placed_test.cu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := mod.Function("cp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := [][]uint32{{1, 2, 3}, nil, {4, 5}}
+	for _, place := range []Placement{OnDevice, OnHost, OnManaged} {
+		a := &Allocs{Device: d, Limit: 1 << 20}
+		src, err := UploadPlaced(a, place, "parts", parts...)
+		if err != nil {
+			t.Fatalf("%v: %v", place, err)
+		}
+		if onHost := place != OnDevice; onHost != (a.HostUsed() > 0) || onHost == (a.Used() > 0) {
+			t.Errorf("%v: device %d bytes, host %d", place, a.Used(), a.HostUsed())
+		}
+		dst, err := a.Alloc("out", 5*4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fn.LaunchSync(Dim3{X: 1}, Dim3{X: 32}, 0, src, dst, uint64(5)); err != nil {
+			t.Fatalf("%v: %v", place, err)
+		}
+		got, err := Download[uint32](dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []uint32{1, 2, 3, 4, 5}; !slices.Equal(got, want) {
+			t.Errorf("%v: read %v, want %v", place, got, want)
+		}
+		a.FreeAll()
+		if a.Used() != 0 || a.HostUsed() != 0 {
+			t.Errorf("%v: after FreeAll %d, %d", place, a.Used(), a.HostUsed())
+		}
 	}
 }

@@ -19,15 +19,12 @@
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/bench-lib.sh
 
 build() {
 	set -e
 	local dir="$1" shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
-	mkdir -p "$dir"
-	CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$dir/submatch" ./cmd/submatch
-	CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "$dir/sgsi.test" ./engine/sgsi
-	CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "$dir/gpu.test" ./gpu
-	gzip -f -9 "$dir/submatch" "$dir/sgsi.test" "$dir/gpu.test"
+	build_bins "$dir" submatch=./cmd/submatch sgsi.test=./engine/sgsi gpu.test=./gpu
 	rm -rf "$dir/testdata"
 	mkdir -p "$dir/testdata/wikivote-graphpi" "$dir/testdata/github-gmatch" "$dir/testdata/hprd-subgraphmatching/query_graph"
 	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" "$dir/testdata/wikivote-graphpi/"
@@ -55,18 +52,11 @@ ms() {
 	}'
 }
 
-# field prints key's value in a slog text line.
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | tr -d '"'; }
-
 run() {
 	local dir="$1" out="${OUT:-$dir/out}" t0=$SECONDS
 	mkdir -p "$out"
-	for f in submatch sgsi.test gpu.test; do
-		[ -x "$dir/$f" ] || { gunzip -c "$dir/$f.gz" > "$dir/$f" && chmod +x "$dir/$f"; }
-	done
+	unpack_bins "$dir" submatch sgsi.test gpu.test
 	export SUBMATCH_TESTDATA="$root/$dir/testdata"
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/# device: /'
-	echo "# $(date -u '+%F %T') UTC, $(nproc) cores"
 
 	local end=145 # seconds from t0 by which the table ends
 	if [ -n "${SGSI_BENCH_QUICK:-}" ]; then

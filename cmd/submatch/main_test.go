@@ -283,6 +283,8 @@ func TestBadInputExit2(t *testing.T) {
 		{"unknown stmatch kernel", []string{"count", "--engine", "stmatch", "--stmatch-kernel", "fast", good, "(a)-(b)"}, `not "fast"`},
 		{"stmatch kernel without stmatch", []string{"count", "--stmatch-kernel", "query", good, "(a)-(b)"}, "needs --engine stmatch"},
 		{"geneva flag without geneva", []string{"count", "--geneva-no-tail", good, "(a)-(b)"}, "needs --engine geneva"},
+		{"unknown graph memory", []string{"count", "--engine", "stmatch", "--stmatch-graph-memory", "disk", good, "(a)-(b)"}, `not "disk"`},
+		{"graph memory without stmatch", []string{"count", "--stmatch-graph-memory", "host", good, "(a)-(b)"}, "needs --engine stmatch"},
 		{"edge list with a bad second line", []string{"stats", writeFile(t, "bad2.txt", "1 2\n2 x\n3 1\n")}, "bad2.txt:2:"},
 		{"header with json", []string{"list", "--header", "--json", good, "(a)-(b)"}, "--header"},
 		{"vertex labels for a t/v/e file", []string{"stats", "--vertex-labels", writeFile(t, "labels.txt", "0 1\n"), bad}, "carry their own vertex labels"},

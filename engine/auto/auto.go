@@ -8,6 +8,12 @@
 // expected to win prepares its count (engine.Preparer: stmatch's order search). A device engine
 // that fails (other than by cancellation or overflow) is replaced by the planner.
 //
+// Once the GPU is found, its memory (lowered to --gpu-memory) is in the workload: an engine
+// whose data does not fit predicts an out-of-core run instead (stmatch with its graph in host or
+// managed memory, sgsi, pbe with its GPU backend; engine.Prediction.OutOfCore, Run), and such a
+// prediction is taken only when it is outOfCoreMargin times faster than the rest, so that a
+// graph too large for the GPU stays on the CPU unless the GPU is clearly ahead.
+//
 // The rates behind the predictions live with each engine (engine/cpu/describe.go,
 // engine/stmatch/describe.go, ...), each with the measurements it comes from
 // (docs/DESIGN.md, "How --engine auto chooses").
@@ -59,11 +65,18 @@ type Rules struct {
 	// Engines lists the engines to choose among (auto itself is skipped). Default: every
 	// registered engine.
 	Engines func() []engine.Engine
+	// Memory reports the found GPU's free memory (what its budget leaves) and its whole
+	// memory, after GPU succeeded (0: unknown, and the graph is taken to fit). Default: the
+	// first device's figures from gpu.Open.
+	Memory func(ctx context.Context) (free, total uint64)
 }
 
 func (r Rules) withDefaults() Rules {
 	if r.GPU == nil {
 		r.GPU = openGPU
+	}
+	if r.Memory == nil {
+		r.Memory = gpuMemory
 	}
 	if r.Engines == nil {
 		r.Engines = engine.Engines
@@ -83,12 +96,40 @@ func openGPU(ctx context.Context) (string, error) {
 	return devs[0].String(), nil
 }
 
+// gpuMemory reports the first device's free and whole memory (0, 0 without one).
+func gpuMemory(ctx context.Context) (free, total uint64) {
+	devs, err := gpu.Open(ctx)
+	if err != nil || len(devs) == 0 {
+		return 0, 0
+	}
+	return devs[0].Budget().Available(), devs[0].Info().TotalMem
+}
+
+// outOfCoreMargin is how many times faster than the others an out-of-core prediction
+// (engine.Prediction.OutOfCore) must be for auto to take it: the rates of those runs are the
+// least certain (several not yet measured on a device), and the host is the safe choice.
+const outOfCoreMargin = 2
+
 // Prediction is the predicted time of one engine.
 type Prediction struct {
 	Engine  string
 	Seconds float64
 	// Note says what dominates the prediction or why the engine was left out (Seconds < 0).
 	Note string
+	// OutOfCore and Mode are the engine's (engine.Prediction): a run with the graph beyond the
+	// GPU's memory, in the configuration Mode names.
+	OutOfCore bool
+	Mode      string
+
+	run engine.Engine // the engine configured for the prediction, when not the registered one
+}
+
+// weighed is the prediction's time as compared: an out-of-core one's times outOfCoreMargin.
+func (p Prediction) weighed() float64 {
+	if p.OutOfCore {
+		return p.Seconds * outOfCoreMargin
+	}
+	return p.Seconds
 }
 
 // Decision is the engine auto chose for a problem, and why.
@@ -116,6 +157,14 @@ type Decision struct {
 	GPUErr     error
 	// Predictions lists the predicted times of the engines compared (when a GPU was found).
 	Predictions []Prediction
+	// GPUMemory is the GPU memory the predictions assumed (the problem's --gpu-memory, else
+	// the device's free memory; 0: unknown), DeviceMemory the device's whole memory.
+	GPUMemory, DeviceMemory uint64
+	// Mode names the configuration of the chosen engine when the predictions chose one
+	// (Prediction.Mode: "graph in host memory (zero-copy)"); "" for the registered engine.
+	Mode string
+
+	run engine.Engine // the engine configured for Mode
 
 	plan     *plan.Plan // the planner's plan, when built
 	planTime time.Duration
@@ -137,8 +186,23 @@ func (d *Decision) Release() {
 	}
 }
 
-// String renders the decision as count --explain prints it: "cpu (auto: ...)".
-func (d Decision) String() string { return d.Engine + " (auto: " + d.Reason + ")" }
+// String renders the decision as count --explain prints it: "cpu (auto: ...)", or with the
+// chosen configuration: "stmatch, graph in host memory (zero-copy) (auto: ...)".
+func (d Decision) String() string {
+	if d.Mode != "" {
+		return d.Engine + ", " + d.Mode + " (auto: " + d.Reason + ")"
+	}
+	return d.Engine + " (auto: " + d.Reason + ")"
+}
+
+// chosen returns the engine to run for d among c: the configured one when d has a Mode.
+func (d *Decision) chosen(c contenders) (engine.Engine, bool) {
+	if d.run != nil {
+		return d.run, true
+	}
+	eng, ok := c.byName[d.Engine]
+	return eng, ok
+}
 
 // Plan returns the planner's plan the decision was made on (nil when none was built).
 func (d Decision) Plan() *plan.Plan { return d.plan }
@@ -193,7 +257,7 @@ func (e Engine) contenders(r Rules, listing bool) (contenders, error) {
 		}
 		pr, ok := eng.(engine.Predictor)
 		caps := engine.Describe(eng)
-		if !ok || caps.Device == engine.Host || (listing && !caps.Lists) {
+		if !ok || (caps.Device == engine.Host && !caps.OutOfCore) || (listing && !caps.Lists) {
 			continue
 		}
 		c.devices = append(c.devices, eng)
@@ -305,9 +369,9 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		found <- lookup{name, err}
 	}()
 	if !listing {
-		if pick, _ := predict(c, w, hostSeconds, d.Threads); pick != c.host.Name() {
-			if pr, ok := c.byName[pick].(engine.Preparer); ok {
-				d.prepared, d.preparedFor = pr.PrepareCount(ctx, p, d.plan), pick
+		if pick, _ := predict(c, w, hostSeconds, d.Threads); pick.Engine != c.host.Name() && pick.run == nil {
+			if pr, ok := c.byName[pick.Engine].(engine.Preparer); ok {
+				d.prepared, d.preparedFor = pr.PrepareCount(ctx, p, d.plan), pick.Engine
 			}
 		}
 	}
@@ -320,35 +384,56 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		return d, nil
 	}
 	w.GPU = d.GPU
-	d.Engine, d.Predictions = predict(c, w, hostSeconds, d.Threads)
-	if d.Engine != d.preparedFor {
+	d.GPUMemory, d.DeviceMemory = r.Memory(ctx)
+	if p.GPUMemoryLimit > 0 && (d.GPUMemory == 0 || p.GPUMemoryLimit < d.GPUMemory) {
+		d.GPUMemory = p.GPUMemoryLimit
+	}
+	w.GPUMemory, w.DeviceMemory, w.HostSeconds = d.GPUMemory, d.DeviceMemory, hostSeconds
+	var pick Prediction
+	pick, d.Predictions = predict(c, w, hostSeconds, d.Threads)
+	d.Engine, d.Mode, d.run = pick.Engine, pick.Mode, pick.run
+	if d.Engine != d.preparedFor || d.run != nil {
 		d.Release()
 	}
-	var preds []string
-	for _, pr := range d.Predictions {
-		if pr.Seconds < 0 {
-			preds = append(preds, pr.Engine+" not eligible ("+pr.Note+")")
-			continue
-		}
-		preds = append(preds, pr.Engine+" "+seconds(pr.Seconds))
+	d.Reason = what + "; predicted " + describe(d.Predictions)
+	if d.Mode != "" {
+		d.Reason += "; " + d.Engine + " runs with the " + d.Mode
 	}
-	d.Reason = what + "; predicted " + strings.Join(preds, ", ")
 	return d, nil
 }
 
+// describe lists predictions for the reason: an out-of-core one with its note and the margin
+// it is weighed with.
+func describe(preds []Prediction) string {
+	var out []string
+	for _, pr := range preds {
+		switch {
+		case pr.Seconds < 0:
+			out = append(out, pr.Engine+" not eligible ("+pr.Note+")")
+		case pr.OutOfCore:
+			out = append(out, fmt.Sprintf("%s %s out of core (%s; weighed %dx)", pr.Engine, seconds(pr.Seconds), pr.Note, outOfCoreMargin))
+		default:
+			out = append(out, pr.Engine+" "+seconds(pr.Seconds))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // predict returns the predicted times of the planner (hostSeconds on threads) and of every
-// device engine for w, and the engine of least predicted time.
-func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int) (string, []Prediction) {
+// device engine for w, and the prediction of least time, out-of-core ones weighed with
+// outOfCoreMargin.
+func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int) (Prediction, []Prediction) {
 	preds := []Prediction{{Engine: c.host.Name(), Seconds: hostSeconds, Note: fmt.Sprintf("%d thread(s)", threads)}}
 	best := preds[0]
 	for _, eng := range c.devices {
 		pr := eng.(engine.Predictor).Predict(w)
-		preds = append(preds, Prediction{Engine: eng.Name(), Seconds: pr.Seconds, Note: pr.Note})
-		if pr.Eligible() && pr.Seconds < best.Seconds {
+		preds = append(preds, Prediction{Engine: eng.Name(), Seconds: pr.Seconds, Note: pr.Note,
+			OutOfCore: pr.OutOfCore, Mode: pr.Mode, run: pr.Run})
+		if pr.Eligible() && preds[len(preds)-1].weighed() < best.weighed() {
 			best = preds[len(preds)-1]
 		}
 	}
-	return best.Engine, preds
+	return best, preds
 }
 
 // threshold is the search nodes at which the planner's time, seconds for nodes, reaches start:
@@ -413,7 +498,7 @@ func (e Engine) CountWith(ctx context.Context, p *engine.Problem, d *Decision) (
 	d.prepared, d.preparedFor = nil, ""
 	if d.Engine != c.host.Name() {
 		var res engine.Result
-		eng, ok := c.byName[d.Engine]
+		eng, ok := d.chosen(c)
 		if !ok {
 			err = fmt.Errorf("engine %q is not registered", d.Engine)
 		} else if prepared != nil {
@@ -455,7 +540,7 @@ func (e Engine) MatchesWith(ctx context.Context, p *engine.Problem, d *Decision)
 	if err != nil {
 		return func(yield func([]uint32, error) bool) { yield(nil, err) }
 	}
-	if eng, ok := c.byName[d.Engine]; ok && d.Engine != c.host.Name() {
+	if eng, ok := d.chosen(c); ok && d.Engine != c.host.Name() {
 		return eng.Matches(ctx, p)
 	}
 	if d.plan == nil {

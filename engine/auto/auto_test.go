@@ -37,6 +37,11 @@ type deviceFake struct {
 	lists   bool
 	calls   *int
 	seen    **engine.Workload // the last workload it predicted for
+	// outOfCore, mode and run are its prediction's (engine.Prediction) once the GPU's memory
+	// is known (before, it predicts in core).
+	outOfCore bool
+	mode      string
+	run       engine.Engine
 }
 
 func (f deviceFake) Name() string { return f.name }
@@ -51,7 +56,10 @@ func (f deviceFake) Predict(w *engine.Workload) engine.Prediction {
 	if f.seen != nil {
 		*f.seen = w
 	}
-	return engine.Prediction{Seconds: f.seconds, Note: "fake"}
+	if !f.outOfCore || w.GPUMemory == 0 {
+		return engine.Prediction{Seconds: f.seconds, Note: "fake"}
+	}
+	return engine.Prediction{Seconds: f.seconds, Note: "fake", OutOfCore: true, Mode: f.mode, Run: f.run}
 }
 
 func (f deviceFake) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
@@ -131,6 +139,8 @@ type fixture struct {
 	prepare       bool        // gpu-a prepares its counts (preparingFake)
 	awaitPrep     bool        // the GPU is found only once gpu-a's count is being prepared
 	prep          *prepRecord // what happened to them
+	// free and total are the GPU's memory figures Rules.Memory reports (0: unknown).
+	free, total uint64
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -164,6 +174,7 @@ func (f *fixture) engine() Engine {
 			}
 			return "fake GPU", nil
 		},
+		Memory: func(context.Context) (uint64, uint64) { return f.free, f.total },
 		Engines: func() []engine.Engine {
 			es := []engine.Engine{hostFake{seconds: f.host}}
 			if f.noDevices {

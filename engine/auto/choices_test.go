@@ -30,7 +30,8 @@ func TestChoices(t *testing.T) {
 	}
 	var b strings.Builder
 	fakeGPU := func(context.Context) (string, error) { return "NVIDIA H100 80GB HBM3", nil }
-	a := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU}}
+	h100 := func(context.Context) (uint64, uint64) { return 79 << 30, 80 << 30 }
+	a := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100}}
 	for _, suite := range []struct{ dir, data string }{
 		{"github-gmatch", "data.graph"},
 		{"hprd-subgraphmatching", "HPRD.graph"},

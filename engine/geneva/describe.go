@@ -40,6 +40,9 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	if w.Clique != nil || w.Plan == nil {
 		return engine.Prediction{Seconds: -1, Note: "no cost model without a plan"}
 	}
+	if w.Problem != nil && w.Problem.Data != nil && !w.InCore(8*uint64(w.Problem.Data.NumVertices()+1)+8*w.Problem.Data.NumEdges()) {
+		return engine.Prediction{Seconds: -1, Note: "the data graph does not fit the GPU"}
+	}
 	mult := float64(w.Plan.Multiplier)
 	rows := w.Bound * mult
 	if w.Estimate != nil {

@@ -25,8 +25,9 @@
 //
 // The intra stage runs on the host (HostBackend, the default) or on a GPU (DeviceBackend,
 // --pbe-backend gpu: each part counted by a GPU engine found in the engine registry, stmatch by
-// default, one part after the other within --gpu-memory); the inter stage runs on the host. The
-// engine predicts nothing, so --engine auto never picks it (docs/out-of-core.md).
+// default, one part after the other within --gpu-memory); the inter stage runs on the host. For a graph
+// that does not fit the GPU, the engine predicts its time with the GPU backend (describe.go), and
+// --engine auto weighs it against the others (docs/out-of-core.md).
 package pbe
 
 import (
@@ -121,7 +122,7 @@ func (*Engine) Name() string { return "pbe" }
 
 // Capabilities implements engine.Describer.
 func (*Engine) Capabilities() engine.Capabilities {
-	return engine.Capabilities{Device: engine.Host, Lists: true,
+	return engine.Capabilities{Device: engine.Host, Lists: true, OutOfCore: true,
 		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; intra stage on the host or (--pbe-backend gpu) a GPU engine"}
 }
 

@@ -187,22 +187,17 @@ func newUpward(o *plan.Oriented, maxMatrix int) upward {
 	return u
 }
 
-// nonEmpty returns s, or one zero when s is empty: a device buffer is never empty.
-func nonEmpty[T any](s []T) []T {
-	if len(s) == 0 {
-		return make([]T, 1)
-	}
-	return s
-}
-
 // cliqueRun is one device's share of a clique count.
 type cliqueRun struct {
 	runBase
-	off, adj, from, to, tasks, rows, ctl *gpu.Buffer
-	ntasks                               uint64
-	split, bmax                          uint32
-	shared                               uint32        // dynamic shared memory a block: the warps' candidate sets
-	slice                                time.Duration // a warp takes no unit after this much of a launch
+	rows, ctl *gpu.Buffer
+	// off, adj, from and to are the data graph's CSR and its upward runs, tasks the split
+	// roots' pieces: placed as Options.Graph says.
+	off, adj, from, to, tasks gpu.DevicePtr
+	ntasks                    uint64
+	split, bmax               uint32
+	shared                    uint32        // dynamic shared memory a block: the warps' candidate sets
+	slice                     time.Duration // a warp takes no unit after this much of a launch
 	// stop, raised when the count's context ends, makes the kernel's warps leave their units:
 	// one unit of a large root can take seconds. Nil where the driver cannot map host memory
 	// (the kernel then stops between units only).
@@ -244,10 +239,10 @@ func (r *cliqueRun) start(ctx context.Context, g *graph.Graph) error {
 	}
 	tu := time.Now()
 	raw := g.Raw()
-	if r.off, err = gpu.UploadTo(&r.mem, "graph offsets", raw.Offsets); err != nil {
+	if r.off, err = gpu.UploadPlaced(&r.mem, r.place, "graph offsets", raw.Offsets); err != nil {
 		return err
 	}
-	if r.adj, err = gpu.UploadTo(&r.mem, "graph adjacency", nonEmpty(raw.Neighbors)); err != nil {
+	if r.adj, err = gpu.UploadPlaced(&r.mem, r.place, "graph adjacency", raw.Neighbors); err != nil {
 		return err
 	}
 	r.st.Upload = time.Since(tu)
@@ -259,13 +254,13 @@ func (r *cliqueRun) start(ctx context.Context, g *graph.Graph) error {
 func (r *cliqueRun) finish(u upward, k int) (err error) {
 	tu := time.Now()
 	_, _, from, to := u.o.CSR()
-	if r.from, err = gpu.UploadTo(&r.mem, "upward runs", nonEmpty(from)); err != nil {
+	if r.from, err = gpu.UploadPlaced(&r.mem, r.place, "upward runs", from); err != nil {
 		return err
 	}
-	if r.to, err = gpu.UploadTo(&r.mem, "upward runs", nonEmpty(to)); err != nil {
+	if r.to, err = gpu.UploadPlaced(&r.mem, r.place, "upward runs", to); err != nil {
 		return err
 	}
-	if r.tasks, err = gpu.UploadTo(&r.mem, "clique tasks", nonEmpty(u.tasks)); err != nil {
+	if r.tasks, err = gpu.UploadPlaced(&r.mem, r.place, "clique tasks", u.tasks); err != nil {
 		return err
 	}
 	r.ntasks, r.split, r.bmax = uint64(len(u.tasks)), u.split, uint32(u.bmax)
@@ -381,7 +376,7 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 	}
 	// The devices compile and upload the graph while the host orients it.
 	for i, d := range devs {
-		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit), log: p.Logger(), slice: opts.cliqueSlice}
+		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit, opts), log: p.Logger(), slice: opts.cliqueSlice}
 		wg.Go(func() {
 			r := runs[i]
 			defer r.release()

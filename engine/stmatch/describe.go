@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -37,6 +38,26 @@ const (
 	cliqueCPUSecondsPerEdge = 3e-7
 )
 
+// The rates of the out-of-core modes (Options.Graph), from which a count whose data graph does
+// not fit the GPU memory is predicted. Not measured yet (issue 21, branch ooc4: the device run of
+// scripts/ooc-bench.sh is to set them); taken on the slow side, so that --engine auto, which also
+// wants a margin over the host for any out-of-core run, keeps such counts on the CPU unless the
+// GPU is far ahead.
+const (
+	// ZeroCopySlowdown is the kernels' time with the graph in mapped host memory over their
+	// time with it in device memory. The sets a warp builds stay in its device buffers, but
+	// every list read crosses the bus (a few tens of GB/s against HBM's terabytes).
+	ZeroCopySlowdown = 10
+	// ManagedSlowdown is the same with the graph in managed memory that fits the device's
+	// whole memory: pages move on first touch, then the kernels read device memory.
+	ManagedSlowdown = 3
+	// hostStageBytesPerSecond is the rate at which the graph's arrays are staged into pinned
+	// or managed host memory (allocation and copy).
+	hostStageBytesPerSecond = 4e9
+	// migrateBytesPerSecond is the rate of managed pages moved to the device on faults.
+	migrateBytesPerSecond = 1e10
+)
+
 // MaxLevels is the most enumerated levels the kernels run.
 const MaxLevels = 32
 
@@ -51,8 +72,94 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 
 // Predict implements engine.Predictor: start-up, plus the whole tree at NodesPerSecond and the
 // heaviest level-1 subtree at WarpNodesPerSecond (one warp starts it alone); cliques on the
-// clique kernel.
-func (Engine) Predict(w *engine.Workload) engine.Prediction {
+// clique kernel. When what the kernels read from the data graph (GraphBytes) does not fit the
+// workload's GPU memory (engine.Workload.InCore), the prediction is for the engine with the graph
+// in host memory (zero-copy) or, when it fits the device's whole memory and that is predicted
+// faster, in managed memory (Prediction.Run, OutOfCore).
+func (e Engine) Predict(w *engine.Workload) engine.Prediction {
+	pr := inCore(w)
+	if !pr.Eligible() || w.Problem == nil || w.Problem.Data == nil || e.Options.Graph != gpu.OnDevice {
+		return pr
+	}
+	need := GraphBytes(w)
+	if w.InCore(need) {
+		return pr
+	}
+	over := gpu.FormatBytes(need) + " of graph over half of " + gpu.FormatBytes(w.GPUMemory) + " of GPU memory"
+	kernel := pr.Seconds - startSeconds
+	if f := starved(w); f > 1 {
+		kernel *= f
+		over += fmt.Sprintf(", room for 1/%.0f of the grid", f)
+	}
+	stage := float64(need) / hostStageBytesPerSecond
+	o := e.Options
+	o.Graph = gpu.OnHost
+	best := engine.Prediction{Seconds: startSeconds + stage + ZeroCopySlowdown*kernel, OutOfCore: true,
+		Run: Engine{Options: o}, Mode: "graph in host memory (zero-copy)", Note: over + ": zero-copy"}
+	if w.DeviceMemory > 0 && need <= w.DeviceMemory/2 {
+		o.Graph = gpu.OnManaged
+		s := startSeconds + stage + float64(need)/migrateBytesPerSecond + ManagedSlowdown*kernel
+		if s < best.Seconds {
+			best = engine.Prediction{Seconds: s, OutOfCore: true, Run: Engine{Options: o},
+				Mode: "graph in managed memory", Note: over + ", within the device's: managed memory"}
+		}
+	}
+	return best
+}
+
+// starved is how many times fewer warps than a full grid (fullGridWarps) the search's buffers
+// leave room for in half of w's GPU memory, at least 1: the level buffers at budgetPieceCap and
+// the work queue's slots for the plan kernels, a bit matrix a warp for the clique kernel (within
+// cliqueMinBytes). The out-of-core kernel times scale with it.
+func starved(w *engine.Workload) float64 {
+	if w.GPUMemory == 0 {
+		return 1
+	}
+	var perWarp uint64
+	if w.Clique != nil && w.GPUMemory >= cliqueMinBytes {
+		perWarp = cliqueMatrixMax*cliqueMatrixMax/8 + 8
+	} else {
+		var levels uint64 = 1
+		switch {
+		case w.Plan != nil:
+			levels = uint64(max(1, len(w.Plan.Levels)))
+		case w.Clique != nil:
+			levels = uint64(w.Clique.K)
+		case w.Problem.Pattern != nil:
+			levels = uint64(w.Problem.Pattern.NumVertices())
+		}
+		perWarp = 4*levels*budgetPieceCap(w.GPUMemory, int(levels)) + 8 + 2*(levels+2)*taskBytes
+	}
+	warps := w.GPUMemory / 2 / perWarp
+	return float64(fullGridWarps) / float64(max(1, min(warps, fullGridWarps)))
+}
+
+// GraphBytes is what the kernels would read from the data graph for w (Options.Graph places
+// it): the data graph's CSR and upward runs for a clique; else the plan's candidate space, a
+// root candidate and a work unit a vertex at most, and the CSR when the plan needs the
+// graph's edges (induced matches).
+func GraphBytes(w *engine.Workload) uint64 {
+	g := w.Problem.Data
+	n := uint64(g.NumVertices())
+	csr := 8*(n+1) + 8*g.NumEdges()
+	if w.Clique != nil {
+		return csr + 8*n
+	}
+	b := 12 * n
+	if w.Plan != nil {
+		for _, idx := range w.Plan.Space {
+			off, val := idx.Arrays()
+			b += 8*uint64(len(off)) + 4*uint64(len(val))
+		}
+	}
+	if w.Problem.Semantics.Induced {
+		b += csr
+	}
+	return b
+}
+
+// inCore is the prediction with the graph in device memory.
+func inCore(w *engine.Workload) engine.Prediction {
 	if w.Clique != nil {
 		if w.Listing {
 			return engine.Prediction{Seconds: -1, Note: "cliques are listed by the plan kernels"}
@@ -90,16 +197,21 @@ func ineligible(pl *plan.Plan) string {
 	return ""
 }
 
-// RegisterFlags implements engine.Configurable: --stmatch-kernel.
+// RegisterFlags implements engine.Configurable: --stmatch-kernel, --stmatch-graph-memory.
 func (e Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 	kernel := fs.String("stmatch-kernel", "tiered", "with --engine stmatch: `KERNEL` tiered (clique patterns on the clique kernel; others on the generic kernel until the per-query kernel, compiled in the background, is ready), generic, query (compile the per-query kernel first; cliques too), or cliques (the same as tiered)")
+	place := fs.String("stmatch-graph-memory", "device", "with --engine stmatch: where the data graph and its candidate space live, `WHERE`: device (GPU memory, within --gpu-memory), host (pinned host memory mapped into the GPU, read over the bus: zero-copy) or managed (CUDA unified memory, migrated on demand). host and managed count graphs of any size the host holds, with only the search's buffers within --gpu-memory")
 	return func() (engine.Engine, error) {
 		k, err := ParseKernelChoice(strings.TrimSpace(*kernel))
 		if err != nil {
 			return nil, fmt.Errorf("--stmatch-kernel: %w", err)
 		}
+		g, err := gpu.ParsePlacement(strings.TrimSpace(*place))
+		if err != nil {
+			return nil, fmt.Errorf("--stmatch-graph-memory: %w", err)
+		}
 		o := e.Options
-		o.Kernel = k
+		o.Kernel, o.Graph = k, g
 		return Engine{Options: o}, nil
 	}
 }

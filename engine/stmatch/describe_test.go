@@ -6,6 +6,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -52,5 +53,151 @@ func TestRegisterFlags(t *testing.T) {
 	fs.Set("stmatch-kernel", "fast")
 	if _, err := configure(); err == nil {
 		t.Error("--stmatch-kernel fast accepted")
+	}
+}
+
+// TestPredictOutOfCore: a graph whose candidate space is over half the GPU memory is predicted
+// in host memory (zero-copy), or in managed memory when it fits the device's whole memory,
+// slower than in core by the modes' slowdowns; unknown memory, or a mode set already, keeps
+// the in-core prediction.
+func TestPredictOutOfCore(t *testing.T) {
+	g := gen.RandomGraphM(3, 150, 900, 1, 1)
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := plan.Build(g, p, plan.Options{})
+	est := &plan.Estimate{Nodes: 1e12}
+	w := func(mem, dev uint64) *engine.Workload {
+		return &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Estimate: est,
+			GPUMemory: mem, DeviceMemory: dev}
+	}
+	need := GraphBytes(w(0, 0))
+	want := 12 * uint64(g.NumVertices())
+	for _, idx := range pl.Space {
+		off, val := idx.Arrays()
+		want += 8*uint64(len(off)) + 4*uint64(len(val))
+	}
+	if need != want || len(pl.Space) == 0 {
+		t.Fatalf("GraphBytes %d, want %d (%d indexes)", need, want, len(pl.Space))
+	}
+	in := Engine{}.Predict(w(0, 0))
+	if in.OutOfCore || in.Run != nil || !in.Eligible() {
+		t.Fatalf("unknown memory: %+v", in)
+	}
+	if pr := (Engine{}).Predict(w(2*need, 0)); pr != in {
+		t.Errorf("fits in half: %+v, want %+v", pr, in)
+	}
+	kernel := in.Seconds - startSeconds
+	zc := Engine{}.Predict(w(need, need))
+	run, ok := zc.Run.(Engine)
+	if !zc.OutOfCore || !ok || run.Options.Graph != gpu.OnHost || zc.Seconds < startSeconds+ZeroCopySlowdown*kernel {
+		t.Errorf("over half, device too small for managed: %+v", zc)
+	}
+	mg := Engine{}.Predict(w(need, 2*need))
+	if run, ok := mg.Run.(Engine); !mg.OutOfCore || !ok || run.Options.Graph != gpu.OnManaged || mg.Seconds >= zc.Seconds {
+		t.Errorf("over half, within the device: %+v (zero-copy %+v)", mg, zc)
+	}
+	if pr := (Engine{Options: Options{Graph: gpu.OnHost}}).Predict(w(need, 0)); pr != in {
+		t.Errorf("already in host memory: %+v", pr)
+	}
+	c := &plan.Clique{K: 4}
+	cw := &engine.Workload{Problem: &engine.Problem{Data: g}, Clique: c, GPUMemory: 1024}
+	if pr := (Engine{}).Predict(cw); !pr.OutOfCore || GraphBytes(cw) != 8*151+8*g.NumEdges()+8*150 {
+		t.Errorf("a clique over the memory: %+v, %d bytes", pr, GraphBytes(cw))
+	}
+}
+
+// TestGraphMemoryFlag: --stmatch-graph-memory sets Options.Graph and refuses other values.
+func TestGraphMemoryFlag(t *testing.T) {
+	for _, c := range []struct {
+		arg  string
+		want gpu.Placement
+		ok   bool
+	}{{"device", gpu.OnDevice, true}, {"host", gpu.OnHost, true}, {"managed", gpu.OnManaged, true}, {"disk", 0, false}} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		configure := Engine{}.RegisterFlags(fs)
+		if err := fs.Parse([]string{"--stmatch-graph-memory", c.arg}); err != nil {
+			t.Fatal(err)
+		}
+		e, err := configure()
+		if (err == nil) != c.ok || (c.ok && e.(Engine).Options.Graph != c.want) {
+			t.Errorf("%s: engine %+v, error %v", c.arg, e, err)
+		}
+	}
+}
+
+// TestCliqueKernelFor: a --gpu-memory below one block of the widest clique matrices counts
+// cliques with the plan kernels (as the host and managed modes can within any budget).
+func TestCliqueKernelFor(t *testing.T) {
+	for _, c := range []struct {
+		o     Options
+		limit uint64
+		want  bool
+	}{
+		{Options{}, 0, true},
+		{Options{}, cliqueMinBytes, true},
+		{Options{}, cliqueMinBytes - 1, false},
+		{Options{Graph: gpu.OnHost}, 256 << 10, false},
+		{Options{PlanCliques: true}, 0, false},
+	} {
+		if got := c.o.cliqueKernelFor(&engine.Problem{GPUMemoryLimit: c.limit}); got != c.want {
+			t.Errorf("%+v with --gpu-memory %d: %v", c.o, c.limit, got)
+		}
+	}
+	if cliqueMinBytes != 4*(512<<10+8) {
+		t.Errorf("cliqueMinBytes %d", cliqueMinBytes)
+	}
+}
+
+// TestBudgetPieceCap: the host and managed modes size the level buffers so that a full grid
+// takes at most half of --gpu-memory, within the cap's bounds.
+func TestBudgetPieceCap(t *testing.T) {
+	for _, c := range []struct {
+		limit  uint64
+		levels int
+		want   uint64
+	}{
+		{0, 4, defaultPieceCap},
+		{1 << 40, 4, defaultPieceCap},
+		{1 << 10, 4, minPieceCap},
+		{80 << 20, 5, 80 << 20 / 2 / (fullGridWarps * 4 * 5)},
+	} {
+		got := budgetPieceCap(c.limit, c.levels)
+		if got != c.want {
+			t.Errorf("limit %d, %d levels: %d, want %d", c.limit, c.levels, got, c.want)
+		}
+		if c.limit > 0 && got > minPieceCap && fullGridWarps*4*uint64(c.levels)*got > c.limit/2 {
+			t.Errorf("limit %d: a full grid's buffers take %d", c.limit, fullGridWarps*4*uint64(c.levels)*got)
+		}
+	}
+}
+
+// TestStarved: the out-of-core predictions scale the kernel time by the share of a full grid
+// the budget holds: none with unknown or ample memory, and in proportion below.
+func TestStarved(t *testing.T) {
+	g := gen.RandomGraphM(3, 150, 900, 1, 1)
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := plan.Build(g, p, plan.Options{})
+	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl}
+	if f := starved(w); f != 1 {
+		t.Errorf("unknown memory: %v", f)
+	}
+	w.GPUMemory = 64 << 30
+	if f := starved(w); f != 1 {
+		t.Errorf("64 GiB: %v", f)
+	}
+	w.GPUMemory = 1 << 20
+	small := starved(w)
+	w.GPUMemory = 4 << 20
+	if large := starved(w); small <= large || large <= 1 || small > fullGridWarps {
+		t.Errorf("1 MiB: 1/%v of the grid, 4 MiB: 1/%v", small, large)
+	}
+	c := &engine.Workload{Problem: &engine.Problem{Data: g}, Clique: &plan.Clique{K: 4}, GPUMemory: 4 << 20}
+	if f, want := starved(c), float64(fullGridWarps)/float64((4<<20)/2/(cliqueMatrixMax*cliqueMatrixMax/8+8)); f != want {
+		t.Errorf("clique kernel in 4 MiB: %v, want %v", f, want)
 	}
 }

@@ -38,6 +38,7 @@ func (st *Stats) merge(s *Stats) {
 	st.Warps += s.Warps
 	st.BufferBytes += s.BufferBytes
 	st.DeviceBytes += s.DeviceBytes
+	st.HostBytes += s.HostBytes
 	st.PerWarpBytes = max(st.PerWarpBytes, s.PerWarpBytes)
 	st.QueueSlots = max(st.QueueSlots, s.QueueSlots)
 	st.Donated += s.Donated
@@ -60,7 +61,7 @@ func (st *Stats) log(l *slog.Logger) {
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel, "run", st.Run, "free", st.Free,
 		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,
-		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "total", st.Total)
+		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "device_bytes", st.DeviceBytes, "host_bytes", st.HostBytes, "total", st.Total)
 }
 
 // runBase is what every kernel's share of a count on one device has: the device, the kernel,
@@ -73,18 +74,20 @@ type runBase struct {
 	warps  int
 	counts *gpu.Buffer // one uint64 a warp: what it counted in the last launch
 	st     Stats
+	// place is where what the kernel reads from the data graph goes (Options.Graph).
+	place gpu.Placement
 }
 
 // newRunBase starts d's share of a count that may allocate limit bytes there (0: no limit but
-// the device budget).
-func newRunBase(d *gpu.Device, limit uint64) runBase {
-	return runBase{d: d, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "stmatch: "}}
+// the device budget), the data graph's buffers placed as o.Graph says.
+func newRunBase(d *gpu.Device, limit uint64, o Options) runBase {
+	return runBase{d: d, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "stmatch: "}, place: o.Graph}
 }
 
 // free releases the run's device memory, recording in its statistics how much it held.
 func (r *runBase) free() {
 	t := time.Now()
-	r.st.DeviceBytes = r.mem.Used()
+	r.st.DeviceBytes, r.st.HostBytes = r.mem.Used(), r.mem.HostUsed()
 	r.mem.FreeAll()
 	r.st.Free = time.Since(t)
 }
@@ -105,9 +108,11 @@ func (r *runBase) residentBlocks(f *gpu.Function, shared uint32) int {
 type deviceRun struct {
 	runBase
 
-	meta, off, val, cands, units, buf, ctl, tasks, seq *gpu.Buffer
-	gOff, gAdj                                         gpu.DevicePtr
-	queueCap                                           uint64
+	meta, buf, ctl, tasks, seq *gpu.Buffer
+	// off, val, cands and units are the candidate space, the root candidates and the work
+	// units, and gOff, gAdj the data graph's CSR (0: not needed): placed as Options.Graph says.
+	off, val, cands, units, gOff, gAdj gpu.DevicePtr
+	queueCap                           uint64
 	// hubRow and hubBits are the hub bitmaps (hubs.go; 0: none), hubWords a row's words.
 	hubRow, hubBits gpu.DevicePtr
 	hubWords        uint64
@@ -197,9 +202,9 @@ func cancelled(err error) bool {
 }
 
 // newDeviceRun starts d's share of a count that may allocate limit bytes there (0: no limit but
-// the device budget).
-func newDeviceRun(d *gpu.Device, limit uint64) *deviceRun {
-	return &deviceRun{runBase: newRunBase(d, limit)}
+// the device budget), the data graph's buffers placed as o.Graph says.
+func newDeviceRun(d *gpu.Device, limit uint64, o Options) *deviceRun {
+	return &deviceRun{runBase: newRunBase(d, limit, o)}
 }
 
 // taskBytes is one queue slot: the task's words and the slot's sequence number.
@@ -259,36 +264,23 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 	if r.meta, err = gpu.UploadTo(&r.mem, "plan", fp.Meta); err != nil {
 		return err
 	}
-	if r.off, err = gpu.UploadTo(&r.mem, "candidate space offsets", fp.Offsets); err != nil {
+	if r.off, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space offsets", fp.Offsets); err != nil {
 		return err
 	}
-	if r.val, err = r.mem.Alloc("candidate space", max(1, fp.nValues)*4); err != nil {
+	if r.val, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space", fp.ValueParts...); err != nil {
 		return err
 	}
-	var at uint64
-	for _, part := range fp.ValueParts {
-		if err := gpu.CopyToDevice(r.val, at*4, part); err != nil {
-			return fmt.Errorf("stmatch: candidate space: %w", err)
-		}
-		at += uint64(len(part))
-	}
-	if r.cands, err = gpu.UploadTo(&r.mem, "candidates", fp.Cands); err != nil {
+	if r.cands, err = gpu.UploadPlaced(&r.mem, r.place, "candidates", fp.Cands); err != nil {
 		return err
 	}
 	if fp.NonAdjacent || fp.Graph {
 		offs, adj := fp.sortedCSR(p.Data)
-		if len(adj) == 0 {
-			adj = []uint32{0}
-		}
-		b, err := gpu.UploadTo(&r.mem, "graph offsets", offs)
-		if err != nil {
+		if r.gOff, err = gpu.UploadPlaced(&r.mem, r.place, "graph offsets", offs); err != nil {
 			return err
 		}
-		r.gOff = b.Ptr()
-		if b, err = gpu.UploadTo(&r.mem, "graph adjacency", adj); err != nil {
+		if r.gAdj, err = gpu.UploadPlaced(&r.mem, r.place, "graph adjacency", adj); err != nil {
 			return err
 		}
-		r.gAdj = b.Ptr()
 	}
 	if !o.V1 && !o.NoHubs && p.Data != nil {
 		if err := r.uploadHubs(p, fp, o); err != nil {
@@ -305,7 +297,7 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 		if len(units) == 0 {
 			units = []uint64{0}
 		}
-		if r.units, err = gpu.UploadTo(&r.mem, "work units", units); err != nil {
+		if r.units, err = gpu.UploadPlaced(&r.mem, r.place, "work units", units); err != nil {
 			return err
 		}
 	}

@@ -231,7 +231,7 @@ func fanIn(ctx context.Context, n int, produce func(ctx context.Context, k int, 
 // listOnDevice runs the listing kernel on d, handing its rows to emit; stopped reports that emit
 // returned false.
 func listOnDevice(ctx context.Context, d *gpu.Device, p *engine.Problem, fp *flatPlan, o Options, units []uint64, disp *unitDispenser, emit func([]uint32) bool) (stopped bool, err error) {
-	r := newDeviceRun(d, p.GPUMemoryLimit)
+	r := newDeviceRun(d, p.GPUMemoryLimit, o)
 	defer r.free()
 	sink := &rowSink{cap: listRows(fp), L: fp.L, emit: emit}
 	if r.mem.Limit > 0 {

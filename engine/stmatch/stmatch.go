@@ -141,6 +141,18 @@ type Options struct {
 	PieceCap uint64
 	// NoHubs searches every list by binary search: no bitmaps for the longest lists (hubs.go).
 	NoHubs bool
+	// Graph places what the kernels read from the data graph (--stmatch-graph-memory): the candidate
+	// space, the root candidates and the work units, and the data graph's CSR where the plan
+	// needs it (the plan kernels); the CSR, its upward runs and the split roots' pieces (the
+	// clique kernel). gpu.OnDevice, the zero value, uploads them within --gpu-memory;
+	// gpu.OnHost leaves them in pinned host memory mapped into the device's address space
+	// (the kernels read them over the bus: zero-copy), gpu.OnManaged in managed memory (the
+	// driver migrates the pages the kernels touch). In those two modes only the plan, the
+	// per-warp buffers, the work queue, the counts and the hub bitmaps take device memory, so a
+	// graph of any size the host holds is counted by the unchanged kernels: the out-of-core
+	// baselines that sgsi and pbe are measured against (docs/out-of-core.md). Within a
+	// --gpu-memory those modes bound the level buffers (budgetPieceCap) so that a full grid fits.
+	Graph gpu.Placement
 
 	// replicas runs that many independent runs on each device (0, 1: one), as if each were a
 	// GPU of its own: the device checks exercise the several-GPU paths (shared work units,
@@ -178,6 +190,17 @@ type Options struct {
 // cliqueKernel says whether the options count clique patterns with the clique kernel.
 func (o Options) cliqueKernel() bool {
 	return o.Kernel == KernelCliques || (o.Kernel == KernelTiered && !o.V1 && !o.PlanCliques)
+}
+
+// cliqueMinBytes is the least --gpu-memory with which a count takes the clique kernel: one
+// block of its widest bit matrices (cliqueWideMax members, two words a lane) and their counts.
+// A smaller budget, which only the host and managed modes can run in (the graph's buffers are
+// elsewhere), counts cliques with the plan kernels, whose per-warp buffers are smaller.
+const cliqueMinBytes = warpsPerBlock * (cliqueWideMax*cliqueWideMax/8 + 8)
+
+// cliqueKernelFor says whether a clique pattern of p is counted with the clique kernel.
+func (o Options) cliqueKernelFor(p *engine.Problem) bool {
+	return o.cliqueKernel() && (p.GPUMemoryLimit == 0 || p.GPUMemoryLimit >= cliqueMinBytes)
 }
 
 // replicate returns devs with each device repeated n times (n < 2: devs).
@@ -435,6 +458,9 @@ type Stats struct {
 	Warps       int
 	BufferBytes uint64 // per-warp set buffers, all warps
 	DeviceBytes uint64 // everything allocated
+	// HostBytes is what the data graph's buffers took in host or managed memory
+	// (Options.Graph), on all devices.
+	HostBytes uint64
 	// PerWarpBytes is what one more warp costs (set buffers, count, queue slots).
 	PerWarpBytes uint64
 	Levels       int
@@ -544,7 +570,7 @@ func (e Engine) PrepareCount(ctx context.Context, p *engine.Problem, base *plan.
 		close(pc.done)
 		return pc
 	}
-	if _, clique := plan.AsClique(p.Data, p.Pattern); clique && e.Options.cliqueKernel() {
+	if _, clique := plan.AsClique(p.Data, p.Pattern); clique && e.Options.cliqueKernelFor(p) {
 		close(pc.done)
 		return pc
 	}
@@ -601,7 +627,11 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
 	pr.planTime = time.Since(tp)
 	if pr.err == nil && !pr.pl.Empty {
-		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptions(false))
+		fo := o.flatOptions(false)
+		if o.Graph != gpu.OnDevice && o.PieceCap == 0 && !o.V1 {
+			fo.pieceCap = budgetPieceCap(p.GPUMemoryLimit, len(pr.pl.Levels))
+		}
+		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, fo)
 		if pr.ferr == nil && pr.fp.Graph && o.V1 {
 			pr.ferr = errSpaceTooLarge
 		}
@@ -611,6 +641,23 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	}
 	pr.prepare = time.Since(tp)
 	return pr
+}
+
+// fullGridWarps is the grid budgetPieceCap sizes the buffers for: an H100's or H200's 132 SMs
+// with blocksPerSM blocks of warpsPerBlock warps.
+const fullGridWarps = 132 * blocksPerSM * warpsPerBlock
+
+// budgetPieceCap is the piece cap of a count with its graph in host or managed memory within
+// limit bytes of GPU memory (0: none) for a plan of levels levels: small enough that the
+// per-warp buffers of a full grid take at most half of the limit (the rest: queue, plan, hub
+// bitmaps), between minPieceCap and defaultPieceCap. Those modes exist for budgets far below the
+// graph, where the default cap (256 KiB a level and warp) left room for a few dozen warps.
+func budgetPieceCap(limit uint64, levels int) uint64 {
+	if limit == 0 {
+		return defaultPieceCap
+	}
+	c := limit / 2 / (fullGridWarps * 4 * uint64(max(1, levels)))
+	return min(defaultPieceCap, max(minPieceCap, c))
 }
 
 // forDevices makes what the devices' runs take from fp before they are open: the roots'
@@ -644,7 +691,7 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 		st.log(p.Logger())
 	}()
 	c, clique := plan.AsClique(p.Data, p.Pattern)
-	clique = clique && o.cliqueKernel()
+	clique = clique && o.cliqueKernelFor(p)
 	// The devices start (CUDA's initialisation, the first count of a process) while the plan is
 	// built and flattened (or while its preparation finishes). A failure to start them stops the
 	// planning.
@@ -766,7 +813,7 @@ func countOn(ctx context.Context, devs []*gpu.Device, p *engine.Problem, fp *fla
 	defer cancel()
 	var wg sync.WaitGroup
 	for k, d := range devs {
-		runs[k] = newDeviceRun(d, p.GPUMemoryLimit)
+		runs[k] = newDeviceRun(d, p.GPUMemoryLimit, o)
 		wg.Add(1)
 		go func(r *deviceRun, k int) {
 			defer wg.Done()

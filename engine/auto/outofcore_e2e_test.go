@@ -1,0 +1,74 @@
+package auto_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/auto"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/pbe"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+)
+
+// TestChoicesOutOfCore: the engines' own predictions, with fake device figures, on wiki-Vote: a
+// GPU with room keeps stmatch in core; a budget below the candidate space moves it to managed
+// memory when the device's whole memory holds the graph, else to host memory (zero-copy), when
+// the CPU has one thread; a budget that holds a fiftieth of the grid, or a search that the
+// host's threads finish within twice the out-of-core prediction, stays on the CPU. sgsi and pbe
+// are weighed only when their own layout does not fit, and lose on these graphs (as measured).
+func TestChoicesOutOfCore(t *testing.T) {
+	wv := sharedtest.WikiVote(t)
+	const (
+		dense = "(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (d)-(e)" // STMatch's q2
+		cycle = "(a)-(b)-(c)-(d)-(a)"
+	)
+	for _, c := range []struct {
+		name, query string
+		threads     int
+		free, total uint64
+		engine      string
+		mode        string
+	}{
+		{"in core", dense, 8, 80 << 30, 80 << 30, "stmatch", ""},
+		{"managed", dense, 1, 4 << 20, 80 << 30, "stmatch", "graph in managed memory"},
+		{"zero-copy", dense, 1, 4 << 20, 8 << 20, "stmatch", "graph in host memory (zero-copy)"},
+		{"a starved grid stays on the CPU", dense, 8, 1 << 20, 80 << 30, "cpu", ""},
+		{"cycle in core", cycle, 16, 80 << 30, 80 << 30, "stmatch", ""},
+		{"cycle out of core stays on the CPU", cycle, 16, 4 << 20, 8 << 20, "cpu", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pat, err := pattern.Parse(c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := auto.Engine{Rules: &auto.Rules{
+				GPU:    func(context.Context) (string, error) { return "NVIDIA H200", nil },
+				Memory: func(context.Context) (uint64, uint64) { return c.free, c.total },
+				Engines: func() []engine.Engine {
+					return []engine.Engine{cpu.Engine{}, stmatch.Engine{}, sgsi.Engine{}, &pbe.Engine{}}
+				},
+			}}
+			d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: c.threads}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Release()
+			t.Logf("%s", d)
+			if d.Engine != c.engine || d.Mode != c.mode {
+				t.Fatalf("chose %s", d)
+			}
+			outOfCore := c.free < 1<<30
+			if got, want := !strings.Contains(d.Reason, "sgsi not eligible"), sgsi.GraphBytes(wv) > c.free/2; got != want {
+				t.Errorf("sgsi eligible %v with %d bytes free: %s", got, c.free, d.Reason)
+			}
+			if strings.Contains(d.Reason, "out of core") != outOfCore {
+				t.Errorf("reason %q", d.Reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package pbe
+
+import (
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/partition"
+)
+
+// The pbe engine's measured costs, from which it predicts its time with the GPU backend
+// (engine.Predictor) for --engine auto; re-tune them here after device runs.
+const (
+	// startSeconds is a count's floor besides partitioning: the device backend's first part
+	// pays the GPU's start (H100, 2026-11-25, docs/benchmarks.md "pbe with the GPU backend":
+	// 70-120 ms whole runs on graphs of a few MB, partitioning aside).
+	startSeconds = 0.35
+	// PartitionSecondsPerEdge is the multilevel partitioner's time per data edge (the same
+	// runs: wiki-Vote's 100,762 edges in 0.7 s at a quarter of the graph; more parts take longer).
+	PartitionSecondsPerEdge = 7e-6
+)
+
+// StartSeconds implements engine.Predictor.
+func (*Engine) StartSeconds() float64 { return startSeconds }
+
+// Predict implements engine.Predictor, for the GPU backend with parts made for half of the
+// workload's GPU memory (Prediction.Run). pbe is predicted only for a data graph that does not
+// fit the GPU memory (partition.GraphBytes, engine.Workload.InCore): partitioning at
+// PartitionSecondsPerEdge, then the inter-partition stage on the host, taken as the planner's
+// whole time (in every measurement the inter stage dominated and the intra share was under
+// half).
+func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
+	if w.Problem == nil || w.Problem.Data == nil {
+		return engine.Prediction{Seconds: -1, Note: "no data graph"}
+	}
+	g := w.Problem.Data
+	need := partition.GraphBytes(g)
+	if w.InCore(need) {
+		return engine.Prediction{Seconds: -1, Note: "its layout fits the GPU: in core, where the other GPU engines are faster"}
+	}
+	if w.HostSeconds <= 0 {
+		return engine.Prediction{Seconds: -1, Note: "no host prediction to scale"}
+	}
+	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
+	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner}
+	s := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + w.HostSeconds
+	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend",
+		Note: gpu.FormatBytes(need) + " of graph in parts of " + gpu.FormatBytes(budget) + ", the inter stage on the host"}
+}

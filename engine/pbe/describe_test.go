@@ -1,0 +1,36 @@
+package pbe
+
+import (
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/partition"
+)
+
+// TestPredict: pbe is predicted only out of core, for its GPU backend with parts of half the
+// GPU memory: partitioning plus the host's time.
+func TestPredict(t *testing.T) {
+	g := gen.RandomGraphM(3, 150, 900, 1, 1)
+	need := partition.GraphBytes(g)
+	e := &Engine{Passes: 3}
+	w := &engine.Workload{Problem: &engine.Problem{Data: g}, Threads: 4, HostSeconds: 1}
+	if pr := e.Predict(w); pr.Eligible() {
+		t.Errorf("unknown memory (in core): %+v", pr)
+	}
+	w.GPUMemory = need
+	pr := e.Predict(w)
+	run, ok := pr.Run.(*Engine)
+	if !pr.OutOfCore || !ok || run.Budget != need/2 || run.Passes != 3 || pr.Mode != "GPU backend" {
+		t.Fatalf("out of core: %+v", pr)
+	}
+	if _, gpu := run.Backend.(*DeviceBackend); !gpu {
+		t.Errorf("backend %T", run.Backend)
+	}
+	if want := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + 1; pr.Seconds != want {
+		t.Errorf("%v s, want %v", pr.Seconds, want)
+	}
+	if !e.Capabilities().OutOfCore {
+		t.Error("auto would not weigh pbe")
+	}
+}

@@ -1,0 +1,34 @@
+# bench-lib.sh, sourced by the device bench scripts (sgsi-bench.sh, ooc-bench.sh): building their
+# binaries here, unpacking them on the device host (no Go there), and reading the engines' logs.
+
+# build_bins DIR NAME=PKG...: builds each PKG into DIR/NAME (a NAME ending in .test is the
+# package's test binary), CGO_ENABLED=0 and stripped, then gzips them (DIR/NAME.gz).
+build_bins() {
+	local dir="$1" spec name pkg
+	shift
+	mkdir -p "$dir"
+	for spec in "$@"; do
+		name="${spec%%=*}" pkg="${spec#*=}"
+		if [[ "$name" == *.test ]]; then
+			CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "$dir/$name" "$pkg" || return
+		else
+			CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$dir/$name" "$pkg" || return
+		fi
+		gzip -f -9 "$dir/$name" || return
+	done
+}
+
+# unpack_bins DIR NAME...: unzips DIR/NAME.gz to DIR/NAME where that is not there yet, and
+# prints the device and the time.
+unpack_bins() {
+	local dir="$1" f
+	shift
+	for f in "$@"; do
+		[ -x "$dir/$f" ] || { gunzip -c "$dir/$f.gz" > "$dir/$f" && chmod +x "$dir/$f"; }
+	done
+	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/# device: /'
+	echo "# $(date -u '+%F %T') UTC, $(nproc) cores"
+}
+
+# field prints key's value in a slog text line.
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | tr -d '"'; }

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Static matching out of core on one GPU (issue 21, branch ooc4): stmatch with its data graph in
+# host memory (zero-copy) and in managed memory, the baselines of our own, beside sgsi and pbe at
+# a quarter of the graph, stmatch in core and the CPU engine on every core; and what --engine auto
+# chooses when the graph does not fit.
+#
+#   scripts/ooc-bench.sh build DIR   here (Go): DIR/submatch, DIR/stmatch.test, DIR/gpu.test
+#                                    (CGO_ENABLED=0, gzipped) and wiki-Vote in DIR/testdata. DIR
+#                                    should be git-ignored (/.dev-*/); it stays under 25 MB (the
+#                                    R-MAT graph is generated on the device).
+#   OUT=... bash scripts/ooc-bench.sh run DIR   on the device host (no Go, no network): (a) the
+#                                    new GPU tests (TestGPUGraphMemory, TestGPUUploadPlaced), PASS
+#                                    or FAIL lines, while the R-MAT graph and its queries are
+#                                    generated; (b) one table, a row per workload and query: the
+#                                    whole-process ms of the CPU engine on all cores, stmatch in
+#                                    core, stmatch zero-copy and managed, sgsi and pbe (GPU
+#                                    backend) at --gpu-memory a quarter of the graph
+#                                    (sgsi.GraphBytes), whether the counts agree, and auto's choice
+#                                    at that budget with its own time. Logs under $OUT. At most
+#                                    about 200 s: every count is cut (--timeout, then timeout(1))
+#                                    so that the table ends in time; a cut count reads "> N s".
+#
+# Knobs: OOC_SCALE (21) and OOC_LABELS (8) of the R-MAT graph, OOC_CAP (8) seconds per count,
+# OOC_END (190) seconds from the start by which the table ends.
+#
+# The device tool: command "OUT=$OUT bash scripts/ooc-bench.sh run .dev-ooc4 > $OUT/0-run.log
+# 2>&1", carry [".dev-ooc4"].
+set -u -o pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+source scripts/bench-lib.sh
+
+build() {
+	set -e
+	local dir="$1" shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
+	build_bins "$dir" submatch=./cmd/submatch stmatch.test=./engine/stmatch gpu.test=./gpu
+	rm -rf "$dir/testdata"
+	mkdir -p "$dir/testdata/wikivote-graphpi"
+	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" "$dir/testdata/wikivote-graphpi/"
+	chmod -R u+w "$dir/testdata"
+	du -sh "$dir"
+}
+
+# jfield prints key's value in a one-line JSON object (strings without their quotes).
+jfield() { sed -n "s/.*\"$1\":\(\"[^\"]*\"\|[^,}]*\).*/\1/p" <<<"$2" | tr -d '"'; }
+
+run() {
+	local dir="$1" out="${OUT:-$dir/out}" t0=$SECONDS
+	mkdir -p "$out"
+	unpack_bins "$dir" submatch stmatch.test gpu.test
+	export SUBMATCH_TESTDATA="$root/$dir/testdata"
+
+	# The R-MAT graph and its queries, generated while the tests run (not carried: hundreds of MB).
+	local work="${TMPDIR:-/tmp}/ooc-bench" scale="${OOC_SCALE:-21}" labels="${OOC_LABELS:-8}"
+	mkdir -p "$work"
+	(
+		"$dir/submatch" gen rmat --scale "$scale" --edge-factor 16 --seed 1 --vertex-labels "$labels" -o "$work/rmat.smg" &&
+			rm -rf "$work/q" &&
+			"$dir/submatch" gen queries --sizes 4,5 --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
+	) > "$out/gen.log" 2>&1 &
+	local gen=$!
+
+	echo "== (a) GPU tests of the host and managed modes"
+	SUBMATCH_STMATCH_RESULTS="$out/graphmem.tsv" timeout 60 "$dir/stmatch.test" -test.v -test.count=1 \
+		-test.run 'TestGPUGraphMemory$' > "$out/tests-stmatch.log" 2>&1
+	echo "stmatch: exit $?"
+	timeout 20 "$dir/gpu.test" -test.v -test.count=1 -test.run 'TestGPUUploadPlaced$' > "$out/tests-gpu.log" 2>&1
+	echo "gpu: exit $?"
+	grep -h -E '^(--- (PASS|FAIL|SKIP)|PASS$|FAIL$|panic:)' "$out"/tests-*.log
+	grep -h 'MISMATCH' "$out/graphmem.tsv" 2>/dev/null | head -5
+	wait "$gen" || echo "R-MAT generation failed: $(tail -n 3 "$out/gen.log")"
+	echo "# R-MAT: $(head -n 1 "$out/gen.log")"
+
+	table "$dir" "$out" "$t0" "${OOC_END:-190}" "$work" "R-MAT scale $scale, $labels labels"
+}
+
+# one runs one count (submatch count --json with args) cut at lim seconds; it sets c_count
+# (the count, "> N s" when cut, "error" on failure), c_ms (whole process) and c_json.
+one() {
+	local log="$1" lim="$2"
+	shift 2
+	local s e
+	s=$(date +%s%N)
+	timeout $((lim + 5)) "$SM" count --json --timeout "${lim}s" -v "$@" > "$log.out" 2> "$log"
+	e=$(date +%s%N)
+	c_ms=$(((e - s) / 1000000))
+	c_json=$(tail -n 1 "$log.out")
+	c_count=$(jfield count "$c_json")
+	if [ -n "$(jfield error "$c_json")" ] || [ -z "$c_count" ]; then
+		c_count=error
+	elif [ "$(jfield partial "$c_json")" = true ]; then
+		c_count="> ${lim} s"
+	fi
+}
+
+# table runs (b): a row per workload and query.
+table() {
+	local dir="$1" out="$2" t0="$3" end="$4" work="$5" rmat="$6"
+	SM="$dir/submatch"
+	local cap="${OOC_CAP:-8}"
+	echo "== (b) whole-process ms; out of core: --gpu-memory a quarter of sgsi.GraphBytes"
+	printf '| workload | query | budget | cpu %s thr | stmatch in core | stmatch zero-copy | stmatch managed | sgsi | pbe gpu | counts | auto at the budget |\n|---|---|---|---|---|---|---|---|---|---|---|\n' "$(nproc)" | tee "$out/table.md"
+	printf 'workload\tquery\tengine\tcount\tms\tkernel_ms\tstmatch_device_bytes\tstmatch_host_bytes\n' > "$out/runs.tsv"
+	local wv="$dir/testdata/wikivote-graphpi/wiki-vote_input" specs=()
+	specs+=("wiki-Vote|$wv|4-clique|(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
+	specs+=("wiki-Vote|$wv|5-vertex dense|(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d)")
+	local q
+	for q in "$work"/q/q_4_0.graph "$work"/q/q_5_0.graph; do
+		[ -f "$q" ] && specs+=("$rmat|$work/rmat.smg|$(basename "$q" .graph)|$q")
+	done
+	local spec name data qname pat
+	for spec in "${specs[@]}"; do
+		IFS='|' read -r name data qname pat <<<"$spec"
+		local stats n m gb budget
+		stats=$("$SM" stats --json --no-structure "$data")
+		n=$(grep -o '"vertices":[0-9]*' <<<"$stats" | head -n 1 | cut -d: -f2)
+		m=$(grep -o '"edges":[0-9]*' <<<"$stats" | head -n 1 | cut -d: -f2)
+		gb=$((20 * n + 4 * (n + 1) + 8 * m)) # sgsi.GraphBytes
+		budget=$((gb / 4))
+		local cfg key cells=() counts=() ref="" auto=""
+		for cfg in "cpu|--engine cpu" "core|--engine stmatch" \
+			"zc|--engine stmatch --stmatch-graph-memory host --gpu-memory $budget" \
+			"mg|--engine stmatch --stmatch-graph-memory managed --gpu-memory $budget" \
+			"sgsi|--engine sgsi --gpu-memory $budget" \
+			"pbe|--engine pbe --pbe-backend gpu --gpu-memory $budget" \
+			"auto|--engine auto --explain --gpu-memory $budget"; do
+			local args
+			IFS='|' read -r key args <<<"$cfg"
+			local left=$((end - (SECONDS - t0)))
+			if [ "$left" -lt 6 ]; then
+				cells+=("not run (time)")
+				continue
+			fi
+			local lim=$((left - 4 < cap ? left - 4 : cap))
+			local log="$out/${name%%,*}-$qname-$key.log"
+			log="${log// /_}"
+			# shellcheck disable=SC2086 # args are words
+			one "$log" "$lim" $args "$data" "$pat"
+			local dbg
+			dbg=$(grep 'msg="stmatch: count"' "$log" | tail -n 1)
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$qname" "$key" "$c_count" "$c_ms" "$(jfield kernel_ms "$c_json")" \
+				"$(field device_bytes "$dbg")" "$(field host_bytes "$dbg")" >> "$out/runs.tsv"
+			if [ "$key" = auto ]; then
+				local why
+				why=$(jfield auto "$c_json")
+				auto="$(jfield engine "$c_json")"
+				case "$why" in
+				*"runs with the graph in host memory"*) auto+=" zero-copy" ;;
+				*"runs with the graph in managed memory"*) auto+=" managed" ;;
+				*"runs with the GPU backend"*) auto+=" gpu" ;;
+				esac
+				[ "$c_count" = error ] && auto+=" (error)"
+				auto+=", $c_ms ms"
+				grep -h '^engine: ' "$log" | head -n 1 | cut -c1-600 >> "$out/auto.txt"
+			fi
+			case "$c_count" in
+			error | ">"*) cells+=("$c_count") ;;
+			*)
+				cells+=("$c_ms")
+				counts+=("$key=$c_count")
+				[ -z "$ref" ] && ref="$c_count"
+				;;
+			esac
+			[ "$c_count" = error ] && echo "# $name $qname $key: $(jfield error "$c_json" | cut -c1-160)"
+		done
+		local verdict="equal ($ref)" c
+		[ -z "$ref" ] && verdict="none finished"
+		for c in "${counts[@]}"; do
+			[ "${c#*=}" = "$ref" ] || verdict="DIFFER: ${counts[*]}"
+		done
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$qname" "1/4 = $budget B" \
+			"${cells[0]:-}" "${cells[1]:-}" "${cells[2]:-}" "${cells[3]:-}" "${cells[4]:-}" "${cells[5]:-}" "$verdict" "${auto:-not run}" | tee -a "$out/table.md"
+	done
+	echo "# auto's reasons: $out/auto.txt; every run: $out/runs.tsv"
+	echo "# total $((SECONDS - t0)) s"
+}
+
+case "${1:-}" in
+build) build "${2:?usage: $0 build DIR}" ;;
+run) run "${2:?usage: $0 run DIR}" ;;
+*)
+	echo "usage: $0 build DIR | run DIR" >&2
+	exit 2
+	;;
+esac
