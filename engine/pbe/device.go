@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/partition"
 )
@@ -98,7 +99,9 @@ func (b *DeviceBackend) CountPart(ctx context.Context, sub *engine.Problem) (eng
 	run := *sub
 	run.Log = slog.New(&uploadCapture{next: sub.Logger().Handler(), upload: &upload})
 	r, err := e.Count(ctx, &run)
-	if errors.Is(err, engine.ErrMemory) {
+	// A part the GPU engine cannot hold (its search's needs, or the device budget for its own
+	// buffers: stmatch's work units, say) is counted on the host instead of failing the count.
+	if errors.Is(err, engine.ErrMemory) || errors.Is(err, gpu.ErrBudget) {
 		sub.Logger().Debug("pbe: the device engine refused a part for memory; counting it on the host",
 			"vertices", sub.Data.NumVertices(), "edges", sub.Data.NumEdges(), "err", err)
 		b.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/pbe"
 	_ "github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
@@ -23,7 +24,9 @@ import (
 )
 
 // fakeGPU is a GPU engine for the tests that need none: it counts with the cpu engine, refuses
-// data graphs above refuse vertices with engine.ErrMemory, and counts its calls.
+// data graphs above refuse vertices (with engine.ErrMemory for an even vertex count, with the
+// device budget's gpu.ErrBudget, as stmatch does for its buffers, for an odd one), and counts
+// its calls.
 type fakeGPU struct {
 	refuse int
 	calls  atomic.Int64
@@ -37,7 +40,10 @@ func (*fakeGPU) Capabilities() engine.Capabilities {
 
 func (f *fakeGPU) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
 	f.calls.Add(1)
-	if f.refuse > 0 && p.Data.NumVertices() > f.refuse {
+	if n := p.Data.NumVertices(); f.refuse > 0 && n > f.refuse {
+		if n%2 == 1 {
+			return engine.Result{}, fmt.Errorf("fake: work units: %w", gpu.ErrBudget)
+		}
 		return engine.Result{}, fmt.Errorf("fake: %w", engine.ErrMemory)
 	}
 	cpu, err := engine.Lookup("cpu")
