@@ -130,6 +130,7 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 		indexLimit = int(min(uint64(indexLimit), (p.MemoryLimit-requiredMemory(p))/8))
 	}
 	index := candidateIndexes(p.Data, pl, indexLimit)
+	hubs := hubRowsFor(p, pl)
 	threads := p.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -150,6 +151,7 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 		w := newWorker(p.Data, pl, &stop)
 		w.sched = sched
 		w.candIndex = index
+		w.setHubs(hubs)
 		runWorker(w, sched, p.Progress)
 		mu.Lock()
 		defer mu.Unlock()
@@ -180,6 +182,27 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 		return engine.Result{Count: total, Partial: true, PlanTime: planTime}, err
 	}
 	return engine.Result{Count: total, PlanTime: planTime}, nil
+}
+
+// hubRowsFor builds the hub rows for a count of plan pl when some set of it intersects two lists
+// or more, within what p's memory limit leaves (an eighth of it, beside the candidate space and
+// the candidate indexes).
+func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
+	uses := false
+	for _, l := range pl.Levels {
+		uses = uses || len(l.Backward) >= 2
+	}
+	for _, lg := range pl.Groups {
+		uses = uses || len(lg.Parents) >= 2
+	}
+	if !uses {
+		return nil
+	}
+	budget := uint64(hubMaxBytes)
+	if p.MemoryLimit > 0 {
+		budget = (p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))) / 8
+	}
+	return buildHubRows(p.Data, budget)
 }
 
 // rampUpDelay is how long a count runs on one worker before the others join (a variable so

@@ -111,6 +111,11 @@ func levelsNeedingIndex(pl *plan.Plan) []bool {
 	return need
 }
 
+// setHubs gives the worker the hub rows (nil: none) for its intersections.
+func (w *worker) setHubs(h *hubRows) {
+	w.leaves.hubs = h
+}
+
 func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	L := len(pl.Levels)
 	w := &worker{
