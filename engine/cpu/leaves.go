@@ -277,20 +277,37 @@ func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
 		if k > 0 && len(c.sets[k-1]) == 0 {
 			c.sets[k] = nil
 		} else {
-			pk := c.order[k]
-			if k == 0 {
-				c.sets[k] = lc.parentList(gi, pk, m, mi)
-			} else if out, ok := lc.hubFilter(gi, pk, c.sets[k-1], m, c.bufs[k]); ok {
-				c.bufs[k], c.sets[k] = out, out
-			} else {
-				c.bufs[k] = intersect(c.sets[k-1], lc.parentList(gi, pk, m, mi), c.bufs[k])
-				c.sets[k] = c.bufs[k]
-			}
+			c.sets[k] = lc.chainStep(gi, k, m, mi)
 		}
 		c.key[k] = m[lg.Parents[c.order[k]].Level]
 	}
 	c.valid = len(c.order)
 	return c.sets[len(c.order)-1]
+}
+
+// chainStep computes prefix k of group gi's chain from prefix k-1: the k-th parent's list
+// intersected with it, or prefix k-1 filtered by the parent's hub row, or (for the second
+// parent, when its list is the shorter) that list filtered by the first parent's row.
+func (lc *leafCounter) chainStep(gi, k int, m []uint32, mi []int) []uint32 {
+	c := &lc.chains[gi]
+	pk := c.order[k]
+	if k == 0 {
+		return lc.parentList(gi, pk, m, mi)
+	}
+	if k == 1 {
+		if s := lc.parentList(gi, pk, m, mi); len(s) < len(c.sets[0]) {
+			if out, ok := lc.hubFilter(gi, c.order[0], s, m, c.bufs[k]); ok {
+				c.bufs[k] = out
+				return out
+			}
+		}
+	}
+	if out, ok := lc.hubFilter(gi, pk, c.sets[k-1], m, c.bufs[k]); ok {
+		c.bufs[k] = out
+		return out
+	}
+	c.bufs[k] = intersect(c.sets[k-1], lc.parentList(gi, pk, m, mi), c.bufs[k])
+	return c.bufs[k]
 }
 
 // hubFilter writes the elements of s (a subset of the group's admissible vertices: candidates
