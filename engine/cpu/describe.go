@@ -23,9 +23,14 @@ const (
 	// 16 cores (docs/benchmarks.md, issue 17; 2026-11-25): q1 2.6e10 steps in 7.8 s, q4 2.6e10 in
 	// 6.1 s, q2 6.1e9 in 2.1 s, q3 2.2e9 in 0.73 s, q5 5.1e9 in 1.2 s, q9 5.5e9 in 1.2 s, q12 3.0e9
 	// in 1.6 s, q15 2.3e9 in 0.47 s, q23 4.8e9 in 1.1 s: 1.9e8-4.8e8 steps a second per thread
-	// (with ThreadGain's 10x on 16 threads), where NodesPerSecond predicted 0.02-0.3 s. The upper
-	// end is taken, so that the CPU keeps what it does fast.
-	CostPerSecond = 4e8
+	// (with ThreadGain's 10x on 16 threads), where NodesPerSecond predicted 0.02-0.3 s. Since
+	// the leaf groups' cached prefixes and the hub rows (branch cpu17, 2026-12-02), one thread
+	// on the 2-core machine runs q1 at 7.5e8 steps a second, q3 6.6e8, q4 5.8e8, q5 2.3e9, q6
+	// 2.0e9, q7 3.1e9, q15 5.4e9, q23 6.3e9 (q23 and q7 were 7.2e8 and 7.7e8 before; the
+	// device's threads ran at 0.6 times this machine's one): about 3.5e8-3.8e9 a thread on the
+	// device. A middle value is taken: the CPU keeps the leaf-counted patterns it now does fast
+	// (q5, q7, q15, q23), and the level-bound ones (q1, q4, q6) still go to a GPU.
+	CostPerSecond = 1.2e9
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate
 	// (docs/benchmarks.md, thread scaling: 1.6-2.1x on 2 threads, 7-11x on 16).
 	ThreadGain = 0.6
