@@ -137,7 +137,13 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 	}
 	threads = max(1, threads)
 	sched := newScheduler(roots, threads, &stop)
-	releaseWake := context.AfterFunc(ctx, sched.wake)
+	// Waiting workers must see the stop flag set when they are woken: set it here, before the
+	// wake-up, rather than rely on stopOnDone's func running first (when it ran second, a worker
+	// woken too early waited again, and forever, for workers that had stopped).
+	releaseWake := context.AfterFunc(ctx, func() {
+		stop.Store(true)
+		sched.wake()
+	})
 	defer releaseWake()
 
 	var (
