@@ -2,7 +2,10 @@
 // each level intersects candidate-space lists (or the CSR's label runs), narrowed to its
 // symmetry window and checked for injectivity and induced non-adjacency; the last level is
 // counted by size, and postponed vertices (leaves, cycle-closing and isolated vertices) are
-// counted combinatorially. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
+// counted combinatorially, their common neighbours intersected from cached prefixes (only the
+// parents that changed are intersected again). The neighbourhoods of the highest-degree data
+// vertices are bit rows (hubs.go): a set is narrowed by a hub's row, a load per element, instead
+// of being merged with its list. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
 // candidates are shared among worker goroutines that steal work from each other.
 //
 // Cliques of four or more vertices with uniform labels (plan.AsClique) are counted apart, in
