@@ -294,8 +294,9 @@ func (lc *leafCounter) chainStep(gi, k int, m []uint32, mi []int) []uint32 {
 	if k == 0 {
 		return lc.parentList(gi, pk, m, mi)
 	}
+	var s []uint32 // the k-th parent's list, once fetched
 	if k == 1 {
-		if s := lc.parentList(gi, pk, m, mi); len(s) < len(c.sets[0]) {
+		if s = lc.parentList(gi, pk, m, mi); len(s) < len(c.sets[0]) {
 			if out, ok := lc.hubFilter(gi, c.order[0], s, m, c.bufs[k]); ok {
 				c.bufs[k] = out
 				return out
@@ -306,7 +307,10 @@ func (lc *leafCounter) chainStep(gi, k int, m []uint32, mi []int) []uint32 {
 		c.bufs[k] = out
 		return out
 	}
-	c.bufs[k] = intersect(c.sets[k-1], lc.parentList(gi, pk, m, mi), c.bufs[k])
+	if s == nil {
+		s = lc.parentList(gi, pk, m, mi)
+	}
+	c.bufs[k] = intersect(c.sets[k-1], s, c.bufs[k])
 	return c.bufs[k]
 }
 
