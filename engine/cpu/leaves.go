@@ -535,6 +535,15 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 		}
 		lc.inter[mask] = size - used[mask]
 	}
+	if k == 2 && len(lc.groups[class[0]].Vertices) == 1 && len(lc.groups[class[1]].Vertices) == 1 {
+		// Two vertices, one a group: |A| |B| minus the pairs that take one vertex twice.
+		a, b := lc.inter[1], lc.inter[2]
+		if a <= 0 || b <= 0 {
+			return 0, true
+		}
+		n, ok := mulChecked(uint64(a), uint64(b))
+		return n - uint64(lc.inter[3]), ok
+	}
 	// Venn regions: elements in exactly the groups of mask.
 	for mask := 1; mask <= full; mask++ {
 		var r int64
