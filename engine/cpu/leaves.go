@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -595,6 +596,13 @@ func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []
 	}
 	if mask == 1<<best {
 		return lc.setSize(class[best])
+	}
+	if other := mask &^ (1 << best); other&(other-1) == 0 {
+		// Two groups: a merge (or galloping) count of two sorted sets, when the other's set is
+		// materialised too (parented, not memoised).
+		if gj := class[bits.TrailingZeros(uint(other))]; len(lc.groups[gj].Parents) > 0 && !lc.memoised[gj] {
+			return int64(setops.IntersectCount(lc.sets[class[best]], lc.sets[gj]))
+		}
 	}
 	var n int64
 	for _, x := range lc.sets[class[best]] {
