@@ -225,8 +225,10 @@ func containedIn(pl *plan.Plan, a, b *plan.LeafGroup) bool {
 
 // memoPosition returns the position in class of the group whose intersection sizes are worth
 // caching, or -1: the class's only parented group, with 2 to maxMemoParents parents whose data
-// vertices recur in consecutive assignments (some level below the first parent is not a parent;
-// with the parents last, every assignment has parents of its own).
+// vertices can recur across assignments: some level is not a parent (below the first parent, the
+// same parents recur in consecutive assignments; above it, under different prefixes, as the two
+// last levels of STMatch's q4 recur under every edge of their common neighbourhood). With every
+// level a parent, every assignment has parents of its own.
 func memoPosition(pl *plan.Plan, class []int) int {
 	pos := -1
 	for b, gi := range class {
@@ -241,11 +243,7 @@ func memoPosition(pl *plan.Plan, class []int) int {
 		return -1
 	}
 	parents := pl.Groups[class[pos]].Parents
-	first := len(pl.Levels)
-	for _, pe := range parents {
-		first = min(first, pe.Level)
-	}
-	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels)-first {
+	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
 		return -1
 	}
 	return pos
