@@ -1,12 +1,12 @@
 package formats
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"iter"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -54,8 +54,10 @@ type lineBlock struct {
 }
 
 const (
-	// blockSize is about how many bytes of lines a worker parses at a time.
-	blockSize = 1 << 20
+	// blockSize is about how many bytes of lines a worker parses at a time: small enough that a
+	// file of a megabyte (wiki-Vote) is several blocks, parsed while the loader consumes the
+	// first, and large enough that a block's hand-offs cost nothing next to its parse.
+	blockSize = 1 << 17
 	// blocksPerWorker bounds the blocks read ahead of the loader (memory: a block's text, and
 	// a 64-byte record a line of it).
 	blocksPerWorker = 2
@@ -115,6 +117,7 @@ func (lr *lineReader) parsedLines(comments string, parse parseFunc) iter.Seq2[*p
 func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <-chan *lineBlock, quit <-chan struct{}) {
 	defer close(order)
 	defer close(work)
+	var carry []byte
 	for {
 		var b *lineBlock
 		select {
@@ -123,7 +126,7 @@ func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <
 			b = &lineBlock{text: make([]byte, 0, blockSize+blockSize/8)}
 		}
 		b.first, b.done = line, make(chan struct{})
-		b.text, b.err = lr.readBlock(b.text[:0])
+		b.text, carry, b.err = lr.readBlock(b.text[:0], carry)
 		if len(b.text) == 0 && b.err == nil {
 			return // end of input
 		}
@@ -154,28 +157,33 @@ func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <
 	}
 }
 
-// readBlock appends whole lines to buf until it holds at least blockSize bytes or the input ends (the last
-// line may lack its newline). It returns no bytes and no error at the end of the input.
-func (lr *lineReader) readBlock(buf []byte) ([]byte, error) {
-	lineStart := len(buf)
+// readBlock reads whole lines into buf: carry (the start of a line that the previous block read
+// past) and then the input in bulk, until buf holds at least blockSize bytes or the input ends
+// (the last line may lack its newline). It returns the lines, and the start of the next line
+// read past them in carry's storage. It returns no bytes and no error at the end of the input.
+// On an error, text holds the whole lines read before it.
+func (lr *lineReader) readBlock(buf, carry []byte) (text, rest []byte, err error) {
+	buf = append(buf[:0], carry...)
+	lastNL := bytes.LastIndexByte(buf, '\n')
 	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		buf = append(buf, chunk...)
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf)) // doubling: a long line costs linear time
+		}
+		n, err := lr.r.Read(buf[len(buf):cap(buf)])
+		if i := bytes.LastIndexByte(buf[len(buf):len(buf)+n], '\n'); i >= 0 {
+			lastNL = len(buf) + i
+		}
+		buf = buf[:len(buf)+n]
 		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(buf)-lineStart > MaxLineBytes {
-				return buf, &tooLongError{}
-			}
-			continue // part of a line longer than the reader's buffer
 		case err == io.EOF:
-			return buf, nil
+			return buf, carry[:0], nil
 		case err != nil:
-			return buf, err
+			return buf[:lastNL+1], carry[:0], err
+		case len(buf) >= blockSize && lastNL >= 0:
+			return buf[:lastNL+1], append(carry[:0], buf[lastNL+1:]...), nil
+		case len(buf)-(lastNL+1) > MaxLineBytes:
+			return buf[:lastNL+1], carry[:0], &tooLongError{}
 		}
-		if len(buf) >= blockSize {
-			return buf, nil
-		}
-		lineStart = len(buf)
 	}
 }
 

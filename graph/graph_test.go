@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -289,5 +290,58 @@ func TestEdgeLabelConflictDeterministic(t *testing.T) {
 	}
 	if want := "edge 61012-61013 given with two labels, 1 and 2"; first != want {
 		t.Fatalf("got %q, want %q", first, want)
+	}
+}
+
+// TestBuildPathsAgree builds random graphs without edge labels (with and without vertex labels,
+// with duplicate edges and sparse ids) both by counting and by sorting, and wants the same arrays.
+func TestBuildPathsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for iter := range 200 {
+		n := 1 + r.IntN(60)
+		labelled := iter%2 == 1
+		type add struct {
+			u, v  int64
+			label int // -1: an edge; else SetVertexLabel(u, label)
+		}
+		var adds []add
+		for range r.IntN(5 * n) {
+			u, v := int64(r.IntN(n)*7), int64(r.IntN(n)*7)
+			if labelled && r.IntN(4) == 0 {
+				adds = append(adds, add{u, 0, r.IntN(3)})
+			}
+			if u != v {
+				adds = append(adds, add{u, v, -1})
+			}
+		}
+		graphs := make([]*Graph, 2)
+		for i, limit := range []int{countingLimit, -1} {
+			b := NewBuilder(BuilderOptions{})
+			for _, a := range adds {
+				var err error
+				if a.label >= 0 {
+					err = b.SetVertexLabel(a.u, uint32(a.label))
+				} else {
+					err = b.AddEdge(a.u, a.v, 0)
+				}
+				if err != nil && a.label < 0 {
+					t.Fatal(err)
+				}
+			}
+			saved := countingLimit
+			countingLimit = limit
+			g, err := b.Build()
+			countingLimit = saved
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			graphs[i] = g
+		}
+		if a, c := graphs[0].Raw(), graphs[1].Raw(); !reflect.DeepEqual(a, c) {
+			t.Fatalf("iteration %d: counting build\n%+v\nsorting build\n%+v", iter, a, c)
+		}
 	}
 }

@@ -101,6 +101,11 @@ type Estimate struct {
 	// |shortest|. Postponed groups cost their parents' intersections the same way. Matching
 	// orders are compared by it (Work ignores reuse and charges whole lists).
 	Cost float64
+	// GroupCost is the part of Cost that the postponed groups' intersections make, and
+	// GroupStepCost what they cost when each group's intersection of its parents' lists but the
+	// deepest one's is kept between assignments (as engine/cpu's leaf counter keeps it): the
+	// cost of intersecting that with the deepest parent's list only.
+	GroupCost, GroupStepCost float64
 	// Scanned is the number of list entries the estimate itself read (its cost).
 	Scanned int64
 	// Elapsed is the time the estimate took.
@@ -132,6 +137,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 	}
 	e := newEstimator(g, pl, opts.Seed)
 	var sum, sumSq float64
+	var groupCosts [2]float64
 	var err error
 	for est.Probes < maxProbes {
 		if est.Probes%32 == 0 {
@@ -144,7 +150,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 			(opts.Budget > 0 && time.Since(start) >= opts.Budget)) {
 			break
 		}
-		x, heavy := e.probe(est.LevelNodes, &est.Matches, &est.Work, &est.Cost)
+		x, heavy := e.probe(est.LevelNodes, &est.Matches, &est.Work, &est.Cost, &groupCosts)
 		est.HeaviestSubtree = max(est.HeaviestSubtree, heavy)
 		sum += x
 		sumSq += x * x
@@ -154,6 +160,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 			break
 		}
 	}
+	est.GroupCost, est.GroupStepCost = groupCosts[0], groupCosts[1]
 	est.finish(sum, sumSq)
 	est.Scanned = e.scanned
 	est.Elapsed = time.Since(start)
@@ -168,6 +175,7 @@ const estimateBlock = 128
 type blockTally struct {
 	levelNodes                                []float64
 	matches, work, cost, sum, sumSq, heaviest float64
+	groupCosts                                [2]float64
 	probes                                    int
 	scanned                                   int64
 }
@@ -207,7 +215,7 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 						break
 					}
 					costBefore := t.cost
-					x, heavy := e.probe(t.levelNodes, &t.matches, &t.work, &t.cost)
+					x, heavy := e.probe(t.levelNodes, &t.matches, &t.work, &t.cost, &t.groupCosts)
 					t.heaviest = max(t.heaviest, heavy)
 					t.sum += x
 					t.sumSq += x * x
@@ -233,6 +241,8 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 		est.Matches += t.matches
 		est.Work += t.work
 		est.Cost += t.cost
+		est.GroupCost += t.groupCosts[0]
+		est.GroupStepCost += t.groupCosts[1]
 		est.HeaviestSubtree = max(est.HeaviestSubtree, t.heaviest)
 		sum += t.sum
 		sumSq += t.sumSq
@@ -269,6 +279,8 @@ func (est *Estimate) finish(sum, sumSq float64) {
 	est.Matches /= n
 	est.Work /= n
 	est.Cost /= n
+	est.GroupCost /= n
+	est.GroupStepCost /= n
 	est.Nodes = sum / n
 	est.HeaviestSubtree = min(est.HeaviestSubtree, est.Nodes)
 	if n > 1 {
@@ -336,6 +348,11 @@ type estimator struct {
 	rawLen    []int   // per level: its set's size before the per-candidate checks (for reuse)
 	srcLen    []int   // scratch: source lengths of one set operation
 	groupCost float64 // the cost of the last leafCount's intersections
+	// groupStepCost is the same with the prefixes kept (Estimate.GroupStepCost); stepSets,
+	// stepOut and stepTmp are its scratch.
+	groupStepCost    float64
+	stepSets         [][]uint32
+	stepOut, stepTmp []uint32
 }
 
 // intersectCost is the cost of intersecting sources of the given lengths (see Estimate.Cost).
@@ -443,7 +460,7 @@ func newEstimator(g *graph.Graph, pl *Plan, seed uint64) *estimator {
 // probe walks one random path of the search tree, adds its estimates of each level's nodes, of
 // the matches and of the work, and returns its estimate of the total number of nodes and of the
 // number of nodes below its level-1 vertex.
-func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64) (total, below1 float64) {
+func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, groupCosts *[2]float64) (total, below1 float64) {
 	weight, at1 := 1.0, 0.0
 	for i := range e.pl.Levels {
 		set, w := e.levelSet(i)
@@ -477,6 +494,8 @@ func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64) (t
 	n, w := e.leafCount()
 	*work += weight * float64(w)
 	*cost += weight * e.groupCost
+	groupCosts[0] += weight * e.groupCost
+	groupCosts[1] += weight * e.groupStepCost
 	*matches += weight * n
 	return total, below1
 }
@@ -586,7 +605,7 @@ func (e *estimator) accept(l *Level, c uint32) bool {
 func (e *estimator) leafCount() (float64, int) {
 	pl := e.pl
 	work := 0
-	e.groupCost = 0
+	e.groupCost, e.groupStepCost = 0, 0
 	for gi, lg := range pl.Groups {
 		if len(lg.Parents) == 0 {
 			continue
@@ -609,6 +628,7 @@ func (e *estimator) leafCount() (float64, int) {
 		}
 		e.srcLen = lens
 		e.groupCost += intersectCost(lens)
+		e.groupStepCost += e.stepCost(lg, sets)
 		e.groupSets[gi] = intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi])
 	}
 	e.scanned += int64(work)
@@ -621,6 +641,32 @@ func (e *estimator) leafCount() (float64, int) {
 		total *= n
 	}
 	return total, work
+}
+
+// stepCost is the cost of intersecting the group's parents' lists sets (in Parents' order) but
+// the deepest parent's, kept, with the deepest parent's list; that of a single parent's list is
+// its length, as in Cost (the list is read when the groups' sets are combined).
+func (e *estimator) stepCost(lg LeafGroup, sets [][]uint32) float64 {
+	if len(sets) < 2 {
+		return float64(len(sets[0]))
+	}
+	deepest := 0
+	for k, pe := range lg.Parents {
+		if pe.Level > lg.Parents[deepest].Level {
+			deepest = k
+		}
+	}
+	others := e.stepSets[:0]
+	for k, s := range sets {
+		if k != deepest {
+			others = append(others, s)
+		}
+	}
+	e.stepSets = others
+	prefix := intersectSorted(others, &e.stepOut, &e.stepTmp)
+	lens := append(e.srcLen[:0], len(prefix), len(sets[deepest]))
+	e.srcLen = lens
+	return intersectCost(lens)
 }
 
 // inGroup reports whether c is admissible for group gi (before removing used vertices).

@@ -353,3 +353,46 @@ func TestEstimateDeterministicAndBounded(t *testing.T) {
 		t.Errorf("empty plan: %+v, %v", e, err)
 	}
 }
+
+// TestEstimateGroupStepCost checks the postponed groups' costs on K4, where every list has three
+// entries: a vertex counted on a triangle costs intersectCost(3, 3, 3) = 3 + 2x6 per assignment
+// in full and intersectCost(2, 3) = 2 + 2 log2(5) with its first two parents' intersection
+// kept; groups of one parent cost their list in both.
+func TestEstimateGroupStepCost(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for u := range 4 {
+		for v := u + 1; v < 4; v++ {
+			if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		src   string
+		ratio float64
+	}{
+		{"(a)-(b)-(c)-(a), (d)-(a), (d)-(b), (d)-(c)", (2 + 2*math.Log2(5)) / 15},
+		{"(a)-(b), (a)-(c)", 1},
+	} {
+		p, err := pattern.Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := plan.Build(g, p, plan.Options{})
+		if len(pl.Groups) == 0 {
+			t.Fatalf("%s: no postponed group", c.src)
+		}
+		est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Seed: 1, Probes: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if est.GroupCost <= 0 || est.GroupCost > est.Cost || math.Abs(est.GroupStepCost/est.GroupCost-c.ratio) > 1e-9 {
+			t.Errorf("%s: Cost %g, GroupCost %g, GroupStepCost %g; want a step/full ratio of %g",
+				c.src, est.Cost, est.GroupCost, est.GroupStepCost, c.ratio)
+		}
+	}
+}

@@ -2,7 +2,10 @@
 // each level intersects candidate-space lists (or the CSR's label runs), narrowed to its
 // symmetry window and checked for injectivity and induced non-adjacency; the last level is
 // counted by size, and postponed vertices (leaves, cycle-closing and isolated vertices) are
-// counted combinatorially. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
+// counted combinatorially, their common neighbours intersected from cached prefixes (only the
+// parents that changed are intersected again). The neighbourhoods of the highest-degree data
+// vertices are bit rows (hubs.go): a set is narrowed by a hub's row, a load per element, instead
+// of being merged with its list. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
 // candidates are shared among worker goroutines that steal work from each other.
 //
 // Cliques of four or more vertices with uniform labels (plan.AsClique) are counted apart, in
@@ -130,13 +133,20 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 		indexLimit = int(min(uint64(indexLimit), (p.MemoryLimit-requiredMemory(p))/8))
 	}
 	index := candidateIndexes(p.Data, pl, indexLimit)
+	hubs := hubRowsFor(p, pl)
 	threads := p.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = max(1, threads)
 	sched := newScheduler(roots, threads, &stop)
-	releaseWake := context.AfterFunc(ctx, sched.wake)
+	// Waiting workers must see the stop flag set when they are woken: set it here, before the
+	// wake-up, rather than rely on stopOnDone's func running first (when it ran second, a worker
+	// woken too early waited again, and forever, for workers that had stopped).
+	releaseWake := context.AfterFunc(ctx, func() {
+		stop.Store(true)
+		sched.wake()
+	})
 	defer releaseWake()
 
 	var (
@@ -150,6 +160,7 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 		w := newWorker(p.Data, pl, &stop)
 		w.sched = sched
 		w.candIndex = index
+		w.setHubs(hubs)
 		runWorker(w, sched, p.Progress)
 		mu.Lock()
 		defer mu.Unlock()
@@ -180,6 +191,27 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 		return engine.Result{Count: total, Partial: true, PlanTime: planTime}, err
 	}
 	return engine.Result{Count: total, PlanTime: planTime}, nil
+}
+
+// hubRowsFor builds the hub rows for a count of plan pl when some set of it intersects two lists
+// or more, within what p's memory limit leaves (an eighth of it, beside the candidate space and
+// the candidate indexes).
+func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
+	uses := false
+	for _, l := range pl.Levels {
+		uses = uses || len(l.Backward) >= 2
+	}
+	for _, lg := range pl.Groups {
+		uses = uses || len(lg.Parents) >= 2
+	}
+	if !uses {
+		return nil
+	}
+	budget := uint64(hubMaxBytes)
+	if p.MemoryLimit > 0 {
+		budget = (p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))) / 8
+	}
+	return buildHubRows(p.Data, budget)
 }
 
 // rampUpDelay is how long a count runs on one worker before the others join (a variable so

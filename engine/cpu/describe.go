@@ -17,15 +17,18 @@ const (
 	// ms, Q_9 7.8e4 in 6.6 ms, Q_3 1.9e5 in 17 ms (1.0-1.2e7/s); Q_20 3.6e6/s (long
 	// intersections); wiki-Vote 4-cycle 7.0e7 nodes in 1.35 s on 2 threads (2.6e7/s a thread).
 	NodesPerSecond = 1e7
-	// CostPerSecond is the search's rate in set-operation steps (plan.Estimate.Cost: list entries
-	// merged or binary-searched) per thread. Dense patterns with hub intersections are bound by
-	// these, not by nodes: STMatch's 24 patterns on wiki-Vote, the CPU engine on the H100 host's
-	// 16 cores (docs/benchmarks.md, issue 17; 2026-11-25): q1 2.6e10 steps in 7.8 s, q4 2.6e10 in
-	// 6.1 s, q2 6.1e9 in 2.1 s, q3 2.2e9 in 0.73 s, q5 5.1e9 in 1.2 s, q9 5.5e9 in 1.2 s, q12 3.0e9
-	// in 1.6 s, q15 2.3e9 in 0.47 s, q23 4.8e9 in 1.1 s: 1.9e8-4.8e8 steps a second per thread
-	// (with ThreadGain's 10x on 16 threads), where NodesPerSecond predicted 0.02-0.3 s. The upper
-	// end is taken, so that the CPU keeps what it does fast.
-	CostPerSecond = 4e8
+	// CostPerSecond is the search's rate in set-operation steps per thread: plan.Estimate's Cost
+	// with the postponed groups' part priced as this engine computes it (their intersections
+	// kept between assignments, GroupStepCost in place of GroupCost). Dense patterns with hub
+	// intersections are bound by these, not by nodes: STMatch's 24 patterns on wiki-Vote
+	// (docs/benchmarks.md, issue 17). One thread on the 2-core machine (branch cpu17,
+	// 2026-12-02) runs q1 at 7.5e8 such steps a second, q2 6.6e8, q3 6.5e8, q5 1.2e9, q6 2.2e9,
+	// q7 9.6e8, q9 1.1e9, q12 2.8e8, q15 8.9e8, q23 7.9e8 (Cost alone spread them over
+	// 6e8-6.3e9). The device's 16 threads ran at about 10 times this machine's one (q23 before
+	// this branch: 7.9e9 steps in 1.1 s there, 11 s here). The upper middle is taken: scaled so
+	// from two threads here, the CPU counts q3, q5, q12, q15 and q23 in 0.1-0.3 s on the device,
+	// where stmatch's whole process takes 0.39-0.46 s.
+	CostPerSecond = 1e9
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate
 	// (docs/benchmarks.md, thread scaling: 1.6-2.1x on 2 threads, 7-11x on 16).
 	ThreadGain = 0.6
@@ -52,7 +55,7 @@ func (Engine) PlanOptions(p *engine.Problem, listing bool) (plan.Options, error)
 func (Engine) StartSeconds() float64 { return 0 }
 
 // Predict implements engine.Predictor: the estimated search nodes at NodesPerSecond or its
-// set-operation steps at CostPerSecond, whichever takes longer (the bounded nodes when the search
+// set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded nodes when the search
 // was not estimated), on the problem's threads; for a clique the clique counter's time from the
 // number of data edges.
 func (Engine) Predict(w *engine.Workload) engine.Prediction {
@@ -66,7 +69,7 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	note := fmt.Sprintf("%d thread(s)", threads)
 	if e := w.Estimate; e != nil {
 		seconds = e.Nodes / (NodesPerSecond * gain)
-		if c := e.Cost / (CostPerSecond * gain); c > seconds {
+		if c := (e.Cost - e.GroupCost + e.GroupStepCost) / (CostPerSecond * gain); c > seconds {
 			seconds, note = c, note+", set operations"
 		}
 	}

@@ -1,9 +1,12 @@
 package cpu
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -30,7 +33,8 @@ type leafCounter struct {
 	sets           [][]uint32
 	setBuf, tmpBuf [][]uint32
 	unionBuf       [][][]uint32
-	parentSets     [][]uint32
+	chains         []prefixChain
+	hubs           *hubRows // nil: none
 	// space[g][k] is the candidate-space index of the k-th parent edge of group g (nil without
 	// a candidate space).
 	space   [][]*plan.EdgeIndex
@@ -50,6 +54,8 @@ type leafCounter struct {
 	memo     []classMemo
 	memoised []bool
 
+	// within[g] has bit h set when S_g is a subset of S_h for every assignment (containedIn).
+	within []uint64
 	// collide[g] has bit j set for each level j whose data vertex may lie in S_g:
 	// label-compatible, and not a parent of g (a parent's data vertex is never its own neighbour).
 	collide []uint64
@@ -79,23 +85,54 @@ type classMemo struct {
 
 const keyWords = maxMemoParents / 2
 
+// prefixChain holds, for a parented group, the intersections of its parents' lists taken in the
+// order of the parents' levels: sets[k] is the intersection of the first k+1 parents' lists,
+// computed with key[k] the data vertex of the k-th parent, for k < valid. A deeper level changes
+// more often than a shallower one, so most calls find every prefix but the last still valid and
+// intersect once (wiki-Vote's 5-clique with two vertices on top, STMatch's q23: one intersection
+// of the first four parents' common neighbours with the fifth's instead of four).
+type prefixChain struct {
+	order []int // indices into the group's Parents, by level
+	key   []uint32
+	sets  [][]uint32
+	bufs  [][]uint32
+	valid int
+}
+
+func newPrefixChain(parents []plan.ParentEdge) prefixChain {
+	order := make([]int, len(parents))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(parents[a].Level, parents[b].Level) })
+	n := len(parents)
+	return prefixChain{order: order, key: make([]uint32, n), sets: make([][]uint32, n), bufs: make([][]uint32, n)}
+}
+
 func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	lc.g, lc.pl, lc.groups = g, pl, pl.Groups
 	ng := len(pl.Groups)
 	lc.sets, lc.setBuf, lc.tmpBuf = make([][]uint32, ng), make([][]uint32, ng), make([][]uint32, ng)
 	lc.unionBuf = make([][][]uint32, ng)
-	maxParents := 0
+	lc.chains = make([]prefixChain, ng)
 	for i, lg := range pl.Groups {
 		lc.unionBuf[i] = make([][]uint32, len(lg.Parents))
-		maxParents = max(maxParents, len(lg.Parents))
+		lc.chains[i] = newPrefixChain(lg.Parents)
 	}
-	lc.parentSets = make([][]uint32, 0, maxParents)
 	if pl.Space != nil {
 		lc.space = make([][]*plan.EdgeIndex, ng)
 		for i, lg := range pl.Groups {
 			for _, pe := range lg.Parents {
 				parent := pl.Levels[pe.Level].Vertex
 				lc.space[i] = append(lc.space[i], pl.Space[[2]int{parent, lg.Vertices[0]}])
+			}
+		}
+	}
+	lc.within = make([]uint64, ng)
+	for gi, lg := range pl.Groups {
+		for gj, other := range pl.Groups {
+			if gi != gj && len(lg.Parents) > 0 && containedIn(pl, &lg, &other) {
+				lc.within[gi] |= 1 << gj
 			}
 		}
 	}
@@ -170,10 +207,28 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	lc.ndp = make([]uint64, maxStates)
 }
 
+// containedIn reports whether the admissible set of parented group a is within that of group b
+// for every assignment: a's candidates are b's (so labels agree), and b is isolated or its
+// parent edges are among a's. Every common neighbour of the parents is a candidate (see
+// leafCounter), so S_a lies in a's candidates, and its elements are joined to b's parents.
+func containedIn(pl *plan.Plan, a, b *plan.LeafGroup) bool {
+	if !pl.CandidateBits[a.Vertices[0]].SubsetOf(pl.CandidateBits[b.Vertices[0]]) {
+		return false
+	}
+	for _, pe := range b.Parents {
+		if !slices.Contains(a.Parents, pe) {
+			return false
+		}
+	}
+	return true
+}
+
 // memoPosition returns the position in class of the group whose intersection sizes are worth
 // caching, or -1: the class's only parented group, with 2 to maxMemoParents parents whose data
-// vertices recur in consecutive assignments (some level below the first parent is not a parent;
-// with the parents last, every assignment has parents of its own).
+// vertices can recur across assignments: some level is not a parent (below the first parent, the
+// same parents recur in consecutive assignments; above it, under different prefixes, as the two
+// last levels of STMatch's q4 recur under every edge of their common neighbourhood). With every
+// level a parent, every assignment has parents of its own.
 func memoPosition(pl *plan.Plan, class []int) int {
 	pos := -1
 	for b, gi := range class {
@@ -188,11 +243,7 @@ func memoPosition(pl *plan.Plan, class []int) int {
 		return -1
 	}
 	parents := pl.Groups[class[pos]].Parents
-	first := len(pl.Levels)
-	for _, pe := range parents {
-		first = min(first, pe.Level)
-	}
-	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels)-first {
+	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
 		return -1
 	}
 	return pos
@@ -211,23 +262,76 @@ func (lc *leafCounter) materialise(m []uint32, mi []int) {
 }
 
 // commonNeighbours computes S_g: the intersection of the parents' candidate-space lists, or of
-// their matching label runs without a candidate space.
+// their matching label runs without a candidate space. It intersects them in the order of the
+// parents' levels and keeps every prefix (see prefixChain), so that only the prefixes whose
+// parents changed since the last call are computed again.
 func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
+	c := &lc.chains[gi]
 	lg := &lc.groups[gi]
-	sets := lc.parentSets[:0]
-	for k, pe := range lg.Parents {
-		var s []uint32
-		if lc.space != nil {
-			s = lc.space[gi][k].List(mi[pe.Level])
-		} else {
-			s = plan.NeighbourSet(lc.g, m[pe.Level], lg.VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
-		}
-		if len(s) == 0 {
-			return nil
-		}
-		sets = append(sets, s)
+	k := 0
+	for k < c.valid && c.key[k] == m[lg.Parents[c.order[k]].Level] {
+		k++
 	}
-	return intersectAll(sets, &lc.setBuf[gi], &lc.tmpBuf[gi])
+	for ; k < len(c.order); k++ {
+		if k > 0 && len(c.sets[k-1]) == 0 {
+			c.sets[k] = nil
+		} else {
+			c.sets[k] = lc.chainStep(gi, k, m, mi)
+		}
+		c.key[k] = m[lg.Parents[c.order[k]].Level]
+	}
+	c.valid = len(c.order)
+	return c.sets[len(c.order)-1]
+}
+
+// chainStep computes prefix k of group gi's chain from prefix k-1: the k-th parent's list
+// intersected with it, or prefix k-1 filtered by the parent's hub row, or (for the second
+// parent, when its list is the shorter) that list filtered by the first parent's row.
+func (lc *leafCounter) chainStep(gi, k int, m []uint32, mi []int) []uint32 {
+	c := &lc.chains[gi]
+	pk := c.order[k]
+	if k == 0 {
+		return lc.parentList(gi, pk, m, mi)
+	}
+	var s []uint32 // the k-th parent's list, once fetched
+	if k == 1 {
+		if s = lc.parentList(gi, pk, m, mi); len(s) < len(c.sets[0]) {
+			if out, ok := lc.hubFilter(gi, c.order[0], s, m, c.bufs[k]); ok {
+				c.bufs[k] = out
+				return out
+			}
+		}
+	}
+	if out, ok := lc.hubFilter(gi, pk, c.sets[k-1], m, c.bufs[k]); ok {
+		c.bufs[k] = out
+		return out
+	}
+	if s == nil {
+		s = lc.parentList(gi, pk, m, mi)
+	}
+	c.bufs[k] = intersect(c.sets[k-1], s, c.bufs[k])
+	return c.bufs[k]
+}
+
+// hubFilter writes the elements of s (a subset of the group's admissible vertices: candidates
+// of the right vertex label) adjacent to the k-th parent's data vertex into out, when that vertex
+// has a hub row and adjacency alone decides the parent's edge (see hubEdge).
+func (lc *leafCounter) hubFilter(gi, k int, s []uint32, m []uint32, out []uint32) ([]uint32, bool) {
+	pe := lc.groups[gi].Parents[k]
+	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) {
+		return out, false
+	}
+	return lc.hubs.filter(s, m[pe.Level], out)
+}
+
+// parentList returns the k-th parent's list of group gi: its candidate-space list, or its
+// matching label runs without a candidate space.
+func (lc *leafCounter) parentList(gi, k int, m []uint32, mi []int) []uint32 {
+	pe := lc.groups[gi].Parents[k]
+	if lc.space != nil {
+		return lc.space[gi][k].List(mi[pe.Level])
+	}
+	return plan.NeighbourSet(lc.g, m[pe.Level], lc.groups[gi].VertexLabel, pe.EdgeLabel, &lc.unionBuf[gi][k])
 }
 
 // memoSizes returns the memoised group's intersection sizes for class ci (see classMemo), from
@@ -430,6 +534,15 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 		}
 		lc.inter[mask] = size - used[mask]
 	}
+	if k == 2 && len(lc.groups[class[0]].Vertices) == 1 && len(lc.groups[class[1]].Vertices) == 1 {
+		// Two vertices, one a group: |A| |B| minus the pairs that take one vertex twice.
+		a, b := lc.inter[1], lc.inter[2]
+		if a <= 0 || b <= 0 {
+			return 0, true
+		}
+		n, ok := mulChecked(uint64(a), uint64(b))
+		return n - uint64(lc.inter[3]), ok
+	}
 	// Venn regions: elements in exactly the groups of mask.
 	for mask := 1; mask <= full; mask++ {
 		var r int64
@@ -457,6 +570,19 @@ func (lc *leafCounter) allIsolated(class []int, mask int) bool {
 // intersectionSize counts the data vertices in every group of mask (used vertices included),
 // by walking the smallest parented set and testing membership in the others.
 func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []int) int64 {
+	// A group whose set lies within every other's of mask: the intersection is its set.
+	for b, gi := range class {
+		if mask&(1<<b) == 0 || len(lc.groups[gi].Parents) == 0 {
+			continue
+		}
+		inAll := true
+		for c, gj := range class {
+			inAll = inAll && (c == b || mask&(1<<c) == 0 || lc.within[gi]&(1<<gj) != 0)
+		}
+		if inAll {
+			return lc.setSize(gi)
+		}
+	}
 	best := -1
 	for b := range class {
 		if mask&(1<<b) == 0 || len(lc.groups[class[b]].Parents) == 0 {
@@ -468,6 +594,13 @@ func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []
 	}
 	if mask == 1<<best {
 		return lc.setSize(class[best])
+	}
+	if other := mask &^ (1 << best); other&(other-1) == 0 {
+		// Two groups: a merge (or galloping) count of two sorted sets, when the other's set is
+		// materialised too (parented, not memoised).
+		if gj := class[bits.TrailingZeros(uint(other))]; len(lc.groups[gj].Parents) > 0 && !lc.memoised[gj] {
+			return int64(setops.IntersectCount(lc.sets[class[best]], lc.sets[gj]))
+		}
 	}
 	var n int64
 	for _, x := range lc.sets[class[best]] {

@@ -7,18 +7,22 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine"
-	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/internal/proptest"
 )
 
-// settings are the engine settings every case is counted with: 1 and 2 threads, and a memory
-// limit small enough that the plan has no candidate space (the search then intersects the data
-// graph's label runs, and reuses sets that the candidate space's subset check would not allow).
+// settings are the engine settings every case is counted with: 1 and 2 threads, a memory limit
+// small enough that the plan has no candidate space (the search then intersects the data graph's
+// label runs, and reuses sets that the candidate space's subset check would not allow), and hub
+// rows for every vertex (the test graphs have no vertex of the degree that gets one by default),
+// with and without the candidate space.
 var settings = []struct {
 	name    string
 	threads int
 	memory  uint64
-}{{"threads 1", 1, 0}, {"threads 2", 2, 0}, {"threads 1, 64 KiB", 1, 64 << 10}}
+	hubs    bool
+}{{"threads 1", 1, 0, false}, {"threads 2", 2, 0, false}, {"threads 1, 64 KiB", 1, 64 << 10, false},
+	{"threads 1, hub rows", 1, 0, true}, {"threads 1, 64 KiB, hub rows", 1, 64 << 10, true}}
 
 // TestOracleProperty (2000 seeds, 100 with -short) checks the cpu engine's counts (and, for a
 // subset, its match lists) against the brute-force oracle on random problems, under every
@@ -60,6 +64,7 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 		t0 := time.Now()
 		for _, s := range settings {
 			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: s.threads, MemoryLimit: s.memory}
+			restore := cpu.EveryVertexAHub(s.hubs)
 			for range repeat {
 				res, err := e.Count(ctx, prob)
 				if err != nil || res.Partial || res.Count != want {
@@ -68,6 +73,7 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 					break
 				}
 			}
+			restore()
 		}
 		engineTime += time.Since(t0)
 		// Match lists for a subset of seeds, when small.

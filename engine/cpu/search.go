@@ -35,7 +35,12 @@ type worker struct {
 	sets       [][]uint32   // scratch list of input sets
 
 	leaves leafCounter
-	reused []bool // reused[i]: a later level starts from level i's set
+	// hubs, when not nil, are the data graph's hub rows; hubBuf[i] is level i's pair of buffers
+	// for filtering by them, hubVerts a scratch list of hubs.
+	hubs     *hubRows
+	hubBuf   [][2][]uint32
+	hubVerts []uint32
+	reused   []bool // reused[i]: a later level starts from level i's set
 	// isoMarks (a bit per data vertex, all clear between uses) marks the vertices countIsolated
 	// has excluded; allocated on first use.
 	isoMarks plan.Bitset
@@ -111,6 +116,11 @@ func levelsNeedingIndex(pl *plan.Plan) []bool {
 	return need
 }
 
+// setHubs gives the worker the hub rows (nil: none) for its intersections.
+func (w *worker) setHubs(h *hubRows) {
+	w.hubs, w.leaves.hubs = h, h
+}
+
 func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	L := len(pl.Levels)
 	w := &worker{
@@ -125,6 +135,8 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 		w.unionSlots[i] = make([][]uint32, len(l.Backward))
 	}
 	w.sets = make([][]uint32, 0, maxBack+1)
+	w.hubBuf = make([][2][]uint32, L)
+	w.hubVerts = make([]uint32, 0, maxBack)
 	w.reused = make([]bool, L)
 	w.iterCands, w.iterPos, w.iterEnd = make([][]uint32, L), make([]int, L), make([]int, L)
 	w.mi = make([]int, L)
@@ -162,6 +174,7 @@ func (w *worker) candidates(i int) []uint32 {
 	if lvl.Reuse >= 0 {
 		sets = append(sets, w.raw[lvl.Reuse])
 	}
+	first := len(sets) // the Extra edges' lists
 	for k, be := range lvl.Extra {
 		if w.space != nil {
 			sets = append(sets, w.space[i][k].List(w.mi[be.Level]))
@@ -180,11 +193,48 @@ func (w *worker) candidates(i int) []uint32 {
 			return nil
 		}
 	}
-	w.raw[i] = intersectAll(sets, &w.candBuf[i], &w.tmpBuf[i])
+	w.raw[i] = w.intersectLevel(i, sets, first)
 	if narrowed {
 		return w.raw[i]
 	}
 	return w.bounds(i, w.raw[i])
+}
+
+// intersectLevel intersects level i's sets (sets[first:] are its Extra edges' lists, in order):
+// the lists of hubs with a row (see hubRows) are not merged but used to filter the intersection
+// of the others, keeping the shortest Extra list merged so that the result stays within the
+// level's candidates.
+func (w *worker) intersectLevel(i int, sets [][]uint32, first int) []uint32 {
+	if w.hubs == nil || len(sets) < 2 {
+		return intersectAll(sets, &w.candBuf[i], &w.tmpBuf[i])
+	}
+	lvl := &w.levels[i]
+	shortest := first
+	for k := first + 1; k < len(sets); k++ {
+		if len(sets[k]) < len(sets[shortest]) {
+			shortest = k
+		}
+	}
+	hubs := w.hubVerts[:0]
+	kept := sets[:0]
+	for k, s := range sets {
+		if k >= first && k != shortest {
+			be := lvl.Extra[k-first]
+			if v := w.m[be.Level]; w.hubs.row[v] >= 0 && hubEdge(w.g, be.EdgeLabel) {
+				hubs = append(hubs, v)
+				continue
+			}
+		}
+		kept = append(kept, s)
+	}
+	w.hubVerts = hubs
+	cur := intersectAll(kept, &w.candBuf[i], &w.tmpBuf[i])
+	for k, v := range hubs {
+		buf := &w.hubBuf[i][k%2]
+		*buf, _ = w.hubs.filter(cur, v, *buf)
+		cur = *buf
+	}
+	return cur
 }
 
 // bounds narrows sorted candidates to the symmetry-breaking window of level i.

@@ -1,0 +1,11 @@
+package cpu
+
+// EveryVertexAHub gives every vertex of degree one or more a hub row when on (for the external
+// tests: their graphs are far below the default degree); the returned func restores the default.
+func EveryVertexAHub(on bool) func() {
+	saved := hubMinDegree
+	if on {
+		hubMinDegree = 1
+	}
+	return func() { hubMinDegree = saved }
+}
