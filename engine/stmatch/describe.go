@@ -39,18 +39,20 @@ const (
 )
 
 // The rates of the out-of-core modes (Options.Graph), from which a count whose data graph does
-// not fit the GPU memory is predicted. Not measured yet (issue 21, branch ooc4: the device run of
-// scripts/ooc-bench.sh is to set them); taken on the slow side, so that --engine auto, which also
-// wants a margin over the host for any out-of-core run, keeps such counts on the CPU unless the
-// GPU is far ahead.
+// not fit the GPU memory is predicted. Measured on an H200 (docs/benchmarks.md, "Zero-copy and
+// unified-memory baselines", device figures): on R-MAT scale 21 with a quarter of the graph's
+// bytes as --gpu-memory, the kernels took 4.7x and 14x their in-core time with the graph in
+// mapped host memory and 1.05x and 1.4x in managed memory; taken a little on the slow side, so
+// that --engine auto, which also wants a margin over the host for any out-of-core run, keeps such
+// counts on the CPU unless the GPU is far ahead.
 const (
 	// ZeroCopySlowdown is the kernels' time with the graph in mapped host memory over their
 	// time with it in device memory. The sets a warp builds stay in its device buffers, but
 	// every list read crosses the bus (a few tens of GB/s against HBM's terabytes).
-	ZeroCopySlowdown = 10
+	ZeroCopySlowdown = 8
 	// ManagedSlowdown is the same with the graph in managed memory that fits the device's
 	// whole memory: pages move on first touch, then the kernels read device memory.
-	ManagedSlowdown = 3
+	ManagedSlowdown = 1.5
 	// hostStageBytesPerSecond is the rate at which the graph's arrays are staged into pinned
 	// or managed host memory (allocation and copy).
 	hostStageBytesPerSecond = 4e9
