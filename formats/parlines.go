@@ -175,14 +175,15 @@ func (lr *lineReader) readBlock(buf, carry []byte) (text, rest []byte, err error
 		}
 		buf = buf[:len(buf)+n]
 		switch {
+		case len(buf)-(lastNL+1) > MaxLineBytes:
+			// Also at the end of the input: a reader may hand over the last line with io.EOF.
+			return buf[:lastNL+1], carry[:0], &tooLongError{}
 		case err == io.EOF:
 			return buf, carry[:0], nil
 		case err != nil:
 			return buf[:lastNL+1], carry[:0], err
 		case len(buf) >= blockSize && lastNL >= 0:
 			return buf[:lastNL+1], append(carry[:0], buf[lastNL+1:]...), nil
-		case len(buf)-(lastNL+1) > MaxLineBytes:
-			return buf[:lastNL+1], carry[:0], &tooLongError{}
 		}
 	}
 }
