@@ -107,7 +107,7 @@ func gpuMemory(ctx context.Context) (free, total uint64) {
 
 // outOfCoreMargin is how many times faster than the others an out-of-core prediction
 // (engine.Prediction.OutOfCore) must be for auto to take it: the rates of those runs are the
-// least certain (several not yet measured on a device), and the host is the safe choice.
+// least certain (each from one or two device runs), and the host is the safe choice.
 const outOfCoreMargin = 2
 
 // Prediction is the predicted time of one engine.
