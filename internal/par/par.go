@@ -45,8 +45,10 @@ func Workers(n, workers, chunk int) int {
 // range in increasing order when it is free. w, in [0, Workers(...)), names the calling
 // goroutine, so fn can keep per-goroutine state (a searcher, a partial sum) in a slice indexed
 // by w without locks, and the caller merges those after Ranges returns. fn returns false to
-// stop: no range is taken after that (calls running finish). Ranges returns when every call has
-// returned, and reports whether a call stopped it.
+// stop: a goroutine takes no range once it sees that (calls running finish, and one that was
+// already taking its next range may still make that call: an fn that must not run after a stop
+// checks for it itself). Ranges returns when every call has returned, and reports whether a call
+// stopped it.
 func Ranges(n, workers, chunk int, fn func(w, lo, hi int) bool) (stopped bool) {
 	chunk = max(chunk, 1)
 	var next atomic.Int64
