@@ -112,7 +112,7 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 			}
 			return
 		}
-		fp, err := flattenOn(p.Data, pl, o.flatOptions(true))
+		fp, err := flattenOn(p.Data, pl, o.flatOptionsWithin(true, p.GPUMemoryLimit, len(pl.Levels)))
 		if err != nil {
 			yield(nil, err)
 			return

@@ -229,6 +229,18 @@ func (o Options) flatOptions(listing bool) flatOptions {
 	return fo
 }
 
+// flatOptionsWithin is flatOptions for a count or a listing within limit bytes of GPU memory (0:
+// none) of a plan of levels levels: with the graph in host or managed memory (Options.Graph) and
+// no PieceCap set, the level buffers are capped by budgetPieceCap, so that a full grid (and a
+// listing's match buffer, at least one last-level piece) fits the budget.
+func (o Options) flatOptionsWithin(listing bool, limit uint64, levels int) flatOptions {
+	fo := o.flatOptions(listing)
+	if o.Graph != gpu.OnDevice && o.PieceCap == 0 && !o.V1 {
+		fo.pieceCap = budgetPieceCap(limit, levels)
+	}
+	return fo
+}
+
 // KernelChoice says which kernel runs a count. The generic kernel interprets the plan's metadata
 // and is compiled once; the per-query kernel has the plan's levels written out as code, which
 // NVRTC needs a while to compile for every new query shape (then it is cached on disk).
@@ -627,11 +639,7 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
 	pr.planTime = time.Since(tp)
 	if pr.err == nil && !pr.pl.Empty {
-		fo := o.flatOptions(false)
-		if o.Graph != gpu.OnDevice && o.PieceCap == 0 && !o.V1 {
-			fo.pieceCap = budgetPieceCap(p.GPUMemoryLimit, len(pr.pl.Levels))
-		}
-		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, fo)
+		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptionsWithin(false, p.GPUMemoryLimit, len(pr.pl.Levels)))
 		if pr.ferr == nil && pr.fp.Graph && o.V1 {
 			pr.ferr = errSpaceTooLarge
 		}
