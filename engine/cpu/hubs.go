@@ -72,17 +72,22 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	return h
 }
 
+// rowOf returns hub v's row, or nil when v has none.
+func (h *hubRows) rowOf(v uint32) []uint64 {
+	if h == nil || h.row[v] < 0 {
+		return nil
+	}
+	r := int(h.row[v])
+	return h.bits[r*h.words : (r+1)*h.words]
+}
+
 // filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
 // it; ok is false (and nothing is written) when v has no row.
 func (h *hubRows) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
-	if h == nil {
+	bits := h.rowOf(v)
+	if bits == nil {
 		return out, false
 	}
-	r := h.row[v]
-	if r < 0 {
-		return out, false
-	}
-	bits := h.bits[int(r)*h.words : (int(r)+1)*h.words]
 	out = out[:0]
 	for _, x := range s {
 		if bits[x>>6]&(1<<(x&63)) != 0 {
