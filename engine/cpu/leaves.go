@@ -386,13 +386,24 @@ func without(mask, bit int) int {
 	return mask&(1<<bit-1) | mask>>(bit+1)<<bit
 }
 
-// adjacentToParents reports whether x is in S_g, testing x against each parent's list.
+// adjacentToParents reports whether x is in S_g, testing x against each parent's hub row or
+// list. A candidate-space list holds the parent's matching neighbours among the group's
+// candidates, so a row stands for it once x is known to be a candidate.
 func (lc *leafCounter) adjacentToParents(gi int, x uint32, m []uint32, mi []int) bool {
 	lg := &lc.groups[gi]
 	if !lg.VertexLabel.Matches(lc.g.VertexLabel(x)) {
 		return false
 	}
+	candidate := lc.space == nil || lc.pl.CandidateBits[lg.Vertices[0]].Has(x)
 	for k, pe := range lg.Parents {
+		if candidate && hubEdge(lc.g, pe.EdgeLabel) {
+			if row := lc.hubs.rowOf(m[pe.Level]); row != nil {
+				if row[x>>6]&(1<<(x&63)) == 0 {
+					return false
+				}
+				continue
+			}
+		}
 		if lc.space != nil {
 			l := lc.space[gi][k].List(mi[pe.Level])
 			if i := lowerBound(l, 0, x); i == len(l) || l[i] != x {
