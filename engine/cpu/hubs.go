@@ -83,11 +83,17 @@ func (h *hubRows) rowOf(v uint32) []uint64 {
 
 // filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
 // it; ok is false (and nothing is written) when v has no row.
+//
+// It does not call rowOf, so that it stays within the inliner's budget (3% of STMatch's q23).
 func (h *hubRows) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
-	bits := h.rowOf(v)
-	if bits == nil {
+	if h == nil {
 		return out, false
 	}
+	r := h.row[v]
+	if r < 0 {
+		return out, false
+	}
+	bits := h.bits[int(r)*h.words : (int(r)+1)*h.words]
 	out = out[:0]
 	for _, x := range s {
 		if bits[x>>6]&(1<<(x&63)) != 0 {
