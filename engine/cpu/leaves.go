@@ -224,29 +224,48 @@ func containedIn(pl *plan.Plan, a, b *plan.LeafGroup) bool {
 }
 
 // memoPosition returns the position in class of the group whose intersection sizes are worth
-// caching, or -1: the class's only parented group, with 2 to maxMemoParents parents whose data
-// vertices can recur across assignments: some level is not a parent (below the first parent, the
-// same parents recur in consecutive assignments; above it, under different prefixes, as the two
-// last levels of STMatch's q4 recur under every edge of their common neighbourhood). With every
-// level a parent, every assignment has parents of its own.
+// caching, or -1: the class's only parented group, or of a class of two parented groups the one
+// whose deepest parent is deeper than all of the other's parents (the other's set, kept by its
+// prefix chain, then stays the same while the memoised group's parents change: two triangles
+// sharing a vertex, STMatch's q1, have two such groups), with 2 to maxMemoParents parents whose
+// data vertices can recur across assignments: some level is not a parent (below the first
+// parent, the same parents recur in consecutive assignments; above it, under different
+// prefixes, as the two last levels of STMatch's q4 recur under every edge of their common
+// neighbourhood). With every level a parent, every assignment has parents of its own. Only the
+// sizes of the masks whose other groups are isolated are cached.
 func memoPosition(pl *plan.Plan, class []int) int {
 	pos := -1
+	parented := 0
 	for b, gi := range class {
 		if len(pl.Groups[gi].Parents) > 0 {
-			if pos >= 0 {
-				return -1
+			parented++
+			if pos < 0 || deepestParent(&pl.Groups[gi]) > deepestParent(&pl.Groups[class[pos]]) {
+				pos = b
 			}
-			pos = b
 		}
 	}
-	if pos < 0 {
+	switch {
+	case parented == 0 || parented > 2:
 		return -1
+	case parented == 2:
+		if len(class) != 2 || deepestParent(&pl.Groups[class[1-pos]]) >= deepestParent(&pl.Groups[class[pos]]) {
+			return -1
+		}
 	}
 	parents := pl.Groups[class[pos]].Parents
 	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
 		return -1
 	}
 	return pos
+}
+
+// deepestParent returns the deepest level among the group's parents.
+func deepestParent(lg *plan.LeafGroup) int {
+	d := -1
+	for _, pe := range lg.Parents {
+		d = max(d, pe.Level)
+	}
+	return d
 }
 
 // materialise computes S_g of every parented group for the assignment m: the intersection of
@@ -361,8 +380,9 @@ func (lc *leafCounter) memoSizes(ci int, class []int, m []uint32, mi []int) []in
 }
 
 // isolatedIntersections sets sizes[without(mask, bit)] to the number of elements of s (the set
-// of class[bit]) in the candidates of every other group of mask, all isolated, for each mask
-// containing bit: a histogram of each element's memberships, then sums over supersets.
+// of class[bit]) in the candidates of every other group of mask for each mask containing bit
+// whose other groups are isolated (the others are not read): a histogram of each element's
+// memberships, then sums over supersets.
 func (lc *leafCounter) isolatedIntersections(class []int, bit int, s []uint32, sizes []int64) {
 	clear(sizes)
 	if len(class) == 1 {
@@ -372,7 +392,7 @@ func (lc *leafCounter) isolatedIntersections(class []int, bit int, s []uint32, s
 	for _, x := range s {
 		in := 1 << bit
 		for b, gi := range class {
-			if b != bit && lc.groups[gi].Candidates.Has(x) {
+			if b != bit && len(lc.groups[gi].Parents) == 0 && lc.groups[gi].Candidates.Has(x) {
 				in |= 1 << b
 			}
 		}
@@ -386,13 +406,24 @@ func without(mask, bit int) int {
 	return mask&(1<<bit-1) | mask>>(bit+1)<<bit
 }
 
-// adjacentToParents reports whether x is in S_g, testing x against each parent's list.
+// adjacentToParents reports whether x is in S_g, testing x against each parent's hub row or
+// list. A candidate-space list holds the parent's matching neighbours among the group's
+// candidates, so a row stands for it once x is known to be a candidate.
 func (lc *leafCounter) adjacentToParents(gi int, x uint32, m []uint32, mi []int) bool {
 	lg := &lc.groups[gi]
 	if !lg.VertexLabel.Matches(lc.g.VertexLabel(x)) {
 		return false
 	}
+	candidate := lc.space == nil || lc.pl.CandidateBits[lg.Vertices[0]].Has(x)
 	for k, pe := range lg.Parents {
+		if candidate && hubEdge(lc.g, pe.EdgeLabel) {
+			if row := lc.hubs.rowOf(m[pe.Level]); row != nil {
+				if row[x>>6]&(1<<(x&63)) == 0 {
+					return false
+				}
+				continue
+			}
+		}
 		if lc.space != nil {
 			l := lc.space[gi][k].List(mi[pe.Level])
 			if i := lowerBound(l, 0, x); i == len(l) || l[i] != x {
@@ -410,6 +441,36 @@ func (lc *leafCounter) adjacentToParents(gi int, x uint32, m []uint32, mi []int)
 		}
 	}
 	return true
+}
+
+// countInRows counts the elements of s in S_g of memoised group gi (of at most maxMemoParents
+// parents) by its parents' hub rows, the rows looked up once; ok is false when some parent has
+// no row or its edge needs more than adjacency (see hubEdge).
+func (lc *leafCounter) countInRows(gi int, s []uint32, m []uint32) (n int64, ok bool) {
+	lg := &lc.groups[gi]
+	var rows [maxMemoParents][]uint64
+	for k, pe := range lg.Parents {
+		if !hubEdge(lc.g, pe.EdgeLabel) {
+			return 0, false
+		}
+		if rows[k] = lc.hubs.rowOf(m[pe.Level]); rows[k] == nil {
+			return 0, false
+		}
+	}
+	rs := rows[:len(lg.Parents)]
+	cands := lc.pl.CandidateBits[lg.Vertices[0]]
+next:
+	for _, x := range s {
+		for _, row := range rs {
+			if row[x>>6]&(1<<(x&63)) == 0 {
+				continue next
+			}
+		}
+		if (lc.space == nil || cands.Has(x)) && lg.VertexLabel.Matches(lc.g.VertexLabel(x)) {
+			n++
+		}
+	}
+	return n, true
 }
 
 // member reports whether data vertex x is in S_g (materialise must have run).
@@ -525,7 +586,7 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 	for mask := 1; mask <= full; mask++ {
 		var size int64
 		switch iso := lc.isoIntersections[ci]; {
-		case memo != nil && mask&(1<<bit) != 0:
+		case memo != nil && mask&(1<<bit) != 0 && lc.allIsolated(class, mask&^(1<<bit)):
 			size = memo[without(mask, bit)]
 		case iso != nil && lc.allIsolated(class, mask):
 			size = iso[mask]
@@ -570,9 +631,10 @@ func (lc *leafCounter) allIsolated(class []int, mask int) bool {
 // intersectionSize counts the data vertices in every group of mask (used vertices included),
 // by walking the smallest parented set and testing membership in the others.
 func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []int) int64 {
-	// A group whose set lies within every other's of mask: the intersection is its set.
+	// A group whose set lies within every other's of mask: the intersection is its set. (A
+	// memoised group's set is not materialised.)
 	for b, gi := range class {
-		if mask&(1<<b) == 0 || len(lc.groups[gi].Parents) == 0 {
+		if mask&(1<<b) == 0 || len(lc.groups[gi].Parents) == 0 || lc.memoised[gi] {
 			continue
 		}
 		inAll := true
@@ -585,7 +647,7 @@ func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []
 	}
 	best := -1
 	for b := range class {
-		if mask&(1<<b) == 0 || len(lc.groups[class[b]].Parents) == 0 {
+		if mask&(1<<b) == 0 || len(lc.groups[class[b]].Parents) == 0 || lc.memoised[class[b]] {
 			continue
 		}
 		if best < 0 || len(lc.sets[class[b]]) < len(lc.sets[class[best]]) {
@@ -600,6 +662,13 @@ func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []
 		// materialised too (parented, not memoised).
 		if gj := class[bits.TrailingZeros(uint(other))]; len(lc.groups[gj].Parents) > 0 && !lc.memoised[gj] {
 			return int64(setops.IntersectCount(lc.sets[class[best]], lc.sets[gj]))
+		} else if lc.memoised[gj] {
+			// A memoised group against a materialised one: by its parents' rows, or (when some
+			// has none) by its set, computed after all (its prefix chain keeps most of it).
+			if n, ok := lc.countInRows(gj, lc.sets[class[best]], m); ok {
+				return n
+			}
+			return int64(setops.IntersectCount(lc.sets[class[best]], lc.commonNeighbours(gj, m, mi)))
 		}
 	}
 	var n int64

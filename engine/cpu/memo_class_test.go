@@ -21,11 +21,12 @@ var (
 )
 
 // memoPatterns have a leaf group with several parents that shares its collision class with
-// isolated groups only; memo names that group's vertices and class the size of its class under
+// isolated groups only, or with one parented group whose parents are all above its deepest
+// parent (two triangles sharing a vertex, STMatch's q1, and its q3); memo names that group's vertices and class the size of its class under
 // the conventions sems, on memoGraph (elsewhere the plan does not postpone the group, or the
 // induced convention enumerates it). The last three are not memoised: a triangle's closing
 // vertex has parents of its own at every assignment (its parents are the last levels), and two
-// parented groups share a class.
+// parented groups share a class with a third.
 var memoPatterns = []struct {
 	src   string
 	memo  string
@@ -40,6 +41,8 @@ var memoPatterns = []struct {
 	{"(a)-(b)-(c)-(d)-(a), (a)-(x), (c)-(x), (d)-(x), (a)-(y), (c)-(y), (d)-(y), (e)", "xy", 2, semEmbeddingsUnique},
 	{"(a:0)-(b:1)-(c:2)-(d:1)-(a), (e)", "c", 2, semEmbeddingsUnique},
 	{"(a:0)-(b:1)-(c:0)-(d:2)-(a), (a)-(x:1)-(c), (e:0), (f)", "d", 3, semEmbeddingsUnique},
+	{"(a)-(b)-(c)-(a), (c)-(d)-(e)-(c)", "e", 2, semEmbeddings},
+	{"(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (c)-(d), (c)-(e)", "d", 2, semEmbeddingsUnique},
 	{"(a)-(b)-(c), (a)-(c), (d), (e:1)", "", 0, nil},
 	{"(a)-(b)-(c)-(a), (d), (e)", "", 0, nil},
 	{"(a)-(b)-(c)-(d)-(a), (b)-(e), (f)", "", 0, nil},
