@@ -1,4 +1,4 @@
-# bench-lib.sh, sourced by the device bench scripts (sgsi-bench.sh, ooc-bench.sh): building their
+# bench-lib.sh, sourced by the device bench scripts (sgsi-bench.sh, ooc-bench.sh, stmatch-peer.sh): building their
 # binaries here, unpacking them on the device host (no Go there), and reading the engines' logs.
 
 # build_bins DIR NAME=PKG...: builds each PKG into DIR/NAME (a NAME ending in .test is the
@@ -32,3 +32,16 @@ unpack_bins() {
 
 # field prints key's value in a slog text line.
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | tr -d '"'; }
+
+# dispatch "$@": the bench scripts' command line, `build DIR` (here) or `run DIR` (on the device
+# host), calling the script's own build or run; anything else is a usage error (exit 2).
+dispatch() {
+	case "${1:-}" in
+	build) build "${2:?usage: $0 build DIR}" ;;
+	run) run "${2:?usage: $0 run DIR}" ;;
+	*)
+		echo "usage: $0 build DIR | run DIR" >&2
+		exit 2
+		;;
+	esac
+}

@@ -149,11 +149,4 @@ table() {
 	echo "# total $((SECONDS - t0)) s"
 }
 
-case "${1:-}" in
-build) build "${2:?usage: $0 build DIR}" ;;
-run) run "${2:?usage: $0 run DIR}" ;;
-*)
-	echo "usage: $0 build DIR | run DIR" >&2
-	exit 2
-	;;
-esac
+dispatch "$@"

@@ -52,6 +52,7 @@
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/bench-lib.sh
 
 cfgs=(table_edge_ulb table_edge_lb) # STMatch's unlabelled and labelled edge-induced configurations
 
@@ -501,11 +502,4 @@ verdict() {
 	fi
 }
 
-case "${1:-}" in
-build) build "${2:?usage: $0 build DIR}" ;;
-run) run "${2:?usage: $0 run DIR}" ;;
-*)
-	echo "usage: $0 build DIR | run DIR" >&2
-	exit 2
-	;;
-esac
+dispatch "$@"
