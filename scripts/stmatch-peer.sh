@@ -66,7 +66,7 @@ build() {
 	mkdir -p "$dir/stm" "$dir/g"
 	local tmp
 	tmp="$(mktemp -d)"
-	trap 'rm -rf "$tmp"' RETURN
+	trap 'rm -rf "${tmp:-}"; trap - RETURN' RETURN
 	# STMatch's source: the driver, src/, the patterns, the Makefile (not the compared systems, the
 	# images or the data; the fetched snapshot lacks some large files, so the paths are taken one by one).
 	mkdir -p "$tmp/stmatch"
@@ -123,13 +123,14 @@ build() {
 # values) must load (sorted, symmetric rows, ids in range) and give the same counts as the t/v/e
 # file on the 24 labelled patterns and on every labelled edge (a:i)-(b:j).
 check() {
-	local dir="$1" tmp="$2" nlab n nnz maxd
+	local dir="$1" tmp="$2" nlab n nnz maxd abs
+	abs="$(cd "$dir" && pwd)" # the links must hold for a relative or an absolute DIR
 	nlab=$(cut -d' ' -f1 "$dir/labels")
 	{ read -r n; read -r nnz; read -r _; read -r maxd; } <"$dir/stm/wv.meta.txt"
 	mkdir -p "$tmp/gm"
-	ln -s "$root/$dir/stm/wv.vertex.bin" "$tmp/gm/graph.vertex.bin"
-	ln -s "$root/$dir/stm/wv.edge.bin" "$tmp/gm/graph.edge.bin"
-	ln -s "$root/$dir/stm/wv.label.bin" "$tmp/gm/graph.vlabel.bin"
+	ln -s "$abs/stm/wv.vertex.bin" "$tmp/gm/graph.vertex.bin"
+	ln -s "$abs/stm/wv.edge.bin" "$tmp/gm/graph.edge.bin"
+	ln -s "$abs/stm/wv.label.bin" "$tmp/gm/graph.vlabel.bin"
 	echo "$n $nnz 4 8 4 0 $maxd 0 $nlab 0" >"$tmp/gm/graph.meta.txt"
 	local qs=() i j
 	mapfile -t qs < <(grep -v '^#' "$dir/patterns.tsv" | cut -f4)
