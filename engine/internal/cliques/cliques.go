@@ -255,17 +255,17 @@ func (w *cliqueWorker) inBits(set []uint64, need, depth int) uint64 {
 // so far and ctx's error when ctx ends, and engine.ErrOverflow when the count does not fit. The
 // stmatch engine counts the roots too large for its bit matrices with it.
 func CountRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint32, threads int) (uint64, error) {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	return Count(ctx, o, k, MatrixLimit, len(roots), func(i int) uint32 { return roots[i] }, threads, nil)
 }
 
-// Count counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads
+// Count counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads (<= 0: all cores)
 // workers that lay out sets of up to matrixMax members as bit matrices. Workers take chunks of
 // consecutive i: up to 64, fewer when there are few roots (the stmatch engine hands over a few
 // large ones), so that every worker gets some.
 func Count(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
 	var stop atomic.Bool
 	release := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer release()

@@ -1,6 +1,7 @@
 package cliques
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 
@@ -30,6 +31,27 @@ func TestCliqueWorkerAllocatesNothing(t *testing.T) {
 			}
 		}); a != 0 {
 			t.Errorf("limit %d: %v allocations per pass over the roots", limit, a)
+		}
+	}
+}
+
+// TestCountThreads: any thread count, none (all cores) included, gives the same count.
+func TestCountThreads(t *testing.T) {
+	g := gen.RandomGraph(3, 120, 0.4, 1, 1)
+	c, ok := plan.AsClique(g, proptest.Clique(t, 4, "", ""))
+	if !ok {
+		t.Fatal("not a clique")
+	}
+	o := c.Orient(g, 1)
+	n := g.NumVertices()
+	root := func(i int) uint32 { return uint32(i) }
+	want, err := Count(context.Background(), o, c.K, MatrixLimit, n, root, 1, nil)
+	if err != nil || want == 0 {
+		t.Fatalf("one thread: %d, %v", want, err)
+	}
+	for _, threads := range []int{0, -1, 3} {
+		if got, err := Count(context.Background(), o, c.K, MatrixLimit, n, root, threads, nil); err != nil || got != want {
+			t.Errorf("%d threads: %d (%v), one thread %d", threads, got, err, want)
 		}
 	}
 }
