@@ -258,8 +258,8 @@ func CountRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint32, th
 	return Count(ctx, o, k, MatrixLimit, len(roots), func(i int) uint32 { return roots[i] }, threads, nil)
 }
 
-// Count counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads (<= 0: all cores)
-// workers that lay out sets of up to matrixMax members as bit matrices. Workers take chunks of
+// Count counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads workers
+// (<= 0: all cores) that lay out sets of up to matrixMax members as bit matrices. Workers take chunks of
 // consecutive i: up to 64, fewer when there are few roots (the stmatch engine hands over a few
 // large ones), so that every worker gets some.
 func Count(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
