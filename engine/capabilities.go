@@ -129,6 +129,24 @@ func (w *Workload) InCore(bytes uint64) bool {
 	return w.GPUMemory == 0 || bytes <= w.GPUMemory/2
 }
 
+// OutOfCoreOnly is the common part of the predictions of engines that run only out of core and
+// scale the planner's time (sgsi, pbe): w must have a data graph whose layout, graphBytes of it,
+// does not fit (InCore), and a host prediction (HostSeconds). It returns the layout's bytes, or
+// ok false and the ineligible prediction to return.
+func (w *Workload) OutOfCoreOnly(graphBytes func(*graph.Graph) uint64) (need uint64, ineligible Prediction, ok bool) {
+	if w.Problem == nil || w.Problem.Data == nil {
+		return 0, Prediction{Seconds: -1, Note: "no data graph"}, false
+	}
+	need = graphBytes(w.Problem.Data)
+	if w.InCore(need) {
+		return need, Prediction{Seconds: -1, Note: "its layout fits the GPU: in core, where the other GPU engines are faster"}, false
+	}
+	if w.HostSeconds <= 0 {
+		return need, Prediction{Seconds: -1, Note: "no host prediction to scale"}, false
+	}
+	return need, Prediction{}, true
+}
+
 // Prediction is an engine's predicted time for a workload.
 type Prediction struct {
 	// Seconds is the predicted time of the whole call, start-up included; negative when the

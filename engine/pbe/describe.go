@@ -28,17 +28,11 @@ func (*Engine) StartSeconds() float64 { return startSeconds }
 // whole time (in every measurement the inter stage dominated and the intra share was under
 // half).
 func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
-	if w.Problem == nil || w.Problem.Data == nil {
-		return engine.Prediction{Seconds: -1, Note: "no data graph"}
+	need, ineligible, ok := w.OutOfCoreOnly(partition.GraphBytes)
+	if !ok {
+		return ineligible
 	}
 	g := w.Problem.Data
-	need := partition.GraphBytes(g)
-	if w.InCore(need) {
-		return engine.Prediction{Seconds: -1, Note: "its layout fits the GPU: in core, where the other GPU engines are faster"}
-	}
-	if w.HostSeconds <= 0 {
-		return engine.Prediction{Seconds: -1, Note: "no host prediction to scale"}
-	}
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
 	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner}
 	s := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + w.HostSeconds

@@ -26,15 +26,9 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 // its time on Threads threads times Threads (no thread scales perfectly, so this is on the slow
 // side).
 func (Engine) Predict(w *engine.Workload) engine.Prediction {
-	if w.Problem == nil || w.Problem.Data == nil {
-		return engine.Prediction{Seconds: -1, Note: "no data graph"}
-	}
-	need := GraphBytes(w.Problem.Data)
-	if w.InCore(need) {
-		return engine.Prediction{Seconds: -1, Note: "its layout fits the GPU: in core, where the other GPU engines are faster"}
-	}
-	if w.HostSeconds <= 0 {
-		return engine.Prediction{Seconds: -1, Note: "no host prediction to scale"}
+	need, ineligible, ok := w.OutOfCoreOnly(GraphBytes)
+	if !ok {
+		return ineligible
 	}
 	s := startSeconds + OneThreadSlowdown*w.HostSeconds*float64(max(1, w.Threads))
 	return engine.Prediction{Seconds: s, OutOfCore: true,
