@@ -123,6 +123,9 @@ type Function struct {
 	mod  *Module
 	h    uintptr // CUfunction
 	Name string
+	// LocalBytes is the local memory one thread of the kernel uses (spilled registers, stack
+	// arrays), as the driver reports it; 0 when it cannot say.
+	LocalBytes int
 }
 
 // Function looks up an extern "C" kernel by name.
@@ -142,6 +145,15 @@ func (m *Module) Function(name string) (*Function, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kernel %s in %s: %w", name, m.Name, err)
+	}
+	if drv.cuFuncGetAttribute != 0 {
+		var v int32
+		if m.dev.Do(func() error {
+			return drv.check("cuFuncGetAttribute", ccall(drv.cuFuncGetAttribute, uintptr(unsafe.Pointer(&v)), funcAttrLocalSizeBytes, f.h))
+		}) == nil {
+			f.LocalBytes = int(v)
+			m.dev.accountLocal(f.LocalBytes)
+		}
 	}
 	m.funcs[name] = f
 	return f, nil
