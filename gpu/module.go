@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -283,6 +284,16 @@ func (f *Function) launch(grid, block Dim3, sharedMem uint32, vals []uint64) err
 		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
 		uintptr(sharedMem), 0, paramsPtr, 0))
 	if err != nil {
+		var ce *CUDAError
+		if errors.As(err, &ce) && ce.Code == cudaErrorOutOfMemory {
+			// The launch itself needs memory: the local memory of every thread the GPU can hold
+			// (LocalReserve), taken from what is free, outside the budget. Callers that fall
+			// back on a refused allocation (errors.Is ErrBudget) do so here too.
+			info := f.mod.dev.info
+			return fmt.Errorf("kernel %s (grid %dx%dx%d, block %dx%dx%d, %d B shared, %d B local a thread): the GPU's free memory cannot hold the launch (about %s of local memory for its resident threads; other processes may hold most of the GPU): %w: %w",
+				f.Name, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedMem, f.LocalBytes,
+				FormatBytes(uint64(max(f.LocalBytes, contextStackBytes))*uint64(info.SMs)*uint64(info.MaxThreadsPerSM)), ErrBudget, err)
+		}
 		return fmt.Errorf("kernel %s (grid %dx%dx%d, block %dx%dx%d, %d B shared): %w",
 			f.Name, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedMem, err)
 	}
