@@ -11,10 +11,10 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
-	"github.com/submatch/submatch/gpu"
 	_ "github.com/submatch/submatch/engine/cpu"
 	_ "github.com/submatch/submatch/engine/geneva"
 	_ "github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
