@@ -1,9 +1,13 @@
 package gpu
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // keyOf is the key function of src compiled with opts.
@@ -172,5 +176,69 @@ func TestKernelCacheStateRegistered(t *testing.T) {
 	opened.Store(&[]*Device{})
 	if got := KernelCacheState(file); got != KernelUnknown {
 		t.Errorf("Open found no GPU: %v, want unknown", got)
+	}
+}
+
+// TestGPUKernelCacheState (GPU): after Open, a registered kernel is not cached until compiled
+// (a compile stopped by its context says so, *CompileStopped, and does not count), then is; the
+// answer before Open, from the record of this host's targets, agrees once the record is there.
+func TestGPUKernelCacheState(t *testing.T) {
+	d := testDevice(t)
+	cache := t.TempDir()
+	t.Setenv(EnvKernelCache, cache)
+	file := "cachestate_gpu_test.cu"
+	src := iotaSrc + fmt.Sprintf("// %d\n", time.Now().UnixNano()) // fresh for this run
+	RegisterKernel(file, src)
+	t.Cleanup(func() {
+		registered.Lock()
+		delete(registered.src, file)
+		registered.Unlock()
+		keyMemo.Range(func(k, _ any) bool {
+			if k.([3]string)[0] == file {
+				keyMemo.Delete(k)
+			}
+			return true
+		})
+	})
+	if got := KernelCacheState(file); got != KernelNotCached {
+		t.Fatalf("before compiling: %v, want not cached", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	_, err := d.CompileContext(ctx, src, file, nil)
+	var stopped *CompileStopped
+	if !errors.As(err, &stopped) || !errors.Is(err, context.DeadlineExceeded) || stopped.Name != file {
+		t.Fatalf("compile under a 1 ms deadline: %v, want a *CompileStopped wrapping DeadlineExceeded", err)
+	}
+	t.Logf("stopped: %v", err)
+	if _, err := d.Compile(src, file, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := KernelCacheState(file); got != KernelCached {
+		t.Fatalf("compiled: %v, want cached", got)
+	}
+	m, err := d.CompileContext(context.Background(), src, file, nil)
+	if err != nil || m == nil {
+		t.Fatalf("CompileContext of a compiled kernel: %v, %v", m, err)
+	}
+
+	// Before Open (as a new process would see it): the record decides.
+	old := opened.Load()
+	t.Cleanup(func() { opened.Store(old) })
+	opened.Store(nil)
+	if got := KernelCacheState(file); got != KernelUnknown {
+		t.Errorf("before Open, no record in this cache: %v, want unknown", got)
+	}
+	recordTargets(cache, hostName(), []Target{{d.Arch(), d.Info().NVRTCVersion}})
+	if got := KernelCacheState(file); got != KernelCached {
+		t.Errorf("before Open, with the record: %v, want cached", got)
+	}
+	opened.Store(old)
+	// Gone from the disk cache but loaded on the device: still cached in this process.
+	if err := os.Remove(filepath.Join(cache, m.Key+".bin")); err != nil {
+		t.Fatal(err)
+	}
+	if got := KernelCacheState(file); got != KernelCached {
+		t.Errorf("loaded, not on disk: %v, want cached", got)
 	}
 }
