@@ -329,9 +329,13 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	// The GPU's start-up: the least among the device engines, with the compile of kernels that
 	// the cache does not hold on this machine (as far as it can say before the GPU starts).
 	gpuStart, compile := startSeconds(c, w, r.KernelState)
-	coldNote := ""
-	if gpuStart > c.minStart {
-		coldNote = " (with " + seconds(compile) + " of kernel compile: not cached on this machine yet)"
+	// coldNote is said of a host time below gpuStart that would have been above without the
+	// compile.
+	coldNote := func(host float64) string {
+		if host < c.minStart {
+			return ""
+		}
+		return " (with " + seconds(compile) + " of kernel compile: not cached on this machine yet)"
 	}
 	if w.Clique != nil {
 		what = fmt.Sprintf("a %d-clique", cl.K)
@@ -357,7 +361,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		d.Threshold = threshold(d.Bound, s, gpuStart)
 		if s < gpuStart {
 			d.planTime = time.Since(start)
-			d.Reason = "at most " + sci(d.Bound) + " search nodes (bound from the plan), below the GPU threshold " + sci(d.Threshold) + coldNote
+			d.Reason = "at most " + sci(d.Bound) + " search nodes (bound from the plan), below the GPU threshold " + sci(d.Threshold) + coldNote(s)
 			return d, nil
 		}
 		est, err := pl.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: estimateSeed, Probes: maxProbes,
@@ -371,10 +375,10 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		what = "estimated " + sci(est.Nodes) + " search nodes"
 	}
 	hostSeconds := e.hostSeconds(c, w)
-	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote, ", above the GPU threshold "+sci(d.Threshold)
+	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote(hostSeconds), ", above the GPU threshold "+sci(d.Threshold)
 	if w.Clique != nil {
 		what += ": " + c.host.Name() + " predicted " + seconds(hostSeconds) + " on " + strconv.Itoa(d.Threads) + " thread(s)"
-		below, above = ", below the GPU's start-up "+seconds(gpuStart)+coldNote, ", above the GPU's start-up "+seconds(gpuStart)
+		below, above = ", below the GPU's start-up "+seconds(gpuStart)+coldNote(hostSeconds), ", above the GPU's start-up "+seconds(gpuStart)
 	}
 	if hostSeconds < gpuStart {
 		d.Reason = what + below

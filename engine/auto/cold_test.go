@@ -130,6 +130,17 @@ func TestColdKernelsKeepTheGPUClosed(t *testing.T) {
 		!strings.HasSuffix(d.Reason, " (with 400 ms of kernel compile: not cached on this machine yet)") {
 		t.Errorf("reason %q", d.Reason)
 	}
+	// A host time below the start-up without the compile says nothing of it.
+	small := coldFixture(t)
+	small.host = 0.2
+	small.before = f.before
+	_, ds, err := small.engine().CountDecision(context.Background(), small.prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Engine != "cpu" || ds.GPUChecked || strings.Contains(ds.Reason, "compile") {
+		t.Errorf("host below the warm start-up: %s", ds)
+	}
 	// The threshold is where the host's time reaches the start-up with the compile.
 	warm := coldFixture(t)
 	warm.host = 0.6
