@@ -77,7 +77,7 @@ func KernelCacheState(file string) KernelState {
 	if devs := opened.Load(); devs != nil {
 		return devicesState(*devs, key)
 	}
-	return cacheState(CacheDir(), hostName(), key)
+	return cacheState(CacheDir(), thisHost(), key)
 }
 
 // keyMemo holds the cache keys of registered kernels by file, architecture and NVRTC version
@@ -128,7 +128,7 @@ func cacheState(dir, host string, key func(arch, nvrtc string) string) KernelSta
 	}
 	targets := readTargets(dir, host)
 	if len(targets) == 0 {
-		if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+		if empty(dir) {
 			return KernelNotCached // a fresh machine
 		}
 		return KernelUnknown // a cache without this host's record (an older binary, a shared home)
@@ -140,6 +140,20 @@ func cacheState(dir, host string, key func(arch, nvrtc string) string) KernelSta
 	}
 	return KernelCached
 }
+
+// empty reports whether the folder dir is absent, unreadable or empty (reading one name of it).
+func empty(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(1)
+	return len(names) == 0
+}
+
+// thisHost is hostName, asked once per process.
+var thisHost = sync.OnceValue(hostName)
 
 // hostName names this host in the index ("localhost" when the system does not say), with no
 // path separators.
@@ -223,7 +237,7 @@ func noteOpened(devs []*Device) {
 		}
 	}
 	if len(targets) == len(devs) {
-		recordTargets(CacheDir(), hostName(), targets)
+		recordTargets(CacheDir(), thisHost(), targets)
 	}
 	opened.Store(&list)
 }
