@@ -95,13 +95,15 @@ func TestWarmCacheChangesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Engine != want.Engine || d.Reason != want.Reason || d.Threshold != want.Threshold ||
-				d.GPUChecked != want.GPUChecked || len(d.Predictions) != len(want.Predictions) {
+			// (The reasons are compared when the estimates are: a loaded machine's time budget
+			// may cut one estimate sooner than the other.)
+			if d.Engine != want.Engine || (sameEstimate(d, want) && d.Reason != want.Reason) || d.Threshold != want.Threshold ||
+				strings.Contains(d.Reason, "compile") || d.GPUChecked != want.GPUChecked || len(d.Predictions) != len(want.Predictions) {
 				t.Errorf("host %v s, kernels %v: decision %s, threshold %v\nwithout kernels %s, threshold %v",
 					host, st, d, d.Threshold, want, want.Threshold)
 			}
 			for i := range d.Predictions {
-				if d.Predictions[i].Seconds != want.Predictions[i].Seconds || d.Predictions[i].Compile != 0 {
+				if (sameEstimate(d, want) && d.Predictions[i].Seconds != want.Predictions[i].Seconds) || d.Predictions[i].Compile != 0 {
 					t.Errorf("host %v s, kernels %v: prediction %+v, without kernels %+v", host, st, d.Predictions[i], want.Predictions[i])
 				}
 			}
@@ -201,4 +203,9 @@ func TestColdOutOfCoreWeighsTheRunOnly(t *testing.T) {
 	if d.Engine != "gpu-a" || d.Predictions[1].Seconds != 8 {
 		t.Errorf("decision %s; gpu-a predicted %+v", d, d.Predictions[1])
 	}
+}
+
+// sameEstimate reports whether two decisions rest on the same estimate (or none).
+func sameEstimate(a, b Decision) bool {
+	return a.Estimated == b.Estimated && a.Estimate.Probes == b.Estimate.Probes && a.Estimate.Nodes == b.Estimate.Nodes
 }

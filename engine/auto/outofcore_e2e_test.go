@@ -126,7 +126,10 @@ func TestFreshMachine(t *testing.T) {
 	if warm.Engine != "stmatch" || strings.Contains(warm.Reason, "compile") {
 		t.Errorf("warm cache: %s", warm)
 	}
-	if d := decide(gpu.KernelNotCached, gpu.KernelCached); d.Engine != warm.Engine || d.Reason != warm.Reason {
+	// (The reasons are compared when the estimates are: a loaded machine's time budget may cut
+	// one estimate sooner than the other.)
+	if d := decide(gpu.KernelNotCached, gpu.KernelCached); d.Engine != warm.Engine || strings.Contains(d.Reason, "compile") ||
+		(d.Estimate.Probes == warm.Estimate.Probes && d.Estimate.Nodes == warm.Estimate.Nodes && d.Reason != warm.Reason) {
 		t.Errorf("compiled once the GPU started: %s\nwarm: %s", d, warm)
 	}
 	cold := decide(gpu.KernelNotCached, gpu.KernelNotCached)
