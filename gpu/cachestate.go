@@ -58,7 +58,7 @@ var opened atomic.Pointer[[]*Device]
 // architectures and NVRTC's version; a module loaded in this process counts, and a compile in
 // progress does not). Before, it rests on the targets the last Open on this host recorded beside
 // the cache (CacheDir); without that record it is KernelUnknown, except that an absent, empty or
-// disabled cache is KernelNotCached (nothing can be compiled yet). A stale record (another GPU
+// disabled cache is KernelNotCached (nothing is compiled yet). A stale record (another GPU
 // or NVRTC since) misleads only until the next Open rewrites it.
 func KernelCacheState(file string) KernelState {
 	src, err := KernelSource(file)
