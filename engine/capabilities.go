@@ -190,6 +190,28 @@ type Predictor interface {
 	Predict(w *Workload) Prediction
 }
 
+// Kernel is a GPU kernel that an engine's run compiles (NVRTC) before it searches, unless the
+// kernel cache holds it already: on a machine's first run, seconds that the engine's rates, all
+// measured on a warm cache, leave out.
+type Kernel struct {
+	// File is the kernel's file name as registered with gpu.RegisterKernel ("stmatch.cu"), by
+	// which gpu.KernelCacheState looks it up.
+	File string
+	// ColdSeconds is the compile's time when the cache does not hold it: each engine's figure,
+	// measured and scaled where it is defined.
+	ColdSeconds float64
+}
+
+// KernelUser is implemented by device engines whose runs compile kernels at run time: --engine
+// auto adds their compile to the engine's prediction when the kernel cache does not hold them
+// on this machine.
+type KernelUser interface {
+	// Kernels lists the kernels a run for w compiles before it searches. It is also called
+	// before the plan is built and before the GPU is found (w.Plan, w.GPU unset), and so
+	// depends on w's shape only (Problem, Listing, Clique).
+	Kernels(w *Workload) []Kernel
+}
+
 // Configurable is implemented by engines that have flags of their own. RegisterFlags adds them to
 // fs, each named after the engine ("geneva-order" for the engine "geneva"), and returns the
 // function that, once fs is parsed, checks their values and returns the engine they configure.

@@ -115,6 +115,7 @@ func Open(ctx context.Context) ([]*Device, error) {
 		openDevices, openErr = open(&t)
 		t.Total = time.Since(t.Began)
 		openDone = true
+		noteOpened(openDevices)
 		timesMu.Lock()
 		openTimes = &t
 		timesMu.Unlock()

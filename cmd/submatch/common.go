@@ -389,6 +389,18 @@ func stopReason(ctx context.Context, timeout time.Duration) string {
 	return "interrupted"
 }
 
+// stopDetail is what a stopped run's error adds to stopReason: " while NVRTC compiled stmatch.cu
+// (...)" when the context ended during a kernel's first compile on this machine
+// (gpu.CompileStopped), else "".
+func stopDetail(err error) string {
+	var cs *gpu.CompileStopped
+	if !errors.As(err, &cs) {
+		return ""
+	}
+	return fmt.Sprintf(" while NVRTC compiled %s (for %s: not cached on this machine yet; `submatch gpu-info --compile` compiles every kernel ahead)",
+		cs.Name, fmtDuration(cs.Elapsed))
+}
+
 // isTerminal reports whether w is a terminal (not merely a character device such as /dev/null).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -251,7 +251,7 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		return exitCode(stderr, fmt.Errorf("writing the result: %w", werr))
 	}
 	if partial {
-		fmt.Fprintf(stderr, "submatch: %s: %s; the count %d is partial (a lower bound)\n", name, stopReason(ctx, f.timeout), res.Count)
+		fmt.Fprintf(stderr, "submatch: %s: %s; the count %d is partial (a lower bound)\n", name, stopReason(ctx, f.timeout)+stopDetail(err), res.Count)
 		return exitPartial
 	}
 	return exitOK

@@ -226,7 +226,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	limitReached := f.limit > 0 && n >= f.limit
 	if runErr != nil || (ctx.Err() != nil && !limitReached) {
-		fmt.Fprintf(stderr, "submatch: %s: %s; the %d matches listed are partial\n", pos[1], stopReason(ctx, f.timeout), n)
+		fmt.Fprintf(stderr, "submatch: %s: %s; the %d matches listed are partial\n", pos[1], stopReason(ctx, f.timeout)+stopDetail(runErr), n)
 		return exitPartial
 	}
 	return exitOK

@@ -14,6 +14,12 @@
 // prediction is taken only when it is outOfCoreMargin times faster than the rest, so that a
 // graph too large for the GPU stays on the CPU unless the GPU is clearly ahead.
 //
+// The rates are those of a warm kernel cache. A device engine whose kernels (engine.KernelUser)
+// the cache does not hold on this machine (gpu.KernelCacheState: before the GPU starts, from the
+// cache's record of this host's devices; after, for the devices found) is predicted with their
+// compile added, once: the start-up that decides whether to look for the GPU at all, and the
+// engine's prediction (--explain says so). A warm cache, or one that cannot say, changes nothing.
+//
 // The rates behind the predictions live with each engine (engine/cpu/describe.go,
 // engine/stmatch/describe.go, ...), each with the measurements it comes from
 // (docs/DESIGN.md, "How --engine auto chooses").
@@ -69,6 +75,9 @@ type Rules struct {
 	// memory, after GPU succeeded (0: unknown, and the graph is taken to fit). Default: the
 	// first device's figures from gpu.Open.
 	Memory func(ctx context.Context) (free, total uint64)
+	// KernelState reports whether a kernel file (engine.Kernel) is compiled on this machine; it
+	// is asked before GPU is called and after. Default: gpu.KernelCacheState.
+	KernelState func(file string) gpu.KernelState
 }
 
 func (r Rules) withDefaults() Rules {
@@ -80,6 +89,9 @@ func (r Rules) withDefaults() Rules {
 	}
 	if r.Engines == nil {
 		r.Engines = engine.Engines
+	}
+	if r.KernelState == nil {
+		r.KernelState = gpu.KernelCacheState
 	}
 	return r
 }
@@ -120,14 +132,19 @@ type Prediction struct {
 	// GPU's memory, in the configuration Mode names.
 	OutOfCore bool
 	Mode      string
+	// Compile is the part of Seconds that compiles kernels the cache does not hold on this
+	// machine (Cold names them): paid once, then cached.
+	Compile float64
+	Cold    []engine.Kernel
 
 	run engine.Engine // the engine configured for the prediction, when not the registered one
 }
 
-// weighed is the prediction's time as compared: an out-of-core one's times outOfCoreMargin.
+// weighed is the prediction's time as compared: an out-of-core one's run times
+// outOfCoreMargin (its compile is as certain as any other's).
 func (p Prediction) weighed() float64 {
 	if p.OutOfCore {
-		return p.Seconds * outOfCoreMargin
+		return (p.Seconds-p.Compile)*outOfCoreMargin + p.Compile
 	}
 	return p.Seconds
 }
@@ -305,8 +322,22 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	w := &engine.Workload{Problem: p, Listing: listing, Threads: d.Threads}
 
 	var what string // what the host's prediction rests on, for the reason
-	if cl, ok := plan.AsClique(p.Data, p.Pattern); ok && !listing {
+	cl, isClique := plan.AsClique(p.Data, p.Pattern)
+	if isClique && !listing {
 		w.Clique = &cl
+	}
+	// The GPU's start-up: the least among the device engines, with the compile of kernels that
+	// the cache does not hold on this machine (as far as it can say before the GPU starts).
+	gpuStart, compile := startSeconds(c, w, r.KernelState)
+	// coldNote is said of a host time below gpuStart that would have been above without the
+	// compile.
+	coldNote := func(host float64) string {
+		if host < c.minStart {
+			return ""
+		}
+		return " (with " + seconds(compile) + " of kernel compile: not cached on this machine yet)"
+	}
+	if w.Clique != nil {
 		what = fmt.Sprintf("a %d-clique", cl.K)
 	} else {
 		start := time.Now()
@@ -327,10 +358,10 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		// A bound from the plan settles small searches without probing.
 		d.Bound, w.Bound = pl.NodeBound(), pl.NodeBound()
 		s := e.hostSeconds(c, w)
-		d.Threshold = threshold(d.Bound, s, c.minStart)
-		if s < c.minStart {
+		d.Threshold = threshold(d.Bound, s, gpuStart)
+		if s < gpuStart {
 			d.planTime = time.Since(start)
-			d.Reason = "at most " + sci(d.Bound) + " search nodes (bound from the plan), below the GPU threshold " + sci(d.Threshold)
+			d.Reason = "at most " + sci(d.Bound) + " search nodes (bound from the plan), below the GPU threshold " + sci(d.Threshold) + coldNote(s)
 			return d, nil
 		}
 		est, err := pl.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: estimateSeed, Probes: maxProbes,
@@ -344,12 +375,12 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		what = "estimated " + sci(est.Nodes) + " search nodes"
 	}
 	hostSeconds := e.hostSeconds(c, w)
-	below, above := ", below the GPU threshold "+sci(d.Threshold), ", above the GPU threshold "+sci(d.Threshold)
+	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote(hostSeconds), ", above the GPU threshold "+sci(d.Threshold)
 	if w.Clique != nil {
 		what += ": " + c.host.Name() + " predicted " + seconds(hostSeconds) + " on " + strconv.Itoa(d.Threads) + " thread(s)"
-		below, above = ", below the GPU's start-up "+seconds(c.minStart), ", above the GPU's start-up "+seconds(c.minStart)
+		below, above = ", below the GPU's start-up "+seconds(gpuStart)+coldNote(hostSeconds), ", above the GPU's start-up "+seconds(gpuStart)
 	}
-	if hostSeconds < c.minStart {
+	if hostSeconds < gpuStart {
 		d.Reason = what + below
 		return d, nil
 	}
@@ -369,7 +400,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		found <- lookup{name, err}
 	}()
 	if !listing {
-		if pick, _ := predict(c, w, hostSeconds, d.Threads); pick.Engine != c.host.Name() && pick.run == nil {
+		if pick, _ := predict(c, w, hostSeconds, d.Threads, r.KernelState); pick.Engine != c.host.Name() && pick.run == nil {
 			if pr, ok := c.byName[pick.Engine].(engine.Preparer); ok {
 				d.prepared, d.preparedFor = pr.PrepareCount(ctx, p, d.plan), pick.Engine
 			}
@@ -390,7 +421,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	}
 	w.GPUMemory, w.DeviceMemory, w.HostSeconds = d.GPUMemory, d.DeviceMemory, hostSeconds
 	var pick Prediction
-	pick, d.Predictions = predict(c, w, hostSeconds, d.Threads)
+	pick, d.Predictions = predict(c, w, hostSeconds, d.Threads, r.KernelState)
 	d.Engine, d.Mode, d.run = pick.Engine, pick.Mode, pick.run
 	if d.Engine != d.preparedFor || d.run != nil {
 		d.Release()
@@ -399,7 +430,69 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	if d.Mode != "" {
 		d.Reason += "; " + d.Engine + " runs with the " + d.Mode
 	}
+	d.Reason += describeCold(d.Predictions, pick)
 	return d, nil
+}
+
+// coldCompile is what eng's run for w spends compiling the kernels (engine.KernelUser) that
+// state says the kernel cache does not hold on this machine, and those kernels.
+func coldCompile(eng engine.Engine, w *engine.Workload, state func(file string) gpu.KernelState) (float64, []engine.Kernel) {
+	ku, ok := eng.(engine.KernelUser)
+	if !ok {
+		return 0, nil
+	}
+	var s float64
+	var cold []engine.Kernel
+	for _, k := range ku.Kernels(w) {
+		if state(k.File) == gpu.KernelNotCached {
+			s += k.ColdSeconds
+			cold = append(cold, k)
+		}
+	}
+	return s, cold
+}
+
+// startSeconds is the least start-up among c's device engines for w, each with the compile of
+// its kernels that state says are not cached (coldCompile), and the compile of that least one.
+func startSeconds(c contenders, w *engine.Workload, state func(file string) gpu.KernelState) (start, compile float64) {
+	start = math.Inf(1)
+	for _, eng := range c.devices {
+		cold, _ := coldCompile(eng, w, state)
+		if s := eng.(engine.Predictor).StartSeconds() + cold; s < start {
+			start, compile = s, cold
+		}
+	}
+	return start, compile
+}
+
+// describeCold says, for the reason, which predictions include a first compile that matters:
+// the chosen one's (pick), and those that would have been chosen without it. "; stmatch's kernel
+// is not compiled on this machine yet: about 6.5 s once, then cached (...)".
+func describeCold(preds []Prediction, pick Prediction) string {
+	var out []string
+	for _, pr := range preds {
+		if pr.Seconds < 0 || len(pr.Cold) == 0 {
+			continue
+		}
+		warm := pr
+		warm.Seconds, warm.Compile = pr.Seconds-pr.Compile, 0
+		if pr.Engine != pick.Engine && warm.weighed() >= pick.weighed() {
+			continue
+		}
+		what := pr.Engine + "'s kernel is"
+		if len(pr.Cold) > 1 {
+			var files []string
+			for _, k := range pr.Cold {
+				files = append(files, k.File)
+			}
+			what = pr.Engine + "'s kernels (" + strings.Join(files, ", ") + ") are"
+		}
+		out = append(out, what+" not compiled on this machine yet: about "+seconds(pr.Compile)+" once, then cached")
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(out, "; ") + " (`submatch gpu-info --compile` compiles every kernel ahead)"
 }
 
 // describe lists predictions for the reason: an out-of-core one with its note and the margin
@@ -420,15 +513,21 @@ func describe(preds []Prediction) string {
 }
 
 // predict returns the predicted times of the planner (hostSeconds on threads) and of every
-// device engine for w, and the prediction of least time, out-of-core ones weighed with
+// device engine for w, each with the compile of its kernels that state says are not cached
+// (coldCompile), and the prediction of least time, out-of-core ones weighed with
 // outOfCoreMargin.
-func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int) (Prediction, []Prediction) {
+func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int, state func(file string) gpu.KernelState) (Prediction, []Prediction) {
 	preds := []Prediction{{Engine: c.host.Name(), Seconds: hostSeconds, Note: fmt.Sprintf("%d thread(s)", threads)}}
 	best := preds[0]
 	for _, eng := range c.devices {
 		pr := eng.(engine.Predictor).Predict(w)
-		preds = append(preds, Prediction{Engine: eng.Name(), Seconds: pr.Seconds, Note: pr.Note,
-			OutOfCore: pr.OutOfCore, Mode: pr.Mode, run: pr.Run})
+		pred := Prediction{Engine: eng.Name(), Seconds: pr.Seconds, Note: pr.Note,
+			OutOfCore: pr.OutOfCore, Mode: pr.Mode, run: pr.Run}
+		if pr.Eligible() {
+			pred.Compile, pred.Cold = coldCompile(eng, w, state)
+			pred.Seconds += pred.Compile
+		}
+		preds = append(preds, pred)
 		if pr.Eligible() && preds[len(preds)-1].weighed() < best.weighed() {
 			best = preds[len(preds)-1]
 		}

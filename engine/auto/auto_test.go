@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,9 +43,13 @@ type deviceFake struct {
 	outOfCore bool
 	mode      string
 	run       engine.Engine
+	// kernels are what it compiles (engine.KernelUser).
+	kernels []engine.Kernel
 }
 
 func (f deviceFake) Name() string { return f.name }
+
+func (f deviceFake) Kernels(*engine.Workload) []engine.Kernel { return f.kernels }
 
 func (f deviceFake) Capabilities() engine.Capabilities {
 	return engine.Capabilities{Device: engine.GPU, Lists: f.lists}
@@ -141,6 +146,11 @@ type fixture struct {
 	prep          *prepRecord // what happened to them
 	// free and total are the GPU's memory figures Rules.Memory reports (0: unknown).
 	free, total uint64
+	// before and after, when set, are the kernel cache's answers (Rules.KernelState) before the
+	// GPU is found and after (a missing file: unknown); asked records the questions.
+	before, after map[string]gpu.KernelState
+	found         atomic.Bool
+	asked         atomic.Int32
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -172,9 +182,17 @@ func (f *fixture) engine() Engine {
 					return "", errors.New("gpu-a's count was not prepared while the GPU was looked for")
 				}
 			}
+			f.found.Store(true)
 			return "fake GPU", nil
 		},
 		Memory: func(context.Context) (uint64, uint64) { return f.free, f.total },
+		KernelState: func(file string) gpu.KernelState {
+			f.asked.Add(1)
+			if f.found.Load() {
+				return f.after[file]
+			}
+			return f.before[file]
+		},
 		Engines: func() []engine.Engine {
 			es := []engine.Engine{hostFake{seconds: f.host}}
 			if f.noDevices {

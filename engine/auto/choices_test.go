@@ -14,6 +14,7 @@ import (
 	_ "github.com/submatch/submatch/engine/cpu"
 	_ "github.com/submatch/submatch/engine/geneva"
 	_ "github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
@@ -22,8 +23,9 @@ import (
 var updateChoices = flag.Bool("update-choices", false, "rewrite testdata/choices.txt")
 
 // TestChoices records the engine auto chooses for every github and HPRD query, counting and
-// listing, on two threads with a GPU present (an H100 stands in), against testdata/choices.txt:
-// a change of the rule or of the engines' predictions that changes a choice shows here.
+// listing, on two threads with a GPU present (an H100 stands in) and its kernels compiled,
+// against testdata/choices.txt: a change of the rule or of the engines' predictions that changes
+// a choice shows here. STMatch's patterns are also decided on a fresh machine (no kernel compiled).
 func TestChoices(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plans and estimates 111 queries")
@@ -31,7 +33,10 @@ func TestChoices(t *testing.T) {
 	var b strings.Builder
 	fakeGPU := func(context.Context) (string, error) { return "NVIDIA H100 80GB HBM3", nil }
 	h100 := func(context.Context) (uint64, uint64) { return 79 << 30, 80 << 30 }
-	a := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100}}
+	warm := func(string) gpu.KernelState { return gpu.KernelCached }
+	a := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100, KernelState: warm}}
+	cold := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100,
+		KernelState: func(string) gpu.KernelState { return gpu.KernelNotCached }}}
 	for _, suite := range []struct{ dir, data string }{
 		{"github-gmatch", "data.graph"},
 		{"hprd-subgraphmatching", "HPRD.graph"},
@@ -91,6 +96,12 @@ func TestChoices(t *testing.T) {
 		}
 		d.Release()
 		fmt.Fprintf(&b, "stmatch-patterns %s 16 threads: %s\n", name, d.Engine)
+		d, err = cold.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 16}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Release()
+		fmt.Fprintf(&b, "stmatch-patterns %s 16 threads, fresh machine: %s\n", name, d.Engine)
 	}
 	golden := filepath.Join("testdata", "choices.txt")
 	if *updateChoices {

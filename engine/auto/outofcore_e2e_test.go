@@ -3,14 +3,17 @@ package auto_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/geneva"
 	"github.com/submatch/submatch/engine/pbe"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/pattern"
 )
@@ -57,6 +60,9 @@ func TestChoicesOutOfCore(t *testing.T) {
 				Engines: func() []engine.Engine {
 					return []engine.Engine{cpu.Engine{}, stmatch.Engine{}, sgsi.Engine{}, &pbe.Engine{}}
 				},
+				// The kernels compiled: these are the choices of a warm cache (cold_test.go has a
+				// fresh machine's, TestFreshMachine).
+				KernelState: func(string) gpu.KernelState { return gpu.KernelCached },
 			}}
 			d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: c.threads}, false)
 			if err != nil {
@@ -75,5 +81,63 @@ func TestChoicesOutOfCore(t *testing.T) {
 				t.Errorf("reason %q", d.Reason)
 			}
 		})
+	}
+}
+
+// TestFreshMachine: the engines' own predictions and kernels on wiki-Vote with an H200 in core,
+// STMatch's q2 on 8 threads: stmatch wins on a warm kernel cache; on a fresh machine (no kernel
+// compiled, before the GPU starts and after) its compile is added and the CPU counts, and the
+// reason says so. The pre-start answer alone (the GPU then found with the kernels compiled)
+// changes nothing.
+func TestFreshMachine(t *testing.T) {
+	wv := sharedtest.WikiVote(t)
+	pat, err := pattern.Parse("(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (d)-(e)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(before, after gpu.KernelState) auto.Decision {
+		t.Helper()
+		var found atomic.Bool
+		a := auto.Engine{Rules: &auto.Rules{
+			GPU: func(context.Context) (string, error) {
+				found.Store(true)
+				return "NVIDIA H200", nil
+			},
+			Memory: func(context.Context) (uint64, uint64) { return 139 << 30, 140 << 30 },
+			Engines: func() []engine.Engine {
+				return []engine.Engine{cpu.Engine{}, stmatch.Engine{}, sgsi.Engine{}, &pbe.Engine{}, geneva.Engine{}}
+			},
+			KernelState: func(string) gpu.KernelState {
+				if found.Load() {
+					return after
+				}
+				return before
+			},
+		}}
+		d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 8}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Release()
+		t.Logf("%s", d)
+		return d
+	}
+	warm := decide(gpu.KernelCached, gpu.KernelCached)
+	if warm.Engine != "stmatch" || strings.Contains(warm.Reason, "compile") {
+		t.Errorf("warm cache: %s", warm)
+	}
+	// (The reasons are compared when the estimates are: a loaded machine's time budget may cut
+	// one estimate sooner than the other.)
+	if d := decide(gpu.KernelNotCached, gpu.KernelCached); d.Engine != warm.Engine || strings.Contains(d.Reason, "compile") ||
+		(d.Estimate.Probes == warm.Estimate.Probes && d.Estimate.Nodes == warm.Estimate.Nodes && d.Reason != warm.Reason) {
+		t.Errorf("compiled once the GPU started: %s\nwarm: %s", d, warm)
+	}
+	cold := decide(gpu.KernelNotCached, gpu.KernelNotCached)
+	if cold.Engine != "cpu" || !cold.GPUChecked {
+		t.Fatalf("fresh machine: %s", cold)
+	}
+	if want := "; stmatch's kernel is not compiled on this machine yet: about 6.5 s once, then cached ("; !strings.Contains(cold.Reason, want) ||
+		strings.Contains(cold.Reason, "geneva's kernel") { // geneva loses by far anyway
+		t.Errorf("fresh machine's reason %q\nwants %q", cold.Reason, want)
 	}
 }

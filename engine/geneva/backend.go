@@ -85,8 +85,9 @@ type gpuTable struct {
 func (t *gpuTable) Cap() uint64 { return t.cap }
 func (t *gpuTable) Width() int  { return t.width }
 
-// newGPUBackend compiles the kernels and uploads what job's steps read.
-func newGPUBackend(d *gpu.Device, job *core.Job, st *Stats, limit, tableLimit uint64) (_ *gpuBackend, err error) {
+// newGPUBackend compiles the kernels (returning when ctx ends: gpu.Device.CompileContext) and
+// uploads what job's steps read.
+func newGPUBackend(ctx context.Context, d *gpu.Device, job *core.Job, st *Stats, limit, tableLimit uint64) (_ *gpuBackend, err error) {
 	b := &gpuBackend{d: d, st: st, partIndex: map[core.Part]int{}, launchRows: map[*core.Step]uint64{},
 		mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "geneva: "}, tableLimit: tableLimit}
 	defer func() {
@@ -95,7 +96,7 @@ func newGPUBackend(d *gpu.Device, job *core.Job, st *Stats, limit, tableLimit ui
 		}
 	}()
 	tc := time.Now()
-	mod, err := d.Compile(kernelSource, kernelFile, nil)
+	mod, err := d.CompileContext(ctx, kernelSource, kernelFile, nil)
 	if err != nil {
 		return nil, fmt.Errorf("geneva: compiling the kernels: %w", err)
 	}

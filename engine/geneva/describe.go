@@ -23,6 +23,16 @@ const (
 	RowsPerSecond = 1e8
 )
 
+// coldCompileSeconds is the kernel's cold NVRTC compile, paid by the first count on a machine
+// whose kernel cache does not hold it (engine.KernelUser): 1,163 ms with `submatch gpu-info
+// --compile` on a fresh H200 host (2026-12-02), taken 1.5x (hosts differ), on the side of the CPU.
+const coldCompileSeconds = 1.75
+
+// Kernels implements engine.KernelUser.
+func (Engine) Kernels(*engine.Workload) []engine.Kernel {
+	return []engine.Kernel{{File: kernelFile, ColdSeconds: coldCompileSeconds}}
+}
+
 // Capabilities implements engine.Describer. GENEVA lists, but --engine auto does not send
 // listings to it (it lists only when named).
 func (Engine) Capabilities() engine.Capabilities {

@@ -225,7 +225,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 		defer func() { st.PeakBytes = hb.Peak }()
 		backend = hb
 	} else {
-		gb, err := newGPUBackend(dev, job, st, p.GPUMemoryLimit, e.Options.TableBudget)
+		gb, err := newGPUBackend(ctx, dev, job, st, p.GPUMemoryLimit, e.Options.TableBudget)
 		if err != nil {
 			return engineError(err)
 		}

@@ -18,6 +18,19 @@ const (
 	PartitionSecondsPerEdge = 7e-6
 )
 
+// Kernels implements engine.KernelUser: those of the device engine its GPU backend runs the
+// parts on (DefaultDeviceEngine, from the registry), which compiles them on the first part.
+func (*Engine) Kernels(w *engine.Workload) []engine.Kernel {
+	e, err := (&DeviceBackend{}).device()
+	if err != nil {
+		return nil
+	}
+	if ku, ok := e.(engine.KernelUser); ok {
+		return ku.Kernels(w)
+	}
+	return nil
+}
+
 // StartSeconds implements engine.Predictor.
 func (*Engine) StartSeconds() float64 { return startSeconds }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/pbe"
-	_ "github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/engine/stmatch"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
@@ -349,5 +349,15 @@ func TestDeviceGPUMemory(t *testing.T) {
 			t.Logf("%s --gpu-memory 1/%d of the graph (%d B): %d parts, %d on the GPU, %d refused for memory; upload %v, kernels %v",
 				j.name, div, p.GPUMemoryLimit, st.Parts, st.DeviceParts, st.HostParts, st.UploadTime, st.KernelTime)
 		}
+	}
+}
+
+// TestKernels: pbe compiles what its device engine (stmatch) compiles, for --engine auto's
+// weighing of a machine whose kernel cache does not hold it.
+func TestKernels(t *testing.T) {
+	w := &engine.Workload{Problem: &engine.Problem{}}
+	got, want := (&pbe.Engine{}).Kernels(w), stmatch.Engine{}.Kernels(w)
+	if len(got) == 0 || !slices.Equal(got, want) {
+		t.Errorf("pbe's kernels %+v, stmatch's %+v", got, want)
 	}
 }

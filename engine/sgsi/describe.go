@@ -17,6 +17,16 @@ const (
 	OneThreadSlowdown = 2
 )
 
+// coldCompileSeconds is the kernel's cold NVRTC compile, paid by the first count on a machine
+// whose kernel cache does not hold it (engine.KernelUser): 259 ms with `submatch gpu-info
+// --compile` on a fresh H200 host (2026-12-02), taken 1.5x (hosts differ), on the side of the CPU.
+const coldCompileSeconds = 0.4
+
+// Kernels implements engine.KernelUser.
+func (Engine) Kernels(*engine.Workload) []engine.Kernel {
+	return []engine.Kernel{{File: kernelFile, ColdSeconds: coldCompileSeconds}}
+}
+
 // StartSeconds implements engine.Predictor.
 func (Engine) StartSeconds() float64 { return startSeconds }
 

@@ -121,7 +121,7 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 			b.Close()
 		}
 	}()
-	mod, err := d.Compile(kernelSource, kernelFile, nil)
+	mod, err := d.CompileContext(ctx, kernelSource, kernelFile, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sgsi: compiling the kernels: %w", err)
 	}

@@ -60,6 +60,31 @@ const (
 	migrateBytesPerSecond = 1e10
 )
 
+// The kernels' cold NVRTC compiles, paid by the first count on a machine whose kernel cache does
+// not hold them (engine.KernelUser): --engine auto adds them to the prediction then. Measured with
+// `submatch gpu-info --compile` on a fresh H200 host (2026-12-02): stmatch.cu 4,355 ms. The
+// clique kernel was not in that run; it is taken as dcsm.cu's 1,881 ms there, a source of the
+// same size (14 KB). Both are taken 1.5x, as hosts differ (the H100 host of 2026-11 took about
+// 12 s for the generic kernel, then larger, with an older NVRTC), on the side of the CPU.
+const (
+	coldCompileSeconds       = 6.5
+	cliqueColdCompileSeconds = 3
+)
+
+// Kernels implements engine.KernelUser: the clique kernel for a clique count that takes it,
+// else the generic kernel (which KernelTiered starts on while it compiles the per-query kernel
+// in the background; KernelQuery's per-query kernel, new for each query, is not in the cache's
+// registry and takes about as long).
+func (e Engine) Kernels(w *engine.Workload) []engine.Kernel {
+	switch {
+	case e.Options.V1:
+		return []engine.Kernel{{File: kernelFileV1, ColdSeconds: cliqueColdCompileSeconds}}
+	case w.Clique != nil && !w.Listing && w.Problem != nil && e.Options.cliqueKernelFor(w.Problem):
+		return []engine.Kernel{{File: cliqueFile, ColdSeconds: cliqueColdCompileSeconds}}
+	}
+	return []engine.Kernel{{File: kernelFile, ColdSeconds: coldCompileSeconds}}
+}
+
 // MaxLevels is the most enumerated levels the kernels run.
 const MaxLevels = 32
 

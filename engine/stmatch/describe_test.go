@@ -201,3 +201,40 @@ func TestStarved(t *testing.T) {
 		t.Errorf("clique kernel in 4 MiB: %v, want %v", f, want)
 	}
 }
+
+// TestKernels: what a count compiles, as --engine auto weighs it on a machine whose kernel cache
+// does not hold it: the clique kernel for a clique count that takes it, else the generic
+// kernel; both registered, so that the cache can be asked about them.
+func TestKernels(t *testing.T) {
+	g := gen.RandomGraphM(3, 150, 900, 1, 1)
+	tri, err := pattern.Parse("(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, ok := plan.AsClique(g, tri)
+	if !ok {
+		t.Fatal("not a clique")
+	}
+	p := &engine.Problem{Data: g, Pattern: tri}
+	for _, c := range []struct {
+		name string
+		e    Engine
+		w    engine.Workload
+		want string
+	}{
+		{"plan", Engine{}, engine.Workload{Problem: p}, kernelFile},
+		{"clique", Engine{}, engine.Workload{Problem: p, Clique: &cl}, cliqueFile},
+		{"clique listed", Engine{}, engine.Workload{Problem: p, Clique: &cl, Listing: true}, kernelFile},
+		{"clique on the plan kernels", Engine{Options: Options{Kernel: KernelGeneric}}, engine.Workload{Problem: p, Clique: &cl}, kernelFile},
+		{"clique within a tiny budget", Engine{}, engine.Workload{Problem: &engine.Problem{Data: g, Pattern: tri, GPUMemoryLimit: 1 << 10}, Clique: &cl}, kernelFile},
+	} {
+		ks := c.e.Kernels(&c.w)
+		if len(ks) != 1 || ks[0].File != c.want || ks[0].ColdSeconds <= 0 {
+			t.Errorf("%s: %+v, want %s", c.name, ks, c.want)
+			continue
+		}
+		if _, err := gpu.KernelSource(ks[0].File); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}

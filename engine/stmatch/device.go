@@ -175,25 +175,11 @@ func (r *deviceRun) tierUp() {
 	r.st.QueryKernel, r.st.QueryCompile = true, t.mod.CompileTime
 }
 
-// compileCtx is d.Compile that returns ctx's error as soon as ctx ends. A cold NVRTC compile
-// takes seconds (about 12 s for the generic kernel on the H100 host) and cannot be interrupted:
-// it goes on in the background, and its module still reaches the kernel cache, while a cancelled
-// count returns at once (a 5 s --timeout used to end a count after 16 s).
+// compileCtx is d.CompileContext: a cold NVRTC compile (about 12 s for the generic kernel on the
+// H100 host) goes on in the background while a cancelled count returns at once (a 5 s --timeout
+// used to end a count after 16 s), with a *gpu.CompileStopped error that says so.
 func compileCtx(ctx context.Context, d *gpu.Device, src, file string) (*gpu.Module, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	done := make(chan tierResult, 1)
-	go func() {
-		m, err := d.Compile(src, file, nil)
-		done <- tierResult{m, err}
-	}()
-	select {
-	case t := <-done:
-		return t.mod, t.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return d.CompileContext(ctx, src, file, nil)
 }
 
 // cancelled reports whether err says that a context ended (the count is then partial, not failed).

@@ -499,8 +499,9 @@ func TestGPUStopLatency(t *testing.T) {
 	t0 := time.Now()
 	_, err := compileCtx(ctx, d, kernelSource+fmt.Sprintf("\n// cold %d\n", time.Now().UnixNano()), "cold.cu")
 	cancel()
-	if took := time.Since(t0); !errors.Is(err, context.DeadlineExceeded) || took > time.Second {
-		t.Errorf("cold compile under a 200 ms deadline: %v after %v", err, took)
+	var stopped *gpu.CompileStopped
+	if took := time.Since(t0); !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &stopped) || took > time.Second {
+		t.Errorf("cold compile under a 200 ms deadline: %v after %v (want a *gpu.CompileStopped)", err, took)
 	}
 	g := sharedtest.WikiVote(t)
 	const q20 = "(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (a)-(g), (b)-(c), (b)-(d), (b)-(e), (b)-(f), (b)-(g), (c)-(e), (c)-(f), (c)-(g), (d)-(e), (d)-(f), (d)-(g), (e)-(f)"
