@@ -12,14 +12,16 @@
 #                                a short table last. Logs go to $OUT (default bin/out).
 #                                ONLY=geneva or ONLY=stmatch runs that engine's tests alone (with
 #                                gpu-info; at build, ONLY=stmatch builds only its tests); GENEVA_RUN=regexp selects the GENEVA tests,
-#                                STMATCH_RUN=regexp (default ^TestGPU: the rest runs in CI) and STMATCH_TIMEOUT=duration the stmatch ones;
+#                                STMATCH_RUN=regexp (default ^TestGPU: the rest runs in CI) and STMATCH_TIMEOUT=duration the stmatch ones
+#                                (STMATCH_SKIP=regexp: what the first process skips; set, even empty, it
+#                                runs every selected test in one process, without the second part);
 #                                STMATCH_FIGURES=1 also runs the stmatch measurements.
 #                                The other packages with kernels (extra_packages below: gcsm,
 #                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests too. The parts
-#                                run in four lanes side by side (stmatch; GENEVA, the runtime, pbe,
-#                                temporal, then sgsi's other tests; sgsi's oracle sweeps on
-#                                SGSI_SEEDS seeds (150); dcsm, gcsm and mining: 100-450 s each on an
-#                                H200 host), then the stop latency of
+#                                run in six lanes side by side (stmatch in two processes, stmatch_b's
+#                                tests in the second; GENEVA, the runtime, pbe, temporal, then sgsi's
+#                                other tests; sgsi's oracle sweeps on SGSI_SEEDS seeds (150); dcsm
+#                                and gcsm; mining: 100-350 s each on an H200 host), then the stop latency of
 #                                --timeout 1s on the
 #                                slowest STMatch patterns alone, then a short table.
 #                                DEADLINE=SECONDS bounds every part (each gets at most what is left), so
@@ -153,16 +155,19 @@ run() {
 			[[ "$2" =~ ^($names)$ ]] || continue
 			local bin="bin/${5:-$2}.test"
 			[ -x "$bin" ] || { echo "not built" > "$out/$2.rc"; continue; }
-			part "$2" "$4" "$bin" -test.v -test.count=1 -test.run "$3"
+			# stmatch's second part records its comparisons beside the first's (merged after).
+			SUBMATCH_STMATCH_RESULTS="$out/$2-results.tsv" SUBMATCH_STMATCH_VERSIONS="$out/$2-versions.tsv" \
+				part "$2" "$4" "$bin" -test.v -test.count=1 -test.run "$3"
 		done
 	}
 	lane_stmatch() {
-		rm -f "$out/stmatch.tsv" "$out/stmatch-versions.tsv"
+		rm -f "$out/stmatch.tsv" "$out/stmatch-versions.tsv" "$out/stmatch-b-results.tsv" "$out/stmatch-b-versions.tsv"
 		local figures=""
 		[ -n "${STMATCH_FIGURES:-}" ] && figures="$out/stmatch-figures.tsv" && rm -f "$figures"
 		SUBMATCH_STMATCH_RESULTS="$out/stmatch.tsv" SUBMATCH_STMATCH_VERSIONS="$out/stmatch-versions.tsv" \
 			SUBMATCH_STMATCH_FIGURES="$figures" part stmatch "$(left 540)" \
-			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-$(left 530)s}" -test.run "${STMATCH_RUN:-^TestGPU}"
+			bin/stmatch.test -test.v -test.count=1 -test.timeout="${STMATCH_TIMEOUT:-$(left 530)s}" -test.run "${STMATCH_RUN:-^TestGPU}" \
+			-test.skip "${STMATCH_SKIP:-$stmatch_b}"
 	}
 	lane_runtime() { # GENEVA's tests, then the runtime's (and their cgo-built subset), then pbe's and temporal's
 		if [ -x bin/geneva.test ] && [ -z "$only" -o "$only" = geneva ]; then
@@ -184,11 +189,15 @@ run() {
 		SUBMATCH_SGSI_RANDOM=${SUBMATCH_SGSI_RANDOM:-8} lane_extras sgsi-b
 	}
 	echo
-	echo "== GPU tests in four lanes side by side (logs: \$OUT/NAME-test.log)"
+	echo "== GPU tests in six lanes side by side (logs: \$OUT/NAME-test.log)"
 	local lanes=()
 	if [ -x bin/stmatch.test ] && [ -z "${SKIP_STMATCH:-}" ] && [ -z "$only" -o "$only" = stmatch ]; then
 		lane_stmatch &
 		lanes+=($!)
+		if [ -z "${STMATCH_SKIP+x}" ]; then
+			lane_extras stmatch-b &
+			lanes+=($!)
+		fi
 	fi
 	lane_runtime &
 	lanes+=($!)
@@ -197,11 +206,15 @@ run() {
 		# the same cases in CI): 150 of Property's 300, and 150 for Dense.
 		(export SUBMATCH_ORACLE_SEEDS=${SGSI_SEEDS:-150}; lane_extras sgsi) &
 		lanes+=($!)
-		lane_extras 'dcsm|gcsm|mining' &
+		lane_extras 'dcsm|gcsm' &
+		lanes+=($!)
+		lane_extras mining &
 		lanes+=($!)
 	fi
 	wait "${lanes[@]}"
 	echo "all lanes done after $SECONDS s"
+	[ -s "$out/stmatch-b-results.tsv" ] && cat "$out/stmatch-b-results.tsv" >> "$out/stmatch.tsv"
+	[ -s "$out/stmatch-b-versions.tsv" ] && cat "$out/stmatch-b-versions.tsv" >> "$out/stmatch-versions.tsv"
 	if [ -z "$only" ]; then
 		echo
 		echo "== stop latency: --timeout 1s on STMatch's slowest patterns (whole process, ms; alone on the GPU)"
@@ -300,7 +313,11 @@ run() {
 
 # extra_packages: the other packages with GPU tests, "PACKAGE NAME RUN-REGEXP TIMEOUT-SECONDS
 # [BINARY]"; with BINARY, NAME is a second part of bin/BINARY.test (run in a lane of its own).
+# stmatch's tests run in two processes side by side (its lane alone took 337 s of a 351-s run on
+# 2026-12-02): stmatch_b's in the second, the rest (TestGPUZTinyBudget last) in the first.
+stmatch_b='TestGPU(Random|Versions|IsolatedLeaves|WikiVote|Listing)$'
 extra_packages=(
+	"engine/stmatch stmatch-b $stmatch_b 500 stmatch"
 	"csm/gcsm gcsm TestGPU|TestEmulation 200"
 	"mining mining TestGPU 300"
 	"temporal temporal TestGPU 150"
