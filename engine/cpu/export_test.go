@@ -9,3 +9,14 @@ func EveryVertexAHub(on bool) func() {
 	}
 	return func() { hubMinDegree = saved }
 }
+
+// HoldHubRows, when on, makes every other hub row look claimed by a worker that never fills it
+// (as when another worker is filling it): the search must then merge with those hubs' lists
+// wherever it would have read their rows. The returned func restores the default.
+func HoldHubRows(on bool) func() {
+	saved := hubRowHeld
+	if on {
+		hubRowHeld = func(r int) bool { return r%2 == 0 }
+	}
+	return func() { hubRowHeld = saved }
+}

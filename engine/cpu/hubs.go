@@ -3,6 +3,7 @@ package cpu
 import (
 	"cmp"
 	"slices"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
@@ -13,6 +14,10 @@ import (
 // elements with one load instead of merging against hundreds or thousands of neighbours. On
 // wiki-Vote the common neighbours of a 4-clique (tens of vertices) are intersected with the
 // neighbourhood of a fifth vertex of degree up to 1,065 for every 5-clique (STMatch's q23).
+
+// hubRowHeld, set by tests only, names rows that are claimed as the rows are chosen and never
+// filled, as if another worker were filling them for the whole count.
+var hubRowHeld func(r int) bool
 
 // hubMinDegree is the smallest degree that gets a row: below it a merge or a galloping search
 // stays within a few cache lines. A variable so that tests give every vertex a row.
@@ -32,15 +37,22 @@ func hubEdge(g *graph.Graph, el pattern.Label) bool {
 	return el.Any || (!g.HasEdgeLabels() && el.Value == 0)
 }
 
-// hubRows holds the rows: row[v] is v's row in bits (words uint64 words each), or -1.
+// hubRows holds the rows: row[v] is r >= 0 when v's row is filled (words uint64 words from
+// bits[r*words]), -r-2 when v has row r but it is not filled yet, and -1 when v has none. A row
+// is filled on its first use (ready), so that a count pays only for the rows its search reads: a
+// small search (a labelled pattern on wiki-Vote reads a few dozen of its 1,000 hubs' rows, or
+// none) does not fill them all first. The worker that claims a row (claimed) fills it; the others
+// merge with the hub's list until it is filled.
 type hubRows struct {
-	row   []int32
-	bits  []uint64
-	words int
+	row     []atomic.Int32
+	bits    []uint64
+	words   int
+	g       *graph.Graph
+	claimed []atomic.Bool
 }
 
-// buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes,
-// and fills their rows. It returns nil when none qualifies.
+// buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes.
+// It returns nil when none qualifies. The rows are filled on first use (ready).
 func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	n := g.NumVertices()
 	words := (n + 63) / 64
@@ -56,40 +68,69 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	if len(hubs) == 0 || rowBytes > budget {
 		return nil
 	}
-	slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
-	hubs = hubs[:min(uint64(len(hubs)), budget/rowBytes)]
-	h := &hubRows{row: make([]int32, n), bits: make([]uint64, len(hubs)*words), words: words}
+	if keep := budget / rowBytes; uint64(len(hubs)) > keep {
+		slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
+		hubs = hubs[:keep]
+	}
+	h := &hubRows{row: make([]atomic.Int32, n), bits: make([]uint64, len(hubs)*words), words: words,
+		g: g, claimed: make([]atomic.Bool, len(hubs))}
 	for v := range h.row {
-		h.row[v] = -1
+		h.row[v].Store(-1)
 	}
 	for r, v := range hubs {
-		h.row[v] = int32(r)
-		bits := h.bits[r*words : (r+1)*words]
-		for _, x := range g.Neighbors(v) {
-			bits[x>>6] |= 1 << (x & 63)
+		h.row[v].Store(int32(-r - 2))
+		if hubRowHeld != nil && hubRowHeld(r) {
+			h.claimed[r].Store(true)
 		}
 	}
 	return h
 }
 
-// rowOf returns hub v's row, or nil when v has none.
+// ready reports whether hub v's row can be read now: v has a row and it is filled, filling it
+// first when no worker has claimed it. It is false while another worker fills the row (the
+// caller merges with v's list instead: the same set).
+func (h *hubRows) ready(v uint32) bool {
+	r := h.row[v].Load()
+	return r >= 0 || h.fill(v, r)
+}
+
+// fill fills v's row (row[v] = unfilled: -1 when v has none, else below -1) unless another
+// worker has claimed it, and reports whether it did.
+func (h *hubRows) fill(v uint32, unfilled int32) bool {
+	if unfilled == -1 {
+		return false
+	}
+	r := -unfilled - 2
+	if !h.claimed[r].CompareAndSwap(false, true) {
+		return false
+	}
+	bits := h.bits[int(r)*h.words : (int(r)+1)*h.words]
+	for _, x := range h.g.Neighbors(v) {
+		bits[x>>6] |= 1 << (x & 63)
+	}
+	h.row[v].Store(r)
+	return true
+}
+
+// rowOf returns hub v's row, or nil when v has none or it is not ready (see ready).
 func (h *hubRows) rowOf(v uint32) []uint64 {
-	if h == nil || h.row[v] < 0 {
+	if h == nil || !h.ready(v) {
 		return nil
 	}
-	r := int(h.row[v])
+	r := int(h.row[v].Load())
 	return h.bits[r*h.words : (r+1)*h.words]
 }
 
 // filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
-// it; ok is false (and nothing is written) when v has no row.
+// it; ok is false (and nothing is written) when v has no row or it is not filled (callers ask
+// ready first, which fills it).
 //
 // It does not call rowOf, so that it stays within the inliner's budget (3% of STMatch's q23).
 func (h *hubRows) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
 	if h == nil {
 		return out, false
 	}
-	r := h.row[v]
+	r := h.row[v].Load()
 	if r < 0 {
 		return out, false
 	}

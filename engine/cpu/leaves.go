@@ -337,7 +337,7 @@ func (lc *leafCounter) chainStep(gi, k int, m []uint32, mi []int) []uint32 {
 // has a hub row and adjacency alone decides the parent's edge (see hubEdge).
 func (lc *leafCounter) hubFilter(gi, k int, s []uint32, m []uint32, out []uint32) ([]uint32, bool) {
 	pe := lc.groups[gi].Parents[k]
-	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) {
+	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) || !lc.hubs.ready(m[pe.Level]) {
 		return out, false
 	}
 	return lc.hubs.filter(s, m[pe.Level], out)

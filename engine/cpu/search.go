@@ -364,7 +364,7 @@ func (w *worker) intersectLevel(i int, sets [][]uint32, first int) []uint32 {
 	for k, s := range sets {
 		if k >= first && k != shortest {
 			be := lvl.Extra[k-first]
-			if v := w.m[be.Level]; w.hubs.row[v] >= 0 && hubEdge(w.g, be.EdgeLabel) {
+			if v := w.m[be.Level]; w.hubs.ready(v) && hubEdge(w.g, be.EdgeLabel) {
 				hubs = append(hubs, v)
 				continue
 			}
