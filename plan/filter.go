@@ -107,6 +107,23 @@ func initialCandidates(g *graph.Graph, p *pattern.Pattern, u int, cancelled func
 // edge whose labels satisfy (vl, el).
 func hasCandidateNeighbour(g *graph.Graph, v uint32, vl, el pattern.Label, cand Bitset) bool {
 	runs := g.Runs(v)
+	if !vl.Any {
+		// The runs are sorted by vertex label: skip to vl's, stop after them.
+		for i, r := range runs {
+			if r.VertexLabel < vl.Value || !el.Matches(r.EdgeLabel) {
+				continue
+			}
+			if r.VertexLabel > vl.Value {
+				return false
+			}
+			for _, w := range g.RunNeighbors(v, i) {
+				if cand.Has(w) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for i, r := range runs {
 		if !vl.Matches(r.VertexLabel) || !el.Matches(r.EdgeLabel) {
 			continue
