@@ -37,15 +37,15 @@ func hubEdge(g *graph.Graph, el pattern.Label) bool {
 	return el.Any || (!g.HasEdgeLabels() && el.Value == 0)
 }
 
-// hubRows holds the rows: row[v] is r >= 0 when v's row is filled (words uint64 words from
-// bits[r*words]), -r-2 when v has row r but it is not filled yet, and -1 when v has none. A row
-// is filled on its first use (ready), so that a count pays only for the rows its search reads: a
-// small search (a labelled pattern on wiki-Vote reads a few dozen of its 1,000 hubs' rows, or
-// none) does not fill them all first. The worker that claims a row (claimed) fills it; the others
-// merge with the hub's list until it is filled.
+// hubRows holds the rows: row[v] is r+1 when v's row r is filled (bits[r], words uint64 words),
+// -(r+1) when v has row r but it is not filled yet, and 0 when v has none. A row is
+// allocated and filled on its first use (ready), so that a count pays only for the rows its
+// search reads: a small search (a labelled pattern on wiki-Vote reads a few dozen of its hubs'
+// rows, or none) neither clears nor fills 1,000 rows first. The worker that claims a row
+// (claimed) fills it; the others merge with the hub's list until it is filled.
 type hubRows struct {
 	row     []atomic.Int32
-	bits    []uint64
+	bits    [][]uint64 // bits[r] is written before row[v] is set to r+1 (which publishes it)
 	words   int
 	g       *graph.Graph
 	claimed []atomic.Bool
@@ -72,13 +72,10 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 		slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
 		hubs = hubs[:keep]
 	}
-	h := &hubRows{row: make([]atomic.Int32, n), bits: make([]uint64, len(hubs)*words), words: words,
+	h := &hubRows{row: make([]atomic.Int32, n), bits: make([][]uint64, len(hubs)), words: words,
 		g: g, claimed: make([]atomic.Bool, len(hubs))}
-	for v := range h.row {
-		h.row[v].Store(-1)
-	}
 	for r, v := range hubs {
-		h.row[v].Store(int32(-r - 2))
+		h.row[v].Store(int32(-r - 1))
 		if hubRowHeld != nil && hubRowHeld(r) {
 			h.claimed[r].Store(true)
 		}
@@ -91,24 +88,25 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 // caller merges with v's list instead: the same set).
 func (h *hubRows) ready(v uint32) bool {
 	r := h.row[v].Load()
-	return r >= 0 || h.fill(v, r)
+	return r > 0 || h.fill(v, r)
 }
 
-// fill fills v's row (row[v] = unfilled: -1 when v has none, else below -1) unless another
-// worker has claimed it, and reports whether it did.
+// fill fills v's row (row[v] = unfilled: 0 when v has none, else -(r+1)) unless another worker
+// has claimed it, and reports whether it did.
 func (h *hubRows) fill(v uint32, unfilled int32) bool {
-	if unfilled == -1 {
+	if unfilled == 0 {
 		return false
 	}
-	r := -unfilled - 2
+	r := -unfilled - 1
 	if !h.claimed[r].CompareAndSwap(false, true) {
 		return false
 	}
-	bits := h.bits[int(r)*h.words : (int(r)+1)*h.words]
+	bits := make([]uint64, h.words)
 	for _, x := range h.g.Neighbors(v) {
 		bits[x>>6] |= 1 << (x & 63)
 	}
-	h.row[v].Store(r)
+	h.bits[r] = bits
+	h.row[v].Store(r + 1)
 	return true
 }
 
@@ -117,8 +115,7 @@ func (h *hubRows) rowOf(v uint32) []uint64 {
 	if h == nil || !h.ready(v) {
 		return nil
 	}
-	r := int(h.row[v].Load())
-	return h.bits[r*h.words : (r+1)*h.words]
+	return h.bits[h.row[v].Load()-1]
 }
 
 // filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
@@ -131,10 +128,10 @@ func (h *hubRows) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok b
 		return out, false
 	}
 	r := h.row[v].Load()
-	if r < 0 {
+	if r <= 0 {
 		return out, false
 	}
-	bits := h.bits[int(r)*h.words : (int(r)+1)*h.words]
+	bits := h.bits[r-1]
 	out = out[:0]
 	for _, x := range s {
 		if bits[x>>6]&(1<<(x&63)) != 0 {
