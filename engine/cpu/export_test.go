@@ -1,13 +1,24 @@
 package cpu
 
+import "time"
+
 // EveryVertexAHub gives every vertex of degree one or more a hub row when on (for the external
 // tests: their graphs are far below the default degree); the returned func restores the default.
+// The rows are used at once (hubDelay 0), unless SetHubDelay sets another delay after it.
 func EveryVertexAHub(on bool) func() {
-	saved := hubMinDegree
+	saved, savedDelay := hubMinDegree, hubDelay
 	if on {
-		hubMinDegree = 1
+		hubMinDegree, hubDelay = 1, 0
 	}
-	return func() { hubMinDegree = saved }
+	return func() { hubMinDegree, hubDelay = saved, savedDelay }
+}
+
+// SetHubDelay sets how long a count runs before it uses its hub rows; the returned func restores
+// the delay before.
+func SetHubDelay(d time.Duration) func() {
+	saved := hubDelay
+	hubDelay = d
+	return func() { hubDelay = saved }
 }
 
 // HoldHubRows, when on, makes every other hub row look claimed by a worker that never fills it

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
@@ -14,6 +15,25 @@ import (
 // elements with one load instead of merging against hundreds or thousands of neighbours. On
 // wiki-Vote the common neighbours of a 4-clique (tens of vertices) are intersected with the
 // neighbourhood of a fifth vertex of degree up to 1,065 for every 5-clique (STMatch's q23).
+
+// hubDelay is how long a count runs before its hub rows are used: a row costs a fill and a page of
+// memory, which a small search does not win back (STMatch's labelled patterns on wiki-Vote, 1 to
+// 10 ms of search: 150 to 300 fewer page faults and 0.1 to 1 ms less CPU time a process without
+// rows), while a search of seconds, for which the rows were made, loses nothing by the wait. A
+// variable so that tests use the rows at once.
+var hubDelay = 5 * time.Millisecond
+
+// activate makes the rows usable hubDelay from now (at once when it is 0); the returned func
+// cancels a pending activation.
+func (h *hubRows) activate() (stop func() bool) {
+	if h == nil || hubDelay <= 0 {
+		if h != nil {
+			h.active.Store(true)
+		}
+		return func() bool { return false }
+	}
+	return time.AfterFunc(hubDelay, func() { h.active.Store(true) }).Stop
+}
 
 // hubRowHeld, set by tests only, names rows that are claimed as the rows are chosen and never
 // filled, as if another worker were filling them for the whole count.
@@ -49,6 +69,9 @@ type hubRows struct {
 	words   int
 	g       *graph.Graph
 	claimed []atomic.Bool
+	// active is set hubDelay into the count: until then no row is filled (ready is false and the
+	// search merges with the lists).
+	active atomic.Bool
 }
 
 // buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes.
@@ -94,7 +117,7 @@ func (h *hubRows) ready(v uint32) bool {
 // fill fills v's row (row[v] = unfilled: 0 when v has none, else -(r+1)) unless another worker
 // has claimed it, and reports whether it did.
 func (h *hubRows) fill(v uint32, unfilled int32) bool {
-	if unfilled == 0 {
+	if unfilled == 0 || !h.active.Load() {
 		return false
 	}
 	r := -unfilled - 1
