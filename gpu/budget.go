@@ -5,17 +5,20 @@ import (
 	"sync"
 )
 
-// Margin kept free by DefaultLimit: the larger of MarginFraction of the device's total memory and
-// MinMargin bytes (room for the context, modules, NVRTC and other processes).
+// Margin kept free by DefaultLimit for CUDA's own allocations in this process (the context, the
+// modules, the kernels' local memory) and for other processes: MarginFraction of the device's
+// total memory, but at most a quarter of the memory free now, and at least MinMargin bytes. The
+// quarter matters on a GPU that other processes already fill: 5% of an H200 is 7 GiB, which
+// would leave no budget at all (and make --gpu-memory useless) when only a few GiB are free.
 const (
 	MarginFraction = 0.05
 	MinMargin      = 512 << 20
 )
 
 // DefaultLimit is the default budget of a device with the given free and total memory: free memory
-// minus max(5% of total, 512 MiB), or 0 when that is negative.
+// minus max(min(5% of total, free/4), 512 MiB), or 0 when that is negative.
 func DefaultLimit(free, total uint64) uint64 {
-	m := uint64(float64(total) * MarginFraction)
+	m := min(uint64(float64(total)*MarginFraction), free/4)
 	if m < MinMargin {
 		m = MinMargin
 	}

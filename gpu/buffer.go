@@ -14,6 +14,8 @@ type Buffer struct {
 	ptr  uint64
 	size uint64
 
+	outside bool // allocated outside the budget (AllocOutsideBudget)
+
 	mu    sync.Mutex
 	freed bool
 }
@@ -21,13 +23,21 @@ type Buffer struct {
 // Alloc allocates bytes of device memory. Over the device's budget it returns a *BudgetError
 // (errors.Is ErrBudget) without calling CUDA; CUDA_ERROR_OUT_OF_MEMORY is returned the same way.
 // A zero-byte buffer is valid and has a null pointer.
-func (d *Device) Alloc(bytes uint64) (*Buffer, error) {
-	b := &Buffer{dev: d, size: bytes}
+func (d *Device) Alloc(bytes uint64) (*Buffer, error) { return d.alloc(bytes, true) }
+
+// AllocOutsideBudget allocates bytes of device memory that the budget does not account for: for
+// tools that take memory away on purpose (scripts/gpuhog); engines use Alloc.
+func (d *Device) AllocOutsideBudget(bytes uint64) (*Buffer, error) { return d.alloc(bytes, false) }
+
+func (d *Device) alloc(bytes uint64, budgeted bool) (*Buffer, error) {
+	b := &Buffer{dev: d, size: bytes, outside: !budgeted}
 	if bytes == 0 {
 		return b, nil
 	}
-	if err := d.budget.Reserve(bytes); err != nil {
-		return nil, err
+	if budgeted {
+		if err := d.budget.Reserve(bytes); err != nil {
+			return nil, err
+		}
 	}
 	err := d.Do(func() error {
 		var p uint64
@@ -39,7 +49,9 @@ func (d *Device) Alloc(bytes uint64) (*Buffer, error) {
 		return nil
 	})
 	if err != nil {
-		d.budget.Release(bytes)
+		if budgeted {
+			d.budget.Release(bytes)
+		}
 		var ce *CUDAError
 		if errors.As(err, &ce) && ce.Code == cudaErrorOutOfMemory {
 			return nil, &BudgetError{Device: d.info.Ordinal, Requested: bytes, Available: d.budget.Available(), Limit: d.budget.Limit(), CUDA: err}
@@ -72,7 +84,9 @@ func (b *Buffer) Free() error {
 	err := b.dev.Do(func() error {
 		return drv.check("cuMemFree_v2", ccall(drv.cuMemFree, uintptr(b.ptr)))
 	})
-	b.dev.budget.Release(b.size)
+	if !b.outside {
+		b.dev.budget.Release(b.size)
+	}
 	return err
 }
 

@@ -53,6 +53,13 @@ type Device struct {
 
 	modMu   sync.Mutex
 	modules map[string]*Module
+
+	// defaultLimit is the budget DefaultLimit gave at open; localExtra the most local memory
+	// beyond the context's own that a kernel looked up so far makes the driver reserve
+	// (accountLocal).
+	localMu      sync.Mutex
+	defaultLimit uint64
+	localExtra   uint64
 }
 
 type job struct {
@@ -284,9 +291,46 @@ func (d *Device) setup() error {
 		return err
 	}
 	d.info.FreeMem = free
-	d.budget = &Budget{device: d.info.Ordinal, limit: DefaultLimit(free, d.info.TotalMem)}
+	d.defaultLimit = DefaultLimit(free, d.info.TotalMem)
+	d.budget = &Budget{device: d.info.Ordinal, limit: d.defaultLimit}
 	d.info.BudgetLimit = d.budget.limit
 	return nil
+}
+
+// contextStackBytes is the local memory a thread has from the context's creation on: CUDA's
+// default stack limit (CU_LIMIT_STACK_SIZE, 1 KiB), which the context reserves for every thread
+// the device can hold at once, so it is already out of the free memory measured at open.
+const contextStackBytes = 1024
+
+// localGranule rounds a thread's local memory up the way the driver's reservation is assumed to
+// (conservatively: the driver's own granularity is not documented).
+const localGranule = 256
+
+// LocalReserve is the device memory the driver takes, at a kernel's first launch, for perThread
+// bytes of local memory in every thread the device can hold at once, beyond what the context
+// already holds (contextStackBytes a thread).
+func LocalReserve(perThread, sms, threadsPerSM int) uint64 {
+	per := (perThread + localGranule - 1) / localGranule * localGranule
+	if per <= contextStackBytes {
+		return 0
+	}
+	return uint64(per-contextStackBytes) * uint64(sms) * uint64(threadsPerSM)
+}
+
+// accountLocal lowers the budget's default by the local memory a kernel of perThread bytes a
+// thread makes the driver reserve at its launch, outside any allocation of ours: without it, the
+// budget could hand out memory that the launch then needs (CUDA_ERROR_OUT_OF_MEMORY at
+// cuLaunchKernel on a GPU that other processes fill). A --gpu-memory below the result is left as
+// it is: the reservation comes out of the GPU's free memory, not out of the engines' share.
+func (d *Device) accountLocal(perThread int) {
+	extra := LocalReserve(perThread, d.info.SMs, d.info.MaxThreadsPerSM)
+	d.localMu.Lock()
+	defer d.localMu.Unlock()
+	if extra <= d.localExtra || d.budget == nil {
+		return
+	}
+	d.localExtra = extra
+	d.budget.Lower(d.defaultLimit - min(d.defaultLimit, extra))
 }
 
 func (d *Device) memInfo() (free, total uint64, err error) {

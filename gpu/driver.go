@@ -113,8 +113,11 @@ const (
 	attrMaxSharedMemPerBlockOptin = 97
 )
 
-// funcAttrMaxDynamicSharedSize is CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
-const funcAttrMaxDynamicSharedSize = 8
+// Kernel attributes (CUfunction_attribute).
+const (
+	funcAttrLocalSizeBytes       = 3 // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: local memory a thread
+	funcAttrMaxDynamicSharedSize = 8 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+)
 
 func (l *driverLib) attribute(dev int32, attr int) (int, error) {
 	var v int32

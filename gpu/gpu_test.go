@@ -300,10 +300,12 @@ func TestBudgetConcurrent(t *testing.T) {
 func TestDefaultLimit(t *testing.T) {
 	const gib = 1 << 30
 	cases := []struct{ free, total, want uint64 }{
-		{80 * gib, 80 * gib, 76 * gib},      // 5% of 80 GiB = 4 GiB margin
-		{60 * gib, 80 * gib, 56 * gib},      // margin from total, not free
-		{4 * gib, 4 * gib, 4*gib - 512<<20}, // 5% < 512 MiB: the floor
-		{256 << 20, 8 * gib, 0},             // less free than the margin
+		{80 * gib, 80 * gib, 76 * gib},        // 5% of 80 GiB = 4 GiB margin
+		{60 * gib, 80 * gib, 56 * gib},        // margin from total, not free
+		{4 * gib, 4 * gib, 4*gib - 512<<20},   // 5% < 512 MiB: the floor
+		{256 << 20, 8 * gib, 0},               // less free than the margin
+		{3 * gib, 141 * gib, 3 * gib / 4 * 3}, // a GPU others fill: a quarter of free, not 7 GiB
+		{2 * gib, 141 * gib, 2*gib - 512<<20}, // ... and never under the floor
 		{0, 0, 0},
 	}
 	for _, c := range cases {
@@ -603,4 +605,40 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+func TestLocalReserve(t *testing.T) {
+	const sms, threads = 132, 2048 // an H200
+	cases := []struct {
+		perThread int
+		want      uint64
+	}{
+		{0, 0},
+		{1024, 0}, // within the context's default stack
+		{1025, 256 * sms * threads},
+		{4000, 3072 * sms * threads}, // 4096 - 1024 a thread
+	}
+	for _, c := range cases {
+		if got := LocalReserve(c.perThread, sms, threads); got != c.want {
+			t.Errorf("LocalReserve(%d) = %d, want %d", c.perThread, got, c.want)
+		}
+	}
+	// The budget's default comes down by the largest reservation so far, and a lower limit (a
+	// --gpu-memory) stays.
+	d := &Device{info: Info{SMs: sms, MaxThreadsPerSM: threads}, defaultLimit: 10 << 30}
+	d.budget = &Budget{limit: d.defaultLimit}
+	d.accountLocal(2048)
+	want := uint64(10<<30) - 1024*sms*threads
+	if d.budget.Limit() != want {
+		t.Fatalf("after a 2 KiB kernel the limit is %d, want %d", d.budget.Limit(), want)
+	}
+	d.accountLocal(1536) // smaller: no change
+	if d.budget.Limit() != want {
+		t.Fatalf("a smaller kernel changed the limit to %d", d.budget.Limit())
+	}
+	d.budget.Lower(1 << 20)
+	d.accountLocal(3072)
+	if d.budget.Limit() != 1<<20 {
+		t.Fatalf("a --gpu-memory under the reservation moved to %d", d.budget.Limit())
+	}
 }

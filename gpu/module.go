@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -123,6 +124,9 @@ type Function struct {
 	mod  *Module
 	h    uintptr // CUfunction
 	Name string
+	// LocalBytes is the local memory one thread of the kernel uses (spilled registers, stack
+	// arrays), as the driver reports it; 0 when it cannot say.
+	LocalBytes int
 }
 
 // Function looks up an extern "C" kernel by name.
@@ -142,6 +146,15 @@ func (m *Module) Function(name string) (*Function, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kernel %s in %s: %w", name, m.Name, err)
+	}
+	if drv.cuFuncGetAttribute != 0 {
+		var v int32
+		if m.dev.Do(func() error {
+			return drv.check("cuFuncGetAttribute", ccall(drv.cuFuncGetAttribute, uintptr(unsafe.Pointer(&v)), funcAttrLocalSizeBytes, f.h))
+		}) == nil {
+			f.LocalBytes = int(v)
+			m.dev.accountLocal(f.LocalBytes)
+		}
 	}
 	m.funcs[name] = f
 	return f, nil
@@ -271,6 +284,16 @@ func (f *Function) launch(grid, block Dim3, sharedMem uint32, vals []uint64) err
 		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
 		uintptr(sharedMem), 0, paramsPtr, 0))
 	if err != nil {
+		var ce *CUDAError
+		if errors.As(err, &ce) && ce.Code == cudaErrorOutOfMemory {
+			// The launch itself needs memory: the local memory of every thread the GPU can hold
+			// (LocalReserve), taken from what is free, outside the budget. Callers that fall
+			// back on a refused allocation (errors.Is ErrBudget) do so here too.
+			info := f.mod.dev.info
+			return fmt.Errorf("kernel %s (grid %dx%dx%d, block %dx%dx%d, %d B shared, %d B local a thread): the GPU's free memory cannot hold the launch (about %s of local memory for its resident threads; other processes may hold most of the GPU): %w: %w",
+				f.Name, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedMem, f.LocalBytes,
+				FormatBytes(uint64(max(f.LocalBytes, contextStackBytes))*uint64(info.SMs)*uint64(info.MaxThreadsPerSM)), ErrBudget, err)
+		}
 		return fmt.Errorf("kernel %s (grid %dx%dx%d, block %dx%dx%d, %d B shared): %w",
 			f.Name, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, sharedMem, err)
 	}

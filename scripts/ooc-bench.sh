@@ -20,8 +20,16 @@
 #                                    about 200 s: every count is cut (--timeout, then timeout(1))
 #                                    so that the table ends in time; a cut count reads "> N s".
 #
-# Knobs: OOC_SCALE (21) and OOC_LABELS (8) of the R-MAT graph, OOC_CAP (8) seconds per count,
-# OOC_END (190) seconds from the start by which the table ends.
+# Knobs: OOC_SCALE (21), OOC_EDGE_FACTOR (16), OOC_LABELS (8) and OOC_LABEL_DIST (uniform or
+# zipf) of the R-MAT graph, OOC_SIZES (4,5) of its dense random-walk queries (the first of each
+# size is run), OOC_CAP (8) seconds per count, OOC_END (190) seconds from the start by which the
+# table ends.
+#
+# A GPU smaller than the graph: OOC_HOG=SIZE (e.g. 2GiB) runs scripts/gpuhog after the tests, so
+# that only SIZE of the GPU's memory is free to the counts, and the counts run without
+# --gpu-memory (each engine's budget is its default, from the free memory); wiki-Vote's rows and
+# the tests are left out. Pick OOC_SCALE so that the graph is larger than SIZE: the table prints
+# both.
 #
 # The device tool: command "OUT=$OUT bash scripts/ooc-bench.sh run .dev-ooc4 > $OUT/0-run.log
 # 2>&1", carry [".dev-ooc4"].
@@ -33,7 +41,7 @@ source scripts/bench-lib.sh
 build() {
 	set -e
 	local dir="$1" shared="${SUBMATCH_SHARED_TESTDATA:-$root/../shared/testdata}"
-	build_bins "$dir" submatch=./cmd/submatch stmatch.test=./engine/stmatch gpu.test=./gpu
+	build_bins "$dir" submatch=./cmd/submatch stmatch.test=./engine/stmatch gpu.test=./gpu gpuhog=./scripts/gpuhog
 	rm -rf "$dir/testdata"
 	mkdir -p "$dir/testdata/wikivote-graphpi"
 	cp "$shared/wikivote-graphpi/wiki-vote_input" "$shared/wikivote-graphpi/LICENSE" "$dir/testdata/wikivote-graphpi/"
@@ -47,18 +55,39 @@ jfield() { sed -n "s/.*\"$1\":\(\"[^\"]*\"\|[^,}]*\).*/\1/p" <<<"$2" | tr -d '"'
 run() {
 	local dir="$1" out="${OUT:-$dir/out}" t0=$SECONDS
 	mkdir -p "$out"
-	unpack_bins "$dir" submatch stmatch.test gpu.test
+	unpack_bins "$dir" submatch stmatch.test gpu.test gpuhog
 	export SUBMATCH_TESTDATA="$root/$dir/testdata"
 
 	# The R-MAT graph and its queries, generated while the tests run (not carried: hundreds of MB).
 	local work="${TMPDIR:-/tmp}/ooc-bench" scale="${OOC_SCALE:-21}" labels="${OOC_LABELS:-8}"
+	local dist="${OOC_LABEL_DIST:-uniform}" hog="${OOC_HOG:-}"
 	mkdir -p "$work"
 	(
-		"$dir/submatch" gen rmat --scale "$scale" --edge-factor 16 --seed 1 --vertex-labels "$labels" -o "$work/rmat.smg" &&
+		"$dir/submatch" gen rmat --scale "$scale" --edge-factor "${OOC_EDGE_FACTOR:-16}" --seed 1 --vertex-labels "$labels" \
+			--label-dist "$dist" -o "$work/rmat.smg" &&
 			rm -rf "$work/q" &&
-			"$dir/submatch" gen queries --sizes 4,5 --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
+			"$dir/submatch" gen queries --sizes "${OOC_SIZES:-4,5}" --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
 	) > "$out/gen.log" 2>&1 &
 	local gen=$!
+	if [ -n "$hog" ]; then
+		wait "$gen" || echo "R-MAT generation failed: $(tail -n 3 "$out/gen.log")"
+		echo "# R-MAT: $(head -n 1 "$out/gen.log") ($((SECONDS - t0)) s)"
+		# The kernels are compiled before the hog starts (NVRTC's time is not the point here).
+		"$dir/submatch" gpu-info --compile > "$out/gpu-info.txt" 2>&1
+		"$dir/gpuhog" -leave "$hog" > "$out/hog.log" 2>&1 &
+		local hogpid=$!
+		local i
+		for i in $(seq 1 60); do
+			grep -q holding "$out/hog.log" && break
+			sleep 0.5
+		done
+		cat "$out/hog.log"
+		nvidia-smi --query-gpu=memory.total,memory.used,memory.free --format=csv 2>/dev/null | sed 's/^/# /'
+		table "$dir" "$out" "$t0" "${OOC_END:-190}" "$work" "R-MAT scale $scale, $labels labels ($dist)" "$hog"
+		kill "$hogpid"
+		wait "$hogpid"
+		return
+	fi
 
 	echo "== (a) GPU tests of the host and managed modes"
 	SUBMATCH_STMATCH_RESULTS="$out/graphmem.tsv" timeout 60 "$dir/stmatch.test" -test.v -test.count=1 \
@@ -95,17 +124,23 @@ one() {
 
 # table runs (b): a row per workload and query.
 table() {
-	local dir="$1" out="$2" t0="$3" end="$4" work="$5" rmat="$6"
+	local dir="$1" out="$2" t0="$3" end="$4" work="$5" rmat="$6" hog="${7:-}"
 	SM="$dir/submatch"
 	local cap="${OOC_CAP:-8}"
-	echo "== (b) whole-process ms; out of core: --gpu-memory a quarter of sgsi.GraphBytes"
+	if [ -n "$hog" ]; then
+		echo "== (b) whole-process ms on a GPU with $hog free (the rest held by gpuhog); no --gpu-memory"
+	else
+		echo "== (b) whole-process ms; out of core: --gpu-memory a quarter of sgsi.GraphBytes"
+	fi
 	printf '| workload | query | budget | cpu %s thr | stmatch in core | stmatch zero-copy | stmatch managed | sgsi | pbe gpu | counts | auto at the budget |\n|---|---|---|---|---|---|---|---|---|---|---|\n' "$(nproc)" | tee "$out/table.md"
 	printf 'workload\tquery\tengine\tcount\tms\tkernel_ms\tstmatch_device_bytes\tstmatch_host_bytes\n' > "$out/runs.tsv"
 	local wv="$dir/testdata/wikivote-graphpi/wiki-vote_input" specs=()
-	specs+=("wiki-Vote|$wv|4-clique|(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
-	specs+=("wiki-Vote|$wv|5-vertex dense|(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d)")
+	if [ -z "$hog" ]; then
+		specs+=("wiki-Vote|$wv|4-clique|(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
+		specs+=("wiki-Vote|$wv|5-vertex dense|(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d)")
+	fi
 	local q
-	for q in "$work"/q/q_4_0.graph "$work"/q/q_5_0.graph; do
+	for q in "$work"/q/q_*_0.graph; do
 		[ -f "$q" ] && specs+=("$rmat|$work/rmat.smg|$(basename "$q" .graph)|$q")
 	done
 	local spec name data qname pat
@@ -117,13 +152,17 @@ table() {
 		m=$(grep -o '"edges":[0-9]*' <<<"$stats" | head -n 1 | cut -d: -f2)
 		gb=$((20 * n + 4 * (n + 1) + 8 * m)) # sgsi.GraphBytes
 		budget=$((gb / 4))
+		local bflag="--gpu-memory $budget" bcell="1/4 = $budget B"
+		if [ -n "$hog" ]; then
+			bflag="" bcell="graph $gb B, GPU free $hog"
+		fi
 		local cfg key cells=() counts=() ref="" auto=""
 		for cfg in "cpu|--engine cpu" "core|--engine stmatch" \
-			"zc|--engine stmatch --stmatch-graph-memory host --gpu-memory $budget" \
-			"mg|--engine stmatch --stmatch-graph-memory managed --gpu-memory $budget" \
-			"sgsi|--engine sgsi --gpu-memory $budget" \
-			"pbe|--engine pbe --pbe-backend gpu --gpu-memory $budget" \
-			"auto|--engine auto --explain --gpu-memory $budget"; do
+			"zc|--engine stmatch --stmatch-graph-memory host $bflag" \
+			"mg|--engine stmatch --stmatch-graph-memory managed $bflag" \
+			"sgsi|--engine sgsi $bflag" \
+			"pbe|--engine pbe --pbe-backend gpu $bflag" \
+			"auto|--engine auto --explain $bflag"; do
 			local args
 			IFS='|' read -r key args <<<"$cfg"
 			local left=$((end - (SECONDS - t0)))
@@ -168,7 +207,7 @@ table() {
 		for c in "${counts[@]}"; do
 			[ "${c#*=}" = "$ref" ] || verdict="DIFFER: ${counts[*]}"
 		done
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$qname" "1/4 = $budget B" \
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$qname" "$bcell" \
 			"${cells[0]:-}" "${cells[1]:-}" "${cells[2]:-}" "${cells[3]:-}" "${cells[4]:-}" "${cells[5]:-}" "$verdict" "${auto:-not run}" | tee -a "$out/table.md"
 	done
 	echo "# auto's reasons: $out/auto.txt; every run: $out/runs.tsv"

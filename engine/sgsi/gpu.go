@@ -94,6 +94,11 @@ func (s *sampler) next(kind int) int64 {
 // regionMargin is left free on the device beside the region (the kernels' own needs).
 const regionMargin = 64 << 20
 
+// minSqueezedRegion: a region the device's free memory squeezes below this is refused with the
+// reason (a busy GPU), rather than failing later on the first table that does not fit. A region
+// asked for with --gpu-memory may be smaller (the tests' tiny regions).
+const minSqueezedRegion = 1 << 20
+
 func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats) (_ Backend, err error) {
 	devs, err := gpu.Open(ctx)
 	if err != nil {
@@ -129,20 +134,25 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 		}
 	}
 	size := p.GPUMemoryLimit
+	squeezed := false // the region is what the device has left, not what was asked for
 	if size == 0 {
 		size = o.MaxRegion
 		if size == 0 {
 			size = DefaultMaxRegion
 		}
 		if a := b.mem.Available(); a < size+regionMargin {
-			size = a - min(a, regionMargin)
+			size, squeezed = a-min(a, regionMargin), true
 		}
 	} else if a := b.mem.Available(); a < size {
 		// --gpu-memory above what the device has free is a cap, not a demand (as for every
 		// engine): the region takes what is free, less the kernels' margin.
-		size = a - min(a, regionMargin)
+		size, squeezed = a-min(a, regionMargin), true
 	}
 	size &^= 7
+	if squeezed && size < minSqueezedRegion {
+		return nil, fmt.Errorf("sgsi: the GPU has %s available (its free memory less a margin, within --gpu-memory), which leaves %s for the region after %s for the kernels: %w",
+			gpu.FormatBytes(b.mem.Available()), gpu.FormatBytes(size), gpu.FormatBytes(regionMargin), engine.ErrMemory)
+	}
 	if b.region, err = b.mem.Alloc("region", size); err != nil {
 		return nil, fmt.Errorf("%w: %w", engine.ErrMemory, err)
 	}
