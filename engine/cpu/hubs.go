@@ -16,25 +16,6 @@ import (
 // wiki-Vote the common neighbours of a 4-clique (tens of vertices) are intersected with the
 // neighbourhood of a fifth vertex of degree up to 1,065 for every 5-clique (STMatch's q23).
 
-// hubDelay is how long a count runs before its hub rows are used: a row costs a fill and a page of
-// memory, which a small search does not win back (STMatch's labelled patterns on wiki-Vote, 1 to
-// 10 ms of search: 150 to 300 fewer page faults and 0.1 to 1 ms less CPU time a process without
-// rows), while a search of seconds, for which the rows were made, loses nothing by the wait. A
-// variable so that tests use the rows at once.
-var hubDelay = 5 * time.Millisecond
-
-// activate makes the rows usable hubDelay from now (at once when it is 0); the returned func
-// cancels a pending activation.
-func (h *hubRows) activate() (stop func() bool) {
-	if h == nil || hubDelay <= 0 {
-		if h != nil {
-			h.active.Store(true)
-		}
-		return func() bool { return false }
-	}
-	return time.AfterFunc(hubDelay, func() { h.active.Store(true) }).Stop
-}
-
 // hubRowHeld, set by tests only, names rows that are claimed as the rows are chosen and never
 // filled, as if another worker were filling them for the whole count.
 var hubRowHeld func(r int) bool
@@ -57,25 +38,52 @@ func hubEdge(g *graph.Graph, el pattern.Label) bool {
 	return el.Any || (!g.HasEdgeLabels() && el.Value == 0)
 }
 
-// hubRows holds the rows: row[v] is r+1 when v's row r is filled (bits[r], words uint64 words),
-// -(r+1) when v has row r but it is not filled yet, and 0 when v has none. A row is
-// allocated and filled on its first use (ready), so that a count pays only for the rows its
-// search reads: a small search (a labelled pattern on wiki-Vote reads a few dozen of its hubs'
-// rows, or none) neither clears nor fills 1,000 rows first. The worker that claims a row
-// (claimed) fills it; the others merge with the hub's list until it is filled.
+// hubRows holds the rows: row[v] is r+1 when v has row r, 0 when it has none (set before the
+// workers start, then only read). A row is allocated and filled on its first use, so that a
+// count pays only for the rows its search reads: a small search (a labelled pattern on
+// wiki-Vote reads a few dozen of its hubs' rows, or none) neither clears nor fills 1,000 rows
+// first. state[r] says whether row r is filled (hubFilled: bits[r] is written, published by
+// that store), claimed by the worker filling it (hubFilling: the others merge with the hub's
+// list meanwhile) or neither (0). Workers read the rows through a hubView, which remembers the
+// rows it has seen filled, so that the common case is two plain loads.
 type hubRows struct {
-	row     []atomic.Int32
-	bits    [][]uint64 // bits[r] is written before row[v] is set to r+1 (which publishes it)
-	words   int
-	g       *graph.Graph
-	claimed []atomic.Bool
+	row   []int32
+	hub   []uint32 // the vertex of each row
+	bits  [][]uint64
+	words int
+	g     *graph.Graph
+	state []atomic.Uint32
 	// active is set hubDelay into the count: until then no row is filled (ready is false and the
 	// search merges with the lists).
 	active atomic.Bool
 }
 
+const (
+	hubFilling = 1
+	hubFilled  = 2
+)
+
+// hubDelay is how long a count runs before its hub rows are used: a row costs a fill and a page of
+// memory, which a small search does not win back (STMatch's labelled patterns on wiki-Vote, 1 to
+// 10 ms of search: 150 to 300 fewer page faults and 0.1 to 1 ms less CPU time a process without
+// rows), while a search of seconds, for which the rows were made, loses nothing by the wait. A
+// variable so that tests use the rows at once.
+var hubDelay = 5 * time.Millisecond
+
+// activate makes the rows usable hubDelay from now (at once when it is 0); the returned func
+// cancels a pending activation.
+func (h *hubRows) activate() (stop func() bool) {
+	if h == nil || hubDelay <= 0 {
+		if h != nil {
+			h.active.Store(true)
+		}
+		return func() bool { return false }
+	}
+	return time.AfterFunc(hubDelay, func() { h.active.Store(true) }).Stop
+}
+
 // buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes.
-// It returns nil when none qualifies. The rows are filled on first use (ready).
+// It returns nil when none qualifies. The rows are filled on first use (hubView.ready).
 func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	n := g.NumVertices()
 	words := (n + 63) / 64
@@ -95,66 +103,82 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 		slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
 		hubs = hubs[:keep]
 	}
-	h := &hubRows{row: make([]atomic.Int32, n), bits: make([][]uint64, len(hubs)), words: words,
-		g: g, claimed: make([]atomic.Bool, len(hubs))}
+	h := &hubRows{row: make([]int32, n), bits: make([][]uint64, len(hubs)), words: words,
+		g: g, hub: hubs, state: make([]atomic.Uint32, len(hubs))}
 	for r, v := range hubs {
-		h.row[v].Store(int32(-r - 1))
+		h.row[v] = int32(r + 1)
 		if hubRowHeld != nil && hubRowHeld(r) {
-			h.claimed[r].Store(true)
+			h.state[r].Store(hubFilling)
 		}
 	}
 	return h
 }
 
-// ready reports whether hub v's row can be read now: v has a row and it is filled, filling it
-// first when no worker has claimed it. It is false while another worker fills the row (the
-// caller merges with v's list instead: the same set).
-func (h *hubRows) ready(v uint32) bool {
-	r := h.row[v].Load()
-	return r > 0 || h.fill(v, r)
+// hubView is one worker's access to the hub rows: known[r] is set once the worker has seen row r
+// filled (after which it reads bits[r] without synchronising again).
+type hubView struct {
+	row   []int32 // h.row
+	known []bool
+	h     *hubRows
 }
 
-// fill fills v's row (row[v] = unfilled: 0 when v has none, else -(r+1)) unless another worker
-// has claimed it, and reports whether it did.
-func (h *hubRows) fill(v uint32, unfilled int32) bool {
-	if unfilled == 0 || !h.active.Load() {
+// view returns a worker's view of the rows (nil when h is nil).
+func (h *hubRows) view() *hubView {
+	if h == nil {
+		return nil
+	}
+	return &hubView{row: h.row, known: make([]bool, len(h.bits)), h: h}
+}
+
+// ready reports whether hub v's row can be read now: v has a row and it is filled, filling it
+// first when no worker has claimed it. It is false while another worker fills the row (the
+// caller merges with v's list instead: the same set) and before the rows are active.
+func (hv *hubView) ready(v uint32) bool {
+	r := hv.row[v] - 1
+	return r >= 0 && (hv.known[r] || hv.learn(r))
+}
+
+// learn reports whether row r is filled, filling it when it is not claimed yet and the rows are
+// active, and records it in known.
+func (hv *hubView) learn(r int32) bool {
+	h := hv.h
+	switch h.state[r].Load() {
+	case hubFilled:
+	case 0:
+		if !h.active.Load() || !h.state[r].CompareAndSwap(0, hubFilling) {
+			return false
+		}
+		bits := make([]uint64, h.words)
+		for _, x := range h.g.Neighbors(h.hub[r]) {
+			bits[x>>6] |= 1 << (x & 63)
+		}
+		h.bits[r] = bits
+		h.state[r].Store(hubFilled)
+	default:
 		return false
 	}
-	r := -unfilled - 1
-	if !h.claimed[r].CompareAndSwap(false, true) {
-		return false
-	}
-	bits := make([]uint64, h.words)
-	for _, x := range h.g.Neighbors(v) {
-		bits[x>>6] |= 1 << (x & 63)
-	}
-	h.bits[r] = bits
-	h.row[v].Store(r + 1)
+	hv.known[r] = true
 	return true
 }
 
-// rowOf returns hub v's row, or nil when v has none or it is not ready (see ready).
-func (h *hubRows) rowOf(v uint32) []uint64 {
-	if h == nil || !h.ready(v) {
-		return nil
-	}
-	return h.bits[h.row[v].Load()-1]
-}
+// bitsOf returns hub v's row, which ready has reported ready.
+func (hv *hubView) bitsOf(v uint32) []uint64 { return hv.h.bits[hv.row[v]-1] }
 
 // filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
-// it; ok is false (and nothing is written) when v has no row or it is not filled (callers ask
-// ready first, which fills it).
+// it; ok is false (and nothing is written) when v has no row or the view has not seen it filled
+// (callers ask ready first, which fills it).
 //
-// It does not call rowOf, so that it stays within the inliner's budget (3% of STMatch's q23).
-func (h *hubRows) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
-	if h == nil {
+// It does not call ready, so that it stays within the inliner's budget (3% of
+// STMatch's q23).
+func (hv *hubView) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
+	if hv == nil {
 		return out, false
 	}
-	r := h.row[v].Load()
-	if r <= 0 {
+	r := hv.row[v] - 1
+	if r < 0 || !hv.known[r] {
 		return out, false
 	}
-	bits := h.bits[r-1]
+	bits := hv.h.bits[r]
 	out = out[:0]
 	for _, x := range s {
 		if bits[x>>6]&(1<<(x&63)) != 0 {
