@@ -134,7 +134,6 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 	}
 	index := candidateIndexes(p.Data, pl, indexLimit)
 	hubs := hubRowsFor(p, pl)
-	defer hubs.activate()()
 	threads := p.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)

@@ -1,24 +1,23 @@
 package cpu
 
-import "time"
-
 // EveryVertexAHub gives every vertex of degree one or more a hub row when on (for the external
 // tests: their graphs are far below the default degree); the returned func restores the default.
-// The rows are used at once (hubDelay 0), unless SetHubDelay sets another delay after it.
+// A row is filled at its first use (hubFillAfter 0), unless SetHubFillAfter sets another count
+// after it.
 func EveryVertexAHub(on bool) func() {
-	saved, savedDelay := hubMinDegree, hubDelay
+	saved, savedAfter := hubMinDegree, hubFillAfter
 	if on {
-		hubMinDegree, hubDelay = 1, 0
+		hubMinDegree, hubFillAfter = 1, 0
 	}
-	return func() { hubMinDegree, hubDelay = saved, savedDelay }
+	return func() { hubMinDegree, hubFillAfter = saved, savedAfter }
 }
 
-// SetHubDelay sets how long a count runs before it uses its hub rows; the returned func restores
-// the delay before.
-func SetHubDelay(d time.Duration) func() {
-	saved := hubDelay
-	hubDelay = d
-	return func() { hubDelay = saved }
+// SetHubFillAfter sets how many times a worker merges with a hub's list before it fills the
+// hub's row; the returned func restores the count before.
+func SetHubFillAfter(n uint8) func() {
+	saved := hubFillAfter
+	hubFillAfter = n
+	return func() { hubFillAfter = saved }
 }
 
 // HoldHubRows, when on, makes every other hub row look claimed by a worker that never fills it

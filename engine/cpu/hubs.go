@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
@@ -39,10 +38,9 @@ func hubEdge(g *graph.Graph, el pattern.Label) bool {
 }
 
 // hubRows holds the rows: row[v] is r+1 when v has row r, 0 when it has none (set before the
-// workers start, then only read). A row is allocated and filled on its first use, so that a
-// count pays only for the rows its search reads: a small search (a labelled pattern on
-// wiki-Vote reads a few dozen of its hubs' rows, or none) neither clears nor fills 1,000 rows
-// first. state[r] says whether row r is filled (hubFilled: bits[r] is written, published by
+// workers start, then only read). A row is allocated and filled once a worker has met the hub
+// hubFillAfter times, so that a count pays only for the rows its search reads often: a small
+// search (a labelled pattern on wiki-Vote) neither clears nor fills 1,000 rows first. state[r] says whether row r is filled (hubFilled: bits[r] is written, published by
 // that store), claimed by the worker filling it (hubFilling: the others merge with the hub's
 // list meanwhile) or neither (0). Workers read the rows through a hubView, which remembers the
 // rows it has seen filled, so that the common case is two plain loads.
@@ -53,9 +51,6 @@ type hubRows struct {
 	words int
 	g     *graph.Graph
 	state []atomic.Uint32
-	// active is set hubDelay into the count: until then no row is filled (ready is false and the
-	// search merges with the lists).
-	active atomic.Bool
 }
 
 const (
@@ -63,24 +58,13 @@ const (
 	hubFilled  = 2
 )
 
-// hubDelay is how long a count runs before its hub rows are used: a row costs a fill and a page of
-// memory, which a small search does not win back (STMatch's labelled patterns on wiki-Vote, 1 to
-// 10 ms of search: 150 to 300 fewer page faults and 0.1 to 1 ms less CPU time a process without
-// rows), while a search of seconds, for which the rows were made, loses nothing by the wait. A
-// variable so that tests use the rows at once.
-var hubDelay = 5 * time.Millisecond
-
-// activate makes the rows usable hubDelay from now (at once when it is 0); the returned func
-// cancels a pending activation.
-func (h *hubRows) activate() (stop func() bool) {
-	if h == nil || hubDelay <= 0 {
-		if h != nil {
-			h.active.Store(true)
-		}
-		return func() bool { return false }
-	}
-	return time.AfterFunc(hubDelay, func() { h.active.Store(true) }).Stop
-}
+// hubFillAfter is how many times a worker merges with a hub's list, its row not filled, before it
+// fills the row: a row costs about a merge to fill and a page of memory, which a hub met a few
+// times does not win back. On STMatch's labelled patterns on wiki-Vote (2 cores, whole process,
+// medians of 15) 4 was as fast as filling at the first use on the larger ones (q18, q19, q22:
+// 1-2 ms faster than filling every row before the count) and faster on the small ones (q1, q3,
+// q6), where 16 and 64 were no better. A variable so that tests fill every row at its first use.
+var hubFillAfter uint8 = 4
 
 // buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes.
 // It returns nil when none qualifies. The rows are filled on first use (hubView.ready).
@@ -119,6 +103,7 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 type hubView struct {
 	row   []int32 // h.row
 	known []bool
+	asked []uint8 // how often the worker found row r not filled (up to hubFillAfter)
 	h     *hubRows
 }
 
@@ -127,25 +112,30 @@ func (h *hubRows) view() *hubView {
 	if h == nil {
 		return nil
 	}
-	return &hubView{row: h.row, known: make([]bool, len(h.bits)), h: h}
+	return &hubView{row: h.row, known: make([]bool, len(h.bits)), asked: make([]uint8, len(h.bits)), h: h}
 }
 
 // ready reports whether hub v's row can be read now: v has a row and it is filled, filling it
 // first when no worker has claimed it. It is false while another worker fills the row (the
-// caller merges with v's list instead: the same set) and before the rows are active.
+// caller merges with v's list instead: the same set) and the first hubFillAfter times the worker
+// finds it not filled.
 func (hv *hubView) ready(v uint32) bool {
 	r := hv.row[v] - 1
 	return r >= 0 && (hv.known[r] || hv.learn(r))
 }
 
-// learn reports whether row r is filled, filling it when it is not claimed yet and the rows are
-// active, and records it in known.
+// learn reports whether row r is filled, filling it when no worker has claimed it and this one
+// has asked for it hubFillAfter times, and records it in known.
 func (hv *hubView) learn(r int32) bool {
 	h := hv.h
 	switch h.state[r].Load() {
 	case hubFilled:
 	case 0:
-		if !h.active.Load() || !h.state[r].CompareAndSwap(0, hubFilling) {
+		if hv.asked[r] < hubFillAfter {
+			hv.asked[r]++
+			return false
+		}
+		if !h.state[r].CompareAndSwap(0, hubFilling) {
 			return false
 		}
 		bits := make([]uint64, h.words)
