@@ -40,10 +40,11 @@ func hubEdge(g *graph.Graph, el pattern.Label) bool {
 // hubRows holds the rows: row[v] is r+1 when v has row r, 0 when it has none (set before the
 // workers start, then only read). A row is allocated and filled once a worker has met the hub
 // hubFillAfter times, so that a count pays only for the rows its search reads often: a small
-// search (a labelled pattern on wiki-Vote) neither clears nor fills 1,000 rows first. state[r] says whether row r is filled (hubFilled: bits[r] is written, published by
-// that store), claimed by the worker filling it (hubFilling: the others merge with the hub's
-// list meanwhile) or neither (0). Workers read the rows through a hubView, which remembers the
-// rows it has seen filled, so that the common case is two plain loads.
+// search (a labelled pattern on wiki-Vote) neither clears nor fills 1,000 rows first. state[r]
+// says whether row r is filled (hubFilled: bits[r] is written, published by that store), claimed
+// by the worker filling it (hubFilling: the others merge with the hub's list meanwhile) or
+// neither (0). Workers read the rows through a hubView, which remembers the rows it has seen
+// filled, so that the common case is two plain loads.
 type hubRows struct {
 	row   []int32
 	hub   []uint32 // the vertex of each row
@@ -67,7 +68,7 @@ const (
 var hubFillAfter uint8 = 4
 
 // buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes.
-// It returns nil when none qualifies. The rows are filled on first use (hubView.ready).
+// It returns nil when none qualifies. The rows are filled on demand (hubView.ready).
 func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	n := g.NumVertices()
 	words := (n + 63) / 64
@@ -158,8 +159,7 @@ func (hv *hubView) bitsOf(v uint32) []uint64 { return hv.h.bits[hv.row[v]-1] }
 // it; ok is false (and nothing is written) when v has no row or the view has not seen it filled
 // (callers ask ready first, which fills it).
 //
-// It does not call ready, so that it stays within the inliner's budget (3% of
-// STMatch's q23).
+// It does not call ready, so that it stays within the inliner's budget (3% of STMatch's q23).
 func (hv *hubView) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
 	if hv == nil {
 		return out, false
