@@ -183,7 +183,7 @@ func detect(extName string, head []byte, name string) (Loader, error) {
 		if s := l.Detect(extName, head); s > bestScore {
 			best, bestScore = l, s
 			if s >= MagicBytes {
-				break // no later loader scores higher (a .smg file is not scanned for text lines)
+				break // no later loader scores higher
 			}
 		}
 	}
