@@ -182,6 +182,9 @@ func detect(extName string, head []byte, name string) (Loader, error) {
 	for _, l := range registry {
 		if s := l.Detect(extName, head); s > bestScore {
 			best, bestScore = l, s
+			if s >= MagicBytes {
+				break // no later loader scores higher
+			}
 		}
 	}
 	if best == nil && head != nil && len(trimSpace(head)) == 0 {

@@ -572,6 +572,27 @@ func TestRegisterKernel(t *testing.T) {
 	}
 }
 
+// RegisterKernelFunc builds the source when it is first asked for, not when it is registered.
+func TestRegisterKernelFunc(t *testing.T) {
+	const src = `extern "C" __global__ void registered_func_test_kernel() {}`
+	calls := 0
+	RegisterKernelFunc("registered_func_test.cu", func() string { calls++; return src })
+	t.Cleanup(func() {
+		registered.Lock()
+		delete(registered.src, "registered_func_test.cu")
+		registered.Unlock()
+	})
+	if calls != 0 {
+		t.Fatalf("the source was built at registration (%d calls)", calls)
+	}
+	if indexOf(KernelFiles(), "registered_func_test.cu") < 0 || calls != 0 {
+		t.Fatalf("kernel files: %v (%d calls)", KernelFiles(), calls)
+	}
+	if got, err := KernelSource("registered_func_test.cu"); err != nil || got != src || calls != 1 {
+		t.Fatalf("registered kernel: %q, %v (%d calls)", got, err, calls)
+	}
+}
+
 // A failed dlopen always carries a reason: the report counts an attempt without one as a
 // success. dlerror is per OS thread, so goroutines that move between threads must not lose it.
 func TestDlopenFailureHasReason(t *testing.T) {

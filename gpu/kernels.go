@@ -10,7 +10,7 @@ import (
 // runtime has no kernels of its own: they belong to the engines.
 var registered struct {
 	sync.Mutex
-	src map[string]string
+	src map[string]func() string
 }
 
 // RegisterKernel makes a kernel that another package embeds known under its file name, to
@@ -18,13 +18,21 @@ var registered struct {
 // too, as the engine's own Compile(source, file, nil) would. Engines call it from init; a file
 // name registered twice panics (a programming error).
 func RegisterKernel(file, source string) {
+	RegisterKernelFunc(file, func() string { return source })
+}
+
+// RegisterKernelFunc is RegisterKernel for a source that source builds when it is first asked
+// for (a kernel assembled from several embedded parts: every process would otherwise concatenate
+// tens of kilobytes at start for a kernel it seldom compiles). source must return the same
+// string on every call (sync.OnceValue).
+func RegisterKernelFunc(file string, source func() string) {
 	registered.Lock()
 	defer registered.Unlock()
 	if _, dup := registered.src[file]; dup {
 		panic("gpu: kernel " + file + " registered twice")
 	}
 	if registered.src == nil {
-		registered.src = map[string]string{}
+		registered.src = map[string]func() string{}
 	}
 	registered.src[file] = source
 }
@@ -35,7 +43,7 @@ func KernelSource(file string) (string, error) {
 	src, ok := registered.src[file]
 	registered.Unlock()
 	if ok {
-		return src, nil
+		return src(), nil
 	}
 	return "", fmt.Errorf("gpu: no kernel %q is registered", file)
 }

@@ -345,3 +345,85 @@ func TestBuildPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// Validate splits the vertices by adjacency entries (a graph of few vertices and many edges
+// spreads over the cores): the ranges cover every vertex once, within the bounds asked for; a
+// graph over several ranges passes, and a broken one is refused with the lowest broken vertex
+// named, or as asymmetric when one entry is missing its reverse in another range.
+func TestValidateEntryRanges(t *testing.T) {
+	const n = 400 // a dense graph: about 4*checkEntries entries over a few hundred vertices
+	var edges []edge
+	for u := int64(0); u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if (u*7+v*13)%5 != 0 {
+				edges = append(edges, edge{u, v, uint32((u + v) % 2)})
+			}
+		}
+	}
+	g := build(t, nil, edges)
+	entries := uint64(len(g.Raw().Neighbors))
+	if entries < 3*checkEntries {
+		t.Fatalf("%d entries: too few for several ranges", entries)
+	}
+	for _, c := range []struct {
+		entries  uint64
+		vertices int
+	}{{checkEntries, checkRange}, {1000, checkRange}, {1, checkRange}, {1 << 40, 7}, {1 << 40, checkRange}} {
+		b := g.entryRanges(c.entries, c.vertices)
+		if b[0] != 0 || b[len(b)-1] != n {
+			t.Fatalf("ranges(%d, %d) = %v: do not span [0, %d)", c.entries, c.vertices, b, n)
+		}
+		for r := 0; r+1 < len(b); r++ {
+			lo, hi := b[r], b[r+1]
+			if hi <= lo || hi-lo > c.vertices || (hi-lo > 1 && g.offsets[hi]-g.offsets[lo] > c.entries+uint64(g.Degree(uint32(hi-1)))) {
+				t.Fatalf("ranges(%d, %d): range %d is [%d, %d)", c.entries, c.vertices, r, lo, hi)
+			}
+		}
+	}
+	if len(g.entryRanges(checkEntries, checkRange)) < 4 {
+		t.Fatal("the graph is checked in one or two ranges: the test checks nothing")
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatalf("valid graph refused: %v", err)
+	}
+	clone := func() Raw {
+		r := g.Raw()
+		return Raw{slices.Clone(r.VertexLabels), slices.Clone(r.Offsets), slices.Clone(r.Neighbors),
+			slices.Clone(r.EdgeLabels), slices.Clone(r.RunOffsets), slices.Clone(r.Runs), slices.Clone(r.OriginalIDs)}
+	}
+	last := uint32(n - 1)
+	for _, c := range []struct {
+		name    string
+		corrupt func(r *Raw)
+		want    string
+	}{
+		// Two broken vertices in different ranges: the lower is named.
+		{"order", func(r *Raw) {
+			for _, v := range []uint32{last - 2, 150} {
+				s := r.Runs[r.RunOffsets[v]].Start
+				r.Neighbors[s], r.Neighbors[s+1] = r.Neighbors[s+1], r.Neighbors[s]
+			}
+		}, "vertex 150 run is not strictly increasing"},
+		// The last entry of the last vertex points at another vertex: its reverse is in another range.
+		{"symmetry", func(r *Raw) {
+			end := r.Offsets[last+1] - 1
+			r.Neighbors[end]--
+		}, "the adjacency lists are not symmetric (some edge is listed from one end only, or with two labels)"},
+		// An edge label changed on one side only.
+		{"label", func(r *Raw) {
+			for i, v := range r.EdgeLabels {
+				if v == 1 && r.Neighbors[i] > 300 {
+					r.EdgeLabels[i] = 0
+					break
+				}
+			}
+		}, ""},
+	} {
+		r := clone()
+		c.corrupt(&r)
+		_, err := FromRaw(r)
+		if err == nil || (c.want != "" && err.Error() != "graph: "+c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, "graph: "+c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
@@ -32,12 +33,15 @@ func ParseDevice(s string) (Device, error) { return temporal.ParseDevice(s) }
 //go:embed kernels/census.cu
 var censusSource string
 
-// kernelSource is census.cu after package gpu's stop polling.
-var kernelSource = gpu.StopPollSource + "#line 1 \"census.cu\"\n" + censusSource
+// kernelSource returns census.cu after package gpu's stop polling, built when first asked for (not
+// concatenated at every process start).
+var kernelSource = sync.OnceValue(func() string {
+	return gpu.StopPollSource + "#line 1 \"census.cu\"\n" + censusSource
+})
 
 const kernelFile = "census.cu"
 
-func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+func init() { gpu.RegisterKernelFunc(kernelFile, kernelSource) }
 
 // gpuEngine is the GPU matching engine that counts, when the census runs on the GPU, the shapes
 // no rule covers (it is used when a program registers it, as the command does).
@@ -126,7 +130,7 @@ func openCensusGPUOn(ctx context.Context, o *ordered, dev Device, limit uint64, 
 	}
 	d := devs[0]
 	c := &censusGPU{d: d, a: &gpu.Allocs{Device: d, Prefix: "census: ", Limit: limit}, auto: dev == Auto}
-	if c.mod, err = d.Compile(kernelSource, kernelFile, nil); err != nil {
+	if c.mod, err = d.Compile(kernelSource(), kernelFile, nil); err != nil {
 		return nil, fmt.Errorf("census: compiling the kernels: %w", err)
 	}
 	for _, f := range []struct {

@@ -97,7 +97,7 @@ func parseLine(t *testing.T, line, name string) []uint64 {
 // TestCensusKernelHost runs the census kernels' code on the host against the CPU's local counts
 // on random graphs (dense and sparse) and a few small special ones.
 func TestCensusKernelHost(t *testing.T) {
-	bin := cudahost.Build(t, kernelFile, kernelSource, censusMain)
+	bin := cudahost.Build(t, kernelFile, kernelSource(), censusMain)
 	for seed := range uint64(12) {
 		g := gen.RandomGraph(seed+900, 8+int(seed%5)*4, []float64{0.2, 0.5, 0.9}[seed%3], 1, 1)
 		o := newOrdered(g)
@@ -171,7 +171,7 @@ func TestCensusKernelHost(t *testing.T) {
 	}
 }
 
-func TestCensusKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource) }
+func TestCensusKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource()) }
 
 // TestCensusAutoWithoutGPU: Auto gives the CPU's census where there is no GPU; GPU fails with
 // ErrNoGPU.

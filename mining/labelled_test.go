@@ -132,7 +132,7 @@ func labelledInput(o *ordered, idx []uint32, par ...uint64) *cudahost.Input {
 // 4 labels, sparse to dense) and compares the classes its tally gives with the CPU's labelled
 // census (which TestLabelledCensus checks against the oracle matcher), k = 3..5.
 func TestLabelledKernelHost(t *testing.T) {
-	bin := cudahost.Build(t, kernelFile, kernelSource, labelledMain)
+	bin := cudahost.Build(t, kernelFile, kernelSource(), labelledMain)
 	for seed := range uint64(8) {
 		labels := 1 + int(seed%4)
 		g := gen.RandomGraph(seed+700, 8+int(seed%4)*3, []float64{0.25, 0.5, 0.8}[seed%3], labels, 1)
@@ -168,7 +168,7 @@ func TestLabelledKernelHost(t *testing.T) {
 // tables of 16 to 64 slots (so that passes fill, tables grow and passes split), and compares the
 // classes with the CPU's labelled census, k = 3..5; a stopped pass counts nothing.
 func TestLabelledHashHost(t *testing.T) {
-	bin := cudahost.Build(t, kernelFile, kernelSource, labelledMain)
+	bin := cudahost.Build(t, kernelFile, kernelSource(), labelledMain)
 	split := 0
 	for seed := range uint64(6) {
 		labels := []int{7, 40, 1000}[seed%3]

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math/bits"
 	"runtime"
+	"sync"
 
 	"github.com/submatch/submatch/gpu"
 )
@@ -51,12 +52,15 @@ func (d Device) String() string {
 //go:embed kernels/temporal.cu
 var temporalSource string
 
-// kernelSource is temporal.cu after package gpu's stop polling.
-var kernelSource = gpu.StopPollSource + "#line 1 \"temporal.cu\"\n" + temporalSource
+// kernelSource returns temporal.cu after package gpu's stop polling, built when first asked for
+// (not concatenated at every process start).
+var kernelSource = sync.OnceValue(func() string {
+	return gpu.StopPollSource + "#line 1 \"temporal.cu\"\n" + temporalSource
+})
 
 const kernelFile = "temporal.cu"
 
-func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+func init() { gpu.RegisterKernelFunc(kernelFile, kernelSource) }
 
 // fallBack reports whether a GPU call's error lets Auto run on the CPU instead: no GPU, or not
 // enough of its memory (within Options.GPUMemory).
@@ -108,7 +112,7 @@ func openGPU(ctx context.Context, g *Graph, limit uint64) (*devGraph, *gpu.Modul
 	if err != nil {
 		return nil, nil, err
 	}
-	mod, err := d.Compile(kernelSource, kernelFile, nil)
+	mod, err := d.Compile(kernelSource(), kernelFile, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("temporal: compiling the kernels: %w", err)
 	}

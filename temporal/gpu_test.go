@@ -95,7 +95,7 @@ func hostInput(g *Graph, p *Pattern, o Options, window int64) *cudahost.Input {
 // TestKernelHost runs the kernels' code on the host against the CPU matcher and grid: counts,
 // listings in the same order, and the 36 motifs, on random graphs with ties and parallel events.
 func TestKernelHost(t *testing.T) {
-	bin := cudahost.Build(t, kernelFile, kernelSource, hostMain)
+	bin := cudahost.Build(t, kernelFile, kernelSource(), hostMain)
 	pats := []string{"a->b, b->c, c->a", "a->b, b->c, c->d", "a->b, c->d", "a->b, c->d, b->c", "a->b, b->a, a->b, b->a",
 		"a->b, a->c, a->d", "x->y", "a->b, b->c, c->a, a->d", "a->b, b->c, c->d, d->e, e->a"}
 	for seed := range uint64(10) {
@@ -156,7 +156,7 @@ func TestKernelHost(t *testing.T) {
 	}
 }
 
-func TestKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource) }
+func TestKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource()) }
 
 func TestParseDevice(t *testing.T) {
 	for s, want := range map[string]Device{"cpu": CPU, "gpu": GPU, "auto": Auto} {

@@ -134,7 +134,7 @@ func (k kernelCheck) start(ctx context.Context, w *wave) error {
 // windows, run on the host (internal/cudahost, one-thread warps) over the emulation's pool after
 // waves of random streams, equal the emulation's searches match for match, in order.
 func TestKernelHost(t *testing.T) {
-	bin := cudahost.Build(t, "dcsm.cu", kernelSource, kernelMain)
+	bin := cudahost.Build(t, "dcsm.cu", kernelSource(), kernelMain)
 	defer func(c uint32) { splitChunk = c }(splitChunk)
 	checks, nonzero := 0, 0
 	for seed := range uint64(30) {

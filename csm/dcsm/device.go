@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -15,14 +16,17 @@ import (
 //go:embed kernels/dcsm.cu
 var dcsmSource string
 
-// kernelSource is the kernels as compiled: the source choice shared with gcsm (package gpucsm),
-// then kernels/dcsm.cu.
-var kernelSource = gpucsm.LevelSource + "#line 1 \"dcsm.cu\"\n" + dcsmSource
+// kernelSource returns the kernels as compiled: the source choice shared with gcsm (package
+// gpucsm), then kernels/dcsm.cu, built when first asked for (not concatenated at every process
+// start).
+var kernelSource = sync.OnceValue(func() string {
+	return gpucsm.LevelSource + "#line 1 \"dcsm.cu\"\n" + dcsmSource
+})
 
 // kernelFile names the kernels in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "dcsm.cu"
 
-func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+func init() { gpu.RegisterKernelFunc(kernelFile, kernelSource) }
 
 const (
 	blockThreads  = 256
@@ -66,7 +70,7 @@ func openDevice(t *table, limit uint64) (backend, error) {
 		return nil, fmt.Errorf("dcsm: %w", err)
 	}
 	d := devs[0]
-	mod, err := d.Compile(kernelSource, kernelFile, nil)
+	mod, err := d.Compile(kernelSource(), kernelFile, nil)
 	if err != nil {
 		return nil, fmt.Errorf("dcsm: compiling the kernels: %w", err)
 	}

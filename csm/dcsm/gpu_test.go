@@ -18,7 +18,7 @@ import (
 
 // The TestGPU* tests run the kernels; they skip without a GPU.
 
-func TestKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource) }
+func TestKernelSyntax(t *testing.T) { cudacheck.Syntax(t, kernelFile, kernelSource()) }
 
 func needGPU(t *testing.T) {
 	t.Helper()

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math/bits"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -16,14 +17,17 @@ import (
 //go:embed kernels/gcsm.cu
 var gcsmSource string
 
-// kernelSource is the kernel as compiled: package gpu's stop polling, the source choice shared
-// with dcsm (package gpucsm), then kernels/gcsm.cu.
-var kernelSource = gpu.StopPollSource + gpucsm.LevelSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
+// kernelSource returns the kernel as compiled: package gpu's stop polling, the source choice
+// shared with dcsm (package gpucsm), then kernels/gcsm.cu, built when first asked for (not
+// concatenated at every process start).
+var kernelSource = sync.OnceValue(func() string {
+	return gpu.StopPollSource + gpucsm.LevelSource + "#line 1 \"gcsm.cu\"\n" + gcsmSource
+})
 
 // kernelFile names the kernel in the compile cache and in `submatch gpu-info --compile`.
 const kernelFile = "gcsm.cu"
 
-func init() { gpu.RegisterKernel(kernelFile, kernelSource) }
+func init() { gpu.RegisterKernelFunc(kernelFile, kernelSource) }
 
 const (
 	blockThreads  = 256
@@ -101,7 +105,7 @@ func openDevice(t *table, limit uint64) (backend, error) {
 		return nil, fmt.Errorf("gcsm: %w", err)
 	}
 	d := devs[0]
-	mod, err := d.Compile(kernelSource, kernelFile, nil)
+	mod, err := d.Compile(kernelSource(), kernelFile, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gcsm: compiling the kernel: %w", err)
 	}

@@ -101,5 +101,5 @@ func TestNoGPU(t *testing.T) {
 
 // TestKernelSyntax checks the kernel with clang's CUDA front end (no CUDA needed).
 func TestKernelSyntax(t *testing.T) {
-	cudacheck.Syntax(t, kernelFile, kernelSource)
+	cudacheck.Syntax(t, kernelFile, kernelSource())
 }

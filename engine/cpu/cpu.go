@@ -4,8 +4,8 @@
 // counted by size, and postponed vertices (leaves, cycle-closing and isolated vertices) are
 // counted combinatorially, their common neighbours intersected from cached prefixes (only the
 // parents that changed are intersected again). The neighbourhoods of the highest-degree data
-// vertices are bit rows (hubs.go): a set is narrowed by a hub's row, a load per element, instead
-// of being merged with its list. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
+// vertices are bit rows (hubs.go), filled once the search has met the hub a few times: a set is
+// narrowed by a hub's row, a load per element, instead of being merged with its list. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
 // candidates are shared among worker goroutines that steal work from each other.
 //
 // Cliques of four or more vertices with uniform labels (plan.AsClique) are counted apart, in
@@ -193,8 +193,8 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 	return engine.Result{Count: total, PlanTime: planTime}, nil
 }
 
-// hubRowsFor builds the hub rows for a count of plan pl when some set of it intersects two lists
-// or more, within what p's memory limit leaves (an eighth of it, beside the candidate space and
+// hubRowsFor chooses the hub rows (filled on demand) for a count of plan pl when some set of it
+// intersects two lists or more, within what p's memory limit leaves (an eighth of it, beside the candidate space and
 // the candidate indexes).
 func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
 	uses := false

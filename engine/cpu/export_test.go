@@ -2,10 +2,31 @@ package cpu
 
 // EveryVertexAHub gives every vertex of degree one or more a hub row when on (for the external
 // tests: their graphs are far below the default degree); the returned func restores the default.
+// A row is filled at its first use (hubFillAfter 0), unless SetHubFillAfter sets another count
+// after it.
 func EveryVertexAHub(on bool) func() {
-	saved := hubMinDegree
+	saved, savedAfter := hubMinDegree, hubFillAfter
 	if on {
-		hubMinDegree = 1
+		hubMinDegree, hubFillAfter = 1, 0
 	}
-	return func() { hubMinDegree = saved }
+	return func() { hubMinDegree, hubFillAfter = saved, savedAfter }
+}
+
+// SetHubFillAfter sets how many times a worker merges with a hub's list before it fills the
+// hub's row; the returned func restores the count before.
+func SetHubFillAfter(n uint8) func() {
+	saved := hubFillAfter
+	hubFillAfter = n
+	return func() { hubFillAfter = saved }
+}
+
+// HoldHubRows, when on, makes every other hub row look claimed by a worker that never fills it
+// (as when another worker is filling it): the search must then merge with those hubs' lists
+// wherever it would have read their rows. The returned func restores the default.
+func HoldHubRows(on bool) func() {
+	saved := hubRowHeld
+	if on {
+		hubRowHeld = func(r int) bool { return r%2 == 0 }
+	}
+	return func() { hubRowHeld = saved }
 }

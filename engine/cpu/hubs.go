@@ -3,6 +3,7 @@ package cpu
 import (
 	"cmp"
 	"slices"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
@@ -13,6 +14,10 @@ import (
 // elements with one load instead of merging against hundreds or thousands of neighbours. On
 // wiki-Vote the common neighbours of a 4-clique (tens of vertices) are intersected with the
 // neighbourhood of a fifth vertex of degree up to 1,065 for every 5-clique (STMatch's q23).
+
+// hubRowHeld, set by tests only, names rows that are claimed as the rows are chosen and never
+// filled, as if another worker were filling them for the whole count.
+var hubRowHeld func(r int) bool
 
 // hubMinDegree is the smallest degree that gets a row: below it a merge or a galloping search
 // stays within a few cache lines. A variable so that tests give every vertex a row.
@@ -32,15 +37,38 @@ func hubEdge(g *graph.Graph, el pattern.Label) bool {
 	return el.Any || (!g.HasEdgeLabels() && el.Value == 0)
 }
 
-// hubRows holds the rows: row[v] is v's row in bits (words uint64 words each), or -1.
+// hubRows holds the rows: row[v] is r+1 when v has row r, 0 when it has none (set before the
+// workers start, then only read). A row is allocated and filled once a worker has met the hub
+// hubFillAfter times, so that a count pays only for the rows its search reads often: a small
+// search (a labelled pattern on wiki-Vote) neither clears nor fills 1,000 rows first. state[r]
+// says whether row r is filled (hubFilled: bits[r] is written, published by that store), claimed
+// by the worker filling it (hubFilling: the others merge with the hub's list meanwhile) or
+// neither (0). Workers read the rows through a hubView, which remembers the rows it has seen
+// filled, so that the common case is two plain loads.
 type hubRows struct {
 	row   []int32
-	bits  []uint64
+	hub   []uint32 // the vertex of each row
+	bits  [][]uint64
 	words int
+	g     *graph.Graph
+	state []atomic.Uint32
 }
 
-// buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes,
-// and fills their rows. It returns nil when none qualifies.
+const (
+	hubFilling = 1
+	hubFilled  = 2
+)
+
+// hubFillAfter is how many times a worker merges with a hub's list, its row not filled, before it
+// fills the row: a row costs about a merge to fill and a page of memory, which a hub met a few
+// times does not win back. On STMatch's labelled patterns on wiki-Vote (2 cores, whole process,
+// medians of 15) 4 was as fast as filling at the first use on the larger ones (q18, q19, q22:
+// 1-2 ms faster than filling every row before the count) and faster on the small ones (q1, q3,
+// q6), where 16 and 64 were no better. A variable so that tests fill every row at its first use.
+var hubFillAfter uint8 = 4
+
+// buildHubRows chooses the vertices that get a row, highest degree first, within budget bytes.
+// It returns nil when none qualifies. The rows are filled on demand (hubView.ready).
 func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	n := g.NumVertices()
 	words := (n + 63) / 64
@@ -56,44 +84,91 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	if len(hubs) == 0 || rowBytes > budget {
 		return nil
 	}
-	slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
-	hubs = hubs[:min(uint64(len(hubs)), budget/rowBytes)]
-	h := &hubRows{row: make([]int32, n), bits: make([]uint64, len(hubs)*words), words: words}
-	for v := range h.row {
-		h.row[v] = -1
+	if keep := budget / rowBytes; uint64(len(hubs)) > keep {
+		slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
+		hubs = hubs[:keep]
 	}
+	h := &hubRows{row: make([]int32, n), bits: make([][]uint64, len(hubs)), words: words,
+		g: g, hub: hubs, state: make([]atomic.Uint32, len(hubs))}
 	for r, v := range hubs {
-		h.row[v] = int32(r)
-		bits := h.bits[r*words : (r+1)*words]
-		for _, x := range g.Neighbors(v) {
-			bits[x>>6] |= 1 << (x & 63)
+		h.row[v] = int32(r + 1)
+		if hubRowHeld != nil && hubRowHeld(r) {
+			h.state[r].Store(hubFilling)
 		}
 	}
 	return h
 }
 
-// rowOf returns hub v's row, or nil when v has none.
-func (h *hubRows) rowOf(v uint32) []uint64 {
-	if h == nil || h.row[v] < 0 {
-		return nil
-	}
-	r := int(h.row[v])
-	return h.bits[r*h.words : (r+1)*h.words]
+// hubView is one worker's access to the hub rows: known[r] is set once the worker has seen row r
+// filled (after which it reads bits[r] without synchronising again).
+type hubView struct {
+	row   []int32 // h.row
+	known []bool
+	asked []uint8 // how often the worker found row r not filled (up to hubFillAfter)
+	h     *hubRows
 }
 
-// filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
-// it; ok is false (and nothing is written) when v has no row.
-//
-// It does not call rowOf, so that it stays within the inliner's budget (3% of STMatch's q23).
-func (h *hubRows) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
+// view returns a worker's view of the rows (nil when h is nil).
+func (h *hubRows) view() *hubView {
 	if h == nil {
+		return nil
+	}
+	return &hubView{row: h.row, known: make([]bool, len(h.bits)), asked: make([]uint8, len(h.bits)), h: h}
+}
+
+// ready reports whether hub v's row can be read now: v has a row and it is filled, filling it
+// first when no worker has claimed it. It is false while another worker fills the row (the
+// caller merges with v's list instead: the same set) and the first hubFillAfter times the worker
+// finds it not filled.
+func (hv *hubView) ready(v uint32) bool {
+	r := hv.row[v] - 1
+	return r >= 0 && (hv.known[r] || hv.learn(r))
+}
+
+// learn reports whether row r is filled, filling it when no worker has claimed it and this one
+// has asked for it hubFillAfter times, and records it in known.
+func (hv *hubView) learn(r int32) bool {
+	h := hv.h
+	switch h.state[r].Load() {
+	case hubFilled:
+	case 0:
+		if hv.asked[r] < hubFillAfter {
+			hv.asked[r]++
+			return false
+		}
+		if !h.state[r].CompareAndSwap(0, hubFilling) {
+			return false
+		}
+		bits := make([]uint64, h.words)
+		for _, x := range h.g.Neighbors(h.hub[r]) {
+			bits[x>>6] |= 1 << (x & 63)
+		}
+		h.bits[r] = bits
+		h.state[r].Store(hubFilled)
+	default:
+		return false
+	}
+	hv.known[r] = true
+	return true
+}
+
+// bitsOf returns hub v's row, which ready has reported ready.
+func (hv *hubView) bitsOf(v uint32) []uint64 { return hv.h.bits[hv.row[v]-1] }
+
+// filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
+// it; ok is false (and nothing is written) when v has no row or the view has not seen it filled
+// (callers ask ready first, which fills it).
+//
+// It does not call ready, so that it stays within the inliner's budget (3% of STMatch's q23).
+func (hv *hubView) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok bool) {
+	if hv == nil {
 		return out, false
 	}
-	r := h.row[v]
-	if r < 0 {
+	r := hv.row[v] - 1
+	if r < 0 || !hv.known[r] {
 		return out, false
 	}
-	bits := h.bits[int(r)*h.words : (int(r)+1)*h.words]
+	bits := hv.h.bits[r]
 	out = out[:0]
 	for _, x := range s {
 		if bits[x>>6]&(1<<(x&63)) != 0 {

@@ -34,7 +34,7 @@ type leafCounter struct {
 	setBuf, tmpBuf [][]uint32
 	unionBuf       [][][]uint32
 	chains         []prefixChain
-	hubs           *hubRows // nil: none
+	hubs           *hubView // nil: none
 	// space[g][k] is the candidate-space index of the k-th parent edge of group g (nil without
 	// a candidate space).
 	space   [][]*plan.EdgeIndex
@@ -337,7 +337,7 @@ func (lc *leafCounter) chainStep(gi, k int, m []uint32, mi []int) []uint32 {
 // has a hub row and adjacency alone decides the parent's edge (see hubEdge).
 func (lc *leafCounter) hubFilter(gi, k int, s []uint32, m []uint32, out []uint32) ([]uint32, bool) {
 	pe := lc.groups[gi].Parents[k]
-	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) {
+	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) || !lc.hubs.ready(m[pe.Level]) {
 		return out, false
 	}
 	return lc.hubs.filter(s, m[pe.Level], out)
@@ -417,8 +417,8 @@ func (lc *leafCounter) adjacentToParents(gi int, x uint32, m []uint32, mi []int)
 	candidate := lc.space == nil || lc.pl.CandidateBits[lg.Vertices[0]].Has(x)
 	for k, pe := range lg.Parents {
 		if candidate && hubEdge(lc.g, pe.EdgeLabel) {
-			if row := lc.hubs.rowOf(m[pe.Level]); row != nil {
-				if row[x>>6]&(1<<(x&63)) == 0 {
+			if p := m[pe.Level]; lc.hubs != nil && lc.hubs.ready(p) {
+				if row := lc.hubs.bitsOf(p); row[x>>6]&(1<<(x&63)) == 0 {
 					return false
 				}
 				continue
@@ -453,9 +453,11 @@ func (lc *leafCounter) countInRows(gi int, s []uint32, m []uint32) (n int64, ok 
 		if !hubEdge(lc.g, pe.EdgeLabel) {
 			return 0, false
 		}
-		if rows[k] = lc.hubs.rowOf(m[pe.Level]); rows[k] == nil {
+		p := m[pe.Level]
+		if lc.hubs == nil || !lc.hubs.ready(p) {
 			return 0, false
 		}
+		rows[k] = lc.hubs.bitsOf(p)
 	}
 	rs := rows[:len(lg.Parents)]
 	cands := lc.pl.CandidateBits[lg.Vertices[0]]

@@ -21,8 +21,12 @@ var settings = []struct {
 	threads int
 	memory  uint64
 	hubs    bool
-}{{"threads 1", 1, 0, false}, {"threads 2", 2, 0, false}, {"threads 1, 64 KiB", 1, 64 << 10, false},
-	{"threads 1, hub rows", 1, 0, true}, {"threads 1, 64 KiB, hub rows", 1, 64 << 10, true}}
+	held    bool  // every other hub row is claimed by no worker and never filled (see HoldHubRows)
+	after   uint8 // with hubs: a worker fills a row after merging with its list this many times (see SetHubFillAfter)
+}{{"threads 1", 1, 0, false, false, 0}, {"threads 2", 2, 0, false, false, 0}, {"threads 1, 64 KiB", 1, 64 << 10, false, false, 0},
+	{"threads 1, hub rows", 1, 0, true, false, 0}, {"threads 1, 64 KiB, hub rows", 1, 64 << 10, true, false, 0},
+	{"threads 1, hub rows, every other held", 1, 0, true, true, 0},
+	{"threads 2, hub rows filled at the third use", 2, 0, true, false, 2}}
 
 // TestOracleProperty (2000 seeds, 100 with -short) checks the cpu engine's counts (and, for a
 // subset, its match lists) against the brute-force oracle on random problems, under every
@@ -65,6 +69,11 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 		for _, s := range settings {
 			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, Threads: s.threads, MemoryLimit: s.memory}
 			restore := cpu.EveryVertexAHub(s.hubs)
+			release := cpu.HoldHubRows(s.held)
+			restoreAfter := func() {}
+			if s.after > 0 {
+				restoreAfter = cpu.SetHubFillAfter(s.after)
+			}
 			for range repeat {
 				res, err := e.Count(ctx, prob)
 				if err != nil || res.Partial || res.Count != want {
@@ -73,6 +82,8 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 					break
 				}
 			}
+			restoreAfter()
+			release()
 			restore()
 		}
 		engineTime += time.Since(t0)

@@ -37,7 +37,7 @@ type worker struct {
 	leaves leafCounter
 	// hubs, when not nil, are the data graph's hub rows; hubBuf[i] is level i's pair of buffers
 	// for filtering by them, hubVerts a scratch list of hubs.
-	hubs     *hubRows
+	hubs     *hubView
 	hubBuf   [][2][]uint32
 	hubVerts []uint32
 	reused   []bool // reused[i]: a later level starts from level i's set
@@ -119,7 +119,8 @@ func levelsNeedingIndex(pl *plan.Plan) []bool {
 
 // setHubs gives the worker the hub rows (nil: none) for its intersections.
 func (w *worker) setHubs(h *hubRows) {
-	w.hubs, w.leaves.hubs = h, h
+	hv := h.view()
+	w.hubs, w.leaves.hubs = hv, hv
 }
 
 func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
@@ -267,8 +268,8 @@ func (w *worker) prefixParts(i int, narrowed bool) (base, deep []uint32, row []u
 		pf.valid = true
 	}
 	base, deep = pf.set, w.extraList(i, last)
-	if be := &lvl.Extra[last]; hubEdge(w.g, be.EdgeLabel) {
-		row = w.hubs.rowOf(w.m[be.Level])
+	if be := &lvl.Extra[last]; w.hubs != nil && hubEdge(w.g, be.EdgeLabel) && w.hubs.ready(w.m[be.Level]) {
+		row = w.hubs.bitsOf(w.m[be.Level])
 	}
 	if narrowed {
 		base = w.bounds(i, base)
@@ -364,7 +365,7 @@ func (w *worker) intersectLevel(i int, sets [][]uint32, first int) []uint32 {
 	for k, s := range sets {
 		if k >= first && k != shortest {
 			be := lvl.Extra[k-first]
-			if v := w.m[be.Level]; w.hubs.row[v] >= 0 && hubEdge(w.g, be.EdgeLabel) {
+			if v := w.m[be.Level]; w.hubs.ready(v) && hubEdge(w.g, be.EdgeLabel) {
 				hubs = append(hubs, v)
 				continue
 			}
