@@ -134,8 +134,28 @@ run() {
 	echo
 	local sm=bin/submatch
 	[ -x "$sm" ] || { echo "warning: no bin/submatch: gpu-info skipped"; sm=true; }
+	# --engine auto before any kernel is compiled (an empty cache, whatever this machine holds):
+	# the first count must weigh NVRTC's compile (expected: cpu, and --explain saying why), and
+	# a --timeout shorter than the compile must still stop on time and say why it is partial.
+	local wv=bin/testdata/wikivote-graphpi/wiki-vote_input q1 cold t0
+	q1=$(awk -F'\t' '$1 == "q1" {print $2}' bin/testdata/stmatch-patterns/wikivote-unlabelled.tsv)
+	if [ -n "$q1" ] && [ "$sm" != true ]; then
+		echo "== a cold kernel cache: auto on q1 (expected cpu, the compile in --explain), then stmatch with --timeout 2s"
+		cold=$(mktemp -d)
+		SUBMATCH_KERNEL_CACHE=$cold $sm count --explain --timeout 20s "$wv" "$q1" > "$out/cold-auto.txt" 2>&1
+		grep -E '^engine:|not compiled|^\(a\)' "$out/cold-auto.txt" | cut -c1-400
+		cold=$(mktemp -d)
+		t0=$(date +%s%N)
+		SUBMATCH_KERNEL_CACHE=$cold $sm count --engine stmatch --timeout 2s "$wv" "$q1" > "$out/cold-stop.txt" 2>&1
+		echo "exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(tail -n 1 "$out/cold-stop.txt" | cut -c1-300)"
+		echo
+	fi
 	echo "== submatch gpu-info --compile (cold kernel cache)"
 	$sm gpu-info --compile 2>&1 | tee "$out/gpu-info.txt" || status=1
+	if [ -n "$q1" ] && [ "$sm" != true ]; then
+		echo "== the warm cache: auto on q1 (expected stmatch)"
+		$sm count --explain "$wv" "$q1" 2>&1 | grep -E '^engine:|^\(a\)' | cut -c1-300
+	fi
 	$sm gpu-info --json > "$out/gpu-info.json" 2>&1
 	local only="${ONLY:-}"
 	# The parts run in lanes, side by side: the device host has 16 cores and most of a test's time
