@@ -1,0 +1,262 @@
+package cpu
+
+import (
+	"slices"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/setops"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// lastSum counts the last enumerated level together with the postponed vertices below it, for
+// all of the level's data vertices at once, instead of looping over them: the last level v and
+// the one postponed vertex e that hangs on it (a leaf group with v among its parents) form an
+// edge whose other ends are fixed by earlier levels, and the number of such edges depends only on
+// the data vertices of v's parents and of e's other parents (the key), not on the levels between
+// them. It is computed once a key, with the per-element sizes behind it, and every assignment of
+// the other levels corrects it for injectivity by inclusion-exclusion over the few vertices it
+// uses and over the one other postponed vertex b, if any (a group without v among its parents),
+// which may take v's or e's data vertex.
+//
+// With U the data vertices of the levels before v (all distinct), D the set of v (the common
+// neighbours of its parents; v has no symmetry window and no induced checks), E_x = S_E ∩ N(x)
+// the set of e when v takes x (S_E: the common neighbours of e's other parents) and B̄ the set of
+// b minus U, the count of the assignments of v, e and b, all distinct and outside U, is
+//
+//	Σ_{x ∈ D∖U} [ (|B̄| - [x ∈ B̄]) |E_x ∖ U| - |B̄ ∩ E_x| ]
+//	  = |B̄| T1 - Σ_{x ∈ B̄∩D} |E_x ∖ U| - Σ_{y ∈ B̄∩S_E} |D ∩ N(y) ∖ U|,
+//	T1 = Σ_{x∈D} |E_x| - Σ_{u ∈ U∩D} |E_u| - Σ_{u ∈ U∩S_E} |D ∩ N(u) ∖ U|
+//
+// (x ∉ E_x, as E_x lies in x's neighbourhood; y ∈ E_x exactly when x ∈ N(y), for y ∈ S_E; x ∈
+// D∖U ∩ B̄ is x ∈ B̄ ∩ D, as B̄ excludes U). The key's tables are Σ_{x∈D} |E_x|, |E_x| for every x
+// of D and |D ∩ N(y)| for every y of S_E: |D| + |S_E| intersections a key, after which an
+// assignment costs a lookup per element of B̄ and per used vertex. Without b the count is T1.
+// Two triangles sharing a vertex (STMatch's q1: v and e the second triangle's other vertices,
+// hanging on the shared vertex only, which is the key) take |N(c)| intersections a shared
+// vertex c where the loop took one per (c, a, d).
+//
+// The level's checks are those of Plan.Admits: the candidate bit (every common neighbour of its
+// parents is a candidate when it completes a match, see leafCounter), injectivity (D ∖ U) and no
+// induced non-adjacency (plans with postponed vertices are never induced).
+type lastSum struct {
+	level    int   // v's level, the last
+	eg, bg   int   // e's group and b's (-1: none)
+	eParent  int   // the index in e's Parents of its edge to v
+	others   []int // the indices of e's other parents
+	keyLvls  []int // the levels whose data vertices determine D and S_E
+	vLabel   pattern.Label
+	eLabel   pattern.Label
+	edge     pattern.Label // the v-e edge's label
+	key      []uint32
+	valid    bool
+	d, se    []uint32 // D and S_E for key
+	sizeE    []int64  // |E_x| for each x of d
+	countD   []int64  // |D ∩ N(y)| for each y of se
+	total    int64    // Σ |E_x|
+	sets     [][]uint32
+	buf, tmp []uint32
+	nbuf     []uint32
+	bbar     []uint32
+}
+
+// lastSumFor returns the last-level sum for pl, or nil when it does not apply or is not expected
+// to pay: the key must leave out some earlier level (so that it recurs across assignments: the
+// loop over v costs an intersection per element of D per assignment, the sum |D| + |S_E|
+// intersections per key and a lookup per element of B̄ per assignment), and the last level must
+// have no window or induced checks; the postponed vertices must be e alone, or e and one other
+// single vertex b with parents among the earlier levels.
+func lastSumFor(g *graph.Graph, pl *plan.Plan) *lastSum {
+	if !lastSumEnabled || len(pl.Levels) < 2 || len(pl.Groups) == 0 || len(pl.Groups) > 2 {
+		return nil
+	}
+	last := len(pl.Levels) - 1
+	lvl := &pl.Levels[last]
+	if len(lvl.Backward) == 0 || len(lvl.Lower) > 0 || len(lvl.Upper) > 0 || len(lvl.NonAdjacent) > 0 {
+		return nil
+	}
+	ls := &lastSum{level: last, eg: -1, bg: -1, vLabel: lvl.VertexLabel}
+	for gi := range pl.Groups {
+		lg := &pl.Groups[gi]
+		if len(lg.Vertices) != 1 || len(lg.Parents) == 0 {
+			return nil
+		}
+		onV := -1
+		for k, pe := range lg.Parents {
+			if pe.Level == last {
+				onV = k
+			}
+		}
+		switch {
+		case onV >= 0 && ls.eg < 0:
+			ls.eg, ls.eParent = gi, onV
+		case onV < 0 && ls.bg < 0:
+			ls.bg = gi
+		default:
+			return nil
+		}
+	}
+	if ls.eg < 0 {
+		return nil
+	}
+	e := &pl.Groups[ls.eg]
+	if len(e.Parents) < 2 {
+		return nil // S_E would be every candidate of e
+	}
+	ls.eLabel, ls.edge = e.VertexLabel, e.Parents[ls.eParent].EdgeLabel
+	inKey := make([]bool, last)
+	for _, be := range lvl.Backward {
+		inKey[be.Level] = true
+	}
+	for k, pe := range e.Parents {
+		if k != ls.eParent {
+			ls.others = append(ls.others, k)
+			inKey[pe.Level] = true
+		}
+	}
+	for j, in := range inKey {
+		if in {
+			ls.keyLvls = append(ls.keyLvls, j)
+		}
+	}
+	if len(ls.keyLvls) == last {
+		return nil // the key changes with every assignment: nothing to share
+	}
+	ls.key = make([]uint32, len(ls.keyLvls))
+	return ls
+}
+
+// lastSumEnabled lets tests compare the counts with and without the last-level sum.
+var lastSumEnabled = true
+
+// current reports whether the tables were computed for the data vertices in m.
+func (ls *lastSum) current(m []uint32) bool {
+	if !ls.valid {
+		return false
+	}
+	for k, j := range ls.keyLvls {
+		if ls.key[k] != m[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// adjacent reports whether data vertices x and y are joined by an edge that satisfies the v-e
+// edge's label.
+func (ls *lastSum) adjacent(g *graph.Graph, x, y uint32) bool {
+	if ls.edge.Any || !g.HasEdgeLabels() {
+		_, ok := g.HasEdge(x, y)
+		return ok
+	}
+	return g.HasEdgeLabelled(x, y, ls.edge.Value)
+}
+
+// countWithin returns |s ∩ NeighbourSet(x, vl, edge)| for a sorted s whose elements all have
+// vertex label vl: by x's hub row when it has one and adjacency alone decides the edge.
+func (ls *lastSum) countWithin(w *worker, s []uint32, x uint32, vl pattern.Label) int64 {
+	if hubEdge(w.g, ls.edge) {
+		if row := w.hubs.rowOf(x); row != nil {
+			var n int64
+			for _, y := range s {
+				n += int64(row[y>>6] >> (y & 63) & 1)
+			}
+			return n
+		}
+	}
+	list := plan.NeighbourSet(w.g, x, vl, ls.edge, &ls.nbuf)
+	return int64(setops.IntersectCount(s, list))
+}
+
+// rebuild computes the tables for the data vertices in w.m.
+func (ls *lastSum) rebuild(w *worker) {
+	lc := &w.leaves
+	ls.d = append(ls.d[:0], w.candidates(ls.level)...)
+	sets := ls.sets[:0]
+	for _, k := range ls.others {
+		sets = append(sets, lc.parentList(ls.eg, k, w.m, w.mi))
+	}
+	ls.sets = sets
+	ls.se = append(ls.se[:0], setops.IntersectAll(sets, &ls.buf, &ls.tmp)...)
+	ls.sizeE = slices.Grow(ls.sizeE[:0], len(ls.d))[:len(ls.d)]
+	ls.countD = slices.Grow(ls.countD[:0], len(ls.se))[:len(ls.se)]
+	ls.total = 0
+	for k, x := range ls.d {
+		n := int64(0)
+		if len(ls.se) > 0 {
+			n = ls.countWithin(w, ls.se, x, ls.eLabel)
+		}
+		ls.sizeE[k] = n
+		ls.total += n
+	}
+	for k, y := range ls.se {
+		n := int64(0)
+		if len(ls.d) > 0 {
+			n = ls.countWithin(w, ls.d, y, ls.vLabel)
+		}
+		ls.countD[k] = n
+	}
+	for k, j := range ls.keyLvls {
+		ls.key[k] = w.m[j]
+	}
+	ls.valid = true
+}
+
+// find returns the position of x in the sorted s, or -1.
+func find(s []uint32, x uint32) int {
+	if k := lowerBound(s, 0, x); k < len(s) && s[k] == x {
+		return k
+	}
+	return -1
+}
+
+// count returns the number of assignments of the last level and the postponed vertices for the
+// data vertices of the earlier levels in w.m (ok is false on overflow).
+func (ls *lastSum) count(w *worker) (uint64, bool) {
+	if !ls.current(w.m) {
+		ls.rebuild(w)
+	}
+	used := w.m[:ls.level]
+	g := w.g
+	// usedAdjacent counts the used vertices in s (D or S_E) adjacent to y.
+	usedAdjacent := func(s []uint32, y uint32) int64 {
+		var n int64
+		for _, u := range used {
+			if find(s, u) >= 0 && ls.adjacent(g, u, y) {
+				n++
+			}
+		}
+		return n
+	}
+	t1 := ls.total
+	for _, u := range used {
+		if k := find(ls.d, u); k >= 0 {
+			t1 -= ls.sizeE[k]
+		}
+		if k := find(ls.se, u); k >= 0 {
+			t1 -= ls.countD[k] - usedAdjacent(ls.d, u)
+		}
+	}
+	if ls.bg < 0 {
+		return uint64(t1), true
+	}
+	b := w.leaves.commonNeighbours(ls.bg, w.m, w.mi)
+	bbar := ls.bbar[:0]
+	for _, y := range b {
+		if !slices.Contains(used, y) {
+			bbar = append(bbar, y)
+		}
+	}
+	ls.bbar = bbar
+	var t2, t3 int64
+	for _, y := range bbar {
+		if k := find(ls.d, y); k >= 0 {
+			t2 += ls.sizeE[k] - usedAdjacent(ls.se, y)
+		}
+		if k := find(ls.se, y); k >= 0 {
+			t3 += ls.countD[k] - usedAdjacent(ls.d, y)
+		}
+	}
+	n, ok := mulChecked(uint64(len(bbar)), uint64(t1))
+	return n - uint64(t2+t3), ok
+}
