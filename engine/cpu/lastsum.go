@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"os"
 	"slices"
 
 	"github.com/submatch/submatch/graph"
@@ -40,24 +41,25 @@ import (
 // parents is a candidate when it completes a match, see leafCounter), injectivity (D ∖ U) and no
 // induced non-adjacency (plans with postponed vertices are never induced).
 type lastSum struct {
-	level    int   // v's level, the last
-	eg, bg   int   // e's group and b's (-1: none)
-	eParent  int   // the index in e's Parents of its edge to v
-	others   []int // the indices of e's other parents
-	keyLvls  []int // the levels whose data vertices determine D and S_E
-	vLabel   pattern.Label
-	eLabel   pattern.Label
-	edge     pattern.Label // the v-e edge's label
-	key      []uint32
-	valid    bool
-	d, se    []uint32 // D and S_E for key
-	sizeE    []int64  // |E_x| for each x of d
-	countD   []int64  // |D ∩ N(y)| for each y of se
-	total    int64    // Σ |E_x|
-	sets     [][]uint32
-	buf, tmp []uint32
-	nbuf     []uint32
-	bbar     []uint32
+	level   int   // v's level, the last
+	eg, bg  int   // e's group and b's (-1: none)
+	eParent int   // the index in e's Parents of its edge to v
+	others  []int // the indices of e's other parents
+	keyLvls []int // the levels whose data vertices determine D and S_E
+	vLabel  pattern.Label
+	eLabel  pattern.Label
+	edge    pattern.Label // the v-e edge's label
+	key     []uint32
+	valid   bool
+	d, se   []uint32 // D and S_E for key
+	sizeE   []int64  // |E_x| for each x of d
+	countD  []int64  // |D ∩ N(y)| for each y of se
+	total   int64    // Σ |E_x|
+	nbuf    []uint32
+	bbar    []uint32
+	inD     []uint32 // the used vertices in D
+	inSE    []uint32 // the used vertices in S_E
+	pos     []int32
 }
 
 // lastSumFor returns the last-level sum for pl, or nil when it does not apply or is not expected
@@ -66,7 +68,7 @@ type lastSum struct {
 // intersections per key and a lookup per element of B̄ per assignment), and the last level must
 // have no window or induced checks; the postponed vertices must be e alone, or e and one other
 // single vertex b with parents among the earlier levels.
-func lastSumFor(g *graph.Graph, pl *plan.Plan) *lastSum {
+func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 	if !lastSumEnabled || len(pl.Levels) < 2 || len(pl.Groups) == 0 || len(pl.Groups) > 2 {
 		return nil
 	}
@@ -119,8 +121,12 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan) *lastSum {
 			ls.keyLvls = append(ls.keyLvls, j)
 		}
 	}
-	if len(ls.keyLvls) == last {
-		return nil // the key changes with every assignment: nothing to share
+	if len(ls.keyLvls) == last && (lc.memoised[ls.eg] || !lastSumWhole) {
+		// The key changes with every assignment: the sum saves the loop's per-element work
+		// (the leaf counter's set and class count for each data vertex of v) but shares no
+		// intersection, and loses to the leaf counter's size cache when that memoises e (its
+		// parents recur across assignments).
+		return nil
 	}
 	ls.key = make([]uint32, len(ls.keyLvls))
 	return ls
@@ -128,6 +134,8 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan) *lastSum {
 
 // lastSumEnabled lets tests compare the counts with and without the last-level sum.
 var lastSumEnabled = true
+
+var lastSumWhole = os.Getenv("LASTSUM_NOWHOLE") == ""
 
 // current reports whether the tables were computed for the data vertices in m.
 func (ls *lastSum) current(m []uint32) bool {
@@ -168,18 +176,16 @@ func (ls *lastSum) countWithin(w *worker, s []uint32, x uint32, vl pattern.Label
 	return int64(setops.IntersectCount(s, list))
 }
 
-// rebuild computes the tables for the data vertices in w.m.
+// rebuild computes the tables for the data vertices in w.m. D is the level's set (kept by its
+// level prefix when it has one) and S_E the prefix of e's chain without its last parent, v (see
+// prefixChain): both are computed again only from the first parent that changed. When they are
+// the same set (e's other parents are v's, as for a vertex on top of a clique), every element
+// has both vertex labels and |D ∩ N(y)| is |E_y|.
 func (ls *lastSum) rebuild(w *worker) {
 	lc := &w.leaves
 	ls.d = append(ls.d[:0], w.candidates(ls.level)...)
-	sets := ls.sets[:0]
-	for _, k := range ls.others {
-		sets = append(sets, lc.parentList(ls.eg, k, w.m, w.mi))
-	}
-	ls.sets = sets
-	ls.se = append(ls.se[:0], setops.IntersectAll(sets, &ls.buf, &ls.tmp)...)
+	ls.se = append(ls.se[:0], lc.chainPrefix(ls.eg, len(ls.others), w.m, w.mi)...)
 	ls.sizeE = slices.Grow(ls.sizeE[:0], len(ls.d))[:len(ls.d)]
-	ls.countD = slices.Grow(ls.countD[:0], len(ls.se))[:len(ls.se)]
 	ls.total = 0
 	for k, x := range ls.d {
 		n := int64(0)
@@ -189,12 +195,17 @@ func (ls *lastSum) rebuild(w *worker) {
 		ls.sizeE[k] = n
 		ls.total += n
 	}
-	for k, y := range ls.se {
-		n := int64(0)
-		if len(ls.d) > 0 {
-			n = ls.countWithin(w, ls.d, y, ls.vLabel)
+	if slices.Equal(ls.d, ls.se) {
+		ls.countD = append(ls.countD[:0], ls.sizeE...)
+	} else {
+		ls.countD = slices.Grow(ls.countD[:0], len(ls.se))[:len(ls.se)]
+		for k, y := range ls.se {
+			n := int64(0)
+			if len(ls.d) > 0 {
+				n = ls.countWithin(w, ls.d, y, ls.vLabel)
+			}
+			ls.countD[k] = n
 		}
-		ls.countD[k] = n
 	}
 	for k, j := range ls.keyLvls {
 		ls.key[k] = w.m[j]
@@ -210,6 +221,30 @@ func find(s []uint32, x uint32) int {
 	return -1
 }
 
+// positions sets out[k] to the position in the sorted s of the k-th element of the sorted b, or
+// -1: by binary search when s is much longer, else by one merge.
+func positions(b, s []uint32, out []int32) []int32 {
+	out = slices.Grow(out[:0], len(b))[:len(b)]
+	if len(s) > 8*len(b) {
+		for k, y := range b {
+			out[k] = int32(find(s, y))
+		}
+		return out
+	}
+	j := 0
+	for k, y := range b {
+		for j < len(s) && s[j] < y {
+			j++
+		}
+		if j < len(s) && s[j] == y {
+			out[k] = int32(j)
+		} else {
+			out[k] = -1
+		}
+	}
+	return out
+}
+
 // count returns the number of assignments of the last level and the postponed vertices for the
 // data vertices of the earlier levels in w.m (ok is false on overflow).
 func (ls *lastSum) count(w *worker) (uint64, bool) {
@@ -218,24 +253,31 @@ func (ls *lastSum) count(w *worker) (uint64, bool) {
 	}
 	used := w.m[:ls.level]
 	g := w.g
-	// usedAdjacent counts the used vertices in s (D or S_E) adjacent to y.
-	usedAdjacent := func(s []uint32, y uint32) int64 {
+	// The used vertices that lie in D and in S_E: the only ones the corrections look at.
+	inD, inSE := ls.inD[:0], ls.inSE[:0]
+	t1 := ls.total
+	for _, u := range used {
+		if k := find(ls.d, u); k >= 0 {
+			inD = append(inD, u)
+			t1 -= ls.sizeE[k]
+		}
+		if find(ls.se, u) >= 0 {
+			inSE = append(inSE, u)
+		}
+	}
+	ls.inD, ls.inSE = inD, inSE
+	// adjacentTo counts the vertices of us adjacent to y.
+	adjacentTo := func(us []uint32, y uint32) int64 {
 		var n int64
-		for _, u := range used {
-			if find(s, u) >= 0 && ls.adjacent(g, u, y) {
+		for _, u := range us {
+			if ls.adjacent(g, u, y) {
 				n++
 			}
 		}
 		return n
 	}
-	t1 := ls.total
-	for _, u := range used {
-		if k := find(ls.d, u); k >= 0 {
-			t1 -= ls.sizeE[k]
-		}
-		if k := find(ls.se, u); k >= 0 {
-			t1 -= ls.countD[k] - usedAdjacent(ls.d, u)
-		}
+	for _, u := range inSE {
+		t1 -= ls.countD[find(ls.se, u)] - adjacentTo(inD, u)
 	}
 	if ls.bg < 0 {
 		return uint64(t1), true
@@ -249,12 +291,22 @@ func (ls *lastSum) count(w *worker) (uint64, bool) {
 	}
 	ls.bbar = bbar
 	var t2, t3 int64
-	for _, y := range bbar {
-		if k := find(ls.d, y); k >= 0 {
-			t2 += ls.sizeE[k] - usedAdjacent(ls.se, y)
+	ls.pos = positions(bbar, ls.d, ls.pos)
+	for k, y := range bbar {
+		if p := ls.pos[k]; p >= 0 {
+			t2 += ls.sizeE[p]
+			if len(inSE) > 0 {
+				t2 -= adjacentTo(inSE, y)
+			}
 		}
-		if k := find(ls.se, y); k >= 0 {
-			t3 += ls.countD[k] - usedAdjacent(ls.d, y)
+	}
+	ls.pos = positions(bbar, ls.se, ls.pos)
+	for k, y := range bbar {
+		if p := ls.pos[k]; p >= 0 {
+			t3 += ls.countD[p]
+			if len(inD) > 0 {
+				t3 -= adjacentTo(inD, y)
+			}
 		}
 	}
 	n, ok := mulChecked(uint64(len(bbar)), uint64(t1))

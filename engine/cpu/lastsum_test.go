@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -35,8 +36,14 @@ func TestLastSumApplies(t *testing.T) {
 			t.Fatal(err)
 		}
 		pl := plan.Build(g, p, plan.Options{MultiplyAutomorphisms: true})
-		if lastSumFor(g, pl) == nil {
+		if lastSumFor(g, pl, newLC(g, pl)) == nil {
 			t.Errorf("%s: the plan does not count its last level by lastSum", src)
 		}
 	}
+}
+
+func newLC(g *graph.Graph, pl *plan.Plan) *leafCounter {
+	lc := &leafCounter{}
+	lc.init(g, pl)
+	return lc
 }

@@ -171,7 +171,7 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 		}
 	}
 	w.leaves.init(g, pl)
-	w.lastSum = lastSumFor(g, pl)
+	w.lastSum = lastSumFor(g, pl, &w.leaves)
 	return w
 }
 
