@@ -9,3 +9,10 @@ func EveryVertexAHub(on bool) func() {
 	}
 	return func() { hubMinDegree = saved }
 }
+
+// LastSum turns the last-level sum (lastsum.go) on or off; the returned func restores it.
+func LastSum(on bool) func() {
+	saved := lastSumEnabled
+	lastSumEnabled = on
+	return func() { lastSumEnabled = saved }
+}

@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"os"
 	"slices"
 
 	"github.com/submatch/submatch/graph"
@@ -49,6 +48,7 @@ type lastSum struct {
 	vLabel  pattern.Label
 	eLabel  pattern.Label
 	edge    pattern.Label // the v-e edge's label
+	byRow   bool          // adjacency alone decides the v-e edge (hubEdge): hub rows may answer
 	key     []uint32
 	valid   bool
 	d, se   []uint32 // D and S_E for key
@@ -106,6 +106,7 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 		return nil // S_E would be every candidate of e
 	}
 	ls.eLabel, ls.edge = e.VertexLabel, e.Parents[ls.eParent].EdgeLabel
+	ls.byRow = hubEdge(g, ls.edge)
 	inKey := make([]bool, last)
 	for _, be := range lvl.Backward {
 		inKey[be.Level] = true
@@ -132,10 +133,11 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 	return ls
 }
 
-// lastSumEnabled lets tests compare the counts with and without the last-level sum.
+// lastSumEnabled turns the last-level sum off (for tests and benchmarks).
 var lastSumEnabled = true
 
-var lastSumWhole = os.Getenv("LASTSUM_NOWHOLE") == ""
+// lastSumWhole lets benchmarks and tests turn off the sum where its key is every earlier level.
+var lastSumWhole = true
 
 // current reports whether the tables were computed for the data vertices in m.
 func (ls *lastSum) current(m []uint32) bool {
@@ -153,7 +155,7 @@ func (ls *lastSum) current(m []uint32) bool {
 // adjacent reports whether data vertices x and y are joined by an edge that satisfies the v-e
 // edge's label.
 func (ls *lastSum) adjacent(g *graph.Graph, x, y uint32) bool {
-	if ls.edge.Any || !g.HasEdgeLabels() {
+	if ls.byRow {
 		_, ok := g.HasEdge(x, y)
 		return ok
 	}
@@ -163,7 +165,7 @@ func (ls *lastSum) adjacent(g *graph.Graph, x, y uint32) bool {
 // countWithin returns |s ∩ NeighbourSet(x, vl, edge)| for a sorted s whose elements all have
 // vertex label vl: by x's hub row when it has one and adjacency alone decides the edge.
 func (ls *lastSum) countWithin(w *worker, s []uint32, x uint32, vl pattern.Label) int64 {
-	if hubEdge(w.g, ls.edge) {
+	if ls.byRow {
 		if row := w.hubs.rowOf(x); row != nil {
 			var n int64
 			for _, y := range s {

@@ -29,7 +29,7 @@ var lastSumOthers = []string{
 // vertex labels and one or two edge labels, under every convention and every setting (one and
 // two threads, with and without a candidate space, hub rows for every vertex).
 func TestOracleLastSum(t *testing.T) {
-	seeds, repeat := proptest.Seeds(t, 120, 30)
+	seeds, repeat := proptest.Seeds(t, 120, 16)
 	var ost proptest.OracleStats
 	srcs := append(append([]string(nil), cpu.LastSumPatterns...), lastSumOthers...)
 	cases := func(yield func(proptest.Oracled) bool) {
