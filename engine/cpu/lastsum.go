@@ -62,12 +62,18 @@ type lastSum struct {
 	pos     []int32
 }
 
-// lastSumFor returns the last-level sum for pl, or nil when it does not apply or is not expected
-// to pay: the key must leave out some earlier level (so that it recurs across assignments: the
-// loop over v costs an intersection per element of D per assignment, the sum |D| + |S_E|
-// intersections per key and a lookup per element of B̄ per assignment), and the last level must
-// have no window or induced checks; the postponed vertices must be e alone, or e and one other
-// single vertex b with parents among the earlier levels.
+// lastSumFor returns the last-level sum for pl (lc is the worker's leaf counter), or nil when it
+// does not apply or is not expected to pay. It applies when the last level has no symmetry window
+// and no induced checks, and the postponed vertices are e alone, or e and one other single vertex
+// b whose parents are earlier levels. The loop over v costs, at every assignment of the earlier
+// levels, the leaf counter's work for each element of D (e's set, an intersection or a size-cache
+// lookup, and the class's count); the sum costs |D| + |S_E| intersections a key and a lookup per
+// element of B̄ an assignment. So it is taken when the key leaves out some earlier level (the
+// tables are shared by every assignment of the levels left out), and, where the key is every
+// earlier level, when the leaf counter does not memoise e: the intersections are then the same
+// as the loop's and the per-element work is saved (a vertex on top of a clique with another
+// hanging on part of it: q5, q14), while a memoised e (its parents recur across assignments, q2)
+// has its sizes from the cache, which the sum would compute again.
 func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 	if !lastSumEnabled || len(pl.Levels) < 2 || len(pl.Groups) == 0 || len(pl.Groups) > 2 {
 		return nil
