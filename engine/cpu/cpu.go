@@ -231,8 +231,8 @@ func runWorker(w *worker, s *scheduler, progress func(float64)) {
 		if !ok {
 			break
 		}
-		for _, c := range s.roots[lo:hi] {
-			if !w.runRoot(c) {
+		for k := hi - 1; k >= lo; k-- { // heaviest first (see rootChunk)
+			if !w.runRoot(s.roots[k]) {
 				break
 			}
 		}
