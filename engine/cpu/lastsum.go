@@ -195,17 +195,17 @@ func (ls *lastSum) rebuild(w *worker) {
 	ls.se = append(ls.se[:0], lc.chainPrefix(ls.eg, len(ls.others), w.m, w.mi)...)
 	ls.sizeE = slices.Grow(ls.sizeE[:0], len(ls.d))[:len(ls.d)]
 	ls.total = 0
-	for k, x := range ls.d {
-		n := int64(0)
-		if len(ls.se) > 0 {
-			n = ls.countWithin(w, ls.se, x, ls.eLabel)
-		}
-		ls.sizeE[k] = n
-		ls.total += n
-	}
 	if slices.Equal(ls.d, ls.se) {
+		ls.pairSizes(w)
 		ls.countD = append(ls.countD[:0], ls.sizeE...)
 	} else {
+		for k, x := range ls.d {
+			n := int64(0)
+			if len(ls.se) > 0 {
+				n = ls.countWithin(w, ls.se, x, ls.eLabel)
+			}
+			ls.sizeE[k] = n
+		}
 		ls.countD = slices.Grow(ls.countD[:0], len(ls.se))[:len(ls.se)]
 		for k, y := range ls.se {
 			n := int64(0)
@@ -215,10 +215,57 @@ func (ls *lastSum) rebuild(w *worker) {
 			ls.countD[k] = n
 		}
 	}
+	for _, n := range ls.sizeE {
+		ls.total += n
+	}
 	for k, j := range ls.keyLvls {
 		ls.key[k] = w.m[j]
 	}
 	ls.valid = true
+}
+
+// pairSizes sets sizeE when D is S_E (every element then has both vertex labels): |E_x| is the
+// number of elements of D adjacent to x by the v-e edge, a symmetric relation, so each pair x < y
+// is tested once, by x's hub row when it has one, else by merging the elements after x with x's
+// list, and counted for both.
+func (ls *lastSum) pairSizes(w *worker) {
+	s, sizes := ls.d, ls.sizeE
+	clear(sizes)
+	for k, x := range s {
+		tail := s[k+1:]
+		if len(tail) == 0 {
+			break
+		}
+		if ls.byRow {
+			if row := w.hubs.rowOf(x); row != nil {
+				rest := sizes[k+1 : k+1+len(tail)]
+				var n int64
+				for j, y := range tail {
+					bit := int64(row[y>>6] >> (y & 63) & 1)
+					n += bit
+					rest[j] += bit
+				}
+				sizes[k] += n
+				continue
+			}
+		}
+		list := plan.NeighbourSet(w.g, x, ls.eLabel, ls.edge, &ls.nbuf)
+		list = list[lowerBound(list, 0, tail[0]):]
+		i, j := 0, 0
+		for i < len(tail) && j < len(list) {
+			switch {
+			case tail[i] < list[j]:
+				i++
+			case tail[i] > list[j]:
+				j++
+			default:
+				sizes[k]++
+				sizes[k+1+i]++
+				i++
+				j++
+			}
+		}
+	}
 }
 
 // find returns the position of x in the sorted s, or -1.
