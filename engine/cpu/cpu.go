@@ -5,7 +5,14 @@
 // counted combinatorially, their common neighbours intersected from cached prefixes (only the
 // parents that changed are intersected again). The neighbourhoods of the highest-degree data
 // vertices are bit rows (hubs.go), filled once the search has met the hub a few times: a set is
-// narrowed by a hub's row, a load per element, instead of being merged with its list. Embedding counts of symmetric patterns are multiplied by |Aut|. Root
+// narrowed by a hub's row, a load per element, instead of being merged with its list. When the
+// last level has one postponed vertex hanging on it (and at most one other postponed vertex), the
+// two are counted for all of the level's data vertices at once (lastsum.go): the edges between
+// the level's set and the postponed vertex's other parents' common neighbours, counted once for
+// the data vertices of their parents and corrected for each assignment by inclusion-exclusion
+// over its used vertices and the other postponed vertex (STMatch's q1, two triangles sharing a
+// vertex, counts its second triangle's edges once per shared vertex). Embedding counts of
+// symmetric patterns are multiplied by |Aut|. Root
 // candidates are shared among worker goroutines that steal work from each other.
 //
 // Cliques of four or more vertices with uniform labels (plan.AsClique) are counted apart, in
@@ -225,8 +232,8 @@ func runWorker(w *worker, s *scheduler, progress func(float64)) {
 		if !ok {
 			break
 		}
-		for _, c := range s.roots[lo:hi] {
-			if !w.runRoot(c) {
+		for k := hi - 1; k >= lo; k-- { // heaviest first (see rootChunk)
+			if !w.runRoot(s.roots[k]) {
 				break
 			}
 		}

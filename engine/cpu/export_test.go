@@ -30,3 +30,10 @@ func HoldHubRows(on bool) func() {
 	}
 	return func() { hubRowHeld = saved }
 }
+
+// LastSum turns the last-level sum (lastsum.go) on or off; the returned func restores it.
+func LastSum(on bool) func() {
+	saved := lastSumEnabled
+	lastSumEnabled = on
+	return func() { lastSumEnabled = saved }
+}

@@ -155,6 +155,15 @@ func (hv *hubView) learn(r int32) bool {
 // bitsOf returns hub v's row, which ready has reported ready.
 func (hv *hubView) bitsOf(v uint32) []uint64 { return hv.h.bits[hv.row[v]-1] }
 
+// rowOf returns hub v's row when ready reports it can be read now, else nil (also for a nil
+// view): the last-level sum's lookups.
+func (hv *hubView) rowOf(v uint32) []uint64 {
+	if hv == nil || !hv.ready(v) {
+		return nil
+	}
+	return hv.bitsOf(v)
+}
+
 // filter writes the elements of s adjacent to hub v into out (reusing its storage) and returns
 // it; ok is false (and nothing is written) when v has no row or the view has not seen it filled
 // (callers ask ready first, which fills it).

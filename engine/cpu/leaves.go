@@ -285,13 +285,20 @@ func (lc *leafCounter) materialise(m []uint32, mi []int) {
 // parents' levels and keeps every prefix (see prefixChain), so that only the prefixes whose
 // parents changed since the last call are computed again.
 func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
+	return lc.chainPrefix(gi, len(lc.chains[gi].order), m, mi)
+}
+
+// chainPrefix returns the intersection of the lists of the first n parents of group gi in the
+// order of their levels (prefix n-1 of its chain), computing again only the prefixes whose
+// parents changed; the prefixes from n on are left invalid.
+func (lc *leafCounter) chainPrefix(gi, n int, m []uint32, mi []int) []uint32 {
 	c := &lc.chains[gi]
 	lg := &lc.groups[gi]
 	k := 0
-	for k < c.valid && c.key[k] == m[lg.Parents[c.order[k]].Level] {
+	for k < min(c.valid, n) && c.key[k] == m[lg.Parents[c.order[k]].Level] {
 		k++
 	}
-	for ; k < len(c.order); k++ {
+	for ; k < n; k++ {
 		if k > 0 && len(c.sets[k-1]) == 0 {
 			c.sets[k] = nil
 		} else {
@@ -299,8 +306,8 @@ func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
 		}
 		c.key[k] = m[lg.Parents[c.order[k]].Level]
 	}
-	c.valid = len(c.order)
-	return c.sets[len(c.order)-1]
+	c.valid = n
+	return c.sets[n-1]
 }
 
 // chainStep computes prefix k of group gi's chain from prefix k-1: the k-th parent's list

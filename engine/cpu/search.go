@@ -42,6 +42,9 @@ type worker struct {
 	hubVerts []uint32
 	reused   []bool // reused[i]: a later level starts from level i's set
 	prefix   []levelPrefix
+	// lastSum, when not nil, counts the last level and the postponed vertices below it at once
+	// (see lastSum).
+	lastSum *lastSum
 	// isoMarks (a bit per data vertex, all clear between uses) marks the vertices countIsolated
 	// has excluded; allocated on first use.
 	isoMarks plan.Bitset
@@ -169,6 +172,7 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 		}
 	}
 	w.leaves.init(g, pl)
+	w.lastSum = lastSumFor(g, pl, &w.leaves)
 	return w
 }
 
@@ -442,6 +446,15 @@ func (w *worker) searchFrom(i int) bool {
 	last := len(w.levels) - 1
 	if i > last {
 		return w.complete()
+	}
+	if i == last && w.emit == nil && w.lastSum != nil {
+		n, ok := w.lastSum.count(w)
+		if !ok {
+			w.overflow, w.stopped = true, true
+			return false
+		}
+		w.add(n)
+		return !w.shouldStop()
 	}
 	if i == last && w.emit == nil && len(w.pl.Groups) == 0 {
 		if n, ok := w.prefixCount(i); ok {

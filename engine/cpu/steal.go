@@ -12,10 +12,11 @@ import (
 // splittable loop). There is no lock or channel operation per match: a worker looks at the
 // hungry counter once every pollMask+1 search nodes.
 type scheduler struct {
-	roots []uint32
-	chunk int
-	next  atomic.Int64
-	done  atomic.Int64
+	roots      []uint32
+	chunk      int // the largest chunk of roots a worker claims at once
+	workersMax int
+	next       atomic.Int64
+	done       atomic.Int64
 
 	hungry atomic.Int32 // workers waiting for work
 
@@ -37,19 +38,34 @@ type task struct {
 
 // newScheduler prepares the work of up to maxWorkers workers; they join through join.
 func newScheduler(roots []uint32, maxWorkers int, stop *atomic.Bool) *scheduler {
-	s := &scheduler{roots: roots, stop: stop}
+	s := &scheduler{roots: roots, stop: stop, workersMax: maxWorkers}
 	s.chunk = max(1, len(roots)/(maxWorkers*256))
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
 
-// rootChunk claims the next chunk of roots; ok is false when none is left.
+// rootChunk claims the next chunk of roots; ok is false when none is left. Roots are handed out
+// from the end of the list: candidate lists are sorted by id and the data graph numbers its
+// vertices by ascending degree, so the last roots are the hubs, whose subtrees hold most of the
+// work (wiki-Vote's wheel, STMatch's q6: 77% of its search nodes below the last tenth of its
+// roots). Taking them first (longest first) leaves the light roots for the end, where they even
+// out the workers' finishing times; taken last, the heavy ones made the tail that work stealing
+// had to split (simulated from the nodes below each root, without stealing: 16 workers finish
+// q6 at 1.38 times the ideal time in id order, at 1.00 heaviest first). The chunks start at one
+// root and grow to s.chunk as the lighter roots come, claimed/(workers*64) at a time.
 func (s *scheduler) rootChunk() (lo, hi int, ok bool) {
-	lo = int(s.next.Add(int64(s.chunk))) - s.chunk
-	if lo >= len(s.roots) {
-		return 0, 0, false
+	n := int64(len(s.roots))
+	for {
+		claimed := s.next.Load()
+		if claimed >= n {
+			return 0, 0, false
+		}
+		size := max(1, min(int64(s.chunk), claimed/int64(s.workersMax*64)))
+		size = min(size, n-claimed)
+		if s.next.CompareAndSwap(claimed, claimed+size) {
+			return int(n - claimed - size), int(n - claimed), true
+		}
 	}
-	return lo, min(lo+s.chunk, len(s.roots)), true
 }
 
 // take returns a stolen task, waiting while other workers are still busy; ok is false when all

@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +46,49 @@ func TestStealingKeepsCounts(t *testing.T) {
 				if err != nil || got.Count != want.Count {
 					t.Fatalf("%s %s threads %d: %d (%v), one worker: %d", p, sem, prob.Threads, got.Count, err, want.Count)
 				}
+			}
+		}
+	}
+}
+
+// TestRootChunks claims the roots from several goroutines at once and checks that every root is
+// handed out exactly once, the last roots (the highest degrees) first and in chunks of one, and
+// that no chunk exceeds the scheduler's.
+func TestRootChunks(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 1000, 100_000} {
+		roots := make([]uint32, n)
+		for i := range roots {
+			roots[i] = uint32(i)
+		}
+		var stop atomic.Bool
+		s := newScheduler(roots, 4, &stop)
+		if lo, hi, ok := s.rootChunk(); n > 0 && (!ok || lo != n-1 || hi != n) {
+			t.Fatalf("n %d: first chunk [%d, %d) %v, want the last root alone", n, lo, hi, ok)
+		} else if ok {
+			s.done.Add(1)
+		}
+		seen := make([]atomic.Int32, n)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					lo, hi, ok := s.rootChunk()
+					if !ok {
+						return
+					}
+					if hi-lo > s.chunk || lo < 0 || hi > n || lo >= hi {
+						t.Errorf("n %d: chunk [%d, %d), at most %d", n, lo, hi, s.chunk)
+					}
+					for k := lo; k < hi; k++ {
+						seen[k].Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for k := range seen[:max(0, n-1)] {
+			if c := seen[k].Load(); c != 1 {
+				t.Fatalf("n %d: root %d handed out %d times", n, k, c)
 			}
 		}
 	}
