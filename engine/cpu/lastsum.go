@@ -139,6 +139,16 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 	return ls
 }
 
+// lastSumSkipsLevel reports whether the search of pl over g counts its last level by the
+// last-level sum with a key that leaves out an earlier level (q1's shape): it then never loops over
+// the last level's data vertices, which Predict leaves out of its time. Where the key is every
+// earlier level the sum saves per-element work but no intersection, and Predict keeps the loop's
+// figures.
+func lastSumSkipsLevel(g *graph.Graph, pl *plan.Plan) bool {
+	ls := lastSumFor(g, pl, &leafCounter{memoised: make([]bool, len(pl.Groups))})
+	return ls != nil && len(ls.keyLvls) < ls.level
+}
+
 // lastSumEnabled turns the last-level sum off (for tests and benchmarks).
 var lastSumEnabled = true
 

@@ -1,8 +1,11 @@
 package cpu
 
 import (
+	"context"
+	"strings"
 	"testing"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
@@ -57,4 +60,33 @@ func newLC(g *graph.Graph, pl *plan.Plan) *leafCounter {
 	lc := &leafCounter{}
 	lc.init(g, pl)
 	return lc
+}
+
+// TestPredictLastSum: where the last level is summed with a shared key (q1's shape), Predict
+// leaves the last level's nodes out (and says so); where the sum is off, it keeps them.
+func TestPredictLastSum(t *testing.T) {
+	p, err := pattern.Parse("(a)-(b), (a)-(c), (b)-(c), (c)-(d), (c)-(e), (d)-(e)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gen.RandomGraph(3, 200, 0.2, 1, 1)
+	pl := plan.Build(g, p, plan.Options{MultiplyAutomorphisms: true})
+	if !lastSumSkipsLevel(g, pl) {
+		t.Skip("this plan does not sum its last level with a shared key")
+	}
+	est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Seed: 1, Probes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Estimate: &est, Threads: 1}
+	summed := Engine{}.Predict(w)
+	restore := LastSum(false)
+	looped := Engine{}.Predict(w)
+	restore()
+	if !strings.Contains(summed.Note, "last level summed") || strings.Contains(looped.Note, "last level summed") {
+		t.Errorf("notes %q (sum on) and %q (off)", summed.Note, looped.Note)
+	}
+	if !(summed.Seconds < looped.Seconds) {
+		t.Errorf("predicted %g s with the sum, %g s without", summed.Seconds, looped.Seconds)
+	}
 }
