@@ -524,6 +524,16 @@ func givenOrder(p *pattern.Pattern, given []int, postponable bool) (order, postp
 	return order, postponed
 }
 
+// Automorphisms returns |Aut(p)| for a plan that counts unique matches (Options.Unique) of a
+// pattern with symmetry restrictions, from those restrictions (no search of the group); ok is
+// false for any other plan, or when |Aut(p)| overflows uint64.
+func (pl *Plan) Automorphisms(opts Options) (uint64, bool) {
+	if !opts.Unique || len(pl.Restrictions) == 0 {
+		return 0, false
+	}
+	return automorphismsFromRestrictions(pl.Restrictions)
+}
+
 // automorphismsFromRestrictions returns |Aut(p)| from the restrictions SymmetryRestrictions
 // made: the product of the stabiliser-chain orbit sizes, each one more than the number of
 // restrictions its vertex leads (orbit-stabiliser). ok is false when it overflows uint64.

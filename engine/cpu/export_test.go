@@ -37,3 +37,15 @@ func LastSum(on bool) func() {
 	lastSumEnabled = on
 	return func() { lastSumEnabled = saved }
 }
+
+// UniqueByEmbeddings sets how a unique count chooses between its plan and the embeddings plan
+// (0 by prediction, 1 the embeddings plan whenever it applies, -1 never); the returned func
+// restores it.
+func UniqueByEmbeddings(mode int) func() {
+	saved := uniqueByEmbeddingsMode
+	uniqueByEmbeddingsMode = mode
+	return func() { uniqueByEmbeddingsMode = saved }
+}
+
+// UniqueByEmbeddingsUsed is how many counts have taken the embeddings plan so far.
+func UniqueByEmbeddingsUsed() int64 { return uniqueByEmbeddingsUsed.Load() }
