@@ -1,15 +1,10 @@
 package cpu_test
 
 import (
-	"fmt"
-	"iter"
 	"testing"
 
 	"github.com/submatch/submatch/engine/cpu"
-	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/pattern"
 )
 
 // lastSumOthers are shapes near cpu.LastSumPatterns where the last-level sum does not apply (a
@@ -32,30 +27,8 @@ func TestOracleLastSum(t *testing.T) {
 	seeds, repeat := proptest.Seeds(t, 120, 16)
 	var ost proptest.OracleStats
 	srcs := append(append([]string(nil), cpu.LastSumPatterns...), lastSumOthers...)
-	cases := func(yield func(proptest.Oracled) bool) {
-		for _, seed := range seeds {
-			n := 8 + int(seed%7)
-			density := []float64{0.35, 0.5, 0.7, 0.9}[seed%4]
-			vl, el := 1+int(seed/4%3), 1+int(seed/12%2)
-			g := gen.RandomGraph(seed, n, density, vl, el)
-			for _, src := range srcs {
-				p, err := pattern.Parse(src)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := proptest.Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("g := gen.RandomGraph(%d, %d, %v, %d, %d)\np := %q", seed, n, density, vl, el, src)}
-				for _, sem := range proptest.AllSemantics {
-					want, ok := oracle.CountWithin(g, p, sem, proptest.DenseOracleBudget)
-					if !ok {
-						ost.Skipped++
-						continue
-					}
-					if !yield(proptest.Oracled{Case: c, Sem: sem, Want: want}) {
-						return
-					}
-				}
-			}
-		}
-	}
-	checkOracle(t, iter.Seq[proptest.Oracled](cases), len(seeds), repeat, &ost, "TestOracleLastSum")
+	cases := denseCases(t, seeds, srcs, proptest.AllSemantics, func(seed uint64) (int, float64, int, int) {
+		return 8 + int(seed%7), []float64{0.35, 0.5, 0.7, 0.9}[seed%4], 1 + int(seed/4%3), 1 + int(seed/12%2)
+	}, &ost)
+	checkOracle(t, cases, len(seeds), repeat, &ost, "TestOracleLastSum")
 }

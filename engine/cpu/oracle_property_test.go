@@ -2,13 +2,17 @@ package cpu_test
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"testing"
 	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/pattern"
 )
 
 // settings are the engine settings every case is counted with: 1 and 2 threads, a memory limit
@@ -107,5 +111,37 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 		ost.Time.Round(time.Millisecond), engineTime.Round(time.Millisecond))
 	if seeds > 50 && ost.Skipped > checked/2 {
 		t.Errorf("too many problems skipped: %d of %d", ost.Skipped, checked+ost.Skipped)
+	}
+}
+
+// denseGraph is the random graph a dense oracle sweep draws for one seed: n vertices, edge
+// density, vl vertex labels and el edge labels.
+type denseGraph func(seed uint64) (n int, density float64, vl, el int)
+
+// denseCases yields each seed's random graph (graph) with each pattern of srcs under each of
+// sems, with the oracle's count; a count over the oracle's budget is skipped (ost.Skipped).
+func denseCases(t *testing.T, seeds []uint64, srcs []string, sems []engine.Semantics, graph denseGraph, ost *proptest.OracleStats) iter.Seq[proptest.Oracled] {
+	return func(yield func(proptest.Oracled) bool) {
+		for _, seed := range seeds {
+			n, density, vl, el := graph(seed)
+			g := gen.RandomGraph(seed, n, density, vl, el)
+			for _, src := range srcs {
+				p, err := pattern.Parse(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := proptest.Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("g := gen.RandomGraph(%d, %d, %v, %d, %d)\np := %q", seed, n, density, vl, el, src)}
+				for _, sem := range sems {
+					want, ok := oracle.CountWithin(g, p, sem, proptest.DenseOracleBudget)
+					if !ok {
+						ost.Skipped++
+						continue
+					}
+					if !yield(proptest.Oracled{Case: c, Sem: sem, Want: want}) {
+						return
+					}
+				}
+			}
+		}
 	}
 }

@@ -1,14 +1,9 @@
 package cpu_test
 
 import (
-	"fmt"
-	"iter"
 	"testing"
 
-	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/pattern"
 )
 
 // prefixPatterns have a level of three parents or more that reuses no earlier set, so the
@@ -40,30 +35,8 @@ var prefixPatterns = []string{
 func TestOracleLevelPrefix(t *testing.T) {
 	seeds, repeat := proptest.Seeds(t, 120, 30)
 	var ost proptest.OracleStats
-	cases := func(yield func(proptest.Oracled) bool) {
-		for _, seed := range seeds {
-			n := 9 + int(seed%6)
-			density := []float64{0.4, 0.6, 0.8}[seed%3]
-			vl, el := 1+int(seed/3%2), 1+int(seed/6%2)
-			g := gen.RandomGraph(seed, n, density, vl, el)
-			for _, src := range prefixPatterns {
-				p, err := pattern.Parse(src)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := proptest.Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("g := gen.RandomGraph(%d, %d, %v, %d, %d)\np := %q", seed, n, density, vl, el, src)}
-				for _, sem := range proptest.AllSemantics {
-					want, ok := oracle.CountWithin(g, p, sem, proptest.DenseOracleBudget)
-					if !ok {
-						ost.Skipped++
-						continue
-					}
-					if !yield(proptest.Oracled{Case: c, Sem: sem, Want: want}) {
-						return
-					}
-				}
-			}
-		}
-	}
-	checkOracle(t, iter.Seq[proptest.Oracled](cases), len(seeds), repeat, &ost, "TestOracleLevelPrefix")
+	cases := denseCases(t, seeds, prefixPatterns, proptest.AllSemantics, func(seed uint64) (int, float64, int, int) {
+		return 9 + int(seed%6), []float64{0.4, 0.6, 0.8}[seed%3], 1 + int(seed/3%2), 1 + int(seed/6%2)
+	}, &ost)
+	checkOracle(t, cases, len(seeds), repeat, &ost, "TestOracleLevelPrefix")
 }

@@ -6,10 +6,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
-	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/pattern"
 )
 
 // TestOracleUniqueByEmbeddings: unique counts taken as embeddings / |Aut(p)| (forced wherever the
@@ -27,31 +24,18 @@ func TestOracleUniqueByEmbeddings(t *testing.T) {
 	e := cpu.Engine{}
 	seeds, _ := proptest.Seeds(t, 60, 12)
 	before := cpu.UniqueByEmbeddingsUsed()
+	var ost proptest.OracleStats
 	checked := 0
-	for _, seed := range seeds {
-		n := 8 + int(seed%6)
-		density := []float64{0.35, 0.5, 0.7}[seed%3]
-		vl, el := 1+int(seed/3%2), 1+int(seed/6%2)
-		g := gen.RandomGraph(seed, n, density, vl, el)
-		for _, src := range srcs {
-			p, err := pattern.Parse(src)
-			if err != nil {
-				t.Fatal(err)
+	sems := []engine.Semantics{{Unique: true}, {Unique: true, Induced: true}}
+	for o := range denseCases(t, seeds, srcs, sems, func(seed uint64) (int, float64, int, int) {
+		return 8 + int(seed%6), []float64{0.35, 0.5, 0.7}[seed%3], 1 + int(seed/3%2), 1 + int(seed/6%2)
+	}, &ost) {
+		for _, threads := range []int{1, 2} {
+			res, err := e.Count(context.Background(), &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem, Threads: threads})
+			if err != nil || res.Partial || res.Count != o.Want {
+				t.Fatalf("%s: Count = %d (partial %v, err %v), oracle %d\n%s\n%d threads", o.Sem, res.Count, res.Partial, err, o.Want, o.Recipe, threads)
 			}
-			for _, sem := range []engine.Semantics{{Unique: true}, {Unique: true, Induced: true}} {
-				want, ok := oracle.CountWithin(g, p, sem, proptest.DenseOracleBudget)
-				if !ok {
-					continue
-				}
-				for _, threads := range []int{1, 2} {
-					res, err := e.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: threads})
-					if err != nil || res.Partial || res.Count != want {
-						t.Fatalf("%s: Count = %d (partial %v, err %v), oracle %d\ng := gen.RandomGraph(%d, %d, %v, %d, %d)\np := %q, %d threads",
-							sem, res.Count, res.Partial, err, want, seed, n, density, vl, el, src, threads)
-					}
-					checked++
-				}
-			}
+			checked++
 		}
 	}
 	used := cpu.UniqueByEmbeddingsUsed() - before
