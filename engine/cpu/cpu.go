@@ -169,7 +169,8 @@ func uniqueByEmbeddings(ctx context.Context, p *engine.Problem, pl *plan.Plan) (
 	if err != nil {
 		return nil, nil, 0
 	}
-	alt, err := plan.BuildContext(ctx, p.Data, p.Pattern, eopts)
+	// The same candidates and candidate-space indexes: only the order and symmetry differ.
+	alt, err := plan.Rebuild(ctx, p.Data, pl, eopts)
 	if err != nil || alt.Empty {
 		return nil, nil, 0
 	}

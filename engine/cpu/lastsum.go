@@ -355,25 +355,19 @@ func (ls *lastSum) count(w *worker) (uint64, bool) {
 		}
 	}
 	ls.bbar = bbar
-	var t2, t3 int64
-	ls.pos = positions(bbar, ls.d, ls.pos)
-	for k, y := range bbar {
-		if p := ls.pos[k]; p >= 0 {
-			t2 += ls.sizeE[p]
-			if len(inSE) > 0 {
-				t2 -= adjacentTo(inSE, y)
+	// over sums, over the y of B̄ in set (at position p of set), table[p] less y's neighbours
+	// among the used vertices us: t2 over D with |E_y ∖ U|, t3 over S_E with |D ∩ N(y) ∖ U|.
+	over := func(set []uint32, table []int64, us []uint32) int64 {
+		ls.pos = positions(bbar, set, ls.pos)
+		var t int64
+		for k, y := range bbar {
+			if p := ls.pos[k]; p >= 0 {
+				t += table[p] - adjacentTo(us, y)
 			}
 		}
+		return t
 	}
-	ls.pos = positions(bbar, ls.se, ls.pos)
-	for k, y := range bbar {
-		if p := ls.pos[k]; p >= 0 {
-			t3 += ls.countD[p]
-			if len(inD) > 0 {
-				t3 -= adjacentTo(inD, y)
-			}
-		}
-	}
+	t2, t3 := over(ls.d, ls.sizeE, inSE), over(ls.se, ls.countD, inD)
 	n, ok := mulChecked(uint64(len(bbar)), uint64(t1))
 	return n - uint64(t2+t3), ok
 }
