@@ -18,6 +18,7 @@
 #                                      short); then `count --engine auto --explain --json` once.
 #                                      It prints one table (also $OUT/table.txt) and keeps the logs
 #                                      in $OUT/logs.tgz. DEADLINE=SECONDS (default 135) bounds it.
+#                                      SCALING="q3 q6" adds those patterns at 1-16 threads.
 #
 # The device tool carries the folder: carry [".dev-cpu17"], command
 #   OUT=$OUT bash scripts/cpu16-bench.sh run .dev-cpu17 > $OUT/0-run.log 2>&1
@@ -178,6 +179,7 @@ run() {
 	for ((i = 0; i < n; i++)); do
 		awk -v t="${stms[i]}" 'BEGIN { exit !(t < 600) }' || order+=("$i")
 	done
+	scaling "$head" "$tsv" > "$OUT/scaling.txt"
 	local k=0
 	for i in "${order[@]}"; do
 		local q="${names[i]}" lim
@@ -200,9 +202,37 @@ run() {
 		timed "$q-auto" "$lim" "$head" count --engine auto --explain --json --timeout "${lim}s" "$data" "${pats[i]}"
 	done
 	table "$exp" | tee "$OUT/table.txt"
+	cat "$OUT/scaling.txt" 2>/dev/null
 	tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$logs"
 	rm -rf "$bin"
 	echo "load after $(cut -d' ' -f1-3 /proc/loadavg); took $(($(date +%s) - start)) s"
+}
+
+# scaling BIN TSV: with SCALING="q3 q6 ..." set, this tree's CPU engine on those patterns at 1, 2,
+# 4, 8 and 16 threads (whole process, median of 3, ms; a run cut at 10 s shows "cut"), after the
+# host's CPU topology (physical cores against hardware threads).
+scaling() {
+	[ -n "${SCALING:-}" ] || return 0
+	local bin="$1" tsv="$2" q t r pat row
+	echo "== thread scaling (SCALING), this tree"
+	lscpu 2>/dev/null | grep -E '^(Model name|Socket|Core|Thread|CPU\(s\))' | tr -s ' '
+	echo "q threads: 1 2 4 8 16"
+	for q in $SCALING; do
+		pat=$(awk -F'\t' -v q="$q" '$1 == q { print $2 }' "$tsv")
+		[ -n "$pat" ] || continue
+		row="$q"
+		for t in 1 2 4 8 16; do
+			if (($(left) < 15)); then
+				row="$row -"
+				continue
+			fi
+			for r in 1 2 3; do
+				timed "$q-t$t-$r" 10 "$bin" count --engine cpu --threads "$t" --json --timeout 10s "$data" "$pat"
+			done
+			row="$row $(cell "$q-t$t-1" "$q-t$t-2" "$q-t$t-3")"
+		done
+		echo "$row"
+	done
 }
 
 # table EXPECTED: one row a pattern, in the TSV's order.
