@@ -14,10 +14,13 @@ import (
 // The stmatch engine's measured rates and costs, from which it predicts its time
 // (engine.Predictor) for --engine auto; re-tune them here after device runs.
 const (
-	// StartSeconds is what a count spends in a fresh process before its kernels run: CUDA
-	// context, kernel cache, uploads (docs/benchmarks.md: 0.2-0.24 s for the small github
-	// queries on the H100).
-	startSeconds = 0.3
+	// StartSeconds is what a count's whole process spends besides its kernels: CUDA's start,
+	// the kernel cache, uploads, and the driver's teardown at the process's exit, which a user
+	// waits for too (docs/benchmarks.md: 0.2-0.24 s before the kernels for the small github
+	// queries on the H100; on the H200, 2026-12-02, persistence mode off, STMatch's q3, q6, q7
+	// and q15 took 346-381 ms whole process for kernels of 2-35 ms, the teardown 104-142 ms of
+	// it).
+	startSeconds = 0.35
 	// NodesPerSecond is the kernel's throughput in CPU search nodes (H100, 2026-11-23, with the
 	// work queue; docs/benchmarks.md "stmatch engine on the H100"): github Q_18 13.4e6 nodes in
 	// 64 ms (2.1e8/s: deep plan, small sets), Q_3 1.9e5 in 1.7 ms (1.1e8/s), wiki-Vote 4-cycle
