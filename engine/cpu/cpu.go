@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"math"
 	"runtime"
 	"sync"
@@ -213,6 +214,7 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 		return engine.Result{Count: count, PlanTime: planTime}, nil
 	}
 
+	setupStart := time.Now()
 	roots := pl.Candidates[pl.Levels[0].Vertex]
 	indexLimit := denseIndexLimit
 	if p.MemoryLimit > 0 {
@@ -259,8 +261,11 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	}
 	// One worker starts at once; the others join only if the count is still running after
 	// rampUpDelay, so that small jobs pay for no idle workers.
+	searchStart := time.Now()
+	var rampAt atomic.Int64 // when the others started joining, ns after searchStart (0: never)
 	sched.join(&wg, work)
 	ramp := time.AfterFunc(rampUpDelay, func() {
+		rampAt.Store(int64(max(1, time.Since(searchStart))))
 		for t := 1; t < threads; t++ {
 			if !sched.join(&wg, work) {
 				return
@@ -269,6 +274,7 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	})
 	defer ramp.Stop()
 	wg.Wait()
+	logSteps(ctx, p, planTime, searchStart.Sub(setupStart), time.Since(searchStart), sched, time.Duration(rampAt.Load()))
 	total, ok := mulChecked(total, pl.Multiplier) // one match per orbit of Aut(p)
 	if overflow || !ok {
 		return engine.Result{}, engine.ErrOverflow
@@ -277,6 +283,23 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 		return engine.Result{Count: total, Partial: true, PlanTime: planTime}, err
 	}
 	return engine.Result{Count: total, PlanTime: planTime}, nil
+}
+
+// logSteps writes, at debug level, where a count's time went: the plan (filters, refinement,
+// candidate space), the setup (candidate indexes, hub rows, scheduler), the search (first worker
+// started to all joined), how many workers ran, and when the others started joining (after
+// rampUpDelay; 0: the first worker finished alone).
+func logSteps(ctx context.Context, p *engine.Problem, plan, setup, search time.Duration, s *scheduler, ramp time.Duration) {
+	log := p.Logger()
+	if !log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	s.mu.Lock()
+	workers := s.workers
+	s.mu.Unlock()
+	log.LogAttrs(ctx, slog.LevelDebug, "cpu: steps", slog.Duration("plan", plan), slog.Duration("setup", setup),
+		slog.Duration("search", search), slog.Int("workers", workers), slog.Duration("ramp", ramp),
+		slog.Int("roots", len(s.roots)))
 }
 
 // hubRowsFor chooses the hub rows (filled on demand) for a count of plan pl when some set of it
