@@ -45,3 +45,20 @@ dispatch() {
 		;;
 	esac
 }
+
+# dur_ms D: a Go duration as slog writes it (1.5ms, 355.2µs, 2.1s, -3µs) in ms, one line per
+# argument ("" for an empty one).
+dur_ms() {
+	awk -v d="$1" 'BEGIN {
+		if (d == "") { print ""; exit }
+		t = 0
+		while (match(d, /^-?[0-9.]+(ns|µs|us|ms|s|m|h)/)) {
+			part = substr(d, 1, RLENGTH); d = substr(d, RLENGTH + 1)
+			match(part, /[a-zµ]+$/); unit = substr(part, RSTART); v = substr(part, 1, RSTART - 1) + 0
+			if (unit == "ns") v /= 1e6; else if (unit == "µs" || unit == "us") v /= 1e3
+			else if (unit == "s") v *= 1e3; else if (unit == "m") v *= 6e4; else if (unit == "h") v *= 3.6e6
+			t += v
+		}
+		printf "%.3f\n", t
+	}'
+}
