@@ -259,19 +259,30 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 			sched.wake()
 		}
 	}
-	// One worker starts at once; the others join only if the count is still running after
-	// rampUpDelay, so that small jobs pay for no idle workers.
+	// One worker starts at once; the others join while the count is still running, as many
+	// again as are running after each rampUpDelay (1, 2, 4, 8...), so that a small job pays for
+	// no idle workers (nor their threads' start) and a longer one has every core after a few
+	// steps.
 	searchStart := time.Now()
 	var rampAt atomic.Int64 // when the others started joining, ns after searchStart (0: never)
 	sched.join(&wg, work)
-	ramp := time.AfterFunc(rampUpDelay, func() {
-		rampAt.Store(int64(max(1, time.Since(searchStart))))
-		for t := 1; t < threads; t++ {
+	var running atomic.Int64 // workers started (by the timer's function, one call at a time)
+	running.Store(1)
+	var ramp *time.Timer
+	ramp = time.AfterFunc(time.Duration(math.MaxInt64), func() { // armed once ramp is set
+		rampAt.CompareAndSwap(0, int64(max(1, time.Since(searchStart))))
+		n := int(running.Load())
+		for more := min(n, threads-n); more > 0; more-- {
 			if !sched.join(&wg, work) {
 				return
 			}
+			n = int(running.Add(1))
+		}
+		if n < threads {
+			ramp.Reset(rampUpDelay) // after the Stop below, the next call finds the work done
 		}
 	})
+	ramp.Reset(rampUpDelay)
 	defer ramp.Stop()
 	wg.Wait()
 	logSteps(ctx, p, planTime, searchStart.Sub(setupStart), time.Since(searchStart), sched, time.Duration(rampAt.Load()))
@@ -287,8 +298,8 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 
 // logSteps writes, at debug level, where a count's time went: the plan (filters, refinement,
 // candidate space), the setup (candidate indexes, hub rows, scheduler), the search (first worker
-// started to all joined), how many workers ran, and when the others started joining (after
-// rampUpDelay; 0: the first worker finished alone).
+// started to all joined), how many workers ran, and when the second joined (after rampUpDelay;
+// 0: the first worker finished alone).
 func logSteps(ctx context.Context, p *engine.Problem, plan, setup, search time.Duration, s *scheduler, ramp time.Duration) {
 	log := p.Logger()
 	if !log.Enabled(ctx, slog.LevelDebug) {
@@ -323,9 +334,11 @@ func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
 	return buildHubRows(p.Data, budget)
 }
 
-// rampUpDelay is how long a count runs on one worker before the others join (a variable so
-// that tests can make every worker join at once).
-var rampUpDelay = time.Millisecond
+// rampUpDelay is how long a count runs on one worker before a second joins, and on each number
+// of workers before as many again join (a variable so that tests can make every worker join at
+// once). Every core is busy after about log2(threads) steps: 1 ms on 16 (the fixed delay before
+// every worker joined at once).
+var rampUpDelay = 250 * time.Microsecond
 
 // runWorker takes root chunks until none is left, then stolen subtrees until all work is done.
 func runWorker(w *worker, s *scheduler, progress func(float64)) {
