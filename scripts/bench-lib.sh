@@ -46,19 +46,11 @@ dispatch() {
 	esac
 }
 
-# dur_ms D: a Go duration as slog writes it (1.5ms, 355.2µs, 2.1s, -3µs) in ms, one line per
-# argument ("" for an empty one).
+# dur_ms D: a Go duration as slog writes it (1.5ms, 355.2µs, 1m2.5s, -3µs) in ms, three decimals
+# ("" for an empty one).
 dur_ms() {
-	awk -v d="$1" 'BEGIN {
-		if (d == "") { print ""; exit }
-		t = 0
-		while (match(d, /^-?[0-9.]+(ns|µs|us|ms|s|m|h)/)) {
-			part = substr(d, 1, RLENGTH); d = substr(d, RLENGTH + 1)
-			match(part, /[a-zµ]+$/); unit = substr(part, RSTART); v = substr(part, 1, RSTART - 1) + 0
-			if (unit == "ns") v /= 1e6; else if (unit == "µs" || unit == "us") v /= 1e3
-			else if (unit == "s") v *= 1e3; else if (unit == "m") v *= 6e4; else if (unit == "h") v *= 3.6e6
-			t += v
-		}
-		printf "%.3f\n", t
-	}'
+	[ -n "$1" ] || { echo; return; }
+	sed -E 's/([0-9.])(h|m|s|ms|µs|us|ns)/\1 \2 /g' <<<"$1" |
+		awk 'BEGIN { f["h"] = 3.6e6; f["m"] = 6e4; f["s"] = 1e3; f["ms"] = 1; f["µs"] = f["us"] = 1e-3; f["ns"] = 1e-6 }
+			{ t = 0; for (i = 1; i < NF; i += 2) t += $i * f[$(i + 1)]; printf "%.3f\n", t }'
 }
