@@ -264,7 +264,7 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	// no idle workers (nor their threads' start) and a longer one has every core after a few
 	// steps.
 	searchStart := time.Now()
-	var rampAt atomic.Int64 // when the others started joining, ns after searchStart (0: never)
+	var rampAt atomic.Int64 // when the second worker joined, ns after searchStart (0: never)
 	sched.join(&wg, work)
 	var running atomic.Int64 // workers started (by the timer's function, one call at a time)
 	running.Store(1)
