@@ -270,12 +270,12 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	running.Store(1)
 	var ramp *time.Timer
 	ramp = time.AfterFunc(time.Duration(math.MaxInt64), func() { // armed once ramp is set
-		rampAt.CompareAndSwap(0, int64(max(1, time.Since(searchStart))))
 		n := int(running.Load())
 		for more := min(n, threads-n); more > 0; more-- {
 			if !sched.join(&wg, work) {
 				return
 			}
+			rampAt.CompareAndSwap(0, int64(max(1, time.Since(searchStart))))
 			n = int(running.Add(1))
 		}
 		if n < threads {
