@@ -259,30 +259,19 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 			sched.wake()
 		}
 	}
-	// One worker starts at once; the others join while the count is still running, as many
-	// again as are running after each rampUpDelay (1, 2, 4, 8...), so that a small job pays for
-	// no idle workers (nor their threads' start) and a longer one has every core after a few
-	// steps.
+	// One worker starts at once; the others join only if the count is still running after
+	// rampUpDelay, so that small jobs pay for no idle workers.
 	searchStart := time.Now()
 	var rampAt atomic.Int64 // when the second worker joined, ns after searchStart (0: never)
 	sched.join(&wg, work)
-	var running atomic.Int64 // workers started (by the timer's function, one call at a time)
-	running.Store(1)
-	var ramp *time.Timer
-	ramp = time.AfterFunc(time.Duration(math.MaxInt64), func() { // armed once ramp is set
-		n := int(running.Load())
-		for more := min(n, threads-n); more > 0; more-- {
+	ramp := time.AfterFunc(rampUpDelay, func() {
+		for t := 1; t < threads; t++ {
 			if !sched.join(&wg, work) {
 				return
 			}
 			rampAt.CompareAndSwap(0, int64(max(1, time.Since(searchStart))))
-			n = int(running.Add(1))
-		}
-		if n < threads {
-			ramp.Reset(rampUpDelay) // after the Stop below, the next call finds the work done
 		}
 	})
-	ramp.Reset(rampUpDelay)
 	defer ramp.Stop()
 	wg.Wait()
 	logSteps(ctx, p, planTime, searchStart.Sub(setupStart), time.Since(searchStart), sched, time.Duration(rampAt.Load()))
@@ -334,11 +323,11 @@ func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
 	return buildHubRows(p.Data, budget)
 }
 
-// rampUpDelay is how long a count runs on one worker before a second joins, and on each number
-// of workers before as many again join (a variable so that tests can make every worker join at
-// once). Every core is busy after about log2(threads) steps: 1 ms on 16 (the fixed delay before
-// every worker joined at once).
-var rampUpDelay = 250 * time.Microsecond
+// rampUpDelay is how long a count runs on one worker before the others join (a variable so
+// that tests can make every worker join at once). A shorter delay does not fire sooner while the
+// other Ps are idle: their thread waits for the timer in epoll_wait, whose timeout is in whole
+// milliseconds (branch lab2 measured 250 µs timers firing after 1.05-1.2 ms).
+var rampUpDelay = time.Millisecond
 
 // runWorker takes root chunks until none is left, then stolen subtrees until all work is done.
 func runWorker(w *worker, s *scheduler, progress func(float64)) {
