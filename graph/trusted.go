@@ -95,7 +95,8 @@ func (g *Graph) checkBounds() error {
 //
 // The vertices are checked in ranges of about checkEntries adjacency entries (at most
 // checkRange vertices), so that a graph of few vertices and many edges (wiki-Vote: 7,115 and
-// 201,524 entries) spreads over the cores too.
+// 201,524 entries, 25 ranges) spreads over the cores too: a snapshot's check is serial time of
+// every count from it.
 func (g *Graph) checkRules() error {
 	bounds := g.entryRanges(checkEntries, checkRange)
 	ranges := len(bounds) - 1
@@ -189,8 +190,9 @@ func entryHash(v, w, label uint32) uint64 {
 // checkRange is how many indexes one goroutine checks at a time in FromRawTrusted.
 const checkRange = 1 << 16
 
-// checkEntries is about how many adjacency entries one goroutine checks at a time in checkRules.
-const checkEntries = 1 << 15
+// checkEntries is about how many adjacency entries one goroutine checks at a time in checkRules
+// (about 0.05 ms of work on the build VM, 0.1 ms on the device host's cores).
+const checkEntries = 1 << 13
 
 // firstError runs check over [0, n) in ranges of checkRange indexes on all cores and returns the
 // error of the first range (in index order) that reports one, so that the message does not

@@ -2,8 +2,10 @@ package plan
 
 import (
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -148,52 +150,55 @@ func hasCandidateNeighbour(g *graph.Graph, v uint32, vl, el pattern.Label, cand 
 // exactly what checking every pair every round would (wiki-Vote's labelled patterns: the
 // confirming round, most of the cost, checks nothing).
 func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int, cancelled func() bool) {
-	type nbr struct {
-		w      int
-		vl, el pattern.Label
-	}
 	n := p.NumVertices()
-	nbrs := make([][]nbr, n)
+	nbrs := make([][]refineNbr, n)
 	checked := make([][]int, n) // checked[u][i]: version[nbrs[u][i].w] when u was checked against it
 	for u := 0; u < n; u++ {
 		for w := 0; w < n; w++ {
 			if el, ok := p.EdgeLabel(u, w); ok {
-				nbrs[u] = append(nbrs[u], nbr{w, p.VertexLabel(w), el})
+				nbrs[u] = append(nbrs[u], refineNbr{w, p.VertexLabel(w), el})
 				checked[u] = append(checked[u], -1)
 			}
 		}
 	}
 	version := make([]int, n) // bumped whenever cand[u] loses a vertex
-	var stale []nbr
+	var stale []refineNbr
 	for round := 0; round < maxRounds; round++ {
 		changed := false
 		for u := 0; u < n; u++ {
 			stale = stale[:0]
+			self := false
 			for i, x := range nbrs[u] {
 				if checked[u][i] != version[x.w] {
 					stale = append(stale, x)
 					checked[u][i] = version[x.w]
+					self = self || x.w == u
 				}
 			}
 			if len(stale) == 0 {
 				continue
 			}
 			removed := false
-			for wi, word := range cand[u] {
-				if wi%(checkEvery/64) == 0 && cancelled() {
+			if !self && cand[u].Count()*len(stale) >= parallelRefineChecks {
+				// Each word of cand[u] is checked against the others' sets, which no one
+				// changes meanwhile, and only its own goroutine clears its bits: on all cores,
+				// the same result.
+				var any atomic.Bool
+				par.For(len(cand[u]), 0, func(wi int) {
+					if (wi%(checkEvery/64) != 0 || !cancelled()) && refineWord(g, cand, u, wi, stale) {
+						any.Store(true)
+					}
+				})
+				if cancelled() {
 					return
 				}
-				for word != 0 {
-					b := bits.TrailingZeros64(word)
-					word &^= 1 << b
-					v := uint32(wi*64 + b)
-					for _, x := range stale {
-						if !hasCandidateNeighbour(g, v, x.vl, x.el, cand[x.w]) {
-							cand[u].Clear(v)
-							removed = true
-							break
-						}
+				removed = any.Load()
+			} else {
+				for wi := range cand[u] {
+					if wi%(checkEvery/64) == 0 && cancelled() {
+						return
 					}
+					removed = refineWord(g, cand, u, wi, stale) || removed
 				}
 			}
 			if removed {
@@ -206,3 +211,33 @@ func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int, ca
 		}
 	}
 }
+
+// refineNbr is a pattern neighbour w of the vertex refine checks, with the labels an edge to it
+// needs.
+type refineNbr struct {
+	w      int
+	vl, el pattern.Label
+}
+
+// refineWord removes from word wi of cand[u] the candidates that lack a candidate neighbour for
+// one of the neighbours in stale, and reports whether it removed any.
+func refineWord(g *graph.Graph, cand []Bitset, u, wi int, stale []refineNbr) bool {
+	removed := false
+	for word := cand[u][wi]; word != 0; {
+		b := bits.TrailingZeros64(word)
+		word &^= 1 << b
+		v := uint32(wi*64 + b)
+		for _, x := range stale {
+			if !hasCandidateNeighbour(g, v, x.vl, x.el, cand[x.w]) {
+				cand[u].Clear(v)
+				removed = true
+				break
+			}
+		}
+	}
+	return removed
+}
+
+// parallelRefineChecks is how many candidate checks (candidates times neighbours to check them
+// against) a pattern vertex's refinement needs to run on all cores (a variable for tests).
+var parallelRefineChecks = 1 << 11

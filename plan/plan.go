@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -149,6 +150,11 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 // checkEvery is how many data vertices the filters handle between looks at the context.
 const checkEvery = 1 << 14
 
+// parallelFilterVertices is how many data vertices the filters of all pattern vertices must
+// visit together (NumVertices times the pattern's vertices) to run on all cores, one pattern vertex
+// a goroutine: the plan's serial time is a fixed cost of every count (a variable for tests).
+var parallelFilterVertices = 1 << 14
+
 // BuildContext is Build that stops early, returning ctx's error, when ctx ends: filtering and
 // the candidate space take seconds on graphs with tens of millions of edges.
 func BuildContext(ctx context.Context, g *graph.Graph, p *pattern.Pattern, opts Options) (*Plan, error) {
@@ -160,8 +166,13 @@ func BuildContext(ctx context.Context, g *graph.Graph, p *pattern.Pattern, opts 
 		rounds = n
 	}
 	pl.CandidateBits = make([]Bitset, n)
-	for u := 0; u < n; u++ {
-		pl.CandidateBits[u] = initialCandidates(g, p, u, cancelled)
+	filter := func(u int) { pl.CandidateBits[u] = initialCandidates(g, p, u, cancelled) }
+	if n > 1 && n*g.NumVertices() >= parallelFilterVertices {
+		par.For(n, 0, filter) // each pattern vertex's filters read the whole graph: on all cores
+	} else {
+		for u := range n {
+			filter(u)
+		}
 	}
 	refine(g, p, pl.CandidateBits, rounds, cancelled)
 	if err := ctx.Err(); err != nil {

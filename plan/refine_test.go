@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -78,5 +79,52 @@ func TestRefineSkipsOnlyUnchanged(t *testing.T) {
 	}
 	if removedSome == 0 {
 		t.Fatal("no case refined anything: the test checks nothing")
+	}
+}
+
+// TestParallelPlanEqualsSerial: the filters run one pattern vertex a goroutine, the refinement
+// of a pattern vertex one word of candidates a goroutine and the candidate space one edge a
+// goroutine on large inputs; forced on small random ones (after 1 to 3 rounds of refinement or
+// all of them), they give the plan the serial loops give, candidate for candidate and list for
+// list (wildcard labels included: their lists merge several runs).
+func TestParallelPlanEqualsSerial(t *testing.T) {
+	defer func(f, r, s int) {
+		parallelFilterVertices, parallelRefineChecks, parallelSpaceEntries = f, r, s
+	}(parallelFilterVertices, parallelRefineChecks, parallelSpaceEntries)
+	built := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		vl, el := 1+r.IntN(3), 1+r.IntN(2)
+		g := gen.RandomGraph(seed, 20+r.IntN(60), []float64{0.05, 0.1, 0.2}[r.IntN(3)], vl, el)
+		p := gen.RandomPattern(seed, 3+r.IntN(5), gen.PatternOptions{EdgeProb: r.Float64() * 0.6,
+			VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3}[r.IntN(2)]})
+		opts := Options{Induced: r.IntN(2) == 0, RefineRounds: r.IntN(4)}
+		parallelFilterVertices, parallelRefineChecks, parallelSpaceEntries = math.MaxInt, math.MaxInt, math.MaxInt
+		want := Build(g, p, opts)
+		parallelFilterVertices, parallelRefineChecks, parallelSpaceEntries = 0, 0, 0
+		got := Build(g, p, opts)
+		for u := range p.NumVertices() {
+			if !slices.Equal(got.CandidateBits[u], want.CandidateBits[u]) {
+				t.Fatalf("seed %d, pattern vertex %d: candidates %v, want %v", seed, u, got.Candidates[u], want.Candidates[u])
+			}
+		}
+		if len(got.Space) != len(want.Space) {
+			t.Fatalf("seed %d: %d space indexes, want %d", seed, len(got.Space), len(want.Space))
+		}
+		for key, w := range want.Space {
+			gi := got.Space[key]
+			if gi == nil {
+				t.Fatalf("seed %d: no index for edge %v", seed, key)
+			}
+			gotOff, gotVal := gi.Arrays()
+			wantOff, wantVal := w.Arrays()
+			if !slices.Equal(gotOff, wantOff) || !slices.Equal(gotVal, wantVal) {
+				t.Fatalf("seed %d, edge %v: index differs", seed, key)
+			}
+			built++
+		}
+	}
+	if built == 0 {
+		t.Fatal("no case built a candidate space: the test checks nothing")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // EdgeIndex is one directed pattern edge u->w of the candidate space (CFL's CPI, DAF's CS): for
@@ -73,59 +74,94 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int, known map[[2]int]*EdgeIndex
 			}
 		}
 	}
+	// The indexes to build (one per set of equal edges, none already known) are built on all
+	// cores when they hold enough entries together to pay for it (the plan's serial time
+	// is a fixed cost of every count): each depends only on its edge.
+	var build []int
+	for i, e := range edges {
+		if twin[i] == i && known[[2]int{e.parent, e.child}] == nil {
+			build = append(build, i)
+		}
+	}
+	built := make([]*EdgeIndex, len(edges))
+	one := func(k int) {
+		e := edges[build[k]]
+		built[build[k]] = buildEdgeIndex(g, pl, e.parent, e.child, cancelled)
+	}
+	if estimate >= parallelSpaceEntries && len(build) > 1 {
+		par.For(len(build), 0, one)
+	} else {
+		for k := range build {
+			one(k)
+		}
+	}
+	if cancelled() {
+		return nil
+	}
 	space := make(map[[2]int]*EdgeIndex, len(edges))
 	for i, e := range edges {
-		if twin[i] != i {
+		key := [2]int{e.parent, e.child}
+		switch {
+		case twin[i] != i:
 			first := edges[twin[i]]
-			space[[2]int{e.parent, e.child}] = space[[2]int{first.parent, first.child}]
-			continue
+			space[key] = space[[2]int{first.parent, first.child}]
+		case built[i] != nil:
+			space[key] = built[i]
+		default:
+			space[key] = known[key]
 		}
-		if idx := known[[2]int{e.parent, e.child}]; idx != nil {
-			space[[2]int{e.parent, e.child}] = idx
-			continue
-		}
-		vl := p.VertexLabel(e.child)
-		el, _ := p.EdgeLabel(e.parent, e.child)
-		cands := pl.Candidates[e.parent]
-		childBits := pl.CandidateBits[e.child]
-		// Size the values once (the matching runs bound them): growing one slice of tens of
-		// millions of entries by appending cost more than filling it.
-		bound := 0
-		for _, v := range cands {
-			for r, run := range g.Runs(v) {
-				if vl.Matches(run.VertexLabel) && el.Matches(run.EdgeLabel) {
-					bound += len(g.RunNeighbors(v, r))
-				}
-			}
-		}
-		idx := &EdgeIndex{offsets: make([]uint64, len(cands)+1), values: make([]uint32, 0, bound)}
-		for i, v := range cands {
-			if i%checkEvery == 0 && cancelled() {
-				return nil
-			}
-			start := len(idx.values)
-			runs := g.Runs(v)
-			multi := 0
-			for r, run := range runs {
-				if !vl.Matches(run.VertexLabel) || !el.Matches(run.EdgeLabel) {
-					continue
-				}
-				multi++
-				for _, w := range g.RunNeighbors(v, r) {
-					if childBits.Has(w) {
-						idx.values = append(idx.values, w)
-					}
-				}
-			}
-			if multi > 1 { // wildcards merged several runs: restore id order
-				seg := idx.values[start:]
-				slices.Sort(seg)
-			}
-			idx.offsets[i+1] = uint64(len(idx.values))
-		}
-		space[[2]int{e.parent, e.child}] = idx
 	}
 	return space
+}
+
+// parallelSpaceEntries is the size of a candidate space, in neighbour entries of the parents'
+// candidates, from which its indexes are built on all cores (wiki-Vote's labelled patterns:
+// 10^4-10^5; a variable for tests).
+var parallelSpaceEntries = 1 << 14
+
+// buildEdgeIndex builds the index of pattern edge parent->child (nil when cancelled).
+func buildEdgeIndex(g *graph.Graph, pl *Plan, parent, child int, cancelled func() bool) *EdgeIndex {
+	p := pl.Pattern
+	vl := p.VertexLabel(child)
+	el, _ := p.EdgeLabel(parent, child)
+	cands := pl.Candidates[parent]
+	childBits := pl.CandidateBits[child]
+	// Size the values once (the matching runs bound them): growing one slice of tens of
+	// millions of entries by appending cost more than filling it.
+	bound := 0
+	for _, v := range cands {
+		for r, run := range g.Runs(v) {
+			if vl.Matches(run.VertexLabel) && el.Matches(run.EdgeLabel) {
+				bound += len(g.RunNeighbors(v, r))
+			}
+		}
+	}
+	idx := &EdgeIndex{offsets: make([]uint64, len(cands)+1), values: make([]uint32, 0, bound)}
+	for i, v := range cands {
+		if i%checkEvery == 0 && cancelled() {
+			return nil
+		}
+		start := len(idx.values)
+		runs := g.Runs(v)
+		multi := 0
+		for r, run := range runs {
+			if !vl.Matches(run.VertexLabel) || !el.Matches(run.EdgeLabel) {
+				continue
+			}
+			multi++
+			for _, w := range g.RunNeighbors(v, r) {
+				if childBits.Has(w) {
+					idx.values = append(idx.values, w)
+				}
+			}
+		}
+		if multi > 1 { // wildcards merged several runs: restore id order
+			seg := idx.values[start:]
+			slices.Sort(seg)
+		}
+		idx.offsets[i+1] = uint64(len(idx.values))
+	}
+	return idx
 }
 
 // Arrays exposes the index's storage (for device uploads): List(i) is

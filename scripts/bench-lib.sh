@@ -45,3 +45,12 @@ dispatch() {
 		;;
 	esac
 }
+
+# dur_ms D: a Go duration as slog writes it (1.5ms, 355.2µs, 1m2.5s, -3µs) in ms, three decimals
+# ("" for an empty one).
+dur_ms() {
+	[ -n "$1" ] || { echo; return; }
+	sed -E 's/([0-9.])(h|m|s|ms|µs|us|ns)/\1 \2 /g' <<<"$1" |
+		awk 'BEGIN { f["h"] = 3.6e6; f["m"] = 6e4; f["s"] = 1e3; f["ms"] = 1; f["µs"] = f["us"] = 1e-3; f["ns"] = 1e-6 }
+			{ t = 0; for (i = 1; i < NF; i += 2) t += $i * f[$(i + 1)]; printf "%.3f\n", t }'
+}

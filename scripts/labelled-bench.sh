@@ -21,6 +21,15 @@
 #                                     One table on stdout and in $OUT/table.txt, the counts' output
 #                                     in $OUT/logs.tgz. About 40 s on 16 cores; DEADLINE=SECONDS
 #                                     (default 85) stops it early (the table then has fewer runs).
+#                                     Then where the time of a few counts goes (`phases`, on
+#                                     stdout and in $OUT/phases.txt: ours, count -v, --engine cpu
+#                                     on the snapshot, PHASES="q3 q6 q15 q18 q24" in the
+#                                     configurations PHASE_CONFIGS="0:0 2:0 1:0 2:2" (threads:
+#                                     GOMAXPROCS, 0 for the default), main's binary in
+#                                     PHASE_MAIN_CONFIGS="0:0", 7 runs each, about 10 s): the
+#                                     start before main, args, queries, load, the engine's plan,
+#                                     setup and search, the rest, the exit, the workers; and the
+#                                     packages' inits (GODEBUG=inittrace=1) in $OUT/inittrace.txt.
 #
 # The device tool: carry [".dev-lab17"], command
 #   OUT=$OUT bash scripts/labelled-bench.sh run .dev-lab17 > $OUT/0-run.log 2>&1
@@ -170,9 +179,94 @@ run() {
 	done
 	[ -n "$stopped" ] && echo "# stopped before $stopped: DEADLINE ${deadline}s reached"
 	table | tee "$OUT/table.txt"
+	phases "$ours" "$main" "$dir" | tee "$OUT/phases.txt"
 	tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$logs"
 	rm -rf "$bin"
 	echo "# load after $(cut -d' ' -f1-3 /proc/loadavg); took $((SECONDS - start)) s"
+}
+
+# phase_run NAME BIN ARGS...: one run of BIN ARGS (a count with -v), appending to $logs/NAME.ph
+# one line of ms: the whole process, then the start (exec to the main package's initialisation:
+# the loader, the runtime, the other packages' inits), args, queries, load, the CPU engine's
+# plan, setup and search, the rest of the count (the problem, the print), the exit (after the
+# last phase to the parent's wait), and the workers that ran and when the ramp-up fired.
+phase_run() {
+	local name="$1" bin="$2"
+	shift 2
+	local t0 t1 e
+	t0=${EPOCHREALTIME//[.,]/}
+	"$bin" "$@" >/dev/null 2>"$logs/$name.err"
+	t1=${EPOCHREALTIME//[.,]/}
+	e=$(<"$logs/$name.err")
+	local proc steps
+	proc=$(grep 'msg="count: process"' <<<"$e")
+	steps=$(grep 'msg="cpu: steps"' <<<"$e")
+	[ -n "$proc" ] || return 0
+	local f v=()
+	for f in args queries load count total; do v+=("$(dur_ms "$(field "$f" "$proc")")"); done
+	for f in plan setup search ramp; do v+=("$(dur_ms "$(field "$f" "$steps")")"); done
+	# A binary without the CPU engine's steps or the start time (main before this branch) gets
+	# "-" in those columns, and the whole count phase as its rest.
+	awk -v t0="$t0" -v t1="$t1" -v st="$(field start_unix_us "$proc")" -v args="${v[0]}" -v q="${v[1]}" \
+		-v load="${v[2]}" -v count="${v[3]}" -v total="${v[4]}" -v plan="${v[5]}" -v setup="${v[6]}" \
+		-v search="${v[7]}" -v ramp="${v[8]}" -v workers="$(field workers "$steps")" 'BEGIN {
+		steps = plan != ""
+		printf "%.2f %s %.2f %.2f %.2f %s %s %s %s %s %s %s\n", (t1 - t0) / 1000,
+			st == "" ? "-" : sprintf("%.2f", (st - t0) / 1000), args, q, load,
+			steps ? sprintf("%.2f", plan) : "-", steps ? sprintf("%.2f", setup) : "-",
+			steps ? sprintf("%.2f", search) : "-", steps ? sprintf("%.2f", count - plan - setup - search) : sprintf("%.2f", count),
+			st == "" ? "-" : sprintf("%.2f", (t1 - st) / 1000 - total), steps ? workers : "-", steps ? sprintf("%.2f", ramp) : "-"
+	}' >>"$logs/$name.ph"
+}
+
+# phases OURS MAIN DIR: where a small count's process goes, for the patterns of $PHASES (default
+# q3 q6 q15 q18 q24) on the snapshot, --engine cpu: OURS in each configuration of $PHASE_CONFIGS
+# (default "0:0 2:0 1:0 2:2"), THREADS:PROCS, --threads THREADS (0: the default, every core)
+# under GOMAXPROCS=PROCS (0: not set), and MAIN in those of $PHASE_MAIN_CONFIGS (default "0:0");
+# seven runs each, interleaved; one row of medians (ms) per pattern, binary and configuration.
+# Then one `version` of OURS with GODEBUG=inittrace=1 (the packages' inits, on stderr) into
+# $OUT/inittrace.txt.
+phases() {
+	local ours="$1" main="$2" dir="$3" q c r i b
+	local qs=(${PHASES:-q3 q6 q15 q18 q24}) runs=() spec
+	for c in ${PHASE_CONFIGS:-0:0 2:0 1:0 2:2}; do runs+=("ours:$c"); done
+	for c in ${PHASE_MAIN_CONFIGS:-0:0}; do runs+=("main:$c"); done
+	for ((r = 0; r < 7; r++)); do
+		for q in "${qs[@]}"; do
+			for ((i = 0; i < n; i++)); do [ "${names[i]}" = "$q" ] && break; done
+			((i < n)) || continue
+			for spec in "${runs[@]}"; do
+				local t p th=() bin="$ours"
+				IFS=: read -r b t p <<<"$spec"
+				[ "$b" = main ] && bin="$main"
+				((t > 0)) && th=(--threads "$t")
+				(
+					((p > 0)) && export GOMAXPROCS="$p"
+					phase_run "phase-$q-$b-$t-$p" "$bin" count -v --engine cpu "${th[@]}" "$dir/wv-l10.smg" "${pats[i]}"
+				)
+			done
+		done
+	done
+	echo "# phases, ms, medians of 7; threads 0: every core; procs: GOMAXPROCS (0: not set); start = exec to the main"
+	echo "# package's init; rest = the count outside the engine's plan, setup and search (main: the whole count phase,"
+	echo "# its binary logs no steps); exit = after the last phase"
+	{
+		echo "q bin threads procs whole start args queries load plan setup search rest exit workers ramp"
+		for q in "${qs[@]}"; do
+			for spec in "${runs[@]}"; do
+				local t p ph
+				IFS=: read -r b t p <<<"$spec"
+				ph="$logs/phase-$q-$b-$t-$p.ph"
+				[ -s "$ph" ] || continue
+				printf '%s %s %s %s ' "$q" "$b" "$t" "$p"
+				awk '{ for (j = 1; j <= NF; j++) v[j, NR] = $j; nf = NF }
+					END { for (j = 1; j <= nf; j++) { k = 0; for (r = 1; r <= NR; r++) if (v[j, r] != "-") a[++k] = v[j, r] + 0
+						for (x = 2; x <= k; x++) { y = a[x]; z = x - 1; while (z > 0 && a[z] > y) { a[z + 1] = a[z]; z-- } a[z + 1] = y }
+						printf "%s%s", (k ? a[int((k + 1) / 2)] : "-"), (j < nf ? " " : "\n") } }' "$ph"
+			done
+		done
+	} | tr ' ' '\t' | align
+	GODEBUG=inittrace=1 "$ours" version >/dev/null 2>"$OUT/inittrace.txt"
 }
 
 # table prints one row a pattern, aligned.
@@ -205,7 +299,12 @@ table() {
 			[ -n "$best" ] && met=$(awk -v b="$best" -v s="${stm:-0}" 'BEGIN { print (b + 0 <= s + 0) ? "yes" : "no" }')
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$q" "${stm:--}" "${cols[@]}" "$counts" "$met"
 		done
-	} | awk -F'\t' '{ for (j = 1; j <= NF; j++) { row[NR, j] = $j; if (length($j) > w[j]) w[j] = length($j) } nf = NF }
+	} | align
+}
+
+# align: tab-separated rows on stdin as aligned columns.
+align() {
+	awk -F'\t' '{ for (j = 1; j <= NF; j++) { row[NR, j] = $j; if (length($j) > w[j]) w[j] = length($j) } nf = NF }
 		END { for (r = 1; r <= NR; r++) { line = ""; for (j = 1; j <= nf; j++) line = line sprintf("%-" (w[j] + 2) "s", row[r, j]); sub(/ +$/, "", line); print line } }'
 }
 

@@ -193,10 +193,13 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		err        error
 		engineName = eng.Name()
 		autoReason string
+		decide     time.Duration // --engine auto: its decision (the plan, a bound, maybe an estimate)
 	)
 	if a, ok := eng.(auto.Engine); ok {
 		var d auto.Decision
-		if d, err = a.Decide(ctx, prob, false); err == nil {
+		d, err = a.Decide(ctx, prob, false)
+		decide = time.Since(start)
+		if err == nil {
 			if explain {
 				printExplain(stderr, name, sem, d.Plan(), g, p, false, "engine: "+d.String())
 			}
@@ -231,7 +234,7 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	}
 	partial := res.Partial || err != nil
 	log.Debug("counted", "query", name, "pattern", p.String(), "count", res.Count, "partial", partial,
-		"engine", engineName, "elapsed", elapsed)
+		"engine", engineName, "elapsed", elapsed, "decide", decide, "plan", res.PlanTime)
 	var werr error
 	if f.json {
 		werr = json.NewEncoder(stdout).Encode(countRecord{

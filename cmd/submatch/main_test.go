@@ -630,7 +630,8 @@ func TestStatsDegreePlot(t *testing.T) {
 }
 
 // TestCountVerbosePhases: count -v logs where the process's time went (args, queries, load,
-// count, total) and, with a GPU engine, CUDA's start by phase, found or not.
+// count, total), the CPU engine's steps (plan, setup, search) and, with a GPU engine, CUDA's
+// start by phase, found or not.
 func TestCountVerbosePhases(t *testing.T) {
 	dir := needData(t, "hprd-subgraphmatching/sample_dataset")
 	data := filepath.Join(dir, "test_case_1.graph")
@@ -639,21 +640,28 @@ func TestCountVerbosePhases(t *testing.T) {
 		if eng == "cpu" && !strings.Contains(out, "6\tembeddings") {
 			t.Errorf("--engine cpu: got %q", out)
 		}
-		var process, start string
+		var process, start, steps string
 		for _, line := range strings.Split(errOut, "\n") {
 			switch {
 			case strings.Contains(line, `msg="count: process"`):
 				process = line
+			case strings.Contains(line, `msg="cpu: steps"`):
+				steps = line
 			case strings.Contains(line, `msg="gpu: start"`):
 				start = line
 			}
 		}
-		for _, key := range []string{" args=", " queries=", " load=", " count=", " total="} {
+		for _, key := range []string{" args=", " queries=", " load=", " count=", " total=", " start_unix_us="} {
 			if !strings.Contains(process, key) {
 				t.Errorf("--engine %s: no %s in the process record %q (stderr %q)", eng, key, process, errOut)
 			}
 		}
 		if eng != "stmatch" {
+			for _, key := range []string{" plan=", " setup=", " search=", " workers=", " ramp="} {
+				if !strings.Contains(steps, key) {
+					t.Errorf("--engine %s: no %s in the CPU engine's steps %q (stderr %q)", eng, key, steps, errOut)
+				}
+			}
 			continue
 		}
 		for _, key := range []string{" began=", " discover=", " init=", " devices=", " context=", " nvrtc=", " total=", " ready=", " wait="} {

@@ -46,13 +46,17 @@ func (p *phases) log(log *slog.Logger, msg, after string) {
 	if !log.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, len(p.names)+1)
+	attrs := make([]slog.Attr, 0, len(p.names)+2)
 	var prev time.Duration
 	for i, n := range p.names {
 		attrs = append(attrs, slog.Duration(n, p.ends[i]-prev))
 		prev = p.ends[i]
 	}
-	attrs = append(attrs, slog.Duration("total", prev))
+	// The wall-clock time of processStart, in µs since the epoch: a caller that noted when it
+	// started the process (bash's EPOCHREALTIME) and when it ended splits the time outside these
+	// phases into the start before processStart (exec, the runtime, the imported packages'
+	// initialisation) and the exit after the last phase.
+	attrs = append(attrs, slog.Duration("total", prev), slog.Int64("start_unix_us", processStart.UnixMicro()))
 	log.LogAttrs(ctx, slog.LevelDebug, msg, attrs...)
 	t, ok := gpu.OpenTimes()
 	if !ok {
