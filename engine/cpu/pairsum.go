@@ -47,18 +47,25 @@ type pairSum struct {
 
 	d1, d2, se []uint32
 	cnt1, cnt2 []uint32 // k1, k2 by data vertex (zero between uses)
-	stamp      []uint32 // membership of S_E' (listed) or of U (not listed), by generation
-	gen        uint32
-	touched    [2][]uint32
-	nbuf       []uint32
-	ebufs      [][]uint32
-	sets       [][]uint32
-	out, tmp   []uint32
+	// c64 holds k(y) when D1' = D2': the generation in the high half (a count from an earlier
+	// key reads as zero), the count in the low half.
+	c64      []uint64
+	stamp    []uint32 // membership of S_E' (listed) or of U (not listed), by generation
+	gen      uint32
+	touched  [2][]uint32
+	nbuf     []uint32
+	ebufs    [][]uint32
+	sets     [][]uint32
+	out, tmp []uint32
 }
 
 // pairSumMaxVertices bounds the data graphs that get the counters (three words a data vertex a
 // worker); larger graphs keep the loop.
 const pairSumMaxVertices = 1 << 22
+
+// pairSumSymLimit bounds |D1'|² |V| for symPairs, whose sum of up to |D1'|² |S_E'| / 2 is not
+// checked for overflow; beyond it the two-pass count with checks runs (tests set 0 to force it).
+var pairSumSymLimit float64 = 1 << 62
 
 // pairSumEnabled turns the pair sum off (for tests and benchmarks).
 var pairSumEnabled = true
@@ -162,20 +169,32 @@ func (ps *pairSum) count(w *worker) (n uint64, ok, applied bool) {
 		ps.used = true
 		pairSumUsed.Add(1)
 	}
-	if ps.cnt1 == nil {
-		nv := w.g.NumVertices()
-		ps.cnt1, ps.cnt2, ps.stamp = make([]uint32, nv), make([]uint32, nv), make([]uint32, nv)
-	}
+	nv := w.g.NumVertices()
 	ps.gen++
 	if ps.gen == 0 {
 		clear(ps.stamp)
+		clear(ps.c64)
 		ps.gen = 1
 	}
 	listed, lo, hi := ps.eSet(w)
-	if listed {
-		if len(ps.se) == 0 {
-			return 0, true, true
+	if listed && len(ps.se) == 0 {
+		return 0, true, true
+	}
+	if sym && float64(len(ps.d1))*float64(len(ps.d1))*float64(nv) < pairSumSymLimit {
+		// Σ C(k(y), 2) < |D|² |S_E| / 2 fits: the unordered pairs, counted once.
+		if ps.c64 == nil {
+			ps.c64 = make([]uint64, nv)
 		}
+		t := ps.symPairs(w, listed, lo, hi)
+		if !ps.ordered {
+			t *= 2
+		}
+		return t, true, true
+	}
+	if ps.cnt1 == nil {
+		ps.cnt1, ps.cnt2, ps.stamp = make([]uint32, nv), make([]uint32, nv), make([]uint32, nv)
+	}
+	if listed {
 		for _, y := range ps.se {
 			ps.stamp[y] = ps.gen
 		}
@@ -184,29 +203,20 @@ func (ps *pairSum) count(w *worker) (n uint64, ok, applied bool) {
 			ps.stamp[u] = ps.gen
 		}
 	}
-	var t, diag uint64
-	if sym {
-		diag = ps.pass(w, 0, ps.d1, ps.cnt1, ps.d1, listed, lo, hi)
-		for _, y := range ps.touched[0] {
-			k := uint64(ps.cnt1[y])
-			ps.cnt1[y] = 0
-			if t, ok = addChecked(t, k*k); !ok {
-				return 0, false, true
-			}
+	// k1 and k2 by two passes (the same set twice where D1' = D2' but Σ k² might not fit),
+	// their products summed with checks.
+	diag := ps.pass(w, 0, ps.d1, ps.cnt1, ps.d2, listed, lo, hi)
+	ps.pass(w, 1, ps.d2, ps.cnt2, nil, listed, lo, hi)
+	var t uint64
+	for _, y := range ps.touched[0] {
+		k := uint64(ps.cnt1[y]) * uint64(ps.cnt2[y])
+		ps.cnt1[y] = 0
+		if t, ok = addChecked(t, k); !ok {
+			return 0, false, true
 		}
-	} else {
-		diag = ps.pass(w, 0, ps.d1, ps.cnt1, ps.d2, listed, lo, hi)
-		ps.pass(w, 1, ps.d2, ps.cnt2, nil, listed, lo, hi)
-		for _, y := range ps.touched[0] {
-			k := uint64(ps.cnt1[y]) * uint64(ps.cnt2[y])
-			ps.cnt1[y] = 0
-			if t, ok = addChecked(t, k); !ok {
-				return 0, false, true
-			}
-		}
-		for _, y := range ps.touched[1] {
-			ps.cnt2[y] = 0
-		}
+	}
+	for _, y := range ps.touched[1] {
+		ps.cnt2[y] = 0
 	}
 	t -= diag
 	if ps.ordered {
@@ -318,4 +328,67 @@ func (ps *pairSum) pass(w *worker, side int, d, cnt, other []uint32, listed bool
 	}
 	ps.touched[side] = touched
 	return diag
+}
+
+// symPairs returns Σ C(k(y), 2) over the y of S_E' when D1' = D2' (in ps.d1): the unordered pairs
+// {x, z} of distinct elements of D1' and a common neighbour y of theirs in S_E'. Each increment of
+// k(y) adds the pairs the new x makes with the earlier ones, k(y) before it, so no pass over the
+// counters follows. With S_E listed, its elements are set to a count of zero of this generation
+// first and only they count; else every neighbour in the window counts, and the used vertices'
+// pairs are taken out after.
+func (ps *pairSum) symPairs(w *worker, listed bool, lo, hi uint64) uint64 {
+	c64 := ps.c64
+	cur := uint64(ps.gen) << 32
+	var t uint64
+	if listed {
+		for _, y := range ps.se {
+			c64[y] = cur
+		}
+	}
+	for _, x := range ps.d1 {
+		list := plan.NeighbourSet(w.g, x, ps.eLabel, ps.edge, &ps.nbuf)
+		switch {
+		case !listed:
+			if lo > 0 {
+				list = list[lowerBound(list, 0, uint32(lo)):]
+			}
+			if hi < uint64(w.g.NumVertices()) {
+				list = list[:lowerBound(list, 0, uint32(hi))]
+			}
+			for _, y := range list {
+				v := c64[y]
+				if v&^(1<<32-1) != cur {
+					v = cur
+				}
+				t += v & (1<<32 - 1)
+				c64[y] = v + 1
+			}
+		case ps.byRow && len(ps.se) < len(list) && w.hubs.rowOf(x) != nil:
+			row := w.hubs.rowOf(x)
+			for _, y := range ps.se {
+				if row[y>>6]&(1<<(y&63)) != 0 {
+					v := c64[y]
+					t += v & (1<<32 - 1)
+					c64[y] = v + 1
+				}
+			}
+		default:
+			for _, y := range list {
+				if v := c64[y]; v&^(1<<32-1) == cur {
+					t += v & (1<<32 - 1)
+					c64[y] = v + 1
+				}
+			}
+		}
+	}
+	if !listed {
+		for _, u := range w.m[:ps.level] {
+			if v := c64[u]; v&^(1<<32-1) == cur {
+				k := v & (1<<32 - 1)
+				t -= k * (k - 1) / 2
+				c64[u] = cur // a vertex used twice is taken out once
+			}
+		}
+	}
+	return t
 }

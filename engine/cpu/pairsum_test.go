@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -65,7 +66,8 @@ var pairSumOrders = []struct {
 }
 
 // TestOraclePairSumOrders counts pairSumOrders with their orders against the oracle on random
-// graphs under every convention, with and without hub rows for every vertex, and checks that
+// graphs under every convention, with and without hub rows for every vertex, with symPairs and
+// with the two-pass count where the two sets are equal, and checks that
 // each pattern's plans took the pair sum.
 func TestOraclePairSumOrders(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 120, 24)
@@ -102,11 +104,17 @@ func TestOraclePairSumOrders(t *testing.T) {
 					applied++
 				}
 				for _, hubs := range []bool{false, true} {
-					restore := EveryVertexAHub(hubs)
-					res, err := Engine{}.CountPlan(ctx, prob, pl, 0)
-					restore()
-					if err != nil || res.Count != want {
-						t.Errorf("%s, order %s, seed %d, %+v, hub rows %v: count %d (err %v), oracle %d", tc.src, tc.order, seed, sem, hubs, res.Count, err, want)
+					for _, twoPass := range []bool{false, true} {
+						restore := EveryVertexAHub(hubs)
+						if twoPass {
+							pairSumSymLimit = 0
+						}
+						res, err := Engine{}.CountPlan(ctx, prob, pl, 0)
+						pairSumSymLimit = 1 << 62
+						restore()
+						if err != nil || res.Count != want {
+							t.Errorf("%s, order %s, seed %d, %+v, hub rows %v, two passes %v: count %d (err %v), oracle %d", tc.src, tc.order, seed, sem, hubs, twoPass, res.Count, err, want)
+						}
 					}
 				}
 			}
@@ -114,5 +122,34 @@ func TestOraclePairSumOrders(t *testing.T) {
 		if applied == 0 {
 			t.Errorf("%s, order %s: no plan took the pair sum", tc.src, tc.order)
 		}
+	}
+}
+
+// TestPredictPairSum: where the pair sum applies (STMatch's q4), Predict leaves the levels after
+// v1's out (and says so); where the sum is off, it keeps them.
+func TestPredictPairSum(t *testing.T) {
+	p, err := pattern.Parse(PairSumPatterns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gen.RandomGraph(3, 200, 0.2, 1, 1)
+	pl := plan.Build(g, p, plan.Options{MultiplyAutomorphisms: true})
+	if pairSumFor(g, pl) == nil {
+		t.Skip("this plan does not end in the pair sum's shape")
+	}
+	est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Seed: 1, Probes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Estimate: &est, Threads: 1}
+	summed := Engine{}.Predict(w)
+	restore := PairSum(false)
+	looped := Engine{}.Predict(w)
+	restore()
+	if !strings.Contains(summed.Note, "summed by pairs") || strings.Contains(looped.Note, "summed by pairs") {
+		t.Errorf("notes %q (sum on) and %q (off)", summed.Note, looped.Note)
+	}
+	if !(summed.Seconds < looped.Seconds) {
+		t.Errorf("predicted %g s with the sum, %g s without", summed.Seconds, looped.Seconds)
 	}
 }
