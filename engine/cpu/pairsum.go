@@ -270,6 +270,23 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 	return true, 0, 0
 }
 
+// neighbours returns x's neighbours by e's edge that may count: those in the window [lo, hi) of
+// e's data vertices, or, with S_E' listed, those between its least and greatest elements (a
+// hub row is read instead when S_E' is the shorter).
+func (ps *pairSum) neighbours(w *worker, x uint32, listed bool, lo, hi uint64) []uint32 {
+	list := plan.NeighbourSet(w.g, x, ps.eLabel, ps.edge, &ps.nbuf)
+	if listed {
+		lo, hi = uint64(ps.se[0]), uint64(ps.se[len(ps.se)-1])+1
+	}
+	if lo > 0 {
+		list = list[lowerBound(list, 0, uint32(lo)):]
+	}
+	if hi <= uint64(^uint32(0)) {
+		list = list[:lowerBound(list, 0, uint32(hi))]
+	}
+	return list
+}
+
 // pass adds, for every x of d, one to cnt[y] for each y of S_E' adjacent to x by e's edge, and
 // returns Σ |S_E' ∩ N(x)| over the x of d that are in other (sorted; nil: none).
 func (ps *pairSum) pass(w *worker, side int, d, cnt, other []uint32, listed bool, lo, hi uint64) uint64 {
@@ -279,16 +296,10 @@ func (ps *pairSum) pass(w *worker, side int, d, cnt, other []uint32, listed bool
 	j := 0
 	for _, x := range d {
 		var c uint32
-		list := plan.NeighbourSet(w.g, x, ps.eLabel, ps.edge, &ps.nbuf)
+		list := ps.neighbours(w, x, listed, lo, hi)
 		switch {
 		case !listed:
-			if lo > 0 {
-				list = list[lowerBound(list, 0, uint32(lo)):]
-			}
 			for _, y := range list {
-				if uint64(y) >= hi {
-					break
-				}
 				if stamp[y] != gen {
 					if cnt[y] == 0 {
 						touched = append(touched, y)
@@ -346,15 +357,9 @@ func (ps *pairSum) symPairs(w *worker, listed bool, lo, hi uint64) uint64 {
 		}
 	}
 	for _, x := range ps.d1 {
-		list := plan.NeighbourSet(w.g, x, ps.eLabel, ps.edge, &ps.nbuf)
+		list := ps.neighbours(w, x, listed, lo, hi)
 		switch {
 		case !listed:
-			if lo > 0 {
-				list = list[lowerBound(list, 0, uint32(lo)):]
-			}
-			if hi < uint64(w.g.NumVertices()) {
-				list = list[:lowerBound(list, 0, uint32(hi))]
-			}
 			for _, y := range list {
 				v := c64[y]
 				if v&^(1<<32-1) != cur {
