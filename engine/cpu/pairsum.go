@@ -46,7 +46,19 @@ type pairSum struct {
 	used    bool          // count has applied the sum (pairSumUsed counts it once)
 
 	d1, d2, se []uint32
-	cnt1, cnt2 []uint32 // k1, k2 by data vertex (zero between uses)
+	// The lists N(x) ∩ S_E of the elements x of D1 and D2 (S_E before its window and less U: the
+	// common neighbours of e's other parents), kept while those parents' data vertices stay
+	// (local): when they all come before the last key level, every key below them meets the
+	// same x again. lgen[x] is the generation of x's list at arena[loff[x]:][:llen[x]].
+	local            bool
+	otherLevels      []int
+	localKey         []uint32
+	localGen         uint32
+	lgen, loff, llen []uint32
+	arena            []uint32
+	base             []uint32 // S_E before its window and U
+	lbuf             []uint32
+	cnt1, cnt2       []uint32 // k1, k2 by data vertex (zero between uses)
 	// c64 holds k(y) when D1' = D2': the generation in the high half (a count from an earlier
 	// key reads as zero), the count in the low half.
 	c64      []uint64
@@ -66,6 +78,9 @@ const pairSumMaxVertices = 1 << 22
 // pairSumSymLimit bounds |D1'|² |V| for symPairs, whose sum of up to |D1'|² |S_E'| / 2 is not
 // checked for overflow; beyond it the two-pass count with checks runs (tests set 0 to force it).
 var pairSumSymLimit float64 = 1 << 62
+
+// pairSumLocal lets tests and benchmarks turn the local lists off.
+var pairSumLocal = true
 
 // pairSumEnabled turns the pair sum off (for tests and benchmarks).
 var pairSumEnabled = true
@@ -141,6 +156,19 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 	}
 	ps.ordered = slices.Contains(v2.Lower, p) || slices.Contains(v2.Upper, p)
 	ps.ebufs = make([][]uint32, len(ps.keyEdge))
+	if ps.eg >= 0 {
+		for _, pe := range pl.Groups[0].Parents {
+			if pe.Level < p {
+				ps.otherLevels = append(ps.otherLevels, pe.Level)
+			}
+		}
+	} else {
+		for _, k := range ps.keyEdge {
+			ps.otherLevels = append(ps.otherLevels, pl.Levels[ps.eLevel].Backward[k].Level)
+		}
+	}
+	ps.local = len(ps.otherLevels) > 0 && slices.Max(ps.otherLevels) < p-1 && pairSumLocal
+	ps.localKey = make([]uint32, len(ps.otherLevels))
 	return ps
 }
 
@@ -244,6 +272,7 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 	switch {
 	case ps.eg >= 0 && ps.nOthers > 0:
 		se = w.leaves.chainPrefix(ps.eg, ps.nOthers, w.m, w.mi)
+		ps.base = se
 	case ps.eLevel >= 0 && len(ps.keyEdge) > 0:
 		el := &w.levels[ps.eLevel]
 		sets := ps.sets[:0]
@@ -252,7 +281,8 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 			sets = append(sets, plan.NeighbourSet(w.g, w.m[be.Level], be.VertexLabel, be.EdgeLabel, &ps.ebufs[k]))
 		}
 		ps.sets = sets
-		se = w.bounds(ps.eLevel, intersectAll(sets, &ps.out, &ps.tmp))
+		ps.base = intersectAll(sets, &ps.out, &ps.tmp)
+		se = w.bounds(ps.eLevel, ps.base)
 	default:
 		lo, hi = 0, uint64(w.g.NumVertices())
 		if ps.eLevel >= 0 {
@@ -267,25 +297,99 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 		return false, lo, hi
 	}
 	ps.se = withoutUsed(ps.se, se, used)
+	if ps.local {
+		ps.keepLocal(w)
+	}
 	return true, 0, 0
 }
 
-// neighbours returns x's neighbours by e's edge that may count: those in the window [lo, hi) of
-// e's data vertices, or, with S_E' listed, those between its least and greatest elements (a
-// hub row is read instead when S_E' is the shorter).
-func (ps *pairSum) neighbours(w *worker, x uint32, listed bool, lo, hi uint64) []uint32 {
+// keepLocal starts a new generation of the local lists when a parent of e before v1 has another
+// data vertex than when they were made.
+func (ps *pairSum) keepLocal(w *worker) {
+	if ps.lgen == nil {
+		nv := w.g.NumVertices()
+		ps.lgen, ps.loff, ps.llen = make([]uint32, nv), make([]uint32, nv), make([]uint32, nv)
+	}
+	same := ps.localGen != 0
+	for k, j := range ps.otherLevels {
+		if ps.localKey[k] != w.m[j] {
+			same = false
+			ps.localKey[k] = w.m[j]
+		}
+	}
+	if same {
+		return
+	}
+	ps.localGen++
+	if ps.localGen == 0 {
+		clear(ps.lgen)
+		ps.localGen = 1
+	}
+	ps.arena = ps.arena[:0]
+}
+
+// localList returns N(x) ∩ S_E (before the window and U), made at x's first use in this
+// generation: by x's hub row over S_E when that is the shorter, else by a merge.
+func (ps *pairSum) localList(w *worker, x uint32) []uint32 {
+	if ps.lgen[x] == ps.localGen {
+		return ps.arena[ps.loff[x]:][:ps.llen[x]]
+	}
 	list := plan.NeighbourSet(w.g, x, ps.eLabel, ps.edge, &ps.nbuf)
+	off := len(ps.arena)
+	if row := ps.rowFor(w, x, len(list)); row != nil {
+		for _, y := range ps.base {
+			if row[y>>6]&(1<<(y&63)) != 0 {
+				ps.arena = append(ps.arena, y)
+			}
+		}
+	} else {
+		ps.lbuf = intersect(list, ps.base, ps.lbuf)
+		ps.arena = append(ps.arena, ps.lbuf...)
+	}
+	ps.lgen[x], ps.loff[x], ps.llen[x] = ps.localGen, uint32(off), uint32(len(ps.arena)-off)
+	return ps.arena[off:]
+}
+
+// rowFor returns x's hub row when adjacency alone decides e's edge and S_E is shorter than the
+// n neighbours a merge would read, else nil.
+func (ps *pairSum) rowFor(w *worker, x uint32, n int) []uint64 {
+	if !ps.byRow || len(ps.base) >= n {
+		return nil
+	}
+	return w.hubs.rowOf(x)
+}
+
+// neighbours returns x's neighbours by e's edge that may count: those in the window [lo, hi) of
+// e's data vertices, or, with S_E' listed and the list long enough for two binary searches to
+// pay, those between its least and greatest elements (a hub row is read instead when S_E' is the
+// shorter). A list of S_E' may keep elements outside: they fail the membership test.
+func (ps *pairSum) neighbours(w *worker, x uint32, listed bool, lo, hi uint64) []uint32 {
+	var list []uint32
+	if listed && ps.local {
+		list = ps.localList(w, x)
+	} else {
+		list = plan.NeighbourSet(w.g, x, ps.eLabel, ps.edge, &ps.nbuf)
+	}
+	if len(list) == 0 {
+		return list
+	}
 	if listed {
+		if len(list) < pairSumWindowMin {
+			return list
+		}
 		lo, hi = uint64(ps.se[0]), uint64(ps.se[len(ps.se)-1])+1
 	}
-	if lo > 0 {
+	if uint64(list[0]) < lo {
 		list = list[lowerBound(list, 0, uint32(lo)):]
 	}
-	if hi <= uint64(^uint32(0)) {
+	if len(list) > 0 && uint64(list[len(list)-1]) >= hi {
 		list = list[:lowerBound(list, 0, uint32(hi))]
 	}
 	return list
 }
+
+// pairSumWindowMin is the shortest neighbour list that neighbours narrows to S_E's range.
+const pairSumWindowMin = 64
 
 // pass adds, for every x of d, one to cnt[y] for each y of S_E' adjacent to x by e's edge, and
 // returns Σ |S_E' ∩ N(x)| over the x of d that are in other (sorted; nil: none).

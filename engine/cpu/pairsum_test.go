@@ -53,7 +53,9 @@ func TestPairSumApplies(t *testing.T) {
 // pairSumOrders are patterns with matching orders that end in the pair sum's shape where the
 // planner's own orders may not: the key holds a vertex not adjacent to v1 and v2 (x, whose data
 // vertex may lie in their sets), a 4-cycle (e, its last level, counted over every vertex in a
-// symmetry window), q4 with c and d of different sets and q6. (A separate component cannot come
+// symmetry window), q4 with c and d of different sets, q6, and q4 with e adjacent to a (S_E
+// then depends on a, which stays while b changes: the local lists), also with c's and d's sets
+// different. (A separate component cannot come
 // first: its last vertex is postponed, or demoted to the end of the order by a restriction.)
 var pairSumOrders = []struct {
 	src   string
@@ -63,11 +65,14 @@ var pairSumOrders = []struct {
 	{"(a)-(b)-(c)-(d)-(a)", "abdc"},
 	{"(a)-(b), (a)-[:1]-(c), (a)-(d), (b)-(c), (b)-(d), (c)-(e), (d)-(e)", "abcde"},
 	{"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(e), (c)-(d), (c)-(e), (d)-(e)", "cabde"},
+	{"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(d), (c)-(e), (d)-(e), (a)-(e)", "abcde"},
+	{"(a)-(b), (a)-[:1]-(c), (a)-(d), (b)-(c), (b)-(d), (c)-(e), (d)-(e), (a)-(e)", "abcde"},
 }
 
 // TestOraclePairSumOrders counts pairSumOrders with their orders against the oracle on random
 // graphs under every convention, with and without hub rows for every vertex, with symPairs and
-// with the two-pass count where the two sets are equal, and checks that
+// with the two-pass count where the two sets are equal, with and without the local lists, and
+// checks that
 // each pattern's plans took the pair sum.
 func TestOraclePairSumOrders(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 120, 24)
@@ -103,18 +108,18 @@ func TestOraclePairSumOrders(t *testing.T) {
 				if pairSumFor(g, pl) != nil {
 					applied++
 				}
-				for _, hubs := range []bool{false, true} {
-					for _, twoPass := range []bool{false, true} {
-						restore := EveryVertexAHub(hubs)
-						if twoPass {
-							pairSumSymLimit = 0
-						}
-						res, err := Engine{}.CountPlan(ctx, prob, pl, 0)
-						pairSumSymLimit = 1 << 62
-						restore()
-						if err != nil || res.Count != want {
-							t.Errorf("%s, order %s, seed %d, %+v, hub rows %v, two passes %v: count %d (err %v), oracle %d", tc.src, tc.order, seed, sem, hubs, twoPass, res.Count, err, want)
-						}
+				for variant := range 8 {
+					hubs, twoPass, local := variant&1 != 0, variant&2 != 0, variant&4 == 0
+					restore := EveryVertexAHub(hubs)
+					if twoPass {
+						pairSumSymLimit = 0
+					}
+					pairSumLocal = local
+					res, err := Engine{}.CountPlan(ctx, prob, pl, 0)
+					pairSumSymLimit, pairSumLocal = 1<<62, true
+					restore()
+					if err != nil || res.Count != want {
+						t.Errorf("%s, order %s, seed %d, %+v, hub rows %v, two passes %v, local lists %v: count %d (err %v), oracle %d", tc.src, tc.order, seed, sem, hubs, twoPass, local, res.Count, err, want)
 					}
 				}
 			}
