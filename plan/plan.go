@@ -28,6 +28,12 @@ type Options struct {
 	// MultiplyAutomorphisms lets a plan for counting embeddings (not Unique) break symmetry and
 	// report |Aut(p)| in Plan.Multiplier: embeddings = matches found x |Aut(p)|, exactly.
 	MultiplyAutomorphisms bool
+	// PrefixSymmetry lets such a plan, where breaking every automorphism would make the search
+	// enumerate a vertex it could count, keep the restrictions of a prefix of the stabiliser
+	// chain instead of none (prefixRestrictions; Multiplier is then a divisor of |Aut(p)|). For
+	// engines that apply every level's Lower and Upper and multiply by Multiplier (the CPU
+	// engine; the GPU engines' plans are not checked on the device with it yet).
+	PrefixSymmetry bool
 	// SearchOrders, when positive, makes the plan compare other matching orders (and, counting
 	// embeddings, symmetry breaking or not) by estimate when the default plan's search is
 	// estimated above that many nodes, and keep the one of least estimated cost (order.go).
@@ -301,7 +307,7 @@ func (pl *Plan) arrangeMemo(order, postponed []int, opts Options, sym symChoice,
 		counted := countedVertices(p, order, postponed, nil, pl)
 		if countedVertices(p, order, postponed, restrictions, pl) >= counted {
 			pl.Restrictions, pl.Multiplier = restrictions, aut
-		} else if sym == symDefault {
+		} else if sym == symDefault && opts.PrefixSymmetry {
 			pl.Restrictions, pl.Multiplier = prefixRestrictions(p, append(slices.Clone(order), postponed...), restrictions, func(rs []Restriction) bool {
 				return countedVertices(p, order, postponed, rs, pl) >= counted
 			})

@@ -97,7 +97,7 @@ func TestPrefixRestrictions(t *testing.T) {
 	partial := false
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := gen.RandomGraph(seed, 14, 0.5, 1, 1)
-		pl := Build(g, p, Options{MultiplyAutomorphisms: true})
+		pl := Build(g, p, Options{MultiplyAutomorphisms: true, PrefixSymmetry: true})
 		if pl.Multiplier == 1 || pl.Multiplier == aut {
 			continue
 		}

@@ -71,9 +71,9 @@ type pairSum struct {
 	out, tmp []uint32
 }
 
-// pairSumMaxVertices bounds the data graphs that get the counters (three words a data vertex a
-// worker); larger graphs keep the loop.
-const pairSumMaxVertices = 1 << 22
+// pairSumMaxVertices bounds the data graphs that get the counters and local lists (up to 40
+// bytes a data vertex a worker, allocated at first use); larger graphs keep the loop.
+const pairSumMaxVertices = 1 << 21
 
 // pairSumSymLimit bounds |D1'|² |V| for symPairs, whose sum of up to |D1'|² |S_E'| / 2 is not
 // checked for overflow; beyond it the two-pass count with checks runs (tests set 0 to force it).
