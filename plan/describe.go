@@ -49,7 +49,15 @@ func (pl *Plan) Describe() string {
 		fmt.Fprintf(&b, "symmetry restrictions: %s\n", strings.Join(rs, " "))
 	}
 	if pl.Multiplier > 1 {
-		fmt.Fprintf(&b, "each match found stands for %d embeddings (|Aut| of the pattern)\n", pl.Multiplier)
+		ident := make([]int, p.NumVertices())
+		for u := range ident {
+			ident[u] = u
+		}
+		if aut, ok := automorphismsFromRestrictions(SymmetryRestrictions(p, ident)); !ok || aut == pl.Multiplier {
+			fmt.Fprintf(&b, "each match found stands for %d embeddings (|Aut| of the pattern)\n", pl.Multiplier)
+		} else {
+			fmt.Fprintf(&b, "each match found stands for %d embeddings (of |Aut| = %d, the restrictions break the automorphisms that move the first enumerated vertices)\n", pl.Multiplier, aut)
+		}
 	}
 	if pl.Space != nil {
 		entries := 0

@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -79,5 +81,39 @@ func TestRestrictionsKeepOneAutomorphism(t *testing.T) {
 		if kept != 1 {
 			t.Errorf("%s: %d automorphisms satisfy the restrictions %v, want 1", src, kept, rs)
 		}
+	}
+}
+
+// TestPrefixRestrictions: where breaking every automorphism would enumerate a vertex the plan
+// counts (STMatch's q14: b's restriction against a), the default plan keeps the restrictions
+// among the vertices enumerated first and multiplies by their orbits' product, a proper divisor
+// of |Aut(p)|; no restriction then involves a counted vertex.
+func TestPrefixRestrictions(t *testing.T) {
+	p, err := pattern.Parse("(a)-(b), (a)-(c), (a)-(d), (a)-(e), (b)-(c), (b)-(d), (b)-(e), (c)-(d), (c)-(e), (c)-(f), (d)-(e), (d)-(f), (e)-(f)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	aut := AutomorphismCount(p)
+	partial := false
+	for seed := uint64(1); seed <= 6; seed++ {
+		g := gen.RandomGraph(seed, 14, 0.5, 1, 1)
+		pl := Build(g, p, Options{MultiplyAutomorphisms: true, PrefixSymmetry: true})
+		if pl.Multiplier == 1 || pl.Multiplier == aut {
+			continue
+		}
+		partial = true
+		if aut%pl.Multiplier != 0 {
+			t.Errorf("seed %d: multiplier %d does not divide |Aut| %d", seed, pl.Multiplier, aut)
+		}
+		for _, r := range pl.Restrictions {
+			for _, lg := range pl.Groups {
+				if slices.Contains(lg.Vertices, r.Less) || slices.Contains(lg.Vertices, r.Greater) {
+					t.Errorf("seed %d: restriction %v on a counted vertex", seed, r)
+				}
+			}
+		}
+	}
+	if !partial {
+		t.Error("no plan broke part of the symmetry")
 	}
 }

@@ -53,7 +53,7 @@ func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 		return plan.Options{}, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
 	}
 	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate,
-		MultiplyAutomorphisms: !enumerate}
+		MultiplyAutomorphisms: !enumerate, PrefixSymmetry: true}
 	if p.MemoryLimit > 0 {
 		required := requiredMemory(p)
 		if required > p.MemoryLimit {

@@ -40,6 +40,14 @@ const (
 	CliqueSecondsPerEdge = 3e-7
 )
 
+// pairSumOf returns the pair sum the search of w's plan would take, or nil.
+func pairSumOf(w *engine.Workload) *pairSum {
+	if w.Plan == nil {
+		return nil
+	}
+	return pairSumFor(w.Problem.Data, w.Plan)
+}
+
 // Capabilities implements engine.Describer.
 func (Engine) Capabilities() engine.Capabilities {
 	return engine.Capabilities{Device: engine.Host, Lists: true,
@@ -77,6 +85,17 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 			cost *= 1 - last/nodes
 			nodes -= last
 			note += ", last level summed"
+		} else if ps := pairSumOf(w); ps != nil && len(e.LevelNodes) == len(w.Plan.Levels) && nodes > 0 {
+			// The levels after v1's are summed by wedge counters (pairsum.go): their nodes and,
+			// in proportion, the set operations below them drop out; the pass over D1's
+			// neighbourhoods is taken as paid by the levels above.
+			var below float64
+			for _, n := range e.LevelNodes[ps.level+1:] {
+				below += n
+			}
+			cost *= 1 - below/nodes
+			nodes -= below
+			note += ", last levels summed by pairs"
 		}
 		seconds = nodes / (NodesPerSecond * gain)
 		if c := cost / (CostPerSecond * gain); c > seconds {

@@ -49,3 +49,13 @@ func UniqueByEmbeddings(mode int) func() {
 
 // UniqueByEmbeddingsUsed is how many counts have taken the embeddings plan so far.
 func UniqueByEmbeddingsUsed() int64 { return uniqueByEmbeddingsUsed.Load() }
+
+// PairSum turns the pair sum (pairsum.go) on or off; the returned func restores it.
+func PairSum(on bool) func() {
+	saved := pairSumEnabled
+	pairSumEnabled = on
+	return func() { pairSumEnabled = saved }
+}
+
+// PairSumUsed is how many workers have applied the pair sum so far.
+func PairSumUsed() int64 { return pairSumUsed.Load() }

@@ -553,6 +553,11 @@ func supersetSums(h []int64) {
 
 // count returns the number of injective assignments of all postponed vertices.
 func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
+	if len(lc.pl.Classes) == 1 && len(lc.pl.Classes[0].Groups) == 1 {
+		if n, ok, done := lc.countByRow(lc.pl.Classes[0].Groups[0], m, mi); done {
+			return n, ok
+		}
+	}
 	lc.materialise(m, mi)
 	total := uint64(1)
 	for ci, class := range lc.pl.Classes {
@@ -568,6 +573,44 @@ func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
 		}
 	}
 	return total, true
+}
+
+// countByRow counts the only group gi of the only class without writing out its set, when its
+// last parent (by level) has a hub row that decides its edge: the size of its chain's prefix
+// without that parent filtered by the row, less the used vertices in both. done is false when
+// it does not apply (fewer than two parents, a memoised group, no row).
+func (lc *leafCounter) countByRow(gi int, m []uint32, mi []int) (n uint64, ok, done bool) {
+	lg := &lc.groups[gi]
+	c := &lc.chains[gi]
+	last := len(c.order) - 1
+	if last < 1 || lc.memoised[gi] {
+		return 0, false, false
+	}
+	pe := &lg.Parents[c.order[last]]
+	v := m[pe.Level]
+	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) || !lc.hubs.ready(v) {
+		return 0, false, false
+	}
+	prefix := lc.chainPrefix(gi, last, m, mi)
+	row := lc.hubs.bitsOf(v)
+	var size int64
+	for _, x := range prefix {
+		size += int64(row[x>>6] >> (x & 63) & 1)
+	}
+	for levels := lc.collide[gi]; levels != 0; levels &= levels - 1 {
+		x := m[bits.TrailingZeros64(levels)]
+		if row[x>>6]&(1<<(x&63)) != 0 {
+			if k := lowerBound(prefix, 0, x); k < len(prefix) && prefix[k] == x {
+				size--
+			}
+		}
+	}
+	if lg.Ordered {
+		n, ok = binomial(size, len(lg.Vertices))
+	} else {
+		n, ok = falling(size, len(lg.Vertices))
+	}
+	return n, ok, true
 }
 
 func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (uint64, bool) {

@@ -45,6 +45,10 @@ type worker struct {
 	// lastSum, when not nil, counts the last level and the postponed vertices below it at once
 	// (see lastSum).
 	lastSum *lastSum
+	// pairSum, when not nil, counts the last two levels and the vertex below them at once (see
+	// pairSum); skipBound is a level whose symmetry restrictions bounds ignores meanwhile (-1).
+	pairSum   *pairSum
+	skipBound int
 	// isoMarks (a bit per data vertex, all clear between uses) marks the vertices countIsolated
 	// has excluded; allocated on first use.
 	isoMarks plan.Bitset
@@ -173,6 +177,7 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 	}
 	w.leaves.init(g, pl)
 	w.lastSum = lastSumFor(g, pl, &w.leaves)
+	w.pairSum, w.skipBound = pairSumFor(g, pl), -1
 	return w
 }
 
@@ -395,6 +400,9 @@ func (w *worker) bounds(i int, cands []uint32) []uint32 {
 	var lo uint32
 	hasLo := false
 	for _, l := range lvl.Lower {
+		if l == w.skipBound {
+			continue
+		}
 		if !hasLo || w.m[l] >= lo {
 			lo, hasLo = w.m[l], true
 		}
@@ -406,6 +414,9 @@ func (w *worker) bounds(i int, cands []uint32) []uint32 {
 		cands = cands[lowerBound(cands, 0, lo+1):]
 	}
 	for _, u := range lvl.Upper {
+		if u == w.skipBound {
+			continue
+		}
 		cands = cands[:lowerBound(cands, 0, w.m[u])]
 	}
 	return cands
@@ -446,6 +457,16 @@ func (w *worker) searchFrom(i int) bool {
 	last := len(w.levels) - 1
 	if i > last {
 		return w.complete()
+	}
+	if ps := w.pairSum; ps != nil && i == ps.level && w.emit == nil {
+		if n, ok, applied := ps.count(w); applied {
+			if !ok {
+				w.overflow, w.stopped = true, true
+				return false
+			}
+			w.add(n)
+			return !w.shouldStop()
+		}
 	}
 	if i == last && w.emit == nil && w.lastSum != nil {
 		n, ok := w.lastSum.count(w)
