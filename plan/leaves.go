@@ -210,3 +210,22 @@ func restrictionsTotal(members []int, rs []Restriction) bool {
 	}
 	return true
 }
+
+// GroupWithin reports whether the admissible data vertices of postponed group a are within those
+// of group b for every assignment: a has parents, a's candidates are b's (so labels agree), and
+// b is isolated or its parent edges are among a's. Every common neighbour of the parents is a
+// candidate (the filters keep every vertex that has a candidate neighbour for each pattern
+// neighbour), so a's admissible vertices lie in its candidates, and they are joined to b's
+// parents.
+func (pl *Plan) GroupWithin(a, b int) bool {
+	ga, gb := &pl.Groups[a], &pl.Groups[b]
+	if len(ga.Parents) == 0 || !pl.CandidateBits[ga.Vertices[0]].SubsetOf(pl.CandidateBits[gb.Vertices[0]]) {
+		return false
+	}
+	for _, pe := range gb.Parents {
+		if !slices.Contains(ga.Parents, pe) {
+			return false
+		}
+	}
+	return true
+}
