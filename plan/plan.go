@@ -46,6 +46,9 @@ type Options struct {
 	// last level is counted by size and can start from a reused set, where counting the vertex
 	// as a group saves nothing. The order search compares plans in that form.
 	EnumerateSingle bool
+	// Symmetry overrides, for a count of embeddings (MultiplyAutomorphisms), the default rule for
+	// breaking symmetry: engines that estimate both plans choose between them.
+	Symmetry Symmetry
 	// Order, when set, is the matching order to use (every pattern vertex once) instead of the
 	// one the plan would choose; vertices it lets the plan count rather than enumerate are still
 	// postponed. For measurements and tests of orders.
@@ -207,7 +210,7 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 	if opts.Order != nil {
 		order, postponed = givenOrder(p, opts.Order, postponable)
 	}
-	pl.arrange(order, postponed, opts, symDefault)
+	pl.arrange(order, postponed, opts, opts.Symmetry)
 	if opts.Order == nil && opts.SearchOrders > 0 && !pl.Empty && g != nil {
 		if err := pl.searchOrders(ctx, g, opts); err != nil {
 			return nil, err
@@ -243,16 +246,28 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 	return pl, nil
 }
 
-// symChoice says whether arrange breaks symmetry when counting embeddings
-// (Options.MultiplyAutomorphisms): by the default rule, always, or never.
-type symChoice int
+// Symmetry says whether a plan that counts embeddings (Options.MultiplyAutomorphisms) breaks
+// symmetry: by the default rule, always (when the pattern has automorphisms), or never.
+type Symmetry int
 
 const (
-	// symDefault breaks symmetry unless that makes the search enumerate vertices it could
+	// SymmetryDefault breaks symmetry unless that makes the search enumerate vertices it could
 	// otherwise count.
-	symDefault symChoice = iota
-	symOn
-	symOff
+	SymmetryDefault Symmetry = iota
+	// SymmetryBreak always breaks symmetry (the search finds one embedding per orbit of Aut(p)
+	// and Plan.Multiplier is |Aut(p)|).
+	SymmetryBreak
+	// SymmetryKeep never breaks symmetry (Plan.Multiplier is 1).
+	SymmetryKeep
+)
+
+// symChoice is Symmetry under the names the order search uses.
+type symChoice = Symmetry
+
+const (
+	symDefault = SymmetryDefault
+	symOn      = SymmetryBreak
+	symOff     = SymmetryKeep
 )
 
 // arrange completes the plan's structure for a matching order (order, and postponed: the
