@@ -104,10 +104,14 @@ type Estimate struct {
 	// GroupCost is the part of Cost that the postponed groups' intersections make, and
 	// GroupStepCost what they cost when each group's intersection of its parents' lists but the
 	// deepest one's is kept between assignments (as engine/cpu's leaf counter keeps it): the
-	// cost of intersecting that with the deepest parent's list only, paid once per node of that
-	// parent's level (the set is kept while its parents stay), plus what combining the sets of a
-	// collision class of several groups costs at every complete assignment.
+	// cost of intersecting that with the deepest parent's list only.
 	GroupCost, GroupStepCost float64
+	// GroupKeptCost is GroupStepCost paid once per node of the deepest parent's level (the leaf
+	// counter keeps a group's whole set while its parents stay), not at every complete
+	// assignment, plus what combining the sets of a collision class of several groups costs at
+	// every complete assignment (combineCost). Plans that differ in where their groups' parents
+	// lie are compared by it.
+	GroupKeptCost float64
 	// Scanned is the number of list entries the estimate itself read (its cost).
 	Scanned int64
 	// Elapsed is the time the estimate took.
@@ -139,7 +143,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 	}
 	e := newEstimator(g, pl, opts.Seed)
 	var sum, sumSq float64
-	var groupCosts [2]float64
+	var groupCosts [3]float64
 	var err error
 	for est.Probes < maxProbes {
 		if est.Probes%32 == 0 {
@@ -162,7 +166,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 			break
 		}
 	}
-	est.GroupCost, est.GroupStepCost = groupCosts[0], groupCosts[1]
+	est.GroupCost, est.GroupStepCost, est.GroupKeptCost = groupCosts[0], groupCosts[1], groupCosts[2]
 	est.finish(sum, sumSq)
 	est.Scanned = e.scanned
 	est.Elapsed = time.Since(start)
@@ -177,7 +181,7 @@ const estimateBlock = 128
 type blockTally struct {
 	levelNodes                                []float64
 	matches, work, cost, sum, sumSq, heaviest float64
-	groupCosts                                [2]float64
+	groupCosts                                [3]float64
 	probes                                    int
 	scanned                                   int64
 }
@@ -245,6 +249,7 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 		est.Cost += t.cost
 		est.GroupCost += t.groupCosts[0]
 		est.GroupStepCost += t.groupCosts[1]
+		est.GroupKeptCost += t.groupCosts[2]
 		est.HeaviestSubtree = max(est.HeaviestSubtree, t.heaviest)
 		sum += t.sum
 		sumSq += t.sumSq
@@ -283,6 +288,7 @@ func (est *Estimate) finish(sum, sumSq float64) {
 	est.Cost /= n
 	est.GroupCost /= n
 	est.GroupStepCost /= n
+	est.GroupKeptCost /= n
 	est.Nodes = sum / n
 	est.HeaviestSubtree = min(est.HeaviestSubtree, est.Nodes)
 	if n > 1 {
@@ -350,10 +356,10 @@ type estimator struct {
 	rawLen    []int   // per level: its set's size before the per-candidate checks (for reuse)
 	srcLen    []int   // scratch: source lengths of one set operation
 	groupCost float64 // the cost of the last leafCount's intersections
-	// groupStepCost is the same with the prefixes kept (Estimate.GroupStepCost), weighted
-	// already (see stepLevels), with the classes' combineCost; stepSets, stepOut and stepTmp
-	// are its scratch.
-	groupStepCost float64
+	// groupStepCost is the same with the prefixes kept (Estimate.GroupStepCost), and
+	// groupKeptCost that weighted already (Estimate.GroupKeptCost, see stepLevels) with the
+	// classes' combineCost; stepSets, stepOut and stepTmp are their scratch.
+	groupStepCost, groupKeptCost float64
 	// weights[i] is the probe's weight below its level-i vertex (the factor of a cost paid once
 	// per node of level i); stepLevel[g] is the level at whose nodes group g's step cost is paid.
 	weights          []float64
@@ -468,7 +474,7 @@ func newEstimator(g *graph.Graph, pl *Plan, seed uint64) *estimator {
 // probe walks one random path of the search tree, adds its estimates of each level's nodes, of
 // the matches and of the work, and returns its estimate of the total number of nodes and of the
 // number of nodes below its level-1 vertex.
-func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, groupCosts *[2]float64) (total, below1 float64) {
+func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, groupCosts *[3]float64) (total, below1 float64) {
 	weight, at1 := 1.0, 0.0
 	for i := range e.pl.Levels {
 		set, w := e.levelSet(i)
@@ -504,7 +510,8 @@ func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, gr
 	*work += weight * float64(w)
 	*cost += weight * e.groupCost
 	groupCosts[0] += weight * e.groupCost
-	groupCosts[1] += e.groupStepCost
+	groupCosts[1] += weight * e.groupStepCost
+	groupCosts[2] += e.groupKeptCost
 	*matches += weight * n
 	return total, below1
 }
@@ -614,7 +621,7 @@ func (e *estimator) accept(l *Level, c uint32) bool {
 func (e *estimator) leafCount() (float64, int) {
 	pl := e.pl
 	work := 0
-	e.groupCost, e.groupStepCost = 0, 0
+	e.groupCost, e.groupStepCost, e.groupKeptCost = 0, 0, 0
 	for gi, lg := range pl.Groups {
 		if len(lg.Parents) == 0 {
 			continue
@@ -637,12 +644,14 @@ func (e *estimator) leafCount() (float64, int) {
 		}
 		e.srcLen = lens
 		e.groupCost += intersectCost(lens)
-		e.groupStepCost += e.weight(e.stepLevel[gi]) * e.stepCost(lg, sets)
-		e.groupSets[gi] = intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi])
+		step := e.stepCost(lg, sets)
+		e.groupStepCost += step
+		e.groupKeptCost += e.weight(e.stepLevel[gi]) * step
+		e.groupSets[gi] = lg.InWindow(intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi]), e.m)
 	}
 	e.scanned += int64(work)
 	for _, class := range pl.Classes {
-		e.groupStepCost += e.weight(len(pl.Levels)-1) * e.combineCost(class.Groups)
+		e.groupKeptCost += e.weight(len(pl.Levels)-1) * e.combineCost(class.Groups)
 	}
 	total := 1.0
 	for ci, class := range pl.Classes {
@@ -664,7 +673,7 @@ func (e *estimator) weight(i int) float64 {
 }
 
 // stepLevels returns, for each postponed group, the level at whose nodes engine/cpu's leaf
-// counter pays the group's step cost (Estimate.GroupStepCost): it keeps the group's set while
+// counter pays the group's step cost (Estimate.GroupKeptCost): it keeps the group's set while
 // its parents' data vertices stay the same (its prefix chain), so the set is computed again once
 // per node of the deepest parent's level, not at every complete assignment.
 func stepLevels(pl *Plan) []int {

@@ -46,6 +46,10 @@ type Options struct {
 	// last level is counted by size and can start from a reused set, where counting the vertex
 	// as a group saves nothing. The order search compares plans in that form.
 	EnumerateSingle bool
+	// GroupWindows lets a postponed group stay counted when symmetry restrictions tie its
+	// vertices to enumerated ones (LeafGroup.Lower, Upper): for engines whose leaf counting
+	// narrows each group's set to its window. Without it such vertices are enumerated.
+	GroupWindows bool
 	// Symmetry overrides, for a count of embeddings (MultiplyAutomorphisms), the default rule for
 	// breaking symmetry: engines that estimate both plans choose between them.
 	Symmetry Symmetry
@@ -104,6 +108,10 @@ type LeafGroup struct {
 	VertexLabel pattern.Label
 	// Ordered is set when symmetry restrictions impose a total order on the group.
 	Ordered bool
+	// Lower and Upper list the levels whose data vertex every member must be greater / smaller
+	// than (symmetry breaking with Options.GroupWindows): the group's window. Only groups with
+	// parents have one.
+	Lower, Upper []int
 	// Candidates is the candidate set of isolated vertices (nil for leaves).
 	Candidates Bitset
 	// CandidateCount is |Candidates| for isolated groups.
@@ -312,7 +320,7 @@ func (pl *Plan) arrangeMemo(order, postponed []int, opts Options, sym symChoice,
 	}
 	pl.Groups, pl.Classes = nil, nil
 	if postponable {
-		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates)
+		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates, opts.GroupWindows)
 		if opts.EnumerateSingle && len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0 {
 			enum := opts
 			enum.Enumerate = true
@@ -569,9 +577,12 @@ func automorphismsFromRestrictions(rs []Restriction) (uint64, bool) {
 }
 
 // countedVertices is how many pattern vertices would be counted rather than enumerated under
-// the given restrictions (without postponed groups, the last level is counted by size: one).
+// the given restrictions (without postponed groups, the last level is counted by size: one),
+// without group windows: the default rule breaks symmetry only where that costs no counted
+// vertex even without them (a windowed group loses the leaf counter's size cache and the last-level
+// sum; engine/cpu compares the plans by estimate instead).
 func countedVertices(p *pattern.Pattern, order, postponed []int, rs []Restriction, pl *Plan) int {
-	_, groups, _ := groupLeaves(p, slices.Clone(order), slices.Clone(postponed), rs, pl.CandidateBits, pl.Candidates)
+	_, groups, _ := groupLeaves(p, slices.Clone(order), slices.Clone(postponed), rs, pl.CandidateBits, pl.Candidates, false)
 	n := 0
 	for _, g := range groups {
 		n += len(g.Vertices)

@@ -238,7 +238,7 @@ func memoPosition(pl *plan.Plan, class []int) int {
 		}
 	}
 	parents := pl.Groups[class[pos]].Parents
-	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
+	if lg := &pl.Groups[class[pos]]; len(lg.Lower)+len(lg.Upper) > 0 || len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
 		return -1
 	}
 	return pos
@@ -261,7 +261,7 @@ func (lc *leafCounter) materialise(m []uint32, mi []int) {
 		if len(lg.Parents) == 0 || lc.memoised[gi] {
 			continue
 		}
-		lc.sets[gi] = lc.commonNeighbours(gi, m, mi)
+		lc.sets[gi] = lg.InWindow(lc.commonNeighbours(gi, m, mi), m)
 	}
 }
 

@@ -61,9 +61,10 @@ func TestOracleUniqueByEmbeddings(t *testing.T) {
 		[]engine.Semantics{{Unique: true}, {Unique: true, Induced: true}})
 }
 
-// TestOracleSymmetryBreak: embedding counts taken as the matches of the symmetry-breaking plan x
-// |Aut(p)| (forced wherever the default plan keeps the symmetry of a symmetric pattern) equal the
-// oracle's. Induced plans always break symmetry and are checked beside them.
+// TestOracleSymmetryBreak: embedding counts taken as the matches of the symmetry-breaking plan,
+// its counted vertices in their symmetry windows, x |Aut(p)| (forced wherever the default plan
+// keeps the symmetry of a symmetric pattern) equal the oracle's (a wrong multiplier or window
+// fails it). Induced plans always break symmetry and are checked beside them.
 func TestOracleSymmetryBreak(t *testing.T) {
 	checkForcedPath(t, cpu.SymmetryBreak, cpu.SymmetryBreakUsed,
 		[]engine.Semantics{{}, {Induced: true}})
