@@ -134,25 +134,26 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 	return countPlan(ctx, p, pl, planTime+time.Since(t0))
 }
 
-// symmetryBreakMode chooses whether a count of embeddings whose plan keeps the pattern's symmetry
-// (so as to count postponed vertices it would otherwise enumerate) runs the plan that breaks it
-// instead: 0 by their predicted times, 1 whenever the pattern has automorphisms, -1 never (tests).
+// symmetryBreakMode chooses whether a count of embeddings whose plan keeps some of the pattern's
+// symmetry (so as to count postponed vertices it would otherwise enumerate) runs the plan that
+// breaks all of it instead: 0 by their predicted times, 1 whenever that plan breaks more, -1
+// never (tests).
 var symmetryBreakMode = 0
 
 // symmetryBreakUsed counts the counts that took the symmetry-breaking plan (tests).
 var symmetryBreakUsed atomic.Int64
 
 // symmetryBroken returns, for a count of embeddings (not induced: induced plans always break
-// symmetry) of a symmetric pattern whose plan pl keeps the symmetry, the plan that breaks it
-// (plan.SymmetryBreak: one embedding per orbit of Aut(p) is found, and the count is multiplied by
-// |Aut(p)|, plan.Plan.Multiplier), its counted vertices narrowed to their symmetry windows
-// (plan.Options.GroupWindows) rather than enumerated, when that plan is predicted to take under
-// half the time; else nil. The default plan keeps the symmetry whenever breaking it would
+// symmetry) of a symmetric pattern whose plan pl keeps some of the symmetry (Multiplier below
+// |Aut(p)|), the plan that breaks all of it (plan.SymmetryBreak: one embedding per orbit of
+// Aut(p) is found, and the count is multiplied by |Aut(p)|, plan.Plan.Multiplier), its counted
+// vertices narrowed to their symmetry windows (plan.Options.GroupWindows) rather than
+// enumerated, when that plan is predicted to take under half the time; else nil. The default plan keeps the symmetry whenever breaking it would
 // enumerate a vertex it counts (and windows cost the leaf counter's size cache and the
 // last-level sum: a 4-cycle, STMatch's q1 and q5 keep it), but on dense patterns the |Aut(p)|
 // times smaller search wins: STMatch's q21 (|Aut| = 48) on wiki-Vote, 6x less CPU time.
 func symmetryBroken(ctx context.Context, p *engine.Problem, pl *plan.Plan) *plan.Plan {
-	if p.Semantics.Unique || p.Semantics.Induced || pl.Empty || pl.Multiplier > 1 || symmetryBreakMode < 0 {
+	if p.Semantics.Unique || p.Semantics.Induced || pl.Empty || symmetryBreakMode < 0 {
 		return nil
 	}
 	if _, ok := plan.AsClique(p.Data, p.Pattern); ok || (symmetryBreakMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
@@ -164,7 +165,7 @@ func symmetryBroken(ctx context.Context, p *engine.Problem, pl *plan.Plan) *plan
 	}
 	opts.Symmetry, opts.GroupWindows = plan.SymmetryBreak, true
 	alt, err := plan.Rebuild(ctx, p.Data, pl, opts)
-	if err != nil || alt.Empty || alt.Multiplier < 2 || (symmetryBreakMode == 0 && !predictedFaster(ctx, p, alt, pl)) {
+	if err != nil || alt.Empty || alt.Multiplier <= pl.Multiplier || (symmetryBreakMode == 0 && !predictedFaster(ctx, p, alt, pl)) {
 		return nil
 	}
 	symmetryBreakUsed.Add(1)
