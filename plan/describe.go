@@ -39,6 +39,12 @@ func (pl *Plan) Describe() string {
 		if len(parents) == 0 {
 			how = "any candidate"
 		}
+		for _, j := range g.Lower {
+			how += ", above " + p.Name(pl.Levels[j].Vertex)
+		}
+		for _, j := range g.Upper {
+			how += ", below " + p.Name(pl.Levels[j].Vertex)
+		}
 		fmt.Fprintf(&b, "counted, not enumerated: %s (%s)\n", strings.Join(names, ", "), how)
 	}
 	if len(pl.Restrictions) > 0 {

@@ -106,6 +106,12 @@ type Estimate struct {
 	// deepest one's is kept between assignments (as engine/cpu's leaf counter keeps it): the
 	// cost of intersecting that with the deepest parent's list only.
 	GroupCost, GroupStepCost float64
+	// GroupKeptCost is GroupStepCost paid once per node of the deepest parent's level (the leaf
+	// counter keeps a group's whole set while its parents stay), not at every complete
+	// assignment, plus what combining the sets of a collision class of several groups costs at
+	// every complete assignment (combineCost). Plans that differ in where their groups' parents
+	// lie are compared by it.
+	GroupKeptCost float64
 	// Scanned is the number of list entries the estimate itself read (its cost).
 	Scanned int64
 	// Elapsed is the time the estimate took.
@@ -137,7 +143,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 	}
 	e := newEstimator(g, pl, opts.Seed)
 	var sum, sumSq float64
-	var groupCosts [2]float64
+	var groupCosts [3]float64
 	var err error
 	for est.Probes < maxProbes {
 		if est.Probes%32 == 0 {
@@ -160,7 +166,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 			break
 		}
 	}
-	est.GroupCost, est.GroupStepCost = groupCosts[0], groupCosts[1]
+	est.GroupCost, est.GroupStepCost, est.GroupKeptCost = groupCosts[0], groupCosts[1], groupCosts[2]
 	est.finish(sum, sumSq)
 	est.Scanned = e.scanned
 	est.Elapsed = time.Since(start)
@@ -175,7 +181,7 @@ const estimateBlock = 128
 type blockTally struct {
 	levelNodes                                []float64
 	matches, work, cost, sum, sumSq, heaviest float64
-	groupCosts                                [2]float64
+	groupCosts                                [3]float64
 	probes                                    int
 	scanned                                   int64
 }
@@ -243,6 +249,7 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 		est.Cost += t.cost
 		est.GroupCost += t.groupCosts[0]
 		est.GroupStepCost += t.groupCosts[1]
+		est.GroupKeptCost += t.groupCosts[2]
 		est.HeaviestSubtree = max(est.HeaviestSubtree, t.heaviest)
 		sum += t.sum
 		sumSq += t.sumSq
@@ -281,6 +288,7 @@ func (est *Estimate) finish(sum, sumSq float64) {
 	est.Cost /= n
 	est.GroupCost /= n
 	est.GroupStepCost /= n
+	est.GroupKeptCost /= n
 	est.Nodes = sum / n
 	est.HeaviestSubtree = min(est.HeaviestSubtree, est.Nodes)
 	if n > 1 {
@@ -348,9 +356,14 @@ type estimator struct {
 	rawLen    []int   // per level: its set's size before the per-candidate checks (for reuse)
 	srcLen    []int   // scratch: source lengths of one set operation
 	groupCost float64 // the cost of the last leafCount's intersections
-	// groupStepCost is the same with the prefixes kept (Estimate.GroupStepCost); stepSets,
-	// stepOut and stepTmp are its scratch.
-	groupStepCost    float64
+	// groupStepCost is the same with the prefixes kept (Estimate.GroupStepCost), and
+	// groupKeptCost that weighted already (Estimate.GroupKeptCost, see stepLevels) with the
+	// classes' combineCost; stepSets, stepOut and stepTmp are their scratch.
+	groupStepCost, groupKeptCost float64
+	// weights[i] is the probe's weight below its level-i vertex (the factor of a cost paid once
+	// per node of level i); stepLevel[g] is the level at whose nodes group g's step cost is paid.
+	weights          []float64
+	stepLevel        []int
 	stepSets         [][]uint32
 	stepOut, stepTmp []uint32
 }
@@ -413,8 +426,9 @@ func newEstimator(g *graph.Graph, pl *Plan, seed uint64) *estimator {
 	L := len(pl.Levels)
 	e := &estimator{
 		g: g, pl: pl, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		m: make([]uint32, L), mi: make([]int, L), rawLen: make([]int, L),
-		out: make([][]uint32, L), tmp: make([][]uint32, L), unionBufs: make([][][]uint32, L),
+		m: make([]uint32, L), mi: make([]int, L), rawLen: make([]int, L), weights: make([]float64, L),
+		stepLevel: stepLevels(pl),
+		out:       make([][]uint32, L), tmp: make([][]uint32, L), unionBufs: make([][][]uint32, L),
 	}
 	for i, l := range pl.Levels {
 		e.unionBufs[i] = make([][]uint32, len(l.Backward))
@@ -460,7 +474,7 @@ func newEstimator(g *graph.Graph, pl *Plan, seed uint64) *estimator {
 // probe walks one random path of the search tree, adds its estimates of each level's nodes, of
 // the matches and of the work, and returns its estimate of the total number of nodes and of the
 // number of nodes below its level-1 vertex.
-func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, groupCosts *[2]float64) (total, below1 float64) {
+func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, groupCosts *[3]float64) (total, below1 float64) {
 	weight, at1 := 1.0, 0.0
 	for i := range e.pl.Levels {
 		set, w := e.levelSet(i)
@@ -483,6 +497,7 @@ func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, gr
 		}
 		c, f := e.pick(i, set)
 		weight *= f
+		e.weights[i] = weight
 		if i == 1 {
 			at1 = weight
 		}
@@ -496,6 +511,7 @@ func (e *estimator) probe(levelNodes []float64, matches, work, cost *float64, gr
 	*cost += weight * e.groupCost
 	groupCosts[0] += weight * e.groupCost
 	groupCosts[1] += weight * e.groupStepCost
+	groupCosts[2] += e.groupKeptCost
 	*matches += weight * n
 	return total, below1
 }
@@ -605,7 +621,7 @@ func (e *estimator) accept(l *Level, c uint32) bool {
 func (e *estimator) leafCount() (float64, int) {
 	pl := e.pl
 	work := 0
-	e.groupCost, e.groupStepCost = 0, 0
+	e.groupCost, e.groupStepCost, e.groupKeptCost = 0, 0, 0
 	for gi, lg := range pl.Groups {
 		if len(lg.Parents) == 0 {
 			continue
@@ -628,10 +644,15 @@ func (e *estimator) leafCount() (float64, int) {
 		}
 		e.srcLen = lens
 		e.groupCost += intersectCost(lens)
-		e.groupStepCost += e.stepCost(lg, sets)
-		e.groupSets[gi] = intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi])
+		step := e.stepCost(lg, sets)
+		e.groupStepCost += step
+		e.groupKeptCost += e.weight(e.stepLevel[gi]) * step
+		e.groupSets[gi] = lg.InWindow(intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi]), e.m)
 	}
 	e.scanned += int64(work)
+	for _, class := range pl.Classes {
+		e.groupKeptCost += e.weight(len(pl.Levels)-1) * e.combineCost(class.Groups)
+	}
 	total := 1.0
 	for ci, class := range pl.Classes {
 		n := e.classCount(ci, class.Groups)
@@ -641,6 +662,70 @@ func (e *estimator) leafCount() (float64, int) {
 		total *= n
 	}
 	return total, work
+}
+
+// weight is the probe's weight below its level-i vertex (1 above the first level).
+func (e *estimator) weight(i int) float64 {
+	if i < 0 {
+		return 1
+	}
+	return e.weights[i]
+}
+
+// stepLevels returns, for each postponed group, the level at whose nodes engine/cpu's leaf
+// counter pays the group's step cost (Estimate.GroupKeptCost): it keeps the group's set while
+// its parents' data vertices stay the same (its prefix chain), so the set is computed again once
+// per node of the deepest parent's level, not at every complete assignment.
+func stepLevels(pl *Plan) []int {
+	out := make([]int, len(pl.Groups))
+	for gi, lg := range pl.Groups {
+		out[gi] = -1
+		for _, pe := range lg.Parents {
+			out[gi] = max(out[gi], pe.Level)
+		}
+	}
+	return out
+}
+
+// combineCost is what engine/cpu's leaf counter pays at every complete assignment to combine
+// the sets of a collision class of several groups (in the step cost): for each subset of two
+// groups or more, nothing when one parented group's set lies within all the others'
+// (Plan.GroupWithin), else an intersection count of their sets (an isolated group's by its
+// candidate bits, a test per element of the smallest set).
+func (e *estimator) combineCost(groups []int) float64 {
+	if len(groups) < 2 {
+		return 0
+	}
+	pl := e.pl
+	total := 0.0
+	for mask := 1; mask < 1<<len(groups); mask++ {
+		if mask&(mask-1) == 0 {
+			continue
+		}
+		lens := e.srcLen[:0]
+		isolated, within := 0, false
+		for j, gi := range groups {
+			if mask&(1<<j) == 0 {
+				continue
+			}
+			if len(pl.Groups[gi].Parents) == 0 {
+				isolated++
+				continue
+			}
+			lens = append(lens, len(e.groupSets[gi]))
+			inAll := true
+			for k, gk := range groups {
+				inAll = inAll && (k == j || mask&(1<<k) == 0 || pl.GroupWithin(gi, gk))
+			}
+			within = within || inAll
+		}
+		e.srcLen = lens
+		if within || len(lens) == 0 {
+			continue
+		}
+		total += intersectCost(lens) + float64(isolated*slices.Min(lens))
+	}
+	return total
 }
 
 // stepCost is the cost of intersecting the group's parents' lists sets (in Parents' order) but

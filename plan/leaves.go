@@ -28,9 +28,11 @@ func LeafKeyOf(p *pattern.Pattern, u int) LeafKey {
 
 // groupLeaves decides which postponed vertices are counted combinatorially and groups them;
 // the rest are appended to the enumeration order. A postponed vertex is enumerated instead when a
-// symmetry restriction ties it to a vertex outside its group, when the restrictions inside its
-// group are not a total order, or when its collision class is too large to count.
-func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, candBits []Bitset, cands [][]uint32) ([]int, []LeafGroup, []LeafClass) {
+// symmetry restriction ties it to a postponed vertex outside its group, or (unless windows) to
+// an enumerated one, when the restrictions inside its group are not a total order, or when its
+// collision class is too large to count. With windows, a group with parents whose members are
+// all tied alike to enumerated vertices (groupWindow) keeps them as its window.
+func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, candBits []Bitset, cands [][]uint32, windows bool) ([]int, []LeafGroup, []LeafClass) {
 	keys := map[int]LeafKey{}
 	for _, u := range postponed {
 		keys[u] = LeafKeyOf(p, u)
@@ -41,16 +43,17 @@ func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, c
 		for _, r := range rs {
 			a, b := r.Less, r.Greater
 			pa, pb := inPostponed(a), inPostponed(b)
-			if pa && (!pb || keys[a] != keys[b]) {
+			if pa && ((pb && keys[a] != keys[b]) || (!pb && (!windows || p.Degree(a) == 0))) {
 				demote[a] = true
 			}
-			if pb && (!pa || keys[a] != keys[b]) {
+			if pb && ((pa && keys[a] != keys[b]) || (!pa && (!windows || p.Degree(b) == 0))) {
 				demote[b] = true
 			}
 		}
 		groups := collectGroups(postponed, keys)
 		for _, members := range groups {
-			if !restrictionsTotal(members, rs) && hasInternalRestriction(members, rs) {
+			_, _, common := groupWindow(members, postponed, rs)
+			if (!restrictionsTotal(members, rs) && hasInternalRestriction(members, rs)) || !common {
 				for _, u := range members {
 					demote[u] = true
 				}
@@ -100,6 +103,13 @@ func groupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction, c
 			lg.CandidateCount = len(cands[members[0]])
 		}
 		lg.Ordered = hasInternalRestriction(members, rs)
+		lower, upper, _ := groupWindow(members, postponed, rs)
+		for _, w := range lower {
+			lg.Lower = append(lg.Lower, lv[w])
+		}
+		for _, w := range upper {
+			lg.Upper = append(lg.Upper, lv[w])
+		}
 		out[i] = lg
 	}
 	var classes []LeafClass
@@ -165,6 +175,46 @@ func CollisionClasses(n int, label func(i int) pattern.Label) [][]int {
 	return classes
 }
 
+// groupWindow returns the enumerated vertices (not postponed) that every member of a group must
+// be greater than (lower) and smaller than (upper), sorted, and whether every member has the same:
+// each member's own restrictions with an enumerated vertex, and those the restrictions inside the
+// group imply (a < x < y gives a < y). Only then are the group's restrictions its internal order
+// and one window on all of its members.
+func groupWindow(members, postponed []int, rs []Restriction) (lower, upper []int, common bool) {
+	lo := make([][]int, len(members))
+	hi := make([][]int, len(members))
+	idx := func(u int) int { return slices.Index(members, u) }
+	for _, r := range rs {
+		a, b := idx(r.Less), idx(r.Greater)
+		switch {
+		case a >= 0 && b < 0 && !slices.Contains(postponed, r.Greater):
+			hi[a] = append(hi[a], r.Greater)
+		case b >= 0 && a < 0 && !slices.Contains(postponed, r.Less):
+			lo[b] = append(lo[b], r.Less)
+		}
+	}
+	for range members { // len(members) rounds carry the bounds along every chain of the order
+		for _, r := range rs {
+			if a, b := idx(r.Less), idx(r.Greater); a >= 0 && b >= 0 {
+				lo[b] = append(lo[b], lo[a]...)
+				hi[a] = append(hi[a], hi[b]...)
+			}
+		}
+		for k := range members {
+			slices.Sort(lo[k])
+			lo[k] = slices.Compact(lo[k])
+			slices.Sort(hi[k])
+			hi[k] = slices.Compact(hi[k])
+		}
+	}
+	for k := range members {
+		if !slices.Equal(lo[k], lo[0]) || !slices.Equal(hi[k], hi[0]) {
+			return nil, nil, false
+		}
+	}
+	return lo[0], hi[0], true
+}
+
 func hasInternalRestriction(members []int, rs []Restriction) bool {
 	for _, r := range rs {
 		if slices.Contains(members, r.Less) && slices.Contains(members, r.Greater) {
@@ -209,4 +259,42 @@ func restrictionsTotal(members []int, rs []Restriction) bool {
 		}
 	}
 	return true
+}
+
+// GroupWithin reports whether the admissible data vertices of postponed group a are within those
+// of group b for every assignment: a has parents, a's candidates are b's (so labels agree), and
+// b is isolated or its parent edges are among a's, and b's window (LeafGroup.Lower, Upper) is
+// among a's bounds. Every common neighbour of the parents is a
+// candidate (the filters keep every vertex that has a candidate neighbour for each pattern
+// neighbour), so a's admissible vertices lie in its candidates, and they are joined to b's
+// parents.
+func (pl *Plan) GroupWithin(a, b int) bool {
+	ga, gb := &pl.Groups[a], &pl.Groups[b]
+	if len(ga.Parents) == 0 || !pl.CandidateBits[ga.Vertices[0]].SubsetOf(pl.CandidateBits[gb.Vertices[0]]) ||
+		!subsetInts(gb.Lower, ga.Lower) || !subsetInts(gb.Upper, ga.Upper) {
+		return false
+	}
+	for _, pe := range gb.Parents {
+		if !slices.Contains(ga.Parents, pe) {
+			return false
+		}
+	}
+	return true
+}
+
+// InWindow returns the part of sorted set s that lies in group lg's window (LeafGroup.Lower,
+// Upper) given the levels' data vertices m: a subslice, found by binary search.
+func (lg *LeafGroup) InWindow(s []uint32, m []uint32) []uint32 {
+	for _, j := range lg.Lower {
+		i, found := slices.BinarySearch(s, m[j])
+		if found {
+			i++
+		}
+		s = s[i:]
+	}
+	for _, j := range lg.Upper {
+		i, _ := slices.BinarySearch(s, m[j])
+		s = s[:i]
+	}
+	return s
 }

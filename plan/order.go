@@ -318,6 +318,7 @@ func (pl *Plan) signature() string {
 		for _, pe := range lg.Parents {
 			b = label(append(b, byte(pe.Level)), pe.EdgeLabel)
 		}
+		b = binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(b, mask(lg.Lower)), mask(lg.Upper))
 	}
 	b = binary.LittleEndian.AppendUint64(b, pl.Multiplier)
 	return string(b)

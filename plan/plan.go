@@ -53,6 +53,13 @@ type Options struct {
 	// last level is counted by size and can start from a reused set, where counting the vertex
 	// as a group saves nothing. The order search compares plans in that form.
 	EnumerateSingle bool
+	// GroupWindows lets a postponed group stay counted when symmetry restrictions tie its
+	// vertices to enumerated ones (LeafGroup.Lower, Upper): for engines whose leaf counting
+	// narrows each group's set to its window. Without it such vertices are enumerated.
+	GroupWindows bool
+	// Symmetry overrides, for a count of embeddings (MultiplyAutomorphisms), the default rule for
+	// breaking symmetry: engines that estimate both plans choose between them.
+	Symmetry Symmetry
 	// Order, when set, is the matching order to use (every pattern vertex once) instead of the
 	// one the plan would choose; vertices it lets the plan count rather than enumerate are still
 	// postponed. For measurements and tests of orders.
@@ -108,6 +115,10 @@ type LeafGroup struct {
 	VertexLabel pattern.Label
 	// Ordered is set when symmetry restrictions impose a total order on the group.
 	Ordered bool
+	// Lower and Upper list the levels whose data vertex every member must be greater / smaller
+	// than (symmetry breaking with Options.GroupWindows): the group's window. Only groups with
+	// parents have one.
+	Lower, Upper []int
 	// Candidates is the candidate set of isolated vertices (nil for leaves).
 	Candidates Bitset
 	// CandidateCount is |Candidates| for isolated groups.
@@ -224,7 +235,7 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 	if opts.Order != nil {
 		order, postponed = givenOrder(p, opts.Order, postponable)
 	}
-	pl.arrange(order, postponed, opts, symDefault)
+	pl.arrange(order, postponed, opts, opts.Symmetry)
 	if opts.Order == nil && opts.SearchOrders > 0 && !pl.Empty && g != nil {
 		if err := pl.searchOrders(ctx, g, opts); err != nil {
 			return nil, err
@@ -260,16 +271,28 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 	return pl, nil
 }
 
-// symChoice says whether arrange breaks symmetry when counting embeddings
-// (Options.MultiplyAutomorphisms): by the default rule, always, or never.
-type symChoice int
+// Symmetry says whether a plan that counts embeddings (Options.MultiplyAutomorphisms) breaks
+// symmetry: by the default rule, always (when the pattern has automorphisms), or never.
+type Symmetry int
 
 const (
-	// symDefault breaks symmetry unless that makes the search enumerate vertices it could
+	// SymmetryDefault breaks symmetry unless that makes the search enumerate vertices it could
 	// otherwise count.
-	symDefault symChoice = iota
-	symOn
-	symOff
+	SymmetryDefault Symmetry = iota
+	// SymmetryBreak always breaks symmetry (the search finds one embedding per orbit of Aut(p)
+	// and Plan.Multiplier is |Aut(p)|).
+	SymmetryBreak
+	// SymmetryKeep never breaks symmetry (Plan.Multiplier is 1).
+	SymmetryKeep
+)
+
+// symChoice is Symmetry under the names the order search uses.
+type symChoice = Symmetry
+
+const (
+	symDefault = SymmetryDefault
+	symOn      = SymmetryBreak
+	symOff     = SymmetryKeep
 )
 
 // arrange completes the plan's structure for a matching order (order, and postponed: the
@@ -326,7 +349,7 @@ func (pl *Plan) arrangeMemo(order, postponed []int, opts Options, sym symChoice,
 	}
 	pl.Groups, pl.Classes = nil, nil
 	if postponable {
-		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates)
+		order, pl.Groups, pl.Classes = groupLeaves(p, order, postponed, pl.Restrictions, pl.CandidateBits, pl.Candidates, opts.GroupWindows)
 		if opts.EnumerateSingle && len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0 {
 			enum := opts
 			enum.Enumerate = true
@@ -615,9 +638,12 @@ func automorphismsFromRestrictions(rs []Restriction) (uint64, bool) {
 }
 
 // countedVertices is how many pattern vertices would be counted rather than enumerated under
-// the given restrictions (without postponed groups, the last level is counted by size: one).
+// the given restrictions (without postponed groups, the last level is counted by size: one),
+// without group windows: the default rule breaks symmetry only where that costs no counted
+// vertex even without them (a windowed group loses the leaf counter's size cache and the last-level
+// sum; engine/cpu compares the plans by estimate instead).
 func countedVertices(p *pattern.Pattern, order, postponed []int, rs []Restriction, pl *Plan) int {
-	_, groups, _ := groupLeaves(p, slices.Clone(order), slices.Clone(postponed), rs, pl.CandidateBits, pl.Candidates)
+	_, groups, _ := groupLeaves(p, slices.Clone(order), slices.Clone(postponed), rs, pl.CandidateBits, pl.Candidates, false)
 	n := 0
 	for _, g := range groups {
 		n += len(g.Vertices)

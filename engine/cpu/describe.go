@@ -67,6 +67,13 @@ func (Engine) StartSeconds() float64 { return 0 }
 // was not estimated), on the problem's threads; for a clique the clique counter's time from the
 // number of data edges.
 func (Engine) Predict(w *engine.Workload) engine.Prediction {
+	return predict(w, false)
+}
+
+// predict is Predict, with the postponed groups' cost taken as Estimate.GroupKeptCost (each
+// group's set kept while its parents stay) when kept; Predict's rates were fitted with
+// GroupStepCost.
+func predict(w *engine.Workload, kept bool) engine.Prediction {
 	threads := max(1, w.Threads)
 	gain := 1 + ThreadGain*float64(threads-1)
 	if w.Clique != nil {
@@ -77,6 +84,9 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	note := fmt.Sprintf("%d thread(s)", threads)
 	if e := w.Estimate; e != nil {
 		nodes, cost := e.Nodes, e.Cost-e.GroupCost+e.GroupStepCost
+		if kept {
+			cost = e.Cost - e.GroupCost + e.GroupKeptCost
+		}
 		if w.Plan != nil && len(e.LevelNodes) == len(w.Plan.Levels) && nodes > 0 && lastSumSkipsLevel(w.Problem.Data, w.Plan) {
 			// The last level is summed, not looped over (lastsum.go): its nodes and, in
 			// proportion, the set operations below them drop out; the key's tables (about a

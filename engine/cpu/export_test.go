@@ -59,3 +59,15 @@ func PairSum(on bool) func() {
 
 // PairSumUsed is how many workers have applied the pair sum so far.
 func PairSumUsed() int64 { return pairSumUsed.Load() }
+
+// SymmetryBreak sets how a count of embeddings whose plan keeps the pattern's symmetry chooses
+// between it and the plan that breaks it (0 by prediction, 1 the latter whenever the pattern has
+// automorphisms, -1 never); the returned func restores it.
+func SymmetryBreak(mode int) func() {
+	saved := symmetryBreakMode
+	symmetryBreakMode = mode
+	return func() { symmetryBreakMode = saved }
+}
+
+// SymmetryBreakUsed is how many counts have taken the symmetry-breaking plan so far.
+func SymmetryBreakUsed() int64 { return symmetryBreakUsed.Load() }

@@ -86,7 +86,7 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 	ls := &lastSum{level: last, eg: -1, bg: -1, vLabel: lvl.VertexLabel}
 	for gi := range pl.Groups {
 		lg := &pl.Groups[gi]
-		if len(lg.Vertices) != 1 || len(lg.Parents) == 0 {
+		if len(lg.Vertices) != 1 || len(lg.Parents) == 0 || len(lg.Lower)+len(lg.Upper) > 0 {
 			return nil
 		}
 		onV := -1

@@ -54,7 +54,8 @@ type leafCounter struct {
 	memo     []classMemo
 	memoised []bool
 
-	// within[g] has bit h set when S_g is a subset of S_h for every assignment (containedIn).
+	// within[g] has bit h set when S_g is a subset of S_h for every assignment
+	// (plan.Plan.GroupWithin).
 	within []uint64
 	// collide[g] has bit j set for each level j whose data vertex may lie in S_g:
 	// label-compatible, and not a parent of g (a parent's data vertex is never its own neighbour).
@@ -129,9 +130,9 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 		}
 	}
 	lc.within = make([]uint64, ng)
-	for gi, lg := range pl.Groups {
-		for gj, other := range pl.Groups {
-			if gi != gj && len(lg.Parents) > 0 && containedIn(pl, &lg, &other) {
+	for gi := range pl.Groups {
+		for gj := range pl.Groups {
+			if gi != gj && pl.GroupWithin(gi, gj) {
 				lc.within[gi] |= 1 << gj
 			}
 		}
@@ -207,22 +208,6 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 	lc.ndp = make([]uint64, maxStates)
 }
 
-// containedIn reports whether the admissible set of parented group a is within that of group b
-// for every assignment: a's candidates are b's (so labels agree), and b is isolated or its
-// parent edges are among a's. Every common neighbour of the parents is a candidate (see
-// leafCounter), so S_a lies in a's candidates, and its elements are joined to b's parents.
-func containedIn(pl *plan.Plan, a, b *plan.LeafGroup) bool {
-	if !pl.CandidateBits[a.Vertices[0]].SubsetOf(pl.CandidateBits[b.Vertices[0]]) {
-		return false
-	}
-	for _, pe := range b.Parents {
-		if !slices.Contains(a.Parents, pe) {
-			return false
-		}
-	}
-	return true
-}
-
 // memoPosition returns the position in class of the group whose intersection sizes are worth
 // caching, or -1: the class's only parented group, or of a class of two parented groups the one
 // whose deepest parent is deeper than all of the other's parents (the other's set, kept by its
@@ -253,7 +238,7 @@ func memoPosition(pl *plan.Plan, class []int) int {
 		}
 	}
 	parents := pl.Groups[class[pos]].Parents
-	if len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
+	if lg := &pl.Groups[class[pos]]; len(lg.Lower)+len(lg.Upper) > 0 || len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
 		return -1
 	}
 	return pos
@@ -276,7 +261,7 @@ func (lc *leafCounter) materialise(m []uint32, mi []int) {
 		if len(lg.Parents) == 0 || lc.memoised[gi] {
 			continue
 		}
-		lc.sets[gi] = lc.commonNeighbours(gi, m, mi)
+		lc.sets[gi] = lg.InWindow(lc.commonNeighbours(gi, m, mi), m)
 	}
 }
 
@@ -625,11 +610,7 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 		if memo != nil {
 			size = memo[0]
 		}
-		s := size - lc.usedBy(class[0], m, mi)
-		if lg.Ordered {
-			return binomial(s, len(lg.Vertices))
-		}
-		return falling(s, len(lg.Vertices))
+		return placements(lg, size-lc.usedBy(class[0], m, mi))
 	}
 	k := len(class)
 	full := 1<<k - 1
@@ -656,6 +637,11 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 		n, ok := mulChecked(uint64(a), uint64(b))
 		return n - uint64(lc.inter[3]), ok
 	}
+	if k == 2 {
+		if n, ok, done := lc.nestedPair(class); done {
+			return n, ok
+		}
+	}
 	// Venn regions: elements in exactly the groups of mask.
 	for mask := 1; mask <= full; mask++ {
 		var r int64
@@ -669,6 +655,43 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 		lc.region[mask] = r
 	}
 	return lc.distribute(class)
+}
+
+// placements returns the number of ways to place group lg's vertices on s admissible data
+// vertices: C(s, k) when symmetry breaking orders the group, else (s)_k.
+func placements(lg *plan.LeafGroup, s int64) (uint64, bool) {
+	if lg.Ordered {
+		return binomial(s, len(lg.Vertices))
+	}
+	return falling(s, len(lg.Vertices))
+}
+
+// nestedPair counts a class of two groups (lc.inter set) without the region DP when one's
+// admissible set lies within the other's or the two are disjoint: the inner group's vertices are
+// placed first, the outer group's on what its set has left (STMatch's q9 counts a vertex on three
+// parents and two on two of them, 5x faster than by the DP). done is false otherwise.
+func (lc *leafCounter) nestedPair(class []int) (n uint64, ok, done bool) {
+	a, b := &lc.groups[class[0]], &lc.groups[class[1]]
+	sa, sb, both := lc.inter[1], lc.inter[2], lc.inter[3]
+	switch {
+	case both == 0:
+	case both == sa:
+		sb -= int64(len(a.Vertices))
+	case both == sb:
+		sa -= int64(len(b.Vertices))
+	default:
+		return 0, false, false
+	}
+	na, ok := placements(a, sa)
+	if !ok || na == 0 {
+		return 0, ok, true
+	}
+	nb, ok := placements(b, sb)
+	if !ok {
+		return 0, false, true
+	}
+	n, ok = mulChecked(na, nb)
+	return n, ok, true
 }
 
 func (lc *leafCounter) allIsolated(class []int, mask int) bool {
