@@ -86,7 +86,7 @@ func TestChoicesOutOfCore(t *testing.T) {
 }
 
 // TestFreshMachine: the engines' own predictions and kernels on wiki-Vote with an H200 in core,
-// STMatch's q2 on 8 threads: stmatch wins on a warm kernel cache; on a fresh machine (no kernel
+// STMatch's q2 on 4 threads: stmatch wins on a warm kernel cache; on a fresh machine (no kernel
 // compiled, before the GPU starts and after) its compile is added and the CPU counts, and the
 // reason says so. The pre-start answer alone (the GPU then found with the kernels compiled)
 // changes nothing.
@@ -115,7 +115,7 @@ func TestFreshMachine(t *testing.T) {
 				return before
 			},
 		}}
-		d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 8}, false)
+		d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 4}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -64,17 +64,15 @@ func (Engine) PlanOptions(p *engine.Problem, listing bool) (plan.Options, error)
 func (Engine) StartSeconds() float64 { return 0 }
 
 // Predict implements engine.Predictor: the estimated search nodes at NodesPerSecond or its
-// set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded nodes when the search
-// was not estimated), on the problem's threads; for a clique the clique counter's time from the
-// number of data edges.
+// set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded
+// nodes when the search was not estimated), on the problem's threads; for a clique the clique
+// counter's time from the number of data edges. The postponed groups' steps are priced as
+// Estimate.GroupKeptCost (each group's set kept while its parents stay, as the leaf counter
+// keeps it): against the 16-core device host's times after the pair sum and the symmetry
+// windows (docs/benchmarks.md, 2026-12-02 07:39 UTC) GroupStepCost put STMatch's q11, q14, q17
+// and q21 at 3-10 times their measured time, GroupKeptCost at 0.8-4 times, and auto sent q14 (144
+// ms on the CPU) to stmatch (549 ms).
 func (Engine) Predict(w *engine.Workload) engine.Prediction {
-	return predict(w, false)
-}
-
-// predict is Predict, with the postponed groups' cost taken as Estimate.GroupKeptCost (each
-// group's set kept while its parents stay) when kept; Predict's rates were fitted with
-// GroupStepCost.
-func predict(w *engine.Workload, kept bool) engine.Prediction {
 	threads := max(1, w.Threads)
 	gain := 1 + ThreadGain*float64(threads-1)
 	if w.Clique != nil {
@@ -84,10 +82,7 @@ func predict(w *engine.Workload, kept bool) engine.Prediction {
 	seconds := w.Bound / (NodesPerSecond * gain)
 	note := fmt.Sprintf("%d thread(s)", threads)
 	if e := w.Estimate; e != nil {
-		nodes, cost := e.Nodes, e.Cost-e.GroupCost+e.GroupStepCost
-		if kept {
-			cost = e.Cost - e.GroupCost + e.GroupKeptCost
-		}
+		nodes, cost := e.Nodes, e.Cost-e.GroupCost+e.GroupKeptCost
 		if w.Plan != nil && len(e.LevelNodes) == len(w.Plan.Levels) && nodes > 0 && lastSumSkipsLevel(w.Problem.Data, w.Plan) {
 			// The last level is summed, not looped over (lastsum.go): its nodes and, in
 			// proportion, the set operations below them drop out; the key's tables (about a
