@@ -97,3 +97,15 @@ func BenchmarkLoadTextLarge(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadWikiVote parses GraphPi's wiki-vote_input (an "n m" header, then 100,762 edge
+// lines): the load that whole-process timings of small queries from text pay.
+func BenchmarkLoadWikiVote(b *testing.B) {
+	p := filepath.Join(testdata(b), "wikivote-graphpi", "wiki-vote_input")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(p, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/submatch/submatch/graph"
@@ -109,31 +110,30 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 		maxID        int64 = -1 << 63
 		skipped      int
 		skippedLines []int
+		sized        bool
 	)
-	for pl, err := range lr.parsedLines(edgeComments, parseEdge) {
-		if err != nil {
-			return nil, err
-		}
+	// line reads one data line (the reference for the fast parser's blocks).
+	line := func(pl *parsedLine) error {
 		n, f := pl.n, &pl.f
 		if pl.kind == edgeSkip {
 			if skipped++; len(skippedLines) < 5 {
 				skippedLines = append(skippedLines, lr.line)
 			}
-			continue
+			return nil
 		}
 		if !pl.ok || n < 2 {
 			if first && isHeaderLine(pl.text) {
 				first = false
 				opts.warnf("%s:%d: skipped the header line %s", path, lr.line, quoteLine(pl.text))
-				continue
+				return nil
 			}
-			return nil, lr.expected(pl.text, edgeListSyntax)
+			return lr.expected(pl.text, edgeListSyntax)
 		}
 		if first {
 			first = false
 			if n == 2 && f[0] >= 2 && f[1] >= 0 {
 				candidate, header, headerLine = true, [2]int64{f[0], f[1]}, lr.line
-				continue
+				return nil
 			}
 		}
 		lines++
@@ -141,16 +141,67 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 		if n == 3 {
 			var ok bool
 			if el, ok = label(f[2]); !ok {
-				return nil, lr.errorf("edge label %d out of range 0..4294967295", f[2])
+				return lr.errorf("edge label %d out of range 0..4294967295", f[2])
 			}
 		}
 		if f[0] == f[1] && !opts.DropSelfLoops {
-			return nil, selfLoopError(lr, f[0])
+			return selfLoopError(lr, f[0])
 		}
 		if err := b.AddEdge(f[0], f[1], el); err != nil {
-			return nil, lr.wrap(err)
+			return lr.wrap(err)
 		}
 		minID, maxID = min(minID, f[0], f[1]), max(maxID, f[0], f[1])
+		return nil
+	}
+	for blk, err := range lr.blocks(edgeComments, fastEdges, parseEdge) {
+		if err != nil {
+			return nil, err
+		}
+		if !blk.fast {
+			for pl := range lr.records(blk, 0) {
+				if err := line(pl); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		pairs, labels, lo, hi := blk.pairs, blk.edgeLabels(), blk.minID, blk.maxID
+		if len(pairs) == 0 {
+			continue
+		}
+		if first {
+			first = false
+			if blk.firstN == 2 && pairs[0] >= 2 {
+				candidate, header, headerLine = true, [2]int64{int64(pairs[0]), int64(pairs[1])}, blk.first+int(blk.firstData)
+				pairs = pairs[2:]
+				if labels != nil {
+					labels = labels[1:]
+				}
+				lo, hi = math.MaxUint32, 0
+				for _, x := range pairs {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+				if len(pairs) == 0 {
+					continue
+				}
+			}
+		}
+		if !sized {
+			// Room for the edges: where the parser put them (a file read whole), else
+			// estimated from the file's size and this block's lines.
+			sized = true
+			if !lr.useStorage(b, blk, pairs) {
+				if size := inputSize(r); size > 0 {
+					b.Grow(int(min(size/int64(len(blk.text))+1, 1<<40) * int64(len(pairs)/2) * 21 / 20))
+				}
+			}
+		}
+		lines += int64(len(pairs) / 2)
+		minID, maxID = min(minID, int64(lo)), max(maxID, int64(hi))
+		b.AddEdgePairs(pairs, labels, hi)
+	}
+	if text := lr.takeText(); text != nil {
+		b.UseScratch(text)
 	}
 	if skipped > 0 {
 		more := ""

@@ -17,6 +17,12 @@ type lineReader struct {
 	path string
 	line int    // number of the line last returned (1-based)
 	long []byte // holds a line longer than the bufio buffer
+
+	comments string    // of the last blocks call: what records parses a fast block with
+	parse    parseFunc // (line by line)
+	size     int64     // the size of the file read, or -1 (not a regular file)
+	store    []uint32  // a file read whole: the room for its edges (edgeStorage)
+	text     []uint32  // and its text (takeText)
 }
 
 func newLineReader(r io.Reader, path string) *lineReader {
@@ -29,7 +35,7 @@ func newLineReader(r io.Reader, path string) *lineReader {
 	default:
 		br = bufio.NewReaderSize(r, 1<<16)
 	}
-	return &lineReader{r: br, path: path}
+	return &lineReader{r: br, path: path, size: inputSize(r)}
 }
 
 // next returns the next line without its line terminator (LF or CRLF); io.EOF after the last.

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
+
+	"github.com/submatch/submatch/graph"
 )
 
 // Tokenising is most of the time a large text graph takes to load (R-MAT scale 20 as `t/v/e`:
@@ -44,14 +47,55 @@ type lineRecord struct {
 	dline      uint32 // line number - the block's first
 }
 
-// lineBlock is a run of whole lines and, once a worker has parsed them, its data lines.
+// lineBlock is a run of whole lines and, once a worker has parsed them, its data lines: either
+// in bulk by the format's fast parser (fast), or line by line (recs).
 type lineBlock struct {
-	text  []byte
-	first int // number of the block's first line
-	recs  []lineRecord
-	err   error // a read error after the block's last line
-	done  chan struct{}
+	text     []byte
+	first    int // number of the block's first line
+	newlines int // the newlines in text
+	storeAt  int // where pairs starts in the array of a file read whole (edgeStorage), or -1
+	fast     bool
+	fastLines
+	recs []lineRecord
+	err  error // a read error after the block's last line
+	done chan struct{}
 }
+
+// lines returns the number of lines in b.text.
+func (b *lineBlock) lines() int {
+	if n := len(b.text); n > 0 && b.text[n-1] != '\n' {
+		return b.newlines + 1 // the last line, without its newline
+	}
+	return b.newlines
+}
+
+// fastLines is what a fast parser makes of a block whose data lines are all of the plain kinds
+// it knows (edges `u v [label]` with ids in 0..2^32-1, not self-loops; vertex lines): the edges
+// and vertices in bulk, in line order (every vertex line before every edge line).
+type fastLines struct {
+	pairs     []uint32 // the edges (u, v)
+	labels    []uint32 // one label an edge when labelled
+	labelled  bool     // some edge line has a label field
+	minID     uint32   // the smallest and largest id in pairs (when there are any)
+	maxID     uint32
+	vids      []uint32 // vertex lines: ids and labels
+	vlabels   []uint32
+	dataLines int    // the data lines parsed
+	firstData uint32 // the number of the first data line - first
+	firstN    int    // the integer fields of the first data line (after its kind letter)
+}
+
+// edgeLabels returns the edges' labels, or nil when no line gave one.
+func (f *fastLines) edgeLabels() []uint32 {
+	if !f.labelled {
+		return nil
+	}
+	return f.labels
+}
+
+// fastParseFunc parses a block's whole lines in bulk into its fastLines, and reports whether
+// every data line was of a kind it handles; when not, the block is parsed line by line.
+type fastParseFunc func(text []byte, out *fastLines) bool
 
 const (
 	// blockSize is about how many bytes of lines a worker parses at a time: small enough that a
@@ -71,6 +115,50 @@ const (
 // workers.
 func (lr *lineReader) parsedLines(comments string, parse parseFunc) iter.Seq2[*parsedLine, error] {
 	return func(yield func(*parsedLine, error) bool) {
+		for b, err := range lr.blocks(comments, nil, parse) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for pl := range lr.records(b, 0) {
+				if !yield(pl, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// records yields the data lines of block b from its from-th on, parsed line by line (by the
+// parse function b was read with), setting lr.line to each line's number.
+func (lr *lineReader) records(b *lineBlock, from int) iter.Seq[*parsedLine] {
+	return func(yield func(*parsedLine) bool) {
+		if b.fast {
+			b.recs = splitData(b.recs[:0], b.text, lr.comments, lr.parse)
+			b.fast = false
+		}
+		var pl parsedLine
+		for i := from; i < len(b.recs); i++ {
+			r := &b.recs[i]
+			pl.lineFields, pl.line, pl.text = r.lineFields, b.first+int(r.dline), b.text[r.start:r.end]
+			lr.line = pl.line
+			if !yield(&pl) {
+				return
+			}
+		}
+	}
+}
+
+// blocks yields the remaining lines of lr in blocks of whole lines, in file order, each parsed
+// on worker goroutines: by fast when it is not nil and handles every data line of the block
+// (then b.fast is set), else line by line by parse (lines neither blank nor starting, after
+// blanks, with a byte of comments), which lr.records yields. A yielded block is valid until the
+// loop moves on. lr.line is the number of the block's last line when it is yielded. A read
+// error ends the sequence with an *InputError, after the block of the lines before it.
+// Breaking out of the loop stops the workers.
+func (lr *lineReader) blocks(comments string, fast fastParseFunc, parse parseFunc) iter.Seq2[*lineBlock, error] {
+	lr.comments, lr.parse = comments, parse
+	return func(yield func(*lineBlock, error) bool) {
 		workers := runtime.GOMAXPROCS(0)
 		inFlight := workers * blocksPerWorker
 		work := make(chan *lineBlock)
@@ -85,28 +173,32 @@ func (lr *lineReader) parsedLines(comments string, parse parseFunc) iter.Seq2[*p
 		for range workers {
 			wg.Go(func() {
 				for b := range work {
-					b.recs = splitData(b.recs[:0], b.text, comments, parse)
+					if need := 2 * b.lines(); cap(b.pairs) < need {
+						b.pairs = make([]uint32, 0, need) // room for every line's edge
+					}
+					b.fast = fast != nil && !slowOnly && fast(b.text, &b.fastLines)
+					if !b.fast {
+						b.recs = splitData(b.recs[:0], b.text, comments, parse)
+					}
 					close(b.done)
 				}
 			})
 		}
 		wg.Go(func() { lr.readBlocks(lr.line+1, work, order, free, quit) })
-		var pl parsedLine
 		for b := range order {
 			<-b.done
-			for i := range b.recs {
-				r := &b.recs[i]
-				pl.lineFields, pl.line, pl.text = r.lineFields, b.first+int(r.dline), b.text[r.start:r.end]
-				lr.line = pl.line
-				if !yield(&pl, nil) {
-					return
-				}
+			lr.line = b.first + b.lines() - 1
+			if !yield(b, nil) {
+				return
 			}
 			if b.err != nil {
 				yield(nil, b.err)
 				return
 			}
-			free <- b // never blocks: at most inFlight+1 blocks exist
+			select { // for reuse, unless the reader is done
+			case free <- b:
+			default:
+			}
 		}
 	}
 }
@@ -117,6 +209,10 @@ func (lr *lineReader) parsedLines(comments string, parse parseFunc) iter.Seq2[*p
 func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <-chan *lineBlock, quit <-chan struct{}) {
 	defer close(order)
 	defer close(work)
+	if lr.size >= 0 && lr.size <= wholeFileMax {
+		lr.cutWhole(line, work, order, free, quit)
+		return
+	}
 	var carry []byte
 	for {
 		var b *lineBlock
@@ -125,7 +221,7 @@ func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <
 		default:
 			b = &lineBlock{text: make([]byte, 0, blockSize+blockSize/8)}
 		}
-		b.first, b.done = line, make(chan struct{})
+		b.first, b.done, b.storeAt = line, make(chan struct{}), -1
 		b.text, carry, b.err = lr.readBlock(b.text[:0], carry)
 		if len(b.text) == 0 && b.err == nil {
 			return // end of input
@@ -134,26 +230,141 @@ func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <
 			// The line being read when it failed is not a line: drop it, and name it.
 			b.text = b.text[:bytes.LastIndexByte(b.text, '\n')+1]
 		}
-		line += bytes.Count(b.text, []byte{'\n'})
+		b.newlines = bytes.Count(b.text, []byte{'\n'})
+		line += b.newlines
 		var long *tooLongError
 		if errors.As(b.err, &long) {
 			b.err = lr.tooLong(line)
 		} else if b.err != nil {
 			b.err = readError(lr.path, line, b.err)
 		}
-		select {
-		case order <- b:
-		case <-quit:
+		if !handOver(b, work, order, quit) || b.err != nil {
 			return
 		}
-		select {
-		case work <- b:
-		case <-quit:
-			return
+	}
+}
+
+// slowOnly makes every block parsed line by line (tests compare the two ways).
+var slowOnly = false
+
+// wholeFileMax is the size up to which a file's text is read into one array (a chunk at a
+// time, each block handed to the workers as soon as it is read) rather than into a few blocks'
+// buffers used in turn: the edges are then parsed straight into the builder's array, in
+// order, and once parsed the text's array holds the builder's first adjacency lists, so that a
+// load touches little fresh memory (a page fault a page: about half of a small file's load).
+// Past it, the text would outgrow what it is reused for.
+const wholeFileMax = 64 << 20
+
+// cutWhole is readBlocks for a file of known size (lr.size, at most wholeFileMax), read into
+// one array.
+func (lr *lineReader) cutWhole(line int, work, order chan<- *lineBlock, free <-chan *lineBlock, quit <-chan struct{}) {
+	// The text goes into one array of uint32 (viewed as bytes), so that the builder can reuse it
+	// once the lines are parsed (UseScratch). It is read a chunk at a time, the blocks handed
+	// over as soon as they are read.
+	words := make([]uint32, lr.size/4+1)
+	data := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 4*len(words))[:0]
+	size := max(32<<10, int(lr.size)/(4*runtime.GOMAXPROCS(0)))
+	var (
+		store      []uint32 // room for the edges, an edge a line, the blocks' one after another
+		pos, start int      // store's next free entry, and where the text not handed over begins
+		err        error
+	)
+	for {
+		if err == nil {
+			if len(data) == cap(data) {
+				data, words = slices.Grow(data, cap(data)), nil // the file grew
+			}
+			var n int
+			n, err = lr.r.Read(data[len(data):min(cap(data), len(data)+size)])
+			data = data[:len(data)+n]
 		}
-		if b.err != nil {
-			return
+		for {
+			end, failed := -1, false
+			if i := bytes.IndexByte(data[min(start+size, len(data)):], '\n'); i >= 0 && len(data)-start > size {
+				end = start + size + i + 1
+			} else if err == io.EOF {
+				end = len(data)
+			} else if err != nil {
+				// The line being read when it failed is not a line: drop it, and name it.
+				end, failed = max(start, bytes.LastIndexByte(data, '\n')+1), true
+			}
+			if end < 0 || (end == start && !failed) {
+				break
+			}
+			var b *lineBlock
+			select {
+			case b = <-free:
+			default:
+				b = &lineBlock{}
+			}
+			b.first, b.done, b.err = line, make(chan struct{}), nil
+			b.text, start = data[start:end:end], end
+			b.newlines = bytes.Count(b.text, []byte{'\n'})
+			line += b.newlines
+			if store == nil {
+				// An estimate of the lines, from this block's: the edges are copied when it
+				// falls short.
+				lines := float64(b.newlines+1) * float64(lr.size) / float64(max(len(b.text), 1))
+				store = make([]uint32, 0, 2*(int(lines*1.05)+64))
+				lr.store, lr.text = store, words
+			}
+			b.pairs, b.storeAt = nil, -1
+			if need := 2 * b.lines(); pos+need <= cap(store) {
+				b.pairs, b.storeAt = store[pos:pos:pos+need], pos
+				pos += need
+			} else {
+				pos = cap(store)
+			}
+			if failed {
+				b.err = readError(lr.path, line, err)
+			}
+			if !handOver(b, work, order, quit) || failed {
+				return
+			}
 		}
+		if err != nil {
+			return // every line handed over
+		}
+	}
+}
+
+// useStorage hands b, before its first edges, the array a file read whole has its edges parsed
+// into (graph.Builder.UseEdgeStorage), from where pairs, the first edges of block blk, lie in
+// it: the edges of the following blocks then lie where the builder adds them, unless lines
+// that are not edges come between.
+// It reports whether it did.
+func (lr *lineReader) useStorage(b *graph.Builder, blk *lineBlock, pairs []uint32) bool {
+	store := lr.store
+	lr.store = nil
+	if store == nil || blk.storeAt < 0 || b.NumEdgesAdded() > 0 {
+		return false
+	}
+	at := blk.storeAt + len(blk.pairs) - len(pairs)
+	b.UseEdgeStorage(store[at:at])
+	return true
+}
+
+// takeText returns the array holding the text of a file read whole, which the caller may reuse
+// once it is done with the lines (for graph.Builder.UseScratch), or nil.
+func (lr *lineReader) takeText() []uint32 {
+	t := lr.text
+	lr.text = nil
+	return t
+}
+
+// handOver queues b for the loader, in order, and for the workers; it reports false when quit
+// came first.
+func handOver(b *lineBlock, work, order chan<- *lineBlock, quit <-chan struct{}) bool {
+	select {
+	case order <- b:
+	case <-quit:
+		return false
+	}
+	select {
+	case work <- b:
+		return true
+	case <-quit:
+		return false
 	}
 }
 

@@ -287,6 +287,13 @@ func readStream(ctx context.Context, r io.Reader, name, extName string, opts Opt
 			f = nil // standard input from a pipe: no mapping
 		}
 	}
+	size := int64(-1)
+	if f != nil {
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+	}
+	defer relaxGC(gcHeadroom(size))()
 	g, err := l.Load(&fileReader{Reader: dr, f: f}, name, opts)
 	if err != nil {
 		return nil, err
@@ -337,4 +344,14 @@ func (o Options) context() context.Context {
 		return o.ctx
 	}
 	return context.Background()
+}
+
+// inputSize returns the size of the file r reads (from a Load of a regular file), or -1.
+func inputSize(r io.Reader) int64 {
+	if fr, ok := r.(*fileReader); ok && fr.f != nil {
+		if st, err := fr.f.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
 }

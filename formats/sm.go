@@ -168,59 +168,131 @@ func (p *veParser) parse(other func(line []byte) (bool, error)) (*graph.Graph, e
 		nv, ne int64
 		done   bool
 	)
-	for pl, err := range lr.parsedLines(p.comments, parseVE) {
-		if err != nil {
-			return nil, err
-		}
+	// line reads one data line (the reference for the fast parser's blocks).
+	line := func(pl *parsedLine) error {
 		line, f := pl.text, &pl.f
 		if done {
-			return nil, lr.errorf("unexpected text after the end of the graph: %s", quoteLine(line))
+			return lr.errorf("unexpected text after the end of the graph: %s", quoteLine(line))
 		}
 		if pl.kind != 0 {
 			if pl.kind == 'v' {
 				if !pl.ok || pl.n < 2 || pl.n > p.maxVertexFields {
-					return nil, lr.expected(line, p.vertexSyntax)
+					return lr.expected(line, p.vertexSyntax)
 				}
 				l, ok := label(f[1])
 				if !ok {
-					return nil, lr.errorf("vertex label %d out of range 0..4294967295", f[1])
+					return lr.errorf("vertex label %d out of range 0..4294967295", f[1])
 				}
 				if b.HasVertex(f[0]) {
-					return nil, lr.errorf("vertex %d declared twice", f[0])
+					return lr.errorf("vertex %d declared twice", f[0])
 				}
 				if err := b.SetVertexLabel(f[0], l); err != nil {
-					return nil, lr.wrap(err)
+					return lr.wrap(err)
 				}
 				nv++
-				continue
+				return nil
 			}
 			if !pl.ok || pl.n < 2 {
-				return nil, lr.expected(line, p.edgeSyntax)
+				return lr.expected(line, p.edgeSyntax)
 			}
 			var el uint32
 			if pl.n == 3 {
 				var ok bool
 				if el, ok = label(f[2]); !ok {
-					return nil, lr.errorf("edge label %d out of range 0..4294967295", f[2])
+					return lr.errorf("edge label %d out of range 0..4294967295", f[2])
 				}
 			}
 			for _, x := range f[:2] {
 				if !b.HasVertex(x) {
-					return nil, lr.errorf("edge %d-%d uses vertex %d, which no earlier %q line declares", f[0], f[1], x, "v")
+					return lr.errorf("edge %d-%d uses vertex %d, which no earlier %q line declares", f[0], f[1], x, "v")
 				}
 			}
 			if f[0] == f[1] && !p.opts.DropSelfLoops {
-				return nil, selfLoopError(lr, f[0])
+				return selfLoopError(lr, f[0])
 			}
 			if err := b.AddEdge(f[0], f[1], el); err != nil {
-				return nil, lr.wrap(err)
+				return lr.wrap(err)
 			}
 			ne++
-			continue
+			return nil
 		}
-		if done, err = other(line); err != nil {
+		var err error
+		done, err = other(line)
+		return err
+	}
+	// slow reads the data lines of a block from the from-th on, line by line.
+	slow := func(blk *lineBlock, from int) error {
+		for pl := range lr.records(blk, from) {
+			if err := line(pl); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	sized := false
+	for blk, err := range lr.blocks(p.comments, fastVE(p.comments, p.maxVertexFields), parseVE) {
+		if err != nil {
 			return nil, err
 		}
+		if !blk.fast || (done && blk.dataLines > 0) {
+			if err := slow(blk, 0); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(blk.vids) > 0 {
+			dup, err := b.NewVertices(blk.vids, blk.vlabels)
+			if err != nil {
+				return nil, &InputError{Path: lr.path, Line: blk.first + int(blk.firstData), Msg: err.Error(), Err: err}
+			}
+			if dup >= 0 {
+				nv += int64(dup)
+				if err := slow(blk, dup); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			nv += int64(len(blk.vids))
+		}
+		pairs := blk.pairs
+		if len(pairs) == 0 {
+			continue
+		}
+		if !sized {
+			sized = true
+			if !lr.useStorage(b, blk, pairs) {
+				// Room for the edges the header declares (twice as many lines when a file
+				// lists both directions: the edges then grow once), within what the file can
+				// hold.
+				limit := int64(1 << 20)
+				if size := inputSize(p.r); size > 0 {
+					limit = size / 6 // "e u v\n" takes at least 6 bytes
+				}
+				b.Grow(int(min(p.wantE, limit)))
+			}
+		}
+		missing, err := b.MissingVertex(pairs, blk.maxID)
+		if err != nil {
+			return nil, &InputError{Path: lr.path, Line: blk.first + int(blk.firstData), Msg: err.Error(), Err: err}
+		}
+		if missing >= 0 {
+			k := missing / 2
+			labels := blk.edgeLabels()
+			if labels != nil {
+				labels = labels[:k]
+			}
+			b.AddEdgePairs(pairs[:2*k], labels, blk.maxID)
+			ne += int64(k)
+			if err := slow(blk, len(blk.vids)+k); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		b.AddEdgePairs(pairs, blk.edgeLabels(), blk.maxID)
+		ne += int64(len(pairs) / 2)
+	}
+	if text := lr.takeText(); text != nil {
+		b.UseScratch(text)
 	}
 	hdr := &InputError{Path: lr.path, Line: p.headerLine}
 	if nv != p.wantV {

@@ -4,10 +4,15 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+
+	"github.com/submatch/submatch/internal/huge"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // MaxVertices is the largest number of vertices a graph may have (dense ids are uint32).
@@ -27,22 +32,35 @@ type BuilderOptions struct {
 // Builder collects vertices and edges with arbitrary integer ids and builds a Graph.
 // Duplicate edges with equal labels are merged; an edge given twice with two different labels is
 // an error. Vertices without an explicit label get label 0.
+//
+// Vertices get dense ids in the order their original ids first appear (in AddEdge, u before v).
+// Edges whose ids are in 0..2^32-1 are stored as given and mapped to dense ids in bulk, when
+// the vertices are next needed (Vertex, HasVertex, NumVertices, labels, names, Build): a
+// single pass for a small batch, parallel passes for a large one, with the same dense ids as
+// mapping them one by one.
 type Builder struct {
 	opts BuilderOptions
 
-	// Original ids map to dense ids in the first of three ways that still fits: identity (every
-	// id seen so far equals its dense index), table (ids small enough to index a slice:
-	// table[id] is the dense id + 1, 0 for an id not seen), or the ids map.
-	identity bool
+	// Original ids map to dense ids through table (table[id] is the dense id + 1, 0 for an id
+	// not seen: for ids small enough to index a slice) or, once an id too large or negative for
+	// the table comes, through the ids map (then table is nil).
 	table    []uint32
 	ids      map[int64]uint32
+	identity bool // orig[k] == k for every vertex so far
 	orig     []int64
-	labels   []uint32
-	labelSet []bool
+	labels   []uint32 // by dense id; shorter than orig when the last vertices have no label yet
+	labelSet []bool   // parallel to labels
 
-	src, dst, elab []uint32
-	edgeLabelled   bool
-	names          []string // by builder index; nil until SetVertexName
+	// edges holds the pairs (u, v): its first mapped entries are dense ids, the rest original
+	// ids (each below 2^32, the largest pendingMax) not mapped yet. A dropped self-loop is kept
+	// as a pair (u, u), which Build skips: it still creates u where it appears.
+	edges      []uint32
+	mapped     int
+	pendingMax uint32
+	elab       []uint32 // nil while every edge label is 0; else one label a pair
+	names      []string // by builder index; nil until SetVertexName
+	err        error    // a failed mapping (too many vertices), reported by Build
+	scratch    []uint32 // memory Build may use (UseScratch)
 
 	// SelfLoopsDropped counts the self-loops dropped under DropSelfLoops.
 	SelfLoopsDropped int
@@ -53,38 +71,75 @@ func NewBuilder(opts BuilderOptions) *Builder {
 	return &Builder{opts: opts, identity: true}
 }
 
+// Grow reserves room for pairs more edges (a hint: the builder grows as needed anyway).
+func (b *Builder) Grow(pairs int) {
+	if pairs > 0 {
+		b.edges = growIDs(b.edges, 2*pairs)
+	}
+}
+
+// growIDs returns s with room for n more entries. Unlike append and slices.Grow, it leaves the
+// new room untouched (fresh memory costs a page fault a page when first written, or a huge
+// page's, see huge.Make).
+func growIDs(s []uint32, n int) []uint32 {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := huge.Make[uint32](max(len(s)+n, 2*cap(s)))[:len(s)]
+	copy(t, s)
+	return t
+}
+
+// NumEdgesAdded returns the number of edges added so far (duplicates and dropped self-loops
+// included).
+func (b *Builder) NumEdgesAdded() int { return len(b.edges) / 2 }
+
+// UseEdgeStorage makes buf's array the storage of the edges of an empty builder (else it does
+// nothing): AddEdgePairs then adds the edges that already sit where they are to go without
+// copying them (a loader that parses into buf in order), and Build keeps the storage as the
+// graph's neighbour array. The caller must not use buf otherwise afterwards.
+func (b *Builder) UseEdgeStorage(buf []uint32) {
+	if len(b.edges) == 0 && cap(buf) > cap(b.edges) {
+		b.edges = buf[:0]
+	}
+}
+
+// UseScratch hands Build memory it may use for its temporary arrays (its adjacency lists in the
+// first order, when they fit), instead of allocating: memory the caller is done with, such as
+// the buffer a file was read into. The caller must not use buf afterwards.
+func (b *Builder) UseScratch(buf []uint32) {
+	if cap(buf) > cap(b.scratch) {
+		b.scratch = buf
+	}
+}
+
 // NumVertices returns the number of distinct vertices seen so far.
-func (b *Builder) NumVertices() int { return len(b.orig) }
+func (b *Builder) NumVertices() int {
+	b.flush()
+	return len(b.orig)
+}
 
 // Vertex returns the dense id of the vertex with original id id, creating it if needed.
 func (b *Builder) Vertex(id int64) (uint32, error) {
-	if b.identity {
-		if id >= 0 && id < int64(len(b.orig)) {
-			return uint32(id), nil
-		}
-		if id == int64(len(b.orig)) {
-			return b.appendVertex(id)
-		}
-		b.identity = false
-		b.table = make([]uint32, len(b.orig))
-		for i := range b.table {
-			b.table[i] = uint32(i) + 1
-		}
+	if err := b.flush(); err != nil {
+		return 0, err
 	}
+	return b.vertex(id)
+}
+
+// vertex is Vertex once the pending edges are mapped.
+func (b *Builder) vertex(id int64) (uint32, error) {
 	if b.ids == nil {
-		if id >= 0 && id < b.tableLimit() {
-			if id >= int64(len(b.table)) {
-				grown := min(max(id+1, 2*int64(len(b.table))), b.tableLimit())
-				b.table = append(b.table, make([]uint32, grown-int64(len(b.table)))...)
-			}
+		if id >= 0 && id < int64(len(b.table)) {
 			if d := b.table[id]; d != 0 {
 				return d - 1, nil
 			}
-			v, err := b.appendVertex(id)
-			if err == nil {
-				b.table[id] = v + 1
-			}
-			return v, err
+			return b.newTableVertex(id)
+		}
+		if id >= 0 && id < b.tableLimit() {
+			grown := min(max(id+1, 2*int64(len(b.table))), b.tableLimit())
+			b.table = append(b.table, make([]uint32, grown-int64(len(b.table)))...)
+			return b.newTableVertex(id)
 		}
 		// An id too large (or negative) for the table: map every id from now on.
 		b.table = nil
@@ -96,9 +151,17 @@ func (b *Builder) Vertex(id int64) (uint32, error) {
 	if v, ok := b.ids[id]; ok {
 		return v, nil
 	}
-	v, err := b.appendVertex(id)
+	v, err := b.newVertex(id)
 	if err == nil {
 		b.ids[id] = v
+	}
+	return v, err
+}
+
+func (b *Builder) newTableVertex(id int64) (uint32, error) {
+	v, err := b.newVertex(id)
+	if err == nil {
+		b.table[id] = v + 1
 	}
 	return v, err
 }
@@ -109,25 +172,33 @@ func (b *Builder) tableLimit() int64 {
 	return 8*int64(len(b.orig)) + 1<<20
 }
 
-func (b *Builder) appendVertex(id int64) (uint32, error) {
+func (b *Builder) newVertex(id int64) (uint32, error) {
 	if len(b.orig) >= MaxVertices {
-		return 0, fmt.Errorf("more than %d vertices", uint64(MaxVertices))
+		return 0, tooManyVertices()
 	}
+	b.identity = b.identity && id == int64(len(b.orig))
 	b.orig = append(b.orig, id)
-	b.labels = append(b.labels, 0)
-	b.labelSet = append(b.labelSet, false)
 	return uint32(len(b.orig) - 1), nil
+}
+
+func tooManyVertices() error { return fmt.Errorf("more than %d vertices", uint64(MaxVertices)) }
+
+// lookup returns the dense id of original id id, if it is a vertex (the pending edges mapped).
+func (b *Builder) lookup(id int64) (uint32, bool) {
+	if b.ids != nil {
+		v, ok := b.ids[id]
+		return v, ok
+	}
+	if id >= 0 && id < int64(len(b.table)) && b.table[id] != 0 {
+		return b.table[id] - 1, true
+	}
+	return 0, false
 }
 
 // HasVertex reports whether a vertex with original id id was seen.
 func (b *Builder) HasVertex(id int64) bool {
-	switch {
-	case b.identity:
-		return id >= 0 && id < int64(len(b.orig))
-	case b.ids == nil:
-		return id >= 0 && id < int64(len(b.table)) && b.table[id] != 0
-	}
-	_, ok := b.ids[id]
+	b.flush()
+	_, ok := b.lookup(id)
 	return ok
 }
 
@@ -138,12 +209,70 @@ func (b *Builder) SetVertexLabel(id int64, label uint32) error {
 	if err != nil {
 		return err
 	}
+	b.growLabels()
 	if b.labelSet[v] && b.labels[v] != label {
 		return fmt.Errorf("vertex %d given two labels, %d and %d", id, b.labels[v], label)
 	}
 	b.labels[v] = label
 	b.labelSet[v] = true
 	return nil
+}
+
+// growLabels extends the label arrays to every vertex.
+func (b *Builder) growLabels() {
+	if n := len(b.orig); len(b.labels) < n {
+		b.labels = append(b.labels, make([]uint32, n-len(b.labels))...)
+		b.labelSet = append(b.labelSet, make([]bool, n-len(b.labelSet))...)
+	}
+}
+
+// NewVertices adds vertices with original ids ids and labels labels (parallel), in order, as
+// SetVertexLabel does for each, as long as none of them is a vertex already: it returns the index
+// of the first that is (its predecessors added), or -1 when all were added.
+func (b *Builder) NewVertices(ids, labels []uint32) (int, error) {
+	if err := b.flush(); err != nil {
+		return 0, err
+	}
+	start := len(b.orig)
+	dup := -1
+	for i, id := range ids {
+		if b.identity && b.ids == nil && int64(id) == int64(len(b.orig)) && int(id) < len(b.table) && id < MaxVertices {
+			// The common case (ids 0, 1, 2, ... in order): no lookup.
+			b.table[id] = id + 1
+			b.orig = append(b.orig, int64(id))
+			continue
+		}
+		if _, ok := b.lookup(int64(id)); ok {
+			dup = i
+			break
+		}
+		if _, err := b.vertex(int64(id)); err != nil {
+			return 0, err
+		}
+	}
+	b.growLabels()
+	for j := start; j < len(b.orig); j++ {
+		b.labels[j] = labels[j-start]
+		b.labelSet[j] = true
+	}
+	return dup, nil
+}
+
+// MissingVertex returns the index in ids (original ids in 0..2^32-1, none above maxID) of the
+// first that is not a vertex, or -1.
+func (b *Builder) MissingVertex(ids []uint32, maxID uint32) (int, error) {
+	if err := b.flush(); err != nil {
+		return 0, err
+	}
+	if b.identity && int64(maxID) < int64(len(b.orig)) {
+		return -1, nil
+	}
+	for i, id := range ids {
+		if _, ok := b.lookup(int64(id)); !ok {
+			return i, nil
+		}
+	}
+	return -1, nil
 }
 
 // SetVertexName gives vertex id (creating it) a string name, which the graph keeps for output
@@ -166,30 +295,216 @@ func (b *Builder) SetVertexName(id int64, name string) error {
 // AddEdge adds the undirected edge u-v with the given label, creating the vertices.
 func (b *Builder) AddEdge(u, v int64, label uint32) error {
 	if u == v {
-		if b.opts.DropSelfLoops {
-			// The edge goes, the vertex stays (it may have no other edge).
-			if _, err := b.Vertex(u); err != nil {
-				return err
-			}
-			b.SelfLoopsDropped++
-			return nil
+		if !b.opts.DropSelfLoops {
+			return fmt.Errorf("%w on vertex %d (BuilderOptions.DropSelfLoops drops it)", ErrSelfLoop, u)
 		}
-		return fmt.Errorf("%w on vertex %d (BuilderOptions.DropSelfLoops drops it)", ErrSelfLoop, u)
+		// The edge goes, the vertex stays (it may have no other edge).
+		b.SelfLoopsDropped++
+		label = 0
 	}
-	du, err := b.Vertex(u)
-	if err != nil {
-		return err
+	if uint64(u) <= math.MaxUint32 && uint64(v) <= math.MaxUint32 {
+		b.edges = append(b.edges, uint32(u), uint32(v))
+		b.pendingMax = max(b.pendingMax, uint32(u), uint32(v))
+	} else {
+		if err := b.flush(); err != nil {
+			return err
+		}
+		du, err := b.vertex(u)
+		if err != nil {
+			return err
+		}
+		dv, err := b.vertex(v)
+		if err != nil {
+			return err
+		}
+		b.edges = append(b.edges, du, dv)
+		b.mapped = len(b.edges)
 	}
-	dv, err := b.Vertex(v)
-	if err != nil {
-		return err
+	if b.elab != nil {
+		b.elab = append(b.elab, label)
+	} else if label != 0 {
+		b.elab = make([]uint32, len(b.edges)/2, cap(b.edges)/2)
+		b.elab[len(b.elab)-1] = label
 	}
-	b.src = append(b.src, du)
-	b.dst = append(b.dst, dv)
-	b.elab = append(b.elab, label)
-	if label != 0 {
-		b.edgeLabelled = true
+	return nil
+}
+
+// AddEdgePairs adds the undirected edges (pairs[2i], pairs[2i+1]), given by original ids, with
+// labels[i] (labels nil: every label 0), as AddEdge would one by one. No pair may be a
+// self-loop, and maxID must be at least every id in pairs.
+func (b *Builder) AddEdgePairs(pairs, labels []uint32, maxID uint32) {
+	if b.elab == nil && labels != nil && slices.ContainsFunc(labels, func(l uint32) bool { return l != 0 }) {
+		b.elab = make([]uint32, len(b.edges)/2, cap(b.edges)/2)
 	}
+	if n := len(b.edges); cap(b.edges)-n >= len(pairs) && len(pairs) > 0 && &b.edges[:n+1][n] == &pairs[0] {
+		b.edges = b.edges[:n+len(pairs)] // already in place (UseEdgeStorage)
+	} else {
+		b.edges = append(growIDs(b.edges, len(pairs)), pairs...)
+	}
+	b.pendingMax = max(b.pendingMax, maxID)
+	if b.elab != nil {
+		if labels != nil {
+			b.elab = append(b.elab, labels...)
+		} else {
+			b.elab = append(b.elab, make([]uint32, len(pairs)/2)...)
+		}
+	}
+	if len(b.edges)-b.mapped >= mapAsAddedFrom && runtime.GOMAXPROCS(0) <= mapAsAddedCores &&
+		max(len(b.table), int(b.pendingMax)) < mapAsAddedIDs {
+		b.flush()
+	}
+}
+
+// With few cores, edges added in bulk are mapped as they come (by the loader's goroutine,
+// while its parsers work on the next lines) rather than all at once at the end (on all cores,
+// which is faster only when the cores are many): from mapAsAddedFrom pending ids, on up to
+// mapAsAddedCores cores, while the ids are few enough for the table to sit in the cache (past
+// that, a lookup a cache miss, the one goroutine would hold the parsers up).
+var (
+	mapAsAddedFrom  = 1 << 14
+	mapAsAddedCores = 2
+	mapAsAddedIDs   = 1 << 20
+)
+
+// flush maps the pending edges' original ids to dense ids, creating the vertices in the order
+// the ids first appear.
+func (b *Builder) flush() error {
+	if b.err != nil {
+		return b.err
+	}
+	pend := b.edges[b.mapped:]
+	if len(pend) == 0 {
+		return nil
+	}
+	switch need := int64(b.pendingMax) + 1; {
+	case b.identity && need <= int64(len(b.orig)):
+		// Every id is a vertex already, and its own dense id.
+	case b.ids == nil && need <= b.tableLimit()+int64(len(pend)):
+		// The table, grown to every id at once (the ids are at most as many as the endpoints,
+		// so the table stays proportionate to the edges).
+		if need > int64(len(b.table)) {
+			b.table = append(b.table, make([]uint32, need-int64(len(b.table)))...)
+		}
+		if len(pend) >= parallelMapFrom && runtime.GOMAXPROCS(0) > 1 {
+			b.err = b.mapParallel(pend)
+		} else {
+			b.err = b.mapSerial(pend)
+		}
+	default:
+		for i, x := range pend {
+			d, err := b.vertex(int64(x))
+			if err != nil {
+				b.err = err
+				break
+			}
+			pend[i] = d
+		}
+	}
+	b.mapped, b.pendingMax = len(b.edges), 0
+	return b.err
+}
+
+// parallelMapFrom is the number of pending endpoints from which they are mapped on all cores.
+var parallelMapFrom = 1 << 20
+
+// mapSerial maps ids through the table (which covers them), in one pass.
+func (b *Builder) mapSerial(pend []uint32) error {
+	table := b.table
+	for i, x := range pend {
+		d := table[x]
+		if d == 0 {
+			if len(b.orig) >= MaxVertices {
+				return tooManyVertices()
+			}
+			b.identity = b.identity && int64(x) == int64(len(b.orig))
+			b.orig = append(b.orig, int64(x))
+			d = uint32(len(b.orig))
+			table[x] = d
+		}
+		pend[i] = d - 1
+	}
+	return nil
+}
+
+// mapParallel maps ids through the table (which covers them) on all cores: the first position
+// of every new id (an atomic minimum), the new ids counted by range, then numbered (by first
+// position, as one pass would) and the ids translated.
+func (b *Builder) mapParallel(pend []uint32) error {
+	const batch = 1 << 31 // positions fit in a uint32
+	for len(pend) > batch {
+		if err := b.mapParallel(pend[:batch]); err != nil {
+			return err
+		}
+		pend = pend[batch:]
+	}
+	table := b.table
+	first := make([]uint32, len(table))
+	const none = math.MaxUint32
+	par.For(len(first)/4096+1, 0, func(c int) {
+		s := first[min(c*4096, len(first)):min((c+1)*4096, len(first))]
+		for i := range s {
+			s[i] = none
+		}
+	})
+	const chunk = 1 << 16
+	chunks := (len(pend) + chunk - 1) / chunk
+	par.For(chunks, 0, func(c int) {
+		lo := c * chunk
+		for i, x := range pend[lo:min(lo+chunk, len(pend))] {
+			if table[x] != 0 {
+				continue
+			}
+			pos := uint32(lo + i)
+			for {
+				cur := atomic.LoadUint32(&first[x])
+				if cur <= pos || atomic.CompareAndSwapUint32(&first[x], cur, pos) {
+					break
+				}
+			}
+		}
+	})
+	counts := make([]int, chunks+1)
+	par.For(chunks, 0, func(c int) {
+		lo := c * chunk
+		k := 0
+		for i, x := range pend[lo:min(lo+chunk, len(pend))] {
+			if first[x] == uint32(lo+i) {
+				k++
+			}
+		}
+		counts[c+1] = k
+	})
+	base := len(b.orig)
+	for c := range chunks {
+		counts[c+1] += counts[c]
+	}
+	if int64(base)+int64(counts[chunks]) > MaxVertices {
+		return tooManyVertices()
+	}
+	b.orig = append(b.orig, make([]int64, counts[chunks])...)
+	orig := b.orig
+	notIdentity := make([]bool, chunks)
+	par.For(chunks, 0, func(c int) {
+		lo := c * chunk
+		d := base + counts[c]
+		for i, x := range pend[lo:min(lo+chunk, len(pend))] {
+			if first[x] == uint32(lo+i) {
+				orig[d] = int64(x)
+				if int(x) != d {
+					notIdentity[c] = true
+				}
+				d++
+				table[x] = uint32(d)
+			}
+		}
+	})
+	b.identity = b.identity && !slices.Contains(notIdentity, true)
+	par.For(chunks, 0, func(c int) {
+		s := pend[c*chunk : min((c+1)*chunk, len(pend))]
+		for i, x := range s {
+			s[i] = table[x] - 1
+		}
+	})
 	return nil
 }
 
@@ -209,12 +524,15 @@ func (e *EdgeLabelConflict) Error() string {
 
 type adjEntry struct{ nbr, label uint32 }
 
-// countingLimit bounds the edges Build orders by counting (linear passes on one thread) rather
-// than by sorting every adjacency list on all cores: below it the passes are the faster of the
-// two even on many cores (wiki-Vote's 100k edges: about 2 ms against 22 ms on two cores).
-// Edge-labelled graphs are always sorted (their lists are ordered by edge label within a vertex
-// label's run, which no single pass over the vertices gives).
-var countingLimit = 1 << 24
+// countingLimit bounds the edges Build orders without comparing edge labels (by counting, or by
+// sorting plain ids on all cores); above it, or with edge labels, every adjacency list is sorted
+// with its labels. (Tests lower it to compare the two.)
+var countingLimit = math.MaxInt
+
+// parallelBuildFrom is the number of edges from which Build sorts the adjacency lists on all
+// cores rather than ordering them by counting passes on one (which, linear but a cache miss an
+// entry, win on small graphs: wiki-Vote's 100k edges in about 1 ms). Tests lower it.
+var parallelBuildFrom = 1 << 20
 
 // Build produces the graph. The builder must not be used afterwards.
 //
@@ -222,97 +540,389 @@ var countingLimit = 1 << 24
 // break symmetry, so the smallest vertex of a match is its lowest-degree one and the search from
 // it only walks towards higher degrees: this is what makes clique-like patterns cheap.
 func (b *Builder) Build() (*Graph, error) {
-	if !b.edgeLabelled && len(b.src) <= countingLimit {
-		return b.buildCounting(), nil
+	if err := b.flush(); err != nil {
+		return nil, err
 	}
-	return b.buildSorting()
-}
-
-// buildCounting is Build for graphs without edge labels, by counting sorts only: the unsorted
-// lists bucketed by vertex, then every list sorted at once by walking the vertices in order and
-// appending each to its neighbours' lists (the relation is symmetric), duplicates dropped, and
-// the same walk again in the final numbering, ordered by (vertex label, id).
-func (b *Builder) buildCounting() *Graph {
-	n := len(b.orig)
-	deg, unsorted := b.bucket()
-	sorted := make([]uint32, len(unsorted))
-	fill := slices.Clone(deg[:n])
-	for y := range n {
-		for _, x := range unsorted[deg[y]:deg[y+1]] {
-			sorted[fill[x]] = uint32(y)
-			fill[x]++
-		}
+	b.growLabels()
+	pairs := len(b.edges) / 2
+	var g *Graph
+	var err error
+	switch {
+	case b.elab != nil || pairs > countingLimit:
+		g, err = b.buildSorting()
+	case pairs >= math.MaxInt32:
+		g = b.buildParallel()
+	case pairs < parallelBuildFrom || scatterWorkers(len(b.orig), 2*pairs) >= min(runtime.GOMAXPROCS(0), 4):
+		g = b.buildCounting()
+	default:
+		g = b.buildParallel()
 	}
-	unsorted, b.elab = nil, nil
-	keep := make([]uint64, n)
-	for v := range n {
-		list := sorted[deg[v]:deg[v+1]]
-		k := 0
-		for i, x := range list {
-			if i == 0 || x != list[k-1] {
-				list[k] = x
-				k++
-			}
-		}
-		keep[v] = uint64(k)
-	}
-	order, newID := renumber(keep)
-	g := b.newGraph(order, keep)
-	// Walk the new ids by (label, id) so that every list comes out in that order.
-	walk := order
-	if _, uniform := g.UniformVertexLabel(); !uniform {
-		walk = make([]uint32, n)
-		for i := range walk {
-			walk[i] = uint32(i)
-		}
-		slices.SortStableFunc(walk, func(a, c uint32) int { return cmp.Compare(g.vertexLabels[a], g.vertexLabels[c]) })
-		for i, w := range walk {
-			walk[i] = order[w]
-		}
-	}
-	copy(fill, g.offsets[:n])
-	for _, old := range walk {
-		w := newID[old]
-		for _, u := range sorted[deg[old] : deg[old]+keep[old]] {
-			nu := newID[u]
-			g.neighbors[fill[nu]] = w
-			fill[nu]++
-		}
-	}
-	b.finishGraph(g, order)
-	return g
-}
-
-// bucket returns every vertex's neighbours, unsorted and with duplicates, as a CSR (deg the
-// offsets), and releases the builder's edge arrays.
-func (b *Builder) bucket() (deg []uint64, nbrs []uint32) {
-	deg = b.offsets()
-	nbrs = make([]uint32, deg[len(b.orig)])
-	fill := slices.Clone(deg[:len(b.orig)])
-	for i := range b.src {
-		u, v := b.src[i], b.dst[i]
-		nbrs[fill[u]] = v
-		fill[u]++
-		nbrs[fill[v]] = u
-		fill[v]++
-	}
-	b.src, b.dst = nil, nil
-	return deg, nbrs
+	b.edges, b.elab, b.mapped = nil, nil, 0
+	return g, err
 }
 
 // offsets returns where each vertex's list starts in a CSR of the edges as added (duplicates
-// included): the prefix sums of the degrees, n+1 entries.
+// included, self-loops not): the prefix sums of the degrees, n+1 entries.
 func (b *Builder) offsets() []uint64 {
 	n := len(b.orig)
 	deg := make([]uint64, n+1)
-	for i := range b.src {
-		deg[b.src[i]+1]++
-		deg[b.dst[i]+1]++
+	e := b.edges
+	for i := 0; i+1 < len(e); i += 2 {
+		if u, v := e[i], e[i+1]; u != v {
+			deg[u+1]++
+			deg[v+1]++
+		}
 	}
 	for v := 1; v <= n; v++ {
 		deg[v] += deg[v-1]
 	}
 	return deg
+}
+
+// buildCounting is Build for graphs without edge labels, by counting sorts only. The lists are
+// bucketed by vertex (unsorted, duplicates included), and, supposing there are no duplicate
+// edges, the vertices renumbered by those degrees and the final lists filled by walking the
+// vertices in the final order, by (vertex label, id), appending each to its neighbours' lists
+// (the relation is symmetric): every list comes out sorted. Duplicates then sit side by side;
+// when there are any, the lists are deduplicated, the vertices renumbered by the true degrees,
+// and the walk done again. The final lists take the edges' storage (or the buckets', after a
+// second walk).
+//
+// Both scatters run on several cores when the vertices are few next to the edges: each worker
+// takes a contiguous range of the sources and counts its entries to every list, so that its
+// entries go after those of the ranges before it, as one pass would place them.
+func (b *Builder) buildCounting() *Graph {
+	n := len(b.orig)
+	e := b.edges
+	workers := scatterWorkers(n, len(e))
+	// The buckets: worker w scatters the w-th range of the pairs.
+	bounds := make([]int, workers+1)
+	for w := range bounds {
+		bounds[w] = len(e) / 2 * w / workers * 2
+	}
+	cnt := make([]uint32, workers*n)
+	parallelRanges(workers, func(w int) {
+		c := cnt[w*n : (w+1)*n]
+		for i := bounds[w]; i < bounds[w+1]; i += 2 {
+			if u, v := e[i], e[i+1]; u != v {
+				c[u]++
+				c[v]++
+			}
+		}
+	})
+	deg := make([]uint64, n+1)
+	startsAt(cnt, n, workers, deg)
+	var nbrs []uint32
+	if uint64(cap(b.scratch)) >= deg[n] {
+		nbrs = b.scratch[:deg[n]] // every entry is written below
+	} else {
+		nbrs = huge.Make[uint32](int(deg[n]))
+	}
+	b.scratch = nil
+	parallelRanges(workers, func(w int) {
+		fill := cnt[w*n : (w+1)*n]
+		for i := bounds[w]; i < bounds[w+1]; i += 2 {
+			if u, v := e[i], e[i+1]; u != v {
+				nbrs[fill[u]] = v
+				fill[u]++
+				nbrs[fill[v]] = u
+				fill[v]++
+			}
+		}
+	})
+	b.edges = nil
+	keep := make([]uint64, n)
+	for v := range n {
+		keep[v] = deg[v+1] - deg[v]
+	}
+	order, newID := renumber(keep)
+	g := b.newGraph(order, keep, e)
+	b.walk(g, order, newID, cnt, workers, func(old uint32) []uint32 { return nbrs[deg[old]:deg[old+1]] }, nil)
+	if !hasDuplicatesPar(g, workers) {
+		b.finishGraph(g, order)
+		return g
+	}
+	// Duplicates: g's lists, in the tentative numbering, deduplicated give the true degrees.
+	spec := g
+	for i := range n {
+		list := spec.neighbors[spec.offsets[i]:spec.offsets[i+1]]
+		keep[order[i]] = uint64(dedupe(list))
+	}
+	order2, newID2 := renumber(keep)
+	g = b.newGraph(order2, keep, nbrs)
+	b.walk(g, order2, newID2, cnt, workers, func(old uint32) []uint32 {
+		i := newID[old]
+		return spec.neighbors[spec.offsets[i] : spec.offsets[i]+keep[old]]
+	}, order)
+	b.finishGraph(g, order2)
+	return g
+}
+
+// scatterWorkers is how many cores buildCounting's scatters run on: all, as long as their
+// counts (an entry a vertex each) take no more room than half the entries (a graph of many
+// vertices and few edges is built on one), and each has a few thousand entries.
+func scatterWorkers(n, entries int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), entries/(4*max(n, 1)), entries/8192))
+}
+
+// startsAt turns cnt (workers rows of n counts: row w, the entries worker w adds to each list)
+// into each worker's first position in each list, and sets offs (n+1 entries) to the lists'
+// offsets.
+func startsAt(cnt []uint32, n, workers int, offs []uint64) {
+	var pos uint32
+	for x := range n {
+		offs[x] = uint64(pos)
+		for w := range workers {
+			c := cnt[w*n+x]
+			cnt[w*n+x] = pos
+			pos += c
+		}
+	}
+	offs[n] = uint64(pos)
+}
+
+// parallelRanges runs fn(w) for w in [0, workers) on a goroutine each (the caller's for one).
+func parallelRanges(workers int, fn func(w int)) {
+	if workers == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() { fn(w) })
+	}
+	fn(0)
+	wg.Wait()
+}
+
+// walk fills g's lists (n = len(order) vertices, numbered by order: order[new] = old, newID
+// the inverse) from the lists of list (by old id; in a numbering toOld maps to old ids, or old
+// ids when toOld is nil), each once sorted by (vertex label, id): it walks the vertices in that
+// order and appends each to its neighbours' lists, on workers cores (cnt, scratch of
+// workers*n entries), each walking a contiguous part of the order.
+func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers int, list func(old uint32) []uint32, toOld []uint32) {
+	n := len(order)
+	walk := order
+	if _, uniform := g.UniformVertexLabel(); !uniform {
+		walk = OrderByLabel(g.vertexLabels)
+		for i, w := range walk {
+			walk[i] = order[w]
+		}
+	}
+	// The walk's parts, of about equal entries.
+	bounds := make([]int, workers+1)
+	bounds[workers] = n
+	total, sum, w := g.offsets[n], uint64(0), 1
+	for i, old := range walk {
+		for w < workers && sum >= total*uint64(w)/uint64(workers) {
+			bounds[w] = i
+			w++
+		}
+		sum += uint64(len(list(old)))
+	}
+	for ; w < workers; w++ {
+		bounds[w] = n
+	}
+	// The lists' ids in the old numbering: through toOld to it, if they are not.
+	dest := newID
+	if toOld != nil {
+		dest = make([]uint32, len(toOld))
+		for i, o := range toOld {
+			dest[i] = newID[o]
+		}
+	}
+	if workers == 1 {
+		fill := cnt[:n]
+		for i := range n {
+			fill[i] = uint32(g.offsets[i])
+		}
+	} else {
+		clear(cnt[:workers*n])
+		parallelRanges(workers, func(w int) {
+			c := cnt[w*n : (w+1)*n]
+			for _, old := range walk[bounds[w]:bounds[w+1]] {
+				for _, u := range list(old) {
+					c[dest[u]]++
+				}
+			}
+		})
+		offs := make([]uint64, n+1)
+		startsAt(cnt, n, workers, offs)
+	}
+	nbrs := g.neighbors
+	parallelRanges(workers, func(w int) {
+		fill := cnt[w*n : (w+1)*n]
+		for _, old := range walk[bounds[w]:bounds[w+1]] {
+			nw := newID[old]
+			for _, u := range list(old) {
+				nu := dest[u]
+				nbrs[fill[nu]] = nw
+				fill[nu]++
+			}
+		}
+	})
+}
+
+// hasDuplicatesPar is hasDuplicates over all of g, on workers cores.
+func hasDuplicatesPar(g *Graph, workers int) bool {
+	n := g.NumVertices()
+	found := make([]bool, workers)
+	parallelRanges(workers, func(w int) { found[w] = hasDuplicates(g, n*w/workers, n*(w+1)/workers) })
+	return slices.Contains(found, true)
+}
+
+// hasDuplicates reports whether a list of vertices [lo, hi) of g holds an id twice in a row.
+func hasDuplicates(g *Graph, lo, hi int) bool {
+	nb := g.neighbors
+	for v := lo; v < hi; v++ {
+		s, t := g.offsets[v], g.offsets[v+1]
+		for i := s + 1; i < t; i++ {
+			if nb[i] == nb[i-1] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dedupe drops the repeats of a list whose equal entries are adjacent, in place, and returns
+// the length kept.
+func dedupe(list []uint32) int {
+	k := 0
+	for i, x := range list {
+		if i == 0 || x != list[k-1] {
+			list[k] = x
+			k++
+		}
+	}
+	return k
+}
+
+// buildParallel is Build for large graphs without edge labels, on all cores: the unsorted
+// lists bucketed by vertex (positions taken atomically) and, supposing there are no duplicate
+// edges, the vertices renumbered by those degrees and every list renumbered and sorted by
+// (vertex label, id). When a list turns out to hold a duplicate, the lists are sorted and
+// deduplicated first and the final lists made again. The final lists take the edges' storage.
+func (b *Builder) buildParallel() *Graph {
+	n := len(b.orig)
+	e := b.edges
+	const chunk = 1 << 16
+	chunks := (len(e)/2 + chunk - 1) / chunk
+	deg := make([]uint64, n+1)
+	par.For(chunks, 0, func(c int) {
+		for i := 2 * c * chunk; i < min(2*(c+1)*chunk, len(e)); i += 2 {
+			if u, v := e[i], e[i+1]; u != v {
+				atomic.AddUint64(&deg[u+1], 1)
+				atomic.AddUint64(&deg[v+1], 1)
+			}
+		}
+	})
+	for v := 1; v <= n; v++ {
+		deg[v] += deg[v-1]
+	}
+	var nbrs []uint32
+	if uint64(cap(b.scratch)) >= deg[n] {
+		nbrs = b.scratch[:deg[n]] // every entry is written below
+	} else {
+		nbrs = make([]uint32, deg[n])
+	}
+	b.scratch = nil
+	fill := slices.Clone(deg[:n])
+	par.For(chunks, 0, func(c int) {
+		for i := 2 * c * chunk; i < min(2*(c+1)*chunk, len(e)); i += 2 {
+			if u, v := e[i], e[i+1]; u != v {
+				nbrs[atomic.AddUint64(&fill[u], 1)-1] = v
+				nbrs[atomic.AddUint64(&fill[v], 1)-1] = u
+			}
+		}
+	})
+	fill = nil
+	b.edges = nil
+	keep := make([]uint64, n)
+	for v := range n {
+		keep[v] = deg[v+1] - deg[v]
+	}
+	for attempt := 0; ; attempt++ {
+		order, newID := renumber(keep)
+		g := b.newGraph(order, keep, e)
+		if attempt == 0 {
+			e = g.neighbors // the storage, for the second attempt
+		}
+		if b.fillSorted(g, order, newID, func(v uint32) []uint32 { return nbrs[deg[v] : deg[v]+keep[v]] }) || attempt > 0 {
+			b.finishGraph(g, order)
+			return g
+		}
+		// A duplicate: sort and deduplicate the buckets, for the true degrees.
+		ranges := csrRanges(deg, 1<<16)
+		par.For(len(ranges)-1, 0, func(r int) {
+			for v := ranges[r]; v < ranges[r+1]; v++ {
+				list := nbrs[deg[v]:deg[v+1]]
+				slices.Sort(list)
+				keep[v] = uint64(dedupe(list))
+			}
+		})
+	}
+}
+
+// fillSorted fills g's lists (numbered by order: order[new] = old, newID the inverse) from
+// list (by old id), each renumbered and sorted by (vertex label, id), on all cores. It reports
+// false if a list holds a vertex twice.
+func (b *Builder) fillSorted(g *Graph, order, newID []uint32, list func(v uint32) []uint32) bool {
+	labels := g.vertexLabels
+	_, uniform := g.UniformVertexLabel()
+	ranges := csrRanges(g.offsets, 1<<16)
+	workers := par.Workers(len(ranges)-1, 0, 1)
+	scratch := make([][]uint64, workers)
+	var dup atomic.Bool
+	par.Ranges(len(ranges)-1, workers, 1, func(w, lo, hi int) bool {
+		for r := lo; r < hi; r++ {
+			for i := ranges[r]; i < ranges[r+1]; i++ {
+				src := list(order[i])
+				dst := g.neighbors[g.offsets[i]:g.offsets[i+1]]
+				if uniform {
+					for j, x := range src {
+						dst[j] = newID[x]
+					}
+					sortIDs(dst)
+					continue
+				}
+				keys := scratch[w][:0]
+				for _, x := range src {
+					y := newID[x]
+					keys = append(keys, uint64(labels[y])<<32|uint64(y))
+				}
+				slices.Sort(keys)
+				for j, k := range keys {
+					dst[j] = uint32(k)
+				}
+				scratch[w] = keys
+			}
+			if hasDuplicates(g, ranges[r], ranges[r+1]) {
+				dup.Store(true)
+				return false
+			}
+		}
+		return true
+	})
+	return !dup.Load()
+}
+
+// sortIDs sorts a list of vertex ids.
+func sortIDs(list []uint32) { slices.Sort(list) }
+
+// csrRanges splits the vertices of a CSR with offsets offs (n+1 entries) into consecutive
+// ranges of about entries entries each (at least one vertex): range r is [bounds[r],
+// bounds[r+1]).
+func csrRanges(offs []uint64, entries uint64) []int {
+	n := len(offs) - 1
+	bounds := []int{0}
+	for lo := 0; lo < n; {
+		j, _ := slices.BinarySearch(offs[lo+1:], offs[lo]+entries) // offs[lo+1+j] >= the target
+		hi := min(lo+1+j, n)
+		bounds = append(bounds, hi)
+		lo = hi
+	}
+	return bounds
 }
 
 // buildSorting is Build by sorting each adjacency list (with its edge labels) on all cores.
@@ -321,14 +931,23 @@ func (b *Builder) buildSorting() (*Graph, error) {
 	deg := b.offsets()
 	entries := make([]adjEntry, deg[n])
 	fill := slices.Clone(deg[:n])
-	for i := range b.src {
-		u, v, l := b.src[i], b.dst[i], b.elab[i]
+	e := b.edges
+	for i := 0; i+1 < len(e); i += 2 {
+		u, v := e[i], e[i+1]
+		if u == v {
+			continue
+		}
+		var l uint32
+		if b.elab != nil {
+			l = b.elab[i/2]
+		}
 		entries[fill[u]] = adjEntry{v, l}
 		fill[u]++
 		entries[fill[v]] = adjEntry{u, l}
 		fill[v]++
 	}
-	b.src, b.dst, b.elab = nil, nil, nil
+	edgeLabelled := b.elab != nil
+	b.edges, b.elab = nil, nil
 	fill = nil
 
 	// Deduplicate each list in parallel; keep[v] is the deduplicated length.
@@ -363,9 +982,9 @@ func (b *Builder) buildSorting() (*Graph, error) {
 	}
 
 	order, newID := renumber(keep)
-	g := b.newGraph(order, keep)
+	g := b.newGraph(order, keep, nil)
 	labels := g.vertexLabels
-	if b.edgeLabelled {
+	if edgeLabelled {
 		g.edgeLabels = make([]uint32, g.offsets[n])
 	}
 	_ = parallelVertices(n, func(i int) error {
@@ -398,24 +1017,39 @@ func (b *Builder) buildSorting() (*Graph, error) {
 }
 
 // renumber orders the vertices by ascending deduplicated degree keep (ties by input order):
-// order[new] = old and newID[old] = new.
+// order[new] = old and newID[old] = new. A counting sort: linear in the vertices and the largest
+// degree.
 func renumber(keep []uint64) (order, newID []uint32) {
 	n := len(keep)
-	order = make([]uint32, n)
-	for v := range order {
-		order[v] = uint32(v)
+	var maxDeg uint64
+	for _, k := range keep {
+		maxDeg = max(maxDeg, k)
 	}
-	slices.SortStableFunc(order, func(a, c uint32) int { return cmp.Compare(keep[a], keep[c]) })
+	pos := make([]uint32, maxDeg+1)
+	for _, k := range keep {
+		pos[k]++
+	}
+	sum := uint32(0)
+	for d, c := range pos {
+		pos[d] = sum
+		sum += c
+	}
+	order = make([]uint32, n)
 	newID = make([]uint32, n)
-	for i, v := range order {
-		newID[v] = uint32(i)
+	for v, k := range keep {
+		i := pos[k]
+		pos[k]++
+		order[i] = uint32(v)
+		newID[v] = i
 	}
 	return order, newID
 }
 
 // newGraph allocates the graph in the numbering order (order[new] = old): vertex labels, offsets
-// from the deduplicated degrees keep, and the neighbour array, to be filled.
-func (b *Builder) newGraph(order []uint32, keep []uint64) *Graph {
+// from the deduplicated degrees keep, and the neighbour array, to be filled: reuse's storage
+// when it is large enough and not much larger (the graph keeps all of it; what it did not
+// touch costs no memory, but the heap counts it).
+func (b *Builder) newGraph(order []uint32, keep []uint64, reuse []uint32) *Graph {
 	n := len(order)
 	labels := make([]uint32, n)
 	for i, v := range order {
@@ -425,7 +1059,11 @@ func (b *Builder) newGraph(order []uint32, keep []uint64) *Graph {
 	for i, v := range order {
 		g.offsets[i+1] = g.offsets[i] + keep[v]
 	}
-	g.neighbors = make([]uint32, g.offsets[n])
+	if m := g.offsets[n]; m > 0 && uint64(cap(reuse)) >= m && uint64(cap(reuse))-m <= m/2 {
+		g.neighbors = reuse[:m:m]
+	} else {
+		g.neighbors = make([]uint32, m)
+	}
 	return g
 }
 
@@ -461,8 +1099,8 @@ func (b *Builder) originalOf(v uint32) int64 { return b.orig[v] }
 
 // nameOf returns the name of the vertex with original id id (its id when it has none).
 func (b *Builder) nameOf(id int64) string {
-	if b.names != nil && b.HasVertex(id) {
-		if v, _ := b.Vertex(id); int(v) < len(b.names) {
+	if b.names != nil {
+		if v, ok := b.lookup(id); ok && int(v) < len(b.names) {
 			return b.names[v]
 		}
 	}
@@ -483,6 +1121,9 @@ func buildRuns(g *Graph, runOffsets []uint64) []Run {
 			runOffsets[v+1] = uint64(len(runs))
 		}
 		return runs
+	}
+	if g.edgeLabels == nil {
+		return buildLabelRuns(g, runOffsets)
 	}
 	startsRun := func(v int, i uint64) bool {
 		if i == g.offsets[v] {
@@ -516,6 +1157,81 @@ func buildRuns(g *Graph, runOffsets []uint64) []Run {
 		return nil
 	})
 	return runs
+}
+
+// buildLabelRuns is buildRuns for a graph without edge labels: a run a vertex label of each list.
+func buildLabelRuns(g *Graph, runOffsets []uint64) []Run {
+	n := len(g.vertexLabels)
+	labels, nb, offs := g.vertexLabels, g.neighbors, g.offsets
+	ranges := csrRanges(offs, 1<<15)
+	par.For(len(ranges)-1, 0, func(r int) {
+		for v := ranges[r]; v < ranges[r+1]; v++ {
+			count := uint64(0)
+			if lo, hi := offs[v], offs[v+1]; lo < hi {
+				count = 1
+				prev := labels[nb[lo]]
+				for _, w := range nb[lo+1 : hi] {
+					if l := labels[w]; l != prev {
+						count++
+						prev = l
+					}
+				}
+			}
+			runOffsets[v+1] = count
+		}
+	})
+	for v := range n {
+		runOffsets[v+1] += runOffsets[v]
+	}
+	runs := make([]Run, runOffsets[n])
+	par.For(len(ranges)-1, 0, func(r int) {
+		for v := ranges[r]; v < ranges[r+1]; v++ {
+			k := runOffsets[v]
+			if lo, hi := offs[v], offs[v+1]; lo < hi {
+				prev := labels[nb[lo]]
+				runs[k] = Run{VertexLabel: prev, Start: lo}
+				k++
+				for i := lo + 1; i < hi; i++ {
+					if l := labels[nb[i]]; l != prev {
+						runs[k] = Run{VertexLabel: l, Start: i}
+						k++
+						prev = l
+					}
+				}
+			}
+		}
+	})
+	return runs
+}
+
+// OrderByLabel returns the vertices [0, len(labels)) sorted by (label, id): a counting sort when
+// the labels are small, else a sort.
+func OrderByLabel(labels []uint32) []uint32 {
+	n := len(labels)
+	out := make([]uint32, n)
+	var top uint32
+	for _, l := range labels {
+		top = max(top, l)
+	}
+	if uint64(top) < uint64(n)+1<<16 {
+		pos := make([]uint32, top+2)
+		for _, l := range labels {
+			pos[l+1]++
+		}
+		for l := 1; l < len(pos); l++ {
+			pos[l] += pos[l-1]
+		}
+		for v, l := range labels {
+			out[pos[l]] = uint32(v)
+			pos[l]++
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = uint32(i)
+	}
+	slices.SortStableFunc(out, func(a, c uint32) int { return cmp.Compare(labels[a], labels[c]) })
+	return out
 }
 
 // parallelVertices runs fn for every vertex on all cores. Of the errors, it returns that of the

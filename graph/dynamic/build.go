@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/huge"
 	"github.com/submatch/submatch/internal/par"
 )
@@ -75,7 +76,7 @@ func BuildPartsScratch(orig []int64, labels []uint32, src, dst [][]uint32, scrat
 	// raw is read, when raw is allocated with room for it: its pages are then touched once, not
 	// twice. (Only for graphs of up to 2^24 entries: the room back does not use stays
 	// allocated with the graph, untouched.)
-	order := byLabelOrder(labels)
+	order := graph.OrderByLabel(labels)
 	rawCap := off[n]
 	if off[n] <= 1<<24 {
 		groups := uint64(0)
@@ -230,44 +231,6 @@ type cursor struct {
 	pos   uint64
 	group uint32
 	runs  uint32
-}
-
-// byLabelOrder returns the vertices sorted by (label, id): a counting sort when the labels are
-// small, else a sort.
-func byLabelOrder(labels []uint32) []uint32 {
-	n := len(labels)
-	order := make([]uint32, n)
-	var top uint32
-	for _, l := range labels {
-		top = max(top, l)
-	}
-	if uint64(top) < uint64(n)+1<<16 {
-		start := make([]uint32, top+2)
-		for _, l := range labels {
-			start[l+1]++
-		}
-		for l := 1; l < len(start); l++ {
-			start[l] += start[l-1]
-		}
-		for v, l := range labels {
-			order[start[l]] = uint32(v)
-			start[l]++
-		}
-		return order
-	}
-	for v := range order {
-		order[v] = uint32(v)
-	}
-	slices.SortFunc(order, func(a, b uint32) int {
-		if labels[a] != labels[b] {
-			if labels[a] < labels[b] {
-				return -1
-			}
-			return 1
-		}
-		return int(a) - int(b)
-	})
-	return order
 }
 
 // cutRuns writes the runs of the list nb (sorted by (label, id); a vertex given twice is there

@@ -1,0 +1,208 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// op is one call on a builder, for replaying the same input on the new builder and the
+// reference one.
+type op struct {
+	kind  byte // 'e' AddEdge, 'p' AddEdgePairs (a run of edges), 'l' SetVertexLabel, 'v' Vertex, 'n' NewVertices
+	u, v  int64
+	label uint32
+	pairs []uint32
+	elab  []uint32
+}
+
+func replay(t *testing.T, ops []op, opts BuilderOptions) (*Graph, error, *Graph, error) {
+	t.Helper()
+	b := NewBuilder(opts)
+	r := newRefBuilder(opts)
+	for _, o := range ops {
+		switch o.kind {
+		case 'e':
+			e1, e2 := b.AddEdge(o.u, o.v, o.label), r.AddEdge(o.u, o.v, o.label)
+			if (e1 == nil) != (e2 == nil) {
+				t.Fatalf("AddEdge(%d, %d): %v, reference %v", o.u, o.v, e1, e2)
+			}
+		case 'p':
+			var mx uint32
+			for _, x := range o.pairs {
+				mx = max(mx, x)
+			}
+			b.AddEdgePairs(o.pairs, o.elab, mx)
+			for i := 0; i < len(o.pairs); i += 2 {
+				var l uint32
+				if o.elab != nil {
+					l = o.elab[i/2]
+				}
+				r.AddEdge(int64(o.pairs[i]), int64(o.pairs[i+1]), l)
+			}
+		case 'l':
+			e1, e2 := b.SetVertexLabel(o.u, o.label), r.SetVertexLabel(o.u, o.label)
+			if (e1 == nil) != (e2 == nil) {
+				t.Fatalf("SetVertexLabel(%d): %v, reference %v", o.u, e1, e2)
+			}
+		case 'v':
+			d1, _ := b.Vertex(o.u)
+			d2, _ := r.Vertex(o.u)
+			if d1 != d2 {
+				t.Fatalf("Vertex(%d) = %d, reference %d", o.u, d1, d2)
+			}
+			if b.NumVertices() != r.NumVertices() || b.HasVertex(o.v) != r.HasVertex(o.v) {
+				t.Fatal("NumVertices or HasVertex differ")
+			}
+		case 'n':
+			dup, _ := b.NewVertices(o.pairs, o.elab)
+			want := -1
+			for i, id := range o.pairs {
+				if r.HasVertex(int64(id)) {
+					want = i
+					break
+				}
+				r.SetVertexLabel(int64(id), o.elab[i])
+			}
+			if dup != want {
+				t.Fatalf("NewVertices: %d, reference %d", dup, want)
+			}
+		}
+	}
+	if b.SelfLoopsDropped != r.SelfLoopsDropped {
+		t.Fatalf("%d self-loops dropped, reference %d", b.SelfLoopsDropped, r.SelfLoopsDropped)
+	}
+	g1, err1 := b.Build()
+	g2, err2 := r.Build()
+	return g1, err1, g2, err2
+}
+
+func randomOps(r *rand.Rand, big bool) ([]op, BuilderOptions) {
+	n := 1 + r.IntN(80)
+	m := r.IntN(6 * n)
+	if big {
+		n, m = 1000+r.IntN(30000), 20000+r.IntN(80000)
+	}
+	opts := BuilderOptions{DropSelfLoops: r.IntN(2) == 0}
+	scale := []int64{1, 1, 3, 1000}[r.IntN(4)]
+	offset := []int64{0, 0, 5, -20}[r.IntN(4)]
+	sparse := r.IntN(8) == 0
+	id := func() int64 {
+		x := int64(r.IntN(n))*scale + offset
+		if sparse && r.IntN(50) == 0 {
+			x = int64(r.IntN(n)) * 1_000_000_007
+		}
+		return x
+	}
+	edgeLabels := r.IntN(4) == 0
+	vertexLabels := r.IntN(2) == 0
+	var ops []op
+	if r.IntN(3) == 0 { // vertices declared first, in order (sm files)
+		k := r.IntN(n)
+		ids := make([]uint32, k)
+		ls := make([]uint32, k)
+		for i := range ids {
+			ids[i] = uint32(i)
+			if vertexLabels {
+				ls[i] = uint32(r.IntN(4))
+			}
+		}
+		if k > 0 && r.IntN(4) == 0 {
+			ids[r.IntN(k)] = uint32(r.IntN(k)) // maybe a duplicate
+		}
+		ops = append(ops, op{kind: 'n', pairs: ids, elab: ls})
+	}
+	for len(ops) < m {
+		switch c := r.IntN(100); {
+		case c < 2 && vertexLabels:
+			ops = append(ops, op{kind: 'l', u: id(), label: uint32(r.IntN(3))})
+		case c < 3:
+			ops = append(ops, op{kind: 'v', u: id(), v: id()})
+		case c < 30 && offset >= 0 && !sparse:
+			var p, l []uint32
+			for range 1 + r.IntN(50) {
+				u, v := id(), id()
+				if u == v {
+					continue
+				}
+				p = append(p, uint32(u), uint32(v))
+				l = append(l, uint32(r.IntN(2)))
+			}
+			if !edgeLabels || r.IntN(2) == 0 {
+				l = nil
+			}
+			ops = append(ops, op{kind: 'p', pairs: p, elab: l})
+		default:
+			u, v := id(), id()
+			if u == v && !opts.DropSelfLoops {
+				continue
+			}
+			var l uint32
+			if edgeLabels {
+				l = uint32(r.IntN(2))
+			}
+			ops = append(ops, op{kind: 'e', u: u, v: v, label: l})
+		}
+	}
+	return ops, opts
+}
+
+// TestBuilderAgreesWithReference: the builder (bulk mapping, counting or parallel build) gives
+// the reference builder's graph, array for array, and the same errors.
+func TestBuilderAgreesWithReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for iter := range 600 {
+		big := iter%50 == 49
+		ops, opts := randomOps(r, big)
+		for _, mode := range []string{"default", "parallel"} {
+			savedMap, savedBuild := parallelMapFrom, parallelBuildFrom
+			if mode == "parallel" {
+				parallelMapFrom, parallelBuildFrom = 0, 0
+			}
+			g1, err1, g2, err2 := replay(t, ops, opts)
+			parallelMapFrom, parallelBuildFrom = savedMap, savedBuild
+			if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+				t.Fatalf("iteration %d %s: error %v, reference %v", iter, mode, err1, err2)
+			}
+			if err1 != nil {
+				continue
+			}
+			if err := g1.Validate(); err != nil {
+				t.Fatalf("iteration %d %s: %v", iter, mode, err)
+			}
+			if a, c := g1.Raw(), g2.Raw(); !reflect.DeepEqual(a, c) {
+				t.Fatalf("iteration %d %s (%d ops): graphs differ\n%s", iter, mode, len(ops), diffRaw(a, c))
+			}
+			if !reflect.DeepEqual(g1.names, g2.names) {
+				t.Fatalf("iteration %d %s: names differ", iter, mode)
+			}
+		}
+	}
+}
+
+func diffRaw(a, c Raw) string {
+	s := ""
+	if !reflect.DeepEqual(a.VertexLabels, c.VertexLabels) {
+		s += "vertex labels differ\n"
+	}
+	if !reflect.DeepEqual(a.Offsets, c.Offsets) {
+		s += "offsets differ\n"
+	}
+	if !reflect.DeepEqual(a.Neighbors, c.Neighbors) {
+		s += fmt.Sprintf("neighbours differ (%d, %d)\n", len(a.Neighbors), len(c.Neighbors))
+	}
+	if !reflect.DeepEqual(a.EdgeLabels, c.EdgeLabels) {
+		s += "edge labels differ\n"
+	}
+	if !reflect.DeepEqual(a.Runs, c.Runs) || !reflect.DeepEqual(a.RunOffsets, c.RunOffsets) {
+		s += "runs differ\n"
+	}
+	if !reflect.DeepEqual(a.OriginalIDs, c.OriginalIDs) {
+		s += fmt.Sprintf("original ids differ (nil: %v, %v)\n", a.OriginalIDs == nil, c.OriginalIDs == nil)
+	}
+	return s
+}
+
+var _ = errors.New
