@@ -13,6 +13,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
+	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
@@ -201,7 +202,7 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		decide = time.Since(start)
 		if err == nil {
 			if explain {
-				printExplain(stderr, name, sem, d.Plan(), g, p, false, "engine: "+d.String())
+				printExplain(ctx, stderr, name, prob, d.Plan(), false, d.Engine == "cpu", "engine: "+d.String())
 			}
 			res, d, err = a.CountWith(ctx, prob, &d)
 		} else if ctx.Err() != nil {
@@ -210,7 +211,7 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		engineName, autoReason = d.Engine, d.Reason
 	} else {
 		if explain {
-			printExplain(stderr, name, sem, nil, g, p, false, "engine: "+engineName+" (chosen with --engine)")
+			printExplain(ctx, stderr, name, prob, nil, false, engineName == "cpu", "engine: "+engineName+" (chosen with --engine)")
 		}
 		res, err = eng.Count(ctx, prob)
 	}
@@ -260,15 +261,28 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 	return exitOK
 }
 
-// printExplain prints the --explain output for one query on w: the CPU engine's plan (pl, or
-// built here when nil) and the engine line.
-func printExplain(w io.Writer, name string, sem engine.Semantics, pl *plan.Plan, g *graph.Graph, p *pattern.Pattern,
-	listing bool, engineLine string) {
+// printExplain prints the --explain output for one query of problem prob on w: the CPU engine's
+// plan (pl, or built here with the CPU engine's options when nil) and the engine line. When the
+// CPU engine counts (cpuCounts), the plan is the one it runs: a count may run another plan than
+// the one it built (cpu.Engine.RunPlan), said in a line after it.
+func printExplain(ctx context.Context, w io.Writer, name string, prob *engine.Problem, pl *plan.Plan,
+	listing, cpuCounts bool, engineLine string) {
+	g, p, sem := prob.Data, prob.Pattern, prob.Semantics
 	if pl == nil {
-		opts := plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: listing, MultiplyAutomorphisms: !listing}
+		opts, err := cpu.PlanOptions(prob, listing)
+		if err != nil {
+			opts = plan.Options{Induced: sem.Induced, Unique: sem.Unique, Enumerate: listing, MultiplyAutomorphisms: !listing}
+		}
 		pl = plan.Build(g, p, opts)
 	}
+	note := ""
+	if cpuCounts && !listing && !pl.Empty {
+		pl, note = cpu.Engine{}.RunPlan(ctx, prob, pl)
+	}
 	fmt.Fprintf(w, "plan for %s (%s):\n%s", name, sem, pl.Describe())
+	if note != "" {
+		fmt.Fprintln(w, note)
+	}
 	if c, ok := plan.AsClique(g, p); ok && !listing {
 		fmt.Fprintf(w, "the CPU engine counts it as a %d-clique instead: the upward neighbourhood of each vertex as a bit matrix, the rest by ANDs and popcounts\n", c.K)
 	}

@@ -147,10 +147,10 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		engineName = d.Engine
 		if f.explain && err == nil {
-			printExplain(stderr, pos[1], prob.Semantics, d.Plan(), g, p, true, "engine: "+d.String())
+			printExplain(ctx, stderr, pos[1], prob, d.Plan(), true, false, "engine: "+d.String())
 		}
 	} else if f.explain {
-		printExplain(stderr, pos[1], prob.Semantics, nil, g, p, true, "engine: "+engineName+" (chosen with --engine)")
+		printExplain(ctx, stderr, pos[1], prob, nil, true, false, "engine: "+engineName+" (chosen with --engine)")
 	}
 	names := g.HasVertexNames() // CSV input with string names: print them
 	var sub *matchedSubgraph

@@ -135,6 +135,21 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 	return countPlan(ctx, p, pl, planTime+time.Since(t0))
 }
 
+// RunPlan returns the plan CountPlan runs for problem p when given pl (built with
+// PlanOptions(p, false)), for --explain: pl itself, the embeddings plan of a unique count (whose
+// count is divided by |Aut(p)|), or the plan that breaks all of the pattern's symmetry, with a
+// line saying which (empty for pl). It estimates as CountPlan does, so it costs what CountPlan's
+// choice costs.
+func (Engine) RunPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) (*plan.Plan, string) {
+	if _, alt, aut := uniqueByEmbeddings(ctx, p, pl); alt != nil {
+		return alt, fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)
+	}
+	if alt := symmetryBroken(ctx, p, pl); alt != nil {
+		return alt, "the CPU engine runs this plan, which breaks all of the pattern's symmetry (predicted faster than the default plan)"
+	}
+	return pl, ""
+}
+
 // symmetryBreakMode chooses whether a count of embeddings whose plan keeps some of the pattern's
 // symmetry (so as to count postponed vertices it would otherwise enumerate) runs the plan that
 // breaks all of it instead: 0 by their predicted times, 1 whenever that plan breaks more, -1
