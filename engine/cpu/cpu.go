@@ -116,38 +116,51 @@ func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, erro
 }
 
 // CountPlan is Count with the plan already built (plan.BuildContext with PlanOptions(p, false));
-// planTime is reported as the result's PlanTime. A count of unique matches may run an embeddings
-// plan instead and divide (uniqueByEmbeddings).
+// planTime is reported as the result's PlanTime. It may run another plan (choosePlan).
 func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime time.Duration) (engine.Result, error) {
 	t0 := time.Now()
-	if ep, alt, aut := uniqueByEmbeddings(ctx, p, pl); alt != nil {
-		res, err := countPlan(ctx, ep, alt, planTime+time.Since(t0))
-		if !errors.Is(err, engine.ErrOverflow) {
-			// Exact when complete; a partial count of embeddings divided is still a lower bound.
-			res.Count /= aut
-			return res, err
-		}
-		// The embeddings overflow 64 bits where the unique matches may not: count those.
+	c := choosePlan(ctx, p, pl)
+	res, err := countPlan(ctx, c.problem, c.plan, planTime+time.Since(t0))
+	if c.divisor <= 1 {
+		return res, err
 	}
-	if alt := symmetryBroken(ctx, p, pl); alt != nil {
-		return countPlan(ctx, p, alt, planTime+time.Since(t0))
+	if !errors.Is(err, engine.ErrOverflow) {
+		// Exact when complete; a partial count of embeddings divided is still a lower bound.
+		res.Count /= c.divisor
+		return res, err
 	}
+	// The embeddings overflow 64 bits where the unique matches may not: count those.
 	return countPlan(ctx, p, pl, planTime+time.Since(t0))
 }
 
 // RunPlan returns the plan CountPlan runs for problem p when given pl (built with
-// PlanOptions(p, false)), for --explain: pl itself, the embeddings plan of a unique count (whose
-// count is divided by |Aut(p)|), or the plan that breaks all of the pattern's symmetry, with a
-// line saying which (empty for pl). It estimates as CountPlan does, so it costs what CountPlan's
-// choice costs.
+// PlanOptions(p, false)), for --explain, with a line saying why when it is not pl (choosePlan).
+// It estimates as CountPlan does, so it costs what CountPlan's choice costs.
 func (Engine) RunPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) (*plan.Plan, string) {
-	if _, alt, aut := uniqueByEmbeddings(ctx, p, pl); alt != nil {
-		return alt, fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)
+	c := choosePlan(ctx, p, pl)
+	return c.plan, c.note
+}
+
+// planChoice is the plan a count runs (choosePlan): on problem, with its count divided by
+// divisor when above 1; note says why it is not the plan built (empty when it is).
+type planChoice struct {
+	problem *engine.Problem
+	plan    *plan.Plan
+	divisor uint64
+	note    string
+}
+
+// choosePlan picks the plan CountPlan runs for problem p given pl: the embeddings plan of a
+// unique count, its count divided by |Aut(p)| (uniqueByEmbeddings), the plan that breaks all of
+// the pattern's symmetry (symmetryBroken), or pl itself.
+func choosePlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) planChoice {
+	if ep, alt, aut := uniqueByEmbeddings(ctx, p, pl); alt != nil {
+		return planChoice{ep, alt, aut, fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)}
 	}
 	if alt := symmetryBroken(ctx, p, pl); alt != nil {
-		return alt, "the CPU engine runs this plan, which breaks all of the pattern's symmetry (predicted faster than the default plan)"
+		return planChoice{p, alt, 1, "the CPU engine runs this plan, which breaks all of the pattern's symmetry (predicted faster than the default plan)"}
 	}
-	return pl, ""
+	return planChoice{p, pl, 1, ""}
 }
 
 // symmetryBreakMode chooses whether a count of embeddings whose plan keeps some of the pattern's
