@@ -131,10 +131,12 @@ func TestKernelCacheStateUnregistered(t *testing.T) {
 	}
 }
 
-func TestKernelCacheStateRegistered(t *testing.T) {
-	const file, src = "cachestate_test.cu", "extern \"C\" __global__ void cachestate() {}"
+// registerTestKernel registers a kernel source for one test and removes it (and its memoised
+// cache keys) after, so that -count=N can register it again.
+func registerTestKernel(t *testing.T, file, src string) {
+	t.Helper()
 	RegisterKernel(file, src)
-	t.Cleanup(func() { // so that -count=N can register it again
+	t.Cleanup(func() {
 		registered.Lock()
 		delete(registered.src, file)
 		registered.Unlock()
@@ -145,6 +147,11 @@ func TestKernelCacheStateRegistered(t *testing.T) {
 			return true
 		})
 	})
+}
+
+func TestKernelCacheStateRegistered(t *testing.T) {
+	const file, src = "cachestate_test.cu", "extern \"C\" __global__ void cachestate() {}"
+	registerTestKernel(t, file, src)
 	cache := filepath.Join(t.TempDir(), "kernels")
 	t.Setenv(EnvKernelCache, cache)
 	old := opened.Load()
@@ -188,18 +195,7 @@ func TestGPUKernelCacheState(t *testing.T) {
 	t.Setenv(EnvKernelCache, cache)
 	file := "cachestate_gpu_test.cu"
 	src := iotaSrc + fmt.Sprintf("// %d\n", time.Now().UnixNano()) // fresh for this run
-	RegisterKernel(file, src)
-	t.Cleanup(func() {
-		registered.Lock()
-		delete(registered.src, file)
-		registered.Unlock()
-		keyMemo.Range(func(k, _ any) bool {
-			if k.([3]string)[0] == file {
-				keyMemo.Delete(k)
-			}
-			return true
-		})
-	})
+	registerTestKernel(t, file, src)
 	if got := KernelCacheState(file); got != KernelNotCached {
 		t.Fatalf("before compiling: %v, want not cached", got)
 	}
