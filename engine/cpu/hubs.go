@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/zeroed"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -139,7 +140,7 @@ func (hv *hubView) learn(r int32) bool {
 		if !h.state[r].CompareAndSwap(0, hubFilling) {
 			return false
 		}
-		bits := make([]uint64, h.words)
+		bits := zeroed.Make[uint64](h.words) // or-ed into: written before it is read
 		for _, x := range h.g.Neighbors(h.hub[r]) {
 			bits[x>>6] |= 1 << (x & 63)
 		}
