@@ -89,8 +89,9 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 		slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
 		hubs = hubs[:keep]
 	}
+	// The states, like the views' counters, are read before they are written (see package zeroed).
 	h := &hubRows{row: make([]int32, n), bits: make([][]uint64, len(hubs)), words: words,
-		g: g, hub: hubs, state: make([]atomic.Uint32, len(hubs))}
+		g: g, hub: hubs, state: zeroed.Make[atomic.Uint32](len(hubs))}
 	for r, v := range hubs {
 		h.row[v] = int32(r + 1)
 		if hubRowHeld != nil && hubRowHeld(r) {
@@ -114,7 +115,7 @@ func (h *hubRows) view() *hubView {
 	if h == nil {
 		return nil
 	}
-	return &hubView{row: h.row, known: make([]bool, len(h.bits)), asked: make([]uint8, len(h.bits)), h: h}
+	return &hubView{row: h.row, known: zeroed.Make[bool](len(h.bits)), asked: zeroed.Make[uint8](len(h.bits)), h: h}
 }
 
 // ready reports whether hub v's row can be read now: v has a row and it is filled, filling it
