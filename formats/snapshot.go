@@ -67,6 +67,8 @@ type smgLoader struct{}
 
 func (smgLoader) Name() string { return "smg" }
 
+func (smgLoader) scoresMagic() {}
+
 func (smgLoader) Detect(path string, head []byte) int {
 	if bytes.HasPrefix(head, []byte(smgMagic)) {
 		return MagicBytes
