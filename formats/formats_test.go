@@ -492,3 +492,38 @@ func TestNamesAndUnknownFormat(t *testing.T) {
 		t.Errorf("auto: %v", err)
 	}
 }
+
+// TestDetectMagicFirst checks detect, which asks the loaders that can score MagicBytes first,
+// against every loader asked in registry order (the highest score, the first of equals), on
+// heads and paths of each kind: a snapshot, a GraphMiner folder's meta file (also holding a
+// snapshot), text graphs, an empty head and an unknown one.
+func TestDetectMagicFirst(t *testing.T) {
+	g, err := Load(filepath.Join(testdata(t), "citeseer-graphminer", "graph.meta.txt"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap bytes.Buffer
+	if err := writeSnapshot(&snap, g); err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(testdata(t), "citeseer-graphminer", "graph.meta.txt")
+	heads := [][]byte{snap.Bytes(), []byte("t 2 1\nv 0 0\nv 1 0\ne 0 1\n"), []byte("0 1\n1 2\n"),
+		[]byte("a,b\n1,2\n"), []byte("3\n0 1 1\n1 1 0\n2 0\n"), nil, []byte(" \n"), []byte("\x00\x01\x02")}
+	for _, path := range []string{"g.smg", "g.graph", "g.txt", "g.csv", "g.lad", "g", meta} {
+		for i, head := range heads {
+			var want Loader
+			best := NoMatch
+			registryMu.RLock()
+			for _, l := range registry {
+				if s := l.Detect(path, head); s > best {
+					want, best = l, s
+				}
+			}
+			registryMu.RUnlock()
+			got, err := detect(path, head, "x")
+			if (want == nil) != (err != nil) || (want != nil && got != want) {
+				t.Errorf("%s, head %d: detect gave %v (%v), every loader in order %v", path, i, got, err, want)
+			}
+		}
+	}
+}

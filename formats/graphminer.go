@@ -46,6 +46,8 @@ func graphMinerDir(path string) (string, bool) {
 	return "", false
 }
 
+func (graphMinerLoader) scoresMagic() {}
+
 func (graphMinerLoader) Detect(path string, head []byte) int {
 	if _, ok := graphMinerDir(path); ok {
 		return MagicBytes

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"io/fs"
@@ -445,5 +446,37 @@ func TestWriteAtomicFailure(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if b, _ := os.ReadFile(path); len(entries) != 1 || string(b) != "old" {
 		t.Fatalf("after a failed write: %d files, target %q", len(entries), b)
+	}
+}
+
+// TestSnapshotChecksumFirst: a snapshot whose bytes were changed after it was written, so that
+// its graph also breaks the rules (a self-loop) or its bounds (a neighbour out of range), is
+// refused for its checksum, which is verified beside the graph's checks, from a file (mapped)
+// and from a stream.
+func TestSnapshotChecksumFirst(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 6, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteGraph(&buf, g, "smg"); err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	// The neighbours follow the vertex labels and the offsets, each padded to 8 bytes.
+	at := uint64(smgHeaderSize) + (le.Uint64(buf.Bytes()[16:])*4+7)&^7 + le.Uint64(buf.Bytes()[24:])*8
+	for name, w := range map[string]uint32{"self-loop": 0, "out of range": 1 << 30} {
+		data := slices.Clone(buf.Bytes())
+		le.PutUint32(data[at:], w) // vertex 0's first neighbour
+		path := filepath.Join(t.TempDir(), "s.smg")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(path, Options{}); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+			t.Errorf("%s, file: %v, want a checksum mismatch", name, err)
+		}
+		if _, err := Read(context.Background(), bytes.NewReader(data), "", Options{Name: "s.smg"}); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+			t.Errorf("%s, stream: %v, want a checksum mismatch", name, err)
+		}
 	}
 }

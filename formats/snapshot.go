@@ -31,7 +31,8 @@ import (
 // of vertices), count+1 uint64 byte offsets, the names' bytes, zero-padded to a multiple of 8. The
 // data checksum covers it. The file ends exactly after the last array or the names section. On a little-endian host the arrays are used in
 // place (memory-mapped on Linux; the mapping lives as long as the process); otherwise they are
-// decoded. Both checksums are verified before any array is used. The checksum only shows that the
+// decoded. The header's checksum is verified before any count is used, the data's while the graph
+// is checked (the checks are safe on any bytes; a mismatch is reported first). The checksum only shows that the
 // bytes are those some writer wrote, not that they obey the graph's rules, so the graph is then
 // checked in full by graph.FromRaw (bounds, then label runs, sorted lists, no self-loops,
 // symmetry) on all cores: a snapshot written by another program, or from a broken graph, is
@@ -65,6 +66,8 @@ var nativeLE = func() bool {
 type smgLoader struct{}
 
 func (smgLoader) Name() string { return "smg" }
+
+func (smgLoader) scoresMagic() {}
 
 func (smgLoader) Detect(path string, head []byte) int {
 	if bytes.HasPrefix(head, []byte(smgMagic)) {
@@ -210,9 +213,11 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 	if off != size {
 		return nil, corrupt(path, "%d bytes after the last array", size-off)
 	}
-	if parallelCRC(data[smgHeaderSize:]) != le.Uint32(data[72:]) {
-		return nil, corrupt(path, "checksum mismatch")
-	}
+	// The data checksum runs beside the graph's checks, which are safe on any bytes (bounds
+	// first); a mismatch is reported before what they found.
+	crc := make(chan uint32, 1)
+	go func() { crc <- parallelCRC(data[smgHeaderSize:]) }()
+	checksumOK := func() bool { return <-crc == le.Uint32(data[72:]) }
 	inPlace := nativeLE && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 == 0
 	arr := func(i int) []byte { return data[starts[i] : starts[i]+counts[i]*smgElem[i]] }
 	var raw graph.Raw
@@ -238,6 +243,9 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 		}
 	}
 	g, err := graph.FromRaw(raw)
+	if !checksumOK() {
+		return nil, corrupt(path, "checksum mismatch")
+	}
 	if err != nil {
 		return nil, &InputError{Path: path, Msg: "corrupt snapshot: " + err.Error(), Err: err}
 	}

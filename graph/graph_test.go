@@ -197,6 +197,10 @@ func TestFromRawTrustedRefuses(t *testing.T) {
 		if _, err := FromRawTrusted(r); err == nil || err.Error() != "graph: "+c.want {
 			t.Errorf("%s: got %v, want %q", c.name, err, "graph: "+c.want)
 		}
+		// The full check, its bounds checked range by range with the rules, says the same.
+		if _, err := FromRaw(r); err == nil || err.Error() != "graph: "+c.want {
+			t.Errorf("%s, FromRaw: got %v, want %q", c.name, err, "graph: "+c.want)
+		}
 	}
 }
 

@@ -23,6 +23,28 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 
 // checkBounds checks what keeps every accessor in bounds (see FromRawTrusted), on all cores.
 func (g *Graph) checkBounds() error {
+	if err := g.checkOffsets(); err != nil {
+		return err
+	}
+	if err := firstError(len(g.vertexLabels), func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			if err := g.checkRunStarts(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return firstError(len(g.neighbors), func(lo, hi int) error {
+		return g.checkNeighbourIDs(lo, hi)
+	})
+}
+
+// checkOffsets checks the arrays' lengths and that both offset arrays are monotone and span the
+// neighbour and run arrays (so that every entry is in range), on all cores: what must hold
+// before any offset is used as an index.
+func (g *Graph) checkOffsets() error {
 	n := len(g.vertexLabels)
 	if len(g.offsets) != n+1 || len(g.runOffsets) != n+1 {
 		return fmt.Errorf("graph: offset arrays have %d and %d entries, want %d", len(g.offsets), len(g.runOffsets), n+1)
@@ -37,9 +59,7 @@ func (g *Graph) checkBounds() error {
 	if g.originalIDs != nil && len(g.originalIDs) != n {
 		return fmt.Errorf("graph: %d original ids for %d vertices", len(g.originalIDs), n)
 	}
-	// Both offset arrays are monotone (so, spanning 0..len, every entry is in range) before any
-	// is used as an index.
-	if err := firstError(n, func(lo, hi int) error {
+	return firstError(n, func(lo, hi int) error {
 		for v := lo; v < hi; v++ {
 			lo, hi := g.offsets[v], g.offsets[v+1]
 			rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
@@ -48,43 +68,62 @@ func (g *Graph) checkBounds() error {
 			}
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	if err := firstError(n, func(lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			lo, hi := g.offsets[v], g.offsets[v+1]
-			rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
-			prev := lo
-			for i := rlo; i < rhi; i++ {
-				s := g.runs[i].Start
-				if s < prev || s >= hi || (i == rlo && s != lo) || (i > rlo && s == prev) {
-					return fmt.Errorf("graph: vertex %d run %d covers an invalid range", v, i-rlo)
-				}
-				prev = s
-			}
+	})
+}
+
+// checkRunStarts checks that vertex v's runs start inside its list, the first at its start, in
+// increasing order (the offsets are checked).
+func (g *Graph) checkRunStarts(v int) error {
+	lo, hi := g.offsets[v], g.offsets[v+1]
+	rlo, rhi := g.runOffsets[v], g.runOffsets[v+1]
+	prev := lo
+	for i := rlo; i < rhi; i++ {
+		s := g.runs[i].Start
+		if s < prev || s >= hi || (i == rlo && s != lo) || (i > rlo && s == prev) {
+			return fmt.Errorf("graph: vertex %d run %d covers an invalid range", v, i-rlo)
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := firstError(len(g.neighbors), func(lo, hi int) error {
-		for _, w := range g.neighbors[lo:hi] {
-			if uint64(w) >= uint64(n) {
-				return fmt.Errorf("graph: neighbour %d out of range", w)
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
+		prev = s
 	}
 	return nil
 }
 
-// checkRules checks, on all cores, the rules of a graph whose bounds are checked: runs consistent
-// with the labels of the neighbours they cover and sorted by label, neighbours strictly
-// increasing within a run, no self-loops, and every edge listed from both ends with the same
-// label. The error names the lowest vertex that breaks a local rule.
+// checkRangeBounds checks the runs' starts and the neighbours' ids of vertices [lo, hi).
+func (g *Graph) checkRangeBounds(lo, hi int) error {
+	for v := lo; v < hi; v++ {
+		if err := g.checkRunStarts(v); err != nil {
+			return err
+		}
+	}
+	return g.checkNeighbourIDs(int(g.offsets[lo]), int(g.offsets[hi]))
+}
+
+// checkNeighbourIDs checks that the neighbour entries [lo, hi) name vertices.
+func (g *Graph) checkNeighbourIDs(lo, hi int) error {
+	n := uint64(len(g.vertexLabels))
+	for _, w := range g.neighbors[lo:hi] {
+		if uint64(w) >= n {
+			return fmt.Errorf("graph: neighbour %d out of range", w)
+		}
+	}
+	return nil
+}
+
+// validate checks what checkBounds checks and the graph's rules (checkRanges), on all cores, in
+// two passes rather than five: the offsets, then for each range of vertices their runs' starts,
+// their neighbours' ids and the rules, so that the adjacency is read once (each range's bounds,
+// then its rules, from the cache) and the cores meet once.
+func (g *Graph) validate() error {
+	if err := g.checkOffsets(); err != nil {
+		return err
+	}
+	return g.checkRanges()
+}
+
+// checkRanges checks, on all cores, the bounds (checkRangeBounds) and the rules of a graph whose
+// offsets are checked: runs consistent with the labels of the neighbours they cover and sorted by
+// label, neighbours strictly increasing within a run, no self-loops, and every edge listed from
+// both ends with the same label. The error is that of the first range (by vertex) with one, a
+// broken bound before a broken rule, and names the lowest vertex that breaks a local rule.
 //
 // Symmetry is checked in one streaming pass rather than by a lookup per entry (which costs a
 // cache miss each: seconds on a graph of 10^7 edges): the lists are symmetric exactly when the
@@ -97,13 +136,16 @@ func (g *Graph) checkBounds() error {
 // checkRange vertices), so that a graph of few vertices and many edges (wiki-Vote: 7,115 and
 // 201,524 entries, 25 ranges) spreads over the cores too: a snapshot's check is serial time of
 // every count from it.
-func (g *Graph) checkRules() error {
-	bounds := g.entryRanges(checkEntries, checkRange)
-	ranges := len(bounds) - 1
+func (g *Graph) checkRanges() error {
+	cuts := g.entryRanges(checkEntries, checkRange)
+	ranges := len(cuts) - 1
 	errs := make([]error, ranges)
 	sums := make([]uint64, ranges)
 	par.For(ranges, 0, func(r int) {
-		sums[r], errs[r] = g.checkRulesRange(bounds[r], bounds[r+1])
+		lo, hi := cuts[r], cuts[r+1]
+		if errs[r] = g.checkRangeBounds(lo, hi); errs[r] == nil {
+			sums[r], errs[r] = g.checkRulesRange(lo, hi)
+		}
 	})
 	var sum uint64
 	for r, err := range errs {
@@ -120,7 +162,7 @@ func (g *Graph) checkRules() error {
 
 // entryRanges splits the vertices into consecutive ranges of about entries adjacency entries
 // each (a vertex's list is never split) and at most vertices vertices each: range r is
-// [bounds[r], bounds[r+1]). The offsets must be monotone (checkBounds).
+// [bounds[r], bounds[r+1]). The offsets must be monotone (checkOffsets).
 func (g *Graph) entryRanges(entries uint64, vertices int) []int {
 	n := len(g.vertexLabels)
 	bounds := []int{0}
@@ -136,7 +178,7 @@ func (g *Graph) entryRanges(entries uint64, vertices int) []int {
 }
 
 // checkRulesRange checks the local rules of vertices [lo, hi) and returns the sum of the
-// entries' signed hashes (see checkRules).
+// entries' signed hashes (see checkRanges).
 func (g *Graph) checkRulesRange(lo, hi int) (sum uint64, err error) {
 	for v := lo; v < hi; v++ {
 		end := g.offsets[v+1]
@@ -190,7 +232,7 @@ func entryHash(v, w, label uint32) uint64 {
 // checkRange is how many indexes one goroutine checks at a time in FromRawTrusted.
 const checkRange = 1 << 16
 
-// checkEntries is about how many adjacency entries one goroutine checks at a time in checkRules
+// checkEntries is about how many adjacency entries one goroutine checks at a time in checkRanges
 // (about 0.05 ms of work on the build VM, 0.1 ms on the device host's cores).
 const checkEntries = 1 << 13
 

@@ -6,14 +6,16 @@ import (
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/zeroed"
 	"github.com/submatch/submatch/pattern"
 )
 
 // Bitset is a fixed-size set of data vertices.
 type Bitset []uint64
 
-// NewBitset returns an empty set over n vertices.
-func NewBitset(n int) Bitset { return make(Bitset, (n+63)/64) }
+// NewBitset returns an empty set over n vertices, its memory written (sets are or-ed into: see
+// package zeroed).
+func NewBitset(n int) Bitset { return zeroed.Make[uint64]((n + 63) / 64) }
 
 // Has reports whether v is in the set.
 func (b Bitset) Has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }

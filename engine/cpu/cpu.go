@@ -317,15 +317,14 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	defer releaseWake()
 
 	var (
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		total    uint64
 		overflow bool
 	)
 	work := func() {
-		defer wg.Done()
 		w := newWorker(p.Data, pl, &stop)
 		w.sched = sched
+		w.rampPoll = !sched.ramped.Load()
 		w.candIndex = index
 		w.setHubs(hubs)
 		runWorker(w, sched, p.Progress)
@@ -339,21 +338,13 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 		}
 	}
 	// One worker starts at once; the others join only if the count is still running after
-	// rampUpDelay, so that small jobs pay for no idle workers.
-	searchStart := time.Now()
-	var rampAt atomic.Int64 // when the second worker joined, ns after searchStart (0: never)
-	sched.join(&wg, work)
-	ramp := time.AfterFunc(rampUpDelay, func() {
-		for t := 1; t < threads; t++ {
-			if !sched.join(&wg, work) {
-				return
-			}
-			rampAt.CompareAndSwap(0, int64(max(1, time.Since(searchStart))))
-		}
-	})
-	defer ramp.Stop()
-	wg.Wait()
-	logSteps(ctx, p, planTime, searchStart.Sub(setupStart), time.Since(searchStart), sched, time.Duration(rampAt.Load()))
+	// rampUpDelay, so that small jobs pay for no idle workers. The first worker's own poll starts
+	// them (a timer too, in case its search nodes are slow to come).
+	sched.begin(rampUpDelay, work)
+	ramp := time.AfterFunc(max(rampUpDelay, time.Millisecond), sched.rampUp)
+	sched.wait()
+	ramp.Stop()
+	logSteps(ctx, p, planTime, sched.start.Sub(setupStart), time.Since(sched.start), sched, time.Duration(sched.rampAt.Load()))
 	total, ok := mulChecked(total, pl.Multiplier) // one match per orbit of Aut(p)
 	if overflow || !ok {
 		return engine.Result{}, engine.ErrOverflow
@@ -403,10 +394,12 @@ func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
 }
 
 // rampUpDelay is how long a count runs on one worker before the others join (a variable so
-// that tests can make every worker join at once). A shorter delay does not fire sooner while the
-// other Ps are idle: their thread waits for the timer in epoll_wait, whose timeout is in whole
-// milliseconds (branch lab2 measured 250 µs timers firing after 1.05-1.2 ms).
-var rampUpDelay = time.Millisecond
+// that tests can make every worker join at once, with 0). The first worker reads the clock in
+// its search to start them: a runtime timer under a millisecond does not fire sooner while the
+// other Ps are idle (their thread waits for it in epoll_wait, whose timeout is in whole
+// milliseconds: branch lab2 measured 250 µs timers firing after 1.05-1.2 ms), and the search of
+// a small count (2-5 ms on the device host) ran its first millisecond on one core.
+var rampUpDelay = 100 * time.Microsecond
 
 // runWorker takes root chunks until none is left, then stolen subtrees until all work is done.
 func runWorker(w *worker, s *scheduler, progress func(float64)) {

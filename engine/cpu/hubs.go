@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/zeroed"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -88,8 +89,9 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 		slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
 		hubs = hubs[:keep]
 	}
+	// The states, like the views' counters, are read before they are written (see package zeroed).
 	h := &hubRows{row: make([]int32, n), bits: make([][]uint64, len(hubs)), words: words,
-		g: g, hub: hubs, state: make([]atomic.Uint32, len(hubs))}
+		g: g, hub: hubs, state: zeroed.Make[atomic.Uint32](len(hubs))}
 	for r, v := range hubs {
 		h.row[v] = int32(r + 1)
 		if hubRowHeld != nil && hubRowHeld(r) {
@@ -113,7 +115,7 @@ func (h *hubRows) view() *hubView {
 	if h == nil {
 		return nil
 	}
-	return &hubView{row: h.row, known: make([]bool, len(h.bits)), asked: make([]uint8, len(h.bits)), h: h}
+	return &hubView{row: h.row, known: zeroed.Make[bool](len(h.bits)), asked: zeroed.Make[uint8](len(h.bits)), h: h}
 }
 
 // ready reports whether hub v's row can be read now: v has a row and it is filled, filling it
@@ -139,7 +141,7 @@ func (hv *hubView) learn(r int32) bool {
 		if !h.state[r].CompareAndSwap(0, hubFilling) {
 			return false
 		}
-		bits := make([]uint64, h.words)
+		bits := zeroed.Make[uint64](h.words) // or-ed into: written before it is read
 		for _, x := range h.g.Neighbors(h.hub[r]) {
 			bits[x>>6] |= 1 << (x & 63)
 		}

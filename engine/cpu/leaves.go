@@ -7,6 +7,7 @@ import (
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/setops"
+	"github.com/submatch/submatch/internal/zeroed"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -359,7 +360,7 @@ func (lc *leafCounter) memoSizes(ci int, class []int, m []uint32, mi []int) []in
 	}
 	if n := cm.slots; n == 0 || (cm.misses > 2*n && n < maxMemoSlots) {
 		cm.slots = max(minMemoSlots, 4*n)
-		cm.table, cm.misses = make([]int64, cm.slots*cm.width), 0
+		cm.table, cm.misses = zeroed.Make[int64](cm.slots*cm.width), 0 // slots are read before they are filled
 	}
 	i := int(h&uint64(cm.slots-1)) * cm.width
 	slot := cm.table[i : i+keyWords+cm.stride]

@@ -11,6 +11,10 @@ import (
 // pollMask+1 search nodes (a power of two). Tests lower it to make work stealing frequent.
 var pollMask uint32 = 1<<10 - 1
 
+// rampPollMask sets how often the first worker of a count looks at the time until the others
+// join (scheduler.pollRamp): once every rampPollMask+1 search nodes, a clock read per 64 nodes.
+const rampPollMask = 1<<6 - 1
+
 // worker owns the per-goroutine state of a depth-first search over one plan. All buffers are
 // allocated up front or grown once; the recursion allocates nothing in steady state.
 type worker struct {
@@ -58,6 +62,7 @@ type worker struct {
 	iterPos   []int
 	iterEnd   []int // 0 when level i has no active loop
 	sched     *scheduler
+	rampPoll  bool // this worker starts the others when the count has run long enough
 
 	count    uint64
 	overflow bool
@@ -433,6 +438,9 @@ func (w *worker) shouldStop() bool {
 		return true
 	}
 	w.tick++
+	if w.rampPoll && w.tick&rampPollMask == 0 && w.sched.pollRamp() {
+		w.rampPoll = false
+	}
 	if w.tick&pollMask == 0 {
 		if w.stop.Load() {
 			w.stopped = true

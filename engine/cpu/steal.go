@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // scheduler shares the work of one count among workers: chunks of root candidates first, then
@@ -20,13 +21,23 @@ type scheduler struct {
 
 	hungry atomic.Int32 // workers waiting for work
 
+	// The ramp-up: one worker starts the search; the others are started (spawn) once it has run
+	// for rampDelay after start, by whichever comes first of its own poll (pollRamp) and a
+	// timer. ramped is set once they have been started.
+	start     time.Time
+	rampDelay time.Duration
+	spawn     func()
+	ramped    atomic.Bool
+	rampAt    atomic.Int64 // when the others were started, ns after start (0: never)
+
 	mu       sync.Mutex
 	cond     *sync.Cond
 	tasks    []task
 	idle     int
-	workers  int // workers started so far
+	workers  int // workers that have started searching (see run)
 	finished bool
 	stop     *atomic.Bool
+	running  sync.WaitGroup // the workers that have started searching and not yet returned
 }
 
 // task is a stolen subtree: the data vertices of levels < level and the candidates of level.
@@ -95,17 +106,70 @@ func (s *scheduler) take() (task, bool) {
 	}
 }
 
-// join starts one more worker running fn (which must call wg.Done), unless all work is already
-// done; it reports whether it started one.
-func (s *scheduler) join(wg *sync.WaitGroup, fn func()) bool {
+// run is the body of every worker goroutine: it registers the worker and runs fn, unless all
+// work is already done or the run was stopped, in which case it returns at once. A worker
+// therefore counts (for take's "all idle") only from when it runs: one whose goroutine starts
+// late, after the others finished (its thread was still being created), neither delays the end
+// nor finds anything to do.
+func (s *scheduler) run(fn func()) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.finished || s.stop.Load() {
-		return false
+		s.mu.Unlock()
+		return
 	}
 	s.workers++
-	wg.Add(1)
-	go fn()
+	s.running.Add(1)
+	s.mu.Unlock()
+	defer s.running.Done()
+	fn()
+}
+
+// begin starts the search: the first worker at once and, from the caller's goroutine, the others
+// after delay (at once when delay is 0). It must be called once; wait then returns when the
+// workers that ran have returned.
+func (s *scheduler) begin(delay time.Duration, fn func()) {
+	s.start = time.Now()
+	s.rampDelay = delay
+	s.spawn = func() { go s.run(fn) }
+	// The first worker registers here, so that the count of running workers is not zero before
+	// wait until the search is over.
+	s.workers = 1
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		fn()
+	}()
+	if delay <= 0 {
+		s.rampUp()
+	}
+}
+
+// wait waits for every worker that ran to return.
+func (s *scheduler) wait() { s.running.Wait() }
+
+// rampUp starts the other workers, once.
+func (s *scheduler) rampUp() {
+	if s.ramped.Swap(true) {
+		return
+	}
+	s.rampAt.Store(int64(max(1, time.Since(s.start))))
+	for range s.workersMax - 1 {
+		s.spawn()
+	}
+}
+
+// pollRamp starts the other workers when the search has run for rampDelay; the first worker
+// calls it every rampPollMask+1 search nodes until they are started (a runtime timer under a
+// millisecond fires only after about 1.06 ms while the other Ps are idle, see rampUpDelay). It
+// reports whether they are started.
+func (s *scheduler) pollRamp() bool {
+	if s.ramped.Load() {
+		return true
+	}
+	if time.Since(s.start) < s.rampDelay {
+		return false
+	}
+	s.rampUp()
 	return true
 }
 

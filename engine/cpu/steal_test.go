@@ -93,3 +93,50 @@ func TestRootChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestRampUp starts a count's workers through the scheduler: the first at once, the others once
+// pollRamp finds the delay over (not before), each once however often the ramp-up is asked for,
+// and none that would start after the work is done.
+func TestRampUp(t *testing.T) {
+	var stop atomic.Bool
+	s := newScheduler([]uint32{1, 2, 3}, 4, &stop)
+	var ran atomic.Int32
+	release := make(chan struct{})
+	s.begin(time.Hour, func() {
+		ran.Add(1)
+		<-release
+	})
+	if s.pollRamp() {
+		t.Fatal("pollRamp started the workers before the delay")
+	}
+	s.rampDelay = 0
+	if !s.pollRamp() {
+		t.Fatal("pollRamp did not start the workers after the delay")
+	}
+	s.rampUp()
+	s.pollRamp()
+	for ran.Load() < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	s.wait()
+	if n := ran.Load(); n != 4 || s.workers != 4 {
+		t.Fatalf("%d workers ran, %d registered, want 4", n, s.workers)
+	}
+
+	// A worker whose goroutine starts after the work is done returns at once, uncounted.
+	s = newScheduler([]uint32{1}, 3, &stop)
+	ran.Store(0)
+	s.begin(time.Hour, func() {
+		ran.Add(1)
+		if _, ok := s.take(); ok {
+			t.Error("take returned a task with none pushed")
+		}
+	})
+	s.wait()
+	s.rampUp()
+	time.Sleep(10 * time.Millisecond)
+	if n := ran.Load(); n != 1 || s.workers != 1 {
+		t.Fatalf("%d workers ran, %d registered after the work was done, want 1", n, s.workers)
+	}
+}
