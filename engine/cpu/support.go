@@ -130,6 +130,9 @@ func supportShape(g *graph.Graph, pl *plan.Plan) *supportPlan {
 	return sp
 }
 
+// supportSkew is added to the collisions (tests: a wrong formula must fail the oracle tests).
+var supportSkew int64
+
 // supportAutLimit bounds the automorphism group QuotientShare enumerates.
 const supportAutLimit = 1 << 14
 
@@ -407,7 +410,7 @@ func prepareSupports(ctx context.Context, p *engine.Problem, pl *plan.Plan, sp *
 		if res.Count%sp.share != 0 {
 			return nil, false, fmt.Errorf("cpu engine: the quotient's %d embeddings are not a multiple of %d", res.Count, sp.share)
 		}
-		sc.collisions = res.Count / sp.share
+		sc.collisions = uint64(int64(res.Count/sp.share) + supportSkew)
 	}
 	threads := p.Threads
 	if threads <= 0 {
