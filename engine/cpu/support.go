@@ -60,9 +60,17 @@ var supportRowLimit = 1 << 22
 // supportGroup is one postponed group counted by lookups.
 type supportGroup struct {
 	group   *plan.LeafGroup
-	parents []int // the parents' levels, shallowest first (one or two)
-	always  int64 // used vertices always in the set: adjacent in the pattern to every parent
-	tests   []int // the other non-parent levels: their data vertices are tested by adjacency
+	parents []int         // the parents' levels, shallowest first (one or two)
+	always  int64         // used vertices always in the set: adjacent in the pattern to every parent
+	tests   []supportTest // the other non-parent levels: their data vertices are tested by adjacency
+}
+
+// supportTest is a level whose data vertex may lie in a group's set: it does when it is
+// adjacent to the data vertex of each parent k with check[k] (the others are its neighbours in
+// the pattern).
+type supportTest struct {
+	level int
+	check [2]bool
 }
 
 // supportPlan says how a plan's postponed vertices are counted from edge supports.
@@ -103,14 +111,14 @@ func supportShape(g *graph.Graph, pl *plan.Plan) *supportPlan {
 			if slices.Contains(sg.parents, j) {
 				continue
 			}
-			in := true
-			for _, pj := range sg.parents {
-				in = in && pl.Pattern.Adjacent(vertexOf(j), vertexOf(pj))
+			st := supportTest{level: j}
+			for k, pj := range sg.parents {
+				st.check[k] = !pl.Pattern.Adjacent(vertexOf(j), vertexOf(pj))
 			}
-			if in {
+			if st.check == [2]bool{} {
 				sg.always++
 			} else {
-				sg.tests = append(sg.tests, j)
+				sg.tests = append(sg.tests, st)
 			}
 		}
 		sp.groups = append(sp.groups, sg)
@@ -275,12 +283,14 @@ func (sc *supportCounter) size(k int, m []uint32) int64 {
 		s = int64(sc.support(k, x, y))
 	}
 	s -= sg.always
-	for _, j := range sg.tests {
-		u := m[j]
-		if _, ok := sc.g.HasEdge(u, x); !ok {
-			continue
+	for _, st := range sg.tests {
+		u := m[st.level]
+		if st.check[0] {
+			if _, ok := sc.g.HasEdge(u, x); !ok {
+				continue
+			}
 		}
-		if y != x {
+		if st.check[1] {
 			if _, ok := sc.g.HasEdge(u, y); !ok {
 				continue
 			}
