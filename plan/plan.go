@@ -759,12 +759,18 @@ func Unfiltered(ctx context.Context, g *graph.Graph, base *Plan, opts Options) (
 	p := base.Pattern
 	n := p.NumVertices()
 	pl := &Plan{Pattern: p, CandidateBits: make([]Bitset, n), Candidates: make([][]uint32, n)}
+	byLabel := map[pattern.Label]int{} // the first pattern vertex of each label: they share sets
 	for u := range n {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		set := NewBitset(g.NumVertices())
 		label := p.VertexLabel(u)
+		if w, ok := byLabel[label]; ok {
+			pl.CandidateBits[u], pl.Candidates[u] = pl.CandidateBits[w], pl.Candidates[w]
+			continue
+		}
+		byLabel[label] = u
+		set := NewBitset(g.NumVertices())
 		for v := range g.NumVertices() {
 			if label.Matches(g.VertexLabel(uint32(v))) {
 				set.Set(uint32(v))

@@ -2,8 +2,10 @@
 # Edge supports (issue 17, branch supp): whole-process time of `submatch count --engine cpu
 # --threads T` on the text wiki-Vote, this tree's binary against main's, both built in this run
 # (main from `git -C $MAIN_REPO archive main`, default /work/main), runs alternating, median of
-# RUNS (default 5; q2 and q13 take 3). Prints one line per pattern and thread count: medians in
-# ms, the ratio main/this, and whether every count equals the expected one.
+# RUNS (default 5; q2 and q13 take 3). Prints one line per pattern and thread count: medians of
+# the wall time and of the user+sys CPU time in ms (the second is robust on a shared machine),
+# the ratios main/this, and whether every count equals the expected one. TIMEOUT (default 120s)
+# cuts a run (main's q13 then counts as the cut).
 #
 #   scripts/supp-bench.sh [PATTERNS...]   (default: q3 q7 q15 q1 q2 q4 q13)
 #   THREADS="2 1" RUNS=5 scripts/supp-bench.sh q3
@@ -24,7 +26,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 pats=("$@")
 [ ${#pats[@]} -eq 0 ] && pats=(q3 q7 q15 q1 q2 q4 q13)
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); main $(git -C "$main_repo" rev-parse --short main), this $(git -C "$root" rev-parse --short HEAD)"
-printf '%-5s %-3s %9s %9s %6s %s\n' q T main_ms this_ms ratio counts
+printf '%-5s %-3s %9s %9s %6s %9s %9s %6s %s\n' q T main_ms this_ms ratio main_cpu this_cpu ratio counts
 for q in "${pats[@]}"; do
 	pat="$(awk -F'\t' -v q="$q" '$1 == q {print $2}' "$tsv")"
 	runs="${RUNS:-5}"
@@ -32,20 +34,27 @@ for q in "${pats[@]}"; do
 	for t in ${THREADS:-2 1}; do
 		: >"$tmp/t.main"
 		: >"$tmp/t.this"
+		: >"$tmp/c.main"
+		: >"$tmp/c.this"
 		ok=yes
 		for ((r = 0; r < runs; r++)); do
 			order="mainbin this"
 			((r % 2)) && order="this mainbin"
 			for b in $order; do
-				s=$(date +%s%N)
-				out="$("$tmp/$b" count --engine cpu --threads "$t" "$graph" "$pat" 2>&1)"
-				e=$(date +%s%N)
-				echo $(((e - s) / 1000000)) >>"$tmp/t.${b%bin}"
-				[ "$(cut -f2 <<<"$out")" = "${want[$q]:-?}" ] || ok="no: $b $(cut -f2 <<<"$out")"
+				{
+					TIMEFORMAT='%R %U %S'
+					time "$tmp/$b" count --engine cpu --threads "$t" --timeout "${TIMEOUT:-120s}" "$graph" "$pat" >"$tmp/out" 2>&1
+				} 2>"$tmp/tm"
+				awk '{printf "%d\n", $1 * 1000}' "$tmp/tm" >>"$tmp/t.${b%bin}"
+				awk '{printf "%d\n", ($2 + $3) * 1000}' "$tmp/tm" >>"$tmp/c.${b%bin}"
+				[ "$(cut -f2 "$tmp/out")" = "${want[$q]:-?}" ] || ok="no: $b $(cut -f2 "$tmp/out")"
 			done
 		done
 		m=$(median <"$tmp/t.main")
 		n=$(median <"$tmp/t.this")
-		printf '%-5s %-3s %9s %9s %6.2f %s\n' "$q" "$t" "$m" "$n" "$(echo "$m / $n" | bc -l)" "$ok"
+		cm=$(median <"$tmp/c.main")
+		cn=$(median <"$tmp/c.this")
+		printf '%-5s %-3s %9s %9s %6.2f %9s %9s %6.2f %s\n' "$q" "$t" "$m" "$n" "$(echo "$m / $n" | bc -l)" \
+			"$cm" "$cn" "$(echo "$cm / $cn" | bc -l)" "$ok"
 	done
 done

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
@@ -403,6 +404,8 @@ func supportsOf(x uint32, off []uint64, nb, sup []uint32, marks plan.Bitset, sto
 // problem p with plan pl; ok is false when ctx ended first.
 func prepareSupports(ctx context.Context, p *engine.Problem, pl *plan.Plan, sp *supportPlan, stop *atomic.Bool) (*supportCount, bool, error) {
 	sc := &supportCount{plan: sp}
+	start := time.Now()
+	var quotientTime time.Duration
 	if sp.pair {
 		qp, err := quotient(pl.Pattern, sp.d, sp.e)
 		if err != nil {
@@ -421,6 +424,7 @@ func prepareSupports(ctx context.Context, p *engine.Problem, pl *plan.Plan, sp *
 			return nil, false, fmt.Errorf("cpu engine: the quotient's %d embeddings are not a multiple of %d", res.Count, sp.share)
 		}
 		sc.collisions = uint64(int64(res.Count/sp.share) + supportSkew)
+		quotientTime = time.Since(start)
 	}
 	threads := p.Threads
 	if threads <= 0 {
@@ -431,6 +435,8 @@ func prepareSupports(ctx context.Context, p *engine.Problem, pl *plan.Plan, sp *
 		return nil, false, nil
 	}
 	sc.sup = sup
+	p.Logger().Debug("cpu: edge supports", "quotient", quotientTime, "collisions", sc.collisions,
+		"supports", time.Since(start)-quotientTime, "bytes", 4*len(sup))
 	return sc, true, nil
 }
 
