@@ -11,7 +11,10 @@
 // the level's set and the postponed vertex's other parents' common neighbours, counted once for
 // the data vertices of their parents and corrected for each assignment by inclusion-exclusion
 // over its used vertices and the other postponed vertex (STMatch's q1, two triangles sharing a
-// vertex, counts its second triangle's edges once per shared vertex). Embedding counts of
+// vertex, counts its second triangle's edges once per shared vertex). Postponed vertices on one
+// or two joined parents are counted from edge supports (support.go: |N(x) ∩ N(y)| of every data
+// edge, one pass), and where they are two vertices their collisions are the embeddings of the
+// pattern with the two merged, counted once and taken off (STMatch's q3). Embedding counts of
 // symmetric patterns are multiplied by |Aut|: the plan breaks symmetry, its counted vertices
 // narrowed to their symmetry windows (plan.LeafGroup.Lower, Upper), where the plan's rule or the
 // estimates of both plans (symmetryBroken) say so. Root
