@@ -747,3 +747,42 @@ func NeighbourSet(g *graph.Graph, v uint32, vl, el pattern.Label, buf *[]uint32)
 	*buf = b
 	return b
 }
+
+// Unfiltered returns the plan of base's pattern on g with opts in base's order (its levels, then
+// its postponed vertices) whose candidates are every data vertex that a pattern vertex's label
+// admits: no degree, neighbour-label or refinement filter, and no candidate space. A count that
+// takes off, from a sum over the assignments of the enumerated levels, a term it computes apart
+// over every map of some other pattern (the CPU engine's edge supports subtract the embeddings of
+// the pattern with two postponed vertices merged) needs the assignments that a filter sound for
+// the pattern alone would skip: their sum and their share of the other term cancel.
+func Unfiltered(ctx context.Context, g *graph.Graph, base *Plan, opts Options) (*Plan, error) {
+	p := base.Pattern
+	n := p.NumVertices()
+	pl := &Plan{Pattern: p, CandidateBits: make([]Bitset, n), Candidates: make([][]uint32, n)}
+	byLabel := map[pattern.Label]int{} // the first pattern vertex of each label: they share sets
+	for u := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		label := p.VertexLabel(u)
+		if w, ok := byLabel[label]; ok {
+			pl.CandidateBits[u], pl.Candidates[u] = pl.CandidateBits[w], pl.Candidates[w]
+			continue
+		}
+		byLabel[label] = u
+		set := NewBitset(g.NumVertices())
+		for v := range g.NumVertices() {
+			if label.Matches(g.VertexLabel(uint32(v))) {
+				set.Set(uint32(v))
+			}
+		}
+		pl.CandidateBits[u], pl.Candidates[u] = set, members(set)
+		pl.Empty = pl.Empty || len(pl.Candidates[u]) == 0
+	}
+	opts.Order = base.Order()
+	for _, lg := range base.Groups {
+		opts.Order = append(opts.Order, lg.Vertices...)
+	}
+	opts.SpaceLimit, opts.SearchOrders = -1, 0
+	return pl.finish(ctx, g, opts, nil)
+}

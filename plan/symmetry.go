@@ -240,3 +240,43 @@ func (s *autSearch) search(_ int, found func() bool) bool {
 	}
 	return true
 }
+
+// QuotientShare returns, for two pattern vertices d and e of pl that no restriction of pl
+// involves and that every automorphism of the pattern maps onto {d, e}, the number s such that
+// exactly 1/s of the maps that send d and e to one data vertex (the embeddings of the pattern
+// with d and e merged) pass pl's restrictions: s = |Aut(p)| / |{σ ∈ Aut(p) : σ(r.Less) <
+// σ(r.Greater) for every restriction r}|. Restrictions from a stabiliser chain keep, of every
+// orbit of Aut(p) acting on maps injective on the restricted vertices, the same share, and such an
+// orbit of merging maps stays merging when Aut(p) keeps {d, e}. ok is false when these
+// conditions fail or the group has more than limit elements.
+func (pl *Plan) QuotientShare(d, e, limit int) (share uint64, ok bool) {
+	if len(pl.Restrictions) == 0 {
+		return 1, true
+	}
+	for _, r := range pl.Restrictions {
+		if r.Less == d || r.Less == e || r.Greater == d || r.Greater == e {
+			return 0, false
+		}
+	}
+	aut := autGroup(pl.Pattern, limit)
+	if aut == nil {
+		return 0, false
+	}
+	kept := 0
+	for _, sigma := range aut {
+		if !(sigma[d] == d && sigma[e] == e) && !(sigma[d] == e && sigma[e] == d) {
+			return 0, false
+		}
+		pass := true
+		for _, r := range pl.Restrictions {
+			pass = pass && sigma[r.Less] < sigma[r.Greater]
+		}
+		if pass {
+			kept++
+		}
+	}
+	if kept == 0 || len(aut)%kept != 0 {
+		return 0, false
+	}
+	return uint64(len(aut) / kept), true
+}

@@ -11,7 +11,10 @@
 // the level's set and the postponed vertex's other parents' common neighbours, counted once for
 // the data vertices of their parents and corrected for each assignment by inclusion-exclusion
 // over its used vertices and the other postponed vertex (STMatch's q1, two triangles sharing a
-// vertex, counts its second triangle's edges once per shared vertex). Embedding counts of
+// vertex, counts its second triangle's edges once per shared vertex). Postponed vertices on one
+// or two joined parents are counted from edge supports (support.go: |N(x) ∩ N(y)| of every data
+// edge, one pass), and where they are two vertices their collisions are the embeddings of the
+// pattern with the two merged, counted once and taken off (STMatch's q3). Embedding counts of
 // symmetric patterns are multiplied by |Aut|: the plan breaks symmetry, its counted vertices
 // narrowed to their symmetry windows (plan.LeafGroup.Lower, Upper), where the plan's rule or the
 // estimates of both plans (symmetryBroken) say so. Root
@@ -138,6 +141,12 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 // It estimates as CountPlan does, so it costs what CountPlan's choice costs.
 func (Engine) RunPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) (*plan.Plan, string) {
 	c := choosePlan(ctx, p, pl)
+	if sp := supportFor(c.problem, c.plan); sp != nil {
+		if c.note != "" {
+			c.note += "\n"
+		}
+		c.note += supportNote(sp, c.plan.Pattern)
+	}
 	return c.plan, c.note
 }
 
@@ -270,7 +279,8 @@ func uniqueByEmbeddings(ctx context.Context, p *engine.Problem, pl *plan.Plan) (
 	return &ep, alt, aut
 }
 
-// countPlan is CountPlan for the plan it runs.
+// countPlan is CountPlan for the plan it runs: with edge supports where they apply (support.go),
+// counted again without them if their sum overflows where the count may not.
 func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime time.Duration) (engine.Result, error) {
 	if pl.Empty {
 		return engine.Result{PlanTime: planTime}, ctx.Err()
@@ -278,9 +288,55 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && countCliquesApart {
 		return countCliques(ctx, p, c, planTime)
 	}
+	if supportFor(p, pl) != nil {
+		if res, err, done := countWithSupports(ctx, p, pl, planTime); done {
+			return res, err
+		}
+	}
+	return searchPlan(ctx, p, pl, planTime, nil)
+}
+
+// countWithSupports counts with edge supports (support.go) in pl's order, over the plan whose
+// candidates are not filtered (plan.Unfiltered: the quotient's embeddings taken off cover every
+// assignment); done is false when that plan does not take them or their sum overflows (the
+// caller then counts without them).
+func countWithSupports(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime time.Duration) (res engine.Result, err error, done bool) {
+	opts, err := PlanOptions(p, false)
+	if err != nil {
+		return engine.Result{}, nil, false
+	}
+	upl, err := plan.Unfiltered(ctx, p.Data, pl, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return engine.Result{Partial: true, PlanTime: planTime}, err, true
+		}
+		return engine.Result{}, nil, false
+	}
+	sp := supportShape(p.Data, upl)
+	if sp == nil || upl.Empty {
+		return engine.Result{}, nil, false
+	}
+	res, err = searchPlan(ctx, p, upl, planTime, sp)
+	return res, err, !errors.Is(err, engine.ErrOverflow)
+}
+
+// searchPlan runs the search of plan pl, its postponed vertices counted from edge supports when
+// sp is not nil.
+func searchPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime time.Duration, sp *supportPlan) (engine.Result, error) {
 	var stop atomic.Bool
 	release := stopOnDone(ctx, &stop)
 	defer release()
+	var sc *supportCount
+	if sp != nil {
+		var ok bool
+		var err error
+		if sc, ok, err = prepareSupports(ctx, p, pl, sp, &stop); err != nil {
+			return engine.Result{}, err
+		} else if !ok {
+			return engine.Result{Partial: true, PlanTime: planTime}, ctx.Err()
+		}
+		supportUsed.Add(1)
+	}
 
 	if len(pl.Levels) == 0 {
 		// Only postponed vertices (isolated ones): one combinatorial count.
@@ -327,6 +383,10 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 		w.rampPoll = !sched.ramped.Load()
 		w.candIndex = index
 		w.setHubs(hubs)
+		if sc != nil {
+			w.leaves.support = newSupportCounter(sc, p.Data)
+			w.lastSum, w.pairSum = nil, nil
+		}
 		runWorker(w, sched, p.Progress)
 		mu.Lock()
 		defer mu.Unlock()
@@ -345,6 +405,18 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	sched.wait()
 	ramp.Stop()
 	logSteps(ctx, p, planTime, sched.start.Sub(setupStart), time.Since(sched.start), sched, time.Duration(sched.rampAt.Load()))
+	if sc != nil && !overflow {
+		// The sum of |S_d| |S_e| less the collisions; a partial sum less all of them is a lower
+		// bound of the partial count.
+		switch {
+		case total >= sc.collisions:
+			total -= sc.collisions
+		case ctx.Err() != nil:
+			total = 0
+		default:
+			return engine.Result{}, fmt.Errorf("cpu engine: edge supports summed to %d, below the quotient's %d collisions", total, sc.collisions)
+		}
+	}
 	total, ok := mulChecked(total, pl.Multiplier) // one match per orbit of Aut(p)
 	if overflow || !ok {
 		return engine.Result{}, engine.ErrOverflow

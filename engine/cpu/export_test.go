@@ -71,3 +71,26 @@ func SymmetryBreak(mode int) func() {
 
 // SymmetryBreakUsed is how many counts have taken the symmetry-breaking plan so far.
 func SymmetryBreakUsed() int64 { return symmetryBreakUsed.Load() }
+
+// Supports sets when counts take edge supports (support.go: 0 when the search is large, 1
+// whenever they apply, -1 never) and whether workers keep rows of them (off: every lookup
+// binary-searches the parent's list); the returned func restores both.
+func Supports(mode int, rows bool) func() {
+	saved, savedLimit := supportMode, supportRowLimit
+	supportMode = mode
+	if !rows {
+		supportRowLimit = 0
+	}
+	return func() { supportMode, supportRowLimit = saved, savedLimit }
+}
+
+// SupportsUsed is how many counts have taken edge supports so far.
+func SupportsUsed() int64 { return supportUsed.Load() }
+
+// SupportsSkew adds delta to every count's collisions (a wrong formula, for the test that the
+// oracle tests catch one); the returned func restores it.
+func SupportsSkew(delta int64) func() {
+	saved := supportSkew
+	supportSkew = delta
+	return func() { supportSkew = saved }
+}

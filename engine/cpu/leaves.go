@@ -61,6 +61,8 @@ type leafCounter struct {
 	// collide[g] has bit j set for each level j whose data vertex may lie in S_g:
 	// label-compatible, and not a parent of g (a parent's data vertex is never its own neighbour).
 	collide []uint64
+	// support, when not nil, counts the groups from edge supports instead (support.go).
+	support *supportCounter
 }
 
 // Each class's direct-mapped size cache starts at minMemoSlots entries and grows (emptied) by
@@ -539,6 +541,9 @@ func supersetSums(h []int64) {
 
 // count returns the number of injective assignments of all postponed vertices.
 func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
+	if lc.support != nil {
+		return lc.support.count(m)
+	}
 	if len(lc.pl.Classes) == 1 && len(lc.pl.Classes[0].Groups) == 1 {
 		if n, ok, done := lc.countByRow(lc.pl.Classes[0].Groups[0], m, mi); done {
 			return n, ok

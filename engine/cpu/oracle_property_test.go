@@ -19,18 +19,21 @@ import (
 // small enough that the plan has no candidate space (the search then intersects the data graph's
 // label runs, and reuses sets that the candidate space's subset check would not allow), and hub
 // rows for every vertex (the test graphs have no vertex of the degree that gets one by default),
-// with and without the candidate space.
+// with and without the candidate space; and edge supports wherever they apply (support.go; the
+// default takes them only for large searches), looked up by bisection.
 var settings = []struct {
-	name    string
-	threads int
-	memory  uint64
-	hubs    bool
-	held    bool  // every other hub row is claimed by no worker and never filled (see HoldHubRows)
-	after   uint8 // with hubs: a worker fills a row after merging with its list this many times (see SetHubFillAfter)
-}{{"threads 1", 1, 0, false, false, 0}, {"threads 2", 2, 0, false, false, 0}, {"threads 1, 64 KiB", 1, 64 << 10, false, false, 0},
-	{"threads 1, hub rows", 1, 0, true, false, 0}, {"threads 1, 64 KiB, hub rows", 1, 64 << 10, true, false, 0},
-	{"threads 1, hub rows, every other held", 1, 0, true, true, 0},
-	{"threads 2, hub rows filled at the third use", 2, 0, true, false, 2}}
+	name     string
+	threads  int
+	memory   uint64
+	hubs     bool
+	held     bool  // every other hub row is claimed by no worker and never filled (see HoldHubRows)
+	after    uint8 // with hubs: a worker fills a row after merging with its list this many times (see SetHubFillAfter)
+	supports bool  // edge supports wherever they apply, without rows (see Supports)
+}{{"threads 1", 1, 0, false, false, 0, false}, {"threads 2", 2, 0, false, false, 0, false}, {"threads 1, 64 KiB", 1, 64 << 10, false, false, 0, false},
+	{"threads 1, hub rows", 1, 0, true, false, 0, false}, {"threads 1, 64 KiB, hub rows", 1, 64 << 10, true, false, 0, false},
+	{"threads 1, hub rows, every other held", 1, 0, true, true, 0, false},
+	{"threads 2, hub rows filled at the third use", 2, 0, true, false, 2, false},
+	{"threads 2, edge supports", 2, 0, false, false, 0, true}}
 
 // TestOracleProperty (2000 seeds, 100 with -short) checks the cpu engine's counts (and, for a
 // subset, its match lists) against the brute-force oracle on random problems, under every
@@ -62,6 +65,7 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 	var engineTime time.Duration
 	var checked, listed, nonzero int
 	start := time.Now()
+	supportsBefore := cpu.SupportsUsed()
 	failures := 0
 	for o := range cases {
 		c, sem, want := o.Case, o.Sem, o.Want
@@ -78,6 +82,10 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 			if s.after > 0 {
 				restoreAfter = cpu.SetHubFillAfter(s.after)
 			}
+			restoreSupports := func() {}
+			if s.supports {
+				restoreSupports = cpu.Supports(1, false)
+			}
 			for range repeat {
 				res, err := e.Count(ctx, prob)
 				if err != nil || res.Partial || res.Count != want {
@@ -86,6 +94,7 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 					break
 				}
 			}
+			restoreSupports()
 			restoreAfter()
 			release()
 			restore()
@@ -106,8 +115,8 @@ func checkOracle(t *testing.T, cases iter.Seq[proptest.Oracled], seeds, repeat i
 			t.Fatalf("stopping after %d failures", failures)
 		}
 	}
-	t.Logf("%d seeds: %d (problem, semantics) checked (%d with matches), %d lists compared, %d skipped as too big for the oracle; %v (oracle counts %v, engine counts %v)",
-		seeds, checked, nonzero, listed, ost.Skipped, time.Since(start).Round(time.Millisecond),
+	t.Logf("%d seeds: %d (problem, semantics) checked (%d with matches, %d counts with edge supports), %d lists compared, %d skipped as too big for the oracle; %v (oracle counts %v, engine counts %v)",
+		seeds, checked, nonzero, cpu.SupportsUsed()-supportsBefore, listed, ost.Skipped, time.Since(start).Round(time.Millisecond),
 		ost.Time.Round(time.Millisecond), engineTime.Round(time.Millisecond))
 	if seeds > 50 && ost.Skipped > checked/2 {
 		t.Errorf("too many problems skipped: %d of %d", ost.Skipped, checked+ost.Skipped)

@@ -14,7 +14,7 @@ import (
 
 // TestRunPlan: --explain's plan is the one CountPlan runs: the unique count's embeddings plan
 // (with the divisor said), the plan breaking all symmetry, or the built plan itself when neither
-// is chosen.
+// is chosen; and a line when the count takes edge supports.
 func TestRunPlan(t *testing.T) {
 	g := gen.RandomGraph(3, 14, 0.6, 1, 1)
 	run := func(src string, sem engine.Semantics) (*plan.Plan, *plan.Plan, string) {
@@ -57,5 +57,14 @@ func TestRunPlan(t *testing.T) {
 	restore()
 	if got != pl || note != "" {
 		t.Errorf("q9, symmetry breaking refused: same plan %v, note %q", got == pl, note)
+	}
+	q3 := "(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (c)-(d), (c)-(e)"
+	for _, mode := range []int{1, -1} {
+		restore = cpu.Supports(mode, true)
+		_, _, note = run(q3, engine.Semantics{})
+		restore()
+		if strings.Contains(note, "edge supports") != (mode == 1) {
+			t.Errorf("q3, edge supports %d: note %q", mode, note)
+		}
 	}
 }

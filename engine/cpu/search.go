@@ -485,6 +485,15 @@ func (w *worker) searchFrom(i int) bool {
 		w.add(n)
 		return !w.shouldStop()
 	}
+	if i == last && w.emit == nil && w.leaves.support != nil {
+		n, ok := w.supportLast(i)
+		if !ok {
+			w.overflow, w.stopped = true, true
+			return false
+		}
+		w.add(n)
+		return !w.shouldStop()
+	}
 	if i == last && w.emit == nil && len(w.pl.Groups) == 0 {
 		if n, ok := w.prefixCount(i); ok {
 			w.add(n)
@@ -510,6 +519,26 @@ func (w *worker) searchFrom(i int) bool {
 		return !w.shouldStop()
 	}
 	return w.loop(i, cands)
+}
+
+// supportLast counts the last level i and the postponed vertices below it from edge supports
+// (support.go), each admitted data vertex's term summed in one loop instead of descending to
+// the leaf counter (ok is false on overflow).
+func (w *worker) supportLast(i int) (n uint64, ok bool) {
+	for _, c := range w.candidates(i) {
+		if !w.accept(i, c) {
+			continue
+		}
+		w.m[i] = c
+		k, ok := w.leaves.support.count(w.m)
+		if !ok {
+			return 0, false
+		}
+		if n, ok = addChecked(n, k); !ok {
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 // countIsolated counts the candidates of level i, a level without backward edges (an isolated

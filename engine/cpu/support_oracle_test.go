@@ -1,0 +1,129 @@
+package cpu_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+)
+
+// supportPatterns are shapes whose postponed vertices edge supports may count (support.go):
+// STMatch's q3 (two vertices on two edges of a triangle), q10 (one parent each), q13, a
+// labelled prefix, a group of two on one edge, a vertex on an edge with a pendant vertex; and
+// shapes near them where they do not apply (parents not adjacent, a labelled postponed vertex
+// or edge, a third postponed vertex, a group on three parents), counted by the same test so that
+// a wrong eligibility check shows.
+var supportPatterns = []string{
+	"(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (c)-(d), (c)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(d), (c)-(f), (d)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (b)-(c), (b)-(d), (c)-(f), (d)-(e)",
+	"(a:1)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (c)-(d), (c)-(e)",
+	"(a)-(b), (a)-(c), (b)-(c), (a)-(d), (b)-(d), (a)-(e), (b)-(e)",
+	"(a)-(b), (b)-(c), (c)-(a), (c)-(d), (a)-(e), (b)-(e)",
+	"(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (c)-(d), (c)-(e), (d)-(f)",
+	"(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (c)-(d), (c)-(e:1)",
+	"(a)-(b), (a)-(c), (a)-(e), (b)-(c), (b)-(d), (c)-[:1]-(d), (c)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(d), (c)-(e), (d)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (a)-(e), (b)-(c), (b)-(d), (b)-(e), (c)-(d), (c)-(e)",
+}
+
+// TestOracleSupports checks supportPatterns against the oracle on dense random graphs with one
+// to three vertex labels and one or two edge labels, under every convention and every setting,
+// with edge supports taken wherever they apply, kept in rows or looked up by bisection, and
+// that the sweep took them.
+func TestOracleSupports(t *testing.T) {
+	seeds, repeat := proptest.Seeds(t, 100, 14)
+	for _, rows := range []bool{true, false} {
+		restore := cpu.Supports(1, rows)
+		before := cpu.SupportsUsed()
+		var ost proptest.OracleStats
+		cases := denseCases(t, seeds, supportPatterns, proptest.AllSemantics, func(seed uint64) (int, float64, int, int) {
+			return 8 + int(seed%7), []float64{0.35, 0.5, 0.7, 0.9}[seed%4], 1 + int(seed/4%3), 1 + int(seed/12%2)
+		}, &ost)
+		checkOracle(t, cases, len(seeds), repeat, &ost, "TestOracleSupports")
+		if cpu.SupportsUsed() == before {
+			t.Errorf("rows %v: no count took edge supports", rows)
+		}
+		restore()
+	}
+}
+
+// TestSupportsSkewFails checks that the oracle comparison would catch a wrong collision term:
+// with the collisions off by one, some count of q3's shape differs from the oracle's.
+func TestSupportsSkewFails(t *testing.T) {
+	defer cpu.Supports(1, true)()
+	defer cpu.SupportsSkew(1)()
+	p, err := pattern.Parse(supportPatterns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		g := gen.RandomGraph(seed, 10, 0.6, 1, 1)
+		want, ok := oracle.CountWithin(g, p, engine.Semantics{}, proptest.DenseOracleBudget)
+		if !ok || want == 0 {
+			continue
+		}
+		res, err := cpu.Engine{}.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Threads: 1})
+		if err != nil || res.Count != want {
+			return // caught
+		}
+	}
+	t.Error("counts with a skewed collision term all equal the oracle's")
+}
+
+// TestSupportsWikiVote counts STMatch's q3 on wiki-Vote (when ../shared/testdata has it) with
+// edge supports and without, as embeddings and as unique matches: the counts must agree, and
+// the embeddings equal the count issue 17 gives (8,211,817,230). A count with supports cut
+// after 20 ms must return within a second, flagged partial, at most the full count.
+func TestSupportsWikiVote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("wiki-Vote counts take seconds")
+	}
+	g := sharedtest.WikiVote(t)
+	p, err := pattern.Parse(supportPatterns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, sem := range []engine.Semantics{{}, {Unique: true}} {
+		var counts [2]uint64
+		for k, mode := range []int{1, -1} {
+			restore := cpu.Supports(mode, true)
+			before := cpu.SupportsUsed()
+			res, err := cpu.Engine{}.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 2})
+			used := cpu.SupportsUsed() > before
+			restore()
+			if err != nil || res.Partial {
+				t.Fatalf("%+v, supports %d: %v (partial %v)", sem, mode, err, res.Partial)
+			}
+			if used != (mode == 1) {
+				t.Errorf("%+v, supports %d: took them %v", sem, mode, used)
+			}
+			counts[k] = res.Count
+		}
+		if counts[0] != counts[1] {
+			t.Errorf("%+v: %d with edge supports, %d without", sem, counts[0], counts[1])
+		}
+		if !sem.Unique && counts[0] != 8_211_817_230 {
+			t.Errorf("q3 embeddings = %d, issue 17 gives 8211817230", counts[0])
+		}
+	}
+	defer cpu.Supports(1, true)()
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := cpu.Engine{}.Count(cctx, &engine.Problem{Data: g, Pattern: p, Threads: 2})
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("cut after 20 ms, the count returned after %v", took)
+	}
+	if err == nil || !res.Partial || res.Count > 8_211_817_230 {
+		t.Errorf("cut count: %d, partial %v, err %v", res.Count, res.Partial, err)
+	}
+}
