@@ -361,18 +361,7 @@ func TestEstimateDeterministicAndBounded(t *testing.T) {
 // in full and intersectCost(2, 3) = 2 + 2 log2(5) with its first two parents' intersection
 // kept; groups of one parent cost their list in both.
 func TestEstimateGroupStepCost(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for u := range 4 {
-		for v := u + 1; v < 4; v++ {
-			if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := completeGraph(t, 4)
 	for _, c := range []struct {
 		src   string
 		ratio float64
@@ -405,18 +394,7 @@ func TestEstimateGroupStepCost(t *testing.T) {
 // vertices, against the third parent's list of 3) costs 2 + 2 tests with rows instead of
 // 2 + 2 log2(5) merged, and the levels cost less.
 func TestEstimateRowDegree(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for u := range 4 {
-		for v := u + 1; v < 4; v++ {
-			if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := completeGraph(t, 4)
 	p, err := pattern.Parse("(a)-(b)-(c)-(a), (d)-(a), (d)-(b), (d)-(c)")
 	if err != nil {
 		t.Fatal(err)
@@ -444,4 +422,22 @@ func TestEstimateRowDegree(t *testing.T) {
 		t.Errorf("rows cost no less: GroupKeptCost %g (lists %g), level cost %g (lists %g)", rows.GroupKeptCost,
 			lists.GroupKeptCost, rows.Cost-rows.GroupCost, lists.Cost-lists.GroupCost)
 	}
+}
+
+// completeGraph returns K_n, unlabelled.
+func completeGraph(t *testing.T, n int) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for u := range n {
+		for v := u + 1; v < n; v++ {
+			if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
