@@ -28,9 +28,10 @@ const (
 	// patterns with hub intersections are bound by these, not by nodes: STMatch's 24 patterns
 	// on wiki-Vote. One thread on the 2-core machine (issue 17, branch autoc, 2026-12-02) ran
 	// the 14 of them that the steps or the nodes bound and that finish in 20 s at 0.3-3.4 times
-	// the time these rates and NodesPerSecond give (docs/benchmarks.md); 1e9 and 1e7 are within
-	// 10% of the least squared log error there and keep the ratios of q2 (0.73) and q21 (1.08),
-	// which the device's times leave between the CPU and stmatch, apart. Without the rows the
+	// the time these rates and NodesPerSecond give (docs/benchmarks.md): a root mean square log
+	// error of 2.0x, against 1.8x for the least-squares rates (6.3e6 nodes and 1.26e9 steps a
+	// second), which put q21 at 1.7 times its time; these keep q2 (0.73) and q21 (1.08), which
+	// the device's times leave on either side of stmatch, apart. Without the rows the
 	// steps of q2 and q21 ran at 8.6e8 and 2.5e9 a second.
 	CostPerSecond = 1e9
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate:
