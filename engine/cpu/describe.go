@@ -18,8 +18,8 @@ const (
 	// ms, Q_9 7.8e4 in 6.6 ms, Q_3 1.9e5 in 17 ms (1.0-1.2e7/s); Q_20 3.6e6/s (long
 	// intersections); wiki-Vote 4-cycle 7.0e7 nodes in 1.35 s on 2 threads (2.6e7/s a thread).
 	// STMatch's patterns whose time the nodes bound (issue 17, branch autoc, one thread): q21
-	// 2.0e7 nodes in 1.9 s, q14 9.4e6 in 1.3 s, q17 8.4e7 in 12 s, q23 4.5e6 in 0.81 s
-	// (7-11e6/s).
+	// 2.0e7 nodes in 1.85 s, q14 9.4e6 in 0.67 s, q17 8.4e7 in 12 s, q23 4.5e6 in 0.72 s
+	// (6-14e6/s).
 	NodesPerSecond = 1e7
 	// CostPerSecond is the search's rate in set-operation steps per thread: plan.Estimate's Cost
 	// with the postponed groups' part priced as this engine computes it (their intersections
@@ -29,10 +29,10 @@ const (
 	// on wiki-Vote. One thread on the 2-core machine (issue 17, branch autoc, 2026-12-02) ran
 	// the 14 of them that the steps or the nodes bound and that finish in 20 s at 0.3-3.4 times
 	// the time these rates and NodesPerSecond give (docs/benchmarks.md): a root mean square log
-	// error of 2.0x, against 1.8x for the least-squares rates (6.3e6 nodes and 1.26e9 steps a
-	// second), which put q21 at 1.7 times its time; these keep q2 (0.73) and q21 (1.08), which
+	// error of 1.95x, against 1.84x for the least-squares rates (7.1e6 nodes and 1.26e9 steps a
+	// second), which put q21 at 1.56 times its time; these keep q2 (0.73) and q21 (1.11), which
 	// the device's times leave on either side of stmatch, apart. Without the rows the
-	// steps of q2 and q21 ran at 8.6e8 and 2.5e9 a second.
+	// steps of q2 and q21 ran at 8.6e8 and 2.6e9 a second.
 	CostPerSecond = 1e9
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate:
 	// the device host's 16 threads ran STMatch's patterns 10-14 times faster than its one
@@ -42,9 +42,10 @@ const (
 	ThreadGain = 0.7
 	// HostCoreSlowdown is how many times slower than one core of the 2-core machine where the
 	// rates here were measured one core of a GPU host is taken to be (auto compares the CPU with
-	// a GPU only where there is one): the H200 device host's 16 threads counted STMatch's
-	// patterns on wiki-Vote 5-7 times faster than one thread here (median 5.8; its whole
-	// processes, less about 25 ms of start and load, against the count calls here), which with
+	// a GPU only where there is one): the H200 device host's 16 threads counted the 12 of
+	// STMatch's patterns on wiki-Vote that take over 100 ms there 4-8 times faster than one
+	// thread here (median 5.5; its whole processes, less about 25 ms of start and load, against
+	// the count calls here), which with
 	// its thread scaling (ThreadGain) is a core about 2 times slower (docs/benchmarks.md, issue
 	// 17, branch autoc).
 	HostCoreSlowdown = 2
