@@ -68,6 +68,20 @@ type Planner interface {
 	MatchesPlan(ctx context.Context, p *Problem, pl *plan.Plan) iter.Seq2[[]uint32, error]
 }
 
+// EstimateTuner is implemented by a planner whose prediction (Predictor) prices an estimate
+// made with options of its own (plan.EstimateOptions.RowDegree: the lists its search intersects
+// as bit rows): --engine auto lets it set them on the estimate it makes of the plan.
+type EstimateTuner interface {
+	TuneEstimate(p *Problem, opts *plan.EstimateOptions)
+}
+
+// RunPlanner is implemented by a planner whose count may run another plan than the one built
+// with its PlanOptions (one that breaks more of the pattern's symmetry, say); note says why, ""
+// when it runs pl. --engine auto predicts the planner's time from an estimate of the plan it runs.
+type RunPlanner interface {
+	RunPlan(ctx context.Context, p *Problem, pl *plan.Plan) (run *plan.Plan, note string)
+}
+
 // PlanReuser is implemented by engines that can start from the planner's plan (reusing its
 // filtered candidates, which take seconds on graphs with hundreds of millions of edges) instead
 // of filtering again.

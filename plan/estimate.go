@@ -61,6 +61,13 @@ type EstimateOptions struct {
 	// estimate (a single stream). It cannot be combined with WorkLimit or NodeShare, which stop
 	// a single stream at a deterministic point (an error).
 	Threads int
+	// RowDegree, when positive, prices the lists of data vertices of at least this degree as
+	// engine/cpu's hub rows (bit rows that stand for the lists of its highest-degree vertices)
+	// in Cost's levels and in the groups' steps (GroupStepCost, GroupKeptCost): such a list is not merged or searched but
+	// tests each element of the intersection of the others, a step each, so that intersecting a
+	// set of s elements with it costs s, not min(s log2 n, s+n). Zero prices every list as a
+	// list, as the comparisons of plans do; engine/cpu's prediction of its time sets it.
+	RowDegree int
 	// CostAbove, when positive, stops the estimate as soon as its Cost is sure to end above
 	// this value: once the costs of the probes run so far, over Probes, exceed it (a probe's
 	// cost is never negative, so the mean of all Probes, or of any part of them that a budget
@@ -142,6 +149,7 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 		return pl.estimateBlocks(ctx, g, opts, maxProbes, minProbes, start)
 	}
 	e := newEstimator(g, pl, opts.Seed)
+	e.rowDegree = opts.RowDegree
 	var sum, sumSq float64
 	var groupCosts [3]float64
 	var err error
@@ -206,6 +214,7 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 	for range min(opts.Threads, nb) {
 		wg.Go(func() {
 			e := newEstimator(g, pl, opts.Seed)
+			e.rowDegree = opts.RowDegree
 			for {
 				b := int(next.Add(1) - 1)
 				if b >= nb || ctx.Err() != nil || above.Load() ||
@@ -355,6 +364,8 @@ type estimator struct {
 
 	rawLen    []int   // per level: its set's size before the per-candidate checks (for reuse)
 	srcLen    []int   // scratch: source lengths of one set operation
+	srcRow    []bool  // scratch: which of them a hub row stands for (rowDegree)
+	rowDegree int     // EstimateOptions.RowDegree
 	groupCost float64 // the cost of the last leafCount's intersections
 	// groupStepCost is the same with the prefixes kept (Estimate.GroupStepCost), and
 	// groupKeptCost that weighted already (Estimate.GroupKeptCost, see stepLevels) with the
@@ -394,17 +405,50 @@ func (e *estimator) levelCost(i int) float64 {
 	if len(l.Backward) == 0 {
 		return 0
 	}
-	lens := e.srcLen[:0]
+	lens, rows := e.srcLen[:0], e.srcRow[:0]
 	edges := l.Backward
 	if l.Reuse >= 0 && l.Reuse < i {
-		lens = append(lens, e.rawLen[l.Reuse])
+		lens, rows = append(lens, e.rawLen[l.Reuse]), append(rows, false)
 		edges = l.Extra
 	}
 	for _, be := range edges {
-		lens = append(lens, e.listLen(i, be))
+		lens, rows = append(lens, e.listLen(i, be)), append(rows, e.isRow(e.m[be.Level]))
 	}
-	e.srcLen = lens
-	return intersectCost(lens)
+	e.srcLen, e.srcRow = lens, rows
+	return intersectRowsCost(lens, rows)
+}
+
+// isRow reports whether data vertex v's list is priced as a hub row (EstimateOptions.RowDegree).
+func (e *estimator) isRow(v uint32) bool {
+	return e.rowDegree > 0 && e.g.Degree(v) >= e.rowDegree
+}
+
+// intersectRowsCost is intersectCost for sources of which those marked in rows are hub rows: the
+// others, and the shortest source whatever it is, are intersected (intersectCost), and each
+// other row then tests the elements of the shortest of those, a step each (an upper bound on
+// the intersection it filters).
+func intersectRowsCost(lens []int, rows []bool) float64 {
+	if len(lens) == 0 {
+		return 0
+	}
+	shortest := 0
+	for k, n := range lens {
+		if n < lens[shortest] {
+			shortest = k
+		}
+	}
+	small := float64(lens[shortest])
+	c := small
+	for k, n := range lens {
+		switch {
+		case k == shortest:
+		case rows[k]:
+			c += small
+		default:
+			c += min(small*math.Log2(float64(n)+2), small+float64(n))
+		}
+	}
+	return c
 }
 
 // listLen is the length of level i's list of backward edge be for the current assignment.
@@ -750,8 +794,9 @@ func (e *estimator) stepCost(lg LeafGroup, sets [][]uint32) float64 {
 	e.stepSets = others
 	prefix := intersectSorted(others, &e.stepOut, &e.stepTmp)
 	lens := append(e.srcLen[:0], len(prefix), len(sets[deepest]))
-	e.srcLen = lens
-	return intersectCost(lens)
+	rows := append(e.srcRow[:0], false, e.isRow(e.m[lg.Parents[deepest].Level]))
+	e.srcLen, e.srcRow = lens, rows
+	return intersectRowsCost(lens, rows)
 }
 
 // inGroup reports whether c is admissible for group gi (before removing used vertices).

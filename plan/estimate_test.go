@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -359,18 +361,7 @@ func TestEstimateDeterministicAndBounded(t *testing.T) {
 // in full and intersectCost(2, 3) = 2 + 2 log2(5) with its first two parents' intersection
 // kept; groups of one parent cost their list in both.
 func TestEstimateGroupStepCost(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for u := range 4 {
-		for v := u + 1; v < 4; v++ {
-			if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := completeGraph(t, 4)
 	for _, c := range []struct {
 		src   string
 		ratio float64
@@ -395,4 +386,58 @@ func TestEstimateGroupStepCost(t *testing.T) {
 				c.src, est.Cost, est.GroupCost, est.GroupStepCost, c.ratio)
 		}
 	}
+}
+
+// TestEstimateRowDegree checks the pricing of hub rows (EstimateOptions.RowDegree): it changes
+// the costs only, never the tree; a degree above every vertex's changes nothing; on K4 with the
+// fourth vertex postponed, the group's step (the kept common neighbours of two parents, 2
+// vertices, against the third parent's list of 3) costs 2 + 2 tests with rows instead of
+// 2 + 2 log2(5) merged, and the levels cost less.
+func TestEstimateRowDegree(t *testing.T) {
+	g := completeGraph(t, 4)
+	p, err := pattern.Parse("(a)-(b)-(c)-(a), (d)-(a), (d)-(b), (d)-(c)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := plan.Build(g, p, plan.Options{})
+	estimate := func(rowDegree int) plan.Estimate {
+		est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Seed: 1, Probes: 64, RowDegree: rowDegree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		est.Elapsed = 0
+		return est
+	}
+	lists, none, rows := estimate(0), estimate(4), estimate(3)
+	if !reflect.DeepEqual(lists, none) {
+		t.Errorf("RowDegree above every degree changed the estimate: %+v, want %+v", none, lists)
+	}
+	if !slices.Equal(rows.LevelNodes, lists.LevelNodes) || rows.Matches != lists.Matches || rows.GroupCost != lists.GroupCost {
+		t.Errorf("rows changed the tree or the full groups' cost: %+v against %+v", rows, lists)
+	}
+	if got, want := rows.GroupStepCost/rows.GroupCost, 4.0/15; math.Abs(got-want) > 1e-9 {
+		t.Errorf("GroupStepCost/GroupCost with rows = %g, want %g", got, want)
+	}
+	if rows.GroupKeptCost >= lists.GroupKeptCost || rows.Cost-rows.GroupCost >= lists.Cost-lists.GroupCost {
+		t.Errorf("rows cost no less: GroupKeptCost %g (lists %g), level cost %g (lists %g)", rows.GroupKeptCost,
+			lists.GroupKeptCost, rows.Cost-rows.GroupCost, lists.Cost-lists.GroupCost)
+	}
+}
+
+// completeGraph returns K_n, unlabelled.
+func completeGraph(t *testing.T, n int) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for u := range n {
+		for v := u + 1; v < n; v++ {
+			if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

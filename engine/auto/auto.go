@@ -163,6 +163,10 @@ type Decision struct {
 	Estimated bool
 	Estimate  plan.Estimate
 	Threshold float64
+	// RunPlan, when not nil, is the plan the planner counts with in place of the one built
+	// (engine.RunPlanner), and RunEstimate its estimate, which the planner's prediction read.
+	RunPlan     *plan.Plan
+	RunEstimate plan.Estimate
 	// Bound is plan.NodeBound of the plan (0 when no plan was built).
 	Bound float64
 	// Threads is the host thread count the predictions assumed.
@@ -322,6 +326,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	w := &engine.Workload{Problem: p, Listing: listing, Threads: d.Threads}
 
 	var what string // what the host's prediction rests on, for the reason
+	hostW := w      // the workload of the host's prediction: the plan it runs (runWorkload)
 	cl, isClique := plan.AsClique(p.Data, p.Pattern)
 	if isClique && !listing {
 		w.Clique = &cl
@@ -364,17 +369,27 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 			d.Reason = "at most " + sci(d.Bound) + " search nodes (bound from the plan), below the GPU threshold " + sci(d.Threshold) + coldNote(s)
 			return d, nil
 		}
-		est, err := pl.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: estimateSeed, Probes: maxProbes,
+		eopts := plan.EstimateOptions{Seed: estimateSeed, Probes: maxProbes,
 			MinProbes: minProbes, WorkLimit: estimateWorkLimit, NodeShare: estimateNodeShare,
-			Budget: time.Duration(estimateTimeShare * c.minStart * float64(time.Second))})
+			Budget: time.Duration(estimateTimeShare * c.minStart * float64(time.Second))}
+		if t, ok := c.planner.(engine.EstimateTuner); ok {
+			t.TuneEstimate(p, &eopts)
+		}
+		est, err := pl.Estimate(ctx, p.Data, eopts)
 		d.planTime = time.Since(start)
 		if err != nil {
 			return d, err
 		}
 		d.Estimated, d.Estimate, w.Estimate = true, est, &est
 		what = "estimated " + sci(est.Nodes) + " search nodes"
+		if hw, err := runWorkload(ctx, c, w, eopts, listing); err != nil {
+			return d, err
+		} else if hw != w {
+			hostW, d.RunPlan, d.RunEstimate = hw, hw.Plan, *hw.Estimate
+			what += " (" + sci(hw.Estimate.Nodes) + " in the plan " + c.host.Name() + " runs)"
+		}
 	}
-	hostSeconds := e.hostSeconds(c, w)
+	hostSeconds := e.hostSeconds(c, hostW)
 	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote(hostSeconds), ", above the GPU threshold "+sci(d.Threshold)
 	if w.Clique != nil {
 		what += ": " + c.host.Name() + " predicted " + seconds(hostSeconds) + " on " + strconv.Itoa(d.Threads) + " thread(s)"
@@ -533,6 +548,27 @@ func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int,
 		}
 	}
 	return best, preds
+}
+
+// runWorkload returns w with the plan the planner counts with in place of w's plan, estimated
+// with opts, when the planner runs another (engine.RunPlanner: the CPU engine may count with a
+// plan that breaks all of the pattern's symmetry); else w itself.
+func runWorkload(ctx context.Context, c contenders, w *engine.Workload, opts plan.EstimateOptions, listing bool) (*engine.Workload, error) {
+	rp, ok := c.planner.(engine.RunPlanner)
+	if !ok || listing || w.Plan == nil {
+		return w, nil
+	}
+	run, _ := rp.RunPlan(ctx, w.Problem, w.Plan)
+	if run == nil || run == w.Plan {
+		return w, ctx.Err()
+	}
+	est, err := run.Estimate(ctx, w.Problem.Data, opts)
+	if err != nil {
+		return w, err
+	}
+	hw := *w
+	hw.Plan, hw.Estimate, hw.Bound = run, &est, run.NodeBound()
+	return &hw, nil
 }
 
 // threshold is the search nodes at which the planner's time, seconds for nodes, reaches start:

@@ -458,11 +458,16 @@ func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
 	if !uses {
 		return nil
 	}
-	budget := uint64(hubMaxBytes)
+	return buildHubRows(p.Data, hubBudget(p))
+}
+
+// hubBudget is the memory p's hub rows may take: an eighth of what p's memory limit leaves
+// beside the candidate space and the candidate indexes, at most hubMaxBytes.
+func hubBudget(p *engine.Problem) uint64 {
 	if p.MemoryLimit > 0 {
-		budget = (p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))) / 8
+		return (p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))) / 8
 	}
-	return buildHubRows(p.Data, budget)
+	return hubMaxBytes
 }
 
 // rampUpDelay is how long a count runs on one worker before the others join (a variable so

@@ -17,22 +17,38 @@ const (
 	// Q_18 13.4e6 nodes in 1.59 s (8.4e6/s), Q_17 5.7e5 in 42 ms (1.4e7/s), Q_16 9.6e4 in 9.6
 	// ms, Q_9 7.8e4 in 6.6 ms, Q_3 1.9e5 in 17 ms (1.0-1.2e7/s); Q_20 3.6e6/s (long
 	// intersections); wiki-Vote 4-cycle 7.0e7 nodes in 1.35 s on 2 threads (2.6e7/s a thread).
+	// STMatch's patterns whose time the nodes bound (issue 17, branch autoc, one thread): q21
+	// 2.0e7 nodes in 1.85 s, q14 9.4e6 in 0.67 s, q17 8.4e7 in 12 s, q23 4.5e6 in 0.72 s
+	// (6-14e6/s).
 	NodesPerSecond = 1e7
 	// CostPerSecond is the search's rate in set-operation steps per thread: plan.Estimate's Cost
 	// with the postponed groups' part priced as this engine computes it (their intersections
-	// kept between assignments, GroupStepCost in place of GroupCost). Dense patterns with hub
-	// intersections are bound by these, not by nodes: STMatch's 24 patterns on wiki-Vote
-	// (docs/benchmarks.md, issue 17). One thread on the 2-core machine (branch cpu17,
-	// 2026-12-02) runs q1 at 7.5e8 such steps a second, q2 6.6e8, q3 6.5e8, q5 1.2e9, q6 2.2e9,
-	// q7 9.6e8, q9 1.1e9, q12 2.8e8, q15 8.9e8, q23 7.9e8 (Cost alone spread them over
-	// 6e8-6.3e9). The device's 16 threads ran at about 10 times this machine's one (q23 before
-	// this branch: 7.9e9 steps in 1.1 s there, 11 s here). The upper middle is taken: scaled so
-	// from two threads here, the CPU counts q3, q5, q12, q15 and q23 in 0.1-0.3 s on the device,
-	// where stmatch's whole process takes 0.39-0.46 s.
+	// kept between assignments, GroupKeptCost in place of GroupCost), and the lists of the
+	// vertices with hub rows priced as rows, a step per element tested (TuneEstimate). Dense
+	// patterns with hub intersections are bound by these, not by nodes: STMatch's 24 patterns
+	// on wiki-Vote. One thread on the 2-core machine (issue 17, branch autoc, 2026-12-02) ran
+	// the 14 of them that the steps or the nodes bound and that finish in 20 s at 0.3-3.4 times
+	// the time these rates and NodesPerSecond give (docs/benchmarks.md): a root mean square log
+	// error of 1.95x, against 1.84x for the least-squares rates (7.1e6 nodes and 1.26e9 steps a
+	// second), which put q21 at 1.56 times its time; these keep q2 (0.73) and q21 (1.11), which
+	// the device's times leave on either side of stmatch, apart. Without the rows the
+	// steps of q2 and q21 ran at 8.6e8 and 2.6e9 a second.
 	CostPerSecond = 1e9
-	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate
-	// (docs/benchmarks.md, thread scaling: 1.6-2.1x on 2 threads, 7-11x on 16).
-	ThreadGain = 0.6
+	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate:
+	// the device host's 16 threads ran STMatch's patterns 10-14 times faster than its one
+	// (docs/benchmarks.md, "The CPU engine's thread scaling on the device host"; 1+0.7x15 =
+	// 11.5), two threads on the 2-core machine 1.6-1.9 times faster than one (issue 17, branch
+	// autoc).
+	ThreadGain = 0.7
+	// HostCoreSlowdown is how many times slower than one core of the 2-core machine where the
+	// rates here were measured one core of a GPU host is taken to be (auto compares the CPU with
+	// a GPU only where there is one): the H200 device host's 16 threads counted the 12 of
+	// STMatch's patterns on wiki-Vote that take over 100 ms there 4-8 times faster than one
+	// thread here (median 5.5; its whole processes, less about 25 ms of start and load, against
+	// the count calls here), which with
+	// its thread scaling (ThreadGain) is a core about 2 times slower (docs/benchmarks.md, issue
+	// 17, branch autoc).
+	HostCoreSlowdown = 2
 	// CliqueSecondsPerEdge is the clique counter's time for 4-cliques per data edge and thread,
 	// taken as growing with k-3 for k-cliques (docs/benchmarks.md, 2 threads: R-MAT 16 4-cliques
 	// 0.18 s, 3.2e-7 s an edge and thread; R-MAT 22 1.1e-6; wiki-Vote 5-cliques 22 ms on one
@@ -60,56 +76,92 @@ func (Engine) PlanOptions(p *engine.Problem, listing bool) (plan.Options, error)
 	return PlanOptions(p, listing)
 }
 
+// TuneEstimate implements engine.EstimateTuner: the estimate that Predict reads prices the lists
+// of the vertices that get hub rows (hubs.go) as the search intersects them, a test per element
+// of the other lists' intersection (plan.EstimateOptions.RowDegree).
+func (Engine) TuneEstimate(p *engine.Problem, opts *plan.EstimateOptions) {
+	opts.RowDegree = hubRowDegree(p.Data, hubBudget(p))
+}
+
 // StartSeconds implements engine.Predictor: the CPU engine starts at once.
 func (Engine) StartSeconds() float64 { return 0 }
 
 // Predict implements engine.Predictor: the estimated search nodes at NodesPerSecond or its
 // set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded
-// nodes when the search was not estimated), on the problem's threads; for a clique the clique
-// counter's time from the number of data edges. The postponed groups' steps are priced as
-// Estimate.GroupKeptCost (each group's set kept while its parents stay, as the leaf counter
-// keeps it): against the 16-core device host's times after the pair sum and the symmetry
-// windows (docs/benchmarks.md, 2026-12-02 07:39 UTC) GroupStepCost put STMatch's q11, q14, q17
-// and q21 at 3-10 times their measured time, GroupKeptCost at 0.8-4 times, and auto sent q14 (144
-// ms on the CPU) to stmatch (549 ms).
+// nodes when the search was not estimated), on the problem's threads of a GPU host's cores
+// (HostCoreSlowdown); for a clique the clique counter's time from the number of data edges.
+// The work is Terms: the postponed groups' steps priced as Estimate.GroupKeptCost (each
+// group's set kept while its parents stay, as the leaf counter keeps it: against the 16-core
+// device host's times GroupStepCost put STMatch's q11, q14, q17 and q21 at 3-10 times their
+// measured time, GroupKeptCost at 0.8-4 times), less the levels a last-level sum or a pair sum
+// counts, plus the pair sum's pass. --engine auto estimates the plan the engine runs
+// (RunPlan) with the hub rows priced (TuneEstimate).
 func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
-	gain := 1 + ThreadGain*float64(threads-1)
+	gain := (1 + ThreadGain*float64(threads-1)) / HostCoreSlowdown
 	if w.Clique != nil {
 		s := CliqueSecondsPerEdge * float64(w.Clique.K-3) * float64(w.Problem.Data.NumEdges()) / gain
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
 	}
 	seconds := w.Bound / (NodesPerSecond * gain)
 	note := fmt.Sprintf("%d thread(s)", threads)
-	if e := w.Estimate; e != nil {
-		nodes, cost := e.Nodes, e.Cost-e.GroupCost+e.GroupKeptCost
-		if w.Plan != nil && len(e.LevelNodes) == len(w.Plan.Levels) && nodes > 0 && lastSumSkipsLevel(w.Problem.Data, w.Plan) {
-			// The last level is summed, not looped over (lastsum.go): its nodes and, in
-			// proportion, the set operations below them drop out; the key's tables (about a
-			// triangle listing's intersections) are taken as paid by the levels above.
-			last := e.LevelNodes[len(e.LevelNodes)-1]
-			cost *= 1 - last/nodes
-			nodes -= last
-			note += ", last level summed"
-		} else if ps := pairSumOf(w); ps != nil && len(e.LevelNodes) == len(w.Plan.Levels) && nodes > 0 {
-			// The levels after v1's are summed by wedge counters (pairsum.go): their nodes and,
-			// in proportion, the set operations below them drop out, and the counters' pass over
-			// the neighbourhoods of D1 and D2 is paid once a key instead.
-			var below float64
-			for _, n := range e.LevelNodes[ps.level+1:] {
-				below += n
-			}
-			cost *= 1 - below/nodes
-			cost += pairSumPassCost(w.Problem.Data, e.LevelNodes, ps.level)
-			nodes -= below
-			note += ", last levels summed by pairs"
+	if w.Estimate != nil {
+		t := Engine{}.Terms(w)
+		if t.Summed != "" {
+			note += ", " + t.Summed
 		}
-		seconds = nodes / (NodesPerSecond * gain)
-		if c := cost / (CostPerSecond * gain); c > seconds {
+		seconds = t.Nodes / (NodesPerSecond * gain)
+		if c := (t.LevelSteps + t.GroupSteps + t.PassSteps) / (CostPerSecond * gain); c > seconds {
 			seconds, note = c, note+", set operations"
 		}
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
+}
+
+// Terms are the parts of the work the CPU engine's search is predicted to do for an estimated
+// workload (Predict prices them): the search nodes it enumerates, the set-operation steps of the
+// levels' sets and of the postponed groups' sets, and the list entries a pair sum's counters
+// read. Summed says which levels are summed rather than enumerated ("" when none).
+type Terms struct {
+	Nodes, LevelSteps, GroupSteps, PassSteps float64
+	Summed                                   string
+}
+
+// Terms returns the parts of w's predicted work (zero without an estimate or for a clique).
+func (Engine) Terms(w *engine.Workload) Terms {
+	e := w.Estimate
+	if e == nil || w.Clique != nil {
+		return Terms{}
+	}
+	t := Terms{Nodes: e.Nodes, LevelSteps: e.Cost - e.GroupCost, GroupSteps: e.GroupKeptCost}
+	if w.Plan == nil || len(e.LevelNodes) != len(w.Plan.Levels) || e.Nodes <= 0 {
+		return t
+	}
+	if lastSumSkipsLevel(w.Problem.Data, w.Plan) {
+		// The last level is summed, not looped over (lastsum.go): its nodes and, in
+		// proportion, the set operations below them drop out; the key's tables (about a
+		// triangle listing's intersections) are taken as paid by the levels above.
+		keep := 1 - e.LevelNodes[len(e.LevelNodes)-1]/e.Nodes
+		t.Nodes *= keep
+		t.LevelSteps *= keep
+		t.GroupSteps *= keep
+		t.Summed = "last level summed"
+	} else if ps := pairSumOf(w); ps != nil {
+		// The levels after v1's are summed by wedge counters (pairsum.go): their nodes and,
+		// in proportion, the set operations below them drop out, and the counters' pass over
+		// the neighbourhoods of D1 and D2 is paid once a key instead.
+		var below float64
+		for _, n := range e.LevelNodes[ps.level+1:] {
+			below += n
+		}
+		keep := 1 - below/e.Nodes
+		t.Nodes *= keep
+		t.LevelSteps *= keep
+		t.GroupSteps *= keep
+		t.PassSteps = pairSumPassCost(w.Problem.Data, e.LevelNodes, ps.level)
+		t.Summed = "last levels summed by pairs"
+	}
+	return t
 }
 
 // pairSumPassCost estimates the list entries the pair sum's counters read (pairsum.go), for a

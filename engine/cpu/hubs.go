@@ -101,6 +101,39 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	return h
 }
 
+// hubRowDegree is the least degree of a vertex that buildHubRows gives a row within budget
+// bytes (ties at that degree may be left out), or 0 when none gets one. Counted by degree, in
+// time linear in the graph's vertices.
+func hubRowDegree(g *graph.Graph, budget uint64) int {
+	n := g.NumVertices()
+	rowBytes := uint64(8 * ((n + 63) / 64))
+	minDeg := max(hubMinDegree, int(rowBytes/(4*hubRowShare)))
+	budget = min(budget, hubMaxBytes)
+	if rowBytes > budget {
+		return 0
+	}
+	keep := budget / rowBytes
+	perDegree := map[int]uint64{}
+	maxDeg := 0
+	for v := range n {
+		if d := g.Degree(uint32(v)); d >= minDeg {
+			perDegree[d]++
+			maxDeg = max(maxDeg, d)
+		}
+	}
+	if len(perDegree) == 0 {
+		return 0
+	}
+	var rows uint64
+	d := maxDeg
+	for ; d > minDeg; d-- {
+		if rows += perDegree[d]; rows >= keep {
+			break
+		}
+	}
+	return d
+}
+
 // hubView is one worker's access to the hub rows: known[r] is set once the worker has seen row r
 // filled (after which it reads bits[r] without synchronising again).
 type hubView struct {
