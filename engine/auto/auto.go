@@ -399,6 +399,15 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		d.Reason = what + below
 		return d, nil
 	}
+	// Before the GPU is known the device engines' predictions are their best: the graph in
+	// their memory, the kernels compiled. When the host beats even those on a graph any GPU
+	// holds, the GPU is not looked for: CUDA's start and the driver's teardown at exit (a few
+	// hundred milliseconds) would be paid for a choice already made.
+	if best, preds := predict(c, w, hostSeconds, d.Threads, assumeCached); best.Engine == c.host.Name() && smallGraph(p) {
+		d.Predictions = preds
+		d.Reason = what + "; predicted " + describe(preds) + " (the device engines at their best: the graph in GPU memory, their kernels cached), so the GPU was not looked for"
+		return d, nil
+	}
 	// Look for the GPU (CUDA's start: a few hundred milliseconds) and meanwhile start preparing
 	// the count of the device engine that the predictions favour (engine.Preparer), so that its
 	// planning overlaps the start instead of following it. The predictions are made again with
@@ -548,6 +557,22 @@ func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int,
 		}
 	}
 	return best, preds
+}
+
+// assumeCached is the kernel cache's state taken for every kernel before the GPU is known.
+func assumeCached(string) gpu.KernelState { return gpu.KernelCached }
+
+// smallGraphBytes bounds the data graphs on which the host's win over the device engines'
+// best predictions (in core) stands without knowing the GPU: their CSR fits any GPU's memory.
+const smallGraphBytes = 256 << 20
+
+// smallGraph reports whether p's data graph, as a CSR, is under smallGraphBytes.
+func smallGraph(p *engine.Problem) bool {
+	if p.Data == nil {
+		return false
+	}
+	n, m := uint64(p.Data.NumVertices()), p.Data.NumEdges()
+	return 8*(n+1)+8*m < smallGraphBytes
 }
 
 // runWorkload returns w with the plan the planner counts with in place of w's plan, estimated
