@@ -194,14 +194,39 @@ func edgeKey(x, y uint32) uint64 {
 	return uint64(x)<<32 | uint64(y)
 }
 
-// root runs the program from the cut edge e (both orientations).
-func (s *searcher) root(e [2]uint32) {
-	for _, o := range [2][2]uint32{{e[0], e[1]}, {e[1], e[0]}} {
+// root runs the program from data vertex v at position 0: every cut edge at v on the prime
+// pattern edge's labels seeds it (each cut edge is reached from both ends, so in both
+// orientations). The neighbours come from v's label run where the pattern's labels name one,
+// so a vertex whose label does not match reads nothing and a match reads only its run.
+func (s *searcher) root(v uint32) {
+	if !s.place(0, v) {
+		return
+	}
+	g := s.g
+	second := &s.pr.steps[1]
+	switch el := second.back[0].label; {
+	case second.label.Any:
+		s.seed(v, g.Neighbors(v))
+	case !el.Any:
+		s.seed(v, g.NeighborsWith(v, second.label.Value, el.Value))
+	default:
+		lo, hi := g.RunsWithVertexLabel(v, second.label.Value)
+		for r := lo; r < hi; r++ {
+			s.seed(v, g.RunNeighbors(v, r))
+		}
+	}
+}
+
+// seed extends the partial match of v at position 0 with each w of ws across the cut at
+// position 1.
+func (s *searcher) seed(v uint32, ws []uint32) {
+	a := s.of[v]
+	for _, w := range ws {
 		if s.stopped {
 			return
 		}
-		if s.place(0, o[0]) && s.place(1, o[1]) {
-			s.prime = edgeKey(o[0], o[1])
+		if s.of[w] != a && s.place(1, w) {
+			s.prime = edgeKey(v, w)
 			s.st.seeds++
 			s.extend(2)
 		}
@@ -312,23 +337,12 @@ func (s *searcher) backIndex(st *step, pos int) int {
 	return 0
 }
 
-// cutEdges lists the cut edges (smaller end first, ascending).
-func cutEdges(g *graph.Graph, of []uint32) [][2]uint32 {
-	var cut [][2]uint32
-	for v := range uint32(g.NumVertices()) {
-		for _, w := range g.Neighbors(v) {
-			if v < w && of[v] != of[w] {
-				cut = append(cut, [2]uint32{v, w})
-			}
-		}
-	}
-	return cut
-}
-
 // runInter runs the inter-partition stage over threads workers (counting: visit nil) or one
-// (listing). It returns the counters and whether it stopped early (cancelled, or visit said stop).
-func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, cut [][2]uint32, threads int, visit func([]uint32) bool) (interStats, bool) {
-	roots := len(cut)
+// (listing), rooted at every data vertex in turn (no list of the cut edges is made: each
+// vertex's cut edges are found in its adjacency list, in parallel). It returns the counters and
+// whether it stopped early (cancelled, or visit said stop).
+func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, threads int, visit func([]uint32) bool) (interStats, bool) {
+	roots := g.NumVertices()
 	if visit != nil {
 		threads = 1
 	}
@@ -346,7 +360,7 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 				if len(s.f) < len(s.pr.steps) {
 					s.f = make([]uint32, len(s.pr.steps))
 				}
-				s.root(cut[r])
+				s.root(uint32(r))
 			}
 		}
 		return !s.stopped && ctx.Err() == nil

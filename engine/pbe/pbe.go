@@ -465,8 +465,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 			res.Partial = ctx.Err() != nil
 			return res, st, err
 		}
-		cut := cutEdges(p.Data, pt.Of)
-		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, threads(p), nil)
+		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, threads(p), nil)
 		st.InterMatches, st.Seeds, st.InterNodes, st.InterBytes = is.matches, is.seeds, is.nodes, is.bytes
 		st.InterTime = time.Since(tInter)
 		var ok bool
@@ -555,9 +554,8 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 			yield(nil, err)
 			return
 		}
-		cut := cutEdges(p.Data, pt.Of)
 		done := false
-		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, 1, func(f []uint32) bool {
+		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, 1, func(f []uint32) bool {
 			if !yield(f, nil) {
 				done = true
 				return false
