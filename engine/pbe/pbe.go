@@ -47,7 +47,9 @@ import (
 	"github.com/submatch/submatch/plan"
 )
 
-func init() { engine.Register(&Engine{}) }
+// The registered engine partitions with partition.Auto: the multilevel partitioner on graphs
+// it takes seconds for, breadth-first growing (linear) on larger ones.
+func init() { engine.Register(&Engine{Partitioner: partition.Auto}) }
 
 // Backend runs the intra-partition stage: the search of one part's induced subgraph.
 type Backend interface {
@@ -100,7 +102,8 @@ type Engine struct {
 	Backend Backend
 	// Passes is partition.Options.Passes.
 	Passes int
-	// Partitioner is the partitioning method (default partition.Multilevel).
+	// Partitioner is the partitioning method (the zero value is partition.Multilevel; the
+	// registered engine and --pbe-partitioner's default are partition.Auto).
 	Partitioner partition.Method
 	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
 	// buffers (0: DefaultReserve): parts are made for the rest.

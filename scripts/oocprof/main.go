@@ -33,7 +33,8 @@ func main() {
 	prof := flag.String("profile", "", "profile prefix (empty: none)")
 	timeout := flag.Duration("timeout", time.Minute, "limit per count")
 	threads := flag.Int("threads", 0, "threads (0: all cores)")
-	method := flag.String("partitioner", "multilevel", "pbe's partitioner (multilevel, grow)")
+	passes := flag.Int("passes", 0, "partition.Options.Passes (0: the default)")
+	method := flag.String("partitioner", "auto", "pbe's partitioner (multilevel, grow, auto)")
 	flag.Parse()
 	if *data == "" || *query == "" {
 		fail(errors.New("-data and -query are required"))
@@ -65,12 +66,12 @@ func main() {
 			switch name {
 			case "pbe-part":
 				b := partition.GraphBytes(p.Data) / *div
-				pt, err := partition.Partition(ctx, p.Data, partition.Options{Budget: b, Method: m})
+				pt, err := partition.Partition(ctx, p.Data, partition.Options{Budget: b, Method: m, Passes: *passes})
 				if err != nil {
 					return err
 				}
-				fmt.Printf("pbe-part: budget %d, %d parts, cut %d (%.1f%%), %.2f s\n", b, len(pt.Parts), pt.EdgeCut,
-					100*float64(pt.EdgeCut)/float64(p.Data.NumEdges()), time.Since(t0).Seconds())
+				fmt.Printf("pbe-part: budget %d, %d parts, cut %d (%.1f%%), %d moves, %.2f s\n", b, len(pt.Parts), pt.EdgeCut,
+					100*float64(pt.EdgeCut)/float64(p.Data.NumEdges()), pt.Moves, time.Since(t0).Seconds())
 			case "pbe":
 				p.GPUMemoryLimit = partition.GraphBytes(p.Data) / *div
 				r, st, err := (&pbe.Engine{Partitioner: m}).CountStats(ctx, p)
