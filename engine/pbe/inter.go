@@ -199,33 +199,38 @@ func edgeKey(x, y uint32) uint64 {
 // orientations). The neighbours come from v's label run where the pattern's labels name one,
 // so a vertex whose label does not match reads nothing and a match reads only its run.
 func (s *searcher) root(v uint32) {
-	if !s.place(0, v) {
+	if !s.place(0, v, -1) {
 		return
 	}
 	g := s.g
 	second := &s.pr.steps[1]
 	switch el := second.back[0].label; {
 	case second.label.Any:
-		s.seed(v, g.Neighbors(v))
+		s.seed(v, g.Neighbors(v), el.Any)
 	case !el.Any:
-		s.seed(v, g.NeighborsWith(v, second.label.Value, el.Value))
+		s.seed(v, g.NeighborsWith(v, second.label.Value, el.Value), true)
 	default:
 		lo, hi := g.RunsWithVertexLabel(v, second.label.Value)
 		for r := lo; r < hi; r++ {
-			s.seed(v, g.RunNeighbors(v, r))
+			s.seed(v, g.RunNeighbors(v, r), true)
 		}
 	}
 }
 
 // seed extends the partial match of v at position 0 with each w of ws across the cut at
-// position 1.
-func (s *searcher) seed(v uint32, ws []uint32) {
+// position 1; matched says that ws are v's neighbours on the prime edge's label (so the edge
+// needs no check).
+func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
+	skip := -1
+	if matched {
+		skip = 0
+	}
 	a := s.of[v]
 	for _, w := range ws {
 		if s.stopped {
 			return
 		}
-		if s.of[w] != a && s.place(1, w) {
+		if s.of[w] != a && s.place(1, w, skip) {
 			s.prime = edgeKey(v, w)
 			s.st.seeds++
 			s.extend(2)
@@ -233,8 +238,10 @@ func (s *searcher) seed(v uint32, ws []uint32) {
 	}
 }
 
-// place checks v at position i against everything but the candidate source and sets f[i].
-func (s *searcher) place(i int, v uint32) bool {
+// place checks v at position i against everything but the candidate source and sets f[i]. The
+// edge to position adj (-1: none) is known to be there with a matching label (v was read from
+// its adjacency on that label), so only the exactly-once rule is checked on it.
+func (s *searcher) place(i int, v uint32, adj int) bool {
 	st := &s.pr.steps[i]
 	g := s.g
 	if !st.label.Matches(g.VertexLabel(v)) || st.cand != nil && !st.cand.Has(v) {
@@ -257,9 +264,10 @@ func (s *searcher) place(i int, v uint32) bool {
 	}
 	for _, b := range st.back {
 		x := s.f[b.pos]
-		l, ok := g.HasEdge(v, x)
-		if !ok || !b.label.Matches(l) {
-			return false
+		if b.pos != adj {
+			if l, ok := g.HasEdge(v, x); !ok || !b.label.Matches(l) {
+				return false
+			}
 		}
 		if i >= 2 && s.of[v] != s.of[x] && edgeKey(v, x) < s.prime {
 			return false // DUPREMOVE: a smaller cut image edge
@@ -312,16 +320,20 @@ func (s *searcher) extend(i int) {
 		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
 	}
 	list := s.g.Neighbors(s.f[src])
-	if !st.label.Any {
-		if l := st.back[s.backIndex(st, src)].label; !l.Any {
-			list = s.g.NeighborsWith(s.f[src], st.label.Value, l.Value)
-		}
+	l := st.back[s.backIndex(st, src)].label
+	adj := -1 // the edge to src needs its label checked unless the list is on it
+	if l.Any {
+		adj = src
+	}
+	if !st.label.Any && !l.Any {
+		list = s.g.NeighborsWith(s.f[src], st.label.Value, l.Value)
+		adj = src
 	}
 	for _, v := range list {
 		if s.stopped {
 			return
 		}
-		if s.place(i, v) {
+		if s.place(i, v, adj) {
 			s.extend(i + 1)
 		}
 	}

@@ -23,7 +23,7 @@ func referenceSeeds(g *graph.Graph, of []uint32, ip *interPlan) uint64 {
 			for k := range ip.programs {
 				s.pr = &ip.programs[k]
 				s.f = make([]uint32, len(s.pr.steps))
-				if s.place(0, v) && s.place(1, w) {
+				if s.place(0, v, -1) && s.place(1, w, -1) {
 					n++
 				}
 			}
