@@ -134,82 +134,17 @@ func (s *store) label(key uint64) *labelGraph {
 		lg.offsets[v+1] = lg.offsets[v] + deg[v]
 	}
 	lg.nbrs = make([]uint32, lg.offsets[n])
-	const chunk = 1024
-	scratch := make([][]uint32, par.Workers(n, workers, chunk))
-	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
-		for v := lo; v < hi; v++ {
-			out := lg.nbrs[lg.offsets[v]:lg.offsets[v]:lg.offsets[v+1]]
-			for i, x := range g.Neighbors(uint32(v)) {
-				if keep(uint32(v), i) {
-					out = append(out, x)
-				}
+	par.For(n, workers, func(v int) {
+		out := lg.nbrs[lg.offsets[v]:lg.offsets[v]:lg.offsets[v+1]]
+		for i, x := range g.Neighbors(uint32(v)) {
+			if keep(uint32(v), i) {
+				out = append(out, x)
 			}
-			scratch[w] = sortRuns(out, scratch[w])
 		}
-		return true
+		slices.Sort(out)
 	})
 	s.labels[key] = lg
 	return lg
-}
-
-// sortRuns sorts a, a concatenation of ascending runs (a vertex's neighbours in the graph's
-// order: by label, then id), by merging neighbouring runs pass after pass (O(len(a) log runs),
-// where sorting from scratch is O(len(a) log len(a)) with costlier steps), through buf (grown
-// to len(a) when shorter), which it returns for reuse. Short lists are sorted in place.
-func sortRuns(a, buf []uint32) []uint32 {
-	if len(a) <= 32 {
-		slices.Sort(a)
-		return buf
-	}
-	if cap(buf) < len(a) {
-		buf = make([]uint32, len(a))
-	}
-	src, dst := a, buf[:len(a)]
-	for {
-		for lo := 0; lo < len(src); {
-			mid := runEnd(src, lo)
-			if mid == len(src) {
-				if lo == 0 { // one run: sorted
-					if &src[0] != &a[0] {
-						copy(a, src)
-					}
-					return buf
-				}
-				copy(dst[lo:], src[lo:])
-				break
-			}
-			hi := runEnd(src, mid)
-			mergeInto(dst[lo:hi], src[lo:mid], src[mid:hi])
-			lo = hi
-		}
-		src, dst = dst, src
-	}
-}
-
-// runEnd is the end of the ascending run of a that starts at lo.
-func runEnd(a []uint32, lo int) int {
-	i := lo + 1
-	for i < len(a) && a[i-1] <= a[i] {
-		i++
-	}
-	return i
-}
-
-// mergeInto merges the ascending x and y into dst (len(x)+len(y) long).
-func mergeInto(dst, x, y []uint32) {
-	i, j, k := 0, 0, 0
-	for i < len(x) && j < len(y) {
-		if y[j] < x[i] {
-			dst[k] = y[j]
-			j++
-		} else {
-			dst[k] = x[i]
-			i++
-		}
-		k++
-	}
-	k += copy(dst[k:], x[i:])
-	copy(dst[k:], y[j:])
 }
 
 // has reports whether the label graph of key is built.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -87,35 +86,4 @@ func rowSet(tab []uint32, k int) map[string]int {
 		m[fmt.Sprint(tab[i:i+k])]++
 	}
 	return m
-}
-
-// TestSortRuns checks sortRuns against slices.Sort on concatenations of ascending runs (one
-// run, many, runs of one, lists shorter and longer than the in-place threshold), with a buffer
-// that is reused from list to list.
-func TestSortRuns(t *testing.T) {
-	r := rand.New(rand.NewPCG(4, 9))
-	var buf []uint32
-	for trial := range 2000 {
-		n := r.IntN(300)
-		if trial%50 == 0 {
-			n = 5000 + r.IntN(5000)
-		}
-		perm := r.Perm(4 * (n + 1))[:n] // distinct ids
-		a := make([]uint32, n)
-		for i, x := range perm {
-			a[i] = uint32(x)
-		}
-		runs := 1 + r.IntN(n+1)
-		for lo := 0; lo < n; {
-			hi := min(n, lo+1+r.IntN(2*n/runs+1))
-			slices.Sort(a[lo:hi])
-			lo = hi
-		}
-		want := slices.Clone(a)
-		slices.Sort(want)
-		buf = sortRuns(a, buf)
-		if !slices.Equal(a, want) {
-			t.Fatalf("trial %d (%d entries, about %d runs): not sorted", trial, n, runs)
-		}
-	}
 }
