@@ -55,8 +55,13 @@ run() {
 		printf 'cpu\tnew\t%s\t%s\n' "$((($(date +%s%N) - s) / 1000000))" "$line" | tee -a "$out"
 	done
 	echo "== medians (whole process ms; a run cut at CAP counts as CAP)"
-	awk -F'\t' '{ k = $1 " " $2; n[k]++; v[k, n[k]] = $3 }
-		END { for (k in n) { m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, i]; asort(a); printf "%s\t%d runs\tmedian %d ms\n", k, m, a[int((m + 1) / 2)]; delete a } }' "$out" | sort
+	local k
+	for k in $(cut -f1,2 "$out" | tr '\t' : | sort -u); do
+		local ms m
+		ms=$(awk -F'\t' -v k="$k" '$1 ":" $2 == k { print $3 }' "$out" | sort -n)
+		m=$(wc -l <<<"$ms")
+		printf '%s\t%d runs\tmedian %s ms\n' "$k" "$m" "$(sed -n "$(((m + 1) / 2))p" <<<"$ms")"
+	done
 	rm -f "$out"
 }
 
