@@ -23,7 +23,8 @@
 # Knobs: OOC_SCALE (21), OOC_EDGE_FACTOR (16), OOC_LABELS (8) and OOC_LABEL_DIST (uniform or
 # zipf) of the R-MAT graph, OOC_SIZES (4,5) of its dense random-walk queries (the first of each
 # size is run), OOC_CAP (8) seconds per count, OOC_END (190) seconds from the start by which the
-# table ends.
+# table ends, OOC_CONFIGS ("cpu core zc mg sgsi pbe auto") the columns run: the CPU engine,
+# stmatch in core, zero-copy and managed, sgsi, pbe and auto (the others read "skipped").
 #
 # A GPU smaller than the graph: OOC_HOG=SIZE (e.g. 2GiB) runs scripts/gpuhog after the tests, so
 # that only SIZE of the GPU's memory is free to the counts, and the counts run without
@@ -165,6 +166,10 @@ table() {
 			"auto|--engine auto --explain $bflag"; do
 			local args
 			IFS='|' read -r key args <<<"$cfg"
+			if [[ " ${OOC_CONFIGS:-cpu core zc mg sgsi pbe auto} " != *" $key "* ]]; then
+				cells+=("skipped")
+				continue
+			fi
 			local left=$((end - (SECONDS - t0)))
 			if [ "$left" -lt 6 ]; then
 				cells+=("not run (time)")
