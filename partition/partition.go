@@ -223,16 +223,16 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 	pt := &Partitioning{Of: of}
 	pt.Bytes, _ = partBytes(g, of, k, nil, nil) // growing leaves no part empty
 	if k > 1 {
-		for range passes {
+		for pass := range passes {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			moved := refine(g, of, pt.Bytes, budget)
 			pt.Moves += moved
-			pt.Bytes, _ = partBytes(g, of, k, pt.Bytes, nil)
-			if moved == 0 {
-				break
+			if moved == 0 || pass == passes-1 {
+				break // Measure below has the exact bytes
 			}
+			pt.Bytes, _ = partBytes(g, of, k, pt.Bytes, nil)
 		}
 	}
 	m := Measure(g, of, k)
@@ -271,9 +271,8 @@ func growParts(ctx context.Context, g *graph.Graph, of []uint32, starts []uint32
 			}
 		}
 		queue = append(queue[:0], uint32(start))
-		for len(queue) > 0 {
-			v := queue[0]
-			queue = queue[1:]
+		for h := 0; h < len(queue); h++ {
+			v := queue[h]
 			if of[v] != none {
 				continue
 			}
@@ -297,6 +296,7 @@ func growParts(ctx context.Context, g *graph.Graph, of []uint32, starts []uint32
 				cur++
 				used, size = 0, 0
 				queue = append(queue[:0], v)
+				h = -1
 				continue
 			}
 			used += add - freed
@@ -304,11 +304,15 @@ func growParts(ctx context.Context, g *graph.Graph, of []uint32, starts []uint32
 			of[v] = cur
 			haloMark[v] = 0
 			for _, w := range g.Neighbors(v) {
+				// An unassigned w is in the part's halo exactly when it is queued already
+				// (a vertex of the part is adjacent): queued once, the same order as queueing
+				// it at every neighbour (its first entry is taken first; a closed part drops
+				// the queue).
+				if of[w] == none && haloMark[w] != cur+1 {
+					queue = append(queue, w)
+				}
 				if of[w] != cur {
 					haloMark[w] = cur + 1
-				}
-				if of[w] == none {
-					queue = append(queue, w)
 				}
 			}
 		}
