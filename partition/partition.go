@@ -28,9 +28,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // The cost model (bytes).
@@ -79,7 +82,22 @@ const (
 	Multilevel Method = iota
 	// Grow is breadth-first graph growing with label-propagation refinement.
 	Grow
+	// Auto is Multilevel on graphs of up to AutoMultilevelEdges edges and Grow above, with at
+	// most AutoPasses refinement passes (unless Options.Passes says how many).
+	Auto
 )
+
+// AutoMultilevelEdges is the largest graph (in edges) Auto partitions with Multilevel: its
+// coarsening and refinement take about 9 µs an edge on a 2-core machine (36 s for R-MAT scale 20,
+// 15.7 M edges, in docs/benchmarks.md), several minutes for 10^8 edges, while on power-law
+// graphs with random ids (R-MAT) it cuts only a few points of the edges fewer than Grow (73% and
+// 75% at a quarter of R-MAT scale 20 with edge factor 40), whose time is linear.
+const AutoMultilevelEdges = 1 << 22
+
+// AutoPasses is the number of refinement passes Auto gives Grow by default: on R-MAT scale 20
+// at a quarter of the graph, the first pass cuts 3.2 points of the edges, the next 1.1, the
+// other six together 2.5, each costing a scan of every adjacency list.
+const AutoPasses = 2
 
 // String names the method.
 func (m Method) String() string {
@@ -88,6 +106,8 @@ func (m Method) String() string {
 		return "multilevel"
 	case Grow:
 		return "grow"
+	case Auto:
+		return "auto"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -99,8 +119,10 @@ func ParseMethod(s string) (Method, error) {
 		return Multilevel, nil
 	case "grow":
 		return Grow, nil
+	case "auto":
+		return Auto, nil
 	}
-	return 0, fmt.Errorf("partitioner %q: want multilevel or grow", s)
+	return 0, fmt.Errorf("partitioner %q: want multilevel, grow or auto", s)
 }
 
 // DefaultFill is Options.Fill's default.
@@ -163,7 +185,17 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 		passes = DefaultPasses
 	}
 	passes = max(passes, 0)
-	switch opts.Method {
+	method := opts.Method
+	if method == Auto {
+		method = Multilevel
+		if g.NumEdges() > AutoMultilevelEdges {
+			method = Grow
+			if opts.Passes == 0 {
+				passes = AutoPasses
+			}
+		}
+	}
+	switch method {
 	case Grow:
 	case Multilevel:
 		if opts.Budget > 0 {
@@ -189,18 +221,18 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 		return nil, err
 	}
 	pt := &Partitioning{Of: of}
-	pt.Bytes = Measure(g, of, k).Bytes
+	pt.Bytes, _ = partBytes(g, of, k, nil, nil) // growing leaves no part empty
 	if k > 1 {
-		for range passes {
+		for pass := range passes {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			moved := refine(g, of, pt.Bytes, budget)
 			pt.Moves += moved
-			pt.Bytes, _ = partBytes(g, of, k, pt.Bytes, nil)
-			if moved == 0 {
-				break
+			if moved == 0 || pass == passes-1 {
+				break // Measure below has the exact bytes
 			}
+			pt.Bytes, _ = partBytes(g, of, k, pt.Bytes, nil)
 		}
 	}
 	m := Measure(g, of, k)
@@ -239,9 +271,8 @@ func growParts(ctx context.Context, g *graph.Graph, of []uint32, starts []uint32
 			}
 		}
 		queue = append(queue[:0], uint32(start))
-		for len(queue) > 0 {
-			v := queue[0]
-			queue = queue[1:]
+		for h := 0; h < len(queue); h++ {
+			v := queue[h]
 			if of[v] != none {
 				continue
 			}
@@ -265,6 +296,7 @@ func growParts(ctx context.Context, g *graph.Graph, of []uint32, starts []uint32
 				cur++
 				used, size = 0, 0
 				queue = append(queue[:0], v)
+				h = -1
 				continue
 			}
 			used += add - freed
@@ -272,11 +304,15 @@ func growParts(ctx context.Context, g *graph.Graph, of []uint32, starts []uint32
 			of[v] = cur
 			haloMark[v] = 0
 			for _, w := range g.Neighbors(v) {
+				// An unassigned w is in the part's halo exactly when it is queued already
+				// (a vertex of the part is adjacent): queued once, the same order as queueing
+				// it at every neighbour (its first entry is taken first; a closed part drops
+				// the queue).
+				if of[w] == none && haloMark[w] != cur+1 {
+					queue = append(queue, w)
+				}
 				if of[w] != cur {
 					haloMark[w] = cur + 1
-				}
-				if of[w] == none {
-					queue = append(queue, w)
 				}
 			}
 		}
@@ -333,8 +369,25 @@ func refine(g *graph.Graph, of []uint32, bytes []uint64, budget uint64) int {
 }
 
 // Measure computes the parts, halos, bytes and edge cut of the assignment of (parts 0..k-1);
-// parts left empty are dropped and the others renumbered in order (of is updated).
+// parts left empty are dropped and the others renumbered in order (of is updated). On large
+// graphs the adjacency scan runs on every core (halos marked in one bitset a part, when those
+// take at most measureBitsetBytes).
 func Measure(g *graph.Graph, of []uint32, k int) *Partitioning {
+	return measure(g, of, k, 0)
+}
+
+// parallelMin is the fewest vertices the scans of Measure and partBytes spread over several
+// threads for.
+const parallelMin = 1 << 16
+
+// measureBitsetBytes bounds the halo bitsets (one bit a vertex and part) of a parallel Measure.
+const measureBitsetBytes = 256 << 20
+
+// scanChunk is how many consecutive vertices one thread scans at a time.
+const scanChunk = 4096
+
+// measure is Measure on threads goroutines (0: all cores; 1: the sequential scan).
+func measure(g *graph.Graph, of []uint32, k, threads int) *Partitioning {
 	sizes := make([]int, k)
 	for _, p := range of {
 		sizes[p]++
@@ -344,6 +397,7 @@ func Measure(g *graph.Graph, of []uint32, k int) *Partitioning {
 	for p, s := range sizes {
 		renum[p] = uint32(kk)
 		if s > 0 {
+			sizes[kk] = s
 			kk++
 		}
 	}
@@ -353,9 +407,66 @@ func Measure(g *graph.Graph, of []uint32, k int) *Partitioning {
 		}
 	}
 	pt := &Partitioning{Of: of, Parts: make([][]uint32, kk), Halo: make([][]uint32, kk), Bytes: make([]uint64, kk)}
+	for p := range pt.Parts {
+		pt.Parts[p] = make([]uint32, 0, sizes[p])
+	}
 	for v, p := range of {
 		pt.Parts[p] = append(pt.Parts[p], uint32(v))
 	}
+	n := g.NumVertices()
+	words := (n + 63) / 64
+	workers := par.Workers(n, threads, scanChunk)
+	if n < parallelMin || workers == 1 || uint64(kk)*uint64(words)*8 > measureBitsetBytes {
+		measureSequential(g, pt)
+		return pt
+	}
+	marks := make([]uint64, kk*words) // bit w of part p's words: w is in p's halo
+	bytes := make([][]uint64, workers)
+	cuts := make([]uint64, workers)
+	par.Ranges(n, workers, scanChunk, func(t, lo, hi int) bool {
+		b := bytes[t]
+		if b == nil {
+			b = make([]uint64, kk)
+			bytes[t] = b
+		}
+		for v := uint32(lo); v < uint32(hi); v++ {
+			p := of[v]
+			b[p] += VertexCost(g, v)
+			for _, w := range g.Neighbors(v) {
+				if q := of[w]; q != p {
+					if v < w {
+						cuts[t]++
+					}
+					if m := &marks[int(p)*words+int(w/64)]; atomic.LoadUint64(m)&(1<<(w%64)) == 0 {
+						atomic.OrUint64(m, 1<<(w%64))
+					}
+				}
+			}
+		}
+		return true
+	})
+	for t, b := range bytes {
+		pt.EdgeCut += cuts[t]
+		for p, x := range b {
+			pt.Bytes[p] += x
+		}
+	}
+	par.For(kk, threads, func(p int) {
+		var halo []uint32
+		for i, m := range marks[p*words : (p+1)*words] {
+			for ; m != 0; m &= m - 1 {
+				halo = append(halo, uint32(i*64+bits.TrailingZeros64(m)))
+			}
+		}
+		pt.Halo[p] = halo
+		pt.Bytes[p] += uint64(len(halo)) * HaloBytes
+	})
+	return pt
+}
+
+// measureSequential fills pt's halos, bytes and edge cut from its parts on one thread.
+func measureSequential(g *graph.Graph, pt *Partitioning) {
+	of := pt.Of
 	mark := make([]uint32, g.NumVertices())
 	for p, vs := range pt.Parts {
 		stamp := uint32(p) + 1
@@ -379,32 +490,55 @@ func Measure(g *graph.Graph, of []uint32, k int) *Partitioning {
 		pt.Halo[p] = halo
 		pt.Bytes[p] = b + uint64(len(halo))*HaloBytes
 	}
-	return pt
 }
 
 // partBytes is Measure's Bytes of the assignment of (parts 0..k-1, none dropped), in bytes
 // (resized to k), and, when weights is not nil (it is resized too), every part's vertex bytes without the halo (its
-// weight). It scans every adjacency list once with O(k) more memory: a vertex is in the halo of
-// every other part among its neighbours'.
+// weight). It scans every adjacency list once with O(k) more memory a thread: a vertex is in the
+// halo of every other part among its neighbours'. Large graphs are scanned on every core.
 func partBytes(g *graph.Graph, of []uint32, k int, bytes, weights []uint64) ([]uint64, []uint64) {
+	return partBytesOn(g, of, k, bytes, weights, 0)
+}
+
+// partBytesOn is partBytes on threads goroutines (0: all cores).
+func partBytesOn(g *graph.Graph, of []uint32, k int, bytes, weights []uint64, threads int) ([]uint64, []uint64) {
 	bytes = slices.Grow(bytes[:0], k)[:k]
 	clear(bytes)
 	if weights != nil {
 		weights = slices.Grow(weights[:0], k)[:k]
 		clear(weights)
 	}
-	seen := make([]uint32, k) // seen[p] == v+1: p already has v in its halo
-	for v := range uint32(g.NumVertices()) {
-		a := of[v]
-		c := VertexCost(g, v)
-		bytes[a] += c
-		if weights != nil {
-			weights[a] += c
+	n := g.NumVertices()
+	workers := par.Workers(n, threads, scanChunk)
+	if n < parallelMin {
+		workers = 1
+	}
+	type sums struct{ bytes, weights, seen []uint64 }
+	per := make([]sums, workers)
+	par.Ranges(n, workers, scanChunk, func(t, lo, hi int) bool {
+		s := &per[t]
+		if s.bytes == nil {
+			*s = sums{make([]uint64, k), make([]uint64, k), make([]uint64, k)}
 		}
-		for _, w := range g.Neighbors(v) {
-			if p := of[w]; p != a && seen[p] != v+1 {
-				seen[p] = v + 1
-				bytes[p] += HaloBytes
+		for v := uint32(lo); v < uint32(hi); v++ {
+			a := of[v]
+			c := VertexCost(g, v)
+			s.bytes[a] += c
+			s.weights[a] += c
+			for _, w := range g.Neighbors(v) {
+				if p := of[w]; p != a && s.seen[p] != uint64(v)+1 { // seen[p] == v+1: p has v in its halo
+					s.seen[p] = uint64(v) + 1
+					s.bytes[p] += HaloBytes
+				}
+			}
+		}
+		return true
+	})
+	for _, s := range per {
+		for p := range s.bytes {
+			bytes[p] += s.bytes[p]
+			if weights != nil {
+				weights[p] += s.weights[p]
 			}
 		}
 	}

@@ -23,7 +23,9 @@
 # Knobs: OOC_SCALE (21), OOC_EDGE_FACTOR (16), OOC_LABELS (8) and OOC_LABEL_DIST (uniform or
 # zipf) of the R-MAT graph, OOC_SIZES (4,5) of its dense random-walk queries (the first of each
 # size is run), OOC_CAP (8) seconds per count, OOC_END (190) seconds from the start by which the
-# table ends.
+# table ends, OOC_CONFIGS ("cpu core zc mg sgsi pbe auto") the columns run: the CPU engine,
+# stmatch in core, zero-copy and managed, sgsi, pbe and auto (the others read "skipped");
+# OOC_WIKIVOTE=0 leaves wiki-Vote's rows out (the R-MAT rows only).
 #
 # A GPU smaller than the graph: OOC_HOG=SIZE (e.g. 2GiB) runs scripts/gpuhog after the tests, so
 # that only SIZE of the GPU's memory is free to the counts, and the counts run without
@@ -135,7 +137,7 @@ table() {
 	printf '| workload | query | budget | cpu %s thr | stmatch in core | stmatch zero-copy | stmatch managed | sgsi | pbe gpu | counts | auto at the budget |\n|---|---|---|---|---|---|---|---|---|---|---|\n' "$(nproc)" | tee "$out/table.md"
 	printf 'workload\tquery\tengine\tcount\tms\tkernel_ms\tstmatch_device_bytes\tstmatch_host_bytes\n' > "$out/runs.tsv"
 	local wv="$dir/testdata/wikivote-graphpi/wiki-vote_input" specs=()
-	if [ -z "$hog" ]; then
+	if [ -z "$hog" ] && [ "${OOC_WIKIVOTE:-1}" = 1 ]; then
 		specs+=("wiki-Vote|$wv|4-clique|(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
 		specs+=("wiki-Vote|$wv|5-vertex dense|(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d)")
 	fi
@@ -165,6 +167,10 @@ table() {
 			"auto|--engine auto --explain $bflag"; do
 			local args
 			IFS='|' read -r key args <<<"$cfg"
+			if [[ " ${OOC_CONFIGS:-cpu core zc mg sgsi pbe auto} " != *" $key "* ]]; then
+				cells+=("skipped")
+				continue
+			fi
 			local left=$((end - (SECONDS - t0)))
 			if [ "$left" -lt 6 ]; then
 				cells+=("not run (time)")

@@ -16,7 +16,20 @@ const (
 	// PartitionSecondsPerEdge is the multilevel partitioner's time per data edge (the same
 	// runs: wiki-Vote's 100,762 edges in 0.7 s at a quarter of the graph; more parts take longer).
 	PartitionSecondsPerEdge = 7e-6
+	// GrowSecondsPerEdge is the breadth-first partitioner's time per data edge with
+	// partition.AutoPasses passes, which partition.Auto uses above AutoMultilevelEdges (2-core
+	// VM, 2026-12-02, docs/benchmarks.md, branch ooc5: R-MAT scale 20 with edge factor 40, 37 M
+	// edges, in 2.6-4.1 s at a quarter of the graph).
+	GrowSecondsPerEdge = 1e-7
 )
+
+// partitionSeconds is the predicted partitioning time of g's m edges with method.
+func partitionSeconds(method partition.Method, m uint64) float64 {
+	if method == partition.Grow || method == partition.Auto && m > partition.AutoMultilevelEdges {
+		return GrowSecondsPerEdge * float64(m)
+	}
+	return PartitionSecondsPerEdge * float64(m)
+}
 
 // Kernels implements engine.KernelUser: those of the device engine its GPU backend runs the
 // parts on (DefaultDeviceEngine, from the registry), which compiles them on the first part.
@@ -37,7 +50,7 @@ func (*Engine) StartSeconds() float64 { return startSeconds }
 // Predict implements engine.Predictor, for the GPU backend with parts made for half of the
 // workload's GPU memory (Prediction.Run). pbe is predicted only for a data graph that does not
 // fit the GPU memory (partition.GraphBytes, engine.Workload.InCore): partitioning at
-// PartitionSecondsPerEdge, then the inter-partition stage on the host, taken as the planner's
+// PartitionSecondsPerEdge (GrowSecondsPerEdge where the breadth-first partitioner runs), then the inter-partition stage on the host, taken as the planner's
 // whole time (in every measurement the inter stage dominated and the intra share was under
 // half).
 func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
@@ -48,7 +61,7 @@ func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 	g := w.Problem.Data
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
 	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner}
-	s := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + w.HostSeconds
+	s := startSeconds + partitionSeconds(e.Partitioner, g.NumEdges()) + w.HostSeconds
 	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend",
 		Note: gpu.FormatBytes(need) + " of graph in parts of " + gpu.FormatBytes(budget) + ", the inter stage on the host"}
 }

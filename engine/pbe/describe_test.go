@@ -30,6 +30,19 @@ func TestPredict(t *testing.T) {
 	if want := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + 1; pr.Seconds != want {
 		t.Errorf("%v s, want %v", pr.Seconds, want)
 	}
+	for _, m := range []partition.Method{partition.Grow, partition.Auto} {
+		e := &Engine{Partitioner: m}
+		want := startSeconds + 1 + GrowSecondsPerEdge*float64(g.NumEdges())
+		if m == partition.Auto { // a small graph: multilevel
+			want = startSeconds + 1 + PartitionSecondsPerEdge*float64(g.NumEdges())
+		}
+		if pr := e.Predict(w); pr.Seconds != want {
+			t.Errorf("%v: %v s, want %v", m, pr.Seconds, want)
+		}
+	}
+	if big := uint64(partition.AutoMultilevelEdges + 1); partitionSeconds(partition.Auto, big) != GrowSecondsPerEdge*float64(big) {
+		t.Errorf("auto above AutoMultilevelEdges: %v s", partitionSeconds(partition.Auto, big))
+	}
 	if !e.Capabilities().OutOfCore {
 		t.Error("auto would not weigh pbe")
 	}

@@ -194,22 +194,54 @@ func edgeKey(x, y uint32) uint64 {
 	return uint64(x)<<32 | uint64(y)
 }
 
-// root runs the program from the cut edge e (both orientations).
-func (s *searcher) root(e [2]uint32) {
-	for _, o := range [2][2]uint32{{e[0], e[1]}, {e[1], e[0]}} {
+// root runs the program from data vertex v at position 0: every cut edge at v on the prime
+// pattern edge's labels seeds it (each cut edge is reached from both ends, so in both
+// orientations). The neighbours come from v's label run where the pattern's labels name one,
+// so a vertex whose label does not match reads nothing and a match reads only its run.
+func (s *searcher) root(v uint32) {
+	if !s.place(0, v, -1) {
+		return
+	}
+	g := s.g
+	second := &s.pr.steps[1]
+	switch el := second.back[0].label; {
+	case second.label.Any:
+		s.seed(v, g.Neighbors(v), el.Any)
+	case !el.Any:
+		s.seed(v, g.NeighborsWith(v, second.label.Value, el.Value), true)
+	default:
+		lo, hi := g.RunsWithVertexLabel(v, second.label.Value)
+		for r := lo; r < hi; r++ {
+			s.seed(v, g.RunNeighbors(v, r), true)
+		}
+	}
+}
+
+// seed extends the partial match of v at position 0 with each w of ws across the cut at
+// position 1; matched says that ws are v's neighbours on the prime edge's label (so the edge
+// needs no check).
+func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
+	skip := -1
+	if matched {
+		skip = 0
+	}
+	a := s.of[v]
+	for _, w := range ws {
 		if s.stopped {
 			return
 		}
-		if s.place(0, o[0]) && s.place(1, o[1]) {
-			s.prime = edgeKey(o[0], o[1])
+		if s.of[w] != a && s.place(1, w, skip) {
+			s.prime = edgeKey(v, w)
 			s.st.seeds++
 			s.extend(2)
 		}
 	}
 }
 
-// place checks v at position i against everything but the candidate source and sets f[i].
-func (s *searcher) place(i int, v uint32) bool {
+// place checks v at position i against everything but the candidate source and sets f[i]. The
+// edge to position adj (-1: none) is known to be there with a matching label (v was read from
+// its adjacency on that label), so only the exactly-once rule is checked on it.
+func (s *searcher) place(i int, v uint32, adj int) bool {
 	st := &s.pr.steps[i]
 	g := s.g
 	if !st.label.Matches(g.VertexLabel(v)) || st.cand != nil && !st.cand.Has(v) {
@@ -232,9 +264,10 @@ func (s *searcher) place(i int, v uint32) bool {
 	}
 	for _, b := range st.back {
 		x := s.f[b.pos]
-		l, ok := g.HasEdge(v, x)
-		if !ok || !b.label.Matches(l) {
-			return false
+		if b.pos != adj {
+			if l, ok := g.HasEdge(v, x); !ok || !b.label.Matches(l) {
+				return false
+			}
 		}
 		if i >= 2 && s.of[v] != s.of[x] && edgeKey(v, x) < s.prime {
 			return false // DUPREMOVE: a smaller cut image edge
@@ -287,16 +320,20 @@ func (s *searcher) extend(i int) {
 		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
 	}
 	list := s.g.Neighbors(s.f[src])
-	if !st.label.Any {
-		if l := st.back[s.backIndex(st, src)].label; !l.Any {
-			list = s.g.NeighborsWith(s.f[src], st.label.Value, l.Value)
-		}
+	l := st.back[s.backIndex(st, src)].label
+	adj := -1 // the edge to src needs its label checked unless the list is on it
+	if l.Any {
+		adj = src
+	}
+	if !st.label.Any && !l.Any {
+		list = s.g.NeighborsWith(s.f[src], st.label.Value, l.Value)
+		adj = src
 	}
 	for _, v := range list {
 		if s.stopped {
 			return
 		}
-		if s.place(i, v) {
+		if s.place(i, v, adj) {
 			s.extend(i + 1)
 		}
 	}
@@ -312,23 +349,12 @@ func (s *searcher) backIndex(st *step, pos int) int {
 	return 0
 }
 
-// cutEdges lists the cut edges (smaller end first, ascending).
-func cutEdges(g *graph.Graph, of []uint32) [][2]uint32 {
-	var cut [][2]uint32
-	for v := range uint32(g.NumVertices()) {
-		for _, w := range g.Neighbors(v) {
-			if v < w && of[v] != of[w] {
-				cut = append(cut, [2]uint32{v, w})
-			}
-		}
-	}
-	return cut
-}
-
 // runInter runs the inter-partition stage over threads workers (counting: visit nil) or one
-// (listing). It returns the counters and whether it stopped early (cancelled, or visit said stop).
-func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, cut [][2]uint32, threads int, visit func([]uint32) bool) (interStats, bool) {
-	roots := len(cut)
+// (listing), rooted at every data vertex in turn (no list of the cut edges is made: each
+// vertex's cut edges are found in its adjacency list, in parallel). It returns the counters and
+// whether it stopped early (cancelled, or visit said stop).
+func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, threads int, visit func([]uint32) bool) (interStats, bool) {
+	roots := g.NumVertices()
 	if visit != nil {
 		threads = 1
 	}
@@ -346,7 +372,7 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 				if len(s.f) < len(s.pr.steps) {
 					s.f = make([]uint32, len(s.pr.steps))
 				}
-				s.root(cut[r])
+				s.root(uint32(r))
 			}
 		}
 		return !s.stopped && ctx.Err() == nil

@@ -47,7 +47,9 @@ import (
 	"github.com/submatch/submatch/plan"
 )
 
-func init() { engine.Register(&Engine{}) }
+// The registered engine partitions with partition.Auto: the multilevel partitioner on graphs
+// it takes seconds for, breadth-first growing (linear) on larger ones.
+func init() { engine.Register(&Engine{Partitioner: partition.Auto}) }
 
 // Backend runs the intra-partition stage: the search of one part's induced subgraph.
 type Backend interface {
@@ -100,7 +102,8 @@ type Engine struct {
 	Backend Backend
 	// Passes is partition.Options.Passes.
 	Passes int
-	// Partitioner is the partitioning method (default partition.Multilevel).
+	// Partitioner is the partitioning method (the zero value is partition.Multilevel; the
+	// registered engine and --pbe-partitioner's default are partition.Auto).
 	Partitioner partition.Method
 	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
 	// buffers (0: DefaultReserve): parts are made for the rest.
@@ -465,8 +468,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 			res.Partial = ctx.Err() != nil
 			return res, st, err
 		}
-		cut := cutEdges(p.Data, pt.Of)
-		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, threads(p), nil)
+		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, threads(p), nil)
 		st.InterMatches, st.Seeds, st.InterNodes, st.InterBytes = is.matches, is.seeds, is.nodes, is.bytes
 		st.InterTime = time.Since(tInter)
 		var ok bool
@@ -555,9 +557,8 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 			yield(nil, err)
 			return
 		}
-		cut := cutEdges(p.Data, pt.Of)
 		done := false
-		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, cut, 1, func(f []uint32) bool {
+		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, 1, func(f []uint32) bool {
 			if !yield(f, nil) {
 				done = true
 				return false

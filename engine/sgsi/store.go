@@ -76,10 +76,11 @@ type store struct {
 func newStore(g *graph.Graph) *store {
 	n := g.NumVertices()
 	s := &store{g: g, sigs: make([]uint32, sigWords*n), labels: map[uint64]*labelGraph{}}
-	workers := runtime.GOMAXPROCS(0)
-	par.For(workers, workers, func(w int) {
+	// Ranges of consecutive vertices a thread: threads taking every workers-th vertex (as before)
+	// wrote neighbouring words of one cache line from every core.
+	par.Ranges(n, 0, 4096, func(_, lo, hi int) bool {
 		var sig [sigWords]uint32
-		for v := w; v < n; v += workers {
+		for v := lo; v < hi; v++ {
 			sig = [sigWords]uint32{labelBit(g.VertexLabel(uint32(v)))}
 			nb := g.Neighbors(uint32(v))
 			el := g.NeighborEdgeLabels(uint32(v))
@@ -94,6 +95,7 @@ func newStore(g *graph.Graph) *store {
 				s.sigs[j*n+v] = sig[j]
 			}
 		}
+		return true
 	})
 	return s
 }

@@ -1,0 +1,80 @@
+package pbe
+
+import (
+	"context"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/partition"
+)
+
+// referenceSeeds counts the inter stage's seeds the plain way: every cut edge, in both
+// orientations, on every program, kept when its ends pass place at positions 0 and 1.
+func referenceSeeds(g *graph.Graph, of []uint32, ip *interPlan) uint64 {
+	s := &searcher{g: g, of: of, ctx: context.Background()}
+	var n uint64
+	for v := range uint32(g.NumVertices()) {
+		for _, w := range g.Neighbors(v) {
+			if of[v] == of[w] {
+				continue
+			}
+			for k := range ip.programs {
+				s.pr = &ip.programs[k]
+				s.f = make([]uint32, len(s.pr.steps))
+				if s.place(0, v, -1) && s.place(1, w, -1) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// TestSeedsFromRuns checks that rooting the inter stage at vertices, with the neighbours taken
+// from the prime edge's label run (or every neighbour for wildcards), makes exactly the seeds
+// that every cut edge in both orientations makes, on proptest's labelled cases (edge labels and
+// wildcards included) cut into parts of about a fifth of the graph.
+func TestSeedsFromRuns(t *testing.T) {
+	seeds, _ := proptest.Seeds(t, 400, 120)
+	ran, labelled := 0, 0
+	for _, seed := range seeds {
+		c := proptest.Make(seed)
+		p := &engine.Problem{Data: c.G, Pattern: c.P}
+		if c.P.NumEdges() == 0 || !connected(p) {
+			continue
+		}
+		budget := max(partition.GraphBytes(c.G)/5, 64)
+		pt, err := partition.Partition(context.Background(), c.G, partition.Options{Budget: budget, Method: partition.Grow})
+		if err != nil || len(pt.Parts) < 2 {
+			continue
+		}
+		for _, sem := range proptest.AllSemantics {
+			p.Semantics = sem
+			ip, err := interPlanFor(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The seeds only: every program cut after its prime edge's ends (their checks
+			// reference positions 0 and 1 alone), so that a seed is a match.
+			for k := range ip.programs {
+				ip.programs[k].steps = ip.programs[k].steps[:2]
+			}
+			want := referenceSeeds(c.G, pt.Of, ip)
+			for _, threads := range []int{1, 3} {
+				got, _ := runInter(context.Background(), c.G, pt.Of, entryBytes(c.G), ip, threads, nil)
+				if got.seeds != want || got.matches != want {
+					t.Fatalf("seed %d %v, %d threads: %d seeds, want %d\n%s", seed, sem, threads, got.seeds, want, c.Recipe)
+				}
+			}
+			ran++
+			if !ip.programs[0].steps[1].label.Any {
+				labelled++
+			}
+		}
+	}
+	if ran == 0 || labelled == 0 {
+		t.Fatalf("%d cases ran, %d with a labelled second vertex", ran, labelled)
+	}
+}

@@ -1,0 +1,79 @@
+package partition
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/submatch/submatch/gen"
+)
+
+// TestParallelScans checks the scans that run on several threads on large graphs (Measure's
+// halos, bytes and edge cut; partBytes' bytes and weights) against their sequential runs, on an
+// R-MAT graph above parallelMin with random assignments, one of them leaving a part empty
+// (Measure drops and renumbers it).
+func TestParallelScans(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 17, EdgeFactor: 4, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := g.NumVertices()
+	if n < parallelMin {
+		t.Fatalf("%d vertices, below parallelMin %d", n, parallelMin)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, k := range []int{2, 7, 40} {
+		of := make([]uint32, n)
+		for v := range of {
+			of[v] = uint32(r.IntN(k))
+			if k == 7 && of[v] == 3 {
+				of[v] = 4 // part 3 empty
+			}
+		}
+		wantB, wantW := partBytesOn(g, of, k, nil, []uint64{}, 1)
+		for _, threads := range []int{2, 5} {
+			b, w := partBytesOn(g, of, k, nil, []uint64{}, threads)
+			if !reflect.DeepEqual(b, wantB) || !reflect.DeepEqual(w, wantW) {
+				t.Fatalf("k %d, %d threads: partBytes %v %v, sequential %v %v", k, threads, b, w, wantB, wantW)
+			}
+		}
+		want := measure(g, append([]uint32(nil), of...), k, 1)
+		for _, threads := range []int{2, 5} {
+			got := measure(g, append([]uint32(nil), of...), k, threads)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("k %d, %d threads: Measure differs from the sequential one (cut %d, want %d; parts %d, want %d)",
+					k, threads, got.EdgeCut, want.EdgeCut, len(got.Parts), len(want.Parts))
+			}
+		}
+		if k == 7 && len(want.Parts) != 6 {
+			t.Fatalf("k 7 with part 3 empty: %d parts", len(want.Parts))
+		}
+	}
+}
+
+// TestAutoMethod checks Auto's choice: Multilevel's parts on a graph of up to
+// AutoMultilevelEdges edges, and its name round trip.
+func TestAutoMethod(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumEdges() > AutoMultilevelEdges {
+		t.Fatal("graph too large for the test")
+	}
+	budget := GraphBytes(g) / 4
+	auto, err := Partition(t.Context(), g, Options{Budget: budget, Method: Auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, err := Partition(t.Context(), g, Options{Budget: budget, Method: Multilevel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(auto.Of, ml.Of) {
+		t.Fatal("Auto's parts differ from Multilevel's on a small graph")
+	}
+	if m, err := ParseMethod(Auto.String()); err != nil || m != Auto {
+		t.Fatalf("ParseMethod(%q) = %v, %v", Auto.String(), m, err)
+	}
+}
