@@ -54,6 +54,9 @@ type stager struct {
 	free   []devEvent
 	marks  []mark  // events recorded and not read yet
 	sample sampler // which calls are timed
+	// untimed is set when a call was queued after the last mark's stop event: reading the marks
+	// then does not wait for it.
+	untimed bool
 	// comm and comp are the device times of the copies and kernels read so far.
 	comm, comp time.Duration
 }
@@ -126,8 +129,10 @@ func (s *stager) timed(kernel bool, f func() error) error {
 	}
 	m := mark{kernel: kernel, weight: s.sample.next(kind)}
 	if m.weight == 0 {
+		s.untimed = true
 		return f()
 	}
+	s.untimed = false
 	var err error
 	if m.start, err = s.event(); err != nil {
 		return err
@@ -159,12 +164,18 @@ func (s *stager) event() (devEvent, error) {
 }
 
 // catchUp waits until the device has run everything queued, adds the marks' times, and frees the
-// staging buffer for reuse. The marks are read in one call on the device's thread.
+// staging buffer for reuse. The marks are read in one call on the device's thread. They cover
+// the queue only up to the last one: calls queued after it, untimed, may not have run yet, and
+// their copies still read the staging buffer (issue 21: reused early, it sent rows and offsets
+// overwritten by the next upload to the kernels, which faulted once the sampling started).
 func (s *stager) catchUp() error {
-	if len(s.marks) == 0 {
+	if len(s.marks) == 0 || s.untimed {
 		if err := s.q.Synchronize(); err != nil {
 			return err
 		}
+		s.untimed = false
+	}
+	if len(s.marks) == 0 {
 		s.staged = 0
 		return nil
 	}
