@@ -5,11 +5,13 @@ package sgsi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/internal/proptest"
 )
 
@@ -182,4 +184,44 @@ func TestStagingOnQueue(t *testing.T) {
 		t.Errorf("%d runs: no wait found work queued (the model never ran anything late)", runs)
 	}
 	t.Logf("%d runs, %d waits found work queued", runs, waited)
+}
+
+// TestCheckKernel checks the refusal of chunks beyond the kernels' 32-bit indices, and that the
+// largest the schedule makes pass.
+func TestCheckKernel(t *testing.T) {
+	for _, c := range []struct {
+		rows, buffer uint64
+		ok           bool
+	}{
+		{maxKernelIndex/sigWords - 1, maxKernelIndex - 1, true},
+		{maxKernelIndex / sigWords, 0, false},
+		{1, maxKernelIndex, false},
+		{1, 1 << 32, false},
+	} {
+		err := checkKernel(c.rows, c.buffer)
+		if (err == nil) != c.ok || err != nil && (!errors.Is(err, errKernelRange) || !errors.Is(err, engine.ErrMemory)) {
+			t.Errorf("%d rows, %d buffer words: %v, want ok %v (else errKernelRange and ErrMemory)", c.rows, c.buffer, err, c.ok)
+		}
+	}
+}
+
+// TestHostFirstBounds checks that the host emulation's First refuses to write a list longer than
+// the row's buffer (on the device: another row's entries overwritten, or a fault).
+func TestHostFirstBounds(t *testing.T) {
+	for _, bufLen := range []uint32{3, 2} {
+		h := NewHostBackend(16)
+		// Row 0 = [vertex 0] at 0, F at 1, idx at 3, the segment's offsets at 4 and list at 6,
+		// the bitset at 9, the descriptor at 10, the buffers at 12.
+		if err := h.Put(0, []uint32{0, 0, bufLen, 0, 0, 3, 1, 2, 3, ^uint32(0), 0, 0}); err != nil {
+			t.Fatal(err)
+		}
+		err := h.First(joinArgs{Rows: 0, Width: 1, F: 1, Idx: 3, NIdx: 1, Group: 1, Col: 0, SegOff: 4, SegNbr: 6, Lo: 0, Hi: 1,
+			WinHi: invalid, Bits: 9, Desc: 10, GBA: 12})
+		if want := bufLen == 3; (err == nil) != want {
+			t.Errorf("a list of 3 into a buffer of %d: %v, want ok %v", bufLen, err, want)
+		}
+		if err == nil && !slices.Equal(h.mem[12:15], []uint32{1, 2, 3}) {
+			t.Errorf("buffer %v, want [1 2 3]", h.mem[12:15])
+		}
+	}
 }
