@@ -147,16 +147,39 @@ func (b *queuedBackend) Link(a joinArgs) error {
 // run while the untimed calls queued after it had not; on the GPU the rows and offsets
 // overwritten before their copy ran sent a kernel outside the region.
 func TestStagingOnQueue(t *testing.T) {
-	ctx := context.Background()
 	seeds, _ := proptest.Seeds(t, 24, 12)
-	runs, waited := 0, 0
+	waited := 0
+	stagingRuns(t, seeds, 1, "./engine/sgsi -run TestStagingOnQueue", func(words, stage uint64, timing bool) (Backend, func() error) {
+		be := newQueuedBackend(words, stage, timing)
+		return be, func() error {
+			be.m.fail(be.m.Synchronize())
+			waited += be.m.waited
+			if be.m.stale > 0 {
+				return fmt.Errorf("%d copies ran on overwritten staging (%v)", be.m.stale, be.m.err)
+			}
+			return be.m.err
+		}
+	})
+	if waited == 0 {
+		t.Errorf("no wait found work queued (the model never ran anything late)")
+	}
+	t.Logf("%d waits found work queued", waited)
+}
+
+// stagingRuns counts the GPU check's larger random cases out of core on the backends of open
+// (a region of words, a staging buffer of stage words, the queue's events or not: done checks
+// the backend after the count), with blocks of blockSize threads for the long rows, and compares
+// with the host emulation at the same region.
+func stagingRuns(t *testing.T, seeds []uint64, blockSize uint32, test string, open func(words, stage uint64, timing bool) (be Backend, done func() error)) {
+	ctx := context.Background()
+	runs := 0
 	for _, seed := range seeds {
 		c := proptest.MakeLarger(seed)
 		sem := proptest.AllSemantics[seed%uint64(len(proptest.AllSemantics))]
 		for _, words := range []uint64{3000, 20000} {
 			newRunner := func(be Backend) *runner {
 				return &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(c.G), q: compileQuery(c.P), count: true,
-					blockRows: 2, blockSize: 1, maxCache: words / 8}
+					blockRows: 2, blockSize: blockSize, maxCache: words / 8}
 			}
 			h := newRunner(NewHostBackend(words))
 			if err := h.run(sem.Induced, sem.Unique); err != nil {
@@ -166,24 +189,20 @@ func TestStagingOnQueue(t *testing.T) {
 				stage  uint64
 				timing bool
 			}{{32, true}, {128, true}, {512, true}, {128, false}} {
-				be := newQueuedBackend(words, q.stage, q.timing)
+				be, done := open(words, q.stage, q.timing)
 				r := newRunner(be)
-				err := r.run(sem.Induced, sem.Unique)
-				be.m.fail(be.m.Synchronize())
-				how := fmt.Sprintf("seed %d %s, region %d words, staging %d words, events %v", seed, sem, words, q.stage, q.timing)
-				if err != nil || be.m.stale > 0 || be.m.err != nil || r.total != h.total {
-					t.Fatalf("%s: %d copies ran on overwritten staging (%v, %v); count %d, in order %d\n%s", how, be.m.stale, err, be.m.err, r.total, h.total,
-						c.Describe(sem, "sgsi on a queue model", "./engine/sgsi -run TestStagingOnQueue"))
+				err := schedule(be, true, func() error { return r.run(sem.Induced, sem.Unique) })
+				derr := done()
+				be.Close()
+				if err != nil || derr != nil || r.total != h.total {
+					t.Fatalf("seed %d %s, region %d words, staging %d words, events %v: count %d (%v, %v), in order %d\n%s",
+						seed, sem, words, q.stage, q.timing, r.total, err, derr, h.total, c.Describe(sem, "sgsi", test))
 				}
 				runs++
-				waited += be.m.waited
 			}
 		}
 	}
-	if waited == 0 {
-		t.Errorf("%d runs: no wait found work queued (the model never ran anything late)", runs)
-	}
-	t.Logf("%d runs, %d waits found work queued", runs, waited)
+	t.Logf("%d runs", runs)
 }
 
 // TestCheckKernel checks the refusal of chunks beyond the kernels' 32-bit indices, and that the
