@@ -19,7 +19,7 @@ func TestGPUStagingSampled(t *testing.T) {
 	if devs, err := gpu.Open(ctx); err != nil || len(devs) == 0 {
 		t.Skipf("no GPU: %v", err)
 	}
-	seeds, _ := proptest.Seeds(t, 24, 24)
+	seeds, _ := proptest.Seeds(t, 12, 12)
 	stagingRuns(t, seeds, blockThreads, "(GPU) ./engine/sgsi -run TestGPUStagingSampled", func(words, stage uint64, timing bool) (Backend, func() error) {
 		be, err := newGPUBackend(ctx, &engine.Problem{GPUMemoryLimit: 4 * words}, Options{}, &Stats{})
 		if err != nil {
