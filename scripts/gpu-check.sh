@@ -10,8 +10,9 @@
 #                                the GPU tests (CountTriangles against the CPU count on wiki-Vote
 #                                and random graphs, buffers, budget, compile cache...), and prints
 #                                a short table last. Logs go to $OUT (default bin/out).
-#                                ONLY=geneva or ONLY=stmatch runs that engine's tests alone (with
-#                                gpu-info; at build, ONLY=stmatch builds only its tests); GENEVA_RUN=regexp selects the GENEVA tests,
+#                                ONLY=geneva, ONLY=stmatch or ONLY=sgsi runs that engine's tests alone (with
+#                                gpu-info; at build, ONLY=stmatch builds only its tests, ONLY=sgsi
+#                                only sgsi's besides gpu.test and geneva.test); GENEVA_RUN=regexp selects the GENEVA tests,
 #                                STMATCH_RUN=regexp (default ^TestGPU: the rest runs in CI) and STMATCH_TIMEOUT=duration the stmatch ones
 #                                (STMATCH_SKIP=regexp: what the first process skips; set, even empty, it
 #                                runs every selected test in one process, without the second part);
@@ -67,11 +68,12 @@ build() {
 	fi
 	# The GPU tests of the other packages with kernels (see extra_packages), stripped to fit the
 	# device tool's 64 MiB.
-	if [ -z "${ONLY:-}" ]; then
+	if [ -z "${ONLY:-}" ] || [ "${ONLY:-}" = sgsi ]; then
 		local spec
 		for spec in "${extra_packages[@]}"; do
 			set -- $spec
 			[ -z "${5:-}" ] || continue # a second part of a binary built under another name
+			[ -z "${ONLY:-}" ] || [ "$2" = "$ONLY" ] || continue
 			go vet "./$1"
 			CGO_ENABLED=0 go test -c -trimpath -ldflags='-s -w' -o "bin/$2.test" "./$1"
 		done
@@ -225,6 +227,12 @@ run() {
 	fi
 	lane_runtime &
 	lanes+=($!)
+	if [ "$only" = sgsi ]; then # sgsi's two parts alone
+		(export SUBMATCH_ORACLE_SEEDS=${SGSI_SEEDS:-150}; lane_extras sgsi) &
+		lanes+=($!)
+		SUBMATCH_SGSI_RANDOM=${SUBMATCH_SGSI_RANDOM:-8} lane_extras sgsi-b &
+		lanes+=($!)
+	fi
 	if [ -z "$only" ]; then
 		# sgsi's oracle sweeps on fewer seeds than their deep default (the host emulation runs
 		# the same cases in CI): 150 of Property's 300, and 150 for Dense.
@@ -347,7 +355,7 @@ extra_packages=(
 	"temporal temporal TestGPU 150"
 	"engine/pbe pbe TestDeviceAgainstCPU 150"
 	"engine/sgsi sgsi TestGPU(Property|Dense)$ 500"
-	"engine/sgsi sgsi-b TestGPU(Random|LongLists|Listing|GitHub|HPRD|WikiVote|LimitAboveFree)$ 450 sgsi"
+	"engine/sgsi sgsi-b TestGPU(Random|LongLists|Listing|GitHub|HPRD|WikiVote|LimitAboveFree|StagingSampled)$ 450 sgsi"
 	"csm/dcsm dcsm TestGPU 200"
 )
 extra_names=()

@@ -186,11 +186,16 @@ func (h *HostBackend) First(a joinArgs) error {
 			skip = a.Head
 		}
 		row := m[a.Rows+uint64(r)*uint64(a.Width) : a.Rows+uint64(r+1)*uint64(a.Width)]
-		buf := m[a.GBA+uint64(m[a.F+uint64(r)]):]
+		// The row's buffer alone: an entry beyond it is an error here, a fault (or another row's
+		// entry overwritten) on the device.
+		buf := m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])]
 		for j, w := range list {
 			p := skip + uint32(j)
 			if p < a.WinLo || p >= a.WinHi {
 				continue
+			}
+			if uint64(p-a.WinLo) >= uint64(len(buf)) {
+				return fmt.Errorf("sgsi host backend: row %d's list position %d beyond its buffer of %d words (window from %d)", r, p, len(buf), a.WinLo)
 			}
 			keep := m[a.Bits+uint64(w/32)]>>(w&31)&1 != 0 && !slices.Contains(row, w)
 			for _, c := range less {

@@ -53,6 +53,25 @@ type Stats struct {
 // errNoFit is returned (wrapped in engine.ErrMemory) when one row, segment or list does not fit.
 var errNoFit = errors.New("does not fit the device region")
 
+// maxKernelIndex bounds what the kernels index with 32 bits: a chunk's buffer words (F, whose
+// loops step j += G), a segment's entries (local offsets); rows stay below maxKernelIndex/sigWords
+// (a filter chunk's signatures sigs[3n + i], a join chunk's idx and link range). The schedule
+// keeps below them; checkKernel refuses a chunk beyond them (a clear error rather than a fault on
+// the device).
+const maxKernelIndex = 1 << 31
+
+// errKernelRange is checkKernel's error.
+var errKernelRange = errors.New("is beyond the kernels' 32-bit indices")
+
+// checkKernel refuses a chunk of rows rows and buffer words, or a filter chunk of rows vertices
+// (buffer 0), that the kernels cannot address.
+func checkKernel(rows, buffer uint64) error {
+	if rows >= maxKernelIndex/sigWords || buffer >= maxKernelIndex {
+		return fmt.Errorf("sgsi: a chunk of %d rows with %d buffer words %w (%d): %w", rows, buffer, errKernelRange, maxKernelIndex, engine.ErrMemory)
+	}
+	return nil
+}
+
 // maxFlush bounds, in words, the pending table of a level before it is joined.
 const maxFlush = 1 << 26
 
@@ -190,7 +209,7 @@ func (r *runner) run(induced, unique bool) error {
 		return err
 	}
 	area := qs + uint64(len(q.sigs)+len(q.vlabels))
-	chunkV := (W - area) / (sigWords + 1) / 32 * 32
+	chunkV := min((W-area)/(sigWords+1), maxKernelIndex/sigWords-32) / 32 * 32
 	if chunkV == 0 {
 		return fmt.Errorf("sgsi: no room to filter: %w", engine.ErrMemory)
 	}
@@ -202,6 +221,9 @@ func (r *runner) run(induced, unique bool) error {
 			}
 		}
 		if err := r.put(area+sigWords*k, g.VertexLabels()[base:base+k]); err != nil {
+			return err
+		}
+		if err := checkKernel(k, 0); err != nil {
 			return err
 		}
 		a := filterArgs{Sigs: area, Labels: area + sigWords*k, N: uint32(k), Base: uint32(base), QSigs: qs,
@@ -301,9 +323,9 @@ func (r *runner) run(induced, unique bool) error {
 	}
 	r.arenaCap = W - r.arenaOff
 	r.st.CacheBytes = 4 * r.cacheCap
-	maxSeg := min(r.cacheCap, 1<<31)
+	maxSeg := min(r.cacheCap, maxKernelIndex)
 	if !r.st.InCore {
-		maxSeg = min(max(minSegWords, r.cacheCap/2), 1<<31) // the kernels read local offsets as u32
+		maxSeg = min(max(minSegWords, r.cacheCap/2), maxKernelIndex) // the kernels read local offsets as u32
 	}
 	r.segs = map[uint64][]segment{}
 	for key := range keys {
@@ -521,7 +543,7 @@ func (r *runner) gatherRun(key uint64, t [][]uint32, i int) int {
 		if len(t[e]) == 1 && e == i {
 			break // one vertex's list (kept): segment's
 		}
-		if words+uint64(sg.hi-sg.lo)+m > min(r.cacheCap, 1<<31) {
+		if words+uint64(sg.hi-sg.lo)+m > min(r.cacheCap, maxKernelIndex) {
 			break
 		}
 		words += uint64(sg.hi-sg.lo) + m
@@ -711,7 +733,7 @@ func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool
 				words += max(maxDeg, d) * uint64(k+1)
 			}
 			spill := !(final && r.count)
-			if words > r.arenaCap || T+d >= 1<<32-1 || (spill && end > start && T+d > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) {
+			if words > r.arenaCap || T+d >= maxKernelIndex || n >= maxKernelIndex/sigWords || (spill && end > start && T+d > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) {
 				break
 			}
 			T += d
@@ -747,7 +769,7 @@ func (r *runner) windows(i int, st *step, row []uint32, d uint64, desc []uint32,
 		// joined again in halves (errWindow), so windows are not sized for every entry surviving.
 		room -= min(room, k+1)
 	}
-	most := min(room, 1<<31)
+	most := min(room, maxKernelIndex-1)
 	if most == 0 {
 		return fmt.Errorf("sgsi: one row of %d words with one buffer entry %w (%d words for tables): %w", k, errNoFit, r.arenaCap, engine.ErrMemory)
 	}
@@ -779,6 +801,9 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	r.st.Chunks++
 	k := i + 1
 	R := uint64(len(rows) / k)
+	if err := checkKernel(R, T); err != nil {
+		return err
+	}
 	// Region layout of the chunk.
 	a := r.arenaOff
 	totalOff := a

@@ -37,21 +37,8 @@ type gpuBackend struct {
 	filter, first, intersect, count, link *gpu.Function
 	tabs                                  map[int]*gpu.HostBuffer
 
-	stage  *gpu.HostBuffer // pinned: the uploads queued since the device last caught up
-	staged uint64          // bytes of stage in use
-	timing bool            // the driver has events
-	free   []*gpu.Event    // events to reuse
-	marks  []mark          // events recorded and not read yet
-	sample sampler         // which calls are timed
-	// comm and comp are the device times of the copies and kernels read so far.
-	comm, comp time.Duration
-}
-
-// mark is an event pair around one copy (kernel false) or kernel, which stands for weight of them.
-type mark struct {
-	start, stop *gpu.Event
-	kernel      bool
-	weight      int64
+	stage *gpu.HostBuffer // pinned: the uploads queued since the device last caught up
+	q     stager          // the staging buffer's use and the copies' and kernels' times
 }
 
 // stageBytes is the pinned staging buffer's size; maxMarks bounds the marks between reads.
@@ -160,106 +147,21 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 	if b.stage, err = d.AllocHost(stageBytes); err != nil {
 		return nil, fmt.Errorf("sgsi: pinned staging buffer: %w", err)
 	}
-	if e, err := d.NewEvent(); err == nil {
-		b.timing = true
-		b.free = append(b.free, e)
+	b.q = stager{q: gpuQueue{d}, buf: words(b.stage)}
+	if e, err := b.q.q.NewEvent(); err == nil {
+		b.q.timing = true
+		b.q.free = append(b.q.free, e)
 	} else if !errors.Is(err, gpu.ErrNoEvents) {
 		return nil, err
 	}
 	return b, nil
 }
 
-// ready makes room, by waiting for the device, for n more bytes staged and one more mark. It is
-// called before anything is staged: catchUp frees the whole staging buffer.
-func (b *gpuBackend) ready(n uint64) error {
-	if len(b.marks) >= maxMarks || b.staged+n > b.stage.Size() {
-		return b.catchUp()
-	}
-	return nil
-}
-
-// timed runs f (which queues a copy or a kernel), when it is sampled between two recorded events
-// (after ready).
-func (b *gpuBackend) timed(kernel bool, f func() error) error {
-	if !b.timing {
-		return f()
-	}
-	kind := 0
-	if kernel {
-		kind = 1
-	}
-	m := mark{kernel: kernel, weight: b.sample.next(kind)}
-	if m.weight == 0 {
-		return f()
-	}
-	var err error
-	if m.start, err = b.event(); err != nil {
-		return err
-	}
-	if m.stop, err = b.event(); err != nil {
-		b.free = append(b.free, m.start)
-		return err
-	}
-	b.marks = append(b.marks, m)
-	return b.d.Do(func() error {
-		if err := m.start.Record(); err != nil {
-			return err
-		}
-		if err := f(); err != nil {
-			return err
-		}
-		return m.stop.Record()
-	})
-}
-
-// event returns an event to record: a free one, or a new one.
-func (b *gpuBackend) event() (*gpu.Event, error) {
-	if n := len(b.free); n > 0 {
-		e := b.free[n-1]
-		b.free = b.free[:n-1]
-		return e, nil
-	}
-	return b.d.NewEvent()
-}
-
-// catchUp waits until the device has run everything queued, adds the marks' times, and frees the
-// staging buffer for reuse. The marks are read in one call on the device's thread.
-func (b *gpuBackend) catchUp() error {
-	if len(b.marks) == 0 {
-		if err := b.d.Synchronize(); err != nil {
-			return err
-		}
-		b.staged = 0
-		return nil
-	}
-	err := b.d.Do(func() error {
-		var first error
-		for _, m := range b.marks {
-			d, err := m.stop.Since(m.start)
-			if err != nil && first == nil {
-				first = err
-			}
-			if m.kernel {
-				b.comp += d * time.Duration(m.weight)
-			} else {
-				b.comm += d * time.Duration(m.weight)
-			}
-			b.free = append(b.free, m.start, m.stop)
-		}
-		return first
-	})
-	b.marks = b.marks[:0]
-	if err == nil {
-		b.staged = 0
-	}
-	return err
-}
-
 // DeviceTimes waits for the device and returns the device time of the copies and of the kernels
 // so far (zero without events).
 func (b *gpuBackend) DeviceTimes() (copies, kernels time.Duration, err error) {
-	err = b.catchUp()
-	return b.comm, b.comp, err
+	err = b.q.catchUp()
+	return b.q.comm, b.q.comp, err
 }
 
 func (b *gpuBackend) Words() uint64 { return b.words }
@@ -268,31 +170,13 @@ func (b *gpuBackend) Words() uint64 { return b.words }
 func (b *gpuBackend) Do(fn func() error) error { return b.d.Do(fn) }
 
 func (b *gpuBackend) Put(off uint64, src []uint32) error {
-	n := 4 * uint64(len(src))
-	if n > b.stage.Size() { // larger than the staging buffer: a synchronous copy
-		if err := b.ready(0); err != nil {
-			return err
-		}
-		return b.timed(false, func() error { return gpu.CopyToDevice(b.region, 4*off, src) })
-	}
-	if err := b.ready(n); err != nil {
-		return err
-	}
-	at := b.staged
-	copy(words(b.stage)[at/4:], src)
-	b.staged = (at + n + 15) &^ 15
-	return b.timed(false, func() error { return gpu.CopyToDeviceAsync(b.region, 4*off, b.stage, at, n) })
+	return b.q.put(src, func(at, n uint64) error { return gpu.CopyToDeviceAsync(b.region, 4*off, b.stage, at, n) },
+		func() error { return gpu.CopyToDevice(b.region, 4*off, src) })
 }
 
 // Get copies back, after everything queued: the device has then caught up.
 func (b *gpuBackend) Get(dst []uint32, off uint64) error {
-	if err := b.ready(0); err != nil {
-		return err
-	}
-	if err := b.timed(false, func() error { return gpu.CopyToHost(dst, b.region, 4*off) }); err != nil {
-		return err
-	}
-	return b.catchUp()
+	return b.q.get(func() error { return gpu.CopyToHost(dst, b.region, 4*off) })
 }
 
 func (b *gpuBackend) ptr(off uint64) gpu.DevicePtr { return b.region.Ptr() + gpu.DevicePtr(4*off) }
@@ -302,10 +186,7 @@ func blocks(threads uint64) uint32 {
 }
 
 func (b *gpuBackend) Filter(a filterArgs) error {
-	if err := b.ready(0); err != nil {
-		return err
-	}
-	return b.timed(true, func() error {
+	return b.q.launch(func() error {
 		return b.filter.Launch(gpu.Dim3{X: blocks(uint64(a.N))}, gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Sigs), b.ptr(a.Labels), a.N, a.Base, b.ptr(a.QSigs), b.ptr(a.QLab), a.NQ, b.ptr(a.Bits), a.Words)
 	})
@@ -317,10 +198,7 @@ func (b *gpuBackend) grid(a joinArgs) gpu.Dim3 {
 }
 
 func (b *gpuBackend) First(a joinArgs) error {
-	if err := b.ready(0); err != nil {
-		return err
-	}
-	return b.timed(true, func() error {
+	return b.q.launch(func() error {
 		return b.first.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
 			a.Lo, a.Hi, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
@@ -328,10 +206,7 @@ func (b *gpuBackend) First(a joinArgs) error {
 }
 
 func (b *gpuBackend) Intersect(a joinArgs) error {
-	if err := b.ready(0); err != nil {
-		return err
-	}
-	return b.timed(true, func() error {
+	return b.q.launch(func() error {
 		return b.intersect.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
 			a.Lo, a.Hi, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA))
@@ -339,20 +214,14 @@ func (b *gpuBackend) Intersect(a joinArgs) error {
 }
 
 func (b *gpuBackend) Count(a joinArgs) error {
-	if err := b.ready(0); err != nil {
-		return err
-	}
-	return b.timed(true, func() error {
+	return b.q.launch(func() error {
 		return b.count.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.HasCnt, b.ptr(a.Total))
 	})
 }
 
 func (b *gpuBackend) Link(a joinArgs) error {
-	if err := b.ready(0); err != nil {
-		return err
-	}
-	return b.timed(true, func() error {
+	return b.q.launch(func() error {
 		return b.link.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.A, a.B, b.ptr(a.Out))
 	})
@@ -382,13 +251,9 @@ func words(hb *gpu.HostBuffer) []uint32 {
 }
 
 func (b *gpuBackend) Close() {
-	_ = b.catchUp() // nothing queued may still read the buffers freed below
-	_ = b.d.Do(func() error {
-		for _, e := range b.free {
-			e.Close()
-		}
-		return nil
-	})
+	if b.q.q != nil {
+		b.q.close() // nothing queued may still read the buffers freed below
+	}
 	if b.stage != nil {
 		b.stage.Free()
 	}
