@@ -328,41 +328,119 @@ func tooBig(g *graph.Graph, v uint32, need, budget uint64) error {
 }
 
 // refine is one label-propagation pass; bytes are updated with upper bounds (exact ones are
-// measured after the pass). It returns the number of vertices moved.
+// measured after the pass). It returns the number of vertices moved. Large graphs are scanned on
+// every core with the same outcome (refineOn).
 func refine(g *graph.Graph, of []uint32, bytes []uint64, budget uint64) int {
+	return refineOn(g, of, bytes, budget, 0)
+}
+
+// refineBatch is the number of consecutive vertices whose neighbourhoods refineOn scans in
+// parallel before deciding their moves.
+const refineBatch = 4096
+
+// lpScratch is one thread's label-propagation scratch: a counter a part (left zero) and the parts
+// the current vertex touches.
+type lpScratch struct {
+	count   []uint32
+	touched []uint32
+}
+
+// best is the part holding most of v's neighbours (of[v]'s part unless another holds strictly
+// more) and the number of v's neighbours there. near reports whether a neighbour lies in
+// [lo, hi) (a vertex of the same batch).
+func (s *lpScratch) best(g *graph.Graph, of []uint32, v, lo, hi uint32) (best, bestCount uint32, near bool) {
+	a := of[v]
+	s.touched = s.touched[:0]
+	for _, w := range g.Neighbors(v) {
+		near = near || w-lo < hi-lo
+		p := of[w]
+		if s.count[p] == 0 {
+			s.touched = append(s.touched, p)
+		}
+		s.count[p]++
+	}
+	best, bestCount = a, s.count[a]
+	for _, p := range s.touched {
+		if s.count[p] > bestCount { // strictly more: every move cuts fewer edges
+			best, bestCount = p, s.count[p]
+		}
+		s.count[p] = 0
+	}
+	return best, bestCount, near
+}
+
+// move moves v to part best (holding bestCount of its neighbours) when both parts stay within
+// the budget by the bytes' upper bounds, and reports whether it did.
+func move(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, v, best, bestCount uint32) bool {
+	a := of[v]
+	if best == a {
+		return false
+	}
+	cost := VertexCost(g, v)
+	// b's halo grows at most by v's neighbours outside b; a's by v itself.
+	growB := cost + uint64(g.Degree(v)-int(bestCount))*HaloBytes
+	if bytes[best]+growB > budget || bytes[a] < cost {
+		return false
+	}
+	bytes[best] += growB
+	bytes[a] -= cost - HaloBytes
+	of[v] = best
+	return true
+}
+
+// refineOn is refine on threads goroutines (0: all cores; 1, or a graph below parallelMin
+// vertices: the sequential loop). The parallel pass scans a batch of refineBatch consecutive
+// vertices against the assignment at the batch's start, then decides their moves in order; only
+// the batch's vertices move meanwhile, so a scan is stale only for a vertex with a neighbour in
+// the batch, which is scanned again at its turn: every decision sees what the sequential loop
+// sees, and the outcome is the same for any number of threads.
+func refineOn(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, threads int) int {
 	k := len(bytes)
-	count := make([]uint32, k)
-	var touched []uint32
+	n := g.NumVertices()
+	workers := par.Workers(n, threads, refineBatch)
+	if n < parallelMin {
+		workers = 1
+	}
 	moved := 0
-	for v := range uint32(g.NumVertices()) {
-		a := of[v]
-		touched = touched[:0]
-		for _, w := range g.Neighbors(v) {
-			p := of[w]
-			if count[p] == 0 {
-				touched = append(touched, p)
-			}
-			count[p]++
-		}
-		best, bestCount := a, count[a]
-		for _, p := range touched {
-			if count[p] > bestCount { // strictly more: every move cuts fewer edges
-				best, bestCount = p, count[p]
-			}
-		}
-		if best != a {
-			cost := VertexCost(g, v)
-			// b's halo grows at most by v's neighbours outside b; a's by v itself.
-			growB := cost + uint64(g.Degree(v)-int(count[best]))*HaloBytes
-			if bytes[best]+growB <= budget && bytes[a] >= cost {
-				bytes[best] += growB
-				bytes[a] -= cost - HaloBytes
-				of[v] = best
+	s := &lpScratch{count: make([]uint32, k)}
+	if workers == 1 {
+		for v := range uint32(n) {
+			best, c, _ := s.best(g, of, v, 0, 0)
+			if move(g, of, bytes, budget, v, best, c) {
 				moved++
 			}
 		}
-		for _, p := range touched {
-			count[p] = 0
+		return moved
+	}
+	type scan struct {
+		best, count uint32
+		near        bool
+	}
+	scans := make([]scan, refineBatch)
+	scratch := make([]*lpScratch, workers)
+	for lo := 0; lo < n; lo += refineBatch {
+		hi := min(lo+refineBatch, n)
+		par.Ranges(hi-lo, workers, (hi-lo+workers-1)/workers, func(t, a, b int) bool {
+			ws := scratch[t]
+			if ws == nil {
+				ws = &lpScratch{count: make([]uint32, k)}
+				scratch[t] = ws
+			}
+			for i := a; i < b; i++ {
+				best, c, near := ws.best(g, of, uint32(lo+i), uint32(lo), uint32(hi))
+				scans[i] = scan{best, c, near}
+			}
+			return true
+		})
+		for i := range hi - lo {
+			v := uint32(lo + i)
+			sc := scans[i]
+			if sc.near {
+				sc.best, sc.count, _ = s.best(g, of, v, 0, 0)
+			}
+			if move(g, of, bytes, budget, v, sc.best, sc.count) {
+				moved++
+			}
 		}
 	}
 	return moved
