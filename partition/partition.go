@@ -338,6 +338,12 @@ func refine(g *graph.Graph, of []uint32, bytes []uint64, budget uint64) int {
 // parallel before deciding their moves.
 const refineBatch = 4096
 
+// refineMinWorkers is the fewest cores refine's parallel pass runs on by default: it does about
+// 1.33x the sequential loop's work (R-MAT scale 18 at a quarter of the graph: the rescans of
+// vertices with a neighbour moved earlier in their batch, a fifth of the adjacency entries, the
+// hubs' mostly), so it cannot pay on 2 cores.
+const refineMinWorkers = 4
+
 // lpScratch is one thread's label-propagation scratch: a counter a part (left zero) and the parts
 // the current vertex touches.
 type lpScratch struct {
@@ -346,13 +352,16 @@ type lpScratch struct {
 }
 
 // best is the part holding most of v's neighbours (of[v]'s part unless another holds strictly
-// more) and the number of v's neighbours there. near reports whether a neighbour lies in
-// [lo, hi) (a vertex of the same batch).
-func (s *lpScratch) best(g *graph.Graph, of []uint32, v, lo, hi uint32) (best, bestCount uint32, near bool) {
+// more) and the number of v's neighbours there. near is v's smallest neighbour in [lo, v) (a
+// vertex of its batch decided before it), v when there is none.
+func (s *lpScratch) best(g *graph.Graph, of []uint32, v, lo uint32) (best, bestCount, near uint32) {
 	a := of[v]
 	s.touched = s.touched[:0]
+	near = v
 	for _, w := range g.Neighbors(v) {
-		near = near || w-lo < hi-lo
+		if w-lo < near-lo {
+			near = w
+		}
 		p := of[w]
 		if s.count[p] == 0 {
 			s.touched = append(s.touched, p)
@@ -388,34 +397,32 @@ func move(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, v, best, b
 	return true
 }
 
-// refineOn is refine on threads goroutines (0: all cores; 1, or a graph below parallelMin
-// vertices: the sequential loop). The parallel pass scans a batch of refineBatch consecutive
+// refineOn is refine on threads goroutines (0: all cores, the sequential loop below
+// refineMinWorkers; 1, or a graph below parallelMin vertices: the sequential loop). The parallel pass scans a batch of refineBatch consecutive
 // vertices against the assignment at the batch's start, then decides their moves in order; only
-// the batch's vertices move meanwhile, so a scan is stale only for a vertex with a neighbour in
-// the batch, which is scanned again at its turn: every decision sees what the sequential loop
-// sees, and the outcome is the same for any number of threads.
+// the batch's vertices move meanwhile, and in order, so a scan is stale only for a vertex with a
+// neighbour in the batch decided before it that moved (the last move in the batch is at or after
+// its smallest such neighbour), which is scanned again at its turn: every decision sees what the
+// sequential loop sees, and the outcome is the same for any number of threads.
 func refineOn(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, threads int) int {
 	k := len(bytes)
 	n := g.NumVertices()
 	workers := par.Workers(n, threads, refineBatch)
-	if n < parallelMin {
+	if n < parallelMin || threads <= 0 && workers < refineMinWorkers {
 		workers = 1
 	}
 	moved := 0
 	s := &lpScratch{count: make([]uint32, k)}
 	if workers == 1 {
 		for v := range uint32(n) {
-			best, c, _ := s.best(g, of, v, 0, 0)
+			best, c, _ := s.best(g, of, v, v)
 			if move(g, of, bytes, budget, v, best, c) {
 				moved++
 			}
 		}
 		return moved
 	}
-	type scan struct {
-		best, count uint32
-		near        bool
-	}
+	type scan struct{ best, count, near uint32 }
 	scans := make([]scan, refineBatch)
 	scratch := make([]*lpScratch, workers)
 	for lo := 0; lo < n; lo += refineBatch {
@@ -427,19 +434,21 @@ func refineOn(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, thread
 				scratch[t] = ws
 			}
 			for i := a; i < b; i++ {
-				best, c, near := ws.best(g, of, uint32(lo+i), uint32(lo), uint32(hi))
+				best, c, near := ws.best(g, of, uint32(lo+i), uint32(lo))
 				scans[i] = scan{best, c, near}
 			}
 			return true
 		})
+		last := -1 // the batch's last moved vertex
 		for i := range hi - lo {
 			v := uint32(lo + i)
 			sc := scans[i]
-			if sc.near {
-				sc.best, sc.count, _ = s.best(g, of, v, 0, 0)
+			if sc.near < v && last >= int(sc.near) {
+				sc.best, sc.count, _ = s.best(g, of, v, v)
 			}
 			if move(g, of, bytes, budget, v, sc.best, sc.count) {
 				moved++
+				last = int(v)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -133,5 +134,36 @@ func TestParallelRefine(t *testing.T) {
 			}
 		}
 		t.Logf("%+v: %d parts, moves %v", c, k, wantMoves)
+	}
+}
+
+// BenchmarkRefine times one refinement pass from grown parts (R-MAT scale 18, edge factor 16, a
+// quarter of the graph a part) on 1 thread and in parallel on 2 and 8 goroutines (run with -cpu 1
+// for the parallel pass's whole work).
+func BenchmarkRefine(b *testing.B) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 18, EdgeFactor: 16, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	budget := GraphBytes(g) / 4
+	of := make([]uint32, g.NumVertices())
+	for v := range of {
+		of[v] = unset
+	}
+	k, err := growParts(context.Background(), g, of, nil, 0, budget, uint64(float64(budget)*DefaultFill))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bytes0, _ := partBytes(g, of, k, nil, nil)
+	for _, threads := range []int{1, 2, 8} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				of := slices.Clone(of)
+				bytes := slices.Clone(bytes0)
+				b.StartTimer()
+				refineOn(g, of, bytes, budget, threads)
+			}
+		})
 	}
 }
