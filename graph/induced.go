@@ -44,16 +44,19 @@ func (g *Graph) keptEntries(v uint32, labels []uint32) uint64 {
 	runs := g.Runs(v)
 	var c uint64
 	for i, r := range runs {
-		if !hasLabel(labels, r.VertexLabel) {
-			continue
+		if hasLabel(labels, r.VertexLabel) {
+			c += g.runEnd(v, runs, i) - r.Start
 		}
-		end := g.offsets[v+1]
-		if i+1 < len(runs) {
-			end = runs[i+1].Start
-		}
-		c += end - r.Start
 	}
 	return c
+}
+
+// runEnd is where run i of v's runs (g.Runs(v)) ends in the adjacency array.
+func (g *Graph) runEnd(v uint32, runs []Run, i int) uint64 {
+	if i+1 < len(runs) {
+		return runs[i+1].Start
+	}
+	return g.offsets[v+1]
 }
 
 // InducedByVertexLabels is the subgraph of g induced by the vertices whose label is in labels
@@ -110,10 +113,7 @@ func (g *Graph) InducedByVertexLabels(labels []uint32) *Graph {
 				if !hasLabel(labels, run.VertexLabel) {
 					continue
 				}
-				end := g.offsets[v+1]
-				if j+1 < len(runs) {
-					end = runs[j+1].Start
-				}
+				end := g.runEnd(v, runs, j)
 				h.runs[ri] = Run{VertexLabel: run.VertexLabel, EdgeLabel: run.EdgeLabel, Start: at}
 				ri++
 				for x := run.Start; x < end; x++ {
