@@ -339,9 +339,9 @@ func refine(g *graph.Graph, of []uint32, bytes []uint64, budget uint64) int {
 const refineBatch = 4096
 
 // refineMinWorkers is the fewest cores refine's parallel pass runs on by default: it does about
-// 1.33x the sequential loop's work (R-MAT scale 18 at a quarter of the graph: the rescans of
+// 1.25x the sequential loop's work (R-MAT scale 18 at a quarter of the graph: the rescans of
 // vertices with a neighbour moved earlier in their batch, a fifth of the adjacency entries, the
-// hubs' mostly), so it cannot pay on 2 cores.
+// hubs' mostly, which stay sequential), so it cannot pay on 2 cores.
 const refineMinWorkers = 4
 
 // lpScratch is one thread's label-propagation scratch: a counter a part (left zero) and the parts
