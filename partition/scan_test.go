@@ -1,8 +1,11 @@
 package partition
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -75,5 +78,92 @@ func TestAutoMethod(t *testing.T) {
 	}
 	if m, err := ParseMethod(Auto.String()); err != nil || m != Auto {
 		t.Fatalf("ParseMethod(%q) = %v, %v", Auto.String(), m, err)
+	}
+}
+
+// TestParallelRefine checks refine's parallel pass against its sequential loop on an R-MAT graph
+// above parallelMin: from grown parts and from random ones, with budgets that refuse some moves
+// and none, two passes each, the assignment, the bytes' bounds and the moves are the same for
+// any number of threads (a scan made stale by a move within its batch is redone).
+func TestParallelRefine(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 17, EdgeFactor: 6, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := g.NumVertices()
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		k    int
+		grow bool
+		div  uint64
+	}{{0, true, 4}, {0, true, 16}, {9, false, 6}, {9, false, 1}} {
+		budget := GraphBytes(g) / c.div
+		of := make([]uint32, n)
+		k := c.k
+		if c.grow {
+			for v := range of {
+				of[v] = unset
+			}
+			k, err = growParts(context.Background(), g, of, nil, 0, budget, uint64(float64(budget)*DefaultFill))
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for v := range of {
+				of[v] = uint32(r.IntN(k))
+			}
+		}
+		bytes0, _ := partBytes(g, of, k, nil, nil)
+		run := func(threads int) ([]uint32, []uint64, []int) {
+			of := slices.Clone(of)
+			bytes := slices.Clone(bytes0)
+			var moves []int
+			for range 2 {
+				moves = append(moves, refineOn(g, of, bytes, budget, threads))
+			}
+			return of, bytes, moves
+		}
+		wantOf, wantBytes, wantMoves := run(1)
+		if wantMoves[0] == 0 {
+			t.Fatalf("%+v: no moves: the test checks nothing", c)
+		}
+		for _, threads := range []int{2, 5} {
+			gotOf, gotBytes, gotMoves := run(threads)
+			if !slices.Equal(gotOf, wantOf) || !slices.Equal(gotBytes, wantBytes) || !slices.Equal(gotMoves, wantMoves) {
+				t.Fatalf("%+v, %d threads: moves %v, sequential %v (assignments equal %v)", c, threads, gotMoves, wantMoves, slices.Equal(gotOf, wantOf))
+			}
+		}
+		t.Logf("%+v: %d parts, moves %v", c, k, wantMoves)
+	}
+}
+
+// BenchmarkRefine times one refinement pass from grown parts (R-MAT scale 18, edge factor 16, a
+// quarter of the graph a part) on 1 thread and in parallel on 2 and 8 goroutines (run with -cpu 1
+// for the parallel pass's whole work).
+func BenchmarkRefine(b *testing.B) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 18, EdgeFactor: 16, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	budget := GraphBytes(g) / 4
+	of := make([]uint32, g.NumVertices())
+	for v := range of {
+		of[v] = unset
+	}
+	k, err := growParts(context.Background(), g, of, nil, 0, budget, uint64(float64(budget)*DefaultFill))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bytes0, _ := partBytes(g, of, k, nil, nil)
+	for _, threads := range []int{1, 2, 8} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				of := slices.Clone(of)
+				bytes := slices.Clone(bytes0)
+				b.StartTimer()
+				refineOn(g, of, bytes, budget, threads)
+			}
+		})
 	}
 }

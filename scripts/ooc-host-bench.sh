@@ -6,7 +6,7 @@
 # budget), cut at CAP seconds; prints one line per run and the medians.
 #
 #   bash scripts/ooc-host-bench.sh build DIR   DIR/base (main's tree, `git -C $MAIN archive main`,
-#                                              with this tree's scripts/oocprof) and DIR/new (this
+#                                              with its scripts/oocprof, else this tree's) and DIR/new (this
 #                                              tree): submatch and oocprof in each
 #   DATA=g.smg QUERY=q.graph bash scripts/ooc-host-bench.sh run DIR
 #
@@ -23,8 +23,8 @@ build() {
 	local dir="$1" tmp
 	tmp=$(mktemp -d)
 	git -C "${MAIN:-/work/main}" archive main | tar -x -C "$tmp"
-	rm -rf "$tmp/scripts/oocprof"
-	cp -r scripts/oocprof "$tmp/scripts/"
+	# main's own oocprof when it has one (it prints what main's engines report), else this tree's
+	[ -d "$tmp/scripts/oocprof" ] || cp -r scripts/oocprof "$tmp/scripts/"
 	mkdir -p "$dir/base" "$dir/new"
 	(cd "$tmp" && CGO_ENABLED=0 go build -o "$root/$dir/base/oocprof" ./scripts/oocprof &&
 		CGO_ENABLED=0 go build -o "$root/$dir/base/submatch" ./cmd/submatch)

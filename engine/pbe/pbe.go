@@ -109,9 +109,11 @@ type Engine struct {
 	// buffers (0: DefaultReserve): parts are made for the rest.
 	Reserve float64
 
-	// cache keeps the last partitioning (graphs are immutable): PBE partitions once, offline.
-	mu    sync.Mutex
-	cache struct {
+	// cache keeps the last partitioning (graphs are immutable): PBE partitions once, offline;
+	// reduced the last label-induced subgraph (reduce.go), whose partitioning cache then keeps.
+	mu      sync.Mutex
+	reduced reduction
+	cache   struct {
 		g      *graph.Graph
 		budget uint64
 		passes int
@@ -198,6 +200,12 @@ type Stats struct {
 	// PartitionCached is set when the partitioning was the engine's last one (same graph and
 	// budget): PartitionTime is then only the look-up.
 	PartitionCached bool
+	// Reduced is set when the stages ran on the subgraph induced by the vertices with a pattern
+	// vertex's label (reduce.go): ReducedVertices and ReducedEdges are its size, ReduceTime the
+	// time to count and build it (only the count when it was not built).
+	Reduced                       bool
+	ReducedVertices, ReducedEdges uint64
+	ReduceTime                    time.Duration
 }
 
 // IntraShare is the share of the matches that are intra-partition (1 when there are none).
@@ -224,7 +232,9 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Uint64("upload_bytes", s.UploadBytes), slog.Duration("upload_time", s.UploadTime),
 		slog.Duration("kernel_time", s.KernelTime),
 		slog.Duration("partition", s.PartitionTime), slog.Duration("intra_time", s.IntraTime),
-		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached))
+		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached),
+		slog.Bool("reduced", s.Reduced), slog.Uint64("reduced_vertices", s.ReducedVertices),
+		slog.Uint64("reduced_edges", s.ReducedEdges), slog.Duration("reduce_time", s.ReduceTime))
 }
 
 func checkProblem(p *engine.Problem) error {
@@ -397,12 +407,13 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		return engine.Result{}, st, err
 	}
 	t0 := time.Now()
+	p = e.reduce(p, st)
 	pt, err := e.layout(ctx, p, st)
 	if err != nil {
 		return engine.Result{Partial: ctx.Err() != nil}, st, err
 	}
 	var res engine.Result
-	res.PlanTime = st.PartitionTime
+	res.PlanTime = st.ReduceTime + st.PartitionTime
 	be := e.backend()
 	dev, _ := be.(*DeviceBackend)
 	devStats := func() {
@@ -488,7 +499,8 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	return res, st, nil
 }
 
-// Matches implements engine.Engine: every part's matches, then the inter-partition ones.
+// Matches implements engine.Engine: every part's matches, then the inter-partition ones (in p's
+// dense ids, also when the stages ran on a label-induced subgraph).
 func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
 	return func(yield func([]uint32, error) bool) {
 		if err := checkProblem(p); err != nil {
@@ -496,80 +508,99 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 			return
 		}
 		st := &Stats{}
-		pt, err := e.layout(ctx, p, st)
+		rp := e.reduce(p, st)
+		if rp == p {
+			e.matches(ctx, p, st, yield)
+			return
+		}
+		buf := make([]uint32, p.Pattern.NumVertices())
+		e.matches(ctx, rp, st, func(m []uint32, err error) bool {
+			if err != nil {
+				return yield(nil, err)
+			}
+			for j, v := range m {
+				buf[j] = uint32(rp.Data.OriginalID(v))
+			}
+			return yield(buf, nil)
+		})
+	}
+}
+
+// matches is Matches on p as given (no reduction).
+func (e *Engine) matches(ctx context.Context, p *engine.Problem, st *Stats, yield func([]uint32, error) bool) {
+	pt, err := e.layout(ctx, p, st)
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	be := e.backend()
+	buf := make([]uint32, p.Pattern.NumVertices())
+	for i := range pt.Parts {
+		sub, err := e.subProblem(p, pt, i)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		be := e.backend()
-		buf := make([]uint32, p.Pattern.NumVertices())
-		for i := range pt.Parts {
-			sub, err := e.subProblem(p, pt, i)
+		if sub == nil {
+			continue
+		}
+		for m, err := range be.MatchesPart(ctx, sub) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if sub == nil {
-				continue
+			if sub.Data == p.Data {
+				copy(buf, m)
+			} else {
+				for j, v := range m {
+					buf[j] = uint32(sub.Data.OriginalID(v))
+				}
 			}
-			for m, err := range be.MatchesPart(ctx, sub) {
-				if err != nil {
-					yield(nil, err)
+			st.IntraMatches++
+			if !yield(buf, nil) {
+				return
+			}
+		}
+	}
+	if len(pt.Parts) == 1 || p.Pattern.NumVertices() < 2 {
+		return
+	}
+	if !connected(p) {
+		// The whole graph's matches (host) that span two parts or more.
+		whole := *p
+		whole.Progress = nil
+		for m, err := range (HostBackend{}).MatchesPart(ctx, &whole) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if spans(pt.Of, m) {
+				st.InterMatches++
+				if !yield(m, nil) {
 					return
 				}
-				if sub.Data == p.Data {
-					copy(buf, m)
-				} else {
-					for j, v := range m {
-						buf[j] = uint32(sub.Data.OriginalID(v))
-					}
-				}
-				st.IntraMatches++
-				if !yield(buf, nil) {
-					return
-				}
 			}
-		}
-		if len(pt.Parts) == 1 || p.Pattern.NumVertices() < 2 {
-			return
-		}
-		if !connected(p) {
-			// The whole graph's matches (host) that span two parts or more.
-			whole := *p
-			whole.Progress = nil
-			for m, err := range (HostBackend{}).MatchesPart(ctx, &whole) {
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				if spans(pt.Of, m) {
-					st.InterMatches++
-					if !yield(m, nil) {
-						return
-					}
-				}
-			}
-			p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
-			return
-		}
-		ip, err := interPlanFor(ctx, p)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		done := false
-		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, 1, func(f []uint32) bool {
-			if !yield(f, nil) {
-				done = true
-				return false
-			}
-			return true
-		})
-		st.InterMatches = is.matches
-		if stopped && !done && ctx.Err() != nil {
-			yield(nil, ctx.Err())
-			return
 		}
 		p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
+		return
 	}
+	ip, err := interPlanFor(ctx, p)
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	done := false
+	is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, 1, func(f []uint32) bool {
+		if !yield(f, nil) {
+			done = true
+			return false
+		}
+		return true
+	})
+	st.InterMatches = is.matches
+	if stopped && !done && ctx.Err() != nil {
+		yield(nil, ctx.Err())
+		return
+	}
+	p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
 }

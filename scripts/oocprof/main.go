@@ -75,8 +75,9 @@ func main() {
 			case "pbe":
 				p.GPUMemoryLimit = partition.GraphBytes(p.Data) / *div
 				r, st, err := (&pbe.Engine{Partitioner: m}).CountStats(ctx, p)
-				fmt.Printf("pbe: count %d partial %v, %.2f s: partition %.2f s, %d parts, cut %d, intra %.2f s (%d), inter %.2f s (%d, %d seeds, %d nodes)\n",
-					r.Count, r.Partial, time.Since(t0).Seconds(), st.PartitionTime.Seconds(), st.Parts, st.EdgeCut,
+				fmt.Printf("pbe: count %d partial %v, %.2f s: reduce %.2f s (%v: %d vertices, %d edges), partition %.2f s, %d parts, cut %d, intra %.2f s (%d), inter %.2f s (%d, %d seeds, %d nodes)\n",
+					r.Count, r.Partial, time.Since(t0).Seconds(), st.ReduceTime.Seconds(), st.Reduced, st.ReducedVertices, st.ReducedEdges,
+					st.PartitionTime.Seconds(), st.Parts, st.EdgeCut,
 					st.IntraTime.Seconds(), st.IntraMatches, st.InterTime.Seconds(), st.InterMatches, st.Seeds, st.InterNodes)
 				return err
 			case "sgsi":
