@@ -8,6 +8,7 @@ import (
 	"errors"
 	"iter"
 	"log/slog"
+	"runtime"
 	"slices"
 	"time"
 
@@ -43,7 +44,7 @@ type Problem struct {
 	Data      *graph.Graph
 	Pattern   *pattern.Pattern
 	Semantics Semantics
-	// Threads is the number of worker goroutines (<= 0: all cores).
+	// Threads is the number of worker goroutines (<= 0: all cores; see ThreadCount).
 	Threads int
 	// Progress, when set, is called from time to time with the fraction of root work done,
 	// possibly from several goroutines at once (the CPU engine's workers, several GPUs).
@@ -60,6 +61,15 @@ type Problem struct {
 	GPUs []int
 	// Log receives the engine's diagnostics (debug: where the time went); nil: slog.Default().
 	Log *slog.Logger
+}
+
+// ThreadCount is the number of worker goroutines p asks for: Threads, or every core
+// (GOMAXPROCS) when Threads is 0 or less.
+func (p *Problem) ThreadCount() int {
+	if p.Threads > 0 {
+		return p.Threads
+	}
+	return max(1, runtime.GOMAXPROCS(0))
 }
 
 // Logger returns p.Log, or slog.Default() when it is nil.

@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -309,7 +308,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	if err != nil {
 		return Decision{}, err
 	}
-	d := Decision{Engine: c.host.Name(), Listing: listing, Threads: threads(p), among: &c}
+	d := Decision{Engine: c.host.Name(), Listing: listing, Threads: p.ThreadCount(), among: &c}
 	for _, eng := range r.Engines() {
 		if sc, ok := eng.(engine.Shortcut); ok && eng.Name() != e.Name() {
 			if ok, why := sc.Takes(p, listing); ok {
@@ -612,14 +611,6 @@ func (e Engine) hostSeconds(c contenders, w *engine.Workload) float64 {
 		return 0
 	}
 	return c.hostPred.Predict(w).Seconds
-}
-
-// threads is the host thread count a problem runs on.
-func threads(p *engine.Problem) int {
-	if p.Threads > 0 {
-		return p.Threads
-	}
-	return max(1, runtime.GOMAXPROCS(0))
 }
 
 // Count implements engine.Engine: it decides, then counts with the chosen engine.

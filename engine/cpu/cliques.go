@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/submatch/submatch/engine"
@@ -22,10 +21,7 @@ var countCliquesApart = true
 // countCliques counts the matches of a clique pattern (see plan.Clique) on all of p's threads.
 func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTime time.Duration) (engine.Result, error) {
 	start := time.Now()
-	threads := p.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := p.ThreadCount()
 	matrixMax := cliques.MatrixLimit
 	if p.MemoryLimit > 0 {
 		// Within the limit: smaller matrices (larger sets split first), then fewer workers.

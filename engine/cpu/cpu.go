@@ -32,7 +32,6 @@ import (
 	"iter"
 	"log/slog"
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,10 +87,7 @@ func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Pl
 func requiredMemory(p *engine.Problem) uint64 {
 	n := uint64(p.Data.NumVertices())
 	k := uint64(p.Pattern.NumVertices())
-	threads := uint64(p.Threads)
-	if p.Threads <= 0 {
-		threads = uint64(runtime.GOMAXPROCS(0))
-	}
+	threads := uint64(p.ThreadCount())
 	perVertex := n/8 + 8 + 4*n
 	perWorker := 3 * k * 4 * uint64(p.Data.MaxDegree())
 	return k*perVertex + threads*perWorker
@@ -357,11 +353,7 @@ func searchPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime 
 	}
 	index := candidateIndexes(p.Data, pl, indexLimit)
 	hubs := hubRowsFor(p, pl)
-	threads := p.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = max(1, threads)
+	threads := p.ThreadCount()
 	sched := newScheduler(roots, threads, &stop)
 	// Waiting workers must see the stop flag set when they are woken: set it here, before the
 	// wake-up, rather than rely on stopOnDone's func running first (when it ran second, a worker

@@ -73,19 +73,20 @@ var hubFillAfter uint8 = 4
 func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	n := g.NumVertices()
 	words := (n + 63) / 64
-	rowBytes := uint64(8 * words)
-	minDeg := max(hubMinDegree, int(rowBytes/(4*hubRowShare)))
-	budget = min(budget, hubMaxBytes)
+	minDeg, keep := hubRowLimits(n, budget)
+	if keep == 0 {
+		return nil
+	}
 	var hubs []uint32
 	for v := range n {
 		if g.Degree(uint32(v)) >= minDeg {
 			hubs = append(hubs, uint32(v))
 		}
 	}
-	if len(hubs) == 0 || rowBytes > budget {
+	if len(hubs) == 0 {
 		return nil
 	}
-	if keep := budget / rowBytes; uint64(len(hubs)) > keep {
+	if uint64(len(hubs)) > keep {
 		slices.SortStableFunc(hubs, func(a, b uint32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
 		hubs = hubs[:keep]
 	}
@@ -101,18 +102,27 @@ func buildHubRows(g *graph.Graph, budget uint64) *hubRows {
 	return h
 }
 
+// hubRowLimits is what buildHubRows and hubRowDegree share for a graph of n vertices: the least
+// degree that may get a row (hubMinDegree, or more when a row of n bits is large beside the
+// lists it serves) and how many rows fit budget bytes (at most hubMaxBytes; 0: not one).
+func hubRowLimits(n int, budget uint64) (minDeg int, keep uint64) {
+	rowBytes := uint64(8 * ((n + 63) / 64))
+	minDeg = max(hubMinDegree, int(rowBytes/(4*hubRowShare)))
+	if rowBytes == 0 {
+		return minDeg, 0 // no vertices
+	}
+	return minDeg, min(budget, hubMaxBytes) / rowBytes
+}
+
 // hubRowDegree is the least degree of a vertex that buildHubRows gives a row within budget
 // bytes (ties at that degree may be left out), or 0 when none gets one. Counted by degree, in
 // time linear in the graph's vertices.
 func hubRowDegree(g *graph.Graph, budget uint64) int {
 	n := g.NumVertices()
-	rowBytes := uint64(8 * ((n + 63) / 64))
-	minDeg := max(hubMinDegree, int(rowBytes/(4*hubRowShare)))
-	budget = min(budget, hubMaxBytes)
-	if rowBytes > budget {
+	minDeg, keep := hubRowLimits(n, budget)
+	if keep == 0 {
 		return 0
 	}
-	keep := budget / rowBytes
 	perDegree := map[int]uint64{}
 	maxDeg := 0
 	for v := range n {

@@ -3,7 +3,6 @@ package cpu
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -173,10 +172,7 @@ func supportFor(p *engine.Problem, pl *plan.Plan) *supportPlan {
 // thread a bit set of the vertices (the pass) and a row per group (the search).
 func supportBytes(p *engine.Problem, sp *supportPlan) uint64 {
 	n := uint64(p.Data.NumVertices())
-	threads := uint64(max(1, p.Threads))
-	if p.Threads <= 0 {
-		threads = uint64(max(1, runtimeThreads()))
-	}
+	threads := uint64(p.ThreadCount())
 	perThread := n / 8
 	if n <= uint64(supportRowLimit) {
 		perThread += 4 * n * uint64(len(sp.groups))
@@ -426,11 +422,7 @@ func prepareSupports(ctx context.Context, p *engine.Problem, pl *plan.Plan, sp *
 		sc.collisions = uint64(int64(res.Count/sp.share) + supportSkew)
 		quotientTime = time.Since(start)
 	}
-	threads := p.Threads
-	if threads <= 0 {
-		threads = runtimeThreads()
-	}
-	sup, ok := edgeSupports(p.Data, threads, stop)
+	sup, ok := edgeSupports(p.Data, p.ThreadCount(), stop)
 	if !ok {
 		return nil, false, nil
 	}
@@ -439,5 +431,3 @@ func prepareSupports(ctx context.Context, p *engine.Problem, pl *plan.Plan, sp *
 		"supports", time.Since(start)-quotientTime, "bytes", 4*len(sup))
 	return sc, true, nil
 }
-
-func runtimeThreads() int { return runtime.GOMAXPROCS(0) }

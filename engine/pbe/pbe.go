@@ -36,7 +36,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 
@@ -355,13 +354,6 @@ func induced(g *graph.Graph, vs []uint32, of []uint32, part uint32) (*graph.Grap
 	return b.Build()
 }
 
-func threads(p *engine.Problem) int {
-	if p.Threads > 0 {
-		return p.Threads
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
 func entryBytes(g *graph.Graph) uint64 {
 	if g.HasEdgeLabels() {
 		return 2 * partition.EntryBytes
@@ -479,7 +471,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 			res.Partial = ctx.Err() != nil
 			return res, st, err
 		}
-		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, threads(p), nil)
+		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, p.ThreadCount(), nil)
 		st.InterMatches, st.Seeds, st.InterNodes, st.InterBytes = is.matches, is.seeds, is.nodes, is.bytes
 		st.InterTime = time.Since(tInter)
 		var ok bool
