@@ -379,23 +379,9 @@ type estimator struct {
 	stepOut, stepTmp []uint32
 }
 
-// intersectCost is the cost of intersecting sources of the given lengths (see Estimate.Cost).
-func intersectCost(lens []int) float64 {
-	if len(lens) == 0 {
-		return 0
-	}
-	small := slices.Min(lens)
-	c := float64(small)
-	skipped := false
-	for _, n := range lens {
-		if n == small && !skipped {
-			skipped = true
-			continue
-		}
-		c += min(float64(small)*math.Log2(float64(n)+2), float64(small+n))
-	}
-	return c
-}
+// intersectCost is the cost of intersecting sources of the given lengths (see Estimate.Cost):
+// intersectRowsCost with no hub rows.
+func intersectCost(lens []int) float64 { return intersectRowsCost(lens, nil) }
 
 // levelCost is the cost of computing level i's set as the engines do: from the stored set of
 // the level it reuses, intersected with its Extra lists (needs levelSet(i) first: the Extra
@@ -423,10 +409,10 @@ func (e *estimator) isRow(v uint32) bool {
 	return e.rowDegree > 0 && e.g.Degree(v) >= e.rowDegree
 }
 
-// intersectRowsCost is intersectCost for sources of which those marked in rows are hub rows: the
-// others, and the shortest source whatever it is, are intersected (intersectCost), and each
-// other row then tests the elements of the shortest of those, a step each (an upper bound on
-// the intersection it filters).
+// intersectRowsCost is the cost of intersecting sources of the given lengths of which those
+// marked in rows (nil: none) are hub rows: the shortest source is merged with or searched in
+// each other list, min(s log2(n+2), s+n) for s elements against n, and each other row tests the
+// elements of the shortest, a step each (an upper bound on the intersection it filters).
 func intersectRowsCost(lens []int, rows []bool) float64 {
 	if len(lens) == 0 {
 		return 0
@@ -442,7 +428,7 @@ func intersectRowsCost(lens []int, rows []bool) float64 {
 	for k, n := range lens {
 		switch {
 		case k == shortest:
-		case rows[k]:
+		case rows != nil && rows[k]:
 			c += small
 		default:
 			c += min(small*math.Log2(float64(n)+2), small+float64(n))
