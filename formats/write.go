@@ -3,7 +3,6 @@ package formats
 import (
 	"bufio"
 	"cmp"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
@@ -274,6 +274,47 @@ func writeEdgeLines(bw *bufio.Writer, g *graph.Graph, order []uint32, sep byte) 
 	})
 }
 
+// appendEscapedXML appends s escaped as encoding/xml's EscapeText escapes it, so that it may
+// stand in an attribute value or in text: the five markup characters and tab, newline and
+// carriage return as character references, and any byte that is not valid UTF-8 or a rune
+// outside XML's character range as U+FFFD. (Not encoding/xml itself: its package initialisation
+// ran at every start of the command line for this one call.)
+func appendEscapedXML(dst, s []byte) []byte {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		switch {
+		case r == '"':
+			dst = append(dst, "&#34;"...)
+		case r == '\'':
+			dst = append(dst, "&#39;"...)
+		case r == '&':
+			dst = append(dst, "&amp;"...)
+		case r == '<':
+			dst = append(dst, "&lt;"...)
+		case r == '>':
+			dst = append(dst, "&gt;"...)
+		case r == '\t':
+			dst = append(dst, "&#x9;"...)
+		case r == '\n':
+			dst = append(dst, "&#xA;"...)
+		case r == '\r':
+			dst = append(dst, "&#xD;"...)
+		case r == utf8.RuneError && n == 1, !xmlChar(r):
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		default:
+			dst = append(dst, s[:n]...)
+		}
+		s = s[n:]
+	}
+	return dst
+}
+
+// xmlChar reports whether r is in XML 1.0's Char production.
+func xmlChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
 func writeGraphML(w io.Writer, g *graph.Graph) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
@@ -284,9 +325,7 @@ func writeGraphML(w io.Writer, g *graph.Graph) error {
 	var buf, name []byte
 	attr := func(v uint32) []byte {
 		name = vertexName(name[:0], g, v)
-		var esc strings.Builder
-		xml.EscapeText(&esc, name)
-		return append(buf, strings.ReplaceAll(esc.String(), `"`, "&#34;")...)
+		return appendEscapedXML(buf, name)
 	}
 	order := sortedByID(g)
 	for _, v := range order {

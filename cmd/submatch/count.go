@@ -54,7 +54,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var f matchFlags
 	f.register(fs)
 	explain := fs.Bool("explain", false, "print each query's matching plan (order, candidates, counted vertices, restrictions) and the engine chosen for it, with why, on stderr")
-	pos, err := parseArgs(fs, args, stdout)
+	pos, err := f.parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

@@ -49,7 +49,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"QUERY is a graph file in any format or an inline pattern such as '(a)-(b)-(c)-(a)'.")
 	var f listFlags
 	f.register(fs)
-	pos, err := parseArgs(fs, args, stdout)
+	pos, err := f.parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
 	}

@@ -7,11 +7,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/geneva/core"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/bytesize"
 )
 
 // layoutStats compares the storage layouts of the GENEVA paper's Table 2 (`submatch stats
@@ -54,7 +53,7 @@ func (Engine) LayoutReport(ctx context.Context, g *graph.Graph) (engine.Layout, 
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
-	ib := func(n uint64) string { return humanize.IBytes(n) }
+	ib := bytesize.IEC
 	fmt.Fprint(tw, "layout\tbytes\tlargest ELP\t\n")
 	fmt.Fprintf(tw, "CSR\t%s\t-\t\n", ib(f.CSR))
 	fmt.Fprintf(tw, "interval-PCSR\t%s\t%s\t\n", ib(f.IntervalPCSR), ib(f.IntervalPCSRMax))

@@ -19,15 +19,14 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/internal/bytesize"
 )
 
 func main() {
 	leave := flag.String("leave", "3GiB", "memory to leave free on the GPU")
 	flag.Parse()
-	keep, err := humanize.ParseBytes(*leave)
+	keep, err := bytesize.Parse(*leave)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gpuhog: -leave %q: %v\n", *leave, err)
 		os.Exit(2)
