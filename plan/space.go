@@ -131,15 +131,16 @@ func buildEdgeIndex(g *graph.Graph, pl *Plan, parent, child int, cancelled func(
 	// millions of entries by appending cost more than filling it. Where one run holds the
 	// matching neighbours (oneRun) it is found once, in the sizing pass.
 	elv, exact := oneRun(g, vl, el)
-	var runs [][]uint32
+	var runs [][2]uint32 // with one run: where it lies in the candidate's list (graph.RunWith)
 	if exact {
-		runs = make([][]uint32, len(cands))
+		runs = make([][2]uint32, len(cands))
 	}
 	bound := 0
 	for i, v := range cands {
 		if exact {
-			runs[i] = g.NeighborsWith(v, vl.Value, elv)
-			bound += len(runs[i])
+			lo, hi := g.RunWith(v, vl.Value, elv)
+			runs[i] = [2]uint32{uint32(lo), uint32(hi)}
+			bound += int(hi - lo)
 			continue
 		}
 		for r, run := range g.Runs(v) {
@@ -154,7 +155,7 @@ func buildEdgeIndex(g *graph.Graph, pl *Plan, parent, child int, cancelled func(
 			return nil
 		}
 		if exact {
-			for _, w := range runs[i] {
+			for _, w := range g.Neighbors(v)[runs[i][0]:runs[i][1]] {
 				if childBits.Has(w) {
 					idx.values = append(idx.values, w)
 				}
