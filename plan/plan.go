@@ -190,7 +190,7 @@ func BuildContext(ctx context.Context, g *graph.Graph, p *pattern.Pattern, opts 
 		visits += filterVertices(g, p, u)
 	}
 	if n > 1 && visits >= parallelFilterVertices {
-		par.For(n, 0, filter) // each pattern vertex's filters read the whole graph: on all cores
+		par.For(n, 0, filter) // each pattern vertex's filters read its label's vertices: on all cores
 	} else {
 		for u := range n {
 			filter(u)
