@@ -9,6 +9,7 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -40,6 +41,14 @@ type Graph struct {
 		once  sync.Once
 		label uint32
 		ok    bool
+	}
+	byLabel struct { // computed on first use by VerticesWithLabel
+		once sync.Once
+		ids  []uint32 // every vertex, by (label, id)
+		// Label l's vertices are ids[start[l]:start[l+1]] when the labels are small (dense),
+		// else ids[at[l][0]:at[l][1]].
+		start []int
+		at    map[uint32][2]int
 	}
 }
 
@@ -121,6 +130,64 @@ func (g *Graph) UniformVertexLabel() (label uint32, ok bool) {
 	return u.label, u.ok
 }
 
+// VerticesWithLabel returns the vertices with label l, in increasing order (aliases storage; do
+// not modify). The first call sorts the vertices by label, in time linear in their number (with
+// labels below about twice the number of vertices; a map of the labels otherwise): a plan's
+// filters then visit a label's vertices only, not every vertex once per pattern vertex.
+func (g *Graph) VerticesWithLabel(l uint32) []uint32 {
+	b := &g.byLabel
+	b.once.Do(func() { b.ids, b.start, b.at = groupByLabel(g.vertexLabels) })
+	if b.at != nil {
+		r := b.at[l]
+		return b.ids[r[0]:r[1]]
+	}
+	if uint64(l)+1 >= uint64(len(b.start)) {
+		return nil
+	}
+	return b.ids[b.start[l]:b.start[l+1]]
+}
+
+// groupByLabel returns the vertex ids ordered by (label, id) and where each label's lie in them:
+// start (label l's from start[l] to start[l+1]) by a counting sort when every label is below
+// 2n+1024, else at (label l's from at[l][0] to at[l][1]) from a sort.
+func groupByLabel(labels []uint32) (ids []uint32, start []int, at map[uint32][2]int) {
+	n := len(labels)
+	maxLabel := uint32(0)
+	for _, l := range labels {
+		maxLabel = max(maxLabel, l)
+	}
+	ids = make([]uint32, n)
+	if uint64(maxLabel) < 2*uint64(n)+1024 {
+		start = make([]int, int(maxLabel)+2)
+		for _, l := range labels {
+			start[l+1]++
+		}
+		for l := 1; l < len(start); l++ {
+			start[l] += start[l-1]
+		}
+		next := slices.Clone(start[:len(start)-1])
+		for v, l := range labels {
+			ids[next[l]] = uint32(v)
+			next[l]++
+		}
+		return ids, start, nil
+	}
+	for v := range ids {
+		ids[v] = uint32(v)
+	}
+	slices.SortStableFunc(ids, func(a, b uint32) int { return cmp.Compare(labels[a], labels[b]) })
+	at = map[uint32][2]int{}
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && labels[ids[hi]] == labels[ids[lo]] {
+			hi++
+		}
+		at[labels[ids[lo]]] = [2]int{lo, hi}
+		lo = hi
+	}
+	return ids, nil, at
+}
+
 // HasEdgeLabels reports whether any edge has a non-zero label.
 func (g *Graph) HasEdgeLabels() bool { return g.edgeLabels != nil }
 
@@ -180,10 +247,24 @@ func (g *Graph) NeighborsWith(v, vl, el uint32) []uint32 {
 // [lo, hi) of Neighbors(v) (lo == hi when there is no such run).
 func (g *Graph) RunWith(v, vl, el uint32) (lo, hi uint64) {
 	runs := g.Runs(v)
-	i := sort.Search(len(runs), func(i int) bool {
-		r := runs[i]
-		return r.VertexLabel > vl || (r.VertexLabel == vl && r.EdgeLabel >= el)
-	})
+	// The first run not below (vl, el): by a scan of a short index (predictable branches), else
+	// by binary search (written out: sort.Search's closure is not inlined, and this is in the
+	// plan's inner loops).
+	i, j := 0, len(runs)
+	if j <= 16 {
+		for i < j && (runs[i].VertexLabel < vl || (runs[i].VertexLabel == vl && runs[i].EdgeLabel < el)) {
+			i++
+		}
+		j = i
+	}
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if r := runs[h]; r.VertexLabel < vl || (r.VertexLabel == vl && r.EdgeLabel < el) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
 	if i == len(runs) || runs[i].VertexLabel != vl || runs[i].EdgeLabel != el {
 		return 0, 0
 	}

@@ -431,3 +431,71 @@ func TestValidateEntryRanges(t *testing.T) {
 		}
 	}
 }
+
+// VerticesWithLabel lists exactly the vertices of each label, in increasing order, with small
+// labels (the counting sort) and large ones (the map); NeighborsWith finds each (vertex label,
+// edge label) run by a scan of a short run index and by binary search in a long one (up to 60
+// runs a vertex here).
+func TestVerticesWithLabelAndRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for iter := 0; iter < 60; iter++ {
+		n := 2 + r.IntN(60)
+		vlabels := []uint32{3, 30, 1 << 30}[iter%3]
+		labels := map[int64]uint32{}
+		for v := 0; v < n; v++ {
+			l := uint32(r.IntN(3))
+			if vlabels > 3 {
+				l = uint32(r.IntN(30))
+				if vlabels > 30 {
+					l = l*(1<<25) + 5 // sparse: beyond 2n+1024
+				}
+			}
+			labels[int64(v)] = l
+		}
+		adj := map[[2]int64]bool{}
+		var edges []edge
+		for k := 0; k < n+r.IntN(8*n); k++ {
+			u, v := int64(r.IntN(n)), int64(r.IntN(n))
+			if k < n-1 {
+				u, v = 0, int64(k+1) // a hub: its run index is long
+			}
+			if u == v || adj[[2]int64{min(u, v), max(u, v)}] {
+				continue
+			}
+			adj[[2]int64{min(u, v), max(u, v)}] = true
+			edges = append(edges, edge{u, v, uint32(r.IntN(2))})
+		}
+		g := build(t, labels, edges)
+		seen := map[uint32]bool{}
+		for v := range g.NumVertices() {
+			seen[g.VertexLabel(uint32(v))] = true
+		}
+		seen[1<<31], seen[uint32(2*n+2000)] = false, false // labels no vertex has
+		for l := range seen {
+			var want []uint32
+			for v := range g.NumVertices() {
+				if g.VertexLabel(uint32(v)) == l {
+					want = append(want, uint32(v))
+				}
+			}
+			if got := g.VerticesWithLabel(l); !slices.Equal(got, want) {
+				t.Fatalf("iter %d: VerticesWithLabel(%d) = %v, want %v", iter, l, got, want)
+			}
+		}
+		for v := range g.NumVertices() {
+			for l := range seen {
+				for el := uint32(0); el < 3; el++ {
+					var want []uint32
+					for i, w := range g.Neighbors(uint32(v)) {
+						if g.VertexLabel(w) == l && g.edgeLabelAt(g.offsets[v]+uint64(i)) == el {
+							want = append(want, w)
+						}
+					}
+					if got := g.NeighborsWith(uint32(v), l, el); !slices.Equal(got, want) {
+						t.Fatalf("iter %d: NeighborsWith(%d, %d, %d) = %v, want %v", iter, v, l, el, got, want)
+					}
+				}
+			}
+		}
+	}
+}

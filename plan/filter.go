@@ -79,32 +79,49 @@ func neighbourLabelRequirements(p *pattern.Pattern, u int) []labelCount {
 	return reqs
 }
 
-// initialCandidates applies the label, degree and neighbour-label-frequency filters.
+// initialCandidates applies the label, degree and neighbour-label-frequency filters, visiting
+// only the data vertices of u's label (filterVertices) when it has one.
 func initialCandidates(g *graph.Graph, p *pattern.Pattern, u int, cancelled func() bool) Bitset {
 	set := NewBitset(g.NumVertices())
 	label := p.VertexLabel(u)
 	deg := p.Degree(u)
 	reqs := neighbourLabelRequirements(p, u)
+	keep := func(vv uint32) {
+		if g.Degree(vv) < deg {
+			return
+		}
+		for _, r := range reqs {
+			if len(g.NeighborsWith(vv, r.vl, r.el)) < r.n {
+				return
+			}
+		}
+		set.Set(vv)
+	}
+	if !label.Any {
+		for i, vv := range g.VerticesWithLabel(label.Value) {
+			if i%checkEvery == 0 && cancelled() {
+				return set
+			}
+			keep(vv)
+		}
+		return set
+	}
 	for v := 0; v < g.NumVertices(); v++ {
 		if v%checkEvery == 0 && cancelled() {
 			return set
 		}
-		vv := uint32(v)
-		if !label.Matches(g.VertexLabel(vv)) || g.Degree(vv) < deg {
-			continue
-		}
-		ok := true
-		for _, r := range reqs {
-			if len(g.NeighborsWith(vv, r.vl, r.el)) < r.n {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			set.Set(vv)
-		}
+		keep(uint32(v))
 	}
 	return set
+}
+
+// filterVertices is how many data vertices initialCandidates visits for pattern vertex u: those
+// of its label, or all of them for a wildcard.
+func filterVertices(g *graph.Graph, p *pattern.Pattern, u int) int {
+	if l := p.VertexLabel(u); !l.Any {
+		return len(g.VerticesWithLabel(l.Value))
+	}
+	return g.NumVertices()
 }
 
 // hasCandidateNeighbour reports whether data vertex v has a neighbour in cand reached by an

@@ -168,8 +168,9 @@ func Build(g *graph.Graph, p *pattern.Pattern, opts Options) *Plan {
 const checkEvery = 1 << 14
 
 // parallelFilterVertices is how many data vertices the filters of all pattern vertices must
-// visit together (NumVertices times the pattern's vertices) to run on all cores, one pattern vertex
-// a goroutine: the plan's serial time is a fixed cost of every count (a variable for tests).
+// visit together (filterVertices summed over the pattern's vertices) to run on all cores, one
+// pattern vertex a goroutine: the plan's serial time is a fixed cost of every count (a variable
+// for tests).
 var parallelFilterVertices = 1 << 14
 
 // BuildContext is Build that stops early, returning ctx's error, when ctx ends: filtering and
@@ -184,8 +185,12 @@ func BuildContext(ctx context.Context, g *graph.Graph, p *pattern.Pattern, opts 
 	}
 	pl.CandidateBits = make([]Bitset, n)
 	filter := func(u int) { pl.CandidateBits[u] = initialCandidates(g, p, u, cancelled) }
-	if n > 1 && n*g.NumVertices() >= parallelFilterVertices {
-		par.For(n, 0, filter) // each pattern vertex's filters read the whole graph: on all cores
+	visits := 0
+	for u := range n {
+		visits += filterVertices(g, p, u)
+	}
+	if n > 1 && visits >= parallelFilterVertices {
+		par.For(n, 0, filter) // each pattern vertex's filters read its label's vertices: on all cores
 	} else {
 		for u := range n {
 			filter(u)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/pattern"
 )
 
 // EdgeIndex is one directed pattern edge u->w of the candidate space (CFL's CPI, DAF's CS): for
@@ -127,9 +128,21 @@ func buildEdgeIndex(g *graph.Graph, pl *Plan, parent, child int, cancelled func(
 	cands := pl.Candidates[parent]
 	childBits := pl.CandidateBits[child]
 	// Size the values once (the matching runs bound them): growing one slice of tens of
-	// millions of entries by appending cost more than filling it.
+	// millions of entries by appending cost more than filling it. Where one run holds the
+	// matching neighbours (oneRun) it is found once, in the sizing pass.
+	elv, exact := oneRun(g, vl, el)
+	var runs [][2]uint32 // with one run: where it lies in the candidate's list (graph.RunWith)
+	if exact {
+		runs = make([][2]uint32, len(cands))
+	}
 	bound := 0
-	for _, v := range cands {
+	for i, v := range cands {
+		if exact {
+			lo, hi := g.RunWith(v, vl.Value, elv)
+			runs[i] = [2]uint32{uint32(lo), uint32(hi)}
+			bound += int(hi - lo)
+			continue
+		}
 		for r, run := range g.Runs(v) {
 			if vl.Matches(run.VertexLabel) && el.Matches(run.EdgeLabel) {
 				bound += len(g.RunNeighbors(v, r))
@@ -141,10 +154,18 @@ func buildEdgeIndex(g *graph.Graph, pl *Plan, parent, child int, cancelled func(
 		if i%checkEvery == 0 && cancelled() {
 			return nil
 		}
+		if exact {
+			for _, w := range g.Neighbors(v)[runs[i][0]:runs[i][1]] {
+				if childBits.Has(w) {
+					idx.values = append(idx.values, w)
+				}
+			}
+			idx.offsets[i+1] = uint64(len(idx.values))
+			continue
+		}
 		start := len(idx.values)
-		runs := g.Runs(v)
 		multi := 0
-		for r, run := range runs {
+		for r, run := range g.Runs(v) {
 			if !vl.Matches(run.VertexLabel) || !el.Matches(run.EdgeLabel) {
 				continue
 			}
@@ -162,6 +183,20 @@ func buildEdgeIndex(g *graph.Graph, pl *Plan, parent, child int, cancelled func(
 		idx.offsets[i+1] = uint64(len(idx.values))
 	}
 	return idx
+}
+
+// oneRun reports whether the neighbours of a data vertex that satisfy (vl, el) form one run of
+// its list, and the run's edge label: when both labels are exact, or vl is and the graph has no
+// edge labels (every edge's is 0, so a wildcard edge label adds no other run; STMatch's
+// labelled patterns on wiki-Vote).
+func oneRun(g *graph.Graph, vl, el pattern.Label) (uint32, bool) {
+	switch {
+	case vl.Any:
+		return 0, false
+	case !el.Any:
+		return el.Value, true
+	}
+	return 0, !g.HasEdgeLabels()
 }
 
 // Arrays exposes the index's storage (for device uploads): List(i) is

@@ -80,33 +80,65 @@ const denseIndexLimit = 1 << 26
 
 // candidateIndexes builds, for every level whose candidate index the candidate space needs, a
 // dense table from data vertex to index in the level's candidate list, unless the tables would
-// exceed limit entries (workers then binary-search the candidate list).
+// exceed limit entries (workers then binary-search the candidate list). Levels whose candidates
+// are disjoint share a table (only a level's own candidates are looked up in it): the levels of
+// a pattern whose vertices have distinct labels take one table, not one each, so that a small
+// count writes fewer fresh pages.
 func candidateIndexes(g *graph.Graph, pl *plan.Plan, limit int) [][]int32 {
 	out := make([][]int32, len(pl.Levels))
 	if pl.Space == nil {
 		return out
 	}
 	needIdx := levelsNeedingIndex(pl)
-	need := 0
-	for _, n := range needIdx {
-		if n {
-			need += g.NumVertices()
+	table := make([]int, len(pl.Levels)) // the table each level uses
+	var unions []plan.Bitset             // the candidates of each table's levels
+	for i, l := range pl.Levels {
+		if !needIdx[i] {
+			continue
+		}
+		cand := pl.CandidateBits[l.Vertex]
+		table[i] = len(unions)
+		for t, u := range unions {
+			if disjoint(u, cand) {
+				table[i] = t
+				break
+			}
+		}
+		if table[i] == len(unions) {
+			unions = append(unions, plan.NewBitset(g.NumVertices()))
+		}
+		for k, w := range cand {
+			unions[table[i]][k] |= w
 		}
 	}
-	if need > limit {
+	if len(unions)*g.NumVertices() > limit {
 		return out
+	}
+	tables := make([][]int32, len(unions))
+	for t := range tables {
+		tables[t] = make([]int32, g.NumVertices())
 	}
 	for i, l := range pl.Levels {
 		if !needIdx[i] {
 			continue
 		}
-		t := make([]int32, g.NumVertices())
+		t := tables[table[i]]
 		for k, v := range pl.Candidates[l.Vertex] {
 			t[v] = int32(k)
 		}
 		out[i] = t
 	}
 	return out
+}
+
+// disjoint reports whether sets a and b (over the same vertices) have no common member.
+func disjoint(a, b plan.Bitset) bool {
+	for k, w := range a {
+		if w&b[k] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // levelsNeedingIndex reports, per level, whether the candidate space is looked up by that level's
