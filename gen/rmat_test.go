@@ -143,3 +143,76 @@ func BenchmarkRMAT(b *testing.B) {
 		}
 	}
 }
+
+// TestRMATCSRIsTheBuildersGraph checks the direct layout against graph.Builder on the same
+// samples, array by array, over scales, labels (uniform and zipf, vertex and edge), locality and
+// thread counts: one seed must keep giving the graph it gave before the direct layout.
+func TestRMATCSRIsTheBuildersGraph(t *testing.T) {
+	old := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(old)
+	cases := []RMATOptions{
+		{Scale: 1, EdgeFactor: 1, Seed: 1},
+		{Scale: 3, EdgeFactor: 2, Seed: 2},
+		{Scale: 6, EdgeFactor: 16, VertexLabels: 3, Seed: 3},
+		{Scale: 9, EdgeFactor: 8, VertexLabels: 1000, LabelDistribution: ZipfLabels, Seed: 4},
+		{Scale: 10, EdgeFactor: 16, VertexLabels: 5, EdgeLabels: 3, Seed: 5},
+		{Scale: 8, EdgeFactor: 4, EdgeLabels: 7, Seed: 6, KeepLocality: true},
+		{Scale: 12, EdgeFactor: 24, VertexLabels: 40, LabelDistribution: ZipfLabels, Seed: 7},
+		{Scale: 11, EdgeFactor: 8, Seed: 8, KeepLocality: true},
+		{Scale: 13, EdgeFactor: 40, VertexLabels: 1000, LabelDistribution: ZipfLabels, Seed: 1},
+		{Scale: 5, EdgeFactor: 1, EdgeLabels: 2, Seed: 9}, // few edges: labels may all be 0
+	}
+	for i, o := range cases {
+		runtime.GOMAXPROCS(1 + i%3)
+		o, err := o.checked()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rmatBuilder(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := RMAT(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Validate(); err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		w, g := want.Raw(), got.Raw()
+		for _, c := range []struct {
+			name string
+			eq   bool
+		}{
+			{"vertex labels", slices.Equal(w.VertexLabels, g.VertexLabels)},
+			{"offsets", slices.Equal(w.Offsets, g.Offsets)},
+			{"neighbours", slices.Equal(w.Neighbors, g.Neighbors)},
+			{"edge labels", slices.Equal(w.EdgeLabels, g.EdgeLabels) && (w.EdgeLabels == nil) == (g.EdgeLabels == nil)},
+			{"run offsets", slices.Equal(w.RunOffsets, g.RunOffsets)},
+			{"runs", slices.Equal(w.Runs, g.Runs)},
+			{"original ids", slices.Equal(w.OriginalIDs, g.OriginalIDs) && (w.OriginalIDs == nil) == (g.OriginalIDs == nil)},
+		} {
+			if !c.eq {
+				t.Errorf("%+v: %s differ from the builder's (%d edges against %d)", o, c.name, got.NumEdges(), want.NumEdges())
+			}
+		}
+	}
+}
+
+func TestRMATKeyLayout(t *testing.T) {
+	if _, _, ok := rmatKeyLayout(RMATOptions{Scale: 31, VertexLabels: 1 << 20, EdgeLabels: 1 << 13}); !ok {
+		t.Error("20 + 13 + 31 bits refused")
+	}
+	if _, _, ok := rmatKeyLayout(RMATOptions{Scale: 31, VertexLabels: 1 << 20, EdgeLabels: 1<<13 + 1}); ok {
+		t.Error("20 + 14 + 31 bits accepted")
+	}
+	// Beyond 64 bits RMAT takes the builder: still the graph of the seed.
+	o := RMATOptions{Scale: 8, EdgeFactor: 4, VertexLabels: 1 << 30, EdgeLabels: 1 << 30, Seed: 3}
+	g, err := RMAT(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

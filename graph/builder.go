@@ -910,6 +910,11 @@ func (b *Builder) fillSorted(g *Graph, order, newID []uint32, list func(v uint32
 // sortIDs sorts a list of vertex ids.
 func sortIDs(list []uint32) { slices.Sort(list) }
 
+// CSRRanges splits the vertices of a CSR with offsets offs (n+1 entries) into consecutive ranges
+// of about entries entries each (at least one vertex): range r is [bounds[r], bounds[r+1]), for
+// work on all cores balanced by list lengths.
+func CSRRanges(offs []uint64, entries uint64) []int { return csrRanges(offs, entries) }
+
 // csrRanges splits the vertices of a CSR with offsets offs (n+1 entries) into consecutive
 // ranges of about entries entries each (at least one vertex): range r is [bounds[r],
 // bounds[r+1]).
@@ -1015,6 +1020,12 @@ func (b *Builder) buildSorting() (*Graph, error) {
 	b.finishGraph(g, order)
 	return g, nil
 }
+
+// DegreeOrder is Build's numbering of vertices whose deduplicated degrees are deg (by input
+// id): ascending degree, ties by input id; order[new] = old and newID[old] = new. Generators that
+// lay out a graph's arrays themselves (gen.RMAT) number it with this, so that their graph is the
+// one Build would make of the same edges.
+func DegreeOrder(deg []uint64) (order, newID []uint32) { return renumber(deg) }
 
 // renumber orders the vertices by ascending deduplicated degree keep (ties by input order):
 // order[new] = old and newID[old] = new. A counting sort: linear in the vertices and the largest
