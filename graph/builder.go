@@ -534,6 +534,11 @@ var countingLimit = math.MaxInt
 // entry, win on small graphs: wiki-Vote's 100k edges in about 1 ms). Tests lower it.
 var parallelBuildFrom = 1 << 20
 
+// maxCountingPairs is the most edges (duplicates included) that buildCounting and walk order:
+// they place entries with 32-bit positions, so the 2 entries an edge must stay below 2^32
+// (TestCountingPositionsFit). Beyond it Build takes buildParallel, whose positions are 64-bit.
+const maxCountingPairs = math.MaxInt32 - 1
+
 // Build produces the graph. The builder must not be used afterwards.
 //
 // Vertices are renumbered by ascending degree (ties by input order). Engines compare dense ids to
@@ -550,7 +555,7 @@ func (b *Builder) Build() (*Graph, error) {
 	switch {
 	case b.elab != nil || pairs > countingLimit:
 		g, err = b.buildSorting()
-	case pairs >= math.MaxInt32:
+	case pairs > maxCountingPairs:
 		g = b.buildParallel()
 	case pairs < parallelBuildFrom || scatterWorkers(len(b.orig), 2*pairs) >= min(runtime.GOMAXPROCS(0), 4):
 		g = b.buildCounting()
