@@ -33,26 +33,31 @@ const rmatChunk = 1 << 16
 // by ascending degree, ties by id; lists ordered by vertex label, edge label and id), in a few
 // passes that each stream an array once, with 64-bit positions throughout.
 //
+// The lists are built on sort ids: a vertex's sort id is its rank by (label, id), so a list
+// sorted by sort id is sorted by (label, id), label runs are ranges of sort ids, and neither the
+// sort nor the runs look a label up per entry (a cache miss each at 10^8 vertices).
+//
 //  1. The samples into one array (block i from its own stream, so in parallel), while another
-//     goroutine draws the relabelling and the vertex labels are hashed.
-//  2. Relabel in place and count each vertex's entries (duplicates included; atomic adds).
-//  3. Scatter every sample's two entries into its ends' buckets (positions taken atomically:
-//     the order inside a bucket is not deterministic, but it is sorted next). The samples go.
-//  4. Each bucket sorted by the key (vertex label, edge label, id) and deduplicated: the true
-//     degrees and each list's number of label runs.
+//     goroutine draws the relabelling; the vertex labels are hashed, the sort ids counted out
+//     (graph.OrderByLabel) and composed with the relabelling.
+//  2. Map each sample's ends to sort ids in place and count each vertex's entries (duplicates
+//     included; atomic adds).
+//  3. Scatter every sample's two entries into its ends' buckets (positions taken atomically: the
+//     order inside a bucket is not deterministic, but it is sorted next). The samples go.
+//  4. Each bucket sorted by sort id (with edge labels: by label, edge label, sort id) and
+//     deduplicated in place: the true degrees and each list's number of runs.
 //  5. The vertices numbered by degree (graph.DegreeOrder), and the final lists filled from the
-//     buckets: ids renumbered, each label run sorted by the new ids (runs are short: 1,000
-//     labels over a list of 54 make runs of 1-7), the run index written beside.
+//     buckets: ids renumbered, each run sorted by the new ids (runs are short: 1,000 labels over
+//     a list of 54 make runs of 1-7), the run index written beside.
 //
 // Memory at the peak (step 5): the buckets (4 bytes an entry, duplicates included) and the
-// graph's arrays; the samples (8 bytes each) are freed before. At 1.8e9 samples and 1,000 zipf
-// labels that is about 14.5 GB of buckets beside a graph of about 34 GB.
+// graph's arrays; the samples (8 bytes each) are freed before.
 func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	n := 1 << opts.Scale
 	ns := opts.EdgeFactor << opts.Scale
-	idMask := uint64(n - 1)
+	edgeLabelled := opts.EdgeLabels > 1
 
-	// 1. Samples, relabelling and vertex labels.
+	// 1. Samples, relabelling, labels and sort ids.
 	s := huge.Make[uint64](ns)
 	var perm []uint32
 	var wg sync.WaitGroup
@@ -65,15 +70,33 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	})
 	labels := make([]uint32, n)
 	vlabel := vertexLabeller(opts)
-	par.For((n+rmatChunk-1)/rmatChunk, 0, func(c int) {
+	vertexChunks := (n + rmatChunk - 1) / rmatChunk
+	par.For(vertexChunks, 0, func(c int) {
 		for v := c * rmatChunk; v < min((c+1)*rmatChunk, n); v++ {
 			labels[v] = vlabel(uint64(v))
 		}
 	})
+	byLabel := graph.OrderByLabel(labels) // byLabel[sort id] = id
+	sortID := make([]uint32, n)
+	par.For(vertexChunks, 0, func(c int) {
+		for k := c * rmatChunk; k < min((c+1)*rmatChunk, n); k++ {
+			sortID[byLabel[k]] = uint32(k)
+		}
+	})
+	runsOf := newLabelBlocks(labels, byLabel)
 	wg.Wait()
+	toSort := sortID // the raw R-MAT id's sort id
+	if perm != nil {
+		par.For(vertexChunks, 0, func(c int) {
+			for r := c * rmatChunk; r < min((c+1)*rmatChunk, n); r++ {
+				perm[r] = sortID[perm[r]]
+			}
+		})
+		toSort = perm
+	}
 
-	// 2. Relabel, count.
-	off := make([]uint64, n+1) // entries of vertex v at off[v+1], then its bucket's start at off[v]
+	// 2. Map to sort ids, count.
+	off := make([]uint64, n+1) // entries of sort id t at off[t+1], then its bucket's start at off[t]
 	chunks := (ns + rmatChunk - 1) / rmatChunk
 	par.For(chunks, 0, func(c int) {
 		for i := c * rmatChunk; i < min((c+1)*rmatChunk, ns); i++ {
@@ -81,17 +104,15 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 			if u == v {
 				continue // a self-loop: dropped (its vertex exists anyway)
 			}
-			if perm != nil {
-				u, v = uint64(perm[u]), uint64(perm[v])
-				s[i] = u<<32 | v
-			}
+			u, v = uint64(toSort[u]), uint64(toSort[v])
+			s[i] = u<<32 | v
 			atomic.AddUint64(&off[u+1], 1)
 			atomic.AddUint64(&off[v+1], 1)
 		}
 	})
-	perm = nil
-	for v := range n {
-		off[v+1] += off[v]
+	perm, toSort = nil, nil
+	for t := range n {
+		off[t+1] += off[t]
 	}
 
 	// 3. Scatter.
@@ -109,38 +130,57 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	s, fill = nil, nil
 	runtime.GC() // the samples' 8 bytes each go before the graph's arrays come
 
-	// 4. Sort and deduplicate each bucket by its key.
-	edgeLabelled := opts.EdgeLabels > 1
-	keep := make([]uint64, n)
+	// edgeLabelOf is the label of the edge between the vertices of sort ids t and x.
+	edgeLabelOf := func(t, x uint32) uint32 {
+		return edgeLabel(opts, uint64(byLabel[t]), uint64(byLabel[x]))
+	}
+	// 4. Sort and deduplicate each bucket.
+	keep := make([]uint64, n) // by id
 	nruns := make([]uint32, n)
 	ranges := graph.CSRRanges(off, rmatChunk)
 	workers := par.Workers(len(ranges)-1, 0, 1)
 	scratch := make([][]uint64, workers)
 	par.Ranges(len(ranges)-1, workers, 1, func(w, lo, hi int) bool {
 		keys := scratch[w]
-		for v := ranges[lo]; v < ranges[hi]; v++ {
-			list := bucket[off[v]:off[v+1]]
-			keys = keys[:0]
-			for _, x := range list {
-				k := uint64(labels[x])<<vshift | uint64(x)
-				if edgeLabelled {
-					k |= uint64(edgeLabel(opts, uint64(v), uint64(x))) << eshift
+		for t := ranges[lo]; t < ranges[hi]; t++ {
+			list := bucket[off[t]:off[t+1]]
+			kept := 0
+			if !edgeLabelled {
+				slices.Sort(list)
+				for i, x := range list {
+					if i == 0 || x != list[kept-1] {
+						list[kept] = x
+						kept++
+					}
 				}
-				keys = append(keys, k)
+			} else {
+				keys = keys[:0]
+				for _, x := range list {
+					keys = append(keys, uint64(runsOf.label(x))<<vshift|uint64(edgeLabelOf(uint32(t), x))<<eshift|uint64(x))
+				}
+				slices.Sort(keys)
+				for i, k := range keys {
+					if i == 0 || k != keys[i-1] {
+						list[kept] = uint32(k & (1<<eshift - 1))
+						kept++
+					}
+				}
 			}
-			slices.Sort(keys)
-			kept, runs := 0, uint32(0)
-			for i, k := range keys {
-				if i > 0 && k == keys[i-1] {
-					continue
+			list = list[:kept]
+			runs := uint32(0)
+			var end, el uint32
+			for j, x := range list {
+				var xe uint32
+				if edgeLabelled {
+					xe = edgeLabelOf(uint32(t), x)
 				}
-				if i == 0 || k>>eshift != keys[i-1]>>eshift {
+				if j == 0 || x >= end || xe != el {
+					_, end = runsOf.block(x)
+					el = xe
 					runs++
 				}
-				list[kept] = uint32(k & idMask)
-				kept++
 			}
-			keep[v], nruns[v] = uint64(kept), runs
+			keep[byLabel[t]], nruns[byLabel[t]] = uint64(kept), runs
 		}
 		scratch[w] = keys
 		return true
@@ -155,18 +195,30 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 		RunOffsets:   make([]uint64, n+1),
 		OriginalIDs:  make([]int64, n),
 	}
-	identity := true
-	for i, v := range order {
-		raw.Offsets[i+1] = raw.Offsets[i] + keep[v]
-		raw.RunOffsets[i+1] = raw.RunOffsets[i] + uint64(nruns[v])
-		raw.VertexLabels[i] = labels[v]
-		raw.OriginalIDs[i] = int64(v)
-		identity = identity && int(v) == i
+	moved := make([]bool, vertexChunks) // chunk c has a vertex whose new id is not its id
+	par.For(vertexChunks, 0, func(c int) {
+		for i := c * rmatChunk; i < min((c+1)*rmatChunk, n); i++ {
+			v := order[i]
+			raw.Offsets[i+1], raw.RunOffsets[i+1] = keep[v], uint64(nruns[v])
+			raw.VertexLabels[i], raw.OriginalIDs[i] = labels[v], int64(v)
+			moved[c] = moved[c] || int(v) != i
+		}
+	})
+	for i := range n {
+		raw.Offsets[i+1] += raw.Offsets[i]
+		raw.RunOffsets[i+1] += raw.RunOffsets[i]
 	}
-	if identity {
+	if !slices.Contains(moved, true) {
 		raw.OriginalIDs = nil
 	}
-	keep, nruns = nil, nil
+	keep, nruns, labels = nil, nil, nil
+	newBySort := make([]uint32, n) // newBySort[sort id] = new id
+	par.For(vertexChunks, 0, func(c int) {
+		for k := c * rmatChunk; k < min((c+1)*rmatChunk, n); k++ {
+			newBySort[k] = newID[byLabel[k]]
+		}
+	})
+	newID = nil
 	raw.Neighbors = huge.Make[uint32](int(raw.Offsets[n]))
 	raw.Runs = huge.Make[graph.Run](int(raw.RunOffsets[n]))
 	if edgeLabelled {
@@ -175,27 +227,31 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	out := graph.CSRRanges(raw.Offsets, rmatChunk)
 	par.For(len(out)-1, 0, func(r int) {
 		for i := out[r]; i < out[r+1]; i++ {
-			v := order[i]
+			t := sortID[order[i]]
 			base := raw.Offsets[i]
 			dst := raw.Neighbors[base:raw.Offsets[i+1]]
-			src := bucket[off[v] : off[v]+uint64(len(dst))]
+			src := bucket[off[t] : off[t]+uint64(len(dst))]
 			k := raw.RunOffsets[i]
 			start := 0
-			var vl, el uint32
+			var end, el uint32
 			for j, x := range src {
-				xl := labels[x]
 				var xe uint32
 				if edgeLabelled {
-					xe = edgeLabel(opts, uint64(v), uint64(x))
+					xe = edgeLabelOf(t, x)
 					raw.EdgeLabels[base+uint64(j)] = xe
 				}
-				if j == 0 || xl != vl || xe != el {
-					slices.Sort(dst[start:j])
+				if j == 0 || x >= end || xe != el {
+					if j-start > 1 {
+						slices.Sort(dst[start:j])
+					}
+					var xl uint32
+					xl, end = runsOf.block(x)
+					el = xe
 					raw.Runs[k] = graph.Run{VertexLabel: xl, EdgeLabel: xe, Start: base + uint64(j)}
 					k++
-					start, vl, el = j, xl, xe
+					start = j
 				}
-				dst[j] = newID[x]
+				dst[j] = newBySort[x]
 			}
 			slices.Sort(dst[start:])
 		}
@@ -204,6 +260,63 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 		raw.EdgeLabels = nil // as the builder keeps no labels when all are 0
 	}
 	return graph.FromRawTrusted(raw)
+}
+
+// labelBlocks finds the label of a sort id: the sort ids of one label form one range, the
+// ranges in label order (starts[i] is the first sort id of label labels[i]).
+type labelBlocks struct {
+	starts, labels []uint32
+	n              uint32
+}
+
+// newLabelBlocks returns the blocks of the vertices ordered by label (byLabel, from
+// graph.OrderByLabel of labels).
+func newLabelBlocks(labels, byLabel []uint32) labelBlocks {
+	b := labelBlocks{n: uint32(len(byLabel))}
+	top := slices.Max(labels)
+	if uint64(top) >= uint64(len(labels))+1<<16 {
+		// Sparse labels: read them in sort order (a lookup a vertex).
+		for k, v := range byLabel {
+			if l := labels[v]; k == 0 || l != b.labels[len(b.labels)-1] {
+				b.starts = append(b.starts, uint32(k))
+				b.labels = append(b.labels, l)
+			}
+		}
+		return b
+	}
+	// Count each label in one streaming pass; the blocks follow in label order.
+	count := make([]uint32, uint64(top)+1)
+	for _, l := range labels {
+		count[l]++
+	}
+	k := uint32(0)
+	for l, c := range count {
+		if c > 0 {
+			b.starts = append(b.starts, k)
+			b.labels = append(b.labels, uint32(l))
+			k += c
+		}
+	}
+	return b
+}
+
+// block returns the label of sort id x and the end of its label's range of sort ids.
+func (b labelBlocks) block(x uint32) (label, end uint32) {
+	i, found := slices.BinarySearch(b.starts, x)
+	if !found {
+		i--
+	}
+	end = b.n
+	if i+1 < len(b.starts) {
+		end = b.starts[i+1]
+	}
+	return b.labels[i], end
+}
+
+// label returns the label of sort id x.
+func (b labelBlocks) label(x uint32) uint32 {
+	l, _ := b.block(x)
+	return l
 }
 
 // permutation returns the relabelling of vertex ids drawn from the seed (Fisher-Yates):
