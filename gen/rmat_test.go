@@ -160,7 +160,7 @@ func TestRMATCSRIsTheBuildersGraph(t *testing.T) {
 		{Scale: 12, EdgeFactor: 24, VertexLabels: 40, LabelDistribution: ZipfLabels, Seed: 7},
 		{Scale: 11, EdgeFactor: 8, Seed: 8, KeepLocality: true},
 		{Scale: 13, EdgeFactor: 40, VertexLabels: 1000, LabelDistribution: ZipfLabels, Seed: 1},
-		{Scale: 5, EdgeFactor: 1, EdgeLabels: 2, Seed: 9}, // few edges: labels may all be 0
+		{Scale: 5, EdgeFactor: 1, EdgeLabels: 2, Seed: 9},          // few edges: labels may all be 0
 		{Scale: 8, EdgeFactor: 8, VertexLabels: 1 << 20, Seed: 10}, // labels sparser than the vertices
 	}
 	for i, o := range cases {

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/huge"
@@ -28,6 +27,13 @@ func rmatKeyLayout(opts RMATOptions) (vshift, eshift uint, ok bool) {
 // rmatChunk is how many samples (or vertices) a goroutine takes at a time in rmatCSR's passes.
 const rmatChunk = 1 << 16
 
+// rmatPartBits: rmatCSR buckets the entries by vertex in two passes, first into 2^rmatPartBits
+// parts of consecutive vertices (a stream a part per goroutine), then each part by vertex.
+const rmatPartBits = 10
+
+// rmatSampleChunk is how many samples a goroutine takes at a time when they are bucketed by part.
+const rmatSampleChunk = 1 << 20
+
 // rmatCSR is RMAT laid out straight into the graph's CSR arrays on all cores, without the
 // general builder: the same graph as graph.Builder makes of the same samples (vertices numbered
 // by ascending degree, ties by id; lists ordered by vertex label, edge label and id), in a few
@@ -40,18 +46,23 @@ const rmatChunk = 1 << 16
 //  1. The samples into one array (block i from its own stream, so in parallel), while another
 //     goroutine draws the relabelling; the vertex labels are hashed, the sort ids counted out
 //     (graph.OrderByLabel) and composed with the relabelling.
-//  2. Map each sample's ends to sort ids in place and count each vertex's entries (duplicates
-//     included; atomic adds).
-//  3. Scatter every sample's two entries into its ends' buckets (positions taken atomically: the
-//     order inside a bucket is not deterministic, but it is sorted next). The samples go.
+//  2. Map each sample's ends to sort ids in place and count, per chunk of samples, the entries
+//     (both directions of each sample, duplicates included) going to each of 1,024 parts of
+//     consecutive sort ids.
+//  3. Scatter the entries (from, to) by part, each chunk into its own slots (no atomics, a
+//     write stream a part); the samples go. Then each part, on its own core, by vertex into
+//     the buckets (a counting sort over the part's 2^(Scale-10) vertices): the bucket array has
+//     the parts' layout, so a vertex's bucket is where its part's counts put it.
 //  4. Each bucket sorted by sort id (with edge labels: by label, edge label, sort id) and
 //     deduplicated in place: the true degrees and each list's number of runs.
 //  5. The vertices numbered by degree (graph.DegreeOrder), and the final lists filled from the
 //     buckets: ids renumbered, each run sorted by the new ids (runs are short: 1,000 labels over
 //     a list of 54 make runs of 1-7), the run index written beside.
 //
-// Memory at the peak (step 5): the buckets (4 bytes an entry, duplicates included) and the
-// graph's arrays; the samples (8 bytes each) are freed before.
+// Memory: 8 bytes a sample for the samples, then 8 bytes an entry (16 a sample) for the
+// entries by part beside them, then 4 bytes an entry for the buckets; at the peak (step 5) the
+// buckets and the graph's arrays (about 21 bytes an edge with 1,000 zipf labels). At scale 21-23
+// the process peaks at about 35 bytes a sample (docs/benchmarks.md, issue 21, branch frgen).
 func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	n := 1 << opts.Scale
 	ns := opts.EdgeFactor << opts.Scale
@@ -95,40 +106,78 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 		toSort = perm
 	}
 
-	// 2. Map to sort ids, count.
-	off := make([]uint64, n+1) // entries of sort id t at off[t+1], then its bucket's start at off[t]
-	chunks := (ns + rmatChunk - 1) / rmatChunk
+	// 2. Map to sort ids, count each chunk's entries to each part (a range of 2^shift sort ids).
+	shift := max(0, opts.Scale-rmatPartBits)
+	parts := n >> shift
+	chunks := (ns + rmatSampleChunk - 1) / rmatSampleChunk
+	counts := make([]uint64, chunks*parts) // counts[c*parts+p], then chunk c's first slot in part p
 	par.For(chunks, 0, func(c int) {
-		for i := c * rmatChunk; i < min((c+1)*rmatChunk, ns); i++ {
+		cnt := counts[c*parts : (c+1)*parts]
+		for i := c * rmatSampleChunk; i < min((c+1)*rmatSampleChunk, ns); i++ {
 			u, v := s[i]>>32, s[i]&0xffffffff
 			if u == v {
 				continue // a self-loop: dropped (its vertex exists anyway)
 			}
 			u, v = uint64(toSort[u]), uint64(toSort[v])
 			s[i] = u<<32 | v
-			atomic.AddUint64(&off[u+1], 1)
-			atomic.AddUint64(&off[v+1], 1)
+			cnt[u>>shift]++
+			cnt[v>>shift]++
 		}
 	})
 	perm, toSort = nil, nil
-	for t := range n {
-		off[t+1] += off[t]
+	partStart := make([]uint64, parts+1)
+	for p := range parts {
+		sum := partStart[p]
+		for c := range chunks {
+			k := counts[c*parts+p]
+			counts[c*parts+p] = sum
+			sum += k
+		}
+		partStart[p+1] = sum
 	}
 
-	// 3. Scatter.
-	bucket := huge.Make[uint32](int(off[n]))
-	fill := slices.Clone(off[:n])
+	// 3. Scatter the entries (from, to) by part, each chunk into its own slots (no atomics, each
+	// chunk's writes in parts streams); the samples go.
+	entries := huge.Make[uint64](int(partStart[parts]))
 	par.For(chunks, 0, func(c int) {
-		for i := c * rmatChunk; i < min((c+1)*rmatChunk, ns); i++ {
+		pos := counts[c*parts : (c+1)*parts]
+		for i := c * rmatSampleChunk; i < min((c+1)*rmatSampleChunk, ns); i++ {
 			u, v := s[i]>>32, s[i]&0xffffffff
 			if u != v {
-				bucket[atomic.AddUint64(&fill[u], 1)-1] = uint32(v)
-				bucket[atomic.AddUint64(&fill[v], 1)-1] = uint32(u)
+				entries[pos[u>>shift]] = u<<32 | v
+				pos[u>>shift]++
+				entries[pos[v>>shift]] = v<<32 | u
+				pos[v>>shift]++
 			}
 		}
 	})
-	s, fill = nil, nil
-	runtime.GC() // the samples' 8 bytes each go before the graph's arrays come
+	s, counts = nil, nil
+	runtime.GC()
+	// Then each part's entries into its vertices' buckets, at the same positions (the parts are
+	// in vertex order): a counting sort by vertex over one part's range, on all cores.
+	off := make([]uint64, n+1) // sort id t's bucket is [off[t], off[t+1])
+	bucket := huge.Make[uint32](int(partStart[parts]))
+	par.For(parts, 0, func(p int) {
+		lo, first := p<<shift, partStart[p]
+		part := entries[first:partStart[p+1]]
+		local := off[lo+1 : lo+1+1<<shift] // counts, then each vertex's next slot
+		for _, e := range part {
+			local[e>>32-uint64(lo)]++
+		}
+		sum := first
+		for i, k := range local {
+			local[i] = sum
+			sum += k
+		}
+		for _, e := range part {
+			t := e>>32 - uint64(lo)
+			bucket[local[t]] = uint32(e)
+			local[t]++
+		}
+		// Now local[i] is the end of vertex lo+i's bucket: off[lo+i+1], as wanted.
+	})
+	entries = nil
+	runtime.GC() // the entries' 8 bytes each go before the graph's arrays come
 
 	// edgeLabelOf is the label of the edge between the vertices of sort ids t and x.
 	edgeLabelOf := func(t, x uint32) uint32 {
