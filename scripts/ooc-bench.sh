@@ -45,7 +45,11 @@
 # both.
 #
 # The device tool: command "OUT=$OUT bash scripts/ooc-bench.sh run .dev-ooc4 > $OUT/0-run.log
-# 2>&1", carry [".dev-ooc4"].
+# 2>&1", carry [".dev-ooc4"]. FR size (one H200, timeout_s 600, carry [".dev-frgen"] after
+# `bash scripts/ooc-bench.sh build .dev-frgen`): "OUT=$OUT OOC_SCALE=26 OOC_EDGE_FACTOR=27
+# OOC_LABELS=1000 OOC_LABEL_DIST=zipf OOC_SIZES=6 OOC_TESTS=0 OOC_WIKIVOTE=0 OOC_CONFIGS='cpu
+# sgsi pbe' OOC_GEN_CAP=330 OOC_CAP=60 OOC_CAP_sgsi=150 OOC_END=560 bash scripts/ooc-bench.sh run
+# .dev-frgen > $OUT/0-run.log 2>&1".
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -90,7 +94,7 @@ run() {
 		timeout "$gcap" "$dir/submatch" gen rmat --scale "$scale" --edge-factor "$ef" --seed 1 --vertex-labels "$labels" \
 			--label-dist "$dist" --sync=false -o "$work/rmat.smg" &&
 			rm -rf "$work/q" &&
-			timeout $((gcap - (SECONDS - t0))) "$dir/submatch" gen queries --sizes "${OOC_SIZES:-4,5}" --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
+			timeout $((gcap - (SECONDS - t0) > 1 ? gcap - (SECONDS - t0) : 1)) "$dir/submatch" gen queries --sizes "${OOC_SIZES:-4,5}" --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
 	) > "$out/gen.log" 2>&1 &
 	local gen=$!
 	if [ "${OOC_TESTS:-1}" = 0 ] && [ -z "$hog" ]; then
