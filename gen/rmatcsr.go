@@ -3,7 +3,7 @@ package gen
 import (
 	"math/bits"
 	"math/rand/v2"
-	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -61,8 +61,10 @@ const rmatSampleChunk = 1 << 20
 //
 // Memory: 8 bytes a sample for the samples, then 8 bytes an entry (16 a sample) for the
 // entries by part beside them, then 4 bytes an entry for the buckets; at the peak (step 5) the
-// buckets and the graph's arrays (about 21 bytes an edge with 1,000 zipf labels). At scale 21-23
-// the process peaks at about 35 bytes a sample (docs/benchmarks.md, issue 21, branch frgen).
+// buckets and the graph's arrays (about 21 bytes an edge with 1,000 zipf labels). Each array is
+// handed back to the system once done with (debug.FreeOSMemory), so the process peaks at about
+// 30 bytes a sample (measured at scales 20-22, edge factor 27, 1,000 zipf labels:
+// docs/benchmarks.md, issue 21, branch frgen).
 func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	n := 1 << opts.Scale
 	ns := opts.EdgeFactor << opts.Scale
@@ -152,7 +154,7 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 		}
 	})
 	s, counts = nil, nil
-	runtime.GC()
+	debug.FreeOSMemory() // the samples go back to the system before the buckets come
 	// Then each part's entries into its vertices' buckets, at the same positions (the parts are
 	// in vertex order): a counting sort by vertex over one part's range, on all cores.
 	off := make([]uint64, n+1) // sort id t's bucket is [off[t], off[t+1])
@@ -177,7 +179,7 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 		// Now local[i] is the end of vertex lo+i's bucket: off[lo+i+1], as wanted.
 	})
 	entries = nil
-	runtime.GC() // the entries' 8 bytes each go before the graph's arrays come
+	debug.FreeOSMemory() // the entries' 8 bytes each go before the graph's arrays come
 
 	// edgeLabelOf is the label of the edge between the vertices of sort ids t and x.
 	edgeLabelOf := func(t, x uint32) uint32 {
