@@ -63,7 +63,7 @@ const rmatSampleChunk = 1 << 20
 // entries by part beside them, then 4 bytes an entry for the buckets; at the peak (step 5) the
 // buckets and the graph's arrays (about 21 bytes an edge with 1,000 zipf labels). Each array is
 // handed back to the system once done with (debug.FreeOSMemory), so the process peaks at about
-// 30 bytes a sample (measured at scales 20-22, edge factor 27, 1,000 zipf labels:
+// 30 bytes a sample (measured at scales 20-23, edge factor 27, 1,000 zipf labels:
 // docs/benchmarks.md, issue 21, branch frgen).
 func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	n := 1 << opts.Scale
