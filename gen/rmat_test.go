@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/submatch/submatch/graph"
 )
 
 func TestRMATDeterministicAcrossGOMAXPROCS(t *testing.T) {
@@ -215,5 +217,35 @@ func TestRMATKeyLayout(t *testing.T) {
 	}
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLabelBlocks checks each sort id's label and block end against the sorted labels, over
+// dense, zipf-like and sparse labels and table steps from 1 up.
+func TestLabelBlocks(t *testing.T) {
+	for seed := range uint64(40) {
+		r := newRand(seed)
+		n := 1 + r.IntN(3000)
+		L := []int{1, 2, 7, 1000, 1 << 20}[seed%5]
+		labels := make([]uint32, n)
+		for v := range labels {
+			labels[v] = uint32(r.IntN(L))
+			if seed%3 == 0 {
+				labels[v] = uint32(r.IntN(1 + r.IntN(L))) // skewed towards small labels
+			}
+		}
+		byLabel := graph.OrderByLabel(labels)
+		b := newLabelBlocks(labels, byLabel)
+		for x := range uint32(n) {
+			l, end := b.block(x)
+			want := labels[byLabel[x]]
+			wantEnd := x + 1
+			for wantEnd < uint32(n) && labels[byLabel[wantEnd]] == want {
+				wantEnd++
+			}
+			if l != want || end != wantEnd {
+				t.Fatalf("seed %d: sort id %d: label %d, end %d; want %d, %d", seed, x, l, end, want, wantEnd)
+			}
+		}
 	}
 }

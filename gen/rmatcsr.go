@@ -314,9 +314,13 @@ func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 }
 
 // labelBlocks finds the label of a sort id: the sort ids of one label form one range, the
-// ranges in label order (starts[i] is the first sort id of label labels[i]).
+// ranges in label order (starts[i] is the first sort id of label labels[i]). first[x>>shift] is
+// the block of sort id x>>shift<<shift, with about four entries a block, so that a lookup is a
+// table read and a step or two forward (a binary search per run took 11% of the generator).
 type labelBlocks struct {
 	starts, labels []uint32
+	first          []uint32
+	shift          uint
 	n              uint32
 }
 
@@ -333,29 +337,40 @@ func newLabelBlocks(labels, byLabel []uint32) labelBlocks {
 				b.labels = append(b.labels, l)
 			}
 		}
-		return b
-	}
-	// Count each label in one streaming pass; the blocks follow in label order.
-	count := make([]uint32, uint64(top)+1)
-	for _, l := range labels {
-		count[l]++
-	}
-	k := uint32(0)
-	for l, c := range count {
-		if c > 0 {
-			b.starts = append(b.starts, k)
-			b.labels = append(b.labels, uint32(l))
-			k += c
+	} else {
+		// Count each label in one streaming pass; the blocks follow in label order.
+		count := make([]uint32, uint64(top)+1)
+		for _, l := range labels {
+			count[l]++
 		}
+		k := uint32(0)
+		for l, c := range count {
+			if c > 0 {
+				b.starts = append(b.starts, k)
+				b.labels = append(b.labels, uint32(l))
+				k += c
+			}
+		}
+	}
+	for uint64(b.n)>>(b.shift+1) >= 4*uint64(len(b.starts)) {
+		b.shift++
+	}
+	b.first = make([]uint32, uint64(b.n)>>b.shift+1)
+	i := 0
+	for j := range b.first {
+		for x := uint64(j) << b.shift; i+1 < len(b.starts) && uint64(b.starts[i+1]) <= x; {
+			i++
+		}
+		b.first[j] = uint32(i)
 	}
 	return b
 }
 
 // block returns the label of sort id x and the end of its label's range of sort ids.
-func (b labelBlocks) block(x uint32) (label, end uint32) {
-	i, found := slices.BinarySearch(b.starts, x)
-	if !found {
-		i--
+func (b *labelBlocks) block(x uint32) (label, end uint32) {
+	i := int(b.first[x>>b.shift])
+	for i+1 < len(b.starts) && b.starts[i+1] <= x {
+		i++
 	}
 	end = b.n
 	if i+1 < len(b.starts) {
@@ -365,7 +380,7 @@ func (b labelBlocks) block(x uint32) (label, end uint32) {
 }
 
 // label returns the label of sort id x.
-func (b labelBlocks) label(x uint32) uint32 {
+func (b *labelBlocks) label(x uint32) uint32 {
 	l, _ := b.block(x)
 	return l
 }
