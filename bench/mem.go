@@ -33,3 +33,7 @@ func peakRSS() uint64 {
 	}
 	return 0
 }
+
+// PeakRSS is the process's peak resident set size in bytes (VmHWM), or 0 where Linux's
+// /proc/self/status is not available: for commands that report their own peak (gen rmat).
+func PeakRSS() uint64 { return peakRSS() }

@@ -122,6 +122,10 @@ func WritePatternSM(w io.Writer, p *pattern.Pattern) error {
 // that path never holds a partial graph, with mode 0666 less the umask. path must be a regular
 // file or not exist: writing over a device, a FIFO or a folder is refused.
 func WriteFile(path string, g *graph.Graph, format string) error {
+	return writeFile(path, g, format, true)
+}
+
+func writeFile(path string, g *graph.Graph, format string, sync bool) error {
 	if format == "" || format == "auto" {
 		f, ok := FormatForPath(path)
 		if !ok {
@@ -135,19 +139,30 @@ func WriteFile(path string, g *graph.Graph, format string) error {
 	if lost := Lossy(g, format); lost != nil {
 		return fmt.Errorf("%s: an edge list cannot hold the graph's %s: choose sm, csv, graphml or smg", path, strings.Join(lost, " and "))
 	}
-	return writeAtomic(path, func(w io.Writer) error { return WriteGraph(w, g, format) })
+	return writeAtomic(path, sync, func(w io.Writer) error { return WriteGraph(w, g, format) })
+}
+
+// WriteFileUnsynced is WriteFile without waiting for the file to reach the disk (no fsync before
+// the rename): for files that can be made again, such as a generated benchmark graph of tens of
+// GB, which later processes read from the page cache long before the disk has it all. After a
+// crash the file may be missing or damaged (a snapshot's checksum then refuses it).
+func WriteFileUnsynced(path string, g *graph.Graph, format string) error {
+	return writeFile(path, g, format, false)
 }
 
 // WriteAtomic creates or replaces the regular file path with what write writes, as WriteFile
 // does: through a temporary file in the same folder renamed into place, mode 0666 less the
 // umask; nothing is left behind when write or the file system fails.
-func WriteAtomic(path string, write func(w io.Writer) error) error { return writeAtomic(path, write) }
+func WriteAtomic(path string, write func(w io.Writer) error) error {
+	return writeAtomic(path, true, write)
+}
 
 // ErrNotRegular is returned (wrapped) when an output path exists and is not a regular file.
 var ErrNotRegular = errors.New("not a regular file")
 
-// writeAtomic writes a file through a temporary file renamed into place.
-func writeAtomic(path string, write func(w io.Writer) error) (err error) {
+// writeAtomic writes a file through a temporary file renamed into place, synced to the disk
+// first when sync is set.
+func writeAtomic(path string, sync bool, write func(w io.Writer) error) (err error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
 	}
@@ -167,8 +182,10 @@ func writeAtomic(path string, write func(w io.Writer) error) (err error) {
 	if err := tmp.Chmod(0o666 &^ umask()); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

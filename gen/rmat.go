@@ -80,33 +80,58 @@ const rmatBlock = 1 << 18
 // RMAT generates a Graph500-style R-MAT graph: 2^Scale vertices (isolated ones included) and
 // EdgeFactor*2^Scale undirected edge samples, each found by descending Scale levels of the
 // adjacency matrix, choosing a quadrant with probabilities A, B, C and 1-A-B-C at every level.
-// Self-loops are dropped and duplicate samples merged.
+// Self-loops are dropped and duplicate samples merged. The graph is laid out straight into its
+// arrays on all cores (rmatCSR), as graph.Builder would build it from the samples.
 //
 // Determinism: samples are drawn in fixed blocks of 2^18, block i from its own PCG stream seeded
-// from (Seed, i); the blocks may be drawn in parallel but are added in block order. Vertex ids are
+// from (Seed, i); the blocks may be drawn in parallel, and the graph depends on the set of
+// samples only, never on how many goroutines drew or placed them. Vertex ids are
 // then relabelled by a permutation drawn from Seed (unless KeepLocality). The vertex label of v is
 // a hash of (Seed, v) mapped through the chosen distribution; the edge label of u-v is a hash of
 // (Seed, min(u,v), max(u,v)) modulo EdgeLabels, so every duplicate sample of an edge gets the same
 // label. Labels are assigned after relabelling, so they do not correlate with degree.
 func RMAT(opts RMATOptions) (*graph.Graph, error) {
+	opts, err := opts.checked()
+	if err != nil {
+		return nil, err
+	}
+	if vshift, eshift, ok := rmatKeyLayout(opts); ok {
+		return rmatCSR(opts, vshift, eshift)
+	}
+	return rmatBuilder(opts)
+}
+
+// checked returns the options with their defaults filled in, or why they are invalid.
+func (opts RMATOptions) checked() (RMATOptions, error) {
 	if opts.Scale < 1 || opts.Scale > MaxRMATScale {
-		return nil, fmt.Errorf("rmat: scale %d is outside 1..%d", opts.Scale, MaxRMATScale)
+		return opts, fmt.Errorf("rmat: scale %d is outside 1..%d", opts.Scale, MaxRMATScale)
 	}
 	if opts.EdgeFactor == 0 {
 		opts.EdgeFactor = 16
 	}
 	if opts.EdgeFactor < 0 {
-		return nil, fmt.Errorf("rmat: negative edge factor %d", opts.EdgeFactor)
+		return opts, fmt.Errorf("rmat: negative edge factor %d", opts.EdgeFactor)
+	}
+	if uint64(opts.EdgeFactor) > (1<<40)>>opts.Scale {
+		return opts, fmt.Errorf("rmat: %d << %d edge samples are more than 2^40", opts.EdgeFactor, opts.Scale)
 	}
 	if opts.VertexLabels < 0 || opts.EdgeLabels < 0 {
-		return nil, fmt.Errorf("rmat: negative number of labels")
+		return opts, fmt.Errorf("rmat: negative number of labels")
 	}
 	if opts.A == 0 && opts.B == 0 && opts.C == 0 {
 		opts.A, opts.B, opts.C = RMATA, RMATB, RMATC
 	}
 	if opts.A < 0 || opts.B < 0 || opts.C < 0 || opts.A+opts.B+opts.C > 1 {
-		return nil, fmt.Errorf("rmat: initiator probabilities %g, %g, %g are not a distribution", opts.A, opts.B, opts.C)
+		return opts, fmt.Errorf("rmat: initiator probabilities %g, %g, %g are not a distribution", opts.A, opts.B, opts.C)
 	}
+	return opts, nil
+}
+
+// rmatBuilder is RMAT through graph.Builder: the samples added one by one from one goroutine,
+// then built. It makes the same graph as rmatCSR, many times slower; RMAT uses it only when an
+// entry's sort key does not fit in 64 bits (labels beyond 2^(64-Scale) together), and the tests
+// check rmatCSR against it.
+func rmatBuilder(opts RMATOptions) (*graph.Graph, error) {
 	n := uint64(1) << opts.Scale
 	samples := uint64(opts.EdgeFactor) << opts.Scale
 
@@ -221,18 +246,13 @@ func drawBlock(buf []uint64, block uint64, opts RMATOptions) {
 	}
 }
 
-// identityOrPermutation returns the relabelling of vertex ids: a uniformly random permutation
-// drawn from the seed (Fisher-Yates), or the identity under KeepLocality.
+// identityOrPermutation returns the relabelling of vertex ids: permutation's, or the identity
+// under KeepLocality.
 func identityOrPermutation(n uint64, opts RMATOptions) func(uint64) uint64 {
 	if opts.KeepLocality {
 		return func(v uint64) uint64 { return v }
 	}
-	p := make([]uint32, n)
-	for i := range p {
-		p[i] = uint32(i)
-	}
-	rng := rand.New(rand.NewPCG(rmatMix(opts.Seed^0x5bd1e9955bd1e995), 0xda942042e4dd58b5))
-	rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	p := permutation(n, opts)
 	return func(v uint64) uint64 { return uint64(p[v]) }
 }
 

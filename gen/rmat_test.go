@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/submatch/submatch/graph"
 )
 
 func TestRMATDeterministicAcrossGOMAXPROCS(t *testing.T) {
@@ -140,6 +142,110 @@ func BenchmarkRMAT(b *testing.B) {
 	for b.Loop() {
 		if _, err := RMAT(RMATOptions{Scale: 16, VertexLabels: 8, EdgeLabels: 2, Seed: 1}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestRMATCSRIsTheBuildersGraph checks the direct layout against graph.Builder on the same
+// samples, array by array, over scales, labels (uniform and zipf, vertex and edge), locality and
+// thread counts: one seed must keep giving the graph it gave before the direct layout.
+func TestRMATCSRIsTheBuildersGraph(t *testing.T) {
+	old := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(old)
+	cases := []RMATOptions{
+		{Scale: 1, EdgeFactor: 1, Seed: 1},
+		{Scale: 3, EdgeFactor: 2, Seed: 2},
+		{Scale: 6, EdgeFactor: 16, VertexLabels: 3, Seed: 3},
+		{Scale: 9, EdgeFactor: 8, VertexLabels: 1000, LabelDistribution: ZipfLabels, Seed: 4},
+		{Scale: 10, EdgeFactor: 16, VertexLabels: 5, EdgeLabels: 3, Seed: 5},
+		{Scale: 8, EdgeFactor: 4, EdgeLabels: 7, Seed: 6, KeepLocality: true},
+		{Scale: 12, EdgeFactor: 24, VertexLabels: 40, LabelDistribution: ZipfLabels, Seed: 7},
+		{Scale: 11, EdgeFactor: 8, Seed: 8, KeepLocality: true},
+		{Scale: 13, EdgeFactor: 40, VertexLabels: 1000, LabelDistribution: ZipfLabels, Seed: 1},
+		{Scale: 5, EdgeFactor: 1, EdgeLabels: 2, Seed: 9},          // few edges: labels may all be 0
+		{Scale: 8, EdgeFactor: 8, VertexLabels: 1 << 20, Seed: 10}, // labels sparser than the vertices
+	}
+	for i, o := range cases {
+		runtime.GOMAXPROCS(1 + i%3)
+		o, err := o.checked()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rmatBuilder(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := RMAT(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Validate(); err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		w, g := want.Raw(), got.Raw()
+		for _, c := range []struct {
+			name string
+			eq   bool
+		}{
+			{"vertex labels", slices.Equal(w.VertexLabels, g.VertexLabels)},
+			{"offsets", slices.Equal(w.Offsets, g.Offsets)},
+			{"neighbours", slices.Equal(w.Neighbors, g.Neighbors)},
+			{"edge labels", slices.Equal(w.EdgeLabels, g.EdgeLabels) && (w.EdgeLabels == nil) == (g.EdgeLabels == nil)},
+			{"run offsets", slices.Equal(w.RunOffsets, g.RunOffsets)},
+			{"runs", slices.Equal(w.Runs, g.Runs)},
+			{"original ids", slices.Equal(w.OriginalIDs, g.OriginalIDs) && (w.OriginalIDs == nil) == (g.OriginalIDs == nil)},
+		} {
+			if !c.eq {
+				t.Errorf("%+v: %s differ from the builder's (%d edges against %d)", o, c.name, got.NumEdges(), want.NumEdges())
+			}
+		}
+	}
+}
+
+func TestRMATKeyLayout(t *testing.T) {
+	if _, _, ok := rmatKeyLayout(RMATOptions{Scale: 31, VertexLabels: 1 << 20, EdgeLabels: 1 << 13}); !ok {
+		t.Error("20 + 13 + 31 bits refused")
+	}
+	if _, _, ok := rmatKeyLayout(RMATOptions{Scale: 31, VertexLabels: 1 << 20, EdgeLabels: 1<<13 + 1}); ok {
+		t.Error("20 + 14 + 31 bits accepted")
+	}
+	// Beyond 64 bits RMAT takes the builder: still the graph of the seed.
+	o := RMATOptions{Scale: 8, EdgeFactor: 4, VertexLabels: 1 << 30, EdgeLabels: 1 << 30, Seed: 3}
+	g, err := RMAT(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLabelBlocks checks each sort id's label and block end against the sorted labels, over
+// dense, zipf-like and sparse labels and table steps from 1 up.
+func TestLabelBlocks(t *testing.T) {
+	for seed := range uint64(40) {
+		r := newRand(seed)
+		n := 1 + r.IntN(3000)
+		L := []int{1, 2, 7, 1000, 1 << 20}[seed%5]
+		labels := make([]uint32, n)
+		for v := range labels {
+			labels[v] = uint32(r.IntN(L))
+			if seed%3 == 0 {
+				labels[v] = uint32(r.IntN(1 + r.IntN(L))) // skewed towards small labels
+			}
+		}
+		byLabel := graph.OrderByLabel(labels)
+		b := newLabelBlocks(labels, byLabel)
+		for x := range uint32(n) {
+			l, end := b.block(x)
+			want := labels[byLabel[x]]
+			wantEnd := x + 1
+			for wantEnd < uint32(n) && labels[byLabel[wantEnd]] == want {
+				wantEnd++
+			}
+			if l != want || end != wantEnd {
+				t.Fatalf("seed %d: sort id %d: label %d, end %d; want %d, %d", seed, x, l, end, want, wantEnd)
+			}
 		}
 	}
 }

@@ -534,6 +534,11 @@ var countingLimit = math.MaxInt
 // entry, win on small graphs: wiki-Vote's 100k edges in about 1 ms). Tests lower it.
 var parallelBuildFrom = 1 << 20
 
+// maxCountingPairs is the most edges (duplicates included) that buildCounting and walk order:
+// they place entries with 32-bit positions, so the 2 entries an edge must stay below 2^32
+// (TestCountingPositionsFit). Beyond it Build takes buildParallel, whose positions are 64-bit.
+const maxCountingPairs = math.MaxInt32 - 1
+
 // Build produces the graph. The builder must not be used afterwards.
 //
 // Vertices are renumbered by ascending degree (ties by input order). Engines compare dense ids to
@@ -550,7 +555,7 @@ func (b *Builder) Build() (*Graph, error) {
 	switch {
 	case b.elab != nil || pairs > countingLimit:
 		g, err = b.buildSorting()
-	case pairs >= math.MaxInt32:
+	case pairs > maxCountingPairs:
 		g = b.buildParallel()
 	case pairs < parallelBuildFrom || scatterWorkers(len(b.orig), 2*pairs) >= min(runtime.GOMAXPROCS(0), 4):
 		g = b.buildCounting()
@@ -910,6 +915,11 @@ func (b *Builder) fillSorted(g *Graph, order, newID []uint32, list func(v uint32
 // sortIDs sorts a list of vertex ids.
 func sortIDs(list []uint32) { slices.Sort(list) }
 
+// CSRRanges splits the vertices of a CSR with offsets offs (n+1 entries) into consecutive ranges
+// of about entries entries each (at least one vertex): range r is [bounds[r], bounds[r+1]), for
+// work on all cores balanced by list lengths.
+func CSRRanges(offs []uint64, entries uint64) []int { return csrRanges(offs, entries) }
+
 // csrRanges splits the vertices of a CSR with offsets offs (n+1 entries) into consecutive
 // ranges of about entries entries each (at least one vertex): range r is [bounds[r],
 // bounds[r+1]).
@@ -1015,6 +1025,12 @@ func (b *Builder) buildSorting() (*Graph, error) {
 	b.finishGraph(g, order)
 	return g, nil
 }
+
+// DegreeOrder is Build's numbering of vertices whose deduplicated degrees are deg (by input
+// id): ascending degree, ties by input id; order[new] = old and newID[old] = new. Generators that
+// lay out a graph's arrays themselves (gen.RMAT) number it with this, so that their graph is the
+// one Build would make of the same edges.
+func DegreeOrder(deg []uint64) (order, newID []uint32) { return renumber(deg) }
 
 // renumber orders the vertices by ascending deduplicated degree keep (ties by input order):
 // order[new] = old and newID[old] = new. A counting sort: linear in the vertices and the largest

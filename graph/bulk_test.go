@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -206,3 +207,13 @@ func diffRaw(a, c Raw) string {
 }
 
 var _ = errors.New
+
+// TestCountingPositionsFit: buildCounting and walk place a list's entries with uint32 positions,
+// so every graph Build sends them must have fewer than 2^32 adjacency entries; larger ones take
+// buildParallel (64-bit positions). SGSI's FR size (1.8e9 edges, 3.6e9 entries: past 2^31, under
+// 2^32) is counted still; twice as many edges would not be.
+func TestCountingPositionsFit(t *testing.T) {
+	if uint64(2*maxCountingPairs) > math.MaxUint32 {
+		t.Fatalf("buildCounting takes up to %d edges: %d entries overflow its uint32 positions", maxCountingPairs, 2*maxCountingPairs)
+	}
+}

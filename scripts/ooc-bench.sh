@@ -27,6 +27,18 @@
 # stmatch in core, zero-copy and managed, sgsi, pbe and auto (the others read "skipped");
 # OOC_WIKIVOTE=0 leaves wiki-Vote's rows out (the R-MAT rows only).
 #
+# SGSI's FR size in one call (issue 21, branch frgen): OOC_SCALE=26 OOC_EDGE_FACTOR=27 (67 M
+# vertices, 1.81e9 samples, about 1.7e9 edges, a snapshot of about 36 GB). OOC_TESTS=0 leaves (a)
+# out (its GPU tests would share the cores with the generation); OOC_GEN_CAP (400) seconds cut
+# the generation and the queries (timeout(1)); OOC_CAP_<key> (e.g. OOC_CAP_sgsi=120) overrides
+# OOC_CAP for one column. Before generating, a guard compares the estimated snapshot (22 bytes a
+# sample) with the free disk under OOC_WORK (${TMPDIR:-/tmp}/ooc-bench) and the generator's
+# estimated peak (OOC_GEN_BYTES, 34 bytes a sample; measured 30, the graph's arrays and the
+# buckets, which the written snapshot's pages then replace) with MemAvailable, and stops with a
+# line saying which does not fit. The graph's vertices and edges come from the
+# generator's line (no serial `stats` pass over 3.4e9 entries); the snapshot is written without
+# fsync (gen rmat --sync=false: the counts read it from the page cache).
+#
 # A GPU smaller than the graph: OOC_HOG=SIZE (e.g. 2GiB) runs scripts/gpuhog after the tests, so
 # that only SIZE of the GPU's memory is free to the counts, and the counts run without
 # --gpu-memory (each engine's budget is its default, from the free memory); wiki-Vote's rows and
@@ -34,7 +46,11 @@
 # both.
 #
 # The device tool: command "OUT=$OUT bash scripts/ooc-bench.sh run .dev-ooc4 > $OUT/0-run.log
-# 2>&1", carry [".dev-ooc4"].
+# 2>&1", carry [".dev-ooc4"]. FR size (one H200, timeout_s 600, carry [".dev-frgen"] after
+# `bash scripts/ooc-bench.sh build .dev-frgen`): "OUT=$OUT OOC_SCALE=26 OOC_EDGE_FACTOR=27
+# OOC_LABELS=1000 OOC_LABEL_DIST=zipf OOC_SIZES=6 OOC_TESTS=0 OOC_WIKIVOTE=0 OOC_CONFIGS='cpu
+# sgsi pbe' OOC_GEN_CAP=380 OOC_CAP=60 OOC_CAP_sgsi=150 OOC_END=570 bash scripts/ooc-bench.sh run
+# .dev-frgen > $OUT/0-run.log 2>&1".
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -61,16 +77,33 @@ run() {
 	export SUBMATCH_TESTDATA="$root/$dir/testdata"
 
 	# The R-MAT graph and its queries, generated while the tests run (not carried: hundreds of MB).
-	local work="${TMPDIR:-/tmp}/ooc-bench" scale="${OOC_SCALE:-21}" labels="${OOC_LABELS:-8}"
-	local dist="${OOC_LABEL_DIST:-uniform}" hog="${OOC_HOG:-}"
+	local work="${OOC_WORK:-${TMPDIR:-/tmp}/ooc-bench}" scale="${OOC_SCALE:-21}" labels="${OOC_LABELS:-8}"
+	local dist="${OOC_LABEL_DIST:-uniform}" hog="${OOC_HOG:-}" ef="${OOC_EDGE_FACTOR:-16}" gcap="${OOC_GEN_CAP:-400}"
 	mkdir -p "$work"
+	rm -f "$work/rmat.smg"
+	# The guard: the snapshot on the disk, the generator's peak and the snapshot in memory.
+	local samples=$((ef << scale)) avail mem
+	local snap=$((22 * samples)) peak=$(("${OOC_GEN_BYTES:-34}" * samples))
+	avail=$(df -B1 --output=avail "$work" | tail -n 1 | tr -d ' ')
+	mem=$(($(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 1024))
+	echo "# guard: $samples samples: snapshot ~$((snap >> 30)) GiB (disk free $((avail >> 30)) GiB), generator peak ~$((peak >> 30)) GiB (memory available $((mem >> 30)) GiB)"
+	if [ "$avail" -lt $((snap + (2 << 30))) ] || [ "$mem" -lt $((peak + (4 << 30))) ]; then
+		echo "# guard: does not fit; nothing run"
+		return 1
+	fi
 	(
-		"$dir/submatch" gen rmat --scale "$scale" --edge-factor "${OOC_EDGE_FACTOR:-16}" --seed 1 --vertex-labels "$labels" \
-			--label-dist "$dist" -o "$work/rmat.smg" &&
+		timeout "$gcap" "$dir/submatch" gen rmat --scale "$scale" --edge-factor "$ef" --seed 1 --vertex-labels "$labels" \
+			--label-dist "$dist" --sync=false -o "$work/rmat.smg" &&
 			rm -rf "$work/q" &&
-			"$dir/submatch" gen queries --sizes "${OOC_SIZES:-4,5}" --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
+			timeout $((gcap - (SECONDS - t0) > 1 ? gcap - (SECONDS - t0) : 1)) "$dir/submatch" gen queries --sizes "${OOC_SIZES:-4,5}" --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
 	) > "$out/gen.log" 2>&1 &
 	local gen=$!
+	if [ "${OOC_TESTS:-1}" = 0 ] && [ -z "$hog" ]; then
+		wait "$gen" || echo "R-MAT generation failed or was cut at $gcap s: $(tail -n 3 "$out/gen.log")"
+		echo "# R-MAT: $(head -n 1 "$out/gen.log") ($((SECONDS - t0)) s with the queries)"
+		table "$dir" "$out" "$t0" "${OOC_END:-190}" "$work" "R-MAT scale $scale, $labels labels"
+		return
+	fi
 	if [ -n "$hog" ]; then
 		wait "$gen" || echo "R-MAT generation failed: $(tail -n 3 "$out/gen.log")"
 		echo "# R-MAT: $(head -n 1 "$out/gen.log") ($((SECONDS - t0)) s)"
@@ -141,17 +174,23 @@ table() {
 		specs+=("wiki-Vote|$wv|4-clique|(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
 		specs+=("wiki-Vote|$wv|5-vertex dense|(a)-(b)-(c)-(d)-(e)-(a), (a)-(c), (a)-(d), (b)-(d)")
 	fi
-	local q
+	# The R-MAT graph's size from the generator's line (a stats pass would read every entry on
+	# one core).
+	local rn rmv q
+	rn=$(sed -n 's/.* \([0-9]*\) vertices, \([0-9]*\) edges.*/\1/p' "$out/gen.log" | head -n 1)
+	rmv=$(sed -n 's/.* \([0-9]*\) vertices, \([0-9]*\) edges.*/\2/p' "$out/gen.log" | head -n 1)
 	for q in "$work"/q/q_*_0.graph; do
-		[ -f "$q" ] && specs+=("$rmat|$work/rmat.smg|$(basename "$q" .graph)|$q")
+		[ -f "$q" ] && specs+=("$rmat|$work/rmat.smg|$(basename "$q" .graph)|$q|$rn|$rmv")
 	done
 	local spec name data qname pat
 	for spec in "${specs[@]}"; do
-		IFS='|' read -r name data qname pat <<<"$spec"
 		local stats n m gb budget
-		stats=$("$SM" stats --json --no-structure "$data")
-		n=$(grep -o '"vertices":[0-9]*' <<<"$stats" | head -n 1 | cut -d: -f2)
-		m=$(grep -o '"edges":[0-9]*' <<<"$stats" | head -n 1 | cut -d: -f2)
+		IFS='|' read -r name data qname pat n m <<<"$spec"
+		if [ -z "$n" ] || [ -z "$m" ]; then
+			stats=$("$SM" stats --json --no-structure "$data")
+			n=$(grep -o '"vertices":[0-9]*' <<<"$stats" | head -n 1 | cut -d: -f2)
+			m=$(grep -o '"edges":[0-9]*' <<<"$stats" | head -n 1 | cut -d: -f2)
+		fi
 		gb=$((20 * n + 4 * (n + 1) + 8 * m)) # sgsi.GraphBytes
 		budget=$((gb / 4))
 		local bflag="--gpu-memory $budget" bcell="1/4 = $budget B"
@@ -176,7 +215,9 @@ table() {
 				cells+=("not run (time)")
 				continue
 			fi
-			local lim=$((left - 4 < cap ? left - 4 : cap))
+			local capk="OOC_CAP_$key"
+			local kcap="${!capk:-$cap}"
+			local lim=$((left - 4 < kcap ? left - 4 : kcap))
 			local log="$out/${name%%,*}-$qname-$key.log"
 			log="${log// /_}"
 			# shellcheck disable=SC2086 # args are words

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/submatch/submatch/bench"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
@@ -44,14 +46,16 @@ const genUsage = `Usage: submatch gen rmat [flags] -o OUT
 Run 'submatch gen rmat -h' or 'submatch gen queries -h' for their flags.
 `
 
-// writeGraphFile writes g as an .smg snapshot when path ends with .smg, else in the t/v/e text
-// format.
 // writeGraphFile writes g in the format path's extension names (formats.FormatForPath; t/v/e
-// text for any other name) through a temporary file renamed into place.
-func writeGraphFile(path string, g *graph.Graph) error {
+// text for any other name) through a temporary file renamed into place; unless sync, without
+// waiting for it to reach the disk (formats.WriteFileUnsynced).
+func writeGraphFile(path string, g *graph.Graph, sync bool) error {
 	format, ok := formats.FormatForPath(path)
 	if !ok {
 		format = "sm"
+	}
+	if !sync {
+		return formats.WriteFileUnsynced(path, g, format)
 	}
 	return formats.WriteFile(path, g, format)
 }
@@ -67,6 +71,7 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 		seed     uint64
 		labelDis string
 		out      string
+		sync     bool
 	)
 	fs.IntVar(&opts.Scale, "scale", 16, "2^`S` vertices")
 	fs.IntVar(&opts.EdgeFactor, "edge-factor", 16, "`F` * 2^scale edge samples")
@@ -75,6 +80,7 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opts.EdgeLabels, "edge-labels", 1, "`K` edge labels, 0..K-1 (1: unlabelled)")
 	fs.Uint64Var(&seed, "seed", 1, "random `SEED`")
 	fs.StringVar(&out, "o", "", "output `FILE` (.smg: binary snapshot; .csv, .graphml, .txt: those; else t/v/e text)")
+	fs.BoolVar(&sync, "sync", true, "wait for the file to reach the disk before renaming it into place (false: a graph of tens of GB is\nread back from the page cache long before the disk has it)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -96,11 +102,14 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	}
 	genTime := time.Since(start)
 	start = time.Now()
-	if err := writeGraphFile(out, g); err != nil {
+	// The generator's temporaries (as large as the graph) go back to the system before the
+	// file's pages take the memory.
+	debug.FreeOSMemory()
+	if err := writeGraphFile(out, g, sync); err != nil {
 		return exitCode(stderr, fmt.Errorf("writing %s: %w", out, err))
 	}
-	fmt.Fprintf(stdout, "%s: R-MAT scale %d, %d vertices, %d edges (max degree %d), generated in %s, written in %s\n",
-		out, opts.Scale, g.NumVertices(), g.NumEdges(), g.MaxDegree(), fmtDuration(genTime), fmtDuration(time.Since(start)))
+	fmt.Fprintf(stdout, "%s: R-MAT scale %d, %d vertices, %d edges (max degree %d), generated in %s, written in %s, peak RSS %.2f GB\n",
+		out, opts.Scale, g.NumVertices(), g.NumEdges(), g.MaxDegree(), fmtDuration(genTime), fmtDuration(time.Since(start)), float64(bench.PeakRSS())/1e9)
 	return exitOK
 }
 
