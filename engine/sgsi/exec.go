@@ -33,9 +33,12 @@ type Stats struct {
 	// Gathered counts the segment uploads that carried only the lists a chunk reads; Merged the
 	// segments that went up in such an upload with their neighbours (one copy, one launch).
 	Gathered, Merged uint64
-	Steps            int
-	BytesToGPU       uint64
-	BytesFromGPU     uint64
+	// OffsetBytes is the bytes of the segment uploads' offsets (the rest of a segment upload is
+	// its lists).
+	OffsetBytes  uint64
+	Steps        int
+	BytesToGPU   uint64
+	BytesFromGPU uint64
 	// CopiesToGPU and CopiesFromGPU count the host-device copies and Launches the kernels: each
 	// a driver call. On the GPU uploads and kernels are queued; a copy back waits for them.
 	CopiesToGPU, CopiesFromGPU, Launches uint64
@@ -77,13 +80,13 @@ const maxFlush = 1 << 26
 
 // segKey names a resident segment: a label graph and a segment index, or a candidate list.
 type segKey struct {
-	key uint64
+	key lgKey
 	i   int
 	v   uint32 // invalid: the whole segment; else a gathered upload of v's list alone
 }
 
 // cartKey is the segment key of C(u) for cartesian steps.
-func cartKey(u int) uint64 { return 1<<40 | uint64(u) }
+func cartKey(u int) lgKey { return lgKey{1<<40 | uint64(u), anyLabel} }
 
 // runner is one count's or listing's schedule over a Backend.
 type runner struct {
@@ -114,7 +117,7 @@ type runner struct {
 	cached             map[segKey][2]uint64 // offsets, neighbours
 	arenaOff, arenaCap uint64
 
-	segs   map[uint64][]segment
+	segs   map[lgKey][]segment
 	cands  [][]uint32 // C(u), host
 	total  uint64
 	stop   bool
@@ -262,22 +265,10 @@ func (r *runner) run(induced, unique bool) error {
 	r.st.Filter = time.Since(tf)
 
 	// The order, the steps and the label graphs they read.
-	var lerr error
-	freq := func(key uint64) uint64 {
-		lg, err := r.label(key)
-		if err != nil {
-			lerr = err
-			return 0
-		}
-		return uint64(len(lg.nbrs))
-	}
-	q.plan(sizes, freq, g.HasEdgeLabels(), induced, unique)
-	if lerr != nil {
-		return lerr
-	}
+	q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique)
 	r.st.Steps = len(q.steps)
 	need := uint64(0)
-	keys := map[uint64]bool{}
+	keys := map[lgKey]bool{}
 	for _, st := range q.steps {
 		ls := append(append([]link{st.first}, st.others...), st.nonadj...)
 		if st.cartesian {
@@ -327,7 +318,7 @@ func (r *runner) run(induced, unique bool) error {
 	if !r.st.InCore {
 		maxSeg = min(max(minSegWords, r.cacheCap/2), maxKernelIndex) // the kernels read local offsets as u32
 	}
-	r.segs = map[uint64][]segment{}
+	r.segs = map[lgKey][]segment{}
 	for key := range keys {
 		r.segs[key] = segments(r.s.label(key), maxSeg)
 	}
@@ -406,7 +397,7 @@ func (r *runner) finish(table []uint32, w int) error {
 // offsets. refs, when set, are the (sorted, distinct) vertices of the segment whose lists the
 // chunk reads: out of core, when their lists take less than half the segment and the segment is
 // not resident, only they are uploaded (the others' lists empty), for this use only.
-func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, error) {
+func (r *runner) segment(key lgKey, i int, refs []uint32) (uint64, uint64, error) {
 	k := segKey{key, i, invalid}
 	if at, ok := r.lookup(key, i, refs); ok {
 		return at[0], at[1], nil
@@ -437,7 +428,7 @@ func (r *runner) segment(key uint64, i int, refs []uint32) (uint64, uint64, erro
 
 // lookup returns the region offsets of segment i of key when it is resident, whole or (refs of
 // one vertex) as that vertex's gathered list.
-func (r *runner) lookup(key uint64, i int, refs []uint32) ([2]uint64, bool) {
+func (r *runner) lookup(key lgKey, i int, refs []uint32) ([2]uint64, bool) {
 	if at, ok := r.cached[segKey{key, i, invalid}]; ok {
 		r.st.SegmentHits++
 		return at, true
@@ -510,6 +501,7 @@ func (r *runner) upload(k segKey, keep bool, nOff uint64) (uint64, uint64, error
 		return 0, 0, err
 	}
 	r.cacheUsed += w
+	r.st.OffsetBytes += 4 * nOff
 	at := [2]uint64{lo, lo + nOff}
 	if keep {
 		r.cached[k] = at
@@ -524,7 +516,7 @@ func (r *runner) upload(k segKey, keep bool, nOff uint64) (uint64, uint64, error
 // resident, together within the cache (the run is used by the launches queued right after it and
 // kept for no other). A run of one is left to segment, which may keep it (whole, or one vertex's
 // list).
-func (r *runner) gatherRun(key uint64, t [][]uint32, i int) int {
+func (r *runner) gatherRun(key lgKey, t [][]uint32, i int) int {
 	if r.st.InCore || r.oneSegment {
 		return i + 1
 	}
@@ -563,7 +555,7 @@ type resident struct {
 // touched returns, for each of key's segments, the sorted distinct vertices of column col of the
 // rows that it holds (nil: none); win, when set, limits them to the segments holding the list
 // positions [win[0], win[1]) (one row). The slices are reused by the next call.
-func (r *runner) touched(key uint64, rows []uint32, width, col int, win *[2]uint64) [][]uint32 {
+func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint64) [][]uint32 {
 	segs := r.segs[key]
 	for len(r.refs) < len(segs) {
 		r.refs = append(r.refs, nil)
@@ -1084,7 +1076,7 @@ func (r *runner) noteHost(level int, words uint64) {
 }
 
 // label returns the label graph of key, building it first when --memory leaves room for it.
-func (r *runner) label(key uint64) (*labelGraph, error) {
+func (r *runner) label(key lgKey) (*labelGraph, error) {
 	if r.hostLimit > 0 && !r.s.has(key) {
 		if err := r.reserve("a label graph", r.s.labelBytes(key)); err != nil {
 			return nil, err

@@ -18,7 +18,7 @@ func TestSegments(t *testing.T) {
 		if seed%2 == 0 {
 			g = gen.RandomGraph(seed, 30, 0.3, 2, 1)
 		}
-		lg := newStore(g).label(anyEdge)
+		lg := newStore(g).label(lgKey{anyEdge, anyLabel})
 		n := uint32(len(lg.offsets) - 1)
 		for _, maxWords := range []uint64{1, 3, 4, 7, 20, 1000} {
 			segs := segments(lg, maxWords)
