@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -86,4 +87,69 @@ func rowSet(tab []uint32, k int) map[string]int {
 		m[fmt.Sprint(tab[i:i+k])]++
 	}
 	return m
+}
+
+// TestStoreByRuns checks the store's run-based tables against their definitions, one neighbour
+// at a time: each vertex's signature (one pair a neighbour, its group's counter saturating at
+// two) and the list of each label graph (the neighbours joined by the edge label, or any, that
+// have the vertex label, or any, sorted by id), on graphs with and without edge labels. It fails
+// when a run counts once for two neighbours, or a list misses a run or is left unsorted.
+func TestStoreByRuns(t *testing.T) {
+	for seed := uint64(1); seed <= 12; seed++ {
+		vl, el := 1+int(seed%4), int(seed%3)
+		g := gen.RandomGraph(seed, 40+int(seed)*4, 0.25, vl, el)
+		s := newStore(g)
+		n := g.NumVertices()
+		for v := range n {
+			want := [sigWords]uint32{labelBit(g.VertexLabel(uint32(v)))}
+			els := g.NeighborEdgeLabels(uint32(v))
+			for i, x := range g.Neighbors(uint32(v)) {
+				l := uint32(0)
+				if els != nil {
+					l = els[i]
+				}
+				addPair(want[:], pairGroup(l, g.VertexLabel(x)))
+			}
+			for j := range sigWords {
+				if got := s.sigs[j*n+v]; got != want[j] {
+					t.Fatalf("seed %d: vertex %d signature word %d %#x, want %#x", seed, v, j, got, want[j])
+				}
+			}
+		}
+		edges := []uint64{anyEdge}
+		for l := range max(el, 1) + 1 {
+			edges = append(edges, uint64(l))
+		}
+		for _, e := range edges {
+			for _, l := range append([]uint32{anyLabel}, 0, 1, 2, 3) {
+				k := lgKey{e, l}
+				lg := s.label(k)
+				m := uint64(0)
+				for v := range n {
+					var want []uint32
+					els := g.NeighborEdgeLabels(uint32(v))
+					for i, x := range g.Neighbors(uint32(v)) {
+						xl := uint32(0)
+						if els != nil {
+							xl = els[i]
+						}
+						if (e == anyEdge || uint64(xl) == e) && (l == anyLabel || g.VertexLabel(x) == l) {
+							want = append(want, x)
+						}
+					}
+					slices.Sort(want)
+					m += uint64(len(want))
+					if got := lg.list(uint32(v)); !slices.Equal(got, want) {
+						t.Fatalf("seed %d key %+v: vertex %d's list %v, want %v", seed, k, v, got, want)
+					}
+				}
+				if b := s.labelBytes(k); b != 8*uint64(n+1)+4*m {
+					t.Errorf("seed %d key %+v: labelBytes %d, want %d", seed, k, b, 8*uint64(n+1)+4*m)
+				}
+				if l == anyLabel && s.edgeEntries(e) != m {
+					t.Errorf("seed %d edge %d: edgeEntries %d, want %d", seed, e, s.edgeEntries(e), m)
+				}
+			}
+		}
+	}
 }
