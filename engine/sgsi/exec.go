@@ -720,12 +720,18 @@ func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool
 		for end < rows {
 			d := deg(end)
 			n := uint64(end - start + 1)
-			words := descWords + n*uint64(k+3) + 2 + T + d
+			in := descWords + n*uint64(k+3) + 2 + T + d // the chunk's rows, offsets and buffers
+			words := in
 			if !(final && r.count) {
 				words += max(maxDeg, d) * uint64(k+1)
 			}
+			// A chunk to spill takes at most half the arena (or one row), leaving the rest to
+			// its output: bounding only its buffers left rows of short lists, many to a chunk,
+			// room for one row's output, and their output went back in a batch of a few rows
+			// at a time, each a copy back that waits for the device (54,570 at R-MAT scale 21,
+			// 1/64).
 			spill := !(final && r.count)
-			if words > r.arenaCap || T+d >= maxKernelIndex || n >= maxKernelIndex/sigWords || (spill && end > start && T+d > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) {
+			if words > r.arenaCap || T+d >= maxKernelIndex || n >= maxKernelIndex/sigWords || (spill && end > start && in > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) {
 				break
 			}
 			T += d
