@@ -60,21 +60,30 @@ func TestSegments(t *testing.T) {
 func TestSortRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 1; k <= 10; k++ {
-		for _, n := range []int{0, 1, 2, 17, 300} {
+		for _, n := range []int{0, 1, 2, 17, 300, 5000} {
 			col := rng.IntN(k)
+			// Values of keyBits bits: 6, many equal; up to 30, three passes of the radix sort.
+			keyBits := []int{6, 13, 25, 30}[rng.IntN(4)]
 			tab := make([]uint32, n*k)
 			for i := range tab {
-				tab[i] = uint32(rng.IntN(50))
+				tab[i] = rng.Uint32() >> (32 - keyBits)
 			}
 			want := rowSet(tab, k)
-			sortRows(tab, k, col)
-			for i := 1; i < n; i++ {
-				if tab[(i-1)*k+col] > tab[i*k+col] {
-					t.Fatalf("k %d, %d rows: row %d's column %d (%d) after %d", k, n, i, col, tab[i*k+col], tab[(i-1)*k+col])
+			for _, radix := range []bool{false, true} {
+				tab := slices.Clone(tab)
+				var buf []uint32
+				if radix {
+					buf = make([]uint32, len(tab))
 				}
-			}
-			if got := rowSet(tab, k); !maps.Equal(got, want) {
-				t.Fatalf("k %d, %d rows: the rows changed", k, n)
+				sortRows(tab, buf, k, col, keyBits)
+				for i := 1; i < n; i++ {
+					if tab[(i-1)*k+col] > tab[i*k+col] {
+						t.Fatalf("k %d, %d rows, radix %v (%d bits): row %d's column %d (%d) after %d", k, n, radix, keyBits, i, col, tab[i*k+col], tab[(i-1)*k+col])
+					}
+				}
+				if got := rowSet(tab, k); !maps.Equal(got, want) {
+					t.Fatalf("k %d, %d rows, radix %v (%d bits): the rows changed", k, n, radix, keyBits)
+				}
 			}
 		}
 	}
