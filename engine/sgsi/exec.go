@@ -46,9 +46,9 @@ type Stats struct {
 	// events around each (the host queues them and goes on), past the first 2,048 of a kind
 	// around one in 8 and scaled (an estimate); on the host emulation, host time.
 	Comm, Comp time.Duration
-	PeakDevice uint64 // bytes of the region ever used
-	PeakHost   uint64 // bytes of the spilled tables at their largest
-	Layout     time.Duration
+	PeakDevice uint64        // bytes of the region ever used
+	PeakHost   uint64        // bytes of the spilled tables at their largest
+	Layout     time.Duration // the store (signatures), the plan and the label graphs it reads
 	Filter     time.Duration
 	Total      time.Duration
 }
@@ -278,7 +278,8 @@ func (r *runner) run(induced, unique bool) error {
 	}
 	r.st.Filter = time.Since(tf)
 
-	// The order, the steps and the label graphs they read.
+	// The order, the steps and the label graphs they read (built here: part of Layout).
+	tl := time.Now()
 	q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique)
 	r.st.Steps = len(q.steps)
 	need := uint64(0)
@@ -300,6 +301,7 @@ func (r *runner) run(induced, unique bool) error {
 			}
 		}
 	}
+	r.st.Layout += time.Since(tl)
 	r.sumOff = (fixed + 1) &^ 1 // even: a 64-bit counter
 	r.cacheOff = r.sumOff + 2
 	// Out of core: a quarter for segments, the rest for bigger chunks. Lists longer than a
