@@ -1159,11 +1159,11 @@ func sortRows(t, buf []uint32, k, col, keyBits int) {
 		return
 	}
 	if buf != nil {
-		if k < len(arrayRadix) && arrayRadix[k] != nil {
-			arrayRadix[k](t, buf, col, keyBits)
-		} else {
-			radixRows(t, buf, k, col, keyBits)
+		scatter := scatterRows
+		if k < len(arrayScatters) && arrayScatters[k] != nil {
+			scatter = arrayScatters[k]
 		}
+		radixSort(t, buf, k, col, keyBits, scatter)
 		return
 	}
 	if k < len(arraySorts) && arraySorts[k] != nil {
@@ -1173,13 +1173,13 @@ func sortRows(t, buf []uint32, k, col, keyBits int) {
 	sort.Sort(rowSorter{t, k, col, make([]uint32, k)})
 }
 
-// arraySorts[k] sorts rows of k words, 2 to 8, as arrays; arrayRadix[k] the same by radix.
+// arraySorts[k] sorts rows of k words, 2 to 8, as arrays; arrayScatters[k] moves them in a
+// radix sort's pass.
 var (
 	arraySorts = [...]func([]uint32, int){2: sortArrays[[2]uint32], 3: sortArrays[[3]uint32], 4: sortArrays[[4]uint32],
 		5: sortArrays[[5]uint32], 6: sortArrays[[6]uint32], 7: sortArrays[[7]uint32], 8: sortArrays[[8]uint32]}
-	arrayRadix = [...]func(t, buf []uint32, col, keyBits int){2: radixArrays[[2]uint32], 3: radixArrays[[3]uint32],
-		4: radixArrays[[4]uint32], 5: radixArrays[[5]uint32], 6: radixArrays[[6]uint32], 7: radixArrays[[7]uint32],
-		8: radixArrays[[8]uint32]}
+	arrayScatters = [...]scatterFunc{2: scatterArrays[[2]uint32], 3: scatterArrays[[3]uint32], 4: scatterArrays[[4]uint32],
+		5: scatterArrays[[5]uint32], 6: scatterArrays[[6]uint32], 7: scatterArrays[[7]uint32], 8: scatterArrays[[8]uint32]}
 )
 
 // rowArray is a table row of 2 to 8 words.
@@ -1206,29 +1206,24 @@ func radixDigits(keyBits int) (passes, bits int) {
 	return passes, (keyBits + passes - 1) / passes
 }
 
-// radixArrays sorts t, rows of len(A) words, by column col (values below 2^keyBits), through
-// buf (as long as t): a stable least-significant-digit radix sort.
-func radixArrays[A rowArray](t, buf []uint32, col, keyBits int) {
-	src, dst := asArrays[A](t), asArrays[A](buf[:len(t)])
+// radixSort sorts t, rows of k words, by column col (values below 2^keyBits), through buf (as
+// long as t): a stable least-significant-digit radix sort, each pass moving the rows by scatter.
+func radixSort(t, buf []uint32, k, col, keyBits int, scatter scatterFunc) {
+	src, dst := t, buf[:len(t)]
 	passes, bits := radixDigits(keyBits)
 	var count [1 << 12]int
 	for p := range passes {
-		shift := uint(p * bits)
-		mask := uint32(1)<<bits - 1
+		shift, mask := uint(p*bits), uint32(1)<<bits-1
 		c := count[:1<<bits]
 		clear(c)
-		for i := range src {
-			c[src[i][col]>>shift&mask]++
+		for i := col; i < len(src); i += k {
+			c[src[i]>>shift&mask]++
 		}
 		at := 0
 		for d, n := range c {
-			c[d], at = at, at+n
+			c[d], at = at, at+n // where each digit's rows start
 		}
-		for i := range src {
-			d := src[i][col] >> shift & mask
-			dst[c[d]] = src[i]
-			c[d]++
-		}
+		scatter(src, dst, k, col, c, shift, mask)
 		src, dst = dst, src
 	}
 	if passes%2 == 1 {
@@ -1236,33 +1231,26 @@ func radixArrays[A rowArray](t, buf []uint32, col, keyBits int) {
 	}
 }
 
-// radixRows is radixArrays for rows of any width k.
-func radixRows(t, buf []uint32, k, col, keyBits int) {
-	src, dst := t, buf[:len(t)]
-	n := len(t) / k
-	passes, bits := radixDigits(keyBits)
-	var count [1 << 12]int
-	for p := range passes {
-		shift := uint(p * bits)
-		mask := uint32(1)<<bits - 1
-		c := count[:1<<bits]
-		clear(c)
-		for i := range n {
-			c[src[i*k+col]>>shift&mask]++
-		}
-		at := 0
-		for d, m := range c {
-			c[d], at = at, at+m
-		}
-		for i := range n {
-			d := src[i*k+col] >> shift & mask
-			copy(dst[c[d]*k:c[d]*k+k], src[i*k:i*k+k])
-			c[d]++
-		}
-		src, dst = dst, src
+// scatterFunc moves the rows of src (k words each) to dst in a radix sort's pass: a row whose
+// digit (column col's value >> shift & mask) is d goes to row c[d], which then moves on.
+type scatterFunc func(src, dst []uint32, k, col int, c []int, shift uint, mask uint32)
+
+// scatterArrays is a scatterFunc for rows of len(A) words, moved as arrays.
+func scatterArrays[A rowArray](src, dst []uint32, _, col int, c []int, shift uint, mask uint32) {
+	s, d := asArrays[A](src), asArrays[A](dst)
+	for i := range s {
+		x := s[i][col] >> shift & mask
+		d[c[x]] = s[i]
+		c[x]++
 	}
-	if passes%2 == 1 {
-		copy(t, buf[:len(t)])
+}
+
+// scatterRows is a scatterFunc for rows of any width, moved word by word.
+func scatterRows(src, dst []uint32, k, col int, c []int, shift uint, mask uint32) {
+	for i := 0; i+k <= len(src); i += k {
+		x := src[i+col] >> shift & mask
+		copy(dst[c[x]*k:c[x]*k+k], src[i:i+k])
+		c[x]++
 	}
 }
 
