@@ -34,11 +34,11 @@ type Stats struct {
 	// segments that went up in such an upload with their neighbours (one copy, one launch).
 	Gathered, Merged uint64
 	// OffsetBytes is the bytes of the segment uploads' offsets (the rest of a segment upload is
-	// its lists).
-	OffsetBytes  uint64
-	Steps        int
-	BytesToGPU   uint64
-	BytesFromGPU uint64
+	// its lists); Sparse counts the gathered uploads whose offsets are only the lists' vertices'.
+	OffsetBytes, Sparse uint64
+	Steps               int
+	BytesToGPU          uint64
+	BytesFromGPU        uint64
 	// CopiesToGPU and CopiesFromGPU count the host-device copies and Launches the kernels: each
 	// a driver call. On the GPU uploads and kernels are queued; a copy back waits for them.
 	CopiesToGPU, CopiesFromGPU, Launches uint64
@@ -410,13 +410,18 @@ func (r *runner) finish(table []uint32, w int) error {
 }
 
 // segment makes segment i of key resident and returns its offsets' and neighbours' region
-// offsets. refs, when set, are the (sorted, distinct) vertices of the segment whose lists the
-// chunk reads: out of core, when their lists take less than half the segment and the segment is
-// not resident, only they are uploaded (the others' lists empty), for this use only.
-func (r *runner) segment(key lgKey, i int, refs []uint32) (uint64, uint64, error) {
+// offsets, and its offsets' vertices (0: dense offsets; see gather). refs, when set, are the
+// (sorted, distinct) vertices of the segment whose lists the chunk reads: out of core, when their
+// lists take less than half the segment and the segment is not resident, only they are uploaded
+// (the others' lists empty), for this use only.
+func (r *runner) segment(key lgKey, i int, refs []uint32) (uint64, uint64, uint32, error) {
 	k := segKey{key, i, invalid}
-	if at, ok := r.lookup(key, i, refs); ok {
-		return at[0], at[1], nil
+	if at, one, ok := r.lookup(key, i, refs); ok {
+		nref := uint32(0)
+		if one && sparse(1, r.segs[key][i].lo, r.segs[key][i].hi) {
+			nref = 1
+		}
+		return at[0], at[1], nref, nil
 	}
 	sg := r.segs[key][i]
 	n := uint64(len(sg.neighbours()))
@@ -424,13 +429,14 @@ func (r *runner) segment(key lgKey, i int, refs []uint32) (uint64, uint64, error
 	if refs != nil && !r.st.InCore {
 		if m := r.refWords(sg, refs); 2*m < n {
 			// Gather: the referenced lists, packed; the other vertices' lists empty.
-			r.gather(sg.lo, sg.hi, r.segs[key][i:i+1], refs, m)
+			nOff, nref := r.gather(sg.lo, sg.hi, r.segs[key][i:i+1], refs, m)
 			keep = len(refs) == 1
 			if keep {
 				k.v = refs[0]
 			}
 			r.st.Gathered++
-			return r.upload(k, keep, uint64(sg.hi-sg.lo)+1)
+			off, nbr, err := r.upload(k, keep, nOff)
+			return off, nbr, nref, err
 		}
 	}
 	// The whole segment: its local offsets then its neighbours, one copy.
@@ -439,25 +445,30 @@ func (r *runner) segment(key lgKey, i int, refs []uint32) (uint64, uint64, error
 	if sg.head() > 0 || sg.tail() {
 		r.st.Parts++
 	}
-	return r.upload(k, keep, uint64(sg.hi-sg.lo)+1)
+	off, nbr, err := r.upload(k, keep, uint64(sg.hi-sg.lo)+1)
+	return off, nbr, 0, err
 }
 
 // lookup returns the region offsets of segment i of key when it is resident, whole or (refs of
-// one vertex) as that vertex's gathered list.
-func (r *runner) lookup(key lgKey, i int, refs []uint32) ([2]uint64, bool) {
+// one vertex, one set) as that vertex's gathered list.
+func (r *runner) lookup(key lgKey, i int, refs []uint32) (at [2]uint64, one, ok bool) {
 	if at, ok := r.cached[segKey{key, i, invalid}]; ok {
 		r.st.SegmentHits++
-		return at, true
+		return at, false, true
 	}
 	if len(refs) == 1 {
 		// One vertex's list alone (windows of one row, chunks of one first vertex): kept too.
 		if at, ok := r.cached[segKey{key, i, refs[0]}]; ok {
 			r.st.SegmentHits++
-			return at, true
+			return at, true, true
 		}
 	}
-	return [2]uint64{}, false
+	return [2]uint64{}, false, false
 }
+
+// sparse reports whether a gathered upload of n lists of the vertices [lo, hi) takes their
+// vertices and offsets (2n+1 words) rather than every vertex's offset (hi-lo+1 words).
+func sparse(n int, lo, hi uint32) bool { return 2*uint64(n)+1 < uint64(hi-lo)+1 }
 
 // refWords is the length of the lists of refs (vertices of the whole segment sg).
 func (r *runner) refWords(sg segment, refs []uint32) uint64 {
@@ -468,10 +479,34 @@ func (r *runner) refWords(sg segment, refs []uint32) uint64 {
 	return n
 }
 
-// gather stages the local offsets of the vertices [lo, hi) and the lists of refs (sorted, within
-// segs, which cover [lo, hi) in order) packed after them, m words: every other vertex's list is
-// empty.
-func (r *runner) gather(lo, hi uint32, segs []segment, refs []uint32, m uint64) {
+// gather stages the lists of refs (sorted, within segs, which cover [lo, hi) in order), m words,
+// after their offsets, and returns the offsets' words and vertices: dense (0 vertices), the local
+// offset of every vertex of [lo, hi), the others' lists empty; or, when shorter (sparse), refs
+// then their offsets, the kernels finding a row's vertex among refs by binary search. Dense
+// offsets took one word a vertex of the range whatever the chunk read: about half of what went
+// to the device out of core once the label graphs held one label's neighbours (issue 21).
+func (r *runner) gather(lo, hi uint32, segs []segment, refs []uint32, m uint64) (uint64, uint32) {
+	list := func(s *int, v uint32) []uint32 {
+		for segs[*s].hi <= v {
+			*s++
+		}
+		sg := segs[*s]
+		return sg.lg.nbrs[max(sg.lg.offsets[v], sg.elo):min(sg.lg.offsets[v+1], sg.ehi)]
+	}
+	if n := uint64(len(refs)); sparse(len(refs), lo, hi) {
+		nOff := 2*n + 1
+		g := grow(&r.stage, nOff+m)
+		copy(g, refs)
+		at, s := nOff, 0
+		for x, v := range refs {
+			g[n+uint64(x)] = uint32(at - nOff)
+			at += uint64(copy(g[at:], list(&s, v)))
+		}
+		g[2*n] = uint32(at - nOff)
+		r.stage = g[:at]
+		r.st.Sparse++
+		return nOff, uint32(n)
+	}
 	nOff := uint64(hi-lo) + 1
 	g := grow(&r.stage, nOff+m)
 	at := nOff
@@ -479,16 +514,13 @@ func (r *runner) gather(lo, hi uint32, segs []segment, refs []uint32, m uint64) 
 	for v := lo; v < hi; v++ {
 		g[v-lo] = uint32(at - nOff)
 		if x < len(refs) && refs[x] == v {
-			for segs[s].hi <= v {
-				s++
-			}
-			sg := segs[s]
-			at += uint64(copy(g[at:], sg.lg.nbrs[max(sg.lg.offsets[v], sg.elo):min(sg.lg.offsets[v+1], sg.ehi)]))
+			at += uint64(copy(g[at:], list(&s, v)))
 			x++
 		}
 	}
 	g[hi-lo] = uint32(at - nOff)
 	r.stage = g[:at]
+	return nOff, 0
 }
 
 // upload copies the staged segment (nOff local offsets, then its lists) into the cache ring and,
@@ -537,7 +569,7 @@ func (r *runner) gatherRun(key lgKey, t [][]uint32, i int) int {
 		return i + 1
 	}
 	segs := r.segs[key]
-	words := uint64(1)
+	var dense, refs, lists uint64 // the run's dense offsets, vertices read and their lists
 	e := i
 	for ; e < len(segs); e++ {
 		sg := segs[e]
@@ -551,10 +583,11 @@ func (r *runner) gatherRun(key lgKey, t [][]uint32, i int) int {
 		if len(t[e]) == 1 && e == i {
 			break // one vertex's list (kept): segment's
 		}
-		if words+uint64(sg.hi-sg.lo)+m > min(r.cacheCap, maxKernelIndex) {
+		d, n := dense+uint64(sg.hi-sg.lo), refs+uint64(len(t[e]))
+		if min(d, 2*n)+1+lists+m > min(r.cacheCap, maxKernelIndex) { // gather's upload
 			break
 		}
-		words += uint64(sg.hi-sg.lo) + m
+		dense, refs, lists = d, n, lists+m
 	}
 	for e > i && len(t[e-1]) == 0 {
 		e-- // no trailing segments without lists read
@@ -890,7 +923,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 			if win != nil && (sg.ehi <= win[0] || sg.elo >= win[1]) {
 				continue
 			}
-			_, nb, err := r.segment(cartKey(st.u), s, nil)
+			_, nb, _, err := r.segment(cartKey(st.u), s, nil)
 			if err != nil {
 				return err
 			}
@@ -1056,14 +1089,15 @@ func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(j
 			}
 			r.runRefs = all
 			lo, hi := sg.lo, segs[e-1].hi
-			r.gather(lo, hi, segs[s:e], all, m)
+			nOff, nref := r.gather(lo, hi, segs[s:e], all, m)
 			r.st.Gathered++
 			r.st.Merged += uint64(e - s)
-			a.SegOff, a.SegNbr, err = r.upload(segKey{}, false, uint64(hi-lo)+1)
+			a.NRef = nref
+			a.SegOff, a.SegNbr, err = r.upload(segKey{}, false, nOff)
 			a.Lo, a.Hi = lo, hi
 			s = e - 1
 		} else {
-			a.SegOff, a.SegNbr, err = r.segment(l.key, s, refs)
+			a.SegOff, a.SegNbr, a.NRef, err = r.segment(l.key, s, refs)
 			a.Lo, a.Hi = sg.lo, sg.hi
 			a.Head, a.Prev = uint32(sg.head()), sg.prev()
 			if sg.tail() {
