@@ -45,7 +45,7 @@ run() {
 				[ "$side" = base ] && part="${BASE_PARTITIONER:-multilevel}"
 				s=$(date +%s%N)
 				line=$(timeout $((cap + 10)) "$dir/$side/oocprof" -data "$data" -query "$query" -div "$div" -engines "$e" \
-					-partitioner "$part" -timeout "${cap}s" 2>&1 | grep "^$e:" | tail -n 1)
+					-partitioner "$part" -timeout "${cap}s" 2>&1 | grep -A1 "^$e:" | grep -v "^--" | paste -sd " ")
 				t=$((($(date +%s%N) - s) / 1000000))
 				[ -n "$line" ] || line="$e: killed"
 				printf '%s\t%s\t%s\t%s\n' "$e" "$side" "$t" "$line" | tee -a "$out"

@@ -80,6 +80,9 @@ type joinArgs struct {
 	// SegNbr holds C(u), Hi entries.
 	SegOff, SegNbr uint64
 	Lo, Hi         uint32
+	// NRef, when set, says the offsets are sparse: SegOff holds NRef vertices (sorted), then
+	// their NRef+1 offsets; a vertex of [Lo, Hi) not among them has an empty list.
+	NRef uint32
 	// Head is how many entries of vertex Lo's list (of C(u), cartesian) lie before the segment;
 	// Prev, when Head > 0, the last of them. Tail is 1 when vertex Hi-1's list goes on after it.
 	// A list cut into parts is intersected by the part whose value range holds the entry:
@@ -168,6 +171,13 @@ func (h *HostBackend) rowList(a *joinArgs, r uint32) ([]uint32, uint32, bool) {
 		return nil, v, false
 	}
 	o := a.SegOff + uint64(v-a.Lo)
+	if a.NRef > 0 {
+		i, found := slices.BinarySearch(m[a.SegOff:a.SegOff+uint64(a.NRef)], v)
+		if !found {
+			return nil, v, true
+		}
+		o = a.SegOff + uint64(a.NRef) + uint64(i)
+	}
 	return m[a.SegNbr+uint64(m[o]) : a.SegNbr+uint64(m[o+1])], v, true
 }
 

@@ -109,12 +109,14 @@ func TestUploadsBound(t *testing.T) {
 			// No chunk uploads a list twice for one edge: what goes into the cache is at most,
 			// per chunk and edge of its step, the label graph's entries and offsets (and a
 			// segment's offset more for each segment).
-			lg := pc.r.s.label(anyEdge)
-			edges := 0
+			edges, perEdge := 0, uint64(0)
 			for _, s := range pc.r.q.steps {
 				edges = max(edges, 1+len(s.others)+len(s.nonadj))
+				for _, l := range append(append([]link{s.first}, s.others...), s.nonadj...) {
+					lg := pc.r.s.label(l.key)
+					perEdge = max(perEdge, uint64(len(lg.nbrs))+2*uint64(len(lg.offsets)))
+				}
 			}
-			perEdge := uint64(len(lg.nbrs)) + 2*uint64(len(lg.offsets))
 			if bound := st.Chunks * uint64(edges) * perEdge; pc.cacheWords > bound {
 				t.Errorf("%s 1/%d: %d words into the cache for %d chunks of at most %d edges (bound %d: %d a chunk and edge)",
 					c.name, f, pc.cacheWords, st.Chunks, edges, bound, perEdge)

@@ -25,8 +25,8 @@ int main() {
     u32* m = mem.data();
     switch (a[0]) {
     case 0: Launch(a[1], 1, sgsi_filter, m + a[2], m + a[3], a[4], a[5], m + a[6], m + a[7], a[8], m + a[9], a[10]); break;
-    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], m + a[15], m + a[16], m + a[17]); break;
-    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16]); break;
+    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18]); break;
+    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17]); break;
     case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], 1, m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
     case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
     }
@@ -61,13 +61,13 @@ func (c *cudaBackend) Filter(a filterArgs) error {
 
 func (c *cudaBackend) First(a joinArgs) error {
 	c.launch(1, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), uint64(a.Head), uint64(a.WinLo), uint64(a.WinHi), a.Bits, a.Desc, a.GBA)
+		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.WinLo), uint64(a.WinHi), a.Bits, a.Desc, a.GBA)
 	return nil
 }
 
 func (c *cudaBackend) Intersect(a joinArgs) error {
 	c.launch(2, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), uint64(a.Head), uint64(a.Prev), uint64(a.Tail), uint64(a.Negate), a.GBA)
+		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.Prev), uint64(a.Tail), uint64(a.Negate), a.GBA)
 	return nil
 }
 
@@ -89,15 +89,18 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 	ctx := context.Background()
 	seeds, _ := proptest.Seeds(t, 60, 12)
 	runs := 0
+	var sparse uint64 // gathered uploads with sparse offsets (the kernels' binary search)
 	for o := range proptest.WithOracle(seeds, nil) {
 		if o.Want > 2000 {
 			continue
 		}
 		for _, words := range []uint64{1 << 14, 700} {
 			be := &cudaBackend{HostBackend: NewHostBackend(words), t: t, bin: bin}
-			r := &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(o.G), q: compileQuery(o.P), count: true,
+			st := &Stats{}
+			r := &runner{ctx: ctx, be: be, st: st, s: newStore(o.G), q: compileQuery(o.P), count: true,
 				blockRows: 2, blockSize: 1, maxCache: 60}
 			err := r.run(o.Sem.Induced, o.Sem.Unique)
+			sparse += st.Sparse
 			if err != nil {
 				if words < 1<<14 {
 					continue
@@ -132,6 +135,7 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 				t.Errorf("seed %d %s pattern %v: CUDA kernels on the host %d (%v), oracle %d", seed, sem, p, r.total, err, want)
 			}
 			parts += st.Parts
+			sparse += st.Sparse
 			windows += st.Windows
 			retries += st.WindowRetries
 		}
@@ -140,4 +144,8 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 	if parts == 0 || windows == 0 {
 		t.Errorf("the hub graphs cut no list (%d parts) or windowed no row (%d windows)", parts, windows)
 	}
+	if sparse == 0 {
+		t.Errorf("no gathered upload had sparse offsets: the kernels' search for a row's vertex is not run")
+	}
+	t.Logf("%d gathered uploads with sparse offsets", sparse)
 }

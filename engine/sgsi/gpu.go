@@ -201,7 +201,7 @@ func (b *gpuBackend) First(a joinArgs) error {
 	return b.q.launch(func() error {
 		return b.first.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-			a.Lo, a.Hi, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
+			a.Lo, a.Hi, a.NRef, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
 	})
 }
 
@@ -209,7 +209,7 @@ func (b *gpuBackend) Intersect(a joinArgs) error {
 	return b.q.launch(func() error {
 		return b.intersect.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-			a.Lo, a.Hi, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA))
+			a.Lo, a.Hi, a.NRef, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA))
 	})
 }
 

@@ -22,8 +22,8 @@ type query struct {
 
 // link is one edge between the vertex a step adds and a vertex already in the table.
 type link struct {
-	col int    // the table column of the earlier vertex
-	key uint64 // its label graph: an edge label, or anyEdge
+	col int   // the table column of the earlier vertex
+	key lgKey // its label graph: the edge's label (or anyEdge) and the new vertex's label
 }
 
 // step is one join iteration (SGSI's Algorithm 2): it adds query vertex u to every row.
@@ -78,7 +78,7 @@ func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
 // plan chooses the join order (SGSI's Algorithm 1: score |C(u)|/deg(u), the least first, then
 // the least among the vertices linked to those chosen; each choice multiplies its neighbours'
 // scores by the frequency of the edge label between them) and builds the steps. cands[u] is
-// |C(u)|; freq(key) the number of edges of a label graph; edgeLabels whether the graph has edge
+// |C(u)|; freq(key) the number of adjacency entries of an edge label (of every neighbour label); edgeLabels whether the graph has edge
 // labels.
 func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique bool) {
 	p, n := q.p, q.n
@@ -123,12 +123,12 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 			w := q.order[j]
 			if !p.Adjacent(u, w) {
 				if induced {
-					st.nonadj = append(st.nonadj, link{col: j, key: anyEdge})
+					st.nonadj = append(st.nonadj, link{col: j, key: lgKey{anyEdge, q.vlabels[u]}})
 				}
 				continue
 			}
-			l := link{col: j, key: edgeKey(p, u, w, edgeLabels)}
-			if st.cartesian || freq(l.key) < freq(st.first.key) {
+			l := link{col: j, key: lgKey{edgeKey(p, u, w, edgeLabels), q.vlabels[u]}}
+			if st.cartesian || freq(l.key.edge) < freq(st.first.key.edge) {
 				if !st.cartesian {
 					st.others = append(st.others, st.first)
 				}

@@ -49,9 +49,10 @@ func addPair(sig []uint32, grp int) {
 	}
 }
 
-// labelGraph is the data graph's edges of one edge label (or of every label: the key anyEdge),
-// as a CSR whose neighbour lists are sorted by id: SGSI's edge-label-partitioned graph P(G,l),
-// stored without its labels. It lives in host memory; the device sees segments of it.
+// labelGraph is the data graph's edges of one edge label (or of every label: anyEdge) to the
+// neighbours of one vertex label (or of every label: anyLabel), as a CSR whose neighbour lists are
+// sorted by id: SGSI's edge-label-partitioned graph P(G,l), split further by the neighbour's
+// label, stored without its labels. It lives in host memory; the device sees segments of it.
 type labelGraph struct {
 	offsets []uint64 // |V|+1
 	nbrs    []uint32
@@ -63,6 +64,16 @@ func (lg *labelGraph) list(v uint32) []uint32 { return lg.nbrs[lg.offsets[v]:lg.
 // anyEdge keys the label graph of every edge (wildcard edge labels, induced non-adjacency).
 const anyEdge = uint64(1) << 32
 
+// lgKey names a label graph: an edge label (or anyEdge) and the neighbours' vertex label (or
+// anyLabel). A pattern edge into u is matched in the label graph of u's label: every entry a join
+// keeps is a candidate of u, which has u's label, and every entry it looks up too (a
+// non-adjacency's as well), so neighbours of other labels would be read for nothing (issue 21:
+// under 1,000 zipf labels they were over 99% of what went to the device).
+type lgKey struct {
+	edge uint64
+	vl   uint32
+}
+
 // store is what sgsi keeps of one data graph in host memory: the column-first signature table and
 // the label graphs built so far. It is built once per graph and shared by the counts on it.
 type store struct {
@@ -70,26 +81,34 @@ type store struct {
 	sigs []uint32 // column-first: word j of vertex v at j*|V|+v
 
 	mu     sync.Mutex
-	labels map[uint64]*labelGraph
+	labels map[lgKey]*labelGraph
+	edges  map[uint64]uint64 // entries of each edge label's edges (the plan's frequencies)
 }
 
 func newStore(g *graph.Graph) *store {
 	n := g.NumVertices()
-	s := &store{g: g, sigs: make([]uint32, sigWords*n), labels: map[uint64]*labelGraph{}}
+	s := &store{g: g, sigs: make([]uint32, sigWords*n), labels: map[lgKey]*labelGraph{}, edges: map[uint64]uint64{}}
 	// Ranges of consecutive vertices a thread: threads taking every workers-th vertex (as before)
 	// wrote neighbouring words of one cache line from every core.
+	// A run's neighbours share one (edge label, neighbour label) pair, so one group, and the
+	// group's counter saturates at two: each run adds its pair once, or twice when it has two
+	// neighbours or more (the same signature as one pair a neighbour, without reading each
+	// neighbour's label).
 	par.Ranges(n, 0, 4096, func(_, lo, hi int) bool {
 		var sig [sigWords]uint32
 		for v := lo; v < hi; v++ {
 			sig = [sigWords]uint32{labelBit(g.VertexLabel(uint32(v)))}
-			nb := g.Neighbors(uint32(v))
-			el := g.NeighborEdgeLabels(uint32(v))
-			for i, x := range nb {
-				l := uint32(0)
-				if el != nil {
-					l = el[i]
+			runs := g.Runs(uint32(v))
+			for i, r := range runs {
+				end := runs[0].Start + uint64(g.Degree(uint32(v))) // the list's end
+				if i+1 < len(runs) {
+					end = runs[i+1].Start
 				}
-				addPair(sig[:], pairGroup(l, g.VertexLabel(x)))
+				grp := pairGroup(r.EdgeLabel, r.VertexLabel)
+				addPair(sig[:], grp)
+				if end-r.Start > 1 {
+					addPair(sig[:], grp)
+				}
 			}
 			for j := range sigWords {
 				s.sigs[j*n+v] = sig[j]
@@ -100,81 +119,114 @@ func newStore(g *graph.Graph) *store {
 	return s
 }
 
-// label returns the label graph of key (an edge label, or anyEdge), building it on first use.
-func (s *store) label(key uint64) *labelGraph {
+// runs returns the index range [lo, hi) of v's runs that the label graph of k may take entries
+// from (all of them, or those of k's vertex label).
+func (s *store) runs(v uint32, k lgKey) (int, int) {
+	if k.vl == anyLabel {
+		return 0, len(s.g.Runs(v))
+	}
+	return s.g.RunsWithVertexLabel(v, k.vl)
+}
+
+// takes reports whether the label graph of k takes run r.
+func takes(r graph.Run, k lgKey) bool {
+	return (k.vl == anyLabel || r.VertexLabel == k.vl) && (k.edge == anyEdge || uint64(r.EdgeLabel) == k.edge)
+}
+
+// degree is the length of v's list in the label graph of k.
+func (s *store) degree(v uint32, k lgKey) uint64 {
+	g := s.g
+	lo, hi := s.runs(v, k)
+	runs := g.Runs(v)
+	d := uint64(0)
+	for i := lo; i < hi; i++ {
+		if takes(runs[i], k) {
+			d += uint64(len(g.RunNeighbors(v, i)))
+		}
+	}
+	return d
+}
+
+// appendList appends v's list in the label graph of k to out: its runs, sorted by id when more
+// than one is taken (a run is sorted).
+func (s *store) appendList(out []uint32, v uint32, k lgKey) []uint32 {
+	g := s.g
+	lo, hi := s.runs(v, k)
+	runs := g.Runs(v)
+	from, taken := len(out), 0
+	for i := lo; i < hi; i++ {
+		if takes(runs[i], k) {
+			out = append(out, g.RunNeighbors(v, i)...)
+			taken++
+		}
+	}
+	if taken > 1 {
+		slices.Sort(out[from:])
+	}
+	return out
+}
+
+// label returns the label graph of k, building it on first use.
+func (s *store) label(k lgKey) *labelGraph {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if lg := s.labels[key]; lg != nil {
+	if lg := s.labels[k]; lg != nil {
 		return lg
 	}
-	g := s.g
-	n := g.NumVertices()
-	keep := func(v uint32, i int) bool { return true }
-	if key != anyEdge {
-		keep = func(v uint32, i int) bool {
-			el := g.NeighborEdgeLabels(v)
-			l := uint32(0)
-			if el != nil {
-				l = el[i]
-			}
-			return uint64(l) == key
-		}
-	}
+	n := s.g.NumVertices()
 	lg := &labelGraph{offsets: make([]uint64, n+1)}
-	deg := make([]uint64, n)
 	workers := runtime.GOMAXPROCS(0)
-	par.For(n, workers, func(v int) {
-		c := uint64(0)
-		for i := range g.Neighbors(uint32(v)) {
-			if keep(uint32(v), i) {
-				c++
-			}
-		}
-		deg[v] = c
-	})
+	par.For(n, workers, func(v int) { lg.offsets[v+1] = s.degree(uint32(v), k) })
 	for v := range n {
-		lg.offsets[v+1] = lg.offsets[v] + deg[v]
+		lg.offsets[v+1] += lg.offsets[v]
 	}
 	lg.nbrs = make([]uint32, lg.offsets[n])
 	par.For(n, workers, func(v int) {
-		out := lg.nbrs[lg.offsets[v]:lg.offsets[v]:lg.offsets[v+1]]
-		for i, x := range g.Neighbors(uint32(v)) {
-			if keep(uint32(v), i) {
-				out = append(out, x)
-			}
-		}
-		slices.Sort(out)
+		s.appendList(lg.nbrs[lg.offsets[v]:lg.offsets[v]:lg.offsets[v+1]], uint32(v), k)
 	})
-	s.labels[key] = lg
+	s.labels[k] = lg
 	return lg
 }
 
-// has reports whether the label graph of key is built.
-func (s *store) has(key uint64) bool {
+// has reports whether the label graph of k is built.
+func (s *store) has(k lgKey) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.labels[key] != nil
+	return s.labels[k] != nil
 }
 
-// labelBytes is what the label graph of key takes in host memory (built or not).
-func (s *store) labelBytes(key uint64) uint64 {
+// labelBytes is what the label graph of k takes in host memory (built or not).
+func (s *store) labelBytes(k lgKey) uint64 {
+	n := s.g.NumVertices()
+	m := uint64(0)
+	for v := range n {
+		m += s.degree(uint32(v), k)
+	}
+	return 8*uint64(n+1) + 4*m
+}
+
+// edgeEntries is the number of adjacency entries of edge label key (anyEdge: all of them), the
+// frequency the plan orders by: the size of the label graph of every neighbour label, which is
+// not built for it.
+func (s *store) edgeEntries(key uint64) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.edges[key]; ok {
+		return m
+	}
 	g := s.g
 	n := g.NumVertices()
 	m := uint64(0)
-	for v := range n {
-		if key == anyEdge || !g.HasEdgeLabels() {
-			if key == anyEdge || key == 0 {
-				m += uint64(len(g.Neighbors(uint32(v))))
-			}
-			continue
-		}
-		for _, l := range g.NeighborEdgeLabels(uint32(v)) {
-			if uint64(l) == key {
-				m++
-			}
+	if key == anyEdge {
+		m = 2 * g.NumEdges()
+	} else if g.HasEdgeLabels() || key == 0 {
+		k := lgKey{key, anyLabel}
+		for v := range n {
+			m += s.degree(uint32(v), k)
 		}
 	}
-	return 8*uint64(n+1) + 4*m
+	s.edges[key] = m
+	return m
 }
 
 // bytes is what the store holds in host memory: the signature table and the label graphs built.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -18,7 +19,7 @@ func TestSegments(t *testing.T) {
 		if seed%2 == 0 {
 			g = gen.RandomGraph(seed, 30, 0.3, 2, 1)
 		}
-		lg := newStore(g).label(anyEdge)
+		lg := newStore(g).label(lgKey{anyEdge, anyLabel})
 		n := uint32(len(lg.offsets) - 1)
 		for _, maxWords := range []uint64{1, 3, 4, 7, 20, 1000} {
 			segs := segments(lg, maxWords)
@@ -59,21 +60,30 @@ func TestSegments(t *testing.T) {
 func TestSortRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 1; k <= 10; k++ {
-		for _, n := range []int{0, 1, 2, 17, 300} {
+		for _, n := range []int{0, 1, 2, 17, 300, 5000} {
 			col := rng.IntN(k)
+			// Values of keyBits bits: 6, many equal; up to 30, three passes of the radix sort.
+			keyBits := []int{6, 13, 25, 30}[rng.IntN(4)]
 			tab := make([]uint32, n*k)
 			for i := range tab {
-				tab[i] = uint32(rng.IntN(50))
+				tab[i] = rng.Uint32() >> (32 - keyBits)
 			}
 			want := rowSet(tab, k)
-			sortRows(tab, k, col)
-			for i := 1; i < n; i++ {
-				if tab[(i-1)*k+col] > tab[i*k+col] {
-					t.Fatalf("k %d, %d rows: row %d's column %d (%d) after %d", k, n, i, col, tab[i*k+col], tab[(i-1)*k+col])
+			for _, radix := range []bool{false, true} {
+				tab := slices.Clone(tab)
+				var buf []uint32
+				if radix {
+					buf = make([]uint32, len(tab))
 				}
-			}
-			if got := rowSet(tab, k); !maps.Equal(got, want) {
-				t.Fatalf("k %d, %d rows: the rows changed", k, n)
+				sortRows(tab, buf, k, col, keyBits)
+				for i := 1; i < n; i++ {
+					if tab[(i-1)*k+col] > tab[i*k+col] {
+						t.Fatalf("k %d, %d rows, radix %v (%d bits): row %d's column %d (%d) after %d", k, n, radix, keyBits, i, col, tab[i*k+col], tab[(i-1)*k+col])
+					}
+				}
+				if got := rowSet(tab, k); !maps.Equal(got, want) {
+					t.Fatalf("k %d, %d rows, radix %v (%d bits): the rows changed", k, n, radix, keyBits)
+				}
 			}
 		}
 	}
@@ -86,4 +96,69 @@ func rowSet(tab []uint32, k int) map[string]int {
 		m[fmt.Sprint(tab[i:i+k])]++
 	}
 	return m
+}
+
+// TestStoreByRuns checks the store's run-based tables against their definitions, one neighbour
+// at a time: each vertex's signature (one pair a neighbour, its group's counter saturating at
+// two) and the list of each label graph (the neighbours joined by the edge label, or any, that
+// have the vertex label, or any, sorted by id), on graphs with and without edge labels. It fails
+// when a run counts once for two neighbours, or a list misses a run or is left unsorted.
+func TestStoreByRuns(t *testing.T) {
+	for seed := uint64(1); seed <= 12; seed++ {
+		vl, el := 1+int(seed%4), int(seed%3)
+		g := gen.RandomGraph(seed, 40+int(seed)*4, 0.25, vl, el)
+		s := newStore(g)
+		n := g.NumVertices()
+		for v := range n {
+			want := [sigWords]uint32{labelBit(g.VertexLabel(uint32(v)))}
+			els := g.NeighborEdgeLabels(uint32(v))
+			for i, x := range g.Neighbors(uint32(v)) {
+				l := uint32(0)
+				if els != nil {
+					l = els[i]
+				}
+				addPair(want[:], pairGroup(l, g.VertexLabel(x)))
+			}
+			for j := range sigWords {
+				if got := s.sigs[j*n+v]; got != want[j] {
+					t.Fatalf("seed %d: vertex %d signature word %d %#x, want %#x", seed, v, j, got, want[j])
+				}
+			}
+		}
+		edges := []uint64{anyEdge}
+		for l := range max(el, 1) + 1 {
+			edges = append(edges, uint64(l))
+		}
+		for _, e := range edges {
+			for _, l := range append([]uint32{anyLabel}, 0, 1, 2, 3) {
+				k := lgKey{e, l}
+				lg := s.label(k)
+				m := uint64(0)
+				for v := range n {
+					var want []uint32
+					els := g.NeighborEdgeLabels(uint32(v))
+					for i, x := range g.Neighbors(uint32(v)) {
+						xl := uint32(0)
+						if els != nil {
+							xl = els[i]
+						}
+						if (e == anyEdge || uint64(xl) == e) && (l == anyLabel || g.VertexLabel(x) == l) {
+							want = append(want, x)
+						}
+					}
+					slices.Sort(want)
+					m += uint64(len(want))
+					if got := lg.list(uint32(v)); !slices.Equal(got, want) {
+						t.Fatalf("seed %d key %+v: vertex %d's list %v, want %v", seed, k, v, got, want)
+					}
+				}
+				if b := s.labelBytes(k); b != 8*uint64(n+1)+4*m {
+					t.Errorf("seed %d key %+v: labelBytes %d, want %d", seed, k, b, 8*uint64(n+1)+4*m)
+				}
+				if l == anyLabel && s.edgeEntries(e) != m {
+					t.Errorf("seed %d edge %d: edgeEntries %d, want %d", seed, e, s.edgeEntries(e), m)
+				}
+			}
+		}
+	}
 }

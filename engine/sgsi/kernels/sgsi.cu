@@ -46,8 +46,11 @@ __device__ __forceinline__ Group group(u32 G) {
 }
 
 // rowList finds row r's list in the segment and its vertex: false when the vertex lies outside it.
+// With nref > 0 the offsets are sparse: segOff holds nref vertices (sorted), then their nref+1
+// offsets; a vertex of [lo, hi) not among them has an empty list.
 __device__ __forceinline__ bool rowList(const u32* rows, u32 width, u32 r, u32 col, const u32* segOff,
-                                        const u32* segNbr, u32 lo, u32 hi, const u32** list, u32* len, u32* v) {
+                                        const u32* segNbr, u32 lo, u32 hi, u32 nref, const u32** list, u32* len,
+                                        u32* v) {
 	if (col == INVALID) {
 		*list = segNbr;
 		*len = hi;
@@ -56,7 +59,21 @@ __device__ __forceinline__ bool rowList(const u32* rows, u32 width, u32 r, u32 c
 	}
 	*v = rows[(u64)r * width + col];
 	if (*v < lo || *v >= hi) return false;
-	u32 a = segOff[*v - lo], b = segOff[*v - lo + 1];
+	u32 i = *v - lo;
+	if (nref) {
+		u32 x = 0, y = nref;
+		while (x < y) {
+			u32 m = (x + y) / 2;
+			if (segOff[m] < *v) x = m + 1; else y = m;
+		}
+		if (x == nref || segOff[x] != *v) {
+			*list = segNbr;
+			*len = 0;
+			return true;
+		}
+		i = nref + x;
+	}
+	u32 a = segOff[i], b = segOff[i + 1];
 	*list = segNbr + a;
 	*len = b - a;
 	return true;
@@ -66,7 +83,7 @@ __device__ __forceinline__ bool rowList(const u32* rows, u32 width, u32 r, u32 c
 // several segments: the segment's part of vertex lo's list starts at list position head. Only
 // list positions [winLo, winHi) are written, at buf[position - winLo].
 extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
-                                      u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi, u32 head,
+                                      u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi, u32 nref, u32 head,
                                       u32 winLo, u32 winHi, const u32* bits, const u32* desc, u32* gba) {
 	Group g = group(G);
 	u32 nless = desc[0], ngreater = desc[1];
@@ -74,7 +91,7 @@ extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, 
 		u32 r = idx[k];
 		const u32* list;
 		u32 len, v;
-		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len, &v)) continue;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, nref, &list, &len, &v)) continue;
 		u32 skip = v == lo ? head : 0;
 		const u32* row = rows + (u64)r * width;
 		u32* buf = gba + F[r];
@@ -98,13 +115,13 @@ extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, 
 // segment, and up to its last entry when vertex hi-1's list goes on after it (tail).
 extern "C" __global__ void sgsi_intersect(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx,
                                           u32 G, u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
-                                          u32 head, u32 prev, u32 tail, u32 negate, u32* gba) {
+                                          u32 nref, u32 head, u32 prev, u32 tail, u32 negate, u32* gba) {
 	Group g = group(G);
 	for (u32 k = g.id; k < nidx; k += g.n) {
 		u32 r = idx[k];
 		const u32* list;
 		u32 len, v;
-		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, &list, &len, &v)) continue;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, nref, &list, &len, &v)) continue;
 		bool below = v == lo && head > 0;        // entries <= prev belong to earlier parts
 		bool above = v == hi - 1 && tail != 0;   // entries > list[len-1] belong to later parts
 		for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) {
