@@ -9,7 +9,7 @@
 // adjacent to it (its halo) costs HaloBytes (label and partition id), which the search reads to
 // check a neighbour's label and to tell intra- from inter-partition edges.
 //
-// Two algorithms (Options.Method):
+// Three algorithms (Options.Method; Auto chooses by the graph's size, AutoMethod):
 //
 //   - Multilevel (the default), METIS-like: coarsening by heavy-edge matching, greedy graph
 //     growing of the coarsest graph into k parts, uncoarsening with greedy boundary refinement
@@ -18,10 +18,13 @@
 //     the next vertex would exceed the budget (the frontier seeds the next part), then
 //     label-propagation passes that move a vertex to the part holding most of its neighbours
 //     when that cuts fewer edges and both parts stay within the budget (checked with an upper
-//     bound of the halo's growth, so the budget always holds).
+//     bound of the halo's growth, so the budget always holds);
+//   - Ranges, for the largest graphs: parts of consecutive ids (halved until within the budget),
+//     then Grow's passes; every adjacency scan on every core.
 //
-// Either way every part is within the budget: growing checks the exact bytes as it adds a vertex,
-// and the multilevel result's parts that exceed it are grown again from their vertices.
+// With every method every part is within the budget: growing checks the exact bytes as it adds a vertex,
+// ranges are measured exactly and halved, and the multilevel result's parts that exceed it are
+// grown again from their vertices.
 package partition
 
 import (
