@@ -22,9 +22,9 @@
 //   - Ranges, for the largest graphs: parts of consecutive ids (halved until within the budget),
 //     then Grow's passes; every adjacency scan on every core.
 //
-// With every method every part is within the budget: growing checks the exact bytes as it adds a vertex,
-// ranges are measured exactly and halved, and the multilevel result's parts that exceed it are
-// grown again from their vertices.
+// With every method every part is within the budget: growing checks the exact bytes as it adds
+// a vertex, ranges are measured exactly and halved, and the multilevel result's parts that
+// exceed it are grown again from their vertices.
 package partition
 
 import (
