@@ -9,7 +9,7 @@
 // adjacent to it (its halo) costs HaloBytes (label and partition id), which the search reads to
 // check a neighbour's label and to tell intra- from inter-partition edges.
 //
-// Two algorithms (Options.Method):
+// Three algorithms (Options.Method; Auto chooses by the graph's size, AutoMethod):
 //
 //   - Multilevel (the default), METIS-like: coarsening by heavy-edge matching, greedy graph
 //     growing of the coarsest graph into k parts, uncoarsening with greedy boundary refinement
@@ -18,10 +18,13 @@
 //     the next vertex would exceed the budget (the frontier seeds the next part), then
 //     label-propagation passes that move a vertex to the part holding most of its neighbours
 //     when that cuts fewer edges and both parts stay within the budget (checked with an upper
-//     bound of the halo's growth, so the budget always holds).
+//     bound of the halo's growth, so the budget always holds);
+//   - Ranges, for the largest graphs: parts of consecutive ids (halved until within the budget),
+//     then Grow's passes; every adjacency scan on every core.
 //
-// Either way every part is within the budget: growing checks the exact bytes as it adds a vertex,
-// and the multilevel result's parts that exceed it are grown again from their vertices.
+// With every method every part is within the budget: growing checks the exact bytes as it adds
+// a vertex, ranges are measured exactly and halved, and the multilevel result's parts that
+// exceed it are grown again from their vertices.
 package partition
 
 import (
@@ -82,9 +85,14 @@ const (
 	Multilevel Method = iota
 	// Grow is breadth-first graph growing with label-propagation refinement.
 	Grow
-	// Auto is Multilevel on graphs of up to AutoMultilevelEdges edges and Grow above, with at
-	// most AutoPasses refinement passes (unless Options.Passes says how many).
+	// Auto is Multilevel on graphs of up to AutoMultilevelEdges edges, Grow with AutoPasses
+	// refinement passes up to AutoGrowEdges and Ranges with AutoRangesPasses above (unless
+	// Options.Passes says how many): AutoMethod.
 	Auto
+	// Ranges is parts of consecutive vertex ids, each of about the same bytes (a range over the
+	// budget with its halo is halved until all fit), with the label-propagation refinement of
+	// Grow: no sequential pass over the adjacency, for graphs too large to grow in time.
+	Ranges
 )
 
 // AutoMultilevelEdges is the largest graph (in edges) Auto partitions with Multilevel: its
@@ -93,6 +101,30 @@ const (
 // graphs with random ids (R-MAT) it cuts only a few points of the edges fewer than Grow (73% and
 // 75% at a quarter of R-MAT scale 20 with edge factor 40), whose time is linear.
 const AutoMultilevelEdges = 1 << 22
+
+// AutoGrowEdges is the largest graph (in edges) Auto partitions with Grow: its growth is one
+// sequential pass over every adjacency list (2.0 s of the 5.7 s of CPU at R-MAT scale 21 with
+// edge factor 40 on the 2-core VM, docs/benchmarks.md branch pbefix), over two minutes on the
+// device's host at 1.76 billion edges, while on power-law graphs with random ids it cuts no
+// fewer edges than Ranges (docs/benchmarks.md, branch part3), whose work is all on every core.
+const AutoGrowEdges = 1 << 27
+
+// AutoRangesPasses is the number of refinement passes Auto gives Ranges by default: on R-MAT
+// scale 21 with edge factor 27 the first pass cuts 3.6 points of the edges at a quarter of the
+// graph and 1.6 at an eighth, the second 1.5 and 0.5 more, each costing two scans of every
+// adjacency list (the pass, then the exact bytes for the next).
+const AutoRangesPasses = 1
+
+// AutoMethod is the method Auto uses on a graph of m edges.
+func AutoMethod(m uint64) Method {
+	switch {
+	case m <= AutoMultilevelEdges:
+		return Multilevel
+	case m <= AutoGrowEdges:
+		return Grow
+	}
+	return Ranges
+}
 
 // AutoPasses is the number of refinement passes Auto gives Grow by default: on R-MAT scale 20
 // at a quarter of the graph, the first pass cuts 3.2 points of the edges, the next 1.1, the
@@ -108,6 +140,8 @@ func (m Method) String() string {
 		return "grow"
 	case Auto:
 		return "auto"
+	case Ranges:
+		return "ranges"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -121,8 +155,10 @@ func ParseMethod(s string) (Method, error) {
 		return Grow, nil
 	case "auto":
 		return Auto, nil
+	case "ranges":
+		return Ranges, nil
 	}
-	return 0, fmt.Errorf("partitioner %q: want multilevel, grow or auto", s)
+	return 0, fmt.Errorf("partitioner %q: want multilevel, grow, ranges or auto", s)
 }
 
 // DefaultFill is Options.Fill's default.
@@ -187,16 +223,17 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 	passes = max(passes, 0)
 	method := opts.Method
 	if method == Auto {
-		method = Multilevel
-		if g.NumEdges() > AutoMultilevelEdges {
-			method = Grow
-			if opts.Passes == 0 {
-				passes = AutoPasses
-			}
+		method = AutoMethod(g.NumEdges())
+		switch {
+		case opts.Passes != 0:
+		case method == Grow:
+			passes = AutoPasses
+		case method == Ranges:
+			passes = AutoRangesPasses
 		}
 	}
 	switch method {
-	case Grow:
+	case Grow, Ranges:
 	case Multilevel:
 		if opts.Budget > 0 {
 			cuts := opts.Cuts
@@ -216,12 +253,20 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 	for i := range of {
 		of[i] = unset
 	}
-	k, err := growParts(ctx, g, of, nil, 0, budget, grow)
+	pt := &Partitioning{Of: of}
+	var k int
+	var err error
+	if method == Ranges {
+		k, pt.Bytes, err = rangeParts(ctx, g, of, budget, grow)
+	} else {
+		k, err = growParts(ctx, g, of, nil, 0, budget, grow)
+		if err == nil {
+			pt.Bytes, _ = partBytes(g, of, k, nil, nil) // growing leaves no part empty
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	pt := &Partitioning{Of: of}
-	pt.Bytes, _ = partBytes(g, of, k, nil, nil) // growing leaves no part empty
 	if k > 1 {
 		for pass := range passes {
 			if err := ctx.Err(); err != nil {
@@ -321,6 +366,71 @@ func growParts(ctx context.Context, g *graph.Graph, of []uint32, starts []uint32
 		cur++
 	}
 	return int(cur), nil
+}
+
+// rangeParts assigns every vertex to parts of consecutive ids, each closed when the next vertex
+// would take its vertex bytes (VertexCost, no halo) past grow; a part whose exact bytes, halo
+// included, exceed budget is split in two of about equal vertex bytes until every part fits. It
+// returns the number of parts and their bytes (partBytes). Besides the scan of the degrees it is
+// all adjacency scans on every core.
+func rangeParts(ctx context.Context, g *graph.Graph, of []uint32, budget, grow uint64) (int, []uint64, error) {
+	n := g.NumVertices()
+	bounds := []int{0} // part i is [bounds[i], bounds[i+1])
+	var used uint64
+	for v := range n {
+		c := VertexCost(g, uint32(v))
+		if used+c > grow && used > 0 {
+			bounds = append(bounds, v)
+			used = 0
+		}
+		used += c
+	}
+	bounds = append(bounds, n)
+	var bytes []uint64
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, nil, err
+		}
+		k := len(bounds) - 1
+		par.For(k, 0, func(i int) {
+			for v := bounds[i]; v < bounds[i+1]; v++ {
+				of[v] = uint32(i)
+			}
+		})
+		bytes, _ = partBytes(g, of, k, bytes, nil)
+		next := make([]int, 1, len(bounds)+1)
+		for i, b := range bytes {
+			lo, hi := bounds[i], bounds[i+1]
+			if b > budget {
+				if hi-lo == 1 {
+					return 0, nil, tooBig(g, uint32(lo), b, budget)
+				}
+				next = append(next, halfway(g, lo, hi))
+			}
+			next = append(next, hi)
+		}
+		if len(next) == len(bounds) {
+			return k, bytes, nil
+		}
+		bounds = next
+	}
+}
+
+// halfway is the vertex in (lo, hi) (hi-lo >= 2) that splits [lo, hi) into two ranges of about
+// equal vertex bytes.
+func halfway(g *graph.Graph, lo, hi int) int {
+	var total uint64
+	for v := lo; v < hi; v++ {
+		total += VertexCost(g, uint32(v))
+	}
+	var sum uint64
+	for v := lo; v < hi-1; v++ {
+		sum += VertexCost(g, uint32(v))
+		if 2*sum >= total {
+			return v + 1
+		}
+	}
+	return hi - 1
 }
 
 func tooBig(g *graph.Graph, v uint32, need, budget uint64) error {

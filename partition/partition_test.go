@@ -84,7 +84,8 @@ func TestInvariants(t *testing.T) {
 		gb := partition.GraphBytes(g)
 		for _, div := range []uint64{1, 2, 4, 16, 64, 1 << 20} {
 			budget := gb / div
-			for _, o := range []partition.Options{{Passes: -1}, {}, {Triangles: true}, {Method: partition.Grow, Passes: -1}, {Method: partition.Grow}} {
+			for _, o := range []partition.Options{{Passes: -1}, {}, {Triangles: true}, {Method: partition.Grow, Passes: -1}, {Method: partition.Grow},
+				{Method: partition.Ranges, Passes: -1}, {Method: partition.Ranges}} {
 				o.Budget = budget
 				pt, err := partition.Partition(ctx, g, o)
 				if errors.Is(err, partition.ErrBudget) {
@@ -107,23 +108,25 @@ func TestTooSmall(t *testing.T) {
 	}
 }
 
-// TestRefinementCuts: refinement never cuts more edges than growth alone (every move strictly
+// TestRefinementCuts: refinement never cuts more edges than growth (or ranges) alone (every move strictly
 // lowers the cut).
 func TestRefinementCuts(t *testing.T) {
 	ctx := context.Background()
 	for seed := range uint64(20) {
 		g := gen.RandomGraphM(seed, 500, 2000, 1, 1)
 		b := partition.GraphBytes(g) / 8
-		a, err := partition.Partition(ctx, g, partition.Options{Budget: b, Passes: -1, Method: partition.Grow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := partition.Partition(ctx, g, partition.Options{Budget: b, Method: partition.Grow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.EdgeCut > a.EdgeCut {
-			t.Errorf("seed %d: refined cut %d > grown cut %d", seed, r.EdgeCut, a.EdgeCut)
+		for _, m := range []partition.Method{partition.Grow, partition.Ranges} {
+			a, err := partition.Partition(ctx, g, partition.Options{Budget: b, Passes: -1, Method: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := partition.Partition(ctx, g, partition.Options{Budget: b, Method: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.EdgeCut > a.EdgeCut {
+				t.Errorf("seed %d %v: refined cut %d > unrefined cut %d", seed, m, r.EdgeCut, a.EdgeCut)
+			}
 		}
 	}
 }
@@ -200,7 +203,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestParseMethod(t *testing.T) {
-	for _, m := range []partition.Method{partition.Multilevel, partition.Grow} {
+	for _, m := range []partition.Method{partition.Multilevel, partition.Grow, partition.Auto, partition.Ranges} {
 		if got, err := partition.ParseMethod(m.String()); err != nil || got != m {
 			t.Errorf("ParseMethod(%q) = %v, %v", m, got, err)
 		}

@@ -76,6 +76,12 @@ func TestAutoMethod(t *testing.T) {
 	if !reflect.DeepEqual(auto.Of, ml.Of) {
 		t.Fatal("Auto's parts differ from Multilevel's on a small graph")
 	}
+	for m, want := range map[uint64]Method{0: Multilevel, AutoMultilevelEdges: Multilevel, AutoMultilevelEdges + 1: Grow,
+		AutoGrowEdges: Grow, AutoGrowEdges + 1: Ranges} {
+		if got := AutoMethod(m); got != want {
+			t.Errorf("AutoMethod(%d) = %v, want %v", m, got, want)
+		}
+	}
 	if m, err := ParseMethod(Auto.String()); err != nil || m != Auto {
 		t.Fatalf("ParseMethod(%q) = %v, %v", Auto.String(), m, err)
 	}

@@ -25,7 +25,10 @@ const (
 
 // partitionSeconds is the predicted partitioning time of g's m edges with method.
 func partitionSeconds(method partition.Method, m uint64) float64 {
-	if method == partition.Grow || method == partition.Auto && m > partition.AutoMultilevelEdges {
+	if method == partition.Auto {
+		method = partition.AutoMethod(m)
+	}
+	if method != partition.Multilevel { // Ranges: at most Grow's time (its scans on every core)
 		return GrowSecondsPerEdge * float64(m)
 	}
 	return PartitionSecondsPerEdge * float64(m)

@@ -164,7 +164,7 @@ func (h *uploadCapture) WithGroup(name string) slog.Handler {
 // RegisterFlags implements engine.Configurable: --pbe-backend, --pbe-partitioner.
 func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 	backend := fs.String("pbe-backend", "host", "with --engine pbe: `BACKEND` of the intra-partition stage: host (the cpu engine) or gpu (the stmatch engine, or gpu:ENGINE for another GPU engine), parts made for half of --gpu-memory")
-	part := fs.String("pbe-partitioner", e.Partitioner.String(), "with --engine pbe: `METHOD` multilevel (METIS-like), grow (breadth-first growing) or auto (multilevel up to 4M edges, grow with 2 refinement passes above)")
+	part := fs.String("pbe-partitioner", e.Partitioner.String(), "with --engine pbe: `METHOD` multilevel (METIS-like), grow (breadth-first growing), ranges (consecutive ids) or auto (multilevel up to 4M edges, grow with 2 refinement passes up to 128M, ranges with 1 above)")
 	return func() (engine.Engine, error) {
 		m, err := partition.ParseMethod(strings.TrimSpace(*part))
 		if err != nil {

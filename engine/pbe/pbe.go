@@ -47,7 +47,8 @@ import (
 )
 
 // The registered engine partitions with partition.Auto: the multilevel partitioner on graphs
-// it takes seconds for, breadth-first growing (linear) on larger ones.
+// it takes seconds for, breadth-first growing (linear) on larger ones, ranges of consecutive ids
+// (all on every core) on the largest (partition.AutoMethod).
 func init() { engine.Register(&Engine{Partitioner: partition.Auto}) }
 
 // Backend runs the intra-partition stage: the search of one part's induced subgraph.

@@ -1,5 +1,5 @@
-// Command partbench times partition.Partition (default options, multilevel) on R-MAT graphs
-// (edge factor 16, seed 1) at pbe's budgets (fractions of GraphBytes), and prints the parts, the
+// Command partbench times partition.Partition (default options, multilevel, unless -method) on
+// R-MAT graphs (edge factor -ef, default 16, seed 1) at pbe's budgets (fractions of GraphBytes), and prints the parts, the
 // edge cut and the median of the runs; docs/benchmarks.md ("Partitioner speed-ups") used it, built
 // from the commits before and after, to measure both in one script. -cpuprofile writes a pprof
 // profile of the whole.
@@ -26,7 +26,24 @@ func main() {
 	runs := flag.Int("runs", 3, "runs")
 	cuts := flag.Int("cuts", 0, "Options.Cuts (0: the default)")
 	prof := flag.String("cpuprofile", "", "file")
+	methods := flag.String("method", "multilevel", "partition.Method names, each with :PASSES (Options.Passes) or not, comma-separated, run interleaved (multilevel, grow, ranges, auto)")
+	ef := flag.Int("ef", 16, "R-MAT edge factor")
 	flag.Parse()
+	var ms []partition.Options
+	for _, spec := range strings.Split(*methods, ",") {
+		name, passes, ok := strings.Cut(spec, ":")
+		m, err := partition.ParseMethod(name)
+		if err != nil {
+			fail(err)
+		}
+		o := partition.Options{Method: m, Cuts: *cuts}
+		if ok {
+			if o.Passes, err = strconv.Atoi(passes); err != nil {
+				fail(fmt.Errorf("-method %s: %w", spec, err))
+			}
+		}
+		ms = append(ms, o)
+	}
 	if *prof != "" {
 		f, err := os.Create(*prof)
 		if err != nil {
@@ -42,7 +59,7 @@ func main() {
 		if err != nil {
 			fail(fmt.Errorf("-scales: %w", err))
 		}
-		g, err := gen.RMAT(gen.RMATOptions{Scale: sc, EdgeFactor: 16, Seed: 1})
+		g, err := gen.RMAT(gen.RMATOptions{Scale: sc, EdgeFactor: *ef, Seed: 1})
 		if err != nil {
 			fail(err)
 		}
@@ -52,26 +69,31 @@ func main() {
 				fail(fmt.Errorf("-divs: want positive integers, got %q", d))
 			}
 			budget := partition.GraphBytes(g) / uint64(dv)
-			var ts []float64
-			var cut uint64
-			var parts int
-			var maxb uint64
+			ts := make([][]float64, len(ms))
+			res := make([]*partition.Partitioning, len(ms))
 			for range *runs {
-				t0 := time.Now()
-				pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: budget, Cuts: *cuts})
-				if err != nil {
-					fail(err)
-				}
-				ts = append(ts, time.Since(t0).Seconds())
-				cut, parts, maxb = pt.EdgeCut, len(pt.Parts), pt.MaxBytes()
-				if maxb > budget {
-					fail(fmt.Errorf("scale %d 1/%d: a part needs %d bytes, over the budget %d", sc, dv, maxb, budget))
+				for i, o := range ms {
+					o.Budget = budget
+					t0 := time.Now()
+					pt, err := partition.Partition(context.Background(), g, o)
+					if err != nil {
+						fail(err)
+					}
+					ts[i] = append(ts[i], time.Since(t0).Seconds())
+					if maxb := pt.MaxBytes(); maxb > budget {
+						fail(fmt.Errorf("scale %d 1/%d: a part needs %d bytes, over the budget %d", sc, dv, maxb, budget))
+					}
+					res[i] = pt
 				}
 			}
-			sorted := slices.Clone(ts)
-			slices.Sort(sorted)
-			fmt.Printf("scale %d n %d m %d budget 1/%d parts %d cut %d (%.2f%%) maxbytes %.3f of budget median %.2fs runs %v\n",
-				sc, g.NumVertices(), g.NumEdges(), dv, parts, cut, 100*float64(cut)/float64(g.NumEdges()), float64(maxb)/float64(budget), sorted[len(sorted)/2], ts)
+			for i, o := range ms {
+				pt := res[i]
+				sorted := slices.Clone(ts[i])
+				slices.Sort(sorted)
+				fmt.Printf("%v:%d scale %d n %d m %d budget 1/%d parts %d cut %d (%.2f%%) maxbytes %.3f of budget median %.2fs runs %.2f\n",
+					o.Method, o.Passes, sc, g.NumVertices(), g.NumEdges(), dv, len(pt.Parts), pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(g.NumEdges()),
+					float64(pt.MaxBytes())/float64(budget), sorted[len(sorted)/2], ts[i])
+			}
 		}
 	}
 }
