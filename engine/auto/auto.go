@@ -77,6 +77,10 @@ type Rules struct {
 	// KernelState reports whether a kernel file (engine.Kernel) is compiled on this machine; it
 	// is asked before GPU is called and after. Default: gpu.KernelCacheState.
 	KernelState func(file string) gpu.KernelState
+	// EstimateBudget bounds the time of the search-size estimate behind a choice. Default (0):
+	// a tenth of the smallest start-up of a device engine (estimateTimeShare). Tests set a long
+	// one, so that a choice does not depend on how busy the machine is.
+	EstimateBudget time.Duration
 }
 
 func (r Rules) withDefaults() Rules {
@@ -371,6 +375,9 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		eopts := plan.EstimateOptions{Seed: estimateSeed, Probes: maxProbes,
 			MinProbes: minProbes, WorkLimit: estimateWorkLimit, NodeShare: estimateNodeShare,
 			Budget: time.Duration(estimateTimeShare * c.minStart * float64(time.Second))}
+		if e.rules().EstimateBudget > 0 {
+			eopts.Budget = e.rules().EstimateBudget
+		}
 		if t, ok := c.planner.(engine.EstimateTuner); ok {
 			t.TuneEstimate(p, &eopts)
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
@@ -34,8 +35,10 @@ func TestChoices(t *testing.T) {
 	fakeGPU := func(context.Context) (string, error) { return "NVIDIA H100 80GB HBM3", nil }
 	h100 := func(context.Context) (uint64, uint64) { return 79 << 30, 80 << 30 }
 	warm := func(string) gpu.KernelState { return gpu.KernelCached }
-	a := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100, KernelState: warm}}
-	cold := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100,
+	// A long estimate budget: under load the default (a few ms) cut the estimates short, and q10
+	// then went to stmatch in some runs.
+	a := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100, KernelState: warm, EstimateBudget: time.Minute}}
+	cold := auto.Engine{Rules: &auto.Rules{GPU: fakeGPU, Memory: h100, EstimateBudget: time.Minute,
 		KernelState: func(string) gpu.KernelState { return gpu.KernelNotCached }}}
 	for _, suite := range []struct{ dir, data string }{
 		{"github-gmatch", "data.graph"},
