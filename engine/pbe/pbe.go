@@ -271,6 +271,10 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 		e.mu.Unlock()
 	}
 	st.Parts, st.MaxPartBytes, st.EdgeCut = len(pt.Parts), pt.MaxBytes(), pt.EdgeCut
+	// Logged now as well as with the count: a count cut short (--timeout) still shows how long
+	// the partitioning took, the first cost on a graph many times the budget.
+	p.Logger().Debug("pbe: partitioned", "parts", st.Parts, "edge_cut", st.EdgeCut, "max_part_bytes", st.MaxPartBytes,
+		"budget", st.Budget, "cached", st.PartitionCached, "time", st.PartitionTime)
 	for _, h := range pt.Halo {
 		st.HaloVertices += uint64(len(h))
 	}
