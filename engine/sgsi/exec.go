@@ -296,7 +296,7 @@ func (r *runner) run(induced, unique bool) error {
 			}
 		}
 		if sizes[u] == 0 {
-			r.st.Filter = time.Since(tf)
+			r.st.Filter, r.st.Driver = time.Since(tf), 0
 			return nil
 		}
 	}
