@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sort"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/par"
 )
 
 // Stats reports where a count's time and bytes went (SGSI's Table 7 split: communication, the
@@ -48,9 +50,24 @@ type Stats struct {
 	Comm, Comp time.Duration
 	PeakDevice uint64        // bytes of the region ever used
 	PeakHost   uint64        // bytes of the spilled tables at their largest
+	Setup      time.Duration // the backend: on the GPU the kernels' compilation, the region, the staging buffer
 	Layout     time.Duration // the store (signatures), the plan and the label graphs it reads
 	Filter     time.Duration
 	Total      time.Duration
+	// The joins' time by phase, host wall clock, so that Other (Total less Setup, Layout, Filter
+	// and these) is what no phase accounts for: Group splits tables by each row's shortest list and sorts
+	// them by its vertex; Refs finds the lists each chunk reads and gathers them for upload;
+	// Tables grows the spilled tables (on the GPU pinned allocations and their copies). Driver
+	// is the joins' time in copies and launches: on the GPU the driver calls and the
+	// waits for the device (a copy back waits for everything queued, an upload for room in the
+	// staging buffer), on the host emulation the emulated copies and kernels (Comm + Comp).
+	Group, Refs, Tables, Driver time.Duration
+}
+
+// Other is Total less the phases Stats times: the runner's own work between them (the chunks'
+// rows, buffer offsets and counts), and the time of a count cut short before the joins began.
+func (s *Stats) Other() time.Duration {
+	return s.Total - s.Setup - s.Layout - s.Filter - s.Group - s.Refs - s.Tables - s.Driver
 }
 
 // errNoFit is returned (wrapped in engine.ErrMemory) when one row, segment or list does not fit.
@@ -104,6 +121,7 @@ type runner struct {
 	oneSegment bool
 	blockRows  uint32 // rows whose buffers exceed this go to a block, the others to a warp
 	blockSize  uint32
+	threads    int // the host's goroutines for passes over a table (<= 0: all cores)
 
 	bitsOff, bitWords uint64
 	// sumOff is the device counter the final step's Count adds to (read by drainSum); sumChunks
@@ -157,7 +175,9 @@ func (r *runner) sortBuffer(n uint64) []uint32 {
 func (r *runner) put(off uint64, src []uint32) error {
 	t := time.Now()
 	err := r.be.Put(off, src)
-	r.st.Comm += time.Since(t)
+	d := time.Since(t)
+	r.st.Comm += d
+	r.st.Driver += d
 	r.st.BytesToGPU += 4 * uint64(len(src))
 	r.st.CopiesToGPU++
 	r.st.PeakDevice = max(r.st.PeakDevice, 4*(off+uint64(len(src))))
@@ -167,7 +187,9 @@ func (r *runner) put(off uint64, src []uint32) error {
 func (r *runner) get(dst []uint32, off uint64) error {
 	t := time.Now()
 	err := r.be.Get(dst, off)
-	r.st.Comm += time.Since(t)
+	d := time.Since(t)
+	r.st.Comm += d
+	r.st.Driver += d
 	r.st.BytesFromGPU += 4 * uint64(len(dst))
 	r.st.CopiesFromGPU++
 	return err
@@ -176,7 +198,9 @@ func (r *runner) get(dst []uint32, off uint64) error {
 func (r *runner) kernel(f func() error) error {
 	t := time.Now()
 	err := f()
-	r.st.Comp += time.Since(t)
+	d := time.Since(t)
+	r.st.Comp += d
+	r.st.Driver += d
 	r.st.Launches++
 	return err
 }
@@ -272,11 +296,12 @@ func (r *runner) run(induced, unique bool) error {
 			}
 		}
 		if sizes[u] == 0 {
-			r.st.Filter = time.Since(tf)
+			r.st.Filter, r.st.Driver = time.Since(tf), 0
 			return nil
 		}
 	}
 	r.st.Filter = time.Since(tf)
+	r.st.Driver = 0 // (the filter's copies and launches are Filter's)
 
 	// The order, the steps and the label graphs they read (built here: part of Layout).
 	tl := time.Now()
@@ -653,7 +678,10 @@ func (r *runner) level(i int, table []uint32) error {
 	for _, c := range st.greater {
 		desc = append(desc, uint32(c))
 	}
-	for _, g := range r.byShortest(st, table, i+1) {
+	t := time.Now()
+	groups := r.byShortest(st, table, i+1)
+	r.st.Group += time.Since(t)
+	for _, g := range groups {
 		if err := r.join(i, g.st, g.rows, desc, final); err != nil || r.stop {
 			return err
 		}
@@ -686,17 +714,22 @@ func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
 		lgs[j] = r.s.label(l.key)
 	}
 	n := len(table) / k
-	grp := r.grp[:0]
-	for row := range n {
-		best, bd := 0, lgs[0].degree(table[row*k+links[0].col])
-		for j := 1; j < len(links); j++ {
-			if d := lgs[j].degree(table[row*k+links[j].col]); d < bd {
-				best, bd = j, d
-			}
-		}
-		grp = append(grp, uint8(best))
+	if cap(r.grp) < n {
+		r.grp = make([]uint8, n, n+n/4)
 	}
-	r.grp = grp
+	grp := r.grp[:n]
+	nw := rowWorkers(n, r.threads)
+	par.For(nw, nw, func(w int) {
+		for row := w * n / nw; row < (w+1)*n/nw; row++ {
+			best, bd := 0, lgs[0].degree(table[row*k+links[0].col])
+			for j := 1; j < len(links); j++ {
+				if d := lgs[j].degree(table[row*k+links[j].col]); d < bd {
+					best, bd = j, d
+				}
+			}
+			grp[row] = uint8(best)
+		}
+	})
 	rs := rowSorter{table, k, 0, make([]uint32, k)}
 	var out []rowGroup
 	lo := 0
@@ -756,7 +789,9 @@ func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool
 	if !st.cartesian && k > 1 && !r.st.InCore {
 		// Rows in the order of their first-edge vertex: a chunk then reads a narrow range of
 		// that label graph's segments, the next chunk the range after it.
-		sortRows(table, r.sortBuffer(uint64(len(table))), k, st.first.col, bits.Len32(uint32(r.s.g.NumVertices())))
+		t := time.Now()
+		sortRows(table, r.sortBuffer(uint64(len(table))), k, st.first.col, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+		r.st.Group += time.Since(t)
 	}
 	for start := 0; start < rows; {
 		if err := r.ctx.Err(); err != nil {
@@ -1006,7 +1041,9 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if err := r.table(i+1, at+uint64(O[R])*w); err != nil {
 		return err
 	}
+	tt := time.Now()
 	next, err := r.be.HostTable(i+1, at+uint64(O[R])*w, at)
+	r.st.Tables += time.Since(tt)
 	if err != nil {
 		return err
 	}
@@ -1049,7 +1086,9 @@ func (r *runner) flush(level int) error {
 	if n == 0 {
 		return nil
 	}
+	t := time.Now()
 	tab, err := r.be.HostTable(level, n, n)
+	r.st.Tables += time.Since(t)
 	if err != nil {
 		return err
 	}
@@ -1064,6 +1103,14 @@ func (r *runner) flush(level int) error {
 // core, runs of neighbouring segments whose lists are gathered go up as one segment: one copy
 // and one launch for them all.
 func (r *runner) edge(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, kernelFunc) error, f kernelFunc, negate bool, win *[2]uint64, vals *[2]uint32) error {
+	t, d := time.Now(), r.st.Driver
+	err := r.edgeSegments(base, l, rows, k, launch, f, negate, win, vals)
+	r.st.Refs += time.Since(t) - (r.st.Driver - d) // (the copies and launches are Driver's)
+	return err
+}
+
+// edgeSegments is edge less its timing.
+func (r *runner) edgeSegments(base joinArgs, l link, rows []uint32, k int, launch func(joinArgs, kernelFunc) error, f kernelFunc, negate bool, win *[2]uint64, vals *[2]uint32) error {
 	segs := r.segs[l.key]
 	t := r.touched(l.key, rows, k, l.col, win)
 	for s := 0; s < len(t); s++ {
@@ -1188,7 +1235,7 @@ func (r *runner) table(level int, n uint64) error {
 // to 8 words as arrays, wider ones through rowSorter). A table of millions of rows took seconds
 // to sort by comparisons (R-MAT scale 22: a third of the runner's host time); the radix sort
 // moves each row twice or three times.
-func sortRows(t, buf []uint32, k, col, keyBits int) {
+func sortRows(t, buf []uint32, k, col, keyBits, workers int) {
 	if len(t)/max(k, 1) < 2 {
 		return
 	}
@@ -1197,7 +1244,7 @@ func sortRows(t, buf []uint32, k, col, keyBits int) {
 		if k < len(arrayScatters) && arrayScatters[k] != nil {
 			scatter = arrayScatters[k]
 		}
-		radixSort(t, buf, k, col, keyBits, scatter)
+		radixSort(t, buf, k, col, keyBits, workers, scatter)
 		return
 	}
 	if k < len(arraySorts) && arraySorts[k] != nil {
@@ -1240,28 +1287,56 @@ func radixDigits(keyBits int) (passes, bits int) {
 	return passes, (keyBits + passes - 1) / passes
 }
 
+// minWorkerRows is the fewest rows a goroutine of the host's table passes (radixSort, byShortest)
+// takes: below it a pass is not worth a goroutine.
+const minWorkerRows = 1 << 14
+
+// rowWorkers is the goroutines of a pass over n rows on up to workers (<= 0: all cores).
+func rowWorkers(n, workers int) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(workers, n/minWorkerRows))
+}
+
 // radixSort sorts t, rows of k words, by column col (values below 2^keyBits), through buf (as
-// long as t): a stable least-significant-digit radix sort, each pass moving the rows by scatter.
-func radixSort(t, buf []uint32, k, col, keyBits int, scatter scatterFunc) {
+// long as t): a stable least-significant-digit radix sort, each pass moving the rows by scatter,
+// on up to workers goroutines (<= 0: all cores), each counting then moving its own range of rows
+// (the device's host has 16 cores; the runner's other work waits for the sort).
+func radixSort(t, buf []uint32, k, col, keyBits, workers int, scatter scatterFunc) {
 	src, dst := t, buf[:len(t)]
 	passes, bits := radixDigits(keyBits)
-	var count [1 << 12]int
+	n := len(t) / k
+	nw := rowWorkers(n, workers)
+	counts := make([][1 << 12]int, nw)
+	rows := func(w int) (int, int) { return w * n / nw * k, (w + 1) * n / nw * k }
 	for p := range passes {
 		shift, mask := uint(p*bits), uint32(1)<<bits-1
-		c := count[:1<<bits]
-		clear(c)
-		for i := col; i < len(src); i += k {
-			c[src[i]>>shift&mask]++
-		}
+		par.For(nw, nw, func(w int) {
+			c := counts[w][:1<<bits]
+			clear(c)
+			lo, hi := rows(w)
+			for i := lo + col; i < hi; i += k {
+				c[src[i]>>shift&mask]++
+			}
+		})
 		at := 0
-		for d, n := range c {
-			c[d], at = at, at+n // where each digit's rows start
+		for d := range 1 << bits {
+			for w := range counts {
+				counts[w][d], at = at, at+counts[w][d] // where each digit's rows of range w start
+			}
 		}
-		scatter(src, dst, k, col, c, shift, mask)
+		par.For(nw, nw, func(w int) {
+			lo, hi := rows(w)
+			scatter(src[lo:hi], dst, k, col, counts[w][:1<<bits], shift, mask)
+		})
 		src, dst = dst, src
 	}
 	if passes%2 == 1 {
-		copy(t, buf[:len(t)])
+		par.For(nw, nw, func(w int) {
+			lo, hi := rows(w)
+			copy(t[lo:hi], buf[lo:hi])
+		})
 	}
 }
 

@@ -104,7 +104,8 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
 		"comm", st.Comm, "comp", st.Comp,
-		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "layout", st.Layout, "filter", st.Filter, "total", st.Total)
+		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "setup", st.Setup, "layout", st.Layout, "filter", st.Filter,
+		"group", st.Group, "refs", st.Refs, "tables", st.Tables, "driver", st.Driver, "other", st.Other(), "total", st.Total)
 	res := engine.Result{PlanTime: st.Layout + st.Filter, DeviceTime: st.Comp}
 	if r != nil {
 		res.Count = r.total
@@ -146,6 +147,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	s := storeFor(p.Data)
 	st.Layout = time.Since(tl)
 	var be Backend
+	ts := time.Now()
 	if e.Options.Host {
 		bytes := e.Options.HostBytes
 		if bytes == 0 {
@@ -164,9 +166,10 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 		be = gb
 	}
 	defer be.Close()
+	st.Setup = time.Since(ts)
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
-		blockRows: e.Options.BlockRows, blockSize: blockThreads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit}
+		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}

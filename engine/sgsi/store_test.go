@@ -60,7 +60,8 @@ func TestSegments(t *testing.T) {
 func TestSortRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 1; k <= 10; k++ {
-		for _, n := range []int{0, 1, 2, 17, 300, 5000} {
+		// 100,000 rows: the radix sort on four goroutines (minWorkerRows each at least).
+		for _, n := range []int{0, 1, 2, 17, 300, 5000, 100_000} {
 			col := rng.IntN(k)
 			// Values of keyBits bits: 6, many equal; up to 30, three passes of the radix sort.
 			keyBits := []int{6, 13, 25, 30}[rng.IntN(4)]
@@ -75,7 +76,7 @@ func TestSortRows(t *testing.T) {
 				if radix {
 					buf = make([]uint32, len(tab))
 				}
-				sortRows(tab, buf, k, col, keyBits)
+				sortRows(tab, buf, k, col, keyBits, 4)
 				for i := 1; i < n; i++ {
 					if tab[(i-1)*k+col] > tab[i*k+col] {
 						t.Fatalf("k %d, %d rows, radix %v (%d bits): row %d's column %d (%d) after %d", k, n, radix, keyBits, i, col, tab[i*k+col], tab[(i-1)*k+col])
