@@ -20,14 +20,16 @@ source scripts/bench-lib.sh
 
 build() {
 	set -e
-	local dir="$1" tmp
+	local dir tmp
+	mkdir -p "$1"
+	dir="$(cd "$1" && pwd)" # absolute: the base is built from another folder
 	tmp=$(mktemp -d)
 	git -C "${MAIN:-/work/main}" archive main | tar -x -C "$tmp"
 	# main's own oocprof when it has one (it prints what main's engines report), else this tree's
 	[ -d "$tmp/scripts/oocprof" ] || cp -r scripts/oocprof "$tmp/scripts/"
 	mkdir -p "$dir/base" "$dir/new"
-	(cd "$tmp" && CGO_ENABLED=0 go build -o "$root/$dir/base/oocprof" ./scripts/oocprof &&
-		CGO_ENABLED=0 go build -o "$root/$dir/base/submatch" ./cmd/submatch)
+	(cd "$tmp" && CGO_ENABLED=0 go build -o "$dir/base/oocprof" ./scripts/oocprof &&
+		CGO_ENABLED=0 go build -o "$dir/base/submatch" ./cmd/submatch)
 	CGO_ENABLED=0 go build -o "$dir/new/oocprof" ./scripts/oocprof
 	CGO_ENABLED=0 go build -o "$dir/new/submatch" ./cmd/submatch
 	rm -rf "$tmp"
