@@ -10,6 +10,10 @@ import (
 // takes at a time.
 const inducedChunk = 4096
 
+// partChunk is how many consecutive vertices of a part one goroutine of InducedPart takes at a
+// time: fewer than inducedChunk, since a graph numbered by degree puts its hubs together.
+const partChunk = 256
+
 // LabelledShare counts the vertices of g whose label is in labels (sorted ascending) and the
 // adjacency entries among them (twice the edges of the subgraph they induce). It reads the labels
 // and the run index only (the runs are keyed by the neighbour's label), on all cores.
@@ -129,6 +133,100 @@ func (g *Graph) InducedByVertexLabels(labels []uint32) *Graph {
 	})
 	if h.edgeLabels != nil && !slices.ContainsFunc(h.edgeLabels, func(l uint32) bool { return l != 0 }) {
 		h.edgeLabels = nil // every kept edge has label 0: the same convention as the builder's
+	}
+	return h
+}
+
+// InducedPart is the subgraph of g induced by vs, which must be exactly the vertices v with
+// of[v] == part, each once (a part of a partitioning: of names every vertex's part). It is the
+// graph Build makes when given vs's labels in vs's order and then the edges among them: vertices
+// numbered by ascending degree in the subgraph, ties by position in vs; OriginalID is the
+// vertex's dense id in g. It copies the kept entries run by run (each run has one vertex label
+// and one edge label) and sorts each copied run by the new ids, in a counting pass and a fill
+// pass on all cores, without the builder's edge list.
+func (g *Graph) InducedPart(vs, of []uint32, part uint32) *Graph {
+	k := len(vs)
+	// Pass 1: every kept vertex's entries and non-empty runs in the subgraph.
+	deg, nruns := make([]uint64, k), make([]uint64, k)
+	par.Ranges(k, 0, partChunk, func(_, lo, hi int) bool {
+		for i := lo; i < hi; i++ {
+			v := vs[i]
+			runs := g.Runs(v)
+			var d, r uint64
+			for j, run := range runs {
+				c := uint64(0)
+				for _, w := range g.neighbors[run.Start:g.runEnd(v, runs, j)] {
+					if of[w] == part {
+						c++
+					}
+				}
+				d += c
+				if c > 0 {
+					r++
+				}
+			}
+			deg[i], nruns[i] = d, r
+		}
+		return true
+	})
+	// order[new] = position in vs; newID is 1 + the new id for the part's vertices, else 0.
+	order, rank := renumber(deg)
+	newID := make([]uint32, len(g.vertexLabels))
+	for i, v := range vs {
+		newID[v] = rank[i] + 1
+	}
+	offsets, runOffsets := make([]uint64, k+1), make([]uint64, k+1)
+	for j, i := range order {
+		offsets[j+1] = offsets[j] + deg[i]
+		runOffsets[j+1] = runOffsets[j] + nruns[i]
+	}
+	h := &Graph{
+		vertexLabels: make([]uint32, k), offsets: offsets, neighbors: make([]uint32, offsets[k]),
+		runOffsets: runOffsets, runs: make([]Run, runOffsets[k]), originalIDs: make([]int64, k),
+	}
+	if g.edgeLabels != nil {
+		h.edgeLabels = make([]uint32, offsets[k])
+	}
+	// Pass 2: copy the kept entries of every run, renumbered, and sort them; in vs's order (g's
+	// order when vs is sorted, as partitions' parts are: the reads are sequential).
+	par.Ranges(k, 0, partChunk, func(_, lo, hi int) bool {
+		for i := lo; i < hi; i++ {
+			v, j := vs[i], rank[i]
+			h.vertexLabels[j], h.originalIDs[j] = g.vertexLabels[v], int64(v)
+			at, ri := offsets[j], runOffsets[j]
+			runs := g.Runs(v)
+			for x, run := range runs {
+				start := at
+				for _, w := range g.neighbors[run.Start:g.runEnd(v, runs, x)] {
+					if id := newID[w]; id != 0 {
+						h.neighbors[at] = id - 1
+						at++
+					}
+				}
+				if at == start {
+					continue
+				}
+				slices.Sort(h.neighbors[start:at])
+				if h.edgeLabels != nil {
+					for y := start; y < at; y++ {
+						h.edgeLabels[y] = run.EdgeLabel
+					}
+				}
+				h.runs[ri] = Run{VertexLabel: run.VertexLabel, EdgeLabel: run.EdgeLabel, Start: start}
+				ri++
+			}
+		}
+		return true
+	})
+	if h.edgeLabels != nil && !slices.ContainsFunc(h.edgeLabels, func(l uint32) bool { return l != 0 }) {
+		h.edgeLabels = nil // every kept edge has label 0: the same convention as the builder's
+	}
+	identity := true
+	for j, id := range h.originalIDs {
+		identity = identity && id == int64(j)
+	}
+	if identity {
+		h.originalIDs = nil
 	}
 	return h
 }

@@ -105,3 +105,94 @@ func TestInducedByVertexLabels(t *testing.T) {
 		}
 	}
 }
+
+// InducedByBuilder is inducedByBuilder for the benchmark (package graph_test).
+var InducedByBuilder = inducedByBuilder
+
+// inducedByBuilder is InducedPart's reference: the part's vertices and edges given to a Builder
+// one by one (what package pbe did before InducedPart).
+func inducedByBuilder(t testing.TB, g *Graph, vs, of []uint32, part uint32) *Graph {
+	t.Helper()
+	b := NewBuilder(BuilderOptions{})
+	for _, v := range vs {
+		if err := b.SetVertexLabel(int64(v), g.VertexLabel(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range vs {
+		ls := g.NeighborEdgeLabels(v)
+		for k, w := range g.Neighbors(v) {
+			if v < w && of[w] == part {
+				var l uint32
+				if ls != nil {
+					l = ls[k]
+				}
+				if err := b.AddEdge(int64(v), int64(w), l); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	h, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestInducedPartAgreesWithBuilder: on random graphs (vertex labels, with and without edge
+// labels, isolated vertices, small ones and ones spanning several goroutines' ranges), split in
+// random parts listed in random order, every part's InducedPart is array for array the graph the
+// Builder makes of the part's vertices and edges, and validates.
+func TestInducedPartAgreesWithBuilder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	nonEmpty := 0
+	for iter := range 60 {
+		n := 2 + r.IntN(60)
+		if iter%10 == 0 {
+			n = 3*inducedChunk + r.IntN(1000)
+		}
+		nl := 1 + r.IntN(4)
+		labels := map[int64]uint32{}
+		for v := range n {
+			labels[int64(v)] = uint32(r.IntN(nl))
+		}
+		edgeLabels := iter%2 == 0
+		var edges []edge
+		for range r.IntN(4 * n) { // few enough that some vertices stay isolated
+			u, v := int64(r.IntN(n)), int64(r.IntN(n))
+			if u == v {
+				continue
+			}
+			var l uint32
+			if edgeLabels {
+				l = uint32((u + v) % 3)
+			}
+			edges = append(edges, edge{u, v, l})
+		}
+		g := build(t, labels, edges)
+		parts := 1 + r.IntN(4)
+		of := make([]uint32, g.NumVertices())
+		vss := make([][]uint32, parts)
+		for _, v := range r.Perm(g.NumVertices()) { // each part's vertices in random order
+			of[v] = uint32(r.IntN(parts))
+			vss[of[v]] = append(vss[of[v]], uint32(v))
+		}
+		for p, vs := range vss {
+			got := g.InducedPart(vs, of, uint32(p))
+			if err := got.Validate(); err != nil {
+				t.Fatalf("iter %d part %d: %v", iter, p, err)
+			}
+			want := inducedByBuilder(t, g, vs, of, uint32(p))
+			if d := diffRaw(got.Raw(), want.Raw()); d != "" {
+				t.Fatalf("iter %d part %d (%d vertices, %d edges): %s", iter, p, len(vs), want.NumEdges(), d)
+			}
+			if want.NumEdges() > 0 {
+				nonEmpty++
+			}
+		}
+	}
+	if nonEmpty < 60 {
+		t.Fatalf("only %d parts with edges: the test is too weak", nonEmpty)
+	}
+}

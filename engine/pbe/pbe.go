@@ -296,11 +296,7 @@ func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int
 	if len(pt.Parts) == 1 {
 		return &sub, nil
 	}
-	g, err := induced(p.Data, vs, pt.Of, uint32(i))
-	if err != nil {
-		return nil, fmt.Errorf("pbe: part %d: %w", i, err)
-	}
-	sub.Data = g
+	sub.Data = p.Data.InducedPart(vs, pt.Of, uint32(i))
 	return &sub, nil
 }
 
@@ -331,32 +327,6 @@ func (e *Engine) subProblems(ctx context.Context, p *engine.Problem, pt *partiti
 		}
 	}()
 	return out
-}
-
-// induced builds the subgraph of g induced by vs (part id of pt.Of); its original ids are g's
-// dense ids.
-func induced(g *graph.Graph, vs []uint32, of []uint32, part uint32) (*graph.Graph, error) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for _, v := range vs {
-		if err := b.SetVertexLabel(int64(v), g.VertexLabel(v)); err != nil {
-			return nil, err
-		}
-	}
-	for _, v := range vs {
-		ls := g.NeighborEdgeLabels(v)
-		for k, w := range g.Neighbors(v) {
-			if v < w && of[w] == part {
-				var l uint32
-				if ls != nil {
-					l = ls[k]
-				}
-				if err := b.AddEdge(int64(v), int64(w), l); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	return b.Build()
 }
 
 func entryBytes(g *graph.Graph) uint64 {

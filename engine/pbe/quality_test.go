@@ -73,10 +73,7 @@ func TestPartitionQuality(t *testing.T) {
 			for i, q := range j.qs {
 				var intra uint64
 				for p, vs := range pt.Parts {
-					s, err := induced(j.g, vs, pt.Of, uint32(p))
-					if err != nil {
-						t.Fatal(err)
-					}
+					s := j.g.InducedPart(vs, pt.Of, uint32(p))
 					r, err := cpu.Count(ctx, &engine.Problem{Data: s, Pattern: q.p, Semantics: q.sem, Threads: 2})
 					if err != nil {
 						t.Fatal(err)
