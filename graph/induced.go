@@ -131,9 +131,7 @@ func (g *Graph) InducedByVertexLabels(labels []uint32) *Graph {
 		}
 		return true
 	})
-	if h.edgeLabels != nil && !slices.ContainsFunc(h.edgeLabels, func(l uint32) bool { return l != 0 }) {
-		h.edgeLabels = nil // every kept edge has label 0: the same convention as the builder's
-	}
+	h.dropZeroEdgeLabels()
 	return h
 }
 
@@ -218,9 +216,7 @@ func (g *Graph) InducedPart(vs, of []uint32, part uint32) *Graph {
 		}
 		return true
 	})
-	if h.edgeLabels != nil && !slices.ContainsFunc(h.edgeLabels, func(l uint32) bool { return l != 0 }) {
-		h.edgeLabels = nil // every kept edge has label 0: the same convention as the builder's
-	}
+	h.dropZeroEdgeLabels()
 	identity := true
 	for j, id := range h.originalIDs {
 		identity = identity && id == int64(j)
@@ -229,4 +225,12 @@ func (g *Graph) InducedPart(vs, of []uint32, part uint32) *Graph {
 		h.originalIDs = nil
 	}
 	return h
+}
+
+// dropZeroEdgeLabels forgets h's edge labels when every one is 0 (the builder's convention: a graph
+// without edge labels has none), as a subgraph of an edge-labelled graph may keep only label 0.
+func (h *Graph) dropZeroEdgeLabels() {
+	if h.edgeLabels != nil && !slices.ContainsFunc(h.edgeLabels, func(l uint32) bool { return l != 0 }) {
+		h.edgeLabels = nil
+	}
 }
