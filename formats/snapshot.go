@@ -376,13 +376,10 @@ func writeSnapshot(out io.Writer, g *graph.Graph) error {
 	counts := [smgArrays]int{len(raw.VertexLabels), len(raw.Offsets), len(raw.Neighbors), len(raw.EdgeLabels),
 		len(raw.RunOffsets), len(raw.Runs), len(raw.OriginalIDs)}
 	var pad [8]byte
-	// The data's checksum: each array's on all cores, combined in order (a snapshot of 10^9
-	// edges holds tens of GB).
-	var sum uint32
+	// The data after the header: each array, then zeros to the next multiple of 8 bytes.
+	data := make([][]byte, 0, 2*len(arrays)+1)
 	for _, a := range arrays {
-		sum = crcCombine(sum, parallelCRC(a), int64(len(a)))
-		p := pad[:(8-len(a)%8)%8]
-		sum = crc32.Update(sum, castagnoli, p)
+		data = append(data, a, pad[:(8-len(a)%8)%8])
 	}
 	var names []byte // the names section, if any
 	if g.HasVertexNames() {
@@ -398,7 +395,13 @@ func writeSnapshot(out io.Writer, g *graph.Graph) error {
 			names = append(names, s...)
 		}
 		names = append(names, pad[:(8-len(names)%8)%8]...)
-		sum = crcCombine(sum, crc32.Checksum(names, castagnoli), int64(len(names)))
+	}
+	data = append(data, names)
+	// The data's checksum: each piece's on all cores, combined in order (a snapshot of 10^9
+	// edges holds tens of GB).
+	var sum uint32
+	for _, b := range data {
+		sum = crcCombine(sum, parallelCRC(b), int64(len(b)))
 	}
 	var hdr [smgHeaderSize]byte
 	copy(hdr[:], smgMagic)
@@ -413,19 +416,13 @@ func writeSnapshot(out io.Writer, g *graph.Graph) error {
 	le.PutUint32(hdr[72:], sum)
 	le.PutUint32(hdr[76:], crc32.Checksum(hdr[:76], castagnoli))
 	if f, ok := out.(*os.File); ok {
-		parts := [][]byte{hdr[:]}
-		for _, a := range arrays {
-			parts = append(parts, a, pad[:(8-len(a)%8)%8])
-		}
-		return writeAtParallel(f, append(parts, names))
+		return writeAtParallel(f, append([][]byte{hdr[:]}, data...))
 	}
 	w := bufio.NewWriterSize(out, 1<<20)
 	w.Write(hdr[:])
-	for _, a := range arrays {
-		w.Write(a)
-		w.Write(pad[:(8-len(a)%8)%8]) // a write error sticks in w and is returned by Flush
+	for _, b := range data {
+		w.Write(b) // a write error sticks in w and is returned by Flush
 	}
-	w.Write(names)
 	return w.Flush()
 }
 
