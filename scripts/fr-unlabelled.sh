@@ -10,8 +10,9 @@
 #
 # Knobs: FR_SCALE (26), FR_EDGE_FACTOR (27), FR_QUERY (a triangle), FR_GEN_CAP (200) seconds for
 # the generation, FR_CONFIGS (default "core=stmatch:60 pbe=pbe:90 sgsi=sgsi:90"), each
-# NAME=ENGINE:CAP (the CPU engine: cpu; pbe with --pbe-backend gpu: pbegpu), FR_BUDGET (4GiB) the
-# --gpu-memory of pbe and sgsi, FR_END seconds from the start after which nothing new starts.
+# NAME=ENGINE:CAP (the CPU engine: cpu; pbe with --pbe-backend gpu: pbegpu; stmatch with the graph in
+# host memory, zero-copy: zc, or in managed memory: mg; auto with --explain: auto), FR_BUDGET (4GiB)
+# the --gpu-memory of every engine but the CPU's and stmatch in core, FR_END seconds from the start after which nothing new starts.
 #
 # The device tool (carry [DIR], after `bash scripts/fr-unlabelled.sh build DIR`):
 #   command "OUT=$OUT bash scripts/fr-unlabelled.sh run DIR > $OUT/fr.log 2>&1"
@@ -51,6 +52,8 @@ run() {
 		case "$engine" in
 		pbe | sgsi) flags+=(--gpu-memory "$budget") ;;
 		pbegpu) flags=(--engine pbe --pbe-backend gpu --gpu-memory "$budget") ;;
+		zc | mg) flags=(--engine stmatch --stmatch-graph-memory "$([ "$engine" = zc ] && echo host || echo managed)" --gpu-memory "$budget") ;;
+		auto) flags=(--engine auto --explain --gpu-memory "$budget") ;;
 		esac
 		local s=$(date +%s%N)
 		timeout $((cap + 15)) "$dir/submatch" count -v --threads "$(nproc)" --timeout "${cap}s" "${flags[@]}" \
