@@ -32,7 +32,7 @@ import (
 const (
 	minWalks     = 16      // per anchored search
 	maxWalks     = 1 << 18 // in all
-	uniformWalks = 4       // per anchored search, uniform walks
+	uniformWalks = 4       // per anchored search, uniform walks (ModeCacheBytes, ModeCacheDensity)
 )
 
 // rank is what the estimator ranks the lists by (the cache modes).
@@ -56,7 +56,7 @@ type estimator struct {
 	// per anchored search, instead of the thesis's 1/D walks and walk count: the walks reach
 	// the leaves however large D is (ModeCacheBytes, ModeCacheDensity).
 	uniform   bool
-	perSearch int
+	perSearch float64
 	// est and bytes: per vertex, the estimated reads and bytes read of its list; key the
 	// ranking's key.
 	est, bytes, key []float64
@@ -125,7 +125,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
 	walks = min(max(walks, float64(minWalks*T)), maxWalks)
 	if s.uniform {
-		walks = min(float64(s.perSearch*T), maxWalks)
+		walks = min(max(s.perSearch*float64(T), 1), maxWalks)
 	}
 	M := uint64(walks)
 	hot := s.pass(m, M)

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/bits"
-	"runtime"
 	"slices"
 	"time"
 
@@ -26,7 +25,6 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
-	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -196,27 +194,33 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, newBa
 
 // Matcher is an open standing-pattern set of the GCSM engine (csm.Matcher).
 type Matcher struct {
-	g       *dynamic.Graph
-	pats    []*pattern.Pattern
-	opts    csm.Options
-	t       *table
-	be      backend
-	mode    Mode
-	net     *csm.Net
-	h       hostGraph
-	ph      phase
-	cache   dcsr
-	est     estimator
-	counts  []uint64
-	deg     []uint32 // degree mode: vertices by degree, highest first
-	ch      changes  // the last batch's, for the host graph
-	changed map[int64]bool
-	freq    []uint32
-	listBuf []uint32
-	out     []int64
-	measure bool
-	stats   Stats
-	since   int // changes since the last compaction
+	g      *dynamic.Graph
+	pats   []*pattern.Pattern
+	opts   csm.Options
+	t      *table
+	be     backend
+	mode   Mode
+	net    *csm.Net
+	h      hostGraph
+	ph     phase
+	cache  dcsr
+	est    estimator
+	counts []uint64
+	deg    []uint32 // degree mode and fillDegree: vertices by degree, highest first
+	// fillDegree (the estimator's modes): the budget the estimated lists leave is filled with
+	// the highest-degree lists not taken (a batch's walks rank few lists; the rest of the
+	// memory would stay empty).
+	fillDegree bool
+	picked     []uint32 // per vertex: stamp when pack took it in this phase
+	stamp      uint32
+	ch         changes // the last batch's, for the host graph
+	changed    map[int64]bool
+	freq       []uint32
+	listBuf    []uint32
+	out        []int64
+	measure    bool
+	stats      Stats
+	since      int // changes since the last compaction
 	// broken is set when the host graph could not follow a batch that changed the graph: every
 	// later batch fails with it rather than match on stale lists.
 	broken error
@@ -238,6 +242,7 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 	default:
 		m.est.rank = rankReads
 	}
+	m.fillDegree = mode == ModeCache || mode == ModeCacheBytes || mode == ModeCacheDensity
 	if err := m.rebuild(); err != nil {
 		m.Close()
 		return nil, err
@@ -249,7 +254,7 @@ func (m *Matcher) rebuild() error {
 	if err := m.h.build(m.g); err != nil {
 		return fmt.Errorf("gcsm: host graph: %w", err)
 	}
-	if m.mode == ModeDegree {
+	if m.mode == ModeDegree || m.fillDegree {
 		m.deg = m.deg[:0]
 		for _, v := range m.g.Vertices() {
 			m.deg = append(m.deg, v)
@@ -374,7 +379,7 @@ func (m *Matcher) follow() error {
 	if err != nil {
 		return fmt.Errorf("gcsm: host graph: %w", err)
 	}
-	if rebuilt && m.mode == ModeDegree {
+	if rebuilt && (m.mode == ModeDegree || m.fillDegree) {
 		return m.rebuild()
 	}
 	return nil
@@ -649,13 +654,13 @@ func (m *Matcher) fillCache() error {
 	case ModeDevice:
 		t0 := time.Now()
 		all := m.g.Vertices()
-		if !m.pack(all, budget) {
+		if !m.pack(budget, all) {
 			return fmt.Errorf("gcsm: mode device: the graph's lists (%d vertices) do not fit the %d bytes left of the GPU memory budget", len(all), budget)
 		}
 		m.stats.Copy += time.Since(t0)
 	case ModeDegree:
 		t0 := time.Now()
-		m.pack(m.deg, budget)
+		m.pack(budget, m.deg)
 		m.stats.Copy += time.Since(t0)
 	case ModeCache, ModeCacheBytes, ModeCacheDensity:
 		t0 := time.Now()
@@ -663,7 +668,11 @@ func (m *Matcher) fillCache() error {
 		m.stats.Walks = walks
 		t1 := time.Now()
 		m.stats.Estimate += t1.Sub(t0)
-		m.pack(hot, budget)
+		if m.fillDegree {
+			m.pack(budget, hot, m.deg)
+		} else {
+			m.pack(budget, hot)
+		}
 		m.stats.Copy += time.Since(t1)
 	}
 	return nil
@@ -672,46 +681,46 @@ func (m *Matcher) fillCache() error {
 // rowBytes is what caching a list of n entries costs.
 func rowBytes(n uint32) uint64 { return 16 + 12*uint64(n) }
 
-// pack caches the lists of vs in priority order, each that fits in what is left of budget bytes
-// (skipping vertices that are dead or have no entries, and lists too long for what is left:
-// the greedy fill of the knapsack); it reports whether all of them fitted.
-func (m *Matcher) pack(vs []uint32, budget uint64) bool {
+// pack chooses the cached lists of each of lists in turn, each in priority order, each list
+// that fits in what is left of budget bytes (skipping vertices that are dead, have no entries or
+// were taken already, and lists too long for what is left: the greedy fill of the knapsack), and
+// lays out their rows; it reports whether all of them fitted. The entries are not copied here:
+// the GPU gathers them from the mapped host graph (the emulation: dcsr.fill).
+func (m *Matcher) pack(budget uint64, lists ...[]uint32) bool {
 	c, h := &m.cache, &m.h
+	if len(m.picked) < len(h.ln) {
+		m.picked = append(m.picked, make([]uint32, len(h.ln)-len(m.picked))...)
+	}
+	if m.stamp++; m.stamp == 0 { // wrapped: clear the marks
+		clear(m.picked)
+		m.stamp = 1
+	}
 	all := true
-	for _, v := range vs {
-		if int(v) >= len(h.ln) || h.ln[v] == 0 || !m.g.Alive(v) {
-			continue
-		}
-		b := rowBytes(h.ln[v])
-		if c.bytes+b > budget {
-			all = false
-			if budget-c.bytes < rowBytes(1) {
-				break // full
+fill:
+	for _, vs := range lists {
+		for _, v := range vs {
+			if int(v) >= len(h.ln) || h.ln[v] == 0 || !m.g.Alive(v) || m.picked[v] == m.stamp {
+				continue
 			}
-			continue
+			b := rowBytes(h.ln[v])
+			if c.bytes+b > budget {
+				all = false
+				if budget-c.bytes < rowBytes(1) {
+					break fill // full
+				}
+				continue
+			}
+			m.picked[v] = m.stamp
+			c.bytes += b
+			c.rows = append(c.rows, v)
 		}
-		c.bytes += b
-		c.rows = append(c.rows, v)
 	}
 	slices.Sort(c.rows)
-	c.rows = slices.Compact(c.rows)
-	var total uint64
 	for _, v := range c.rows {
-		c.roff = append(c.roff, total)
+		c.roff = append(c.roff, c.entries)
 		c.rlen = append(c.rlen, h.ln[v])
-		total += uint64(h.ln[v])
+		c.entries += uint64(h.ln[v])
 	}
-	c.keys = slices.Grow(c.keys[:0], int(total))[:total]
-	c.elab = slices.Grow(c.elab[:0], int(total))[:total]
-	// The rows' entries, copied on all cores.
-	par.Ranges(len(c.rows), min(runtime.GOMAXPROCS(0), max(int(total>>16), 1)), 64, func(_, lo, hi int) bool {
-		for i := lo; i < hi; i++ {
-			k, e := h.list(c.rows[i])
-			copy(c.keys[c.roff[i]:], k)
-			copy(c.elab[c.roff[i]:], e)
-		}
-		return true
-	})
 	return all
 }
 

@@ -531,3 +531,24 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
     atomicMax(&ctl[C_TASKMAX], taskMax);
   }
 }
+
+// gcsm_gather fills the device cache from the host graph through the mapping (one pass over the
+// PCIe link, no host-side packing or staging): a warp per row (rows[r], its entries at roff[r],
+// rlen[r] of them), the lanes striding over the row's keys and edge labels; each row's vertex gets
+// its row number in slot (which the host set to ~0 before).
+extern "C" __global__ void gcsm_gather(const u64 *hoff, const u64 *hkeys, const u32 *helab, const u32 *rows,
+                                       const u64 *roff, const u32 *rlen, u32 nrows, u64 *ckeys, u32 *celab, u32 *slot) {
+  const u32 lane = threadIdx.x & 31;
+  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const u64 nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
+  for (u64 r = warp; r < nrows; r += nwarps) {
+    const u32 v = rows[r];
+    const u64 from = hoff[v], to = roff[r];
+    const u32 n = rlen[r];
+    for (u32 i = lane; i < n; i += 32) {
+      ckeys[to + i] = hkeys[from + i];
+      celab[to + i] = helab[from + i];
+    }
+    if (lane == 0) slot[v] = (u32)r;
+  }
+}
