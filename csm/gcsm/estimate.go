@@ -113,9 +113,13 @@ func (w *walker) binomial(n uint64, p float64) uint64 {
 }
 
 // hot returns the vertices ranked by the estimator's rank, highest first (those that fit budget are
-// what the caller caches), and the walks drawn.
-func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
-	ph := &m.ph
+// what the caller caches), and the walks drawn, for the searches of ph. With stale set the walks
+// run on the host graph as it was before the batch (the created phase's searches estimated while
+// the destroyed phase's kernel runs): a search anchored at a vertex the host graph does not have
+// yet is left out, and the anchors are not checked (an inserted edge is not there yet); what the
+// walks read below the anchors is the old graph's, an approximation that changes only which
+// lists are cached.
+func (s *estimator) hot(m *Matcher, ph *phase, budget uint64, stale bool) ([]uint32, uint64) {
 	T := ph.numTasks()
 	nmax := 2
 	for i := range T {
@@ -128,7 +132,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 		walks = min(max(s.perSearch*float64(T), 1), maxWalks)
 	}
 	M := uint64(walks)
-	hot := s.pass(m, M)
+	hot := s.pass(m, ph, M, stale)
 	if s.uniform {
 		return hot, M
 	}
@@ -151,7 +155,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 		need := float64(nmax-1) * (2 + alpha) * float64(T) * math.Pow(D, float64(nmax-2)) / (alpha * alpha * (1 - delta) * cy)
 		if need > 2*float64(M) && M < maxWalks {
 			M = uint64(min(need, maxWalks))
-			hot = s.pass(m, M)
+			hot = s.pass(m, ph, M, stale)
 		}
 	}
 	return hot, M
@@ -160,9 +164,9 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 // pass draws M walks and ranks the vertices read: the searches are shared among the cores'
 // walkers (each search's walks drawn from a stream seeded by its index), and their recorded
 // reads summed into the estimates.
-func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
-	ph := &m.ph
+func (s *estimator) pass(m *Matcher, ph *phase, M uint64, stale bool) []uint32 {
 	T := ph.numTasks()
+	nv := uint32(len(m.h.ln))
 	tf, d := float64(T), float64(max(m.h.maxDeg, 2))
 	const chunk = 16
 	workers := par.Workers(T, min(runtime.GOMAXPROCS(0), max(T/64, 1)), chunk)
@@ -185,10 +189,13 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 				continue
 			}
 			task := ph.tasks[taskWords*i : taskWords*(i+1)]
+			if stale && (task[1] >= nv || task[2] >= nv) {
+				continue
+			}
 			rec := m.t.words[int(task[0])*termWords:][:termWords]
 			w.e.f[0], w.e.f[1] = task[1], task[2]
 			w.weight = float64(b) * tf
-			if !w.e.anchors(rec) {
+			if !w.e.anchors(rec) && !stale {
 				continue
 			}
 			w.walk(rec, int(rec[tAnchors]), b, tf, task[4], task[5])

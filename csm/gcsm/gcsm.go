@@ -100,6 +100,10 @@ type Stats struct {
 	// Net is the time of validating the batch and applying its net change to the csm graph;
 	// Prepare that of building (and splitting) the phases' searches.
 	Net, Prepare time.Duration
+	// Ahead is the host's work done beside the destroyed phase's kernel (off the batch's
+	// critical path when the kernel takes longer), besides applying the net change to the graph
+	// (in Net): the created phase's searches prepared and estimated (not in Prepare or Estimate).
+	Ahead time.Duration
 	// On the GPU, summed over the phases: the busiest persistent warp's time, the warps' mean
 	// and the longest single search (load balance: WarpMax near Kernel and far above WarpMean
 	// means a few warps finish the phase alone).
@@ -213,14 +217,23 @@ type Matcher struct {
 	fillDegree bool
 	picked     []uint32 // per vertex: stamp when pack took it in this phase
 	stamp      uint32
-	ch         changes // the last batch's, for the host graph
-	changed    map[int64]bool
-	freq       []uint32
-	listBuf    []uint32
-	out        []int64
-	measure    bool
-	stats      Stats
-	since      int // changes since the last compaction
+	// The created phase's searches (next, ahead set) and, in the estimator's modes, their
+	// ranking (nextHot, nextWalks; nextEstimated set), made beside the destroyed phase's kernel;
+	// lastBudget is the last phase's cache budget (the ranking's walk-count re-check).
+	next          phase
+	ahead         bool
+	nextEstimated bool
+	nextHot       []uint32
+	nextWalks     uint64
+	lastBudget    uint64
+	ch            changes // the last batch's, for the host graph
+	changed       map[int64]bool
+	freq          []uint32
+	listBuf       []uint32
+	out           []int64
+	measure       bool
+	stats         Stats
+	since         int // changes since the last compaction
 	// broken is set when the host graph could not follow a batch that changed the graph: every
 	// later batch fails with it rather than match on stale lists.
 	broken error
@@ -315,25 +328,69 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		return err
 	}
 	var best uint64
-	// Destroyed: matches of the current (old) graph failing in the new.
-	if err := m.phase(ctx, false, res, &best, emit); err != nil {
+	// Destroyed: matches of the current (old) graph failing in the new. Beside its kernel the
+	// host applies the net change to the graph and, unless listing (whose matches are named in
+	// the graph before the change), prepares the created phase's searches and estimates them.
+	applied := false
+	var applyErr error
+	apply := func() {
+		t0 := time.Now()
+		if applyErr = m.net.Apply(); applyErr != nil {
+			return
+		}
+		applied = true
+		m.changes()
+		m.since += len(m.net.Pairs) + len(m.net.Vertices)
+		m.stats.Net += time.Since(t0)
+		if emit == nil {
+			m.prepareAhead()
+		}
+	}
+	if err := m.phase(ctx, false, res, &best, emit, apply); err != nil {
+		if applied {
+			_ = m.syncHost() // the graph changed: the host graph follows it (or the matcher is broken)
+		}
 		return err
 	}
-	tn = time.Now()
-	if err := m.net.Apply(); err != nil {
+	if applyErr != nil {
+		return applyErr
+	}
+	if err := m.syncHost(); err != nil {
 		return err
 	}
+	// Created: matches of the new graph failing in the old.
+	return m.phase(ctx, true, res, &best, emit, nil)
+}
+
+// syncHost brings the host graph in step with the graph after the batch (follow); when it
+// cannot, the matcher is broken from then on.
+func (m *Matcher) syncHost() error {
 	t0 := time.Now()
-	m.stats.Net += t0.Sub(tn)
-	m.changes()
-	m.since += len(m.net.Pairs) + len(m.net.Vertices)
 	if err := m.follow(); err != nil {
 		m.broken = fmt.Errorf("gcsm: the host graph could not follow a batch, so this matcher stops (open it again): %w", err)
 		return m.broken
 	}
 	m.stats.Sync += time.Since(t0)
-	// Created: matches of the new graph failing in the old.
-	return m.phase(ctx, true, res, &best, emit)
+	return nil
+}
+
+// prepareAhead prepares the created phase's searches into m.next (not split: splitting reads the
+// host graph, which still holds the old lists) and, in the estimator's modes, ranks the lists
+// they will read with walks on the old host graph (estimator.hot, stale): run while the destroyed
+// phase's kernel reads the host graph, so that this work leaves the batch's critical path.
+func (m *Matcher) prepareAhead() {
+	t0 := time.Now()
+	m.prepare(&m.next, true)
+	m.ahead = true
+	m.nextHot = m.nextHot[:0]
+	m.nextWalks = 0
+	if m.next.numTasks() > 0 && (m.mode == ModeCache || m.mode == ModeCacheBytes || m.mode == ModeCacheDensity) {
+		hot, walks := m.est.hot(m, &m.next, m.lastBudget, true)
+		m.nextHot = append(m.nextHot, hot...)
+		m.nextWalks = walks
+		m.nextEstimated = true
+	}
+	m.stats.Ahead += time.Since(t0)
 }
 
 // changes records the batch's net change for the host graph (after it is applied to m.g): the
@@ -386,18 +443,28 @@ func (m *Matcher) follow() error {
 }
 
 // phase runs the destroyed (created false) or created searches, and lists their matches to
-// emit when it is set.
-func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64, emit csm.Emit) error {
+// emit when it is set. during (when not nil) is run once beside the phase's kernel, or after the
+// phase when it lists or has no searches.
+func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64, emit csm.Emit, during func()) error {
 	tp := time.Now()
-	m.prepare(created)
+	if created && m.ahead {
+		m.ph, m.next = m.next, m.ph // prepared beside the destroyed phase's kernel
+	} else {
+		m.prepare(&m.ph, created)
+	}
+	estimated := created && m.ahead && m.nextEstimated
+	m.ahead, m.nextEstimated = false, false
 	m.split()
 	m.stats.Prepare += time.Since(tp)
 	n := m.ph.numTasks()
 	m.stats.Tasks += n
 	if n == 0 {
+		if during != nil {
+			during()
+		}
 		return nil
 	}
-	if err := m.fillCache(); err != nil {
+	if err := m.fillCache(estimated); err != nil {
 		return err
 	}
 	m.counts = slices.Grow(m.counts[:0], n)[:n]
@@ -410,7 +477,15 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 		clear(freq)
 	}
 	var st Stats
-	if err := m.be.run(ctx, m.t, &m.h, &m.cache, &m.ph, m.counts, freq, &st); err != nil {
+	if during != nil && emit == nil {
+		done := make(chan error, 1)
+		go func() { done <- m.be.run(ctx, m.t, &m.h, &m.cache, &m.ph, m.counts, freq, &st) }()
+		during()
+		during = nil
+		if err := <-done; err != nil {
+			return err
+		}
+	} else if err := m.be.run(ctx, m.t, &m.h, &m.cache, &m.ph, m.counts, freq, &st); err != nil {
 		return err
 	}
 	m.stats.Reads += st.Reads
@@ -447,7 +522,12 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 		if created {
 			sign = 1
 		}
-		return m.list(ctx, sign, emit)
+		if err := m.list(ctx, sign, emit); err != nil {
+			return err
+		}
+	}
+	if during != nil {
+		during()
 	}
 	return nil
 }
@@ -557,8 +637,8 @@ func (m *Matcher) listOnHost(ctx context.Context, i, sign int, emit csm.Emit) er
 
 // prepare builds the phase's searches and other-graph tables from the batch's net change, as the
 // CPU engine does: the anchors are the changed elements alive in the current graph.
-func (m *Matcher) prepare(created bool) {
-	g, ph := m.g, &m.ph
+func (m *Matcher) prepare(ph *phase, created bool) {
+	g := m.g
 	ph.reset()
 	vchg := slices.Collect(m.net.AnchorVertices(g, created))
 	pchg := slices.Collect(m.net.AnchorPairs(g, created))
@@ -640,14 +720,16 @@ func (m *Matcher) split() {
 	}
 }
 
-// fillCache chooses the phase's cached lists by the mode and packs them.
-func (m *Matcher) fillCache() error {
+// fillCache chooses the phase's cached lists by the mode and packs them; with estimated set the
+// estimator's ranking is m.nextHot (made beside the last kernel).
+func (m *Matcher) fillCache(estimated bool) error {
 	m.cache.reset()
 	var freqBytes uint64
 	if m.measure {
 		freqBytes = 4 * uint64(m.g.IDBound())
 	}
 	budget := m.be.cacheBudget(&m.h, &m.ph, freqBytes)
+	m.lastBudget = budget
 	switch m.mode {
 	case ModeZeroCopy, ModeUnified:
 		return nil
@@ -664,7 +746,10 @@ func (m *Matcher) fillCache() error {
 		m.stats.Copy += time.Since(t0)
 	case ModeCache, ModeCacheBytes, ModeCacheDensity:
 		t0 := time.Now()
-		hot, walks := m.est.hot(m, budget)
+		hot, walks := m.nextHot, m.nextWalks
+		if !estimated {
+			hot, walks = m.est.hot(m, &m.ph, budget, false)
+		}
 		m.stats.Walks = walks
 		t1 := time.Now()
 		m.stats.Estimate += t1.Sub(t0)
@@ -752,5 +837,5 @@ func (m *Matcher) LogBatch(l *slog.Logger) {
 	l.Debug("gcsm: batch", "mode", m.mode.String(), "tasks", s.Tasks, "list_reads", s.Reads, "from_gpu", s.HitRate(),
 		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
 		"net", s.Net, "prepare", s.Prepare, "estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync,
-		"warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax, "launches", s.Launches, "spilled", s.Spilled)
+		"ahead", s.Ahead, "warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax, "launches", s.Launches, "spilled", s.Spilled)
 }
