@@ -226,14 +226,17 @@ type Matcher struct {
 	nextHot       []uint32
 	nextWalks     uint64
 	lastBudget    uint64
-	ch            changes // the last batch's, for the host graph
-	changed       map[int64]bool
-	freq          []uint32
-	listBuf       []uint32
-	out           []int64
-	measure       bool
-	stats         Stats
-	since         int // changes since the last compaction
+	// sequential (measurement): nothing runs beside the kernels (the host's work between the
+	// phases after the destroyed phase's kernel, as before the pipelining).
+	sequential bool
+	ch         changes // the last batch's, for the host graph
+	changed    map[int64]bool
+	freq       []uint32
+	listBuf    []uint32
+	out        []int64
+	measure    bool
+	stats      Stats
+	since      int // changes since the last compaction
 	// broken is set when the host graph could not follow a batch that changed the graph: every
 	// later batch fails with it rather than match on stale lists.
 	broken error
@@ -342,15 +345,22 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		m.changes()
 		m.since += len(m.net.Pairs) + len(m.net.Vertices)
 		m.stats.Net += time.Since(t0)
-		if emit == nil {
+		if emit == nil && !m.sequential {
 			m.prepareAhead()
 		}
 	}
-	if err := m.phase(ctx, false, res, &best, emit, apply); err != nil {
+	during := apply
+	if m.sequential {
+		during = nil
+	}
+	if err := m.phase(ctx, false, res, &best, emit, during); err != nil {
 		if applied {
 			_ = m.syncHost() // the graph changed: the host graph follows it (or the matcher is broken)
 		}
 		return err
+	}
+	if during == nil {
+		apply()
 	}
 	if applyErr != nil {
 		return applyErr
