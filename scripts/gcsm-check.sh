@@ -19,12 +19,12 @@
 #                                       TestGPUBench on R-MAT scale 20 at 90 MiB (the graph about
 #                                       4.2x the budget; diamond and house, 4 and 5 vertices)
 #                                       together, in batches of 64, 512, 4,096 and 8,192, modes
-#                                       cache, zerocopy, degree and cache+nofill+seq (the cache
-#                                       without the degree fill and the work ahead) beside the
-#                                       CPU engine on every core, medians of 3 batches, at most
-#                                       150 s; then a table of the medians and of cache's
-#                                       speedups (the other's time over cache's). Each variable
-#                                       it sets may be given instead.
+#                                       cache, zerocopy, degree, cache+nofill+seq (the cache
+#                                       without the degree fill and the work ahead) and
+#                                       cache-bytes beside the CPU engine on every core, medians
+#                                       of 3 batches, at most 150 s; then a table of the medians
+#                                       and of cache's speedups (the other's time over cache's).
+#                                       Each variable it sets may be given instead.
 #                                       REORG=1 (after the rest, whatever its status): the host
 #                                       graph's reorganisation on R-MAT scale 23 (about 10^8 edges,
 #                                       6 GB of host memory; TestReorganisation, REORG_TIMEOUT
@@ -110,7 +110,7 @@ run() {
 		: "${RUN:=TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestNoGPU}"
 		: "${WATCH:=0}" "${BENCH:=1}" "${CHECK_TIMEOUT:=70}" "${BENCH_TIMEOUT:=150}" "${SCALE:=20}"
 		: "${GCSM_EMAIL:=0}" "${GCSM_ROUNDS:=3}" "${GCSM_COVERAGE:=0}" "${GCSM_BATCHES:=64,512,4096,8192}"
-		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,cache+nofill+seq}" "${GCSM_BUDGET_MIB:=90}"
+		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,cache+nofill+seq,cache-bytes}" "${GCSM_BUDGET_MIB:=90}"
 		export GCSM_EMAIL GCSM_ROUNDS GCSM_COVERAGE GCSM_BATCHES GCSM_MODES GCSM_BUDGET_MIB
 	fi
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"
