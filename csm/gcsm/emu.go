@@ -3,6 +3,7 @@ package gcsm
 import (
 	"context"
 	"math/bits"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 
@@ -315,6 +316,47 @@ func (e *emu) genRange(rec []uint32, k int, out []uint32, plo, phi uint32, abs b
 	}
 	e.flush(need)
 	return out
+}
+
+// genSample is gen for the estimator's sampled walks: with at most m source entries it checks
+// them all (gen), else m entries drawn uniformly (with replacement) from the level's source
+// range. It appends the accepted ones to out and returns them with the number of entries
+// checked and the range's size n. With onRead the step's charges are gen's for choosing and
+// scanning the range, and the sample's checks scaled by n over the entries checked (an unbiased
+// estimate of the whole range's checks).
+func (e *emu) genSample(rec []uint32, k int, out []uint32, plo, phi uint32, m int, rng *rand.Rand) ([]uint32, int, int) {
+	lv := level(rec, k)
+	var ls [MaxPatternVertices]hlist
+	need := e.lists(lv, k, &ls)
+	src, lo, hi := source(lv, &ls)
+	lo, hi = part(lo, hi, plo, phi)
+	n := max(hi-lo, 0)
+	if e.onRead != nil {
+		e.chargeSource(lv, &ls, src, n)
+	}
+	before := e.cost
+	s := ls[lv[lPPos+src]]
+	checked := min(m, n)
+	for d := range checked {
+		i := lo + d
+		if m < n {
+			i = lo + rng.IntN(n)
+		}
+		if lv[lPELAny+src] == 0 && s.elab[i] != lv[lPEL+src] {
+			continue
+		}
+		c, lab := uint32(s.keys[i]), uint32(s.keys[i]>>32)
+		if e.accept(lv, k, c, lab, src, &ls) {
+			out = append(out, c)
+		}
+	}
+	if e.onRead != nil && checked < n {
+		for j := range e.cost {
+			e.cost[j] = before[j] + (e.cost[j]-before[j])*uint64(n)/uint64(checked)
+		}
+	}
+	e.flush(need)
+	return out, checked, n
 }
 
 // chargeSource charges choosing level k's source (a label range found in each parent's list,

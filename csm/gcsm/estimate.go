@@ -30,16 +30,17 @@ import (
 // kernel's traffic through the mapping.
 
 const (
-	minWalks     = 16      // per anchored search
-	maxWalks     = 1 << 18 // in all
-	uniformWalks = 4       // per anchored search, uniform walks (ModeCacheBytes, ModeCacheDensity)
+	minWalks      = 16      // per anchored search
+	maxWalks      = 1 << 18 // in all
+	uniformWalks  = 4       // per anchored search, uniform walks (ModeCacheBytes, ModeCacheDensity, ModeCacheSampled)
+	sampleEntries = 8       // a node's source entries checked by sampled walks (ModeCacheSampled)
 )
 
 // rank is what the estimator ranks the lists by (the cache modes).
 type rank int
 
 const (
-	// rankBytes (ModeCacheBytes): the estimated bytes read through the mapping.
+	// rankBytes (ModeCacheBytes, ModeCacheSampled): the estimated bytes read through the mapping.
 	rankBytes rank = iota
 	// rankReads (ModeCache): the estimated reads (the thesis's ranking).
 	rankReads
@@ -57,6 +58,10 @@ type estimator struct {
 	// the leaves however large D is (ModeCacheBytes, ModeCacheDensity).
 	uniform   bool
 	perSearch float64
+	// sample (uniform walks): the source entries a node's walks check (drawn uniformly when the
+	// range has more), the children's weights scaled by the range's size over the entries checked:
+	// a walk's cost no longer grows with the ranges' sizes (ModeCacheSampled; 0: all).
+	sample int
 	// est and bytes: per vertex, the estimated reads and bytes read of its list; key the
 	// ranking's key.
 	est, bytes, key []float64
@@ -75,6 +80,7 @@ type walker struct {
 	weight  float64
 	d       float64
 	uniform bool
+	sample  int // uniform walks: source entries checked at a node (0: all)
 }
 
 // read is one recorded list read: the vertex and the weights it adds to the vertex's estimated
@@ -178,7 +184,7 @@ func (s *estimator) pass(m *Matcher, ph *phase, M uint64, stale bool) []uint32 {
 		w.e = emu{t: m.t, h: &m.h, ph: ph}
 		w.e.onRead = func(v uint32, b uint64) { w.reads = append(w.reads, read{v, w.weight, w.weight * float64(b)}) }
 		w.reads = w.reads[:0]
-		w.d, w.uniform = d, s.uniform
+		w.d, w.uniform, w.sample = d, s.uniform, s.sample
 	}
 	par.Ranges(T, workers, chunk, func(wi, lo, hi int) bool {
 		w := s.walkers[wi]
@@ -276,14 +282,26 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 	}
 	w.weight = float64(b) * scale
 	e := &w.e
-	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+	// children: the number of candidates the walks' children stand for (those found, or with
+	// sampling the estimate n·accepted/checked).
+	var children float64
+	if w.sample > 0 {
+		var checked, all int
+		e.bufs[k], checked, all = e.genSample(rec, k, e.bufs[k][:0], plo, phi, w.sample, w.rng)
+		if checked > 0 {
+			children = float64(all) * float64(len(e.bufs[k])) / float64(checked)
+		}
+	} else {
+		e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+		children = float64(len(e.bufs[k]))
+	}
 	if k == n-1 {
 		return
 	}
 	c := len(e.bufs[k])
 	if w.uniform {
 		// The b walks shared among the c candidates (multinomially), each child's weight scaled
-		// by c: walks reach the leaves however large D is.
+		// by the candidates they stand for: walks reach the leaves however large D is.
 		left := b
 		for i := 0; i < c && left > 0; i++ {
 			bc := w.binomial(left, 1/float64(c-i))
@@ -292,7 +310,7 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 				continue
 			}
 			e.f[k] = e.bufs[k][i]
-			w.walk(rec, k+1, bc, scale*float64(c), 0, 0)
+			w.walk(rec, k+1, bc, scale*children, 0, 0)
 		}
 		return
 	}

@@ -43,8 +43,8 @@ func TestEstimatorQuality(t *testing.T) {
 		mode    string
 		fill    bool
 	}{{"degree", false, 0, "degree", false}, {"1/D reads", false, 0, "cache", false}, {"1/D reads+fill", false, 0, "cache", true},
-		{"1/D bytes+fill", false, 0, "cache-bytes", true}, {"u0.5 bytes+fill", true, 0.5, "cache-bytes", true},
-		{"u1 bytes+fill", true, 1, "cache-bytes", true}, {"u2 bytes+fill", true, 2, "cache-bytes", true}, {"u4 bytes", true, 4, "cache-bytes", false}} {
+		{"u2 bytes+fill", true, 2, "cache-bytes", true}, {"u4 bytes+fill", true, 4, "cache-bytes", true},
+		{"s4 bytes+fill", true, 4, "cache-sampled", true}, {"s16 bytes+fill", true, 16, "cache-sampled", true}} {
 		var bytes [2]uint64
 		m, err := open(mk(), []*pattern.Pattern{diamond, house}, csm.Options{SkipInvalid: true, Mode: v.mode},
 			func(*table) (backend, error) { return emuBackend{budget: budget, bytes: &bytes}, nil })

@@ -56,11 +56,21 @@ const (
 	// on demand and back when the host rewrites them (gpu.Device.AllocManaged: no advice, no
 	// prefetch). The pages it keeps on the GPU are outside --gpu-memory.
 	ModeUnified
+	// ModeCacheSampled ("cache-sampled"), for measurement: ModeCacheBytes's uniform walks, each
+	// node checking a sample of sampleEntries of its source range instead of all of it (the
+	// walks' cost no longer grows with the ranges).
+	ModeCacheSampled
 )
 
-var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density", "unified"}
+var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density", "unified", "cache-sampled"}
 
 func (m Mode) String() string { return modeNames[m] }
+
+// estimated reports whether the mode caches the lists the estimator ranks (then fills the rest
+// of the budget by degree).
+func (m Mode) estimated() bool {
+	return m == ModeCache || m == ModeCacheBytes || m == ModeCacheDensity || m == ModeCacheSampled
+}
 
 // ParseMode parses a mode name ("" is the default, cache).
 func ParseMode(s string) (Mode, error) {
@@ -255,10 +265,12 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 		m.est.uniform, m.est.perSearch, m.est.rank = true, uniformWalks, rankBytes
 	case ModeCacheDensity:
 		m.est.uniform, m.est.perSearch, m.est.rank = true, uniformWalks, rankDensity
+	case ModeCacheSampled:
+		m.est.uniform, m.est.perSearch, m.est.sample, m.est.rank = true, uniformWalks, sampleEntries, rankBytes
 	default:
 		m.est.rank = rankReads
 	}
-	m.fillDegree = mode == ModeCache || mode == ModeCacheBytes || mode == ModeCacheDensity
+	m.fillDegree = mode.estimated()
 	if err := m.rebuild(); err != nil {
 		m.Close()
 		return nil, err
@@ -394,7 +406,7 @@ func (m *Matcher) prepareAhead() {
 	m.ahead = true
 	m.nextHot = m.nextHot[:0]
 	m.nextWalks = 0
-	if m.next.numTasks() > 0 && (m.mode == ModeCache || m.mode == ModeCacheBytes || m.mode == ModeCacheDensity) {
+	if m.next.numTasks() > 0 && m.mode.estimated() {
 		hot, walks := m.est.hot(m, &m.next, m.lastBudget, true)
 		m.nextHot = append(m.nextHot, hot...)
 		m.nextWalks = walks
@@ -754,7 +766,7 @@ func (m *Matcher) fillCache(estimated bool) error {
 		t0 := time.Now()
 		m.pack(budget, m.deg)
 		m.stats.Copy += time.Since(t0)
-	case ModeCache, ModeCacheBytes, ModeCacheDensity:
+	case ModeCache, ModeCacheBytes, ModeCacheDensity, ModeCacheSampled:
 		t0 := time.Now()
 		hot, walks := m.nextHot, m.nextWalks
 		if !estimated {

@@ -156,3 +156,73 @@ func TestDegreeFill(t *testing.T) {
 		}
 	}
 }
+
+// TestGenSample: a sampled walk step (genSample) against the full step (gen) on a triangle's
+// first free level over R-MAT edges: with a sample at least the range it finds the same
+// candidates and charges the same bytes; with a smaller one every candidate it finds is one of
+// gen's, and its estimate of the candidates' number (range size · found / checked) averages to
+// gen's count, as does its estimate of the bytes charged.
+func TestGenSample(t *testing.T) {
+	g0, err := gen.RMAT(gen.RMATOptions{Scale: 10, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tri, err := pattern.New([]pattern.Label{pattern.Wildcard, pattern.Wildcard, pattern.Wildcard},
+		[]pattern.Edge{{U: 0, V: 1, Label: pattern.Wildcard}, {U: 1, V: 2, Label: pattern.Wildcard}, {U: 0, V: 2, Label: pattern.Wildcard}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := openEmu(dynamic.FromGraph(g0), []*pattern.Pattern{tri}, csm.Options{}, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm := m.(*Matcher)
+	defer gm.Close()
+	rec := gm.t.words[:termWords]
+	k := int(rec[tAnchors])
+	var charged uint64
+	e := emu{t: gm.t, h: &gm.h, onRead: func(_ uint32, b uint64) { charged += b }}
+	r := rand.New(rand.NewPCG(3, 4))
+	tested := 0
+	for u := range uint32(g0.NumVertices()) {
+		for _, v := range g0.Neighbors(u) {
+			e.f[0], e.f[1] = u, v
+			charged = 0
+			want := e.gen(rec, k, nil, 0, 0)
+			wantBytes := charged
+			if len(want) < 4 {
+				continue
+			}
+			charged = 0
+			got, checked, n := e.genSample(rec, k, nil, 0, 0, 1<<20, r)
+			if !slices.Equal(got, want) || checked != n || charged != wantBytes {
+				t.Fatalf("(%d, %d), sample of all: %v (checked %d of %d, %d bytes), gen %v (%d bytes)", u, v, got, checked, n, charged, want, wantBytes)
+			}
+			const draws, m = 4000, 3
+			var est, bytes float64
+			for range draws {
+				charged = 0
+				got, checked, n = e.genSample(rec, k, nil, 0, 0, m, r)
+				for _, c := range got {
+					if _, ok := slices.BinarySearch(want, c); !ok {
+						t.Fatalf("(%d, %d): sampled candidate %d is not one of gen's %v", u, v, c, want)
+					}
+				}
+				if checked != min(m, n) {
+					t.Fatalf("(%d, %d): checked %d of %d with a sample of %d", u, v, checked, n, m)
+				}
+				est += float64(n) * float64(len(got)) / float64(checked)
+				bytes += float64(charged)
+			}
+			est /= draws
+			bytes /= draws
+			if est < 0.85*float64(len(want)) || est > 1.15*float64(len(want)) || bytes < 0.85*float64(wantBytes) || bytes > 1.15*float64(wantBytes) {
+				t.Errorf("(%d, %d): sampled estimates %.1f candidates and %.0f bytes, gen %d and %d", u, v, est, bytes, len(want), wantBytes)
+			}
+			if tested++; tested == 10 {
+				return
+			}
+		}
+	}
+	t.Fatalf("only %d edges with 4 common neighbours or more", tested)
+}
