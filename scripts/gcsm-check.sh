@@ -21,7 +21,7 @@
 #                                       together, in batches of 64, 512, 4,096 and 8,192, modes
 #                                       cache, zerocopy, degree, cache+nofill+seq (the cache
 #                                       without the degree fill and the work ahead) and
-#                                       cache-bytes beside the CPU engine on every core, medians
+#                                       cache-sampled beside the CPU engine on every core, medians
 #                                       of 3 batches, at most 150 s; then a table of the medians
 #                                       and of cache's speedups (the other's time over cache's).
 #                                       Each variable it sets may be given instead.
@@ -110,7 +110,7 @@ run() {
 		: "${RUN:=TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestNoGPU}"
 		: "${WATCH:=0}" "${BENCH:=1}" "${CHECK_TIMEOUT:=70}" "${BENCH_TIMEOUT:=150}" "${SCALE:=20}"
 		: "${GCSM_EMAIL:=0}" "${GCSM_ROUNDS:=3}" "${GCSM_COVERAGE:=0}" "${GCSM_BATCHES:=64,512,4096,8192}"
-		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,cache+nofill+seq,cache-bytes}" "${GCSM_BUDGET_MIB:=90}"
+		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,cache+nofill+seq,cache-sampled}" "${GCSM_BUDGET_MIB:=90}"
 		export GCSM_EMAIL GCSM_ROUNDS GCSM_COVERAGE GCSM_BATCHES GCSM_MODES GCSM_BUDGET_MIB
 	fi
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"
