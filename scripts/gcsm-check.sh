@@ -80,23 +80,26 @@ watch_checks() {
 }
 
 # modes_table: the medians of bench.tsv's modes per batch size (the modes in the order they ran),
-# and cache's speedup over each other mode (its median time over cache's).
+# cache's speedup over each other mode (its median time over cache's), and each other GPU mode's
+# speedup over zerocopy (X/zerocopy: zerocopy's time over X's).
 modes_table() {
 	awk -F'\t' '
 	NR > 1 { ms[$4, $5] = $7; if (!($4 in seen)) { seen[$4] = 1; bs[nb++] = $4 + 0 } if (!($5 in known)) { known[$5] = 1; md[nm++] = $5 } }
-	function r(m, b) { return (ms[b, m] > 0 && ms[b, "cache"] > 0) ? sprintf("%.2fx", ms[b, m] / ms[b, "cache"]) : "-" }
+	function r(m, b, ref) { return (ms[b, m] > 0 && ms[b, ref] > 0) ? sprintf("%.2fx", ms[b, m] / ms[b, ref]) : "-" }
 	function v(m, b) { return ((b, m) in ms) ? ms[b, m] : "-" }
 	END {
 		for (i = 1; i < nb; i++) for (j = i; j > 0 && bs[j-1] > bs[j]; j--) { t = bs[j]; bs[j] = bs[j-1]; bs[j-1] = t }
 		printf "batch"
 		for (k = 0; k < nm; k++) printf "\t%s_ms", md[k]
 		for (k = 0; k < nm; k++) if (md[k] != "cache") printf "\tcache/%s", md[k]
+		for (k = 0; k < nm; k++) if (md[k] != "cache" && md[k] != "zerocopy" && md[k] != "cpu") printf "\t%s/zerocopy", md[k]
 		printf "\n"
 		for (i = 0; i < nb; i++) {
 			b = bs[i]
 			printf "%d", b
 			for (k = 0; k < nm; k++) printf "\t%s", v(md[k], b)
-			for (k = 0; k < nm; k++) if (md[k] != "cache") printf "\t%s", r(md[k], b)
+			for (k = 0; k < nm; k++) if (md[k] != "cache") printf "\t%s", r(md[k], b, "cache")
+			for (k = 0; k < nm; k++) if (md[k] != "cache" && md[k] != "zerocopy" && md[k] != "cpu") printf "\t%s", r("zerocopy", b, md[k])
 			printf "\n"
 		}
 	}' "$1" | { command -v column >/dev/null && column -t -s $'\t' || cat; } # (the device has no column)
