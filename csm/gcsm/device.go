@@ -90,6 +90,7 @@ type device struct {
 	gather                     *gpu.Function // gcsm_gather: the cache's entries from the mapped host graph
 	slotBuf                    *gpu.Buffer   // per vertex: its cache row, or ^0
 	warps, stride              int
+	levels                     int    // a warp's stack: buffers of stride candidates (stackLevels)
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
 	maxList                    uint64 // tests: a cap on the matches a listing launch holds (0: none)
 	params                     [paramWords]uint64
@@ -116,7 +117,7 @@ func openDevice(t *table, limit uint64) (backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gcsm: %w", err)
 	}
-	dv := &device{d: d, fn: fn, gather: gather, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "gcsm: "}}
+	dv := &device{d: d, fn: fn, gather: gather, levels: stackLevels(t), mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "gcsm: "}}
 	if dv.table, err = gpu.UploadTo(&dv.mem, "table", t.words); err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		holds(dv.small, smallBytes(ph), true) + holds(dv.slotBuf, 4*uint64(len(h.ln)), false) + holds(dv.freq, freqBytes, false) +
 		holds(dv.spill[0], dv.spillCap*spillWords*4, false) + holds(dv.spill[1], dv.spillCap*spillWords*4, false) + listBytes + 64<<10
 	dv.stride = levelChunk
-	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
+	perWarp := dv.stackBytes(1)
 	// As many warps as fit, also for a phase of few searches: a heavy one spreads over them
 	// by spilling.
 	dv.warps = maxWarps
@@ -212,6 +213,24 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		return min(left, dv.maxCache)
 	}
 	return left
+}
+
+// stackLevels is the number of level buffers a warp's stack needs for the table's patterns: the
+// largest pattern's vertices less one (the kernel buffers levels up to n-2 at most: the last is
+// counted or listed straight from its source), at least one. Until branch gcsm5 every stack had
+// MaxPatternVertices buffers, 8 KiB a warp, which on 4- and 5-vertex patterns left 3/8 to 5/8 of
+// the stacks' memory, a third of a small --gpu-memory, unused instead of caching lists.
+func stackLevels(t *table) int {
+	n := 2
+	for _, s := range t.sizes {
+		n = max(n, s)
+	}
+	return n - 1
+}
+
+// stackBytes is the stacks' memory for warps warps.
+func (dv *device) stackBytes(warps int) uint64 {
+	return uint64(warps) * uint64(dv.levels) * uint64(dv.stride) * 4
 }
 
 // holds returns the bytes buffer b holds after ensure(b, bytes, grow) (0 for bytes 0).
@@ -250,7 +269,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := dv.ensure(&dv.counts, "counts", 8*uint64(T), true); err != nil {
 		return err
 	}
-	if err := dv.ensure(&dv.stack, "stacks", uint64(dv.warps)*MaxPatternVertices*uint64(dv.stride)*4, false); err != nil {
+	if err := dv.ensure(&dv.stack, "stacks", dv.stackBytes(dv.warps), false); err != nil {
 		return err
 	}
 	for i := range dv.spill {
@@ -405,7 +424,7 @@ func (dv *device) rounds(ctx context.Context, tasks uint64, T int, st *Stats, la
 			outPtr = gpu.DevicePtr(out.Ptr())
 		}
 		if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
-			gpu.DevicePtr(base+dv.paramsAt), dv.table, gpu.DevicePtr(src), uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride),
+			gpu.DevicePtr(base+dv.paramsAt), dv.table, gpu.DevicePtr(src), uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride), uint32(dv.levels),
 			gpu.DevicePtr(base), outPtr, outCap, uint64(minSpill*time.Duration(round+1)), mask, force, stop,
 			la.out, la.cursor, la.cap); err != nil {
 			return fmt.Errorf("gcsm: %w", err)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +16,9 @@ import (
 )
 
 // TestEstimatorQuality (GCSM_ESTQ=1, GCSM_ESTQ_SCALE (default 15); no GPU) measures the cache's
-// quality on an R-MAT graph (4 labels, diamond and house, batches of 2,048, a cache of a quarter
-// of the lists) with the emulation, per estimator variant and ranking (docs/benchmarks.md): the
+// quality on an R-MAT graph (4 labels, diamond and house, batches of GCSM_ESTQ_BATCH (2,048), a
+// cache of GCSM_ESTQ_BUDGET_PCT percent (25) of the lists' bytes; GCSM_ESTQ_ONLY: the variants
+// to run) with the emulation, per estimator variant and ranking (docs/benchmarks.md): the
 // share of list reads served by the cache, the share of the bytes read by the emulation's cost
 // model (emu.go: charge) served by it, the top-1% coverage, the estimation's
 // time and walks.
@@ -35,7 +38,9 @@ func TestEstimatorQuality(t *testing.T) {
 	mk, stream := rmatStream(t, g0, 4*batch)
 	diamond := mustPattern(t, []uint32{0, 1, 2, 3}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}})
 	house := mustPattern(t, []uint32{0, 1, 2, 3, 0}, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {1, 4}})
-	budget := 12 * g0.NumEdges() * 2 / 4 // a quarter of the lists
+	// A quarter of the lists' bytes, or GCSM_ESTQ_BUDGET_PCT percent of them.
+	budget := 12 * g0.NumEdges() * 2 * uint64(envInt("GCSM_ESTQ_BUDGET_PCT", 25)) / 100
+	only := os.Getenv("GCSM_ESTQ_ONLY") // variants to run, by name, comma-separated (all when empty)
 	for _, v := range []struct {
 		name    string
 		uniform bool
@@ -45,6 +50,9 @@ func TestEstimatorQuality(t *testing.T) {
 	}{{"degree", false, 0, "degree", false}, {"1/D reads", false, 0, "cache", false}, {"1/D reads+fill", false, 0, "cache", true},
 		{"u2 bytes+fill", true, 2, "cache-bytes", true}, {"u4 bytes+fill", true, 4, "cache-bytes", true},
 		{"s4 bytes+fill", true, 4, "cache-sampled", true}, {"s16 bytes+fill", true, 16, "cache-sampled", true}} {
+		if only != "" && !slices.Contains(strings.Split(only, ","), v.name) {
+			continue
+		}
 		var bytes [2]uint64
 		m, err := open(mk(), []*pattern.Pattern{diamond, house}, csm.Options{SkipInvalid: true, Mode: v.mode},
 			func(*table) (backend, error) { return emuBackend{budget: budget, bytes: &bytes}, nil })

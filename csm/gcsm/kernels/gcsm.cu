@@ -379,7 +379,9 @@ __device__ bool spill(int d, int k, u32 term, u32 orig, const u32 *f, const u32 
 
 // gcsm_match runs a phase's searches: in the first launch the host's tasks (TASK_WORDS each:
 // term, anchors, pattern, part), in later ones (spilled set) the searches an earlier launch
-// spilled (SPILL_WORDS each). Persistent warps take searches from ctl[C_NEXT]; each adds its
+// spilled (SPILL_WORDS each). Each warp's stack in buf holds levels buffers of stride candidates
+// (levels: the largest pattern's vertices less one; the last level is never buffered).
+// Persistent warps take searches from ctl[C_NEXT]; each adds its
 // count to its host task's taskCounts entry. Load balance: once half of the launch's warps
 // found no more searches (ctl[C_IDLE]), a warp whose search has run minSpillNs spills what is
 // left of it into spillOut (at most spillCap records, counted in ctl[C_SPILLS]) and takes the
@@ -389,7 +391,7 @@ __device__ bool spill(int d, int k, u32 term, u32 orig, const u32 *f, const u32 
 // launch lists: no tail is counted as a product, and each match of the last level is written to
 // its task's range of listOut (cursor; C_LISTERR when a range overflows: a host error).
 extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const u32 *tasks, u32 ntasks, u32 spilled,
-                                      u64 *taskCounts, u32 *buf, u32 stride, u64 *ctl, u32 *spillOut, u32 spillCap,
+                                      u64 *taskCounts, u32 *buf, u32 stride, u32 levels, u64 *ctl, u32 *spillOut, u32 spillCap,
                                       u64 minSpillNs, u32 spillMask, u32 force, const volatile u32 *stop,
                                       u32 *listOut, u64 *cursor, u64 listCap) {
   const Lister lister = {listOut, cursor, listCap, ctl};
@@ -398,7 +400,7 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
   const u32 lane = threadIdx.x & 31;
   const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const u64 nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
-  u32 *mybuf = buf + warp * MAXN * (u64)stride;
+  u32 *mybuf = buf + warp * levels * (u64)stride;
   Counters ct = {0, 0};
   u32 f[MAXN];
   u32 cnt[MAXN], idx[MAXN];
