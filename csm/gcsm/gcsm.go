@@ -294,7 +294,8 @@ func (m *Matcher) rebuild() error {
 
 // StopsMidBatch reports that a cancelled context stops Apply within about a second, also in the
 // middle of a kernel (the warps poll a stop flag); the batch's counts are then incomplete (and
-// the graph changed when the cancel came in the created phase). The watch command uses it to
+// the graph changed when the cancel came after the net change was applied: beside the destroyed
+// phase's kernel, or in the created phase). The watch command uses it to
 // stop on --timeout or an interrupt without waiting for the batch.
 func (m *Matcher) StopsMidBatch() bool { return true }
 
