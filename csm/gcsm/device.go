@@ -363,7 +363,7 @@ func (dv *device) fillCache(h *hostGraph, c *dcsr, st *Stats) error {
 		return err
 	}
 	cb := uint64(dv.cache.Ptr())
-	blocks := min((uint64(len(c.rows))+warpsPerBlock-1)/warpsPerBlock, maxWarps/warpsPerBlock*4)
+	blocks := min(uint64(len(c.rows)), maxWarps/warpsPerBlock*4) // a block a row
 	if _, err := dv.gather.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: blockThreads}, 0,
 		gpu.DevicePtr(h.offM.dev), gpu.DevicePtr(h.keyM.dev), gpu.DevicePtr(h.elM.dev), gpu.DevicePtr(cb+at[0]), gpu.DevicePtr(cb+at[1]),
 		gpu.DevicePtr(cb+at[2]), uint32(len(c.rows)), gpu.DevicePtr(cb+at[3]), gpu.DevicePtr(cb+at[4]), dv.slotBuf); err != nil {

@@ -535,22 +535,37 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
 }
 
 // gcsm_gather fills the device cache from the host graph through the mapping (one pass over the
-// PCIe link, no host-side packing or staging): a warp per row (rows[r], its entries at roff[r],
-// rlen[r] of them), the lanes striding over the row's keys and edge labels; each row's vertex gets
-// its row number in slot (which the host set to ~0 before).
+// PCIe link, no host-side packing or staging): a block per row (rows[r], its entries at roff[r],
+// rlen[r] of them), its threads striding over the row's keys and edge labels GATHER_UNROLL loads
+// at a time each (so that a hub's row does not take a link round trip per 32 entries); each
+// row's vertex gets its row number in slot (which the host set to ~0 before).
+#define GATHER_UNROLL 4
 extern "C" __global__ void gcsm_gather(const u64 *hoff, const u64 *hkeys, const u32 *helab, const u32 *rows,
                                        const u64 *roff, const u32 *rlen, u32 nrows, u64 *ckeys, u32 *celab, u32 *slot) {
-  const u32 lane = threadIdx.x & 31;
-  const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const u64 nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
-  for (u64 r = warp; r < nrows; r += nwarps) {
+  for (u64 r = blockIdx.x; r < nrows; r += gridDim.x) {
     const u32 v = rows[r];
     const u64 from = hoff[v], to = roff[r];
     const u32 n = rlen[r];
-    for (u32 i = lane; i < n; i += 32) {
-      ckeys[to + i] = hkeys[from + i];
-      celab[to + i] = helab[from + i];
+    for (u32 i = threadIdx.x; i < n; i += GATHER_UNROLL * blockDim.x) {
+      u64 k[GATHER_UNROLL];
+      u32 e[GATHER_UNROLL];
+#pragma unroll
+      for (int j = 0; j < GATHER_UNROLL; j++) {
+        const u32 at = i + j * blockDim.x;
+        if (at < n) {
+          k[j] = hkeys[from + at];
+          e[j] = helab[from + at];
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < GATHER_UNROLL; j++) {
+        const u32 at = i + j * blockDim.x;
+        if (at < n) {
+          ckeys[to + at] = k[j];
+          celab[to + at] = e[j];
+        }
+      }
     }
-    if (lane == 0) slot[v] = (u32)r;
+    if (threadIdx.x == 0) slot[v] = (u32)r;
   }
 }
