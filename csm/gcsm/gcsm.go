@@ -3,10 +3,12 @@
 // memory, pinned and mapped into the GPU's address space, or managed in the unified mode (one
 // arena of per-vertex sorted lists, kept in step with the csm graph after each phase of a batch,
 // its changed entries edited in place); per phase of a batch, a random-walk
-// access-frequency estimator picks the adjacency lists the matching will read most, packs them
-// into a DCSR cache in GPU memory within --gpu-memory (one buffer), and one interpreter kernel
-// runs every anchored delta search of the phase, reading a cached list from GPU memory and any
-// other through the mapping (zero-copy). The terms, matching orders and checks are exactly the CPU
+// access-frequency estimator picks the adjacency lists the matching will read most (the
+// highest-degree lists fill what they leave), lays them out as a DCSR cache in GPU memory within
+// --gpu-memory (one buffer, its entries gathered by the GPU from the mapped host graph), and one
+// interpreter kernel runs every anchored delta search of the phase, reading a cached list from
+// GPU memory and any other through the mapping (zero-copy); beside the first phase's kernel the
+// host prepares and estimates the second phase. The terms, matching orders and checks are exactly the CPU
 // engine's (csm.Program), lowered into an instruction table, so the counts are the same in every
 // convention. Without a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU.
 package gcsm
