@@ -48,7 +48,7 @@ func TestEstimatorQuality(t *testing.T) {
 		mode    string
 		fill    bool
 	}{{"degree", false, 0, "degree", false}, {"1/D reads", false, 0, "cache", false}, {"1/D reads+fill", false, 0, "cache", true},
-		{"u2 bytes+fill", true, 2, "cache-bytes", true}, {"u4 bytes+fill", true, 4, "cache-bytes", true},
+		{"1/D bytes+fill", false, 0, "cache-bytes", true}, {"u2 bytes+fill", true, 2, "cache-bytes", true}, {"u4 bytes+fill", true, 4, "cache-bytes", true},
 		{"s4 bytes+fill", true, 4, "cache-sampled", true}, {"s16 bytes+fill", true, 16, "cache-sampled", true}} {
 		if only != "" && !slices.Contains(strings.Split(only, ","), v.name) {
 			continue
