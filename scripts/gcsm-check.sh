@@ -14,16 +14,17 @@
 #                                       WATCH=0 skips the watch comparisons; CHECK_TIMEOUT and
 #                                       BENCH_TIMEOUT (seconds, default 300 and 360) bound the tests
 #                                       and the bench (a bench cut short keeps the rows it wrote).
-#                                       SUITE=modes (at most about 150 s): the GPU tests (not
+#                                       SUITE=modes (at most about 220 s): the GPU tests (not
 #                                       TestGPUStop, no watch comparisons; at most 70 s), then
 #                                       TestGPUBench on R-MAT scale 20 at 90 MiB (the graph about
 #                                       4.2x the budget; diamond and house, 4 and 5 vertices)
-#                                       together, in batches of 512, 4,096 and 8,192,
-#                                       modes cache, zerocopy, degree and unified beside the CPU
-#                                       engine on every core, medians of 3 batches, at most 75 s;
-#                                       then a table of the medians and of cache's speedups (the
-#                                       other's time over cache's). Each variable it sets may be
-#                                       given instead.
+#                                       together, in batches of 64, 512, 4,096 and 8,192, modes
+#                                       cache, zerocopy, degree, cache+nofill+seq (the cache
+#                                       without the degree fill and the work ahead) and
+#                                       cache-sampled beside the CPU engine on every core, medians
+#                                       of 3 batches, at most 150 s; then a table of the medians
+#                                       and of cache's speedups (the other's time over cache's).
+#                                       Each variable it sets may be given instead.
 #                                       REORG=1 (after the rest, whatever its status): the host
 #                                       graph's reorganisation on R-MAT scale 23 (about 10^8 edges,
 #                                       6 GB of host memory; TestReorganisation, REORG_TIMEOUT
@@ -78,19 +79,28 @@ watch_checks() {
 	return $status
 }
 
-# modes_table: the medians of bench.tsv's modes per batch size, and cache's speedup over each
-# other mode (its median time over cache's).
+# modes_table: the medians of bench.tsv's modes per batch size (the modes in the order they ran),
+# cache's speedup over each other mode (its median time over cache's), and each other GPU mode's
+# speedup over zerocopy (X/zerocopy: zerocopy's time over X's).
 modes_table() {
 	awk -F'\t' '
-	NR > 1 { ms[$4, $5] = $7; if (!($4 in seen)) { seen[$4] = 1; bs[nb++] = $4 + 0 } }
-	function r(m, b) { return (ms[b, m] > 0 && ms[b, "cache"] > 0) ? sprintf("%.2fx", ms[b, m] / ms[b, "cache"]) : "-" }
+	NR > 1 { ms[$4, $5] = $7; if (!($4 in seen)) { seen[$4] = 1; bs[nb++] = $4 + 0 } if (!($5 in known)) { known[$5] = 1; md[nm++] = $5 } }
+	function r(m, b, ref) { return (ms[b, m] > 0 && ms[b, ref] > 0) ? sprintf("%.2fx", ms[b, m] / ms[b, ref]) : "-" }
 	function v(m, b) { return ((b, m) in ms) ? ms[b, m] : "-" }
 	END {
 		for (i = 1; i < nb; i++) for (j = i; j > 0 && bs[j-1] > bs[j]; j--) { t = bs[j]; bs[j] = bs[j-1]; bs[j-1] = t }
-		print "batch\tcpu_ms\tcache_ms\tzerocopy_ms\tdegree_ms\tunified_ms\tcache/zerocopy\tcache/degree\tcache/unified\tcache/cpu"
+		printf "batch"
+		for (k = 0; k < nm; k++) printf "\t%s_ms", md[k]
+		for (k = 0; k < nm; k++) if (md[k] != "cache") printf "\tcache/%s", md[k]
+		for (k = 0; k < nm; k++) if (md[k] != "cache" && md[k] != "zerocopy" && md[k] != "cpu") printf "\t%s/zerocopy", md[k]
+		printf "\n"
 		for (i = 0; i < nb; i++) {
 			b = bs[i]
-			printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b, v("cpu", b), v("cache", b), v("zerocopy", b), v("degree", b), v("unified", b), r("zerocopy", b), r("degree", b), r("unified", b), r("cpu", b)
+			printf "%d", b
+			for (k = 0; k < nm; k++) printf "\t%s", v(md[k], b)
+			for (k = 0; k < nm; k++) if (md[k] != "cache") printf "\t%s", r(md[k], b, "cache")
+			for (k = 0; k < nm; k++) if (md[k] != "cache" && md[k] != "zerocopy" && md[k] != "cpu") printf "\t%s", r("zerocopy", b, md[k])
+			printf "\n"
 		}
 	}' "$1" | { command -v column >/dev/null && column -t -s $'\t' || cat; } # (the device has no column)
 }
@@ -101,9 +111,9 @@ run() {
 	local status=0
 	if [ "${SUITE:-}" = modes ]; then
 		: "${RUN:=TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestNoGPU}"
-		: "${WATCH:=0}" "${BENCH:=1}" "${CHECK_TIMEOUT:=70}" "${BENCH_TIMEOUT:=75}" "${SCALE:=20}"
-		: "${GCSM_EMAIL:=0}" "${GCSM_ROUNDS:=3}" "${GCSM_COVERAGE:=0}" "${GCSM_BATCHES:=512,4096,8192}"
-		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,unified}" "${GCSM_BUDGET_MIB:=90}"
+		: "${WATCH:=0}" "${BENCH:=1}" "${CHECK_TIMEOUT:=70}" "${BENCH_TIMEOUT:=150}" "${SCALE:=20}"
+		: "${GCSM_EMAIL:=0}" "${GCSM_ROUNDS:=3}" "${GCSM_COVERAGE:=0}" "${GCSM_BATCHES:=64,512,4096,8192}"
+		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,cache+nofill+seq,cache-sampled}" "${GCSM_BUDGET_MIB:=90}"
 		export GCSM_EMAIL GCSM_ROUNDS GCSM_COVERAGE GCSM_BATCHES GCSM_MODES GCSM_BUDGET_MIB
 	fi
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"

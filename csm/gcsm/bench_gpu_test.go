@@ -41,7 +41,7 @@ func TestGPUBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "workload\tgraph_edges\tgpu_memory\tbatch\tmode\tbatches\tmedian_ms\tfrom_gpu\ttop1_coverage\testimate_ms\tcopy_ms\tkernel_ms\tsync_ms\tnet_ms\tprepare_ms\twarp_max_ms\twarp_mean_ms\ttask_max_ms\ttasks\tlaunches\tspilled\tchanged")
+	fmt.Fprintln(f, "workload\tgraph_edges\tgpu_memory\tbatch\tmode\tbatches\tmedian_ms\tfrom_gpu\ttop1_coverage\testimate_ms\tcopy_ms\tkernel_ms\tsync_ms\tnet_ms\tprepare_ms\twarp_max_ms\twarp_mean_ms\ttask_max_ms\ttasks\tlaunches\tspilled\tchanged\tahead_ms")
 	if s := os.Getenv("GCSM_SPLIT"); s != "" {
 		old := splitChunk
 		splitChunk, _ = strconv.Atoi(s)
@@ -172,9 +172,13 @@ func bench(t *testing.T, f *os.File, workload string, mk func() *dynamic.Graph, 
 	defaultChunk, defaultMask, defaultSpill := splitChunk, spillMask, minSpill
 	defer func() { splitChunk, spillMask, minSpill = defaultChunk, defaultMask, defaultSpill }()
 	for _, name := range modes {
-		// "MODE[~NS[~MASK]][:N]" runs MODE with searches spilling after NS nanoseconds (times
-		// the round), looking every MASK+1 steps, split into parts of N entries.
+		// "MODE[+nofill][+seq][~NS[~MASK]][:N]" runs MODE with searches spilling after NS
+		// nanoseconds (times the round), looking every MASK+1 steps, split into parts of N
+		// entries; +nofill leaves the budget the estimator's lists leave empty (no degree fill),
+		// +seq runs nothing beside the kernels (no estimation ahead).
 		mode, chunk, ok := strings.Cut(name, ":")
+		noFill, seq := strings.Contains(mode, "+nofill"), strings.Contains(mode, "+seq")
+		mode = strings.NewReplacer("+nofill", "", "+seq", "").Replace(mode)
 		splitChunk, spillMask, minSpill = defaultChunk, defaultMask, defaultSpill
 		if ok {
 			splitChunk, _ = strconv.Atoi(chunk)
@@ -208,6 +212,10 @@ func bench(t *testing.T, f *os.File, workload string, mk func() *dynamic.Graph, 
 				t0 := time.Now()
 				m, err = openBench(g, pats, opts, lim, cc)
 				t.Logf("%s %s: open %v", name, mode, time.Since(t0))
+				if gm, ok := m.(*Matcher); ok {
+					gm.fillDegree = gm.fillDegree && !noFill
+					gm.sequential = seq
+				}
 				if gm, ok := m.(*Matcher); ok && lim > 0 {
 					bytes := 16 * uint64(len(gm.h.ln)) // off, ln, label
 					for _, n := range gm.h.ln {
@@ -316,7 +324,7 @@ func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64
 		return float64(s[len(s)/2].Microseconds()) / 1000
 	}
 	var reads, hits uint64
-	var est, cp, kern, syn, net, prep, wmax, wmean, tmax []time.Duration
+	var est, cp, kern, syn, net, prep, wmax, wmean, tmax, ahead []time.Duration
 	tasks, launches := 0, 0
 	var spilled uint64
 	for _, s := range row.st {
@@ -324,6 +332,7 @@ func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64
 		hits += s.Hits
 		est, cp, kern, syn = append(est, s.Estimate), append(cp, s.Copy), append(kern, s.Kernel), append(syn, s.Sync)
 		net, prep, wmax, wmean, tmax = append(net, s.Net), append(prep, s.Prepare), append(wmax, s.WarpMax), append(wmean, s.WarpMean), append(tmax, s.TaskMax)
+		ahead = append(ahead, s.Ahead)
 		tasks = max(tasks, s.Tasks)
 		launches = max(launches, s.Launches)
 		spilled = max(spilled, s.Spilled)
@@ -348,8 +357,8 @@ func report(t *testing.T, f *os.File, name string, edges, limit, cacheCap uint64
 	} else if cacheCap > 0 {
 		mem = fmt.Sprintf("cache %dMiB", cacheCap>>20)
 	}
-	line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%d\t%d", name, edges, mem, b, mode, len(row.times), med(row.times),
-		fromGPU, cov, med(est), med(cp), med(kern), med(syn), med(net), med(prep), med(wmax), med(wmean), med(tmax), tasks, launches, spilled, changed)
+	line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%d\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t%.2f", name, edges, mem, b, mode, len(row.times), med(row.times),
+		fromGPU, cov, med(est), med(cp), med(kern), med(syn), med(net), med(prep), med(wmax), med(wmean), med(tmax), tasks, launches, spilled, changed, med(ahead))
 	fmt.Fprintln(f, line)
 	t.Log(line)
 }

@@ -87,10 +87,10 @@ type device struct {
 	listOut, cursor            *gpu.Buffer
 	cursors                    []uint64
 	small8                     []byte
-	slot                       []uint32 // per vertex: its cache row, or ^0
-	slotRows                   []uint32 // the rows set in slot
-	slotBuf                    *gpu.Buffer
+	gather                     *gpu.Function // gcsm_gather: the cache's entries from the mapped host graph
+	slotBuf                    *gpu.Buffer   // per vertex: its cache row, or ^0
 	warps, stride              int
+	levels                     int    // a warp's stack: buffers of stride candidates (stackLevels)
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
 	maxList                    uint64 // tests: a cap on the matches a listing launch holds (0: none)
 	params                     [paramWords]uint64
@@ -113,7 +113,11 @@ func openDevice(t *table, limit uint64) (backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gcsm: %w", err)
 	}
-	dv := &device{d: d, fn: fn, mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "gcsm: "}}
+	gather, err := mod.Function("gcsm_gather")
+	if err != nil {
+		return nil, fmt.Errorf("gcsm: %w", err)
+	}
+	dv := &device{d: d, fn: fn, gather: gather, levels: stackLevels(t), mem: gpu.Allocs{Device: d, Limit: limit, Prefix: "gcsm: "}}
 	if dv.table, err = gpu.UploadTo(&dv.mem, "table", t.words); err != nil {
 		return nil, err
 	}
@@ -190,7 +194,7 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		holds(dv.small, smallBytes(ph), true) + holds(dv.slotBuf, 4*uint64(len(h.ln)), false) + holds(dv.freq, freqBytes, false) +
 		holds(dv.spill[0], dv.spillCap*spillWords*4, false) + holds(dv.spill[1], dv.spillCap*spillWords*4, false) + listBytes + 64<<10
 	dv.stride = levelChunk
-	perWarp := uint64(MaxPatternVertices) * uint64(dv.stride) * 4
+	perWarp := dv.stackBytes(1)
 	// As many warps as fit, also for a phase of few searches: a heavy one spreads over them
 	// by spilling.
 	dv.warps = maxWarps
@@ -209,6 +213,24 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		return min(left, dv.maxCache)
 	}
 	return left
+}
+
+// stackLevels is the number of level buffers a warp's stack needs for the table's patterns: the
+// largest pattern's vertices less one (the kernel buffers levels up to n-2 at most: the last is
+// counted or listed straight from its source), at least one. Until branch gcsm5 every stack had
+// MaxPatternVertices buffers, 8 KiB a warp, which on 4- and 5-vertex patterns left 3/8 to 5/8 of
+// the stacks' memory, a third of a small --gpu-memory, unused instead of caching lists.
+func stackLevels(t *table) int {
+	n := 2
+	for _, s := range t.sizes {
+		n = max(n, s)
+	}
+	return n - 1
+}
+
+// stackBytes is the stacks' memory for warps warps.
+func (dv *device) stackBytes(warps int) uint64 {
+	return uint64(warps) * uint64(dv.levels) * uint64(dv.stride) * 4
 }
 
 // holds returns the bytes buffer b holds after ensure(b, bytes, grow) (0 for bytes 0).
@@ -247,7 +269,7 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	if err := dv.ensure(&dv.counts, "counts", 8*uint64(T), true); err != nil {
 		return err
 	}
-	if err := dv.ensure(&dv.stack, "stacks", uint64(dv.warps)*MaxPatternVertices*uint64(dv.stride)*4, false); err != nil {
+	if err := dv.ensure(&dv.stack, "stacks", dv.stackBytes(dv.warps), false); err != nil {
 		return err
 	}
 	for i := range dv.spill {
@@ -255,52 +277,12 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 			return err
 		}
 	}
-	// The cache: one buffer (cacheBudget freed the last one), its five arrays copied into it.
+	// The cache: one buffer (cacheBudget freed the last one): its rows, offsets and lengths
+	// copied up, its entries gathered by the GPU from the mapped host graph.
 	if len(c.rows) > 0 {
-		// One buffer, its five arrays copied straight from the host's (8-byte aligned).
-		var at [5]uint64
-		end := uint64(0)
-		for i, bytes := range [5]uint64{4 * uint64(len(c.rows)), 8 * uint64(len(c.roff)), 4 * uint64(len(c.rlen)), 8 * uint64(len(c.keys)), 4 * uint64(len(c.elab))} {
-			at[i] = end
-			end = (end + bytes + 7) &^ 7
-		}
-		var err error
-		if dv.cache, err = dv.mem.Alloc("cache", end); err != nil {
+		if err := dv.fillCache(h, c, st); err != nil {
 			return err
 		}
-		tc := time.Now()
-		for _, err := range []error{gpu.CopyToDevice(dv.cache, at[0], c.rows), gpu.CopyToDevice(dv.cache, at[1], c.roff),
-			gpu.CopyToDevice(dv.cache, at[2], c.rlen), gpu.CopyToDevice(dv.cache, at[3], c.keys), gpu.CopyToDevice(dv.cache, at[4], c.elab)} {
-			if err != nil {
-				return err
-			}
-		}
-		st.Copy = time.Since(tc)
-		cb := uint64(dv.cache.Ptr())
-		p[5] = uint64(len(c.rows))
-		p[7], p[8], p[9], p[10] = cb+at[1], cb+at[2], cb+at[3], cb+at[4]
-		// The slot array: a cached vertex's row, found with one load.
-		if n := len(h.ln); len(dv.slot) < n {
-			old := len(dv.slot)
-			dv.slot = append(dv.slot, make([]uint32, n-old)...)
-			for i := old; i < n; i++ {
-				dv.slot[i] = ^uint32(0)
-			}
-		}
-		for _, v := range dv.slotRows {
-			dv.slot[v] = ^uint32(0)
-		}
-		for i, v := range c.rows {
-			dv.slot[v] = uint32(i)
-		}
-		dv.slotRows = append(dv.slotRows[:0], c.rows...)
-		if err := dv.ensure(&dv.slotBuf, "cache slots", 4*uint64(len(dv.slot)), false); err != nil {
-			return err
-		}
-		if err := gpu.CopyToDevice(dv.slotBuf, 0, dv.slot); err != nil {
-			return err
-		}
-		p[6] = uint64(dv.slotBuf.Ptr())
 	}
 	if err := gpu.CopyToDevice(dv.tasks, 0, ph.tasks); err != nil {
 		return err
@@ -352,6 +334,49 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	return nil
 }
 
+// fillCache makes the phase's cache on the device: one buffer with the rows, their offsets and
+// lengths (copied up) and their keys and edge labels (8-byte aligned), gathered by gcsm_gather
+// from the host graph's mapped arrays, which also sets the cached vertices' slots (the slot array
+// set to ~0 first). It sets the kernel's cache parameters and st.Copy.
+func (dv *device) fillCache(h *hostGraph, c *dcsr, st *Stats) error {
+	tc := time.Now()
+	var at [5]uint64
+	end := uint64(0)
+	for i, bytes := range [5]uint64{4 * uint64(len(c.rows)), 8 * uint64(len(c.roff)), 4 * uint64(len(c.rlen)), 8 * c.entries, 4 * c.entries} {
+		at[i] = end
+		end = (end + bytes + 7) &^ 7
+	}
+	var err error
+	if dv.cache, err = dv.mem.Alloc("cache", end); err != nil {
+		return err
+	}
+	for _, err := range []error{gpu.CopyToDevice(dv.cache, at[0], c.rows), gpu.CopyToDevice(dv.cache, at[1], c.roff),
+		gpu.CopyToDevice(dv.cache, at[2], c.rlen)} {
+		if err != nil {
+			return err
+		}
+	}
+	if err := dv.ensure(&dv.slotBuf, "cache slots", 4*uint64(len(h.ln)), false); err != nil {
+		return err
+	}
+	if err := dv.slotBuf.Memset(0xff); err != nil {
+		return err
+	}
+	cb := uint64(dv.cache.Ptr())
+	blocks := min(uint64(len(c.rows)), maxWarps/warpsPerBlock*4) // a block a row
+	if _, err := dv.gather.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: blockThreads}, 0,
+		gpu.DevicePtr(h.offM.dev), gpu.DevicePtr(h.keyM.dev), gpu.DevicePtr(h.elM.dev), gpu.DevicePtr(cb+at[0]), gpu.DevicePtr(cb+at[1]),
+		gpu.DevicePtr(cb+at[2]), uint32(len(c.rows)), gpu.DevicePtr(cb+at[3]), gpu.DevicePtr(cb+at[4]), dv.slotBuf); err != nil {
+		return fmt.Errorf("gcsm: gathering the cache: %w", err)
+	}
+	st.Copy = time.Since(tc)
+	p := &dv.params
+	p[5] = uint64(len(c.rows))
+	p[6] = uint64(dv.slotBuf.Ptr())
+	p[7], p[8], p[9], p[10] = cb+at[1], cb+at[2], cb+at[3], cb+at[4]
+	return nil
+}
+
 // rounds launches the kernel over the phase's T tasks, then over the searches each launch
 // spilled, until none is left; the counts add up in dv.counts per task. A cancelled ctx raises
 // the stop flag, and the warps leave their searches within about a poll interval.
@@ -399,7 +424,7 @@ func (dv *device) rounds(ctx context.Context, tasks uint64, T int, st *Stats, la
 			outPtr = gpu.DevicePtr(out.Ptr())
 		}
 		if _, err := dv.fn.LaunchSync(gpu.Dim3{X: uint32(warps / warpsPerBlock)}, gpu.Dim3{X: blockThreads}, 0,
-			gpu.DevicePtr(base+dv.paramsAt), dv.table, gpu.DevicePtr(src), uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride),
+			gpu.DevicePtr(base+dv.paramsAt), dv.table, gpu.DevicePtr(src), uint32(n), spilled, dv.counts, dv.stack, uint32(dv.stride), uint32(dv.levels),
 			gpu.DevicePtr(base), outPtr, outCap, uint64(minSpill*time.Duration(round+1)), mask, force, stop,
 			la.out, la.cursor, la.cap); err != nil {
 			return fmt.Errorf("gcsm: %w", err)

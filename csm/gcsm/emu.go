@@ -3,7 +3,11 @@ package gcsm
 import (
 	"context"
 	"math/bits"
+	"math/rand/v2"
+	"runtime"
 	"slices"
+
+	"github.com/submatch/submatch/internal/par"
 )
 
 // phase is what a kernel launch reads besides the graph and the table: the anchored searches
@@ -30,19 +34,40 @@ func (p *phase) numTasks() int { return len(p.tasks) / taskWords }
 const taskWords = 6
 
 // dcsr is the device cache in GCSM's DCSR form: the cached vertices sorted (rows), per row its
-// start and length in the packed entries (keys, edge labels).
+// start and length in the packed entries (keys, edge labels; entries in all). The GPU backend
+// gathers the entries on the device; keys and elab are the host's copy, made by fill for the
+// emulation.
 type dcsr struct {
-	rows  []uint32
-	roff  []uint64
-	rlen  []uint32
-	keys  []uint64
-	elab  []uint32
-	bytes uint64
+	rows    []uint32
+	roff    []uint64
+	rlen    []uint32
+	entries uint64
+	keys    []uint64
+	elab    []uint32
+	bytes   uint64
 }
 
 func (c *dcsr) reset() {
 	c.rows, c.roff, c.rlen, c.keys, c.elab = c.rows[:0], c.roff[:0], c.rlen[:0], c.keys[:0], c.elab[:0]
-	c.bytes = 0
+	c.entries, c.bytes = 0, 0
+}
+
+// fill copies the rows' entries from the host graph into keys and elab, on all cores (what the
+// GPU's gather does on the device), unless they are there (once per packing: reset empties them).
+func (c *dcsr) fill(h *hostGraph) {
+	if uint64(len(c.keys)) == c.entries {
+		return
+	}
+	c.keys = slices.Grow(c.keys[:0], int(c.entries))[:c.entries]
+	c.elab = slices.Grow(c.elab[:0], int(c.entries))[:c.entries]
+	par.Ranges(len(c.rows), min(runtime.GOMAXPROCS(0), max(int(c.entries>>16), 1)), 64, func(_, lo, hi int) bool {
+		for i := lo; i < hi; i++ {
+			k, e := h.list(c.rows[i])
+			copy(c.keys[c.roff[i]:], k)
+			copy(c.elab[c.roff[i]:], e)
+		}
+		return true
+	})
 }
 
 // find returns v's row, or -1.
@@ -291,6 +316,47 @@ func (e *emu) genRange(rec []uint32, k int, out []uint32, plo, phi uint32, abs b
 	}
 	e.flush(need)
 	return out
+}
+
+// genSample is gen for the estimator's sampled walks: with at most m source entries it checks
+// them all (gen), else m entries drawn uniformly (with replacement) from the level's source
+// range. It appends the accepted ones to out and returns them with the number of entries
+// checked and the range's size n. With onRead the step's charges are gen's for choosing and
+// scanning the range, and the sample's checks scaled by n over the entries checked (an unbiased
+// estimate of the whole range's checks).
+func (e *emu) genSample(rec []uint32, k int, out []uint32, plo, phi uint32, m int, rng *rand.Rand) ([]uint32, int, int) {
+	lv := level(rec, k)
+	var ls [MaxPatternVertices]hlist
+	need := e.lists(lv, k, &ls)
+	src, lo, hi := source(lv, &ls)
+	lo, hi = part(lo, hi, plo, phi)
+	n := max(hi-lo, 0)
+	if e.onRead != nil {
+		e.chargeSource(lv, &ls, src, n)
+	}
+	before := e.cost
+	s := ls[lv[lPPos+src]]
+	checked := min(m, n)
+	for d := range checked {
+		i := lo + d
+		if m < n {
+			i = lo + rng.IntN(n)
+		}
+		if lv[lPELAny+src] == 0 && s.elab[i] != lv[lPEL+src] {
+			continue
+		}
+		c, lab := uint32(s.keys[i]), uint32(s.keys[i]>>32)
+		if e.accept(lv, k, c, lab, src, &ls) {
+			out = append(out, c)
+		}
+	}
+	if e.onRead != nil && checked < n {
+		for j := range e.cost {
+			e.cost[j] = before[j] + (e.cost[j]-before[j])*uint64(n)/uint64(checked)
+		}
+	}
+	e.flush(need)
+	return out, checked, n
 }
 
 // chargeSource charges choosing level k's source (a label range found in each parent's list,

@@ -30,16 +30,17 @@ import (
 // kernel's traffic through the mapping.
 
 const (
-	minWalks     = 16      // per anchored search
-	maxWalks     = 1 << 18 // in all
-	uniformWalks = 4       // per anchored search, uniform walks
+	minWalks      = 16      // per anchored search
+	maxWalks      = 1 << 18 // in all
+	uniformWalks  = 4       // per anchored search, uniform walks (ModeCacheBytes, ModeCacheDensity, ModeCacheSampled)
+	sampleEntries = 8       // a node's source entries checked by sampled walks (ModeCacheSampled)
 )
 
 // rank is what the estimator ranks the lists by (the cache modes).
 type rank int
 
 const (
-	// rankBytes (ModeCacheBytes): the estimated bytes read through the mapping.
+	// rankBytes (ModeCacheBytes, ModeCacheSampled): the estimated bytes read through the mapping.
 	rankBytes rank = iota
 	// rankReads (ModeCache): the estimated reads (the thesis's ranking).
 	rankReads
@@ -56,7 +57,11 @@ type estimator struct {
 	// per anchored search, instead of the thesis's 1/D walks and walk count: the walks reach
 	// the leaves however large D is (ModeCacheBytes, ModeCacheDensity).
 	uniform   bool
-	perSearch int
+	perSearch float64
+	// sample (uniform walks): the source entries a node's walks check (drawn uniformly when the
+	// range has more), the children's weights scaled by the range's size over the entries checked:
+	// a walk's cost no longer grows with the ranges' sizes (ModeCacheSampled; 0: all).
+	sample int
 	// est and bytes: per vertex, the estimated reads and bytes read of its list; key the
 	// ranking's key.
 	est, bytes, key []float64
@@ -75,6 +80,7 @@ type walker struct {
 	weight  float64
 	d       float64
 	uniform bool
+	sample  int // uniform walks: source entries checked at a node (0: all)
 }
 
 // read is one recorded list read: the vertex and the weights it adds to the vertex's estimated
@@ -113,9 +119,13 @@ func (w *walker) binomial(n uint64, p float64) uint64 {
 }
 
 // hot returns the vertices ranked by the estimator's rank, highest first (those that fit budget are
-// what the caller caches), and the walks drawn.
-func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
-	ph := &m.ph
+// what the caller caches), and the walks drawn, for the searches of ph. With stale set the walks
+// run on the host graph as it was before the batch (the created phase's searches estimated while
+// the destroyed phase's kernel runs): a search anchored at a vertex the host graph does not have
+// yet is left out, and the anchors are not checked (an inserted edge is not there yet); what the
+// walks read below the anchors is the old graph's, an approximation that changes only which
+// lists are cached.
+func (s *estimator) hot(m *Matcher, ph *phase, budget uint64, stale bool) ([]uint32, uint64) {
 	T := ph.numTasks()
 	nmax := 2
 	for i := range T {
@@ -125,10 +135,10 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 	walks := float64(T) * math.Pow(D, float64(nmax-2)) / math.Pow(32, float64(nmax))
 	walks = min(max(walks, float64(minWalks*T)), maxWalks)
 	if s.uniform {
-		walks = min(float64(s.perSearch*T), maxWalks)
+		walks = min(max(s.perSearch*float64(T), 1), maxWalks)
 	}
 	M := uint64(walks)
-	hot := s.pass(m, M)
+	hot := s.pass(m, ph, M, stale)
 	if s.uniform {
 		return hot, M
 	}
@@ -151,7 +161,7 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 		need := float64(nmax-1) * (2 + alpha) * float64(T) * math.Pow(D, float64(nmax-2)) / (alpha * alpha * (1 - delta) * cy)
 		if need > 2*float64(M) && M < maxWalks {
 			M = uint64(min(need, maxWalks))
-			hot = s.pass(m, M)
+			hot = s.pass(m, ph, M, stale)
 		}
 	}
 	return hot, M
@@ -160,9 +170,9 @@ func (s *estimator) hot(m *Matcher, budget uint64) ([]uint32, uint64) {
 // pass draws M walks and ranks the vertices read: the searches are shared among the cores'
 // walkers (each search's walks drawn from a stream seeded by its index), and their recorded
 // reads summed into the estimates.
-func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
-	ph := &m.ph
+func (s *estimator) pass(m *Matcher, ph *phase, M uint64, stale bool) []uint32 {
 	T := ph.numTasks()
+	nv := uint32(len(m.h.ln))
 	tf, d := float64(T), float64(max(m.h.maxDeg, 2))
 	const chunk = 16
 	workers := par.Workers(T, min(runtime.GOMAXPROCS(0), max(T/64, 1)), chunk)
@@ -174,7 +184,7 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 		w.e = emu{t: m.t, h: &m.h, ph: ph}
 		w.e.onRead = func(v uint32, b uint64) { w.reads = append(w.reads, read{v, w.weight, w.weight * float64(b)}) }
 		w.reads = w.reads[:0]
-		w.d, w.uniform = d, s.uniform
+		w.d, w.uniform, w.sample = d, s.uniform, s.sample
 	}
 	par.Ranges(T, workers, chunk, func(wi, lo, hi int) bool {
 		w := s.walkers[wi]
@@ -185,10 +195,13 @@ func (s *estimator) pass(m *Matcher, M uint64) []uint32 {
 				continue
 			}
 			task := ph.tasks[taskWords*i : taskWords*(i+1)]
+			if stale && (task[1] >= nv || task[2] >= nv) {
+				continue
+			}
 			rec := m.t.words[int(task[0])*termWords:][:termWords]
 			w.e.f[0], w.e.f[1] = task[1], task[2]
 			w.weight = float64(b) * tf
-			if !w.e.anchors(rec) {
+			if !w.e.anchors(rec) && !stale {
 				continue
 			}
 			w.walk(rec, int(rec[tAnchors]), b, tf, task[4], task[5])
@@ -269,14 +282,26 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 	}
 	w.weight = float64(b) * scale
 	e := &w.e
-	e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+	// children: the number of candidates the walks' children stand for (those found, or with
+	// sampling the estimate n·accepted/checked).
+	var children float64
+	if w.sample > 0 {
+		var checked, all int
+		e.bufs[k], checked, all = e.genSample(rec, k, e.bufs[k][:0], plo, phi, w.sample, w.rng)
+		if checked > 0 {
+			children = float64(all) * float64(len(e.bufs[k])) / float64(checked)
+		}
+	} else {
+		e.bufs[k] = e.gen(rec, k, e.bufs[k][:0], plo, phi)
+		children = float64(len(e.bufs[k]))
+	}
 	if k == n-1 {
 		return
 	}
 	c := len(e.bufs[k])
 	if w.uniform {
 		// The b walks shared among the c candidates (multinomially), each child's weight scaled
-		// by c: walks reach the leaves however large D is.
+		// by the candidates they stand for: walks reach the leaves however large D is.
 		left := b
 		for i := 0; i < c && left > 0; i++ {
 			bc := w.binomial(left, 1/float64(c-i))
@@ -285,7 +310,7 @@ func (w *walker) walk(rec []uint32, k int, b uint64, scale float64, plo, phi uin
 				continue
 			}
 			e.f[k] = e.bufs[k][i]
-			w.walk(rec, k+1, bc, scale*float64(c), 0, 0)
+			w.walk(rec, k+1, bc, scale*children, 0, 0)
 		}
 		return
 	}

@@ -46,5 +46,5 @@ func ExampleParseMode() {
 	// zerocopy <nil>
 	// degree <nil>
 	// unified <nil>
-	// cache gcsm: unknown mode "um"; modes: [cache zerocopy degree device cache-bytes cache-density unified]
+	// cache gcsm: unknown mode "um"; modes: [cache zerocopy degree device cache-bytes cache-density unified cache-sampled]
 }

@@ -3,10 +3,12 @@
 // memory, pinned and mapped into the GPU's address space, or managed in the unified mode (one
 // arena of per-vertex sorted lists, kept in step with the csm graph after each phase of a batch,
 // its changed entries edited in place); per phase of a batch, a random-walk
-// access-frequency estimator picks the adjacency lists the matching will read most, packs them
-// into a DCSR cache in GPU memory within --gpu-memory (one buffer), and one interpreter kernel
-// runs every anchored delta search of the phase, reading a cached list from GPU memory and any
-// other through the mapping (zero-copy). The terms, matching orders and checks are exactly the CPU
+// access-frequency estimator picks the adjacency lists the matching will read most (the
+// highest-degree lists fill what they leave), lays them out as a DCSR cache in GPU memory within
+// --gpu-memory (one buffer, its entries gathered by the GPU from the mapped host graph), and one
+// interpreter kernel runs every anchored delta search of the phase, reading a cached list from
+// GPU memory and any other through the mapping (zero-copy); beside the first phase's kernel the
+// host prepares and estimates the second phase. The terms, matching orders and checks are exactly the CPU
 // engine's (csm.Program), lowered into an instruction table, so the counts are the same in every
 // convention. Without a usable GPU, Open fails with an error wrapping gpu.ErrNoGPU.
 package gcsm
@@ -17,7 +19,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/bits"
-	"runtime"
 	"slices"
 	"time"
 
@@ -26,7 +27,6 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
-	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -58,11 +58,21 @@ const (
 	// on demand and back when the host rewrites them (gpu.Device.AllocManaged: no advice, no
 	// prefetch). The pages it keeps on the GPU are outside --gpu-memory.
 	ModeUnified
+	// ModeCacheSampled ("cache-sampled"), for measurement: ModeCacheBytes's uniform walks, each
+	// node checking a sample of sampleEntries of its source range instead of all of it (the
+	// walks' cost no longer grows with the ranges).
+	ModeCacheSampled
 )
 
-var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density", "unified"}
+var modeNames = []string{"cache", "zerocopy", "degree", "device", "cache-bytes", "cache-density", "unified", "cache-sampled"}
 
 func (m Mode) String() string { return modeNames[m] }
+
+// estimated reports whether the mode caches the lists the estimator ranks (then fills the rest
+// of the budget by degree).
+func (m Mode) estimated() bool {
+	return m == ModeCache || m == ModeCacheBytes || m == ModeCacheDensity || m == ModeCacheSampled
+}
 
 // ParseMode parses a mode name ("" is the default, cache).
 func ParseMode(s string) (Mode, error) {
@@ -102,6 +112,10 @@ type Stats struct {
 	// Net is the time of validating the batch and applying its net change to the csm graph;
 	// Prepare that of building (and splitting) the phases' searches.
 	Net, Prepare time.Duration
+	// Ahead is the host's work done beside the destroyed phase's kernel (off the batch's
+	// critical path when the kernel takes longer), besides applying the net change to the graph
+	// (in Net): the created phase's searches prepared and estimated (not in Prepare or Estimate).
+	Ahead time.Duration
 	// On the GPU, summed over the phases: the busiest persistent warp's time, the warps' mean
 	// and the longest single search (load balance: WarpMax near Kernel and far above WarpMean
 	// means a few warps finish the phase alone).
@@ -196,27 +210,45 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, newBa
 
 // Matcher is an open standing-pattern set of the GCSM engine (csm.Matcher).
 type Matcher struct {
-	g       *dynamic.Graph
-	pats    []*pattern.Pattern
-	opts    csm.Options
-	t       *table
-	be      backend
-	mode    Mode
-	net     *csm.Net
-	h       hostGraph
-	ph      phase
-	cache   dcsr
-	est     estimator
-	counts  []uint64
-	deg     []uint32 // degree mode: vertices by degree, highest first
-	ch      changes  // the last batch's, for the host graph
-	changed map[int64]bool
-	freq    []uint32
-	listBuf []uint32
-	out     []int64
-	measure bool
-	stats   Stats
-	since   int // changes since the last compaction
+	g      *dynamic.Graph
+	pats   []*pattern.Pattern
+	opts   csm.Options
+	t      *table
+	be     backend
+	mode   Mode
+	net    *csm.Net
+	h      hostGraph
+	ph     phase
+	cache  dcsr
+	est    estimator
+	counts []uint64
+	deg    []uint32 // degree mode and fillDegree: vertices by degree, highest first
+	// fillDegree (the estimator's modes): the budget the estimated lists leave is filled with
+	// the highest-degree lists not taken (a batch's walks rank few lists; the rest of the
+	// memory would stay empty).
+	fillDegree bool
+	picked     []uint32 // per vertex: stamp when pack took it in this phase
+	stamp      uint32
+	// The created phase's searches (next, ahead set) and, in the estimator's modes, their
+	// ranking (nextHot, nextWalks; nextEstimated set), made beside the destroyed phase's kernel;
+	// lastBudget is the last phase's cache budget (the ranking's walk-count re-check).
+	next          phase
+	ahead         bool
+	nextEstimated bool
+	nextHot       []uint32
+	nextWalks     uint64
+	lastBudget    uint64
+	// sequential (measurement): nothing runs beside the kernels (the host's work between the
+	// phases after the destroyed phase's kernel, as before the pipelining).
+	sequential bool
+	ch         changes // the last batch's, for the host graph
+	changed    map[int64]bool
+	freq       []uint32
+	listBuf    []uint32
+	out        []int64
+	measure    bool
+	stats      Stats
+	since      int // changes since the last compaction
 	// broken is set when the host graph could not follow a batch that changed the graph: every
 	// later batch fails with it rather than match on stale lists.
 	broken error
@@ -235,9 +267,12 @@ func newMatcher(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options,
 		m.est.uniform, m.est.perSearch, m.est.rank = true, uniformWalks, rankBytes
 	case ModeCacheDensity:
 		m.est.uniform, m.est.perSearch, m.est.rank = true, uniformWalks, rankDensity
+	case ModeCacheSampled:
+		m.est.uniform, m.est.perSearch, m.est.sample, m.est.rank = true, uniformWalks, sampleEntries, rankBytes
 	default:
 		m.est.rank = rankReads
 	}
+	m.fillDegree = mode.estimated()
 	if err := m.rebuild(); err != nil {
 		m.Close()
 		return nil, err
@@ -249,7 +284,7 @@ func (m *Matcher) rebuild() error {
 	if err := m.h.build(m.g); err != nil {
 		return fmt.Errorf("gcsm: host graph: %w", err)
 	}
-	if m.mode == ModeDegree {
+	if m.mode == ModeDegree || m.fillDegree {
 		m.deg = m.deg[:0]
 		for _, v := range m.g.Vertices() {
 			m.deg = append(m.deg, v)
@@ -261,7 +296,8 @@ func (m *Matcher) rebuild() error {
 
 // StopsMidBatch reports that a cancelled context stops Apply within about a second, also in the
 // middle of a kernel (the warps poll a stop flag); the batch's counts are then incomplete (and
-// the graph changed when the cancel came in the created phase). The watch command uses it to
+// the graph changed when the cancel came after the net change was applied: beside the destroyed
+// phase's kernel, or in the created phase). The watch command uses it to
 // stop on --timeout or an interrupt without waiting for the batch.
 func (m *Matcher) StopsMidBatch() bool { return true }
 
@@ -310,25 +346,76 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		return err
 	}
 	var best uint64
-	// Destroyed: matches of the current (old) graph failing in the new.
-	if err := m.phase(ctx, false, res, &best, emit); err != nil {
+	// Destroyed: matches of the current (old) graph failing in the new. Beside its kernel the
+	// host applies the net change to the graph and, unless listing (whose matches are named in
+	// the graph before the change), prepares the created phase's searches and estimates them.
+	applied := false
+	var applyErr error
+	apply := func() {
+		t0 := time.Now()
+		if applyErr = m.net.Apply(); applyErr != nil {
+			return
+		}
+		applied = true
+		m.changes()
+		m.since += len(m.net.Pairs) + len(m.net.Vertices)
+		m.stats.Net += time.Since(t0)
+		if emit == nil && !m.sequential {
+			m.prepareAhead()
+		}
+	}
+	during := apply
+	if m.sequential {
+		during = nil
+	}
+	if err := m.phase(ctx, false, res, &best, emit, during); err != nil {
+		if applied {
+			_ = m.syncHost() // the graph changed: the host graph follows it (or the matcher is broken)
+		}
 		return err
 	}
-	tn = time.Now()
-	if err := m.net.Apply(); err != nil {
+	if during == nil {
+		apply()
+	}
+	if applyErr != nil {
+		return applyErr
+	}
+	if err := m.syncHost(); err != nil {
 		return err
 	}
+	// Created: matches of the new graph failing in the old.
+	return m.phase(ctx, true, res, &best, emit, nil)
+}
+
+// syncHost brings the host graph in step with the graph after the batch (follow); when it
+// cannot, the matcher is broken from then on.
+func (m *Matcher) syncHost() error {
 	t0 := time.Now()
-	m.stats.Net += t0.Sub(tn)
-	m.changes()
-	m.since += len(m.net.Pairs) + len(m.net.Vertices)
 	if err := m.follow(); err != nil {
 		m.broken = fmt.Errorf("gcsm: the host graph could not follow a batch, so this matcher stops (open it again): %w", err)
 		return m.broken
 	}
 	m.stats.Sync += time.Since(t0)
-	// Created: matches of the new graph failing in the old.
-	return m.phase(ctx, true, res, &best, emit)
+	return nil
+}
+
+// prepareAhead prepares the created phase's searches into m.next (not split: splitting reads the
+// host graph, which still holds the old lists) and, in the estimator's modes, ranks the lists
+// they will read with walks on the old host graph (estimator.hot, stale): run while the destroyed
+// phase's kernel reads the host graph, so that this work leaves the batch's critical path.
+func (m *Matcher) prepareAhead() {
+	t0 := time.Now()
+	m.prepare(&m.next, true)
+	m.ahead = true
+	m.nextHot = m.nextHot[:0]
+	m.nextWalks = 0
+	if m.next.numTasks() > 0 && m.mode.estimated() {
+		hot, walks := m.est.hot(m, &m.next, m.lastBudget, true)
+		m.nextHot = append(m.nextHot, hot...)
+		m.nextWalks = walks
+		m.nextEstimated = true
+	}
+	m.stats.Ahead += time.Since(t0)
 }
 
 // changes records the batch's net change for the host graph (after it is applied to m.g): the
@@ -374,25 +461,35 @@ func (m *Matcher) follow() error {
 	if err != nil {
 		return fmt.Errorf("gcsm: host graph: %w", err)
 	}
-	if rebuilt && m.mode == ModeDegree {
+	if rebuilt && (m.mode == ModeDegree || m.fillDegree) {
 		return m.rebuild()
 	}
 	return nil
 }
 
 // phase runs the destroyed (created false) or created searches, and lists their matches to
-// emit when it is set.
-func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64, emit csm.Emit) error {
+// emit when it is set. during (when not nil) is run once beside the phase's kernel, or after the
+// phase when it lists or has no searches.
+func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best *uint64, emit csm.Emit, during func()) error {
 	tp := time.Now()
-	m.prepare(created)
+	if created && m.ahead {
+		m.ph, m.next = m.next, m.ph // prepared beside the destroyed phase's kernel
+	} else {
+		m.prepare(&m.ph, created)
+	}
+	estimated := created && m.ahead && m.nextEstimated
+	m.ahead, m.nextEstimated = false, false
 	m.split()
 	m.stats.Prepare += time.Since(tp)
 	n := m.ph.numTasks()
 	m.stats.Tasks += n
 	if n == 0 {
+		if during != nil {
+			during()
+		}
 		return nil
 	}
-	if err := m.fillCache(); err != nil {
+	if err := m.fillCache(estimated); err != nil {
 		return err
 	}
 	m.counts = slices.Grow(m.counts[:0], n)[:n]
@@ -405,7 +502,15 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 		clear(freq)
 	}
 	var st Stats
-	if err := m.be.run(ctx, m.t, &m.h, &m.cache, &m.ph, m.counts, freq, &st); err != nil {
+	if during != nil && emit == nil {
+		done := make(chan error, 1)
+		go func() { done <- m.be.run(ctx, m.t, &m.h, &m.cache, &m.ph, m.counts, freq, &st) }()
+		during()
+		during = nil
+		if err := <-done; err != nil {
+			return err
+		}
+	} else if err := m.be.run(ctx, m.t, &m.h, &m.cache, &m.ph, m.counts, freq, &st); err != nil {
 		return err
 	}
 	m.stats.Reads += st.Reads
@@ -442,7 +547,12 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 		if created {
 			sign = 1
 		}
-		return m.list(ctx, sign, emit)
+		if err := m.list(ctx, sign, emit); err != nil {
+			return err
+		}
+	}
+	if during != nil {
+		during()
 	}
 	return nil
 }
@@ -552,8 +662,8 @@ func (m *Matcher) listOnHost(ctx context.Context, i, sign int, emit csm.Emit) er
 
 // prepare builds the phase's searches and other-graph tables from the batch's net change, as the
 // CPU engine does: the anchors are the changed elements alive in the current graph.
-func (m *Matcher) prepare(created bool) {
-	g, ph := m.g, &m.ph
+func (m *Matcher) prepare(ph *phase, created bool) {
+	g := m.g
 	ph.reset()
 	vchg := slices.Collect(m.net.AnchorVertices(g, created))
 	pchg := slices.Collect(m.net.AnchorPairs(g, created))
@@ -635,35 +745,44 @@ func (m *Matcher) split() {
 	}
 }
 
-// fillCache chooses the phase's cached lists by the mode and packs them.
-func (m *Matcher) fillCache() error {
+// fillCache chooses the phase's cached lists by the mode and packs them; with estimated set the
+// estimator's ranking is m.nextHot (made beside the last kernel).
+func (m *Matcher) fillCache(estimated bool) error {
 	m.cache.reset()
 	var freqBytes uint64
 	if m.measure {
 		freqBytes = 4 * uint64(m.g.IDBound())
 	}
 	budget := m.be.cacheBudget(&m.h, &m.ph, freqBytes)
+	m.lastBudget = budget
 	switch m.mode {
 	case ModeZeroCopy, ModeUnified:
 		return nil
 	case ModeDevice:
 		t0 := time.Now()
 		all := m.g.Vertices()
-		if !m.pack(all, budget) {
+		if !m.pack(budget, all) {
 			return fmt.Errorf("gcsm: mode device: the graph's lists (%d vertices) do not fit the %d bytes left of the GPU memory budget", len(all), budget)
 		}
 		m.stats.Copy += time.Since(t0)
 	case ModeDegree:
 		t0 := time.Now()
-		m.pack(m.deg, budget)
+		m.pack(budget, m.deg)
 		m.stats.Copy += time.Since(t0)
-	case ModeCache, ModeCacheBytes, ModeCacheDensity:
+	case ModeCache, ModeCacheBytes, ModeCacheDensity, ModeCacheSampled:
 		t0 := time.Now()
-		hot, walks := m.est.hot(m, budget)
+		hot, walks := m.nextHot, m.nextWalks
+		if !estimated {
+			hot, walks = m.est.hot(m, &m.ph, budget, false)
+		}
 		m.stats.Walks = walks
 		t1 := time.Now()
 		m.stats.Estimate += t1.Sub(t0)
-		m.pack(hot, budget)
+		if m.fillDegree {
+			m.pack(budget, hot, m.deg)
+		} else {
+			m.pack(budget, hot)
+		}
 		m.stats.Copy += time.Since(t1)
 	}
 	return nil
@@ -672,46 +791,46 @@ func (m *Matcher) fillCache() error {
 // rowBytes is what caching a list of n entries costs.
 func rowBytes(n uint32) uint64 { return 16 + 12*uint64(n) }
 
-// pack caches the lists of vs in priority order, each that fits in what is left of budget bytes
-// (skipping vertices that are dead or have no entries, and lists too long for what is left:
-// the greedy fill of the knapsack); it reports whether all of them fitted.
-func (m *Matcher) pack(vs []uint32, budget uint64) bool {
+// pack chooses the cached lists of each of lists in turn, each in priority order, each list
+// that fits in what is left of budget bytes (skipping vertices that are dead, have no entries or
+// were taken already, and lists too long for what is left: the greedy fill of the knapsack), and
+// lays out their rows; it reports whether all of them fitted. The entries are not copied here:
+// the GPU gathers them from the mapped host graph (the emulation: dcsr.fill).
+func (m *Matcher) pack(budget uint64, lists ...[]uint32) bool {
 	c, h := &m.cache, &m.h
+	if len(m.picked) < len(h.ln) {
+		m.picked = append(m.picked, make([]uint32, len(h.ln)-len(m.picked))...)
+	}
+	if m.stamp++; m.stamp == 0 { // wrapped: clear the marks
+		clear(m.picked)
+		m.stamp = 1
+	}
 	all := true
-	for _, v := range vs {
-		if int(v) >= len(h.ln) || h.ln[v] == 0 || !m.g.Alive(v) {
-			continue
-		}
-		b := rowBytes(h.ln[v])
-		if c.bytes+b > budget {
-			all = false
-			if budget-c.bytes < rowBytes(1) {
-				break // full
+fill:
+	for _, vs := range lists {
+		for _, v := range vs {
+			if int(v) >= len(h.ln) || h.ln[v] == 0 || !m.g.Alive(v) || m.picked[v] == m.stamp {
+				continue
 			}
-			continue
+			b := rowBytes(h.ln[v])
+			if c.bytes+b > budget {
+				all = false
+				if budget-c.bytes < rowBytes(1) {
+					break fill // full
+				}
+				continue
+			}
+			m.picked[v] = m.stamp
+			c.bytes += b
+			c.rows = append(c.rows, v)
 		}
-		c.bytes += b
-		c.rows = append(c.rows, v)
 	}
 	slices.Sort(c.rows)
-	c.rows = slices.Compact(c.rows)
-	var total uint64
 	for _, v := range c.rows {
-		c.roff = append(c.roff, total)
+		c.roff = append(c.roff, c.entries)
 		c.rlen = append(c.rlen, h.ln[v])
-		total += uint64(h.ln[v])
+		c.entries += uint64(h.ln[v])
 	}
-	c.keys = slices.Grow(c.keys[:0], int(total))[:total]
-	c.elab = slices.Grow(c.elab[:0], int(total))[:total]
-	// The rows' entries, copied on all cores.
-	par.Ranges(len(c.rows), min(runtime.GOMAXPROCS(0), max(int(total>>16), 1)), 64, func(_, lo, hi int) bool {
-		for i := lo; i < hi; i++ {
-			k, e := h.list(c.rows[i])
-			copy(c.keys[c.roff[i]:], k)
-			copy(c.elab[c.roff[i]:], e)
-		}
-		return true
-	})
 	return all
 }
 
@@ -743,5 +862,5 @@ func (m *Matcher) LogBatch(l *slog.Logger) {
 	l.Debug("gcsm: batch", "mode", m.mode.String(), "tasks", s.Tasks, "list_reads", s.Reads, "from_gpu", s.HitRate(),
 		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
 		"net", s.Net, "prepare", s.Prepare, "estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync,
-		"warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax, "launches", s.Launches, "spilled", s.Spilled)
+		"ahead", s.Ahead, "warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax, "launches", s.Launches, "spilled", s.Spilled)
 }

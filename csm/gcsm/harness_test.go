@@ -42,6 +42,7 @@ func (emuBackend) setListing(bool) {}
 func (emuBackend) listCap() uint64 { return 6 }
 
 func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, lo, hi int, counts []uint64, out []uint32) error {
+	c.fill(h)
 	e := emu{t: t, h: h, c: c, ph: ph}
 	at := 0
 	for i := lo; i < hi; i++ {
@@ -62,6 +63,7 @@ func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph 
 }
 
 func (b emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
+	c.fill(h)
 	e := emu{t: t, h: h, c: c, ph: ph}
 	if freq != nil || b.bytes != nil {
 		e.onRead = func(v uint32, n uint64) {
@@ -87,6 +89,7 @@ func (b emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph
 type spillBackend struct{ emuBackend }
 
 func (spillBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
+	c.fill(h)
 	e := emu{t: t, h: h, c: c, ph: ph}
 	r := make([]uint32, spillWords)
 	for i := range ph.numTasks() {

@@ -379,7 +379,9 @@ __device__ bool spill(int d, int k, u32 term, u32 orig, const u32 *f, const u32 
 
 // gcsm_match runs a phase's searches: in the first launch the host's tasks (TASK_WORDS each:
 // term, anchors, pattern, part), in later ones (spilled set) the searches an earlier launch
-// spilled (SPILL_WORDS each). Persistent warps take searches from ctl[C_NEXT]; each adds its
+// spilled (SPILL_WORDS each). Each warp's stack in buf holds levels buffers of stride candidates
+// (levels: the largest pattern's vertices less one; the last level is never buffered).
+// Persistent warps take searches from ctl[C_NEXT]; each adds its
 // count to its host task's taskCounts entry. Load balance: once half of the launch's warps
 // found no more searches (ctl[C_IDLE]), a warp whose search has run minSpillNs spills what is
 // left of it into spillOut (at most spillCap records, counted in ctl[C_SPILLS]) and takes the
@@ -389,7 +391,7 @@ __device__ bool spill(int d, int k, u32 term, u32 orig, const u32 *f, const u32 
 // launch lists: no tail is counted as a product, and each match of the last level is written to
 // its task's range of listOut (cursor; C_LISTERR when a range overflows: a host error).
 extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const u32 *tasks, u32 ntasks, u32 spilled,
-                                      u64 *taskCounts, u32 *buf, u32 stride, u64 *ctl, u32 *spillOut, u32 spillCap,
+                                      u64 *taskCounts, u32 *buf, u32 stride, u32 levels, u64 *ctl, u32 *spillOut, u32 spillCap,
                                       u64 minSpillNs, u32 spillMask, u32 force, const volatile u32 *stop,
                                       u32 *listOut, u64 *cursor, u64 listCap) {
   const Lister lister = {listOut, cursor, listCap, ctl};
@@ -398,7 +400,7 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
   const u32 lane = threadIdx.x & 31;
   const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const u64 nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
-  u32 *mybuf = buf + warp * MAXN * (u64)stride;
+  u32 *mybuf = buf + warp * levels * (u64)stride;
   Counters ct = {0, 0};
   u32 f[MAXN];
   u32 cnt[MAXN], idx[MAXN];
@@ -529,5 +531,41 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
     atomicAdd(&ctl[C_BUSY], busy);
     atomicMax(&ctl[C_BUSYMAX], busy);
     atomicMax(&ctl[C_TASKMAX], taskMax);
+  }
+}
+
+// gcsm_gather fills the device cache from the host graph through the mapping (one pass over the
+// PCIe link, no host-side packing or staging): a block per row (rows[r], its entries at roff[r],
+// rlen[r] of them), its threads striding over the row's keys and edge labels GATHER_UNROLL loads
+// at a time each (so that a hub's row does not take a link round trip per 32 entries); each
+// row's vertex gets its row number in slot (which the host set to ~0 before).
+#define GATHER_UNROLL 4
+extern "C" __global__ void gcsm_gather(const u64 *hoff, const u64 *hkeys, const u32 *helab, const u32 *rows,
+                                       const u64 *roff, const u32 *rlen, u32 nrows, u64 *ckeys, u32 *celab, u32 *slot) {
+  for (u64 r = blockIdx.x; r < nrows; r += gridDim.x) {
+    const u32 v = rows[r];
+    const u64 from = hoff[v], to = roff[r];
+    const u32 n = rlen[r];
+    for (u32 i = threadIdx.x; i < n; i += GATHER_UNROLL * blockDim.x) {
+      u64 k[GATHER_UNROLL];
+      u32 e[GATHER_UNROLL];
+#pragma unroll
+      for (int j = 0; j < GATHER_UNROLL; j++) {
+        const u32 at = i + j * blockDim.x;
+        if (at < n) {
+          k[j] = hkeys[from + at];
+          e[j] = helab[from + at];
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < GATHER_UNROLL; j++) {
+        const u32 at = i + j * blockDim.x;
+        if (at < n) {
+          ckeys[to + at] = k[j];
+          celab[to + at] = e[j];
+        }
+      }
+    }
+    if (threadIdx.x == 0) slot[v] = (u32)r;
   }
 }
