@@ -628,7 +628,9 @@ func prefixRestrictions(p *pattern.Pattern, full []int, rs []Restriction, keep f
 // restrictions its vertex leads (orbit-stabiliser). ok is false when it overflows uint64.
 // RestrictionsAutomorphisms returns |Aut(p)| from the restrictions SymmetryRestrictions made for
 // p (the product of the stabiliser chain's orbit sizes); ok is false when it overflows uint64.
-func RestrictionsAutomorphisms(rs []Restriction) (uint64, bool) { return automorphismsFromRestrictions(rs) }
+func RestrictionsAutomorphisms(rs []Restriction) (uint64, bool) {
+	return automorphismsFromRestrictions(rs)
+}
 
 func automorphismsFromRestrictions(rs []Restriction) (uint64, bool) {
 	orbit := map[int]uint64{}
