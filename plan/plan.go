@@ -623,15 +623,15 @@ func prefixRestrictions(p *pattern.Pattern, full []int, rs []Restriction, keep f
 	return nil, 1
 }
 
-// automorphismsFromRestrictions returns |Aut(p)| from the restrictions SymmetryRestrictions
-// made: the product of the stabiliser-chain orbit sizes, each one more than the number of
-// restrictions its vertex leads (orbit-stabiliser). ok is false when it overflows uint64.
 // RestrictionsAutomorphisms returns |Aut(p)| from the restrictions SymmetryRestrictions made for
-// p (the product of the stabiliser chain's orbit sizes); ok is false when it overflows uint64.
+// p (the whole chain, in any order of the vertices); ok is false when it overflows uint64.
 func RestrictionsAutomorphisms(rs []Restriction) (uint64, bool) {
 	return automorphismsFromRestrictions(rs)
 }
 
+// automorphismsFromRestrictions returns |Aut(p)| from the restrictions SymmetryRestrictions
+// made: the product of the stabiliser-chain orbit sizes, each one more than the number of
+// restrictions its vertex leads (orbit-stabiliser). ok is false when it overflows uint64.
 func automorphismsFromRestrictions(rs []Restriction) (uint64, bool) {
 	orbit := map[int]uint64{}
 	for _, r := range rs {
