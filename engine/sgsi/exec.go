@@ -35,6 +35,9 @@ type Stats struct {
 	// Gathered counts the segment uploads that carried only the lists a chunk reads; Merged the
 	// segments that went up in such an upload with their neighbours (one copy, one launch).
 	Gathered, Merged uint64
+	// Tiled counts the tables (parts of a level's table with one first edge) sorted in tiles
+	// (rowOrder): by the first edge's blocks, then the column of the longest lists.
+	Tiled uint64
 	// OffsetBytes is the bytes of the segment uploads' offsets (the rest of a segment upload is
 	// its lists); Sparse counts the gathered uploads whose offsets are only the lists' vertices'.
 	OffsetBytes, Sparse uint64
@@ -866,6 +869,9 @@ func (r *runner) join(i int, st *step, table []uint32, order rowOrder, desc []ui
 		// segments, the next chunk the ranges after them.
 		t := time.Now()
 		sortRows(table, r.sortBuffer(uint64(len(table))), k, order, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+		if order.tiled() {
+			r.st.Tiled++
+		}
 		r.st.Group += time.Since(t)
 	}
 	for start := 0; start < rows; {
