@@ -7,7 +7,9 @@
 // A count filters the candidates of every query vertex on the device with vertex signatures
 // (plus an exact label check), streaming the signature table through the device in vertex
 // segments; orders the join by SGSI's |C(u)|/deg(u) rule; and joins one query vertex at a time
-// (GSI's vertex-at-a-time join). Each join step takes the host-resident table in chunks that fit
+// (GSI's vertex-at-a-time join; a count of embeddings joins each subgraph once under symmetry
+// restrictions and multiplies by |Aut(p)|, and a link the restrictions orient reads one side of
+// its lists). Each join step takes the host-resident table in chunks that fit
 // the device region: each row's shortest linking list (ties: the rarest edge label's) fills its
 // preallocated buffer (Prealloc-Combine: offsets from the lists' lengths, one buffer, no join
 // twice), the other linking edges intersect them, and the survivors are counted, linked into
