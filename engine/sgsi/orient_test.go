@@ -20,7 +20,10 @@ import (
 // labels, in core and at a quarter and a 32nd of GraphBytes (the deep sweep: two larger graphs,
 // down to a 64th). It fails when no run was tiled or
 // out of core: then it checks nothing of those paths.
-func TestSymmetricOutOfCore(t *testing.T) {
+func TestSymmetricOutOfCore(t *testing.T) { symmetricOutOfCore(t, true) }
+
+// symmetricOutOfCore runs TestSymmetricOutOfCore's cases on the host emulation or the GPU.
+func symmetricOutOfCore(t *testing.T, host bool) {
 	ctx := context.Background()
 	cpu, err := engine.Lookup("cpu")
 	if err != nil {
@@ -70,13 +73,13 @@ func TestSymmetricOutOfCore(t *testing.T) {
 					}
 					q := *prob
 					q.GPUMemoryLimit = b
-					res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true, BlockRows: 16}}.CountStats(ctx, &q)
+					res, st, err := sgsi.Engine{Options: sgsi.Options{Host: host, BlockRows: 16}}.CountStats(ctx, &q)
 					if errors.Is(err, engine.ErrMemory) && f > 0 {
 						continue
 					}
 					runs++
 					if err != nil || res.Partial || res.Count != want.Count {
-						t.Errorf("R-MAT %+v, %s, %s, region %d (1/%d): sgsi %d (%v), cpu %d", gc, p, sem, b, f, res.Count, err, want.Count)
+						t.Errorf("R-MAT %+v, %s, %s, region %d (1/%d), host %v: sgsi %d (%v), cpu %d", gc, p, sem, b, f, host, res.Count, err, want.Count)
 					}
 					if st.Tiled > 0 {
 						tiled++
