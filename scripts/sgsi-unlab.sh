@@ -10,8 +10,9 @@
 #                                     runs each count with --timeout, logs under $OUT.
 #
 # Knobs: SCALE (26: SGSI's FR size, 1.76e9 edges, about 80 s to generate and 17 GB), EDGE_FACTOR
-# (27), GPU_MEMORY (4GiB), CAP (120s, the count's --timeout), THREADS (16), PATTERNS ("triangle";
-# add "k4" for 4-cliques), UNIQUE=1 also counts each triangle once (--unique).
+# (27), GPU_MEMORY ("4GiB"; several, space separated, run one after the other), CAP (120s, each
+# count's --timeout), THREADS (16), PATTERNS ("triangle"; add "k4" for 4-cliques), UNIQUE=1 also
+# counts each subgraph once (--unique), CPU=1 first counts with the CPU engine (the reference).
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cmd=${1:-}
@@ -47,11 +48,20 @@ run)
 		sems=("")
 		[[ ${UNIQUE:-0} == 1 ]] && sems+=("--unique")
 		for s in "${sems[@]}"; do
-			log=$out/sgsi-$p${s:+-unique}.log
-			echo "== sgsi $p $s --gpu-memory ${GPU_MEMORY:-4GiB} --timeout ${CAP:-120s}"
-			/usr/bin/time -f "whole process %e s, peak RSS %M KB" "$dir/submatch" count -v --engine sgsi --threads "${THREADS:-16}" \
-				--gpu-memory "${GPU_MEMORY:-4GiB}" --timeout "${CAP:-120s}" $s "$data" "$q" >"$log" 2>&1
-			grep -E "sgsi|embeddings|unique|whole process|rror" "$log" | cut -c1-1500
+			if [[ ${CPU:-0} == 1 ]]; then
+				log=$out/cpu-$p${s:+-unique}.log
+				echo "== cpu $p $s --timeout ${CAP:-120s}"
+				/usr/bin/time -f "whole process %e s, peak RSS %M KB" "$dir/submatch" count --engine cpu --threads "${THREADS:-16}" \
+					--timeout "${CAP:-120s}" $s "$data" "$q" >"$log" 2>&1
+				grep -E "embeddings|unique|whole process|rror" "$log" | cut -c1-500
+			fi
+			for m in ${GPU_MEMORY:-4GiB}; do
+				log=$out/sgsi-$p${s:+-unique}-$m.log
+				echo "== sgsi $p $s --gpu-memory $m --timeout ${CAP:-120s}"
+				/usr/bin/time -f "whole process %e s, peak RSS %M KB" "$dir/submatch" count -v --engine sgsi --threads "${THREADS:-16}" \
+					--gpu-memory "$m" --timeout "${CAP:-120s}" $s "$data" "$q" >"$log" 2>&1
+				grep -E "sgsi|embeddings|unique|whole process|rror" "$log" | cut -c1-1500
+			done
 		done
 	done
 	;;
