@@ -623,6 +623,12 @@ func prefixRestrictions(p *pattern.Pattern, full []int, rs []Restriction, keep f
 	return nil, 1
 }
 
+// RestrictionsAutomorphisms returns |Aut(p)| from the restrictions SymmetryRestrictions made for
+// p (the whole chain, in any order of the vertices); ok is false when it overflows uint64.
+func RestrictionsAutomorphisms(rs []Restriction) (uint64, bool) {
+	return automorphismsFromRestrictions(rs)
+}
+
 // automorphismsFromRestrictions returns |Aut(p)| from the restrictions SymmetryRestrictions
 // made: the product of the stabiliser-chain orbit sizes, each one more than the number of
 // restrictions its vertex leads (orbit-stabiliser). ok is false when it overflows uint64.

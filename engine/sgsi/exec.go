@@ -35,6 +35,9 @@ type Stats struct {
 	// Gathered counts the segment uploads that carried only the lists a chunk reads; Merged the
 	// segments that went up in such an upload with their neighbours (one copy, one launch).
 	Gathered, Merged uint64
+	// Tiled counts the tables (parts of a level's table with one first edge) sorted in tiles
+	// (rowOrder): by the first edge's blocks, then the column of the longest lists.
+	Tiled uint64
 	// OffsetBytes is the bytes of the segment uploads' offsets (the rest of a segment upload is
 	// its lists); Sparse counts the gathered uploads whose offsets are only the lists' vertices'.
 	OffsetBytes, Sparse uint64
@@ -103,7 +106,7 @@ type segKey struct {
 }
 
 // cartKey is the segment key of C(u) for cartesian steps.
-func cartKey(u int) lgKey { return lgKey{1<<40 | uint64(u), anyLabel} }
+func cartKey(u int) lgKey { return lgKey{1<<40 | uint64(u), anyLabel, bothSides} }
 
 // runner is one count's or listing's schedule over a Backend.
 type runner struct {
@@ -305,7 +308,7 @@ func (r *runner) run(induced, unique bool) error {
 
 	// The order, the steps and the label graphs they read (built here: part of Layout).
 	tl := time.Now()
-	q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique)
+	q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count)
 	r.st.Steps = len(q.steps)
 	need := uint64(0)
 	keys := map[lgKey]bool{}
@@ -393,6 +396,11 @@ func (r *runner) run(induced, unique bool) error {
 		// The final step's counts so far (a lower bound when the count was cut short).
 		if e := r.drainSum(); err == nil {
 			err = e
+		}
+		// Each match stands for q.aut embeddings (a lower bound too when cut short).
+		var ok bool
+		if r.total, ok = checked.Mul(r.total, q.aut); !ok && err == nil {
+			err = engine.ErrOverflow
 		}
 	}
 	return err
@@ -679,10 +687,10 @@ func (r *runner) level(i int, table []uint32) error {
 		desc = append(desc, uint32(c))
 	}
 	t := time.Now()
-	groups := r.byShortest(st, table, i+1)
+	groups := r.byShortest(st, table, i+1, !(final && r.count))
 	r.st.Group += time.Since(t)
 	for _, g := range groups {
-		if err := r.join(i, g.st, g.rows, desc, final); err != nil || r.stop {
+		if err := r.join(i, g.st, g.rows, g.order, desc, final); err != nil || r.stop {
 			return err
 		}
 	}
@@ -692,10 +700,29 @@ func (r *runner) level(i int, table []uint32) error {
 	return r.flush(i + 1)
 }
 
-// rowGroup is a part of a table joined with one choice of the step's first linking edge.
+// rowGroup is a part of a table joined with one choice of the step's first linking edge, and the
+// order of its rows out of core.
 type rowGroup struct {
-	st   *step
-	rows []uint32
+	st    *step
+	rows  []uint32
+	order rowOrder
+}
+
+// rowOrder is an order of a table's rows: by column col, or, tiled (shift > 0), by column tile's
+// blocks of 2^shift vertices, then col within each block.
+type rowOrder struct {
+	col, tile int
+	shift     uint
+}
+
+func (o rowOrder) tiled() bool { return o.shift > 0 }
+
+// less compares rows a and b.
+func (o rowOrder) less(a, b []uint32) bool {
+	if o.tiled() && a[o.tile]>>o.shift != b[o.tile]>>o.shift {
+		return a[o.tile]>>o.shift < b[o.tile]>>o.shift
+	}
+	return a[o.col] < b[o.col]
 }
 
 // byShortest splits table (in place) by the linking edge whose list is the shortest for each row
@@ -704,9 +731,16 @@ type rowGroup struct {
 // it. Any linking edge may fill the buffers (each is a condition on the new vertex, the first
 // adds the candidate, distinctness and order checks), so the matches are the same; the buffers,
 // and so the chunks and the lists they read, are smaller.
-func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
+//
+// Out of core each part is then ordered (join sorts it) for the lists its chunks read: a chunk
+// reads the lists of its rows' vertices in every linking column, so the rows are sorted by the
+// column of the longest lists in all, and tiled by the first edge's column (whose lists, the
+// buffers', are the shorter) in blocks of about four chunks' rows: a chunk then reads a narrow
+// range of the long lists and one block's short lists, not lists from every segment. With
+// spill, the chunk's rows take half the arena (join).
+func (r *runner) byShortest(st *step, table []uint32, k int, spill bool) []rowGroup {
 	if st.cartesian || len(st.others) == 0 {
-		return []rowGroup{{st, table}}
+		return []rowGroup{{st, table, rowOrder{col: st.first.col}}}
 	}
 	links := append([]link{st.first}, st.others...)
 	lgs := make([]*labelGraph, len(links))
@@ -719,18 +753,27 @@ func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
 	}
 	grp := r.grp[:n]
 	nw := rowWorkers(n, r.threads)
+	// sums[w][b*len(links)+j]: the length of link j's lists over worker w's rows of group b.
+	sums := make([][]uint64, nw)
 	par.For(nw, nw, func(w int) {
+		sum := make([]uint64, len(links)*len(links))
+		var d [32]uint64
 		for row := w * n / nw; row < (w+1)*n/nw; row++ {
-			best, bd := 0, lgs[0].degree(table[row*k+links[0].col])
-			for j := 1; j < len(links); j++ {
-				if d := lgs[j].degree(table[row*k+links[j].col]); d < bd {
-					best, bd = j, d
+			best := 0
+			for j := range links {
+				d[j] = lgs[j].degree(table[row*k+links[j].col])
+				if d[j] < d[best] {
+					best = j
 				}
 			}
 			grp[row] = uint8(best)
+			for j := range links {
+				sum[best*len(links)+j] += d[j]
+			}
 		}
+		sums[w] = sum
 	})
-	rs := rowSorter{table, k, 0, make([]uint32, k)}
+	rs := rowSorter{table, k, rowOrder{}, make([]uint32, k)}
 	var out []rowGroup
 	lo := 0
 	for j := range links {
@@ -761,10 +804,45 @@ func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
 				}
 			}
 		}
-		out = append(out, rowGroup{v, table[lo*k : a*k]})
+		out = append(out, rowGroup{v, table[lo*k : a*k], r.rowOrder(links, j, sums, a-lo, k, spill)})
 		lo = a
 	}
 	return out
+}
+
+// rowOrder is the order (see byShortest) of the n rows of width k that take links[j] as their
+// first edge; sums are byShortest's list lengths per worker.
+func (r *runner) rowOrder(links []link, j int, sums [][]uint64, n, k int, spill bool) rowOrder {
+	total := func(x int) uint64 {
+		t := uint64(0)
+		for _, sum := range sums {
+			t += sum[j*len(links)+x]
+		}
+		return t
+	}
+	o := rowOrder{col: links[j].col, tile: links[j].col}
+	most := uint64(0)
+	for x, l := range links {
+		if t := total(x); t > most {
+			o.col, most = l.col, t
+		}
+	}
+	if o.col == o.tile || n == 0 {
+		return rowOrder{col: o.col}
+	}
+	// A chunk's rows: the arena (half of it, to spill) over a row's words and mean buffer.
+	area := r.arenaCap
+	if spill {
+		area /= 2
+	}
+	perChunk := max(1, area/(uint64(k+3)+total(j)/uint64(n)))
+	blocks := uint64(n) / (4 * perChunk)
+	nv := uint64(r.s.g.NumVertices())
+	if blocks < 2 {
+		return rowOrder{col: o.col}
+	}
+	o.shift = uint(max(1, bits.Len64(nv/blocks)-1))
+	return o
 }
 
 // kernelFunc is a join kernel as a method expression (Backend.First...): unlike a method value
@@ -772,7 +850,7 @@ func (r *runner) byShortest(st *step, table []uint32, k int) []rowGroup {
 type kernelFunc func(Backend, joinArgs) error
 
 // join joins step i (with st's first edge) into the rows of table, chunk by chunk.
-func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool) error {
+func (r *runner) join(i int, st *step, table []uint32, order rowOrder, desc []uint32, final bool) error {
 	k := i + 1
 	rows := len(table) / k
 	var firstLG *labelGraph
@@ -787,10 +865,13 @@ func (r *runner) join(i int, st *step, table []uint32, desc []uint32, final bool
 	}
 	const descWords = 2 + 2 + 64 // the counter, then the descriptor
 	if !st.cartesian && k > 1 && !r.st.InCore {
-		// Rows in the order of their first-edge vertex: a chunk then reads a narrow range of
-		// that label graph's segments, the next chunk the range after it.
+		// Rows in order (byShortest): a chunk then reads narrow ranges of the label graphs'
+		// segments, the next chunk the ranges after them.
 		t := time.Now()
-		sortRows(table, r.sortBuffer(uint64(len(table))), k, st.first.col, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+		sortRows(table, r.sortBuffer(uint64(len(table))), k, order, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+		if order.tiled() {
+			r.st.Tiled++
+		}
 		r.st.Group += time.Since(t)
 	}
 	for start := 0; start < rows; {
@@ -1229,13 +1310,14 @@ func (r *runner) table(level int, n uint64) error {
 	return nil
 }
 
-// sortRows sorts a table's rows of k words by column col, in place, by its values' bits (keyBits:
+// sortRows sorts a table's rows of k words in order o, in place, by the values' bits (keyBits:
 // the values are below 2^keyBits): with buf, a buffer of the table's size, by a radix sort (rows
-// of 2 to 8 words moved as arrays, wider ones word by word); without, by comparisons (rows of 2
-// to 8 words as arrays, wider ones through rowSorter). A table of millions of rows took seconds
-// to sort by comparisons (R-MAT scale 22: a third of the runner's host time); the radix sort
-// moves each row twice or three times.
-func sortRows(t, buf []uint32, k, col, keyBits, workers int) {
+// of 2 to 8 words moved as arrays, wider ones word by word; a tiled order by col, then stably by
+// the tile column's high bits); without, by comparisons (rows of 2 to 8 words as arrays, wider
+// ones or a tiled order through rowSorter). A table of millions of rows took seconds to sort by
+// comparisons (R-MAT scale 22: a third of the runner's host time); the radix sort moves each
+// row twice or three times (a tiled order: twice as many).
+func sortRows(t, buf []uint32, k int, o rowOrder, keyBits, workers int) {
 	if len(t)/max(k, 1) < 2 {
 		return
 	}
@@ -1244,14 +1326,17 @@ func sortRows(t, buf []uint32, k, col, keyBits, workers int) {
 		if k < len(arrayScatters) && arrayScatters[k] != nil {
 			scatter = arrayScatters[k]
 		}
-		radixSort(t, buf, k, col, keyBits, workers, scatter)
+		radixSort(t, buf, k, o.col, 0, keyBits, workers, scatter)
+		if o.tiled() {
+			radixSort(t, buf, k, o.tile, int(o.shift), keyBits, workers, scatter)
+		}
 		return
 	}
-	if k < len(arraySorts) && arraySorts[k] != nil {
-		arraySorts[k](t, col)
+	if k < len(arraySorts) && arraySorts[k] != nil && !o.tiled() {
+		arraySorts[k](t, o.col)
 		return
 	}
-	sort.Sort(rowSorter{t, k, col, make([]uint32, k)})
+	sort.Sort(rowSorter{t, k, o, make([]uint32, k)})
 }
 
 // arraySorts[k] sorts rows of k words, 2 to 8, as arrays; arrayScatters[k] moves them in a
@@ -1299,19 +1384,23 @@ func rowWorkers(n, workers int) int {
 	return max(1, min(workers, n/minWorkerRows))
 }
 
-// radixSort sorts t, rows of k words, by column col (values below 2^keyBits), through buf (as
-// long as t): a stable least-significant-digit radix sort, each pass moving the rows by scatter,
+// radixSort sorts t, rows of k words, by the bits [from, keyBits) of column col (values below
+// 2^keyBits), through buf (as long as t): a stable least-significant-digit radix sort, each pass
+// moving the rows by scatter,
 // on up to workers goroutines (<= 0: all cores), each counting then moving its own range of rows
 // (the device's host has 16 cores; the runner's other work waits for the sort).
-func radixSort(t, buf []uint32, k, col, keyBits, workers int, scatter scatterFunc) {
+func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scatterFunc) {
+	if keyBits <= from {
+		return
+	}
 	src, dst := t, buf[:len(t)]
-	passes, bits := radixDigits(keyBits)
+	passes, bits := radixDigits(keyBits - from)
 	n := len(t) / k
 	nw := rowWorkers(n, workers)
 	counts := make([][1 << 12]int, nw)
 	rows := func(w int) (int, int) { return w * n / nw * k, (w + 1) * n / nw * k }
 	for p := range passes {
-		shift, mask := uint(p*bits), uint32(1)<<bits-1
+		shift, mask := uint(from+p*bits), uint32(1)<<bits-1
 		par.For(nw, nw, func(w int) {
 			c := counts[w][:1<<bits]
 			clear(c)
@@ -1363,15 +1452,18 @@ func scatterRows(src, dst []uint32, k, col int, c []int, shift uint, mask uint32
 	}
 }
 
-// rowSorter sorts a table's rows of k words by column col, in place.
+// rowSorter sorts a table's rows of k words in order o, in place.
 type rowSorter struct {
-	t      []uint32
-	k, col int
-	tmp    []uint32
+	t   []uint32
+	k   int
+	o   rowOrder
+	tmp []uint32
 }
 
-func (s rowSorter) Len() int           { return len(s.t) / s.k }
-func (s rowSorter) Less(i, j int) bool { return s.t[i*s.k+s.col] < s.t[j*s.k+s.col] }
+func (s rowSorter) Len() int { return len(s.t) / s.k }
+func (s rowSorter) Less(i, j int) bool {
+	return s.o.less(s.t[i*s.k:(i+1)*s.k], s.t[j*s.k:(j+1)*s.k])
+}
 func (s rowSorter) Swap(i, j int) {
 	a, b := s.t[i*s.k:(i+1)*s.k], s.t[j*s.k:(j+1)*s.k]
 	copy(s.tmp, a)

@@ -44,6 +44,13 @@ func TestGPURandom(t *testing.T) {
 	againstCPU(t, 1, uint64(envInt("SUBMATCH_SGSI_RANDOM", 20)), false)
 }
 
+// TestGPUSymmetricOutOfCore runs TestSymmetricOutOfCore's cases (embeddings as unique matches x
+// |Aut|, oriented lists, tiled tables) on the GPU.
+func TestGPUSymmetricOutOfCore(t *testing.T) {
+	needGPU(t)
+	symmetricOutOfCore(t, false)
+}
+
 // TestGPULongLists: hub graphs whose lists are longer than the segment cache and whose rows'
 // buffers do not fit the region, against the oracle (the kernels' parts and windows). Five seeds:
 // since sgsi's label graphs hold only the neighbours a pattern vertex's label admits, the first

@@ -18,6 +18,9 @@ type query struct {
 	order   []int    // join order; order[0] starts the table
 	pos     []int    // pattern vertex -> its column (position in order)
 	steps   []step   // steps[i] adds order[i+1] to tables of width i+1
+	// aut is what each match the joins find stands for: |Aut(p)| when plan counts embeddings
+	// as unique matches, else 1.
+	aut uint64
 }
 
 // link is one edge between the vertex a step adds and a vertex already in the table.
@@ -80,7 +83,11 @@ func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
 // scores by the frequency of the edge label between them) and builds the steps. cands[u] is
 // |C(u)|; freq(key) the number of adjacency entries of an edge label (of every neighbour label); edgeLabels whether the graph has edge
 // labels.
-func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique bool) {
+//
+// embeddings (a count of embeddings, not a listing) counts each subgraph once under the unique
+// restrictions; the count is then q.aut times the joins' (embeddings = unique matches x
+// |Aut(p)|, induced or not).
+func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings bool) {
 	p, n := q.p, q.n
 	score := make([]float64, n)
 	for u := range n {
@@ -112,8 +119,40 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 		q.pos[u] = i
 	}
 	var restr []plan.Restriction
-	if unique {
+	q.aut = 1
+	if unique || embeddings {
 		restr = plan.SymmetryRestrictions(p, q.order)
+	}
+	if !unique && embeddings {
+		// Each subgraph once, times |Aut(p)|: the tables |Aut(p)| times smaller.
+		if aut, ok := plan.RestrictionsAutomorphisms(restr); ok {
+			q.aut = aut
+		} else {
+			restr = nil // (|Aut(p)| beyond uint64: every embedding, as listed)
+		}
+	}
+	// lt[c]: the columns whose vertex is smaller than column c's in every match, by the
+	// restrictions and their transitive closure (a link reads the side of its lists that the
+	// restrictions leave, lgKey.dir; a row pruned through a column placed later has no match).
+	lt := make([]uint32, n)
+	for _, r := range restr {
+		lt[q.pos[r.Greater]] |= 1 << q.pos[r.Less]
+	}
+	for range n {
+		for c := range n {
+			for m := lt[c]; m != 0; m &= m - 1 {
+				lt[c] |= lt[bits.TrailingZeros32(m)]
+			}
+		}
+	}
+	dir := func(j, i int) uint8 {
+		switch {
+		case lt[i]>>j&1 != 0:
+			return upperSide
+		case lt[j]>>i&1 != 0:
+			return lowerSide
+		}
+		return bothSides
 	}
 	q.steps = q.steps[:0]
 	for i := 1; i < n; i++ {
@@ -123,11 +162,11 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 			w := q.order[j]
 			if !p.Adjacent(u, w) {
 				if induced {
-					st.nonadj = append(st.nonadj, link{col: j, key: lgKey{anyEdge, q.vlabels[u]}})
+					st.nonadj = append(st.nonadj, link{col: j, key: lgKey{anyEdge, q.vlabels[u], dir(j, i)}})
 				}
 				continue
 			}
-			l := link{col: j, key: lgKey{edgeKey(p, u, w, edgeLabels), q.vlabels[u]}}
+			l := link{col: j, key: lgKey{edgeKey(p, u, w, edgeLabels), q.vlabels[u], dir(j, i)}}
 			if st.cartesian || freq(l.key.edge) < freq(st.first.key.edge) {
 				if !st.cartesian {
 					st.others = append(st.others, st.first)

@@ -7,7 +7,9 @@
 // A count filters the candidates of every query vertex on the device with vertex signatures
 // (plus an exact label check), streaming the signature table through the device in vertex
 // segments; orders the join by SGSI's |C(u)|/deg(u) rule; and joins one query vertex at a time
-// (GSI's vertex-at-a-time join). Each join step takes the host-resident table in chunks that fit
+// (GSI's vertex-at-a-time join; a count of embeddings joins each subgraph once under symmetry
+// restrictions and multiplies by |Aut(p)|, and a link the restrictions orient reads one side of
+// its lists). Each join step takes the host-resident table in chunks that fit
 // the device region: each row's shortest linking list (ties: the rarest edge label's) fills its
 // preallocated buffer (Prealloc-Combine: offsets from the lists' lengths, one buffer, no join
 // twice), the other linking edges intersect them, and the survivors are counted, linked into
@@ -101,7 +103,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
 		"comm", st.Comm, "comp", st.Comp,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "setup", st.Setup, "layout", st.Layout, "filter", st.Filter,

@@ -21,7 +21,7 @@ func BenchmarkSortRows(b *testing.B) {
 			b.SetBytes(4 * int64(len(src)))
 			for b.Loop() {
 				copy(tab, src)
-				sortRows(tab, buf, k, 2, 26, w)
+				sortRows(tab, buf, k, rowOrder{col: 2}, 26, w)
 			}
 		})
 	}

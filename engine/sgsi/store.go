@@ -69,9 +69,41 @@ const anyEdge = uint64(1) << 32
 // keeps is a candidate of u, which has u's label, and every entry it looks up too (a
 // non-adjacency's as well), so neighbours of other labels would be read for nothing (issue 21:
 // under 1,000 zipf labels they were over 99% of what went to the device).
+//
+// dir keeps one side of each list (orientation): upper keeps the neighbours of larger id, lower
+// those of smaller id. A link whose new vertex the symmetry-breaking restrictions make larger
+// than its column's reads the upper lists: an entry it would take or find below the column's
+// vertex is rejected by the restrictions anyway, so the matches are the same, and the lists,
+// the buffers they fill and the bytes that go to the device about half (cliques read only
+// upper lists: with ids in ascending degree, as the graph builder numbers them, a hub's upper
+// list is short).
 type lgKey struct {
 	edge uint64
 	vl   uint32
+	dir  uint8
+}
+
+// The sides of a label graph's lists (lgKey.dir).
+const (
+	bothSides uint8 = iota
+	upperSide       // neighbours of larger id
+	lowerSide       // neighbours of smaller id
+)
+
+// side returns the part of the sorted list ns of vertex v on side dir.
+func side(ns []uint32, v uint32, dir uint8) []uint32 {
+	switch dir {
+	case upperSide:
+		i, found := slices.BinarySearch(ns, v)
+		if found {
+			i++
+		}
+		return ns[i:]
+	case lowerSide:
+		i, _ := slices.BinarySearch(ns, v)
+		return ns[:i]
+	}
+	return ns
 }
 
 // store is what sgsi keeps of one data graph in host memory: the column-first signature table and
@@ -141,7 +173,7 @@ func (s *store) degree(v uint32, k lgKey) uint64 {
 	d := uint64(0)
 	for i := lo; i < hi; i++ {
 		if takes(runs[i], k) {
-			d += uint64(len(g.RunNeighbors(v, i)))
+			d += uint64(len(side(g.RunNeighbors(v, i), v, k.dir)))
 		}
 	}
 	return d
@@ -156,7 +188,7 @@ func (s *store) appendList(out []uint32, v uint32, k lgKey) []uint32 {
 	from, taken := len(out), 0
 	for i := lo; i < hi; i++ {
 		if takes(runs[i], k) {
-			out = append(out, g.RunNeighbors(v, i)...)
+			out = append(out, side(g.RunNeighbors(v, i), v, k.dir)...)
 			taken++
 		}
 	}
@@ -220,7 +252,7 @@ func (s *store) edgeEntries(key uint64) uint64 {
 	if key == anyEdge {
 		m = 2 * g.NumEdges()
 	} else if g.HasEdgeLabels() || key == 0 {
-		k := lgKey{key, anyLabel}
+		k := lgKey{key, anyLabel, bothSides}
 		for v := range n {
 			m += s.degree(uint32(v), k)
 		}

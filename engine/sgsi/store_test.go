@@ -19,7 +19,7 @@ func TestSegments(t *testing.T) {
 		if seed%2 == 0 {
 			g = gen.RandomGraph(seed, 30, 0.3, 2, 1)
 		}
-		lg := newStore(g).label(lgKey{anyEdge, anyLabel})
+		lg := newStore(g).label(lgKey{anyEdge, anyLabel, bothSides})
 		n := uint32(len(lg.offsets) - 1)
 		for _, maxWords := range []uint64{1, 3, 4, 7, 20, 1000} {
 			segs := segments(lg, maxWords)
@@ -56,7 +56,7 @@ func TestSegments(t *testing.T) {
 }
 
 // TestSortRows checks sortRows on every row width it special-cases and beyond: rows in order of
-// the column, each row kept whole.
+// the column (or tiled: by another column's blocks, then the column), each row kept whole.
 func TestSortRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 1; k <= 10; k++ {
@@ -65,6 +65,11 @@ func TestSortRows(t *testing.T) {
 			col := rng.IntN(k)
 			// Values of keyBits bits: 6, many equal; up to 30, three passes of the radix sort.
 			keyBits := []int{6, 13, 25, 30}[rng.IntN(4)]
+			// Every other case tiled: by another column's blocks of 2^shift values, then col.
+			o := rowOrder{col: col}
+			if n%2 == 1 {
+				o.tile, o.shift = rng.IntN(k), uint(1+rng.IntN(keyBits))
+			}
 			tab := make([]uint32, n*k)
 			for i := range tab {
 				tab[i] = rng.Uint32() >> (32 - keyBits)
@@ -76,10 +81,10 @@ func TestSortRows(t *testing.T) {
 				if radix {
 					buf = make([]uint32, len(tab))
 				}
-				sortRows(tab, buf, k, col, keyBits, 4)
+				sortRows(tab, buf, k, o, keyBits, 4)
 				for i := 1; i < n; i++ {
-					if tab[(i-1)*k+col] > tab[i*k+col] {
-						t.Fatalf("k %d, %d rows, radix %v (%d bits): row %d's column %d (%d) after %d", k, n, radix, keyBits, i, col, tab[i*k+col], tab[(i-1)*k+col])
+					if prev, row := tab[(i-1)*k:i*k], tab[i*k:(i+1)*k]; o.less(row, prev) {
+						t.Fatalf("k %d, %d rows, radix %v (%d bits, order %+v): row %d %v after %v", k, n, radix, keyBits, o, i, row, prev)
 					}
 				}
 				if got := rowSet(tab, k); !maps.Equal(got, want) {
@@ -131,8 +136,8 @@ func TestStoreByRuns(t *testing.T) {
 			edges = append(edges, uint64(l))
 		}
 		for _, e := range edges {
-			for _, l := range append([]uint32{anyLabel}, 0, 1, 2, 3) {
-				k := lgKey{e, l}
+			for _, key := range lgKeys(e) {
+				k, l := key, key.vl
 				lg := s.label(k)
 				m := uint64(0)
 				for v := range n {
@@ -143,7 +148,8 @@ func TestStoreByRuns(t *testing.T) {
 						if els != nil {
 							xl = els[i]
 						}
-						if (e == anyEdge || uint64(xl) == e) && (l == anyLabel || g.VertexLabel(x) == l) {
+						onSide := k.dir == bothSides || k.dir == upperSide && x > uint32(v) || k.dir == lowerSide && x < uint32(v)
+						if (e == anyEdge || uint64(xl) == e) && (l == anyLabel || g.VertexLabel(x) == l) && onSide {
 							want = append(want, x)
 						}
 					}
@@ -156,10 +162,22 @@ func TestStoreByRuns(t *testing.T) {
 				if b := s.labelBytes(k); b != 8*uint64(n+1)+4*m {
 					t.Errorf("seed %d key %+v: labelBytes %d, want %d", seed, k, b, 8*uint64(n+1)+4*m)
 				}
-				if l == anyLabel && s.edgeEntries(e) != m {
+				if l == anyLabel && k.dir == bothSides && s.edgeEntries(e) != m {
 					t.Errorf("seed %d edge %d: edgeEntries %d, want %d", seed, e, s.edgeEntries(e), m)
 				}
 			}
 		}
 	}
+}
+
+// lgKeys is every label graph key of edge label e the store test checks: each neighbour label
+// (and the wildcard) with each side of the lists.
+func lgKeys(e uint64) []lgKey {
+	var ks []lgKey
+	for _, l := range []uint32{anyLabel, 0, 1, 2, 3} {
+		for _, d := range []uint8{bothSides, upperSide, lowerSide} {
+			ks = append(ks, lgKey{e, l, d})
+		}
+	}
+	return ks
 }
