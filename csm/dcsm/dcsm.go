@@ -149,6 +149,7 @@ type Matcher struct {
 	// the waves booked), a vertex deletion's edges, and the chunks it hands to the bookkeeping.
 	vres    csm.Result
 	vts     uint32
+	ed      edges // the edges' states, degrees, and the changes the host graph has not had (edges.go)
 	expand  []updates.Update
 	one     [1]updates.Update
 	inline  chunk
@@ -177,6 +178,7 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
 		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices),
 		pipeMin: DefaultPipeMin, pipeLen: pipeChunkLen}
+	m.ed.load(g)
 	in, err := m.s.load(g, t.relevant)
 	if err != nil {
 		be.close()
@@ -190,8 +192,12 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	return m, nil
 }
 
-// Graph returns the current graph (read it only between calls).
-func (m *Matcher) Graph() *dynamic.Graph { return m.g }
+// Graph returns the current graph (read it only between calls). The host graph takes the edge
+// changes of a call on a goroutine of its own after the call (edges.go): Graph waits for it.
+func (m *Matcher) Graph() *dynamic.Graph {
+	_ = m.syncGraph() // an error breaks the matcher: its calls return it
+	return m.g
+}
 
 // Patterns returns the standing patterns.
 func (m *Matcher) Patterns() []*pattern.Pattern { return m.pats }
@@ -219,7 +225,10 @@ func (m *Matcher) LogStats(l *slog.Logger) {
 }
 
 // Close frees the GPU memory.
-func (m *Matcher) Close() { m.be.close() }
+func (m *Matcher) Close() {
+	_ = m.ed.wait() // no goroutine changes the graph after Close
+	m.be.close()
+}
 
 // Apply applies a batch of one update and reports its delta (csm.Matcher). A vertex deletion of
 // a vertex with edges, or a longer batch, fails with ErrBatch: its net change is not the sum of
@@ -229,7 +238,9 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		return ErrBatch
 	}
 	if u := batch[0]; u.Kind == updates.DeleteVertex {
-		if v, ok := m.g.Lookup(u.U); ok && m.g.Degree(v) > 0 {
+		if g := m.Graph(); m.broken != nil {
+			return m.broken
+		} else if v, ok := g.Lookup(u.U); ok && g.Degree(v) > 0 {
 			return ErrBatch
 		}
 	}
@@ -316,6 +327,14 @@ func (m *Matcher) piped(n int) bool {
 
 // applyInline validates and books the stream's updates one by one on the caller's goroutine.
 func (m *Matcher) applyInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
+	err := m.validateInline(ctx, stream, report)
+	if serr := m.ed.start(m.g, m.threads()); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+func (m *Matcher) validateInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
 	c := &m.inline
 	for i, u := range stream {
 		c.reset()
@@ -384,6 +403,9 @@ func (m *Matcher) settle() {
 // *csm.InvalidError is returned, as is any other error.
 func (m *Matcher) validate(u updates.Update, ahead int, c *chunk) error {
 	if u.Kind == updates.DeleteVertex {
+		if err := m.syncGraph(); err != nil {
+			return err
+		}
 		// Its edges' deletions first, each an update of its own (a hub's may span waves).
 		m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
 		for _, e := range m.expand {
@@ -399,6 +421,13 @@ func (m *Matcher) validateOne(u updates.Update, ahead int, c *chunk) error {
 	if m.vts == inf-1 {
 		return fmt.Errorf("dcsm: more than %d updates in one run", inf-1)
 	}
+	if done, err := m.validateEdge(u, ahead, c); done {
+		return err
+	}
+	// Anything else reads the host graph's lists (csm.Net): it is brought up to date first.
+	if err := m.syncGraph(); err != nil {
+		return err
+	}
 	r := &m.vres
 	m.one[0] = u
 	// Validated and applied at once: the host searches nothing on the graph before the change
@@ -406,6 +435,7 @@ func (m *Matcher) validateOne(u updates.Update, ahead int, c *chunk) error {
 	if err := m.net.ComputeApply(m.one[:], m.opts.SkipInvalid, r); err != nil {
 		return err
 	}
+	m.noteNet()
 	rec := change{u: u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
 	if r.Skipped > 0 {
 		rec.err = r.Invalid[0].Err

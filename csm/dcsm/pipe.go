@@ -71,8 +71,10 @@ func (m *Matcher) applyPiped(ctx context.Context, stream []updates.Update, repor
 		free <- &m.chunks[i]
 	}
 	var quit atomic.Bool
+	var applyErr error // the start of the host graph's update (read after full is closed)
 	go func() {
 		defer close(full)
+		defer func() { applyErr = m.ed.start(m.g, m.threads()) }()
 		c := <-free
 		c.reset()
 		for i, u := range stream {
@@ -109,6 +111,9 @@ func (m *Matcher) applyPiped(ctx context.Context, stream []updates.Update, repor
 			}
 		}
 		free <- c // never blocks: it has room for every chunk
+	}
+	if err == nil {
+		err = applyErr
 	}
 	return err
 }
