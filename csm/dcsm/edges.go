@@ -118,6 +118,7 @@ type edges struct {
 	ops, applying []dynamic.EdgeOp
 	busy          bool
 	done          chan error
+	asyncMin      int // the fewest changes applied on a goroutine of their own (defaultAsyncMin)
 }
 
 // load copies g's edges and degrees.
@@ -139,6 +140,7 @@ func (e *edges) load(g *dynamic.Graph) {
 		}
 	}
 	e.done = make(chan error, 1)
+	e.asyncMin = defaultAsyncMin
 }
 
 // degree returns v's degree now.
@@ -167,10 +169,10 @@ func (e *edges) change(x, y, l uint32, del bool) {
 	e.ops = append(e.ops, dynamic.EdgeOp{U: x, V: y, Label: l, Delete: del})
 }
 
-// asyncMin is the fewest logged changes applied to the host graph on a goroutine of its own; a
-// shorter log (a call of a few updates at a low rate) is applied at once, which allocates
+// defaultAsyncMin is the fewest logged changes applied to the host graph on a goroutine of its
+// own; a shorter log (a call of a few updates at a low rate) is applied at once, which allocates
 // nothing.
-const asyncMin = 4096
+const defaultAsyncMin = 4096
 
 // start applies the logged changes to g (up to threads goroutines inside), after the apply
 // before it: a long log on a goroutine of its own (wait waits for it), a short one at once.
@@ -181,13 +183,10 @@ func (e *edges) start(g *dynamic.Graph, threads int) error {
 	if err := e.wait(); err != nil {
 		return err
 	}
-	if len(e.ops) < asyncMin {
+	if len(e.ops) < e.asyncMin {
 		err := g.ApplyEdgeOps(e.ops, threads)
 		e.ops = e.ops[:0]
-		if err != nil {
-			return fmt.Errorf("dcsm: internal error updating the host graph: %w", err)
-		}
-		return nil
+		return applyError(err)
 	}
 	e.ops, e.applying = e.applying[:0], e.ops
 	e.busy = true
@@ -202,7 +201,12 @@ func (e *edges) wait() error {
 		return nil
 	}
 	e.busy = false
-	if err := <-e.done; err != nil {
+	return applyError(<-e.done)
+}
+
+// applyError wraps an error of the host graph's update (nil: nil).
+func applyError(err error) error {
+	if err != nil {
 		return fmt.Errorf("dcsm: internal error updating the host graph: %w", err)
 	}
 	return nil

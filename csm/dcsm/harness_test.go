@@ -142,7 +142,8 @@ func (c randomCase) shape(m *Matcher) {
 		m.waveBytes = c.bytes
 	}
 	if c.pipe > 0 {
-		m.pipeMin, m.pipeLen, m.opts.Threads = 1, c.pipe, 2
+		// and every call's host graph update on a goroutine of its own
+		m.pipeMin, m.pipeLen, m.opts.Threads, m.ed.asyncMin = 1, c.pipe, 2, 1
 	}
 }
 

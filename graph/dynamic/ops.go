@@ -12,8 +12,8 @@ type EdgeOp struct {
 	Delete      bool
 }
 
-// opsPerWorker is the fewest operations per goroutine of ApplyEdgeOps.
-const opsPerWorker = 2048
+// opsPerWorker is the fewest operations per goroutine of ApplyEdgeOps (tests lower it).
+var opsPerWorker = 2048
 
 // ownerShift groups consecutive vertices for ApplyEdgeOps's goroutines: vertex v belongs to
 // goroutine (v >> ownerShift) % workers, so that two goroutines rarely write one cache line of
