@@ -27,7 +27,12 @@ cp "$root/csm/internal/csmtest/csmtest.go" "$tmp/base/csm/internal/csmtest/"
 for i in $(seq "$runs"); do
 	for which in base new; do
 		"$tmp/$which.test" -test.run XX -test.bench "${BENCH:-HostEmail10}" -test.benchtime 10x |
-			awk -v w="$which" '/^Benchmark/ {print w, $1, $5; if ($8 == "graph-ms") print w, $1 "+graph", $7}' >>"$tmp/all"
+			awk -v w="$which" '/^Benchmark/ {
+				for (i = 2; i < NF; i++) {
+					if ($(i + 1) == "stream-ms") print w, $1, $i
+					if ($(i + 1) == "graph-ms") print w, $1 "+graph", $i
+				}
+			}' >>"$tmp/all"
 	done
 done
 echo "# base $(git -C "$root" rev-parse --short "$base"), new $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo '+changes'), $runs runs each, stream-ms medians (min-max)"

@@ -336,9 +336,9 @@ func (m *Matcher) applyInline(ctx context.Context, stream []updates.Update, repo
 
 func (m *Matcher) validateInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
 	c := &m.inline
-	for i, u := range stream {
+	for i := range stream {
 		c.reset()
-		err := m.validate(u, len(stream)-i, c)
+		err := m.validate(&stream[i], len(stream)-i, c)
 		if berr := m.bookChunk(ctx, c, report); berr != nil {
 			return berr
 		}
@@ -401,15 +401,15 @@ func (m *Matcher) settle() {
 // endpoints' dense ids, labels and degrees, leaving out the edges no search reads (the label
 // filter). An invalid update (without SkipInvalid) changes nothing and is not appended: its
 // *csm.InvalidError is returned, as is any other error.
-func (m *Matcher) validate(u updates.Update, ahead int, c *chunk) error {
+func (m *Matcher) validate(u *updates.Update, ahead int, c *chunk) error {
 	if u.Kind == updates.DeleteVertex {
 		if err := m.syncGraph(); err != nil {
 			return err
 		}
 		// Its edges' deletions first, each an update of its own (a hub's may span waves).
-		m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
-		for _, e := range m.expand {
-			if err := m.validateOne(e, ahead, c); err != nil {
+		m.expand = csm.IncidentDeletions(m.g, *u, m.expand[:0])
+		for i := range m.expand {
+			if err := m.validateOne(&m.expand[i], ahead, c); err != nil {
 				return err
 			}
 		}
@@ -417,7 +417,7 @@ func (m *Matcher) validate(u updates.Update, ahead int, c *chunk) error {
 	return m.validateOne(u, ahead, c)
 }
 
-func (m *Matcher) validateOne(u updates.Update, ahead int, c *chunk) error {
+func (m *Matcher) validateOne(u *updates.Update, ahead int, c *chunk) error {
 	if m.vts == inf-1 {
 		return fmt.Errorf("dcsm: more than %d updates in one run", inf-1)
 	}
@@ -429,14 +429,13 @@ func (m *Matcher) validateOne(u updates.Update, ahead int, c *chunk) error {
 		return err
 	}
 	r := &m.vres
-	m.one[0] = u
-	// Validated and applied at once: the host searches nothing on the graph before the change
-	// (a valid edge update between existing vertices is checked by the change itself).
+	m.one[0] = *u
+	// Validated and applied at once: the host searches nothing on the graph before the change.
 	if err := m.net.ComputeApply(m.one[:], m.opts.SkipInvalid, r); err != nil {
 		return err
 	}
 	m.noteNet()
-	rec := change{u: u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
+	rec := change{u: *u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
 	if r.Skipped > 0 {
 		rec.err = r.Invalid[0].Err
 		rec.p1, rec.v1 = rec.p0, rec.v0
@@ -484,17 +483,21 @@ func (m *Matcher) book(c *chunk, rec *change) {
 	w := &m.waves[m.cur]
 	k := len(w.ups)
 	npat := len(m.tab.pats)
+	n := 2 * npat * (k + 1)
 	if k == 0 { // a new wave: room for what the call has left, up to the bound
 		h := max(min(m.maxWave, rec.ahead), 1)
 		w.ups = slices.Grow(w.ups, h)
-		w.counts, w.host = slices.Grow(w.counts, 2*npat*h), slices.Grow(w.host, 2*npat*h)
+		w.clean = 0
+		n = 2 * npat * h
+	}
+	if n > w.clean { // the counters zeroed ahead, for the hint or twice as many as before
+		c := max(n, 2*w.clean)
+		w.counts, w.host = zeroed(w.counts, w.clean, c), zeroed(w.host, w.clean, c)
+		w.clean = c
 	}
 	w.ups = append(w.ups, waveUpdate{u: rec.u, err: rec.err})
-	n := 2 * npat * (k + 1)
-	w.counts = slices.Grow(w.counts, 2*npat)[:n]
-	w.host = slices.Grow(w.host, 2*npat)[:n]
-	clear(w.counts[n-2*npat:])
-	clear(w.host[n-2*npat:])
+	n = 2 * npat * (k + 1)
+	w.counts, w.host = w.counts[:n], w.host[:n]
 	if rec.err != nil {
 		return
 	}
@@ -711,6 +714,13 @@ func (m *Matcher) plan(w *wave) error {
 }
 
 var errOverflow = errors.New("a count overflows 64 bits")
+
+// zeroed returns s[:to] with its elements before from kept and the others zero.
+func zeroed(s []uint64, from, to int) []uint64 {
+	s = slices.Grow(s[:from], to-from)[:to]
+	clear(s[from:])
+	return s
+}
 
 // listWave lists a finished wave's matches and reports its updates: the searches in groups whose
 // matches fit the buffer (gpucsm.ListGroups), a search with more in windows of the buffer's size,

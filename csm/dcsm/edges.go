@@ -277,7 +277,7 @@ func (m *Matcher) noteNet() {
 // edges and appends its record to c as validateOne does (done true); anything else is left to
 // validateOne (done false). An invalid update without SkipInvalid returns its
 // *csm.InvalidError.
-func (m *Matcher) validateEdge(u updates.Update, ahead int, c *chunk) (done bool, err error) {
+func (m *Matcher) validateEdge(u *updates.Update, ahead int, c *chunk) (done bool, err error) {
 	if (u.Kind != updates.InsertEdge && u.Kind != updates.DeleteEdge) || u.U == u.V {
 		return false, nil
 	}
@@ -291,10 +291,10 @@ func (m *Matcher) validateEdge(u updates.Update, ahead int, c *chunk) (done bool
 		x, y = y, x // in the pair's order (csm.PairChange: U < V by original ids)
 	}
 	l, present := m.ed.tab.get(pairKey(x, y))
-	rec := change{u: u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
-	if err := csm.EdgeUpdateError(&u, l, present); err != nil {
+	rec := change{u: *u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
+	if err := csm.EdgeUpdateError(u, l, present); err != nil {
 		if !m.opts.SkipInvalid {
-			return true, &csm.InvalidError{Update: u, Err: err}
+			return true, &csm.InvalidError{Update: *u, Err: err}
 		}
 		rec.err = err
 		rec.p1, rec.v1 = rec.p0, rec.v0

@@ -77,11 +77,11 @@ func (m *Matcher) applyPiped(ctx context.Context, stream []updates.Update, repor
 		defer func() { applyErr = m.ed.start(m.g, m.threads()) }()
 		c := <-free
 		c.reset()
-		for i, u := range stream {
+		for i := range stream {
 			if quit.Load() {
 				break
 			}
-			if err := m.validate(u, len(stream)-i, c); err != nil {
+			if err := m.validate(&stream[i], len(stream)-i, c); err != nil {
 				c.stop = err
 				break
 			}

@@ -65,6 +65,7 @@ type wave struct {
 	tasks   []uint32
 	counts  []uint64 // per update and pattern: created, destroyed (the executor's)
 	host    []uint64 // the same, counted on the host (one-vertex patterns)
+	clean   int      // counts and host are zero from their lengths up to clean (book)
 	// With listing on: per search, its matches (the executor's counts), and the matches a
 	// listing launch found per search of its range; per update, the one-vertex patterns' matches.
 	tcount   []uint64
