@@ -120,6 +120,10 @@ type Stats struct {
 	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
 	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
 	GPU, Wall time.Duration
+	// GraphApply is the time the host graph took the validated edge changes (edges.go: on a
+	// goroutine of its own after a long call), GraphWait the time callers waited for it
+	// (Graph, a vertex operation, the next call); both up to the last apply waited for.
+	GraphApply, GraphWait time.Duration
 }
 
 // Matcher is an open DCSM pattern set.
@@ -207,6 +211,7 @@ func (m *Matcher) Stats() Stats {
 	st := m.stats
 	st.PoolEntries, st.LiveEntries, st.Bytes = m.s.top, m.s.live, m.be.bytes()
 	st.GPU = m.be.gpuTime()
+	st.GraphApply, st.GraphWait = m.ed.took, m.ed.waited
 	return st
 }
 
@@ -216,12 +221,15 @@ func (m *Matcher) Utilisation() (busy, wall time.Duration) {
 	return m.be.gpuTime(), m.stats.Wall
 }
 
-// LogStats logs the figures of the work so far (watch -v).
+// LogStats logs the figures of the work so far (watch -v), after waiting for the host graph's
+// update (Graph), so that its time is in them.
 func (m *Matcher) LogStats(l *slog.Logger) {
+	m.Graph()
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "peak_wave_search_bytes", st.PeakWaveBytes, "pool_entries", st.PoolEntries,
 		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond),
-		"gpu_time", st.GPU.Round(time.Microsecond), "stream_time", st.Wall.Round(time.Microsecond))
+		"gpu_time", st.GPU.Round(time.Microsecond), "stream_time", st.Wall.Round(time.Microsecond),
+		"host_graph_apply", st.GraphApply.Round(time.Microsecond), "host_graph_wait", st.GraphWait.Round(time.Microsecond))
 }
 
 // Close frees the GPU memory.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"time"
 
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/formats/updates"
@@ -114,11 +115,13 @@ type edges struct {
 	tab edgeTable
 	deg []uint32 // per dense id
 	// ops: the changes since the last apply began; busy: the apply running (its ops in
-	// applying), which sends its error on done.
+	// applying), which sends its outcome on done.
 	ops, applying []dynamic.EdgeOp
 	busy          bool
-	done          chan error
-	asyncMin      int // the fewest changes applied on a goroutine of their own (defaultAsyncMin)
+	done          chan applied
+	// took: the applies' time in all; waited: the time spent waiting for them (Stats).
+	took, waited time.Duration
+	asyncMin     int // the fewest changes applied on a goroutine of their own (defaultAsyncMin)
 }
 
 // load copies g's edges and degrees.
@@ -139,7 +142,7 @@ func (e *edges) load(g *dynamic.Graph) {
 			}
 		}
 	}
-	e.done = make(chan error, 1)
+	e.done = make(chan applied, 1)
 	e.asyncMin = defaultAsyncMin
 }
 
@@ -184,14 +187,20 @@ func (e *edges) start(g *dynamic.Graph, threads int) error {
 		return err
 	}
 	if len(e.ops) < e.asyncMin {
+		t0 := time.Now()
 		err := g.ApplyEdgeOps(e.ops, threads)
+		e.took += time.Since(t0)
 		e.ops = e.ops[:0]
 		return applyError(err)
 	}
 	e.ops, e.applying = e.applying[:0], e.ops
 	e.busy = true
 	ops := e.applying
-	go func() { e.done <- g.ApplyEdgeOps(ops, threads) }()
+	go func() {
+		t0 := time.Now()
+		err := g.ApplyEdgeOps(ops, threads)
+		e.done <- applied{err, time.Since(t0)}
+	}()
 	return nil
 }
 
@@ -201,7 +210,17 @@ func (e *edges) wait() error {
 		return nil
 	}
 	e.busy = false
-	return applyError(<-e.done)
+	t0 := time.Now()
+	a := <-e.done
+	e.waited += time.Since(t0)
+	e.took += a.took
+	return applyError(a.err)
+}
+
+// applied is the outcome of an apply on its own goroutine.
+type applied struct {
+	err  error
+	took time.Duration
 }
 
 // applyError wraps an error of the host graph's update (nil: nil).
