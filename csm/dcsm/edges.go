@@ -16,9 +16,12 @@ import (
 // a hash table of its own (edgeTable: a probe, where the host graph's sorted neighbour arrays
 // take a search in each endpoint's list and a move of its tail) and every vertex's degree, and
 // logs the changes. The log is applied to the host graph (dynamic.Graph.ApplyEdgeOps, the
-// vertices shared out among the threads) on a goroutine of its own after each call, while the
-// caller goes on; whatever reads the host graph's lists waits for it first: Graph, a vertex
-// operation, and any update the csm.Net validates (an edge to a new vertex, a self-loop). The
+// vertices shared out among the threads) on a goroutine of its own, during a long call whenever
+// the last apply has finished and at least asyncMin changes are logged, and after the call,
+// while the caller goes on (a short log at the end of a call is applied at once); whatever reads
+// the host graph's lists waits for it first: Graph, a vertex operation, and any update the
+// csm.Net validates (an edge to a new vertex, a self-loop). Validation itself reads only the
+// vertices' ids and labels, which an edge change leaves alone. The
 // multi-version graph on the GPU never read the host's arrays: its new versions come from the
 // updates themselves.
 
@@ -204,6 +207,25 @@ func (e *edges) start(g *dynamic.Graph, threads int) error {
 	return nil
 }
 
+// poll starts an apply of the logged changes when the one before has finished (or none ran):
+// during a long call, the host graph follows the validation on another goroutine, a log of at
+// least asyncMin changes at a time, and validation never waits for it.
+func (e *edges) poll(g *dynamic.Graph, threads int) error {
+	if e.busy {
+		select {
+		case a := <-e.done:
+			e.busy = false
+			e.took += a.took
+			if err := applyError(a.err); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	return e.start(g, threads)
+}
+
 // wait waits for the apply running, if any.
 func (e *edges) wait() error {
 	if !e.busy {
@@ -328,6 +350,11 @@ func (m *Matcher) validateEdge(u *updates.Update, ahead int, c *chunk) (done boo
 		old = csm.PairState{Present: true, Label: l}
 	}
 	m.ed.change(x, y, l, u.Kind == updates.DeleteEdge)
+	if len(m.ed.ops) >= m.ed.asyncMin {
+		if err := m.ed.poll(g, m.threads()); err != nil {
+			return true, err
+		}
+	}
 	m.vts++
 	rec.t, rec.idBound = m.vts, g.IDBound()
 	if lx, ly := g.Label(x), g.Label(y); m.tab.relevant(lx, ly) {
