@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"runtime"
 	"slices"
 	"time"
@@ -550,19 +551,39 @@ func (m *Matcher) book(c *chunk, rec *change) {
 			w.addIns(x, ky, pc.new.Label, t)
 			w.addIns(y, kx, pc.new.Label, t)
 		}
-		for p := range m.tab.pats {
-			pp := &m.tab.pats[p]
-			for j := range pp.pairs {
-				pt := &pp.pairs[j]
-				vNew, vOld := pt.item.Valid(pc.new), pt.item.Valid(pc.old)
-				switch {
-				case vNew && !vOld:
-					w.anchor(pt, x, y, lx, ly, pc.dx, pc.dy, t, uint32(npat*k+p), 0)
-				case vOld && !vNew && pc.oldAlive:
-					w.anchor(pt, x, y, lx, ly, pc.dx, pc.dy, t-1, uint32(npat*k+p), 1)
+		if m.tab.refs == nil { // more than 64 pair terms: each tried
+			for p := range m.tab.pats {
+				pp := &m.tab.pats[p]
+				for j := range pp.pairs {
+					m.anchorPair(w, pc, p, &pp.pairs[j], pp.pairs[j].orient(lx, ly), k, t)
 				}
 			}
+			continue
 		}
+		// The pair terms whose anchors' labels match the edge, in table order.
+		ms := m.tab.terms(lx, ly)
+		for b := ms[0] | ms[1]; b != 0; b &= b - 1 {
+			j := bits.TrailingZeros64(b)
+			r := &m.tab.refs[j]
+			m.anchorPair(w, pc, r.p, r.pt, uint8(ms[0]>>j&1|(ms[1]>>j&1)<<1), k, t)
+		}
+	}
+}
+
+// anchorPair adds the searches of pattern p's pair term pt anchored at the changed pair pc of the
+// wave's update k (timestamp t) in the orientations of orient: of the matches the change creates
+// (the term holds after it, not before) or destroys (the reverse; read before it).
+func (m *Matcher) anchorPair(w *wave, pc *pairRec, p int, pt *pairTerm, orient uint8, k int, t uint32) {
+	if orient == 0 {
+		return
+	}
+	slot := uint32(len(m.tab.pats)*k + p)
+	vNew, vOld := pt.item.Valid(pc.new), pt.item.Valid(pc.old)
+	switch {
+	case vNew && !vOld:
+		w.anchor(pt, orient, pc.x, pc.y, pc.dx, pc.dy, t, slot, 0)
+	case vOld && !vNew && pc.oldAlive:
+		w.anchor(pt, orient, pc.x, pc.y, pc.dx, pc.dy, t-1, slot, 1)
 	}
 }
 
