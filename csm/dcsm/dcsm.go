@@ -247,9 +247,11 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		return ErrBatch
 	}
 	if u := batch[0]; u.Kind == updates.DeleteVertex {
-		if g := m.Graph(); m.broken != nil {
+		g := m.Graph() // up to date: its degrees are read
+		if m.broken != nil {
 			return m.broken
-		} else if v, ok := g.Lookup(u.U); ok && g.Degree(v) > 0 {
+		}
+		if v, ok := g.Lookup(u.U); ok && g.Degree(v) > 0 {
 			return ErrBatch
 		}
 	}
@@ -287,8 +289,9 @@ func (m *Matcher) ApplyEachMatches(ctx context.Context, stream []updates.Update,
 // on. Any other error (cancellation, the GPU, report's) leaves the graph changed by updates whose
 // results were not all reported; the matcher then refuses further work with that error.
 //
-// The host's work per update is in two parts (pipe.go): validating and applying it to the graph
-// (validate), then adding its edge versions and searches to the wave (book), which also closes,
+// The host's work per update is in two parts (pipe.go): validating it (validate: against the
+// engine's own edge table; the host graph takes the changes on a goroutine of its own, edges.go),
+// then adding its edge versions and searches to the wave (book), which also closes,
 // launches and reports the waves. On a long stream with more than one thread (Options.Threads;
 // 0: GOMAXPROCS) the first part runs on a goroutine of its own, a chunk of updates ahead of the
 // second (report is called on the caller's goroutine, in order, as ever).
@@ -405,8 +408,9 @@ func (m *Matcher) settle() {
 }
 
 // validate validates one update of the stream (ahead: the updates of the call from it on) against
-// the graph and applies it (a vertex deletion after its edges' deletions, each an update of its
-// own), appending to c what the wave's bookkeeping needs of each: its edge changes with the
+// the graph as the updates before it left it, and applies it (to the engine's edge table, and to
+// the host graph directly or through the log, edges.go; a vertex deletion after its edges'
+// deletions, each an update of its own), appending to c what the wave's bookkeeping needs of each: its edge changes with the
 // endpoints' dense ids, labels and degrees, leaving out the edges no search reads (the label
 // filter). An invalid update (without SkipInvalid) changes nothing and is not appended: its
 // *csm.InvalidError is returned, as is any other error.
