@@ -181,7 +181,8 @@ func (e *edges) change(x, y, l uint32, del bool) {
 const defaultAsyncMin = 4096
 
 // start applies the logged changes to g (up to threads goroutines inside), after the apply
-// before it: a long log on a goroutine of its own (wait waits for it), a short one at once.
+// before it: a long log on a goroutine of its own (wait waits for it), a short one or one with a
+// single thread at once.
 func (e *edges) start(g *dynamic.Graph, threads int) error {
 	if len(e.ops) == 0 {
 		return nil
@@ -189,7 +190,7 @@ func (e *edges) start(g *dynamic.Graph, threads int) error {
 	if err := e.wait(); err != nil {
 		return err
 	}
-	if len(e.ops) < e.asyncMin {
+	if len(e.ops) < e.asyncMin || threads == 1 {
 		t0 := time.Now()
 		err := g.ApplyEdgeOps(e.ops, threads)
 		e.took += time.Since(t0)
@@ -208,9 +209,12 @@ func (e *edges) start(g *dynamic.Graph, threads int) error {
 }
 
 // poll starts an apply of the logged changes when the one before has finished (or none ran):
-// during a long call, the host graph follows the validation on another goroutine, a log of at
-// least asyncMin changes at a time, and validation never waits for it.
+// during a long call with more than one thread, the host graph follows the validation on another
+// goroutine, a log of at least asyncMin changes at a time, and validation never waits for it.
 func (e *edges) poll(g *dynamic.Graph, threads int) error {
+	if threads == 1 {
+		return nil // one goroutine: the log is applied at the end of the call
+	}
 	if e.busy {
 		select {
 		case a := <-e.done:
