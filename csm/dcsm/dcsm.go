@@ -183,14 +183,16 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
 		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices),
 		pipeMin: DefaultPipeMin, pipeLen: pipeChunkLen}
-	m.ed.load(g)
+	m.ed.loadAsync(g)
 	in, err := m.s.load(g, t.relevant)
 	if err != nil {
+		m.ed.ready()
 		be.close()
 		return nil, err
 	}
 	m.pool = max(2*m.s.top, 1<<16)
 	if err := be.load(in, &m.s, m.pool); err != nil {
+		m.ed.ready()
 		be.close()
 		return nil, err
 	}
@@ -235,7 +237,8 @@ func (m *Matcher) LogStats(l *slog.Logger) {
 
 // Close frees the GPU memory.
 func (m *Matcher) Close() {
-	_ = m.ed.wait() // no goroutine changes the graph after Close
+	m.ed.ready()
+	_ = m.ed.wait() // no goroutine reads or changes the graph after Close
 	m.be.close()
 }
 
@@ -299,6 +302,7 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	if m.broken != nil {
 		return m.broken
 	}
+	m.ed.ready() // the edge table, filled while the matcher opened
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
 	m.t0 = time.Now()

@@ -124,8 +124,26 @@ type edges struct {
 	done          chan applied
 	// took: the applies' time in all; waited: the time spent waiting for them (Stats).
 	took, waited time.Duration
-	asyncMin     int // the fewest changes applied on a goroutine of their own (defaultAsyncMin)
+	// loaded is closed once load has filled the table (it runs while the matcher opens).
+	loaded   chan struct{}
+	asyncMin int // the fewest changes applied on a goroutine of their own (defaultAsyncMin)
 }
+
+// loadAsync copies g's edges and degrees on a goroutine of its own, while the matcher lays out
+// and uploads the multi-version graph (which reads g too, and nothing changes it until the
+// first call, which waits for the table: ready).
+func (e *edges) loadAsync(g *dynamic.Graph) {
+	e.loaded = make(chan struct{})
+	e.done = make(chan applied, 1)
+	e.asyncMin = defaultAsyncMin
+	go func() {
+		defer close(e.loaded)
+		e.load(g)
+	}()
+}
+
+// ready waits for the table (loadAsync).
+func (e *edges) ready() { <-e.loaded }
 
 // load copies g's edges and degrees.
 func (e *edges) load(g *dynamic.Graph) {
@@ -145,8 +163,6 @@ func (e *edges) load(g *dynamic.Graph) {
 			}
 		}
 	}
-	e.done = make(chan applied, 1)
-	e.asyncMin = defaultAsyncMin
 }
 
 // degree returns v's degree now.
