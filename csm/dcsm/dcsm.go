@@ -196,6 +196,7 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 		be.close()
 		return nil, err
 	}
+	m.ed.ready() // the matcher is open with its edge table (its cost is the opening's)
 	return m, nil
 }
 
@@ -237,8 +238,7 @@ func (m *Matcher) LogStats(l *slog.Logger) {
 
 // Close frees the GPU memory.
 func (m *Matcher) Close() {
-	m.ed.ready()
-	_ = m.ed.wait() // no goroutine reads or changes the graph after Close
+	_ = m.ed.wait() // no goroutine changes the graph after Close
 	m.be.close()
 }
 
@@ -302,7 +302,6 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	if m.broken != nil {
 		return m.broken
 	}
-	m.ed.ready() // the edge table, filled while the matcher opened
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
 	m.t0 = time.Now()

@@ -130,8 +130,8 @@ type edges struct {
 }
 
 // loadAsync copies g's edges and degrees on a goroutine of its own, while the matcher lays out
-// and uploads the multi-version graph (which reads g too, and nothing changes it until the
-// first call, which waits for the table: ready).
+// and uploads the multi-version graph (which reads g too); open waits for it (ready) before it
+// returns.
 func (e *edges) loadAsync(g *dynamic.Graph) {
 	e.loaded = make(chan struct{})
 	e.done = make(chan applied, 1)
