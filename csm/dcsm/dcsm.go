@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/bits"
-	"runtime"
 	"slices"
 	"time"
 
@@ -121,9 +120,9 @@ type Stats struct {
 	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
 	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
 	GPU, Wall time.Duration
-	// GraphApply is the time the host graph took the validated edge changes (edges.go: on a
-	// goroutine of its own after a long call), GraphWait the time callers waited for it
-	// (Graph, a vertex operation, the next call); both up to the last apply waited for.
+	// GraphApply is the time the host graph took the validated edge changes (edges.go: on
+	// goroutines of their own during and after a long call), GraphWait the time callers waited
+	// for it (Graph, a vertex operation, the next call); both up to the last apply waited for.
 	GraphApply, GraphWait time.Duration
 }
 
@@ -200,8 +199,9 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	return m, nil
 }
 
-// Graph returns the current graph (read it only between calls). The host graph takes the edge
-// changes of a call on a goroutine of its own after the call (edges.go): Graph waits for it.
+// Graph returns the current graph (read it only between calls). The host graph takes a call's
+// edge changes on goroutines of their own, during and after the call (edges.go): Graph waits
+// for them.
 func (m *Matcher) Graph() *dynamic.Graph {
 	_ = m.syncGraph() // an error breaks the matcher: its calls return it
 	return m.g
@@ -333,23 +333,21 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 // piped reports whether a call with n updates validates them on a goroutine of its own: n at
 // least pipeMin, no listing, and more than one thread (Options.Threads; 0: GOMAXPROCS).
 func (m *Matcher) piped(n int) bool {
-	threads := m.opts.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	return m.emit == nil && n >= m.pipeMin && threads > 1
+	return m.emit == nil && n >= m.pipeMin && m.threads() > 1
 }
 
-// applyInline validates and books the stream's updates one by one on the caller's goroutine.
+// applyInline validates and books the stream's updates one by one on the caller's goroutine,
+// then has the host graph take the call's log (edges.go).
 func (m *Matcher) applyInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
-	err := m.validateInline(ctx, stream, report)
-	if serr := m.ed.start(m.g, m.threads()); serr != nil && err == nil {
-		err = serr
+	err := m.runInline(ctx, stream, report)
+	if serr := m.ed.start(m.g, m.threads()); serr != nil {
+		err = serr // internal: it breaks the matcher, an invalid update's error or not
 	}
 	return err
 }
 
-func (m *Matcher) validateInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
+// runInline validates and books the stream's updates one by one.
+func (m *Matcher) runInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
 	c := &m.inline
 	for i := range stream {
 		c.reset()
@@ -413,9 +411,9 @@ func (m *Matcher) settle() {
 // validate validates one update of the stream (ahead: the updates of the call from it on) against
 // the graph as the updates before it left it, and applies it (to the engine's edge table, and to
 // the host graph directly or through the log, edges.go; a vertex deletion after its edges'
-// deletions, each an update of its own), appending to c what the wave's bookkeeping needs of each: its edge changes with the
-// endpoints' dense ids, labels and degrees, leaving out the edges no search reads (the label
-// filter). An invalid update (without SkipInvalid) changes nothing and is not appended: its
+// deletions, each an update of its own), appending to c what the wave's bookkeeping needs of
+// each: its edge changes with the endpoints' dense ids, labels and degrees, leaving out the edges
+// no search reads (the label filter). An invalid update (without SkipInvalid) changes nothing and is not appended: its
 // *csm.InvalidError is returned, as is any other error.
 func (m *Matcher) validate(u *updates.Update, ahead int, c *chunk) error {
 	if u.Kind == updates.DeleteVertex {

@@ -114,8 +114,8 @@ func (m *Matcher) applyPiped(ctx context.Context, stream []updates.Update, repor
 		}
 		free <- c // never blocks: it has room for every chunk
 	}
-	if err == nil {
-		err = applyErr
+	if applyErr != nil {
+		err = applyErr // internal: it breaks the matcher, whatever came before
 	}
 	return err
 }
