@@ -125,8 +125,9 @@ type edges struct {
 	// took: the applies' time in all; waited: the time spent waiting for them (Stats).
 	took, waited time.Duration
 	// loaded is closed once load has filled the table (it runs while the matcher opens).
-	loaded   chan struct{}
-	asyncMin int // the fewest changes applied on a goroutine of their own (defaultAsyncMin)
+	loaded    chan struct{}
+	asyncMin  int // the fewest changes applied on a goroutine of their own (defaultAsyncMin)
+	inlineMax int // with one thread, the most changes logged before they are applied (defaultInlineMax)
 }
 
 // loadAsync copies g's edges and degrees on a goroutine of its own, while the matcher lays out
@@ -135,7 +136,7 @@ type edges struct {
 func (e *edges) loadAsync(g *dynamic.Graph) {
 	e.loaded = make(chan struct{})
 	e.done = make(chan applied, 1)
-	e.asyncMin = defaultAsyncMin
+	e.asyncMin, e.inlineMax = defaultAsyncMin, defaultInlineMax
 	go func() {
 		defer close(e.loaded)
 		e.load(g)
@@ -196,6 +197,10 @@ func (e *edges) change(x, y, l uint32, del bool) {
 // nothing.
 const defaultAsyncMin = 4096
 
+// defaultInlineMax is the most changes logged with one thread before they are applied in the
+// call.
+const defaultInlineMax = 1 << 20
+
 // start applies the logged changes to g (up to threads goroutines inside), after the apply
 // before it: a long log on a goroutine of its own (wait waits for it), a short one or one with a
 // single thread at once.
@@ -229,7 +234,12 @@ func (e *edges) start(g *dynamic.Graph, threads int) error {
 // goroutine, a log of at least asyncMin changes at a time, and validation never waits for it.
 func (e *edges) poll(g *dynamic.Graph, threads int) error {
 	if threads == 1 {
-		return nil // one goroutine: the log is applied at the end of the call
+		// One goroutine: the log is applied at the end of the call, or once it holds
+		// inlineMax changes (the host's memory stays bounded on a long call).
+		if len(e.ops) < e.inlineMax {
+			return nil
+		}
+		return e.start(g, threads)
 	}
 	if e.busy {
 		select {

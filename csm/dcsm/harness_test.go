@@ -144,6 +144,8 @@ func (c randomCase) shape(m *Matcher) {
 	if c.pipe > 0 {
 		// and every call's host graph update on a goroutine of its own
 		m.pipeMin, m.pipeLen, m.opts.Threads, m.ed.asyncMin = 1, c.pipe, 2, 1
+	} else {
+		m.ed.asyncMin, m.ed.inlineMax = 1, c.wave // with one thread: the log applied in the call
 	}
 }
 
