@@ -379,6 +379,14 @@ func (n *Net) edgeInvalid(u *updates.Update) error {
 	if !ok {
 		return nil
 	}
+	return EdgeUpdateError(u, l, present)
+}
+
+// EdgeUpdateError returns why the edge update u between existing distinct vertices is invalid
+// when the edge's state before it is present (with label l) or not, with the reason Compute
+// gives; nil when it is valid. An engine that keeps the edges' states itself (dcsm) validates
+// with it exactly as the Net does.
+func EdgeUpdateError(u *updates.Update, l uint32, present bool) error {
 	switch {
 	case u.Kind == updates.InsertEdge && present && l != u.Label:
 		return fmt.Errorf("%w (label %d; a second label)", ErrDuplicateEdge, l)

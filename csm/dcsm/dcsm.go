@@ -20,7 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -120,6 +120,10 @@ type Stats struct {
 	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
 	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
 	GPU, Wall time.Duration
+	// GraphApply is the time the host graph took the validated edge changes (edges.go: on
+	// goroutines of their own during and after a long call), GraphWait the time callers waited
+	// for it (Graph, a vertex operation, the next call); both up to the last apply waited for.
+	GraphApply, GraphWait time.Duration
 }
 
 // Matcher is an open DCSM pattern set.
@@ -149,6 +153,7 @@ type Matcher struct {
 	// the waves booked), a vertex deletion's edges, and the chunks it hands to the bookkeeping.
 	vres    csm.Result
 	vts     uint32
+	ed      edges // the edges' states, degrees, and the changes the host graph has not had (edges.go)
 	expand  []updates.Update
 	one     [1]updates.Update
 	inline  chunk
@@ -177,21 +182,30 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
 		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices),
 		pipeMin: DefaultPipeMin, pipeLen: pipeChunkLen}
+	m.ed.loadAsync(g)
 	in, err := m.s.load(g, t.relevant)
 	if err != nil {
+		m.ed.ready()
 		be.close()
 		return nil, err
 	}
 	m.pool = max(2*m.s.top, 1<<16)
 	if err := be.load(in, &m.s, m.pool); err != nil {
+		m.ed.ready()
 		be.close()
 		return nil, err
 	}
+	m.ed.ready() // the matcher is open with its edge table (its cost is the opening's)
 	return m, nil
 }
 
-// Graph returns the current graph (read it only between calls).
-func (m *Matcher) Graph() *dynamic.Graph { return m.g }
+// Graph returns the current graph (read it only between calls). The host graph takes a call's
+// edge changes on goroutines of their own, during and after the call (edges.go): Graph waits
+// for them.
+func (m *Matcher) Graph() *dynamic.Graph {
+	_ = m.syncGraph() // an error breaks the matcher: its calls return it
+	return m.g
+}
 
 // Patterns returns the standing patterns.
 func (m *Matcher) Patterns() []*pattern.Pattern { return m.pats }
@@ -201,6 +215,7 @@ func (m *Matcher) Stats() Stats {
 	st := m.stats
 	st.PoolEntries, st.LiveEntries, st.Bytes = m.s.top, m.s.live, m.be.bytes()
 	st.GPU = m.be.gpuTime()
+	st.GraphApply, st.GraphWait = m.ed.took, m.ed.waited
 	return st
 }
 
@@ -210,16 +225,22 @@ func (m *Matcher) Utilisation() (busy, wall time.Duration) {
 	return m.be.gpuTime(), m.stats.Wall
 }
 
-// LogStats logs the figures of the work so far (watch -v).
+// LogStats logs the figures of the work so far (watch -v), after waiting for the host graph's
+// update (Graph), so that its time is in them.
 func (m *Matcher) LogStats(l *slog.Logger) {
+	m.Graph()
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "peak_wave_search_bytes", st.PeakWaveBytes, "pool_entries", st.PoolEntries,
 		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond),
-		"gpu_time", st.GPU.Round(time.Microsecond), "stream_time", st.Wall.Round(time.Microsecond))
+		"gpu_time", st.GPU.Round(time.Microsecond), "stream_time", st.Wall.Round(time.Microsecond),
+		"host_graph_apply", st.GraphApply.Round(time.Microsecond), "host_graph_wait", st.GraphWait.Round(time.Microsecond))
 }
 
 // Close frees the GPU memory.
-func (m *Matcher) Close() { m.be.close() }
+func (m *Matcher) Close() {
+	_ = m.ed.wait() // no goroutine changes the graph after Close
+	m.be.close()
+}
 
 // Apply applies a batch of one update and reports its delta (csm.Matcher). A vertex deletion of
 // a vertex with edges, or a longer batch, fails with ErrBatch: its net change is not the sum of
@@ -229,7 +250,11 @@ func (m *Matcher) Apply(ctx context.Context, batch []updates.Update, emit csm.Em
 		return ErrBatch
 	}
 	if u := batch[0]; u.Kind == updates.DeleteVertex {
-		if v, ok := m.g.Lookup(u.U); ok && m.g.Degree(v) > 0 {
+		g := m.Graph() // up to date: its degrees are read
+		if m.broken != nil {
+			return m.broken
+		}
+		if v, ok := g.Lookup(u.U); ok && g.Degree(v) > 0 {
 			return ErrBatch
 		}
 	}
@@ -267,8 +292,9 @@ func (m *Matcher) ApplyEachMatches(ctx context.Context, stream []updates.Update,
 // on. Any other error (cancellation, the GPU, report's) leaves the graph changed by updates whose
 // results were not all reported; the matcher then refuses further work with that error.
 //
-// The host's work per update is in two parts (pipe.go): validating and applying it to the graph
-// (validate), then adding its edge versions and searches to the wave (book), which also closes,
+// The host's work per update is in two parts (pipe.go): validating it (validate: against the
+// engine's own edge table; the host graph takes the changes on a goroutine of its own, edges.go),
+// then adding its edge versions and searches to the wave (book), which also closes,
 // launches and reports the waves. On a long stream with more than one thread (Options.Threads;
 // 0: GOMAXPROCS) the first part runs on a goroutine of its own, a chunk of updates ahead of the
 // second (report is called on the caller's goroutine, in order, as ever).
@@ -307,19 +333,25 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 // piped reports whether a call with n updates validates them on a goroutine of its own: n at
 // least pipeMin, no listing, and more than one thread (Options.Threads; 0: GOMAXPROCS).
 func (m *Matcher) piped(n int) bool {
-	threads := m.opts.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	return m.emit == nil && n >= m.pipeMin && threads > 1
+	return m.emit == nil && n >= m.pipeMin && m.threads() > 1
 }
 
-// applyInline validates and books the stream's updates one by one on the caller's goroutine.
+// applyInline validates and books the stream's updates one by one on the caller's goroutine,
+// then has the host graph take the call's log (edges.go).
 func (m *Matcher) applyInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
+	err := m.runInline(ctx, stream, report)
+	if serr := m.ed.start(m.g, m.threads()); serr != nil {
+		err = serr // internal: it breaks the matcher, an invalid update's error or not
+	}
+	return err
+}
+
+// runInline validates and books the stream's updates one by one.
+func (m *Matcher) runInline(ctx context.Context, stream []updates.Update, report func(u updates.Update, res *csm.Result) error) error {
 	c := &m.inline
-	for i, u := range stream {
+	for i := range stream {
 		c.reset()
-		err := m.validate(u, len(stream)-i, c)
+		err := m.validate(&stream[i], len(stream)-i, c)
 		if berr := m.bookChunk(ctx, c, report); berr != nil {
 			return berr
 		}
@@ -377,17 +409,21 @@ func (m *Matcher) settle() {
 }
 
 // validate validates one update of the stream (ahead: the updates of the call from it on) against
-// the graph and applies it (a vertex deletion after its edges' deletions, each an update of its
-// own), appending to c what the wave's bookkeeping needs of each: its edge changes with the
-// endpoints' dense ids, labels and degrees, leaving out the edges no search reads (the label
-// filter). An invalid update (without SkipInvalid) changes nothing and is not appended: its
+// the graph as the updates before it left it, and applies it (to the engine's edge table, and to
+// the host graph directly or through the log, edges.go; a vertex deletion after its edges'
+// deletions, each an update of its own), appending to c what the wave's bookkeeping needs of
+// each: its edge changes with the endpoints' dense ids, labels and degrees, leaving out the edges
+// no search reads (the label filter). An invalid update (without SkipInvalid) changes nothing and is not appended: its
 // *csm.InvalidError is returned, as is any other error.
-func (m *Matcher) validate(u updates.Update, ahead int, c *chunk) error {
+func (m *Matcher) validate(u *updates.Update, ahead int, c *chunk) error {
 	if u.Kind == updates.DeleteVertex {
+		if err := m.syncGraph(); err != nil {
+			return err
+		}
 		// Its edges' deletions first, each an update of its own (a hub's may span waves).
-		m.expand = csm.IncidentDeletions(m.g, u, m.expand[:0])
-		for _, e := range m.expand {
-			if err := m.validateOne(e, ahead, c); err != nil {
+		m.expand = csm.IncidentDeletions(m.g, *u, m.expand[:0])
+		for i := range m.expand {
+			if err := m.validateOne(&m.expand[i], ahead, c); err != nil {
 				return err
 			}
 		}
@@ -395,18 +431,25 @@ func (m *Matcher) validate(u updates.Update, ahead int, c *chunk) error {
 	return m.validateOne(u, ahead, c)
 }
 
-func (m *Matcher) validateOne(u updates.Update, ahead int, c *chunk) error {
+func (m *Matcher) validateOne(u *updates.Update, ahead int, c *chunk) error {
 	if m.vts == inf-1 {
 		return fmt.Errorf("dcsm: more than %d updates in one run", inf-1)
 	}
+	if done, err := m.validateEdge(u, ahead, c); done {
+		return err
+	}
+	// Anything else reads the host graph's lists (csm.Net): it is brought up to date first.
+	if err := m.syncGraph(); err != nil {
+		return err
+	}
 	r := &m.vres
-	m.one[0] = u
-	// Validated and applied at once: the host searches nothing on the graph before the change
-	// (a valid edge update between existing vertices is checked by the change itself).
+	m.one[0] = *u
+	// Validated and applied at once: the host searches nothing on the graph before the change.
 	if err := m.net.ComputeApply(m.one[:], m.opts.SkipInvalid, r); err != nil {
 		return err
 	}
-	rec := change{u: u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
+	m.noteNet()
+	rec := change{u: *u, ahead: ahead, p0: len(c.pairs), v0: len(c.verts)}
 	if r.Skipped > 0 {
 		rec.err = r.Invalid[0].Err
 		rec.p1, rec.v1 = rec.p0, rec.v0
@@ -454,17 +497,21 @@ func (m *Matcher) book(c *chunk, rec *change) {
 	w := &m.waves[m.cur]
 	k := len(w.ups)
 	npat := len(m.tab.pats)
+	n := 2 * npat * (k + 1)
 	if k == 0 { // a new wave: room for what the call has left, up to the bound
 		h := max(min(m.maxWave, rec.ahead), 1)
 		w.ups = slices.Grow(w.ups, h)
-		w.counts, w.host = slices.Grow(w.counts, 2*npat*h), slices.Grow(w.host, 2*npat*h)
+		w.clean = 0
+		n = 2 * npat * h
+	}
+	if n > w.clean { // the counters zeroed ahead, for the hint or twice as many as before
+		c := max(n, 2*w.clean)
+		w.counts, w.host = zeroed(w.counts, w.clean, c), zeroed(w.host, w.clean, c)
+		w.clean = c
 	}
 	w.ups = append(w.ups, waveUpdate{u: rec.u, err: rec.err})
-	n := 2 * npat * (k + 1)
-	w.counts = slices.Grow(w.counts, 2*npat)[:n]
-	w.host = slices.Grow(w.host, 2*npat)[:n]
-	clear(w.counts[n-2*npat:])
-	clear(w.host[n-2*npat:])
+	n = 2 * npat * (k + 1)
+	w.counts, w.host = w.counts[:n], w.host[:n]
 	if rec.err != nil {
 		return
 	}
@@ -509,19 +556,39 @@ func (m *Matcher) book(c *chunk, rec *change) {
 			w.addIns(x, ky, pc.new.Label, t)
 			w.addIns(y, kx, pc.new.Label, t)
 		}
-		for p := range m.tab.pats {
-			pp := &m.tab.pats[p]
-			for j := range pp.pairs {
-				pt := &pp.pairs[j]
-				vNew, vOld := pt.item.Valid(pc.new), pt.item.Valid(pc.old)
-				switch {
-				case vNew && !vOld:
-					w.anchor(pt, x, y, lx, ly, pc.dx, pc.dy, t, uint32(npat*k+p), 0)
-				case vOld && !vNew && pc.oldAlive:
-					w.anchor(pt, x, y, lx, ly, pc.dx, pc.dy, t-1, uint32(npat*k+p), 1)
+		if m.tab.refs == nil { // more than 64 pair terms: each tried
+			for p := range m.tab.pats {
+				pp := &m.tab.pats[p]
+				for j := range pp.pairs {
+					m.anchorPair(w, pc, p, &pp.pairs[j], pp.pairs[j].orient(lx, ly), k, t)
 				}
 			}
+			continue
 		}
+		// The pair terms whose anchors' labels match the edge, in table order.
+		ms := m.tab.terms(lx, ly)
+		for b := ms[0] | ms[1]; b != 0; b &= b - 1 {
+			j := bits.TrailingZeros64(b)
+			r := &m.tab.refs[j]
+			m.anchorPair(w, pc, r.p, r.pt, uint8(ms[0]>>j&1|(ms[1]>>j&1)<<1), k, t)
+		}
+	}
+}
+
+// anchorPair adds the searches of pattern p's pair term pt anchored at the changed pair pc of the
+// wave's update k (timestamp t) in the orientations of orient: of the matches the change creates
+// (the term holds after it, not before) or destroys (the reverse; read before it).
+func (m *Matcher) anchorPair(w *wave, pc *pairRec, p int, pt *pairTerm, orient uint8, k int, t uint32) {
+	if orient == 0 {
+		return
+	}
+	slot := uint32(len(m.tab.pats)*k + p)
+	vNew, vOld := pt.item.Valid(pc.new), pt.item.Valid(pc.old)
+	switch {
+	case vNew && !vOld:
+		w.anchor(pt, orient, pc.x, pc.y, pc.dx, pc.dy, t, slot, 0)
+	case vOld && !vNew && pc.oldAlive:
+		w.anchor(pt, orient, pc.x, pc.y, pc.dx, pc.dy, t-1, slot, 1)
 	}
 }
 
@@ -681,6 +748,13 @@ func (m *Matcher) plan(w *wave) error {
 }
 
 var errOverflow = errors.New("a count overflows 64 bits")
+
+// zeroed returns s[:to] with its elements before from kept and the others zero.
+func zeroed(s []uint64, from, to int) []uint64 {
+	s = slices.Grow(s[:from], to-from)[:to]
+	clear(s[from:])
+	return s
+}
 
 // listWave lists a finished wave's matches and reports its updates: the searches in groups whose
 // matches fit the buffer (gpucsm.ListGroups), a search with more in windows of the buffer's size,

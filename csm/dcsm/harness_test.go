@@ -2,6 +2,7 @@ package dcsm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -27,8 +28,9 @@ func openEmu(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options) (*Matc
 
 // randomStream draws updates over g's vertices that stress the versions: edges deleted and
 // inserted again (often within one wave, with another label), vertices deleted with their edges
-// and added again under the same id with another label, edges to new vertices, and a few invalid
-// updates (skipped).
+// and added again under the same id with another label, edges to new vertices, and invalid
+// updates: edges inserted twice (with the same label or another), deletions of missing edges,
+// deletions naming another label, self-loops, edges of deleted vertices.
 func randomStream(r *rand.Rand, g *dynamic.Graph, n, vl, el int) []updates.Update {
 	ids := []int64{}
 	for _, v := range g.Vertices() {
@@ -54,8 +56,8 @@ func randomStream(r *rand.Rand, g *dynamic.Graph, n, vl, el int) []updates.Updat
 				ids = append(ids, b)
 				alive[b] = true
 			}
-			if a == b {
-				continue
+			if a == b && r.IntN(4) != 0 {
+				continue // a few self-loops are left in
 			}
 			out = append(out, updates.Update{Kind: updates.InsertEdge, U: a, V: b, Label: uint32(r.IntN(el)), HasLabel: true, Line: line})
 		case x < 55 && len(recent) > 0:
@@ -75,10 +77,13 @@ func randomStream(r *rand.Rand, g *dynamic.Graph, n, vl, el int) []updates.Updat
 				ru := rs[r.IntN(len(rs))]
 				b = g.OriginalID(ru.Neighbors[r.IntN(len(ru.Neighbors))])
 			}
-			if a == b {
+			if a == b && r.IntN(4) != 0 {
 				continue
 			}
 			u := updates.Update{Kind: updates.DeleteEdge, U: a, V: b, Line: line}
+			if r.IntN(5) == 0 { // names a label: the edge's, or another
+				u.Label, u.HasLabel = uint32(r.IntN(el)), true
+			}
 			out = append(out, u)
 			recent = append(recent, u)
 		case x < 92:
@@ -109,6 +114,7 @@ type randomCase struct {
 	wave   int
 	bytes  uint64 // the bound on a wave's search records (0: the default)
 	pipe   int    // > 0: validation on its own goroutine, in chunks of pipe updates
+	strict bool   // invalid updates fail the call (no SkipInvalid); the stream goes on after them
 }
 
 func newRandomCase(seed uint64) randomCase {
@@ -126,7 +132,7 @@ func newRandomCase(seed uint64) randomCase {
 	stream := randomStream(r, dynamic.FromGraph(base), 30+r.IntN(90), vl, el)
 	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream,
 		wave: []int{1, 2, 5, 17, DefaultWave}[r.IntN(5)], bytes: []uint64{0, 0, 1, 4 * taskWords * 3}[r.IntN(4)],
-		pipe: []int{0, 1, 2, 7, pipeChunkLen}[r.IntN(5)]}
+		pipe: []int{0, 1, 2, 7, pipeChunkLen}[r.IntN(5)], strict: r.IntN(4) == 0}
 }
 
 // shape gives m the case's wave bounds and validation goroutine.
@@ -136,32 +142,70 @@ func (c randomCase) shape(m *Matcher) {
 		m.waveBytes = c.bytes
 	}
 	if c.pipe > 0 {
-		m.pipeMin, m.pipeLen, m.opts.Threads = 1, c.pipe, 2
+		// and every call's host graph update on a goroutine of its own
+		m.pipeMin, m.pipeLen, m.opts.Threads, m.ed.asyncMin = 1, c.pipe, 2, 1
+	} else {
+		m.ed.asyncMin, m.ed.inlineMax = 1, c.wave // with one thread: the log applied in the call
 	}
 }
 
-// reference applies the stream with the CPU engine, one update at a time (a vertex deletion
-// after its edges', as watch --batch 1 does), and returns every update and its delta.
-func reference(ctx context.Context, c randomCase, opts csm.Options) ([]updates.Update, [][]csm.Delta, error) {
+// refRun is the CPU engine's run of a stream: every update, its delta, whether it was skipped
+// (invalid), and the graph after the stream.
+type refRun struct {
+	us      []updates.Update
+	ds      [][]csm.Delta
+	skipped []bool
+	g       *dynamic.Graph
+}
+
+// reference applies the stream with the CPU engine (skipping invalid updates), one update at a
+// time (a vertex deletion after its edges', as watch --batch 1 does).
+func reference(ctx context.Context, c randomCase, opts csm.Options) (refRun, error) {
+	opts.SkipInvalid = true
+	var run refRun
 	ref, err := csm.Open(c.g(), c.pats, opts)
 	if err != nil {
-		return nil, nil, err
+		return run, err
 	}
-	var us []updates.Update
-	var ds [][]csm.Delta
 	var res csm.Result
 	one := func(u updates.Update) error {
 		if err := ref.Apply(ctx, []updates.Update{u}, nil, &res); err != nil {
 			return err
 		}
-		us = append(us, u)
-		ds = append(ds, slices.Clone(res.Deltas))
+		run.us = append(run.us, u)
+		run.ds = append(run.ds, slices.Clone(res.Deltas))
+		run.skipped = append(run.skipped, res.Skipped > 0)
 		return nil
 	}
 	if err := perUpdate(ref, c.stream, one); err != nil {
-		return nil, nil, err
+		return run, err
 	}
-	return us, ds, nil
+	run.g = ref.Graph()
+	return run, nil
+}
+
+// sameGraph reports the first difference between two graphs by original ids: a vertex, its
+// label, an edge or its label.
+func sameGraph(got, want *dynamic.Graph) error {
+	if got.NumVertices() != want.NumVertices() || got.NumEdges() != want.NumEdges() {
+		return fmt.Errorf("graph: %d vertices and %d edges, want %d and %d", got.NumVertices(), got.NumEdges(), want.NumVertices(), want.NumEdges())
+	}
+	for _, v := range want.Vertices() {
+		id := want.OriginalID(v)
+		w, ok := got.Lookup(id)
+		if !ok || got.Label(w) != want.Label(v) || got.Degree(w) != want.Degree(v) {
+			return fmt.Errorf("graph: vertex %d differs (present %t)", id, ok)
+		}
+		for _, r := range want.Runs(v) {
+			for _, x := range r.Neighbors {
+				y, ok := got.Lookup(want.OriginalID(x))
+				if l, has := got.EdgeLabel(w, y); !ok || !has || l != r.EdgeLabel {
+					return fmt.Errorf("graph: edge %d-%d (label %d) differs", id, want.OriginalID(x), r.EdgeLabel)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // perUpdate calls one with every update of stream as watch --batch 1 applies them: a vertex
@@ -182,11 +226,13 @@ func perUpdate(ref csm.Matcher, stream []updates.Update, one func(updates.Update
 	return nil
 }
 
-// compare runs the case on the CPU engine and with open, and reports the first difference; it
-// returns the number of matches the stream created and destroyed.
+// compare runs the case on the CPU engine and with open, and reports the first difference (the
+// per-update results, then the graphs after the stream); it returns the number of matches the
+// stream created and destroyed. A strict case applies the stream without SkipInvalid: each
+// invalid update fails its call, and the stream goes on from the update after it.
 func compare(ctx context.Context, c randomCase, sem engine.Semantics, open opener) (uint64, error) {
-	opts := csm.Options{Semantics: sem, SkipInvalid: true, Threads: 1}
-	us, want, err := reference(ctx, c, opts)
+	opts := csm.Options{Semantics: sem, SkipInvalid: !c.strict, Threads: 1}
+	ref, err := reference(ctx, c, opts)
 	if err != nil {
 		return 0, fmt.Errorf("cpu: %w", err)
 	}
@@ -198,27 +244,45 @@ func compare(ctx context.Context, c randomCase, sem engine.Semantics, open opene
 	c.shape(m)
 	var total uint64
 	k := 0
-	err = m.ApplyEach(ctx, c.stream, func(u updates.Update, res *csm.Result) error {
-		if k >= len(us) {
-			return fmt.Errorf("update %d (%s) reported beyond the reference's %d", k, u, len(us))
+	report := func(u updates.Update, res *csm.Result) error {
+		for c.strict && k < len(ref.us) && ref.skipped[k] {
+			k++ // an invalid update: its call failed, nothing reported
 		}
-		if u != us[k] || !slices.Equal(res.Deltas, want[k]) {
-			return fmt.Errorf("update %d, line %d: cpu `%s` %v, dcsm `%s` %v (skipped %d)", k, u.Line, us[k], want[k], u, res.Deltas, res.Skipped)
+		if k >= len(ref.us) {
+			return fmt.Errorf("update %d (%s) reported beyond the reference's %d", k, u, len(ref.us))
+		}
+		if u != ref.us[k] || !slices.Equal(res.Deltas, ref.ds[k]) || (res.Skipped > 0) != ref.skipped[k] {
+			return fmt.Errorf("update %d, line %d: cpu `%s` %v (skipped %t), dcsm `%s` %v (skipped %d)", k, u.Line, ref.us[k], ref.ds[k], ref.skipped[k], u, res.Deltas, res.Skipped)
 		}
 		for _, d := range res.Deltas {
 			total += d.Created + d.Destroyed
 		}
 		k++
 		return nil
-	})
-	if err != nil {
+	}
+	for rest := c.stream; len(rest) > 0; {
+		err := m.ApplyEach(ctx, rest, report)
+		var ie *csm.InvalidError
+		if err == nil || !c.strict || !errors.As(err, &ie) {
+			if err != nil {
+				return 0, err
+			}
+			break
+		}
+		i := slices.IndexFunc(rest, func(u updates.Update) bool { return u.Line == ie.Update.Line })
+		if i < 0 {
+			return 0, fmt.Errorf("the invalid update %s is not in the stream", ie.Update)
+		}
+		rest = rest[i+1:]
+	}
+	for c.strict && k < len(ref.us) && ref.skipped[k] {
+		k++
+	}
+	if k != len(ref.us) {
+		return 0, fmt.Errorf("%d updates reported, the reference %d", k, len(ref.us))
+	}
+	if err := sameGraph(m.Graph(), ref.g); err != nil {
 		return 0, err
-	}
-	if k != len(us) {
-		return 0, fmt.Errorf("%d updates reported, the reference %d", k, len(us))
-	}
-	if g, h := m.Graph(), m.g; g.NumEdges() != h.NumEdges() {
-		return 0, fmt.Errorf("graph drifted")
 	}
 	return total, nil
 }

@@ -8,11 +8,13 @@ import (
 	"github.com/submatch/submatch/formats/updates"
 )
 
-// The host's two parts per update, on two goroutines for a long stream: validate (csm.Net and the
-// host graph's change, inherently in order) fills chunks of what each update changed; book (the
+// The host's two parts per update, on two goroutines for a long stream: validate (the engine's
+// edge table, csm.Net for other than edge updates between existing vertices, inherently in order;
+// the host graph takes the changes on goroutines of its own, edges.go) fills chunks of what each
+// update changed; book (the
 // waves' edge versions and searches, the launches, the reports) consumes them in order on the
-// caller's goroutine. Only validate touches the graph and the Net while the stream runs; only
-// book touches the waves, the store and the backend. The results are the inline order's exactly:
+// caller's goroutine. Only validate touches the edge table, the graph and the Net while the
+// stream runs; only book touches the waves, the store and the backend. The results are the inline order's exactly:
 // every update is booked, launched and reported as it would be, only earlier validated.
 
 // DefaultPipeMin is the shortest stream whose validation runs on a goroutine of its own (with
@@ -71,15 +73,17 @@ func (m *Matcher) applyPiped(ctx context.Context, stream []updates.Update, repor
 		free <- &m.chunks[i]
 	}
 	var quit atomic.Bool
+	var applyErr error // the start of the host graph's update (read after full is closed)
 	go func() {
 		defer close(full)
+		defer func() { applyErr = m.ed.start(m.g, m.threads()) }()
 		c := <-free
 		c.reset()
-		for i, u := range stream {
+		for i := range stream {
 			if quit.Load() {
 				break
 			}
-			if err := m.validate(u, len(stream)-i, c); err != nil {
+			if err := m.validate(&stream[i], len(stream)-i, c); err != nil {
 				c.stop = err
 				break
 			}
@@ -109,6 +113,9 @@ func (m *Matcher) applyPiped(ctx context.Context, stream []updates.Update, repor
 			}
 		}
 		free <- c // never blocks: it has room for every chunk
+	}
+	if applyErr != nil {
+		err = applyErr // internal: it breaks the matcher, whatever came before
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package dcsm
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/submatch/submatch/csm"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/pattern"
 )
@@ -129,5 +131,55 @@ func TestUpdaterStaysInBlock(t *testing.T) {
 		if e.key[i] != k || e.c[i] != ci || e.d[i] != di {
 			t.Fatalf("pool entry %d (outside the block [%d, %d)) changed", i, no, no+nn)
 		}
+	}
+}
+
+// TestEmuWideTables runs random cases through book's two other ways of finding the pair terms an
+// edge anchors: vertex labels at and above anchorLabels (the masks computed per edge), and more
+// than 64 pair terms (every term tried), against the CPU engine.
+func TestEmuWideTables(t *testing.T) {
+	ctx := context.Background()
+	var nonzero int
+	for seed := range uint64(12) {
+		r := rand.New(rand.NewPCG(seed, 21))
+		vl := anchorLabels + 2
+		base := gen.RandomGraph(seed, 12+r.IntN(12), 0.5, vl, 1)
+		wide := seed%2 == 0 // many terms, else labels past anchorLabels in the patterns
+		var pats []*pattern.Pattern
+		if wide {
+			k4, _ := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)") // 6 pair terms, wildcards
+			for range 11 {
+				pats = append(pats, k4)
+			}
+		}
+		for i := range 2 {
+			pats = append(pats, gen.RandomPattern(seed*31+uint64(i), 2+r.IntN(3), gen.PatternOptions{
+				EdgeProb: 0.6, VertexLabels: vl, EdgeLabels: 1, Wildcard: 0.5}))
+		}
+		c := randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: usable(pats),
+			stream: randomStream(r, dynamic.FromGraph(base), 80, vl, 1), wave: []int{1, 7, DefaultWave}[seed%3]}
+		if len(c.pats) == 0 {
+			continue
+		}
+		m, err := openEmu(c.g(), c.pats, csm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.tab.refs == nil; got != wide {
+			t.Fatalf("seed %d: %d pair terms, refs nil %t", seed, len(m.tab.words)/termWords, got)
+		}
+		m.Close()
+		for _, sem := range conventions {
+			n, err := compare(ctx, c, sem, openEmu)
+			if err != nil {
+				t.Fatalf("seed %d, %v, patterns %v: %v", seed, sem, c.pats, err)
+			}
+			if n > 0 {
+				nonzero++
+			}
+		}
+	}
+	if nonzero == 0 {
+		t.Error("no run saw a match change: the test checks too little")
 	}
 }

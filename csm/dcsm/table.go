@@ -74,6 +74,73 @@ type table struct {
 	// only once deleted with its edges), so the multi-version graph leaves it out.
 	anyPair    bool
 	pairLabels [64]uint64
+	// The pair terms an edge anchors, by its endpoints' labels (book, terms), when the table
+	// has at most 64 pair terms (else refs is nil): refs lists them in table order, and
+	// byLabels[lx*anchorLabels+ly] has bit i of word o set when refs[i]'s anchors' labels
+	// match the edge in orientation o (pairTerm.orient), for labels below anchorLabels.
+	refs     []termRef
+	byLabels [][2]uint64
+}
+
+// anchorLabels bounds the labels of table.byLabels.
+const anchorLabels = 16
+
+// termRef is a pair term and its pattern.
+type termRef struct {
+	p  int
+	pt *pairTerm
+}
+
+// orient returns the orientations in which an edge with endpoint labels lx, ly passes the
+// anchors' label checks: bit 0, x at level 0 and y at level 1; bit 1, the reverse.
+func (pt *pairTerm) orient(lx, ly uint32) uint8 {
+	var o uint8
+	if pt.la.Matches(lx) && pt.lb.Matches(ly) {
+		o |= 1
+	}
+	if pt.la.Matches(ly) && pt.lb.Matches(lx) {
+		o |= 2
+	}
+	return o
+}
+
+// terms returns the pair terms (refs, at most 64) an edge with endpoint labels lx, ly anchors,
+// with their orientations: bit i of word o for refs[i] in orientation o (pairTerm.orient).
+func (t *table) terms(lx, ly uint32) [2]uint64 {
+	if lx < anchorLabels && ly < anchorLabels {
+		return t.byLabels[lx*anchorLabels+ly]
+	}
+	return t.masks(lx, ly)
+}
+
+// masks computes terms's answer.
+func (t *table) masks(lx, ly uint32) [2]uint64 {
+	var m [2]uint64
+	for i, r := range t.refs {
+		o := r.pt.orient(lx, ly)
+		m[0] |= uint64(o&1) << i
+		m[1] |= uint64(o>>1) << i
+	}
+	return m
+}
+
+// index fills refs and byLabels (at most 64 pair terms).
+func (t *table) index() {
+	for p := range t.pats {
+		for j := range t.pats[p].pairs {
+			t.refs = append(t.refs, termRef{p, &t.pats[p].pairs[j]})
+		}
+	}
+	if len(t.refs) > 64 {
+		t.refs = nil
+		return
+	}
+	t.byLabels = make([][2]uint64, anchorLabels*anchorLabels)
+	for lx := range uint32(anchorLabels) {
+		for ly := range uint32(anchorLabels) {
+			t.byLabels[lx*anchorLabels+ly] = t.masks(lx, ly)
+		}
+	}
 }
 
 // relevant reports whether an edge between vertices labelled l0 and l1 can be read by a search.
@@ -149,5 +216,6 @@ func lower(patterns []*pattern.Pattern, sem engine.Semantics) (*table, error) {
 		}
 		t.pats = append(t.pats, pp)
 	}
+	t.index()
 	return t, nil
 }

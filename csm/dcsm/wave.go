@@ -65,6 +65,7 @@ type wave struct {
 	tasks   []uint32
 	counts  []uint64 // per update and pattern: created, destroyed (the executor's)
 	host    []uint64 // the same, counted on the host (one-vertex patterns)
+	clean   int      // counts and host are zero from their lengths up to clean (book)
 	// With listing on: per search, its matches (the executor's counts), and the matches a
 	// listing launch found per search of its range; per update, the one-vertex patterns' matches.
 	tcount   []uint64
@@ -146,16 +147,17 @@ func (w *wave) group() {
 	// nins[i], ndel[i] are now where vertex i's changes end
 }
 
-// anchor adds the searches of pair term pt anchored at x-y in both orientations that pass the
-// anchors' checks (labels, symmetry), reading at tau, into counter slot with sign; dx and dy are
-// the anchors' degrees, which bound the third level's source (split into parts when large).
-func (w *wave) anchor(pt *pairTerm, x, y, lx, ly, dx, dy, tau, slot, sign uint32) {
+// anchor adds the searches of pair term pt anchored at x-y in the orientations of orient
+// (pairTerm.orient: those whose labels pass the anchors' checks) that pass the symmetry checks,
+// reading at tau, into counter slot with sign; dx and dy are the anchors' degrees, which bound
+// the third level's source (split into parts when large).
+func (w *wave) anchor(pt *pairTerm, orient uint8, x, y, dx, dy, tau, slot, sign uint32) {
 	for o := range 2 {
-		a, b, la, lb, da, db := x, y, lx, ly, dx, dy
+		a, b, da, db := x, y, dx, dy
 		if o == 1 {
-			a, b, la, lb, da, db = y, x, ly, lx, dy, dx
+			a, b, da, db = y, x, dy, dx
 		}
-		if !pt.la.Matches(la) || !pt.lb.Matches(lb) || pt.above && a >= b || pt.below && a <= b {
+		if orient&(1<<o) == 0 || pt.above && a >= b || pt.below && a <= b {
 			continue
 		}
 		src := uint32(0) // the third level's source: at most its smallest parent's degree
