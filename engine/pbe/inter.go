@@ -465,6 +465,16 @@ func (s *searcher) intersect(i int, st *step) ([]uint32, bool) {
 	lv := &s.levels[i]
 	lv.sets = lv.sets[:0]
 	lo, hi := s.window(st)
+	// DUPREMOVE's window: when two earlier neighbours lie in different parts, a candidate is
+	// across the cut from one of them, x, so key(v, x) must exceed the prime edge's key, whose
+	// smaller end is plo: v > plo (v < plo would make the smaller key; v == plo is placed).
+	part := s.of[s.f[st.back[0].pos]]
+	for _, b := range st.back[1:] {
+		if s.of[s.f[b.pos]] != part {
+			lo = max(lo, s.prime>>32+1)
+			break
+		}
+	}
 	for _, b := range st.back {
 		ws, ok := s.sorted(st, b, s.f[b.pos])
 		if !ok {
