@@ -381,6 +381,33 @@ func (s *searcher) place(i int, v uint32, adj int) bool {
 	return true
 }
 
+// admit is place for a candidate of intersect at position i >= 2: its label, its edges to the
+// earlier neighbours and its symmetry window are known, so the candidate set, injectivity (with
+// the positions it is not adjacent to), the exactly-once rule and non-adjacency are checked.
+func (s *searcher) admit(i int, st *step, v uint32) bool {
+	if st.cand != nil && !st.cand.Has(v) {
+		return false
+	}
+	for _, w := range s.f[:i] {
+		if w == v {
+			return false
+		}
+	}
+	pv := s.of[v]
+	for _, b := range st.back {
+		if x := s.f[b.pos]; s.of[x] != pv && edgeKey(v, x) < s.prime {
+			return false // DUPREMOVE: a smaller cut image edge
+		}
+	}
+	for _, j := range st.nonAdj {
+		if _, ok := s.g.HasEdge(v, s.f[j]); ok {
+			return false
+		}
+	}
+	s.f[i] = v
+	return true
+}
+
 // extend places positions i onwards.
 func (s *searcher) extend(i int) {
 	if s.stopped {
@@ -415,7 +442,7 @@ func (s *searcher) extend(i int) {
 		if i == n-1 && s.visit == nil {
 			// The last position of a count: counted, not extended.
 			for _, v := range cands {
-				if s.place(i, v, allBack) {
+				if s.admit(i, st, v) {
 					s.st.matches++
 				}
 			}
@@ -425,7 +452,7 @@ func (s *searcher) extend(i int) {
 			if s.stopped {
 				return
 			}
-			if s.place(i, v, allBack) {
+			if s.admit(i, st, v) {
 				s.extend(i + 1)
 			}
 		}
