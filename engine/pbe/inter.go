@@ -523,15 +523,18 @@ func (s *searcher) backIndex(st *step, pos int) int {
 }
 
 // runInter runs the inter-partition stage over threads workers (counting: visit nil) or one
-// (listing), rooted at every data vertex in turn (no list of the cut edges is made: each
+// (listing, in increasing ids), rooted at every data vertex in turn (no list of the cut edges is made: each
 // vertex's cut edges are found in its adjacency list, in parallel). It returns the counters and
 // whether it stopped early (cancelled, or visit said stop).
 func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, threads int, visit func([]uint32) bool) (interStats, bool) {
 	roots := g.NumVertices()
+	// A count takes the roots from the last id down, in small chunks: ids ascend with the degree
+	// (graph.Build's numbering), so the hubs, whose roots take longest, start first and the
+	// light roots fill the threads at the end instead of a hub chunk running alone.
+	chunk, last := 16, roots-1
 	if visit != nil {
-		threads = 1
+		threads, chunk, last = 1, 64, -1
 	}
-	const chunk = 64
 	searchers := make([]*searcher, par.Workers(roots, max(threads, 1), chunk))
 	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
 		s := searchers[w]
@@ -540,9 +543,13 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 			searchers[w] = s
 		}
 		for r := lo; r < hi && !s.stopped; r++ {
+			v := r
+			if last >= 0 {
+				v = last - r
+			}
 			for k := range ip.programs {
 				s.use(&ip.programs[k])
-				s.root(uint32(r))
+				s.root(uint32(v))
 			}
 		}
 		return !s.stopped && ctx.Err() == nil
