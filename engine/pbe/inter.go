@@ -5,6 +5,7 @@ import (
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -26,7 +27,16 @@ import (
 //
 // Unique counts keep one match of every orbit of Aut(p) with the symmetry restrictions of package
 // plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
-// same data vertices, so they are all inter-partition or all intra-partition.
+// same data vertices, so they are all inter-partition or all intra-partition. Embedding counts do
+// the same and multiply by |Aut(p)| (every orbit of embeddings has |Aut(p)| members, induced or
+// not); only listing enumerates every embedding.
+//
+// Candidates come from the intersection of the earlier neighbours' sorted lists (the runs on
+// the pattern's labels, or the whole lists of a graph with one vertex label and no edge labels),
+// narrowed first to the window the symmetry restrictions leave (ids above the earlier vertices
+// that must be smaller, below those that must be larger), and the last position of a count is
+// counted, not extended. Where no sorted list is known (wildcards on a labelled graph), the
+// smallest earlier neighbour list is scanned and the other edges are looked up.
 
 // backEdge is a constraint from an earlier position.
 type backEdge struct {
@@ -53,12 +63,17 @@ type program struct {
 // interPlan is the inter-partition plan of a problem.
 type interPlan struct {
 	programs []program
+	// mult is what every match found stands for: |Aut(p)| for an embedding count searched one
+	// match an orbit, else 1.
+	mult uint64
 }
 
 // newInterPlan makes the programs; cand, when not nil, holds every pattern vertex's candidates
 // (package plan's filtering, on the whole graph: every match maps a vertex to a candidate).
+// With orbits (counting) the programs keep one match of every orbit of Aut(p) and mult says
+// how many matches each stands for; without (listing), unique matching alone restricts them.
 // The pattern must be connected, with at least one edge.
-func newInterPlan(p *pattern.Pattern, induced, unique bool, cand []plan.Bitset) *interPlan {
+func newInterPlan(p *pattern.Pattern, induced, unique, orbits bool, cand []plan.Bitset) *interPlan {
 	size := make([]int, p.NumVertices())
 	for u := range size {
 		size[u] = -1
@@ -68,14 +83,17 @@ func newInterPlan(p *pattern.Pattern, induced, unique bool, cand []plan.Bitset) 
 	}
 	n := p.NumVertices()
 	var restr []plan.Restriction
-	if unique {
+	ip := &interPlan{mult: 1}
+	if unique || orbits {
 		id := make([]int, n)
 		for i := range id {
 			id[i] = i
 		}
 		restr = plan.SymmetryRestrictions(p, id)
+		if !unique && len(restr) > 0 {
+			ip.mult = plan.AutomorphismCount(p)
+		}
 	}
-	ip := &interPlan{}
 	for _, e := range p.Edges() {
 		ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, size))
 	}
@@ -185,6 +203,35 @@ type searcher struct {
 	stopped bool
 	ctx     context.Context
 	tick    uint32
+	// plain is set when every adjacency list is one run sorted by id (one vertex label,
+	// plainLabel, and no edge labels).
+	plain      bool
+	plainLabel uint32
+	levels     []level // every position's intersection storage
+}
+
+// level is one position's storage for the intersection of its earlier neighbours' lists.
+type level struct {
+	sets     [][]uint32
+	buf, tmp []uint32
+}
+
+// newSearcher is a worker's searcher on g.
+func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool) *searcher {
+	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx}
+	if l, ok := g.UniformVertexLabel(); ok && !g.HasEdgeLabels() {
+		s.plain, s.plainLabel = true, l
+	}
+	return s
+}
+
+// use sets the program the searcher runs.
+func (s *searcher) use(pr *program) {
+	s.pr = pr
+	if n := len(pr.steps); len(s.f) < n {
+		s.f = make([]uint32, n)
+		s.levels = make([]level, n)
+	}
 }
 
 func edgeKey(x, y uint32) uint64 {
@@ -192,6 +239,50 @@ func edgeKey(x, y uint32) uint64 {
 		x, y = y, x
 	}
 	return uint64(x)<<32 | uint64(y)
+}
+
+// window is the id interval [lo, hi) the symmetry restrictions leave step st given the earlier
+// positions: above those that must be smaller, below those that must be larger (empty when
+// lo >= hi).
+func (s *searcher) window(st *step) (lo, hi uint64) {
+	lo, hi = 0, 1<<32
+	for _, j := range st.less {
+		lo = max(lo, uint64(s.f[j])+1)
+	}
+	for _, j := range st.more {
+		hi = min(hi, uint64(s.f[j]))
+	}
+	return lo, hi
+}
+
+// clip narrows the sorted list ws to the ids in [lo, hi).
+func clip(ws []uint32, lo, hi uint64) []uint32 {
+	if lo >= hi {
+		return nil
+	}
+	if lo > 0 {
+		ws = ws[setops.LowerBound(ws, 0, uint32(lo)):]
+	}
+	if hi < 1<<32 {
+		ws = ws[:setops.LowerBound(ws, 0, uint32(hi))]
+	}
+	return ws
+}
+
+// sorted returns the neighbours of x that step st may take across the pattern edge b, as a
+// list sorted by id, and whether there is one: the run on the step's vertex label and b's edge
+// label, or x's whole list on a plain graph (empty when the labels cannot match there).
+func (s *searcher) sorted(st *step, b backEdge, x uint32) ([]uint32, bool) {
+	switch {
+	case !st.label.Any && !b.label.Any:
+		return s.g.NeighborsWith(x, st.label.Value, b.label.Value), true
+	case s.plain:
+		if !st.label.Matches(s.plainLabel) || !b.label.Matches(0) {
+			return nil, true
+		}
+		return s.g.Neighbors(x), true
+	}
+	return nil, false
 }
 
 // root runs the program from data vertex v at position 0: every cut edge at v on the prime
@@ -204,16 +295,20 @@ func (s *searcher) root(v uint32) {
 	}
 	g := s.g
 	second := &s.pr.steps[1]
-	switch el := second.back[0].label; {
-	case second.label.Any:
-		s.seed(v, g.Neighbors(v), el.Any)
-	case !el.Any:
-		s.seed(v, g.NeighborsWith(v, second.label.Value, el.Value), true)
-	default:
-		lo, hi := g.RunsWithVertexLabel(v, second.label.Value)
-		for r := lo; r < hi; r++ {
-			s.seed(v, g.RunNeighbors(v, r), true)
-		}
+	lo, hi := s.window(second)
+	b := second.back[0]
+	if ws, ok := s.sorted(second, b, v); ok {
+		s.seed(v, clip(ws, lo, hi), true)
+		return
+	}
+	if second.label.Any {
+		s.seed(v, g.Neighbors(v), b.label.Any)
+		return
+	}
+	// A wildcard edge label on a labelled graph: every run of the vertex label, each sorted.
+	rlo, rhi := g.RunsWithVertexLabel(v, second.label.Value)
+	for r := rlo; r < rhi; r++ {
+		s.seed(v, clip(g.RunNeighbors(v, r), lo, hi), true)
 	}
 }
 
@@ -238,9 +333,13 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 	}
 }
 
+// allBack, as place's adj, says that every back edge is known to be there with its label.
+const allBack = -2
+
 // place checks v at position i against everything but the candidate source and sets f[i]. The
-// edge to position adj (-1: none) is known to be there with a matching label (v was read from
-// its adjacency on that label), so only the exactly-once rule is checked on it.
+// edge to position adj (-1: none; allBack: every back edge) is known to be there with a
+// matching label (v was read from its adjacency on that label), so only the exactly-once rule
+// is checked on it.
 func (s *searcher) place(i int, v uint32, adj int) bool {
 	st := &s.pr.steps[i]
 	g := s.g
@@ -264,7 +363,7 @@ func (s *searcher) place(i int, v uint32, adj int) bool {
 	}
 	for _, b := range st.back {
 		x := s.f[b.pos]
-		if b.pos != adj {
+		if b.pos != adj && adj != allBack {
 			if l, ok := g.HasEdge(v, x); !ok || !b.label.Matches(l) {
 				return false
 			}
@@ -275,6 +374,33 @@ func (s *searcher) place(i int, v uint32, adj int) bool {
 	}
 	for _, j := range st.nonAdj {
 		if _, ok := g.HasEdge(v, s.f[j]); ok {
+			return false
+		}
+	}
+	s.f[i] = v
+	return true
+}
+
+// admit is place for a candidate of intersect at position i >= 2: its label, its edges to the
+// earlier neighbours and its symmetry window are known, so the candidate set, injectivity (with
+// the positions it is not adjacent to), the exactly-once rule and non-adjacency are checked.
+func (s *searcher) admit(i int, st *step, v uint32) bool {
+	if st.cand != nil && !st.cand.Has(v) {
+		return false
+	}
+	for _, w := range s.f[:i] {
+		if w == v {
+			return false
+		}
+	}
+	pv := s.of[v]
+	for _, b := range st.back {
+		if x := s.f[b.pos]; s.of[x] != pv && edgeKey(v, x) < s.prime {
+			return false // DUPREMOVE: a smaller cut image edge
+		}
+	}
+	for _, j := range st.nonAdj {
+		if _, ok := s.g.HasEdge(v, s.f[j]); ok {
 			return false
 		}
 	}
@@ -309,15 +435,35 @@ func (s *searcher) extend(i int) {
 		return
 	}
 	st := &s.pr.steps[i]
+	for _, b := range st.back {
+		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
+	}
+	if cands, ok := s.intersect(i, st); ok {
+		if i == n-1 && s.visit == nil {
+			// The last position of a count: counted, not extended.
+			for _, v := range cands {
+				if s.admit(i, st, v) {
+					s.st.matches++
+				}
+			}
+			return
+		}
+		for _, v := range cands {
+			if s.stopped {
+				return
+			}
+			if s.admit(i, st, v) {
+				s.extend(i + 1)
+			}
+		}
+		return
+	}
 	// Candidates: the neighbours of the earlier vertex of smallest degree.
 	src := st.back[0].pos
 	for _, b := range st.back[1:] {
 		if s.g.Degree(s.f[b.pos]) < s.g.Degree(s.f[src]) {
 			src = b.pos
 		}
-	}
-	for _, b := range st.back {
-		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
 	}
 	list := s.g.Neighbors(s.f[src])
 	l := st.back[s.backIndex(st, src)].label
@@ -339,6 +485,33 @@ func (s *searcher) extend(i int) {
 	}
 }
 
+// intersect returns position i's candidates from sorted lists, within the symmetry window:
+// the intersection of every earlier neighbour's list on its pattern edge's labels (false when
+// one has no sorted list).
+func (s *searcher) intersect(i int, st *step) ([]uint32, bool) {
+	lv := &s.levels[i]
+	lv.sets = lv.sets[:0]
+	lo, hi := s.window(st)
+	// DUPREMOVE's window: when two earlier neighbours lie in different parts, a candidate is
+	// across the cut from one of them, x, so key(v, x) must exceed the prime edge's key, whose
+	// smaller end is plo: v > plo (v < plo would make the smaller key; v == plo is placed).
+	part := s.of[s.f[st.back[0].pos]]
+	for _, b := range st.back[1:] {
+		if s.of[s.f[b.pos]] != part {
+			lo = max(lo, s.prime>>32+1)
+			break
+		}
+	}
+	for _, b := range st.back {
+		ws, ok := s.sorted(st, b, s.f[b.pos])
+		if !ok {
+			return nil, false
+		}
+		lv.sets = append(lv.sets, clip(ws, lo, hi))
+	}
+	return setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp), true
+}
+
 // backIndex is the index in st.back of the earlier position pos.
 func (s *searcher) backIndex(st *step, pos int) int {
 	for k, b := range st.back {
@@ -350,29 +523,33 @@ func (s *searcher) backIndex(st *step, pos int) int {
 }
 
 // runInter runs the inter-partition stage over threads workers (counting: visit nil) or one
-// (listing), rooted at every data vertex in turn (no list of the cut edges is made: each
+// (listing, in increasing ids), rooted at every data vertex in turn (no list of the cut edges is made: each
 // vertex's cut edges are found in its adjacency list, in parallel). It returns the counters and
 // whether it stopped early (cancelled, or visit said stop).
 func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip *interPlan, threads int, visit func([]uint32) bool) (interStats, bool) {
 	roots := g.NumVertices()
+	// A count takes the roots from the last id down, in small chunks: ids ascend with the degree
+	// (graph.Build's numbering), so the hubs, whose roots take longest, start first and the
+	// light roots fill the threads at the end instead of a hub chunk running alone.
+	chunk, last := 16, roots-1
 	if visit != nil {
-		threads = 1
+		threads, chunk, last = 1, 64, -1
 	}
-	const chunk = 64
 	searchers := make([]*searcher, par.Workers(roots, max(threads, 1), chunk))
 	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
 		s := searchers[w]
 		if s == nil {
-			s = &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx}
+			s = newSearcher(ctx, g, of, entry, visit)
 			searchers[w] = s
 		}
 		for r := lo; r < hi && !s.stopped; r++ {
+			v := r
+			if last >= 0 {
+				v = last - r
+			}
 			for k := range ip.programs {
-				s.pr = &ip.programs[k]
-				if len(s.f) < len(s.pr.steps) {
-					s.f = make([]uint32, len(s.pr.steps))
-				}
-				s.root(uint32(r))
+				s.use(&ip.programs[k])
+				s.root(uint32(v))
 			}
 		}
 		return !s.stopped && ctx.Err() == nil

@@ -13,7 +13,7 @@ import (
 // referenceSeeds counts the inter stage's seeds the plain way: every cut edge, in both
 // orientations, on every program, kept when its ends pass place at positions 0 and 1.
 func referenceSeeds(g *graph.Graph, of []uint32, ip *interPlan) uint64 {
-	s := &searcher{g: g, of: of, ctx: context.Background()}
+	s := newSearcher(context.Background(), g, of, 0, nil)
 	var n uint64
 	for v := range uint32(g.NumVertices()) {
 		for _, w := range g.Neighbors(v) {
@@ -21,8 +21,7 @@ func referenceSeeds(g *graph.Graph, of []uint32, ip *interPlan) uint64 {
 				continue
 			}
 			for k := range ip.programs {
-				s.pr = &ip.programs[k]
-				s.f = make([]uint32, len(s.pr.steps))
+				s.use(&ip.programs[k])
 				if s.place(0, v, -1) && s.place(1, w, -1) {
 					n++
 				}
@@ -52,25 +51,27 @@ func TestSeedsFromRuns(t *testing.T) {
 		}
 		for _, sem := range proptest.AllSemantics {
 			p.Semantics = sem
-			ip, err := interPlanFor(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The seeds only: every program cut after its prime edge's ends (their checks
-			// reference positions 0 and 1 alone), so that a seed is a match.
-			for k := range ip.programs {
-				ip.programs[k].steps = ip.programs[k].steps[:2]
-			}
-			want := referenceSeeds(c.G, pt.Of, ip)
-			for _, threads := range []int{1, 3} {
-				got, _ := runInter(context.Background(), c.G, pt.Of, entryBytes(c.G), ip, threads, nil)
-				if got.seeds != want || got.matches != want {
-					t.Fatalf("seed %d %v, %d threads: %d seeds, want %d\n%s", seed, sem, threads, got.seeds, want, c.Recipe)
+			for _, orbits := range []bool{false, true} {
+				ip, err := interPlanFor(context.Background(), p, orbits)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			ran++
-			if !ip.programs[0].steps[1].label.Any {
-				labelled++
+				// The seeds only: every program cut after its prime edge's ends (their checks
+				// reference positions 0 and 1 alone), so that a seed is a match.
+				for k := range ip.programs {
+					ip.programs[k].steps = ip.programs[k].steps[:2]
+				}
+				want := referenceSeeds(c.G, pt.Of, ip)
+				for _, threads := range []int{1, 3} {
+					got, _ := runInter(context.Background(), c.G, pt.Of, entryBytes(c.G), ip, threads, nil)
+					if got.seeds != want || got.matches != want {
+						t.Fatalf("seed %d %v orbits %v, %d threads: %d seeds, want %d\n%s", seed, sem, orbits, threads, got.seeds, want, c.Recipe)
+					}
+				}
+				ran++
+				if !ip.programs[0].steps[1].label.Any {
+					labelled++
+				}
 			}
 		}
 	}

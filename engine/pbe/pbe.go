@@ -337,8 +337,9 @@ func entryBytes(g *graph.Graph) uint64 {
 }
 
 // interPlanFor filters every pattern vertex's candidates on the whole graph (package plan, on
-// the host, where the whole graph is) and makes the inter-partition programs.
-func interPlanFor(ctx context.Context, p *engine.Problem) (*interPlan, error) {
+// the host, where the whole graph is) and makes the inter-partition programs: for counting
+// (orbits) one match of every orbit of Aut(p), for listing every match.
+func interPlanFor(ctx context.Context, p *engine.Problem, orbits bool) (*interPlan, error) {
 	// Unique is left out: the candidates must not depend on the plan's symmetry restrictions,
 	// since the inter stage applies restrictions of its own.
 	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, plan.Options{
@@ -346,7 +347,7 @@ func interPlanFor(ctx context.Context, p *engine.Problem) (*interPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pbe: filtering candidates: %w", err)
 	}
-	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, pl.CandidateBits), nil
+	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, orbits, pl.CandidateBits), nil
 }
 
 func connected(p *engine.Problem) bool { return len(p.Pattern.Components()) == 1 }
@@ -441,15 +442,18 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
 	} else if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {
 		tInter := time.Now()
-		ip, err := interPlanFor(ctx, p)
+		ip, err := interPlanFor(ctx, p, true)
 		if err != nil {
 			res.Partial = ctx.Err() != nil
 			return res, st, err
 		}
 		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, p.ThreadCount(), nil)
-		st.InterMatches, st.Seeds, st.InterNodes, st.InterBytes = is.matches, is.seeds, is.nodes, is.bytes
+		st.Seeds, st.InterNodes, st.InterBytes = is.seeds, is.nodes, is.bytes
 		st.InterTime = time.Since(tInter)
 		var ok bool
+		if st.InterMatches, ok = checked.Mul(is.matches, ip.mult); !ok {
+			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
+		}
 		if res.Count, ok = checked.Add(st.IntraMatches, st.InterMatches); !ok {
 			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
 		}
@@ -551,7 +555,7 @@ func (e *Engine) matches(ctx context.Context, p *engine.Problem, st *Stats, yiel
 		p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
 		return
 	}
-	ip, err := interPlanFor(ctx, p)
+	ip, err := interPlanFor(ctx, p, false)
 	if err != nil {
 		yield(nil, err)
 		return

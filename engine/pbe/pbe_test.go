@@ -13,6 +13,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
 )
 
 // tightBudget is the smallest budget every vertex fits with its whole halo: parts of one or a few
@@ -142,5 +143,83 @@ func TestLayoutReport(t *testing.T) {
 		if !strings.Contains(strings.Join(l.Lines, "\n"), want) || pt.MaxBytes() > b {
 			t.Errorf("report lacks %q:\n%s", want, strings.Join(l.Lines, "\n"))
 		}
+	}
+}
+
+// TestPowerLawAgainstCPU: pbe on small R-MAT graphs (hubs, ids by degree, as at scale; the
+// inter stage's intersections and windows were tuned there) against the cpu engine, every
+// convention, unlabelled (one sorted list a vertex) and labelled with wildcards (label runs and
+// the lookup path), budgets from half the graph to a twentieth with ranges, a fifth with the
+// default partitioner too; the matches listed (every embedding found alone) must be as many as counted (one
+// match an orbit, times |Aut|).
+func TestPowerLawAgainstCPU(t *testing.T) {
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{
+		"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a)", "(a)-(b)-(c)-(a), (a)-(d)", "(a)-(b)-(c)-(d)-(a), (a)-(c)",
+		"(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)", "(a)-(b)-(c)-(d)-(e)-(a)", "(a)-(b)-(c)-(d)",
+		"(a)-(b)-(c)-(d)-(a), (a)-(e)-(b)",
+	}
+	labelled := []string{"(a:0)-(b)-(c:1)-(a)", "(a:0)-[:1]-(b:0)-(c)-(d:2)-(a)", "(a:1)-(b:1)-(c:1)-(a), (a)-[:0]-(d)"}
+	ctx := context.Background()
+	inter := 0
+	for _, lab := range []bool{false, true} {
+		opts := gen.RMATOptions{Scale: 8, EdgeFactor: 8, Seed: 3}
+		qs := queries
+		if lab {
+			opts.VertexLabels, opts.EdgeLabels, qs = 3, 2, append(labelled, queries[:3]...)
+		}
+		g, err := gen.RMAT(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb := partition.GraphBytes(g)
+		for _, q := range qs {
+			pat, err := pattern.Parse(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sem := range proptest.AllSemantics {
+				prob := &engine.Problem{Data: g, Pattern: pat, Semantics: sem}
+				want, err := cpu.Count(ctx, prob)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, div := range []uint64{2, 5, 20} {
+					for _, m := range []partition.Method{partition.Ranges, partition.Auto} {
+						if m == partition.Auto && div != 5 {
+							continue
+						}
+						e := &pbe.Engine{Budget: max(gb/div, tightBudget(g)), Partitioner: m}
+						res, st, err := e.CountStats(ctx, prob)
+						if err != nil || res.Count != want.Count {
+							t.Fatalf("labelled %v %s %v 1/%d %v (%d parts): pbe %d (intra %d, inter %d, err %v), cpu %d",
+								lab, q, sem, div, m, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want.Count)
+						}
+						if st.InterMatches > 0 {
+							inter++
+						}
+						if div != 5 || m != partition.Ranges || want.Count > 200_000 {
+							continue
+						}
+						var listed uint64
+						for _, err := range e.Matches(ctx, prob) {
+							if err != nil {
+								t.Fatal(err)
+							}
+							listed++
+						}
+						if listed != want.Count {
+							t.Fatalf("labelled %v %s %v: %d listed, %d counted", lab, q, sem, listed, want.Count)
+						}
+					}
+				}
+			}
+		}
+	}
+	if inter == 0 {
+		t.Fatal("no inter-partition matches: the inter stage was not checked")
 	}
 }
