@@ -183,3 +183,98 @@ extern "C" __global__ void sgsi_link(const u32* rows, u32 width, const u32* F, c
 		if (G == 32) __syncwarp(); else __syncthreads();
 	}
 }
+
+// keyList finds vertex v's list in a key upload (link entry l: its nref vertices, sorted, then
+// their nref+1 offsets, then their lists, from word off = l[4] | l[5] << 32 of mem): a vertex not
+// among them has an empty list.
+__device__ __forceinline__ void keyList(const u32* mem, const u32* l, u32 v, const u32** list, u32* len) {
+	u32 nref = l[2];
+	const u32* refs = mem + ((u64)l[5] << 32 | l[4]);
+	u32 x = 0, y = nref;
+	while (x < y) {
+		u32 m = (x + y) / 2;
+		if (refs[m] < v) x = m + 1; else y = m;
+	}
+	*list = refs;
+	*len = 0;
+	if (x == nref || refs[x] != v) return;
+	const u32* off = refs + nref;
+	*list = refs + 2 * nref + 1 + off[x];
+	*len = off[x + 1] - off[x];
+}
+
+#define MAXCOLS 32
+
+// sgsi_last counts a count's last step without buffers (the direct count): each row (a group of
+// G threads) takes the entries of its shortest list among the links not negated, checks each as
+// sgsi_first does (candidate bit, not in the row, restrictions desc) and looks it up in the other
+// links' lists (found; negated: not found), every list resident. links holds nlinks entries of
+// six words: column, negate, then the key upload the link reads (nref, unused, offset low, high:
+// see keyList). The rows are read from rows (width words each), or, with ngen > 0, generated
+// from edges: gen holds ngen vertices a then their ngen+1 first row indices, and a's row j is
+// (a, b) for b the (j - first)-th entry of a's list in link genLink's upload, a row only when b
+// is a candidate (bits1), not a, and passes the step before's restrictions (desc0: counts of
+// "a < b" and "b < a", as a descriptor whose columns are all 0).
+extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width, u32 nrows, u32 G, const u32* links,
+                                     u32 nlinks, const u32* bits, const u32* desc, const u32* gen, u32 ngen, u32 genLink,
+                                     const u32* bits1, const u32* desc0, u64* total) {
+	Group g = group(G);
+	u32 nless = desc[0], ngreater = desc[1];
+	u32 row[MAXCOLS];
+	const u32* lp[MAXCOLS];
+	u32 ll[MAXCOLS];
+	u64 sum = 0;
+	for (u32 k = g.id; k < nrows; k += g.n) {
+		if (ngen) {
+			const u32* first = gen + ngen;
+			u32 x = 0, y = ngen; // the last vertex whose first row is at most k
+			while (y - x > 1) {
+				u32 m = (x + y) / 2;
+				if (first[m] <= k) x = m; else y = m;
+			}
+			const u32* list;
+			u32 len;
+			keyList(mem, links + 6 * genLink, gen[x], &list, &len);
+			u32 a = gen[x], b = list[k - first[x]];
+			bool ok = b != a && ((bits1[b / 32] >> (b & 31)) & 1);
+			for (u32 c = 0; ok && c < desc0[0]; c++) ok = a < b;
+			for (u32 c = 0; ok && c < desc0[1]; c++) ok = b < a;
+			if (!ok) continue;
+			row[0] = a;
+			row[1] = b;
+		} else {
+			for (u32 c = 0; c < width; c++) row[c] = rows[(u64)k * width + c];
+		}
+		u32 best = INVALID, blen = INVALID;
+		for (u32 i = 0; i < nlinks; i++) {
+			const u32* l = links + 6 * i;
+			keyList(mem, l, row[l[0]], &lp[i], &ll[i]);
+			if (!l[1] && ll[i] < blen) {
+				best = i;
+				blen = ll[i];
+			}
+		}
+		if (best == INVALID) continue; // (the schedule gives every row a link not negated)
+		for (u32 j = g.lane; j < blen; j += G) {
+			u32 w = lp[best][j];
+			bool keep = (bits[w / 32] >> (w & 31)) & 1;
+			for (u32 c = 0; keep && c < width; c++) keep = row[c] != w;
+			for (u32 c = 0; keep && c < nless; c++) keep = row[desc[2 + c]] < w;
+			for (u32 c = 0; keep && c < ngreater; c++) keep = w < row[desc[2 + nless + c]];
+			for (u32 i = 0; keep && i < nlinks; i++) {
+				if (i == best) continue;
+				const u32* list = lp[i];
+				u32 a = 0, b = ll[i];
+				while (a < b) {
+					u32 m = (a + b) / 2;
+					if (list[m] < w) a = m + 1; else b = m;
+				}
+				bool found = a < ll[i] && list[a] == w;
+				keep = found != (links[6 * i + 1] != 0);
+			}
+			sum += keep;
+		}
+	}
+	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+	if ((threadIdx.x & 31) == 0 && sum) atomicAdd(total, sum);
+}
