@@ -3,9 +3,9 @@ package sgsi
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"strings"
-	"encoding/binary"
 	"testing"
 	"time"
 
