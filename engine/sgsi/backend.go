@@ -125,6 +125,8 @@ type lastArgs struct {
 	GenLink      uint32
 	Bits1, Desc0 uint64
 	Total        uint64 // two words: the counter the sum is added to (lo, hi)
+	// Only the rows whose column RCol holds a vertex of [RLo, RHi) are counted.
+	RCol, RLo, RHi uint32
 }
 
 // linkWords is the size of a link's entry in Last's link table.
@@ -363,6 +365,9 @@ func (h *HostBackend) Last(a lastArgs) error {
 			row[0], row[1] = va, vb // (Width is 2)
 		} else {
 			copy(row[:w], m[a.Rows+uint64(k)*uint64(w):])
+		}
+		if row[a.RCol] < a.RLo || row[a.RCol] >= a.RHi {
+			continue
 		}
 		best := -1
 		for i := range int(a.NLinks) {

@@ -31,7 +31,7 @@ int main() {
     case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18]); break;
     case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17]); break;
     case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], 1, m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
-    case 5: Launch(a[1], 1, sgsi_last, m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], (u64*)(m + a[14])); break;
+    case 5: Launch(a[1], 1, sgsi_last, m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], a[14], a[15], a[16], (u64*)(m + a[17])); break;
     case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
     }
     fwrite(m, 4, mem.size(), stdout);
@@ -87,7 +87,7 @@ func (c *cudaBackend) Link(a joinArgs) error {
 
 func (c *cudaBackend) Last(a lastArgs) error {
 	c.launch(5, uint64(max(a.NRows, 1)), a.Rows, uint64(a.Width), uint64(a.NRows), a.Links, uint64(a.NLinks), a.Bits, a.Desc,
-		a.Gen, uint64(a.NGen), uint64(a.GenLink), a.Bits1, a.Desc0, a.Total)
+		a.Gen, uint64(a.NGen), uint64(a.GenLink), a.Bits1, a.Desc0, uint64(a.RCol), uint64(a.RLo), uint64(a.RHi), a.Total)
 	return nil
 }
 
@@ -166,7 +166,7 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 // against the oracle.
 func directOnHost(t *testing.T, bin string) {
 	ctx := context.Background()
-	var blocks, generated, fallbacks uint64
+	var blocks, generated, fallbacks, pieces uint64
 	runs := 0
 	for _, gc := range []gen.RMATOptions{{Scale: 6, EdgeFactor: 5, Seed: 3}, {Scale: 6, EdgeFactor: 5, VertexLabels: 2, Seed: 4}} {
 		g, err := gen.RMAT(gc)
@@ -197,14 +197,15 @@ func directOnHost(t *testing.T, bin string) {
 				}
 				blocks += st.Blocks
 				fallbacks += st.BlockFallbacks
+				pieces += st.Pieces
 				if p.NumVertices() == 3 {
 					generated += st.Blocks
 				}
 			}
 		}
 	}
-	t.Logf("direct count: %d runs, %d blocks (%d of rows generated from edges), %d units the buffered way", runs, blocks, generated, fallbacks)
-	if blocks < uint64(runs) || generated == 0 {
+	t.Logf("direct count: %d runs, %d blocks (%d of rows generated from edges, %d pieces), %d units the buffered way", runs, blocks, generated, pieces, fallbacks)
+	if blocks < uint64(runs) || generated == 0 || pieces <= generated {
 		t.Errorf("the direct count ran %d blocks in %d runs, %d of generated rows: sgsi_last is not checked in several blocks", blocks, runs, generated)
 	}
 }

@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"errors"
 	"math/bits"
 	"slices"
 	"time"
@@ -72,8 +73,10 @@ func (r *runner) newDirectStep(st *step, gen *lgKey) *directStep {
 type directUnits interface {
 	len() int
 	// needs appends to buf the lists unit i reads (label graph index << 32 | vertex) and
-	// returns it with the unit's own words (a row, or a vertex and its first row).
-	needs(i int, buf []uint64) ([]uint64, uint64)
+	// returns it with the unit's own words (a row, or a vertex and its first row): its own
+	// lists (own), which a block holds for its whole count, or the others, which it streams in
+	// pieces (edgeUnits: the second column's; tableUnits have none).
+	needs(i int, buf []uint64, own bool) ([]uint64, uint64)
 }
 
 // tableUnits are the rows of a table of width k.
@@ -85,7 +88,10 @@ type tableUnits struct {
 
 func (t *tableUnits) len() int { return len(t.table) / t.k }
 
-func (t *tableUnits) needs(i int, buf []uint64) ([]uint64, uint64) {
+func (t *tableUnits) needs(i int, buf []uint64, own bool) ([]uint64, uint64) {
+	if !own {
+		return buf, 0
+	}
 	row := t.table[i*t.k : (i+1)*t.k]
 	for _, l := range t.d.links {
 		buf = append(buf, uint64(l.lg)<<32|uint64(row[l.col]))
@@ -111,13 +117,16 @@ func (e *edgeUnits) row(a, b uint32) bool {
 	return b != a && e.bits[b/32]>>(b&31)&1 != 0 && (!e.less || a < b) && (!e.greater || b < a)
 }
 
-func (e *edgeUnits) needs(i int, buf []uint64) ([]uint64, uint64) {
+func (e *edgeUnits) needs(i int, buf []uint64, own bool) ([]uint64, uint64) {
 	a := e.verts[i]
-	buf = append(buf, uint64(e.d.gen)<<32|uint64(a))
-	for _, l := range e.d.links {
-		if l.col == 0 {
-			buf = append(buf, uint64(l.lg)<<32|uint64(a))
+	if own {
+		buf = append(buf, uint64(e.d.gen)<<32|uint64(a))
+		for _, l := range e.d.links {
+			if l.col == 0 {
+				buf = append(buf, uint64(l.lg)<<32|uint64(a))
+			}
 		}
+		return buf, 2
 	}
 	for _, b := range e.d.lgs[e.d.gen].list(a) {
 		if !e.row(a, b) {
@@ -129,7 +138,7 @@ func (e *edgeUnits) needs(i int, buf []uint64) ([]uint64, uint64) {
 			}
 		}
 	}
-	return buf, 2
+	return buf, 0
 }
 
 // blocker cuts direct units into blocks and collects each block's lists.
@@ -137,12 +146,16 @@ type blocker struct {
 	lgs   []*labelGraph
 	stamp [][]uint32 // per label graph, per vertex: the pass that last took its list
 	pass  uint32
-	pairs []uint64   // a unit's lists, reused
-	refs  [][]uint32 // per label graph: the block's vertices (collect), reused
+	pairs []uint64 // a unit's lists, reused
+	// own and other: per label graph, the block's vertices whose own lists it reads, and its
+	// other lists' (collect); piece: a piece's; ends: the pieces' ends; all reused.
+	own, other, piece [][]uint32
+	ends              []uint32
 }
 
 func newBlocker(lgs []*labelGraph, nv int) *blocker {
-	b := &blocker{lgs: lgs, stamp: make([][]uint32, len(lgs)), refs: make([][]uint32, len(lgs))}
+	n := len(lgs)
+	b := &blocker{lgs: lgs, stamp: make([][]uint32, n), own: make([][]uint32, n), other: make([][]uint32, n), piece: make([][]uint32, n)}
 	for i := range b.stamp {
 		b.stamp[i] = make([]uint32, nv)
 	}
@@ -182,7 +195,7 @@ func (b *blocker) next(u directUnits, start int, budget uint64) (int, uint64) {
 	end := start
 	for ; end < u.len(); end++ {
 		var w uint64
-		b.pairs, w = u.needs(end, b.pairs[:0])
+		b.pairs, w = u.needs(end, b.pairs[:0], true)
 		for _, p := range b.pairs {
 			if lg, v := int(p>>32), uint32(p); b.take(lg, v) {
 				w += listWords(b.lgs[lg], v)
@@ -196,25 +209,62 @@ func (b *blocker) next(u directUnits, start int, budget uint64) (int, uint64) {
 	return end, words
 }
 
-// collect returns, per label graph, the sorted distinct vertices whose lists the units [start,
-// end) read (reused by the next call).
-func (b *blocker) collect(u directUnits, start, end int) [][]uint32 {
+// collect returns, per label graph, the sorted distinct vertices whose own (or other) lists the
+// units [start, end) read, in refs (one slice per label graph, reused).
+func (b *blocker) collect(u directUnits, start, end int, own bool, refs [][]uint32) [][]uint32 {
 	b.begin()
-	for i := range b.refs {
-		b.refs[i] = b.refs[i][:0]
+	for i := range refs {
+		refs[i] = refs[i][:0]
 	}
 	for i := start; i < end; i++ {
-		b.pairs, _ = u.needs(i, b.pairs[:0])
+		b.pairs, _ = u.needs(i, b.pairs[:0], own)
 		for _, p := range b.pairs {
 			if lg, v := int(p>>32), uint32(p); b.take(lg, v) {
-				b.refs[lg] = append(b.refs[lg], v)
+				refs[lg] = append(refs[lg], v)
 			}
 		}
 	}
-	for _, x := range b.refs {
+	for _, x := range refs {
 		slices.Sort(x)
 	}
-	return b.refs
+	return refs
+}
+
+// pieces cuts the other lists of a block (refs, per label graph: the vertices read, sorted) into
+// pieces of at most budget words: ranges of vertices, each piece all the lists of its vertices
+// in every label graph. It returns the pieces' ends (a vertex past each), appended to ends, and
+// false when one vertex's lists alone exceed budget.
+func (b *blocker) pieces(refs [][]uint32, budget uint64, ends []uint32) ([]uint32, bool) {
+	at := make([]int, len(refs)) // (few label graphs: one a link)
+	words := uint64(0)
+	for {
+		// The next vertex: the least not yet taken in any label graph.
+		v, any := uint32(0), false
+		for lg, x := range refs {
+			if at[lg] < len(x) && (!any || x[at[lg]] < v) {
+				v, any = x[at[lg]], true
+			}
+		}
+		if !any {
+			break
+		}
+		w := uint64(0)
+		for lg, x := range refs {
+			if at[lg] < len(x) && x[at[lg]] == v {
+				w += listWords(b.lgs[lg], v)
+				at[lg]++
+			}
+		}
+		if w > budget {
+			return ends, false
+		}
+		if words+w > budget {
+			ends = append(ends, v)
+			words = 0
+		}
+		words += w
+	}
+	return append(ends, invalid), true
 }
 
 // directOK reports whether a count's last step may go the direct way: out of core (in core the
@@ -306,8 +356,13 @@ func (r *runner) desc(st *step) []uint32 {
 const streamWords = 1 << 20
 
 // direct counts the units in blocks (see the package's direct count); big is called for each
-// unit that does not fit a block alone. It reports false when the step cannot go the direct way
+// unit whose lists do not fit a block. It reports false when the step cannot go the direct way
 // at all: no room for a block's header, or --memory for the blocker's marks.
+//
+// A block of table rows holds every list its rows read. A block of generated rows holds its
+// vertices' own lists in half the budget and streams the second column's lists through the
+// other half in pieces, ranges of vertices, the kernel counting for each piece the rows whose
+// second vertex lies in it.
 func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(int) error) (bool, error) {
 	q := r.q
 	nv := r.s.g.NumVertices()
@@ -316,11 +371,10 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 	if d.gen >= 0 {
 		entries++ // the generating lists' entry, past the links
 	}
-	// The block's header: the link table, the descriptors, one offset more per label graph, the
-	// generating vertices' extra first row.
-	header := uint64(linkWords*entries+len(desc)+2+len(d.lgs)+1) + 8
-	base := r.cacheOff
-	capacity := r.be.Words() - base
+	// The block's header: the link table, the descriptors, one offset more per label graph (and
+	// per piece's), the generating vertices' extra first row.
+	header := uint64(linkWords*entries+len(desc)+2+2*len(d.lgs)+1) + 8
+	capacity := r.be.Words() - r.cacheOff
 	if header+64 > capacity || nlinks > 32 {
 		return false, nil
 	}
@@ -328,6 +382,9 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 		return false, nil
 	}
 	budget := min(capacity-header, maxKernelIndex-1)
+	if d.gen >= 0 {
+		budget /= 2 // own lists; the pieces take the other half
+	}
 	b := newBlocker(d.lgs, nv)
 	st := q.steps[len(q.steps)-1]
 	bitsU := r.bitsOff + uint64(st.u)*r.bitWords
@@ -339,34 +396,52 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 		end, _ := b.next(u, start, budget)
 		r.st.Refs += time.Since(t)
 		if end == start {
-			r.st.BlockFallbacks++
-			if err := big(start); err != nil || r.stop {
+			end++ // alone too big: the buffered way
+		} else if err := r.block(d, u, b, start, end, desc, bitsU, budget); err != errNoPiece {
+			if err != nil {
 				return true, err
 			}
-			start++
+			start = end
 			continue
 		}
-		if err := r.block(d, u, b, start, end, desc, bitsU); err != nil {
-			return true, err
+		for x := start; x < end; x++ {
+			r.st.BlockFallbacks++
+			if err := big(x); err != nil || r.stop {
+				return true, err
+			}
 		}
 		start = end
 	}
 	return true, nil
 }
 
+// errNoPiece is block's answer when one vertex's other lists do not fit a piece (its units then
+// go the buffered way).
+var errNoPiece = errors.New("sgsi: a vertex's lists exceed a piece")
+
 // block uploads the lists of units [start, end), with their rows (or generating vertices),
-// counts them with Last and adds the count to the total.
-func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int, desc []uint32, bitsU uint64) error {
+// counts them with Last (generated rows: a launch for each piece of the second column's lists)
+// and adds the count to the total.
+func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int, desc []uint32, bitsU, half uint64) error {
 	t, drv := time.Now(), r.st.Driver
-	refs := b.collect(u, start, end)
+	own := b.collect(u, start, end, true, b.own)
+	gen := d.gen >= 0
+	if gen {
+		other := b.collect(u, start, end, false, b.other)
+		var ok bool
+		if b.ends, ok = b.pieces(other, half, b.ends[:0]); !ok {
+			return errNoPiece
+		}
+	}
 	r.dropCache()
 	nlinks := len(d.links)
 	entries := nlinks
-	if d.gen >= 0 {
+	if gen {
 		entries++
 	}
 	// The header (link table, descriptors, generating vertices) in one copy, then the rows of a
-	// table, then each label graph's upload: its vertices, their offsets, their lists.
+	// table, then each label graph's upload of own lists: its vertices, their offsets, their
+	// lists; then the pieces' uploads, one after the other at the same place.
 	linksOff := r.cacheOff
 	descOff := linksOff + uint64(linkWords*entries)
 	desc0Off := descOff + uint64(len(desc))
@@ -374,14 +449,15 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	h := grow(&r.stage, at-linksOff)
 	copy(h[descOff-linksOff:], desc)
 	h[desc0Off-linksOff], h[desc0Off-linksOff+1] = 0, 0
-	a := lastArgs{Links: linksOff, NLinks: uint32(nlinks), Bits: bitsU, Desc: descOff, Desc0: desc0Off, Group: 32, Total: r.sumOff}
+	a := lastArgs{Links: linksOff, NLinks: uint32(nlinks), Bits: bitsU, Desc: descOff, Desc0: desc0Off, Group: 32,
+		Total: r.sumOff, RHi: invalid}
 	switch t := u.(type) {
 	case *tableUnits:
 		a.Rows, a.Width, a.NRows = at, uint32(t.k), uint32(end-start)
 		at += uint64((end - start) * t.k)
 	case *edgeUnits:
 		// The generating vertices and their first rows.
-		a.Width, a.Gen, a.NGen, a.GenLink = 2, at, uint32(end-start), uint32(nlinks)
+		a.Width, a.Gen, a.NGen, a.GenLink, a.RCol = 2, at, uint32(end-start), uint32(nlinks), 1
 		a.Bits1 = r.bitsOff + uint64(r.q.steps[0].u)*r.bitWords
 		if t.less {
 			h[desc0Off-linksOff] = 1
@@ -400,29 +476,25 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		at += uint64(2*(end-start) + 1)
 	}
 	keyOff := r.keyOff[:0]
-	for x, lg := range d.lgs {
+	for x := range d.lgs {
 		keyOff = append(keyOff, at)
-		n := uint64(len(refs[x]))
-		lists := uint64(0)
-		for _, v := range refs[x] {
-			lists += lg.degree(v)
-		}
-		at += 2*n + 1 + lists
+		at += r.uploadWords(d.lgs[x], own[x])
 	}
 	r.keyOff = keyOff
-	entry := func(e int, col uint32, negate bool, lg int) {
+	pieceOff := at
+	entry := func(e int, col uint32, negate bool, nref int, off uint64) {
 		w := h[e*linkWords : (e+1)*linkWords]
-		w[0], w[1], w[2], w[3] = col, 0, uint32(len(refs[lg])), 0
+		w[0], w[1], w[2], w[3] = col, 0, uint32(nref), 0
 		if negate {
 			w[1] = 1
 		}
-		w[4], w[5] = uint32(keyOff[lg]), uint32(keyOff[lg]>>32)
+		w[4], w[5] = uint32(off), uint32(off>>32)
 	}
 	for e, l := range d.links {
-		entry(e, uint32(l.col), l.negate, l.lg)
+		entry(e, uint32(l.col), l.negate, len(own[l.lg]), keyOff[l.lg]) // (pieces: set below)
 	}
-	if d.gen >= 0 {
-		entry(nlinks, 0, false, d.gen)
+	if gen {
+		entry(nlinks, 0, false, len(own[d.gen]), keyOff[d.gen])
 	}
 	r.stage = h
 	err := r.put(linksOff, h)
@@ -431,29 +503,71 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	}
 	s := upStream{r: r, at: keyOff[0], buf: r.upBuf[:0], err: err}
 	for x, lg := range d.lgs {
-		s.write(refs[x])
-		off := uint32(0)
-		for _, v := range refs[x] {
-			s.write1(off)
-			off += uint32(lg.degree(v))
-		}
-		s.write1(off)
-		for _, v := range refs[x] {
-			s.write(lg.list(v))
-		}
+		s.lists(lg, own[x])
 	}
 	err = s.flush()
-	r.upBuf = s.buf
 	r.st.Refs += time.Since(t) - (r.st.Driver - drv) // (the copies are Driver's)
 	if err != nil {
+		r.upBuf = s.buf
 		return err
 	}
 	r.st.Blocks++
 	r.st.BlockRows += uint64(a.NRows)
-	if err := r.kernel(func() error { return r.be.Last(a) }); err != nil {
-		return err
+	if !gen {
+		r.upBuf = s.buf
+		if err := r.kernel(func() error { return r.be.Last(a) }); err != nil {
+			return err
+		}
+		return r.drainSum()
 	}
+	// The pieces of the second column's lists: [lo, end) of vertex ids each.
+	lo := uint32(0)
+	for _, hi := range b.ends {
+		t, drv = time.Now(), r.st.Driver
+		at := pieceOff
+		s.at = at
+		for x, lg := range d.lgs {
+			o := b.other[x]
+			i, _ := slices.BinarySearch(o, lo)
+			j, _ := slices.BinarySearch(o, hi)
+			b.piece[x] = o[i:j]
+			keyOff[x] = at
+			at += r.uploadWords(lg, b.piece[x])
+			s.lists(lg, b.piece[x])
+		}
+		for e, l := range d.links {
+			if l.col == 1 {
+				entry(e, uint32(l.col), l.negate, len(b.piece[l.lg]), keyOff[l.lg])
+			}
+		}
+		err := s.flush()
+		if err == nil {
+			err = r.put(linksOff, h[:linkWords*entries])
+		}
+		r.st.Refs += time.Since(t) - (r.st.Driver - drv)
+		if err == nil {
+			r.st.Pieces++
+			a.RLo, a.RHi = lo, hi
+			err = r.kernel(func() error { return r.be.Last(a) })
+		}
+		if err != nil {
+			r.upBuf = s.buf
+			return err
+		}
+		lo = hi
+	}
+	r.upBuf = s.buf
 	return r.drainSum()
+}
+
+// uploadWords is the size of an upload of the lists of refs in lg: the vertices, their offsets,
+// their lists.
+func (r *runner) uploadWords(lg *labelGraph, refs []uint32) uint64 {
+	w := 2*uint64(len(refs)) + 1
+	for _, v := range refs {
+		w += lg.degree(v)
+	}
+	return w
 }
 
 // upStream writes consecutive region words, gathered into copies of about streamWords; the
@@ -482,6 +596,20 @@ func (s *upStream) write1(x uint32) {
 		s.flush()
 	}
 	s.buf = append(s.buf, x)
+}
+
+// lists writes the upload of the lists of refs in lg: the vertices, their offsets, their lists.
+func (s *upStream) lists(lg *labelGraph, refs []uint32) {
+	s.write(refs)
+	off := uint32(0)
+	for _, v := range refs {
+		s.write1(off)
+		off += uint32(lg.degree(v))
+	}
+	s.write1(off)
+	for _, v := range refs {
+		s.write(lg.list(v))
+	}
 }
 
 // flush copies the words written since the last flush, and returns the first error.

@@ -28,7 +28,7 @@ func refBlocks(u directUnits, lgs []*labelGraph, budget uint64) (ends []int, big
 		seen := map[uint64]bool{}
 		w := uint64(0)
 		for i := s; i < e; i++ {
-			pairs, own := u.needs(i, nil)
+			pairs, own := u.needs(i, nil, true)
 			w += own
 			for _, p := range pairs {
 				if !seen[p] {
@@ -112,11 +112,11 @@ func TestBlocker(t *testing.T) {
 					t.Fatalf("trial %d budget %d: block [%d, %d) of %d words", trial, budget, start, end, words)
 				}
 				ends = append(ends, end)
-				refs := b.collect(units, start, end)
+				refs := b.collect(units, start, end, true, b.own)
 				for lg := range d.lgs {
 					want := map[uint32]bool{}
 					for i := start; i < end; i++ {
-						pairs, _ := units.needs(i, nil)
+						pairs, _ := units.needs(i, nil, true)
 						for _, p := range pairs {
 							if int(p>>32) == lg {
 								want[uint32(p)] = true

@@ -15,7 +15,8 @@ import (
 // TestDirect counts out of core with the direct last step (rows from a table, and generated
 // from edges for three-vertex patterns) and with buffers (Options.Buffered), every convention,
 // on an unlabelled and a labelled R-MAT graph at an eighth and a 32nd of GraphBytes, each equal
-// to the cpu engine. It fails when no count ran in several blocks, or none generated its rows.
+// to the cpu engine. It fails when no count ran in several blocks, none generated its rows, or
+// none streamed a block's second-column lists in several pieces.
 func TestDirect(t *testing.T) { directCount(t, true) }
 
 // directCount runs TestDirect's cases on the host emulation or the GPU.
@@ -39,7 +40,7 @@ func directCount(t *testing.T, host bool) {
 		}
 		pats = append(pats, p)
 	}
-	var runs, several, generated int
+	var runs, several, generated, pieces int
 	for _, gc := range []gen.RMATOptions{{Scale: 9, EdgeFactor: 8, Seed: 11}, {Scale: 9, EdgeFactor: 8, VertexLabels: 2, Seed: 12}} {
 		g, err := gen.RMAT(gc)
 		if err != nil {
@@ -73,6 +74,9 @@ func directCount(t *testing.T, host bool) {
 								generated++
 							}
 						}
+						if st.Pieces > st.Blocks {
+							pieces++ // a block's second-column lists in several pieces
+						}
 						bytes[i] = st.BytesToGPU
 					}
 					t.Logf("R-MAT %+v, %s, %s, 1/%d: %d bytes to the GPU direct, %d buffered", gc, p, sem, f, bytes[0], bytes[1])
@@ -80,8 +84,8 @@ func directCount(t *testing.T, host bool) {
 			}
 		}
 	}
-	t.Logf("%d runs, %d direct in several blocks, %d of them of rows generated from edges", runs, several, generated)
-	if several == 0 || generated == 0 {
-		t.Errorf("%d direct counts in several blocks, %d of generated rows: the test checks nothing of the direct count", several, generated)
+	t.Logf("%d runs, %d direct in several blocks, %d of them of rows generated from edges, %d with blocks in several pieces", runs, several, generated, pieces)
+	if several == 0 || generated == 0 || pieces == 0 {
+		t.Errorf("%d direct counts in several blocks, %d of generated rows, %d in pieces: the test checks nothing of the direct count", several, generated, pieces)
 	}
 }

@@ -37,8 +37,9 @@ type Stats struct {
 	Gathered, Merged uint64
 	// Blocks counts the direct count's blocks (direct.go: a count's last step without buffers),
 	// BlockRows the rows they counted (generated ones included), BlockFallbacks the units
-	// (rows, or generating vertices) whose lists did not fit a block, joined the buffered way.
-	Blocks, BlockRows, BlockFallbacks uint64
+	// (rows, or generating vertices) whose lists did not fit a block, joined the buffered way;
+	// Pieces the uploads of a block's second-column lists (generated rows).
+	Blocks, BlockRows, BlockFallbacks, Pieces uint64
 	// Tiled counts the tables (parts of a level's table with one first edge) sorted in tiles
 	// (rowOrder): by the first edge's blocks, then the column of the longest lists.
 	Tiled uint64

@@ -106,7 +106,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
 		"comm", st.Comm, "comp", st.Comp,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "setup", st.Setup, "layout", st.Layout, "filter", st.Filter,

@@ -214,10 +214,11 @@ __device__ __forceinline__ void keyList(const u32* mem, const u32* l, u32 v, con
 // from edges: gen holds ngen vertices a then their ngen+1 first row indices, and a's row j is
 // (a, b) for b the (j - first)-th entry of a's list in link genLink's upload, a row only when b
 // is a candidate (bits1), not a, and passes the step before's restrictions (desc0: counts of
-// "a < b" and "b < a", as a descriptor whose columns are all 0).
+// "a < b" and "b < a", as a descriptor whose columns are all 0). Only the rows whose column rcol
+// holds a vertex of [rlo, rhi) are counted (a piece of the second column's lists).
 extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width, u32 nrows, u32 G, const u32* links,
                                      u32 nlinks, const u32* bits, const u32* desc, const u32* gen, u32 ngen, u32 genLink,
-                                     const u32* bits1, const u32* desc0, u64* total) {
+                                     const u32* bits1, const u32* desc0, u32 rcol, u32 rlo, u32 rhi, u64* total) {
 	Group g = group(G);
 	u32 nless = desc[0], ngreater = desc[1];
 	u32 row[MAXCOLS];
@@ -245,6 +246,7 @@ extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width,
 		} else {
 			for (u32 c = 0; c < width; c++) row[c] = rows[(u64)k * width + c];
 		}
+		if (row[rcol] < rlo || row[rcol] >= rhi) continue;
 		u32 best = INVALID, blen = INVALID;
 		for (u32 i = 0; i < nlinks; i++) {
 			const u32* l = links + 6 * i;
