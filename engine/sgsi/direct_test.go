@@ -1,11 +1,17 @@
 package sgsi
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
 )
 
 // directPatterns are the direct count's test patterns: triangles and wedges (rows generated from
@@ -137,6 +143,61 @@ func TestBlocker(t *testing.T) {
 			}
 			if !slices.Equal(ends, wantEnds) || !slices.Equal(big, wantBig) {
 				t.Fatalf("trial %d budget %d: blocks end at %v (alone too big: %v), want %v (%v)", trial, budget, ends, big, wantEnds, wantBig)
+			}
+		}
+	}
+}
+
+// scheduleOnly is HostBackend whose direct count kernel does nothing: the schedule (blocks,
+// pieces, uploads) of a count without its last step's work.
+type scheduleOnly struct{ *HostBackend }
+
+func (scheduleOnly) Last(lastArgs) error { return nil }
+
+// TestDirectSchedule (SUBMATCH_SGSI_SCHEDULE="SCALE/DIV ...", a measurement, not a check) runs
+// the schedule of counts of triangles (and 4-cliques with SUBMATCH_SGSI_SCHEDULE_K4=1) on
+// unlabelled R-MAT graphs (edge factor 27, seed 1) at a DIV-th of GraphBytes with scheduleOnly:
+// the whole count's blocks, pieces and bytes to the device, exact, in a fraction of the
+// emulation's time (the last step's counting skipped; the count is 0).
+func TestDirectSchedule(t *testing.T) {
+	spec := os.Getenv("SUBMATCH_SGSI_SCHEDULE")
+	if spec == "" {
+		t.Skip("set SUBMATCH_SGSI_SCHEDULE, e.g. \"17/16 21/16\"")
+	}
+	pats := []string{"(a)-(b)-(c)-(a)"}
+	if os.Getenv("SUBMATCH_SGSI_SCHEDULE_K4") != "" {
+		pats = append(pats, "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
+	}
+	for _, f := range strings.Fields(spec) {
+		var scale int
+		var div uint64
+		if _, err := fmt.Sscanf(f, "%d/%d", &scale, &div); err != nil {
+			t.Fatal(err)
+		}
+		g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 27, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range pats {
+			p, err := pattern.Parse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, buffered := range []bool{false, true} {
+				if buffered && (scale > 17 || len(pats) > 1) {
+					continue // minutes to hours of the buffered last step
+				}
+				t0 := time.Now()
+				st := &Stats{}
+				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(GraphBytes(g) / div / 4)}, st: st, s: newStore(g),
+					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: buffered}
+				if err := r.run(false, false); err != nil {
+					t.Fatal(err)
+				}
+				layout := float64(GraphBytes(g))
+				t.Logf("scale %d %s 1/%d buffered %v: %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), %v",
+					scale, s, div, buffered, st.Blocks, st.Pieces, st.BlockFallbacks, st.Chunks, st.BytesToGPU, float64(st.BytesToGPU)/layout, GraphBytes(g),
+					float64(st.BytesToGPU)/4/float64(g.NumEdges()), time.Since(t0).Round(time.Millisecond))
 			}
 		}
 	}

@@ -85,12 +85,12 @@ func main() {
 				r, st, err := sgsi.Engine{Options: sgsi.Options{Host: true, Buffered: name == "sgsi-buffered"}}.CountStats(ctx, p)
 				fmt.Printf("sgsi: count %d partial %v, %.2f s: layout %.2f s, filter %.2f s, comp %.2f s, comm %.2f s, %d chunks, %d launches, peak host tables %d\n"+
 					"  to GPU %d B in %d copies (segment offsets %d B, %d sparse), %d back, %d segments (%d gathered, %d merged, %d hits), %d windows (%d retried), %d parts, %d tiled\n"+
-					"  direct: %d blocks, %d rows, %d units buffered\n"+
+					"  direct: %d blocks, %d rows, %d pieces, %d units buffered\n"+
 					"  host: group %.2f s, refs %.2f s, tables %.2f s, driver %.2f s, other %.2f s\n",
 					r.Count, r.Partial, time.Since(t0).Seconds(), st.Layout.Seconds(), st.Filter.Seconds(), st.Comp.Seconds(),
 					st.Comm.Seconds(), st.Chunks, st.Launches, st.PeakHost,
 					st.BytesToGPU, st.CopiesToGPU, st.OffsetBytes, st.Sparse, st.CopiesFromGPU, st.Segments, st.Gathered, st.Merged, st.SegmentHits, st.Windows, st.WindowRetries, st.Parts, st.Tiled,
-					st.Blocks, st.BlockRows, st.BlockFallbacks,
+					st.Blocks, st.BlockRows, st.Pieces, st.BlockFallbacks,
 					st.Group.Seconds(), st.Refs.Seconds(), st.Tables.Seconds(), st.Driver.Seconds(), st.Other().Seconds())
 				return err
 			default:
