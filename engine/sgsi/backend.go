@@ -3,7 +3,6 @@ package sgsi
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -111,15 +110,15 @@ type joinArgs struct {
 type lastArgs struct {
 	Rows   uint64 // explicit rows, Width words each (unused when NGen > 0)
 	Width  uint32
-	NRows  uint32
+	NRows  uint32 // explicit rows; generated: (only counted) the rows of the Gen vertices
 	Group  uint32 // threads per row
 	Links  uint64 // NLinks entries of linkWords words: column, negate, nref, 0, offset low, high
 	NLinks uint32
 	Bits   uint64 // the new vertex's candidate bitset
 	Desc   uint64 // [nless, ngreater, less cols..., greater cols...]
-	// Rows generated from edges: Gen holds NGen vertices, then their NGen+1 first rows; a row
-	// (a, b) takes b from a's list in link GenLink's upload, kept when b is in Bits1 and passes
-	// Desc0 (its counts of a < b and b < a).
+	// Rows generated from edges: Gen holds NGen vertices; a row (a, b) takes b from a's list in
+	// link GenLink's upload (the part in [RLo, RHi)), kept when b is in Bits1 and passes Desc0
+	// (its counts of a < b and b < a).
 	Gen          uint64
 	NGen         uint32
 	GenLink      uint32
@@ -341,68 +340,76 @@ func (h *HostBackend) keyList(l []uint32, v uint32) []uint32 {
 
 func (h *HostBackend) Last(a lastArgs) error {
 	m := h.mem
-	nless, ngreater := m[a.Desc], m[a.Desc+1]
-	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
-	greater := m[a.Desc+2+uint64(nless) : a.Desc+2+uint64(nless+ngreater)]
 	links := m[a.Links : a.Links+uint64(a.NLinks)*linkWords]
 	var row [32]uint32
 	var lists [32][]uint32
 	total := uint64(0)
-	for k := range a.NRows {
-		w := a.Width
-		if a.NGen > 0 {
-			gen := m[a.Gen : a.Gen+uint64(a.NGen)]
-			first := m[a.Gen+uint64(a.NGen) : a.Gen+2*uint64(a.NGen)+1]
-			x := sort.Search(int(a.NGen), func(i int) bool { return first[i] > k }) - 1 // the last first row <= k
-			va := gen[x]
+	if a.NGen > 0 {
+		for _, va := range m[a.Gen : a.Gen+uint64(a.NGen)] {
 			list := h.keyList(m[a.Links+uint64(a.GenLink)*linkWords:], va)
-			vb := list[k-first[x]]
-			ok := vb != va && m[a.Bits1+uint64(vb/32)]>>(vb&31)&1 != 0
-			ok = ok && (m[a.Desc0] == 0 || va < vb) && (m[a.Desc0+1] == 0 || vb < va)
-			if !ok {
-				continue
-			}
-			row[0], row[1] = va, vb // (Width is 2)
-		} else {
-			copy(row[:w], m[a.Rows+uint64(k)*uint64(w):])
-		}
-		if row[a.RCol] < a.RLo || row[a.RCol] >= a.RHi {
-			continue
-		}
-		best := -1
-		for i := range int(a.NLinks) {
-			l := links[i*linkWords:]
-			lists[i] = h.keyList(l, row[l[0]])
-			if l[1] == 0 && (best < 0 || len(lists[i]) < len(lists[best])) {
-				best = i
-			}
-		}
-		if best < 0 {
-			continue
-		}
-		for _, x := range lists[best] {
-			keep := m[a.Bits+uint64(x/32)]>>(x&31)&1 != 0 && !slices.Contains(row[:w], x)
-			for _, c := range less {
-				keep = keep && row[c] < x
-			}
-			for _, c := range greater {
-				keep = keep && x < row[c]
-			}
-			for i := 0; keep && i < int(a.NLinks); i++ {
-				if i == best {
-					continue
+			from, _ := slices.BinarySearch(list, a.RLo)
+			to, _ := slices.BinarySearch(list, a.RHi)
+			for _, vb := range list[from:to] {
+				ok := vb != va && m[a.Bits1+uint64(vb/32)]>>(vb&31)&1 != 0
+				ok = ok && (m[a.Desc0] == 0 || va < vb) && (m[a.Desc0+1] == 0 || vb < va)
+				if ok {
+					row[0], row[1] = va, vb
+					total += h.lastRow(&a, row[:2], links, &lists)
 				}
-				_, found := slices.BinarySearch(lists[i], x)
-				keep = found != (links[i*linkWords+1] != 0)
 			}
-			if keep {
-				total++
+		}
+	} else {
+		w := uint64(a.Width)
+		for k := range uint64(a.NRows) {
+			copy(row[:w], m[a.Rows+k*w:])
+			if v := row[a.RCol]; v >= a.RLo && v < a.RHi {
+				total += h.lastRow(&a, row[:w], links, &lists)
 			}
 		}
 	}
 	total += uint64(m[a.Total]) | uint64(m[a.Total+1])<<32
 	m[a.Total], m[a.Total+1] = uint32(total), uint32(total>>32)
 	return nil
+}
+
+// lastRow is Last's count of one row (kernels/sgsi.cu's lastRow); lists is scratch.
+func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32) uint64 {
+	m := h.mem
+	nless, ngreater := m[a.Desc], m[a.Desc+1]
+	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
+	greater := m[a.Desc+2+uint64(nless) : a.Desc+2+uint64(nless+ngreater)]
+	best := -1
+	for i := range int(a.NLinks) {
+		l := links[i*linkWords:]
+		lists[i] = h.keyList(l, row[l[0]])
+		if l[1] == 0 && (best < 0 || len(lists[i]) < len(lists[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	n := uint64(0)
+	for _, x := range lists[best] {
+		keep := m[a.Bits+uint64(x/32)]>>(x&31)&1 != 0 && !slices.Contains(row, x)
+		for _, c := range less {
+			keep = keep && row[c] < x
+		}
+		for _, c := range greater {
+			keep = keep && x < row[c]
+		}
+		for i := 0; keep && i < int(a.NLinks); i++ {
+			if i == best {
+				continue
+			}
+			_, found := slices.BinarySearch(lists[i], x)
+			keep = found != (links[i*linkWords+1] != 0)
+		}
+		if keep {
+			n++
+		}
+	}
+	return n
 }
 
 func (h *HostBackend) HostTable(level int, n, keep uint64) ([]uint32, error) {

@@ -86,7 +86,7 @@ func (c *cudaBackend) Link(a joinArgs) error {
 }
 
 func (c *cudaBackend) Last(a lastArgs) error {
-	c.launch(5, uint64(max(a.NRows, 1)), a.Rows, uint64(a.Width), uint64(a.NRows), a.Links, uint64(a.NLinks), a.Bits, a.Desc,
+	c.launch(5, uint64(max(a.NRows, a.NGen, 1)), a.Rows, uint64(a.Width), uint64(a.NRows), a.Links, uint64(a.NLinks), a.Bits, a.Desc,
 		a.Gen, uint64(a.NGen), uint64(a.GenLink), a.Bits1, a.Desc0, uint64(a.RCol), uint64(a.RLo), uint64(a.RHi), a.Total)
 	return nil
 }

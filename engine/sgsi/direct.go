@@ -73,7 +73,7 @@ func (r *runner) newDirectStep(st *step, gen *lgKey) *directStep {
 type directUnits interface {
 	len() int
 	// needs appends to buf the lists unit i reads (label graph index << 32 | vertex) and
-	// returns it with the unit's own words (a row, or a vertex and its first row): its own
+	// returns it with the unit's own words (a row, or a vertex): its own
 	// lists (own), which a block holds for its whole count, or the others, which it streams in
 	// pieces (edgeUnits: the second column's; tableUnits have none).
 	needs(i int, buf []uint64, own bool) ([]uint64, uint64)
@@ -126,7 +126,7 @@ func (e *edgeUnits) needs(i int, buf []uint64, own bool) ([]uint64, uint64) {
 				buf = append(buf, uint64(l.lg)<<32|uint64(a))
 			}
 		}
-		return buf, 2
+		return buf, 1
 	}
 	for _, b := range e.d.lgs[e.d.gen].list(a) {
 		if !e.row(a, b) {
@@ -372,8 +372,8 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 		entries++ // the generating lists' entry, past the links
 	}
 	// The block's header: the link table, the descriptors, one offset more per label graph (and
-	// per piece's), the generating vertices' extra first row.
-	header := uint64(linkWords*entries+len(desc)+2+2*len(d.lgs)+1) + 8
+	// per piece's).
+	header := uint64(linkWords*entries+len(desc)+2+2*len(d.lgs)) + 8
 	capacity := r.be.Words() - r.cacheOff
 	if header+64 > capacity || nlinks > 32 {
 		return false, nil
@@ -456,7 +456,7 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		a.Rows, a.Width, a.NRows = at, uint32(t.k), uint32(end-start)
 		at += uint64((end - start) * t.k)
 	case *edgeUnits:
-		// The generating vertices and their first rows.
+		// The generating vertices.
 		a.Width, a.Gen, a.NGen, a.GenLink, a.RCol = 2, at, uint32(end-start), uint32(nlinks), 1
 		a.Bits1 = r.bitsOff + uint64(r.q.steps[0].u)*r.bitWords
 		if t.less {
@@ -468,12 +468,10 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		h = append(h, t.verts[start:end]...)
 		rows := uint64(0)
 		for _, v := range t.verts[start:end] {
-			h = append(h, uint32(rows))
 			rows += d.lgs[d.gen].degree(v)
 		}
-		h = append(h, uint32(rows))
 		a.NRows = uint32(rows)
-		at += uint64(2*(end-start) + 1)
+		at += uint64(end - start)
 	}
 	keyOff := r.keyOff[:0]
 	for x := range d.lgs {

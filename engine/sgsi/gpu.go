@@ -229,7 +229,11 @@ func (b *gpuBackend) Link(a joinArgs) error {
 
 func (b *gpuBackend) Last(a lastArgs) error {
 	return b.q.launch(func() error {
-		return b.last.Launch(gpu.Dim3{X: blocks(uint64(a.NRows) * uint64(a.Group))}, gpu.Dim3{X: blockThreads}, 0,
+		units := uint64(a.NRows) // rows, or the vertices that generate them
+		if a.NGen > 0 {
+			units = uint64(a.NGen)
+		}
+		return b.last.Launch(gpu.Dim3{X: blocks(units * uint64(a.Group))}, gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(0), b.ptr(a.Rows), a.Width, a.NRows, a.Group, b.ptr(a.Links), a.NLinks, b.ptr(a.Bits), b.ptr(a.Desc),
 			b.ptr(a.Gen), a.NGen, a.GenLink, b.ptr(a.Bits1), b.ptr(a.Desc0), a.RCol, a.RLo, a.RHi, b.ptr(a.Total))
 	})
