@@ -143,9 +143,11 @@ func (e *edgeUnits) needs(i int, buf []uint64, own bool) ([]uint64, uint64) {
 
 // blocker cuts direct units into blocks and collects each block's lists.
 type blocker struct {
-	lgs   []*labelGraph
-	stamp [][]uint32 // per label graph, per vertex: the pass that last took its list
-	pass  uint32
+	lgs []*labelGraph
+	// taken: per label graph, a bit per vertex, set when this pass took its list (a bitset, not
+	// a word a vertex: at FR's size 8 MB a label graph, which the host's caches mostly hold,
+	// rather than 268 MB read at random once an edge).
+	taken [][]uint64
 	pairs []uint64 // a unit's lists, reused
 	// own and other: per label graph, the block's vertices whose own lists it reads, and its
 	// other lists' (collect); piece: a piece's; ends: the pieces' ends; all reused.
@@ -155,30 +157,27 @@ type blocker struct {
 
 func newBlocker(lgs []*labelGraph, nv int) *blocker {
 	n := len(lgs)
-	b := &blocker{lgs: lgs, stamp: make([][]uint32, n), own: make([][]uint32, n), other: make([][]uint32, n), piece: make([][]uint32, n)}
-	for i := range b.stamp {
-		b.stamp[i] = make([]uint32, nv)
+	b := &blocker{lgs: lgs, taken: make([][]uint64, n), own: make([][]uint32, n), other: make([][]uint32, n), piece: make([][]uint32, n)}
+	for i := range b.taken {
+		b.taken[i] = make([]uint64, (nv+63)/64)
 	}
 	return b
 }
 
 // begin starts a pass: no list is taken.
 func (b *blocker) begin() {
-	if b.pass++; b.pass == 0 {
-		for _, s := range b.stamp {
-			clear(s)
-		}
-		b.pass = 1
+	for _, t := range b.taken {
+		clear(t)
 	}
 }
 
 // take marks the list of vertex v in label graph lg taken and reports whether it was not yet.
 func (b *blocker) take(lg int, v uint32) bool {
-	s := b.stamp[lg]
-	if s[v] == b.pass {
+	w, bit := &b.taken[lg][v/64], uint64(1)<<(v%64)
+	if *w&bit != 0 {
 		return false
 	}
-	s[v] = b.pass
+	*w |= bit
 	return true
 }
 
@@ -378,7 +377,7 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 	if header+64 > capacity || nlinks > 32 {
 		return false, nil
 	}
-	if err := r.reserve("the direct count's marks", 4*uint64(len(d.lgs))*uint64(nv)); err != nil {
+	if err := r.reserve("the direct count's marks", uint64(len(d.lgs))*uint64(nv)/8); err != nil {
 		return false, nil
 	}
 	budget := min(capacity-header, maxKernelIndex-1)

@@ -195,9 +195,9 @@ func TestDirectSchedule(t *testing.T) {
 					t.Fatal(err)
 				}
 				layout := float64(GraphBytes(g))
-				t.Logf("scale %d %s 1/%d buffered %v: %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), %v",
+				t.Logf("scale %d %s 1/%d buffered %v: %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), refs %v, driver %v, whole %v",
 					scale, s, div, buffered, st.Blocks, st.Pieces, st.BlockFallbacks, st.Chunks, st.BytesToGPU, float64(st.BytesToGPU)/layout, GraphBytes(g),
-					float64(st.BytesToGPU)/4/float64(g.NumEdges()), time.Since(t0).Round(time.Millisecond))
+					float64(st.BytesToGPU)/4/float64(g.NumEdges()), st.Refs.Round(time.Millisecond), st.Driver.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 			}
 		}
 	}
