@@ -432,6 +432,14 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 			return errNoPiece
 		}
 	}
+	// The last block's count is read only now: its kernel ran on the device while the host
+	// collected this block's lists.
+	if r.blockSum {
+		r.blockSum = false
+		if err := r.drainSum(); err != nil {
+			return err
+		}
+	}
 	r.dropCache()
 	nlinks := len(d.links)
 	entries := nlinks
@@ -512,10 +520,8 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	r.st.BlockRows += uint64(a.NRows)
 	if !gen {
 		r.upBuf = s.buf
-		if err := r.kernel(func() error { return r.be.Last(a) }); err != nil {
-			return err
-		}
-		return r.drainSum()
+		r.blockSum = true
+		return r.kernel(func() error { return r.be.Last(a) })
 	}
 	// The pieces of the second column's lists: [lo, end) of vertex ids each.
 	lo := uint32(0)
@@ -554,7 +560,8 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		lo = hi
 	}
 	r.upBuf = s.buf
-	return r.drainSum()
+	r.blockSum = true
+	return nil
 }
 
 // uploadWords is the size of an upload of the lists of refs in lg: the vertices, their offsets,
