@@ -4,7 +4,10 @@ import (
 	"errors"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 	"time"
+
+	"github.com/submatch/submatch/internal/par"
 )
 
 // The direct count (issue 21): a count's last step without Prealloc-Combine's buffers. Out of
@@ -153,11 +156,13 @@ type blocker struct {
 	// other lists' (collect); piece: a piece's; ends: the pieces' ends; all reused.
 	own, other, piece [][]uint32
 	ends              []uint32
+	workers           int // collect's goroutines (<= 0: all cores)
+	split             int // tests: the fewest units a goroutine of collect takes (0: minWorkerRows)
 }
 
-func newBlocker(lgs []*labelGraph, nv int) *blocker {
+func newBlocker(lgs []*labelGraph, nv, workers int) *blocker {
 	n := len(lgs)
-	b := &blocker{lgs: lgs, taken: make([][]uint64, n), own: make([][]uint32, n), other: make([][]uint32, n), piece: make([][]uint32, n)}
+	b := &blocker{lgs: lgs, workers: workers, taken: make([][]uint64, n), own: make([][]uint32, n), other: make([][]uint32, n), piece: make([][]uint32, n)}
 	for i := range b.taken {
 		b.taken[i] = make([]uint64, (nv+63)/64)
 	}
@@ -209,22 +214,44 @@ func (b *blocker) next(u directUnits, start int, budget uint64) (int, uint64) {
 }
 
 // collect returns, per label graph, the sorted distinct vertices whose own (or other) lists the
-// units [start, end) read, in refs (one slice per label graph, reused).
+// units [start, end) read, in refs (one slice per label graph, reused): the units' lists marked
+// in the taken bitsets (on up to workers goroutines over ranges of units, atomically: the
+// second column's lists of a block of generated rows are one mark an edge), then read off in
+// order.
 func (b *blocker) collect(u directUnits, start, end int, own bool, refs [][]uint32) [][]uint32 {
 	b.begin()
-	for i := range refs {
-		refs[i] = refs[i][:0]
+	n := end - start
+	nw := rowWorkers(n, b.workers)
+	if b.split > 0 {
+		nw = max(1, min(b.workers, n/b.split))
 	}
-	for i := start; i < end; i++ {
-		b.pairs, _ = u.needs(i, b.pairs[:0], own)
-		for _, p := range b.pairs {
-			if lg, v := int(p>>32), uint32(p); b.take(lg, v) {
-				refs[lg] = append(refs[lg], v)
+	if nw > 1 {
+		par.For(nw, nw, func(w int) {
+			var pairs []uint64
+			for i := start + w*n/nw; i < start+(w+1)*n/nw; i++ {
+				pairs, _ = u.needs(i, pairs[:0], own)
+				for _, p := range pairs {
+					v := uint32(p)
+					atomic.OrUint64(&b.taken[p>>32][v/64], 1<<(v%64))
+				}
+			}
+		})
+	} else {
+		for i := start; i < end; i++ {
+			b.pairs, _ = u.needs(i, b.pairs[:0], own)
+			for _, p := range b.pairs {
+				b.take(int(p>>32), uint32(p))
 			}
 		}
 	}
-	for _, x := range refs {
-		slices.Sort(x)
+	for lg, t := range b.taken {
+		x := refs[lg][:0]
+		for w, bitsW := range t {
+			for ; bitsW != 0; bitsW &= bitsW - 1 {
+				x = append(x, uint32(w*64+bits.TrailingZeros64(bitsW)))
+			}
+		}
+		refs[lg] = x
 	}
 	return refs
 }
@@ -384,7 +411,7 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 	if d.gen >= 0 {
 		budget /= 2 // own lists; the pieces take the other half
 	}
-	b := newBlocker(d.lgs, nv)
+	b := newBlocker(d.lgs, nv, r.threads)
 	st := q.steps[len(q.steps)-1]
 	bitsU := r.bitsOff + uint64(st.u)*r.bitWords
 	for start := 0; start < u.len(); {

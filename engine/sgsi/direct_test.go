@@ -63,8 +63,8 @@ func refBlocks(u directUnits, lgs []*labelGraph, budget uint64) (ends []int, big
 
 // TestBlocker checks the direct count's schedule of blocks (blocker.next, collect) against
 // refBlocks on random tables and edge units over random graphs, at budgets from a few lists to
-// all of them: the same blocks, the same units too big for one, and each block's lists those
-// its units read, sorted and distinct.
+// all of them: the same blocks, the same units too big for one, and each block's own (or other)
+// lists those its units read, sorted and distinct, collected on one to three goroutines.
 func TestBlocker(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 21))
 	for trial := range 60 {
@@ -103,7 +103,7 @@ func TestBlocker(t *testing.T) {
 			}
 			units = &edgeUnits{d: d, verts: verts, bits: bits, less: trial%4 == 1}
 		}
-		b := newBlocker(d.lgs, nv)
+		b := newBlocker(d.lgs, nv, 0)
 		for _, budget := range []uint64{4, 20, 100, 1000, 1 << 20} {
 			wantEnds, wantBig := refBlocks(units, d.lgs, budget)
 			var ends, big []int
@@ -118,11 +118,13 @@ func TestBlocker(t *testing.T) {
 					t.Fatalf("trial %d budget %d: block [%d, %d) of %d words", trial, budget, start, end, words)
 				}
 				ends = append(ends, end)
-				refs := b.collect(units, start, end, true, b.own)
+				own := trial%3 != 0
+				b.workers, b.split = 1+trial%3, 2
+				refs := b.collect(units, start, end, own, b.own)
 				for lg := range d.lgs {
 					want := map[uint32]bool{}
 					for i := start; i < end; i++ {
-						pairs, _ := units.needs(i, nil, true)
+						pairs, _ := units.needs(i, nil, own)
 						for _, p := range pairs {
 							if int(p>>32) == lg {
 								want[uint32(p)] = true
