@@ -347,6 +347,13 @@ func (h *HostBackend) Last(a lastArgs) error {
 	if a.NGen > 0 {
 		for _, va := range m[a.Gen : a.Gen+uint64(a.NGen)] {
 			list := h.keyList(m[a.Links+uint64(a.GenLink)*linkWords:], va)
+			known := uint32(0) // the links of a's column: their lists once for all of a's rows
+			for i := range int(a.NLinks) {
+				if links[i*linkWords] == 0 {
+					lists[i] = h.keyList(links[i*linkWords:], va)
+					known |= 1 << i
+				}
+			}
 			from, _ := slices.BinarySearch(list, a.RLo)
 			to, _ := slices.BinarySearch(list, a.RHi)
 			for _, vb := range list[from:to] {
@@ -354,7 +361,7 @@ func (h *HostBackend) Last(a lastArgs) error {
 				ok = ok && (m[a.Desc0] == 0 || va < vb) && (m[a.Desc0+1] == 0 || vb < va)
 				if ok {
 					row[0], row[1] = va, vb
-					total += h.lastRow(&a, row[:2], links, &lists)
+					total += h.lastRow(&a, row[:2], links, &lists, known)
 				}
 			}
 		}
@@ -363,7 +370,7 @@ func (h *HostBackend) Last(a lastArgs) error {
 		for k := range uint64(a.NRows) {
 			copy(row[:w], m[a.Rows+k*w:])
 			if v := row[a.RCol]; v >= a.RLo && v < a.RHi {
-				total += h.lastRow(&a, row[:w], links, &lists)
+				total += h.lastRow(&a, row[:w], links, &lists, 0)
 			}
 		}
 	}
@@ -372,8 +379,9 @@ func (h *HostBackend) Last(a lastArgs) error {
 	return nil
 }
 
-// lastRow is Last's count of one row (kernels/sgsi.cu's lastRow); lists is scratch.
-func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32) uint64 {
+// lastRow is Last's count of one row (kernels/sgsi.cu's lastRow): lists holds the links'
+// lists, those of the links in the bit mask known already, the others found here.
+func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32, known uint32) uint64 {
 	m := h.mem
 	nless, ngreater := m[a.Desc], m[a.Desc+1]
 	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
@@ -381,7 +389,9 @@ func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *
 	best := -1
 	for i := range int(a.NLinks) {
 		l := links[i*linkWords:]
-		lists[i] = h.keyList(l, row[l[0]])
+		if known>>i&1 == 0 {
+			lists[i] = h.keyList(l, row[l[0]])
+		}
 		if l[1] == 0 && (best < 0 || len(lists[i]) < len(lists[best])) {
 			best = i
 		}

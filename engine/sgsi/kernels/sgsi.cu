@@ -215,16 +215,17 @@ __device__ __forceinline__ u32 lowerBound(const u32* list, u32 len, u32 x) {
 	return a;
 }
 
-// lastRow is the group's lane's part of the count of one row (sgsi_last).
+// lastRow is the group's lane's part of the count of one row (sgsi_last). lp and ll hold the
+// links' lists: those of the links in the bit mask known already (a generating vertex's), the
+// others found here.
 __device__ __forceinline__ u64 lastRow(const u32* mem, const u32* row, u32 width, const u32* links, u32 nlinks,
-                                       const u32* bits, const u32* desc, u32 lane, u32 G) {
-	const u32* lp[MAXCOLS];
-	u32 ll[MAXCOLS];
+                                       const u32* bits, const u32* desc, u32 lane, u32 G, const u32** lp, u32* ll,
+                                       u32 known) {
 	u32 nless = desc[0], ngreater = desc[1];
 	u32 best = INVALID, blen = INVALID;
 	for (u32 i = 0; i < nlinks; i++) {
 		const u32* l = links + 6 * i;
-		keyList(mem, l, row[l[0]], &lp[i], &ll[i]);
+		if (!((known >> i) & 1)) keyList(mem, l, row[l[0]], &lp[i], &ll[i]);
 		if (!l[1] && ll[i] < blen) {
 			best = i;
 			blen = ll[i];
@@ -265,6 +266,8 @@ extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width,
                                      const u32* bits1, const u32* desc0, u32 rcol, u32 rlo, u32 rhi, u64* total) {
 	Group g = group(G);
 	u32 row[MAXCOLS];
+	const u32* lp[MAXCOLS];
+	u32 ll[MAXCOLS];
 	u64 sum = 0;
 	if (ngen) {
 		for (u32 x = g.id; x < ngen; x += g.n) {
@@ -272,6 +275,13 @@ extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width,
 			const u32* list;
 			u32 len;
 			keyList(mem, links + 6 * genLink, a, &list, &len);
+			u32 known = 0; // the links of a's column: their lists once for all of a's rows
+			for (u32 i = 0; i < nlinks; i++) {
+				if (links[6 * i] == 0) {
+					keyList(mem, links + 6 * i, a, &lp[i], &ll[i]);
+					known |= 1u << i;
+				}
+			}
 			u32 to = lowerBound(list, len, rhi);
 			for (u32 j = lowerBound(list, len, rlo); j < to; j++) {
 				u32 b = list[j];
@@ -281,14 +291,14 @@ extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width,
 				if (!ok) continue;
 				row[0] = a;
 				row[1] = b;
-				sum += lastRow(mem, row, 2, links, nlinks, bits, desc, g.lane, G);
+				sum += lastRow(mem, row, 2, links, nlinks, bits, desc, g.lane, G, lp, ll, known);
 			}
 		}
 	} else {
 		for (u32 k = g.id; k < nrows; k += g.n) {
 			for (u32 c = 0; c < width; c++) row[c] = rows[(u64)k * width + c];
 			if (row[rcol] < rlo || row[rcol] >= rhi) continue;
-			sum += lastRow(mem, row, width, links, nlinks, bits, desc, g.lane, G);
+			sum += lastRow(mem, row, width, links, nlinks, bits, desc, g.lane, G, lp, ll, 0);
 		}
 	}
 	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
