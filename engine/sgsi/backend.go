@@ -36,6 +36,10 @@ type Backend interface {
 	// Link writes the rows of [A, B) extended by their valid entries to Out, row r's first at
 	// Off[r] - Off[A] (Prealloc-Combine's second pass: a copy, no join).
 	Link(a joinArgs) error
+	// Last counts a count's last step without buffers (the direct count, direct.go): for each
+	// row, the entries of its shortest list that pass the step's checks and lookups, every list
+	// the rows read resident in key uploads; the sum is added to the counter at Total.
+	Last(a lastArgs) error
 	// HostTable returns a host slice of n words for the table of level l (pinned memory on a
 	// GPU), the level's previous slice when it is large enough, else a larger one holding the
 	// previous slice's first keep words.
@@ -101,6 +105,31 @@ type joinArgs struct {
 	Out          uint64 // Link: output rows of Width+1 words
 	A, B         uint32 // Link: the row range
 }
+
+// lastArgs are Last's arguments (kernels/sgsi.cu, sgsi_last): offsets are region words.
+type lastArgs struct {
+	Rows   uint64 // explicit rows, Width words each (unused when NGen > 0)
+	Width  uint32
+	NRows  uint32 // explicit rows; generated: (only counted) the rows of the Gen vertices
+	Group  uint32 // threads per row
+	Links  uint64 // NLinks entries of linkWords words: column, negate, nref, 0, offset low, high
+	NLinks uint32
+	Bits   uint64 // the new vertex's candidate bitset
+	Desc   uint64 // [nless, ngreater, less cols..., greater cols...]
+	// Rows generated from edges: Gen holds NGen vertices; a row (a, b) takes b from a's list in
+	// link GenLink's upload (the part in [RLo, RHi)), kept when b is in Bits1 and passes Desc0
+	// (its counts of a < b and b < a).
+	Gen          uint64
+	NGen         uint32
+	GenLink      uint32
+	Bits1, Desc0 uint64
+	Total        uint64 // two words: the counter the sum is added to (lo, hi)
+	// Only the rows whose column RCol holds a vertex of [RLo, RHi) are counted.
+	RCol, RLo, RHi uint32
+}
+
+// linkWords is the size of a link's entry in Last's link table.
+const linkWords = 6
 
 // HostBackend runs the kernels in Go on a region of host memory: the schedule's emulation.
 type HostBackend struct {
@@ -293,6 +322,104 @@ func (h *HostBackend) Link(a joinArgs) error {
 		}
 	}
 	return nil
+}
+
+// keyList returns v's list in the key upload of link entry l (Last; kernels/sgsi.cu's keyList).
+func (h *HostBackend) keyList(l []uint32, v uint32) []uint32 {
+	m := h.mem
+	nref := uint64(l[2])
+	at := uint64(l[4]) | uint64(l[5])<<32
+	x, found := slices.BinarySearch(m[at:at+nref], v)
+	if !found {
+		return nil
+	}
+	off := m[at+nref : at+2*nref+1]
+	lists := at + 2*nref + 1
+	return m[lists+uint64(off[x]) : lists+uint64(off[x+1])]
+}
+
+func (h *HostBackend) Last(a lastArgs) error {
+	m := h.mem
+	links := m[a.Links : a.Links+uint64(a.NLinks)*linkWords]
+	var row [32]uint32
+	var lists [32][]uint32
+	total := uint64(0)
+	if a.NGen > 0 {
+		for _, va := range m[a.Gen : a.Gen+uint64(a.NGen)] {
+			list := h.keyList(m[a.Links+uint64(a.GenLink)*linkWords:], va)
+			known := uint32(0) // the links of a's column: their lists once for all of a's rows
+			for i := range int(a.NLinks) {
+				if links[i*linkWords] == 0 {
+					lists[i] = h.keyList(links[i*linkWords:], va)
+					known |= 1 << i
+				}
+			}
+			from, _ := slices.BinarySearch(list, a.RLo)
+			to, _ := slices.BinarySearch(list, a.RHi)
+			for _, vb := range list[from:to] {
+				ok := vb != va && m[a.Bits1+uint64(vb/32)]>>(vb&31)&1 != 0
+				ok = ok && (m[a.Desc0] == 0 || va < vb) && (m[a.Desc0+1] == 0 || vb < va)
+				if ok {
+					row[0], row[1] = va, vb
+					total += h.lastRow(&a, row[:2], links, &lists, known)
+				}
+			}
+		}
+	} else {
+		w := uint64(a.Width)
+		for k := range uint64(a.NRows) {
+			copy(row[:w], m[a.Rows+k*w:])
+			if v := row[a.RCol]; v >= a.RLo && v < a.RHi {
+				total += h.lastRow(&a, row[:w], links, &lists, 0)
+			}
+		}
+	}
+	total += uint64(m[a.Total]) | uint64(m[a.Total+1])<<32
+	m[a.Total], m[a.Total+1] = uint32(total), uint32(total>>32)
+	return nil
+}
+
+// lastRow is Last's count of one row (kernels/sgsi.cu's lastRow): lists holds the links'
+// lists, those of the links in the bit mask known already, the others found here.
+func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32, known uint32) uint64 {
+	m := h.mem
+	nless, ngreater := m[a.Desc], m[a.Desc+1]
+	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
+	greater := m[a.Desc+2+uint64(nless) : a.Desc+2+uint64(nless+ngreater)]
+	best := -1
+	for i := range int(a.NLinks) {
+		l := links[i*linkWords:]
+		if known>>i&1 == 0 {
+			lists[i] = h.keyList(l, row[l[0]])
+		}
+		if l[1] == 0 && (best < 0 || len(lists[i]) < len(lists[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	n := uint64(0)
+	for _, x := range lists[best] {
+		keep := m[a.Bits+uint64(x/32)]>>(x&31)&1 != 0 && !slices.Contains(row, x)
+		for _, c := range less {
+			keep = keep && row[c] < x
+		}
+		for _, c := range greater {
+			keep = keep && x < row[c]
+		}
+		for i := 0; keep && i < int(a.NLinks); i++ {
+			if i == best {
+				continue
+			}
+			_, found := slices.BinarySearch(lists[i], x)
+			keep = found != (links[i*linkWords+1] != 0)
+		}
+		if keep {
+			n++
+		}
+	}
+	return n
 }
 
 func (h *HostBackend) HostTable(level int, n, keep uint64) ([]uint32, error) {

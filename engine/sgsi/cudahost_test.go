@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
 )
 
 // cudahostMain runs one kernel of kernels/sgsi.cu, compiled as C++ by package cudahost, on a
@@ -28,6 +31,7 @@ int main() {
     case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18]); break;
     case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17]); break;
     case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], 1, m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
+    case 5: Launch(a[1], 1, sgsi_last, m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], a[14], a[15], a[16], (u64*)(m + a[17])); break;
     case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
     }
     fwrite(m, 4, mem.size(), stdout);
@@ -81,6 +85,12 @@ func (c *cudaBackend) Link(a joinArgs) error {
 	return nil
 }
 
+func (c *cudaBackend) Last(a lastArgs) error {
+	c.launch(5, uint64(max(a.NRows, a.NGen, 1)), a.Rows, uint64(a.Width), uint64(a.NRows), a.Links, uint64(a.NLinks), a.Bits, a.Desc,
+		a.Gen, uint64(a.NGen), uint64(a.GenLink), a.Bits1, a.Desc0, uint64(a.RCol), uint64(a.RLo), uint64(a.RHi), a.Total)
+	return nil
+}
+
 // TestCUDAKernelsOnHost runs the schedule with the CUDA kernels built for the host on a few
 // oracle cases, in core and at small regions, in every convention.
 func TestCUDAKernelsOnHost(t *testing.T) {
@@ -121,16 +131,16 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 	for seed := uint64(1); seed <= 2; seed++ {
 		g := hubGraph(seed, 90, 1)
 		p := gen.RandomPattern(seed, 3, gen.PatternOptions{Components: 1 + int(seed%2), EdgeProb: 0.5, VertexLabels: 2, EdgeLabels: 2, Wildcard: 0.3})
-		sems := []engine.Semantics{{}}
+		sems := []engine.Semantics{{}, {}} // the last step with buffers, then direct
 		if testenv.Long() {
 			sems = append(sems, engine.Semantics{Induced: true, Unique: true})
 		}
-		for _, sem := range sems {
+		for i, sem := range sems {
 			want := oracle.Count(g, p, sem)
 			be := &cudaBackend{HostBackend: NewHostBackend(210), t: t, bin: bin}
 			st := &Stats{}
 			r := &runner{ctx: ctx, be: be, st: st, s: newStore(g), q: compileQuery(p), count: true,
-				blockRows: 4, blockSize: 1, maxCache: 120}
+				blockRows: 4, blockSize: 1, maxCache: 120, buffered: i == 0}
 			if err := r.run(sem.Induced, sem.Unique); err != nil || r.total != want {
 				t.Errorf("seed %d %s pattern %v: CUDA kernels on the host %d (%v), oracle %d", seed, sem, p, r.total, err, want)
 			}
@@ -148,4 +158,54 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 		t.Errorf("no gathered upload had sparse offsets: the kernels' search for a row's vertex is not run")
 	}
 	t.Logf("%d gathered uploads with sparse offsets", sparse)
+	directOnHost(t, bin)
+}
+
+// directOnHost runs the direct count (sgsi_last, rows from a table and generated from edges) with
+// the CUDA kernels built for the host on small R-MAT graphs out of core, in several blocks,
+// against the oracle.
+func directOnHost(t *testing.T, bin string) {
+	ctx := context.Background()
+	var blocks, generated, fallbacks, pieces uint64
+	runs := 0
+	for _, gc := range []gen.RMATOptions{{Scale: 6, EdgeFactor: 5, Seed: 3}, {Scale: 6, EdgeFactor: 5, VertexLabels: 2, Seed: 4}} {
+		g, err := gen.RMAT(gc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range directPatterns {
+			if strings.Contains(s, "(c)-(d)") && !testenv.Long() {
+				continue // many blocks, each a process here: the deep sweep's
+			}
+			p, err := pattern.Parse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, sem := range proptest.AllSemantics {
+				want := oracle.Count(g, p, sem)
+				f := uint64(2 + i%3) // a half to a quarter of the graph
+				be := &cudaBackend{HostBackend: NewHostBackend(GraphBytes(g) / 4 / f), t: t, bin: bin}
+				st := &Stats{}
+				r := &runner{ctx: ctx, be: be, st: st, s: newStore(g), q: compileQuery(p), count: true, blockRows: 8, blockSize: 1}
+				err := r.run(sem.Induced, sem.Unique)
+				if errors.Is(err, engine.ErrMemory) {
+					continue
+				}
+				runs++
+				if err != nil || r.total != want {
+					t.Errorf("R-MAT %+v %s %s: CUDA kernels on the host %d (%v), oracle %d", gc, s, sem, r.total, err, want)
+				}
+				blocks += st.Blocks
+				fallbacks += st.BlockFallbacks
+				pieces += st.Pieces
+				if p.NumVertices() == 3 {
+					generated += st.Blocks
+				}
+			}
+		}
+	}
+	t.Logf("direct count: %d runs, %d blocks (%d of rows generated from edges, %d pieces), %d units the buffered way", runs, blocks, generated, pieces, fallbacks)
+	if blocks < uint64(runs) || generated == 0 || pieces <= generated {
+		t.Errorf("the direct count ran %d blocks in %d runs, %d of generated rows: sgsi_last is not checked in several blocks", blocks, runs, generated)
+	}
 }

@@ -35,6 +35,11 @@ type Stats struct {
 	// Gathered counts the segment uploads that carried only the lists a chunk reads; Merged the
 	// segments that went up in such an upload with their neighbours (one copy, one launch).
 	Gathered, Merged uint64
+	// Blocks counts the direct count's blocks (direct.go: a count's last step without buffers),
+	// BlockRows the rows they counted (generated ones included), BlockFallbacks the units
+	// (rows, or generating vertices) whose lists did not fit a block, joined the buffered way;
+	// Pieces the uploads of a block's second-column lists (generated rows).
+	Blocks, BlockRows, BlockFallbacks, Pieces uint64
 	// Tiled counts the tables (parts of a level's table with one first edge) sorted in tiles
 	// (rowOrder): by the first edge's blocks, then the column of the longest lists.
 	Tiled uint64
@@ -161,6 +166,15 @@ type runner struct {
 	grp   []uint8 // byShortest's choice per row, reused
 	// sortBuf is the radix sort's buffer (sortBuffer), reused.
 	sortBuf []uint32
+	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
+	// candidate bitsets; keyOff and upBuf are the direct count's, reused.
+	buffered bool
+	// blockSum is set while a direct block's count is on the device, not yet read (read when
+	// the next block is collected, or at the count's end: at most one block's sum pending).
+	blockSum bool
+	bitsHost []uint32
+	keyOff   []uint64
+	upBuf    []uint32
 }
 
 // sortBuffer returns a buffer of n words for sorting a table by radix, or nil when --memory
@@ -283,6 +297,7 @@ func (r *runner) run(induced, unique bool) error {
 	if err := r.get(bitsHost, r.bitsOff); err != nil {
 		return err
 	}
+	r.bitsHost = bitsHost
 	sizes := make([]uint64, q.n)
 	r.cands = make([][]uint32, q.n)
 	for u := range q.n {
@@ -391,7 +406,14 @@ func (r *runner) run(induced, unique bool) error {
 	if err := r.zero(r.sumOff, 2); err != nil {
 		return err
 	}
-	err := r.level(0, first)
+	// A pattern of three vertices counted out of core: its rows generated from edges, no table.
+	done, err := false, error(nil)
+	if r.directOK() {
+		done, err = r.directEdges(first)
+	}
+	if !done {
+		err = r.level(0, first)
+	}
 	if r.count {
 		// The final step's counts so far (a lower bound when the count was cut short).
 		if e := r.drainSum(); err == nil {
@@ -679,12 +701,11 @@ func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint6
 func (r *runner) level(i int, table []uint32) error {
 	st := &r.q.steps[i]
 	final := i == len(r.q.steps)-1
-	desc := []uint32{uint32(len(st.less)), uint32(len(st.greater))}
-	for _, c := range st.less {
-		desc = append(desc, uint32(c))
-	}
-	for _, c := range st.greater {
-		desc = append(desc, uint32(c))
+	desc := r.desc(st)
+	if final && r.directOK() {
+		if done, err := r.directTable(i, st, table, desc); done || err != nil {
+			return err
+		}
 	}
 	t := time.Now()
 	groups := r.byShortest(st, table, i+1, !(final && r.count))

@@ -30,12 +30,12 @@ func KernelSource() string { return kernelSource }
 // sampleEvery, weighted by sampleEvery (an estimate: two event records and a read cost a few µs a
 // call, as much as a queued copy or launch itself).
 type gpuBackend struct {
-	d                                     *gpu.Device
-	mem                                   gpu.Allocs
-	region                                *gpu.Buffer
-	words                                 uint64
-	filter, first, intersect, count, link *gpu.Function
-	tabs                                  map[int]*gpu.HostBuffer
+	d                                           *gpu.Device
+	mem                                         gpu.Allocs
+	region                                      *gpu.Buffer
+	words                                       uint64
+	filter, first, intersect, count, link, last *gpu.Function
+	tabs                                        map[int]*gpu.HostBuffer
 
 	stage *gpu.HostBuffer // pinned: the uploads queued since the device last caught up
 	q     stager          // the staging buffer's use and the copies' and kernels' times
@@ -115,7 +115,7 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 	for _, f := range []struct {
 		p    **gpu.Function
 		name string
-	}{{&b.filter, "sgsi_filter"}, {&b.first, "sgsi_first"}, {&b.intersect, "sgsi_intersect"}, {&b.count, "sgsi_count"}, {&b.link, "sgsi_link"}} {
+	}{{&b.filter, "sgsi_filter"}, {&b.first, "sgsi_first"}, {&b.intersect, "sgsi_intersect"}, {&b.count, "sgsi_count"}, {&b.link, "sgsi_link"}, {&b.last, "sgsi_last"}} {
 		if *f.p, err = mod.Function(f.name); err != nil {
 			return nil, err
 		}
@@ -224,6 +224,18 @@ func (b *gpuBackend) Link(a joinArgs) error {
 	return b.q.launch(func() error {
 		return b.link.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.A, a.B, b.ptr(a.Out))
+	})
+}
+
+func (b *gpuBackend) Last(a lastArgs) error {
+	return b.q.launch(func() error {
+		units := uint64(a.NRows) // rows, or the vertices that generate them
+		if a.NGen > 0 {
+			units = uint64(a.NGen)
+		}
+		return b.last.Launch(gpu.Dim3{X: blocks(units * uint64(a.Group))}, gpu.Dim3{X: blockThreads}, 0,
+			b.ptr(0), b.ptr(a.Rows), a.Width, a.NRows, a.Group, b.ptr(a.Links), a.NLinks, b.ptr(a.Bits), b.ptr(a.Desc),
+			b.ptr(a.Gen), a.NGen, a.GenLink, b.ptr(a.Bits1), b.ptr(a.Desc0), a.RCol, a.RLo, a.RHi, b.ptr(a.Total))
 	})
 }
 

@@ -51,6 +51,13 @@ func TestGPUSymmetricOutOfCore(t *testing.T) {
 	symmetricOutOfCore(t, false)
 }
 
+// TestGPUDirect runs TestDirect's cases (a count's last step without buffers, sgsi_last, against
+// the buffered one and the cpu engine) on the GPU.
+func TestGPUDirect(t *testing.T) {
+	needGPU(t)
+	directCount(t, false)
+}
+
 // TestGPULongLists: hub graphs whose lists are longer than the segment cache and whose rows'
 // buffers do not fit the region, against the oracle (the kernels' parts and windows). Five seeds:
 // since sgsi's label graphs hold only the neighbours a pattern vertex's label admits, the first

@@ -29,7 +29,7 @@ func TestLongLists(t *testing.T) {
 // longLists runs TestLongLists's cases on the host emulation or the GPU.
 func longLists(t *testing.T, seeds uint64, host bool) {
 	ctx := context.Background()
-	var runs, parts, windows, retries int
+	var runs, parts, windows, retries, fallbacks int
 	for seed := uint64(1); seed <= seeds; seed++ {
 		g := sgsi.HubGraph(seed, 150+int(seed%4)*50, 1+int(seed%3))
 		comps := 1 + int(seed%4/3) // a quarter of the patterns disconnected
@@ -68,6 +68,9 @@ func longLists(t *testing.T, seeds uint64, host bool) {
 				if st.WindowRetries > 0 {
 					retries++
 				}
+				if st.BlockFallbacks > 0 {
+					fallbacks++ // units of the direct count too long for a block: the buffered way
+				}
 				if want <= 3000 && seed%2 == 0 {
 					c := proptest.Case{Seed: seed, G: g, P: p}
 					if msg := proptest.CompareLists(ctx, e, c, prob); msg != "" {
@@ -77,9 +80,11 @@ func longLists(t *testing.T, seeds uint64, host bool) {
 			}
 		}
 	}
-	t.Logf("%d runs, %d with lists cut into parts, %d with windowed rows, %d with windows joined again in halves", runs, parts, windows, retries)
-	if parts == 0 || windows == 0 || retries == 0 {
-		t.Errorf("no run cut a list (%d), windowed a row (%d) or retried a window (%d): the test checks nothing new", parts, windows, retries)
+	t.Logf("%d runs, %d with lists cut into parts, %d with windowed rows, %d with windows joined again in halves, %d with direct units the buffered way",
+		runs, parts, windows, retries, fallbacks)
+	if parts == 0 || windows == 0 || retries == 0 || fallbacks == 0 {
+		t.Errorf("no run cut a list (%d), windowed a row (%d), retried a window (%d) or sent a direct count's unit the buffered way (%d): the test checks nothing new",
+			parts, windows, retries, fallbacks)
 	}
 }
 

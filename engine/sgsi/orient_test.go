@@ -53,7 +53,7 @@ func symmetricOutOfCore(t *testing.T, host bool) {
 		graphs = append(graphs, gen.RMATOptions{Scale: 9, EdgeFactor: 12, Seed: 7}, gen.RMATOptions{Scale: 10, EdgeFactor: 6, Seed: 8})
 		fractions = []uint64{0, 4, 16, 64}
 	}
-	var runs, tiled, outOfCore int
+	var runs, tiled, outOfCore, direct int
 	for _, gc := range graphs {
 		g, err := gen.RMAT(gc)
 		if err != nil {
@@ -87,12 +87,15 @@ func symmetricOutOfCore(t *testing.T, host bool) {
 					if !st.InCore {
 						outOfCore++
 					}
+					if st.Blocks > 1 {
+						direct++
+					}
 				}
 			}
 		}
 	}
-	t.Logf("%d runs: %d out of core, %d with tiled tables", runs, outOfCore, tiled)
-	if tiled == 0 || outOfCore == 0 {
-		t.Errorf("no run was tiled (%d) or out of core (%d): the test checks nothing of those paths", tiled, outOfCore)
+	t.Logf("%d runs: %d out of core, %d with tiled tables, %d counted directly in several blocks", runs, outOfCore, tiled, direct)
+	if tiled == 0 || outOfCore == 0 || direct == 0 {
+		t.Errorf("no run was tiled (%d), out of core (%d) or direct in several blocks (%d): the test checks nothing of those paths", tiled, outOfCore, direct)
 	}
 }

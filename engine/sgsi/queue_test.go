@@ -137,6 +137,9 @@ func (b *queuedBackend) Count(a joinArgs) error {
 func (b *queuedBackend) Link(a joinArgs) error {
 	return b.kernel(func() error { return b.HostBackend.Link(a) })
 }
+func (b *queuedBackend) Last(a lastArgs) error {
+	return b.kernel(func() error { return b.HostBackend.Last(a) })
+}
 
 // TestStagingOnQueue runs out-of-core counts on queuedBackend with staging buffers of a few dozen
 // to hundreds of words (uploads wait for the buffer often) with the sampling on from the start

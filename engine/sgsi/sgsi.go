@@ -59,6 +59,9 @@ type Options struct {
 	// MaxCache caps the segment cache in bytes (0: half the region, or what the query's label
 	// graphs need when that is less): tests set it small to force many segments.
 	MaxCache uint64
+	// Buffered counts the last step of a count out of core with Prealloc-Combine's buffers, as
+	// listings do, instead of the direct count (direct.go): for measurement and tests.
+	Buffered bool
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64
 }
@@ -103,7 +106,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
 		"comm", st.Comm, "comp", st.Comp,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "setup", st.Setup, "layout", st.Layout, "filter", st.Filter,
@@ -171,7 +174,8 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	st.Setup = time.Since(ts)
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
-		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit}
+		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
+		buffered: e.Options.Buffered}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}

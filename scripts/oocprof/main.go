@@ -29,7 +29,7 @@ func main() {
 	data := flag.String("data", "", "data graph")
 	query := flag.String("query", "", "query graph file")
 	div := flag.Uint64("div", 4, "budget: GraphBytes / div")
-	engines := flag.String("engines", "pbe,sgsi", "engines, comma separated (pbe, pbe-part: partitioning only, sgsi)")
+	engines := flag.String("engines", "pbe,sgsi", "engines, comma separated (pbe, pbe-part: partitioning only, sgsi, sgsi-buffered: its last step with buffers)")
 	prof := flag.String("profile", "", "profile prefix (empty: none)")
 	timeout := flag.Duration("timeout", time.Minute, "limit per count")
 	threads := flag.Int("threads", 0, "threads (0: all cores)")
@@ -80,15 +80,17 @@ func main() {
 					st.PartitionTime.Seconds(), st.Parts, st.EdgeCut,
 					st.IntraTime.Seconds(), st.IntraMatches, st.InterTime.Seconds(), st.InterMatches, st.Seeds, st.InterNodes)
 				return err
-			case "sgsi":
+			case "sgsi", "sgsi-buffered":
 				p.GPUMemoryLimit = sgsi.GraphBytes(p.Data) / *div
-				r, st, err := sgsi.Engine{Options: sgsi.Options{Host: true}}.CountStats(ctx, p)
+				r, st, err := sgsi.Engine{Options: sgsi.Options{Host: true, Buffered: name == "sgsi-buffered"}}.CountStats(ctx, p)
 				fmt.Printf("sgsi: count %d partial %v, %.2f s: layout %.2f s, filter %.2f s, comp %.2f s, comm %.2f s, %d chunks, %d launches, peak host tables %d\n"+
 					"  to GPU %d B in %d copies (segment offsets %d B, %d sparse), %d back, %d segments (%d gathered, %d merged, %d hits), %d windows (%d retried), %d parts, %d tiled\n"+
+					"  direct: %d blocks, %d rows, %d pieces, %d units buffered\n"+
 					"  host: group %.2f s, refs %.2f s, tables %.2f s, driver %.2f s, other %.2f s\n",
 					r.Count, r.Partial, time.Since(t0).Seconds(), st.Layout.Seconds(), st.Filter.Seconds(), st.Comp.Seconds(),
 					st.Comm.Seconds(), st.Chunks, st.Launches, st.PeakHost,
 					st.BytesToGPU, st.CopiesToGPU, st.OffsetBytes, st.Sparse, st.CopiesFromGPU, st.Segments, st.Gathered, st.Merged, st.SegmentHits, st.Windows, st.WindowRetries, st.Parts, st.Tiled,
+					st.Blocks, st.BlockRows, st.Pieces, st.BlockFallbacks,
 					st.Group.Seconds(), st.Refs.Seconds(), st.Tables.Seconds(), st.Driver.Seconds(), st.Other().Seconds())
 				return err
 			default:

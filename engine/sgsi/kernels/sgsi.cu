@@ -183,3 +183,124 @@ extern "C" __global__ void sgsi_link(const u32* rows, u32 width, const u32* F, c
 		if (G == 32) __syncwarp(); else __syncthreads();
 	}
 }
+
+// keyList finds vertex v's list in a key upload (link entry l: its nref vertices, sorted, then
+// their nref+1 offsets, then their lists, from word off = l[4] | l[5] << 32 of mem): a vertex not
+// among them has an empty list.
+__device__ __forceinline__ void keyList(const u32* mem, const u32* l, u32 v, const u32** list, u32* len) {
+	u32 nref = l[2];
+	const u32* refs = mem + ((u64)l[5] << 32 | l[4]);
+	u32 x = 0, y = nref;
+	while (x < y) {
+		u32 m = (x + y) / 2;
+		if (refs[m] < v) x = m + 1; else y = m;
+	}
+	*list = refs;
+	*len = 0;
+	if (x == nref || refs[x] != v) return;
+	const u32* off = refs + nref;
+	*list = refs + 2 * nref + 1 + off[x];
+	*len = off[x + 1] - off[x];
+}
+
+#define MAXCOLS 32
+
+// lowerBound is the first position of the sorted list whose entry is not below x.
+__device__ __forceinline__ u32 lowerBound(const u32* list, u32 len, u32 x) {
+	u32 a = 0, b = len;
+	while (a < b) {
+		u32 m = (a + b) / 2;
+		if (list[m] < x) a = m + 1; else b = m;
+	}
+	return a;
+}
+
+// lastRow is the group's lane's part of the count of one row (sgsi_last). lp and ll hold the
+// links' lists: those of the links in the bit mask known already (a generating vertex's), the
+// others found here.
+__device__ __forceinline__ u64 lastRow(const u32* mem, const u32* row, u32 width, const u32* links, u32 nlinks,
+                                       const u32* bits, const u32* desc, u32 lane, u32 G, const u32** lp, u32* ll,
+                                       u32 known) {
+	u32 nless = desc[0], ngreater = desc[1];
+	u32 best = INVALID, blen = INVALID;
+	for (u32 i = 0; i < nlinks; i++) {
+		const u32* l = links + 6 * i;
+		if (!((known >> i) & 1)) keyList(mem, l, row[l[0]], &lp[i], &ll[i]);
+		if (!l[1] && ll[i] < blen) {
+			best = i;
+			blen = ll[i];
+		}
+	}
+	if (best == INVALID) return 0; // (the schedule gives every row a link not negated)
+	u64 sum = 0;
+	for (u32 j = lane; j < blen; j += G) {
+		u32 w = lp[best][j];
+		bool keep = (bits[w / 32] >> (w & 31)) & 1;
+		for (u32 c = 0; keep && c < width; c++) keep = row[c] != w;
+		for (u32 c = 0; keep && c < nless; c++) keep = row[desc[2 + c]] < w;
+		for (u32 c = 0; keep && c < ngreater; c++) keep = w < row[desc[2 + nless + c]];
+		for (u32 i = 0; keep && i < nlinks; i++) {
+			if (i == best) continue;
+			u32 a = lowerBound(lp[i], ll[i], w);
+			bool found = a < ll[i] && lp[i][a] == w;
+			keep = found != (links[6 * i + 1] != 0);
+		}
+		sum += keep;
+	}
+	return sum;
+}
+
+// sgsi_last counts a count's last step without buffers (the direct count): each row (a group of
+// G threads) takes the entries of its shortest list among the links not negated, checks each as
+// sgsi_first does (candidate bit, not in the row, restrictions desc) and looks it up in the other
+// links' lists (found; negated: not found), every list resident. links holds nlinks entries of
+// six words: column, negate, then the key upload the link reads (nref, unused, offset low, high:
+// see keyList). The rows are read from rows (nrows rows of width words), or, with ngen > 0,
+// generated from edges: a group takes each of the ngen vertices a of gen in turn and counts its
+// rows (a, b), b an entry of a's list in link genLink's upload, when b is a candidate (bits1),
+// not a, and passes the step before's restrictions (desc0: counts of "a < b" and "b < a", a
+// descriptor whose columns are all 0). Only the rows whose column rcol holds a vertex of [rlo,
+// rhi) are counted (a piece of the second column's lists; generated rows: rcol is 1).
+extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width, u32 nrows, u32 G, const u32* links,
+                                     u32 nlinks, const u32* bits, const u32* desc, const u32* gen, u32 ngen, u32 genLink,
+                                     const u32* bits1, const u32* desc0, u32 rcol, u32 rlo, u32 rhi, u64* total) {
+	Group g = group(G);
+	u32 row[MAXCOLS];
+	const u32* lp[MAXCOLS];
+	u32 ll[MAXCOLS];
+	u64 sum = 0;
+	if (ngen) {
+		for (u32 x = g.id; x < ngen; x += g.n) {
+			u32 a = gen[x];
+			const u32* list;
+			u32 len;
+			keyList(mem, links + 6 * genLink, a, &list, &len);
+			u32 known = 0; // the links of a's column: their lists once for all of a's rows
+			for (u32 i = 0; i < nlinks; i++) {
+				if (links[6 * i] == 0) {
+					keyList(mem, links + 6 * i, a, &lp[i], &ll[i]);
+					known |= 1u << i;
+				}
+			}
+			u32 to = lowerBound(list, len, rhi);
+			for (u32 j = lowerBound(list, len, rlo); j < to; j++) {
+				u32 b = list[j];
+				bool ok = b != a && ((bits1[b / 32] >> (b & 31)) & 1);
+				for (u32 c = 0; ok && c < desc0[0]; c++) ok = a < b;
+				for (u32 c = 0; ok && c < desc0[1]; c++) ok = b < a;
+				if (!ok) continue;
+				row[0] = a;
+				row[1] = b;
+				sum += lastRow(mem, row, 2, links, nlinks, bits, desc, g.lane, G, lp, ll, known);
+			}
+		}
+	} else {
+		for (u32 k = g.id; k < nrows; k += g.n) {
+			for (u32 c = 0; c < width; c++) row[c] = rows[(u64)k * width + c];
+			if (row[rcol] < rlo || row[rcol] >= rhi) continue;
+			sum += lastRow(mem, row, width, links, nlinks, bits, desc, g.lane, G, lp, ll, 0);
+		}
+	}
+	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+	if ((threadIdx.x & 31) == 0 && sum) atomicAdd(total, sum);
+}

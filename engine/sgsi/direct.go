@@ -1,0 +1,654 @@
+package sgsi
+
+import (
+	"errors"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/submatch/submatch/internal/par"
+)
+
+// The direct count (issue 21): a count's last step without Prealloc-Combine's buffers. Out of
+// core, the buffers of the last step dwarf the graph (hundreds of words a row on power-law
+// graphs) and a chunk uploads about 0.66 words of lists per buffer word it holds, so a count
+// moved hundreds of times the graph's layout. The direct count instead takes the rows in blocks
+// whose distinct lists (every list any link of the step reads for any row of the block) fit the
+// device region together, uploads each block's lists once (per label graph: the vertices, their
+// offsets, their lists), and counts with one kernel (Backend.Last) that intersects each row's
+// lists in place: the entries of its shortest list, checked as First checks them, looked up in
+// the others. With the rows sorted by the column whose lists are the longest, each block reads
+// a range of those once and the other columns' lists it needs.
+//
+// When the table before the last step is the edges (a pattern of three vertices: triangles,
+// wedges), there is no table at all: the units are the candidates a of the first vertex, each
+// standing for its rows (a, b), b in a's list of the first step's label graph; a block uploads
+// its vertices' lists and those of the b's, and the kernel generates the rows from them.
+//
+// A unit (a row, or a vertex a) whose lists alone do not fit goes the buffered way (join, with
+// windows of its lists when they are longer than the region).
+
+// directStep is a last step as the direct count reads it: its links, the label graphs they read
+// (each uploaded once a block, whatever the links reading it), and, for rows generated from
+// edges, the label graph of the step before.
+type directStep struct {
+	links []directLink
+	lgs   []*labelGraph
+	keys  []lgKey
+	gen   int // the generating label graph's index in lgs; -1: explicit rows
+}
+
+// directLink is a link of the last step: the column of its vertex, whether the new vertex must
+// be absent from the list (induced non-edges), and the index of its label graph.
+type directLink struct {
+	col    int
+	negate bool
+	lg     int
+}
+
+// newDirectStep returns the direct form of st; gen, when set, is the key of the step before
+// (rows generated from its lists).
+func (r *runner) newDirectStep(st *step, gen *lgKey) *directStep {
+	d := &directStep{gen: -1}
+	index := func(k lgKey) int {
+		if i := slices.Index(d.keys, k); i >= 0 {
+			return i
+		}
+		d.keys = append(d.keys, k)
+		d.lgs = append(d.lgs, r.s.label(k))
+		return len(d.keys) - 1
+	}
+	for _, l := range append([]link{st.first}, st.others...) {
+		d.links = append(d.links, directLink{col: l.col, lg: index(l.key)})
+	}
+	for _, l := range st.nonadj {
+		d.links = append(d.links, directLink{col: l.col, negate: true, lg: index(l.key)})
+	}
+	if gen != nil {
+		d.gen = index(*gen)
+	}
+	return d
+}
+
+// directUnits are what a direct count's blocks are made of: rows of a table, or the vertices
+// whose rows are generated from edges.
+type directUnits interface {
+	len() int
+	// needs appends to buf the lists unit i reads (label graph index << 32 | vertex) and
+	// returns it with the unit's own words (a row, or a vertex): its own
+	// lists (own), which a block holds for its whole count, or the others, which it streams in
+	// pieces (edgeUnits: the second column's; tableUnits have none).
+	needs(i int, buf []uint64, own bool) ([]uint64, uint64)
+}
+
+// tableUnits are the rows of a table of width k.
+type tableUnits struct {
+	d     *directStep
+	table []uint32
+	k     int
+}
+
+func (t *tableUnits) len() int { return len(t.table) / t.k }
+
+func (t *tableUnits) needs(i int, buf []uint64, own bool) ([]uint64, uint64) {
+	if !own {
+		return buf, 0
+	}
+	row := t.table[i*t.k : (i+1)*t.k]
+	for _, l := range t.d.links {
+		buf = append(buf, uint64(l.lg)<<32|uint64(row[l.col]))
+	}
+	return buf, uint64(t.k)
+}
+
+// edgeUnits are the candidates of the first vertex, each standing for its rows (a, b): b in a's
+// list of the generating label graph, a candidate of the second vertex (bits, a host copy of
+// its bitset) on the side of a that the step before's restrictions leave (less: a < b,
+// greater: b < a).
+type edgeUnits struct {
+	d             *directStep
+	verts         []uint32
+	bits          []uint32
+	less, greater bool
+}
+
+func (e *edgeUnits) len() int { return len(e.verts) }
+
+// row reports whether (a, b) is a row of the table before the last step.
+func (e *edgeUnits) row(a, b uint32) bool {
+	return b != a && e.bits[b/32]>>(b&31)&1 != 0 && (!e.less || a < b) && (!e.greater || b < a)
+}
+
+func (e *edgeUnits) needs(i int, buf []uint64, own bool) ([]uint64, uint64) {
+	a := e.verts[i]
+	if own {
+		buf = append(buf, uint64(e.d.gen)<<32|uint64(a))
+		for _, l := range e.d.links {
+			if l.col == 0 {
+				buf = append(buf, uint64(l.lg)<<32|uint64(a))
+			}
+		}
+		return buf, 1
+	}
+	for _, b := range e.d.lgs[e.d.gen].list(a) {
+		if !e.row(a, b) {
+			continue
+		}
+		for _, l := range e.d.links {
+			if l.col == 1 {
+				buf = append(buf, uint64(l.lg)<<32|uint64(b))
+			}
+		}
+	}
+	return buf, 0
+}
+
+// blocker cuts direct units into blocks and collects each block's lists.
+type blocker struct {
+	lgs []*labelGraph
+	// taken: per label graph, a bit per vertex, set when this pass took its list (a bitset, not
+	// a word a vertex: at FR's size 8 MB a label graph, which the host's caches mostly hold,
+	// rather than 268 MB read at random once an edge).
+	taken [][]uint64
+	pairs []uint64 // a unit's lists, reused
+	// own and other: per label graph, the block's vertices whose own lists it reads, and its
+	// other lists' (collect); piece: a piece's; ends: the pieces' ends; all reused.
+	own, other, piece [][]uint32
+	ends              []uint32
+	workers           int // collect's goroutines (<= 0: all cores)
+	split             int // tests: the fewest units a goroutine of collect takes (0: minWorkerRows)
+}
+
+func newBlocker(lgs []*labelGraph, nv, workers int) *blocker {
+	n := len(lgs)
+	b := &blocker{lgs: lgs, workers: workers, taken: make([][]uint64, n), own: make([][]uint32, n), other: make([][]uint32, n), piece: make([][]uint32, n)}
+	for i := range b.taken {
+		b.taken[i] = make([]uint64, (nv+63)/64)
+	}
+	return b
+}
+
+// begin starts a pass: no list is taken.
+func (b *blocker) begin() {
+	for _, t := range b.taken {
+		clear(t)
+	}
+}
+
+// take marks the list of vertex v in label graph lg taken and reports whether it was not yet.
+func (b *blocker) take(lg int, v uint32) bool {
+	w, bit := &b.taken[lg][v/64], uint64(1)<<(v%64)
+	if *w&bit != 0 {
+		return false
+	}
+	*w |= bit
+	return true
+}
+
+// listWords is what the list of v in lg takes in a block's upload: its entries, its vertex and
+// its offset.
+func listWords(lg *labelGraph, v uint32) uint64 { return lg.degree(v) + 2 }
+
+// next returns the end of the block that starts at unit start: the most units whose own words
+// and distinct lists (listWords each) fit budget words, and the words they take; start when unit
+// start alone does not fit.
+func (b *blocker) next(u directUnits, start int, budget uint64) (int, uint64) {
+	b.begin()
+	words := uint64(0)
+	end := start
+	for ; end < u.len(); end++ {
+		var w uint64
+		b.pairs, w = u.needs(end, b.pairs[:0], true)
+		for _, p := range b.pairs {
+			if lg, v := int(p>>32), uint32(p); b.take(lg, v) {
+				w += listWords(b.lgs[lg], v)
+			}
+		}
+		if words+w > budget {
+			break
+		}
+		words += w
+	}
+	return end, words
+}
+
+// collect returns, per label graph, the sorted distinct vertices whose own (or other) lists the
+// units [start, end) read, in refs (one slice per label graph, reused): the units' lists marked
+// in the taken bitsets (on up to workers goroutines over ranges of units, atomically: the
+// second column's lists of a block of generated rows are one mark an edge), then read off in
+// order.
+func (b *blocker) collect(u directUnits, start, end int, own bool, refs [][]uint32) [][]uint32 {
+	b.begin()
+	n := end - start
+	nw := rowWorkers(n, b.workers)
+	if b.split > 0 {
+		nw = max(1, min(b.workers, n/b.split))
+	}
+	if nw > 1 {
+		par.For(nw, nw, func(w int) {
+			var pairs []uint64
+			for i := start + w*n/nw; i < start+(w+1)*n/nw; i++ {
+				pairs, _ = u.needs(i, pairs[:0], own)
+				for _, p := range pairs {
+					v := uint32(p)
+					atomic.OrUint64(&b.taken[p>>32][v/64], 1<<(v%64))
+				}
+			}
+		})
+	} else {
+		for i := start; i < end; i++ {
+			b.pairs, _ = u.needs(i, b.pairs[:0], own)
+			for _, p := range b.pairs {
+				b.take(int(p>>32), uint32(p))
+			}
+		}
+	}
+	for lg, t := range b.taken {
+		x := refs[lg][:0]
+		for w, bitsW := range t {
+			for ; bitsW != 0; bitsW &= bitsW - 1 {
+				x = append(x, uint32(w*64+bits.TrailingZeros64(bitsW)))
+			}
+		}
+		refs[lg] = x
+	}
+	return refs
+}
+
+// pieces cuts the other lists of a block (refs, per label graph: the vertices read, sorted) into
+// pieces of at most budget words: ranges of vertices, each piece all the lists of its vertices
+// in every label graph. It returns the pieces' ends (a vertex past each), appended to ends, and
+// false when one vertex's lists alone exceed budget.
+func (b *blocker) pieces(refs [][]uint32, budget uint64, ends []uint32) ([]uint32, bool) {
+	at := make([]int, len(refs)) // (few label graphs: one a link)
+	words := uint64(0)
+	for {
+		// The next vertex: the least not yet taken in any label graph.
+		v, any := uint32(0), false
+		for lg, x := range refs {
+			if at[lg] < len(x) && (!any || x[at[lg]] < v) {
+				v, any = x[at[lg]], true
+			}
+		}
+		if !any {
+			break
+		}
+		w := uint64(0)
+		for lg, x := range refs {
+			if at[lg] < len(x) && x[at[lg]] == v {
+				w += listWords(b.lgs[lg], v)
+				at[lg]++
+			}
+		}
+		if w > budget {
+			return ends, false
+		}
+		if words+w > budget {
+			ends = append(ends, v)
+			words = 0
+		}
+		words += w
+	}
+	return append(ends, invalid), true
+}
+
+// directOK reports whether a count's last step may go the direct way: out of core (in core the
+// buffers never leave the device) and not turned off (Options.Buffered).
+func (r *runner) directOK() bool { return r.count && !r.buffered && !r.st.InCore }
+
+// dropCache forgets the resident segments: a direct block overwrites the segment cache.
+func (r *runner) dropCache() {
+	clear(r.cached)
+	r.resident = r.resident[:0]
+	r.cacheUsed = 0
+}
+
+// directTable counts the last step i of a count over table (rows of width i+1) the direct way,
+// and reports false (having done nothing) when it cannot (no room, or --memory).
+func (r *runner) directTable(i int, st *step, table []uint32, desc []uint32) (bool, error) {
+	if st.cartesian {
+		return false, nil
+	}
+	k := i + 1
+	d := r.newDirectStep(st, nil)
+	// Rows sorted by the column whose lists are the longest in all: each block then reads a
+	// range of them once.
+	t := time.Now()
+	var most, col = uint64(0), d.links[0].col
+	for _, l := range d.links {
+		sum := uint64(0)
+		for x := l.col; x < len(table); x += k {
+			sum += d.lgs[l.lg].degree(table[x])
+		}
+		if sum > most {
+			most, col = sum, l.col
+		}
+	}
+	if k > 1 {
+		sortRows(table, r.sortBuffer(uint64(len(table))), k, rowOrder{col: col}, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+	}
+	r.st.Group += time.Since(t)
+	u := &tableUnits{d: d, table: table, k: k}
+	return r.direct(d, u, desc, func(x int) error {
+		// The buffered way for one row whose lists do not fit.
+		return r.join(i, st, table[x*k:(x+1)*k], rowOrder{col: st.first.col}, desc, true)
+	})
+}
+
+// directEdges counts a pattern of three vertices the direct way, its rows generated from the
+// first step's lists (first: the candidates of the first vertex), and reports false (having done
+// nothing) when it cannot.
+func (r *runner) directEdges(first []uint32) (bool, error) {
+	q := r.q
+	if q.n != 3 {
+		return false, nil
+	}
+	s0, s1 := &q.steps[0], &q.steps[1]
+	if s0.cartesian || s1.cartesian || len(s0.others) > 0 || len(s0.nonadj) > 0 {
+		return false, nil
+	}
+	d := r.newDirectStep(s1, &s0.first.key)
+	u1 := s0.u
+	u := &edgeUnits{d: d, verts: first, bits: r.bitsHost[uint64(u1)*r.bitWords : uint64(u1+1)*r.bitWords],
+		less: len(s0.less) > 0, greater: len(s0.greater) > 0}
+	var big []uint32
+	ok, err := r.direct(d, u, r.desc(s1), func(x int) error {
+		big = append(big, first[x])
+		return nil
+	})
+	if !ok || err != nil || r.stop || len(big) == 0 {
+		return ok, err
+	}
+	// The vertices whose lists do not fit a block: the steps joined as usual (the last one the
+	// direct way again, row by row where it can).
+	return true, r.level(0, big)
+}
+
+// desc is a step's restriction descriptor: [nless, ngreater, less cols..., greater cols...].
+func (r *runner) desc(st *step) []uint32 {
+	desc := []uint32{uint32(len(st.less)), uint32(len(st.greater))}
+	for _, c := range st.less {
+		desc = append(desc, uint32(c))
+	}
+	for _, c := range st.greater {
+		desc = append(desc, uint32(c))
+	}
+	return desc
+}
+
+// streamWords is the least a copy of a block's lists carries (the lists go up in pieces, not one
+// copy each, nor one staging of the whole block).
+const streamWords = 1 << 20
+
+// direct counts the units in blocks (see the package's direct count); big is called for each
+// unit whose lists do not fit a block. It reports false when the step cannot go the direct way
+// at all: no room for a block's header, or --memory for the blocker's marks.
+//
+// A block of table rows holds every list its rows read. A block of generated rows holds its
+// vertices' own lists in half the budget and streams the second column's lists through the
+// other half in pieces, ranges of vertices, the kernel counting for each piece the rows whose
+// second vertex lies in it.
+func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(int) error) (bool, error) {
+	q := r.q
+	nv := r.s.g.NumVertices()
+	nlinks := len(d.links)
+	entries := nlinks
+	if d.gen >= 0 {
+		entries++ // the generating lists' entry, past the links
+	}
+	// The block's header: the link table, the descriptors, one offset more per label graph (and
+	// per piece's).
+	header := uint64(linkWords*entries+len(desc)+2+2*len(d.lgs)) + 8
+	capacity := r.be.Words() - r.cacheOff
+	if header+64 > capacity || nlinks > 32 {
+		return false, nil
+	}
+	if err := r.reserve("the direct count's marks", uint64(len(d.lgs))*uint64(nv)/8); err != nil {
+		return false, nil
+	}
+	budget := min(capacity-header, maxKernelIndex-1)
+	if d.gen >= 0 {
+		budget /= 2 // own lists; the pieces take the other half
+	}
+	b := newBlocker(d.lgs, nv, r.threads)
+	st := q.steps[len(q.steps)-1]
+	bitsU := r.bitsOff + uint64(st.u)*r.bitWords
+	for start := 0; start < u.len(); {
+		if err := r.ctx.Err(); err != nil {
+			return true, err
+		}
+		t := time.Now()
+		end, _ := b.next(u, start, budget)
+		r.st.Refs += time.Since(t)
+		if end == start {
+			end++ // alone too big: the buffered way
+		} else if err := r.block(d, u, b, start, end, desc, bitsU, budget); err != errNoPiece {
+			if err != nil {
+				return true, err
+			}
+			start = end
+			continue
+		}
+		for x := start; x < end; x++ {
+			r.st.BlockFallbacks++
+			if err := big(x); err != nil || r.stop {
+				return true, err
+			}
+		}
+		start = end
+	}
+	return true, nil
+}
+
+// errNoPiece is block's answer when one vertex's other lists do not fit a piece (its units then
+// go the buffered way).
+var errNoPiece = errors.New("sgsi: a vertex's lists exceed a piece")
+
+// block uploads the lists of units [start, end), with their rows (or generating vertices),
+// counts them with Last (generated rows: a launch for each piece of the second column's lists)
+// and adds the count to the total.
+func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int, desc []uint32, bitsU, half uint64) error {
+	t, drv := time.Now(), r.st.Driver
+	own := b.collect(u, start, end, true, b.own)
+	gen := d.gen >= 0
+	if gen {
+		other := b.collect(u, start, end, false, b.other)
+		var ok bool
+		if b.ends, ok = b.pieces(other, half, b.ends[:0]); !ok {
+			return errNoPiece
+		}
+	}
+	// The last block's count is read only now: its kernel ran on the device while the host
+	// collected this block's lists.
+	if r.blockSum {
+		r.blockSum = false
+		if err := r.drainSum(); err != nil {
+			return err
+		}
+	}
+	r.dropCache()
+	nlinks := len(d.links)
+	entries := nlinks
+	if gen {
+		entries++
+	}
+	// The header (link table, descriptors, generating vertices) in one copy, then the rows of a
+	// table, then each label graph's upload of own lists: its vertices, their offsets, their
+	// lists; then the pieces' uploads, one after the other at the same place.
+	linksOff := r.cacheOff
+	descOff := linksOff + uint64(linkWords*entries)
+	desc0Off := descOff + uint64(len(desc))
+	at := desc0Off + 2
+	h := grow(&r.stage, at-linksOff)
+	copy(h[descOff-linksOff:], desc)
+	h[desc0Off-linksOff], h[desc0Off-linksOff+1] = 0, 0
+	a := lastArgs{Links: linksOff, NLinks: uint32(nlinks), Bits: bitsU, Desc: descOff, Desc0: desc0Off, Group: 32,
+		Total: r.sumOff, RHi: invalid}
+	switch t := u.(type) {
+	case *tableUnits:
+		a.Rows, a.Width, a.NRows = at, uint32(t.k), uint32(end-start)
+		at += uint64((end - start) * t.k)
+	case *edgeUnits:
+		// The generating vertices.
+		a.Width, a.Gen, a.NGen, a.GenLink, a.RCol = 2, at, uint32(end-start), uint32(nlinks), 1
+		a.Bits1 = r.bitsOff + uint64(r.q.steps[0].u)*r.bitWords
+		if t.less {
+			h[desc0Off-linksOff] = 1
+		}
+		if t.greater {
+			h[desc0Off-linksOff+1] = 1
+		}
+		h = append(h, t.verts[start:end]...)
+		rows := uint64(0)
+		for _, v := range t.verts[start:end] {
+			rows += d.lgs[d.gen].degree(v)
+		}
+		a.NRows = uint32(rows)
+		at += uint64(end - start)
+	}
+	keyOff := r.keyOff[:0]
+	for x := range d.lgs {
+		keyOff = append(keyOff, at)
+		at += r.uploadWords(d.lgs[x], own[x])
+	}
+	r.keyOff = keyOff
+	pieceOff := at
+	entry := func(e int, col uint32, negate bool, nref int, off uint64) {
+		w := h[e*linkWords : (e+1)*linkWords]
+		w[0], w[1], w[2], w[3] = col, 0, uint32(nref), 0
+		if negate {
+			w[1] = 1
+		}
+		w[4], w[5] = uint32(off), uint32(off>>32)
+	}
+	for e, l := range d.links {
+		entry(e, uint32(l.col), l.negate, len(own[l.lg]), keyOff[l.lg]) // (pieces: set below)
+	}
+	if gen {
+		entry(nlinks, 0, false, len(own[d.gen]), keyOff[d.gen])
+	}
+	r.stage = h
+	err := r.put(linksOff, h)
+	if tu, ok := u.(*tableUnits); ok && err == nil {
+		err = r.put(a.Rows, tu.table[start*tu.k:end*tu.k])
+	}
+	s := upStream{r: r, at: keyOff[0], buf: r.upBuf[:0], err: err}
+	for x, lg := range d.lgs {
+		s.lists(lg, own[x])
+	}
+	err = s.flush()
+	r.st.Refs += time.Since(t) - (r.st.Driver - drv) // (the copies are Driver's)
+	if err != nil {
+		r.upBuf = s.buf
+		return err
+	}
+	r.st.Blocks++
+	r.st.BlockRows += uint64(a.NRows)
+	if !gen {
+		r.upBuf = s.buf
+		r.blockSum = true
+		return r.kernel(func() error { return r.be.Last(a) })
+	}
+	// The pieces of the second column's lists: [lo, end) of vertex ids each.
+	lo := uint32(0)
+	for _, hi := range b.ends {
+		t, drv = time.Now(), r.st.Driver
+		at := pieceOff
+		s.at = at
+		for x, lg := range d.lgs {
+			o := b.other[x]
+			i, _ := slices.BinarySearch(o, lo)
+			j, _ := slices.BinarySearch(o, hi)
+			b.piece[x] = o[i:j]
+			keyOff[x] = at
+			at += r.uploadWords(lg, b.piece[x])
+			s.lists(lg, b.piece[x])
+		}
+		for e, l := range d.links {
+			if l.col == 1 {
+				entry(e, uint32(l.col), l.negate, len(b.piece[l.lg]), keyOff[l.lg])
+			}
+		}
+		err := s.flush()
+		if err == nil {
+			err = r.put(linksOff, h[:linkWords*entries])
+		}
+		r.st.Refs += time.Since(t) - (r.st.Driver - drv)
+		if err == nil {
+			r.st.Pieces++
+			a.RLo, a.RHi = lo, hi
+			err = r.kernel(func() error { return r.be.Last(a) })
+		}
+		if err != nil {
+			r.upBuf = s.buf
+			return err
+		}
+		lo = hi
+	}
+	r.upBuf = s.buf
+	r.blockSum = true
+	return nil
+}
+
+// uploadWords is the size of an upload of the lists of refs in lg: the vertices, their offsets,
+// their lists.
+func (r *runner) uploadWords(lg *labelGraph, refs []uint32) uint64 {
+	w := 2*uint64(len(refs)) + 1
+	for _, v := range refs {
+		w += lg.degree(v)
+	}
+	return w
+}
+
+// upStream writes consecutive region words, gathered into copies of about streamWords; the
+// first error sticks (flush returns it).
+type upStream struct {
+	r   *runner
+	at  uint64 // the region offset of buf's first word
+	buf []uint32
+	err error
+}
+
+func (s *upStream) write(x []uint32) {
+	for len(x) > 0 && s.err == nil {
+		if len(s.buf) >= streamWords {
+			s.flush()
+		}
+		n := min(len(x), streamWords-min(len(s.buf), streamWords))
+		s.buf = append(s.buf, x[:n]...)
+		x = x[n:]
+	}
+}
+
+// write1 writes one word.
+func (s *upStream) write1(x uint32) {
+	if len(s.buf) >= streamWords {
+		s.flush()
+	}
+	s.buf = append(s.buf, x)
+}
+
+// lists writes the upload of the lists of refs in lg: the vertices, their offsets, their lists.
+func (s *upStream) lists(lg *labelGraph, refs []uint32) {
+	s.write(refs)
+	off := uint32(0)
+	for _, v := range refs {
+		s.write1(off)
+		off += uint32(lg.degree(v))
+	}
+	s.write1(off)
+	for _, v := range refs {
+		s.write(lg.list(v))
+	}
+}
+
+// flush copies the words written since the last flush, and returns the first error.
+func (s *upStream) flush() error {
+	if len(s.buf) > 0 && s.err == nil {
+		s.err = s.r.put(s.at, s.buf)
+		s.at += uint64(len(s.buf))
+	}
+	s.buf = s.buf[:0]
+	return s.err
+}

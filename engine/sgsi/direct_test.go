@@ -1,0 +1,206 @@
+package sgsi
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
+)
+
+// directPatterns are the direct count's test patterns: triangles and wedges (rows generated from
+// edges; an induced wedge reads a non-edge), 4-cliques (rows of a table), a labelled diamond,
+// then 4-cycles and a tailed triangle.
+var directPatterns = []string{
+	"(a)-(b)-(c)-(a)",
+	"(a)-(b)-(c)",
+	"(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)",
+	"(a:0)-(b:1)-(c:1)-(a), (a)-(d:1)-(b)",
+	"(a)-(b)-(c)-(d)-(a)",
+	"(a)-(b)-(c)-(a), (c)-(d)",
+}
+
+// refBlocks is the direct count's blocks by their definition: from each start, the longest run
+// of units whose own words and distinct lists (degree + 2 words each) fit budget, recomputed
+// from scratch for every end; a unit that does not fit alone is a block of its own, marked.
+func refBlocks(u directUnits, lgs []*labelGraph, budget uint64) (ends []int, big []int) {
+	cost := func(s, e int) uint64 {
+		seen := map[uint64]bool{}
+		w := uint64(0)
+		for i := s; i < e; i++ {
+			pairs, own := u.needs(i, nil, true)
+			w += own
+			for _, p := range pairs {
+				if !seen[p] {
+					seen[p] = true
+					w += lgs[p>>32].degree(uint32(p)) + 2
+				}
+			}
+		}
+		return w
+	}
+	for s := 0; s < u.len(); {
+		e := s
+		for e < u.len() && cost(s, e+1) <= budget {
+			e++
+		}
+		if e == s {
+			big = append(big, s)
+			e = s + 1
+		} else {
+			ends = append(ends, e)
+		}
+		s = e
+	}
+	return ends, big
+}
+
+// TestBlocker checks the direct count's schedule of blocks (blocker.next, collect) against
+// refBlocks on random tables and edge units over random graphs, at budgets from a few lists to
+// all of them: the same blocks, the same units too big for one, and each block's own (or other)
+// lists those its units read, sorted and distinct, collected on one to three goroutines.
+func TestBlocker(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 21))
+	for trial := range 60 {
+		g, err := gen.RMAT(gen.RMATOptions{Scale: 5 + trial%3, EdgeFactor: 2 + trial%5, Seed: uint64(trial) + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStore(g)
+		nv := g.NumVertices()
+		up := s.label(lgKey{anyEdge, anyLabel, upperSide})
+		both := s.label(lgKey{anyEdge, anyLabel, bothSides})
+		d := &directStep{lgs: []*labelGraph{up, both}, gen: -1,
+			links: []directLink{{col: 0, lg: 0}, {col: 1, lg: 1}, {col: 2, lg: 0, negate: true}}}
+		var units directUnits
+		if trial%2 == 0 {
+			k := 3
+			table := make([]uint32, k*(1+rng.IntN(60)))
+			for i := range table {
+				table[i] = uint32(rng.IntN(nv))
+			}
+			units = &tableUnits{d: d, table: table, k: k}
+		} else {
+			d.links = d.links[:2]
+			d.gen = 1
+			bits := make([]uint32, bitsetWords(nv))
+			for v := range nv {
+				if rng.IntN(3) > 0 {
+					bits[v/32] |= 1 << (v % 32)
+				}
+			}
+			var verts []uint32
+			for v := range nv {
+				if rng.IntN(2) == 0 {
+					verts = append(verts, uint32(v))
+				}
+			}
+			units = &edgeUnits{d: d, verts: verts, bits: bits, less: trial%4 == 1}
+		}
+		b := newBlocker(d.lgs, nv, 0)
+		for _, budget := range []uint64{4, 20, 100, 1000, 1 << 20} {
+			wantEnds, wantBig := refBlocks(units, d.lgs, budget)
+			var ends, big []int
+			for start := 0; start < units.len(); {
+				end, words := b.next(units, start, budget)
+				if end == start {
+					big = append(big, start)
+					start++
+					continue
+				}
+				if words > budget {
+					t.Fatalf("trial %d budget %d: block [%d, %d) of %d words", trial, budget, start, end, words)
+				}
+				ends = append(ends, end)
+				own := trial%3 != 0
+				b.workers, b.split = 1+trial%3, 2
+				refs := b.collect(units, start, end, own, b.own)
+				for lg := range d.lgs {
+					want := map[uint32]bool{}
+					for i := start; i < end; i++ {
+						pairs, _ := units.needs(i, nil, own)
+						for _, p := range pairs {
+							if int(p>>32) == lg {
+								want[uint32(p)] = true
+							}
+						}
+					}
+					got := refs[lg]
+					if len(got) != len(want) || !slices.IsSorted(got) {
+						t.Fatalf("trial %d budget %d block [%d, %d) graph %d: lists of %v, want %d distinct sorted", trial, budget, start, end, lg, got, len(want))
+					}
+					for _, v := range got {
+						if !want[v] {
+							t.Fatalf("trial %d budget %d: block [%d, %d) reads %d in graph %d, which no unit reads", trial, budget, start, end, v, lg)
+						}
+					}
+				}
+				start = end
+			}
+			if !slices.Equal(ends, wantEnds) || !slices.Equal(big, wantBig) {
+				t.Fatalf("trial %d budget %d: blocks end at %v (alone too big: %v), want %v (%v)", trial, budget, ends, big, wantEnds, wantBig)
+			}
+		}
+	}
+}
+
+// scheduleOnly is HostBackend whose direct count kernel does nothing: the schedule (blocks,
+// pieces, uploads) of a count without its last step's work.
+type scheduleOnly struct{ *HostBackend }
+
+func (scheduleOnly) Last(lastArgs) error { return nil }
+
+// TestDirectSchedule (SUBMATCH_SGSI_SCHEDULE="SCALE/DIV ...", a measurement, not a check) runs
+// the schedule of counts of triangles (and 4-cliques with SUBMATCH_SGSI_SCHEDULE_K4=1) on
+// unlabelled R-MAT graphs (edge factor 27, seed 1) at a DIV-th of GraphBytes with scheduleOnly:
+// the whole count's blocks, pieces and bytes to the device, exact, in a fraction of the
+// emulation's time (the last step's counting skipped; the count is 0).
+func TestDirectSchedule(t *testing.T) {
+	spec := os.Getenv("SUBMATCH_SGSI_SCHEDULE")
+	if spec == "" {
+		t.Skip("set SUBMATCH_SGSI_SCHEDULE, e.g. \"17/16 21/16\"")
+	}
+	pats := []string{"(a)-(b)-(c)-(a)"}
+	if os.Getenv("SUBMATCH_SGSI_SCHEDULE_K4") != "" {
+		pats = append(pats, "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
+	}
+	for _, f := range strings.Fields(spec) {
+		var scale int
+		var div uint64
+		if _, err := fmt.Sscanf(f, "%d/%d", &scale, &div); err != nil {
+			t.Fatal(err)
+		}
+		g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 27, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range pats {
+			p, err := pattern.Parse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, buffered := range []bool{false, true} {
+				if buffered && (scale > 17 || len(pats) > 1) {
+					continue // minutes to hours of the buffered last step
+				}
+				t0 := time.Now()
+				st := &Stats{}
+				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(GraphBytes(g) / div / 4)}, st: st, s: newStore(g),
+					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: buffered}
+				if err := r.run(false, false); err != nil {
+					t.Fatal(err)
+				}
+				layout := float64(GraphBytes(g))
+				t.Logf("scale %d %s 1/%d buffered %v: %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), refs %v, driver %v, whole %v",
+					scale, s, div, buffered, st.Blocks, st.Pieces, st.BlockFallbacks, st.Chunks, st.BytesToGPU, float64(st.BytesToGPU)/layout, GraphBytes(g),
+					float64(st.BytesToGPU)/4/float64(g.NumEdges()), st.Refs.Round(time.Millisecond), st.Driver.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+			}
+		}
+	}
+}
