@@ -34,6 +34,18 @@ const (
 	// the device's times leave on either side of stmatch, apart. Without the rows the
 	// steps of q2 and q21 ran at 8.6e8 and 2.6e9 a second.
 	CostPerSecond = 1e9
+	// CountedNodesPerSecond is the rate per thread of the last level's nodes where the search
+	// counts them by a test each instead of searching them (no postponed vertex below, not
+	// listing): the lists' part of their cost is in the steps (CostPerSecond), and this is
+	// added to the larger of the nodes' and the steps' times. Before (issue 21, branch
+	// autoooc) they were search nodes at NodesPerSecond, which priced the triangles of R-MAT
+	// scale 26 (1.76e9 edges, 1.6e11 triangles, 98% of the nodes on the last level) at 97
+	// minutes on the device host's 16 threads. Fitted on one thread of the 2-core machine
+	// (2026-12-03, docs/benchmarks.md): wiki-Vote's 4-cycles (6.4e7 counted nodes, 4.1-5.1 s)
+	// and R-MAT triangles of scales 16-19 (6.2e7-6.7e8 counted nodes, 2.0-37 s), which this
+	// rate and the steps put at 0.8-2x their time; dense STMatch patterns whose probes miss
+	// most of the last levels (q22: 5.6e8 of 1.9e9 at auto's work limit) stay above stmatch.
+	CountedNodesPerSecond = 2e7
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate:
 	// the device host's 16 threads ran STMatch's patterns 10-14 times faster than its one
 	// (docs/benchmarks.md, "The CPU engine's thread scaling on the device host"; 1+0.7x15 =
@@ -114,6 +126,7 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 		if c := (t.LevelSteps + t.GroupSteps + t.PassSteps) / (CostPerSecond * gain); c > seconds {
 			seconds, note = c, note+", set operations"
 		}
+		seconds += t.Counted / (CountedNodesPerSecond * gain)
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
 }
@@ -124,7 +137,10 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 // read. Summed says which levels are summed rather than enumerated ("" when none).
 type Terms struct {
 	Nodes, LevelSteps, GroupSteps, PassSteps float64
-	Summed                                   string
+	// Counted is the last level's nodes where it is counted by a test a candidate rather
+	// than searched (CountedNodesPerSecond); they are not in Nodes.
+	Counted float64
+	Summed  string
 }
 
 // Terms returns the parts of w's predicted work (zero without an estimate or for a clique).
@@ -134,6 +150,10 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		return Terms{}
 	}
 	t := Terms{Nodes: e.Nodes, LevelSteps: e.Cost - e.GroupCost, GroupSteps: e.GroupKeptCost}
+	if e.NarrowCost > 0 {
+		// The lists clipped to the levels' windows before they are intersected (bounds).
+		t.LevelSteps = e.NarrowCost
+	}
 	if w.Plan == nil || len(e.LevelNodes) != len(w.Plan.Levels) || e.Nodes <= 0 {
 		return t
 	}
@@ -160,6 +180,12 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		t.GroupSteps *= keep
 		t.PassSteps = pairSumPassCost(w.Problem.Data, e.LevelNodes, ps.level)
 		t.Summed = "last levels summed by pairs"
+	} else if !w.Listing && len(w.Plan.Groups) == 0 {
+		// The last level, with nothing below it, is counted by a test a candidate of its set
+		// (searchFrom), not searched: its nodes are priced at CountedNodesPerSecond.
+		t.Counted = e.LevelNodes[len(e.LevelNodes)-1]
+		t.Nodes -= t.Counted
+		t.Summed = "last level counted"
 	}
 	return t
 }
