@@ -61,12 +61,14 @@ const (
 	// its thread scaling (ThreadGain) is a core about 2 times slower (docs/benchmarks.md, issue
 	// 17, branch autoc).
 	HostCoreSlowdown = 2
-	// CliqueSecondsPerEdge is the clique counter's time for 4-cliques per data edge and thread,
-	// taken as growing with k-3 for k-cliques (docs/benchmarks.md, 2 threads: R-MAT 16 4-cliques
-	// 0.18 s, 3.2e-7 s an edge and thread; R-MAT 22 1.1e-6; wiki-Vote 5-cliques 22 ms on one
-	// thread, 2.1e-7). Near a GPU's start-up cost (graphs of about a million edges) the low
-	// figures count.
-	CliqueSecondsPerEdge = 3e-7
+	// CliqueSecondsPerSquare is the clique counter's time for 4-cliques per unit of
+	// plan.UpwardSquares (the squared upward degrees summed) and thread, taken as growing with
+	// k-3 for k-cliques. 2 threads on the 2-core machine (2026-12-03, issue 21, branch autoooc),
+	// CPU time over the units: R-MAT edge factor 27 scales 16-20 (1.5-26 M edges) 1.0, 0.94,
+	// 0.92, 0.92, 0.91e-8; wiki-Vote's 4-cliques (STMatch's q8) 20 ms on one thread for 3.6e6
+	// units. Per data edge (CliqueSecondsPerEdge before, 3e-7) the same counts took 1.1e-6 to
+	// 2.2e-6 seconds an edge, rising with the scale: R-MAT scale 26 was put 8 times too low.
+	CliqueSecondsPerSquare = 9e-9
 )
 
 // pairSumOf returns the pair sum the search of w's plan would take, or nil.
@@ -101,7 +103,8 @@ func (Engine) StartSeconds() float64 { return 0 }
 // Predict implements engine.Predictor: the estimated search nodes at NodesPerSecond or its
 // set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded
 // nodes when the search was not estimated), on the problem's threads of a GPU host's cores
-// (HostCoreSlowdown); for a clique the clique counter's time from the number of data edges.
+// (HostCoreSlowdown); for a clique the clique counter's time from the squared upward degrees
+// (plan.UpwardSquares).
 // The work is Terms: the postponed groups' steps priced as Estimate.GroupKeptCost (each
 // group's set kept while its parents stay, as the leaf counter keeps it: against the 16-core
 // device host's times GroupStepCost put STMatch's q11, q14, q17 and q21 at 3-10 times their
@@ -112,7 +115,7 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
 	gain := (1 + ThreadGain*float64(threads-1)) / HostCoreSlowdown
 	if w.Clique != nil {
-		s := CliqueSecondsPerEdge * float64(w.Clique.K-3) * float64(w.Problem.Data.NumEdges()) / gain
+		s := CliqueSecondsPerSquare * float64(w.Clique.K-3) * plan.UpwardSquares(w.Problem.Data) / gain
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
 	}
 	seconds := w.Bound / (NodesPerSecond * gain)

@@ -43,9 +43,10 @@ const (
 	// (docs/benchmarks.md, "FR size unlabelled per engine"), where NodesPerSecond put them at
 	// 28 minutes; taken at about half that rate.
 	CountedNodesPerSecond = 1e10
-	// cliqueCPUSecondsPerEdge is the CPU clique counter's one-thread time for 4-cliques per
-	// data edge (engine/cpu's CliqueSecondsPerEdge, repeated so as not to import that engine).
-	cliqueCPUSecondsPerEdge = 3e-7
+	// cliqueCPUSecondsPerSquare is the CPU clique counter's one-thread time for 4-cliques per
+	// unit of plan.UpwardSquares (engine/cpu's CliqueSecondsPerSquare, repeated so as not to
+	// import that engine).
+	cliqueCPUSecondsPerSquare = 9e-9
 )
 
 // The rates of the out-of-core modes (Options.Graph), from which a count whose data graph does
@@ -226,7 +227,7 @@ func inCore(w *engine.Workload) engine.Prediction {
 		if w.Listing {
 			return engine.Prediction{Seconds: -1, Note: "cliques are listed by the plan kernels"}
 		}
-		s := cliqueCPUSecondsPerEdge * float64(w.Clique.K-3) * float64(w.Problem.Data.NumEdges()) / CliqueSpeedup
+		s := cliqueCPUSecondsPerSquare * float64(w.Clique.K-3) * plan.UpwardSquares(w.Problem.Data) / CliqueSpeedup
 		return engine.Prediction{Seconds: startSeconds + s, Note: "the clique kernel"}
 	}
 	if why := ineligible(w.Plan); why != "" {
