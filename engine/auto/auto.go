@@ -243,12 +243,12 @@ func (d Decision) Explain() string {
 		}
 		switch {
 		case pr.Seconds < 0:
-			fmt.Fprintf(&b, "\n  %-8s left out: %s", pr.Engine, pr.Note)
+			fmt.Fprintf(&b, "\n  %s: left out (%s)", pr.Engine, pr.Note)
 			continue
 		case pr.OutOfCore:
-			fmt.Fprintf(&b, "\n  %-8s %s out of core, weighed %s (%s)", name, seconds(pr.Seconds), seconds(pr.weighed()), pr.Note)
+			fmt.Fprintf(&b, "\n  %s: %s out of core, weighed %s (%s)", name, seconds(pr.Seconds), seconds(pr.weighed()), pr.Note)
 		default:
-			fmt.Fprintf(&b, "\n  %-8s %s (%s)", name, seconds(pr.Seconds), pr.Note)
+			fmt.Fprintf(&b, "\n  %s: %s (%s)", name, seconds(pr.Seconds), pr.Note)
 		}
 		if pr.Compile > 0 {
 			b.WriteString(", with " + seconds(pr.Compile) + " of kernel compile")
