@@ -454,7 +454,11 @@ func (e *estimator) narrowLevelCost(i int, sets [][]uint32) float64 {
 		lens, rows = append(lens, n), append(rows, row)
 	}
 	if l.Reuse >= 0 && l.Reuse < i {
-		add(e.rawSet[l.Reuse], false)
+		if raw := e.rawSet[l.Reuse]; len(raw) == e.rawLen[l.Reuse] {
+			add(raw, false)
+		} else { // a set levelSet did not keep: as in Cost, unclipped
+			lens, rows = append(lens, e.rawLen[l.Reuse]), append(rows, false)
+		}
 		for _, be := range l.Extra {
 			for k, b := range l.Backward {
 				if b == be {
