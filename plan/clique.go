@@ -129,3 +129,26 @@ func (o *Oriented) Above(v uint32) []uint32 {
 	base := o.offsets[v]
 	return o.neighbors[base+uint64(o.from[v]) : base+uint64(o.to[v])]
 }
+
+// upwardSample is the number of vertices UpwardSquares reads on a graph of more vertices.
+const upwardSample = 1 << 16
+
+// UpwardSquares is Σ_v |N+(v)|², the squared upward degrees (neighbours with greater ids, as
+// the clique counter orients them: Orient) summed over g's vertices: the work of laying out
+// and scanning every root's upward neighbourhood, which the clique counter's time follows (4-
+// cliques on R-MAT scales 16-20 with edge factor 27: 0.90-1.0e-8 CPU seconds a unit on the
+// 2-core machine, where the edges varied from 1.1e-6 to 2.2e-6 seconds each). Exact up to
+// upwardSample vertices; above, estimated from that many vertices drawn at a fixed stride
+// (ids are in degree order, so a stride samples every degree), two binary searches each.
+func UpwardSquares(g *graph.Graph) float64 {
+	n := g.NumVertices()
+	step := max(1, n/upwardSample)
+	var sum float64
+	for v := 0; v < n; v += step {
+		nb := g.Neighbors(uint32(v))
+		i, _ := slices.BinarySearch(nb, uint32(v)+1)
+		up := float64(len(nb) - i)
+		sum += up * up
+	}
+	return sum * float64(n) / float64((n+step-1)/step)
+}

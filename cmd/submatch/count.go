@@ -202,7 +202,7 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		decide = time.Since(start)
 		if err == nil {
 			if explain {
-				printExplain(ctx, stderr, name, prob, d.Plan(), false, d.Engine == "cpu", "engine: "+d.String())
+				printExplain(ctx, stderr, name, prob, d.Plan(), false, d.Engine == "cpu", "engine: "+d.Explain())
 			}
 			res, d, err = a.CountWith(ctx, prob, &d)
 		} else if ctx.Err() != nil {

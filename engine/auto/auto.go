@@ -219,6 +219,47 @@ func (d Decision) String() string {
 	return d.Engine + " (auto: " + d.Reason + ")"
 }
 
+// Explain renders the decision for count --explain: String's line, then, when engines were
+// compared, one line per prediction (its time, an out-of-core one also as weighed, what it rests
+// on, or why the engine was left out), the chosen one marked.
+func (d Decision) Explain() string {
+	var b strings.Builder
+	b.WriteString(d.String())
+	if len(d.Predictions) == 0 {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\npredicted on %d thread(s)", d.Threads)
+	if d.GPUChecked && d.GPU != "" {
+		b.WriteString(" and " + d.GPU)
+		if d.GPUMemory > 0 {
+			b.WriteString(" with " + gpu.FormatBytes(d.GPUMemory) + " of GPU memory")
+		}
+	}
+	fmt.Fprintf(&b, " (an out-of-core run weighed %dx; the least weighed time is chosen):", outOfCoreMargin)
+	for _, pr := range d.Predictions {
+		name := pr.Engine
+		if pr.Mode != "" {
+			name += ", " + pr.Mode
+		}
+		switch {
+		case pr.Seconds < 0:
+			fmt.Fprintf(&b, "\n  %s: left out (%s)", pr.Engine, pr.Note)
+			continue
+		case pr.OutOfCore:
+			fmt.Fprintf(&b, "\n  %s: %s out of core, weighed %s (%s)", name, seconds(pr.Seconds), seconds(pr.weighed()), pr.Note)
+		default:
+			fmt.Fprintf(&b, "\n  %s: %s (%s)", name, seconds(pr.Seconds), pr.Note)
+		}
+		if pr.Compile > 0 {
+			b.WriteString(", with " + seconds(pr.Compile) + " of kernel compile")
+		}
+		if pr.Engine == d.Engine && pr.Mode == d.Mode {
+			b.WriteString("  <- chosen")
+		}
+	}
+	return b.String()
+}
+
 // chosen returns the engine to run for d among c: the configured one when d has a Mode.
 func (d *Decision) chosen(c contenders) (engine.Engine, bool) {
 	if d.run != nil {
@@ -396,6 +437,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		}
 	}
 	hostSeconds := e.hostSeconds(c, hostW)
+	host := Prediction{Engine: c.host.Name(), Seconds: hostSeconds, Note: hostNote(c, hostW, d.Threads)}
 	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote(hostSeconds), ", above the GPU threshold "+sci(d.Threshold)
 	if w.Clique != nil {
 		what += ": " + c.host.Name() + " predicted " + seconds(hostSeconds) + " on " + strconv.Itoa(d.Threads) + " thread(s)"
@@ -409,7 +451,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	// their memory, the kernels compiled. When the host beats even those on a graph any GPU
 	// holds, the GPU is not looked for: CUDA's start and the driver's teardown at exit (a few
 	// hundred milliseconds) would be paid for a choice already made.
-	if best, preds := predict(c, w, hostSeconds, d.Threads, assumeCached); best.Engine == c.host.Name() && smallGraph(p) {
+	if best, preds := predict(c, w, host, assumeCached); best.Engine == c.host.Name() && smallGraph(p) {
 		d.Predictions = preds
 		d.Reason = what + "; predicted " + describe(preds) + " (the device engines at their best: the graph in GPU memory, their kernels cached), so the GPU was not looked for"
 		return d, nil
@@ -430,7 +472,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		found <- lookup{name, err}
 	}()
 	if !listing {
-		if pick, _ := predict(c, w, hostSeconds, d.Threads, r.KernelState); pick.Engine != c.host.Name() && pick.run == nil {
+		if pick, _ := predict(c, w, host, r.KernelState); pick.Engine != c.host.Name() && pick.run == nil {
 			if pr, ok := c.byName[pick.Engine].(engine.Preparer); ok {
 				d.prepared, d.preparedFor = pr.PrepareCount(ctx, p, d.plan), pick.Engine
 			}
@@ -451,7 +493,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	}
 	w.GPUMemory, w.DeviceMemory, w.HostSeconds = d.GPUMemory, d.DeviceMemory, hostSeconds
 	var pick Prediction
-	pick, d.Predictions = predict(c, w, hostSeconds, d.Threads, r.KernelState)
+	pick, d.Predictions = predict(c, w, host, r.KernelState)
 	d.Engine, d.Mode, d.run = pick.Engine, pick.Mode, pick.run
 	if d.Engine != d.preparedFor || d.run != nil {
 		d.Release()
@@ -542,12 +584,11 @@ func describe(preds []Prediction) string {
 	return strings.Join(out, ", ")
 }
 
-// predict returns the predicted times of the planner (hostSeconds on threads) and of every
-// device engine for w, each with the compile of its kernels that state says are not cached
-// (coldCompile), and the prediction of least time, out-of-core ones weighed with
-// outOfCoreMargin.
-func predict(c contenders, w *engine.Workload, hostSeconds float64, threads int, state func(file string) gpu.KernelState) (Prediction, []Prediction) {
-	preds := []Prediction{{Engine: c.host.Name(), Seconds: hostSeconds, Note: fmt.Sprintf("%d thread(s)", threads)}}
+// predict returns the predicted times of the planner (host) and of every device engine for w,
+// each with the compile of its kernels that state says are not cached (coldCompile), and the
+// prediction of least time, out-of-core ones weighed with outOfCoreMargin.
+func predict(c contenders, w *engine.Workload, host Prediction, state func(file string) gpu.KernelState) (Prediction, []Prediction) {
+	preds := []Prediction{host}
 	best := preds[0]
 	for _, eng := range c.devices {
 		pr := eng.(engine.Predictor).Predict(w)
@@ -609,6 +650,17 @@ func threshold(nodes, seconds, start float64) float64 {
 		return math.Inf(1)
 	}
 	return nodes * start / seconds
+}
+
+// hostNote is what the planner's prediction for w rests on (its engine.Prediction's note), or
+// the threads when it says nothing.
+func hostNote(c contenders, w *engine.Workload, threads int) string {
+	if c.hostPred != nil {
+		if n := c.hostPred.Predict(w).Note; n != "" {
+			return n
+		}
+	}
+	return fmt.Sprintf("%d thread(s)", threads)
 }
 
 // hostSeconds is the planner's predicted time for w; a planner that does not predict is taken

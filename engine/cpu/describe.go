@@ -34,6 +34,18 @@ const (
 	// the device's times leave on either side of stmatch, apart. Without the rows the
 	// steps of q2 and q21 ran at 8.6e8 and 2.6e9 a second.
 	CostPerSecond = 1e9
+	// CountedNodesPerSecond is the rate per thread of the last level's nodes where the search
+	// counts them by a test each instead of searching them (no postponed vertex below, not
+	// listing): the lists' part of their cost is in the steps (CostPerSecond), and this is
+	// added to the larger of the nodes' and the steps' times. Before (issue 21, branch
+	// autoooc) they were search nodes at NodesPerSecond, which priced the triangles of R-MAT
+	// scale 26 (1.76e9 edges, 1.6e11 triangles, 98% of the nodes on the last level) at 97
+	// minutes on the device host's 16 threads. Fitted on one thread of the 2-core machine
+	// (2026-12-03, docs/benchmarks.md): wiki-Vote's 4-cycles (6.4e7 counted nodes, 4.1-5.1 s)
+	// and R-MAT triangles of scales 16-19 (6.2e7-6.7e8 counted nodes, 2.0-37 s), which this
+	// rate and the steps put at 0.8-2x their time; dense STMatch patterns whose probes miss
+	// most of the last levels (q22: 5.6e8 of 1.9e9 at auto's work limit) stay above stmatch.
+	CountedNodesPerSecond = 2e7
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate:
 	// the device host's 16 threads ran STMatch's patterns 10-14 times faster than its one
 	// (docs/benchmarks.md, "The CPU engine's thread scaling on the device host"; 1+0.7x15 =
@@ -49,12 +61,14 @@ const (
 	// its thread scaling (ThreadGain) is a core about 2 times slower (docs/benchmarks.md, issue
 	// 17, branch autoc).
 	HostCoreSlowdown = 2
-	// CliqueSecondsPerEdge is the clique counter's time for 4-cliques per data edge and thread,
-	// taken as growing with k-3 for k-cliques (docs/benchmarks.md, 2 threads: R-MAT 16 4-cliques
-	// 0.18 s, 3.2e-7 s an edge and thread; R-MAT 22 1.1e-6; wiki-Vote 5-cliques 22 ms on one
-	// thread, 2.1e-7). Near a GPU's start-up cost (graphs of about a million edges) the low
-	// figures count.
-	CliqueSecondsPerEdge = 3e-7
+	// CliqueSecondsPerSquare is the clique counter's time for 4-cliques per unit of
+	// plan.UpwardSquares (the squared upward degrees summed) and thread, taken as growing with
+	// k-3 for k-cliques. 2 threads on the 2-core machine (2026-12-03, issue 21, branch autoooc),
+	// CPU time over the units: R-MAT edge factor 27 scales 16-20 (1.5-26 M edges) 1.0, 0.94,
+	// 0.92, 0.92, 0.91e-8; wiki-Vote's 4-cliques (STMatch's q8) 20 ms on one thread for 3.6e6
+	// units. Per data edge (CliqueSecondsPerEdge before, 3e-7) the same counts took 1.1e-6 to
+	// 2.2e-6 seconds an edge, rising with the scale: R-MAT scale 26 was put 8 times too low.
+	CliqueSecondsPerSquare = 9e-9
 )
 
 // pairSumOf returns the pair sum the search of w's plan would take, or nil.
@@ -89,7 +103,8 @@ func (Engine) StartSeconds() float64 { return 0 }
 // Predict implements engine.Predictor: the estimated search nodes at NodesPerSecond or its
 // set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded
 // nodes when the search was not estimated), on the problem's threads of a GPU host's cores
-// (HostCoreSlowdown); for a clique the clique counter's time from the number of data edges.
+// (HostCoreSlowdown); for a clique the clique counter's time from the squared upward degrees
+// (plan.UpwardSquares).
 // The work is Terms: the postponed groups' steps priced as Estimate.GroupKeptCost (each
 // group's set kept while its parents stay, as the leaf counter keeps it: against the 16-core
 // device host's times GroupStepCost put STMatch's q11, q14, q17 and q21 at 3-10 times their
@@ -100,7 +115,7 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
 	gain := (1 + ThreadGain*float64(threads-1)) / HostCoreSlowdown
 	if w.Clique != nil {
-		s := CliqueSecondsPerEdge * float64(w.Clique.K-3) * float64(w.Problem.Data.NumEdges()) / gain
+		s := CliqueSecondsPerSquare * float64(w.Clique.K-3) * plan.UpwardSquares(w.Problem.Data) / gain
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
 	}
 	seconds := w.Bound / (NodesPerSecond * gain)
@@ -114,6 +129,7 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 		if c := (t.LevelSteps + t.GroupSteps + t.PassSteps) / (CostPerSecond * gain); c > seconds {
 			seconds, note = c, note+", set operations"
 		}
+		seconds += t.Counted / (CountedNodesPerSecond * gain)
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
 }
@@ -124,7 +140,10 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 // read. Summed says which levels are summed rather than enumerated ("" when none).
 type Terms struct {
 	Nodes, LevelSteps, GroupSteps, PassSteps float64
-	Summed                                   string
+	// Counted is the last level's nodes where it is counted by a test a candidate rather
+	// than searched (CountedNodesPerSecond); they are not in Nodes.
+	Counted float64
+	Summed  string
 }
 
 // Terms returns the parts of w's predicted work (zero without an estimate or for a clique).
@@ -134,6 +153,10 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		return Terms{}
 	}
 	t := Terms{Nodes: e.Nodes, LevelSteps: e.Cost - e.GroupCost, GroupSteps: e.GroupKeptCost}
+	if e.NarrowCost > 0 {
+		// The lists clipped to the levels' windows before they are intersected (bounds).
+		t.LevelSteps = e.NarrowCost
+	}
 	if w.Plan == nil || len(e.LevelNodes) != len(w.Plan.Levels) || e.Nodes <= 0 {
 		return t
 	}
@@ -160,6 +183,12 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		t.GroupSteps *= keep
 		t.PassSteps = pairSumPassCost(w.Problem.Data, e.LevelNodes, ps.level)
 		t.Summed = "last levels summed by pairs"
+	} else if !w.Listing && len(w.Plan.Groups) == 0 {
+		// The last level, with nothing below it, is counted by a test a candidate of its set
+		// (searchFrom), not searched: its nodes are priced at CountedNodesPerSecond.
+		t.Counted = e.LevelNodes[len(e.LevelNodes)-1]
+		t.Nodes -= t.Counted
+		t.Summed = "last level counted"
 	}
 	return t
 }

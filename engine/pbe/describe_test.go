@@ -9,7 +9,7 @@ import (
 )
 
 // TestPredict: pbe is predicted only out of core, for its GPU backend with parts of half the
-// GPU memory: partitioning plus the host's time.
+// GPU memory: partitioning plus InterSlowdown times the host's time.
 func TestPredict(t *testing.T) {
 	g := gen.RandomGraphM(3, 150, 900, 1, 1)
 	need := partition.GraphBytes(g)
@@ -27,14 +27,14 @@ func TestPredict(t *testing.T) {
 	if _, gpu := run.Backend.(*DeviceBackend); !gpu {
 		t.Errorf("backend %T", run.Backend)
 	}
-	if want := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + 1; pr.Seconds != want {
+	if want := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown; pr.Seconds != want {
 		t.Errorf("%v s, want %v", pr.Seconds, want)
 	}
 	for _, m := range []partition.Method{partition.Grow, partition.Auto} {
 		e := &Engine{Partitioner: m}
-		want := startSeconds + 1 + GrowSecondsPerEdge*float64(g.NumEdges())
+		want := startSeconds + GrowSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown
 		if m == partition.Auto { // a small graph: multilevel
-			want = startSeconds + 1 + PartitionSecondsPerEdge*float64(g.NumEdges())
+			want = startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown
 		}
 		if pr := e.Predict(w); pr.Seconds != want {
 			t.Errorf("%v: %v s, want %v", m, pr.Seconds, want)

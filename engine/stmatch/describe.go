@@ -36,9 +36,17 @@ const (
 	// against 43 s on 2 CPU threads); its prediction is the CPU counter's one-thread time over
 	// this.
 	CliqueSpeedup = 50
-	// cliqueCPUSecondsPerEdge is the CPU clique counter's one-thread time for 4-cliques per
-	// data edge (engine/cpu's CliqueSecondsPerEdge, repeated so as not to import that engine).
-	cliqueCPUSecondsPerEdge = 3e-7
+	// CountedNodesPerSecond is the kernel's rate on the last level's nodes of a count whose
+	// plan postpones no vertex: the kernel counts them as the size of the level's set rather
+	// than searching them. R-MAT scale 26 (1.76e9 edges, H200, 2026-12-03): 9.5e11 triangle
+	// embeddings, 1.6e11 of them in the plan (its symmetry broken), counted in a 26.3 s kernel
+	// (docs/benchmarks.md, "FR size unlabelled per engine"), where NodesPerSecond put them at
+	// 28 minutes; taken at about half that rate.
+	CountedNodesPerSecond = 1e10
+	// cliqueCPUSecondsPerSquare is the CPU clique counter's one-thread time for 4-cliques per
+	// unit of plan.UpwardSquares (engine/cpu's CliqueSecondsPerSquare, repeated so as not to
+	// import that engine).
+	cliqueCPUSecondsPerSquare = 9e-9
 )
 
 // The rates of the out-of-core modes (Options.Graph), from which a count whose data graph does
@@ -61,6 +69,13 @@ const (
 	hostStageBytesPerSecond = 4e9
 	// migrateBytesPerSecond is the rate of managed pages moved to the device on faults.
 	migrateBytesPerSecond = 1e10
+	// zeroCopyBytesPerSecond bounds the kernels with the graph in mapped host memory: every
+	// list entry their intersections read (plan.Estimate's steps, 4 bytes each) crosses the bus
+	// at this rate at best. R-MAT scale 26's triangles (H200, 2026-12-03: 1.2e10 of 9.5e11
+	// embeddings in 65 s of kernel, about 80 times the in-core kernel, where ZeroCopySlowdown
+	// says 8): about 4.7e12 steps (estimated at scales 16-23 and extrapolated) in about 2,100 s
+	// is 9e9 bytes a second.
+	zeroCopyBytesPerSecond = 8e9
 )
 
 // The kernels' cold NVRTC compiles, paid by the first count on a machine whose kernel cache does
@@ -107,6 +122,9 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 // in host memory (zero-copy) or, when it fits the device's whole memory and that is predicted
 // faster, in managed memory (Prediction.Run, OutOfCore).
 func (e Engine) Predict(w *engine.Workload) engine.Prediction {
+	if e.Options.V1 && w.Clique == nil && w.Plan != nil && w.Plan.Space == nil {
+		return engine.Prediction{Seconds: -1, Note: "the v1 kernel needs a candidate space"}
+	}
 	pr := inCore(w)
 	if !pr.Eligible() || w.Problem == nil || w.Problem.Data == nil || e.Options.Graph != gpu.OnDevice {
 		return pr
@@ -124,7 +142,11 @@ func (e Engine) Predict(w *engine.Workload) engine.Prediction {
 	stage := float64(need) / hostStageBytesPerSecond
 	o := e.Options
 	o.Graph = gpu.OnHost
-	best := engine.Prediction{Seconds: startSeconds + stage + ZeroCopySlowdown*kernel, OutOfCore: true,
+	zc := ZeroCopySlowdown * kernel
+	if w.Estimate != nil {
+		zc = max(zc, 4*steps(w.Estimate)/zeroCopyBytesPerSecond)
+	}
+	best := engine.Prediction{Seconds: startSeconds + stage + zc, OutOfCore: true,
 		Run: Engine{Options: o}, Mode: "graph in host memory (zero-copy)", Note: over + ": zero-copy"}
 	if w.DeviceMemory > 0 && need <= w.DeviceMemory/2 {
 		o.Graph = gpu.OnManaged
@@ -164,6 +186,15 @@ func starved(w *engine.Workload) float64 {
 	return float64(fullGridWarps) / float64(max(1, min(warps, fullGridWarps)))
 }
 
+// steps is est's set-operation steps, the lists clipped to their windows where it says
+// (plan.Estimate.NarrowCost).
+func steps(est *plan.Estimate) float64 {
+	if est.NarrowCost > 0 {
+		return est.NarrowCost + est.GroupCost
+	}
+	return est.Cost
+}
+
 // GraphBytes is what the kernels would read from the data graph for w (Options.Graph places
 // it): the data graph's CSR and upward runs for a clique; else the plan's candidate space, a
 // root candidate and a work unit a vertex at most, and the CSR when the plan needs the
@@ -182,7 +213,9 @@ func GraphBytes(w *engine.Workload) uint64 {
 			b += 8*uint64(len(off)) + 4*uint64(len(val))
 		}
 	}
-	if w.Problem.Semantics.Induced {
+	if w.Problem.Semantics.Induced || (w.Plan != nil && w.Plan.Space == nil) {
+		// Induced matches test edges; a plan without a candidate space runs on the graph's
+		// adjacency lists (graph mode).
 		b += csr
 	}
 	return b
@@ -194,17 +227,21 @@ func inCore(w *engine.Workload) engine.Prediction {
 		if w.Listing {
 			return engine.Prediction{Seconds: -1, Note: "cliques are listed by the plan kernels"}
 		}
-		s := cliqueCPUSecondsPerEdge * float64(w.Clique.K-3) * float64(w.Problem.Data.NumEdges()) / CliqueSpeedup
+		s := cliqueCPUSecondsPerSquare * float64(w.Clique.K-3) * plan.UpwardSquares(w.Problem.Data) / CliqueSpeedup
 		return engine.Prediction{Seconds: startSeconds + s, Note: "the clique kernel"}
 	}
 	if why := ineligible(w.Plan); why != "" {
 		return engine.Prediction{Seconds: -1, Note: why}
 	}
-	nodes, heaviest := w.Bound, 0.0
-	if w.Estimate != nil {
-		nodes, heaviest = w.Estimate.Nodes, w.Estimate.HeaviestSubtree
+	nodes, heaviest, counted := w.Bound, 0.0, 0.0
+	if e := w.Estimate; e != nil {
+		nodes, heaviest = e.Nodes, e.HeaviestSubtree
+		if !w.Listing && len(w.Plan.Groups) == 0 && len(e.LevelNodes) == len(w.Plan.Levels) && len(e.LevelNodes) > 1 {
+			counted = e.LevelNodes[len(e.LevelNodes)-1]
+			nodes -= counted
+		}
 	}
-	spread := nodes / NodesPerSecond
+	spread := nodes/NodesPerSecond + counted/CountedNodesPerSecond
 	heavy := heaviest / WarpNodesPerSecond
 	pr := engine.Prediction{Seconds: startSeconds + spread + heavy, Note: "throughput"}
 	if heavy > spread {
@@ -213,14 +250,14 @@ func inCore(w *engine.Workload) engine.Prediction {
 	return pr
 }
 
-// ineligible says why the kernels cannot run a plan ("" when they can): they walk the candidate
-// space and keep a fixed stack of levels.
+// ineligible says why the kernels cannot run a plan ("" when they can): they keep a fixed stack
+// of levels. A plan without a candidate space (the planner leaves it out above
+// plan.DefaultSpaceLimit: R-MAT scale 26) is run on the data graph's adjacency lists, as the
+// engine's own plan would be (buildPlan: graph mode, enumerated).
 func ineligible(pl *plan.Plan) string {
 	switch {
 	case pl == nil:
 		return "no plan"
-	case pl.Space == nil:
-		return "needs a candidate space"
 	case len(pl.Levels) > MaxLevels:
 		return fmt.Sprintf("more than %d levels", MaxLevels)
 	}

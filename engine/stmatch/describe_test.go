@@ -11,7 +11,8 @@ import (
 	"github.com/submatch/submatch/plan"
 )
 
-// TestPredict: without a candidate space the kernels cannot run a plan; with one the prediction
+// TestPredict: without a candidate space the generic kernel runs a plan on the graph's lists (the
+// v1 kernel cannot), reading the graph's CSR; with one the prediction
 // grows with the estimated nodes and includes the start-up; cliques go to the clique kernel for
 // counting only.
 func TestPredict(t *testing.T) {
@@ -21,8 +22,15 @@ func TestPredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSpace := plan.Build(g, p, plan.Options{SpaceLimit: -1})
-	if pr := (Engine{}).Predict(&engine.Workload{Plan: noSpace}); pr.Eligible() {
+	if pr := (Engine{}).Predict(&engine.Workload{Plan: noSpace}); !pr.Eligible() {
 		t.Errorf("a plan without a candidate space: %+v", pr)
+	}
+	if pr := (Engine{Options: Options{V1: true}}).Predict(&engine.Workload{Plan: noSpace}); pr.Eligible() {
+		t.Errorf("the v1 kernel without a candidate space: %+v", pr)
+	}
+	csr := 8*uint64(g.NumVertices()+1) + 8*g.NumEdges()
+	if b := GraphBytes(&engine.Workload{Problem: &engine.Problem{Data: g}, Plan: noSpace}); b < csr {
+		t.Errorf("a plan without a candidate space reads %d bytes, less than the CSR's %d", b, csr)
 	}
 	pl := plan.Build(g, p, plan.Options{})
 	small := Engine{}.Predict(&engine.Workload{Plan: pl, Estimate: &plan.Estimate{Nodes: 1e3}})
