@@ -8,8 +8,6 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/pattern"
 )
 
 // TestDirect counts out of core with the direct last step (rows from a table, and generated
@@ -22,68 +20,46 @@ func TestDirect(t *testing.T) { directCount(t, true) }
 // directCount runs TestDirect's cases on the host emulation or the GPU.
 func directCount(t *testing.T, host bool) {
 	ctx := context.Background()
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pats []*pattern.Pattern
-	for _, s := range []string{
+	pats := []string{
 		"(a)-(b)-(c)-(a)", // rows generated from edges
 		"(a)-(b)-(c)",     // generated; induced: a non-edge
 		"(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)",
 		"(a:0)-(b:1)-(c:1)-(a), (a)-(d:1)-(b)",
 		"(a:0)-(b:1)-(c:0)-(a)",
-	} {
-		p, err := pattern.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pats = append(pats, p)
 	}
 	var runs, several, generated, pieces int
-	for _, gc := range []gen.RMATOptions{{Scale: 9, EdgeFactor: 8, Seed: 11}, {Scale: 9, EdgeFactor: 8, VertexLabels: 2, Seed: 12}} {
-		g, err := gen.RMAT(gc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range pats {
-			for _, sem := range proptest.AllSemantics {
-				prob := engine.Problem{Data: g, Pattern: p, Semantics: sem}
-				want, err := cpu.Count(ctx, &prob)
-				if err != nil {
-					t.Fatal(err)
+	graphs := []gen.RMATOptions{{Scale: 9, EdgeFactor: 8, Seed: 11}, {Scale: 9, EdgeFactor: 8, VertexLabels: 2, Seed: 12}}
+	againstCPUOnRMAT(t, graphs, pats, func(gc gen.RMATOptions, prob engine.Problem, want uint64) {
+		p, sem := prob.Pattern, prob.Semantics
+		for _, f := range []uint64{8, 32} {
+			prob.GPUMemoryLimit = sgsi.GraphBytes(prob.Data) / f
+			var bytes [2]uint64
+			for i, buffered := range []bool{false, true} {
+				res, st, err := sgsi.Engine{Options: sgsi.Options{Host: host, Buffered: buffered}}.CountStats(ctx, &prob)
+				if errors.Is(err, engine.ErrMemory) {
+					continue
 				}
-				for _, f := range []uint64{8, 32} {
-					prob.GPUMemoryLimit = sgsi.GraphBytes(g) / f
-					var bytes [2]uint64
-					for i, buffered := range []bool{false, true} {
-						res, st, err := sgsi.Engine{Options: sgsi.Options{Host: host, Buffered: buffered}}.CountStats(ctx, &prob)
-						if errors.Is(err, engine.ErrMemory) {
-							continue
-						}
-						runs++
-						if err != nil || res.Partial || res.Count != want.Count {
-							t.Errorf("R-MAT %+v, %s, %s, 1/%d, buffered %v, host %v: sgsi %d (%v), cpu %d", gc, p, sem, f, buffered, host, res.Count, err, want.Count)
-						}
-						if buffered && st.Blocks > 0 {
-							t.Errorf("%s %s 1/%d: %d direct blocks with Options.Buffered", p, sem, f, st.Blocks)
-						}
-						if st.Blocks > 1 {
-							several++
-							if p.NumVertices() == 3 {
-								generated++
-							}
-						}
-						if st.Pieces > st.Blocks {
-							pieces++ // a block's second-column lists in several pieces
-						}
-						bytes[i] = st.BytesToGPU
+				runs++
+				if err != nil || res.Partial || res.Count != want {
+					t.Errorf("R-MAT %+v, %s, %s, 1/%d, buffered %v, host %v: sgsi %d (%v), cpu %d", gc, p, sem, f, buffered, host, res.Count, err, want)
+				}
+				if buffered && st.Blocks > 0 {
+					t.Errorf("%s %s 1/%d: %d direct blocks with Options.Buffered", p, sem, f, st.Blocks)
+				}
+				if st.Blocks > 1 {
+					several++
+					if p.NumVertices() == 3 {
+						generated++
 					}
-					t.Logf("R-MAT %+v, %s, %s, 1/%d: %d bytes to the GPU direct, %d buffered", gc, p, sem, f, bytes[0], bytes[1])
 				}
+				if st.Pieces > st.Blocks {
+					pieces++ // a block's second-column lists in several pieces
+				}
+				bytes[i] = st.BytesToGPU
 			}
+			t.Logf("R-MAT %+v, %s, %s, 1/%d: %d bytes to the GPU direct, %d buffered", gc, p, sem, f, bytes[0], bytes[1])
 		}
-	}
+	})
 	t.Logf("%d runs, %d direct in several blocks, %d of them of rows generated from edges, %d with blocks in several pieces", runs, several, generated, pieces)
 	if several == 0 || generated == 0 || pieces == 0 {
 		t.Errorf("%d direct counts in several blocks, %d of generated rows, %d in pieces: the test checks nothing of the direct count", several, generated, pieces)

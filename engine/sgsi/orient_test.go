@@ -25,24 +25,13 @@ func TestSymmetricOutOfCore(t *testing.T) { symmetricOutOfCore(t, true) }
 // symmetricOutOfCore runs TestSymmetricOutOfCore's cases on the host emulation or the GPU.
 func symmetricOutOfCore(t *testing.T, host bool) {
 	ctx := context.Background()
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pats []*pattern.Pattern
-	for _, s := range []string{
+	pats := []string{
 		"(a)-(b)-(c)-(a)",                               // triangle: |Aut| 6, upper lists only
 		"(a)-(b)-(c)-(d)-(a)",                           // 4-cycle: |Aut| 8, both sides
 		"(a)-(b)-(c)-(d)-(a), (a)-(c)",                  // diamond: |Aut| 4
 		"(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)",         // 4-clique: |Aut| 24
 		"(a)-(b)-(c)-(a), (c)-(d)",                      // tailed triangle: |Aut| 2
 		"(a:0)-(b:1)-(c:1)-(a), (a)-(d:1)-(b), (d)-(c)", // labelled: |Aut| 6 within one label
-	} {
-		p, err := pattern.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pats = append(pats, p)
 	}
 	graphs := []gen.RMATOptions{
 		{Scale: 8, EdgeFactor: 12, Seed: 7},
@@ -54,48 +43,66 @@ func symmetricOutOfCore(t *testing.T, host bool) {
 		fractions = []uint64{0, 4, 16, 64}
 	}
 	var runs, tiled, outOfCore, direct int
+	againstCPUOnRMAT(t, graphs, pats, func(gc gen.RMATOptions, prob engine.Problem, want uint64) {
+		for _, f := range fractions {
+			b := uint64(64 << 20)
+			if f > 0 {
+				b = max(sgsi.GraphBytes(prob.Data)/f, 8192)
+			}
+			prob.GPUMemoryLimit = b
+			res, st, err := sgsi.Engine{Options: sgsi.Options{Host: host, BlockRows: 16}}.CountStats(ctx, &prob)
+			if errors.Is(err, engine.ErrMemory) && f > 0 {
+				continue
+			}
+			runs++
+			if err != nil || res.Partial || res.Count != want {
+				t.Errorf("R-MAT %+v, %s, %s, region %d (1/%d), host %v: sgsi %d (%v), cpu %d", gc, prob.Pattern, prob.Semantics, b, f, host, res.Count, err, want)
+			}
+			if st.Tiled > 0 {
+				tiled++
+			}
+			if !st.InCore {
+				outOfCore++
+			}
+			if st.Blocks > 1 {
+				direct++
+			}
+		}
+	})
+	t.Logf("%d runs: %d out of core, %d with tiled tables, %d counted directly in several blocks", runs, outOfCore, tiled, direct)
+	if tiled == 0 || outOfCore == 0 || direct == 0 {
+		t.Errorf("no run was tiled (%d), out of core (%d) or direct in several blocks (%d): the test checks nothing of those paths", tiled, outOfCore, direct)
+	}
+}
+
+// againstCPUOnRMAT calls each for every R-MAT graph of graphs, pattern of pats (the inline
+// syntax) and convention, with the problem (its own copy) and the cpu engine's count of it.
+func againstCPUOnRMAT(t *testing.T, graphs []gen.RMATOptions, pats []string, each func(gc gen.RMATOptions, prob engine.Problem, want uint64)) {
+	t.Helper()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed := make([]*pattern.Pattern, len(pats))
+	for i, s := range pats {
+		if parsed[i], err = pattern.Parse(s); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, gc := range graphs {
 		g, err := gen.RMAT(gc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range pats {
+		for _, p := range parsed {
 			for _, sem := range proptest.AllSemantics {
-				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-				want, err := cpu.Count(ctx, prob)
+				prob := engine.Problem{Data: g, Pattern: p, Semantics: sem}
+				want, err := cpu.Count(context.Background(), &prob)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, f := range fractions {
-					b := uint64(64 << 20)
-					if f > 0 {
-						b = max(sgsi.GraphBytes(g)/f, 8192)
-					}
-					q := *prob
-					q.GPUMemoryLimit = b
-					res, st, err := sgsi.Engine{Options: sgsi.Options{Host: host, BlockRows: 16}}.CountStats(ctx, &q)
-					if errors.Is(err, engine.ErrMemory) && f > 0 {
-						continue
-					}
-					runs++
-					if err != nil || res.Partial || res.Count != want.Count {
-						t.Errorf("R-MAT %+v, %s, %s, region %d (1/%d), host %v: sgsi %d (%v), cpu %d", gc, p, sem, b, f, host, res.Count, err, want.Count)
-					}
-					if st.Tiled > 0 {
-						tiled++
-					}
-					if !st.InCore {
-						outOfCore++
-					}
-					if st.Blocks > 1 {
-						direct++
-					}
-				}
+				each(gc, prob, want.Count)
 			}
 		}
-	}
-	t.Logf("%d runs: %d out of core, %d with tiled tables, %d counted directly in several blocks", runs, outOfCore, tiled, direct)
-	if tiled == 0 || outOfCore == 0 || direct == 0 {
-		t.Errorf("no run was tiled (%d), out of core (%d) or direct in several blocks (%d): the test checks nothing of those paths", tiled, outOfCore, direct)
 	}
 }
