@@ -14,16 +14,8 @@
 set -eu -o pipefail
 base="${1:-main}"
 runs="${2:-9}"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tmp="$(mktemp -d)"
-trap 'git -C "$root" worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git -C "$root" worktree add --detach "$tmp/base" "$base" >/dev/null 2>&1
-# the benchmark and its fixture, as in this tree
-cp "$root/csm/dcsm/host_bench_test.go" "$tmp/base/csm/dcsm/"
-mkdir -p "$tmp/base/csm/internal/csmtest"
-cp "$root/csm/internal/csmtest/csmtest.go" "$tmp/base/csm/internal/csmtest/"
-(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./csm/dcsm)
-(cd "$root" && go test -c -o "$tmp/new.test" ./csm/dcsm)
+source "$(dirname "${BASH_SOURCE[0]}")/dcsm-host-lib.sh"
+dcsm_host_tests "$base"
 for i in $(seq "$runs"); do
 	for which in base new; do
 		"$tmp/$which.test" -test.run XX -test.bench "${BENCH:-HostEmail10}" -test.benchtime 10x |

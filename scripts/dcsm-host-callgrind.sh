@@ -15,15 +15,8 @@
 set -eu -o pipefail
 base="${1:-main}"
 bench="${BENCH:-HostEmail10}"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tmp="$(mktemp -d)"
-trap 'git -C "$root" worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git -C "$root" worktree add --detach "$tmp/base" "$base" >/dev/null 2>&1
-cp "$root/csm/dcsm/host_bench_test.go" "$tmp/base/csm/dcsm/"
-mkdir -p "$tmp/base/csm/internal/csmtest"
-cp "$root/csm/internal/csmtest/csmtest.go" "$tmp/base/csm/internal/csmtest/"
-(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./csm/dcsm)
-(cd "$root" && go test -c -o "$tmp/new.test" ./csm/dcsm)
+source "$(dirname "${BASH_SOURCE[0]}")/dcsm-host-lib.sh"
+dcsm_host_tests "$base"
 echo "# base $(git -C "$root" rev-parse --short "$base"), new $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo '+changes'), $bench/dcsm-host-p1, instructions"
 for fn in '(*Matcher).ApplyEach' '(*Matcher).validate' '(*Matcher).bookChunk' 'graph/dynamic.(*Graph).applyOwned'; do
 	case $fn in
