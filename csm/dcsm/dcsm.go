@@ -120,6 +120,12 @@ type Stats struct {
 	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
 	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
 	GPU, Wall time.Duration
+	// Submit is the part of Time spent in the backend's start (packing and uploading the waves,
+	// launching their kernels), Collect the part in its finish (waiting for the kernels and
+	// copying the counts back); Calls counts ApplyEach calls. At a low rate a call is a wave and
+	// the wave's round trip is Plan + Submit + Collect (watch -v logs them).
+	Submit, Collect time.Duration
+	Calls           int
 	// GraphApply is the time the host graph took the validated edge changes (edges.go: on
 	// goroutines of their own during and after a long call), GraphWait the time callers waited
 	// for it (Graph, a vertex operation, the next call); both up to the last apply waited for.
@@ -231,7 +237,8 @@ func (m *Matcher) LogStats(l *slog.Logger) {
 	m.Graph()
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "peak_wave_search_bytes", st.PeakWaveBytes, "pool_entries", st.PoolEntries,
-		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond),
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond),
+		"submit_time", st.Submit.Round(time.Microsecond), "collect_time", st.Collect.Round(time.Microsecond), "calls", st.Calls, "host_time", st.Host.Round(time.Microsecond),
 		"gpu_time", st.GPU.Round(time.Microsecond), "stream_time", st.Wall.Round(time.Microsecond),
 		"host_graph_apply", st.GraphApply.Round(time.Microsecond), "host_graph_wait", st.GraphWait.Round(time.Microsecond))
 }
@@ -305,6 +312,7 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
 	m.t0 = time.Now()
+	m.stats.Calls++
 	defer func(start time.Time) { m.stats.Wall += time.Since(start) }(m.t0)
 	var err error
 	if m.piped(len(stream)) {
@@ -619,10 +627,12 @@ func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, 
 			return err
 		}
 		m.stats.Plan += time.Since(t0)
+		t1 := time.Now()
 		if err := m.be.start(ctx, w); err != nil {
 			w.reset()
 			return err
 		}
+		m.stats.Submit += time.Since(t1)
 		m.s.release() // the blocks this wave left: its updater reads them before any later one writes
 		m.stats.Waves++
 		m.stats.Tasks += len(w.tasks) / taskWords
@@ -649,7 +659,9 @@ func (m *Matcher) finish(w *wave, report func(u updates.Update, res *csm.Result)
 	if w.started {
 		t0 := time.Now()
 		err := m.be.finish(w)
-		m.stats.Time += time.Since(t0)
+		d := time.Since(t0)
+		m.stats.Time += d
+		m.stats.Collect += d
 		if err != nil {
 			return err
 		}
