@@ -4,8 +4,9 @@ import (
 	"testing"
 )
 
-// TestGPUEvents: two events around a launch (not waited for at launch) time the kernel; an
-// event pair around nothing gives about zero; Close twice is harmless.
+// TestGPUEvents: two events around a launch (not waited for at launch) time the kernel, the
+// second Done once waited for; an event pair around nothing gives about zero; Close twice is
+// harmless.
 func TestGPUEvents(t *testing.T) {
 	d := testDevice(t)
 	const n = 1 << 24
@@ -37,6 +38,9 @@ func TestGPUEvents(t *testing.T) {
 	}
 	if busy <= 0 {
 		t.Fatalf("8 launches over %d elements: %v of device time", n, busy)
+	}
+	if done, err := stop.Done(); err != ErrNoEvents && (err != nil || !done) {
+		t.Errorf("Done after Since: %v, %v; want true", done, err)
 	}
 	out, err := Download[uint32](buf)
 	if err != nil {

@@ -12,7 +12,9 @@
 #                                       memory. Results go to $OUT (default DIR/out). PARTS (default
 #                                       "tests e10 conv lat rmat mem") picks the parts to run; QS the
 #                                       email10 queries (default q4_1 q4_2 q6_1 q8_1); BATCHES
-#                                       GCSM's batch sizes on email10 (default 64 .. 4096).
+#                                       GCSM's batch sizes on email10 (default 64 .. 4096); ERATES
+#                                       and RRATES the rates of the response times on email10
+#                                       (default 1000 10000 100000) and R-MAT (1000 10000).
 #
 # R-MAT workload (DCSM's construction): `submatch gen rmat --scale 14 --vertex-labels 4 --seed 1`,
 # edges in a random order (awk, seed 1); the initial graph holds the first 55%, the stream inserts
@@ -58,6 +60,7 @@ timed() {
 	printf '%s\trc=%s\t%s\t%s\n' "$lab" "$rc" "${el:--}" "$resp" | tee -a "$out/results.tsv"
 	[ "$rc" = 0 ] || head -3 "$out/run.err"
 	grep -h 'msg=dcsm' "$out/run.err" | tail -1
+	grep -h 'msg=response' "$out/run.err" | tail -1
 	grep -h '^# gpu:' "$out/run.out"
 }
 
@@ -116,17 +119,21 @@ run() {
 
 	fi
 	if want lat; then
-	echo "== response time (arrival to result) at fixed rates"
+	echo "== response time (arrival to result) at fixed rates (ERATES on email10, RRATES on R-MAT)"
 	head -3000 "$E/updates.stream" >"$out/e10-3000.stream"
 	head -4000 "$R/updates.stream" >"$out/r14-4000.stream"
-	local rate
-	for rate in 1000 10000 100000; do
+	local rate C="(a:0)-(b:1)-(c:2)-(d:3)-(a)"
+	timed "lat-e10-q4_1-cpu" "$S" watch --on-invalid skip "$E/initial.graph" "$E/queries/q4_1.graph" --updates "$out/e10-3000.stream" --engine cpu
+	for rate in ${ERATES:-1000 10000 100000}; do
 		timed "lat-e10-q4_1-dcsm-rate$rate" "$S" watch -v --on-invalid skip "$E/initial.graph" "$E/queries/q4_1.graph" --updates "$out/e10-3000.stream" --engine dcsm --rate $rate
+		same "lat-e10-q4_1-cpu" "lat-e10-q4_1-dcsm-rate$rate"
 		timed "lat-e10-q4_1-gcsm128-rate$rate" "$S" watch --on-invalid skip "$E/initial.graph" "$E/queries/q4_1.graph" --updates "$out/e10-3000.stream" --engine gcsm --batch 128 --rate $rate
 	done
-	for rate in 1000 10000; do
-		timed "lat-r14-cycle-dcsm-rate$rate" "$S" watch "$R/initial.graph" "(a:0)-(b:1)-(c:2)-(d:3)-(a)" --updates "$out/r14-4000.stream" --engine dcsm --rate $rate
-		timed "lat-r14-cycle-gcsm128-rate$rate" "$S" watch "$R/initial.graph" "(a:0)-(b:1)-(c:2)-(d:3)-(a)" --updates "$out/r14-4000.stream" --engine gcsm --batch 128 --rate $rate
+	timed "lat-r14-cycle-cpu" "$S" watch "$R/initial.graph" "$C" --updates "$out/r14-4000.stream" --engine cpu
+	for rate in ${RRATES:-1000 10000}; do
+		timed "lat-r14-cycle-dcsm-rate$rate" "$S" watch -v "$R/initial.graph" "$C" --updates "$out/r14-4000.stream" --engine dcsm --rate $rate
+		same "lat-r14-cycle-cpu" "lat-r14-cycle-dcsm-rate$rate"
+		timed "lat-r14-cycle-gcsm128-rate$rate" "$S" watch "$R/initial.graph" "$C" --updates "$out/r14-4000.stream" --engine gcsm --batch 128 --rate $rate
 	done
 
 	fi

@@ -148,8 +148,11 @@ type Matcher struct {
 	ts    uint32 // the timestamp of the last update applied
 	pool  uint64 // the backend's pool capacity (entries)
 	// MaxWave bounds a wave's updates (DefaultWave), waveBytes its search records
-	// (waveBudget); tests make them small.
+	// (waveBudget); tests make them small. minWave is the fewest updates of a wave launched
+	// before it is full (DefaultMinWave; early).
 	maxWave   int
+	minWave   int
+	idleStep  int
 	waveBytes uint64
 	stats     Stats
 	res       csm.Result // the reports'
@@ -185,7 +188,7 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
+	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave, minWave: DefaultMinWave, idleStep: idleEvery,
 		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices),
 		pipeMin: DefaultPipeMin, pipeLen: pipeChunkLen}
 	m.ed.loadAsync(g)
@@ -374,7 +377,7 @@ func (m *Matcher) runInline(ctx context.Context, stream []updates.Update, report
 func (m *Matcher) bookChunk(ctx context.Context, c *chunk, report func(u updates.Update, res *csm.Result) error) error {
 	for i := range c.recs {
 		m.book(c, &c.recs[i])
-		if w := &m.waves[m.cur]; len(w.ups) >= m.maxWave || 4*uint64(len(w.tasks)) >= m.waveBytes {
+		if w := &m.waves[m.cur]; len(w.ups) >= m.maxWave || 4*uint64(len(w.tasks)) >= m.waveBytes || m.early(w) {
 			m.stats.Host += time.Since(m.t0)
 			err := m.launch(ctx, report)
 			m.t0 = time.Now()
@@ -385,6 +388,29 @@ func (m *Matcher) bookChunk(ctx context.Context, c *chunk, report func(u updates
 	}
 	return nil
 }
+
+// early reports whether the wave being gathered, not full, is launched now: it has at least
+// minWave updates (a multiple of idleStep, idleEvery: the backend is asked that often) and no wave runs
+// on the backend, or the one running has finished. The GPU then works on it while the host
+// validates and books the next, and the host reports the finished wave's updates meanwhile,
+// not all at the end of a long call. With listing on, waves fill up as before (each is
+// finished before the next starts).
+func (m *Matcher) early(w *wave) bool {
+	n := len(w.ups)
+	if n < m.minWave || n%m.idleStep != 0 || m.emit != nil {
+		return false
+	}
+	b := m.busy
+	return b == nil || !b.started || m.be.idle(b)
+}
+
+// DefaultMinWave is the fewest updates of a wave launched before it is full, when the backend is
+// idle (Matcher.early).
+const DefaultMinWave = 4096
+
+// idleEvery is how often (in a wave's updates) a wave past minWave asks whether the backend is
+// idle.
+const idleEvery = 256
 
 // drain launches the wave being gathered and reports it and the one before it. After an error
 // it reports nothing more (settle).
@@ -506,8 +532,8 @@ func (m *Matcher) book(c *chunk, rec *change) {
 	k := len(w.ups)
 	npat := len(m.tab.pats)
 	n := 2 * npat * (k + 1)
-	if k == 0 { // a new wave: room for what the call has left, up to the bound
-		h := max(min(m.maxWave, rec.ahead), 1)
+	if k == 0 { // a new wave: room for what the call has left, up to the bound (or minWave: early)
+		h := max(min(m.maxWave, m.minWave, rec.ahead), 1)
 		w.ups = slices.Grow(w.ups, h)
 		w.clean = 0
 		n = 2 * npat * h

@@ -58,6 +58,7 @@ type device struct {
 	// where it cannot be had (the waves are then uploaded from stage).
 	pinned       [2]*gpu.HostBuffer
 	noPinned     bool
+	noQuery      bool // the driver cannot say whether an event is reached (idle is always false)
 	flags        [4]uint32
 	lbuf         *gpu.Buffer // a listing launch's cursors, listed counts, flags and matches
 	cursor, zero []uint64
@@ -135,6 +136,26 @@ func (dv *device) close() {
 }
 
 func (dv *device) gpuTime() time.Duration { return dv.busy }
+
+// idle asks the event after a started wave's kernels whether the device has reached it
+// (cuEventQuery, on the caller's thread); false without events or the query.
+func (dv *device) idle(w *wave) bool {
+	ev := dv.events[w.dev.buf][1]
+	if ev == nil || dv.noQuery {
+		return false
+	}
+	var done bool
+	err := dv.d.DoHere(func() error {
+		var err error
+		done, err = ev.Done()
+		return err
+	})
+	if err != nil {
+		dv.noQuery = true // a figure for the waves' sizes only: they then fill up as before
+		return false
+	}
+	return done
+}
 
 // listMatches launches dcsm_list over the searches [lo, hi) of the wave just finished (its
 // searches are still in its wave buffer, and the pool is as its updater left it: no wave has
