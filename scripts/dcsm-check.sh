@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The DCSM engine's device check and measurements (csm/dcsm).
 #
-#   scripts/dcsm-check.sh build [DIR]   on a machine with Go: builds DIR/dcsm.test and DIR/submatch
-#                                       (CGO_ENABLED=0), copies csm-email10 into DIR/testdata and
+#   scripts/dcsm-check.sh build [DIR]   on a machine with Go: builds DIR/dcsm.test, DIR/gpu.test and
+#                                       DIR/submatch (CGO_ENABLED=0), copies csm-email10 into DIR/testdata and
 #                                       makes the R-MAT workload there (DIR default .dev-dcsm).
 #   scripts/dcsm-check.sh run [DIR]     on the GPU machine: the GPU tests, then watch --engine dcsm
 #                                       against --engine cpu (per-update lines equal), throughput
@@ -10,7 +10,8 @@
 #                                       and GCSM at batch sizes 64..4096, response times at fixed
 #                                       rates against GCSM with batches of 128, and a long stream's
 #                                       memory. Results go to $OUT (default DIR/out). PARTS (default
-#                                       "tests e10 conv lat rmat mem") picks the parts to run; QS the
+#                                       "tests e10 conv lat rmat mem"; "quick": the gpu package's
+#                                       DoHere, event and asynchronous-copy tests) picks the parts; QS the
 #                                       email10 queries (default q4_1 q4_2 q6_1 q8_1); BATCHES
 #                                       GCSM's batch sizes on email10 (default 64 .. 4096); ERATES
 #                                       and RRATES the rates of the response times on email10
@@ -28,6 +29,7 @@ build() {
 	local root
 	. "$(dirname "${BASH_SOURCE[0]}")/csm-build.sh"
 	csm_build dcsm
+	(cd "$root" && CGO_ENABLED=0 go test -c -trimpath -o "$dir/gpu.test" ./gpu)
 	rm -rf "$dir/testdata/rmat14w"
 	"$dir/submatch" gen rmat --scale 14 --vertex-labels 4 --seed 1 -o "$dir/rmat14.sm" 2>/dev/null
 	local out="$dir/testdata/rmat14w"
@@ -84,6 +86,12 @@ run() {
 	} 2>&1 | tee "$out/device.txt"
 	local parts=" ${PARTS:-tests e10 conv lat rmat mem} "
 	want() { [[ "$parts" == *" $1 "* ]]; }
+	if want quick && [ -x "$dir/gpu.test" ]; then
+	echo "== the gpu package's calls dcsm's waves use (DoHere, events, asynchronous copies)"
+	timeout 60 "$dir/gpu.test" -test.v -test.count=1 -test.run 'TestGPUDoHere|TestGPUEvents|TestGPUCopyToDeviceAsync' >"$out/quick.log" 2>&1
+	echo "quick: exit $?"
+	grep -E '^(--- |ok|FAIL|PASS|panic)' "$out/quick.log"
+	fi
 	if want tests; then
 	echo "== GPU tests"
 	SUBMATCH_TESTDATA="$dir/testdata" timeout 240 "$dir/dcsm.test" -test.v -test.count=1 \
