@@ -205,7 +205,8 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 		return nil, err
 	}
 	m.ed.ready() // the matcher is open with its edge table (its cost is the opening's)
-	for i := range m.waves { // both waves' vertex index, as the store's: the opening's cost too
+	// Both waves' vertex index, as the store's: the opening's cost too.
+	for i := range m.waves {
 		m.waves[i].grow(len(m.s.off))
 	}
 	return m, nil

@@ -368,17 +368,8 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 	dv.next ^= 1
 	b, pinned := dv.stageFor(k, waveSize(w))
 	// The wave in one transfer: the updater's records, the searches, zeroed counters and flags.
-	var at [10]uint64
-	at[0], at[1], at[2], at[3] = gpucsm.Put(&b, w.vrec), gpucsm.Put(&b, w.ikey), gpucsm.Put(&b, w.iel), gpucsm.Put(&b, w.ic)
-	at[4], at[5], at[6] = gpucsm.Put(&b, w.dkey), gpucsm.Put(&b, w.dt), gpucsm.Put(&b, w.tasks)
-	clear(w.counts)
-	at[7] = gpucsm.Put(&b, w.counts)
 	dv.flags = [4]uint32{}
-	at[8] = gpucsm.Put(&b, dv.flags[:])
-	if len(w.tcount) > 0 { // per search, with listing on
-		clear(w.tcount)
-		at[9] = gpucsm.Put(&b, w.tcount)
-	}
+	at := packWave(&b, w, dv.flags[:])
 	if pinned != nil && (len(b) == 0 || unsafe.SliceData(b) != unsafe.SliceData(pinned.Bytes())) {
 		return fmt.Errorf("dcsm: internal error: a wave of %d bytes outgrew its pinned stage of %d", len(b), pinned.Size())
 	}
@@ -389,7 +380,23 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 	return dv.d.DoHere(func() error { return dv.submit(w, k, b, pinned, &at) })
 }
 
-// waveSize bounds the bytes of w's upload (each section 8-aligned).
+// packWave appends the wave's upload to *b, each section 8-aligned, and returns where each
+// starts: the updater's records (0-5), the searches (6), the counters zeroed (7), the flags (8)
+// and, with listing on, the per-search counts zeroed (9; else 0).
+func packWave(b *[]byte, w *wave, flags []uint32) (at [10]uint64) {
+	at[0], at[1], at[2], at[3] = gpucsm.Put(b, w.vrec), gpucsm.Put(b, w.ikey), gpucsm.Put(b, w.iel), gpucsm.Put(b, w.ic)
+	at[4], at[5], at[6] = gpucsm.Put(b, w.dkey), gpucsm.Put(b, w.dt), gpucsm.Put(b, w.tasks)
+	clear(w.counts)
+	at[7] = gpucsm.Put(b, w.counts)
+	at[8] = gpucsm.Put(b, flags)
+	if len(w.tcount) > 0 {
+		clear(w.tcount)
+		at[9] = gpucsm.Put(b, w.tcount)
+	}
+	return at
+}
+
+// waveSize bounds the bytes of w's upload (packWave; each section 8-aligned, 4 flags).
 func waveSize(w *wave) int {
 	return 4*(len(w.vrec)+len(w.iel)+len(w.ic)+len(w.dt)+len(w.tasks)+4) +
 		8*(len(w.ikey)+len(w.dkey)+len(w.counts)+len(w.tcount)) + 8*10
