@@ -394,11 +394,11 @@ func (m *Matcher) bookChunk(ctx context.Context, c *chunk, report func(u updates
 }
 
 // early reports whether the wave being gathered, not full, is launched now: it has at least
-// minWave updates (a multiple of idleStep, idleEvery: the backend is asked that often) and no wave runs
-// on the backend, or the one running has finished. The GPU then works on it while the host
-// validates and books the next, and the host reports the finished wave's updates meanwhile,
-// not all at the end of a long call. With listing on, waves fill up as before (each is
-// finished before the next starts).
+// minWave updates, a multiple of idleStep (idleEvery: the backend is asked that often), and no
+// wave runs on the backend, or the one running has finished. The GPU then works on it while the
+// host validates and books the next, and the host reports the finished wave's updates meanwhile,
+// not all at the end of a long call. With listing on, waves fill up as before (each is finished
+// before the next starts).
 func (m *Matcher) early(w *wave) bool {
 	n := len(w.ups)
 	if n < m.minWave || n%m.idleStep != 0 || m.emit != nil {
