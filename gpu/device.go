@@ -43,18 +43,18 @@ func CUDAVersionString(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%100
 // Device is one GPU, driven by a worker goroutine locked to its OS thread, on which the device's
 // primary context is current for the life of the process. Its methods are safe for concurrent use.
 type Device struct {
-	info Info
-	cu   int32   // CUdevice
-	ctx  uintptr // CUcontext (primary)
-	jobs chan job
-	tid  int
-	// here holds the threads running a DoHere now (their ids), nhere how many: Do runs inline
-	// on them as on the worker.
-	here   sync.Map
-	nhere  atomic.Int32
+	info   Info
+	cu     int32   // CUdevice
+	ctx    uintptr // CUcontext (primary)
+	jobs   chan job
+	tid    int
 	budget *Budget
 	// contextTime is how long setup took to retain the primary context and make it current.
 	contextTime time.Duration
+	// here holds the threads running a DoHere now (their ids), nhere how many: Do runs inline
+	// on them as on the worker.
+	here  sync.Map
+	nhere atomic.Int32
 
 	modMu   sync.Mutex
 	modules map[string]*Module
