@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -50,6 +51,10 @@ type Device struct {
 	budget *Budget
 	// contextTime is how long setup took to retain the primary context and make it current.
 	contextTime time.Duration
+	// here holds the threads running a DoHere now (their ids), nhere how many: Do runs inline
+	// on them as on the worker.
+	here  sync.Map
+	nhere atomic.Int32
 
 	modMu   sync.Mutex
 	modules map[string]*Module
@@ -355,7 +360,48 @@ func (d *Device) Do(fn func() error) error {
 }
 
 func (d *Device) onWorker() bool {
-	return d.tid > 0 && threadID() == d.tid
+	if d.tid <= 0 {
+		return false
+	}
+	t := threadID()
+	if t == d.tid {
+		return true
+	}
+	if d.nhere.Load() == 0 {
+		return false
+	}
+	_, ok := d.here.Load(t)
+	return ok
+}
+
+// DoHere runs fn on the calling goroutine's OS thread, with the device's context made current
+// there, and returns fn's error; the device's calls inside fn (Do, and every method that uses
+// it) run on that thread too, not on the worker. A Do costs two thread switches (to the worker
+// and back), tens of microseconds each on an idle host: a caller that makes a few short calls
+// in a row many times a second (dcsm's waves at a low rate of updates: an upload, two
+// launches, two events, a copy back) makes them all in one DoHere instead. The CUDA driver
+// API is thread-safe and the context is the one the worker uses, so fn's calls and the
+// worker's (other goroutines' Do) may run at the same time, ordered on the device's default
+// stream as they are issued. A panic in fn is returned as an error. Called from inside a Do or
+// a DoHere of the same device, it runs fn directly.
+func (d *Device) DoHere(fn func() error) error {
+	if d.onWorker() {
+		return runSafely(fn)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := drv.check("cuCtxSetCurrent", ccall(drv.cuCtxSetCurrent, d.ctx)); err != nil {
+		return err
+	}
+	t := threadID()
+	d.here.Store(t, struct{}{})
+	d.nhere.Add(1)
+	defer func() {
+		d.nhere.Add(-1)
+		d.here.Delete(t)
+		ccall(drv.cuCtxSetCurrent, 0) // the thread goes back to the runtime without a context
+	}()
+	return runSafely(fn)
 }
 
 // Info returns the device's description (FreeMem as of Open; BudgetLimit as of now).

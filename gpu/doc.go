@@ -11,6 +11,8 @@
 // Threading: every call that needs a CUDA context runs on the device's worker goroutine, through
 // Device.Do. The helpers of this package (Alloc, Upload, CopyToHost, Launch, Synchronize...) call Do
 // themselves and may also be called from inside a Do closure (they then run directly).
+// Device.DoHere runs a closure on the caller's own thread with the context made current there
+// (the helpers inside it run on that thread): no thread switch, for short calls at a high rate.
 //
 // Kernels are CUDA C++ sources that the engines embed and register (RegisterKernel, KernelSource).
 package gpu

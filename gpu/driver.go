@@ -21,6 +21,7 @@ type driverLib struct {
 	cuMemHostAlloc, cuMemHostGetDevicePointer, cuMemFreeHost                               uintptr
 	cuMemAllocManaged                                                                      uintptr
 	cuMemcpyHtoDAsync                                                                      uintptr
+	cuEventQuery                                                                           uintptr
 }
 
 func (l *driverLib) table() []symbol {
@@ -63,6 +64,7 @@ func (l *driverLib) table() []symbol {
 		opt(&l.cuEventSynchronize, "cuEventSynchronize"),
 		opt(&l.cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 		opt(&l.cuEventDestroy, "cuEventDestroy_v2"),
+		opt(&l.cuEventQuery, "cuEventQuery"),
 		opt(&l.cuMemHostAlloc, "cuMemHostAlloc"),
 		opt(&l.cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
 		opt(&l.cuMemFreeHost, "cuMemFreeHost"),

@@ -50,6 +50,7 @@ const (
 	cudaErrorOutOfMemory  = 2
 	cudaErrorNoDevice     = 100
 	cudaErrorInvalidValue = 1
+	cudaErrorNotReady     = 600 // CUDA_ERROR_NOT_READY: cuEventQuery's work not done yet
 )
 
 // CUDAError is a failed CUDA driver call.

@@ -57,6 +57,24 @@ func (e *Event) Since(start *Event) (time.Duration, error) {
 	return time.Duration(float64(ms) * float64(time.Millisecond)), err
 }
 
+// Done reports, without waiting, whether the device has reached e (recorded): the work launched
+// before it is finished. Without the driver's cuEventQuery it returns ErrNoEvents.
+func (e *Event) Done() (bool, error) {
+	if drv.cuEventQuery == 0 {
+		return false, ErrNoEvents
+	}
+	var done bool
+	err := e.dev.Do(func() error {
+		r := ccall(drv.cuEventQuery, e.h)
+		if r == cudaErrorNotReady {
+			return nil
+		}
+		done = true
+		return drv.check("cuEventQuery", r)
+	})
+	return done && err == nil, err
+}
+
 // Close destroys the event (a nil event or a second Close does nothing).
 func (e *Event) Close() {
 	if e == nil || e.h == 0 {

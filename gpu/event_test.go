@@ -4,8 +4,9 @@ import (
 	"testing"
 )
 
-// TestGPUEvents: two events around a launch (not waited for at launch) time the kernel; an
-// event pair around nothing gives about zero; Close twice is harmless.
+// TestGPUEvents: two events around a launch (not waited for at launch) time the kernel, the
+// second Done once waited for; an event pair around nothing gives about zero; Close twice is
+// harmless.
 func TestGPUEvents(t *testing.T) {
 	d := testDevice(t)
 	const n = 1 << 24
@@ -37,6 +38,9 @@ func TestGPUEvents(t *testing.T) {
 	}
 	if busy <= 0 {
 		t.Fatalf("8 launches over %d elements: %v of device time", n, busy)
+	}
+	if done, err := stop.Done(); err != ErrNoEvents && (err != nil || !done) {
+		t.Errorf("Done after Since: %v, %v; want true", done, err)
 	}
 	out, err := Download[uint32](buf)
 	if err != nil {
@@ -121,4 +125,46 @@ func iotaKernel(t *testing.T, d *Device, bytes uint64) (*Function, *Buffer) {
 	}
 	t.Cleanup(func() { buf.Free() })
 	return f, buf
+}
+
+// TestGPUDoHere: inside DoHere the device's calls run on the calling thread (Do runs inline: a
+// Do from the worker's queue would deadlock a closure waiting for it), a launch and a copy back
+// there see each other in order, a Do from another goroutine meanwhile still goes through the
+// worker, and after DoHere the thread is an ordinary one again.
+func TestGPUDoHere(t *testing.T) {
+	d := testDevice(t)
+	const n = 1 << 20
+	f, buf := iotaKernel(t, d, 4*n)
+	out := make([]uint32, n)
+	other := make(chan error, 1)
+	err := d.DoHere(func() error {
+		if !d.onWorker() {
+			t.Error("inside DoHere the thread is not the device's")
+		}
+		go func() { other <- d.Do(func() error { return nil }) }()
+		if err := f.Launch(Dim3{X: (n + 255) / 256}, Dim3{X: 256}, 0, buf, uint64(n), uint32(5)); err != nil {
+			return err
+		}
+		if err := CopyToHost(out, buf, 0); err != nil {
+			return err
+		}
+		return d.DoHere(func() error { return nil }) // nested: runs directly
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-other; err != nil {
+		t.Fatalf("a Do from another goroutine during DoHere: %v", err)
+	}
+	for i := range out {
+		if out[i] != uint32(i)*5 {
+			t.Fatalf("out[%d] = %d, want %d", i, out[i], i*5)
+		}
+	}
+	if d.onWorker() {
+		t.Error("after DoHere the calling goroutine's thread still counts as the device's")
+	}
+	if err := d.DoHere(func() error { panic("boom") }); err == nil {
+		t.Error("a panic inside DoHere returned no error")
+	}
 }

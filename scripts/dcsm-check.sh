@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The DCSM engine's device check and measurements (csm/dcsm).
 #
-#   scripts/dcsm-check.sh build [DIR]   on a machine with Go: builds DIR/dcsm.test and DIR/submatch
-#                                       (CGO_ENABLED=0), copies csm-email10 into DIR/testdata and
+#   scripts/dcsm-check.sh build [DIR]   on a machine with Go: builds DIR/dcsm.test, DIR/gpu.test and
+#                                       DIR/submatch (CGO_ENABLED=0), copies csm-email10 into DIR/testdata and
 #                                       makes the R-MAT workload there (DIR default .dev-dcsm).
 #   scripts/dcsm-check.sh run [DIR]     on the GPU machine: the GPU tests, then watch --engine dcsm
 #                                       against --engine cpu (per-update lines equal), throughput
@@ -10,9 +10,12 @@
 #                                       and GCSM at batch sizes 64..4096, response times at fixed
 #                                       rates against GCSM with batches of 128, and a long stream's
 #                                       memory. Results go to $OUT (default DIR/out). PARTS (default
-#                                       "tests e10 conv lat rmat mem") picks the parts to run; QS the
+#                                       "tests e10 conv lat rmat mem"; "quick": the gpu package's
+#                                       DoHere, event and asynchronous-copy tests) picks the parts; QS the
 #                                       email10 queries (default q4_1 q4_2 q6_1 q8_1); BATCHES
-#                                       GCSM's batch sizes on email10 (default 64 .. 4096).
+#                                       GCSM's batch sizes on email10 (default 64 .. 4096); ERATES
+#                                       and RRATES the rates of the response times on email10
+#                                       (default 1000 10000 100000) and R-MAT (1000 10000).
 #
 # R-MAT workload (DCSM's construction): `submatch gen rmat --scale 14 --vertex-labels 4 --seed 1`,
 # edges in a random order (awk, seed 1); the initial graph holds the first 55%, the stream inserts
@@ -26,6 +29,7 @@ build() {
 	local root
 	. "$(dirname "${BASH_SOURCE[0]}")/csm-build.sh"
 	csm_build dcsm
+	(cd "$root" && CGO_ENABLED=0 go test -c -trimpath -o "$dir/gpu.test" ./gpu)
 	rm -rf "$dir/testdata/rmat14w"
 	"$dir/submatch" gen rmat --scale 14 --vertex-labels 4 --seed 1 -o "$dir/rmat14.sm" 2>/dev/null
 	local out="$dir/testdata/rmat14w"
@@ -58,6 +62,7 @@ timed() {
 	printf '%s\trc=%s\t%s\t%s\n' "$lab" "$rc" "${el:--}" "$resp" | tee -a "$out/results.tsv"
 	[ "$rc" = 0 ] || head -3 "$out/run.err"
 	grep -h 'msg=dcsm' "$out/run.err" | tail -1
+	grep -h 'msg=response' "$out/run.err" | tail -1
 	grep -h '^# gpu:' "$out/run.out"
 }
 
@@ -81,6 +86,12 @@ run() {
 	} 2>&1 | tee "$out/device.txt"
 	local parts=" ${PARTS:-tests e10 conv lat rmat mem} "
 	want() { [[ "$parts" == *" $1 "* ]]; }
+	if want quick && [ -x "$dir/gpu.test" ]; then
+	echo "== the gpu package's calls dcsm's waves use (DoHere, events, asynchronous copies)"
+	timeout 60 "$dir/gpu.test" -test.v -test.count=1 -test.run 'TestGPUDoHere|TestGPUEvents|TestGPUCopyToDeviceAsync' >"$out/quick.log" 2>&1
+	echo "quick: exit $?"
+	grep -E '^(--- |ok|FAIL|PASS|panic)' "$out/quick.log"
+	fi
 	if want tests; then
 	echo "== GPU tests"
 	SUBMATCH_TESTDATA="$dir/testdata" timeout 240 "$dir/dcsm.test" -test.v -test.count=1 \
@@ -116,17 +127,21 @@ run() {
 
 	fi
 	if want lat; then
-	echo "== response time (arrival to result) at fixed rates"
+	echo "== response time (arrival to result) at fixed rates (ERATES on email10, RRATES on R-MAT)"
 	head -3000 "$E/updates.stream" >"$out/e10-3000.stream"
 	head -4000 "$R/updates.stream" >"$out/r14-4000.stream"
-	local rate
-	for rate in 1000 10000 100000; do
+	local rate C="(a:0)-(b:1)-(c:2)-(d:3)-(a)"
+	timed "lat-e10-q4_1-cpu" "$S" watch --on-invalid skip "$E/initial.graph" "$E/queries/q4_1.graph" --updates "$out/e10-3000.stream" --engine cpu
+	for rate in ${ERATES:-1000 10000 100000}; do
 		timed "lat-e10-q4_1-dcsm-rate$rate" "$S" watch -v --on-invalid skip "$E/initial.graph" "$E/queries/q4_1.graph" --updates "$out/e10-3000.stream" --engine dcsm --rate $rate
+		same "lat-e10-q4_1-cpu" "lat-e10-q4_1-dcsm-rate$rate"
 		timed "lat-e10-q4_1-gcsm128-rate$rate" "$S" watch --on-invalid skip "$E/initial.graph" "$E/queries/q4_1.graph" --updates "$out/e10-3000.stream" --engine gcsm --batch 128 --rate $rate
 	done
-	for rate in 1000 10000; do
-		timed "lat-r14-cycle-dcsm-rate$rate" "$S" watch "$R/initial.graph" "(a:0)-(b:1)-(c:2)-(d:3)-(a)" --updates "$out/r14-4000.stream" --engine dcsm --rate $rate
-		timed "lat-r14-cycle-gcsm128-rate$rate" "$S" watch "$R/initial.graph" "(a:0)-(b:1)-(c:2)-(d:3)-(a)" --updates "$out/r14-4000.stream" --engine gcsm --batch 128 --rate $rate
+	timed "lat-r14-cycle-cpu" "$S" watch "$R/initial.graph" "$C" --updates "$out/r14-4000.stream" --engine cpu
+	for rate in ${RRATES:-1000 10000}; do
+		timed "lat-r14-cycle-dcsm-rate$rate" "$S" watch -v "$R/initial.graph" "$C" --updates "$out/r14-4000.stream" --engine dcsm --rate $rate
+		same "lat-r14-cycle-cpu" "lat-r14-cycle-dcsm-rate$rate"
+		timed "lat-r14-cycle-gcsm128-rate$rate" "$S" watch "$R/initial.graph" "$C" --updates "$out/r14-4000.stream" --engine gcsm --batch 128 --rate $rate
 	done
 
 	fi

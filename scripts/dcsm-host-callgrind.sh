@@ -6,7 +6,8 @@
 #   ApplyEach   the whole call (with one processor the parts run inline, so this is their sum;
 #               the host graph's update after a long call runs on a goroutine and may fall in or out)
 #   validate    validating the updates (before branch dcsm6 also the host graph's update)
-#   bookChunk   the waves' bookkeeping, launches and reports
+#   bookChunk   the waves' bookkeeping, launches and reports (of the waves launched during the call)
+#   drain       the call's last wave: its launch and the reports of the waves still in flight
 #   applyOwned  the host graph's update from the log (branch dcsm6 on; absent before)
 # Host-side only: no GPU is used or measured.
 #
@@ -18,7 +19,7 @@ bench="${BENCH:-HostEmail10}"
 source "$(dirname "${BASH_SOURCE[0]}")/dcsm-host-lib.sh"
 dcsm_host_tests "$base"
 echo "# base $(git -C "$root" rev-parse --short "$base"), new $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo '+changes'), $bench/dcsm-host-p1, instructions"
-for fn in '(*Matcher).ApplyEach' '(*Matcher).validate' '(*Matcher).bookChunk' 'graph/dynamic.(*Graph).applyOwned'; do
+for fn in '(*Matcher).ApplyEach' '(*Matcher).validate' '(*Matcher).bookChunk' '(*Matcher).drain' 'graph/dynamic.(*Graph).applyOwned'; do
 	case $fn in
 	graph/*) full="github.com/submatch/submatch/$fn" ;;
 	*) full="github.com/submatch/submatch/csm/dcsm.$fn" ;;

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -22,6 +23,13 @@ type replay struct {
 	arrivals []time.Duration // the arrivals of the batch in hand
 	hist     *hdrhistogram.Histogram
 	updates  int
+	// handed is when the batch in hand went to the engine (arrive's return); queued and applied
+	// sum the updates' time from arrival to then and from then to their result, calls counts
+	// the batches (watch -v logs their means: waiting behind the engine against the engine's own
+	// time).
+	handed          time.Duration
+	queued, applied time.Duration
+	calls           int
 }
 
 // maxResponse is the largest response time the histogram records exactly (larger ones are
@@ -61,6 +69,7 @@ func (r *replay) arrive(ctx context.Context, n int) error {
 			return err
 		}
 	}
+	r.handed = time.Since(r.start)
 	return nil
 }
 
@@ -68,11 +77,16 @@ func (r *replay) arrive(ctx context.Context, n int) error {
 const spinAhead = time.Millisecond
 
 // done records the response times of the batch in hand, applied now.
-func (r *replay) done() {
-	now := time.Since(r.start)
+func (r *replay) done() { r.doneAt(time.Since(r.start)) }
+
+// doneAt is done at time now since the start.
+func (r *replay) doneAt(now time.Duration) {
 	for _, a := range r.arrivals {
 		_ = r.hist.RecordValue(min(now-a, maxResponse).Microseconds()) // clamped: cannot fail
+		r.queued += max(r.handed-a, 0)
 	}
+	r.applied += time.Duration(len(r.arrivals)) * (now - r.handed)
+	r.calls++
 	r.updates += len(r.arrivals)
 	r.arrivals = r.arrivals[:0]
 }
@@ -117,5 +131,18 @@ func (r *replay) arriveUpTo(ctx context.Context, limit int) (int, error) {
 		r.arrivals = append(r.arrivals, r.next)
 		r.next += time.Duration(r.rng.ExpFloat64() / r.rate * float64(time.Second))
 	}
+	r.handed = time.Since(r.start)
 	return len(r.arrivals), nil
+}
+
+// log logs the means of the response time's two parts (watch -v): from arrival to the hand-off
+// of the update's batch to the engine (waiting for the batches before it), and from the hand-off
+// to the result; and the batches' mean size.
+func (r *replay) log(l *slog.Logger) {
+	if r.updates == 0 {
+		return
+	}
+	mean := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(r.updates) }
+	l.Info("response", "updates", r.updates, "batches", r.calls, "mean_batch", float64(r.updates)/float64(r.calls),
+		"mean_queued_ms", mean(r.queued), "mean_applied_ms", mean(r.applied))
 }

@@ -135,6 +135,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			if l, ok := st.m.(interface{ LogStats(*slog.Logger) }); ok && st.f.verbose {
 				l.LogStats(st.log) // the engine's own figures (dcsm: waves, searches, memory)
 			}
+			if st.replay != nil && st.f.verbose {
+				st.replay.log(st.log)
+			}
 			return exitOK
 		}
 		n := len(pend)

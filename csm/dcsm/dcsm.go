@@ -120,6 +120,12 @@ type Stats struct {
 	// GPU is the device time of the waves' kernels (CUDA events; 0 on the emulation), Wall
 	// the time spent in ApplyEach: GPU/Wall is the GPU's utilisation over the stream.
 	GPU, Wall time.Duration
+	// Submit is the part of Time spent in the backend's start (packing and uploading the waves,
+	// launching their kernels), Collect the part in its finish (waiting for the kernels and
+	// copying the counts back); Calls counts ApplyEach calls. At a low rate a call is a wave and
+	// the wave's round trip is Plan + Submit + Collect (watch -v logs them).
+	Submit, Collect time.Duration
+	Calls           int
 	// GraphApply is the time the host graph took the validated edge changes (edges.go: on
 	// goroutines of their own during and after a long call), GraphWait the time callers waited
 	// for it (Graph, a vertex operation, the next call); both up to the last apply waited for.
@@ -142,8 +148,11 @@ type Matcher struct {
 	ts    uint32 // the timestamp of the last update applied
 	pool  uint64 // the backend's pool capacity (entries)
 	// MaxWave bounds a wave's updates (DefaultWave), waveBytes its search records
-	// (waveBudget); tests make them small.
+	// (waveBudget); tests make them small. minWave is the fewest updates of a wave launched
+	// before it is full (DefaultMinWave; early).
 	maxWave   int
+	minWave   int
+	idleStep  int
 	waveBytes uint64
 	stats     Stats
 	res       csm.Result // the reports'
@@ -179,7 +188,7 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave,
+	m := &Matcher{g: g, pats: patterns, opts: opts, tab: t, net: csm.NewNet(g), be: be, maxWave: DefaultWave, minWave: DefaultMinWave, idleStep: idleEvery,
 		waveBytes: waveBudget(opts.GPUMemory), listCap: DefaultListCap, out: make([]int64, MaxPatternVertices),
 		pipeMin: DefaultPipeMin, pipeLen: pipeChunkLen}
 	m.ed.loadAsync(g)
@@ -196,6 +205,10 @@ func open(g *dynamic.Graph, patterns []*pattern.Pattern, opts csm.Options, mk fu
 		return nil, err
 	}
 	m.ed.ready() // the matcher is open with its edge table (its cost is the opening's)
+	// Both waves' vertex index, as the store's: the opening's cost too.
+	for i := range m.waves {
+		m.waves[i].grow(len(m.s.off))
+	}
 	return m, nil
 }
 
@@ -231,7 +244,8 @@ func (m *Matcher) LogStats(l *slog.Logger) {
 	m.Graph()
 	st := m.Stats()
 	l.Info("dcsm", "updates", st.Updates, "waves", st.Waves, "searches", st.Tasks, "peak_wave_search_bytes", st.PeakWaveBytes, "pool_entries", st.PoolEntries,
-		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond), "host_time", st.Host.Round(time.Microsecond),
+		"peak_pool_entries", st.PeakPool, "entries_in_blocks", st.LiveEntries, "gpu_bytes", st.Bytes, "listed", st.Listed, "list_groups", st.ListGroups, "list_windows", st.ListWins, "wave_time", st.Time.Round(time.Microsecond), "plan_time", st.Plan.Round(time.Microsecond),
+		"submit_time", st.Submit.Round(time.Microsecond), "collect_time", st.Collect.Round(time.Microsecond), "calls", st.Calls, "host_time", st.Host.Round(time.Microsecond),
 		"gpu_time", st.GPU.Round(time.Microsecond), "stream_time", st.Wall.Round(time.Microsecond),
 		"host_graph_apply", st.GraphApply.Round(time.Microsecond), "host_graph_wait", st.GraphWait.Round(time.Microsecond))
 }
@@ -305,6 +319,7 @@ func (m *Matcher) ApplyEach(ctx context.Context, stream []updates.Update, report
 	// The host's time is taken per run of updates between waves, not per update (a clock read
 	// costs about as much as a small update's bookkeeping).
 	m.t0 = time.Now()
+	m.stats.Calls++
 	defer func(start time.Time) { m.stats.Wall += time.Since(start) }(m.t0)
 	var err error
 	if m.piped(len(stream)) {
@@ -366,7 +381,7 @@ func (m *Matcher) runInline(ctx context.Context, stream []updates.Update, report
 func (m *Matcher) bookChunk(ctx context.Context, c *chunk, report func(u updates.Update, res *csm.Result) error) error {
 	for i := range c.recs {
 		m.book(c, &c.recs[i])
-		if w := &m.waves[m.cur]; len(w.ups) >= m.maxWave || 4*uint64(len(w.tasks)) >= m.waveBytes {
+		if w := &m.waves[m.cur]; len(w.ups) >= m.maxWave || 4*uint64(len(w.tasks)) >= m.waveBytes || m.early(w) {
 			m.stats.Host += time.Since(m.t0)
 			err := m.launch(ctx, report)
 			m.t0 = time.Now()
@@ -377,6 +392,29 @@ func (m *Matcher) bookChunk(ctx context.Context, c *chunk, report func(u updates
 	}
 	return nil
 }
+
+// early reports whether the wave being gathered, not full, is launched now: it has at least
+// minWave updates, a multiple of idleStep (idleEvery: the backend is asked that often), and no
+// wave runs on the backend, or the one running has finished. The GPU then works on it while the
+// host validates and books the next, and the host reports the finished wave's updates meanwhile,
+// not all at the end of a long call. With listing on, waves fill up as before (each is finished
+// before the next starts).
+func (m *Matcher) early(w *wave) bool {
+	n := len(w.ups)
+	if n < m.minWave || n%m.idleStep != 0 || m.emit != nil {
+		return false
+	}
+	b := m.busy
+	return b == nil || !b.started || m.be.idle(b)
+}
+
+// DefaultMinWave is the fewest updates of a wave launched before it is full, when the backend is
+// idle (Matcher.early).
+const DefaultMinWave = 4096
+
+// idleEvery is how often (in a wave's updates) a wave past minWave asks whether the backend is
+// idle.
+const idleEvery = 256
 
 // drain launches the wave being gathered and reports it and the one before it. After an error
 // it reports nothing more (settle).
@@ -498,8 +536,8 @@ func (m *Matcher) book(c *chunk, rec *change) {
 	k := len(w.ups)
 	npat := len(m.tab.pats)
 	n := 2 * npat * (k + 1)
-	if k == 0 { // a new wave: room for what the call has left, up to the bound
-		h := max(min(m.maxWave, rec.ahead), 1)
+	if k == 0 { // a new wave: room for what the call has left, up to the bound (or minWave: early)
+		h := max(min(m.maxWave, m.minWave, rec.ahead), 1)
 		w.ups = slices.Grow(w.ups, h)
 		w.clean = 0
 		n = 2 * npat * h
@@ -619,10 +657,12 @@ func (m *Matcher) launchWave(ctx context.Context, report func(u updates.Update, 
 			return err
 		}
 		m.stats.Plan += time.Since(t0)
+		t1 := time.Now()
 		if err := m.be.start(ctx, w); err != nil {
 			w.reset()
 			return err
 		}
+		m.stats.Submit += time.Since(t1)
 		m.s.release() // the blocks this wave left: its updater reads them before any later one writes
 		m.stats.Waves++
 		m.stats.Tasks += len(w.tasks) / taskWords
@@ -649,7 +689,9 @@ func (m *Matcher) finish(w *wave, report func(u updates.Update, res *csm.Result)
 	if w.started {
 		t0 := time.Now()
 		err := m.be.finish(w)
-		m.stats.Time += time.Since(t0)
+		d := time.Since(t0)
+		m.stats.Time += d
+		m.stats.Collect += d
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package dcsm
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -123,5 +124,36 @@ func TestHostAllocs(t *testing.T) {
 	step()
 	if a := testing.AllocsPerRun(20, step); a > 8 {
 		t.Fatalf("%v allocations per run of %d updates validated on a goroutine, want at most 8", a, len(again))
+	}
+}
+
+// TestWaveSize: waveSize bounds what packWave writes (the GPU backend packs a wave into a pinned
+// stage of that size and refuses a wave that outgrows it), for sections of every length mod 8
+// bytes, with and without listing's per-search counts; the sections start 8-aligned, in order.
+func TestWaveSize(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		n := func() int { return r.IntN(20) }
+		w := &wave{vrec: make([]uint32, n()), ikey: make([]uint64, n()), iel: make([]uint32, n()), ic: make([]uint32, n()),
+			dkey: make([]uint64, n()), dt: make([]uint32, n()), tasks: make([]uint32, n()), counts: make([]uint64, n()),
+			tcount: make([]uint64, r.IntN(2)*n())}
+		for i := range w.counts {
+			w.counts[i] = 7
+		}
+		var b []byte
+		at := packWave(&b, w, make([]uint32, 4))
+		if len(b) > waveSize(w) {
+			t.Fatalf("packed %d bytes, waveSize %d", len(b), waveSize(w))
+		}
+		for i := 1; i < len(at); i++ {
+			if at[i]%8 != 0 || at[i] < at[i-1] && !(i == 9 && len(w.tcount) == 0) {
+				t.Fatalf("sections at %v", at)
+			}
+		}
+		for _, c := range b[at[7] : at[7]+8*uint64(len(w.counts))] {
+			if c != 0 {
+				t.Fatal("counters not zeroed in the upload")
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -53,10 +54,15 @@ type device struct {
 	poolCap        uint64
 	vcap           int
 	stage, recv    []byte
-	flags          [4]uint32
-	lbuf           *gpu.Buffer // a listing launch's cursors, listed counts, flags and matches
-	cursor, zero   []uint64
-	lstage         []byte
+	// pinned[k] is wave buffer k's upload in pinned host memory (stageFor); noPinned is set
+	// where it cannot be had (the waves are then uploaded from stage).
+	pinned       [2]*gpu.HostBuffer
+	noPinned     bool
+	noQuery      bool // the driver cannot say whether an event is reached (idle is always false)
+	flags        [4]uint32
+	lbuf         *gpu.Buffer // a listing launch's cursors, listed counts, flags and matches
+	cursor, zero []uint64
+	lstage       []byte
 	// events[k] mark the start and the end of the kernels of the wave in wave buffer k (nil
 	// without the driver's event API: no device time is then measured); busy sums the device
 	// time of the waves finished.
@@ -117,18 +123,52 @@ func (dv *device) closeEvents() {
 
 func (dv *device) close() {
 	dv.closeEvents()
+	if dv.pinned[0] != nil || dv.pinned[1] != nil {
+		_ = dv.d.Synchronize() // no queued copy still reads them (a wave whose start failed)
+	}
+	for i, p := range dv.pinned {
+		if p != nil {
+			_ = p.Free()
+			dv.pinned[i] = nil
+		}
+	}
 	dv.mem.FreeAll()
 }
 
 func (dv *device) gpuTime() time.Duration { return dv.busy }
 
+// idle asks the event after a started wave's kernels whether the device has reached it
+// (cuEventQuery, on the caller's thread); false without events or the query.
+func (dv *device) idle(w *wave) bool {
+	ev := dv.events[w.dev.buf][1]
+	if ev == nil || dv.noQuery {
+		return false
+	}
+	var done bool
+	err := dv.d.DoHere(func() error {
+		var err error
+		done, err = ev.Done()
+		return err
+	})
+	if err != nil {
+		dv.noQuery = true // a figure for the waves' sizes only: they then fill up as before
+		return false
+	}
+	return done
+}
+
 // listMatches launches dcsm_list over the searches [lo, hi) of the wave just finished (its
 // searches are still in its wave buffer, and the pool is as its updater left it: no wave has
-// started since) and copies the matches and the listed counts back.
+// started since) and copies the matches and the listed counts back, on the caller's thread
+// (DoHere).
 func (dv *device) listMatches(ctx context.Context, w *wave, lo, hi int, skip, limit uint64, buf []uint32) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return dv.d.DoHere(func() error { return dv.list(w, lo, hi, skip, limit, buf) })
+}
+
+func (dv *device) list(w *wave, lo, hi int, skip, limit uint64, buf []uint32) error {
 	n := hi - lo
 	cur := dv.cursor[:0]
 	var at uint64
@@ -315,37 +355,96 @@ func (dv *device) warm() error {
 
 // start uploads the wave and launches both kernels (asynchronously: finish waits). The two
 // wave buffers alternate, so that a wave's upload never overwrites the results of the one before,
-// still in flight.
+// still in flight. The wave is packed into pinned host memory of its buffer's own (pinned[k]:
+// the wave that used it before is finished, its upload done) and copied asynchronously, so that
+// start returns without waiting for the wave before (a copy from pageable memory would); without
+// the driver's mapped memory, from dv.stage, synchronously. The device's calls are made on the
+// caller's thread (DoHere): a wave costs no thread switch.
 func (dv *device) start(ctx context.Context, w *wave) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// The wave in one transfer: the updater's records, the searches, zeroed counters and flags.
-	b := dv.stage[:0]
-	var at [10]uint64
-	at[0], at[1], at[2], at[3] = gpucsm.Put(&b, w.vrec), gpucsm.Put(&b, w.ikey), gpucsm.Put(&b, w.iel), gpucsm.Put(&b, w.ic)
-	at[4], at[5], at[6] = gpucsm.Put(&b, w.dkey), gpucsm.Put(&b, w.dt), gpucsm.Put(&b, w.tasks)
-	clear(w.counts)
-	at[7] = gpucsm.Put(&b, w.counts)
-	dv.flags = [4]uint32{}
-	at[8] = gpucsm.Put(&b, dv.flags[:])
-	tcounts := gpu.DevicePtr(0) // per search, with listing on
-	if len(w.tcount) > 0 {
-		clear(w.tcount)
-		at[9] = gpucsm.Put(&b, w.tcount)
-	}
-	dv.stage = b
 	k := dv.next
 	dv.next ^= 1
+	b, pinned := dv.stageFor(k, waveSize(w))
+	// The wave in one transfer: the updater's records, the searches, zeroed counters and flags.
+	dv.flags = [4]uint32{}
+	at := packWave(&b, w, dv.flags[:])
+	if pinned != nil && (len(b) == 0 || unsafe.SliceData(b) != unsafe.SliceData(pinned.Bytes())) {
+		return fmt.Errorf("dcsm: internal error: a wave of %d bytes outgrew its pinned stage of %d", len(b), pinned.Size())
+	}
+	if pinned == nil {
+		dv.stage = b
+	}
+	w.dev = waveDev{buf: k, counts: at[7], flag: at[8], tasks: at[6], tcounts: at[9]}
+	return dv.d.DoHere(func() error { return dv.submit(w, k, b, pinned, &at) })
+}
+
+// packWave appends the wave's upload to *b, each section 8-aligned, and returns where each
+// starts: the updater's records (0-5), the searches (6), the counters zeroed (7), the flags (8)
+// and, with listing on, the per-search counts zeroed (9; else 0).
+func packWave(b *[]byte, w *wave, flags []uint32) (at [10]uint64) {
+	at[0], at[1], at[2], at[3] = gpucsm.Put(b, w.vrec), gpucsm.Put(b, w.ikey), gpucsm.Put(b, w.iel), gpucsm.Put(b, w.ic)
+	at[4], at[5], at[6] = gpucsm.Put(b, w.dkey), gpucsm.Put(b, w.dt), gpucsm.Put(b, w.tasks)
+	clear(w.counts)
+	at[7] = gpucsm.Put(b, w.counts)
+	at[8] = gpucsm.Put(b, flags)
+	if len(w.tcount) > 0 {
+		clear(w.tcount)
+		at[9] = gpucsm.Put(b, w.tcount)
+	}
+	return at
+}
+
+// waveSize bounds the bytes of w's upload (packWave; each section 8-aligned, 4 flags).
+func waveSize(w *wave) int {
+	return 4*(len(w.vrec)+len(w.iel)+len(w.ic)+len(w.dt)+len(w.tasks)+4) +
+		8*(len(w.ikey)+len(w.dkey)+len(w.counts)+len(w.tcount)) + 8*10
+}
+
+// stageFor returns an empty slice of at least n bytes' capacity to pack wave buffer k's upload
+// into: the start of pinned[k], grown to a power of two when smaller (pinned non-nil), or
+// dv.stage where pinned memory cannot be had.
+func (dv *device) stageFor(k, n int) (b []byte, pinned *gpu.HostBuffer) {
+	if !dv.noPinned {
+		p := dv.pinned[k]
+		if p == nil || p.Size() < uint64(n) {
+			if p != nil {
+				_ = p.Free() // the wave that used it is finished: no copy reads it
+				dv.pinned[k] = nil
+			}
+			np, err := dv.d.AllocHost(1 << bits.Len64(uint64(max(n, 1<<16))-1))
+			if err == nil {
+				dv.pinned[k] = np
+			} else {
+				dv.noPinned = true // the waves go on from pageable memory
+			}
+		}
+		if p := dv.pinned[k]; p != nil {
+			return p.Bytes()[:0], p
+		}
+	}
+	return dv.stage[:0], nil
+}
+
+// submit copies a packed wave b into wave buffer k and launches its updater and executor
+// between the buffer's two events; it runs on the device's thread.
+func (dv *device) submit(w *wave, k int, b []byte, pinned *gpu.HostBuffer, at *[10]uint64) error {
 	if err := gpucsm.Ensure(&dv.mem, &dv.waves[k], "wave", uint64(len(b)), true); err != nil {
 		return err
 	}
 	buf := dv.waves[k]
-	if err := gpu.CopyToDevice(buf, 0, b); err != nil {
+	var err error
+	if pinned != nil {
+		err = gpu.CopyToDeviceAsync(buf, 0, pinned, 0, uint64(len(b)))
+	} else {
+		err = gpu.CopyToDevice(buf, 0, b)
+	}
+	if err != nil {
 		return err
 	}
-	w.dev = waveDev{buf: k, counts: at[7], flag: at[8], tasks: at[6], tcounts: at[9]}
 	base := uint64(buf.Ptr())
+	tcounts := gpu.DevicePtr(0)
 	if len(w.tcount) > 0 {
 		tcounts = gpu.DevicePtr(base + at[9])
 	}
@@ -381,8 +480,12 @@ func (dv *device) start(ctx context.Context, w *wave) error {
 }
 
 // finish copies a started wave's counters and the flags after them back, in one copy, which
-// waits for the kernels (and reports their errors).
+// waits for the kernels (and reports their errors); on the caller's thread (DoHere).
 func (dv *device) finish(w *wave) error {
+	return dv.d.DoHere(func() error { return dv.collect(w) })
+}
+
+func (dv *device) collect(w *wave) error {
 	n := w.dev.flag + 16 - w.dev.counts
 	if uint64(cap(dv.recv)) < n {
 		dv.recv = make([]byte, n)

@@ -34,6 +34,9 @@ type backend interface {
 	// gpuTime is the device time of the waves finished so far (CUDA events around each wave's
 	// kernels); 0 where there is no device or no event API.
 	gpuTime() time.Duration
+	// idle reports, without waiting, whether the started wave w has finished (its finish would
+	// not wait for the device); false where that cannot be known.
+	idle(w *wave) bool
 	close()
 }
 
@@ -85,6 +88,9 @@ func (e *emu) bytes() uint64 { return 20*uint64(len(e.key)) + 12*uint64(len(e.vo
 func (e *emu) close() {}
 
 func (e *emu) finish(*wave) error { return nil }
+
+// idle: the emulation's start runs the wave to its end.
+func (e *emu) idle(*wave) bool { return true }
 
 func (e *emu) start(ctx context.Context, w *wave) error {
 	if err := e.update(w); err != nil {

@@ -114,6 +114,7 @@ type randomCase struct {
 	wave   int
 	bytes  uint64 // the bound on a wave's search records (0: the default)
 	pipe   int    // > 0: validation on its own goroutine, in chunks of pipe updates
+	early  int    // > 0: waves launched before they are full from early updates on (Matcher.early), the backend idle or not at random
 	strict bool   // invalid updates fail the call (no SkipInvalid); the stream goes on after them
 }
 
@@ -132,7 +133,7 @@ func newRandomCase(seed uint64) randomCase {
 	stream := randomStream(r, dynamic.FromGraph(base), 30+r.IntN(90), vl, el)
 	return randomCase{g: func() *dynamic.Graph { return dynamic.FromGraph(base) }, pats: pats, stream: stream,
 		wave: []int{1, 2, 5, 17, DefaultWave}[r.IntN(5)], bytes: []uint64{0, 0, 1, 4 * taskWords * 3}[r.IntN(4)],
-		pipe: []int{0, 1, 2, 7, pipeChunkLen}[r.IntN(5)], strict: r.IntN(4) == 0}
+		pipe: []int{0, 1, 2, 7, pipeChunkLen}[r.IntN(5)], strict: r.IntN(4) == 0, early: []int{0, 0, 1, 3, 8}[r.IntN(5)]}
 }
 
 // shape gives m the case's wave bounds and validation goroutine.
@@ -141,6 +142,10 @@ func (c randomCase) shape(m *Matcher) {
 	if c.bytes > 0 {
 		m.waveBytes = c.bytes
 	}
+	if c.early > 0 {
+		m.minWave, m.idleStep = c.early, 1
+		m.be = &randomIdle{backend: m.be, r: rand.New(rand.NewPCG(uint64(c.early), uint64(len(c.stream))))}
+	}
 	if c.pipe > 0 {
 		// and every call's host graph update on a goroutine of its own
 		m.pipeMin, m.pipeLen, m.opts.Threads, m.ed.asyncMin = 1, c.pipe, 2, 1
@@ -148,6 +153,15 @@ func (c randomCase) shape(m *Matcher) {
 		m.ed.asyncMin, m.ed.inlineMax = 1, c.wave // with one thread: the log applied in the call
 	}
 }
+
+// randomIdle is a backend that says at random whether a wave has finished (Matcher.early then
+// launches waves of any size from minWave on; a wave said finished that is not is waited for).
+type randomIdle struct {
+	backend
+	r *rand.Rand
+}
+
+func (b *randomIdle) idle(w *wave) bool { return b.r.IntN(2) == 0 && b.backend.idle(w) }
 
 // refRun is the CPU engine's run of a stream: every update, its delta, whether it was skipped
 // (invalid), and the graph after the stream.

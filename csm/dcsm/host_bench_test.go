@@ -128,6 +128,7 @@ func (nullBackend) start(context.Context, *wave) error { return nil }
 func (nullBackend) finish(*wave) error                 { return nil }
 func (nullBackend) bytes() uint64                      { return 0 }
 func (nullBackend) gpuTime() time.Duration             { return 0 }
+func (nullBackend) idle(*wave) bool                    { return true }
 func (nullBackend) close()                             {}
 
 func (nullBackend) listMatches(context.Context, *wave, int, int, uint64, uint64, []uint32) error {
