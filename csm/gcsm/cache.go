@@ -24,8 +24,15 @@ import (
 const noRow = ^uint32(0)
 
 // slackDiv: the incremental layout's choice leaves 1/slackDiv of the budget free (pack's
-// budget), so that lists that grow and new rows find room without a rebuild.
-const slackDiv = 32
+// budget), so that lists that grow and new rows find room without a rebuild; a rebuild gives
+// each row room for 1/growDiv more entries (and one) than its list has. An update leaves out
+// the chosen lists that find no room (read through the mapping instead) and rebuilds when they
+// would be more than 1/missDiv of the budget.
+const (
+	slackDiv = 32
+	growDiv  = 64
+	missDiv  = 32
+)
 
 // span is a free range of the entries.
 type span struct{ off, n uint64 }
@@ -114,10 +121,11 @@ func (c *dcsr) markChanged(v uint32) {
 	c.dirty = append(c.dirty, uint32(i))
 }
 
-// place makes the layout hold exactly want (distinct live vertices with entries; ln: the lists'
+// place makes the layout hold want (distinct live vertices with entries; ln: the lists'
 // lengths), incrementally when the layout is valid, the device kept its buffer (kept) and the
-// buffer fits budget; else, or when a row finds no room, by a rebuild within budget. It sets
-// the phase's work for the device.
+// buffer fits budget (then the lists that find no room are left out, up to 1/missDiv of the
+// budget); else, or when more would be left out, by a rebuild within budget, which holds all of
+// want when its lists' rowBytes fit budget. It sets the phase's work for the device.
 func (c *dcsr) place(want []uint32, ln []uint32, budget uint64, kept bool) {
 	if n := len(ln); len(c.slot) < n {
 		for len(c.slot) < n {
@@ -125,15 +133,17 @@ func (c *dcsr) place(want []uint32, ln []uint32, budget uint64, kept bool) {
 		}
 	}
 	c.pending, c.full, c.sel, c.evict, c.gathered = true, false, c.sel[:0], c.evict[:0], 0
-	if c.valid && kept && c.phys() <= budget && c.update(want, ln) {
+	if c.valid && kept && c.phys() <= budget && c.update(want, ln, budget/missDiv) {
 		return
 	}
 	c.rebuild(want, ln, budget)
 }
 
-// update places want in the layout incrementally; false when a row found no room (the layout is
-// then partly changed: the caller rebuilds).
-func (c *dcsr) update(want []uint32, ln []uint32) bool {
+// update places want in the layout incrementally, leaving out the rows that find no room;
+// false when their bytes exceed maxMiss (the layout is then partly changed: the caller
+// rebuilds).
+func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
+	var missed uint64
 	// want's vertices marked in placeBuffer (by vertex: 1) to find the rows to evict.
 	mark := c.placeBuffer
 	if len(mark) < len(ln) {
@@ -167,9 +177,15 @@ func (c *dcsr) update(want []uint32, ln []uint32) bool {
 		c.rlen[i] = n
 		if n > c.room[i] {
 			c.freeRange(c.roff[i], uint64(c.room[i]))
+			c.room[i] = 0
 			off, ok := c.alloc(uint64(n))
-			if !ok {
-				return false
+			if !ok { // left out: evicted
+				if missed += rowBytes(n); missed > maxMiss {
+					return false
+				}
+				c.evict = append(c.evict, v)
+				c.drop(int(i))
+				continue
 			}
 			c.roff[i], c.room[i] = off, n
 		}
@@ -182,21 +198,27 @@ func (c *dcsr) update(want []uint32, ln []uint32) bool {
 			continue
 		}
 		n := ln[v]
+		if len(c.freeRows) == 0 && len(c.rows) == c.rowCap {
+			if missed += rowBytes(n); missed > maxMiss {
+				return false
+			}
+			continue
+		}
 		off, ok := c.alloc(uint64(n))
 		if !ok {
-			return false
+			if missed += rowBytes(n); missed > maxMiss {
+				return false
+			}
+			continue
 		}
 		var i uint32
-		switch {
-		case len(c.freeRows) > 0:
-			i = c.freeRows[len(c.freeRows)-1]
-			c.freeRows = c.freeRows[:len(c.freeRows)-1]
-		case len(c.rows) < c.rowCap:
+		if k := len(c.freeRows); k > 0 {
+			i = c.freeRows[k-1]
+			c.freeRows = c.freeRows[:k-1]
+		} else {
 			i = uint32(len(c.rows))
 			c.rows, c.roff, c.rlen, c.room = append(c.rows, noRow), append(c.roff, 0), append(c.rlen, 0), append(c.room, 0)
 			c.isDirty = append(c.isDirty, false)
-		default:
-			return false
 		}
 		c.rows[i], c.roff[i], c.rlen[i], c.room[i] = v, off, n, n
 		c.slot[v] = i
@@ -269,25 +291,38 @@ func (c *dcsr) freeRange(off, n uint64) {
 	c.free = slices.Insert(c.free, k, span{off, n})
 }
 
-// rebuild lays out want from scratch within budget bytes: rows in order, entries packed from 0,
-// the row table and the entries sized to leave room for more rows and entries (the budget's
-// rest).
+// rebuild lays out want from scratch within budget bytes: rows in order, entries from 0, each
+// row with room to grow by 1/growDiv when the budget allows, the row table and the entries sized
+// to leave room for more rows and entries (the budget's rest).
 func (c *dcsr) rebuild(want []uint32, ln []uint32, budget uint64) {
 	c.clear()
 	c.pending, c.full = true, true
-	var entries uint64
+	var entries, rooms uint64
 	for _, v := range want {
+		entries += uint64(ln[v])
+		rooms += uint64(ln[v]) + uint64(ln[v])/growDiv + 1
+	}
+	_, fixed := layoutOffsets(len(want), 0)
+	grow := fixed+12*rooms+16 <= budget
+	var at uint64
+	for _, v := range want {
+		n := ln[v]
+		room := n
+		if grow {
+			room += n/growDiv + 1
+		}
 		c.slot[v] = uint32(len(c.rows))
 		c.rows = append(c.rows, v)
-		c.roff = append(c.roff, entries)
-		c.rlen = append(c.rlen, ln[v])
-		c.room = append(c.room, ln[v])
+		c.roff = append(c.roff, at)
+		c.rlen = append(c.rlen, n)
+		c.room = append(c.room, room)
 		c.isDirty = append(c.isDirty, false)
-		entries += uint64(ln[v])
-		c.bytes += rowBytes(ln[v])
+		at += uint64(room)
+		c.bytes += rowBytes(n)
 	}
 	c.lists = len(want)
 	c.gathered = entries
+	entries = at
 	// Room for an eighth more rows (and 64) when the budget allows, the rest for entries.
 	c.rowCap = len(want)
 	for _, extra := range []int{len(want)/8 + 64, 0} {
@@ -300,7 +335,7 @@ func (c *dcsr) rebuild(want []uint32, ln []uint32, budget uint64) {
 	}
 	// Entries: an eighth more (and 64Ki) when the budget allows (no more: the buffer is made
 	// of this size on the device, and of the emulation's memory in tests).
-	_, fixed := layoutOffsets(c.rowCap, 0)
+	_, fixed = layoutOffsets(c.rowCap, 0)
 	c.entryCap = entries
 	if budget > fixed+16 {
 		c.entryCap = max(entries, min((budget-fixed-16)/12, entries+entries/8+64<<10))
