@@ -291,7 +291,7 @@ func (c *dcsr) freeRange(off, n uint64) {
 	c.free = slices.Insert(c.free, k, span{off, n})
 }
 
-// rebuild lays out want from scratch within budget bytes: rows in order, entries from 0, each
+// rebuild lays out want from scratch within budget bytes: rows in want's order, entries from 0, each
 // row with room to grow by 1/growDiv when the budget allows, the row table and the entries sized
 // to leave room for more rows and entries (the budget's rest).
 func (c *dcsr) rebuild(want []uint32, ln []uint32, budget uint64) {

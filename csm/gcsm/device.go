@@ -96,7 +96,7 @@ type device struct {
 	params                     [paramWords]uint64
 	lastFixed                  uint64      // cacheBudget's fixed buffers at the last phase
 	ops                        *gpu.Buffer // the cache's update: the rows to gather, the vertices to evict
-	paramsAt                   uint64 // the parameters' offset in small
+	paramsAt                   uint64      // the parameters' offset in small
 }
 
 var zeroCtl [ctlWords]uint64

@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
-
 )
 
 // phase is what a kernel launch reads besides the graph and the table: the anchored searches

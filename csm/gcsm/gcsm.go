@@ -236,7 +236,8 @@ type Matcher struct {
 	fillDegree bool
 	picked     []uint32 // per vertex: stamp when pack took it in this phase
 	stamp      uint32
-	// want and wantBytes: the lists pack chose for the phase (sorted) and their cost.
+	// want and wantBytes: the lists pack chose for the phase (in its priority order) and
+	// their cost.
 	want      []uint32
 	wantBytes uint64
 	// fullCache (measurement): the cache is laid out and gathered whole at every phase (as
@@ -833,9 +834,10 @@ func rowBytes(n uint32) uint64 { return 16 + 12*uint64(n) }
 // pack chooses the cached lists of each of lists in turn, each in priority order, each list
 // that fits in what is left of budget bytes (skipping vertices that are dead, have no entries or
 // were taken already, and lists too long for what is left: the greedy fill of the knapsack), into
-// m.want (sorted) and m.wantBytes; it reports whether all of them fitted. The layout is made by
-// place, and the entries are not copied here: the GPU gathers them from the mapped host graph
-// (the emulation: dcsr.fill).
+// m.want (in that order: a rebuild lays them out so, and the lowest, the first evicted when the
+// choice changes, leave one free range at the end) and m.wantBytes; it reports whether all of
+// them fitted. The layout is made by place, and the entries are not copied here: the GPU
+// gathers them from the mapped host graph (the emulation: dcsr.fill).
 func (m *Matcher) pack(budget uint64, lists ...[]uint32) bool {
 	h := &m.h
 	m.want, m.wantBytes = m.want[:0], 0
@@ -866,7 +868,6 @@ fill:
 			m.want = append(m.want, v)
 		}
 	}
-	slices.Sort(m.want)
 	return all
 }
 

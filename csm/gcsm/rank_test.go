@@ -108,9 +108,9 @@ func TestDegreeFill(t *testing.T) {
 		gm.pack(budget, hot, gm.deg)
 		in := map[uint32]bool{}
 		var bytes uint64
-		for i, v := range gm.want {
-			if in[v] || (i > 0 && gm.want[i-1] >= v) {
-				t.Fatalf("trial %d: rows not sorted and distinct: %v", trial, gm.want)
+		for _, v := range gm.want {
+			if in[v] {
+				t.Fatalf("trial %d: rows not distinct: %v", trial, gm.want)
 			}
 			in[v] = true
 			bytes += rowBytes(gm.h.ln[v])
