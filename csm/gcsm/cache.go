@@ -76,10 +76,12 @@ type dcsr struct {
 
 // clear empties the layout (no rows; the next place rebuilds).
 func (c *dcsr) clear() {
-	c.rows, c.roff, c.rlen, c.room = c.rows[:0], c.roff[:0], c.rlen[:0], c.room[:0]
-	for i := range c.slot {
-		c.slot[i] = noRow
+	for _, v := range c.rows { // only rows' vertices have slots
+		if v != noRow {
+			c.slot[v] = noRow
+		}
 	}
+	c.rows, c.roff, c.rlen, c.room = c.rows[:0], c.roff[:0], c.rlen[:0], c.room[:0]
 	c.free, c.freeRows, c.dirty = c.free[:0], c.freeRows[:0], c.dirty[:0]
 	c.isDirty = c.isDirty[:0]
 	c.lists, c.bytes, c.rowCap, c.entryCap = 0, 0, 0, 0
