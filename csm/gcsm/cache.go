@@ -1,6 +1,7 @@
 package gcsm
 
 import (
+	"cmp"
 	"runtime"
 	"slices"
 
@@ -15,10 +16,12 @@ import (
 // layout (place): rows no longer chosen are evicted (their slots cleared, their entries' range
 // freed), rows whose lists the last batch changed are gathered again (in place when they still
 // fit their range), new rows take free ranges (first fit); only those rows' entries cross the
-// PCIe link (gcsm_gather with a selection). When a new row finds no free range, when the
-// budget shrank below the layout or the device let the buffer go, the layout is rebuilt: every
-// row gathered, packed from 0, as before branch gcsm6 at every phase (Matcher.fullCache keeps
-// that behaviour for measurement).
+// PCIe link (gcsm_gather with a selection); a new row that finds no free range evicts the rows
+// at the end of the entries (after a rebuild, the lowest of the choice's priority order) until
+// the free end holds it. The chosen lists left out so may be up to 1/missDiv of the budget; when
+// more would be, when the budget shrank below the layout or the device let the buffer go, the
+// layout is rebuilt: every row gathered, packed from 0, as before branch gcsm6 at every phase
+// (Matcher.fullCache keeps that behaviour for measurement).
 
 // noRow marks a free row of the table (rows) and an uncached vertex (slot).
 const noRow = ^uint32(0)
@@ -31,7 +34,7 @@ const noRow = ^uint32(0)
 const (
 	slackDiv = 32
 	growDiv  = 64
-	missDiv  = 32
+	missDiv  = 8
 )
 
 // span is a free range of the entries.
@@ -54,7 +57,8 @@ type dcsr struct {
 	bytes    uint64   // their cost (rowBytes of their lengths)
 	valid    bool     // the layout holds every row's current list (else the next place rebuilds)
 	dirty    []uint32 // rows whose lists changed since they were gathered
-	isDirty  []bool   // per row
+	isDirty  []bool   // per row (in an update: in sel)
+	byEnd    []uint32 // update's rows by offset, last first
 	// The phase's work for the device (pending until the backend has done it): full (the layout
 	// rebuilt: slots cleared, every row gathered) or the rows to gather (sel) and the vertices
 	// whose slots are cleared (evict); gathered: the entries gathered.
@@ -195,6 +199,25 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 		c.gathered += uint64(n)
 	}
 	c.dirty = c.dirty[:0]
+	// The rows kept as they are, last in the entries first: a new row that finds no free range
+	// evicts them from the end (the lowest of the last rebuild's priority order, or rows placed
+	// since) until the free range at the end holds it.
+	c.byEnd = c.byEnd[:0]
+	for i, v := range c.rows {
+		if v != noRow {
+			c.byEnd = append(c.byEnd, uint32(i))
+		}
+	}
+	slices.SortFunc(c.byEnd, func(a, b uint32) int { return cmp.Compare(c.roff[b], c.roff[a]) })
+	kept := c.byEnd
+	for _, i := range c.sel { // gathered again: not evicted (the gather would set its slot)
+		c.isDirty[i] = true
+	}
+	defer func() {
+		for _, i := range c.sel {
+			c.isDirty[i] = false
+		}
+	}()
 	for _, v := range want {
 		if c.slot[v] != noRow {
 			continue
@@ -207,6 +230,23 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 			continue
 		}
 		off, ok := c.alloc(uint64(n))
+		for !ok && len(kept) > 0 {
+			j := kept[0]
+			end := c.entryCap
+			if k := len(c.free); k > 0 && c.free[k-1].off+c.free[k-1].n == c.entryCap {
+				end = c.free[k-1].off
+			}
+			if c.rows[j] == noRow || c.isDirty[j] || c.roff[j]+uint64(c.room[j]) != end {
+				break // not next to the free end: evicting it would not make room there
+			}
+			kept = kept[1:]
+			if missed += rowBytes(c.rlen[j]); missed > maxMiss {
+				return false
+			}
+			c.evict = append(c.evict, c.rows[j])
+			c.drop(int(j))
+			off, ok = c.alloc(uint64(n))
+		}
 		if !ok {
 			if missed += rowBytes(n); missed > maxMiss {
 				return false
@@ -227,6 +267,7 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 		c.lists++
 		c.bytes += rowBytes(n)
 		c.sel = append(c.sel, i)
+		c.isDirty[i] = true
 		c.gathered += uint64(n)
 	}
 	return true

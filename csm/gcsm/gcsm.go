@@ -111,7 +111,8 @@ type Stats struct {
 	// rebuilt.
 	Gathered uint64
 	Rebuilds int
-	// Time spent estimating, packing and copying the cache, in the kernel (with its uploads),
+	// Time spent estimating, choosing, placing and copying the cache (Copy also holds the
+	// release of the last phase's buffers that are not kept), in the kernel (with its uploads),
 	// and bringing the host graph up to date.
 	Estimate, Copy, Kernel, Sync time.Duration
 	// Net is the time of validating the batch and applying its net change to the csm graph;
@@ -785,8 +786,10 @@ func (m *Matcher) fillCache(estimated bool) error {
 	if c.valid && !m.fullCache && m.mode != ModeZeroCopy && m.mode != ModeUnified {
 		keep = c.phys()
 	}
-	budget, kept := m.be.cacheBudget(&m.h, &m.ph, freqBytes, keep)
+	tb := time.Now()
+	budget, kept := m.be.cacheBudget(&m.h, &m.ph, freqBytes, keep) // frees what it does not keep: in Copy
 	m.lastBudget = budget
+	m.stats.Copy += time.Since(tb)
 	// The choice's budget: the layout's slack kept free when it is updated in place.
 	choice := budget
 	if !m.fullCache && m.mode != ModeDevice {
