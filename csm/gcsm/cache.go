@@ -199,17 +199,11 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 		c.gathered += uint64(n)
 	}
 	c.dirty = c.dirty[:0]
-	// The rows kept as they are, last in the entries first: a new row that finds no free range
-	// evicts them from the end (the lowest of the last rebuild's priority order, or rows placed
-	// since) until the free range at the end holds it.
-	c.byEnd = c.byEnd[:0]
-	for i, v := range c.rows {
-		if v != noRow {
-			c.byEnd = append(c.byEnd, uint32(i))
-		}
-	}
-	slices.SortFunc(c.byEnd, func(a, b uint32) int { return cmp.Compare(c.roff[b], c.roff[a]) })
-	kept := c.byEnd
+	// The rows by offset, last first (made when first needed): a new row that finds no free
+	// range evicts the rows below the last free range (at first the end of the entries: the
+	// lowest of the last rebuild's priority order), one by one, until that range holds it (new
+	// rows take the top of a range, so that it keeps growing down).
+	sorted := false
 	for _, i := range c.sel { // gathered again: not evicted (the gather would set its slot)
 		c.isDirty[i] = true
 	}
@@ -230,16 +224,36 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 			continue
 		}
 		off, ok := c.alloc(uint64(n))
-		for !ok && len(kept) > 0 {
-			j := kept[0]
-			end := c.entryCap
-			if k := len(c.free); k > 0 && c.free[k-1].off+c.free[k-1].n == c.entryCap {
-				end = c.free[k-1].off
+		if !ok && !sorted {
+			sorted = true
+			c.byEnd = c.byEnd[:0]
+			for i, v := range c.rows {
+				if v != noRow {
+					c.byEnd = append(c.byEnd, uint32(i))
+				}
 			}
-			if c.rows[j] == noRow || c.isDirty[j] || c.roff[j]+uint64(c.room[j]) != end {
-				break // not next to the free end: evicting it would not make room there
+			slices.SortFunc(c.byEnd, func(a, b uint32) int { return cmp.Compare(c.roff[b], c.roff[a]) })
+		}
+		for !ok {
+			top := c.entryCap // the last free range's start
+			if k := len(c.free); k > 0 {
+				top = c.free[k-1].off
 			}
-			kept = kept[1:]
+			// The row ending at top: the first (by offset, last first) below it. (Rows placed
+			// in this update may have moved in the order: such a row is in sel, and stops it.)
+			k, _ := slices.BinarySearchFunc(c.byEnd, top, func(i uint32, top uint64) int {
+				if c.roff[i] >= top {
+					return -1
+				}
+				return 1
+			})
+			if k == len(c.byEnd) {
+				break
+			}
+			j := c.byEnd[k]
+			if c.rows[j] == noRow || c.isDirty[j] || c.roff[j]+uint64(c.room[j]) != top {
+				break // not a kept row next to the range: evicting it would not grow the range
+			}
 			if missed += rowBytes(c.rlen[j]); missed > maxMiss {
 				return false
 			}
@@ -287,16 +301,15 @@ func (c *dcsr) drop(i int) {
 	c.freeRows = append(c.freeRows, uint32(i))
 }
 
-// alloc takes n entries from the first free range that holds them.
+// alloc takes n entries from the top of the first free range that holds them.
 func (c *dcsr) alloc(n uint64) (uint64, bool) {
 	for k := range c.free {
 		s := &c.free[k]
 		if s.n < n {
 			continue
 		}
-		off := s.off
-		s.off += n
 		s.n -= n
+		off := s.off + s.n
 		if s.n == 0 {
 			c.free = slices.Delete(c.free, k, k+1)
 		}
