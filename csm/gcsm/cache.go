@@ -101,10 +101,24 @@ func (c *dcsr) find(v uint32) int {
 	return -1
 }
 
-// layoutOffsets returns the byte offsets in the device's buffer of the row table's three arrays
-// and of the keys and edge labels, and the buffer's size, for rowCap rows and entryCap entries.
-func layoutOffsets(rowCap int, entryCap uint64) (at [5]uint64, end uint64) {
-	for i, bytes := range [5]uint64{4 * uint64(rowCap), 8 * uint64(rowCap), 4 * uint64(rowCap), 8 * entryCap, 4 * entryCap} {
+// The device buffer's regions (layoutOffsets): the row table's three arrays, the update's
+// lists (the rows to gather, then the vertices to evict: at most rowCap each), the keys and the
+// edge labels.
+const (
+	atRows = iota
+	atOff
+	atLen
+	atOps
+	atKeys
+	atLabels
+	regions
+)
+
+// layoutOffsets returns the byte offsets of the device buffer's regions and its size, for rowCap
+// rows and entryCap entries.
+func layoutOffsets(rowCap int, entryCap uint64) (at [regions]uint64, end uint64) {
+	rc := uint64(rowCap)
+	for i, bytes := range [regions]uint64{4 * rc, 8 * rc, 4 * rc, 8 * rc, 8 * entryCap, 4 * entryCap} {
 		at[i] = end
 		end = (end + bytes + 7) &^ 7
 	}

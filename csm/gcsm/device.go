@@ -94,9 +94,8 @@ type device struct {
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
 	maxList                    uint64 // tests: a cap on the matches a listing launch holds (0: none)
 	params                     [paramWords]uint64
-	lastFixed                  uint64      // cacheBudget's fixed buffers at the last phase
-	ops                        *gpu.Buffer // the cache's update: the rows to gather, the vertices to evict
-	paramsAt                   uint64      // the parameters' offset in small
+	lastFixed                  uint64 // cacheBudget's fixed buffers at the last phase
+	paramsAt                   uint64 // the parameters' offset in small
 }
 
 var zeroCtl [ctlWords]uint64
@@ -370,14 +369,14 @@ func (dv *device) fillCache(h *hostGraph, c *dcsr, st *Stats) error {
 	p := &dv.params
 	p[5] = uint64(len(c.rows))
 	p[6] = uint64(dv.slotBuf.Ptr())
-	p[7], p[8], p[9], p[10] = cb+at[1], cb+at[2], cb+at[3], cb+at[4]
+	p[7], p[8], p[9], p[10] = cb+at[atOff], cb+at[atLen], cb+at[atKeys], cb+at[atLabels]
 	if !c.pending || (!c.full && len(c.sel) == 0 && len(c.evict) == 0) {
 		c.pending = false
 		st.Copy = time.Since(tc)
 		return nil
 	}
-	for _, err := range []error{gpu.CopyToDevice(dv.cache, at[0], c.rows), gpu.CopyToDevice(dv.cache, at[1], c.roff),
-		gpu.CopyToDevice(dv.cache, at[2], c.rlen)} {
+	for _, err := range []error{gpu.CopyToDevice(dv.cache, at[atRows], c.rows), gpu.CopyToDevice(dv.cache, at[atOff], c.roff),
+		gpu.CopyToDevice(dv.cache, at[atLen], c.rlen)} {
 		if err != nil {
 			return err
 		}
@@ -388,22 +387,24 @@ func (dv *device) fillCache(h *hostGraph, c *dcsr, st *Stats) error {
 			return err
 		}
 	} else {
-		if err := dv.ensure(&dv.ops, "cache update", 4*uint64(len(c.sel)+len(c.evict)), true); err != nil {
+		// The update's lists, in the buffer's region for them (at most rowCap each).
+		if len(c.sel) > c.rowCap || len(c.evict) > c.rowCap {
+			return fmt.Errorf("gcsm: internal error: a cache update of %d rows and %d evictions for %d rows", len(c.sel), len(c.evict), c.rowCap)
+		}
+		ops := at[atOps]
+		if err := gpu.CopyToDevice(dv.cache, ops, c.sel); err != nil {
 			return err
 		}
-		if err := gpu.CopyToDevice(dv.ops, 0, c.sel); err != nil {
+		if err := gpu.CopyToDevice(dv.cache, ops+4*uint64(len(c.sel)), c.evict); err != nil {
 			return err
 		}
-		if err := gpu.CopyToDevice(dv.ops, 4*uint64(len(c.sel)), c.evict); err != nil {
-			return err
-		}
-		sel, nsel = dv.ops.Ptr(), uint32(len(c.sel))
-		evict = dv.ops.Ptr() + gpu.DevicePtr(4*len(c.sel))
+		sel, nsel = gpu.DevicePtr(cb+ops), uint32(len(c.sel))
+		evict = gpu.DevicePtr(cb + ops + 4*uint64(len(c.sel)))
 	}
 	blocks := max(min(uint64(nsel), maxWarps/warpsPerBlock*4), 1) // a block a row
 	if _, err := dv.gather.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: blockThreads}, 0,
-		gpu.DevicePtr(h.offM.dev), gpu.DevicePtr(h.keyM.dev), gpu.DevicePtr(h.elM.dev), gpu.DevicePtr(cb+at[0]), gpu.DevicePtr(cb+at[1]),
-		gpu.DevicePtr(cb+at[2]), nsel, gpu.DevicePtr(cb+at[3]), gpu.DevicePtr(cb+at[4]), dv.slotBuf, sel, evict, uint32(len(c.evict))); err != nil {
+		gpu.DevicePtr(h.offM.dev), gpu.DevicePtr(h.keyM.dev), gpu.DevicePtr(h.elM.dev), gpu.DevicePtr(cb+at[atRows]), gpu.DevicePtr(cb+at[atOff]),
+		gpu.DevicePtr(cb+at[atLen]), nsel, gpu.DevicePtr(cb+at[atKeys]), gpu.DevicePtr(cb+at[atLabels]), dv.slotBuf, sel, evict, uint32(len(c.evict))); err != nil {
 		return fmt.Errorf("gcsm: gathering the cache: %w", err)
 	}
 	c.pending = false

@@ -831,8 +831,10 @@ func (m *Matcher) fillCache(estimated bool) error {
 	return nil
 }
 
-// rowBytes is what caching a list of n entries costs.
-func rowBytes(n uint32) uint64 { return 16 + 12*uint64(n) }
+// rowBytes is what caching a list of n entries costs: its row (vertex, offset, length), a slot
+// of the update's lists (a row gathered or evicted: dcsr, layoutOffsets), its keys and edge
+// labels.
+func rowBytes(n uint32) uint64 { return 24 + 12*uint64(n) }
 
 // pack chooses the cached lists of each of lists in turn, each in priority order, each list
 // that fits in what is left of budget bytes (skipping vertices that are dead, have no entries or
