@@ -164,7 +164,9 @@ func (c *dcsr) place(want []uint32, ln []uint32, budget uint64, kept bool) {
 // rebuilds).
 func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 	var missed uint64
-	// want's vertices marked in placeBuffer (by vertex: 1) to find the rows to evict.
+	// want's vertices marked in placeBuffer (by vertex: 1) to find the rows to evict; 2: evicted
+	// though chosen (no room), not placed again in this update (the device's gather and eviction
+	// of one vertex's slot would race).
 	mark := c.placeBuffer
 	if len(mark) < len(ln) {
 		mark = make([]uint32, len(ln))
@@ -203,6 +205,7 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 				if missed += rowBytes(n); missed > maxMiss {
 					return false
 				}
+				mark[v] = 2
 				c.evict = append(c.evict, v)
 				c.drop(int(i))
 				continue
@@ -227,7 +230,7 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 		}
 	}()
 	for _, v := range want {
-		if c.slot[v] != noRow {
+		if c.slot[v] != noRow || mark[v] == 2 {
 			continue
 		}
 		n := ln[v]
@@ -271,6 +274,7 @@ func (c *dcsr) update(want []uint32, ln []uint32, maxMiss uint64) bool {
 			if missed += rowBytes(c.rlen[j]); missed > maxMiss {
 				return false
 			}
+			mark[c.rows[j]] = 2
 			c.evict = append(c.evict, c.rows[j])
 			c.drop(int(j))
 			off, ok = c.alloc(uint64(n))

@@ -148,6 +148,24 @@ func TestCacheLayout(t *testing.T) {
 		if at != c.entryCap && at != 0 {
 			t.Fatalf("phase %d: rows and free ranges cover %d of %d entries", phase, at, c.entryCap)
 		}
+		// The device's gathers and evictions are not ordered: no vertex in both.
+		if !c.full {
+			ev := map[uint32]bool{}
+			for _, v := range c.evict {
+				if ev[v] {
+					t.Fatalf("phase %d: vertex %d evicted twice", phase, v)
+				}
+				ev[v] = true
+			}
+			for _, i := range c.sel {
+				if ev[c.rows[i]] {
+					t.Fatalf("phase %d: vertex %d both evicted and gathered", phase, c.rows[i])
+				}
+			}
+			if len(c.sel) > c.rowCap || len(c.evict) > c.rowCap {
+				t.Fatalf("phase %d: %d rows gathered and %d evicted, more than the %d rows", phase, len(c.sel), len(c.evict), c.rowCap)
+			}
+		}
 		c.fill(&h)
 		if err := checkCache(&c, &h); err != nil {
 			t.Fatalf("phase %d: %v", phase, err)
