@@ -771,8 +771,9 @@ func (m *Matcher) split() {
 	}
 }
 
-// fillCache chooses the phase's cached lists by the mode and packs them; with estimated set the
-// estimator's ranking is m.nextHot (made beside the last kernel).
+// fillCache chooses the phase's cached lists by the mode (pack) and places them in the cache kept
+// from the last phase, or in a rebuilt one (dcsr.place: the device's work for run); with
+// estimated set the estimator's ranking is m.nextHot (made beside the last kernel).
 func (m *Matcher) fillCache(estimated bool) error {
 	var freqBytes uint64
 	if m.measure {
