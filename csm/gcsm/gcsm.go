@@ -5,7 +5,8 @@
 // its changed entries edited in place); per phase of a batch, a random-walk
 // access-frequency estimator picks the adjacency lists the matching will read most (the
 // highest-degree lists fill what they leave), lays them out as a DCSR cache in GPU memory within
-// --gpu-memory (one buffer, its entries gathered by the GPU from the mapped host graph), and one
+// --gpu-memory (one buffer kept from phase to phase, its new and changed entries gathered by the
+// GPU from the mapped host graph), and one
 // interpreter kernel runs every anchored delta search of the phase, reading a cached list from
 // GPU memory and any other through the mapping (zero-copy); beside the first phase's kernel the
 // host prepares and estimates the second phase. The terms, matching orders and checks are exactly the CPU
