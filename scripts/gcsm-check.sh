@@ -19,12 +19,17 @@
 #                                       TestGPUBench on R-MAT scale 20 at 90 MiB (the graph about
 #                                       4.2x the budget; diamond and house, 4 and 5 vertices)
 #                                       together, in batches of 64, 512, 4,096 and 8,192, modes
-#                                       cache, zerocopy, degree, cache+nofill+seq (the cache
-#                                       without the degree fill and the work ahead) and
+#                                       cache, cache+full (the cache rebuilt at every phase, as
+#                                       before branch gcsm6), zerocopy, degree, degree+full and
 #                                       cache-sampled beside the CPU engine on every core, medians
-#                                       of 3 batches, at most 150 s; then a table of the medians
-#                                       and of cache's speedups (the other's time over cache's).
-#                                       Each variable it sets may be given instead.
+#                                       of 3 batches; then (GCSM_P6_BATCHES, default 64,512) the
+#                                       6-vertex pattern kite6 alone in modes GCSM_P6_MODES (cache,
+#                                       cache+full, degree: no cpu, whose counts take seconds a
+#                                       batch there; the modes' counts are checked against each
+#                                       other); at most 150 s; then a table of
+#                                       the medians and of cache's speedups (the other's time over
+#                                       cache's) per workload. Each variable it sets may be given
+#                                       instead.
 #                                       REORG=1 (after the rest, whatever its status): the host
 #                                       graph's reorganisation on R-MAT scale 23 (about 10^8 edges,
 #                                       6 GB of host memory; TestReorganisation, REORG_TIMEOUT
@@ -113,8 +118,9 @@ run() {
 		: "${RUN:=TestGPURandom|TestGPUEngine|TestGPUEmail10|TestGPUEmit|TestNoGPU}"
 		: "${WATCH:=0}" "${BENCH:=1}" "${CHECK_TIMEOUT:=70}" "${BENCH_TIMEOUT:=150}" "${SCALE:=20}"
 		: "${GCSM_EMAIL:=0}" "${GCSM_ROUNDS:=3}" "${GCSM_COVERAGE:=0}" "${GCSM_BATCHES:=64,512,4096,8192}"
-		: "${GCSM_MODES:=cpu,cache,zerocopy,degree,cache+nofill+seq,cache-sampled}" "${GCSM_BUDGET_MIB:=90}"
-		export GCSM_EMAIL GCSM_ROUNDS GCSM_COVERAGE GCSM_BATCHES GCSM_MODES GCSM_BUDGET_MIB
+		: "${GCSM_MODES:=cpu,cache,cache+full,zerocopy,degree,degree+full,cache-sampled}" "${GCSM_BUDGET_MIB:=90}"
+		: "${GCSM_P6_BATCHES:=64,512}" "${GCSM_P6_MODES:=cache,cache+full,degree}"
+		export GCSM_EMAIL GCSM_ROUNDS GCSM_COVERAGE GCSM_BATCHES GCSM_MODES GCSM_BUDGET_MIB GCSM_P6_BATCHES GCSM_P6_MODES
 	fi
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/device.txt"
 	nproc | sed 's/^/host cores: /' | tee -a "$out/device.txt"
@@ -134,7 +140,14 @@ run() {
 		column -t -s $'\t' "$out/bench.tsv" 2>/dev/null || cat "$out/bench.tsv"
 		if [ "${SUITE:-}" = modes ] && [ -s "$out/bench.tsv" ]; then
 			echo "== modes, $(nproc) host cores for cpu; medians of ${GCSM_ROUNDS} batches, ms; cache/X: X's time over cache's"
-			modes_table "$out/bench.tsv" | tee "$out/modes.txt"
+			: >"$out/modes.txt"
+			cut -f1 "$out/bench.tsv" | tail -n +2 | awk '!seen[$0]++' | while IFS= read -r w; do
+				echo "-- $w" | tee -a "$out/modes.txt"
+				awk -F'\t' -v w="$w" 'NR == 1 || $1 == w' "$out/bench.tsv" >"$out/bench-w.tsv"
+				modes_table "$out/bench-w.tsv" | tee -a "$out/modes.txt"
+			done
+			echo "== the cache's gathers: MB a batch (mean) and phases rebuilt, per mode and batch"
+			awk -F'\t' 'NR > 1 && $5 != "cpu" && $5 != "zerocopy" { printf "%s\t%s\t%s\tfrom_gpu %s\tgathered %s MB\trebuilt %s\tcopy %s ms\testimate %s ms\n", $1, $4, $5, $8, $24, $25, $11, $10 }' "$out/bench.tsv" | tee "$out/gathers.txt"
 		fi
 	fi
 	if [ "${REORG:-0}" = 1 ]; then

@@ -94,6 +94,7 @@ type device struct {
 	maxCache                   uint64 // tests: a cap on the cache (0: none)
 	maxList                    uint64 // tests: a cap on the matches a listing launch holds (0: none)
 	params                     [paramWords]uint64
+	lastFixed                  uint64 // cacheBudget's fixed buffers at the last phase
 	paramsAt                   uint64 // the parameters' offset in small
 }
 
@@ -161,18 +162,12 @@ func smallBytes(ph *phase) uint64 {
 }
 
 // cacheBudget sizes the grid and the warps' stacks for the phase, and returns what is left for
-// the cache: the stacks take at most half of the memory.
-func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 {
+// the cache: the stacks take at most half of the memory. The last phase's cache buffer is kept
+// (kept) when the matcher asks for it (keep: its size), the other buffers and the stacks need
+// no more memory than they hold and the buffer fits what is left; else it is released, as is
+// the stack when its size changes.
+func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64, keep uint64) (uint64, bool) {
 	tasks := ph.numTasks()
-	// The last phase's cache and stacks go before this phase's are made.
-	if dv.cache != nil {
-		dv.mem.Release(dv.cache)
-		dv.cache = nil
-	}
-	if dv.stack != nil {
-		dv.mem.Release(dv.stack)
-		dv.stack = nil
-	}
 	if dv.freq != nil && freqBytes == 0 {
 		dv.mem.Release(dv.freq) // not measuring: give the counters' memory to the cache
 		dv.freq = nil
@@ -204,15 +199,26 @@ func (dv *device) cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64 
 		dv.warps = 0
 	}
 	dv.warps = (max(dv.warps, 1) + warpsPerBlock - 1) / warpsPerBlock * warpsPerBlock // whole blocks
-	used := fixed + uint64(dv.warps)*perWarp
-	if used >= l {
-		return 0
+	stack := dv.stackBytes(dv.warps)
+	grows := fixed != dv.lastFixed || (dv.stack != nil && dv.stack.Size() != stack)
+	dv.lastFixed = fixed
+	if dv.stack != nil && dv.stack.Size() != stack {
+		dv.release(&dv.stack)
 	}
-	left := l - used - min(l-used, 256) // the cache's alignment
+	used := fixed + stack
+	left := uint64(0)
+	if used < l {
+		left = l - used - min(l-used, 256) // the cache's alignment
+	}
 	if dv.maxCache > 0 {
-		return min(left, dv.maxCache)
+		left = min(left, dv.maxCache)
 	}
-	return left
+	// Kept: the buffers made before the cache in run allocate nothing, and the cache fits.
+	kept := dv.cache != nil && keep > 0 && dv.cache.Size() == keep && !grows && keep <= left
+	if !kept {
+		dv.release(&dv.cache)
+	}
+	return left, kept
 }
 
 // stackLevels is the number of level buffers a warp's stack needs for the table's patterns: the
@@ -334,46 +340,75 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 	return nil
 }
 
-// fillCache makes the phase's cache on the device: one buffer with the rows, their offsets and
-// lengths (copied up) and their keys and edge labels (8-byte aligned), gathered by gcsm_gather
-// from the host graph's mapped arrays, which also sets the cached vertices' slots (the slot array
-// set to ~0 first). It sets the kernel's cache parameters and st.Copy.
+// fillCache does the phase's cache work on the device (c.pending; dcsr.fill is the emulation's):
+// in a rebuild, one buffer with the row table (rows, their offsets and lengths: copied up) and
+// the entries (keys and edge labels, 8-byte aligned), the slot array set to ~0, every row
+// gathered by gcsm_gather from the host graph's mapped arrays (which sets the rows' slots);
+// otherwise the kept buffer's row table copied up again and gcsm_gather run over the selected
+// rows and the evicted vertices only. It sets the kernel's cache parameters and st.Copy.
 func (dv *device) fillCache(h *hostGraph, c *dcsr, st *Stats) error {
 	tc := time.Now()
-	var at [5]uint64
-	end := uint64(0)
-	for i, bytes := range [5]uint64{4 * uint64(len(c.rows)), 8 * uint64(len(c.roff)), 4 * uint64(len(c.rlen)), 8 * c.entries, 4 * c.entries} {
-		at[i] = end
-		end = (end + bytes + 7) &^ 7
-	}
+	at, end := layoutOffsets(c.rowCap, c.entryCap)
 	var err error
-	if dv.cache, err = dv.mem.Alloc("cache", end); err != nil {
+	if c.full {
+		dv.release(&dv.cache)
+		if dv.cache, err = dv.mem.Alloc("cache", end); err != nil {
+			return err
+		}
+	} else if dv.cache == nil || dv.cache.Size() != end {
+		return fmt.Errorf("gcsm: internal error: the cache's update has no buffer of its layout")
+	}
+	slots := dv.slotBuf
+	if err := dv.ensure(&dv.slotBuf, "cache slots", 4*uint64(len(h.ln)), false); err != nil {
 		return err
 	}
-	for _, err := range []error{gpu.CopyToDevice(dv.cache, at[0], c.rows), gpu.CopyToDevice(dv.cache, at[1], c.roff),
-		gpu.CopyToDevice(dv.cache, at[2], c.rlen)} {
+	if !c.full && dv.slotBuf != slots {
+		return fmt.Errorf("gcsm: internal error: the cache's slots were made again in an update")
+	}
+	cb := uint64(dv.cache.Ptr())
+	p := &dv.params
+	p[5] = uint64(len(c.rows))
+	p[6] = uint64(dv.slotBuf.Ptr())
+	p[7], p[8], p[9], p[10] = cb+at[atOff], cb+at[atLen], cb+at[atKeys], cb+at[atLabels]
+	if !c.pending || (!c.full && len(c.sel) == 0 && len(c.evict) == 0) {
+		c.pending = false
+		st.Copy = time.Since(tc)
+		return nil
+	}
+	for _, err := range []error{gpu.CopyToDevice(dv.cache, at[atRows], c.rows), gpu.CopyToDevice(dv.cache, at[atOff], c.roff),
+		gpu.CopyToDevice(dv.cache, at[atLen], c.rlen)} {
 		if err != nil {
 			return err
 		}
 	}
-	if err := dv.ensure(&dv.slotBuf, "cache slots", 4*uint64(len(h.ln)), false); err != nil {
-		return err
+	sel, nsel, evict := gpu.DevicePtr(0), uint32(len(c.rows)), gpu.DevicePtr(0)
+	if c.full {
+		if err := dv.slotBuf.Memset(0xff); err != nil {
+			return err
+		}
+	} else {
+		// The update's lists, in the buffer's region for them (at most rowCap each).
+		if len(c.sel) > c.rowCap || len(c.evict) > c.rowCap {
+			return fmt.Errorf("gcsm: internal error: a cache update of %d rows and %d evictions for %d rows", len(c.sel), len(c.evict), c.rowCap)
+		}
+		ops := at[atOps]
+		if err := gpu.CopyToDevice(dv.cache, ops, c.sel); err != nil {
+			return err
+		}
+		if err := gpu.CopyToDevice(dv.cache, ops+4*uint64(len(c.sel)), c.evict); err != nil {
+			return err
+		}
+		sel, nsel = gpu.DevicePtr(cb+ops), uint32(len(c.sel))
+		evict = gpu.DevicePtr(cb + ops + 4*uint64(len(c.sel)))
 	}
-	if err := dv.slotBuf.Memset(0xff); err != nil {
-		return err
-	}
-	cb := uint64(dv.cache.Ptr())
-	blocks := min(uint64(len(c.rows)), maxWarps/warpsPerBlock*4) // a block a row
+	blocks := max(min(uint64(nsel), maxWarps/warpsPerBlock*4), 1) // a block a row
 	if _, err := dv.gather.LaunchSync(gpu.Dim3{X: uint32(blocks)}, gpu.Dim3{X: blockThreads}, 0,
-		gpu.DevicePtr(h.offM.dev), gpu.DevicePtr(h.keyM.dev), gpu.DevicePtr(h.elM.dev), gpu.DevicePtr(cb+at[0]), gpu.DevicePtr(cb+at[1]),
-		gpu.DevicePtr(cb+at[2]), uint32(len(c.rows)), gpu.DevicePtr(cb+at[3]), gpu.DevicePtr(cb+at[4]), dv.slotBuf); err != nil {
+		gpu.DevicePtr(h.offM.dev), gpu.DevicePtr(h.keyM.dev), gpu.DevicePtr(h.elM.dev), gpu.DevicePtr(cb+at[atRows]), gpu.DevicePtr(cb+at[atOff]),
+		gpu.DevicePtr(cb+at[atLen]), nsel, gpu.DevicePtr(cb+at[atKeys]), gpu.DevicePtr(cb+at[atLabels]), dv.slotBuf, sel, evict, uint32(len(c.evict))); err != nil {
 		return fmt.Errorf("gcsm: gathering the cache: %w", err)
 	}
+	c.pending = false
 	st.Copy = time.Since(tc)
-	p := &dv.params
-	p[5] = uint64(len(c.rows))
-	p[6] = uint64(dv.slotBuf.Ptr())
-	p[7], p[8], p[9], p[10] = cb+at[1], cb+at[2], cb+at[3], cb+at[4]
 	return nil
 }
 

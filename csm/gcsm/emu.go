@@ -4,10 +4,7 @@ import (
 	"context"
 	"math/bits"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-
-	"github.com/submatch/submatch/internal/par"
 )
 
 // phase is what a kernel launch reads besides the graph and the table: the anchored searches
@@ -32,51 +29,6 @@ func (p *phase) numTasks() int { return len(p.tasks) / taskWords }
 // taskWords is a task's record: global term, anchors x and y, pattern, and the part [lo, hi) of
 // the first free level's source entries it takes (hi 0: all).
 const taskWords = 6
-
-// dcsr is the device cache in GCSM's DCSR form: the cached vertices sorted (rows), per row its
-// start and length in the packed entries (keys, edge labels; entries in all). The GPU backend
-// gathers the entries on the device; keys and elab are the host's copy, made by fill for the
-// emulation.
-type dcsr struct {
-	rows    []uint32
-	roff    []uint64
-	rlen    []uint32
-	entries uint64
-	keys    []uint64
-	elab    []uint32
-	bytes   uint64
-}
-
-func (c *dcsr) reset() {
-	c.rows, c.roff, c.rlen, c.keys, c.elab = c.rows[:0], c.roff[:0], c.rlen[:0], c.keys[:0], c.elab[:0]
-	c.entries, c.bytes = 0, 0
-}
-
-// fill copies the rows' entries from the host graph into keys and elab, on all cores (what the
-// GPU's gather does on the device), unless they are there (once per packing: reset empties them).
-func (c *dcsr) fill(h *hostGraph) {
-	if uint64(len(c.keys)) == c.entries {
-		return
-	}
-	c.keys = slices.Grow(c.keys[:0], int(c.entries))[:c.entries]
-	c.elab = slices.Grow(c.elab[:0], int(c.entries))[:c.entries]
-	par.Ranges(len(c.rows), min(runtime.GOMAXPROCS(0), max(int(c.entries>>16), 1)), 64, func(_, lo, hi int) bool {
-		for i := lo; i < hi; i++ {
-			k, e := h.list(c.rows[i])
-			copy(c.keys[c.roff[i]:], k)
-			copy(c.elab[c.roff[i]:], e)
-		}
-		return true
-	})
-}
-
-// find returns v's row, or -1.
-func (c *dcsr) find(v uint32) int {
-	if i, ok := slices.BinarySearch(c.rows, v); ok {
-		return i
-	}
-	return -1
-}
 
 // emu is the host emulation of the kernel: the same interpreter over the same table, lists and
 // cache, one anchored search at a time. Tests check it against the CPU engine without a GPU; the
@@ -112,10 +64,9 @@ type hlist struct {
 func (e *emu) list(v uint32) hlist {
 	e.reads++
 	if e.c != nil {
-		if i := e.c.find(v); i >= 0 {
+		if k, l, ok := e.c.devList(v); ok {
 			e.hits++
-			o, n := e.c.roff[i], uint64(e.c.rlen[i])
-			return hlist{e.c.keys[o : o+n], e.c.elab[o : o+n]}
+			return hlist{k, l}
 		}
 	}
 	k, l := e.h.list(v)

@@ -5,7 +5,8 @@
 // its changed entries edited in place); per phase of a batch, a random-walk
 // access-frequency estimator picks the adjacency lists the matching will read most (the
 // highest-degree lists fill what they leave), lays them out as a DCSR cache in GPU memory within
-// --gpu-memory (one buffer, its entries gathered by the GPU from the mapped host graph), and one
+// --gpu-memory (one buffer kept from phase to phase, its new and changed entries gathered by the
+// GPU from the mapped host graph), and one
 // interpreter kernel runs every anchored delta search of the phase, reading a cached list from
 // GPU memory and any other through the mapping (zero-copy); beside the first phase's kernel the
 // host prepares and estimates the second phase. The terms, matching orders and checks are exactly the CPU
@@ -106,7 +107,13 @@ type Stats struct {
 	Coverage1 float64
 	// Walks: the random walks of the estimator (the last phase's M, after its re-check).
 	Walks uint64
-	// Time spent estimating, packing and copying the cache, in the kernel (with its uploads),
+	// Gathered: the entries gathered into the cache (every cached list's in a phase whose cache
+	// was rebuilt, the new and changed ones' otherwise); Rebuilds: the phases whose cache was
+	// rebuilt.
+	Gathered uint64
+	Rebuilds int
+	// Time spent estimating, choosing, placing and copying the cache (Copy also holds the
+	// release of the last phase's buffers that are not kept), in the kernel (with its uploads),
 	// and bringing the host graph up to date.
 	Estimate, Copy, Kernel, Sync time.Duration
 	// Net is the time of validating the batch and applying its net change to the csm graph;
@@ -143,8 +150,10 @@ type backend interface {
 	// in ModeUnified (the emulation: Go memory for both).
 	alloc(mode Mode) allocator
 	// cacheBudget is the bytes the cache may take, given the searches' buffers and, with
-	// freqBytes > 0, the per-vertex read counters.
-	cacheBudget(h *hostGraph, ph *phase, freqBytes uint64) uint64
+	// freqBytes > 0, the per-vertex read counters. keep is the size of the last phase's cache
+	// buffer when the matcher would update it in place (0: it will not); kept reports that the
+	// backend still holds that buffer (else the matcher rebuilds the cache).
+	cacheBudget(h *hostGraph, ph *phase, freqBytes uint64, keep uint64) (budget uint64, kept bool)
 	// run leaves each task's count in counts and adds the list reads to st; with freq non-nil it
 	// also counts the reads per vertex.
 	run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error
@@ -229,6 +238,13 @@ type Matcher struct {
 	fillDegree bool
 	picked     []uint32 // per vertex: stamp when pack took it in this phase
 	stamp      uint32
+	// want and wantBytes: the lists pack chose for the phase (in its priority order) and
+	// their cost.
+	want      []uint32
+	wantBytes uint64
+	// fullCache (measurement): the cache is laid out and gathered whole at every phase (as
+	// before branch gcsm6), not kept on the device and updated.
+	fullCache bool
 	// The created phase's searches (next, ahead set) and, in the estimator's modes, their
 	// ranking (nextHot, nextWalks; nextEstimated set), made beside the destroyed phase's kernel;
 	// lastBudget is the last phase's cache budget (the ranking's walk-count re-check).
@@ -455,11 +471,22 @@ func (m *Matcher) follow() error {
 	if m.since >= 1<<20 && uint64(m.since) >= m.g.NumEdges() {
 		m.g.Compact()
 		m.since = 0
+		m.cache.clear() // the vertices renumbered
 		return m.rebuild()
 	}
 	rebuilt, err := m.h.sync(m.g, &m.ch)
 	if err != nil {
 		return fmt.Errorf("gcsm: host graph: %w", err)
+	}
+	// The cached lists the batch changed are gathered again by the next phase.
+	if rebuilt {
+		m.cache.valid = false
+	}
+	for _, v := range m.ch.full {
+		m.cache.markChanged(v)
+	}
+	for _, e := range m.ch.edits {
+		m.cache.markChanged(e.v)
 	}
 	if rebuilt && (m.mode == ModeDegree || m.fillDegree) {
 		return m.rebuild()
@@ -524,7 +551,7 @@ func (m *Matcher) phase(ctx context.Context, created bool, res *csm.Result, best
 	m.stats.Spilled += st.Spilled
 	if st.Reads >= *best {
 		*best = st.Reads
-		m.stats.CachedLists, m.stats.CacheBytes = len(m.cache.rows), m.cache.bytes
+		m.stats.CachedLists, m.stats.CacheBytes = m.cache.lists, m.cache.bytes
 		if freq != nil {
 			m.stats.Coverage1 = coverage(freq, &m.cache)
 		}
@@ -745,59 +772,82 @@ func (m *Matcher) split() {
 	}
 }
 
-// fillCache chooses the phase's cached lists by the mode and packs them; with estimated set the
-// estimator's ranking is m.nextHot (made beside the last kernel).
+// fillCache chooses the phase's cached lists by the mode (pack) and places them in the cache kept
+// from the last phase, or in a rebuilt one (dcsr.place: the device's work for run); with
+// estimated set the estimator's ranking is m.nextHot (made beside the last kernel).
 func (m *Matcher) fillCache(estimated bool) error {
-	m.cache.reset()
 	var freqBytes uint64
 	if m.measure {
 		freqBytes = 4 * uint64(m.g.IDBound())
 	}
-	budget := m.be.cacheBudget(&m.h, &m.ph, freqBytes)
+	c := &m.cache
+	if c.pending { // the last phase's cache work was not done (a cancelled run)
+		c.valid = false
+	}
+	keep := uint64(0)
+	if c.valid && !m.fullCache && m.mode != ModeZeroCopy && m.mode != ModeUnified {
+		keep = c.phys()
+	}
+	tb := time.Now()
+	budget, kept := m.be.cacheBudget(&m.h, &m.ph, freqBytes, keep) // frees what it does not keep: in Copy
 	m.lastBudget = budget
+	m.stats.Copy += time.Since(tb)
+	// The choice's budget: the layout's slack kept free when it is updated in place.
+	choice := budget
+	if !m.fullCache && m.mode != ModeDevice {
+		choice -= budget / slackDiv
+	}
+	t0 := time.Now()
 	switch m.mode {
 	case ModeZeroCopy, ModeUnified:
+		c.clear()
 		return nil
 	case ModeDevice:
-		t0 := time.Now()
 		all := m.g.Vertices()
-		if !m.pack(budget, all) {
+		if !m.pack(choice, all) {
 			return fmt.Errorf("gcsm: mode device: the graph's lists (%d vertices) do not fit the %d bytes left of the GPU memory budget", len(all), budget)
 		}
-		m.stats.Copy += time.Since(t0)
 	case ModeDegree:
-		t0 := time.Now()
-		m.pack(budget, m.deg)
-		m.stats.Copy += time.Since(t0)
+		m.pack(choice, m.deg)
 	case ModeCache, ModeCacheBytes, ModeCacheDensity, ModeCacheSampled:
-		t0 := time.Now()
 		hot, walks := m.nextHot, m.nextWalks
 		if !estimated {
-			hot, walks = m.est.hot(m, &m.ph, budget, false)
+			hot, walks = m.est.hot(m, &m.ph, choice, false)
 		}
 		m.stats.Walks = walks
 		t1 := time.Now()
 		m.stats.Estimate += t1.Sub(t0)
+		t0 = t1
 		if m.fillDegree {
-			m.pack(budget, hot, m.deg)
+			m.pack(choice, hot, m.deg)
 		} else {
-			m.pack(budget, hot)
+			m.pack(choice, hot)
 		}
-		m.stats.Copy += time.Since(t1)
 	}
+	c.place(m.want, m.h.ln, budget, kept && !m.fullCache)
+	m.stats.Gathered += c.gathered
+	if c.full {
+		m.stats.Rebuilds++
+	}
+	m.stats.Copy += time.Since(t0)
 	return nil
 }
 
-// rowBytes is what caching a list of n entries costs.
-func rowBytes(n uint32) uint64 { return 16 + 12*uint64(n) }
+// rowBytes is what caching a list of n entries costs: its row (vertex, offset, length), a slot
+// of the update's lists (a row gathered or evicted: dcsr, layoutOffsets), its keys and edge
+// labels.
+func rowBytes(n uint32) uint64 { return 24 + 12*uint64(n) }
 
 // pack chooses the cached lists of each of lists in turn, each in priority order, each list
 // that fits in what is left of budget bytes (skipping vertices that are dead, have no entries or
-// were taken already, and lists too long for what is left: the greedy fill of the knapsack), and
-// lays out their rows; it reports whether all of them fitted. The entries are not copied here:
-// the GPU gathers them from the mapped host graph (the emulation: dcsr.fill).
+// were taken already, and lists too long for what is left: the greedy fill of the knapsack), into
+// m.want (in that order: a rebuild lays them out so, and the lowest, the first evicted when the
+// choice changes, leave one free range at the end) and m.wantBytes; it reports whether all of
+// them fitted. The layout is made by place, and the entries are not copied here: the GPU
+// gathers them from the mapped host graph (the emulation: dcsr.fill).
 func (m *Matcher) pack(budget uint64, lists ...[]uint32) bool {
-	c, h := &m.cache, &m.h
+	h := &m.h
+	m.want, m.wantBytes = m.want[:0], 0
 	if len(m.picked) < len(h.ln) {
 		m.picked = append(m.picked, make([]uint32, len(h.ln)-len(m.picked))...)
 	}
@@ -813,23 +863,17 @@ fill:
 				continue
 			}
 			b := rowBytes(h.ln[v])
-			if c.bytes+b > budget {
+			if m.wantBytes+b > budget {
 				all = false
-				if budget-c.bytes < rowBytes(1) {
+				if budget-m.wantBytes < rowBytes(1) {
 					break fill // full
 				}
 				continue
 			}
 			m.picked[v] = m.stamp
-			c.bytes += b
-			c.rows = append(c.rows, v)
+			m.wantBytes += b
+			m.want = append(m.want, v)
 		}
-	}
-	slices.Sort(c.rows)
-	for _, v := range c.rows {
-		c.roff = append(c.roff, c.entries)
-		c.rlen = append(c.rlen, h.ln[v])
-		c.entries += uint64(h.ln[v])
 	}
 	return all
 }
@@ -860,7 +904,7 @@ func coverage(freq []uint32, c *dcsr) float64 {
 func (m *Matcher) LogBatch(l *slog.Logger) {
 	s := &m.stats
 	l.Debug("gcsm: batch", "mode", m.mode.String(), "tasks", s.Tasks, "list_reads", s.Reads, "from_gpu", s.HitRate(),
-		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
+		"cached_lists", s.CachedLists, "cache_bytes", s.CacheBytes, "gathered", s.Gathered, "rebuilds", s.Rebuilds, "walks", s.Walks, "top1pct_coverage", s.Coverage1,
 		"net", s.Net, "prepare", s.Prepare, "estimate", s.Estimate, "copy", s.Copy, "kernel", s.Kernel, "sync", s.Sync,
 		"ahead", s.Ahead, "warp_max", s.WarpMax, "warp_mean", s.WarpMean, "task_max", s.TaskMax, "launches", s.Launches, "spilled", s.Spilled)
 }

@@ -31,7 +31,10 @@ type emuBackend struct {
 
 func (emuBackend) alloc(Mode) allocator { return goAlloc }
 
-func (b emuBackend) cacheBudget(*hostGraph, *phase, uint64) uint64 { return b.budget }
+// cacheBudget keeps the cache whenever asked to (the emulated device's memory is the dcsr's).
+func (b emuBackend) cacheBudget(_ *hostGraph, _ *phase, _, keep uint64) (uint64, bool) {
+	return b.budget, keep > 0 && keep <= b.budget
+}
 
 func (emuBackend) close() {}
 
@@ -64,6 +67,9 @@ func (emuBackend) list(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph 
 
 func (b emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
 	c.fill(h)
+	if err := checkCache(c, h); err != nil {
+		return err
+	}
 	e := emu{t: t, h: h, c: c, ph: ph}
 	if freq != nil || b.bytes != nil {
 		e.onRead = func(v uint32, n uint64) {
@@ -82,6 +88,31 @@ func (b emuBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph
 	return ctx.Err()
 }
 
+// checkCache checks the emulated device's cache against the layout and the host graph: every
+// row's vertex has its slot and its current list, and every vertex with a slot is that row's
+// (the kernel's reads are checked by the counts; this names a stale row or slot at once).
+func checkCache(c *dcsr, h *hostGraph) error {
+	if len(c.rows) == 0 {
+		return nil
+	}
+	for i, v := range c.rows {
+		if v == noRow {
+			continue
+		}
+		k, e, ok := c.devList(v)
+		hk, he := h.list(v)
+		if !ok || c.dslot[v] != uint32(i) || !slices.Equal(k, hk) || !slices.Equal(e, he) {
+			return fmt.Errorf("cache row %d (vertex %d): on the device %v, slot %d, %d entries; the host graph's %d", i, v, ok, c.dslot[v], len(k), len(hk))
+		}
+	}
+	for v, r := range c.dslot {
+		if r != noRow && (r >= uint32(len(c.rows)) || c.rows[r] != uint32(v)) {
+			return fmt.Errorf("cache slot of vertex %d: row %d, not that vertex's", v, r)
+		}
+	}
+	return nil
+}
+
 // spillBackend is the emulation with every search decomposed as the kernel's spills do: its
 // first free level's source range is cut in two, each accepted candidate of the first half
 // becomes a spilled search one level deeper, and the second half a spilled search of the
@@ -90,6 +121,9 @@ type spillBackend struct{ emuBackend }
 
 func (spillBackend) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *phase, counts []uint64, freq []uint32, st *Stats) error {
 	c.fill(h)
+	if err := checkCache(c, h); err != nil {
+		return err
+	}
 	e := emu{t: t, h: h, c: c, ph: ph}
 	r := make([]uint32, spillWords)
 	for i := range ph.numTasks() {

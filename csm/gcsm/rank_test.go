@@ -61,13 +61,12 @@ func TestRanking(t *testing.T) {
 		s.add(reads)
 		hot := slices.Clone(s.ranked(gm.h.ln))
 		budget := rowBytes(hubDeg) + rowBytes(smallDeg) - 1
-		gm.cache.reset()
 		if gm.pack(budget, hot) {
 			t.Errorf("%s: both lists fitted %d bytes", c.mode, budget)
 		}
 		want, _ := gm.g.Lookup(c.want)
-		if !slices.Equal(gm.cache.rows, []uint32{want}) {
-			t.Errorf("%s: ranked %v, cached %v, want only the list of %d (vertex %d)", c.mode, hot, gm.cache.rows, c.want, want)
+		if !slices.Equal(gm.want, []uint32{want}) {
+			t.Errorf("%s: ranked %v, cached %v, want only the list of %d (vertex %d)", c.mode, hot, gm.want, c.want, want)
 		}
 		gm.Close()
 	}
@@ -106,20 +105,18 @@ func TestDegreeFill(t *testing.T) {
 			hot = append(hot, hot[0], gm.deg[0])
 		}
 		budget := uint64(r.IntN(int(rowBytes(uint32(2 * g0.NumEdges())))))
-		gm.cache.reset()
 		gm.pack(budget, hot, gm.deg)
-		c := &gm.cache
 		in := map[uint32]bool{}
 		var bytes uint64
-		for i, v := range c.rows {
-			if in[v] || (i > 0 && c.rows[i-1] >= v) {
-				t.Fatalf("trial %d: rows not sorted and distinct: %v", trial, c.rows)
+		for _, v := range gm.want {
+			if in[v] {
+				t.Fatalf("trial %d: rows not distinct: %v", trial, gm.want)
 			}
 			in[v] = true
 			bytes += rowBytes(gm.h.ln[v])
 		}
-		if bytes != c.bytes || bytes > budget {
-			t.Fatalf("trial %d: %d bytes cached (counted %d) in a budget of %d", trial, bytes, c.bytes, budget)
+		if bytes != gm.wantBytes || bytes > budget {
+			t.Fatalf("trial %d: %d bytes cached (counted %d) in a budget of %d", trial, bytes, gm.wantBytes, budget)
 		}
 		// Greedy: a list left out did not fit what was left when its turn came; so no list left
 		// out fits what is left at the end, and every hot list left out is longer than what
@@ -144,15 +141,18 @@ func TestDegreeFill(t *testing.T) {
 				}
 			}
 		}
+		// A rebuild lays the choice out packed, within the budget (and the regions' alignment).
+		c := &gm.cache
+		c.place(gm.want, gm.h.ln, budget, false)
 		var n uint64
 		for i := range c.rows {
-			if c.roff[i] != n || c.rlen[i] != gm.h.ln[c.rows[i]] {
+			if c.roff[i] != n || c.rlen[i] != gm.h.ln[c.rows[i]] || c.rows[i] != gm.want[i] || c.find(c.rows[i]) != i {
 				t.Fatalf("trial %d: row %d at %d (want %d), length %d", trial, i, c.roff[i], n, c.rlen[i])
 			}
 			n += uint64(c.rlen[i])
 		}
-		if n != c.entries {
-			t.Fatalf("trial %d: %d entries, rows hold %d", trial, c.entries, n)
+		if !c.full || c.gathered != n || c.bytes != bytes || (len(c.rows) > 0 && c.phys() > budget+48) {
+			t.Fatalf("trial %d: rebuild %v, %d entries gathered, rows hold %d; %d bytes of %d, buffer %d of %d", trial, c.full, c.gathered, n, c.bytes, bytes, c.phys(), budget)
 		}
 	}
 }

@@ -535,14 +535,19 @@ extern "C" __global__ void gcsm_match(const u64 *params, const u32 *table, const
 }
 
 // gcsm_gather fills the device cache from the host graph through the mapping (one pass over the
-// PCIe link, no host-side packing or staging): a block per row (rows[r], its entries at roff[r],
-// rlen[r] of them), its threads striding over the row's keys and edge labels GATHER_UNROLL loads
+// PCIe link, no host-side packing or staging): a block per row (rows[i], its entries at roff[i],
+// rlen[i] of them), its threads striding over the row's keys and edge labels GATHER_UNROLL loads
 // at a time each (so that a hub's row does not take a link round trip per 32 entries); each
-// row's vertex gets its row number in slot (which the host set to ~0 before).
+// row's vertex gets its row number in slot. The rows are i = 0..nrows-1 (a rebuild: the host
+// set slot to ~0 before), or with sel the rows sel[0..nrows-1] (an update of the kept cache), and the
+// nevict vertices of evict (none of them a row's) get ~0.
 #define GATHER_UNROLL 4
 extern "C" __global__ void gcsm_gather(const u64 *hoff, const u64 *hkeys, const u32 *helab, const u32 *rows,
-                                       const u64 *roff, const u32 *rlen, u32 nrows, u64 *ckeys, u32 *celab, u32 *slot) {
-  for (u64 r = blockIdx.x; r < nrows; r += gridDim.x) {
+                                       const u64 *roff, const u32 *rlen, u32 nrows, u64 *ckeys, u32 *celab, u32 *slot,
+                                       const u32 *sel, const u32 *evict, u32 nevict) {
+  for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < nevict; j += gridDim.x * blockDim.x) slot[evict[j]] = 0xffffffffu;
+  for (u64 s = blockIdx.x; s < nrows; s += gridDim.x) {
+    const u64 r = sel ? (u64)sel[s] : s;
     const u32 v = rows[r];
     const u64 from = hoff[v], to = roff[r];
     const u32 n = rlen[r];
