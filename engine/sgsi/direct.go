@@ -10,8 +10,8 @@ import (
 	"github.com/submatch/submatch/internal/par"
 )
 
-// The direct count (issue 21): a count's last step without Prealloc-Combine's buffers. Out of
-// core, the buffers of the last step dwarf the graph (hundreds of words a row on power-law
+// The direct count (issue 21): a count's last step without Prealloc-Combine's buffers, in and
+// out of core. Out of core, the buffers of the last step dwarf the graph (hundreds of words a row on power-law
 // graphs) and a chunk uploads about 0.66 words of lists per buffer word it holds, so a count
 // moved hundreds of times the graph's layout. The direct count instead takes the rows in blocks
 // whose distinct lists (every list any link of the step reads for any row of the block) fit the
@@ -293,9 +293,13 @@ func (b *blocker) pieces(refs [][]uint32, budget uint64, ends []uint32) ([]uint3
 	return append(ends, invalid), true
 }
 
-// directOK reports whether a count's last step may go the direct way: out of core (in core the
-// buffers never leave the device) and not turned off (Options.Buffered).
-func (r *runner) directOK() bool { return r.count && !r.buffered && !r.st.InCore }
+// directOK reports whether a count's last step may go the direct way: a count, the direct count
+// not turned off (Options.Buffered). In core too: the buffers of the last step, not the graph,
+// are what a buffered count moves and sorts (at FR's size in core the buffered way was cut at
+// 150 s, 446 chunks, against 30.3 s for the direct count at a quarter of the graph); a direct
+// block overwrites the resident label graphs (dropCache), which the steps before it upload
+// again when they next need them.
+func (r *runner) directOK() bool { return r.count && !r.buffered }
 
 // dropCache forgets the resident segments: a direct block overwrites the segment cache.
 func (r *runner) dropCache() {
@@ -377,6 +381,14 @@ func (r *runner) desc(st *step) []uint32 {
 	return desc
 }
 
+// maxBlockWords caps a direct block's words whatever the region: a block's lists are collected
+// on the host while the block before it counts on the device, so one block as large as a large
+// region (in core) would leave the device idle through the whole collection. 2^30 words is
+// what a 4 GiB region gives a block, the fastest measured (FR's size, triangles: 30.3 s in 4
+// blocks at --gpu-memory 4GiB, 36.4 s in 15 at 1GiB; H200, 2026-12-03); larger blocks are
+// unmeasured.
+const maxBlockWords = 1 << 30
+
 // streamWords is the least a copy of a block's lists carries (the lists go up in pieces, not one
 // copy each, nor one staging of the whole block).
 const streamWords = 1 << 20
@@ -407,7 +419,7 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 	if err := r.reserve("the direct count's marks", uint64(len(d.lgs))*uint64(nv)/8); err != nil {
 		return false, nil
 	}
-	budget := min(capacity-header, maxKernelIndex-1)
+	budget := min(capacity-header, maxKernelIndex-1, maxBlockWords)
 	if d.gen >= 0 {
 		budget /= 2 // own lists; the pieces take the other half
 	}

@@ -23,7 +23,7 @@ type Stats struct {
 	Device      string
 	RegionBytes uint64 // the device region the count laid out (within --gpu-memory)
 	CacheBytes  uint64 // of which the segment cache
-	InCore      bool   // every label graph the query reads stayed resident
+	InCore      bool   // the label graphs the query reads fit the segment cache together (a direct count's blocks still overwrite it)
 	Segments    uint64 // segment uploads
 	SegmentHits uint64 // segment uses that found it resident
 	Chunks      uint64 // row chunks joined
