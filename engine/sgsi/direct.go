@@ -389,8 +389,8 @@ func (r *runner) desc(st *step) []uint32 {
 // unmeasured.
 const maxBlockWords = 1 << 30
 
-// streamWords is the least a copy of a block's lists carries (the lists go up in pieces, not one
-// copy each, nor one staging of the whole block).
+// streamWords is the size of a chunk of a block's upload: one goroutine gathers it, one copy
+// carries it (the lists go up in chunks, not one copy each, nor one staging of the whole block).
 const streamWords = 1 << 20
 
 // direct counts the units in blocks (see the package's direct count); big is called for each
@@ -520,9 +520,11 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		at += uint64(end - start)
 	}
 	keyOff := r.keyOff[:0]
-	for x := range d.lgs {
+	up := &r.up
+	up.reset()
+	for x, lg := range d.lgs {
 		keyOff = append(keyOff, at)
-		at += r.uploadWords(d.lgs[x], own[x])
+		at += up.add(lg, own[x])
 	}
 	r.keyOff = keyOff
 	pieceOff := at
@@ -545,20 +547,16 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	if tu, ok := u.(*tableUnits); ok && err == nil {
 		err = r.put(a.Rows, tu.table[start*tu.k:end*tu.k])
 	}
-	s := upStream{r: r, at: keyOff[0], buf: r.upBuf[:0], err: err}
-	for x, lg := range d.lgs {
-		s.lists(lg, own[x])
+	if err == nil {
+		err = r.putUpload(keyOff[0], up)
 	}
-	err = s.flush()
 	r.st.Refs += time.Since(t) - (r.st.Driver - drv) // (the copies are Driver's)
 	if err != nil {
-		r.upBuf = s.buf
 		return err
 	}
 	r.st.Blocks++
 	r.st.BlockRows += uint64(a.NRows)
 	if !gen {
-		r.upBuf = s.buf
 		r.blockSum = true
 		return r.kernel(func() error { return r.be.Last(a) })
 	}
@@ -567,22 +565,21 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	for _, hi := range b.ends {
 		t, drv = time.Now(), r.st.Driver
 		at := pieceOff
-		s.at = at
+		up.reset()
 		for x, lg := range d.lgs {
 			o := b.other[x]
 			i, _ := slices.BinarySearch(o, lo)
 			j, _ := slices.BinarySearch(o, hi)
 			b.piece[x] = o[i:j]
 			keyOff[x] = at
-			at += r.uploadWords(lg, b.piece[x])
-			s.lists(lg, b.piece[x])
+			at += up.add(lg, b.piece[x])
 		}
 		for e, l := range d.links {
 			if l.col == 1 {
 				entry(e, uint32(l.col), l.negate, len(b.piece[l.lg]), keyOff[l.lg])
 			}
 		}
-		err := s.flush()
+		err := r.putUpload(pieceOff, up)
 		if err == nil {
 			err = r.put(linksOff, h[:linkWords*entries])
 		}
@@ -593,74 +590,115 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 			err = r.kernel(func() error { return r.be.Last(a) })
 		}
 		if err != nil {
-			r.upBuf = s.buf
 			return err
 		}
 		lo = hi
 	}
-	r.upBuf = s.buf
 	r.blockSum = true
 	return nil
 }
 
-// uploadWords is the size of an upload of the lists of refs in lg: the vertices, their offsets,
-// their lists.
-func (r *runner) uploadWords(lg *labelGraph, refs []uint32) uint64 {
-	w := 2*uint64(len(refs)) + 1
-	for _, v := range refs {
-		w += lg.degree(v)
+// listUpload is an upload of lists, gathered on several goroutines: for each part (a label
+// graph's lists of some vertices) the vertices, their offsets in its lists, then the lists, the
+// parts one after the other. Its buffers are reused from one upload to the next.
+type listUpload struct {
+	parts []uploadPart
+	words uint64
+	bufs  [][]uint32 // one chunk a goroutine
+	offs  [][]uint32 // the parts' offsets
+	chunk uint64     // the words of a chunk (0: streamWords; tests set it small)
+}
+
+// uploadPart is one label graph's lists of the vertices refs (sorted), from word at of the
+// upload: refs, then offs (len(refs)+1 offsets into the lists), then the lists.
+type uploadPart struct {
+	lg   *labelGraph
+	refs []uint32
+	offs []uint32
+	at   uint64
+}
+
+// reset empties u for a new upload.
+func (u *listUpload) reset() {
+	u.parts, u.words = u.parts[:0], 0
+}
+
+// add appends lg's lists of refs to the upload and returns its words.
+func (u *listUpload) add(lg *labelGraph, refs []uint32) uint64 {
+	i := len(u.parts)
+	if i == len(u.offs) {
+		u.offs = append(u.offs, nil)
 	}
+	offs := u.offs[i][:0]
+	off := uint32(0)
+	for _, v := range refs {
+		offs = append(offs, off)
+		off += uint32(lg.degree(v))
+	}
+	offs = append(offs, off)
+	u.offs[i] = offs
+	u.parts = append(u.parts, uploadPart{lg: lg, refs: refs, offs: offs, at: u.words})
+	w := 2*uint64(len(refs)) + 1 + uint64(off)
+	u.words += w
 	return w
 }
 
-// upStream writes consecutive region words, gathered into copies of about streamWords; the
-// first error sticks (flush returns it).
-type upStream struct {
-	r   *runner
-	at  uint64 // the region offset of buf's first word
-	buf []uint32
-	err error
-}
-
-func (s *upStream) write(x []uint32) {
-	for len(x) > 0 && s.err == nil {
-		if len(s.buf) >= streamWords {
-			s.flush()
+// fill writes the upload's words [from, from+len(dst)) into dst.
+func (u *listUpload) fill(dst []uint32, from uint64) {
+	to := from + uint64(len(dst))
+	for _, p := range u.parts {
+		n := uint64(len(p.refs))
+		lists := p.at + 2*n + 1
+		end := lists + uint64(p.offs[n])
+		if end <= from || p.at >= to {
+			continue
 		}
-		n := min(len(x), streamWords-min(len(s.buf), streamWords))
-		s.buf = append(s.buf, x[:n]...)
-		x = x[n:]
+		copyRange(dst, from, to, p.at, p.refs)
+		copyRange(dst, from, to, p.at+n, p.offs)
+		if lists >= to || end <= from {
+			continue
+		}
+		// The lists from the one holding the range's first word of lists: the last whose
+		// offset is at most that word's.
+		j, _ := slices.BinarySearch(p.offs, uint32(max(from, lists)-lists)+1)
+		for i := j - 1; i < int(n) && lists+uint64(p.offs[i]) < to; i++ {
+			copyRange(dst, from, to, lists+uint64(p.offs[i]), p.lg.list(p.refs[i]))
+		}
 	}
 }
 
-// write1 writes one word.
-func (s *upStream) write1(x uint32) {
-	if len(s.buf) >= streamWords {
-		s.flush()
-	}
-	s.buf = append(s.buf, x)
-}
-
-// lists writes the upload of the lists of refs in lg: the vertices, their offsets, their lists.
-func (s *upStream) lists(lg *labelGraph, refs []uint32) {
-	s.write(refs)
-	off := uint32(0)
-	for _, v := range refs {
-		s.write1(off)
-		off += uint32(lg.degree(v))
-	}
-	s.write1(off)
-	for _, v := range refs {
-		s.write(lg.list(v))
+// copyRange copies the part of src, which starts at word at, that falls in [from, to) into dst
+// (which starts at word from).
+func copyRange(dst []uint32, from, to, at uint64, src []uint32) {
+	lo, hi := max(at, from), min(at+uint64(len(src)), to)
+	if lo < hi {
+		copy(dst[lo-from:hi-from], src[lo-at:hi-at])
 	}
 }
 
-// flush copies the words written since the last flush, and returns the first error.
-func (s *upStream) flush() error {
-	if len(s.buf) > 0 && s.err == nil {
-		s.err = s.r.put(s.at, s.buf)
-		s.at += uint64(len(s.buf))
+// putUpload copies the upload u to region word at: chunks of streamWords gathered on up to the
+// count's threads at once, each batch then copied in order (the copies stay on the calling
+// thread: the device's).
+func (r *runner) putUpload(at uint64, u *listUpload) error {
+	cw := u.chunk
+	if cw == 0 {
+		cw = streamWords
 	}
-	s.buf = s.buf[:0]
-	return s.err
+	nw := par.Workers(int((u.words+cw-1)/cw), r.threads, 1)
+	for len(u.bufs) < nw {
+		u.bufs = append(u.bufs, make([]uint32, cw))
+	}
+	for base := uint64(0); base < u.words; base += uint64(nw) * cw {
+		k := int(min(uint64(nw), (u.words-base+cw-1)/cw))
+		chunk := func(i int) []uint32 {
+			return u.bufs[i][:min(cw, u.words-base-uint64(i)*cw)]
+		}
+		par.For(k, k, func(i int) { u.fill(chunk(i), base+uint64(i)*cw) })
+		for i := range k {
+			if err := r.put(at+base+uint64(i)*cw, chunk(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

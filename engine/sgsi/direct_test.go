@@ -204,3 +204,57 @@ func TestDirectSchedule(t *testing.T) {
 		}
 	}
 }
+
+// TestListUpload checks the direct count's uploads gathered in chunks on several goroutines
+// (listUpload, putUpload) against the upload written word by word: for each part its vertices,
+// their offsets, their lists; random parts of two label graphs (empty lists and parts included),
+// chunks of 1 to 64 words, one to four goroutines, written at an offset of a host region.
+func TestListUpload(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	for trial := range 40 {
+		g, err := gen.RMAT(gen.RMATOptions{Scale: 4 + trial%4, EdgeFactor: 1 + trial%6, Seed: uint64(trial) + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStore(g)
+		lgs := []*labelGraph{s.label(lgKey{anyEdge, anyLabel, upperSide}), s.label(lgKey{anyEdge, anyLabel, bothSides})}
+		var u listUpload
+		u.chunk = uint64(1 + rng.IntN(64))
+		var want []uint32
+		for range 1 + rng.IntN(4) {
+			lg := lgs[rng.IntN(2)]
+			var refs []uint32
+			for v := range g.NumVertices() {
+				if rng.IntN(3) == 0 {
+					refs = append(refs, uint32(v))
+				}
+			}
+			w := uint64(len(want))
+			want = append(want, refs...)
+			off := uint32(0)
+			for _, v := range refs {
+				want = append(want, off)
+				off += uint32(len(lg.list(v)))
+			}
+			want = append(want, off)
+			for _, v := range refs {
+				want = append(want, lg.list(v)...)
+			}
+			if got := u.add(lg, refs); got != uint64(len(want))-w {
+				t.Fatalf("trial %d: a part of %d words, want %d", trial, got, uint64(len(want))-w)
+			}
+		}
+		const at = 5
+		be := NewHostBackend(uint64(len(want)) + at + 3)
+		r := &runner{be: be, st: &Stats{}, threads: 1 + trial%4}
+		if err := r.putUpload(at, &u); err != nil {
+			t.Fatal(err)
+		}
+		if got := be.mem[at : at+uint64(len(want))]; !slices.Equal(got, want) {
+			t.Fatalf("trial %d (chunks of %d words, %d threads): uploaded\n%v\nwant\n%v", trial, u.chunk, r.threads, got, want)
+		}
+		if n := uint64(len(want)); r.st.CopiesToGPU != (n+u.chunk-1)/u.chunk {
+			t.Errorf("trial %d: %d copies of %d words in chunks of %d", trial, r.st.CopiesToGPU, n, u.chunk)
+		}
+	}
+}

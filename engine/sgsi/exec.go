@@ -167,14 +167,14 @@ type runner struct {
 	// sortBuf is the radix sort's buffer (sortBuffer), reused.
 	sortBuf []uint32
 	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
-	// candidate bitsets; keyOff and upBuf are the direct count's, reused.
+	// candidate bitsets; keyOff and up are the direct count's, reused.
 	buffered bool
 	// blockSum is set while a direct block's count is on the device, not yet read (read when
 	// the next block is collected, or at the count's end: at most one block's sum pending).
 	blockSum bool
 	bitsHost []uint32
 	keyOff   []uint64
-	upBuf    []uint32
+	up       listUpload
 }
 
 // sortBuffer returns a buffer of n words for sorting a table by radix, or nil when --memory
