@@ -158,7 +158,8 @@ func (scheduleOnly) Last(lastArgs) error { return nil }
 
 // TestDirectSchedule (SUBMATCH_SGSI_SCHEDULE="SCALE/DIV ...", a measurement, not a check) runs
 // the schedule of counts of triangles (and 4-cliques with SUBMATCH_SGSI_SCHEDULE_K4=1) on
-// unlabelled R-MAT graphs (edge factor 27, seed 1) at a DIV-th of GraphBytes with scheduleOnly:
+// unlabelled R-MAT graphs (edge factor 27, seed 1) at a DIV-th of GraphBytes (DIV 0: in core, a
+// region of 4x GraphBytes) with scheduleOnly:
 // the whole count's blocks, pieces and bytes to the device, exact, in a fraction of the
 // emulation's time (the last step's counting skipped; the count is 0).
 func TestDirectSchedule(t *testing.T) {
@@ -191,14 +192,18 @@ func TestDirectSchedule(t *testing.T) {
 				}
 				t0 := time.Now()
 				st := &Stats{}
-				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(GraphBytes(g) / div / 4)}, st: st, s: newStore(g),
+				words := GraphBytes(g) // (in core)
+				if div > 0 {
+					words = GraphBytes(g) / div / 4
+				}
+				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(words)}, st: st, s: newStore(g),
 					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: buffered}
 				if err := r.run(false, false); err != nil {
 					t.Fatal(err)
 				}
 				layout := float64(GraphBytes(g))
-				t.Logf("scale %d %s 1/%d buffered %v: %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), refs %v, driver %v, whole %v",
-					scale, s, div, buffered, st.Blocks, st.Pieces, st.BlockFallbacks, st.Chunks, st.BytesToGPU, float64(st.BytesToGPU)/layout, GraphBytes(g),
+				t.Logf("scale %d %s 1/%d buffered %v: in core %v, %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), refs %v, driver %v, whole %v",
+					scale, s, div, buffered, st.InCore, st.Blocks, st.Pieces, st.BlockFallbacks, st.Chunks, st.BytesToGPU, float64(st.BytesToGPU)/layout, GraphBytes(g),
 					float64(st.BytesToGPU)/4/float64(g.NumEdges()), st.Refs.Round(time.Millisecond), st.Driver.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 			}
 		}
