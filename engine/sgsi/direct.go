@@ -389,6 +389,10 @@ func (r *runner) desc(st *step) []uint32 {
 // unmeasured.
 const maxBlockWords = 1 << 30
 
+// minCoreBlockWords is the least block budget in core: a graph whose layout is under 16 MiB is
+// counted in one block.
+const minCoreBlockWords = 1 << 20
+
 // streamWords is the size of a chunk of a block's upload: one goroutine gathers it, one copy
 // carries it (the lists go up in chunks, not one copy each, nor one staging of the whole block).
 const streamWords = 1 << 20
@@ -420,6 +424,16 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 		return false, nil
 	}
 	budget := min(capacity-header, maxKernelIndex-1, maxBlockWords)
+	if r.st.InCore {
+		// In core, the blocks of a region of a quarter of GraphBytes (as the device measured
+		// out of core, 4 blocks for triangles): one block would count only after the host
+		// collected all of it.
+		least := r.coreBlock
+		if least == 0 {
+			least = minCoreBlockWords
+		}
+		budget = min(budget, max(GraphBytes(r.s.g)/16, least))
+	}
 	if d.gen >= 0 {
 		budget /= 2 // own lists; the pieces take the other half
 	}

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -261,5 +264,50 @@ func TestListUpload(t *testing.T) {
 		if n := uint64(len(want)); r.st.CopiesToGPU != (n+u.chunk-1)/u.chunk {
 			t.Errorf("trial %d: %d copies of %d words in chunks of %d", trial, r.st.CopiesToGPU, n, u.chunk)
 		}
+	}
+}
+
+// TestDirectInCoreBlocks counts in core in several direct blocks (the least block budget
+// lowered, coreBlock) on the host emulation, rows generated and from tables, every convention,
+// against the cpu engine; it fails when a count was not in core or no count took several blocks.
+func TestDirectInCoreBlocks(t *testing.T) {
+	cpuEngine, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	several := 0
+	for _, gc := range []gen.RMATOptions{{Scale: 8, EdgeFactor: 8, Seed: 5}, {Scale: 8, EdgeFactor: 6, VertexLabels: 2, Seed: 6}} {
+		g, err := gen.RMAT(gc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ps := range directPatterns {
+			p, err := pattern.Parse(ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sem := range proptest.AllSemantics {
+				want, err := cpuEngine.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := &Stats{}
+				r := &runner{ctx: context.Background(), be: NewHostBackend(4 * GraphBytes(g)), st: st, s: newStore(g),
+					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, coreBlock: 64}
+				if err := r.run(sem.Induced, sem.Unique); err != nil {
+					t.Fatal(err)
+				}
+				if r.total != want.Count || (st.Steps > 0 && !st.InCore) {
+					t.Errorf("R-MAT %+v, %s, %s: %d in core %v (%d blocks), cpu %d", gc, p, sem, r.total, st.InCore, st.Blocks, want.Count)
+				}
+				if st.Blocks > 1 {
+					several++
+				}
+			}
+		}
+	}
+	t.Logf("%d counts in core in several blocks", several)
+	if several == 0 {
+		t.Error("no count in core took several blocks: the test checks nothing of them")
 	}
 }

@@ -175,6 +175,9 @@ type runner struct {
 	bitsHost []uint32
 	keyOff   []uint64
 	up       listUpload
+	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
+	// tests set it small to count in several blocks).
+	coreBlock uint64
 }
 
 // sortBuffer returns a buffer of n words for sorting a table by radix, or nil when --memory
