@@ -35,8 +35,9 @@ const (
 // 7.65 s: sgsi's own total, 0.35 s of start-up added; the kernels 71 ms, 410 ms and 2.56 s, the
 // host's collection 0.37, 1.0 and 4.1 s) and 26, SGSI's FR size (27.8 s at --gpu-memory 4GiB,
 // 26.3 GB uploaded, and 33.9 s at 1GiB, 66.2 GB). The difference at FR's size, 39.9 GB more for
-// 6.1 s, is MovedBytesPerSecond; the other two are the least root mean square log error over the
-// five: 0.77, 0.96, 0.93, 1.10 and 1.09 times the measured times (0.14). On 4-cliques at scale 20
+// 6.1 s, is MovedBytesPerSecond; LayoutBytesPerSecond and CountedPerSecond are those of least
+// root mean square log error over the five (0.14): 0.77, 0.96, 0.93, 1.10 and 1.09 times the
+// measured times (TestDirectFit). On 4-cliques at scale 20
 // (64MiB) sgsi joined 3.4e8 of the 1.25e9 triangles that its last step reads in 30 s, about
 // 1.1e7 rows a second, but had counted only 9% of the 4-cliques then: TableRowsPerSecond is 5e6,
 // which puts it at 260 s (the CPU engine took 2.1 s); its 4-cycles were cut at 20 s, as were every
