@@ -535,7 +535,7 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	}
 	keyOff := r.keyOff[:0]
 	up := &r.up
-	up.reset()
+	up.reset(r.threads)
 	for x, lg := range d.lgs {
 		keyOff = append(keyOff, at)
 		at += up.add(lg, own[x])
@@ -579,7 +579,7 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	for _, hi := range b.ends {
 		t, drv = time.Now(), r.st.Driver
 		at := pieceOff
-		up.reset()
+		up.reset(r.threads)
 		for x, lg := range d.lgs {
 			o := b.other[x]
 			i, _ := slices.BinarySearch(o, lo)
@@ -621,6 +621,11 @@ type listUpload struct {
 	bufs  [][]uint32 // one chunk a goroutine
 	offs  [][]uint32 // the parts' offsets
 	chunk uint64     // the words of a chunk (0: streamWords; tests set it small)
+	// workers is the most goroutines an upload's offsets and chunks take (<= 0: all cores);
+	// split the fewest vertices a goroutine of the offsets takes (0: minWorkerRows; tests set
+	// it small).
+	workers, split int
+	sums           []uint32 // the goroutines' sums of degrees, reused
 }
 
 // uploadPart is one label graph's lists of the vertices refs (sorted), from word at of the
@@ -632,27 +637,53 @@ type uploadPart struct {
 	at   uint64
 }
 
-// reset empties u for a new upload.
-func (u *listUpload) reset() {
-	u.parts, u.words = u.parts[:0], 0
+// reset empties u for a new upload on up to workers goroutines.
+func (u *listUpload) reset(workers int) {
+	u.parts, u.words, u.workers = u.parts[:0], 0, workers
 }
 
-// add appends lg's lists of refs to the upload and returns its words.
+// add appends lg's lists of refs to the upload and returns its words. The offsets are the
+// prefix sums of the degrees, on up to workers goroutines: each sums its range, then adds the
+// ranges before it.
 func (u *listUpload) add(lg *labelGraph, refs []uint32) uint64 {
 	i := len(u.parts)
 	if i == len(u.offs) {
 		u.offs = append(u.offs, nil)
 	}
-	offs := u.offs[i][:0]
-	off := uint32(0)
-	for _, v := range refs {
-		offs = append(offs, off)
-		off += uint32(lg.degree(v))
+	n := len(refs)
+	offs := grow(&u.offs[i], uint64(n)+1)
+	nw := rowWorkers(n, u.workers)
+	if u.split > 0 {
+		nw = max(1, min(max(1, u.workers), n/u.split))
 	}
-	offs = append(offs, off)
-	u.offs[i] = offs
+	sums := grow(&u.sums, uint64(nw))
+	prefix := func(w int) {
+		off := uint32(0)
+		for x := w * n / nw; x < (w+1)*n/nw; x++ {
+			offs[x] = off
+			off += uint32(lg.degree(refs[x]))
+		}
+		sums[w] = off
+	}
+	if nw == 1 {
+		prefix(0)
+	} else {
+		par.For(nw, nw, prefix)
+	}
+	base := uint32(0)
+	for w, sum := range sums {
+		sums[w], base = base, base+sum
+	}
+	offs[n] = base
+	if nw > 1 {
+		par.For(nw, nw, func(w int) {
+			for x := w * n / nw; x < (w+1)*n/nw; x++ {
+				offs[x] += sums[w]
+			}
+		})
+	}
 	u.parts = append(u.parts, uploadPart{lg: lg, refs: refs, offs: offs, at: u.words})
-	w := 2*uint64(len(refs)) + 1 + uint64(off)
+	w := 2*uint64(n) + 1 + uint64(base)
 	u.words += w
 	return w
 }
@@ -690,15 +721,15 @@ func copyRange(dst []uint32, from, to, at uint64, src []uint32) {
 	}
 }
 
-// putUpload copies the upload u to region word at: chunks of streamWords gathered on up to the
-// count's threads at once, each batch then copied in order (the copies stay on the calling
+// putUpload copies the upload u to region word at: chunks of streamWords gathered on up to
+// u.workers goroutines at once, each batch then copied in order (the copies stay on the calling
 // thread: the device's).
 func (r *runner) putUpload(at uint64, u *listUpload) error {
 	cw := u.chunk
 	if cw == 0 {
 		cw = streamWords
 	}
-	nw := par.Workers(int((u.words+cw-1)/cw), r.threads, 1)
+	nw := par.Workers(int((u.words+cw-1)/cw), u.workers, 1)
 	for len(u.bufs) < nw {
 		u.bufs = append(u.bufs, make([]uint32, cw))
 	}

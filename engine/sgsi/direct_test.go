@@ -215,8 +215,9 @@ func TestDirectSchedule(t *testing.T) {
 
 // TestListUpload checks the direct count's uploads gathered in chunks on several goroutines
 // (listUpload, putUpload) against the upload written word by word: for each part its vertices,
-// their offsets, their lists; random parts of two label graphs (empty lists and parts included),
-// chunks of 1 to 64 words, one to four goroutines, written at an offset of a host region.
+// their offsets (summed in ranges of at least 1 or 2 vertices, or on one goroutine), their
+// lists; random parts of two label graphs (empty lists and parts included), chunks of 1 to 64
+// words, one to four goroutines, written at an offset of a host region.
 func TestListUpload(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 8))
 	for trial := range 40 {
@@ -227,7 +228,8 @@ func TestListUpload(t *testing.T) {
 		s := newStore(g)
 		lgs := []*labelGraph{s.label(lgKey{anyEdge, anyLabel, upperSide}), s.label(lgKey{anyEdge, anyLabel, bothSides})}
 		var u listUpload
-		u.chunk = uint64(1 + rng.IntN(64))
+		u.reset(1 + trial%4)
+		u.chunk, u.split = uint64(1+rng.IntN(64)), trial%3 // (split 0: one goroutine on these sizes)
 		var want []uint32
 		for range 1 + rng.IntN(4) {
 			lg := lgs[rng.IntN(2)]
@@ -254,12 +256,12 @@ func TestListUpload(t *testing.T) {
 		}
 		const at = 5
 		be := NewHostBackend(uint64(len(want)) + at + 3)
-		r := &runner{be: be, st: &Stats{}, threads: 1 + trial%4}
+		r := &runner{be: be, st: &Stats{}}
 		if err := r.putUpload(at, &u); err != nil {
 			t.Fatal(err)
 		}
 		if got := be.mem[at : at+uint64(len(want))]; !slices.Equal(got, want) {
-			t.Fatalf("trial %d (chunks of %d words, %d threads): uploaded\n%v\nwant\n%v", trial, u.chunk, r.threads, got, want)
+			t.Fatalf("trial %d (chunks of %d words, %d goroutines, split %d): uploaded\n%v\nwant\n%v", trial, u.chunk, u.workers, u.split, got, want)
 		}
 		if n := uint64(len(want)); r.st.CopiesToGPU != (n+u.chunk-1)/u.chunk {
 			t.Errorf("trial %d: %d copies of %d words in chunks of %d", trial, r.st.CopiesToGPU, n, u.chunk)
