@@ -10,7 +10,8 @@
 #
 # Knobs: FR_SCALE (26), FR_EDGE_FACTOR (27), FR_QUERY (a triangle), FR_GEN_CAP (200) seconds for
 # the generation, FR_CONFIGS (default "core=stmatch:60 pbe=pbe:90 sgsi=sgsi:90"), each
-# NAME=ENGINE:CAP (the CPU engine: cpu; pbe with --pbe-backend gpu: pbegpu; stmatch with the graph in
+# NAME=ENGINE:CAP or NAME=ENGINE:CAP:BUDGET (BUDGET in place of FR_BUDGET for that one: sgsi in
+# core with sgsiin=sgsi:90:100GiB) (the CPU engine: cpu; pbe with --pbe-backend gpu: pbegpu; stmatch with the graph in
 # host memory, zero-copy: zc, or in managed memory: mg; auto with --explain: auto), FR_BUDGET (4GiB)
 # the --gpu-memory of every engine but the CPU's and stmatch in core, FR_END seconds from the start after which nothing new starts.
 #
@@ -43,7 +44,10 @@ run() {
 	printf '%-8s %-8s %10s  %s\n' config engine ms result | tee "$out/table.txt"
 	local spec name engine cap flags
 	for spec in ${FR_CONFIGS:-core=stmatch:60 pbe=pbe:90 sgsi=sgsi:90}; do
-		name="${spec%%=*}" engine="${spec#*=}" cap="${engine#*:}" engine="${engine%%:*}"
+		name="${spec%%=*}" engine="${spec#*=}" cap="${engine#*:}" engine="${engine%%:*}" budget="${FR_BUDGET:-4GiB}"
+		if [[ $cap == *:* ]]; then
+			budget="${cap#*:}" cap="${cap%%:*}"
+		fi
 		if (( SECONDS - t0 + cap > end )); then
 			printf '%-8s %-8s %10s  %s\n' "$name" "$engine" - "skipped (FR_END)" | tee -a "$out/table.txt"
 			continue

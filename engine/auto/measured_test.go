@@ -2,6 +2,7 @@ package auto_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,12 @@ func TestPredictionsAgainstMeasured(t *testing.T) {
 // estimate budget; it fails the test when no engine was compared.
 func decide(t *testing.T, g *graph.Graph, pat *pattern.Pattern, threads int, free, total uint64) auto.Decision {
 	t.Helper()
+	return decideWithin(t, g, pat, threads, free, total, 0)
+}
+
+// decideWithin is decide with --gpu-memory limit (Problem.GPUMemoryLimit; 0: none).
+func decideWithin(t *testing.T, g *graph.Graph, pat *pattern.Pattern, threads int, free, total, limit uint64) auto.Decision {
+	t.Helper()
 	if free == 0 {
 		free, total = 130<<30, 140<<30
 	}
@@ -85,7 +92,7 @@ func decide(t *testing.T, g *graph.Graph, pat *pattern.Pattern, threads int, fre
 		KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
 		EstimateBudget: time.Minute,
 	}}
-	d, err := a.Decide(context.Background(), &engine.Problem{Data: g, Pattern: pat, Threads: threads}, false)
+	d, err := a.Decide(context.Background(), &engine.Problem{Data: g, Pattern: pat, Threads: threads, GPUMemoryLimit: limit}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +106,12 @@ func decide(t *testing.T, g *graph.Graph, pat *pattern.Pattern, threads int, fre
 // TestOutOfCoreRMAT: on an unlabelled R-MAT graph beyond the GPU budget every out-of-core engine
 // is priced (stmatch without the CPU plan's candidate space too), pbe at least InterSlowdown times
 // the CPU engine (its inter stage on the host: 2.9-3.4 times the CPU engine's time measured on
-// R-MAT triangles) and sgsi above the CPU engine; with the device's whole memory as small as the
-// budget stmatch reads the graph over the bus (zero-copy), which the measurements put far behind
-// the CPU engine on triangles (R-MAT scale 26: about 80 times its in-core kernel), and the CPU
-// engine is chosen.
+// R-MAT triangles) and sgsi below it (its direct count: TestSGSIOnRMAT has the device's times);
+// with the device's whole memory as small as the budget stmatch reads the graph over the bus
+// (zero-copy), which the measurements put far behind the CPU engine on triangles (R-MAT scale
+// 26: about 80 times its in-core kernel), and it is not chosen. (Which of the CPU engine and
+// sgsi is chosen here is not asserted: at this size, 1.5 M edges, sgsi's time is mostly its
+// start-up, 0.35 s, about the CPU engine's, and neither was measured on the device.)
 func TestOutOfCoreRMAT(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates an R-MAT graph of 1.5 million edges")
@@ -129,13 +138,16 @@ func TestOutOfCoreRMAT(t *testing.T) {
 			by[pr.Engine] = pr
 		}
 		host := by["cpu"].Seconds
-		if by["pbe"].Seconds < pbe.InterSlowdown*host || by["sgsi"].Seconds < host || !by["pbe"].OutOfCore {
-			t.Errorf("pbe or sgsi below the CPU engine: %s", d.Explain())
+		if by["pbe"].Seconds < pbe.InterSlowdown*host || !by["pbe"].OutOfCore {
+			t.Errorf("pbe below the CPU engine: %s", d.Explain())
+		}
+		if by["sgsi"].Seconds > host || !by["sgsi"].OutOfCore {
+			t.Errorf("sgsi above the CPU engine: %s", d.Explain())
 		}
 		if st := by["stmatch"]; st.Mode != c.mode || !st.OutOfCore {
 			t.Errorf("stmatch predicted %q, want %q: %s", st.Mode, c.mode, d.Explain())
 		}
-		if c.total == budget && d.Engine != "cpu" {
+		if c.total == budget && d.Engine == "stmatch" {
 			t.Errorf("chose %s", d.Explain())
 		}
 		// --explain: the decision's line, the predictions' heading, one line each, the chosen
@@ -144,6 +156,48 @@ func TestOutOfCoreRMAT(t *testing.T) {
 		if lines := strings.Split(ex, "\n"); len(lines) != len(d.Predictions)+2 || strings.Count(ex, "<- chosen") != 1 ||
 			!strings.Contains(lines[1], "8.0 MiB of GPU memory") {
 			t.Errorf("--explain:\n%s", ex)
+		}
+	}
+}
+
+// TestSGSIOnRMAT: auto against the device's calibration (H200, 16 cores, 2026-12-03,
+// docs/benchmarks.md, issue 21, branch sgsi8) on R-MAT scale 20, edge factor 27 (25.8 M edges),
+// with --gpu-memory 64MiB (about a quarter of sgsi's layout) on a GPU with room: triangles took
+// 1.5 s with sgsi (its kernel compiled cold), 4.7 s on the CPU engine's 16 threads and 1.9 s with
+// stmatch in managed memory, which --gpu-memory now rules out, so sgsi is chosen, predicted below
+// the CPU engine and within its fit; 4-cliques took 2.1 s on the CPU engine and sgsi was cut at
+// 30 s, so sgsi is priced above 30 s and the CPU engine is chosen (as auto chose there).
+func TestSGSIOnRMAT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates an R-MAT graph of 26 million edges")
+	}
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 20, EdgeFactor: 27, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query, engine string
+		sgsiAbove     float64 // sgsi's prediction at least this (seconds)
+		sgsiBelow     float64 // and at most this
+	}{
+		{"(a)-(b)-(c)-(a)", "sgsi", 1.5 / 2.5, 1.5 * 2.5},
+		{"(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)", "cpu", 30, math.Inf(1)},
+	} {
+		pat, err := pattern.Parse(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := decideWithin(t, g, pat, 16, 130<<30, 140<<30, 64<<20)
+		by := map[string]auto.Prediction{}
+		for _, pr := range d.Predictions {
+			by[pr.Engine] = pr
+		}
+		s := by["sgsi"].Seconds
+		if d.Engine != c.engine || s < c.sgsiAbove || s > c.sgsiBelow || (c.engine == "sgsi" && s > by["cpu"].Seconds) {
+			t.Errorf("%s: chose %s, sgsi predicted %.2f s, want %s and sgsi in [%.2f, %.2f] s:\n%s", c.query, d.Engine, s, c.engine, c.sgsiAbove, c.sgsiBelow, d.Explain())
+		}
+		if strings.Contains(d.Explain(), "graph in managed memory") {
+			t.Errorf("managed memory predicted within --gpu-memory:\n%s", d.Explain())
 		}
 	}
 }

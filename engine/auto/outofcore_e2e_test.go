@@ -21,7 +21,9 @@ import (
 // TestChoicesOutOfCore: the engines' own predictions, with fake device figures, on wiki-Vote: a
 // GPU with room keeps stmatch in core; a budget below the candidate space moves it to managed
 // memory when the device's whole memory holds the graph, else to host memory (zero-copy), on a
-// search the CPU's one thread takes far longer on; a budget that holds a fiftieth of the grid, or a search that the
+// search the CPU's one thread takes far longer on; the same budget given as --gpu-memory
+// (Problem.GPUMemoryLimit) keeps it to zero-copy, managed memory being unbounded by it, and the
+// reason says so; a budget that holds a fiftieth of the grid, or a search that the
 // host's threads finish within twice the out-of-core prediction, stays on the CPU. sgsi and pbe
 // are weighed only when their own layout does not fit, and lose on these graphs (as measured).
 func TestChoicesOutOfCore(t *testing.T) {
@@ -42,13 +44,15 @@ func TestChoicesOutOfCore(t *testing.T) {
 		free, total uint64
 		engine      string
 		mode        string
+		limit       uint64 // --gpu-memory (0: none)
 	}{
-		{"in core", dense, 8, 80 << 30, 80 << 30, "stmatch", ""},
-		{"managed", heavy, 1, 4 << 20, 80 << 30, "stmatch", "graph in managed memory"},
-		{"zero-copy", heavy, 1, 8 << 20, 8 << 20, "stmatch", "graph in host memory (zero-copy)"},
-		{"a starved grid stays on the CPU", dense, 8, 1 << 20, 80 << 30, "cpu", ""},
-		{"cycle in core", cycle, 16, 80 << 30, 80 << 30, "stmatch", ""},
-		{"cycle out of core stays on the CPU", cycle, 16, 4 << 20, 8 << 20, "cpu", ""},
+		{"in core", dense, 8, 80 << 30, 80 << 30, "stmatch", "", 0},
+		{"managed", heavy, 1, 4 << 20, 80 << 30, "stmatch", "graph in managed memory", 0},
+		{"--gpu-memory: not managed", heavy, 1, 80 << 30, 80 << 30, "stmatch", "graph in host memory (zero-copy)", 4 << 20},
+		{"zero-copy", heavy, 1, 8 << 20, 8 << 20, "stmatch", "graph in host memory (zero-copy)", 0},
+		{"a starved grid stays on the CPU", dense, 8, 1 << 20, 80 << 30, "cpu", "", 0},
+		{"cycle in core", cycle, 16, 80 << 30, 80 << 30, "stmatch", "", 0},
+		{"cycle out of core stays on the CPU", cycle, 16, 4 << 20, 8 << 20, "cpu", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pat, err := pattern.Parse(c.query)
@@ -65,7 +69,7 @@ func TestChoicesOutOfCore(t *testing.T) {
 				// fresh machine's, TestFreshMachine).
 				KernelState: func(string) gpu.KernelState { return gpu.KernelCached },
 			}}
-			d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: c.threads}, false)
+			d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: c.threads, GPUMemoryLimit: c.limit}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,8 +78,15 @@ func TestChoicesOutOfCore(t *testing.T) {
 			if d.Engine != c.engine || d.Mode != c.mode {
 				t.Fatalf("chose %s", d)
 			}
-			outOfCore := c.free < 1<<30
-			if got, want := !strings.Contains(d.Reason, "sgsi not eligible"), sgsi.GraphBytes(wv) > c.free/2; got != want {
+			budget := c.free
+			if c.limit > 0 {
+				budget = min(budget, c.limit)
+				if want := "not managed memory: it would exceed --gpu-memory 4.0 MiB"; !strings.Contains(d.Reason, want) || !strings.Contains(d.Explain(), want) {
+					t.Errorf("reason and --explain:\n%s\nwant %q", d.Explain(), want)
+				}
+			}
+			outOfCore := budget < 1<<30
+			if got, want := !strings.Contains(d.Reason, "sgsi not eligible"), sgsi.GraphBytes(wv) > budget/2; got != want {
 				t.Errorf("sgsi eligible %v with %d bytes free: %s", got, c.free, d.Reason)
 			}
 			if strings.Contains(d.Reason, "out of core") != outOfCore {

@@ -10,8 +10,8 @@ import (
 	"github.com/submatch/submatch/internal/par"
 )
 
-// The direct count (issue 21): a count's last step without Prealloc-Combine's buffers. Out of
-// core, the buffers of the last step dwarf the graph (hundreds of words a row on power-law
+// The direct count (issue 21): a count's last step without Prealloc-Combine's buffers, in and
+// out of core. Out of core, the buffers of the last step dwarf the graph (hundreds of words a row on power-law
 // graphs) and a chunk uploads about 0.66 words of lists per buffer word it holds, so a count
 // moved hundreds of times the graph's layout. The direct count instead takes the rows in blocks
 // whose distinct lists (every list any link of the step reads for any row of the block) fit the
@@ -293,9 +293,13 @@ func (b *blocker) pieces(refs [][]uint32, budget uint64, ends []uint32) ([]uint3
 	return append(ends, invalid), true
 }
 
-// directOK reports whether a count's last step may go the direct way: out of core (in core the
-// buffers never leave the device) and not turned off (Options.Buffered).
-func (r *runner) directOK() bool { return r.count && !r.buffered && !r.st.InCore }
+// directOK reports whether a count's last step may go the direct way: a count, the direct count
+// not turned off (Options.Buffered). In core too: the buffers of the last step, not the graph,
+// are what a buffered count moves and sorts (at FR's size in core the buffered way was cut at
+// 150 s, 446 chunks, against 30.3 s for the direct count at a quarter of the graph); a direct
+// block overwrites the resident label graphs (dropCache), which the steps before it upload
+// again when they next need them.
+func (r *runner) directOK() bool { return r.count && !r.buffered }
 
 // dropCache forgets the resident segments: a direct block overwrites the segment cache.
 func (r *runner) dropCache() {
@@ -377,8 +381,20 @@ func (r *runner) desc(st *step) []uint32 {
 	return desc
 }
 
-// streamWords is the least a copy of a block's lists carries (the lists go up in pieces, not one
-// copy each, nor one staging of the whole block).
+// maxBlockWords caps a direct block's words whatever the region: a block's lists are collected
+// on the host while the block before it counts on the device, so one block as large as a large
+// region (in core) would leave the device idle through the whole collection. 2^30 words is
+// what a 4 GiB region gives a block, the fastest measured (FR's size, triangles: 30.3 s in 4
+// blocks at --gpu-memory 4GiB, 36.4 s in 15 at 1GiB; H200, 2026-12-03); larger blocks are
+// unmeasured.
+const maxBlockWords = 1 << 30
+
+// minCoreBlockWords is the least block budget in core: a graph whose layout is under 16 MiB is
+// counted in one block.
+const minCoreBlockWords = 1 << 20
+
+// streamWords is the size of a chunk of a block's upload: one goroutine gathers it, one copy
+// carries it (the lists go up in chunks, not one copy each, nor one staging of the whole block).
 const streamWords = 1 << 20
 
 // direct counts the units in blocks (see the package's direct count); big is called for each
@@ -407,7 +423,17 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 	if err := r.reserve("the direct count's marks", uint64(len(d.lgs))*uint64(nv)/8); err != nil {
 		return false, nil
 	}
-	budget := min(capacity-header, maxKernelIndex-1)
+	budget := min(capacity-header, maxKernelIndex-1, maxBlockWords)
+	if r.st.InCore {
+		// In core, the blocks of a region of a quarter of GraphBytes (as the device measured
+		// out of core, 4 blocks for triangles): one block would count only after the host
+		// collected all of it.
+		least := r.coreBlock
+		if least == 0 {
+			least = minCoreBlockWords
+		}
+		budget = min(budget, max(GraphBytes(r.s.g)/16, least))
+	}
 	if d.gen >= 0 {
 		budget /= 2 // own lists; the pieces take the other half
 	}
@@ -508,9 +534,11 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		at += uint64(end - start)
 	}
 	keyOff := r.keyOff[:0]
-	for x := range d.lgs {
+	up := &r.up
+	up.reset(r.threads)
+	for x, lg := range d.lgs {
 		keyOff = append(keyOff, at)
-		at += r.uploadWords(d.lgs[x], own[x])
+		at += up.add(lg, own[x])
 	}
 	r.keyOff = keyOff
 	pieceOff := at
@@ -533,20 +561,16 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	if tu, ok := u.(*tableUnits); ok && err == nil {
 		err = r.put(a.Rows, tu.table[start*tu.k:end*tu.k])
 	}
-	s := upStream{r: r, at: keyOff[0], buf: r.upBuf[:0], err: err}
-	for x, lg := range d.lgs {
-		s.lists(lg, own[x])
+	if err == nil {
+		err = r.putUpload(keyOff[0], up)
 	}
-	err = s.flush()
 	r.st.Refs += time.Since(t) - (r.st.Driver - drv) // (the copies are Driver's)
 	if err != nil {
-		r.upBuf = s.buf
 		return err
 	}
 	r.st.Blocks++
 	r.st.BlockRows += uint64(a.NRows)
 	if !gen {
-		r.upBuf = s.buf
 		r.blockSum = true
 		return r.kernel(func() error { return r.be.Last(a) })
 	}
@@ -555,22 +579,21 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	for _, hi := range b.ends {
 		t, drv = time.Now(), r.st.Driver
 		at := pieceOff
-		s.at = at
+		up.reset(r.threads)
 		for x, lg := range d.lgs {
 			o := b.other[x]
 			i, _ := slices.BinarySearch(o, lo)
 			j, _ := slices.BinarySearch(o, hi)
 			b.piece[x] = o[i:j]
 			keyOff[x] = at
-			at += r.uploadWords(lg, b.piece[x])
-			s.lists(lg, b.piece[x])
+			at += up.add(lg, b.piece[x])
 		}
 		for e, l := range d.links {
 			if l.col == 1 {
 				entry(e, uint32(l.col), l.negate, len(b.piece[l.lg]), keyOff[l.lg])
 			}
 		}
-		err := s.flush()
+		err := r.putUpload(pieceOff, up)
 		if err == nil {
 			err = r.put(linksOff, h[:linkWords*entries])
 		}
@@ -581,74 +604,146 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 			err = r.kernel(func() error { return r.be.Last(a) })
 		}
 		if err != nil {
-			r.upBuf = s.buf
 			return err
 		}
 		lo = hi
 	}
-	r.upBuf = s.buf
 	r.blockSum = true
 	return nil
 }
 
-// uploadWords is the size of an upload of the lists of refs in lg: the vertices, their offsets,
-// their lists.
-func (r *runner) uploadWords(lg *labelGraph, refs []uint32) uint64 {
-	w := 2*uint64(len(refs)) + 1
-	for _, v := range refs {
-		w += lg.degree(v)
+// listUpload is an upload of lists, gathered on several goroutines: for each part (a label
+// graph's lists of some vertices) the vertices, their offsets in its lists, then the lists, the
+// parts one after the other. Its buffers are reused from one upload to the next.
+type listUpload struct {
+	parts []uploadPart
+	words uint64
+	bufs  [][]uint32 // one chunk a goroutine
+	offs  [][]uint32 // the parts' offsets
+	chunk uint64     // the words of a chunk (0: streamWords; tests set it small)
+	// workers is the most goroutines an upload's offsets and chunks take (<= 0: all cores);
+	// split the fewest vertices a goroutine of the offsets takes (0: minWorkerRows; tests set
+	// it small).
+	workers, split int
+	sums           []uint32 // the goroutines' sums of degrees, reused
+}
+
+// uploadPart is one label graph's lists of the vertices refs (sorted), from word at of the
+// upload: refs, then offs (len(refs)+1 offsets into the lists), then the lists.
+type uploadPart struct {
+	lg   *labelGraph
+	refs []uint32
+	offs []uint32
+	at   uint64
+}
+
+// reset empties u for a new upload on up to workers goroutines.
+func (u *listUpload) reset(workers int) {
+	u.parts, u.words, u.workers = u.parts[:0], 0, workers
+}
+
+// add appends lg's lists of refs to the upload and returns its words. The offsets are the
+// prefix sums of the degrees, on up to workers goroutines: each sums its range, then adds the
+// ranges before it.
+func (u *listUpload) add(lg *labelGraph, refs []uint32) uint64 {
+	i := len(u.parts)
+	if i == len(u.offs) {
+		u.offs = append(u.offs, nil)
 	}
+	n := len(refs)
+	offs := grow(&u.offs[i], uint64(n)+1)
+	nw := rowWorkers(n, u.workers)
+	if u.split > 0 {
+		nw = max(1, min(max(1, u.workers), n/u.split))
+	}
+	sums := grow(&u.sums, uint64(nw))
+	prefix := func(w int) {
+		off := uint32(0)
+		for x := w * n / nw; x < (w+1)*n/nw; x++ {
+			offs[x] = off
+			off += uint32(lg.degree(refs[x]))
+		}
+		sums[w] = off
+	}
+	if nw == 1 {
+		prefix(0)
+	} else {
+		par.For(nw, nw, prefix)
+	}
+	base := uint32(0)
+	for w, sum := range sums {
+		sums[w], base = base, base+sum
+	}
+	offs[n] = base
+	if nw > 1 {
+		par.For(nw, nw, func(w int) {
+			for x := w * n / nw; x < (w+1)*n/nw; x++ {
+				offs[x] += sums[w]
+			}
+		})
+	}
+	u.parts = append(u.parts, uploadPart{lg: lg, refs: refs, offs: offs, at: u.words})
+	w := 2*uint64(n) + 1 + uint64(base)
+	u.words += w
 	return w
 }
 
-// upStream writes consecutive region words, gathered into copies of about streamWords; the
-// first error sticks (flush returns it).
-type upStream struct {
-	r   *runner
-	at  uint64 // the region offset of buf's first word
-	buf []uint32
-	err error
-}
-
-func (s *upStream) write(x []uint32) {
-	for len(x) > 0 && s.err == nil {
-		if len(s.buf) >= streamWords {
-			s.flush()
+// fill writes the upload's words [from, from+len(dst)) into dst.
+func (u *listUpload) fill(dst []uint32, from uint64) {
+	to := from + uint64(len(dst))
+	for _, p := range u.parts {
+		n := uint64(len(p.refs))
+		lists := p.at + 2*n + 1
+		end := lists + uint64(p.offs[n])
+		if end <= from || p.at >= to {
+			continue
 		}
-		n := min(len(x), streamWords-min(len(s.buf), streamWords))
-		s.buf = append(s.buf, x[:n]...)
-		x = x[n:]
+		copyRange(dst, from, to, p.at, p.refs)
+		copyRange(dst, from, to, p.at+n, p.offs)
+		if lists >= to || end <= from {
+			continue
+		}
+		// The lists from the one holding the range's first word of lists: the last whose
+		// offset is at most that word's.
+		j, _ := slices.BinarySearch(p.offs, uint32(max(from, lists)-lists)+1)
+		for i := j - 1; i < int(n) && lists+uint64(p.offs[i]) < to; i++ {
+			copyRange(dst, from, to, lists+uint64(p.offs[i]), p.lg.list(p.refs[i]))
+		}
 	}
 }
 
-// write1 writes one word.
-func (s *upStream) write1(x uint32) {
-	if len(s.buf) >= streamWords {
-		s.flush()
-	}
-	s.buf = append(s.buf, x)
-}
-
-// lists writes the upload of the lists of refs in lg: the vertices, their offsets, their lists.
-func (s *upStream) lists(lg *labelGraph, refs []uint32) {
-	s.write(refs)
-	off := uint32(0)
-	for _, v := range refs {
-		s.write1(off)
-		off += uint32(lg.degree(v))
-	}
-	s.write1(off)
-	for _, v := range refs {
-		s.write(lg.list(v))
+// copyRange copies the part of src, which starts at word at, that falls in [from, to) into dst
+// (which starts at word from).
+func copyRange(dst []uint32, from, to, at uint64, src []uint32) {
+	lo, hi := max(at, from), min(at+uint64(len(src)), to)
+	if lo < hi {
+		copy(dst[lo-from:hi-from], src[lo-at:hi-at])
 	}
 }
 
-// flush copies the words written since the last flush, and returns the first error.
-func (s *upStream) flush() error {
-	if len(s.buf) > 0 && s.err == nil {
-		s.err = s.r.put(s.at, s.buf)
-		s.at += uint64(len(s.buf))
+// putUpload copies the upload u to region word at: chunks of streamWords gathered on up to
+// u.workers goroutines at once, each batch then copied in order (the copies stay on the calling
+// thread: the device's).
+func (r *runner) putUpload(at uint64, u *listUpload) error {
+	cw := u.chunk
+	if cw == 0 {
+		cw = streamWords
 	}
-	s.buf = s.buf[:0]
-	return s.err
+	nw := par.Workers(int((u.words+cw-1)/cw), u.workers, 1)
+	for len(u.bufs) < nw {
+		u.bufs = append(u.bufs, make([]uint32, cw))
+	}
+	for base := uint64(0); base < u.words; base += uint64(nw) * cw {
+		k := int(min(uint64(nw), (u.words-base+cw-1)/cw))
+		chunk := func(i int) []uint32 {
+			return u.bufs[i][:min(cw, u.words-base-uint64(i)*cw)]
+		}
+		par.For(k, k, func(i int) { u.fill(chunk(i), base+uint64(i)*cw) })
+		for i := range k {
+			if err := r.put(at+base+uint64(i)*cw, chunk(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

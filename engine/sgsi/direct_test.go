@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/submatch/submatch/engine"
+	_ "github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -158,7 +161,8 @@ func (scheduleOnly) Last(lastArgs) error { return nil }
 
 // TestDirectSchedule (SUBMATCH_SGSI_SCHEDULE="SCALE/DIV ...", a measurement, not a check) runs
 // the schedule of counts of triangles (and 4-cliques with SUBMATCH_SGSI_SCHEDULE_K4=1) on
-// unlabelled R-MAT graphs (edge factor 27, seed 1) at a DIV-th of GraphBytes with scheduleOnly:
+// unlabelled R-MAT graphs (edge factor 27, seed 1) at a DIV-th of GraphBytes (DIV 0: in core, a
+// region of 4x GraphBytes) with scheduleOnly:
 // the whole count's blocks, pieces and bytes to the device, exact, in a fraction of the
 // emulation's time (the last step's counting skipped; the count is 0).
 func TestDirectSchedule(t *testing.T) {
@@ -191,16 +195,121 @@ func TestDirectSchedule(t *testing.T) {
 				}
 				t0 := time.Now()
 				st := &Stats{}
-				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(GraphBytes(g) / div / 4)}, st: st, s: newStore(g),
+				words := GraphBytes(g) // (in core)
+				if div > 0 {
+					words = GraphBytes(g) / div / 4
+				}
+				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(words)}, st: st, s: newStore(g),
 					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: buffered}
 				if err := r.run(false, false); err != nil {
 					t.Fatal(err)
 				}
 				layout := float64(GraphBytes(g))
-				t.Logf("scale %d %s 1/%d buffered %v: %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), refs %v, driver %v, whole %v",
-					scale, s, div, buffered, st.Blocks, st.Pieces, st.BlockFallbacks, st.Chunks, st.BytesToGPU, float64(st.BytesToGPU)/layout, GraphBytes(g),
+				t.Logf("scale %d %s 1/%d buffered %v: in core %v, %d blocks, %d pieces, %d units buffered, %d chunks, %d B to the device (%.2fx GraphBytes %d, %.2f words an oriented edge), refs %v, driver %v, whole %v",
+					scale, s, div, buffered, st.InCore, st.Blocks, st.Pieces, st.BlockFallbacks, st.Chunks, st.BytesToGPU, float64(st.BytesToGPU)/layout, GraphBytes(g),
 					float64(st.BytesToGPU)/4/float64(g.NumEdges()), st.Refs.Round(time.Millisecond), st.Driver.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 			}
 		}
+	}
+}
+
+// TestListUpload checks the direct count's uploads gathered in chunks on several goroutines
+// (listUpload, putUpload) against the upload written word by word: for each part its vertices,
+// their offsets (summed in ranges of at least 1 or 2 vertices, or on one goroutine), their
+// lists; random parts of two label graphs (empty lists and parts included), chunks of 1 to 64
+// words, one to four goroutines, written at an offset of a host region.
+func TestListUpload(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	for trial := range 40 {
+		g, err := gen.RMAT(gen.RMATOptions{Scale: 4 + trial%4, EdgeFactor: 1 + trial%6, Seed: uint64(trial) + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStore(g)
+		lgs := []*labelGraph{s.label(lgKey{anyEdge, anyLabel, upperSide}), s.label(lgKey{anyEdge, anyLabel, bothSides})}
+		var u listUpload
+		u.reset(1 + trial%4)
+		u.chunk, u.split = uint64(1+rng.IntN(64)), trial%3 // (split 0: one goroutine on these sizes)
+		var want []uint32
+		for range 1 + rng.IntN(4) {
+			lg := lgs[rng.IntN(2)]
+			var refs []uint32
+			for v := range g.NumVertices() {
+				if rng.IntN(3) == 0 {
+					refs = append(refs, uint32(v))
+				}
+			}
+			w := uint64(len(want))
+			want = append(want, refs...)
+			off := uint32(0)
+			for _, v := range refs {
+				want = append(want, off)
+				off += uint32(len(lg.list(v)))
+			}
+			want = append(want, off)
+			for _, v := range refs {
+				want = append(want, lg.list(v)...)
+			}
+			if got := u.add(lg, refs); got != uint64(len(want))-w {
+				t.Fatalf("trial %d: a part of %d words, want %d", trial, got, uint64(len(want))-w)
+			}
+		}
+		const at = 5
+		be := NewHostBackend(uint64(len(want)) + at + 3)
+		r := &runner{be: be, st: &Stats{}}
+		if err := r.putUpload(at, &u); err != nil {
+			t.Fatal(err)
+		}
+		if got := be.mem[at : at+uint64(len(want))]; !slices.Equal(got, want) {
+			t.Fatalf("trial %d (chunks of %d words, %d goroutines, split %d): uploaded\n%v\nwant\n%v", trial, u.chunk, u.workers, u.split, got, want)
+		}
+		if n := uint64(len(want)); r.st.CopiesToGPU != (n+u.chunk-1)/u.chunk {
+			t.Errorf("trial %d: %d copies of %d words in chunks of %d", trial, r.st.CopiesToGPU, n, u.chunk)
+		}
+	}
+}
+
+// TestDirectInCoreBlocks counts in core in several direct blocks (the least block budget
+// lowered, coreBlock) on the host emulation, rows generated and from tables, every convention,
+// against the cpu engine; it fails when a count was not in core or no count took several blocks.
+func TestDirectInCoreBlocks(t *testing.T) {
+	cpuEngine, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	several := 0
+	for _, gc := range []gen.RMATOptions{{Scale: 8, EdgeFactor: 8, Seed: 5}, {Scale: 8, EdgeFactor: 6, VertexLabels: 2, Seed: 6}} {
+		g, err := gen.RMAT(gc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ps := range directPatterns {
+			p, err := pattern.Parse(ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sem := range proptest.AllSemantics {
+				want, err := cpuEngine.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := &Stats{}
+				r := &runner{ctx: context.Background(), be: NewHostBackend(4 * GraphBytes(g)), st: st, s: newStore(g),
+					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, coreBlock: 64}
+				if err := r.run(sem.Induced, sem.Unique); err != nil {
+					t.Fatal(err)
+				}
+				if r.total != want.Count || (st.Steps > 0 && !st.InCore) {
+					t.Errorf("R-MAT %+v, %s, %s: %d in core %v (%d blocks), cpu %d", gc, p, sem, r.total, st.InCore, st.Blocks, want.Count)
+				}
+				if st.Blocks > 1 {
+					several++
+				}
+			}
+		}
+	}
+	t.Logf("%d counts in core in several blocks", several)
+	if several == 0 {
+		t.Error("no count in core took several blocks: the test checks nothing of them")
 	}
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/submatch/submatch/gen"
 )
 
-// TestDirect counts out of core with the direct last step (rows from a table, and generated
-// from edges for three-vertex patterns) and with buffers (Options.Buffered), every convention,
-// on an unlabelled and a labelled R-MAT graph at an eighth and a 32nd of GraphBytes, each equal
-// to the cpu engine. It fails when no count ran in several blocks, none generated its rows, or
-// none streamed a block's second-column lists in several pieces.
+// TestDirect counts with the direct last step (rows from a table, and generated from edges for
+// three-vertex patterns) and with buffers (Options.Buffered), every convention, on an
+// unlabelled and a labelled R-MAT graph in core (64 MiB) and at an eighth and a 32nd of
+// GraphBytes, each equal to the cpu engine. It fails when no count ran in several blocks, none
+// generated its rows, none streamed a block's second-column lists in several pieces, or no
+// count in core went the direct way (or one with Options.Buffered did).
 func TestDirect(t *testing.T) { directCount(t, true) }
 
 // directCount runs TestDirect's cases on the host emulation or the GPU.
@@ -27,12 +28,15 @@ func directCount(t *testing.T, host bool) {
 		"(a:0)-(b:1)-(c:1)-(a), (a)-(d:1)-(b)",
 		"(a:0)-(b:1)-(c:0)-(a)",
 	}
-	var runs, several, generated, pieces int
+	var runs, several, generated, pieces, inCore int
 	graphs := []gen.RMATOptions{{Scale: 9, EdgeFactor: 8, Seed: 11}, {Scale: 9, EdgeFactor: 8, VertexLabels: 2, Seed: 12}}
 	againstCPUOnRMAT(t, graphs, pats, func(gc gen.RMATOptions, prob engine.Problem, want uint64) {
 		p, sem := prob.Pattern, prob.Semantics
-		for _, f := range []uint64{8, 32} {
-			prob.GPUMemoryLimit = sgsi.GraphBytes(prob.Data) / f
+		for _, f := range []uint64{0, 8, 32} {
+			prob.GPUMemoryLimit = 64 << 20
+			if f > 0 {
+				prob.GPUMemoryLimit = sgsi.GraphBytes(prob.Data) / f
+			}
 			var bytes [2]uint64
 			for i, buffered := range []bool{false, true} {
 				res, st, err := sgsi.Engine{Options: sgsi.Options{Host: host, Buffered: buffered}}.CountStats(ctx, &prob)
@@ -45,6 +49,12 @@ func directCount(t *testing.T, host bool) {
 				}
 				if buffered && st.Blocks > 0 {
 					t.Errorf("%s %s 1/%d: %d direct blocks with Options.Buffered", p, sem, f, st.Blocks)
+				}
+				if f == 0 && st.Steps > 0 && !st.InCore {
+					t.Errorf("%s %s: not in core at 64 MiB", p, sem)
+				}
+				if f == 0 && !buffered && st.Blocks > 0 {
+					inCore++
 				}
 				if st.Blocks > 1 {
 					several++
@@ -60,8 +70,8 @@ func directCount(t *testing.T, host bool) {
 			t.Logf("R-MAT %+v, %s, %s, 1/%d: %d bytes to the GPU direct, %d buffered", gc, p, sem, f, bytes[0], bytes[1])
 		}
 	})
-	t.Logf("%d runs, %d direct in several blocks, %d of them of rows generated from edges, %d with blocks in several pieces", runs, several, generated, pieces)
-	if several == 0 || generated == 0 || pieces == 0 {
-		t.Errorf("%d direct counts in several blocks, %d of generated rows, %d in pieces: the test checks nothing of the direct count", several, generated, pieces)
+	t.Logf("%d runs, %d direct in several blocks, %d of them of rows generated from edges, %d with blocks in several pieces, %d direct in core", runs, several, generated, pieces, inCore)
+	if several == 0 || generated == 0 || pieces == 0 || inCore == 0 {
+		t.Errorf("%d direct counts in several blocks, %d of generated rows, %d in pieces, %d in core: the test checks nothing of the direct count", several, generated, pieces, inCore)
 	}
 }

@@ -23,7 +23,7 @@ type Stats struct {
 	Device      string
 	RegionBytes uint64 // the device region the count laid out (within --gpu-memory)
 	CacheBytes  uint64 // of which the segment cache
-	InCore      bool   // every label graph the query reads stayed resident
+	InCore      bool   // the label graphs the query reads fit the segment cache together (a direct count's blocks still overwrite it)
 	Segments    uint64 // segment uploads
 	SegmentHits uint64 // segment uses that found it resident
 	Chunks      uint64 // row chunks joined
@@ -167,14 +167,17 @@ type runner struct {
 	// sortBuf is the radix sort's buffer (sortBuffer), reused.
 	sortBuf []uint32
 	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
-	// candidate bitsets; keyOff and upBuf are the direct count's, reused.
+	// candidate bitsets; keyOff and up are the direct count's, reused.
 	buffered bool
 	// blockSum is set while a direct block's count is on the device, not yet read (read when
 	// the next block is collected, or at the count's end: at most one block's sum pending).
 	blockSum bool
 	bitsHost []uint32
 	keyOff   []uint64
-	upBuf    []uint32
+	up       listUpload
+	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
+	// tests set it small to count in several blocks).
+	coreBlock uint64
 }
 
 // sortBuffer returns a buffer of n words for sorting a table by radix, or nil when --memory

@@ -59,8 +59,8 @@ type Options struct {
 	// MaxCache caps the segment cache in bytes (0: half the region, or what the query's label
 	// graphs need when that is less): tests set it small to force many segments.
 	MaxCache uint64
-	// Buffered counts the last step of a count out of core with Prealloc-Combine's buffers, as
-	// listings do, instead of the direct count (direct.go): for measurement and tests.
+	// Buffered counts the last step of a count (in or out of core) with Prealloc-Combine's
+	// buffers, as listings do, instead of the direct count (direct.go): for measurement and tests.
 	Buffered bool
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64

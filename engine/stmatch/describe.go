@@ -119,8 +119,9 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 // heaviest level-1 subtree at WarpNodesPerSecond (one warp starts it alone); cliques on the
 // clique kernel. When what the kernels read from the data graph (GraphBytes) does not fit the
 // workload's GPU memory (engine.Workload.InCore), the prediction is for the engine with the graph
-// in host memory (zero-copy) or, when it fits the device's whole memory and that is predicted
-// faster, in managed memory (Prediction.Run, OutOfCore).
+// in host memory (zero-copy) or, when it fits the device's whole memory, that is predicted
+// faster and no --gpu-memory was given (Problem.GPUMemoryLimit: managed memory is not bounded
+// by it), in managed memory (Prediction.Run, OutOfCore).
 func (e Engine) Predict(w *engine.Workload) engine.Prediction {
 	if e.Options.V1 && w.Clique == nil && w.Plan != nil && w.Plan.Space == nil {
 		return engine.Prediction{Seconds: -1, Note: "the v1 kernel needs a candidate space"}
@@ -148,7 +149,12 @@ func (e Engine) Predict(w *engine.Workload) engine.Prediction {
 	}
 	best := engine.Prediction{Seconds: startSeconds + stage + zc, OutOfCore: true,
 		Run: Engine{Options: o}, Mode: "graph in host memory (zero-copy)", Note: over + ": zero-copy"}
-	if w.DeviceMemory > 0 && need <= w.DeviceMemory/2 {
+	switch {
+	case w.Problem.GPUMemoryLimit > 0:
+		// An explicit --gpu-memory is a bound the user set; managed memory is not bounded by it
+		// (the driver migrates as many pages as the device holds), so it is not predicted.
+		best.Note += " (not managed memory: it would exceed --gpu-memory " + gpu.FormatBytes(w.Problem.GPUMemoryLimit) + ")"
+	case w.DeviceMemory > 0 && need <= w.DeviceMemory/2:
 		o.Graph = gpu.OnManaged
 		s := startSeconds + stage + float64(need)/migrateBytesPerSecond + ManagedSlowdown*kernel
 		if s < best.Seconds {
