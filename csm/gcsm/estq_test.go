@@ -89,13 +89,14 @@ func TestEstimatorQuality(t *testing.T) {
 // estimation and choice/layout times, and the entries gathered into the cache per batch (what
 // crosses the PCIe link) with the phases rebuilt. GCSM_ESTQ_SCALE (16), GCSM_ESTQ_BATCHES
 // (64,512), GCSM_ESTQ_BUDGET_PCT (14: the H200 runs' cache at --gpu-memory 90MiB on scale 20),
-// GCSM_ESTQ_ROUNDS (4 batches a size), GCSM_ESTQ_PATTERNS ("dh": diamond and house; "kite6":
+// GCSM_ESTQ_ROUNDS (4 batches a size), GCSM_ESTQ_LABELS (4: the graph's vertex labels; the
+// patterns use 0-3), GCSM_ESTQ_PATTERNS ("dh": diamond and house; "kite6":
 // the 6-vertex pattern; "dh,kite6": both sets in turn), GCSM_ESTQ_ONLY (variants by name).
 func TestCacheAB(t *testing.T) {
 	if os.Getenv("GCSM_ESTQ") == "" {
 		t.Skip("set GCSM_ESTQ=1")
 	}
-	g0, err := gen.RMAT(gen.RMATOptions{Scale: envInt("GCSM_ESTQ_SCALE", 16), VertexLabels: 4, Seed: 1})
+	g0, err := gen.RMAT(gen.RMATOptions{Scale: envInt("GCSM_ESTQ_SCALE", 16), VertexLabels: envInt("GCSM_ESTQ_LABELS", 4), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
