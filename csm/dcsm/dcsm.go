@@ -394,8 +394,8 @@ func (m *Matcher) bookChunk(ctx context.Context, c *chunk, report func(u updates
 }
 
 // early reports whether the wave being gathered, not full, is launched now: it has at least
-// minWave updates, a multiple of idleStep (idleEvery: the backend is asked that often), and no
-// wave runs on the backend, or the one running has finished. The GPU then works on it while the
+// minWave updates, a multiple of idleStep (idleEvery: the backend is asked that often), and the
+// call's wave before it (busy) has finished on the backend or had nothing to run there. The GPU then works on it while the
 // host validates and books the next, and the host reports the finished wave's updates meanwhile,
 // not all at the end of a long call. With listing on, waves fill up as before (each is finished
 // before the next starts). A call's first wave is never early: splitting it leaves the GPU idle

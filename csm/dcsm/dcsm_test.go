@@ -157,3 +157,52 @@ func TestWaveSize(t *testing.T) {
 		}
 	}
 }
+
+// fixedIdle is a backend whose started waves are finished or not as done says (only idle is
+// called by Matcher.early).
+type fixedIdle struct {
+	backend
+	done  bool
+	calls int
+}
+
+func (b *fixedIdle) idle(*wave) bool { b.calls++; return b.done }
+
+// TestEarly: Matcher.early launches a wave before it is full only from minWave updates on, at
+// multiples of idleStep, without listing, and only when a wave of the same call was launched
+// before it (busy) and has finished or had nothing to run: never a call's first wave.
+func TestEarly(t *testing.T) {
+	be := &fixedIdle{}
+	m := &Matcher{minWave: 8, idleStep: 4, be: be}
+	w := &wave{}
+	prev := &wave{started: true}
+	for _, c := range []struct {
+		n           int
+		busy        *wave
+		done, emit  bool
+		want        bool
+		description string
+	}{
+		{8, nil, true, false, false, "a call's first wave"},
+		{8, prev, true, false, true, "the wave before finished"},
+		{12, prev, true, false, true, "the wave before finished, a later multiple"},
+		{8, prev, false, false, false, "the wave before still running"},
+		{8, &wave{}, false, false, true, "the wave before had nothing to run"},
+		{7, prev, true, false, false, "under minWave"},
+		{10, prev, true, false, false, "not a multiple of idleStep"},
+		{4, prev, true, false, false, "a multiple of idleStep under minWave"},
+		{8, prev, true, true, false, "listing"},
+	} {
+		w.ups = make([]waveUpdate, c.n)
+		m.busy, be.done, m.emit = c.busy, c.done, nil
+		if c.emit {
+			m.emit = func(csm.SignedMatch) bool { return true }
+		}
+		if got := m.early(w); got != c.want {
+			t.Errorf("%s (%d updates): early %v, want %v", c.description, c.n, got, c.want)
+		}
+	}
+	if be.calls == 0 {
+		t.Error("the backend was never asked whether the wave before had finished")
+	}
+}

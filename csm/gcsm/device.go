@@ -283,8 +283,9 @@ func (dv *device) run(ctx context.Context, t *table, h *hostGraph, c *dcsr, ph *
 			return err
 		}
 	}
-	// The cache: one buffer (cacheBudget freed the last one): its rows, offsets and lengths
-	// copied up, its entries gathered by the GPU from the mapped host graph.
+	// The cache: one buffer, the last phase's when cacheBudget kept it (else made again): its
+	// row table copied up, its new and changed entries gathered by the GPU from the mapped host
+	// graph (fillCache).
 	if len(c.rows) > 0 {
 		if err := dv.fillCache(h, c, st); err != nil {
 			return err
