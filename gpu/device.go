@@ -383,7 +383,9 @@ func (d *Device) onWorker() bool {
 // API is thread-safe and the context is the one the worker uses, so fn's calls and the
 // worker's (other goroutines' Do) may run at the same time, ordered on the device's default
 // stream as they are issued. A panic in fn is returned as an error. Called from inside a Do or
-// a DoHere of the same device, it runs fn directly.
+// a DoHere of the same device, it runs fn directly. It must not be nested inside another
+// device's DoHere: it leaves the thread without a current context when it returns (it does not
+// restore the outer one), so the outer device's later calls on that thread would fail.
 func (d *Device) DoHere(fn func() error) error {
 	if d.onWorker() {
 		return runSafely(fn)
