@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"log/slog"
 	"math/bits"
 	"slices"
 	"sync"
@@ -151,7 +152,10 @@ func (dv *device) idle(w *wave) bool {
 		return err
 	})
 	if err != nil {
-		dv.noQuery = true // a figure for the waves' sizes only: they then fill up as before
+		// A figure for the waves' sizes only: they then fill up as before. A fault of the
+		// kernels themselves surfaces again at the wave's finish.
+		slog.Debug("dcsm: early waves off: the driver cannot query a wave's event", "err", err)
+		dv.noQuery = true
 		return false
 	}
 	return done
