@@ -134,6 +134,21 @@ type Workload struct {
 	// HostSeconds is the planner's predicted time on Threads threads (0: not known), for
 	// engines whose search runs partly on the host or whose rates were measured against it.
 	HostSeconds float64
+
+	// upwardSquares memoises UpwardSquares (upwardKnown: computed).
+	upwardSquares float64
+	upwardKnown   bool
+}
+
+// UpwardSquares is plan.UpwardSquares of the problem's data graph: the clique counters' work,
+// which several engines' predictions of one decision read (the CPU engine's clique counter,
+// stmatch's clique kernel, sgsi's direct count). It is computed on the first call (a sampled
+// pass over the graph) and kept; a Workload is not shared between goroutines.
+func (w *Workload) UpwardSquares() float64 {
+	if !w.upwardKnown {
+		w.upwardSquares, w.upwardKnown = plan.UpwardSquares(w.Problem.Data), true
+	}
+	return w.upwardSquares
 }
 
 // InCore reports whether bytes (what an engine's kernels read from the data graph) leave

@@ -5,7 +5,6 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
-	"github.com/submatch/submatch/plan"
 )
 
 // The sgsi engine's measured costs, from which it predicts its time (engine.Predictor) for
@@ -126,7 +125,7 @@ func directSeconds(w *engine.Workload, need uint64) (float64, string, bool) {
 	var counted, rows float64
 	switch {
 	case w.Clique != nil && w.Clique.K == 4:
-		u := plan.UpwardSquares(p.Data)
+		u := w.UpwardSquares()
 		counted, rows = cliqueCountedPerSquare*u, cliqueRowsPerSquare*u
 	case w.Clique == nil && w.Estimate != nil && len(w.Estimate.LevelNodes) == n && n >= 2:
 		lv := w.Estimate.LevelNodes

@@ -233,7 +233,7 @@ func inCore(w *engine.Workload) engine.Prediction {
 		if w.Listing {
 			return engine.Prediction{Seconds: -1, Note: "cliques are listed by the plan kernels"}
 		}
-		s := cliqueCPUSecondsPerSquare * float64(w.Clique.K-3) * plan.UpwardSquares(w.Problem.Data) / CliqueSpeedup
+		s := cliqueCPUSecondsPerSquare * float64(w.Clique.K-3) * w.UpwardSquares() / CliqueSpeedup
 		return engine.Prediction{Seconds: startSeconds + s, Note: "the clique kernel"}
 	}
 	if why := ineligible(w.Plan); why != "" {
