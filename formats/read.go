@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -65,11 +66,14 @@ func LoadContext(ctx context.Context, path string, opts Options) (*graph.Graph, 
 // may then be read, say to plan a search, but nothing computed from it is a result until checked
 // returns nil: checked waits for those checks and returns the error LoadContext would have
 // returned for the file (nil when it would have loaded). Every other format is checked in full
-// before LoadChecking returns (checked then returns nil at once); checked may be called any
-// number of times, from any goroutine. A failed check leaves the snapshot mapped.
+// before LoadChecking returns (checked then returns nil at once), and so is a snapshot when the
+// process has one P (runtime.GOMAXPROCS): nothing would run beside the caller. checked may be
+// called any number of times, from any goroutine. A failed check leaves the snapshot mapped.
 func LoadChecking(ctx context.Context, path string, opts Options) (g *graph.Graph, checked func() error, err error) {
 	var pending func() error
-	opts.pending = &pending
+	if runtime.GOMAXPROCS(0) > 1 {
+		opts.pending = &pending
+	}
 	if g, err = LoadContext(ctx, path, opts); err != nil {
 		return nil, nil, err
 	}

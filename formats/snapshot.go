@@ -264,7 +264,7 @@ func decodeSnapshot(data []byte, path string, pending *func() error) (*graph.Gra
 	if pending != nil {
 		if g, err = graph.FromRawTrusted(raw); err == nil {
 			checked := make(chan error, 1)
-			go func(g *graph.Graph) { checked <- g.Validate() }(g)
+			go func(g *graph.Graph) { checked <- g.ValidateRules() }(g)
 			*pending = sync.OnceValue(func() error { return verdict(<-checked) })
 		}
 	}
