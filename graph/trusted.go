@@ -22,24 +22,15 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 	return g, nil
 }
 
-// checkBounds checks what keeps every accessor in bounds (see FromRawTrusted), on all cores.
+// checkBounds checks what keeps every accessor in bounds (see FromRawTrusted), on all cores: the
+// offsets, then each range of vertices' run starts and neighbour ids (checkRanges without the
+// rules: one fork-join over ranges of about checkEntries entries, so that a graph of few vertices
+// and many edges spreads over the cores too, and the error is the one Validate reports).
 func (g *Graph) checkBounds() error {
 	if err := g.checkOffsets(); err != nil {
 		return err
 	}
-	if err := firstError(len(g.vertexLabels), func(lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			if err := g.checkRunStarts(v); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return firstError(len(g.neighbors), func(lo, hi int) error {
-		return g.checkNeighbourIDs(lo, hi)
-	})
+	return g.checkRanges(true, false)
 }
 
 // checkOffsets checks the arrays' lengths and that both offset arrays are monotone and span the
@@ -117,7 +108,7 @@ func (g *Graph) validate() error {
 	if err := g.checkOffsets(); err != nil {
 		return err
 	}
-	return g.checkRanges(true)
+	return g.checkRanges(true, true)
 }
 
 // ValidateRules completes the checks of a graph that FromRawTrusted returned: it checks the
@@ -128,7 +119,7 @@ func (g *Graph) ValidateRules() error {
 	if !g.boundsChecked {
 		return g.Validate()
 	}
-	return g.checkRanges(false)
+	return g.checkRanges(false, true)
 }
 
 // checkRanges checks, on all cores, the bounds (checkRangeBounds) and the rules of a graph whose
@@ -150,8 +141,9 @@ func (g *Graph) ValidateRules() error {
 // every count from it.
 //
 // With bounds false the bounds are taken as checked (FromRawTrusted): each range checks its rules
-// only, and the error is the same, since no bound is then broken.
-func (g *Graph) checkRanges(bounds bool) error {
+// only, and the error is the same, since no bound is then broken. With rules false it checks the
+// bounds alone (checkBounds).
+func (g *Graph) checkRanges(bounds, rules bool) error {
 	cuts := g.entryRanges(checkEntries, checkRange)
 	ranges := len(cuts) - 1
 	errs := make([]error, ranges)
@@ -161,7 +153,7 @@ func (g *Graph) checkRanges(bounds bool) error {
 		if bounds {
 			errs[r] = g.checkRangeBounds(lo, hi)
 		}
-		if errs[r] == nil {
+		if rules && errs[r] == nil {
 			sums[r], errs[r] = g.checkRulesRange(lo, hi)
 		}
 	})
@@ -247,7 +239,8 @@ func entryHash(v, w, label uint32) uint64 {
 	return x ^ x>>31
 }
 
-// checkRange is how many indexes one goroutine checks at a time in FromRawTrusted.
+// checkRange is how many indexes one goroutine checks at a time in checkOffsets, and the most
+// vertices a range of checkRanges holds.
 const checkRange = 1 << 16
 
 // checkEntries is about how many adjacency entries one goroutine checks at a time in checkRanges
