@@ -220,7 +220,11 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		d, err = a.Decide(ctx, prob, false)
 		decide = time.Since(start)
 		if err == nil {
-			err = dg.checked()
+			// Decide only planned and estimated (and, for a GPU-worthy count, looked for the
+			// GPU and started a device engine's host-side plan): nothing runs before the check.
+			if err = dg.checked(); err != nil {
+				d.Release()
+			}
 		}
 		if err == nil {
 			if explain {
