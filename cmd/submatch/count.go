@@ -101,8 +101,8 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// dataGraph is the data graph of a count and its checks (loadDataChecking): nothing computed from g is
-// a result until checked returns nil.
+// dataGraph is the data graph of a count and its checks (loadDataChecking): nothing computed
+// from g is a result until checked returns nil.
 type dataGraph struct {
 	g       *graph.Graph
 	checked func() error
