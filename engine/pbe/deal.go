@@ -88,7 +88,7 @@ func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partitio
 				case sp, ok = <-parts:
 				case <-ctx.Done():
 				}
-				if !ok {
+				if !ok || ctx.Err() != nil {
 					return
 				}
 				if sp.err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +31,18 @@ import (
 type fakeGPU struct {
 	refuse int
 	calls  atomic.Int64
+
+	mu   sync.Mutex
+	seen map[string]int // calls by their problem's GPUs and GPU memory ("[0] 512")
+}
+
+// took returns the calls by their GPUs and GPU memory since the last took.
+func (f *fakeGPU) took() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.seen
+	f.seen = nil
+	return s
 }
 
 func (*fakeGPU) Name() string { return "pbe-test-gpu" }
@@ -40,6 +53,12 @@ func (*fakeGPU) Capabilities() engine.Capabilities {
 
 func (f *fakeGPU) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
 	f.calls.Add(1)
+	f.mu.Lock()
+	if f.seen == nil {
+		f.seen = map[string]int{}
+	}
+	f.seen[fmt.Sprint(p.GPUs, p.GPUMemoryLimit)]++
+	f.mu.Unlock()
 	if n := p.Data.NumVertices(); f.refuse > 0 && n > f.refuse {
 		if n%2 == 1 {
 			return engine.Result{}, fmt.Errorf("fake: work units: %w", gpu.ErrBudget)
@@ -72,24 +91,36 @@ func init() { engine.Register(fake) }
 func TestDeviceBackendLogic(t *testing.T) {
 	ctx := context.Background()
 	refused := 0
+	// Dealt to workers: one (the problem's GPUs), two on each of two GPUs, one on each of three.
+	deals := []struct {
+		workers int
+		gpus    []int
+	}{{1, nil}, {2, []int{0, 1}}, {1, []int{0, 2, 3}}}
+	const gpuMemory = 3 << 20
 	for lc := range largerCases(t, 3, 2) {
-		seed, c, sem, prob, want := lc.seed, lc.c, lc.sem, lc.prob, lc.want
+		seed, c, sem, want := lc.seed, lc.c, lc.sem, lc.want
 		for _, refuse := range []int{0, 20} {
-			fake.refuse = refuse
-			e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
-			res, st, err := e.CountStats(ctx, prob)
-			if err != nil || res.Count != want {
-				t.Fatalf("seed %d %s refuse %d: %d (err %v), cpu %d", seed, sem, refuse, res.Count, err, want)
-			}
-			searched := st.Parts - st.SkippedParts
-			if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
-				t.Fatalf("seed %d %s refuse %d: %d parts searched, stats %+v", seed, sem, refuse, searched, st)
-			}
-			if refuse > 0 {
-				refused += st.HostParts
-			}
-			if refuse == 0 && st.UploadBytes == 0 {
-				t.Fatalf("no upload bytes")
+			for _, d := range deals {
+				fake.refuse = refuse
+				e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name(), Workers: d.workers}}
+				prob := *lc.prob
+				prob.GPUs, prob.GPUMemoryLimit = d.gpus, gpuMemory
+				what := fmt.Sprintf("seed %d %s refuse %d, %d workers on GPUs %v", seed, sem, refuse, d.workers, d.gpus)
+				res, st, err := e.CountStats(ctx, &prob)
+				if err != nil || res.Count != want {
+					t.Fatalf("%s: %d (err %v), cpu %d", what, res.Count, err, want)
+				}
+				searched := st.Parts - st.SkippedParts
+				if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
+					t.Fatalf("%s: %d parts searched, stats %+v", what, searched, st)
+				}
+				checkDeal(t, what, st, fake.took(), d.workers, d.gpus, gpuMemory)
+				if refuse > 0 {
+					refused += st.HostParts
+				}
+				if refuse == 0 && st.UploadBytes == 0 {
+					t.Fatalf("no upload bytes")
+				}
 			}
 		}
 	}
@@ -126,7 +157,49 @@ func TestDeviceBackendLogic(t *testing.T) {
 	}
 }
 
-// TestBudgetFromGPUMemory: with a device backend the parts are made for half of --gpu-memory.
+// checkDeal checks a count dealt to workers on every GPU of gpus (nil: the problem's, one
+// device here) within gpuMemory: every device has its figures, which add up to the count's, and
+// the device engine (seen: its calls by GPUs and GPU memory) ran each part on one GPU of gpus
+// within its workers' share of gpuMemory.
+func checkDeal(t *testing.T, what string, st *pbe.Stats, seen map[string]int, workers int, gpus []int, gpuMemory uint64) {
+	t.Helper()
+	if st.Parts-st.SkippedParts < 2 {
+		t.Fatalf("%s: %d parts searched, nothing to deal", what, st.Parts-st.SkippedParts)
+	}
+	var parts, hostParts int
+	var ids []int
+	for _, d := range st.Devices {
+		parts += d.Parts
+		hostParts += d.HostParts
+		ids = append(ids, d.GPU)
+		if d.Workers != workers || d.Parts+d.HostParts > 0 && (d.Busy <= 0 || d.Wall <= 0) || d.Parts > 0 && d.Kernel != time.Duration(d.Parts)*2*time.Millisecond {
+			t.Errorf("%s: GPU %d's figures %+v", what, d.GPU, d)
+		}
+	}
+	if parts != st.DeviceParts || hostParts != st.HostParts || gpus != nil && !slices.Equal(ids, gpus) || gpus == nil && len(ids) != 1 {
+		t.Errorf("%s: devices %+v, parts %d and %d on the host", what, st.Devices, st.DeviceParts, st.HostParts)
+	}
+	calls := 0
+	for k, n := range seen {
+		calls += n
+		ok := false
+		for _, g := range gpus {
+			ok = ok || k == fmt.Sprint([]int{g}, gpuMemory/uint64(workers))
+		}
+		if gpus == nil {
+			ok = k == fmt.Sprint([]int{0}, gpuMemory/uint64(workers)) || k == fmt.Sprint([]int(nil), gpuMemory/uint64(workers))
+		}
+		if !ok {
+			t.Errorf("%s: %d parts counted with GPUs and GPU memory %s", what, n, k)
+		}
+	}
+	if calls != st.DeviceParts+st.HostParts {
+		t.Errorf("%s: the device engine ran %d times for %d parts", what, calls, st.DeviceParts+st.HostParts)
+	}
+}
+
+// TestBudgetFromGPUMemory: with a device backend the parts are made for half of --gpu-memory,
+// shared by its workers on a GPU.
 func TestBudgetFromGPUMemory(t *testing.T) {
 	p := &engine.Problem{GPUMemoryLimit: 1000, MemoryLimit: 10}
 	if b := (&pbe.Engine{Backend: &pbe.DeviceBackend{}}).BudgetFor(p); b != 500 {
@@ -134,6 +207,9 @@ func TestBudgetFromGPUMemory(t *testing.T) {
 	}
 	if b := (&pbe.Engine{}).BudgetFor(p); b != 1000 {
 		t.Errorf("host: %d", b)
+	}
+	if b := (&pbe.Engine{Backend: &pbe.DeviceBackend{Workers: 2}}).BudgetFor(p); b != 250 {
+		t.Errorf("device, two workers: %d", b)
 	}
 	if b := (&pbe.Engine{Budget: 7, Backend: &pbe.DeviceBackend{}}).BudgetFor(p); b != 7 {
 		t.Errorf("explicit: %d", b)
