@@ -232,30 +232,43 @@ func needStmatch(t *testing.T) {
 // TestDeviceAgainstCPU (GPU) runs pbe with the stmatch backend against the cpu engine on the
 // oracle's random problems and proptest's larger ones (every convention, budgets forcing 2 to
 // dozens of parts) and against published counts (github Q_0..Q_10, wiki-Vote's triangles) at
-// 1/4 and 1/16 of the graph; every part must have been counted on the GPU.
+// 1/4 and 1/16 of the graph; every part must have been counted on the GPU. Every check runs
+// twice: one worker on the GPUs the engine finds, and the parts dealt to two workers on GPU 0
+// (each with half of the device's budget), which must both have counted parts in some runs.
 func TestDeviceAgainstCPU(t *testing.T) {
 	needStmatch(t)
 	ctx := context.Background()
-	dev := &pbe.DeviceBackend{}
-	var devParts, hostParts, runs int
+	devs := []*pbe.DeviceBackend{{}, {Workers: 2}}
+	var devParts, hostParts, runs, dealt int
 	type key struct {
-		g      *graph.Graph
-		budget uint64
+		g       *graph.Graph
+		budget  uint64
+		workers int
 	}
 	engines := map[key]*pbe.Engine{} // the partitionings are kept for the next query
 	check := func(what string, prob *engine.Problem, want uint64, budget uint64) {
 		t.Helper()
-		e := engines[key{prob.Data, budget}]
-		if e == nil {
-			e = &pbe.Engine{Budget: budget, Backend: dev}
-			engines[key{prob.Data, budget}] = e
-		}
-		res, st, err := e.CountStats(ctx, prob)
-		runs++
-		devParts += st.DeviceParts
-		hostParts += st.HostParts
-		if err != nil || res.Partial || res.Count != want || st.IntraMatches+st.InterMatches != res.Count {
-			t.Errorf("%s budget %d (%d parts): %d (intra %d inter %d, err %v), want %d", what, budget, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want)
+		for _, dev := range devs {
+			k := key{prob.Data, budget, dev.Workers}
+			e := engines[k]
+			if e == nil {
+				e = &pbe.Engine{Budget: budget, Backend: dev}
+				engines[k] = e
+			}
+			p := *prob
+			if dev.Workers > 1 {
+				p.GPUs = []int{0}
+			}
+			res, st, err := e.CountStats(ctx, &p)
+			runs++
+			devParts += st.DeviceParts
+			hostParts += st.HostParts
+			if err != nil || res.Partial || res.Count != want || st.IntraMatches+st.InterMatches != res.Count {
+				t.Errorf("%s budget %d (%d parts, %d workers): %d (intra %d inter %d, err %v), want %d", what, budget, st.Parts, dev.Workers, res.Count, st.IntraMatches, st.InterMatches, err, want)
+			}
+			if dev.Workers > 1 && len(st.Devices) == 1 && st.Devices[0].Busy > st.Devices[0].Wall {
+				dealt++ // the two workers were in parts at once
+			}
 		}
 	}
 	seeds, _ := proptest.Seeds(t, 200, 30)
@@ -286,9 +299,9 @@ func TestDeviceAgainstCPU(t *testing.T) {
 	for _, div := range []uint64{4, 16} {
 		check("wiki-Vote triangles", &engine.Problem{Data: wv, Pattern: tri, Semantics: engine.Semantics{Unique: true}}, 608_389, partition.GraphBytes(wv)/div)
 	}
-	t.Logf("%d pbe runs on the GPU backend: %d parts counted on the GPU, %d on the host", runs, devParts, hostParts)
-	if devParts == 0 || hostParts > 0 {
-		t.Errorf("%d parts on the GPU, %d fell back to the host", devParts, hostParts)
+	t.Logf("%d pbe runs on the GPU backend: %d parts counted on the GPU, %d on the host; %d runs of two workers with both in parts at once", runs, devParts, hostParts, dealt)
+	if devParts == 0 || hostParts > 0 || dealt == 0 {
+		t.Errorf("%d parts on the GPU, %d fell back to the host, %d runs had two workers at once", devParts, hostParts, dealt)
 	}
 }
 
