@@ -151,6 +151,10 @@ func TestDeviceBackendLogic(t *testing.T) {
 	if want := fmt.Sprintf("stats.device_parts=%d ", st.DeviceParts); st.DeviceParts == 0 || !strings.Contains(buf.String(), want) {
 		t.Errorf("the debug log lacks %q:\n%s", want, buf.String())
 	}
+	if d := st.Devices; len(d) != 1 || !strings.Contains(buf.String(), fmt.Sprintf("stats.devices.gpu%d.parts=%d ", d[0].GPU, d[0].Parts)) ||
+		!strings.Contains(buf.String(), fmt.Sprintf("stats.devices.gpu%d.wall=%v", d[0].GPU, d[0].Wall)) {
+		t.Errorf("the debug log lacks the device's figures %+v:\n%s", d, buf.String())
+	}
 	_, err = (&pbe.Engine{Budget: 1 << 10, Backend: &pbe.DeviceBackend{Engine: "cpu"}}).Count(ctx, &engine.Problem{Data: proptest.MakeLarger(1).G, Pattern: proptest.MakeLarger(1).P})
 	if err == nil || !strings.Contains(err.Error(), "does not run on a GPU") {
 		t.Fatalf("cpu as the device engine: err %v", err)
