@@ -13,8 +13,7 @@ import (
 )
 
 // slot is one worker of the intra-partition stage: every part it takes is searched with the
-// problem's GPUs replaced by gpus and its GPUMemoryLimit by limit (the zero slot keeps the
-// problem's settings).
+// problem's GPUs replaced by gpus and its GPUMemoryLimit by limit.
 type slot struct {
 	gpus  []int
 	limit uint64
@@ -48,7 +47,7 @@ func dealOrder(pt *partition.Partitioning, patternVertices int) (order []int, sk
 // when a part was cut short; the first failure stops every worker (its error wins over the
 // cancellations it causes), as does the end of ctx.
 func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partition.Partitioning, order []int, be Backend) (engine.Result, error) {
-	slots := []slot{{}}
+	slots := []slot{{gpus: p.GPUs, limit: p.GPUMemoryLimit}} // one worker, the problem's settings
 	if d, ok := be.(dealer); ok && len(order) > 1 {
 		s, err := d.slots(ctx, p)
 		if err != nil {
@@ -96,9 +95,7 @@ func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partitio
 					return
 				}
 				sub := sp.sub
-				if s.gpus != nil {
-					sub.GPUs, sub.GPUMemoryLimit = s.gpus, s.limit
-				}
+				sub.GPUs, sub.GPUMemoryLimit = s.gpus, s.limit
 				r, err := be.CountPart(ctx, sub)
 				mu.Lock()
 				sum.PlanTime += r.PlanTime

@@ -95,7 +95,7 @@ func TestDeviceBackendLogic(t *testing.T) {
 	deals := []struct {
 		workers int
 		gpus    []int
-	}{{1, nil}, {2, []int{0, 1}}, {1, []int{0, 2, 3}}}
+	}{{1, nil}, {2, []int{0, 1}}, {1, []int{0, 2, 3}}, {3, nil}}
 	const gpuMemory = 3 << 20
 	for lc := range largerCases(t, 3, 2) {
 		seed, c, sem, want := lc.seed, lc.c, lc.sem, lc.want
