@@ -311,7 +311,9 @@ func TestDeviceAgainstCPU(t *testing.T) {
 
 // TestDeviceMeasure (GPU, SUBMATCH_PBE_DEVICE_MEASURE=1) times the cpu engine, stmatch in core,
 // and pbe with the GPU backend at 1/4 and 1/16 of the graph (medians of SUBMATCH_PBE_RUNS, default
-// 3), with pbe's stage times, bytes and communication against computation, as a markdown table.
+// 3), with pbe's stage times, bytes and communication against computation, as a markdown table;
+// the GPU backend with each of SUBMATCH_PBE_WORKERS (default 1,2) part workers on GPU 0, on the
+// same parts, with the workers' time in parts (busy) against the intra stage's wall on the device.
 func TestDeviceMeasure(t *testing.T) {
 	if os.Getenv("SUBMATCH_PBE_DEVICE_MEASURE") == "" {
 		t.Skip("set SUBMATCH_PBE_DEVICE_MEASURE=1 to measure")
@@ -357,8 +359,19 @@ func TestDeviceMeasure(t *testing.T) {
 		return median(ds), n, nil
 	}
 	var b strings.Builder
-	fmt.Fprintln(&b, "| graph | query | cpu 16 thr ms | stmatch in core ms | budget | parts | intra share | partition ms (once) | pbe-host ms | pbe-gpu ms | gpu intra / inter ms | upload ms / kernel ms | CSR bytes up | inter bytes |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	workers := []int{1, 2}
+	if w := os.Getenv("SUBMATCH_PBE_WORKERS"); w != "" {
+		workers = nil
+		for f := range strings.SplitSeq(w, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+				t.Fatalf("SUBMATCH_PBE_WORKERS=%q: want workers per GPU such as 1,2", w)
+			}
+			workers = append(workers, n)
+		}
+	}
+	fmt.Fprintln(&b, "| graph | query | cpu 16 thr ms | stmatch in core ms | budget | parts | intra share | partition ms (once) | pbe-host ms | workers | pbe-gpu ms | gpu intra / inter ms | upload ms / kernel ms | busy / wall ms | CSR bytes up | inter bytes |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, j := range jobs {
 		prob := &engine.Problem{Data: j.g, Pattern: j.p, Semantics: j.sem, Threads: 16}
 		cpuMS, want, err := timeIt(func() (uint64, error) { r, err := cpu.Count(ctx, prob); return r.Count, err })
@@ -378,26 +391,37 @@ func TestDeviceMeasure(t *testing.T) {
 			if err != nil || got != want {
 				t.Errorf("%s %s 1/%d: pbe-host %d (err %v), cpu %d", j.data, j.name, div, got, err, want)
 			}
-			e := host // the same partitioning, the GPU backend
-			e.Backend = &pbe.DeviceBackend{}
-			e.CountStats(ctx, prob) // warm
-			var st *pbe.Stats
-			pbeMS, got, err := timeIt(func() (uint64, error) {
-				c, cancel := context.WithTimeout(ctx, 20*time.Second)
-				defer cancel()
-				r, s, err := e.CountStats(c, prob)
-				st = s
-				return r.Count, err
-			})
-			if err != nil || got != want {
-				t.Errorf("%s %s 1/%d: pbe-gpu %d (err %v), cpu %d", j.data, j.name, div, got, err, want)
-				continue
+			for _, w := range workers {
+				// The same partitioning (Budget set: the workers do not change the parts), the
+				// GPU backend, w workers on GPU 0.
+				e := host
+				e.Backend = &pbe.DeviceBackend{Workers: w}
+				gprob := *prob
+				gprob.GPUs = []int{0}
+				e.CountStats(ctx, &gprob) // warm
+				var st *pbe.Stats
+				pbeMS, got, err := timeIt(func() (uint64, error) {
+					c, cancel := context.WithTimeout(ctx, 20*time.Second)
+					defer cancel()
+					r, s, err := e.CountStats(c, &gprob)
+					st = s
+					return r.Count, err
+				})
+				if err != nil || got != want {
+					t.Errorf("%s %s 1/%d, %d workers: pbe-gpu %d (err %v), cpu %d", j.data, j.name, div, w, got, err, want)
+					continue
+				}
+				var busy, wall time.Duration
+				for _, d := range st.Devices {
+					busy, wall = busy+d.Busy, max(wall, d.Wall)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | 1/%d | %d | %.3f | %.0f | %.1f | %d | %.1f | %.0f / %.0f | %.1f / %.1f | %.1f / %.1f | %.3g | %.3g |\n",
+					j.data, j.name, cpuMS, stmMS, div, st.Parts, st.IntraShare(), float64(hst.PartitionTime.Microseconds())/1000, hostMS, w, pbeMS,
+					float64(st.IntraTime.Microseconds())/1000, float64(st.InterTime.Microseconds())/1000,
+					float64(st.UploadTime.Microseconds())/1000, float64(st.KernelTime.Microseconds())/1000,
+					float64(busy.Microseconds())/1000, float64(wall.Microseconds())/1000,
+					float64(st.UploadBytes), float64(st.InterBytes))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | 1/%d | %d | %.3f | %.0f | %.1f | %.1f | %.0f / %.0f | %.1f / %.1f | %.3g | %.3g |\n",
-				j.data, j.name, cpuMS, stmMS, div, st.Parts, st.IntraShare(), float64(hst.PartitionTime.Microseconds())/1000, hostMS, pbeMS,
-				float64(st.IntraTime.Microseconds())/1000, float64(st.InterTime.Microseconds())/1000,
-				float64(st.UploadTime.Microseconds())/1000, float64(st.KernelTime.Microseconds())/1000,
-				float64(st.UploadBytes), float64(st.InterBytes))
 		}
 		t.Logf("%s %s done", j.data, j.name)
 	}
