@@ -77,9 +77,7 @@ func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partitio
 		stop()
 	}
 	for _, s := range slots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				var sp partProblem
 				var ok bool
@@ -116,7 +114,7 @@ func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partitio
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if !failed && done < len(order) {
