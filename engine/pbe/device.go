@@ -157,7 +157,10 @@ func (b *DeviceBackend) slots(ctx context.Context, p *engine.Problem) ([]slot, e
 	out := make([]slot, 0, k*len(ids))
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, id := range ids {
+	for j, id := range ids {
+		if slices.Contains(ids[:j], id) { // a GPU listed twice has Workers workers all the same
+			continue
+		}
 		s := slot{gpus: []int{id}, limit: p.GPUMemoryLimit / uint64(k)}
 		if id < 0 {
 			s.gpus = p.GPUs

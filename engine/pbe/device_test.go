@@ -95,7 +95,7 @@ func TestDeviceBackendLogic(t *testing.T) {
 	deals := []struct {
 		workers int
 		gpus    []int
-	}{{1, nil}, {2, []int{0, 1}}, {1, []int{0, 2, 3}}, {3, nil}}
+	}{{1, nil}, {2, []int{0, 1}}, {1, []int{0, 2, 3}}, {3, nil}, {2, []int{1, 1}}}
 	const gpuMemory = 3 << 20
 	for lc := range largerCases(t, 3, 2) {
 		seed, c, sem, want := lc.seed, lc.c, lc.sem, lc.want
@@ -114,7 +114,7 @@ func TestDeviceBackendLogic(t *testing.T) {
 				if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
 					t.Fatalf("%s: %d parts searched, stats %+v", what, searched, st)
 				}
-				checkDeal(t, what, st, fake.took(), d.workers, d.gpus, gpuMemory)
+				checkDeal(t, what, st, fake.took(), d.workers, slices.Compact(slices.Clone(d.gpus)), gpuMemory)
 				if refuse > 0 {
 					refused += st.HostParts
 				}
