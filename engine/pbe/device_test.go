@@ -2,6 +2,7 @@ package pbe_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -476,5 +477,42 @@ func TestKernels(t *testing.T) {
 	got, want := (&pbe.Engine{}).Kernels(w), stmatch.Engine{}.Kernels(w)
 	if len(got) == 0 || !slices.Equal(got, want) {
 		t.Errorf("pbe's kernels %+v, stmatch's %+v", got, want)
+	}
+}
+
+// TestFlags: --pbe-backend and --pbe-workers make the device backend with its workers; a worker
+// count below 1 and an unknown backend are refused.
+func TestFlags(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		engine  string
+		workers int
+		err     string
+	}{
+		{nil, "", 0, ""},
+		{[]string{"--pbe-backend", "gpu"}, pbe.DefaultDeviceEngine, 1, ""},
+		{[]string{"--pbe-backend", "gpu:" + fake.Name(), "--pbe-workers", "3"}, fake.Name(), 3, ""},
+		{[]string{"--pbe-workers", "0"}, "", 0, "--pbe-workers 0"},
+		{[]string{"--pbe-backend", "tpu"}, "", 0, "--pbe-backend"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		mk := (&pbe.Engine{}).RegisterFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		e, err := mk()
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err %v, want %q", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		d, _ := e.(*pbe.Engine).Backend.(*pbe.DeviceBackend)
+		if c.engine == "" && d != nil || c.engine != "" && (d == nil || d.Name() != "device:"+c.engine || d.Workers != c.workers) {
+			t.Errorf("%q: backend %+v", c.args, e.(*pbe.Engine).Backend)
+		}
 	}
 }
