@@ -70,6 +70,8 @@ type Stats struct {
 	// waits for the device (a copy back waits for everything queued, an upload for room in the
 	// staging buffer), on the host emulation the emulated copies and kernels (Comm + Comp).
 	Group, Refs, Tables, Driver time.Duration
+	// Devices has one row per runner of a count dealt to several (deal.go), else none.
+	Devices []DeviceStats
 }
 
 // Other is Total less the phases Stats times: the runner's own work between them (the chunks'
@@ -175,6 +177,9 @@ type runner struct {
 	bitsHost []uint32
 	keyOff   []uint64
 	up       listUpload
+	// roots, when set, returns the part of the first column's candidates this runner joins
+	// (a count dealt to several runners, deal.go).
+	roots func(r *runner, first []uint32) []uint32
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
 	// tests set it small to count in several blocks).
 	coreBlock uint64
@@ -401,8 +406,11 @@ func (r *runner) run(induced, unique bool) error {
 		r.flushAt = max(1, min(r.flushAt, left/uint64(3*q.n)))
 		r.outMax = max(uint64(q.n), r.flushAt)
 	}
-	// Level 0: C(order[0]).
+	// Level 0: C(order[0]), or this runner's share of it (deal.go).
 	first := r.cands[q.order[0]]
+	if r.roots != nil {
+		first = r.roots(r, first)
+	}
 	if q.n == 1 {
 		return r.finish(first, 1)
 	}

@@ -52,10 +52,12 @@ func TestGPUSymmetricOutOfCore(t *testing.T) {
 }
 
 // TestGPUDirect runs TestDirect's cases (a count's last step without buffers, sgsi_last, against
-// the buffered one and the cpu engine) on the GPU.
+// the buffered one and the cpu engine) on the GPU, then TestDealHost's with GPU 0 listed twice
+// (two runners on one device, half its budget each: deal.go).
 func TestGPUDirect(t *testing.T) {
 	needGPU(t)
 	directCount(t, false)
+	dealtAgainstCPU(t, []int{0, 0}, false)
 }
 
 // TestGPULongLists: hub graphs whose lists are longer than the segment cache and whose rows'

@@ -30,6 +30,7 @@
 package sgsi
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -148,20 +149,24 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if sig := 4 * sigWords * uint64(p.Data.NumVertices()); p.MemoryLimit > 0 && sig > p.MemoryLimit {
 		return nil, fmt.Errorf("sgsi: the signature table needs %d bytes of host memory, over --memory %d: %w", sig, p.MemoryLimit, engine.ErrMemory)
 	}
+	if count {
+		if slots := e.slots(ctx, p); len(slots) > 1 {
+			return e.deal(ctx, p, st, slots) // deal.go
+		}
+	}
+	return e.runOn(ctx, p, st, count, emit, nil)
+}
+
+// runOn runs a count or listing on one backend (the problem's first GPU, or the host
+// emulation); roots, when set, picks the first column's candidates it joins (deal.go).
+func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count bool, emit func([]uint32) bool, roots func(*runner, []uint32) []uint32) (*runner, error) {
 	tl := time.Now()
 	s := storeFor(p.Data)
 	st.Layout = time.Since(tl)
 	var be Backend
 	ts := time.Now()
 	if e.Options.Host {
-		bytes := e.Options.HostBytes
-		if bytes == 0 {
-			bytes = p.GPUMemoryLimit
-		}
-		if bytes == 0 {
-			bytes = 256 << 20
-		}
-		be = NewHostBackend(bytes / 4)
+		be = NewHostBackend(e.hostBytes(p) / 4)
 		st.Device = "host emulation"
 	} else {
 		gb, err := newGPUBackend(ctx, p, e.Options, st)
@@ -175,11 +180,16 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
-		buffered: e.Options.Buffered}
+		buffered: e.Options.Buffered, roots: roots}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}
-	err := schedule(be, count, func() error { return r.run(p.Semantics.Induced, p.Semantics.Unique) })
+	err := schedule(be, count, func() error {
+		if err := ctx.Err(); err != nil { // (a dealt runner that waited for its device's thread)
+			return err
+		}
+		return r.run(p.Semantics.Induced, p.Semantics.Unique)
+	})
 	if dt, ok := be.(deviceTimer); ok {
 		c, k, e := dt.DeviceTimes()
 		st.Comm, st.Comp = c, k
@@ -188,6 +198,12 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 		}
 	}
 	return r, err
+}
+
+// hostBytes is the host emulation's region: Options.HostBytes, else the problem's
+// GPUMemoryLimit, else 256 MiB.
+func (e Engine) hostBytes(p *engine.Problem) uint64 {
+	return cmp.Or(e.Options.HostBytes, p.GPUMemoryLimit, 256<<20)
 }
 
 // schedule runs a count's or listing's schedule f: a count's on the backend's worker thread

@@ -4,6 +4,7 @@
 package par
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -70,4 +71,29 @@ func Ranges(n, workers, chunk int, fn func(w, lo, hi int) bool) (stopped bool) {
 	}
 	wg.Wait()
 	return stop.Load()
+}
+
+// Each calls fn(ctx, i) for every i in [0, n), each on its own goroutine, with a context that
+// ends with ctx or when the first call fails, and returns when all calls have returned: the
+// first failure's error (not the cancellations it caused in the others), or nil.
+func Each(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		once  sync.Once
+		first error
+		wg    sync.WaitGroup
+	)
+	for i := range n {
+		wg.Go(func() {
+			if err := fn(ctx, i); err != nil {
+				once.Do(func() {
+					first = err
+					cancel()
+				})
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }

@@ -1,6 +1,8 @@
 package par
 
 import (
+	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,5 +95,47 @@ func TestWorkers(t *testing.T) {
 		if got := Workers(c.n, c.workers, c.chunk); got != c.want {
 			t.Errorf("Workers(%d, %d, %d) = %d, want %d", c.n, c.workers, c.chunk, got, c.want)
 		}
+	}
+}
+
+// TestEachFirstFailure: every index runs once; the first failure is returned, not the
+// cancellations it causes, and it stops the calls still running.
+func TestEachFirstFailure(t *testing.T) {
+	var ran [8]atomic.Int32
+	if err := Each(context.Background(), len(ran), func(_ context.Context, i int) error {
+		ran[i].Add(1)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range ran {
+		if n := ran[i].Load(); n != 1 {
+			t.Errorf("index %d ran %d times", i, n)
+		}
+	}
+	boom := errors.New("boom")
+	t0 := time.Now()
+	err := Each(context.Background(), 4, func(ctx context.Context, i int) error {
+		if i == 2 {
+			time.Sleep(10 * time.Millisecond)
+			return boom
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Minute):
+			return nil
+		}
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("Each returned %v, want the failure", err)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("the others stopped after %v", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Each(ctx, 3, func(ctx context.Context, _ int) error { return ctx.Err() }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -1,0 +1,63 @@
+package sgsi
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestDealBounds: every root in exactly one range, in order, and each range weighing at most an
+// even share plus one root's weight (so no range is more than one root from balanced).
+func TestDealBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 500 {
+		first := make([]uint32, rng.IntN(200))
+		w := map[uint32]uint64{}
+		var total, heaviest uint64
+		for i := range first {
+			first[i] = uint32(i)
+			x := uint64(rng.IntN(5) + 1)
+			if rng.IntN(20) == 0 {
+				x = uint64(rng.IntN(1000)) // a hub
+			}
+			w[uint32(i)] = x
+			total += x
+			heaviest = max(heaviest, x)
+		}
+		n := rng.IntN(7) + 1
+		b := dealBounds(first, func(v uint32) uint64 { return w[v] }, n)
+		if len(b) != n+1 || b[0] != 0 || b[n] != len(first) {
+			t.Fatalf("trial %d: bounds %v for %d roots in %d ranges", trial, b, len(first), n)
+		}
+		for j := range n {
+			if b[j] > b[j+1] {
+				t.Fatalf("trial %d: bounds %v not in order", trial, b)
+			}
+			var sum uint64
+			for _, v := range first[b[j]:b[j+1]] {
+				sum += w[v]
+			}
+			if share := (total + uint64(n) - 1) / uint64(n); sum > share+heaviest {
+				t.Errorf("trial %d: range %d of %d weighs %d, share %d, heaviest root %d", trial, j, n, sum, share, heaviest)
+			}
+		}
+	}
+}
+
+// TestMergeStats: counters and bytes summed, device times summed, phases the slowest runner's.
+func TestMergeStats(t *testing.T) {
+	a := Stats{Device: "a", Chunks: 3, BytesToGPU: 100, PeakHost: 10, Steps: 2, InCore: true, Comm: time.Second, Comp: 2 * time.Second,
+		Setup: time.Millisecond, Group: 5 * time.Millisecond, Total: time.Second}
+	b := Stats{Device: "b", Chunks: 4, BytesToGPU: 50, PeakHost: 7, Steps: 2, InCore: false, Comm: time.Second, Comp: time.Second,
+		Setup: 2 * time.Millisecond, Group: time.Millisecond, Total: 3 * time.Second}
+	m := mergeStats([]Stats{a, b})
+	if m.Chunks != 7 || m.BytesToGPU != 150 || m.PeakHost != 17 || m.Steps != 2 || m.InCore {
+		t.Errorf("merged counters %+v", m)
+	}
+	if m.Comm != 2*time.Second || m.Comp != 3*time.Second {
+		t.Errorf("merged device times %v %v", m.Comm, m.Comp)
+	}
+	if m.Setup != b.Setup || m.Group != b.Group || m.Total != b.Total || m.Device != "a, b" {
+		t.Errorf("merged phases %v %v %v %q, want the slowest runner's", m.Setup, m.Group, m.Total, m.Device)
+	}
+}

@@ -1,0 +1,173 @@
+package sgsi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/pattern"
+)
+
+// TestDealHost checks a count dealt to several runners (deal.go) on the host emulation: three
+// emulated devices, and one device listed twice (two runners with half its region each).
+func TestDealHost(t *testing.T) {
+	for _, gpus := range [][]int{{0, 1, 2}, {0, 0}} {
+		dealtAgainstCPU(t, gpus, true)
+	}
+}
+
+// dealtAgainstCPU counts random cases (every convention, in core and out of core, direct and
+// buffered last steps), R-MAT graphs (labelled and not; triangles generated from edges, 4-cliques
+// through tables) and wiki-Vote's triangles with the problem's GPUs set to gpus, against the cpu
+// engine: the sum of the runners' counts must be the count, and the runners must all be used.
+func dealtAgainstCPU(t *testing.T, gpus []int, host bool) {
+	t.Helper()
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs, shared int
+	check := func(what string, prob engine.Problem, want uint64, f uint64, buffered bool) {
+		t.Helper()
+		b := uint64(64 << 20)
+		if f > 0 {
+			b = max(sgsi.GraphBytes(prob.Data)/f, 8192)
+		}
+		prob.GPUs, prob.GPUMemoryLimit = gpus, b
+		e := sgsi.Engine{Options: sgsi.Options{Host: host, BlockRows: 16, Buffered: buffered}}
+		res, st, err := e.CountStats(ctx, &prob)
+		how := fmt.Sprintf("%s %s, GPUs %v, region %d (1/%d), buffered %v, host %v", what, prob.Semantics, gpus, b, f, buffered, host)
+		if errors.Is(err, engine.ErrMemory) && f > 0 {
+			t.Logf("%s: %v", how, err)
+			return
+		}
+		runs++
+		if err != nil || res.Partial || res.Count != want {
+			t.Errorf("%s: sgsi %d (partial %v, %v), cpu %d", how, res.Count, res.Partial, err, want)
+			return
+		}
+		if len(st.Devices) != len(gpus) {
+			t.Errorf("%s: %d device rows, want %d", how, len(st.Devices), len(gpus))
+			return
+		}
+		var sum, roots uint64
+		busy := 0
+		for _, d := range st.Devices {
+			sum += d.Count
+			roots += d.Roots
+			if d.Roots > 0 {
+				busy++
+			}
+		}
+		if sum != res.Count {
+			t.Errorf("%s: the runners counted %d in all, the count is %d", how, sum, res.Count)
+		}
+		if roots > 0 && busy == len(gpus) {
+			shared++
+		}
+	}
+	// Random cases.
+	for seed := uint64(1); seed <= 6; seed++ {
+		c := proptest.MakeLarger(seed)
+		for _, sem := range proptest.AllSemantics {
+			prob := engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem}
+			want, err := cpu.Count(ctx, &prob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []uint64{0, 4, 16} {
+				check(fmt.Sprintf("seed %d", seed), prob, want.Count, f, f == 4)
+			}
+		}
+	}
+	// R-MAT: the direct count (rows from edges, or from a table) and the buffered one.
+	graphs := []gen.RMATOptions{{Scale: 9, EdgeFactor: 8, Seed: 11}, {Scale: 9, EdgeFactor: 8, VertexLabels: 2, Seed: 12}}
+	pats := []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)", "(a:0)-(b:1)-(c:1)-(a), (a)-(d:1)-(b)"}
+	againstCPUOnRMAT(t, graphs, pats, func(gc gen.RMATOptions, prob engine.Problem, want uint64) {
+		for _, f := range []uint64{0, 8} {
+			for _, buffered := range []bool{false, true} {
+				check(fmt.Sprintf("R-MAT %+v %s", gc, prob.Pattern), prob, want, f, buffered)
+			}
+		}
+	})
+	// A real graph: wiki-Vote's published 608,389 triangles, in core and at a quarter.
+	g := sharedtest.WikiVote(t)
+	tri, err := pattern.Parse("(a)-(b)-(c)-(a)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []uint64{0, 4} {
+		check("wiki-Vote triangles", engine.Problem{Data: g, Pattern: tri, Semantics: engine.Semantics{Unique: true}}, 608389, f, false)
+	}
+	t.Logf("GPUs %v: %d dealt counts, %d with every runner given roots", gpus, runs, shared)
+	if shared == 0 {
+		t.Errorf("GPUs %v: no count gave every runner roots", gpus)
+	}
+}
+
+// TestDealStops: a dealt count stops when its context ends, every runner (the count returns,
+// partial, with the context's error), and when one runner fails, whose error is returned rather
+// than the cancellations it causes. Host emulation, a 4-clique count out of core that runs for
+// seconds.
+func TestDealStops(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	region := sgsi.GraphBytes(g) / 16
+	prob := &engine.Problem{Data: g, Pattern: p, GPUs: []int{0, 1}}
+	e := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: region}}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	at := make(chan time.Time, 1)
+	time.AfterFunc(200*time.Millisecond, func() {
+		at <- time.Now()
+		cancel()
+	})
+	res, st, err := e.CountStats(ctx, prob)
+	lat := time.Since(<-at)
+	t.Logf("cancelled: %d counted, partial %v, %v, returned %v after the cancellation", res.Count, res.Partial, err, lat)
+	if !errors.Is(err, context.Canceled) || !res.Partial {
+		t.Fatalf("cancelled count: %v, partial %v", err, res.Partial)
+	}
+	if len(st.Devices) != 2 {
+		t.Errorf("%d device rows", len(st.Devices))
+	}
+	if lat > 10*time.Second { // (a bound on stopping at all, not a measure: the -v log has it)
+		t.Errorf("the runners stopped %v after the cancellation", lat)
+	}
+
+	// Device 0 listed twice: its two runners get half the region each, too small for the
+	// candidate bitsets; device 1's runner has the whole region and is stopped by their failure.
+	prob.GPUs = []int{1, 0, 0}
+	e.Options.HostBytes = 4 * 4 * uint64(g.NumVertices()) / 32 * 15 / 8 // the 4 bitsets and a little
+	t0 := time.Now()
+	_, st, err = e.CountStats(context.Background(), prob)
+	t.Logf("failing runners: %v after %v", err, time.Since(t0))
+	if !errors.Is(err, engine.ErrMemory) || errors.Is(err, context.Canceled) {
+		t.Errorf("a runner's failure: %v, want engine.ErrMemory", err)
+	}
+	if len(st.Devices) != 3 {
+		t.Errorf("%d device rows", len(st.Devices))
+	}
+	// Device 1's runner alone does not fail: it runs until cut short (the failure above
+	// stopped it).
+	prob.GPUs = nil
+	tctx, stop := context.WithTimeout(context.Background(), time.Second)
+	defer stop()
+	if _, _, err = e.CountStats(tctx, prob); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the whole region alone: %v, want a count cut short", err)
+	}
+}
