@@ -3,12 +3,14 @@ package pbe
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/partition"
 )
 
@@ -44,8 +46,8 @@ func dealOrder(pt *partition.Partitioning, patternVertices int) (order []int, sk
 // countIntra runs the intra-partition stage of a count: every part of order (dealOrder) counted
 // by be, on as many workers at once as be has slots (one for a backend that is not a dealer),
 // each free worker taking the largest part left. It returns the parts' counts summed, partial
-// when a part was cut short; the first failure stops every worker (its error wins over the
-// cancellations it causes), as does the end of ctx.
+// when a part was cut short; the first failure stops every worker (par.Each: its error wins over
+// the cancellations it causes), as does the end of ctx.
 func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partition.Partitioning, order []int, be Backend) (engine.Result, error) {
 	slots := []slot{{gpus: p.GPUs, limit: p.GPUMemoryLimit}} // one worker, the problem's settings
 	if d, ok := be.(dealer); ok && len(order) > 1 {
@@ -56,70 +58,62 @@ func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partitio
 		slots = s
 	}
 	parent := ctx
-	ctx, stop := context.WithCancel(ctx)
+	ctx, stop := context.WithCancel(ctx) // the producer's: it ends with the workers
 	defer stop()
 	parts := e.subProblems(ctx, p, pt, order, len(slots))
 	var (
-		mu     sync.Mutex
-		sum    engine.Result
-		failed bool  // a part failed or was cut short: the others were stopped
-		first  error // its error (nil for a part cut short without one)
-		done   int
-		wg     sync.WaitGroup
+		mu   sync.Mutex
+		sum  engine.Result
+		done int
 	)
-	fail := func(err error) {
-		mu.Lock()
-		if !failed {
-			failed, first = true, err
-		}
-		sum.Partial = true
-		mu.Unlock()
-		stop()
-	}
-	for _, s := range slots {
-		wg.Go(func() {
-			for {
-				var sp partProblem
-				var ok bool
-				select {
-				case sp, ok = <-parts:
-				case <-ctx.Done():
-				}
-				if !ok || ctx.Err() != nil {
-					return
-				}
-				if sp.err != nil {
-					fail(sp.err)
-					return
-				}
-				sub := sp.sub
-				sub.GPUs, sub.GPUMemoryLimit = s.gpus, s.limit
-				r, err := be.CountPart(ctx, sub)
-				mu.Lock()
-				sum.PlanTime += r.PlanTime
-				sum.DeviceTime += r.DeviceTime
-				c, ok := checked.Add(sum.Count, r.Count)
-				sum.Count = c
-				done++
-				if ok && err == nil && !r.Partial && p.Progress != nil {
-					p.Progress(0.5 * float64(done) / float64(len(order)))
-				}
-				mu.Unlock()
-				switch {
-				case !ok:
-					fail(fmt.Errorf("pbe: %w", engine.ErrOverflow))
-					return
-				case err != nil || r.Partial:
-					fail(err)
-					return
-				}
+	err := par.Each(ctx, len(slots), func(ctx context.Context, w int) error {
+		for {
+			var sp partProblem
+			var ok bool
+			select {
+			case sp, ok = <-parts:
+			case <-ctx.Done():
 			}
-		})
+			if !ok || ctx.Err() != nil {
+				return nil
+			}
+			if sp.err != nil {
+				return sp.err
+			}
+			sub := sp.sub
+			sub.GPUs, sub.GPUMemoryLimit = slots[w].gpus, slots[w].limit
+			r, err := be.CountPart(ctx, sub)
+			mu.Lock()
+			sum.PlanTime += r.PlanTime
+			sum.DeviceTime += r.DeviceTime
+			c, ok := checked.Add(sum.Count, r.Count)
+			sum.Count = c
+			done++
+			if ok && err == nil && !r.Partial && p.Progress != nil {
+				p.Progress(0.5 * float64(done) / float64(len(order)))
+			}
+			mu.Unlock()
+			switch {
+			case !ok:
+				return fmt.Errorf("pbe: %w", engine.ErrOverflow)
+			case err != nil:
+				return err
+			case r.Partial:
+				return errCutShort
+			}
+		}
+	})
+	switch {
+	case err != nil: // a part failed or was cut short: the others were stopped
+		sum.Partial = true
+		if errors.Is(err, errCutShort) {
+			err = nil
+		}
+	case done < len(order): // stopped between parts by the caller's context
+		sum.Partial, err = true, parent.Err()
 	}
-	wg.Wait()
-	if !failed && done < len(order) {
-		// Stopped between parts by the caller's context.
-		sum.Partial, first = true, parent.Err()
-	}
-	return sum, first
+	return sum, err
 }
+
+// errCutShort stands, among countIntra's workers, for a part cut short without an error.
+var errCutShort = errors.New("pbe: a part was cut short")

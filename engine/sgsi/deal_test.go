@@ -70,6 +70,12 @@ func dealtAgainstCPU(t *testing.T, gpus []int, host bool) {
 		if sum != res.Count {
 			t.Errorf("%s: the runners counted %d in all, the count is %d", how, sum, res.Count)
 		}
+		if prob.Data.NumVertices() > 5000 { // wiki-Vote: the runners' shares in the test's log
+			for i, d := range st.Devices {
+				t.Logf("%s: runner %d (GPU %d): %d roots, work %d, count %d, %d chunks, %d B up, %d B down, comm %v comp %v, %v",
+					how, i, d.GPU, d.Roots, d.Work, d.Count, d.Chunks, d.BytesToGPU, d.BytesFromGPU, d.Comm, d.Comp, d.Time)
+			}
+		}
 		if roots > 0 && busy == len(gpus) {
 			shared++
 		}
