@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -175,5 +177,50 @@ func TestDealStops(t *testing.T) {
 	defer stop()
 	if _, _, err = e.CountStats(tctx, prob); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("the whole region alone: %v, want a count cut short", err)
+	}
+}
+
+// TestGPUDealMeasure (SUBMATCH_SGSI_DEAL_MEASURE=1, on a GPU) times counts on one runner against
+// two runners on GPU 0 (half the budget each, taking turns on the device: the cost of dealing,
+// a second filter and setup), three times interleaved, and logs each runner's row: R-MAT scale
+// SUBMATCH_SGSI_DEAL_SCALE (20), triangles and 4-cliques, unique, at a quarter of the graph.
+func TestGPUDealMeasure(t *testing.T) {
+	if os.Getenv("SUBMATCH_SGSI_DEAL_MEASURE") == "" {
+		t.Skip("SUBMATCH_SGSI_DEAL_MEASURE=1 runs it")
+	}
+	needGPU(t)
+	g, err := gen.RMAT(gen.RMATOptions{Scale: envInt("SUBMATCH_SGSI_DEAL_SCALE", 20), EdgeFactor: 16, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, s := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"} {
+		p, err := pattern.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var walls [2][]time.Duration
+		for rep := range 3 {
+			for k, gpus := range [][]int{nil, {0, 0}} {
+				prob := &engine.Problem{Data: g, Pattern: p, Semantics: engine.Semantics{Unique: true}, GPUs: gpus,
+					GPUMemoryLimit: sgsi.GraphBytes(g) / 4}
+				t0 := time.Now()
+				res, st, err := sgsi.Engine{}.CountStats(ctx, prob)
+				walls[k] = append(walls[k], time.Since(t0))
+				if err != nil {
+					t.Fatalf("%s GPUs %v: %v", s, gpus, err)
+				}
+				t.Logf("%s GPUs %v rep %d: count %d, %v (setup %v filter %v comm %v comp %v, %d chunks)", s, gpus, rep, res.Count,
+					walls[k][rep], st.Setup, st.Filter, st.Comm, st.Comp, st.Chunks)
+				for i, d := range st.Devices {
+					t.Logf("  runner %d: %d roots, work %d, count %d, %d chunks, %d B up, comm %v comp %v, %v", i, d.Roots, d.Work,
+						d.Count, d.Chunks, d.BytesToGPU, d.Comm, d.Comp, d.Time)
+				}
+			}
+		}
+		for k := range walls {
+			slices.Sort(walls[k])
+		}
+		t.Logf("%s: median one runner %v, two on GPU 0 %v (%.2fx)", s, walls[0][1], walls[1][1], float64(walls[1][1])/float64(walls[0][1]))
 	}
 }
