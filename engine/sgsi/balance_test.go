@@ -117,8 +117,12 @@ func TestChooseAllocates(t *testing.T) {
 	}
 }
 
-// forcedLayers are thresholds that put the rows of the small test graphs in all four layers.
+// forcedLayers are thresholds that put the rows of the small test graphs in all four layers:
+// rows of 2 or 3 items in a block's task pool, of 4 to 6 in a block, longer ones over the whole
+// grid. ForcedLayers exports them to the external tests.
 var forcedLayers = Thresholds{W3: 1, W2: 3, W1: 6}
+
+var ForcedLayers = forcedLayers
 
 // layerRuns counts, over runs, the rows each layer took.
 type layerRuns [numLayers]uint64

@@ -237,6 +237,7 @@ struct FirstOp {
 	u32 lo, hi, nref, head, winLo, winHi;
 	const u32 *bits, *desc;
 	u32* gba;
+	u32 nless, ngreater; // desc[0], desc[1]
 
 	__device__ u32 open(u32 r, Row& s) {
 		const u32* list;
@@ -253,7 +254,6 @@ struct FirstOp {
 		return to - from;
 	}
 	__device__ u32 item(const Row& s, u32 j, u32*) {
-		u32 nless = desc[0], ngreater = desc[1];
 		const u32* row = rows + (u64)s.r * width;
 		u32 w = s.list[j];
 		bool keep = (bits[w / 32] >> (w & 31)) & 1;
@@ -269,7 +269,7 @@ struct FirstOp {
 extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
                                       u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi, u32 nref, u32 head,
                                       u32 winLo, u32 winHi, const u32* bits, const u32* desc, u32* gba) {
-	FirstOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, winLo, winHi, bits, desc, gba};
+	FirstOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, winLo, winHi, bits, desc, gba, desc[0], desc[1]};
 	dealRows(op, idx, nidx, G);
 }
 
