@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -235,6 +237,9 @@ func TestLayersDeal(t *testing.T) {
 	if testenv.Long() {
 		scale = 12
 	}
+	if s, err := strconv.Atoi(os.Getenv("SUBMATCH_SGSI_RMAT_SCALE")); err == nil && s > 0 {
+		scale = s // a measurement (docs/benchmarks.md, issue 21 sgsi9)
+	}
 	g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 8, VertexLabels: 4, LabelDistribution: gen.ZipfLabels, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -257,5 +262,55 @@ func TestLayersDeal(t *testing.T) {
 	}
 	if counts[0] != counts[1] {
 		t.Errorf("R-MAT: the histogram's layers count %d, the split before %d", counts[1], counts[0])
+	}
+}
+
+// BenchmarkChoose times a chunk's histogram and choice over a million rows of skewed workloads
+// (per row: the host's cost of SGSI+'s balance beside the split before).
+func BenchmarkChoose(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 21))
+	ds := make([]uint64, 1<<20)
+	for i := range ds {
+		ds[i] = uint64(r.ExpFloat64() * 40)
+		if r.IntN(1000) == 0 {
+			ds[i] = uint64(r.IntN(1 << 20)) // a few hubs' rows
+		}
+	}
+	bal := balancer{costs: DefaultCosts}
+	b.ResetTimer()
+	for range b.N {
+		bal.reset(DefaultBlockRows)
+		for _, d := range ds {
+			bal.add(d)
+		}
+		bal.choose(DefaultBlockRows)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ds)), "ns/row")
+}
+
+// BenchmarkDeal times dealing a chunk of a million rows of skewed workloads to the layers, with
+// the split before (fixed) and with the histogram's choice.
+func BenchmarkDeal(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 21))
+	F := make([]uint32, 1<<20+1)
+	for i := 1; i < len(F); i++ {
+		d := uint32(r.ExpFloat64() * 40)
+		if r.IntN(1000) == 0 {
+			d = uint32(r.IntN(1 << 16)) // a few hubs' rows
+		}
+		F[i] = F[i-1] + d
+	}
+	idx := make([]uint32, len(F)-1)
+	for _, c := range []struct {
+		name   string
+		layers *Thresholds
+	}{{"fixed", TwoLayers(DefaultBlockRows)}, {"histogram", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			run := &runner{st: &Stats{}, blockRows: DefaultBlockRows, blockSize: blockThreads, layers: c.layers}
+			for range b.N {
+				run.deal(1, F, idx)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(idx)), "ns/row")
+		})
 	}
 }
