@@ -93,8 +93,9 @@ type balancer struct {
 	big   []uint64
 }
 
-// x2 is the first bin of the block layer: W2 = 32*x2 - 1 items.
-func x2Of(w2 uint32) uint64 { return max(1, uint64(w2)/binWidth) }
+// x2Of is the model's first bin of the block layer for a W2 of w2 items (the rows of more than
+// W2 items get a block or the whole grid, as without a model: 0 when W2 is below a bin).
+func x2Of(w2 uint32) uint64 { return uint64(w2) / binWidth }
 
 // reset starts a chunk's histogram for a W2 of w2 items.
 func (b *balancer) reset(w2 uint32) {
@@ -133,13 +134,16 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // choose returns the thresholds of least cost for the rows added since reset, W2 being w2:
 // SGSI+'s C(x1, x3) = sum over bins i <= x3 of warp(i) + over x3 < i < x2 of pool(i) + over
-// x2 <= i <= x1 of block(i) + over i > x1 of grid(i), with 0 <= x3 < x2 <= x1, W3 = 32(x3+1)-1
-// and W1 = 32(x1+1)-1 (the rows of bins up to x3 get a warp, up to x1 a block). SGSI+ minimises
-// it by brute force over the (b+1)^2 pairs (b the last bin); the two halves are independent (x3
-// decides the bins below x2, x1 those above), so each is minimised alone, x1 only at the bins
-// that hold rows (the cost is constant between them): linear in the bins rather than quadratic,
-// which matters for rows of millions of items (b in the hundreds of thousands). Among equal
-// costs the least x3 and x1 win, as in a brute force that keeps its first minimum.
+// x2 <= i <= x1 of block(i) + over i > x1 of grid(i), with 0 <= x3 < x2 <= x1 (x2 = w2/32), W3 =
+// 32(x3+1)-1 and W1 = 32(x1+1)-1: the rows of bins up to x3 get a warp, up to x1 a block. W2
+// stays w2 (and W3 = W2 when x3 = x2-1, W1 >= W2), so that rows of more than W2 items get a block
+// or the whole grid as without the model; the model counts the few rows of (32*x2-1, W2] as
+// block rows. SGSI+ minimises C by brute force over the (b+1)^2 pairs (b the last bin); the two
+// halves are independent (x3 decides the bins below x2, x1 those above), so each is minimised
+// alone, x1 only at the bins that hold rows (the cost is constant between them): linear in the
+// bins rather than quadratic, which matters for rows of millions of items (b in the hundreds of
+// thousands). Among equal costs the least x3 and x1 win, as in a brute force that keeps its first
+// minimum.
 func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 	c := &b.costs
 	x2 := uint64(len(b.small))
@@ -148,16 +152,23 @@ func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 	for i := uint64(1); i < x2; i++ {
 		pools += c.pool(i, b.small[i])
 	}
-	bestA, x3 := math.Inf(1), uint64(0)
+	bestA, x3 := 0.0, uint64(0)
+	if x2 > 0 {
+		bestA = math.Inf(1)
+	}
 	warps := 0.0
 	for i := uint64(0); i < x2; i++ {
 		warps += c.warp(i, b.small[i])
 		if i > 0 {
 			pools -= c.pool(i, b.small[i])
 		}
-		if a := warps + pools; a < bestA {
+		if a := warps + max(pools, 0); a < bestA {
 			bestA, x3 = a, i
 		}
+	}
+	t = Thresholds{W3: binWidth*(x3+1) - 1, W2: uint64(w2)}
+	if x3+1 >= x2 {
+		t.W3 = t.W2 // no task pool
 	}
 	// The block half over the big rows' bins, grouped: x1 = x2, or a bin that holds rows.
 	slices.Sort(b.big)
@@ -188,7 +199,8 @@ func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 		}
 		j = e
 	}
-	return Thresholds{W3: binWidth*(x3+1) - 1, W2: binWidth*x2 - 1, W1: binWidth*(x1+1) - 1}, bestA + bestB
+	t.W1 = max(binWidth*(x1+1)-1, t.W2)
+	return t, bestA + bestB
 }
 
 // StepBalance is one join step's load balance: the rows each layer took (warp, task pool,

@@ -46,8 +46,11 @@ func TestChooseBruteForce(t *testing.T) {
 	for trial := range 200 {
 		c := Costs{Sync: r.Float64(), Launch: 10 * r.Float64(), SMs: 1 + r.IntN(200), GridBlocks: 8}
 		w2 := uint32(32 * (1 + r.IntN(20)))
-		if trial%10 == 0 {
-			w2 = uint32(r.IntN(32)) // below a bin: x2 = 1
+		switch trial % 10 {
+		case 0:
+			w2 = uint32(r.IntN(32)) // below a bin: x2 = 0
+		case 1:
+			w2 += uint32(1 + r.IntN(31)) // between bins
 		}
 		b := balancer{costs: c}
 		b.reset(w2)
@@ -72,22 +75,27 @@ func TestChooseBruteForce(t *testing.T) {
 		}
 		best := math.Inf(1)
 		for x1 := x2; x1 <= last; x1++ {
-			for x3 := uint64(0); x3 < x2; x3++ {
+			for x3 := uint64(0); x3 < max(x2, 1); x3++ { // (x2 = 0: no warp or pool bins, x3 unused)
 				best = min(best, bruteCost(&c, bins, x1, x2, x3))
 			}
 		}
-		x1, x3 := (th.W1+1)/binWidth-1, (th.W3+1)/binWidth-1
+		x1, x3 := max((th.W1+1)/binWidth, 1)-1, max(x2, 1)-1
+		if th.W3 < th.W2 {
+			x3 = (th.W3+1)/binWidth - 1
+		}
 		got := bruteCost(&c, bins, x1, x2, x3)
 		if tol := 1e-9 * max(1, best); math.Abs(cost-best) > tol || math.Abs(got-best) > tol {
 			t.Fatalf("trial %d (costs %+v, W2 %d, %d rows): choose's cost %g, at its (x1 %d, x3 %d) %g; brute force %g", trial, c, w2, len(ds), cost, x1, x3, got, best)
 		}
-		if th.W2 != binWidth*x2-1 || x3 >= x2 || x1 < x2 {
-			t.Fatalf("trial %d: thresholds %+v outside 0 <= x3 < x2 = %d <= x1", trial, th, x2)
+		if th.W2 != uint64(w2) || th.W3 > th.W2 || th.W1 < th.W2 || x2 > 0 && x3 >= x2 || x1 < x2 {
+			t.Fatalf("trial %d: thresholds %+v outside W3 <= W2 = %d <= W1, 0 <= x3 < x2 = %d <= x1", trial, th, w2, x2)
 		}
 		for _, d := range ds {
 			i, want := d/binWidth, layerGrid
 			switch {
-			case i <= x3:
+			case d <= th.W2 && i >= x2:
+				continue // a row of (32*x2-1, W2]: the model's block bin, a warp or pool row
+			case i <= x3 && x2 > 0:
 				want = layerWarp
 			case i < x2:
 				want = layerPool
