@@ -18,7 +18,7 @@
 #                                     (TestGPUBalance, at most 45 s), then the split before SGSI+'s
 #                                     balance (two layers) against the histogram's four layers,
 #                                     interleaved, on a skewed R-MAT graph (TestGPUBalanceAB: scale
-#                                     SUBMATCH_SGSI_AB_SCALE=18, SUBMATCH_SGSI_AB_REPS=3; at most
+#                                     SUBMATCH_SGSI_AB_SCALE=16, SUBMATCH_SGSI_AB_REPS=3; at most
 #                                     130 s), one table. About 3 minutes in all. Built by "build" above.
 #
 # The device tool: command "SGSI_BENCH_QUICK=1 bash scripts/sgsi-bench.sh run .dev-sgsi3 >

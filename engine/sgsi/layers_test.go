@@ -99,23 +99,33 @@ func layerCases(t *testing.T, seeds []uint64, host bool) {
 // a row: TwoLayers) against the four layers with the histogram's thresholds, interleaved, on a
 // skewed R-MAT graph (Zipf labels), in core and at a quarter of the graph, with the last step
 // buffered (the direct count has no layers). It runs only with SUBMATCH_SGSI_BALANCE_AB=1
-// (scripts/sgsi-bench.sh balance): scale SUBMATCH_SGSI_AB_SCALE (18), repetitions
+// (scripts/sgsi-bench.sh balance): scale SUBMATCH_SGSI_AB_SCALE (16), repetitions
 // SUBMATCH_SGSI_AB_REPS (3); it stops starting runs after 110 s.
 func TestGPUBalanceAB(t *testing.T) {
+	needGPU(t)
+	balanceAB(t, false)
+}
+
+// TestBalanceAB is TestGPUBalanceAB on the host emulation: the rows each layer takes and the
+// host's time for the histograms and choices (the kernels' times are the emulation's).
+func TestBalanceAB(t *testing.T) {
+	balanceAB(t, true)
+}
+
+func balanceAB(t *testing.T, host bool) {
 	if os.Getenv("SUBMATCH_SGSI_BALANCE_AB") == "" {
 		t.Skip("a measurement: SUBMATCH_SGSI_BALANCE_AB=1")
 	}
-	needGPU(t)
 	t0 := time.Now()
-	scale, reps := envInt("SUBMATCH_SGSI_AB_SCALE", 18), envInt("SUBMATCH_SGSI_AB_REPS", 3)
+	scale, reps := envInt("SUBMATCH_SGSI_AB_SCALE", 16), envInt("SUBMATCH_SGSI_AB_REPS", 3)
 	g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 16, VertexLabels: 8, LabelDistribution: gen.ZipfLabels, Seed: 21})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("R-MAT scale %d: %d vertices, %d edges, made in %v", scale, g.NumVertices(), g.NumEdges(), time.Since(t0))
-	queries := []string{"(a)-(b)-(c)-(a), (c)-(d)", "(a)-(b)-(c)-(d)-(a)", "(a:0)-(b)-(c:1)-(d)-(e:0), (b)-(d)"}
-	fmt.Println("| query | budget | layers | count | median total ms | median comp ms | rows per layer (warp pool block grid) |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	queries := []string{"(a)-(b)-(c)-(a)", "(a:0)-(b)-(c:1)-(a), (c)-(d:2)", "(a:1)-(b)-(c:1)-(d)-(a)"}
+	fmt.Println("| query | budget | layers | count | median total ms | median comp ms | median choice ms | rows per layer (warp pool block grid) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	ctx := context.Background()
 	for _, q := range queries {
 		p, err := pattern.Parse(q)
@@ -128,19 +138,23 @@ func TestGPUBalanceAB(t *testing.T) {
 				budget = sgsi.GraphBytes(g) / frac
 			}
 			sides := []*sgsi.Thresholds{sgsi.TwoLayers(sgsi.DefaultBlockRows), nil}
-			total, comp := make([][]time.Duration, 2), make([][]time.Duration, 2)
+			total, comp, choice := make([][]time.Duration, 2), make([][]time.Duration, 2), make([][]time.Duration, 2)
 			counts, layers := make([]uint64, 2), make([]string, 2)
 			for rep := 0; rep < reps && time.Since(t0) < 110*time.Second; rep++ {
 				for i, th := range sides { // interleaved
 					cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-					e := sgsi.Engine{Options: sgsi.Options{Layers: th, Buffered: true}}
+					e := sgsi.Engine{Options: sgsi.Options{Host: host, HostBytes: budget, Layers: th, Buffered: true}}
 					res, st, err := e.CountStats(cctx, &engine.Problem{Data: g, Pattern: p, GPUMemoryLimit: budget})
 					cancel()
 					if err != nil {
 						t.Logf("%s budget %d layers %v: %v", q, budget, th, err)
 						continue
 					}
-					total[i], comp[i] = append(total[i], st.Total), append(comp[i], st.Comp)
+					took := time.Duration(0)
+					for _, b := range st.Balance {
+						took += b.Choice
+					}
+					total[i], comp[i], choice[i] = append(total[i], st.Total), append(comp[i], st.Comp), append(choice[i], took)
 					counts[i], layers[i] = res.Count, rowsPerLayer(st.Balance)
 					if rep == 0 {
 						t.Logf("%s budget %d layers %v: %v", q, budget, th, st.Balance)
@@ -151,7 +165,7 @@ func TestGPUBalanceAB(t *testing.T) {
 				t.Errorf("%s budget %d: the histogram's layers count %d, two layers %d", q, budget, counts[1], counts[0])
 			}
 			for i, name := range []string{"fixed (two)", "histogram (four)"} {
-				fmt.Printf("| %s | %d | %s | %d | %.1f | %.1f | %s |\n", q, budget, name, counts[i], median(total[i]), median(comp[i]), layers[i])
+				fmt.Printf("| %s | %d | %s | %d | %.1f | %.1f | %.2f | %s |\n", q, budget, name, counts[i], median(total[i]), median(comp[i]), median(choice[i]), layers[i])
 			}
 		}
 	}
