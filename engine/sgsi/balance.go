@@ -62,7 +62,8 @@ func (t *Thresholds) layer(d uint64) int {
 	return layerGrid
 }
 
-// Costs are the cost model's constants, in SGSI+'s unit: one step of a warp over 32 items.
+// Costs are the cost model's constants, in SGSI+'s unit: one step of a warp over 32 items (a
+// few dependent loads from device memory: about a µs).
 type Costs struct {
 	// Sync is t_sn, a block's barrier: tens of cycles against a step's global loads (hundreds).
 	Sync float64
@@ -70,6 +71,10 @@ type Costs struct {
 	// no launch but a turn of the grid: every thread opens the row (a binary search or two), and
 	// the row's last wave leaves most of the grid idle.
 	Launch float64
+	// Pass is a layer's launch in a kernel pass (each pass launches once per layer that holds
+	// rows, and out of core once per segment too): a few µs of the device idle between kernels.
+	// SGSI+'s model leaves it out (one pass over a graph in core); here chunks can be small.
+	Pass float64
 	// SMs is the device's streaming multiprocessors (H100 and H200: 132).
 	SMs int
 	// GridBlocks caps the blocks of a whole-grid launch (SMs x 8 blocks of 256 threads: every
@@ -79,7 +84,7 @@ type Costs struct {
 
 // DefaultCosts are the constants the runner uses. Sync and Launch are estimates, not yet
 // measured on the device (docs/benchmarks.md, issue 21 sgsi9, says how to).
-var DefaultCosts = Costs{Sync: 0.1, Launch: 2, SMs: 132, GridBlocks: 132 * 2048 / blockThreads}
+var DefaultCosts = Costs{Sync: 0.1, Launch: 2, Pass: 4, SMs: 132, GridBlocks: 132 * 2048 / blockThreads}
 
 // binWidth is the histogram's bin: a warp's width.
 const binWidth = 32
@@ -130,6 +135,14 @@ func (c *Costs) grid(i, n uint64) float64 {
 	return float64(n) * (c.Launch + float64(ceilDiv(binWidth*i, 1024*uint64(c.SMs))))
 }
 
+// pass is the cost of a layer's launch of a kernel pass: Pass when it holds rows.
+func (c *Costs) pass(rows uint64) float64 {
+	if rows == 0 {
+		return 0
+	}
+	return c.Pass
+}
+
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // choose returns the thresholds of least cost for the rows added since reset, W2 being w2:
@@ -143,26 +156,30 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 // alone, x1 only at the bins that hold rows (the cost is constant between them): linear in the
 // bins rather than quadratic, which matters for rows of millions of items (b in the hundreds of
 // thousands). Among equal costs the least x3 and x1 win, as in a brute force that keeps its first
-// minimum.
+// minimum. To SGSI+'s C it adds Pass for each layer that holds rows (still two independent
+// halves: the warp and pool layers' rows depend on x3 alone, the others' on x1).
 func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 	c := &b.costs
 	x2 := uint64(len(b.small))
-	// The warp half: a(x3) = sum_{i<=x3} warp(i) + sum_{x3<i<x2} pool(i).
-	pools := 0.0
+	// The warp half: a(x3) = sum_{i<=x3} warp(i) + sum_{x3<i<x2} pool(i), and the launches.
+	pools, poolRows := 0.0, uint64(0)
 	for i := uint64(1); i < x2; i++ {
 		pools += c.pool(i, b.small[i])
+		poolRows += b.small[i]
 	}
 	bestA, x3 := 0.0, uint64(0)
 	if x2 > 0 {
 		bestA = math.Inf(1)
 	}
-	warps := 0.0
+	warps, warpRows := 0.0, uint64(0)
 	for i := uint64(0); i < x2; i++ {
 		warps += c.warp(i, b.small[i])
+		warpRows += b.small[i]
 		if i > 0 {
 			pools -= c.pool(i, b.small[i])
+			poolRows -= b.small[i]
 		}
-		if a := warps + max(pools, 0); a < bestA {
+		if a := warps + max(pools, 0) + c.pass(warpRows) + c.pass(poolRows); a < bestA {
 			bestA, x3 = a, i
 		}
 	}
@@ -172,7 +189,7 @@ func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 	}
 	// The block half over the big rows' bins, grouped: x1 = x2, or a bin that holds rows.
 	slices.Sort(b.big)
-	grids := 0.0
+	grids, gridRows := 0.0, uint64(len(b.big))
 	for j := 0; j < len(b.big); {
 		e := j + 1
 		for e < len(b.big) && b.big[e] == b.big[j] {
@@ -181,10 +198,10 @@ func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 		grids += c.grid(b.big[j], uint64(e-j))
 		j = e
 	}
-	blocks := 0.0
+	blocks, blockRows := 0.0, uint64(0)
 	bestB, x1 := math.Inf(1), x2
 	if len(b.big) == 0 || b.big[0] > x2 {
-		bestB = grids // x1 = x2: bin x2 holds no row
+		bestB = grids + c.pass(gridRows) // x1 = x2: bin x2 holds no row
 	}
 	for j := 0; j < len(b.big); {
 		e := j + 1
@@ -194,7 +211,9 @@ func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 		i, n := b.big[j], uint64(e-j)
 		blocks += c.block(i, n)
 		grids -= c.grid(i, n)
-		if v := blocks + max(grids, 0); v < bestB {
+		blockRows += n
+		gridRows -= n
+		if v := blocks + max(grids, 0) + c.pass(blockRows) + c.pass(gridRows); v < bestB {
 			bestB, x1 = v, i
 		}
 		j = e

@@ -19,20 +19,31 @@ import (
 	"github.com/submatch/submatch/pattern"
 )
 
-// bruteCost is SGSI+'s C(x1, x3) summed bin by bin over bins 0..b, as the paper writes it.
+// bruteCost is SGSI+'s C(x1, x3) summed bin by bin over bins 0..b, as the paper writes it, plus
+// Pass for each layer that holds rows.
 func bruteCost(c *Costs, bins []uint64, x1, x2, x3 uint64) float64 {
 	sum := 0.0
+	var rows [numLayers]uint64
 	for i, n := range bins {
 		i := uint64(i)
 		switch {
-		case i <= x3:
+		case i <= x3 && i < x2:
 			sum += c.warp(i, n)
+			rows[layerWarp] += n
 		case i < x2:
 			sum += c.pool(i, n)
+			rows[layerPool] += n
 		case i <= x1:
 			sum += c.block(i, n)
+			rows[layerBlock] += n
 		default:
 			sum += c.grid(i, n)
+			rows[layerGrid] += n
+		}
+	}
+	for _, n := range rows {
+		if n > 0 {
+			sum += c.Pass
 		}
 	}
 	return sum
@@ -44,7 +55,10 @@ func bruteCost(c *Costs, bins []uint64, x1, x2, x3 uint64) float64 {
 func TestChooseBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 21))
 	for trial := range 200 {
-		c := Costs{Sync: r.Float64(), Launch: 10 * r.Float64(), SMs: 1 + r.IntN(200), GridBlocks: 8}
+		c := Costs{Sync: r.Float64(), Launch: 10 * r.Float64(), Pass: 10 * r.Float64(), SMs: 1 + r.IntN(200), GridBlocks: 8}
+		if trial%3 == 0 {
+			c.Pass = 0 // SGSI+'s C alone
+		}
 		w2 := uint32(32 * (1 + r.IntN(20)))
 		switch trial % 10 {
 		case 0:

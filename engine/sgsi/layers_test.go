@@ -123,7 +123,7 @@ func balanceAB(t *testing.T, host bool) {
 		t.Fatal(err)
 	}
 	t.Logf("R-MAT scale %d: %d vertices, %d edges, made in %v", scale, g.NumVertices(), g.NumEdges(), time.Since(t0))
-	queries := []string{"(a)-(b)-(c)-(a)", "(a:0)-(b)-(c:1)-(a), (c)-(d:2)", "(a:1)-(b)-(c:1)-(d)-(a)"}
+	queries := []string{"(a:1)-(b)-(c:0)", "(a)-(b)-(c)-(a)", "(a:0)-(b)-(c:1)-(a), (c)-(d:2)", "(a:1)-(b)-(c:1)-(d)-(a)"}
 	fmt.Println("| query | budget | layers | count | median total ms | median comp ms | median choice ms | rows per layer (warp pool block grid) |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	ctx := context.Background()
