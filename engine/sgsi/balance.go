@@ -16,7 +16,8 @@ import (
 //   - (W3, W2]: a block's task pool (kernels/sgsi.cu, pool): the block holds a batch of rows in
 //     shared memory and its threads divide their items evenly;
 //   - (W2, W1]: a block per row;
-//   - > W1: the whole grid per row, each block a strided slice of the row's items, the rows'
+//   - > W1: the whole grid per row, each block a strided slice of the row's items (item j of row
+//     r on thread (F[r] + j) mod G, so that the rows' items spread over the grid), the rows'
 //     counts and buffers combined as the other layers' are (atomics on the row's counter, each
 //     entry written by one thread). SGSI+ launches a kernel per such row from the device (CUDA
 //     dynamic parallelism); that needs relocatable device code linked against libcudadevrt,
@@ -302,13 +303,13 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 	}
 	var lay dealt
 	var at [numLayers]uint32
-	most := uint64(0) // the longest whole-grid row
+	giant := uint64(0) // the whole-grid rows' items
 	for j := range R {
 		d := uint64(F[j+1] - F[j])
 		l := th.layer(d)
 		lay.n[l]++
 		if l == layerGrid {
-			most = max(most, d)
+			giant += d
 		}
 	}
 	for l := 1; l < numLayers; l++ {
@@ -328,7 +329,9 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 		lay.poolGrid = uint32(min(n, max(ceilDiv(n, blockThreads), gridCap), 1<<16))
 	}
 	if lay.n[layerGrid] > 0 {
-		lay.bigGrid = uint32(max(1, min(ceilDiv(most, uint64(r.blockSize)), gridCap, 1<<16)))
+		// A thread for each item, up to every thread the device runs at once (the rows' items
+		// are spread over the grid: kernels/sgsi.cu, dealRows).
+		lay.bigGrid = uint32(max(1, min(ceilDiv(giant, uint64(r.blockSize)), gridCap, 1<<16)))
 	}
 	var n [numLayers]uint64
 	for l, x := range lay.n {

@@ -63,7 +63,9 @@ __device__ __forceinline__ u32 lowerBound(const u32* list, u32 len, u32 x) {
 //   G = 32: a warp per row; G = blockDim.x: a block per row; G = gridDim.x * blockDim.x: the
 //   whole grid per row (the largest rows: the host's stand-in for SGSI+'s dynamically launched
 //   kernel, each block a strided slice of the row); G = 0: the task pool (pool()).
-// Every thread of a group runs open for its row; the group's lanes take its items in turn.
+// Every thread of a group runs open for its row; the group's lanes take its items in turn. On
+// the whole grid, row r's item j goes to thread (F[r] + j) mod G (F: the rows' buffer offsets),
+// so that rows shorter than the grid spread over it rather than all starting at its first threads.
 
 #define POOL BLOCK // rows a block's task pool holds at a time
 
@@ -157,7 +159,7 @@ template <class Op> __device__ void pool(Op& op, const u32* idx, u32 nidx) {
 	}
 }
 
-template <class Op> __device__ void dealRows(Op& op, const u32* idx, u32 nidx, u32 G) {
+template <class Op> __device__ void dealRows(Op& op, const u32* idx, u32 nidx, u32 G, const u32* F) {
 	if (G == 0) {
 		pool(op, idx, nidx);
 		return;
@@ -177,7 +179,9 @@ template <class Op> __device__ void dealRows(Op& op, const u32* idx, u32 nidx, u
 			typename Op::Row s;
 			u32 n = op.open(r, s);
 			u32 c = 0;
-			for (u32 j = g.lane; j < n; j += G) c += op.item(s, j, &cur[slot]);
+			u32 j = g.lane;
+			if (G > blockDim.x) j = (g.lane + G - F[r] % G) % G; // item j on thread (F[r] + j) mod G
+			for (; j < n; j += G) c += op.item(s, j, &cur[slot]);
 			op.done(r, s, c);
 		}
 		if (Op::cursor) groupSync(G);
@@ -270,7 +274,7 @@ extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, 
                                       u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi, u32 nref, u32 head,
                                       u32 winLo, u32 winHi, const u32* bits, const u32* desc, u32* gba) {
 	FirstOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, winLo, winHi, bits, desc, gba, desc[0], desc[1]};
-	dealRows(op, idx, nidx, G);
+	dealRows(op, idx, nidx, G, F);
 }
 
 // IntersectOp invalidates the buffer entries absent from (negate: present in) the row's list.
@@ -318,7 +322,7 @@ extern "C" __global__ void sgsi_intersect(const u32* rows, u32 width, const u32*
                                           u32 G, u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
                                           u32 nref, u32 head, u32 prev, u32 tail, u32 negate, u32* gba) {
 	IntersectOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, prev, tail, negate, gba};
-	dealRows(op, idx, nidx, G);
+	dealRows(op, idx, nidx, G, F);
 }
 
 // CountOp counts each row's valid entries into cnt[r] (hasCnt) and the thread's sum.
@@ -347,7 +351,7 @@ struct CountOp {
 extern "C" __global__ void sgsi_count(const u32* F, const u32* idx, u32 nidx, u32 G, const u32* gba, u32* cnt,
                                       u32 hasCnt, u64* total) {
 	CountOp op = {F, gba, cnt, hasCnt, 0};
-	dealRows(op, idx, nidx, G);
+	dealRows(op, idx, nidx, G, F);
 	u64 sum = op.sum;
 	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
 	if ((threadIdx.x & 31) == 0 && sum) atomicAdd(total, sum);
@@ -393,7 +397,7 @@ struct LinkOp {
 extern "C" __global__ void sgsi_link(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
                                      const u32* gba, const u32* off, u32 A, u32 B, u32* out) {
 	LinkOp op = {rows, width, F, gba, off, A, B, out};
-	dealRows(op, idx, nidx, G);
+	dealRows(op, idx, nidx, G, F);
 }
 
 // keyList finds vertex v's list in a key upload (link entry l: its nref vertices, sorted, then
