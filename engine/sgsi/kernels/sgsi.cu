@@ -227,7 +227,7 @@ __device__ __forceinline__ bool rowList(const u32* rows, u32 width, u32 r, u32 c
 // positions [winLo, winHi) are written, at buf[position - winLo]. A row's items: its list
 // positions in the segment and the window.
 struct FirstOp {
-	static const bool cursor = false;
+	enum { cursor = 0 }; // no shared cursor (dealRows)
 	struct Row {
 		const u32* list; // from the row's first item
 		u32* out;        // its buffer slot
@@ -283,7 +283,7 @@ extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, 
 // segment, and up to its last entry when vertex hi-1's list goes on after it (tail). A row's
 // items: its buffer's entries, when its vertex lies in the segment.
 struct IntersectOp {
-	static const bool cursor = false;
+	enum { cursor = 0 }; // no shared cursor (dealRows)
 	struct Row {
 		const u32* list;
 		u32* buf;
@@ -327,7 +327,7 @@ extern "C" __global__ void sgsi_intersect(const u32* rows, u32 width, const u32*
 
 // CountOp counts each row's valid entries into cnt[r] (hasCnt) and the thread's sum.
 struct CountOp {
-	static const bool cursor = false;
+	enum { cursor = 0 }; // no shared cursor (dealRows)
 	struct Row {
 		const u32* buf;
 	};
@@ -361,7 +361,7 @@ extern "C" __global__ void sgsi_count(const u32* F, const u32* idx, u32 nidx, u3
 // r's first at off[r] - off[A]; the order within a row is that of a shared-memory cursor (the
 // row's group's, or its task-pool slot's: never the whole grid's, which shares no memory).
 struct LinkOp {
-	static const bool cursor = true;
+	enum { cursor = 1 }; // a shared cursor per row (dealRows)
 	struct Row {
 		const u32* buf;
 		u32* out;
