@@ -34,6 +34,9 @@ type Options struct {
 	Name string
 
 	ctx context.Context // set by LoadContext and Read
+	// pending, set by LoadChecking, receives the checks a loader left running (the snapshot's
+	// data checksum and the graph's rules): they are then not the loader's to wait for.
+	pending *func() error
 }
 
 func (o Options) warnf(format string, args ...any) {

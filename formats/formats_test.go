@@ -443,11 +443,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 // decodeSnapshotCopy decodes snapshot bytes in place (inPlace) or through the decoding path.
 func decodeSnapshotCopy(data []byte, inPlace bool) (*graph.Graph, error) {
 	if inPlace {
-		return decodeSnapshot(alignedCopy(data), "snap")
+		return decodeSnapshot(alignedCopy(data), "snap", nil)
 	}
 	// An odd start address forces decoding.
 	buf := alignedCopy(append([]byte{0}, data...))
-	return decodeSnapshot(buf[1:], "snap")
+	return decodeSnapshot(buf[1:], "snap", nil)
 }
 
 func TestSnapshotCorrupt(t *testing.T) {

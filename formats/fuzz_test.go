@@ -156,7 +156,7 @@ func FuzzSnapshot(f *testing.F) {
 		data = alignedCopy(data)
 		if !fix {
 			// As written on disk: anything but an intact snapshot is refused.
-			g, err := decodeSnapshot(data, "fuzz")
+			g, err := decodeSnapshot(data, "fuzz", nil)
 			if err == nil {
 				if err := g.Validate(); err != nil {
 					t.Fatalf("loaded an invalid graph: %v", err)
@@ -167,7 +167,7 @@ func FuzzSnapshot(f *testing.F) {
 		// Checksums forged to match: the trusted path must still keep every accessor in
 		// bounds (it does not promise a valid graph).
 		fixChecksums(data)
-		g, err := decodeSnapshot(data, "fuzz")
+		g, err := decodeSnapshot(data, "fuzz", nil)
 		if err != nil {
 			var ie *InputError
 			if !errors.As(err, &ie) {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -56,6 +57,30 @@ func LoadContext(ctx context.Context, path string, opts Options) (*graph.Graph, 
 	}
 	defer f.Close()
 	return readStream(ctx, f, path, path, opts)
+}
+
+// LoadChecking is LoadContext for a caller that can start on the graph before all of its checks
+// end: a snapshot returns once its arrays' bounds are checked (graph.FromRawTrusted), so that
+// every accessor stays in range, while its data checksum and the graph's rules (sorted runs, no
+// self-loops, symmetry: most of a snapshot's load) are still checked on all cores. The graph
+// may then be read, say to plan a search, but nothing computed from it is a result until checked
+// returns nil: checked waits for those checks and returns the error LoadContext would have
+// returned for the file (nil when it would have loaded). Every other format is checked in full
+// before LoadChecking returns (checked then returns nil at once), and so is a snapshot when the
+// process has one P (runtime.GOMAXPROCS): nothing would run beside the caller. checked may be
+// called any number of times, from any goroutine. A failed check leaves the snapshot mapped.
+func LoadChecking(ctx context.Context, path string, opts Options) (g *graph.Graph, checked func() error, err error) {
+	var pending func() error
+	if runtime.GOMAXPROCS(0) > 1 {
+		opts.pending = &pending
+	}
+	if g, err = LoadContext(ctx, path, opts); err != nil {
+		return nil, nil, err
+	}
+	if pending == nil {
+		return g, func() error { return nil }, nil
+	}
+	return g, pending, nil
 }
 
 // Read reads a graph from r. format is a registered loader name, or "" or "auto" to detect it

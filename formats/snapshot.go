@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"sync"
 	"unsafe"
 
 	"github.com/submatch/submatch/graph"
@@ -84,7 +85,7 @@ func (smgLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 		if err != nil {
 			return nil, readError(path, 0, err)
 		}
-		g, err := decodeSnapshot(d, path)
+		g, err := decodeSnapshot(d, path, opts.pending)
 		if err != nil && unmap != nil {
 			unmap()
 		}
@@ -94,7 +95,7 @@ func (smgLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 	if err != nil {
 		return nil, err
 	}
-	return decodeSnapshot(data, path)
+	return decodeSnapshot(data, path, opts.pending)
 }
 
 // readSnapshotStream reads a snapshot from a stream (standard input, a decompressor): the header
@@ -170,8 +171,12 @@ func corrupt(path, format string, args ...any) error {
 	return inputErrorf(path, "corrupt or truncated snapshot: "+format, args...)
 }
 
-// decodeSnapshot turns snapshot bytes (8-byte aligned for in-place use) into a graph.
-func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
+// decodeSnapshot turns snapshot bytes (8-byte aligned for in-place use) into a graph. With pending
+// not nil, it returns once the graph's bounds are checked (graph.FromRawTrusted: every accessor
+// stays in range) and sets *pending to a func that waits for the data checksum and the graph's
+// rules, still running on all cores, and returns the error this call would otherwise have
+// returned (LoadChecking); a broken bound is still reported here, as without pending.
+func decodeSnapshot(data []byte, path string, pending *func() error) (*graph.Graph, error) {
 	if len(data) < smgHeaderSize {
 		return nil, corrupt(path, "%d bytes, shorter than the %d-byte header", len(data), smgHeaderSize)
 	}
@@ -219,7 +224,7 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 	// first); a mismatch is reported before what they found.
 	crc := make(chan uint32, 1)
 	go func() { crc <- parallelCRC(data[smgHeaderSize:]) }()
-	checksumOK := func() bool { return <-crc == le.Uint32(data[72:]) }
+	checksumOK := sync.OnceValue(func() bool { return <-crc == le.Uint32(data[72:]) })
 	inPlace := nativeLE && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 == 0
 	arr := func(i int) []byte { return data[starts[i] : starts[i]+counts[i]*smgElem[i]] }
 	var raw graph.Raw
@@ -244,12 +249,32 @@ func decodeSnapshot(data []byte, path string) (*graph.Graph, error) {
 			OriginalIDs:  decodeI64(arr(6)),
 		}
 	}
-	g, err := graph.FromRaw(raw)
-	if !checksumOK() {
-		return nil, corrupt(path, "checksum mismatch")
+	// The error of a snapshot whose checks found err (nil: none), the checksum's first.
+	verdict := func(err error) error {
+		if !checksumOK() {
+			return corrupt(path, "checksum mismatch")
+		}
+		if err != nil {
+			return &InputError{Path: path, Msg: "corrupt snapshot: " + err.Error(), Err: err}
+		}
+		return nil
 	}
-	if err != nil {
-		return nil, &InputError{Path: path, Msg: "corrupt snapshot: " + err.Error(), Err: err}
+	var g *graph.Graph
+	var err error
+	if pending != nil {
+		if g, err = graph.FromRawTrusted(raw); err == nil {
+			checked := make(chan error, 1)
+			go func(g *graph.Graph) { checked <- g.ValidateRules() }(g)
+			*pending = sync.OnceValue(func() error { return verdict(<-checked) })
+		}
+	}
+	if pending == nil || err != nil {
+		// Checked in full now (a broken bound under pending too: the full check's message is
+		// the one reported).
+		g, err = graph.FromRaw(raw)
+		if err := verdict(err); err != nil {
+			return nil, err
+		}
 	}
 	if flags&smgFlagNames != 0 {
 		if g, err = g.WithVertexNames(decodeNames(data, namesAt, counts[0])); err != nil {

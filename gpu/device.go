@@ -53,7 +53,7 @@ type Device struct {
 	contextTime time.Duration
 	// here holds the threads running a DoHere now (their ids), nhere how many: Do runs inline
 	// on them as on the worker.
-	here  sync.Map
+	here  threadSet
 	nhere atomic.Int32
 
 	modMu   sync.Mutex
@@ -370,8 +370,48 @@ func (d *Device) onWorker() bool {
 	if d.nhere.Load() == 0 {
 		return false
 	}
-	_, ok := d.here.Load(t)
-	return ok
+	return d.here.has(t)
+}
+
+// threadSet is a small set of OS thread ids. It is a slice under a mutex rather than a
+// sync.Map because DoHere adds and removes its thread once per call (per wave of a stream at a
+// low rate): the slice keeps its capacity, so a call allocates nothing once the set has held
+// as many threads as it ever will.
+type threadSet struct {
+	mu  sync.Mutex
+	ids []int
+}
+
+func (s *threadSet) add(t int) {
+	s.mu.Lock()
+	s.ids = append(s.ids, t)
+	s.mu.Unlock()
+}
+
+// remove removes one occurrence of t (a thread may run a DoHere inside a DoHere of another
+// device, so the same id can be in two devices' sets, never twice in one).
+func (s *threadSet) remove(t int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, id := range s.ids {
+		if id == t {
+			last := len(s.ids) - 1
+			s.ids[i] = s.ids[last]
+			s.ids = s.ids[:last]
+			return
+		}
+	}
+}
+
+func (s *threadSet) has(t int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range s.ids {
+		if id == t {
+			return true
+		}
+	}
+	return false
 }
 
 // DoHere runs fn on the calling goroutine's OS thread, with the device's context made current
@@ -383,25 +423,30 @@ func (d *Device) onWorker() bool {
 // API is thread-safe and the context is the one the worker uses, so fn's calls and the
 // worker's (other goroutines' Do) may run at the same time, ordered on the device's default
 // stream as they are issued. A panic in fn is returned as an error. Called from inside a Do or
-// a DoHere of the same device, it runs fn directly. It must not be nested inside another
-// device's DoHere: it leaves the thread without a current context when it returns (it does not
-// restore the outer one), so the outer device's later calls on that thread would fail.
+// a DoHere of the same device, it runs fn directly. Nested inside another device's DoHere, it
+// makes its own context current for fn and the outer one current again when fn returns (the
+// thread's context on return is the one it had on entry: none, for a goroutine's thread); fn
+// must then call only its own device, whose context is the current one.
 func (d *Device) DoHere(fn func() error) error {
 	if d.onWorker() {
 		return runSafely(fn)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	var outer uintptr
+	if err := drv.check("cuCtxGetCurrent", ccall(drv.cuCtxGetCurrent, uintptr(unsafe.Pointer(&outer)))); err != nil {
+		return err
+	}
 	if err := drv.check("cuCtxSetCurrent", ccall(drv.cuCtxSetCurrent, d.ctx)); err != nil {
 		return err
 	}
 	t := threadID()
-	d.here.Store(t, struct{}{})
+	d.here.add(t)
 	d.nhere.Add(1)
 	defer func() {
 		d.nhere.Add(-1)
-		d.here.Delete(t)
-		ccall(drv.cuCtxSetCurrent, 0) // the thread goes back to the runtime without a context
+		d.here.remove(t)
+		ccall(drv.cuCtxSetCurrent, outer)
 	}()
 	return runSafely(fn)
 }

@@ -11,6 +11,7 @@ type driverLib struct {
 	cuInit, cuDriverGetVersion, cuGetErrorName, cuGetErrorString                           uintptr
 	cuDeviceGetCount, cuDeviceGet, cuDeviceGetName, cuDeviceGetAttribute, cuDeviceTotalMem uintptr
 	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent, cuCtxSynchronize uintptr
+	cuCtxGetCurrent                                                                        uintptr
 	cuMemGetInfo, cuMemAlloc, cuMemFree, cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD          uintptr
 	cuMemsetD8, cuMemsetD32                                                                uintptr
 	cuModuleLoadData, cuModuleGetFunction, cuModuleUnload                                  uintptr
@@ -41,6 +42,7 @@ func (l *driverLib) table() []symbol {
 		req(&l.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
 		req(&l.cuCtxSetCurrent, "cuCtxSetCurrent"),
 		req(&l.cuCtxSynchronize, "cuCtxSynchronize"),
+		req(&l.cuCtxGetCurrent, "cuCtxGetCurrent"),
 		req(&l.cuMemGetInfo, "cuMemGetInfo_v2"),
 		req(&l.cuMemAlloc, "cuMemAlloc_v2"),
 		req(&l.cuMemFree, "cuMemFree_v2"),

@@ -1,7 +1,9 @@
 package gpu
 
 import (
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 // TestGPUEvents: two events around a launch (not waited for at launch) time the kernel, the
@@ -166,5 +168,25 @@ func TestGPUDoHere(t *testing.T) {
 	}
 	if err := d.DoHere(func() error { panic("boom") }); err == nil {
 		t.Error("a panic inside DoHere returned no error")
+	}
+
+	// The thread's context on return is the one it had on entry, and a call allocates nothing
+	// (dcsm makes one per wave).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	current := func() uintptr {
+		var c uintptr
+		if err := drv.check("cuCtxGetCurrent", ccall(drv.cuCtxGetCurrent, uintptr(unsafe.Pointer(&c)))); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	before := current()
+	noop := func() error { return nil }
+	if allocs := testing.AllocsPerRun(100, func() { _ = d.DoHere(noop) }); allocs != 0 {
+		t.Errorf("DoHere allocates %.1f times a call, want 0", allocs)
+	}
+	if after := current(); after != before {
+		t.Errorf("after DoHere the thread's context is %#x, want the one it had (%#x)", after, before)
 	}
 }

@@ -36,6 +36,8 @@ type Graph struct {
 	runs         []Run
 	originalIDs  []int64  // nil when the original id of v is v itself
 	names        []string // nil unless the input named its vertices with strings (VertexName)
+	// boundsChecked: the arrays passed FromRawTrusted's checks (ValidateRules then adds the rest).
+	boundsChecked bool
 
 	uniformLabel struct { // computed on first use by UniformVertexLabel
 		once  sync.Once

@@ -499,3 +499,62 @@ func TestVerticesWithLabelAndRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateRulesAfterTrusted: on random graphs with one random entry changed (a neighbour, a
+// label, a run's start or labels), ValidateRules on what FromRawTrusted accepted says what
+// FromRaw says (nil when the graph is still valid), and what FromRawTrusted refuses FromRaw
+// refuses too.
+func TestValidateRulesAfterTrusted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 5))
+	rules := 0
+	for i := range 400 {
+		n := 5 + rng.IntN(60)
+		var edges []edge
+		for range 4 * n {
+			u, v := rng.Int64N(int64(n)), rng.Int64N(int64(n))
+			if u != v {
+				edges = append(edges, edge{u, v, uint32(min(u, v)+max(u, v)) % 2}) // one label an edge
+			}
+		}
+		labels := map[int64]uint32{}
+		for v := range int64(n) {
+			labels[v] = uint32(rng.IntN(3))
+		}
+		g := build(t, labels, edges)
+		r := g.Raw()
+		r = Raw{slices.Clone(r.VertexLabels), slices.Clone(r.Offsets), slices.Clone(r.Neighbors),
+			slices.Clone(r.EdgeLabels), slices.Clone(r.RunOffsets), slices.Clone(r.Runs), slices.Clone(r.OriginalIDs)}
+		if len(r.Neighbors) == 0 {
+			continue
+		}
+		switch i % 4 {
+		case 0:
+			r.Neighbors[rng.IntN(len(r.Neighbors))] = uint32(rng.IntN(n + 1))
+		case 1:
+			r.VertexLabels[rng.IntN(n)] = uint32(rng.IntN(4))
+		case 2:
+			r.Runs[rng.IntN(len(r.Runs))].Start += uint64(rng.IntN(3)) - 1
+		case 3:
+			k := rng.IntN(len(r.Runs))
+			r.Runs[k].VertexLabel, r.Runs[k].EdgeLabel = uint32(rng.IntN(4)), uint32(rng.IntN(2))
+		}
+		_, want := FromRaw(r)
+		tg, err := FromRawTrusted(r)
+		if err != nil {
+			if want == nil {
+				t.Fatalf("graph %d: FromRawTrusted refuses (%v) what FromRaw accepts", i, err)
+			}
+			continue
+		}
+		got := tg.ValidateRules()
+		if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+			t.Fatalf("graph %d: ValidateRules says %v, FromRaw %v", i, got, want)
+		}
+		if got != nil {
+			rules++
+		}
+	}
+	if rules < 50 {
+		t.Fatalf("only %d graphs broke a rule within bounds: the test checks little", rules)
+	}
+}

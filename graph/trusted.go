@@ -18,27 +18,19 @@ func FromRawTrusted(r Raw) (*Graph, error) {
 	if err := g.checkBounds(); err != nil {
 		return nil, err
 	}
+	g.boundsChecked = true
 	return g, nil
 }
 
-// checkBounds checks what keeps every accessor in bounds (see FromRawTrusted), on all cores.
+// checkBounds checks what keeps every accessor in bounds (see FromRawTrusted), on all cores: the
+// offsets, then each range of vertices' run starts and neighbour ids (checkRanges without the
+// rules: one fork-join over ranges of about checkEntries entries, so that a graph of few vertices
+// and many edges spreads over the cores too, and the error is the one Validate reports).
 func (g *Graph) checkBounds() error {
 	if err := g.checkOffsets(); err != nil {
 		return err
 	}
-	if err := firstError(len(g.vertexLabels), func(lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			if err := g.checkRunStarts(v); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return firstError(len(g.neighbors), func(lo, hi int) error {
-		return g.checkNeighbourIDs(lo, hi)
-	})
+	return g.checkRanges(true, false)
 }
 
 // checkOffsets checks the arrays' lengths and that both offset arrays are monotone and span the
@@ -116,7 +108,18 @@ func (g *Graph) validate() error {
 	if err := g.checkOffsets(); err != nil {
 		return err
 	}
-	return g.checkRanges()
+	return g.checkRanges(true, true)
+}
+
+// ValidateRules completes the checks of a graph that FromRawTrusted returned: it checks the
+// rules that Validate checks beyond FromRawTrusted's bounds (labels, order, no self-loops,
+// symmetry), on all cores, and returns Validate's error, without checking the bounds again. On
+// any other graph it is Validate.
+func (g *Graph) ValidateRules() error {
+	if !g.boundsChecked {
+		return g.Validate()
+	}
+	return g.checkRanges(false, true)
 }
 
 // checkRanges checks, on all cores, the bounds (checkRangeBounds) and the rules of a graph whose
@@ -136,14 +139,21 @@ func (g *Graph) validate() error {
 // checkRange vertices), so that a graph of few vertices and many edges (wiki-Vote: 7,115 and
 // 201,524 entries, 25 ranges) spreads over the cores too: a snapshot's check is serial time of
 // every count from it.
-func (g *Graph) checkRanges() error {
+//
+// With bounds false the bounds are taken as checked (FromRawTrusted): each range checks its rules
+// only, and the error is the same, since no bound is then broken. With rules false it checks the
+// bounds alone (checkBounds).
+func (g *Graph) checkRanges(bounds, rules bool) error {
 	cuts := g.entryRanges(checkEntries, checkRange)
 	ranges := len(cuts) - 1
 	errs := make([]error, ranges)
 	sums := make([]uint64, ranges)
 	par.For(ranges, 0, func(r int) {
 		lo, hi := cuts[r], cuts[r+1]
-		if errs[r] = g.checkRangeBounds(lo, hi); errs[r] == nil {
+		if bounds {
+			errs[r] = g.checkRangeBounds(lo, hi)
+		}
+		if rules && errs[r] == nil {
 			sums[r], errs[r] = g.checkRulesRange(lo, hi)
 		}
 	})
@@ -229,7 +239,8 @@ func entryHash(v, w, label uint32) uint64 {
 	return x ^ x>>31
 }
 
-// checkRange is how many indexes one goroutine checks at a time in FromRawTrusted.
+// checkRange is how many indexes one goroutine checks at a time in checkOffsets, and the most
+// vertices a range of checkRanges holds.
 const checkRange = 1 << 16
 
 // checkEntries is about how many adjacency entries one goroutine checks at a time in checkRanges

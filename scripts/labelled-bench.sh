@@ -188,8 +188,10 @@ run() {
 # phase_run NAME BIN ARGS...: one run of BIN ARGS (a count with -v), appending to $logs/NAME.ph
 # one line of ms: the whole process, then the start (exec to the main package's initialisation:
 # the loader, the runtime, the other packages' inits), args, queries, load, the CPU engine's
-# plan, setup and search, the rest of the count (the problem, the print), the exit (after the
-# last phase to the parent's wait), and the workers that ran and when the ramp-up fired.
+# plan, setup and search, the rest of the count (the problem, the print, and the wait for the
+# snapshot's checks, also in its own column: wait, "-" for a binary that checks before the
+# count), the exit (after the last phase to the parent's wait), and the workers that ran and when
+# the ramp-up fired.
 phase_run() {
 	local name="$1" bin="$2"
 	shift 2
@@ -198,21 +200,23 @@ phase_run() {
 	"$bin" "$@" >/dev/null 2>"$logs/$name.err"
 	t1=${EPOCHREALTIME//[.,]/}
 	e=$(<"$logs/$name.err")
-	local proc steps
+	local proc steps checked
 	proc=$(grep 'msg="count: process"' <<<"$e")
 	steps=$(grep 'msg="cpu: steps"' <<<"$e")
+	checked=$(grep 'msg="checked data graph"' <<<"$e")
 	[ -n "$proc" ] || return 0
 	local f v=()
 	for f in args queries load count total; do v+=("$(dur_ms "$(field "$f" "$proc")")"); done
 	for f in plan setup search ramp; do v+=("$(dur_ms "$(field "$f" "$steps")")"); done
+	v+=("$(dur_ms "$(field waited "$checked")")")
 	# A binary without the CPU engine's steps or the start time (main before this branch) gets
 	# "-" in those columns, and the whole count phase as its rest.
 	awk -v t0="$t0" -v t1="$t1" -v st="$(field start_unix_us "$proc")" -v args="${v[0]}" -v q="${v[1]}" \
 		-v load="${v[2]}" -v count="${v[3]}" -v total="${v[4]}" -v plan="${v[5]}" -v setup="${v[6]}" \
-		-v search="${v[7]}" -v ramp="${v[8]}" -v workers="$(field workers "$steps")" 'BEGIN {
+		-v search="${v[7]}" -v ramp="${v[8]}" -v wait="${v[9]}" -v workers="$(field workers "$steps")" 'BEGIN {
 		steps = plan != ""
-		printf "%.2f %s %.2f %.2f %.2f %s %s %s %s %s %s %s\n", (t1 - t0) / 1000,
-			st == "" ? "-" : sprintf("%.2f", (st - t0) / 1000), args, q, load,
+		printf "%.2f %s %.2f %.2f %.2f %s %s %s %s %s %s %s %s\n", (t1 - t0) / 1000,
+			st == "" ? "-" : sprintf("%.2f", (st - t0) / 1000), args, q, load, wait == "" ? "-" : sprintf("%.2f", wait),
 			steps ? sprintf("%.2f", plan) : "-", steps ? sprintf("%.2f", setup) : "-",
 			steps ? sprintf("%.2f", search) : "-", steps ? sprintf("%.2f", count - plan - setup - search) : sprintf("%.2f", count),
 			st == "" ? "-" : sprintf("%.2f", (t1 - st) / 1000 - total), steps ? workers : "-", steps ? sprintf("%.2f", ramp) : "-"
@@ -251,7 +255,7 @@ phases() {
 	echo "# package's init; rest = the count outside the engine's plan, setup and search (main: the whole count phase,"
 	echo "# its binary logs no steps); exit = after the last phase"
 	{
-		echo "q bin threads procs whole start args queries load plan setup search rest exit workers ramp"
+		echo "q bin threads procs whole start args queries load wait plan setup search rest exit workers ramp"
 		for q in "${qs[@]}"; do
 			for spec in "${runs[@]}"; do
 				local t p ph

@@ -25,7 +25,9 @@
 # size is run), OOC_CAP (8) seconds per count, OOC_END (190) seconds from the start by which the
 # table ends, OOC_CONFIGS ("cpu core zc mg sgsi pbe auto") the columns run: the CPU engine,
 # stmatch in core, zero-copy and managed, sgsi, pbe and auto (the others read "skipped");
-# OOC_WIKIVOTE=0 leaves wiki-Vote's rows out (the R-MAT rows only).
+# OOC_WIKIVOTE=0 leaves wiki-Vote's rows out (the R-MAT rows only); OOC_PBE_ARGS adds flags to the
+# pbe column (e.g. "--pbe-workers 2 --gpus 1": two part workers on the first GPU, branch deal;
+# the per-device upload, kernel, busy and wall times are in the column's log, "pbe count" line).
 #
 # SGSI's FR size in one call (issue 21, branch frgen): OOC_SCALE=26 OOC_EDGE_FACTOR=27 (67 M
 # vertices, 1.81e9 samples, about 1.7e9 edges, a snapshot of about 36 GB). OOC_TESTS=0 leaves (a)
@@ -202,7 +204,7 @@ table() {
 			"zc|--engine stmatch --stmatch-graph-memory host $bflag" \
 			"mg|--engine stmatch --stmatch-graph-memory managed $bflag" \
 			"sgsi|--engine sgsi $bflag" \
-			"pbe|--engine pbe --pbe-backend gpu $bflag" \
+			"pbe|--engine pbe --pbe-backend gpu ${OOC_PBE_ARGS:-} $bflag" \
 			"auto|--engine auto --explain $bflag"; do
 			local args
 			IFS='|' read -r key args <<<"$cfg"

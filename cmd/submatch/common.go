@@ -117,7 +117,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
 	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GiB; MB and GB are powers of 1000 (default: no bound)")
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
-	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them; geneva uses the first)")
+	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them, pbe's GPU backend deals its parts to them; geneva and sgsi use the first)")
 	m.fs = fs
 }
 
@@ -351,18 +351,41 @@ func (l *loadFlags) checkAndLoad(ctx context.Context, path string, verbose bool,
 
 // loadData reads a data graph in any format ("-": standard input) until ctx is cancelled.
 func loadData(ctx context.Context, path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {
+	g, checked, err := loadDataChecking(ctx, path, opts, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := checked(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// loadDataChecking is loadData returning before a snapshot's checks end (formats.LoadChecking):
+// nothing computed from the graph is a result until checked returns nil; its error is the one
+// loadData would have returned.
+func loadDataChecking(ctx context.Context, path string, opts formats.Options, log *slog.Logger) (g *graph.Graph, checked func() error, err error) {
 	start := time.Now()
-	g, err := formats.LoadContext(ctx, path, opts)
+	g, pending, err := formats.LoadChecking(ctx, path, opts)
 	if err != nil && ctx.Err() != nil {
 		// Cut short by --timeout or a signal: say which, in words (exit status 1).
-		return nil, &stoppedError{msg: path + ": loading stopped: " + stopReason(ctx, 0) + " (nothing was counted)", err: ctx.Err()}
+		return nil, nil, &stoppedError{msg: path + ": loading stopped: " + stopReason(ctx, 0) + " (nothing was counted)", err: ctx.Err()}
 	}
 	if err != nil {
-		return nil, loadError(path, err)
+		return nil, nil, loadError(path, err)
 	}
 	log.Debug("loaded data graph", "path", path, "vertices", g.NumVertices(), "edges", g.NumEdges(),
 		"remapped_ids", g.HasOriginalIDs(), "elapsed", time.Since(start).Round(time.Microsecond))
-	return g, nil
+	checked = sync.OnceValue(func() error {
+		t := time.Now()
+		if err := pending(); err != nil {
+			return loadError(path, err)
+		}
+		log.Debug("checked data graph", "path", path, "waited", time.Since(t).Round(time.Microsecond),
+			"elapsed", time.Since(start).Round(time.Microsecond))
+		return nil
+	})
+	return g, checked, nil
 }
 
 // stoppedError is a run cut short (by --timeout or a signal) before it produced anything: its

@@ -85,27 +85,45 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	ph.mark("queries")
-	g, err := loadData(ctx, pos[0], f.options(log), log)
+	// A snapshot's rules are still being checked when the load returns: the counts plan beside
+	// the check and wait for it before they search (countOne).
+	g, checked, err := loadDataChecking(ctx, pos[0], f.options(log), log)
+	if err == nil && *explain {
+		err = checked() // --explain prints the plans before the counts
+	}
 	if err != nil {
 		return exitCode(stderr, err)
 	}
 	ph.mark("load")
-	code := countAll(ctx, &f, log, eng, g, pos[1:], queries, stdout, stderr, *explain)
+	code := countAll(ctx, &f, log, eng, dataGraph{g, checked}, pos[1:], queries, stdout, stderr, *explain)
 	ph.mark("count")
 	ph.log(log, "count: process", "load")
 	return code
 }
 
+// dataGraph is the data graph of a count and its checks (loadDataChecking): nothing computed
+// from g is a result until checked returns nil.
+type dataGraph struct {
+	g       *graph.Graph
+	checked func() error
+}
+
+// checkedCounter is an engine that can plan while the data graph is still being checked
+// (cpu.Engine.CountChecked).
+type checkedCounter interface {
+	CountChecked(ctx context.Context, p *engine.Problem, checked func() error) (engine.Result, error)
+}
+
 // countAll counts every query, one after the other or (several queries, several threads, no
 // --explain) concurrently.
-func countAll(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
+func countAll(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, dg dataGraph,
 	names []string, queries []*pattern.Pattern, stdout, stderr io.Writer, explain bool) int {
 	if !explain && len(queries) > 1 && f.threads != 1 {
-		return countConcurrently(ctx, f, log, eng, g, names, queries, stdout, stderr)
+		return countConcurrently(ctx, f, log, eng, dg, names, queries, stdout, stderr)
 	}
 	code := exitOK
 	for i, q := range names {
-		switch c := countOne(ctx, f, log, eng, g, q, queries[i], stdout, stderr, explain); c {
+		switch c := countOne(ctx, f, log, eng, dg, q, queries[i], stdout, stderr, explain); c {
 		case exitOK:
 		case exitPartial: // cut short: the queries after it still get their (partial) line
 			code = c
@@ -121,7 +139,7 @@ func countAll(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 // millisecond, so a batch of small queries keeps all cores busy). Results are printed in the
 // order the queries were given. A timeout or an interrupt leaves every query its line, flagged
 // partial (those not started count 0); any other failure stops the rest.
-func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
+func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, dg dataGraph,
 	names []string, queries []*pattern.Pattern, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -151,7 +169,7 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 				defer func() { <-slots }()
 				o := &outcome{}
 				// After a failure ctx is cancelled, so the queries still waiting return at once.
-				o.code = countOne(ctx, f, log, eng, g, names[i], queries[i], &o.out, &o.errOut, false)
+				o.code = countOne(ctx, f, log, eng, dg, names[i], queries[i], &o.out, &o.errOut, false)
 				results[i] <- o
 			}()
 		}
@@ -182,11 +200,12 @@ func countConcurrently(ctx context.Context, f *matchFlags, log *slog.Logger, eng
 var countStarted func(i int)
 
 // countOne runs and prints one count; with explain it first prints the plan and the engine (on
-// stderr).
-func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, g *graph.Graph,
+// stderr). The engine plans beside the data graph's checks and counts after them; a failed
+// check is reported as the load's error, with no count.
+func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.Engine, dg dataGraph,
 	name string, p *pattern.Pattern, stdout, stderr io.Writer, explain bool) int {
 	prog := newProgress(stderr, name)
-	prob := f.problem(g, p, prog.callback(), log)
+	prob := f.problem(dg.g, p, prog.callback(), log)
 	sem := prob.Semantics
 	start := time.Now()
 	var (
@@ -201,6 +220,13 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		d, err = a.Decide(ctx, prob, false)
 		decide = time.Since(start)
 		if err == nil {
+			// Decide only planned and estimated (and, for a GPU-worthy count, looked for the
+			// GPU and started a device engine's host-side plan): nothing runs before the check.
+			if err = dg.checked(); err != nil {
+				d.Release()
+			}
+		}
+		if err == nil {
 			if explain {
 				printExplain(ctx, stderr, name, prob, d.Plan(), false, d.Engine == "cpu", "engine: "+d.Explain())
 			}
@@ -213,10 +239,17 @@ func countOne(ctx context.Context, f *matchFlags, log *slog.Logger, eng engine.E
 		if explain {
 			printExplain(ctx, stderr, name, prob, nil, false, engineName == "cpu", "engine: "+engineName+" (chosen with --engine)")
 		}
-		res, err = eng.Count(ctx, prob)
+		if c, ok := eng.(checkedCounter); ok {
+			res, err = c.CountChecked(ctx, prob, dg.checked)
+		} else if err = dg.checked(); err == nil {
+			res, err = eng.Count(ctx, prob)
+		}
 	}
 	elapsed := time.Since(start)
 	prog.finish()
+	if cerr := dg.checked(); cerr != nil {
+		return exitCode(stderr, cerr)
+	}
 	if err != nil && !isCancel(err) {
 		// Still print the query's row (so that rows line up with the queries), then the error.
 		var werr error

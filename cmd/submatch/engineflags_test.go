@@ -18,6 +18,7 @@ func TestEngineFlagsLazy(t *testing.T) {
 		{"--stmatch-kernel", "generic", "--engine", "stmatch", "g", "q"}, {"--stmatch-kernel=query", "g", "q"},
 		{"--stmtach-kernel", "generic", "g", "q"}, {"--genva-order", "paper"}, {"--geneva-order", "bogus", "--engine", "geneva", "g", "q"},
 		{"--pbe-backend", "gpu", "--engine", "pbe", "g", "q"}, {"-pbe-partitioner=grow", "--engine", "pbe", "g", "q"},
+		{"--pbe-workers", "2", "--pbe-backend", "gpu", "--engine", "pbe", "g", "q"},
 		{"g", "--", "--stmatch-kernel"}, {"--threads", "x"}, {"--bogus"}, {"-h"}, {"--help"}, {"g", "-help", "q"},
 		{"--engine", "nosuch", "g", "q"}, {"--engine", "", "g", "q"},
 	}

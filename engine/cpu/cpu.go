@@ -100,18 +100,36 @@ func stopOnDone(ctx context.Context, stop *atomic.Bool) func() bool {
 
 // Count implements engine.Engine.
 func (Engine) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
+	return Engine{}.CountChecked(ctx, p, nil)
+}
+
+// CountChecked is Count on a data graph whose checks may still be running (formats.LoadChecking:
+// its bounds are checked, not yet its rules): it plans, which only reads the graph, then calls
+// checked (when not nil) before it counts, and returns checked's error, if any, instead of a
+// count. The plan thus runs beside the checks, off a small count's serial path.
+func (Engine) CountChecked(ctx context.Context, p *engine.Problem, checked func() error) (engine.Result, error) {
+	if checked == nil {
+		checked = func() error { return nil }
+	}
 	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && countCliquesApart {
+		if err := checked(); err != nil {
+			return engine.Result{}, err
+		}
 		return countCliques(ctx, p, c, 0)
 	}
 	start := time.Now()
 	pl, err := buildPlan(ctx, p, false)
+	planTime := time.Since(start)
+	if cerr := checked(); cerr != nil {
+		return engine.Result{}, cerr
+	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return engine.Result{Partial: true, PlanTime: time.Since(start)}, err
+			return engine.Result{Partial: true, PlanTime: planTime}, err
 		}
 		return engine.Result{}, err
 	}
-	return Engine{}.CountPlan(ctx, p, pl, time.Since(start))
+	return Engine{}.CountPlan(ctx, p, pl, planTime)
 }
 
 // CountPlan is Count with the plan already built (plan.BuildContext with PlanOptions(p, false));

@@ -1,12 +1,14 @@
 package pbe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"iter"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,24 +29,50 @@ const DefaultReserve = 0.5
 
 // DeviceBackend runs the intra-partition stage on a GPU: each part's induced subgraph is counted
 // by a GPU engine found in the engine registry (engine.Lookup; its Capabilities must say
-// engine.GPU), one part after the other, each within the problem's GPUMemoryLimit. The engine
-// allocates and frees its device memory per part, so only one part is on the device at a time.
-// A part the engine refuses for memory (engine.ErrMemory) is counted on the host instead, and
-// reported (Stats.HostParts).
+// engine.GPU). The parts are dealt to the problem's GPUs (Problem.GPUs, else every device), to
+// Workers workers on each: every worker counts one part at a time, its problem's GPUs that
+// worker's device alone and its GPUMemoryLimit the device's budget shared by the device's
+// workers, and takes the largest part left when it is free (deal.go), so the devices finish
+// together. The engine allocates and frees its device memory per part. A part the engine refuses
+// for memory (engine.ErrMemory) is counted on the host instead, and reported (Stats.HostParts).
 type DeviceBackend struct {
 	// Engine names the GPU engine ("": DefaultDeviceEngine).
 	Engine string
+	// Workers is the number of parts counted at once on each GPU (0, 1: one), each within its
+	// share of the device's budget (the parts are made for that share: Engine.BudgetFor): one
+	// part's host work (its plan, the engine's preparation) and uploads go on while another's
+	// kernels run (docs/out-of-core.md).
+	Workers int
 
 	mu sync.Mutex
-	// what the parts did, reset by CountStats.
-	acc deviceAcc
+	// what the parts did on every device, reset by CountStats.
+	acc map[int]*DeviceStats
 }
 
-// deviceAcc is what the device backend records per count.
-type deviceAcc struct {
-	parts, hostParts int
-	uploadBytes      uint64
-	upload, kernel   time.Duration
+// DeviceStats is what one GPU did in a count's intra-partition stage (Stats.Devices).
+type DeviceStats struct {
+	// GPU is the device's index (Problem.GPUs; -1: the problem's GPUs, a single worker).
+	GPU int
+	// Workers counted its parts, at most that many at once.
+	Workers int
+	// Parts were counted on the GPU, HostParts on the host (the engine refused them for memory).
+	Parts, HostParts int
+	// UploadBytes is the parts' CSRs (CSRBytes).
+	UploadBytes uint64
+	// Upload is the engine's allocations and host-to-device copies, Kernel its kernels, Busy the
+	// workers' time in parts summed, Wall from its first part's start to its last one's end:
+	// with several workers Busy above Wall, and Upload+Kernel near Wall, is the overlap.
+	Upload, Kernel, Busy, Wall time.Duration
+
+	first, last time.Time
+}
+
+// LogValue implements slog.LogValuer.
+func (d *DeviceStats) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("gpu", d.GPU), slog.Int("workers", d.Workers),
+		slog.Int("parts", d.Parts), slog.Int("host_parts", d.HostParts),
+		slog.Uint64("upload_bytes", d.UploadBytes), slog.Duration("upload", d.Upload),
+		slog.Duration("kernel", d.Kernel), slog.Duration("busy", d.Busy), slog.Duration("wall", d.Wall))
 }
 
 // Name implements Backend.
@@ -56,6 +84,8 @@ func (b *DeviceBackend) engineName() string {
 	}
 	return b.Engine
 }
+
+func (b *DeviceBackend) workers() int { return max(b.Workers, 1) }
 
 // device returns the GPU engine.
 func (b *DeviceBackend) device() (engine.Engine, error) {
@@ -71,14 +101,79 @@ func (b *DeviceBackend) device() (engine.Engine, error) {
 
 func (b *DeviceBackend) reset() {
 	b.mu.Lock()
-	b.acc = deviceAcc{}
+	b.acc = nil
 	b.mu.Unlock()
 }
 
-func (b *DeviceBackend) take() deviceAcc {
+// take returns what every device did, in the order of their indexes.
+func (b *DeviceBackend) take() []DeviceStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.acc
+	out := make([]DeviceStats, 0, len(b.acc))
+	for _, d := range b.acc {
+		out = append(out, *d)
+	}
+	slices.SortFunc(out, func(x, y DeviceStats) int { return cmp.Compare(x.GPU, y.GPU) })
+	return out
+}
+
+// stats returns gpu's record (b.mu held).
+func (b *DeviceBackend) stats(gpu int) *DeviceStats {
+	if b.acc == nil {
+		b.acc = map[int]*DeviceStats{}
+	}
+	d := b.acc[gpu]
+	if d == nil {
+		d = &DeviceStats{GPU: gpu, Workers: 1}
+		b.acc[gpu] = d
+	}
+	return d
+}
+
+// slots implements dealer: Workers slots on every GPU of p (p.GPUs, else every device gpu.Open
+// finds; where it finds none, Workers slots with p's GPUs, for the engine to report why). Each
+// slot's limit is its share of p.GPUMemoryLimit, else of the device's budget (only with several
+// workers; one worker keeps the engine's default).
+func (b *DeviceBackend) slots(ctx context.Context, p *engine.Problem) ([]slot, error) {
+	k := b.workers()
+	ids := p.GPUs
+	var devs []*gpu.Device
+	if len(ids) == 0 || (k > 1 && p.GPUMemoryLimit == 0) {
+		var err error
+		// Without a GPU (no driver, none found) the engine's own count says why, on the
+		// first part; only a cancellation stops the count here.
+		if devs, err = gpu.Open(ctx); err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("pbe: %w", err)
+		}
+		if len(ids) == 0 {
+			for i := range devs {
+				ids = append(ids, i)
+			}
+		}
+	}
+	if len(ids) == 0 { // no device known: the engine will say why
+		ids = []int{-1}
+	}
+	out := make([]slot, 0, k*len(ids))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for j, id := range ids {
+		if slices.Contains(ids[:j], id) { // a GPU listed twice has Workers workers all the same
+			continue
+		}
+		s := slot{gpus: []int{id}, limit: p.GPUMemoryLimit / uint64(k)}
+		if id < 0 {
+			s.gpus = p.GPUs
+		}
+		if s.limit == 0 && k > 1 && id >= 0 && id < len(devs) {
+			s.limit = devs[id].Budget().Limit() / uint64(k)
+		}
+		b.stats(id).Workers = k
+		for range k {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // CSRBytes is what a part's induced subgraph takes as a CSR on the device: 64-bit offsets, the
@@ -95,26 +190,43 @@ func (b *DeviceBackend) CountPart(ctx context.Context, sub *engine.Problem) (eng
 	if err != nil {
 		return engine.Result{}, err
 	}
+	id := -1
+	if len(sub.GPUs) == 1 {
+		id = sub.GPUs[0]
+	}
+	t0 := time.Now()
 	var upload atomic.Int64
 	run := *sub
 	run.Log = slog.New(&uploadCapture{next: sub.Logger().Handler(), upload: &upload})
 	r, err := e.Count(ctx, &run)
 	// A part the GPU engine cannot hold (its search's needs, or the device budget for its own
 	// buffers: stmatch's work units, say) is counted on the host instead of failing the count.
-	if errors.Is(err, engine.ErrMemory) || errors.Is(err, gpu.ErrBudget) {
+	refused := errors.Is(err, engine.ErrMemory) || errors.Is(err, gpu.ErrBudget)
+	if refused {
 		sub.Logger().Debug("pbe: the device engine refused a part for memory; counting it on the host",
-			"vertices", sub.Data.NumVertices(), "edges", sub.Data.NumEdges(), "err", err)
-		b.mu.Lock()
-		b.acc.hostParts++
-		b.mu.Unlock()
-		return HostBackend{}.CountPart(ctx, sub)
+			"gpu", id, "vertices", sub.Data.NumVertices(), "edges", sub.Data.NumEdges(), "err", err)
+		r, err = HostBackend{}.CountPart(ctx, sub)
 	}
+	t1 := time.Now()
 	b.mu.Lock()
-	b.acc.parts++
-	b.acc.uploadBytes += CSRBytes(sub.Data)
-	b.acc.upload += time.Duration(upload.Load())
-	b.acc.kernel += r.DeviceTime
-	b.mu.Unlock()
+	defer b.mu.Unlock()
+	d := b.stats(id)
+	if refused {
+		d.HostParts++
+	} else {
+		d.Parts++
+		d.UploadBytes += CSRBytes(sub.Data)
+		d.Upload += time.Duration(upload.Load())
+		d.Kernel += r.DeviceTime
+	}
+	d.Busy += t1.Sub(t0)
+	if d.first.IsZero() || t0.Before(d.first) {
+		d.first = t0
+	}
+	if t1.After(d.last) {
+		d.last = t1
+	}
+	d.Wall = d.last.Sub(d.first)
 	return r, err
 }
 
@@ -161,11 +273,15 @@ func (h *uploadCapture) WithGroup(name string) slog.Handler {
 	return &uploadCapture{next: h.next.WithGroup(name), upload: h.upload}
 }
 
-// RegisterFlags implements engine.Configurable: --pbe-backend, --pbe-partitioner.
+// RegisterFlags implements engine.Configurable: --pbe-backend, --pbe-partitioner, --pbe-workers.
 func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 	backend := fs.String("pbe-backend", "host", "with --engine pbe: `BACKEND` of the intra-partition stage: host (the cpu engine) or gpu (the stmatch engine, or gpu:ENGINE for another GPU engine), parts made for half of --gpu-memory")
 	part := fs.String("pbe-partitioner", e.Partitioner.String(), "with --engine pbe: `METHOD` multilevel (METIS-like), grow (breadth-first growing), ranges (consecutive ids) or auto (multilevel up to 4M edges, grow with 2 refinement passes up to 128M, ranges with 1 above)")
+	workers := fs.Int("pbe-workers", 1, "with --engine pbe --pbe-backend gpu: `N` parts counted at once on each GPU of --gpus, each within 1/N of --gpu-memory (the parts made for it), so that one part's uploads and host work overlap another's kernels")
 	return func() (engine.Engine, error) {
+		if *workers < 1 {
+			return nil, fmt.Errorf("--pbe-workers %d: want 1 or more", *workers)
+		}
 		m, err := partition.ParseMethod(strings.TrimSpace(*part))
 		if err != nil {
 			return nil, fmt.Errorf("--pbe-partitioner: %w", err)
@@ -174,9 +290,9 @@ func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 		switch s := strings.TrimSpace(*backend); {
 		case s == "host":
 		case s == "gpu":
-			out.Backend = &DeviceBackend{}
+			out.Backend = &DeviceBackend{Workers: *workers}
 		case strings.HasPrefix(s, "gpu:"):
-			out.Backend = &DeviceBackend{Engine: strings.TrimPrefix(s, "gpu:")}
+			out.Backend = &DeviceBackend{Engine: strings.TrimPrefix(s, "gpu:"), Workers: *workers}
 		default:
 			return nil, fmt.Errorf("--pbe-backend %q: want host, gpu or gpu:ENGINE", s)
 		}

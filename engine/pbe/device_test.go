@@ -2,12 +2,14 @@ package pbe_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"iter"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +32,18 @@ import (
 type fakeGPU struct {
 	refuse int
 	calls  atomic.Int64
+
+	mu   sync.Mutex
+	seen map[string]int // calls by their problem's GPUs and GPU memory ("[0] 512")
+}
+
+// took returns the calls by their GPUs and GPU memory since the last took.
+func (f *fakeGPU) took() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.seen
+	f.seen = nil
+	return s
 }
 
 func (*fakeGPU) Name() string { return "pbe-test-gpu" }
@@ -40,6 +54,12 @@ func (*fakeGPU) Capabilities() engine.Capabilities {
 
 func (f *fakeGPU) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
 	f.calls.Add(1)
+	f.mu.Lock()
+	if f.seen == nil {
+		f.seen = map[string]int{}
+	}
+	f.seen[fmt.Sprint(p.GPUs, p.GPUMemoryLimit)]++
+	f.mu.Unlock()
 	if n := p.Data.NumVertices(); f.refuse > 0 && n > f.refuse {
 		if n%2 == 1 {
 			return engine.Result{}, fmt.Errorf("fake: work units: %w", gpu.ErrBudget)
@@ -72,24 +92,36 @@ func init() { engine.Register(fake) }
 func TestDeviceBackendLogic(t *testing.T) {
 	ctx := context.Background()
 	refused := 0
+	// Dealt to workers: one (the problem's GPUs), two on each of two GPUs, one on each of three.
+	deals := []struct {
+		workers int
+		gpus    []int
+	}{{1, nil}, {2, []int{0, 1}}, {1, []int{0, 2, 3}}, {3, nil}, {2, []int{1, 1}}}
+	const gpuMemory = 3 << 20
 	for lc := range largerCases(t, 3, 2) {
-		seed, c, sem, prob, want := lc.seed, lc.c, lc.sem, lc.prob, lc.want
+		seed, c, sem, want := lc.seed, lc.c, lc.sem, lc.want
 		for _, refuse := range []int{0, 20} {
-			fake.refuse = refuse
-			e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name()}}
-			res, st, err := e.CountStats(ctx, prob)
-			if err != nil || res.Count != want {
-				t.Fatalf("seed %d %s refuse %d: %d (err %v), cpu %d", seed, sem, refuse, res.Count, err, want)
-			}
-			searched := st.Parts - st.SkippedParts
-			if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
-				t.Fatalf("seed %d %s refuse %d: %d parts searched, stats %+v", seed, sem, refuse, searched, st)
-			}
-			if refuse > 0 {
-				refused += st.HostParts
-			}
-			if refuse == 0 && st.UploadBytes == 0 {
-				t.Fatalf("no upload bytes")
+			for _, d := range deals {
+				fake.refuse = refuse
+				e := &pbe.Engine{Budget: partition.GraphBytes(c.G) / 5, Backend: &pbe.DeviceBackend{Engine: fake.Name(), Workers: d.workers}}
+				prob := *lc.prob
+				prob.GPUs, prob.GPUMemoryLimit = d.gpus, gpuMemory
+				what := fmt.Sprintf("seed %d %s refuse %d, %d workers on GPUs %v", seed, sem, refuse, d.workers, d.gpus)
+				res, st, err := e.CountStats(ctx, &prob)
+				if err != nil || res.Count != want {
+					t.Fatalf("%s: %d (err %v), cpu %d", what, res.Count, err, want)
+				}
+				searched := st.Parts - st.SkippedParts
+				if st.DeviceParts+st.HostParts != searched || refuse == 0 && (st.HostParts != 0 || st.UploadTime != time.Duration(searched)*time.Millisecond || st.KernelTime != time.Duration(searched)*2*time.Millisecond) {
+					t.Fatalf("%s: %d parts searched, stats %+v", what, searched, st)
+				}
+				checkDeal(t, what, st, fake.took(), d.workers, slices.Compact(slices.Clone(d.gpus)), gpuMemory)
+				if refuse > 0 {
+					refused += st.HostParts
+				}
+				if refuse == 0 && st.UploadBytes == 0 {
+					t.Fatalf("no upload bytes")
+				}
 			}
 		}
 	}
@@ -120,13 +152,59 @@ func TestDeviceBackendLogic(t *testing.T) {
 	if want := fmt.Sprintf("stats.device_parts=%d ", st.DeviceParts); st.DeviceParts == 0 || !strings.Contains(buf.String(), want) {
 		t.Errorf("the debug log lacks %q:\n%s", want, buf.String())
 	}
+	if d := st.Devices; len(d) != 1 || !strings.Contains(buf.String(), fmt.Sprintf("stats.devices.gpu%d.parts=%d ", d[0].GPU, d[0].Parts)) ||
+		!strings.Contains(buf.String(), fmt.Sprintf("stats.devices.gpu%d.wall=%v", d[0].GPU, d[0].Wall)) {
+		t.Errorf("the debug log lacks the device's figures %+v:\n%s", d, buf.String())
+	}
 	_, err = (&pbe.Engine{Budget: 1 << 10, Backend: &pbe.DeviceBackend{Engine: "cpu"}}).Count(ctx, &engine.Problem{Data: proptest.MakeLarger(1).G, Pattern: proptest.MakeLarger(1).P})
 	if err == nil || !strings.Contains(err.Error(), "does not run on a GPU") {
 		t.Fatalf("cpu as the device engine: err %v", err)
 	}
 }
 
-// TestBudgetFromGPUMemory: with a device backend the parts are made for half of --gpu-memory.
+// checkDeal checks a count dealt to workers on every GPU of gpus (nil: the problem's, one
+// device here) within gpuMemory: every device has its figures, which add up to the count's, and
+// the device engine (seen: its calls by GPUs and GPU memory) ran each part on one GPU of gpus
+// within its workers' share of gpuMemory.
+func checkDeal(t *testing.T, what string, st *pbe.Stats, seen map[string]int, workers int, gpus []int, gpuMemory uint64) {
+	t.Helper()
+	if st.Parts-st.SkippedParts < 2 {
+		t.Fatalf("%s: %d parts searched, nothing to deal", what, st.Parts-st.SkippedParts)
+	}
+	var parts, hostParts int
+	var ids []int
+	for _, d := range st.Devices {
+		parts += d.Parts
+		hostParts += d.HostParts
+		ids = append(ids, d.GPU)
+		if d.Workers != workers || d.Parts+d.HostParts > 0 && (d.Busy <= 0 || d.Wall <= 0) || d.Parts > 0 && d.Kernel != time.Duration(d.Parts)*2*time.Millisecond {
+			t.Errorf("%s: GPU %d's figures %+v", what, d.GPU, d)
+		}
+	}
+	if parts != st.DeviceParts || hostParts != st.HostParts || gpus != nil && !slices.Equal(ids, gpus) || gpus == nil && len(ids) != 1 {
+		t.Errorf("%s: devices %+v, parts %d and %d on the host", what, st.Devices, st.DeviceParts, st.HostParts)
+	}
+	calls := 0
+	for k, n := range seen {
+		calls += n
+		ok := false
+		for _, g := range gpus {
+			ok = ok || k == fmt.Sprint([]int{g}, gpuMemory/uint64(workers))
+		}
+		if gpus == nil {
+			ok = k == fmt.Sprint([]int{0}, gpuMemory/uint64(workers)) || k == fmt.Sprint([]int(nil), gpuMemory/uint64(workers))
+		}
+		if !ok {
+			t.Errorf("%s: %d parts counted with GPUs and GPU memory %s", what, n, k)
+		}
+	}
+	if calls != st.DeviceParts+st.HostParts {
+		t.Errorf("%s: the device engine ran %d times for %d parts", what, calls, st.DeviceParts+st.HostParts)
+	}
+}
+
+// TestBudgetFromGPUMemory: with a device backend the parts are made for half of --gpu-memory,
+// shared by its workers on a GPU.
 func TestBudgetFromGPUMemory(t *testing.T) {
 	p := &engine.Problem{GPUMemoryLimit: 1000, MemoryLimit: 10}
 	if b := (&pbe.Engine{Backend: &pbe.DeviceBackend{}}).BudgetFor(p); b != 500 {
@@ -134,6 +212,9 @@ func TestBudgetFromGPUMemory(t *testing.T) {
 	}
 	if b := (&pbe.Engine{}).BudgetFor(p); b != 1000 {
 		t.Errorf("host: %d", b)
+	}
+	if b := (&pbe.Engine{Backend: &pbe.DeviceBackend{Workers: 2}}).BudgetFor(p); b != 250 {
+		t.Errorf("device, two workers: %d", b)
 	}
 	if b := (&pbe.Engine{Budget: 7, Backend: &pbe.DeviceBackend{}}).BudgetFor(p); b != 7 {
 		t.Errorf("explicit: %d", b)
@@ -156,30 +237,43 @@ func needStmatch(t *testing.T) {
 // TestDeviceAgainstCPU (GPU) runs pbe with the stmatch backend against the cpu engine on the
 // oracle's random problems and proptest's larger ones (every convention, budgets forcing 2 to
 // dozens of parts) and against published counts (github Q_0..Q_10, wiki-Vote's triangles) at
-// 1/4 and 1/16 of the graph; every part must have been counted on the GPU.
+// 1/4 and 1/16 of the graph; every part must have been counted on the GPU. Every check runs
+// twice: one worker on the GPUs the engine finds, and the parts dealt to two workers on GPU 0
+// (each with half of the device's budget), which must both have counted parts in some runs.
 func TestDeviceAgainstCPU(t *testing.T) {
 	needStmatch(t)
 	ctx := context.Background()
-	dev := &pbe.DeviceBackend{}
-	var devParts, hostParts, runs int
+	devs := []*pbe.DeviceBackend{{}, {Workers: 2}}
+	var devParts, hostParts, runs, dealt int
 	type key struct {
-		g      *graph.Graph
-		budget uint64
+		g       *graph.Graph
+		budget  uint64
+		workers int
 	}
 	engines := map[key]*pbe.Engine{} // the partitionings are kept for the next query
 	check := func(what string, prob *engine.Problem, want uint64, budget uint64) {
 		t.Helper()
-		e := engines[key{prob.Data, budget}]
-		if e == nil {
-			e = &pbe.Engine{Budget: budget, Backend: dev}
-			engines[key{prob.Data, budget}] = e
-		}
-		res, st, err := e.CountStats(ctx, prob)
-		runs++
-		devParts += st.DeviceParts
-		hostParts += st.HostParts
-		if err != nil || res.Partial || res.Count != want || st.IntraMatches+st.InterMatches != res.Count {
-			t.Errorf("%s budget %d (%d parts): %d (intra %d inter %d, err %v), want %d", what, budget, st.Parts, res.Count, st.IntraMatches, st.InterMatches, err, want)
+		for _, dev := range devs {
+			k := key{prob.Data, budget, dev.Workers}
+			e := engines[k]
+			if e == nil {
+				e = &pbe.Engine{Budget: budget, Backend: dev}
+				engines[k] = e
+			}
+			p := *prob
+			if dev.Workers > 1 {
+				p.GPUs = []int{0}
+			}
+			res, st, err := e.CountStats(ctx, &p)
+			runs++
+			devParts += st.DeviceParts
+			hostParts += st.HostParts
+			if err != nil || res.Partial || res.Count != want || st.IntraMatches+st.InterMatches != res.Count {
+				t.Errorf("%s budget %d (%d parts, %d workers): %d (intra %d inter %d, err %v), want %d", what, budget, st.Parts, dev.Workers, res.Count, st.IntraMatches, st.InterMatches, err, want)
+			}
+			if dev.Workers > 1 && len(st.Devices) == 1 && st.Devices[0].Busy > st.Devices[0].Wall {
+				dealt++ // the two workers were in parts at once
+			}
 		}
 	}
 	seeds, _ := proptest.Seeds(t, 200, 30)
@@ -210,15 +304,17 @@ func TestDeviceAgainstCPU(t *testing.T) {
 	for _, div := range []uint64{4, 16} {
 		check("wiki-Vote triangles", &engine.Problem{Data: wv, Pattern: tri, Semantics: engine.Semantics{Unique: true}}, 608_389, partition.GraphBytes(wv)/div)
 	}
-	t.Logf("%d pbe runs on the GPU backend: %d parts counted on the GPU, %d on the host", runs, devParts, hostParts)
-	if devParts == 0 || hostParts > 0 {
-		t.Errorf("%d parts on the GPU, %d fell back to the host", devParts, hostParts)
+	t.Logf("%d pbe runs on the GPU backend: %d parts counted on the GPU, %d on the host; %d runs of two workers with both in parts at once", runs, devParts, hostParts, dealt)
+	if devParts == 0 || hostParts > 0 || dealt == 0 {
+		t.Errorf("%d parts on the GPU, %d fell back to the host, %d runs had two workers at once", devParts, hostParts, dealt)
 	}
 }
 
 // TestDeviceMeasure (GPU, SUBMATCH_PBE_DEVICE_MEASURE=1) times the cpu engine, stmatch in core,
 // and pbe with the GPU backend at 1/4 and 1/16 of the graph (medians of SUBMATCH_PBE_RUNS, default
-// 3), with pbe's stage times, bytes and communication against computation, as a markdown table.
+// 3), with pbe's stage times, bytes and communication against computation, as a markdown table;
+// the GPU backend with each of SUBMATCH_PBE_WORKERS (default 1,2) part workers on GPU 0, on the
+// same parts, with the workers' time in parts (busy) against the intra stage's wall on the device.
 func TestDeviceMeasure(t *testing.T) {
 	if os.Getenv("SUBMATCH_PBE_DEVICE_MEASURE") == "" {
 		t.Skip("set SUBMATCH_PBE_DEVICE_MEASURE=1 to measure")
@@ -264,8 +360,19 @@ func TestDeviceMeasure(t *testing.T) {
 		return median(ds), n, nil
 	}
 	var b strings.Builder
-	fmt.Fprintln(&b, "| graph | query | cpu 16 thr ms | stmatch in core ms | budget | parts | intra share | partition ms (once) | pbe-host ms | pbe-gpu ms | gpu intra / inter ms | upload ms / kernel ms | CSR bytes up | inter bytes |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	workers := []int{1, 2}
+	if w := os.Getenv("SUBMATCH_PBE_WORKERS"); w != "" {
+		workers = nil
+		for f := range strings.SplitSeq(w, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+				t.Fatalf("SUBMATCH_PBE_WORKERS=%q: want workers per GPU such as 1,2", w)
+			}
+			workers = append(workers, n)
+		}
+	}
+	fmt.Fprintln(&b, "| graph | query | cpu 16 thr ms | stmatch in core ms | budget | parts | intra share | partition ms (once) | pbe-host ms | workers | pbe-gpu ms | gpu intra / inter ms | upload ms / kernel ms | busy / wall ms | CSR bytes up | inter bytes |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, j := range jobs {
 		prob := &engine.Problem{Data: j.g, Pattern: j.p, Semantics: j.sem, Threads: 16}
 		cpuMS, want, err := timeIt(func() (uint64, error) { r, err := cpu.Count(ctx, prob); return r.Count, err })
@@ -285,26 +392,37 @@ func TestDeviceMeasure(t *testing.T) {
 			if err != nil || got != want {
 				t.Errorf("%s %s 1/%d: pbe-host %d (err %v), cpu %d", j.data, j.name, div, got, err, want)
 			}
-			e := host // the same partitioning, the GPU backend
-			e.Backend = &pbe.DeviceBackend{}
-			e.CountStats(ctx, prob) // warm
-			var st *pbe.Stats
-			pbeMS, got, err := timeIt(func() (uint64, error) {
-				c, cancel := context.WithTimeout(ctx, 20*time.Second)
-				defer cancel()
-				r, s, err := e.CountStats(c, prob)
-				st = s
-				return r.Count, err
-			})
-			if err != nil || got != want {
-				t.Errorf("%s %s 1/%d: pbe-gpu %d (err %v), cpu %d", j.data, j.name, div, got, err, want)
-				continue
+			for _, w := range workers {
+				// The same partitioning (Budget set: the workers do not change the parts), the
+				// GPU backend, w workers on GPU 0.
+				e := host
+				e.Backend = &pbe.DeviceBackend{Workers: w}
+				gprob := *prob
+				gprob.GPUs = []int{0}
+				e.CountStats(ctx, &gprob) // warm
+				var st *pbe.Stats
+				pbeMS, got, err := timeIt(func() (uint64, error) {
+					c, cancel := context.WithTimeout(ctx, 20*time.Second)
+					defer cancel()
+					r, s, err := e.CountStats(c, &gprob)
+					st = s
+					return r.Count, err
+				})
+				if err != nil || got != want {
+					t.Errorf("%s %s 1/%d, %d workers: pbe-gpu %d (err %v), cpu %d", j.data, j.name, div, w, got, err, want)
+					continue
+				}
+				var busy, wall time.Duration
+				for _, d := range st.Devices {
+					busy, wall = busy+d.Busy, max(wall, d.Wall)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | 1/%d | %d | %.3f | %.0f | %.1f | %d | %.1f | %.0f / %.0f | %.1f / %.1f | %.1f / %.1f | %.3g | %.3g |\n",
+					j.data, j.name, cpuMS, stmMS, div, st.Parts, st.IntraShare(), float64(hst.PartitionTime.Microseconds())/1000, hostMS, w, pbeMS,
+					float64(st.IntraTime.Microseconds())/1000, float64(st.InterTime.Microseconds())/1000,
+					float64(st.UploadTime.Microseconds())/1000, float64(st.KernelTime.Microseconds())/1000,
+					float64(busy.Microseconds())/1000, float64(wall.Microseconds())/1000,
+					float64(st.UploadBytes), float64(st.InterBytes))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | 1/%d | %d | %.3f | %.0f | %.1f | %.1f | %.0f / %.0f | %.1f / %.1f | %.3g | %.3g |\n",
-				j.data, j.name, cpuMS, stmMS, div, st.Parts, st.IntraShare(), float64(hst.PartitionTime.Microseconds())/1000, hostMS, pbeMS,
-				float64(st.IntraTime.Microseconds())/1000, float64(st.InterTime.Microseconds())/1000,
-				float64(st.UploadTime.Microseconds())/1000, float64(st.KernelTime.Microseconds())/1000,
-				float64(st.UploadBytes), float64(st.InterBytes))
 		}
 		t.Logf("%s %s done", j.data, j.name)
 	}
@@ -359,5 +477,42 @@ func TestKernels(t *testing.T) {
 	got, want := (&pbe.Engine{}).Kernels(w), stmatch.Engine{}.Kernels(w)
 	if len(got) == 0 || !slices.Equal(got, want) {
 		t.Errorf("pbe's kernels %+v, stmatch's %+v", got, want)
+	}
+}
+
+// TestFlags: --pbe-backend and --pbe-workers make the device backend with its workers; a worker
+// count below 1 and an unknown backend are refused.
+func TestFlags(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		engine  string
+		workers int
+		err     string
+	}{
+		{nil, "", 0, ""},
+		{[]string{"--pbe-backend", "gpu"}, pbe.DefaultDeviceEngine, 1, ""},
+		{[]string{"--pbe-backend", "gpu:" + fake.Name(), "--pbe-workers", "3"}, fake.Name(), 3, ""},
+		{[]string{"--pbe-workers", "0"}, "", 0, "--pbe-workers 0"},
+		{[]string{"--pbe-backend", "tpu"}, "", 0, "--pbe-backend"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		mk := (&pbe.Engine{}).RegisterFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		e, err := mk()
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err %v, want %q", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		d, _ := e.(*pbe.Engine).Backend.(*pbe.DeviceBackend)
+		if c.engine == "" && d != nil || c.engine != "" && (d == nil || d.Name() != "device:"+c.engine || d.Workers != c.workers) {
+			t.Errorf("%q: backend %+v", c.args, e.(*pbe.Engine).Backend)
+		}
 	}
 }

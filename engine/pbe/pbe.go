@@ -23,9 +23,10 @@
 // hundreds of parts. Stats (CountStats, and the debug log) report what the papers report: the
 // bytes a part needs, the bytes the stages move, intra- against inter-partition matches.
 //
-// The intra stage runs on the host (HostBackend, the default) or on a GPU (DeviceBackend,
+// The intra stage runs on the host (HostBackend, the default) or on GPUs (DeviceBackend,
 // --pbe-backend gpu: each part counted by a GPU engine found in the engine registry, stmatch by
-// default, one part after the other within --gpu-memory); the inter stage runs on the host. For a graph
+// default, within --gpu-memory; the parts dealt largest-first to --pbe-workers workers on every
+// GPU of --gpus, deal.go); the inter stage runs on the host. For a graph
 // that does not fit the GPU, the engine predicts its time with the GPU backend (describe.go), and
 // --engine auto weighs it against the others (docs/out-of-core.md).
 package pbe
@@ -131,22 +132,22 @@ func (*Engine) Capabilities() engine.Capabilities {
 		Summary: "partition-based enumeration (PBE): the graph split into parts that fit --gpu-memory (else --memory), intra- then inter-partition stages; intra stage on the host or (--pbe-backend gpu) a GPU engine"}
 }
 
-// BudgetFor is the partition budget of p: Budget when set; else p's GPUMemoryLimit (less the
-// Reserve with a DeviceBackend, which the device engine's buffers take); else p's MemoryLimit;
-// 0 (no limit, one part) when none is set. The device engine always runs within
-// p.GPUMemoryLimit.
+// BudgetFor is the partition budget of p: Budget when set; else p's GPUMemoryLimit (with a
+// DeviceBackend: less the Reserve, which the device engine's buffers take, and shared by its
+// Workers on a device); else p's MemoryLimit; 0 (no limit, one part) when none is set. The
+// device engine always runs within p.GPUMemoryLimit (its share of it with several Workers).
 func (e *Engine) BudgetFor(p *engine.Problem) uint64 {
 	switch {
 	case e.Budget > 0:
 		return e.Budget
 	case p.GPUMemoryLimit > 0:
 		b := p.GPUMemoryLimit
-		if _, ok := e.Backend.(*DeviceBackend); ok {
+		if d, ok := e.Backend.(*DeviceBackend); ok {
 			r := e.Reserve
 			if r <= 0 || r >= 1 {
 				r = DefaultReserve
 			}
-			b = uint64(float64(b) * (1 - r))
+			b = uint64(float64(b)*(1-r)) / uint64(d.workers())
 		}
 		return b
 	}
@@ -192,9 +193,12 @@ type Stats struct {
 	// host-to-device copies (from its debug log), KernelTime its kernels (Result.DeviceTime):
 	// communication against computation. The rest of IntraTime is host work (subgraphs, plans,
 	// compiles).
+	// They are the sums over Devices, what every GPU did (its upload, kernel, busy and wall
+	// times: the overlap of several workers on a device).
 	DeviceParts, HostParts int
 	UploadBytes            uint64
 	UploadTime, KernelTime time.Duration
+	Devices                []DeviceStats
 	// The stages' wall times.
 	PartitionTime, IntraTime, InterTime time.Duration
 	// PartitionCached is set when the partitioning was the engine's last one (same graph and
@@ -206,6 +210,19 @@ type Stats struct {
 	Reduced                       bool
 	ReducedVertices, ReducedEdges uint64
 	ReduceTime                    time.Duration
+}
+
+// setDevices sets Devices to ds and the device figures to their sums.
+func (s *Stats) setDevices(ds []DeviceStats) {
+	s.Devices = ds
+	s.DeviceParts, s.HostParts, s.UploadBytes, s.UploadTime, s.KernelTime = 0, 0, 0, 0, 0
+	for _, d := range ds {
+		s.DeviceParts += d.Parts
+		s.HostParts += d.HostParts
+		s.UploadBytes += d.UploadBytes
+		s.UploadTime += d.Upload
+		s.KernelTime += d.Kernel
+	}
 }
 
 // IntraShare is the share of the matches that are intra-partition (1 when there are none).
@@ -230,11 +247,21 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Uint64("inter_nodes", s.InterNodes), slog.Int("skipped_parts", s.SkippedParts),
 		slog.Int("device_parts", s.DeviceParts), slog.Int("host_parts", s.HostParts),
 		slog.Uint64("upload_bytes", s.UploadBytes), slog.Duration("upload_time", s.UploadTime),
-		slog.Duration("kernel_time", s.KernelTime),
+		slog.Duration("kernel_time", s.KernelTime), slog.Any("devices", devicesValue(s.Devices)),
 		slog.Duration("partition", s.PartitionTime), slog.Duration("intra_time", s.IntraTime),
 		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached),
 		slog.Bool("reduced", s.Reduced), slog.Uint64("reduced_vertices", s.ReducedVertices),
 		slog.Uint64("reduced_edges", s.ReducedEdges), slog.Duration("reduce_time", s.ReduceTime))
+}
+
+// devicesValue logs every device's figures as a group of its own (gpu0, gpu1...; gpu-1: the
+// problem's GPUs).
+func devicesValue(ds []DeviceStats) slog.Value {
+	as := make([]slog.Attr, len(ds))
+	for i := range ds {
+		as[i] = slog.Any(fmt.Sprintf("gpu%d", ds[i].GPU), &ds[i])
+	}
+	return slog.GroupValue(as...)
 }
 
 func checkProblem(p *engine.Problem) error {
@@ -307,14 +334,15 @@ type partProblem struct {
 	err error
 }
 
-// subProblems builds the parts' problems one ahead of their use, on a goroutine of its own, so
-// that the next part's subgraph is built while the backend searches the current one; it stops
-// after an error or when ctx ends.
-func (e *Engine) subProblems(ctx context.Context, p *engine.Problem, pt *partition.Partitioning) <-chan partProblem {
-	out := make(chan partProblem, 1)
+// subProblems builds the problems of the parts in order ahead of their use, on a goroutine of
+// its own, at most ahead of them waiting (one for each worker of the intra stage), so that the
+// next parts' subgraphs are built while the backend searches the current ones; it stops after an
+// error or when ctx ends.
+func (e *Engine) subProblems(ctx context.Context, p *engine.Problem, pt *partition.Partitioning, order []int, ahead int) <-chan partProblem {
+	out := make(chan partProblem, ahead)
 	go func() {
 		defer close(out)
-		for i := range pt.Parts {
+		for _, i := range order {
 			sub, err := e.subProblem(p, pt, i)
 			select {
 			case out <- partProblem{i, sub, err}:
@@ -386,8 +414,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	dev, _ := be.(*DeviceBackend)
 	devStats := func() {
 		if dev != nil {
-			a := dev.take()
-			st.DeviceParts, st.HostParts, st.UploadBytes, st.UploadTime, st.KernelTime = a.parts, a.hostParts, a.uploadBytes, a.upload, a.kernel
+			st.setDevices(dev.take())
 		}
 	}
 	if dev != nil {
@@ -395,33 +422,18 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		defer devStats() // on every return, the early ones too
 	}
 	tIntra := time.Now()
-	pctx, stop := context.WithCancel(ctx)
-	defer stop()
-	for sp := range e.subProblems(pctx, p, pt) {
-		i, sub, err := sp.i, sp.sub, sp.err
-		if err != nil {
-			return res, st, err
-		}
-		if sub == nil {
-			st.SkippedParts++
-			continue
-		}
+	order, skipped := dealOrder(pt, p.Pattern.NumVertices())
+	st.SkippedParts = skipped
+	for _, i := range order {
 		st.IntraBytes += pt.Bytes[i]
-		r, err := be.CountPart(ctx, sub)
-		res.PlanTime += r.PlanTime
-		res.DeviceTime += r.DeviceTime
-		var ok bool
-		if st.IntraMatches, ok = checked.Add(st.IntraMatches, r.Count); !ok {
-			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
-		}
-		res.Count = st.IntraMatches
-		if err != nil || r.Partial {
-			res.Partial = true
-			return res, st, err
-		}
-		if p.Progress != nil {
-			p.Progress(0.5 * float64(i+1) / float64(len(pt.Parts)))
-		}
+	}
+	r, err := e.countIntra(ctx, p, pt, order, be)
+	res.PlanTime += r.PlanTime
+	res.DeviceTime += r.DeviceTime
+	st.IntraMatches, res.Count = r.Count, r.Count
+	if err != nil || r.Partial {
+		res.Partial = true
+		return res, st, err
 	}
 	st.IntraTime = time.Since(tIntra)
 	if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 && !connected(p) {
