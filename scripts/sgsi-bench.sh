@@ -13,6 +13,13 @@
 #                                     SGSI_BENCH_QUICK=1: (a) is only TestGPUWikiVote and
 #                                     TestGPUProperty on 8 seeds (at most 45 s), then (b): at most
 #                                     about 100 s.
+#   bash scripts/sgsi-bench.sh balance DIR   on the device host, OUT set (issue 21, sgsi9): the
+#                                     four load-balance layers forced against the oracle
+#                                     (TestGPUBalance, at most 45 s), then the split before SGSI+'s
+#                                     balance (two layers) against the histogram's four layers,
+#                                     interleaved, on a skewed R-MAT graph (TestGPUBalanceAB: scale
+#                                     SUBMATCH_SGSI_AB_SCALE=16, SUBMATCH_SGSI_AB_REPS=3; at most
+#                                     130 s), one table. About 3 minutes in all. Built by "build" above.
 #
 # The device tool: command "SGSI_BENCH_QUICK=1 bash scripts/sgsi-bench.sh run .dev-sgsi3 >
 # $OUT/0-run.log 2>&1", carry [".dev-sgsi3"].
@@ -149,4 +156,22 @@ table() {
 	echo "# total $((SECONDS - t0)) s"
 }
 
-dispatch "$@"
+# balance runs the load-balance checks and the A/B measurement (see the top).
+balance() {
+	local dir="$1" out="${OUT:-$dir/out}"
+	mkdir -p "$out"
+	unpack_bins "$dir" sgsi.test
+	echo "== the four layers forced, against the oracle"
+	timeout 45 "$dir/sgsi.test" -test.v -test.count=1 -test.run 'TestGPUBalance$' > "$out/balance-check.log" 2>&1
+	echo "TestGPUBalance: exit $?"
+	grep -h -E '^(--- (PASS|FAIL|SKIP)|panic:)|rows per layer' "$out/balance-check.log"
+	echo "== two layers (fixed) against four (histogram), medians"
+	SUBMATCH_SGSI_BALANCE_AB=1 timeout 130 "$dir/sgsi.test" -test.v -test.count=1 -test.run 'TestGPUBalanceAB$' > "$out/balance-ab.log" 2>&1
+	echo "TestGPUBalanceAB: exit $?"
+	grep -h -E '^\||^--- |panic:' "$out/balance-ab.log" | tee "$out/balance-ab.md"
+}
+
+case "${1:-}" in
+balance) balance "${2:?usage: $0 balance DIR}" ;;
+*) dispatch "$@" ;;
+esac

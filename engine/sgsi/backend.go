@@ -78,8 +78,11 @@ type joinArgs struct {
 	F     uint64 // buffer offsets: row r's buffer is GBA[F[r], F[r+1])
 	Idx   uint64 // the rows to process
 	NIdx  uint32
-	Group uint32 // threads per row (32: a warp; the block size: a block)
-	Col   uint32 // the column of the edge's vertex; invalid: cartesian (List for every row)
+	// Group is the threads per row: 32, a warp; the block size, a block; 0, a block's task pool;
+	// Grid blocks' threads, the whole grid (balance.go). Grid, when set, is the launch's blocks
+	// (the task pool's and the whole grid's; the others' follow from NIdx and Group).
+	Group, Grid uint32
+	Col         uint32 // the column of the edge's vertex; invalid: cartesian (List for every row)
 	// The segment: local offsets and neighbours of the vertices [Lo, Hi); for a cartesian step
 	// SegNbr holds C(u), Hi entries.
 	SegOff, SegNbr uint64

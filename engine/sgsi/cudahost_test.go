@@ -19,8 +19,9 @@ import (
 )
 
 // cudahostMain runs one kernel of kernels/sgsi.cu, compiled as C++ by package cudahost, on a
-// region read from the input, with one thread per block and one per row (G = 1), and writes the
-// region back.
+// region read from the input, with one thread per block, and writes the region back. A join
+// kernel's grid and G come from cudaBackend.layout: one block per row and G = 1 for the warp and
+// block layers, a few blocks for the task pool (G = 0) and for the whole-grid layer (G = the grid).
 const cudahostMain = `
 int main() {
     auto a = Read<uint64_t>();
@@ -28,11 +29,11 @@ int main() {
     u32* m = mem.data();
     switch (a[0]) {
     case 0: Launch(a[1], 1, sgsi_filter, m + a[2], m + a[3], a[4], a[5], m + a[6], m + a[7], a[8], m + a[9], a[10]); break;
-    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18]); break;
-    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17]); break;
-    case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], 1, m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
+    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], a[19], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18]); break;
+    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], a[18], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17]); break;
+    case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], a[9], m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
     case 5: Launch(a[1], 1, sgsi_last, m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], a[14], a[15], a[16], (u64*)(m + a[17])); break;
-    case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], 1, m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
+    case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], a[12], m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
     }
     fwrite(m, 4, mem.size(), stdout);
     return 0;
@@ -63,25 +64,42 @@ func (c *cudaBackend) Filter(a filterArgs) error {
 	return nil
 }
 
+// layout is a join kernel's grid and G on the host's one-thread blocks: a warp or a block per
+// row is one thread per row (G = 1); the task pool (G = 0) and the whole grid per row (G: the
+// grid's threads) keep the runner's grid.
+func layout(a joinArgs) (blocks, G uint64) {
+	switch {
+	case a.Grid > 0 && a.Group == 0:
+		return uint64(a.Grid), 0
+	case a.Grid > 0:
+		return uint64(a.Grid), uint64(a.Grid)
+	}
+	return uint64(max(a.NIdx, 1)), 1
+}
+
 func (c *cudaBackend) First(a joinArgs) error {
-	c.launch(1, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.WinLo), uint64(a.WinHi), a.Bits, a.Desc, a.GBA)
+	blocks, G := layout(a)
+	c.launch(1, blocks, a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
+		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.WinLo), uint64(a.WinHi), a.Bits, a.Desc, a.GBA, G)
 	return nil
 }
 
 func (c *cudaBackend) Intersect(a joinArgs) error {
-	c.launch(2, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.Prev), uint64(a.Tail), uint64(a.Negate), a.GBA)
+	blocks, G := layout(a)
+	c.launch(2, blocks, a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
+		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.Prev), uint64(a.Tail), uint64(a.Negate), a.GBA, G)
 	return nil
 }
 
 func (c *cudaBackend) Count(a joinArgs) error {
-	c.launch(3, uint64(max(a.NIdx, 1)), a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.HasCnt), a.Total)
+	blocks, G := layout(a)
+	c.launch(3, blocks, a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.HasCnt), a.Total, G)
 	return nil
 }
 
 func (c *cudaBackend) Link(a joinArgs) error {
-	c.launch(4, uint64(max(a.NIdx, 1)), a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.A), uint64(a.B), a.Out)
+	blocks, G := layout(a)
+	c.launch(4, blocks, a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.A), uint64(a.B), a.Out, G)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,10 +86,10 @@ func (e Engine) slots(ctx context.Context, p *engine.Problem) []slot {
 	return s
 }
 
-// deal runs a count on every slot at once (par.Each: the first failure stops the others, and
+// countDealt runs a count on every slot at once (par.Each: the first failure stops the others, and
 // so does the end of ctx) and returns a runner holding the counts' sum; st gets the runners'
 // Stats merged (mergeStats) and a row for each.
-func (e Engine) deal(ctx context.Context, p *engine.Problem, st *Stats, slots []slot) (*runner, error) {
+func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, slots []slot) (*runner, error) {
 	n := len(slots)
 	sts := make([]Stats, n)
 	rows := make([]DeviceStats, n)
@@ -192,8 +193,9 @@ func dealBounds(first []uint32, weight func(uint32) uint64, n int) []int {
 
 // mergeStats merges the runners' Stats: counters, bytes and peaks summed (the runners hold
 // their regions and tables at once, on their devices and the host), the device times Comm and
-// Comp summed (device time over every device), and the rest from the slowest runner (its
-// setup, phases and Total, so that Other stays its own): the count's critical path.
+// Comp summed (device time over every device), each step's load balance merged (Balance.add),
+// and the rest from the slowest runner (its setup, phases and Total, so that Other stays its
+// own): the count's critical path.
 func mergeStats(sts []Stats) Stats {
 	slow := 0
 	for i := range sts {
@@ -202,6 +204,7 @@ func mergeStats(sts []Stats) Stats {
 		}
 	}
 	m := sts[slow]
+	m.Balance = slices.Clone(m.Balance)
 	mv := reflect.ValueOf(&m).Elem()
 	for i := range sts {
 		if i == slow {
@@ -216,6 +219,7 @@ func mergeStats(sts []Stats) Stats {
 		m.Comm += sts[i].Comm
 		m.Comp += sts[i].Comp
 		m.InCore = m.InCore && sts[i].InCore
+		m.Balance.add(sts[i].Balance)
 	}
 	names := make([]string, len(sts))
 	for i := range sts {
@@ -223,4 +227,22 @@ func mergeStats(sts []Stats) Stats {
 	}
 	m.Device = strings.Join(names, ", ")
 	return m
+}
+
+// add merges o, another runner's balance of the same steps, into b: each step's rows per layer
+// and choice time summed, the thresholds of the chunk of most rows kept.
+func (b *Balance) add(o Balance) {
+	for i, s := range o {
+		for len(*b) <= i {
+			*b = append(*b, StepBalance{})
+		}
+		d := &(*b)[i]
+		for l, n := range s.Rows {
+			d.Rows[l] += n
+		}
+		d.Choice += s.Choice
+		if s.maxRows > d.maxRows {
+			d.maxRows, d.W3, d.W2, d.W1 = s.maxRows, s.W3, s.W2, s.W1
+		}
+	}
 }

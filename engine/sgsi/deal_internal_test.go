@@ -50,7 +50,16 @@ func TestMergeStats(t *testing.T) {
 		Setup: time.Millisecond, Group: 5 * time.Millisecond, Total: time.Second}
 	b := Stats{Device: "b", Chunks: 4, BytesToGPU: 50, PeakHost: 7, Steps: 2, InCore: false, Comm: time.Second, Comp: time.Second,
 		Setup: 2 * time.Millisecond, Group: time.Millisecond, Total: 3 * time.Second}
+	a.Balance = Balance{{Rows: [numLayers]uint64{5, 1}, W3: 8, Choice: time.Millisecond, maxRows: 4}}
+	b.Balance = Balance{{Rows: [numLayers]uint64{2, 2}, W3: 16, Choice: time.Millisecond, maxRows: 3}, {Rows: [numLayers]uint64{1}, maxRows: 1}}
 	m := mergeStats([]Stats{a, b})
+	if len(m.Balance) != 2 || m.Balance[0].Rows[0] != 7 || m.Balance[0].Rows[1] != 3 || m.Balance[0].W3 != 8 ||
+		m.Balance[0].Choice != 2*time.Millisecond || m.Balance[1].Rows[0] != 1 {
+		t.Errorf("merged balance %+v", m.Balance)
+	}
+	if b.Balance[0].Rows[0] != 2 {
+		t.Errorf("mergeStats changed a runner's balance: %+v", b.Balance)
+	}
 	if m.Chunks != 7 || m.BytesToGPU != 150 || m.PeakHost != 17 || m.Steps != 2 || m.InCore {
 		t.Errorf("merged counters %+v", m)
 	}

@@ -62,6 +62,9 @@ type Stats struct {
 	Layout     time.Duration // the store (signatures), the plan and the label graphs it reads
 	Filter     time.Duration
 	Total      time.Duration
+	// Balance is each join step's load balance (balance.go): the rows each layer took and the
+	// thresholds chosen.
+	Balance Balance
 	// The joins' time by phase, host wall clock, so that Other (Total less Setup, Layout, Filter
 	// and these) is what no phase accounts for: Group splits tables by each row's shortest list and sorts
 	// them by its vertex; Refs finds the lists each chunk reads and gathers them for upload;
@@ -129,9 +132,14 @@ type runner struct {
 	// oneSegment uploads every segment on its own (tests: the schedule before runs of gathered
 	// segments, to compare with).
 	oneSegment bool
-	blockRows  uint32 // rows whose buffers exceed this go to a block, the others to a warp
+	blockRows  uint32 // W2: rows whose buffers exceed this go to a block or the whole grid (balance.go)
 	blockSize  uint32
-	threads    int // the host's goroutines for passes over a table (<= 0: all cores)
+	// layers fixes the load-balance thresholds (Options.Layers; nil: chosen per chunk by bal);
+	// gridCap caps a whole-grid launch's blocks (0: bal's costs' GridBlocks).
+	layers  *Thresholds
+	gridCap uint32
+	bal     balancer
+	threads int // the host's goroutines for passes over a table (<= 0: all cores)
 
 	bitsOff, bitWords uint64
 	// sumOff is the device counter the final step's Count adds to (read by drainSum); sumChunks
@@ -161,7 +169,7 @@ type runner struct {
 	tabCap    []uint64
 	tmp       []uint32
 	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
-	fBuf, idxBuf, bigBuf, cntBuf, oBuf []uint32
+	fBuf, idxBuf, cntBuf, oBuf []uint32
 	// stage gathers what one copy uploads (a chunk's descriptor, rows, offsets and index; a
 	// segment's offsets and lists), so that each goes up in one copy.
 	stage []uint32
@@ -1009,10 +1017,8 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	cntOff := idxOff + R
 	gbaOff := cntOff + R + 1
 	outOff := gbaOff + T
-	// Buffer offsets (Algorithm 3) and the rows split by load: a warp each, or a block each.
+	// Buffer offsets (Algorithm 3), then the rows dealt to the load-balance layers (balance.go).
 	F := grow(&r.fBuf, R+1)
-	idx := grow(&r.idxBuf, R)[:0]
-	big := grow(&r.bigBuf, R)[:0]
 	F[0] = 0
 	lg := (*labelGraph)(nil)
 	if !st.cartesian {
@@ -1027,14 +1033,9 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 			d = win[1] - win[0]
 		}
 		F[j+1] = F[j] + uint32(d)
-		if d > uint64(r.blockRows) {
-			big = append(big, uint32(j))
-		} else {
-			idx = append(idx, uint32(j))
-		}
 	}
-	nWarp := uint32(len(idx))
-	idx = append(idx, big...)
+	idx := grow(&r.idxBuf, R)
+	lay := r.deal(i, F, idx)
 	// The descriptor, rows, offsets and index lie side by side from descOff: one copy.
 	h := grow(&r.stage, idxOff+R-descOff)
 	clear(h[copy(h, desc) : rowsOff-descOff])
@@ -1049,21 +1050,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if win != nil {
 		base.WinLo, base.WinHi = uint32(win[0]), uint32(win[1])
 	}
-	launch := func(a joinArgs, f kernelFunc) error {
-		if nWarp > 0 {
-			a.Idx, a.NIdx, a.Group = idxOff, nWarp, 32
-			if err := r.kernel(func() error { return f(r.be, a) }); err != nil {
-				return err
-			}
-		}
-		if n := uint32(len(idx)) - nWarp; n > 0 {
-			a.Idx, a.NIdx, a.Group = idxOff+uint64(nWarp), n, r.blockSize
-			if err := r.kernel(func() error { return f(r.be, a) }); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	launch := func(a joinArgs, f kernelFunc) error { return r.launchLayers(a, f, idxOff, &lay, false) }
 	// The first edge, segment by segment (Algorithm 4).
 	if st.cartesian {
 		// C(u), part by part: every row's buffer gets each part at its position in C(u).
@@ -1171,7 +1158,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		}
 		l := base
 		l.Out, l.A, l.B = outOff, uint32(lo), uint32(hi)
-		if err := launch(l, Backend.Link); err != nil {
+		if err := r.launchLayers(l, Backend.Link, idxOff, &lay, true); err != nil {
 			return err
 		}
 		n := uint64(O[hi]-O[lo]) * w

@@ -192,8 +192,11 @@ func (b *gpuBackend) Filter(a filterArgs) error {
 	})
 }
 
-// grid is the launch of a join kernel: a group of a.Group threads per row.
+// grid is the launch of a join kernel: a group of a.Group threads per row, or a.Grid blocks.
 func (b *gpuBackend) grid(a joinArgs) gpu.Dim3 {
+	if a.Grid > 0 {
+		return gpu.Dim3{X: a.Grid}
+	}
 	return gpu.Dim3{X: blocks(uint64(a.NIdx) * uint64(a.Group))}
 }
 

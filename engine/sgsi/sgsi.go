@@ -18,7 +18,8 @@
 // buffer does not fit the region is joined in windows of its list, so any budget of the
 // candidate bitsets plus 1.5 KiB runs. The whole runs depth first over chunks, so host memory holds one
 // bounded table per level, within --memory (Problem.MemoryLimit). Rows with long buffers get a
-// block, the others a warp (two of SGSI's four load-balance layers). Out of core, neighbouring
+// block or the whole grid, the others a warp or a block's task pool (SGSI+'s four load-balance
+// layers, thresholds from a histogram of the rows' workloads: balance.go). Out of core, neighbouring
 // segments whose lists a chunk reads go up as one gathered run, each upload in one copy; on the
 // GPU uploads (from pinned staging) and kernels are queued without waiting, the last step's
 // counts add up on the device, so only copies back wait, and a count's schedule runs on the
@@ -54,9 +55,13 @@ type Options struct {
 	// 256 MiB).
 	Host      bool
 	HostBytes uint64
-	// BlockRows: rows whose buffers are longer get a block of threads, the others a warp (0:
-	// DefaultBlockRows).
+	// BlockRows is W2: rows whose buffers are longer get a block of threads or the whole grid,
+	// the others a warp or a block's task pool (0: DefaultBlockRows; balance.go).
 	BlockRows uint32
+	// Layers fixes the load-balance thresholds (W2 is then Layers.W2, not BlockRows) instead of
+	// choosing W1 and W3 per chunk from a histogram of the rows' workloads (SGSI+);
+	// TwoLayers(DefaultBlockRows) is the split before SGSI+'s balance, a warp or a block.
+	Layers *Thresholds
 	// MaxCache caps the segment cache in bytes (0: half the region, or what the query's label
 	// graphs need when that is less): tests set it small to force many segments.
 	MaxCache uint64
@@ -107,7 +112,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "balance", st.Balance, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
 		"comm", st.Comm, "comp", st.Comp,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "setup", st.Setup, "layout", st.Layout, "filter", st.Filter,
@@ -151,7 +156,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	}
 	if count {
 		if slots := e.slots(ctx, p); len(slots) > 1 {
-			return e.deal(ctx, p, st, slots) // deal.go
+			return e.countDealt(ctx, p, st, slots) // deal.go
 		}
 	}
 	return e.runOn(ctx, p, st, count, emit, nil)
@@ -184,6 +189,7 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}
+	r.layers = e.Options.Layers
 	err := schedule(be, count, func() error {
 		if err := ctx.Err(); err != nil { // (a dealt runner that waited for its device's thread)
 			return err

@@ -2,9 +2,9 @@
 // step over a chunk of rows (first edge, other edges, counts, link). HostBackend in backend.go
 // is the same logic in Go; the two must stay in step.
 //
-// A join kernel gives each row of its index list a group of G threads: G = 32 (a warp per row)
-// or G = blockDim.x (a block per row, for rows whose buffers are long), SGSI's warp and block
-// load-balance layers. Buffers hold candidates or INVALID.
+// A join kernel deals the rows of its index list to its threads by one of SGSI+'s four
+// load-balance layers (dealRows() below): a warp per row, a block's task pool, a block per row, or
+// the whole grid per row. Buffers hold candidates or INVALID.
 
 #define INVALID 0xffffffffu
 #define BLOCK 256
@@ -12,6 +12,7 @@
 #ifdef CUDAHOST
 // The host build (package internal/cudahost) runs one-lane warps: nothing to add from other lanes.
 template <class T> T __shfl_down_sync(unsigned, T, int) { return 0; }
+template <class T> T __shfl_up_sync(unsigned, T, int) { return 0; }
 #endif
 
 typedef unsigned int u32;
@@ -43,6 +44,148 @@ __device__ __forceinline__ Group group(u32 G) {
 	g.n = gridDim.x * blockDim.x / G;
 	g.lane = t % G;
 	return g;
+}
+
+// lowerBound is the first position of the sorted list whose entry is not below x.
+__device__ __forceinline__ u32 lowerBound(const u32* list, u32 len, u32 x) {
+	u32 a = 0, b = len;
+	while (a < b) {
+		u32 m = (a + b) / 2;
+		if (list[m] < x) a = m + 1; else b = m;
+	}
+	return a;
+}
+
+// The load-balance layers. A join kernel's work is its rows' items (buffer entries, or list
+// positions): an Op says how many items row r has (open, which fills the row's state), does one
+// (item: 1 when it counts a hit), and takes a thread's hits on a row (done). dealRows() deals the
+// rows of idx to the threads, by the kernel's G:
+//   G = 32: a warp per row; G = blockDim.x: a block per row; G = gridDim.x * blockDim.x: the
+//   whole grid per row (the largest rows: the host's stand-in for SGSI+'s dynamically launched
+//   kernel, each block a strided slice of the row); G = 0: the task pool (pool()).
+// Every thread of a group runs open for its row; the group's lanes take its items in turn. On
+// the whole grid, row r's item j goes to thread (F[r] + j) mod G (F: the rows' buffer offsets),
+// so that rows shorter than the grid spread over it rather than all starting at its first threads.
+
+#define POOL BLOCK // rows a block's task pool holds at a time
+
+// groupSync waits for the group of G threads when it shares a cursor (Link's).
+__device__ __forceinline__ void groupSync(u32 G) {
+	if (G == 32) __syncwarp(); else __syncthreads();
+}
+
+// warpScan is the inclusive sum over a warp's lanes up to this one (a one-lane warp on the host).
+__device__ __forceinline__ u32 warpScan(u32 x) {
+	u32 lane = threadIdx.x & 31;
+	for (int o = 1; o < 32; o *= 2) {
+		u32 y = __shfl_up_sync(0xffffffffu, x, o);
+		if (lane >= (u32)o) x += y;
+	}
+	return x;
+}
+
+// blockScan returns the sum of x over the block's threads before this one and sets *total to the
+// block's sum. Every thread of the block calls it.
+__device__ __forceinline__ u32 blockScan(u32 x, u32* total) {
+	__shared__ u32 warps[32];
+	u32 lane = threadIdx.x & 31, w = threadIdx.x / 32, nw = (blockDim.x + 31) / 32;
+	u32 inc = warpScan(x);
+	if (lane == 31 || threadIdx.x == blockDim.x - 1) warps[w] = inc;
+	__syncthreads();
+	if (w == 0) {
+		u32 s = warpScan(lane < nw ? warps[lane] : 0);
+		if (lane < nw) warps[lane] = s;
+	}
+	__syncthreads();
+	u32 before = (w ? warps[w - 1] : 0) + inc - x;
+	*total = warps[nw - 1];
+	__syncthreads(); // warps is read before the next call writes it
+	return before;
+}
+
+// pool is the task-pool layer (SGSI+'s rows of (W3, W2] items). A block takes an equal share of
+// the rows, POOL at a time: it loads them into shared memory (each thread opens its slots' rows),
+// numbers their items by a block-wide scan, and its threads take the items in turn, each finding
+// its row by a binary search of the rows' first items. The block's threads thus divide its
+// rows' items evenly, however they are spread over the rows (SGSI+'s pool holds 1,024 items
+// and refills it twice a round; this one holds POOL rows, up to W2 items each, numbered in
+// place). A row's hits add up in shared memory; the thread that opened it passes them on.
+template <class Op> __device__ void pool(Op& op, const u32* idx, u32 nidx) {
+	__shared__ typename Op::Row row[POOL];
+	__shared__ u32 rid[POOL], start[POOL], acc[POOL];
+	u32 from = threadIdx.x * POOL / blockDim.x, to = (threadIdx.x + 1) * POOL / blockDim.x; // the thread's slots
+	u32 lo = (u64)blockIdx.x * nidx / gridDim.x, hi = (u64)(blockIdx.x + 1) * nidx / gridDim.x;
+	for (u32 b = lo; b < hi; b += POOL) {
+		u32 mine = 0;
+		for (u32 s = from; s < to; s++) {
+			u32 k = b + s;
+			u32 n = 0;
+			if (k < hi) {
+				rid[s] = idx[k];
+				n = op.open(rid[s], row[s]);
+			}
+			start[s] = n; // its item count until the scan below
+			acc[s] = 0;
+			mine += n;
+		}
+		u32 items;
+		u32 at = blockScan(mine, &items);
+		for (u32 s = from; s < to; s++) {
+			u32 n = start[s];
+			start[s] = at;
+			at += n;
+		}
+		__syncthreads();
+		u32 cur = INVALID, c = 0;
+		for (u32 e = threadIdx.x; e < items; e += blockDim.x) {
+			u32 x = 0, y = POOL; // the last row whose first item is at most e
+			while (y - x > 1) {
+				u32 m = (x + y) / 2;
+				if (start[m] <= e) x = m; else y = m;
+			}
+			if (x != cur) {
+				if (c) atomicAdd(&acc[cur], c);
+				cur = x;
+				c = 0;
+			}
+			c += op.item(row[x], e - start[x], &acc[x]);
+		}
+		if (c) atomicAdd(&acc[cur], c);
+		__syncthreads();
+		for (u32 s = from; s < to; s++) {
+			if (b + s < hi) op.done(rid[s], row[s], acc[s]);
+		}
+		__syncthreads(); // the slots are read before the next rows overwrite them
+	}
+}
+
+template <class Op> __device__ void dealRows(Op& op, const u32* idx, u32 nidx, u32 G, const u32* F) {
+	if (G == 0) {
+		pool(op, idx, nidx);
+		return;
+	}
+	__shared__ u32 cur[BLOCK / 32]; // a group's cursor (Op::cursor: Link), a warp's or a block's
+	Group g = group(G);
+	u32 slot = G < blockDim.x ? threadIdx.x / G : 0;
+	u32 rounds = (nidx + g.n - 1) / g.n; // the same for every thread of a group
+	for (u32 t = 0; t < rounds; t++) {
+		u32 k = g.id + t * g.n;
+		if (Op::cursor) {
+			if (g.lane == 0) cur[slot] = 0;
+			groupSync(G);
+		}
+		if (k < nidx) {
+			u32 r = idx[k];
+			typename Op::Row s;
+			u32 n = op.open(r, s);
+			u32 c = 0;
+			u32 j = g.lane;
+			if (G > blockDim.x) j = (g.lane + G - F[r] % G) % G; // item j on thread (F[r] + j) mod G
+			for (; j < n; j += G) c += op.item(s, j, &cur[slot]);
+			op.done(r, s, c);
+		}
+		if (Op::cursor) groupSync(G);
+	}
 }
 
 // rowList finds row r's list in the segment and its vertex: false when the vertex lies outside it.
@@ -79,109 +222,182 @@ __device__ __forceinline__ bool rowList(const u32* rows, u32 width, u32 r, u32 c
 	return true;
 }
 
-// sgsi_first fills the buffers from the segment's lists. A list may be cut into parts over
-// several segments: the segment's part of vertex lo's list starts at list position head. Only
-// list positions [winLo, winHi) are written, at buf[position - winLo].
+// FirstOp fills the buffers from the segment's lists. A list may be cut into parts over several
+// segments: the segment's part of vertex lo's list starts at list position head. Only list
+// positions [winLo, winHi) are written, at buf[position - winLo]. A row's items: its list
+// positions in the segment and the window.
+struct FirstOp {
+	enum { cursor = 0 }; // no shared cursor (dealRows)
+	struct Row {
+		const u32* list; // from the row's first item
+		u32* out;        // its buffer slot
+		u32 r;
+	};
+	const u32* rows;
+	u32 width;
+	const u32* F;
+	u32 col;
+	const u32 *segOff, *segNbr;
+	u32 lo, hi, nref, head, winLo, winHi;
+	const u32 *bits, *desc;
+	u32* gba;
+	u32 nless, ngreater; // desc[0], desc[1]
+
+	__device__ u32 open(u32 r, Row& s) {
+		const u32* list;
+		u32 len, v;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, nref, &list, &len, &v)) return 0;
+		u32 skip = v == lo ? head : 0;
+		if (winHi <= skip) return 0; // the window ends before the segment's part
+		u32 from = winLo > skip ? winLo - skip : 0;
+		u32 to = winHi - skip < len ? winHi - skip : len;
+		if (to <= from) return 0;
+		s.list = list + from;
+		s.out = gba + F[r] + skip + from - winLo;
+		s.r = r;
+		return to - from;
+	}
+	__device__ u32 item(const Row& s, u32 j, u32*) {
+		const u32* row = rows + (u64)s.r * width;
+		u32 w = s.list[j];
+		bool keep = (bits[w / 32] >> (w & 31)) & 1;
+		for (u32 c = 0; keep && c < width; c++) keep = row[c] != w;
+		for (u32 c = 0; keep && c < nless; c++) keep = row[desc[2 + c]] < w;
+		for (u32 c = 0; keep && c < ngreater; c++) keep = w < row[desc[2 + nless + c]];
+		s.out[j] = keep ? w : INVALID;
+		return 0;
+	}
+	__device__ void done(u32, const Row&, u32) {}
+};
+
 extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
                                       u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi, u32 nref, u32 head,
                                       u32 winLo, u32 winHi, const u32* bits, const u32* desc, u32* gba) {
-	Group g = group(G);
-	u32 nless = desc[0], ngreater = desc[1];
-	for (u32 k = g.id; k < nidx; k += g.n) {
-		u32 r = idx[k];
-		const u32* list;
-		u32 len, v;
-		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, nref, &list, &len, &v)) continue;
-		u32 skip = v == lo ? head : 0;
-		const u32* row = rows + (u64)r * width;
-		u32* buf = gba + F[r];
-		if (winHi <= skip) continue; // the window ends before the segment's part
-		u32 from = winLo > skip ? winLo - skip : 0;
-		u32 to = winHi - skip < len ? winHi - skip : len;
-		for (u32 j = from + g.lane; j < to; j += G) {
-			u32 w = list[j];
-			bool keep = (bits[w / 32] >> (w & 31)) & 1;
-			for (u32 c = 0; keep && c < width; c++) keep = row[c] != w;
-			for (u32 c = 0; keep && c < nless; c++) keep = row[desc[2 + c]] < w;
-			for (u32 c = 0; keep && c < ngreater; c++) keep = w < row[desc[2 + nless + c]];
-			buf[skip + j - winLo] = keep ? w : INVALID;
-		}
-	}
+	FirstOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, winLo, winHi, bits, desc, gba, desc[0], desc[1]};
+	dealRows(op, idx, nidx, G, F);
 }
 
-// sgsi_intersect invalidates the buffer entries absent from (negate: present in) the row's list.
+// IntersectOp invalidates the buffer entries absent from (negate: present in) the row's list.
 // When the list is cut into parts, a part decides only the entries in its value range: above
 // prev (the last entry of the parts before) when vertex lo's list has head > 0 entries before the
-// segment, and up to its last entry when vertex hi-1's list goes on after it (tail).
+// segment, and up to its last entry when vertex hi-1's list goes on after it (tail). A row's
+// items: its buffer's entries, when its vertex lies in the segment.
+struct IntersectOp {
+	enum { cursor = 0 }; // no shared cursor (dealRows)
+	struct Row {
+		const u32* list;
+		u32* buf;
+		u32 len;
+		u32 below, above; // entries <= prev belong to earlier parts; entries > list[len-1] to later ones
+	};
+	const u32* rows;
+	u32 width;
+	const u32* F;
+	u32 col;
+	const u32 *segOff, *segNbr;
+	u32 lo, hi, nref, head, prev, tail, negate;
+	u32* gba;
+
+	__device__ u32 open(u32 r, Row& s) {
+		u32 v;
+		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, nref, &s.list, &s.len, &v)) return 0;
+		s.below = v == lo && head > 0;
+		s.above = v == hi - 1 && tail != 0;
+		s.buf = gba + F[r];
+		return F[r + 1] - F[r];
+	}
+	__device__ u32 item(const Row& s, u32 j, u32*) {
+		u32 x = s.buf[j];
+		if (x == INVALID) return 0;
+		if ((s.below && x <= prev) || (s.above && x > s.list[s.len - 1])) return 0;
+		u32 a = lowerBound(s.list, s.len, x);
+		bool found = a < s.len && s.list[a] == x;
+		if (found == (negate != 0)) s.buf[j] = INVALID;
+		return 0;
+	}
+	__device__ void done(u32, const Row&, u32) {}
+};
+
 extern "C" __global__ void sgsi_intersect(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx,
                                           u32 G, u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
                                           u32 nref, u32 head, u32 prev, u32 tail, u32 negate, u32* gba) {
-	Group g = group(G);
-	for (u32 k = g.id; k < nidx; k += g.n) {
-		u32 r = idx[k];
-		const u32* list;
-		u32 len, v;
-		if (!rowList(rows, width, r, col, segOff, segNbr, lo, hi, nref, &list, &len, &v)) continue;
-		bool below = v == lo && head > 0;        // entries <= prev belong to earlier parts
-		bool above = v == hi - 1 && tail != 0;   // entries > list[len-1] belong to later parts
-		for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) {
-			u32 x = gba[j];
-			if (x == INVALID) continue;
-			if ((below && x <= prev) || (above && x > list[len - 1])) continue;
-			u32 a = 0, b = len;
-			while (a < b) {
-				u32 m = (a + b) / 2;
-				if (list[m] < x) a = m + 1; else b = m;
-			}
-			bool found = a < len && list[a] == x;
-			if (found == (negate != 0)) gba[j] = INVALID;
-		}
-	}
+	IntersectOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, prev, tail, negate, gba};
+	dealRows(op, idx, nidx, G, F);
 }
 
-extern "C" __global__ void sgsi_count(const u32* F, const u32* idx, u32 nidx, u32 G, const u32* gba, u32* cnt,
-                                      u32 hasCnt, u64* total) {
-	Group g = group(G);
-	u64 sum = 0;
-	for (u32 k = g.id; k < nidx; k += g.n) {
-		u32 r = idx[k];
-		u32 c = 0;
-		for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) c += gba[j] != INVALID;
+// CountOp counts each row's valid entries into cnt[r] (hasCnt) and the thread's sum.
+struct CountOp {
+	enum { cursor = 0 }; // no shared cursor (dealRows)
+	struct Row {
+		const u32* buf;
+	};
+	const u32* F;
+	const u32* gba;
+	u32* cnt;
+	u32 hasCnt;
+	u64 sum;
+
+	__device__ u32 open(u32 r, Row& s) {
+		s.buf = gba + F[r];
+		return F[r + 1] - F[r];
+	}
+	__device__ u32 item(const Row& s, u32 j, u32*) { return s.buf[j] != INVALID; }
+	__device__ void done(u32 r, const Row&, u32 c) {
 		if (hasCnt && c) atomicAdd(&cnt[r], c);
 		sum += c;
 	}
+};
+
+extern "C" __global__ void sgsi_count(const u32* F, const u32* idx, u32 nidx, u32 G, const u32* gba, u32* cnt,
+                                      u32 hasCnt, u64* total) {
+	CountOp op = {F, gba, cnt, hasCnt, 0};
+	dealRows(op, idx, nidx, G, F);
+	u64 sum = op.sum;
 	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
 	if ((threadIdx.x & 31) == 0 && sum) atomicAdd(total, sum);
 }
 
-// sgsi_link copies the rows of [A, B) with each valid entry of their buffers appended to out, row
-// r's first at off[r] - off[A]; the order within a row is that of a shared-memory cursor.
+// LinkOp copies the rows of [A, B) with each valid entry of their buffers appended to out, row
+// r's first at off[r] - off[A]; the order within a row is that of a shared-memory cursor (the
+// row's group's, or its task-pool slot's: never the whole grid's, which shares no memory).
+struct LinkOp {
+	enum { cursor = 1 }; // a shared cursor per row (dealRows)
+	struct Row {
+		const u32* buf;
+		u32* out;
+		u32 r;
+	};
+	const u32* rows;
+	u32 width;
+	const u32* F;
+	const u32* gba;
+	const u32* off;
+	u32 A, B;
+	u32* out;
+
+	__device__ u32 open(u32 r, Row& s) {
+		if (r < A || r >= B) return 0;
+		s.buf = gba + F[r];
+		s.out = out + (u64)(off[r] - off[A]) * (width + 1);
+		s.r = r;
+		return F[r + 1] - F[r];
+	}
+	__device__ u32 item(const Row& s, u32 j, u32* cur) {
+		u32 x = s.buf[j];
+		if (x == INVALID) return 0;
+		const u32* row = rows + (u64)s.r * width;
+		u32* o = s.out + (u64)atomicAdd(cur, 1u) * (width + 1);
+		for (u32 c = 0; c < width; c++) o[c] = row[c];
+		o[width] = x;
+		return 0;
+	}
+	__device__ void done(u32, const Row&, u32) {}
+};
+
 extern "C" __global__ void sgsi_link(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
                                      const u32* gba, const u32* off, u32 A, u32 B, u32* out) {
-	__shared__ u32 cur[BLOCK / 32];
-	Group g = group(G);
-	u32 slot = threadIdx.x / G;
-	u32 base = off[A];
-	u32 rounds = (nidx + g.n - 1) / g.n; // the same for every thread of a group
-	for (u32 t = 0; t < rounds; t++) {
-		u32 k = g.id + t * g.n;
-		if (g.lane == 0) cur[slot] = 0;
-		if (G == 32) __syncwarp(); else __syncthreads();
-		u32 r = k < nidx ? idx[k] : INVALID;
-		if (r != INVALID && r >= A && r < B) {
-			const u32* row = rows + (u64)r * width;
-			u64 at = off[r] - base;
-			for (u32 j = F[r] + g.lane; j < F[r + 1]; j += G) {
-				u32 x = gba[j];
-				if (x == INVALID) continue;
-				u32 p = atomicAdd(&cur[slot], 1u);
-				u32* o = out + (at + p) * (width + 1);
-				for (u32 c = 0; c < width; c++) o[c] = row[c];
-				o[width] = x;
-			}
-		}
-		if (G == 32) __syncwarp(); else __syncthreads();
-	}
+	LinkOp op = {rows, width, F, gba, off, A, B, out};
+	dealRows(op, idx, nidx, G, F);
 }
 
 // keyList finds vertex v's list in a key upload (link entry l: its nref vertices, sorted, then
@@ -205,15 +421,6 @@ __device__ __forceinline__ void keyList(const u32* mem, const u32* l, u32 v, con
 
 #define MAXCOLS 32
 
-// lowerBound is the first position of the sorted list whose entry is not below x.
-__device__ __forceinline__ u32 lowerBound(const u32* list, u32 len, u32 x) {
-	u32 a = 0, b = len;
-	while (a < b) {
-		u32 m = (a + b) / 2;
-		if (list[m] < x) a = m + 1; else b = m;
-	}
-	return a;
-}
 
 // lastRow is the group's lane's part of the count of one row (sgsi_last). lp and ll hold the
 // links' lists: those of the links in the bit mask known already (a generating vertex's), the

@@ -1,0 +1,338 @@
+package sgsi
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+)
+
+// bruteCost is SGSI+'s C(x1, x3) summed bin by bin over bins 0..b, as the paper writes it, plus
+// Pass for each layer that holds rows.
+func bruteCost(c *Costs, bins []uint64, x1, x2, x3 uint64) float64 {
+	sum := 0.0
+	var rows [numLayers]uint64
+	for i, n := range bins {
+		i := uint64(i)
+		switch {
+		case i <= x3 && i < x2:
+			sum += c.warp(i, n)
+			rows[layerWarp] += n
+		case i < x2:
+			sum += c.pool(i, n)
+			rows[layerPool] += n
+		case i <= x1:
+			sum += c.block(i, n)
+			rows[layerBlock] += n
+		default:
+			sum += c.grid(i, n)
+			rows[layerGrid] += n
+		}
+	}
+	for _, n := range rows {
+		if n > 0 {
+			sum += c.Pass
+		}
+	}
+	return sum
+}
+
+// TestChooseBruteForce checks choose against a brute force over every (x1, x3) of SGSI+'s cost
+// on random skewed workloads and constants: the least cost, and thresholds that put each row in
+// the layer of its bin.
+func TestChooseBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 21))
+	for trial := range 200 {
+		c := Costs{Sync: r.Float64(), Launch: 10 * r.Float64(), Pass: 10 * r.Float64(), SMs: 1 + r.IntN(200), GridBlocks: 8}
+		if trial%3 == 0 {
+			c.Pass = 0 // SGSI+'s C alone
+		}
+		w2 := uint32(32 * (1 + r.IntN(20)))
+		switch trial % 10 {
+		case 0:
+			w2 = uint32(r.IntN(32)) // below a bin: x2 = 0
+		case 1:
+			w2 += uint32(1 + r.IntN(31)) // between bins
+		}
+		b := balancer{costs: c}
+		b.reset(w2)
+		var ds []uint64
+		for range r.IntN(3000) {
+			d := uint64(r.ExpFloat64() * float64(r.IntN(3)*300+10))
+			if r.IntN(50) == 0 {
+				d = uint64(r.IntN(8000)) // a few long rows
+			}
+			ds = append(ds, d)
+			b.add(d)
+		}
+		th, cost := b.choose(w2)
+		x2 := x2Of(w2)
+		last := x2
+		for _, d := range ds {
+			last = max(last, d/binWidth)
+		}
+		bins := make([]uint64, last+1)
+		for _, d := range ds {
+			bins[d/binWidth]++
+		}
+		best := math.Inf(1)
+		for x1 := x2; x1 <= last; x1++ {
+			for x3 := uint64(0); x3 < max(x2, 1); x3++ { // (x2 = 0: no warp or pool bins, x3 unused)
+				best = min(best, bruteCost(&c, bins, x1, x2, x3))
+			}
+		}
+		x1, x3 := max((th.W1+1)/binWidth, 1)-1, max(x2, 1)-1
+		if th.W3 < th.W2 {
+			x3 = (th.W3+1)/binWidth - 1
+		}
+		got := bruteCost(&c, bins, x1, x2, x3)
+		if tol := 1e-9 * max(1, best); math.Abs(cost-best) > tol || math.Abs(got-best) > tol {
+			t.Fatalf("trial %d (costs %+v, W2 %d, %d rows): choose's cost %g, at its (x1 %d, x3 %d) %g; brute force %g", trial, c, w2, len(ds), cost, x1, x3, got, best)
+		}
+		if th.W2 != uint64(w2) || th.W3 > th.W2 || th.W1 < th.W2 || x2 > 0 && x3 >= x2 || x1 < x2 {
+			t.Fatalf("trial %d: thresholds %+v outside W3 <= W2 = %d <= W1, 0 <= x3 < x2 = %d <= x1", trial, th, w2, x2)
+		}
+		for _, d := range ds {
+			i, want := d/binWidth, layerGrid
+			switch {
+			case d <= th.W2 && i >= x2:
+				continue // a row of (32*x2-1, W2]: the model's block bin, a warp or pool row
+			case i <= x3 && x2 > 0:
+				want = layerWarp
+			case i < x2:
+				want = layerPool
+			case i <= x1:
+				want = layerBlock
+			}
+			if l := th.layer(d); l != want {
+				t.Fatalf("trial %d: a row of %d items goes to %s, its bin %d to %s (thresholds %+v)", trial, d, layerNames[l], i, layerNames[want], th)
+			}
+		}
+	}
+}
+
+// TestChooseAllocates checks that a chunk's histogram and choice allocate nothing once the
+// balancer's buffers have grown.
+func TestChooseAllocates(t *testing.T) {
+	b := balancer{costs: DefaultCosts}
+	ds := []uint64{3, 40, 700, 5000, 5000, 90_000}
+	run := func() {
+		b.reset(DefaultBlockRows)
+		for _, d := range ds {
+			b.add(d)
+		}
+		b.choose(DefaultBlockRows)
+	}
+	run()
+	if n := testing.AllocsPerRun(10, run); n != 0 {
+		t.Errorf("a chunk's choice allocates %v times", n)
+	}
+}
+
+// forcedLayers are thresholds that put the rows of the small test graphs in all four layers:
+// rows of 2 or 3 items in a block's task pool, of 4 to 6 in a block, longer ones over the whole
+// grid. ForcedLayers exports them to the external tests.
+var forcedLayers = Thresholds{W3: 1, W2: 3, W1: 6}
+
+var ForcedLayers = forcedLayers
+
+// layerRuns counts, over runs, the rows each layer took.
+type layerRuns [numLayers]uint64
+
+func (l *layerRuns) add(b Balance) {
+	for _, s := range b {
+		for i, n := range s.Rows {
+			l[i] += n
+		}
+	}
+}
+
+func (l *layerRuns) check(t *testing.T, what string) {
+	t.Helper()
+	t.Logf("%s: rows per layer (warp, pool, block, grid) %v", what, *l)
+	for i, n := range l {
+		if n == 0 {
+			t.Errorf("%s: no row went to the %s layer", what, layerNames[i])
+		}
+	}
+}
+
+// TestLayersOnHost runs the schedule with every layer forced (forcedLayers: rows of 2 or 3
+// items in the task pool, of more than 6 over the whole grid of 3 blocks) with the CUDA kernels
+// built for the host, in core and out of core, on the oracle's random labelled cases in every
+// convention and on hub graphs, and compares the counts with the oracle and the listings with
+// those of the split before (TwoLayers) on HostBackend.
+func TestLayersOnHost(t *testing.T) {
+	bin := cudahost.Build(t, "sgsi", kernelSource, cudahostMain)
+	ctx := context.Background()
+	seeds, _ := proptest.Seeds(t, 40, 8)
+	var layers layerRuns
+	run := func(be Backend, c proptest.Case, sem engine.Semantics, th *Thresholds, count bool, cache uint64) (*runner, [][]uint32, error) {
+		var got [][]uint32
+		r := &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(c.G), q: compileQuery(c.P), count: count,
+			blockRows: uint32(th.W2), blockSize: 1, layers: th, gridCap: 3, maxCache: cache,
+			emit: func(m []uint32) bool { got = append(got, slices.Clone(m)); return true }}
+		err := r.run(sem.Induced, sem.Unique)
+		layers.add(r.st.Balance)
+		slices.SortFunc(got, slices.Compare)
+		return r, got, err
+	}
+	listed := 0
+	for o := range proptest.WithOracle(seeds, nil) {
+		if o.Want > 2000 {
+			continue
+		}
+		for _, rg := range []struct{ words, cache uint64 }{{1 << 14, 0}, {900, 60}} {
+			r, _, err := run(&cudaBackend{HostBackend: NewHostBackend(rg.words), t: t, bin: bin}, o.Case, o.Sem, &forcedLayers, true, rg.cache)
+			if err != nil {
+				if rg.words < 1<<14 {
+					continue
+				}
+				t.Fatalf("seed %d %s: %v", o.Seed, o.Sem, err)
+			}
+			if r.total != o.Want {
+				t.Errorf("four layers forced, CUDA kernels on the host: %d, oracle %d\n%s", r.total, o.Want, o.Describe(o.Sem, "cudahost layers", "./engine/sgsi -run TestLayersOnHost"))
+			}
+		}
+		if o.Want > 300 || o.Seed%2 == 1 {
+			continue
+		}
+		listed++
+		_, got, err := run(&cudaBackend{HostBackend: NewHostBackend(1 << 14), t: t, bin: bin}, o.Case, o.Sem, &forcedLayers, false, 0)
+		_, want, err2 := run(NewHostBackend(1<<14), o.Case, o.Sem, TwoLayers(DefaultBlockRows), false, 0)
+		if err != nil || err2 != nil || !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("listing with four layers forced: %d matches (%v), two layers on HostBackend %d (%v)\n%s", len(got), err, len(want), err2, o.Describe(o.Sem, "cudahost layers", "./engine/sgsi -run TestLayersOnHost"))
+		}
+	}
+	// Hub graphs: rows long enough for every layer at once, lists in parts, rows in windows.
+	for seed := uint64(1); seed <= 2; seed++ {
+		g := hubGraph(seed, 80, 1)
+		p := gen.RandomPattern(seed, 3, gen.PatternOptions{Components: 1, EdgeProb: 0.5, VertexLabels: 2, EdgeLabels: 2, Wildcard: 0.3})
+		for _, sem := range []engine.Semantics{{}, {Induced: true, Unique: true}} {
+			want := oracle.Count(g, p, sem)
+			c := proptest.Case{G: g, P: p}
+			r, _, err := run(&cudaBackend{HostBackend: NewHostBackend(260), t: t, bin: bin}, c, sem, &Thresholds{W3: 2, W2: 5, W1: 9}, true, 120)
+			if err != nil || r.total != want {
+				t.Errorf("hub graph %d %s pattern %v: four layers forced %d (%v), oracle %d", seed, sem, p, r.total, err, want)
+			}
+		}
+	}
+	t.Logf("%d listings compared", listed)
+	layers.check(t, "CUDA kernels on the host")
+}
+
+// TestLayersDeal checks the host's side of the layers (each row dealt to one layer, a launch
+// per layer) with forced thresholds on HostBackend against the oracle, and that the histogram's
+// choice on a skewed R-MAT graph gives the same counts as the split before.
+func TestLayersDeal(t *testing.T) {
+	ctx := context.Background()
+	seeds, _ := proptest.Seeds(t, 150, 40)
+	var layers layerRuns
+	for o := range proptest.WithOracle(seeds, nil) {
+		for _, words := range []uint64{1 << 16, 1200} {
+			r := &runner{ctx: ctx, be: NewHostBackend(words), st: &Stats{}, s: newStore(o.G), q: compileQuery(o.P), count: true,
+				blockRows: 3, blockSize: 4, layers: &forcedLayers, maxCache: words / 16}
+			err := r.run(o.Sem.Induced, o.Sem.Unique)
+			if err != nil && words < 1<<16 {
+				continue
+			}
+			layers.add(r.st.Balance)
+			if err != nil || r.total != o.Want {
+				t.Errorf("four layers forced on HostBackend: %d (%v), oracle %d\n%s", r.total, err, o.Want, o.Describe(o.Sem, "host layers", "./engine/sgsi -run TestLayersDeal"))
+			}
+		}
+	}
+	layers.check(t, "HostBackend")
+	scale := 9
+	if testenv.Long() {
+		scale = 12
+	}
+	if s, err := strconv.Atoi(os.Getenv("SUBMATCH_SGSI_RMAT_SCALE")); err == nil && s > 0 {
+		scale = s // a measurement (docs/benchmarks.md, issue 21 sgsi9)
+	}
+	g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 8, VertexLabels: 4, LabelDistribution: gen.ZipfLabels, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pattern.Parse("(a)-(b)-(c)-(a), (c)-(d)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts []uint64
+	for _, th := range []*Thresholds{TwoLayers(DefaultBlockRows), nil} {
+		st := &Stats{}
+		r := &runner{ctx: ctx, be: NewHostBackend(1 << 22), st: st, s: newStore(g), q: compileQuery(p), count: true,
+			blockRows: DefaultBlockRows, blockSize: blockThreads, layers: th, buffered: true}
+		t0 := time.Now()
+		if err := r.run(false, false); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("R-MAT scale %d, thresholds %v: count %d in %v; %v", scale, th, r.total, time.Since(t0), st.Balance)
+		counts = append(counts, r.total)
+	}
+	if counts[0] != counts[1] {
+		t.Errorf("R-MAT: the histogram's layers count %d, the split before %d", counts[1], counts[0])
+	}
+}
+
+// BenchmarkChoose times a chunk's histogram and choice over a million rows of skewed workloads
+// (per row: the host's cost of SGSI+'s balance beside the split before).
+func BenchmarkChoose(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 21))
+	ds := make([]uint64, 1<<20)
+	for i := range ds {
+		ds[i] = uint64(r.ExpFloat64() * 40)
+		if r.IntN(1000) == 0 {
+			ds[i] = uint64(r.IntN(1 << 20)) // a few hubs' rows
+		}
+	}
+	bal := balancer{costs: DefaultCosts}
+	b.ResetTimer()
+	for range b.N {
+		bal.reset(DefaultBlockRows)
+		for _, d := range ds {
+			bal.add(d)
+		}
+		bal.choose(DefaultBlockRows)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ds)), "ns/row")
+}
+
+// BenchmarkDeal times dealing a chunk of a million rows of skewed workloads to the layers, with
+// the split before (fixed) and with the histogram's choice.
+func BenchmarkDeal(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 21))
+	F := make([]uint32, 1<<20+1)
+	for i := 1; i < len(F); i++ {
+		d := uint32(r.ExpFloat64() * 40)
+		if r.IntN(1000) == 0 {
+			d = uint32(r.IntN(1 << 16)) // a few hubs' rows
+		}
+		F[i] = F[i-1] + d
+	}
+	idx := make([]uint32, len(F)-1)
+	for _, c := range []struct {
+		name   string
+		layers *Thresholds
+	}{{"fixed", TwoLayers(DefaultBlockRows)}, {"histogram", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			run := &runner{st: &Stats{}, blockRows: DefaultBlockRows, blockSize: blockThreads, layers: c.layers}
+			for range b.N {
+				run.deal(1, F, idx)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(idx)), "ns/row")
+		})
+	}
+}
