@@ -68,3 +68,42 @@ func TestHostMemory(t *testing.T) {
 		t.Errorf("no limit refused (%d) or squeezed the tables (%d): the test checks nothing", refused, squeezed)
 	}
 }
+
+// TestDealHostMemory: --memory on a count dealt to two runners (deal.go: the store shared, the
+// rest split), every run equal to the oracle with the runners' spilled tables together within
+// the limit, or refused with an ErrMemory naming --memory.
+func TestDealHostMemory(t *testing.T) {
+	ctx := context.Background()
+	var refused, finished int
+	for seed := uint64(1); seed <= 6; seed++ {
+		c := proptest.MakeLarger(seed)
+		sem := engine.Semantics{}
+		want, ok := oracle.CountWithin(c.G, c.P, sem, 5_000_000)
+		if !ok {
+			continue
+		}
+		opts := sgsi.Options{Host: true, HostBytes: 16 << 10, Buffered: true}
+		for limit := uint64(1 << 10); limit <= 96<<10; limit += 4 << 10 {
+			p := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: sem, MemoryLimit: limit, GPUs: []int{0, 1}}
+			res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, p)
+			if err != nil {
+				if !errors.Is(err, engine.ErrMemory) || !strings.Contains(err.Error(), "--memory") {
+					t.Errorf("seed %d --memory %d: %v, want an ErrMemory naming --memory", seed, limit, err)
+				}
+				refused++
+				continue
+			}
+			finished++
+			if res.Count != want {
+				t.Errorf("seed %d --memory %d: %d, oracle %d", seed, limit, res.Count, want)
+			}
+			if st.PeakHost > limit || len(st.Devices) != 2 {
+				t.Errorf("seed %d --memory %d: spilled tables peaked at %d bytes, %d runners", seed, limit, st.PeakHost, len(st.Devices))
+			}
+		}
+	}
+	t.Logf("%d runs refused, %d finished", refused, finished)
+	if refused == 0 || finished == 0 {
+		t.Errorf("no limit refused (%d) or finished (%d): the test checks nothing", refused, finished)
+	}
+}
