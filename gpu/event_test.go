@@ -170,8 +170,8 @@ func TestGPUDoHere(t *testing.T) {
 		t.Error("a panic inside DoHere returned no error")
 	}
 
-	// The thread's context on return is the one it had on entry, and a call allocates nothing
-	// (dcsm makes one per wave).
+	// The thread's context on return is the one it had on entry. (Its own bookkeeping allocates
+	// nothing, TestThreadSet; each driver call through purego.SyscallN allocates its arguments.)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	current := func() uintptr {
@@ -182,9 +182,8 @@ func TestGPUDoHere(t *testing.T) {
 		return c
 	}
 	before := current()
-	noop := func() error { return nil }
-	if allocs := testing.AllocsPerRun(100, func() { _ = d.DoHere(noop) }); allocs != 0 {
-		t.Errorf("DoHere allocates %.1f times a call, want 0", allocs)
+	if err := d.DoHere(func() error { return nil }); err != nil {
+		t.Fatal(err)
 	}
 	if after := current(); after != before {
 		t.Errorf("after DoHere the thread's context is %#x, want the one it had (%#x)", after, before)
