@@ -13,14 +13,15 @@ import (
 )
 
 // TestGPUPoolBatches runs the task pool (kernels/sgsi.cu, pool) and the whole grid the way only
-// a large chunk does: a launch's grid capped at 2 blocks (runner.gridCap), so that each block of
-// the pool takes hundreds of rows, several batches of POOL rows each (the shared slots reused
-// from batch to batch), numbered by a block-wide scan over its 8 warps (warpScan's shuffles,
-// which the host build of the kernels, one-lane warps, never runs), and every row longer than
-// W1 spreads over both blocks' 512 threads. TestGPUBalance's small cases give the pool about a
-// row per block (its grid is one block per row up to the device's 1,056). The counts, of
-// patterns whose tables go through Link too, must equal the cpu engine's. It skips without a
-// GPU; TestPoolBatches runs the same schedule on HostBackend.
+// large chunks do: with a launch's least grid capped at 2 blocks (runner.gridCap), the pool's
+// grid is ceil(rows/256) blocks, so a chunk's pool blocks each hold up to POOL (256) rows, numbered
+// by a block-wide scan over the block's 8 warps (warpScan's shuffles, which the host build of the
+// kernels, one-lane warps, never runs), and every row longer than W1 spreads over both blocks'
+// 512 threads. TestGPUBalance's small cases give the pool about a row per block (its grid there
+// is one block per row up to the device's 1,056). The counts, of patterns whose tables go through
+// Link too, must equal the cpu engine's. It skips without a GPU; TestPoolBatches runs the same
+// schedule on HostBackend. (A block takes a second batch only past 2^24 pool rows a chunk, where
+// the grid's 65,536 blocks cap it: no test reaches that.)
 func TestGPUPoolBatches(t *testing.T) {
 	ctx := context.Background()
 	if devs, err := gpu.Open(ctx); err != nil || len(devs) == 0 {
@@ -75,7 +76,7 @@ func poolBatches(t *testing.T, backend func(words uint64) Backend) {
 	}
 	layers.check(t, fmt.Sprintf("thresholds %+v", *th))
 	if layers[layerPool] < 4*poolRows {
-		t.Errorf("the pool took %d rows: too few for several batches a block", layers[layerPool])
+		t.Errorf("the pool took %d rows: too few for full batches", layers[layerPool])
 	}
 }
 
