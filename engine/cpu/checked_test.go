@@ -3,15 +3,12 @@ package cpu_test
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
 	"github.com/submatch/submatch/engine/cpu"
-	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
 )
 
 // TestCountCheckedBrokenGraph: CountChecked plans on a graph whose bounds are checked but not its
@@ -25,36 +22,11 @@ func TestCountCheckedBrokenGraph(t *testing.T) {
 	errBroken := errors.New("broken")
 	broken, sound := 0, 0
 	for seed := uint64(1); seed <= 300; seed++ {
-		r := rand.New(rand.NewPCG(seed, 11))
-		vl, el := 1+r.IntN(3), 1+r.IntN(2)
-		g0 := gen.RandomGraph(seed, 10+r.IntN(50), []float64{0.1, 0.2, 0.4}[r.IntN(3)], vl, el)
-		raw := g0.Raw()
-		raw = graph.Raw{VertexLabels: slices.Clone(raw.VertexLabels), Offsets: raw.Offsets,
-			Neighbors: slices.Clone(raw.Neighbors), EdgeLabels: raw.EdgeLabels, RunOffsets: raw.RunOffsets,
-			Runs: slices.Clone(raw.Runs), OriginalIDs: raw.OriginalIDs}
-		if len(raw.Neighbors) < 2 {
+		b, ok := proptest.MakeBroken(seed, 1)
+		if !ok {
 			continue
 		}
-		n := len(raw.VertexLabels)
-		switch seed % 4 {
-		case 0:
-			i := r.IntN(len(raw.Neighbors) - 1)
-			raw.Neighbors[i], raw.Neighbors[i+1] = raw.Neighbors[i+1], raw.Neighbors[i]
-		case 1:
-			raw.Neighbors[r.IntN(len(raw.Neighbors))] = uint32(r.IntN(n))
-		case 2:
-			raw.VertexLabels[r.IntN(n)] = uint32(r.IntN(vl + 1))
-		case 3:
-			k := r.IntN(len(raw.Runs))
-			raw.Runs[k].VertexLabel, raw.Runs[k].EdgeLabel = uint32(r.IntN(vl+1)), uint32(r.IntN(el+1))
-		}
-		g, err := graph.FromRawTrusted(raw)
-		if err != nil {
-			t.Fatalf("seed %d: bounds broken by a rule-only change: %v", seed, err)
-		}
-		_, ruleErr := graph.FromRaw(raw)
-		p := gen.RandomPattern(seed, 3+r.IntN(4), gen.PatternOptions{EdgeProb: r.Float64() * 0.6,
-			VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3}[r.IntN(2)]})
+		g, p, ruleErr := b.G, b.P, b.RuleErr
 		prob := &engine.Problem{Data: g, Pattern: p, Semantics: engine.Semantics{Unique: seed%3 == 0}, Threads: 2}
 		if ruleErr == nil { // the change kept the graph sound: the check passes, the count is Count's
 			sound++

@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -275,6 +276,9 @@ func (b *Balance) note(i int, t Thresholds, n *[numLayers]uint64, d time.Duratio
 	s.Choice += d
 }
 
+// poolRows is kernels/sgsi.cu's POOL: the rows a task-pool block holds at a time.
+const poolRows = 256
+
 // dealt is a chunk's rows by layer: n[l] rows of layer l in its index, the layers in order; the
 // blocks of the task pool's and of the whole grid's launches.
 type dealt struct {
@@ -326,7 +330,8 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 	}
 	if n := uint64(lay.n[layerPool]); n > 0 {
 		// A share of the rows for every block the device runs at once, POOL rows at a time.
-		lay.poolGrid = uint32(min(n, max(ceilDiv(n, blockThreads), gridCap), 1<<16))
+		per := uint64(cmp.Or(r.poolRows, poolRows))
+		lay.poolGrid = uint32(min(n, max(ceilDiv(n, per), gridCap), 1<<16))
 	}
 	if lay.n[layerGrid] > 0 {
 		// A thread for each item, up to every thread the device runs at once (the rows' items

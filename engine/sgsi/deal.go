@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -205,17 +204,11 @@ func mergeStats(sts []Stats) Stats {
 	}
 	m := sts[slow]
 	m.Balance = slices.Clone(m.Balance)
-	mv := reflect.ValueOf(&m).Elem()
 	for i := range sts {
 		if i == slow {
 			continue
 		}
-		v := reflect.ValueOf(&sts[i]).Elem()
-		for f := range mv.NumField() {
-			if mv.Field(f).Kind() == reflect.Uint64 {
-				mv.Field(f).SetUint(mv.Field(f).Uint() + v.Field(f).Uint())
-			}
-		}
+		m.addCounters(&sts[i])
 		m.Comm += sts[i].Comm
 		m.Comp += sts[i].Comp
 		m.InCore = m.InCore && sts[i].InCore
@@ -227,6 +220,34 @@ func mergeStats(sts []Stats) Stats {
 	}
 	m.Device = strings.Join(names, ", ")
 	return m
+}
+
+// addCounters adds o's counters, bytes and peaks (every uint64 field of Stats) to s's.
+func (s *Stats) addCounters(o *Stats) {
+	s.RegionBytes += o.RegionBytes
+	s.CacheBytes += o.CacheBytes
+	s.Segments += o.Segments
+	s.SegmentHits += o.SegmentHits
+	s.Chunks += o.Chunks
+	s.Windows += o.Windows
+	s.Parts += o.Parts
+	s.WindowRetries += o.WindowRetries
+	s.Gathered += o.Gathered
+	s.Merged += o.Merged
+	s.Blocks += o.Blocks
+	s.BlockRows += o.BlockRows
+	s.BlockFallbacks += o.BlockFallbacks
+	s.Pieces += o.Pieces
+	s.Tiled += o.Tiled
+	s.OffsetBytes += o.OffsetBytes
+	s.Sparse += o.Sparse
+	s.BytesToGPU += o.BytesToGPU
+	s.BytesFromGPU += o.BytesFromGPU
+	s.CopiesToGPU += o.CopiesToGPU
+	s.CopiesFromGPU += o.CopiesFromGPU
+	s.Launches += o.Launches
+	s.PeakDevice += o.PeakDevice
+	s.PeakHost += o.PeakHost
 }
 
 // add merges o, another runner's balance of the same steps, into b: each step's rows per layer

@@ -2,6 +2,7 @@ package sgsi
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -68,5 +69,33 @@ func TestMergeStats(t *testing.T) {
 	}
 	if m.Setup != b.Setup || m.Group != b.Group || m.Total != b.Total || m.Device != "a, b" {
 		t.Errorf("merged phases %v %v %v %q, want the slowest runner's", m.Setup, m.Group, m.Total, m.Device)
+	}
+}
+
+// TestMergeStatsEveryCounter: mergeStats sums every uint64 field of Stats (addCounters names
+// them one by one: a field added to Stats and not to addCounters fails here).
+func TestMergeStatsEveryCounter(t *testing.T) {
+	var a, b Stats
+	av, bv := reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem()
+	n := 0
+	for f := range av.NumField() {
+		if av.Field(f).Kind() == reflect.Uint64 {
+			av.Field(f).SetUint(uint64(f + 1))
+			bv.Field(f).SetUint(uint64(100 * (f + 1)))
+			n++
+		}
+	}
+	b.Total = time.Second // the slowest runner's
+	m := mergeStats([]Stats{a, b})
+	mv := reflect.ValueOf(&m).Elem()
+	for f := range mv.NumField() {
+		if mv.Field(f).Kind() == reflect.Uint64 {
+			if got, want := mv.Field(f).Uint(), uint64(101*(f+1)); got != want {
+				t.Errorf("merged %s = %d, want %d (the runners' sum)", mv.Type().Field(f).Name, got, want)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d uint64 fields in Stats", n)
 	}
 }

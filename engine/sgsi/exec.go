@@ -135,11 +135,13 @@ type runner struct {
 	blockRows  uint32 // W2: rows whose buffers exceed this go to a block or the whole grid (balance.go)
 	blockSize  uint32
 	// layers fixes the load-balance thresholds (Options.Layers; nil: chosen per chunk by bal);
-	// gridCap caps a whole-grid launch's blocks (0: bal's costs' GridBlocks).
-	layers  *Thresholds
-	gridCap uint32
-	bal     balancer
-	threads int // the host's goroutines for passes over a table (<= 0: all cores)
+	// gridCap caps a whole-grid launch's blocks (0: bal's costs' GridBlocks); poolRows is the
+	// most rows a task-pool block takes in a launch that has blocks enough (0: POOL, one batch;
+	// tests set more, so that a block takes several batches).
+	layers            *Thresholds
+	gridCap, poolRows uint32
+	bal               balancer
+	threads           int // the host's goroutines for passes over a table (<= 0: all cores)
 
 	bitsOff, bitWords uint64
 	// sumOff is the device counter the final step's Count adds to (read by drainSum); sumChunks

@@ -348,3 +348,52 @@ func CheckStopped(t testing.TB, what string, took, limit time.Duration, res engi
 		t.Errorf("%s: %+v, %v; want a partial result and %v", what, res, err, want)
 	}
 }
+
+// Broken is a case whose data graph keeps the bounds that graph.FromRawTrusted checks (every
+// accessor stays in range) but may break the rules that graph.FromRaw adds (sorted lists, no
+// self-loops, symmetry, labels in order): a snapshot's graph while formats.LoadChecking's check
+// still runs, which whatever reads it then (plans, auto's decision, a device engine's
+// preparation) must survive.
+type Broken struct {
+	Case
+	// RuleErr is graph.FromRaw's verdict on the graph: nil when the edits kept it sound.
+	RuleErr error
+}
+
+// MakeBroken draws from seed a graph of 10-59 vertices with 1 to maxEdits entries changed (a
+// neighbour swapped with the next entry or renamed, a vertex label changed, a run relabelled)
+// and a pattern of 3-6 vertices; ok is false when the graph has fewer than two entries.
+func MakeBroken(seed uint64, maxEdits int) (b Broken, ok bool) {
+	r := rand.New(rand.NewPCG(seed, 11))
+	vl, el := 1+r.IntN(3), 1+r.IntN(2)
+	n, density := 10+r.IntN(50), []float64{0.1, 0.2, 0.4}[r.IntN(3)]
+	raw := gen.RandomGraph(seed, n, density, vl, el).Raw()
+	raw.VertexLabels, raw.Neighbors, raw.Runs = slices.Clone(raw.VertexLabels), slices.Clone(raw.Neighbors), slices.Clone(raw.Runs)
+	if len(raw.Neighbors) < 2 {
+		return b, false
+	}
+	for range 1 + r.IntN(max(1, maxEdits)) {
+		switch r.IntN(4) {
+		case 0:
+			i := r.IntN(len(raw.Neighbors) - 1)
+			raw.Neighbors[i], raw.Neighbors[i+1] = raw.Neighbors[i+1], raw.Neighbors[i]
+		case 1:
+			raw.Neighbors[r.IntN(len(raw.Neighbors))] = uint32(r.IntN(n))
+		case 2:
+			raw.VertexLabels[r.IntN(n)] = uint32(r.IntN(vl + 1))
+		case 3:
+			k := r.IntN(len(raw.Runs))
+			raw.Runs[k].VertexLabel, raw.Runs[k].EdgeLabel = uint32(r.IntN(vl+1)), uint32(r.IntN(el+1))
+		}
+	}
+	g, err := graph.FromRawTrusted(raw)
+	if err != nil {
+		panic(fmt.Sprintf("proptest: seed %d: a rule-only change broke a bound: %v", seed, err))
+	}
+	_, b.RuleErr = graph.FromRaw(raw)
+	opts := gen.PatternOptions{EdgeProb: r.Float64() * 0.6, VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0.3}[r.IntN(2)]}
+	pn := 3 + r.IntN(4)
+	b.Case = Case{Seed: seed, G: g, P: gen.RandomPattern(seed, pn, opts),
+		Recipe: fmt.Sprintf("proptest.MakeBroken(%d, %d)", seed, maxEdits)}
+	return b, true
+}
