@@ -258,5 +258,8 @@ func refineWord(g *graph.Graph, cand []Bitset, u, wi int, stale []refineNbr) boo
 }
 
 // parallelRefineChecks is how many candidate checks (candidates times neighbours to check them
-// against) a pattern vertex's refinement needs to run on all cores (a variable for tests).
-var parallelRefineChecks = 1 << 11
+// against) a pattern vertex's refinement needs to run on all cores (a variable for tests). It
+// was 2^11: on the 16-core device host, a fresh process's small labelled counts (wiki-Vote, 10
+// labels) were faster with the plan serial on 18 of STMatch's 24 patterns, median 0.4 ms
+// (docs/benchmarks.md, 2026-12-03 device calls): waking the cores costs more than such work.
+var parallelRefineChecks = 1 << 16

@@ -117,8 +117,9 @@ func buildSpace(g *graph.Graph, pl *Plan, limit int, known map[[2]int]*EdgeIndex
 
 // parallelSpaceEntries is the size of a candidate space, in neighbour entries of the parents'
 // candidates, from which its indexes are built on all cores (wiki-Vote's labelled patterns:
-// 10^4-10^5; a variable for tests).
-var parallelSpaceEntries = 1 << 14
+// 10^4-10^5, built serially since that is faster in a fresh process, see parallelRefineChecks;
+// a variable for tests).
+var parallelSpaceEntries = 1 << 18
 
 // buildEdgeIndex builds the index of pattern edge parent->child (nil when cancelled).
 func buildEdgeIndex(g *graph.Graph, pl *Plan, parent, child int, cancelled func() bool) *EdgeIndex {
