@@ -32,8 +32,8 @@ type dealer interface {
 // together; and the number of parts too small for the pattern.
 func dealOrder(pt *partition.Partitioning, patternVertices int) (order []int, skipped int) {
 	order = make([]int, 0, len(pt.Parts))
-	for i, vs := range pt.Parts {
-		if len(vs) < patternVertices {
+	for i := range pt.Parts {
+		if !holdsPattern(pt, i, patternVertices) {
 			skipped++
 			continue
 		}
@@ -41,6 +41,12 @@ func dealOrder(pt *partition.Partitioning, patternVertices int) (order []int, sk
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pt.Bytes[b], pt.Bytes[a]) })
 	return order, skipped
+}
+
+// holdsPattern reports whether part i has as many vertices as the pattern: a smaller part holds
+// no match of its own, and is not searched.
+func holdsPattern(pt *partition.Partitioning, i, patternVertices int) bool {
+	return len(pt.Parts[i]) >= patternVertices
 }
 
 // countIntra runs the intra-partition stage of a count: every part of order (dealOrder) counted

@@ -309,12 +309,9 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	return pt, nil
 }
 
-// subProblem is p restricted to part i's induced subgraph (nil when the part is too small).
+// subProblem is p restricted to part i's induced subgraph (a part that holdsPattern).
 func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int) (*engine.Problem, error) {
 	vs := pt.Parts[i]
-	if len(vs) < p.Pattern.NumVertices() {
-		return nil, nil
-	}
 	sub := *p
 	sub.Progress = nil
 	if e.Budget == 0 && p.GPUMemoryLimit == 0 {
@@ -519,13 +516,13 @@ func (e *Engine) matches(ctx context.Context, p *engine.Problem, st *Stats, yiel
 	be := e.backend()
 	buf := make([]uint32, p.Pattern.NumVertices())
 	for i := range pt.Parts {
+		if !holdsPattern(pt, i, p.Pattern.NumVertices()) {
+			continue
+		}
 		sub, err := e.subProblem(p, pt, i)
 		if err != nil {
 			yield(nil, err)
 			return
-		}
-		if sub == nil {
-			continue
 		}
 		for m, err := range be.MatchesPart(ctx, sub) {
 			if err != nil {
