@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/smg"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -130,12 +130,9 @@ func FuzzCSV(f *testing.F) {
 
 // fixChecksums rewrites the two checksums of a snapshot so that decoding gets past them.
 func fixChecksums(data []byte) {
-	if len(data) < smgHeaderSize {
-		return
+	if len(data) >= smg.HeaderSize {
+		smg.Seal(data)
 	}
-	le := binary.LittleEndian
-	le.PutUint32(data[72:], crc32.Checksum(data[smgHeaderSize:], castagnoli))
-	le.PutUint32(data[76:], crc32.Checksum(data[:76], castagnoli))
 }
 
 func FuzzSnapshot(f *testing.F) {
