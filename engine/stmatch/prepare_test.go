@@ -3,7 +3,6 @@ package stmatch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -117,5 +116,5 @@ func TestGPUPrepareCount(t *testing.T) {
 	if err != nil || prepared.Count != direct.Count {
 		t.Errorf("q20: prepared count %d (error %v), stmatch's own %d", prepared.Count, err, direct.Count)
 	}
-	t.Log(fmt.Sprintf("%d random cases; q20 %d (prepared: %v)", n, prepared.Count, time.Since(t0)))
+	t.Logf("%d random cases; q20 %d (prepared: %v)", n, prepared.Count, time.Since(t0))
 }
