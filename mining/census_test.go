@@ -134,10 +134,7 @@ func checkCensus(t *testing.T, g *graph.Graph, k int, threads int, label string)
 }
 
 func TestCensusBruteForce(t *testing.T) {
-	cases := 12
-	if testenv.Long() {
-		cases = 120
-	}
+	cases := testenv.Sweep(12, 120)
 	for seed := range uint64(cases) {
 		n := 9 + int(seed%5)
 		p := []float64{0.25, 0.4, 0.6, 0.85}[seed%4]

@@ -139,10 +139,7 @@ func TestGridMotifsDistinct(t *testing.T) {
 }
 
 func TestGridAndCountBruteForce(t *testing.T) {
-	cases := 30
-	if testenv.Long() {
-		cases = 300
-	}
+	cases := testenv.Sweep(30, 300)
 	for seed := range uint64(cases) {
 		n := 3 + int(seed%5)
 		g := randomTemporal(seed, n, 14+int(seed%20), []int64{3, 10, 40}[seed%3])
