@@ -26,6 +26,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/seqs"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -183,19 +184,9 @@ type ChangeApplier interface {
 // Matches is Apply as a sequence: it applies the batch and yields every signed match; the
 // batch's counts are in res once the sequence ends. A non-nil error ends the sequence.
 func Matches(ctx context.Context, m Matcher, batch []updates.Update, res *Result) iter.Seq2[SignedMatch, error] {
-	return func(yield func(SignedMatch, error) bool) {
-		stopped := false
-		err := m.Apply(ctx, batch, func(sm SignedMatch) bool {
-			if !yield(sm, nil) {
-				stopped = true
-				return false
-			}
-			return true
-		}, res)
-		if err != nil && !stopped {
-			yield(SignedMatch{}, err)
-		}
-	}
+	return seqs.Emitted(func(emit func(SignedMatch) bool) error {
+		return m.Apply(ctx, batch, emit, res)
+	})
 }
 
 // Initial counts every pattern on the matcher's current graph with a static engine (e.g. the

@@ -210,20 +210,14 @@ func sameSet(a, b matchSet) string {
 // before and after, and the counts (with and without listing, on one and two threads) equal
 // their sizes; at the end, initial + created - destroyed equals the static engine's count.
 func TestOracle(t *testing.T) {
-	seeds := 60
-	if testenv.Long() {
-		seeds = 600
-	}
+	seeds := testenv.Sweep(60, 600)
 	oracleRun(t, seeds, false)
 }
 
 // TestOracleDense is TestOracle on dense graphs and dense patterns (levels with several parents,
 // deep intersections, many automorphisms).
 func TestOracleDense(t *testing.T) {
-	seeds := 25
-	if testenv.Long() {
-		seeds = 250
-	}
+	seeds := testenv.Sweep(25, 250)
 	oracleRun(t, seeds, true)
 }
 

@@ -1,9 +1,10 @@
 package formats
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
-	"hash/crc32"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/smg"
 )
 
 // TestLoadCheckingSameVerdict: LoadChecking loads what LoadContext loads and, for a broken
@@ -31,19 +33,13 @@ func TestLoadCheckingSameVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	le := binary.LittleEndian
-	// The arrays' starts (the layout of snapshot.go), for the mutations below.
-	var start [smgArrays]uint64
-	off := uint64(smgHeaderSize)
-	for i := range start {
-		start[i] = off
-		off = (off + le.Uint64(base[16+8*i:])*smgElem[i] + 7) &^ 7
-	}
+	start, _ := smg.Starts(base)
 	raw := g.Raw()
 	v := 0
 	for raw.Offsets[v+1]-raw.Offsets[v] < 2 {
 		v++ // a vertex with two neighbours in one run (R-MAT's hubs have many)
 	}
-	first := start[2] + 4*raw.Offsets[v]
+	first := start[smg.Neighbors] + 4*raw.Offsets[v]
 	mutations := map[string]func(d []byte){
 		"self-loop":    func(d []byte) { le.PutUint32(d[first:], uint32(v)) },
 		"out of range": func(d []byte) { le.PutUint32(d[first:], 1<<30) },
@@ -52,9 +48,9 @@ func TestLoadCheckingSameVerdict(t *testing.T) {
 			le.PutUint32(d[first:], b)
 			le.PutUint32(d[first+4:], a)
 		},
-		"relabelled":   func(d []byte) { le.PutUint32(d[start[0]:], le.Uint32(d[start[0]:])+1) },
-		"run offsets":  func(d []byte) { le.PutUint64(d[start[4]+8:], 1<<40) },
-		"header count": func(d []byte) { le.PutUint64(d[24:], 3) },
+		"relabelled":   func(d []byte) { le.PutUint32(d[start[smg.VertexLabels]:], le.Uint32(d[start[smg.VertexLabels]:])+1) },
+		"run offsets":  func(d []byte) { le.PutUint64(d[start[smg.RunOffsets]+8:], 1<<40) },
+		"header count": func(d []byte) { le.PutUint64(d[smg.CountsAt+8*smg.Offsets:], 3) },
 		"good":         func(d []byte) {},
 	}
 	for name, mutate := range mutations {
@@ -62,8 +58,7 @@ func TestLoadCheckingSameVerdict(t *testing.T) {
 			data := slices.Clone(base)
 			mutate(data)
 			if resum { // the checksums of the mutated bytes: only the graph's checks can refuse it
-				le.PutUint32(data[72:], crc32.Checksum(data[smgHeaderSize:], castagnoli))
-				le.PutUint32(data[76:], crc32.Checksum(data[:76], castagnoli))
+				smg.Seal(data)
 			}
 			path := filepath.Join(t.TempDir(), "s.smg")
 			if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -84,6 +79,54 @@ func TestLoadCheckingSameVerdict(t *testing.T) {
 			}
 			if ruleOnly := resum && (name == "self-loop" || name == "unsorted" || name == "relabelled"); ruleOnly && early {
 				t.Errorf("%s: refused before the graph was returned (%v): its rules were not checked beside the caller", name, err)
+			}
+		}
+	}
+}
+
+// TestSnapshotLateError: an error after the graph's checks started beside the decoding (no bytes
+// cause one that late; testHookDecoded does) is returned only once those checks stopped reading
+// the snapshot, which the loader then unmaps, and leaves no pending check; their verdict (a
+// broken rule) comes first, as from LoadContext. The bytes are rewritten after the error: under
+// -race that races with a check left running, and a mapped file's unmap would fault it.
+func TestSnapshotLateError(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 14, Seed: 7, VertexLabels: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteGraph(&buf, g, "smg"); err != nil {
+		t.Fatal(err)
+	}
+	start, _ := smg.Starts(buf.Bytes())
+	late := errors.New("late failure")
+	testHookDecoded = func() error { return late }
+	defer func() { testHookDecoded = nil }()
+	for _, broken := range []bool{false, true} {
+		data := alignedCopy(buf.Bytes())
+		if broken { // vertex 0's first neighbour made vertex 0: a self-loop, found by the rules
+			binary.LittleEndian.PutUint32(data[start[smg.Neighbors]:], 0)
+			smg.Seal(data)
+		}
+		_, want := decodeSnapshot(alignedCopy(data), "s.smg", nil)
+		if want == nil || (want == late) == broken {
+			t.Fatalf("broken %v: decoding without pending checks says %v", broken, want)
+		}
+		var pending func() error
+		_, err := decodeSnapshot(data, "s.smg", &pending)
+		for i := range data {
+			data[i] = ^data[i] // what an unmap or a reuse of the memory does under a check
+		}
+		if err == nil || err.Error() != want.Error() || pending != nil {
+			t.Errorf("broken %v: decoding beside its checks says %v (pending left set: %v), want %v", broken, err, pending != nil, want)
+		}
+		if !broken {
+			path := filepath.Join(t.TempDir(), "s.smg")
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, checked, err := LoadChecking(context.Background(), path, Options{}); !errors.Is(err, late) || checked != nil {
+				t.Errorf("LoadChecking of a mapped file says %v, want %v", err, late)
 			}
 		}
 	}

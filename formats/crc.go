@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/smg"
 )
 
 // crcChunk is how many bytes one goroutine checksums at a time when a snapshot is verified: a
@@ -13,14 +14,14 @@ import (
 // Vote's 1.5 MB: 6 chunks) spreads over the cores too (its check is serial time of every count).
 const crcChunk = 256 << 10
 
-// parallelCRC returns crc32.Checksum(data, castagnoli) computed on all cores: chunks are
+// parallelCRC returns crc32.Checksum(data, smg.Castagnoli) computed on all cores: chunks are
 // checksummed independently (which also spreads a memory-mapped file's page faults over the
 // cores) and their checksums combined in order. The first chunk takes the remainder, so that
 // every later one is crcChunk bytes long and joins the others by one precomputed operator.
 func parallelCRC(data []byte) uint32 {
 	n := (len(data) + crcChunk - 1) / crcChunk
 	if n <= 1 {
-		return crc32.Checksum(data, castagnoli)
+		return crc32.Checksum(data, smg.Castagnoli)
 	}
 	first := len(data) - (n-1)*crcChunk
 	sums := make([]uint32, n)
@@ -30,7 +31,7 @@ func parallelCRC(data []byte) uint32 {
 			lo = first + (i-1)*crcChunk
 			hi = lo + crcChunk
 		}
-		sums[i] = crc32.Checksum(data[lo:hi], castagnoli)
+		sums[i] = crc32.Checksum(data[lo:hi], smg.Castagnoli)
 	})
 	op := chunkOperator()
 	crc := sums[0]

@@ -4,6 +4,8 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/submatch/submatch/internal/smg"
 )
 
 func TestCRCCombine(t *testing.T) {
@@ -16,8 +18,8 @@ func TestCRCCombine(t *testing.T) {
 		a, b := r.IntN(len(data)+1), r.IntN(len(data)+1)
 		lo, hi := min(a, b), max(a, b)
 		cut := lo + r.IntN(hi-lo+1)
-		want := crc32.Checksum(data[lo:hi], castagnoli)
-		got := crcCombine(crc32.Checksum(data[lo:cut], castagnoli), crc32.Checksum(data[cut:hi], castagnoli), int64(hi-cut))
+		want := crc32.Checksum(data[lo:hi], smg.Castagnoli)
+		got := crcCombine(crc32.Checksum(data[lo:cut], smg.Castagnoli), crc32.Checksum(data[cut:hi], smg.Castagnoli), int64(hi-cut))
 		if got != want {
 			t.Fatalf("combine of [%d,%d) and [%d,%d) = %08x, want %08x", lo, cut, cut, hi, got, want)
 		}
@@ -31,7 +33,7 @@ func TestParallelCRC(t *testing.T) {
 		for i := 0; i < n; i += 97 {
 			data[i] = byte(r.Uint32())
 		}
-		if got, want := parallelCRC(data), crc32.Checksum(data, castagnoli); got != want {
+		if got, want := parallelCRC(data), crc32.Checksum(data, smg.Castagnoli); got != want {
 			t.Errorf("parallelCRC of %d bytes = %08x, want %08x", n, got, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/smg"
 )
 
 func TestTestdataCounts(t *testing.T) {
@@ -143,7 +144,7 @@ func TestDetectByContent(t *testing.T) {
 		{"a,b\nb,c\n", "csv"},
 		{"1,,5\n1,2\n", "csv"},
 		{"2\n0 1\n1 1\n1\n0 1\n0\n", "grf"},
-		{smgMagic + "rest", "smg"},
+		{smg.Magic + "rest", "smg"},
 		{"hello world\n", ""},
 	}
 	for _, tc := range tests {

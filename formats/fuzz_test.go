@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/smg"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -24,17 +24,27 @@ func fuzzText(f *testing.F, format string, seeds ...string) {
 	l := lookup(format)
 	f.Fuzz(func(t *testing.T, data []byte, drop bool) {
 		g, err := l.Load(bytes.NewReader(data), "fuzz", Options{DropSelfLoops: drop})
-		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error is not an InputError: %v", err)
-			}
-			return
-		}
-		if err := g.Validate(); err != nil {
-			t.Fatalf("loaded an invalid graph: %v", err)
-		}
+		checkLoaded(t, g, err)
 	})
+}
+
+// checkLoaded fails t unless err is an *InputError or, when err is nil, g is a valid graph.
+func checkLoaded(t *testing.T, g *graph.Graph, err error) {
+	t.Helper()
+	if err != nil {
+		checkInputError(t, err)
+	} else if err := g.Validate(); err != nil {
+		t.Fatalf("loaded an invalid graph: %v", err)
+	}
+}
+
+// checkInputError fails t unless err is an *InputError.
+func checkInputError(t *testing.T, err error) {
+	t.Helper()
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("error is not an InputError: %v", err)
+	}
 }
 
 func FuzzSM(f *testing.F) {
@@ -101,21 +111,11 @@ func FuzzLoad(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		inputError := func(err error) {
-			t.Helper()
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error is not an InputError: %v", err)
-			}
-		}
-		if g, err := Load(path, opts); err != nil {
-			inputError(err)
-		} else if err := g.Validate(); err != nil {
-			t.Fatalf("loaded an invalid graph: %v", err)
-		}
+		g, err := Load(path, opts)
+		checkLoaded(t, g, err)
 		p, err := LoadPattern(path, Options{DropSelfLoops: opts.DropSelfLoops})
 		if err != nil {
-			inputError(err)
+			checkInputError(t, err)
 			return
 		}
 		if p.NumVertices() > pattern.MaxVertices {
@@ -130,12 +130,9 @@ func FuzzCSV(f *testing.F) {
 
 // fixChecksums rewrites the two checksums of a snapshot so that decoding gets past them.
 func fixChecksums(data []byte) {
-	if len(data) < smgHeaderSize {
-		return
+	if len(data) >= smg.HeaderSize {
+		smg.Seal(data)
 	}
-	le := binary.LittleEndian
-	le.PutUint32(data[72:], crc32.Checksum(data[smgHeaderSize:], castagnoli))
-	le.PutUint32(data[76:], crc32.Checksum(data[:76], castagnoli))
 }
 
 func FuzzSnapshot(f *testing.F) {
@@ -157,11 +154,7 @@ func FuzzSnapshot(f *testing.F) {
 		if !fix {
 			// As written on disk: anything but an intact snapshot is refused.
 			g, err := decodeSnapshot(data, "fuzz", nil)
-			if err == nil {
-				if err := g.Validate(); err != nil {
-					t.Fatalf("loaded an invalid graph: %v", err)
-				}
-			}
+			checkLoaded(t, g, err)
 			return
 		}
 		// Checksums forged to match: the trusted path must still keep every accessor in
@@ -169,10 +162,7 @@ func FuzzSnapshot(f *testing.F) {
 		fixChecksums(data)
 		g, err := decodeSnapshot(data, "fuzz", nil)
 		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error is not an InputError: %v", err)
-			}
+			checkInputError(t, err)
 			return
 		}
 		touchGraph(g)
@@ -223,16 +213,7 @@ func FuzzGraphMiner(f *testing.F) {
 			write("graph.elabel.bin", elabel)
 		}
 		g, err := Load(dir, Options{Format: "graphminer", DropSelfLoops: len(meta)%2 == 0})
-		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error is not an InputError: %v", err)
-			}
-			return
-		}
-		if err := g.Validate(); err != nil {
-			t.Fatalf("loaded an invalid graph: %v", err)
-		}
+		checkLoaded(t, g, err)
 	})
 }
 
@@ -260,17 +241,8 @@ func FuzzRead(f *testing.F) {
 		ctx := context.Background()
 		read := func(in []byte) (*graph.Graph, error) {
 			g, err := Read(ctx, bytes.NewReader(in), format, Options{DropSelfLoops: pick&0x80 != 0, Name: "fuzz"})
-			if err != nil {
-				var ie *InputError
-				if !errors.As(err, &ie) {
-					t.Fatalf("error is not an InputError: %v", err)
-				}
-				return nil, err
-			}
-			if err := g.Validate(); err != nil {
-				t.Fatalf("read an invalid graph: %v", err)
-			}
-			return g, nil
+			checkLoaded(t, g, err)
+			return g, err
 		}
 		g, err := read(data)
 		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b || len(data) >= 4 && string(data[:4]) == "\x28\xb5\x2f\xfd" {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/smg"
 )
 
 const triangleSM = "t 3 3\nv 0 1\nv 1 2\nv 2 1\ne 0 1\ne 1 2\ne 0 2\n"
@@ -463,8 +464,8 @@ func TestSnapshotChecksumFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	le := binary.LittleEndian
-	// The neighbours follow the vertex labels and the offsets, each padded to 8 bytes.
-	at := uint64(smgHeaderSize) + (le.Uint64(buf.Bytes()[16:])*4+7)&^7 + le.Uint64(buf.Bytes()[24:])*8
+	starts, _ := smg.Starts(buf.Bytes())
+	at := starts[smg.Neighbors]
 	for name, w := range map[string]uint32{"self-loop": 0, "out of range": 1 << 30} {
 		data := slices.Clone(buf.Bytes())
 		le.PutUint32(data[at:], w) // vertex 0's first neighbour

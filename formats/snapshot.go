@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"sync"
@@ -14,48 +13,21 @@ import (
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/smg"
 )
 
 // The .smg snapshot: a graph's arrays (graph.Raw) as written in memory, so that loading is a
-// memory map plus a checksum.
+// memory map plus a checksum. Its layout is package internal/smg's.
 //
-// Layout (all integers little-endian):
-//
-//	0   magic "\x89SMG\r\n\x1a\n"
-//	8   version uint32 (1), flags uint32: 0, or 1 when a names section follows the arrays
-//	16  element counts, 7 x uint64: VertexLabels, Offsets, Neighbors, EdgeLabels, RunOffsets,
-//	    Runs, OriginalIDs (0 for an absent EdgeLabels or OriginalIDs)
-//	72  CRC-32C of everything after the header, uint32
-//	76  CRC-32C of bytes 0..75, uint32
-//	80  the arrays in that order, each starting at a multiple of 8 and zero-padded to one;
-//	    element sizes 4, 8, 4, 4, 8, 16 (Run: VertexLabel u32, EdgeLabel u32, Start u64), 8.
-//
-// Names section (flag 1; the graph has string vertex names, from CSV): count uint64 (= the number
-// of vertices), count+1 uint64 byte offsets, the names' bytes, zero-padded to a multiple of 8. The
-// data checksum covers it. The file ends exactly after the last array or the names section. On a little-endian host the arrays are used in
-// place (memory-mapped on Linux; the mapping lives as long as the process); otherwise they are
-// decoded. The header's checksum is verified before any count is used, the data's while the graph
-// is checked (the checks are safe on any bytes; a mismatch is reported first). The checksum only shows that the
-// bytes are those some writer wrote, not that they obey the graph's rules, so the graph is then
-// checked in full by graph.FromRaw (bounds, then label runs, sorted lists, no self-loops,
-// symmetry) on all cores: a snapshot written by another program, or from a broken graph, is
-// refused rather than trusted.
+// On a little-endian host the arrays are used in place (memory-mapped on Linux; the mapping lives
+// as long as the process); otherwise they are decoded. The header's checksum is verified before
+// any count is used, the data's while the graph is checked (the checks are safe on any bytes; a
+// mismatch is reported first). The checksum only shows that the bytes are those some writer
+// wrote, not that they obey the graph's rules, so the graph is then checked in full by
+// graph.FromRaw (bounds, then label runs, sorted lists, no self-loops, symmetry) on all cores: a
+// snapshot written by another program, or from a broken graph, is refused rather than trusted.
 
 func init() { Register(smgLoader{}) }
-
-const (
-	smgMagic      = "\x89SMG\r\n\x1a\n"
-	smgVersion    = 1
-	smgHeaderSize = 80
-	smgArrays     = 7
-	smgFlagNames  = 1 // a names section follows the arrays
-)
-
-var (
-	castagnoli = crc32.MakeTable(crc32.Castagnoli)
-	smgElem    = [smgArrays]uint64{4, 8, 4, 4, 8, 16, 8}
-	smgNames   = [smgArrays]string{"vertex labels", "offsets", "neighbours", "edge labels", "run offsets", "runs", "original ids"}
-)
 
 // nativeLE reports whether the host stores integers little-endian and lays out graph.Run as the
 // file does, so that file bytes can be used in place.
@@ -73,7 +45,7 @@ func (smgLoader) Name() string { return "smg" }
 func (smgLoader) scoresMagic() {}
 
 func (smgLoader) Detect(path string, head []byte) int {
-	if bytes.HasPrefix(head, []byte(smgMagic)) {
+	if bytes.HasPrefix(head, []byte(smg.Magic)) {
 		return MagicBytes
 	}
 	return NoMatch
@@ -101,29 +73,29 @@ func (smgLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 // readSnapshotStream reads a snapshot from a stream (standard input, a decompressor): the header
 // first, then no more bytes than it declares, so that an endless stream is not read to its end.
 func readSnapshotStream(r io.Reader, path string) ([]byte, error) {
-	var hdr [smgHeaderSize]byte
+	var hdr [smg.HeaderSize]byte
 	if n, err := io.ReadFull(r, hdr[:]); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, corrupt(path, "%d bytes, shorter than the %d-byte header", n, smgHeaderSize)
+			return nil, corrupt(path, "%d bytes, shorter than the %d-byte header", n, smg.HeaderSize)
 		}
 		return nil, readError(path, 0, err)
 	}
-	if string(hdr[:8]) != smgMagic {
+	if string(hdr[:8]) != smg.Magic {
 		return nil, inputErrorf(path, "not a submatch snapshot (bad magic bytes)")
 	}
-	size := uint64(smgHeaderSize)
-	for i := range smgArrays {
-		c := binary.LittleEndian.Uint64(hdr[16+8*i:])
-		if c > 1<<50/smgElem[i] {
-			return nil, corrupt(path, "%s: %d entries", smgNames[i], c)
+	size := uint64(smg.HeaderSize)
+	for i := range smg.Arrays {
+		c := smg.Count(hdr[:], i)
+		if c > 1<<50/smg.ElemSize[i] {
+			return nil, corrupt(path, "%s: %d entries", smg.Names[i], c)
 		}
-		size = (size + c*smgElem[i] + 7) &^ 7
+		size = smg.Pad8(size + c*smg.ElemSize[i])
 	}
-	limit := int64(size-smgHeaderSize) + 1
-	if binary.LittleEndian.Uint32(hdr[12:])&smgFlagNames != 0 {
+	limit := int64(size-smg.HeaderSize) + 1
+	if binary.LittleEndian.Uint32(hdr[smg.FlagsAt:])&smg.FlagNames != 0 {
 		// The names section's size is only known from its offsets: bound it by the vertex count
 		// (and a generous 1 KiB a name); decodeSnapshot checks it exactly.
-		n := binary.LittleEndian.Uint64(hdr[16:])
+		n := smg.Count(hdr[:], smg.VertexLabels)
 		limit += int64(8*(n+2)) + int64(n)*1024 + 8
 	}
 	rest, err := io.ReadAll(io.LimitReader(r, limit))
@@ -175,42 +147,42 @@ func corrupt(path, format string, args ...any) error {
 // not nil, it returns once the graph's bounds are checked (graph.FromRawTrusted: every accessor
 // stays in range) and sets *pending to a func that waits for the data checksum and the graph's
 // rules, still running on all cores, and returns the error this call would otherwise have
-// returned (LoadChecking); a broken bound is still reported here, as without pending.
-func decodeSnapshot(data []byte, path string, pending *func() error) (*graph.Graph, error) {
-	if len(data) < smgHeaderSize {
-		return nil, corrupt(path, "%d bytes, shorter than the %d-byte header", len(data), smgHeaderSize)
+// returned (LoadChecking); a broken bound is still reported here, as without pending. After an
+// error nothing it started still reads data (the caller may unmap it), and *pending is nil.
+func decodeSnapshot(data []byte, path string, pending *func() error) (g *graph.Graph, err error) {
+	if len(data) < smg.HeaderSize {
+		return nil, corrupt(path, "%d bytes, shorter than the %d-byte header", len(data), smg.HeaderSize)
 	}
-	if string(data[:8]) != smgMagic {
+	if string(data[:8]) != smg.Magic {
 		return nil, inputErrorf(path, "not a submatch snapshot (bad magic bytes)")
 	}
 	le := binary.LittleEndian
-	if crc32.Checksum(data[:76], castagnoli) != le.Uint32(data[76:]) {
+	if smg.HeaderSum(data) != le.Uint32(data[smg.HeaderSumAt:]) {
 		return nil, corrupt(path, "header checksum mismatch")
 	}
-	if v := le.Uint32(data[8:]); v != smgVersion {
-		return nil, inputErrorf(path, "snapshot version %d; this build reads version %d (rewrite the snapshot)", v, smgVersion)
+	if v := le.Uint32(data[smg.VersionAt:]); v != smg.Version {
+		return nil, inputErrorf(path, "snapshot version %d; this build reads version %d (rewrite the snapshot)", v, smg.Version)
 	}
-	var starts, counts [smgArrays]uint64
-	off := uint64(smgHeaderSize)
+	var starts, counts [smg.Arrays]uint64
+	off := uint64(smg.HeaderSize)
 	size := uint64(len(data))
 	for i := range counts {
-		counts[i] = le.Uint64(data[16+8*i:])
-		if counts[i] > (size-off)/smgElem[i] {
-			return nil, corrupt(path, "%s (%d entries) run past the end of the %d-byte file", smgNames[i], counts[i], size)
+		counts[i] = smg.Count(data, i)
+		if counts[i] > (size-off)/smg.ElemSize[i] {
+			return nil, corrupt(path, "%s (%d entries) run past the end of the %d-byte file", smg.Names[i], counts[i], size)
 		}
 		starts[i] = off
-		off += counts[i] * smgElem[i]
-		off = (off + 7) &^ 7
+		off = smg.Pad8(off + counts[i]*smg.ElemSize[i])
 		if off > size {
-			return nil, corrupt(path, "%s run past the end of the %d-byte file", smgNames[i], size)
+			return nil, corrupt(path, "%s run past the end of the %d-byte file", smg.Names[i], size)
 		}
 	}
-	flags := le.Uint32(data[12:])
-	if flags&^smgFlagNames != 0 {
+	flags := le.Uint32(data[smg.FlagsAt:])
+	if flags&^smg.FlagNames != 0 {
 		return nil, inputErrorf(path, "snapshot flags %#x: written by a newer build (rewrite the snapshot)", flags)
 	}
 	namesAt := off
-	if flags&smgFlagNames != 0 {
+	if flags&smg.FlagNames != 0 {
 		end, err := namesEnd(data, off, counts[0], path)
 		if err != nil {
 			return nil, err
@@ -223,10 +195,26 @@ func decodeSnapshot(data []byte, path string, pending *func() error) (*graph.Gra
 	// The data checksum runs beside the graph's checks, which are safe on any bytes (bounds
 	// first); a mismatch is reported before what they found.
 	crc := make(chan uint32, 1)
-	go func() { crc <- parallelCRC(data[smgHeaderSize:]) }()
-	checksumOK := sync.OnceValue(func() bool { return <-crc == le.Uint32(data[72:]) })
+	go func() { crc <- parallelCRC(data[smg.HeaderSize:]) }()
+	checksumOK := sync.OnceValue(func() bool { return <-crc == le.Uint32(data[smg.DataSumAt:]) })
+	var rules func() error // the verdict of the rules checked beside the caller (pending), once started
+	// An error from here on waits for the checks still reading data, whose verdict comes first
+	// as without pending.
+	defer func() {
+		if err == nil {
+			return
+		}
+		g = nil
+		if rules != nil {
+			if v := rules(); v != nil {
+				err = v
+			}
+			*pending = nil
+		}
+		checksumOK()
+	}()
 	inPlace := nativeLE && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 == 0
-	arr := func(i int) []byte { return data[starts[i] : starts[i]+counts[i]*smgElem[i]] }
+	arr := func(i int) []byte { return data[starts[i] : starts[i]+counts[i]*smg.ElemSize[i]] }
 	var raw graph.Raw
 	if inPlace {
 		raw = graph.Raw{
@@ -259,13 +247,12 @@ func decodeSnapshot(data []byte, path string, pending *func() error) (*graph.Gra
 		}
 		return nil
 	}
-	var g *graph.Graph
-	var err error
 	if pending != nil {
 		if g, err = graph.FromRawTrusted(raw); err == nil {
 			checked := make(chan error, 1)
 			go func(g *graph.Graph) { checked <- g.ValidateRules() }(g)
-			*pending = sync.OnceValue(func() error { return verdict(<-checked) })
+			rules = sync.OnceValue(func() error { return verdict(<-checked) })
+			*pending = rules
 		}
 	}
 	if pending == nil || err != nil {
@@ -276,13 +263,22 @@ func decodeSnapshot(data []byte, path string, pending *func() error) (*graph.Gra
 			return nil, err
 		}
 	}
-	if flags&smgFlagNames != 0 {
+	if flags&smg.FlagNames != 0 {
 		if g, err = g.WithVertexNames(decodeNames(data, namesAt, counts[0])); err != nil {
 			return nil, corrupt(path, "%v", err)
 		}
 	}
+	if testHookDecoded != nil {
+		if err = testHookDecoded(); err != nil {
+			return nil, err
+		}
+	}
 	return g, nil
 }
+
+// testHookDecoded, when set (by tests), runs as decodeSnapshot ends, the graph's checks maybe
+// still running beside it; an error it returns fails the decoding, later than any bytes can.
+var testHookDecoded func() error
 
 // namesEnd checks the names section at off (n names) and returns where it ends.
 func namesEnd(data []byte, off, n uint64, path string) (uint64, error) {
@@ -384,7 +380,7 @@ func WriteSnapshot(path string, g *graph.Graph) error {
 // can go first on a stream.
 func writeSnapshot(out io.Writer, g *graph.Graph) error {
 	raw := g.Raw()
-	arrays := [smgArrays][]byte{
+	arrays := [smg.Arrays][]byte{
 		bytesOf(raw.VertexLabels, 4, func(b []byte, i int) { binary.LittleEndian.PutUint32(b, raw.VertexLabels[i]) }),
 		bytesOf(raw.Offsets, 8, func(b []byte, i int) { binary.LittleEndian.PutUint64(b, raw.Offsets[i]) }),
 		bytesOf(raw.Neighbors, 4, func(b []byte, i int) { binary.LittleEndian.PutUint32(b, raw.Neighbors[i]) }),
@@ -398,7 +394,7 @@ func writeSnapshot(out io.Writer, g *graph.Graph) error {
 		}),
 		bytesOf(raw.OriginalIDs, 8, func(b []byte, i int) { binary.LittleEndian.PutUint64(b, uint64(raw.OriginalIDs[i])) }),
 	}
-	counts := [smgArrays]int{len(raw.VertexLabels), len(raw.Offsets), len(raw.Neighbors), len(raw.EdgeLabels),
+	counts := [smg.Arrays]int{len(raw.VertexLabels), len(raw.Offsets), len(raw.Neighbors), len(raw.EdgeLabels),
 		len(raw.RunOffsets), len(raw.Runs), len(raw.OriginalIDs)}
 	var pad [8]byte
 	// The data after the header: each array, then zeros to the next multiple of 8 bytes.
@@ -428,18 +424,18 @@ func writeSnapshot(out io.Writer, g *graph.Graph) error {
 	for _, b := range data {
 		sum = crcCombine(sum, parallelCRC(b), int64(len(b)))
 	}
-	var hdr [smgHeaderSize]byte
-	copy(hdr[:], smgMagic)
+	var hdr [smg.HeaderSize]byte
+	copy(hdr[:], smg.Magic)
 	le := binary.LittleEndian
-	le.PutUint32(hdr[8:], smgVersion)
+	le.PutUint32(hdr[smg.VersionAt:], smg.Version)
 	if names != nil {
-		le.PutUint32(hdr[12:], smgFlagNames)
+		le.PutUint32(hdr[smg.FlagsAt:], smg.FlagNames)
 	}
 	for i, c := range counts {
-		le.PutUint64(hdr[16+8*i:], uint64(c))
+		le.PutUint64(hdr[smg.CountsAt+8*i:], uint64(c))
 	}
-	le.PutUint32(hdr[72:], sum)
-	le.PutUint32(hdr[76:], crc32.Checksum(hdr[:76], castagnoli))
+	le.PutUint32(hdr[smg.DataSumAt:], sum)
+	le.PutUint32(hdr[smg.HeaderSumAt:], smg.HeaderSum(hdr[:]))
 	if f, ok := out.(*os.File); ok {
 		return writeAtParallel(f, append([][]byte{hdr[:]}, data...))
 	}

@@ -6,6 +6,35 @@ import (
 	"testing"
 )
 
+// randomInducedInput draws the graph of iteration iter of the induced-subgraph tests: 2 to 61
+// vertices (every tenth iteration, enough to span several of the subgraph builders' ranges) with
+// labels below nl, up to edgeFactor edges a vertex, labelled on even iterations (a pair's label
+// depends on the pair alone, however often it is drawn).
+func randomInducedInput(t *testing.T, r *rand.Rand, iter, nl, edgeFactor int) *Graph {
+	t.Helper()
+	n := 2 + r.IntN(60)
+	if iter%10 == 0 {
+		n = 3*inducedChunk + r.IntN(1000)
+	}
+	labels := map[int64]uint32{}
+	for v := range n {
+		labels[int64(v)] = uint32(r.IntN(nl))
+	}
+	var edges []edge
+	for range r.IntN(edgeFactor * n) {
+		u, v := int64(r.IntN(n)), int64(r.IntN(n))
+		if u == v {
+			continue
+		}
+		var l uint32
+		if iter%2 == 0 {
+			l = uint32((u + v) % 3)
+		}
+		edges = append(edges, edge{u, v, l})
+	}
+	return build(t, labels, edges)
+}
+
 // TestInducedByVertexLabels checks the label-induced subgraph against g on random graphs (with
 // and without edge labels; small ones and ones spanning several of its goroutines' ranges): the
 // kept vertices are exactly those with a label of the set, in g's order, each with exactly its
@@ -14,29 +43,8 @@ import (
 func TestInducedByVertexLabels(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for iter := range 60 {
-		n := 2 + r.IntN(60)
-		if iter%10 == 0 {
-			n = 3*inducedChunk + r.IntN(1000)
-		}
 		nl := 1 + r.IntN(6)
-		labels := map[int64]uint32{}
-		for v := range n {
-			labels[int64(v)] = uint32(r.IntN(nl))
-		}
-		edgeLabels := iter%2 == 0
-		var edges []edge
-		for range r.IntN(5 * n) {
-			u, v := int64(r.IntN(n)), int64(r.IntN(n))
-			if u == v {
-				continue
-			}
-			var l uint32
-			if edgeLabels {
-				l = uint32((u + v) % 3) // the same label however often the pair is drawn
-			}
-			edges = append(edges, edge{u, v, l})
-		}
-		g := build(t, labels, edges)
+		g := randomInducedInput(t, r, iter, nl, 5)
 		var set []uint32
 		for l := range uint32(nl + 1) { // nl itself is no vertex's label
 			if r.IntN(2) == 0 {
@@ -148,29 +156,7 @@ func TestInducedPartAgreesWithBuilder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	nonEmpty := 0
 	for iter := range 60 {
-		n := 2 + r.IntN(60)
-		if iter%10 == 0 {
-			n = 3*inducedChunk + r.IntN(1000)
-		}
-		nl := 1 + r.IntN(4)
-		labels := map[int64]uint32{}
-		for v := range n {
-			labels[int64(v)] = uint32(r.IntN(nl))
-		}
-		edgeLabels := iter%2 == 0
-		var edges []edge
-		for range r.IntN(4 * n) { // few enough that some vertices stay isolated
-			u, v := int64(r.IntN(n)), int64(r.IntN(n))
-			if u == v {
-				continue
-			}
-			var l uint32
-			if edgeLabels {
-				l = uint32((u + v) % 3)
-			}
-			edges = append(edges, edge{u, v, l})
-		}
-		g := build(t, labels, edges)
+		g := randomInducedInput(t, r, iter, 1+r.IntN(4), 4) // few enough edges that some vertices stay isolated
 		parts := 1 + r.IntN(4)
 		of := make([]uint32, g.NumVertices())
 		vss := make([][]uint32, parts)

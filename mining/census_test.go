@@ -55,33 +55,48 @@ func TestNames(t *testing.T) {
 func bruteCensus(g *graph.Graph, k int) (nonInduced, induced map[uint64]uint64) {
 	nonInduced, induced = map[uint64]uint64{}, map[uint64]uint64{}
 	spanning := map[uint64]map[uint64]uint64{} // canonical induced shape -> its connected spanning subshapes
-	n := g.NumVertices()
+	eachSubset(g.NumVertices(), k, func(set []uint32) {
+		s, _ := inducedShape(g, set)
+		c := s.Canonical()
+		if !c.Connected() {
+			return
+		}
+		induced[c.Code()]++
+		subs, ok := spanning[c.Code()]
+		if !ok {
+			subs = spanningSubshapes(c)
+			spanning[c.Code()] = subs
+		}
+		for code, x := range subs {
+			nonInduced[code] += x
+		}
+	})
+	return nonInduced, induced
+}
+
+// inducedShape returns the shape g induces on set (vertex i of the shape is set[i]) and its
+// edges, as pairs of positions.
+func inducedShape(g *graph.Graph, set []uint32) (s Shape, edges [][2]int) {
+	s.K = len(set)
+	for i := range set {
+		for j := i + 1; j < len(set); j++ {
+			if _, ok := g.HasEdge(set[i], set[j]); ok {
+				s.Adj[i] |= 1 << j
+				s.Adj[j] |= 1 << i
+				edges = append(edges, [2]int{i, j})
+			}
+		}
+	}
+	return s, edges
+}
+
+// eachSubset calls f with every k-subset of 0..n-1, increasing (f must not keep set).
+func eachSubset(n, k int, f func(set []uint32)) {
 	set := make([]uint32, k)
 	var rec func(start, depth int)
 	rec = func(start, depth int) {
 		if depth == k {
-			s := Shape{K: k}
-			for i := range k {
-				for j := i + 1; j < k; j++ {
-					if _, ok := g.HasEdge(set[i], set[j]); ok {
-						s.Adj[i] |= 1 << j
-						s.Adj[j] |= 1 << i
-					}
-				}
-			}
-			c := s.Canonical()
-			if !c.Connected() {
-				return
-			}
-			induced[c.Code()]++
-			subs, ok := spanning[c.Code()]
-			if !ok {
-				subs = spanningSubshapes(c)
-				spanning[c.Code()] = subs
-			}
-			for code, x := range subs {
-				nonInduced[code] += x
-			}
+			f(set)
 			return
 		}
 		for v := start; v < n; v++ {
@@ -90,7 +105,6 @@ func bruteCensus(g *graph.Graph, k int) (nonInduced, induced map[uint64]uint64) 
 		}
 	}
 	rec(0, 0)
-	return nonInduced, induced
 }
 
 func spanningSubshapes(s Shape) map[uint64]uint64 {
@@ -134,10 +148,7 @@ func checkCensus(t *testing.T, g *graph.Graph, k int, threads int, label string)
 }
 
 func TestCensusBruteForce(t *testing.T) {
-	cases := 12
-	if testenv.Long() {
-		cases = 120
-	}
+	cases := testenv.Sweep(12, 120)
 	for seed := range uint64(cases) {
 		n := 9 + int(seed%5)
 		p := []float64{0.25, 0.4, 0.6, 0.85}[seed%4]

@@ -104,10 +104,7 @@ func checkDecomp(t *testing.T, g *graph.Graph, label string) {
 }
 
 func TestDecompRooted(t *testing.T) {
-	cases := 4
-	if testenv.Long() {
-		cases = 40
-	}
+	cases := testenv.Sweep(4, 40)
 	for seed := range uint64(cases) {
 		n := 8 + int(seed%4)
 		p := []float64{0.3, 0.5, 0.7}[seed%3]

@@ -44,47 +44,27 @@ func bruteOrbits(g *graph.Graph, orbits []Orbit, K int) (ni, in [][]uint64) {
 		panic(fmt.Sprintf("no orbit for %v vertex %d", s, v))
 	}
 	for k := 2; k <= K; k++ {
-		set := make([]uint32, k)
-		var rec func(start, depth int)
-		rec = func(start, depth int) {
-			if depth == k {
-				s := Shape{K: k}
-				var edges [][2]int
+		eachSubset(n, k, func(set []uint32) {
+			s, edges := inducedShape(g, set)
+			if s.Connected() {
 				for i := range k {
-					for j := i + 1; j < k; j++ {
-						if _, ok := g.HasEdge(set[i], set[j]); ok {
-							s.Adj[i] |= 1 << j
-							s.Adj[j] |= 1 << i
-							edges = append(edges, [2]int{i, j})
-						}
-					}
+					in[set[i]][index(s, i)]++
 				}
-				if s.Connected() {
+			}
+			for mask := 0; mask < 1<<len(edges); mask++ {
+				t := Shape{K: k}
+				for m := mask; m != 0; m &= m - 1 {
+					e := edges[bits.TrailingZeros(uint(m))]
+					t.Adj[e[0]] |= 1 << e[1]
+					t.Adj[e[1]] |= 1 << e[0]
+				}
+				if t.Connected() {
 					for i := range k {
-						in[set[i]][index(s, i)]++
+						ni[set[i]][index(t, i)]++
 					}
 				}
-				for mask := 0; mask < 1<<len(edges); mask++ {
-					t := Shape{K: k}
-					for m := mask; m != 0; m &= m - 1 {
-						e := edges[bits.TrailingZeros(uint(m))]
-						t.Adj[e[0]] |= 1 << e[1]
-						t.Adj[e[1]] |= 1 << e[0]
-					}
-					if t.Connected() {
-						for i := range k {
-							ni[set[i]][index(t, i)]++
-						}
-					}
-				}
-				return
 			}
-			for v := start; v < n; v++ {
-				set[depth] = uint32(v)
-				rec(v+1, depth+1)
-			}
-		}
-		rec(0, 0)
+		})
 	}
 	return ni, in
 }

@@ -73,10 +73,7 @@ func check(t *testing.T, g *graph.Graph, pt *partition.Partitioning, budget uint
 }
 
 func TestInvariants(t *testing.T) {
-	seeds := uint64(40)
-	if testenv.Long() {
-		seeds = 400
-	}
+	seeds := testenv.Sweep(uint64(40), 400)
 	ctx := context.Background()
 	for seed := range seeds {
 		n := 20 + int(seed%9)*60

@@ -270,22 +270,13 @@ func TestGPUCollegeMsg(t *testing.T) {
 	needGPU(t)
 	g := loadCollegeMsg(t)
 	ctx := context.Background()
-	for _, c := range []struct {
-		delta int64
-		want  uint64
-	}{{3600, 3979317}, {86400, 21472248}} {
+	for _, c := range snapCollegeMsg {
 		cpu, _ := Grid(ctx, g, Options{Delta: c.delta})
 		grid, err := Grid(ctx, g, Options{Delta: c.delta, Device: GPU})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var total uint64
-		for _, row := range grid {
-			for _, x := range row {
-				total += x
-			}
-		}
-		if total != c.want || grid != cpu {
+		if total := gridTotal(grid); total != c.want || grid != cpu {
 			t.Errorf("delta %d: GPU total %d (SNAP %d), cells equal to CPU's: %v", c.delta, total, c.want, grid == cpu)
 		}
 	}

@@ -139,10 +139,7 @@ func TestGridMotifsDistinct(t *testing.T) {
 }
 
 func TestGridAndCountBruteForce(t *testing.T) {
-	cases := 30
-	if testenv.Long() {
-		cases = 300
-	}
+	cases := testenv.Sweep(30, 300)
 	for seed := range uint64(cases) {
 		n := 3 + int(seed%5)
 		g := randomTemporal(seed, n, 14+int(seed%20), []int64{3, 10, 40}[seed%3])
@@ -227,24 +224,32 @@ func TestReadErrors(t *testing.T) {
 // TestCollegeMsg checks the 36-motif totals SNAP's temporalmotifs prints on CollegeMsg.
 func TestCollegeMsg(t *testing.T) {
 	g := loadCollegeMsg(t)
-	for _, c := range []struct {
-		delta int64
-		want  uint64
-	}{{3600, 3979317}, {86400, 21472248}} {
+	for _, c := range snapCollegeMsg {
 		grid, err := Grid(context.Background(), g, Options{Delta: c.delta})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var total uint64
-		for _, row := range grid {
-			for _, x := range row {
-				total += x
-			}
-		}
-		if total != c.want {
+		if total := gridTotal(grid); total != c.want {
 			t.Errorf("delta %d: total %d, SNAP %d", c.delta, total, c.want)
 		}
 	}
+}
+
+// snapCollegeMsg are the 36-motif totals SNAP's temporalmotifs prints on CollegeMsg, by delta.
+var snapCollegeMsg = []struct {
+	delta int64
+	want  uint64
+}{{3600, 3979317}, {86400, 21472248}}
+
+// gridTotal sums a grid's cells.
+func gridTotal(grid [6][6]uint64) uint64 {
+	var total uint64
+	for _, row := range grid {
+		for _, x := range row {
+			total += x
+		}
+	}
+	return total
 }
 
 // TestCollegeMsgCountsAgree checks the general counter against the grid on every motif of

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/smg"
 )
 
 // TestCountCheckedSnapshot: count plans beside a snapshot's checks (loadDataChecking), so a
@@ -34,15 +34,14 @@ func TestCountCheckedSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	le := binary.LittleEndian
-	// The neighbours follow the vertex labels and the offsets, each padded to 8 bytes.
-	neighbours := 80 + (le.Uint64(base[16:])*4+7)&^7 + le.Uint64(base[24:])*8
+	start, _ := smg.Starts(base)
+	neighbours := start[smg.Neighbors]
 	raw := g.Raw()
 	v := 0
 	for raw.Offsets[v+1]-raw.Offsets[v] < 2 || raw.Runs[raw.RunOffsets[v]].Start+1 >= raw.Offsets[v+1] {
 		v++
 	}
 	at := neighbours + 4*raw.Offsets[v]
-	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	broken := map[string]func(d []byte){
 		"self-loop": func(d []byte) { le.PutUint32(d[at:], uint32(v)) },
 		"unsorted": func(d []byte) {
@@ -50,16 +49,17 @@ func TestCountCheckedSnapshot(t *testing.T) {
 			le.PutUint32(d[at:], b)
 			le.PutUint32(d[at+4:], a)
 		},
-		"relabelled": func(d []byte) { le.PutUint32(d[80+4*v:], le.Uint32(d[80+4*v:])+1) },
-		"checksum":   func(d []byte) { d[neighbours] ^= 1 },
+		"relabelled": func(d []byte) {
+			le.PutUint32(d[start[smg.VertexLabels]+4*uint64(v):], le.Uint32(d[start[smg.VertexLabels]+4*uint64(v):])+1)
+		},
+		"checksum": func(d []byte) { d[neighbours] ^= 1 },
 	}
 	queries := []string{"(a:0)-(b:1)-(c:2)-(a)", "(a:1)-(b:1)-(c)-(d:0)-(a), (b)-(d)", "(a)-(b)-(c)-(a)"}
 	for name, mutate := range broken {
 		data := slices.Clone(base)
 		mutate(data)
 		if name != "checksum" {
-			le.PutUint32(data[72:], crc32.Checksum(data[80:], castagnoli))
-			le.PutUint32(data[76:], crc32.Checksum(data[:76], castagnoli))
+			smg.Seal(data) // only the graph's checks can refuse it
 		}
 		path := filepath.Join(dir, name+".smg")
 		if err := os.WriteFile(path, data, 0o644); err != nil {

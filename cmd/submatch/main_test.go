@@ -18,9 +18,6 @@ import (
 	"time"
 )
 
-// testdata is the shared test data folder ($SUBMATCH_TESTDATA, else ../shared/testdata).
-var testdata = testenv.Dir()
-
 // needData returns the path of a file or folder under testdata, skipping the test when it is
 // missing (failing it in CI).
 func needData(t testing.TB, rel string) string {

@@ -93,16 +93,8 @@ func computeStats(g *graph.Graph) graphStats {
 	if n > 0 {
 		s.AvgDegree = 2 * float64(s.Edges) / float64(n)
 	}
-	s.VertexLabels = len(vl)
-	s.TopVertexLabels = sortedCounts(vl)
-	if len(s.TopVertexLabels) > statsTopLabels {
-		s.TopVertexLabels = s.TopVertexLabels[:statsTopLabels]
-	}
-	s.EdgeLabels = len(el)
-	s.TopEdgeLabels = sortedCounts(el)
-	if len(s.TopEdgeLabels) > statsTopLabels {
-		s.TopEdgeLabels = s.TopEdgeLabels[:statsTopLabels]
-	}
+	s.VertexLabels, s.TopVertexLabels = len(vl), topCounts(vl)
+	s.EdgeLabels, s.TopEdgeLabels = len(el), topCounts(el)
 	for b, c := range buckets {
 		if c == 0 {
 			continue
@@ -116,8 +108,9 @@ func computeStats(g *graph.Graph) graphStats {
 	return s
 }
 
-// sortedCounts orders a histogram by decreasing count, then increasing label.
-func sortedCounts(m map[uint32]uint64) []labelCount {
+// topCounts returns a histogram's statsTopLabels largest entries by decreasing count, then
+// increasing label.
+func topCounts(m map[uint32]uint64) []labelCount {
 	out := make([]labelCount, 0, len(m))
 	for l, c := range m {
 		out = append(out, labelCount{l, c})
@@ -128,7 +121,22 @@ func sortedCounts(m map[uint32]uint64) []labelCount {
 		}
 		return cmp.Compare(a.Label, b.Label)
 	})
-	return out
+	return out[:min(len(out), statsTopLabels)]
+}
+
+// writeLabelTable writes the histogram of the vertex or edge labels (kind; items: what they
+// label, total of them): the number of distinct labels, then a table of the top ones in tw.
+func writeLabelTable(w io.Writer, tw *tabwriter.Writer, kind, items string, distinct int, top []labelCount, total uint64) {
+	fmt.Fprintf(w, "\n%s labels: %d distinct", kind, distinct)
+	if distinct > len(top) {
+		fmt.Fprintf(w, " (top %d shown)", len(top))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(tw, "label\t%s\tshare\t\n", items)
+	for _, lc := range top {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t\n", lc.Label, lc.Count, percent(lc.Count, total))
+	}
+	tw.Flush()
 }
 
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -229,27 +237,8 @@ func printStats(w io.Writer, s *graphStats) {
 	}
 
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "\nvertex labels: %d distinct", s.VertexLabels)
-	if s.VertexLabels > len(s.TopVertexLabels) {
-		fmt.Fprintf(w, " (top %d shown)", len(s.TopVertexLabels))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(tw, "label\tvertices\tshare\t\n")
-	for _, lc := range s.TopVertexLabels {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t\n", lc.Label, lc.Count, percent(lc.Count, uint64(s.Vertices)))
-	}
-	tw.Flush()
-
-	fmt.Fprintf(w, "\nedge labels: %d distinct", s.EdgeLabels)
-	if s.EdgeLabels > len(s.TopEdgeLabels) {
-		fmt.Fprintf(w, " (top %d shown)", len(s.TopEdgeLabels))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(tw, "label\tedges\tshare\t\n")
-	for _, lc := range s.TopEdgeLabels {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t\n", lc.Label, lc.Count, percent(lc.Count, s.Edges))
-	}
-	tw.Flush()
+	writeLabelTable(w, tw, "vertex", "vertices", s.VertexLabels, s.TopVertexLabels, uint64(s.Vertices))
+	writeLabelTable(w, tw, "edge", "edges", s.EdgeLabels, s.TopEdgeLabels, s.Edges)
 
 	fmt.Fprintln(w, "\ndegree distribution:")
 	fmt.Fprint(tw, "degree\tvertices\tshare\t\n")

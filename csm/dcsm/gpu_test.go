@@ -49,10 +49,7 @@ func TestOpenNoGPU(t *testing.T) {
 // TestGPURandom: the kernels give the CPU engine's per-update deltas on random streams.
 func TestGPURandom(t *testing.T) {
 	needGPU(t)
-	seeds := 150
-	if testenv.Long() {
-		seeds = 600
-	}
+	seeds := testenv.Sweep(150, 600)
 	sweep(t, seeds, openGPU)
 }
 
@@ -61,10 +58,7 @@ func TestGPURandom(t *testing.T) {
 // gives the CPU engine's signed matches per update on random streams, in every convention.
 func TestGPUEmit(t *testing.T) {
 	needGPU(t)
-	seeds := 80
-	if testenv.Long() {
-		seeds = 300
-	}
+	seeds := testenv.Sweep(80, 300)
 	// Buffers of 3 matches and more: a window is a launch and three copies.
 	listSweep(t, seeds, openGPU, []uint64{3, 7, 64, DefaultListCap})
 }

@@ -116,10 +116,7 @@ func compareMatches(ctx context.Context, c randomCase, sem engine.Semantics, ope
 // 64 matches, so that searches are listed in groups and in windows) are the CPU engine's with
 // batches of one, in every convention.
 func TestEmuListRandom(t *testing.T) {
-	seeds := 60
-	if testenv.Long() {
-		seeds = 400
-	}
+	seeds := testenv.Sweep(60, 400)
 	listSweep(t, seeds, openEmu, []uint64{1, 2, 3, 7, 64, DefaultListCap})
 }
 

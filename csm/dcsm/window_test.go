@@ -186,10 +186,7 @@ func windowSweep(t *testing.T, seeds int, open opener) {
 // TestEmuWindow (CI): the emulation under sliding windows gives the CPU engine's per-update and
 // per-expiry deltas on random timestamped streams.
 func TestEmuWindow(t *testing.T) {
-	seeds := 120
-	if testenv.Long() {
-		seeds = 600
-	}
+	seeds := testenv.Sweep(120, 600)
 	windowSweep(t, seeds, openEmu)
 }
 

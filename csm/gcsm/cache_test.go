@@ -132,7 +132,7 @@ func TestCacheLayout(t *testing.T) {
 			if f.n == 0 || (i > 0 && c.free[i-1].off+c.free[i-1].n >= f.off) {
 				t.Fatalf("phase %d: free ranges not sorted and coalesced: %v", phase, c.free)
 			}
-			used = append(used, rng{f.off, f.n})
+			used = append(used, rng(f))
 		}
 		slices.SortFunc(used, func(a, b rng) int { return int(a.off) - int(b.off) })
 		var at uint64

@@ -301,10 +301,7 @@ func (m *Matcher) rebuild() error {
 		return fmt.Errorf("gcsm: host graph: %w", err)
 	}
 	if m.mode == ModeDegree || m.fillDegree {
-		m.deg = m.deg[:0]
-		for _, v := range m.g.Vertices() {
-			m.deg = append(m.deg, v)
-		}
+		m.deg = append(m.deg[:0], m.g.Vertices()...)
 		slices.SortFunc(m.deg, func(a, b uint32) int { return m.g.Degree(b) - m.g.Degree(a) })
 	}
 	return nil

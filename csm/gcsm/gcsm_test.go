@@ -11,6 +11,7 @@ import (
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/cudacheck"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -19,13 +20,13 @@ import (
 // and the cache, gives the CPU engine's per-batch counts on random graphs, patterns and streams,
 // in every convention and mode, with a large and a tiny cache.
 func TestEmulation(t *testing.T) {
-	sweep(t, seeds(40, 400), openEmu)
+	sweep(t, testenv.Sweep(40, 400), openEmu)
 }
 
 // TestSpilledEmulation: searches decomposed into the kernel's spilled searches (candidates one
 // level deeper, the absolute rest of a level) count what the whole searches count.
 func TestSpilledEmulation(t *testing.T) {
-	sweep(t, seeds(20, 200), openSpill)
+	sweep(t, testenv.Sweep(20, 200), openSpill)
 }
 
 // TestUniqueIsEmbeddingsOverAut checks the claim that a batch's unique delta is its embedding
@@ -80,7 +81,7 @@ func TestRefusals(t *testing.T) {
 // TestEmitEmulation: the listed signed matches (emulated kernel, a listing buffer of 3 matches so
 // that a phase lists in groups) are the CPU engine's, batch by batch, in every convention.
 func TestEmitEmulation(t *testing.T) {
-	sweepList(t, seeds(30, 300), openEmu)
+	sweepList(t, testenv.Sweep(30, 300), openEmu)
 }
 
 // TestNoGPU: without a GPU, the engine refuses with an error wrapping gpu.ErrNoGPU.

@@ -52,7 +52,7 @@ func openGPU(g *dynamic.Graph, pats []*pattern.Pattern, opts csm.Options, budget
 // and mode, with a large budget and a cache of a few lists.
 func TestGPURandom(t *testing.T) {
 	needGPU(t)
-	sweep(t, seeds(150, 600), openGPU)
+	sweep(t, testenv.Sweep(150, 600), openGPU)
 }
 
 // TestGPUEmit: the kernel's listing gives the CPU engine's signed matches on random streams (in
@@ -60,7 +60,7 @@ func TestGPURandom(t *testing.T) {
 // budget, spills forced on half of the seeds) and on a prefix of email10.
 func TestGPUEmit(t *testing.T) {
 	needGPU(t)
-	sweepList(t, seeds(60, 300), openGPU)
+	sweepList(t, testenv.Sweep(60, 300), openGPU)
 	mk, stream, all := loadEmail10(t)
 	c := randomCase{g: mk, pats: []*pattern.Pattern{all["q4_1"], all["q6_1"]}, stream: stream[:3000], batch: 500}
 	for _, budget := range []uint64{1 << 30, 1 << 10} {

@@ -15,7 +15,6 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/oracle"
-	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -309,14 +308,6 @@ func openBoth(c randomCase, sem engine.Semantics, mode string, budget uint64, op
 		closeGot = cl.Close
 	}
 	return ref, got, closeGot, nil
-}
-
-// seeds is the number of random cases a sweep takes: n, or long under SUBMATCH_LONG=1.
-func seeds(n, long int) int {
-	if testenv.Long() {
-		return long
-	}
-	return n
 }
 
 // compare runs the case with the CPU engine and with open, batch by batch, and reports the

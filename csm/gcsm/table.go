@@ -132,6 +132,3 @@ func tail(rec []uint32) int {
 	}
 	return t
 }
-
-// numTerms returns the number of terms in the table.
-func (t *table) numTerms() int { return len(t.words) / termWords }

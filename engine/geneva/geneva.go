@@ -28,6 +28,7 @@ import (
 	"github.com/submatch/submatch/engine/geneva/core"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/seqs"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -139,10 +140,9 @@ func (e Engine) countStats(ctx context.Context, p *engine.Problem, base *plan.Pl
 // Matches implements engine.Engine: the last step's rows are materialised in batches and
 // streamed.
 func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
-	return func(yield func([]uint32, error) bool) {
+	return seqs.Emitted(func(emit func([]uint32) bool) error {
 		var st Stats
-		stopped := false
-		err := e.run(ctx, p, &st, false, nil, func(x *core.Executor, job *core.Job) error {
+		return e.run(ctx, p, &st, false, nil, func(x *core.Executor, job *core.Job) error {
 			if x.MaxTableRows == 0 || x.MaxTableRows > listBatch {
 				x.MaxTableRows = listBatch
 			}
@@ -151,18 +151,14 @@ func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint
 			return x.List(ctx, job.Program, func(rows []uint32) bool {
 				for i := 0; i+w <= len(rows); i += w {
 					job.Match(rows[i:i+w], m)
-					if !yield(m, nil) {
-						stopped = true
+					if !emit(m) {
 						return false
 					}
 				}
 				return true
 			})
 		})
-		if err != nil && !stopped {
-			yield(nil, err)
-		}
-	}
+	})
 }
 
 // listBatch is the most rows a listing table holds (what one batch copies to the host).

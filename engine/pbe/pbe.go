@@ -324,7 +324,7 @@ func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int
 	return &sub, nil
 }
 
-// partProblem is one part's problem (sub nil: too small), or the error building it.
+// partProblem is one part's problem, or the error building it.
 type partProblem struct {
 	i   int
 	sub *engine.Problem

@@ -42,6 +42,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/seqs"
 )
 
 //go:embed kernels/sgsi.cu
@@ -131,20 +132,11 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 
 // Matches implements engine.Engine.
 func (e Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uint32, error] {
-	return func(yield func([]uint32, error) bool) {
+	return seqs.Emitted(func(emit func([]uint32) bool) error {
 		var st Stats
-		stopped := false
-		_, err := e.run(ctx, p, &st, false, func(m []uint32) bool {
-			if !yield(m, nil) {
-				stopped = true
-				return false
-			}
-			return true
-		})
-		if err != nil && !stopped {
-			yield(nil, err)
-		}
-	}
+		_, err := e.run(ctx, p, &st, false, emit)
+		return err
+	})
 }
 
 func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count bool, emit func([]uint32) bool) (*runner, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/submatch/submatch/internal/cudacheck"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -208,7 +209,7 @@ func TestEmulatedCliqueKernel(t *testing.T) {
 		{"dense n=90, 2 labels", gen.RandomGraph(8, 90, 0.8, 2, 1), "1"},
 	}
 	for _, gc := range graphs {
-		for k := 4; k <= sweep(8, 6); k++ {
+		for k := 4; k <= testenv.Sweep(6, 8); k++ {
 			p := proptest.Clique(t, k, gc.vl, "")
 			c, ok := plan.AsClique(gc.g, p)
 			if !ok {

@@ -19,6 +19,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudacheck"
 	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -901,7 +902,7 @@ func TestFlattenLists(t *testing.T) {
 func TestEmulatedKernelMatchesCPU(t *testing.T) {
 	checked := 0
 	var reusing, checkCand, wide, split, leafPlans int
-	for seed := uint64(1); seed <= uint64(sweep(60, 20)); seed++ {
+	for seed := uint64(1); seed <= uint64(testenv.Sweep(20, 60)); seed++ {
 		vl := int(seed % 3)
 		g := gen.RandomGraph(seed, 30+int(seed%20), 0.25, vl, int(seed%2)+1)
 		p := gen.RandomPattern(seed*13, 1+int(seed%6), gen.PatternOptions{EdgeProb: 0.5, VertexLabels: vl, EdgeLabels: int(seed%2) + 1, Wildcard: 0.3, Components: 1 + int(seed%4)/3})
@@ -1078,7 +1079,7 @@ func TestEmulatedReuse(t *testing.T) {
 		ps = append(ps, gen.RandomPattern(seed*17, 4+int(seed%4), gen.PatternOptions{EdgeProb: 0.8, VertexLabels: int(seed % 2), Wildcard: 0.3}))
 	}
 	var reusing, checkCand, cases, leafPlans int
-	for gi := uint64(1); gi <= uint64(sweep(4, 2)); gi++ {
+	for gi := uint64(1); gi <= uint64(testenv.Sweep(2, 4)); gi++ {
 		vl := int(gi % 2)
 		g := gen.RandomGraph(gi*101, 30+int(gi)*5, 0.35, vl, 1)
 		goff, gadj := sortedCSR(g)
@@ -1142,11 +1143,11 @@ func TestEmulatedLeaves(t *testing.T) {
 		"(a)-(b)-(c)-(d)-(a), (a)-(e), (b)-(f), (c)-(g)", "(a:1)-(b:1), (a)-(c:2), (b)-(d:2), (b)-(e)",
 	}
 	ps := parsePatterns(t, pats)
-	for seed := uint64(1); seed <= uint64(sweep(12, 4)); seed++ {
+	for seed := uint64(1); seed <= uint64(testenv.Sweep(4, 12)); seed++ {
 		ps = append(ps, gen.RandomPattern(seed*29, 3+int(seed%5), gen.PatternOptions{EdgeProb: 0.3, VertexLabels: int(seed % 3), Wildcard: 0.3}))
 	}
 	var leafPlans, multiClass, fallbacks, multiplied, cases int
-	for gi := uint64(1); gi <= uint64(sweep(4, 1)); gi++ {
+	for gi := uint64(1); gi <= uint64(testenv.Sweep(1, 4)); gi++ {
 		vl := int(gi%2) * 3
 		g := gen.RandomGraph(gi*211, 25+int(gi)*5, 0.3, vl, 1)
 		goff, gadj := sortedCSR(g)
@@ -1366,7 +1367,7 @@ func TestEmulatedPieces(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases, pieces, fallbacks, listed int
-	for seed := uint64(1); seed <= uint64(sweep(16, 5)); seed++ {
+	for seed := uint64(1); seed <= uint64(testenv.Sweep(5, 16)); seed++ {
 		vl := int(seed % 2)
 		g := gen.RandomGraphM(seed*11, 40, 560+int(seed%4)*30, vl, 1)
 		goff, gadj := sortedCSR(g)

@@ -3,7 +3,6 @@ package stmatch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -19,6 +18,20 @@ import (
 // milliseconds on wiki-Vote).
 const q20 = "(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (a)-(g), (b)-(c), (b)-(d), (b)-(e), (b)-(f), (b)-(g), (c)-(e), (c)-(f), (c)-(g), (d)-(e), (d)-(f), (d)-(g), (e)-(f)"
 
+// cpuPlan is the CPU engine's plan of p: what --engine auto hands a prepared count.
+func cpuPlan(t *testing.T, p *engine.Problem) *plan.Plan {
+	t.Helper()
+	opts, err := cpu.PlanOptions(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := plan.BuildContext(context.Background(), p.Data, p.Pattern, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base
+}
+
 // TestPrepareCount: a prepared count (engine.Preparer, for --engine auto) builds, from the CPU
 // engine's plan, the plan a count builds itself, and a released preparation stops its order
 // search at once. (The random cases are too small for the order search, whose time budget makes
@@ -29,14 +42,7 @@ func TestPrepareCount(t *testing.T) {
 	n := 0
 	for oc := range proptest.WithOracleDense(seeds, nil) {
 		p := &engine.Problem{Data: oc.G, Pattern: oc.P, Semantics: oc.Sem, Threads: 2}
-		opts, err := cpu.PlanOptions(p, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base, err := plan.BuildContext(ctx, oc.G, oc.P, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := cpuPlan(t, p)
 		var o Options
 		pc := Engine{Options: o}.PrepareCount(ctx, p, base).(*preparedCount)
 		<-pc.done
@@ -88,14 +94,7 @@ func TestGPUPrepareCount(t *testing.T) {
 	n := 0
 	for oc := range proptest.WithOracleDense(seeds, nil) {
 		p := &engine.Problem{Data: oc.G, Pattern: oc.P, Semantics: oc.Sem}
-		opts, err := cpu.PlanOptions(p, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base, err := plan.BuildContext(ctx, oc.G, oc.P, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := cpuPlan(t, p)
 		res, err := Engine{Options: Options{searchAt: 1e-9}}.PrepareCount(ctx, p, base).Count(ctx)
 		if err != nil || res.Partial || res.Count != oc.Want {
 			t.Errorf("seed %d %s: prepared count %d (partial %v, error %v), oracle %d", oc.Seed, oc.Sem, res.Count, res.Partial, err, oc.Want)
@@ -117,5 +116,5 @@ func TestGPUPrepareCount(t *testing.T) {
 	if err != nil || prepared.Count != direct.Count {
 		t.Errorf("q20: prepared count %d (error %v), stmatch's own %d", prepared.Count, err, direct.Count)
 	}
-	t.Log(fmt.Sprintf("%d random cases; q20 %d (prepared: %v)", n, prepared.Count, time.Since(t0)))
+	t.Logf("%d random cases; q20 %d (prepared: %v)", n, prepared.Count, time.Since(t0))
 }

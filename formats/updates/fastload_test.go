@@ -56,6 +56,20 @@ func slowLoad(t *testing.T, path string) (*dynamic.Graph, error) {
 	return dynamic.FromGraph(g), nil
 }
 
+// loadsAsCareful checks that LoadDynamic loads path, and as the careful loader does.
+func loadsAsCareful(t *testing.T, path string) {
+	t.Helper()
+	got, err := LoadDynamic(path, formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := slowLoad(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, got, want)
+}
+
 func TestLoadDynamic(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -81,15 +95,7 @@ func TestLoadDynamic(t *testing.T) {
 		if _, _, ok := fastLoad([]byte(b.String()), true); !ok {
 			t.Fatalf("trial %d: not taken on the fast path", trial)
 		}
-		got, err := LoadDynamic(path, formats.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := slowLoad(t, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameGraph(t, got, want)
+		loadsAsCareful(t, path)
 	}
 	// Files the fast path leaves to the careful loader, which names the line.
 	for _, c := range []struct{ text, err string }{
@@ -123,15 +129,7 @@ func TestLoadDynamicShared(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("no shared test data:", err)
 	}
-	got, err := LoadDynamic(path, formats.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := slowLoad(t, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameGraph(t, got, want)
+	loadsAsCareful(t, path)
 }
 
 // TestFastLoadShapes: the byte-level parser takes exactly the lines the careful loader reads as

@@ -11,10 +11,7 @@ import (
 // deletions and re-insertions, Clone, Filtered and Compact, against a model; clones are not
 // changed by later edits of the original (emptied lists are reused as spare runs).
 func TestSpareListsStress(t *testing.T) {
-	seeds := uint64(8)
-	if testenv.Long() {
-		seeds = 30
-	}
+	seeds := testenv.Sweep(uint64(8), 30)
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 7))
 		d := New()

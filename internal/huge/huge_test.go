@@ -23,7 +23,7 @@ func TestMake(t *testing.T) {
 	}
 	type pair struct {
 		p *int
-		x uint64
+		_ uint64
 	}
 	v := 7
 	ps := Make[pair](Page / 8)

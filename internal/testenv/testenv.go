@@ -39,6 +39,15 @@ func Long() bool {
 	return v != "" && v != "0"
 }
 
+// Sweep returns short, or long in the deep sweeps (Long): how many cases a test runs, so that
+// the README's `go test ./...` stays within minutes while CI still runs every case.
+func Sweep[T any](short, long T) T {
+	if Long() {
+		return long
+	}
+	return short
+}
+
 // SkipUnlessLong skips a deep sweep unless $SUBMATCH_LONG is set.
 func SkipUnlessLong(t testing.TB) {
 	t.Helper()

@@ -68,9 +68,8 @@ func main() {
 
 // Glibc is glibc's rand() (the default TYPE_3 additive feedback generator of random()).
 type Glibc struct {
-	r    [34]int32
-	i    int
-	fill bool
+	r [34]int32
+	i int
 }
 
 // NewGlibc returns the generator after srand(seed); glibc takes seed 0 as 1.
