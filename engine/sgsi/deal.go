@@ -262,6 +262,7 @@ func (b *Balance) add(o Balance) {
 			d.Rows[l] += n
 		}
 		d.Choice += s.Choice
+		d.Items += s.Items
 		if s.maxRows > d.maxRows {
 			d.maxRows, d.W3, d.W2, d.W1 = s.maxRows, s.W3, s.W2, s.W1
 		}
