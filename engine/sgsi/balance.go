@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 )
@@ -95,7 +94,7 @@ const binWidth = 32
 // more rows is sampled, evenly strided. At 20 M rows the full histogram cost the host 53-79 ms
 // a count on the device host (docs/benchmarks.md, sgsi9's device call), more than the layers
 // gained.
-const sampleRows = 1 << 14
+const sampleRows = 1 << 13
 
 // balancer chooses a chunk's thresholds from its rows' workloads; its buffers are reused.
 type balancer struct {
@@ -109,7 +108,11 @@ type balancer struct {
 	// sorted before the choice.
 	small    []uint64
 	num, den uint64
-	big      []uint64
+	big      []uint32
+	// buf and counts are sortBig's (a radix sort by bin that allocates nothing once grown: a
+	// chunk's long rows can be tens of thousands, which slices.Sort took milliseconds over).
+	buf    []uint32
+	counts [1 << binDigit]int
 }
 
 // x2Of is the model's first bin of the block layer for a W2 of w2 items (the rows of more than
@@ -129,11 +132,52 @@ func (b *balancer) reset(w2 uint32) {
 }
 
 // add counts a row of d items.
-func (b *balancer) add(d uint64) {
-	if i := d / binWidth; i < uint64(len(b.small)) {
+func (b *balancer) add(d uint32) {
+	if i := uint64(d) / binWidth; i < uint64(len(b.small)) {
 		b.small[i]++
 	} else {
 		b.big = append(b.big, d)
+	}
+}
+
+// binDigit is the bits of a digit of sortBig's passes.
+const binDigit = 11
+
+// sortBig sorts big by bin (d / binWidth; the order within a bin is left as it comes): a
+// least-significant-digit radix sort on the bins' bits, as many passes of binDigit bits as the
+// largest bin needs.
+func (b *balancer) sortBig() {
+	if len(b.big) == 0 {
+		return
+	}
+	top := uint32(0)
+	for _, d := range b.big {
+		top = max(top, d)
+	}
+	if cap(b.buf) < len(b.big) {
+		b.buf = make([]uint32, len(b.big), cap(b.big))
+	}
+	src, dst := b.big, b.buf[:len(b.big)]
+	const shift0 = 5 // log2(binWidth)
+	for sh := uint(shift0); top>>sh != 0; sh += binDigit {
+		c := &b.counts
+		clear(c[:])
+		for _, d := range src {
+			c[d>>sh&(1<<binDigit-1)]++
+		}
+		at := 0
+		for i, n := range c {
+			c[i], at = at, at+n
+		}
+		for _, d := range src {
+			x := d >> sh & (1<<binDigit - 1)
+			dst[c[x]] = d
+			c[x]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &b.big[0] {
+		copy(b.big, src)
 	}
 }
 
@@ -254,10 +298,10 @@ func (b *balancer) chooseBlock(w2 uint32) (w1 uint64, cost float64) {
 	c := &b.costs
 	x2 := uint64(len(b.small))
 	// Over the big rows' bins, grouped: x1 = x2, or a bin that holds rows.
-	slices.Sort(b.big)
+	b.sortBig()
 	group := func(j int) (i, n uint64, e int) {
-		i = b.big[j] / binWidth
-		for e = j + 1; e < len(b.big) && b.big[e]/binWidth == i; e++ {
+		i = uint64(b.big[j]) / binWidth
+		for e = j + 1; e < len(b.big) && uint64(b.big[e])/binWidth == i; e++ {
 		}
 		return i, uint64(e - j), e
 	}
@@ -269,7 +313,7 @@ func (b *balancer) chooseBlock(w2 uint32) (w1 uint64, cost float64) {
 	}
 	blocks, blockRows := 0.0, uint64(0)
 	bestB, x1 := math.Inf(1), x2
-	if len(b.big) == 0 || b.big[0]/binWidth > x2 {
+	if len(b.big) == 0 || uint64(b.big[0])/binWidth > x2 {
 		bestB = grids + c.pass(gridRows) // x1 = x2: bin x2 holds no row
 	}
 	for j := 0; j < len(b.big); {
@@ -385,7 +429,7 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 			giant += d
 		}
 		if choosing && d >= from {
-			r.bal.big = append(r.bal.big, d)
+			r.bal.big = append(r.bal.big, uint32(d))
 		}
 	}
 	if choosing {
@@ -393,10 +437,10 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 		t0 := time.Now()
 		chosen.W1, _ = r.bal.chooseBlock(r.blockRows)
 		for _, d := range r.bal.big {
-			if d > chosen.W1 {
+			if uint64(d) > chosen.W1 {
 				lay.n[layerBlock]--
 				lay.n[layerGrid]++
-				giant += d
+				giant += uint64(d)
 			}
 		}
 		took += time.Since(t0)

@@ -76,7 +76,7 @@ func TestChooseBruteForce(t *testing.T) {
 				d = uint64(r.IntN(8000)) // a few long rows
 			}
 			ds = append(ds, d)
-			b.add(d)
+			b.add(uint32(d))
 		}
 		th, cost := b.choose(w2)
 		x2 := x2Of(w2)
@@ -124,6 +124,37 @@ func TestChooseBruteForce(t *testing.T) {
 	}
 }
 
+// TestSortBig checks sortBig's radix sort against slices.Sort, by bin, on workloads of every size
+// up to 2^32-1 (three passes).
+func TestSortBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 7))
+	var b balancer
+	for trial := range 300 {
+		b.big = b.big[:0]
+		for range r.IntN(2000) {
+			b.big = append(b.big, r.Uint32()>>r.IntN(32))
+		}
+		in := slices.Clone(b.big)
+		want := slices.Clone(b.big)
+		for i := range want {
+			want[i] /= binWidth
+		}
+		slices.Sort(want)
+		b.sortBig()
+		out := slices.Clone(b.big)
+		slices.Sort(in)
+		slices.Sort(out)
+		if !slices.Equal(in, out) {
+			t.Fatalf("trial %d: sortBig changed the workloads", trial)
+		}
+		for i, d := range b.big {
+			if d/binWidth != want[i] {
+				t.Fatalf("trial %d: sorted bin %d at %d, want %d", trial, d/binWidth, i, want[i])
+			}
+		}
+	}
+}
+
 // TestChooseAllocates checks that a chunk's histogram and choice allocate nothing once the
 // balancer's buffers have grown.
 func TestChooseAllocates(t *testing.T) {
@@ -132,7 +163,7 @@ func TestChooseAllocates(t *testing.T) {
 	run := func() {
 		b.reset(DefaultBlockRows)
 		for _, d := range ds {
-			b.add(d)
+			b.add(uint32(d))
 		}
 		b.choose(DefaultBlockRows)
 	}
@@ -331,7 +362,7 @@ func TestChooseSampled(t *testing.T) {
 			bins := []uint64{}
 			for j := range R {
 				d := uint64(F[j+1] - F[j])
-				full.add(d)
+				full.add(uint32(d))
 				for uint64(len(bins)) <= d/binWidth {
 					bins = append(bins, 0)
 				}
@@ -398,7 +429,7 @@ func BenchmarkChoose(b *testing.B) {
 	for range b.N {
 		bal.reset(DefaultBlockRows)
 		for _, d := range ds {
-			bal.add(d)
+			bal.add(uint32(d))
 		}
 		bal.choose(DefaultBlockRows)
 	}

@@ -3,7 +3,9 @@ package sgsi
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -31,12 +33,13 @@ type DeviceStats struct {
 	GPU    int    // the entry of Problem.GPUs
 	Device string // the device's name
 	// Roots is how many of the first column's candidates the runner joined, Work their predicted
-	// work (rootWeight); Count the embeddings it counted.
-	Roots, Work, Count       uint64
-	RegionBytes, Chunks      uint64
-	BytesToGPU, BytesFromGPU uint64
-	Comm, Comp               time.Duration // device time of its copies and kernels
-	Time                     time.Duration // the runner's wall time, its setup included
+	// work (rootWeights, in its units); Items the buffer entries its joins read (its measured
+	// work: the join steps' StepBalance.Items); Count the embeddings it counted.
+	Roots, Work, Items, Count uint64
+	RegionBytes, Chunks       uint64
+	BytesToGPU, BytesFromGPU  uint64
+	Comm, Comp                time.Duration // device time of its copies and kernels
+	Time                      time.Duration // the runner's wall time, its setup included
 }
 
 // slot is one runner of a dealt count: a device (an index of gpu.Open's devices) and the bytes
@@ -87,11 +90,13 @@ func (e Engine) slots(ctx context.Context, p *engine.Problem) []slot {
 
 // countDealt runs a count on every slot at once (par.Each: the first failure stops the others, and
 // so does the end of ctx) and returns a runner holding the counts' sum; st gets the runners'
-// Stats merged (mergeStats) and a row for each.
+// Stats merged (mergeStats) and a row for each. The first runner filters and plans for all
+// (prepared); the others set up their backends meanwhile, then wait for it.
 func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, slots []slot) (*runner, error) {
 	n := len(slots)
 	sts := make([]Stats, n)
 	rows := make([]DeviceStats, n)
+	pre := &prepared{ready: make(chan struct{}), parts: make([][]uint32, n), work: make([]uint64, n)}
 	// --memory: the store is shared, the rest (candidates, spilled tables) split evenly.
 	var hostLimit uint64
 	if p.MemoryLimit > 0 {
@@ -107,16 +112,7 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 			o.Options.HostBytes = s.limit
 		}
 		t0 := time.Now()
-		r, err := o.runOn(ctx, &sub, &sts[i], true, nil, func(r *runner, first []uint32) []uint32 {
-			w := r.rootWeight()
-			b := dealBounds(first, w, n)
-			part := first[b[i]:b[i+1]]
-			rows[i].Roots = uint64(len(part))
-			for _, v := range part {
-				rows[i].Work += w(v)
-			}
-			return part
-		})
+		r, err := o.runOn(ctx, &sub, &sts[i], true, nil, &dealing{i: i, pre: pre})
 		sts[i].Total = time.Since(t0)
 		if r != nil {
 			rows[i].Count = r.total
@@ -136,8 +132,12 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 		x := &sts[i]
 		rows[i].GPU, rows[i].Device, rows[i].RegionBytes, rows[i].Chunks = slots[i].gpu, x.Device, x.RegionBytes, x.Chunks
 		rows[i].BytesToGPU, rows[i].BytesFromGPU, rows[i].Comm, rows[i].Comp, rows[i].Time = x.BytesToGPU, x.BytesFromGPU, x.Comm, x.Comp, x.Total
+		rows[i].Roots, rows[i].Work = uint64(len(pre.parts[i])), pre.work[i] // (zero unless published: pre.parts' writes happen before the runners end)
+		for _, b := range x.Balance {
+			rows[i].Items += b.Items
+		}
 		p.Logger().Debug("sgsi runner", "runner", i, "gpu", rows[i].GPU, "device", rows[i].Device, "roots", rows[i].Roots, "work", rows[i].Work,
-			"count", rows[i].Count, "region", rows[i].RegionBytes, "chunks", rows[i].Chunks, "bytes_to_gpu", rows[i].BytesToGPU,
+			"items", rows[i].Items, "count", rows[i].Count, "region", rows[i].RegionBytes, "chunks", rows[i].Chunks, "bytes_to_gpu", rows[i].BytesToGPU,
 			"bytes_from_gpu", rows[i].BytesFromGPU, "comm", rows[i].Comm, "comp", rows[i].Comp, "time", rows[i].Time)
 	}
 	*st = mergeStats(sts)
@@ -145,44 +145,220 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 	return &runner{total: total}, err
 }
 
-// rootWeight returns the predicted work of a root (a candidate of the first column): with d its
-// degree in the first step's label graph, d² + 1 when later steps join the d rows it makes (each
-// row's buffer about as long as a list), d + 1 for a pattern of two vertices; 1 for a pattern of
-// one vertex or a cartesian first step. On the host emulation (wiki-Vote and R-MAT 14, triangles,
-// 4-cliques and 4-cycles, four runners) d² left the slowest runner 1.12-1.33 times the mean
-// against 1.14-2.25 for d (docs/benchmarks.md). The sums cannot affect exactness: every root
-// falls in one range whatever the weights.
-func (r *runner) rootWeight() func(uint32) uint64 {
-	if len(r.q.steps) == 0 || r.q.steps[0].cartesian {
-		return func(uint32) uint64 { return 1 }
-	}
-	lg := r.s.label(r.q.steps[0].first.key)
-	if len(r.q.steps) == 1 {
-		return func(v uint32) uint64 { return lg.degree(v) + 1 }
-	}
-	return func(v uint32) uint64 {
-		d := lg.degree(v)
-		return d*d + 1
-	}
+// prepared is what the runners of a dealt count share: the first runner's candidates (bitsets
+// and lists) and plan, and every runner's roots with their predicted work. The first runner
+// fills it (publish) and closes ready, or closes it with err set when it stopped before
+// (stopped); the others wait for ready before their schedule starts, outside the device's worker
+// thread (which runners listed on one device share: waiting on it would hold the first runner
+// off), and then only read it.
+type prepared struct {
+	ready chan struct{}
+	err   error
+	shut  bool // ready is closed (the first runner's alone)
+	q     *query
+	bits  []uint32
+	cands [][]uint32
+	parts [][]uint32 // runner i's roots: a range of the first column's candidates
+	work  []uint64   // their predicted work (rootWeights)
 }
 
-// dealBounds splits first into n contiguous ranges of about equal weight: range j is
-// first[b[j]:b[j+1]], ending at the first root where the prefix sum of the weights reaches
-// (j+1)/n of the total, so that each range weighs at most a share plus one root's weight.
-func dealBounds(first []uint32, weight func(uint32) uint64, n int) []int {
+// dealing is a runner's place in a dealt count: its index (0 is the first runner) and what the
+// runners share.
+type dealing struct {
+	i   int
+	pre *prepared
+}
+
+// publish shares the first runner r's candidates and plan and deals the first column's
+// candidates to the runners by weights w (dealBounds; w nil: a candidate set is empty, no
+// runner has roots).
+func (p *prepared) publish(r *runner, w []uint64) {
+	p.q, p.bits, p.cands = r.q, r.bitsHost, r.cands
+	if w != nil {
+		first := r.cands[r.q.order[0]]
+		b := dealBounds(w, len(p.parts))
+		for j := range p.parts {
+			p.parts[j] = first[b[j]:b[j+1]]
+			for _, x := range w[b[j]:b[j+1]] {
+				p.work[j] += x
+			}
+		}
+	}
+	p.shut = true
+	close(p.ready)
+}
+
+// stopped is called when the first runner ends: if it had not published, the others stop
+// with its error.
+func (p *prepared) stopped(err error) {
+	if p.shut {
+		return
+	}
+	if err == nil {
+		err = errors.New("sgsi: the first runner of a dealt count ended before its filter")
+	}
+	p.err, p.shut = err, true
+	close(p.ready)
+}
+
+// wait waits for the first runner's results (or the end of ctx) and gives r their plan.
+func (d *dealing) wait(ctx context.Context, r *runner) error {
+	t0 := time.Now()
+	select {
+	case <-d.pre.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if d.pre.err != nil {
+		return fmt.Errorf("the first runner's filter: %w", d.pre.err)
+	}
+	r.q, r.waited = d.pre.q, time.Since(t0)
+	return nil
+}
+
+// follow gives a dealt count's runner other than the first the first's candidates: the host's
+// lists, and the bitsets uploaded to its region.
+func (r *runner) follow() error {
+	p := r.part.pre
+	r.bitsHost, r.cands = p.bits, p.cands
+	if err := r.reserve("the candidate lists", 0); err != nil { // (counted in hostFixed)
+		return err
+	}
+	return r.put(r.bitsOff, p.bits)
+}
+
+// predictor names a way to predict a root's work (Options.predictor; tests compare them).
+type predictor int
+
+const (
+	// predictLinks (the default): 1 + the sum over the root's rows (v, x) of the first step of
+	// 1 + m^(k-2), m the length of the second step's buffer for the row (its shortest linking
+	// list: the least of the links' lists of v and x, or |C(u)| for a cartesian step), k the
+	// pattern's vertices. For triangles that is the second step's items exactly; deeper
+	// patterns multiply by about m a level (dense cores, where the work is).
+	predictLinks predictor = iota
+	// predictSquare is d² + 1 (branch sgsimd), d the root's degree in the first step's label graph.
+	predictSquare
+	// predictPower is d^(k-1) + 1.
+	predictPower
+	// predictMinSum is predictLinks with m^1 whatever the depth.
+	predictMinSum
+)
+
+var predictorNames = [...]string{"links", "d²", "d^(k-1)", "Σ min"}
+
+func (p predictor) String() string { return predictorNames[p] }
+
+// rootWeights returns the predicted work of each of the first column's candidates (the roots),
+// in order, by the engine's predictor: 1 each for a pattern of one vertex or a cartesian first
+// step, d + 1 (d the root's degree in the first step's label graph) for two vertices. The
+// weights are scaled so that their sum stays below 2^60, at least 1 each. O(the roots' list
+// entries) at most, on r.threads goroutines. The weights cannot affect exactness: every root
+// falls in one range whatever they are.
+func (r *runner) rootWeights() []uint64 {
+	q := r.q
+	first := r.cands[q.order[0]]
+	f := make([]float64, len(first))
+	switch {
+	case len(q.steps) == 0 || q.steps[0].cartesian:
+		for j := range f {
+			f[j] = 1
+		}
+	case len(q.steps) == 1:
+		lg := r.s.label(q.steps[0].first.key)
+		for j, v := range first {
+			f[j] = float64(lg.degree(v)) + 1
+		}
+	default:
+		r.weighDeep(first, f)
+	}
+	total := 0.0
+	for _, x := range f {
+		total += x
+	}
+	scale := min(1, (1<<60)/max(total, 1))
+	w := make([]uint64, len(f))
+	for j, x := range f {
+		w[j] = uint64(x*scale) + 1
+	}
+	return w
+}
+
+// weighDeep fills f with the predicted work of the roots first of a pattern of three vertices or
+// more (predictor, above).
+func (r *runner) weighDeep(first []uint32, f []float64) {
+	q := r.q
+	s0, s1 := &q.steps[0], &q.steps[1]
+	lg := r.s.label(s0.first.key)
+	k := float64(q.n)
+	switch r.predictor {
+	case predictSquare:
+		for j, v := range first {
+			d := float64(lg.degree(v))
+			f[j] = d*d + 1
+		}
+		return
+	case predictPower:
+		for j, v := range first {
+			f[j] = math.Pow(float64(lg.degree(v)), k-1) + 1
+		}
+		return
+	}
+	e := k - 2
+	if r.predictor == predictMinSum {
+		e = 1
+	}
+	var links []link
+	var lgs []*labelGraph
+	if !s1.cartesian {
+		links = append([]link{s1.first}, s1.others...)
+		for _, l := range links {
+			lgs = append(lgs, r.s.label(l.key))
+		}
+	}
+	cart := uint64(len(r.cands[s1.u]))
+	bits := r.bitsHost[uint64(s0.u)*r.bitWords : uint64(s0.u+1)*r.bitWords] // C(order[1])
+	par.For(len(first), r.threads, func(j int) {
+		v := first[j]
+		sum := 1.0
+		for _, x := range lg.list(v) {
+			if bits[x/32]>>(x%32)&1 == 0 {
+				continue // no row: x is not a candidate
+			}
+			m := cart
+			if lgs != nil {
+				m = math.MaxUint64
+				for i, l := range links {
+					y := v
+					if l.col == 1 {
+						y = x
+					}
+					m = min(m, lgs[i].degree(y))
+				}
+			}
+			sum += 1 + math.Pow(float64(m), e)
+		}
+		f[j] = sum
+	})
+}
+
+// dealBounds splits n ranges off roots of weights w: range j is [b[j], b[j+1]), ending at the
+// first root where the prefix sum of the weights reaches (j+1)/n of the total, so that each range
+// weighs at most a share plus one root's weight. The weights' sum must fit in 64 bits.
+func dealBounds(w []uint64, n int) []int {
 	var total uint64
-	for _, v := range first {
-		total += weight(v)
+	for _, x := range w {
+		total += x
 	}
 	b := make([]int, n+1)
-	b[n] = len(first)
+	b[n] = len(w)
 	var sum uint64
 	j, k := 1, 0
 	for ; j < n; j++ {
 		// The j-th threshold, total·j/n without overflow.
 		th := total/uint64(n)*uint64(j) + total%uint64(n)*uint64(j)/uint64(n)
-		for k < len(first) && sum < th {
-			sum += weight(first[k])
+		for k < len(w) && sum < th {
+			sum += w[k]
 			k++
 		}
 		b[j] = k

@@ -12,31 +12,29 @@ import (
 func TestDealBounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 500 {
-		first := make([]uint32, rng.IntN(200))
-		w := map[uint32]uint64{}
+		w := make([]uint64, rng.IntN(200))
 		var total, heaviest uint64
-		for i := range first {
-			first[i] = uint32(i)
+		for i := range w {
 			x := uint64(rng.IntN(5) + 1)
 			if rng.IntN(20) == 0 {
 				x = uint64(rng.IntN(1000)) // a hub
 			}
-			w[uint32(i)] = x
+			w[i] = x
 			total += x
 			heaviest = max(heaviest, x)
 		}
 		n := rng.IntN(7) + 1
-		b := dealBounds(first, func(v uint32) uint64 { return w[v] }, n)
-		if len(b) != n+1 || b[0] != 0 || b[n] != len(first) {
-			t.Fatalf("trial %d: bounds %v for %d roots in %d ranges", trial, b, len(first), n)
+		b := dealBounds(w, n)
+		if len(b) != n+1 || b[0] != 0 || b[n] != len(w) {
+			t.Fatalf("trial %d: bounds %v for %d roots in %d ranges", trial, b, len(w), n)
 		}
 		for j := range n {
 			if b[j] > b[j+1] {
 				t.Fatalf("trial %d: bounds %v not in order", trial, b)
 			}
 			var sum uint64
-			for _, v := range first[b[j]:b[j+1]] {
-				sum += w[v]
+			for _, x := range w[b[j]:b[j+1]] {
+				sum += x
 			}
 			if share := (total + uint64(n) - 1) / uint64(n); sum > share+heaviest {
 				t.Errorf("trial %d: range %d of %d weighs %d, share %d, heaviest root %d", trial, j, n, sum, share, heaviest)
