@@ -1,10 +1,21 @@
 package sgsi
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // TestDealBounds: every root in exactly one range, in order, and each range weighing at most an
@@ -96,4 +107,89 @@ func TestMergeStatsEveryCounter(t *testing.T) {
 	if n < 20 {
 		t.Fatalf("only %d uint64 fields in Stats", n)
 	}
+}
+
+// TestDealPredictors deals counts to four emulated runners with each root-work predictor and
+// reports how even the runners' measured work is: the most buffer entries a runner's joins read
+// (DeviceStats.Items, every step buffered) over the runners' mean, and the same for the host
+// emulation's kernel time (Comp, noisy). Triangles, 4-cycles, 4-cliques and a labelled query on
+// R-MAT graphs (scale 9, or SUBMATCH_SGSI_PREDICT_SCALE with SUBMATCH_SGSI_PREDICT=1 for the
+// table docs/benchmarks.md has), unique counts; every count must equal the cpu engine's.
+func TestDealPredictors(t *testing.T) {
+	scale, edge := 9, 8
+	measure := os.Getenv("SUBMATCH_SGSI_PREDICT") != ""
+	if measure {
+		scale, edge = 14, 16
+		if s, err := strconv.Atoi(os.Getenv("SUBMATCH_SGSI_PREDICT_SCALE")); err == nil && s > 0 {
+			scale = s
+		}
+	}
+	ctx := context.Background()
+	plain, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: edge, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labelled, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: edge, VertexLabels: 8, LabelDistribution: gen.ZipfLabels, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		g    *graph.Graph
+		pat  string
+	}{
+		{"triangles", plain, "(a)-(b)-(c)-(a)"},
+		{"4-cycles", plain, "(a)-(b)-(c)-(d)-(a)"},
+		{"4-cliques", plain, "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
+		{"labelled (a:0)-(b)-(c:1)-(a), (c)-(d:2)", labelled, "(a:0)-(b)-(c:1)-(a), (c)-(d:2)"},
+	}
+	preds := []predictor{predictSquare, predictPower, predictLinks, predictPlan}
+	var table strings.Builder
+	fmt.Fprintf(&table, "| R-MAT %d, 4 runners | ", scale)
+	for _, p := range preds {
+		fmt.Fprintf(&table, "%v | ", p)
+	}
+	table.WriteString("\n|---|" + strings.Repeat("---|", len(preds)) + "\n")
+	for _, c := range cases {
+		p, err := pattern.Parse(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sem := engine.Semantics{Unique: true}
+		want, err := cpu.Engine{}.Count(ctx, &engine.Problem{Data: c.g, Pattern: p, Semantics: sem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&table, "| %s | ", c.name)
+		for _, pr := range preds {
+			e := Engine{Options: Options{Host: true, HostBytes: 256 << 20, Buffered: true, predictor: pr}}
+			prob := &engine.Problem{Data: c.g, Pattern: p, Semantics: sem, GPUs: []int{0, 1, 2, 3}}
+			res, st, err := e.CountStats(ctx, prob)
+			if err != nil || res.Count != want.Count {
+				t.Fatalf("%s, predictor %v: %d (%v), cpu %d", c.name, pr, res.Count, err, want.Count)
+			}
+			var items, comp []float64
+			for _, d := range st.Devices {
+				items = append(items, float64(d.Items))
+				comp = append(comp, float64(d.Comp))
+			}
+			fmt.Fprintf(&table, "%.2f (%.2f) | ", maxOverMean(items), maxOverMean(comp))
+			t.Logf("%s, %v: %+v", c.name, pr, st.Devices)
+		}
+		table.WriteString("\n")
+	}
+	t.Logf("slowest runner's buffer entries over the mean (kernel time's, in brackets):\n%s", table.String())
+}
+
+// maxOverMean is the largest of xs over their mean (1 when they are all 0).
+func maxOverMean(xs []float64) float64 {
+	sum, top := 0.0, 0.0
+	for _, x := range xs {
+		sum += x
+		top = max(top, x)
+	}
+	if sum == 0 {
+		return 1
+	}
+	return top * float64(len(xs)) / sum
 }
