@@ -158,17 +158,20 @@ func TestDealStops(t *testing.T) {
 	}
 
 	// Device 0 listed twice: its two runners get half the region each, too small for the
-	// candidate bitsets; device 1's runner has the whole region and is stopped by their failure.
-	prob.GPUs = []int{1, 0, 0}
+	// candidate bitsets; device 1's runner has the whole region and is stopped by their failure,
+	// whether it is the first runner (which filters for all) or one that waits for the first.
 	e.Options.HostBytes = 4 * 4 * uint64(g.NumVertices()) / 32 * 15 / 8 // the 4 bitsets and a little
-	t0 := time.Now()
-	_, st, err = e.CountStats(context.Background(), prob)
-	t.Logf("failing runners: %v after %v", err, time.Since(t0))
-	if !errors.Is(err, engine.ErrMemory) || errors.Is(err, context.Canceled) {
-		t.Errorf("a runner's failure: %v, want engine.ErrMemory", err)
-	}
-	if len(st.Devices) != 3 {
-		t.Errorf("%d device rows", len(st.Devices))
+	for _, gpus := range [][]int{{1, 0, 0}, {0, 0, 1}} {
+		prob.GPUs = gpus
+		t0 := time.Now()
+		_, st, err = e.CountStats(context.Background(), prob)
+		t.Logf("GPUs %v, failing runners: %v after %v", gpus, err, time.Since(t0))
+		if !errors.Is(err, engine.ErrMemory) || errors.Is(err, context.Canceled) {
+			t.Errorf("GPUs %v, a runner's failure: %v, want engine.ErrMemory", gpus, err)
+		}
+		if len(st.Devices) != 3 {
+			t.Errorf("GPUs %v: %d device rows", gpus, len(st.Devices))
+		}
 	}
 	// Device 1's runner alone does not fail: it runs until cut short (the failure above
 	// stopped it).
