@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,14 +19,17 @@ import (
 	"github.com/submatch/submatch/pattern"
 )
 
-// TestDealBounds: every root in exactly one range, in order, and each range weighing at most an
-// even share plus one root's weight (so no range is more than one root from balanced).
-func TestDealBounds(t *testing.T) {
+// TestDealStripes: every root in exactly one part, each part in order, stripes taken in turn
+// (a runner's roots lie all along the column when it has several stripes), and each part
+// weighing at most an even share plus a stripe and stripesPerRunner+1 heaviest roots.
+func TestDealStripes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 500 {
-		w := make([]uint64, rng.IntN(200))
+		w := make([]uint64, rng.IntN(3000))
+		roots := make([]uint32, len(w))
 		var total, heaviest uint64
 		for i := range w {
+			roots[i] = uint32(3*i + rng.IntN(3))
 			x := uint64(rng.IntN(5) + 1)
 			if rng.IntN(20) == 0 {
 				x = uint64(rng.IntN(1000)) // a hub
@@ -35,21 +39,46 @@ func TestDealBounds(t *testing.T) {
 			heaviest = max(heaviest, x)
 		}
 		n := rng.IntN(7) + 1
-		b := dealBounds(w, n)
-		if len(b) != n+1 || b[0] != 0 || b[n] != len(w) {
-			t.Fatalf("trial %d: bounds %v for %d roots in %d ranges", trial, b, len(w), n)
+		parts, work := dealStripes(roots, w, n)
+		if len(parts) != n || len(work) != n {
+			t.Fatalf("trial %d: %d parts, %d works for %d runners", trial, len(parts), len(work), n)
 		}
-		for j := range n {
-			if b[j] > b[j+1] {
-				t.Fatalf("trial %d: bounds %v not in order", trial, b)
-			}
+		owner := map[uint32]int{}
+		for j, part := range parts {
 			var sum uint64
-			for _, x := range w[b[j]:b[j+1]] {
-				sum += x
+			for k, v := range part {
+				if k > 0 && v <= part[k-1] {
+					t.Fatalf("trial %d: part %d not in order at %d", trial, j, k)
+				}
+				if _, ok := owner[v]; ok {
+					t.Fatalf("trial %d: root %d in two parts", trial, v)
+				}
+				owner[v] = j
 			}
-			if share := (total + uint64(n) - 1) / uint64(n); sum > share+heaviest {
-				t.Errorf("trial %d: range %d of %d weighs %d, share %d, heaviest root %d", trial, j, n, sum, share, heaviest)
+			for i, v := range roots {
+				if owner[v] == j && slices.Contains(part, v) {
+					sum += w[i]
+				}
 			}
+			if sum != work[j] {
+				t.Fatalf("trial %d: part %d weighs %d, work says %d", trial, j, sum, work[j])
+			}
+			stripe := max(1, total/uint64(n*stripesPerRunner))
+			if share := (total + uint64(n) - 1) / uint64(n); sum > share+stripe+(stripesPerRunner+1)*heaviest {
+				t.Errorf("trial %d: part %d of %d weighs %d, share %d, stripe %d, heaviest root %d", trial, j, n, sum, share, stripe, heaviest)
+			}
+		}
+		if len(owner) != len(roots) {
+			t.Fatalf("trial %d: %d of %d roots dealt", trial, len(owner), len(roots))
+		}
+		// Stripes in turn: the runner of each root is its stripe's, mod n.
+		var sum uint64
+		stripe := max(1, total/uint64(n*stripesPerRunner))
+		for i, v := range roots {
+			if want := int(sum / stripe % uint64(n)); owner[v] != want {
+				t.Fatalf("trial %d: root %d (prefix %d) in part %d, its stripe's is %d", trial, v, sum, owner[v], want)
+			}
+			sum += w[i]
 		}
 	}
 }
