@@ -220,30 +220,27 @@ func (r *runner) follow() error {
 	return r.put(r.bitsOff, p.bits)
 }
 
-// predictor names a way to predict a root's work (Options.predictor; tests compare them). With
-// v the root, its rows of the first step (v, x) for x in its list (d of them) that are
-// candidates, and m(v, x) the second step's buffer for such a row (its shortest linking list: the
-// least of the links' lists of v and x, or |C(u)| for a cartesian step):
+// predictor names a way to predict a root's work (Options.predictor; TestDealPredictors compares
+// them). With v the root, d its degree in the first step's label graph, k the pattern's vertices,
+// and m(v, x) the second step's buffer for a row (v, x) of the first step (x in v's list, a
+// candidate): the row's shortest linking list, the least of the links' lists of v and x (|C(u)|
+// for a cartesian step).
 type predictor int
 
 const (
-	// predictPlan (the default) follows the plan's later steps from each row (v, x): the second
-	// step's m items make m rows (every entry taken: no intersection's selectivity), each
-	// later step's buffer is its shortest linking list, lists of v and x read from the label
-	// graphs and a list of a later column taken as m; the rows of a level times their buffer
-	// make the next level's rows. The root's weight is 1 + the sum over its rows of 1 + the
-	// items of the later steps (m + m·b₂ + m·b₂·b₃ + …). For triangles that is the second
-	// step's items exactly; for 4-cliques m + m².
-	predictPlan predictor = iota
+	// predictLinks (the default) is 1 + the sum over v's rows of 1 + m^(k-2): for triangles the
+	// second step's rows and items exactly (TestRootWeightsTriangles); deeper patterns multiply
+	// by about m a level, which holds where the work is (dense cores). Following the plan's
+	// later steps (b₂, b₃ from their linking lists, every entry a row) over-weighted the hubs of
+	// a labelled query (a slowest runner 2.06 times the mean where this gives 1.18).
+	predictLinks predictor = iota
 	// predictSquare is d² + 1 (branch sgsimd).
 	predictSquare
-	// predictPower is d^(k-1) + 1, k the pattern's vertices.
+	// predictPower is d^(k-1) + 1.
 	predictPower
-	// predictLinks is 1 + the sum over the rows of 1 + m^(k-2).
-	predictLinks
 )
 
-var predictorNames = [...]string{"plan", "d²", "d^(k-1)", "Σ m^(k-2)"}
+var predictorNames = [...]string{"Σ m^(k-2)", "d²", "d^(k-1)"}
 
 func (p predictor) String() string { return predictorNames[p] }
 
@@ -302,45 +299,18 @@ func (r *runner) weighDeep(first []uint32, f []float64) {
 		}
 		return
 	}
-	// The later steps' linking lists: the columns they read and the label graphs.
-	type stepLists struct {
-		cols []int
-		lgs  []*labelGraph
-		cart float64 // |C(u)|, a cartesian step's buffer
-	}
-	later := make([]stepLists, len(q.steps))
-	for i := 1; i < len(q.steps); i++ {
-		st := &q.steps[i]
-		if st.cartesian {
-			later[i].cart = float64(len(r.cands[st.u]))
-			continue
-		}
-		for _, l := range append([]link{st.first}, st.others...) {
-			later[i].cols = append(later[i].cols, l.col)
-			later[i].lgs = append(later[i].lgs, r.s.label(l.key))
+	// The second step's linking lists: the columns they read (0: v, 1: x) and the label graphs.
+	s1 := &q.steps[1]
+	var cols []int
+	var lgs []*labelGraph
+	if !s1.cartesian {
+		for _, l := range append([]link{s1.first}, s1.others...) {
+			cols = append(cols, l.col)
+			lgs = append(lgs, r.s.label(l.key))
 		}
 	}
-	// buffer is step i's buffer for a row of root v and x, later columns' lists taken as m.
-	buffer := func(i int, v, x uint32, m float64) float64 {
-		sl := &later[i]
-		if sl.lgs == nil {
-			return sl.cart
-		}
-		b := math.Inf(1)
-		for j, c := range sl.cols {
-			switch c {
-			case 0:
-				b = min(b, float64(sl.lgs[j].degree(v)))
-			case 1:
-				b = min(b, float64(sl.lgs[j].degree(x)))
-			default:
-				b = min(b, m)
-			}
-		}
-		return b
-	}
+	cart := float64(len(r.cands[s1.u]))
 	bits := r.bitsHost[uint64(s0.u)*r.bitWords : uint64(s0.u+1)*r.bitWords] // C(order[1])
-	plan := r.predictor == predictPlan
 	par.For(len(first), r.threads, func(j int) {
 		v := first[j]
 		sum := 1.0
@@ -348,17 +318,18 @@ func (r *runner) weighDeep(first []uint32, f []float64) {
 			if bits[x/32]>>(x%32)&1 == 0 {
 				continue // no row: x is not a candidate
 			}
-			m := buffer(1, v, x, 0)
-			if !plan {
-				sum += 1 + math.Pow(m, k-2)
-				continue
+			m := cart
+			if lgs != nil {
+				m = math.Inf(1)
+				for i, c := range cols {
+					y := v
+					if c == 1 {
+						y = x
+					}
+					m = min(m, float64(lgs[i].degree(y)))
+				}
 			}
-			rows, items := m, m
-			for i := 2; i < len(q.steps); i++ {
-				rows *= buffer(i, v, x, m)
-				items += rows
-			}
-			sum += 1 + items
+			sum += 1 + math.Pow(m, k-2)
 		}
 		f[j] = sum
 	})

@@ -172,7 +172,7 @@ func TestDealPredictors(t *testing.T) {
 		{"4-cliques", plain, "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
 		{"labelled (a:0)-(b)-(c:1)-(a), (c)-(d:2)", labelled, "(a:0)-(b)-(c:1)-(a), (c)-(d:2)"},
 	}
-	preds := []predictor{predictSquare, predictPower, predictLinks, predictPlan}
+	preds := []predictor{predictSquare, predictPower, predictLinks}
 	var table strings.Builder
 	fmt.Fprintf(&table, "| R-MAT %d, 4 runners | ", scale)
 	for _, p := range preds {
@@ -223,7 +223,7 @@ func maxOverMean(xs []float64) float64 {
 	return top * float64(len(xs)) / sum
 }
 
-// TestRootWeightsTriangles checks the plan predictor against what the joins do: for triangles
+// TestRootWeightsTriangles checks the default predictor against what the joins do: for triangles
 // (no step past the second), a root's weight less 2 is its rows of the first step plus their
 // second-step buffers, so the weights summed must be the second step's rows and buffer entries
 // as the joins counted them (one runner, every step buffered, in core), on R-MAT graphs,
