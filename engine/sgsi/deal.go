@@ -18,11 +18,11 @@ import (
 
 // A count dealt to several GPUs: one runner per entry of the problem's GPUs (Problem.GPUs, set
 // by --gpus; none named: every device gpu.Open finds), each with its own backend (region,
-// staging buffer, segment cache, spilled tables) on its device. Every runner filters and plans
-// the same way (the plan depends only on the candidates' sizes and the graph, so the runners'
-// first columns are the same list) and joins one contiguous range of the first column's
-// candidates (dealBounds: ranges of about equal predicted work); the runners' counts, each a
-// multiple of |Aut(p)|, are summed. A device listed k times gets k runners, each with 1/k of its
+// staging buffer, segment cache, spilled tables) on its device. The first runner filters and
+// plans for all and deals the first column's candidates in stripes of about equal predicted
+// work (prepared, rootWeights, dealStripes); the others set up their backends meanwhile, then
+// take its candidates and plan and join their stripes; the runners' counts, each a multiple of
+// |Aut(p)|, are summed. A device listed k times gets k runners, each with 1/k of its
 // budget: package gpu runs a count's schedule on the device's one worker thread (Device.Do), so
 // they take turns, exact but not overlapped, which is how the dealing is checked on one GPU. A
 // listing is not dealt (it runs on the first GPU listed). On the host emulation (Options.Host)

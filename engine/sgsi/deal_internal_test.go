@@ -142,8 +142,9 @@ func TestMergeStatsEveryCounter(t *testing.T) {
 // reports how even the runners' measured work is: the most buffer entries a runner's joins read
 // (DeviceStats.Items, every step buffered) over the runners' mean, and the same for the host
 // emulation's kernel time (Comp, noisy). Triangles, 4-cycles, 4-cliques and a labelled query on
-// R-MAT graphs (scale 9; with SUBMATCH_SGSI_PREDICT=1 for the
-// table docs/benchmarks.md has, scale 12 or SUBMATCH_SGSI_PREDICT_SCALE), unique counts; every count must equal the cpu engine's.
+// R-MAT graphs, unique counts, each equal to the cpu engine's: scale 9, or with
+// SUBMATCH_SGSI_PREDICT=1 scale 12 (SUBMATCH_SGSI_PREDICT_SCALE), edge factor 16, about 3
+// minutes on the 2-core VM: the table docs/benchmarks.md has (issue 21, sgsi10).
 func TestDealPredictors(t *testing.T) {
 	scale, edge := 9, 8
 	measure := os.Getenv("SUBMATCH_SGSI_PREDICT") != ""

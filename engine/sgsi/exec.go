@@ -305,9 +305,6 @@ func (r *runner) run(induced, unique bool) error {
 	tl := time.Now()
 	if sizes != nil {
 		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count)
-		if r.part != nil { // the first runner of a dealt count: the others wait for this
-			r.part.pre.publish(r, r.rootWeights())
-		}
 	}
 	r.st.Steps = len(q.steps)
 	need := uint64(0)
@@ -328,6 +325,11 @@ func (r *runner) run(induced, unique bool) error {
 				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
 			}
 		}
+	}
+	if r.part != nil && r.part.i == 0 {
+		// The first runner of a dealt count: the others wait for this (its label graphs are
+		// built and counted against --memory above; rootWeights reads only those).
+		r.part.pre.publish(r, r.rootWeights())
 	}
 	r.st.Layout += time.Since(tl)
 	r.sumOff = (fixed + 1) &^ 1 // even: a 64-bit counter
