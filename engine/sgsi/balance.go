@@ -26,7 +26,8 @@ import (
 //     each.
 //
 // W1 and W3 are chosen per chunk (SGSI+: per join step; a chunk is what one launch sees) by
-// minimising SGSI+'s cost model over a histogram of the rows' workloads in bins of 32 (choose);
+// minimising SGSI+'s cost model over a histogram of the rows' workloads in bins of 32 (choose):
+// W3's half over a sample of the rows, W1's over every row of bin W2/32 or more (runner.deal);
 // Options.Layers fixes them instead.
 
 // Thresholds bound the layers' workloads: a row of at most W3 items gets a warp, at most W2 a
