@@ -19,7 +19,11 @@
 #                                     balance (two layers) against the histogram's four layers,
 #                                     interleaved, on a skewed R-MAT graph (TestGPUBalanceAB: scale
 #                                     SUBMATCH_SGSI_AB_SCALE=16, SUBMATCH_SGSI_AB_REPS=3; at most
-#                                     130 s), one table. About 3 minutes in all. Built by "build" above.
+#                                     130 s), one table; then a count dealt to two runners on GPU
+#                                     0 against one (TestGPUDealMeasure, R-MAT 20, triangles and
+#                                     4-cliques, SUBMATCH_SGSI_DEAL_REPS=1; at most 240 s), each
+#                                     runner's roots, predicted work, buffer entries and kernel
+#                                     time. About 6 minutes in all. Built by "build" above.
 #
 # The device tool: command "SGSI_BENCH_QUICK=1 bash scripts/sgsi-bench.sh run .dev-sgsi3 >
 # $OUT/0-run.log 2>&1", carry [".dev-sgsi3"].
@@ -169,6 +173,11 @@ balance() {
 	SUBMATCH_SGSI_BALANCE_AB=1 timeout 130 "$dir/sgsi.test" -test.v -test.count=1 -test.run 'TestGPUBalanceAB$' > "$out/balance-ab.log" 2>&1
 	echo "TestGPUBalanceAB: exit $?"
 	grep -h -E '^\||^--- |panic:' "$out/balance-ab.log" | tee "$out/balance-ab.md"
+	echo "== a count dealt to two runners on GPU 0 against one (R-MAT ${SUBMATCH_SGSI_DEAL_SCALE:-20}, one repetition)"
+	SUBMATCH_SGSI_DEAL_MEASURE=1 SUBMATCH_SGSI_DEAL_REPS="${SUBMATCH_SGSI_DEAL_REPS:-1}" timeout 240 "$dir/sgsi.test" -test.v -test.count=1 \
+		-test.run 'TestGPUDealMeasure$' -test.timeout 250s > "$out/balance-deal.log" 2>&1
+	echo "TestGPUDealMeasure: exit $?"
+	grep -h -E 'GPUs|runner [0-9]|median|^--- |panic:' "$out/balance-deal.log"
 }
 
 case "${1:-}" in

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 )
@@ -27,7 +26,8 @@ import (
 //     each.
 //
 // W1 and W3 are chosen per chunk (SGSI+: per join step; a chunk is what one launch sees) by
-// minimising SGSI+'s cost model over a histogram of the rows' workloads in bins of 32 (choose);
+// minimising SGSI+'s cost model over a histogram of the rows' workloads in bins of 32 (choose):
+// W3's half over a sample of the rows, W1's over every row of bin W2/32 or more (runner.deal);
 // Options.Layers fixes them instead.
 
 // Thresholds bound the layers' workloads: a row of at most W3 items gets a warp, at most W2 a
@@ -91,13 +91,29 @@ var DefaultCosts = Costs{Sync: 0.1, Launch: 2, Pass: 4, SMs: 132, GridBlocks: 13
 // binWidth is the histogram's bin: a warp's width.
 const binWidth = 32
 
+// sampleRows is how many rows of a chunk the histogram's warp half reads (sample): a chunk of
+// more rows is sampled, evenly strided. At 20 M rows the full histogram cost the host 53-79 ms
+// a count on the device host (docs/benchmarks.md, sgsi9's device call), more than the layers
+// gained.
+const sampleRows = 1 << 13
+
 // balancer chooses a chunk's thresholds from its rows' workloads; its buffers are reused.
 type balancer struct {
 	costs Costs
-	// small counts the rows of each bin below x2 (the warp and pool bins); big holds the bins of
-	// the others, sorted before the choice.
-	small []uint64
-	big   []uint64
+	// sampleRows overrides the package's sampleRows (0: sampleRows; tests and the benchmark
+	// set it beyond a chunk's rows for the full histogram).
+	sampleRows int
+	// small counts the rows of each bin below x2 (the warp and pool bins), of a sample when
+	// num/den > 1 (each counted row stands for num/den rows); big holds the workloads of the
+	// others, every one of them (they are few, and the block half's choice hangs on them),
+	// sorted before the choice.
+	small    []uint64
+	num, den uint64
+	big      []uint32
+	// buf and counts are sortBig's (a radix sort by bin that allocates nothing once grown: a
+	// chunk's long rows can be tens of thousands, which slices.Sort took milliseconds over).
+	buf    []uint32
+	counts [1 << binDigit]int
 }
 
 // x2Of is the model's first bin of the block layer for a W2 of w2 items (the rows of more than
@@ -113,15 +129,89 @@ func (b *balancer) reset(w2 uint32) {
 	b.small = b.small[:n]
 	clear(b.small)
 	b.big = b.big[:0]
+	b.num, b.den = 1, 1
 }
 
 // add counts a row of d items.
-func (b *balancer) add(d uint64) {
-	if i := d / binWidth; i < uint64(len(b.small)) {
+func (b *balancer) add(d uint32) {
+	if i := uint64(d) / binWidth; i < uint64(len(b.small)) {
 		b.small[i]++
 	} else {
-		b.big = append(b.big, i)
+		b.big = append(b.big, d)
 	}
+}
+
+// binDigit is the bits of a digit of sortBig's passes.
+const binDigit = 11
+
+// sortBig sorts big by bin (d / binWidth; the order within a bin is left as it comes): a
+// least-significant-digit radix sort on the bins' bits, as many passes of binDigit bits as the
+// largest bin needs.
+func (b *balancer) sortBig() {
+	if len(b.big) == 0 {
+		return
+	}
+	top := uint32(0)
+	for _, d := range b.big {
+		top = max(top, d)
+	}
+	if cap(b.buf) < len(b.big) {
+		b.buf = make([]uint32, len(b.big), cap(b.big))
+	}
+	src, dst := b.big, b.buf[:len(b.big)]
+	const shift0 = 5 // log2(binWidth)
+	for sh := uint(shift0); top>>sh != 0; sh += binDigit {
+		c := &b.counts
+		clear(c[:])
+		for _, d := range src {
+			c[d>>sh&(1<<binDigit-1)]++
+		}
+		at := 0
+		for i, n := range c {
+			c[i], at = at, at+n
+		}
+		for _, d := range src {
+			x := d >> sh & (1<<binDigit - 1)
+			dst[c[x]] = d
+			c[x]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &b.big[0] {
+		copy(b.big, src)
+	}
+}
+
+// sample fills the warp half's histogram from the rows of buffer offsets F: every row when the
+// chunk has at most sampleRows, else sampleRows rows evenly strided (row k·R/S for k < S), each
+// standing for R/S rows. Rows of bin x2 or more are left to addBig, which sees them all.
+func (b *balancer) sample(F []uint32) {
+	R := uint64(len(F) - 1)
+	S := uint64(cmp.Or(b.sampleRows, sampleRows))
+	x2 := uint64(len(b.small))
+	if R <= S {
+		for j := range R {
+			if i := uint64(F[j+1]-F[j]) / binWidth; i < x2 {
+				b.small[i]++
+			}
+		}
+		return
+	}
+	for k := range S {
+		j := k * R / S
+		if i := uint64(F[j+1]-F[j]) / binWidth; i < x2 {
+			b.small[i]++
+		}
+	}
+	b.num, b.den = R, S
+}
+
+// rows is the rows a histogram count of n stands for.
+func (b *balancer) rows(n uint64) uint64 {
+	if b.num == b.den {
+		return n
+	}
+	return (n*b.num + b.den/2) / b.den
 }
 
 // The cost model's terms for bin i of n rows (SGSI+, Sec. 7): a warp per row, the task pool, a
@@ -161,13 +251,24 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 // minimum. To SGSI+'s C it adds Pass for each layer that holds rows (still two independent
 // halves: the warp and pool layers' rows depend on x3 alone, the others' on x1).
 func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
+	t.W3, cost = b.chooseWarp(w2)
+	t.W2 = uint64(w2)
+	w1, c := b.chooseBlock(w2)
+	t.W1 = w1
+	return t, cost + c
+}
+
+// chooseWarp is choose's warp half: W3, from the histogram's bins below x2 (small, scaled by
+// rows when sampled), and its cost.
+func (b *balancer) chooseWarp(w2 uint32) (w3 uint64, cost float64) {
 	c := &b.costs
 	x2 := uint64(len(b.small))
-	// The warp half: a(x3) = sum_{i<=x3} warp(i) + sum_{x3<i<x2} pool(i), and the launches.
+	// a(x3) = sum_{i<=x3} warp(i) + sum_{x3<i<x2} pool(i), and the launches.
 	pools, poolRows := 0.0, uint64(0)
 	for i := uint64(1); i < x2; i++ {
-		pools += c.pool(i, b.small[i])
-		poolRows += b.small[i]
+		n := b.rows(b.small[i])
+		pools += c.pool(i, n)
+		poolRows += n
 	}
 	bestA, x3 := 0.0, uint64(0)
 	if x2 > 0 {
@@ -175,42 +276,49 @@ func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 	}
 	warps, warpRows := 0.0, uint64(0)
 	for i := uint64(0); i < x2; i++ {
-		warps += c.warp(i, b.small[i])
-		warpRows += b.small[i]
+		n := b.rows(b.small[i])
+		warps += c.warp(i, n)
+		warpRows += n
 		if i > 0 {
-			pools -= c.pool(i, b.small[i])
-			poolRows -= b.small[i]
+			pools -= c.pool(i, n)
+			poolRows -= n
 		}
 		if a := warps + max(pools, 0) + c.pass(warpRows) + c.pass(poolRows); a < bestA {
 			bestA, x3 = a, i
 		}
 	}
-	t = Thresholds{W3: binWidth*(x3+1) - 1, W2: uint64(w2)}
 	if x3+1 >= x2 {
-		t.W3 = t.W2 // no task pool
+		return uint64(w2), bestA // no task pool
 	}
-	// The block half over the big rows' bins, grouped: x1 = x2, or a bin that holds rows.
-	slices.Sort(b.big)
+	return binWidth*(x3+1) - 1, bestA
+}
+
+// chooseBlock is choose's block half: W1, from the workloads of bin x2 or more (big, every such
+// row), and its cost. It sorts big.
+func (b *balancer) chooseBlock(w2 uint32) (w1 uint64, cost float64) {
+	c := &b.costs
+	x2 := uint64(len(b.small))
+	// Over the big rows' bins, grouped: x1 = x2, or a bin that holds rows.
+	b.sortBig()
+	group := func(j int) (i, n uint64, e int) {
+		i = uint64(b.big[j]) / binWidth
+		for e = j + 1; e < len(b.big) && uint64(b.big[e])/binWidth == i; e++ {
+		}
+		return i, uint64(e - j), e
+	}
 	grids, gridRows := 0.0, uint64(len(b.big))
 	for j := 0; j < len(b.big); {
-		e := j + 1
-		for e < len(b.big) && b.big[e] == b.big[j] {
-			e++
-		}
-		grids += c.grid(b.big[j], uint64(e-j))
+		i, n, e := group(j)
+		grids += c.grid(i, n)
 		j = e
 	}
 	blocks, blockRows := 0.0, uint64(0)
 	bestB, x1 := math.Inf(1), x2
-	if len(b.big) == 0 || b.big[0] > x2 {
+	if len(b.big) == 0 || uint64(b.big[0])/binWidth > x2 {
 		bestB = grids + c.pass(gridRows) // x1 = x2: bin x2 holds no row
 	}
 	for j := 0; j < len(b.big); {
-		e := j + 1
-		for e < len(b.big) && b.big[e] == b.big[j] {
-			e++
-		}
-		i, n := b.big[j], uint64(e-j)
+		i, n, e := group(j)
 		blocks += c.block(i, n)
 		grids -= c.grid(i, n)
 		blockRows += n
@@ -220,15 +328,16 @@ func (b *balancer) choose(w2 uint32) (t Thresholds, cost float64) {
 		}
 		j = e
 	}
-	t.W1 = max(binWidth*(x1+1)-1, t.W2)
-	return t, bestA + bestB
+	return max(binWidth*(x1+1)-1, uint64(w2)), bestB
 }
 
 // StepBalance is one join step's load balance: the rows each layer took (warp, task pool,
 // block, whole grid) over the step's chunks, the thresholds of its chunk of most rows, and the
-// host time of its histograms and choices.
+// host time of its histograms and choices. Items is the rows' workloads summed (buffer entries
+// joined): the step's work, which deal.go's tests compare across runners.
 type StepBalance struct {
 	Rows       [numLayers]uint64
+	Items      uint64
 	W3, W2, W1 uint64
 	Choice     time.Duration
 	maxRows    uint64 // the rows of the chunk whose thresholds are kept
@@ -259,12 +368,13 @@ func (b Balance) String() string {
 	return s.String()
 }
 
-// note records a chunk of step i dealt by t with n rows in each layer.
-func (b *Balance) note(i int, t Thresholds, n *[numLayers]uint64, d time.Duration) {
+// note records a chunk of step i dealt by t with n rows in each layer and items buffer entries.
+func (b *Balance) note(i int, t Thresholds, n *[numLayers]uint64, items uint64, d time.Duration) {
 	for len(*b) <= i {
 		*b = append(*b, StepBalance{})
 	}
 	s := &(*b)[i]
+	s.Items += items
 	rows := uint64(0)
 	for l, x := range n {
 		s.Rows[l] += x
@@ -287,7 +397,10 @@ type dealt struct {
 }
 
 // deal fills idx with the rows of a chunk (buffer offsets F) by layer, each layer's in order,
-// and notes the chunk in step i's balance.
+// and notes the chunk in step i's balance. Without fixed thresholds it chooses them in two
+// halves (choose): W3 from a sample of the rows (balancer.sample) before the pass that counts
+// the rows by layer, W1 after it from the rows of bin x2 or more, which that pass collects; so
+// the choice reads only the sample and the few long rows, not every row twice.
 func (r *runner) deal(i int, F, idx []uint32) dealt {
 	if r.bal.costs.SMs == 0 {
 		r.bal.costs = DefaultCosts
@@ -296,15 +409,16 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 	th := r.layers
 	var chosen Thresholds
 	var took time.Duration
-	if th == nil {
+	choosing := th == nil
+	if choosing {
 		t0 := time.Now()
 		r.bal.reset(r.blockRows)
-		for j := range R {
-			r.bal.add(uint64(F[j+1] - F[j]))
-		}
-		chosen, _ = r.bal.choose(r.blockRows)
+		r.bal.sample(F)
+		chosen.W3, _ = r.bal.chooseWarp(r.blockRows)
+		chosen.W2, chosen.W1 = uint64(r.blockRows), math.MaxUint64 // W1 after the pass
 		th, took = &chosen, time.Since(t0)
 	}
+	from := binWidth * uint64(len(r.bal.small)) // the block half's rows: bin x2 or more
 	var lay dealt
 	var at [numLayers]uint32
 	giant := uint64(0) // the whole-grid rows' items
@@ -315,6 +429,22 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 		if l == layerGrid {
 			giant += d
 		}
+		if choosing && d >= from {
+			r.bal.big = append(r.bal.big, uint32(d))
+		}
+	}
+	if choosing {
+		// The rows over W1 leave the block layer (with W1 infinite above, none was a grid row).
+		t0 := time.Now()
+		chosen.W1, _ = r.bal.chooseBlock(r.blockRows)
+		for _, d := range r.bal.big {
+			if uint64(d) > chosen.W1 {
+				lay.n[layerBlock]--
+				lay.n[layerGrid]++
+				giant += uint64(d)
+			}
+		}
+		took += time.Since(t0)
 	}
 	for l := 1; l < numLayers; l++ {
 		at[l] = at[l-1] + lay.n[l-1]
@@ -342,7 +472,7 @@ func (r *runner) deal(i int, F, idx []uint32) dealt {
 	for l, x := range lay.n {
 		n[l] = uint64(x)
 	}
-	r.st.Balance.note(i, *th, &n, took)
+	r.st.Balance.note(i, *th, &n, uint64(F[R]), took)
 	return lay
 }
 

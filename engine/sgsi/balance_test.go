@@ -2,6 +2,7 @@ package sgsi
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -75,7 +76,7 @@ func TestChooseBruteForce(t *testing.T) {
 				d = uint64(r.IntN(8000)) // a few long rows
 			}
 			ds = append(ds, d)
-			b.add(d)
+			b.add(uint32(d))
 		}
 		th, cost := b.choose(w2)
 		x2 := x2Of(w2)
@@ -123,6 +124,37 @@ func TestChooseBruteForce(t *testing.T) {
 	}
 }
 
+// TestSortBig checks sortBig's radix sort against slices.Sort, by bin, on workloads of every size
+// up to 2^32-1 (three passes).
+func TestSortBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 7))
+	var b balancer
+	for trial := range 300 {
+		b.big = b.big[:0]
+		for range r.IntN(2000) {
+			b.big = append(b.big, r.Uint32()>>r.IntN(32))
+		}
+		in := slices.Clone(b.big)
+		want := slices.Clone(b.big)
+		for i := range want {
+			want[i] /= binWidth
+		}
+		slices.Sort(want)
+		b.sortBig()
+		out := slices.Clone(b.big)
+		slices.Sort(in)
+		slices.Sort(out)
+		if !slices.Equal(in, out) {
+			t.Fatalf("trial %d: sortBig changed the workloads", trial)
+		}
+		for i, d := range b.big {
+			if d/binWidth != want[i] {
+				t.Fatalf("trial %d: sorted bin %d at %d, want %d", trial, d/binWidth, i, want[i])
+			}
+		}
+	}
+}
+
 // TestChooseAllocates checks that a chunk's histogram and choice allocate nothing once the
 // balancer's buffers have grown.
 func TestChooseAllocates(t *testing.T) {
@@ -131,7 +163,7 @@ func TestChooseAllocates(t *testing.T) {
 	run := func() {
 		b.reset(DefaultBlockRows)
 		for _, d := range ds {
-			b.add(d)
+			b.add(uint32(d))
 		}
 		b.choose(DefaultBlockRows)
 	}
@@ -287,6 +319,100 @@ func TestLayersDeal(t *testing.T) {
 	}
 }
 
+// rowWorkloads returns the buffer offsets of R rows whose workloads follow dist: "random"
+// (uniform below 2,000 items), "exp" (exponential, mean 40, and one row in a thousand up to 2^16
+// items: a few hubs) or "power" (a Pareto tail, exponent 1.5: rows of every length, a few of
+// millions of items).
+func rowWorkloads(r *rand.Rand, dist string, R int) []uint32 {
+	F := make([]uint32, R+1)
+	for i := 1; i <= R; i++ {
+		var d uint32
+		switch dist {
+		case "random":
+			d = uint32(r.IntN(2000))
+		case "exp":
+			d = uint32(r.ExpFloat64() * 40)
+			if r.IntN(1000) == 0 {
+				d = uint32(r.IntN(1 << 16))
+			}
+		case "power":
+			d = uint32(min(4/math.Pow(1-r.Float64(), 1/1.5), 1<<22)) - 4
+		}
+		F[i] = F[i-1] + d
+	}
+	return F
+}
+
+// TestChooseSampled checks the sampled choice (deal's: W3 from sampleRows rows, W1 from every
+// long row) against the full histogram's: on random, exponential and power-law workloads, the
+// cost model over every row at the sampled thresholds within 1% of its least (the full choice's),
+// W1 the same, and every row dealt to the layer its thresholds give, each layer's rows in order.
+func TestChooseSampled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 9))
+	sizes := []int{1000, 100_000, 1 << 20}
+	for trial, dist := range []string{"random", "exp", "power", "random", "exp", "power"} {
+		for _, R := range sizes {
+			F := rowWorkloads(rng, dist, R)
+			w2 := uint32(DefaultBlockRows)
+			if trial >= 3 {
+				w2 = uint32(32 * (2 + rng.IntN(60))) // other W2s
+			}
+			full := balancer{costs: DefaultCosts}
+			full.reset(w2)
+			bins := []uint64{}
+			for j := range R {
+				d := uint64(F[j+1] - F[j])
+				full.add(uint32(d))
+				for uint64(len(bins)) <= d/binWidth {
+					bins = append(bins, 0)
+				}
+				bins[d/binWidth]++
+			}
+			want, best := full.choose(w2)
+			idx := make([]uint32, R)
+			run := &runner{st: &Stats{}, blockRows: w2, blockSize: blockThreads}
+			lay := run.deal(0, F, idx)
+			sb := run.st.Balance[0]
+			got := Thresholds{W3: sb.W3, W2: sb.W2, W1: sb.W1}
+			x2 := x2Of(w2)
+			xs := func(th Thresholds) (x1, x3 uint64) {
+				x1, x3 = max((th.W1+1)/binWidth, 1)-1, max(x2, 1)-1
+				if th.W3 < th.W2 {
+					x3 = (th.W3+1)/binWidth - 1
+				}
+				return x1, x3
+			}
+			x1, x3 := xs(got)
+			cost := bruteCost(&DefaultCosts, bins, x1, x2, x3)
+			if cost > 1.01*best+1e-9 {
+				t.Errorf("%s, %d rows, W2 %d: sampled thresholds %+v cost %.4g, the full histogram's %+v %.4g (+%.1f%%)",
+					dist, R, w2, got, cost, want, best, 100*(cost/best-1))
+			}
+			if got.W1 != want.W1 || got.W2 != want.W2 || R <= sampleRows && got != want {
+				t.Errorf("%s, %d rows: sampled thresholds %+v, full %+v", dist, R, got, want)
+			}
+			if R == sizes[len(sizes)-1] {
+				t.Logf("%s, W2 %d: sampled %+v cost %.5g, full %+v %.5g (%+.2f%%)", dist, w2, got, cost, want, best, 100*(cost/best-1))
+			}
+			// Every row once, in its layer's part of idx, in order.
+			at := 0
+			for l := range numLayers {
+				prev := -1
+				for _, j := range idx[at : at+int(lay.n[l])] {
+					if d := uint64(F[j+1] - F[j]); got.layer(d) != l || int(j) <= prev {
+						t.Fatalf("%s, %d rows: row %d (%d items, after row %d) in layer %s, thresholds %+v", dist, R, j, d, prev, layerNames[l], got)
+					}
+					prev = int(j)
+				}
+				at += int(lay.n[l])
+			}
+			if at != R {
+				t.Fatalf("%s, %d rows: %d dealt", dist, R, at)
+			}
+		}
+	}
+}
+
 // BenchmarkChoose times a chunk's histogram and choice over a million rows of skewed workloads
 // (per row: the host's cost of SGSI+'s balance beside the split before).
 func BenchmarkChoose(b *testing.B) {
@@ -303,36 +429,36 @@ func BenchmarkChoose(b *testing.B) {
 	for range b.N {
 		bal.reset(DefaultBlockRows)
 		for _, d := range ds {
-			bal.add(d)
+			bal.add(uint32(d))
 		}
 		bal.choose(DefaultBlockRows)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ds)), "ns/row")
 }
 
-// BenchmarkDeal times dealing a chunk of a million rows of skewed workloads to the layers, with
-// the split before (fixed) and with the histogram's choice.
+// BenchmarkDeal times dealing a chunk of 2^20 and 2^24 rows of skewed workloads to the layers:
+// with the split before (fixed), with the choice from the full histogram (full: the choice of
+// sgsi9, every row) and from a sample (sampled: deal's). The per-chunk ms/chunk and the choice's
+// share (choice-ms) are the host's cost of SGSI+'s balance.
 func BenchmarkDeal(b *testing.B) {
-	r := rand.New(rand.NewPCG(3, 21))
-	F := make([]uint32, 1<<20+1)
-	for i := 1; i < len(F); i++ {
-		d := uint32(r.ExpFloat64() * 40)
-		if r.IntN(1000) == 0 {
-			d = uint32(r.IntN(1 << 16)) // a few hubs' rows
+	for _, R := range []int{1 << 20, 1 << 24} {
+		F := rowWorkloads(rand.New(rand.NewPCG(3, 21)), "exp", R)
+		idx := make([]uint32, R)
+		for _, c := range []struct {
+			name   string
+			layers *Thresholds
+			sample int
+		}{{"fixed", TwoLayers(DefaultBlockRows), 0}, {"full", nil, math.MaxInt}, {"sampled", nil, 0}} {
+			b.Run(fmt.Sprintf("%s/rows=%d", c.name, R), func(b *testing.B) {
+				run := &runner{st: &Stats{}, blockRows: DefaultBlockRows, blockSize: blockThreads, layers: c.layers}
+				run.bal.sampleRows = c.sample
+				for range b.N {
+					run.deal(1, F, idx)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(R), "ns/row")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/chunk")
+				b.ReportMetric(float64(run.st.Balance[1].Choice.Nanoseconds())/float64(b.N)/1e6, "choice-ms")
+			})
 		}
-		F[i] = F[i-1] + d
-	}
-	idx := make([]uint32, len(F)-1)
-	for _, c := range []struct {
-		name   string
-		layers *Thresholds
-	}{{"fixed", TwoLayers(DefaultBlockRows)}, {"histogram", nil}} {
-		b.Run(c.name, func(b *testing.B) {
-			run := &runner{st: &Stats{}, blockRows: DefaultBlockRows, blockSize: blockThreads, layers: c.layers}
-			for range b.N {
-				run.deal(1, F, idx)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(idx)), "ns/row")
-		})
 	}
 }

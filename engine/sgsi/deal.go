@@ -3,7 +3,9 @@ package sgsi
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -16,11 +18,11 @@ import (
 
 // A count dealt to several GPUs: one runner per entry of the problem's GPUs (Problem.GPUs, set
 // by --gpus; none named: every device gpu.Open finds), each with its own backend (region,
-// staging buffer, segment cache, spilled tables) on its device. Every runner filters and plans
-// the same way (the plan depends only on the candidates' sizes and the graph, so the runners'
-// first columns are the same list) and joins one contiguous range of the first column's
-// candidates (dealBounds: ranges of about equal predicted work); the runners' counts, each a
-// multiple of |Aut(p)|, are summed. A device listed k times gets k runners, each with 1/k of its
+// staging buffer, segment cache, spilled tables) on its device. The first runner filters and
+// plans for all and deals the first column's candidates in stripes of about equal predicted
+// work (prepared, rootWeights, dealStripes); the others set up their backends meanwhile, then
+// take its candidates and plan and join their stripes; the runners' counts, each a multiple of
+// |Aut(p)|, are summed. A device listed k times gets k runners, each with 1/k of its
 // budget: package gpu runs a count's schedule on the device's one worker thread (Device.Do), so
 // they take turns, exact but not overlapped, which is how the dealing is checked on one GPU. A
 // listing is not dealt (it runs on the first GPU listed). On the host emulation (Options.Host)
@@ -31,12 +33,13 @@ type DeviceStats struct {
 	GPU    int    // the entry of Problem.GPUs
 	Device string // the device's name
 	// Roots is how many of the first column's candidates the runner joined, Work their predicted
-	// work (rootWeight); Count the embeddings it counted.
-	Roots, Work, Count       uint64
-	RegionBytes, Chunks      uint64
-	BytesToGPU, BytesFromGPU uint64
-	Comm, Comp               time.Duration // device time of its copies and kernels
-	Time                     time.Duration // the runner's wall time, its setup included
+	// work (rootWeights, in its units); Items the buffer entries its joins read (its measured
+	// work: the join steps' StepBalance.Items); Count the embeddings it counted.
+	Roots, Work, Items, Count uint64
+	RegionBytes, Chunks       uint64
+	BytesToGPU, BytesFromGPU  uint64
+	Comm, Comp                time.Duration // device time of its copies and kernels
+	Time                      time.Duration // the runner's wall time, its setup included
 }
 
 // slot is one runner of a dealt count: a device (an index of gpu.Open's devices) and the bytes
@@ -87,11 +90,13 @@ func (e Engine) slots(ctx context.Context, p *engine.Problem) []slot {
 
 // countDealt runs a count on every slot at once (par.Each: the first failure stops the others, and
 // so does the end of ctx) and returns a runner holding the counts' sum; st gets the runners'
-// Stats merged (mergeStats) and a row for each.
+// Stats merged (mergeStats) and a row for each. The first runner filters and plans for all
+// (prepared); the others set up their backends meanwhile, then wait for it.
 func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, slots []slot) (*runner, error) {
 	n := len(slots)
 	sts := make([]Stats, n)
 	rows := make([]DeviceStats, n)
+	pre := &prepared{ready: make(chan struct{}), parts: make([][]uint32, n), work: make([]uint64, n)}
 	// --memory: the store is shared, the rest (candidates, spilled tables) split evenly.
 	var hostLimit uint64
 	if p.MemoryLimit > 0 {
@@ -107,16 +112,7 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 			o.Options.HostBytes = s.limit
 		}
 		t0 := time.Now()
-		r, err := o.runOn(ctx, &sub, &sts[i], true, nil, func(r *runner, first []uint32) []uint32 {
-			w := r.rootWeight()
-			b := dealBounds(first, w, n)
-			part := first[b[i]:b[i+1]]
-			rows[i].Roots = uint64(len(part))
-			for _, v := range part {
-				rows[i].Work += w(v)
-			}
-			return part
-		})
+		r, err := o.runOn(ctx, &sub, &sts[i], true, nil, &dealing{i: i, pre: pre})
 		sts[i].Total = time.Since(t0)
 		if r != nil {
 			rows[i].Count = r.total
@@ -136,8 +132,12 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 		x := &sts[i]
 		rows[i].GPU, rows[i].Device, rows[i].RegionBytes, rows[i].Chunks = slots[i].gpu, x.Device, x.RegionBytes, x.Chunks
 		rows[i].BytesToGPU, rows[i].BytesFromGPU, rows[i].Comm, rows[i].Comp, rows[i].Time = x.BytesToGPU, x.BytesFromGPU, x.Comm, x.Comp, x.Total
+		rows[i].Roots, rows[i].Work = uint64(len(pre.parts[i])), pre.work[i] // (zero unless published: pre.parts' writes happen before the runners end)
+		for _, b := range x.Balance {
+			rows[i].Items += b.Items
+		}
 		p.Logger().Debug("sgsi runner", "runner", i, "gpu", rows[i].GPU, "device", rows[i].Device, "roots", rows[i].Roots, "work", rows[i].Work,
-			"count", rows[i].Count, "region", rows[i].RegionBytes, "chunks", rows[i].Chunks, "bytes_to_gpu", rows[i].BytesToGPU,
+			"items", rows[i].Items, "count", rows[i].Count, "region", rows[i].RegionBytes, "chunks", rows[i].Chunks, "bytes_to_gpu", rows[i].BytesToGPU,
 			"bytes_from_gpu", rows[i].BytesFromGPU, "comm", rows[i].Comm, "comp", rows[i].Comp, "time", rows[i].Time)
 	}
 	*st = mergeStats(sts)
@@ -145,49 +145,232 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 	return &runner{total: total}, err
 }
 
-// rootWeight returns the predicted work of a root (a candidate of the first column): with d its
-// degree in the first step's label graph, d² + 1 when later steps join the d rows it makes (each
-// row's buffer about as long as a list), d + 1 for a pattern of two vertices; 1 for a pattern of
-// one vertex or a cartesian first step. On the host emulation (wiki-Vote and R-MAT 14, triangles,
-// 4-cliques and 4-cycles, four runners) d² left the slowest runner 1.12-1.33 times the mean
-// against 1.14-2.25 for d (docs/benchmarks.md). The sums cannot affect exactness: every root
-// falls in one range whatever the weights.
-func (r *runner) rootWeight() func(uint32) uint64 {
-	if len(r.q.steps) == 0 || r.q.steps[0].cartesian {
-		return func(uint32) uint64 { return 1 }
-	}
-	lg := r.s.label(r.q.steps[0].first.key)
-	if len(r.q.steps) == 1 {
-		return func(v uint32) uint64 { return lg.degree(v) + 1 }
-	}
-	return func(v uint32) uint64 {
-		d := lg.degree(v)
-		return d*d + 1
-	}
+// prepared is what the runners of a dealt count share: the first runner's candidates (bitsets
+// and lists) and plan, and every runner's roots with their predicted work. The first runner
+// fills it (publish) and closes ready, or closes it with err set when it stopped before
+// (stopped); the others wait for ready before their schedule starts, outside the device's worker
+// thread (which runners listed on one device share: waiting on it would hold the first runner
+// off), and then only read it.
+type prepared struct {
+	ready chan struct{}
+	err   error
+	shut  bool // ready is closed (the first runner's alone)
+	q     *query
+	bits  []uint32
+	cands [][]uint32
+	parts [][]uint32 // runner i's roots: stripes of the first column's candidates (dealStripes)
+	work  []uint64   // their predicted work (rootWeights)
 }
 
-// dealBounds splits first into n contiguous ranges of about equal weight: range j is
-// first[b[j]:b[j+1]], ending at the first root where the prefix sum of the weights reaches
-// (j+1)/n of the total, so that each range weighs at most a share plus one root's weight.
-func dealBounds(first []uint32, weight func(uint32) uint64, n int) []int {
-	var total uint64
-	for _, v := range first {
-		total += weight(v)
+// dealing is a runner's place in a dealt count: its index (0 is the first runner) and what the
+// runners share.
+type dealing struct {
+	i   int
+	pre *prepared
+}
+
+// publish shares the first runner r's candidates and plan and deals the first column's
+// candidates to the runners by weights w (dealStripes; w nil: a candidate set is empty, no
+// runner has roots).
+func (p *prepared) publish(r *runner, w []uint64) {
+	p.q, p.bits, p.cands = r.q, r.bitsHost, r.cands
+	if w != nil {
+		p.parts, p.work = dealStripes(r.cands[r.q.order[0]], w, len(p.parts))
 	}
-	b := make([]int, n+1)
-	b[n] = len(first)
-	var sum uint64
-	j, k := 1, 0
-	for ; j < n; j++ {
-		// The j-th threshold, total·j/n without overflow.
-		th := total/uint64(n)*uint64(j) + total%uint64(n)*uint64(j)/uint64(n)
-		for k < len(first) && sum < th {
-			sum += weight(first[k])
-			k++
+	p.shut = true
+	close(p.ready)
+}
+
+// stopped is called when the first runner ends: if it had not published, the others stop
+// with its error.
+func (p *prepared) stopped(err error) {
+	if p.shut {
+		return
+	}
+	if err == nil {
+		err = errors.New("sgsi: the first runner of a dealt count ended before its filter")
+	}
+	p.err, p.shut = err, true
+	close(p.ready)
+}
+
+// wait waits for the first runner's results (or the end of ctx) and gives r their plan.
+func (d *dealing) wait(ctx context.Context, r *runner) error {
+	t0 := time.Now()
+	select {
+	case <-d.pre.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if d.pre.err != nil {
+		return fmt.Errorf("the first runner's filter: %w", d.pre.err)
+	}
+	r.q, r.waited = d.pre.q, time.Since(t0)
+	return nil
+}
+
+// follow gives a dealt count's runner other than the first the first's candidates: the host's
+// lists, and the bitsets uploaded to its region.
+func (r *runner) follow() error {
+	p := r.part.pre
+	r.bitsHost, r.cands = p.bits, p.cands
+	if err := r.reserve("the candidate lists", 0); err != nil { // (counted in hostFixed)
+		return err
+	}
+	return r.put(r.bitsOff, p.bits)
+}
+
+// predictor names a way to predict a root's work (Options.predictor; TestDealPredictors compares
+// them). With v the root, d its degree in the first step's label graph, k the pattern's vertices,
+// and m(v, x) the second step's buffer for a row (v, x) of the first step (x in v's list, a
+// candidate): the row's shortest linking list, the least of the links' lists of v and x (|C(u)|
+// for a cartesian step).
+type predictor int
+
+const (
+	// predictLinks (the default) is 1 + the sum over v's rows of 1 + m^(k-2): for triangles the
+	// second step's rows and items exactly (TestRootWeightsTriangles); deeper patterns multiply
+	// by about m a level, which holds where the work is (dense cores). Following the plan's
+	// later steps (b₂, b₃ from their linking lists, every entry a row) over-weighted the hubs of
+	// a labelled query (a slowest runner 2.06 times the mean where this gives 1.18).
+	predictLinks predictor = iota
+	// predictSquare is d² + 1 (branch sgsimd).
+	predictSquare
+	// predictPower is d^(k-1) + 1.
+	predictPower
+)
+
+var predictorNames = [...]string{"Σ m^(k-2)", "d²", "d^(k-1)"}
+
+func (p predictor) String() string { return predictorNames[p] }
+
+// rootWeights returns the predicted work of each of the first column's candidates (the roots),
+// in order, by the engine's predictor: 1 each for a pattern of one vertex or a cartesian first
+// step, d + 1 (d the root's degree in the first step's label graph) for two vertices. The
+// weights are scaled so that their sum stays below 2^60, at least 1 each. O(the roots' list
+// entries) at most, on r.threads goroutines. The weights cannot affect exactness: every root
+// falls in one range whatever they are.
+func (r *runner) rootWeights() []uint64 {
+	q := r.q
+	first := r.cands[q.order[0]]
+	f := make([]float64, len(first))
+	switch {
+	case len(q.steps) == 0 || q.steps[0].cartesian:
+		for j := range f {
+			f[j] = 1
 		}
-		b[j] = k
+	case len(q.steps) == 1:
+		lg := r.s.label(q.steps[0].first.key)
+		for j, v := range first {
+			f[j] = float64(lg.degree(v)) + 1
+		}
+	default:
+		r.weighDeep(first, f)
 	}
-	return b
+	total := 0.0
+	for _, x := range f {
+		total += x
+	}
+	scale := min(1, (1<<60)/max(total, 1))
+	w := make([]uint64, len(f))
+	for j, x := range f {
+		w[j] = uint64(x*scale) + 1
+	}
+	return w
+}
+
+// weighDeep fills f with the predicted work of the roots first of a pattern of three vertices or
+// more (predictor, above).
+func (r *runner) weighDeep(first []uint32, f []float64) {
+	q := r.q
+	s0 := &q.steps[0]
+	lg := r.s.label(s0.first.key)
+	k := float64(q.n)
+	switch r.predictor {
+	case predictSquare:
+		for j, v := range first {
+			d := float64(lg.degree(v))
+			f[j] = d*d + 1
+		}
+		return
+	case predictPower:
+		for j, v := range first {
+			f[j] = math.Pow(float64(lg.degree(v)), k-1) + 1
+		}
+		return
+	}
+	// The second step's linking lists: the columns they read (0: v, 1: x) and the label graphs.
+	s1 := &q.steps[1]
+	var cols []int
+	var lgs []*labelGraph
+	if !s1.cartesian {
+		for _, l := range append([]link{s1.first}, s1.others...) {
+			cols = append(cols, l.col)
+			lgs = append(lgs, r.s.label(l.key))
+		}
+	}
+	cart := float64(len(r.cands[s1.u]))
+	bits := r.bitsHost[uint64(s0.u)*r.bitWords : uint64(s0.u+1)*r.bitWords] // C(order[1])
+	par.For(len(first), r.threads, func(j int) {
+		v := first[j]
+		sum := 1.0
+		for _, x := range lg.list(v) {
+			if bits[x/32]>>(x%32)&1 == 0 {
+				continue // no row: x is not a candidate
+			}
+			m := cart
+			if lgs != nil {
+				m = math.Inf(1)
+				for i, c := range cols {
+					y := v
+					if c == 1 {
+						y = x
+					}
+					m = min(m, float64(lgs[i].degree(y)))
+				}
+			}
+			sum += 1 + math.Pow(m, k-2)
+		}
+		f[j] = sum
+	})
+}
+
+// stripesPerRunner is how many stripes of the first column each runner of a dealt count gets.
+const stripesPerRunner = 64
+
+// dealStripes deals roots (in order, of weights w) to n runners in stripes: cut where the
+// prefix sum of the weights crosses a multiple of total/(n·stripesPerRunner), stripe s going to
+// runner s mod n (a root to the stripe its prefix sum before it falls in), so each runner's
+// roots lie all along the column, in order. A runner's weight is then within a stripe and
+// stripesPerRunner+1 heaviest roots of an even share; and where the predicted work is off by a
+// factor over a part of the column (the hubs, which R-MAT and the graph builder number last),
+// every runner has its share of that part, so the error evens out instead of landing on the
+// runner of that part's contiguous range (sgsimd's split: on R-MAT 20 4-cliques the hubs'
+// runner did 90% of the count). The weights' sum must fit in 64 bits.
+func dealStripes(roots []uint32, w []uint64, n int) (parts [][]uint32, work []uint64) {
+	var total uint64
+	for _, x := range w {
+		total += x
+	}
+	stripe := max(1, total/uint64(n*stripesPerRunner))
+	count := make([]int, n)
+	var sum uint64
+	for _, x := range w {
+		count[sum/stripe%uint64(n)]++
+		sum += x
+	}
+	parts, work = make([][]uint32, n), make([]uint64, n)
+	for j := range parts {
+		parts[j] = make([]uint32, 0, count[j])
+	}
+	sum = 0
+	for k, x := range w {
+		j := sum / stripe % uint64(n)
+		parts[j] = append(parts[j], roots[k])
+		work[j] += x
+		sum += x
+	}
+	return parts, work
 }
 
 // mergeStats merges the runners' Stats: counters, bytes and peaks summed (the runners hold
@@ -262,6 +445,7 @@ func (b *Balance) add(o Balance) {
 			d.Rows[l] += n
 		}
 		d.Choice += s.Choice
+		d.Items += s.Items
 		if s.maxRows > d.maxRows {
 			d.maxRows, d.W3, d.W2, d.W1 = s.maxRows, s.W3, s.W2, s.W1
 		}

@@ -1,46 +1,84 @@
 package sgsi
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
-// TestDealBounds: every root in exactly one range, in order, and each range weighing at most an
-// even share plus one root's weight (so no range is more than one root from balanced).
-func TestDealBounds(t *testing.T) {
+// TestDealStripes: every root in exactly one part, each part in order, stripes taken in turn
+// (a runner's roots lie all along the column when it has several stripes), and each part
+// weighing at most an even share plus a stripe and stripesPerRunner+1 heaviest roots.
+func TestDealStripes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 500 {
-		first := make([]uint32, rng.IntN(200))
-		w := map[uint32]uint64{}
+		w := make([]uint64, rng.IntN(3000))
+		roots := make([]uint32, len(w))
 		var total, heaviest uint64
-		for i := range first {
-			first[i] = uint32(i)
+		for i := range w {
+			roots[i] = uint32(3*i + rng.IntN(3))
 			x := uint64(rng.IntN(5) + 1)
 			if rng.IntN(20) == 0 {
 				x = uint64(rng.IntN(1000)) // a hub
 			}
-			w[uint32(i)] = x
+			w[i] = x
 			total += x
 			heaviest = max(heaviest, x)
 		}
 		n := rng.IntN(7) + 1
-		b := dealBounds(first, func(v uint32) uint64 { return w[v] }, n)
-		if len(b) != n+1 || b[0] != 0 || b[n] != len(first) {
-			t.Fatalf("trial %d: bounds %v for %d roots in %d ranges", trial, b, len(first), n)
+		parts, work := dealStripes(roots, w, n)
+		if len(parts) != n || len(work) != n {
+			t.Fatalf("trial %d: %d parts, %d works for %d runners", trial, len(parts), len(work), n)
 		}
-		for j := range n {
-			if b[j] > b[j+1] {
-				t.Fatalf("trial %d: bounds %v not in order", trial, b)
-			}
+		owner := map[uint32]int{}
+		for j, part := range parts {
 			var sum uint64
-			for _, v := range first[b[j]:b[j+1]] {
-				sum += w[v]
+			for k, v := range part {
+				if k > 0 && v <= part[k-1] {
+					t.Fatalf("trial %d: part %d not in order at %d", trial, j, k)
+				}
+				if _, ok := owner[v]; ok {
+					t.Fatalf("trial %d: root %d in two parts", trial, v)
+				}
+				owner[v] = j
 			}
-			if share := (total + uint64(n) - 1) / uint64(n); sum > share+heaviest {
-				t.Errorf("trial %d: range %d of %d weighs %d, share %d, heaviest root %d", trial, j, n, sum, share, heaviest)
+			for i, v := range roots {
+				if owner[v] == j && slices.Contains(part, v) {
+					sum += w[i]
+				}
 			}
+			if sum != work[j] {
+				t.Fatalf("trial %d: part %d weighs %d, work says %d", trial, j, sum, work[j])
+			}
+			stripe := max(1, total/uint64(n*stripesPerRunner))
+			if share := (total + uint64(n) - 1) / uint64(n); sum > share+stripe+(stripesPerRunner+1)*heaviest {
+				t.Errorf("trial %d: part %d of %d weighs %d, share %d, stripe %d, heaviest root %d", trial, j, n, sum, share, stripe, heaviest)
+			}
+		}
+		if len(owner) != len(roots) {
+			t.Fatalf("trial %d: %d of %d roots dealt", trial, len(owner), len(roots))
+		}
+		// Stripes in turn: the runner of each root is its stripe's, mod n.
+		var sum uint64
+		stripe := max(1, total/uint64(n*stripesPerRunner))
+		for i, v := range roots {
+			if want := int(sum / stripe % uint64(n)); owner[v] != want {
+				t.Fatalf("trial %d: root %d (prefix %d) in part %d, its stripe's is %d", trial, v, sum, owner[v], want)
+			}
+			sum += w[i]
 		}
 	}
 }
@@ -97,5 +135,142 @@ func TestMergeStatsEveryCounter(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d uint64 fields in Stats", n)
+	}
+}
+
+// TestDealPredictors deals counts to four emulated runners with each root-work predictor and
+// reports how even the runners' measured work is: the most buffer entries a runner's joins read
+// (DeviceStats.Items, every step buffered) over the runners' mean, and the same for the host
+// emulation's kernel time (Comp, noisy). Triangles, 4-cycles, 4-cliques and a labelled query on
+// R-MAT graphs, unique counts, each equal to the cpu engine's: scale 9, or with
+// SUBMATCH_SGSI_PREDICT=1 scale 12 (SUBMATCH_SGSI_PREDICT_SCALE), edge factor 16, graph seeds 1
+// and 2 (SUBMATCH_SGSI_PREDICT_SEED and the next), about 3 minutes on the 2-core VM: the table
+// docs/benchmarks.md has (issue 21, sgsi10).
+func TestDealPredictors(t *testing.T) {
+	scale, edge := 9, 8
+	measure := os.Getenv("SUBMATCH_SGSI_PREDICT") != ""
+	if measure {
+		scale, edge = 12, 16
+		if s, err := strconv.Atoi(os.Getenv("SUBMATCH_SGSI_PREDICT_SCALE")); err == nil && s > 0 {
+			scale = s
+		}
+	}
+	seed := uint64(1)
+	if s, err := strconv.Atoi(os.Getenv("SUBMATCH_SGSI_PREDICT_SEED")); err == nil && s > 0 {
+		seed = uint64(s)
+	}
+	ctx := context.Background()
+	plain, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: edge, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labelled, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: edge, VertexLabels: 8, LabelDistribution: gen.ZipfLabels, Seed: seed + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		g    *graph.Graph
+		pat  string
+	}{
+		{"triangles", plain, "(a)-(b)-(c)-(a)"},
+		{"4-cycles", plain, "(a)-(b)-(c)-(d)-(a)"},
+		{"4-cliques", plain, "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)"},
+		{"labelled (a:0)-(b)-(c:1)-(a), (c)-(d:2)", labelled, "(a:0)-(b)-(c:1)-(a), (c)-(d:2)"},
+	}
+	preds := []predictor{predictSquare, predictPower, predictLinks}
+	var table strings.Builder
+	fmt.Fprintf(&table, "| R-MAT %d, 4 runners | ", scale)
+	for _, p := range preds {
+		fmt.Fprintf(&table, "%v | ", p)
+	}
+	table.WriteString("\n|---|" + strings.Repeat("---|", len(preds)) + "\n")
+	for _, c := range cases {
+		p, err := pattern.Parse(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sem := engine.Semantics{Unique: true}
+		want, err := cpu.Engine{}.Count(ctx, &engine.Problem{Data: c.g, Pattern: p, Semantics: sem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&table, "| %s | ", c.name)
+		for _, pr := range preds {
+			e := Engine{Options: Options{Host: true, HostBytes: 256 << 20, Buffered: true, predictor: pr}}
+			prob := &engine.Problem{Data: c.g, Pattern: p, Semantics: sem, GPUs: []int{0, 1, 2, 3}}
+			res, st, err := e.CountStats(ctx, prob)
+			if err != nil || res.Count != want.Count {
+				t.Fatalf("%s, predictor %v: %d (%v), cpu %d", c.name, pr, res.Count, err, want.Count)
+			}
+			var items, comp []float64
+			for _, d := range st.Devices {
+				items = append(items, float64(d.Items))
+				comp = append(comp, float64(d.Comp))
+			}
+			fmt.Fprintf(&table, "%.2f (%.2f) | ", maxOverMean(items), maxOverMean(comp))
+			t.Logf("%s, %v: %+v", c.name, pr, st.Devices)
+		}
+		table.WriteString("\n")
+	}
+	t.Logf("slowest runner's buffer entries over the mean (kernel time's, in brackets):\n%s", table.String())
+}
+
+// maxOverMean is the largest of xs over their mean (1 when they are all 0).
+func maxOverMean(xs []float64) float64 {
+	sum, top := 0.0, 0.0
+	for _, x := range xs {
+		sum += x
+		top = max(top, x)
+	}
+	if sum == 0 {
+		return 1
+	}
+	return top * float64(len(xs)) / sum
+}
+
+// TestRootWeightsTriangles checks the default predictor against what the joins do: for triangles
+// (no step past the second), a root's weight less 2 is its rows of the first step plus their
+// second-step buffers, so the weights summed must be the second step's rows and buffer entries
+// as the joins counted them (one runner, every step buffered, in core), on R-MAT graphs,
+// labelled and not, every convention.
+func TestRootWeightsTriangles(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		o := gen.RMATOptions{Scale: 9, EdgeFactor: 8, Seed: seed}
+		pat := "(a)-(b)-(c)-(a)"
+		if seed%2 == 0 {
+			o.VertexLabels, o.LabelDistribution = 3, gen.ZipfLabels
+			pat = "(a:0)-(b)-(c:1)-(a)"
+		}
+		g, err := gen.RMAT(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := pattern.Parse(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}} {
+			r := &runner{ctx: context.Background(), be: NewHostBackend(1 << 22), st: &Stats{}, s: newStore(g), q: compileQuery(p), count: true,
+				blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: true}
+			if err := r.run(sem.Induced, sem.Unique); err != nil {
+				t.Fatal(err)
+			}
+			var sum uint64
+			for _, w := range r.rootWeights() {
+				sum += w - 2
+			}
+			var want uint64
+			if len(r.st.Balance) > 1 {
+				b := r.st.Balance[1]
+				want = b.Items
+				for _, n := range b.Rows {
+					want += n
+				}
+			}
+			if sum != want || want == 0 {
+				t.Errorf("seed %d %s %s: the weights sum to %d rows and items, the joins' second step had %d", seed, pat, sem, sum, want)
+			}
+		}
 	}
 }

@@ -187,9 +187,13 @@ type runner struct {
 	bitsHost []uint32
 	keyOff   []uint64
 	up       listUpload
-	// roots, when set, returns the part of the first column's candidates this runner joins
-	// (a count dealt to several runners, deal.go).
-	roots func(r *runner, first []uint32) []uint32
+	// part, when set, is this runner's place in a count dealt to several (deal.go): the first
+	// runner filters and plans for all and deals the first column's candidates, the others
+	// take its results.
+	part      *dealing
+	predictor predictor // how a dealt count's first runner weighs the roots
+	// waited is how long a dealt count's runner waited for the first runner's filter (Filter's).
+	waited time.Duration
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
 	// tests set it small to count in several blocks).
 	coreBlock uint64
@@ -271,77 +275,37 @@ func (r *runner) run(induced, unique bool) error {
 	if fixed+uint64(len(q.sigs)+len(q.vlabels))+32*(sigWords+1) > W {
 		return fmt.Errorf("sgsi: the candidate bitsets (%d bytes) %w of %d bytes: %w", 4*fixed, errNoFit, 4*W, engine.ErrMemory)
 	}
-	// Filtering: the signature table streamed through the rest of the region.
-	tf := time.Now()
-	if err := r.zero(r.bitsOff, fixed); err != nil {
-		return err
-	}
 	rest := W - fixed
-	qs := fixed
-	if err := r.put(qs, q.sigs); err != nil {
-		return err
-	}
-	if err := r.put(qs+uint64(len(q.sigs)), q.vlabels); err != nil {
-		return err
-	}
-	area := qs + uint64(len(q.sigs)+len(q.vlabels))
-	chunkV := min((W-area)/(sigWords+1), maxKernelIndex/sigWords-32) / 32 * 32
-	if chunkV == 0 {
-		return fmt.Errorf("sgsi: no room to filter: %w", engine.ErrMemory)
-	}
-	for base := uint64(0); base < uint64(nv); base += chunkV {
-		k := min(chunkV, uint64(nv)-base)
-		for j := range uint64(sigWords) {
-			if err := r.put(area+j*k, r.s.sigs[j*uint64(nv)+base:j*uint64(nv)+base+k]); err != nil {
-				return err
-			}
-		}
-		if err := r.put(area+sigWords*k, g.VertexLabels()[base:base+k]); err != nil {
+	tf := time.Now().Add(-r.waited)
+	var sizes []uint64
+	if r.part != nil && r.part.i > 0 {
+		// A dealt count's other runners take the first runner's candidates and plan (deal.go).
+		if err := r.follow(); err != nil {
 			return err
 		}
-		if err := checkKernel(k, 0); err != nil {
-			return err
-		}
-		a := filterArgs{Sigs: area, Labels: area + sigWords*k, N: uint32(k), Base: uint32(base), QSigs: qs,
-			QLab: qs + uint64(len(q.sigs)), NQ: uint32(q.n), Bits: r.bitsOff, Words: uint32(r.bitWords)}
-		if err := r.kernel(func() error { return r.be.Filter(a) }); err != nil {
-			return err
-		}
-	}
-	if err := r.reserve("the candidate bitsets", 0); err != nil { // (counted in hostFixed)
+	} else if err := r.filter(fixed); err != nil {
 		return err
+	} else {
+		sizes = make([]uint64, q.n)
+		for u, c := range r.cands {
+			sizes[u] = uint64(len(c))
+		}
 	}
-	bitsHost := make([]uint32, fixed)
-	if err := r.get(bitsHost, r.bitsOff); err != nil {
-		return err
-	}
-	r.bitsHost = bitsHost
-	sizes := make([]uint64, q.n)
-	r.cands = make([][]uint32, q.n)
-	for u := range q.n {
-		b := bitsHost[uint64(u)*r.bitWords : uint64(u+1)*r.bitWords]
-		for _, x := range b {
-			sizes[u] += uint64(bits.OnesCount32(x))
+	if slices.ContainsFunc(r.cands, func(c []uint32) bool { return len(c) == 0 }) {
+		r.st.Filter, r.st.Driver = time.Since(tf), 0
+		if r.part != nil && r.part.i == 0 {
+			r.part.pre.publish(r, nil) // no match: nothing to deal
 		}
-		if err := r.reserve("the candidate lists", 4*sizes[u]); err != nil {
-			return err
-		}
-		for w, x := range b {
-			for ; x != 0; x &= x - 1 {
-				r.cands[u] = append(r.cands[u], uint32(w*32+bits.TrailingZeros32(x)))
-			}
-		}
-		if sizes[u] == 0 {
-			r.st.Filter, r.st.Driver = time.Since(tf), 0
-			return nil
-		}
+		return nil
 	}
 	r.st.Filter = time.Since(tf)
 	r.st.Driver = 0 // (the filter's copies and launches are Filter's)
 
 	// The order, the steps and the label graphs they read (built here: part of Layout).
 	tl := time.Now()
-	q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count)
+	if sizes != nil {
+		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count)
+	}
 	r.st.Steps = len(q.steps)
 	need := uint64(0)
 	keys := map[lgKey]bool{}
@@ -361,6 +325,11 @@ func (r *runner) run(induced, unique bool) error {
 				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
 			}
 		}
+	}
+	if r.part != nil && r.part.i == 0 {
+		// The first runner of a dealt count: the others wait for this (its label graphs are
+		// built and counted against --memory above; rootWeights reads only those).
+		r.part.pre.publish(r, r.rootWeights())
 	}
 	r.st.Layout += time.Since(tl)
 	r.sumOff = (fixed + 1) &^ 1 // even: a 64-bit counter
@@ -418,8 +387,8 @@ func (r *runner) run(induced, unique bool) error {
 	}
 	// Level 0: C(order[0]), or this runner's share of it (deal.go).
 	first := r.cands[q.order[0]]
-	if r.roots != nil {
-		first = r.roots(r, first)
+	if r.part != nil {
+		first = r.part.pre.parts[r.part.i]
 	}
 	if q.n == 1 {
 		return r.finish(first, 1)
@@ -447,6 +416,78 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	return err
+}
+
+// filter runs the signature filter on the device (the signature table streamed through the
+// region above the fixed words of candidate bitsets at bitsOff) and reads the bitsets back into
+// bitsHost and the candidate lists cands.
+func (r *runner) filter(fixed uint64) error {
+	g, q := r.s.g, r.q
+	nv := g.NumVertices()
+	W := r.be.Words()
+	if err := r.zero(r.bitsOff, fixed); err != nil {
+		return err
+	}
+	qs := fixed
+	if err := r.put(qs, q.sigs); err != nil {
+		return err
+	}
+	if err := r.put(qs+uint64(len(q.sigs)), q.vlabels); err != nil {
+		return err
+	}
+	area := qs + uint64(len(q.sigs)+len(q.vlabels))
+	chunkV := min((W-area)/(sigWords+1), maxKernelIndex/sigWords-32) / 32 * 32
+	if chunkV == 0 {
+		return fmt.Errorf("sgsi: no room to filter: %w", engine.ErrMemory)
+	}
+	for base := uint64(0); base < uint64(nv); base += chunkV {
+		k := min(chunkV, uint64(nv)-base)
+		for j := range uint64(sigWords) {
+			if err := r.put(area+j*k, r.s.sigs[j*uint64(nv)+base:j*uint64(nv)+base+k]); err != nil {
+				return err
+			}
+		}
+		if err := r.put(area+sigWords*k, g.VertexLabels()[base:base+k]); err != nil {
+			return err
+		}
+		if err := checkKernel(k, 0); err != nil {
+			return err
+		}
+		a := filterArgs{Sigs: area, Labels: area + sigWords*k, N: uint32(k), Base: uint32(base), QSigs: qs,
+			QLab: qs + uint64(len(q.sigs)), NQ: uint32(q.n), Bits: r.bitsOff, Words: uint32(r.bitWords)}
+		if err := r.kernel(func() error { return r.be.Filter(a) }); err != nil {
+			return err
+		}
+	}
+	if err := r.reserve("the candidate bitsets", 0); err != nil { // (counted in hostFixed)
+		return err
+	}
+	bitsHost := make([]uint32, fixed)
+	if err := r.get(bitsHost, r.bitsOff); err != nil {
+		return err
+	}
+	r.bitsHost = bitsHost
+	r.cands = make([][]uint32, q.n)
+	for u := range q.n {
+		b := bitsHost[uint64(u)*r.bitWords : uint64(u+1)*r.bitWords]
+		size := uint64(0)
+		for _, x := range b {
+			size += uint64(bits.OnesCount32(x))
+		}
+		if err := r.reserve("the candidate lists", 4*size); err != nil {
+			return err
+		}
+		r.cands[u] = make([]uint32, 0, size)
+		for w, x := range b {
+			for ; x != 0; x &= x - 1 {
+				r.cands[u] = append(r.cands[u], uint32(w*32+bits.TrailingZeros32(x)))
+			}
+		}
+		if size == 0 {
+			return nil
+		}
+	}
+	return nil
 }
 
 // drainSum adds the device counter of the final step's counts to the total and zeroes it.

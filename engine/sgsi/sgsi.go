@@ -71,6 +71,8 @@ type Options struct {
 	Buffered bool
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64
+	// predictor is how a dealt count predicts its roots' work (deal.go; tests compare them).
+	predictor predictor
 }
 
 // DefaultBlockRows is SGSI's W2: a row of more than 1024 candidates gets a whole block.
@@ -155,8 +157,11 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 }
 
 // runOn runs a count or listing on one backend (the problem's first GPU, or the host
-// emulation); roots, when set, picks the first column's candidates it joins (deal.go).
-func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count bool, emit func([]uint32) bool, roots func(*runner, []uint32) []uint32) (*runner, error) {
+// emulation); part, when set, is the runner's place in a dealt count (deal.go).
+func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count bool, emit func([]uint32) bool, part *dealing) (_ *runner, err error) {
+	if part != nil && part.i == 0 {
+		defer func() { part.pre.stopped(err) }()
+	}
 	tl := time.Now()
 	s := storeFor(p.Data)
 	st.Layout = time.Since(tl)
@@ -177,12 +182,17 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
-		buffered: e.Options.Buffered, roots: roots}
+		buffered: e.Options.Buffered, part: part, predictor: e.Options.predictor}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}
 	r.layers = e.Options.Layers
-	err := schedule(be, count, func() error {
+	if part != nil && part.i > 0 {
+		if err = part.wait(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	err = schedule(be, count, func() error {
 		if err := ctx.Err(); err != nil { // (a dealt runner that waited for its device's thread)
 			return err
 		}
