@@ -57,7 +57,7 @@ func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 		return plan.Options{}, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
 	}
 	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate,
-		MultiplyAutomorphisms: !enumerate, PrefixSymmetry: true}
+		MultiplyAutomorphisms: !enumerate, PrefixSymmetry: true, OrderBySets: !enumerate && orderBySets}
 	if p.MemoryLimit > 0 {
 		required := requiredMemory(p)
 		if required > p.MemoryLimit {
@@ -72,6 +72,9 @@ func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 	}
 	return opts, nil
 }
+
+// orderBySets sets plan.Options.OrderBySets for counts (a variable for measurements).
+var orderBySets = true
 
 func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Plan, error) {
 	opts, err := PlanOptions(p, enumerate)
