@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 )
 
 // Matching orders by expected set size. Where several vertices tie in matchingOrder (the same
@@ -26,7 +27,6 @@ type setSizes struct {
 	g     *graph.Graph
 	pl    *Plan
 	joins []float64 // [w*n+u], -1 until sampled
-	buf   []uint32
 }
 
 func newSetSizes(g *graph.Graph, pl *Plan) *setSizes {
@@ -50,18 +50,45 @@ func (s *setSizes) join(w, u int) float64 {
 	el, _ := p.EdgeLabel(w, u)
 	cw, cu := s.pl.Candidates[w], s.pl.CandidateBits[u]
 	step := max(1, len(cw)/setSamples)
-	hits, sampled := 0, 0
+	hits, sampled := 0.0, 0
 	for i := 0; i < len(cw); i += step {
-		for _, x := range NeighbourSet(s.g, cw[i], vl, el, &s.buf) {
-			if cu.Has(x) {
+		hits += joined(s.g, cw[i], vl, el, cu)
+		sampled++
+	}
+	j := hits / float64(max(1, sampled))
+	s.joins[w*n+u] = j
+	return j
+}
+
+// setScan bounds the neighbours joined reads of one run: a longer run (a hub's) is read in
+// setScan evenly spaced places and its count scaled, so that sampling stays cheap on graphs
+// with hubs of millions of neighbours.
+const setScan = 1024
+
+// joined is (an estimate of, for long runs) the number of neighbours of x in cand through edges
+// whose labels satisfy (vl, el).
+func joined(g *graph.Graph, x uint32, vl, el pattern.Label, cand Bitset) float64 {
+	runs := g.Runs(x)
+	lo, hi := 0, len(runs)
+	if !vl.Any {
+		lo, hi = g.RunsWithVertexLabel(x, vl.Value)
+	}
+	n := 0.0
+	for r := lo; r < hi; r++ {
+		if !el.Matches(runs[r].EdgeLabel) {
+			continue
+		}
+		nb := g.RunNeighbors(x, r)
+		step := max(1, len(nb)/setScan)
+		hits := 0
+		for i := 0; i < len(nb); i += step {
+			if cand.Has(nb[i]) {
 				hits++
 			}
 		}
-		sampled++
+		n += float64(hits * step)
 	}
-	j := float64(hits) / float64(max(1, sampled))
-	s.joins[w*n+u] = j
-	return j
+	return n
 }
 
 // expected is the expected size of u's set when the vertices of placed are ordered before it.
