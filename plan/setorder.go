@@ -109,11 +109,14 @@ func (s *setSizes) expected(u int, placed uint32) float64 {
 func (s *setSizes) tieBreak(best int, open, placed uint32, rank func(int) int) int {
 	p := s.pl.Pattern
 	back := bits.OnesCount32(p.NeighborMask(best) & placed)
-	pick, pickE := best, s.expected(best, placed)
+	pick, pickE := best, -1.0
 	for rest := open; rest != 0; rest &= rest - 1 {
 		u := bits.TrailingZeros32(rest)
 		if u == best || rank(u) != rank(best) || bits.OnesCount32(p.NeighborMask(u)&placed) != back {
 			continue
+		}
+		if pickE < 0 { // a tie: best's size is needed (sampled only now)
+			pickE = s.expected(best, placed)
 		}
 		if e := s.expected(u, placed); e < pickE {
 			pick, pickE = u, e
