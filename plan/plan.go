@@ -60,6 +60,12 @@ type Options struct {
 	// Symmetry overrides, for a count of embeddings (MultiplyAutomorphisms), the default rule for
 	// breaking symmetry: engines that estimate both plans choose between them.
 	Symmetry Symmetry
+	// OrderBySets breaks the default matching order's ties (rank, then already-ordered
+	// neighbours) by each vertex's expected set size, from the edge densities between candidate
+	// sets (setSizes), instead of by candidate counts, and keeps that order when its plan
+	// enumerates no more vertices and breaks no less symmetry (orderBySets). For engines that
+	// search each order's sets as the plan builds them (the CPU engine).
+	OrderBySets bool
 	// Order, when set, is the matching order to use (every pattern vertex once) instead of the
 	// one the plan would choose; vertices it lets the plan count rather than enumerate are still
 	// postponed. For measurements and tests of orders.
@@ -236,11 +242,14 @@ func (pl *Plan) finish(ctx context.Context, g *graph.Graph, opts Options, known 
 	cancelled := func() bool { return ctx.Err() != nil }
 	p := pl.Pattern
 	postponable := !opts.Enumerate && !opts.Induced
-	order, postponed := matchingOrder(p, pl.Candidates, postponable)
+	order, postponed := matchingOrder(p, pl.Candidates, postponable, nil)
 	if opts.Order != nil {
 		order, postponed = givenOrder(p, opts.Order, postponable)
 	}
 	pl.arrange(order, postponed, opts, opts.Symmetry)
+	if opts.Order == nil && opts.OrderBySets && !pl.Empty && g != nil {
+		pl.orderBySets(g, order, opts)
+	}
 	if opts.Order == nil && opts.SearchOrders > 0 && !pl.Empty && g != nil {
 		if err := pl.searchOrders(ctx, g, opts); err != nil {
 			return nil, err
@@ -497,7 +506,10 @@ func subsetEdges(sub, super []BackEdge) bool {
 // grows by the connected vertex with the most already-ordered neighbours (core before trees before
 // leaves; ties to fewer candidates). When postponable, vertices of degree <= 1 that are not needed
 // as roots are returned separately to be counted rather than enumerated.
-func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool) (order, postponed []int) {
+//
+// With sizes (not nil: Options.OrderBySets) a tie on rank and already-ordered neighbours goes to
+// the vertex of least expected set size instead (setSizes.tieBreak).
+func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool, sizes *setSizes) (order, postponed []int) {
 	n := p.NumVertices()
 	core := twoCore(p)
 	comps := p.Components()
@@ -552,6 +564,9 @@ func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool) (orde
 			}
 			if best < 0 {
 				break
+			}
+			if sizes != nil {
+				best = sizes.tieBreak(best, comp&^placed, placed, rank)
 			}
 			placed |= 1 << best
 			if postponable && p.Degree(best) == 1 {

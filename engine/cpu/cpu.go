@@ -57,7 +57,7 @@ func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 		return plan.Options{}, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
 	}
 	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate,
-		MultiplyAutomorphisms: !enumerate, PrefixSymmetry: true}
+		MultiplyAutomorphisms: !enumerate, PrefixSymmetry: true, OrderBySets: !enumerate && orderBySets}
 	if p.MemoryLimit > 0 {
 		required := requiredMemory(p)
 		if required > p.MemoryLimit {
@@ -72,6 +72,9 @@ func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 	}
 	return opts, nil
 }
+
+// orderBySets sets plan.Options.OrderBySets for counts (a variable for measurements).
+var orderBySets = true
 
 func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Plan, error) {
 	opts, err := PlanOptions(p, enumerate)
@@ -211,6 +214,9 @@ func symmetryBroken(ctx context.Context, p *engine.Problem, pl *plan.Plan) *plan
 	if _, ok := plan.AsClique(p.Data, p.Pattern); ok || (symmetryBreakMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
 		return nil
 	}
+	if !keepsSymmetry(pl) {
+		return nil // the plan that breaks it all would multiply by no more: not built
+	}
 	opts, err := PlanOptions(p, false)
 	if err != nil {
 		return nil
@@ -223,6 +229,20 @@ func symmetryBroken(ctx context.Context, p *engine.Problem, pl *plan.Plan) *plan
 	symmetryBreakUsed.Add(1)
 	p.Logger().Debug("cpu: counting with the symmetry-breaking plan", "multiplier", alt.Multiplier, "plan", alt.Describe())
 	return alt
+}
+
+// keepsSymmetry reports whether plan pl multiplies by less than |Aut| of its pattern (counted
+// from the stabiliser chain of pl's vertices, levels then groups), or |Aut| overflows: only then
+// can the plan that breaks all symmetry multiply by more (its Multiplier is |Aut| or 1).
+// symmetryBroken asks it before it builds that plan: an asymmetric pattern (STMatch's with 10
+// distinct vertex labels) was rebuilt in full to find Multiplier 1 again, 10-20% of its plan.
+func keepsSymmetry(pl *plan.Plan) bool {
+	full := pl.Order()
+	for _, lg := range pl.Groups {
+		full = append(full, lg.Vertices...)
+	}
+	aut, ok := plan.RestrictionsAutomorphisms(plan.SymmetryRestrictions(pl.Pattern, full))
+	return !ok || aut > pl.Multiplier
 }
 
 // predictedFaster reports whether plan alt is predicted (from estimates of both searches, the

@@ -222,12 +222,22 @@ func (hv *hubView) filter(s []uint32, v uint32, out []uint32) (res []uint32, ok 
 	if r < 0 || !hv.known[r] {
 		return out, false
 	}
-	bits := hv.h.bits[r]
-	out = out[:0]
-	for _, x := range s {
-		if bits[x>>6]&(1<<(x&63)) != 0 {
-			out = append(out, x)
-		}
+	return filterRow(s, hv.h.bits[r], out), true
+}
+
+// filterRow writes the elements of s whose bit is set in row into out (reusing its storage) and
+// returns it. Every element is stored and the length advanced by its bit, without a branch: the
+// bits of a hub's row over a set are close to random, and a mispredicted branch cost more than
+// the store.
+func filterRow(s []uint32, row []uint64, out []uint32) []uint32 {
+	if cap(out) < len(s) {
+		out = make([]uint32, len(s), max(len(s), 2*cap(out)))
 	}
-	return out, true
+	out = out[:len(s)]
+	n := 0
+	for _, x := range s {
+		out[n] = x
+		n += int(row[x>>6] >> (x & 63) & 1)
+	}
+	return out[:n]
 }

@@ -103,6 +103,9 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 			return nil
 		}
 		ps.level, ps.eg, ps.eLabel = L-2, 0, lg.VertexLabel
+		if slices.ContainsFunc(append(slices.Clone(lg.Lower), lg.Upper...), func(j int) bool { return j >= L-2 }) {
+			return nil // e's window (plan.Options.GroupWindows) holds it against v1 or v2
+		}
 		for k := range lg.Parents {
 			pe := &lg.Parents[k]
 			switch {
@@ -271,8 +274,12 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 	var se []uint32
 	switch {
 	case ps.eg >= 0 && ps.nOthers > 0:
-		se = w.leaves.chainPrefix(ps.eg, ps.nOthers, w.m, w.mi)
-		ps.base = se
+		ps.base = w.leaves.chainPrefix(ps.eg, ps.nOthers, w.m, w.mi)
+		lo, hi := ps.window(w)
+		se = ps.base[lowerBound(ps.base, 0, uint32(lo)):]
+		if hi <= uint64(^uint32(0)) {
+			se = se[:lowerBound(se, 0, uint32(hi))]
+		}
 	case ps.eLevel >= 0 && len(ps.keyEdge) > 0:
 		el := &w.levels[ps.eLevel]
 		sets := ps.sets[:0]
@@ -284,23 +291,34 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 		ps.base = intersectAll(sets, &ps.out, &ps.tmp)
 		se = w.bounds(ps.eLevel, ps.base)
 	default:
-		lo, hi = 0, uint64(w.g.NumVertices())
-		if ps.eLevel >= 0 {
-			el := &w.levels[ps.eLevel]
-			for _, l := range el.Lower {
-				lo = max(lo, uint64(w.m[l])+1)
-			}
-			for _, u := range el.Upper {
-				hi = min(hi, uint64(w.m[u]))
-			}
-		}
-		return false, lo, hi
+		lo, hi = ps.window(w)
+		return false, lo, min(hi, uint64(w.g.NumVertices()))
 	}
 	ps.se = withoutUsed(ps.se, se, used)
 	if ps.local {
 		ps.keepLocal(w)
 	}
 	return true, 0, 0
+}
+
+// window returns the bounds [lo, hi) that e's symmetry window (its level's, or its group's with
+// plan.Options.GroupWindows: against levels before v1 only, see pairSumFor) puts on its data
+// vertex for the data vertices in w.m; hi is above every vertex id when e has no upper bound.
+func (ps *pairSum) window(w *worker) (lo, hi uint64) {
+	var lower, upper []int
+	if ps.eLevel >= 0 {
+		lower, upper = w.levels[ps.eLevel].Lower, w.levels[ps.eLevel].Upper
+	} else {
+		lower, upper = w.pl.Groups[ps.eg].Lower, w.pl.Groups[ps.eg].Upper
+	}
+	hi = 1 << 32
+	for _, l := range lower {
+		lo = max(lo, uint64(w.m[l])+1)
+	}
+	for _, u := range upper {
+		hi = min(hi, uint64(w.m[u]))
+	}
+	return lo, hi
 }
 
 // keepLocal starts a new generation of the local lists when a parent of e before v1 has another

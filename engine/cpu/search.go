@@ -334,12 +334,7 @@ func (w *worker) prefixCandidates(i int, narrowed bool) []uint32 {
 	case len(base) == 0 || len(deep) == 0:
 		w.raw[i] = nil
 	case row != nil:
-		out := w.hubBuf[i][0][:0]
-		for _, x := range base {
-			if row[x>>6]&(1<<(x&63)) != 0 {
-				out = append(out, x)
-			}
-		}
+		out := filterRow(base, row, w.hubBuf[i][0])
 		w.hubBuf[i][0], w.raw[i] = out, out
 	default:
 		w.candBuf[i] = intersect(base, deep, w.candBuf[i])
