@@ -191,8 +191,8 @@ func dealBounds(first []uint32, weight func(uint32) uint64, n int) []int {
 }
 
 // mergeStats merges the runners' Stats: counters, bytes and peaks summed (the runners hold
-// their regions and tables at once, on their devices and the host), the device times Comm and
-// Comp summed (device time over every device), each step's load balance merged (Balance.add),
+// their regions and tables at once, on their devices and the host), the device times Comm,
+// Comp and Overlap summed (device time over every device), each step's load balance merged (Balance.add),
 // and the rest from the slowest runner (its setup, phases and Total, so that Other stays its
 // own): the count's critical path.
 func mergeStats(sts []Stats) Stats {
@@ -211,6 +211,7 @@ func mergeStats(sts []Stats) Stats {
 		m.addCounters(&sts[i])
 		m.Comm += sts[i].Comm
 		m.Comp += sts[i].Comp
+		m.Overlap += sts[i].Overlap
 		m.InCore = m.InCore && sts[i].InCore
 		m.Balance.add(sts[i].Balance)
 	}
@@ -246,6 +247,7 @@ func (s *Stats) addCounters(o *Stats) {
 	s.CopiesToGPU += o.CopiesToGPU
 	s.CopiesFromGPU += o.CopiesFromGPU
 	s.Launches += o.Launches
+	s.Pipelined += o.Pipelined
 	s.PeakDevice += o.PeakDevice
 	s.PeakHost += o.PeakHost
 }
