@@ -25,6 +25,9 @@ func KernelSource() string { return kernelSource }
 // when it is full). A count's schedule runs on the device's worker thread (Do), so these calls
 // are direct driver calls, not hand-offs between threads.
 //
+// With Options.Overlap the direct count's blocks run on two streams of their own instead (gp,
+// gpupipe.go): uploads on a copy stream from pinned staging buffers, kernels on a compute stream.
+//
 // Copies and kernels are timed by pairs of events, read when the device has passed them, so
 // Stats.Comm and Comp are device times: the first timeAll of each kind every one, then one in
 // sampleEvery, weighted by sampleEvery (an estimate: two event records and a read cost a few µs a
