@@ -17,9 +17,9 @@ import (
 type gpuPipe struct {
 	b             *gpuBackend
 	copies, comp  *gpu.Stream
-	stages        []*gpu.HostBuffer
-	words         [][]uint32
-	staged        []*gpu.Event // stage i's last copy
+	pinned        *gpu.HostBuffer // the staging buffers, one after the other
+	words         [][]uint32      // the staging buffers
+	staged        []*gpu.Event    // stage i's last copy
 	stagedSet     []bool
 	slot          [2]*gpu.Event // slot s's last kernel
 	slotSet       [2]bool
@@ -39,7 +39,8 @@ type pipeMark struct {
 	kernel      bool
 }
 
-// pipeStages is the most staging buffers of the ring (streamWords each: 64 MiB pinned).
+// pipeStages is the most staging buffers of the ring (streamWords each: 64 MiB pinned, in one
+// allocation).
 const pipeStages = 16
 
 // pipe implements piper: the backend's pipeline, made at its first use; ok is false when the
@@ -64,13 +65,12 @@ func (b *gpuBackend) pipe() (_ pipeQueue, _ bool, err error) {
 		return nil, false, fmt.Errorf("sgsi: the compute stream: %w", err)
 	}
 	n := min(2*runtime.GOMAXPROCS(0), pipeStages)
-	for range n {
-		hb, err := b.d.AllocHost(4 * streamWords)
-		if err != nil {
-			return nil, false, fmt.Errorf("sgsi: the pipeline's pinned staging buffers: %w", err)
-		}
-		p.stages = append(p.stages, hb)
-		p.words = append(p.words, words(hb))
+	if p.pinned, err = b.d.AllocHost(4 * streamWords * uint64(n)); err != nil {
+		return nil, false, fmt.Errorf("sgsi: the pipeline's pinned staging buffers: %w", err)
+	}
+	all := words(p.pinned)
+	for i := range n {
+		p.words = append(p.words, all[i*streamWords:(i+1)*streamWords:(i+1)*streamWords])
 		e, err := p.event()
 		if err != nil {
 			return nil, false, err
@@ -131,7 +131,7 @@ func (p *gpuPipe) timed(s *gpu.Stream, kernel bool, f func() error) error {
 
 func (p *gpuPipe) Copy(i int, off, n uint64) error {
 	err := p.timed(p.copies, false, func() error {
-		return gpu.CopyToDeviceOn(p.copies, p.b.region, 4*off, p.stages[i], 0, 4*n)
+		return gpu.CopyToDeviceOn(p.copies, p.b.region, 4*off, p.pinned, 4*uint64(i)*streamWords, 4*n)
 	})
 	if err != nil {
 		return err
@@ -235,8 +235,8 @@ func (p *gpuPipe) close() {
 	for _, e := range append(append(p.free, p.staged...), p.slot[0], p.slot[1], p.copied, p.origin) {
 		e.Close()
 	}
-	for _, hb := range p.stages {
-		hb.Free()
+	if p.pinned != nil {
+		p.pinned.Free()
 	}
 }
 
