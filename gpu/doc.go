@@ -14,5 +14,15 @@
 // Device.DoHere runs a closure on the caller's own thread with the context made current there
 // (the helpers inside it run on that thread): no thread switch, for short calls at a high rate.
 //
+// Streams: Launch, CopyToDeviceAsync and the synchronous copies use the legacy default stream,
+// so a copy and a kernel never run at the same time. A Stream (Device.NewStream, non-blocking)
+// is a queue of its own: CopyToDeviceOn (from pinned memory, AllocHost) and Function.LaunchOn
+// queue on it, and events order streams against each other (Event.RecordOn, Stream.WaitEvent)
+// and the host against them (Event.Wait, Stream.Synchronize), so that an upload on one stream
+// runs while a kernel on another computes. A Stream does not synchronize with the default stream:
+// work on it is ordered against the default stream's only by events or host waits. Stream calls
+// follow the threading above (Do, or directly inside Do and DoHere). Streams are optional: a
+// driver without them makes NewStream return ErrNoStreams.
+//
 // Kernels are CUDA C++ sources that the engines embed and register (RegisterKernel, KernelSource).
 package gpu

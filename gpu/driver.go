@@ -23,6 +23,7 @@ type driverLib struct {
 	cuMemAllocManaged                                                                      uintptr
 	cuMemcpyHtoDAsync                                                                      uintptr
 	cuEventQuery                                                                           uintptr
+	cuStreamWaitEvent                                                                      uintptr
 }
 
 func (l *driverLib) table() []symbol {
@@ -72,6 +73,7 @@ func (l *driverLib) table() []symbol {
 		opt(&l.cuMemFreeHost, "cuMemFreeHost"),
 		opt(&l.cuMemAllocManaged, "cuMemAllocManaged"),
 		opt(&l.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+		opt(&l.cuStreamWaitEvent, "cuStreamWaitEvent"),
 	}
 }
 

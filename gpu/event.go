@@ -10,8 +10,8 @@ import (
 // libcuda): callers time with the host clock instead, or not at all.
 var ErrNoEvents = errors.New("gpu: the CUDA driver has no events")
 
-// An Event is a CUDA event: a mark in the device's work queue (the default stream), recorded
-// after the work launched before it. Two recorded events give the device time between them
+// An Event is a CUDA event: a mark in the device's work queue (the default stream by Record, a
+// Stream by RecordOn), recorded after the work launched there before it. Two recorded events give the device time between them
 // without waiting for that work when it is launched: a caller that overlaps host work with
 // the device's (dcsm's waves) learns how long the device was busy.
 type Event struct {

@@ -107,17 +107,26 @@ func (b *HostBuffer) Free() error {
 // or an event recorded after the copy has been reached. Without the driver's asynchronous copy
 // it copies synchronously. A src already freed is refused.
 func CopyToDeviceAsync(dst *Buffer, offset uint64, src *HostBuffer, srcOff, n uint64) error {
-	if src.bytes == nil { // Free has run: its pinned memory is the driver's again
-		return fmt.Errorf("gpu: an asynchronous copy from a freed host buffer")
+	from, err := src.span(srcOff, n)
+	if err != nil {
+		return err
 	}
-	if srcOff > src.size || n > src.size-srcOff {
-		return fmt.Errorf("gpu: an asynchronous copy of %d bytes from offset %d is outside a %d-byte host buffer", n, srcOff, src.size)
-	}
-	from := uintptr(src.host) + uintptr(srcOff)
 	return dst.transfer("copy to device", offset, n, func() error {
 		if drv.cuMemcpyHtoDAsync == 0 {
 			return drv.check("cuMemcpyHtoD_v2", ccall(drv.cuMemcpyHtoD, uintptr(dst.ptr+offset), from, uintptr(n)))
 		}
 		return drv.check("cuMemcpyHtoDAsync_v2", ccall(drv.cuMemcpyHtoDAsync, uintptr(dst.ptr+offset), from, uintptr(n), 0))
 	})
+}
+
+// span returns the host address of n bytes of b from byte off, refusing a range outside b or a
+// freed b (whose pinned memory is the driver's again).
+func (b *HostBuffer) span(off, n uint64) (uintptr, error) {
+	if b.bytes == nil {
+		return 0, fmt.Errorf("gpu: an asynchronous copy from a freed host buffer")
+	}
+	if off > b.size || n > b.size-off {
+		return 0, fmt.Errorf("gpu: an asynchronous copy of %d bytes from offset %d is outside a %d-byte host buffer", n, off, b.size)
+	}
+	return uintptr(b.host) + uintptr(off), nil
 }

@@ -261,12 +261,12 @@ func (f *Function) Launch(grid, block Dim3, sharedMem uint32, args ...any) error
 	}
 	grid, block = grid.norm(), block.norm()
 	return f.mod.dev.Do(func() error {
-		return f.launch(grid, block, sharedMem, vals)
+		return f.launch(0, grid, block, sharedMem, vals)
 	})
 }
 
-// launch runs on the worker thread.
-func (f *Function) launch(grid, block Dim3, sharedMem uint32, vals []uint64) error {
+// launch runs on the worker thread; stream is the CUstream (0: the default stream).
+func (f *Function) launch(stream uintptr, grid, block Dim3, sharedMem uint32, vals []uint64) error {
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	var paramsPtr uintptr
@@ -282,7 +282,7 @@ func (f *Function) launch(grid, block Dim3, sharedMem uint32, vals []uint64) err
 	err := drv.check("cuLaunchKernel", ccall(drv.cuLaunchKernel, f.h,
 		uintptr(grid.X), uintptr(grid.Y), uintptr(grid.Z),
 		uintptr(block.X), uintptr(block.Y), uintptr(block.Z),
-		uintptr(sharedMem), 0, paramsPtr, 0))
+		uintptr(sharedMem), stream, paramsPtr, 0))
 	if err != nil {
 		var ce *CUDAError
 		if errors.As(err, &ce) && ce.Code == cudaErrorOutOfMemory {
@@ -312,7 +312,7 @@ func (f *Function) LaunchSync(grid, block Dim3, sharedMem uint32, args ...any) (
 	err = f.mod.dev.Do(func() error {
 		if !haveEvents() {
 			t0 := time.Now()
-			if err := f.launch(grid, block, sharedMem, vals); err != nil {
+			if err := f.launch(0, grid, block, sharedMem, vals); err != nil {
 				return err
 			}
 			err := drv.check("cuCtxSynchronize", ccall(drv.cuCtxSynchronize))
@@ -332,7 +332,7 @@ func (f *Function) LaunchSync(grid, block Dim3, sharedMem uint32, args ...any) (
 		if err := start.Record(); err != nil {
 			return err
 		}
-		if err := f.launch(grid, block, sharedMem, vals); err != nil {
+		if err := f.launch(0, grid, block, sharedMem, vals); err != nil {
 			return err
 		}
 		if err := stop.Record(); err != nil {

@@ -355,7 +355,7 @@ extra_packages=(
 	"temporal temporal TestGPU 150"
 	"engine/pbe pbe TestDeviceAgainstCPU 150"
 	"engine/sgsi sgsi TestGPU(Property|Dense)$ 500"
-	"engine/sgsi sgsi-b TestGPU(Random|LongLists|Listing|GitHub|HPRD|WikiVote|LimitAboveFree|StagingSampled|SymmetricOutOfCore|Direct|Balance|PoolBatches)$ 450 sgsi"
+	"engine/sgsi sgsi-b TestGPU(Random|LongLists|Listing|GitHub|HPRD|WikiVote|LimitAboveFree|StagingSampled|PipelineStaging|SymmetricOutOfCore|Direct|Balance|PoolBatches)$ 450 sgsi"
 	"csm/dcsm dcsm TestGPU 200"
 )
 extra_names=()

@@ -139,6 +139,7 @@ type HostBackend struct {
 	mem  []uint32
 	peak uint64 // highest word written
 	tabs map[int][]uint32
+	hp   *hostPipe // the pipeline (Options.Overlap), made at its first use
 }
 
 // NewHostBackend returns a host backend with a region of words.

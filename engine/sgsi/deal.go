@@ -374,8 +374,8 @@ func dealStripes(roots []uint32, w []uint64, n int) (parts [][]uint32, work []ui
 }
 
 // mergeStats merges the runners' Stats: counters, bytes and peaks summed (the runners hold
-// their regions and tables at once, on their devices and the host), the device times Comm and
-// Comp summed (device time over every device), each step's load balance merged (Balance.add),
+// their regions and tables at once, on their devices and the host), the device times Comm,
+// Comp and Overlap summed (device time over every device), each step's load balance merged (Balance.add),
 // and the rest from the slowest runner (its setup, phases and Total, so that Other stays its
 // own): the count's critical path.
 func mergeStats(sts []Stats) Stats {
@@ -394,6 +394,7 @@ func mergeStats(sts []Stats) Stats {
 		m.addCounters(&sts[i])
 		m.Comm += sts[i].Comm
 		m.Comp += sts[i].Comp
+		m.Overlap += sts[i].Overlap
 		m.InCore = m.InCore && sts[i].InCore
 		m.Balance.add(sts[i].Balance)
 	}
@@ -429,6 +430,7 @@ func (s *Stats) addCounters(o *Stats) {
 	s.CopiesToGPU += o.CopiesToGPU
 	s.CopiesFromGPU += o.CopiesFromGPU
 	s.Launches += o.Launches
+	s.Pipelined += o.Pipelined
 	s.PeakDevice += o.PeakDevice
 	s.PeakHost += o.PeakHost
 }

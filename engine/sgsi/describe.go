@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/submatch/submatch/engine"
@@ -160,4 +161,14 @@ func movedBytes(need, mem uint64) float64 {
 		ratio = max(1, float64(need)/float64(region))
 	}
 	return float64(need) * (movedBase + movedPerRatio*ratio)
+}
+
+// RegisterFlags implements engine.Configurable: --sgsi-overlap.
+func (e Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
+	overlap := fs.Bool("sgsi-overlap", e.Options.Overlap, "with --engine sgsi: run the direct count's blocks as a pipeline on two CUDA streams, the next block's upload beside the last one's kernel (Options.Overlap; off: serial, on the default stream)")
+	return func() (engine.Engine, error) {
+		o := e.Options
+		o.Overlap = *overlap
+		return Engine{Options: o}, nil
+	}
 }

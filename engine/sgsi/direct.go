@@ -405,7 +405,7 @@ const streamWords = 1 << 20
 // vertices' own lists in half the budget and streams the second column's lists through the
 // other half in pieces, ranges of vertices, the kernel counting for each piece the rows whose
 // second vertex lies in it.
-func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(int) error) (bool, error) {
+func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(int) error) (_ bool, err error) {
 	q := r.q
 	nv := r.s.g.NumVertices()
 	nlinks := len(d.links)
@@ -434,9 +434,14 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 		}
 		budget = min(budget, max(GraphBytes(r.s.g)/16, least))
 	}
-	if d.gen >= 0 {
-		budget /= 2 // own lists; the pieces take the other half
-	}
+	lay := r.blockLayout(d, uint64(linkWords*entries), header, capacity, budget)
+	defer func() {
+		if lay.p != nil { // the slots' counts, and both streams done before the default stream goes on
+			if e := r.endPipeline(lay); err == nil {
+				err = e
+			}
+		}
+	}()
 	b := newBlocker(d.lgs, nv, r.threads)
 	st := q.steps[len(q.steps)-1]
 	bitsU := r.bitsOff + uint64(st.u)*r.bitWords
@@ -445,16 +450,21 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 			return true, err
 		}
 		t := time.Now()
-		end, _ := b.next(u, start, budget)
+		end, _ := b.next(u, start, lay.own)
 		r.st.Refs += time.Since(t)
 		if end == start {
 			end++ // alone too big: the buffered way
-		} else if err := r.block(d, u, b, start, end, desc, bitsU, budget); err != errNoPiece {
+		} else if err := r.block(d, u, b, start, end, desc, bitsU, lay); err != errNoPiece {
 			if err != nil {
 				return true, err
 			}
 			start = end
 			continue
+		}
+		if lay.p != nil { // the buffered way runs on the default stream, over the slots
+			if err := r.endPipeline(lay); err != nil {
+				return true, err
+			}
 		}
 		for x := start; x < end; x++ {
 			r.st.BlockFallbacks++
@@ -467,29 +477,140 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 	return true, nil
 }
 
+// blockLayout is where the direct count's blocks go in the region.
+//
+// Serial (the default): a block's header (link table, descriptors), its rows or generating
+// vertices and its own lists from cacheOff, each piece of generated rows after them; the
+// kernels count into the counter at sumOff, read before the next block is uploaded.
+//
+// Overlapped (Options.Overlap, pipe.go): the two slots' counters at cacheOff; a block of table
+// rows takes the slots in turn, each with its header, rows and lists; a block of generated rows
+// keeps its descriptors, vertices and own lists in a shared area, and its pieces take the slots
+// in turn, each with its link table and lists. So a slot is filled while the other's kernel
+// runs; blocks (table rows) or pieces (generated rows) are at most half as large as serial ones.
+type blockLayout struct {
+	overlap bool
+	p       *pipeline // overlapped: the pipeline, started at the first block (nil: not running)
+	// own is a block's budget (its rows' or vertices' own words and lists: blocker.next), piece
+	// a piece's (blocker.pieces).
+	own, piece uint64
+	links      uint64    // the link table's words
+	slot       [2]uint64 // overlapped: the slots (a block's, or a piece's)
+	shared     uint64    // overlapped, generated rows: the block's descriptors, vertices and own lists
+	turn       int       // overlapped: the next block's (table rows) or piece's slot
+}
+
+// blockLayout lays the blocks out (see blockLayout) within capacity words from cacheOff, links
+// the link table's words, header those of a block's header, budget a block's words serially:
+// overlapped when the runner overlaps, its backend has a pipeline, and two slots leave a block
+// or piece room for at least 64 words; else serial.
+func (r *runner) blockLayout(d *directStep, links, header, capacity, budget uint64) *blockLayout {
+	lay := &blockLayout{own: budget, piece: budget / 2, links: links}
+	if d.gen >= 0 {
+		lay.own /= 2 // own lists; the pieces take the other half
+	}
+	if !r.overlap {
+		return lay
+	}
+	if _, ok := r.be.(piper); !ok {
+		return lay
+	}
+	base := r.cacheOff + 4 // the counters
+	avail := capacity - min(capacity, 4)
+	if d.gen < 0 {
+		slot := avail / 2 &^ 1
+		if slot < header+64 {
+			return lay
+		}
+		lay.own = min(budget, slot-header)
+		lay.slot = [2]uint64{base, base + slot}
+	} else {
+		sharedWords := header + lay.own
+		slot := (avail - min(avail, sharedWords)) / 2 &^ 1
+		margin := links + uint64(2*len(d.lgs)) + 8
+		if slot < margin+64 {
+			return lay
+		}
+		lay.piece = min(lay.piece, slot-margin)
+		lay.shared = base
+		lay.slot = [2]uint64{base + sharedWords, base + sharedWords + slot}
+	}
+	lay.overlap = true
+	return lay
+}
+
+// startPipeline starts lay's pipeline: the backend's queue (false: it has none now, and the
+// layout turns serial) with the counters at cacheOff.
+func (r *runner) startPipeline(lay *blockLayout) error {
+	q, ok, err := r.be.(piper).pipe()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		lay.overlap = false
+		return nil
+	}
+	lay.p, err = newPipeline(q, r.cacheOff, r.st)
+	lay.turn = 0
+	return err
+}
+
+// endPipeline adds the slots' counts to the total, waits for both streams and records their
+// times.
+func (r *runner) endPipeline(lay *blockLayout) error {
+	pt, err := lay.p.finish(&r.total)
+	r.st.Overlap += pt.overlap
+	lay.p = nil
+	return err
+}
+
 // errNoPiece is block's answer when one vertex's other lists do not fit a piece (its units then
 // go the buffered way).
 var errNoPiece = errors.New("sgsi: a vertex's lists exceed a piece")
 
 // block uploads the lists of units [start, end), with their rows (or generating vertices),
 // counts them with Last (generated rows: a launch for each piece of the second column's lists)
-// and adds the count to the total.
-func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int, desc []uint32, bitsU, half uint64) error {
+// and adds the count to the total, in lay (serial, or overlapped: see blockLayout).
+func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int, desc []uint32, bitsU uint64, lay *blockLayout) error {
 	t, drv := time.Now(), r.st.Driver
 	own := b.collect(u, start, end, true, b.own)
 	gen := d.gen >= 0
 	if gen {
 		other := b.collect(u, start, end, false, b.other)
 		var ok bool
-		if b.ends, ok = b.pieces(other, half, b.ends[:0]); !ok {
+		if b.ends, ok = b.pieces(other, lay.piece, b.ends[:0]); !ok {
 			return errNoPiece
 		}
 	}
-	// The last block's count is read only now: its kernel ran on the device while the host
-	// collected this block's lists.
-	if r.blockSum {
-		r.blockSum = false
-		if err := r.drainSum(); err != nil {
+	if lay.overlap && lay.p == nil {
+		if err := r.startPipeline(lay); err != nil {
+			return err
+		}
+	}
+	p := lay.p
+	// Where the header goes, once the kernels that read the place have run. Serial: the last
+	// block's count is read only now (its kernel ran on the device while the host collected
+	// this block's lists). Overlapped: table rows take the next slot, whose count is read;
+	// generated rows wait for every piece of the last block, which read the shared area.
+	linksOff, slot := r.cacheOff, 0
+	switch {
+	case p == nil:
+		if r.blockSum {
+			r.blockSum = false
+			if err := r.drainSum(); err != nil {
+				return err
+			}
+		}
+	case gen:
+		for s := range 2 {
+			if err := p.settle(s, &r.total); err != nil {
+				return err
+			}
+		}
+	default:
+		slot, lay.turn = lay.turn, lay.turn^1
+		linksOff = lay.slot[slot]
+		if err := p.settle(slot, &r.total); err != nil {
 			return err
 		}
 	}
@@ -501,14 +622,19 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	}
 	// The header (link table, descriptors, generating vertices) in one copy, then the rows of a
 	// table, then each label graph's upload of own lists: its vertices, their offsets, their
-	// lists; then the pieces' uploads, one after the other at the same place.
-	linksOff := r.cacheOff
-	descOff := linksOff + uint64(linkWords*entries)
+	// lists; then the pieces' uploads, one after the other at the same place (overlapped: in
+	// the slots in turn, each with its link table).
+	nl := lay.links
+	descOff := linksOff + nl
+	if p != nil && gen {
+		descOff = lay.shared
+	}
 	desc0Off := descOff + uint64(len(desc))
+	d0 := nl + uint64(len(desc)) // desc0's index in h
 	at := desc0Off + 2
-	h := grow(&r.stage, at-linksOff)
-	copy(h[descOff-linksOff:], desc)
-	h[desc0Off-linksOff], h[desc0Off-linksOff+1] = 0, 0
+	h := grow(&r.stage, d0+2)
+	copy(h[nl:], desc)
+	h[d0], h[d0+1] = 0, 0
 	a := lastArgs{Links: linksOff, NLinks: uint32(nlinks), Bits: bitsU, Desc: descOff, Desc0: desc0Off, Group: 32,
 		Total: r.sumOff, RHi: invalid}
 	switch t := u.(type) {
@@ -520,10 +646,10 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		a.Width, a.Gen, a.NGen, a.GenLink, a.RCol = 2, at, uint32(end-start), uint32(nlinks), 1
 		a.Bits1 = r.bitsOff + uint64(r.q.steps[0].u)*r.bitWords
 		if t.less {
-			h[desc0Off-linksOff] = 1
+			h[d0] = 1
 		}
 		if t.greater {
-			h[desc0Off-linksOff+1] = 1
+			h[d0+1] = 1
 		}
 		h = append(h, t.verts[start:end]...)
 		rows := uint64(0)
@@ -557,12 +683,17 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 		entry(nlinks, 0, false, len(own[d.gen]), keyOff[d.gen])
 	}
 	r.stage = h
-	err := r.put(linksOff, h)
+	var err error
+	if p != nil && gen {
+		err = r.blockPut(p, descOff, h[nl:]) // the link table goes with each piece
+	} else {
+		err = r.blockPut(p, linksOff, h)
+	}
 	if tu, ok := u.(*tableUnits); ok && err == nil {
-		err = r.put(a.Rows, tu.table[start*tu.k:end*tu.k])
+		err = r.blockPut(p, a.Rows, tu.table[start*tu.k:end*tu.k])
 	}
 	if err == nil {
-		err = r.putUpload(keyOff[0], up)
+		err = r.blockUpload(p, keyOff[0], up)
 	}
 	r.st.Refs += time.Since(t) - (r.st.Driver - drv) // (the copies are Driver's)
 	if err != nil {
@@ -571,6 +702,9 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	r.st.Blocks++
 	r.st.BlockRows += uint64(a.NRows)
 	if !gen {
+		if p != nil {
+			return p.last(slot, a)
+		}
 		r.blockSum = true
 		return r.kernel(func() error { return r.be.Last(a) })
 	}
@@ -578,6 +712,14 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	lo := uint32(0)
 	for _, hi := range b.ends {
 		t, drv = time.Now(), r.st.Driver
+		if p != nil { // the next slot, once its last piece has been counted
+			slot, lay.turn = lay.turn, lay.turn^1
+			if err := p.free(slot); err != nil {
+				return err
+			}
+			a.Links = lay.slot[slot]
+			pieceOff = a.Links + nl
+		}
 		at := pieceOff
 		up.reset(r.threads)
 		for x, lg := range d.lgs {
@@ -593,23 +735,45 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 				entry(e, uint32(l.col), l.negate, len(b.piece[l.lg]), keyOff[l.lg])
 			}
 		}
-		err := r.putUpload(pieceOff, up)
+		err := r.blockUpload(p, pieceOff, up)
 		if err == nil {
-			err = r.put(linksOff, h[:linkWords*entries])
+			err = r.blockPut(p, a.Links, h[:linkWords*entries])
 		}
 		r.st.Refs += time.Since(t) - (r.st.Driver - drv)
 		if err == nil {
 			r.st.Pieces++
 			a.RLo, a.RHi = lo, hi
-			err = r.kernel(func() error { return r.be.Last(a) })
+			if p != nil {
+				err = p.last(slot, a)
+			} else {
+				err = r.kernel(func() error { return r.be.Last(a) })
+			}
 		}
 		if err != nil {
 			return err
 		}
 		lo = hi
 	}
-	r.blockSum = true
+	if p == nil {
+		r.blockSum = true
+	}
 	return nil
+}
+
+// blockPut uploads src to region word off: through the pipeline p, or serially (p nil).
+func (r *runner) blockPut(p *pipeline, off uint64, src []uint32) error {
+	if p == nil {
+		return r.put(off, src)
+	}
+	return p.copyIn(off, src)
+}
+
+// blockUpload uploads u to region word at: through the pipeline p, or serially (p nil).
+func (r *runner) blockUpload(p *pipeline, at uint64, u *listUpload) error {
+	if p == nil {
+		return r.putUpload(at, u)
+	}
+	return p.upload(at, u)
 }
 
 // listUpload is an upload of lists, gathered on several goroutines: for each part (a label

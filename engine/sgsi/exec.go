@@ -56,6 +56,13 @@ type Stats struct {
 	// events around each (the host queues them and goes on), past the first 2,048 of a kind
 	// around one in 8 and scaled (an estimate); on the host emulation, host time.
 	Comm, Comp time.Duration
+	// Overlap is the device time during which an upload and a kernel of the direct count's
+	// pipeline ran at once (Options.Overlap; zero serially and on the host emulation): the
+	// copies' and kernels' own times are in Comm and Comp.
+	Overlap time.Duration
+	// Pipelined counts the direct count's kernels queued through the pipeline (Options.Overlap:
+	// zero when the count ran serially, for want of room for two slots or of streams).
+	Pipelined  uint64
 	PeakDevice uint64        // bytes of the region ever used
 	PeakHost   uint64        // bytes of the spilled tables at their largest
 	Setup      time.Duration // the backend: on the GPU the kernels' compilation, the region, the staging buffer
@@ -181,6 +188,8 @@ type runner struct {
 	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
 	// candidate bitsets; keyOff and up are the direct count's, reused.
 	buffered bool
+	// overlap runs the direct count's blocks through the backend's pipeline (Options.Overlap).
+	overlap bool
 	// blockSum is set while a direct block's count is on the device, not yet read (read when
 	// the next block is collected, or at the count's end: at most one block's sum pending).
 	blockSum bool

@@ -25,6 +25,9 @@ func KernelSource() string { return kernelSource }
 // when it is full). A count's schedule runs on the device's worker thread (Do), so these calls
 // are direct driver calls, not hand-offs between threads.
 //
+// With Options.Overlap the direct count's blocks run on two streams of their own instead (gp,
+// gpupipe.go): uploads on a copy stream from pinned staging buffers, kernels on a compute stream.
+//
 // Copies and kernels are timed by pairs of events, read when the device has passed them, so
 // Stats.Comm and Comp are device times: the first timeAll of each kind every one, then one in
 // sampleEvery, weighted by sampleEvery (an estimate: two event records and a read cost a few µs a
@@ -39,6 +42,11 @@ type gpuBackend struct {
 
 	stage *gpu.HostBuffer // pinned: the uploads queued since the device last caught up
 	q     stager          // the staging buffer's use and the copies' and kernels' times
+
+	// gp is the direct count's pipeline on two streams (Options.Overlap; nil until used), and
+	// pipeComm and pipeComp the device time of its copies and kernels.
+	gp                 *gpuPipe
+	pipeComm, pipeComp time.Duration
 }
 
 // stageBytes is the pinned staging buffer's size; maxMarks bounds the marks between reads.
@@ -161,7 +169,7 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 // so far (zero without events).
 func (b *gpuBackend) DeviceTimes() (copies, kernels time.Duration, err error) {
 	err = b.q.catchUp()
-	return b.q.comm, b.q.comp, err
+	return b.q.comm + b.pipeComm, b.q.comp + b.pipeComp, err
 }
 
 func (b *gpuBackend) Words() uint64 { return b.words }
@@ -231,15 +239,7 @@ func (b *gpuBackend) Link(a joinArgs) error {
 }
 
 func (b *gpuBackend) Last(a lastArgs) error {
-	return b.q.launch(func() error {
-		units := uint64(a.NRows) // rows, or the vertices that generate them
-		if a.NGen > 0 {
-			units = uint64(a.NGen)
-		}
-		return b.last.Launch(gpu.Dim3{X: blocks(units * uint64(a.Group))}, gpu.Dim3{X: blockThreads}, 0,
-			b.ptr(0), b.ptr(a.Rows), a.Width, a.NRows, a.Group, b.ptr(a.Links), a.NLinks, b.ptr(a.Bits), b.ptr(a.Desc),
-			b.ptr(a.Gen), a.NGen, a.GenLink, b.ptr(a.Bits1), b.ptr(a.Desc0), a.RCol, a.RLo, a.RHi, b.ptr(a.Total))
-	})
+	return b.q.launch(func() error { return b.lastOn(nil, a) })
 }
 
 // HostTable returns pinned host memory for a level's table, kept per level and grown (by half
@@ -266,6 +266,9 @@ func words(hb *gpu.HostBuffer) []uint32 {
 }
 
 func (b *gpuBackend) Close() {
+	if b.gp != nil {
+		b.gp.close() // nothing queued on its streams may still read the buffers freed below
+	}
 	if b.q.q != nil {
 		b.q.close() // nothing queued may still read the buffers freed below
 	}

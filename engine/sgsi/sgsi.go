@@ -69,6 +69,11 @@ type Options struct {
 	// Buffered counts the last step of a count (in or out of core) with Prealloc-Combine's
 	// buffers, as listings do, instead of the direct count (direct.go): for measurement and tests.
 	Buffered bool
+	// Overlap runs the direct count's blocks as a pipeline on two streams (pipe.go): the next
+	// block's (or piece's) upload on a copy stream into one of two slots of the region while
+	// the last one's kernel runs on a compute stream. Off: the serial direct count, every copy
+	// and kernel on the default stream. --sgsi-overlap.
+	Overlap bool
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64
 	// predictor is how a dealt count predicts its roots' work (deal.go; tests compare them).
@@ -117,7 +122,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
 		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "balance", st.Balance, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
-		"comm", st.Comm, "comp", st.Comp,
+		"comm", st.Comm, "comp", st.Comp, "overlap", st.Overlap, "pipelined", st.Pipelined,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "setup", st.Setup, "layout", st.Layout, "filter", st.Filter,
 		"group", st.Group, "refs", st.Refs, "tables", st.Tables, "driver", st.Driver, "other", st.Other(), "total", st.Total)
 	res := engine.Result{PlanTime: st.Layout + st.Filter, DeviceTime: st.Comp}
@@ -182,7 +187,7 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
-		buffered: e.Options.Buffered, part: part, predictor: e.Options.predictor}
+		buffered: e.Options.Buffered, overlap: e.Options.Overlap, part: part, predictor: e.Options.predictor}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}
