@@ -48,6 +48,14 @@ func init() { engine.Register(Engine{}) }
 // Name implements engine.Engine.
 func (Engine) Name() string { return "cpu" }
 
+// refineRounds bounds the plan's neighbourhood refinement for the CPU engine's plans. On STMatch's
+// labelled patterns the first round removes about 40% of the candidates and the second 1-2%, and
+// a candidate left in costs the search one failed intersection, about what checking it costs.
+// One round was faster than refinement to a fixpoint on 19 of 24 of those counts on the H200
+// host (docs/benchmarks.md, 2026-12-03 14:29 UTC) and even within noise on HPRD's and GitHub's
+// queries; counts do not depend on it.
+const refineRounds = 1
+
 // PlanOptions returns the plan options Count (enumerate false) or Matches (enumerate true)
 // builds its plan with, or an error wrapping engine.ErrMemory when p.MemoryLimit is below what
 // the search needs. Callers that build the plan themselves (to inspect it first) pass it to
@@ -57,7 +65,7 @@ func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 		return plan.Options{}, fmt.Errorf("cpu engine: problem needs a data graph and a pattern")
 	}
 	opts := plan.Options{Induced: p.Semantics.Induced, Unique: p.Semantics.Unique, Enumerate: enumerate,
-		MultiplyAutomorphisms: !enumerate, PrefixSymmetry: true, OrderBySets: !enumerate && orderBySets}
+		MultiplyAutomorphisms: !enumerate, PrefixSymmetry: true, OrderBySets: !enumerate && orderBySets, RefineRounds: refineRounds}
 	if p.MemoryLimit > 0 {
 		required := requiredMemory(p)
 		if required > p.MemoryLimit {
