@@ -619,14 +619,6 @@ func TestDlopenFailureHasReason(t *testing.T) {
 	}
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
 
 func TestLocalReserve(t *testing.T) {
 	const sms, threads = 132, 2048 // an H200
