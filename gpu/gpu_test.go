@@ -619,7 +619,6 @@ func TestDlopenFailureHasReason(t *testing.T) {
 	}
 }
 
-
 func TestLocalReserve(t *testing.T) {
 	const sms, threads = 132, 2048 // an H200
 	cases := []struct {
