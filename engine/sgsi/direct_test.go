@@ -240,16 +240,7 @@ func TestListUpload(t *testing.T) {
 				}
 			}
 			w := uint64(len(want))
-			want = append(want, refs...)
-			off := uint32(0)
-			for _, v := range refs {
-				want = append(want, off)
-				off += uint32(len(lg.list(v)))
-			}
-			want = append(want, off)
-			for _, v := range refs {
-				want = append(want, lg.list(v)...)
-			}
+			want = appendUploadLayout(want, lg, refs)
 			if got := u.add(lg, refs); got != uint64(len(want))-w {
 				t.Fatalf("trial %d: a part of %d words, want %d", trial, got, uint64(len(want))-w)
 			}
@@ -312,4 +303,20 @@ func TestDirectInCoreBlocks(t *testing.T) {
 	if several == 0 {
 		t.Error("no count in core took several blocks: the test checks nothing of them")
 	}
+}
+
+// appendUploadLayout appends what listUpload.add writes for refs of lg, written out simply:
+// the refs, their lists' offsets (and the end), then the lists.
+func appendUploadLayout(want []uint32, lg *labelGraph, refs []uint32) []uint32 {
+	want = append(want, refs...)
+	off := uint32(0)
+	for _, v := range refs {
+		want = append(want, off)
+		off += uint32(len(lg.list(v)))
+	}
+	want = append(want, off)
+	for _, v := range refs {
+		want = append(want, lg.list(v)...)
+	}
+	return want
 }

@@ -47,12 +47,7 @@ func TestGPUPipelineStaging(t *testing.T) {
 	var runs, pipelined int
 	var overlap time.Duration
 	pipeCases(t, func(name string, div uint64, newRunner func(be Backend) *runner, induced, unique bool) {
-		serial := newRunner(nil)
-		words := regionFor(serial, div)
-		serial.be = NewHostBackend(words)
-		if err := serial.run(induced, unique); err != nil {
-			t.Fatalf("%s: serial: %v", name, err)
-		}
+		serial, words := serialReference(t, name, div, newRunner, induced, unique)
 		be, err := newGPUBackend(ctx, &engine.Problem{GPUMemoryLimit: 4 * words}, Options{}, &Stats{})
 		if err != nil {
 			t.Fatal(err)

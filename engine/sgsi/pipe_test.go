@@ -211,6 +211,19 @@ func pipeCases(t *testing.T, each func(name string, div uint64, newRunner func(b
 // regionFor is the words of a 1/div region of g's GraphBytes.
 func regionFor(r *runner, div uint64) uint64 { return GraphBytes(r.s.g) / div / 4 }
 
+// serialReference runs a case's count serially on the host emulation with a region of
+// 1/div of the graph: the reference the pipeline's counts are compared with, and that region.
+func serialReference(t *testing.T, name string, div uint64, newRunner func(be Backend) *runner, induced, unique bool) (*runner, uint64) {
+	t.Helper()
+	serial := newRunner(nil)
+	words := regionFor(serial, div)
+	serial.be = NewHostBackend(words)
+	if err := serial.run(induced, unique); err != nil {
+		t.Fatalf("%s: serial: %v", name, err)
+	}
+	return serial, words
+}
+
 // TestPipelineOnModel runs the direct count's pipeline on pipeModel, with copies late and with
 // copies eager, staging rings of 2 to 6 buffers of 16 to 200 words, against the serial host
 // emulation: equal counts, no copy on overwritten staging, no kernel outside the region. It
@@ -220,12 +233,7 @@ func TestPipelineOnModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
 	var runs, pipelined, late int
 	pipeCases(t, func(name string, div uint64, newRunner func(be Backend) *runner, induced, unique bool) {
-		serial := newRunner(nil)
-		words := regionFor(serial, div)
-		serial.be = NewHostBackend(words)
-		if err := serial.run(induced, unique); err != nil {
-			t.Fatalf("%s: serial: %v", name, err)
-		}
+		serial, words := serialReference(t, name, div, newRunner, induced, unique)
 		for _, eager := range []bool{false, true} {
 			be := &modelBackend{HostBackend: NewHostBackend(words)}
 			be.m = newPipeModel(be.HostBackend, 2+rng.IntN(5), uint64(16+rng.IntN(185)), eager)
@@ -274,16 +282,7 @@ func TestPipelineUploads(t *testing.T) {
 				refs = append(refs, uint32(v))
 			}
 		}
-		want = append(want, refs...)
-		off := uint32(0)
-		for _, v := range refs {
-			want = append(want, off)
-			off += uint32(len(lg.list(v)))
-		}
-		want = append(want, off)
-		for _, v := range refs {
-			want = append(want, lg.list(v)...)
-		}
+		want = appendUploadLayout(want, lg, refs)
 		u.add(lg, refs)
 		plain := make([]uint32, rng.IntN(100))
 		for i := range plain {
