@@ -370,20 +370,32 @@ func (b Balance) String() string {
 
 // note records a chunk of step i dealt by t with n rows in each layer and items buffer entries.
 func (b *Balance) note(i int, t Thresholds, n *[numLayers]uint64, items uint64, d time.Duration) {
+	c := StepBalance{Rows: *n, Items: items, W3: t.W3, W2: t.W2, W1: t.W1, Choice: d}
+	for _, x := range n {
+		c.maxRows += x
+	}
+	b.step(i).merge(c)
+}
+
+// step returns step i's balance, growing b to hold it.
+func (b *Balance) step(i int) *StepBalance {
 	for len(*b) <= i {
 		*b = append(*b, StepBalance{})
 	}
-	s := &(*b)[i]
-	s.Items += items
-	rows := uint64(0)
-	for l, x := range n {
-		s.Rows[l] += x
-		rows += x
+	return &(*b)[i]
+}
+
+// merge adds o's rows per layer, items and choice time to s, keeping the thresholds of the
+// chunk of most rows.
+func (s *StepBalance) merge(o StepBalance) {
+	for l, n := range o.Rows {
+		s.Rows[l] += n
 	}
-	if rows > s.maxRows {
-		s.maxRows, s.W3, s.W2, s.W1 = rows, t.W3, t.W2, t.W1
+	s.Items += o.Items
+	s.Choice += o.Choice
+	if o.maxRows > s.maxRows {
+		s.maxRows, s.W3, s.W2, s.W1 = o.maxRows, o.W3, o.W2, o.W1
 	}
-	s.Choice += d
 }
 
 // poolRows is kernels/sgsi.cu's POOL: the rows a task-pool block holds at a time.

@@ -439,17 +439,6 @@ func (s *Stats) addCounters(o *Stats) {
 // and choice time summed, the thresholds of the chunk of most rows kept.
 func (b *Balance) add(o Balance) {
 	for i, s := range o {
-		for len(*b) <= i {
-			*b = append(*b, StepBalance{})
-		}
-		d := &(*b)[i]
-		for l, n := range s.Rows {
-			d.Rows[l] += n
-		}
-		d.Choice += s.Choice
-		d.Items += s.Items
-		if s.maxRows > d.maxRows {
-			d.maxRows, d.W3, d.W2, d.W1 = s.maxRows, s.W3, s.W2, s.W1
-		}
+		b.step(i).merge(s)
 	}
 }
