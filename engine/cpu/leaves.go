@@ -568,7 +568,8 @@ func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
 
 // countByRow counts the only group gi of the only class without writing out its set, when its
 // last parent (by level) has a hub row that decides its edge: the size of its chain's prefix
-// without that parent filtered by the row, less the used vertices in both. done is false when
+// without that parent, narrowed to the group's window (plan.Options.GroupWindows), filtered by
+// the row, less the used vertices in both. done is false when
 // it does not apply (fewer than two parents, a memoised group, no row).
 func (lc *leafCounter) countByRow(gi int, m []uint32, mi []int) (n uint64, ok, done bool) {
 	lg := &lc.groups[gi]
@@ -582,7 +583,7 @@ func (lc *leafCounter) countByRow(gi int, m []uint32, mi []int) (n uint64, ok, d
 	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) || !lc.hubs.ready(v) {
 		return 0, false, false
 	}
-	prefix := lc.chainPrefix(gi, last, m, mi)
+	prefix := lg.InWindow(lc.chainPrefix(gi, last, m, mi), m) // (the window is a range: applied before the row)
 	row := lc.hubs.bitsOf(v)
 	var size int64
 	for _, x := range prefix {
