@@ -143,7 +143,10 @@ var tieSettings = []struct {
 // by sets and some refinements must keep candidates that more rounds remove (else the test
 // checks nothing).
 func TestOracleOrderTies(t *testing.T) {
-	seeds, _ := proptest.Seeds(t, 2000, 200)
+	seeds, _ := proptest.Seeds(t, 2000, 120)
+	if !slices.Contains(seeds, 229) && len(seeds) > 1 {
+		seeds = append(seeds, 229) // K2,3 whose symmetry-breaking plan countByRow counted 3 times over with hub rows
+	}
 	ctx := context.Background()
 	sems := []engine.Semantics{{}, {Induced: true}, {Unique: true}, {Induced: true, Unique: true}}
 	var checked, skipped, reordered, unrefined int
