@@ -255,9 +255,13 @@ func TestLayersOnHost(t *testing.T) {
 		for _, sem := range []engine.Semantics{{}, {Induced: true, Unique: true}} {
 			want := oracle.Count(g, p, sem)
 			c := proptest.Case{G: g, P: p}
-			r, _, err := run(&cudaBackend{HostBackend: NewHostBackend(260), t: t, bin: bin}, c, sem, &Thresholds{W3: 2, W2: 5, W1: 9}, true, 120)
-			if err != nil || r.total != want {
-				t.Errorf("hub graph %d %s pattern %v: four layers forced %d (%v), oracle %d", seed, sem, p, r.total, err, want)
+			// W1 9: every layer; W1 unbounded: the long rows to the block layer, which the
+			// short run's few random cases may not reach otherwise.
+			for _, th := range []Thresholds{{W3: 2, W2: 5, W1: 9}, {W3: 2, W2: 5, W1: math.MaxUint32}} {
+				r, _, err := run(&cudaBackend{HostBackend: NewHostBackend(260), t: t, bin: bin}, c, sem, &th, true, 120)
+				if err != nil || r.total != want {
+					t.Errorf("hub graph %d %s pattern %v thresholds %+v: %d (%v), oracle %d", seed, sem, p, th, r.total, err, want)
+				}
 			}
 		}
 	}
