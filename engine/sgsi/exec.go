@@ -286,23 +286,20 @@ func (r *runner) run(induced, unique bool) error {
 	}
 	rest := W - fixed
 	tf := time.Now().Add(-r.waited)
-	var sizes []uint64
-	if r.part != nil && r.part.i > 0 {
-		// A dealt count's other runners take the first runner's candidates and plan (deal.go).
+	// A dealt count's other runners take the first runner's candidates and plan (deal.go); the
+	// first runner (or the only one) filters and plans, and deals for the others.
+	follower := r.part != nil && r.part.i > 0
+	leader := r.part != nil && r.part.i == 0
+	if follower {
 		if err := r.follow(); err != nil {
 			return err
 		}
 	} else if err := r.filter(fixed); err != nil {
 		return err
-	} else {
-		sizes = make([]uint64, q.n)
-		for u, c := range r.cands {
-			sizes[u] = uint64(len(c))
-		}
 	}
 	if slices.ContainsFunc(r.cands, func(c []uint32) bool { return len(c) == 0 }) {
 		r.st.Filter, r.st.Driver = time.Since(tf), 0
-		if r.part != nil && r.part.i == 0 {
+		if leader {
 			r.part.pre.publish(r, nil) // no match: nothing to deal
 		}
 		return nil
@@ -312,7 +309,11 @@ func (r *runner) run(induced, unique bool) error {
 
 	// The order, the steps and the label graphs they read (built here: part of Layout).
 	tl := time.Now()
-	if sizes != nil {
+	if !follower {
+		sizes := make([]uint64, q.n)
+		for u, c := range r.cands {
+			sizes[u] = uint64(len(c))
+		}
 		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count)
 	}
 	r.st.Steps = len(q.steps)
@@ -335,7 +336,7 @@ func (r *runner) run(induced, unique bool) error {
 			}
 		}
 	}
-	if r.part != nil && r.part.i == 0 {
+	if leader {
 		// The first runner of a dealt count: the others wait for this (its label graphs are
 		// built and counted against --memory above; rootWeights reads only those).
 		r.part.pre.publish(r, r.rootWeights())
