@@ -108,6 +108,11 @@ var watchMinCores = 1.3
 // checkpoint or a summary: the tests' stand-in for a kill -9.
 var watchKillAfter int
 
+// watchCrashInCheckpoint, when positive, makes that checkpoint (counted from 1) stop dead after
+// writing the graph and before committing the JSON: the tests' stand-in for a kill -9 in the
+// middle of a checkpoint.
+var watchCrashInCheckpoint int
+
 type watchState struct {
 	f         *watchFlags
 	names     []string
@@ -122,6 +127,7 @@ type watchState struct {
 	updates   int
 	skipped   int
 	batches   int
+	cps       int // checkpoints begun
 	win       *csm.Window
 	expired   []updates.Update // a per-update engine's expiry (expireStream)
 	expiry    csm.Result       // its summed deltas
@@ -936,6 +942,9 @@ func (st *watchState) writeCheckpoint(path string) error {
 	}
 	if err := formats.WriteSnapshot(path+".smg", g); err != nil {
 		return err
+	}
+	if st.cps++; st.cps == watchCrashInCheckpoint {
+		return errKilled
 	}
 	cp := watchCheckpoint{Version: 1, Semantics: engine.Semantics{Induced: st.f.induced, Unique: st.f.unique}.String(),
 		Line: st.line, Seq: st.seq, Updates: st.updates, Skipped: st.skipped, Initial: st.initial,
