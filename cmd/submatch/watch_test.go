@@ -575,6 +575,14 @@ func TestWatchResumeCrashInCheckpoint(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
 		}
 		totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+		// A run that is not killed leaves one graph, its last checkpoint's.
+		dir := t.TempDir()
+		if code, _, errOut := runCmd(t, append(args, "--checkpoint", filepath.Join(dir, "cp"), "--checkpoint-every", "20")...); code != 0 {
+			t.Fatalf("%v: checkpointed run: exit %d: %s", extra, code, errOut)
+		}
+		if graphs, _ := filepath.Glob(filepath.Join(dir, "*.smg")); len(graphs) != 1 {
+			t.Errorf("%v: graphs left by the checkpoints: %v, want 1", extra, graphs)
+		}
 		for _, crashAt := range []int{2, 5} {
 			cp := filepath.Join(t.TempDir(), "cp")
 			watchCrashInCheckpoint = crashAt
