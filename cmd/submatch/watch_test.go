@@ -606,3 +606,69 @@ func TestWatchResumeCrashInCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchResumeTimed: a timestamped stream (times that repeat, vertex deletions) in batches of
+// an interval and with a window, killed at a random batch or in the middle of a checkpoint and
+// resumed: every line of the resumed run is a line of the uninterrupted run, and the totals are
+// its totals (the update read past an interval's batch, and the window, across the resume).
+func TestWatchResumeTimed(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 12))
+	const n = 25
+	var s strings.Builder
+	now := 0
+	for range 300 {
+		now += []int{0, 0, 1, 1, 2, 5}[r.IntN(6)]
+		switch op := r.IntN(20); {
+		case op < 1:
+			fmt.Fprintf(&s, "-v %d %d\n", r.IntN(n), now)
+		case op < 2:
+			fmt.Fprintf(&s, "v %d %d %d\n", r.IntN(n), r.IntN(2), now)
+		case op < 6:
+			fmt.Fprintf(&s, "-e %d %d %d\n", r.IntN(n), r.IntN(n), now)
+		default:
+			fmt.Fprintf(&s, "e %d %d %d\n", r.IntN(n), r.IntN(n), now)
+		}
+	}
+	data := writeFile(t, "g.graph", strings.ReplaceAll(randomCSMGraph(r, n, 70, true), "e 0 0 0\n", ""))
+	stream := writeFile(t, "u.stream", s.String())
+	resumes := 0
+	for _, timing := range [][]string{{"--batch-interval", "3s", "--window", "20s"}, {"--batch", "4", "--window", "9s"}, {"--batch", "1", "--window", "7s", "--engine", "dcsm-emulated"}} {
+		args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--timestamps"}, timing...)
+		code, full, errOut := runCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", timing, code, errOut)
+		}
+		totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+		for trial := range 4 {
+			cp := filepath.Join(t.TempDir(), "cp")
+			every := 1 + r.IntN(30)
+			if trial%2 == 0 {
+				watchKillAfter = 3 + r.IntN(60)
+			} else {
+				watchCrashInCheckpoint = 2 + r.IntN(4)
+			}
+			code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", fmt.Sprint(every))...)
+			desc := fmt.Sprintf("%v trial %d (kill after %d, crash in checkpoint %d, every %d)", timing, trial, watchKillAfter, watchCrashInCheckpoint, every)
+			watchKillAfter, watchCrashInCheckpoint = 0, 0
+			if _, err := os.Stat(cp); code == 0 || err != nil {
+				continue // the stream ended first, or was killed before its first checkpoint
+			}
+			code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
+			if code != 0 {
+				t.Fatalf("%s: resume: exit %d: %s", desc, code, errOut)
+			}
+			for _, l := range strings.Split(resumed, "\n") {
+				if l != "" && !strings.HasPrefix(l, "# ") && !strings.Contains(full, l+"\n") {
+					t.Fatalf("%s: resumed line %q not in the full run", desc, l)
+				}
+			}
+			if a, b := totals(full), totals(resumed); a != b {
+				t.Errorf("%s: totals after the resume %q, an uninterrupted run %q", desc, b, a)
+			}
+			resumes++
+		}
+	}
+	if resumes < 6 {
+		t.Errorf("only %d of 12 runs resumed: the test checks too little", resumes)
+	}
+}
