@@ -672,3 +672,31 @@ func TestWatchResumeTimed(t *testing.T) {
 		t.Errorf("only %d of 12 runs resumed: the test checks too little", resumes)
 	}
 }
+
+// TestWatchTimesShifted: batches by interval and a window do not depend on where the stream's
+// times lie: TestWatchBatchInterval's stream moved next to math.MaxInt64 (where a batch's first
+// time plus the interval passes it) or math.MinInt64 (where now minus the window passes it)
+// prints what it prints at times from 0.
+func TestWatchTimesShifted(t *testing.T) {
+	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
+	times := []int64{0, 4, 9, 12, 13, 40, 41, 53, 55, 58, 60}
+	lines := []string{"e 1 2 0", "e 2 3 0", "-e 1 2 0", "e 1 3 0", "e 1 2 0", "e 3 4 0", "e 2 4 0", "-e 2 4 0", "e 1 4 0", "e 2 4 0", "-e 1 4 0"}
+	run := func(base int64) string {
+		var s strings.Builder
+		for i, l := range lines {
+			fmt.Fprintf(&s, "%s %d\n", l, base+times[i])
+		}
+		stream := writeFile(t, "u.stream", s.String())
+		code, out, errOut := runCmd(t, "watch", data, triangle, "(a)-(b)", "--updates", stream, "--unique", "--batch-interval", "10s", "--window", "30s")
+		if code != 0 {
+			t.Fatalf("from %d: exit %d: %s", base, code, errOut)
+		}
+		return out[:strings.Index(out, "# ")] // (the summary has times)
+	}
+	want := run(0)
+	for _, base := range []int64{math.MaxInt64 - 60, math.MinInt64} {
+		if got := run(base); got != want {
+			t.Errorf("times from %d:\n%s\nfrom 0:\n%s", base, got, want)
+		}
+	}
+}
