@@ -553,7 +553,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			if (f.window > 0 || span > 0) && !u.HasTime {
 				return exitCode(stderr, errNoTime(name, u))
 			}
-			if span > 0 && len(batch) > 0 && u.Time >= batch[0].Time+span {
+			if span > 0 && len(batch) > 0 && intervalEnded(batch[0].Time, u.Time, span) {
 				pending, hasPending = u, true
 				break
 			}
@@ -599,6 +599,12 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// intervalEnded reports whether time t is past the interval of span that begins at t0 (t >=
+// t0 + span), without the sum, which wraps past math.MaxInt64.
+func intervalEnded(t0, t, span int64) bool {
+	return t >= t0 && uint64(t-t0) >= uint64(span)
 }
 
 // errNoTime is the error of an update without a timestamp under --window or --batch-interval.
