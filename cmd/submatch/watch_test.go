@@ -700,3 +700,51 @@ func TestWatchTimesShifted(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchResumeLegacyCheckpoint: a checkpoint written before its JSON named its graph (the
+// graph in FILE.smg) still resumes.
+func TestWatchResumeLegacyCheckpoint(t *testing.T) {
+	data, stream := randomWatchFiles(t, 13, 30, 60, 200)
+	args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--batch", "2"}
+	code, full, errOut := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	cp := filepath.Join(t.TempDir(), "cp")
+	watchKillAfter = 40
+	code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", "30")...)
+	watchKillAfter = 0
+	if code != exitPartial {
+		t.Fatalf("killed run: exit %d", code)
+	}
+	raw, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	graph, _ := fields["graph"].(string)
+	if graph == "" {
+		t.Fatalf("the checkpoint names no graph: %s", raw)
+	}
+	if err := os.Rename(filepath.Join(filepath.Dir(cp), graph), cp+".smg"); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "graph")
+	if raw, err = json.Marshal(fields); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errOut)
+	}
+	totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+	if a, b := totals(full), totals(resumed); a != b {
+		t.Errorf("totals after the resume %q, an uninterrupted run %q", b, a)
+	}
+}
