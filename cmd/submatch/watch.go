@@ -994,11 +994,8 @@ func (st *watchState) writeCheckpoint(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	// The commit: the JSON reaches the disk under a temporary name, then replaces FILE.
+	if err := formats.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return err
 	}
 	if st.cpGraph != "" && st.cpGraph != graphPath {
