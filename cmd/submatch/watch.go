@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -718,11 +720,19 @@ func (st *watchState) total(i int) string { return string(st.appendTotal(nil, i)
 // appendTotal appends total(i) to b.
 func (st *watchState) appendTotal(b []byte, i int) []byte {
 	if st.initial != nil {
-		base := st.initial[i] + st.created[i]
-		if base >= st.destroyed[i] {
-			return strconv.AppendUint(b, base-st.destroyed[i], 10)
+		// initial + created in 65 bits (carry:base), less destroyed
+		base, carry := bits.Add64(st.initial[i], st.created[i], 0)
+		d := st.destroyed[i]
+		switch {
+		case carry == 0 && base < d:
+			return strconv.AppendUint(append(b, '-'), d-base, 10) // an engine bug; shown, not hidden
+		case carry == 0 || base < d: // the total fits in 64 bits
+			return strconv.AppendUint(b, base-d, 10)
+		default: // 2^64 + base - d
+			var x big.Int
+			x.SetUint64(base - d)
+			return x.SetBit(&x, 64, 1).Append(b, 10)
 		}
-		return strconv.AppendUint(append(b, '-'), st.destroyed[i]-base, 10) // an engine bug; shown, not hidden
 	}
 	if st.created[i] >= st.destroyed[i] {
 		return strconv.AppendUint(append(b, '+'), st.created[i]-st.destroyed[i], 10)
