@@ -50,7 +50,7 @@ func (w *Window) Observe(batch []updates.Update, res *Result) {
 // Expire appends to out the deletions of the edges whose time is up at time now (inserted at or
 // before now - Span, still present in g and not inserted again since), and returns it.
 func (w *Window) Expire(now int64, g *dynamic.Graph, out []updates.Update) []updates.Update {
-	for w.head < len(w.queue) && w.queue[w.head].Time <= now-w.Span {
+	for w.head < len(w.queue) && w.due(w.queue[w.head].Time, now) {
 		e := w.queue[w.head]
 		w.head++
 		k := keyOf(e.U, e.V)
@@ -88,7 +88,7 @@ func (w *Window) Run(stream []updates.Update) int {
 	}
 	for i := range stream {
 		u := &stream[i]
-		if i > 0 && ok && oldest <= u.Time-w.Span {
+		if i > 0 && ok && w.due(oldest, u.Time) {
 			return i
 		}
 		if u.Kind == updates.InsertEdge && (!ok || u.Time < oldest) {
@@ -96,6 +96,12 @@ func (w *Window) Run(stream []updates.Update) int {
 		}
 	}
 	return len(stream)
+}
+
+// due reports whether an edge inserted at time t is due at time now (t + Span <= now), without
+// the overflow of now - Span below math.MinInt64 (which expired every edge at once).
+func (w *Window) due(t, now int64) bool {
+	return t <= now && uint64(now-t) >= uint64(w.Span)
 }
 
 // Edges returns the edges still in the window, oldest first (for checkpoints).
