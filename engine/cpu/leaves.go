@@ -286,13 +286,20 @@ func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
 // the window: a window is one range of ids, so narrowing a prefix (which a hub row or more
 // parents then filter) narrows the group's set.
 func (lc *leafCounter) chainPrefix(gi, n int, m []uint32, mi []int) []uint32 {
-	return lc.groups[gi].Narrow(lc.unwindowedPrefix(gi, n, m, mi), m, -1)
+	set, _ := lc.chainPrefixes(gi, n, m, mi)
+	return set
 }
 
-// unwindowedPrefix is chainPrefix before the window: for caches kept while the group's parents
-// keep their data vertices but its window's levels change (the pair sum's local lists), which
-// must then count only what chainPrefix returns. It computes again only the prefixes whose
-// parents changed; the prefixes from n on are left invalid.
+// chainPrefixes returns chainPrefix's set, and the prefix before the window (unwindowed) for
+// caches kept while the group's parents keep their data vertices but its window's levels change
+// (the pair sum's local lists), which must then count only what is in set.
+func (lc *leafCounter) chainPrefixes(gi, n int, m []uint32, mi []int) (set, unwindowed []uint32) {
+	unwindowed = lc.unwindowedPrefix(gi, n, m, mi)
+	return lc.groups[gi].Narrow(unwindowed, m, -1), unwindowed
+}
+
+// unwindowedPrefix is the prefix of chainPrefix before the window. It computes again only the
+// prefixes whose parents changed; the prefixes from n on are left invalid.
 func (lc *leafCounter) unwindowedPrefix(gi, n int, m []uint32, mi []int) []uint32 {
 	c := &lc.chains[gi]
 	lg := &lc.groups[gi]

@@ -273,8 +273,7 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 	var se []uint32
 	switch {
 	case ps.eg >= 0 && ps.nOthers > 0:
-		ps.base = w.leaves.unwindowedPrefix(ps.eg, ps.nOthers, w.m, w.mi) // for the local lists
-		se = w.leaves.chainPrefix(ps.eg, ps.nOthers, w.m, w.mi)
+		se, ps.base = w.leaves.chainPrefixes(ps.eg, ps.nOthers, w.m, w.mi) // (base for the local lists)
 	case ps.eLevel >= 0 && len(ps.keyEdge) > 0:
 		el := &w.levels[ps.eLevel]
 		sets := ps.sets[:0]
@@ -372,7 +371,10 @@ func (ps *pairSum) neighbours(w *worker, x uint32, listed bool, lo, hi uint64) [
 		}
 		lo, hi = uint64(ps.se[0]), uint64(ps.se[len(ps.se)-1])+1
 	}
-	return plan.Clip(list, lo, hi)
+	if uint64(list[0]) < lo || uint64(list[len(list)-1]) >= hi { // (Clip is a call: one per x)
+		list = plan.Clip(list, lo, hi)
+	}
+	return list
 }
 
 // pairSumWindowMin is the shortest neighbour list that neighbours narrows to S_E's range.
