@@ -5,8 +5,8 @@ import "github.com/submatch/submatch/internal/setops"
 // Window is a symmetry-breaking window: the levels whose data vertex a level's (Level) or a
 // postponed group's members' (LeafGroup, with Options.GroupWindows) data vertex must be greater
 // than (Lower) and smaller than (Upper). Given the levels' data vertices it is one range of data
-// vertex ids, so narrowing any superset of a set (a prefix of its intersections, a list before a
-// row filters it) narrows the set.
+// vertex ids, so a set may be narrowed through any superset it is then filtered from (a prefix of
+// its intersections, a list before a hub row filters it).
 //
 // Its methods are the one statement of the rule for the engines' shortcuts: Narrow, Range and
 // Contains apply it; a shortcut that cannot apply it refuses by Bounded (or BoundedFrom, for the
