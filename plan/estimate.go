@@ -432,24 +432,14 @@ func (e *estimator) levelCost(i int) float64 {
 // engine narrows them, intersected as in Cost.
 func (e *estimator) narrowLevelCost(i int, sets [][]uint32) float64 {
 	l := &e.pl.Levels[i]
-	narrowed := !e.reused[i] || l.NarrowShared
-	lo, hi := uint32(0), uint32(math.MaxUint32)
-	for _, j := range l.Lower {
-		lo = max(lo, e.m[j]+1)
-	}
-	for _, j := range l.Upper {
-		hi = min(hi, e.m[j])
-	}
-	narrowed = narrowed && (len(l.Lower) > 0 || len(l.Upper) > 0)
+	narrowed := (!e.reused[i] || l.NarrowShared) && l.Bounded()
 	lens, rows := e.narrowLen[:0], e.narrowRow[:0]
 	var searches float64
 	add := func(s []uint32, row bool) {
 		n := len(s)
 		if narrowed && !row {
 			searches += 2 * math.Log2(float64(n)+2)
-			a, _ := slices.BinarySearch(s, lo)
-			b, _ := slices.BinarySearch(s, hi)
-			n = max(0, b-a)
+			n = len(l.Narrow(s, e.m, -1))
 		}
 		lens, rows = append(lens, n), append(rows, row)
 	}
@@ -715,17 +705,7 @@ func (e *estimator) levelSet(i int) ([]uint32, int) {
 // accept applies level l's symmetry window, candidate filter, injectivity and induced
 // non-adjacency to data vertex c.
 func (e *estimator) accept(l *Level, c uint32) bool {
-	for _, j := range l.Lower {
-		if c <= e.m[j] {
-			return false
-		}
-	}
-	for _, j := range l.Upper {
-		if c >= e.m[j] {
-			return false
-		}
-	}
-	return e.pl.Admits(e.g, l, e.m, c)
+	return l.Contains(c, e.m) && e.pl.Admits(e.g, l, e.m, c)
 }
 
 // leafCount returns the number of ways to place the postponed groups given the levels' data
@@ -759,7 +739,7 @@ func (e *estimator) leafCount() (float64, int) {
 		step := e.stepCost(lg, sets)
 		e.groupStepCost += step
 		e.groupKeptCost += e.weight(e.stepLevel[gi]) * step
-		e.groupSets[gi] = lg.InWindow(intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi]), e.m)
+		e.groupSets[gi] = lg.Narrow(intersectSorted(sets, &e.groupOut[gi], &e.groupTmp[gi]), e.m, -1)
 	}
 	e.scanned += int64(work)
 	for _, class := range pl.Classes {

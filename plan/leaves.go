@@ -263,7 +263,7 @@ func restrictionsTotal(members []int, rs []Restriction) bool {
 
 // GroupWithin reports whether the admissible data vertices of postponed group a are within those
 // of group b for every assignment: a has parents, a's candidates are b's (so labels agree), and
-// b is isolated or its parent edges are among a's, and b's window (LeafGroup.Lower, Upper) is
+// b is isolated or its parent edges are among a's, and b's window (LeafGroup.Window) is
 // among a's bounds. Every common neighbour of the parents is a
 // candidate (the filters keep every vertex that has a candidate neighbour for each pattern
 // neighbour), so a's admissible vertices lie in its candidates, and they are joined to b's
@@ -280,21 +280,4 @@ func (pl *Plan) GroupWithin(a, b int) bool {
 		}
 	}
 	return true
-}
-
-// InWindow returns the part of sorted set s that lies in group lg's window (LeafGroup.Lower,
-// Upper) given the levels' data vertices m: a subslice, found by binary search.
-func (lg *LeafGroup) InWindow(s []uint32, m []uint32) []uint32 {
-	for _, j := range lg.Lower {
-		i, found := slices.BinarySearch(s, m[j])
-		if found {
-			i++
-		}
-		s = s[i:]
-	}
-	for _, j := range lg.Upper {
-		i, _ := slices.BinarySearch(s, m[j])
-		s = s[:i]
-	}
-	return s
 }

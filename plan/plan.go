@@ -54,7 +54,7 @@ type Options struct {
 	// as a group saves nothing. The order search compares plans in that form.
 	EnumerateSingle bool
 	// GroupWindows lets a postponed group stay counted when symmetry restrictions tie its
-	// vertices to enumerated ones (LeafGroup.Lower, Upper): for engines whose leaf counting
+	// vertices to enumerated ones (LeafGroup.Window): for engines whose leaf counting
 	// narrows each group's set to its window. Without it such vertices are enumerated.
 	GroupWindows bool
 	// Symmetry overrides, for a count of embeddings (MultiplyAutomorphisms), the default rule for
@@ -91,9 +91,9 @@ type Level struct {
 	// NonAdjacent lists earlier levels that must not be adjacent to this level's data vertex
 	// (induced semantics only).
 	NonAdjacent []int
-	// Lower and Upper list earlier levels whose data vertex must be smaller / greater than this
-	// level's (symmetry breaking).
-	Lower, Upper []int
+	// Window lists the earlier levels whose data vertex must be smaller (Lower) / greater
+	// (Upper) than this level's (symmetry breaking).
+	Window
 	// Reuse is an earlier level whose local candidate set (the intersection before per-candidate
 	// checks) is a superset this level can start from, or -1: loop-invariant code motion of the
 	// set operations of that level. Extra lists the backward edges not covered by it.
@@ -121,10 +121,10 @@ type LeafGroup struct {
 	VertexLabel pattern.Label
 	// Ordered is set when symmetry restrictions impose a total order on the group.
 	Ordered bool
-	// Lower and Upper list the levels whose data vertex every member must be greater / smaller
-	// than (symmetry breaking with Options.GroupWindows): the group's window. Only groups with
-	// parents have one.
-	Lower, Upper []int
+	// Window lists the levels whose data vertex every member must be greater (Lower) / smaller
+	// (Upper) than (symmetry breaking with Options.GroupWindows). Only groups with parents have
+	// one.
+	Window
 	// Candidates is the candidate set of isolated vertices (nil for leaves).
 	Candidates Bitset
 	// CandidateCount is |Candidates| for isolated groups.

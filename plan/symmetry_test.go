@@ -117,24 +117,3 @@ func TestPrefixRestrictions(t *testing.T) {
 		t.Error("no plan broke part of the symmetry")
 	}
 }
-
-// TestInWindow checks the narrowing of a sorted set to a group's window, bounds excluded.
-func TestInWindow(t *testing.T) {
-	s := []uint32{1, 3, 5, 7, 9, 11}
-	m := []uint32{3, 9, 4, 20}
-	for _, c := range []struct {
-		lower, upper []int
-		want         []uint32
-	}{
-		{nil, nil, s},
-		{[]int{0}, nil, []uint32{5, 7, 9, 11}},
-		{[]int{0, 2}, []int{1}, []uint32{5, 7}},
-		{nil, []int{1, 3}, []uint32{1, 3, 5, 7}},
-		{[]int{1}, []int{0}, []uint32{}},
-	} {
-		lg := LeafGroup{Lower: c.lower, Upper: c.upper}
-		if got := lg.InWindow(s, m); !slices.Equal(got, c.want) {
-			t.Errorf("window above %v below %v: %v, want %v", c.lower, c.upper, got, c.want)
-		}
-	}
-}

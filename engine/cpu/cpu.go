@@ -16,7 +16,7 @@
 // edge, one pass), and where they are two vertices their collisions are the embeddings of the
 // pattern with the two merged, counted once and taken off (STMatch's q3). Embedding counts of
 // symmetric patterns are multiplied by |Aut|: the plan breaks symmetry, its counted vertices
-// narrowed to their symmetry windows (plan.LeafGroup.Lower, Upper), where the plan's rule or the
+// narrowed to their symmetry windows (plan.Window), where the plan's rule or the
 // estimates of both plans (symmetryBroken) say so. Root
 // candidates are shared among worker goroutines that steal work from each other.
 //

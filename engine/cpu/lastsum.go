@@ -80,13 +80,13 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 	}
 	last := len(pl.Levels) - 1
 	lvl := &pl.Levels[last]
-	if len(lvl.Backward) == 0 || len(lvl.Lower) > 0 || len(lvl.Upper) > 0 || len(lvl.NonAdjacent) > 0 {
+	if len(lvl.Backward) == 0 || lvl.Bounded() || len(lvl.NonAdjacent) > 0 {
 		return nil
 	}
 	ls := &lastSum{level: last, eg: -1, bg: -1, vLabel: lvl.VertexLabel}
 	for gi := range pl.Groups {
 		lg := &pl.Groups[gi]
-		if len(lg.Vertices) != 1 || len(lg.Parents) == 0 || len(lg.Lower)+len(lg.Upper) > 0 {
+		if len(lg.Vertices) != 1 || len(lg.Parents) == 0 || lg.Bounded() {
 			return nil
 		}
 		onV := -1

@@ -240,8 +240,10 @@ func memoPosition(pl *plan.Plan, class []int) int {
 			return -1
 		}
 	}
+	// The cache is keyed by the parents' data vertices alone and tests membership by adjacency:
+	// it cannot hold a window (plan.Window), which depends on other levels.
 	parents := pl.Groups[class[pos]].Parents
-	if lg := &pl.Groups[class[pos]]; len(lg.Lower)+len(lg.Upper) > 0 || len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
+	if lg := &pl.Groups[class[pos]]; lg.Bounded() || len(parents) < 2 || len(parents) > maxMemoParents || len(parents) == len(pl.Levels) {
 		return -1
 	}
 	return pos
@@ -257,29 +259,48 @@ func deepestParent(lg *plan.LeafGroup) int {
 }
 
 // materialise computes S_g of every parented group for the assignment m: the intersection of
-// the parents' matching neighbour runs (one run, uncopied, for a single exact-label parent).
+// the parents' matching neighbour runs (one run, uncopied, for a single exact-label parent),
+// narrowed to the group's window.
 func (lc *leafCounter) materialise(m []uint32, mi []int) {
 	for gi := range lc.groups {
 		lg := &lc.groups[gi]
 		if len(lg.Parents) == 0 || lc.memoised[gi] {
 			continue
 		}
-		lc.sets[gi] = lg.InWindow(lc.commonNeighbours(gi, m, mi), m)
+		lc.sets[gi] = lc.commonNeighbours(gi, m, mi)
 	}
 }
 
 // commonNeighbours computes S_g: the intersection of the parents' candidate-space lists, or of
-// their matching label runs without a candidate space. It intersects them in the order of the
-// parents' levels and keeps every prefix (see prefixChain), so that only the prefixes whose
-// parents changed since the last call are computed again.
+// their matching label runs without a candidate space, narrowed to the group's window. It
+// intersects them in the order of the parents' levels and keeps every prefix (see prefixChain),
+// so that only the prefixes whose parents changed since the last call are computed again.
 func (lc *leafCounter) commonNeighbours(gi int, m []uint32, mi []int) []uint32 {
 	return lc.chainPrefix(gi, len(lc.chains[gi].order), m, mi)
 }
 
 // chainPrefix returns the intersection of the lists of the first n parents of group gi in the
-// order of their levels (prefix n-1 of its chain), computing again only the prefixes whose
-// parents changed; the prefixes from n on are left invalid.
+// order of their levels (prefix n-1 of its chain) narrowed to the group's symmetry window
+// (plan.LeafGroup.Window, with plan.Options.GroupWindows) for the data vertices m. Every set of
+// a group that the leaf counter and the shortcuts count from comes from here, so none can miss
+// the window: a window is one range of ids, so narrowing a prefix (which a hub row or more
+// parents then filter) narrows the group's set.
 func (lc *leafCounter) chainPrefix(gi, n int, m []uint32, mi []int) []uint32 {
+	set, _ := lc.chainPrefixes(gi, n, m, mi)
+	return set
+}
+
+// chainPrefixes returns chainPrefix's set, and the prefix before the window (unwindowed) for
+// caches kept while the group's parents keep their data vertices but its window's levels change
+// (the pair sum's local lists), which must then count only what is in set.
+func (lc *leafCounter) chainPrefixes(gi, n int, m []uint32, mi []int) (set, unwindowed []uint32) {
+	unwindowed = lc.unwindowedPrefix(gi, n, m, mi)
+	return lc.groups[gi].Narrow(unwindowed, m, -1), unwindowed
+}
+
+// unwindowedPrefix is the prefix of chainPrefix before the window. It computes again only the
+// prefixes whose parents changed; the prefixes from n on are left invalid.
+func (lc *leafCounter) unwindowedPrefix(gi, n int, m []uint32, mi []int) []uint32 {
 	c := &lc.chains[gi]
 	lg := &lc.groups[gi]
 	k := 0
@@ -568,8 +589,8 @@ func (lc *leafCounter) count(m []uint32, mi []int) (uint64, bool) {
 
 // countByRow counts the only group gi of the only class without writing out its set, when its
 // last parent (by level) has a hub row that decides its edge: the size of its chain's prefix
-// without that parent, narrowed to the group's window (plan.Options.GroupWindows), filtered by
-// the row, less the used vertices in both. done is false when
+// without that parent (narrowed to the group's window, see chainPrefix), filtered by the row,
+// less the used vertices in both. done is false when
 // it does not apply (fewer than two parents, a memoised group, no row).
 func (lc *leafCounter) countByRow(gi int, m []uint32, mi []int) (n uint64, ok, done bool) {
 	lg := &lc.groups[gi]
@@ -583,7 +604,7 @@ func (lc *leafCounter) countByRow(gi int, m []uint32, mi []int) (n uint64, ok, d
 	if lc.hubs == nil || !hubEdge(lc.g, pe.EdgeLabel) || !lc.hubs.ready(v) {
 		return 0, false, false
 	}
-	prefix := lg.InWindow(lc.chainPrefix(gi, last, m, mi), m) // (the window is a range: applied before the row)
+	prefix := lc.chainPrefix(gi, last, m, mi)
 	row := lc.hubs.bitsOf(v)
 	var size int64
 	for _, x := range prefix {

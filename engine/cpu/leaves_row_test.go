@@ -64,7 +64,7 @@ func TestCountByRow(t *testing.T) {
 				if lc.usedBy(gi, m, mi) > 0 {
 					withUsed++
 				}
-				if lg := &pl.Groups[gi]; len(lg.Lower)+len(lg.Upper) > 0 && want > 0 {
+				if pl.Groups[gi].Bounded() && want > 0 {
 					windowed++
 				}
 			}

@@ -34,12 +34,13 @@ import (
 // of the three against earlier levels narrow their sets; any other restriction among them but
 // one between v1 and v2 keeps the loop.
 type pairSum struct {
-	level   int   // v1's level p (v2's is p+1)
-	eLevel  int   // e's level (p+2), or -1 when e is the postponed group
-	eg      int   // e's group, or -1
-	ordered bool  // a symmetry restriction between v1 and v2: the pairs are counted once
-	keyEdge []int // e's backward edges to earlier levels than p (eLevel only)
-	nOthers int   // e's parents before p (group only: the prefix of its chain)
+	level   int          // v1's level p (v2's is p+1)
+	eLevel  int          // e's level (p+2), or -1 when e is the postponed group
+	eg      int          // e's group, or -1
+	win     *plan.Window // e's symmetry window: its level's, or its group's
+	ordered bool         // a symmetry restriction between v1 and v2: the pairs are counted once
+	keyEdge []int        // e's backward edges to earlier levels than p (eLevel only)
+	nOthers int          // e's parents before p (group only: the prefix of its chain)
 	eLabel  pattern.Label
 	edge    pattern.Label // the label of e's edges to v1 and v2
 	byRow   bool          // adjacency alone decides e's edges: hub rows may answer
@@ -102,10 +103,7 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 		if len(lg.Vertices) != 1 || L < 3 {
 			return nil
 		}
-		ps.level, ps.eg, ps.eLabel = L-2, 0, lg.VertexLabel
-		if slices.ContainsFunc(append(slices.Clone(lg.Lower), lg.Upper...), func(j int) bool { return j >= L-2 }) {
-			return nil // e's window (plan.Options.GroupWindows) holds it against v1 or v2
-		}
+		ps.level, ps.eg, ps.eLabel, ps.win = L-2, 0, lg.VertexLabel, &lg.Window
 		for k := range lg.Parents {
 			pe := &lg.Parents[k]
 			switch {
@@ -122,9 +120,10 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 	case len(pl.Groups) == 0 && L >= 4:
 		ps.level, ps.eLevel = L-3, L-1
 		el := &pl.Levels[L-1]
-		if len(el.NonAdjacent) > 0 || slices.ContainsFunc(append(slices.Clone(el.Lower), el.Upper...), func(j int) bool { return j >= L-3 }) {
+		if len(el.NonAdjacent) > 0 {
 			return nil
 		}
+		ps.win = &el.Window
 		ps.eLabel = el.VertexLabel
 		for k := range el.Backward {
 			be := &el.Backward[k]
@@ -142,8 +141,8 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 	default:
 		return nil
 	}
-	if e1 == nil || e2 == nil || *e1 != *e2 || ps.level < 1 {
-		return nil
+	if e1 == nil || e2 == nil || *e1 != *e2 || ps.level < 1 || ps.win.BoundedFrom(ps.level) {
+		return nil // (a window holding e against v1 or v2 would hold it against the pairs summed)
 	}
 	ps.edge = *e1
 	ps.byRow = hubEdge(g, ps.edge)
@@ -274,12 +273,7 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 	var se []uint32
 	switch {
 	case ps.eg >= 0 && ps.nOthers > 0:
-		ps.base = w.leaves.chainPrefix(ps.eg, ps.nOthers, w.m, w.mi)
-		lo, hi := ps.window(w)
-		se = ps.base[lowerBound(ps.base, 0, uint32(lo)):]
-		if hi <= uint64(^uint32(0)) {
-			se = se[:lowerBound(se, 0, uint32(hi))]
-		}
+		se, ps.base = w.leaves.chainPrefixes(ps.eg, ps.nOthers, w.m, w.mi) // (base for the local lists)
 	case ps.eLevel >= 0 && len(ps.keyEdge) > 0:
 		el := &w.levels[ps.eLevel]
 		sets := ps.sets[:0]
@@ -291,7 +285,7 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 		ps.base = intersectAll(sets, &ps.out, &ps.tmp)
 		se = w.bounds(ps.eLevel, ps.base)
 	default:
-		lo, hi = ps.window(w)
+		lo, hi = ps.win.Range(w.m, -1)
 		return false, lo, min(hi, uint64(w.g.NumVertices()))
 	}
 	ps.se = withoutUsed(ps.se, se, used)
@@ -299,26 +293,6 @@ func (ps *pairSum) eSet(w *worker) (listed bool, lo, hi uint64) {
 		ps.keepLocal(w)
 	}
 	return true, 0, 0
-}
-
-// window returns the bounds [lo, hi) that e's symmetry window (its level's, or its group's with
-// plan.Options.GroupWindows: against levels before v1 only, see pairSumFor) puts on its data
-// vertex for the data vertices in w.m; hi is above every vertex id when e has no upper bound.
-func (ps *pairSum) window(w *worker) (lo, hi uint64) {
-	var lower, upper []int
-	if ps.eLevel >= 0 {
-		lower, upper = w.levels[ps.eLevel].Lower, w.levels[ps.eLevel].Upper
-	} else {
-		lower, upper = w.pl.Groups[ps.eg].Lower, w.pl.Groups[ps.eg].Upper
-	}
-	hi = 1 << 32
-	for _, l := range lower {
-		lo = max(lo, uint64(w.m[l])+1)
-	}
-	for _, u := range upper {
-		hi = min(hi, uint64(w.m[u]))
-	}
-	return lo, hi
 }
 
 // keepLocal starts a new generation of the local lists when a parent of e before v1 has another
@@ -397,11 +371,8 @@ func (ps *pairSum) neighbours(w *worker, x uint32, listed bool, lo, hi uint64) [
 		}
 		lo, hi = uint64(ps.se[0]), uint64(ps.se[len(ps.se)-1])+1
 	}
-	if uint64(list[0]) < lo {
-		list = list[lowerBound(list, 0, uint32(lo)):]
-	}
-	if len(list) > 0 && uint64(list[len(list)-1]) >= hi {
-		list = list[:lowerBound(list, 0, uint32(hi))]
+	if uint64(list[0]) < lo || uint64(list[len(list)-1]) >= hi { // (Clip is a call: one per x)
+		list = plan.Clip(list, lo, hi)
 	}
 	return list
 }

@@ -42,7 +42,7 @@ func TestPairSumGroupWindow(t *testing.T) {
 				t.Fatal(err)
 			}
 			if ps := pairSumFor(o.G, pl); ps != nil && ps.eg >= 0 {
-				if lg := pl.Groups[0]; len(lg.Lower)+len(lg.Upper) > 0 {
+				if pl.Groups[0].Bounded() {
 					windowed++
 				}
 			}

@@ -423,35 +423,10 @@ func (w *worker) intersectLevel(i int, sets [][]uint32, first int) []uint32 {
 	return cur
 }
 
-// bounds narrows sorted candidates to the symmetry-breaking window of level i.
+// bounds narrows sorted candidates to the symmetry-breaking window of level i (less the bound
+// of level w.skipBound, see pairSum.count).
 func (w *worker) bounds(i int, cands []uint32) []uint32 {
-	lvl := &w.levels[i]
-	if len(lvl.Lower) == 0 && len(lvl.Upper) == 0 {
-		return cands
-	}
-	var lo uint32
-	hasLo := false
-	for _, l := range lvl.Lower {
-		if l == w.skipBound {
-			continue
-		}
-		if !hasLo || w.m[l] >= lo {
-			lo, hasLo = w.m[l], true
-		}
-	}
-	if hasLo {
-		if lo == ^uint32(0) {
-			return nil
-		}
-		cands = cands[lowerBound(cands, 0, lo+1):]
-	}
-	for _, u := range lvl.Upper {
-		if u == w.skipBound {
-			continue
-		}
-		cands = cands[:lowerBound(cands, 0, w.m[u])]
-	}
-	return cands
+	return w.levels[i].Narrow(cands, w.m, w.skipBound)
 }
 
 // accept applies the per-candidate checks of level i (plan.Plan.Admits).

@@ -92,7 +92,7 @@ func supportShape(g *graph.Graph, pl *plan.Plan) *supportPlan {
 	sp := &supportPlan{}
 	for gi := range pl.Groups {
 		lg := &pl.Groups[gi]
-		if !lg.VertexLabel.Any || len(lg.Lower)+len(lg.Upper) > 0 || len(lg.Parents) == 0 || len(lg.Parents) > 2 {
+		if !lg.VertexLabel.Any || lg.Bounded() || len(lg.Parents) == 0 || len(lg.Parents) > 2 {
 			return nil
 		}
 		sg := supportGroup{group: lg}
