@@ -368,8 +368,7 @@ func loadDataChecking(ctx context.Context, path string, opts formats.Options, lo
 	start := time.Now()
 	g, pending, err := formats.LoadChecking(ctx, path, opts)
 	if err != nil && ctx.Err() != nil {
-		// Cut short by --timeout or a signal: say which, in words (exit status 1).
-		return nil, nil, &stoppedError{msg: path + ": loading stopped: " + stopReason(ctx, 0) + " (nothing was counted)", err: ctx.Err()}
+		return nil, nil, loadStopped(ctx, path)
 	}
 	if err != nil {
 		return nil, nil, loadError(path, err)
@@ -397,6 +396,12 @@ type stoppedError struct {
 
 func (e *stoppedError) Error() string { return e.msg }
 func (e *stoppedError) Unwrap() error { return e.err }
+
+// loadStopped is the error of a load cut short by --timeout or a signal: it says which, in words
+// (exit status 1).
+func loadStopped(ctx context.Context, path string) error {
+	return &stoppedError{msg: path + ": loading stopped: " + stopReason(ctx, 0) + " (nothing was counted)", err: ctx.Err()}
+}
 
 // loadQuery reads a query: a file in any format ("-": standard input) or, when arg is not an
 // existing file and starts with "(", an inline pattern.

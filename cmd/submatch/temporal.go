@@ -107,6 +107,9 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	defer cancel()
 	start := time.Now()
 	g, err := loadTemporal(ctx, pos[0])
+	if err != nil && ctx.Err() != nil {
+		return exitCode(stderr, loadStopped(ctx, pos[0]))
+	}
 	if err != nil {
 		var ie *temporal.InputError
 		var pe *fs.PathError
