@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -559,5 +561,37 @@ func TestSearchThreads(t *testing.T) {
 	}
 	if got := searchThreads(3); got != 3 {
 		t.Errorf("searchThreads(3) = %d, want 3", got)
+	}
+}
+
+// TestWatchCutStream: a truncated gzip update stream ends with an error naming the line (exit 2),
+// and everything reported before it comes from whole lines: the line the cut falls in ("e 7 10" of
+// "e 7 1007") is not applied.
+func TestWatchCutStream(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n")
+	var text strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&text, "e %d %d\n", i, 1000+i)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression) // the cut falls where the test says
+	zw.Write([]byte(text.String()))
+	zw.Close()
+	matches := func(out string) []string {
+		return slices.DeleteFunc(strings.Split(out, "\n"), func(l string) bool { return !strings.HasPrefix(l, "+") })
+	}
+	full := writeFile(t, "full.gz", gz.String())
+	code, out, errOut := runCmd(t, "watch", "--emit", "matches", data, "(a)-(b)", "--updates", full)
+	want := matches(out)
+	if code != 0 || len(want) != 80 {
+		t.Fatalf("whole stream: exit %d, %d matches: %s", code, len(want), errOut)
+	}
+	for cut := 20; cut < gz.Len()-8; cut += 3 {
+		f := writeFile(t, "cut.gz", gz.String()[:cut])
+		code, out, errOut := runCmd(t, "watch", "--emit", "matches", data, "(a)-(b)", "--updates", f)
+		got := matches(out)
+		if code != exitUsage || !strings.Contains(errOut, "cut.gz:") || len(got) > len(want) || !slices.Equal(got, want[:len(got)]) {
+			t.Fatalf("cut at %d: exit %d, stderr %q, matches %q", cut, code, errOut, got)
+		}
 	}
 }
