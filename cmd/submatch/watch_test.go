@@ -595,3 +595,15 @@ func TestWatchCutStream(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchWindowTimeBack: --window expires an edge at its time plus the window even when the
+// stream's times go back: 2-4 inserted at 5 after 1-3 at 10 is gone before the update at 16 (it
+// waited behind 1-3, the window being a queue in stream order).
+func TestWatchWindowTimeBack(t *testing.T) {
+	data := writeFile(t, "g.txt", "1 2\n")
+	stream := writeFile(t, "u.stream", "e 1 3 10\ne 2 4 5\ne 3 4 16\n")
+	code, out, errOut := runCmd(t, "watch", "--emit", "matches", data, "(a)-(b)", "--updates", stream, "--window", "10s")
+	if code != 0 || !strings.Contains(out, "3\texpire\t(a)-(b)\t+0\t-2\t+2\n") || !strings.Contains(out, "-\t3\t(a)-(b)\t2\t4\n") {
+		t.Fatalf("exit %d, stderr %q, output\n%s", code, errOut, out)
+	}
+}
