@@ -102,6 +102,12 @@ func TestFlagMessages(t *testing.T) {
 		{[]string{"count", "--threads", "x", data, "(a)-(b)"}, `--threads "x": expected a whole number`},
 		{[]string{"stats", filepath.Join(t.TempDir(), "nope.txt")}, "nope.txt: no such file\n"},
 		{[]string{"stats", loop}, "self-loop on vertex 1 (--drop-self-loops loads it anyway"},
+		// An empty argument (an unset shell variable) is named as such, not as the file ": no such file".
+		{[]string{"count", data, ""}, "count: argument 2 is empty"},
+		{[]string{"stats", " "}, "stats: argument 1 is empty"},
+		{[]string{"temporal", "count", "", "a->b", "--delta", "1"}, "temporal count: argument 1 is empty"},
+		// A query that is neither a file nor an inline pattern says what an inline pattern looks like.
+		{[]string{"count", data, "a-b-c"}, "a-b-c: no such file (an inline pattern is written (a)-(b)-(c)"},
 	} {
 		code, _, errOut := runCmd(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "stat ") {

@@ -246,14 +246,25 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, err
 		rest := fs.Args()
 		consumed := len(args) - len(rest)
 		if consumed > 0 && args[consumed-1] == "--" {
-			return append(positional, rest...), nil
+			return checkPositional(fs, append(positional, rest...))
 		}
 		if len(rest) == 0 {
-			return positional, nil
+			return checkPositional(fs, positional)
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// checkPositional refuses an empty positional argument (an unset shell variable), which would
+// otherwise be reported as the file ": no such file".
+func checkPositional(fs *flag.FlagSet, positional []string) ([]string, error) {
+	for i, a := range positional {
+		if strings.TrimSpace(a) == "" {
+			return nil, usagef("%s: argument %d is empty (run 'submatch help %s')", fs.Name(), i+1, strings.Fields(fs.Name())[0])
+		}
+	}
+	return positional, nil
 }
 
 // flagErrorMessage rewrites the flag package's parse errors: flags are named with two dashes
