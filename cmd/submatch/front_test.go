@@ -92,6 +92,10 @@ func TestMemoryFlagUnits(t *testing.T) {
 func TestFlagMessages(t *testing.T) {
 	data := writeFile(t, "g.txt", "0 1\n1 2\n")
 	loop := writeFile(t, "loop.txt", "0 1\n1 1\n")
+	gmFile := writeFile(t, "graph.edge.bin", "\x00\x01\x02\x03\x04\x05\x06\xff")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(gmFile), "graph.meta.txt"), []byte("2 2 4 8 1 2 1 0 1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -106,6 +110,10 @@ func TestFlagMessages(t *testing.T) {
 		{[]string{"count", data, ""}, "count: argument 2 is empty"},
 		{[]string{"stats", " "}, "stats: argument 1 is empty"},
 		{[]string{"temporal", "count", "", "a->b", "--delta", "1"}, "temporal count: argument 1 is empty"},
+		// A folder that is not a GraphMiner graph is not an "unrecognised format" to choose; a file
+		// of a GraphMiner graph points to its folder.
+		{[]string{"stats", filepath.Dir(data)}, "is a folder, not a GraphMiner graph (no graph.meta.txt in it): give a graph file"},
+		{[]string{"stats", gmFile}, "graph.edge.bin: is one file of the GraphMiner graph in " + filepath.Dir(gmFile) + ": give the folder"},
 		// A query that is neither a file nor an inline pattern says what an inline pattern looks like.
 		{[]string{"count", data, "a-b-c"}, "a-b-c: no such file (an inline pattern is written (a)-(b)-(c)"},
 	} {
