@@ -331,3 +331,27 @@ func TestOwnReadersRefuseFIFOs(t *testing.T) {
 		t.Errorf("gzip events: exit %d, %q, %q", code, out, errOut)
 	}
 }
+
+// TestNoGPUSaysWhatToDo: a GPU engine or device asked for on a machine without a GPU says that the
+// CPU gives the same results and where to look (exit 1, one line).
+func TestNoGPUSaysWhatToDo(t *testing.T) {
+	if _, out, _ := runCmd(t, "gpu-info", "--json"); !strings.Contains(out, `"devices": []`) {
+		t.Skip("a GPU is present")
+	}
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	events := writeFile(t, "e.txt", temporalSample)
+	updates := writeFile(t, "u.txt", "e 0 3\n")
+	for _, args := range [][]string{
+		{"count", "--engine", "stmatch", data, "(a)-(b)"},
+		{"list", "--engine", "geneva", data, "(a)-(b)"},
+		{"motifs", "-k", "3", "--device", "gpu", data},
+		{"temporal", "count", "--device", "gpu", events, "a->b", "--delta", "5"},
+		{"watch", "--engine", "gcsm", data, "(a)-(b)", "--updates", updates},
+	} {
+		code, _, errOut := runCmd(t, args...)
+		if code != exitPartial || !strings.Contains(errOut, "no usable NVIDIA GPU") || !strings.Contains(errOut, "the CPU gives the same results") ||
+			!strings.Contains(errOut, "'submatch gpu-info'") || strings.Count(errOut, "submatch: ") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

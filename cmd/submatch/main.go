@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/submatch/submatch/gpu"
 )
 
 // Exit statuses.
@@ -399,7 +401,11 @@ func exitCode(stderr io.Writer, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "submatch: %s\n", oneLine(err.Error()))
+	msg := oneLine(err.Error())
+	if errors.Is(err, gpu.ErrNoGPU) {
+		msg += " (the CPU gives the same results: leave --engine or --device at its default; 'submatch gpu-info' lists what was looked for)"
+	}
+	fmt.Fprintf(stderr, "submatch: %s\n", msg)
 	if isBadInput(err) {
 		return exitUsage
 	}
