@@ -114,6 +114,7 @@ func TestFlagMessages(t *testing.T) {
 		// of a GraphMiner graph points to its folder.
 		{[]string{"stats", filepath.Dir(data)}, "is a folder, not a GraphMiner graph (no graph.meta.txt in it): give a graph file"},
 		{[]string{"stats", gmFile}, "graph.edge.bin: is one file of the GraphMiner graph in " + filepath.Dir(gmFile) + ": give the folder"},
+		{[]string{"motifs", data}, "motifs needs -k K, the pattern size (3..6)"},
 		// A query that is neither a file nor an inline pattern says what an inline pattern looks like.
 		{[]string{"count", data, "a-b-c"}, "a-b-c: no such file (an inline pattern is written (a)-(b)-(c)"},
 	} {
@@ -352,6 +353,20 @@ func TestNoGPUSaysWhatToDo(t *testing.T) {
 		if code != exitPartial || !strings.Contains(errOut, "no usable NVIDIA GPU") || !strings.Contains(errOut, "the CPU gives the same results") ||
 			!strings.Contains(errOut, "'submatch gpu-info'") || strings.Count(errOut, "submatch: ") != 1 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestHelpNamesFlags: 'help temporal' says where the subcommands' flags are, and a flag's value is
+// named by what it holds (--device WHERE), not by its default.
+func TestHelpNamesFlags(t *testing.T) {
+	_, out, _ := runCmd(t, "help", "temporal")
+	if !strings.Contains(out, "Run 'submatch temporal count -h'") {
+		t.Errorf("help temporal:\n%s", out)
+	}
+	for _, args := range [][]string{{"motifs", "-h"}, {"temporal", "count", "-h"}} {
+		if _, out, _ := runCmd(t, args...); !strings.Contains(out, "  --device WHERE\n") {
+			t.Errorf("%v:\n%s", args, out)
 		}
 	}
 }
