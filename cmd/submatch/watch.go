@@ -162,6 +162,13 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitCode(stderr, usagef("--engine: %v", err))
 		}
 	}
+	if f.updatesPath != formats.Stdin { // before the graph loads: a typo costs no load
+		r, _, err := formats.Open(ctx, f.updatesPath)
+		if err != nil {
+			return exitCode(stderr, err)
+		}
+		r.Close()
+	}
 	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
 	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
 	for _, q := range pos[1:] {

@@ -607,3 +607,15 @@ func TestWatchWindowTimeBack(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, output\n%s", code, errOut, out)
 	}
 }
+
+// TestWatchChecksUpdatesFirst: a missing or unreadable --updates file is reported before the data
+// graph is loaded (a large graph is not loaded in vain), with nothing on standard output.
+func TestWatchChecksUpdatesFirst(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	for _, updates := range []string{filepath.Join(t.TempDir(), "nope.stream"), t.TempDir()} {
+		code, out, errOut := runCmd(t, "watch", data, "(a)-(b)", "--updates", updates)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "submatch: "+updates+": ") {
+			t.Errorf("--updates %s: exit %d, stdout %q, stderr %q", updates, code, out, errOut)
+		}
+	}
+}
