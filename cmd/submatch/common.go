@@ -110,7 +110,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	m.loadFlags.register(fs)
 	fs.StringVar(&m.engine, "engine", "auto", "matching engine `NAME`: auto or one of "+strings.Join(concreteEngines(), ", ")+
 		". auto picks per query: the CPU engine, unless a GPU is present and a GPU engine is predicted, from an estimate of the search, to finish sooner (listing stays on the CPU unless a GPU engine supports it); --explain says what it chose and why")
-	fs.IntVar(&m.threads, "threads", 0, "worker threads `N` (0: all cores)")
+	registerThreads(fs, &m.threads, "worker threads `N` (0: all cores)")
 	fs.BoolVar(&m.induced, "induced", false, "vertex-induced matches: non-adjacent pattern vertices must map to non-adjacent data vertices")
 	fs.BoolVar(&m.unique, "unique", false, "count each distinct subgraph once (embeddings / |Aut(pattern)|)")
 	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")

@@ -142,7 +142,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	)
 	common.register(fs)
 	fs.StringVar(&engName, "engine", "auto", "matching engine `NAME` (auto: chosen per count, as for count --engine)")
-	fs.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
+	registerThreads(fs, &threads, "worker threads `N` (0: all cores)")
 	fs.IntVar(&n, "vertices", 4000, "number of vertices `N` of the generated graph")
 	fs.IntVar(&m, "attach", 3, "edges `M` each new vertex brings")
 	fs.Uint64Var(&seed, "seed", 1, "random `SEED` of the generator")

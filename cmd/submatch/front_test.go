@@ -370,3 +370,18 @@ func TestHelpNamesFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsShortFlag: every command that takes --threads N takes -t N too (motifs and temporal
+// did, count, list, watch and demo did not).
+func TestThreadsShortFlag(t *testing.T) {
+	for _, args := range [][]string{{"count"}, {"list"}, {"watch"}, {"motifs"}, {"temporal", "count"}, {"temporal", "list"}, {"temporal", "motifs"}, {"demo"}} {
+		_, out, _ := runCmd(t, append(args, "-h")...)
+		if !strings.Contains(out, "  --threads N\n") || !strings.Contains(out, "  -t N\n") {
+			t.Errorf("%v -h lacks --threads N or -t N", args)
+		}
+	}
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	if code, out, errOut := runCmd(t, "count", "-t", "1", data, "(a)-(b)-(c)-(a)"); code != 0 || !strings.HasPrefix(out, "(a)-(b)-(c)-(a)\t6\t") {
+		t.Errorf("count -t 1: exit %d, %q %q", code, out, errOut)
+	}
+}

@@ -230,6 +230,13 @@ func newFlagSet(name, argsSyntax, summary string) *flag.FlagSet {
 	return fs
 }
 
+// registerThreads registers --threads N and its short form -t N, the same on every command that
+// takes a thread count.
+func registerThreads(fs *flag.FlagSet, p *int, usage string) {
+	fs.IntVar(p, "threads", 0, usage)
+	fs.IntVar(p, "t", 0, "short for --threads `N`")
+}
+
 // parseArgs parses flags that may come before, between or after the positional arguments (the
 // flag package alone stops at the first positional argument). Everything after "--" is positional.
 // It returns the positional arguments. For -h it prints the usage on stdout and returns flag.ErrHelp.

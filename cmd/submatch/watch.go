@@ -67,7 +67,7 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON, one object per line")
 	fs.BoolVar(&f.induced, "induced", false, "vertex-induced matches: inserting an edge destroys the matches where its endpoints were non-adjacent")
 	fs.BoolVar(&f.unique, "unique", false, "count each distinct subgraph once")
-	fs.IntVar(&f.threads, "threads", 0, "worker threads `N` (0: all cores): within a batch, or, from two up on a counting run over a stream file of 256 batches or more, a second goroutine that searches while the first keeps the graph (patterns of exact labels) or takes the end of the stream (docs/csm.md)")
+	registerThreads(fs, &f.threads, "worker threads `N` (0: all cores): within a batch, or, from two up on a counting run over a stream file of 256 batches or more, a second goroutine that searches while the first keeps the graph (patterns of exact labels) or takes the end of the stream (docs/csm.md)")
 	fs.StringVar(&f.queryFormat, "query-format", "", "input format `NAME` of pattern files (default: detected)")
 	fs.StringVar(&f.engine, "engine", "auto", "continuous-matching engine `NAME`: cpu, gcsm (GPU, batches), dcsm (GPU, per update) or auto (a GPU engine for a data graph file of 64 MiB or more when a GPU is usable and takes the patterns, else cpu)")
 	fs.BoolVar(&f.timestamps, "timestamps", false, "every text line of the stream ends with an integer timestamp (implied by --window and --batch-interval)")
