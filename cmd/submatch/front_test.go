@@ -115,6 +115,8 @@ func TestFlagMessages(t *testing.T) {
 		{[]string{"stats", filepath.Dir(data)}, "is a folder, not a GraphMiner graph (no graph.meta.txt in it): give a graph file"},
 		{[]string{"stats", gmFile}, "graph.edge.bin: is one file of the GraphMiner graph in " + filepath.Dir(gmFile) + ": give the folder"},
 		{[]string{"motifs", data}, "motifs needs -k K, the pattern size (3..6)"},
+		// An empty labels file is a mistake, not a graph without labels.
+		{[]string{"stats", "--vertex-labels", writeFile(t, "labels.txt", "# none\n"), data}, `labels.txt: no labels: expected "<id> <label>" lines`},
 		// A query that is neither a file nor an inline pattern says what an inline pattern looks like.
 		{[]string{"count", data, "a-b-c"}, "a-b-c: no such file (an inline pattern is written (a)-(b)-(c)"},
 	} {
