@@ -387,3 +387,31 @@ func TestThreadsShortFlag(t *testing.T) {
 		t.Errorf("count -t 1: exit %d, %q %q", code, out, errOut)
 	}
 }
+
+// TestConvertInterrupted: Ctrl-C (or --timeout) while convert writes stops it: exit 1, saying so,
+// and OUT is neither written nor left half-written (it ran to the end and exited 0).
+func TestConvertInterrupted(t *testing.T) {
+	in := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	for _, name := range []string{"out.graph", "out.smg", "-"} {
+		out := name
+		if name != "-" {
+			out = filepath.Join(t.TempDir(), name)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		convertLoaded = cancel
+		code, _, errOut := runCmdCtx(ctx, t, "convert", "--to", map[string]string{"out.graph": "sm", "out.smg": "smg", "-": "csv"}[name], in, out)
+		convertLoaded = nil
+		want := "convert: interrupted; " + out + " not written\n"
+		if name == "-" {
+			want = "convert: interrupted; the graph on standard output is incomplete\n"
+		}
+		if code != exitPartial || !strings.HasSuffix(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errOut)
+		}
+		if name != "-" {
+			if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+				t.Errorf("%s: left %v in %s", name, entries, filepath.Dir(out))
+			}
+		}
+	}
+}
