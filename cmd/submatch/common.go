@@ -346,8 +346,15 @@ func (l *loadFlags) checkAndLoad(ctx context.Context, path string, verbose bool,
 		return nil, err
 	}
 	log := newLogger(stderr, verbose)
-	return loadData(ctx, path, l.options(log), log)
+	g, err := loadData(ctx, path, l.options(log), log)
+	if err == nil && dataLoaded != nil {
+		dataLoaded()
+	}
+	return g, err
 }
+
+// dataLoaded, when set (by tests), is called once checkAndLoad has loaded a graph.
+var dataLoaded func()
 
 // loadData reads a data graph in any format ("-": standard input) until ctx is cancelled.
 func loadData(ctx context.Context, path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {

@@ -69,9 +69,6 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitCode(stderr, err)
 	}
 	loadTime := time.Since(start)
-	if convertLoaded != nil {
-		convertLoaded()
-	}
 	if lost := formats.Lossy(g, format); lost != nil {
 		return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s: an edge list cannot hold the graph's %s: choose another format (sm, csv, graphml, smg)", in, strings.Join(lost, " and "))})
 	}
@@ -152,9 +149,6 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	return exitOK
 }
-
-// convertLoaded, when set (by tests), is called once convert has loaded its input.
-var convertLoaded func()
 
 // ctxWriter fails its writes once ctx is done.
 type ctxWriter struct {

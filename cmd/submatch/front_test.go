@@ -398,9 +398,9 @@ func TestConvertInterrupted(t *testing.T) {
 			out = filepath.Join(t.TempDir(), name)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		convertLoaded = cancel
+		dataLoaded = cancel
 		code, _, errOut := runCmdCtx(ctx, t, "convert", "--to", map[string]string{"out.graph": "sm", "out.smg": "smg", "-": "csv"}[name], in, out)
-		convertLoaded = nil
+		dataLoaded = nil
 		want := "convert: interrupted; " + out + " not written\n"
 		if name == "-" {
 			want = "convert: interrupted; the graph on standard output is incomplete\n"
@@ -413,5 +413,18 @@ func TestConvertInterrupted(t *testing.T) {
 				t.Errorf("%s: left %v in %s", name, entries, filepath.Dir(out))
 			}
 		}
+	}
+}
+
+// TestStatsInterrupted: Ctrl-C while stats counts triangles says so in words and how to skip them
+// (it printed "counting triangles: context canceled").
+func TestStatsInterrupted(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	dataLoaded = cancel
+	defer func() { dataLoaded = nil }()
+	code, out, errOut := runCmdCtx(ctx, t, "stats", data)
+	if code != exitPartial || out != "" || errOut != "submatch: "+data+": interrupted while counting triangles; nothing printed (--no-structure skips them)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
