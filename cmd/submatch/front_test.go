@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -369,6 +370,14 @@ func TestHelpNamesFlags(t *testing.T) {
 	for _, args := range [][]string{{"motifs", "-h"}, {"temporal", "count", "-h"}} {
 		if _, out, _ := runCmd(t, args...); !strings.Contains(out, "  --device WHERE\n") {
 			t.Errorf("%v:\n%s", args, out)
+		}
+	}
+	// No flag's value is named by its Go type ("--density string").
+	typed := regexp.MustCompile(`(?m)^  -{1,2}[a-z0-9-]+ (string|int|uint|float|duration|value)$`)
+	for _, args := range [][]string{{"count"}, {"list"}, {"watch"}, {"motifs"}, {"stats"}, {"convert"}, {"demo"}, {"bench"},
+		{"gen", "rmat"}, {"gen", "queries"}, {"gpu-info"}, {"temporal", "count"}, {"temporal", "list"}, {"temporal", "motifs"}} {
+		if _, out, _ := runCmd(t, append(args, "-h")...); typed.MatchString(out) {
+			t.Errorf("%v -h: %q", args, typed.FindAllString(out, -1))
 		}
 	}
 }

@@ -133,7 +133,7 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&sizes, "sizes", "4,6,8,12", "comma-separated query `SIZES` (vertices)")
 	fs.IntVar(&count, "count", 10, "`N` queries of each size")
 	fs.Uint64Var(&seed, "seed", 1, "random `SEED`")
-	fs.StringVar(&density, "density", "dense", "dense (every edge among the walked vertices) or sparse")
+	fs.StringVar(&density, "density", "dense", "`KIND` of query: dense (every edge among the walked vertices) or sparse")
 	fs.StringVar(&dir, "dir", "", "output `DIR` (created if needed)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
