@@ -162,6 +162,14 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitCode(stderr, usagef("--engine: %v", err))
 		}
 	}
+	if f.checkpoint != "" { // FILE and FILE.smg: neither an input (the stream!) nor a folder
+		inputs := append([]string{f.updatesPath}, pos...)
+		for _, out := range []string{f.checkpoint, f.checkpoint + ".smg"} {
+			if err := checkOutput("--checkpoint", out, inputs...); err != nil {
+				return exitCode(stderr, err)
+			}
+		}
+	}
 	if f.updatesPath != formats.Stdin { // before the graph loads: a typo costs no load
 		r, _, err := formats.Open(ctx, f.updatesPath)
 		if err != nil {
@@ -957,11 +965,10 @@ func (st *watchState) writeCheckpoint(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	return formats.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 func (st *watchState) readCheckpoint(ctx context.Context, path string, log *slog.Logger) (*watchCheckpoint, *dynamic.Graph, error) {

@@ -619,3 +619,25 @@ func TestWatchChecksUpdatesFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchChecksCheckpointFirst: a --checkpoint that cannot be written (a folder, a missing
+// folder, an input file) is refused before anything runs (it was found at the first checkpoint,
+// after the stream, and a folder's checkpoint left FOLDER.tmp and FOLDER.smg beside it).
+func TestWatchChecksCheckpointFirst(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	stream := writeFile(t, "u.stream", "e 0 3\n")
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "cp")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, cp := range []string{folder, filepath.Join(dir, "nope", "cp"), stream} {
+		code, out, errOut := runCmd(t, "watch", data, "(a)-(b)", "--updates", stream, "--checkpoint", cp)
+		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, "submatch: --checkpoint "+cp+": ") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("--checkpoint %s: exit %d, stdout %q, stderr %q", cp, code, out, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left %v", entries)
+	}
+}
