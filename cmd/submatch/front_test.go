@@ -437,3 +437,18 @@ func TestStatsInterrupted(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestStatsDegreePlotChecked: --degree-plot naming the input, a folder or a file in a missing
+// folder is refused before the load (exit 2): the input was overwritten with the PNG.
+func TestStatsDegreePlotChecked(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	for _, plot := range []string{data, t.TempDir(), filepath.Join(t.TempDir(), "nope", "d.png")} {
+		code, out, errOut := runCmd(t, "stats", "--degree-plot", plot, data)
+		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, "submatch: --degree-plot "+plot+": ") {
+			t.Errorf("--degree-plot %s: exit %d, stdout %q, stderr %q", plot, code, out, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(data); string(b) != "0 1\n1 2\n" {
+		t.Errorf("input changed: %q", b)
+	}
+}

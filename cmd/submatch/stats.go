@@ -168,6 +168,11 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(pos) != 1 {
 		return exitCode(stderr, usagef("stats needs exactly one graph (run 'submatch help stats')"))
 	}
+	if *degreePlot != "" {
+		if err := checkOutput("--degree-plot", *degreePlot, pos[0]); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
 	start := time.Now()
 	g, err := load.checkAndLoad(ctx, pos[0], verbose, stderr)
 	if err != nil {
