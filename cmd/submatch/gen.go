@@ -95,6 +95,9 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	if opts.Scale < 1 || opts.Scale > gen.MaxRMATScale || opts.EdgeFactor < 1 || opts.VertexLabels < 1 || opts.EdgeLabels < 1 {
 		return exitCode(stderr, usagef("gen rmat: want 1 <= --scale <= %d and --edge-factor, --vertex-labels, --edge-labels >= 1", gen.MaxRMATScale))
 	}
+	if uint64(opts.VertexLabels) > 1<<32 || uint64(opts.EdgeLabels) > 1<<32 { // labels are 32-bit: more wrapped around
+		return exitCode(stderr, usagef("gen rmat: --vertex-labels and --edge-labels are at most %d (labels 0..4294967295)", uint64(1)<<32))
+	}
 	start := time.Now()
 	g, err := gen.RMAT(opts)
 	if err != nil {
