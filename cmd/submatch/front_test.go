@@ -452,3 +452,12 @@ func TestStatsDegreePlotChecked(t *testing.T) {
 		t.Errorf("input changed: %q", b)
 	}
 }
+
+// TestMemoryBoundSaysWhatToDo: a count refused for --memory says which flag to raise.
+func TestMemoryBoundSaysWhatToDo(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n2 3\n")
+	code, _, errOut := runCmd(t, "count", "--engine", "cpu", "--memory", "1", data, "(a)-(b)-(c)-(a)")
+	if code != exitPartial || !strings.Contains(errOut, "not enough memory") || !strings.Contains(errOut, "raise --memory") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

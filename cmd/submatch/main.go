@@ -22,6 +22,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
 )
 
@@ -409,8 +410,11 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitOK
 	}
 	msg := oneLine(err.Error())
-	if errors.Is(err, gpu.ErrNoGPU) {
+	switch {
+	case errors.Is(err, gpu.ErrNoGPU):
 		msg += " (the CPU gives the same results: leave --engine or --device at its default; 'submatch gpu-info' lists what was looked for)"
+	case errors.Is(err, engine.ErrMemory):
+		msg += " (raise --memory for the CPU engines, --gpu-memory for the GPU ones, or leave them at their defaults)"
 	}
 	fmt.Fprintf(stderr, "submatch: %s\n", msg)
 	if isBadInput(err) {
