@@ -641,3 +641,16 @@ func TestWatchChecksCheckpointFirst(t *testing.T) {
 		t.Errorf("left %v", entries)
 	}
 }
+
+// TestWatchQuiet: a successful watch prints nothing on stderr without -v (--engine auto's choice
+// was logged at level INFO on every run; it is a -v record, as its comment said).
+func TestWatchQuiet(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	stream := writeFile(t, "u.stream", "e 0 3\n")
+	if code, _, errOut := runCmd(t, "watch", data, "(a)-(b)", "--updates", stream); code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "watch", "-v", data, "(a)-(b)", "--updates", stream); code != 0 || !strings.Contains(errOut, "watch: --engine auto") {
+		t.Errorf("-v: exit %d, stderr %q", code, errOut)
+	}
+}
