@@ -112,7 +112,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 		". auto picks per query: the CPU engine, unless a GPU is present and a GPU engine is predicted, from an estimate of the search, to finish sooner (listing stays on the CPU unless a GPU engine supports it); --explain says what it chose and why")
 	registerThreads(fs, &m.threads, "worker threads `N` (0: all cores)")
 	fs.BoolVar(&m.induced, "induced", false, "vertex-induced matches: non-adjacent pattern vertices must map to non-adjacent data vertices")
-	fs.BoolVar(&m.unique, "unique", false, "count each distinct subgraph once (embeddings / |Aut(pattern)|)")
+	fs.BoolVar(&m.unique, "unique", false, "each distinct subgraph once: count embeddings / |Aut(pattern)|, list one match per subgraph")
 	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
 	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GiB; MB and GB are powers of 1000 (default: no bound)")

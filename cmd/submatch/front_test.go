@@ -372,6 +372,10 @@ func TestHelpNamesFlags(t *testing.T) {
 			t.Errorf("%v:\n%s", args, out)
 		}
 	}
+	// list's --unique lists (it read "count each distinct subgraph once").
+	if _, out, _ := runCmd(t, "list", "-h"); !strings.Contains(out, "list one match per subgraph") {
+		t.Errorf("list -h:\n%s", out)
+	}
 	// No flag's value is named by its Go type ("--density string").
 	typed := regexp.MustCompile(`(?m)^  -{1,2}[a-z0-9-]+ (string|int|uint|float|duration|value)$`)
 	for _, args := range [][]string{{"count"}, {"list"}, {"watch"}, {"motifs"}, {"stats"}, {"convert"}, {"demo"}, {"bench"},
