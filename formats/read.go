@@ -42,7 +42,7 @@ const maxDecodedWindow = 1 << 30
 func LoadContext(ctx context.Context, path string, opts Options) (*graph.Graph, error) {
 	opts.ctx = ctx
 	if path == Stdin {
-		return readStream(ctx, os.Stdin, stdinName, "", opts)
+		return readStream(ctx, stdin(ctx), stdinName, "", opts)
 	}
 	st, err := statInput(path)
 	if err != nil {

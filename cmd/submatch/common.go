@@ -423,6 +423,9 @@ func loadQuery(ctx context.Context, arg string, opts formats.Options) (*pattern.
 		return p, nil
 	}
 	p, err := formats.LoadPatternContext(ctx, arg, opts)
+	if err != nil && ctx.Err() != nil {
+		return nil, loadStopped(ctx, arg)
+	}
 	if errors.Is(err, fs.ErrNotExist) && strings.ContainsAny(arg, "-,") && !strings.ContainsAny(arg, "./") { // "a-b-c", not a file name
 		return nil, &inputError{msg: arg + ": no such file (an inline pattern is written (a)-(b)-(c), each vertex in parentheses)", err: err}
 	}

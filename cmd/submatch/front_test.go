@@ -465,3 +465,36 @@ func TestMemoryBoundSaysWhatToDo(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestStdinWaitStops: a command waiting for standard input (a terminal, an idle pipe) stops at
+// --timeout or Ctrl-C within a second, saying so (exit 1); it waited until the input closed.
+func TestStdinWaitStops(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	saved := os.Stdin
+	defer func() { os.Stdin = saved }()
+	for _, args := range [][]string{
+		{"count", "-", "(a)-(b)"},
+		{"count", data, "-"},
+		{"stats", "-"},
+		{"temporal", "count", "-", "a->b", "--delta", "5"},
+		{"watch", data, "(a)-(b)", "--updates", "-"},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Stdin = r
+		closer := time.AfterFunc(5*time.Second, func() { w.Close() })
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		code, _, errOut := runCmdCtx(ctx, t, args...)
+		elapsed := time.Since(start)
+		cancel()
+		closer.Stop()
+		w.Close()
+		r.Close()
+		if code != exitPartial || elapsed > 2*time.Second || !strings.Contains(errOut, "timed out") && !strings.Contains(errOut, "interrupted") {
+			t.Errorf("%v: exit %d after %v, stderr %q", args, code, elapsed.Round(time.Millisecond), errOut)
+		}
+	}
+}

@@ -482,8 +482,10 @@ func (f *watchFlags) check(pos []string) error {
 func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 	f := st.f
 	ropts := updates.Options{Timestamps: f.timestamps || f.window > 0 || f.interval > 0}
-	rd, err := updates.OpenReader(f.updatesPath, ropts)
-	if err != nil {
+	rd, err := updates.OpenReaderContext(ctx, f.updatesPath, ropts) // Ctrl-C stops a read waiting on stdin
+	if err != nil && ctx.Err() != nil {
+		return exitPartial
+	} else if err != nil {
 		return exitCode(stderr, &inputError{err: err})
 	}
 	defer rd.Close()
@@ -530,6 +532,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		for span > 0 || len(batch) < f.batch {
 			u, ok := nextAfter(rd, resumeLine)
 			if !ok {
+				if ctx.Err() != nil {
+					return exitPartial // the read was cut short by Ctrl-C or --timeout
+				}
 				if err := rd.Err(); err != nil {
 					return exitCode(stderr, &inputError{err: err})
 				}

@@ -154,7 +154,13 @@ func NewReader(r io.Reader, name string, opts Options) *Reader {
 // OpenReader is NewReader on the file path ("-": standard input), opened as ReadFile opens it;
 // Close closes it.
 func OpenReader(path string, opts Options) (*Reader, error) {
-	r, name, err := formats.Open(context.Background(), path)
+	return OpenReaderContext(context.Background(), path, opts)
+}
+
+// OpenReaderContext is OpenReader whose reads end with ctx's error (wrapped in the *Error naming
+// the line) once ctx is done, also while standard input waits for a line.
+func OpenReaderContext(ctx context.Context, path string, opts Options) (*Reader, error) {
+	r, name, err := formats.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
