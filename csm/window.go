@@ -105,7 +105,7 @@ func (w *Window) Observe(batch []updates.Update, res *Result) {
 // Expire appends to out the deletions of the edges whose time is up at time now (inserted at or
 // before now - Span, still present in g and not inserted again since), and returns it.
 func (w *Window) Expire(now int64, g *dynamic.Graph, out []updates.Update) []updates.Update {
-	for len(w.queue) > 0 && w.queue[0].Time <= now-w.Span {
+	for len(w.queue) > 0 && w.due(w.queue[0].Time, now) {
 		e := w.pop()
 		k := keyOf(e.U, e.V)
 		if t, ok := w.last[k]; !ok || t != e.Time {
@@ -138,7 +138,7 @@ func (w *Window) Run(stream []updates.Update) int {
 	}
 	for i := range stream {
 		u := &stream[i]
-		if i > 0 && ok && oldest <= u.Time-w.Span {
+		if i > 0 && ok && w.due(oldest, u.Time) {
 			return i
 		}
 		if u.Kind == updates.InsertEdge && (!ok || u.Time < oldest) {
@@ -146,6 +146,12 @@ func (w *Window) Run(stream []updates.Update) int {
 		}
 	}
 	return len(stream)
+}
+
+// due reports whether an edge inserted at time t is due at time now (t + Span <= now), without
+// the overflow of now - Span below math.MinInt64 (which expired every edge at once).
+func (w *Window) due(t, now int64) bool {
+	return t <= now && uint64(now-t) >= uint64(w.Span)
 }
 
 // Edges returns the edges still in the window, oldest first (for checkpoints).

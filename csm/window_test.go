@@ -3,6 +3,7 @@ package csm
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -14,8 +15,8 @@ import (
 
 // windowTrace applies stream update by update under a window of span (skipping invalid
 // updates), calling Expire before every update, or with runs only before the first update of
-// each run (Window.Run, after that Expire), and returns every expiry, with the stream position
-// before which it came, and the number of runs.
+// each run (Window.Run, after that Expire), and returns every expiry (its pairs), with the stream
+// position before which it came, and the number of runs.
 func windowTrace(t *testing.T, stream []updates.Update, span int64, runs bool) ([]string, int) {
 	t.Helper()
 	p, _ := pattern.Parse("(a)-(b)")
@@ -30,7 +31,11 @@ func windowTrace(t *testing.T, stream []updates.Update, span int64, runs bool) (
 	for i := range stream {
 		if !runs || i == end {
 			if exp := w.Expire(stream[i].Time, m.Graph(), nil); len(exp) > 0 {
-				out = append(out, fmt.Sprint(i, exp))
+				pairs := make([][2]int64, len(exp))
+				for k, u := range exp {
+					pairs[k] = [2]int64{u.U, u.V}
+				}
+				out = append(out, fmt.Sprint(i, pairs))
 				if err := m.Apply(context.Background(), exp, nil, &res); err != nil {
 					t.Fatal(err)
 				}
@@ -138,5 +143,53 @@ func TestWindowExpireOracle(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestWindowExtremeTimes: a window's expiries do not depend on where the stream's times lie: the
+// random streams of TestWindowRun moved to the lowest timestamps of int64 (where now - span
+// passes below math.MinInt64), or under a span of math.MaxInt64 at times around 0, expire the
+// same edges at the same places as the stream moved to where no difference overflows, before
+// every update and at the runs' starts.
+func TestWindowExtremeTimes(t *testing.T) {
+	expiries := 0
+	for seed := range uint64(60) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		var stream []updates.Update
+		now := int64(0)
+		for i := range 120 {
+			now += int64(r.IntN(3))
+			kind := updates.InsertEdge
+			if r.IntN(3) == 0 {
+				kind = updates.DeleteEdge
+			}
+			stream = append(stream, updates.Update{Kind: kind, U: int64(r.IntN(6)), V: int64(6 + r.IntN(6)), Time: now, HasTime: true, Line: i + 1})
+		}
+		moved := func(base int64) []updates.Update {
+			out := slices.Clone(stream)
+			for i := range out {
+				out[i].Time += base
+			}
+			return out
+		}
+		for _, c := range []struct {
+			span      int64
+			low, safe int64 // the stream's first time
+		}{
+			{int64(1 + r.IntN(20)), math.MinInt64, 0},
+			{math.MaxInt64, -int64(len(stream)), math.MaxInt64 - 3*int64(len(stream))},
+		} {
+			for _, runs := range []bool{false, true} {
+				want, _ := windowTrace(t, moved(c.safe), c.span, runs)
+				got, _ := windowTrace(t, moved(c.low), c.span, runs)
+				if !slices.Equal(got, want) {
+					t.Fatalf("seed %d, span %d, runs %t: expiries with the stream from %d\n%v\nfrom %d\n%v", seed, c.span, runs, c.low, got, c.safe, want)
+				}
+				expiries += len(want)
+			}
+		}
+	}
+	if expiries < 500 {
+		t.Fatalf("only %d expiries", expiries)
 	}
 }

@@ -16,7 +16,9 @@
 #                                STMATCH_RUN=regexp (default ^TestGPU: the rest runs in CI) and STMATCH_TIMEOUT=duration the stmatch ones
 #                                (STMATCH_SKIP=regexp: what the first process skips; set, even empty, it
 #                                runs every selected test in one process, without the second part);
-#                                STMATCH_FIGURES=1 also runs the stmatch measurements.
+#                                STMATCH_FIGURES=1 also runs the stmatch measurements; STOP_ALL=1 the stop
+#                                latency of every STMatch pattern with stmatch, cpu and auto (STOP_ENGINES),
+#                                --timeout 1s and SIGINT (scripts/stop-latency.sh, about 160 s more).
 #                                The other packages with kernels (extra_packages below: gcsm,
 #                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests too. The parts
 #                                run in six lanes side by side (stmatch in two processes, stmatch_b's
@@ -259,6 +261,12 @@ run() {
 			t1=$(date +%s%N)
 			echo "$q: $(( (t1 - t0) / 1000000 )) ms; $(head -1 "$out/stop-$q.txt" | cut -f2-5)"
 		done
+		if [ -n "${STOP_ALL:-}" ]; then # every pattern, engine and stop: about 160 s on the H200 host
+			echo
+			echo "== stop latency over the 24 patterns (STOP_ALL): scripts/stop-latency.sh"
+			TESTDATA=bin/testdata ENGINES="${STOP_ENGINES:-stmatch cpu auto}" bash scripts/stop-latency.sh "$sm" |
+				tee "$out/stop-latency.txt" | tail -6
+		fi
 	fi
 	# rc NAME: a part's exit status ("skipped" when it did not run)
 	rc() { if [ -e "$out/$1.rc" ]; then cat "$out/$1.rc"; else echo skipped; fi; }

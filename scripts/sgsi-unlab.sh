@@ -13,9 +13,9 @@
 # (27), GPU_MEMORY ("4GiB"; several, space separated, run one after the other), CAP (120s, each
 # count's --timeout), THREADS (16), PATTERNS ("triangle"; add "k4" for 4-cliques), UNIQUE=1 also
 # counts each subgraph once (--unique), CPU=1 first counts with the CPU engine (the reference),
-# OVERLAP ("0"; "0 1" for the A/B of branch streams) runs each sgsi count serially (0) and with
-# --sgsi-overlap (1), REPS times each (1), interleaved: 0 1 0 1 ...; the -v line has comm, comp,
-# overlap and pipelined.
+# OVERLAP ("pieces", the default; "off pieces all" for the A/B of the pipeline) runs each sgsi
+# count with each --sgsi-overlap mode, REPS times each (1), interleaved: off pieces all off ...;
+# the -v line has comm, comp, overlap and pipelined.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cmd=${1:-}
@@ -60,10 +60,9 @@ run)
 			fi
 			for m in ${GPU_MEMORY:-4GiB}; do
 				for rep in $(seq "${REPS:-1}"); do
-					for o in ${OVERLAP:-0}; do
-						ov=()
-						[[ $o == 1 ]] && ov=(--sgsi-overlap)
-						log=$out/sgsi-$p${s:+-unique}-$m${ov:+-overlap}-$rep.log
+					for o in ${OVERLAP:-pieces}; do
+						ov=(--sgsi-overlap="$o")
+						log=$out/sgsi-$p${s:+-unique}-$m-overlap-$o-$rep.log
 						echo "== sgsi $p $s --gpu-memory $m ${ov[*]} --timeout ${CAP:-120s} (rep $rep)"
 						/usr/bin/time -f "whole process %e s, peak RSS %M KB" "$dir/submatch" count -v --engine sgsi --threads "${THREADS:-16}" \
 							--gpu-memory "$m" --timeout "${CAP:-120s}" ${ov[@]+"${ov[@]}"} $s "$data" "$q" >"$log" 2>&1

@@ -32,54 +32,7 @@ func randomTemporal(seed uint64, n, m int, span int64) *Graph {
 // bruteMatches counts every sequence of len(p.Edges) events in event order (the oracle): it
 // tries all index tuples and checks the window, the order, injectivity and the edges.
 func bruteMatches(g *Graph, p *Pattern, o Options) uint64 {
-	m := len(p.Edges)
-	sel := make([]int, m)
-	var count uint64
-	var rec func(j int)
-	rec = func(j int) {
-		if j == m {
-			first, last := g.Events[sel[0]], g.Events[sel[m-1]]
-			if last.Time-first.Time > o.Delta {
-				return
-			}
-			vm := make([]int64, p.K())
-			for i := range vm {
-				vm[i] = -1
-			}
-			for i, x := range sel {
-				e := g.Events[x]
-				if i > 0 && o.Strict && g.Events[sel[i-1]].Time >= e.Time {
-					return
-				}
-				for q, dv := range [2]uint32{e.Src, e.Dst} {
-					pv := p.Edges[i][q]
-					if vm[pv] >= 0 && vm[pv] != int64(dv) {
-						return
-					}
-					vm[pv] = int64(dv)
-				}
-			}
-			seen := map[int64]bool{}
-			for _, v := range vm {
-				if seen[v] {
-					return
-				}
-				seen[v] = true
-			}
-			count++
-			return
-		}
-		start := 0
-		if j > 0 {
-			start = sel[j-1] + 1
-		}
-		for x := start; x < len(g.Events); x++ {
-			sel[j] = x
-			rec(j + 1)
-		}
-	}
-	rec(0)
-	return count
+	return bruteWindow(g, p, o.Strict, func(first, last int64) bool { return last-first <= o.Delta })
 }
 
 // bruteGrid classifies every triple of events in the window.

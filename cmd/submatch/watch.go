@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
+	"math/bits"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -73,7 +76,7 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.timestamps, "timestamps", false, "every text line of the stream ends with an integer timestamp (implied by --window and --batch-interval)")
 	fs.DurationVar(&f.timeUnit, "time-unit", time.Second, "the `DURATION` of one timestamp unit")
 	fs.DurationVar(&f.window, "window", 0, "sliding window: an edge inserted at time t is deleted when the stream reaches t + `DURATION` (the matches it destroys are reported as a batch 'expire')")
-	fs.StringVar(&f.checkpoint, "checkpoint", "", "write the graph and the stream position to `FILE` (and FILE.smg) every --checkpoint-every updates, at the end and on SIGINT/SIGTERM")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "write the graph and the stream position to `FILE` (and the graph to FILE.SEQ.smg, which FILE names) every --checkpoint-every updates, at the end and on SIGINT/SIGTERM")
 	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 100000, "updates between two checkpoints `N`")
 	fs.StringVar(&f.gpuMemory, "gpu-memory", "", "bound a GPU engine's device memory to `SIZE` (gcsm: its buffers and the cache of hot adjacency lists; default: free memory minus a margin)")
 	fs.StringVar(&f.gcsmMode, "gcsm-mode", "", "`MODE` of --engine gcsm, for measurement: cache (default: the lists a random-walk estimate reads most in GPU memory, the rest zero-copy), cache-bytes (uniform walks, ranked by estimated bytes read through the mapping), cache-density (by estimated bytes read per byte cached), cache-sampled (cache-bytes with each walk step checking a sample of its candidates), zerocopy, degree (the highest-degree lists cached), device (every list in GPU memory) or unified (the host graph in CUDA managed memory, no cache)")
@@ -95,6 +98,27 @@ type watchCheckpoint struct {
 	Created   []uint64         `json:"created"`
 	Destroyed []uint64         `json:"destroyed"`
 	Window    []csm.WindowEdge `json:"window,omitempty"`
+	// Graph is the file name of the graph's snapshot, in the checkpoint's folder (FILE.SEQ.smg);
+	// "" in the checkpoints before it: FILE.smg.
+	Graph string `json:"graph,omitempty"`
+}
+
+// checkpointGraph returns the path of the graph of the checkpoint path (FILE.smg when its JSON
+// cannot be read: the resume then says why).
+func checkpointGraph(path string) string {
+	var cp watchCheckpoint
+	if data, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(data, &cp)
+	}
+	return cp.graphPath(path)
+}
+
+// graphPath returns the path of the snapshot of the checkpoint path.
+func (cp *watchCheckpoint) graphPath(path string) string {
+	if cp.Graph == "" {
+		return path + ".smg"
+	}
+	return filepath.Join(filepath.Dir(path), cp.Graph)
 }
 
 // watchMode is how the last watch ran its stream: serial, pipeline or cut (tests).
@@ -107,6 +131,11 @@ var watchMinCores = 1.3
 // watchKillAfter, when positive, makes watch stop dead after that many batches, without a
 // checkpoint or a summary: the tests' stand-in for a kill -9.
 var watchKillAfter int
+
+// watchCrashInCheckpoint, when positive, makes that checkpoint (counted from 1) stop dead after
+// writing the graph and before committing the JSON: the tests' stand-in for a kill -9 in the
+// middle of a checkpoint.
+var watchCrashInCheckpoint int
 
 type watchState struct {
 	f         *watchFlags
@@ -122,6 +151,8 @@ type watchState struct {
 	updates   int
 	skipped   int
 	batches   int
+	cps       int    // checkpoints begun
+	cpGraph   string // the graph file of the last checkpoint committed at --checkpoint
 	win       *csm.Window
 	expired   []updates.Update // a per-update engine's expiry (expireStream)
 	expiry    csm.Result       // its summed deltas
@@ -162,12 +193,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitCode(stderr, usagef("--engine: %v", err))
 		}
 	}
-	if f.checkpoint != "" { // FILE and FILE.smg: neither an input (the stream!) nor a folder
-		inputs := append([]string{f.updatesPath}, pos...)
-		for _, out := range []string{f.checkpoint, f.checkpoint + ".smg"} {
-			if err := checkOutput("--checkpoint", out, inputs...); err != nil {
-				return exitCode(stderr, err)
-			}
+	if f.checkpoint != "" { // neither an input (the stream!) nor a folder, in a folder that exists
+		if err := checkOutput("--checkpoint", f.checkpoint, append([]string{f.updatesPath}, pos...)...); err != nil {
+			return exitCode(stderr, err)
 		}
 	}
 	if f.updatesPath != formats.Stdin { // before the graph loads: a typo costs no load
@@ -544,7 +572,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			if (f.window > 0 || span > 0) && !u.HasTime {
 				return exitCode(stderr, errNoTime(name, u))
 			}
-			if span > 0 && len(batch) > 0 && u.Time >= batch[0].Time+span {
+			if span > 0 && len(batch) > 0 && intervalEnded(batch[0].Time, u.Time, span) {
 				pending, hasPending = u, true
 				break
 			}
@@ -590,6 +618,12 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// intervalEnded reports whether time t is past the interval of span that begins at t0 (t >=
+// t0 + span), without the sum, which wraps past math.MaxInt64.
+func intervalEnded(t0, t, span int64) bool {
+	return t >= t0 && uint64(t-t0) >= uint64(span)
 }
 
 // errNoTime is the error of an update without a timestamp under --window or --batch-interval.
@@ -703,11 +737,19 @@ func (st *watchState) total(i int) string { return string(st.appendTotal(nil, i)
 // appendTotal appends total(i) to b.
 func (st *watchState) appendTotal(b []byte, i int) []byte {
 	if st.initial != nil {
-		base := st.initial[i] + st.created[i]
-		if base >= st.destroyed[i] {
-			return strconv.AppendUint(b, base-st.destroyed[i], 10)
+		// initial + created in 65 bits (carry:base), less destroyed
+		base, carry := bits.Add64(st.initial[i], st.created[i], 0)
+		d := st.destroyed[i]
+		switch {
+		case carry == 0 && base < d:
+			return strconv.AppendUint(append(b, '-'), d-base, 10) // an engine bug; shown, not hidden
+		case carry == 0 || base < d: // the total fits in 64 bits
+			return strconv.AppendUint(b, base-d, 10)
+		default: // 2^64 + base - d
+			var x big.Int
+			x.SetUint64(base - d)
+			return x.SetBit(&x, 64, 1).Append(b, 10)
 		}
-		return strconv.AppendUint(append(b, '-'), st.destroyed[i]-base, 10) // an engine bug; shown, not hidden
 	}
 	if st.created[i] >= st.destroyed[i] {
 		return strconv.AppendUint(append(b, '+'), st.created[i]-st.destroyed[i], 10)
@@ -949,17 +991,26 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 	return st.out.Flush()
 }
 
+// writeCheckpoint writes the graph to a file of its own (FILE.SEQ.smg), then commits the JSON
+// that names it by renaming it over FILE, and only then removes the graph of the checkpoint
+// before: a kill at any point leaves FILE and the graph it names of one and the same moment.
+// (Until 2026-12-03 the graph went to FILE.smg, replaced before the JSON: a kill between the
+// two resumed the new graph from the old position, applying updates twice.)
 func (st *watchState) writeCheckpoint(path string) error {
 	g, err := st.m.Graph().Snapshot()
 	if err != nil {
 		return err
 	}
-	if err := formats.WriteSnapshot(path+".smg", g); err != nil {
-		return err
-	}
 	cp := watchCheckpoint{Version: 1, Semantics: engine.Semantics{Induced: st.f.induced, Unique: st.f.unique}.String(),
 		Line: st.line, Seq: st.seq, Updates: st.updates, Skipped: st.skipped, Initial: st.initial,
-		Created: st.created, Destroyed: st.destroyed}
+		Created: st.created, Destroyed: st.destroyed, Graph: filepath.Base(path) + "." + strconv.Itoa(st.seq) + ".smg"}
+	graphPath := cp.graphPath(path)
+	if err := formats.WriteSnapshot(graphPath, g); err != nil {
+		return err
+	}
+	if st.cps++; st.cps == watchCrashInCheckpoint {
+		return errKilled
+	}
 	for _, p := range st.pats {
 		cp.Patterns = append(cp.Patterns, p.String())
 	}
@@ -970,10 +1021,15 @@ func (st *watchState) writeCheckpoint(path string) error {
 	if err != nil {
 		return err
 	}
-	return formats.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
+	// The commit: the JSON reaches the disk under a temporary name, then replaces FILE.
+	if err := formats.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return err
-	})
+	}
+	if st.cpGraph != "" && st.cpGraph != graphPath {
+		os.Remove(st.cpGraph) // (a leftover file, if this fails, is harmless)
+	}
+	st.cpGraph = graphPath
+	return nil
 }
 
 func (st *watchState) readCheckpoint(ctx context.Context, path string, log *slog.Logger) (*watchCheckpoint, *dynamic.Graph, error) {
@@ -999,9 +1055,12 @@ func (st *watchState) readCheckpoint(ctx context.Context, path string, log *slog
 	if st.f.initial != (cp.Initial != nil) {
 		return nil, nil, &inputError{msg: fmt.Sprintf("--resume %s: --initial must be given as in the run that wrote it", path)}
 	}
-	g, err := loadData(ctx, path+".smg", formats.Options{Format: "smg"}, log)
+	g, err := loadData(ctx, cp.graphPath(path), formats.Options{Format: "smg"}, log)
 	if err != nil {
 		return nil, nil, err
+	}
+	if st.f.checkpoint == path {
+		st.cpGraph = cp.graphPath(path) // replaced by the run's first checkpoint
 	}
 	return &cp, dynamic.FromGraph(g), nil
 }

@@ -30,7 +30,7 @@ var watchAutoGPUBytes int64 = splitMaxBytes
 // choice is logged (-v).
 func (f *watchFlags) chooseEngine(ctx context.Context, data string, pats []*pattern.Pattern, log *slog.Logger) string {
 	if f.resume != "" {
-		data = f.resume + ".smg"
+		data = checkpointGraph(f.resume)
 	}
 	choose := func(name, why string) string {
 		log.Debug("watch: --engine auto", "engine", name, "why", why)

@@ -94,3 +94,27 @@ func TestWatchRecordOverflowKeepsTotals(t *testing.T) {
 		t.Fatalf("after the overflow: created %v, destroyed %v; want the last exact totals", st.created, st.destroyed)
 	}
 }
+
+// TestWatchTotalNearMax: the running total initial + created - destroyed is printed exactly when
+// initial + created passes math.MaxUint64 (the total itself fitting, or not), and negative only
+// when it is.
+func TestWatchTotalNearMax(t *testing.T) {
+	const m = math.MaxUint64
+	for _, c := range []struct {
+		initial, created, destroyed uint64
+		want                        string
+	}{
+		{m - 10, 20, 15, "18446744073709551610"},
+		{m, m, m, "18446744073709551615"},
+		{m, 1, 0, "18446744073709551616"},
+		{m, m, 0, "36893488147419103230"},
+		{3, 4, 9, "-2"},
+		{0, 0, m, "-18446744073709551615"},
+		{5, 0, 5, "0"},
+	} {
+		st := &watchState{initial: []uint64{c.initial}, created: []uint64{c.created}, destroyed: []uint64{c.destroyed}}
+		if got := st.total(0); got != c.want {
+			t.Errorf("initial %d + %d - %d: total %s, want %s", c.initial, c.created, c.destroyed, got, c.want)
+		}
+	}
+}

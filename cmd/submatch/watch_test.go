@@ -564,6 +564,193 @@ func TestSearchThreads(t *testing.T) {
 	}
 }
 
+// TestWatchResumeCrashInCheckpoint: a run killed in the middle of writing a checkpoint (its graph
+// written, its JSON not yet) resumes from the checkpoint before it as if it had never begun the
+// next one: the graph and the stream position resumed are those of one moment, so no update is
+// lost or applied twice.
+func TestWatchResumeCrashInCheckpoint(t *testing.T) {
+	data, stream := randomWatchFiles(t, 11, 30, 60, 300)
+	for _, extra := range [][]string{{"--batch", "3"}, {"--engine", "dcsm-emulated"}} {
+		args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial"}, extra...)
+		code, full, errOut := runCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+		totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+		// A run that is not killed leaves one graph, its last checkpoint's.
+		dir := t.TempDir()
+		if code, _, errOut := runCmd(t, append(args, "--checkpoint", filepath.Join(dir, "cp"), "--checkpoint-every", "20")...); code != 0 {
+			t.Fatalf("%v: checkpointed run: exit %d: %s", extra, code, errOut)
+		}
+		if graphs, _ := filepath.Glob(filepath.Join(dir, "*.smg")); len(graphs) != 1 {
+			t.Errorf("%v: graphs left by the checkpoints: %v, want 1", extra, graphs)
+		}
+		for _, crashAt := range []int{2, 5} {
+			cp := filepath.Join(t.TempDir(), "cp")
+			watchCrashInCheckpoint = crashAt
+			code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", "20")...)
+			watchCrashInCheckpoint = 0
+			if code == 0 {
+				t.Fatalf("%v: the run crashing in checkpoint %d ended normally", extra, crashAt)
+			}
+			code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
+			if code != 0 {
+				t.Fatalf("%v crash in checkpoint %d: resume: exit %d: %s", extra, crashAt, code, errOut)
+			}
+			if a, b := totals(full), totals(resumed); a != b {
+				t.Errorf("%v crash in checkpoint %d: totals after the resume %q, an uninterrupted run %q", extra, crashAt, b, a)
+			}
+			for _, l := range strings.Split(resumed, "\n") {
+				if l != "" && !strings.HasPrefix(l, "# ") && !strings.Contains(full, l+"\n") {
+					t.Fatalf("%v crash in checkpoint %d: resumed line %q not in the full run", extra, crashAt, l)
+				}
+			}
+		}
+	}
+}
+
+// TestWatchResumeTimed: a timestamped stream (times that repeat, vertex deletions) in batches of
+// an interval and with a window, killed at a random batch or in the middle of a checkpoint and
+// resumed: every line of the resumed run is a line of the uninterrupted run, and the totals are
+// its totals (the update read past an interval's batch, and the window, across the resume).
+func TestWatchResumeTimed(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 12))
+	const n = 25
+	var s strings.Builder
+	now := 0
+	for range 300 {
+		now += []int{0, 0, 1, 1, 2, 5}[r.IntN(6)]
+		switch op := r.IntN(20); {
+		case op < 1:
+			fmt.Fprintf(&s, "-v %d %d\n", r.IntN(n), now)
+		case op < 2:
+			fmt.Fprintf(&s, "v %d %d %d\n", r.IntN(n), r.IntN(2), now)
+		case op < 6:
+			fmt.Fprintf(&s, "-e %d %d %d\n", r.IntN(n), r.IntN(n), now)
+		default:
+			fmt.Fprintf(&s, "e %d %d %d\n", r.IntN(n), r.IntN(n), now)
+		}
+	}
+	data := writeFile(t, "g.graph", strings.ReplaceAll(randomCSMGraph(r, n, 70, true), "e 0 0 0\n", ""))
+	stream := writeFile(t, "u.stream", s.String())
+	resumes := 0
+	for _, timing := range [][]string{{"--batch-interval", "3s", "--window", "20s"}, {"--batch", "4", "--window", "9s"}, {"--batch", "1", "--window", "7s", "--engine", "dcsm-emulated"}} {
+		args := append([]string{"watch", data, triangle, "(a:1)-(b)-(c)", "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--timestamps"}, timing...)
+		code, full, errOut := runCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", timing, code, errOut)
+		}
+		totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+		for trial := range 4 {
+			cp := filepath.Join(t.TempDir(), "cp")
+			every := 1 + r.IntN(30)
+			if trial%2 == 0 {
+				watchKillAfter = 3 + r.IntN(60)
+			} else {
+				watchCrashInCheckpoint = 2 + r.IntN(4)
+			}
+			code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", fmt.Sprint(every))...)
+			desc := fmt.Sprintf("%v trial %d (kill after %d, crash in checkpoint %d, every %d)", timing, trial, watchKillAfter, watchCrashInCheckpoint, every)
+			watchKillAfter, watchCrashInCheckpoint = 0, 0
+			if _, err := os.Stat(cp); code == 0 || err != nil {
+				continue // the stream ended first, or was killed before its first checkpoint
+			}
+			code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
+			if code != 0 {
+				t.Fatalf("%s: resume: exit %d: %s", desc, code, errOut)
+			}
+			for _, l := range strings.Split(resumed, "\n") {
+				if l != "" && !strings.HasPrefix(l, "# ") && !strings.Contains(full, l+"\n") {
+					t.Fatalf("%s: resumed line %q not in the full run", desc, l)
+				}
+			}
+			if a, b := totals(full), totals(resumed); a != b {
+				t.Errorf("%s: totals after the resume %q, an uninterrupted run %q", desc, b, a)
+			}
+			resumes++
+		}
+	}
+	if resumes < 6 {
+		t.Errorf("only %d of 12 runs resumed: the test checks too little", resumes)
+	}
+}
+
+// TestWatchTimesShifted: batches by interval and a window do not depend on where the stream's
+// times lie: TestWatchBatchInterval's stream moved next to math.MaxInt64 (where a batch's first
+// time plus the interval passes it) or math.MinInt64 (where now minus the window passes it)
+// prints what it prints at times from 0.
+func TestWatchTimesShifted(t *testing.T) {
+	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
+	times := []int64{0, 4, 9, 12, 13, 40, 41, 53, 55, 58, 60}
+	lines := []string{"e 1 2 0", "e 2 3 0", "-e 1 2 0", "e 1 3 0", "e 1 2 0", "e 3 4 0", "e 2 4 0", "-e 2 4 0", "e 1 4 0", "e 2 4 0", "-e 1 4 0"}
+	run := func(base int64) string {
+		var s strings.Builder
+		for i, l := range lines {
+			fmt.Fprintf(&s, "%s %d\n", l, base+times[i])
+		}
+		stream := writeFile(t, "u.stream", s.String())
+		code, out, errOut := runCmd(t, "watch", data, triangle, "(a)-(b)", "--updates", stream, "--unique", "--batch-interval", "10s", "--window", "30s")
+		if code != 0 {
+			t.Fatalf("from %d: exit %d: %s", base, code, errOut)
+		}
+		return out[:strings.Index(out, "# ")] // (the summary has times)
+	}
+	want := run(0)
+	for _, base := range []int64{math.MaxInt64 - 60, math.MinInt64} {
+		if got := run(base); got != want {
+			t.Errorf("times from %d:\n%s\nfrom 0:\n%s", base, got, want)
+		}
+	}
+}
+
+// TestWatchResumeLegacyCheckpoint: a checkpoint written before its JSON named its graph (the
+// graph in FILE.smg) still resumes.
+func TestWatchResumeLegacyCheckpoint(t *testing.T) {
+	data, stream := randomWatchFiles(t, 13, 30, 60, 200)
+	args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--batch", "2"}
+	code, full, errOut := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	cp := filepath.Join(t.TempDir(), "cp")
+	watchKillAfter = 40
+	code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", "30")...)
+	watchKillAfter = 0
+	if code != exitPartial {
+		t.Fatalf("killed run: exit %d", code)
+	}
+	raw, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	graph, _ := fields["graph"].(string)
+	if graph == "" {
+		t.Fatalf("the checkpoint names no graph: %s", raw)
+	}
+	if err := os.Rename(filepath.Join(filepath.Dir(cp), graph), cp+".smg"); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "graph")
+	if raw, err = json.Marshal(fields); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errOut)
+	}
+	totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+	if a, b := totals(full), totals(resumed); a != b {
+		t.Errorf("totals after the resume %q, an uninterrupted run %q", b, a)
+	}
+}
+
 // TestWatchCutStream: a truncated gzip update stream ends with an error naming the line (exit 2),
 // and everything reported before it comes from whole lines: the line the cut falls in ("e 7 10" of
 // "e 7 1007") is not applied.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
@@ -67,7 +68,8 @@ func TestChoicesOutOfCore(t *testing.T) {
 				},
 				// The kernels compiled: these are the choices of a warm cache (cold_test.go has a
 				// fresh machine's, TestFreshMachine).
-				KernelState: func(string) gpu.KernelState { return gpu.KernelCached },
+				KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
+				EstimateBudget: time.Minute, // the choice must not depend on how busy the machine is
 			}}
 			d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: c.threads, GPUMemoryLimit: c.limit}, false)
 			if err != nil {
@@ -125,6 +127,7 @@ func TestFreshMachine(t *testing.T) {
 				}
 				return before
 			},
+			EstimateBudget: time.Minute,
 		}}
 		d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 4}, false)
 		if err != nil {

@@ -3,6 +3,7 @@ package auto_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
@@ -21,9 +22,10 @@ func TestHostPredictsThePlanItRuns(t *testing.T) {
 	}
 	wv := sharedtest.WikiVote(t)
 	a := auto.Engine{Rules: &auto.Rules{
-		GPU:         func(context.Context) (string, error) { return "NVIDIA H200", nil },
-		Memory:      func(context.Context) (uint64, uint64) { return 130 << 30, 140 << 30 },
-		KernelState: func(string) gpu.KernelState { return gpu.KernelCached },
+		GPU:            func(context.Context) (string, error) { return "NVIDIA H200", nil },
+		Memory:         func(context.Context) (uint64, uint64) { return 130 << 30, 140 << 30 },
+		KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
+		EstimateBudget: time.Minute, // the choice must not depend on how busy the machine is
 	}}
 	for _, c := range []struct {
 		name, src string

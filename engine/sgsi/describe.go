@@ -165,10 +165,11 @@ func movedBytes(need, mem uint64) float64 {
 
 // RegisterFlags implements engine.Configurable: --sgsi-overlap.
 func (e Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
-	overlap := fs.Bool("sgsi-overlap", e.Options.Overlap, "with --engine sgsi: run the direct count's blocks as a pipeline on two CUDA streams, the next block's upload beside the last one's kernel (Options.Overlap; off: serial, on the default stream)")
+	overlap := e.Options.Overlap
+	fs.TextVar(&overlap, "sgsi-overlap", e.Options.Overlap, "with --engine sgsi: which of the direct count's blocks run as a pipeline on two CUDA streams, the next upload beside the last kernel, `MODE`: pieces (rows generated from edges, streamed in pieces), all (blocks of table rows too) or off (serial, on the default stream)")
 	return func() (engine.Engine, error) {
 		o := e.Options
-		o.Overlap = *overlap
+		o.Overlap = overlap
 		return Engine{Options: o}, nil
 	}
 }

@@ -479,11 +479,11 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 
 // blockLayout is where the direct count's blocks go in the region.
 //
-// Serial (the default): a block's header (link table, descriptors), its rows or generating
+// Serial: a block's header (link table, descriptors), its rows or generating
 // vertices and its own lists from cacheOff, each piece of generated rows after them; the
 // kernels count into the counter at sumOff, read before the next block is uploaded.
 //
-// Overlapped (Options.Overlap, pipe.go): the two slots' counters at cacheOff; a block of table
+// Overlapped (Options.Overlap: by default the pieces of generated rows; pipe.go): the two slots' counters at cacheOff; a block of table
 // rows takes the slots in turn, each with its header, rows and lists; a block of generated rows
 // keeps its descriptors, vertices and own lists in a shared area, and its pieces take the slots
 // in turn, each with its link table and lists. So a slot is filled while the other's kernel
@@ -502,18 +502,22 @@ type blockLayout struct {
 
 // blockLayout lays the blocks out (see blockLayout) within capacity words from cacheOff, links
 // the link table's words, header those of a block's header, budget a block's words serially:
-// overlapped when the runner overlaps, its backend has a pipeline, and two slots leave a block
-// or piece room for at least 64 words; else serial.
+// overlapped when the runner overlaps this kind of block (Options.Overlap), its backend has a
+// pipeline, --memory has room for the pipeline's staging buffers, and two slots leave a block or
+// piece room for at least 64 words; else serial.
 func (r *runner) blockLayout(d *directStep, links, header, capacity, budget uint64) *blockLayout {
 	lay := &blockLayout{own: budget, piece: budget / 2, links: links}
 	if d.gen >= 0 {
 		lay.own /= 2 // own lists; the pieces take the other half
 	}
-	if !r.overlap {
+	if d.gen >= 0 && !r.overlapGen || d.gen < 0 && !r.overlapTable {
 		return lay
 	}
 	if _, ok := r.be.(piper); !ok {
 		return lay
+	}
+	if r.reserve("the pipeline's staging buffers", 4*streamWords*pipeStages) != nil {
+		return lay // over --memory: serial, on the one staging buffer
 	}
 	base := r.cacheOff + 4 // the counters
 	avail := capacity - min(capacity, 4)

@@ -188,8 +188,9 @@ type runner struct {
 	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
 	// candidate bitsets; keyOff and up are the direct count's, reused.
 	buffered bool
-	// overlap runs the direct count's blocks through the backend's pipeline (Options.Overlap).
-	overlap bool
+	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
+	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
+	overlapGen, overlapTable bool
 	// blockSum is set while a direct block's count is on the device, not yet read (read when
 	// the next block is collected, or at the count's end: at most one block's sum pending).
 	blockSum bool

@@ -62,7 +62,7 @@ func TestGPUPipelineStaging(t *testing.T) {
 			b.gp.words[i] = b.gp.words[i][:stage]
 		}
 		r := newRunner(b)
-		r.overlap = true
+		r.overlapGen, r.overlapTable = true, true
 		err = schedule(b, true, func() error { return r.run(induced, unique) })
 		if _, _, e := b.DeviceTimes(); err == nil {
 			err = e

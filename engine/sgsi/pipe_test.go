@@ -238,7 +238,7 @@ func TestPipelineOnModel(t *testing.T) {
 			be := &modelBackend{HostBackend: NewHostBackend(words)}
 			be.m = newPipeModel(be.HostBackend, 2+rng.IntN(5), uint64(16+rng.IntN(185)), eager)
 			r := newRunner(be)
-			r.overlap = true
+			r.overlapGen, r.overlapTable = true, true
 			err := r.run(induced, unique)
 			if err == nil {
 				err = be.m.err
@@ -387,7 +387,7 @@ func TestPipelineFailures(t *testing.T) {
 		be := &modelBackend{HostBackend: NewHostBackend(words)}
 		be.m = newPipeModel(be.HostBackend, 3, 64, false)
 		be.m.failAt = failAt
-		r := &runner{ctx: ctx, be: be, st: &Stats{}, s: s, q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, overlap: true}
+		r := &runner{ctx: ctx, be: be, st: &Stats{}, s: s, q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, overlapGen: true, overlapTable: true}
 		err := r.run(false, false)
 		return r, be.m, err
 	}
@@ -415,7 +415,7 @@ func TestPipelineFailures(t *testing.T) {
 			cancel()
 		}
 	}
-	r := &runner{ctx: ctx, be: be, st: &Stats{}, s: s, q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, overlap: true}
+	r := &runner{ctx: ctx, be: be, st: &Stats{}, s: s, q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, overlapGen: true, overlapTable: true}
 	err = r.run(false, false)
 	if !errors.Is(err, context.Canceled) || r.total > full.total || r.st.Blocks >= full.st.Blocks {
 		t.Errorf("cancelled: %d counted in %d blocks (%v), want context.Canceled, at most %d in fewer than %d blocks", r.total, r.st.Blocks, err, full.total, full.st.Blocks)

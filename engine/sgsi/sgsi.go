@@ -69,11 +69,12 @@ type Options struct {
 	// Buffered counts the last step of a count (in or out of core) with Prealloc-Combine's
 	// buffers, as listings do, instead of the direct count (direct.go): for measurement and tests.
 	Buffered bool
-	// Overlap runs the direct count's blocks as a pipeline on two streams (pipe.go): the next
-	// block's (or piece's) upload on a copy stream into one of two slots of the region while
-	// the last one's kernel runs on a compute stream. Off: the serial direct count, every copy
-	// and kernel on the default stream. --sgsi-overlap.
-	Overlap bool
+	// Overlap says which of the direct count's blocks run as a pipeline on two streams
+	// (pipe.go): the next block's (or piece's) upload on a copy stream into one of two slots of
+	// the region while the last one's kernel runs on a compute stream. Serial: every copy and
+	// kernel on the default stream. The zero value, OverlapPieces, overlaps the pieces of
+	// generated rows only. --sgsi-overlap.
+	Overlap Overlap
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64
 	// predictor is how a dealt count predicts its roots' work (deal.go; tests compare them).
@@ -187,7 +188,8 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
-		buffered: e.Options.Buffered, overlap: e.Options.Overlap, part: part, predictor: e.Options.predictor}
+		buffered: e.Options.Buffered, overlapGen: e.Options.Overlap.overlaps(true),
+		overlapTable: e.Options.Overlap.overlaps(false), part: part, predictor: e.Options.predictor}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}

@@ -195,14 +195,16 @@ const OracleBudget = 150_000
 const DenseOracleBudget = 2_000_000
 
 // Seeds returns the seeds a property test runs: 0..n-1 with n = full in the deep sweeps
-// (SUBMATCH_LONG=1, which CI sets), short by default (the README's `go test ./...`), and half of
-// short with -short (the race run); or SUBMATCH_ORACLE_SEEDS=n seeds, or the single
-// SUBMATCH_ORACLE_SEED; and the repetitions SUBMATCH_ORACLE_REPEAT asks for (default 1).
+// (SUBMATCH_LONG=1, which CI sets), short by default (the README's `go test ./...`), half of
+// short with -short, and a tenth of short under the race detector (testenv.Race); or
+// SUBMATCH_ORACLE_SEEDS=n seeds, or the single SUBMATCH_ORACLE_SEED; and the repetitions SUBMATCH_ORACLE_REPEAT asks for (default 1).
 func Seeds(t testing.TB, full, short int) (seeds []uint64, repeat int) {
 	count := short
 	switch {
 	case testenv.Long():
 		count = full
+	case testenv.Race:
+		count = max(1, short/10)
 	case testing.Short():
 		count = max(1, short/2)
 	}
