@@ -1,18 +1,73 @@
 package csm
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
 )
 
 // Window is a sliding time window over a timestamped stream: an edge inserted at time t lives
-// until the stream reaches t + Span, when Expire returns its deletion. Feed it every batch that
-// was applied (Observe skips the updates the batch refused).
+// until the stream reaches t + Span, when Expire returns its deletion, whatever the times of the
+// edges inserted before it (a stream's times may go back). Feed it every batch that was applied
+// (Observe skips the updates the batch refused).
 type Window struct {
 	Span  int64
-	queue []WindowEdge
-	head  int
+	queue []queuedEdge      // a min-heap by time, then insertion order: the next edge due first
+	seq   uint64            // insertions so far (the ties' order)
 	last  map[pairKey]int64 // the latest insertion time of every edge in the window
+}
+
+// queuedEdge is an edge in the window's heap: its insertion order breaks ties of time, so that
+// edges of equal time expire in stream order.
+type queuedEdge struct {
+	WindowEdge
+	seq uint64
+}
+
+func (a *queuedEdge) before(b *queuedEdge) bool {
+	return a.Time < b.Time || a.Time == b.Time && a.seq < b.seq
+}
+
+// push adds e to the heap. The times of a stream may go back: an edge inserted at 5 after one at
+// 10 is due first.
+func (w *Window) push(e WindowEdge) {
+	w.queue = append(w.queue, queuedEdge{e, w.seq})
+	w.seq++
+	q := w.queue
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q[i].before(&q[parent]) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
+	}
+}
+
+// pop removes and returns the edge due first.
+func (w *Window) pop() WindowEdge {
+	q := w.queue
+	top := q[0].WindowEdge
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	for i := 0; ; {
+		least := i
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < n && q[c].before(&q[least]) {
+				least = c
+			}
+		}
+		if least == i {
+			break
+		}
+		q[i], q[least] = q[least], q[i]
+		i = least
+	}
+	w.queue = q
+	return top
 }
 
 // WindowEdge is an edge in the window and the time it was inserted.
@@ -40,7 +95,7 @@ func (w *Window) Observe(batch []updates.Update, res *Result) {
 		switch u.Kind {
 		case updates.InsertEdge:
 			w.last[keyOf(u.U, u.V)] = u.Time
-			w.queue = append(w.queue, WindowEdge{U: u.U, V: u.V, Label: u.Label, Time: u.Time})
+			w.push(WindowEdge{U: u.U, V: u.V, Label: u.Label, Time: u.Time})
 		case updates.DeleteEdge:
 			delete(w.last, keyOf(u.U, u.V))
 		}
@@ -50,9 +105,8 @@ func (w *Window) Observe(batch []updates.Update, res *Result) {
 // Expire appends to out the deletions of the edges whose time is up at time now (inserted at or
 // before now - Span, still present in g and not inserted again since), and returns it.
 func (w *Window) Expire(now int64, g *dynamic.Graph, out []updates.Update) []updates.Update {
-	for w.head < len(w.queue) && w.due(w.queue[w.head].Time, now) {
-		e := w.queue[w.head]
-		w.head++
+	for len(w.queue) > 0 && w.due(w.queue[0].Time, now) {
+		e := w.pop()
 		k := keyOf(e.U, e.V)
 		if t, ok := w.last[k]; !ok || t != e.Time {
 			continue // deleted or inserted again later
@@ -68,10 +122,6 @@ func (w *Window) Expire(now int64, g *dynamic.Graph, out []updates.Update) []upd
 		}
 		out = append(out, updates.Update{Kind: updates.DeleteEdge, U: e.U, V: e.V, Time: now, HasTime: true})
 	}
-	if w.head > 1024 && w.head*2 > len(w.queue) {
-		w.queue = append(w.queue[:0], w.queue[w.head:]...)
-		w.head = 0
-	}
 	return out
 }
 
@@ -83,8 +133,8 @@ func (w *Window) Expire(now int64, g *dynamic.Graph, out []updates.Update) []upd
 // expiry that may find nothing to delete: the bound is conservative, never late).
 func (w *Window) Run(stream []updates.Update) int {
 	oldest, ok := int64(0), false
-	if w.head < len(w.queue) {
-		oldest, ok = w.queue[w.head].Time, true
+	if len(w.queue) > 0 {
+		oldest, ok = w.queue[0].Time, true
 	}
 	for i := range stream {
 		u := &stream[i]
@@ -106,10 +156,14 @@ func (w *Window) due(t, now int64) bool {
 
 // Edges returns the edges still in the window, oldest first (for checkpoints).
 func (w *Window) Edges() []WindowEdge {
+	q := slices.Clone(w.queue)
+	slices.SortFunc(q, func(a, b queuedEdge) int {
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.seq, b.seq))
+	})
 	var out []WindowEdge
-	for _, e := range w.queue[w.head:] {
+	for _, e := range q {
 		if t, ok := w.last[keyOf(e.U, e.V)]; ok && t == e.Time {
-			out = append(out, e)
+			out = append(out, e.WindowEdge)
 		}
 	}
 	return out
@@ -119,6 +173,6 @@ func (w *Window) Edges() []WindowEdge {
 func (w *Window) Restore(edges []WindowEdge) {
 	for _, e := range edges {
 		w.last[keyOf(e.U, e.V)] = e.Time
-		w.queue = append(w.queue, e)
+		w.push(e)
 	}
 }

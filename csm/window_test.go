@@ -82,6 +82,70 @@ func TestWindowRun(t *testing.T) {
 	}
 }
 
+// TestWindowExpireOracle: Expire before every update deletes exactly the edges a brute force
+// finds due (present, inserted last at or before the update's time minus the span), on random
+// streams whose times now and then go back: an edge inserted at 5 after one at 10 expires at 5 +
+// span, not behind the other (the window was a queue in stream order).
+func TestWindowExpireOracle(t *testing.T) {
+	p, _ := pattern.Parse("(a)-(b)")
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		m, err := Open(dynamic.New(), []*pattern.Pattern{p}, Options{SkipInvalid: true, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		span := int64(1 + r.IntN(15))
+		w := NewWindow(span)
+		inserted := map[[2]int64]int64{} // oracle: the edges present and their last insertion time
+		now := int64(100)
+		var res Result
+		for i := range 150 {
+			now += int64(r.IntN(4)) - int64(r.IntN(6)/5)*int64(r.IntN(12))
+			var due []string
+			for e, at := range inserted {
+				if at <= now-span {
+					due = append(due, fmt.Sprint(e[0], "-", e[1]))
+					delete(inserted, e)
+				}
+			}
+			var got []string
+			for _, u := range w.Expire(now, m.Graph(), nil) {
+				got = append(got, fmt.Sprint(u.U, "-", u.V))
+			}
+			slices.Sort(due)
+			slices.Sort(got)
+			if !slices.Equal(got, due) {
+				t.Fatalf("seed %d, update %d at %d (span %d): expired %v, want %v", seed, i, now, span, got, due)
+			}
+			exp := make([]updates.Update, len(got))
+			for j, s := range got {
+				var a, b int64
+				fmt.Sscanf(s, "%d-%d", &a, &b)
+				exp[j] = updates.Update{Kind: updates.DeleteEdge, U: a, V: b}
+			}
+			if err := m.Apply(context.Background(), exp, nil, &res); err != nil {
+				t.Fatal(err)
+			}
+			u := updates.Update{Kind: updates.InsertEdge, U: int64(r.IntN(6)), V: int64(6 + r.IntN(6)), Time: now, HasTime: true, Line: i + 1}
+			if r.IntN(3) == 0 {
+				u.Kind = updates.DeleteEdge
+			}
+			batch := []updates.Update{u}
+			if err := m.Apply(context.Background(), batch, nil, &res); err != nil {
+				t.Fatal(err)
+			}
+			w.Observe(batch, &res)
+			if len(res.Invalid) == 0 {
+				if u.Kind == updates.InsertEdge {
+					inserted[[2]int64{u.U, u.V}] = now
+				} else {
+					delete(inserted, [2]int64{u.U, u.V})
+				}
+			}
+		}
+	}
+}
+
 // TestWindowExtremeTimes: a window's expiries do not depend on where the stream's times lie: the
 // random streams of TestWindowRun moved to the lowest timestamps of int64 (where now - span
 // passes below math.MinInt64), or under a span of math.MaxInt64 at times around 0, expire the

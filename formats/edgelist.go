@@ -288,9 +288,11 @@ func readVertexLabels(ctx context.Context, b *graph.Builder, path string) error 
 	defer closeFn()
 	lr := newLineReader(r, path)
 	var v [2]int64
-	for {
+	for n := 0; ; n++ {
 		line, err := lr.nextData(edgeComments)
-		if err == io.EOF {
+		if err == io.EOF && n == 0 {
+			return inputErrorf(path, "no labels: expected %q lines", labelsSyntax)
+		} else if err == io.EOF {
 			return nil
 		} else if err != nil {
 			return err

@@ -42,7 +42,7 @@ const maxDecodedWindow = 1 << 30
 func LoadContext(ctx context.Context, path string, opts Options) (*graph.Graph, error) {
 	opts.ctx = ctx
 	if path == Stdin {
-		return readStream(ctx, os.Stdin, stdinName, "", opts)
+		return readStream(ctx, stdin(ctx), stdinName, "", opts)
 	}
 	st, err := statInput(path)
 	if err != nil {
@@ -296,6 +296,9 @@ func readStream(ctx context.Context, r io.Reader, name, extName string, opts Opt
 	var l Loader
 	if opts.Format == "" || opts.Format == "auto" {
 		if l, err = detect(detectName(extName), head, name); err != nil {
+			if dir, ok := graphMinerDir(filepath.Dir(extName)); ok && extName != "" {
+				return nil, inputErrorf(name, "is one file of the GraphMiner graph in %s: give the folder", dir)
+			}
 			return nil, err
 		}
 	} else if l = lookup(opts.Format); l == nil {
@@ -354,7 +357,7 @@ func loadDir(path string, opts Options) (*graph.Graph, error) {
 	var err error
 	if opts.Format == "" || opts.Format == "auto" {
 		if l, err = detect(path, nil, path); err != nil {
-			return nil, err
+			return nil, inputErrorf(path, "is a folder, not a GraphMiner graph (no %s in it): give a graph file", gmMeta)
 		}
 	} else if l = lookup(opts.Format); l == nil {
 		return nil, fmt.Errorf("unknown format %q (known formats: %s)", opts.Format, strings.Join(Names(), ", "))

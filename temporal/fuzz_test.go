@@ -1,12 +1,13 @@
 package temporal
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
 
-// FuzzRead: event files never panic; an accepted file's events have distinct endpoints (self-loops
-// are dropped) and are in time order.
+// FuzzRead: event files never panic; a refused one is an *InputError naming the file; an accepted
+// file's events have distinct endpoints (self-loops are dropped) and are in time order.
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{"1 2 10\n2 3 20\n", "# c\n1,2,3\n", "1 1 5\n", "1 2\n", "a b c\n", "1 2 -5\n2 1 9999999999999\n"} {
 		f.Add(s)
@@ -14,6 +15,10 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		g, err := Read(strings.NewReader(s), "fuzz")
 		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "fuzz:") {
+				t.Fatalf("error is not an InputError naming the file: %v", err)
+			}
 			return
 		}
 		for i, e := range g.Events {

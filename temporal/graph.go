@@ -15,6 +15,8 @@ package temporal
 import (
 	"bufio"
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -151,14 +153,22 @@ func (b *Builder) Build() *Graph {
 	return g
 }
 
-// InputError is a bad line of a temporal edge file.
+// InputError is a bad line of a temporal edge file (Line 0: the file as a whole).
 type InputError struct {
 	Path string
 	Line int
 	Msg  string
+	Err  error // the read error, if any
 }
 
-func (e *InputError) Error() string { return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg) }
+func (e *InputError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
 
 // Load reads a temporal edge list: one event "SRC DST TIME" per line, separated by whitespace
 // (SNAP) or commas (CSV). Lines starting with # or % are comments; a first line that is not
@@ -173,13 +183,23 @@ func Load(path string) (*Graph, error) {
 	return Read(f, path)
 }
 
-// Read is Load from a reader; name is used in error messages.
+// maxLineBytes bounds one line of an event file: a longer one is an error, not an unbounded
+// allocation.
+const maxLineBytes = 1 << 20
+
+// Read is Load from a reader; name is used in error messages. A file without a single event line
+// is an *InputError, and so is a read that fails (a truncated gzip stream) or a line longer than
+// 1 MiB, naming the line; a read that ends with a cancelled context's error returns it wrapped.
+// The text read together with an error is a line cut short: it is never parsed.
 func Read(r io.Reader, name string) (*Graph, error) {
 	b := NewBuilder()
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	first := true
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
+	first, events, line := true, 0, 1
+	for ; sc.Scan(); line++ {
+		if sc.Err() != nil {
+			break // the line was cut short by the read error
+		}
 		s := strings.TrimSpace(sc.Text())
 		if s == "" || s[0] == '#' || s[0] == '%' {
 			continue
@@ -205,13 +225,30 @@ func Read(r io.Reader, name string) (*Graph, error) {
 				first = false
 				continue // a header
 			}
-			return nil, &InputError{Path: name, Line: line, Msg: fmt.Sprintf("expected 'SRC DST TIME' (three integers), got %q", s)}
+			return nil, &InputError{Path: name, Line: line, Msg: fmt.Sprintf("expected 'SRC DST TIME' (three integers), got %s", quoteLine(s))}
 		}
 		first = false
+		events++
 		b.Add(x[0], x[1], x[2])
 	}
-	if err := sc.Err(); err != nil {
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, &InputError{Path: name, Line: line, Msg: fmt.Sprintf("line longer than %d MiB: not an event file", maxLineBytes>>20), Err: err}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("reading %s: %w", name, err)
+	case err != nil:
+		return nil, &InputError{Path: name, Line: line, Msg: "read failed: " + err.Error(), Err: err}
+	case events == 0:
+		return nil, &InputError{Path: name, Msg: "no events: expected 'SRC DST TIME' lines"}
 	}
 	return b.Build(), nil
+}
+
+// quoteLine quotes a line for an error message, shortening a long one.
+func quoteLine(s string) string {
+	const max = 80
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + "..."
+	}
+	return strconv.Quote(s)
 }

@@ -2,12 +2,15 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/submatch/submatch/internal/testenv"
+	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // randomTemporal makes n vertices and m events with timestamps in [0, span): small spans give
@@ -171,6 +174,47 @@ func TestReadErrors(t *testing.T) {
 	g, err := Read(strings.NewReader("# c\n1 2 5\n2 1 3\n1 1 4\n"), "y")
 	if err != nil || len(g.Events) != 2 || g.SelfLoops != 1 || g.Events[0].Time != 3 {
 		t.Errorf("read: %+v %v", g, err)
+	}
+}
+
+// failingReader returns its text, then err (a cancelled load, a truncated gzip stream).
+type failingReader struct {
+	text string
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.text == "" {
+		return 0, r.err
+	}
+	n := copy(p, r.text)
+	r.text = r.text[n:]
+	return n, nil
+}
+
+// TestReadFaults: a read cut short mid-line is reported as the read error (a cancelled load wraps
+// the context's error; any other is an *InputError naming the line), never as the cut line being
+// malformed, and the cut line is not taken as an event; a line too long and a file without a
+// single event line are *InputErrors naming the file.
+func TestReadFaults(t *testing.T) {
+	for _, text := range []string{"1 2 3\n4 5", "1 2 3\n4 5 6"} {
+		_, err := Read(&failingReader{text, context.Canceled}, "c.txt")
+		var ie *InputError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &ie) {
+			t.Errorf("cancelled read of %q: %v", text, err)
+		}
+		_, err = Read(&failingReader{text, io.ErrUnexpectedEOF}, "t.gz")
+		if !errors.As(err, &ie) || ie.Line != 2 || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("failed read of %q: %v", text, err)
+		}
+	}
+	long := "1 2 3\n" + strings.Repeat("7", 2<<20) + "\n"
+	for _, text := range []string{long, "", "# no events\n", "src dst t\n"} {
+		_, err := Read(strings.NewReader(text), "x.txt")
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "x.txt:") || len(err.Error()) > 200 {
+			t.Errorf("Read(%.20q): %v", text, err)
+		}
 	}
 }
 

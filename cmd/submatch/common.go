@@ -110,9 +110,9 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	m.loadFlags.register(fs)
 	fs.StringVar(&m.engine, "engine", "auto", "matching engine `NAME`: auto or one of "+strings.Join(concreteEngines(), ", ")+
 		". auto picks per query: the CPU engine, unless a GPU is present and a GPU engine is predicted, from an estimate of the search, to finish sooner (listing stays on the CPU unless a GPU engine supports it); --explain says what it chose and why")
-	fs.IntVar(&m.threads, "threads", 0, "worker threads `N` (0: all cores)")
+	registerThreads(fs, &m.threads, "worker threads `N` (0: all cores)")
 	fs.BoolVar(&m.induced, "induced", false, "vertex-induced matches: non-adjacent pattern vertices must map to non-adjacent data vertices")
-	fs.BoolVar(&m.unique, "unique", false, "count each distinct subgraph once (embeddings / |Aut(pattern)|)")
+	fs.BoolVar(&m.unique, "unique", false, "each distinct subgraph once: count embeddings / |Aut(pattern)|, list one match per subgraph")
 	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
 	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GiB; MB and GB are powers of 1000 (default: no bound)")
@@ -346,8 +346,15 @@ func (l *loadFlags) checkAndLoad(ctx context.Context, path string, verbose bool,
 		return nil, err
 	}
 	log := newLogger(stderr, verbose)
-	return loadData(ctx, path, l.options(log), log)
+	g, err := loadData(ctx, path, l.options(log), log)
+	if err == nil && dataLoaded != nil {
+		dataLoaded()
+	}
+	return g, err
 }
+
+// dataLoaded, when set (by tests), is called once checkAndLoad has loaded a graph.
+var dataLoaded func()
 
 // loadData reads a data graph in any format ("-": standard input) until ctx is cancelled.
 func loadData(ctx context.Context, path string, opts formats.Options, log *slog.Logger) (*graph.Graph, error) {
@@ -368,8 +375,7 @@ func loadDataChecking(ctx context.Context, path string, opts formats.Options, lo
 	start := time.Now()
 	g, pending, err := formats.LoadChecking(ctx, path, opts)
 	if err != nil && ctx.Err() != nil {
-		// Cut short by --timeout or a signal: say which, in words (exit status 1).
-		return nil, nil, &stoppedError{msg: path + ": loading stopped: " + stopReason(ctx, 0) + " (nothing was counted)", err: ctx.Err()}
+		return nil, nil, loadStopped(ctx, path)
 	}
 	if err != nil {
 		return nil, nil, loadError(path, err)
@@ -398,6 +404,12 @@ type stoppedError struct {
 func (e *stoppedError) Error() string { return e.msg }
 func (e *stoppedError) Unwrap() error { return e.err }
 
+// loadStopped is the error of a load cut short by --timeout or a signal: it says which, in words
+// (exit status 1).
+func loadStopped(ctx context.Context, path string) error {
+	return &stoppedError{msg: path + ": loading stopped: " + stopReason(ctx, 0) + " (nothing was counted)", err: ctx.Err()}
+}
+
 // loadQuery reads a query: a file in any format ("-": standard input) or, when arg is not an
 // existing file and starts with "(", an inline pattern.
 func loadQuery(ctx context.Context, arg string, opts formats.Options) (*pattern.Pattern, error) {
@@ -411,6 +423,12 @@ func loadQuery(ctx context.Context, arg string, opts formats.Options) (*pattern.
 		return p, nil
 	}
 	p, err := formats.LoadPatternContext(ctx, arg, opts)
+	if err != nil && ctx.Err() != nil {
+		return nil, loadStopped(ctx, arg)
+	}
+	if errors.Is(err, fs.ErrNotExist) && strings.ContainsAny(arg, "-,") && !strings.ContainsAny(arg, "./") { // "a-b-c", not a file name
+		return nil, &inputError{msg: arg + ": no such file (an inline pattern is written (a)-(b)-(c), each vertex in parentheses)", err: err}
+	}
 	if err != nil {
 		return nil, loadError(arg, err)
 	}

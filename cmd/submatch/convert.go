@@ -75,12 +75,30 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	start = time.Now()
 	report := stdout
 	var written countingWriter
+	// Ctrl-C stops the write (the snapshot writer, which writes a file in parallel and quickly, is
+	// checked after it): OUT is then not renamed into place.
+	write := func(w io.Writer) error {
+		if format != "smg" {
+			w = ctxWriter{ctx, w}
+		}
+		if err := formats.WriteGraph(w, g, format); err != nil {
+			return err
+		}
+		return ctx.Err()
+	}
 	if out == "-" {
 		written.w = stdout
-		err = formats.WriteGraph(&written, g, format)
+		err = write(&written)
 		report = stderr
 	} else {
-		err = formats.WriteFile(out, g, format)
+		err = formats.WriteAtomic(out, write)
+	}
+	if err != nil && ctx.Err() != nil {
+		what := out + " not written"
+		if out == "-" {
+			what = "the graph on standard output is incomplete"
+		}
+		return exitCode(stderr, &stoppedError{msg: "convert: " + stopReason(ctx, 0) + "; " + what, err: ctx.Err()})
 	}
 	if err != nil {
 		if errors.Is(err, formats.ErrNotRegular) {
@@ -130,6 +148,19 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitCode(stderr, fmt.Errorf("writing the report: %w", err))
 	}
 	return exitOK
+}
+
+// ctxWriter fails its writes once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // countingWriter counts the bytes written through it.

@@ -34,6 +34,12 @@ const (
 	demoEdgeLabels   = 2
 )
 
+// The demo graph's bounds: it is generated in memory (--vertices 1e11 ran out of it).
+const (
+	demoMaxVertices = 1 << 24
+	demoMaxAttach   = 1 << 10
+)
+
 // demoGraph generates a deterministic labelled preferential-attachment (Barabási–Albert) graph:
 // each new vertex joins m distinct earlier vertices picked with probability proportional to their
 // degree; vertex labels are skewed over 0..3 and edge labels uniform over 0..1.
@@ -142,7 +148,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	)
 	common.register(fs)
 	fs.StringVar(&engName, "engine", "auto", "matching engine `NAME` (auto: chosen per count, as for count --engine)")
-	fs.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
+	registerThreads(fs, &threads, "worker threads `N` (0: all cores)")
 	fs.IntVar(&n, "vertices", 4000, "number of vertices `N` of the generated graph")
 	fs.IntVar(&m, "attach", 3, "edges `M` each new vertex brings")
 	fs.Uint64Var(&seed, "seed", 1, "random `SEED` of the generator")
@@ -155,6 +161,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if m < 1 || n <= m+1 {
 		return exitCode(stderr, usagef("demo: need --attach >= 1 and --vertices > attach+1"))
+	}
+	if n > demoMaxVertices || m > demoMaxAttach {
+		return exitCode(stderr, usagef("demo: a small graph in memory: at most %d vertices, --attach at most %d (gen rmat makes large graphs)", demoMaxVertices, demoMaxAttach))
 	}
 	if err := common.check(); err != nil {
 		return exitCode(stderr, err)

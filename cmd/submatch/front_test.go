@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -92,6 +93,10 @@ func TestMemoryFlagUnits(t *testing.T) {
 func TestFlagMessages(t *testing.T) {
 	data := writeFile(t, "g.txt", "0 1\n1 2\n")
 	loop := writeFile(t, "loop.txt", "0 1\n1 1\n")
+	gmFile := writeFile(t, "graph.edge.bin", "\x00\x01\x02\x03\x04\x05\x06\xff")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(gmFile), "graph.meta.txt"), []byte("2 2 4 8 1 2 1 0 1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -102,6 +107,19 @@ func TestFlagMessages(t *testing.T) {
 		{[]string{"count", "--threads", "x", data, "(a)-(b)"}, `--threads "x": expected a whole number`},
 		{[]string{"stats", filepath.Join(t.TempDir(), "nope.txt")}, "nope.txt: no such file\n"},
 		{[]string{"stats", loop}, "self-loop on vertex 1 (--drop-self-loops loads it anyway"},
+		// An empty argument (an unset shell variable) is named as such, not as the file ": no such file".
+		{[]string{"count", data, ""}, "count: argument 2 is empty"},
+		{[]string{"stats", " "}, "stats: argument 1 is empty"},
+		{[]string{"temporal", "count", "", "a->b", "--delta", "1"}, "temporal count: argument 1 is empty"},
+		// A folder that is not a GraphMiner graph is not an "unrecognised format" to choose; a file
+		// of a GraphMiner graph points to its folder.
+		{[]string{"stats", filepath.Dir(data)}, "is a folder, not a GraphMiner graph (no graph.meta.txt in it): give a graph file"},
+		{[]string{"stats", gmFile}, "graph.edge.bin: is one file of the GraphMiner graph in " + filepath.Dir(gmFile) + ": give the folder"},
+		{[]string{"motifs", data}, "motifs needs -k K, the pattern size (3..6)"},
+		// An empty labels file is a mistake, not a graph without labels.
+		{[]string{"stats", "--vertex-labels", writeFile(t, "labels.txt", "# none\n"), data}, `labels.txt: no labels: expected "<id> <label>" lines`},
+		// A query that is neither a file nor an inline pattern says what an inline pattern looks like.
+		{[]string{"count", data, "a-b-c"}, "a-b-c: no such file (an inline pattern is written (a)-(b)-(c)"},
 	} {
 		code, _, errOut := runCmd(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "stat ") {
@@ -315,5 +333,168 @@ func TestOwnReadersRefuseFIFOs(t *testing.T) {
 	}
 	if code, out, errOut := runCmd(t, "temporal", "count", events, "a->b, b->a", "--delta", "100"); code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "\t1") {
 		t.Errorf("gzip events: exit %d, %q, %q", code, out, errOut)
+	}
+}
+
+// TestNoGPUSaysWhatToDo: a GPU engine or device asked for on a machine without a GPU says that the
+// CPU gives the same results and where to look (exit 1, one line).
+func TestNoGPUSaysWhatToDo(t *testing.T) {
+	if _, out, _ := runCmd(t, "gpu-info", "--json"); !strings.Contains(out, `"devices": []`) {
+		t.Skip("a GPU is present")
+	}
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	events := writeFile(t, "e.txt", temporalSample)
+	updates := writeFile(t, "u.txt", "e 0 3\n")
+	for _, args := range [][]string{
+		{"count", "--engine", "stmatch", data, "(a)-(b)"},
+		{"list", "--engine", "geneva", data, "(a)-(b)"},
+		{"motifs", "-k", "3", "--device", "gpu", data},
+		{"temporal", "count", "--device", "gpu", events, "a->b", "--delta", "5"},
+		{"watch", "--engine", "gcsm", data, "(a)-(b)", "--updates", updates},
+	} {
+		code, _, errOut := runCmd(t, args...)
+		if code != exitPartial || !strings.Contains(errOut, "no usable NVIDIA GPU") || !strings.Contains(errOut, "the CPU gives the same results") ||
+			!strings.Contains(errOut, "'submatch gpu-info'") || strings.Count(errOut, "submatch: ") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestHelpNamesFlags: 'help temporal' says where the subcommands' flags are, and a flag's value is
+// named by what it holds (--device WHERE), not by its default.
+func TestHelpNamesFlags(t *testing.T) {
+	_, out, _ := runCmd(t, "help", "temporal")
+	if !strings.Contains(out, "Run 'submatch temporal count -h'") {
+		t.Errorf("help temporal:\n%s", out)
+	}
+	for _, args := range [][]string{{"motifs", "-h"}, {"temporal", "count", "-h"}} {
+		if _, out, _ := runCmd(t, args...); !strings.Contains(out, "  --device WHERE\n") {
+			t.Errorf("%v:\n%s", args, out)
+		}
+	}
+	// list's --unique lists (it read "count each distinct subgraph once").
+	if _, out, _ := runCmd(t, "list", "-h"); !strings.Contains(out, "list one match per subgraph") {
+		t.Errorf("list -h:\n%s", out)
+	}
+	// No flag's value is named by its Go type ("--density string").
+	typed := regexp.MustCompile(`(?m)^  -{1,2}[a-z0-9-]+ (string|int|uint|float|duration|value)$`)
+	for _, args := range [][]string{{"count"}, {"list"}, {"watch"}, {"motifs"}, {"stats"}, {"convert"}, {"demo"}, {"bench"},
+		{"gen", "rmat"}, {"gen", "queries"}, {"gpu-info"}, {"temporal", "count"}, {"temporal", "list"}, {"temporal", "motifs"}} {
+		if _, out, _ := runCmd(t, append(args, "-h")...); typed.MatchString(out) {
+			t.Errorf("%v -h: %q", args, typed.FindAllString(out, -1))
+		}
+	}
+}
+
+// TestThreadsShortFlag: every command that takes --threads N takes -t N too (motifs and temporal
+// did, count, list, watch and demo did not).
+func TestThreadsShortFlag(t *testing.T) {
+	for _, args := range [][]string{{"count"}, {"list"}, {"watch"}, {"motifs"}, {"temporal", "count"}, {"temporal", "list"}, {"temporal", "motifs"}, {"demo"}} {
+		_, out, _ := runCmd(t, append(args, "-h")...)
+		if !strings.Contains(out, "  --threads N\n") || !strings.Contains(out, "  -t N\n") {
+			t.Errorf("%v -h lacks --threads N or -t N", args)
+		}
+	}
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	if code, out, errOut := runCmd(t, "count", "-t", "1", data, "(a)-(b)-(c)-(a)"); code != 0 || !strings.HasPrefix(out, "(a)-(b)-(c)-(a)\t6\t") {
+		t.Errorf("count -t 1: exit %d, %q %q", code, out, errOut)
+	}
+}
+
+// TestConvertInterrupted: Ctrl-C (or --timeout) while convert writes stops it: exit 1, saying so,
+// and OUT is neither written nor left half-written (it ran to the end and exited 0).
+func TestConvertInterrupted(t *testing.T) {
+	in := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	for _, name := range []string{"out.graph", "out.smg", "-"} {
+		out := name
+		if name != "-" {
+			out = filepath.Join(t.TempDir(), name)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		dataLoaded = cancel
+		code, _, errOut := runCmdCtx(ctx, t, "convert", "--to", map[string]string{"out.graph": "sm", "out.smg": "smg", "-": "csv"}[name], in, out)
+		dataLoaded = nil
+		want := "convert: interrupted; " + out + " not written\n"
+		if name == "-" {
+			want = "convert: interrupted; the graph on standard output is incomplete\n"
+		}
+		if code != exitPartial || !strings.HasSuffix(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errOut)
+		}
+		if name != "-" {
+			if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+				t.Errorf("%s: left %v in %s", name, entries, filepath.Dir(out))
+			}
+		}
+	}
+}
+
+// TestStatsInterrupted: Ctrl-C while stats counts triangles says so in words and how to skip them
+// (it printed "counting triangles: context canceled").
+func TestStatsInterrupted(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	dataLoaded = cancel
+	defer func() { dataLoaded = nil }()
+	code, out, errOut := runCmdCtx(ctx, t, "stats", data)
+	if code != exitPartial || out != "" || errOut != "submatch: "+data+": interrupted while counting triangles; nothing printed (--no-structure skips them)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestStatsDegreePlotChecked: --degree-plot naming the input, a folder or a file in a missing
+// folder is refused before the load (exit 2): the input was overwritten with the PNG.
+func TestStatsDegreePlotChecked(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	for _, plot := range []string{data, t.TempDir(), filepath.Join(t.TempDir(), "nope", "d.png")} {
+		code, out, errOut := runCmd(t, "stats", "--degree-plot", plot, data)
+		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, "submatch: --degree-plot "+plot+": ") {
+			t.Errorf("--degree-plot %s: exit %d, stdout %q, stderr %q", plot, code, out, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(data); string(b) != "0 1\n1 2\n" {
+		t.Errorf("input changed: %q", b)
+	}
+}
+
+// TestMemoryBoundSaysWhatToDo: a count refused for --memory says which flag to raise.
+func TestMemoryBoundSaysWhatToDo(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n2 3\n")
+	code, _, errOut := runCmd(t, "count", "--engine", "cpu", "--memory", "1", data, "(a)-(b)-(c)-(a)")
+	if code != exitPartial || !strings.Contains(errOut, "not enough memory") || !strings.Contains(errOut, "raise --memory") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestStdinWaitStops: a command waiting for standard input (a terminal, an idle pipe) stops at
+// --timeout or Ctrl-C within a second, saying so (exit 1); it waited until the input closed.
+func TestStdinWaitStops(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n")
+	saved := os.Stdin
+	defer func() { os.Stdin = saved }()
+	for _, args := range [][]string{
+		{"count", "-", "(a)-(b)"},
+		{"count", data, "-"},
+		{"stats", "-"},
+		{"temporal", "count", "-", "a->b", "--delta", "5"},
+		{"watch", data, "(a)-(b)", "--updates", "-"},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Stdin = r
+		closer := time.AfterFunc(5*time.Second, func() { w.Close() })
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		code, _, errOut := runCmdCtx(ctx, t, args...)
+		elapsed := time.Since(start)
+		cancel()
+		closer.Stop()
+		w.Close()
+		r.Close()
+		if code != exitPartial || elapsed > 2*time.Second || !strings.Contains(errOut, "timed out") && !strings.Contains(errOut, "interrupted") {
+			t.Errorf("%v: exit %d after %v, stderr %q", args, code, elapsed.Round(time.Millisecond), errOut)
+		}
 	}
 }

@@ -95,6 +95,9 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	if opts.Scale < 1 || opts.Scale > gen.MaxRMATScale || opts.EdgeFactor < 1 || opts.VertexLabels < 1 || opts.EdgeLabels < 1 {
 		return exitCode(stderr, usagef("gen rmat: want 1 <= --scale <= %d and --edge-factor, --vertex-labels, --edge-labels >= 1", gen.MaxRMATScale))
 	}
+	if uint64(opts.VertexLabels) > 1<<32 || uint64(opts.EdgeLabels) > 1<<32 { // labels are 32-bit: more wrapped around
+		return exitCode(stderr, usagef("gen rmat: --vertex-labels and --edge-labels are at most %d (labels 0..4294967295)", uint64(1)<<32))
+	}
 	start := time.Now()
 	g, err := gen.RMAT(opts)
 	if err != nil {
@@ -133,7 +136,7 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&sizes, "sizes", "4,6,8,12", "comma-separated query `SIZES` (vertices)")
 	fs.IntVar(&count, "count", 10, "`N` queries of each size")
 	fs.Uint64Var(&seed, "seed", 1, "random `SEED`")
-	fs.StringVar(&density, "density", "dense", "dense (every edge among the walked vertices) or sparse")
+	fs.StringVar(&density, "density", "dense", "`KIND` of query: dense (every edge among the walked vertices) or sparse")
 	fs.StringVar(&dir, "dir", "", "output `DIR` (created if needed)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {

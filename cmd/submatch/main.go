@@ -21,6 +21,9 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
 )
 
 // Exit statuses.
@@ -228,6 +231,13 @@ func newFlagSet(name, argsSyntax, summary string) *flag.FlagSet {
 	return fs
 }
 
+// registerThreads registers --threads N and its short form -t N, the same on every command that
+// takes a thread count.
+func registerThreads(fs *flag.FlagSet, p *int, usage string) {
+	fs.IntVar(p, "threads", 0, usage)
+	fs.IntVar(p, "t", 0, "short for --threads `N`")
+}
+
 // parseArgs parses flags that may come before, between or after the positional arguments (the
 // flag package alone stops at the first positional argument). Everything after "--" is positional.
 // It returns the positional arguments. For -h it prints the usage on stdout and returns flag.ErrHelp.
@@ -246,14 +256,25 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, err
 		rest := fs.Args()
 		consumed := len(args) - len(rest)
 		if consumed > 0 && args[consumed-1] == "--" {
-			return append(positional, rest...), nil
+			return checkPositional(fs, append(positional, rest...))
 		}
 		if len(rest) == 0 {
-			return positional, nil
+			return checkPositional(fs, positional)
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// checkPositional refuses an empty positional argument (an unset shell variable), which would
+// otherwise be reported as the file ": no such file".
+func checkPositional(fs *flag.FlagSet, positional []string) ([]string, error) {
+	for i, a := range positional {
+		if strings.TrimSpace(a) == "" {
+			return nil, usagef("%s: argument %d is empty (run 'submatch help %s')", fs.Name(), i+1, strings.Fields(fs.Name())[0])
+		}
+	}
+	return positional, nil
 }
 
 // flagErrorMessage rewrites the flag package's parse errors: flags are named with two dashes
@@ -388,7 +409,14 @@ func exitCode(stderr io.Writer, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "submatch: %s\n", oneLine(err.Error()))
+	msg := oneLine(err.Error())
+	switch {
+	case errors.Is(err, gpu.ErrNoGPU):
+		msg += " (the CPU gives the same results: leave --engine or --device at its default; 'submatch gpu-info' lists what was looked for)"
+	case errors.Is(err, engine.ErrMemory):
+		msg += " (raise --memory for the CPU engines, --gpu-memory for the GPU ones, or leave them at their defaults)"
+	}
+	fmt.Fprintf(stderr, "submatch: %s\n", msg)
 	if isBadInput(err) {
 		return exitUsage
 	}

@@ -288,6 +288,9 @@ func TestBadInputExit2(t *testing.T) {
 		{"negative timeout", []string{"count", "--timeout", "-1s", good, "(a)-(b)"}, "--timeout -1s"},
 		{"negative timeout, list", []string{"list", "--timeout", "-5ms", good, "(a)-(b)"}, "--timeout -5ms"},
 		{"negative timeout, demo", []string{"demo", "--timeout", "-1m"}, "--timeout -1m0s"},
+		{"huge demo", []string{"demo", "--vertices", "99999999999"}, "at most 16777216 vertices"}, // ran out of memory
+		{"more labels than 32 bits", []string{"gen", "rmat", "--scale", "3", "--vertex-labels", "99999999999", "-o", filepath.Join(t.TempDir(), "r.graph")}, "at most 4294967296"},
+		{"dense demo", []string{"demo", "--attach", "5000", "--vertices", "100000"}, "--attach at most 1024"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCmd(t, tc.args...)

@@ -62,8 +62,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	common.register(fs)
 	load.register(fs)
 	fs.IntVar(&k, "k", 0, "pattern size `K` (3..6)")
-	fs.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
-	fs.IntVar(&threads, "t", 0, "short for --threads `N`")
+	registerThreads(fs, &threads, "worker threads `N` (0: all cores)")
 	fs.BoolVar(&jsonOut, "json", false, "print JSON, one object per pattern and line")
 	fs.BoolVar(&onlyInd, "induced", false, "print only the induced counts")
 	fs.BoolVar(&onlyNonInd, "non-induced", false, "print only the non-induced counts")
@@ -71,7 +70,7 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		"vectors), one line per vertex with its original id: induced (ORCA's convention) unless --non-induced; --json gives both")
 	fs.BoolVar(&labelled, "labelled", false, "one count per pattern and assignment of vertex labels (K = 3..5; edge labels ignored): enumerates every\n"+
 		"connected induced K-vertex subgraph, so meant for small and medium graphs")
-	fs.StringVar(&device, "device", "cpu", "where the heavy local counts (triangles, 4-cycles, cliques) run: `cpu`, gpu, or auto (the GPU when\n"+
+	fs.StringVar(&device, "device", "cpu", "`WHERE` the heavy local counts (triangles, 4-cycles, cliques) run: cpu, gpu, or auto (the GPU when\n"+
 		"one is usable, else the CPU, and a part that does not fit in the GPU's memory on the CPU; same counts); also for --per-vertex\n"+
 		"and --labelled (the subgraph enumeration, tallied on the GPU per label combination, or in a hash table with many labels)")
 	fs.StringVar(&gpuMem, "gpu-memory", "", "bound the GPU memory the census takes to `SIZE`, e.g. 512MiB (default: free memory minus a margin)")
@@ -83,6 +82,9 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if len(pos) != 1 {
 		return exitCode(stderr, usagef("motifs needs exactly one data graph (run 'submatch help motifs')"))
+	}
+	if k == 0 {
+		return exitCode(stderr, usagef("motifs needs -k K, the pattern size (3..%d)", mining.MaxK))
 	}
 	if k < 3 || k > mining.MaxK {
 		return exitCode(stderr, usagef("motifs: -k %d: expected a pattern size in 3..%d", k, mining.MaxK))

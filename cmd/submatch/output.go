@@ -10,11 +10,15 @@ import (
 )
 
 // checkOutput refuses an output path that would overwrite one of the inputs (the same file, or a
-// file inside an input folder), or that is a folder. flagName names it in the message.
+// file inside an input folder), that is a folder, or whose folder does not exist. flagName names
+// it in the message.
 func checkOutput(flagName, out string, inputs ...string) error {
 	ost, err := os.Stat(out)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+				return &inputError{msg: fmt.Sprintf("%s %s: no folder %s to write it in", flagName, out, filepath.Dir(out))}
+			}
 			return checkOutputInside(flagName, out, inputs)
 		}
 		return &inputError{msg: fmt.Sprintf("%s %s: %v", flagName, out, errors.Unwrap(err))}

@@ -168,6 +168,11 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(pos) != 1 {
 		return exitCode(stderr, usagef("stats needs exactly one graph (run 'submatch help stats')"))
 	}
+	if *degreePlot != "" {
+		if err := checkOutput("--degree-plot", *degreePlot, pos[0]); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
 	start := time.Now()
 	g, err := load.checkAndLoad(ctx, pos[0], verbose, stderr)
 	if err != nil {
@@ -180,7 +185,9 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		st := &structureStats{}
 		st.Components, st.LargestComponent, st.LargestComponentEdge = components(g)
 		start := time.Now()
-		if st.Triangles, st.Wedges, err = countTriangles(ctx, g); err != nil {
+		if st.Triangles, st.Wedges, err = countTriangles(ctx, g); err != nil && ctx.Err() != nil {
+			return exitCode(stderr, &stoppedError{msg: pos[0] + ": " + stopReason(ctx, 0) + " while counting triangles; nothing printed (--no-structure skips them)", err: err})
+		} else if err != nil {
 			return exitCode(stderr, fmt.Errorf("%s: counting triangles: %w", pos[0], err))
 		}
 		st.TrianglesMS = ms(time.Since(start))

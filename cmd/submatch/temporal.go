@@ -35,7 +35,8 @@ const temporalHelp = "Subcommands:\n" +
 func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "count" && args[0] != "list" && args[0] != "motifs") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprintln(stdout, "Usage: submatch temporal count|list|motifs [flags] DATA [PATTERN] --delta D\n\n"+temporalHelp)
+			fmt.Fprintln(stdout, "Usage: submatch temporal count|list|motifs [flags] DATA [PATTERN] --delta D\n\n"+temporalHelp+
+				"\n\nRun 'submatch temporal count -h' (or list -h, motifs -h) for their flags.")
 			return exitOK
 		}
 		return exitCode(stderr, usagef("temporal needs a subcommand: count, list or motifs (run 'submatch temporal -h')"))
@@ -59,10 +60,9 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	common.register(fls)
 	fls.StringVar(&delta, "delta", "", "time window `D`: an integer in the timestamps' unit, or a duration such as 1h or 90s for Unix-second timestamps (required)")
 	fls.BoolVar(&strict, "strict-time", false, "require strictly increasing timestamps along a match (default: equal timestamps in input order)")
-	fls.IntVar(&threads, "threads", 0, "worker threads `N` (0: all cores)")
-	fls.IntVar(&threads, "t", 0, "short for --threads `N`")
+	registerThreads(fls, &threads, "worker threads `N` (0: all cores)")
 	fls.BoolVar(&jsonOut, "json", false, "print JSON")
-	fls.StringVar(&device, "device", "cpu", "run on `cpu`, gpu, or auto (the GPU when one is usable and the work fits in its memory, else the CPU; same results)")
+	fls.StringVar(&device, "device", "cpu", "run on `WHERE`: cpu, gpu, or auto (the GPU when one is usable and the work fits in its memory, else the CPU; same results)")
 	fls.StringVar(&gpuMem, "gpu-memory", "", "bound the GPU memory taken (the graph's arrays included) to `SIZE`, e.g. 512MiB (default: free memory minus a margin); a listing works in slices within it")
 	if sub == "list" {
 		fls.IntVar(&limit, "limit", 0, "stop after `N` matches (0: all)")
@@ -107,6 +107,9 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	defer cancel()
 	start := time.Now()
 	g, err := loadTemporal(ctx, pos[0])
+	if err != nil && ctx.Err() != nil {
+		return exitCode(stderr, loadStopped(ctx, pos[0]))
+	}
 	if err != nil {
 		var ie *temporal.InputError
 		var pe *fs.PathError

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -71,5 +74,33 @@ func TestTemporalUsage(t *testing.T) {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// TestTemporalLoadFaults: an event file without events, with a line too long or truncated (a cut
+// gzip stream) is bad input naming the file (exit 2); a load cut short by Ctrl-C or --timeout says
+// so (exit 1), never that the line it was reading is malformed.
+func TestTemporalLoadFaults(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(temporalSample, 200)))
+	zw.Close()
+	for _, tc := range []struct{ name, content, want string }{
+		{"empty.txt", "", "empty.txt: no events"},
+		{"header.txt", "# c\nsrc dst t\n", "header.txt: no events"},
+		{"long.txt", "1 2 3\n" + strings.Repeat("7", 2<<20) + "\n", "long.txt:2: line longer than"},
+		{"cut.gz", gz.String()[:gz.Len()/2], "cut.gz:"},
+	} {
+		f := writeFile(t, tc.name, tc.content)
+		code, _, errOut := runCmd(t, "temporal", "count", f, "a->b", "--delta", "5")
+		if code != exitUsage || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 || len(errOut) > 300 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", tc.name, code, errOut, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f := writeFile(t, "t.txt", temporalSample)
+	if code, _, errOut := runCmdCtx(ctx, t, "temporal", "count", f, "a->b", "--delta", "5"); code != exitPartial || !strings.Contains(errOut, "loading stopped: interrupted") {
+		t.Errorf("cancelled load: exit %d, stderr %q", code, errOut)
 	}
 }

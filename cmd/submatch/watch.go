@@ -70,7 +70,7 @@ func (f *watchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON, one object per line")
 	fs.BoolVar(&f.induced, "induced", false, "vertex-induced matches: inserting an edge destroys the matches where its endpoints were non-adjacent")
 	fs.BoolVar(&f.unique, "unique", false, "count each distinct subgraph once")
-	fs.IntVar(&f.threads, "threads", 0, "worker threads `N` (0: all cores): within a batch, or, from two up on a counting run over a stream file of 256 batches or more, a second goroutine that searches while the first keeps the graph (patterns of exact labels) or takes the end of the stream (docs/csm.md)")
+	registerThreads(fs, &f.threads, "worker threads `N` (0: all cores): within a batch, or, from two up on a counting run over a stream file of 256 batches or more, a second goroutine that searches while the first keeps the graph (patterns of exact labels) or takes the end of the stream (docs/csm.md)")
 	fs.StringVar(&f.queryFormat, "query-format", "", "input format `NAME` of pattern files (default: detected)")
 	fs.StringVar(&f.engine, "engine", "auto", "continuous-matching engine `NAME`: cpu, gcsm (GPU, batches), dcsm (GPU, per update) or auto (a GPU engine for a data graph file of 64 MiB or more when a GPU is usable and takes the patterns, else cpu)")
 	fs.BoolVar(&f.timestamps, "timestamps", false, "every text line of the stream ends with an integer timestamp (implied by --window and --batch-interval)")
@@ -192,6 +192,18 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if _, err := csm.Lookup(f.engine); err != nil {
 			return exitCode(stderr, usagef("--engine: %v", err))
 		}
+	}
+	if f.checkpoint != "" { // neither an input (the stream!) nor a folder, in a folder that exists
+		if err := checkOutput("--checkpoint", f.checkpoint, append([]string{f.updatesPath}, pos...)...); err != nil {
+			return exitCode(stderr, err)
+		}
+	}
+	if f.updatesPath != formats.Stdin { // before the graph loads: a typo costs no load
+		r, _, err := formats.Open(ctx, f.updatesPath)
+		if err != nil {
+			return exitCode(stderr, err)
+		}
+		r.Close()
 	}
 	st := &watchState{f: &f, names: pos[1:], flushEach: f.updatesPath == "-", log: log}
 	qopts := formats.Options{Format: f.queryFormat, DropSelfLoops: f.dropSelfLoops, Warn: func(msg string) { log.Warn(msg) }}
@@ -498,8 +510,10 @@ func (f *watchFlags) check(pos []string) error {
 func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 	f := st.f
 	ropts := updates.Options{Timestamps: f.timestamps || f.window > 0 || f.interval > 0}
-	rd, err := updates.OpenReader(f.updatesPath, ropts)
-	if err != nil {
+	rd, err := updates.OpenReaderContext(ctx, f.updatesPath, ropts) // Ctrl-C stops a read waiting on stdin
+	if err != nil && ctx.Err() != nil {
+		return exitPartial
+	} else if err != nil {
 		return exitCode(stderr, &inputError{err: err})
 	}
 	defer rd.Close()
@@ -546,6 +560,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		for span > 0 || len(batch) < f.batch {
 			u, ok := nextAfter(rd, resumeLine)
 			if !ok {
+				if ctx.Err() != nil {
+					return exitPartial // the read was cut short by Ctrl-C or --timeout
+				}
 				if err := rd.Err(); err != nil {
 					return exitCode(stderr, &inputError{err: err})
 				}

@@ -33,7 +33,7 @@ func (f *watchFlags) chooseEngine(ctx context.Context, data string, pats []*patt
 		data = checkpointGraph(f.resume)
 	}
 	choose := func(name, why string) string {
-		log.Info("watch: --engine auto", "engine", name, "why", why)
+		log.Debug("watch: --engine auto", "engine", name, "why", why)
 		return name
 	}
 	if st, err := os.Stat(data); err != nil || st.Size() < watchAutoGPUBytes {

@@ -120,6 +120,9 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		for !eof && len(pend) < chunk {
 			u, ok := nextAfter(rd, resumeLine)
 			if !ok {
+				if ctx.Err() != nil {
+					return exitPartial // the read was cut short by Ctrl-C or --timeout
+				}
 				if err := rd.Err(); err != nil {
 					return exitCode(stderr, &inputError{err: err})
 				}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -746,5 +748,96 @@ func TestWatchResumeLegacyCheckpoint(t *testing.T) {
 	totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
 	if a, b := totals(full), totals(resumed); a != b {
 		t.Errorf("totals after the resume %q, an uninterrupted run %q", b, a)
+	}
+}
+
+// TestWatchCutStream: a truncated gzip update stream ends with an error naming the line (exit 2),
+// and everything reported before it comes from whole lines: the line the cut falls in ("e 7 10" of
+// "e 7 1007") is not applied.
+func TestWatchCutStream(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n")
+	var text strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&text, "e %d %d\n", i, 1000+i)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression) // the cut falls where the test says
+	zw.Write([]byte(text.String()))
+	zw.Close()
+	matches := func(out string) []string {
+		return slices.DeleteFunc(strings.Split(out, "\n"), func(l string) bool { return !strings.HasPrefix(l, "+") })
+	}
+	full := writeFile(t, "full.gz", gz.String())
+	code, out, errOut := runCmd(t, "watch", "--emit", "matches", data, "(a)-(b)", "--updates", full)
+	want := matches(out)
+	if code != 0 || len(want) != 80 {
+		t.Fatalf("whole stream: exit %d, %d matches: %s", code, len(want), errOut)
+	}
+	for cut := 20; cut < gz.Len()-8; cut += 3 {
+		f := writeFile(t, "cut.gz", gz.String()[:cut])
+		code, out, errOut := runCmd(t, "watch", "--emit", "matches", data, "(a)-(b)", "--updates", f)
+		got := matches(out)
+		if code != exitUsage || !strings.Contains(errOut, "cut.gz:") || len(got) > len(want) || !slices.Equal(got, want[:len(got)]) {
+			t.Fatalf("cut at %d: exit %d, stderr %q, matches %q", cut, code, errOut, got)
+		}
+	}
+}
+
+// TestWatchWindowTimeBack: --window expires an edge at its time plus the window even when the
+// stream's times go back: 2-4 inserted at 5 after 1-3 at 10 is gone before the update at 16 (it
+// waited behind 1-3, the window being a queue in stream order).
+func TestWatchWindowTimeBack(t *testing.T) {
+	data := writeFile(t, "g.txt", "1 2\n")
+	stream := writeFile(t, "u.stream", "e 1 3 10\ne 2 4 5\ne 3 4 16\n")
+	code, out, errOut := runCmd(t, "watch", "--emit", "matches", data, "(a)-(b)", "--updates", stream, "--window", "10s")
+	if code != 0 || !strings.Contains(out, "3\texpire\t(a)-(b)\t+0\t-2\t+2\n") || !strings.Contains(out, "-\t3\t(a)-(b)\t2\t4\n") {
+		t.Fatalf("exit %d, stderr %q, output\n%s", code, errOut, out)
+	}
+}
+
+// TestWatchChecksUpdatesFirst: a missing or unreadable --updates file is reported before the data
+// graph is loaded (a large graph is not loaded in vain), with nothing on standard output.
+func TestWatchChecksUpdatesFirst(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	for _, updates := range []string{filepath.Join(t.TempDir(), "nope.stream"), t.TempDir()} {
+		code, out, errOut := runCmd(t, "watch", data, "(a)-(b)", "--updates", updates)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "submatch: "+updates+": ") {
+			t.Errorf("--updates %s: exit %d, stdout %q, stderr %q", updates, code, out, errOut)
+		}
+	}
+}
+
+// TestWatchChecksCheckpointFirst: a --checkpoint that cannot be written (a folder, a missing
+// folder, an input file) is refused before anything runs (it was found at the first checkpoint,
+// after the stream, and a folder's checkpoint left FOLDER.tmp and FOLDER.smg beside it).
+func TestWatchChecksCheckpointFirst(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	stream := writeFile(t, "u.stream", "e 0 3\n")
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "cp")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, cp := range []string{folder, filepath.Join(dir, "nope", "cp"), stream} {
+		code, out, errOut := runCmd(t, "watch", data, "(a)-(b)", "--updates", stream, "--checkpoint", cp)
+		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, "submatch: --checkpoint "+cp+": ") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("--checkpoint %s: exit %d, stdout %q, stderr %q", cp, code, out, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left %v", entries)
+	}
+}
+
+// TestWatchQuiet: a successful watch prints nothing on stderr without -v (--engine auto's choice
+// was logged at level INFO on every run; it is a -v record, as its comment said).
+func TestWatchQuiet(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	stream := writeFile(t, "u.stream", "e 0 3\n")
+	if code, _, errOut := runCmd(t, "watch", data, "(a)-(b)", "--updates", stream); code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "watch", "-v", data, "(a)-(b)", "--updates", stream); code != 0 || !strings.Contains(errOut, "watch: --engine auto") {
+		t.Errorf("-v: exit %d, stderr %q", code, errOut)
 	}
 }

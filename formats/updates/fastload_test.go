@@ -1,6 +1,7 @@
 package updates
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -241,4 +242,27 @@ func TestField(t *testing.T) {
 			t.Fatalf("%q: %d %d %v, want %d %d %v", b, v, j, ok, wv, wj, wok)
 		}
 	}
+}
+
+// FuzzCSMGraph: the csm graph loader (the format watch and every command read CSM study graph
+// files in) never panics; a refused file is a *formats.InputError naming the file, an accepted one
+// a valid graph.
+func FuzzCSMGraph(f *testing.F) {
+	for _, s := range []string{"v 0 1\nv 1 2\ne 0 1\n", "e 1 2 3\n-e 1 2\n", "v 1 2\nv 1 3\n", "e 1 1\n", "e 1 2 4294967296\n", "{\"op\":\"e\",\"u\":1,\"v\":2}\n"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, drop bool) {
+		g, err := formats.Read(t.Context(), strings.NewReader(text), "csm", formats.Options{Name: "f.graph", DropSelfLoops: drop})
+		if err != nil {
+			var ie *formats.InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "f.graph") {
+				t.Fatalf("%q: error is not an InputError naming the file: %v", text, err)
+			}
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("%q: loaded an invalid graph: %v", text, err)
+		}
+	})
 }

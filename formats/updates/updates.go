@@ -136,15 +136,14 @@ func Read(r io.Reader, name string, opts Options) iter.Seq2[Update, error] {
 // Reader parses a stream one update at a time on the caller's goroutine: Read as a pull
 // iterator, without iter.Pull2's switches between goroutines.
 type Reader struct {
-	err     error // what ended the stream early (Err)
-	br      *bufio.Reader
-	name    string
-	opts    Options
-	line    int
-	long    []byte
-	done    bool
-	pending error // a read error, returned after the text read with it
-	close   func() error
+	err   error // what ended the stream early (Err)
+	br    *bufio.Reader
+	name  string
+	opts  Options
+	line  int
+	long  []byte
+	done  bool
+	close func() error
 }
 
 // NewReader returns a Reader of r; name is used in errors.
@@ -155,7 +154,13 @@ func NewReader(r io.Reader, name string, opts Options) *Reader {
 // OpenReader is NewReader on the file path ("-": standard input), opened as ReadFile opens it;
 // Close closes it.
 func OpenReader(path string, opts Options) (*Reader, error) {
-	r, name, err := formats.Open(context.Background(), path)
+	return OpenReaderContext(context.Background(), path, opts)
+}
+
+// OpenReaderContext is OpenReader whose reads end with ctx's error (wrapped in the *Error naming
+// the line) once ctx is done, also while standard input waits for a line.
+func OpenReaderContext(ctx context.Context, path string, opts Options) (*Reader, error) {
+	r, name, err := formats.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -195,12 +200,14 @@ func (rd *Reader) Next() (Update, bool) {
 		}
 		rd.done = err != nil
 		if err != nil && err != io.EOF {
-			rd.pending = &Error{File: rd.name, Line: line, Msg: "read error: " + err.Error(), Err: err}
+			// The text read with the error is a line cut short ("-e 1 2" of "-e 1 23"): neither
+			// an update nor a malformed line.
+			return rd.fail(&Error{File: rd.name, Line: line, Msg: "read error: " + err.Error(), Err: err})
 		}
 		if len(text) > 0 {
 			u, ok, perr := parseLine(text, rd.opts)
 			if perr != "" {
-				rd.done, rd.pending = true, nil
+				rd.done = true
 				return rd.fail(&Error{File: rd.name, Line: line, Msg: perr})
 			}
 			if ok {
@@ -208,11 +215,6 @@ func (rd *Reader) Next() (Update, bool) {
 				return u, true
 			}
 		}
-	}
-	if rd.pending != nil { // after the text read with it
-		err := rd.pending
-		rd.pending = nil
-		return rd.fail(err)
 	}
 	return Update{}, false
 }

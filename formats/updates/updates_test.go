@@ -3,6 +3,7 @@ package updates
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -191,11 +192,23 @@ func (r *failingReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// TestReaderReadError: the updates read before a read error come first (the last line's text
-// too, though it has no newline), then the error naming the line, then the end.
+// TestReaderReadError: the updates read before a read error come first, then the error naming
+// the line, then the end. The text read with the error is a line cut short (a truncated gzip
+// stream: "-e 1 2" may have been "-e 1 23"): it is neither taken as an update nor called
+// malformed.
 func TestReaderReadError(t *testing.T) {
+	for _, cut := range []string{"-e 1 2", "-e 1", "-"} {
+		rd := NewReader(&failingReader{data: []byte("e 1 2\n# c\n" + cut), err: io.ErrUnexpectedEOF}, "s", Options{})
+		var got []string
+		for u, ok := rd.Next(); ok; u, ok = rd.Next() {
+			got = append(got, u.String())
+		}
+		if err := rd.Err(); !slices.Equal(got, []string{"e 1 2 0"}) || err == nil || err.Error() != "s:3: read error: unexpected EOF" {
+			t.Errorf("cut %q: got %q, then %v", cut, got, err)
+		}
+	}
 	boom := errors.New("boom")
-	rd := NewReader(&failingReader{data: []byte("e 1 2\n# c\n-e 1 2"), err: boom}, "s", Options{})
+	rd := NewReader(&failingReader{data: []byte("e 1 2\n# c\n-e 1 2\n"), err: boom}, "s", Options{})
 	var got []string
 	for {
 		u, ok := rd.Next()
@@ -210,7 +223,7 @@ func TestReaderReadError(t *testing.T) {
 			t.Fatalf("error %v does not wrap the read error", err)
 		}
 	}
-	want := []string{"1:e 1 2 0", "3:-e 1 2", "s:3: read error: boom"}
+	want := []string{"1:e 1 2 0", "3:-e 1 2", "s:4: read error: boom"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
