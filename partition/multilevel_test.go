@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,12 +11,12 @@ import (
 )
 
 // TestWeightTriangles: every edge weighs 1 + the common neighbours of its ends, counted here by
-// brute force, in both directions.
+// brute force, in both directions; labelled graphs (lists not in id order) too.
 func TestWeightTriangles(t *testing.T) {
 	for seed := range uint64(20) {
-		g := gen.RandomGraphM(seed, 30+int(seed)*10, 100+int(seed)*60, 1, 1)
+		g := gen.RandomGraphM(seed, 30+int(seed)*10, 100+int(seed)*60, 1+int(seed%3), 1+int(seed%2))
 		w := fromGraph(g)
-		w.weightTriangles()
+		mustWeight(t, w)
 		for v := range uint32(w.n()) {
 			nv := map[uint32]bool{}
 			for _, u := range g.Neighbors(v) {
@@ -45,7 +46,7 @@ func TestCoarsen(t *testing.T) {
 		g := gen.RandomGraphM(seed, 200, 200*(1+int(seed%6)), 1, 1)
 		w := fromGraph(g)
 		if seed%2 == 1 {
-			w.weightTriangles()
+			mustWeight(t, w)
 		}
 		c, cmap := w.coarsen(rng, 1<<40, 1)
 		members := make([]int, c.n())
@@ -163,7 +164,7 @@ func TestCoarsenParallel(t *testing.T) {
 		g := gen.RandomGraphM(seed, 50+int(seed)*300, (50+int(seed)*300)*(1+int(seed%5)), 1, 1)
 		w := fromGraph(g)
 		if seed%3 == 1 {
-			w.weightTriangles()
+			mustWeight(t, w)
 		}
 		want, wantMap := w.coarsen(rand.New(rand.NewPCG(seed, 5)), 1<<40, 1)
 		for _, th := range []int{2, 3, 7} {
@@ -173,5 +174,14 @@ func TestCoarsenParallel(t *testing.T) {
 				t.Fatalf("seed %d: %d threads made another coarse graph than 1", seed, th)
 			}
 		}
+	}
+}
+
+// mustWeight weighs w's edges by triangles (the bound never reached on test graphs).
+func mustWeight(t *testing.T, w *wgraph) {
+	t.Helper()
+	ok, err := w.weightTriangles(context.Background(), 2)
+	if err != nil || !ok {
+		t.Fatalf("weightTriangles: %v, %v", ok, err)
 	}
 }
