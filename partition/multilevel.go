@@ -592,8 +592,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 		})
 	}
 	wg.Wait()
-	// The smallest cut in the objective's weights (the edges', or with triangle weights the
-	// weighted cut, which counts the triangles broken).
+	// The smallest cut in the objective's weights (the edges', or the triangle-weighted cut).
 	var best *Partitioning
 	var bestCut uint64
 	for i, pt := range results {
@@ -612,9 +611,8 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 }
 
 // multilevelOnce is one multilevel run (total: the vertices' bytes) on threads goroutines.
-// weighted: fine's edge weights are not all 1 (triangle weights), so the byte model's
-// label-propagation passes, which count neighbours, are skipped: they would trade the weighted
-// cut for the edges'.
+// weighted: fine's edge weights are not all 1 (triangle weights), which the byte model's
+// label-propagation passes then weigh a part's neighbours by.
 func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, error) {
 	of := make([]uint32, g.NumVertices())
 	// The weight bound starts at the budget and shrinks by the halo's share measured after each
@@ -653,15 +651,15 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	// The byte model: label propagation within the budget, then the parts still over it grown
 	// again from their own vertices.
 	moves := 0
-	lpPasses := passes
+	var lpw *wgraph // label propagation counts weights when fine's are not all 1
 	if weighted {
-		lpPasses = 0
+		lpw = fine
 	}
-	for range lpPasses {
+	for range passes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		moved := refine(g, of, bytes, budget)
+		moved := refine(g, lpw, of, bytes, budget)
 		moves += moved
 		bytes, _ = partBytes(g, of, k, bytes, nil)
 		if moved == 0 {

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"context"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,7 +11,7 @@ import (
 	"github.com/submatch/submatch/graph"
 )
 
-// TestWeightTriangles: every edge weighs 1 + the common neighbours of its ends, counted here by
+// TestWeightTriangles: every edge weighs 1 + ⌊log2(1 + the common neighbours of its ends)⌋, counted by
 // brute force, in both directions; labelled graphs (lists not in id order) too.
 func TestWeightTriangles(t *testing.T) {
 	for seed := range uint64(20) {
@@ -24,12 +25,13 @@ func TestWeightTriangles(t *testing.T) {
 			}
 			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
 				u := w.adj[j]
-				want := uint64(1)
+				tri := uint32(0)
 				for _, x := range g.Neighbors(u) {
 					if nv[x] {
-						want++
+						tri++
 					}
 				}
+				want := 1 + uint64(bits.Len32(tri))
 				if w.ew[j] != want {
 					t.Fatalf("seed %d: edge %d-%d weighs %d, want %d", seed, v, u, w.ew[j], want)
 				}
