@@ -11,7 +11,7 @@ import (
 	"github.com/submatch/submatch/graph"
 )
 
-// TestWeightTriangles: every edge weighs 1 + ⌊log2(1 + the common neighbours of its ends)⌋, counted by
+// TestWeightTriangles: every edge weighs 1 + ⌈log2(1 + the common neighbours of its ends)⌉, counted by
 // brute force, in both directions; labelled graphs (lists not in id order) too.
 func TestWeightTriangles(t *testing.T) {
 	for seed := range uint64(20) {
