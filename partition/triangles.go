@@ -15,7 +15,7 @@ import (
 // triangles and keeps dense regions, where small dense patterns' instances are, inside one part.
 
 // TriangleWork is the most work per edge (steps of the out-lists' intersections, intersectCost)
-// the triangle count may take; above it the weights stay 1. The count takes about 2.5 ns a step
+// the triangle count may take; above it the weights stay 1. The count takes about 10 ns a step
 // on one core of the 2-core VM: 68 steps an edge on wiki-Vote (76 ms), 32 on github (0.22 s),
 // both weighted; 264 on R-MAT scale 18 with edge factor 16 (10.7 s, as long as the multilevel
 // partitioning itself, where triangle weights make no difference to the share: random ids).
