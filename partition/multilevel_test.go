@@ -11,11 +11,18 @@ import (
 	"github.com/submatch/submatch/graph"
 )
 
-// TestWeightTriangles: every edge weighs 1 + ⌈log2(1 + the common neighbours of its ends)⌉, counted by
-// brute force, in both directions; labelled graphs (lists not in id order) too.
+// TestWeightTriangles: every edge weighs 1 + ⌈log2(1 + the common neighbours of its ends)⌉,
+// counted by brute force, in both directions; labelled graphs (lists not in id order) too, and
+// R-MAT graphs, whose hubs' out-lists are intersected by binary searches (gallop).
 func TestWeightTriangles(t *testing.T) {
-	for seed := range uint64(20) {
+	for seed := range uint64(24) {
 		g := gen.RandomGraphM(seed, 30+int(seed)*10, 100+int(seed)*60, 1+int(seed%3), 1+int(seed%2))
+		if seed >= 20 {
+			var err error
+			if g, err = gen.RMAT(gen.RMATOptions{Scale: 8 + int(seed%4), EdgeFactor: 12, VertexLabels: int(seed % 3), Seed: seed}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		w := fromGraph(g)
 		mustWeight(t, w)
 		for v := range uint32(w.n()) {

@@ -1,10 +1,10 @@
 package partition
 
 import (
+	"cmp"
 	"context"
 	"math/bits"
 	"slices"
-	"sort"
 	"sync/atomic"
 
 	"github.com/submatch/submatch/internal/par"
@@ -21,13 +21,13 @@ import (
 // partitioning itself, where triangle weights make no difference to the share: random ids).
 const TriangleWork = 128
 
-// weightTriangles adds to every edge's weight triangleWeight of the triangles it lies in, counted once
-// each by the degree-oriented forward algorithm on every core (threads <= 0: all): every edge is
-// directed from its end of lower (degree, id) to the higher, and the triangles are the common
-// out-neighbours of an edge's ends, found by merging the out-lists (sorted by id). The adjacency
-// order is left as it is (w's lists are g's, so the weights stay aligned with g.Neighbors). It
-// reports false, the weights unchanged, when the count would exceed TriangleWork merge steps per
-// edge, and returns ctx's error when it ends.
+// weightTriangles adds to every edge's weight triangleWeight of the triangles it lies in,
+// counted once each by the degree-oriented forward algorithm on every core (threads <= 0: all):
+// every edge is directed from its end of lower (degree, id) to the higher, and the triangles are
+// the common out-neighbours of an edge's ends, found by intersecting the out-lists (sorted by id).
+// The adjacency order is left as it is (w's lists are g's, so the weights stay aligned with
+// g.Neighbors). It reports false, the weights unchanged, when the count would exceed TriangleWork
+// intersection steps per edge, and returns ctx's error when it ends.
 func (w *wgraph) weightTriangles(ctx context.Context, threads int) (bool, error) {
 	n := w.n()
 	if n == 0 {
@@ -38,8 +38,7 @@ func (w *wgraph) weightTriangles(ctx context.Context, threads int) (bool, error)
 		du, dv := deg(u), deg(v)
 		return du > dv || du == dv && u > v
 	}
-	// outStart[v+1]-outStart[v] is v's out-degree; out holds, per vertex, the positions in its
-	// list of its out-neighbours, sorted by the neighbours' ids.
+	// outStart[v+1]-outStart[v] is v's out-degree.
 	outStart := make([]int, n+1)
 	par.For(n, threads, func(i int) {
 		v := uint32(i)
@@ -72,13 +71,19 @@ func (w *wgraph) weightTriangles(ctx context.Context, threads int) (bool, error)
 	out, pos := make([]uint32, outStart[n]), make([]uint32, outStart[n])
 	par.For(n, threads, func(i int) {
 		v := uint32(i)
-		o, ps := out[outStart[v]:outStart[v]], pos[outStart[v]:outStart[v]]
-		for p, u := range w.adj[w.xadj[v]:w.xadj[v+1]] {
+		list := w.adj[w.xadj[v]:w.xadj[v+1]]
+		ps := pos[outStart[v]:outStart[v]]
+		for p, u := range list {
 			if above(u, v) {
-				o, ps = append(o, u), append(ps, uint32(p))
+				ps = append(ps, uint32(p))
 			}
 		}
-		sortPairs(o, ps)
+		if !slices.IsSortedFunc(ps, func(a, b uint32) int { return cmp.Compare(list[a], list[b]) }) {
+			slices.SortFunc(ps, func(a, b uint32) int { return cmp.Compare(list[a], list[b]) })
+		}
+		for k, p := range ps {
+			out[outStart[v]+k] = list[p]
+		}
 	})
 	// Triangles (v, u, x), v's out-list holding u and x and u's x, are counted on the out-edges:
 	// v's two in own (only v's goroutine writes v's entries there), u's in remote, atomically.
@@ -175,30 +180,4 @@ func intersectCost(a, b int) uint64 {
 		return uint64(s * bits.Len(uint(l)))
 	}
 	return uint64(a + b)
-}
-
-// sortPairs sorts ids ascending with pos alongside (insertion sort for short lists).
-func sortPairs(ids, pos []uint32) {
-	if slices.IsSorted(ids) {
-		return
-	}
-	if len(ids) <= 16 {
-		for i := 1; i < len(ids); i++ {
-			for j := i; j > 0 && ids[j] < ids[j-1]; j-- {
-				ids[j], ids[j-1] = ids[j-1], ids[j]
-				pos[j], pos[j-1] = pos[j-1], pos[j]
-			}
-		}
-		return
-	}
-	sort.Sort(pairs{ids, pos})
-}
-
-type pairs struct{ ids, pos []uint32 }
-
-func (p pairs) Len() int           { return len(p.ids) }
-func (p pairs) Less(i, j int) bool { return p.ids[i] < p.ids[j] }
-func (p pairs) Swap(i, j int) {
-	p.ids[i], p.ids[j] = p.ids[j], p.ids[i]
-	p.pos[i], p.pos[j] = p.pos[j], p.pos[i]
 }
