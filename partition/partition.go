@@ -65,8 +65,11 @@ type Options struct {
 	Method Method
 	// Seed varies Multilevel's random choices (matching and growing orders).
 	Seed uint64
-	// Triangles, for Multilevel, weighs every edge by 1 + the triangles it lies in, so that the
-	// parts keep dense regions whole rather than minimise the number of cut edges.
+	// Triangles, for Multilevel, weighs every edge by 1 + ⌈log2(1 + t)⌉, t the triangles it lies
+	// in (triangles.go), so that the parts keep dense regions whole rather than minimise the
+	// number of cut edges; skipped (weights 1) on graphs where counting the triangles would take
+	// over TriangleWork steps an edge. Off by default: it moved the intra share by about a point
+	// either way on wiki-Vote, github and R-MAT (docs/benchmarks.md, branch part4).
 	Triangles bool
 	// Cuts is the number of Multilevel runs (seeds Seed, Seed+1, ...) the smallest cut is kept
 	// of (0: DefaultCuts).

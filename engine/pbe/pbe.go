@@ -107,8 +107,8 @@ type Engine struct {
 	// registered engine and --pbe-partitioner's default are partition.Auto).
 	Partitioner partition.Method
 	// Triangles is partition.Options.Triangles: with the multilevel partitioner (Multilevel, or
-	// Auto on graphs of up to AutoMultilevelEdges edges), edges weigh 1 + the triangles they lie
-	// in (--pbe-triangles).
+	// Auto on graphs of up to AutoMultilevelEdges edges), edges weigh more the more triangles
+	// they lie in (--pbe-triangles).
 	Triangles bool
 	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
 	// buffers (0: DefaultReserve): parts are made for the rest.
