@@ -5,7 +5,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -62,43 +61,6 @@ func fromGraph(g *graph.Graph) *wgraph {
 		w.ew[i] = 1
 	}
 	return w
-}
-
-// weightTriangles adds to every edge's weight the number of triangles it lies in, so that the
-// partitioner prefers to cut edges that close few triangles (sorting the adjacency lists). Each
-// edge is counted once, from its end of higher degree, by scanning the other end's list against
-// marks: O(m·√m).
-func (w *wgraph) weightTriangles() {
-	n := w.n()
-	deg := func(v uint32) int { return w.xadj[v+1] - w.xadj[v] }
-	for v := range n {
-		slices.Sort(w.adj[w.xadj[v]:w.xadj[v+1]])
-	}
-	mark := make([]bool, n)
-	for vi := range n {
-		v := uint32(vi)
-		list := w.adj[w.xadj[v]:w.xadj[v+1]]
-		for _, u := range list {
-			mark[u] = true
-		}
-		for k, u := range list {
-			if du, dv := deg(u), deg(v); du > dv || du == dv && u > v {
-				continue // counted from u
-			}
-			var t uint64
-			for _, x := range w.adj[w.xadj[u]:w.xadj[u+1]] {
-				if mark[x] {
-					t++
-				}
-			}
-			w.ew[w.xadj[v]+k] += t
-			r, _ := slices.BinarySearch(w.adj[w.xadj[u]:w.xadj[u+1]], v)
-			w.ew[w.xadj[u]+r] += t
-		}
-		for _, u := range list {
-			mark[u] = false
-		}
-	}
 }
 
 const unset = ^uint32(0)
@@ -599,8 +561,12 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 		return m, nil
 	}
 	fine := fromGraph(g)
+	weighted := false
 	if triangles {
-		fine.weightTriangles()
+		var err error
+		if weighted, err = fine.weightTriangles(ctx, 0); err != nil {
+			return nil, err
+		}
 	}
 	// The runs are independent (fine is only read): they run on up to GOMAXPROCS goroutines, and
 	// the smallest cut, the lowest seed on ties, is kept, so the result does not depend on the
@@ -621,25 +587,33 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				if i >= cuts {
 					return
 				}
-				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total, threads)
+				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total, threads, weighted)
 			}
 		})
 	}
 	wg.Wait()
+	// The smallest cut in the objective's weights (the edges', or the triangle-weighted cut).
 	var best *Partitioning
+	var bestCut uint64
 	for i, pt := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		if best == nil || pt.EdgeCut < best.EdgeCut {
-			best = pt
+		c := pt.EdgeCut
+		if weighted {
+			c = fine.cut(pt.Of)
+		}
+		if best == nil || c < bestCut {
+			best, bestCut = pt, c
 		}
 	}
 	return best, nil
 }
 
 // multilevelOnce is one multilevel run (total: the vertices' bytes) on threads goroutines.
-func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64, threads int) (*Partitioning, error) {
+// weighted: fine's edge weights are not all 1 (triangle weights), which the byte model's
+// label-propagation passes then weigh a part's neighbours by.
+func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, error) {
 	of := make([]uint32, g.NumVertices())
 	// The weight bound starts at the budget and shrinks by the halo's share measured after each
 	// attempt; k parts fill it to fill on average.
@@ -677,11 +651,15 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	// The byte model: label propagation within the budget, then the parts still over it grown
 	// again from their own vertices.
 	moves := 0
+	var lpw *wgraph // label propagation counts weights when fine's are not all 1
+	if weighted {
+		lpw = fine
+	}
 	for range passes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		moved := refine(g, of, bytes, budget)
+		moved := refine(g, lpw, of, bytes, budget)
 		moves += moved
 		bytes, _ = partBytes(g, of, k, bytes, nil)
 		if moved == 0 {

@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"context"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -9,13 +11,20 @@ import (
 	"github.com/submatch/submatch/graph"
 )
 
-// TestWeightTriangles: every edge weighs 1 + the common neighbours of its ends, counted here by
-// brute force, in both directions.
+// TestWeightTriangles: every edge weighs 1 + ⌈log2(1 + the common neighbours of its ends)⌉,
+// counted by brute force, in both directions; labelled graphs (lists not in id order) too, and
+// R-MAT graphs, whose hubs' out-lists are intersected by binary searches (gallop).
 func TestWeightTriangles(t *testing.T) {
-	for seed := range uint64(20) {
-		g := gen.RandomGraphM(seed, 30+int(seed)*10, 100+int(seed)*60, 1, 1)
+	for seed := range uint64(24) {
+		g := gen.RandomGraphM(seed, 30+int(seed)*10, 100+int(seed)*60, 1+int(seed%3), 1+int(seed%2))
+		if seed >= 20 {
+			var err error
+			if g, err = gen.RMAT(gen.RMATOptions{Scale: 8 + int(seed%4), EdgeFactor: 12, VertexLabels: int(seed % 3), Seed: seed}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		w := fromGraph(g)
-		w.weightTriangles()
+		mustWeight(t, w)
 		for v := range uint32(w.n()) {
 			nv := map[uint32]bool{}
 			for _, u := range g.Neighbors(v) {
@@ -23,12 +32,13 @@ func TestWeightTriangles(t *testing.T) {
 			}
 			for j := w.xadj[v]; j < w.xadj[v+1]; j++ {
 				u := w.adj[j]
-				want := uint64(1)
+				tri := uint32(0)
 				for _, x := range g.Neighbors(u) {
 					if nv[x] {
-						want++
+						tri++
 					}
 				}
+				want := 1 + uint64(bits.Len32(tri))
 				if w.ew[j] != want {
 					t.Fatalf("seed %d: edge %d-%d weighs %d, want %d", seed, v, u, w.ew[j], want)
 				}
@@ -45,7 +55,7 @@ func TestCoarsen(t *testing.T) {
 		g := gen.RandomGraphM(seed, 200, 200*(1+int(seed%6)), 1, 1)
 		w := fromGraph(g)
 		if seed%2 == 1 {
-			w.weightTriangles()
+			mustWeight(t, w)
 		}
 		c, cmap := w.coarsen(rng, 1<<40, 1)
 		members := make([]int, c.n())
@@ -163,7 +173,7 @@ func TestCoarsenParallel(t *testing.T) {
 		g := gen.RandomGraphM(seed, 50+int(seed)*300, (50+int(seed)*300)*(1+int(seed%5)), 1, 1)
 		w := fromGraph(g)
 		if seed%3 == 1 {
-			w.weightTriangles()
+			mustWeight(t, w)
 		}
 		want, wantMap := w.coarsen(rand.New(rand.NewPCG(seed, 5)), 1<<40, 1)
 		for _, th := range []int{2, 3, 7} {
@@ -173,5 +183,14 @@ func TestCoarsenParallel(t *testing.T) {
 				t.Fatalf("seed %d: %d threads made another coarse graph than 1", seed, th)
 			}
 		}
+	}
+}
+
+// mustWeight weighs w's edges by triangles (the bound never reached on test graphs).
+func mustWeight(t *testing.T, w *wgraph) {
+	t.Helper()
+	ok, err := w.weightTriangles(context.Background(), 2)
+	if err != nil || !ok {
+		t.Fatalf("weightTriangles: %v, %v", ok, err)
 	}
 }

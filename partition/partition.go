@@ -65,8 +65,11 @@ type Options struct {
 	Method Method
 	// Seed varies Multilevel's random choices (matching and growing orders).
 	Seed uint64
-	// Triangles, for Multilevel, weighs every edge by 1 + the triangles it lies in, so that the
-	// parts keep dense regions whole rather than minimise the number of cut edges.
+	// Triangles, for Multilevel, weighs every edge by 1 + ⌈log2(1 + t)⌉, t the triangles it lies
+	// in (triangles.go), so that the parts keep dense regions whole rather than minimise the
+	// number of cut edges; skipped (weights 1) on graphs where counting the triangles would take
+	// over TriangleWork steps an edge. Off by default: it moved the intra share by about a point
+	// either way on wiki-Vote, github and R-MAT (docs/benchmarks.md, branch part4).
 	Triangles bool
 	// Cuts is the number of Multilevel runs (seeds Seed, Seed+1, ...) the smallest cut is kept
 	// of (0: DefaultCuts).
@@ -272,7 +275,7 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			moved := refine(g, of, pt.Bytes, budget)
+			moved := refine(g, nil, of, pt.Bytes, budget)
 			pt.Moves += moved
 			if moved == 0 || pass == passes-1 {
 				break // Measure below has the exact bytes
@@ -440,8 +443,8 @@ func tooBig(g *graph.Graph, v uint32, need, budget uint64) error {
 // refine is one label-propagation pass; bytes are updated with upper bounds (exact ones are
 // measured after the pass). It returns the number of vertices moved. Large graphs are scanned on
 // every core with the same outcome (refineOn).
-func refine(g *graph.Graph, of []uint32, bytes []uint64, budget uint64) int {
-	return refineOn(g, of, bytes, budget, 0)
+func refine(g *graph.Graph, w *wgraph, of []uint32, bytes []uint64, budget uint64) int {
+	return refineOn(g, w, of, bytes, budget, 0)
 }
 
 // refineBatch is the number of consecutive vertices whose neighbourhoods refineOn scans in
@@ -455,20 +458,35 @@ const refineBatch = 4096
 const refineMinWorkers = 4
 
 // lpScratch is one thread's label-propagation scratch: a counter a part (left zero) and the parts
-// the current vertex touches.
+// the current vertex touches; with edge weights (w, whose lists are g's), a weight sum a part too.
 type lpScratch struct {
 	count   []uint32
 	touched []uint32
+	w       *wgraph
+	wsum    []uint64
+}
+
+func newLPScratch(k int, w *wgraph) *lpScratch {
+	s := &lpScratch{count: make([]uint32, k), w: w}
+	if w != nil {
+		s.wsum = make([]uint64, k)
+	}
+	return s
 }
 
 // best is the part holding most of v's neighbours (of[v]'s part unless another holds strictly
-// more) and the number of v's neighbours there. near is v's smallest neighbour in [lo, v) (a
-// vertex of its batch decided before it), v when there is none.
+// more; with edge weights, most of v's edge weight) and the number of v's neighbours there. near
+// is v's smallest neighbour in [lo, v) (a vertex of its batch decided before it), v when there is
+// none.
 func (s *lpScratch) best(g *graph.Graph, of []uint32, v, lo uint32) (best, bestCount, near uint32) {
 	a := of[v]
 	s.touched = s.touched[:0]
 	near = v
-	for _, w := range g.Neighbors(v) {
+	var ew []uint64
+	if s.w != nil {
+		ew = s.w.ew[s.w.xadj[v]:s.w.xadj[v+1]]
+	}
+	for i, w := range g.Neighbors(v) {
 		if w-lo < near-lo {
 			near = w
 		}
@@ -477,11 +495,23 @@ func (s *lpScratch) best(g *graph.Graph, of []uint32, v, lo uint32) (best, bestC
 			s.touched = append(s.touched, p)
 		}
 		s.count[p]++
+		if ew != nil {
+			s.wsum[p] += ew[i]
+		}
 	}
 	best, bestCount = a, s.count[a]
+	bestScore := uint64(s.count[a])
+	if ew != nil {
+		bestScore = s.wsum[a]
+	}
 	for _, p := range s.touched {
-		if s.count[p] > bestCount { // strictly more: every move cuts fewer edges
-			best, bestCount = p, s.count[p]
+		score := uint64(s.count[p])
+		if ew != nil {
+			score = s.wsum[p]
+			s.wsum[p] = 0
+		}
+		if score > bestScore { // strictly more: every move cuts less
+			best, bestCount, bestScore = p, s.count[p], score
 		}
 		s.count[p] = 0
 	}
@@ -514,7 +544,7 @@ func move(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, v, best, b
 // neighbour in the batch decided before it that moved (the last move in the batch is at or after
 // its smallest such neighbour), which is scanned again at its turn: every decision sees what the
 // sequential loop sees, and the outcome is the same for any number of threads.
-func refineOn(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, threads int) int {
+func refineOn(g *graph.Graph, w *wgraph, of []uint32, bytes []uint64, budget uint64, threads int) int {
 	k := len(bytes)
 	n := g.NumVertices()
 	workers := par.Workers(n, threads, refineBatch)
@@ -522,7 +552,7 @@ func refineOn(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, thread
 		workers = 1
 	}
 	moved := 0
-	s := &lpScratch{count: make([]uint32, k)}
+	s := newLPScratch(k, w)
 	if workers == 1 {
 		for v := range uint32(n) {
 			best, c, _ := s.best(g, of, v, v)
@@ -540,7 +570,7 @@ func refineOn(g *graph.Graph, of []uint32, bytes []uint64, budget uint64, thread
 		par.Ranges(hi-lo, workers, (hi-lo+workers-1)/workers, func(t, a, b int) bool {
 			ws := scratch[t]
 			if ws == nil {
-				ws = &lpScratch{count: make([]uint32, k)}
+				ws = newLPScratch(k, w)
 				scratch[t] = ws
 			}
 			for i := a; i < b; i++ {

@@ -209,3 +209,66 @@ func TestParseMethod(t *testing.T) {
 		t.Error("ParseMethod(metis): no error")
 	}
 }
+
+// TestTrianglesKeepCliques: with triangle weights, the multilevel partitioner keeps every planted
+// clique (10 vertices, each with 3 edges into a sparse random background: 30 edges out against
+// 25 cut for a split in halves) inside one part, under a budget of a quarter of the graph, where
+// a part holds several of them; ids shuffled.
+func TestTrianglesKeepCliques(t *testing.T) {
+	ctx := context.Background()
+	const cliques, size, bg, bgDeg, out = 12, 10, 1500, 4, 3
+	for seed := range uint64(6) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n := bg + cliques*size
+		perm := rng.Perm(n)
+		b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: true})
+		for v := range n {
+			_ = b.SetVertexLabel(int64(v), 0)
+		}
+		add := func(u, v int) { _ = b.AddEdge(int64(perm[u]), int64(perm[v]), 0) }
+		for range bg * bgDeg / 2 {
+			add(rng.IntN(bg), rng.IntN(bg))
+		}
+		for c := range cliques {
+			for i := range size {
+				u := bg + c*size + i
+				for j := range i {
+					add(u, bg+c*size+j)
+				}
+				for range out {
+					add(u, rng.IntN(bg))
+				}
+			}
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dense := make([]uint32, n) // Build renumbers the vertices by degree
+		for v := range uint32(n) {
+			dense[g.OriginalID(v)] = v
+		}
+		budget := partition.GraphBytes(g) / 4
+		for _, tri := range []bool{true, false} {
+			pt, err := partition.Partition(ctx, g, partition.Options{Budget: budget, Triangles: tri})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, g, pt, budget)
+			split := 0
+			for c := range cliques {
+				first := dense[perm[bg+c*size]]
+				for i := 1; i < size; i++ {
+					if pt.Of[dense[perm[bg+c*size+i]]] != pt.Of[first] {
+						split++
+						break
+					}
+				}
+			}
+			if tri && split > 0 {
+				t.Errorf("seed %d: triangle weights: %d of %d cliques split (%d parts)", seed, split, cliques, len(pt.Parts))
+			}
+			t.Logf("seed %d, triangles %v: %d parts, cut %d, %d cliques split", seed, tri, len(pt.Parts), pt.EdgeCut, split)
+		}
+	}
+}

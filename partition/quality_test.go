@@ -129,14 +129,15 @@ func TestPartBytes(t *testing.T) {
 }
 
 // TestThreadsDeterministic: the parts do not depend on the number of threads (the Cuts runs go in
-// parallel, and the refinement of large levels inside each run).
+// parallel, and the refinement of large levels inside each run; the triangle count too).
 func TestThreadsDeterministic(t *testing.T) {
 	g := qualityGraph("rmat-10-1")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	defer func(m int) { parMinVertices = m }(parMinVertices)
-	parMinVertices = 64                // the parallel steps on this small graph's finer levels
-	for _, cuts := range []int{4, 1} { // 1: the one run gets every thread
-		o := Options{Budget: GraphBytes(g) / 8, Cuts: cuts}
+	parMinVertices = 64                                                             // the parallel steps on this small graph's finer levels
+	for _, o := range []Options{{Cuts: 4}, {Cuts: 1}, {Cuts: 4, Triangles: true}} { // Cuts 1: the one run gets every thread
+		o.Budget = GraphBytes(g) / 8
+		cuts := o.Cuts
 		var first []uint32
 		for _, threads := range []int{1, 2, 3, 8} {
 			runtime.GOMAXPROCS(threads)
@@ -147,7 +148,7 @@ func TestThreadsDeterministic(t *testing.T) {
 			if first == nil {
 				first = pt.Of
 			} else if !slices.Equal(first, pt.Of) {
-				t.Fatalf("cuts %d: %d threads gave other parts than 1", cuts, threads)
+				t.Fatalf("cuts %d, triangles %v: %d threads gave other parts than 1", cuts, o.Triangles, threads)
 			}
 		}
 	}

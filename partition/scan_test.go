@@ -125,7 +125,7 @@ func TestParallelRefine(t *testing.T) {
 			bytes := slices.Clone(bytes0)
 			var moves []int
 			for range 2 {
-				moves = append(moves, refineOn(g, of, bytes, budget, threads))
+				moves = append(moves, refineOn(g, nil, of, bytes, budget, threads))
 			}
 			return of, bytes, moves
 		}
@@ -168,7 +168,7 @@ func BenchmarkRefine(b *testing.B) {
 				of := slices.Clone(of)
 				bytes := slices.Clone(bytes0)
 				b.StartTimer()
-				refineOn(g, of, bytes, budget, threads)
+				refineOn(g, nil, of, bytes, budget, threads)
 			}
 		})
 	}

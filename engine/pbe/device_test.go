@@ -480,7 +480,8 @@ func TestKernels(t *testing.T) {
 	}
 }
 
-// TestFlags: --pbe-backend and --pbe-workers make the device backend with its workers; a worker
+// TestFlags: --pbe-backend and --pbe-workers make the device backend with its workers,
+// --pbe-triangles sets Triangles; a worker
 // count below 1 and an unknown backend are refused.
 func TestFlags(t *testing.T) {
 	for _, c := range []struct {
@@ -491,6 +492,7 @@ func TestFlags(t *testing.T) {
 	}{
 		{nil, "", 0, ""},
 		{[]string{"--pbe-backend", "gpu"}, pbe.DefaultDeviceEngine, 1, ""},
+		{[]string{"--pbe-triangles"}, "", 0, ""},
 		{[]string{"--pbe-backend", "gpu:" + fake.Name(), "--pbe-workers", "3"}, fake.Name(), 3, ""},
 		{[]string{"--pbe-workers", "0"}, "", 0, "--pbe-workers 0"},
 		{[]string{"--pbe-backend", "tpu"}, "", 0, "--pbe-backend"},
@@ -509,6 +511,9 @@ func TestFlags(t *testing.T) {
 		}
 		if err != nil {
 			t.Fatalf("%q: %v", c.args, err)
+		}
+		if tri := slices.Contains(c.args, "--pbe-triangles"); e.(*pbe.Engine).Triangles != tri {
+			t.Errorf("%q: Triangles %v", c.args, !tri)
 		}
 		d, _ := e.(*pbe.Engine).Backend.(*pbe.DeviceBackend)
 		if c.engine == "" && d != nil || c.engine != "" && (d == nil || d.Name() != "device:"+c.engine || d.Workers != c.workers) {

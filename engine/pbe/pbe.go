@@ -106,6 +106,10 @@ type Engine struct {
 	// Partitioner is the partitioning method (the zero value is partition.Multilevel; the
 	// registered engine and --pbe-partitioner's default are partition.Auto).
 	Partitioner partition.Method
+	// Triangles is partition.Options.Triangles: with the multilevel partitioner (Multilevel, or
+	// Auto on graphs of up to AutoMultilevelEdges edges), edges weigh more the more triangles
+	// they lie in (--pbe-triangles).
+	Triangles bool
 	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
 	// buffers (0: DefaultReserve): parts are made for the rest.
 	Reserve float64
@@ -119,6 +123,7 @@ type Engine struct {
 		budget uint64
 		passes int
 		method partition.Method
+		tri    bool
 		pt     *partition.Partitioning
 	}
 }
@@ -280,10 +285,10 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	c := e.cache
 	e.mu.Unlock()
 	pt, err := c.pt, error(nil)
-	if c.g == g && c.budget == st.Budget && c.passes == e.Passes && c.method == e.Partitioner {
+	if c.g == g && c.budget == st.Budget && c.passes == e.Passes && c.method == e.Partitioner && c.tri == e.Triangles {
 		st.PartitionCached = true
 	} else {
-		pt, err = partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes, Method: e.Partitioner})
+		pt, err = partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes, Method: e.Partitioner, Triangles: e.Triangles})
 	}
 	if err != nil {
 		if errors.Is(err, partition.ErrBudget) {
@@ -294,7 +299,7 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	st.PartitionTime = time.Since(t0)
 	if !st.PartitionCached {
 		e.mu.Lock()
-		e.cache.g, e.cache.budget, e.cache.passes, e.cache.method, e.cache.pt = g, st.Budget, e.Passes, e.Partitioner, pt
+		e.cache.g, e.cache.budget, e.cache.passes, e.cache.method, e.cache.tri, e.cache.pt = g, st.Budget, e.Passes, e.Partitioner, e.Triangles, pt
 		e.mu.Unlock()
 	}
 	st.Parts, st.MaxPartBytes, st.EdgeCut = len(pt.Parts), pt.MaxBytes(), pt.EdgeCut

@@ -35,6 +35,7 @@ func main() {
 	threads := flag.Int("threads", 0, "threads (0: all cores)")
 	passes := flag.Int("passes", 0, "partition.Options.Passes (0: the default)")
 	method := flag.String("partitioner", "auto", "pbe's partitioner (multilevel, grow, auto)")
+	triangles := flag.Bool("triangles", false, "multilevel with triangle edge weights (partition.Options.Triangles)")
 	flag.Parse()
 	if *data == "" || *query == "" {
 		fail(errors.New("-data and -query are required"))
@@ -66,7 +67,7 @@ func main() {
 			switch name {
 			case "pbe-part":
 				b := partition.GraphBytes(p.Data) / *div
-				pt, err := partition.Partition(ctx, p.Data, partition.Options{Budget: b, Method: m, Passes: *passes})
+				pt, err := partition.Partition(ctx, p.Data, partition.Options{Budget: b, Method: m, Passes: *passes, Triangles: *triangles})
 				if err != nil {
 					return err
 				}
@@ -74,7 +75,7 @@ func main() {
 					100*float64(pt.EdgeCut)/float64(p.Data.NumEdges()), pt.Moves, time.Since(t0).Seconds())
 			case "pbe":
 				p.GPUMemoryLimit = partition.GraphBytes(p.Data) / *div
-				r, st, err := (&pbe.Engine{Partitioner: m}).CountStats(ctx, p)
+				r, st, err := (&pbe.Engine{Partitioner: m, Triangles: *triangles}).CountStats(ctx, p)
 				fmt.Printf("pbe: count %d partial %v, %.2f s: reduce %.2f s (%v: %d vertices, %d edges), partition %.2f s, %d parts, cut %d, intra %.2f s (%d), inter %.2f s (%d, %d seeds, %d nodes)\n",
 					r.Count, r.Partial, time.Since(t0).Seconds(), st.ReduceTime.Seconds(), st.Reduced, st.ReducedVertices, st.ReducedEdges,
 					st.PartitionTime.Seconds(), st.Parts, st.EdgeCut,
