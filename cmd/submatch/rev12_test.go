@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWatchResumeChain: a checkpoint resumed into the same file (relative, in the current
+// folder) twice over, the last time with nothing left of the stream (a checkpoint at the same
+// seq as the one resumed), ends with the totals of an uninterrupted run and one graph file
+// beside the checkpoint, the one it names.
+func TestWatchResumeChain(t *testing.T) {
+	data, stream := randomWatchFiles(t, 21, 30, 60, 200)
+	args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial", "--batch", "2"}
+	code, full, errOut := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	cpArgs := append(args, "--checkpoint", "cp", "--checkpoint-every", "30")
+	watchKillAfter = 40
+	code, _, errOut = runCmd(t, cpArgs...)
+	if code != exitPartial {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	watchKillAfter = 30
+	code, _, errOut = runCmd(t, append(cpArgs, "--resume", "cp")...)
+	watchKillAfter = 0
+	if code != exitPartial {
+		t.Fatalf("second run: exit %d: %s", code, errOut)
+	}
+	totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+	for i := range 2 {
+		code, resumed, errOut := runCmd(t, append(cpArgs, "--resume", "cp")...)
+		if code != 0 {
+			t.Fatalf("resume %d: exit %d: %s", i, code, errOut)
+		}
+		if a, b := totals(full), totals(resumed); a != b {
+			t.Errorf("resume %d: totals %q, an uninterrupted run %q", i, b, a)
+		}
+		smg, _ := filepath.Glob(filepath.Join(dir, "*.smg"))
+		if want := checkpointGraph(filepath.Join(dir, "cp")); len(smg) != 1 || smg[0] != want {
+			t.Errorf("resume %d: graph files %v, the checkpoint names %s", i, smg, want)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "tmp") {
+			t.Errorf("leftover %s", e.Name())
+		}
+	}
+}
+
+// TestCheckOutputPlainPaths: outputs a user names every day are not refused: a file of the
+// current folder (with or without ./), one in a subfolder, /dev/stdout and /dev/null.
+func TestCheckOutputPlainPaths(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	in := filepath.Join(dir, "g.txt")
+	if err := os.WriteFile(in, []byte("0 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir("sub", 0o755)
+	for _, out := range []string{"out.txt", "./out.txt", "sub/out.txt", filepath.Join(dir, "out.txt"), "/dev/stdout", "/dev/null"} {
+		if err := checkOutput("-o", out, in, "(a)-(b)", "-"); err != nil {
+			t.Errorf("-o %s refused: %v", out, err)
+		}
+	}
+	for _, out := range []string{"g.txt", "./g.txt", "nosuch/out.txt", "sub"} {
+		if err := checkOutput("-o", out, in); err == nil {
+			t.Errorf("-o %s accepted", out)
+		}
+	}
+}
