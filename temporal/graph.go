@@ -195,10 +195,16 @@ func Read(r io.Reader, name string) (*Graph, error) {
 	b := NewBuilder()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
+	cut := false // the last token has no newline
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		advance, token, err := bufio.ScanLines(data, atEOF)
+		cut = token != nil && (advance == 0 || data[advance-1] != '\n')
+		return advance, token, err
+	})
 	first, events, line := true, 0, 1
 	for ; sc.Scan(); line++ {
-		if sc.Err() != nil {
-			break // the line was cut short by the read error
+		if cut && sc.Err() != nil {
+			break // the line was cut short by the read error (the whole lines before it are read)
 		}
 		s := strings.TrimSpace(sc.Text())
 		if s == "" || s[0] == '#' || s[0] == '%' {
