@@ -75,3 +75,26 @@ func TestCheckOutputPlainPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchFreshRunOverCheckpoint: a run that starts afresh (no --resume) with the --checkpoint
+// of an earlier run replaces that checkpoint, its graph file too: one graph file is left, the
+// one the checkpoint names (each run killed at another seq left one more snapshot).
+func TestWatchFreshRunOverCheckpoint(t *testing.T) {
+	data, stream := randomWatchFiles(t, 22, 30, 60, 200)
+	dir := t.TempDir()
+	cp := filepath.Join(dir, "cp")
+	args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--batch", "2", "--checkpoint", cp, "--checkpoint-every", "30"}
+	watchKillAfter = 40
+	code, _, errOut := runCmd(t, args...)
+	watchKillAfter = 0
+	if code != exitPartial {
+		t.Fatalf("killed run: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut = runCmd(t, append(args, "--checkpoint-every", "37")...); code != 0 { // (checkpoints at other seqs)
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	smg, _ := filepath.Glob(filepath.Join(dir, "*.smg"))
+	if want := checkpointGraph(cp); len(smg) != 1 || smg[0] != want {
+		t.Errorf("graph files %v, the checkpoint names %s", smg, want)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/submatch/submatch/csm"
@@ -109,6 +110,22 @@ func checkpointGraph(path string) string {
 	var cp watchCheckpoint
 	if data, err := os.ReadFile(path); err == nil {
 		_ = json.Unmarshal(data, &cp)
+	}
+	return cp.graphPath(path)
+}
+
+// replacedGraph returns the graph file of the checkpoint at path, "" when there is none or it
+// is not one this command names (FILE.SEQ.smg beside FILE): a run that replaces the checkpoint
+// of another removes its graph with it.
+func replacedGraph(path string) string {
+	var cp watchCheckpoint
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &cp) != nil {
+		return ""
+	}
+	g := cp.Graph
+	if g != filepath.Base(g) || !strings.HasPrefix(g, filepath.Base(path)+".") || !strings.HasSuffix(g, ".smg") {
+		return ""
 	}
 	return cp.graphPath(path)
 }
@@ -997,6 +1014,9 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 // (Until 2026-12-03 the graph went to FILE.smg, replaced before the JSON: a kill between the
 // two resumed the new graph from the old position, applying updates twice.)
 func (st *watchState) writeCheckpoint(path string) error {
+	if st.cpGraph == "" { // the run's first: the checkpoint it replaces, if any, takes its graph along
+		st.cpGraph = replacedGraph(path)
+	}
 	g, err := st.m.Graph().Snapshot()
 	if err != nil {
 		return err
