@@ -98,3 +98,36 @@ func TestWatchFreshRunOverCheckpoint(t *testing.T) {
 		t.Errorf("graph files %v, the checkpoint names %s", smg, want)
 	}
 }
+
+// TestWatchFreshRunCrashSameSeq: a fresh run over another run's checkpoint, killed inside its
+// first checkpoint at the seq of the one it replaces, leaves that checkpoint whole: its graph is
+// not written over (the resume read the old position with the new run's graph).
+func TestWatchFreshRunCrashSameSeq(t *testing.T) {
+	data, stream := randomWatchFiles(t, 23, 30, 60, 200)
+	args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--initial"}
+	code, full, errOut := runCmd(t, append(args, "--batch", "2")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	cp := filepath.Join(t.TempDir(), "cp")
+	cpArgs := append(args, "--checkpoint", cp, "--checkpoint-every", "30")
+	watchKillAfter = 20 // batches of 2: checkpoints at seq 15, then killed
+	code, _, errOut = runCmd(t, append(cpArgs, "--batch", "2")...)
+	if code != exitPartial {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	watchKillAfter, watchCrashInCheckpoint = 0, 1 // batches of 1: its first checkpoint at seq 30
+	code, _, _ = runCmd(t, append(cpArgs, "--batch", "1", "--checkpoint-every", "15")...)
+	watchCrashInCheckpoint = 0
+	if code == 0 {
+		t.Fatal("the run crashing in its first checkpoint ended normally")
+	}
+	code, resumed, errOut := runCmd(t, append(args, "--batch", "2", "--resume", cp)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errOut)
+	}
+	totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
+	if a, b := totals(full), totals(resumed); a != b {
+		t.Errorf("totals after the resume %q, an uninterrupted run %q", b, a)
+	}
+}

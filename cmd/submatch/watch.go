@@ -170,6 +170,7 @@ type watchState struct {
 	batches   int
 	cps       int    // checkpoints begun
 	cpGraph   string // the graph file of the last checkpoint committed at --checkpoint
+	cpForeign bool   // cpGraph is that of a checkpoint of another run, which this one replaces
 	win       *csm.Window
 	expired   []updates.Update // a per-update engine's expiry (expireStream)
 	expiry    csm.Result       // its summed deltas
@@ -1015,7 +1016,7 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 // two resumed the new graph from the old position, applying updates twice.)
 func (st *watchState) writeCheckpoint(path string) error {
 	if st.cpGraph == "" { // the run's first: the checkpoint it replaces, if any, takes its graph along
-		st.cpGraph = replacedGraph(path)
+		st.cpGraph, st.cpForeign = replacedGraph(path), true
 	}
 	g, err := st.m.Graph().Snapshot()
 	if err != nil {
@@ -1025,6 +1026,12 @@ func (st *watchState) writeCheckpoint(path string) error {
 		Line: st.line, Seq: st.seq, Updates: st.updates, Skipped: st.skipped, Initial: st.initial,
 		Created: st.created, Destroyed: st.destroyed, Graph: filepath.Base(path) + "." + strconv.Itoa(st.seq) + ".smg"}
 	graphPath := cp.graphPath(path)
+	if st.cpForeign && graphPath == st.cpGraph {
+		// The checkpoint replaced, of another run at the same seq, names this file: it stays as
+		// it is until the JSON that replaces it is committed.
+		cp.Graph = filepath.Base(path) + "." + strconv.Itoa(st.seq) + ".1.smg"
+		graphPath = cp.graphPath(path)
+	}
 	if err := formats.WriteSnapshot(graphPath, g); err != nil {
 		return err
 	}
@@ -1048,7 +1055,7 @@ func (st *watchState) writeCheckpoint(path string) error {
 	if st.cpGraph != "" && st.cpGraph != graphPath {
 		os.Remove(st.cpGraph) // (a leftover file, if this fails, is harmless)
 	}
-	st.cpGraph = graphPath
+	st.cpGraph, st.cpForeign = graphPath, false
 	return nil
 }
 
