@@ -1,8 +1,9 @@
 package csm
 
 import (
-	"cmp"
+	"container/heap"
 	"slices"
+	"sort"
 
 	"github.com/submatch/submatch/formats/updates"
 	"github.com/submatch/submatch/graph/dynamic"
@@ -14,7 +15,7 @@ import (
 // (Observe skips the updates the batch refused).
 type Window struct {
 	Span  int64
-	queue []queuedEdge      // a min-heap by time, then insertion order: the next edge due first
+	queue edgeHeap          // by time, then insertion order: the next edge due first
 	seq   uint64            // insertions so far (the ties' order)
 	last  map[pairKey]int64 // the latest insertion time of every edge in the window
 }
@@ -26,8 +27,21 @@ type queuedEdge struct {
 	seq uint64
 }
 
-func (a *queuedEdge) before(b *queuedEdge) bool {
-	return a.Time < b.Time || a.Time == b.Time && a.seq < b.seq
+// edgeHeap orders the window's edges for container/heap: the edge due first at the root. The
+// window moves edges in and out by append and heap.Fix rather than heap.Push and heap.Pop, whose
+// values pass through an interface (an allocation an edge).
+type edgeHeap []queuedEdge
+
+func (h edgeHeap) Len() int { return len(h) }
+func (h edgeHeap) Less(i, j int) bool {
+	return h[i].Time < h[j].Time || h[i].Time == h[j].Time && h[i].seq < h[j].seq
+}
+func (h edgeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *edgeHeap) Push(x any)   { *h = append(*h, x.(queuedEdge)) }
+func (h *edgeHeap) Pop() any {
+	x := (*h)[len(*h)-1]
+	*h = (*h)[:len(*h)-1]
+	return x
 }
 
 // push adds e to the heap. The times of a stream may go back: an edge inserted at 5 after one at
@@ -35,38 +49,18 @@ func (a *queuedEdge) before(b *queuedEdge) bool {
 func (w *Window) push(e WindowEdge) {
 	w.queue = append(w.queue, queuedEdge{e, w.seq})
 	w.seq++
-	q := w.queue
-	for i := len(q) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !q[i].before(&q[parent]) {
-			break
-		}
-		q[i], q[parent] = q[parent], q[i]
-		i = parent
-	}
+	heap.Fix(&w.queue, len(w.queue)-1)
 }
 
 // pop removes and returns the edge due first.
 func (w *Window) pop() WindowEdge {
-	q := w.queue
-	top := q[0].WindowEdge
-	n := len(q) - 1
-	q[0] = q[n]
-	q = q[:n]
-	for i := 0; ; {
-		least := i
-		for _, c := range [2]int{2*i + 1, 2*i + 2} {
-			if c < n && q[c].before(&q[least]) {
-				least = c
-			}
-		}
-		if least == i {
-			break
-		}
-		q[i], q[least] = q[least], q[i]
-		i = least
+	top := w.queue[0].WindowEdge
+	n := len(w.queue) - 1
+	w.queue.Swap(0, n)
+	w.queue = w.queue[:n]
+	if n > 0 {
+		heap.Fix(&w.queue, 0)
 	}
-	w.queue = q
 	return top
 }
 
@@ -157,9 +151,7 @@ func (w *Window) due(t, now int64) bool {
 // Edges returns the edges still in the window, oldest first (for checkpoints).
 func (w *Window) Edges() []WindowEdge {
 	q := slices.Clone(w.queue)
-	slices.SortFunc(q, func(a, b queuedEdge) int {
-		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.seq, b.seq))
-	})
+	sort.Sort(q) // the heap's order, in full
 	var out []WindowEdge
 	for _, e := range q {
 		if t, ok := w.last[keyOf(e.U, e.V)]; ok && t == e.Time {
