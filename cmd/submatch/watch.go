@@ -104,13 +104,20 @@ type watchCheckpoint struct {
 	Graph string `json:"graph,omitempty"`
 }
 
+// loadCheckpointFile reads the checkpoint at path; ok is false when its JSON does not decode.
+func loadCheckpointFile(path string) (cp watchCheckpoint, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cp, false, err
+	}
+	ok = json.Unmarshal(data, &cp) == nil
+	return cp, ok, nil
+}
+
 // checkpointGraph returns the path of the graph of the checkpoint path (FILE.smg when its JSON
 // cannot be read: the resume then says why).
 func checkpointGraph(path string) string {
-	var cp watchCheckpoint
-	if data, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(data, &cp)
-	}
+	cp, _, _ := loadCheckpointFile(path)
 	return cp.graphPath(path)
 }
 
@@ -118,9 +125,8 @@ func checkpointGraph(path string) string {
 // is not one this command names (FILE.SEQ.smg beside FILE): a run that replaces the checkpoint
 // of another removes its graph with it.
 func replacedGraph(path string) string {
-	var cp watchCheckpoint
-	data, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(data, &cp) != nil {
+	cp, ok, err := loadCheckpointFile(path)
+	if err != nil || !ok {
 		return ""
 	}
 	g := cp.Graph
@@ -169,8 +175,7 @@ type watchState struct {
 	skipped   int
 	batches   int
 	cps       int    // checkpoints begun
-	cpGraph   string // the graph file of the last checkpoint committed at --checkpoint
-	cpForeign bool   // cpGraph is that of a checkpoint of another run, which this one replaces
+	cpGraph   string // the graph file the checkpoint committed at --checkpoint names (this run's or the one it replaces)
 	win       *csm.Window
 	expired   []updates.Update // a per-update engine's expiry (expireStream)
 	expiry    csm.Result       // its summed deltas
@@ -1016,7 +1021,7 @@ func (st *watchState) printSummary(elapsed time.Duration) error {
 // two resumed the new graph from the old position, applying updates twice.)
 func (st *watchState) writeCheckpoint(path string) error {
 	if st.cpGraph == "" { // the run's first: the checkpoint it replaces, if any, takes its graph along
-		st.cpGraph, st.cpForeign = replacedGraph(path), true
+		st.cpGraph = replacedGraph(path)
 	}
 	g, err := st.m.Graph().Snapshot()
 	if err != nil {
@@ -1026,9 +1031,9 @@ func (st *watchState) writeCheckpoint(path string) error {
 		Line: st.line, Seq: st.seq, Updates: st.updates, Skipped: st.skipped, Initial: st.initial,
 		Created: st.created, Destroyed: st.destroyed, Graph: filepath.Base(path) + "." + strconv.Itoa(st.seq) + ".smg"}
 	graphPath := cp.graphPath(path)
-	if st.cpForeign && graphPath == st.cpGraph {
-		// The checkpoint replaced, of another run at the same seq, names this file: it stays as
-		// it is until the JSON that replaces it is committed.
+	if graphPath == st.cpGraph {
+		// The committed checkpoint (this run's or another's, at the same seq) names this file: it
+		// stays as it is until the JSON that replaces it is committed.
 		cp.Graph = filepath.Base(path) + "." + strconv.Itoa(st.seq) + ".1.smg"
 		graphPath = cp.graphPath(path)
 	}
@@ -1055,17 +1060,16 @@ func (st *watchState) writeCheckpoint(path string) error {
 	if st.cpGraph != "" && st.cpGraph != graphPath {
 		os.Remove(st.cpGraph) // (a leftover file, if this fails, is harmless)
 	}
-	st.cpGraph, st.cpForeign = graphPath, false
+	st.cpGraph = graphPath
 	return nil
 }
 
 func (st *watchState) readCheckpoint(ctx context.Context, path string, log *slog.Logger) (*watchCheckpoint, *dynamic.Graph, error) {
-	data, err := os.ReadFile(path)
+	cp, ok, err := loadCheckpointFile(path)
 	if err != nil {
 		return nil, nil, &inputError{err: fmt.Errorf("--resume: %w", err)}
 	}
-	var cp watchCheckpoint
-	if err := json.Unmarshal(data, &cp); err != nil || cp.Version != 1 {
+	if !ok || cp.Version != 1 {
 		return nil, nil, &inputError{msg: fmt.Sprintf("--resume %s: not a watch checkpoint (version 1 JSON expected)", path)}
 	}
 	if len(cp.Patterns) != len(st.pats) || len(cp.Created) != len(st.pats) || len(cp.Destroyed) != len(st.pats) {
