@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/submatch/submatch/internal/quote"
 )
 
 // lineReader streams the lines of a text file, counting them for error messages. Lines may be
@@ -115,14 +117,8 @@ func (lr *lineReader) wrap(err error) error {
 	return &InputError{Path: lr.path, Line: lr.line, Msg: err.Error(), Err: err}
 }
 
-// quoteLine quotes a line for an error message, shortening a long one.
-func quoteLine(b []byte) string {
-	const max = 80
-	if len(b) > max {
-		return strconv.Quote(string(b[:max])) + "..."
-	}
-	return strconv.Quote(string(b))
-}
+// quoteLine quotes a line for an error message, shortening a long one (quote.Line).
+func quoteLine(b []byte) string { return quote.Line(string(b)) }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
 

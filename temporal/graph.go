@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/submatch/submatch/internal/quote"
 )
 
 // Event is one timestamped directed edge between dense vertex ids.
@@ -231,7 +233,7 @@ func Read(r io.Reader, name string) (*Graph, error) {
 				first = false
 				continue // a header
 			}
-			return nil, &InputError{Path: name, Line: line, Msg: fmt.Sprintf("expected 'SRC DST TIME' (three integers), got %s", quoteLine(s))}
+			return nil, &InputError{Path: name, Line: line, Msg: fmt.Sprintf("expected 'SRC DST TIME' (three integers), got %s", quote.Line(s))}
 		}
 		first = false
 		events++
@@ -248,13 +250,4 @@ func Read(r io.Reader, name string) (*Graph, error) {
 		return nil, &InputError{Path: name, Msg: "no events: expected 'SRC DST TIME' lines"}
 	}
 	return b.Build(), nil
-}
-
-// quoteLine quotes a line for an error message, shortening a long one.
-func quoteLine(s string) string {
-	const max = 80
-	if len(s) > max {
-		return strconv.Quote(s[:max]) + "..."
-	}
-	return strconv.Quote(s)
 }
