@@ -21,17 +21,8 @@ func TestWatchResumeChain(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	cpArgs := append(args, "--checkpoint", "cp", "--checkpoint-every", "30")
-	watchKillAfter = 40
-	code, _, errOut = runCmd(t, cpArgs...)
-	if code != exitPartial {
-		t.Fatalf("first run: exit %d: %s", code, errOut)
-	}
-	watchKillAfter = 30
-	code, _, errOut = runCmd(t, append(cpArgs, "--resume", "cp")...)
-	watchKillAfter = 0
-	if code != exitPartial {
-		t.Fatalf("second run: exit %d: %s", code, errOut)
-	}
+	runKilledAfter(t, 40, cpArgs...)
+	runKilledAfter(t, 30, append(cpArgs, "--resume", "cp")...)
 	totals := func(out string) string { return out[strings.LastIndex(out, "# "+triangle):] }
 	for i := range 2 {
 		code, resumed, errOut := runCmd(t, append(cpArgs, "--resume", "cp")...)
@@ -84,13 +75,8 @@ func TestWatchFreshRunOverCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	cp := filepath.Join(dir, "cp")
 	args := []string{"watch", data, triangle, "--updates", stream, "--on-invalid", "skip", "--drop-self-loops", "--batch", "2", "--checkpoint", cp, "--checkpoint-every", "30"}
-	watchKillAfter = 40
-	code, _, errOut := runCmd(t, args...)
-	watchKillAfter = 0
-	if code != exitPartial {
-		t.Fatalf("killed run: exit %d: %s", code, errOut)
-	}
-	if code, _, errOut = runCmd(t, append(args, "--checkpoint-every", "37")...); code != 0 { // (checkpoints at other seqs)
+	runKilledAfter(t, 40, args...)
+	if code, _, errOut := runCmd(t, append(args, "--checkpoint-every", "37")...); code != 0 { // (checkpoints at other seqs)
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	smg, _ := filepath.Glob(filepath.Join(dir, "*.smg"))

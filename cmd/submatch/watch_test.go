@@ -220,13 +220,8 @@ func testWatchResumeFiles(t *testing.T, data, stream string, extra ...string) {
 	}
 	fullLines := strings.Split(full, "\n")
 	for trial := range 3 {
-		watchKillAfter = 5 + r.IntN(100)
-		every := 1 + r.IntN(40)
-		code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", fmt.Sprint(every))...)
-		watchKillAfter = 0
-		if code != exitPartial {
-			t.Fatalf("killed run: exit %d", code)
-		}
+		kill, every := 5+r.IntN(100), 1+r.IntN(40)
+		runKilledAfter(t, kill, append(args, "--checkpoint", cp, "--checkpoint-every", fmt.Sprint(every))...)
 		code, resumed, errOut := runCmd(t, append(args, "--resume", cp, "--checkpoint", cp)...)
 		if code != 0 {
 			t.Fatalf("resume: exit %d: %s", code, errOut)
@@ -296,6 +291,18 @@ func TestWatchJSONLinesStdin(t *testing.T) {
 }
 
 // TestWatchResumeWindow: a checkpoint keeps the window, so expiries after a resume are those of an
+
+// runKilledAfter runs a watch command stopped dead after n updates (watchKillAfter, the tests'
+// kill -9) and fails the test unless it ended partial.
+func runKilledAfter(t *testing.T, n int, args ...string) {
+	t.Helper()
+	watchKillAfter = n
+	defer func() { watchKillAfter = 0 }()
+	if code, _, errOut := runCmd(t, args...); code != exitPartial {
+		t.Fatalf("killed run (after %d updates): exit %d: %s", n, code, errOut)
+	}
+}
+
 // uninterrupted run.
 func TestWatchResumeWindow(t *testing.T) {
 	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
@@ -306,12 +313,7 @@ func TestWatchResumeWindow(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	cp := filepath.Join(t.TempDir(), "cp")
-	watchKillAfter = 4
-	code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", "3")...)
-	watchKillAfter = 0
-	if code != exitPartial {
-		t.Fatalf("killed run: exit %d", code)
-	}
+	runKilledAfter(t, 4, append(args, "--checkpoint", cp, "--checkpoint-every", "3")...)
 	code, resumed, errOut := runCmd(t, append(args, "--resume", cp)...)
 	if code != 0 {
 		t.Fatalf("resume: exit %d: %s", code, errOut)
@@ -713,12 +715,7 @@ func TestWatchResumeLegacyCheckpoint(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	cp := filepath.Join(t.TempDir(), "cp")
-	watchKillAfter = 40
-	code, _, _ = runCmd(t, append(args, "--checkpoint", cp, "--checkpoint-every", "30")...)
-	watchKillAfter = 0
-	if code != exitPartial {
-		t.Fatalf("killed run: exit %d", code)
-	}
+	runKilledAfter(t, 40, append(args, "--checkpoint", cp, "--checkpoint-every", "30")...)
 	raw, err := os.ReadFile(cp)
 	if err != nil {
 		t.Fatal(err)
