@@ -250,23 +250,19 @@ run() {
 	[ -s "$out/stmatch-b-results.tsv" ] && cat "$out/stmatch-b-results.tsv" >> "$out/stmatch.tsv"
 	[ -s "$out/stmatch-b-versions.tsv" ] && cat "$out/stmatch-b-versions.tsv" >> "$out/stmatch-versions.tsv"
 	if [ -z "$only" ]; then
+		# The stop latency (scripts/stop-latency.sh, alone on the GPU): stmatch's --timeout 1s on
+		# STMatch's slowest patterns; with STOP_ALL every pattern with stmatch, cpu and auto
+		# (STOP_ENGINES), --timeout 1s and SIGINT: about 160 s more on the H200 host.
 		echo
-		echo "== stop latency: --timeout 1s on STMatch's slowest patterns (whole process, ms; alone on the GPU)"
-		local q pat t0 t1
-		for q in q18 q20 q19 q14; do
-			pat=$(awk -F'\t' -v q="$q" '$1 == q {print $2}' bin/testdata/stmatch-patterns/wikivote-unlabelled.tsv)
-			[ -n "$pat" ] || continue
-			t0=$(date +%s%N)
-			$sm count --engine stmatch --timeout 1s bin/testdata/wikivote-graphpi/wiki-vote_input "$pat" > "$out/stop-$q.txt" 2>&1
-			t1=$(date +%s%N)
-			echo "$q: $(( (t1 - t0) / 1000000 )) ms; $(head -1 "$out/stop-$q.txt" | cut -f2-5)"
-		done
-		if [ -n "${STOP_ALL:-}" ]; then # every pattern, engine and stop: about 160 s on the H200 host
-			echo
-			echo "== stop latency over the 24 patterns (STOP_ALL): scripts/stop-latency.sh"
-			TESTDATA=bin/testdata ENGINES="${STOP_ENGINES:-stmatch cpu auto}" bash scripts/stop-latency.sh "$sm" |
-				tee "$out/stop-latency.txt" | tail -6
+		if [ -n "${STOP_ALL:-}" ]; then
+			echo "== stop latency over the 24 patterns (STOP_ALL)"
+			TESTDATA=bin/testdata ENGINES="${STOP_ENGINES:-stmatch cpu auto}" bash scripts/stop-latency.sh "$sm" >"$out/stop-latency.txt"
+		else
+			echo "== stop latency: --timeout 1s on STMatch's slowest patterns (whole process)"
+			TESTDATA=bin/testdata PATTERNS="q18 q20 q19 q14" ENGINES=stmatch STOPS=timeout bash scripts/stop-latency.sh "$sm" >"$out/stop-latency.txt"
 		fi
+		grep -v '^q' "$out/stop-latency.txt" | tail -n +2
+		grep -E '^q(18|19|20|14) +stmatch +timeout' "$out/stop-latency.txt"
 	fi
 	# rc NAME: a part's exit status ("skipped" when it did not run)
 	rc() { if [ -e "$out/$1.rc" ]; then cat "$out/$1.rc"; else echo skipped; fi; }
