@@ -183,6 +183,17 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		t.GroupSteps *= keep
 		t.PassSteps = pairSumPassCost(w.Problem.Data, e.LevelNodes, ps.level)
 		t.Summed = "last levels summed by pairs"
+	} else if !w.Listing && w.Problem != nil && supportFor(w.Problem, w.Plan) != nil {
+		// The postponed vertices are counted from edge supports (support.go): a lookup or two
+		// per assignment of the last level instead of the groups' intersections, so the last
+		// level's nodes are priced as counted ones and the groups' steps drop out; the supports'
+		// pass over the graph is paid once. (The quotient's count, for a pair, is left out: it
+		// is a smaller pattern, a clique for STMatch's q3.)
+		t.Counted = e.LevelNodes[len(e.LevelNodes)-1]
+		t.Nodes -= t.Counted
+		t.GroupSteps = 0
+		t.PassSteps = supportPassCost(w.Problem.Data)
+		t.Summed = "postponed vertices counted from edge supports"
 	} else if !w.Listing && len(w.Plan.Groups) == 0 {
 		// The last level, with nothing below it, is counted by a test a candidate of its set
 		// (searchFrom), not searched: its nodes are priced at CountedNodesPerSecond.
@@ -225,3 +236,29 @@ func pairSumPassCost(g *graph.Graph, levelNodes []float64, p int) float64 {
 	d2 := levelNodes[p+1] / levelNodes[p]
 	return keys * (d1 + d2) * squares / sum
 }
+
+// supportPassCost estimates the list entries edgeSupports reads: for every edge, the list of its
+// endpoint of lower (degree, id), scanned against the other's marks, plus the marking of each
+// vertex's own list. The sum runs over every vertex of a graph of up to supportSampleVertices
+// vertices, else over an evenly spaced sample of that many, scaled up.
+func supportPassCost(g *graph.Graph) float64 {
+	n := g.NumVertices()
+	if n == 0 {
+		return 0
+	}
+	stride := max(1, n/supportSampleVertices)
+	var sum float64
+	for x := 0; x < n; x += stride {
+		dx := g.Degree(uint32(x))
+		sum += float64(dx)
+		for _, y := range g.Neighbors(uint32(x)) {
+			if dy := g.Degree(y); dy < dx || (dy == dx && int(y) < x) {
+				sum += float64(dy)
+			}
+		}
+	}
+	return sum * float64(n) / float64((n+stride-1)/stride)
+}
+
+// supportSampleVertices bounds the vertices supportPassCost visits.
+const supportSampleVertices = 1 << 16

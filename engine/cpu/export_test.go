@@ -1,5 +1,7 @@
 package cpu
 
+import "github.com/submatch/submatch/graph"
+
 // EveryVertexAHub gives every vertex of degree one or more a hub row when on (for the external
 // tests: their graphs are far below the default degree); the returned func restores the default.
 // A row is filled at its first use (hubFillAfter 0), unless SetHubFillAfter sets another count
@@ -94,3 +96,6 @@ func SupportsSkew(delta int64) func() {
 	supportSkew = delta
 	return func() { supportSkew = saved }
 }
+
+// SupportPassCost is supportPassCost (tests).
+func SupportPassCost(g *graph.Graph) float64 { return supportPassCost(g) }
