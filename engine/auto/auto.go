@@ -368,6 +368,15 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		return d, nil
 	}
 	w := &engine.Workload{Problem: p, Listing: listing, Threads: d.Threads}
+	lookup := gpuLookup{ctx: ctx, open: r.GPU}
+	if !smallGraph(p) {
+		// On a graph above smallGraphBytes the plan and the estimate take as long as CUDA's
+		// start or longer (R-MAT scale 22, 106 M edges: 1.3 s on the device host, which then
+		// waited for the GPU after them), and the count that follows takes seconds, beside which
+		// a start that turns out not to be needed (the driver's teardown at exit) is small: look
+		// for the GPU now, beside the planning.
+		lookup.start()
+	}
 
 	var what string // what the host's prediction rests on, for the reason
 	hostW := w      // the workload of the host's prediction: the plan it runs (runWorkload)
@@ -462,15 +471,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	// the GPU's name once it is known; the preparation is dropped when no GPU is found or the
 	// choice differs.
 	d.GPUChecked = true
-	type lookup struct {
-		name string
-		err  error
-	}
-	found := make(chan lookup, 1)
-	go func() {
-		name, err := r.GPU(ctx)
-		found <- lookup{name, err}
-	}()
+	found := lookup.start()
 	if !listing {
 		if pick, _ := predict(c, w, host, r.KernelState); pick.Engine != c.host.Name() && pick.run == nil {
 			if pr, ok := c.byName[pick.Engine].(engine.Preparer); ok {
@@ -611,7 +612,7 @@ func assumeCached(string) gpu.KernelState { return gpu.KernelCached }
 
 // smallGraphBytes bounds the data graphs on which the host's win over the device engines'
 // best predictions (in core) stands without knowing the GPU: their CSR fits any GPU's memory.
-const smallGraphBytes = 256 << 20
+var smallGraphBytes uint64 = 256 << 20 // a variable so that tests can take the large graphs' path
 
 // smallGraph reports whether p's data graph, as a CSR, is under smallGraphBytes.
 func smallGraph(p *engine.Problem) bool {
@@ -791,4 +792,29 @@ func seconds(s float64) string {
 		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 	}
 	return strconv.FormatFloat(s*1000, 'f', 0, 64) + " ms"
+}
+
+// gpuLookup looks for the GPU (Rules.GPU) once, on a goroutine of its own, from the first call
+// of start; start returns the channel its result arrives on.
+type gpuLookup struct {
+	ctx   context.Context
+	open  func(context.Context) (string, error)
+	found chan gpuFound
+}
+
+// gpuFound is a GPU lookup's result: the GPU's name, or why there is none.
+type gpuFound struct {
+	name string
+	err  error
+}
+
+func (l *gpuLookup) start() <-chan gpuFound {
+	if l.found == nil {
+		l.found = make(chan gpuFound, 1)
+		go func() {
+			name, err := l.open(l.ctx)
+			l.found <- gpuFound{name, err}
+		}()
+	}
+	return l.found
 }

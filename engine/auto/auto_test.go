@@ -539,3 +539,34 @@ func TestCliqueDecision(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupBesidePlanning: on a data graph above smallGraphBytes the GPU is looked for from the
+// start of the decision, beside the planning, even where the host's prediction then settles the
+// choice without it (the fixture's host takes a microsecond); on a smaller graph it is not looked
+// for at all then.
+func TestLookupBesidePlanning(t *testing.T) {
+	saved := smallGraphBytes
+	defer func() { smallGraphBytes = saved }()
+	for _, large := range []bool{false, true} {
+		smallGraphBytes = saved
+		if large {
+			smallGraphBytes = 1
+		}
+		f := newFixture(t)
+		d, err := f.engine().Decide(context.Background(), f.prob, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Release()
+		if d.Engine != "cpu" || d.GPUChecked {
+			t.Fatalf("large %v: chose %s (GPU checked %v), want the host without waiting for the GPU", large, d, d.GPUChecked)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for large && !f.found.Load() && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if f.found.Load() != large {
+			t.Errorf("large %v: the GPU looked for %v", large, f.found.Load())
+		}
+	}
+}
