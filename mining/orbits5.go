@@ -316,7 +316,7 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 func (w *fiveWorker) cliquePass(l *locals, u int) {
 	o := l.o
 	var common []uint32
-	o.trianglesAt(u, func(v, x uint32, puv, pux, pvx uint64) {
+	o.fwd.At(u, func(v, x uint32, puv, pux, pvx uint64) {
 		a, b := l.tl[l.tOff[puv]:l.tOff[puv+1]], l.tl[l.tOff[pux]:l.tOff[pux+1]]
 		if c := l.tl[l.tOff[pvx]:l.tOff[pvx+1]]; len(c) < len(a) {
 			a = c
