@@ -100,23 +100,6 @@ func (l *locals) compute(ctx context.Context, threads int, log *slog.Logger) err
 	return nil
 }
 
-// intersect calls fn(i, j) for every common element a[i] == b[j] of two sorted lists.
-func intersect(a, b []uint32, fn func(i, j int)) {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			fn(i, j)
-			i++
-			j++
-		}
-	}
-}
-
 // triangles finds te, sd, tv and tri: every triangle u < v < w once, from the out-lists.
 func (l *locals) triangles(ctx context.Context, threads int) error {
 	o := l.o

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"slices"
 	"time"
+
+	"github.com/submatch/submatch/internal/setops"
 )
 
 // Five-vertex orbits (ORCA's 15-72) per vertex, non-induced (docs/mining.md, "Per-vertex
@@ -205,7 +207,7 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 			continue
 		}
 		w.pos = w.pos[:0]
-		intersect(o.all(int(nb)), tl, func(a, _ int) { w.pos = append(w.pos, o.off[nb]+uint64(a)) })
+		setops.IntersectEach(o.all(int(nb)), tl, func(a, _ int) { w.pos = append(w.pos, o.off[nb]+uint64(a)) })
 		var nearSum sum
 		for _, q := range w.pos {
 			for _, y := range l.triangleList(q) {
@@ -322,7 +324,7 @@ func (w *fiveWorker) cliquePass(l *locals, u int) {
 			a = c
 		}
 		common = common[:0]
-		intersect(a, b, func(i, _ int) { common = append(common, a[i]) })
+		setops.IntersectEach(a, b, func(i, _ int) { common = append(common, a[i]) })
 		if len(common) == 0 {
 			return
 		}

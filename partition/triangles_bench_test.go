@@ -2,6 +2,7 @@ package partition
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/submatch/submatch/gen"
@@ -12,21 +13,21 @@ import (
 // BenchmarkWeightTriangles times the triangle edge weights on one thread: wiki-Vote and an R-MAT
 // graph both weighted (within TriangleWork), and an R-MAT graph over the bound (refused).
 func BenchmarkWeightTriangles(b *testing.B) {
-	rmat := func(scale, ef int) func(testing.TB) *graph.Graph {
-		return func(t testing.TB) *graph.Graph {
-			g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: ef, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return g
-		}
-	}
-	for _, c := range []struct {
+	type graphCase struct {
 		name string
-		load func(testing.TB) *graph.Graph
-	}{{"wiki-Vote", sharedtest.WikiVote}, {"rmat15x4", rmat(15, 4)}, {"rmat15x16", rmat(15, 16)}} {
+		g    *graph.Graph
+	}
+	cases := []graphCase{{"wiki-Vote", sharedtest.WikiVote(b)}}
+	for _, ef := range []int{4, 16} {
+		g, err := gen.RMAT(gen.RMATOptions{Scale: 15, EdgeFactor: ef, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cases = append(cases, graphCase{fmt.Sprint("rmat15x", ef), g})
+	}
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			fine := fromGraph(c.load(b))
+			fine := fromGraph(c.g)
 			ew := append([]uint64(nil), fine.ew...)
 			var ok bool
 			for b.Loop() {

@@ -9,10 +9,10 @@ package triangles
 import (
 	"context"
 	"math/bits"
-	"slices"
 	"sync/atomic"
 
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/setops"
 )
 
 // Forward is an oriented graph: the vertices are numbered in an order (by ascending degree, so
@@ -34,45 +34,15 @@ func (f *Forward) Out(v int) []uint32 { return f.Adj[f.Lo[v]:f.Hi[v]] }
 // At calls fn(u, x, pvu, pvx, pux) for every triangle v < u < x whose lowest vertex is v, with
 // the positions of its edges v-u, v-x (in v's out-list) and u-x (in u's): each triangle of the
 // graph once over all v. The third vertices x of an out-edge v-u are the common entries of v's
-// out-list after u and u's out-list, intersected by a merge, or by binary searches of the
-// shorter list's entries in the longer when one is over 16 times the other (gallop).
+// out-list after u and u's out-list (setops.IntersectEach).
 func (f *Forward) At(v int, fn func(u, x uint32, pvu, pvx, pux uint64)) {
 	out := f.Out(v)
-	lo := f.Lo[v]
 	for i, u := range out {
-		pvu := lo + uint64(i)
-		a, b := out[i+1:], f.Out(int(u))
-		pa, pb := pvu+1, f.Lo[u] // the positions of a[0] and b[0]
-		if !gallop(len(a), len(b)) {
-			for i, j := 0, 0; i < len(a) && j < len(b); {
-				switch x, y := a[i], b[j]; {
-				case x < y:
-					i++
-				case x > y:
-					j++
-				default:
-					fn(u, x, pvu, pa+uint64(i), pb+uint64(j))
-					i++
-					j++
-				}
-			}
-			continue
-		}
-		if len(a) < len(b) {
-			for i, x := range a {
-				j, found := slices.BinarySearch(b, x)
-				if found {
-					fn(u, x, pvu, pa+uint64(i), pb+uint64(j))
-				}
-			}
-		} else {
-			for j, x := range b {
-				i, found := slices.BinarySearch(a, x)
-				if found {
-					fn(u, x, pvu, pa+uint64(i), pb+uint64(j))
-				}
-			}
-		}
+		pvu := f.Lo[v] + uint64(i)
+		rest, pu := out[i+1:], f.Lo[u]
+		setops.IntersectEach(rest, f.Out(int(u)), func(j, k int) {
+			fn(u, rest[j], pvu, pvu+1+uint64(j), pu+uint64(k))
+		})
 	}
 }
 
@@ -118,8 +88,8 @@ func (f *Forward) CountWithin(ctx context.Context, threads int, t []uint32, limi
 }
 
 // Work is the steps the count is bounded by: the cost of intersecting the whole out-lists of
-// every out-edge's two ends (At intersects only the part of the lower end's list after the
-// higher end, and may take fewer).
+// every out-edge's two ends, merged, or searched when one is over 16 times the other (At
+// intersects only the part of the lower end's list after the higher end, and takes fewer).
 func (f *Forward) Work() uint64 {
 	var work uint64
 	for v := range f.N() {
@@ -131,14 +101,11 @@ func (f *Forward) Work() uint64 {
 	return work
 }
 
-// gallop reports whether two sorted lists of a and b entries are intersected by binary searches
-// of the shorter's entries in the longer rather than by a merge: when one is over 16 times the
-// other (hubs' out-lists against their small neighbours').
-func gallop(a, b int) bool { return a > 16*b || b > 16*a }
-
-// cost is the steps of intersecting sorted lists of a and b entries (gallop).
+// cost is the steps of intersecting sorted lists of a and b entries: a merge's, or binary
+// searches of the shorter's entries in the longer when one is over 16 times the other (hubs'
+// out-lists against their small neighbours').
 func cost(a, b int) uint64 {
-	if gallop(a, b) {
+	if a > 16*b || b > 16*a {
 		s, l := min(a, b), max(a, b)
 		return uint64(s * bits.Len(uint(l)))
 	}
