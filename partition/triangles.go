@@ -27,15 +27,20 @@ const TriangleWork = 128
 // triangles are the common out-neighbours of an edge's ends. The adjacency order is left as it is
 // (w's lists are g's, so the weights stay aligned with g.Neighbors). It reports false, the
 // weights unchanged, when the count would exceed TriangleWork intersection steps per edge
-// (triangles.Forward.Work), and returns ctx's error when it ends.
+// (triangles.Forward.Work, checked before the out-lists are sorted), and returns ctx's error
+// when it ends.
 func (w *wgraph) weightTriangles(ctx context.Context, threads int) (bool, error) {
 	n := w.n()
 	if n == 0 {
 		return true, nil
 	}
-	f, orig, rank, pos := w.forward(threads)
+	f, orig, rank := w.forward(threads)
+	if f.Work() > TriangleWork*uint64(max(len(w.adj)/2, 1)) {
+		return false, nil
+	}
+	pos := w.sortOut(f, orig, rank, threads)
 	t := make([]uint32, len(f.Adj))
-	if ok, err := f.CountWithin(ctx, threads, t, TriangleWork*uint64(max(len(w.adj)/2, 1))); !ok || err != nil {
+	if err := f.Count(ctx, threads, t); err != nil {
 		return false, err
 	}
 	// Both half-edges of an edge get the count of its out-edge: the upper end finds it in the
@@ -57,8 +62,8 @@ func (w *wgraph) weightTriangles(ctx context.Context, threads int) (bool, error)
 
 // forward is w oriented for the triangle count: the vertices renumbered by ascending (degree,
 // id) (orig: rank to vertex, rank its inverse), each one's out-list the ranks of its neighbours
-// above it, sorted, and pos, per out-position, the neighbour's position in the vertex's list in w.
-func (w *wgraph) forward(threads int) (f *triangles.Forward, orig, rank, pos []uint32) {
+// above it, in w's order until sortOut sorts them (enough for Work).
+func (w *wgraph) forward(threads int) (f *triangles.Forward, orig, rank []uint32) {
 	n := w.n()
 	deg := func(v int) int { return w.xadj[v+1] - w.xadj[v] }
 	// Ranks by a counting sort on the degrees (stable: ids ascending within a degree).
@@ -93,11 +98,26 @@ func (w *wgraph) forward(threads int) (f *triangles.Forward, orig, rank, pos []u
 	for r := range n {
 		outStart[r+1] += outStart[r]
 	}
-	out, pos := make([]uint32, outStart[n]), make([]uint32, outStart[n])
+	out := make([]uint32, outStart[n])
 	par.For(n, threads, func(r int) {
-		v := orig[r]
-		list := w.adj[w.xadj[v]:w.xadj[v+1]]
-		ps := pos[outStart[r]:outStart[r]]
+		k := outStart[r]
+		for _, u := range w.adj[w.xadj[orig[r]]:w.xadj[orig[r]+1]] {
+			if rank[u] > uint32(r) {
+				out[k] = rank[u]
+				k++
+			}
+		}
+	})
+	return &triangles.Forward{Adj: out, Lo: outStart[:n], Hi: outStart[1:]}, orig, rank
+}
+
+// sortOut sorts f's out-lists (forward's) and returns, per out-position, the neighbour's position
+// in the vertex's list in w.
+func (w *wgraph) sortOut(f *triangles.Forward, orig, rank []uint32, threads int) (pos []uint32) {
+	pos = make([]uint32, len(f.Adj))
+	par.For(f.N(), threads, func(r int) {
+		list := w.adj[w.xadj[orig[r]]:w.xadj[orig[r]+1]]
+		ps := pos[f.Lo[r]:f.Lo[r]]
 		for p, u := range list {
 			if rank[u] > uint32(r) {
 				ps = append(ps, uint32(p))
@@ -105,10 +125,10 @@ func (w *wgraph) forward(threads int) (f *triangles.Forward, orig, rank, pos []u
 		}
 		slices.SortFunc(ps, func(a, b uint32) int { return cmp.Compare(rank[list[a]], rank[list[b]]) })
 		for k, p := range ps {
-			out[outStart[r]+uint64(k)] = rank[list[p]]
+			f.Adj[f.Lo[r]+uint64(k)] = rank[list[p]]
 		}
 	})
-	return &triangles.Forward{Adj: out, Lo: outStart[:n], Hi: outStart[1:]}, orig, rank, pos
+	return pos
 }
 
 // triangleWeight is what t triangles add to an edge's weight: ⌈log2(1 + t)⌉, the binary digits

@@ -2,8 +2,8 @@
 // partitioner's triangle edge weights (partition) share: the forward algorithm over a graph whose
 // every edge is directed from its lower end to its higher one, each triangle found once, from its
 // lowest vertex, with the positions of its three edges (At); the exact count of every edge's
-// triangles on all cores (Count); and the same count refused when its work, a bound the caller
-// sets, would be exceeded (CountWithin, Work). The loops allocate nothing.
+// triangles on all cores (Count); and the bound of the count's work (Work), which the
+// partitioner checks before it counts. The loops allocate nothing.
 package triangles
 
 import (
@@ -77,19 +77,10 @@ func (f *Forward) Count(ctx context.Context, threads int, t []uint32) error {
 	return nil
 }
 
-// CountWithin is Count when the count's Work is at most limit steps; otherwise it reports
-// false, t unchanged. It reports true when t is counted in full.
-func (f *Forward) CountWithin(ctx context.Context, threads int, t []uint32, limit uint64) (bool, error) {
-	if f.Work() > limit {
-		return false, nil
-	}
-	err := f.Count(ctx, threads, t)
-	return err == nil, err
-}
-
 // Work is the steps the count is bounded by: the cost of intersecting the whole out-lists of
 // every out-edge's two ends, merged, or searched when one is over 16 times the other (At
-// intersects only the part of the lower end's list after the higher end, and takes fewer).
+// intersects only the part of the lower end's list after the higher end, and takes fewer). It
+// needs the out-lists' entries, not their order.
 func (f *Forward) Work() uint64 {
 	var work uint64
 	for v := range f.N() {
