@@ -124,7 +124,7 @@ func (d *decomp) coreSum(k int, pair, clique bool, w *weights) (uint64, error) {
 		perms := permutations(3)
 		return vertexSum(d, 0, func() struct{} { return struct{}{} }, func(_ struct{}, a *acc, u int) (uint64, error) {
 			var total sum
-			o.trianglesAt(u, func(v, x uint32, puv, pux, pvx uint64) {
+			o.fwd.At(u, func(v, x uint32, puv, pux, pvx uint64) {
 				vs := [3]uint32{uint32(u), v, x}
 				// pos[a][b]: the position of vs[a] -> vs[b]
 				var pos [3][3]uint64

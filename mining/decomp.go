@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/submatch/submatch/internal/setops"
 )
 
 // Decomposition counts of the 6-vertex shapes (docs/mining.md, "Six vertices").
@@ -547,7 +549,7 @@ func (d *decomp) triangleWeight(w *weights, a *acc, p uint64) uint64 {
 		}
 	} else {
 		// the common neighbours with their positions in both lists
-		intersect(o.all(int(x)), o.all(int(y)), func(i, j int) {
+		setops.IntersectEach(o.all(int(x)), o.all(int(y)), func(i, j int) {
 			z := o.nbr[o.off[x]+uint64(i)]
 			v := a.mul(d.vw(w, 2, z), d.ew(w, 0, 2, o.off[x]+uint64(i)))
 			t.add(a.mul(v, d.ew(w, 1, 2, o.off[y]+uint64(j))))

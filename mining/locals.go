@@ -100,30 +100,13 @@ func (l *locals) compute(ctx context.Context, threads int, log *slog.Logger) err
 	return nil
 }
 
-// intersect calls fn(i, j) for every common element a[i] == b[j] of two sorted lists.
-func intersect(a, b []uint32, fn func(i, j int)) {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			fn(i, j)
-			i++
-			j++
-		}
-	}
-}
-
 // triangles finds te, sd, tv and tri: every triangle u < v < w once, from the out-lists.
 func (l *locals) triangles(ctx context.Context, threads int) error {
 	o := l.o
 	l.te = make([]uint32, len(o.nbr))
 	l.sd = make([]uint64, len(o.nbr))
 	_, err := o.vertexWorkers(ctx, threads, func(_, u int) {
-		o.trianglesAt(u, func(v, w uint32, pv, pw, pvw uint64) {
+		o.fwd.At(u, func(v, w uint32, pv, pw, pvw uint64) {
 			atomic.AddUint32(&l.te[pv], 1)
 			atomic.AddUint32(&l.te[pw], 1)
 			atomic.AddUint32(&l.te[pvw], 1)
@@ -347,7 +330,7 @@ func (l *locals) gemSum(ctx context.Context, threads int) error {
 	l.k4e = make([]uint64, len(o.nbr))
 	_, err := o.vertexWorkers(ctx, threads, func(wk, u int) {
 		var gem, k5u sum // merged once per vertex (false sharing)
-		o.trianglesAt(u, func(_, _ uint32, puv, puw, pvw uint64) {
+		o.fwd.At(u, func(_, _ uint32, puv, puw, pvw uint64) {
 			tuv := uint64(l.te[puv]) - 1
 			tuw := uint64(l.te[puw]) - 1
 			tvw := uint64(l.te[pvw]) - 1
@@ -453,7 +436,7 @@ func (l *locals) triangleLists(ctx context.Context, threads int) error {
 	l.tl = make([]uint32, l.tOff[len(o.nbr)])
 	fill := make([]uint64, len(o.nbr))
 	_, err := o.vertexWorkers(ctx, threads, func(_, u int) {
-		o.trianglesAt(u, func(v, w uint32, pv, pw, pvw uint64) {
+		o.fwd.At(u, func(v, w uint32, pv, pw, pvw uint64) {
 			l.tl[l.tOff[pv]+atomic.AddUint64(&fill[pv], 1)-1] = w
 			l.tl[l.tOff[pw]+atomic.AddUint64(&fill[pw], 1)-1] = v
 			l.tl[l.tOff[pvw]+atomic.AddUint64(&fill[pvw], 1)-1] = uint32(u)
@@ -560,7 +543,7 @@ func (l *locals) fiveCyclePrep(threads int) (tmOff []uint64, tmax []uint32, top 
 	fill := slices.Clone(tmOff[:o.n])
 	top = make([]uint64, o.n)
 	workers(threads, o.n, func(_, u int) {
-		o.trianglesAt(u, func(v, w uint32, _, _, _ uint64) {
+		o.fwd.At(u, func(v, w uint32, _, _, _ uint64) {
 			tmax[atomic.AddUint64(&fill[u], 1)-1] = w
 			tmax[atomic.AddUint64(&fill[v], 1)-1] = w
 			tmax[atomic.AddUint64(&fill[w], 1)-1] = v

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"slices"
 	"time"
+
+	"github.com/submatch/submatch/internal/setops"
 )
 
 // Five-vertex orbits (ORCA's 15-72) per vertex, non-induced (docs/mining.md, "Per-vertex
@@ -205,7 +207,7 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 			continue
 		}
 		w.pos = w.pos[:0]
-		intersect(o.all(int(nb)), tl, func(a, _ int) { w.pos = append(w.pos, o.off[nb]+uint64(a)) })
+		setops.IntersectEach(o.all(int(nb)), tl, func(a, _ int) { w.pos = append(w.pos, o.off[nb]+uint64(a)) })
 		var nearSum sum
 		for _, q := range w.pos {
 			for _, y := range l.triangleList(q) {
@@ -316,13 +318,13 @@ func (w *fiveWorker) pairPass(l *locals, x int, out [][]uint64, row map[int]int)
 func (w *fiveWorker) cliquePass(l *locals, u int) {
 	o := l.o
 	var common []uint32
-	o.trianglesAt(u, func(v, x uint32, puv, pux, pvx uint64) {
+	o.fwd.At(u, func(v, x uint32, puv, pux, pvx uint64) {
 		a, b := l.tl[l.tOff[puv]:l.tOff[puv+1]], l.tl[l.tOff[pux]:l.tOff[pux+1]]
 		if c := l.tl[l.tOff[pvx]:l.tOff[pvx+1]]; len(c) < len(a) {
 			a = c
 		}
 		common = common[:0]
-		intersect(a, b, func(i, _ int) { common = append(common, a[i]) })
+		setops.IntersectEach(a, b, func(i, _ int) { common = append(common, a[i]) })
 		if len(common) == 0 {
 			return
 		}

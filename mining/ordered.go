@@ -10,6 +10,7 @@ import (
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/triangles"
 )
 
 // ordered is the data graph renumbered by ascending (degree, id), with every adjacency list sorted
@@ -22,6 +23,9 @@ type ordered struct {
 	up   []uint64 // per vertex: index in nbr of its first neighbour above it
 	orig []uint32 // new id -> graph vertex
 	m    uint64
+	// fwd is the out-lists, for the triangles (fwd.At: every triangle u < v < w once from u,
+	// with the out-positions of its edges).
+	fwd triangles.Forward
 }
 
 func newOrdered(g *graph.Graph) *ordered {
@@ -44,6 +48,7 @@ func newOrdered(g *graph.Graph) *ordered {
 		o.off[r+1] = o.off[r] + uint64(g.Degree(v))
 	}
 	o.nbr = make([]uint32, o.off[n])
+	o.fwd = triangles.Forward{Adj: o.nbr, Lo: o.up, Hi: o.off[1:]} // up filled in below
 	workers(0, n, func(_, r int) {
 		list := o.nbr[o.off[r]:o.off[r+1]]
 		for i, w := range g.Neighbors(o.orig[r]) {
@@ -171,19 +176,6 @@ func (o *ordered) slotWorkers(ctx context.Context, threads int, fn func(worker, 
 			}
 		}
 	})
-}
-
-// trianglesAt calls fn for every triangle u < v < w whose lowest vertex is u, with the
-// out-positions of its edges u-v, u-w and v-w: each triangle of the graph once over all u.
-func (o *ordered) trianglesAt(u int, fn func(v, w uint32, puv, puw, pvw uint64)) {
-	out := o.above(u)
-	base := o.up[u]
-	for i, v := range out {
-		vb := o.up[v]
-		intersect(out[i+1:], o.above(int(v)), func(j, k int) {
-			fn(v, out[i+1+j], base+uint64(i), base+uint64(i+1+j), vb+uint64(k))
-		})
-	}
 }
 
 // lower lists u's neighbours below u.

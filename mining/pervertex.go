@@ -226,7 +226,7 @@ func (l *locals) diamondTips(threads int) []uint64 {
 	tips := make([]uint64, o.n)
 	h := newHubCounts(tips, workersCount(threads, o.n))
 	o.vertexWorkers(context.Background(), threads, func(wk, u int) {
-		o.trianglesAt(u, func(v, w uint32, puv, puw, pvw uint64) {
+		o.fwd.At(u, func(v, w uint32, puv, puw, pvw uint64) {
 			h.add(wk, uint32(u), uint64(l.te[pvw])-1)
 			h.add(wk, v, uint64(l.te[puw])-1)
 			h.add(wk, w, uint64(l.te[puv])-1)

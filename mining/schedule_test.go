@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/internal/setops"
 )
 
 // TestScheduleBalance (SUBMATCH_SCHEDULE="name=path,...") explains how the census's local-count
@@ -112,6 +113,6 @@ func TestScheduleBalance(t *testing.T) {
 }
 
 func intersectInto(a, b, dst []uint32) []uint32 {
-	intersect(a, b, func(i, _ int) { dst = append(dst, a[i]) })
+	setops.IntersectEach(a, b, func(i, _ int) { dst = append(dst, a[i]) })
 	return dst
 }

@@ -47,6 +47,62 @@ func TestWeightTriangles(t *testing.T) {
 	}
 }
 
+// TestWeightTrianglesBound: complete graphs K_n around the bound (TriangleWork steps an edge)
+// are weighted, every edge by 1 + ⌈log2(n-1)⌉ (it lies in n-2 triangles), exactly when the work
+// the oracle prices is within the bound, and are left with weights 1 otherwise. In K_n every
+// vertex has degree n-1, so v's out-list holds the n-1-v vertices above it, and the work of an
+// out-edge v-u is that of intersecting lists of n-1-v and n-1-u entries: their sum, or the
+// shorter's binary searches in the longer when one is over 16 times the other.
+func TestWeightTrianglesBound(t *testing.T) {
+	weighted, refused := 0, 0
+	for n := 100; n <= 180; n += 6 {
+		b := graph.NewBuilder(graph.BuilderOptions{})
+		for u := range n {
+			for v := range u {
+				if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var work uint64
+		for v := range n {
+			for u := v + 1; u < n; u++ {
+				x, y := n-1-v, n-1-u
+				if y > 0 && x > 16*y {
+					work += uint64(y * bits.Len(uint(x)))
+				} else {
+					work += uint64(x + y)
+				}
+			}
+		}
+		within := work <= TriangleWork*uint64(n*(n-1)/2)
+		w := fromGraph(g)
+		ok, err := w.weightTriangles(context.Background(), 2)
+		if err != nil || ok != within {
+			t.Fatalf("K_%d (work %d): weighted %v (%v), want %v", n, work, ok, err, within)
+		}
+		want := uint64(1)
+		if ok {
+			want += uint64(bits.Len(uint(n - 2)))
+			weighted++
+		} else {
+			refused++
+		}
+		for j, e := range w.ew {
+			if e != want {
+				t.Fatalf("K_%d: half-edge %d weighs %d, want %d", n, j, e, want)
+			}
+		}
+	}
+	if weighted == 0 || refused == 0 {
+		t.Fatalf("%d graphs weighted, %d refused: the sizes miss the bound", weighted, refused)
+	}
+}
+
 // TestCoarsen: a coarse vertex merges one or two fine ones and weighs their sum; the coarse edge
 // weights add up to the fine ones less the edges inside merged pairs; no self-loops.
 func TestCoarsen(t *testing.T) {

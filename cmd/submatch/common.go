@@ -22,6 +22,7 @@ import (
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/bytesize"
+	"github.com/submatch/submatch/mining"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -467,7 +468,8 @@ func isBadInput(err error) bool {
 	var ue *usageError
 	var ie *inputError
 	var fe *formats.InputError
-	return errors.As(err, &ue) || errors.As(err, &ie) || errors.As(err, &fe)
+	// a pattern the census engine does not take is a bad engine for the query, not a failure
+	return errors.As(err, &ue) || errors.As(err, &ie) || errors.As(err, &fe) || errors.Is(err, mining.ErrNotCensus)
 }
 
 // isCancel reports whether err comes from a cancelled or timed-out context.

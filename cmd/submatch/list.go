@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/auto"
 	"github.com/submatch/submatch/formats"
 )
@@ -95,6 +96,9 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	eng, err := f.resolveEngine()
 	if err != nil {
 		return exitCode(stderr, err)
+	}
+	if !engine.Describe(eng).Lists {
+		return exitCode(stderr, usagef("--engine %s counts only (use --engine cpu to list)", eng.Name()))
 	}
 	p, err := loadQuery(ctx, pos[1], f.queryOptions(log))
 	if err != nil {

@@ -291,6 +291,13 @@ func TestBadInputExit2(t *testing.T) {
 		{"huge demo", []string{"demo", "--vertices", "99999999999"}, "at most 16777216 vertices"}, // ran out of memory
 		{"more labels than 32 bits", []string{"gen", "rmat", "--scale", "3", "--vertex-labels", "99999999999", "-o", filepath.Join(t.TempDir(), "r.graph")}, "at most 4294967296"},
 		{"dense demo", []string{"demo", "--attach", "5000", "--vertices", "100000"}, "--attach at most 1024"},
+		// engines that cannot do what the command line asks, refused as usage (they exited 1)
+		{"list with the census", []string{"list", "--engine", "census", good, "(a)-(b)-(c)"}, "--engine census counts only"},
+		{"list with geneva", []string{"list", "--engine", "geneva", good, "(a)-(b)-(c)"}, "--engine geneva counts only"},
+		{"census of an edge", []string{"count", "--engine", "census", good, "(a)-(b)"}, "not a connected 3- to 5-vertex pattern"},
+		{"census of a labelled pattern", []string{"count", "--engine", "census", good, "(a:1)-(b)-(c)"}, "vertex a has a label"},
+		{"pbe on a host engine's GPU", []string{"count", "--engine", "pbe", "--pbe-backend", "gpu:cpu", good, "(a)-(b)"}, `engine "cpu" does not run on a GPU`},
+		{"pbe on an unknown GPU engine", []string{"count", "--engine", "pbe", "--pbe-backend", "gpu:abacus", good, "(a)-(b)"}, `unknown engine "abacus"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCmd(t, tc.args...)

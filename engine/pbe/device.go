@@ -294,7 +294,11 @@ func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 		case s == "gpu":
 			out.Backend = &DeviceBackend{Workers: *workers}
 		case strings.HasPrefix(s, "gpu:"):
-			out.Backend = &DeviceBackend{Engine: strings.TrimPrefix(s, "gpu:"), Workers: *workers}
+			b := &DeviceBackend{Engine: strings.TrimPrefix(s, "gpu:"), Workers: *workers}
+			if _, err := b.device(); err != nil { // an unknown engine, or one of the host
+				return nil, fmt.Errorf("--pbe-backend %q: %w", s, err)
+			}
+			out.Backend = b
 		default:
 			return nil, fmt.Errorf("--pbe-backend %q: want host, gpu or gpu:ENGINE", s)
 		}

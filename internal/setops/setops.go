@@ -63,6 +63,45 @@ func IntersectCount(a, b []uint32) int {
 	return n
 }
 
+// IntersectEach calls fn(i, j) for every common element a[i] == b[j], in ascending order: a
+// merge, or galloping searches of the shorter list's elements in the longer when one is much
+// longer (as IntersectCount). It allocates nothing.
+func IntersectEach(a, b []uint32, fn func(i, j int)) {
+	switch {
+	case len(b) > gallopThreshold*len(a):
+		gallopEach(a, b, fn)
+	case len(a) > gallopThreshold*len(b):
+		gallopEach(b, a, func(j, i int) { fn(i, j) })
+	default:
+		for i, j := 0, 0; i < len(a) && j < len(b); {
+			switch x, y := a[i], b[j]; {
+			case x < y:
+				i++
+			case x > y:
+				j++
+			default:
+				fn(i, j)
+				i++
+				j++
+			}
+		}
+	}
+}
+
+// gallopEach is IntersectEach for a much shorter than b.
+func gallopEach(a, b []uint32, fn func(i, j int)) {
+	lo := 0
+	for i, x := range a {
+		if lo = LowerBound(b, lo, x); lo == len(b) {
+			return
+		}
+		if b[lo] == x {
+			fn(i, lo)
+			lo++
+		}
+	}
+}
+
 // simdMinLen is the shortest input for which the SIMD block intersection pays off.
 const simdMinLen = 16
 

@@ -85,3 +85,26 @@ func BenchmarkIntersect(b *testing.B) {
 		}
 	})
 }
+
+// TestIntersectEach checks the positions IntersectEach reports, merged and galloping either way,
+// against a naive intersection.
+func TestIntersectEach(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 2000; trial++ {
+		a := randomSet(r, r.IntN(80), uint32(1+r.IntN(500)))
+		b := randomSet(r, r.IntN(3000), uint32(1+r.IntN(5000)))
+		if trial%2 == 1 {
+			a, b = b, a
+		}
+		var got []uint32
+		IntersectEach(a, b, func(i, j int) {
+			if a[i] != b[j] {
+				t.Fatalf("IntersectEach: a[%d] = %d, b[%d] = %d", i, a[i], j, b[j])
+			}
+			got = append(got, a[i])
+		})
+		if want := naiveIntersect(a, b); !slices.Equal(got, want) {
+			t.Fatalf("IntersectEach(%d, %d elements) = %v, want %v", len(a), len(b), got, want)
+		}
+	}
+}
