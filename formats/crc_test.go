@@ -2,6 +2,7 @@ package formats
 
 import (
 	"hash/crc32"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -36,5 +37,15 @@ func TestParallelCRC(t *testing.T) {
 		if got, want := parallelCRC(data), crc32.Checksum(data, smg.Castagnoli); got != want {
 			t.Errorf("parallelCRC of %d bytes = %08x, want %08x", n, got, want)
 		}
+	}
+}
+
+// TestChunkOperator checks the written-out operator of parallelCRC against its computation.
+func TestChunkOperator(t *testing.T) {
+	if crcChunk != 1<<bits.TrailingZeros(crcChunk) {
+		t.Fatalf("crcChunk %d is not a power of two", crcChunk)
+	}
+	if want := zeroOperator(bits.TrailingZeros(crcChunk)); chunkOperator != want {
+		t.Fatalf("chunkOperator = %#v, want %#v", chunkOperator, want)
 	}
 }

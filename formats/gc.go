@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -14,6 +15,16 @@ import (
 // loads will allocate (a few times the file's size), never more: the heap stays bounded, and
 // collections resume (with the usual goal) when the last load ends. A GOGC=off or a memory limit
 // (GOMEMLIMIT) keeps its effect.
+//
+// When the last load ends, the garbage it leaves (the text, the parsed edges: a few times the
+// file's size) would make the restored goal, reckoned from the heap live at the last collection
+// (in a fresh process, none), due at once: a collection beside the count that follows, which
+// the short process of a small graph's count never needed (wiki-Vote's 1.2 MB of text: in most
+// counts, one collection during the plan, its mark worker on one of two cores). So when the
+// heap is still small as the last load ends (below settleMax), the goal becomes the heap as it
+// stands plus GOGC percent of it, as if all of it were live, until the next collection, which
+// restores GOGC. A larger heap gets GOGC back at once, so that a large load's garbage does not
+// stay.
 
 // gcHeadroom returns the bytes a load of a file of size bytes (-1: unknown) is let allocate
 // before a collection.
@@ -24,23 +35,30 @@ func gcHeadroom(size int64) int64 {
 	return 3*size + 16<<20
 }
 
+// settleMax is the heap, in bytes, up to which the end of the last load leaves the garbage to
+// the next collection (see above).
+var settleMax int64 = 64 << 20 // a variable for tests
+
 var loadGC struct {
 	sync.Mutex
 	loads    int
 	headroom int64
-	saved    int // GOGC before the first load
+	saved    int    // GOGC before the first load
+	settling uint64 // while the goal is that of a load's end (settle), its generation; else 0
+	gen      uint64 // the last settling's generation
 }
 
 // relaxGC raises the heap goal by headroom bytes until the returned function is called.
 func relaxGC(headroom int64) (restore func()) {
 	loadGC.Lock()
 	defer loadGC.Unlock()
-	if loadGC.loads == 0 {
+	if loadGC.loads == 0 && loadGC.settling == 0 {
 		loadGC.saved = debug.SetGCPercent(100)
 		if loadGC.saved < 0 {
 			debug.SetGCPercent(loadGC.saved)
 		}
 	}
+	loadGC.settling = 0 // the loads' goal replaces the last one's end
 	loadGC.loads++
 	loadGC.headroom += headroom
 	setLoadGC()
@@ -50,25 +68,62 @@ func relaxGC(headroom int64) (restore func()) {
 		loadGC.loads--
 		loadGC.headroom -= headroom
 		if loadGC.loads == 0 {
-			debug.SetGCPercent(loadGC.saved)
+			settle()
 			return
 		}
 		setLoadGC()
 	}
 }
 
-// setLoadGC sets GOGC so that the heap goal is about the live heap plus the loads' headroom
-// (the goal is the larger of 4 MB * GOGC/100 and live * (1 + GOGC/100)).
+// settle sets the goal at the end of the last load (loadGC locked): GOGC again, or, for a heap
+// below settleMax, the heap plus GOGC percent of it until the next collection (see above).
+func settle() {
+	heap := metricBytes("/memory/classes/heap/objects:bytes", settleMax)
+	if loadGC.saved < 0 || heap >= settleMax {
+		debug.SetGCPercent(loadGC.saved)
+		return
+	}
+	loadGC.gen++
+	loadGC.settling = loadGC.gen
+	setPercent(heap * int64(100+loadGC.saved) / 100)
+	// A cleanup of an object nothing references runs after the next collection.
+	runtime.AddCleanup(new(gcSentinel), func(gen uint64) {
+		loadGC.Lock()
+		defer loadGC.Unlock()
+		if loadGC.settling == gen {
+			loadGC.settling = 0
+			debug.SetGCPercent(loadGC.saved)
+		}
+	}, loadGC.gen)
+}
+
+// gcSentinel is the object whose cleanup ends a settling: large enough not to share its
+// allocation with another (tiny objects are combined).
+type gcSentinel struct{ _ [32]byte }
+
+// setLoadGC sets GOGC so that the heap goal is about the live heap plus the loads' headroom.
 func setLoadGC() {
 	if loadGC.saved < 0 {
 		return
 	}
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	live := int64(4 << 20)
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		live = max(live, int64(s[0].Value.Uint64()))
-	}
-	pct := max(int64(loadGC.saved), 100*loadGC.headroom/live)
+	setPercent(loadGC.headroom)
+}
+
+// setPercent sets GOGC, never below the saved one, so that the heap goal is about extra bytes
+// beyond the live heap: the goal is the larger of 4 MB * GOGC/100 (the only one before the first
+// collection) and live * (1 + GOGC/100).
+func setPercent(extra int64) {
+	live := max(4<<20, metricBytes("/gc/heap/live:bytes", 0))
+	pct := max(int64(loadGC.saved), 100*extra/live)
 	debug.SetGCPercent(int(min(pct, 1<<30)))
+}
+
+// metricBytes reads a runtime metric of bytes, or returns def when it is not supported.
+func metricBytes(name string, def int64) int64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return def
+	}
+	return int64(s[0].Value.Uint64())
 }

@@ -18,6 +18,8 @@
 #                                     and text; threads: the default, every core) five times
 #                                     each, interleaved (the order of the eight rotates each
 #                                     round); each count is checked against the expected one.
+#                                     RUNS=N runs each instead of five; CPU_THREADS=T gives the
+#                                     --engine cpu counts --threads T (default: every core).
 #                                     One table on stdout and in $OUT/table.txt, the counts' output
 #                                     in $OUT/logs.tgz. About 40 s on 16 cores; DEADLINE=SECONDS
 #                                     (default 85) stops it early (the table then has fewer runs).
@@ -34,7 +36,7 @@
 # The device tool: carry [".dev-lab17"], command
 #   OUT=$OUT bash scripts/labelled-bench.sh run .dev-lab17 > $OUT/0-run.log 2>&1
 #
-# Columns: the median whole-process time, ms, of five runs (bash's EPOCHREALTIME around the
+# Columns: the median whole-process time, ms, of five runs (RUNS) (bash's EPOCHREALTIME around the
 # process: fork, exec, run, exit and wait); stm = STMatch's kernel time on the H200 (issue 17);
 # cpu/auto = --engine, smg/txt = the data file; "main" columns are main's binary; counts = every
 # run printed the expected count ("NO" names a mismatch, "-" none finished); met = the best of
@@ -131,7 +133,7 @@ median() {
 run() {
 	local dir="$1"
 	: "${OUT:?set OUT to the folder for the results}"
-	local start=$SECONDS deadline=${DEADLINE:-85}
+	local start=$SECONDS deadline=${DEADLINE:-85} runs=${RUNS:-5}
 	if [ -z "${EPOCHREALTIME:-}" ]; then
 		echo "run: this bash has no EPOCHREALTIME (bash 5 or later is needed for the timings)" >&2
 		return 2
@@ -147,14 +149,14 @@ run() {
 		return 2
 	}
 	local ours="$bin/submatch" main="$bin/submatch-main"
-	echo "# ours $(cat "$dir/head-rev" 2>/dev/null), main $(cat "$dir/main-rev" 2>/dev/null); load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# ours $(cat "$dir/head-rev" 2>/dev/null), main $(cat "$dir/main-rev" 2>/dev/null); load $(cut -d' ' -f1-3 /proc/loadavg); $runs runs each; --engine cpu threads: ${CPU_THREADS:-every core}"
 	local tsv="$dir/patterns.tsv"
 	mapfile -t names < <(grep -v '^#' "$tsv" | cut -f1)
 	mapfile -t pats < <(grep -v '^#' "$tsv" | cut -f4)
 	mapfile -t want < <(grep -v '^#' "$tsv" | cut -f6)
 	local n=${#names[@]} i r k
 	# The version runs, interleaved, as the floor of a process of each binary.
-	for ((r = 0; r < 5; r++)); do
+	for ((r = 0; r < runs; r++)); do
 		timed version-ours "$ours" version
 		timed version-main "$main" version
 	done
@@ -168,12 +170,13 @@ run() {
 			stopped="${names[i]}"
 			break
 		fi
-		for ((r = 0; r < 5; r++)); do
+		for ((r = 0; r < runs; r++)); do
 			for ((k = 0; k < nc; k++)); do
-				local c name bin eng ext
+				local c name bin eng ext th=()
 				c="${configs[(k + r + i) % nc]}"
 				read -r name bin eng ext <<<"$c"
-				timed "${names[i]}-$name" "$bin" count --engine "$eng" "$dir/wv-l10.$ext" "${pats[i]}"
+				[ "$eng" = cpu ] && [ -n "${CPU_THREADS:-}" ] && th=(--threads "$CPU_THREADS")
+				timed "${names[i]}-$name" "$bin" count --engine "$eng" "${th[@]}" "$dir/wv-l10.$ext" "${pats[i]}"
 			done
 		done
 	done
