@@ -2,8 +2,9 @@
 // partitioner's triangle edge weights (partition) share: the forward algorithm over a graph whose
 // every edge is directed from its lower end to its higher one, each triangle found once, from its
 // lowest vertex, with the positions of its three edges (At); the exact count of every edge's
-// triangles on all cores (Count); and the bound of the count's work (Work), which the
-// partitioner checks before it counts. The loops allocate nothing.
+// triangles on all cores (Count); the graph's number of triangles (Total), which stats prints;
+// and the bound of the count's work (Work), which the partitioner checks before it counts. The
+// loops allocate nothing.
 package triangles
 
 import (
@@ -75,6 +76,50 @@ func (f *Forward) Count(ctx context.Context, threads int, t []uint32) error {
 		}
 	})
 	return nil
+}
+
+// Total is the number of triangles of the graph, each counted once, at its lowest vertex, on up
+// to threads goroutines (<= 0: all cores). It returns ctx's error when ctx ends first. It counts
+// what At finds, but not by merging lists: each goroutine marks v's out-list in a bitset of N
+// bits and counts the marked entries of the out-list of every u in it (no branch per
+// comparison: about four times faster than At's merges with a callback on wiki-Vote). The
+// out-lists need not be sorted. The sum cannot overflow: m edges make fewer than m^1.5
+// triangles.
+func (f *Forward) Total(ctx context.Context, threads int) (uint64, error) {
+	const chunk = 256
+	n := f.N()
+	marks := make([][]uint64, par.Workers(n, threads, chunk)) // per goroutine, made on first use
+	var total atomic.Uint64
+	stopped := par.Ranges(n, threads, chunk, func(w, lo, hi int) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		if marks[w] == nil {
+			marks[w] = make([]uint64, (n+63)/64)
+		}
+		mark := marks[w]
+		var t uint64
+		for v := lo; v < hi; v++ {
+			out := f.Out(v)
+			for _, u := range out {
+				mark[u>>6] |= 1 << (u & 63)
+			}
+			for _, u := range out {
+				for _, x := range f.Out(int(u)) {
+					t += mark[x>>6] >> (x & 63) & 1
+				}
+			}
+			for _, u := range out {
+				mark[u>>6] = 0
+			}
+		}
+		total.Add(t)
+		return true
+	})
+	if stopped {
+		return 0, ctx.Err()
+	}
+	return total.Load(), nil
 }
 
 // Work is the steps the count is bounded by: the cost of intersecting the whole out-lists of
