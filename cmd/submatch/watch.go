@@ -581,19 +581,13 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			hasPending = false
 		}
 		for span > 0 || len(batch) < f.batch {
-			u, ok := nextAfter(rd, resumeLine)
+			u, ok, code := readUpdate(ctx, rd, resumeLine, f.window > 0 || span > 0, name, stderr)
+			if code != exitOK {
+				return code
+			}
 			if !ok {
-				if ctx.Err() != nil {
-					return exitPartial // the read was cut short by Ctrl-C or --timeout
-				}
-				if err := rd.Err(); err != nil {
-					return exitCode(stderr, &inputError{err: err})
-				}
 				eof = true
 				break
-			}
-			if (f.window > 0 || span > 0) && !u.HasTime {
-				return exitCode(stderr, errNoTime(name, u))
 			}
 			if span > 0 && len(batch) > 0 && intervalEnded(batch[0].Time, u.Time, span) {
 				pending, hasPending = u, true

@@ -54,6 +54,26 @@ func nextAfter(rd *updates.Reader, after int) (updates.Update, bool) {
 	}
 }
 
+// readUpdate reads the stream's next update after line resumeLine (nextAfter), for watch's
+// loops: ok is false at the end of the stream. code is exitPartial when the read was cut short by
+// Ctrl-C or --timeout, and the reported error's status on a read error or on an update without
+// the timestamp that needTime asks for (--window, --batch-interval); else exitOK.
+func readUpdate(ctx context.Context, rd *updates.Reader, resumeLine int, needTime bool, name string, stderr io.Writer) (u updates.Update, ok bool, code int) {
+	if u, ok = nextAfter(rd, resumeLine); !ok {
+		if ctx.Err() != nil {
+			return u, false, exitPartial // the read was cut short by Ctrl-C or --timeout
+		}
+		if err := rd.Err(); err != nil {
+			return u, false, exitCode(stderr, &inputError{err: err})
+		}
+		return u, false, exitOK
+	}
+	if needTime && !u.HasTime {
+		return u, true, exitCode(stderr, errNoTime(name, u))
+	}
+	return u, true, exitOK
+}
+
 // matchStreamer is a csm.Streamer that also lists every update's signed matches, all of them
 // before the update is reported (dcsm's host emulation).
 type matchStreamer interface {
@@ -118,19 +138,13 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			return exitPartial
 		}
 		for !eof && len(pend) < chunk {
-			u, ok := nextAfter(rd, resumeLine)
+			u, ok, code := readUpdate(ctx, rd, resumeLine, st.win != nil, name, stderr)
+			if code != exitOK {
+				return code
+			}
 			if !ok {
-				if ctx.Err() != nil {
-					return exitPartial // the read was cut short by Ctrl-C or --timeout
-				}
-				if err := rd.Err(); err != nil {
-					return exitCode(stderr, &inputError{err: err})
-				}
 				eof = true
 				break
-			}
-			if st.win != nil && !u.HasTime {
-				return exitCode(stderr, errNoTime(name, u))
 			}
 			pend = append(pend, u)
 		}

@@ -300,3 +300,32 @@ func TestWatchStreamRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchStreamBadInput: a stream that turns bad part way (a line that does not parse; with
+// --window, an update without its timestamp) ends the per-update engine's run as it ends the
+// CPU engine's: the same exit status and message (not the same lines before it: the per-update
+// engine reads a chunk ahead, and reports none of the chunk the bad line ends).
+func TestWatchStreamBadInput(t *testing.T) {
+	data := writeFile(t, "g.graph", "v 1 0\nv 2 0\nv 3 0\nv 4 0\n")
+	for _, c := range []struct {
+		stream string
+		args   []string
+	}{
+		{"e 1 2 0\ne 2 3 0\nbogus\ne 1 3 0\n", nil},
+		{"e 1 2 0 10\ne 2 3 0 11\ne 1 3\n", []string{"--window", "15s"}},
+	} {
+		stream := writeFile(t, "u.stream", c.stream)
+		args := append([]string{"watch", data, triangle, "--updates", stream, "--initial"}, c.args...)
+		code, out, errOut := runCmd(t, args...)
+		if code != exitUsage || !strings.Contains(errOut, "u.stream:3: ") {
+			t.Fatalf("%q %v, cpu: exit %d: %s", c.stream, c.args, code, errOut)
+		}
+		if !strings.Contains(out, "\t2\t"+triangle) {
+			t.Fatalf("%q %v, cpu: the updates before the bad line are not reported:\n%s", c.stream, c.args, out)
+		}
+		scode, _, serrOut := runCmd(t, append(args, "--engine", "dcsm-emulated")...)
+		if scode != code || serrOut != errOut {
+			t.Fatalf("%q %v: dcsm-emulated exit %d: %s\ncpu exit %d: %s", c.stream, c.args, scode, serrOut, code, errOut)
+		}
+	}
+}
