@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -205,6 +206,14 @@ type Shortcut interface {
 	// Takes reports whether the engine counts p (listing: lists its matches) without a
 	// search, and why (auto's reason).
 	Takes(p *Problem, listing bool) (ok bool, why string)
+}
+
+// PatternChecker is implemented by engines that count only some patterns (the motif census:
+// connected 3- to 5-vertex patterns of wildcard labels). CheckPattern returns why the engine does
+// not take p (a count of it would fail with the same error), at once, without a data graph or a
+// device, so that a command can refuse it before it loads anything.
+type PatternChecker interface {
+	CheckPattern(p *pattern.Pattern) error
 }
 
 // Predictor is implemented by engines that predict their time, so that --engine auto can choose

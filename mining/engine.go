@@ -59,6 +59,13 @@ func censusShape(p *pattern.Pattern) (Shape, error) {
 	return s, nil
 }
 
+// CheckPattern (engine.PatternChecker) refuses, as Count would, the patterns the census does not
+// count.
+func (censusEngine) CheckPattern(p *pattern.Pattern) error {
+	_, err := censusShape(p)
+	return err
+}
+
 // Takes (engine.Shortcut): induced counts of the patterns the census takes. Non-induced ones are
 // left to the search, which counts a single pattern's leaves without the census's other shapes.
 func (censusEngine) Takes(p *engine.Problem, listing bool) (bool, string) {

@@ -56,9 +56,14 @@ func TestCensusEngine(t *testing.T) {
 }
 
 // TestCensusEngineRefuses: labelled, disconnected, too small or too large patterns are refused
-// with ErrNotCensus, and listing is refused.
+// with ErrNotCensus, by Count and, with the same error, by CheckPattern (engine.PatternChecker),
+// which takes the patterns Count counts; and listing is refused.
 func TestCensusEngineRefuses(t *testing.T) {
 	census, _ := engine.Lookup("census")
+	checker, ok := census.(engine.PatternChecker)
+	if !ok {
+		t.Fatal("the census engine is no engine.PatternChecker")
+	}
 	g := gen.RandomGraphM(1, 20, 40, 2, 1)
 	for _, pat := range []string{"(a:1)-(b)-(c)-(a)", "(a)-[:1]-(b)-(c)-(a)", "(a)-(b), (c)-(d)", "(a)-(b)",
 		"(a)-(b)-(c)-(d)-(e)-(f)"} {
@@ -66,8 +71,17 @@ func TestCensusEngineRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := census.Count(context.Background(), &engine.Problem{Data: g, Pattern: p}); !errors.Is(err, mining.ErrNotCensus) {
+		_, err = census.Count(context.Background(), &engine.Problem{Data: g, Pattern: p})
+		if !errors.Is(err, mining.ErrNotCensus) {
 			t.Errorf("%s: %v, want ErrNotCensus", pat, err)
+		}
+		if cerr := checker.CheckPattern(p); cerr == nil || err == nil || cerr.Error() != err.Error() {
+			t.Errorf("%s: CheckPattern %v, Count %v", pat, cerr, err)
+		}
+	}
+	for _, s := range mining.ConnectedShapes(4) {
+		if err := checker.CheckPattern(s.Pattern()); err != nil {
+			t.Errorf("%s: %v", s.Pattern(), err)
 		}
 	}
 	p, _ := pattern.Parse("(a)-(b)-(c)-(a)")

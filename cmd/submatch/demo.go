@@ -101,6 +101,17 @@ func demoGraph(n, m int, seed uint64) (*graph.Graph, error) {
 // automorphisms counts the label-preserving automorphisms of p by counting the embeddings of p in
 // itself, with wildcards turned into a label of their own so they only map to each other.
 func automorphisms(ctx context.Context, eng engine.Engine, p *pattern.Pattern, threads int) (uint64, error) {
+	g, q, err := selfProblem(p)
+	if err != nil {
+		return 0, err
+	}
+	res, err := eng.Count(ctx, &engine.Problem{Data: g, Pattern: q, Threads: threads})
+	return res.Count, err
+}
+
+// selfProblem is what automorphisms counts: the embeddings of q, p with its wildcards turned into
+// a label of their own, in g, q as a graph.
+func selfProblem(p *pattern.Pattern) (g *graph.Graph, q *pattern.Pattern, err error) {
 	const wild = 1 << 31
 	exact := func(l pattern.Label) uint32 {
 		if l.Any {
@@ -113,26 +124,52 @@ func automorphisms(ctx context.Context, eng engine.Engine, p *pattern.Pattern, t
 	for u := range labels {
 		labels[u] = pattern.Exact(exact(p.VertexLabel(u)))
 		if err := b.SetVertexLabel(int64(u), labels[u].Value); err != nil {
-			return 0, err
+			return nil, nil, err
 		}
 	}
 	edges := make([]pattern.Edge, len(p.Edges()))
 	for i, e := range p.Edges() {
 		edges[i] = pattern.Edge{U: e.U, V: e.V, Label: pattern.Exact(exact(e.Label))}
 		if err := b.AddEdge(int64(e.U), int64(e.V), edges[i].Label.Value); err != nil {
-			return 0, err
+			return nil, nil, err
 		}
 	}
-	g, err := b.Build()
-	if err != nil {
-		return 0, err
+	if g, err = b.Build(); err != nil {
+		return nil, nil, err
 	}
-	q, err := pattern.New(labels, edges, nil)
-	if err != nil {
-		return 0, err
+	if q, err = pattern.New(labels, edges, nil); err != nil {
+		return nil, nil, err
 	}
-	res, err := eng.Count(ctx, &engine.Problem{Data: g, Pattern: q, Threads: threads})
-	return res.Count, err
+	return g, q, nil
+}
+
+// checkDemoEngine refuses, before the graph is generated, an engine that does not take every
+// pattern the demo counts (engine.PatternChecker): the demo's queries, and the labelled copies
+// of them that automorphisms counts.
+func checkDemoEngine(eng engine.Engine) error {
+	pc, ok := eng.(engine.PatternChecker)
+	if !ok {
+		return nil
+	}
+	for _, self := range []bool{false, true} {
+		for _, dq := range demoQueries {
+			p, err := pattern.Parse(dq.pattern)
+			if err != nil {
+				return fmt.Errorf("internal demo pattern %q: %w", dq.pattern, err)
+			}
+			what := fmt.Sprintf("query %q", dq.name)
+			if self {
+				if _, p, err = selfProblem(p); err != nil {
+					return err
+				}
+				what = fmt.Sprintf("labelled copy of %q (its |Aut|)", dq.name)
+			}
+			if err := pc.CheckPattern(p); err != nil {
+				return usagef("demo: --engine %s does not count the demo's %s: %v; leave --engine at auto, or use cpu", eng.Name(), what, err)
+			}
+		}
+	}
+	return nil
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -173,6 +210,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	eng, err := resolveEngine(engName)
 	if err != nil {
+		return exitCode(stderr, err)
+	}
+	if err := checkDemoEngine(eng); err != nil {
 		return exitCode(stderr, err)
 	}
 

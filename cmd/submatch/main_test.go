@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/submatch/submatch/internal/testenv"
 	"image/png"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +18,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/pattern"
 )
 
 // needData returns the path of a file or folder under testdata, skipping the test when it is
@@ -296,6 +301,7 @@ func TestBadInputExit2(t *testing.T) {
 		{"list with geneva", []string{"list", "--engine", "geneva", good, "(a)-(b)-(c)"}, "--engine geneva counts only"},
 		{"census of an edge", []string{"count", "--engine", "census", good, "(a)-(b)"}, "not a connected 3- to 5-vertex pattern"},
 		{"census of a labelled pattern", []string{"count", "--engine", "census", good, "(a:1)-(b)-(c)"}, "vertex a has a label"},
+		{"demo with the census", []string{"demo", "--engine", "census"}, `--engine census does not count the demo's query "labelled path"`},
 		{"pbe on a host engine's GPU", []string{"count", "--engine", "pbe", "--pbe-backend", "gpu:cpu", good, "(a)-(b)"}, `engine "cpu" does not run on a GPU`},
 		{"pbe on an unknown GPU engine", []string{"count", "--engine", "pbe", "--pbe-backend", "gpu:abacus", good, "(a)-(b)"}, `unknown engine "abacus"`},
 	} {
@@ -386,6 +392,71 @@ func TestDemo(t *testing.T) {
 		t.Errorf("demo is not deterministic:\n%s\n%s", out, out2)
 	}
 	t.Logf("demo ran twice in %s", time.Since(start))
+	// An engine that does not take the demo's patterns is refused before anything is printed
+	// (the census: before, the table's head, then the first query's |Aut| failed).
+	if code, out, errOut := runCmd(t, "demo", "--engine", "census"); code != exitUsage || out != "" {
+		t.Errorf("demo --engine census: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// refusingEngine is an engine.PatternChecker that refuses the patterns with more edges than
+// maxEdges, or with a vertex of label label; it counts nothing.
+type refusingEngine struct {
+	maxEdges int
+	label    uint32
+}
+
+func (refusingEngine) Name() string { return "refusing" }
+
+func (refusingEngine) Count(context.Context, *engine.Problem) (engine.Result, error) {
+	return engine.Result{}, errors.New("refusing: no count")
+}
+
+func (refusingEngine) Matches(context.Context, *engine.Problem) iter.Seq2[[]uint32, error] {
+	return func(yield func([]uint32, error) bool) { yield(nil, errors.New("refusing: no listing")) }
+}
+
+func (e refusingEngine) CheckPattern(p *pattern.Pattern) error {
+	if len(p.Edges()) > e.maxEdges {
+		return fmt.Errorf("refusing: %d edges", len(p.Edges()))
+	}
+	for v := range p.NumVertices() {
+		if l := p.VertexLabel(v); !l.Any && l.Value == e.label {
+			return fmt.Errorf("refusing: vertex %s has label %d", p.Name(v), l.Value)
+		}
+	}
+	return nil
+}
+
+// TestCheckDemoEngine: the demo's engine check asks an engine.PatternChecker about the demo's
+// queries, then about the labelled copies its |Aut| counts (wildcards as label 1<<31), and
+// names the first it refuses; an engine that takes them all, or checks nothing, passes.
+func TestCheckDemoEngine(t *testing.T) {
+	var ue *usageError
+	for _, c := range []struct {
+		eng  engine.Engine
+		want string // "" when the engine is not refused
+	}{
+		{refusingEngine{maxEdges: 100, label: 7}, ""},
+		{refusingEngine{maxEdges: 4, label: 7}, `query "diamond, edge labels": refusing: 5 edges`},
+		{refusingEngine{maxEdges: 100, label: 3}, `query "labelled path": refusing: vertex d has label 3`},
+		{refusingEngine{maxEdges: 100, label: 1 << 31}, `labelled copy of "triangle" (its |Aut|): refusing: vertex 0 has label 2147483648`},
+		{nil, ""}, // the CPU engine
+	} {
+		if c.eng == nil {
+			var err error
+			if c.eng, err = engine.Lookup("cpu"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := checkDemoEngine(c.eng)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", c.eng, err)
+		case c.want != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: %v, want a usage error with %q", c.eng, err, c.want)
+		}
+	}
 }
 
 // bigGraph writes a random graph with n vertices and m edges as an edge list.
