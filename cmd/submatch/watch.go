@@ -554,6 +554,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		res            csm.Result
 		sinceCP        int
 		eof            bool
+		readErr        error // the read's error at eof (readUpdate)
 	)
 	if f.rate > 0 {
 		st.replay = newReplay(f.rate, f.rateSeed)
@@ -581,12 +582,12 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			hasPending = false
 		}
 		for span > 0 || len(batch) < f.batch {
-			u, ok, code := readUpdate(ctx, rd, resumeLine, f.window > 0 || span > 0, name, stderr)
-			if code != exitOK {
-				return code
+			u, ok, err := readUpdate(ctx, rd, resumeLine, f.window > 0 || span > 0, name)
+			if errors.Is(err, errReadStopped) {
+				return exitPartial
 			}
 			if !ok {
-				eof = true
+				eof, readErr = true, err
 				break
 			}
 			if span > 0 && len(batch) > 0 && intervalEnded(batch[0].Time, u.Time, span) {
@@ -633,6 +634,9 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 			}
 			sinceCP = 0
 		}
+	}
+	if readErr != nil { // the updates before the bad line are reported: now its error
+		return readFailed(readErr, stderr)
 	}
 	return exitOK
 }

@@ -55,23 +55,38 @@ func nextAfter(rd *updates.Reader, after int) (updates.Update, bool) {
 }
 
 // readUpdate reads the stream's next update after line resumeLine (nextAfter), for watch's
-// loops: ok is false at the end of the stream. code is exitPartial when the read was cut short by
-// Ctrl-C or --timeout, and the reported error's status on a read error or on an update without
-// the timestamp that needTime asks for (--window, --batch-interval); else exitOK.
-func readUpdate(ctx context.Context, rd *updates.Reader, resumeLine int, needTime bool, name string, stderr io.Writer) (u updates.Update, ok bool, code int) {
+// loops: ok is false at the end of the stream or on an error. err is errReadStopped when the
+// read was cut short by Ctrl-C or --timeout; the read error (an inputError) on a line that does
+// not parse; errNoTime for an update without the timestamp that needTime asks for (--window,
+// --batch-interval). The loops apply and report the updates read before a bad line, then fail
+// with its error (readFailed): what a run reports does not depend on how the stream was cut
+// into batches or chunks.
+func readUpdate(ctx context.Context, rd *updates.Reader, resumeLine int, needTime bool, name string) (u updates.Update, ok bool, err error) {
 	if u, ok = nextAfter(rd, resumeLine); !ok {
 		if ctx.Err() != nil {
-			return u, false, exitPartial // the read was cut short by Ctrl-C or --timeout
+			return u, false, errReadStopped
 		}
 		if err := rd.Err(); err != nil {
-			return u, false, exitCode(stderr, &inputError{err: err})
+			return u, false, &inputError{err: err}
 		}
-		return u, false, exitOK
+		return u, false, nil
 	}
 	if needTime && !u.HasTime {
-		return u, true, exitCode(stderr, errNoTime(name, u))
+		return u, false, errNoTime(name, u)
 	}
-	return u, true, exitOK
+	return u, true, nil
+}
+
+// errReadStopped is readUpdate's error when Ctrl-C or --timeout cut the read short.
+var errReadStopped = errors.New("the read was stopped")
+
+// readFailed is the exit status of a run whose stream read failed with err (readUpdate): partial
+// when it was stopped, else err's, reported on stderr.
+func readFailed(err error, stderr io.Writer) int {
+	if errors.Is(err, errReadStopped) {
+		return exitPartial
+	}
+	return exitCode(stderr, err)
 }
 
 // matchStreamer is a csm.Streamer that also lists every update's signed matches, all of them
@@ -97,6 +112,7 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 	sinceCP := 0
 	var pend []updates.Update
 	eof := false
+	var readErr error                   // the read's error at eof (readUpdate)
 	apply := context.WithoutCancel(ctx) // a chunk in progress finishes: the graph and totals stay exact
 	one := make([]updates.Update, 1)
 	var code int
@@ -138,17 +154,20 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 			return exitPartial
 		}
 		for !eof && len(pend) < chunk {
-			u, ok, code := readUpdate(ctx, rd, resumeLine, st.win != nil, name, stderr)
-			if code != exitOK {
-				return code
+			u, ok, err := readUpdate(ctx, rd, resumeLine, st.win != nil, name)
+			if errors.Is(err, errReadStopped) {
+				return exitPartial
 			}
 			if !ok {
-				eof = true
+				eof, readErr = true, err
 				break
 			}
 			pend = append(pend, u)
 		}
 		if len(pend) == 0 {
+			if readErr != nil { // the updates before the bad line are reported: now its error
+				return readFailed(readErr, stderr)
+			}
 			if l, ok := st.m.(interface{ LogStats(*slog.Logger) }); ok && st.f.verbose {
 				l.LogStats(st.log) // the engine's own figures (dcsm: waves, searches, memory)
 			}

@@ -323,9 +323,31 @@ func TestWatchStreamBadInput(t *testing.T) {
 		if !strings.Contains(out, "\t2\t"+triangle) {
 			t.Fatalf("%q %v, cpu: the updates before the bad line are not reported:\n%s", c.stream, c.args, out)
 		}
-		scode, _, serrOut := runCmd(t, append(args, "--engine", "dcsm-emulated")...)
+		scode, sout, serrOut := runCmd(t, append(args, "--engine", "dcsm-emulated")...)
 		if scode != code || serrOut != errOut {
 			t.Fatalf("%q %v: dcsm-emulated exit %d: %s\ncpu exit %d: %s", c.stream, c.args, scode, serrOut, code, errOut)
 		}
+		// The per-update engine reads the stream in chunks: the updates of the bad line's chunk
+		// before it are applied and reported too, as the cpu engine's batches of one report them.
+		if dropTimes(sout) != dropTimes(out) {
+			t.Errorf("%q %v: dcsm-emulated reported\n%s\ncpu\n%s", c.stream, c.args, sout, out)
+		}
+		// So does a batch that the bad line cuts short.
+		bcode, bout, _ := runCmd(t, append(args, "--batch", "10")...)
+		if bcode != code || !strings.Contains(bout, "\t1-2\t"+triangle+"\t") {
+			t.Errorf("%q %v --batch 10: exit %d, the batch before the bad line not reported:\n%s", c.stream, c.args, bcode, bout)
+		}
 	}
+}
+
+// dropTimes returns watch's output without its summary lines' elapsed times.
+func dropTimes(out string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if strings.HasPrefix(line, "# ") && strings.Contains(line, " updates in ") {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
