@@ -51,8 +51,9 @@ func TestSeedsFromRuns(t *testing.T) {
 		}
 		for _, sem := range proptest.AllSemantics {
 			p.Semantics = sem
-			for _, orbits := range []bool{false, true} {
-				ip, err := interPlanFor(context.Background(), p, orbits)
+			for k := range 4 {
+				orbits, shared := k&1 != 0, k&2 != 0
+				ip, err := interPlanFor(context.Background(), p, orbits, shared)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,7 +66,7 @@ func TestSeedsFromRuns(t *testing.T) {
 				for _, threads := range []int{1, 3} {
 					got, _ := runInter(context.Background(), c.G, pt.Of, entryBytes(c.G), ip, threads, nil)
 					if got.seeds != want || got.matches != want {
-						t.Fatalf("seed %d %v orbits %v, %d threads: %d seeds, want %d\n%s", seed, sem, orbits, threads, got.seeds, want, c.Recipe)
+						t.Fatalf("seed %d %v orbits %v shared %v, %d threads: %d seeds, want %d\n%s", seed, sem, orbits, shared, threads, got.seeds, want, c.Recipe)
 					}
 				}
 				ran++
