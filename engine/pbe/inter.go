@@ -142,7 +142,9 @@ func unsharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) 
 // an orbit are the representative's, remapped. Among the representative's, those of one orbit
 // of the pointwise stabiliser of U and V (which keeps the prime data edge, and so DUPREMOVE) are
 // cut to one by that stabiliser's symmetry restrictions, and, when an automorphism reverses
-// (U, V), the orientation to U < V. Each match found then stands for exactly one orbit of Aut(p)
+// (U, V), the orientation to V < U: graph.Build numbers vertices by degree, so the second
+// position is the prime edge's lighter end, whose list the next vertices' candidates come from
+// (U < V, the hub second, made 4-cycles 2-4x slower than the unshared path). Each match found then stands for exactly one orbit of Aut(p)
 // acting on the inter-partition embeddings (orbit-stabiliser: |orbit of (U, V)|·|stabiliser| =
 // |Aut(p)|): a count multiplies by |Aut(p)| (embeddings) or 1 (unique), a listing remaps it
 // through the group. It returns nil for a listing whose group is beyond remapLimit.
@@ -162,7 +164,7 @@ func sharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) *i
 		order := searchOrder(p, []int{o.U, o.V}, size)
 		restr := plan.StabilizerRestrictions(p, order[:2], order)
 		if o.Reversible {
-			restr = append(restr, plan.Restriction{Less: o.U, Greater: o.V})
+			restr = append(restr, plan.Restriction{Less: o.V, Greater: o.U})
 		}
 		ip.programs = append(ip.programs, makeProgram(p, order, induced, restr))
 	}
