@@ -25,8 +25,10 @@ import (
 // A disconnected pattern's inter-partition matches need not use any cut edge (two components in
 // two parts): pbe.go handles those on the host (the whole graph's count less the parts').
 //
-// Unique counts keep one match of every orbit of Aut(p) with the symmetry restrictions of package
-// plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
+// Shared execution (the default; sharedPlan) runs one program per orbit of Aut(p) on the pattern's
+// edges instead of one per edge, and stands each match found for its orbit (PBE's equivalent
+// search sequences and REMAP). Without it (Engine.Unshared), unique counts keep one match of
+// every orbit of Aut(p) with the symmetry restrictions of package plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
 // same data vertices, so they are all inter-partition or all intra-partition. Embedding counts do
 // the same and multiply by |Aut(p)| (every orbit of embeddings has |Aut(p)| members, induced or
 // not); only listing enumerates every embedding.

@@ -11,8 +11,9 @@
 //     whose vertices all lie in that part;
 //  2. inter-partition stage (inter.go): the matches whose vertices lie in two parts or more,
 //     found from the cut edges with PBE's two stages (a pruning stage that seeds every cut edge on
-//     every pattern edge, an enumeration stage that extends the seeds) and PBE's exactly-once rule
-//     (DUPREMOVE: a match is found only from its smallest cut image edge). A disconnected
+//     every pattern edge, an enumeration stage that extends the seeds), PBE's exactly-once rule
+//     (DUPREMOVE: a match is found only from its smallest cut image edge) and PBE's shared
+//     execution (one search order per orbit of Aut(p) on the edges, the others by remapping). A disconnected
 //     pattern (outside PBE's problem) may span parts without a cut edge: its inter-partition
 //     count is the whole graph's host count less the parts', its list the whole graph's matches
 //     that span parts.
