@@ -28,10 +28,11 @@ import (
 // Shared execution (the default; sharedPlan) runs one program per orbit of Aut(p) on the pattern's
 // edges instead of one per edge, and stands each match found for its orbit (PBE's equivalent
 // search sequences and REMAP). Without it (Engine.Unshared), unique counts keep one match of
-// every orbit of Aut(p) with the symmetry restrictions of package plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
-// same data vertices, so they are all inter-partition or all intra-partition. Embedding counts do
-// the same and multiply by |Aut(p)| (every orbit of embeddings has |Aut(p)| members, induced or
-// not); only listing enumerates every embedding.
+// every orbit of Aut(p) with the symmetry restrictions of package plan, applied as filters (valid
+// whatever the order of the search); an orbit's matches use the same data vertices, so they are
+// all inter-partition or all intra-partition. Embedding counts do the same and multiply by
+// |Aut(p)| (every orbit of embeddings has |Aut(p)| members, induced or not); only listing
+// enumerates every embedding.
 //
 // Candidates come from the intersection of the earlier neighbours' sorted lists (the runs on
 // the pattern's labels, or the whole lists of a graph with one vertex label and no edge labels),
