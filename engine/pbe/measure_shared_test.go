@@ -55,7 +55,7 @@ func TestMeasureShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Printf("%s: %d vertices, %d edges, %d parts, %d cut edges\n", c.name, c.g.NumVertices(), c.g.NumEdges(), len(pt.Parts), pt.EdgeCut)
-		fmt.Println("| pattern | |Aut| | programs (shared/unshared) | inter matches | seeds shared/unshared | nodes shared/unshared | inter s shared | inter s unshared | speed-up |")
+		fmt.Println("| pattern | |Aut| | programs (shared/unshared) | inter matches | seeds shared/unshared | nodes shared/unshared | wall s shared/unshared | CPU s shared/unshared | CPU speed-up |")
 		for _, src := range c.ps {
 			if only := os.Getenv("SUBMATCH_PBE_ONLY"); only != "" && !strings.Contains(c.name+" "+src, only) {
 				continue
@@ -65,11 +65,11 @@ func TestMeasureShared(t *testing.T) {
 				t.Fatal(err)
 			}
 			prob := &engine.Problem{Data: c.g, Pattern: p}
-			var med [2]time.Duration
+			var med, cpu [2]time.Duration
 			var st [2]interStats
 			var progs [2]int
 			var ips [2]*interPlan
-			ts := make([][]time.Duration, 2)
+			ts, cs := make([][]time.Duration, 2), make([][]time.Duration, 2)
 			for k, shared := range []bool{true, false} {
 				if ips[k], err = interPlanFor(ctx, prob, true, shared); err != nil {
 					t.Fatal(err)
@@ -81,22 +81,24 @@ func TestMeasureShared(t *testing.T) {
 				for j := range ips {
 					k := (j + r) % 2
 					ip := ips[k]
-					t0 := time.Now()
+					t0, c0 := time.Now(), cpuTime()
 					st[k], _ = runInter(ctx, c.g, pt.Of, entryBytes(c.g), ip, 2, nil)
 					ts[k] = append(ts[k], time.Since(t0))
+					cs[k] = append(cs[k], cpuTime()-c0)
 					st[k].matches *= ip.mult
 				}
 			}
 			for k := range ts {
 				slices.Sort(ts[k])
-				med[k] = ts[k][len(ts[k])/2]
+				slices.Sort(cs[k])
+				med[k], cpu[k] = ts[k][len(ts[k])/2], cs[k][len(cs[k])/2]
 			}
 			if st[0].matches != st[1].matches {
 				t.Errorf("%s %s: shared %d inter matches, unshared %d", c.name, src, st[0].matches, st[1].matches)
 			}
-			fmt.Printf("| `%s` | %d | %d/%d | %d | %d/%d | %d/%d | %.3f | %.3f | %.2fx |\n", src, plan.AutomorphismCount(p), progs[0], progs[1],
+			fmt.Printf("| `%s` | %d | %d/%d | %d | %d/%d | %d/%d | %.3f/%.3f | %.3f/%.3f | %.2fx |\n", src, plan.AutomorphismCount(p), progs[0], progs[1],
 				st[0].matches, st[0].seeds, st[1].seeds, st[0].nodes, st[1].nodes, med[0].Seconds(), med[1].Seconds(),
-				med[1].Seconds()/med[0].Seconds())
+				cpu[0].Seconds(), cpu[1].Seconds(), cpu[1].Seconds()/cpu[0].Seconds())
 		}
 	}
 }
