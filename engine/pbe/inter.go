@@ -147,7 +147,7 @@ func unsharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) 
 // cut to one by that stabiliser's symmetry restrictions, and, when an automorphism reverses
 // (U, V), the orientation to V < U: graph.Build numbers vertices by degree, so the second
 // position is the prime edge's lighter end, whose list the next vertices' candidates come from
-// (U < V, the hub second, made 4-cycles 2-4x slower than the unshared path). Each match found
+// (U < V, the hub second, made 4-cycles about 2x slower than the unshared path). Each match found
 // then stands for exactly one orbit of Aut(p) acting on the inter-partition embeddings
 // (orbit-stabiliser: |orbit of (U, V)|·|stabiliser| = |Aut(p)|): a count multiplies by |Aut(p)|
 // (embeddings) or 1 (unique), a listing remaps it through the group. It returns nil for a
