@@ -21,11 +21,21 @@ type Restriction struct{ Less, Greater int }
 // Automorphisms preserve vertex and edge label constraints exactly (a wildcard only maps to a
 // wildcard). They are found by a small backtracking search, so the group is never enumerated.
 func SymmetryRestrictions(p *pattern.Pattern, order []int) []Restriction {
+	return StabilizerRestrictions(p, nil, order)
+}
+
+// StabilizerRestrictions is SymmetryRestrictions for the automorphisms of p that fix every
+// vertex of fixed: restrictions that keep exactly one embedding of every orbit of that subgroup
+// (the vertices of fixed take none; order lists the others, any it also lists are skipped).
+func StabilizerRestrictions(p *pattern.Pattern, fixed, order []int) []Restriction {
 	n := p.NumVertices()
 	color := refinedColors(p)
-	fixed := make([]int, 0, n)
+	fixed = append(make([]int, 0, n), fixed...)
 	var out []Restriction
 	for _, v := range order {
+		if slices.Contains(fixed, v) {
+			continue
+		}
 		for w := 0; w < n; w++ {
 			// An automorphism keeps colour refinement's colours, so only equal colours can swap.
 			if w != v && color[w] == color[v] && automorphismExists(p, fixed, v, w) {
@@ -134,17 +144,23 @@ func AutomorphismCount(p *pattern.Pattern) uint64 {
 
 // automorphismExists reports whether an automorphism fixes every vertex in fixed and maps v to w.
 func automorphismExists(p *pattern.Pattern, fixed []int, v, w int) bool {
+	from := append(slices.Clone(fixed), v)
+	return automorphismMapping(p, from, append(slices.Clone(fixed), w))
+}
+
+// automorphismMapping reports whether an automorphism of p maps from[i] to to[i] for every i.
+func automorphismMapping(p *pattern.Pattern, from, to []int) bool {
 	s := newAutSearch(p)
-	for _, f := range fixed {
-		if !s.assign(f, f) {
+	for i, u := range from {
+		if s.image[u] >= 0 {
+			if s.image[u] != to[i] {
+				return false
+			}
+			continue
+		}
+		if !s.assign(u, to[i]) {
 			return false
 		}
-	}
-	if s.image[v] >= 0 {
-		return s.image[v] == w
-	}
-	if !s.assign(v, w) {
-		return false
 	}
 	found := false
 	s.search(0, func() bool { found = true; return false })

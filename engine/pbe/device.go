@@ -274,12 +274,13 @@ func (h *uploadCapture) WithGroup(name string) slog.Handler {
 }
 
 // RegisterFlags implements engine.Configurable: --pbe-backend, --pbe-partitioner, --pbe-triangles,
-// --pbe-workers.
+// --pbe-workers, --pbe-shared.
 func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 	backend := fs.String("pbe-backend", "host", "with --engine pbe: `BACKEND` of the intra-partition stage: host (the cpu engine) or gpu (the stmatch engine, or gpu:ENGINE for another GPU engine), parts made for half of --gpu-memory")
 	part := fs.String("pbe-partitioner", e.Partitioner.String(), "with --engine pbe: `METHOD` multilevel (METIS-like), grow (breadth-first growing), ranges (consecutive ids) or auto (multilevel up to 4M edges, grow with 2 refinement passes up to 128M, ranges with 1 above)")
 	tri := fs.Bool("pbe-triangles", e.Triangles, "with --engine pbe and the multilevel partitioner: edges weigh 1 + log2(1 + the triangles they lie in), so that parts keep dense regions whole (off: about a point of intra share either way on the graphs measured)")
 	workers := fs.Int("pbe-workers", 1, "with --engine pbe --pbe-backend gpu: `N` parts counted at once on each GPU of --gpus, each within 1/N of --gpu-memory (the parts made for it), so that one part's uploads and host work overlap another's kernels")
+	shared := fs.String("pbe-shared", onOff(!e.Unshared), "with --engine pbe: `on|off` PBE's shared execution in the inter-partition stage: one search order per orbit of the pattern's automorphisms on its edges, the others' matches by remapping (off: one per pattern edge)")
 	return func() (engine.Engine, error) {
 		if *workers < 1 {
 			return nil, fmt.Errorf("--pbe-workers %d: want 1 or more", *workers)
@@ -289,6 +290,13 @@ func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 			return nil, fmt.Errorf("--pbe-partitioner: %w", err)
 		}
 		out := &Engine{Budget: e.Budget, Passes: e.Passes, Partitioner: m, Triangles: *tri, Reserve: e.Reserve}
+		switch s := strings.TrimSpace(*shared); s {
+		case "on":
+		case "off":
+			out.Unshared = true
+		default:
+			return nil, fmt.Errorf("--pbe-shared %q: want on or off", s)
+		}
 		switch s := strings.TrimSpace(*backend); {
 		case s == "host":
 		case s == "gpu":
@@ -304,4 +312,11 @@ func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 		}
 		return out, nil
 	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

@@ -496,6 +496,9 @@ func TestFlags(t *testing.T) {
 		{[]string{"--pbe-backend", "gpu:" + fake.Name(), "--pbe-workers", "3"}, fake.Name(), 3, ""},
 		{[]string{"--pbe-workers", "0"}, "", 0, "--pbe-workers 0"},
 		{[]string{"--pbe-backend", "tpu"}, "", 0, "--pbe-backend"},
+		{[]string{"--pbe-shared", "off"}, "", 0, ""},
+		{[]string{"--pbe-shared", "on"}, "", 0, ""},
+		{[]string{"--pbe-shared", "maybe"}, "", 0, "--pbe-shared"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		mk := (&pbe.Engine{}).RegisterFlags(fs)
@@ -514,6 +517,9 @@ func TestFlags(t *testing.T) {
 		}
 		if tri := slices.Contains(c.args, "--pbe-triangles"); e.(*pbe.Engine).Triangles != tri {
 			t.Errorf("%q: Triangles %v", c.args, !tri)
+		}
+		if off := slices.Contains(c.args, "off"); e.(*pbe.Engine).Unshared != off {
+			t.Errorf("%q: Unshared %v", c.args, !off)
 		}
 		d, _ := e.(*pbe.Engine).Backend.(*pbe.DeviceBackend)
 		if c.engine == "" && d != nil || c.engine != "" && (d == nil || d.Name() != "device:"+c.engine || d.Workers != c.workers) {

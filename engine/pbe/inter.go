@@ -25,11 +25,14 @@ import (
 // A disconnected pattern's inter-partition matches need not use any cut edge (two components in
 // two parts): pbe.go handles those on the host (the whole graph's count less the parts').
 //
-// Unique counts keep one match of every orbit of Aut(p) with the symmetry restrictions of package
-// plan, applied as filters (valid whatever the order of the search); an orbit's matches use the
-// same data vertices, so they are all inter-partition or all intra-partition. Embedding counts do
-// the same and multiply by |Aut(p)| (every orbit of embeddings has |Aut(p)| members, induced or
-// not); only listing enumerates every embedding.
+// Shared execution (the default; sharedPlan) runs one program per orbit of Aut(p) on the pattern's
+// edges instead of one per edge, and stands each match found for its orbit (PBE's equivalent
+// search sequences and REMAP). Without it (Engine.Unshared), unique counts keep one match of
+// every orbit of Aut(p) with the symmetry restrictions of package plan, applied as filters (valid
+// whatever the order of the search); an orbit's matches use the same data vertices, so they are
+// all inter-partition or all intra-partition. Embedding counts do the same and multiply by
+// |Aut(p)| (every orbit of embeddings has |Aut(p)| members, induced or not); only listing
+// enumerates every embedding.
 //
 // Candidates come from the intersection of the earlier neighbours' sorted lists (the runs on
 // the pattern's labels, or the whole lists of a graph with one vertex label and no edge labels),
@@ -66,14 +69,24 @@ type interPlan struct {
 	// mult is what every match found stands for: |Aut(p)| for an embedding count searched one
 	// match an orbit, else 1.
 	mult uint64
+	// remap, when not nil (shared execution, listing), is Aut(p): every match found stands for
+	// its orbit, the matches m∘σ (m∘σ maps u to m(σ(u))) for every σ of remap, or for a unique
+	// listing the one of them that keep's restrictions keep.
+	remap [][]int
+	keep  []plan.Restriction
 }
+
+// remapLimit is the largest group a shared listing remaps through (a larger one lists with one
+// search order per pattern edge).
+const remapLimit = 1 << 14
 
 // newInterPlan makes the programs; cand, when not nil, holds every pattern vertex's candidates
 // (package plan's filtering, on the whole graph: every match maps a vertex to a candidate).
 // With orbits (counting) the programs keep one match of every orbit of Aut(p) and mult says
-// how many matches each stands for; without (listing), unique matching alone restricts them.
+// how many matches each stands for; without (listing), unique matching alone restricts them,
+// or, shared, remap expands each match found into its orbit.
 // The pattern must be connected, with at least one edge.
-func newInterPlan(p *pattern.Pattern, induced, unique, orbits bool, cand []plan.Bitset) *interPlan {
+func newInterPlan(p *pattern.Pattern, induced, unique, orbits, shared bool, cand []plan.Bitset) *interPlan {
 	size := make([]int, p.NumVertices())
 	for u := range size {
 		size[u] = -1
@@ -81,21 +94,12 @@ func newInterPlan(p *pattern.Pattern, induced, unique, orbits bool, cand []plan.
 			size[u] = cand[u].Count()
 		}
 	}
-	n := p.NumVertices()
-	var restr []plan.Restriction
-	ip := &interPlan{mult: 1}
-	if unique || orbits {
-		id := make([]int, n)
-		for i := range id {
-			id[i] = i
-		}
-		restr = plan.SymmetryRestrictions(p, id)
-		if !unique && len(restr) > 0 {
-			ip.mult = plan.AutomorphismCount(p)
-		}
+	var ip *interPlan
+	if shared {
+		ip = sharedPlan(p, induced, unique, orbits, size)
 	}
-	for _, e := range p.Edges() {
-		ip.programs = append(ip.programs, makeProgram(p, []int{e.U, e.V}, induced, restr, size))
+	if ip == nil {
+		ip = unsharedPlan(p, induced, unique, orbits, size)
 	}
 	if cand != nil {
 		for k := range ip.programs {
@@ -108,9 +112,109 @@ func newInterPlan(p *pattern.Pattern, induced, unique, orbits bool, cand []plan.
 	return ip
 }
 
-// makeProgram orders p's vertices after first: most earlier neighbours first, then fewest
+// identity is 0, 1, ..., n-1.
+func identity(n int) []int {
+	id := make([]int, n)
+	for i := range id {
+		id[i] = i
+	}
+	return id
+}
+
+// unsharedPlan runs one program per pattern edge, each with the symmetry restrictions of the
+// whole group (unique or orbits).
+func unsharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) *interPlan {
+	var restr []plan.Restriction
+	ip := &interPlan{mult: 1}
+	if unique || orbits {
+		restr = plan.SymmetryRestrictions(p, identity(p.NumVertices()))
+		if !unique && len(restr) > 0 {
+			ip.mult = plan.AutomorphismCount(p)
+		}
+	}
+	for _, e := range p.Edges() {
+		ip.programs = append(ip.programs, makeProgram(p, searchOrder(p, []int{e.U, e.V}, size), induced, restr))
+	}
+	return ip
+}
+
+// sharedPlan is PBE's shared execution of equivalent search sequences: one program per orbit of
+// Aut(p) on the pattern's edges, run from its representative (U, V). An automorphism σ maps a
+// match m whose smallest cut image edge is the image of the edge σ(e) onto m∘σ, whose smallest
+// cut image edge (the same data edge) is the image of e; so the matches found from every edge of
+// an orbit are the representative's, remapped. Among the representative's, those of one orbit
+// of the pointwise stabiliser of U and V (which keeps the prime data edge, and so DUPREMOVE) are
+// cut to one by that stabiliser's symmetry restrictions, and, when an automorphism reverses
+// (U, V), the orientation to V < U: graph.Build numbers vertices by degree, so the second
+// position is the prime edge's lighter end, whose list the next vertices' candidates come from
+// (U < V, the hub second, made 4-cycles about 2x slower than the unshared path). Each match found
+// then stands for exactly one orbit of Aut(p) acting on the inter-partition embeddings
+// (orbit-stabiliser: |orbit of (U, V)|·|stabiliser| = |Aut(p)|): a count multiplies by |Aut(p)|
+// (embeddings) or 1 (unique), a listing remaps it through the group. It returns nil for a
+// listing whose group is beyond remapLimit.
+func sharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) *interPlan {
+	ip := &interPlan{mult: 1}
+	if !orbits {
+		if ip.remap = plan.AutomorphismGroup(p, remapLimit); ip.remap == nil {
+			return nil
+		}
+		if unique {
+			ip.keep = plan.SymmetryRestrictions(p, identity(p.NumVertices()))
+		}
+	} else if !unique {
+		ip.mult = plan.AutomorphismCount(p)
+	}
+	for _, o := range plan.EdgeOrbits(p) {
+		order := searchOrder(p, []int{o.U, o.V}, size)
+		restr := plan.StabilizerRestrictions(p, order[:2], order)
+		if o.Reversible {
+			restr = append(restr, plan.Restriction{Less: o.V, Greater: o.U})
+		}
+		ip.programs = append(ip.programs, makeProgram(p, order, induced, restr))
+	}
+	return ip
+}
+
+// expand wraps a listing's visit so that every match found yields the matches it stands for
+// (remap; visit itself without).
+func (ip *interPlan) expand(visit func([]uint32) bool) func([]uint32) bool {
+	if ip.remap == nil {
+		return visit
+	}
+	var out []uint32
+	return func(m []uint32) bool {
+		out = append(out[:0], m...)
+		for _, sigma := range ip.remap {
+			for u, su := range sigma {
+				out[u] = m[su]
+			}
+			if ip.keep == nil {
+				if !visit(out) {
+					return false
+				}
+				continue
+			}
+			if restricted(out, ip.keep) {
+				return visit(out)
+			}
+		}
+		return true
+	}
+}
+
+// restricted reports whether m passes every restriction of rs.
+func restricted(m []uint32, rs []plan.Restriction) bool {
+	for _, r := range rs {
+		if m[r.Less] >= m[r.Greater] {
+			return false
+		}
+	}
+	return true
+}
+
+// searchOrder orders p's vertices after first: most earlier neighbours first, then fewest
 // candidates (size; -1: unknown), then highest degree.
-func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Restriction, size []int) program {
+func searchOrder(p *pattern.Pattern, first []int, size []int) []int {
 	n := p.NumVertices()
 	order := append([]int(nil), first...)
 	placed := make([]bool, n)
@@ -145,6 +249,12 @@ func makeProgram(p *pattern.Pattern, first []int, induced bool, restr []plan.Res
 		order = append(order, best)
 		placed[best] = true
 	}
+	return order
+}
+
+// makeProgram is the program that places p's vertices in order, checking restr.
+func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Restriction) program {
+	n := p.NumVertices()
 	pos := make([]int, n)
 	for i, u := range order {
 		pos[u] = i

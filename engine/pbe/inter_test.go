@@ -8,6 +8,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
 )
 
 // referenceSeeds counts the inter stage's seeds the plain way: every cut edge, in both
@@ -51,8 +52,9 @@ func TestSeedsFromRuns(t *testing.T) {
 		}
 		for _, sem := range proptest.AllSemantics {
 			p.Semantics = sem
-			for _, orbits := range []bool{false, true} {
-				ip, err := interPlanFor(context.Background(), p, orbits)
+			for k := range 4 {
+				orbits, shared := k&1 != 0, k&2 != 0
+				ip, err := interPlanFor(context.Background(), p, orbits, shared)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,7 +67,7 @@ func TestSeedsFromRuns(t *testing.T) {
 				for _, threads := range []int{1, 3} {
 					got, _ := runInter(context.Background(), c.G, pt.Of, entryBytes(c.G), ip, threads, nil)
 					if got.seeds != want || got.matches != want {
-						t.Fatalf("seed %d %v orbits %v, %d threads: %d seeds, want %d\n%s", seed, sem, orbits, threads, got.seeds, want, c.Recipe)
+						t.Fatalf("seed %d %v orbits %v shared %v, %d threads: %d seeds, want %d\n%s", seed, sem, orbits, shared, threads, got.seeds, want, c.Recipe)
 					}
 				}
 				ran++
@@ -77,5 +79,32 @@ func TestSeedsFromRuns(t *testing.T) {
 	}
 	if ran == 0 || labelled == 0 {
 		t.Fatalf("%d cases ran, %d with a labelled second vertex", ran, labelled)
+	}
+}
+
+// TestSharedPrograms: shared execution runs one program per orbit of Aut(p) on the edges
+// (the unshared plan one per edge), each match standing for |Aut(p)| embeddings of a count.
+func TestSharedPrograms(t *testing.T) {
+	for _, c := range []struct {
+		src            string
+		programs, mult int
+	}{
+		{"(a)-(b)-(c)-(a)", 1, 6}, {"(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)", 1, 24}, {"(a)-(b)-(c)-(d)-(a)", 1, 8},
+		{"(c)-(x), (c)-(y), (c)-(z)", 1, 6}, {"(a)-(b)-(c)-(d)-(a)-(c)", 2, 4}, {"(a:1)-(b)-(c:1)-(d)-(a)", 1, 4},
+		{"(a:1)-(b:2)-(c:3)-(a)", 3, 1}, {"(a)-[:1]-(b)-(c)-(a)", 2, 2},
+	} {
+		p, err := pattern.Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := newInterPlan(p, false, false, true, true, nil)
+		un := newInterPlan(p, false, false, true, false, nil)
+		if len(sh.programs) != c.programs || sh.mult != uint64(c.mult) || len(un.programs) != p.NumEdges() {
+			t.Errorf("%s: %d shared programs (mult %d), %d unshared; want %d (mult %d), %d", c.src,
+				len(sh.programs), sh.mult, len(un.programs), c.programs, c.mult, p.NumEdges())
+		}
+		if l := newInterPlan(p, false, false, false, true, nil); len(l.remap) != c.mult {
+			t.Errorf("%s: a listing remaps through %d automorphisms, want %d", c.src, len(l.remap), c.mult)
+		}
 	}
 }

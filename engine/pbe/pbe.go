@@ -11,8 +11,9 @@
 //     whose vertices all lie in that part;
 //  2. inter-partition stage (inter.go): the matches whose vertices lie in two parts or more,
 //     found from the cut edges with PBE's two stages (a pruning stage that seeds every cut edge on
-//     every pattern edge, an enumeration stage that extends the seeds) and PBE's exactly-once rule
-//     (DUPREMOVE: a match is found only from its smallest cut image edge). A disconnected
+//     every pattern edge, an enumeration stage that extends the seeds), PBE's exactly-once rule
+//     (DUPREMOVE: a match is found only from its smallest cut image edge) and PBE's shared
+//     execution (one search order per orbit of Aut(p) on the edges, the others by remapping). A disconnected
 //     pattern (outside PBE's problem) may span parts without a cut edge: its inter-partition
 //     count is the whole graph's host count less the parts', its list the whole graph's matches
 //     that span parts.
@@ -110,6 +111,9 @@ type Engine struct {
 	// Auto on graphs of up to AutoMultilevelEdges edges), edges weigh more the more triangles
 	// they lie in (--pbe-triangles).
 	Triangles bool
+	// Unshared turns PBE's shared execution off (--pbe-shared off): the inter-partition stage
+	// runs one search order per pattern edge instead of one per orbit of Aut(p) on the edges.
+	Unshared bool
 	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
 	// buffers (0: DefaultReserve): parts are made for the rest.
 	Reserve float64
@@ -368,8 +372,9 @@ func entryBytes(g *graph.Graph) uint64 {
 
 // interPlanFor filters every pattern vertex's candidates on the whole graph (package plan, on
 // the host, where the whole graph is) and makes the inter-partition programs: for counting
-// (orbits) one match of every orbit of Aut(p), for listing every match.
-func interPlanFor(ctx context.Context, p *engine.Problem, orbits bool) (*interPlan, error) {
+// (orbits) one match of every orbit of Aut(p), for listing every match; shared: with PBE's
+// shared execution (one search order per orbit of the pattern's edges, sharedPlan).
+func interPlanFor(ctx context.Context, p *engine.Problem, orbits, shared bool) (*interPlan, error) {
 	// Unique is left out: the candidates must not depend on the plan's symmetry restrictions,
 	// since the inter stage applies restrictions of its own.
 	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, plan.Options{
@@ -377,7 +382,7 @@ func interPlanFor(ctx context.Context, p *engine.Problem, orbits bool) (*interPl
 	if err != nil {
 		return nil, fmt.Errorf("pbe: filtering candidates: %w", err)
 	}
-	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, orbits, pl.CandidateBits), nil
+	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, orbits, shared, pl.CandidateBits), nil
 }
 
 func connected(p *engine.Problem) bool { return len(p.Pattern.Components()) == 1 }
@@ -456,7 +461,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
 	} else if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {
 		tInter := time.Now()
-		ip, err := interPlanFor(ctx, p, true)
+		ip, err := interPlanFor(ctx, p, true, !e.Unshared)
 		if err != nil {
 			res.Partial = ctx.Err() != nil
 			return res, st, err
@@ -569,20 +574,20 @@ func (e *Engine) matches(ctx context.Context, p *engine.Problem, st *Stats, yiel
 		p.Logger().Debug("pbe matches", "backend", be.Name(), "stats", st)
 		return
 	}
-	ip, err := interPlanFor(ctx, p, false)
+	ip, err := interPlanFor(ctx, p, false, !e.Unshared)
 	if err != nil {
 		yield(nil, err)
 		return
 	}
 	done := false
-	is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, 1, func(f []uint32) bool {
+	_, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, 1, ip.expand(func(f []uint32) bool {
+		st.InterMatches++
 		if !yield(f, nil) {
 			done = true
 			return false
 		}
 		return true
-	})
-	st.InterMatches = is.matches
+	}))
 	if stopped && !done && ctx.Err() != nil {
 		yield(nil, ctx.Err())
 		return
