@@ -173,13 +173,15 @@ func TestDealStops(t *testing.T) {
 			t.Errorf("GPUs %v: %d device rows", gpus, len(st.Devices))
 		}
 	}
-	// Device 1's runner alone does not fail: it runs until cut short (the failure above
-	// stopped it).
+	// Device 1's runner alone does not fail (the failure above stopped it): it finishes or is
+	// cut short by the deadline, whichever comes first (the count takes about a second on the
+	// 2-core machine, so either happens; insisting on the cut made the test fail on a quiet
+	// machine).
 	prob.GPUs = nil
 	tctx, stop := context.WithTimeout(context.Background(), time.Second)
 	defer stop()
-	if _, _, err = e.CountStats(tctx, prob); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("the whole region alone: %v, want a count cut short", err)
+	if _, _, err = e.CountStats(tctx, prob); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the whole region alone: %v, want a count, whole or cut short", err)
 	}
 }
 
