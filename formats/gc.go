@@ -46,14 +46,19 @@ var loadGC struct {
 	saved    int    // GOGC before the first load
 	settling uint64 // while the goal is that of a load's end (settle), its generation; else 0
 	gen      uint64 // the last settling's generation
+	settled  int    // the GOGC settle set: another one found in its place was set by someone else
 }
 
 // relaxGC raises the heap goal by headroom bytes until the returned function is called.
 func relaxGC(headroom int64) (restore func()) {
 	loadGC.Lock()
 	defer loadGC.Unlock()
-	if loadGC.loads == 0 && loadGC.settling == 0 {
-		loadGC.saved = debug.SetGCPercent(100)
+	if loadGC.loads == 0 {
+		// During a settling the GOGC from before the first load stands, unless someone else
+		// (watch turning the collector off) has set another since.
+		if cur := debug.SetGCPercent(100); loadGC.settling == 0 || cur != loadGC.settled {
+			loadGC.saved = cur
+		}
 		if loadGC.saved < 0 {
 			debug.SetGCPercent(loadGC.saved)
 		}
@@ -85,14 +90,16 @@ func settle() {
 	}
 	loadGC.gen++
 	loadGC.settling = loadGC.gen
-	setPercent(heap * int64(100+loadGC.saved) / 100)
+	loadGC.settled = setPercent(heap * int64(100+loadGC.saved) / 100)
 	// A cleanup of an object nothing references runs after the next collection.
 	runtime.AddCleanup(new(gcSentinel), func(gen uint64) {
 		loadGC.Lock()
 		defer loadGC.Unlock()
 		if loadGC.settling == gen {
 			loadGC.settling = 0
-			debug.SetGCPercent(loadGC.saved)
+			if cur := debug.SetGCPercent(loadGC.saved); cur != loadGC.settled {
+				debug.SetGCPercent(cur) // set by someone else during the settling: it stays
+			}
 		}
 	}, loadGC.gen)
 }
@@ -111,11 +118,12 @@ func setLoadGC() {
 
 // setPercent sets GOGC, never below the saved one, so that the heap goal is about extra bytes
 // beyond the live heap: the goal is the larger of 4 MB * GOGC/100 (the only one before the first
-// collection) and live * (1 + GOGC/100).
-func setPercent(extra int64) {
+// collection) and live * (1 + GOGC/100). It returns the GOGC set.
+func setPercent(extra int64) int {
 	live := max(4<<20, metricBytes("/gc/heap/live:bytes", 0))
-	pct := max(int64(loadGC.saved), 100*extra/live)
-	debug.SetGCPercent(int(min(pct, 1<<30)))
+	pct := int(min(max(int64(loadGC.saved), 100*extra/live), 1<<30))
+	debug.SetGCPercent(pct)
+	return pct
 }
 
 // metricBytes reads a runtime metric of bytes, or returns def when it is not supported.

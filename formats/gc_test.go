@@ -82,3 +82,40 @@ func TestSettleAfterLoad(t *testing.T) {
 		t.Fatalf("with GOGC=off: settling %v, GOGC %d; want off", settling(), gcPercent())
 	}
 }
+
+// TestSettleKeepsAnotherGOGC: a GOGC set by someone else while the end of a load's goal is in
+// force (watch turns the collector off for its load, after its patterns' files were read) is
+// neither replaced by the next load's goal, nor by the GOGC from before the first load when
+// that load ends or when the settling's collection comes.
+func TestSettleKeepsAnotherGOGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	waitSettled(t)
+
+	load(16 << 20)
+	if !settling() {
+		t.Fatal("after a small load: not settling")
+	}
+	debug.SetGCPercent(-1) // the collector off, as watch's gcHold does
+	restore := relaxGC(gcHeadroom(4 << 20))
+	if p := gcPercent(); p != -1 {
+		t.Errorf("during a load after GOGC=off: GOGC %d, want off", p)
+	}
+	restore()
+	if p := gcPercent(); p != -1 {
+		t.Errorf("after the load: GOGC %d, want off", p)
+	}
+	debug.SetGCPercent(100)
+	waitSettled(t)
+
+	// A GOGC set during the settling stays after its collection.
+	load(16 << 20)
+	if !settling() {
+		t.Fatal("after a small load: not settling")
+	}
+	debug.SetGCPercent(-1)
+	waitSettled(t)
+	if p := gcPercent(); p != -1 {
+		t.Errorf("after the settling's collection: GOGC %d, want off as set during it", p)
+	}
+}

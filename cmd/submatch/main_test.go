@@ -288,6 +288,7 @@ func TestBadInputExit2(t *testing.T) {
 		{"unknown graph memory", []string{"count", "--engine", "stmatch", "--stmatch-graph-memory", "disk", good, "(a)-(b)"}, `not "disk"`},
 		{"graph memory without stmatch", []string{"count", "--stmatch-graph-memory", "host", good, "(a)-(b)"}, "needs --engine stmatch"},
 		{"edge list with a bad second line", []string{"stats", writeFile(t, "bad2.txt", "1 2\n2 x\n3 1\n")}, "bad2.txt:2:"},
+		{"csm graph with an edge given two labels", []string{"count", "--format", "csm", writeFile(t, "twice.graph", "e 0 10 1\ne 10 0\n"), "(a)-(b)"}, "twice.graph: edge 0-10 given with two labels"}, // exited 1
 		{"header with json", []string{"list", "--header", "--json", good, "(a)-(b)"}, "--header"},
 		{"vertex labels for a t/v/e file", []string{"stats", "--vertex-labels", writeFile(t, "labels.txt", "0 1\n"), bad}, "carry their own vertex labels"},
 		{"negative timeout", []string{"count", "--timeout", "-1s", good, "(a)-(b)"}, "--timeout -1s"},

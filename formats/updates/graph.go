@@ -36,8 +36,8 @@ func (csmLoader) Detect(path string, head []byte) int {
 	return formats.NoMatch
 }
 
-// Load reads the insertions into a graph; any other update, a self-loop, a vertex given two
-// labels or an edge given two labels is an error naming the line.
+// Load reads the insertions into a graph; any other update, a self-loop or a vertex given two
+// labels is an error naming the line, an edge given two labels one naming the file.
 func (csmLoader) Load(r io.Reader, path string, opts formats.Options) (*graph.Graph, error) {
 	b := graph.NewBuilder(graph.BuilderOptions{DropSelfLoops: opts.DropSelfLoops})
 	for u, err := range Read(r, path, Options{}) {
@@ -63,5 +63,9 @@ func (csmLoader) Load(r io.Reader, path string, opts formats.Options) (*graph.Gr
 	if b.SelfLoopsDropped > 0 && opts.Warn != nil {
 		opts.Warn(fmt.Sprintf("%s: dropped %d self-loops", path, b.SelfLoopsDropped))
 	}
-	return b.Build()
+	g, err := b.Build()
+	if err != nil { // an edge given with two labels (graph.EdgeLabelConflict): bad input
+		return nil, &formats.InputError{Path: path, Msg: err.Error(), Err: err}
+	}
+	return g, nil
 }
