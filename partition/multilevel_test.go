@@ -9,6 +9,7 @@ import (
 
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/setops"
 )
 
 // TestWeightTriangles: every edge weighs 1 + ⌈log2(1 + the common neighbours of its ends)⌉,
@@ -72,7 +73,7 @@ func TestWeightTrianglesBound(t *testing.T) {
 		for v := range n {
 			for u := v + 1; u < n; u++ {
 				x, y := n-1-v, n-1-u
-				if y > 0 && x > 16*y {
+				if y > 0 && x > setops.GallopThreshold*y {
 					work += uint64(y * bits.Len(uint(x)))
 				} else {
 					work += uint64(x + y)

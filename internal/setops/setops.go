@@ -6,9 +6,10 @@
 // grown.
 package setops
 
-// gallopThreshold is the size ratio above which Intersect switches from a linear merge to
-// galloping (exponential then binary search of the larger list).
-const gallopThreshold = 32
+// GallopThreshold is the size ratio above which the intersections switch from a linear merge to
+// galloping (exponential then binary search of the larger list). Cost models of these
+// intersections (triangles.Forward.Work) price the same switch.
+const GallopThreshold = 32
 
 // Intersect writes a ∩ b into out (reusing its storage) and returns it.
 func Intersect(a, b, out []uint32) []uint32 {
@@ -19,7 +20,7 @@ func Intersect(a, b, out []uint32) []uint32 {
 	if len(a) == 0 {
 		return out
 	}
-	if len(b) > gallopThreshold*len(a) {
+	if len(b) > GallopThreshold*len(a) {
 		return intersectGallop(a, b, out)
 	}
 	return intersectMerge(a, b, out)
@@ -35,7 +36,7 @@ func IntersectCount(a, b []uint32) int {
 		return 0
 	}
 	n := 0
-	if len(b) > gallopThreshold*len(a) {
+	if len(b) > GallopThreshold*len(a) {
 		lo := 0
 		for _, x := range a {
 			if lo = LowerBound(b, lo, x); lo >= len(b) {
@@ -68,9 +69,9 @@ func IntersectCount(a, b []uint32) int {
 // longer (as IntersectCount). It allocates nothing.
 func IntersectEach(a, b []uint32, fn func(i, j int)) {
 	switch {
-	case len(b) > gallopThreshold*len(a):
+	case len(b) > GallopThreshold*len(a):
 		gallopEach(a, b, fn)
-	case len(a) > gallopThreshold*len(b):
+	case len(a) > GallopThreshold*len(b):
 		gallopEach(b, a, func(j, i int) { fn(i, j) })
 	default:
 		for i, j := 0, 0; i < len(a) && j < len(b); {

@@ -123,9 +123,9 @@ func (f *Forward) Total(ctx context.Context, threads int) (uint64, error) {
 }
 
 // Work is the steps the count is bounded by: the cost of intersecting the whole out-lists of
-// every out-edge's two ends, merged, or searched when one is over 16 times the other (At
-// intersects only the part of the lower end's list after the higher end, and takes fewer). It
-// needs the out-lists' entries, not their order.
+// every out-edge's two ends, merged, or searched when one is over setops.GallopThreshold times
+// the other, where the intersection switches (At intersects only the part of the lower end's
+// list after the higher end, and takes fewer). It needs the out-lists' entries, not their order.
 func (f *Forward) Work() uint64 {
 	var work uint64
 	for v := range f.N() {
@@ -138,10 +138,12 @@ func (f *Forward) Work() uint64 {
 }
 
 // cost is the steps of intersecting sorted lists of a and b entries: a merge's, or binary
-// searches of the shorter's entries in the longer when one is over 16 times the other (hubs'
-// out-lists against their small neighbours').
+// searches of the shorter's entries in the longer when one is over setops.GallopThreshold times
+// the other (hubs' out-lists against their small neighbours'), as setops.IntersectEach switches.
+// (Priced at 16, below the switch, it charged a pair of 1 and 31 entries 5 steps for a merge of
+// 32.)
 func cost(a, b int) uint64 {
-	if a > 16*b || b > 16*a {
+	if a > setops.GallopThreshold*b || b > setops.GallopThreshold*a {
 		s, l := min(a, b), max(a, b)
 		return uint64(s * bits.Len(uint(l)))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/setops"
 )
 
 // forwardOf is g oriented by ascending (degree, id), laid out as mining lays it out (lower
@@ -146,7 +147,7 @@ func TestCount(t *testing.T) {
 		for v := range f.N() {
 			for _, u := range f.Out(v) {
 				a, b := int(f.Hi[v]-f.Lo[v]), int(f.Hi[u]-f.Lo[u])
-				if s, l := min(a, b), max(a, b); l > 16*s {
+				if s, l := min(a, b), max(a, b); l > setops.GallopThreshold*s {
 					work += uint64(s * bits.Len(uint(l)))
 				} else {
 					work += uint64(a + b)
