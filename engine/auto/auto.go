@@ -342,8 +342,10 @@ func (e Engine) contenders(r Rules, listing bool) (contenders, error) {
 
 // Decide chooses the engine for counting (listing false) or listing the matches of p, without
 // running it. It builds and estimates the planner's plan unless no device engine could run the
-// job anyway; it looks for a GPU only when the estimate says a device engine could finish
-// first. While it looks for the GPU it starts preparing the count of the device engine the
+// job anyway; it waits for the GPU only when the estimate says a device engine could finish
+// first (on a data graph above smallGraphBytes it starts looking for it at once, beside the
+// planning, and a CPU choice may then leave that lookup unfinished: it is not waited for).
+// While it waits for the GPU it starts preparing the count of the device engine the
 // predictions favour (engine.Preparer; counting only), which CountWith takes over: a caller that
 // does not count with CountWith calls Decision.Release. An error is returned only when planning
 // fails (bad problem, memory limit, ctx ended).

@@ -188,7 +188,9 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		// per assignment of the last level instead of the groups' intersections, so the last
 		// level's nodes are priced as counted ones and the groups' steps drop out; the supports'
 		// pass over the graph is paid once. (The quotient's count, for a pair, is left out: it
-		// is a smaller pattern, a clique for STMatch's q3.)
+		// is a smaller pattern, a clique for STMatch's q3. The level nodes are the estimated
+		// plan's; the engine then searches plan.Unfiltered's, whose sets are not narrowed by
+		// the candidate filter: a few more nodes, not priced.)
 		t.Counted = e.LevelNodes[len(e.LevelNodes)-1]
 		t.Nodes -= t.Counted
 		t.GroupSteps = 0
