@@ -94,6 +94,7 @@ type watchCheckpoint struct {
 	Line      int              `json:"line"` // the last stream line consumed
 	Seq       int              `json:"seq"`
 	Updates   int              `json:"updates"`
+	Batches   int              `json:"batches,omitempty"` // (absent in the checkpoints before it: 0)
 	Skipped   int              `json:"skipped"`
 	Initial   []uint64         `json:"initial,omitempty"`
 	Created   []uint64         `json:"created"`
@@ -151,8 +152,8 @@ var watchMode string
 // the stream to be pipelined or cut in two (a variable for the tests).
 var watchMinCores = 1.3
 
-// watchKillAfter, when positive, makes watch stop dead after that many batches, without a
-// checkpoint or a summary: the tests' stand-in for a kill -9.
+// watchKillAfter, when positive, makes watch stop dead after that many batches of this run,
+// without a checkpoint or a summary: the tests' stand-in for a kill -9.
 var watchKillAfter int
 
 // watchCrashInCheckpoint, when positive, makes that checkpoint (counted from 1) stop dead after
@@ -173,7 +174,8 @@ type watchState struct {
 	line      int
 	updates   int
 	skipped   int
-	batches   int
+	batches   int    // since the stream's start, across resumes
+	resumedAt int    // batches when this run resumed (0 when it did not)
 	cps       int    // checkpoints begun
 	cpGraph   string // the graph file the checkpoint committed at --checkpoint names (this run's or the one it replaces)
 	win       *csm.Window
@@ -323,7 +325,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	st.out = bufio.NewWriterSize(stdout, 1<<16)
 	defer st.out.Flush()
 	if cp != nil {
-		st.line, st.seq, st.updates, st.skipped, st.initial = cp.Line, cp.Seq, cp.Updates, cp.Skipped, cp.Initial
+		// The summary's updates and batches both count from the stream's start, across resumes.
+		st.line, st.seq, st.updates, st.batches, st.skipped, st.initial = cp.Line, cp.Seq, cp.Updates, cp.Batches, cp.Skipped, cp.Initial
+		st.resumedAt = cp.Batches
 		copy(st.created, cp.Created)
 		copy(st.destroyed, cp.Destroyed)
 		if st.win != nil {
@@ -625,7 +629,7 @@ func (st *watchState) loop(ctx context.Context, stderr io.Writer) int {
 		if code := st.advance(batch, prog, stderr); code != exitOK {
 			return code
 		}
-		if watchKillAfter > 0 && st.batches >= watchKillAfter {
+		if watchKillAfter > 0 && st.batches-st.resumedAt >= watchKillAfter {
 			return -1
 		}
 		if f.checkpoint != "" && sinceCP >= f.checkpointEvery {
@@ -1026,7 +1030,7 @@ func (st *watchState) writeCheckpoint(path string) error {
 		return err
 	}
 	cp := watchCheckpoint{Version: 1, Semantics: engine.Semantics{Induced: st.f.induced, Unique: st.f.unique}.String(),
-		Line: st.line, Seq: st.seq, Updates: st.updates, Skipped: st.skipped, Initial: st.initial,
+		Line: st.line, Seq: st.seq, Updates: st.updates, Batches: st.batches, Skipped: st.skipped, Initial: st.initial,
 		Created: st.created, Destroyed: st.destroyed, Graph: filepath.Base(path) + "." + strconv.Itoa(st.seq) + ".smg"}
 	graphPath := cp.graphPath(path)
 	if graphPath == st.cpGraph {

@@ -129,7 +129,7 @@ func (st *watchState) streamLoop(ctx context.Context, sm csm.Streamer, rd *updat
 		if st.win != nil {
 			st.win.Observe(one, res) // a vertex deletion's edges come as deletions of their own
 		}
-		if watchKillAfter > 0 && st.batches >= watchKillAfter {
+		if watchKillAfter > 0 && st.batches-st.resumedAt >= watchKillAfter {
 			return errKilled
 		}
 		// The summary counts stream updates as reported (a vertex deletion's edges come first).

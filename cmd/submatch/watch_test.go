@@ -242,7 +242,27 @@ func testWatchResumeFiles(t *testing.T, data, stream string, extra ...string) {
 		if len(rl) < 3 || !strings.HasSuffix(full, strings.Join(rl[len(rl)-3:], "\n")) {
 			t.Fatalf("trial %d: resumed run ends\n%s\nfull run\n%s", trial, resumed, full[max(0, len(full)-300):])
 		}
+		// The summary counts updates and batches from the stream's start, as the full run does.
+		if got, want := summaryCounts(resumed), summaryCounts(full); got == "" || got != want {
+			t.Fatalf("trial %d: resumed summary %q, full run's %q", trial, got, want)
+		}
 	}
+}
+
+// summaryCounts is watch's summary line up to its elapsed time: "# N updates in B batches, S
+// skipped as invalid, up to line L" ("" when there is none).
+func summaryCounts(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "# ") && strings.Contains(l, " updates in ") {
+			if i := strings.LastIndex(l, ", "); i > 0 {
+				l = l[:i] // the graph's size
+			}
+			if i := strings.LastIndex(l, ", "); i > 0 {
+				return l[:i] // the elapsed time
+			}
+		}
+	}
+	return ""
 }
 
 func TestWatchBatchInterval(t *testing.T) {
