@@ -153,18 +153,25 @@ func unsharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) 
 // then stands for exactly one orbit of Aut(p) acting on the inter-partition embeddings
 // (orbit-stabiliser: |orbit of (U, V)|·|stabiliser| = |Aut(p)|): a count multiplies by |Aut(p)|
 // (embeddings) or 1 (unique), a listing remaps it through the group. It returns nil for a
-// listing whose group is beyond remapLimit.
+// listing whose group is beyond remapLimit, and for a trivial group (the unshared programs are
+// the same).
 func sharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) *interPlan {
+	global := plan.SymmetryRestrictions(p, identity(p.NumVertices()))
+	if len(global) == 0 {
+		// Aut(p) is trivial: one orbit an edge, the unshared programs, without EdgeOrbits' and
+		// StabilizerRestrictions' searches (a second for a 32-vertex 3-regular pattern).
+		return nil
+	}
 	ip := &interPlan{mult: 1}
 	if !orbits {
 		if ip.remap = plan.AutomorphismGroup(p, remapLimit); ip.remap == nil {
 			return nil
 		}
 		if unique {
-			ip.keep = plan.SymmetryRestrictions(p, identity(p.NumVertices()))
+			ip.keep = global
 		}
 	} else if !unique {
-		ip.setMult(plan.SymmetryRestrictions(p, identity(p.NumVertices())))
+		ip.setMult(global)
 	}
 	for _, o := range plan.EdgeOrbits(p) {
 		order := searchOrder(p, []int{o.U, o.V}, size)
