@@ -164,6 +164,11 @@ func sharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) *i
 	}
 	ip := &interPlan{mult: 1}
 	if !orbits {
+		// |Aut(p)| from the stabiliser chain first: enumerating 2^14 automorphisms only to find
+		// more took 20 ms (K8).
+		if a, ok := plan.RestrictionsAutomorphisms(global); !ok || a > remapLimit {
+			return nil
+		}
 		if ip.remap = plan.AutomorphismGroup(p, remapLimit); ip.remap == nil {
 			return nil
 		}
