@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/pattern"
@@ -67,8 +68,9 @@ type program struct {
 type interPlan struct {
 	programs []program
 	// mult is what every match found stands for: |Aut(p)| for an embedding count searched one
-	// match an orbit, else 1.
+	// match an orbit, else 1; huge says that |Aut(p)| exceeds a uint64 (mult is then unset).
 	mult uint64
+	huge bool
 	// remap, when not nil (shared execution, listing), is Aut(p): every match found stands for
 	// its orbit, the matches m∘σ (m∘σ maps u to m(σ(u))) for every σ of remap, or for a unique
 	// listing the one of them that keep's restrictions keep.
@@ -128,8 +130,8 @@ func unsharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) 
 	ip := &interPlan{mult: 1}
 	if unique || orbits {
 		restr = plan.SymmetryRestrictions(p, identity(p.NumVertices()))
-		if !unique && len(restr) > 0 {
-			ip.mult = plan.AutomorphismCount(p)
+		if !unique {
+			ip.setMult(restr)
 		}
 	}
 	for _, e := range p.Edges() {
@@ -151,18 +153,30 @@ func unsharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) 
 // then stands for exactly one orbit of Aut(p) acting on the inter-partition embeddings
 // (orbit-stabiliser: |orbit of (U, V)|·|stabiliser| = |Aut(p)|): a count multiplies by |Aut(p)|
 // (embeddings) or 1 (unique), a listing remaps it through the group. It returns nil for a
-// listing whose group is beyond remapLimit.
+// listing whose group is beyond remapLimit, and for a trivial group (the unshared programs are
+// the same).
 func sharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) *interPlan {
+	global := plan.SymmetryRestrictions(p, identity(p.NumVertices()))
+	if len(global) == 0 {
+		// Aut(p) is trivial: one orbit an edge, the unshared programs, without EdgeOrbits' and
+		// StabilizerRestrictions' searches (a second for a 32-vertex 3-regular pattern).
+		return nil
+	}
 	ip := &interPlan{mult: 1}
 	if !orbits {
+		// |Aut(p)| from the stabiliser chain first: enumerating 2^14 automorphisms only to find
+		// more took 20 ms (K8).
+		if a, ok := plan.RestrictionsAutomorphisms(global); !ok || a > remapLimit {
+			return nil
+		}
 		if ip.remap = plan.AutomorphismGroup(p, remapLimit); ip.remap == nil {
 			return nil
 		}
 		if unique {
-			ip.keep = plan.SymmetryRestrictions(p, identity(p.NumVertices()))
+			ip.keep = global
 		}
 	} else if !unique {
-		ip.mult = plan.AutomorphismCount(p)
+		ip.setMult(global)
 	}
 	for _, o := range plan.EdgeOrbits(p) {
 		order := searchOrder(p, []int{o.U, o.V}, size)
@@ -173,6 +187,26 @@ func sharedPlan(p *pattern.Pattern, induced, unique, orbits bool, size []int) *i
 		ip.programs = append(ip.programs, makeProgram(p, order, induced, restr))
 	}
 	return ip
+}
+
+// setMult sets mult to |Aut(p)|, the product of the stabiliser chain's orbit sizes that restr,
+// p's SymmetryRestrictions, give (enumerating the group takes |Aut(p)| steps: 21! for a star of
+// 21 leaves), or huge when that exceeds a uint64.
+func (ip *interPlan) setMult(restr []plan.Restriction) {
+	ip.mult, ip.huge = 1, false
+	if a, ok := plan.RestrictionsAutomorphisms(restr); ok {
+		ip.mult = a
+	} else {
+		ip.huge = true
+	}
+}
+
+// total is what matches found stand for, false when that overflows a uint64.
+func (ip *interPlan) total(matches uint64) (uint64, bool) {
+	if ip.huge {
+		return 0, matches == 0
+	}
+	return checked.Mul(matches, ip.mult)
 }
 
 // expand wraps a listing's visit so that every match found yields the matches it stands for

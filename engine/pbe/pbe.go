@@ -470,7 +470,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		st.Seeds, st.InterNodes, st.InterBytes = is.seeds, is.nodes, is.bytes
 		st.InterTime = time.Since(tInter)
 		var ok bool
-		if st.InterMatches, ok = checked.Mul(is.matches, ip.mult); !ok {
+		if st.InterMatches, ok = ip.total(is.matches); !ok {
 			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
 		}
 		if res.Count, ok = checked.Add(st.IntraMatches, st.InterMatches); !ok {
