@@ -71,7 +71,7 @@ func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 	}
 	g := w.Problem.Data
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
-	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner}
+	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared}
 	s := startSeconds + partitionSeconds(e.Partitioner, g.NumEdges()) + InterSlowdown*w.HostSeconds
 	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend",
 		Note: gpu.FormatBytes(need) + " of graph in parts of " + gpu.FormatBytes(budget) + ", the inter stage on the host"}
