@@ -695,7 +695,12 @@ func postponeClosingVertices(p *pattern.Pattern, order, postponed []int) ([]int,
 	return keep, postponed
 }
 
+// TwoCore returns the vertices of the 2-core of the pattern (as a mask), for engines that
+// order their own joins (sgsi's core order).
+func TwoCore(p *pattern.Pattern) uint32 { return twoCore(p) }
+
 // twoCore returns the vertices of the 2-core of the pattern.
+
 func twoCore(p *pattern.Pattern) uint32 {
 	n := p.NumVertices()
 	alive := uint32(0)
