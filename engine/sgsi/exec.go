@@ -83,9 +83,10 @@ type Stats struct {
 	// Devices has one row per runner of a count dealt to several (deal.go), else none.
 	Devices []DeviceStats
 	// PerStep is each join step's table sizes and host time (steps[i] adds the query vertex
-	// Order[i+1]); Order is the join order.
-	PerStep []StepStats
-	Order   []int
+	// Order[i+1]); Order is the join order; Candidates |C(u)| per query vertex (the filter's).
+	PerStep    []StepStats
+	Order      []int
+	Candidates []uint64
 }
 
 // StepStats is one join step's share of a count: the rows of its input table (width i+1 for
@@ -356,6 +357,7 @@ func (r *runner) run(induced, unique bool) error {
 			sizes[u] = uint64(len(c))
 		}
 		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder)
+		r.st.Candidates = sizes
 	}
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)

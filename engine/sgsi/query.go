@@ -65,20 +65,11 @@ func (q *query) sgsiOrder(cands []uint64, freq func(uint64) uint64, edgeLabels b
 func (q *query) coreOrder(cands []uint64, freq func(uint64) uint64, edgeLabels bool) {
 	p := q.p
 	all := float64(max(1, freq(anyEdge)))
-	kernel := plan.TwoCore(p)
-	rank := func(u int) int {
-		switch {
-		case kernel&(1<<u) != 0:
-			return 0
-		case p.Degree(u) > 1:
-			return 1
-		}
-		return 2
-	}
+	ranks := plan.Ranks(p)
 	q.greedyOrder(cands, func(best, w int, score []float64, back []int) {
 		back[w]++
 		score[w] *= min(1, float64(freq(edgeKey(p, best, w, edgeLabels)))/all)
-	}, rank)
+	}, func(u int) int { return ranks[u] })
 }
 
 // greedyOrder sets q.order: each next vertex the least by (linked to those chosen first, rank,

@@ -41,7 +41,11 @@ func main() {
 			log.Fatal(err)
 		}
 		pl := plan.Build(g.Internal(), p.Internal(), opts)
-		fmt.Printf("cpu plan order %v\n", pl.Order())
+		cands := make([]int, len(pl.Candidates))
+		for u, c := range pl.Candidates {
+			cands[u] = len(c)
+		}
+		fmt.Printf("cpu plan order %v, candidates %v\n", pl.Order(), cands)
 		if !*noCPU {
 			ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 			t := time.Now()
@@ -54,6 +58,7 @@ func main() {
 		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
 		cancel()
 		fmt.Printf("sgsi count %d partial %v in %v (err %v) order %v\n", res.Count, res.Partial, st.Total.Round(time.Millisecond), err, st.Order)
+		fmt.Printf("sgsi candidates %v\n", st.Candidates)
 		fmt.Printf("  step vertex       rows      items        out   table MB  buffer MB   time\n")
 		for i, s := range st.PerStep {
 			fmt.Printf("  %4d %6d %10d %10d %10d %10.1f %10.1f %6v\n", i, st.Order[i+1], s.Rows, s.Items, s.Out,
