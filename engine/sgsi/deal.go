@@ -439,6 +439,7 @@ func (s *Stats) addCounters(o *Stats) {
 	s.Pipelined += o.Pipelined
 	s.PeakDevice += o.PeakDevice
 	s.PeakHost += o.PeakHost
+	s.Refined += o.Refined
 }
 
 // add merges o, another runner's balance of the same steps, into b: each step's rows per layer

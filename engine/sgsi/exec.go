@@ -87,6 +87,9 @@ type Stats struct {
 	PerStep    []StepStats
 	Order      []int
 	Candidates []uint64
+	// Refined is the candidates the host's refinement removed (Options.Refine), summed over
+	// the query vertices.
+	Refined uint64
 }
 
 // StepStats is one join step's share of a count: the rows of its input table (width i+1 for
@@ -211,8 +214,9 @@ type runner struct {
 	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
 	// candidate bitsets; keyOff and up are the direct count's, reused.
 	buffered bool
-	// coreOrder joins in the core order (Options.CoreOrder) instead of SGSI's.
-	coreOrder bool
+	// coreOrder joins in the core order (Options.CoreOrder) instead of SGSI's; refine refines
+	// the filter's candidates on the host (Options.Refine).
+	coreOrder, refine bool
 	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
 	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
 	overlapGen, overlapTable bool
@@ -521,6 +525,13 @@ func (r *runner) filter(fixed uint64) error {
 	bitsHost := make([]uint32, fixed)
 	if err := r.get(bitsHost, r.bitsOff); err != nil {
 		return err
+	}
+	if r.refine {
+		// One round of neighbourhood refinement on the host, the bitsets then uploaded again.
+		r.st.Refined = refineCandidates(g, q.p, bitsHost, r.bitWords, r.threads)
+		if err := r.put(r.bitsOff, bitsHost); err != nil {
+			return err
+		}
 	}
 	r.bitsHost = bitsHost
 	r.cands = make([][]uint32, q.n)

@@ -12,8 +12,9 @@ import (
 )
 
 // TestWalkOrders counts dense random-walk queries (issue 21's kind) on a labelled R-MAT graph
-// with the host emulation in SGSI's join order and in the core order (Options.CoreOrder), in
-// core and out of core, against the cpu engine. It checks Stats.PerStep: each step's output is
+// with the host emulation in SGSI's join order, in the core order (Options.CoreOrder) and in
+// the core order with the candidates refined (Options.Refine), in core and out of core,
+// against the cpu engine. It checks Stats.PerStep: each step's output is
 // the next step's input, the last step's output times |Aut(p)| is the count, and the core order
 // puts every leaf after the other vertices; and that the core order's tables hold fewer rows
 // over all the queries than SGSI's (issue 21: Algorithm 1's frequencies join the walk's core
@@ -28,7 +29,8 @@ func TestWalkOrders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows [2]uint64
+	var rows [3]uint64
+	refined := uint64(0)
 	sizes := []int{6, 8}
 	if testenv.Long() {
 		sizes = append(sizes, 12) // 18 s on 2 cores
@@ -44,18 +46,23 @@ func TestWalkOrders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for o, core := range []bool{false, true} {
+			for o, opts := range []sgsi.Options{{}, {CoreOrder: true}, {CoreOrder: true, Refine: true}} {
 				for _, f := range []uint64{0, 8} {
 					b := uint64(64 << 20)
 					if f > 0 {
 						b = sgsi.GraphBytes(g) / f
 					}
-					res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: b, CoreOrder: core, Buffered: f > 0}}.CountStats(ctx, prob)
+					opts.Host, opts.HostBytes, opts.Buffered = true, b, f > 0
+					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, prob)
 					if err != nil || res.Count != want.Count {
-						t.Errorf("walk %d/%d %s, core order %v, region 1/%d: sgsi %d (%v), cpu %d", size, i, p, core, f, res.Count, err, want.Count)
+						t.Errorf("walk %d/%d %s, core order %v, refine %v, region 1/%d: sgsi %d (%v), cpu %d", size, i, p, opts.CoreOrder, opts.Refine, f, res.Count, err, want.Count)
 						continue
 					}
-					checkSteps(t, p, st, core, res.Count)
+					checkSteps(t, p, st, opts.CoreOrder, res.Count)
+					refined += st.Refined
+					if !opts.Refine && st.Refined != 0 {
+						t.Errorf("%d candidates refined away without Options.Refine", st.Refined)
+					}
 					if f == 0 {
 						for _, s := range st.PerStep {
 							rows[o] += s.Rows
@@ -65,7 +72,10 @@ func TestWalkOrders(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("table rows over all steps: %d in SGSI's order, %d in the core order", rows[0], rows[1])
+	t.Logf("table rows over all steps: %d in SGSI's order, %d in the core order, %d refined", rows[0], rows[1], rows[2])
+	if refined == 0 {
+		t.Errorf("the refinement removed no candidate: the refined runs checked nothing")
+	}
 	if rows[1] >= rows[0] {
 		t.Errorf("the core order's tables hold %d rows, SGSI's %d", rows[1], rows[0])
 	}

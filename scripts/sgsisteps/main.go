@@ -24,6 +24,7 @@ func main() {
 	buffered := flag.Bool("buffered", false, "count sgsi's last step with buffers (its entries then show)")
 	noCPU := flag.Bool("nocpu", false, "skip the cpu engine's count")
 	core := flag.Bool("core", false, "sgsi's --sgsi-core-order")
+	refine := flag.Bool("refine", false, "sgsi's --sgsi-refine")
 	flag.Parse()
 	g, err := submatch.Load(flag.Arg(0))
 	if err != nil {
@@ -53,12 +54,12 @@ func main() {
 			cancel()
 			fmt.Printf("cpu count %d partial %v in %v (err %v)\n", res.Count, res.Partial, time.Since(t).Round(time.Millisecond), err)
 		}
-		o := sgsi.Options{Host: true, Buffered: *buffered, CoreOrder: *core}
+		o := sgsi.Options{Host: true, Buffered: *buffered, CoreOrder: *core, Refine: *refine}
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
 		cancel()
 		fmt.Printf("sgsi count %d partial %v in %v (err %v) order %v\n", res.Count, res.Partial, st.Total.Round(time.Millisecond), err, st.Order)
-		fmt.Printf("sgsi candidates %v\n", st.Candidates)
+		fmt.Printf("sgsi candidates %v (refinement removed %d, filter %v)\n", st.Candidates, st.Refined, st.Filter.Round(time.Millisecond))
 		fmt.Printf("  step vertex       rows      items        out   table MB  buffer MB   time\n")
 		for i, s := range st.PerStep {
 			fmt.Printf("  %4d %6d %10d %10d %10d %10.1f %10.1f %6v\n", i, st.Order[i+1], s.Rows, s.Items, s.Out,
