@@ -511,19 +511,11 @@ func subsetEdges(sub, super []BackEdge) bool {
 // the vertex of least expected set size instead (setSizes.tieBreak).
 func matchingOrder(p *pattern.Pattern, cands [][]uint32, postponable bool, sizes *setSizes) (order, postponed []int) {
 	n := p.NumVertices()
-	core := twoCore(p)
 	comps := p.Components()
 	// Larger components first: their search prunes; isolated vertices last.
 	slices.SortStableFunc(comps, func(a, b uint32) int { return bits.OnesCount32(b) - bits.OnesCount32(a) })
-	rank := func(u int) int { // lower is better
-		switch {
-		case core&(1<<u) != 0:
-			return 0
-		case p.Degree(u) > 1:
-			return 1
-		}
-		return 2
-	}
+	ranks := Ranks(p)
+	rank := func(u int) int { return ranks[u] } // lower is better
 	var placed uint32
 	for _, comp := range comps {
 		// Root.
@@ -695,7 +687,26 @@ func postponeClosingVertices(p *pattern.Pattern, order, postponed []int) ([]int,
 	return keep, postponed
 }
 
+// Ranks is the rank of each pattern vertex in the default matching order, the lowest first: 0
+// in the 2-core, 1 another vertex of degree 2 or more, 2 a leaf or isolated vertex. Engines that
+// order their own joins use it too (sgsi's core order).
+func Ranks(p *pattern.Pattern) []int {
+	core := twoCore(p)
+	r := make([]int, p.NumVertices())
+	for u := range r {
+		switch {
+		case core&(1<<u) != 0:
+		case p.Degree(u) > 1:
+			r[u] = 1
+		default:
+			r[u] = 2
+		}
+	}
+	return r
+}
+
 // twoCore returns the vertices of the 2-core of the pattern.
+
 func twoCore(p *pattern.Pattern) uint32 {
 	n := p.NumVertices()
 	alive := uint32(0)

@@ -387,6 +387,7 @@ func mergeStats(sts []Stats) Stats {
 	}
 	m := sts[slow]
 	m.Balance = slices.Clone(m.Balance)
+	m.PerStep = slices.Clone(m.PerStep)
 	for i := range sts {
 		if i == slow {
 			continue
@@ -397,6 +398,11 @@ func mergeStats(sts []Stats) Stats {
 		m.Overlap += sts[i].Overlap
 		m.InCore = m.InCore && sts[i].InCore
 		m.Balance.add(sts[i].Balance)
+		for j, s := range sts[i].PerStep {
+			if j < len(m.PerStep) {
+				m.PerStep[j].add(s)
+			}
+		}
 	}
 	names := make([]string, len(sts))
 	for i := range sts {
@@ -433,6 +439,7 @@ func (s *Stats) addCounters(o *Stats) {
 	s.Pipelined += o.Pipelined
 	s.PeakDevice += o.PeakDevice
 	s.PeakHost += o.PeakHost
+	s.Refined += o.Refined
 }
 
 // add merges o, another runner's balance of the same steps, into b: each step's rows per layer

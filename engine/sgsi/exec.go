@@ -82,6 +82,32 @@ type Stats struct {
 	Group, Refs, Tables, Driver time.Duration
 	// Devices has one row per runner of a count dealt to several (deal.go), else none.
 	Devices []DeviceStats
+	// PerStep is each join step's table sizes and host time (steps[i] adds the query vertex
+	// Order[i+1]); Order is the join order; Candidates |C(u)| per query vertex (the filter's).
+	PerStep    []StepStats
+	Order      []int
+	Candidates []uint64
+	// Refined is the candidates the host's refinement removed (Options.Refine), summed over
+	// the query vertices.
+	Refined uint64
+}
+
+// StepStats is one join step's share of a count: the rows of its input table (width i+1 for
+// step i), the buffer entries its first linking edges filled (Prealloc: the lists' lengths;
+// none for the rows the direct count took), its output rows (the next table, or the final
+// step's matches: unique ones where the count multiplies by |Aut(p)|) and the host wall time
+// spent in it, deeper steps excluded (on the emulation the kernels' time too).
+type StepStats struct {
+	Rows, Items, Out uint64
+	Time             time.Duration
+}
+
+// add adds o's counters and time to s.
+func (s *StepStats) add(o StepStats) {
+	s.Rows += o.Rows
+	s.Items += o.Items
+	s.Out += o.Out
+	s.Time += o.Time
 }
 
 // Other is Total less the phases Stats times: the runner's own work between them (the chunks'
@@ -188,6 +214,9 @@ type runner struct {
 	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
 	// candidate bitsets; keyOff and up are the direct count's, reused.
 	buffered bool
+	// coreOrder joins in the core order (Options.CoreOrder) instead of SGSI's; refine refines
+	// the filter's candidates on the host (Options.Refine).
+	coreOrder, refine bool
 	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
 	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
 	overlapGen, overlapTable bool
@@ -207,6 +236,22 @@ type runner struct {
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
 	// tests set it small to count in several blocks).
 	coreBlock uint64
+	// inStep is the join step running plus one (Stats.PerStep's time goes to it), 0 outside
+	// the joins; stepMark when it started or was last resumed.
+	inStep   int
+	stepMark time.Time
+}
+
+// enterStep charges the time since the last switch to the step running and makes step i (-1:
+// none) the running one; it returns the step it replaced, for the caller to enter again.
+func (r *runner) enterStep(i int) int {
+	now := time.Now()
+	if r.inStep > 0 {
+		r.st.PerStep[r.inStep-1].Time += now.Sub(r.stepMark)
+	}
+	prev := r.inStep - 1
+	r.inStep, r.stepMark = i+1, now
+	return prev
 }
 
 // sortBuffer returns a buffer of n words for sorting a table by radix, or nil when --memory
@@ -315,9 +360,12 @@ func (r *runner) run(induced, unique bool) error {
 		for u, c := range r.cands {
 			sizes[u] = uint64(len(c))
 		}
-		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count)
+		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder)
+		r.st.Candidates = sizes
 	}
 	r.st.Steps = len(q.steps)
+	r.st.Order = slices.Clone(q.order)
+	r.st.PerStep = make([]StepStats, len(q.steps))
 	need := uint64(0)
 	keys := map[lgKey]bool{}
 	for _, st := range q.steps {
@@ -420,6 +468,7 @@ func (r *runner) run(induced, unique bool) error {
 		if e := r.drainSum(); err == nil {
 			err = e
 		}
+		r.st.PerStep[len(q.steps)-1].Out = r.total
 		// Each match stands for q.aut embeddings (a lower bound too when cut short).
 		var ok bool
 		if r.total, ok = checked.Mul(r.total, q.aut); !ok && err == nil {
@@ -476,6 +525,13 @@ func (r *runner) filter(fixed uint64) error {
 	bitsHost := make([]uint32, fixed)
 	if err := r.get(bitsHost, r.bitsOff); err != nil {
 		return err
+	}
+	if r.refine {
+		// One round of neighbourhood refinement on the host, the bitsets then uploaded again.
+		r.st.Refined = refineCandidates(g, q.p, bitsHost, r.bitWords, r.threads)
+		if err := r.put(r.bitsOff, bitsHost); err != nil {
+			return err
+		}
 	}
 	r.bitsHost = bitsHost
 	r.cands = make([][]uint32, q.n)
@@ -772,6 +828,8 @@ func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint6
 // level joins step i into table (rows of width i+1), chunk by chunk, recursing depth first on
 // each chunk's output.
 func (r *runner) level(i int, table []uint32) error {
+	defer r.enterStep(r.enterStep(i))
+	r.st.PerStep[i].Rows += uint64(len(table) / (i + 1))
 	st := &r.q.steps[i]
 	final := i == len(r.q.steps)-1
 	desc := r.desc(st)
@@ -1056,6 +1114,7 @@ var errWindow = errors.New("sgsi: a window's output does not fit")
 // output to the host: the next level's table, or the matches.
 func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, final bool, win *[2]uint64) error {
 	r.st.Chunks++
+	r.st.PerStep[i].Items += T
 	k := i + 1
 	R := uint64(len(rows) / k)
 	if err := checkKernel(R, T); err != nil {
@@ -1184,8 +1243,10 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	outCap := r.arenaOff + r.arenaCap - outOff
 	w := uint64(k + 1)
 	if win != nil && (uint64(O[R])*w > outCap || uint64(O[R])*w > r.outMax) {
-		return errWindow // before anything is spilled: windows() retries with half the window
+		r.st.PerStep[i].Items -= T // joined again in halves
+		return errWindow           // before anything is spilled: windows() retries with half the window
 	}
+	r.st.PerStep[i].Out += uint64(O[R])
 	// The output joins the next level's pending table (pinned host memory), which is joined
 	// when it holds flushAt words: deeper levels then get full chunks, not one chunk's output.
 	at := uint64(0)

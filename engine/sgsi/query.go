@@ -45,6 +45,75 @@ type step struct {
 	less, greater []int
 }
 
+// sgsiOrder is SGSI's Algorithm 1: score |C(u)|/deg(u), the least first, then the least among
+// the vertices linked to those chosen; each choice multiplies its neighbours' scores by the
+// frequency of the edge label between them. The frequency is a count of adjacency entries, so
+// with one edge label every link multiplies a score by 2|E|: the vertices linked to the most
+// chosen ones come last (issue 21: a dense walk's core after its paths and leaves).
+func (q *query) sgsiOrder(cands []uint64, freq func(uint64) uint64, edgeLabels bool) {
+	q.greedyOrder(cands, func(best, w int, score []float64, _ []int) {
+		score[w] *= math.Max(1, float64(freq(edgeKey(q.p, best, w, edgeLabels))))
+	}, func(int) int { return 0 })
+}
+
+// coreOrder (Options.CoreOrder, --sgsi-order core) orders as the cpu engine's plan does
+// (plan.matchingOrder), with SGSI's score for ties: the 2-core's vertices first, then the other
+// vertices of two links or more, leaves last; the first the least |C(u)|/deg(u), then among the
+// vertices linked to those chosen the most links to them, then the least score, each link
+// multiplying the score by its label's share of the adjacency entries (at most 1: a rare label
+// makes a vertex sooner, where Algorithm 1's counts make every link a penalty).
+func (q *query) coreOrder(cands []uint64, freq func(uint64) uint64, edgeLabels bool) {
+	p := q.p
+	all := float64(max(1, freq(anyEdge)))
+	ranks := plan.Ranks(p)
+	q.greedyOrder(cands, func(best, w int, score []float64, back []int) {
+		back[w]++
+		score[w] *= min(1, float64(freq(edgeKey(p, best, w, edgeLabels)))/all)
+	}, func(u int) int { return ranks[u] })
+}
+
+// greedyOrder sets q.order: each next vertex the least by (linked to those chosen first, rank,
+// most links to them, score), then update(best, w, score, back) for each neighbour w of the
+// vertex chosen, which may change w's score and links back[w]. A disconnected pattern
+// continues with the least of the rest.
+func (q *query) greedyOrder(cands []uint64, update func(best, w int, score []float64, back []int), rank func(int) int) {
+	p, n := q.p, q.n
+	score := make([]float64, n)
+	back := make([]int, n)
+	for u := range n {
+		score[u] = float64(cands[u]) / float64(max(1, p.Degree(u)))
+	}
+	better := func(u, best int) bool {
+		if rank(u) != rank(best) {
+			return rank(u) < rank(best)
+		}
+		if back[u] != back[best] {
+			return back[u] > back[best]
+		}
+		return score[u] < score[best]
+	}
+	chosen := uint32(0)
+	q.order = q.order[:0]
+	for len(q.order) < n {
+		best := -1
+		linked := false
+		for u := range n {
+			if chosen&(1<<u) != 0 {
+				continue
+			}
+			l := p.NeighborMask(u)&chosen != 0
+			if best < 0 || (l && !linked) || (l == linked && better(u, best)) {
+				best, linked = u, l
+			}
+		}
+		q.order = append(q.order, best)
+		chosen |= 1 << best
+		for m := p.NeighborMask(best); m != 0; m &= m - 1 {
+			update(best, bits.TrailingZeros32(m), score, back)
+		}
+	}
+}
+
 func compileQuery(p *pattern.Pattern) *query {
 	n := p.NumVertices()
 	q := &query{p: p, n: n, sigs: make([]uint32, sigWords*n), vlabels: make([]uint32, n)}
@@ -78,41 +147,19 @@ func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
 	return uint64(l.Value)
 }
 
-// plan chooses the join order (SGSI's Algorithm 1: score |C(u)|/deg(u), the least first, then
-// the least among the vertices linked to those chosen; each choice multiplies its neighbours'
-// scores by the frequency of the edge label between them) and builds the steps. cands[u] is
-// |C(u)|; freq(key) the number of adjacency entries of an edge label (of every neighbour label); edgeLabels whether the graph has edge
-// labels.
+// plan chooses the join order (order) and builds the steps. cands[u] is |C(u)|; freq(key) the
+// number of adjacency entries of an edge label (of every neighbour label); edgeLabels whether
+// the graph has edge labels.
 //
 // embeddings (a count of embeddings, not a listing) counts each subgraph once under the unique
 // restrictions; the count is then q.aut times the joins' (embeddings = unique matches x
 // |Aut(p)|, induced or not).
-func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings bool) {
+func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings bool, core bool) {
 	p, n := q.p, q.n
-	score := make([]float64, n)
-	for u := range n {
-		score[u] = float64(cands[u]) / float64(max(1, p.Degree(u)))
-	}
-	chosen := uint32(0)
-	q.order = q.order[:0]
-	for len(q.order) < n {
-		best := -1
-		linked := false
-		for u := range n {
-			if chosen&(1<<u) != 0 {
-				continue
-			}
-			l := p.NeighborMask(u)&chosen != 0
-			if best < 0 || (l && !linked) || (l == linked && score[u] < score[best]) {
-				best, linked = u, l
-			}
-		}
-		q.order = append(q.order, best)
-		chosen |= 1 << best
-		for m := p.NeighborMask(best); m != 0; m &= m - 1 {
-			w := bits.TrailingZeros32(m)
-			score[w] *= math.Max(1, float64(freq(edgeKey(p, best, w, edgeLabels))))
-		}
+	if core {
+		q.coreOrder(cands, freq, edgeLabels)
+	} else {
+		q.sgsiOrder(cands, freq, edgeLabels)
 	}
 	q.pos = make([]int, n)
 	for i, u := range q.order {

@@ -75,6 +75,16 @@ type Options struct {
 	// kernel on the default stream. The zero value, OverlapPieces, overlaps the pieces of
 	// generated rows only. --sgsi-overlap.
 	Overlap Overlap
+	// CoreOrder joins in the core order (query.go, coreOrder: the 2-core first, the most links
+	// to the vertices chosen next, leaves last, as the cpu engine's plan) instead of SGSI's
+	// Algorithm 1, whose label frequencies put a dense query's core last (issue 21: R-MAT
+	// random walks of 8 and 12 vertices). --sgsi-core-order.
+	CoreOrder bool
+	// Refine refines the signature filter's candidates on the host with one round of
+	// neighbourhood refinement (refine.go: v stays in C(u) when each query neighbour w of u
+	// has a candidate among v's neighbours), as the cpu plan's filter does: signatures let
+	// through 2-20x its candidates under 1,000 zipf labels (issue 21). --sgsi-refine.
+	Refine bool
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64
 	// predictor is how a dealt count predicts its roots' work (deal.go; tests compare them).
@@ -121,7 +131,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 	r, err := e.run(ctx, p, &st, true, nil)
 	st.Total = time.Since(t0)
 	p.Logger().Debug("sgsi", "device", st.Device, "region", st.RegionBytes, "cache", st.CacheBytes, "in_core", st.InCore,
-		"steps", st.Steps, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "balance", st.Balance, "segments", st.Segments, "segment_hits", st.SegmentHits,
+		"steps", st.Steps, "order", st.Order, "candidates", st.Candidates, "refined", st.Refined, "per_step", st.PerStep, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "balance", st.Balance, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
 		"comm", st.Comm, "comp", st.Comp, "overlap", st.Overlap, "pipelined", st.Pipelined,
 		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "setup", st.Setup, "layout", st.Layout, "filter", st.Filter,
@@ -188,7 +198,7 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
-		buffered: e.Options.Buffered, overlapGen: e.Options.Overlap.overlaps(true),
+		buffered: e.Options.Buffered, coreOrder: e.Options.CoreOrder, refine: e.Options.Refine, overlapGen: e.Options.Overlap.overlaps(true),
 		overlapTable: e.Options.Overlap.overlaps(false), part: part, predictor: e.Options.predictor}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows

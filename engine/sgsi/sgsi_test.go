@@ -27,7 +27,9 @@ var regions = []struct {
 
 // TestOracleProperty (600 seeds in the deep sweep, 80 by default) checks the host emulation of
 // sgsi's schedule, with regions from in-core down to a few hundred words, against the
-// brute-force oracle under every convention, and for a third of the seeds its match lists.
+// brute-force oracle under every convention, and for a third of the seeds its match lists;
+// each seed's regions alternate SGSI's join order and the core order (Options.CoreOrder), and
+// the signature filter alone and refined on the host (Options.Refine).
 func TestOracleProperty(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 600, 80)
 	oracleProperty(t, seeds, true, "./engine/sgsi -run TestOracleProperty")
@@ -41,9 +43,10 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 	var runs, outOfCore, manyChunks, tooSmall, direct, blocks int
 	for o := range proptest.WithOracle(seeds, &ost) {
 		c := o.Case
-		for _, rg := range regions {
+		for i, rg := range regions {
 			b := rg.region
-			opts := sgsi.Options{Host: host, MaxCache: rg.cache, BlockRows: 3, Buffered: rg.buffered}
+			core, refine := (c.Seed+uint64(i))%2 == 1, (c.Seed/2+uint64(i))%2 == 1
+			opts := sgsi.Options{Host: host, MaxCache: rg.cache, BlockRows: 3, Buffered: rg.buffered, CoreOrder: core, Refine: refine}
 			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: o.Sem}
 			if host {
 				opts.HostBytes = b
@@ -52,7 +55,7 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 			}
 			e := sgsi.Engine{Options: opts}
 			res, st, err := e.CountStats(ctx, prob)
-			how := fmt.Sprintf("sgsi (host %v) region %d bytes, cache at most %d, buffered %v", host, b, rg.cache, rg.buffered)
+			how := fmt.Sprintf("sgsi (host %v) region %d bytes, cache at most %d, buffered %v, core order %v, refine %v", host, b, rg.cache, rg.buffered, core, refine)
 			if errors.Is(err, engine.ErrMemory) && (b < 1<<20 || rg.cache > 0) {
 				if tooSmall < 3 {
 					t.Log(err)
@@ -100,7 +103,9 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 
 // TestAgainstCPU compares the host emulation with the cpu engine on proptest's larger graphs
 // (200-500 vertices), every convention, in core and at a quarter and a twentieth of the graph
-// (GraphBytes): 4 seeds by default, 20 in the deep sweep.
+// (GraphBytes), in SGSI's join order and the core order (Options.CoreOrder) in turn, the
+// candidates refined on the host (Options.Refine) or not: 4 seeds by default, 20 in the deep
+// sweep.
 func TestAgainstCPU(t *testing.T) {
 	n := uint64(4)
 	if testenv.Long() {
@@ -130,12 +135,13 @@ func againstCPU(t *testing.T, from, to uint64, host bool) {
 				t.Logf("seed %d %s: cpu engine: %v (skipped)", seed, sem, err)
 				continue
 			}
-			for _, f := range fractions {
+			for i, f := range fractions {
 				b := uint64(64 << 20)
 				if f > 0 {
 					b = max(sgsi.GraphBytes(c.G)/f, 8192)
 				}
-				opts := sgsi.Options{Host: host, HostBytes: b, BlockRows: 16}
+				core, refine := (seed+uint64(i))%2 == 1, (seed/2+uint64(i))%2 == 1
+				opts := sgsi.Options{Host: host, HostBytes: b, BlockRows: 16, CoreOrder: core, Refine: refine}
 				p := *prob
 				p.GPUMemoryLimit = b
 				res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &p)
@@ -144,7 +150,7 @@ func againstCPU(t *testing.T, from, to uint64, host bool) {
 					continue
 				}
 				if err != nil || res.Count != want.Count {
-					t.Errorf("seed %d %s region %d (1/%d of the graph): sgsi %d (%v), cpu %d\n%s", seed, sem, b, f, res.Count, err, want.Count,
+					t.Errorf("seed %d %s region %d (1/%d of the graph), core order %v, refine %v: sgsi %d (%v), cpu %d\n%s", seed, sem, b, f, core, refine, res.Count, err, want.Count,
 						c.Describe(sem, fmt.Sprintf("region %d", b), "./engine/sgsi -run TestAgainstCPU"))
 				}
 				if !st.InCore {
@@ -160,7 +166,8 @@ func againstCPU(t *testing.T, from, to uint64, host bool) {
 }
 
 // TestDense checks the host emulation on proptest's dense cases (near-cliques) against the
-// oracle at a small region.
+// oracle in core and at a small region, in both join orders (Options.CoreOrder), refined on
+// the host (Options.Refine) in half the runs.
 func TestDense(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 100, 20)
 	dense(t, seeds, true)
@@ -169,14 +176,15 @@ func TestDense(t *testing.T) {
 func dense(t *testing.T, seeds []uint64, host bool) {
 	ctx := context.Background()
 	for o := range proptest.WithOracleDense(seeds, nil) {
-		for _, b := range []uint64{1 << 20, 2048} {
-			e := sgsi.Engine{Options: sgsi.Options{Host: host, HostBytes: b, MaxCache: 200, BlockRows: 4}}
+		for i, b := range []uint64{1 << 20, 2048, 1 << 20, 2048} {
+			core, refine := i >= 2, i == 1 || i == 2
+			e := sgsi.Engine{Options: sgsi.Options{Host: host, HostBytes: b, MaxCache: 200, BlockRows: 4, CoreOrder: core, Refine: refine}}
 			res, err := e.Count(ctx, &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem, GPUMemoryLimit: b})
 			if errors.Is(err, engine.ErrMemory) {
 				continue
 			}
 			if err != nil || res.Count != o.Want {
-				t.Errorf("region %d: sgsi %d (%v), oracle %d\n%s", b, res.Count, err, o.Want, o.Describe(o.Sem, fmt.Sprintf("region %d", b), "./engine/sgsi -run TestDense"))
+				t.Errorf("region %d, core order %v, refine %v: sgsi %d (%v), oracle %d\n%s", b, core, refine, res.Count, err, o.Want, o.Describe(o.Sem, fmt.Sprintf("region %d", b), "./engine/sgsi -run TestDense"))
 			}
 		}
 	}

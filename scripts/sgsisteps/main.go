@@ -1,0 +1,69 @@
+// Command sgsisteps counts queries with sgsi's host emulation and prints each join step's
+// table (rows, buffer entries, output rows, bytes, host time) and the join order beside the cpu
+// engine's plan order and count (issue 21: long random walks).
+//
+//	go run ./scripts/sgsisteps [-timeout 60s] [-buffered] DATA QUERY...
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/submatch/submatch"
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/plan"
+)
+
+func main() {
+	timeout := flag.Duration("timeout", time.Minute, "cut each count after this long")
+	buffered := flag.Bool("buffered", false, "count sgsi's last step with buffers (its entries then show)")
+	noCPU := flag.Bool("nocpu", false, "skip the cpu engine's count")
+	core := flag.Bool("core", false, "sgsi's --sgsi-core-order")
+	refine := flag.Bool("refine", false, "sgsi's --sgsi-refine")
+	flag.Parse()
+	g, err := submatch.Load(flag.Arg(0))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, qf := range flag.Args()[1:] {
+		p, err := submatch.LoadPattern(qf)
+		if err != nil {
+			log.Fatal(err)
+		}
+		prob := &engine.Problem{Data: g.Internal(), Pattern: p.Internal()}
+		fmt.Printf("== %s (%d vertices, %d edges)\n", qf, p.Internal().NumVertices(), p.Internal().NumEdges())
+		opts, err := cpu.PlanOptions(prob, false)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pl := plan.Build(g.Internal(), p.Internal(), opts)
+		cands := make([]int, len(pl.Candidates))
+		for u, c := range pl.Candidates {
+			cands[u] = len(c)
+		}
+		fmt.Printf("cpu plan order %v, candidates %v\n", pl.Order(), cands)
+		if !*noCPU {
+			ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+			t := time.Now()
+			res, err := cpu.Engine{}.Count(ctx, prob)
+			cancel()
+			fmt.Printf("cpu count %d partial %v in %v (err %v)\n", res.Count, res.Partial, time.Since(t).Round(time.Millisecond), err)
+		}
+		o := sgsi.Options{Host: true, Buffered: *buffered, CoreOrder: *core, Refine: *refine}
+		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
+		cancel()
+		fmt.Printf("sgsi count %d partial %v in %v (err %v) order %v\n", res.Count, res.Partial, st.Total.Round(time.Millisecond), err, st.Order)
+		fmt.Printf("sgsi candidates %v (refinement removed %d, filter %v)\n", st.Candidates, st.Refined, st.Filter.Round(time.Millisecond))
+		fmt.Printf("  step vertex       rows      items        out   table MB  buffer MB   time\n")
+		for i, s := range st.PerStep {
+			fmt.Printf("  %4d %6d %10d %10d %10d %10.1f %10.1f %6v\n", i, st.Order[i+1], s.Rows, s.Items, s.Out,
+				float64(s.Rows)*float64(4*(i+1))/1e6, float64(s.Items)*4/1e6, s.Time.Round(time.Millisecond))
+		}
+	}
+}
