@@ -12,6 +12,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/pattern"
@@ -123,32 +124,50 @@ func dealtAgainstCPU(t *testing.T, gpus []int, host bool) {
 
 // TestDealStops: a dealt count stops when its context ends, every runner (the count returns,
 // partial, with the context's error), and when one runner fails, whose error is returned rather
-// than the cancellations it causes. Host emulation, a 4-clique count out of core that runs for
-// seconds.
+// than the cancellations it causes. Host emulation, a 4-clique count out of core, on the
+// smallest R-MAT graph (from scale 12 up) whose count is still running when the context is
+// cancelled 200 ms in: the engine's speed moves, and a count that ends first says nothing about
+// stopping (scale 12's took seconds once, under 200 ms on 2026-12-04).
 func TestDealStops(t *testing.T) {
-	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	region := sgsi.GraphBytes(g) / 16
-	prob := &engine.Problem{Data: g, Pattern: p, GPUs: []int{0, 1}}
-	e := sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: region}}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	at := make(chan time.Time, 1)
-	time.AfterFunc(200*time.Millisecond, func() {
-		at <- time.Now()
-		cancel()
-	})
-	res, st, err := e.CountStats(ctx, prob)
-	lat := time.Since(<-at)
-	t.Logf("cancelled: %d counted, partial %v, %v, returned %v after the cancellation", res.Count, res.Partial, err, lat)
-	if !errors.Is(err, context.Canceled) || !res.Partial {
-		t.Fatalf("cancelled count: %v, partial %v", err, res.Partial)
+	var (
+		g    *graph.Graph
+		prob *engine.Problem
+		e    sgsi.Engine
+		st   sgsi.Stats
+		lat  time.Duration
+	)
+	for scale := 12; ; scale++ {
+		if g, err = gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 16, Seed: 5}); err != nil {
+			t.Fatal(err)
+		}
+		prob = &engine.Problem{Data: g, Pattern: p, GPUs: []int{0, 1}}
+		e = sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: sgsi.GraphBytes(g) / 16}}
+		ctx, cancel := context.WithCancel(context.Background())
+		at := make(chan time.Time, 1)
+		timer := time.AfterFunc(200*time.Millisecond, func() {
+			at <- time.Now()
+			cancel()
+		})
+		var res engine.Result
+		res, st, err = e.CountStats(ctx, prob)
+		if err == nil && !res.Partial { // finished before the cancellation took effect
+			timer.Stop()
+			cancel()
+			if scale == 16 {
+				t.Fatalf("R-MAT scale %d: the count ended within 200 ms; nothing to stop", scale)
+			}
+			continue
+		}
+		lat = time.Since(<-at)
+		t.Logf("scale %d, cancelled: %d counted, partial %v, %v, returned %v after the cancellation", scale, res.Count, res.Partial, err, lat)
+		if !errors.Is(err, context.Canceled) || !res.Partial {
+			t.Fatalf("cancelled count: %v, partial %v", err, res.Partial)
+		}
+		break
 	}
 	if len(st.Devices) != 2 {
 		t.Errorf("%d device rows", len(st.Devices))
