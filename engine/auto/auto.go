@@ -388,7 +388,19 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	}
 	// The GPU's start-up: the least among the device engines, with the compile of kernels that
 	// the cache does not hold on this machine (as far as it can say before the GPU starts).
-	gpuStart, compile := startSeconds(c, w, r.KernelState)
+	// The cache is asked only once a host time reaches the warm start-up (c.minStart), the
+	// least it can be: below that the compile cannot change the choice, and asking costs a
+	// count of a small graph a few hundred microseconds (the kernels' sources hashed, the
+	// cache's index read and its files looked up, once a process).
+	gpuStart, compile := c.minStart, 0.0
+	asked := false
+	startFor := func(host float64) float64 {
+		if host >= c.minStart && !asked {
+			gpuStart, compile = startSeconds(c, w, r.KernelState)
+			asked = true
+		}
+		return gpuStart
+	}
 	// coldNote is said of a host time below gpuStart that would have been above without the
 	// compile.
 	coldNote := func(host float64) string {
@@ -418,7 +430,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		// A bound from the plan settles small searches without probing.
 		d.Bound, w.Bound = pl.NodeBound(), pl.NodeBound()
 		s := e.hostSeconds(c, w)
-		d.Threshold = threshold(d.Bound, s, gpuStart)
+		d.Threshold = threshold(d.Bound, s, startFor(s))
 		if s < gpuStart {
 			d.planTime = time.Since(start)
 			d.Reason = "at most " + sci(d.Bound) + " search nodes (bound from the plan), below the GPU threshold " + sci(d.Threshold) + coldNote(s)
@@ -448,6 +460,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		}
 	}
 	hostSeconds := e.hostSeconds(c, hostW)
+	startFor(hostSeconds)
 	host := Prediction{Engine: c.host.Name(), Seconds: hostSeconds, Note: hostNote(c, hostW, d.Threads)}
 	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote(hostSeconds), ", above the GPU threshold "+sci(d.Threshold)
 	if w.Clique != nil {

@@ -570,3 +570,26 @@ func TestLookupBesidePlanning(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelCacheAskedLate: a host time below every device engine's warm start-up settles the
+// choice without asking the kernel cache (its check hashes the kernels' sources, a few hundred
+// microseconds of a small count); one above it asks, so that a fresh machine's compile is
+// weighed.
+func TestKernelCacheAskedLate(t *testing.T) {
+	for _, c := range []struct {
+		host  float64
+		asked bool
+	}{{1e-6, false}, {100, true}} {
+		f := newFixture(t)
+		f.host = c.host
+		f.a.kernels = []engine.Kernel{{File: "a.cu", ColdSeconds: 6.5}}
+		d, err := f.engine().Decide(context.Background(), f.prob, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Release()
+		if got := f.asked.Load() > 0; got != c.asked {
+			t.Errorf("host %v s: kernel cache asked %v (%d times), want %v; %s", c.host, got, f.asked.Load(), c.asked, d)
+		}
+	}
+}
