@@ -323,8 +323,7 @@ func (w *fiveWorker) cliquePass(l *locals, u int) {
 		if c := l.tl[l.tOff[pvx]:l.tOff[pvx+1]]; len(c) < len(a) {
 			a = c
 		}
-		common = common[:0]
-		setops.IntersectEach(a, b, func(i, _ int) { common = append(common, a[i]) })
+		common = setops.Intersect(a, b, common)
 		if len(common) == 0 {
 			return
 		}

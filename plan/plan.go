@@ -706,7 +706,6 @@ func Ranks(p *pattern.Pattern) []int {
 }
 
 // twoCore returns the vertices of the 2-core of the pattern.
-
 func twoCore(p *pattern.Pattern) uint32 {
 	n := p.NumVertices()
 	alive := uint32(0)
