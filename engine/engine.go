@@ -103,6 +103,20 @@ var ErrUnknownEngine = errors.New("unknown engine")
 // MemoryLimit.
 var ErrMemory = errors.New("not enough memory")
 
+// ErrUnsupported is what an engine's refusal of a problem outside what it takes is (errors.Is):
+// a pattern of a shape it does not count (the motif census's). The engine is the wrong one for
+// the query, which a command reports as bad usage. Unsupported makes such errors.
+var ErrUnsupported = errors.New("the engine does not take this problem")
+
+// Unsupported returns an error with message msg that is ErrUnsupported (errors.Is), for an
+// engine's sentinel of its own.
+func Unsupported(msg string) error { return unsupportedError(msg) }
+
+type unsupportedError string
+
+func (e unsupportedError) Error() string        { return string(e) }
+func (e unsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
 // Engine is implemented by every matcher.
 type Engine interface {
 	// Name is the --engine name.

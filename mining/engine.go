@@ -19,8 +19,9 @@ import (
 // counts 13 shapes by search anyway (an hour on two cores for wiki-Vote).
 const censusMaxK = 5
 
-// ErrNotCensus is returned (wrapped) by the census engine for a pattern it does not take.
-var ErrNotCensus = errors.New("census: the pattern is not a connected 3- to 5-vertex pattern with wildcard labels")
+// ErrNotCensus is returned (wrapped) by the census engine for a pattern it does not take; it is
+// engine.ErrUnsupported.
+var ErrNotCensus = engine.Unsupported("census: the pattern is not a connected 3- to 5-vertex pattern with wildcard labels")
 
 type censusEngine struct{}
 

@@ -22,7 +22,6 @@ import (
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/bytesize"
-	"github.com/submatch/submatch/mining"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -468,8 +467,9 @@ func isBadInput(err error) bool {
 	var ue *usageError
 	var ie *inputError
 	var fe *formats.InputError
-	// a pattern the census engine does not take is a bad engine for the query, not a failure
-	return errors.As(err, &ue) || errors.As(err, &ie) || errors.As(err, &fe) || errors.Is(err, mining.ErrNotCensus)
+	// a problem the engine does not take (the census's patterns) is a bad engine for the query,
+	// not a failure
+	return errors.As(err, &ue) || errors.As(err, &ie) || errors.As(err, &fe) || errors.Is(err, engine.ErrUnsupported)
 }
 
 // isCancel reports whether err comes from a cancelled or timed-out context.
