@@ -2,6 +2,7 @@ package graph
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/submatch/submatch/internal/par"
 )
@@ -81,10 +82,22 @@ func hasLabel(labels []uint32, l uint32) bool {
 	return ok
 }
 
-// keptEntries is the number of v's neighbours whose label is in labels.
+// keptEntries is the number of v's neighbours whose label is in labels: a scan of v's runs, or,
+// where they are many times more than the labels (a hub of a graph with many labels), each
+// label's runs found by binary search.
 func (g *Graph) keptEntries(v uint32, labels []uint32) uint64 {
 	runs := g.Runs(v)
 	var c uint64
+	if len(runs) > 8*len(labels) {
+		for _, l := range labels {
+			lo := sort.Search(len(runs), func(i int) bool { return runs[i].VertexLabel >= l })
+			hi := lo + sort.Search(len(runs)-lo, func(i int) bool { return runs[lo+i].VertexLabel > l })
+			if lo < hi {
+				c += g.runEnd(v, runs, hi-1) - runs[lo].Start
+			}
+		}
+		return c
+	}
 	for i, r := range runs {
 		if hasLabel(labels, r.VertexLabel) {
 			c += g.runEnd(v, runs, i) - r.Start
