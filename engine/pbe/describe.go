@@ -60,28 +60,28 @@ func (*Engine) StartSeconds() float64 { return startSeconds }
 
 // The reduction to the pattern's labels (reduce.go) as a prediction sees it: sizes from the label
 // index and a sample (graph.LabelledShareEstimate: within 1% of the exact figures on R-MAT scale
-// 20 with 1,000 zipf labels and 8-vertex walks, in 4-19 ms of the 2-core VM), costs measured there
-// (2026-12-04, docs/benchmarks.md, branch pbepred).
+// 20 with 1,000 zipf labels and five 8-vertex walks, in 4-15 ms of the 2-core VM at load 5-6),
+// costs measured there (2026-12-04, docs/benchmarks.md, branch pbepred).
 const (
 	// shareSamples is the sample of each pattern label's vertices the prediction reads.
 	shareSamples = 1024
 	// ReduceSecondsPerVertex and ReduceSecondsPerEntry are the reduction's time (LabelledShare,
 	// then InducedByVertexLabels): a pass over every vertex's label, and the kept vertices' runs
 	// and entries, ReduceSecondsPerEntry thread-seconds for each entry of their whole adjacency
-	// (on every core). R-MAT scale 20, edge factor 27, 1,000 zipf labels, three 8-vertex walks:
-	// 1.0 M vertices, the kept vertices' adjacency 9.3-11.8 M entries, reduced in 0.18-0.35 s on
-	// 2 threads (the VM under load 2-4).
+	// (on every core). R-MAT scale 20, edge factor 27, 1,000 zipf labels, five 8-vertex walks:
+	// 1.0 M vertices, the kept vertices' adjacency 9.3-12.1 M entries, reduced in 0.18-0.50 s on
+	// 2 threads (the VM under load 4-6; the model says 0.21-0.23 s).
 	ReduceSecondsPerVertex = 5e-8
 	ReduceSecondsPerEntry  = 3e-8
 	// PlanSecondsPerEntry is the device engine's planning of the reduced graph, which auto's plan
-	// (of the whole graph) does not spare it: the CPU planner's 6-10 ms for the same three
-	// reduced graphs (1.7-2.7 M entries).
-	PlanSecondsPerEntry = 4e-9
+	// (of the whole graph) does not spare it: the CPU planner's 6-66 ms for the same five reduced
+	// graphs (1.7-2.9 M entries; 3.5e-9 to 2.3e-8 s an entry, the high end under load 6).
+	PlanSecondsPerEntry = 1e-8
 )
 
-// predictedReduction is what the prediction expects of reduce.go for w's problem: whether the stages run on
-// the label-induced subgraph, its vertices, edges and bytes (partition.GraphBytes, the data graph's
-// entry size), and the time to make it.
+// predictedReduction is what the prediction expects of reduce.go for w's problem: whether the
+// stages run on the label-induced subgraph, its vertices, edges and bytes (partition.GraphBytes,
+// with the data graph's entry size), and the time to make it.
 type predictedReduction struct {
 	ok           bool
 	vertices     int
