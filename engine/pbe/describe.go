@@ -172,7 +172,7 @@ func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 		edges, what = r.edges, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
 		if onePart(e.Partitioner, r.vertices, r.edges, r.bytes, budget) {
 			d, ok := deviceInCore(w)
-			if ok {
+			if ok { // (the partitioner's pass over one part's graph at GrowSecondsPerEdge)
 				s := r.seconds + GrowSecondsPerEdge*float64(r.edges) + PlanSecondsPerEntry*float64(2*r.edges) + d.Seconds
 				return engine.Prediction{Seconds: s, Run: run, Mode: "GPU backend, one part",
 					Note: what + ": one part of " + gpu.FormatBytes(budget) + ", no inter stage; " + d.Note}
