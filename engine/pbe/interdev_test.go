@@ -10,6 +10,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudacheck"
 	"github.com/submatch/submatch/internal/cudahost"
@@ -233,5 +234,44 @@ func TestRunChunks(t *testing.T) {
 	f = &fakeLauncher{wrap: true}
 	if _, err := runChunks(context.Background(), f, 100, 8); !errors.Is(err, engine.ErrOverflow) {
 		t.Fatalf("wrapped: err %v", err)
+	}
+}
+
+// TestInterGPUOnTheHost: with InterGPU, a pattern deeper than the kernel's stack counts on the
+// host (before any device is opened), and on a machine without a GPU a pattern the kernel takes
+// fails with the reason (gpu.ErrNoGPU), not a count.
+func TestInterGPUOnTheHost(t *testing.T) {
+	ctx := context.Background()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range int64(60) { // a cycle of 60 vertices
+		if err := b.AddEdge(v, (v+1)%60, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep, _ := pattern.Parse("(a)-(b)-(c)-(d)-(e)-(f)-(g)-(h)-(i)-(j)-(k)-(l)-(m)-(n)-(o)-(p)-(q)")
+	prob := &engine.Problem{Data: g, Pattern: deep, Semantics: engine.Semantics{Unique: true}}
+	want, err := cpu.Count(ctx, prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Budget: partition.GraphBytes(g) / 4, Partitioner: partition.Ranges, InterBackend: InterGPU}
+	res, st, err := e.CountStats(ctx, prob)
+	if err != nil || res.Count != want.Count || st.InterDevice != nil || st.Parts < 2 || st.InterMatches == 0 {
+		t.Fatalf("%d vertices: %d (inter %d, %d parts, on the GPU %v, err %v), want %d", deep.NumVertices(), res.Count, st.InterMatches, st.Parts, st.InterDevice != nil, err, want.Count)
+	}
+	if devs, err := gpu.Open(ctx); err == nil && len(devs) > 0 {
+		return // the device test checks the GPU's counts
+	}
+	path, _ := pattern.Parse("(a)-(b)-(c)")
+	if _, _, err := e.CountStats(ctx, &engine.Problem{Data: g, Pattern: path}); !errors.Is(err, gpu.ErrNoGPU) {
+		t.Fatalf("without a GPU: err %v, want gpu.ErrNoGPU", err)
 	}
 }
