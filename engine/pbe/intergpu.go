@@ -47,8 +47,11 @@ func ParseInterBackend(s string) (InterBackend, error) {
 
 // InterDeviceStats is what the inter stage did on the GPU (Stats.InterDevice).
 type InterDeviceStats struct {
-	// Placement is where the kernel read the graph: device memory, or mapped host memory.
-	Placement gpu.Placement
+	// Placement is where the kernel read the adjacency (with its edge labels and runs, and the
+	// candidate bitsets): device memory when the whole graph fit what was left of the GPU memory
+	// limit, else mapped host memory. Vertices is where it read the per-vertex arrays (offsets,
+	// labels, run offsets, partition ids): device memory when they fit.
+	Placement, Vertices gpu.Placement
 	// DeviceBytes were uploaded into device memory (the partition ids, the programs and, on the
 	// device, the graph's arrays and candidate bitsets), MappedBytes copied into pinned host
 	// memory that the kernel reads over the bus.
@@ -64,7 +67,7 @@ func (d *InterDeviceStats) LogValue() slog.Value {
 	if d == nil {
 		return slog.StringValue("host")
 	}
-	return slog.GroupValue(slog.String("placement", d.Placement.String()),
+	return slog.GroupValue(slog.String("placement", d.Placement.String()), slog.String("vertices", d.Vertices.String()),
 		slog.Uint64("device_bytes", d.DeviceBytes), slog.Uint64("mapped_bytes", d.MappedBytes),
 		slog.Int("launches", d.Launches), slog.Duration("kernel", d.Kernel), slog.Duration("upload", d.Upload))
 }
@@ -151,8 +154,9 @@ func kernelGraph(g *graph.Graph, dp *devicePlan) (ga graphArrays, flags, plainLa
 	return ga, flags, 0
 }
 
-func (a *graphArrays) bytes() uint64 {
-	return 8*uint64(len(a.offs)+len(a.runOff)+len(a.runs)+len(a.cand)) + 4*uint64(len(a.nbr)+len(a.elab)+len(a.vlab))
+// adjacencyBytes is the bytes of the per-entry arrays (and the candidate bitsets).
+func (a *graphArrays) adjacencyBytes() uint64 {
+	return 8*uint64(len(a.runs)+len(a.cand)) + 4*uint64(len(a.nbr)+len(a.elab))
 }
 
 // newGPUInter places g, of and dp on the device (the graph in mapped host memory when it does
@@ -178,37 +182,38 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 		return nil, err
 	}
 	ga, flags, pl := kernelGraph(g, dp)
-	small := 4*uint64(len(of)) + 4*uint64(len(dp.prog)) + 64
-	ds.Placement = gpu.OnDevice
-	if avail := k.mem.Available(); small+ga.bytes() > avail {
+	// The per-vertex arrays (offsets, labels, run offsets, partition ids: every seed's owner is
+	// found by binary search in the offsets) go on the device when they fit beside the programs,
+	// the adjacency (and runs, candidate bitsets) too when everything fits, else in mapped host
+	// memory.
+	perVertex := 8*uint64(len(ga.offs)+len(ga.runOff)) + 4*uint64(len(ga.vlab)+len(of)) + 4*uint64(len(dp.prog)) + 64
+	avail := k.mem.Available()
+	ds.Vertices, ds.Placement = gpu.OnDevice, gpu.OnDevice
+	if perVertex+ga.adjacencyBytes() > avail {
 		ds.Placement = gpu.OnHost
+		if perVertex > avail {
+			ds.Vertices = gpu.OnHost
+		}
 	}
-	var offs, nbr, elab, vlab, runOff, runs, cand gpu.DevicePtr
+	var offs, nbr, elab, vlab, runOff, runs, cand, parts gpu.DevicePtr
 	for _, u := range []struct {
-		dst  *gpu.DevicePtr
-		what string
-		w64  []uint64
-		w32  []uint32
-	}{{&offs, "offsets", ga.offs, nil}, {&nbr, "adjacency", nil, ga.nbr}, {&elab, "edge labels", nil, ga.elab},
-		{&vlab, "vertex labels", nil, ga.vlab}, {&runOff, "run offsets", ga.runOff, nil}, {&runs, "runs", ga.runs, nil},
-		{&cand, "candidates", ga.cand, nil}} {
+		dst   *gpu.DevicePtr
+		what  string
+		place gpu.Placement
+		w64   []uint64
+		w32   []uint32
+	}{{&offs, "offsets", ds.Vertices, ga.offs, nil}, {&vlab, "vertex labels", ds.Vertices, nil, ga.vlab},
+		{&runOff, "run offsets", ds.Vertices, ga.runOff, nil}, {&parts, "partition ids", ds.Vertices, nil, of},
+		{&nbr, "adjacency", ds.Placement, nil, ga.nbr}, {&elab, "edge labels", ds.Placement, nil, ga.elab},
+		{&runs, "runs", ds.Placement, ga.runs, nil}, {&cand, "candidates", ds.Placement, ga.cand, nil}} {
 		if u.w64 != nil {
-			*u.dst, err = gpu.UploadPlaced(&k.mem, ds.Placement, u.what, u.w64)
+			*u.dst, err = gpu.UploadPlaced(&k.mem, u.place, u.what, u.w64)
 		} else {
-			*u.dst, err = gpu.UploadPlaced(&k.mem, ds.Placement, u.what, u.w32)
+			*u.dst, err = gpu.UploadPlaced(&k.mem, u.place, u.what, u.w32)
 		}
 		if err != nil {
 			return nil, err
 		}
-	}
-	// The partition ids on the device, unless even they do not fit.
-	ofPlace := gpu.OnDevice
-	if k.mem.Available() < small {
-		ofPlace = gpu.OnHost
-	}
-	parts, err := gpu.UploadPlaced(&k.mem, ofPlace, "partition ids", of)
-	if err != nil {
-		return nil, err
 	}
 	prog, err := gpu.UploadTo(&k.mem, "programs", dp.prog)
 	if err != nil {

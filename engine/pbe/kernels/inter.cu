@@ -165,10 +165,10 @@ __device__ bool next_run(const InterGraph& g, const u32* st, Level& lv) {
     return false;
 }
 
-// open sets level i up for the partial match f[0, i): its window, its candidate source (the
+// open_level sets level i up for the partial match f[0, i): its window, its candidate source (the
 // earlier neighbour of smallest degree) and that source's first run; it adds the node and the
 // bytes the host stage counts for it.
-__device__ void open(const InterGraph& g, const u32* st, const u32* f, u32 i, u64 prime, u32 entry, Level& lv,
+__device__ void open_level(const InterGraph& g, const u32* st, const u32* f, u32 i, u64 prime, u32 entry, Level& lv,
                      u64& nodes, u64& bytes) {
     ++nodes;
     u64 lo = 0, hi = 1ull << 32;
@@ -231,9 +231,10 @@ __device__ bool admit(const InterGraph& g, const u32* st, const u32* f, u32 i, u
     return true;
 }
 
-// owner is the vertex whose adjacency holds entry e (the last whose list starts at or before it).
-__device__ __forceinline__ u32 owner(const InterGraph& g, u64 n, u64 e) {
-    u64 lo = 0, hi = n - 1;
+// owner is the vertex whose adjacency holds entry e (the last whose list starts at or before it),
+// searched from from (a thread's entries ascend, so its last owner bounds the next one).
+__device__ __forceinline__ u32 owner(const InterGraph& g, u64 from, u64 n, u64 e) {
+    u64 lo = from, hi = n - 1;
     while (lo < hi) {
         u64 h = lo + (hi - lo + 1) / 2;
         if (g.offs[h] <= e) lo = h;
@@ -279,9 +280,11 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
     Level lv[MAXP];
     bool stopped = false;
     u32 poll = 0;
+    u64 from = 0;
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 e = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; e < hi && !stopped; e += stride) {
-        const u32 v = owner(g, n, e), w = nbr[e];
+        const u32 v = owner(g, from, n, e), w = nbr[e];
+        from = v;
         if (of[v] == of[w]) continue;
         const u32 el = g.elab ? g.elab[e] : 0;
         const u32 labV = g.plain ? plainLabel : vlab[v], labW = g.plain ? plainLabel : vlab[w];
@@ -303,7 +306,7 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
             f[0] = v;
             f[1] = w;
             u32 i = 2;
-            open(g, s0 + 2 * STEP_W, f, 2, prime, entry, lv[2], nodes, bytes);
+            open_level(g, s0 + 2 * STEP_W, f, 2, prime, entry, lv[2], nodes, bytes);
             while (i >= 2) {
                 const u32* st = s0 + i * STEP_W;
                 Level& l = lv[i];
@@ -330,7 +333,7 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
                 }
                 f[i] = c;
                 ++i;
-                open(g, st + STEP_W, f, i, prime, entry, lv[i], nodes, bytes);
+                open_level(g, st + STEP_W, f, i, prime, entry, lv[i], nodes, bytes);
                 if (++poll == POLL_EVERY) {
                     poll = 0;
                     if (stop_poll(stop, ctl)) {
