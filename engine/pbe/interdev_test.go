@@ -92,7 +92,7 @@ type interCase struct {
 func interCases(t *testing.T) []interCase {
 	ctx := context.Background()
 	var out []interCase
-	seeds, _ := proptest.Seeds(t, 200, 40)
+	seeds, _ := proptest.Seeds(t, 200, 30)
 	for _, seed := range seeds {
 		c := proptest.Make(seed)
 		if c.P.NumEdges() == 0 || len(c.P.Components()) != 1 {

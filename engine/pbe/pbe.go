@@ -27,7 +27,8 @@
 // The intra stage runs on the host (HostBackend, the default) or on GPUs (DeviceBackend,
 // --pbe-backend gpu: each part counted by a GPU engine found in the engine registry, stmatch by
 // default, within --gpu-memory; the parts dealt largest-first to --pbe-workers workers on every
-// GPU of --gpus, deal.go); the inter stage runs on the host. For a graph
+// GPU of --gpus, deal.go); a count's inter stage runs on the host (inter.go) or, with
+// InterBackend InterGPU (--pbe-inter gpu), on one GPU (interdev.go, intergpu.go). For a graph
 // that does not fit the GPU, the engine predicts its time with the GPU backend (describe.go), and
 // --engine auto weighs it against the others (docs/out-of-core.md).
 package pbe
