@@ -235,6 +235,19 @@ func needStmatch(t *testing.T) {
 	}
 }
 
+// oracleChecks calls check on the oracle's problems of 30 seeds (200 in the deep sweep) at
+// budgets of 1/2 and 1/5 of the graph.
+func oracleChecks(t *testing.T, check func(what string, prob *engine.Problem, want uint64, budget uint64)) {
+	seeds, _ := proptest.Seeds(t, 200, 30)
+	var ost proptest.OracleStats
+	for o := range proptest.WithOracle(seeds, &ost) {
+		gb := partition.GraphBytes(o.Case.G)
+		for _, div := range []uint64{2, 5} {
+			check(fmt.Sprintf("oracle seed %d %s", o.Case.Seed, o.Sem), &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}, o.Want, max(gb/div, tightBudget(o.Case.G)))
+		}
+	}
+}
+
 // TestDeviceAgainstCPU (GPU) runs pbe with the stmatch backend against the cpu engine on the
 // oracle's random problems and proptest's larger ones (every convention, budgets forcing 2 to
 // dozens of parts) and against published counts (github Q_0..Q_10, wiki-Vote's triangles) at
@@ -277,14 +290,7 @@ func TestDeviceAgainstCPU(t *testing.T) {
 			}
 		}
 	}
-	seeds, _ := proptest.Seeds(t, 200, 30)
-	var ost proptest.OracleStats
-	for o := range proptest.WithOracle(seeds, &ost) {
-		gb := partition.GraphBytes(o.Case.G)
-		for _, div := range []uint64{2, 5} {
-			check(fmt.Sprintf("oracle seed %d %s", o.Case.Seed, o.Sem), &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}, o.Want, max(gb/div, tightBudget(o.Case.G)))
-		}
-	}
+	oracleChecks(t, check)
 	larger := uint64(6)
 	if testingLong {
 		larger = 30
@@ -548,7 +554,8 @@ func needGPU(t *testing.T) {
 // against the cpu engine on the oracle's random problems and proptest's larger ones (every
 // convention, shared execution on and off, budgets of 1/2 and 1/5 of the graph) and on github
 // Q_0..Q_10 at 1/4, each twice: the graph in device memory (no --gpu-memory), and in mapped host
-// memory (--gpu-memory a quarter of the graph's bytes, which the graph's arrays exceed). The
+// memory (--gpu-memory a quarter of the graph's bytes, at least 1 KiB, which the graph's arrays
+// exceed). The
 // inter stage's seeds, search nodes and bytes must equal the host stage's on the same parts.
 func TestDeviceInterAgainstCPU(t *testing.T) {
 	needGPU(t)
@@ -563,7 +570,7 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 			if err != nil || hres.Count != want {
 				t.Fatalf("%s: host inter stage %d, err %v, want %d", what, hres.Count, err, want)
 			}
-			for _, limit := range []uint64{0, partition.GraphBytes(prob.Data) / 4} {
+			for _, limit := range []uint64{0, max(partition.GraphBytes(prob.Data)/4, 1024)} {
 				e := &pbe.Engine{Budget: budget, Unshared: unshared, InterBackend: pbe.InterGPU}
 				p := *prob
 				p.GPUMemoryLimit = limit
@@ -588,14 +595,7 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 			}
 		}
 	}
-	seeds, _ := proptest.Seeds(t, 200, 30)
-	var ost proptest.OracleStats
-	for o := range proptest.WithOracle(seeds, &ost) {
-		gb := partition.GraphBytes(o.Case.G)
-		for _, div := range []uint64{2, 5} {
-			check(fmt.Sprintf("oracle seed %d %s", o.Case.Seed, o.Sem), &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}, o.Want, max(gb/div, tightBudget(o.Case.G)))
-		}
-	}
+	oracleChecks(t, check)
 	for lc := range largerCases(t, 4, 0) {
 		check(fmt.Sprintf("larger seed %d %s", lc.seed, lc.sem), lc.prob, lc.want, budgets(lc.c.G)[2])
 	}

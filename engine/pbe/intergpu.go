@@ -182,11 +182,25 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 		return nil, err
 	}
 	ga, flags, pl := kernelGraph(g, dp)
+	// The counters and the stop polling's words on the device; the programs too when they fit.
+	if k.out, err = k.mem.Alloc("counters", 8*uint64(len(k.res))); err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrMemory, err)
+	}
+	if k.ctl, err = k.mem.Alloc("stop polling", 16); err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrMemory, err)
+	}
+	progPlace := gpu.OnDevice
+	if 4*uint64(len(dp.prog)) > k.mem.Available() {
+		progPlace = gpu.OnHost
+	}
+	prog, err := gpu.UploadPlaced(&k.mem, progPlace, "programs", dp.prog)
+	if err != nil {
+		return nil, err
+	}
 	// The per-vertex arrays (offsets, labels, run offsets, partition ids: every seed's owner is
-	// found by binary search in the offsets) go on the device when they fit beside the programs,
-	// the adjacency (and runs, candidate bitsets) too when everything fits, else in mapped host
-	// memory.
-	perVertex := 8*uint64(len(ga.offs)+len(ga.runOff)) + 4*uint64(len(ga.vlab)+len(of)) + 4*uint64(len(dp.prog)) + 64
+	// found by binary search in the offsets) go on the device when they fit, the adjacency (and
+	// runs, candidate bitsets) too when everything fits, else in mapped host memory.
+	perVertex := 8*uint64(len(ga.offs)+len(ga.runOff)) + 4*uint64(len(ga.vlab)+len(of))
 	avail := k.mem.Available()
 	ds.Vertices, ds.Placement = gpu.OnDevice, gpu.OnDevice
 	if perVertex+ga.adjacencyBytes() > avail {
@@ -214,16 +228,6 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 		if err != nil {
 			return nil, err
 		}
-	}
-	prog, err := gpu.UploadTo(&k.mem, "programs", dp.prog)
-	if err != nil {
-		return nil, err
-	}
-	if k.out, err = k.mem.Alloc("counters", 8*uint64(len(k.res))); err != nil {
-		return nil, err
-	}
-	if k.ctl, err = k.mem.Alloc("stop polling", 16); err != nil {
-		return nil, err
 	}
 	if k.stop, err = d.NewStopFlag(); err != nil {
 		return nil, fmt.Errorf("pbe: inter stage: %w", err)
