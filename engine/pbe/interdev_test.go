@@ -88,7 +88,8 @@ type interCase struct {
 // interCases are proptest's random labelled problems (vertex and edge labels, wildcards) cut into
 // parts of about a fifth of the graph, then the shared-execution patterns on an unlabelled
 // random graph (the kernel's plain path) and one with two vertex and two edge labels, each at a
-// quarter of the graph or at the tightest budget (tens of parts).
+// quarter of the graph or at the tightest budget (tens of parts); then R-MAT scale 10, unlabelled
+// and with two vertex and two edge labels, at a quarter of the graph (ranges).
 func interCases(t *testing.T) []interCase {
 	ctx := context.Background()
 	var out []interCase
@@ -126,6 +127,21 @@ func interCases(t *testing.T) []interCase {
 				}
 				out = append(out, interCase{fmt.Sprintf("graph %d budget %d %s", gi, b, src), g, pt.Of, p})
 			}
+		}
+	}
+	// R-MAT: hubs (long lists, many runs' worth of seeds a vertex), cut by ranges at a quarter.
+	for gi, o := range []gen.RMATOptions{{Scale: 10, EdgeFactor: 8, Seed: 1}, {Scale: 10, EdgeFactor: 8, Seed: 2, VertexLabels: 2, EdgeLabels: 2}} {
+		g, err := gen.RMAT(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := partition.Partition(ctx, g, partition.Options{Budget: partition.GraphBytes(g) / 4, Method: partition.Ranges})
+		if err != nil || len(pt.Parts) < 2 {
+			t.Fatalf("R-MAT %d: %v (%d parts)", gi, err, len(pt.Parts))
+		}
+		for _, src := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a)", "(a:1)-(b)-(c:*)-(a), (c)-[:1]-(d)-(b)"} {
+			p, _ := pattern.Parse(src)
+			out = append(out, interCase{fmt.Sprintf("R-MAT %d %s", gi, src), g, pt.Of, p})
 		}
 	}
 	return out
