@@ -57,7 +57,7 @@ type InterDeviceStats struct {
 	// memory that the kernel reads over the bus.
 	DeviceBytes, MappedBytes uint64
 	// Launches is the kernel's launches (chunks of seeds), Kernel their time (each waited for),
-	// Upload the allocations and copies before them.
+	// Upload the allocations and copies before them (after the kernel's compile or look-up).
 	Launches       int
 	Kernel, Upload time.Duration
 }
@@ -167,7 +167,6 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 	if err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
 	k := &gpuInter{mem: gpu.Allocs{Device: d, Limit: p.GPUMemoryLimit, Prefix: "pbe: inter stage: "}}
 	defer func() {
 		if err != nil {
@@ -181,6 +180,7 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 	if k.fn, err = mod.Function("pbe_inter"); err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	ga, flags, pl := kernelGraph(g, dp)
 	// The counters and the stop polling's words on the device; the programs too when they fit.
 	if k.out, err = k.mem.Alloc("counters", 8*uint64(len(k.res))); err != nil {
