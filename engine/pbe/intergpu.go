@@ -77,14 +77,13 @@ const interBlock = 128
 
 // gpuInter launches the kernel on one device with the graph placed once.
 type gpuInter struct {
-	mem         gpu.Allocs
-	fn          *gpu.Function
-	stop        *gpu.StopFlag
-	ctl, out    *gpu.Buffer
-	args        []any // the kernel's arguments before lo, hi, out
-	grid        uint32
-	res         [5]uint64
-	deviceBytes uint64
+	mem      gpu.Allocs
+	fn       *gpu.Function
+	stop     *gpu.StopFlag
+	ctl, out *gpu.Buffer
+	args     []any // the kernel's arguments before lo, hi, out
+	grid     uint32
+	res      [5]uint64
 }
 
 // launch implements interLauncher.
