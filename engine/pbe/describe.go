@@ -165,7 +165,7 @@ func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 	}
 	g := w.Problem.Data
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
-	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared}
+	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared, InterBackend: e.InterBackend}
 	r := predictReduction(w)
 	edges, what, parts := g.NumEdges(), gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+", the inter stage on the host"
 	if r.ok {

@@ -20,7 +20,7 @@ import (
 func TestPredict(t *testing.T) {
 	g := gen.RandomGraphM(3, 150, 900, 1, 1)
 	need := partition.GraphBytes(g)
-	e := &Engine{Passes: 3, Triangles: true, Unshared: true}
+	e := &Engine{Passes: 3, Triangles: true, Unshared: true, InterBackend: InterGPU}
 	w := &engine.Workload{Problem: &engine.Problem{Data: g}, Threads: 4, HostSeconds: 1}
 	if pr := e.Predict(w); pr.Eligible() {
 		t.Errorf("unknown memory (in core): %+v", pr)
@@ -28,8 +28,9 @@ func TestPredict(t *testing.T) {
 	w.GPUMemory = need
 	pr := e.Predict(w)
 	run, ok := pr.Run.(*Engine)
-	// The engine auto runs keeps the user's settings (--pbe-triangles, --pbe-shared off).
-	if !pr.OutOfCore || !ok || run.Budget != need/2 || run.Passes != 3 || !run.Triangles || !run.Unshared || pr.Mode != "GPU backend" {
+	// The engine auto runs keeps the user's settings (--pbe-triangles, --pbe-shared off,
+	// --pbe-inter gpu; the prediction is the host inter stage's until a device measurement).
+	if !pr.OutOfCore || !ok || run.Budget != need/2 || run.Passes != 3 || !run.Triangles || !run.Unshared || run.InterBackend != InterGPU || pr.Mode != "GPU backend" {
 		t.Fatalf("out of core: %+v", pr)
 	}
 	if _, gpu := run.Backend.(*DeviceBackend); !gpu {
