@@ -258,7 +258,7 @@ __device__ __forceinline__ void add_out(u64* out, u32 k, u64 x) {
 // thread per entry), adding to out (matches, seeds, nodes, bytes, overflow). flags: bit 0 plain
 // (one vertex label, plainLabel, no edge labels: a vertex's list is one run), bit 1 the graph has
 // edge labels (elab). entry is the bytes an adjacency entry moves (the bytes counter's unit). The
-// host's stop flag (stop, ctl: gpu.StopPollSource) is polled every POLL_EVERY nodes of a thread;
+// host's stop flag (stop, ctl: gpu.StopPollSource) is polled every POLL_EVERY candidates a thread looks at;
 // a stopped launch's counters are partial.
 extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32* elab, const u32* vlab,
                                      const u64* runOff, const Run* runs, const u32* of, const u64* cand,
@@ -315,6 +315,16 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
                 for (;;) {
                     if (l.p < l.pe) {
                         c = nbr[l.p++];
+                        // Polled per candidate looked at, not per node: a hub's list at the
+                        // last position is scanned without descending, and polling per node
+                        // left a cancelled launch running for minutes (the device, R-MAT 16).
+                        if (++poll == POLL_EVERY) {
+                            poll = 0;
+                            if (stop_poll(stop, ctl)) {
+                                stopped = true;
+                                break;
+                            }
+                        }
                         if (admit(g, st, f, i, l.srcPos, c, prime)) {
                             if (i + 1 == ns) {
                                 ++matches; // the last position: counted, not extended
@@ -327,6 +337,7 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
                     }
                     if (!next_run(g, st, l)) break;
                 }
+                if (stopped) break;
                 if (!got) {
                     --i;
                     continue;
@@ -334,13 +345,6 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
                 f[i] = c;
                 ++i;
                 open_level(g, st + STEP_W, f, i, prime, entry, lv[i], nodes, bytes);
-                if (++poll == POLL_EVERY) {
-                    poll = 0;
-                    if (stop_poll(stop, ctl)) {
-                        stopped = true;
-                        break;
-                    }
-                }
             }
         }
     }
