@@ -11,6 +11,3 @@ import (
 func mapFile(f *os.File, size int) ([]byte, func(), error) {
 	return nil, nil, errors.New("memory mapping not implemented on this system")
 }
-
-// populate does nothing on this system: the pages of b fault in as they are first written.
-func populate(b []byte) {}

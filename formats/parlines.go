@@ -263,7 +263,6 @@ func (lr *lineReader) cutWhole(line int, work, order chan<- *lineBlock, free <-c
 	// over as soon as they are read.
 	words := make([]uint32, lr.size/4+1)
 	data := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 4*len(words))[:0]
-	populate(data[:cap(data)]) // fresh memory, all of it written by the reads below
 	size := max(32<<10, int(lr.size)/(4*runtime.GOMAXPROCS(0)))
 	var (
 		store      []uint32 // room for the edges, an edge a line, the blocks' one after another
