@@ -242,20 +242,22 @@ func (d decodeErrors) Read(p []byte) (int, error) {
 // ctxReader fails reads once ctx is done.
 // sniffSize is how much the first read of an input takes: enough for the magic numbers of the
 // compressed streams and of the snapshot, which is mapped rather than read, so that a snapshot's
-// load does not read 64 KiB into a fresh buffer for nothing (its copy and 16 page faults: about
-// 0.1 ms of a small count on a virtual machine). Any other input reads the rest of its head next.
-const sniffSize = 512
+// load does not read 64 KiB into a fresh buffer for nothing (the copy and 16 page faults). Any
+// other input reads the rest of its head next. A variable for tests (headSize: the head is read
+// whole at once, as before).
+var sniffSize = 512
 
-// sniffFirst limits the first Read from r to sniffSize bytes.
+// sniffFirst limits the first Read from r to n bytes.
 type sniffFirst struct {
 	r       io.Reader
+	n       int
 	sniffed bool
 }
 
 func (s *sniffFirst) Read(p []byte) (int, error) {
 	if !s.sniffed {
 		s.sniffed = true
-		p = p[:min(len(p), sniffSize)]
+		p = p[:min(len(p), s.n)]
 	}
 	return s.r.Read(p)
 }
@@ -301,7 +303,7 @@ func detectName(path string) string {
 func readStream(ctx context.Context, r io.Reader, name, extName string, opts Options) (*graph.Graph, error) {
 	opts.ctx = ctx
 	f, _ := r.(*os.File)
-	br := bufio.NewReaderSize(&sniffFirst{r: ctxReader{ctx, r}}, headSize)
+	br := bufio.NewReaderSize(&sniffFirst{r: ctxReader{ctx, r}, n: sniffSize}, headSize)
 	dr, closeDec, err := decompress(br, name)
 	if err != nil {
 		return nil, err
