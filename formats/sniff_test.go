@@ -14,12 +14,12 @@ import (
 	"github.com/submatch/submatch/graph"
 )
 
-// TestSniffedHead loads inputs as files and as streams read a byte at a time, with the head read
-// whole at once as before (sniffSize = headSize) and with a first read of sniffSize bytes, under
-// which a snapshot is detected from its magic number alone: the graphs and the errors are the
-// same. The inputs: a snapshot, cut short at lengths around the header and the first read, with a
-// byte flipped, with bytes after it, compressed; text graphs, short and longer than the first
-// read, one detected only past it; an empty file; bytes of no format.
+// TestSniffedHead loads inputs as files and as streams (read a byte at a time, or in full),
+// with the head read whole at once as before (sniffSize = headSize) and with a first read of
+// sniffSize bytes, under which a snapshot is detected from its magic number alone: the graphs
+// and the errors are the same. The inputs: a snapshot, cut short at lengths around the header and
+// the first read, with a byte flipped, with bytes after it, compressed; text graphs, short and
+// longer than the first read, one detected only past it; an empty file; bytes of no format.
 func TestSniffedHead(t *testing.T) {
 	var long bytes.Buffer
 	long.WriteString("t 300 299\n")
@@ -61,9 +61,13 @@ func TestSniffedHead(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	load := func(name string, data []byte, stream bool) (*graph.Graph, error) {
-		if stream {
+	// how: 0 a file, 1 a stream read a byte at a time, 2 a stream read in full.
+	load := func(name string, data []byte, how int) (*graph.Graph, error) {
+		switch how {
+		case 1:
 			return Read(context.Background(), iotest.OneByteReader(bytes.NewReader(data)), "", Options{Name: name})
+		case 2:
+			return Read(context.Background(), bytes.NewReader(data), "", Options{Name: name})
 		}
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -73,20 +77,20 @@ func TestSniffedHead(t *testing.T) {
 	}
 	defer func(n int) { sniffSize = n }(sniffSize)
 	for name, data := range inputs {
-		for _, stream := range []bool{false, true} {
+		for how := range 3 {
 			sniffSize = headSize
-			want, wantErr := load(name, data, stream)
+			want, wantErr := load(name, data, how)
 			sniffSize = 512
-			got, gotErr := load(name, data, stream)
+			got, gotErr := load(name, data, how)
 			if errString(gotErr) != errString(wantErr) {
-				t.Errorf("%s (stream %v): error %q, read whole %q", name, stream, errString(gotErr), errString(wantErr))
+				t.Errorf("%s (read %d): error %q, head read whole %q", name, how, errString(gotErr), errString(wantErr))
 			}
 			if (got == nil) != (want == nil) || (got != nil && !rawEqual(got.Raw(), want.Raw())) {
-				t.Errorf("%s (stream %v): the graphs differ", name, stream)
+				t.Errorf("%s (read %d): the graphs differ", name, how)
 			}
 		}
 	}
-	if got, err := load("snapshot", snap, false); err != nil || !rawEqual(got.Raw(), g.Raw()) {
+	if got, err := load("snapshot", snap, 0); err != nil || !rawEqual(got.Raw(), g.Raw()) {
 		t.Errorf("snapshot: %v, or not the graph written", err)
 	}
 }
