@@ -239,7 +239,6 @@ func (d decodeErrors) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ctxReader fails reads once ctx is done.
 // sniffSize is how much the first read of an input takes: enough for the magic numbers of the
 // compressed streams and of the snapshot, which is mapped rather than read, so that a snapshot's
 // load does not read 64 KiB into a fresh buffer for nothing (the copy and 16 page faults). Any
@@ -262,6 +261,7 @@ func (s *sniffFirst) Read(p []byte) (int, error) {
 	return s.r.Read(p)
 }
 
+// ctxReader fails reads once ctx is done.
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader
