@@ -259,15 +259,19 @@ func fastVE(comments string, maxVertexFields int) fastParseFunc {
 // plainUint parses the decimal number of 1 to 9 digits at text[i:], which a newline ends at the
 // latest, and returns it and the index after it, or -1 when there is no such number.
 func plainUint(text []byte, i int) (uint32, int) {
-	v, j := uint32(0), i
-	for d := text[j] - '0'; d <= 9; d = text[j] - '0' {
+	v, n := uint32(0), 0
+	for _, c := range text[i:] { // the newline ends it: a range only spares the index checks
+		d := c - '0'
+		if d > 9 {
+			break
+		}
 		v = v*10 + uint32(d)
-		j++
+		n++
 	}
-	if j == i || j-i > 9 {
+	if n == 0 || n > 9 {
 		return 0, -1
 	}
-	return v, j
+	return v, i + n
 }
 
 // addLabel records the label of the edges-th edge, whose line had k fields f (a label when k is
