@@ -217,6 +217,8 @@ type runner struct {
 	// coreOrder joins in the core order (Options.CoreOrder) instead of SGSI's; refine refines
 	// the filter's candidates on the host (Options.Refine).
 	coreOrder, refine bool
+	// joinLeaves joins a count's leaves (Options.JoinLeaves) instead of the leaf step's count.
+	joinLeaves bool
 	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
 	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
 	overlapGen, overlapTable bool
@@ -360,12 +362,16 @@ func (r *runner) run(induced, unique bool) error {
 		for u, c := range r.cands {
 			sizes[u] = uint64(len(c))
 		}
-		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder)
+		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
 		r.st.Candidates = sizes
 	}
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)
-	r.st.PerStep = make([]StepStats, len(q.steps))
+	steps := len(q.steps)
+	if len(q.leafGroups) > 0 {
+		steps++ // the leaf step (leaves.go)
+	}
+	r.st.PerStep = make([]StepStats, steps)
 	need := uint64(0)
 	keys := map[lgKey]bool{}
 	for _, st := range q.steps {
@@ -383,6 +389,11 @@ func (r *runner) run(induced, unique bool) error {
 				}
 				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
 			}
+		}
+	}
+	for _, g := range q.leafGroups { // (read on the host only: no segments)
+		if _, err := r.label(g.key); err != nil {
+			return err
 		}
 	}
 	if leader {
@@ -468,7 +479,7 @@ func (r *runner) run(induced, unique bool) error {
 		if e := r.drainSum(); err == nil {
 			err = e
 		}
-		r.st.PerStep[len(q.steps)-1].Out = r.total
+		r.st.PerStep[len(r.st.PerStep)-1].Out = r.total
 		// Each match stands for q.aut embeddings (a lower bound too when cut short).
 		var ok bool
 		if r.total, ok = checked.Mul(r.total, q.aut); !ok && err == nil {
@@ -831,7 +842,10 @@ func (r *runner) level(i int, table []uint32) error {
 	defer r.enterStep(r.enterStep(i))
 	r.st.PerStep[i].Rows += uint64(len(table) / (i + 1))
 	st := &r.q.steps[i]
-	final := i == len(r.q.steps)-1
+	if i == len(r.q.steps) { // the leaf step: a row of every joined vertex
+		return r.leafCount(table)
+	}
+	final := i == len(r.q.steps)-1 && len(r.q.leafGroups) == 0
 	desc := r.desc(st)
 	if final && r.directOK() {
 		if done, err := r.directTable(i, st, table, desc); done || err != nil {
