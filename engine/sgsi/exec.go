@@ -841,10 +841,10 @@ func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint6
 func (r *runner) level(i int, table []uint32) error {
 	defer r.enterStep(r.enterStep(i))
 	r.st.PerStep[i].Rows += uint64(len(table) / (i + 1))
-	st := &r.q.steps[i]
 	if i == len(r.q.steps) { // the leaf step: a row of every joined vertex
 		return r.leafCount(table)
 	}
+	st := &r.q.steps[i]
 	final := i == len(r.q.steps)-1 && len(r.q.leafGroups) == 0
 	desc := r.desc(st)
 	if final && r.directOK() {
