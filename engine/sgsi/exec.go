@@ -219,6 +219,9 @@ type runner struct {
 	coreOrder, refine bool
 	// joinLeaves joins a count's leaves (Options.JoinLeaves) instead of the leaf step's count.
 	joinLeaves bool
+	// leafSizes[g], once set (the leaf step's first table of as many rows as the candidates of
+	// group g's parent), holds |S_g| for each of those candidates, in their order (leaves.go).
+	leafSizes [][]uint32
 	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
 	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
 	overlapGen, overlapTable bool

@@ -31,6 +31,7 @@ import (
 // leafGroup is a leaf group as the leaf step reads it.
 type leafGroup struct {
 	col int   // the parent's column
+	pu  int   // the parent (a pattern vertex)
 	key lgKey // the label graph of the leaves' edge to the parent
 	u   int   // a member: its candidates are every member's
 	g   leafcount.Group
@@ -75,7 +76,7 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 		u := lg.Vertices[0]
 		col := lg.Parents[0].Level
 		parent := order[col]
-		g := leafGroup{col: col, key: lgKey{edgeKey(p, u, parent, edgeLabels), q.vlabels[u], bothSides}, u: u, g: leafcount.Of(&lg)}
+		g := leafGroup{col: col, pu: parent, key: lgKey{edgeKey(p, u, parent, edgeLabels), q.vlabels[u], bothSides}, u: u, g: leafcount.Of(&lg)}
 		for j, w := range order {
 			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), lg.VertexLabel) {
 				g.collide |= 1 << j
@@ -114,8 +115,17 @@ func (r *runner) leafCount(table []uint32) error {
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
 	lgs := make([]*labelGraph, len(q.leafGroups))
+	if r.leafSizes == nil {
+		r.leafSizes = make([][]uint32, len(q.leafGroups))
+	}
 	for i, g := range q.leafGroups {
 		lgs[i] = r.s.label(g.key)
+		if c := r.cands[g.pu]; r.leafSizes[i] == nil && rows >= len(c) {
+			// Rows share parents: |S_g| once for each candidate of the parent.
+			sizes := make([]uint32, len(c))
+			par.For(len(c), r.threads, func(x int) { sizes[x] = uint32(r.leafScan(i, c[x], lgs[i])) })
+			r.leafSizes[i] = sizes
+		}
 	}
 	par.For(nw, nw, func(w int) {
 		sc := &leafScratch{sets: make([][]uint32, len(q.leafGroups))}
@@ -189,16 +199,32 @@ func (r *runner) leafCand(gi int, x uint32) bool {
 	return b[x/32]>>(x&31)&1 != 0
 }
 
-// leafSize returns |S_g| less the row's vertices in it, for group gi alone: its parent's list
-// counted without being written out.
-func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph) int64 {
-	g := &r.q.leafGroups[gi]
-	list := lg.list(row[g.col])
+// leafScan returns |S_g| of group gi for the parent's vertex v: v's list counted without being
+// written out.
+func (r *runner) leafScan(gi int, v uint32, lg *labelGraph) int64 {
 	var n int64
-	for _, x := range list {
+	for _, x := range lg.list(v) {
 		if r.leafCand(gi, x) {
 			n++
 		}
+	}
+	return n
+}
+
+// leafSize returns |S_g| less the row's vertices in it, for group gi alone: from r.leafSizes
+// when it holds the parent's vertex, else by leafScan.
+func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph) int64 {
+	g := &r.q.leafGroups[gi]
+	v := row[g.col]
+	list := lg.list(v)
+	n := int64(-1)
+	if sizes := r.leafSizes[gi]; sizes != nil {
+		if i, found := slices.BinarySearch(r.cands[g.pu], v); found {
+			n = int64(sizes[i])
+		}
+	}
+	if n < 0 {
+		n = r.leafScan(gi, v, lg)
 	}
 	for c, x := range row {
 		if g.collide>>c&1 != 0 && r.leafCand(gi, x) {
