@@ -83,7 +83,9 @@ type Stats struct {
 	// Devices has one row per runner of a count dealt to several (deal.go), else none.
 	Devices []DeviceStats
 	// PerStep is each join step's table sizes and host time (steps[i] adds the query vertex
-	// Order[i+1]); Order is the join order; Candidates |C(u)| per query vertex (the filter's).
+	// Order[i+1]), and, past Steps when a count's leaves are counted (leaves.go), the leaf
+	// step's (its rows the last table's, its output the count before |Aut(p)|, the leaves
+	// Order[Steps+1:]); Order is the join order; Candidates |C(u)| per query vertex (the filter's).
 	PerStep    []StepStats
 	Order      []int
 	Candidates []uint64
