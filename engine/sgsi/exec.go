@@ -1422,12 +1422,15 @@ func (r *runner) label(key lgKey) (*labelGraph, error) {
 	return r.s.label(key), nil
 }
 
-// hostFixed is the host memory held besides the tables: the store, the bitsets' copy and the
-// candidate lists.
+// hostFixed is the host memory held besides the tables: the store, the bitsets' copy, the
+// candidate lists and the leaf step's sizes.
 func (r *runner) hostFixed() uint64 {
 	b := r.s.bytes() + 4*uint64(r.q.n)*r.bitWords
 	for _, c := range r.cands {
 		b += 4 * uint64(len(c))
+	}
+	for _, s := range r.leafSizes {
+		b += 4 * uint64(len(s))
 	}
 	return b
 }

@@ -120,8 +120,9 @@ func (r *runner) leafCount(table []uint32) error {
 	}
 	for i, g := range q.leafGroups {
 		lgs[i] = r.s.label(g.key)
-		if c := r.cands[g.pu]; r.leafSizes[i] == nil && rows >= len(c) {
-			// Rows share parents: |S_g| once for each candidate of the parent.
+		if c := r.cands[g.pu]; r.leafSizes[i] == nil && rows >= len(c) && r.reserve("the leaf step's sizes", 4*uint64(len(c))) == nil {
+			// Rows share parents: |S_g| once for each candidate of the parent (over
+			// --memory: each row scans its parent's list).
 			sizes := make([]uint32, len(c))
 			par.For(len(c), r.threads, func(x int) { sizes[x] = uint32(r.leafScan(i, c[x], lgs[i])) })
 			r.leafSizes[i] = sizes

@@ -3,6 +3,7 @@ package sgsi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -96,5 +97,64 @@ func TestLeafStep(t *testing.T) {
 	t.Logf("%d counts with a leaf step; %d problems against the cpu engine (too many matches for the oracle)", counted, big)
 	if counted == 0 {
 		t.Error("no count had a leaf step")
+	}
+}
+
+// TestLeafStepOverflow counts stars of many leaves on a star of 1,000 leaves: the leaf step's
+// placements (unique: C(1000, 20)) or the count times |Aut(p)| (embeddings of seven leaves:
+// C(1000, 7), 1.9e17, times 7!) exceed uint64, and sgsi reports engine.ErrOverflow, as the cpu
+// engine does; five leaves fit (unique: C(1000, 5)).
+func TestLeafStepOverflow(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range int64(1000) {
+		if err := b.AddEdge(1000, v, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	star := func(n int) *pattern.Pattern {
+		src := ""
+		for i := range n {
+			if i > 0 {
+				src += ", "
+			}
+			src += fmt.Sprintf("(c)-(l%d)", i)
+		}
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		leaves int
+		sem    engine.Semantics
+		want   uint64 // 0: overflow
+	}{{20, engine.Semantics{Unique: true}, 0}, {7, engine.Semantics{}, 0}, {5, engine.Semantics{Unique: true}, 8_250_291_250_200}} {
+		prob := &engine.Problem{Data: g, Pattern: star(c.leaves), Semantics: c.sem}
+		res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true}}.CountStats(ctx, prob)
+		if len(st.PerStep) <= st.Steps {
+			t.Errorf("%d leaves, %v: no leaf step", c.leaves, c.sem)
+		}
+		if c.want == 0 {
+			if !errors.Is(err, engine.ErrOverflow) {
+				t.Errorf("%d leaves, %v: sgsi %d (%v), want ErrOverflow", c.leaves, c.sem, res.Count, err)
+			}
+			if res, err := cpu.Count(ctx, prob); !errors.Is(err, engine.ErrOverflow) {
+				t.Errorf("%d leaves, %v: cpu %d (%v), want ErrOverflow", c.leaves, c.sem, res.Count, err)
+			}
+			continue
+		}
+		if err != nil || res.Count != c.want {
+			t.Errorf("%d leaves, %v: sgsi %d (%v), want %d", c.leaves, c.sem, res.Count, err, c.want)
+		}
 	}
 }
