@@ -77,7 +77,7 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 		col := lg.Parents[0].Level
 		parent := order[col]
 		g := leafGroup{col: col, pu: parent, key: lgKey{edgeKey(p, u, parent, edgeLabels), q.vlabels[u], bothSides}, u: u, g: leafcount.Of(&lg)}
-		for j, w := range order {
+		for j, w := range order[:q.joined] {
 			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), lg.VertexLabel) {
 				g.collide |= 1 << j
 			}

@@ -100,20 +100,24 @@ func TestLeafStep(t *testing.T) {
 	}
 }
 
-// TestLeafStepOverflow counts stars of many leaves on a star of 1,000 leaves: the leaf step's
-// placements (unique: C(1000, 20)) or the count times |Aut(p)| (embeddings of seven leaves:
-// C(1000, 7), 1.9e17, times 7!) exceed uint64, and sgsi reports engine.ErrOverflow, as the cpu
-// engine does; five leaves fit (unique: C(1000, 5)).
+// TestLeafStepOverflow counts stars of many leaves on stars of 1,000 and 25 leaves: the leaf
+// step's placements (unique: C(1000, 20)), the count times |Aut(p)| (embeddings of seven
+// leaves: C(1000, 7), 1.9e17, times 7!) or the placements without restrictions (embeddings of
+// 21 leaves, whose |Aut(p)| = 21! is beyond uint64: (25)_21) exceed uint64, and sgsi reports
+// engine.ErrOverflow, as the cpu engine does; five leaves fit (unique: C(1000, 5)).
 func TestLeafStepOverflow(t *testing.T) {
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for v := range int64(1000) {
-		if err := b.AddEdge(1000, v, 0); err != nil {
+	hub := func(n int64) *graph.Graph {
+		b := graph.NewBuilder(graph.BuilderOptions{})
+		for v := range n {
+			if err := b.AddEdge(n, v, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := b.Build()
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
+		return g
 	}
 	star := func(n int) *pattern.Pattern {
 		src := ""
@@ -134,12 +138,15 @@ func TestLeafStepOverflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	big, small := hub(1000), hub(25)
 	for _, c := range []struct {
+		g      *graph.Graph
 		leaves int
 		sem    engine.Semantics
 		want   uint64 // 0: overflow
-	}{{20, engine.Semantics{Unique: true}, 0}, {7, engine.Semantics{}, 0}, {5, engine.Semantics{Unique: true}, 8_250_291_250_200}} {
-		prob := &engine.Problem{Data: g, Pattern: star(c.leaves), Semantics: c.sem}
+	}{{big, 20, engine.Semantics{Unique: true}, 0}, {big, 7, engine.Semantics{}, 0}, {small, 21, engine.Semantics{}, 0},
+		{big, 5, engine.Semantics{Unique: true}, 8_250_291_250_200}} {
+		prob := &engine.Problem{Data: c.g, Pattern: star(c.leaves), Semantics: c.sem}
 		res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true}}.CountStats(ctx, prob)
 		if len(st.PerStep) <= st.Steps {
 			t.Errorf("%d leaves, %v: no leaf step", c.leaves, c.sem)

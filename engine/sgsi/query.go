@@ -182,11 +182,6 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 		// with the leaves last hold after GroupLeaves moves some of them into the joins.)
 		restr = plan.SymmetryRestrictions(p, append(slices.Clone(q.order), postponed...))
 	}
-	q.planLeaves(postponed, restr, edgeLabels)
-	q.pos = make([]int, n)
-	for i, u := range q.order {
-		q.pos[u] = i
-	}
 	if !unique && embeddings {
 		// Each subgraph once, times |Aut(p)|: the tables |Aut(p)| times smaller.
 		if aut, ok := plan.RestrictionsAutomorphisms(restr); ok {
@@ -194,6 +189,11 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 		} else {
 			restr = nil // (|Aut(p)| beyond uint64: every embedding, as listed)
 		}
+	}
+	q.planLeaves(postponed, restr, edgeLabels) // (after restr is final: it orders the groups)
+	q.pos = make([]int, n)
+	for i, u := range q.order {
+		q.pos[u] = i
 	}
 	// lt[c]: the columns whose vertex is smaller than column c's in every match, by the
 	// restrictions and their transitive closure (a link reads the side of its lists that the
