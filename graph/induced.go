@@ -2,6 +2,7 @@ package graph
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/submatch/submatch/internal/par"
 )
@@ -38,15 +39,65 @@ func (g *Graph) LabelledShare(labels []uint32) (vertices int, entries uint64) {
 	return vertices, entries
 }
 
+// LabelledShareEstimate estimates LabelledShare from the label index (VerticesWithLabel) and a
+// sample, without a pass over the graph: the vertices exactly; the entries summed exactly over each
+// label's samples/2 vertices of largest id (a graph from Build numbers its vertices by ascending
+// degree: its hubs) and over samples/2 of the others spread evenly over them (ids, hence degrees,
+// in order: a sample stratified by degree), those scaled to the others' number. It also estimates
+// degrees, the kept vertices' whole adjacency (the runs LabelledShare and InducedByVertexLabels
+// read). exact reports that no label had more than samples vertices, so that every vertex was
+// read: entries and degrees are then LabelledShare's. Its work is O(len(labels) * samples) list
+// lengths and run scans, after the label index's one linear pass (which the planner makes anyway).
+func (g *Graph) LabelledShareEstimate(labels []uint32, samples int) (vertices int, entries, degrees uint64, exact bool) {
+	samples = max(samples, 2)
+	exact = true
+	var es, ds float64
+	// add adds vertex v's kept entries and degree, weighed.
+	add := func(v uint32, weight float64) {
+		es += weight * float64(g.keptEntries(v, labels))
+		ds += weight * float64(g.offsets[v+1]-g.offsets[v])
+	}
+	for _, l := range labels {
+		vs := g.VerticesWithLabel(l)
+		vertices += len(vs)
+		top := len(vs) - samples/2 // the vertices below top are sampled, the others read
+		if len(vs) <= samples {
+			top = 0
+		} else {
+			exact = false
+		}
+		for _, v := range vs[top:] {
+			add(v, 1)
+		}
+		k := samples - samples/2
+		for i := range min(k, top) {
+			add(vs[(2*i+1)*top/(2*k)], float64(top)/float64(k)) // the middle of the i-th of k strata
+		}
+	}
+	return vertices, uint64(es + 0.5), uint64(ds + 0.5), exact
+}
+
 func hasLabel(labels []uint32, l uint32) bool {
 	_, ok := slices.BinarySearch(labels, l)
 	return ok
 }
 
-// keptEntries is the number of v's neighbours whose label is in labels.
+// keptEntries is the number of v's neighbours whose label is in labels: a scan of v's runs, or,
+// where they are many times more than the labels (a hub of a graph with many labels), each
+// label's runs found by binary search.
 func (g *Graph) keptEntries(v uint32, labels []uint32) uint64 {
 	runs := g.Runs(v)
 	var c uint64
+	if len(runs) > 8*len(labels) {
+		for _, l := range labels {
+			lo := sort.Search(len(runs), func(i int) bool { return runs[i].VertexLabel >= l })
+			hi := lo + sort.Search(len(runs)-lo, func(i int) bool { return runs[lo+i].VertexLabel > l })
+			if lo < hi {
+				c += g.runEnd(v, runs, hi-1) - runs[lo].Start
+			}
+		}
+		return c
+	}
 	for i, r := range runs {
 		if hasLabel(labels, r.VertexLabel) {
 			c += g.runEnd(v, runs, i) - r.Start

@@ -357,7 +357,7 @@ extra_packages=(
 	"csm/gcsm gcsm TestGPU|TestEmulation 200"
 	"mining mining TestGPU 300"
 	"temporal temporal TestGPU 150"
-	"engine/pbe pbe TestDeviceAgainstCPU 150"
+	"engine/pbe pbe TestDeviceAgainstCPU|TestDeviceInter 240"
 	"engine/sgsi sgsi TestGPU(Property|Dense)$ 500"
 	"engine/sgsi sgsi-b TestGPU(Random|LongLists|Listing|GitHub|HPRD|WikiVote|LimitAboveFree|StagingSampled|PipelineStaging|SymmetricOutOfCore|Direct|Balance|PoolBatches)$ 450 sgsi"
 	"csm/dcsm dcsm TestGPU 200"

@@ -461,6 +461,13 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	}
 	hostSeconds := e.hostSeconds(c, hostW)
 	startFor(hostSeconds)
+	if d.Estimated {
+		// The threshold again from the estimate's own prediction: the plan's bound priced the
+		// bound's search, and a prediction that prices counts by what the engine runs (edge
+		// supports, leaf sums) is not proportional to nodes, so the bound's threshold could
+		// read "5.2e7 search nodes, below the GPU threshold 4.3e7".
+		d.Threshold = threshold(d.Estimate.Nodes, hostSeconds, gpuStart)
+	}
 	host := Prediction{Engine: c.host.Name(), Seconds: hostSeconds, Note: hostNote(c, hostW, d.Threads)}
 	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote(hostSeconds), ", above the GPU threshold "+sci(d.Threshold)
 	if w.Clique != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,12 +100,14 @@ func TestChoices(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Release()
+		checkThresholdSide(t, name, d.Reason)
 		fmt.Fprintf(&b, "stmatch-patterns %s 16 threads: %s\n", name, d.Engine)
 		d, err = cold.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 16}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.Release()
+		checkThresholdSide(t, name+" (fresh machine)", d.Reason)
 		fmt.Fprintf(&b, "stmatch-patterns %s 16 threads, fresh machine: %s\n", name, d.Engine)
 	}
 	golden := filepath.Join("testdata", "choices.txt")
@@ -127,5 +131,29 @@ func TestChoices(t *testing.T) {
 		if len(gl) != len(wl) {
 			t.Errorf("%d lines, want %d", len(gl), len(wl))
 		}
+	}
+}
+
+// thresholdSide reads a reason's "N search nodes ..., below|above the GPU threshold T".
+var thresholdSide = regexp.MustCompile(`([0-9.e+]+) search nodes.*?, (below|above) the GPU threshold ([0-9.e+]+)`)
+
+// checkThresholdSide fails t when a reason puts its node count on the wrong side of its
+// threshold (both are rounded to two digits: within 5% either side reads right). The threshold
+// was once the plan bound's while the choice was the estimate's: "estimated 5.2e7 search nodes,
+// below the GPU threshold 4.3e7" (STMatch's q10 on the H200 host).
+func checkThresholdSide(t *testing.T, what, reason string) {
+	t.Helper()
+	m := thresholdSide.FindStringSubmatch(reason)
+	if m == nil {
+		return
+	}
+	nodes, err1 := strconv.ParseFloat(m[1], 64)
+	thr, err2 := strconv.ParseFloat(m[3], 64)
+	if err1 != nil || err2 != nil {
+		t.Errorf("%s: unreadable numbers in %q", what, reason)
+		return
+	}
+	if m[2] == "below" && nodes > 1.05*thr || m[2] == "above" && nodes < 0.95*thr {
+		t.Errorf("%s: %q", what, reason)
 	}
 }

@@ -14,8 +14,10 @@ import (
 	"github.com/submatch/submatch/engine/pbe"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -155,5 +157,63 @@ func TestFreshMachine(t *testing.T) {
 	if want := "; stmatch's kernel is not compiled on this machine yet: about 6.5 s once, then cached ("; !strings.Contains(cold.Reason, want) ||
 		strings.Contains(cold.Reason, "geneva's kernel") { // geneva loses by far anyway
 		t.Errorf("fresh machine's reason %q\nwants %q", cold.Reason, want)
+	}
+}
+
+// TestChoicesReducedLabels (issue 21): on a labelled R-MAT graph (scale 16, 100 zipf labels:
+// gen rmat's defaults otherwise) whose CSR is twice --gpu-memory, an induced count of a dense
+// 6-vertex walk (gen queries' q_6_4 of it) keeps a tenth of the graph in the subgraph of its
+// labels, which pbe counts in one part, with no inter stage, on the device engine in core: auto
+// chooses it over stmatch with the whole graph in host memory (induced matches read the CSR) and
+// the CPU's one thread. Before pbe's prediction saw the reduction it was priced with an inter
+// stage at 25 s, and the CPU (sgsi with it among the engines) counted.
+func TestChoicesReducedLabels(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 16, EdgeFactor: 16, VertexLabels: 100, LabelDistribution: gen.ZipfLabels, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := pattern.Parse("(a:23)-(b:0)-(c:0)-(d:3)-(e:3)-(f:16)-(b), (b)-(d), (b)-(e)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 4_000_000
+	a := auto.Engine{Rules: &auto.Rules{
+		GPU:    func(context.Context) (string, error) { return "NVIDIA H200", nil },
+		Memory: func(context.Context) (uint64, uint64) { return 139 << 30, 140 << 30 },
+		Engines: func() []engine.Engine {
+			return []engine.Engine{cpu.Engine{}, stmatch.Engine{}, &pbe.Engine{Partitioner: partition.Auto}}
+		},
+		KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
+		EstimateBudget: time.Minute,
+	}}
+	p := &engine.Problem{Data: g, Pattern: pat, Semantics: engine.Semantics{Induced: true}, Threads: 1, GPUMemoryLimit: limit}
+	d, err := a.Decide(context.Background(), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Release()
+	t.Logf("%s", d.Explain())
+	if d.Engine != "pbe" || d.Mode != "GPU backend, one part" {
+		t.Fatalf("chose %s", d)
+	}
+	for _, want := range []string{"stmatch, graph in host memory (zero-copy): ", "no inter stage"} {
+		if !strings.Contains(d.Explain(), want) {
+			t.Errorf("--explain does not say %q", want)
+		}
+	}
+	var pb, host auto.Prediction
+	for _, pr := range d.Predictions {
+		switch pr.Engine {
+		case "pbe":
+			pb = pr
+		case "cpu":
+			host = pr
+		}
+	}
+	if pb.OutOfCore || pb.Seconds <= 0 || pb.Seconds >= host.Seconds/2 {
+		t.Errorf("pbe %+v against the host's %v s", pb, host.Seconds)
+	}
+	if partition.GraphBytes(g) <= limit/2 {
+		t.Fatalf("the graph (%d bytes) fits the parts' budget: the test checks nothing", partition.GraphBytes(g))
 	}
 }

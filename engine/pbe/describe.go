@@ -58,12 +58,106 @@ func (*Engine) Kernels(w *engine.Workload) []engine.Kernel {
 // StartSeconds implements engine.Predictor.
 func (*Engine) StartSeconds() float64 { return startSeconds }
 
+// The reduction to the pattern's labels (reduce.go) as a prediction sees it: sizes from the label
+// index and a sample (graph.LabelledShareEstimate: within 1% of the exact figures on R-MAT scale
+// 20 with 1,000 zipf labels and five 8-vertex walks, in 4-15 ms of the 2-core VM at load 5-6),
+// costs measured there (2026-12-04, docs/benchmarks.md, branch pbepred).
+const (
+	// shareSamples is the sample of each pattern label's vertices the prediction reads.
+	shareSamples = 1024
+	// ReduceSecondsPerVertex and ReduceSecondsPerEntry are the reduction's time (LabelledShare,
+	// then InducedByVertexLabels): a pass over every vertex's label, and the kept vertices' runs
+	// and entries, ReduceSecondsPerEntry thread-seconds for each entry of their whole adjacency
+	// (on every core). R-MAT scale 20, edge factor 27, 1,000 zipf labels, five 8-vertex walks:
+	// 1.0 M vertices, the kept vertices' adjacency 9.3-12.1 M entries, reduced in 0.18-0.50 s on
+	// 2 threads (the VM under load 4-6; the model says 0.21-0.23 s).
+	ReduceSecondsPerVertex = 5e-8
+	ReduceSecondsPerEntry  = 3e-8
+	// PlanSecondsPerEntry is the device engine's planning of the reduced graph, which auto's plan
+	// (of the whole graph) does not spare it: the CPU planner's 6-66 ms for the same five reduced
+	// graphs (1.7-2.9 M entries; 3.5e-9 to 2.3e-8 s an entry, the high end under load 6).
+	PlanSecondsPerEntry = 1e-8
+)
+
+// predictedReduction is what the prediction expects of reduce.go for w's problem: whether the
+// stages run on the label-induced subgraph, its vertices, edges and bytes (partition.GraphBytes,
+// with the data graph's entry size), and the time to make it.
+type predictedReduction struct {
+	ok           bool
+	vertices     int
+	edges, bytes uint64
+	seconds      float64
+}
+
+// predictReduction estimates reduce's subgraph of w's problem (ok false where reduce keeps the
+// whole graph: a wildcard vertex, one label, or more than ReduceMaxShare of the adjacency).
+func predictReduction(w *engine.Workload) predictedReduction {
+	p := w.Problem
+	if p.Pattern == nil || p.Pattern.NumVertices() == 0 {
+		return predictedReduction{}
+	}
+	labels, ok := patternLabels(p)
+	if !ok {
+		return predictedReduction{}
+	}
+	g := p.Data
+	vs, entries, degrees, _ := g.LabelledShareEstimate(labels, shareSamples)
+	if vs >= g.NumVertices() || float64(entries) > ReduceMaxShare*float64(2*g.NumEdges()) {
+		return predictedReduction{}
+	}
+	return predictedReduction{ok: true, vertices: vs, edges: entries / 2,
+		bytes:   uint64(vs)*partition.VertexBytes + entries*entryBytes(g),
+		seconds: ReduceSecondsPerVertex*float64(g.NumVertices()) + ReduceSecondsPerEntry*float64(degrees)/float64(max(1, w.Threads))}
+}
+
+// onePart reports whether partition.Partition makes one part of a graph of bytes
+// (partition.GraphBytes), edges and n vertices within budget with method: Multilevel takes the
+// graph whole when it fits the budget; Grow and Ranges fill a part to partition.DefaultFill of it,
+// Grow counting the unplaced neighbours of the part as its halo meanwhile (at most every vertex).
+func onePart(method partition.Method, n int, edges, bytes, budget uint64) bool {
+	if method == partition.Auto {
+		method = partition.AutoMethod(edges)
+	}
+	switch method {
+	case partition.Multilevel:
+		return bytes <= budget
+	case partition.Grow:
+		bytes += uint64(n) * partition.HaloBytes
+	}
+	return float64(bytes) <= partition.DefaultFill*float64(budget)
+}
+
+// deviceInCore is the device engine's prediction (DefaultDeviceEngine, from the registry) of its
+// count of the whole search with its data in GPU memory (the workload's memory taken as unknown:
+// engine.Workload.GPUMemory), what one part's intra stage runs; false when it does not predict or
+// cannot take it.
+func deviceInCore(w *engine.Workload) (engine.Prediction, bool) {
+	e, err := (&DeviceBackend{}).device()
+	if err != nil {
+		return engine.Prediction{}, false
+	}
+	pr, ok := e.(engine.Predictor)
+	if !ok {
+		return engine.Prediction{}, false
+	}
+	in := *w
+	in.GPUMemory, in.DeviceMemory = 0, 0
+	d := pr.Predict(&in)
+	return d, d.Eligible()
+}
+
 // Predict implements engine.Predictor, for the GPU backend with parts made for half of the
 // workload's GPU memory (Prediction.Run). pbe is predicted only for a data graph that does not
-// fit the GPU memory (partition.GraphBytes, engine.Workload.InCore): partitioning at
-// PartitionSecondsPerEdge (GrowSecondsPerEdge where the breadth-first partitioner runs), then the
-// inter-partition stage on the host at InterSlowdown times the planner's whole time (in every
-// measurement the inter stage dominated and the intra share was under half).
+// fit the GPU memory (partition.GraphBytes, engine.Workload.InCore). The stages run on the
+// subgraph induced by the pattern's labels where reduce.go takes it (predictReduction: its size
+// estimated from the label index and a sample, its making at ReduceSecondsPerVertex and
+// ReduceSecondsPerEntry). When that subgraph makes one part (onePart) there is no inter stage:
+// the count is the device engine's on it, predicted by that engine in core (deviceInCore), plus
+// its planning of the subgraph (PlanSecondsPerEntry); the data then lies in GPU memory, and the
+// prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge
+// (GrowSecondsPerEdge where the breadth-first partitioner runs), then the inter-partition stage on
+// the host at InterSlowdown times the planner's whole time (in every measurement the inter stage
+// dominated and the intra share was under half).
 func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 	need, ineligible, ok := w.OutOfCoreOnly(partition.GraphBytes)
 	if !ok {
@@ -71,8 +165,22 @@ func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 	}
 	g := w.Problem.Data
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
-	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared}
-	s := startSeconds + partitionSeconds(e.Partitioner, g.NumEdges()) + InterSlowdown*w.HostSeconds
-	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend",
-		Note: gpu.FormatBytes(need) + " of graph in parts of " + gpu.FormatBytes(budget) + ", the inter stage on the host"}
+	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared, InterBackend: e.InterBackend}
+	r := predictReduction(w)
+	edges, what, parts := g.NumEdges(), gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+", the inter stage on the host"
+	if r.ok {
+		edges, what = r.edges, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
+		if onePart(e.Partitioner, r.vertices, r.edges, r.bytes, budget) {
+			d, ok := deviceInCore(w)
+			if ok { // (the partitioner's pass over one part's graph at GrowSecondsPerEdge)
+				s := r.seconds + GrowSecondsPerEdge*float64(r.edges) + PlanSecondsPerEntry*float64(2*r.edges) + d.Seconds
+				return engine.Prediction{Seconds: s, Run: run, Mode: "GPU backend, one part",
+					Note: what + ": one part of " + gpu.FormatBytes(budget) + ", no inter stage; " + d.Note}
+			}
+			// (Priced as the stages beyond one part, on the slow side.)
+			parts = ": one part of " + gpu.FormatBytes(budget) + ", which the device engine does not predict"
+		}
+	}
+	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges) + InterSlowdown*w.HostSeconds
+	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend", Note: what + parts}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/pbe"
 	"github.com/submatch/submatch/engine/stmatch"
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
@@ -234,6 +235,19 @@ func needStmatch(t *testing.T) {
 	}
 }
 
+// oracleChecks calls check on the oracle's problems of 30 seeds (200 in the deep sweep) at
+// budgets of 1/2 and 1/5 of the graph.
+func oracleChecks(t *testing.T, check func(what string, prob *engine.Problem, want uint64, budget uint64)) {
+	seeds, _ := proptest.Seeds(t, 200, 30)
+	var ost proptest.OracleStats
+	for o := range proptest.WithOracle(seeds, &ost) {
+		gb := partition.GraphBytes(o.Case.G)
+		for _, div := range []uint64{2, 5} {
+			check(fmt.Sprintf("oracle seed %d %s", o.Case.Seed, o.Sem), &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}, o.Want, max(gb/div, tightBudget(o.Case.G)))
+		}
+	}
+}
+
 // TestDeviceAgainstCPU (GPU) runs pbe with the stmatch backend against the cpu engine on the
 // oracle's random problems and proptest's larger ones (every convention, budgets forcing 2 to
 // dozens of parts) and against published counts (github Q_0..Q_10, wiki-Vote's triangles) at
@@ -276,14 +290,7 @@ func TestDeviceAgainstCPU(t *testing.T) {
 			}
 		}
 	}
-	seeds, _ := proptest.Seeds(t, 200, 30)
-	var ost proptest.OracleStats
-	for o := range proptest.WithOracle(seeds, &ost) {
-		gb := partition.GraphBytes(o.Case.G)
-		for _, div := range []uint64{2, 5} {
-			check(fmt.Sprintf("oracle seed %d %s", o.Case.Seed, o.Sem), &engine.Problem{Data: o.Case.G, Pattern: o.Case.P, Semantics: o.Sem}, o.Want, max(gb/div, tightBudget(o.Case.G)))
-		}
-	}
+	oracleChecks(t, check)
 	larger := uint64(6)
 	if testingLong {
 		larger = 30
@@ -481,8 +488,8 @@ func TestKernels(t *testing.T) {
 }
 
 // TestFlags: --pbe-backend and --pbe-workers make the device backend with its workers,
-// --pbe-triangles sets Triangles; a worker
-// count below 1 and an unknown backend are refused.
+// --pbe-triangles sets Triangles, --pbe-inter gpu InterGPU; a worker count below 1 and an
+// unknown backend are refused.
 func TestFlags(t *testing.T) {
 	for _, c := range []struct {
 		args    []string
@@ -499,6 +506,9 @@ func TestFlags(t *testing.T) {
 		{[]string{"--pbe-shared", "off"}, "", 0, ""},
 		{[]string{"--pbe-shared", "on"}, "", 0, ""},
 		{[]string{"--pbe-shared", "maybe"}, "", 0, "--pbe-shared"},
+		{[]string{"--pbe-inter", "gpu"}, "", 0, ""},
+		{[]string{"--pbe-inter", "host"}, "", 0, ""},
+		{[]string{"--pbe-inter", "tpu"}, "", 0, "--pbe-inter"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		mk := (&pbe.Engine{}).RegisterFlags(fs)
@@ -521,9 +531,114 @@ func TestFlags(t *testing.T) {
 		if off := slices.Contains(c.args, "off"); e.(*pbe.Engine).Unshared != off {
 			t.Errorf("%q: Unshared %v", c.args, !off)
 		}
+		if gpuInter := slices.Contains(c.args, "--pbe-inter") && c.args[1] == "gpu"; (e.(*pbe.Engine).InterBackend == pbe.InterGPU) != gpuInter {
+			t.Errorf("%q: InterBackend %v", c.args, e.(*pbe.Engine).InterBackend)
+		}
 		d, _ := e.(*pbe.Engine).Backend.(*pbe.DeviceBackend)
 		if c.engine == "" && d != nil || c.engine != "" && (d == nil || d.Name() != "device:"+c.engine || d.Workers != c.workers) {
 			t.Errorf("%q: backend %+v", c.args, e.(*pbe.Engine).Backend)
 		}
 	}
+}
+
+// needGPU skips a test on a machine where package gpu finds no device.
+func needGPU(t *testing.T) {
+	t.Helper()
+	devs, err := gpu.Open(context.Background())
+	if err != nil || len(devs) == 0 {
+		t.Skipf("no GPU: %v", err)
+	}
+}
+
+// TestDeviceInterAgainstCPU (GPU) runs pbe with its inter stage on the GPU (--pbe-inter gpu)
+// against the cpu engine on the oracle's random problems and proptest's larger ones (every
+// convention, shared execution on and off, budgets of 1/2 and 1/5 of the graph) and on github
+// Q_0..Q_10 at 1/4, each twice: the graph in device memory (no --gpu-memory), and in mapped host
+// memory (--gpu-memory a quarter of the graph's bytes, at least 1 KiB, which the graph's arrays
+// exceed). The
+// inter stage's seeds, search nodes and bytes must equal the host stage's on the same parts.
+func TestDeviceInterAgainstCPU(t *testing.T) {
+	needGPU(t)
+	ctx := context.Background()
+	placed := map[gpu.Placement]int{}
+	runs := 0
+	check := func(what string, prob *engine.Problem, want uint64, budget uint64) {
+		t.Helper()
+		for _, unshared := range []bool{false, true} {
+			host := &pbe.Engine{Budget: budget, Unshared: unshared}
+			hres, hst, err := host.CountStats(ctx, prob)
+			if err != nil || hres.Count != want {
+				t.Fatalf("%s: host inter stage %d, err %v, want %d", what, hres.Count, err, want)
+			}
+			for _, limit := range []uint64{0, max(partition.GraphBytes(prob.Data)/4, 1024)} {
+				e := &pbe.Engine{Budget: budget, Unshared: unshared, InterBackend: pbe.InterGPU}
+				p := *prob
+				p.GPUMemoryLimit = limit
+				how := fmt.Sprintf("%s budget %d unshared %v --gpu-memory %d", what, budget, unshared, limit)
+				res, st, err := e.CountStats(ctx, &p)
+				runs++
+				if err != nil || res.Partial || res.Count != want || st.InterMatches != hst.InterMatches {
+					t.Errorf("%s: %d (intra %d inter %d, err %v), want %d (inter %d)", how, res.Count, st.IntraMatches, st.InterMatches, err, want, hst.InterMatches)
+					continue
+				}
+				if st.Parts < 2 || p.Pattern.NumVertices() < 2 || len(p.Pattern.Components()) != 1 || p.Pattern.NumVertices() > 16 {
+					continue // no inter programs ran
+				}
+				if st.InterDevice == nil {
+					t.Errorf("%s: the inter stage did not run on the GPU", how)
+					continue
+				}
+				placed[st.InterDevice.Placement]++
+				if st.Seeds != hst.Seeds || st.InterNodes != hst.InterNodes || st.InterBytes != hst.InterBytes {
+					t.Errorf("%s: GPU seeds %d nodes %d bytes %d, host %d %d %d", how, st.Seeds, st.InterNodes, st.InterBytes, hst.Seeds, hst.InterNodes, hst.InterBytes)
+				}
+			}
+		}
+	}
+	oracleChecks(t, check)
+	for lc := range largerCases(t, 4, 0) {
+		check(fmt.Sprintf("larger seed %d %s", lc.seed, lc.sem), lc.prob, lc.want, budgets(lc.c.G)[2])
+	}
+	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
+	for _, q := range qs {
+		check("github "+q.Name, &engine.Problem{Data: g, Pattern: q.Pattern}, q.Want, partition.GraphBytes(g)/4)
+	}
+	t.Logf("%d runs with the inter stage on the GPU: placements %v", runs, placed)
+	if placed[gpu.OnDevice] == 0 || placed[gpu.OnHost] == 0 {
+		t.Errorf("placements %v: want runs with the graph in device and in mapped host memory", placed)
+	}
+}
+
+// TestDeviceInterCancel (GPU): a count whose inter stage runs on the GPU and whose deadline falls
+// in the middle of it returns within a second of the deadline, partial, with the context's error
+// (R-MAT scale 16's 5-cycles at an eighth of the graph: a first count, cut at 30 s, gives the
+// stages' times; skipped when its inter stage takes under 200 ms).
+func TestDeviceInterCancel(t *testing.T) {
+	needGPU(t)
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 16, EdgeFactor: 16, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := pattern.Parse("(a)-(b)-(c)-(d)-(e)-(a)")
+	e := &pbe.Engine{Budget: partition.GraphBytes(g) / 8, Partitioner: partition.Ranges, InterBackend: pbe.InterGPU}
+	prob := &engine.Problem{Data: g, Pattern: p}
+	full, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, st, err := e.CountStats(full, prob)
+	if err != nil && !errorsIs(err, context.DeadlineExceeded) {
+		t.Fatal(err)
+	}
+	if st.InterDevice == nil || st.InterTime < 200*time.Millisecond {
+		t.Skipf("the inter stage took %v (on the GPU: %v)", st.InterTime, st.InterDevice != nil)
+	}
+	deadline := st.IntraTime + st.PartitionTime + st.InterTime/2
+	ctx, cancel2 := context.WithTimeout(context.Background(), deadline)
+	defer cancel2()
+	t0 := time.Now()
+	res, st, err := e.CountStats(ctx, prob)
+	took := time.Since(t0)
+	if !errorsIs(err, context.DeadlineExceeded) || !res.Partial || took > deadline+time.Second || st.InterDevice == nil {
+		t.Fatalf("after %v (deadline %v): partial %v, err %v, on the GPU %v", took, deadline, res.Partial, err, st.InterDevice != nil)
+	}
+	t.Logf("stopped after %v (deadline %v), %d launches", took, deadline, st.InterDevice.Launches)
 }

@@ -27,7 +27,8 @@
 // The intra stage runs on the host (HostBackend, the default) or on GPUs (DeviceBackend,
 // --pbe-backend gpu: each part counted by a GPU engine found in the engine registry, stmatch by
 // default, within --gpu-memory; the parts dealt largest-first to --pbe-workers workers on every
-// GPU of --gpus, deal.go); the inter stage runs on the host. For a graph
+// GPU of --gpus, deal.go); a count's inter stage runs on the host (inter.go) or, with
+// InterBackend InterGPU (--pbe-inter gpu), on one GPU (interdev.go, intergpu.go). For a graph
 // that does not fit the GPU, the engine predicts its time with the GPU backend (describe.go), and
 // --engine auto weighs it against the others (docs/out-of-core.md).
 package pbe
@@ -114,6 +115,9 @@ type Engine struct {
 	// Unshared turns PBE's shared execution off (--pbe-shared off): the inter-partition stage
 	// runs one search order per pattern edge instead of one per orbit of Aut(p) on the edges.
 	Unshared bool
+	// InterBackend is where a count's inter-partition stage runs (--pbe-inter): InterHost (the
+	// zero value) or InterGPU. Listing runs it on the host.
+	InterBackend InterBackend
 	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
 	// buffers (0: DefaultReserve): parts are made for the rest.
 	Reserve float64
@@ -194,6 +198,9 @@ type Stats struct {
 	// Seeds is the number of two-vertex partial matches the pruning stage made; InterNodes the
 	// enumeration stage's search nodes.
 	Seeds, InterNodes uint64
+	// InterDevice is what the inter stage did on the GPU (InterGPU; nil when it ran on the host,
+	// also when InterGPU fell back to it for a pattern deeper than the kernel's stack).
+	InterDevice *InterDeviceStats
 	// SkippedParts had fewer vertices than the pattern.
 	SkippedParts int
 	// With a DeviceBackend: DeviceParts were counted on the GPU, HostParts on the host (the
@@ -253,7 +260,7 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Float64("intra_share", s.IntraShare()),
 		slog.Uint64("intra_bytes", s.IntraBytes), slog.Uint64("cut_bytes", s.CutBytes),
 		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("seeds", s.Seeds),
-		slog.Uint64("inter_nodes", s.InterNodes), slog.Int("skipped_parts", s.SkippedParts),
+		slog.Uint64("inter_nodes", s.InterNodes), slog.Any("inter_device", s.InterDevice), slog.Int("skipped_parts", s.SkippedParts),
 		slog.Int("device_parts", s.DeviceParts), slog.Int("host_parts", s.HostParts),
 		slog.Uint64("upload_bytes", s.UploadBytes), slog.Duration("upload_time", s.UploadTime),
 		slog.Duration("kernel_time", s.KernelTime), slog.Any("devices", devicesValue(s.Devices)),
@@ -466,8 +473,13 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 			res.Partial = ctx.Err() != nil
 			return res, st, err
 		}
-		is, stopped := runInter(ctx, p.Data, pt.Of, entryBytes(p.Data), ip, p.ThreadCount(), nil)
+		is, stopped, err := e.runInterCount(ctx, p, pt.Of, ip, st)
 		st.Seeds, st.InterNodes, st.InterBytes = is.seeds, is.nodes, is.bytes
+		if err != nil {
+			st.InterTime = time.Since(tInter)
+			res.Partial = true
+			return res, st, err
+		}
 		st.InterTime = time.Since(tInter)
 		var ok bool
 		if st.InterMatches, ok = ip.total(is.matches); !ok {
@@ -487,6 +499,28 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 	devStats()
 	p.Logger().Debug("pbe count", "backend", be.Name(), "count", res.Count, "stats", st, "total", time.Since(t0))
 	return res, st, nil
+}
+
+// runInterCount counts the inter-partition matches of ip on the host or, with InterGPU, on the
+// GPU (on the host for a pattern deeper than the kernel's stack); stopped says the count was cut
+// short by ctx (its error is then nil: the caller returns ctx's), err any other failure.
+func (e *Engine) runInterCount(ctx context.Context, p *engine.Problem, of []uint32, ip *interPlan, st *Stats) (is interStats, stopped bool, err error) {
+	if e.InterBackend == InterGPU {
+		ds := &InterDeviceStats{}
+		is, err = runInterGPU(ctx, p, p.Data, of, ip, ds)
+		switch {
+		case errors.Is(err, errTooDeep):
+			p.Logger().Debug("pbe: the inter stage runs on the host", "reason", err)
+		case err != nil && ctx.Err() != nil:
+			st.InterDevice = ds
+			return is, true, nil
+		default:
+			st.InterDevice = ds
+			return is, false, err
+		}
+	}
+	is, stopped = runInter(ctx, p.Data, of, entryBytes(p.Data), ip, p.ThreadCount(), nil)
+	return is, stopped, nil
 }
 
 // Matches implements engine.Engine: every part's matches, then the inter-partition ones (in p's

@@ -243,6 +243,8 @@ type runner struct {
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
 	// tests set it small to count in several blocks).
 	coreBlock uint64
+	// paces sizes each join step's chunks by their time (pacer).
+	paces []pacer
 	// inStep is the join step running plus one (Stats.PerStep's time goes to it), 0 outside
 	// the joins; stepMark when it started or was last resumed.
 	inStep   int
@@ -1035,6 +1037,7 @@ func (r *runner) join(i int, st *step, table []uint32, order rowOrder, desc []ui
 		return firstLG.degree(table[row*k+st.first.col])
 	}
 	const descWords = 2 + 2 + 64 // the counter, then the descriptor
+	pace := r.pacer(i)
 	if !st.cartesian && k > 1 && !r.st.InCore {
 		// Rows in order (byShortest): a chunk then reads narrow ranges of the label graphs'
 		// segments, the next chunk the ranges after them.
@@ -1067,7 +1070,7 @@ func (r *runner) join(i int, st *step, table []uint32, order rowOrder, desc []ui
 			// at a time, each a copy back that waits for the device (54,570 at R-MAT scale 21,
 			// 1/64).
 			spill := !(final && r.count)
-			if words > r.arenaCap || T+d >= maxKernelIndex || n >= maxKernelIndex/sigWords || (spill && end > start && in > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) {
+			if words > r.arenaCap || T+d >= maxKernelIndex || n >= maxKernelIndex/sigWords || (spill && end > start && in > r.arenaCap/2) || (spill && (T+d)*uint64(k+1) > r.outMax) || (end > start && T+d > pace.limit()) {
 				break
 			}
 			T += d
@@ -1083,9 +1086,11 @@ func (r *runner) join(i int, st *step, table []uint32, order rowOrder, desc []ui
 			start++
 			continue
 		}
+		t := time.Now()
 		if err := r.chunk(i, st, table[start*k:end*k], T, desc, final, nil); err != nil || r.stop {
 			return err
 		}
+		pace.took(T, time.Since(t))
 		start = end
 	}
 	return nil
@@ -1107,10 +1112,12 @@ func (r *runner) windows(i int, st *step, row []uint32, d uint64, desc []uint32,
 	if most == 0 {
 		return fmt.Errorf("sgsi: one row of %d words with one buffer entry %w (%d words for tables): %w", k, errNoFit, r.arenaCap, engine.ErrMemory)
 	}
-	win := most
+	pace := r.pacer(i)
+	win := min(most, pace.limit())
 	for p := uint64(0); p < d; {
 		w := [2]uint64{p, min(d, p+win)}
 		r.st.Windows++
+		t := time.Now()
 		err := r.chunk(i, st, row, w[1]-w[0], desc, final, &w)
 		if errors.Is(err, errWindow) && w[1]-w[0] > 1 {
 			r.st.WindowRetries++
@@ -1120,10 +1127,60 @@ func (r *runner) windows(i int, st *step, row []uint32, d uint64, desc []uint32,
 		if err != nil || r.stop {
 			return err
 		}
+		pace.took(w[1]-w[0], time.Since(t))
 		p = w[1]
-		win = min(most, 2*win)
+		win = min(most, 2*win, pace.limit())
 	}
 	return nil
+}
+
+// Chunks are sized by time as well as by memory: the context is checked between chunks, so a
+// chunk's time is how late a cancelled count stops (within a second, the project's rule). In
+// core, the memory bounds alone let one chunk of a dense step run for tens of seconds (a 12-vertex
+// walk on R-MAT scale 23 on an H200: 51 s in one step, stopped 80 s after its deadline).
+const (
+	// chunkTarget is the time a join chunk should take.
+	chunkTarget = 200 * time.Millisecond
+	// firstChunkItemsDefault is a step's first chunk's buffer entries (SGSI's T); leastChunkItems the
+	// fewest a chunk is cut to (a chunk always takes one row or one window).
+	firstChunkItemsDefault = 1 << 22
+	leastChunkItems        = 1 << 10
+)
+
+// firstChunkItems is firstChunkItemsDefault (a variable so that tests can cut steps into many
+// chunks).
+var firstChunkItems uint64 = firstChunkItemsDefault
+
+// pacer sizes one join step's chunks by the time its chunks took: one that took over
+// chunkTarget scales the next to the target, one under a quarter of it that used at least half
+// of its limit doubles it.
+type pacer struct{ items uint64 }
+
+// pacer returns step i's pacer.
+func (r *runner) pacer(i int) *pacer {
+	if len(r.paces) < r.q.n {
+		r.paces = make([]pacer, r.q.n)
+	}
+	return &r.paces[i]
+}
+
+// limit is the most buffer entries the next chunk may take.
+func (p *pacer) limit() uint64 {
+	if p.items == 0 {
+		p.items = firstChunkItems
+	}
+	return p.items
+}
+
+// took records that a chunk of items entries took d.
+func (p *pacer) took(items uint64, d time.Duration) {
+	lim := p.limit()
+	switch {
+	case d > chunkTarget:
+		p.items = max(leastChunkItems, uint64(float64(items)*float64(chunkTarget)/float64(d)))
+	case d < chunkTarget/4 && items >= lim/2:
+		p.items = min(2*lim, maxKernelIndex)
+	}
 }
 
 // errWindow is chunk's answer for a window whose output does not fit the chunk area or --memory.
@@ -1445,7 +1502,7 @@ func (r *runner) reserve(what string, bytes uint64) error {
 		held += 4 * c
 	}
 	if held+bytes > r.hostLimit {
-		return fmt.Errorf("sgsi: %s need %d bytes of host memory beside the %d held, over --memory %d: %w", what, bytes, held, r.hostLimit, engine.ErrMemory)
+		return fmt.Errorf("sgsi: %s need %d bytes of host memory beside the %d held, over %s %d: %w", what, bytes, held, memoryBound, r.hostLimit, engine.ErrMemory)
 	}
 	return nil
 }

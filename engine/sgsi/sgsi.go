@@ -43,6 +43,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/seqs"
+	"github.com/submatch/submatch/internal/sysmem"
 )
 
 //go:embed kernels/sgsi.cu
@@ -166,8 +167,18 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if p.Data == nil || p.Pattern == nil {
 		return nil, fmt.Errorf("sgsi engine: problem needs a data graph and a pattern")
 	}
+	if p.MemoryLimit == 0 {
+		// No --memory: the count may hold defaultMemoryShare of the memory the host has
+		// available now, so that tables too large for the machine stop the count with
+		// engine.ErrMemory instead of the operating system killing the process.
+		if lim := sysmem.Share(defaultMemoryShare[0], defaultMemoryShare[1]); lim > 0 {
+			q := *p
+			q.MemoryLimit = lim
+			p = &q
+		}
+	}
 	if sig := 4 * sigWords * uint64(p.Data.NumVertices()); p.MemoryLimit > 0 && sig > p.MemoryLimit {
-		return nil, fmt.Errorf("sgsi: the signature table needs %d bytes of host memory, over --memory %d: %w", sig, p.MemoryLimit, engine.ErrMemory)
+		return nil, fmt.Errorf("sgsi: the signature table needs %d bytes of host memory, over %s %d: %w", sig, memoryBound, p.MemoryLimit, engine.ErrMemory)
 	}
 	if count {
 		if slots := e.slots(ctx, p); len(slots) > 1 {
@@ -176,6 +187,13 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	}
 	return e.runOn(ctx, p, st, count, emit, nil)
 }
+
+// defaultMemoryShare is the share of the host's available memory (sysmem.Available, when the
+// count starts) that a count without --memory may hold: its store, candidates and spilled tables.
+var defaultMemoryShare = [2]uint64{3, 4}
+
+// memoryBound names the host memory bound in errors: --memory, or its default.
+const memoryBound = "the host memory bound (--memory; by default 3/4 of the memory available at the start)"
 
 // runOn runs a count or listing on one backend (the problem's first GPU, or the host
 // emulation); part, when set, is the runner's place in a dealt count (deal.go).

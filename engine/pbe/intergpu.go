@@ -1,0 +1,262 @@
+package pbe
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+	"unsafe"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
+)
+
+// InterBackend says where a count's inter-partition stage runs (Engine.InterBackend,
+// --pbe-inter). Listing always runs it on the host.
+type InterBackend int
+
+const (
+	// InterHost is inter.go's depth-first search on Problem.Threads cores (the default).
+	InterHost InterBackend = iota
+	// InterGPU runs the same programs in kernels/inter.cu on one GPU (the problem's first, else
+	// device 0), one thread per seed, reading the graph from device memory when it fits what is
+	// left of --gpu-memory, else from pinned host memory mapped into the device (zero-copy).
+	// Patterns of more than 16 vertices run on the host.
+	InterGPU
+)
+
+// String returns host or gpu.
+func (b InterBackend) String() string {
+	if b == InterGPU {
+		return "gpu"
+	}
+	return "host"
+}
+
+// ParseInterBackend reads host or gpu.
+func ParseInterBackend(s string) (InterBackend, error) {
+	switch s {
+	case "host":
+		return InterHost, nil
+	case "gpu":
+		return InterGPU, nil
+	}
+	return 0, fmt.Errorf("want host or gpu, not %q", s)
+}
+
+// InterDeviceStats is what the inter stage did on the GPU (Stats.InterDevice).
+type InterDeviceStats struct {
+	// Placement is where the kernel read the adjacency (with its edge labels and runs, and the
+	// candidate bitsets): device memory when the whole graph fit what was left of the GPU memory
+	// limit, else mapped host memory. Vertices is where it read the per-vertex arrays (offsets,
+	// labels, run offsets, partition ids): device memory when they fit.
+	Placement, Vertices gpu.Placement
+	// DeviceBytes were uploaded into device memory (the partition ids, the programs and, on the
+	// device, the graph's arrays and candidate bitsets), MappedBytes copied into pinned host
+	// memory that the kernel reads over the bus.
+	DeviceBytes, MappedBytes uint64
+	// Launches is the kernel's launches (chunks of seeds), Kernel their time (each waited for),
+	// Upload the allocations and copies before them (after the kernel's compile or look-up).
+	Launches       int
+	Kernel, Upload time.Duration
+}
+
+// LogValue implements slog.LogValuer ("host" for nil: the stage ran on the host).
+func (d *InterDeviceStats) LogValue() slog.Value {
+	if d == nil {
+		return slog.StringValue("host")
+	}
+	return slog.GroupValue(slog.String("placement", d.Placement.String()), slog.String("vertices", d.Vertices.String()),
+		slog.Uint64("device_bytes", d.DeviceBytes), slog.Uint64("mapped_bytes", d.MappedBytes),
+		slog.Int("launches", d.Launches), slog.Duration("kernel", d.Kernel), slog.Duration("upload", d.Upload))
+}
+
+// interBlock is the kernel's block size; the grid fills the device (every SM's threads).
+const interBlock = 128
+
+// gpuInter launches the kernel on one device with the graph placed once.
+type gpuInter struct {
+	mem      gpu.Allocs
+	fn       *gpu.Function
+	stop     *gpu.StopFlag
+	ctl, out *gpu.Buffer
+	args     []any // the kernel's arguments before lo, hi, out
+	grid     uint32
+	res      [5]uint64
+}
+
+// launch implements interLauncher.
+func (k *gpuInter) launch(ctx context.Context, lo, hi uint64) (interCounts, error) {
+	if err := k.out.Memset(0); err != nil {
+		return interCounts{}, err
+	}
+	args := append(k.args[:len(k.args):len(k.args)], lo, hi, k.out)
+	err := gpu.LaunchStoppable(ctx, k.stop, k.ctl, k.fn, gpu.Dim3{X: k.grid}, gpu.Dim3{X: interBlock}, args...)
+	if cerr := gpu.CopyToHost(k.res[:], k.out, 0); cerr != nil && err == nil {
+		err = cerr
+	}
+	return interCounts{matches: k.res[0], seeds: k.res[1], nodes: k.res[2], bytes: k.res[3], overflow: k.res[4] != 0}, err
+}
+
+func (k *gpuInter) close() {
+	if k.stop != nil {
+		k.stop.Free()
+	}
+	k.mem.FreeAll()
+}
+
+// interDevice opens the problem's first GPU (device 0 without one).
+func interDevice(ctx context.Context, p *engine.Problem) (*gpu.Device, error) {
+	devs, err := gpu.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k := 0
+	if len(p.GPUs) > 0 {
+		k = p.GPUs[0]
+	}
+	if k < 0 || k >= len(devs) {
+		return nil, fmt.Errorf("GPU %d asked for, %d available: %w", k, len(devs), gpu.ErrNoGPU)
+	}
+	return devs[k], nil
+}
+
+// words64 views s, of 8-byte elements, as uint64 words (graph.Run is two).
+func words64[T any](s []T) []uint64 {
+	if len(s) == 0 {
+		return nil
+	}
+	n := uintptr(len(s)) * unsafe.Sizeof(s[0]) / 8
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&s[0])), n)
+}
+
+// graphArrays are the graph's arrays the kernel reads: on a plain graph (one vertex label, no
+// edge labels) the offsets and the adjacency alone.
+type graphArrays struct {
+	offs, runOff, runs, cand []uint64
+	nbr, elab, vlab          []uint32
+}
+
+// kernelGraph is what the kernel reads of g with dp's candidates, its flags (bit 0: plain, bit 1:
+// edge labels) and, plain, the one vertex label.
+func kernelGraph(g *graph.Graph, dp *devicePlan) (ga graphArrays, flags, plainLabel uint32) {
+	r := g.Raw()
+	ga = graphArrays{offs: r.Offsets, nbr: r.Neighbors, cand: dp.cand}
+	if l, ok := g.UniformVertexLabel(); ok && !g.HasEdgeLabels() {
+		return ga, 1, l
+	}
+	ga.vlab, ga.runOff, ga.runs = r.VertexLabels, r.RunOffsets, words64(r.Runs)
+	if r.EdgeLabels != nil {
+		ga.elab, flags = r.EdgeLabels, 2
+	}
+	return ga, flags, 0
+}
+
+// adjacencyBytes is the bytes of the per-entry arrays (and the candidate bitsets).
+func (a *graphArrays) adjacencyBytes() uint64 {
+	return 8*uint64(len(a.runs)+len(a.cand)) + 4*uint64(len(a.nbr)+len(a.elab))
+}
+
+// newGPUInter places g, of and dp on the device (the graph in mapped host memory when it does
+// not fit what is left of p's GPU memory limit and the device's budget beside the rest) and
+// compiles the kernel.
+func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []uint32, dp *devicePlan, ds *InterDeviceStats) (_ *gpuInter, err error) {
+	d, err := interDevice(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	k := &gpuInter{mem: gpu.Allocs{Device: d, Limit: p.GPUMemoryLimit, Prefix: "pbe: inter stage: "}}
+	defer func() {
+		if err != nil {
+			k.close()
+		}
+	}()
+	mod, err := d.CompileContext(ctx, interKernelSource, interKernelFile, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pbe: compiling the inter kernel: %w", err)
+	}
+	if k.fn, err = mod.Function("pbe_inter"); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	ga, flags, pl := kernelGraph(g, dp)
+	// The counters and the stop polling's words on the device; the programs too when they fit.
+	if k.out, err = k.mem.Alloc("counters", 8*uint64(len(k.res))); err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrMemory, err)
+	}
+	if k.ctl, err = k.mem.Alloc("stop polling", 16); err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrMemory, err)
+	}
+	progPlace := gpu.OnDevice
+	if 4*uint64(len(dp.prog)) > k.mem.Available() {
+		progPlace = gpu.OnHost
+	}
+	prog, err := gpu.UploadPlaced(&k.mem, progPlace, "programs", dp.prog)
+	if err != nil {
+		return nil, err
+	}
+	// The per-vertex arrays (offsets, labels, run offsets, partition ids: every seed's owner is
+	// found by binary search in the offsets) go on the device when they fit, the adjacency (and
+	// runs, candidate bitsets) too when everything fits, else in mapped host memory.
+	perVertex := 8*uint64(len(ga.offs)+len(ga.runOff)) + 4*uint64(len(ga.vlab)+len(of))
+	avail := k.mem.Available()
+	ds.Vertices, ds.Placement = gpu.OnDevice, gpu.OnDevice
+	if perVertex+ga.adjacencyBytes() > avail {
+		ds.Placement = gpu.OnHost
+		if perVertex > avail {
+			ds.Vertices = gpu.OnHost
+		}
+	}
+	var offs, nbr, elab, vlab, runOff, runs, cand, parts gpu.DevicePtr
+	for _, u := range []struct {
+		dst   *gpu.DevicePtr
+		what  string
+		place gpu.Placement
+		w64   []uint64
+		w32   []uint32
+	}{{&offs, "offsets", ds.Vertices, ga.offs, nil}, {&vlab, "vertex labels", ds.Vertices, nil, ga.vlab},
+		{&runOff, "run offsets", ds.Vertices, ga.runOff, nil}, {&parts, "partition ids", ds.Vertices, nil, of},
+		{&nbr, "adjacency", ds.Placement, nil, ga.nbr}, {&elab, "edge labels", ds.Placement, nil, ga.elab},
+		{&runs, "runs", ds.Placement, ga.runs, nil}, {&cand, "candidates", ds.Placement, ga.cand, nil}} {
+		if u.w64 != nil {
+			*u.dst, err = gpu.UploadPlaced(&k.mem, u.place, u.what, u.w64)
+		} else {
+			*u.dst, err = gpu.UploadPlaced(&k.mem, u.place, u.what, u.w32)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if k.stop, err = d.NewStopFlag(); err != nil {
+		return nil, fmt.Errorf("pbe: inter stage: %w", err)
+	}
+	ds.DeviceBytes, ds.MappedBytes = k.mem.Used(), k.mem.HostUsed()
+	ds.Upload = time.Since(t0)
+	info := d.Info()
+	k.grid = uint32(max(1, info.SMs*max(info.MaxThreadsPerSM, interBlock)/interBlock))
+	k.args = []any{offs, nbr, elab, vlab, runOff, runs, parts, cand, prog, dp.nprog,
+		uint64(g.NumVertices()), flags, pl, uint32(entryBytes(g))}
+	return k, nil
+}
+
+// runInterGPU runs the inter stage's count on the GPU: ip's programs over every cut edge of g
+// (partition ids of), within p's GPU memory limit. errTooDeep (wrapped) when the pattern is
+// deeper than the kernel's stack; a cancelled run returns ctx's error with partial counters.
+func runInterGPU(ctx context.Context, p *engine.Problem, g *graph.Graph, of []uint32, ip *interPlan, ds *InterDeviceStats) (interStats, error) {
+	dp, err := flattenInter(ip)
+	if err != nil {
+		return interStats{}, err
+	}
+	if g.NumVertices() == 0 || g.NumEdges() == 0 {
+		return interStats{}, nil
+	}
+	k, err := newGPUInter(ctx, p, g, of, dp, ds)
+	if err != nil {
+		return interStats{}, fmt.Errorf("pbe: inter stage on the GPU: %w", err)
+	}
+	defer k.close()
+	r, err := runChunks(ctx, k, 2*g.NumEdges(), uint64(k.grid)*interBlock*4)
+	ds.Launches, ds.Kernel = r.launches, r.kernel
+	return r.st, err
+}
