@@ -281,3 +281,12 @@ func (pl *Plan) GroupWithin(a, b int) bool {
 	}
 	return true
 }
+
+// GroupLeaves groups the postponed vertices of a plan made elsewhere (engine/sgsi's leaf step):
+// the vertices of postponed, each of degree one with its neighbour in order, that the leaf
+// counter can count under the restrictions rs (checked on the whole order), as groupLeaves does
+// without windows; the others are appended to order, which it returns with the groups and their
+// collision classes. Group parents are levels of the returned order.
+func GroupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction) ([]int, []LeafGroup, []LeafClass) {
+	return groupLeaves(p, slices.Clone(order), slices.Clone(postponed), rs, nil, nil, false)
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/leafcount"
 	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/internal/zeroed"
 	"github.com/submatch/submatch/plan"
@@ -38,13 +39,14 @@ type leafCounter struct {
 	hubs           *hubView // nil: none
 	// space[g][k] is the candidate-space index of the k-th parent edge of group g (nil without
 	// a candidate space).
-	space   [][]*plan.EdgeIndex
-	inter   []int64  // per subset mask: intersection size minus used vertices
-	region  []int64  // per subset mask: Venn region size
-	dp, ndp []uint64 // DP over remaining-vertex vectors
+	space [][]*plan.EdgeIndex
+	inter []int64 // per subset mask: intersection size minus used vertices
+	// arith counts a class from inter (Venn regions and their DP); classGroups are the classes'
+	// groups as it sees them.
+	arith       leafcount.Counter
+	classGroups [][]leafcount.Group
 
-	used             [1 << plan.MaxClassGroups]int64 // per subset mask: used vertices in the intersection
-	radix, rem, pick [plan.MaxClassGroups]int
+	used [1 << plan.MaxClassGroups]int64 // per subset mask: used vertices in the intersection
 
 	// memo[class], for a class whose only parented group has several parents (the others, if
 	// any, isolated; see memoPosition), caches that group's intersection sizes by its parents'
@@ -164,14 +166,12 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 		}
 	}
 	lc.isoIntersections = make([][]int64, len(pl.Classes))
-	maxStates := 1
+	lc.classGroups = make([][]leafcount.Group, len(pl.Classes))
 	for ci, class := range pl.Classes {
 		m := len(class.Groups)
-		states := 1
 		for _, gi := range class.Groups {
-			states *= len(pl.Groups[gi].Vertices) + 1
+			lc.classGroups[ci] = append(lc.classGroups[ci], leafcount.Of(&pl.Groups[gi]))
 		}
-		maxStates = max(maxStates, states)
 		if m < 2 {
 			continue
 		}
@@ -206,9 +206,6 @@ func (lc *leafCounter) init(g *graph.Graph, pl *plan.Plan) {
 		lc.isoIntersections[ci] = iso
 	}
 	lc.inter = make([]int64, 1<<plan.MaxClassGroups)
-	lc.region = make([]int64, 1<<plan.MaxClassGroups)
-	lc.dp = make([]uint64, maxStates)
-	lc.ndp = make([]uint64, maxStates)
 }
 
 // memoPosition returns the position in class of the group whose intersection sizes are worth
@@ -414,7 +411,7 @@ func (lc *leafCounter) isolatedIntersections(class []int, bit int, s []uint32, s
 		}
 		sizes[without(in, bit)]++
 	}
-	supersetSums(sizes)
+	leafcount.SupersetSums(sizes)
 }
 
 // without removes bit from mask, shifting the bits above it down.
@@ -544,20 +541,8 @@ func (lc *leafCounter) usedIn(class []int, m []uint32, mi []int) []int64 {
 		}
 		used[in]++
 	}
-	supersetSums(used)
+	leafcount.SupersetSums(used)
 	return used
-}
-
-// supersetSums turns h[mask], the number of elements in exactly the groups of mask, into the
-// number of elements in at least the groups of mask.
-func supersetSums(h []int64) {
-	for b := 1; b < len(h); b <<= 1 {
-		for i := range h {
-			if i&b == 0 {
-				h[i] += h[i|b]
-			}
-		}
-	}
 }
 
 // count returns the number of injective assignments of all postponed vertices.
@@ -656,70 +641,13 @@ func (lc *leafCounter) classCount(ci int, class []int, m []uint32, mi []int) (ui
 		}
 		lc.inter[mask] = size - used[mask]
 	}
-	if k == 2 && len(lc.groups[class[0]].Vertices) == 1 && len(lc.groups[class[1]].Vertices) == 1 {
-		// Two vertices, one a group: |A| |B| minus the pairs that take one vertex twice.
-		a, b := lc.inter[1], lc.inter[2]
-		if a <= 0 || b <= 0 {
-			return 0, true
-		}
-		n, ok := mulChecked(uint64(a), uint64(b))
-		return n - uint64(lc.inter[3]), ok
-	}
-	if k == 2 {
-		if n, ok, done := lc.nestedPair(class); done {
-			return n, ok
-		}
-	}
-	// Venn regions: elements in exactly the groups of mask.
-	for mask := 1; mask <= full; mask++ {
-		var r int64
-		for sup := mask; sup <= full; sup = (sup + 1) | mask {
-			if bits.OnesCount(uint(sup^mask))%2 == 0 {
-				r += lc.inter[sup]
-			} else {
-				r -= lc.inter[sup]
-			}
-		}
-		lc.region[mask] = r
-	}
-	return lc.distribute(class)
+	return lc.arith.Class(lc.classGroups[ci], lc.inter[:full+1])
 }
 
 // placements returns the number of ways to place group lg's vertices on s admissible data
 // vertices: C(s, k) when symmetry breaking orders the group, else (s)_k.
 func placements(lg *plan.LeafGroup, s int64) (uint64, bool) {
-	if lg.Ordered {
-		return binomial(s, len(lg.Vertices))
-	}
-	return falling(s, len(lg.Vertices))
-}
-
-// nestedPair counts a class of two groups (lc.inter set) without the region DP when one's
-// admissible set lies within the other's or the two are disjoint: the inner group's vertices are
-// placed first, the outer group's on what its set has left (STMatch's q9 counts a vertex on three
-// parents and two on two of them, 5x faster than by the DP). done is false otherwise.
-func (lc *leafCounter) nestedPair(class []int) (n uint64, ok, done bool) {
-	a, b := &lc.groups[class[0]], &lc.groups[class[1]]
-	sa, sb, both := lc.inter[1], lc.inter[2], lc.inter[3]
-	switch {
-	case both == 0:
-	case both == sa:
-		sb -= int64(len(a.Vertices))
-	case both == sb:
-		sa -= int64(len(b.Vertices))
-	default:
-		return 0, false, false
-	}
-	na, ok := placements(a, sa)
-	if !ok || na == 0 {
-		return 0, ok, true
-	}
-	nb, ok := placements(b, sb)
-	if !ok {
-		return 0, false, true
-	}
-	n, ok = mulChecked(na, nb)
-	return n, ok, true
+	return leafcount.Placements(leafcount.Of(lg), s)
 }
 
 func (lc *leafCounter) allIsolated(class []int, mask int) bool {
@@ -787,119 +715,4 @@ func (lc *leafCounter) intersectionSize(class []int, mask int, m []uint32, mi []
 		}
 	}
 	return n
-}
-
-// distribute runs the region DP. State: the number of still-unassigned vertices of each group,
-// in mixed radix. Processing a region with size r whose elements are admissible for the groups
-// in its mask, choose j_g vertices of each such group to place there: ordered groups pick a set
-// (C(r', j)), unordered ones pick which of their vertices (C(rem, j)) and an injective placement
-// ((r')_j).
-func (lc *leafCounter) distribute(class []int) (uint64, bool) {
-	k := len(class)
-	radix, rem, pick := lc.radix[:k], lc.rem[:k], lc.pick[:k]
-	states := 1
-	for b := 0; b < k; b++ {
-		radix[b] = len(lc.groups[class[b]].Vertices) + 1
-		states *= radix[b]
-	}
-	dp, ndp := lc.dp[:states], lc.ndp[:states]
-	clear(dp)
-	dp[states-1] = 1 // all vertices unassigned
-	for mask := 1; mask < 1<<k; mask++ {
-		r := lc.region[mask]
-		if r <= 0 {
-			continue
-		}
-		clear(ndp)
-		for s := 0; s < states; s++ {
-			if dp[s] == 0 {
-				continue
-			}
-			decode(s, radix, rem)
-			// Enumerate pick vectors with pick[b] <= rem[b] for b in mask, 0 elsewhere.
-			clear(pick)
-			for {
-				ways, ok := lc.placeWays(class, mask, r, rem, pick)
-				if !ok {
-					return 0, false
-				}
-				if ways > 0 {
-					t := 0
-					for b := k - 1; b >= 0; b-- {
-						t = t*radix[b] + rem[b] - pick[b]
-					}
-					prod, ok := mulChecked(dp[s], ways)
-					if !ok {
-						return 0, false
-					}
-					if ndp[t], ok = addChecked(ndp[t], prod); !ok {
-						return 0, false
-					}
-				}
-				if !nextPick(mask, rem, pick) {
-					break
-				}
-			}
-		}
-		dp, ndp = ndp, dp
-	}
-	return dp[0], true
-}
-
-// placeWays is the number of ways to place pick[b] vertices of each group b into a region of
-// size r.
-func (lc *leafCounter) placeWays(class []int, mask int, r int64, rem, pick []int) (uint64, bool) {
-	ways := uint64(1)
-	left := r
-	for b := range class {
-		j := pick[b]
-		if j == 0 {
-			continue
-		}
-		var f uint64
-		var ok bool
-		if lc.groups[class[b]].Ordered {
-			f, ok = binomial(left, j)
-		} else {
-			var choose, place uint64
-			if choose, ok = binomial(int64(rem[b]), j); ok {
-				if place, ok = falling(left, j); ok {
-					f, ok = mulChecked(choose, place)
-				}
-			}
-		}
-		if !ok {
-			return 0, false
-		}
-		if f == 0 {
-			return 0, true
-		}
-		if ways, ok = mulChecked(ways, f); !ok {
-			return 0, false
-		}
-		left -= int64(j)
-	}
-	return ways, true
-}
-
-func decode(s int, radix, out []int) {
-	for b := range radix {
-		out[b] = s % radix[b]
-		s /= radix[b]
-	}
-}
-
-// nextPick advances pick like an odometer over the groups in mask.
-func nextPick(mask int, rem, pick []int) bool {
-	for b := range pick {
-		if mask&(1<<b) == 0 {
-			continue
-		}
-		if pick[b] < rem[b] {
-			pick[b]++
-			return true
-		}
-		pick[b] = 0
-	}
-	return false
 }

@@ -37,7 +37,8 @@ func (c *putCounter) Put(off uint64, src []uint32) error {
 // the schedule that uploads each touched segment on its own (oneSegment), uploading runs of
 // gathered segments together makes fewer copies and launches; and no chunk uploads more, for
 // each edge it joins, than the label graph (the bound in words from the graph's size). The last
-// step joins with buffers here (Options.Buffered): the copies of the direct count's blocks are
+// step joins with buffers here (Options.Buffered), and so do the leaves (Options.JoinLeaves: the
+// walk's streaming is in its joins): the copies of the direct count's blocks are
 // TestDirectBlocks'.
 func TestUploadsBound(t *testing.T) {
 	ctx := context.Background()
@@ -77,7 +78,7 @@ func TestUploadsBound(t *testing.T) {
 			for i, one := range []bool{false, true} {
 				pc := &putCounter{HostBackend: NewHostBackend(GraphBytes(c.g) / f / 4)}
 				r := &runner{ctx: ctx, be: pc, st: &sts[i], s: newStore(c.g), q: compileQuery(c.p), count: true,
-					blockRows: DefaultBlockRows, blockSize: blockThreads, oneSegment: one, buffered: true}
+					blockRows: DefaultBlockRows, blockSize: blockThreads, oneSegment: one, buffered: true, joinLeaves: true}
 				pc.r = r
 				if err := r.run(c.sem.Induced, c.sem.Unique); err != nil {
 					t.Fatalf("%s 1/%d: %v", c.name, f, err)

@@ -345,7 +345,7 @@ func (r *runner) directTable(i int, st *step, table []uint32, desc []uint32) (bo
 // nothing) when it cannot.
 func (r *runner) directEdges(first []uint32) (bool, error) {
 	q := r.q
-	if q.n != 3 {
+	if q.n != 3 || q.joined != 3 {
 		return false, nil
 	}
 	s0, s1 := &q.steps[0], &q.steps[1]

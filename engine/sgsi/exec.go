@@ -83,7 +83,9 @@ type Stats struct {
 	// Devices has one row per runner of a count dealt to several (deal.go), else none.
 	Devices []DeviceStats
 	// PerStep is each join step's table sizes and host time (steps[i] adds the query vertex
-	// Order[i+1]); Order is the join order; Candidates |C(u)| per query vertex (the filter's).
+	// Order[i+1]), and, past Steps when a count's leaves are counted (leaves.go), the leaf
+	// step's (its rows the last table's, its output the count before |Aut(p)|, the leaves
+	// Order[Steps+1:]); Order is the join order; Candidates |C(u)| per query vertex (the filter's).
 	PerStep    []StepStats
 	Order      []int
 	Candidates []uint64
@@ -217,6 +219,11 @@ type runner struct {
 	// coreOrder joins in the core order (Options.CoreOrder) instead of SGSI's; refine refines
 	// the filter's candidates on the host (Options.Refine).
 	coreOrder, refine bool
+	// joinLeaves joins a count's leaves (Options.JoinLeaves) instead of the leaf step's count.
+	joinLeaves bool
+	// leafSizes[g], once set (the leaf step's first table of as many rows as the candidates of
+	// group g's parent), holds |S_g| for each of those candidates, in their order (leaves.go).
+	leafSizes [][]uint32
 	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
 	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
 	overlapGen, overlapTable bool
@@ -362,12 +369,16 @@ func (r *runner) run(induced, unique bool) error {
 		for u, c := range r.cands {
 			sizes[u] = uint64(len(c))
 		}
-		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder)
+		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
 		r.st.Candidates = sizes
 	}
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)
-	r.st.PerStep = make([]StepStats, len(q.steps))
+	steps := len(q.steps)
+	if len(q.leafGroups) > 0 {
+		steps++ // the leaf step (leaves.go)
+	}
+	r.st.PerStep = make([]StepStats, steps)
 	need := uint64(0)
 	keys := map[lgKey]bool{}
 	for _, st := range q.steps {
@@ -385,6 +396,11 @@ func (r *runner) run(induced, unique bool) error {
 				}
 				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
 			}
+		}
+	}
+	for _, g := range q.leafGroups { // (read on the host only: no segments)
+		if _, err := r.label(g.key); err != nil {
+			return err
 		}
 	}
 	if leader {
@@ -470,7 +486,7 @@ func (r *runner) run(induced, unique bool) error {
 		if e := r.drainSum(); err == nil {
 			err = e
 		}
-		r.st.PerStep[len(q.steps)-1].Out = r.total
+		r.st.PerStep[len(r.st.PerStep)-1].Out = r.total
 		// Each match stands for q.aut embeddings (a lower bound too when cut short).
 		var ok bool
 		if r.total, ok = checked.Mul(r.total, q.aut); !ok && err == nil {
@@ -832,8 +848,11 @@ func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint6
 func (r *runner) level(i int, table []uint32) error {
 	defer r.enterStep(r.enterStep(i))
 	r.st.PerStep[i].Rows += uint64(len(table) / (i + 1))
+	if i == len(r.q.steps) { // the leaf step: a row of every joined vertex
+		return r.leafCount(table)
+	}
 	st := &r.q.steps[i]
-	final := i == len(r.q.steps)-1
+	final := i == len(r.q.steps)-1 && len(r.q.leafGroups) == 0
 	desc := r.desc(st)
 	if final && r.directOK() {
 		if done, err := r.directTable(i, st, table, desc); done || err != nil {
@@ -1460,12 +1479,15 @@ func (r *runner) label(key lgKey) (*labelGraph, error) {
 	return r.s.label(key), nil
 }
 
-// hostFixed is the host memory held besides the tables: the store, the bitsets' copy and the
-// candidate lists.
+// hostFixed is the host memory held besides the tables: the store, the bitsets' copy, the
+// candidate lists and the leaf step's sizes.
 func (r *runner) hostFixed() uint64 {
 	b := r.s.bytes() + 4*uint64(r.q.n)*r.bitWords
 	for _, c := range r.cands {
 		b += 4 * uint64(len(c))
+	}
+	for _, s := range r.leafSizes {
+		b += 4 * uint64(len(s))
 	}
 	return b
 }

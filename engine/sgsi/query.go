@@ -3,6 +3,7 @@ package sgsi
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
@@ -18,6 +19,12 @@ type query struct {
 	order   []int    // join order; order[0] starts the table
 	pos     []int    // pattern vertex -> its column (position in order)
 	steps   []step   // steps[i] adds order[i+1] to tables of width i+1
+	// joined is the number of vertices the steps join (order[:joined]); the leaves after them
+	// (order[joined:], counted, not joined: leaves.go) are in leafGroups, by collision class in
+	// leafClasses (indices into leafGroups).
+	joined      int
+	leafGroups  []leafGroup
+	leafClasses [][]int
 	// aut is what each match the joins find stands for: |Aut(p)| when plan counts embeddings
 	// as unique matches, else 1.
 	aut uint64
@@ -154,21 +161,26 @@ func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
 // embeddings (a count of embeddings, not a listing) counts each subgraph once under the unique
 // restrictions; the count is then q.aut times the joins' (embeddings = unique matches x
 // |Aut(p)|, induced or not).
-func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings bool, core bool) {
+//
+// leaves (a count, not induced: Options.JoinLeaves off) moves the pattern's leaves to the end of
+// the order and counts those that plan.GroupLeaves can count (leaves.go) instead of joining them.
+func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings, core, leaves bool) {
 	p, n := q.p, q.n
 	if core {
 		q.coreOrder(cands, freq, edgeLabels)
 	} else {
 		q.sgsiOrder(cands, freq, edgeLabels)
 	}
-	q.pos = make([]int, n)
-	for i, u := range q.order {
-		q.pos[u] = i
+	var postponed []int
+	if leaves && !induced && embeddings {
+		q.order, postponed = splitLeaves(p, q.order)
 	}
 	var restr []plan.Restriction
 	q.aut = 1
 	if unique || embeddings {
-		restr = plan.SymmetryRestrictions(p, q.order)
+		// (Restrictions constrain the matches whatever order joins them: those of the order
+		// with the leaves last hold after GroupLeaves moves some of them into the joins.)
+		restr = plan.SymmetryRestrictions(p, append(slices.Clone(q.order), postponed...))
 	}
 	if !unique && embeddings {
 		// Each subgraph once, times |Aut(p)|: the tables |Aut(p)| times smaller.
@@ -177,6 +189,11 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 		} else {
 			restr = nil // (|Aut(p)| beyond uint64: every embedding, as listed)
 		}
+	}
+	q.planLeaves(postponed, restr, edgeLabels) // (after restr is final: it orders the groups)
+	q.pos = make([]int, n)
+	for i, u := range q.order {
+		q.pos[u] = i
 	}
 	// lt[c]: the columns whose vertex is smaller than column c's in every match, by the
 	// restrictions and their transitive closure (a link reads the side of its lists that the
@@ -202,7 +219,7 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 		return bothSides
 	}
 	q.steps = q.steps[:0]
-	for i := 1; i < n; i++ {
+	for i := 1; i < q.joined; i++ {
 		u := q.order[i]
 		st := step{u: u, cartesian: true}
 		for j := range i {

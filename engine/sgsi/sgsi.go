@@ -86,6 +86,11 @@ type Options struct {
 	// has a candidate among v's neighbours), as the cpu plan's filter does: signatures let
 	// through 2-20x its candidates under 1,000 zipf labels (issue 21). --sgsi-refine.
 	Refine bool
+	// JoinLeaves joins a count's leaves (pattern vertices of degree one) as every other vertex
+	// instead of counting them after the joins (leaves.go: each row of the last table times the
+	// placements of its leaves, as the cpu engine's leaf groups), which is what a listing and an
+	// induced count do. --sgsi-join-leaves.
+	JoinLeaves bool
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64
 	// predictor is how a dealt count predicts its roots' work (deal.go; tests compare them).
@@ -216,7 +221,7 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
-		buffered: e.Options.Buffered, coreOrder: e.Options.CoreOrder, refine: e.Options.Refine, overlapGen: e.Options.Overlap.overlaps(true),
+		buffered: e.Options.Buffered, coreOrder: e.Options.CoreOrder, refine: e.Options.Refine, joinLeaves: e.Options.JoinLeaves, overlapGen: e.Options.Overlap.overlaps(true),
 		overlapTable: e.Options.Overlap.overlaps(false), part: part, predictor: e.Options.predictor}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows

@@ -28,8 +28,9 @@ var regions = []struct {
 // TestOracleProperty (600 seeds in the deep sweep, 80 by default) checks the host emulation of
 // sgsi's schedule, with regions from in-core down to a few hundred words, against the
 // brute-force oracle under every convention, and for a third of the seeds its match lists;
-// each seed's regions alternate SGSI's join order and the core order (Options.CoreOrder), and
-// the signature filter alone and refined on the host (Options.Refine).
+// each seed's regions alternate SGSI's join order and the core order (Options.CoreOrder), the
+// signature filter alone and refined on the host (Options.Refine), and a third of them join the
+// leaves (Options.JoinLeaves) rather than count them in the leaf step.
 func TestOracleProperty(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 600, 80)
 	oracleProperty(t, seeds, true, "./engine/sgsi -run TestOracleProperty")
@@ -46,7 +47,8 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 		for i, rg := range regions {
 			b := rg.region
 			core, refine := (c.Seed+uint64(i))%2 == 1, (c.Seed/2+uint64(i))%2 == 1
-			opts := sgsi.Options{Host: host, MaxCache: rg.cache, BlockRows: 3, Buffered: rg.buffered, CoreOrder: core, Refine: refine}
+			joinLeaves := (c.Seed/4+uint64(i))%3 == 0
+			opts := sgsi.Options{Host: host, MaxCache: rg.cache, BlockRows: 3, Buffered: rg.buffered, CoreOrder: core, Refine: refine, JoinLeaves: joinLeaves}
 			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: o.Sem}
 			if host {
 				opts.HostBytes = b
@@ -55,7 +57,7 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 			}
 			e := sgsi.Engine{Options: opts}
 			res, st, err := e.CountStats(ctx, prob)
-			how := fmt.Sprintf("sgsi (host %v) region %d bytes, cache at most %d, buffered %v, core order %v, refine %v", host, b, rg.cache, rg.buffered, core, refine)
+			how := fmt.Sprintf("sgsi (host %v) region %d bytes, cache at most %d, buffered %v, core order %v, refine %v, join leaves %v", host, b, rg.cache, rg.buffered, core, refine, joinLeaves)
 			if errors.Is(err, engine.ErrMemory) && (b < 1<<20 || rg.cache > 0) {
 				if tooSmall < 3 {
 					t.Log(err)

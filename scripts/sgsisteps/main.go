@@ -2,7 +2,11 @@
 // table (rows, buffer entries, output rows, bytes, host time) and the join order beside the cpu
 // engine's plan order and count (issue 21: long random walks).
 //
-//	go run ./scripts/sgsisteps [-timeout 60s] [-buffered] DATA QUERY...
+//	go run ./scripts/sgsisteps [-timeout 60s] [-buffered] [-core] [-refine] [-joinleaves] DATA QUERY...
+//
+// A count's leaves (pattern vertices of degree one) are counted by the leaf step after the
+// joins unless -joinleaves: its row reads "leaves [vertices]", its rows the joined vertices'
+// matches, its output the count before |Aut(p)|.
 package main
 
 import (
@@ -25,6 +29,7 @@ func main() {
 	noCPU := flag.Bool("nocpu", false, "skip the cpu engine's count")
 	core := flag.Bool("core", false, "sgsi's --sgsi-core-order")
 	refine := flag.Bool("refine", false, "sgsi's --sgsi-refine")
+	joinLeaves := flag.Bool("joinleaves", false, "sgsi's --sgsi-join-leaves (the leaves joined, not counted by the leaf step)")
 	flag.Parse()
 	g, err := submatch.Load(flag.Arg(0))
 	if err != nil {
@@ -54,7 +59,7 @@ func main() {
 			cancel()
 			fmt.Printf("cpu count %d partial %v in %v (err %v)\n", res.Count, res.Partial, time.Since(t).Round(time.Millisecond), err)
 		}
-		o := sgsi.Options{Host: true, Buffered: *buffered, CoreOrder: *core, Refine: *refine}
+		o := sgsi.Options{Host: true, Buffered: *buffered, CoreOrder: *core, Refine: *refine, JoinLeaves: *joinLeaves}
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
 		cancel()
@@ -62,6 +67,11 @@ func main() {
 		fmt.Printf("sgsi candidates %v (refinement removed %d, filter %v)\n", st.Candidates, st.Refined, st.Filter.Round(time.Millisecond))
 		fmt.Printf("  step vertex       rows      items        out   table MB  buffer MB   time\n")
 		for i, s := range st.PerStep {
+			if i == st.Steps { // the leaf step: its rows are the joined vertices' matches
+				fmt.Printf("  leaves %v %10d %10s %10d %10.1f %10s %6v\n", st.Order[i+1:], s.Rows, "", s.Out,
+					float64(s.Rows)*float64(4*(i+1))/1e6, "", s.Time.Round(time.Millisecond))
+				continue
+			}
 			fmt.Printf("  %4d %6d %10d %10d %10d %10.1f %10.1f %6v\n", i, st.Order[i+1], s.Rows, s.Items, s.Out,
 				float64(s.Rows)*float64(4*(i+1))/1e6, float64(s.Items)*4/1e6, s.Time.Round(time.Millisecond))
 		}

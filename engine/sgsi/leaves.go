@@ -1,0 +1,297 @@
+package sgsi
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/leafcount"
+	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// The leaf step (issue 21, branch sgsileaf): a count's leaves, the pattern vertices of degree
+// one, are not joined. The joins stop before them, and each row of the last table (a match of
+// the other vertices) adds the number of injective placements of the leaves: per leaf group
+// (plan.GroupLeaves: the leaves of one parent, edge label and vertex label) its set S_g, the
+// parent's list in the group's label graph filtered by the group's candidates, less the row's
+// vertices in it; groups in one collision class (vertex labels that may coincide) share data
+// vertices, and the class is counted from the sizes of their sets' intersections as the cpu
+// engine's leaf counter counts (internal/leafcount: falling factorials, binomials for groups the
+// symmetry restrictions order, Venn regions and their DP for several groups). A leaf that a
+// restriction ties to a joined vertex or to another group's leaf is joined instead
+// (plan.GroupLeaves), and so are all leaves of an induced count (their non-adjacency to the
+// row's other vertices is not counted) and of a listing. The step runs on the host, over the
+// last table, on the count's threads: the tables are host memory on every backend.
+
+// leafGroup is a leaf group as the leaf step reads it.
+type leafGroup struct {
+	col int   // the parent's column
+	pu  int   // the parent (a pattern vertex)
+	key lgKey // the label graph of the leaves' edge to the parent
+	u   int   // a member: its candidates are every member's
+	g   leafcount.Group
+	// collide has bit j set for each column whose vertex may lie in the set: its label may be
+	// the leaves', and it is not the parent.
+	collide uint64
+}
+
+// splitLeaves returns order without the pattern's leaves (degree one, the neighbour of degree
+// more), and the leaves in order.
+func splitLeaves(p *pattern.Pattern, order []int) (joined, leaves []int) {
+	for _, u := range order {
+		if isLeaf(p, u) {
+			leaves = append(leaves, u)
+		} else {
+			joined = append(joined, u)
+		}
+	}
+	return joined, leaves
+}
+
+func isLeaf(p *pattern.Pattern, u int) bool {
+	if p.Degree(u) != 1 {
+		return false
+	}
+	return p.Degree(bits.TrailingZeros32(p.NeighborMask(u))) > 1
+}
+
+// planLeaves groups the leaves postponed (q.order holds the other vertices) under the
+// restrictions restr, appends the leaves it cannot count to q.order and the counted ones after
+// them, and sets q.joined, q.leafGroups and q.leafClasses.
+func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels bool) {
+	q.leafGroups, q.leafClasses = nil, nil
+	if len(postponed) == 0 {
+		q.joined = len(q.order)
+		return
+	}
+	p := q.p
+	order, groups, classes := plan.GroupLeaves(p, q.order, postponed, restr)
+	q.joined = len(order)
+	for _, lg := range groups {
+		u := lg.Vertices[0]
+		col := lg.Parents[0].Level
+		parent := order[col]
+		g := leafGroup{col: col, pu: parent, key: lgKey{edgeKey(p, u, parent, edgeLabels), q.vlabels[u], bothSides}, u: u, g: leafcount.Of(&lg)}
+		for j, w := range order[:q.joined] {
+			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), lg.VertexLabel) {
+				g.collide |= 1 << j
+			}
+		}
+		q.leafGroups = append(q.leafGroups, g)
+		order = append(order, lg.Vertices...)
+	}
+	for _, c := range classes {
+		q.leafClasses = append(q.leafClasses, c.Groups)
+	}
+	q.order = order
+}
+
+// leafRows is how many rows a goroutine of the leaf step takes at a time (between checks of
+// the context).
+const leafRows = 4096
+
+// leafScratch is one goroutine's buffers for the leaf step.
+type leafScratch struct {
+	sets  [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
+	inter [1 << plan.MaxClassGroups]int64
+	used  [1 << plan.MaxClassGroups]int64
+	gs    []leafcount.Group
+	arith leafcount.Counter
+}
+
+// leafCount adds to the total the leaf placements of every row of table (rows of width
+// q.joined), on the count's threads.
+func (r *runner) leafCount(table []uint32) error {
+	q := r.q
+	k := q.joined
+	rows := len(table) / k
+	nw := rowWorkers(rows, r.threads)
+	var next atomic.Int64
+	sums := make([]uint64, nw)
+	errs := make([]error, nw)
+	lgs := make([]*labelGraph, len(q.leafGroups))
+	if r.leafSizes == nil {
+		r.leafSizes = make([][]uint32, len(q.leafGroups))
+	}
+	for i, g := range q.leafGroups {
+		lgs[i] = r.s.label(g.key)
+		if c := r.cands[g.pu]; r.leafSizes[i] == nil && rows >= len(c) && r.reserve("the leaf step's sizes", 4*uint64(len(c))) == nil {
+			// Rows share parents: |S_g| once for each candidate of the parent (over
+			// --memory: each row scans its parent's list).
+			sizes := make([]uint32, len(c))
+			par.For(len(c), r.threads, func(x int) { sizes[x] = uint32(r.leafScan(i, c[x], lgs[i])) })
+			r.leafSizes[i] = sizes
+		}
+	}
+	par.For(nw, nw, func(w int) {
+		sc := &leafScratch{sets: make([][]uint32, len(q.leafGroups))}
+		sum := uint64(0)
+		for {
+			if err := r.ctx.Err(); err != nil {
+				errs[w] = err
+				break
+			}
+			start := int(next.Add(leafRows)) - leafRows
+			if start >= rows {
+				break
+			}
+			for x := start; x < min(rows, start+leafRows); x++ {
+				n, ok := r.rowLeaves(table[x*k:(x+1)*k], lgs, sc)
+				if ok {
+					sum, ok = checked.Add(sum, n)
+				}
+				if !ok {
+					errs[w] = fmt.Errorf("sgsi: the leaf step's count: %w", engine.ErrOverflow)
+					return
+				}
+			}
+		}
+		sums[w] = sum
+	})
+	for w := range nw {
+		var ok bool
+		if r.total, ok = checked.Add(r.total, sums[w]); !ok && errs[w] == nil {
+			errs[w] = fmt.Errorf("sgsi: the leaf step's count: %w", engine.ErrOverflow)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowLeaves returns the number of injective placements of the counted leaves for one row (the
+// product over collision classes); ok is false on uint64 overflow.
+func (r *runner) rowLeaves(row []uint32, lgs []*labelGraph, sc *leafScratch) (uint64, bool) {
+	q := r.q
+	total := uint64(1)
+	for _, class := range q.leafClasses {
+		var n uint64
+		var ok bool
+		if len(class) == 1 {
+			gi := class[0]
+			n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi]))
+		} else {
+			n, ok = r.classLeaves(class, row, lgs, sc)
+		}
+		if !ok {
+			return 0, false
+		}
+		if n == 0 {
+			return 0, true
+		}
+		if total, ok = checked.Mul(total, n); !ok {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+// leafCand reports whether x is a candidate of group gi's vertices.
+func (r *runner) leafCand(gi int, x uint32) bool {
+	b := r.bitsHost[uint64(r.q.leafGroups[gi].u)*r.bitWords:]
+	return b[x/32]>>(x&31)&1 != 0
+}
+
+// leafScan returns |S_g| of group gi for the parent's vertex v: v's list counted without being
+// written out.
+func (r *runner) leafScan(gi int, v uint32, lg *labelGraph) int64 {
+	var n int64
+	for _, x := range lg.list(v) {
+		if r.leafCand(gi, x) {
+			n++
+		}
+	}
+	return n
+}
+
+// leafSize returns |S_g| less the row's vertices in it, for group gi alone: from r.leafSizes
+// when it holds the parent's vertex, else by leafScan.
+func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph) int64 {
+	g := &r.q.leafGroups[gi]
+	v := row[g.col]
+	list := lg.list(v)
+	n := int64(-1)
+	if sizes := r.leafSizes[gi]; sizes != nil {
+		if i, found := slices.BinarySearch(r.cands[g.pu], v); found {
+			n = int64(sizes[i])
+		}
+	}
+	if n < 0 {
+		n = r.leafScan(gi, v, lg)
+	}
+	for c, x := range row {
+		if g.collide>>c&1 != 0 && r.leafCand(gi, x) {
+			if _, found := slices.BinarySearch(list, x); found {
+				n--
+			}
+		}
+	}
+	return n
+}
+
+// classLeaves counts a collision class of several groups for one row: their sets written out,
+// the sizes of every intersection (by the smallest set, the others searched) less the row's
+// vertices in it, then leafcount's class count.
+func (r *runner) classLeaves(class []int, row []uint32, lgs []*labelGraph, sc *leafScratch) (uint64, bool) {
+	q := r.q
+	sc.gs = sc.gs[:0]
+	var collide uint64
+	for b, gi := range class {
+		g := &q.leafGroups[gi]
+		s := sc.sets[b][:0]
+		for _, x := range lgs[gi].list(row[g.col]) {
+			if r.leafCand(gi, x) {
+				s = append(s, x)
+			}
+		}
+		sc.sets[b] = s
+		sc.gs = append(sc.gs, g.g)
+		collide |= g.collide
+	}
+	m := len(class)
+	used := sc.used[:1<<m]
+	clear(used)
+	for c, x := range row {
+		if collide>>c&1 == 0 {
+			continue
+		}
+		in := 0
+		for b := range class {
+			if _, found := slices.BinarySearch(sc.sets[b], x); found {
+				in |= 1 << b
+			}
+		}
+		used[in]++
+	}
+	leafcount.SupersetSums(used)
+	for mask := 1; mask < 1<<m; mask++ {
+		best := -1
+		for b := range class {
+			if mask>>b&1 != 0 && (best < 0 || len(sc.sets[b]) < len(sc.sets[best])) {
+				best = b
+			}
+		}
+		var n int64
+		for _, x := range sc.sets[best] {
+			in := true
+			for b := 0; b < m && in; b++ {
+				if b != best && mask>>b&1 != 0 {
+					_, in = slices.BinarySearch(sc.sets[b], x)
+				}
+			}
+			if in {
+				n++
+			}
+		}
+		sc.inter[mask] = n - used[mask]
+	}
+	return sc.arith.Class(sc.gs, sc.inter[:1<<m])
+}

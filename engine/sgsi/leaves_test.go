@@ -1,0 +1,167 @@
+package sgsi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/pattern"
+)
+
+// leafPatterns have many leaves (pattern vertices of degree one): stars, leaves on one parent
+// and on several, labelled leaves sharing labels, wildcard labels, edge labels, cycles and
+// walks with pendant vertices; and the small shapes at the edges of the leaf step (an edge, a
+// wedge: one joined vertex).
+var leafPatterns = []string{
+	"(a)-(b)",
+	"(c)-(a), (c)-(b)",
+	"(c)-(a), (c)-(b), (c)-(d), (c)-(e)",
+	"(c:0)-(a:1), (c)-(b:1), (c)-(d:0), (c)-(e)",
+	"(c)-(a:1), (c)-(b:1), (c)-(d:1), (c)-(e:*), (c)-(f:0)",
+	"(c)-[:1]-(a), (c)-[:0]-(b), (c)-(d), (c)-[:1]-(e)",
+	"(a)-(b)-(c)-(d)",
+	"(a:0)-(b:0), (a)-(x:1), (a)-(y:1), (b)-(z:1), (b)-(w)",
+	"(a)-(b)-(c)-(a), (a)-(x), (b)-(y), (c)-(z)",
+	"(a)-(b)-(c)-(a), (a)-(x:1), (a)-(y:1), (b)-(z:1), (c)-(w:0), (c)-(v)",
+	"(a)-(b)-(c)-(d)-(a), (a)-(x), (b)-(y:1), (c)-(z:1), (c)-(w), (d)-[:1]-(v)",
+	"(a)-(b)-(c)-(d)-(e), (b)-(x), (b)-(y), (d)-(z)",
+	"(a)-(b), (a)-(c), (b)-(d), (b)-(e), (a)-(f:*), (b)-(g:*)",
+	"(a)-(b)-(c)-(a), (d)-(e), (a)-(x), (a)-(y)",
+}
+
+// TestLeafStep counts leafPatterns with the host emulation under every convention, the leaves
+// counted (the default) and joined (Options.JoinLeaves), in SGSI's order and the core order, in
+// core and in a small region, against the brute-force oracle (the cpu engine where the oracle
+// would enumerate too many); it checks that the leaf step ran
+// (Stats.PerStep has a step past the joins) for every count but the induced ones of patterns
+// with leaves.
+func TestLeafStep(t *testing.T) {
+	ctx := context.Background()
+	graphs := []struct {
+		name string
+		g    *graph.Graph
+	}{
+		{"G(24, 0.2), 2 vertex labels", gen.RandomGraph(1, 24, 0.2, 2, 0)},
+		{"G(20, 0.25), 2 vertex labels, 2 edge labels", gen.RandomGraph(2, 20, 0.25, 2, 2)},
+		{"G(16, 0.3), unlabelled", gen.RandomGraph(3, 16, 0.3, 1, 0)},
+	}
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, big := 0, 0
+	for _, src := range leafPatterns {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, gr := range graphs {
+			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}} {
+				want, ok := oracle.CountWithin(gr.g, p, sem, 1<<21)
+				if !ok { // (too many matches to enumerate: the cpu engine's leaf groups)
+					res, err := cpu.Count(ctx, &engine.Problem{Data: gr.g, Pattern: p, Semantics: sem})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = res.Count
+					big++
+				}
+				for i, opts := range []sgsi.Options{{}, {CoreOrder: true}, {JoinLeaves: true}, {CoreOrder: true, Refine: true, HostBytes: 3000}} {
+					opts.Host = true
+					prob := &engine.Problem{Data: gr.g, Pattern: p, Semantics: sem}
+					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, prob)
+					if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
+						continue
+					}
+					if err != nil || res.Count != want {
+						t.Errorf("%s on %s, %v, options %d: sgsi %d (%v), oracle %d", src, gr.name, sem, i, res.Count, err, want)
+						continue
+					}
+					leafStep := len(st.PerStep) > st.Steps
+					if leafStep {
+						counted++
+					}
+					if leafStep && (sem.Induced || opts.JoinLeaves) {
+						t.Errorf("%s on %s, %v, options %d: a leaf step (%d steps, %d per step)", src, gr.name, sem, i, st.Steps, len(st.PerStep))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d counts with a leaf step; %d problems against the cpu engine (too many matches for the oracle)", counted, big)
+	if counted == 0 {
+		t.Error("no count had a leaf step")
+	}
+}
+
+// TestLeafStepOverflow counts stars of many leaves on stars of 1,000 and 25 leaves: the leaf
+// step's placements (unique: C(1000, 20)), the count times |Aut(p)| (embeddings of seven
+// leaves: C(1000, 7), 1.9e17, times 7!) or the placements without restrictions (embeddings of
+// 21 leaves, whose |Aut(p)| = 21! is beyond uint64: (25)_21) exceed uint64, and sgsi reports
+// engine.ErrOverflow, as the cpu engine does; five leaves fit (unique: C(1000, 5)).
+func TestLeafStepOverflow(t *testing.T) {
+	hub := func(n int64) *graph.Graph {
+		b := graph.NewBuilder(graph.BuilderOptions{})
+		for v := range n {
+			if err := b.AddEdge(n, v, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	star := func(n int) *pattern.Pattern {
+		src := ""
+		for i := range n {
+			if i > 0 {
+				src += ", "
+			}
+			src += fmt.Sprintf("(c)-(l%d)", i)
+		}
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, small := hub(1000), hub(25)
+	for _, c := range []struct {
+		g      *graph.Graph
+		leaves int
+		sem    engine.Semantics
+		want   uint64 // 0: overflow
+	}{{big, 20, engine.Semantics{Unique: true}, 0}, {big, 7, engine.Semantics{}, 0}, {small, 21, engine.Semantics{}, 0},
+		{big, 5, engine.Semantics{Unique: true}, 8_250_291_250_200}} {
+		prob := &engine.Problem{Data: c.g, Pattern: star(c.leaves), Semantics: c.sem}
+		res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true}}.CountStats(ctx, prob)
+		if len(st.PerStep) <= st.Steps {
+			t.Errorf("%d leaves, %v: no leaf step", c.leaves, c.sem)
+		}
+		if c.want == 0 {
+			if !errors.Is(err, engine.ErrOverflow) {
+				t.Errorf("%d leaves, %v: sgsi %d (%v), want ErrOverflow", c.leaves, c.sem, res.Count, err)
+			}
+			if res, err := cpu.Count(ctx, prob); !errors.Is(err, engine.ErrOverflow) {
+				t.Errorf("%d leaves, %v: cpu %d (%v), want ErrOverflow", c.leaves, c.sem, res.Count, err)
+			}
+			continue
+		}
+		if err != nil || res.Count != c.want {
+			t.Errorf("%d leaves, %v: sgsi %d (%v), want %d", c.leaves, c.sem, res.Count, err, c.want)
+		}
+	}
+}
