@@ -81,7 +81,9 @@ type Estimate struct {
 	// Probes is the number of probes averaged.
 	Probes int
 	// LevelNodes[i] is the estimated number of search-tree nodes at level i: the data vertices
-	// level i is mapped to, summed over every assignment of the earlier levels.
+	// level i is mapped to, summed over every assignment of the earlier levels. The last level's
+	// is counted below every candidate of the level before it, not only below the probe's pick,
+	// when it has no edge to that level (lastLevelExact).
 	LevelNodes []float64
 	// Nodes is the sum of LevelNodes: every assignment the search makes. The CPU engine counts
 	// the last level's nodes by size when no group is postponed, but still tests each of them.
