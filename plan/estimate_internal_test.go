@@ -64,7 +64,7 @@ func TestCountLastOracle(t *testing.T) {
 }
 
 // bruteLast counts, over every c in prev (candidates of level p, the last but one), the data
-// vertices the last level admits with m[p] = c.
+// vertices the last level admits with m[p] = c (LevelAdmitsBrute).
 func bruteLast(g *graph.Graph, pl *Plan, m []uint32, prev []uint32) float64 {
 	last := len(pl.Levels) - 1
 	l := &pl.Levels[last]
@@ -72,39 +72,48 @@ func bruteLast(g *graph.Graph, pl *Plan, m []uint32, prev []uint32) float64 {
 	n := 0
 	for _, c := range prev {
 		mm[last-1] = c
-	next:
 		for x := uint32(0); x < uint32(g.NumVertices()); x++ {
-			if !pl.CandidateBits[l.Vertex].Has(x) || !l.VertexLabel.Matches(g.VertexLabel(x)) {
-				continue
+			if LevelAdmitsBrute(g, pl, l, mm, x) {
+				n++
 			}
-			for _, be := range l.Backward {
-				el, ok := g.HasEdge(mm[be.Level], x)
-				if !ok || !be.EdgeLabel.Matches(el) || !be.VertexLabel.Matches(g.VertexLabel(x)) {
-					continue next
-				}
-			}
-			for _, j := range l.Collide {
-				if mm[j] == x {
-					continue next
-				}
-			}
-			for _, j := range l.NonAdjacent {
-				if _, ok := g.HasEdge(mm[j], x); ok {
-					continue next
-				}
-			}
-			for _, j := range l.Lower {
-				if x <= mm[j] {
-					continue next
-				}
-			}
-			for _, j := range l.Upper {
-				if x >= mm[j] {
-					continue next
-				}
-			}
-			n++
 		}
 	}
 	return float64(n)
+}
+
+// LevelAdmitsBrute reports whether level l of pl admits data vertex x given the earlier levels'
+// data vertices m, each condition tested directly (a test oracle, for plan_test too): its
+// candidate filter and label, its edges to the earlier levels with their labels, injectivity,
+// induced non-adjacency and its symmetry window.
+func LevelAdmitsBrute(g *graph.Graph, pl *Plan, l *Level, m []uint32, x uint32) bool {
+	if !pl.CandidateBits[l.Vertex].Has(x) || !l.VertexLabel.Matches(g.VertexLabel(x)) {
+		return false
+	}
+	for _, be := range l.Backward {
+		el, ok := g.HasEdge(m[be.Level], x)
+		if !ok || !be.EdgeLabel.Matches(el) || !be.VertexLabel.Matches(g.VertexLabel(x)) {
+			return false
+		}
+	}
+	for _, j := range l.Collide {
+		if m[j] == x {
+			return false
+		}
+	}
+	for _, j := range l.NonAdjacent {
+		if _, ok := g.HasEdge(m[j], x); ok {
+			return false
+		}
+	}
+	for _, j := range l.Lower {
+		if x <= m[j] {
+			return false
+		}
+	}
+	for _, j := range l.Upper {
+		if x >= m[j] {
+			return false
+		}
+	}
+	return true
 }

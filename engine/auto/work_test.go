@@ -37,12 +37,7 @@ func TestSupportWorkAgainstExact(t *testing.T) {
 	for _, np := range stmatchPatterns(t) {
 		patterns[np.name] = np.pattern
 	}
-	a := auto.Engine{Rules: &auto.Rules{
-		GPU:            func(context.Context) (string, error) { return "NVIDIA H200", nil },
-		Memory:         func(context.Context) (uint64, uint64) { return 139 << 30, 140 << 30 },
-		KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
-		EstimateBudget: time.Minute,
-	}}
+	a := h200Auto()
 	for _, name := range []string{"q3", "q10", "q13"} {
 		t.Run(name, func(t *testing.T) {
 			p := &engine.Problem{Data: wv, Pattern: patterns[name], Threads: 16}
@@ -84,6 +79,17 @@ func TestSupportWorkAgainstExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// h200Auto is auto on a machine with an H200 (130 GiB free of 140), its kernels cached, and a long
+// estimate budget, so that the choice does not depend on how busy the machine is.
+func h200Auto() auto.Engine {
+	return auto.Engine{Rules: &auto.Rules{
+		GPU:            func(context.Context) (string, error) { return "NVIDIA H200", nil },
+		Memory:         func(context.Context) (uint64, uint64) { return 130 << 30, 140 << 30 },
+		KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
+		EstimateBudget: time.Minute,
+	}}
 }
 
 // workBand is how far the estimated work may be from the exact one in TestSupportWorkAgainstExact:
