@@ -95,35 +95,9 @@ func exactTree(g *graph.Graph, pl *plan.Plan) (levelNodes []float64, matches flo
 			return
 		}
 		l := &pl.Levels[i]
-	next:
 		for v := uint32(0); v < n; v++ {
-			if !pl.CandidateBits[l.Vertex].Has(v) {
+			if !plan.LevelAdmitsBrute(g, pl, l, m, v) {
 				continue
-			}
-			for _, be := range l.Backward {
-				if !adjacent(m[be.Level], v, be.VertexLabel, be.EdgeLabel) {
-					continue next
-				}
-			}
-			for _, j := range l.Collide {
-				if m[j] == v {
-					continue next
-				}
-			}
-			for _, j := range l.NonAdjacent {
-				if _, ok := g.HasEdge(m[j], v); ok {
-					continue next
-				}
-			}
-			for _, j := range l.Lower {
-				if v <= m[j] {
-					continue next
-				}
-			}
-			for _, j := range l.Upper {
-				if v >= m[j] {
-					continue next
-				}
 			}
 			levelNodes[i]++
 			m[i] = v

@@ -19,7 +19,6 @@ import (
 	_ "github.com/submatch/submatch/engine/stmatch"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/sharedtest"
-	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -81,20 +80,8 @@ func TestChoices(t *testing.T) {
 	}
 	// STMatch's 24 patterns on 16 threads (the H100 host's cores), where the device measurements
 	// of issue 17 say which engine is faster (docs/benchmarks.md).
-	f, err := os.ReadFile(filepath.Join(testenv.Dir(), "stmatch-patterns", "wikivote-unlabelled.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(f), "\n") {
-		name, rest, ok := strings.Cut(line, "\t")
-		if !ok || !strings.HasPrefix(name, "q") {
-			continue
-		}
-		src, _, _ := strings.Cut(rest, "\t")
-		pat, err := pattern.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, np := range stmatchPatterns(t) {
+		name, pat := np.name, np.pattern
 		d, err := a.Decide(context.Background(), &engine.Problem{Data: wv, Pattern: pat, Threads: 16}, false)
 		if err != nil {
 			t.Fatal(err)

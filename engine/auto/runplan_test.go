@@ -3,12 +3,9 @@ package auto_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/submatch/submatch/engine"
-	"github.com/submatch/submatch/engine/auto"
 	"github.com/submatch/submatch/engine/cpu"
-	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/pattern"
 )
@@ -21,12 +18,7 @@ func TestHostPredictsThePlanItRuns(t *testing.T) {
 		t.Skip("estimates two plans of wiki-Vote")
 	}
 	wv := sharedtest.WikiVote(t)
-	a := auto.Engine{Rules: &auto.Rules{
-		GPU:            func(context.Context) (string, error) { return "NVIDIA H200", nil },
-		Memory:         func(context.Context) (uint64, uint64) { return 130 << 30, 140 << 30 },
-		KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
-		EstimateBudget: time.Minute, // the choice must not depend on how busy the machine is
-	}}
+	a := h200Auto()
 	for _, c := range []struct {
 		name, src string
 		other     bool
