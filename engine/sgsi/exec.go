@@ -216,7 +216,7 @@ type runner struct {
 	// buffered turns the direct count off (Options.Buffered); bitsHost is the host copy of the
 	// candidate bitsets; keyOff and up are the direct count's, reused.
 	buffered bool
-	// coreOrder joins in the core order (Options.CoreOrder) instead of SGSI's; refine refines
+	// coreOrder joins in the core order (unless Options.PaperOrder) instead of SGSI's; refine refines
 	// the filter's candidates on the host (Options.Refine).
 	coreOrder, refine bool
 	// joinLeaves joins a count's leaves (Options.JoinLeaves) instead of the leaf step's count.

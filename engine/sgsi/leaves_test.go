@@ -72,7 +72,7 @@ func TestLeafStep(t *testing.T) {
 					want = res.Count
 					big++
 				}
-				for i, opts := range []sgsi.Options{{}, {CoreOrder: true}, {JoinLeaves: true}, {CoreOrder: true, Refine: true, HostBytes: 3000}} {
+				for i, opts := range []sgsi.Options{{PaperOrder: true}, {}, {PaperOrder: true, JoinLeaves: true}, {Refine: true, HostBytes: 3000}} {
 					opts.Host = true
 					prob := &engine.Problem{Data: gr.g, Pattern: p, Semantics: sem}
 					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, prob)

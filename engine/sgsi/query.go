@@ -63,7 +63,7 @@ func (q *query) sgsiOrder(cands []uint64, freq func(uint64) uint64, edgeLabels b
 	}, func(int) int { return 0 })
 }
 
-// coreOrder (Options.CoreOrder, --sgsi-core-order) orders as the cpu engine's plan does
+// coreOrder (the default; Options.PaperOrder and --sgsi-paper-order take SGSI's instead) orders as the cpu engine's plan does
 // (plan.matchingOrder), with SGSI's score for ties: the 2-core's vertices first, then the other
 // vertices of two links or more, leaves last; the first the least |C(u)|/deg(u), then among the
 // vertices linked to those chosen the most links to them, then the least score, each link

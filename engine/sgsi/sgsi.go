@@ -76,11 +76,13 @@ type Options struct {
 	// kernel on the default stream. The zero value, OverlapPieces, overlaps the pieces of
 	// generated rows only. --sgsi-overlap.
 	Overlap Overlap
-	// CoreOrder joins in the core order (query.go, coreOrder: the 2-core first, the most links
-	// to the vertices chosen next, leaves last, as the cpu engine's plan) instead of SGSI's
-	// Algorithm 1, whose label frequencies put a dense query's core last (issue 21: R-MAT
-	// random walks of 8 and 12 vertices). --sgsi-core-order.
-	CoreOrder bool
+	// PaperOrder joins in SGSI's order (its Algorithm 1: by |C(u)|/deg(u) and edge label
+	// frequencies) instead of the core order (query.go, coreOrder: the 2-core first, the most
+	// links to the vertices chosen next, leaves last, as the cpu engine's plan). SGSI's label
+	// frequencies put a dense query's core last; on the H200 (R-MAT scale 23, dense walks of 6
+	// and 8 vertices) the core order was 1.7-2.3x faster where both finished, and finished one
+	// that SGSI's order did not in 15 s (docs/benchmarks.md). --sgsi-paper-order.
+	PaperOrder bool
 	// Refine refines the signature filter's candidates on the host with one round of
 	// neighbourhood refinement (refine.go: v stays in C(u) when each query neighbour w of u
 	// has a candidate among v's neighbours), as the cpu plan's filter does: signatures let
@@ -221,7 +223,7 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	st.RegionBytes = 4 * be.Words()
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
-		buffered: e.Options.Buffered, coreOrder: e.Options.CoreOrder, refine: e.Options.Refine, joinLeaves: e.Options.JoinLeaves, overlapGen: e.Options.Overlap.overlaps(true),
+		buffered: e.Options.Buffered, coreOrder: !e.Options.PaperOrder, refine: e.Options.Refine, joinLeaves: e.Options.JoinLeaves, overlapGen: e.Options.Overlap.overlaps(true),
 		overlapTable: e.Options.Overlap.overlaps(false), part: part, predictor: e.Options.predictor}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows

@@ -28,7 +28,7 @@ var regions = []struct {
 // TestOracleProperty (600 seeds in the deep sweep, 80 by default) checks the host emulation of
 // sgsi's schedule, with regions from in-core down to a few hundred words, against the
 // brute-force oracle under every convention, and for a third of the seeds its match lists;
-// each seed's regions alternate SGSI's join order and the core order (Options.CoreOrder), the
+// each seed's regions alternate SGSI's join order and the core order (the default; Options.PaperOrder takes SGSI's), the
 // signature filter alone and refined on the host (Options.Refine), and a third of them join the
 // leaves (Options.JoinLeaves) rather than count them in the leaf step.
 func TestOracleProperty(t *testing.T) {
@@ -48,7 +48,7 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 			b := rg.region
 			core, refine := (c.Seed+uint64(i))%2 == 1, (c.Seed/2+uint64(i))%2 == 1
 			joinLeaves := (c.Seed/4+uint64(i))%3 == 0
-			opts := sgsi.Options{Host: host, MaxCache: rg.cache, BlockRows: 3, Buffered: rg.buffered, CoreOrder: core, Refine: refine, JoinLeaves: joinLeaves}
+			opts := sgsi.Options{Host: host, MaxCache: rg.cache, BlockRows: 3, Buffered: rg.buffered, PaperOrder: !core, Refine: refine, JoinLeaves: joinLeaves}
 			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: o.Sem}
 			if host {
 				opts.HostBytes = b
@@ -105,7 +105,7 @@ func oracleProperty(t *testing.T, seeds []uint64, host bool, rerun string) {
 
 // TestAgainstCPU compares the host emulation with the cpu engine on proptest's larger graphs
 // (200-500 vertices), every convention, in core and at a quarter and a twentieth of the graph
-// (GraphBytes), in SGSI's join order and the core order (Options.CoreOrder) in turn, the
+// (GraphBytes), in SGSI's join order and the core order (the default; Options.PaperOrder takes SGSI's) in turn, the
 // candidates refined on the host (Options.Refine) or not: 4 seeds by default, 20 in the deep
 // sweep.
 func TestAgainstCPU(t *testing.T) {
@@ -143,7 +143,7 @@ func againstCPU(t *testing.T, from, to uint64, host bool) {
 					b = max(sgsi.GraphBytes(c.G)/f, 8192)
 				}
 				core, refine := (seed+uint64(i))%2 == 1, (seed/2+uint64(i))%2 == 1
-				opts := sgsi.Options{Host: host, HostBytes: b, BlockRows: 16, CoreOrder: core, Refine: refine}
+				opts := sgsi.Options{Host: host, HostBytes: b, BlockRows: 16, PaperOrder: !core, Refine: refine}
 				p := *prob
 				p.GPUMemoryLimit = b
 				res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &p)
@@ -168,7 +168,7 @@ func againstCPU(t *testing.T, from, to uint64, host bool) {
 }
 
 // TestDense checks the host emulation on proptest's dense cases (near-cliques) against the
-// oracle in core and at a small region, in both join orders (Options.CoreOrder), refined on
+// oracle in core and at a small region, in both join orders (the default; Options.PaperOrder takes SGSI's), refined on
 // the host (Options.Refine) in half the runs.
 func TestDense(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 100, 20)
@@ -180,7 +180,7 @@ func dense(t *testing.T, seeds []uint64, host bool) {
 	for o := range proptest.WithOracleDense(seeds, nil) {
 		for i, b := range []uint64{1 << 20, 2048, 1 << 20, 2048} {
 			core, refine := i >= 2, i == 1 || i == 2
-			e := sgsi.Engine{Options: sgsi.Options{Host: host, HostBytes: b, MaxCache: 200, BlockRows: 4, CoreOrder: core, Refine: refine}}
+			e := sgsi.Engine{Options: sgsi.Options{Host: host, HostBytes: b, MaxCache: 200, BlockRows: 4, PaperOrder: !core, Refine: refine}}
 			res, err := e.Count(ctx, &engine.Problem{Data: o.G, Pattern: o.P, Semantics: o.Sem, GPUMemoryLimit: b})
 			if errors.Is(err, engine.ErrMemory) {
 				continue

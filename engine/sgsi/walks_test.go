@@ -12,7 +12,7 @@ import (
 )
 
 // TestWalkOrders counts dense random-walk queries (issue 21's kind) on a labelled R-MAT graph
-// with the host emulation in SGSI's join order, in the core order (Options.CoreOrder) and in
+// with the host emulation in SGSI's join order, in the core order (the default; Options.PaperOrder takes SGSI's) and in
 // the core order with the candidates refined (Options.Refine), in core and out of core,
 // against the cpu engine. It checks Stats.PerStep: each step's output is
 // the next step's input, the last step's output times |Aut(p)| is the count, and the core order
@@ -46,7 +46,7 @@ func TestWalkOrders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for o, opts := range []sgsi.Options{{}, {CoreOrder: true}, {CoreOrder: true, Refine: true}} {
+			for o, opts := range []sgsi.Options{{PaperOrder: true}, {}, {Refine: true}} {
 				for _, f := range []uint64{0, 8} {
 					b := uint64(64 << 20)
 					if f > 0 {
@@ -55,10 +55,10 @@ func TestWalkOrders(t *testing.T) {
 					opts.Host, opts.HostBytes, opts.Buffered = true, b, f > 0
 					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, prob)
 					if err != nil || res.Count != want.Count {
-						t.Errorf("walk %d/%d %s, core order %v, refine %v, region 1/%d: sgsi %d (%v), cpu %d", size, i, p, opts.CoreOrder, opts.Refine, f, res.Count, err, want.Count)
+						t.Errorf("walk %d/%d %s, core order %v, refine %v, region 1/%d: sgsi %d (%v), cpu %d", size, i, p, !opts.PaperOrder, opts.Refine, f, res.Count, err, want.Count)
 						continue
 					}
-					checkSteps(t, p, st, opts.CoreOrder, res.Count)
+					checkSteps(t, p, st, !opts.PaperOrder, res.Count)
 					refined += st.Refined
 					if !opts.Refine && st.Refined != 0 {
 						t.Errorf("%d candidates refined away without Options.Refine", st.Refined)

@@ -27,7 +27,7 @@ func main() {
 	timeout := flag.Duration("timeout", time.Minute, "cut each count after this long")
 	buffered := flag.Bool("buffered", false, "count sgsi's last step with buffers (its entries then show)")
 	noCPU := flag.Bool("nocpu", false, "skip the cpu engine's count")
-	core := flag.Bool("core", false, "sgsi's --sgsi-core-order")
+	paper := flag.Bool("paper", false, "sgsi's --sgsi-paper-order (SGSI's join order; default: the core order)")
 	refine := flag.Bool("refine", false, "sgsi's --sgsi-refine")
 	joinLeaves := flag.Bool("joinleaves", false, "sgsi's --sgsi-join-leaves (the leaves joined, not counted by the leaf step)")
 	flag.Parse()
@@ -59,7 +59,7 @@ func main() {
 			cancel()
 			fmt.Printf("cpu count %d partial %v in %v (err %v)\n", res.Count, res.Partial, time.Since(t).Round(time.Millisecond), err)
 		}
-		o := sgsi.Options{Host: true, Buffered: *buffered, CoreOrder: *core, Refine: *refine, JoinLeaves: *joinLeaves}
+		o := sgsi.Options{Host: true, Buffered: *buffered, PaperOrder: *paper, Refine: *refine, JoinLeaves: *joinLeaves}
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
 		cancel()
