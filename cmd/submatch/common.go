@@ -115,7 +115,7 @@ func (m *matchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.unique, "unique", false, "each distinct subgraph once: count embeddings / |Aut(pattern)|, list one match per subgraph")
 	fs.BoolVar(&m.json, "json", false, "print JSON, one object per line")
 	fs.StringVar(&m.queryFormat, "query-format", "", "input format `NAME` of query files (default: detected from the content)")
-	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GiB; MB and GB are powers of 1000 (default: no bound)")
+	fs.StringVar(&m.memory, "memory", "", "bound the engine's own memory (beyond the data graph) to `SIZE`, e.g. 512MiB or 4GiB; MB and GB are powers of 1000 (default: no bound, but sgsi: 3/4 of the memory available when the count starts)")
 	fs.StringVar(&m.gpuMemory, "gpu-memory", "", "bound each GPU's memory to `SIZE` (default: free memory minus a margin); GPU engines work in chunks within it")
 	fs.StringVar(&m.gpus, "gpus", "all", "GPUs a GPU engine may use: all, a count `N` (the first N), or a list of device numbers such as 0,2 (stmatch spreads a count over them, pbe's GPU backend deals its parts to them, sgsi a count's first-column candidates; geneva uses the first)")
 	m.fs = fs

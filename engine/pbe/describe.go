@@ -167,7 +167,11 @@ func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
 	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared, InterBackend: e.InterBackend}
 	r := predictReduction(w)
-	edges, what, parts := g.NumEdges(), gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+", the inter stage on the host"
+	inter := ", the inter stage on the host"
+	if e.InterBackend == InterGPU {
+		inter = ", the inter stage on the GPU (priced as on the host)"
+	}
+	edges, what, parts := g.NumEdges(), gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+inter
 	if r.ok {
 		edges, what = r.edges, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
 		if onePart(e.Partitioner, r.vertices, r.edges, r.bytes, budget) {

@@ -36,6 +36,13 @@ func TestPredict(t *testing.T) {
 	if _, gpu := run.Backend.(*DeviceBackend); !gpu {
 		t.Errorf("backend %T", run.Backend)
 	}
+	// --explain's note says where the inter stage runs (it said "on the host" for --pbe-inter gpu).
+	if !strings.Contains(pr.Note, "inter stage on the GPU") || strings.Contains(pr.Note, "inter stage on the host") {
+		t.Errorf("--pbe-inter gpu: note %q", pr.Note)
+	}
+	if pr := (&Engine{}).Predict(w); !strings.Contains(pr.Note, "inter stage on the host") {
+		t.Errorf("--pbe-inter host: note %q", pr.Note)
+	}
 	if want := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown; pr.Seconds != want {
 		t.Errorf("%v s, want %v", pr.Seconds, want)
 	}

@@ -97,12 +97,9 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 	sts := make([]Stats, n)
 	rows := make([]DeviceStats, n)
 	pre := &prepared{ready: make(chan struct{}), parts: make([][]uint32, n), work: make([]uint64, n)}
-	// --memory: the store is shared, the rest (candidates, spilled tables) split evenly.
-	var hostLimit uint64
-	if p.MemoryLimit > 0 {
-		shared := storeFor(p.Data).bytes()
-		hostLimit = shared + (p.MemoryLimit-min(p.MemoryLimit, shared))/uint64(n)
-	}
+	// --memory: the store and the candidates are shared, each runner's own memory (spilled
+	// tables, sort buffer) gets an even share of the rest (runner.reserve).
+	hostLimit := p.MemoryLimit
 	err := par.Each(ctx, n, func(ctx context.Context, i int) error {
 		s := slots[i]
 		sub := *p
@@ -214,7 +211,7 @@ func (d *dealing) wait(ctx context.Context, r *runner) error {
 func (r *runner) follow() error {
 	p := r.part.pre
 	r.bitsHost, r.cands = p.bits, p.cands
-	if err := r.reserve("the candidate lists", 0); err != nil { // (counted in hostFixed)
+	if err := r.reserve("the candidate lists", 0); err != nil { // (counted in hostShared)
 		return err
 	}
 	return r.put(r.bitsOff, p.bits)

@@ -200,7 +200,8 @@ type runner struct {
 	flushAt uint64
 	// hostLimit is --memory (0: none): the host memory the count may hold beyond the data graph
 	// (the store's signatures and label graphs, candidates, the spilled tables); hostHeld what
-	// the tables hold now (the words each level's host table was allocated with).
+	// the tables hold now (the words each level's host table was allocated with). A dealt
+	// count's runners share it (hostShared, hostOwn).
 	hostLimit uint64
 	outMax    uint64 // words: the most a chunk may spill (bounded by --memory)
 	tabCap    []uint64
@@ -458,7 +459,7 @@ func (r *runner) run(induced, unique bool) error {
 	if r.hostLimit > 0 {
 		// The pending tables of all levels share what --memory leaves; each may hold flushAt
 		// words plus one chunk's output before it is joined, and grows by half again.
-		left := (r.hostLimit - min(r.hostLimit, r.hostFixed())) / 4
+		left := (r.ownLimit() - min(r.ownLimit(), r.hostOwn())) / 4
 		r.flushAt = max(1, min(r.flushAt, left/uint64(3*q.n)))
 		r.outMax = max(uint64(q.n), r.flushAt)
 	}
@@ -537,7 +538,7 @@ func (r *runner) filter(fixed uint64) error {
 			return err
 		}
 	}
-	if err := r.reserve("the candidate bitsets", 0); err != nil { // (counted in hostFixed)
+	if err := r.reserve("the candidate bitsets", 0); err != nil { // (counted in hostShared)
 		return err
 	}
 	bitsHost := make([]uint32, fixed)
@@ -559,7 +560,7 @@ func (r *runner) filter(fixed uint64) error {
 		for _, x := range b {
 			size += uint64(bits.OnesCount32(x))
 		}
-		if err := r.reserve("the candidate lists", 4*size); err != nil {
+		if err := r.reserveShared("the candidate lists", 4*size); err != nil {
 			return err
 		}
 		r.cands[u] = make([]uint32, 0, size)
@@ -1472,19 +1473,30 @@ func (r *runner) noteHost(level int, words uint64) {
 // label returns the label graph of key, building it first when --memory leaves room for it.
 func (r *runner) label(key lgKey) (*labelGraph, error) {
 	if r.hostLimit > 0 && !r.s.has(key) {
-		if err := r.reserve("a label graph", r.s.labelBytes(key)); err != nil {
+		if err := r.reserveShared("a label graph", r.s.labelBytes(key)); err != nil {
 			return nil, err
 		}
 	}
 	return r.s.label(key), nil
 }
 
-// hostFixed is the host memory held besides the tables: the store, the bitsets' copy, the
-// candidate lists and the leaf step's sizes.
-func (r *runner) hostFixed() uint64 {
+// hostShared is the host memory held that a dealt count's runners share (deal.go): the store
+// (signatures, label graphs), the candidate bitsets' host copy and the candidate lists, the
+// first runner's.
+func (r *runner) hostShared() uint64 {
 	b := r.s.bytes() + 4*uint64(r.q.n)*r.bitWords
 	for _, c := range r.cands {
 		b += 4 * uint64(len(c))
+	}
+	return b
+}
+
+// hostOwn is the host memory this runner holds alone: its spilled tables, its sort buffer and
+// the leaf step's sizes.
+func (r *runner) hostOwn() uint64 {
+	b := 4 * uint64(cap(r.sortBuf))
+	for _, c := range r.tabCap {
+		b += 4 * c
 	}
 	for _, s := range r.leafSizes {
 		b += 4 * uint64(len(s))
@@ -1492,17 +1504,44 @@ func (r *runner) hostFixed() uint64 {
 	return b
 }
 
-// reserve checks that bytes more of host memory stay within --memory.
+// runners is how many runners share --memory: those of a dealt count, else 1.
+func (r *runner) runners() uint64 {
+	if r.part == nil {
+		return 1
+	}
+	return uint64(max(1, len(r.part.pre.parts)))
+}
+
+// ownLimit is what --memory leaves this runner for hostOwn: an even share of what the shared
+// memory leaves (all of it on one runner).
+func (r *runner) ownLimit() uint64 {
+	return (r.hostLimit - min(r.hostLimit, r.hostShared())) / r.runners()
+}
+
+// reserve checks that bytes more of host memory, this runner's own, stay within --memory: every
+// runner of a dealt count may hold as much (the shared memory, plus the runners' own, within
+// the limit).
 func (r *runner) reserve(what string, bytes uint64) error {
+	return r.reserveAs(what, 0, bytes)
+}
+
+// reserveShared checks that bytes more of host memory that a dealt count's runners share (the
+// store's label graphs, the candidate lists) stay within --memory.
+func (r *runner) reserveShared(what string, bytes uint64) error {
+	return r.reserveAs(what, bytes, 0)
+}
+
+func (r *runner) reserveAs(what string, shared, own uint64) error {
 	if r.hostLimit == 0 {
 		return nil
 	}
-	held := r.hostFixed() + 4*uint64(cap(r.sortBuf))
-	for _, c := range r.tabCap {
-		held += 4 * c
-	}
-	if held+bytes > r.hostLimit {
-		return fmt.Errorf("sgsi: %s need %d bytes of host memory beside the %d held, over %s %d: %w", what, bytes, held, memoryBound, r.hostLimit, engine.ErrMemory)
+	n := r.runners()
+	held := r.hostShared() + n*r.hostOwn()
+	if held+shared+n*own > r.hostLimit {
+		if n > 1 {
+			what = fmt.Sprintf("%s (each of %d runners)", what, n)
+		}
+		return fmt.Errorf("sgsi: %s need %d bytes of host memory beside the %d held, over %s %d: %w", what, shared+own, held, memoryBound, r.hostLimit, engine.ErrMemory)
 	}
 	return nil
 }

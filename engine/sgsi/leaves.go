@@ -92,8 +92,13 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 }
 
 // leafRows is how many rows a goroutine of the leaf step takes at a time (between checks of
-// the context).
-const leafRows = 4096
+// the context); leafPollEntries how many list entries it reads at most between two checks
+// within them (rows whose sets are read per row, classLeaves or leafScan, read their parents'
+// whole lists: on hubs, 4096 rows of them took seconds).
+const (
+	leafRows        = 4096
+	leafPollEntries = 1 << 18
+)
 
 // leafScratch is one goroutine's buffers for the leaf step.
 type leafScratch struct {
@@ -102,6 +107,7 @@ type leafScratch struct {
 	used  [1 << plan.MaxClassGroups]int64
 	gs    []leafcount.Group
 	arith leafcount.Counter
+	read  int // list entries read since the context was last checked
 }
 
 // leafCount adds to the total the leaf placements of every row of table (rows of width
@@ -141,6 +147,13 @@ func (r *runner) leafCount(table []uint32) error {
 				break
 			}
 			for x := start; x < min(rows, start+leafRows); x++ {
+				if sc.read >= leafPollEntries {
+					sc.read = 0
+					if err := r.ctx.Err(); err != nil {
+						errs[w], sums[w] = err, sum
+						return
+					}
+				}
 				n, ok := r.rowLeaves(table[x*k:(x+1)*k], lgs, sc)
 				if ok {
 					sum, ok = checked.Add(sum, n)
@@ -177,7 +190,7 @@ func (r *runner) rowLeaves(row []uint32, lgs []*labelGraph, sc *leafScratch) (ui
 		var ok bool
 		if len(class) == 1 {
 			gi := class[0]
-			n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi]))
+			n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
 		} else {
 			n, ok = r.classLeaves(class, row, lgs, sc)
 		}
@@ -214,7 +227,7 @@ func (r *runner) leafScan(gi int, v uint32, lg *labelGraph) int64 {
 
 // leafSize returns |S_g| less the row's vertices in it, for group gi alone: from r.leafSizes
 // when it holds the parent's vertex, else by leafScan.
-func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph) int64 {
+func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph, sc *leafScratch) int64 {
 	g := &r.q.leafGroups[gi]
 	v := row[g.col]
 	list := lg.list(v)
@@ -226,6 +239,7 @@ func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph) int64 {
 	}
 	if n < 0 {
 		n = r.leafScan(gi, v, lg)
+		sc.read += len(list)
 	}
 	for c, x := range row {
 		if g.collide>>c&1 != 0 && r.leafCand(gi, x) {
@@ -247,7 +261,9 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs []*labelGraph, sc *l
 	for b, gi := range class {
 		g := &q.leafGroups[gi]
 		s := sc.sets[b][:0]
-		for _, x := range lgs[gi].list(row[g.col]) {
+		list := lgs[gi].list(row[g.col])
+		sc.read += len(list)
+		for _, x := range list {
 			if r.leafCand(gi, x) {
 				s = append(s, x)
 			}

@@ -172,10 +172,12 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	if p.MemoryLimit == 0 {
 		// No --memory: the count may hold defaultMemoryShare of the memory the host has
 		// available now, so that tables too large for the machine stop the count with
-		// engine.ErrMemory instead of the operating system killing the process.
-		if lim := sysmem.Share(defaultMemoryShare[0], defaultMemoryShare[1]); lim > 0 {
+		// engine.ErrMemory instead of the operating system killing the process. The store kept
+		// from the graph's last count (storeFor) is held already, outside what is available,
+		// and counts against the bound: it is added (charged once, not twice).
+		if lim := hostShare(defaultMemoryShare[0], defaultMemoryShare[1]); lim > 0 {
 			q := *p
-			q.MemoryLimit = lim
+			q.MemoryLimit = lim + storeFor(p.Data).bytes()
 			p = &q
 		}
 	}
@@ -193,6 +195,9 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 // defaultMemoryShare is the share of the host's available memory (sysmem.Available, when the
 // count starts) that a count without --memory may hold: its store, candidates and spilled tables.
 var defaultMemoryShare = [2]uint64{3, 4}
+
+// hostShare is sysmem.Share (a variable for tests: a host of a given size).
+var hostShare = sysmem.Share
 
 // memoryBound names the host memory bound in errors: --memory, or its default.
 const memoryBound = "the host memory bound (--memory; by default 3/4 of the memory available at the start)"

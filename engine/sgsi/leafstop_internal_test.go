@@ -1,0 +1,112 @@
+package sgsi
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+)
+
+// flipCtx is a context whose Err is nil on its first call and Canceled on every later one: a
+// stop that arrives just after a step has looked at its context.
+type flipCtx struct {
+	context.Context
+	calls atomic.Int64
+}
+
+func (c *flipCtx) Err() error {
+	if c.calls.Add(1) == 1 {
+		return nil
+	}
+	return context.Canceled
+}
+
+// TestLeafStepStops: the leaf step looks at the context by the list entries it reads, not only
+// every leafRows rows: rows on two hubs whose leaves form one collision class read both hubs'
+// lists each (classLeaves), and 1,000 of them, under one check of the context, read 4e6 entries
+// (a stop waited for the whole batch: on hubs of 10^5-10^6 entries, seconds). A stop that comes
+// after the step's first check must leave rows uncounted.
+func TestLeafStepStops(t *testing.T) {
+	const m = 2000 // vertices besides the two hubs 0 and 1, each adjacent to both
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	if err := b.AddEdge(0, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	for z := int64(2); z < m+2; z++ {
+		if b.AddEdge(0, z, 0) != nil || b.AddEdge(1, z, 0) != nil {
+			t.Fatal("AddEdge")
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pattern.Parse("(a)-(b)-(c)-(a), (a)-(x), (b)-(y)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.NumVertices()
+	s := storeFor(g)
+	q := compileQuery(p)
+	sizes := make([]uint64, n)
+	cands := make([][]uint32, n)
+	all := make([]uint32, g.NumVertices())
+	for v := range all {
+		all[v] = uint32(v)
+	}
+	for u := range n {
+		sizes[u], cands[u] = uint64(len(all)), all
+	}
+	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
+	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 2 || q.joined != 3 {
+		t.Fatalf("setup: joined %d, classes %v", q.joined, q.leafClasses)
+	}
+	// Rows (a, b, c) = (0, 1, z), in q.order's columns, 1,000 of them (under leafRows).
+	// (Build numbers vertices by degree: the hubs are found by theirs.)
+	var hubs, others []uint32
+	for v := range g.NumVertices() {
+		if g.Degree(uint32(v)) == m+1 {
+			hubs = append(hubs, uint32(v))
+		} else {
+			others = append(others, uint32(v))
+		}
+	}
+	if len(hubs) != 2 {
+		t.Fatalf("setup: hubs %v", hubs)
+	}
+	at := map[string]uint32{"a": hubs[0], "b": hubs[1]}
+	var table []uint32
+	for _, z := range others[:1000] {
+		for _, u := range q.order[:q.joined] {
+			v, ok := at[p.Name(u)]
+			if !ok {
+				v = z
+			}
+			table = append(table, v)
+		}
+	}
+	bitWords := bitsetWords(g.NumVertices())
+	bits := make([]uint32, uint64(n)*bitWords)
+	for i := range bits {
+		bits[i] = ^uint32(0)
+	}
+	run := func(ctx context.Context) (uint64, error) {
+		r := &runner{ctx: ctx, s: s, q: q, cands: cands, bitsHost: bits, bitWords: bitWords, threads: 1}
+		err := r.leafCount(table)
+		return r.total, err
+	}
+	full, err := run(context.Background())
+	if err != nil || full == 0 {
+		t.Fatalf("leaf step: %d, %v", full, err)
+	}
+	part, err := run(&flipCtx{Context: context.Background()})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped leaf step: %v, want Canceled", err)
+	}
+	if part >= full {
+		t.Errorf("stopped leaf step counted %d of %d: every row, the stop unseen until the batch ended", part, full)
+	}
+}
