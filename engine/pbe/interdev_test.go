@@ -247,6 +247,18 @@ func TestRunChunks(t *testing.T) {
 	if r, err := runChunks(ctx, f, 1<<20, 8); !errors.Is(err, context.Canceled) || r.launches != 3 {
 		t.Fatalf("cancelled: %d launches, err %v", r.launches, err)
 	}
+	// A context that ends while the last chunk completes: every entry was counted, so the
+	// count is whole (it was reported cut).
+	probe := &fakeLauncher{}
+	if _, err := runChunks(context.Background(), probe, 1000, 8); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	last := &lastChunkCanceller{&fakeLauncher{stopAfter: len(probe.chunks), cancel: cancel2}}
+	if r, err := runChunks(ctx2, last, 1000, 8); err != nil || r.st.matches != 1000 {
+		t.Fatalf("cancelled as the last chunk ended: %d matches, err %v", r.st.matches, err)
+	}
 	f = &fakeLauncher{wrap: true}
 	if _, err := runChunks(context.Background(), f, 100, 8); !errors.Is(err, engine.ErrOverflow) {
 		t.Fatalf("wrapped: err %v", err)
@@ -290,4 +302,16 @@ func TestInterGPUOnTheHost(t *testing.T) {
 	if _, _, err := e.CountStats(ctx, &engine.Problem{Data: g, Pattern: path}); !errors.Is(err, gpu.ErrNoGPU) {
 		t.Fatalf("without a GPU: err %v, want gpu.ErrNoGPU", err)
 	}
+}
+
+// lastChunkCanceller cancels its context once its stopAfter-th launch has counted, and reports
+// that launch whole (as a kernel that finished before the stop flag was read).
+type lastChunkCanceller struct{ *fakeLauncher }
+
+func (l *lastChunkCanceller) launch(_ context.Context, lo, hi uint64) (interCounts, error) {
+	l.chunks = append(l.chunks, [2]uint64{lo, hi})
+	if len(l.chunks) == l.stopAfter {
+		l.cancel()
+	}
+	return interCounts{matches: hi - lo, seeds: 1, nodes: 2, bytes: 3}, nil
 }
