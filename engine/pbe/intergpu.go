@@ -177,7 +177,7 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 		return nil, fmt.Errorf("pbe: compiling the inter kernel: %w", err)
 	}
 	if k.fn, err = mod.Function("pbe_inter"); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("pbe: the inter kernel's entry point: %w", err)
 	}
 	t0 := time.Now()
 	ga, flags, pl := kernelGraph(g, dp)
