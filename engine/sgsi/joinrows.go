@@ -76,6 +76,7 @@ type joinEstimator struct {
 	work  int64
 	lists [][]uint32 // per link of a step: the list read
 	set   []uint32
+	prev  []uint32 // the extensions of the step before the last
 }
 
 // estimateJoin estimates the tables of a count of p on g by sgsi with options o (its order,
@@ -99,8 +100,22 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 		row[0] = first[e.rng.IntN(len(first))]
 		w := float64(sizes[q.order[0]])
 		j.levels[0] += w
+		last := len(q.steps) - 1
 		for i := range q.steps {
 			set := e.extend(&q.steps[i], row[:i+1])
+			if i == last-1 {
+				// The last table's rows below every extension, not below one drawn: its
+				// rows gather under few rows of the table before (as plan.Estimate's last level).
+				e.prev = append(e.prev[:0], set...)
+				j.levels[i+1] += w * float64(len(set))
+				sum := 0
+				for _, x := range e.prev {
+					row[i+1] = x
+					sum += len(e.extend(&q.steps[last], row[:i+2]))
+				}
+				j.levels[last+1] += w * float64(sum)
+				break
+			}
 			w *= float64(len(set))
 			j.levels[i+1] += w
 			if len(set) == 0 {
