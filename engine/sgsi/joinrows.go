@@ -16,9 +16,10 @@ import (
 // vertices its tables were orders of magnitude above the cpu estimate's levels, and --engine
 // auto chose it. estimateJoin compiles the query as a count compiles it (the signature filter's
 // candidates, sgsi's order, its steps, restrictions and leaf step) and runs Knuth's estimator
-// over those steps on the host (plan.Estimate's method, uniform choices): each probe picks a
-// root among the first vertex's candidates, then at each step a random row extension, the
-// product of the extensions' numbers along the way estimating each table's rows.
+// over those steps on the host (plan.Estimate's method): each probe picks a
+// root among the first vertex's candidates, then at each step a row extension drawn by degree,
+// the product of the inverse probabilities along the way estimating each table's rows (the
+// last table's counted below every extension of the table before it).
 
 // The estimate's bounds: it stops after joinProbes probes, or once it has read joinWorkLimit
 // list entries after joinMinProbes probes (deterministic: the same graph and query give the
@@ -26,7 +27,7 @@ import (
 // candExact vertices, else from candSamples of them drawn at random.
 const (
 	joinProbes    = 2048
-	joinMinProbes = 64
+	joinMinProbes = 32
 	joinWorkLimit = 1 << 20
 	candExact     = 1 << 16
 	candSamples   = 1 << 12
@@ -116,12 +117,13 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 				j.levels[last+1] += w * float64(sum)
 				break
 			}
-			w *= float64(len(set))
-			j.levels[i+1] += w
+			j.levels[i+1] += w * float64(len(set))
 			if len(set) == 0 {
 				break
 			}
-			row[i+1] = set[e.rng.IntN(len(set))]
+			var f float64
+			row[i+1], f = e.pick(set)
+			w *= f
 		}
 	}
 	for i := range j.levels {
@@ -129,6 +131,26 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 	}
 	j.work = e.work
 	return j, true
+}
+
+// pick draws an extension of set with probability in proportion to its degree plus one (the
+// rows below a hub outnumber the others: plan.Estimate's importance sampling), and returns it
+// with the inverse of its probability, the factor of the probe's weight.
+func (e *joinEstimator) pick(set []uint32) (uint32, float64) {
+	total := 0.0
+	for _, x := range set {
+		total += float64(e.g.Degree(x) + 1)
+	}
+	r := e.rng.Float64() * total
+	for _, x := range set {
+		d := float64(e.g.Degree(x) + 1)
+		if r < d {
+			return x, total / d
+		}
+		r -= d
+	}
+	x := set[len(set)-1] // (rounding)
+	return x, total / float64(e.g.Degree(x)+1)
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter
