@@ -22,12 +22,15 @@ const (
 	OneThreadSlowdown = 2
 )
 
-// The direct count's model (a count's last step without buffers, direct.go), four terms added
+// The direct count's model (a count's last step without buffers, direct.go), five terms added
 // (the host's collection and the kernels overlap by at most a block): the layout, its filter and
 // the host's pass over it (marking every block's lists: a few ns an edge) at LayoutBytesPerSecond
 // of GraphBytes; the direct count's uploads (movedBytes) at MovedBytesPerSecond; the last step's
-// matches (plan.Estimate's last level) at CountedPerSecond; and the rows of the tables the steps
-// before it join the buffered way (patterns of four vertices or more) at TableRowsPerSecond.
+// matches at CountedPerSecond; the rows of the tables the steps before it join the buffered way
+// (patterns of four vertices or more) at TableRowsPerSecond; and the rows of the leaf step, when
+// one counts the leaves, at LeafRowsPerSecond. For patterns of four vertices or more the rows and
+// matches are sgsi's own, estimated in its order up to its leaf step (joinrows.go, branch
+// sgsipred); triangles take plan.Estimate's levels (the same joins in any order).
 //
 // Fit (H200 device host, 16 cores, 2026-12-03, docs/benchmarks.md, issue 21, branch sgsi8), the
 // whole process less the graph's load (which every engine pays): unlabelled R-MAT edge factor
@@ -97,7 +100,8 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 // Predict implements engine.Predictor. sgsi is predicted only for a data graph that does not fit
 // the GPU memory (GraphBytes, engine.Workload.InCore; in core its direct count is not measured
 // against the other GPU engines yet). A count of a connected pattern with an estimate (or a
-// 4-clique) is priced as the direct count does it (see LayoutBytesPerSecond); anything else as
+// 4-clique) is priced as the direct count does it (see LayoutBytesPerSecond), its tables
+// estimated in e's join order (estimateJoin: a few ms of the host's time); anything else as
 // OneThreadSlowdown times the planner's time on one thread, taken as its time on Threads threads
 // times Threads (no thread scales perfectly, so this is on the slow side).
 func (e Engine) Predict(w *engine.Workload) engine.Prediction {
