@@ -23,7 +23,8 @@ import (
 
 // The estimate's bounds: it stops after joinProbes probes, or once it has read joinWorkLimit
 // list entries after joinMinProbes probes (deterministic: the same graph and query give the
-// same rows). A pattern vertex's candidates are filtered exactly when its label has at most
+// same rows); a probe counts the last table below at most lastDraws rows of the table before
+// it. A pattern vertex's candidates are filtered exactly when its label has at most
 // candExact vertices, else from candSamples of them drawn at random.
 const (
 	joinProbes    = 2048
@@ -31,6 +32,7 @@ const (
 	joinWorkLimit = 1 << 20
 	candExact     = 1 << 16
 	candSamples   = 1 << 12
+	lastDraws     = 64
 )
 
 // joinRows is the estimate of a count's tables in sgsi's order.
@@ -105,16 +107,24 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 		for i := range q.steps {
 			set := e.extend(&q.steps[i], row[:i+1])
 			if i == last-1 {
-				// The last table's rows below every extension, not below one drawn: its
-				// rows gather under few rows of the table before (as plan.Estimate's last level).
+				// The last table's rows below every extension (or lastDraws of them), not
+				// below one drawn: its rows gather under few rows of the table before (as
+				// plan.Estimate's last level).
 				e.prev = append(e.prev[:0], set...)
 				j.levels[i+1] += w * float64(len(set))
+				n := len(e.prev)
+				draws := min(n, lastDraws)
 				sum := 0
-				for _, x := range e.prev {
-					row[i+1] = x
+				for d := range draws {
+					row[i+1] = e.prev[d]
+					if draws < n {
+						row[i+1] = e.prev[e.rng.IntN(n)]
+					}
 					sum += len(e.extend(&q.steps[last], row[:i+2]))
 				}
-				j.levels[last+1] += w * float64(sum)
+				if draws > 0 {
+					j.levels[last+1] += w * float64(sum) * float64(n) / float64(draws)
+				}
 				break
 			}
 			j.levels[i+1] += w * float64(len(set))
