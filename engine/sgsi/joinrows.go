@@ -24,7 +24,7 @@ import (
 // The estimate's bounds: it stops after joinProbes probes, or once it has read joinWorkLimit
 // list entries after joinMinProbes probes (deterministic: the same graph and query give the
 // same rows); a probe counts the last table below at most lastDraws rows of the table before
-// it. A pattern vertex's candidates are filtered exactly when its label has at most
+// it, fewer once it has read its share of the work (joinWorkLimit/joinMinProbes). A pattern vertex's candidates are filtered exactly when its label has at most
 // candExact vertices, else from candSamples of them drawn at random.
 const (
 	joinProbes    = 2048
@@ -114,16 +114,23 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 				j.levels[i+1] += w * float64(len(set))
 				n := len(e.prev)
 				draws := min(n, lastDraws)
-				sum := 0
+				if draws == n { // (in random order: a prefix the work cuts is a fair sample)
+					e.rng.Shuffle(n, func(a, b int) { e.prev[a], e.prev[b] = e.prev[b], e.prev[a] })
+				}
+				sum, done, from := 0, 0, e.work
 				for d := range draws {
+					if d > 0 && e.work-from >= joinWorkLimit/joinMinProbes {
+						break // (a hub's lists: the probe's share of the work)
+					}
 					row[i+1] = e.prev[d]
 					if draws < n {
 						row[i+1] = e.prev[e.rng.IntN(n)]
 					}
 					sum += len(e.extend(&q.steps[last], row[:i+2]))
+					done++
 				}
-				if draws > 0 {
-					j.levels[last+1] += w * float64(sum) * float64(n) / float64(draws)
+				if done > 0 {
+					j.levels[last+1] += w * float64(sum) * float64(n) / float64(done)
 				}
 				break
 			}
@@ -263,11 +270,10 @@ next:
 				continue next
 			}
 		}
-		if !e.q.admits(g, st.u, x) {
-			continue
-		}
 		e.work += int64(len(g.Runs(x)))
-		out = append(out, x)
+		if e.q.admits(g, st.u, x) {
+			out = append(out, x)
+		}
 	}
 	e.set = first
 	return out
