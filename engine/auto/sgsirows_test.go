@@ -4,16 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/submatch/submatch/engine"
-	"github.com/submatch/submatch/engine/auto"
-	"github.com/submatch/submatch/engine/cpu"
-	"github.com/submatch/submatch/engine/pbe"
 	"github.com/submatch/submatch/engine/sgsi"
-	"github.com/submatch/submatch/engine/stmatch"
 	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/gpu"
 )
 
 // TestSGSIWalkTables (issue 21, branch sgsipred): induced counts of dense walks on R-MAT scale 16
@@ -30,16 +24,8 @@ func TestSGSIWalkTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem := sgsi.GraphBytes(g) / 2
-	a := auto.Engine{Rules: &auto.Rules{
-		GPU:    func(context.Context) (string, error) { return "NVIDIA H200", nil },
-		Memory: func(context.Context) (uint64, uint64) { return mem, 140 << 30 },
-		Engines: func() []engine.Engine {
-			return []engine.Engine{cpu.Engine{}, stmatch.Engine{}, sgsi.Engine{}, &pbe.Engine{}}
-		},
-		KernelState:    func(string) gpu.KernelState { return gpu.KernelCached },
-		EstimateBudget: time.Minute,
-	}}
+	a := h200Auto()
+	a.Rules.Memory = func(context.Context) (uint64, uint64) { return sgsi.GraphBytes(g) / 2, 140 << 30 }
 	for _, w := range []struct{ size, i int }{{6, 4}, {8, 2}} {
 		p, err := gen.RandomWalkQuery(g, w.size, gen.QuerySeed(3, w.size, w.i), gen.QueryOptions{})
 		if err != nil {

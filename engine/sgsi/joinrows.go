@@ -7,6 +7,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // The join's rows as sgsi makes them (issue 21, branch sgsipred): the prediction priced the
@@ -139,7 +140,7 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 				break
 			}
 			var f float64
-			row[i+1], f = e.pick(set)
+			row[i+1], f = plan.PickByDegree(g, e.rng, set) // (a hub's rows outnumber the others')
 			w *= f
 		}
 	}
@@ -148,26 +149,6 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 	}
 	j.work = e.work
 	return j, true
-}
-
-// pick draws an extension of set with probability in proportion to its degree plus one (the
-// rows below a hub outnumber the others: plan.Estimate's importance sampling), and returns it
-// with the inverse of its probability, the factor of the probe's weight.
-func (e *joinEstimator) pick(set []uint32) (uint32, float64) {
-	total := 0.0
-	for _, x := range set {
-		total += float64(e.g.Degree(x) + 1)
-	}
-	r := e.rng.Float64() * total
-	for _, x := range set {
-		d := float64(e.g.Degree(x) + 1)
-		if r < d {
-			return x, total / d
-		}
-		r -= d
-	}
-	x := set[len(set)-1] // (rounding)
-	return x, total / float64(e.g.Degree(x)+1)
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter
