@@ -661,19 +661,26 @@ func (e *estimator) pick(i int, set []uint32) (uint32, float64) {
 		k = min(k, len(set)-1)
 		return set[k], total / float64(e.g.Degree(set[k])+1)
 	}
+	return PickByDegree(e.g, e.rng, set)
+}
+
+// PickByDegree chooses an element of set (not empty) with probability proportional to its
+// degree in g plus one, and returns it with the inverse of that probability: the importance
+// sampling of Estimate's probes (pick), for other estimators of searches over g.
+func PickByDegree(g *graph.Graph, rng *rand.Rand, set []uint32) (uint32, float64) {
 	sum := 0.0
 	for _, c := range set {
-		sum += float64(e.g.Degree(c) + 1)
+		sum += float64(g.Degree(c) + 1)
 	}
-	r := e.rng.Float64() * sum
+	r := rng.Float64() * sum
 	for _, c := range set {
-		w := float64(e.g.Degree(c) + 1)
+		w := float64(g.Degree(c) + 1)
 		if r -= w; r < 0 {
 			return c, sum / w
 		}
 	}
 	c := set[len(set)-1] // rounding
-	return c, sum / float64(e.g.Degree(c)+1)
+	return c, sum / float64(g.Degree(c)+1)
 }
 
 // levelSet returns the candidates level i accepts given the earlier levels' data vertices, and

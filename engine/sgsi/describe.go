@@ -22,12 +22,15 @@ const (
 	OneThreadSlowdown = 2
 )
 
-// The direct count's model (a count's last step without buffers, direct.go), four terms added
+// The direct count's model (a count's last step without buffers, direct.go), five terms added
 // (the host's collection and the kernels overlap by at most a block): the layout, its filter and
 // the host's pass over it (marking every block's lists: a few ns an edge) at LayoutBytesPerSecond
 // of GraphBytes; the direct count's uploads (movedBytes) at MovedBytesPerSecond; the last step's
-// matches (plan.Estimate's last level) at CountedPerSecond; and the rows of the tables the steps
-// before it join the buffered way (patterns of four vertices or more) at TableRowsPerSecond.
+// matches at CountedPerSecond; the rows of the tables the steps before it join the buffered way
+// (patterns of four vertices or more) at TableRowsPerSecond; and the rows of the leaf step, when
+// one counts the leaves, at LeafRowsPerSecond. For patterns of four vertices or more the rows and
+// matches are sgsi's own, estimated in its order up to its leaf step (joinrows.go, branch
+// sgsipred); triangles take plan.Estimate's levels (the same joins in any order).
 //
 // Fit (H200 device host, 16 cores, 2026-12-03, docs/benchmarks.md, issue 21, branch sgsi8), the
 // whole process less the graph's load (which every engine pays): unlabelled R-MAT edge factor
@@ -57,6 +60,10 @@ const (
 	// of four vertices or more): joined with buffers, spilled to host memory, sorted and cut
 	// into the direct count's blocks.
 	TableRowsPerSecond = 5e6
+	// LeafRowsPerSecond is the rate of the leaf step's rows (leaves.go: the last table's rows,
+	// each given its leaves' placements on the host's threads): 0.12-0.14 us a row on the 2-core
+	// VM under load (docs/benchmarks.md, branch sgsileaf), taken at 1e7 a second.
+	LeafRowsPerSecond = 1e7
 	// cliqueRowsPerSquare and cliqueCountedPerSquare stand in for the estimate of a 4-clique,
 	// which auto counts without a plan (plan.AsClique): its triangles (the table before the
 	// last step) and its 4-cliques per unit of plan.UpwardSquares, the CPU plan's estimate on
@@ -93,10 +100,11 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 // Predict implements engine.Predictor. sgsi is predicted only for a data graph that does not fit
 // the GPU memory (GraphBytes, engine.Workload.InCore; in core its direct count is not measured
 // against the other GPU engines yet). A count of a connected pattern with an estimate (or a
-// 4-clique) is priced as the direct count does it (see LayoutBytesPerSecond); anything else as
+// 4-clique) is priced as the direct count does it (see LayoutBytesPerSecond), its tables
+// estimated in e's join order (estimateJoin: a few ms of the host's time); anything else as
 // OneThreadSlowdown times the planner's time on one thread, taken as its time on Threads threads
 // times Threads (no thread scales perfectly, so this is on the slow side).
-func (Engine) Predict(w *engine.Workload) engine.Prediction {
+func (e Engine) Predict(w *engine.Workload) engine.Prediction {
 	need, ineligible, ok := w.OutOfCoreOnly(GraphBytes)
 	if !ok {
 		if w.Problem != nil && w.Problem.Data != nil && w.InCore(need) {
@@ -107,7 +115,7 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 		return ineligible
 	}
 	note := gpu.FormatBytes(need) + " of graph streamed through " + gpu.FormatBytes(w.GPUMemory) + " of GPU memory"
-	if s, what, ok := directSeconds(w, need); ok {
+	if s, what, ok := directSeconds(w, need, e.joinRows(w)); ok {
 		return engine.Prediction{Seconds: startSeconds + s, OutOfCore: true, Note: note + ", the direct count: " + what}
 	}
 	s := startSeconds + OneThreadSlowdown*w.HostSeconds*float64(max(1, w.Threads))
@@ -116,18 +124,21 @@ func (Engine) Predict(w *engine.Workload) engine.Prediction {
 
 // directSeconds is the direct count's predicted time for w past start-up (need: GraphBytes),
 // with what dominates it; false when the model does not apply (a listing, a pattern of several
-// components, no estimate).
-func directSeconds(w *engine.Workload, need uint64) (float64, string, bool) {
+// components, no estimate). join, when set, is the estimate of sgsi's own tables (joinRows);
+// else the tables are priced from the cpu plan's estimate (its levels in the cpu engine's order).
+func directSeconds(w *engine.Workload, need uint64, join *joinRows) (float64, string, bool) {
 	p := w.Problem
 	if w.Listing || p.Pattern == nil || len(p.Pattern.Components()) != 1 {
 		return 0, "", false
 	}
 	n := p.Pattern.NumVertices()
-	var counted, rows float64
+	var counted, rows, leafRows float64
 	switch {
 	case w.Clique != nil && w.Clique.K == 4:
 		u := w.UpwardSquares()
 		counted, rows = cliqueCountedPerSquare*u, cliqueRowsPerSquare*u
+	case join != nil:
+		rows, counted, leafRows = join.tables()
 	case w.Clique == nil && w.Estimate != nil && len(w.Estimate.LevelNodes) == n && n >= 2:
 		lv := w.Estimate.LevelNodes
 		counted = lv[n-1]
@@ -140,16 +151,38 @@ func directSeconds(w *engine.Workload, need uint64) (float64, string, bool) {
 		return 0, "", false
 	}
 	moved := movedBytes(need, w.GPUMemory)
-	terms := [4]float64{float64(need) / LayoutBytesPerSecond, moved / MovedBytesPerSecond, counted / CountedPerSecond, rows / TableRowsPerSecond}
-	whats := [4]string{"the layout's pass", fmt.Sprintf("%.2g bytes uploaded", moved), fmt.Sprintf("%.2g matches counted", counted), fmt.Sprintf("%.2g table rows", rows)}
-	top := 0
+	terms := [5]float64{float64(need) / LayoutBytesPerSecond, moved / MovedBytesPerSecond, counted / CountedPerSecond, rows / TableRowsPerSecond, leafRows / LeafRowsPerSecond}
+	whats := [5]string{"the layout's pass", fmt.Sprintf("%.2g bytes uploaded", moved), fmt.Sprintf("%.2g matches counted", counted), fmt.Sprintf("%.2g table rows", rows), fmt.Sprintf("%.2g rows through the leaf step", leafRows)}
+	top, sum := 0, 0.0
 	for i, t := range terms {
+		sum += t
 		if t > terms[top] {
 			top = i
 		}
 	}
-	return terms[0] + terms[1] + terms[2] + terms[3], whats[top], true
+	if join != nil && top == 3 {
+		whats[top] += " (sgsi's order, sampled)"
+	}
+	return sum, whats[top], true
 }
+
+// joinRows estimates the tables of w's count in e's order (estimateJoin) where the direct
+// count's model prices tables from an estimate (a count of a connected pattern of four
+// vertices or more, not a clique, with the cpu plan's estimate); nil otherwise.
+func (e Engine) joinRows(w *engine.Workload) *joinRows {
+	p := w.Problem
+	if w.Listing || w.Clique != nil || w.Estimate == nil || p.Data == nil || p.Pattern == nil || p.Pattern.NumVertices() < 4 {
+		return nil
+	}
+	j, ok := estimateJoin(p.Data, p.Pattern, p.Semantics, e.Options, joinSeed)
+	if !ok {
+		return nil
+	}
+	return &j
+}
+
+// joinSeed seeds the prediction's estimate of the tables: the same workload, the same rows.
+const joinSeed = 1
 
 // movedBytes is what the direct count's blocks upload for a layout of need bytes through mem
 // bytes of GPU memory (movedBase, movedPerRatio), a block taking at most maxBlockWords whatever

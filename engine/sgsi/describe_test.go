@@ -87,7 +87,7 @@ func TestDirectFit(t *testing.T) {
 		}
 		w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, GPUMemory: c.mem,
 			Estimate: &plan.Estimate{LevelNodes: c.levels}}
-		s, what, ok := directSeconds(w, c.need)
+		s, what, ok := directSeconds(w, c.need, nil)
 		s += startSeconds
 		over := c.measured * fitFactor
 		if c.name == "scale 20 4-cycles at 64MiB" {

@@ -122,26 +122,9 @@ func newStore(g *graph.Graph) *store {
 	s := &store{g: g, sigs: make([]uint32, sigWords*n), labels: map[lgKey]*labelGraph{}, edges: map[uint64]uint64{}}
 	// Ranges of consecutive vertices a thread: threads taking every workers-th vertex (as before)
 	// wrote neighbouring words of one cache line from every core.
-	// A run's neighbours share one (edge label, neighbour label) pair, so one group, and the
-	// group's counter saturates at two: each run adds its pair once, or twice when it has two
-	// neighbours or more (the same signature as one pair a neighbour, without reading each
-	// neighbour's label).
 	par.Ranges(n, 0, 4096, func(_, lo, hi int) bool {
-		var sig [sigWords]uint32
 		for v := lo; v < hi; v++ {
-			sig = [sigWords]uint32{labelBit(g.VertexLabel(uint32(v)))}
-			runs := g.Runs(uint32(v))
-			for i, r := range runs {
-				end := runs[0].Start + uint64(g.Degree(uint32(v))) // the list's end
-				if i+1 < len(runs) {
-					end = runs[i+1].Start
-				}
-				grp := pairGroup(r.EdgeLabel, r.VertexLabel)
-				addPair(sig[:], grp)
-				if end-r.Start > 1 {
-					addPair(sig[:], grp)
-				}
-			}
+			sig := vertexSig(g, uint32(v))
 			for j := range sigWords {
 				s.sigs[j*n+v] = sig[j]
 			}
@@ -149,6 +132,28 @@ func newStore(g *graph.Graph) *store {
 		return true
 	})
 	return s
+}
+
+// vertexSig is data vertex v's signature: its label's bit, then a pair per run of its list.
+// A run's neighbours share one (edge label, neighbour label) pair, so one group, and the
+// group's counter saturates at two: each run adds its pair once, or twice when it has two
+// neighbours or more (the same signature as one pair a neighbour, without reading each
+// neighbour's label).
+func vertexSig(g *graph.Graph, v uint32) [sigWords]uint32 {
+	sig := [sigWords]uint32{labelBit(g.VertexLabel(v))}
+	runs := g.Runs(v)
+	for i, r := range runs {
+		end := runs[0].Start + uint64(g.Degree(v)) // the list's end
+		if i+1 < len(runs) {
+			end = runs[i+1].Start
+		}
+		grp := pairGroup(r.EdgeLabel, r.VertexLabel)
+		addPair(sig[:], grp)
+		if end-r.Start > 1 {
+			addPair(sig[:], grp)
+		}
+	}
+	return sig
 }
 
 // runs returns the index range [lo, hi) of v's runs that the label graph of k may take entries

@@ -2,7 +2,7 @@
 // table (rows, buffer entries, output rows, bytes, host time) and the join order beside the cpu
 // engine's plan order and count (issue 21: long random walks).
 //
-//	go run ./scripts/sgsisteps [-timeout 60s] [-buffered] [-core] [-refine] [-joinleaves] DATA QUERY...
+//	go run ./scripts/sgsisteps [-timeout 60s] [-buffered] [-core] [-refine] [-joinleaves] [-induced] DATA QUERY...
 //
 // A count's leaves (pattern vertices of degree one) are counted by the leaf step after the
 // joins unless -joinleaves: its row reads "leaves [vertices]", its rows the joined vertices'
@@ -29,6 +29,7 @@ func main() {
 	noCPU := flag.Bool("nocpu", false, "skip the cpu engine's count")
 	paper := flag.Bool("paper", false, "sgsi's --sgsi-paper-order (SGSI's join order; default: the core order)")
 	refine := flag.Bool("refine", false, "sgsi's --sgsi-refine")
+	induced := flag.Bool("induced", false, "count induced matches (sgsi then joins every leaf)")
 	joinLeaves := flag.Bool("joinleaves", false, "sgsi's --sgsi-join-leaves (the leaves joined, not counted by the leaf step)")
 	flag.Parse()
 	g, err := submatch.Load(flag.Arg(0))
@@ -40,7 +41,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		prob := &engine.Problem{Data: g.Internal(), Pattern: p.Internal()}
+		prob := &engine.Problem{Data: g.Internal(), Pattern: p.Internal(), Semantics: engine.Semantics{Induced: *induced}}
 		fmt.Printf("== %s (%d vertices, %d edges)\n", qf, p.Internal().NumVertices(), p.Internal().NumEdges())
 		opts, err := cpu.PlanOptions(prob, false)
 		if err != nil {

@@ -1,0 +1,261 @@
+package sgsi
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// The join's rows as sgsi makes them (issue 21, branch sgsipred): the prediction priced the
+// tables from the cpu plan's estimate, the partial matches in the cpu engine's order (core
+// first, leaves postponed and counted), while sgsi joins in SGSI's order (Algorithm 1, which
+// puts a dense walk's core last) and counts only degree-one leaves: on R-MAT walks of 8
+// vertices its tables were orders of magnitude above the cpu estimate's levels, and --engine
+// auto chose it. estimateJoin compiles the query as a count compiles it (the signature filter's
+// candidates, sgsi's order, its steps, restrictions and leaf step) and runs Knuth's estimator
+// over those steps on the host (plan.Estimate's method): each probe picks a
+// root among the first vertex's candidates, then at each step a row extension drawn by degree,
+// the product of the inverse probabilities along the way estimating each table's rows (the
+// last table's counted below every extension of the table before it).
+
+// The estimate's bounds: it stops after joinProbes probes, or once it has read joinWorkLimit
+// list entries after joinMinProbes probes (deterministic: the same graph and query give the
+// same rows); a probe counts the last table below at most lastDraws rows of the table before
+// it, fewer once it has read its share of the work (joinWorkLimit/joinMinProbes). A pattern vertex's candidates are filtered exactly when its label has at most
+// candExact vertices, else from candSamples of them drawn at random.
+const (
+	joinProbes    = 2048
+	joinMinProbes = 32
+	joinWorkLimit = 1 << 20
+	candExact     = 1 << 16
+	candSamples   = 1 << 12
+	lastDraws     = 64
+)
+
+// joinRows is the estimate of a count's tables in sgsi's order.
+type joinRows struct {
+	// levels[i] is the estimated rows of the table of width i+1 (the matches of the join order's
+	// first i+1 vertices), for i below joined, the vertices the steps join.
+	levels []float64
+	joined int
+	// leaves is set when a leaf step counts the vertices after joined (its rows: the last
+	// table's, levels[joined-1]).
+	leaves bool
+	order  []int
+	probes int
+	work   int64
+}
+
+// tables returns what the count's joins cost: the rows of the tables the steps read and write
+// (the first table, the candidates, excluded), the matches the direct count's last step counts
+// without a table (none when a leaf step follows: the last table is written for it), and the
+// leaf step's rows. A join of three vertices without leaves generates its rows from the edges
+// (no table).
+func (j *joinRows) tables() (rows, counted, leafRows float64) {
+	k := j.joined
+	if j.leaves {
+		for _, x := range j.levels[1:k] {
+			rows += x
+		}
+		return rows, 0, j.levels[k-1]
+	}
+	if k >= 4 {
+		for _, x := range j.levels[1 : k-1] {
+			rows += x
+		}
+	}
+	return rows, j.levels[k-1], 0
+}
+
+// joinEstimator holds one estimate's query and scratch.
+type joinEstimator struct {
+	g     *graph.Graph
+	s     *store // (no signatures: its lists and edge frequencies only)
+	q     *query
+	rng   *rand.Rand
+	work  int64
+	lists [][]uint32 // per link of a step: the list read
+	set   []uint32
+	prev  []uint32 // the extensions of the step before the last
+}
+
+// estimateJoin estimates the tables of a count of p on g by sgsi with options o (its order,
+// its leaf step): false when the joins are not connected (a pattern of several components).
+func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options, seed uint64) (joinRows, bool) {
+	e := &joinEstimator{g: g, s: &store{g: g, edges: map[uint64]uint64{}}, q: compileQuery(p),
+		rng: rand.New(rand.NewPCG(seed, 0x5351)), lists: make([][]uint32, p.NumVertices())}
+	q := e.q
+	sizes, roots := e.candidates()
+	q.plan(sizes, e.s.edgeEntries, g.HasEdgeLabels(), sem.Induced, sem.Unique, true, o.CoreOrder, !o.JoinLeaves)
+	j := joinRows{levels: make([]float64, q.joined), joined: q.joined, leaves: len(q.leafGroups) > 0, order: q.order}
+	for _, st := range q.steps {
+		if st.cartesian {
+			return j, false
+		}
+	}
+	first := roots[q.order[0]]
+	row := make([]uint32, q.joined)
+	for j.probes < joinProbes && (j.probes < joinMinProbes || e.work < joinWorkLimit) && len(first) > 0 {
+		j.probes++
+		row[0] = first[e.rng.IntN(len(first))]
+		w := float64(sizes[q.order[0]])
+		j.levels[0] += w
+		last := len(q.steps) - 1
+		for i := range q.steps {
+			set := e.extend(&q.steps[i], row[:i+1])
+			if i == last-1 {
+				// The last table's rows below every extension (or lastDraws of them), not
+				// below one drawn: its rows gather under few rows of the table before (as
+				// plan.Estimate's last level).
+				e.prev = append(e.prev[:0], set...)
+				j.levels[i+1] += w * float64(len(set))
+				n := len(e.prev)
+				draws := min(n, lastDraws)
+				if draws == n { // (in random order: a prefix the work cuts is a fair sample)
+					e.rng.Shuffle(n, func(a, b int) { e.prev[a], e.prev[b] = e.prev[b], e.prev[a] })
+				}
+				sum, done, from := 0, 0, e.work
+				for d := range draws {
+					if d > 0 && e.work-from >= joinWorkLimit/joinMinProbes {
+						break // (a hub's lists: the probe's share of the work)
+					}
+					row[i+1] = e.prev[d]
+					if draws < n {
+						row[i+1] = e.prev[e.rng.IntN(n)]
+					}
+					sum += len(e.extend(&q.steps[last], row[:i+2]))
+					done++
+				}
+				if done > 0 {
+					j.levels[last+1] += w * float64(sum) * float64(n) / float64(done)
+				}
+				break
+			}
+			j.levels[i+1] += w * float64(len(set))
+			if len(set) == 0 {
+				break
+			}
+			var f float64
+			row[i+1], f = plan.PickByDegree(g, e.rng, set) // (a hub's rows outnumber the others')
+			w *= f
+		}
+	}
+	for i := range j.levels {
+		j.levels[i] /= float64(max(1, j.probes))
+	}
+	j.work = e.work
+	return j, true
+}
+
+// candidates returns each query vertex's candidate count |C(u)| as the signature filter
+// finds it (exact, or estimated from candSamples of its label's vertices) and candidates among
+// them (all of them, or those sampled): the roots the probes draw from.
+func (e *joinEstimator) candidates() ([]uint64, [][]uint32) {
+	g, q := e.g, e.q
+	nv := g.NumVertices()
+	sizes := make([]uint64, q.n)
+	found := make([][]uint32, q.n)
+	for u := range q.n {
+		var pool []uint32
+		size := nv
+		if q.vlabels[u] != anyLabel {
+			pool = g.VerticesWithLabel(q.vlabels[u])
+			size = len(pool)
+		}
+		at := func(i int) uint32 {
+			if pool == nil {
+				return uint32(i)
+			}
+			return pool[i]
+		}
+		draws := size
+		if size > candExact {
+			draws = candSamples
+		}
+		for i := range draws {
+			x := i
+			if draws < size {
+				x = e.rng.IntN(size)
+			}
+			if v := at(x); q.admits(g, u, v) {
+				found[u] = append(found[u], v)
+			}
+		}
+		sizes[u] = uint64(len(found[u]))
+		if draws < size {
+			sizes[u] = uint64(float64(size) * float64(len(found[u])) / float64(draws))
+		}
+	}
+	return sizes, found
+}
+
+// admits reports whether data vertex v passes query vertex u's filter: its label and its
+// signature (the filter kernel's test, on the host).
+func (q *query) admits(g *graph.Graph, u int, v uint32) bool {
+	if l := q.vlabels[u]; l != anyLabel && g.VertexLabel(v) != l {
+		return false
+	}
+	sig := vertexSig(g, v)
+	for j, w := range q.sigs[u*sigWords : (u+1)*sigWords] {
+		if sig[j]&w != w {
+			return false
+		}
+	}
+	return true
+}
+
+// extend returns the extensions of row by step st as the join finds them: the first link's
+// list, less the vertices the other links' lists lack (or, induced, hold), the restrictions
+// reject, the row holds, or the filter rejects.
+func (e *joinEstimator) extend(st *step, row []uint32) []uint32 {
+	g, s := e.g, e.s
+	links := st.others
+	for i, l := range links {
+		e.lists[i] = s.appendList(e.lists[i][:0], row[l.col], l.key)
+		e.work += int64(len(e.lists[i]))
+	}
+	nonadj := e.lists[len(links):]
+	for i, l := range st.nonadj {
+		nonadj[i] = s.appendList(nonadj[i][:0], row[l.col], l.key)
+		e.work += int64(len(nonadj[i]))
+	}
+	first := s.appendList(e.set[:0], row[st.first.col], st.first.key)
+	e.work += int64(len(first))
+	out := first[:0]
+next:
+	for _, x := range first {
+		if slices.Contains(row, x) {
+			continue
+		}
+		for _, c := range st.less {
+			if row[c] >= x {
+				continue next
+			}
+		}
+		for _, c := range st.greater {
+			if row[c] <= x {
+				continue next
+			}
+		}
+		for i := range links {
+			if _, ok := slices.BinarySearch(e.lists[i], x); !ok {
+				continue next
+			}
+		}
+		for i := range st.nonadj {
+			if _, ok := slices.BinarySearch(nonadj[i], x); ok {
+				continue next
+			}
+		}
+		e.work += int64(len(g.Runs(x)))
+		if e.q.admits(g, st.u, x) {
+			out = append(out, x)
+		}
+	}
+	e.set = first
+	return out
+}
