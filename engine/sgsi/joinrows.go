@@ -90,7 +90,7 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 		rng: rand.New(rand.NewPCG(seed, 0x5351)), lists: make([][]uint32, p.NumVertices())}
 	q := e.q
 	sizes, roots := e.candidates()
-	q.plan(sizes, e.s.edgeEntries, g.HasEdgeLabels(), sem.Induced, sem.Unique, true, o.CoreOrder, !o.JoinLeaves)
+	q.plan(sizes, e.s.edgeEntries, g.HasEdgeLabels(), sem.Induced, sem.Unique, true, !o.PaperOrder, !o.JoinLeaves)
 	j := joinRows{levels: make([]float64, q.joined), joined: q.joined, leaves: len(q.leafGroups) > 0, order: q.order}
 	for _, st := range q.steps {
 		if st.cartesian {

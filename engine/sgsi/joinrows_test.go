@@ -35,7 +35,7 @@ func TestJoinRowsCalibration(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, core := range []bool{false, true} {
-				o := Options{CoreOrder: core}
+				o := Options{PaperOrder: !core}
 				t0 := time.Now()
 				j, ok := estimateJoin(g, p, engine.Semantics{}, o, 1)
 				est := time.Since(t0)
@@ -80,7 +80,7 @@ func TestJoinRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, o := range []Options{{}, {CoreOrder: true}, {JoinLeaves: true}} {
+			for _, o := range []Options{{PaperOrder: true}, {}, {JoinLeaves: true}} {
 				j, ok := estimateJoin(g, p, engine.Semantics{}, o, 1)
 				o.Host = true
 				_, st, err := Engine{Options: o}.CountStats(context.Background(), &engine.Problem{Data: g, Pattern: p})
@@ -101,7 +101,7 @@ func TestJoinRows(t *testing.T) {
 						top, at = x, k
 					}
 				}
-				t.Logf("walk %d/%d core %v joinleaves %v: %.3g rows estimated, %.0f counted", size, i, o.CoreOrder, o.JoinLeaves, pred, act)
+				t.Logf("walk %d/%d core %v joinleaves %v: %.3g rows estimated, %.0f counted", size, i, !o.PaperOrder, o.JoinLeaves, pred, act)
 				if act < 1000 {
 					continue // (a few rows: the estimate's noise is all there is)
 				}
