@@ -400,8 +400,10 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	for _, g := range q.leafGroups { // (read on the host only: no segments)
-		if _, err := r.label(g.key); err != nil {
-			return err
+		for _, pe := range g.parents {
+			if _, err := r.label(pe.key); err != nil {
+				return err
+			}
 		}
 	}
 	if leader {

@@ -61,10 +61,11 @@ func TestLeafStepStops(t *testing.T) {
 		sizes[u], cands[u] = uint64(len(all)), all
 	}
 	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
-	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 2 || q.joined != 3 {
+	// (c closes the triangle: counted with the leaves, a group on both hubs.)
+	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 3 || q.joined != 2 {
 		t.Fatalf("setup: joined %d, classes %v", q.joined, q.leafClasses)
 	}
-	// Rows (a, b, c) = (0, 1, z), in q.order's columns, 1,000 of them (under leafRows).
+	// Rows (a, b) = (0, 1), in q.order's columns, 1,000 of them (under leafRows).
 	// (Build numbers vertices by degree: the hubs are found by theirs.)
 	var hubs, others []uint32
 	for v := range g.NumVertices() {

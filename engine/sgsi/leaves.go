@@ -10,16 +10,21 @@ import (
 	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/internal/leafcount"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
 // The leaf step (issue 21, branch sgsileaf): a count's leaves, the pattern vertices of degree
-// one, are not joined. The joins stop before them, and each row of the last table (a match of
-// the other vertices) adds the number of injective placements of the leaves: per leaf group
-// (plan.GroupLeaves: the leaves of one parent, edge label and vertex label) its set S_g, the
-// parent's list in the group's label graph filtered by the group's candidates, less the row's
-// vertices in it; groups in one collision class (vertex labels that may coincide) share data
+// one, are not joined, nor (branch sgsitail) the order's closing vertices, whose neighbours are
+// all joined before them (plan.ClosingVertices: the vertices the cpu engine's plan postpones
+// besides leaves, such as the middle of a path of degree-2 vertices or a vertex closing a
+// cycle). The joins stop before them, and each row of the last table (a match of
+// the other vertices) adds the number of injective placements of the counted vertices: per group
+// (plan.GroupLeaves: the counted vertices of the same parents, edge labels and vertex label) its
+// set S_g, the intersection of its parents' lists in the group's label graphs filtered by the
+// group's candidates, less the row's vertices in it; groups in one collision class (vertex
+// labels that may coincide) share data
 // vertices, and the class is counted from the sizes of their sets' intersections as the cpu
 // engine's leaf counter counts (internal/leafcount: falling factorials, binomials for groups the
 // symmetry restrictions order, Venn regions and their DP for several groups). A leaf that a
@@ -30,14 +35,19 @@ import (
 
 // leafGroup is a leaf group as the leaf step reads it.
 type leafGroup struct {
-	col int   // the parent's column
-	pu  int   // the parent (a pattern vertex)
-	key lgKey // the label graph of the leaves' edge to the parent
-	u   int   // a member: its candidates are every member's
-	g   leafcount.Group
+	parents []leafParent // by column
+	pu      int          // the first parent (a pattern vertex): the sizes' key when it is the only one
+	u       int          // a member: its candidates are every member's
+	g       leafcount.Group
 	// collide has bit j set for each column whose vertex may lie in the set: its label may be
-	// the leaves', and it is not the parent.
+	// the group's, and it is not a parent.
 	collide uint64
+}
+
+// leafParent is a group's parent: its column and the label graph of the group's edge to it.
+type leafParent struct {
+	col int
+	key lgKey
 }
 
 // splitLeaves returns order without the pattern's leaves (degree one, the neighbour of degree
@@ -74,11 +84,14 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	q.joined = len(order)
 	for _, lg := range groups {
 		u := lg.Vertices[0]
-		col := lg.Parents[0].Level
-		parent := order[col]
-		g := leafGroup{col: col, pu: parent, key: lgKey{edgeKey(p, u, parent, edgeLabels), q.vlabels[u], bothSides}, u: u, g: leafcount.Of(&lg)}
+		g := leafGroup{pu: order[lg.Parents[0].Level], u: u, g: leafcount.Of(&lg)}
+		var parents uint64
+		for _, pe := range lg.Parents {
+			g.parents = append(g.parents, leafParent{pe.Level, lgKey{edgeKey(p, u, order[pe.Level], edgeLabels), q.vlabels[u], bothSides}})
+			parents |= 1 << pe.Level
+		}
 		for j, w := range order[:q.joined] {
-			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), lg.VertexLabel) {
+			if parents>>j&1 == 0 && plan.LabelsMayCollide(p.VertexLabel(w), lg.VertexLabel) {
 				g.collide |= 1 << j
 			}
 		}
@@ -103,6 +116,10 @@ const (
 // leafScratch is one goroutine's buffers for the leaf step.
 type leafScratch struct {
 	sets  [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
+	one   []uint32   // S_g of a group of several parents counted alone
+	lists [][]uint32 // the parents' lists of a group of several parents
+	buf   []uint32   // their intersection's buffers (setops.IntersectAll)
+	tmp   []uint32
 	inter [1 << plan.MaxClassGroups]int64
 	used  [1 << plan.MaxClassGroups]int64
 	gs    []leafcount.Group
@@ -120,17 +137,19 @@ func (r *runner) leafCount(table []uint32) error {
 	var next atomic.Int64
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
-	lgs := make([]*labelGraph, len(q.leafGroups))
+	lgs := make([][]*labelGraph, len(q.leafGroups))
 	if r.leafSizes == nil {
 		r.leafSizes = make([][]uint32, len(q.leafGroups))
 	}
 	for i, g := range q.leafGroups {
-		lgs[i] = r.s.label(g.key)
-		if c := r.cands[g.pu]; r.leafSizes[i] == nil && rows >= len(c) && r.reserve("the leaf step's sizes", 4*uint64(len(c))) == nil {
+		for _, pe := range g.parents {
+			lgs[i] = append(lgs[i], r.s.label(pe.key))
+		}
+		if c := r.cands[g.pu]; len(g.parents) == 1 && r.leafSizes[i] == nil && rows >= len(c) && r.reserve("the leaf step's sizes", 4*uint64(len(c))) == nil {
 			// Rows share parents: |S_g| once for each candidate of the parent (over
 			// --memory: each row scans its parent's list).
 			sizes := make([]uint32, len(c))
-			par.For(len(c), r.threads, func(x int) { sizes[x] = uint32(r.leafScan(i, c[x], lgs[i])) })
+			par.For(len(c), r.threads, func(x int) { sizes[x] = uint32(r.leafScan(i, c[x], lgs[i][0])) })
 			r.leafSizes[i] = sizes
 		}
 	}
@@ -182,7 +201,7 @@ func (r *runner) leafCount(table []uint32) error {
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the
 // product over collision classes); ok is false on uint64 overflow.
-func (r *runner) rowLeaves(row []uint32, lgs []*labelGraph, sc *leafScratch) (uint64, bool) {
+func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
 	total := uint64(1)
 	for _, class := range q.leafClasses {
@@ -225,11 +244,44 @@ func (r *runner) leafScan(gi int, v uint32, lg *labelGraph) int64 {
 	return n
 }
 
-// leafSize returns |S_g| less the row's vertices in it, for group gi alone: from r.leafSizes
-// when it holds the parent's vertex, else by leafScan.
-func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph, sc *leafScratch) int64 {
+// leafSet writes S_g of group gi for the row into dst (its storage reused) and returns it: the
+// intersection of the parents' lists filtered by the group's candidates.
+func (r *runner) leafSet(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch, dst []uint32) []uint32 {
 	g := &r.q.leafGroups[gi]
-	v := row[g.col]
+	sc.lists = sc.lists[:0]
+	for k, pe := range g.parents {
+		list := lgs[k].list(row[pe.col])
+		sc.read += len(list)
+		sc.lists = append(sc.lists, list)
+	}
+	dst = dst[:0]
+	for _, x := range setops.IntersectAll(sc.lists, &sc.buf, &sc.tmp) {
+		if r.leafCand(gi, x) {
+			dst = append(dst, x)
+		}
+	}
+	return dst
+}
+
+// leafSize returns |S_g| less the row's vertices in it, for group gi alone: from r.leafSizes
+// when it holds the parent's vertex, else by leafScan; for a group of several parents from its
+// set (leafSet).
+func (r *runner) leafSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
+	g := &r.q.leafGroups[gi]
+	if len(g.parents) > 1 {
+		sc.one = r.leafSet(gi, row, lgs, sc, sc.one)
+		n := int64(len(sc.one))
+		for c, x := range row {
+			if g.collide>>c&1 != 0 {
+				if _, found := slices.BinarySearch(sc.one, x); found {
+					n--
+				}
+			}
+		}
+		return n
+	}
+	lg := lgs[0]
+	v := row[g.parents[0].col]
 	list := lg.list(v)
 	n := int64(-1)
 	if sizes := r.leafSizes[gi]; sizes != nil {
@@ -254,21 +306,13 @@ func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph, sc *leafScratch)
 // classLeaves counts a collision class of several groups for one row: their sets written out,
 // the sizes of every intersection (by the smallest set, the others searched) less the row's
 // vertices in it, then leafcount's class count.
-func (r *runner) classLeaves(class []int, row []uint32, lgs []*labelGraph, sc *leafScratch) (uint64, bool) {
+func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
 	sc.gs = sc.gs[:0]
 	var collide uint64
 	for b, gi := range class {
 		g := &q.leafGroups[gi]
-		s := sc.sets[b][:0]
-		list := lgs[gi].list(row[g.col])
-		sc.read += len(list)
-		for _, x := range list {
-			if r.leafCand(gi, x) {
-				s = append(s, x)
-			}
-		}
-		sc.sets[b] = s
+		sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc, sc.sets[b])
 		sc.gs = append(sc.gs, g.g)
 		collide |= g.collide
 	}

@@ -162,8 +162,10 @@ func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
 // restrictions; the count is then q.aut times the joins' (embeddings = unique matches x
 // |Aut(p)|, induced or not).
 //
-// leaves (a count, not induced: Options.JoinLeaves off) moves the pattern's leaves to the end of
-// the order and counts those that plan.GroupLeaves can count (leaves.go) instead of joining them.
+// leaves (a count, not induced: Options.JoinLeaves off) moves the pattern's leaves and then the
+// order's closing vertices (plan.ClosingVertices: every neighbour joined before them, as the
+// cpu engine's plan postpones them) to the end of the order and counts those that
+// plan.GroupLeaves can count (leaves.go) instead of joining them.
 func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings, core, leaves bool) {
 	p, n := q.p, q.n
 	if core {
@@ -173,7 +175,10 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 	}
 	var postponed []int
 	if leaves && !induced && embeddings {
+		var closing []int
 		q.order, postponed = splitLeaves(p, q.order)
+		q.order, closing = plan.ClosingVertices(p, q.order)
+		postponed = append(postponed, closing...)
 	}
 	var restr []plan.Restriction
 	q.aut = 1
