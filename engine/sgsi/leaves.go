@@ -115,16 +115,19 @@ const (
 
 // leafScratch is one goroutine's buffers for the leaf step.
 type leafScratch struct {
-	sets  [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
-	one   []uint32   // S_g of a group of several parents counted alone
-	lists [][]uint32 // the parents' lists of a group of several parents
-	buf   []uint32   // their intersection's buffers (setops.IntersectAll)
-	tmp   []uint32
-	inter [1 << plan.MaxClassGroups]int64
-	used  [1 << plan.MaxClassGroups]int64
-	gs    []leafcount.Group
-	arith leafcount.Counter
-	read  int // list entries read since the context was last checked
+	sets [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
+	// per group: S_g as last written (leafSet), for the parents' data vertices in key (valid:
+	// written at all); consecutive rows share their first columns
+	gsets, key [][]uint32
+	valid      []bool
+	lists      [][]uint32 // the parents' lists of a group of several parents
+	buf        []uint32   // their intersection's buffers (setops.IntersectAll)
+	tmp        []uint32
+	inter      [1 << plan.MaxClassGroups]int64
+	used       [1 << plan.MaxClassGroups]int64
+	gs         []leafcount.Group
+	arith      leafcount.Counter
+	read       int // list entries read since the context was last checked
 }
 
 // leafCount adds to the total the leaf placements of every row of table (rows of width
@@ -154,7 +157,11 @@ func (r *runner) leafCount(table []uint32) error {
 		}
 	}
 	par.For(nw, nw, func(w int) {
-		sc := &leafScratch{sets: make([][]uint32, len(q.leafGroups))}
+		ng := len(q.leafGroups)
+		sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng), valid: make([]bool, ng)}
+		for gi, g := range q.leafGroups {
+			sc.key[gi] = make([]uint32, len(g.parents))
+		}
 		sum := uint64(0)
 		for {
 			if err := r.ctx.Err(); err != nil {
@@ -244,22 +251,34 @@ func (r *runner) leafScan(gi int, v uint32, lg *labelGraph) int64 {
 	return n
 }
 
-// leafSet writes S_g of group gi for the row into dst (its storage reused) and returns it: the
-// intersection of the parents' lists filtered by the group's candidates.
-func (r *runner) leafSet(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch, dst []uint32) []uint32 {
+// leafSet returns S_g of group gi for the row: the intersection of the parents' lists filtered
+// by the group's candidates, written into sc.gsets[gi] unless it holds the set of the same
+// parents' data vertices.
+func (r *runner) leafSet(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) []uint32 {
 	g := &r.q.leafGroups[gi]
+	key := sc.key[gi]
+	same := sc.valid[gi]
+	for k, pe := range g.parents {
+		same = same && key[k] == row[pe.col]
+		key[k] = row[pe.col]
+	}
+	if same {
+		return sc.gsets[gi]
+	}
+	sc.valid[gi] = true
 	sc.lists = sc.lists[:0]
 	for k, pe := range g.parents {
 		list := lgs[k].list(row[pe.col])
 		sc.read += len(list)
 		sc.lists = append(sc.lists, list)
 	}
-	dst = dst[:0]
+	dst := sc.gsets[gi][:0]
 	for _, x := range setops.IntersectAll(sc.lists, &sc.buf, &sc.tmp) {
 		if r.leafCand(gi, x) {
 			dst = append(dst, x)
 		}
 	}
+	sc.gsets[gi] = dst
 	return dst
 }
 
@@ -269,11 +288,11 @@ func (r *runner) leafSet(gi int, row []uint32, lgs []*labelGraph, sc *leafScratc
 func (r *runner) leafSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	g := &r.q.leafGroups[gi]
 	if len(g.parents) > 1 {
-		sc.one = r.leafSet(gi, row, lgs, sc, sc.one)
-		n := int64(len(sc.one))
+		set := r.leafSet(gi, row, lgs, sc)
+		n := int64(len(set))
 		for c, x := range row {
 			if g.collide>>c&1 != 0 {
-				if _, found := slices.BinarySearch(sc.one, x); found {
+				if _, found := slices.BinarySearch(set, x); found {
 					n--
 				}
 			}
@@ -312,7 +331,7 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc 
 	var collide uint64
 	for b, gi := range class {
 		g := &q.leafGroups[gi]
-		sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc, sc.sets[b])
+		sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc)
 		sc.gs = append(sc.gs, g.g)
 		collide |= g.collide
 	}

@@ -164,8 +164,8 @@ func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
 //
 // leaves (a count, not induced: Options.JoinLeaves off) moves the pattern's leaves and then the
 // order's closing vertices (plan.ClosingVertices: every neighbour joined before them, as the
-// cpu engine's plan postpones them) to the end of the order and counts those that
-// plan.GroupLeaves can count (leaves.go) instead of joining them.
+// cpu engine's plan postpones them; not a lone one that is last) to the end of the order and
+// counts those that plan.GroupLeaves can count (leaves.go) instead of joining them.
 func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings, core, leaves bool) {
 	p, n := q.p, q.n
 	if core {
@@ -175,10 +175,14 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 	}
 	var postponed []int
 	if leaves && !induced && embeddings {
-		var closing []int
 		q.order, postponed = splitLeaves(p, q.order)
-		q.order, closing = plan.ClosingVertices(p, q.order)
-		postponed = append(postponed, closing...)
+		// Closing vertices join the leaf step when it runs anyway, or when one of them saves
+		// a table (one that is not last: a last one alone is the last join, which counts its
+		// rows without writing them, on the device's kernels).
+		rest, closing := plan.ClosingVertices(p, q.order)
+		if len(postponed) > 0 || len(closing) > 1 || (len(closing) == 1 && closing[0] != q.order[len(q.order)-1]) {
+			q.order, postponed = rest, append(postponed, closing...)
+		}
 	}
 	var restr []plan.Restriction
 	q.aut = 1
