@@ -81,6 +81,7 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	}
 	p := q.p
 	order, groups, classes := plan.GroupLeaves(p, q.order, postponed, restr)
+	order, groups, classes, tails := findTails(p, order, groups, classes, restr)
 	q.joined = len(order)
 	for _, lg := range groups {
 		u := lg.Vertices[0]
@@ -101,7 +102,130 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	for _, c := range classes {
 		q.leafClasses = append(q.leafClasses, c.Groups)
 	}
+	q.tails = nil
+	for _, t := range tails {
+		a, b, u := t[0], t[1], t[2]
+		col := slices.Index(order, u)
+		lt := leafTail{col: col, a: a, b: b,
+			ka: lgKey{edgeKey(p, a, u, edgeLabels), q.vlabels[a], bothSides},
+			kb: lgKey{edgeKey(p, b, a, edgeLabels), q.vlabels[b], bothSides},
+			kr: lgKey{edgeKey(p, a, b, edgeLabels), q.vlabels[a], bothSides}}
+		for j, w := range order[:q.joined] {
+			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), p.VertexLabel(a)) {
+				lt.collideA |= 1 << j
+			}
+			if plan.LabelsMayCollide(p.VertexLabel(w), p.VertexLabel(b)) {
+				lt.collideB |= 1 << j
+			}
+		}
+		q.tails = append(q.tails, lt)
+		order = append(order, a, b)
+	}
 	q.order = order
+}
+
+// leafTail is a tail the leaf step counts: the pendant path u - a - b, a of degree 2 and b a
+// leaf, u joined (its column col), a and b counted. For a row R with u's vertex v, A the list of
+// v by the edge u-a (key ka) filtered by a's candidates and B_x that of x by the edge a-b (kb)
+// filtered by b's, the tail's placements are Σ_{x ∈ A∖R} |B_x ∖ R| = W - Σ_{x ∈ A∩R} |B_x| -
+// Σ_{r ∈ R∩C(b)} |A∖R ∩ N(r)| with W = Σ_{x∈A} |B_x| (x ≠ b as b is x's neighbour; b may be
+// v). N(r) is r's list by the edge a-b with a's label (kr). Only the columns whose labels may
+// be a's (collideA, never u's) or b's (collideB) are looked at.
+type leafTail struct {
+	col                int
+	a, b               int
+	ka, kb, kr         lgKey
+	collideA, collideB uint64
+}
+
+// tailCache is one goroutine's A, |B_x| for each x of A and W of a tail, for u's vertex v.
+type tailCache struct {
+	v     uint32
+	valid bool
+	set   []uint32
+	sizes []int64
+	w     int64
+}
+
+// findTails takes out of GroupLeaves' result the tails (leafTail) the leaf step counts: a
+// group of one leaf b whose parent a has degree 2, a's other neighbour u joined and not the
+// only other joined vertex, no restriction on a or b, b's group alone in its collision class,
+// and a's vertex label not one that another counted vertex's may be (so the tail shares no
+// data vertex with the other counted vertices, and the class products stay exact). It returns
+// order without the tails' a, the groups (parents' levels renumbered) and classes without
+// their b, and the tails as (a, b, u).
+func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, [][3]int) {
+	var tails [][3]int
+	drop := map[int]bool{} // groups taken out
+	for gi, lg := range groups {
+		if len(lg.Vertices) != 1 || len(lg.Parents) != 1 {
+			continue
+		}
+		b, a := lg.Vertices[0], order[lg.Parents[0].Level]
+		if p.Degree(a) != 2 || len(order)-len(tails) < 3 {
+			continue
+		}
+		u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
+		if !slices.Contains(order, u) || slices.ContainsFunc(restr, func(r plan.Restriction) bool {
+			return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
+		}) {
+			continue
+		}
+		alone := slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return len(c.Groups) == 1 && c.Groups[0] == gi })
+		la, lb := p.VertexLabel(a), p.VertexLabel(b)
+		for hi, h := range groups {
+			if hi != gi && plan.LabelsMayCollide(h.VertexLabel, la) {
+				alone = false
+			}
+		}
+		for _, t := range tails {
+			for _, l := range []pattern.Label{la, lb} {
+				if plan.LabelsMayCollide(p.VertexLabel(t[0]), l) {
+					alone = false
+				}
+			}
+		}
+		if alone {
+			tails = append(tails, [3]int{a, b, u})
+			drop[gi] = true
+		}
+	}
+	if len(tails) == 0 {
+		return order, groups, classes, nil
+	}
+	var keep []int
+	level := make([]int, len(order))
+	for i, w := range order {
+		level[i] = len(keep)
+		if !slices.ContainsFunc(tails, func(t [3]int) bool { return t[0] == w }) {
+			keep = append(keep, w)
+		}
+	}
+	index := make([]int, len(groups))
+	var kept []plan.LeafGroup
+	for gi, lg := range groups {
+		index[gi] = len(kept)
+		if drop[gi] {
+			continue
+		}
+		lg.Parents = slices.Clone(lg.Parents)
+		for k := range lg.Parents {
+			lg.Parents[k].Level = level[lg.Parents[k].Level]
+		}
+		kept = append(kept, lg)
+	}
+	var cls []plan.LeafClass
+	for _, c := range classes {
+		if len(c.Groups) == 1 && drop[c.Groups[0]] {
+			continue
+		}
+		nc := plan.LeafClass{}
+		for _, gi := range c.Groups {
+			nc.Groups = append(nc.Groups, index[gi])
+		}
+		cls = append(cls, nc)
+	}
+	return keep, kept, cls, tails
 }
 
 // leafRows is how many rows a goroutine of the leaf step takes at a time (between checks of
@@ -121,6 +245,7 @@ type leafScratch struct {
 	gsets, key [][]uint32
 	valid      []bool
 	lists      [][]uint32 // the parents' lists of a group of several parents
+	tails      []tailCache
 	buf        []uint32   // their intersection's buffers (setops.IntersectAll)
 	tmp        []uint32
 	inter      [1 << plan.MaxClassGroups]int64
@@ -140,7 +265,10 @@ func (r *runner) leafCount(table []uint32) error {
 	var next atomic.Int64
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
-	lgs := make([][]*labelGraph, len(q.leafGroups))
+	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails))
+	for _, t := range q.tails { // (after the groups': lgs[len(q.leafGroups)+i] is tail i's ka, kb, kr)
+		lgs = append(lgs, []*labelGraph{r.s.label(t.ka), r.s.label(t.kb), r.s.label(t.kr)})
+	}
 	if r.leafSizes == nil {
 		r.leafSizes = make([][]uint32, len(q.leafGroups))
 	}
@@ -162,6 +290,7 @@ func (r *runner) leafCount(table []uint32) error {
 		for gi, g := range q.leafGroups {
 			sc.key[gi] = make([]uint32, len(g.parents))
 		}
+		sc.tails = make([]tailCache, len(q.tails))
 		sum := uint64(0)
 		for {
 			if err := r.ctx.Err(); err != nil {
@@ -230,7 +359,76 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 			return 0, false
 		}
 	}
+	for i := range q.tails {
+		n := r.tailCount(i, row, lgs[len(q.leafGroups)+i], sc)
+		if n <= 0 {
+			return 0, true
+		}
+		var ok bool
+		if total, ok = checked.Mul(total, uint64(n)); !ok {
+			return 0, false
+		}
+	}
 	return total, true
+}
+
+// tailCount returns tail i's placements for the row (leafTail), lgs its ka, kb and kr label
+// graphs.
+func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
+	t := &r.q.tails[i]
+	c := &sc.tails[i]
+	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
+	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
+	in := func(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
+	if v := row[t.col]; !c.valid || c.v != v {
+		c.v, c.valid, c.w = v, true, 0
+		c.set, c.sizes = c.set[:0], c.sizes[:0]
+		list := lgs[0].list(v)
+		sc.read += len(list)
+		for _, x := range list {
+			if !in(bitsA, x) {
+				continue
+			}
+			var n int64
+			bl := lgs[1].list(x)
+			sc.read += len(bl)
+			for _, y := range bl {
+				if in(bitsB, y) {
+					n++
+				}
+			}
+			c.set, c.sizes = append(c.set, x), append(c.sizes, n)
+			c.w += n
+		}
+	}
+	n := c.w
+	for j, x := range row {
+		if t.collideA>>j&1 == 0 {
+			continue
+		}
+		if k, found := slices.BinarySearch(c.set, x); found {
+			n -= c.sizes[k]
+		}
+	}
+	for j, y := range row {
+		if t.collideB>>j&1 == 0 || !in(bitsB, y) {
+			continue
+		}
+		nl := lgs[2].list(y)
+		sc.read += min(len(nl), len(c.set))
+		m := int64(setops.IntersectCount(c.set, nl))
+		for jj, x := range row { // (A ∩ R is not in the sum)
+			if t.collideA>>jj&1 != 0 && x != y {
+				if _, found := slices.BinarySearch(c.set, x); found {
+					if _, adj := slices.BinarySearch(nl, x); adj {
+						m--
+					}
+				}
+			}
+		}
+		n -= m
+	}
+	return n
 }
 
 // leafCand reports whether x is a candidate of group gi's vertices.

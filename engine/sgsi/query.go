@@ -21,10 +21,11 @@ type query struct {
 	steps   []step   // steps[i] adds order[i+1] to tables of width i+1
 	// joined is the number of vertices the steps join (order[:joined]); the leaves after them
 	// (order[joined:], counted, not joined: leaves.go) are in leafGroups, by collision class in
-	// leafClasses (indices into leafGroups).
+	// leafClasses (indices into leafGroups); counted reports whether any are.
 	joined      int
 	leafGroups  []leafGroup
 	leafClasses [][]int
+	tails       []leafTail // counted too (leaves.go): their a and b follow the groups' in order
 	// aut is what each match the joins find stands for: |Aut(p)| when plan counts embeddings
 	// as unique matches, else 1.
 	aut uint64
@@ -260,3 +261,6 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 		q.steps = append(q.steps, st)
 	}
 }
+
+// counted reports whether the leaf step counts any vertex (a group or a tail).
+func (q *query) counted() bool { return len(q.leafGroups) > 0 || len(q.tails) > 0 }
