@@ -246,7 +246,7 @@ type leafScratch struct {
 	valid      []bool
 	lists      [][]uint32 // the parents' lists of a group of several parents
 	tails      []tailCache
-	buf        []uint32   // their intersection's buffers (setops.IntersectAll)
+	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
 	tmp        []uint32
 	inter      [1 << plan.MaxClassGroups]int64
 	used       [1 << plan.MaxClassGroups]int64
