@@ -283,10 +283,20 @@ func (pl *Plan) GroupWithin(a, b int) bool {
 }
 
 // GroupLeaves groups the postponed vertices of a plan made elsewhere (engine/sgsi's leaf step):
-// the vertices of postponed, each of degree one with its neighbour in order, that the leaf
-// counter can count under the restrictions rs (checked on the whole order), as groupLeaves does
-// without windows; the others are appended to order, which it returns with the groups and their
-// collision classes. Group parents are levels of the returned order.
+// the vertices of postponed, pairwise non-adjacent with every neighbour in order (leaves, and
+// ClosingVertices), that the leaf counter can count under the restrictions rs (checked on the
+// whole order), as groupLeaves does without windows; the others are appended to order, which it
+// returns with the groups and their collision classes. Group parents are levels of the returned
+// order.
 func GroupLeaves(p *pattern.Pattern, order, postponed []int, rs []Restriction) ([]int, []LeafGroup, []LeafClass) {
 	return groupLeaves(p, slices.Clone(order), slices.Clone(postponed), rs, nil, nil, false)
+}
+
+// ClosingVertices returns order without its closing vertices (each with neighbours, all of them
+// earlier in order), and those vertices in order: the vertices the plan postpones besides leaves
+// (postponeClosingVertices). They are pairwise non-adjacent and no later vertex of order is
+// adjacent to one, so what is left still reaches each vertex from an earlier one wherever order
+// did.
+func ClosingVertices(p *pattern.Pattern, order []int) (rest, closing []int) {
+	return postponeClosingVertices(p, order, nil)
 }

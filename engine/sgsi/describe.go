@@ -202,7 +202,7 @@ func (e Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 	overlap := e.Options.Overlap
 	refine := fs.Bool("sgsi-refine", e.Options.Refine, "with --engine sgsi: refine the signature filter's candidates on the host (v stays a candidate of u when each query neighbour of u has a candidate among v's neighbours), as the cpu engine's filter does")
 	paper := fs.Bool("sgsi-paper-order", e.Options.PaperOrder, "with --engine sgsi: join in SGSI's order (by |C(u)|/deg(u) and edge label frequencies) instead of the core order (the query's 2-core first, each next vertex the one of most links to those joined, leaves last, as the cpu engine's plan)")
-	joinLeaves := fs.Bool("sgsi-join-leaves", e.Options.JoinLeaves, "with --engine sgsi: join a count's leaves (pattern vertices of degree one) as the other vertices instead of counting each row of the last table's leaf placements on the host, as the cpu engine's leaf groups")
+	joinLeaves := fs.Bool("sgsi-join-leaves", e.Options.JoinLeaves, "with --engine sgsi: join a count's leaves (pattern vertices of degree one) and closing vertices (every neighbour joined before them) as the other vertices instead of counting each row of the last table's leaf placements on the host, as the cpu engine's leaf groups")
 	fs.TextVar(&overlap, "sgsi-overlap", e.Options.Overlap, "with --engine sgsi: which of the direct count's blocks run as a pipeline on two CUDA streams, the next upload beside the last kernel, `MODE`: pieces (rows generated from edges, streamed in pieces), all (blocks of table rows too) or off (serial, on the default stream)")
 	return func() (engine.Engine, error) {
 		o := e.Options

@@ -376,7 +376,7 @@ func (r *runner) run(induced, unique bool) error {
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)
 	steps := len(q.steps)
-	if len(q.leafGroups) > 0 {
+	if q.counted() {
 		steps++ // the leaf step (leaves.go)
 	}
 	r.st.PerStep = make([]StepStats, steps)
@@ -400,8 +400,17 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	for _, g := range q.leafGroups { // (read on the host only: no segments)
-		if _, err := r.label(g.key); err != nil {
-			return err
+		for _, pe := range g.parents {
+			if _, err := r.label(pe.key); err != nil {
+				return err
+			}
+		}
+	}
+	for _, t := range q.tails {
+		for _, k := range []lgKey{t.ka, t.kb, t.kr} {
+			if _, err := r.label(k); err != nil {
+				return err
+			}
 		}
 	}
 	if leader {
@@ -853,7 +862,7 @@ func (r *runner) level(i int, table []uint32) error {
 		return r.leafCount(table)
 	}
 	st := &r.q.steps[i]
-	final := i == len(r.q.steps)-1 && len(r.q.leafGroups) == 0
+	final := i == len(r.q.steps)-1 && !r.q.counted()
 	desc := r.desc(st)
 	if final && r.directOK() {
 		if done, err := r.directTable(i, st, table, desc); done || err != nil {

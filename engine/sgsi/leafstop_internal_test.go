@@ -61,10 +61,12 @@ func TestLeafStepStops(t *testing.T) {
 		sizes[u], cands[u] = uint64(len(all)), all
 	}
 	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
-	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 2 || q.joined != 3 {
+	// (c closes the triangle: counted with the leaves, a group on both hubs.)
+	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 3 || q.joined != 2 {
 		t.Fatalf("setup: joined %d, classes %v", q.joined, q.leafClasses)
 	}
-	// Rows (a, b, c) = (0, 1, z), in q.order's columns, 1,000 of them (under leafRows).
+	// Rows (a, b) = (0, 1) and (1, 0) in turn (each row's sets differ from the last row's:
+	// none is reused), in q.order's columns, 1,000 of them (under leafRows).
 	// (Build numbers vertices by degree: the hubs are found by theirs.)
 	var hubs, others []uint32
 	for v := range g.NumVertices() {
@@ -79,7 +81,8 @@ func TestLeafStepStops(t *testing.T) {
 	}
 	at := map[string]uint32{"a": hubs[0], "b": hubs[1]}
 	var table []uint32
-	for _, z := range others[:1000] {
+	for i, z := range others[:1000] {
+		at["a"], at["b"] = hubs[i%2], hubs[1-i%2]
 		for _, u := range q.order[:q.joined] {
 			v, ok := at[p.Name(u)]
 			if !ok {

@@ -10,16 +10,21 @@ import (
 	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/internal/leafcount"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
 // The leaf step (issue 21, branch sgsileaf): a count's leaves, the pattern vertices of degree
-// one, are not joined. The joins stop before them, and each row of the last table (a match of
-// the other vertices) adds the number of injective placements of the leaves: per leaf group
-// (plan.GroupLeaves: the leaves of one parent, edge label and vertex label) its set S_g, the
-// parent's list in the group's label graph filtered by the group's candidates, less the row's
-// vertices in it; groups in one collision class (vertex labels that may coincide) share data
+// one, are not joined, nor (branch sgsitail) the order's closing vertices, whose neighbours are
+// all joined before them (plan.ClosingVertices: the vertices the cpu engine's plan postpones
+// besides leaves, such as the middle of a path of degree-2 vertices or a vertex closing a
+// cycle). The joins stop before them, and each row of the last table (a match of
+// the other vertices) adds the number of injective placements of the counted vertices: per group
+// (plan.GroupLeaves: the counted vertices of the same parents, edge labels and vertex label) its
+// set S_g, the intersection of its parents' lists in the group's label graphs filtered by the
+// group's candidates, less the row's vertices in it; groups in one collision class (vertex
+// labels that may coincide) share data
 // vertices, and the class is counted from the sizes of their sets' intersections as the cpu
 // engine's leaf counter counts (internal/leafcount: falling factorials, binomials for groups the
 // symmetry restrictions order, Venn regions and their DP for several groups). A leaf that a
@@ -30,14 +35,19 @@ import (
 
 // leafGroup is a leaf group as the leaf step reads it.
 type leafGroup struct {
-	col int   // the parent's column
-	pu  int   // the parent (a pattern vertex)
-	key lgKey // the label graph of the leaves' edge to the parent
-	u   int   // a member: its candidates are every member's
-	g   leafcount.Group
+	parents []leafParent // by column
+	pu      int          // the first parent (a pattern vertex): the sizes' key when it is the only one
+	u       int          // a member: its candidates are every member's
+	g       leafcount.Group
 	// collide has bit j set for each column whose vertex may lie in the set: its label may be
-	// the leaves', and it is not the parent.
+	// the group's, and it is not a parent.
 	collide uint64
+}
+
+// leafParent is a group's parent: its column and the label graph of the group's edge to it.
+type leafParent struct {
+	col int
+	key lgKey
 }
 
 // splitLeaves returns order without the pattern's leaves (degree one, the neighbour of degree
@@ -71,14 +81,18 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	}
 	p := q.p
 	order, groups, classes := plan.GroupLeaves(p, q.order, postponed, restr)
+	order, groups, classes, tails := findTails(p, order, groups, classes, restr)
 	q.joined = len(order)
 	for _, lg := range groups {
 		u := lg.Vertices[0]
-		col := lg.Parents[0].Level
-		parent := order[col]
-		g := leafGroup{col: col, pu: parent, key: lgKey{edgeKey(p, u, parent, edgeLabels), q.vlabels[u], bothSides}, u: u, g: leafcount.Of(&lg)}
+		g := leafGroup{pu: order[lg.Parents[0].Level], u: u, g: leafcount.Of(&lg)}
+		var parents uint64
+		for _, pe := range lg.Parents {
+			g.parents = append(g.parents, leafParent{pe.Level, lgKey{edgeKey(p, u, order[pe.Level], edgeLabels), q.vlabels[u], bothSides}})
+			parents |= 1 << pe.Level
+		}
 		for j, w := range order[:q.joined] {
-			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), lg.VertexLabel) {
+			if parents>>j&1 == 0 && plan.LabelsMayCollide(p.VertexLabel(w), lg.VertexLabel) {
 				g.collide |= 1 << j
 			}
 		}
@@ -88,7 +102,130 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	for _, c := range classes {
 		q.leafClasses = append(q.leafClasses, c.Groups)
 	}
+	q.tails = nil
+	for _, t := range tails {
+		a, b, u := t[0], t[1], t[2]
+		col := slices.Index(order, u)
+		lt := leafTail{col: col, a: a, b: b,
+			ka: lgKey{edgeKey(p, a, u, edgeLabels), q.vlabels[a], bothSides},
+			kb: lgKey{edgeKey(p, b, a, edgeLabels), q.vlabels[b], bothSides},
+			kr: lgKey{edgeKey(p, a, b, edgeLabels), q.vlabels[a], bothSides}}
+		for j, w := range order[:q.joined] {
+			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), p.VertexLabel(a)) {
+				lt.collideA |= 1 << j
+			}
+			if plan.LabelsMayCollide(p.VertexLabel(w), p.VertexLabel(b)) {
+				lt.collideB |= 1 << j
+			}
+		}
+		q.tails = append(q.tails, lt)
+		order = append(order, a, b)
+	}
 	q.order = order
+}
+
+// leafTail is a tail the leaf step counts: the pendant path u - a - b, a of degree 2 and b a
+// leaf, u joined (its column col), a and b counted. For a row R with u's vertex v, A the list of
+// v by the edge u-a (key ka) filtered by a's candidates and B_x that of x by the edge a-b (kb)
+// filtered by b's, the tail's placements are Σ_{x ∈ A∖R} |B_x ∖ R| = W - Σ_{x ∈ A∩R} |B_x| -
+// Σ_{r ∈ R∩C(b)} |A∖R ∩ N(r)| with W = Σ_{x∈A} |B_x| (x ≠ b as b is x's neighbour; b may be
+// v). N(r) is r's list by the edge a-b with a's label (kr). Only the columns whose labels may
+// be a's (collideA, never u's) or b's (collideB) are looked at.
+type leafTail struct {
+	col                int
+	a, b               int
+	ka, kb, kr         lgKey
+	collideA, collideB uint64
+}
+
+// tailCache is one goroutine's A, |B_x| for each x of A and W of a tail, for u's vertex v.
+type tailCache struct {
+	v     uint32
+	valid bool
+	set   []uint32
+	sizes []int64
+	w     int64
+}
+
+// findTails takes out of GroupLeaves' result the tails (leafTail) the leaf step counts: a
+// group of one leaf b whose parent a has degree 2, a's other neighbour u joined and not the
+// only other joined vertex, no restriction on a or b, b's group alone in its collision class,
+// and a's vertex label not one that another counted vertex's may be (so the tail shares no
+// data vertex with the other counted vertices, and the class products stay exact). It returns
+// order without the tails' a, the groups (parents' levels renumbered) and classes without
+// their b, and the tails as (a, b, u).
+func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, [][3]int) {
+	var tails [][3]int
+	drop := map[int]bool{} // groups taken out
+	for gi, lg := range groups {
+		if len(lg.Vertices) != 1 || len(lg.Parents) != 1 {
+			continue
+		}
+		b, a := lg.Vertices[0], order[lg.Parents[0].Level]
+		if p.Degree(a) != 2 || len(order)-len(tails) < 3 {
+			continue
+		}
+		u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
+		if !slices.Contains(order, u) || slices.ContainsFunc(restr, func(r plan.Restriction) bool {
+			return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
+		}) {
+			continue
+		}
+		alone := slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return len(c.Groups) == 1 && c.Groups[0] == gi })
+		la, lb := p.VertexLabel(a), p.VertexLabel(b)
+		for hi, h := range groups {
+			if hi != gi && plan.LabelsMayCollide(h.VertexLabel, la) {
+				alone = false
+			}
+		}
+		for _, t := range tails {
+			for _, l := range []pattern.Label{la, lb} {
+				if plan.LabelsMayCollide(p.VertexLabel(t[0]), l) {
+					alone = false
+				}
+			}
+		}
+		if alone {
+			tails = append(tails, [3]int{a, b, u})
+			drop[gi] = true
+		}
+	}
+	if len(tails) == 0 {
+		return order, groups, classes, nil
+	}
+	var keep []int
+	level := make([]int, len(order))
+	for i, w := range order {
+		level[i] = len(keep)
+		if !slices.ContainsFunc(tails, func(t [3]int) bool { return t[0] == w }) {
+			keep = append(keep, w)
+		}
+	}
+	index := make([]int, len(groups))
+	var kept []plan.LeafGroup
+	for gi, lg := range groups {
+		index[gi] = len(kept)
+		if drop[gi] {
+			continue
+		}
+		lg.Parents = slices.Clone(lg.Parents)
+		for k := range lg.Parents {
+			lg.Parents[k].Level = level[lg.Parents[k].Level]
+		}
+		kept = append(kept, lg)
+	}
+	var cls []plan.LeafClass
+	for _, c := range classes {
+		if len(c.Groups) == 1 && drop[c.Groups[0]] {
+			continue
+		}
+		nc := plan.LeafClass{}
+		for _, gi := range c.Groups {
+			nc.Groups = append(nc.Groups, index[gi])
+		}
+		cls = append(cls, nc)
+	}
+	return keep, kept, cls, tails
 }
 
 // leafRows is how many rows a goroutine of the leaf step takes at a time (between checks of
@@ -102,12 +239,20 @@ const (
 
 // leafScratch is one goroutine's buffers for the leaf step.
 type leafScratch struct {
-	sets  [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
-	inter [1 << plan.MaxClassGroups]int64
-	used  [1 << plan.MaxClassGroups]int64
-	gs    []leafcount.Group
-	arith leafcount.Counter
-	read  int // list entries read since the context was last checked
+	sets [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
+	// per group: S_g as last written (leafSet), for the parents' data vertices in key (valid:
+	// written at all); consecutive rows share their first columns
+	gsets, key [][]uint32
+	valid      []bool
+	lists      [][]uint32 // the parents' lists of a group of several parents
+	tails      []tailCache
+	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
+	tmp        []uint32
+	inter      [1 << plan.MaxClassGroups]int64
+	used       [1 << plan.MaxClassGroups]int64
+	gs         []leafcount.Group
+	arith      leafcount.Counter
+	read       int // list entries read since the context was last checked
 }
 
 // leafCount adds to the total the leaf placements of every row of table (rows of width
@@ -120,22 +265,32 @@ func (r *runner) leafCount(table []uint32) error {
 	var next atomic.Int64
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
-	lgs := make([]*labelGraph, len(q.leafGroups))
+	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails))
+	for _, t := range q.tails { // (after the groups': lgs[len(q.leafGroups)+i] is tail i's ka, kb, kr)
+		lgs = append(lgs, []*labelGraph{r.s.label(t.ka), r.s.label(t.kb), r.s.label(t.kr)})
+	}
 	if r.leafSizes == nil {
 		r.leafSizes = make([][]uint32, len(q.leafGroups))
 	}
 	for i, g := range q.leafGroups {
-		lgs[i] = r.s.label(g.key)
-		if c := r.cands[g.pu]; r.leafSizes[i] == nil && rows >= len(c) && r.reserve("the leaf step's sizes", 4*uint64(len(c))) == nil {
+		for _, pe := range g.parents {
+			lgs[i] = append(lgs[i], r.s.label(pe.key))
+		}
+		if c := r.cands[g.pu]; len(g.parents) == 1 && r.leafSizes[i] == nil && rows >= len(c) && r.reserve("the leaf step's sizes", 4*uint64(len(c))) == nil {
 			// Rows share parents: |S_g| once for each candidate of the parent (over
 			// --memory: each row scans its parent's list).
 			sizes := make([]uint32, len(c))
-			par.For(len(c), r.threads, func(x int) { sizes[x] = uint32(r.leafScan(i, c[x], lgs[i])) })
+			par.For(len(c), r.threads, func(x int) { sizes[x] = uint32(r.leafScan(i, c[x], lgs[i][0])) })
 			r.leafSizes[i] = sizes
 		}
 	}
 	par.For(nw, nw, func(w int) {
-		sc := &leafScratch{sets: make([][]uint32, len(q.leafGroups))}
+		ng := len(q.leafGroups)
+		sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng), valid: make([]bool, ng)}
+		for gi, g := range q.leafGroups {
+			sc.key[gi] = make([]uint32, len(g.parents))
+		}
+		sc.tails = make([]tailCache, len(q.tails))
 		sum := uint64(0)
 		for {
 			if err := r.ctx.Err(); err != nil {
@@ -182,7 +337,7 @@ func (r *runner) leafCount(table []uint32) error {
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the
 // product over collision classes); ok is false on uint64 overflow.
-func (r *runner) rowLeaves(row []uint32, lgs []*labelGraph, sc *leafScratch) (uint64, bool) {
+func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
 	total := uint64(1)
 	for _, class := range q.leafClasses {
@@ -204,7 +359,76 @@ func (r *runner) rowLeaves(row []uint32, lgs []*labelGraph, sc *leafScratch) (ui
 			return 0, false
 		}
 	}
+	for i := range q.tails {
+		n := r.tailCount(i, row, lgs[len(q.leafGroups)+i], sc)
+		if n <= 0 {
+			return 0, true
+		}
+		var ok bool
+		if total, ok = checked.Mul(total, uint64(n)); !ok {
+			return 0, false
+		}
+	}
 	return total, true
+}
+
+// tailCount returns tail i's placements for the row (leafTail), lgs its ka, kb and kr label
+// graphs.
+func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
+	t := &r.q.tails[i]
+	c := &sc.tails[i]
+	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
+	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
+	in := func(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
+	if v := row[t.col]; !c.valid || c.v != v {
+		c.v, c.valid, c.w = v, true, 0
+		c.set, c.sizes = c.set[:0], c.sizes[:0]
+		list := lgs[0].list(v)
+		sc.read += len(list)
+		for _, x := range list {
+			if !in(bitsA, x) {
+				continue
+			}
+			var n int64
+			bl := lgs[1].list(x)
+			sc.read += len(bl)
+			for _, y := range bl {
+				if in(bitsB, y) {
+					n++
+				}
+			}
+			c.set, c.sizes = append(c.set, x), append(c.sizes, n)
+			c.w += n
+		}
+	}
+	n := c.w
+	for j, x := range row {
+		if t.collideA>>j&1 == 0 {
+			continue
+		}
+		if k, found := slices.BinarySearch(c.set, x); found {
+			n -= c.sizes[k]
+		}
+	}
+	for j, y := range row {
+		if t.collideB>>j&1 == 0 || !in(bitsB, y) {
+			continue
+		}
+		nl := lgs[2].list(y)
+		sc.read += min(len(nl), len(c.set))
+		m := int64(setops.IntersectCount(c.set, nl))
+		for jj, x := range row { // (A ∩ R is not in the sum)
+			if t.collideA>>jj&1 != 0 && x != y {
+				if _, found := slices.BinarySearch(c.set, x); found {
+					if _, adj := slices.BinarySearch(nl, x); adj {
+						m--
+					}
+				}
+			}
+		}
+		n -= m
+	}
+	return n
 }
 
 // leafCand reports whether x is a candidate of group gi's vertices.
@@ -225,11 +449,56 @@ func (r *runner) leafScan(gi int, v uint32, lg *labelGraph) int64 {
 	return n
 }
 
-// leafSize returns |S_g| less the row's vertices in it, for group gi alone: from r.leafSizes
-// when it holds the parent's vertex, else by leafScan.
-func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph, sc *leafScratch) int64 {
+// leafSet returns S_g of group gi for the row: the intersection of the parents' lists filtered
+// by the group's candidates, written into sc.gsets[gi] unless it holds the set of the same
+// parents' data vertices.
+func (r *runner) leafSet(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) []uint32 {
 	g := &r.q.leafGroups[gi]
-	v := row[g.col]
+	key := sc.key[gi]
+	same := sc.valid[gi]
+	for k, pe := range g.parents {
+		same = same && key[k] == row[pe.col]
+		key[k] = row[pe.col]
+	}
+	if same {
+		return sc.gsets[gi]
+	}
+	sc.valid[gi] = true
+	sc.lists = sc.lists[:0]
+	for k, pe := range g.parents {
+		list := lgs[k].list(row[pe.col])
+		sc.read += len(list)
+		sc.lists = append(sc.lists, list)
+	}
+	dst := sc.gsets[gi][:0]
+	for _, x := range setops.IntersectAll(sc.lists, &sc.buf, &sc.tmp) {
+		if r.leafCand(gi, x) {
+			dst = append(dst, x)
+		}
+	}
+	sc.gsets[gi] = dst
+	return dst
+}
+
+// leafSize returns |S_g| less the row's vertices in it, for group gi alone: from r.leafSizes
+// when it holds the parent's vertex, else by leafScan; for a group of several parents from its
+// set (leafSet).
+func (r *runner) leafSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
+	g := &r.q.leafGroups[gi]
+	if len(g.parents) > 1 {
+		set := r.leafSet(gi, row, lgs, sc)
+		n := int64(len(set))
+		for c, x := range row {
+			if g.collide>>c&1 != 0 {
+				if _, found := slices.BinarySearch(set, x); found {
+					n--
+				}
+			}
+		}
+		return n
+	}
+	lg := lgs[0]
+	v := row[g.parents[0].col]
 	list := lg.list(v)
 	n := int64(-1)
 	if sizes := r.leafSizes[gi]; sizes != nil {
@@ -254,21 +523,13 @@ func (r *runner) leafSize(gi int, row []uint32, lg *labelGraph, sc *leafScratch)
 // classLeaves counts a collision class of several groups for one row: their sets written out,
 // the sizes of every intersection (by the smallest set, the others searched) less the row's
 // vertices in it, then leafcount's class count.
-func (r *runner) classLeaves(class []int, row []uint32, lgs []*labelGraph, sc *leafScratch) (uint64, bool) {
+func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
 	sc.gs = sc.gs[:0]
 	var collide uint64
 	for b, gi := range class {
 		g := &q.leafGroups[gi]
-		s := sc.sets[b][:0]
-		list := lgs[gi].list(row[g.col])
-		sc.read += len(list)
-		for _, x := range list {
-			if r.leafCand(gi, x) {
-				s = append(s, x)
-			}
-		}
-		sc.sets[b] = s
+		sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc)
 		sc.gs = append(sc.gs, g.g)
 		collide |= g.collide
 	}

@@ -21,10 +21,11 @@ type query struct {
 	steps   []step   // steps[i] adds order[i+1] to tables of width i+1
 	// joined is the number of vertices the steps join (order[:joined]); the leaves after them
 	// (order[joined:], counted, not joined: leaves.go) are in leafGroups, by collision class in
-	// leafClasses (indices into leafGroups).
+	// leafClasses (indices into leafGroups); counted reports whether any are.
 	joined      int
 	leafGroups  []leafGroup
 	leafClasses [][]int
+	tails       []leafTail // counted too (leaves.go): their a and b follow the groups' in order
 	// aut is what each match the joins find stands for: |Aut(p)| when plan counts embeddings
 	// as unique matches, else 1.
 	aut uint64
@@ -162,8 +163,10 @@ func edgeKey(p *pattern.Pattern, u, w int, edgeLabels bool) uint64 {
 // restrictions; the count is then q.aut times the joins' (embeddings = unique matches x
 // |Aut(p)|, induced or not).
 //
-// leaves (a count, not induced: Options.JoinLeaves off) moves the pattern's leaves to the end of
-// the order and counts those that plan.GroupLeaves can count (leaves.go) instead of joining them.
+// leaves (a count, not induced: Options.JoinLeaves off) moves the pattern's leaves and then the
+// order's closing vertices (plan.ClosingVertices: every neighbour joined before them, as the
+// cpu engine's plan postpones them; not a lone one that is last) to the end of the order and
+// counts those that plan.GroupLeaves can count (leaves.go) instead of joining them.
 func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induced, unique, embeddings, core, leaves bool) {
 	p, n := q.p, q.n
 	if core {
@@ -174,6 +177,13 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 	var postponed []int
 	if leaves && !induced && embeddings {
 		q.order, postponed = splitLeaves(p, q.order)
+		// Closing vertices join the leaf step when it runs anyway, or when one of them saves
+		// a table (one that is not last: a last one alone is the last join, which counts its
+		// rows without writing them, on the device's kernels).
+		rest, closing := plan.ClosingVertices(p, q.order)
+		if len(postponed) > 0 || len(closing) > 1 || (len(closing) == 1 && closing[0] != q.order[len(q.order)-1]) {
+			q.order, postponed = rest, append(postponed, closing...)
+		}
 	}
 	var restr []plan.Restriction
 	q.aut = 1
@@ -251,3 +261,6 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 		q.steps = append(q.steps, st)
 	}
 }
+
+// counted reports whether the leaf step counts any vertex (a group or a tail).
+func (q *query) counted() bool { return len(q.leafGroups) > 0 || len(q.tails) > 0 }

@@ -88,10 +88,11 @@ type Options struct {
 	// has a candidate among v's neighbours), as the cpu plan's filter does: signatures let
 	// through 2-20x its candidates under 1,000 zipf labels (issue 21). --sgsi-refine.
 	Refine bool
-	// JoinLeaves joins a count's leaves (pattern vertices of degree one) as every other vertex
-	// instead of counting them after the joins (leaves.go: each row of the last table times the
-	// placements of its leaves, as the cpu engine's leaf groups), which is what a listing and an
-	// induced count do. --sgsi-join-leaves.
+	// JoinLeaves joins a count's leaves (pattern vertices of degree one) and closing vertices
+	// (every neighbour joined before them) as every other vertex instead of counting them after
+	// the joins (leaves.go: each row of the last table times the placements of its leaves, as
+	// the cpu engine's leaf groups), which is what a listing and an induced count do.
+	// --sgsi-join-leaves.
 	JoinLeaves bool
 	// MaxRegion caps the device region when --gpu-memory does not set it (0: DefaultMaxRegion).
 	MaxRegion uint64
