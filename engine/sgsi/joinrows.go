@@ -91,13 +91,16 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 	q := e.q
 	sizes, roots := e.candidates()
 	q.plan(sizes, e.s.edgeEntries, g.HasEdgeLabels(), sem.Induced, sem.Unique, true, !o.PaperOrder, !o.JoinLeaves)
-	j := joinRows{levels: make([]float64, q.joined), joined: q.joined, leaves: len(q.leafGroups) > 0, order: q.order}
+	j := joinRows{levels: make([]float64, q.joined), joined: q.joined, leaves: q.counted(), order: q.order}
 	for _, st := range q.steps {
 		if st.cartesian {
 			return j, false
 		}
 	}
 	first := roots[q.order[0]]
+	if slices.Contains(sizes, 0) {
+		first = nil // (a vertex without candidates, joined or counted: the count stops at the filter)
+	}
 	row := make([]uint32, q.joined)
 	for j.probes < joinProbes && (j.probes < joinMinProbes || e.work < joinWorkLimit) && len(first) > 0 {
 		j.probes++
