@@ -12,6 +12,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -157,5 +158,57 @@ func TestPredictJoinRows(t *testing.T) {
 	}
 	if _, _, ok := directSeconds(w, GraphBytes(g), nil); !ok {
 		t.Errorf("the cpu estimate's levels no longer priced")
+	}
+}
+
+// TestJoinRowsShapes: estimateJoin on small, edge-labelled, tail-only (no leaf group: the leaf
+// step counts tails alone), disconnected patterns and ones without candidates: the order, the
+// joined vertices and whether a leaf step follows are the count's (Stats), the estimate is the
+// same twice (Predict's decision is deterministic), and an empty candidate set gives no rows.
+func TestJoinRowsShapes(t *testing.T) {
+	g := gen.RandomGraph(7, 60, 0.15, 5, 2)
+	for _, src := range []string{
+		"(a)-(b)",
+		"(a)-(b)-(c)",
+		"(a)-(b)-(c)-(a), (a)-(x)",
+		"(c:0)-(d:0), (c)-(a1:1)-(b1:2), (d)-(a2:3)-(b2:4)",
+		"(c:0)-[:1]-(d:0), (c)-(a1:1)-[:0]-(b1:2), (d)-(a2:3)-(b2:4), (c)-(x:1)-(d)",
+		"(a)-(b)-(c)-(d)-(a), (a)-(x:9)",
+		"(a)-(b)-(c), (d)-(e)",
+	} {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []Options{{PaperOrder: true}, {}, {JoinLeaves: true}} {
+			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}} {
+				j, ok := estimateJoin(g, p, sem, o, 1)
+				again, _ := estimateJoin(g, p, sem, o, 1)
+				if !slices.Equal(j.levels, again.levels) || j.work != again.work {
+					t.Errorf("%s %+v %v: two estimates %v and %v", src, o, sem, j.levels, again.levels)
+				}
+				if len(p.Components()) > 1 {
+					if ok {
+						t.Errorf("%s: an estimate of a disconnected pattern", src)
+					}
+					continue
+				}
+				h := o
+				h.Host = true
+				res, st, err := Engine{Options: h}.CountStats(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+				if !ok || err != nil {
+					t.Fatalf("%s %+v %v: estimate %v, count %v", src, o, sem, ok, err)
+				}
+				if res.Count == 0 && strings.Contains(src, ":9") {
+					if slices.ContainsFunc(j.levels, func(x float64) bool { return x != 0 }) {
+						t.Errorf("%s %+v %v: no candidates, estimated %v", src, o, sem, j.levels)
+					}
+					continue // (the count stops at the filter: no order)
+				}
+				if leafStep := len(st.PerStep) > st.Steps; !slices.Equal(j.order, st.Order) || j.joined != st.Steps+1 || j.leaves != leafStep {
+					t.Errorf("%s %+v %v: estimated order %v (%d joined, leaf step %v), the count's %v (%d steps, leaf step %v)", src, o, sem, j.order, j.joined, j.leaves, st.Order, st.Steps, leafStep)
+				}
+			}
+		}
 	}
 }

@@ -149,9 +149,10 @@ type tailCache struct {
 
 // findTails takes out of GroupLeaves' result the tails (leafTail) the leaf step counts: a
 // group of one leaf b whose parent a has degree 2, a's other neighbour u joined and not the
-// only other joined vertex, no restriction on a or b, b's group alone in its collision class,
-// and a's vertex label not one that another counted vertex's may be (so the tail shares no
-// data vertex with the other counted vertices, and the class products stay exact). It returns
+// only other joined vertex nor another tail's a, no restriction on a or b, b's group alone in
+// its collision class, and a's vertex label not one that another counted vertex's may be (so
+// the tail shares no data vertex with the other counted vertices, and the class products stay
+// exact). It returns
 // order without the tails' a, the groups (parents' levels renumbered) and classes without
 // their b, and the tails as (a, b, u).
 func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, [][3]int) {
@@ -166,9 +167,12 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 			continue
 		}
 		u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
-		if !slices.Contains(order, u) || slices.ContainsFunc(restr, func(r plan.Restriction) bool {
-			return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
-		}) {
+		// (u another tail's a, or a another tail's u: the path b - a - u - b' of two tails, a
+		// component of a disconnected pattern; u would not be joined.)
+		if !slices.Contains(order, u) || slices.ContainsFunc(tails, func(t [3]int) bool { return t[0] == u || t[2] == a }) ||
+			slices.ContainsFunc(restr, func(r plan.Restriction) bool {
+				return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
+			}) {
 			continue
 		}
 		alone := slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return len(c.Groups) == 1 && c.Groups[0] == gi })

@@ -54,6 +54,9 @@ var leafPatterns = []string{
 	"(a:0)-(b:0)-(c:0)-(d:0)-(a), (b)-[:1]-(x:1)-[:0]-(y:1)",
 	"(a:1)-(b:0)-(c:1)-(a), (a)-(x:0)-(y:0), (b)-(z:1)",
 	"(a:0)-(b:1)-(c:0)-(a), (a)-(x:1)-(y:1), (c)-(x2:1)-(y2:1)",
+	// A component b - a - a2 - b2 of two would-be tails, each one's u the other's a (one is
+	// counted: the other's u stays joined).
+	"(b:0)-(a:0)-(a2:1)-(b2:1), (x)-(y)",
 }
 
 // TestLeafStep counts leafPatterns with the host emulation under every convention, the leaves

@@ -1,0 +1,175 @@
+package sgsi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+)
+
+// randomLeafPattern draws a pattern with tails, closing vertices and leaves: a random core (a
+// cycle or a small dense graph, sometimes two components), then pendant paths, leaves and
+// vertices joined to two or three core vertices, labels from few values (and wildcards) so that
+// collisions are common.
+func randomLeafPattern(r *rand.Rand, vlabels, elabels int) string {
+	var edges []string
+	n := 0
+	lab := make([]string, 0, 16)
+	newV := func() int {
+		switch x := r.IntN(vlabels + 2); {
+		case x == vlabels+1:
+			lab = append(lab, ":*")
+		case x == vlabels:
+			lab = append(lab, "")
+		default:
+			lab = append(lab, fmt.Sprintf(":%d", x))
+		}
+		n++
+		return n - 1
+	}
+	name := func(v int) string { return fmt.Sprintf("v%d", v) }
+	edge := func(a, b int) {
+		el := ""
+		if elabels > 0 && r.IntN(3) == 0 {
+			el = fmt.Sprintf("[:%d]", r.IntN(elabels))
+		}
+		edges = append(edges, fmt.Sprintf("(%s)-%s-(%s)", name(a), el, name(b)))
+	}
+	comps := 1
+	if r.IntN(4) == 0 {
+		comps = 2
+	}
+	var core []int
+	for range comps {
+		k := 2 + r.IntN(3)
+		first := n
+		for i := range k {
+			v := newV()
+			core = append(core, v)
+			if i > 0 {
+				edge(v-1, v)
+			}
+		}
+		if k > 2 {
+			edge(first, first+k-1)
+		}
+		if k == 4 && r.IntN(2) == 0 {
+			edge(first, first+2)
+		}
+	}
+	extra := 1 + r.IntN(4)
+	for range extra {
+		if n >= 10 {
+			break
+		}
+		u := core[r.IntN(len(core))]
+		switch r.IntN(5) {
+		case 0: // leaf
+			edge(u, newV())
+		case 1: // tail u - a - b, sometimes of labels of its own (counted as a tail)
+			a, b := newV(), newV()
+			if r.IntN(2) == 0 {
+				lab[a], lab[b] = fmt.Sprintf(":%d", vlabels+r.IntN(2)), fmt.Sprintf(":%d", vlabels+r.IntN(2))
+			}
+			edge(u, a)
+			edge(a, b)
+		case 2: // closing vertex on 2 or 3 core vertices
+			c := newV()
+			edge(u, c)
+			w := core[r.IntN(len(core))]
+			if w != u {
+				edge(w, c)
+			}
+			if x := core[r.IntN(len(core))]; x != u && x != w && r.IntN(2) == 0 {
+				edge(x, c)
+			}
+		case 4: // closing vertices of the same parents (K_{2,k}: symmetric, ordered by restrictions)
+			w := core[r.IntN(len(core))]
+			for range 2 + r.IntN(2) {
+				if w == u {
+					break
+				}
+				c := newV()
+				lab[c] = lab[u]
+				edge(u, c)
+				edge(w, c)
+			}
+		case 3: // longer pendant path
+			a := newV()
+			edge(u, a)
+			b := newV()
+			edge(a, b)
+			edge(b, newV())
+		}
+	}
+	var sb strings.Builder
+	for i, e := range edges {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(e)
+	}
+	s := sb.String()
+	// labels on first mention
+	for v := n - 1; v >= 0; v-- {
+		s = strings.Replace(s, "("+name(v)+")", "("+name(v)+lab[v]+")", 1)
+	}
+	return s
+}
+
+// TestLeafStepRandom compares sgsi's host emulation with the brute-force oracle on random
+// patterns with leaves, tails and closing vertices, on random graphs of few labels.
+func TestLeafStepRandom(t *testing.T) {
+	ctx := context.Background()
+	rounds := testenv.Sweep(30, 2000)
+	counted, tails := 0, 0
+	for seed := range uint64(rounds) {
+		r := rand.New(rand.NewPCG(seed, 16))
+		vl, el := 1+r.IntN(3), r.IntN(3)
+		src := randomLeafPattern(r, vl, el)
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatalf("seed %d: %s: %v", seed, src, err)
+		}
+		g := gen.RandomGraph(seed, 10+r.IntN(8), 0.25+0.2*r.Float64(), vl+2, el)
+		for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}} {
+			want, ok := oracle.CountWithin(g, p, sem, 1<<18)
+			if !ok {
+				continue
+			}
+			for i, opts := range []sgsi.Options{{PaperOrder: true}, {}, {HostBytes: 2500}, {PaperOrder: true, Refine: true, HostBytes: 4000}} {
+				opts.Host = true
+				res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+				if len(st.PerStep) > st.Steps {
+					counted++
+					for _, u := range st.Order[st.Steps+1:] {
+						if slices.ContainsFunc(st.Order[st.Steps+1:], func(w int) bool { return p.Adjacent(u, w) }) {
+							tails++
+							break
+						}
+					}
+				}
+				if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
+					continue
+				}
+				if err != nil || res.Count != want {
+					t.Errorf("seed %d: %s, %v, options %d: sgsi %d (%v), oracle %d", seed, src, sem, i, res.Count, err, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d counts with a leaf step, %d with tails", counted, tails)
+	if counted == 0 || tails == 0 {
+		t.Errorf("%d counts with a leaf step, %d with tails", counted, tails)
+	}
+}
