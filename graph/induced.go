@@ -2,7 +2,6 @@ package graph
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/submatch/submatch/internal/par"
 )
@@ -90,9 +89,7 @@ func (g *Graph) keptEntries(v uint32, labels []uint32) uint64 {
 	var c uint64
 	if len(runs) > 8*len(labels) {
 		for _, l := range labels {
-			lo := sort.Search(len(runs), func(i int) bool { return runs[i].VertexLabel >= l })
-			hi := lo + sort.Search(len(runs)-lo, func(i int) bool { return runs[lo+i].VertexLabel > l })
-			if lo < hi {
+			if lo, hi := g.RunsWithVertexLabel(v, l); lo < hi {
 				c += g.runEnd(v, runs, hi-1) - runs[lo].Start
 			}
 		}
