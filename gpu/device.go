@@ -128,6 +128,26 @@ func Open(ctx context.Context) ([]*Device, error) {
 	return openDevices, openErr
 }
 
+// OpenFirst opens the GPUs (Open) and returns the first of gpus, the indices a problem lists
+// (--gpus), or device 0 when it lists none: what the engines that run on one GPU take. Its errors
+// are Open's, one wrapping ErrNoGPU when no device started, and "GPU k asked for, n available".
+func OpenFirst(ctx context.Context, gpus []int) (*Device, error) {
+	devs, err := Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(devs) == 0 {
+		return nil, ErrNoGPU
+	}
+	if len(gpus) == 0 {
+		return devs[0], nil
+	}
+	if k := gpus[0]; k < 0 || k >= len(devs) {
+		return nil, fmt.Errorf("GPU %d asked for, %d available", k, len(devs))
+	}
+	return devs[gpus[0]], nil
+}
+
 // DeviceErrors lists the devices that Open found but could not start (each with its error).
 func DeviceErrors() []string {
 	openMu.Lock()

@@ -31,6 +31,32 @@ func TestOpenWithoutGPUFailsCleanly(t *testing.T) {
 	t.Logf("Open: %v", err)
 }
 
+// TestOpenFirst: the first GPU a problem lists, device 0 when it lists none, an index past the
+// devices refused; without a GPU, Open's error.
+func TestOpenFirst(t *testing.T) {
+	devs, err := Open(context.Background())
+	if err != nil {
+		if _, ferr := OpenFirst(context.Background(), []int{0}); !errors.Is(ferr, ErrNoGPU) {
+			t.Fatalf("OpenFirst without a GPU: %v, want ErrNoGPU", ferr)
+		}
+		return
+	}
+	last := len(devs) - 1
+	for _, c := range []struct {
+		gpus []int
+		want *Device
+	}{{nil, devs[0]}, {[]int{last, 0}, devs[last]}} {
+		if d, err := OpenFirst(context.Background(), c.gpus); err != nil || d != c.want {
+			t.Errorf("OpenFirst(%v) = %v, %v; want %v", c.gpus, d, err, c.want)
+		}
+	}
+	for _, k := range []int{-1, len(devs)} {
+		if d, err := OpenFirst(context.Background(), []int{k}); err == nil {
+			t.Errorf("OpenFirst([%d]) = %v with %d devices, want an error", k, d, len(devs))
+		}
+	}
+}
+
 func TestOpenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

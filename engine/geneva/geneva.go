@@ -172,19 +172,9 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 	}
 	var dev *gpu.Device
 	if !e.Options.Host {
-		devs, err := gpu.Open(ctx)
-		if err != nil {
+		var err error
+		if dev, err = gpu.OpenFirst(ctx, p.GPUs); err != nil { // the first GPU listed (--gpus)
 			return fmt.Errorf("geneva: %w", err)
-		}
-		if len(devs) == 0 {
-			return fmt.Errorf("geneva: %w", gpu.ErrNoGPU)
-		}
-		dev = devs[0]
-		if len(p.GPUs) > 0 { // the first GPU listed (--gpus)
-			if k := p.GPUs[0]; k < 0 || k >= len(devs) {
-				return fmt.Errorf("geneva: GPU %d asked for, %d available", k, len(devs))
-			}
-			dev = devs[p.GPUs[0]]
 		}
 		st.Device = dev.String()
 	}

@@ -106,22 +106,6 @@ func (k *gpuInter) close() {
 	k.mem.FreeAll()
 }
 
-// interDevice opens the problem's first GPU (device 0 without one).
-func interDevice(ctx context.Context, p *engine.Problem) (*gpu.Device, error) {
-	devs, err := gpu.Open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	k := 0
-	if len(p.GPUs) > 0 {
-		k = p.GPUs[0]
-	}
-	if k < 0 || k >= len(devs) {
-		return nil, fmt.Errorf("GPU %d asked for, %d available: %w", k, len(devs), gpu.ErrNoGPU)
-	}
-	return devs[k], nil
-}
-
 // words64 views s, of 8-byte elements, as uint64 words (graph.Run is two).
 func words64[T any](s []T) []uint64 {
 	if len(s) == 0 {
@@ -162,7 +146,7 @@ func (a *graphArrays) adjacencyBytes() uint64 {
 // not fit what is left of p's GPU memory limit and the device's budget beside the rest) and
 // compiles the kernel.
 func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []uint32, dp *devicePlan, ds *InterDeviceStats) (_ *gpuInter, err error) {
-	d, err := interDevice(ctx, p)
+	d, err := gpu.OpenFirst(ctx, p.GPUs)
 	if err != nil {
 		return nil, err
 	}

@@ -95,19 +95,9 @@ const regionMargin = 64 << 20
 const minSqueezedRegion = 1 << 20
 
 func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats) (_ Backend, err error) {
-	devs, err := gpu.Open(ctx)
+	d, err := gpu.OpenFirst(ctx, p.GPUs)
 	if err != nil {
 		return nil, fmt.Errorf("sgsi: %w", err)
-	}
-	if len(devs) == 0 {
-		return nil, fmt.Errorf("sgsi: %w", gpu.ErrNoGPU)
-	}
-	d := devs[0]
-	if len(p.GPUs) > 0 {
-		if k := p.GPUs[0]; k < 0 || k >= len(devs) {
-			return nil, fmt.Errorf("sgsi: GPU %d asked for, %d available", k, len(devs))
-		}
-		d = devs[p.GPUs[0]]
 	}
 	st.Device = d.String()
 	b := &gpuBackend{d: d, mem: gpu.Allocs{Device: d, Limit: p.GPUMemoryLimit, Prefix: "sgsi: "}, tabs: map[int]*gpu.HostBuffer{}}
