@@ -97,13 +97,13 @@ func (e Engine) countDealt(ctx context.Context, p *engine.Problem, st *Stats, sl
 	sts := make([]Stats, n)
 	rows := make([]DeviceStats, n)
 	pre := &prepared{ready: make(chan struct{}), parts: make([][]uint32, n), work: make([]uint64, n)}
-	// --memory: the store and the candidates are shared, each runner's own memory (spilled
-	// tables, sort buffer) gets an even share of the rest (runner.reserve).
-	hostLimit := p.MemoryLimit
+	// --memory: every runner keeps the whole limit; the store and the candidates are shared,
+	// each runner's own memory (spilled tables, sort buffer) gets an even share of the rest
+	// (runner.reserve).
 	err := par.Each(ctx, n, func(ctx context.Context, i int) error {
 		s := slots[i]
 		sub := *p
-		sub.GPUs, sub.GPUMemoryLimit, sub.MemoryLimit = []int{s.gpu}, s.limit, hostLimit
+		sub.GPUs, sub.GPUMemoryLimit = []int{s.gpu}, s.limit
 		o := e
 		if e.Options.Host {
 			o.Options.HostBytes = s.limit
