@@ -99,3 +99,11 @@ func SupportsSkew(delta int64) func() {
 
 // SupportPassCost is supportPassCost (tests).
 func SupportPassCost(g *graph.Graph) float64 { return supportPassCost(g) }
+
+// SupportMarks sets supportMarkRatio (0: supportLast never marks a row of neighbours; 1<<30:
+// it always does); the returned func restores it.
+func SupportMarks(ratio int) func() {
+	saved := supportMarkRatio
+	supportMarkRatio = ratio
+	return func() { supportMarkRatio = saved }
+}

@@ -527,7 +527,17 @@ func (w *worker) searchFrom(i int) bool {
 // (support.go), each admitted data vertex's term summed in one loop instead of descending to
 // the leaf counter (ok is false on overflow).
 func (w *worker) supportLast(i int) (n uint64, ok bool) {
-	for _, c := range w.candidates(i) {
+	cands := w.candidates(i)
+	sc := w.leaves.support
+	sc.mark(w.m, len(cands))
+	n, ok = w.supportSum(i, cands)
+	sc.unmark()
+	return n, ok
+}
+
+// supportSum is supportLast's loop over the last level's candidates cands.
+func (w *worker) supportSum(i int, cands []uint32) (n uint64, ok bool) {
+	for _, c := range cands {
 		if !w.accept(i, c) {
 			continue
 		}

@@ -81,6 +81,11 @@ type supportPlan struct {
 	pair  bool
 	d, e  int
 	share uint64
+	// fixed is the level j below the last whose data vertex the most tests pair with the last
+	// level's (either side of the test), or -1: while the last level's candidates are run
+	// through, those tests ask whether each candidate is a neighbour of one fixed data vertex,
+	// which supportLast answers from a bit row of that vertex's neighbours (supportCounter.mark).
+	fixed int
 }
 
 // supportShape returns how plan pl of a count on g counts its postponed vertices from edge
@@ -89,7 +94,7 @@ func supportShape(g *graph.Graph, pl *plan.Plan) *supportPlan {
 	if len(pl.Levels) == 0 || len(pl.Groups) == 0 || len(pl.Groups) > 2 || len(pl.Classes) != 1 {
 		return nil
 	}
-	sp := &supportPlan{}
+	sp := &supportPlan{fixed: -1}
 	for gi := range pl.Groups {
 		lg := &pl.Groups[gi]
 		if !lg.VertexLabel.Any || lg.Bounded() || len(lg.Parents) == 0 || len(lg.Parents) > 2 {
@@ -123,6 +128,7 @@ func supportShape(g *graph.Graph, pl *plan.Plan) *supportPlan {
 		}
 		sp.groups = append(sp.groups, sg)
 	}
+	sp.fixed = fixedLevel(sp.groups, len(pl.Levels)-1)
 	if len(sp.groups) == 2 {
 		a, b := sp.groups[0].group, sp.groups[1].group
 		if len(a.Vertices) != 1 || len(b.Vertices) != 1 {
@@ -136,6 +142,35 @@ func supportShape(g *graph.Graph, pl *plan.Plan) *supportPlan {
 		sp.share = share
 	}
 	return sp
+}
+
+// fixedLevel returns the level below last that the most of the groups' adjacency tests pair
+// with level last (the tested level against a parent, either of them last), or -1 when no
+// test involves last and an earlier level.
+func fixedLevel(groups []supportGroup, last int) int {
+	tests := make(map[int]int)
+	for _, sg := range groups {
+		for _, st := range sg.tests {
+			for k, p := range sg.parents {
+				if !st.check[k] {
+					continue
+				}
+				switch {
+				case st.level == last && p < last:
+					tests[p]++
+				case p == last && st.level < last:
+					tests[st.level]++
+				}
+			}
+		}
+	}
+	best := -1
+	for j, c := range tests {
+		if best < 0 || c > tests[best] || (c == tests[best] && j < best) {
+			best = j
+		}
+	}
+	return best
 }
 
 // supportSkew is added to the collisions (tests: a wrong formula must fail the oracle tests).
@@ -246,6 +281,11 @@ type supportCounter struct {
 	offsets []uint64
 	rows    [][]uint32
 	rowKey  []uint32 // 1 + the data vertex whose supports rows[k] holds; 0: none
+	// adj holds the neighbours of one data vertex (1 + it in adjKey; 0: none) while supportLast
+	// runs through the last level's candidates (mark, unmark): the tests that pair that vertex
+	// with a candidate then load a bit instead of searching a neighbour list.
+	adj    plan.Bitset
+	adjKey uint32
 }
 
 func newSupportCounter(sc *supportCount, g *graph.Graph) *supportCounter {
@@ -282,19 +322,73 @@ func (sc *supportCounter) size(k int, m []uint32) int64 {
 	s -= sg.always
 	for _, st := range sg.tests {
 		u := m[st.level]
-		if st.check[0] {
-			if _, ok := sc.g.HasEdge(u, x); !ok {
-				continue
-			}
+		if st.check[0] && !sc.adjacent(u, x) {
+			continue
 		}
-		if st.check[1] {
-			if _, ok := sc.g.HasEdge(u, y); !ok {
-				continue
-			}
+		if st.check[1] && !sc.adjacent(u, y) {
+			continue
 		}
 		s--
 	}
 	return s
+}
+
+// adjacent reports whether data vertices u and v are adjacent: a bit of the marked row when one
+// of them is its vertex, else a search of the shorter list. (The shape's edges are decided by
+// adjacency alone: hubEdge.)
+func (sc *supportCounter) adjacent(u, v uint32) bool {
+	if k := sc.adjKey; k != 0 {
+		if u == k-1 {
+			return sc.adj.Has(v)
+		}
+		if v == k-1 {
+			return sc.adj.Has(u)
+		}
+	}
+	_, ok := sc.g.HasEdge(u, v)
+	return ok
+}
+
+// supportMarkRatio: supportLast marks the fixed vertex's neighbours (two passes over its list,
+// setting then clearing bits) when they are at most this many times the candidates it runs
+// through (each of which then loads a bit instead of a binary search of about log2(degree)
+// unpredictable steps); 0 never marks (a variable so that tests take both paths).
+var supportMarkRatio = supportMarkDefault
+
+// supportMarkDefault is supportMarkRatio outside tests.
+const supportMarkDefault = 16
+
+// mark sets the row of the fixed level's data vertex in m for a loop over cands candidates of
+// the last level, when the plan has a fixed level, the graph is small enough for rows
+// (supportRowLimit) and the loop long enough to pay for it (supportMarkRatio).
+func (sc *supportCounter) mark(m []uint32, cands int) {
+	j := sc.plan.fixed
+	if j < 0 || supportMarkRatio == 0 || sc.g.NumVertices() > supportRowLimit {
+		return
+	}
+	f := m[j]
+	nb := sc.g.Neighbors(f)
+	if len(nb) > supportMarkRatio*cands {
+		return
+	}
+	if sc.adj == nil {
+		sc.adj = plan.NewBitset(sc.g.NumVertices())
+	}
+	for _, z := range nb {
+		sc.adj.Set(z)
+	}
+	sc.adjKey = f + 1
+}
+
+// unmark clears the row mark set, if any.
+func (sc *supportCounter) unmark() {
+	if sc.adjKey == 0 {
+		return
+	}
+	for _, z := range sc.g.Neighbors(sc.adjKey - 1) {
+		sc.adj.Clear(z)
+	}
+	sc.adjKey = 0
 }
 
 // support returns the support of data edge (x, y) through the k-th group's row of x's supports,

@@ -39,12 +39,18 @@ var supportPatterns = []string{
 
 // TestOracleSupports checks supportPatterns against the oracle on dense random graphs with one
 // to three vertex labels and one or two edge labels, under every convention and every setting,
-// with edge supports taken wherever they apply, kept in rows or looked up by bisection, and
-// that the sweep took them.
+// with edge supports taken wherever they apply, kept in rows or looked up by bisection, the last
+// level's adjacency tests answered from a marked row of neighbours always or never (rows only),
+// and that the sweep took them.
 func TestOracleSupports(t *testing.T) {
 	seeds, repeat := proptest.Seeds(t, 100, 14)
-	for _, rows := range []bool{true, false} {
+	for _, c := range []struct {
+		rows  bool
+		marks int
+	}{{true, 1 << 30}, {true, 0}, {false, 0}} {
+		rows := c.rows
 		restore := cpu.Supports(1, rows)
+		restoreMarks := cpu.SupportMarks(c.marks)
 		before := cpu.SupportsUsed()
 		var ost proptest.OracleStats
 		cases := denseCases(t, seeds, supportPatterns, proptest.AllSemantics, func(seed uint64) (int, float64, int, int) {
@@ -54,6 +60,7 @@ func TestOracleSupports(t *testing.T) {
 		if cpu.SupportsUsed() == before {
 			t.Errorf("rows %v: no count took edge supports", rows)
 		}
+		restoreMarks()
 		restore()
 	}
 }
