@@ -49,7 +49,7 @@ type worker struct {
 	// candidates (no candidate space, or the earlier vertex's candidates are among level i's),
 	// so that intersectLevel may filter every Extra list by its hub row.
 	baseWithin []bool
-	prefix   []levelPrefix
+	prefix     []levelPrefix
 	// lastSum, when not nil, counts the last level and the postponed vertices below it at once
 	// (see lastSum).
 	lastSum *lastSum
