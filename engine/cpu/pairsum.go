@@ -45,6 +45,11 @@ type pairSum struct {
 	edge    pattern.Label // the label of e's edges to v1 and v2
 	byRow   bool          // adjacency alone decides e's edges: hub rows may answer
 	used    bool          // count has applied the sum (pairSumUsed counts it once)
+	// cg, when not nil, is the plan's other postponed group, a factor (factorGroup): its
+	// placements among the deg(m[cgParent]) − cgUsed vertices multiply the sum.
+	cg       *plan.LeafGroup
+	cgParent int
+	cgUsed   int64
 
 	d1, d2, se []uint32
 	// The lists N(x) ∩ S_E of the elements x of D1 and D2 (S_E before its window and less U: the
@@ -95,15 +100,37 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 	if !pairSumEnabled || g.NumVertices() > pairSumMaxVertices {
 		return nil
 	}
-	ps := &pairSum{eLevel: -1, eg: -1}
+	ps := &pairSum{eLevel: -1, eg: -1, cgParent: -1}
+	// e's group, if any, is the one postponed group that is not a factor (factorGroup).
+	eg := -1
+	switch len(pl.Groups) {
+	case 0:
+	case 1:
+		eg = 0
+		if f, ok := factorGroup(g, pl, 0); ok && !groupHasParent(&pl.Groups[0], L-1) {
+			eg, ps.cg, ps.cgParent, ps.cgUsed = -1, &pl.Groups[0], pl.Groups[0].Parents[0].Level, f
+		}
+	case 2:
+		for gi := range pl.Groups {
+			if f, ok := factorGroup(g, pl, gi); ok && ps.cg == nil {
+				ps.cg, ps.cgParent, ps.cgUsed = &pl.Groups[gi], pl.Groups[gi].Parents[0].Level, f
+				eg = 1 - gi
+			}
+		}
+		if ps.cg == nil {
+			return nil
+		}
+	default:
+		return nil
+	}
 	var e1, e2 *pattern.Label // e's edge labels to v1 and v2
 	switch {
-	case len(pl.Groups) == 1:
-		lg := &pl.Groups[0]
+	case eg >= 0:
+		lg := &pl.Groups[eg]
 		if len(lg.Vertices) != 1 || L < 3 {
 			return nil
 		}
-		ps.level, ps.eg, ps.eLabel, ps.win = L-2, 0, lg.VertexLabel, &lg.Window
+		ps.level, ps.eg, ps.eLabel, ps.win = L-2, eg, lg.VertexLabel, &lg.Window
 		for k := range lg.Parents {
 			pe := &lg.Parents[k]
 			switch {
@@ -117,7 +144,7 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 				return nil
 			}
 		}
-	case len(pl.Groups) == 0 && L >= 4:
+	case L >= 4:
 		ps.level, ps.eLevel = L-3, L-1
 		el := &pl.Levels[L-1]
 		if len(el.NonAdjacent) > 0 {
@@ -144,6 +171,9 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 	if e1 == nil || e2 == nil || *e1 != *e2 || ps.level < 1 || ps.win.BoundedFrom(ps.level) {
 		return nil // (a window holding e against v1 or v2 would hold it against the pairs summed)
 	}
+	if ps.cg != nil && ps.cgParent >= ps.level {
+		return nil // the factor must be fixed before v1
+	}
 	ps.edge = *e1
 	ps.byRow = hubEdge(g, ps.edge)
 	p := ps.level
@@ -159,7 +189,7 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 	ps.ordered = slices.Contains(v2.Lower, p) || slices.Contains(v2.Upper, p)
 	ps.ebufs = make([][]uint32, len(ps.keyEdge))
 	if ps.eg >= 0 {
-		for _, pe := range pl.Groups[0].Parents {
+		for _, pe := range pl.Groups[ps.eg].Parents {
 			if pe.Level < p {
 				ps.otherLevels = append(ps.otherLevels, pe.Level)
 			}
@@ -174,10 +204,65 @@ func pairSumFor(g *graph.Graph, pl *plan.Plan) *pairSum {
 	return ps
 }
 
-// count returns the number of assignments of v1, v2 and e for the data vertices of the earlier
-// levels in w.m; applied is false when the sum does not apply to them (a restriction between v1
-// and v2 whose sets differ), and the caller loops over v1.
+// factorGroup reports whether postponed group gi of pl is counted as a factor beside the pair
+// sum: its placements are the same for every assignment of the levels after its parent's. It
+// is when it has one parent, reached by edges that adjacency alone decides (hubEdge), no vertex
+// label and no window, and every other pattern vertex but the parent is the parent's neighbour
+// in the pattern: the data vertices of those all lie in the parent's neighbourhood, so the
+// group's set less them has deg(parent) − used elements (used, returned) whichever they are
+// (STMatch's q11: the pendant f on the wheel's hub c, deg(c) − 4 for every wheel).
+func factorGroup(g *graph.Graph, pl *plan.Plan, gi int) (used int64, ok bool) {
+	lg := &pl.Groups[gi]
+	if len(lg.Parents) != 1 || !lg.VertexLabel.Any || lg.Bounded() || !hubEdge(g, lg.Parents[0].EdgeLabel) {
+		return 0, false
+	}
+	parent := pl.Levels[lg.Parents[0].Level].Vertex
+	for u := range pl.Pattern.NumVertices() {
+		if u == parent || slices.Contains(lg.Vertices, u) {
+			continue
+		}
+		if !pl.Pattern.Adjacent(u, parent) {
+			return 0, false
+		}
+		used++
+	}
+	return used, true
+}
+
+// groupHasParent reports whether group lg has a parent at level l.
+func groupHasParent(lg *plan.LeafGroup, l int) bool {
+	for _, pe := range lg.Parents {
+		if pe.Level == l {
+			return true
+		}
+	}
+	return false
+}
+
+// count returns the number of assignments of v1, v2 and e (and the factor group's placements)
+// for the data vertices of the earlier levels in w.m; applied is false when the sum does not
+// apply to them (a restriction between v1 and v2 whose sets differ), and the caller loops over
+// v1.
 func (ps *pairSum) count(w *worker) (n uint64, ok, applied bool) {
+	f := uint64(1)
+	if ps.cg != nil {
+		if f, ok = placements(ps.cg, int64(w.g.Degree(w.m[ps.cgParent]))-ps.cgUsed); !ok {
+			return 0, false, true
+		}
+		if f == 0 {
+			return 0, true, true
+		}
+	}
+	n, ok, applied = ps.pairs(w)
+	if !ok || !applied || f == 1 {
+		return n, ok, applied
+	}
+	n, ok = mulChecked(n, f)
+	return n, ok, true
+}
+
+// pairs is count without the factor group.
+func (ps *pairSum) pairs(w *worker) (n uint64, ok, applied bool) {
 	p := ps.level
 	used := w.m[:p]
 	ps.d1 = withoutUsed(ps.d1, w.candidates(p), used)

@@ -38,3 +38,33 @@ func TestOraclePairSum(t *testing.T) {
 		t.Error("no count applied the pair sum")
 	}
 }
+
+// pairSumFactorPatterns have a postponed group beside the pair sum's vertices whose placements
+// are one factor per assignment (factorGroup in pairsum.go): STMatch's q11 (a wheel and a
+// pendant vertex on its hub), the wheel with two pendants on the hub (a group of two), and
+// shapes near them where the group is no factor (a vertex label or an edge label on the
+// pendant, a pendant on a vertex that is not adjacent to every other, an isolated vertex too).
+var pairSumFactorPatterns = []string{
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(e), (c)-(d), (c)-(e), (c)-(f), (d)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(e), (c)-(d), (c)-(e), (c)-(f), (c)-(g), (d)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(e), (c)-(d), (c)-(e), (c)-(f:1), (d)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(e), (c)-(d), (c)-(e), (c)-[:1]-(f), (d)-(e)",
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(d), (c)-(e), (d)-(e), (a)-(f)",
+	"(a)-(b), (a)-(c), (a)-(d), (b)-(c), (b)-(e), (c)-(d), (c)-(e), (c)-(f), (d)-(e), (x)",
+}
+
+// TestOraclePairSumFactor checks pairSumFactorPatterns against the oracle as TestOraclePairSum
+// does, and that the sweep applied the pair sum (with the factor: q11's plans have no other
+// shape it applies to).
+func TestOraclePairSumFactor(t *testing.T) {
+	seeds, repeat := proptest.Seeds(t, 100, 14)
+	var ost proptest.OracleStats
+	before := cpu.PairSumUsed()
+	cases := denseCases(t, seeds, pairSumFactorPatterns, proptest.AllSemantics, func(seed uint64) (int, float64, int, int) {
+		return 8 + int(seed%6), []float64{0.5, 0.7, 0.9}[seed%3], 1 + int(seed/3%3), 1 + int(seed/9%2)
+	}, &ost)
+	checkOracle(t, cases, len(seeds), repeat, &ost, "TestOraclePairSumFactor")
+	if cpu.PairSumUsed() == before {
+		t.Error("no count applied the pair sum")
+	}
+}
