@@ -2,6 +2,7 @@ package auto_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -36,7 +37,11 @@ func TestHostPredictsThePlanItRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Release()
-		if !d.Estimated || len(d.Predictions) == 0 {
+		// q11, counted by the pair sum with its pendant as a factor (branch cpudense), is
+		// decided below the GPU threshold on the nodes of the plan the CPU engine runs, without
+		// predictions: that the reason names those nodes is then the check.
+		predicted := len(d.Predictions) > 0
+		if !d.Estimated || (!predicted && !(c.other && strings.Contains(d.Reason, "in the plan cpu runs"))) {
 			t.Fatalf("%s: not estimated or no predictions: %s", c.name, d.Reason)
 		}
 		run, note := cpu.Engine{}.RunPlan(context.Background(), p, d.Plan())
@@ -49,6 +54,9 @@ func TestHostPredictsThePlanItRuns(t *testing.T) {
 				t.Errorf("%s: auto estimated\n%s\nthe CPU engine runs\n%s", c.name, d.RunPlan.Describe(), run.Describe())
 			}
 			w.Plan, w.Bound, w.Estimate = d.RunPlan, d.RunPlan.NodeBound(), &d.RunEstimate
+		}
+		if !predicted {
+			continue
 		}
 		if want := (cpu.Engine{}).Predict(w).Seconds; d.Predictions[0].Engine != "cpu" || d.Predictions[0].Seconds != want {
 			t.Errorf("%s: host prediction %+v, want cpu %g s", c.name, d.Predictions[0], want)
