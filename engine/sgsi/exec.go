@@ -225,6 +225,8 @@ type runner struct {
 	// leafSizes[g], once set (the leaf step's first table of as many rows as the candidates of
 	// group g's parent), holds |S_g| for each of those candidates, in their order (leaves.go).
 	leafSizes [][]uint32
+	// leafScratch holds the leaf step's goroutines' buffers and caches from table to table.
+	leafScratch []*leafScratch
 	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
 	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
 	overlapGen, overlapTable bool
@@ -1507,10 +1509,7 @@ func (r *runner) hostOwn() uint64 {
 	for _, c := range r.tabCap {
 		b += 4 * c
 	}
-	for _, s := range r.leafSizes {
-		b += 4 * uint64(len(s))
-	}
-	return b
+	return b + r.leafBytes()
 }
 
 // runners is how many runners share --memory: those of a dealt count, else 1.

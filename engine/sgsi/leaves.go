@@ -241,13 +241,15 @@ const (
 	leafPollEntries = 1 << 18
 )
 
-// leafScratch is one goroutine's buffers for the leaf step.
+// leafScratch is one goroutine's buffers for the leaf step, kept by the runner from table to
+// table (its caches are keyed by data vertices, not by rows).
 type leafScratch struct {
 	sets [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
 	// per group: S_g as last written (leafSet), for the parents' data vertices in key (valid:
 	// written at all); consecutive rows share their first columns
 	gsets, key [][]uint32
 	valid      []bool
+	memos      []sizeMemo // per group: |S_g| by its last parent's vertex (sizeMemo)
 	lists      [][]uint32 // the parents' lists of a group of several parents
 	tails      []tailCache
 	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
@@ -257,6 +259,84 @@ type leafScratch struct {
 	gs         []leafcount.Group
 	arith      leafcount.Counter
 	read       int // list entries read since the context was last checked
+	// The row before (prev, once hasPrev) and each class's and tail's count for it (valid
+	// unless ok is false): a factor whose columns (deps) the row shares with it is reused.
+	prev                []uint32
+	hasPrev             bool
+	classDeps, tailDeps []uint64
+	classVal            []uint64
+	tailVal             []int64
+	classOK, tailOK     []bool
+}
+
+// sizeMemo is a goroutine's |S_g| of a group of several parents for the data vertices of its
+// parents but the last (the latest column; key), by the last parent's vertex: val[i] for its
+// i-th candidate, valid when stamp[i] is epoch (a new key takes a new epoch). Rows that share
+// the other parents (the early columns) repeat the last one's few candidates: a 12-vertex walk's
+// 126 M rows of q2/q_12_1 intersect two lists each without it.
+type sizeMemo struct {
+	last  int // the last parent (an index into the group's parents)
+	cands []uint32
+	key   []uint32
+	ok    bool
+	epoch uint32
+	stamp []uint32
+	val   []uint32
+}
+
+// maxMemoCands bounds a sizeMemo's candidates (8 bytes each, per goroutine and group); a group
+// whose last parent has more intersects per row.
+const maxMemoCands = 1 << 20
+
+// newLeafScratch returns a goroutine's buffers for the leaf step of r's query.
+func (r *runner) newLeafScratch() *leafScratch {
+	q := r.q
+	ng := len(q.leafGroups)
+	sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng),
+		valid: make([]bool, ng), memos: make([]sizeMemo, ng), tails: make([]tailCache, len(q.tails)),
+		prev: make([]uint32, q.joined), classVal: make([]uint64, len(q.leafClasses)), classOK: make([]bool, len(q.leafClasses)),
+		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails))}
+	deps := make([]uint64, ng)
+	for gi, g := range q.leafGroups {
+		sc.key[gi] = make([]uint32, len(g.parents))
+		deps[gi] = g.collide
+		for k, pe := range g.parents {
+			deps[gi] |= 1 << pe.col
+			if pe.col > g.parents[sc.memos[gi].last].col {
+				sc.memos[gi].last = k
+			}
+		}
+		m := &sc.memos[gi]
+		m.cands = r.cands[q.order[g.parents[m.last].col]]
+		if n := len(m.cands); len(g.parents) > 1 && n <= maxMemoCands && r.reserve("the leaf step's size memo", 8*uint64(n)) == nil {
+			m.key, m.stamp, m.val = make([]uint32, len(g.parents)), make([]uint32, n), make([]uint32, n)
+		}
+	}
+	for _, class := range q.leafClasses {
+		var d uint64
+		for _, gi := range class {
+			d |= deps[gi]
+		}
+		sc.classDeps = append(sc.classDeps, d)
+	}
+	for _, t := range q.tails {
+		sc.tailDeps = append(sc.tailDeps, 1<<t.col|t.collideA|t.collideB)
+	}
+	return sc
+}
+
+// leafBytes is the host memory of the leaf step's sizes and memos.
+func (r *runner) leafBytes() uint64 {
+	var b uint64
+	for _, s := range r.leafSizes {
+		b += 4 * uint64(len(s))
+	}
+	for _, sc := range r.leafScratch {
+		for _, m := range sc.memos {
+			b += 4 * uint64(len(m.stamp)+len(m.val))
+		}
+	}
+	return b
 }
 
 // leafCount adds to the total the leaf placements of every row of table (rows of width
@@ -288,13 +368,11 @@ func (r *runner) leafCount(table []uint32) error {
 			r.leafSizes[i] = sizes
 		}
 	}
+	for len(r.leafScratch) < nw {
+		r.leafScratch = append(r.leafScratch, r.newLeafScratch())
+	}
 	par.For(nw, nw, func(w int) {
-		ng := len(q.leafGroups)
-		sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng), valid: make([]bool, ng)}
-		for gi, g := range q.leafGroups {
-			sc.key[gi] = make([]uint32, len(g.parents))
-		}
-		sc.tails = make([]tailCache, len(q.tails))
+		sc := r.leafScratch[w]
 		sum := uint64(0)
 		for {
 			if err := r.ctx.Err(); err != nil {
@@ -340,32 +418,57 @@ func (r *runner) leafCount(table []uint32) error {
 }
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the
-// product over collision classes); ok is false on uint64 overflow.
+// product over collision classes and tails); ok is false on uint64 overflow. A class or tail
+// whose columns the row shares with the goroutine's row before keeps that row's count: rows
+// that share a prefix (a join's extensions of one row) recount only the factors on their last
+// columns.
 func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
+	changed := ^uint64(0)
+	if sc.hasPrev {
+		changed = 0
+		for j, x := range row {
+			if sc.prev[j] != x {
+				changed |= 1 << j
+			}
+		}
+	}
+	copy(sc.prev, row)
+	sc.hasPrev = true
 	total := uint64(1)
-	for _, class := range q.leafClasses {
-		var n uint64
-		var ok bool
-		if len(class) == 1 {
-			gi := class[0]
-			n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
-		} else {
-			n, ok = r.classLeaves(class, row, lgs, sc)
+	for ci, class := range q.leafClasses {
+		if !sc.classOK[ci] || sc.classDeps[ci]&changed != 0 {
+			var n uint64
+			var ok bool
+			if len(class) == 1 {
+				gi := class[0]
+				n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
+			} else {
+				n, ok = r.classLeaves(class, row, lgs, sc)
+			}
+			if !ok {
+				return 0, false
+			}
+			sc.classVal[ci], sc.classOK[ci] = n, true
 		}
-		if !ok {
-			return 0, false
-		}
-		if n == 0 {
+		n := sc.classVal[ci]
+		if n == 0 { // (the factors after it are not counted for this row: not reusable)
+			clear(sc.classOK[ci+1:])
+			clear(sc.tailOK)
 			return 0, true
 		}
+		var ok bool
 		if total, ok = checked.Mul(total, n); !ok {
 			return 0, false
 		}
 	}
 	for i := range q.tails {
-		n := r.tailCount(i, row, lgs[len(q.leafGroups)+i], sc)
+		if !sc.tailOK[i] || sc.tailDeps[i]&changed != 0 {
+			sc.tailVal[i], sc.tailOK[i] = r.tailCount(i, row, lgs[len(q.leafGroups)+i], sc), true
+		}
+		n := sc.tailVal[i]
 		if n <= 0 {
+			clear(sc.tailOK[i+1:])
 			return 0, true
 		}
 		var ok bool
@@ -490,6 +593,9 @@ func (r *runner) leafSet(gi int, row []uint32, lgs []*labelGraph, sc *leafScratc
 func (r *runner) leafSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	g := &r.q.leafGroups[gi]
 	if len(g.parents) > 1 {
+		if sc.memos[gi].stamp != nil {
+			return r.memoSize(gi, row, lgs, sc)
+		}
 		set := r.leafSet(gi, row, lgs, sc)
 		n := int64(len(set))
 		for c, x := range row {
@@ -575,4 +681,54 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc 
 		sc.inter[mask] = n - used[mask]
 	}
 	return sc.arith.Class(sc.gs, sc.inter[:1<<m])
+}
+
+// memoSize is leafSize for a group of several parents with a memo (sizeMemo): |S_g| from the
+// memo, else from its set (leafSet), less the row's vertices in S_g (candidates adjacent to
+// every parent).
+func (r *runner) memoSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
+	g := &r.q.leafGroups[gi]
+	m := &sc.memos[gi]
+	same := m.ok
+	for k, pe := range g.parents {
+		if k != m.last {
+			same = same && m.key[k] == row[pe.col]
+			m.key[k] = row[pe.col]
+		}
+	}
+	if !same {
+		m.ok = true
+		if m.epoch++; m.epoch == 0 { // (wrapped: every stamp is stale)
+			clear(m.stamp)
+			m.epoch = 1
+		}
+	}
+	var n int64
+	i, found := slices.BinarySearch(m.cands, row[g.parents[m.last].col])
+	if found && m.stamp[i] == m.epoch {
+		n = int64(m.val[i])
+	} else {
+		n = int64(len(r.leafSet(gi, row, lgs, sc)))
+		if found {
+			m.stamp[i], m.val[i] = m.epoch, uint32(n)
+		}
+	}
+	if g.collide == 0 {
+		return n
+	}
+	for c, x := range row {
+		if g.collide>>c&1 == 0 || !r.leafCand(gi, x) {
+			continue
+		}
+		in := true
+		for k, pe := range g.parents {
+			if _, in = slices.BinarySearch(lgs[k].list(row[pe.col]), x); !in {
+				break
+			}
+		}
+		if in {
+			n--
+		}
+	}
+	return n
 }
