@@ -409,7 +409,7 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	for _, t := range q.tails {
-		for _, k := range []lgKey{t.ka, t.kb, t.kr} {
+		for _, k := range t.keys() {
 			if _, err := r.label(k); err != nil {
 				return err
 			}

@@ -104,12 +104,15 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	}
 	q.tails = nil
 	for _, t := range tails {
-		a, b, u := t[0], t[1], t[2]
+		a, b, u := t.a, t.b, t.u
 		col := slices.Index(order, u)
 		lt := leafTail{col: col, a: a, b: b,
 			ka: lgKey{edgeKey(p, a, u, edgeLabels), q.vlabels[a], bothSides},
 			kb: lgKey{edgeKey(p, b, a, edgeLabels), q.vlabels[b], bothSides},
 			kr: lgKey{edgeKey(p, a, b, edgeLabels), q.vlabels[a], bothSides}}
+		for _, w := range t.ws {
+			lt.ws = append(lt.ws, leafParent{slices.Index(order, w), lgKey{edgeKey(p, b, w, edgeLabels), q.vlabels[b], bothSides}})
+		}
 		for j, w := range order[:q.joined] {
 			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), p.VertexLabel(a)) {
 				lt.collideA |= 1 << j
@@ -125,54 +128,91 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 }
 
 // leafTail is a tail the leaf step counts: the pendant path u - a - b, a of degree 2 and b a
-// leaf, u joined (its column col), a and b counted. For a row R with u's vertex v, A the list of
-// v by the edge u-a (key ka) filtered by a's candidates and B_x that of x by the edge a-b (kb)
-// filtered by b's, the tail's placements are Σ_{x ∈ A∖R} |B_x ∖ R| = W - Σ_{x ∈ A∩R} |B_x| -
-// Σ_{r ∈ R∩C(b)} |A∖R ∩ N(r)| with W = Σ_{x∈A} |B_x| (x ≠ b as b is x's neighbour; b may be
-// v). N(r) is r's list by the edge a-b with a's label (kr). Only the columns whose labels may
-// be a's (collideA, never u's) or b's (collideB) are looked at.
+// leaf, u joined (its column col), a and b counted; or (branch leafrate) a path u - a - b whose
+// end b has other neighbours ws, all joined (b a closing vertex, such as the last vertices of
+// q2/q_12_1's walk 4 - 5 - 6 - 7). For a row R with u's vertex v, A the list of v by the edge
+// u-a (key ka) filtered by a's candidates, I the intersection of the ws' vertices' lists by
+// their edges to b (all data vertices when there are none) and B_x that of x by the edge a-b
+// (kb) filtered by b's candidates and I, the tail's placements are Σ_{x ∈ A∖R} |B_x ∖ R| = W -
+// Σ_{x ∈ A∩R} |B_x| - Σ_{r ∈ R∩C(b)∩I} |A∖R ∩ N(r)| with W = Σ_{x∈A} |B_x| (x ≠ b as b is
+// x's neighbour; b may be v). N(r) is r's list by the edge a-b with a's label (kr). Only the
+// columns whose labels may be a's (collideA, never u's) or b's (collideB) are looked at.
 type leafTail struct {
 	col                int
 	a, b               int
 	ka, kb, kr         lgKey
+	ws                 []leafParent // b's other neighbours, by column, and their edges to b
 	collideA, collideB uint64
 }
 
-// tailCache is one goroutine's A, |B_x| for each x of A and W of a tail, for u's vertex v.
+// keys returns the label graphs the tail reads: ka, kb, kr, then the ws' edges.
+func (t *leafTail) keys() []lgKey {
+	k := []lgKey{t.ka, t.kb, t.kr}
+	for _, w := range t.ws {
+		k = append(k, w.key)
+	}
+	return k
+}
+
+// tailCache is one goroutine's A, |B_x| for each x of A and W of a tail, for u's vertex and the
+// ws' in key (valid: written at all), and I for the ws' vertices; memo holds W by u's vertex
+// for the ws' (tails whose columns collide with neither a nor b need no more).
 type tailCache struct {
-	v     uint32
+	key   []uint32
 	valid bool
 	set   []uint32
 	sizes []int64
 	w     int64
+	inter []uint32
+	lists [][]uint32
+	memo  sizeMemo
+}
+
+// pathTail is a tail as findTails finds it: pattern vertices.
+type pathTail struct {
+	a, b, u int
+	ws      []int
 }
 
 // findTails takes out of GroupLeaves' result the tails (leafTail) the leaf step counts: a
-// group of one leaf b whose parent a has degree 2, a's other neighbour u joined and not the
-// only other joined vertex nor another tail's a, no restriction on a or b, b's group alone in
+// group of one vertex b with a parent a of degree 2 (the latest such parent), a's other
+// neighbour u joined and not the only other joined vertex, no tail's a among u and b's other
+// parents nor a another tail's u or b's parent, no restriction on a or b, b's group alone in
 // its collision class, and a's vertex label not one that another counted vertex's may be (so
 // the tail shares no data vertex with the other counted vertices, and the class products stay
-// exact). It returns
-// order without the tails' a, the groups (parents' levels renumbered) and classes without
-// their b, and the tails as (a, b, u).
-func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, [][3]int) {
-	var tails [][3]int
+// exact). It returns order without the tails' a, the groups (parents' levels renumbered) and
+// classes without their b, and the tails.
+func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, []pathTail) {
+	var tails []pathTail
 	drop := map[int]bool{} // groups taken out
 	for gi, lg := range groups {
-		if len(lg.Vertices) != 1 || len(lg.Parents) != 1 {
+		if len(lg.Vertices) != 1 || len(order)-len(tails) < 3 {
 			continue
 		}
-		b, a := lg.Vertices[0], order[lg.Parents[0].Level]
-		if p.Degree(a) != 2 || len(order)-len(tails) < 3 {
+		b, a := lg.Vertices[0], -1
+		for _, pe := range lg.Parents {
+			if w := order[pe.Level]; p.Degree(w) == 2 {
+				a = w
+			}
+		}
+		if a < 0 {
 			continue
 		}
 		u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
+		var ws []int
+		for _, pe := range lg.Parents {
+			if w := order[pe.Level]; w != a {
+				ws = append(ws, w)
+			}
+		}
 		// (u another tail's a, or a another tail's u: the path b - a - u - b' of two tails, a
-		// component of a disconnected pattern; u would not be joined.)
-		if !slices.Contains(order, u) || slices.ContainsFunc(tails, func(t [3]int) bool { return t[0] == u || t[2] == a }) ||
-			slices.ContainsFunc(restr, func(r plan.Restriction) bool {
-				return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
-			}) {
+		// component of a disconnected pattern; u would not be joined. The same for b's other
+		// parents.)
+		if !slices.Contains(order, u) || slices.ContainsFunc(tails, func(t pathTail) bool {
+			return t.a == u || t.u == a || slices.Contains(ws, t.a) || slices.Contains(t.ws, a)
+		}) || slices.ContainsFunc(restr, func(r plan.Restriction) bool {
+			return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
+		}) {
 			continue
 		}
 		alone := slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return len(c.Groups) == 1 && c.Groups[0] == gi })
@@ -184,13 +224,13 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 		}
 		for _, t := range tails {
 			for _, l := range []pattern.Label{la, lb} {
-				if plan.LabelsMayCollide(p.VertexLabel(t[0]), l) {
+				if plan.LabelsMayCollide(p.VertexLabel(t.a), l) {
 					alone = false
 				}
 			}
 		}
 		if alone {
-			tails = append(tails, [3]int{a, b, u})
+			tails = append(tails, pathTail{a, b, u, ws})
 			drop[gi] = true
 		}
 	}
@@ -201,7 +241,7 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 	level := make([]int, len(order))
 	for i, w := range order {
 		level[i] = len(keep)
-		if !slices.ContainsFunc(tails, func(t [3]int) bool { return t[0] == w }) {
+		if !slices.ContainsFunc(tails, func(t pathTail) bool { return t.a == w }) {
 			keep = append(keep, w)
 		}
 	}
@@ -249,7 +289,7 @@ type leafScratch struct {
 	// written at all); consecutive rows share their first columns
 	gsets, key [][]uint32
 	valid      []bool
-	memos      []sizeMemo // per group: |S_g| by its last parent's vertex (sizeMemo)
+	memos      []sizeMemo // per group of several parents: |S_g| by its last parent's vertex
 	lists      [][]uint32 // the parents' lists of a group of several parents
 	tails      []tailCache
 	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
@@ -269,19 +309,64 @@ type leafScratch struct {
 	classOK, tailOK     []bool
 }
 
-// sizeMemo is a goroutine's |S_g| of a group of several parents for the data vertices of its
-// parents but the last (the latest column; key), by the last parent's vertex: val[i] for its
-// i-th candidate, valid when stamp[i] is epoch (a new key takes a new epoch). Rows that share
-// the other parents (the early columns) repeat the last one's few candidates: a 12-vertex walk's
-// 126 M rows of q2/q_12_1 intersect two lists each without it.
+// sizeMemo is a goroutine's memo of a count by the data vertex of one column (idx), for the
+// data vertices of other columns (keyCols; key holds them): val[i] for idx's i-th candidate
+// (cands), valid when stamp[i] is epoch (a new key takes a new epoch). A group of several
+// parents memoises |S_g| by its last parent (the latest column) for the others, a tail its W
+// by u's vertex for b's other parents': rows that share the early columns repeat the last
+// ones' few candidates (q2/q_12_1's 126 M rows intersected two lists each without it).
 type sizeMemo struct {
-	last  int // the last parent (an index into the group's parents)
-	cands []uint32
-	key   []uint32
-	ok    bool
-	epoch uint32
-	stamp []uint32
-	val   []uint32
+	idx     int
+	keyCols []int
+	cands   []uint32
+	key     []uint32
+	ok      bool
+	epoch   uint32
+	stamp   []uint32
+	val     []int64
+}
+
+// init sets the memo up for idx's candidates cands, unless there are too many of them or
+// --memory has no room: then stamp stays nil, the memo unused.
+func (m *sizeMemo) init(r *runner, idx int, keyCols []int, cands []uint32) {
+	m.idx, m.keyCols, m.cands = idx, keyCols, cands
+	if n := len(cands); n <= maxMemoCands && r.reserve("the leaf step's memo", 12*uint64(n)) == nil {
+		m.key, m.stamp, m.val = make([]uint32, len(keyCols)), make([]uint32, n), make([]int64, n)
+	}
+}
+
+// lookup returns the memo's count for row (hit), else the index to store it at (-1: none).
+func (m *sizeMemo) lookup(row []uint32) (i int, n int64, hit bool) {
+	same := m.ok
+	for k, c := range m.keyCols {
+		same = same && m.key[k] == row[c]
+		m.key[k] = row[c]
+	}
+	if !same {
+		m.ok = true
+		if m.epoch++; m.epoch == 0 { // (wrapped: every stamp is stale)
+			clear(m.stamp)
+			m.epoch = 1
+		}
+	}
+	i, found := slices.BinarySearch(m.cands, row[m.idx])
+	if !found {
+		return -1, 0, false
+	}
+	if m.stamp[i] == m.epoch {
+		return i, m.val[i], true
+	}
+	return i, 0, false
+}
+
+// bytes is the memo's host memory.
+func (m *sizeMemo) bytes() uint64 { return 4*uint64(len(m.stamp)) + 8*uint64(len(m.val)) }
+
+// store sets the count at i (lookup's) for the memo's current key.
+func (m *sizeMemo) store(i int, n int64) {
+	if i >= 0 {
+		m.stamp[i], m.val[i] = m.epoch, n
+	}
 }
 
 // maxMemoCands bounds a sizeMemo's candidates (8 bytes each, per goroutine and group); a group
@@ -300,16 +385,19 @@ func (r *runner) newLeafScratch() *leafScratch {
 	for gi, g := range q.leafGroups {
 		sc.key[gi] = make([]uint32, len(g.parents))
 		deps[gi] = g.collide
-		for k, pe := range g.parents {
+		last := 0
+		for _, pe := range g.parents {
 			deps[gi] |= 1 << pe.col
-			if pe.col > g.parents[sc.memos[gi].last].col {
-				sc.memos[gi].last = k
-			}
+			last = max(last, pe.col)
 		}
-		m := &sc.memos[gi]
-		m.cands = r.cands[q.order[g.parents[m.last].col]]
-		if n := len(m.cands); len(g.parents) > 1 && n <= maxMemoCands && r.reserve("the leaf step's size memo", 8*uint64(n)) == nil {
-			m.key, m.stamp, m.val = make([]uint32, len(g.parents)), make([]uint32, n), make([]uint32, n)
+		if len(g.parents) > 1 {
+			var early []int
+			for _, pe := range g.parents {
+				if pe.col != last {
+					early = append(early, pe.col)
+				}
+			}
+			sc.memos[gi].init(r, last, early, r.cands[q.order[last]])
 		}
 	}
 	for _, class := range q.leafClasses {
@@ -319,8 +407,19 @@ func (r *runner) newLeafScratch() *leafScratch {
 		}
 		sc.classDeps = append(sc.classDeps, d)
 	}
-	for _, t := range q.tails {
-		sc.tailDeps = append(sc.tailDeps, 1<<t.col|t.collideA|t.collideB)
+	for i, t := range q.tails {
+		d := 1<<t.col | t.collideA | t.collideB
+		var wcols []int
+		for _, w := range t.ws {
+			d |= 1 << w.col
+			wcols = append(wcols, w.col)
+		}
+		sc.tailDeps = append(sc.tailDeps, d)
+		c := &sc.tails[i]
+		c.key, c.lists = make([]uint32, 1+len(t.ws)), make([][]uint32, 0, len(t.ws))
+		if t.collideA|t.collideB == 0 {
+			c.memo.init(r, t.col, wcols, r.cands[q.order[t.col]])
+		}
 	}
 	return sc
 }
@@ -333,7 +432,10 @@ func (r *runner) leafBytes() uint64 {
 	}
 	for _, sc := range r.leafScratch {
 		for _, m := range sc.memos {
-			b += 4 * uint64(len(m.stamp)+len(m.val))
+			b += m.bytes()
+		}
+		for _, c := range sc.tails {
+			b += c.memo.bytes()
 		}
 	}
 	return b
@@ -350,8 +452,12 @@ func (r *runner) leafCount(table []uint32) error {
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
 	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails))
-	for _, t := range q.tails { // (after the groups': lgs[len(q.leafGroups)+i] is tail i's ka, kb, kr)
-		lgs = append(lgs, []*labelGraph{r.s.label(t.ka), r.s.label(t.kb), r.s.label(t.kr)})
+	for _, t := range q.tails { // (after the groups': lgs[len(q.leafGroups)+i] is tail i's keys())
+		var l []*labelGraph
+		for _, k := range t.keys() {
+			l = append(l, r.s.label(k))
+		}
+		lgs = append(lgs, l)
 	}
 	if r.leafSizes == nil {
 		r.leafSizes = make([][]uint32, len(q.leafGroups))
@@ -479,36 +585,25 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 	return total, true
 }
 
-// tailCount returns tail i's placements for the row (leafTail), lgs its ka, kb and kr label
-// graphs.
+// tailCount returns tail i's placements for the row (leafTail), lgs its label graphs (keys).
 func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	t := &r.q.tails[i]
 	c := &sc.tails[i]
-	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
-	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
-	in := func(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
-	if v := row[t.col]; !c.valid || c.v != v {
-		c.v, c.valid, c.w = v, true, 0
-		c.set, c.sizes = c.set[:0], c.sizes[:0]
-		list := lgs[0].list(v)
-		sc.read += len(list)
-		for _, x := range list {
-			if !in(bitsA, x) {
-				continue
-			}
-			var n int64
-			bl := lgs[1].list(x)
-			sc.read += len(bl)
-			for _, y := range bl {
-				if in(bitsB, y) {
-					n++
-				}
-			}
-			c.set, c.sizes = append(c.set, x), append(c.sizes, n)
-			c.w += n
+	mi := -1
+	if c.memo.stamp != nil {
+		var n int64
+		var hit bool
+		if mi, n, hit = c.memo.lookup(row); hit {
+			return n
 		}
 	}
+	r.tailFill(t, c, row, lgs, sc)
 	n := c.w
+	if c.memo.stamp != nil { // (no column collides with a or b)
+		c.memo.store(mi, n)
+		return n
+	}
+	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
 	for j, x := range row {
 		if t.collideA>>j&1 == 0 {
 			continue
@@ -518,8 +613,13 @@ func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 		}
 	}
 	for j, y := range row {
-		if t.collideB>>j&1 == 0 || !in(bitsB, y) {
+		if t.collideB>>j&1 == 0 || !bitIn(bitsB, y) {
 			continue
+		}
+		if len(t.ws) > 0 {
+			if _, found := slices.BinarySearch(c.inter, y); !found {
+				continue
+			}
 		}
 		nl := lgs[2].list(y)
 		sc.read += min(len(nl), len(c.set))
@@ -536,6 +636,65 @@ func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 		n -= m
 	}
 	return n
+}
+
+// bitIn reports whether bit x of the bitset b is set.
+func bitIn(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
+
+// tailFill writes the tail's cache (tailCache) for the row's u and ws vertices unless it holds
+// them: I when the ws' vertices changed, then A, each |B_x| and W.
+func (r *runner) tailFill(t *leafTail, c *tailCache, row []uint32, lgs []*labelGraph, sc *leafScratch) {
+	sameW := c.valid
+	for k, w := range t.ws {
+		sameW = sameW && c.key[1+k] == row[w.col]
+		c.key[1+k] = row[w.col]
+	}
+	v := row[t.col]
+	if sameW && c.key[0] == v {
+		return
+	}
+	c.key[0] = v
+	c.valid = true
+	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
+	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
+	if len(t.ws) > 0 && !sameW {
+		c.lists = c.lists[:0]
+		for k, w := range t.ws {
+			l := lgs[3+k].list(row[w.col])
+			sc.read += len(l)
+			c.lists = append(c.lists, l)
+		}
+		c.inter = c.inter[:0]
+		for _, y := range setops.IntersectAll(c.lists, &sc.buf, &sc.tmp) {
+			if bitIn(bitsB, y) {
+				c.inter = append(c.inter, y)
+			}
+		}
+	}
+	c.w = 0
+	c.set, c.sizes = c.set[:0], c.sizes[:0]
+	list := lgs[0].list(v)
+	sc.read += len(list)
+	for _, x := range list {
+		if !bitIn(bitsA, x) {
+			continue
+		}
+		var n int64
+		bl := lgs[1].list(x)
+		if len(t.ws) > 0 {
+			sc.read += min(len(bl), len(c.inter))
+			n = int64(setops.IntersectCount(bl, c.inter))
+		} else {
+			sc.read += len(bl)
+			for _, y := range bl {
+				if bitIn(bitsB, y) {
+					n++
+				}
+			}
+		}
+		c.set, c.sizes = append(c.set, x), append(c.sizes, n)
+		c.w += n
+	}
 }
 
 // leafCand reports whether x is a candidate of group gi's vertices.
@@ -689,29 +848,10 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc 
 func (r *runner) memoSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	g := &r.q.leafGroups[gi]
 	m := &sc.memos[gi]
-	same := m.ok
-	for k, pe := range g.parents {
-		if k != m.last {
-			same = same && m.key[k] == row[pe.col]
-			m.key[k] = row[pe.col]
-		}
-	}
-	if !same {
-		m.ok = true
-		if m.epoch++; m.epoch == 0 { // (wrapped: every stamp is stale)
-			clear(m.stamp)
-			m.epoch = 1
-		}
-	}
-	var n int64
-	i, found := slices.BinarySearch(m.cands, row[g.parents[m.last].col])
-	if found && m.stamp[i] == m.epoch {
-		n = int64(m.val[i])
-	} else {
+	i, n, hit := m.lookup(row)
+	if !hit {
 		n = int64(len(r.leafSet(gi, row, lgs, sc)))
-		if found {
-			m.stamp[i], m.val[i] = m.epoch, uint32(n)
-		}
+		m.store(i, n)
 	}
 	if g.collide == 0 {
 		return n
