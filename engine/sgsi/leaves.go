@@ -290,6 +290,7 @@ type leafScratch struct {
 	gsets, key [][]uint32
 	valid      []bool
 	memos      []sizeMemo // per group of several parents: |S_g| by its last parent's vertex
+	classMemos []sizeMemo // per class of several groups: its intersections' sizes
 	lists      [][]uint32 // the parents' lists of a group of several parents
 	tails      []tailCache
 	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
@@ -309,16 +310,19 @@ type leafScratch struct {
 	classOK, tailOK     []bool
 }
 
-// sizeMemo is a goroutine's memo of a count by the data vertex of one column (idx), for the
-// data vertices of other columns (keyCols; key holds them): val[i] for idx's i-th candidate
-// (cands), valid when stamp[i] is epoch (a new key takes a new epoch). A group of several
-// parents memoises |S_g| by its last parent (the latest column) for the others, a tail its W
-// by u's vertex for b's other parents': rows that share the early columns repeat the last
-// ones' few candidates (q2/q_12_1's 126 M rows intersected two lists each without it).
+// sizeMemo is a goroutine's memo of counts by the data vertex of one column (idx), for the
+// data vertices of other columns (keyCols; key holds them): width values at val[i*width:] for
+// idx's i-th candidate (cands), valid when stamp[i] is epoch (a new key takes a new epoch). A
+// group of several parents memoises |S_g| by its last parent (the latest column) for the
+// others, a class of several groups the sizes of its sets' intersections (before the row's
+// vertices are taken out) by its groups' latest parent, a tail its W by u's vertex for b's
+// other parents': rows that share the early columns repeat the last ones' few candidates
+// (q2/q_12_1's 126 M rows intersected two lists each without it).
 type sizeMemo struct {
 	idx     int
 	keyCols []int
 	cands   []uint32
+	width   int
 	key     []uint32
 	ok      bool
 	epoch   uint32
@@ -326,17 +330,23 @@ type sizeMemo struct {
 	val     []int64
 }
 
-// init sets the memo up for idx's candidates cands, unless there are too many of them or
-// --memory has no room: then stamp stays nil, the memo unused.
-func (m *sizeMemo) init(r *runner, idx int, keyCols []int, cands []uint32) {
-	m.idx, m.keyCols, m.cands = idx, keyCols, cands
-	if n := len(cands); n <= maxMemoCands && r.reserve("the leaf step's memo", 12*uint64(n)) == nil {
-		m.key, m.stamp, m.val = make([]uint32, len(keyCols)), make([]uint32, n), make([]int64, n)
+// maxMemoValues bounds a sizeMemo's values (8 bytes each, per goroutine; a stamp per
+// candidate besides); a memo of more is not kept (each row then intersects).
+const maxMemoValues = 1 << 20
+
+// init sets the memo up for idx's candidates cands, width values each, unless there are too
+// many or --memory has no room: then stamp stays nil, the memo unused.
+func (m *sizeMemo) init(r *runner, idx int, keyCols []int, cands []uint32, width int) {
+	m.idx, m.keyCols, m.cands, m.width = idx, keyCols, cands, width
+	n := len(cands)
+	if n*width <= maxMemoValues && r.reserve("the leaf step's memo", uint64(4*n+8*n*width)) == nil {
+		m.key, m.stamp, m.val = make([]uint32, len(keyCols)), make([]uint32, n), make([]int64, n*width)
 	}
 }
 
-// lookup returns the memo's count for row (hit), else the index to store it at (-1: none).
-func (m *sizeMemo) lookup(row []uint32) (i int, n int64, hit bool) {
+// lookup returns the index of the row's idx vertex among the candidates (-1: not one) and
+// whether its values (at) hold for the row's key columns.
+func (m *sizeMemo) lookup(row []uint32) (i int, hit bool) {
 	same := m.ok
 	for k, c := range m.keyCols {
 		same = same && m.key[k] == row[c]
@@ -351,27 +361,24 @@ func (m *sizeMemo) lookup(row []uint32) (i int, n int64, hit bool) {
 	}
 	i, found := slices.BinarySearch(m.cands, row[m.idx])
 	if !found {
-		return -1, 0, false
+		return -1, false
 	}
-	if m.stamp[i] == m.epoch {
-		return i, m.val[i], true
+	return i, m.stamp[i] == m.epoch
+}
+
+// at returns candidate i's values.
+func (m *sizeMemo) at(i int) []int64 { return m.val[i*m.width : (i+1)*m.width] }
+
+// done marks candidate i's values (written through at) valid for the current key; i < 0 (not
+// a candidate) is ignored.
+func (m *sizeMemo) done(i int) {
+	if i >= 0 {
+		m.stamp[i] = m.epoch
 	}
-	return i, 0, false
 }
 
 // bytes is the memo's host memory.
 func (m *sizeMemo) bytes() uint64 { return 4*uint64(len(m.stamp)) + 8*uint64(len(m.val)) }
-
-// store sets the count at i (lookup's) for the memo's current key.
-func (m *sizeMemo) store(i int, n int64) {
-	if i >= 0 {
-		m.stamp[i], m.val[i] = m.epoch, n
-	}
-}
-
-// maxMemoCands bounds a sizeMemo's candidates (8 bytes each, per goroutine and group); a group
-// whose last parent has more intersects per row.
-const maxMemoCands = 1 << 20
 
 // newLeafScratch returns a goroutine's buffers for the leaf step of r's query.
 func (r *runner) newLeafScratch() *leafScratch {
@@ -397,15 +404,29 @@ func (r *runner) newLeafScratch() *leafScratch {
 					early = append(early, pe.col)
 				}
 			}
-			sc.memos[gi].init(r, last, early, r.cands[q.order[last]])
+			sc.memos[gi].init(r, last, early, r.cands[q.order[last]], 1)
 		}
 	}
-	for _, class := range q.leafClasses {
-		var d uint64
+	sc.classMemos = make([]sizeMemo, len(q.leafClasses))
+	for ci, class := range q.leafClasses {
+		var d, parents uint64
 		for _, gi := range class {
 			d |= deps[gi]
+			for _, pe := range q.leafGroups[gi].parents {
+				parents |= 1 << pe.col
+			}
 		}
 		sc.classDeps = append(sc.classDeps, d)
+		if len(class) > 1 {
+			last := bits.Len64(parents) - 1
+			var early []int
+			for c := range last {
+				if parents>>c&1 != 0 {
+					early = append(early, c)
+				}
+			}
+			sc.classMemos[ci].init(r, last, early, r.cands[q.order[last]], 1<<len(class))
+		}
 	}
 	for i, t := range q.tails {
 		d := 1<<t.col | t.collideA | t.collideB
@@ -418,7 +439,7 @@ func (r *runner) newLeafScratch() *leafScratch {
 		c := &sc.tails[i]
 		c.key, c.lists = make([]uint32, 1+len(t.ws)), make([][]uint32, 0, len(t.ws))
 		if t.collideA|t.collideB == 0 {
-			c.memo.init(r, t.col, wcols, r.cands[q.order[t.col]])
+			c.memo.init(r, t.col, wcols, r.cands[q.order[t.col]], 1)
 		}
 	}
 	return sc
@@ -436,6 +457,9 @@ func (r *runner) leafBytes() uint64 {
 		}
 		for _, c := range sc.tails {
 			b += c.memo.bytes()
+		}
+		for _, m := range sc.classMemos {
+			b += m.bytes()
 		}
 	}
 	return b
@@ -550,7 +574,7 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 				gi := class[0]
 				n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
 			} else {
-				n, ok = r.classLeaves(class, row, lgs, sc)
+				n, ok = r.classLeaves(ci, row, lgs, sc)
 			}
 			if !ok {
 				return 0, false
@@ -589,20 +613,20 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	t := &r.q.tails[i]
 	c := &sc.tails[i]
-	mi := -1
-	if c.memo.stamp != nil {
-		var n int64
-		var hit bool
-		if mi, n, hit = c.memo.lookup(row); hit {
-			return n
+	if c.memo.stamp != nil { // (no column collides with a or b)
+		i, hit := c.memo.lookup(row)
+		if !hit {
+			r.tailFill(t, c, row, lgs, sc)
+			if i >= 0 {
+				c.memo.at(i)[0] = c.w
+				c.memo.done(i)
+			}
+			return c.w
 		}
+		return c.memo.at(i)[0]
 	}
 	r.tailFill(t, c, row, lgs, sc)
 	n := c.w
-	if c.memo.stamp != nil { // (no column collides with a or b)
-		c.memo.store(mi, n)
-		return n
-	}
 	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
 	for j, x := range row {
 		if t.collideA>>j&1 == 0 {
@@ -789,20 +813,58 @@ func (r *runner) leafSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScrat
 	return n
 }
 
-// classLeaves counts a collision class of several groups for one row: their sets written out,
-// the sizes of every intersection (by the smallest set, the others searched) less the row's
-// vertices in it, then leafcount's class count.
-func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
+// classLeaves counts collision class ci of several groups for one row: the sizes of every
+// intersection of their sets, from the class's memo (sizeMemo) or from the sets written out
+// (the smallest searched in the others), less the row's vertices in each, then leafcount's
+// class count.
+func (r *runner) classLeaves(ci int, row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
+	class := q.leafClasses[ci]
+	m := len(class)
+	inter := sc.inter[:1<<m]
+	memo := &sc.classMemos[ci]
+	i, hit := -1, false
+	if memo.stamp != nil {
+		i, hit = memo.lookup(row)
+	}
+	if hit {
+		copy(inter, memo.at(i))
+	} else {
+		for b, gi := range class {
+			sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc)
+		}
+		for mask := 1; mask < 1<<m; mask++ {
+			best := -1
+			for b := range class {
+				if mask>>b&1 != 0 && (best < 0 || len(sc.sets[b]) < len(sc.sets[best])) {
+					best = b
+				}
+			}
+			var n int64
+			for _, x := range sc.sets[best] {
+				in := true
+				for b := 0; b < m && in; b++ {
+					if b != best && mask>>b&1 != 0 {
+						_, in = slices.BinarySearch(sc.sets[b], x)
+					}
+				}
+				if in {
+					n++
+				}
+			}
+			inter[mask] = n
+		}
+		if i >= 0 {
+			copy(memo.at(i), inter)
+			memo.done(i)
+		}
+	}
 	sc.gs = sc.gs[:0]
 	var collide uint64
-	for b, gi := range class {
-		g := &q.leafGroups[gi]
-		sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc)
-		sc.gs = append(sc.gs, g.g)
-		collide |= g.collide
+	for _, gi := range class {
+		sc.gs = append(sc.gs, q.leafGroups[gi].g)
+		collide |= q.leafGroups[gi].collide
 	}
-	m := len(class)
 	used := sc.used[:1<<m]
 	clear(used)
 	for c, x := range row {
@@ -810,8 +872,8 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc 
 			continue
 		}
 		in := 0
-		for b := range class {
-			if _, found := slices.BinarySearch(sc.sets[b], x); found {
+		for b, gi := range class {
+			if r.inGroup(gi, x, row, lgs[gi]) {
 				in |= 1 << b
 			}
 		}
@@ -819,54 +881,42 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc 
 	}
 	leafcount.SupersetSums(used)
 	for mask := 1; mask < 1<<m; mask++ {
-		best := -1
-		for b := range class {
-			if mask>>b&1 != 0 && (best < 0 || len(sc.sets[b]) < len(sc.sets[best])) {
-				best = b
-			}
-		}
-		var n int64
-		for _, x := range sc.sets[best] {
-			in := true
-			for b := 0; b < m && in; b++ {
-				if b != best && mask>>b&1 != 0 {
-					_, in = slices.BinarySearch(sc.sets[b], x)
-				}
-			}
-			if in {
-				n++
-			}
-		}
-		sc.inter[mask] = n - used[mask]
+		inter[mask] -= used[mask]
 	}
-	return sc.arith.Class(sc.gs, sc.inter[:1<<m])
+	return sc.arith.Class(sc.gs, inter)
+}
+
+// inGroup reports whether x lies in S_g of group gi for the row: a candidate of the group in
+// every parent's list.
+func (r *runner) inGroup(gi int, x uint32, row []uint32, lgs []*labelGraph) bool {
+	if !r.leafCand(gi, x) {
+		return false
+	}
+	for k, pe := range r.q.leafGroups[gi].parents {
+		if _, in := slices.BinarySearch(lgs[k].list(row[pe.col]), x); !in {
+			return false
+		}
+	}
+	return true
 }
 
 // memoSize is leafSize for a group of several parents with a memo (sizeMemo): |S_g| from the
-// memo, else from its set (leafSet), less the row's vertices in S_g (candidates adjacent to
-// every parent).
+// memo, else from its set (leafSet), less the row's vertices in S_g (inGroup).
 func (r *runner) memoSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	g := &r.q.leafGroups[gi]
 	m := &sc.memos[gi]
-	i, n, hit := m.lookup(row)
-	if !hit {
+	var n int64
+	if i, hit := m.lookup(row); hit {
+		n = m.at(i)[0]
+	} else {
 		n = int64(len(r.leafSet(gi, row, lgs, sc)))
-		m.store(i, n)
-	}
-	if g.collide == 0 {
-		return n
+		if i >= 0 {
+			m.at(i)[0] = n
+			m.done(i)
+		}
 	}
 	for c, x := range row {
-		if g.collide>>c&1 == 0 || !r.leafCand(gi, x) {
-			continue
-		}
-		in := true
-		for k, pe := range g.parents {
-			if _, in = slices.BinarySearch(lgs[k].list(row[pe.col]), x); !in {
-				break
-			}
-		}
-		if in {
+		if g.collide>>c&1 != 0 && r.inGroup(gi, x, row, lgs) {
 			n--
 		}
 	}
