@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/predicttest"
 	_ "github.com/submatch/submatch/engine/cpu"
 	_ "github.com/submatch/submatch/engine/stmatch" // the device engine, whose prediction one part takes
 	"github.com/submatch/submatch/gen"
@@ -22,11 +23,11 @@ func TestPredict(t *testing.T) {
 	need := partition.GraphBytes(g)
 	e := &Engine{Passes: 3, Triangles: true, Unshared: true, InterBackend: InterGPU}
 	w := &engine.Workload{Problem: &engine.Problem{Data: g}, Threads: 4, HostSeconds: 1}
-	if pr := e.Predict(w); pr.Eligible() {
+	if pr := predicttest.Must(t, e, w); pr.Eligible() {
 		t.Errorf("unknown memory (in core): %+v", pr)
 	}
 	w.GPUMemory = need
-	pr := e.Predict(w)
+	pr := predicttest.Must(t, e, w)
 	run, ok := pr.Run.(*Engine)
 	// The engine auto runs keeps the user's settings (--pbe-triangles, --pbe-shared off,
 	// --pbe-inter gpu; the prediction is the host inter stage's until a device measurement).
@@ -40,7 +41,7 @@ func TestPredict(t *testing.T) {
 	if !strings.Contains(pr.Note, "inter stage on the GPU") || strings.Contains(pr.Note, "inter stage on the host") {
 		t.Errorf("--pbe-inter gpu: note %q", pr.Note)
 	}
-	if pr := (&Engine{}).Predict(w); !strings.Contains(pr.Note, "inter stage on the host") {
+	if pr := predicttest.Must(t, &Engine{}, w); !strings.Contains(pr.Note, "inter stage on the host") {
 		t.Errorf("--pbe-inter host: note %q", pr.Note)
 	}
 	if want := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown; pr.Seconds != want {
@@ -52,7 +53,7 @@ func TestPredict(t *testing.T) {
 		if m == partition.Auto { // a small graph: multilevel
 			want = startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown
 		}
-		if pr := e.Predict(w); pr.Seconds != want {
+		if pr := predicttest.Must(t, e, w); pr.Seconds != want {
 			t.Errorf("%v: %v s, want %v", m, pr.Seconds, want)
 		}
 	}
@@ -93,7 +94,7 @@ func TestPredictReduced(t *testing.T) {
 	}
 	e := &Engine{Partitioner: partition.Auto}
 	// Parts of half the memory: 4x the reduced graph, a quarter of the whole.
-	pr := e.Predict(w(8 * reduced))
+	pr := predicttest.Must(t, e, w(8 * reduced))
 	if pr.OutOfCore || pr.Mode != "GPU backend, one part" || !strings.Contains(pr.Note, "no inter stage") || pr.Seconds <= 0 {
 		t.Fatalf("one part: %+v", pr)
 	}
@@ -119,7 +120,7 @@ func TestPredictReduced(t *testing.T) {
 		t.Errorf("count %d, cpu %d (%v)", res.Count, want.Count, err)
 	}
 	// Parts of an eighth of the reduced graph: partitioned, on the reduced graph's edges.
-	pr = e.Predict(w(reduced / 4))
+	pr = predicttest.Must(t, e, w(reduced / 4))
 	if !pr.OutOfCore || pr.Mode != "GPU backend" || !strings.Contains(pr.Note, "the pattern's labels leave") || pr.Seconds >= unreduced {
 		t.Errorf("parts: %+v (without the reduction %v s)", pr, unreduced)
 	}
@@ -130,7 +131,7 @@ func TestPredictReduced(t *testing.T) {
 	}
 	last := math.Inf(1)
 	for mem := reduced / 8; mem < 2*whole; mem += reduced / 8 {
-		pr := e.Predict(w(mem))
+		pr := predicttest.Must(t, e, w(mem))
 		if !pr.Eligible() {
 			break // the whole graph fits: in core
 		}
@@ -138,5 +139,29 @@ func TestPredictReduced(t *testing.T) {
 			t.Fatalf("%d bytes of GPU memory: %v s, after %v s with less", mem, pr.Seconds, last)
 		}
 		last = pr.Seconds
+	}
+}
+
+// TestPredictStops: a prediction stops once its context ends, out of core in parts and in one
+// part of the pattern's labels, where the device engine's in-core prediction (stmatch's) is made
+// with the same context.
+func TestPredictStops(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, VertexLabels: 50, LabelDistribution: gen.ZipfLabels, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := pattern.Parse("(a:3)-(b:5)-(c:7)-(a), (c)-(d:9)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob := &engine.Problem{Data: g, Pattern: pat, Threads: 2}
+	pl := plan.Build(g, pat, plan.Options{MultiplyAutomorphisms: true})
+	reduced := partition.GraphBytes(g.InducedByVertexLabels([]uint32{3, 5, 7, 9}))
+	for _, mem := range []uint64{8 * reduced, reduced / 4} {
+		w := &engine.Workload{Problem: prob, Threads: 2, Plan: pl, Bound: pl.NodeBound(), HostSeconds: 10, GPUMemory: mem}
+		checks := predicttest.Stops(t, &Engine{Partitioner: partition.Auto}, w)
+		if one := predicttest.Must(t, &Engine{Partitioner: partition.Auto}, w).Mode == "GPU backend, one part"; one != (mem > reduced) || (one && checks < 2) {
+			t.Errorf("%d bytes of GPU memory: one part %v, %d checks of the context", mem, one, checks)
+		}
 	}
 }

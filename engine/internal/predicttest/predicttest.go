@@ -1,0 +1,86 @@
+// Package predicttest checks engines' predictions (engine.Predictor) in their tests: a prediction
+// made under a live context, and one stopped by a context that ends before it or during it.
+package predicttest
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+)
+
+// Must is p's prediction for w under a live context; an error fails t.
+func Must(t testing.TB, p engine.Predictor, w *engine.Workload) engine.Prediction {
+	t.Helper()
+	pr, err := p.Predict(context.Background(), w)
+	if err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	return pr
+}
+
+// maxChecks bounds the checks of the context a prediction may make (Stops).
+const maxChecks = 1 << 20
+
+// Stops checks that p's Predict for w stops once its context has ended: with a context cancelled
+// before the call, one whose deadline has passed, and contexts that end at its 1st, 2nd, 3rd,
+// 5th, 9th, ... check of them (Countdown), it returns an error wrapping the context's, until
+// one that ends after its last check, with which it makes the prediction Must makes (the same
+// Seconds and Note: predictions are deterministic). It returns that context's live checks: 1
+// when p checks only before it starts, more when it checks during its work (at most twice its
+// checks). No time is asserted: a prediction that did not stop would not return here.
+func Stops(t *testing.T, p engine.Predictor, w *engine.Workload) int {
+	t.Helper()
+	want := Must(t, p, w)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Predict(cancelled, w); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before the call: error %v, want one wrapping context.Canceled", err)
+	}
+	late, stop := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer stop()
+	<-late.Done()
+	if _, err := p.Predict(late, w); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline passed: error %v, want one wrapping context.DeadlineExceeded", err)
+	}
+	for n := 0; n < maxChecks; n = max(n+1, 2*n) {
+		pr, err := p.Predict(Countdown(n), w)
+		if err == nil {
+			if n == 0 {
+				t.Fatalf("Predict made its prediction without checking its context")
+			}
+			if pr.Seconds != want.Seconds || pr.Note != want.Note {
+				t.Errorf("after %d checks: predicted %g s (%s), want %g s (%s)", n, pr.Seconds, pr.Note, want.Seconds, want.Note)
+			}
+			return n
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("context ended at check %d: error %v, want one wrapping context.Canceled", n+1, err)
+		}
+	}
+	t.Fatalf("Predict checked its context more than %d times", maxChecks)
+	return 0
+}
+
+// Countdown is a context that is live for its first n checks (calls of Err) and cancelled from
+// the next one on; its Done channel never closes (the predictions poll Err).
+func Countdown(n int) context.Context {
+	c := &countdown{Context: context.Background()}
+	c.left.Store(int64(n))
+	return c
+}
+
+type countdown struct {
+	context.Context
+	left atomic.Int64
+}
+
+func (c *countdown) Err() error {
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
