@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
-	"github.com/submatch/submatch/engine/internal/predicttest"
 	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/predicttest"
 	_ "github.com/submatch/submatch/engine/stmatch" // the device engine, whose prediction one part takes
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/partition"
@@ -94,7 +94,7 @@ func TestPredictReduced(t *testing.T) {
 	}
 	e := &Engine{Partitioner: partition.Auto}
 	// Parts of half the memory: 4x the reduced graph, a quarter of the whole.
-	pr := predicttest.Must(t, e, w(8 * reduced))
+	pr := predicttest.Must(t, e, w(8*reduced))
 	if pr.OutOfCore || pr.Mode != "GPU backend, one part" || !strings.Contains(pr.Note, "no inter stage") || pr.Seconds <= 0 {
 		t.Fatalf("one part: %+v", pr)
 	}
@@ -120,7 +120,7 @@ func TestPredictReduced(t *testing.T) {
 		t.Errorf("count %d, cpu %d (%v)", res.Count, want.Count, err)
 	}
 	// Parts of an eighth of the reduced graph: partitioned, on the reduced graph's edges.
-	pr = predicttest.Must(t, e, w(reduced / 4))
+	pr = predicttest.Must(t, e, w(reduced/4))
 	if !pr.OutOfCore || pr.Mode != "GPU backend" || !strings.Contains(pr.Note, "the pattern's labels leave") || pr.Seconds >= unreduced {
 		t.Errorf("parts: %+v (without the reduction %v s)", pr, unreduced)
 	}
