@@ -5,11 +5,11 @@ package predicttest
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/internal/ctxtest"
 )
 
 // Must is p's prediction for w under a live context; an error fails t.
@@ -27,7 +27,7 @@ const maxChecks = 1 << 20
 
 // Stops checks that p's Predict for w stops once its context has ended: with a context cancelled
 // before the call, one whose deadline has passed, and contexts that end at its 1st, 2nd, 3rd,
-// 5th, 9th, ... check of them (Countdown), it returns an error wrapping the context's, until
+// 5th, 9th, ... check of them (ctxtest.Countdown), it returns an error wrapping the context's, until
 // one that ends after its last check, with which it makes the prediction Must makes (the same
 // Seconds and Note: predictions are deterministic). It returns that context's live checks: 1
 // when p checks only before it starts, more when it checks during its work (at most twice its
@@ -46,8 +46,8 @@ func Stops(t *testing.T, p engine.Predictor, w *engine.Workload) int {
 	if _, err := p.Predict(late, w); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("deadline passed: error %v, want one wrapping context.DeadlineExceeded", err)
 	}
-	for n := 0; n < maxChecks; n = max(n+1, 2*n) {
-		pr, err := p.Predict(Countdown(n), w)
+	for n := range ctxtest.Checks(maxChecks) {
+		pr, err := p.Predict(ctxtest.Countdown(n), w)
 		if err == nil {
 			if n == 0 {
 				t.Fatalf("Predict made its prediction without checking its context")
@@ -63,24 +63,4 @@ func Stops(t *testing.T, p engine.Predictor, w *engine.Workload) int {
 	}
 	t.Fatalf("Predict checked its context more than %d times", maxChecks)
 	return 0
-}
-
-// Countdown is a context that is live for its first n checks (calls of Err) and cancelled from
-// the next one on; its Done channel never closes (the predictions poll Err).
-func Countdown(n int) context.Context {
-	c := &countdown{Context: context.Background()}
-	c.left.Store(int64(n))
-	return c
-}
-
-type countdown struct {
-	context.Context
-	left atomic.Int64
-}
-
-func (c *countdown) Err() error {
-	if c.left.Add(-1) < 0 {
-		return context.Canceled
-	}
-	return nil
 }
