@@ -74,24 +74,12 @@ func TestPredict(t *testing.T) {
 // run. Over budgets from a sixteenth of the reduced graph to the whole graph the predictions are
 // positive and never grow with the memory.
 func TestPredictReduced(t *testing.T) {
-	g, err := gen.RMAT(gen.RMATOptions{Scale: 14, EdgeFactor: 16, VertexLabels: 50, LabelDistribution: gen.ZipfLabels, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pat, err := pattern.Parse("(a:3)-(b:5)-(c:7)-(a), (c)-(d:9)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prob := &engine.Problem{Data: g, Pattern: pat, Threads: 2}
-	pl := plan.Build(g, pat, plan.Options{MultiplyAutomorphisms: true})
-	sub := g.InducedByVertexLabels([]uint32{3, 5, 7, 9})
-	whole, reduced := partition.GraphBytes(g), partition.GraphBytes(sub)
+	prob, w, reduced := reducedWorkload(t, 14)
+	whole := partition.GraphBytes(prob.Data)
 	if reduced*8 > whole {
 		t.Fatalf("the labels keep %d of %d bytes: not a reduction worth testing", reduced, whole)
 	}
-	w := func(mem uint64) *engine.Workload {
-		return &engine.Workload{Problem: prob, Threads: 2, Plan: pl, Bound: pl.NodeBound(), HostSeconds: 10, GPUMemory: mem}
-	}
+	g := prob.Data
 	e := &Engine{Partitioner: partition.Auto}
 	// Parts of half the memory: 4x the reduced graph, a quarter of the whole.
 	pr := predicttest.Must(t, e, w(8*reduced))
@@ -146,7 +134,21 @@ func TestPredictReduced(t *testing.T) {
 // part of the pattern's labels, where the device engine's in-core prediction (stmatch's) is made
 // with the same context.
 func TestPredictStops(t *testing.T) {
-	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, VertexLabels: 50, LabelDistribution: gen.ZipfLabels, Seed: 2})
+	_, w, reduced := reducedWorkload(t, 12)
+	for _, mem := range []uint64{8 * reduced, reduced / 4} {
+		checks := predicttest.Stops(t, &Engine{Partitioner: partition.Auto}, w(mem))
+		if one := predicttest.Must(t, &Engine{Partitioner: partition.Auto}, w(mem)).Mode == "GPU backend, one part"; one != (mem > reduced) || (one && checks < 2) {
+			t.Errorf("%d bytes of GPU memory: one part %v, %d checks of the context", mem, one, checks)
+		}
+	}
+}
+
+// reducedWorkload is a count on a labelled R-MAT graph of the scale (2^scale vertices, 50 zipf
+// labels) of a pattern on four of its labels, the workloads of its plan with a host time of 10 s
+// by GPU memory, and the bytes of the subgraph the pattern's labels keep (partition.GraphBytes).
+func reducedWorkload(t *testing.T, scale int) (*engine.Problem, func(mem uint64) *engine.Workload, uint64) {
+	t.Helper()
+	g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 16, VertexLabels: 50, LabelDistribution: gen.ZipfLabels, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,12 +158,8 @@ func TestPredictStops(t *testing.T) {
 	}
 	prob := &engine.Problem{Data: g, Pattern: pat, Threads: 2}
 	pl := plan.Build(g, pat, plan.Options{MultiplyAutomorphisms: true})
-	reduced := partition.GraphBytes(g.InducedByVertexLabels([]uint32{3, 5, 7, 9}))
-	for _, mem := range []uint64{8 * reduced, reduced / 4} {
-		w := &engine.Workload{Problem: prob, Threads: 2, Plan: pl, Bound: pl.NodeBound(), HostSeconds: 10, GPUMemory: mem}
-		checks := predicttest.Stops(t, &Engine{Partitioner: partition.Auto}, w)
-		if one := predicttest.Must(t, &Engine{Partitioner: partition.Auto}, w).Mode == "GPU backend, one part"; one != (mem > reduced) || (one && checks < 2) {
-			t.Errorf("%d bytes of GPU memory: one part %v, %d checks of the context", mem, one, checks)
-		}
+	w := func(mem uint64) *engine.Workload {
+		return &engine.Workload{Problem: prob, Threads: 2, Plan: pl, Bound: pl.NodeBound(), HostSeconds: 10, GPUMemory: mem}
 	}
+	return prob, w, partition.GraphBytes(g.InducedByVertexLabels([]uint32{3, 5, 7, 9}))
 }
