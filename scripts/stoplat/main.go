@@ -23,9 +23,11 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/submatch/submatch/engine"
@@ -77,6 +79,10 @@ func main() {
 			run, whole, err := runner(e, prob, *gpuMem)
 			if err != nil {
 				log.Fatalf("%s: %v", e, err)
+			}
+			if *gaps > 0 {
+				fmt.Printf("%s\t%s\tgaps\t%s\n", e, name, widestGaps(run))
+				continue
 			}
 			for _, d := range deadlines {
 				fmt.Printf("%s\t%s\t%v\t%s%s\n", e, name, d, measure(run, d, *reps), whole)
@@ -176,6 +182,58 @@ func workload(rules *auto.Rules, prob *engine.Problem, gpuMem uint64) (*engine.W
 	}
 	w.HostSeconds = host.Seconds
 	return w, nil
+}
+
+// gaps, when set, runs each engine and query once with a context that ends after it and records
+// when it is asked (Err): the widest intervals between two looks, with the lines that looked,
+// are the phases that would run on past a deadline. (Looks at contexts derived from it, and
+// waits on its Done channel, are not seen: a wide gap is a place to look, not a verdict.)
+var gaps = flag.Duration("gaps", 0, "instead of deadlines, print the widest intervals between two looks at the context of one run of at most `LONG` (0: deadlines)")
+
+// recorder is a context (its deadline -gaps) that records the intervals between the looks at it.
+type recorder struct {
+	context.Context
+	mu    sync.Mutex
+	last  time.Time
+	where string
+	gaps  []gap
+	looks int
+}
+
+// gap is an interval between two looks at a recorder: from the line of one to the line of the next.
+type gap struct {
+	d        time.Duration
+	from, to string
+}
+
+func (r *recorder) Err() error {
+	_, file, line, _ := runtime.Caller(1)
+	here := fmt.Sprintf("%s:%d", file[strings.LastIndex(file, "/submatch/")+len("/submatch/"):], line)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	r.gaps = append(r.gaps, gap{now.Sub(r.last), r.where, here})
+	r.last, r.where = now, here
+	r.looks++
+	return r.Context.Err()
+}
+
+// widestGaps runs run once under a recorder: its time, its looks and its three widest gaps (the
+// last from the final look to the return).
+func widestGaps(run func(context.Context) error) string {
+	ctx, cancel := context.WithTimeout(context.Background(), *gaps)
+	defer cancel()
+	r := &recorder{Context: ctx, last: time.Now(), where: "start"}
+	start := time.Now()
+	err := run(r)
+	r.Err()
+	r.gaps[len(r.gaps)-1].to = "return"
+	slices.SortFunc(r.gaps, func(a, b gap) int { return int(b.d - a.d) })
+	out := fmt.Sprintf("%v, %d looks, error %v; widest:", time.Since(start).Round(time.Millisecond), r.looks-1, err)
+	for _, g := range r.gaps[:min(3, len(r.gaps))] {
+		out += fmt.Sprintf(" %v (%s -> %s);", g.d.Round(time.Millisecond), g.from, g.to)
+	}
+	return out
 }
 
 // stackAfter, when positive, is how long after a deadline a run still going has its goroutines'
