@@ -2,7 +2,6 @@ package partition
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"testing"
 
@@ -27,22 +26,14 @@ func TestPartitionStops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lasted := false
-		for n := range ctxtest.Checks(1 << 20) {
-			pt, err := Partition(ctxtest.Countdown(n), g, opts)
-			if err == nil {
-				if n == 0 || !slices.Equal(pt.Of, want.Of) || !slices.Equal(pt.Bytes, want.Bytes) {
-					t.Errorf("%v after %d checks: other parts than a live context's (or no check)", m, n)
-				}
-				lasted = true
-				break
+		if n := ctxtest.UntilLasting(t, 1<<20, func(ctx context.Context) error {
+			pt, err := Partition(ctx, g, opts)
+			if err == nil && (!slices.Equal(pt.Of, want.Of) || !slices.Equal(pt.Bytes, want.Bytes)) {
+				t.Errorf("%v: other parts than a live context's", m)
 			}
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("%v ended at check %d: error %v", m, n+1, err)
-			}
-		}
-		if !lasted {
-			t.Errorf("%v: no context lasted", m)
+			return err
+		}); n == 0 {
+			t.Errorf("%v never looked at its context", m)
 		}
 	}
 }

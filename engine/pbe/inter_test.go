@@ -2,7 +2,6 @@ package pbe
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -125,16 +124,13 @@ func TestInterPlanStops(t *testing.T) {
 	if err != nil || len(want.remap) != 48 {
 		t.Fatalf("live: %d automorphisms, error %v", len(want.remap), err)
 	}
-	for n := range ctxtest.Checks(1 << 20) {
-		ip, err := newInterPlan(ctxtest.Countdown(n), p, false, false, false, true, nil)
-		if err == nil {
-			if n == 0 || len(ip.remap) != len(want.remap) || len(ip.programs) != len(want.programs) {
-				t.Errorf("after %d checks: %d automorphisms, %d programs; want %d, %d", n, len(ip.remap), len(ip.programs), len(want.remap), len(want.programs))
-			}
-			return
+	if n := ctxtest.UntilLasting(t, 1<<20, func(ctx context.Context) error {
+		ip, err := newInterPlan(ctx, p, false, false, false, true, nil)
+		if err == nil && (len(ip.remap) != len(want.remap) || len(ip.programs) != len(want.programs)) {
+			t.Errorf("%d automorphisms, %d programs; want %d, %d", len(ip.remap), len(ip.programs), len(want.remap), len(want.programs))
 		}
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("ended at check %d: error %v", n+1, err)
-		}
+		return err
+	}); n == 0 {
+		t.Error("the planning never looked at its context")
 	}
 }

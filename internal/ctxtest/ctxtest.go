@@ -1,11 +1,14 @@
 // Package ctxtest has contexts for tests of cancellation: one that ends at a given check, so
-// that a test can stop a computation at each of its checks in turn, without timing.
+// that a test can stop a computation at each of its checks in turn, without timing
+// (UntilLasting).
 package ctxtest
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"sync/atomic"
+	"testing"
 )
 
 // Countdown is a context that is live for its first n checks (calls of Err) and cancelled from
@@ -39,4 +42,24 @@ func Checks(limit int) iter.Seq[int] {
 			}
 		}
 	}
+}
+
+// UntilLasting runs f with Countdown contexts that end at its checks 1, 2, 3, 5, 9, ... (Checks)
+// while f returns an error wrapping context.Canceled, until one lasts and f returns nil (f
+// compares what it made with a live context's then): it returns that context's live checks, 0
+// when f did not look at it at all. Any other error, or no context lasting below limit checks,
+// fails t.
+func UntilLasting(t testing.TB, limit int, f func(ctx context.Context) error) int {
+	t.Helper()
+	for n := range Checks(limit) {
+		err := f(Countdown(n))
+		if err == nil {
+			return n
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("context ended at check %d: error %v, want one wrapping context.Canceled", n+1, err)
+		}
+	}
+	t.Fatalf("no context of fewer than %d checks lasted", limit)
+	return 0
 }

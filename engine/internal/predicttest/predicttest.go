@@ -27,11 +27,11 @@ const maxChecks = 1 << 20
 
 // Stops checks that p's Predict for w stops once its context has ended: with a context cancelled
 // before the call, one whose deadline has passed, and contexts that end at its 1st, 2nd, 3rd,
-// 5th, 9th, ... check of them (ctxtest.Countdown), it returns an error wrapping the context's, until
-// one that ends after its last check, with which it makes the prediction Must makes (the same
-// Seconds and Note: predictions are deterministic). It returns that context's live checks: 1
-// when p checks only before it starts, more when it checks during its work (at most twice its
-// checks). No time is asserted: a prediction that did not stop would not return here.
+// 5th, 9th, ... check of them (ctxtest.UntilLasting), it returns an error wrapping the
+// context's, until one that ends after its last check, with which it makes the prediction Must
+// makes (the same Seconds and Note: predictions are deterministic). It returns that context's
+// live checks: 1 when p checks only before it starts, more when it checks during its work (at
+// most twice its checks). No time is asserted: a prediction that did not stop would not return.
 func Stops(t *testing.T, p engine.Predictor, w *engine.Workload) int {
 	t.Helper()
 	want := Must(t, p, w)
@@ -46,21 +46,15 @@ func Stops(t *testing.T, p engine.Predictor, w *engine.Workload) int {
 	if _, err := p.Predict(late, w); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("deadline passed: error %v, want one wrapping context.DeadlineExceeded", err)
 	}
-	for n := range ctxtest.Checks(maxChecks) {
-		pr, err := p.Predict(ctxtest.Countdown(n), w)
-		if err == nil {
-			if n == 0 {
-				t.Fatalf("Predict made its prediction without checking its context")
-			}
-			if pr.Seconds != want.Seconds || pr.Note != want.Note {
-				t.Errorf("after %d checks: predicted %g s (%s), want %g s (%s)", n, pr.Seconds, pr.Note, want.Seconds, want.Note)
-			}
-			return n
+	n := ctxtest.UntilLasting(t, maxChecks, func(ctx context.Context) error {
+		pr, err := p.Predict(ctx, w)
+		if err == nil && (pr.Seconds != want.Seconds || pr.Note != want.Note) {
+			t.Errorf("predicted %g s (%s) with a context that lasted, want %g s (%s)", pr.Seconds, pr.Note, want.Seconds, want.Note)
 		}
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("context ended at check %d: error %v, want one wrapping context.Canceled", n+1, err)
-		}
+		return err
+	})
+	if n == 0 {
+		t.Errorf("Predict made its prediction without checking its context")
 	}
-	t.Fatalf("Predict checked its context more than %d times", maxChecks)
-	return 0
+	return n
 }
