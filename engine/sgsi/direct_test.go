@@ -111,7 +111,7 @@ func TestBlocker(t *testing.T) {
 			wantEnds, wantBig := refBlocks(units, d.lgs, budget)
 			var ends, big []int
 			for start := 0; start < units.len(); {
-				end, words := b.next(units, start, budget)
+				end, words := b.next(units, start, budget, budget)
 				if end == start {
 					big = append(big, start)
 					start++

@@ -244,8 +244,10 @@ type runner struct {
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
 	// tests set it small to count in several blocks).
 	coreBlock uint64
-	// paces sizes each join step's chunks by their time (pacer).
-	paces []pacer
+	// paces sizes each join step's chunks by their time (pacer); blockPace the direct count's
+	// blocks (their words), and the pieces of generated rows with them.
+	paces     []pacer
+	blockPace pacer
 	// inStep is the join step running plus one (Stats.PerStep's time goes to it), 0 outside
 	// the joins; stepMark when it started or was last resumed.
 	inStep   int
