@@ -13,7 +13,6 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudahost"
 	"github.com/submatch/submatch/internal/oracle"
-	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -218,53 +217,5 @@ func TestLastStoppedOnHost(t *testing.T) {
 				t.Errorf("%s, stopped in kernel %d: %d (%v), want context.Canceled below %d", p, at, r.total, err, want)
 			}
 		}
-	}
-}
-
-// TestDirectPacedBlocks: direct counts in core whose blocks the pace cuts small (its limit
-// started at 64 words: blocks and pieces of a few lists) count what the cpu engine counts,
-// every convention, rows generated and from tables; it fails when the pace cut no count into
-// more blocks than the region's bound alone does, or no block of generated rows into pieces.
-func TestDirectPacedBlocks(t *testing.T) {
-	cpuEngine, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gen.RMAT(gen.RMATOptions{Scale: 8, EdgeFactor: 6, VertexLabels: 2, Seed: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, pieces := 0, 0
-	for _, ps := range directPatterns {
-		p, err := pattern.Parse(ps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, sem := range proptest.AllSemantics {
-			want, err := cpuEngine.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var blocks [2]uint64
-			for i, start := range []uint64{0, 64} {
-				st := &Stats{}
-				r := &runner{ctx: context.Background(), be: NewHostBackend(4 * GraphBytes(g)), st: st, s: newStore(g),
-					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, coreBlock: 16, blockPace: pacer{items: start}}
-				if err := r.run(sem.Induced, sem.Unique); err != nil || r.total != want.Count {
-					t.Fatalf("%s %s, pace from %d words: %d (%v), cpu %d", p, sem, start, r.total, err, want.Count)
-				}
-				blocks[i] = st.Blocks
-				if i == 1 && st.Pieces > st.Blocks {
-					pieces++
-				}
-			}
-			if blocks[1] > blocks[0] {
-				more++
-			}
-		}
-	}
-	t.Logf("%d counts in more blocks paced, %d with pieces paced", more, pieces)
-	if more == 0 || pieces == 0 {
-		t.Errorf("the pace cut %d counts into more blocks, %d into pieces: the test checks nothing of it", more, pieces)
 	}
 }
