@@ -2,10 +2,12 @@ package formats
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -25,6 +27,9 @@ type lineReader struct {
 	size     int64     // the size of the file read, or -1 (not a regular file)
 	store    []uint32  // a file read whole: the room for its edges (edgeStorage)
 	text     []uint32  // and its text (takeText)
+	f        *os.File  // the file r reads from its current position on, or nil (see mapRest)
+	ctx      context.Context
+	unmap    func() // releases the mapping of the file (mapRest), once the blocks are done
 }
 
 func newLineReader(r io.Reader, path string) *lineReader {
@@ -37,7 +42,14 @@ func newLineReader(r io.Reader, path string) *lineReader {
 	default:
 		br = bufio.NewReaderSize(r, 1<<16)
 	}
-	return &lineReader{r: br, path: path, size: inputSize(r)}
+	lr := &lineReader{r: br, path: path, size: inputSize(r), ctx: context.Background()}
+	if fr, ok := r.(*fileReader); ok && lr.size >= 0 {
+		lr.f = fr.f
+		if fr.ctx != nil {
+			lr.ctx = fr.ctx
+		}
+	}
+	return lr
 }
 
 // next returns the next line without its line terminator (LF or CRLF); io.EOF after the last.

@@ -353,7 +353,7 @@ func readStream(ctx context.Context, r io.Reader, name, extName string, opts Opt
 	if _, mapped := l.(smgLoader); !mapped || f == nil {
 		defer relaxGC(gcHeadroom(size))()
 	}
-	g, err := l.Load(&fileReader{Reader: dr, f: f}, name, opts)
+	g, err := l.Load(&fileReader{Reader: dr, f: f, ctx: ctx}, name, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,131 @@
+package formats
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// loadResult is what a load gives: the graph's arrays and names, or the error's text, and the
+// warnings.
+type loadResult struct {
+	raw   any
+	names []string
+	err   string
+	warns []string
+}
+
+// loadVia loads data in format through one of the text paths: "map" (a file, mapped), "read" (a
+// file read whole into memory), "stream" (a reader: blocks read one after another) and "slow"
+// (a mapped file, every block parsed line by line). block, when positive, is the bytes of each
+// block cut from a file.
+func loadVia(t *testing.T, path, how, format string, data []byte, opts Options, block int) loadResult {
+	t.Helper()
+	defer func(nm, so bool, tb int) { noMap, slowOnly, testBlockBytes = nm, so, tb }(noMap, slowOnly, testBlockBytes)
+	noMap, slowOnly, testBlockBytes = how == "read", how == "slow", block
+	var r loadResult
+	opts.Format = format
+	opts.Warn = func(m string) { r.warns = append(r.warns, m) }
+	var err error
+	if how == "stream" {
+		opts.Name = path
+		g, e := Read(t.Context(), struct{ *bytes.Reader }{bytes.NewReader(data)}, format, opts)
+		if e == nil {
+			r.raw, r.names = g.Raw(), g.VertexNames()
+		}
+		err = e
+	} else {
+		g, e := Load(path, opts)
+		if e == nil {
+			r.raw, r.names = g.Raw(), g.VertexNames()
+		}
+		err = e
+	}
+	if err != nil {
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Fatalf("%s: error is not an InputError: %v", how, err)
+		}
+		r.err = err.Error()
+	}
+	return r
+}
+
+// The text paths of the block-parsing loaders (sm, gsi, edge lists) give the same graph, or the
+// same first error and warnings, whether the file is mapped or read, whole or as a stream, in
+// blocks of any size (down to a line a block, so that the odd and bad lines fall on every
+// block boundary), with the fast parsers or line by line.
+func TestTextPathsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	path := filepath.Join(t.TempDir(), "g")
+	loaded, failed := 0, 0
+	for round := range 60 {
+		format := fastFormats[round%len(fastFormats)]
+		size := []int{60, 700, 5000, 40_000}[r.IntN(4)]
+		n := []int{5, 300, 50_000}[r.IntN(3)]
+		odd := []int{0, 500, 40, 8}[r.IntN(4)]
+		data := randomLines(r, format, size, n, odd)
+		if r.IntN(4) == 0 {
+			data = bytes.TrimRight(data, "\n") // no newline at the end
+		}
+		opts := Options{DropSelfLoops: r.IntN(2) == 0}
+		block := []int{1, 1 + r.IntN(40), 1 + r.IntN(2000), 0}[r.IntN(4)]
+		if want := checkTextPaths(t, path, format, data, opts, block); want.err == "" {
+			loaded++
+		} else {
+			failed++
+		}
+	}
+	if loaded < 10 || failed < 10 {
+		t.Errorf("%d loads, %d errors: the rounds should give plenty of both", loaded, failed)
+	}
+}
+
+// checkTextPaths writes data to path and fails unless every text path loads it as a file read
+// whole does (blocks of block bytes where positive); it returns that load.
+func checkTextPaths(t *testing.T, path, format string, data []byte, opts Options, block int) loadResult {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := loadVia(t, path, "read", format, data, opts, 0)
+	for _, how := range []string{"map", "read", "slow", "stream"} {
+		got := loadVia(t, path, how, format, data, opts, block)
+		if how == "stream" && strings.Contains(want.err, "given with two labels") {
+			// Only a file is read again to name the lines of an edge's two labels.
+			got.err, got.warns = want.err, want.warns
+		}
+		if got.err != want.err {
+			t.Fatalf("%s, %d bytes, blocks of %d: %s gives error %q, a file read whole %q", format, len(data), block, how, got.err, want.err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s, %d bytes, blocks of %d: %s gives another graph or warnings than a file read whole", format, len(data), block, how)
+		}
+	}
+	return want
+}
+
+// FuzzTextPaths: every text path (mapped, read whole, streamed; blocks of a few bytes; fast
+// parsers or line by line) loads any input as a file read whole does.
+func FuzzTextPaths(f *testing.F) {
+	for _, s := range []string{
+		"0 1\n1 2\n2 0\n", "7115 3\n30 1412\n30 3352\n3 28", "1 2 x\n3 4\n", "0 1\n1 1\n",
+		"t 3 2\nv 0 0 1\nv 1 1 2\nv 2 0 1\ne 0 1\ne 1 2 3\n", "t 2 1\nv 0 0\ne 0 1\nv 1 0\n",
+		"t 2 1\r\nv 0 0 5\r\nv 1 0 99\r\ne 1 0\r\n", "t 2 1\nv 0 0\nv 1 0\ne 0 1 1\ne 1 0 2\n",
+		"t # 0\n3 2 2 1\nv 0 1\nv 1 2\nv 2 1\ne 0 1 1\ne 1 0 1\ne 1 2 1\nt # -1\n",
+	} {
+		for i := range fastFormats {
+			f.Add([]byte(s), uint8(i), false, uint8(3))
+			f.Add([]byte(s), uint8(i), true, uint8(0))
+		}
+	}
+	path := filepath.Join(f.TempDir(), "g")
+	f.Fuzz(func(t *testing.T, data []byte, format uint8, drop bool, block uint8) {
+		checkTextPaths(t, path, fastFormats[int(format)%len(fastFormats)], data, Options{DropSelfLoops: drop}, int(block))
+	})
+}
