@@ -379,10 +379,12 @@ func (lr *lineReader) mapRest() ([]byte, bool) {
 	return data[start:], true
 }
 
-// release unmaps the file mapped by mapRest, if any.
+// release unmaps the file mapped by mapRest, if any, on a goroutine of its own: an unmapping
+// waits for every core that ran the process to drop the mapping from its TLB, which on a busy
+// virtual machine took 0.05-0.6 ms of a load.
 func (lr *lineReader) release() {
 	if lr.unmap != nil {
-		lr.unmap()
+		go lr.unmap()
 		lr.unmap = nil
 	}
 }
