@@ -129,3 +129,35 @@ func FuzzTextPaths(f *testing.F) {
 		checkTextPaths(t, path, fastFormats[int(format)%len(fastFormats)], data, Options{DropSelfLoops: drop}, int(block))
 	})
 }
+
+// Standard input redirected from a file whose offset is past its start (a script read some of
+// it first) is mapped from that offset on: the load sees what a read would.
+func TestMappedStdinAtOffset(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g")
+	skip := "words no loader reads\n"
+	rest := "t 3 2\nv 0 1\nv 1 2\nv 2 1\ne 0 1\ne 1 2\n"
+	if err := os.WriteFile(path, []byte(skip+rest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(int64(len(skip)), 0); err != nil {
+		t.Fatal(err)
+	}
+	defer func(saved *os.File) { os.Stdin = saved }(os.Stdin)
+	os.Stdin = f
+	got, err := Load(Stdin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read(t.Context(), bytes.NewReader([]byte(rest)), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Raw(), want.Raw()) {
+		t.Fatalf("standard input at an offset gives another graph")
+	}
+}
