@@ -322,13 +322,10 @@ func plainVertex(text []byte, i, fields int) (id, vl uint32, next int) {
 			return 0, 0, -1
 		}
 	}
-	if text[k] == '\r' {
-		k++
-	}
-	if text[k] != '\n' {
+	if k = lineEnd(text, k); k < 0 {
 		return 0, 0, -1
 	}
-	return id, vl, k + 1
+	return id, vl, k
 }
 
 // plainEdge parses the plain edge `u v` at text[i:], its ids of 1 to 9 digits with one separator
@@ -344,11 +341,20 @@ func plainEdge(text []byte, i int, sep uint8) (u, v uint32, next int) {
 	if k < 0 || u == v {
 		return 0, 0, -1
 	}
+	if k = lineEnd(text, k); k < 0 {
+		return 0, 0, -1
+	}
+	return u, v, k
+}
+
+// lineEnd returns the index after the newline at text[k] (after an optional carriage return),
+// or -1 when the line does not end there.
+func lineEnd(text []byte, k int) int {
 	if text[k] == '\r' {
 		k++
 	}
 	if text[k] != '\n' {
-		return 0, 0, -1
+		return -1
 	}
-	return u, v, k + 1
+	return k + 1
 }
