@@ -227,6 +227,8 @@ type fileReader struct {
 	*bufio.Reader
 	f   *os.File
 	ctx context.Context // what Load was given: the reads of a mapped file check it (lineReader)
+	// mapped is the file's mapping when a lineReader mapped it (mapRest), for loadGuarded.
+	mapped span
 }
 
 // LoadPattern reads a file as a pattern (at most pattern.MaxVertices vertices).

@@ -29,7 +29,9 @@ type lineReader struct {
 	text     []uint32  // and its text (takeText)
 	f        *os.File  // the file r reads from its current position on, or nil (see mapRest)
 	ctx      context.Context
-	unmap    func() // releases the mapping of the file (mapRest), once the blocks are done
+	unmap    func()      // releases the mapping of the file (mapRest), once the blocks are done
+	mapped   span        // the mapping's addresses
+	fr       *fileReader // what r is, when it is one
 }
 
 func newLineReader(r io.Reader, path string) *lineReader {
@@ -44,7 +46,7 @@ func newLineReader(r io.Reader, path string) *lineReader {
 	}
 	lr := &lineReader{r: br, path: path, size: inputSize(r), ctx: context.Background()}
 	if fr, ok := r.(*fileReader); ok && lr.size >= 0 {
-		lr.f = fr.f
+		lr.f, lr.fr = fr.f, fr
 		if fr.ctx != nil {
 			lr.ctx = fr.ctx
 		}

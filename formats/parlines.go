@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -174,13 +175,7 @@ func (lr *lineReader) blocks(comments string, fast fastParseFunc, parse parseFun
 		for range workers {
 			wg.Go(func() {
 				for b := range work {
-					if need := 2 * b.lines(); cap(b.pairs) < need {
-						b.pairs = make([]uint32, 0, need) // room for every line's edge
-					}
-					b.fast = fast != nil && !slowOnly && fast(b.text, &b.fastLines)
-					if !b.fast {
-						b.recs = splitData(b.recs[:0], b.text, comments, parse)
-					}
+					lr.parseBlock(b, fast, parse, comments)
 					close(b.done)
 				}
 			})
@@ -204,6 +199,24 @@ func (lr *lineReader) blocks(comments string, fast fastParseFunc, parse parseFun
 	}
 }
 
+// parseBlock parses b's lines (see blocks). A fault reading them (a mapped file that shrank) is
+// b's error, its lines dropped.
+func (lr *lineReader) parseBlock(b *lineBlock, fast fastParseFunc, parse parseFunc, comments string) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if err := faultError(lr.path, recover(), lr.mapped); err != nil {
+			b.fast, b.recs, b.err = false, b.recs[:0], err
+		}
+	}()
+	if need := 2 * b.lines(); cap(b.pairs) < need {
+		b.pairs = make([]uint32, 0, need) // room for every line's edge
+	}
+	b.fast = fast != nil && !slowOnly && fast(b.text, &b.fastLines)
+	if !b.fast {
+		b.recs = splitData(b.recs[:0], b.text, comments, parse)
+	}
+}
+
 // readBlocks cuts the rest of lr, whose first line is number line, into blocks of whole lines and
 // hands each to the workers and, in order, to the loader, until the end of the input, a read
 // error or quit. It closes both channels.
@@ -211,6 +224,13 @@ func (lr *lineReader) readBlocks(line int, work, order chan<- *lineBlock, free <
 	defer close(order)
 	defer close(work)
 	if lr.size >= 0 && lr.size <= wholeFileMax {
+		// A fault reading a mapped file that shrank ends the blocks with an error.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if err := faultError(lr.path, recover(), lr.mapped); err != nil {
+				handOver(&lineBlock{first: line, done: make(chan struct{}), storeAt: -1, err: err}, work, order, quit)
+			}
+		}()
 		lr.cutWhole(line, work, order, free, quit)
 		return
 	}
@@ -375,9 +395,18 @@ func (lr *lineReader) mapRest() ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	lr.unmap = unmap
+	lr.mapped, lr.unmap = spanOf(data), unmap
+	if lr.fr != nil {
+		lr.fr.mapped = lr.mapped
+	}
+	if afterMap != nil {
+		afterMap()
+	}
 	return data[start:], true
 }
+
+// afterMap, when set, is called once a file is mapped (tests shrink it then).
+var afterMap func()
 
 // release unmaps the file mapped by mapRest, if any, on a goroutine of its own: an unmapping
 // waits for every core that ran the process to drop the mapping from its TLB, which on a busy
@@ -487,4 +516,30 @@ func splitData(recs []lineRecord, text []byte, comments string, parse parseFunc)
 		parse(text[lo:hi], &recs[len(recs)-1].lineFields)
 	}
 	return recs
+}
+
+// A mapped text file that shrinks while it is read (truncated, or rewritten in place) faults
+// when its pages past the new end are read: the goroutines that read its text (the cutter, the
+// parsers, the loader's) turn such a fault into a panic (debug.SetPanicOnFault) and the panic
+// into an error for the file, instead of the crash it would be.
+
+// span is the address range [lo, hi) of a mapping (zero: none).
+type span struct{ lo, hi uintptr }
+
+func spanOf(data []byte) span {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	return span{p, p + uintptr(len(data))}
+}
+
+// faultError returns the error for r, what recover returned on a goroutine that reads the
+// mapping in: nil for nil, an *InputError naming path for a fault inside in, and for anything
+// else it panics again with r.
+func faultError(path string, r any, in span) error {
+	if r == nil {
+		return nil
+	}
+	if f, ok := r.(interface{ Addr() uintptr }); ok && in.lo <= f.Addr() && f.Addr() < in.hi {
+		return &InputError{Path: path, Msg: "the file shrank while it was read (truncated or rewritten meanwhile)", Err: r.(error)}
+	}
+	panic(r)
 }

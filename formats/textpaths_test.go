@@ -3,12 +3,16 @@ package formats
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/submatch/submatch/graph"
 )
 
 // loadResult is what a load gives: the graph's arrays and names, or the error's text, and the
@@ -160,4 +164,93 @@ func TestMappedStdinAtOffset(t *testing.T) {
 	if !reflect.DeepEqual(got.Raw(), want.Raw()) {
 		t.Fatalf("standard input at an offset gives another graph")
 	}
+}
+
+// A mapped text file that shrinks while it is read is an error naming it, not a crash: on the
+// cutter's and the parsers' goroutines (the load) and on the loader's (loadGuarded).
+func TestMappedFileShrinks(t *testing.T) {
+	dir := t.TempDir()
+	var body bytes.Buffer
+	for i := range 40_000 {
+		fmt.Fprintf(&body, "e %d %d\n", i, i+1)
+	}
+	for _, format := range fastFormats {
+		data := body.Bytes()
+		switch format {
+		case "edgelist":
+			data = bytes.ReplaceAll(data, []byte("e "), nil)
+		case "sm":
+			var v bytes.Buffer
+			fmt.Fprintf(&v, "t 40001 40000\n")
+			for i := range 40_001 {
+				fmt.Fprintf(&v, "v %d 0\n", i)
+			}
+			data = append(v.Bytes(), data...)
+		case "gsi":
+			continue // (the same blocks as sm)
+		}
+		path := filepath.Join(dir, format)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		afterMap = func() {
+			if err := os.Truncate(path, 100); err != nil {
+				t.Error(err)
+			}
+		}
+		_, err := Load(path, Options{Format: format})
+		afterMap = nil
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "shrank while it was read") {
+			t.Fatalf("%s: got %v, want the error for a file that shrank", format, err)
+		}
+	}
+	// The loader's own goroutine.
+	path := filepath.Join(dir, "g")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("0 1\n"), 10_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data, unmap, err := mapFile(f, 40_000)
+	if err != nil {
+		t.Skip("no mapping here:", err)
+	}
+	defer unmap()
+	if err := os.Truncate(path, 100); err != nil {
+		t.Fatal(err)
+	}
+	_, err = loadGuarded(touchLoader{data}, &fileReader{mapped: spanOf(data)}, path, Options{})
+	if !strings.Contains(fmt.Sprint(err), "shrank while it was read") {
+		t.Fatalf("loader's goroutine: got %v, want the error for a file that shrank", err)
+	}
+	// A parser's goroutine.
+	lr := &lineReader{path: path, mapped: spanOf(data)}
+	blk := &lineBlock{text: data[len(data)-8:]}
+	lr.parseBlock(blk, fastEdges, parseEdge, edgeComments)
+	if !strings.Contains(fmt.Sprint(blk.err), "shrank while it was read") || blk.fast || len(blk.recs) > 0 {
+		t.Fatalf("parser: got %v, want the error for a file that shrank, and no lines", blk.err)
+	}
+	// A fault outside the mapping is not taken for it.
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a fault outside the mapping was recovered")
+		}
+	}()
+	loadGuarded(touchLoader{data}, &fileReader{}, path, Options{})
+}
+
+// touchLoader's Load reads the last byte of its data (into touched).
+type touchLoader struct{ data []byte }
+
+var touched byte
+
+func (touchLoader) Name() string              { return "touch" }
+func (touchLoader) Detect(string, []byte) int { return NoMatch }
+func (l touchLoader) Load(io.Reader, string, Options) (*graph.Graph, error) {
+	touched = l.data[len(l.data)-1]
+	return nil, nil
 }
