@@ -22,16 +22,16 @@ type lineReader struct {
 	line int    // number of the line last returned (1-based)
 	long []byte // holds a line longer than the bufio buffer
 
-	comments string    // of the last blocks call: what records parses a fast block with
-	parse    parseFunc // (line by line)
-	size     int64     // the size of the file read, or -1 (not a regular file)
-	store    []uint32  // a file read whole: the room for its edges (edgeStorage)
-	text     []uint32  // and its text (takeText)
-	f        *os.File  // the file r reads from its current position on, or nil (see mapRest)
-	ctx      context.Context
-	unmap    func()      // releases the mapping of the file (mapRest), once the blocks are done
-	mapped   span        // the mapping's addresses
-	fr       *fileReader // what r is, when it is one
+	comments string          // of the last blocks call: what records parses a fast block with
+	parse    parseFunc       // (line by line)
+	size     int64           // the size of the file read, or -1 (not a regular file)
+	store    []uint32        // a file read whole: the room for its edges (edgeStorage)
+	text     []uint32        // and its text (takeText)
+	f        *os.File        // the file r reads from its current position on, or nil (see mapRest)
+	ctx      context.Context // what the load was given: a mapped file's blocks check it
+	unmap    func()          // releases the mapping of the file (mapRest), once the blocks are done
+	mapped   span            // the mapping's addresses
+	fr       *fileReader     // what r is, when it is one
 }
 
 func newLineReader(r io.Reader, path string) *lineReader {

@@ -539,7 +539,8 @@ func faultError(path string, r any, in span) error {
 		return nil
 	}
 	if f, ok := r.(interface{ Addr() uintptr }); ok && in.lo <= f.Addr() && f.Addr() < in.hi {
-		return &InputError{Path: path, Msg: "the file shrank while it was read (truncated or rewritten meanwhile)", Err: r.(error)}
+		err, _ := r.(error)
+		return &InputError{Path: path, Msg: "the file shrank while it was read (truncated or rewritten meanwhile)", Err: err}
 	}
 	panic(r)
 }
