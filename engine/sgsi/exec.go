@@ -246,8 +246,10 @@ type runner struct {
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
 	// tests set it small to count in several blocks).
 	coreBlock uint64
-	// paces sizes each join step's chunks by their time (pacer).
-	paces []pacer
+	// paces sizes each join step's chunks by their time (pacer); blockPace the direct count's
+	// blocks (their words), and the pieces of generated rows with them.
+	paces     []pacer
+	blockPace pacer
 	// inStep is the join step running plus one (Stats.PerStep's time goes to it), 0 outside
 	// the joins; stepMark when it started or was last resumed.
 	inStep   int
@@ -331,6 +333,9 @@ func (r *runner) zero(off, n uint64) error {
 
 // run filters, plans and joins.
 func (r *runner) run(induced, unique bool) error {
+	if ks, ok := r.be.(kernelStopper); ok && r.count {
+		defer ks.stopOn(r.ctx)()
+	}
 	g := r.s.g
 	q := r.q
 	nv := g.NumVertices()
@@ -498,6 +503,9 @@ func (r *runner) run(induced, unique bool) error {
 		if e := r.drainSum(); err == nil {
 			err = e
 		}
+		if err == nil {
+			err = r.kernelCut()
+		}
 		r.st.PerStep[len(r.st.PerStep)-1].Out = r.total
 		// Each match stands for q.aut embeddings (a lower bound too when cut short).
 		var ok bool
@@ -506,6 +514,27 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	return err
+}
+
+// errCutLive: a direct count's kernel left its work early while the count's context was still
+// running (the backend raised its stop flag on its own).
+var errCutLive = errors.New("sgsi: the direct count's kernel stopped with the count's context running")
+
+// kernelCut returns the context's error when a direct count's kernel left its work early (the
+// count is then partial, as when the context's end is seen between chunks): a kernel stopped
+// during the last block leaves no later check of the context to report it.
+func (r *runner) kernelCut() error {
+	ks, ok := r.be.(kernelStopper)
+	if !ok {
+		return nil
+	}
+	if cut, err := ks.cut(); err != nil || !cut {
+		return err
+	}
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	return errCutLive
 }
 
 // filter runs the signature filter on the device (the signature table streamed through the
