@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"flag"
+	"fmt"
 	"iter"
 	"time"
 
@@ -224,8 +225,20 @@ type Predictor interface {
 	// context, kernel cache, uploads; 0 for the host). Devices are looked for only when the
 	// planner's predicted time is above the smallest of these.
 	StartSeconds() float64
-	// Predict predicts the engine's time for w.
-	Predict(w *Workload) Prediction
+	// Predict predicts the engine's time for w. A prediction that does real work (samples the
+	// graph, estimates its own tables, plans) checks ctx between chunks of it and, once ctx has
+	// ended, returns an error wrapping ctx.Err() (--engine auto then stops, its count partial);
+	// a prediction made from w's figures alone may ignore ctx.
+	Predict(ctx context.Context, w *Workload) (Prediction, error)
+}
+
+// PredictionStopped is the check a Predict makes before its work and between chunks of it: nil
+// while ctx runs, else an error that names the engine and wraps ctx.Err().
+func PredictionStopped(ctx context.Context, engine string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: prediction stopped: %w", engine, err)
+	}
+	return nil
 }
 
 // Kernel is a GPU kernel that an engine's run compiles (NVRTC) before it searches, unless the

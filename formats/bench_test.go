@@ -109,3 +109,54 @@ func BenchmarkLoadWikiVote(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadWikiVoteLabelled parses wiki-Vote as a `t/v/e` file with 10 random vertex labels
+// (1.3 MB, like the labelled lab's wv-l10.graph: the data file of issue 17's labelled 24), mapped
+// (map) and read into memory (read).
+func BenchmarkLoadWikiVoteLabelled(b *testing.B) {
+	g, err := Load(filepath.Join(testdata(b), "wikivote-graphpi", "wiki-vote_input"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(10, 17))
+	lb := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range g.NumVertices() {
+		if err := lb.SetVertexLabel(int64(v), uint32(r.IntN(10))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for v := range g.NumVertices() {
+		for _, w := range g.Neighbors(uint32(v)) {
+			if uint32(v) < w {
+				if err := lb.AddEdge(int64(v), int64(w), 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	lg, err := lb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := WriteSM(&text, lg); err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), "wv-l10.graph")
+	if err := os.WriteFile(p, text.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, how := range []string{"map", "read"} {
+		b.Run(how, func(b *testing.B) {
+			defer func(saved bool) { noMap = saved }(noMap)
+			noMap = how == "read"
+			b.SetBytes(int64(text.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Load(p, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

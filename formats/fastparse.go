@@ -169,16 +169,29 @@ func fastVE(comments string, maxVertexFields int) fastParseFunc {
 		line := 0
 		end := bytes.LastIndexByte(text, '\n') // as in fastEdges
 		for i := 0; i < len(text); {
-			// The plain edge line, `e u v` with single blanks: straight through.
-			for i+1 < end && text[i] == 'e' && text[i+1] == ' ' && !labelled && firstData >= 0 {
-				u, v, k := plainEdge(text, i+2, classBlank)
-				if k < 0 {
+			// The plain lines, `e u v` and (before the first edge) `v id label [degree]` with
+			// single blanks: straight through.
+			for i+1 < end && text[i+1] == ' ' && !labelled && firstData >= 0 {
+				if text[i] == 'e' {
+					u, v, k := plainEdge(text, i+2, classBlank)
+					if k < 0 {
+						break
+					}
+					pairs = append(pairs, u, v)
+					lo, hi = min(lo, u, v), max(hi, u, v)
+					i = k
+				} else if text[i] == 'v' && len(pairs) == 0 {
+					id, l, k := plainVertex(text, i+2, maxVertexFields)
+					if k < 0 {
+						break
+					}
+					vids = append(vids, id)
+					vlabels = append(vlabels, l)
+					i = k
+				} else {
 					break
 				}
-				pairs = append(pairs, u, v)
-				lo, hi = min(lo, u, v), max(hi, u, v)
 				data++
-				i = k
 			}
 			for i < len(text) && byteClass[text[i]] == classBlank {
 				i++
@@ -291,6 +304,30 @@ func addLabel(labels []uint32, labelled bool, edges int, f [3]uint32, k int) ([]
 	return labels, labelled
 }
 
+// plainVertex parses the plain vertex line `id label [degree]` at text[i:] (after its `v `),
+// of at most fields numbers of 1 to 9 digits with one blank between them and a newline (after
+// an optional carriage return) at the end, which text must hold: it returns the id, the label
+// and the index after the newline, or -1 when the line is not such a vertex.
+func plainVertex(text []byte, i, fields int) (id, vl uint32, next int) {
+	id, j := plainUint(text, i)
+	if j < 0 || text[j] != ' ' {
+		return 0, 0, -1
+	}
+	vl, k := plainUint(text, j+1)
+	if k < 0 {
+		return 0, 0, -1
+	}
+	if text[k] == ' ' && fields >= 3 {
+		if _, k = plainUint(text, k+1); k < 0 {
+			return 0, 0, -1
+		}
+	}
+	if k = lineEnd(text, k); k < 0 {
+		return 0, 0, -1
+	}
+	return id, vl, k
+}
+
 // plainEdge parses the plain edge `u v` at text[i:], its ids of 1 to 9 digits with one separator
 // (a byte of class sep) between them, and a newline (after an optional carriage return) at the
 // end, which text must hold: it returns the ids and the index after the newline, or -1 when
@@ -304,11 +341,20 @@ func plainEdge(text []byte, i int, sep uint8) (u, v uint32, next int) {
 	if k < 0 || u == v {
 		return 0, 0, -1
 	}
+	if k = lineEnd(text, k); k < 0 {
+		return 0, 0, -1
+	}
+	return u, v, k
+}
+
+// lineEnd returns the index after the newline at text[k] (after an optional carriage return),
+// or -1 when the line does not end there.
+func lineEnd(text []byte, k int) int {
 	if text[k] == '\r' {
 		k++
 	}
 	if text[k] != '\n' {
-		return 0, 0, -1
+		return -1
 	}
-	return u, v, k + 1
+	return k + 1
 }

@@ -172,3 +172,46 @@ func TestFastPathMatchesLines(t *testing.T) {
 		}
 	}
 }
+
+// plainUintRef is plainUint written plainly: the reference for its loop (which relies on a
+// newline to end the number).
+func plainUintRef(text []byte, i int) (uint32, int) {
+	v, n := uint64(0), 0
+	for i+n < len(text) && text[i+n] >= '0' && text[i+n] <= '9' {
+		v = v*10 + uint64(text[i+n]-'0')
+		n++
+	}
+	if n == 0 || n > 9 {
+		return 0, -1
+	}
+	return uint32(v), i + n
+}
+
+// plainUint reads every run of digits, whatever follows it (any byte, more digits) and wherever
+// it starts, as plainUintRef does.
+func TestPlainUint(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200_000 {
+		var b []byte
+		for range r.IntN(3) {
+			b = append(b, byte(r.IntN(256)))
+		}
+		start := len(b)
+		for range r.IntN(12) {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		for range r.IntN(10) {
+			c := byte(r.IntN(256))
+			if r.IntN(3) == 0 {
+				c = []byte{' ', '\n', '\r', '\t', ',', '/', ':', 0xfa, 0xff}[r.IntN(9)]
+			}
+			b = append(b, c)
+		}
+		b = append(b, '\n') // plainUint's text ends with a newline after the number
+		v, j := plainUint(b, start)
+		wv, wj := plainUintRef(b, start)
+		if v != wv || j != wj {
+			t.Fatalf("plainUint(%q, %d) = %d, %d; want %d, %d", b, start, v, j, wv, wj)
+		}
+	}
+}

@@ -225,7 +225,10 @@ func Load(path string, opts Options) (*graph.Graph, error) {
 // for loaders that map it instead (the snapshot). Nothing has been consumed from the buffer.
 type fileReader struct {
 	*bufio.Reader
-	f *os.File
+	f   *os.File
+	ctx context.Context // what Load was given: the reads of a mapped file check it (lineReader)
+	// mapped is the file's mapping when a lineReader mapped it (mapRest), for loadGuarded.
+	mapped span
 }
 
 // LoadPattern reads a file as a pattern (at most pattern.MaxVertices vertices).

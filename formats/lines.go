@@ -2,10 +2,12 @@ package formats
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -20,11 +22,16 @@ type lineReader struct {
 	line int    // number of the line last returned (1-based)
 	long []byte // holds a line longer than the bufio buffer
 
-	comments string    // of the last blocks call: what records parses a fast block with
-	parse    parseFunc // (line by line)
-	size     int64     // the size of the file read, or -1 (not a regular file)
-	store    []uint32  // a file read whole: the room for its edges (edgeStorage)
-	text     []uint32  // and its text (takeText)
+	comments string          // of the last blocks call: what records parses a fast block with
+	parse    parseFunc       // (line by line)
+	size     int64           // the size of the file read, or -1 (not a regular file)
+	store    []uint32        // a file read whole: the room for its edges (edgeStorage)
+	text     []uint32        // and its text (takeText)
+	f        *os.File        // the file r reads from its current position on, or nil (see mapRest)
+	ctx      context.Context // what the load was given: a mapped file's blocks check it
+	unmap    func()          // releases the mapping of the file (mapRest), once the blocks are done
+	mapped   span            // the mapping's addresses
+	fr       *fileReader     // what r is, when it is one
 }
 
 func newLineReader(r io.Reader, path string) *lineReader {
@@ -37,7 +44,14 @@ func newLineReader(r io.Reader, path string) *lineReader {
 	default:
 		br = bufio.NewReaderSize(r, 1<<16)
 	}
-	return &lineReader{r: br, path: path, size: inputSize(r)}
+	lr := &lineReader{r: br, path: path, size: inputSize(r), ctx: context.Background()}
+	if fr, ok := r.(*fileReader); ok && lr.size >= 0 {
+		lr.f, lr.fr = fr.f, fr
+		if fr.ctx != nil {
+			lr.ctx = fr.ctx
+		}
+	}
+	return lr
 }
 
 // next returns the next line without its line terminator (LF or CRLF); io.EOF after the last.

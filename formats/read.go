@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -353,11 +354,19 @@ func readStream(ctx context.Context, r io.Reader, name, extName string, opts Opt
 	if _, mapped := l.(smgLoader); !mapped || f == nil {
 		defer relaxGC(gcHeadroom(size))()
 	}
-	g, err := l.Load(&fileReader{Reader: dr, f: f}, name, opts)
-	if err != nil {
-		return nil, err
-	}
-	return g, nil
+	return loadGuarded(l, &fileReader{Reader: dr, f: f, ctx: ctx}, name, opts)
+}
+
+// loadGuarded runs l.Load, turning a fault in reading a mapped text file that shrank meanwhile
+// into an error (see faultError).
+func loadGuarded(l Loader, r *fileReader, name string, opts Options) (g *graph.Graph, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if ferr := faultError(name, recover(), r.mapped); ferr != nil {
+			g, err = nil, ferr
+		}
+	}()
+	return l.Load(r, name, opts)
 }
 
 // readsFolder reports whether the file path is to be read by a folder format: format names one,

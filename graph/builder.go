@@ -643,7 +643,8 @@ func (b *Builder) buildCounting() *Graph {
 	order, newID := renumber(keep)
 	g := b.newGraph(order, keep, e)
 	b.walk(g, order, newID, cnt, workers, func(old uint32) []uint32 { return nbrs[deg[old]:deg[old+1]] }, nil)
-	if !hasDuplicatesPar(g, workers) {
+	if runs, dup := scanLists(g, workers, nbrs); !dup {
+		g.runs = runs
 		b.finishGraph(g, order)
 		return g
 	}
@@ -766,6 +767,101 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 			}
 		}
 	})
+}
+
+// scanLists reports whether a list of g, whose lists are filled, holds a vertex twice and, when
+// none does and the vertex labels are not all equal, makes the run index (g.runs, returned, and
+// g.runOffsets) in the same pass over the lists, on workers cores: each worker writes the runs
+// of its vertices, two words a run, into scratch (memory the caller is done with) past the most
+// that the workers before it could write there (min(degree, labels) runs a list), and then
+// copies them into the run index, in order. That is one pass over the lists instead of three
+// (hasDuplicatesPar, and buildRuns's count and fill). It returns no runs (buildRuns makes them)
+// when the labels are uniform or the runs might not fit scratch.
+func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
+	n := g.NumVertices()
+	labels, nb, offs := g.vertexLabels, g.neighbors, g.offsets
+	if _, uniform := g.UniformVertexLabel(); uniform || offs[n] > math.MaxUint32 {
+		return nil, hasDuplicatesPar(g, workers)
+	}
+	distinct := uint64(distinctLabels(labels))
+	// base[w]: where worker w's runs start in scratch (in runs, two words each).
+	base := make([]uint64, workers+1)
+	for w := range workers {
+		bound := base[w]
+		for v := n * w / workers; v < n*(w+1)/workers; v++ {
+			bound += min(offs[v+1]-offs[v], distinct)
+		}
+		base[w+1] = bound
+	}
+	if 2*base[workers] > uint64(len(scratch)) {
+		return nil, hasDuplicatesPar(g, workers)
+	}
+	found := make([]bool, workers)
+	ro := g.runOffsets
+	parallelRanges(workers, func(w int) {
+		out := scratch[2*base[w] : 2*base[w+1]]
+		k := 0
+		for v := n * w / workers; v < n*(w+1)/workers; v++ {
+			lo, hi := offs[v], offs[v+1]
+			start := k
+			if lo < hi {
+				prev, prevL := nb[lo], labels[nb[lo]]
+				out[k], out[k+1] = prevL, uint32(lo)
+				k += 2
+				for i := lo + 1; i < hi; i++ {
+					x := nb[i]
+					if x == prev {
+						found[w] = true
+						return
+					}
+					if l := labels[x]; l != prevL {
+						out[k], out[k+1] = l, uint32(i)
+						k += 2
+						prevL = l
+					}
+					prev = x
+				}
+			}
+			ro[v+1] = uint64(k-start) / 2
+		}
+	})
+	if slices.Contains(found, true) {
+		return nil, true
+	}
+	ro[0] = 0
+	for v := range n {
+		ro[v+1] += ro[v]
+	}
+	runs = make([]Run, ro[n])
+	parallelRanges(workers, func(w int) {
+		lo, hi := ro[n*w/workers], ro[n*(w+1)/workers]
+		in := scratch[2*base[w]:]
+		for j := range runs[lo:hi] {
+			runs[lo+uint64(j)] = Run{VertexLabel: in[2*j], Start: uint64(in[2*j+1])}
+		}
+	})
+	return runs, false
+}
+
+// distinctLabels returns the number of distinct labels in labels, or len(labels) when the largest
+// is not small (a bound: counting them would take a map).
+func distinctLabels(labels []uint32) int {
+	top := uint32(0)
+	for _, l := range labels {
+		top = max(top, l)
+	}
+	if uint64(top) >= 1<<16 {
+		return len(labels)
+	}
+	seen := make([]bool, top+1)
+	distinct := 0
+	for _, l := range labels {
+		if !seen[l] {
+			seen[l] = true
+			distinct++
+		}
+	}
+	return distinct
 }
 
 // hasDuplicatesPar is hasDuplicates over all of g, on workers cores.
@@ -1087,7 +1183,9 @@ func (b *Builder) newGraph(order []uint32, keep []uint64, reuse []uint32) *Graph
 // are not the dense ones) and the names, in the numbering order.
 func (b *Builder) finishGraph(g *Graph, order []uint32) {
 	n := len(order)
-	g.runs = buildRuns(g, g.runOffsets)
+	if g.runs == nil { // (else made with the lists' check, scanLists)
+		g.runs = buildRuns(g, g.runOffsets)
+	}
 	identity := b.identity
 	orig := make([]int64, n)
 	for i, v := range order {

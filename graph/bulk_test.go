@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -215,5 +216,79 @@ var _ = errors.New
 func TestCountingPositionsFit(t *testing.T) {
 	if uint64(2*maxCountingPairs) > math.MaxUint32 {
 		t.Fatalf("buildCounting takes up to %d edges: %d entries overflow its uint32 positions", maxCountingPairs, 2*maxCountingPairs)
+	}
+}
+
+// TestScanListsWorkers: the check of the lists that also makes the run index (scanLists) gives
+// buildRuns's runs, on any number of workers, finds a duplicate wherever it is, and leaves the
+// runs to buildRuns when its scratch is too small or the labels uniform.
+func TestScanListsWorkers(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	made := 0
+	defer func() {
+		if made < 300 {
+			t.Errorf("runs made in %d scans of 1,200: too few to test", made)
+		}
+	}()
+	for iter := range 300 {
+		n := 1 + r.IntN(200)
+		labels := 1 + r.IntN(4)
+		if iter%10 == 0 {
+			labels = 1
+		}
+		b := NewBuilder(BuilderOptions{})
+		for v := range n {
+			if err := b.SetVertexLabel(int64(v), uint32(r.IntN(labels))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range r.IntN(20 * n) {
+			if u, v := r.IntN(n), r.IntN(n); u != v {
+				if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := func() *Graph {
+			return &Graph{vertexLabels: g.vertexLabels, offsets: g.offsets, neighbors: slices.Clone(g.neighbors),
+				runOffsets: make([]uint64, n+1)}
+		}
+		want := fresh()
+		want.runs = buildRuns(want, want.runOffsets)
+		for workers := 1; workers <= 4; workers++ {
+			small := r.IntN(4) == 0
+			scratch := make([]uint32, len(g.neighbors))
+			if small {
+				scratch = scratch[:r.IntN(len(scratch)+1)]
+			}
+			h := fresh()
+			runs, dup := scanLists(h, workers, scratch)
+			if dup {
+				t.Fatalf("iteration %d, %d workers: a duplicate found in a graph without", iter, workers)
+			}
+			if runs == nil {
+				continue // (uniform labels, or too little scratch for the bound)
+			}
+			made++
+			if !reflect.DeepEqual(runs, want.runs) || !reflect.DeepEqual(h.runOffsets, want.runOffsets) {
+				t.Fatalf("iteration %d, %d workers: runs differ from buildRuns's", iter, workers)
+			}
+			// A duplicate anywhere is found.
+			for v := range n {
+				if lo, hi := g.offsets[v], g.offsets[v+1]; hi-lo >= 2 && r.IntN(3) == 0 {
+					h := fresh()
+					i := lo + 1 + uint64(r.IntN(int(hi-lo-1)))
+					h.neighbors[i] = h.neighbors[i-1]
+					if _, dup := scanLists(h, workers, make([]uint32, len(g.neighbors))); !dup {
+						t.Fatalf("iteration %d, %d workers: the duplicate in vertex %d's list not found", iter, workers, v)
+					}
+					break
+				}
+			}
+		}
 	}
 }

@@ -636,7 +636,10 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 			return nil, ctx.Err()
 		}
 		var weights []uint64
-		bytes, weights = partBytes(g, of, k, bytes, make([]uint64, k))
+		bytes, weights = partBytes(ctx, g, of, k, bytes, make([]uint64, k))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		worst := 1.0 // the largest bytes / weight of a part over the budget
 		for p, b := range bytes {
 			if b > budget {
@@ -659,9 +662,15 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		moved := refine(g, lpw, of, bytes, budget)
+		moved := refine(ctx, g, lpw, of, bytes, budget)
+		if err := ctx.Err(); err != nil {
+			return nil, err // (the pass stopped where it was)
+		}
 		moves += moved
-		bytes, _ = partBytes(g, of, k, bytes, nil)
+		bytes, _ = partBytes(ctx, g, of, k, bytes, nil)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if moved == 0 {
 			break
 		}
@@ -682,7 +691,10 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		}
 		k = kk
 	}
-	m := Measure(g, of, k)
+	m := measure(ctx, g, of, k, 0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.Budget, m.Moves = budget, moves
 	return m, nil
 }

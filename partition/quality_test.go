@@ -114,7 +114,7 @@ func TestPartBytes(t *testing.T) {
 		for v := range of {
 			of[v] = uint32((v + int(seed)) % k)
 		}
-		bytes, weights := partBytes(g, of, k, nil, []uint64{})
+		bytes, weights := partBytes(context.Background(), g, of, k, nil, []uint64{})
 		m := Measure(g, of, k)
 		for p := range k {
 			var w uint64

@@ -33,16 +33,16 @@ func TestParallelScans(t *testing.T) {
 				of[v] = 4 // part 3 empty
 			}
 		}
-		wantB, wantW := partBytesOn(g, of, k, nil, []uint64{}, 1)
+		wantB, wantW := partBytesOn(context.Background(), g, of, k, nil, []uint64{}, 1)
 		for _, threads := range []int{2, 5} {
-			b, w := partBytesOn(g, of, k, nil, []uint64{}, threads)
+			b, w := partBytesOn(context.Background(), g, of, k, nil, []uint64{}, threads)
 			if !reflect.DeepEqual(b, wantB) || !reflect.DeepEqual(w, wantW) {
 				t.Fatalf("k %d, %d threads: partBytes %v %v, sequential %v %v", k, threads, b, w, wantB, wantW)
 			}
 		}
-		want := measure(g, append([]uint32(nil), of...), k, 1)
+		want := measure(context.Background(), g, append([]uint32(nil), of...), k, 1)
 		for _, threads := range []int{2, 5} {
-			got := measure(g, append([]uint32(nil), of...), k, threads)
+			got := measure(context.Background(), g, append([]uint32(nil), of...), k, threads)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("k %d, %d threads: Measure differs from the sequential one (cut %d, want %d; parts %d, want %d)",
 					k, threads, got.EdgeCut, want.EdgeCut, len(got.Parts), len(want.Parts))
@@ -119,13 +119,13 @@ func TestParallelRefine(t *testing.T) {
 				of[v] = uint32(r.IntN(k))
 			}
 		}
-		bytes0, _ := partBytes(g, of, k, nil, nil)
+		bytes0, _ := partBytes(context.Background(), g, of, k, nil, nil)
 		run := func(threads int) ([]uint32, []uint64, []int) {
 			of := slices.Clone(of)
 			bytes := slices.Clone(bytes0)
 			var moves []int
 			for range 2 {
-				moves = append(moves, refineOn(g, nil, of, bytes, budget, threads))
+				moves = append(moves, refineOn(context.Background(), g, nil, of, bytes, budget, threads))
 			}
 			return of, bytes, moves
 		}
@@ -160,7 +160,7 @@ func BenchmarkRefine(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bytes0, _ := partBytes(g, of, k, nil, nil)
+	bytes0, _ := partBytes(context.Background(), g, of, k, nil, nil)
 	for _, threads := range []int{1, 2, 8} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
 			for b.Loop() {
@@ -168,7 +168,7 @@ func BenchmarkRefine(b *testing.B) {
 				of := slices.Clone(of)
 				bytes := slices.Clone(bytes0)
 				b.StartTimer()
-				refineOn(g, nil, of, bytes, budget, threads)
+				refineOn(context.Background(), g, nil, of, bytes, budget, threads)
 			}
 		})
 	}

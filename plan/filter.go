@@ -202,9 +202,15 @@ func refine(g *graph.Graph, p *pattern.Pattern, cand []Bitset, maxRounds int, ca
 				// Each word of cand[u] is checked against the others' sets, which no one
 				// changes meanwhile, and only its own goroutine clears its bits: on all cores,
 				// the same result.
-				var any atomic.Bool
+				// Once a look at the context finds it ended, every word after it is skipped
+				// (stop): the pass over a large set took its whole time after a deadline when
+				// only the words that looked were skipped (R-MAT scale 20: up to 0.6 s).
+				var any, stop atomic.Bool
 				par.For(len(cand[u]), 0, func(wi int) {
-					if (wi%(checkEvery/64) != 0 || !cancelled()) && refineWord(g, cand, u, wi, stale) {
+					if wi%(checkEvery/64) == 0 && !stop.Load() && cancelled() {
+						stop.Store(true)
+					}
+					if !stop.Load() && refineWord(g, cand, u, wi, stale) {
 						any.Store(true)
 					}
 				})

@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/submatch/submatch/pattern"
+import (
+	"context"
+
+	"github.com/submatch/submatch/pattern"
+)
 
 // EdgeOrbit is one orbit of Aut(p) acting on p's edges (automorphisms keep vertex and edge label
 // constraints exactly, as for SymmetryRestrictions).
@@ -63,4 +67,17 @@ func EdgeOrbits(p *pattern.Pattern) []EdgeOrbit {
 // or nil when there are more than limit.
 func AutomorphismGroup(p *pattern.Pattern, limit int) [][]int {
 	return autGroup(p, limit)
+}
+
+// AutomorphismGroupContext is AutomorphismGroup, checking ctx every 1,024 nodes of its search:
+// ctx's error once it has ended. (A 5-cube's 3,840 automorphisms took 0.4-1.1 s on the 2-core
+// VM under load.)
+func AutomorphismGroupContext(ctx context.Context, p *pattern.Pattern, limit int) ([][]int, error) {
+	s := newAutSearch(p)
+	s.stop = func() bool { return ctx.Err() != nil }
+	aut := autGroupOf(s, limit)
+	if s.stopped {
+		return nil, ctx.Err()
+	}
+	return aut, nil
 }

@@ -50,13 +50,17 @@ func StabilizerRestrictions(p *pattern.Pattern, fixed, order []int) []Restrictio
 // autGroup returns every automorphism of p (image of each vertex), or nil when there are more
 // than limit.
 func autGroup(p *pattern.Pattern, limit int) [][]int {
-	s := newAutSearch(p)
+	return autGroupOf(newAutSearch(p), limit)
+}
+
+// autGroupOf is autGroup with the search s (nil too when s is stopped).
+func autGroupOf(s *autSearch, limit int) [][]int {
 	var out [][]int
 	s.search(0, func() bool {
 		out = append(out, slices.Clone(s.image))
 		return len(out) <= limit
 	})
-	if len(out) > limit {
+	if len(out) > limit || s.stopped {
 		return nil
 	}
 	return out
@@ -172,7 +176,16 @@ type autSearch struct {
 	n     int
 	image []int  // image[u] = sigma(u) or -1
 	used  uint32 // images taken
+	// stop, when set, is asked at the search's first node and every autCheck+1 nodes after it
+	// whether to stop; stopped
+	// says it did (the search then returns false as if found had).
+	stop    func() bool
+	nodes   uint32
+	stopped bool
 }
+
+// autCheck+1 is how many nodes an autSearch with a stop makes between two calls of it.
+const autCheck = 1<<10 - 1
 
 func newAutSearch(p *pattern.Pattern) *autSearch {
 	s := &autSearch{p: p, n: p.NumVertices(), image: make([]int, p.NumVertices())}
@@ -220,6 +233,15 @@ func (s *autSearch) unassign(u int) {
 // search extends the partial map; each complete automorphism is reported to found, which returns
 // false to stop. It returns false when stopped.
 func (s *autSearch) search(_ int, found func() bool) bool {
+	if s.stop != nil {
+		if s.nodes&autCheck == 0 && s.stop() { // (the first node, then every autCheck+1)
+			s.stopped = true
+		}
+		s.nodes++
+		if s.stopped {
+			return false
+		}
+	}
 	// Next vertex: an unmapped one with the most mapped neighbours (keeps the search local).
 	best, bestScore := -1, -1
 	for u := 0; u < s.n; u++ {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
 )
 
@@ -29,6 +30,23 @@ func TestStopDetail(t *testing.T) {
 	for _, err := range []error{nil, context.DeadlineExceeded, fmt.Errorf("plan: %w", context.Canceled), errors.New("other")} {
 		if got := stopDetail(err); got != "" {
 			t.Errorf("stopDetail(%v) = %q, want nothing", err, got)
+		}
+	}
+}
+
+// TestPredictionStopIsPartial: --engine auto's decision stopped during an engine's prediction
+// (engine.PredictionStopped, wrapped by auto) is a cancellation like a stopped count: the query
+// prints its partial line and one "timed out"/"interrupted" line, exit status exitPartial.
+func TestPredictionStopIsPartial(t *testing.T) {
+	late, stop := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer stop()
+	<-late.Done()
+	interrupted, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, ctx := range []context.Context{late, interrupted} {
+		err := fmt.Errorf("auto: %w", engine.PredictionStopped(ctx, "sgsi"))
+		if !isCancel(err) || stopDetail(err) != "" {
+			t.Errorf("%v: cancellation %v, detail %q", err, isCancel(err), stopDetail(err))
 		}
 	}
 }

@@ -429,7 +429,12 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		}
 		// A bound from the plan settles small searches without probing.
 		d.Bound, w.Bound = pl.NodeBound(), pl.NodeBound()
-		s := e.hostSeconds(c, w)
+		hp, err := hostPrediction(ctx, c, w, d.Threads)
+		if err != nil {
+			d.planTime = time.Since(start)
+			return d, err
+		}
+		s := hp.Seconds
 		d.Threshold = threshold(d.Bound, s, startFor(s))
 		if s < gpuStart {
 			d.planTime = time.Since(start)
@@ -459,7 +464,11 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 			what += " (" + sci(hw.Estimate.Nodes) + " in the plan " + c.host.Name() + " runs)"
 		}
 	}
-	hostSeconds := e.hostSeconds(c, hostW)
+	host, err := hostPrediction(ctx, c, hostW, d.Threads)
+	if err != nil {
+		return d, err
+	}
+	hostSeconds := host.Seconds
 	startFor(hostSeconds)
 	if d.Estimated {
 		// The threshold again from the estimate's own prediction: the plan's bound priced the
@@ -468,7 +477,6 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		// read "5.2e7 search nodes, below the GPU threshold 4.3e7".
 		d.Threshold = threshold(d.Estimate.Nodes, hostSeconds, gpuStart)
 	}
-	host := Prediction{Engine: c.host.Name(), Seconds: hostSeconds, Note: hostNote(c, hostW, d.Threads)}
 	below, above := ", below the GPU threshold "+sci(d.Threshold)+coldNote(hostSeconds), ", above the GPU threshold "+sci(d.Threshold)
 	if w.Clique != nil {
 		what += ": " + c.host.Name() + " predicted " + seconds(hostSeconds) + " on " + strconv.Itoa(d.Threads) + " thread(s)"
@@ -482,7 +490,11 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	// their memory, the kernels compiled. When the host beats even those on a graph any GPU
 	// holds, the GPU is not looked for: CUDA's start and the driver's teardown at exit (a few
 	// hundred milliseconds) would be paid for a choice already made.
-	if best, preds := predict(c, w, host, assumeCached); best.Engine == c.host.Name() && smallGraph(p) {
+	best, preds, err := predict(ctx, c, w, host, assumeCached)
+	if err != nil {
+		return d, err
+	}
+	if best.Engine == c.host.Name() && smallGraph(p) {
 		d.Predictions = preds
 		d.Reason = what + "; predicted " + describe(preds) + " (the device engines at their best: the graph in GPU memory, their kernels cached), so the GPU was not looked for"
 		return d, nil
@@ -495,7 +507,11 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 	d.GPUChecked = true
 	found := lookup.start()
 	if !listing {
-		if pick, _ := predict(c, w, host, r.KernelState); pick.Engine != c.host.Name() && pick.run == nil {
+		pick, _, err := predict(ctx, c, w, host, r.KernelState)
+		if err != nil {
+			return d, err
+		}
+		if pick.Engine != c.host.Name() && pick.run == nil {
 			if pr, ok := c.byName[pick.Engine].(engine.Preparer); ok {
 				d.prepared, d.preparedFor = pr.PrepareCount(ctx, p, d.plan), pick.Engine
 			}
@@ -515,8 +531,12 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		d.GPUMemory = p.GPUMemoryLimit
 	}
 	w.GPUMemory, w.DeviceMemory, w.HostSeconds = d.GPUMemory, d.DeviceMemory, hostSeconds
-	var pick Prediction
-	pick, d.Predictions = predict(c, w, host, r.KernelState)
+	pick, preds, err := predict(ctx, c, w, host, r.KernelState)
+	if err != nil {
+		d.Release()
+		return d, err
+	}
+	d.Predictions = preds
 	d.Engine, d.Mode, d.run = pick.Engine, pick.Mode, pick.run
 	if d.Engine != d.preparedFor || d.run != nil {
 		d.Release()
@@ -609,12 +629,19 @@ func describe(preds []Prediction) string {
 
 // predict returns the predicted times of the planner (host) and of every device engine for w,
 // each with the compile of its kernels that state says are not cached (coldCompile), and the
-// prediction of least time, out-of-core ones weighed with outOfCoreMargin.
-func predict(c contenders, w *engine.Workload, host Prediction, state func(file string) gpu.KernelState) (Prediction, []Prediction) {
+// prediction of least time, out-of-core ones weighed with outOfCoreMargin; an error only when
+// ctx ends meanwhile (a device engine whose prediction fails otherwise is not eligible).
+func predict(ctx context.Context, c contenders, w *engine.Workload, host Prediction, state func(file string) gpu.KernelState) (Prediction, []Prediction, error) {
 	preds := []Prediction{host}
 	best := preds[0]
 	for _, eng := range c.devices {
-		pr := eng.(engine.Predictor).Predict(w)
+		pr, err := eng.(engine.Predictor).Predict(ctx, w)
+		if err != nil {
+			if ctx.Err() != nil {
+				return best, preds, fmt.Errorf("auto: %w", err)
+			}
+			pr = engine.Prediction{Seconds: -1, Note: "its prediction failed: " + err.Error()}
+		}
 		pred := Prediction{Engine: eng.Name(), Seconds: pr.Seconds, Note: pr.Note,
 			OutOfCore: pr.OutOfCore, Mode: pr.Mode, run: pr.Run}
 		if pr.Eligible() {
@@ -626,7 +653,7 @@ func predict(c contenders, w *engine.Workload, host Prediction, state func(file 
 			best = preds[len(preds)-1]
 		}
 	}
-	return best, preds
+	return best, preds, nil
 }
 
 // assumeCached is the kernel cache's state taken for every kernel before the GPU is known.
@@ -675,24 +702,23 @@ func threshold(nodes, seconds, start float64) float64 {
 	return nodes * start / seconds
 }
 
-// hostNote is what the planner's prediction for w rests on (its engine.Prediction's note), or
-// the threads when it says nothing.
-func hostNote(c contenders, w *engine.Workload, threads int) string {
-	if c.hostPred != nil {
-		if n := c.hostPred.Predict(w).Note; n != "" {
-			return n
-		}
-	}
-	return fmt.Sprintf("%d thread(s)", threads)
-}
-
-// hostSeconds is the planner's predicted time for w; a planner that does not predict is taken
-// as always fast enough.
-func (e Engine) hostSeconds(c contenders, w *engine.Workload) float64 {
+// hostPrediction is the planner's predicted time for w on threads, with what it rests on (its
+// engine.Prediction's note, else the threads); a planner that does not predict is taken as
+// always fast enough (0 s). The error is the prediction's (ctx ended).
+func hostPrediction(ctx context.Context, c contenders, w *engine.Workload, threads int) (Prediction, error) {
+	host := Prediction{Engine: c.host.Name(), Note: fmt.Sprintf("%d thread(s)", threads)}
 	if c.hostPred == nil {
-		return 0
+		return host, ctx.Err()
 	}
-	return c.hostPred.Predict(w).Seconds
+	pr, err := c.hostPred.Predict(ctx, w)
+	if err != nil {
+		return host, fmt.Errorf("auto: %w", err)
+	}
+	host.Seconds = pr.Seconds
+	if pr.Note != "" {
+		host.Note = pr.Note
+	}
+	return host, nil
 }
 
 // Count implements engine.Engine: it decides, then counts with the chosen engine.

@@ -23,8 +23,8 @@ type hostFake struct {
 	seconds float64
 }
 
-func (h hostFake) Predict(*engine.Workload) engine.Prediction {
-	return engine.Prediction{Seconds: h.seconds}
+func (h hostFake) Predict(ctx context.Context, _ *engine.Workload) (engine.Prediction, error) {
+	return engine.Prediction{Seconds: h.seconds}, engine.PredictionStopped(ctx, "cpu")
 }
 
 // deviceFake stands for a GPU engine: it predicts a fixed time, counts its calls and returns a
@@ -45,6 +45,8 @@ type deviceFake struct {
 	run       engine.Engine
 	// kernels are what it compiles (engine.KernelUser).
 	kernels []engine.Kernel
+	// predicting, when set, is called as each prediction starts (before it checks its context).
+	predicting func()
 }
 
 func (f deviceFake) Name() string { return f.name }
@@ -57,14 +59,20 @@ func (f deviceFake) Capabilities() engine.Capabilities {
 
 func (f deviceFake) StartSeconds() float64 { return f.start }
 
-func (f deviceFake) Predict(w *engine.Workload) engine.Prediction {
+func (f deviceFake) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
+	if f.predicting != nil {
+		f.predicting()
+	}
+	if err := engine.PredictionStopped(ctx, f.name); err != nil {
+		return engine.Prediction{}, err
+	}
 	if f.seen != nil {
 		*f.seen = w
 	}
 	if !f.outOfCore || w.GPUMemory == 0 {
-		return engine.Prediction{Seconds: f.seconds, Note: "fake"}
+		return engine.Prediction{Seconds: f.seconds, Note: "fake"}, nil
 	}
-	return engine.Prediction{Seconds: f.seconds, Note: "fake", OutOfCore: true, Mode: f.mode, Run: f.run}
+	return engine.Prediction{Seconds: f.seconds, Note: "fake", OutOfCore: true, Mode: f.mode, Run: f.run}, nil
 }
 
 func (f deviceFake) Count(ctx context.Context, p *engine.Problem) (engine.Result, error) {
@@ -468,6 +476,39 @@ func TestCancelledWhilePlanning(t *testing.T) {
 	res, _, err := f.engine().CountDecision(ctx, f.prob)
 	if !errors.Is(err, context.Canceled) || !res.Partial {
 		t.Errorf("partial %v, error %v", res.Partial, err)
+	}
+}
+
+// TestCancelledWhilePredicting: a context that ends during any of gpu-a's predictions (before the
+// GPU is looked for, for the preparation, once the GPU is found) stops the decision there: the
+// count is partial, with the context's error, no device engine counts, and a preparation started
+// is released. A prediction past the last (call 4) is never made: the count runs on gpu-a.
+func TestCancelledWhilePredicting(t *testing.T) {
+	for at := 1; at <= 4; at++ {
+		f := newFixture(t)
+		f.prepare, f.host, f.a.seconds = true, 100, 1
+		ctx, cancel := context.WithCancel(context.Background())
+		calls := 0
+		f.a.predicting = func() {
+			if calls++; calls == at {
+				cancel()
+			}
+		}
+		res, d, err := f.engine().CountDecision(ctx, f.prob)
+		cancel()
+		r := f.prep
+		if at == 4 {
+			if err != nil || d.Engine != "gpu-a" || res.Count != 1001 || calls != 3 {
+				t.Errorf("not cancelled: decision %s, count %d, %d predictions, error %v", d, res.Count, calls, err)
+			}
+			continue
+		}
+		if !errors.Is(err, context.Canceled) || !res.Partial || f.aRuns+f.bRuns != 0 || calls != at {
+			t.Errorf("cancelled in prediction %d: partial %v, %d device runs, %d predictions, error %v", at, res.Partial, f.aRuns+f.bRuns, calls, err)
+		}
+		if r.prepares != r.released || r.counted != 0 || r.prepares != max(0, at-2) {
+			t.Errorf("cancelled in prediction %d: prepared %d, released %d, counted from it %d", at, r.prepares, r.released, r.counted)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/predicttest"
 	"github.com/submatch/submatch/internal/sharedtest"
 	"github.com/submatch/submatch/pattern"
 )
@@ -58,7 +59,7 @@ func TestHostPredictsThePlanItRuns(t *testing.T) {
 		if !predicted {
 			continue
 		}
-		if want := (cpu.Engine{}).Predict(w).Seconds; d.Predictions[0].Engine != "cpu" || d.Predictions[0].Seconds != want {
+		if want := predicttest.Must(t, cpu.Engine{}, w).Seconds; d.Predictions[0].Engine != "cpu" || d.Predictions[0].Seconds != want {
 			t.Errorf("%s: host prediction %+v, want cpu %g s", c.name, d.Predictions[0], want)
 		}
 	}

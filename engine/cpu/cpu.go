@@ -263,7 +263,7 @@ func predictedFaster(ctx context.Context, p *engine.Problem, alt, pl *plan.Plan)
 		if err != nil {
 			return math.Inf(1)
 		}
-		return Engine{}.Predict(&engine.Workload{Problem: p, Plan: x, Estimate: &est, Threads: 1}).Seconds
+		return predict(&engine.Workload{Problem: p, Plan: x, Estimate: &est, Threads: 1}).Seconds
 	}
 	return predict(alt) < predict(pl)/2
 }

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/submatch/submatch/engine"
@@ -110,8 +111,17 @@ func (Engine) StartSeconds() float64 { return 0 }
 // device host's times GroupStepCost put STMatch's q11, q14, q17 and q21 at 3-10 times their
 // measured time, GroupKeptCost at 0.8-4 times), less the levels a last-level sum or a pair sum
 // counts, plus the pair sum's pass. --engine auto estimates the plan the engine runs
-// (RunPlan) with the hub rows priced (TuneEstimate).
-func (Engine) Predict(w *engine.Workload) engine.Prediction {
+// (RunPlan) with the hub rows priced (TuneEstimate). Its passes over the graph are sampled or take
+// a few milliseconds (pairSumPassCost, supportPassCost, UpwardSquares): ctx is checked before them.
+func (Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
+	if err := engine.PredictionStopped(ctx, "cpu"); err != nil {
+		return engine.Prediction{}, err
+	}
+	return predict(w), nil
+}
+
+// predict is Predict's prediction.
+func predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
 	gain := (1 + ThreadGain*float64(threads-1)) / HostCoreSlowdown
 	if w.Clique != nil {

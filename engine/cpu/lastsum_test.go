@@ -79,9 +79,9 @@ func TestPredictLastSum(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Estimate: &est, Threads: 1}
-	summed := Engine{}.Predict(w)
+	summed := predict(w)
 	restore := LastSum(false)
-	looped := Engine{}.Predict(w)
+	looped := predict(w)
 	restore()
 	if !strings.Contains(summed.Note, "last level summed") || strings.Contains(looped.Note, "last level summed") {
 		t.Errorf("notes %q (sum on) and %q (off)", summed.Note, looped.Note)

@@ -147,9 +147,9 @@ func TestPredictPairSum(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Estimate: &est, Threads: 1}
-	summed := Engine{}.Predict(w)
+	summed := predict(w)
 	restore := PairSum(false)
-	looped := Engine{}.Predict(w)
+	looped := predict(w)
 	restore()
 	if !strings.Contains(summed.Note, "summed by pairs") || strings.Contains(looped.Note, "summed by pairs") {
 		t.Errorf("notes %q (sum on) and %q (off)", summed.Note, looped.Note)

@@ -162,7 +162,11 @@ func TestPredictSupports(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return cpu.Engine{}.Predict(&engine.Workload{Problem: prob, Plan: pl, Estimate: &est, Threads: 1})
+		pr, err := cpu.Engine{}.Predict(context.Background(), &engine.Workload{Problem: prob, Plan: pl, Estimate: &est, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr
 	}
 	with, without := predict(1), predict(-1)
 	if !strings.Contains(with.Note, "edge supports") || strings.Contains(without.Note, "edge supports") {

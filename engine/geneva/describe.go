@@ -1,6 +1,7 @@
 package geneva
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strconv"
@@ -46,8 +47,16 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 
 // Predict implements engine.Predictor: start-up plus the rows of its tables at RowsPerSecond.
 // The planner's plan breaks symmetry where GENEVA does not, so its tree is taken as the plan's
-// times Multiplier.
-func (Engine) Predict(w *engine.Workload) engine.Prediction {
+// times Multiplier. It reads w's figures only (ctx is checked once).
+func (Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
+	if err := engine.PredictionStopped(ctx, "geneva"); err != nil {
+		return engine.Prediction{}, err
+	}
+	return predict(w), nil
+}
+
+// predict is Predict's prediction.
+func predict(w *engine.Workload) engine.Prediction {
 	if w.Clique != nil || w.Plan == nil {
 		return engine.Prediction{Seconds: -1, Note: "no cost model without a plan"}
 	}

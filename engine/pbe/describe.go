@@ -1,6 +1,8 @@
 package pbe
 
 import (
+	"context"
+
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/partition"
@@ -130,20 +132,20 @@ func onePart(method partition.Method, n int, edges, bytes, budget uint64) bool {
 // deviceInCore is the device engine's prediction (DefaultDeviceEngine, from the registry) of its
 // count of the whole search with its data in GPU memory (the workload's memory taken as unknown:
 // engine.Workload.GPUMemory), what one part's intra stage runs; false when it does not predict or
-// cannot take it.
-func deviceInCore(w *engine.Workload) (engine.Prediction, bool) {
+// cannot take it; an error when ctx ends during that prediction.
+func deviceInCore(ctx context.Context, w *engine.Workload) (engine.Prediction, bool, error) {
 	e, err := (&DeviceBackend{}).device()
 	if err != nil {
-		return engine.Prediction{}, false
+		return engine.Prediction{}, false, nil
 	}
 	pr, ok := e.(engine.Predictor)
 	if !ok {
-		return engine.Prediction{}, false
+		return engine.Prediction{}, false, nil
 	}
 	in := *w
 	in.GPUMemory, in.DeviceMemory = 0, 0
-	d := pr.Predict(&in)
-	return d, d.Eligible()
+	d, err := pr.Predict(ctx, &in)
+	return d, err == nil && d.Eligible(), err
 }
 
 // Predict implements engine.Predictor, for the GPU backend with parts made for half of the
@@ -157,11 +159,15 @@ func deviceInCore(w *engine.Workload) (engine.Prediction, bool) {
 // prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge
 // (GrowSecondsPerEdge where the breadth-first partitioner runs), then the inter-partition stage on
 // the host at InterSlowdown times the planner's whole time (in every measurement the inter stage
-// dominated and the intra share was under half).
-func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
+// dominated and the intra share was under half). The reduction's estimate is sampled (a few ms);
+// ctx is checked before it and by the device engine's prediction.
+func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
+	if err := engine.PredictionStopped(ctx, "pbe"); err != nil {
+		return engine.Prediction{}, err
+	}
 	need, ineligible, ok := w.OutOfCoreOnly(partition.GraphBytes)
 	if !ok {
-		return ineligible
+		return ineligible, nil
 	}
 	g := w.Problem.Data
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
@@ -175,16 +181,19 @@ func (e *Engine) Predict(w *engine.Workload) engine.Prediction {
 	if r.ok {
 		edges, what = r.edges, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
 		if onePart(e.Partitioner, r.vertices, r.edges, r.bytes, budget) {
-			d, ok := deviceInCore(w)
+			d, ok, err := deviceInCore(ctx, w)
+			if err != nil {
+				return engine.Prediction{}, err
+			}
 			if ok { // (the partitioner's pass over one part's graph at GrowSecondsPerEdge)
 				s := r.seconds + GrowSecondsPerEdge*float64(r.edges) + PlanSecondsPerEntry*float64(2*r.edges) + d.Seconds
 				return engine.Prediction{Seconds: s, Run: run, Mode: "GPU backend, one part",
-					Note: what + ": one part of " + gpu.FormatBytes(budget) + ", no inter stage; " + d.Note}
+					Note: what + ": one part of " + gpu.FormatBytes(budget) + ", no inter stage; " + d.Note}, nil
 			}
 			// (Priced as the stages beyond one part, on the slow side.)
 			parts = ": one part of " + gpu.FormatBytes(budget) + ", which the device engine does not predict"
 		}
 	}
 	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges) + InterSlowdown*w.HostSeconds
-	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend", Note: what + parts}
+	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend", Note: what + parts}, nil
 }

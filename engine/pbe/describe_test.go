@@ -8,6 +8,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/predicttest"
 	_ "github.com/submatch/submatch/engine/stmatch" // the device engine, whose prediction one part takes
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/partition"
@@ -22,11 +23,11 @@ func TestPredict(t *testing.T) {
 	need := partition.GraphBytes(g)
 	e := &Engine{Passes: 3, Triangles: true, Unshared: true, InterBackend: InterGPU}
 	w := &engine.Workload{Problem: &engine.Problem{Data: g}, Threads: 4, HostSeconds: 1}
-	if pr := e.Predict(w); pr.Eligible() {
+	if pr := predicttest.Must(t, e, w); pr.Eligible() {
 		t.Errorf("unknown memory (in core): %+v", pr)
 	}
 	w.GPUMemory = need
-	pr := e.Predict(w)
+	pr := predicttest.Must(t, e, w)
 	run, ok := pr.Run.(*Engine)
 	// The engine auto runs keeps the user's settings (--pbe-triangles, --pbe-shared off,
 	// --pbe-inter gpu; the prediction is the host inter stage's until a device measurement).
@@ -40,7 +41,7 @@ func TestPredict(t *testing.T) {
 	if !strings.Contains(pr.Note, "inter stage on the GPU") || strings.Contains(pr.Note, "inter stage on the host") {
 		t.Errorf("--pbe-inter gpu: note %q", pr.Note)
 	}
-	if pr := (&Engine{}).Predict(w); !strings.Contains(pr.Note, "inter stage on the host") {
+	if pr := predicttest.Must(t, &Engine{}, w); !strings.Contains(pr.Note, "inter stage on the host") {
 		t.Errorf("--pbe-inter host: note %q", pr.Note)
 	}
 	if want := startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown; pr.Seconds != want {
@@ -52,7 +53,7 @@ func TestPredict(t *testing.T) {
 		if m == partition.Auto { // a small graph: multilevel
 			want = startSeconds + PartitionSecondsPerEdge*float64(g.NumEdges()) + InterSlowdown
 		}
-		if pr := e.Predict(w); pr.Seconds != want {
+		if pr := predicttest.Must(t, e, w); pr.Seconds != want {
 			t.Errorf("%v: %v s, want %v", m, pr.Seconds, want)
 		}
 	}
@@ -73,27 +74,15 @@ func TestPredict(t *testing.T) {
 // run. Over budgets from a sixteenth of the reduced graph to the whole graph the predictions are
 // positive and never grow with the memory.
 func TestPredictReduced(t *testing.T) {
-	g, err := gen.RMAT(gen.RMATOptions{Scale: 14, EdgeFactor: 16, VertexLabels: 50, LabelDistribution: gen.ZipfLabels, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pat, err := pattern.Parse("(a:3)-(b:5)-(c:7)-(a), (c)-(d:9)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prob := &engine.Problem{Data: g, Pattern: pat, Threads: 2}
-	pl := plan.Build(g, pat, plan.Options{MultiplyAutomorphisms: true})
-	sub := g.InducedByVertexLabels([]uint32{3, 5, 7, 9})
-	whole, reduced := partition.GraphBytes(g), partition.GraphBytes(sub)
+	prob, w, reduced := reducedWorkload(t, 14)
+	whole := partition.GraphBytes(prob.Data)
 	if reduced*8 > whole {
 		t.Fatalf("the labels keep %d of %d bytes: not a reduction worth testing", reduced, whole)
 	}
-	w := func(mem uint64) *engine.Workload {
-		return &engine.Workload{Problem: prob, Threads: 2, Plan: pl, Bound: pl.NodeBound(), HostSeconds: 10, GPUMemory: mem}
-	}
+	g := prob.Data
 	e := &Engine{Partitioner: partition.Auto}
 	// Parts of half the memory: 4x the reduced graph, a quarter of the whole.
-	pr := e.Predict(w(8 * reduced))
+	pr := predicttest.Must(t, e, w(8*reduced))
 	if pr.OutOfCore || pr.Mode != "GPU backend, one part" || !strings.Contains(pr.Note, "no inter stage") || pr.Seconds <= 0 {
 		t.Fatalf("one part: %+v", pr)
 	}
@@ -119,7 +108,7 @@ func TestPredictReduced(t *testing.T) {
 		t.Errorf("count %d, cpu %d (%v)", res.Count, want.Count, err)
 	}
 	// Parts of an eighth of the reduced graph: partitioned, on the reduced graph's edges.
-	pr = e.Predict(w(reduced / 4))
+	pr = predicttest.Must(t, e, w(reduced/4))
 	if !pr.OutOfCore || pr.Mode != "GPU backend" || !strings.Contains(pr.Note, "the pattern's labels leave") || pr.Seconds >= unreduced {
 		t.Errorf("parts: %+v (without the reduction %v s)", pr, unreduced)
 	}
@@ -130,7 +119,7 @@ func TestPredictReduced(t *testing.T) {
 	}
 	last := math.Inf(1)
 	for mem := reduced / 8; mem < 2*whole; mem += reduced / 8 {
-		pr := e.Predict(w(mem))
+		pr := predicttest.Must(t, e, w(mem))
 		if !pr.Eligible() {
 			break // the whole graph fits: in core
 		}
@@ -139,4 +128,38 @@ func TestPredictReduced(t *testing.T) {
 		}
 		last = pr.Seconds
 	}
+}
+
+// TestPredictStops: a prediction stops once its context ends, out of core in parts and in one
+// part of the pattern's labels, where the device engine's in-core prediction (stmatch's) is made
+// with the same context.
+func TestPredictStops(t *testing.T) {
+	_, w, reduced := reducedWorkload(t, 12)
+	for _, mem := range []uint64{8 * reduced, reduced / 4} {
+		checks := predicttest.Stops(t, &Engine{Partitioner: partition.Auto}, w(mem))
+		if one := predicttest.Must(t, &Engine{Partitioner: partition.Auto}, w(mem)).Mode == "GPU backend, one part"; one != (mem > reduced) || (one && checks < 2) {
+			t.Errorf("%d bytes of GPU memory: one part %v, %d checks of the context", mem, one, checks)
+		}
+	}
+}
+
+// reducedWorkload is a count on a labelled R-MAT graph of the scale (2^scale vertices, 50 zipf
+// labels) of a pattern on four of its labels, the workloads of its plan with a host time of 10 s
+// by GPU memory, and the bytes of the subgraph the pattern's labels keep (partition.GraphBytes).
+func reducedWorkload(t *testing.T, scale int) (*engine.Problem, func(mem uint64) *engine.Workload, uint64) {
+	t.Helper()
+	g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 16, VertexLabels: 50, LabelDistribution: gen.ZipfLabels, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := pattern.Parse("(a:3)-(b:5)-(c:7)-(a), (c)-(d:9)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob := &engine.Problem{Data: g, Pattern: pat, Threads: 2}
+	pl := plan.Build(g, pat, plan.Options{MultiplyAutomorphisms: true})
+	w := func(mem uint64) *engine.Workload {
+		return &engine.Workload{Problem: prob, Threads: 2, Plan: pl, Bound: pl.NodeBound(), HostSeconds: 10, GPUMemory: mem}
+	}
+	return prob, w, partition.GraphBytes(g.InducedByVertexLabels([]uint32{3, 5, 7, 9}))
 }

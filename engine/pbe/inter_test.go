@@ -6,6 +6,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/ctxtest"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
@@ -98,15 +99,38 @@ func TestSharedPrograms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh := newInterPlan(p, false, false, true, true, nil)
-		un := newInterPlan(p, false, false, true, false, nil)
+		sh, _ := newInterPlan(context.Background(), p, false, false, true, true, nil)
+		un, _ := newInterPlan(context.Background(), p, false, false, true, false, nil)
 		if len(sh.programs) != c.programs || sh.mult != uint64(c.mult) || len(un.programs) != p.NumEdges() {
 			t.Errorf("%s: %d shared programs (mult %d), %d unshared; want %d (mult %d), %d", c.src,
 				len(sh.programs), sh.mult, len(un.programs), c.programs, c.mult, p.NumEdges())
 		}
 		// A trivial group takes the unshared plan: nothing to remap.
-		if l := newInterPlan(p, false, false, false, true, nil); len(l.remap) != c.mult && (c.mult > 1 || l.remap != nil) {
+		if l, _ := newInterPlan(context.Background(), p, false, false, false, true, nil); len(l.remap) != c.mult && (c.mult > 1 || l.remap != nil) {
 			t.Errorf("%s: a listing remaps through %d automorphisms, want %d", c.src, len(l.remap), c.mult)
 		}
+	}
+}
+
+// TestInterPlanStops: a listing's shared plan enumerates Aut(p) (plan.AutomorphismGroupContext);
+// a context that ends before or during it stops the planning with its error, and one that lasts
+// gives the plan of a live context (the 3-cube: 48 automorphisms to remap through).
+func TestInterPlanStops(t *testing.T) {
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (e)-(f)-(g)-(h)-(e), (a)-(e), (b)-(f), (c)-(g), (d)-(h)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := newInterPlan(context.Background(), p, false, false, false, true, nil)
+	if err != nil || len(want.remap) != 48 {
+		t.Fatalf("live: %d automorphisms, error %v", len(want.remap), err)
+	}
+	if n := ctxtest.UntilLasting(t, 1<<20, func(ctx context.Context) error {
+		ip, err := newInterPlan(ctx, p, false, false, false, true, nil)
+		if err == nil && (len(ip.remap) != len(want.remap) || len(ip.programs) != len(want.programs)) {
+			t.Errorf("%d automorphisms, %d programs; want %d, %d", len(ip.remap), len(ip.programs), len(want.remap), len(want.programs))
+		}
+		return err
+	}); n == 0 {
+		t.Error("the planning never looked at its context")
 	}
 }

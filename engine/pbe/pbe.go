@@ -389,7 +389,11 @@ func interPlanFor(ctx context.Context, p *engine.Problem, orbits, shared bool) (
 	if err != nil {
 		return nil, fmt.Errorf("pbe: filtering candidates: %w", err)
 	}
-	return newInterPlan(p.Pattern, p.Semantics.Induced, p.Semantics.Unique, orbits, shared, pl.CandidateBits), nil
+	ip, err := newInterPlan(ctx, p.Pattern, p.Semantics.Induced, p.Semantics.Unique, orbits, shared, pl.CandidateBits)
+	if err != nil {
+		return nil, fmt.Errorf("pbe: the inter stage's programs: %w", err)
+	}
+	return ip, nil
 }
 
 func connected(p *engine.Problem) bool { return len(p.Pattern.Components()) == 1 }

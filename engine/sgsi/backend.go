@@ -1,8 +1,10 @@
 package sgsi
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -61,6 +63,42 @@ type deviceTimer interface {
 // a count's whole schedule there, so that each copy and launch is a direct call.
 type worker interface {
 	Do(fn func() error) error
+}
+
+// kernelStopper is a backend whose direct count's kernel (Last) looks at a stop flag as it runs
+// (every pollEvery rows and entries a thread): raised when the count's context ends, the kernel
+// leaves its rows and adds what it counted so far, so that a cancelled count stops within a poll
+// of it rather than after a block's whole kernel (seconds in core). A count whose kernel left
+// early is partial.
+type kernelStopper interface {
+	// stopOn raises the flag when ctx ends, until the function it returns is called.
+	stopOn(ctx context.Context) (release func())
+	// cut reports, once the kernels queued have run, whether one of them left its work early.
+	cut() (bool, error)
+}
+
+// pollEvery is how many ticks (rows and list entries) a thread of Last takes between two looks at
+// the stop flag, the first look at its first tick (kernels/sgsi.cu's POLL_EVERY).
+const pollEvery = 1024
+
+// lastStop is a thread's polling of the stop flag in Last (kernels/sgsi.cu's Stopper).
+type lastStop struct {
+	flag    *atomic.Uint32
+	left    uint32 // ticks before the next look
+	stopped bool
+}
+
+// tick counts a row or an entry and reports whether the thread is to stop (for good, once the
+// flag was seen raised).
+func (s *lastStop) tick() bool {
+	if s.left == 0 {
+		s.left = pollEvery
+		if !s.stopped && s.flag.Load() != 0 {
+			s.stopped = true
+		}
+	}
+	s.left--
+	return s.stopped
 }
 
 type filterArgs struct {
@@ -140,6 +178,10 @@ type HostBackend struct {
 	peak uint64 // highest word written
 	tabs map[int][]uint32
 	hp   *hostPipe // the pipeline (Options.Overlap), made at its first use
+	// stop is Last's stop flag (kernelStopper), raised by stopOn's context; left is set when a
+	// Last left its work early.
+	stop atomic.Uint32
+	left bool
 }
 
 // NewHostBackend returns a host backend with a region of words.
@@ -342,14 +384,32 @@ func (h *HostBackend) keyList(l []uint32, v uint32) []uint32 {
 	return m[lists+uint64(off[x]) : lists+uint64(off[x+1])]
 }
 
+// stopOn implements kernelStopper: the flag (cleared now: a backend may count again) is raised
+// when ctx ends.
+func (h *HostBackend) stopOn(ctx context.Context) func() {
+	h.stop.Store(0)
+	h.left = false
+	cancel := context.AfterFunc(ctx, func() { h.stop.Store(1) })
+	return func() { cancel() }
+}
+
+// cut implements kernelStopper.
+func (h *HostBackend) cut() (bool, error) { return h.left, nil }
+
+// Last is sgsi_last on one thread: it looks at the stop flag as each of the kernel's threads
+// does (lastStop), and a stop leaves the rows left uncounted.
 func (h *HostBackend) Last(a lastArgs) error {
 	m := h.mem
 	links := m[a.Links : a.Links+uint64(a.NLinks)*linkWords]
 	var row [32]uint32
 	var lists [32][]uint32
 	total := uint64(0)
+	sp := lastStop{flag: &h.stop}
 	if a.NGen > 0 {
 		for _, va := range m[a.Gen : a.Gen+uint64(a.NGen)] {
+			if sp.stopped {
+				break
+			}
 			list := h.keyList(m[a.Links+uint64(a.GenLink)*linkWords:], va)
 			known := uint32(0) // the links of a's column: their lists once for all of a's rows
 			for i := range int(a.NLinks) {
@@ -361,23 +421,30 @@ func (h *HostBackend) Last(a lastArgs) error {
 			from, _ := slices.BinarySearch(list, a.RLo)
 			to, _ := slices.BinarySearch(list, a.RHi)
 			for _, vb := range list[from:to] {
+				if sp.tick() {
+					break
+				}
 				ok := vb != va && m[a.Bits1+uint64(vb/32)]>>(vb&31)&1 != 0
 				ok = ok && (m[a.Desc0] == 0 || va < vb) && (m[a.Desc0+1] == 0 || vb < va)
 				if ok {
 					row[0], row[1] = va, vb
-					total += h.lastRow(&a, row[:2], links, &lists, known)
+					total += h.lastRow(&a, row[:2], links, &lists, known, &sp)
 				}
 			}
 		}
 	} else {
 		w := uint64(a.Width)
 		for k := range uint64(a.NRows) {
+			if sp.tick() {
+				break
+			}
 			copy(row[:w], m[a.Rows+k*w:])
 			if v := row[a.RCol]; v >= a.RLo && v < a.RHi {
-				total += h.lastRow(&a, row[:w], links, &lists, 0)
+				total += h.lastRow(&a, row[:w], links, &lists, 0, &sp)
 			}
 		}
 	}
+	h.left = h.left || sp.stopped
 	total += uint64(m[a.Total]) | uint64(m[a.Total+1])<<32
 	m[a.Total], m[a.Total+1] = uint32(total), uint32(total>>32)
 	return nil
@@ -385,7 +452,7 @@ func (h *HostBackend) Last(a lastArgs) error {
 
 // lastRow is Last's count of one row (kernels/sgsi.cu's lastRow): lists holds the links'
 // lists, those of the links in the bit mask known already, the others found here.
-func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32, known uint32) uint64 {
+func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32, known uint32, sp *lastStop) uint64 {
 	m := h.mem
 	nless, ngreater := m[a.Desc], m[a.Desc+1]
 	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
@@ -405,6 +472,9 @@ func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *
 	}
 	n := uint64(0)
 	for _, x := range lists[best] {
+		if sp.tick() {
+			break
+		}
 		keep := m[a.Bits+uint64(x/32)]>>(x&31)&1 != 0 && !slices.Contains(row, x)
 		for _, c := range less {
 			keep = keep && row[c] < x

@@ -27,12 +27,20 @@ int main() {
     auto a = Read<uint64_t>();
     auto mem = Read<uint32_t>();
     u32* m = mem.data();
+    u32 stopw = 0; u64 ctl[2] = {0, 0}; // sgsi_last's stop flag and polling words
     switch (a[0]) {
     case 0: Launch(a[1], 1, sgsi_filter, m + a[2], m + a[3], a[4], a[5], m + a[6], m + a[7], a[8], m + a[9], a[10]); break;
     case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], a[19], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18]); break;
     case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], a[18], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17]); break;
     case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], a[9], m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
-    case 5: Launch(a[1], 1, sgsi_last, m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], a[14], a[15], a[16], (u64*)(m + a[17])); break;
+    case 5: // (a[18]: raise the stop flag before block a[18]; past the grid: never)
+        gridDim.x = a[1]; blockDim.x = 1; threadIdx.x = 0;
+        for (unsigned b = 0; b < a[1]; ++b) {
+            if (b == a[18]) stopw = 1;
+            blockIdx.x = b;
+            sgsi_last(m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], a[14], a[15], a[16], (u64*)(m + a[17]), &stopw, ctl);
+        }
+        break;
     case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], a[12], m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
     }
     fwrite(m, 4, mem.size(), stdout);
@@ -104,9 +112,17 @@ func (c *cudaBackend) Link(a joinArgs) error {
 }
 
 func (c *cudaBackend) Last(a lastArgs) error {
-	c.launch(5, uint64(max(a.NRows, a.NGen, 1)), a.Rows, uint64(a.Width), uint64(a.NRows), a.Links, uint64(a.NLinks), a.Bits, a.Desc,
-		a.Gen, uint64(a.NGen), uint64(a.GenLink), a.Bits1, a.Desc0, uint64(a.RCol), uint64(a.RLo), uint64(a.RHi), a.Total)
+	c.lastStopAt(a, invalid)
 	return nil
+}
+
+// lastStopAt runs sgsi_last on one block per row (or generating vertex) with the stop flag
+// raised before block at (invalid: never); it reports whether the flag was raised.
+func (c *cudaBackend) lastStopAt(a lastArgs, at uint32) bool {
+	grid := max(a.NRows, a.NGen, 1)
+	c.launch(5, uint64(grid), a.Rows, uint64(a.Width), uint64(a.NRows), a.Links, uint64(a.NLinks), a.Bits, a.Desc,
+		a.Gen, uint64(a.NGen), uint64(a.GenLink), a.Bits1, a.Desc0, uint64(a.RCol), uint64(a.RLo), uint64(a.RHi), a.Total, uint64(at))
+	return at < grid
 }
 
 // TestCUDAKernelsOnHost runs the schedule with the CUDA kernels built for the host on a few

@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"context"
 	"flag"
 	"fmt"
 
@@ -103,8 +104,12 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 // 4-clique) is priced as the direct count does it (see LayoutBytesPerSecond), its tables
 // estimated in e's join order (estimateJoin: a few ms of the host's time); anything else as
 // OneThreadSlowdown times the planner's time on one thread, taken as its time on Threads threads
-// times Threads (no thread scales perfectly, so this is on the slow side).
-func (e Engine) Predict(w *engine.Workload) engine.Prediction {
+// times Threads (no thread scales perfectly, so this is on the slow side). The estimate of the
+// tables checks ctx between its chunks (estimateJoin).
+func (e Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
+	if err := engine.PredictionStopped(ctx, "sgsi"); err != nil {
+		return engine.Prediction{}, err
+	}
 	need, ineligible, ok := w.OutOfCoreOnly(GraphBytes)
 	if !ok {
 		if w.Problem != nil && w.Problem.Data != nil && w.InCore(need) {
@@ -112,14 +117,18 @@ func (e Engine) Predict(w *engine.Workload) engine.Prediction {
 			// at scales 22-26; in core it has not been measured yet.)
 			ineligible.Note = "its layout fits the GPU: in core, where sgsi is not measured yet"
 		}
-		return ineligible
+		return ineligible, nil
 	}
 	note := gpu.FormatBytes(need) + " of graph streamed through " + gpu.FormatBytes(w.GPUMemory) + " of GPU memory"
-	if s, what, ok := directSeconds(w, need, e.joinRows(w)); ok {
-		return engine.Prediction{Seconds: startSeconds + s, OutOfCore: true, Note: note + ", the direct count: " + what}
+	join, err := e.joinRows(ctx, w)
+	if err != nil {
+		return engine.Prediction{}, err
+	}
+	if s, what, ok := directSeconds(w, need, join); ok {
+		return engine.Prediction{Seconds: startSeconds + s, OutOfCore: true, Note: note + ", the direct count: " + what}, nil
 	}
 	s := startSeconds + OneThreadSlowdown*w.HostSeconds*float64(max(1, w.Threads))
-	return engine.Prediction{Seconds: s, OutOfCore: true, Note: note}
+	return engine.Prediction{Seconds: s, OutOfCore: true, Note: note}, nil
 }
 
 // directSeconds is the direct count's predicted time for w past start-up (need: GraphBytes),
@@ -168,17 +177,17 @@ func directSeconds(w *engine.Workload, need uint64, join *joinRows) (float64, st
 
 // joinRows estimates the tables of w's count in e's order (estimateJoin) where the direct
 // count's model prices tables from an estimate (a count of a connected pattern of four
-// vertices or more, not a clique, with the cpu plan's estimate); nil otherwise.
-func (e Engine) joinRows(w *engine.Workload) *joinRows {
+// vertices or more, not a clique, with the cpu plan's estimate); nil otherwise, or ctx's error.
+func (e Engine) joinRows(ctx context.Context, w *engine.Workload) (*joinRows, error) {
 	p := w.Problem
 	if w.Listing || w.Clique != nil || w.Estimate == nil || p.Data == nil || p.Pattern == nil || p.Pattern.NumVertices() < 4 {
-		return nil
+		return nil, nil
 	}
-	j, ok := estimateJoin(p.Data, p.Pattern, p.Semantics, e.Options, joinSeed)
+	j, ok, err := estimateJoin(ctx, p.Data, p.Pattern, p.Semantics, e.Options, joinSeed)
 	if !ok {
-		return nil
+		return nil, err
 	}
-	return &j
+	return &j, nil
 }
 
 // joinSeed seeds the prediction's estimate of the tables: the same workload, the same rows.

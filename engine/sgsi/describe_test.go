@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/predicttest"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
@@ -22,34 +23,34 @@ func TestPredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: triangle}, Threads: 4, HostSeconds: 1}
-	if pr := (Engine{}).Predict(w); pr.Eligible() {
+	if pr := predicttest.Must(t, Engine{}, w); pr.Eligible() {
 		t.Errorf("unknown memory (in core): %+v", pr)
 	}
 	w.GPUMemory = 2 * need
-	if pr := (Engine{}).Predict(w); pr.Eligible() {
+	if pr := predicttest.Must(t, Engine{}, w); pr.Eligible() {
 		t.Errorf("in core: %+v", pr)
 	}
 	w.GPUMemory = need
-	pr := Engine{}.Predict(w)
+	pr := predicttest.Must(t, Engine{}, w)
 	if want := startSeconds + OneThreadSlowdown*4.0; !pr.OutOfCore || pr.Seconds != want {
 		t.Errorf("out of core without an estimate: %+v, want %v s", pr, want)
 	}
 	w.Estimate = &plan.Estimate{LevelNodes: []float64{150, 900, 3e9}}
-	direct := Engine{}.Predict(w)
+	direct := predicttest.Must(t, Engine{}, w)
 	if want := startSeconds + 3e9/CountedPerSecond; !direct.OutOfCore || direct.Seconds < want || direct.Seconds > want+0.01 {
 		t.Errorf("the direct count: %+v, want about %v s", direct, want)
 	}
 	w.GPUMemory = need / 16
-	if less := (Engine{}).Predict(w); less.Seconds <= direct.Seconds {
+	if less := predicttest.Must(t, Engine{}, w); less.Seconds <= direct.Seconds {
 		t.Errorf("a 16th of the memory: %+v, not above %+v", less, direct)
 	}
 	w.Listing = true
-	if pr := (Engine{}).Predict(w); pr.Seconds != startSeconds+OneThreadSlowdown*4.0 {
+	if pr := predicttest.Must(t, Engine{}, w); pr.Seconds != startSeconds+OneThreadSlowdown*4.0 {
 		t.Errorf("a listing: %+v", pr)
 	}
 	w.Listing = false
 	w.HostSeconds = 0
-	if pr := (Engine{}).Predict(w); pr.Eligible() {
+	if pr := predicttest.Must(t, Engine{}, w); pr.Eligible() {
 		t.Errorf("no host prediction: %+v", pr)
 	}
 }
@@ -100,3 +101,27 @@ func TestDirectFit(t *testing.T) {
 }
 
 const tri = "(a)-(b)-(c)-(a)"
+
+// TestPredictStops: a prediction stops once its context ends, before it starts and during the
+// estimate of sgsi's tables (estimateJoin: its filter's draws, its probes), which checks it
+// between chunks: on an unlabelled R-MAT of 2^13 vertices (every vertex a candidate of every
+// pattern vertex) an 8-vertex walk's prediction checks it many times.
+func TestPredictStops(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 13, EdgeFactor: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := gen.RandomWalkQuery(g, 8, gen.QuerySeed(1, 8, 0), gen.QueryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Threads: 2, HostSeconds: 1,
+		GPUMemory: GraphBytes(g) / 4, Estimate: &plan.Estimate{LevelNodes: make([]float64, p.NumVertices())}}
+	checks := predicttest.Stops(t, Engine{}, w)
+	t.Logf("%d checks", checks)
+	if checks < 8 {
+		t.Errorf("the prediction checked its context %d times: not between the estimate's chunks", checks)
+	}
+	w.GPUMemory = 0 // (in core: not eligible, without an estimate)
+	predicttest.Stops(t, Engine{}, w)
+}

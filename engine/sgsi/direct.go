@@ -191,9 +191,10 @@ func (b *blocker) take(lg int, v uint32) bool {
 func listWords(lg *labelGraph, v uint32) uint64 { return lg.degree(v) + 2 }
 
 // next returns the end of the block that starts at unit start: the most units whose own words
-// and distinct lists (listWords each) fit budget words, and the words they take; start when unit
-// start alone does not fit.
-func (b *blocker) next(u directUnits, start int, budget uint64) (int, uint64) {
+// and distinct lists (listWords each) fit budget words (the region's bound) and limit words (the
+// pace's: a block has one unit at least, however many words it takes, when it fits budget), and
+// the words they take; start when unit start alone does not fit budget.
+func (b *blocker) next(u directUnits, start int, budget, limit uint64) (int, uint64) {
 	b.begin()
 	words := uint64(0)
 	end := start
@@ -205,7 +206,7 @@ func (b *blocker) next(u directUnits, start int, budget uint64) (int, uint64) {
 				w += listWords(b.lgs[lg], v)
 			}
 		}
-		if words+w > budget {
+		if words+w > budget || end > start && words+w > limit {
 			break
 		}
 		words += w
@@ -257,10 +258,11 @@ func (b *blocker) collect(u directUnits, start, end int, own bool, refs [][]uint
 }
 
 // pieces cuts the other lists of a block (refs, per label graph: the vertices read, sorted) into
-// pieces of at most budget words: ranges of vertices, each piece all the lists of its vertices
-// in every label graph. It returns the pieces' ends (a vertex past each), appended to ends, and
-// false when one vertex's lists alone exceed budget.
-func (b *blocker) pieces(refs [][]uint32, budget uint64, ends []uint32) ([]uint32, bool) {
+// pieces of at most budget words (the region's bound) and, but for a piece of one vertex, limit
+// words (the pace's): ranges of vertices, each piece all the lists of its vertices in every
+// label graph. It returns the pieces' ends (a vertex past each), appended to ends, and false
+// when one vertex's lists alone exceed budget.
+func (b *blocker) pieces(refs [][]uint32, budget, limit uint64, ends []uint32) ([]uint32, bool) {
 	at := make([]int, len(refs)) // (few label graphs: one a link)
 	words := uint64(0)
 	for {
@@ -284,7 +286,7 @@ func (b *blocker) pieces(refs [][]uint32, budget uint64, ends []uint32) ([]uint3
 		if w > budget {
 			return ends, false
 		}
-		if words+w > budget {
+		if words > 0 && (words+w > budget || words+w > limit) {
 			ends = append(ends, v)
 			words = 0
 		}
@@ -424,14 +426,14 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 		return false, nil
 	}
 	budget := min(capacity-header, maxKernelIndex-1, maxBlockWords)
+	least := r.coreBlock
+	if least == 0 {
+		least = minCoreBlockWords
+	}
 	if r.st.InCore {
 		// In core, the blocks of a region of a quarter of GraphBytes (as the device measured
 		// out of core, 4 blocks for triangles): one block would count only after the host
 		// collected all of it.
-		least := r.coreBlock
-		if least == 0 {
-			least = minCoreBlockWords
-		}
 		budget = min(budget, max(GraphBytes(r.s.g)/16, least))
 	}
 	lay := r.blockLayout(d, uint64(linkWords*entries), header, capacity, budget)
@@ -450,14 +452,16 @@ func (r *runner) direct(d *directStep, u directUnits, desc []uint32, big func(in
 			return true, err
 		}
 		t := time.Now()
-		end, _ := b.next(u, start, lay.own)
+		limit := max(r.blockPace.limit(), least)
+		end, words := b.next(u, start, lay.own, limit)
 		r.st.Refs += time.Since(t)
 		if end == start {
 			end++ // alone too big: the buffered way
-		} else if err := r.block(d, u, b, start, end, desc, bitsU, lay); err != errNoPiece {
+		} else if err := r.block(d, u, b, start, end, desc, bitsU, lay, limit); err != errNoPiece {
 			if err != nil {
 				return true, err
 			}
+			r.blockPace.took(words, time.Since(t))
 			start = end
 			continue
 		}
@@ -573,16 +577,17 @@ func (r *runner) endPipeline(lay *blockLayout) error {
 var errNoPiece = errors.New("sgsi: a vertex's lists exceed a piece")
 
 // block uploads the lists of units [start, end), with their rows (or generating vertices),
-// counts them with Last (generated rows: a launch for each piece of the second column's lists)
-// and adds the count to the total, in lay (serial, or overlapped: see blockLayout).
-func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int, desc []uint32, bitsU uint64, lay *blockLayout) error {
+// counts them with Last (generated rows: a launch for each piece of the second column's lists,
+// of at most limit words but for a piece of one vertex, the context checked between them) and
+// adds the count to the total, in lay (serial, or overlapped: see blockLayout).
+func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int, desc []uint32, bitsU uint64, lay *blockLayout, limit uint64) error {
 	t, drv := time.Now(), r.st.Driver
 	own := b.collect(u, start, end, true, b.own)
 	gen := d.gen >= 0
 	if gen {
 		other := b.collect(u, start, end, false, b.other)
 		var ok bool
-		if b.ends, ok = b.pieces(other, lay.piece, b.ends[:0]); !ok {
+		if b.ends, ok = b.pieces(other, lay.piece, limit, b.ends[:0]); !ok {
 			return errNoPiece
 		}
 	}
@@ -715,6 +720,12 @@ func (r *runner) block(d *directStep, u directUnits, b *blocker, start, end int,
 	// The pieces of the second column's lists: [lo, end) of vertex ids each.
 	lo := uint32(0)
 	for _, hi := range b.ends {
+		if err := r.ctx.Err(); err != nil {
+			if p == nil {
+				r.blockSum = true // the pieces counted so far
+			}
+			return err
+		}
 		t, drv = time.Now(), r.st.Driver
 		if p != nil { // the next slot, once its last piece has been counted
 			slot, lay.turn = lay.turn, lay.turn^1

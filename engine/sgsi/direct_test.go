@@ -111,7 +111,7 @@ func TestBlocker(t *testing.T) {
 			wantEnds, wantBig := refBlocks(units, d.lgs, budget)
 			var ends, big []int
 			for start := 0; start < units.len(); {
-				end, words := b.next(units, start, budget)
+				end, words := b.next(units, start, budget, budget)
 				if end == start {
 					big = append(big, start)
 					start++
@@ -262,13 +262,15 @@ func TestListUpload(t *testing.T) {
 
 // TestDirectInCoreBlocks counts in core in several direct blocks (the least block budget
 // lowered, coreBlock) on the host emulation, rows generated and from tables, every convention,
-// against the cpu engine; it fails when a count was not in core or no count took several blocks.
+// against the cpu engine, then again with the blocks' pace started at 64 words (blocks and
+// pieces of a few lists); it fails when a count was not in core, no count took several blocks,
+// the pace cut no count into more blocks, or no block of generated rows into pieces.
 func TestDirectInCoreBlocks(t *testing.T) {
 	cpuEngine, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
 	}
-	several := 0
+	several, more, pieces := 0, 0, 0
 	for _, gc := range []gen.RMATOptions{{Scale: 8, EdgeFactor: 8, Seed: 5}, {Scale: 8, EdgeFactor: 6, VertexLabels: 2, Seed: 6}} {
 		g, err := gen.RMAT(gc)
 		if err != nil {
@@ -284,24 +286,35 @@ func TestDirectInCoreBlocks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				st := &Stats{}
-				r := &runner{ctx: context.Background(), be: NewHostBackend(4 * GraphBytes(g)), st: st, s: newStore(g),
-					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, coreBlock: 64}
-				if err := r.run(sem.Induced, sem.Unique); err != nil {
-					t.Fatal(err)
+				var blocks [2]uint64
+				for i, pace := range []uint64{0, 64} { // (0: firstChunkItems)
+					st := &Stats{}
+					r := &runner{ctx: context.Background(), be: NewHostBackend(4 * GraphBytes(g)), st: st, s: newStore(g),
+						q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, coreBlock: 16 + 48*uint64(1-i),
+						blockPace: pacer{items: pace}}
+					if err := r.run(sem.Induced, sem.Unique); err != nil {
+						t.Fatal(err)
+					}
+					if r.total != want.Count || (st.Steps > 0 && !st.InCore) {
+						t.Errorf("R-MAT %+v, %s, %s, pace from %d words: %d in core %v (%d blocks), cpu %d", gc, p, sem, pace, r.total, st.InCore, st.Blocks, want.Count)
+					}
+					blocks[i] = st.Blocks
+					if i == 1 && st.Pieces > st.Blocks {
+						pieces++
+					}
 				}
-				if r.total != want.Count || (st.Steps > 0 && !st.InCore) {
-					t.Errorf("R-MAT %+v, %s, %s: %d in core %v (%d blocks), cpu %d", gc, p, sem, r.total, st.InCore, st.Blocks, want.Count)
-				}
-				if st.Blocks > 1 {
+				if blocks[0] > 1 {
 					several++
+				}
+				if blocks[1] > blocks[0] {
+					more++
 				}
 			}
 		}
 	}
-	t.Logf("%d counts in core in several blocks", several)
-	if several == 0 {
-		t.Error("no count in core took several blocks: the test checks nothing of them")
+	t.Logf("%d counts in core in several blocks, %d in more blocks paced, %d with pieces paced", several, more, pieces)
+	if several == 0 || more == 0 || pieces == 0 {
+		t.Error("no count in core took several blocks, or more blocks or pieces paced: the test checks nothing of them")
 	}
 }
 

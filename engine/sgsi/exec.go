@@ -225,6 +225,8 @@ type runner struct {
 	// leafSizes[g], once set (the leaf step's first table of as many rows as the candidates of
 	// group g's parent), holds |S_g| for each of those candidates, in their order (leaves.go).
 	leafSizes [][]uint32
+	// leafScratch holds the leaf step's goroutines' buffers and caches from table to table.
+	leafScratch []*leafScratch
 	// overlapGen and overlapTable run the direct count's pieces of generated rows and blocks of
 	// table rows through the backend's pipeline (Options.Overlap; false, the zero value: serial).
 	overlapGen, overlapTable bool
@@ -244,8 +246,10 @@ type runner struct {
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
 	// tests set it small to count in several blocks).
 	coreBlock uint64
-	// paces sizes each join step's chunks by their time (pacer).
-	paces []pacer
+	// paces sizes each join step's chunks by their time (pacer); blockPace the direct count's
+	// blocks (their words), and the pieces of generated rows with them.
+	paces     []pacer
+	blockPace pacer
 	// inStep is the join step running plus one (Stats.PerStep's time goes to it), 0 outside
 	// the joins; stepMark when it started or was last resumed.
 	inStep   int
@@ -329,6 +333,9 @@ func (r *runner) zero(off, n uint64) error {
 
 // run filters, plans and joins.
 func (r *runner) run(induced, unique bool) error {
+	if ks, ok := r.be.(kernelStopper); ok && r.count {
+		defer ks.stopOn(r.ctx)()
+	}
 	g := r.s.g
 	q := r.q
 	nv := g.NumVertices()
@@ -407,7 +414,7 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	for _, t := range q.tails {
-		for _, k := range []lgKey{t.ka, t.kb, t.kr} {
+		for _, k := range t.keys() {
 			if _, err := r.label(k); err != nil {
 				return err
 			}
@@ -496,6 +503,9 @@ func (r *runner) run(induced, unique bool) error {
 		if e := r.drainSum(); err == nil {
 			err = e
 		}
+		if err == nil {
+			err = r.kernelCut()
+		}
 		r.st.PerStep[len(r.st.PerStep)-1].Out = r.total
 		// Each match stands for q.aut embeddings (a lower bound too when cut short).
 		var ok bool
@@ -504,6 +514,27 @@ func (r *runner) run(induced, unique bool) error {
 		}
 	}
 	return err
+}
+
+// errCutLive: a direct count's kernel left its work early while the count's context was still
+// running (the backend raised its stop flag on its own).
+var errCutLive = errors.New("sgsi: the direct count's kernel stopped with the count's context running")
+
+// kernelCut returns the context's error when a direct count's kernel left its work early (the
+// count is then partial, as when the context's end is seen between chunks): a kernel stopped
+// during the last block leaves no later check of the context to report it.
+func (r *runner) kernelCut() error {
+	ks, ok := r.be.(kernelStopper)
+	if !ok {
+		return nil
+	}
+	if cut, err := ks.cut(); err != nil || !cut {
+		return err
+	}
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	return errCutLive
 }
 
 // filter runs the signature filter on the device (the signature table streamed through the
@@ -1507,10 +1538,7 @@ func (r *runner) hostOwn() uint64 {
 	for _, c := range r.tabCap {
 		b += 4 * c
 	}
-	for _, s := range r.leafSizes {
-		b += 4 * uint64(len(s))
-	}
-	return b
+	return b + r.leafBytes()
 }
 
 // runners is how many runners share --memory: those of a dealt count, else 1.

@@ -47,7 +47,15 @@ type gpuBackend struct {
 	// pipeComm and pipeComp the device time of its copies and kernels.
 	gp                 *gpuPipe
 	pipeComm, pipeComp time.Duration
+
+	// stop is sgsi_last's stop flag (nil when the driver has no mapped host memory: the kernel
+	// then runs to its end); its polling words (gpu.StopPollSource's ctl) are the region's last
+	// stopWords words, past Words.
+	stop *gpu.StopFlag
 }
+
+// stopWords is the region's tail that holds the stop polling's two 64-bit words.
+const stopWords = 4
 
 // stageBytes is the pinned staging buffer's size; maxMarks bounds the marks between reads.
 const (
@@ -141,7 +149,15 @@ func newGPUBackend(ctx context.Context, p *engine.Problem, o Options, st *Stats)
 	if b.region, err = b.mem.Alloc("region", size); err != nil {
 		return nil, fmt.Errorf("%w: %w", engine.ErrMemory, err)
 	}
-	b.words = size / 4
+	b.words = size/4 - min(size/4, stopWords) // (size is a multiple of 8: the tail is 8-byte aligned)
+	if err := gpu.CopyToDevice(b.region, 4*b.words, make([]uint32, size/4-b.words)); err != nil {
+		return nil, fmt.Errorf("sgsi: zeroing the stop polling's words: %w", err)
+	}
+	if f, err := d.NewStopFlag(); err == nil {
+		b.stop = f
+	} else {
+		p.Logger().Debug("sgsi: no stop flag: a cancelled direct count waits for its kernel", "err", err)
+	}
 	if b.stage, err = d.AllocHost(stageBytes); err != nil {
 		return nil, fmt.Errorf("sgsi: pinned staging buffer: %w", err)
 	}
@@ -232,6 +248,37 @@ func (b *gpuBackend) Last(a lastArgs) error {
 	return b.q.launch(func() error { return b.lastOn(nil, a) })
 }
 
+// stopOn implements kernelStopper: the stop flag raised when ctx ends.
+func (b *gpuBackend) stopOn(ctx context.Context) func() {
+	if b.stop == nil {
+		return func() {}
+	}
+	return b.stop.RaiseWhenDone(ctx)
+}
+
+// cut implements kernelStopper: once the device has caught up, whether a thread of sgsi_last saw
+// the flag raised (the polling's relay word, which only such a thread sets).
+func (b *gpuBackend) cut() (bool, error) {
+	if b.stop == nil || !b.stop.IsSet() {
+		return false, nil
+	}
+	var ctl [stopWords]uint32
+	if err := b.q.get(func() error { return gpu.CopyToHost(ctl[:], b.region, 4*b.words) }); err != nil {
+		return false, err
+	}
+	return ctl[2] != 0 || ctl[3] != 0, nil
+}
+
+// stopArgs are sgsi_last's last two arguments: the stop flag's device address (null: none) and
+// the polling words.
+func (b *gpuBackend) stopArgs() (gpu.DevicePtr, gpu.DevicePtr) {
+	stop := gpu.DevicePtr(0)
+	if b.stop != nil {
+		stop = b.stop.Ptr()
+	}
+	return stop, b.ptr(b.words)
+}
+
 // HostTable returns pinned host memory for a level's table, kept per level and grown (by half
 // again) when too small.
 func (b *gpuBackend) HostTable(level int, n, keep uint64) ([]uint32, error) {
@@ -264,6 +311,9 @@ func (b *gpuBackend) Close() {
 	}
 	if b.stage != nil {
 		b.stage.Free()
+	}
+	if b.stop != nil {
+		b.stop.Free() // (no kernel runs: the streams were waited for above)
 	}
 	for _, hb := range b.tabs {
 		hb.Free()

@@ -246,7 +246,8 @@ func (b *gpuBackend) lastOn(s *gpu.Stream, a lastArgs) error {
 	if a.NGen > 0 {
 		units = uint64(a.NGen)
 	}
+	stop, ctl := b.stopArgs()
 	return b.last.LaunchOn(s, gpu.Dim3{X: blocks(units * uint64(a.Group))}, gpu.Dim3{X: blockThreads}, 0,
 		b.ptr(0), b.ptr(a.Rows), a.Width, a.NRows, a.Group, b.ptr(a.Links), a.NLinks, b.ptr(a.Bits), b.ptr(a.Desc),
-		b.ptr(a.Gen), a.NGen, a.GenLink, b.ptr(a.Bits1), b.ptr(a.Desc0), a.RCol, a.RLo, a.RHi, b.ptr(a.Total))
+		b.ptr(a.Gen), a.NGen, a.GenLink, b.ptr(a.Bits1), b.ptr(a.Desc0), a.RCol, a.RLo, a.RHi, b.ptr(a.Total), stop, ctl)
 }

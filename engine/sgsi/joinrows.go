@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 
@@ -34,6 +35,7 @@ const (
 	candExact     = 1 << 16
 	candSamples   = 1 << 12
 	lastDraws     = 64
+	candChunk     = 1 << 12 // the filter's draws between two checks of the context
 )
 
 // joinRows is the estimate of a count's tables in sgsi's order.
@@ -109,17 +111,23 @@ func (e *joinEstimator) edgeFreq(key uint64) uint64 {
 }
 
 // estimateJoin estimates the tables of a count of p on g by sgsi with options o (its order,
-// its leaf step): false when the joins are not connected (a pattern of several components).
-func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options, seed uint64) (joinRows, bool) {
+// its leaf step): false when the joins are not connected (a pattern of several components). It
+// checks ctx between chunks of the filter's draws and between probes (a probe reads at most
+// about joinWorkLimit/joinMinProbes entries below the table before the last), and returns the
+// error of a ctx that has ended (engine.PredictionStopped).
+func estimateJoin(ctx context.Context, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options, seed uint64) (joinRows, bool, error) {
 	e := &joinEstimator{g: g, s: &store{g: g, edges: map[uint64]uint64{}}, q: compileQuery(p),
 		rng: rand.New(rand.NewPCG(seed, 0x5351)), lists: make([][]uint32, p.NumVertices()), freq: map[uint64]uint64{}}
 	q := e.q
-	sizes, roots := e.candidates()
+	sizes, roots, err := e.candidates(ctx)
+	if err != nil {
+		return joinRows{}, false, err
+	}
 	q.plan(sizes, e.edgeFreq, g.HasEdgeLabels(), sem.Induced, sem.Unique, true, !o.PaperOrder, !o.JoinLeaves)
 	j := joinRows{levels: make([]float64, q.joined), joined: q.joined, leaves: q.counted(), order: q.order}
 	for _, st := range q.steps {
 		if st.cartesian {
-			return j, false
+			return j, false, nil
 		}
 	}
 	first := roots[q.order[0]]
@@ -128,6 +136,9 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 	}
 	row := make([]uint32, q.joined)
 	for j.probes < joinProbes && (j.probes < joinMinProbes || e.work < joinWorkLimit) && len(first) > 0 {
+		if err := engine.PredictionStopped(ctx, "sgsi"); err != nil {
+			return joinRows{}, false, err
+		}
 		j.probes++
 		row[0] = first[e.rng.IntN(len(first))]
 		w := float64(sizes[q.order[0]])
@@ -176,13 +187,14 @@ func estimateJoin(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Op
 		j.levels[i] /= float64(max(1, j.probes))
 	}
 	j.work = e.work
-	return j, true
+	return j, true, nil
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter
 // finds it (exact, or estimated from candSamples of its label's vertices) and candidates among
-// them (all of them, or those sampled): the roots the probes draw from.
-func (e *joinEstimator) candidates() ([]uint64, [][]uint32) {
+// them (all of them, or those sampled): the roots the probes draw from. It checks ctx every
+// candChunk draws.
+func (e *joinEstimator) candidates(ctx context.Context) ([]uint64, [][]uint32, error) {
 	g, q := e.g, e.q
 	nv := g.NumVertices()
 	sizes := make([]uint64, q.n)
@@ -205,6 +217,11 @@ func (e *joinEstimator) candidates() ([]uint64, [][]uint32) {
 			draws = candSamples
 		}
 		for i := range draws {
+			if i%candChunk == candChunk-1 {
+				if err := engine.PredictionStopped(ctx, "sgsi"); err != nil {
+					return nil, nil, err
+				}
+			}
 			x := i
 			if draws < size {
 				x = e.rng.IntN(size)
@@ -218,7 +235,7 @@ func (e *joinEstimator) candidates() ([]uint64, [][]uint32) {
 			sizes[u] = uint64(float64(size) * float64(len(found[u])) / float64(draws))
 		}
 	}
-	return sizes, found
+	return sizes, found, nil
 }
 
 // admits reports whether data vertex v passes query vertex u's filter: its label and its

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/predicttest"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
@@ -38,7 +39,7 @@ func TestJoinRowsCalibration(t *testing.T) {
 			for _, core := range []bool{false, true} {
 				o := Options{PaperOrder: !core}
 				t0 := time.Now()
-				j, ok := estimateJoin(g, p, engine.Semantics{}, o, 1)
+				j, ok, _ := estimateJoin(context.Background(), g, p, engine.Semantics{}, o, 1)
 				est := time.Since(t0)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				o.Host = true
@@ -82,7 +83,7 @@ func TestJoinRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, o := range []Options{{PaperOrder: true}, {}, {JoinLeaves: true}} {
-				j, ok := estimateJoin(g, p, engine.Semantics{}, o, 1)
+				j, ok, _ := estimateJoin(context.Background(), g, p, engine.Semantics{}, o, 1)
 				o.Host = true
 				_, st, err := Engine{Options: o}.CountStats(context.Background(), &engine.Problem{Data: g, Pattern: p})
 				if !ok || err != nil {
@@ -152,7 +153,7 @@ func TestPredictJoinRows(t *testing.T) {
 	}
 	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Threads: 2, HostSeconds: 1e-3,
 		GPUMemory: GraphBytes(g) / 4, Estimate: &plan.Estimate{LevelNodes: few}}
-	pr := e.Predict(w)
+	pr := predicttest.Must(t, e, w)
 	if want := rows / TableRowsPerSecond / joinRowsBand; rows < 1e6 || !pr.OutOfCore || pr.Seconds < want {
 		t.Errorf("tables of %.0f rows counted: predicted %+v, want at least %.2f s", rows, pr, want)
 	}
@@ -182,8 +183,8 @@ func TestJoinRowsShapes(t *testing.T) {
 		}
 		for _, o := range []Options{{PaperOrder: true}, {}, {JoinLeaves: true}} {
 			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}} {
-				j, ok := estimateJoin(g, p, sem, o, 1)
-				again, _ := estimateJoin(g, p, sem, o, 1)
+				j, ok, _ := estimateJoin(context.Background(), g, p, sem, o, 1)
+				again, _, _ := estimateJoin(context.Background(), g, p, sem, o, 1)
 				if !slices.Equal(j.levels, again.levels) || j.work != again.work {
 					t.Errorf("%s %+v %v: two estimates %v and %v", src, o, sem, j.levels, again.levels)
 				}

@@ -104,12 +104,15 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	}
 	q.tails = nil
 	for _, t := range tails {
-		a, b, u := t[0], t[1], t[2]
+		a, b, u := t.a, t.b, t.u
 		col := slices.Index(order, u)
 		lt := leafTail{col: col, a: a, b: b,
 			ka: lgKey{edgeKey(p, a, u, edgeLabels), q.vlabels[a], bothSides},
 			kb: lgKey{edgeKey(p, b, a, edgeLabels), q.vlabels[b], bothSides},
 			kr: lgKey{edgeKey(p, a, b, edgeLabels), q.vlabels[a], bothSides}}
+		for _, w := range t.ws {
+			lt.ws = append(lt.ws, leafParent{slices.Index(order, w), lgKey{edgeKey(p, b, w, edgeLabels), q.vlabels[b], bothSides}})
+		}
 		for j, w := range order[:q.joined] {
 			if j != col && plan.LabelsMayCollide(p.VertexLabel(w), p.VertexLabel(a)) {
 				lt.collideA |= 1 << j
@@ -125,54 +128,91 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 }
 
 // leafTail is a tail the leaf step counts: the pendant path u - a - b, a of degree 2 and b a
-// leaf, u joined (its column col), a and b counted. For a row R with u's vertex v, A the list of
-// v by the edge u-a (key ka) filtered by a's candidates and B_x that of x by the edge a-b (kb)
-// filtered by b's, the tail's placements are Σ_{x ∈ A∖R} |B_x ∖ R| = W - Σ_{x ∈ A∩R} |B_x| -
-// Σ_{r ∈ R∩C(b)} |A∖R ∩ N(r)| with W = Σ_{x∈A} |B_x| (x ≠ b as b is x's neighbour; b may be
-// v). N(r) is r's list by the edge a-b with a's label (kr). Only the columns whose labels may
-// be a's (collideA, never u's) or b's (collideB) are looked at.
+// leaf, u joined (its column col), a and b counted; or (branch leafrate) a path u - a - b whose
+// end b has other neighbours ws, all joined (b a closing vertex, such as the last vertices of
+// q2/q_12_1's walk 4 - 5 - 6 - 7). For a row R with u's vertex v, A the list of v by the edge
+// u-a (key ka) filtered by a's candidates, I the intersection of the ws' vertices' lists by
+// their edges to b (all data vertices when there are none) and B_x that of x by the edge a-b
+// (kb) filtered by b's candidates and I, the tail's placements are Σ_{x ∈ A∖R} |B_x ∖ R| = W -
+// Σ_{x ∈ A∩R} |B_x| - Σ_{r ∈ R∩C(b)∩I} |A∖R ∩ N(r)| with W = Σ_{x∈A} |B_x| (x ≠ b as b is
+// x's neighbour; b may be v). N(r) is r's list by the edge a-b with a's label (kr). Only the
+// columns whose labels may be a's (collideA, never u's) or b's (collideB) are looked at.
 type leafTail struct {
 	col                int
 	a, b               int
 	ka, kb, kr         lgKey
+	ws                 []leafParent // b's other neighbours, by column, and their edges to b
 	collideA, collideB uint64
 }
 
-// tailCache is one goroutine's A, |B_x| for each x of A and W of a tail, for u's vertex v.
+// keys returns the label graphs the tail reads: ka, kb, kr, then the ws' edges.
+func (t *leafTail) keys() []lgKey {
+	k := []lgKey{t.ka, t.kb, t.kr}
+	for _, w := range t.ws {
+		k = append(k, w.key)
+	}
+	return k
+}
+
+// tailCache is one goroutine's A, |B_x| for each x of A and W of a tail, for u's vertex and the
+// ws' in key (valid: written at all), and I for the ws' vertices; memo holds W by u's vertex
+// for the ws' (tails whose columns collide with neither a nor b need no more).
 type tailCache struct {
-	v     uint32
+	key   []uint32
 	valid bool
 	set   []uint32
 	sizes []int64
 	w     int64
+	inter []uint32
+	lists [][]uint32
+	memo  sizeMemo
+}
+
+// pathTail is a tail as findTails finds it: pattern vertices.
+type pathTail struct {
+	a, b, u int
+	ws      []int
 }
 
 // findTails takes out of GroupLeaves' result the tails (leafTail) the leaf step counts: a
-// group of one leaf b whose parent a has degree 2, a's other neighbour u joined and not the
-// only other joined vertex nor another tail's a, no restriction on a or b, b's group alone in
+// group of one vertex b with a parent a of degree 2 (the latest such parent), a's other
+// neighbour u joined and not the only other joined vertex, no tail's a among u and b's other
+// parents nor a another tail's u or b's parent, no restriction on a or b, b's group alone in
 // its collision class, and a's vertex label not one that another counted vertex's may be (so
 // the tail shares no data vertex with the other counted vertices, and the class products stay
-// exact). It returns
-// order without the tails' a, the groups (parents' levels renumbered) and classes without
-// their b, and the tails as (a, b, u).
-func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, [][3]int) {
-	var tails [][3]int
+// exact). It returns order without the tails' a, the groups (parents' levels renumbered) and
+// classes without their b, and the tails.
+func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, []pathTail) {
+	var tails []pathTail
 	drop := map[int]bool{} // groups taken out
 	for gi, lg := range groups {
-		if len(lg.Vertices) != 1 || len(lg.Parents) != 1 {
+		if len(lg.Vertices) != 1 || len(order)-len(tails) < 3 {
 			continue
 		}
-		b, a := lg.Vertices[0], order[lg.Parents[0].Level]
-		if p.Degree(a) != 2 || len(order)-len(tails) < 3 {
+		b, a := lg.Vertices[0], -1
+		for _, pe := range lg.Parents {
+			if w := order[pe.Level]; p.Degree(w) == 2 {
+				a = w
+			}
+		}
+		if a < 0 {
 			continue
 		}
 		u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
+		var ws []int
+		for _, pe := range lg.Parents {
+			if w := order[pe.Level]; w != a {
+				ws = append(ws, w)
+			}
+		}
 		// (u another tail's a, or a another tail's u: the path b - a - u - b' of two tails, a
-		// component of a disconnected pattern; u would not be joined.)
-		if !slices.Contains(order, u) || slices.ContainsFunc(tails, func(t [3]int) bool { return t[0] == u || t[2] == a }) ||
-			slices.ContainsFunc(restr, func(r plan.Restriction) bool {
-				return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
-			}) {
+		// component of a disconnected pattern; u would not be joined. The same for b's other
+		// parents.)
+		if !slices.Contains(order, u) || slices.ContainsFunc(tails, func(t pathTail) bool {
+			return t.a == u || t.u == a || slices.Contains(ws, t.a) || slices.Contains(t.ws, a)
+		}) || slices.ContainsFunc(restr, func(r plan.Restriction) bool {
+			return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
+		}) {
 			continue
 		}
 		alone := slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return len(c.Groups) == 1 && c.Groups[0] == gi })
@@ -184,13 +224,13 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 		}
 		for _, t := range tails {
 			for _, l := range []pattern.Label{la, lb} {
-				if plan.LabelsMayCollide(p.VertexLabel(t[0]), l) {
+				if plan.LabelsMayCollide(p.VertexLabel(t.a), l) {
 					alone = false
 				}
 			}
 		}
 		if alone {
-			tails = append(tails, [3]int{a, b, u})
+			tails = append(tails, pathTail{a, b, u, ws})
 			drop[gi] = true
 		}
 	}
@@ -201,7 +241,7 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 	level := make([]int, len(order))
 	for i, w := range order {
 		level[i] = len(keep)
-		if !slices.ContainsFunc(tails, func(t [3]int) bool { return t[0] == w }) {
+		if !slices.ContainsFunc(tails, func(t pathTail) bool { return t.a == w }) {
 			keep = append(keep, w)
 		}
 	}
@@ -241,13 +281,16 @@ const (
 	leafPollEntries = 1 << 18
 )
 
-// leafScratch is one goroutine's buffers for the leaf step.
+// leafScratch is one goroutine's buffers for the leaf step, kept by the runner from table to
+// table (its caches are keyed by data vertices, not by rows).
 type leafScratch struct {
 	sets [][]uint32 // per group of the class counted: S_g before the row's vertices are taken out
 	// per group: S_g as last written (leafSet), for the parents' data vertices in key (valid:
 	// written at all); consecutive rows share their first columns
 	gsets, key [][]uint32
 	valid      []bool
+	memos      []sizeMemo // per group of several parents: |S_g| by its last parent's vertex
+	classMemos []sizeMemo // per class of several groups: its intersections' sizes
 	lists      [][]uint32 // the parents' lists of a group of several parents
 	tails      []tailCache
 	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
@@ -257,6 +300,169 @@ type leafScratch struct {
 	gs         []leafcount.Group
 	arith      leafcount.Counter
 	read       int // list entries read since the context was last checked
+	// The row before (prev, once hasPrev) and each class's and tail's count for it (valid
+	// unless ok is false): a factor whose columns (deps) the row shares with it is reused.
+	prev                []uint32
+	hasPrev             bool
+	classDeps, tailDeps []uint64
+	classVal            []uint64
+	tailVal             []int64
+	classOK, tailOK     []bool
+}
+
+// sizeMemo is a goroutine's memo of counts by the data vertex of one column (idx), for the
+// data vertices of other columns (keyCols; key holds them): width values at val[i*width:] for
+// idx's i-th candidate (cands), valid when stamp[i] is epoch (a new key takes a new epoch). A
+// group of several parents memoises |S_g| by its last parent (the latest column) for the
+// others, a class of several groups the sizes of its sets' intersections (before the row's
+// vertices are taken out) by its groups' latest parent, a tail its W by u's vertex for b's
+// other parents': rows that share the early columns repeat the last ones' few candidates
+// (q2/q_12_1's 126 M rows intersected two lists each without it).
+type sizeMemo struct {
+	idx     int
+	keyCols []int
+	cands   []uint32
+	width   int
+	key     []uint32
+	ok      bool
+	epoch   uint32
+	stamp   []uint32
+	val     []int64
+}
+
+// maxMemoValues bounds a sizeMemo's values (8 bytes each, per goroutine; a stamp per
+// candidate besides); a memo of more is not kept (each row then intersects).
+const maxMemoValues = 1 << 20
+
+// init sets the memo up for idx's candidates cands, width values each, unless there are too
+// many or --memory has no room: then stamp stays nil, the memo unused.
+func (m *sizeMemo) init(r *runner, idx int, keyCols []int, cands []uint32, width int) {
+	m.idx, m.keyCols, m.cands, m.width = idx, keyCols, cands, width
+	n := len(cands)
+	if n*width <= maxMemoValues && r.reserve("the leaf step's memo", uint64(4*n+8*n*width)) == nil {
+		m.key, m.stamp, m.val = make([]uint32, len(keyCols)), make([]uint32, n), make([]int64, n*width)
+	}
+}
+
+// lookup returns the index of the row's idx vertex among the candidates (-1: not one) and
+// whether its values (at) hold for the row's key columns.
+func (m *sizeMemo) lookup(row []uint32) (i int, hit bool) {
+	same := m.ok
+	for k, c := range m.keyCols {
+		same = same && m.key[k] == row[c]
+		m.key[k] = row[c]
+	}
+	if !same {
+		m.ok = true
+		if m.epoch++; m.epoch == 0 { // (wrapped: every stamp is stale)
+			clear(m.stamp)
+			m.epoch = 1
+		}
+	}
+	i, found := slices.BinarySearch(m.cands, row[m.idx])
+	if !found {
+		return -1, false
+	}
+	return i, m.stamp[i] == m.epoch
+}
+
+// at returns candidate i's values.
+func (m *sizeMemo) at(i int) []int64 { return m.val[i*m.width : (i+1)*m.width] }
+
+// done marks candidate i's values (written through at) valid for the current key; i < 0 (not
+// a candidate) is ignored.
+func (m *sizeMemo) done(i int) {
+	if i >= 0 {
+		m.stamp[i] = m.epoch
+	}
+}
+
+// bytes is the memo's host memory.
+func (m *sizeMemo) bytes() uint64 { return 4*uint64(len(m.stamp)) + 8*uint64(len(m.val)) }
+
+// newLeafScratch returns a goroutine's buffers for the leaf step of r's query.
+func (r *runner) newLeafScratch() *leafScratch {
+	q := r.q
+	ng := len(q.leafGroups)
+	sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng),
+		valid: make([]bool, ng), memos: make([]sizeMemo, ng), tails: make([]tailCache, len(q.tails)),
+		prev: make([]uint32, q.joined), classVal: make([]uint64, len(q.leafClasses)), classOK: make([]bool, len(q.leafClasses)),
+		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails))}
+	deps := make([]uint64, ng)
+	for gi, g := range q.leafGroups {
+		sc.key[gi] = make([]uint32, len(g.parents))
+		deps[gi] = g.collide
+		last := 0
+		for _, pe := range g.parents {
+			deps[gi] |= 1 << pe.col
+			last = max(last, pe.col)
+		}
+		if len(g.parents) > 1 {
+			var early []int
+			for _, pe := range g.parents {
+				if pe.col != last {
+					early = append(early, pe.col)
+				}
+			}
+			sc.memos[gi].init(r, last, early, r.cands[q.order[last]], 1)
+		}
+	}
+	sc.classMemos = make([]sizeMemo, len(q.leafClasses))
+	for ci, class := range q.leafClasses {
+		var d, parents uint64
+		for _, gi := range class {
+			d |= deps[gi]
+			for _, pe := range q.leafGroups[gi].parents {
+				parents |= 1 << pe.col
+			}
+		}
+		sc.classDeps = append(sc.classDeps, d)
+		if len(class) > 1 {
+			last := bits.Len64(parents) - 1
+			var early []int
+			for c := range last {
+				if parents>>c&1 != 0 {
+					early = append(early, c)
+				}
+			}
+			sc.classMemos[ci].init(r, last, early, r.cands[q.order[last]], 1<<len(class))
+		}
+	}
+	for i, t := range q.tails {
+		d := 1<<t.col | t.collideA | t.collideB
+		var wcols []int
+		for _, w := range t.ws {
+			d |= 1 << w.col
+			wcols = append(wcols, w.col)
+		}
+		sc.tailDeps = append(sc.tailDeps, d)
+		c := &sc.tails[i]
+		c.key, c.lists = make([]uint32, 1+len(t.ws)), make([][]uint32, 0, len(t.ws))
+		if t.collideA|t.collideB == 0 {
+			c.memo.init(r, t.col, wcols, r.cands[q.order[t.col]], 1)
+		}
+	}
+	return sc
+}
+
+// leafBytes is the host memory of the leaf step's sizes and memos.
+func (r *runner) leafBytes() uint64 {
+	var b uint64
+	for _, s := range r.leafSizes {
+		b += 4 * uint64(len(s))
+	}
+	for _, sc := range r.leafScratch {
+		for _, m := range sc.memos {
+			b += m.bytes()
+		}
+		for _, c := range sc.tails {
+			b += c.memo.bytes()
+		}
+		for _, m := range sc.classMemos {
+			b += m.bytes()
+		}
+	}
+	return b
 }
 
 // leafCount adds to the total the leaf placements of every row of table (rows of width
@@ -270,8 +476,12 @@ func (r *runner) leafCount(table []uint32) error {
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
 	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails))
-	for _, t := range q.tails { // (after the groups': lgs[len(q.leafGroups)+i] is tail i's ka, kb, kr)
-		lgs = append(lgs, []*labelGraph{r.s.label(t.ka), r.s.label(t.kb), r.s.label(t.kr)})
+	for _, t := range q.tails { // (after the groups': lgs[len(q.leafGroups)+i] is tail i's keys())
+		var l []*labelGraph
+		for _, k := range t.keys() {
+			l = append(l, r.s.label(k))
+		}
+		lgs = append(lgs, l)
 	}
 	if r.leafSizes == nil {
 		r.leafSizes = make([][]uint32, len(q.leafGroups))
@@ -288,13 +498,11 @@ func (r *runner) leafCount(table []uint32) error {
 			r.leafSizes[i] = sizes
 		}
 	}
+	for len(r.leafScratch) < nw {
+		r.leafScratch = append(r.leafScratch, r.newLeafScratch())
+	}
 	par.For(nw, nw, func(w int) {
-		ng := len(q.leafGroups)
-		sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng), valid: make([]bool, ng)}
-		for gi, g := range q.leafGroups {
-			sc.key[gi] = make([]uint32, len(g.parents))
-		}
-		sc.tails = make([]tailCache, len(q.tails))
+		sc := r.leafScratch[w]
 		sum := uint64(0)
 		for {
 			if err := r.ctx.Err(); err != nil {
@@ -340,32 +548,57 @@ func (r *runner) leafCount(table []uint32) error {
 }
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the
-// product over collision classes); ok is false on uint64 overflow.
+// product over collision classes and tails); ok is false on uint64 overflow. A class or tail
+// whose columns the row shares with the goroutine's row before keeps that row's count: rows
+// that share a prefix (a join's extensions of one row) recount only the factors on their last
+// columns.
 func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
+	changed := ^uint64(0)
+	if sc.hasPrev {
+		changed = 0
+		for j, x := range row {
+			if sc.prev[j] != x {
+				changed |= 1 << j
+			}
+		}
+	}
+	copy(sc.prev, row)
+	sc.hasPrev = true
 	total := uint64(1)
-	for _, class := range q.leafClasses {
-		var n uint64
-		var ok bool
-		if len(class) == 1 {
-			gi := class[0]
-			n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
-		} else {
-			n, ok = r.classLeaves(class, row, lgs, sc)
+	for ci, class := range q.leafClasses {
+		if !sc.classOK[ci] || sc.classDeps[ci]&changed != 0 {
+			var n uint64
+			var ok bool
+			if len(class) == 1 {
+				gi := class[0]
+				n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
+			} else {
+				n, ok = r.classLeaves(ci, row, lgs, sc)
+			}
+			if !ok {
+				return 0, false
+			}
+			sc.classVal[ci], sc.classOK[ci] = n, true
 		}
-		if !ok {
-			return 0, false
-		}
-		if n == 0 {
+		n := sc.classVal[ci]
+		if n == 0 { // (the factors after it are not counted for this row: not reusable)
+			clear(sc.classOK[ci+1:])
+			clear(sc.tailOK)
 			return 0, true
 		}
+		var ok bool
 		if total, ok = checked.Mul(total, n); !ok {
 			return 0, false
 		}
 	}
 	for i := range q.tails {
-		n := r.tailCount(i, row, lgs[len(q.leafGroups)+i], sc)
+		if !sc.tailOK[i] || sc.tailDeps[i]&changed != 0 {
+			sc.tailVal[i], sc.tailOK[i] = r.tailCount(i, row, lgs[len(q.leafGroups)+i], sc), true
+		}
+		n := sc.tailVal[i]
 		if n <= 0 {
+			clear(sc.tailOK[i+1:])
 			return 0, true
 		}
 		var ok bool
@@ -376,36 +609,25 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 	return total, true
 }
 
-// tailCount returns tail i's placements for the row (leafTail), lgs its ka, kb and kr label
-// graphs.
+// tailCount returns tail i's placements for the row (leafTail), lgs its label graphs (keys).
 func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	t := &r.q.tails[i]
 	c := &sc.tails[i]
-	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
-	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
-	in := func(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
-	if v := row[t.col]; !c.valid || c.v != v {
-		c.v, c.valid, c.w = v, true, 0
-		c.set, c.sizes = c.set[:0], c.sizes[:0]
-		list := lgs[0].list(v)
-		sc.read += len(list)
-		for _, x := range list {
-			if !in(bitsA, x) {
-				continue
+	if c.memo.stamp != nil { // (no column collides with a or b)
+		i, hit := c.memo.lookup(row)
+		if !hit {
+			r.tailFill(t, c, row, lgs, sc)
+			if i >= 0 {
+				c.memo.at(i)[0] = c.w
+				c.memo.done(i)
 			}
-			var n int64
-			bl := lgs[1].list(x)
-			sc.read += len(bl)
-			for _, y := range bl {
-				if in(bitsB, y) {
-					n++
-				}
-			}
-			c.set, c.sizes = append(c.set, x), append(c.sizes, n)
-			c.w += n
+			return c.w
 		}
+		return c.memo.at(i)[0]
 	}
+	r.tailFill(t, c, row, lgs, sc)
 	n := c.w
+	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
 	for j, x := range row {
 		if t.collideA>>j&1 == 0 {
 			continue
@@ -415,8 +637,13 @@ func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 		}
 	}
 	for j, y := range row {
-		if t.collideB>>j&1 == 0 || !in(bitsB, y) {
+		if t.collideB>>j&1 == 0 || !bitIn(bitsB, y) {
 			continue
+		}
+		if len(t.ws) > 0 {
+			if _, found := slices.BinarySearch(c.inter, y); !found {
+				continue
+			}
 		}
 		nl := lgs[2].list(y)
 		sc.read += min(len(nl), len(c.set))
@@ -433,6 +660,65 @@ func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 		n -= m
 	}
 	return n
+}
+
+// bitIn reports whether bit x of the bitset b is set.
+func bitIn(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
+
+// tailFill writes the tail's cache (tailCache) for the row's u and ws vertices unless it holds
+// them: I when the ws' vertices changed, then A, each |B_x| and W.
+func (r *runner) tailFill(t *leafTail, c *tailCache, row []uint32, lgs []*labelGraph, sc *leafScratch) {
+	sameW := c.valid
+	for k, w := range t.ws {
+		sameW = sameW && c.key[1+k] == row[w.col]
+		c.key[1+k] = row[w.col]
+	}
+	v := row[t.col]
+	if sameW && c.key[0] == v {
+		return
+	}
+	c.key[0] = v
+	c.valid = true
+	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
+	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
+	if len(t.ws) > 0 && !sameW {
+		c.lists = c.lists[:0]
+		for k, w := range t.ws {
+			l := lgs[3+k].list(row[w.col])
+			sc.read += len(l)
+			c.lists = append(c.lists, l)
+		}
+		c.inter = c.inter[:0]
+		for _, y := range setops.IntersectAll(c.lists, &sc.buf, &sc.tmp) {
+			if bitIn(bitsB, y) {
+				c.inter = append(c.inter, y)
+			}
+		}
+	}
+	c.w = 0
+	c.set, c.sizes = c.set[:0], c.sizes[:0]
+	list := lgs[0].list(v)
+	sc.read += len(list)
+	for _, x := range list {
+		if !bitIn(bitsA, x) {
+			continue
+		}
+		var n int64
+		bl := lgs[1].list(x)
+		if len(t.ws) > 0 {
+			sc.read += min(len(bl), len(c.inter))
+			n = int64(setops.IntersectCount(bl, c.inter))
+		} else {
+			sc.read += len(bl)
+			for _, y := range bl {
+				if bitIn(bitsB, y) {
+					n++
+				}
+			}
+		}
+		c.set, c.sizes = append(c.set, x), append(c.sizes, n)
+		c.w += n
+	}
 }
 
 // leafCand reports whether x is a candidate of group gi's vertices.
@@ -490,6 +776,9 @@ func (r *runner) leafSet(gi int, row []uint32, lgs []*labelGraph, sc *leafScratc
 func (r *runner) leafSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	g := &r.q.leafGroups[gi]
 	if len(g.parents) > 1 {
+		if sc.memos[gi].stamp != nil {
+			return r.memoSize(gi, row, lgs, sc)
+		}
 		set := r.leafSet(gi, row, lgs, sc)
 		n := int64(len(set))
 		for c, x := range row {
@@ -524,20 +813,58 @@ func (r *runner) leafSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScrat
 	return n
 }
 
-// classLeaves counts a collision class of several groups for one row: their sets written out,
-// the sizes of every intersection (by the smallest set, the others searched) less the row's
-// vertices in it, then leafcount's class count.
-func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
+// classLeaves counts collision class ci of several groups for one row: the sizes of every
+// intersection of their sets, from the class's memo (sizeMemo) or from the sets written out
+// (the smallest searched in the others), less the row's vertices in each, then leafcount's
+// class count.
+func (r *runner) classLeaves(ci int, row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
+	class := q.leafClasses[ci]
+	m := len(class)
+	inter := sc.inter[:1<<m]
+	memo := &sc.classMemos[ci]
+	i, hit := -1, false
+	if memo.stamp != nil {
+		i, hit = memo.lookup(row)
+	}
+	if hit {
+		copy(inter, memo.at(i))
+	} else {
+		for b, gi := range class {
+			sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc)
+		}
+		for mask := 1; mask < 1<<m; mask++ {
+			best := -1
+			for b := range class {
+				if mask>>b&1 != 0 && (best < 0 || len(sc.sets[b]) < len(sc.sets[best])) {
+					best = b
+				}
+			}
+			var n int64
+			for _, x := range sc.sets[best] {
+				in := true
+				for b := 0; b < m && in; b++ {
+					if b != best && mask>>b&1 != 0 {
+						_, in = slices.BinarySearch(sc.sets[b], x)
+					}
+				}
+				if in {
+					n++
+				}
+			}
+			inter[mask] = n
+		}
+		if i >= 0 {
+			copy(memo.at(i), inter)
+			memo.done(i)
+		}
+	}
 	sc.gs = sc.gs[:0]
 	var collide uint64
-	for b, gi := range class {
-		g := &q.leafGroups[gi]
-		sc.sets[b] = r.leafSet(gi, row, lgs[gi], sc)
-		sc.gs = append(sc.gs, g.g)
-		collide |= g.collide
+	for _, gi := range class {
+		sc.gs = append(sc.gs, q.leafGroups[gi].g)
+		collide |= q.leafGroups[gi].collide
 	}
-	m := len(class)
 	used := sc.used[:1<<m]
 	clear(used)
 	for c, x := range row {
@@ -545,8 +872,8 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc 
 			continue
 		}
 		in := 0
-		for b := range class {
-			if _, found := slices.BinarySearch(sc.sets[b], x); found {
+		for b, gi := range class {
+			if r.inGroup(gi, x, row, lgs[gi]) {
 				in |= 1 << b
 			}
 		}
@@ -554,25 +881,44 @@ func (r *runner) classLeaves(class []int, row []uint32, lgs [][]*labelGraph, sc 
 	}
 	leafcount.SupersetSums(used)
 	for mask := 1; mask < 1<<m; mask++ {
-		best := -1
-		for b := range class {
-			if mask>>b&1 != 0 && (best < 0 || len(sc.sets[b]) < len(sc.sets[best])) {
-				best = b
-			}
-		}
-		var n int64
-		for _, x := range sc.sets[best] {
-			in := true
-			for b := 0; b < m && in; b++ {
-				if b != best && mask>>b&1 != 0 {
-					_, in = slices.BinarySearch(sc.sets[b], x)
-				}
-			}
-			if in {
-				n++
-			}
-		}
-		sc.inter[mask] = n - used[mask]
+		inter[mask] -= used[mask]
 	}
-	return sc.arith.Class(sc.gs, sc.inter[:1<<m])
+	return sc.arith.Class(sc.gs, inter)
+}
+
+// inGroup reports whether x lies in S_g of group gi for the row: a candidate of the group in
+// every parent's list.
+func (r *runner) inGroup(gi int, x uint32, row []uint32, lgs []*labelGraph) bool {
+	if !r.leafCand(gi, x) {
+		return false
+	}
+	for k, pe := range r.q.leafGroups[gi].parents {
+		if _, in := slices.BinarySearch(lgs[k].list(row[pe.col]), x); !in {
+			return false
+		}
+	}
+	return true
+}
+
+// memoSize is leafSize for a group of several parents with a memo (sizeMemo): |S_g| from the
+// memo, else from its set (leafSet), less the row's vertices in S_g (inGroup).
+func (r *runner) memoSize(gi int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
+	g := &r.q.leafGroups[gi]
+	m := &sc.memos[gi]
+	var n int64
+	if i, hit := m.lookup(row); hit {
+		n = m.at(i)[0]
+	} else {
+		n = int64(len(r.leafSet(gi, row, lgs, sc)))
+		if i >= 0 {
+			m.at(i)[0] = n
+			m.done(i)
+		}
+	}
+	for c, x := range row {
+		if g.collide>>c&1 != 0 && r.inGroup(gi, x, row, lgs) {
+			n--
+		}
+	}
+	return n
 }

@@ -41,13 +41,17 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/seqs"
 	"github.com/submatch/submatch/internal/sysmem"
 )
 
 //go:embed kernels/sgsi.cu
-var kernelSource string
+var kernelCU string
+
+// kernelSource is the kernels with package gpu's stop polling before them (sgsi_last's).
+var kernelSource = gpu.StopPollSource + kernelCU
 
 const kernelFile = "sgsi.cu"
 

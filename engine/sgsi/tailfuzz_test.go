@@ -19,7 +19,7 @@ import (
 
 // randomLeafPattern draws a pattern with tails, closing vertices and leaves: a random core (a
 // cycle or a small dense graph, sometimes two components), then pendant paths, leaves and
-// vertices joined to two or three core vertices, labels from few values (and wildcards) so that
+// vertices joined to two or three core vertices, paths of two closed on a core vertex, labels from few values (and wildcards) so that
 // collisions are common.
 func randomLeafPattern(r *rand.Rand, vlabels, elabels int) string {
 	var edges []string
@@ -73,7 +73,7 @@ func randomLeafPattern(r *rand.Rand, vlabels, elabels int) string {
 			break
 		}
 		u := core[r.IntN(len(core))]
-		switch r.IntN(5) {
+		switch r.IntN(6) {
 		case 0: // leaf
 			edge(u, newV())
 		case 1: // tail u - a - b, sometimes of labels of its own (counted as a tail)
@@ -104,6 +104,15 @@ func randomLeafPattern(r *rand.Rand, vlabels, elabels int) string {
 				edge(u, c)
 				edge(w, c)
 			}
+		case 5: // path u - a - b closed on a core vertex w (b a closing vertex: a tail whose b
+			// has other parents), sometimes of labels of its own
+			a, b := newV(), newV()
+			if r.IntN(3) > 0 {
+				lab[a], lab[b] = fmt.Sprintf(":%d", vlabels+r.IntN(2)), fmt.Sprintf(":%d", vlabels+r.IntN(2))
+			}
+			edge(u, a)
+			edge(a, b)
+			edge(b, core[r.IntN(len(core))])
 		case 3: // longer pendant path
 			a := newV()
 			edge(u, a)
@@ -171,5 +180,71 @@ func TestLeafStepRandom(t *testing.T) {
 	t.Logf("%d counts with a leaf step, %d with tails", counted, tails)
 	if counted == 0 || tails == 0 {
 		t.Errorf("%d counts with a leaf step, %d with tails", counted, tails)
+	}
+}
+
+// closingTailPatterns end in paths u - a - b whose b is a closing vertex (other joined
+// neighbours besides a): the leaf step counts them as tails with b's other parents (leafTail's
+// ws); a triangle u - a - b - u, edge labels, a and b of one label, and joined vertices of b's
+// label that are not b's other parents' neighbours (the correction Σ_{r ∈ R∩C(b)∩I}).
+var closingTailPatterns = []string{
+	"(v0:1), (v0)-(v1), (v1)-(v2:1), (v2)-(v3:0), (v0)-(v4:2), (v0)-(v5:3), (v4)-(v5)",
+	"(v0:0), (v0)-(v1:2), (v1)-(v2:0), (v0)-(v3:2), (v2)-[:0]-(v3), (v2)-(v4:4), (v4)-[:0]-(v5:4)",
+	"(v0:0), (v0)-(v1), (v0)-(v2), (v1)-(v2), (v2)-(v3:0), (v3)-(v4:0), (v2)-(v5:0), (v1)-[:0]-(v6:3), (v2)-(v7:3), (v6)-(v7)",
+	"(v0), (v0)-(v1:2), (v0)-(v2:0), (v1)-(v2), (v0)-(v3:0), (v2)-(v3), (v1)-(v4:2), (v0)-(v5:3), (v0)-(v6:4), (v5)-(v6)",
+	"(v0:0), (v0)-(v1), (v1)-[:1]-(v2:1), (v0)-(v3:4), (v1)-(v4:4), (v3)-(v4), (v0)-(v5), (v5)-[:0]-(v6:1)",
+	"(v0:0), (v0)-(v1), (v0)-(v2), (v1)-(v2), (v2)-(v3:0), (v3)-(v4:3), (v0)-(v4), (v1)-(v6:1), (v2)-(v7:3), (v6)-(v7), (v0)-(l:2)",
+	"(v0:0), (v0)-(v1), (v0)-(v2), (v1)-(v2), (v0)-(v4:3), (v1)-(v4), (v1)-(v6:1), (v2)-(v7:3), (v6)-(v7), (v0)-(l:2)",
+}
+
+// TestLeafStepClosingTails compares sgsi's host emulation with the brute-force oracle (the cpu
+// engine where it would enumerate too many) on closingTailPatterns over random graphs of five
+// vertex labels, under every convention and several options, and checks that some counts had
+// a tail whose b has other parents (two adjacent counted vertices of degree 2 or more).
+func TestLeafStepClosingTails(t *testing.T) {
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := 0
+	for pi, src := range closingTailPatterns {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(testenv.Sweep(3, 12)) {
+			g := gen.RandomGraph(seed+uint64(10*pi), 18+int(seed%3)*4, 0.3, 5, 2)
+			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}} {
+				want, ok := oracle.CountWithin(g, p, sem, 1<<19)
+				if !ok {
+					res, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = res.Count
+				}
+				for i, opts := range []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}} {
+					opts.Host = true
+					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+					if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
+						continue
+					}
+					if err != nil || res.Count != want {
+						t.Errorf("%s, seed %d, %v, options %d: sgsi %d (%v), want %d", src, seed, sem, i, res.Count, err, want)
+					}
+					counted := st.Order[min(len(st.Order), st.Steps+1):]
+					if len(st.PerStep) > st.Steps && slices.ContainsFunc(counted, func(a int) bool {
+						return p.Degree(a) > 1 && slices.ContainsFunc(counted, func(b int) bool { return p.Adjacent(a, b) && p.Degree(b) > 1 })
+					}) {
+						closed++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d counts with a tail closed on joined vertices", closed)
+	if closed == 0 {
+		t.Error("no count had a tail closed on joined vertices")
 	}
 }

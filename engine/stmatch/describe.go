@@ -1,6 +1,7 @@
 package stmatch
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strconv"
@@ -121,8 +122,17 @@ func (Engine) StartSeconds() float64 { return startSeconds }
 // workload's GPU memory (engine.Workload.InCore), the prediction is for the engine with the graph
 // in host memory (zero-copy) or, when it fits the device's whole memory, that is predicted
 // faster and no --gpu-memory was given (Problem.GPUMemoryLimit: managed memory is not bounded
-// by it), in managed memory (Prediction.Run, OutOfCore).
-func (e Engine) Predict(w *engine.Workload) engine.Prediction {
+// by it), in managed memory (Prediction.Run, OutOfCore). It reads w's figures and a sampled pass
+// (engine.Workload.UpwardSquares, for a clique): ctx is checked once.
+func (e Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
+	if err := engine.PredictionStopped(ctx, "stmatch"); err != nil {
+		return engine.Prediction{}, err
+	}
+	return e.predict(w), nil
+}
+
+// predict is Predict's prediction.
+func (e Engine) predict(w *engine.Workload) engine.Prediction {
 	if e.Options.V1 && w.Clique == nil && w.Plan != nil && w.Plan.Space == nil {
 		return engine.Prediction{Seconds: -1, Note: "the v1 kernel needs a candidate space"}
 	}

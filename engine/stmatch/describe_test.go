@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/predicttest"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/pattern"
@@ -22,10 +23,10 @@ func TestPredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSpace := plan.Build(g, p, plan.Options{SpaceLimit: -1})
-	if pr := (Engine{}).Predict(&engine.Workload{Plan: noSpace}); !pr.Eligible() {
+	if pr := (Engine{}).predict(&engine.Workload{Plan: noSpace}); !pr.Eligible() {
 		t.Errorf("a plan without a candidate space: %+v", pr)
 	}
-	if pr := (Engine{Options: Options{V1: true}}).Predict(&engine.Workload{Plan: noSpace}); pr.Eligible() {
+	if pr := (Engine{Options: Options{V1: true}}).predict(&engine.Workload{Plan: noSpace}); pr.Eligible() {
 		t.Errorf("the v1 kernel without a candidate space: %+v", pr)
 	}
 	csr := 8*uint64(g.NumVertices()+1) + 8*g.NumEdges()
@@ -33,17 +34,17 @@ func TestPredict(t *testing.T) {
 		t.Errorf("a plan without a candidate space reads %d bytes, less than the CSR's %d", b, csr)
 	}
 	pl := plan.Build(g, p, plan.Options{})
-	small := Engine{}.Predict(&engine.Workload{Plan: pl, Estimate: &plan.Estimate{Nodes: 1e3}})
-	large := Engine{}.Predict(&engine.Workload{Plan: pl, Estimate: &plan.Estimate{Nodes: 1e12}})
+	small := Engine{}.predict(&engine.Workload{Plan: pl, Estimate: &plan.Estimate{Nodes: 1e3}})
+	large := Engine{}.predict(&engine.Workload{Plan: pl, Estimate: &plan.Estimate{Nodes: 1e12}})
 	if !small.Eligible() || small.Seconds < startSeconds || large.Seconds <= small.Seconds {
 		t.Errorf("predictions %+v, %+v", small, large)
 	}
 	c := &plan.Clique{K: 5}
 	prob := &engine.Problem{Data: g}
-	if pr := (Engine{}).Predict(&engine.Workload{Problem: prob, Clique: c}); !pr.Eligible() {
+	if pr := (Engine{}).predict(&engine.Workload{Problem: prob, Clique: c}); !pr.Eligible() {
 		t.Errorf("counting a clique: %+v", pr)
 	}
-	if pr := (Engine{}).Predict(&engine.Workload{Problem: prob, Clique: c, Listing: true}); pr.Eligible() {
+	if pr := (Engine{}).predict(&engine.Workload{Problem: prob, Clique: c, Listing: true}); pr.Eligible() {
 		t.Errorf("listing a clique: %+v", pr)
 	}
 }
@@ -89,29 +90,29 @@ func TestPredictOutOfCore(t *testing.T) {
 	if need != want || len(pl.Space) == 0 {
 		t.Fatalf("GraphBytes %d, want %d (%d indexes)", need, want, len(pl.Space))
 	}
-	in := Engine{}.Predict(w(0, 0))
+	in := Engine{}.predict(w(0, 0))
 	if in.OutOfCore || in.Run != nil || !in.Eligible() {
 		t.Fatalf("unknown memory: %+v", in)
 	}
-	if pr := (Engine{}).Predict(w(2*need, 0)); pr != in {
+	if pr := (Engine{}).predict(w(2*need, 0)); pr != in {
 		t.Errorf("fits in half: %+v, want %+v", pr, in)
 	}
 	kernel := in.Seconds - startSeconds
-	zc := Engine{}.Predict(w(need, need))
+	zc := Engine{}.predict(w(need, need))
 	run, ok := zc.Run.(Engine)
 	if !zc.OutOfCore || !ok || run.Options.Graph != gpu.OnHost || zc.Seconds < startSeconds+ZeroCopySlowdown*kernel {
 		t.Errorf("over half, device too small for managed: %+v", zc)
 	}
-	mg := Engine{}.Predict(w(need, 2*need))
+	mg := Engine{}.predict(w(need, 2*need))
 	if run, ok := mg.Run.(Engine); !mg.OutOfCore || !ok || run.Options.Graph != gpu.OnManaged || mg.Seconds >= zc.Seconds {
 		t.Errorf("over half, within the device: %+v (zero-copy %+v)", mg, zc)
 	}
-	if pr := (Engine{Options: Options{Graph: gpu.OnHost}}).Predict(w(need, 0)); pr != in {
+	if pr := (Engine{Options: Options{Graph: gpu.OnHost}}).predict(w(need, 0)); pr != in {
 		t.Errorf("already in host memory: %+v", pr)
 	}
 	c := &plan.Clique{K: 4}
 	cw := &engine.Workload{Problem: &engine.Problem{Data: g}, Clique: c, GPUMemory: 1024}
-	if pr := (Engine{}).Predict(cw); !pr.OutOfCore || GraphBytes(cw) != 8*151+8*g.NumEdges()+8*150 {
+	if pr := (Engine{}).predict(cw); !pr.OutOfCore || GraphBytes(cw) != 8*151+8*g.NumEdges()+8*150 {
 		t.Errorf("a clique over the memory: %+v, %d bytes", pr, GraphBytes(cw))
 	}
 }
@@ -245,4 +246,28 @@ func TestKernels(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
+}
+
+// TestPredictStops: a prediction stops once its context ends (it reads the workload's figures:
+// one check before them), in core, out of core and for a clique.
+func TestPredictStops(t *testing.T) {
+	g := gen.RandomGraphM(3, 150, 900, 1, 1)
+	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := plan.Build(g, p, plan.Options{})
+	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Bound: pl.NodeBound(), Threads: 2}
+	predicttest.Stops(t, Engine{}, w)
+	w.GPUMemory, w.DeviceMemory = 64, 1<<30
+	predicttest.Stops(t, Engine{}, w)
+	k4, err := pattern.Parse("(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, ok := plan.AsClique(g, k4)
+	if !ok {
+		t.Fatal("not a clique")
+	}
+	predicttest.Stops(t, Engine{}, &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: k4}, Clique: &cl})
 }

@@ -113,7 +113,10 @@ func run(data, patterns, threadList, gpuName string) error {
 			if cl, ok := plan.AsClique(g, pat); ok {
 				w.Clique = &cl
 			}
-			cp := cpu.Engine{}.Predict(w)
+			cp, err := cpu.Engine{}.Predict(ctx, w)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 			secs := map[string]float64{}
 			for _, p := range d.Predictions {
 				secs[p.Engine] = p.Seconds

@@ -14,6 +14,8 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/submatch/submatch"
@@ -31,7 +33,18 @@ func main() {
 	refine := flag.Bool("refine", false, "sgsi's --sgsi-refine")
 	induced := flag.Bool("induced", false, "count induced matches (sgsi then joins every leaf)")
 	joinLeaves := flag.Bool("joinleaves", false, "sgsi's --sgsi-join-leaves (the leaves joined, not counted by the leaf step)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	g, err := submatch.Load(flag.Arg(0))
 	if err != nil {
 		log.Fatal(err)

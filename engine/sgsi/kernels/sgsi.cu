@@ -5,6 +5,8 @@
 // A join kernel deals the rows of its index list to its threads by one of SGSI+'s four
 // load-balance layers (dealRows() below): a warp per row, a block's task pool, a block per row, or
 // the whole grid per row. Buffers hold candidates or INVALID.
+//
+// Package gpu's stop polling (gpu.StopPollSource: stop_poll) is prepended to this file.
 
 #define INVALID 0xffffffffu
 #define BLOCK 256
@@ -421,13 +423,34 @@ __device__ __forceinline__ void keyList(const u32* mem, const u32* l, u32 v, con
 
 #define MAXCOLS 32
 
+// POLL_EVERY is how many ticks (rows and list entries) a thread of sgsi_last takes between two
+// looks at the host's stop flag (HostBackend.Last: pollEvery), the first look at its first tick.
+#define POLL_EVERY 1024u
+
+// Stopper is a thread's polling of the stop flag (stop, ctl: gpu.StopPollSource); once it has
+// seen the flag raised, tick says stop for good.
+struct Stopper {
+	const volatile unsigned* stop;
+	u64* ctl;
+	u32 left; // ticks before the next look
+	bool stopped;
+
+	__device__ __forceinline__ bool tick() {
+		if (left == 0) {
+			left = POLL_EVERY;
+			if (!stopped && stop_poll(stop, ctl)) stopped = true;
+		}
+		left--;
+		return stopped;
+	}
+};
 
 // lastRow is the group's lane's part of the count of one row (sgsi_last). lp and ll hold the
 // links' lists: those of the links in the bit mask known already (a generating vertex's), the
 // others found here.
 __device__ __forceinline__ u64 lastRow(const u32* mem, const u32* row, u32 width, const u32* links, u32 nlinks,
                                        const u32* bits, const u32* desc, u32 lane, u32 G, const u32** lp, u32* ll,
-                                       u32 known) {
+                                       u32 known, Stopper& sp) {
 	u32 nless = desc[0], ngreater = desc[1];
 	u32 best = INVALID, blen = INVALID;
 	for (u32 i = 0; i < nlinks; i++) {
@@ -441,6 +464,7 @@ __device__ __forceinline__ u64 lastRow(const u32* mem, const u32* row, u32 width
 	if (best == INVALID) return 0; // (the schedule gives every row a link not negated)
 	u64 sum = 0;
 	for (u32 j = lane; j < blen; j += G) {
+		if (sp.tick()) break;
 		u32 w = lp[best][j];
 		bool keep = (bits[w / 32] >> (w & 31)) & 1;
 		for (u32 c = 0; keep && c < width; c++) keep = row[c] != w;
@@ -468,16 +492,22 @@ __device__ __forceinline__ u64 lastRow(const u32* mem, const u32* row, u32 width
 // not a, and passes the step before's restrictions (desc0: counts of "a < b" and "b < a", a
 // descriptor whose columns are all 0). Only the rows whose column rcol holds a vertex of [rlo,
 // rhi) are counted (a piece of the second column's lists; generated rows: rcol is 1).
+//
+// A thread looks at the host's stop flag (stop, ctl: gpu.StopPollSource; stop null: never) at
+// its first row and every POLL_EVERY rows and entries after (Stopper): once raised, it leaves its
+// rows and adds what it counted so far, so a stopped launch's total is partial.
 extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width, u32 nrows, u32 G, const u32* links,
                                      u32 nlinks, const u32* bits, const u32* desc, const u32* gen, u32 ngen, u32 genLink,
-                                     const u32* bits1, const u32* desc0, u32 rcol, u32 rlo, u32 rhi, u64* total) {
+                                     const u32* bits1, const u32* desc0, u32 rcol, u32 rlo, u32 rhi, u64* total,
+                                     const volatile unsigned* stop, u64* ctl) {
 	Group g = group(G);
+	Stopper sp = {stop, ctl, 0, false};
 	u32 row[MAXCOLS];
 	const u32* lp[MAXCOLS];
 	u32 ll[MAXCOLS];
 	u64 sum = 0;
 	if (ngen) {
-		for (u32 x = g.id; x < ngen; x += g.n) {
+		for (u32 x = g.id; x < ngen && !sp.stopped; x += g.n) {
 			u32 a = gen[x];
 			const u32* list;
 			u32 len;
@@ -491,6 +521,7 @@ extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width,
 			}
 			u32 to = lowerBound(list, len, rhi);
 			for (u32 j = lowerBound(list, len, rlo); j < to; j++) {
+				if (sp.tick()) break;
 				u32 b = list[j];
 				bool ok = b != a && ((bits1[b / 32] >> (b & 31)) & 1);
 				for (u32 c = 0; ok && c < desc0[0]; c++) ok = a < b;
@@ -498,14 +529,15 @@ extern "C" __global__ void sgsi_last(const u32* mem, const u32* rows, u32 width,
 				if (!ok) continue;
 				row[0] = a;
 				row[1] = b;
-				sum += lastRow(mem, row, 2, links, nlinks, bits, desc, g.lane, G, lp, ll, known);
+				sum += lastRow(mem, row, 2, links, nlinks, bits, desc, g.lane, G, lp, ll, known, sp);
 			}
 		}
 	} else {
 		for (u32 k = g.id; k < nrows; k += g.n) {
+			if (sp.tick()) break;
 			for (u32 c = 0; c < width; c++) row[c] = rows[(u64)k * width + c];
 			if (row[rcol] < rlo || row[rcol] >= rhi) continue;
-			sum += lastRow(mem, row, width, links, nlinks, bits, desc, g.lane, G, lp, ll, 0);
+			sum += lastRow(mem, row, width, links, nlinks, bits, desc, g.lane, G, lp, ll, 0, sp);
 		}
 	}
 	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);

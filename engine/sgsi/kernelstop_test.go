@@ -1,0 +1,221 @@
+package sgsi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/pattern"
+)
+
+// TestPollEveryInStep: HostBackend.Last looks at its stop flag as often as sgsi_last does.
+func TestPollEveryInStep(t *testing.T) {
+	if want := fmt.Sprintf("#define POLL_EVERY %du", pollEvery); !strings.Contains(kernelSource, want) {
+		t.Errorf("kernels/sgsi.cu does not %q (backend.go's pollEvery)", want)
+	}
+}
+
+// stopCases are the direct counts the stop tests cut: triangles (rows generated from edges) and
+// 4-cliques and 4-cycles (rows from a table) on an R-MAT graph, in core in blocks of a few
+// hundred words (several blocks, several Last calls).
+func stopCases(t *testing.T) (*graph.Graph, []*pattern.Pattern) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 8, EdgeFactor: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []*pattern.Pattern
+	for _, s := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a), (a)-(c), (b)-(d)", "(a)-(b)-(c)-(d)-(a)"} {
+		p, err := pattern.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	return g, ps
+}
+
+// stopRunner is a count of p on g on be, in core in direct blocks of about 300 words.
+func stopRunner(ctx context.Context, g *graph.Graph, p *pattern.Pattern, be Backend) *runner {
+	return &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(g), q: compileQuery(p), count: true,
+		blockRows: 2, blockSize: 1, coreBlock: 64, blockPace: pacer{items: 300}}
+}
+
+// cancelAt is HostBackend whose Last, at its at-th call, cancels the count's context and waits
+// for the stop flag to rise before it counts (so that the call sees it at its first look);
+// calls counts the calls, after those after the cancel, added what the cancelled call added.
+type cancelAt struct {
+	*HostBackend
+	cancel           func()
+	at, calls, after int
+	added            uint64
+}
+
+func (c *cancelAt) Last(a lastArgs) error {
+	c.calls++
+	switch {
+	case c.calls == c.at:
+		c.cancel()
+		for t0 := time.Now(); c.stop.Load() == 0; time.Sleep(time.Millisecond) {
+			if time.Since(t0) > time.Minute {
+				return errors.New("the stop flag did not rise within a minute of the cancel")
+			}
+		}
+		before := c.counter(a)
+		err := c.HostBackend.Last(a)
+		c.added = c.counter(a) - before
+		return err
+	case c.calls > c.at:
+		c.after++
+	}
+	return c.HostBackend.Last(a)
+}
+
+// counter is the counter a adds to.
+func (h *HostBackend) counter(a lastArgs) uint64 {
+	return uint64(h.mem[a.Total]) | uint64(h.mem[a.Total+1])<<32
+}
+
+// TestDirectCountCancelled: a count whose context ends during its direct count (at its first,
+// second or third kernel) stops there: the kernel then running leaves its rows at once (the host
+// emulation looks at the stop flag first thing), no kernel runs after it, and the count returns
+// the context's error (partial) with fewer matches than the whole count, which the same runner
+// setup, not cancelled, counts exactly.
+func TestDirectCountCancelled(t *testing.T) {
+	g, ps := stopCases(t)
+	cut := 0
+	for _, p := range ps {
+		want := oracle.Count(g, p, engine.Semantics{})
+		whole := stopRunner(context.Background(), g, p, NewHostBackend(4*GraphBytes(g)))
+		if err := whole.run(false, false); err != nil || whole.total != want {
+			t.Fatalf("%s: not cancelled %d (%v), oracle %d", p, whole.total, err, want)
+		}
+		if whole.st.Blocks < 3 {
+			t.Fatalf("%s: %d blocks: the test cuts nothing mid-way", p, whole.st.Blocks)
+		}
+		for at := 1; at <= 3; at++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			be := &cancelAt{HostBackend: NewHostBackend(4 * GraphBytes(g)), cancel: cancel, at: at}
+			r := stopRunner(ctx, g, p, be)
+			err := r.run(false, false)
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s, cancelled at kernel %d of %d: %v (count %d), want context.Canceled", p, at, be.calls, err, r.total)
+			}
+			if be.calls < at || be.after != 0 {
+				t.Errorf("%s, cancelled at kernel %d: %d calls, %d after the cancel", p, at, be.calls, be.after)
+			}
+			if !be.left || be.added != 0 || r.total >= want {
+				t.Errorf("%s, cancelled at kernel %d: the kernel left early %v having added %d, count %d of %d", p, at, be.left, be.added, r.total, want)
+			}
+			cut++
+		}
+	}
+	t.Logf("%d counts cut in their direct count", cut)
+}
+
+// TestStopFlagRaisedLate: a count whose context ends after its last kernel (the flag raised, no
+// kernel to see it) is whole when the count itself saw nothing: kernelCut reports only a kernel
+// that left early.
+func TestStopFlagRaisedLate(t *testing.T) {
+	g, ps := stopCases(t)
+	be := NewHostBackend(4 * GraphBytes(g))
+	ctx, cancel := context.WithCancel(context.Background())
+	r := stopRunner(ctx, g, ps[0], be)
+	release := be.stopOn(ctx)
+	cancel()
+	for be.stop.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	release()
+	if err := r.kernelCut(); err != nil {
+		t.Errorf("no kernel ran: kernelCut %v", err)
+	}
+	be.left = true
+	if err := r.kernelCut(); !errors.Is(err, context.Canceled) {
+		t.Errorf("a kernel left early: kernelCut %v, want context.Canceled", err)
+	}
+	r.ctx = context.Background()
+	if err := r.kernelCut(); !errors.Is(err, errCutLive) {
+		t.Errorf("a kernel left early, the context running: kernelCut %v, want errCutLive", err)
+	}
+}
+
+// stopHost is cudaBackend whose sgsi_last, at its at-th call, runs with the stop flag raised
+// half-way through its grid (before the block of its middle unit): the total it adds must be
+// what HostBackend.Last adds for the units before that block alone (one block a unit, each
+// looking at the flag first thing), and the count is then partial (the flag rose with the
+// context's end).
+type stopHost struct {
+	*cudaBackend
+	cancel    func()
+	at, calls int
+	checked   int
+}
+
+func (c *stopHost) Last(a lastArgs) error {
+	c.calls++
+	if c.calls != c.at {
+		return c.cudaBackend.Last(a)
+	}
+	units := a.NRows
+	if a.NGen > 0 {
+		units = a.NGen
+	}
+	half := units / 2
+	// What the units before half add, by the Go twin, on a copy of the region.
+	saved := append([]uint32(nil), c.mem...)
+	b := a
+	if a.NGen > 0 {
+		b.NGen = half
+	} else {
+		b.NRows = half
+	}
+	before := c.counter(a)
+	if err := c.HostBackend.Last(b); err != nil {
+		return err
+	}
+	want := c.counter(a) - before
+	copy(c.mem, saved)
+	c.cancel()
+	if !c.lastStopAt(a, half) {
+		return fmt.Errorf("the stop flag was not raised within the grid of %d units", units)
+	}
+	if got := c.counter(a) - before; got != want {
+		c.t.Errorf("sgsi_last stopped at block %d of %d units (generated %v): added %d, the units before it %d", half, units, a.NGen > 0, got, want)
+	}
+	c.checked++
+	c.left = true // as the device's polling words say: a thread saw the flag raised
+	return nil
+}
+
+// TestLastStoppedOnHost runs sgsi_last, built for the host, with the stop flag raised mid-way
+// through a launch: the launch adds exactly the count of the units before the flag rose, and the
+// runner reports the count partial (context.Canceled), below the whole count.
+func TestLastStoppedOnHost(t *testing.T) {
+	bin := cudahost.Build(t, "sgsi", kernelSource, cudahostMain)
+	g, ps := stopCases(t)
+	for _, p := range ps {
+		want := oracle.Count(g, p, engine.Semantics{})
+		for _, at := range []int{1, 2} {
+			ctx, cancel := context.WithCancel(context.Background())
+			be := &stopHost{cudaBackend: &cudaBackend{HostBackend: NewHostBackend(4 * GraphBytes(g)), t: t, bin: bin}, cancel: cancel, at: at}
+			r := stopRunner(ctx, g, p, be)
+			err := r.run(false, false)
+			cancel()
+			if be.checked != 1 {
+				t.Fatalf("%s: %d Last calls, the %d-th not stopped", p, be.calls, at)
+			}
+			if !errors.Is(err, context.Canceled) || r.total >= want {
+				t.Errorf("%s, stopped in kernel %d: %d (%v), want context.Canceled below %d", p, at, r.total, err, want)
+			}
+		}
+	}
+}
