@@ -385,12 +385,18 @@ func (h *HostBackend) keyList(l []uint32, v uint32) []uint32 {
 }
 
 // stopOn implements kernelStopper: the flag (cleared now: a backend may count again) is raised
-// when ctx ends.
+// when ctx ends. The release waits for a raise already under way (as gpu.StopFlag's
+// RaiseWhenDone does), so that it cannot land in the backend's next count.
 func (h *HostBackend) stopOn(ctx context.Context) func() {
 	h.stop.Store(0)
 	h.left = false
-	cancel := context.AfterFunc(ctx, func() { h.stop.Store(1) })
-	return func() { cancel() }
+	raised := make(chan struct{})
+	cancel := context.AfterFunc(ctx, func() { h.stop.Store(1); close(raised) })
+	return func() {
+		if !cancel() {
+			<-raised
+		}
+	}
 }
 
 // cut implements kernelStopper.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,26 @@ func TestLastStoppedOnHost(t *testing.T) {
 				t.Errorf("%s, stopped in kernel %d: %d (%v), want context.Canceled below %d", p, at, r.total, err, want)
 			}
 		}
+	}
+}
+
+// TestStopOnReleaseWaits: the release stopOn returns waits for a raise of the flag already under
+// way, so that a backend counting again starts with its flag down: a cancelled count's late raise
+// must not stop the next count's kernels (errCutLive, with that count's context running).
+func TestStopOnReleaseWaits(t *testing.T) {
+	be := NewHostBackend(64)
+	for i := range 2000 {
+		ctx, cancel := context.WithCancel(context.Background())
+		release := be.stopOn(ctx)
+		cancel()
+		release()
+		release = be.stopOn(context.Background())
+		for range 100 {
+			runtime.Gosched()
+		}
+		if be.stop.Load() != 0 {
+			t.Fatalf("round %d: the flag raised for a count whose context runs (a late raise of the count before)", i)
+		}
+		release()
 	}
 }
