@@ -64,7 +64,9 @@ func TestOrderBySetsOracle(t *testing.T) {
 		check(o)
 	}
 	t.Logf("%d plans, %d in another order than the default", cases, changed)
-	if changed == 0 {
+	// A handful of seeds (the race detector's run: proptest.Seeds) may draw no reordered plan;
+	// the ordinary run's 30 always do.
+	if changed == 0 && len(seeds) >= 10 {
 		t.Error("no plan took another order: the test checks nothing")
 	}
 }
