@@ -67,7 +67,7 @@ func TestSetBoundsOracle(t *testing.T) {
 // bound (the maximum degree, or the candidate list) and shrink somewhere.
 func TestEmulatedGraphModeBounds(t *testing.T) {
 	var cases, shrunk int
-	for seed := uint64(1); seed <= uint64(testenv.Sweep(30, 120)); seed++ {
+	for seed := uint64(1); seed <= uint64(testenv.Sweep(20, 120)); seed++ {
 		vl, el := 2+int(seed%4), []int{0, 0, 2, 3}[seed%4]
 		var g *graph.Graph
 		if seed%2 == 0 {
