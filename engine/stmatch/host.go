@@ -151,9 +151,11 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) 
 	}
 	fp.Cands = make([]uint32, 0, max(1, ncands))
 	var maxDegree uint64
+	var bounds *setBounds
 	if fp.Graph {
 		fp.data = g
-		maxDegree = uint64(g.MaxDegree())
+		bounds = newSetBounds(g)
+		maxDegree = bounds.maxDegree
 	}
 	levelOff := make([]uint64, L)
 	for i, lvl := range pl.Levels {
@@ -214,7 +216,10 @@ func flattenOn(g *graph.Graph, pl *plan.Plan, o flatOptions) (*flatPlan, error) 
 				meta[mBackAll] |= 1 << be.Level
 			}
 			if fp.Graph {
-				capacity = min(capacity, maxDegree)
+				// The set holds neighbours of level be.Level's vertex (of its label) of this
+				// level's label through edges of be's label (setBounds).
+				parent := pl.Pattern.VertexLabel(pl.Levels[be.Level].Vertex)
+				capacity = min(capacity, bounds.bound(parent, pl.Pattern.VertexLabel(lvl.Vertex), be.EdgeLabel))
 				meta[mFlags] |= fGraph
 				if !be.EdgeLabel.Any && (g.HasEdgeLabels() || be.EdgeLabel.Value != 0) {
 					k := slices.Index(fp.EdgeLabels, be.EdgeLabel.Value)
