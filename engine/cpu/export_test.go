@@ -1,6 +1,12 @@
 package cpu
 
-import "github.com/submatch/submatch/graph"
+import (
+	"context"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
+)
 
 // EveryVertexAHub gives every vertex of degree one or more a hub row when on (for the external
 // tests: their graphs are far below the default degree); the returned func restores the default.
@@ -106,4 +112,24 @@ func SupportMarks(ratio int) func() {
 	saved := supportMarkRatio
 	supportMarkRatio = ratio
 	return func() { supportMarkRatio = saved }
+}
+
+// PairSumFactor reports whether the count of p runs a plan whose pair sum counts a postponed
+// group as a factor (factorGroup), without edge supports (tests: coverage of a sweep).
+func PairSumFactor(p *engine.Problem) bool {
+	ctx := context.Background()
+	opts, err := PlanOptions(p, false)
+	if err != nil {
+		return false
+	}
+	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, opts)
+	if err != nil || pl.Empty {
+		return false
+	}
+	c := choosePlan(ctx, p, pl)
+	if supportFor(c.problem, c.plan) != nil {
+		return false
+	}
+	ps := pairSumFor(p.Data, c.plan)
+	return ps != nil && ps.cg != nil
 }
