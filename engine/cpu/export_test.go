@@ -133,3 +133,20 @@ func PairSumFactor(p *engine.Problem) bool {
 	ps := pairSumFor(p.Data, c.plan)
 	return ps != nil && ps.cg != nil
 }
+
+// SupportFixed reports whether the count of p takes edge supports (as supportMode allows) with
+// a fixed level whose neighbours supportLast may mark (tests: coverage of a sweep).
+func SupportFixed(p *engine.Problem) bool {
+	ctx := context.Background()
+	opts, err := PlanOptions(p, false)
+	if err != nil {
+		return false
+	}
+	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, opts)
+	if err != nil || pl.Empty {
+		return false
+	}
+	c := choosePlan(ctx, p, pl)
+	sp := supportFor(c.problem, c.plan)
+	return sp != nil && sp.fixed >= 0
+}

@@ -76,17 +76,18 @@ func factorPattern(r *rand.Rand, vl, el int) string {
 	return strings.Join(edges, ", ")
 }
 
-// factorCases yields, for each seed, a dense random graph (8-12 vertices, 1-3 vertex labels,
-// 1-2 edge labels) with three patterns of factorPattern's under every convention, with the
-// oracle's count; factor counts the (problem, convention) pairs whose plan takes the factor.
-func factorCases(t *testing.T, seeds []uint64, ost *proptest.OracleStats, factor *int) iter.Seq[proptest.Oracled] {
+// randomCases yields, for each seed, a dense random graph (8-12 vertices, 1-3 vertex labels,
+// 1-2 edge labels) with three patterns drawn by draw under every convention, with the oracle's
+// count; hits counts the (problem, convention) pairs for which hit holds (the path a sweep aims
+// at is taken).
+func randomCases(t *testing.T, seeds []uint64, draw func(r *rand.Rand, vl, el int) string, ost *proptest.OracleStats, hit func(*engine.Problem) bool, hits *int) iter.Seq[proptest.Oracled] {
 	return func(yield func(proptest.Oracled) bool) {
 		for _, seed := range seeds {
 			r := rand.New(rand.NewPCG(seed, 11))
 			n, density, vl, el := 8+r.IntN(5), 0.5+0.4*r.Float64(), 1+r.IntN(3), 1+r.IntN(2)
 			g := gen.RandomGraph(seed, n, density, vl, el)
 			for range 3 {
-				src := factorPattern(r, vl, el)
+				src := draw(r, vl, el)
 				p, err := pattern.Parse(src)
 				if err != nil {
 					t.Fatalf("%s: %v", src, err)
@@ -98,8 +99,8 @@ func factorCases(t *testing.T, seeds []uint64, ost *proptest.OracleStats, factor
 						ost.Skipped++
 						continue
 					}
-					if cpu.PairSumFactor(&engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 1}) {
-						*factor++
+					if hit(&engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 1}) {
+						*hits++
 					}
 					if !yield(proptest.Oracled{Case: c, Sem: sem, Want: want}) {
 						return
@@ -117,7 +118,7 @@ func TestOraclePairSumFactorRandom(t *testing.T) {
 	seeds, repeat := proptest.Seeds(t, 300, 16)
 	var ost proptest.OracleStats
 	factor := 0
-	checkOracle(t, factorCases(t, seeds, &ost, &factor), len(seeds), repeat, &ost, "TestOraclePairSumFactorRandom")
+	checkOracle(t, randomCases(t, seeds, factorPattern, &ost, cpu.PairSumFactor, &factor), len(seeds), repeat, &ost, "TestOraclePairSumFactorRandom")
 	t.Logf("%d (problem, convention) pairs took the factor group", factor)
 	if len(seeds) >= 16 && factor == 0 {
 		t.Error("no plan took the pair sum's factor group")
