@@ -114,39 +114,40 @@ func SupportMarks(ratio int) func() {
 	return func() { supportMarkRatio = saved }
 }
 
-// PairSumFactor reports whether the count of p runs a plan whose pair sum counts a postponed
-// group as a factor (factorGroup), without edge supports (tests: coverage of a sweep).
-func PairSumFactor(p *engine.Problem) bool {
+// runPlan returns the problem and the plan the count of p runs (choosePlan), ok false when it
+// has none to run.
+func runPlan(p *engine.Problem) (*engine.Problem, *plan.Plan, bool) {
 	ctx := context.Background()
 	opts, err := PlanOptions(p, false)
 	if err != nil {
-		return false
+		return nil, nil, false
 	}
 	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, opts)
 	if err != nil || pl.Empty {
-		return false
+		return nil, nil, false
 	}
 	c := choosePlan(ctx, p, pl)
-	if supportFor(c.problem, c.plan) != nil {
+	return c.problem, c.plan, true
+}
+
+// PairSumFactor reports whether the count of p runs a plan whose pair sum counts a postponed
+// group as a factor (factorGroup), without edge supports (tests: coverage of a sweep).
+func PairSumFactor(p *engine.Problem) bool {
+	rp, pl, ok := runPlan(p)
+	if !ok || supportFor(rp, pl) != nil {
 		return false
 	}
-	ps := pairSumFor(p.Data, c.plan)
+	ps := pairSumFor(p.Data, pl)
 	return ps != nil && ps.cg != nil
 }
 
 // SupportFixed reports whether the count of p takes edge supports (as supportMode allows) with
 // a fixed level whose neighbours supportLast may mark (tests: coverage of a sweep).
 func SupportFixed(p *engine.Problem) bool {
-	ctx := context.Background()
-	opts, err := PlanOptions(p, false)
-	if err != nil {
+	rp, pl, ok := runPlan(p)
+	if !ok {
 		return false
 	}
-	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, opts)
-	if err != nil || pl.Empty {
-		return false
-	}
-	c := choosePlan(ctx, p, pl)
-	sp := supportFor(c.problem, c.plan)
+	sp := supportFor(rp, pl)
 	return sp != nil && sp.fixed >= 0
 }

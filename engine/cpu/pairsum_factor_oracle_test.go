@@ -27,12 +27,7 @@ func factorPattern(r *rand.Rand, vl, el int) string {
 		}
 		return "(" + name + ")"
 	}
-	edge := func(a, b string, p float64) string {
-		if r.Float64() < p {
-			return fmt.Sprintf("%s-[:%d]-%s", a, r.IntN(el), b)
-		}
-		return a + "-" + b
-	}
+	edge := func(a, b string, p float64) string { return randomEdge(r, a, b, p, el) }
 	k := 4 + r.IntN(2)
 	names := make([]string, k)
 	labelled := map[string]string{}
@@ -74,6 +69,14 @@ func factorPattern(r *rand.Rand, vl, el int) string {
 		edges = append(edges, vlabel("x", 0.3))
 	}
 	return strings.Join(edges, ", ")
+}
+
+// randomEdge returns the edge a-b of a pattern, with one of el edge labels with probability p.
+func randomEdge(r *rand.Rand, a, b string, p float64, el int) string {
+	if r.Float64() < p {
+		return fmt.Sprintf("%s-[:%d]-%s", a, r.IntN(el), b)
+	}
+	return a + "-" + b
 }
 
 // randomCases yields, for each seed, a dense random graph (8-12 vertices, 1-3 vertex labels,

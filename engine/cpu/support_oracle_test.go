@@ -222,12 +222,7 @@ func supportPattern(r *rand.Rand, vl, el int) string {
 		}
 		return ""
 	}
-	edge := func(a, b string, p float64) string {
-		if r.Float64() < p {
-			return fmt.Sprintf("%s-[:%d]-%s", a, r.IntN(el), b)
-		}
-		return a + "-" + b
-	}
+	edge := func(a, b string, p float64) string { return randomEdge(r, a, b, p, el) }
 	k := 3 + r.IntN(3)
 	core := make([]string, k)
 	for i := range core {
