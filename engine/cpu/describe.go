@@ -183,9 +183,10 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		// The levels after v1's are summed by wedge counters (pairsum.go): their nodes and,
 		// in proportion, the levels' set operations below them drop out, and the counters'
 		// pass over the neighbourhoods of D1 and D2 is paid once a key instead. The postponed
-		// group, when there is one, is e, which the counters count: its steps drop out whole
-		// (they were kept in proportion: STMatch's q4 on wiki-Vote, 72 ms on the 16-core
-		// device host, was put at 200 ms, then 110; branch pred13).
+		// groups, when there are any, are e, which the counters count, and the factor group
+		// (factorGroup), one product a key: their steps drop out whole (they were kept in
+		// proportion: STMatch's q4 on wiki-Vote, 72 ms on the 16-core device host, was put at
+		// 200 ms, then 110; branch pred13).
 		var below float64
 		for _, n := range e.LevelNodes[ps.level+1:] {
 			below += n

@@ -1,6 +1,12 @@
 package cpu
 
-import "github.com/submatch/submatch/graph"
+import (
+	"context"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/plan"
+)
 
 // EveryVertexAHub gives every vertex of degree one or more a hub row when on (for the external
 // tests: their graphs are far below the default degree); the returned func restores the default.
@@ -106,4 +112,42 @@ func SupportMarks(ratio int) func() {
 	saved := supportMarkRatio
 	supportMarkRatio = ratio
 	return func() { supportMarkRatio = saved }
+}
+
+// runPlan returns the problem and the plan the count of p runs (choosePlan), ok false when it
+// has none to run.
+func runPlan(p *engine.Problem) (*engine.Problem, *plan.Plan, bool) {
+	ctx := context.Background()
+	opts, err := PlanOptions(p, false)
+	if err != nil {
+		return nil, nil, false
+	}
+	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, opts)
+	if err != nil || pl.Empty {
+		return nil, nil, false
+	}
+	c := choosePlan(ctx, p, pl)
+	return c.problem, c.plan, true
+}
+
+// PairSumFactor reports whether the count of p runs a plan whose pair sum counts a postponed
+// group as a factor (factorGroup), without edge supports (tests: coverage of a sweep).
+func PairSumFactor(p *engine.Problem) bool {
+	rp, pl, ok := runPlan(p)
+	if !ok || supportFor(rp, pl) != nil {
+		return false
+	}
+	ps := pairSumFor(p.Data, pl)
+	return ps != nil && ps.cg != nil
+}
+
+// SupportFixed reports whether the count of p takes edge supports (as supportMode allows) with
+// a fixed level whose neighbours supportLast may mark (tests: coverage of a sweep).
+func SupportFixed(p *engine.Problem) bool {
+	rp, pl, ok := runPlan(p)
+	if !ok {
+		return false
+	}
+	sp := supportFor(rp, pl)
+	return sp != nil && sp.fixed >= 0
 }

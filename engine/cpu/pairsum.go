@@ -242,20 +242,16 @@ func groupHasParent(lg *plan.LeafGroup, l int) bool {
 // count returns the number of assignments of v1, v2 and e (and the factor group's placements)
 // for the data vertices of the earlier levels in w.m; applied is false when the sum does not
 // apply to them (a restriction between v1 and v2 whose sets differ), and the caller loops over
-// v1.
+// v1. The pairs come first: the factor's placements may overflow where no pair makes a match (a
+// hub of thousands with no wheel around it), and the count is then 0, not an overflow.
 func (ps *pairSum) count(w *worker) (n uint64, ok, applied bool) {
-	f := uint64(1)
-	if ps.cg != nil {
-		if f, ok = placements(ps.cg, int64(w.g.Degree(w.m[ps.cgParent]))-ps.cgUsed); !ok {
-			return 0, false, true
-		}
-		if f == 0 {
-			return 0, true, true
-		}
-	}
 	n, ok, applied = ps.pairs(w)
-	if !ok || !applied || f == 1 {
+	if !ok || !applied || n == 0 || ps.cg == nil {
 		return n, ok, applied
+	}
+	f, ok := placements(ps.cg, int64(w.g.Degree(w.m[ps.cgParent]))-ps.cgUsed)
+	if !ok {
+		return 0, false, true
 	}
 	n, ok = mulChecked(n, f)
 	return n, ok, true

@@ -2,6 +2,8 @@ package cpu_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +207,75 @@ func TestSupportPassCost(t *testing.T) {
 	got, want := cpu.SupportPassCost(large), exact(large)
 	if got < 0.9*want || got > 1.1*want {
 		t.Errorf("%d vertices: %g, want %g within 10%%", large.NumVertices(), got, want)
+	}
+}
+
+// supportPattern draws a pattern near the shapes edge supports count (supportShape): a core of
+// three to five vertices, most pairs adjacent, and two postponed vertices (now and then three),
+// each a pendant on a core vertex or on the two ends of a core edge (on two non-adjacent ones
+// now and then), most unlabelled on unlabelled edges; vertex labels (up to vl) and edge labels
+// (up to el) here and there in the core.
+func supportPattern(r *rand.Rand, vl, el int) string {
+	label := func(p float64) string {
+		if r.Float64() < p {
+			return fmt.Sprintf(":%d", r.IntN(vl))
+		}
+		return ""
+	}
+	edge := func(a, b string, p float64) string { return randomEdge(r, a, b, p, el) }
+	k := 3 + r.IntN(3)
+	core := make([]string, k)
+	for i := range core {
+		core[i] = fmt.Sprintf("(c%d%s)", i, label(0.15))
+	}
+	var edges []string
+	var pairs [][2]int
+	for i := range k {
+		for j := i + 1; j < k; j++ {
+			if j == i+1 || r.Float64() < 0.6 {
+				edges = append(edges, edge(core[i], core[j], 0.1))
+				pairs = append(pairs, [2]int{i, j})
+			}
+		}
+	}
+	for x := range 2 + r.IntN(4)/3 {
+		v := fmt.Sprintf("(x%d%s)", x, label(0.1))
+		if r.IntN(2) == 0 {
+			edges = append(edges, edge(core[r.IntN(k)], v, 0.1))
+			continue
+		}
+		e := pairs[r.IntN(len(pairs))]
+		if r.IntN(8) == 0 {
+			e = [2]int{r.IntN(k), r.IntN(k)}
+			if e[0] == e[1] {
+				e[1] = (e[0] + 1) % k
+			}
+		}
+		edges = append(edges, edge(core[e[0]], v, 0.1), edge(core[e[1]], v, 0.1))
+	}
+	return strings.Join(edges, ", ")
+}
+
+// TestOracleSupportsRandom checks supportPattern's random patterns against the oracle under
+// every convention and setting, with edge supports wherever they apply, kept in rows or not,
+// and the last level's neighbour marks always or never (16 seeds, 300 with SUBMATCH_LONG), and
+// that some of the counts mark a fixed level's neighbours.
+func TestOracleSupportsRandom(t *testing.T) {
+	seeds, repeat := proptest.Seeds(t, 300, 16)
+	for _, c := range []struct {
+		rows  bool
+		marks int
+	}{{true, 1 << 30}, {true, 0}, {false, 0}} {
+		restore := cpu.Supports(1, c.rows)
+		restoreMarks := cpu.SupportMarks(c.marks)
+		var ost proptest.OracleStats
+		fixed := 0
+		checkOracle(t, randomCases(t, seeds, supportPattern, &ost, cpu.SupportFixed, &fixed), len(seeds), repeat, &ost, "TestOracleSupportsRandom")
+		t.Logf("rows %v, marks %d: %d (problem, convention) pairs had a fixed level", c.rows, c.marks, fixed)
+		if len(seeds) >= 16 && fixed == 0 {
+			t.Errorf("rows %v, marks %d: no count had a fixed level to mark", c.rows, c.marks)
+		}
+		restoreMarks()
+		restore()
 	}
 }
