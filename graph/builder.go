@@ -784,10 +784,11 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 		return nil, hasDuplicatesPar(g, workers)
 	}
 	distinct := uint64(distinctLabels(labels))
-	// base[w]: where worker w's runs start in scratch (in runs, two words each).
+	// base[w]: where worker w's runs start in scratch (in runs, two words each), with one run
+	// to spare: the loop below writes every entry's run before it knows whether one starts.
 	base := make([]uint64, workers+1)
 	for w := range workers {
-		bound := base[w]
+		bound := base[w] + 1
 		for v := n * w / workers; v < n*(w+1)/workers; v++ {
 			bound += min(offs[v+1]-offs[v], distinct)
 		}
@@ -814,11 +815,16 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 						found[w] = true
 						return
 					}
-					if l := labels[x]; l != prevL {
-						out[k], out[k+1] = l, uint32(i)
-						k += 2
-						prevL = l
+					// Written whether or not a run starts, kept only when one does: no
+					// branch on the labels (which change unpredictably).
+					l := labels[x]
+					out[k], out[k+1] = l, uint32(i)
+					step := 0
+					if l != prevL {
+						step = 2
 					}
+					k += step
+					prevL = l
 					prev = x
 				}
 			}
