@@ -672,19 +672,23 @@ func scatterWorkers(n, entries int) int {
 }
 
 // startsAt turns cnt (workers rows of n counts: row w, the entries worker w adds to each list)
-// into each worker's first position in each list, and sets offs (n+1 entries) to the lists'
-// offsets.
+// into each worker's first position in each list, and sets offs (n+1 entries; nil: not wanted)
+// to the lists' offsets.
 func startsAt(cnt []uint32, n, workers int, offs []uint64) {
 	var pos uint32
 	for x := range n {
-		offs[x] = uint64(pos)
+		if offs != nil {
+			offs[x] = uint64(pos)
+		}
 		for w := range workers {
 			c := cnt[w*n+x]
 			cnt[w*n+x] = pos
 			pos += c
 		}
 	}
-	offs[n] = uint64(pos)
+	if offs != nil {
+		offs[n] = uint64(pos)
+	}
 }
 
 // parallelRanges runs fn(w) for w in [0, workers) on a goroutine each (the caller's for one).
@@ -752,8 +756,7 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 				}
 			}
 		})
-		offs := make([]uint64, n+1)
-		startsAt(cnt, n, workers, offs)
+		startsAt(cnt, n, workers, nil)
 	}
 	nbrs := g.neighbors
 	parallelRanges(workers, func(w int) {
@@ -1193,14 +1196,17 @@ func (b *Builder) finishGraph(g *Graph, order []uint32) {
 		g.runs = buildRuns(g, g.runOffsets)
 	}
 	identity := b.identity
-	orig := make([]int64, n)
 	for i, v := range order {
-		orig[i] = b.orig[v]
-		if orig[i] != int64(i) {
-			identity = false
+		if !identity {
+			break
 		}
+		identity = b.orig[v] == int64(i)
 	}
 	if !identity {
+		orig := make([]int64, n)
+		for i, v := range order {
+			orig[i] = b.orig[v]
+		}
 		g.originalIDs = orig
 	}
 	if b.names != nil {
