@@ -709,7 +709,10 @@ func parallelRanges(workers int, fn func(w int)) {
 // the inverse) from the lists of list (by old id; in a numbering toOld maps to old ids, or old
 // ids when toOld is nil), each once sorted by (vertex label, id): it walks the vertices in that
 // order and appends each to its neighbours' lists, on workers cores (cnt, scratch of
-// workers*n entries), each walking a contiguous part of the order.
+// workers*n entries), each walking a contiguous part of the order. On two cores the second
+// walks its part backwards and fills every list from its end, so that neither needs to know
+// where the other's entries end (no counting pass over the lists first); on more, each
+// worker's entries to each list are counted first.
 func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers int, list func(old uint32) []uint32, toOld []uint32) {
 	n := len(order)
 	walk := order
@@ -741,12 +744,18 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 			dest[i] = newID[o]
 		}
 	}
-	if workers == 1 {
+	switch workers {
+	case 1:
 		fill := cnt[:n]
 		for i := range n {
 			fill[i] = uint32(g.offsets[i])
 		}
-	} else {
+	case 2:
+		head, tail := cnt[:n], cnt[n:2*n]
+		for i := range n {
+			head[i], tail[i] = uint32(g.offsets[i]), uint32(g.offsets[i+1])
+		}
+	default:
 		clear(cnt[:workers*n])
 		parallelRanges(workers, func(w int) {
 			c := cnt[w*n : (w+1)*n]
@@ -761,6 +770,19 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 	nbrs := g.neighbors
 	parallelRanges(workers, func(w int) {
 		fill := cnt[w*n : (w+1)*n]
+		if workers == 2 && w == 1 {
+			part := walk[bounds[1]:]
+			for j := len(part) - 1; j >= 0; j-- {
+				old := part[j]
+				nw := newID[old]
+				for _, u := range list(old) {
+					nu := dest[u]
+					fill[nu]--
+					nbrs[fill[nu]] = nw
+				}
+			}
+			return
+		}
 		for _, old := range walk[bounds[w]:bounds[w+1]] {
 			nw := newID[old]
 			for _, u := range list(old) {
