@@ -796,7 +796,8 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 
 // scanLists reports whether a list of g, whose lists are filled, holds a vertex twice and, when
 // none does and the vertex labels are not all equal, makes the run index (g.runs, returned, and
-// g.runOffsets) in the same pass over the lists, on workers cores: each worker writes the runs
+// g.runOffsets) in the same pass over the lists, on workers cores (ranges of vertices of about
+// equal entries, splitEntries): each worker writes the runs
 // of its vertices, two words a run, into scratch (memory the caller is done with) past the most
 // that the workers before it could write there (min(degree, labels) runs a list), and then
 // copies them into the run index, in order. That is one pass over the lists instead of three
@@ -809,12 +810,13 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 		return nil, hasDuplicatesPar(g, workers)
 	}
 	distinct := uint64(distinctLabels(labels))
+	vb := splitEntries(offs, workers)
 	// base[w]: where worker w's runs start in scratch (in runs, two words each), with one run
 	// to spare: the loop below writes every entry's run before it knows whether one starts.
 	base := make([]uint64, workers+1)
 	for w := range workers {
 		bound := base[w] + 1
-		for v := n * w / workers; v < n*(w+1)/workers; v++ {
+		for v := vb[w]; v < vb[w+1]; v++ {
 			bound += min(offs[v+1]-offs[v], distinct)
 		}
 		base[w+1] = bound
@@ -827,7 +829,7 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 	parallelRanges(workers, func(w int) {
 		out := scratch[2*base[w] : 2*base[w+1]]
 		k := 0
-		for v := n * w / workers; v < n*(w+1)/workers; v++ {
+		for v := vb[w]; v < vb[w+1]; v++ {
 			lo, hi := offs[v], offs[v+1]
 			start := k
 			if lo < hi {
@@ -865,7 +867,7 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 	}
 	runs = make([]Run, ro[n])
 	parallelRanges(workers, func(w int) {
-		lo, hi := ro[n*w/workers], ro[n*(w+1)/workers]
+		lo, hi := ro[vb[w]], ro[vb[w+1]]
 		in := scratch[2*base[w]:]
 		for j := range runs[lo:hi] {
 			runs[lo+uint64(j)] = Run{VertexLabel: in[2*j], Start: uint64(in[2*j+1])}
@@ -897,10 +899,24 @@ func distinctLabels(labels []uint32) int {
 
 // hasDuplicatesPar is hasDuplicates over all of g, on workers cores.
 func hasDuplicatesPar(g *Graph, workers int) bool {
-	n := g.NumVertices()
+	vb := splitEntries(g.offsets, workers)
 	found := make([]bool, workers)
-	parallelRanges(workers, func(w int) { found[w] = hasDuplicates(g, n*w/workers, n*(w+1)/workers) })
+	parallelRanges(workers, func(w int) { found[w] = hasDuplicates(g, vb[w], vb[w+1]) })
 	return slices.Contains(found, true)
+}
+
+// splitEntries splits the vertices of a CSR with offsets offs into workers consecutive ranges of
+// about equal entries (the lists of a degree-ordered graph grow along the ids: equal numbers of
+// vertices would leave the last range most of the entries): range w is [bounds[w], bounds[w+1]).
+func splitEntries(offs []uint64, workers int) []int {
+	n := len(offs) - 1
+	bounds := make([]int, workers+1)
+	for w := 1; w < workers; w++ {
+		i, _ := slices.BinarySearch(offs, offs[n]*uint64(w)/uint64(workers))
+		bounds[w] = max(min(i, n), bounds[w-1])
+	}
+	bounds[workers] = n
+	return bounds
 }
 
 // hasDuplicates reports whether a list of vertices [lo, hi) of g holds an id twice in a row.
