@@ -797,10 +797,10 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 // scanLists reports whether a list of g, whose lists are filled, holds a vertex twice and, when
 // none does and the vertex labels are not all equal, makes the run index (g.runs, returned, and
 // g.runOffsets) in the same pass over the lists, on workers cores (ranges of vertices of about
-// equal entries, splitEntries): each worker writes the runs
-// of its vertices, two words a run, into scratch (memory the caller is done with) past the most
-// that the workers before it could write there (min(degree, labels) runs a list), and then
-// copies them into the run index, in order. That is one pass over the lists instead of three
+// equal entries, splitEntries): each worker writes the runs of its vertices, two words a run,
+// into scratch (memory the caller is done with) past the most that the workers before it could
+// write there (min(degree, labels) runs a list), and then copies them into the run index, in
+// order. That is one pass over the lists instead of three
 // (hasDuplicatesPar, and buildRuns's count and fill). It returns no runs (buildRuns makes them)
 // when the labels are uniform or the runs might not fit scratch.
 func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
