@@ -672,19 +672,23 @@ func scatterWorkers(n, entries int) int {
 }
 
 // startsAt turns cnt (workers rows of n counts: row w, the entries worker w adds to each list)
-// into each worker's first position in each list, and sets offs (n+1 entries) to the lists'
-// offsets.
+// into each worker's first position in each list, and sets offs (n+1 entries; nil: not wanted)
+// to the lists' offsets.
 func startsAt(cnt []uint32, n, workers int, offs []uint64) {
 	var pos uint32
 	for x := range n {
-		offs[x] = uint64(pos)
+		if offs != nil {
+			offs[x] = uint64(pos)
+		}
 		for w := range workers {
 			c := cnt[w*n+x]
 			cnt[w*n+x] = pos
 			pos += c
 		}
 	}
-	offs[n] = uint64(pos)
+	if offs != nil {
+		offs[n] = uint64(pos)
+	}
 }
 
 // parallelRanges runs fn(w) for w in [0, workers) on a goroutine each (the caller's for one).
@@ -705,7 +709,10 @@ func parallelRanges(workers int, fn func(w int)) {
 // the inverse) from the lists of list (by old id; in a numbering toOld maps to old ids, or old
 // ids when toOld is nil), each once sorted by (vertex label, id): it walks the vertices in that
 // order and appends each to its neighbours' lists, on workers cores (cnt, scratch of
-// workers*n entries), each walking a contiguous part of the order.
+// workers*n entries), each walking a contiguous part of the order. On two cores the second
+// walks its part backwards and fills every list from its end, so that neither needs to know
+// where the other's entries end (no counting pass over the lists first); on more, each
+// worker's entries to each list are counted first.
 func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers int, list func(old uint32) []uint32, toOld []uint32) {
 	n := len(order)
 	walk := order
@@ -737,12 +744,18 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 			dest[i] = newID[o]
 		}
 	}
-	if workers == 1 {
+	switch workers {
+	case 1:
 		fill := cnt[:n]
 		for i := range n {
 			fill[i] = uint32(g.offsets[i])
 		}
-	} else {
+	case 2:
+		head, tail := cnt[:n], cnt[n:2*n]
+		for i := range n {
+			head[i], tail[i] = uint32(g.offsets[i]), uint32(g.offsets[i+1])
+		}
+	default:
 		clear(cnt[:workers*n])
 		parallelRanges(workers, func(w int) {
 			c := cnt[w*n : (w+1)*n]
@@ -752,12 +765,24 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 				}
 			}
 		})
-		offs := make([]uint64, n+1)
-		startsAt(cnt, n, workers, offs)
+		startsAt(cnt, n, workers, nil)
 	}
 	nbrs := g.neighbors
 	parallelRanges(workers, func(w int) {
 		fill := cnt[w*n : (w+1)*n]
+		if workers == 2 && w == 1 {
+			part := walk[bounds[1]:]
+			for j := len(part) - 1; j >= 0; j-- {
+				old := part[j]
+				nw := newID[old]
+				for _, u := range list(old) {
+					nu := dest[u]
+					fill[nu]--
+					nbrs[fill[nu]] = nw
+				}
+			}
+			return
+		}
 		for _, old := range walk[bounds[w]:bounds[w+1]] {
 			nw := newID[old]
 			for _, u := range list(old) {
@@ -771,10 +796,11 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 
 // scanLists reports whether a list of g, whose lists are filled, holds a vertex twice and, when
 // none does and the vertex labels are not all equal, makes the run index (g.runs, returned, and
-// g.runOffsets) in the same pass over the lists, on workers cores: each worker writes the runs
-// of its vertices, two words a run, into scratch (memory the caller is done with) past the most
-// that the workers before it could write there (min(degree, labels) runs a list), and then
-// copies them into the run index, in order. That is one pass over the lists instead of three
+// g.runOffsets) in the same pass over the lists, on workers cores (ranges of vertices of about
+// equal entries, splitEntries): each worker writes the runs of its vertices, two words a run,
+// into scratch (memory the caller is done with) past the most that the workers before it could
+// write there (min(degree, labels) runs a list), and then copies them into the run index, in
+// order. That is one pass over the lists instead of three
 // (hasDuplicatesPar, and buildRuns's count and fill). It returns no runs (buildRuns makes them)
 // when the labels are uniform or the runs might not fit scratch.
 func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
@@ -784,11 +810,13 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 		return nil, hasDuplicatesPar(g, workers)
 	}
 	distinct := uint64(distinctLabels(labels))
-	// base[w]: where worker w's runs start in scratch (in runs, two words each).
+	vb := splitEntries(offs, workers)
+	// base[w]: where worker w's runs start in scratch (in runs, two words each), with one run
+	// to spare: the loop below writes every entry's run before it knows whether one starts.
 	base := make([]uint64, workers+1)
 	for w := range workers {
-		bound := base[w]
-		for v := n * w / workers; v < n*(w+1)/workers; v++ {
+		bound := base[w] + 1
+		for v := vb[w]; v < vb[w+1]; v++ {
 			bound += min(offs[v+1]-offs[v], distinct)
 		}
 		base[w+1] = bound
@@ -801,7 +829,7 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 	parallelRanges(workers, func(w int) {
 		out := scratch[2*base[w] : 2*base[w+1]]
 		k := 0
-		for v := n * w / workers; v < n*(w+1)/workers; v++ {
+		for v := vb[w]; v < vb[w+1]; v++ {
 			lo, hi := offs[v], offs[v+1]
 			start := k
 			if lo < hi {
@@ -814,11 +842,16 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 						found[w] = true
 						return
 					}
-					if l := labels[x]; l != prevL {
-						out[k], out[k+1] = l, uint32(i)
-						k += 2
-						prevL = l
+					// Written whether or not a run starts, kept only when one does: no
+					// branch on the labels (which change unpredictably).
+					l := labels[x]
+					out[k], out[k+1] = l, uint32(i)
+					step := 0
+					if l != prevL {
+						step = 2
 					}
+					k += step
+					prevL = l
 					prev = x
 				}
 			}
@@ -834,7 +867,7 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 	}
 	runs = make([]Run, ro[n])
 	parallelRanges(workers, func(w int) {
-		lo, hi := ro[n*w/workers], ro[n*(w+1)/workers]
+		lo, hi := ro[vb[w]], ro[vb[w+1]]
 		in := scratch[2*base[w]:]
 		for j := range runs[lo:hi] {
 			runs[lo+uint64(j)] = Run{VertexLabel: in[2*j], Start: uint64(in[2*j+1])}
@@ -866,10 +899,24 @@ func distinctLabels(labels []uint32) int {
 
 // hasDuplicatesPar is hasDuplicates over all of g, on workers cores.
 func hasDuplicatesPar(g *Graph, workers int) bool {
-	n := g.NumVertices()
+	vb := splitEntries(g.offsets, workers)
 	found := make([]bool, workers)
-	parallelRanges(workers, func(w int) { found[w] = hasDuplicates(g, n*w/workers, n*(w+1)/workers) })
+	parallelRanges(workers, func(w int) { found[w] = hasDuplicates(g, vb[w], vb[w+1]) })
 	return slices.Contains(found, true)
+}
+
+// splitEntries splits the vertices of a CSR with offsets offs into workers consecutive ranges of
+// about equal entries (the lists of a degree-ordered graph grow along the ids: equal numbers of
+// vertices would leave the last range most of the entries): range w is [bounds[w], bounds[w+1]).
+func splitEntries(offs []uint64, workers int) []int {
+	n := len(offs) - 1
+	bounds := make([]int, workers+1)
+	for w := 1; w < workers; w++ {
+		i, _ := slices.BinarySearch(offs, offs[n]*uint64(w)/uint64(workers))
+		bounds[w] = max(min(i, n), bounds[w-1])
+	}
+	bounds[workers] = n
+	return bounds
 }
 
 // hasDuplicates reports whether a list of vertices [lo, hi) of g holds an id twice in a row.
@@ -1187,14 +1234,17 @@ func (b *Builder) finishGraph(g *Graph, order []uint32) {
 		g.runs = buildRuns(g, g.runOffsets)
 	}
 	identity := b.identity
-	orig := make([]int64, n)
 	for i, v := range order {
-		orig[i] = b.orig[v]
-		if orig[i] != int64(i) {
-			identity = false
+		if !identity {
+			break
 		}
+		identity = b.orig[v] == int64(i)
 	}
 	if !identity {
+		orig := make([]int64, n)
+		for i, v := range order {
+			orig[i] = b.orig[v]
+		}
 		g.originalIDs = orig
 	}
 	if b.names != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -289,6 +290,63 @@ func TestScanListsWorkers(t *testing.T) {
 					break
 				}
 			}
+		}
+	}
+}
+
+// TestCountingWorkersAgree: buildCounting's scatters and walks on 1 to 4 cores (one, two
+// filling each list from both ends, more counting each worker's entries first) give the
+// reference builder's graph, array for array: dense graphs, so that every count of workers
+// is taken, with duplicates (the second walk), vertex labels or none, dense or sparse ids,
+// vertices declared first or not.
+func TestCountingWorkersAgree(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	r := rand.New(rand.NewPCG(41, 42))
+	taken := map[int]int{}
+	for iter := range 40 {
+		n := 300 + r.IntN(300)
+		m := min(8192+r.IntN(24000), n*(n-1)/4) // at most half the pairs: simple graphs stay easy to draw
+		labels := []int{1, 3, 10, 1000}[r.IntN(4)]
+		scale := []int64{1, 1, 7}[r.IntN(3)]
+		dupEvery := []int{0, 0, 50, 5000}[r.IntN(4)]
+		var ops []op
+		if r.IntN(2) == 0 {
+			ids, ls := make([]uint32, n), make([]uint32, n)
+			for i := range ids {
+				ids[i], ls[i] = uint32(int64(i)*scale), uint32(r.IntN(labels))
+			}
+			ops = append(ops, op{kind: 'n', pairs: ids, elab: ls})
+		}
+		var pairs []uint32
+		seen := map[[2]uint32]bool{}
+		for len(pairs) < 2*m {
+			u, v := uint32(int64(r.IntN(n))*scale), uint32(int64(r.IntN(n))*scale)
+			if u == v {
+				continue
+			}
+			if k := [2]uint32{min(u, v), max(u, v)}; seen[k] && (dupEvery == 0 || r.IntN(dupEvery) != 0) {
+				continue // (without duplicates but for one in dupEvery)
+			} else {
+				seen[k] = true
+			}
+			pairs = append(pairs, u, v)
+		}
+		ops = append(ops, op{kind: 'p', pairs: pairs})
+		for procs := 1; procs <= 4; procs++ {
+			runtime.GOMAXPROCS(procs)
+			taken[scatterWorkers(n, 2*m)]++
+			g1, err1, g2, err2 := replay(t, ops, BuilderOptions{})
+			if err1 != nil || err2 != nil {
+				t.Fatalf("iteration %d, %d cores: %v, reference %v", iter, procs, err1, err2)
+			}
+			if a, c := g1.Raw(), g2.Raw(); !reflect.DeepEqual(a, c) {
+				t.Fatalf("iteration %d, %d cores: graphs differ\n%s", iter, procs, diffRaw(a, c))
+			}
+		}
+	}
+	for w := 1; w <= 4; w++ {
+		if taken[w] == 0 {
+			t.Errorf("no build on %d workers: %v", w, taken)
 		}
 	}
 }
