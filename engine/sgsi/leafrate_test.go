@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -134,18 +133,7 @@ func reuseLeafPattern(r *rand.Rand, vlabels, elabels int) string {
 		l := newV()
 		edge(pick(), l)
 	}
-	var sb strings.Builder
-	for i, e := range edges {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		sb.WriteString(e)
-	}
-	s := sb.String()
-	for v := len(lab) - 1; v >= 0; v-- {
-		s = strings.Replace(s, fmt.Sprintf("(v%d)", v), fmt.Sprintf("(v%d%s)", v, lab[v]), 1)
-	}
-	return s
+	return labelledPattern(edges, lab)
 }
 
 // TestLeafReuseRandom compares sgsi's host emulation with the brute-force oracle on
