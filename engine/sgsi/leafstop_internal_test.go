@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/graph"
-	"github.com/submatch/submatch/pattern"
 )
 
 // flipCtx is a context whose Err is nil on its first call and Canceled on every later one: a
@@ -44,27 +43,7 @@ func TestLeafStepStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pattern.Parse("(a)-(b)-(c)-(a), (a)-(x), (b)-(y)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := p.NumVertices()
-	s := storeFor(g)
-	q := compileQuery(p)
-	sizes := make([]uint64, n)
-	cands := make([][]uint32, n)
-	all := make([]uint32, g.NumVertices())
-	for v := range all {
-		all[v] = uint32(v)
-	}
-	for u := range n {
-		sizes[u], cands[u] = uint64(len(all)), all
-	}
-	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
-	// (c closes the triangle: counted with the leaves, a group on both hubs.)
-	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 3 || q.joined != 2 {
-		t.Fatalf("setup: joined %d, classes %v", q.joined, q.leafClasses)
-	}
+	p, q, s, cands, bits, bitWords := leafSetup(t, g)
 	// Rows (a, b) = (0, 1) and (1, 0) in turn (each row's sets differ from the last row's:
 	// none is reused), in q.order's columns, 1,000 of them (under leafRows).
 	// (Build numbers vertices by degree: the hubs are found by theirs.)
@@ -90,11 +69,6 @@ func TestLeafStepStops(t *testing.T) {
 			}
 			table = append(table, v)
 		}
-	}
-	bitWords := bitsetWords(g.NumVertices())
-	bits := make([]uint32, uint64(n)*bitWords)
-	for i := range bits {
-		bits[i] = ^uint32(0)
 	}
 	run := func(ctx context.Context) (uint64, error) {
 		r := &runner{ctx: ctx, s: s, q: q, cands: cands, bitsHost: bits, bitWords: bitWords, threads: 1}

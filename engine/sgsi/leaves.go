@@ -380,14 +380,17 @@ func (m *sizeMemo) done(i int) {
 // bytes is the memo's host memory.
 func (m *sizeMemo) bytes() uint64 { return 4*uint64(len(m.stamp)) + 8*uint64(len(m.val)) }
 
-// newLeafScratch returns a goroutine's buffers for the leaf step of r's query.
-func (r *runner) newLeafScratch() *leafScratch {
+// newLeafScratch appends a goroutine's buffers for the leaf step of r's query to
+// r.leafScratch, before its memos reserve their memory (so that each memo's reservation
+// counts those set up before it, leafBytes).
+func (r *runner) newLeafScratch() {
 	q := r.q
 	ng := len(q.leafGroups)
 	sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng),
 		valid: make([]bool, ng), memos: make([]sizeMemo, ng), tails: make([]tailCache, len(q.tails)),
 		prev: make([]uint32, q.joined), classVal: make([]uint64, len(q.leafClasses)), classOK: make([]bool, len(q.leafClasses)),
 		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails))}
+	r.leafScratch = append(r.leafScratch, sc)
 	deps := make([]uint64, ng)
 	for gi, g := range q.leafGroups {
 		sc.key[gi] = make([]uint32, len(g.parents))
@@ -442,7 +445,6 @@ func (r *runner) newLeafScratch() *leafScratch {
 			c.memo.init(r, t.col, wcols, r.cands[q.order[t.col]], 1)
 		}
 	}
-	return sc
 }
 
 // leafBytes is the host memory of the leaf step's sizes and memos.
@@ -499,7 +501,7 @@ func (r *runner) leafCount(table []uint32) error {
 		}
 	}
 	for len(r.leafScratch) < nw {
-		r.leafScratch = append(r.leafScratch, r.newLeafScratch())
+		r.newLeafScratch()
 	}
 	par.For(nw, nw, func(w int) {
 		sc := r.leafScratch[w]

@@ -121,17 +121,15 @@ func randomLeafPattern(r *rand.Rand, vlabels, elabels int) string {
 			edge(b, newV())
 		}
 	}
-	var sb strings.Builder
-	for i, e := range edges {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		sb.WriteString(e)
-	}
-	s := sb.String()
-	// labels on first mention
-	for v := n - 1; v >= 0; v-- {
-		s = strings.Replace(s, "("+name(v)+")", "("+name(v)+lab[v]+")", 1)
+	return labelledPattern(edges, lab)
+}
+
+// labelledPattern joins edges between vertices named v0, v1, ... and writes vertex v's label
+// lab[v] on its first mention.
+func labelledPattern(edges, lab []string) string {
+	s := strings.Join(edges, ", ")
+	for v := len(lab) - 1; v >= 0; v-- {
+		s = strings.Replace(s, fmt.Sprintf("(v%d)", v), fmt.Sprintf("(v%d%s)", v, lab[v]), 1)
 	}
 	return s
 }
