@@ -12,6 +12,7 @@ import (
 
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph/dynamic"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // TestReorganisation measures (GCSM_REORG=1) the host graph's reorganisation, hostGraph.sync
@@ -106,11 +107,11 @@ func TestReorganisation(t *testing.T) {
 			entries += uint64(g.Degree(v))
 		}
 		runtime.GC() // the test's garbage collected outside the timing
-		cpu0 := cpuTime()
+		cpu0 := testenv.CPUTime()
 		start := time.Now()
 		rebuilt, err := h.sync(g, &ch)
 		el := time.Since(start)
-		cpu := cpuTime() - cpu0
+		cpu := testenv.CPUTime() - cpu0
 		if err != nil {
 			t.Fatal(err)
 		}

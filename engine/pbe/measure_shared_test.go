@@ -13,6 +13,7 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
@@ -119,10 +120,10 @@ func measureShared(t *testing.T, prob *engine.Problem, of []uint32, orbits bool,
 			if !orbits {
 				visit = ip.expand(func([]uint32) bool { listed++; return true })
 			}
-			t0, c0 := time.Now(), cpuTime()
+			t0, c0 := time.Now(), testenv.CPUTime()
 			m.st[k], _ = runInter(ctx, g, of, entryBytes(g), ip, 2, visit)
 			ts[k] = append(ts[k], time.Since(t0))
-			cs[k] = append(cs[k], cpuTime()-c0)
+			cs[k] = append(cs[k], testenv.CPUTime()-c0)
 			if orbits {
 				m.st[k].matches *= ip.mult
 			} else {

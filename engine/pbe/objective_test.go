@@ -14,6 +14,7 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 )
@@ -86,12 +87,12 @@ func TestObjective(t *testing.T) {
 			engines := make([]*Engine, 2)
 			row := make([]string, 2)
 			for v, tri := range []bool{false, true} {
-				wall, cpuT := time.Now(), cpuTime()
+				wall, cpuT := time.Now(), testenv.CPUTime()
 				pt, err := partition.Partition(ctx, g, partition.Options{Budget: budget, Method: partition.Multilevel, Triangles: tri})
 				if err != nil {
 					t.Fatal(err)
 				}
-				el, ec := time.Since(wall), cpuTime()-cpuT
+				el, ec := time.Since(wall), testenv.CPUTime()-cpuT
 				e := &Engine{Budget: budget, Partitioner: partition.Multilevel, Triangles: tri}
 				e.cache.g, e.cache.budget, e.cache.method, e.cache.tri, e.cache.pt = g, budget, partition.Multilevel, tri, pt
 				engines[v] = e
@@ -104,13 +105,13 @@ func TestObjective(t *testing.T) {
 				for r := range reps {
 					for k := range 2 {
 						v := (k + r) % 2 // alternate which goes first
-						wall, cpuT := time.Now(), cpuTime()
+						wall, cpuT := time.Now(), testenv.CPUTime()
 						res, st, err := engines[v].CountStats(ctx, &engine.Problem{Data: g, Pattern: q.p, Semantics: q.sem})
 						if err != nil {
 							t.Fatal(err)
 						}
 						walls[v] = append(walls[v], time.Since(wall).Seconds())
-						cpus[v] = append(cpus[v], (cpuTime() - cpuT).Seconds())
+						cpus[v] = append(cpus[v], (testenv.CPUTime() - cpuT).Seconds())
 						if res.Count != want[i] || !st.PartitionCached {
 							t.Errorf("%s 1/%d %s, triangles %v: count %d, cpu %d (cached %v)", name, div, q.name, v == 1, res.Count, want[i], st.PartitionCached)
 						}
