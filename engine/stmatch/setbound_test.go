@@ -191,3 +191,75 @@ func oldStride(g *graph.Graph, pl *plan.Plan, fp *flatPlan, pieceCap uint64) uin
 	}
 	return max(1, s)
 }
+
+// TestEmulatedGraphModeBoundsTight runs graph-mode plans through the emulated kernel (which
+// panics when a level's set outgrows its buffer) on graphs where the sets reach their labelled
+// bounds: near-complete graphs and a star whose hub holds every edge (plus a few leaf edges),
+// dense patterns (reused sets, mostly wildcard vertex and edge labels, a second component at
+// times), pieces or not, and a buffer for the last level (listing's) or not, against the CPU
+// engine.
+func TestEmulatedGraphModeBoundsTight(t *testing.T) {
+	for seed := uint64(1); seed <= uint64(testenv.Sweep(60, 400)); seed++ {
+		vl, el := 1+int(seed%3), []int{0, 2}[seed%2]
+		n := 8 + int(seed%7)
+		g := gen.RandomGraphM(seed*11, n, n*(n-1)/2-int(seed%5), vl, el)
+		if seed%3 == 0 {
+			g = starGraph(t, seed, n, vl, max(1, el))
+		}
+		p := gen.RandomPattern(seed*31, 3+int(seed%5), gen.PatternOptions{
+			EdgeProb: 0.7, VertexLabels: vl, EdgeLabels: max(1, el), Wildcard: 0.4, Components: 1 + int(seed%9)/7,
+		})
+		for _, sem := range semantics {
+			pl := testPlan(g, p, sem, Options{NoSpace: true})
+			if pl.Empty {
+				continue
+			}
+			want := cpuCount(t, g, p, sem)
+			for k, o := range []flatOptions{{reuse: true}, {reuse: true, storeLast: true, pieceCap: minPieceCap}, {reuse: true, pieceCap: minPieceCap}} {
+				fp, err := flattenOn(g, pl, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				goff, gadj := fp.sortedCSR(g)
+				name := fmt.Sprintf("seed %d %s (%s) options %d, caps %v", seed, p, sem, k, fp.Cap)
+				got := emulateChecked(t, name, func() uint64 {
+					return emulateV2(fp, fp.makeUnits(3, seed%2 == 0), goff, gadj, rand.New(rand.NewPCG(seed, 3)))
+				})
+				if got*max(1, pl.Multiplier) != want {
+					t.Errorf("%s: emulated %d (x%d), cpu %d", name, got, pl.Multiplier, want)
+				}
+			}
+		}
+	}
+}
+
+// starGraph is vertex 0 joined to each of n-1 others, plus about n edges between those (edge
+// label (u+v) mod edgeLabels; vertex labels random below vertexLabels).
+func starGraph(t *testing.T, seed uint64, n, vertexLabels, edgeLabels int) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	r := rand.New(rand.NewPCG(seed, 1))
+	for v := range n {
+		if err := b.SetVertexLabel(int64(v), uint32(r.IntN(vertexLabels))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edge := func(u, v int) {
+		if err := b.AddEdge(int64(u), int64(v), uint32((u+v)%edgeLabels)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := 1; v < n; v++ {
+		edge(0, v)
+	}
+	for range n {
+		if u, v := 1+r.IntN(n-1), 1+r.IntN(n-1); u != v {
+			edge(u, v)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
