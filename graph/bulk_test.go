@@ -350,3 +350,84 @@ func TestCountingWorkersAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestCountingWorkersEdgeCases: the edge cases of buildCounting's walks on 1 to 4 cores give the
+// reference builder's graph: a star whose edges are given many times over (both walks, the
+// second over lists of length one whose two ends meet), a clique beside many isolated
+// vertices and one pendant edge (empty lists and ranges of them for the workers), one edge given
+// many times, with one vertex label or several; and no vertices or one. The dense inputs take
+// two workers or more from two cores on.
+func TestCountingWorkersEdgeCases(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	r := rand.New(rand.NewPCG(7, 8))
+	declare := func(n, labels int) op {
+		ids, ls := make([]uint32, n), make([]uint32, n)
+		for i := range ids {
+			ids[i], ls[i] = uint32(i), uint32(r.IntN(labels))
+		}
+		return op{kind: 'n', pairs: ids, elab: ls}
+	}
+	cases := map[string][]op{"no vertices": nil, "one vertex": {declare(1, 3)}}
+	for _, labels := range []int{1, 2, 5} {
+		for _, n := range []int{2, 3, 50, 400} {
+			var star []uint32
+			for len(star) < 40000 {
+				v := uint32(1 + r.IntN(n-1))
+				if r.IntN(2) == 0 {
+					star = append(star, 0, v)
+				} else {
+					star = append(star, v, 0)
+				}
+			}
+			cases[fmt.Sprintf("star of %d, %d labels", n, labels)] = []op{declare(n+7, labels), {kind: 'p', pairs: star}}
+		}
+		var clique []uint32
+		for u := uint32(0); u < 130; u++ {
+			for v := u + 1; v < 130; v++ {
+				clique = append(clique, u, v)
+			}
+		}
+		clique = append(clique, 5, 1999)
+		cases[fmt.Sprintf("clique and isolated, %d labels", labels)] = []op{declare(2000, labels), {kind: 'p', pairs: clique}}
+		var one []uint32
+		for range 20000 {
+			one = append(one, 3, 4)
+		}
+		cases[fmt.Sprintf("one edge, %d labels", labels)] = []op{declare(5, labels), {kind: 'p', pairs: one}}
+		cases["one edge, no vertices declared"] = []op{{kind: 'p', pairs: one}}
+	}
+	for name, ops := range cases {
+		for procs := 1; procs <= 4; procs++ {
+			runtime.GOMAXPROCS(procs)
+			g1, err1, g2, err2 := replay(t, ops, BuilderOptions{})
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s, %d cores: %v, reference %v", name, procs, err1, err2)
+			}
+			if a, c := g1.Raw(), g2.Raw(); !reflect.DeepEqual(a, c) {
+				t.Fatalf("%s, %d cores: graphs differ\n%s", name, procs, diffRaw(a, c))
+			}
+			if err := g1.Validate(); err != nil {
+				t.Fatalf("%s, %d cores: %v", name, procs, err)
+			}
+		}
+	}
+}
+
+// TestSplitEntries: the ranges cover the vertices in order, whatever the lists' lengths
+// (empty ones included) and the workers, more workers than vertices too.
+func TestSplitEntries(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		n := r.IntN(6)
+		offs := make([]uint64, n+1)
+		for i := 1; i <= n; i++ {
+			offs[i] = offs[i-1] + uint64([]int{0, 0, 1, 5, 100}[r.IntN(5)])
+		}
+		for w := 1; w <= 5; w++ {
+			b := splitEntries(offs, w)
+			if len(b) != w+1 || b[0] != 0 || b[w] != n || !slices.IsSorted(b) {
+				t.Fatalf("splitEntries(%v, %d) = %v", offs, w, b)
+			}
+		}
+	}
+}
