@@ -68,12 +68,17 @@ func (f *StopFlag) Free() error {
 
 // RaiseWhenDone raises the flag when ctx ends, until the function it returns is called; that
 // function waits for a Set already under way, so the flag may be freed once it returned.
-func (f *StopFlag) RaiseWhenDone(ctx context.Context) (stop func()) {
-	set := make(chan struct{})
-	cancelSet := context.AfterFunc(ctx, func() { f.Set(); close(set) })
+func (f *StopFlag) RaiseWhenDone(ctx context.Context) (stop func()) { return AfterDone(ctx, f.Set) }
+
+// AfterDone calls raise when ctx ends, until the function it returns is called; that function
+// waits for a call of raise already under way, so that raise cannot land after it returned (in
+// the next count of a flag that is reused: a host emulation's flag, or one about to be freed).
+func AfterDone(ctx context.Context, raise func()) (release func()) {
+	raised := make(chan struct{})
+	cancel := context.AfterFunc(ctx, func() { raise(); close(raised) })
 	return func() {
-		if !cancelSet() {
-			<-set
+		if !cancel() {
+			<-raised
 		}
 	}
 }

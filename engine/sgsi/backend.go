@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/submatch/submatch/gpu"
 )
 
 // invalid marks a buffer slot whose candidate was eliminated.
@@ -385,18 +387,12 @@ func (h *HostBackend) keyList(l []uint32, v uint32) []uint32 {
 }
 
 // stopOn implements kernelStopper: the flag (cleared now: a backend may count again) is raised
-// when ctx ends. The release waits for a raise already under way (as gpu.StopFlag's
-// RaiseWhenDone does), so that it cannot land in the backend's next count.
+// when ctx ends. The release waits for a raise already under way (gpu.AfterDone, as the
+// device's flag), so that it cannot land in the backend's next count.
 func (h *HostBackend) stopOn(ctx context.Context) func() {
 	h.stop.Store(0)
 	h.left = false
-	raised := make(chan struct{})
-	cancel := context.AfterFunc(ctx, func() { h.stop.Store(1); close(raised) })
-	return func() {
-		if !cancel() {
-			<-raised
-		}
-	}
+	return gpu.AfterDone(ctx, func() { h.stop.Store(1) })
 }
 
 // cut implements kernelStopper.
