@@ -177,8 +177,7 @@ type autSearch struct {
 	image []int  // image[u] = sigma(u) or -1
 	used  uint32 // images taken
 	// stop, when set, is asked at the search's first node and every autCheck+1 nodes after it
-	// whether to stop; stopped
-	// says it did (the search then returns false as if found had).
+	// whether to stop; stopped says it did (the search then returns false as if found had).
 	stop    func() bool
 	nodes   uint32
 	stopped bool
