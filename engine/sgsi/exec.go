@@ -413,11 +413,16 @@ func (r *runner) run(induced, unique bool) error {
 			}
 		}
 	}
+	var tailKeys []lgKey
 	for _, t := range q.tails {
-		for _, k := range t.keys() {
-			if _, err := r.label(k); err != nil {
-				return err
-			}
+		tailKeys = append(tailKeys, t.keys()...)
+	}
+	for _, t := range q.chains {
+		tailKeys = append(tailKeys, t.allKeys()...)
+	}
+	for _, k := range tailKeys {
+		if _, err := r.label(k); err != nil {
+			return err
 		}
 	}
 	if leader {

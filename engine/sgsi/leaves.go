@@ -81,7 +81,7 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	}
 	p := q.p
 	order, groups, classes := plan.GroupLeaves(p, q.order, postponed, restr)
-	order, groups, classes, tails := findTails(p, order, groups, classes, restr)
+	order, groups, classes, tails := findTails(p, order, groups, classes, restr, q.tailLimit)
 	q.joined = len(order)
 	for _, lg := range groups {
 		u := lg.Vertices[0]
@@ -102,9 +102,14 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	for _, c := range classes {
 		q.leafClasses = append(q.leafClasses, c.Groups)
 	}
-	q.tails = nil
+	q.tails, q.chains = nil, nil
 	for _, t := range tails {
-		a, b, u := t.a, t.b, t.u
+		if len(t.inner) > 1 {
+			q.chains = append(q.chains, q.planChain(t, order, edgeLabels))
+			order = append(append(order, t.inner...), t.b)
+			continue
+		}
+		a, b, u := t.inner[0], t.b, t.u
 		col := slices.Index(order, u)
 		lt := leafTail{col: col, a: a, b: b,
 			ka: lgKey{edgeKey(p, a, u, edgeLabels), q.vlabels[a], bothSides},
@@ -168,25 +173,37 @@ type tailCache struct {
 	memo  sizeMemo
 }
 
-// pathTail is a tail as findTails finds it: pattern vertices.
+// pathTail is a tail as findTails finds it: pattern vertices, inner from u's side (a_1, the
+// neighbour of u, ... a_k, b's neighbour: a leafTail's a when k is 1, else a chainTail's).
 type pathTail struct {
-	a, b, u int
-	ws      []int
+	u     int
+	inner []int
+	b     int
+	ws    []int
 }
 
-// findTails takes out of GroupLeaves' result the tails (leafTail) the leaf step counts: a
-// group of one vertex b with a parent a of degree 2 (the latest such parent), a's other
-// neighbour u joined and not the only other joined vertex, no tail's a among u and b's other
-// parents nor a another tail's u or b's parent, no restriction on a or b, b's group alone in
-// its collision class, and a's vertex label not one that another counted vertex's may be (so
-// the tail shares no data vertex with the other counted vertices, and the class products stay
-// exact). It returns order without the tails' a, the groups (parents' levels renumbered) and
-// classes without their b, and the tails.
-func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction) ([]int, []plan.LeafGroup, []plan.LeafClass, []pathTail) {
+// findTails takes out of GroupLeaves' result the tails the leaf step counts: a group of one
+// vertex b with a parent a of degree 2 (the latest such parent), then (branch leafpath) as
+// many of the vertices before a on its path as have degree 2 and are joined, up to limit(b)
+// inner vertices in all (0: b is not a tail's), the path's other end u joined. The tail is cut
+// at u's end until u is joined and not another tail's, two vertices or more stay joined, no
+// other vertex of the order loses its last earlier neighbour (its join would be cartesian),
+// no inner vertex is another tail's u, inner vertex or one of b's other parents (nor the
+// other tails' inner vertices this tail's u or other parents), no restriction names an inner
+// vertex or b, b's group is alone in its collision class, and no inner vertex's label is one
+// that another counted vertex's may be (so the tail shares no data vertex with the other
+// counted vertices, and the class products stay exact). It returns order without the tails'
+// inner vertices, the groups (parents' levels renumbered) and classes without their b, and the
+// tails.
+func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction, limit func(b int) int) ([]int, []plan.LeafGroup, []plan.LeafClass, []pathTail) {
 	var tails []pathTail
 	drop := map[int]bool{} // groups taken out
+	dropped := map[int]bool{}
+	restricted := func(w int) bool {
+		return slices.ContainsFunc(restr, func(r plan.Restriction) bool { return r.Less == w || r.Greater == w })
+	}
 	for gi, lg := range groups {
-		if len(lg.Vertices) != 1 || len(order)-len(tails) < 3 {
+		if len(lg.Vertices) != 1 {
 			continue
 		}
 		b, a := lg.Vertices[0], -1
@@ -195,43 +212,37 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 				a = w
 			}
 		}
-		if a < 0 {
+		if a < 0 || restricted(b) || !slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return len(c.Groups) == 1 && c.Groups[0] == gi }) {
 			continue
 		}
-		u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
 		var ws []int
 		for _, pe := range lg.Parents {
 			if w := order[pe.Level]; w != a {
 				ws = append(ws, w)
 			}
 		}
-		// (u another tail's a, or a another tail's u: the path b - a - u - b' of two tails, a
-		// component of a disconnected pattern; u would not be joined. The same for b's other
-		// parents.)
-		if !slices.Contains(order, u) || slices.ContainsFunc(tails, func(t pathTail) bool {
-			return t.a == u || t.u == a || slices.Contains(ws, t.a) || slices.Contains(t.ws, a)
-		}) || slices.ContainsFunc(restr, func(r plan.Restriction) bool {
-			return r.Less == a || r.Greater == a || r.Less == b || r.Greater == b
-		}) {
+		// The path from b: a, then the joined vertices of degree 2 before it (inner, from b's
+		// side), u the first vertex that is not one.
+		inner := []int{a}
+		u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
+		for len(inner) < limit(b) && p.Degree(u) == 2 && slices.Contains(order, u) && !slices.Contains(ws, u) && !slices.Contains(inner, u) {
+			next := bits.TrailingZeros32(p.NeighborMask(u) &^ (1 << inner[len(inner)-1]))
+			inner, u = append(inner, u), next
+		}
+		for len(inner) > limit(b) {
+			u, inner = inner[len(inner)-1], inner[:len(inner)-1]
+		}
+		for len(inner) > 0 && !tailFits(p, order, groups, gi, tails, dropped, restricted, pathTail{u, inner, b, ws}) {
+			u, inner = inner[len(inner)-1], inner[:len(inner)-1]
+		}
+		if len(inner) == 0 {
 			continue
 		}
-		alone := slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return len(c.Groups) == 1 && c.Groups[0] == gi })
-		la, lb := p.VertexLabel(a), p.VertexLabel(b)
-		for hi, h := range groups {
-			if hi != gi && plan.LabelsMayCollide(h.VertexLabel, la) {
-				alone = false
-			}
-		}
-		for _, t := range tails {
-			for _, l := range []pattern.Label{la, lb} {
-				if plan.LabelsMayCollide(p.VertexLabel(t.a), l) {
-					alone = false
-				}
-			}
-		}
-		if alone {
-			tails = append(tails, pathTail{a, b, u, ws})
-			drop[gi] = true
+		slices.Reverse(inner)
+		tails = append(tails, pathTail{u, inner, b, ws})
+		drop[gi] = true
+		for _, w := range inner {
+			dropped[w] = true
 		}
 	}
 	if len(tails) == 0 {
@@ -241,7 +252,7 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 	level := make([]int, len(order))
 	for i, w := range order {
 		level[i] = len(keep)
-		if !slices.ContainsFunc(tails, func(t pathTail) bool { return t.a == w }) {
+		if !dropped[w] {
 			keep = append(keep, w)
 		}
 	}
@@ -272,6 +283,61 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 	return keep, kept, cls, tails
 }
 
+// tailFits reports whether findTails may count t (b's group gi, the tails before it taken and
+// their inner vertices in dropped): see findTails.
+func tailFits(p *pattern.Pattern, order []int, groups []plan.LeafGroup, gi int, tails []pathTail, dropped map[int]bool, restricted func(int) bool, t pathTail) bool {
+	if !slices.Contains(order, t.u) || dropped[t.u] || len(order)-len(dropped)-len(t.inner) < 2 {
+		return false
+	}
+	gone := func(w int) bool { return dropped[w] || slices.Contains(t.inner, w) }
+	for _, w := range t.inner {
+		if restricted(w) {
+			return false
+		}
+		for hi, h := range groups {
+			if hi != gi && plan.LabelsMayCollide(h.VertexLabel, p.VertexLabel(w)) {
+				return false
+			}
+		}
+	}
+	mine := append(slices.Clone(t.inner), t.b)
+	for _, o := range tails {
+		// (u another tail's inner vertex, or an inner vertex another tail's u: the path
+		// b - a - u - b' of two tails, a component of a disconnected pattern; u would not be
+		// joined. The same for b's other parents.)
+		for _, w := range o.inner {
+			if w == t.u || slices.Contains(t.ws, w) {
+				return false
+			}
+			for _, x := range mine {
+				if plan.LabelsMayCollide(p.VertexLabel(w), p.VertexLabel(x)) {
+					return false
+				}
+			}
+		}
+		for _, w := range t.inner {
+			if w == o.u || slices.Contains(o.ws, w) {
+				return false
+			}
+		}
+	}
+	// No joined vertex loses its last earlier neighbour (a pattern of several components
+	// has vertices without one anyway).
+	var all, kept uint32
+	for _, w := range order {
+		if gone(w) {
+			all |= 1 << w
+			continue
+		}
+		if kept != 0 && p.NeighborMask(w)&all != 0 && p.NeighborMask(w)&kept == 0 {
+			return false
+		}
+		all |= 1 << w
+		kept |= 1 << w
+	}
+	return true
+}
+
 // leafRows is how many rows a goroutine of the leaf step takes at a time (between checks of
 // the context); leafPollEntries how many list entries it reads at most between two checks
 // within them (rows whose sets are read per row, classLeaves or leafScan, read their parents'
@@ -293,6 +359,7 @@ type leafScratch struct {
 	classMemos []sizeMemo // per class of several groups: its intersections' sizes
 	lists      [][]uint32 // the parents' lists of a group of several parents
 	tails      []tailCache
+	chains     []chainCache
 	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
 	tmp        []uint32
 	inter      [1 << plan.MaxClassGroups]int64
@@ -307,7 +374,9 @@ type leafScratch struct {
 	classDeps, tailDeps []uint64
 	classVal            []uint64
 	tailVal             []int64
+	chainVal            []uint64
 	classOK, tailOK     []bool
+	chainOK             []bool
 }
 
 // sizeMemo is a goroutine's memo of counts by the data vertex of one column (idx), for the
@@ -346,7 +415,10 @@ func (m *sizeMemo) init(r *runner, idx int, keyCols []int, cands []uint32, width
 
 // lookup returns the index of the row's idx vertex among the candidates (-1: not one) and
 // whether its values (at) hold for the row's key columns.
-func (m *sizeMemo) lookup(row []uint32) (i int, hit bool) {
+func (m *sizeMemo) lookup(row []uint32) (i int, hit bool) { return m.lookupAt(row, row[m.idx]) }
+
+// lookupAt is lookup for data vertex x instead of the row's idx vertex.
+func (m *sizeMemo) lookupAt(row []uint32, x uint32) (i int, hit bool) {
 	same := m.ok
 	for k, c := range m.keyCols {
 		same = same && m.key[k] == row[c]
@@ -359,7 +431,7 @@ func (m *sizeMemo) lookup(row []uint32) (i int, hit bool) {
 			m.epoch = 1
 		}
 	}
-	i, found := slices.BinarySearch(m.cands, row[m.idx])
+	i, found := slices.BinarySearch(m.cands, x)
 	if !found {
 		return -1, false
 	}
@@ -389,7 +461,8 @@ func (r *runner) newLeafScratch() {
 	sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng),
 		valid: make([]bool, ng), memos: make([]sizeMemo, ng), tails: make([]tailCache, len(q.tails)),
 		prev: make([]uint32, q.joined), classVal: make([]uint64, len(q.leafClasses)), classOK: make([]bool, len(q.leafClasses)),
-		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails))}
+		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails)),
+		chainVal: make([]uint64, len(q.chains)), chainOK: make([]bool, len(q.chains))}
 	r.leafScratch = append(r.leafScratch, sc)
 	deps := make([]uint64, ng)
 	for gi, g := range q.leafGroups {
@@ -445,6 +518,9 @@ func (r *runner) newLeafScratch() {
 			c.memo.init(r, t.col, wcols, r.cands[q.order[t.col]], 1)
 		}
 	}
+	for i := range q.chains {
+		sc.chains = append(sc.chains, r.newChainCache(&q.chains[i]))
+	}
 }
 
 // leafBytes is the host memory of the leaf step's sizes and memos.
@@ -459,6 +535,12 @@ func (r *runner) leafBytes() uint64 {
 		}
 		for _, c := range sc.tails {
 			b += c.memo.bytes()
+		}
+		for _, c := range sc.chains {
+			b += c.top.bytes()
+			for _, m := range c.memos {
+				b += m.bytes()
+			}
 		}
 		for _, m := range sc.classMemos {
 			b += m.bytes()
@@ -477,13 +559,14 @@ func (r *runner) leafCount(table []uint32) error {
 	var next atomic.Int64
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
-	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails))
-	for _, t := range q.tails { // (after the groups': lgs[len(q.leafGroups)+i] is tail i's keys())
-		var l []*labelGraph
-		for _, k := range t.keys() {
-			l = append(l, r.s.label(k))
-		}
-		lgs = append(lgs, l)
+	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails)+len(q.chains))
+	// (After the groups': lgs[len(q.leafGroups)+i] is tail i's keys(), then chain i's
+	// allKeys() at lgs[len(q.leafGroups)+len(q.tails)+i].)
+	for _, t := range q.tails {
+		lgs = append(lgs, r.labels(t.keys()))
+	}
+	for _, t := range q.chains {
+		lgs = append(lgs, r.labels(t.allKeys()))
 	}
 	if r.leafSizes == nil {
 		r.leafSizes = make([][]uint32, len(q.leafGroups))
@@ -587,6 +670,7 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 		if n == 0 { // (the factors after it are not counted for this row: not reusable)
 			clear(sc.classOK[ci+1:])
 			clear(sc.tailOK)
+			clear(sc.chainOK)
 			return 0, true
 		}
 		var ok bool
@@ -601,6 +685,7 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 		n := sc.tailVal[i]
 		if n <= 0 {
 			clear(sc.tailOK[i+1:])
+			clear(sc.chainOK)
 			return 0, true
 		}
 		var ok bool
@@ -608,7 +693,34 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 			return 0, false
 		}
 	}
+	for i := range q.chains {
+		if !sc.chainOK[i] || q.chains[i].deps&changed != 0 {
+			n, ok := r.chainCount(i, row, lgs[len(q.leafGroups)+len(q.tails)+i], sc)
+			if !ok {
+				return 0, false
+			}
+			sc.chainVal[i], sc.chainOK[i] = n, true
+		}
+		n := sc.chainVal[i]
+		if n == 0 {
+			clear(sc.chainOK[i+1:])
+			return 0, true
+		}
+		var ok bool
+		if total, ok = checked.Mul(total, n); !ok {
+			return 0, false
+		}
+	}
 	return total, true
+}
+
+// labels returns the label graphs of keys (built before the step).
+func (r *runner) labels(keys []lgKey) []*labelGraph {
+	l := make([]*labelGraph, len(keys))
+	for i, k := range keys {
+		l[i] = r.s.label(k)
+	}
+	return l
 }
 
 // tailCount returns tail i's placements for the row (leafTail), lgs its label graphs (keys).
@@ -671,9 +783,8 @@ func bitIn(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
 // them: I when the ws' vertices changed, then A, each |B_x| and W.
 func (r *runner) tailFill(t *leafTail, c *tailCache, row []uint32, lgs []*labelGraph, sc *leafScratch) {
 	sameW := c.valid
-	for k, w := range t.ws {
-		sameW = sameW && c.key[1+k] == row[w.col]
-		c.key[1+k] = row[w.col]
+	if len(t.ws) > 0 {
+		sameW = r.otherParents(t.ws, t.b, row, lgs[3:], c.key[1:], &c.valid, &c.inter, &c.lists, sc)
 	}
 	v := row[t.col]
 	if sameW && c.key[0] == v {
@@ -683,20 +794,6 @@ func (r *runner) tailFill(t *leafTail, c *tailCache, row []uint32, lgs []*labelG
 	c.valid = true
 	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
 	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
-	if len(t.ws) > 0 && !sameW {
-		c.lists = c.lists[:0]
-		for k, w := range t.ws {
-			l := lgs[3+k].list(row[w.col])
-			sc.read += len(l)
-			c.lists = append(c.lists, l)
-		}
-		c.inter = c.inter[:0]
-		for _, y := range setops.IntersectAll(c.lists, &sc.buf, &sc.tmp) {
-			if bitIn(bitsB, y) {
-				c.inter = append(c.inter, y)
-			}
-		}
-	}
 	c.w = 0
 	c.set, c.sizes = c.set[:0], c.sizes[:0]
 	list := lgs[0].list(v)

@@ -26,6 +26,11 @@ type query struct {
 	leafGroups  []leafGroup
 	leafClasses [][]int
 	tails       []leafTail // counted too (leaves.go): their a and b follow the groups' in order
+	// chains are the tails of two inner vertices or more (chains.go), counted too.
+	chains []chainTail
+	// tailCap caps the inner vertices of b's tail (absent: no cap; 0: b is no tail's): how
+	// far the tails reach, chosen by weighTails.
+	tailCap map[int]int
 	// aut is what each match the joins find stands for: |Aut(p)| when plan counts embeddings
 	// as unique matches, else 1.
 	aut uint64
@@ -265,4 +270,12 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 }
 
 // counted reports whether the leaf step counts any vertex (a group or a tail).
-func (q *query) counted() bool { return len(q.leafGroups) > 0 || len(q.tails) > 0 }
+func (q *query) counted() bool { return len(q.leafGroups) > 0 || len(q.tails) > 0 || len(q.chains) > 0 }
+
+// tailLimit is the most inner vertices b's tail may have (tailCap).
+func (q *query) tailLimit(b int) int {
+	if c, ok := q.tailCap[b]; ok {
+		return c
+	}
+	return q.n
+}

@@ -1,0 +1,191 @@
+package sgsi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+)
+
+// randomChainPattern draws a pattern with paths of two inner vertices or more: a small core (a
+// triangle, a square, a square with a chord), then one to three of pendant paths u - a_1 - ...
+// - a_k - b (k of 2 to 4, b a leaf), paths closed on a second core vertex (b a closing vertex)
+// and leaves (mostly one of a core label: closing vertices are counted with leaves only). The core's labels are among vlabels values, the others' also wildcards
+// (collisions among the tail's vertices and with the row's), and a path's vertices often have
+// the graph's two other labels (a chain: nothing else counted may share them), one repeated
+// along the path or both in turn.
+func randomChainPattern(r *rand.Rand, vlabels, elabels int) string {
+	var edges, lab []string
+	label := func() string {
+		switch x := r.IntN(vlabels + 2); {
+		case x == vlabels+1:
+			return ":*"
+		case x == vlabels:
+			return ""
+		default:
+			return fmt.Sprintf(":%d", x)
+		}
+	}
+	newV := func(l string) int {
+		lab = append(lab, l)
+		return len(lab) - 1
+	}
+	edge := func(a, b int) {
+		el := ""
+		if elabels > 0 && r.IntN(3) == 0 {
+			el = fmt.Sprintf("[:%d]", r.IntN(elabels))
+		}
+		edges = append(edges, fmt.Sprintf("(v%d)-%s-(v%d)", a, el, b))
+	}
+	k := 3 + r.IntN(2)
+	for i := range k { // (labelled: the core's degrees put it first in the order, its paths after)
+		newV(fmt.Sprintf(":%d", r.IntN(vlabels)))
+		if i > 0 {
+			edge(i-1, i)
+		}
+	}
+	edge(0, k-1)
+	if k == 4 && r.IntN(2) == 0 {
+		edge(0, 2)
+	}
+	for range 1 + r.IntN(3) {
+		u := r.IntN(k)
+		own := r.IntN(3)
+		pathLabel := func(i int) string {
+			switch own {
+			case 0:
+				return label()
+			case 1: // one label of its own for the whole path: its vertices may repeat
+				return fmt.Sprintf(":%d", vlabels+u%2)
+			}
+			return fmt.Sprintf(":%d", vlabels+(u+i)%2)
+		}
+		switch r.IntN(4) {
+		case 0: // a leaf
+			edge(u, newV(label()))
+		case 1: // a closed path of 2 or 3 inner vertices and b back to another core vertex
+			prev := u
+			n := 3 + r.IntN(2)
+			for i := range n {
+				v := newV(pathLabel(i))
+				edge(prev, v)
+				prev = v
+			}
+			w := (u + 1 + r.IntN(k-1)) % k
+			edge(prev, w)
+		default: // a pendant path of 2 to 4 inner vertices and a leaf
+			prev := u
+			for i := range 3 + r.IntN(3) {
+				v := newV(pathLabel(i))
+				edge(prev, v)
+				prev = v
+			}
+		}
+		if len(lab) > 12 {
+			break
+		}
+	}
+	if r.IntN(4) > 0 { // a leaf of a core label: the leaf step runs, closing vertices counted
+		edge(r.IntN(k), newV(fmt.Sprintf(":%d", r.IntN(vlabels))))
+	}
+	return labelledPattern(edges, lab)
+}
+
+// chainKind reports whether the counted vertices (order[steps+1:]) hold a vertex of degree 2
+// both of whose neighbours are counted (a chain's inner vertex past the first), and whether
+// such a path of counted vertices has a joined neighbour at both ends (a chain closed on ws).
+func chainKind(p *pattern.Pattern, order []int, steps int) (chain, closed bool) {
+	counted := maskOf(order[min(len(order), steps+1):])
+	for m := counted; m != 0; m &= m - 1 {
+		a := bits.TrailingZeros32(m)
+		if p.Degree(a) != 2 || p.NeighborMask(a)&^counted != 0 {
+			continue
+		}
+		chain = true
+		ends := 0
+		for n := p.NeighborMask(a); n != 0; n &= n - 1 {
+			prev, x := a, bits.TrailingZeros32(n)
+			for p.Degree(x) == 2 && p.NeighborMask(x)&^counted == 0 {
+				prev, x = x, bits.TrailingZeros32(p.NeighborMask(x)&^(1<<prev))
+			}
+			if p.NeighborMask(x)&^counted != 0 {
+				ends++
+			}
+		}
+		closed = closed || ends == 2
+	}
+	return chain, closed
+}
+
+// TestLeafStepChains compares sgsi's host emulation with the brute-force oracle (the cpu
+// engine where it would enumerate too many) on random patterns with paths of two inner
+// vertices or more (randomChainPattern) over random labelled graphs, under every convention
+// and several options (both orders, refined candidates, a small --memory that leaves the
+// memos out), and checks that some counts had a chain.
+func TestLeafStepChains(t *testing.T) {
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chains, closed := 0, 0
+	for seed := range uint64(testenv.Sweep(40, 1500)) {
+		r := rand.New(rand.NewPCG(seed, 21))
+		vl, el := 1+r.IntN(3), r.IntN(3)
+		src := randomChainPattern(r, vl, el)
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatalf("seed %d: %s: %v", seed, src, err)
+		}
+		g := gen.RandomGraph(seed, 12+r.IntN(10), 0.2+0.15*r.Float64(), vl+2, el)
+		for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}} {
+			want, ok := oracle.CountWithin(g, p, sem, 1<<18)
+			if !ok {
+				res, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = res.Count
+			}
+			for i, opts := range []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}, {Refine: true}} {
+				opts.Host = true
+				res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+				if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
+					continue
+				}
+				if err != nil || res.Count != want {
+					t.Errorf("seed %d: %s, %v, options %d: sgsi %d (%v), want %d (order %v, %d steps)", seed, src, sem, i, res.Count, err, want, st.Order, st.Steps)
+					continue
+				}
+				if c, cl := chainKind(p, st.Order, st.Steps); len(st.PerStep) > st.Steps && c {
+					chains++
+					if cl {
+						closed++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d counts with a chain, %d of them with a counted vertex on a joined one besides u", chains, closed)
+	if chains == 0 || closed == 0 {
+		t.Errorf("%d counts with a chain, %d closed", chains, closed)
+	}
+}
+
+// maskOf is the bit set of vertices vs.
+func maskOf(vs []int) uint32 {
+	var m uint32
+	for _, v := range vs {
+		m |= 1 << v
+	}
+	return m
+}
