@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
@@ -130,7 +132,8 @@ func chainKind(p *pattern.Pattern, order []int, steps int) (chain, closed bool) 
 // engine where it would enumerate too many) on random patterns with paths of two inner
 // vertices or more (randomChainPattern) over random labelled graphs, under every convention
 // and several options (both orders, refined candidates, a small --memory that leaves the
-// memos out), and checks that some counts had a chain.
+// memos out, every tail cut at 0, 1 and 2 inner vertices instead of weighed), and checks that
+// some counts had a chain.
 func TestLeafStepChains(t *testing.T) {
 	ctx := context.Background()
 	cpu, err := engine.Lookup("cpu")
@@ -138,7 +141,7 @@ func TestLeafStepChains(t *testing.T) {
 		t.Fatal(err)
 	}
 	chains, closed := 0, 0
-	for seed := range uint64(testenv.Sweep(40, 1500)) {
+	for seed := range uint64(testenv.Sweep(30, 1500)) {
 		r := rand.New(rand.NewPCG(seed, 21))
 		vl, el := 1+r.IntN(3), r.IntN(3)
 		src := randomChainPattern(r, vl, el)
@@ -156,7 +159,12 @@ func TestLeafStepChains(t *testing.T) {
 				}
 				want = res.Count
 			}
-			for i, opts := range []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}, {Refine: true}} {
+			options := []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}, {Refine: true},
+				sgsi.WithTailReach(sgsi.Options{}, 1), sgsi.WithTailReach(sgsi.Options{}, 2), sgsi.WithTailReach(sgsi.Options{}, 3)}
+			if sem.Induced {
+				options = options[:2] // (every vertex joined)
+			}
+			for i, opts := range options {
 				opts.Host = true
 				res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
 				if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
@@ -188,4 +196,73 @@ func maskOf(vs []int) uint32 {
 		m |= 1 << v
 	}
 	return m
+}
+
+// TestWeighTails: a tail's inner vertex whose join prunes most rows (a label of 4 vertices in
+// 400) stays joined, the tail's b then a leaf of it; of a common label, it is counted (the
+// join would keep most rows). The counts equal the cpu engine's.
+func TestWeighTails(t *testing.T) {
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 400
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	r := rand.New(rand.NewPCG(5, 21))
+	for v := range int64(n) {
+		l := uint32(0)
+		switch {
+		case v < 4:
+			l = 1
+		case v < n/2:
+			l = 2
+		}
+		if err := b.SetVertexLabel(v, l); err != nil {
+			t.Fatal(err)
+		}
+		for w := range v {
+			if r.Float64() < 0.06 {
+				if err := b.AddEdge(v, w, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		src    string
+		joined bool // whether x stays joined
+	}{
+		{"(a:0)-(b:0)-(c:0)-(a), (a)-(x:1)-(y:2), (b)-(l:0)", true},
+		{"(a:0)-(b:0)-(c:0)-(a), (a)-(x:2)-(y:1), (b)-(l:0)", false},
+		{"(a:0)-(b:0)-(c:0)-(a), (a)-(x:1)-(z:2)-(y:2), (b)-(l:0)", true},
+	} {
+		p, err := pattern.Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := &engine.Problem{Data: g, Pattern: p}
+		want, err := cpu.Count(ctx, prob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true}}.CountStats(ctx, prob)
+		if err != nil || res.Count != want.Count {
+			t.Errorf("%s: sgsi %d (%v), cpu %d", c.src, res.Count, err, want.Count)
+			continue
+		}
+		x := -1
+		for u := range p.NumVertices() {
+			if p.Name(u) == "x" {
+				x = u
+			}
+		}
+		if joined := slices.Contains(st.Order[:st.Steps+1], x); joined != c.joined {
+			t.Errorf("%s: x joined %v, want %v (order %v, %d steps; rows %v)", c.src, joined, c.joined, st.Order, st.Steps, st.PerStep)
+		}
+	}
 }

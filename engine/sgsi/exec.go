@@ -241,6 +241,7 @@ type runner struct {
 	// take its results.
 	part      *dealing
 	predictor predictor // how a dealt count's first runner weighs the roots
+	tailReach int       // Options.tailReach
 	// waited is how long a dealt count's runner waited for the first runner's filter (Filter's).
 	waited time.Duration
 	// coreBlock is the least block budget of the direct count in core (0: minCoreBlockWords;
@@ -377,7 +378,20 @@ func (r *runner) run(induced, unique bool) error {
 		for u, c := range r.cands {
 			sizes[u] = uint64(len(c))
 		}
-		q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
+		replan := func() {
+			q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
+		}
+		replan()
+		// (How far the tails reach: by the estimate of the tables, as the prediction's.)
+		if r.tailReach > 0 {
+			q.tailCap = map[int]int{}
+			for b := range q.n {
+				q.tailCap[b] = r.tailReach - 1
+			}
+			replan()
+		} else if err := newJoinEstimator(g, q, joinSeed).weighTails(r.ctx.Err, sizes, r.cands, replan); err != nil {
+			return err
+		}
 		r.st.Candidates = sizes
 	}
 	r.st.Steps = len(q.steps)

@@ -2,6 +2,8 @@ package sgsi
 
 import (
 	"context"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -116,15 +118,35 @@ func (e *joinEstimator) edgeFreq(key uint64) uint64 {
 // about joinWorkLimit/joinMinProbes entries below the table before the last), and returns the
 // error of a ctx that has ended (engine.PredictionStopped).
 func estimateJoin(ctx context.Context, g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, o Options, seed uint64) (joinRows, bool, error) {
-	e := &joinEstimator{g: g, s: &store{g: g, edges: map[uint64]uint64{}}, q: compileQuery(p),
-		rng: rand.New(rand.NewPCG(seed, 0x5351)), lists: make([][]uint32, p.NumVertices()), freq: map[uint64]uint64{}}
+	e := newJoinEstimator(g, compileQuery(p), seed)
 	q := e.q
 	sizes, roots, err := e.candidates(ctx)
 	if err != nil {
 		return joinRows{}, false, err
 	}
-	q.plan(sizes, e.edgeFreq, g.HasEdgeLabels(), sem.Induced, sem.Unique, true, !o.PaperOrder, !o.JoinLeaves)
-	j := joinRows{levels: make([]float64, q.joined), joined: q.joined, leaves: q.counted(), order: q.order}
+	replan := func() {
+		q.plan(sizes, e.edgeFreq, g.HasEdgeLabels(), sem.Induced, sem.Unique, true, !o.PaperOrder, !o.JoinLeaves)
+	}
+	replan()
+	stop := func() error { return engine.PredictionStopped(ctx, "sgsi") }
+	if err := e.weighTails(stop, sizes, roots, replan); err != nil {
+		return joinRows{}, false, err
+	}
+	return e.probe(stop, sizes, roots)
+}
+
+// newJoinEstimator returns an estimator of p's tables on g, its random draws seeded by seed.
+func newJoinEstimator(g *graph.Graph, q *query, seed uint64) *joinEstimator {
+	return &joinEstimator{g: g, s: &store{g: g, edges: map[uint64]uint64{}}, q: q,
+		rng: rand.New(rand.NewPCG(seed, 0x5351)), lists: make([][]uint32, q.n), freq: map[uint64]uint64{}}
+}
+
+// probe estimates the tables of e.q as planned, its candidate counts sizes and the roots its
+// probes draw from among the candidates (roots[u] for the first vertex u); it calls stop
+// between probes and returns its error. false: the joins are not connected.
+func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint32) (joinRows, bool, error) {
+	q, g := e.q, e.g
+	j := joinRows{levels: make([]float64, q.joined), joined: q.joined, leaves: q.counted(), order: slices.Clone(q.order)}
 	for _, st := range q.steps {
 		if st.cartesian {
 			return j, false, nil
@@ -136,7 +158,7 @@ func estimateJoin(ctx context.Context, g *graph.Graph, p *pattern.Pattern, sem e
 	}
 	row := make([]uint32, q.joined)
 	for j.probes < joinProbes && (j.probes < joinMinProbes || e.work < joinWorkLimit) && len(first) > 0 {
-		if err := engine.PredictionStopped(ctx, "sgsi"); err != nil {
+		if err := stop(); err != nil {
 			return joinRows{}, false, err
 		}
 		j.probes++
@@ -188,6 +210,68 @@ func estimateJoin(ctx context.Context, g *graph.Graph, p *pattern.Pattern, sem e
 	}
 	j.work = e.work
 	return j, true, nil
+}
+
+// weighSeed seeds the estimates weighTails compares (the same draws for each: the count's and
+// the prediction's choices agree where their candidates do).
+const weighSeed = 0x7a11
+
+// weighTails chooses how far e.q's tails reach (query.tailCap), where the tables an inner
+// vertex's join prunes would otherwise grow (issue 21: q/q_12_0's last table went from 204k
+// to 284k rows when a tail's a was no longer joined): for each tail in turn (by its b), each
+// reach from its own down to none (b then counted as a group, its path joined), replan
+// re-planning the query, and the estimated work kept the least: the rows of the tables the
+// steps write and the rows the leaf step reads (joinRows.tables), each row one unit. It
+// leaves the query planned as chosen; stop as probe's.
+func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]uint32, replan func()) error {
+	q := e.q
+	reach := map[int]int{}
+	for _, t := range q.tails {
+		reach[t.b] = 1
+	}
+	for _, t := range q.chains {
+		reach[t.verts[len(t.verts)-1]] = len(t.verts) - 1
+	}
+	if len(reach) == 0 {
+		return nil
+	}
+	rng, work := e.rng, e.work
+	defer func() { e.rng, e.work = rng, work }()
+	cost := func() (float64, error) {
+		e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
+		e.work = 0
+		j, ok, err := e.probe(stop, sizes, roots)
+		if err != nil || !ok {
+			return math.Inf(1), err
+		}
+		rows, counted, leaf := j.tables()
+		return rows + counted + leaf, nil
+	}
+	best, err := cost()
+	if err != nil {
+		return err
+	}
+	bs := slices.Sorted(maps.Keys(reach))
+	if q.tailCap == nil {
+		q.tailCap = map[int]int{}
+	}
+	for _, b := range bs {
+		keep := reach[b]
+		for c := reach[b] - 1; c >= 0; c-- {
+			q.tailCap[b] = c
+			replan()
+			x, err := cost()
+			if err != nil {
+				return err
+			}
+			if x < best {
+				best, keep = x, c
+			}
+		}
+		q.tailCap[b] = keep
+	}
+	replan()
+	return nil
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter

@@ -102,6 +102,9 @@ type Options struct {
 	MaxRegion uint64
 	// predictor is how a dealt count predicts its roots' work (deal.go; tests compare them).
 	predictor predictor
+	// tailReach, when set, caps every tail at tailReach-1 inner vertices instead of weighing
+	// how far each reaches (weighTails; tests count every reach).
+	tailReach int
 }
 
 // DefaultBlockRows is SGSI's W2: a row of more than 1024 candidates gets a whole block.
@@ -234,7 +237,7 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 	r := &runner{ctx: ctx, be: be, st: st, s: s, q: compileQuery(p.Pattern), count: count, emit: emit,
 		blockRows: e.Options.BlockRows, blockSize: blockThreads, threads: p.Threads, maxCache: e.Options.MaxCache / 4, hostLimit: p.MemoryLimit,
 		buffered: e.Options.Buffered, coreOrder: !e.Options.PaperOrder, refine: e.Options.Refine, joinLeaves: e.Options.JoinLeaves, overlapGen: e.Options.Overlap.overlaps(true),
-		overlapTable: e.Options.Overlap.overlaps(false), part: part, predictor: e.Options.predictor}
+		overlapTable: e.Options.Overlap.overlaps(false), part: part, predictor: e.Options.predictor, tailReach: e.Options.tailReach}
 	if r.blockRows == 0 {
 		r.blockRows = DefaultBlockRows
 	}
