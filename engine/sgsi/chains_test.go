@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -264,5 +265,82 @@ func TestWeighTails(t *testing.T) {
 		if joined := slices.Contains(st.Order[:st.Steps+1], x); joined != c.joined {
 			t.Errorf("%s: x joined %v, want %v (order %v, %d steps; rows %v)", c.src, joined, c.joined, st.Order, st.Steps, st.PerStep)
 		}
+	}
+}
+
+// chainPatterns have chains whose vertices may repeat the row's or each other's: one label
+// throughout (the path's vertices and the row's), labels in turn, wildcards, edge labels,
+// chains closed on a second core vertex (a leaf of a label of its own: closing vertices are
+// counted with leaves only), two chains on one core.
+var chainPatterns = []string{
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a:0)-(c:0)-(b:0)",
+	"(v0:0)-(v1:1)-(v2:0)-(v0), (v0)-(a:1)-(c:0)-(d:1)-(b:0)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a:*)-(c:*)-(d:0)-(b:*)",
+	"(v0:0)-(v1:1)-(v2:0)-(v0), (v0)-[:1]-(a:1)-(c:1)-[:0]-(b:1)",
+	"(v0:0)-(v1:1)-(v2:0)-(v3:1)-(v0), (v0)-(v2), (v0)-(a:0)-(c:1)-(b:0)-(v1), (v2)-(l:2)",
+	"(v0:0)-(v1:1)-(v2:0)-(v3:1)-(v0), (v0)-(v2), (v0)-(a:1)-(c:1)-(d:1)-(b:1)-(v2), (v3)-(l:2)",
+	"(v0:0)-(v1:0)-(v2:0)-(v3:0)-(v0), (v1)-(v3), (v0)-(a:1)-(c:1)-(b:1)-(v2), (v1)-(l:2)",
+	"(v0:0)-(v1:1)-(v2:0)-(v0), (v0)-(a:2)-(c:2)-(b:2), (v1)-(x:1)-(y:1)-(z:1)",
+	// Labels of their own (no vertex may repeat another: the walks memoised, the tail's count
+	// by u's vertex too).
+	"(v0:0)-(v1:1)-(v2:0)-(v0), (v0)-(a:2)-(c:3)-(b:4)",
+	"(v0:0)-(v1:1)-(v2:0)-(v0), (v0)-(a:0)-(c:3)-(b:4)",
+	"(v0:0)-(v1:1)-(v2:0)-(v0), (v0)-(a:3)-(c:4)-(d:3)-(b:5)",
+	"(v0:0)-(v1:1)-(v2:0)-(v0), (v0)-(a:2)-(c:3)-(d:4)-(b:5), (v1)-(l:1)",
+	"(v0:0)-(v1:1)-(v2:0)-(v3:1)-(v0), (v0)-(v2), (v0)-(a:2)-(c:3)-(b:4)-(v1), (v2)-(l:5)",
+	"(v0:0)-(v1:1)-(v2:0)-(v3:1)-(v0), (v0)-(v2), (v0)-(a:2)-(c:3)-(b:4)-(v1), (v2)-(l:5), (v1)-(x:1)",
+}
+
+// TestLeafStepChainShapes compares sgsi's host emulation with the brute-force oracle on
+// chainPatterns over random graphs of three vertex labels (six for labels of their own), under
+// every convention, the tails weighed and cut at one inner vertex or at none, and checks that some counts had a chain closed on a joined vertex.
+func TestLeafStepChainShapes(t *testing.T) {
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chains, closed := 0, 0
+	for pi, src := range chainPatterns {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(testenv.Sweep(3, 20)) {
+			g := gen.RandomGraph(seed+uint64(10*pi), 14+int(seed%3)*3, 0.3, 3, 2)
+			if strings.Contains(src, ":3") { // (labels of their own: more vertices, of more labels)
+				g = gen.RandomGraph(seed+uint64(10*pi), 36+int(seed%3)*4, 0.3, 6, 2)
+			}
+			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}} {
+				want, ok := oracle.CountWithin(g, p, sem, 1<<21)
+				if !ok {
+					res, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = res.Count
+				}
+				for i, opts := range []sgsi.Options{{}, {PaperOrder: true}, sgsi.WithTailReach(sgsi.Options{}, 2), sgsi.WithTailReach(sgsi.Options{}, 9), {HostBytes: 3000}} {
+					opts.Host = true
+					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+					if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
+						continue
+					}
+					if err != nil || res.Count != want {
+						t.Errorf("%s, seed %d, %v, options %d: sgsi %d (%v), oracle %d (order %v, %d steps)", src, seed, sem, i, res.Count, err, want, st.Order, st.Steps)
+					}
+					if c, cl := chainKind(p, st.Order, st.Steps); c && len(st.PerStep) > st.Steps {
+						chains++
+						if cl {
+							closed++
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d counts with a chain, %d closed", chains, closed)
+	if closed == 0 {
+		t.Errorf("%d counts with a chain, none closed", chains)
 	}
 }
