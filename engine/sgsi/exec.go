@@ -273,7 +273,7 @@ func (r *runner) enterStep(i int) int {
 // leaves no room for it (the table is then sorted by comparisons, in place).
 func (r *runner) sortBuffer(n uint64) []uint32 {
 	if uint64(cap(r.sortBuf)) < n {
-		if err := r.reserve("the sort's buffer", 4*(n+n/4-uint64(cap(r.sortBuf)))); err != nil {
+		if err := r.reserveRows("the sort's buffer", 4*(n+n/4-uint64(cap(r.sortBuf)))); err != nil {
 			return nil
 		}
 		r.sortBuf = nil // (not copied: grow)
@@ -1581,6 +1581,17 @@ func (r *runner) reserve(what string, bytes uint64) error {
 	return r.reserveAs(what, 0, bytes)
 }
 
+// reserveRows is reserve for a table or the sort's buffer: over --memory, the leaf step's
+// memos and sizes, caches the step counts without, are let go first (shedLeafMemos), so that a
+// count that fits without them is not stopped by them.
+func (r *runner) reserveRows(what string, bytes uint64) error {
+	err := r.reserve(what, bytes)
+	if err != nil && r.shedLeafMemos() {
+		err = r.reserve(what, bytes)
+	}
+	return err
+}
+
 // reserveShared checks that bytes more of host memory that a dealt count's runners share (the
 // store's label graphs, the candidate lists) stay within --memory.
 func (r *runner) reserveShared(what string, bytes uint64) error {
@@ -1611,7 +1622,7 @@ func (r *runner) table(level int, n uint64) error {
 	if n <= r.tabCap[level] {
 		return nil
 	}
-	if err := r.reserve("the spilled tables", 4*(n+n/2-r.tabCap[level])); err != nil {
+	if err := r.reserveRows("the spilled tables", 4*(n+n/2-r.tabCap[level])); err != nil {
 		return err
 	}
 	r.tabCap[level] = n + n/2

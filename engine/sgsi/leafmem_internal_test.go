@@ -65,3 +65,80 @@ func leafSetup(t *testing.T, g *graph.Graph) (*pattern.Pattern, *query, *store, 
 	}
 	return p, q, s, cands, bits, bitWords
 }
+
+// TestLeafMemosGiveWay: the leaf step's memos and sizes do not stop a count that fits without
+// them. With the memos held, --memory is set to what the count holds plus a table's growth
+// that fits only once they are let go: the table's reservation takes their room
+// (reserveRows), and the leaf step then counts the same without them.
+func TestLeafMemosGiveWay(t *testing.T) {
+	g := gen.RandomGraph(1, 1000, 0.05, 1, 0)
+	_, q, s, cands, bits, bitWords := leafSetup(t, g)
+	var table []uint32 // (rows of adjacent a and b)
+	for v := range uint32(20) {
+		for _, w := range g.Neighbors(v) {
+			table = append(table, v, w)
+		}
+	}
+	r := &runner{ctx: context.Background(), s: s, q: q, cands: cands, bitsHost: bits, bitWords: bitWords, threads: 1}
+	if err := r.leafCount(table); err != nil {
+		t.Fatal(err)
+	}
+	memos := r.leafBytes()
+	first := r.total
+	if memos == 0 || first == 0 {
+		t.Fatalf("setup: memos of %d bytes, count %d", memos, first)
+	}
+	r.hostLimit = r.hostShared() + r.hostOwn() + memos/2
+	words := memos / 4 // (its reservation: 6 bytes a word)
+	if err := r.table(0, words); err != nil {
+		t.Fatalf("a table of %d words beside memos of %d bytes, --memory %d: %v", words, memos, r.hostLimit, err)
+	}
+	if b := r.leafBytes(); b != 0 {
+		t.Errorf("the memos hold %d bytes after the table took their room", b)
+	}
+	if err := r.leafCount(table); err != nil {
+		t.Fatal(err)
+	}
+	if r.total != 2*first {
+		t.Errorf("without the memos the rows count %d, with them %d", r.total-first, first)
+	}
+	if held := r.hostShared() + r.hostOwn(); held > r.hostLimit {
+		t.Errorf("%d bytes held, over --memory %d", held, r.hostLimit)
+	}
+}
+
+// TestSizeMemoEpochWrap: a memo whose epoch wraps (2^32 changes of its key) clears its stamps,
+// so a value written 2^32 keys ago is not taken for the current key's.
+func TestSizeMemoEpochWrap(t *testing.T) {
+	r := &runner{ctx: context.Background()}
+	var m sizeMemo
+	m.init(r, 1, []int{0}, []uint32{3, 5, 8}, 1)
+	row := []uint32{100, 5}
+	i, hit := m.lookup(row)
+	if i != 1 || hit {
+		t.Fatalf("first lookup: %d, %v", i, hit)
+	}
+	m.at(i)[0] = 42
+	m.done(i)
+	if i, hit = m.lookup(row); !hit || m.at(i)[0] != 42 {
+		t.Fatalf("same key: %d, %v", i, hit)
+	}
+	// The stamp of candidate 5 is the current epoch; the next key change wraps the epoch to 0.
+	m.epoch = ^uint32(0)
+	m.stamp[1] = 0 // (what a value written at epoch 0, 2^32 keys ago, left)
+	m.stamp[2] = 1
+	row[0] = 101
+	if i, hit = m.lookup(row); i != 1 || hit {
+		t.Errorf("after the wrap: candidate %d hit %v (epoch %d, stamps %v)", i, hit, m.epoch, m.stamp)
+	}
+	if _, hit = m.lookupAt(row, 8); hit || m.epoch != 1 {
+		t.Errorf("after the wrap: a stale stamp taken (epoch %d, stamps %v)", m.epoch, m.stamp)
+	}
+	m.done(2)
+	if _, hit = m.lookupAt(row, 8); !hit {
+		t.Errorf("a value written after the wrap not found")
+	}
+	if i, _ = m.lookupAt(row, 4); i != -1 {
+		t.Errorf("a vertex not a candidate at %d", i)
+	}
+}

@@ -449,6 +449,9 @@ func (m *sizeMemo) done(i int) {
 	}
 }
 
+// drop lets go of the memo's memory: it is unused from then on.
+func (m *sizeMemo) drop() { m.key, m.stamp, m.val, m.ok = nil, nil, nil, false }
+
 // bytes is the memo's host memory.
 func (m *sizeMemo) bytes() uint64 { return 4*uint64(len(m.stamp)) + 8*uint64(len(m.val)) }
 
@@ -547,6 +550,33 @@ func (r *runner) leafBytes() uint64 {
 		}
 	}
 	return b
+}
+
+// shedLeafMemos lets go of the leaf step's memos (for the rest of the count) and sizes (a later
+// table may take them again); it reports whether they held any memory.
+func (r *runner) shedLeafMemos() bool {
+	if r.leafBytes() == 0 {
+		return false
+	}
+	clear(r.leafSizes)
+	for _, sc := range r.leafScratch {
+		for i := range sc.memos {
+			sc.memos[i].drop()
+		}
+		for i := range sc.classMemos {
+			sc.classMemos[i].drop()
+		}
+		for i := range sc.tails {
+			sc.tails[i].memo.drop()
+		}
+		for i := range sc.chains {
+			sc.chains[i].top.drop()
+			for j := range sc.chains[i].memos {
+				sc.chains[i].memos[j].drop()
+			}
+		}
+	}
+	return true
 }
 
 // leafCount adds to the total the leaf placements of every row of table (rows of width
