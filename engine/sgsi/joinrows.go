@@ -85,6 +85,7 @@ type joinEstimator struct {
 	lists [][]uint32 // per link of a step: the list read
 	set   []uint32
 	prev  []uint32 // the extensions of the step before the last
+	limit int64    // the work after which probe stops (0: joinWorkLimit)
 	freq  map[uint64]uint64
 }
 
@@ -157,7 +158,11 @@ func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint3
 		first = nil // (a vertex without candidates, joined or counted: the count stops at the filter)
 	}
 	row := make([]uint32, q.joined)
-	for j.probes < joinProbes && (j.probes < joinMinProbes || e.work < joinWorkLimit) && len(first) > 0 {
+	limit := int64(joinWorkLimit)
+	if e.limit > 0 {
+		limit = e.limit
+	}
+	for j.probes < joinProbes && (j.probes < joinMinProbes || e.work < limit) && len(first) > 0 {
 		if err := stop(); err != nil {
 			return joinRows{}, false, err
 		}
@@ -181,7 +186,7 @@ func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint3
 				}
 				sum, done, from := 0, 0, e.work
 				for d := range draws {
-					if d > 0 && e.work-from >= joinWorkLimit/joinMinProbes {
+					if d > 0 && e.work-from >= limit/joinMinProbes {
 						break // (a hub's lists: the probe's share of the work)
 					}
 					row[i+1] = e.prev[d]
@@ -212,6 +217,10 @@ func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint3
 	return j, true, nil
 }
 
+// weighWorkLimit is joinWorkLimit for each estimate weighTails compares (a count makes one
+// more than its tails' inner vertices: at R-MAT 18, 30 ms each at the full limit).
+const weighWorkLimit = joinWorkLimit / 4
+
 // weighSeed seeds the estimates weighTails compares (the same draws for each: the count's and
 // the prediction's choices agree where their candidates do).
 const weighSeed = 0x7a11
@@ -236,7 +245,8 @@ func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]
 		return nil
 	}
 	rng, work := e.rng, e.work
-	defer func() { e.rng, e.work = rng, work }()
+	e.limit = weighWorkLimit
+	defer func() { e.rng, e.work, e.limit = rng, work, 0 }()
 	cost := func() (float64, error) {
 		e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
 		e.work = 0
