@@ -17,6 +17,7 @@ import (
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // randomChainPattern draws a pattern with paths of two inner vertices or more: a small core (a
@@ -342,5 +343,108 @@ func TestLeafStepChainShapes(t *testing.T) {
 	t.Logf("%d counts with a chain, %d closed", chains, closed)
 	if closed == 0 {
 		t.Errorf("%d counts with a chain, none closed", chains)
+	}
+}
+
+// pairPatterns have two pendant tails on one vertex whose labels may coincide (the leaf
+// step's pairs): one label for both a's, for both b's, an a's label the other's b's, edge
+// labels telling identical labels apart, a third tail of the same labels, tails the
+// restrictions order (identical: joined), a pair beside a leaf and a chain of other labels,
+// wildcards (joined).
+var pairPatterns = []string{
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:1)-(b1:2), (v0)-(a2:1)-(b2:3)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:1)-(b1:2), (v0)-(a2:3)-(b2:2)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:1)-(b1:2), (v0)-(a2:2)-(b2:1)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:1)-(b1:1), (v0)-(a2:1)-(b2:2)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-[:0]-(a1:1)-(b1:2), (v0)-[:1]-(a2:1)-(b2:2)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:1)-[:0]-(b1:1), (v0)-(a2:1)-[:1]-(b2:1)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:1)-(b1:2), (v0)-(a2:1)-(b2:2)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:1)-(b1:2), (v0)-(a2:1)-(b2:3), (v0)-(a3:1)-(b3:3)",
+	"(v0:0)-(v1:0)-(v2:0)-(v3:0)-(v0), (v1)-(a1:1)-(b1:2), (v1)-(a2:2)-(b2:3), (v2)-(l:0), (v3)-(x:4)-(y:5)-(z:4)",
+	"(v0:0)-(v1:0)-(v2:0)-(v0), (v0)-(a1:*)-(b1:2), (v0)-(a2:1)-(b2:3)",
+}
+
+// hasPair reports whether the counted vertices (order[steps+1:]) hold two pendant tails
+// u - a - b on one joined u whose labels may coincide.
+func hasPair(p *pattern.Pattern, order []int, steps int) bool {
+	counted := maskOf(order[min(len(order), steps+1):])
+	for _, u := range order[:min(len(order), steps+1)] {
+		var tails [][2]int
+		for m := p.NeighborMask(u) & counted; m != 0; m &= m - 1 {
+			a := bits.TrailingZeros32(m)
+			b := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << u))
+			if p.Degree(a) == 2 && p.Degree(b) == 1 && counted>>b&1 != 0 {
+				tails = append(tails, [2]int{a, b})
+			}
+		}
+		for i, t := range tails {
+			for _, o := range tails[i+1:] {
+				for _, x := range t {
+					for _, y := range o {
+						if plan.LabelsMayCollide(p.VertexLabel(x), p.VertexLabel(y)) {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestLeafStepPairs compares sgsi's host emulation with the brute-force oracle (the cpu engine
+// where it would enumerate too many) on pairPatterns over dense random graphs of four vertex
+// labels (and two edge labels for the patterns that have some), under every convention, the
+// tails weighed, cut at none and at their reach, and checks that some counts had a pair and
+// that the counts are not all zero.
+func TestLeafStepPairs(t *testing.T) {
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, nonzero := 0, 0
+	for pi, src := range pairPatterns {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(testenv.Sweep(3, 20)) {
+			el := 0
+			if strings.Contains(src, "[:") {
+				el = 2
+			}
+			g := gen.RandomGraph(seed+uint64(10*pi), 18+int(seed%3)*4, 0.45, 4, el)
+			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}} {
+				want, ok := oracle.CountWithin(g, p, sem, 1<<21)
+				if !ok {
+					res, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = res.Count
+				}
+				for i, opts := range []sgsi.Options{{}, {PaperOrder: true}, sgsi.WithTailReach(sgsi.Options{}, 1), sgsi.WithTailReach(sgsi.Options{}, 9), {HostBytes: 3000}} {
+					opts.Host = true
+					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+					if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
+						continue
+					}
+					if err != nil || res.Count != want {
+						t.Errorf("%s, seed %d, %v, options %d: sgsi %d (%v), want %d (order %v, %d steps)", src, seed, sem, i, res.Count, err, want, st.Order, st.Steps)
+					}
+					if len(st.PerStep) > st.Steps && hasPair(p, st.Order, st.Steps) {
+						pairs++
+						if want > 0 {
+							nonzero++
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d counts with a pair, %d of them not zero", pairs, nonzero)
+	if nonzero == 0 {
+		t.Errorf("%d counts with a pair of tails, none with matches", pairs)
 	}
 }

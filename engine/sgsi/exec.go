@@ -434,6 +434,9 @@ func (r *runner) run(induced, unique bool) error {
 	for _, t := range q.chains {
 		tailKeys = append(tailKeys, t.allKeys()...)
 	}
+	for _, t := range q.pairs {
+		tailKeys = append(tailKeys, t.keys()...)
+	}
 	for _, k := range tailKeys {
 		if _, err := r.label(k); err != nil {
 			return err

@@ -241,6 +241,9 @@ func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]
 	for _, t := range q.chains {
 		reach[t.verts[len(t.verts)-1]] = len(t.verts) - 1
 	}
+	for _, t := range q.pairs { // (either end capped at 0: no pair)
+		reach[t.b[0]] = 1
+	}
 	if len(reach) == 0 {
 		return nil
 	}

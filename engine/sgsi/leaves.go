@@ -102,8 +102,15 @@ func (q *query) planLeaves(postponed []int, restr []plan.Restriction, edgeLabels
 	for _, c := range classes {
 		q.leafClasses = append(q.leafClasses, c.Groups)
 	}
-	q.tails, q.chains = nil, nil
-	for _, t := range tails {
+	q.tails, q.chains, q.pairs = nil, nil, nil
+	for i, t := range tails {
+		if t.pair {
+			q.pairs = append(q.pairs, q.planPair(t, tails[i+1], order, edgeLabels))
+		}
+		if t.pair || i > 0 && tails[i-1].pair {
+			order = append(order, t.inner[0], t.b)
+			continue
+		}
 		if len(t.inner) > 1 {
 			q.chains = append(q.chains, q.planChain(t, order, edgeLabels))
 			order = append(append(order, t.inner...), t.b)
@@ -180,6 +187,7 @@ type pathTail struct {
 	inner []int
 	b     int
 	ws    []int
+	pair  bool // a pairTail with the next tail (both pendant, one inner vertex each)
 }
 
 // findTails takes out of GroupLeaves' result the tails the leaf step counts: a group of one
@@ -192,9 +200,10 @@ type pathTail struct {
 // other tails' inner vertices this tail's u or other parents), no restriction names an inner
 // vertex or b, b's group is alone in its collision class, and no inner vertex's label is one
 // that another counted vertex's may be (so the tail shares no data vertex with the other
-// counted vertices, and the class products stay exact). It returns order without the tails'
-// inner vertices, the groups (parents' levels renumbered) and classes without their b, and the
-// tails.
+// counted vertices, and the class products stay exact). Before them it takes the pairs of
+// pendant tails on one u whose labels may coincide (pairFits; the first of a pair has pair
+// set, the second follows it). It returns order without the tails' inner vertices, the groups
+// (parents' levels renumbered) and classes without their b, and the tails.
 func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, restr []plan.Restriction, limit func(b int) int) ([]int, []plan.LeafGroup, []plan.LeafClass, []pathTail) {
 	var tails []pathTail
 	drop := map[int]bool{} // groups taken out
@@ -202,8 +211,23 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 	restricted := func(w int) bool {
 		return slices.ContainsFunc(restr, func(r plan.Restriction) bool { return r.Less == w || r.Greater == w })
 	}
+	// Pairs of pendant tails on one u whose labels may coincide (pairTail), first: a tail of
+	// the pair taken alone would leave the other joined.
+	for gi := range groups {
+		for gj := gi + 1; gj < len(groups) && !drop[gi]; gj++ {
+			t1, ok1 := pendantTail(p, order, groups[gi], limit, restricted)
+			t2, ok2 := pendantTail(p, order, groups[gj], limit, restricted)
+			if drop[gj] || !ok1 || !ok2 || t1.u != t2.u || !pairFits(p, order, groups, classes, gi, gj, tails, dropped, t1, t2) {
+				continue
+			}
+			t1.pair = true
+			tails = append(tails, t1, t2)
+			drop[gi], drop[gj] = true, true
+			dropped[t1.inner[0]], dropped[t2.inner[0]] = true, true
+		}
+	}
 	for gi, lg := range groups {
-		if len(lg.Vertices) != 1 {
+		if len(lg.Vertices) != 1 || drop[gi] {
 			continue
 		}
 		b, a := lg.Vertices[0], -1
@@ -232,14 +256,14 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 		for len(inner) > limit(b) {
 			u, inner = inner[len(inner)-1], inner[:len(inner)-1]
 		}
-		for len(inner) > 0 && !tailFits(p, order, groups, gi, tails, dropped, restricted, pathTail{u, inner, b, ws}) {
+		for len(inner) > 0 && !tailFits(p, order, groups, gi, tails, dropped, restricted, pathTail{u: u, inner: inner, b: b, ws: ws}) {
 			u, inner = inner[len(inner)-1], inner[:len(inner)-1]
 		}
 		if len(inner) == 0 {
 			continue
 		}
 		slices.Reverse(inner)
-		tails = append(tails, pathTail{u, inner, b, ws})
+		tails = append(tails, pathTail{u: u, inner: inner, b: b, ws: ws})
 		drop[gi] = true
 		for _, w := range inner {
 			dropped[w] = true
@@ -271,7 +295,7 @@ func findTails(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes
 	}
 	var cls []plan.LeafClass
 	for _, c := range classes {
-		if len(c.Groups) == 1 && drop[c.Groups[0]] {
+		if drop[c.Groups[0]] { // (all its groups: a tail's b alone, or a pair's two)
 			continue
 		}
 		nc := plan.LeafClass{}
@@ -321,8 +345,75 @@ func tailFits(p *pattern.Pattern, order []int, groups []plan.LeafGroup, gi int, 
 			}
 		}
 	}
-	// No joined vertex loses its last earlier neighbour (a pattern of several components
-	// has vertices without one anyway).
+	return keepsJoins(p, order, gone)
+}
+
+// pendantTail returns the tail u - a - b of group lg if it is a pendant one that a pair may
+// take: lg one leaf b whose parent a, joined, has degree 2, u joined, no restriction on a or b.
+func pendantTail(p *pattern.Pattern, order []int, lg plan.LeafGroup, limit func(int) int, restricted func(int) bool) (pathTail, bool) {
+	if len(lg.Vertices) != 1 || len(lg.Parents) != 1 {
+		return pathTail{}, false
+	}
+	b, a := lg.Vertices[0], order[lg.Parents[0].Level]
+	if p.Degree(a) != 2 || limit(b) < 1 || restricted(a) || restricted(b) {
+		return pathTail{}, false
+	}
+	u := bits.TrailingZeros32(p.NeighborMask(a) &^ (1 << b))
+	return pathTail{u: u, inner: []int{a}, b: b}, slices.Contains(order, u)
+}
+
+// pairFits reports whether findTails may count the pendant tails t1 and t2 (b's groups gi and
+// gj) on one u as a pair: their groups alone in their collision classes or the two of one, u
+// joined and not another tail's inner vertex, two vertices or more left joined, the joins
+// connected, no label of theirs one that another counted vertex's or a joined vertex's may be
+// (u's for the b's; the a's are u's neighbours): only the pair's vertices may coincide.
+func pairFits(p *pattern.Pattern, order []int, groups []plan.LeafGroup, classes []plan.LeafClass, gi, gj int, tails []pathTail, dropped map[int]bool, t1, t2 pathTail) bool {
+	a1, a2 := t1.inner[0], t2.inner[0]
+	if dropped[t1.u] || len(order)-len(dropped)-2 < 2 {
+		return false
+	}
+	if !slices.ContainsFunc(classes, func(c plan.LeafClass) bool {
+		return slices.Equal(c.Groups, []int{gi, gj}) || slices.Equal(c.Groups, []int{gj, gi})
+	}) {
+		for _, g := range []int{gi, gj} {
+			if !slices.ContainsFunc(classes, func(c plan.LeafClass) bool { return slices.Equal(c.Groups, []int{g}) }) {
+				return false
+			}
+		}
+	}
+	mine := []int{a1, t1.b, a2, t2.b}
+	may := func(l pattern.Label, skipA bool) bool {
+		for k, x := range mine {
+			if (!skipA || k%2 == 1) && plan.LabelsMayCollide(l, p.VertexLabel(x)) {
+				return true
+			}
+		}
+		return false
+	}
+	for hi, h := range groups {
+		if hi != gi && hi != gj && may(h.VertexLabel, false) {
+			return false
+		}
+	}
+	for _, o := range tails {
+		for _, w := range append(slices.Clone(o.inner), o.b) {
+			if may(p.VertexLabel(w), false) {
+				return false
+			}
+		}
+	}
+	for _, w := range order {
+		if w != a1 && w != a2 && !dropped[w] && may(p.VertexLabel(w), w == t1.u) {
+			return false
+		}
+	}
+	return keepsJoins(p, order, func(w int) bool { return dropped[w] || w == a1 || w == a2 })
+}
+
+// keepsJoins reports whether no vertex of order that gone keeps loses its last earlier
+// neighbour when the gone ones are taken out (a pattern of several components has vertices
+// without one anyway).
+func keepsJoins(p *pattern.Pattern, order []int, gone func(int) bool) bool {
 	var all, kept uint32
 	for _, w := range order {
 		if gone(w) {
@@ -360,6 +451,7 @@ type leafScratch struct {
 	lists      [][]uint32 // the parents' lists of a group of several parents
 	tails      []tailCache
 	chains     []chainCache
+	pairs      []pairCache
 	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
 	tmp        []uint32
 	inter      [1 << plan.MaxClassGroups]int64
@@ -374,9 +466,9 @@ type leafScratch struct {
 	classDeps, tailDeps []uint64
 	classVal            []uint64
 	tailVal             []int64
-	chainVal            []uint64
+	chainVal, pairVal   []uint64
 	classOK, tailOK     []bool
-	chainOK             []bool
+	chainOK, pairOK     []bool
 }
 
 // sizeMemo is a goroutine's memo of counts by the data vertex of one column (idx), for the
@@ -465,7 +557,8 @@ func (r *runner) newLeafScratch() {
 		valid: make([]bool, ng), memos: make([]sizeMemo, ng), tails: make([]tailCache, len(q.tails)),
 		prev: make([]uint32, q.joined), classVal: make([]uint64, len(q.leafClasses)), classOK: make([]bool, len(q.leafClasses)),
 		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails)),
-		chainVal: make([]uint64, len(q.chains)), chainOK: make([]bool, len(q.chains))}
+		chainVal: make([]uint64, len(q.chains)), chainOK: make([]bool, len(q.chains)),
+		pairVal: make([]uint64, len(q.pairs)), pairOK: make([]bool, len(q.pairs)), pairs: make([]pairCache, len(q.pairs))}
 	r.leafScratch = append(r.leafScratch, sc)
 	deps := make([]uint64, ng)
 	for gi, g := range q.leafGroups {
@@ -524,6 +617,9 @@ func (r *runner) newLeafScratch() {
 	for i := range q.chains {
 		sc.chains = append(sc.chains, r.newChainCache(&q.chains[i]))
 	}
+	for i, t := range q.pairs {
+		sc.pairs[i].memo.init(r, t.col, nil, r.cands[q.order[t.col]], 1)
+	}
 }
 
 // leafBytes is the host memory of the leaf step's sizes and memos.
@@ -544,6 +640,9 @@ func (r *runner) leafBytes() uint64 {
 			for _, m := range c.memos {
 				b += m.bytes()
 			}
+		}
+		for _, c := range sc.pairs {
+			b += c.memo.bytes()
 		}
 		for _, m := range sc.classMemos {
 			b += m.bytes()
@@ -569,6 +668,9 @@ func (r *runner) shedLeafMemos() bool {
 		for i := range sc.tails {
 			sc.tails[i].memo.drop()
 		}
+		for i := range sc.pairs {
+			sc.pairs[i].memo.drop()
+		}
 		for i := range sc.chains {
 			sc.chains[i].top.drop()
 			for j := range sc.chains[i].memos {
@@ -589,14 +691,17 @@ func (r *runner) leafCount(table []uint32) error {
 	var next atomic.Int64
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
-	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails)+len(q.chains))
+	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails)+len(q.chains)+len(q.pairs))
 	// (After the groups': lgs[len(q.leafGroups)+i] is tail i's keys(), then chain i's
-	// allKeys() at lgs[len(q.leafGroups)+len(q.tails)+i].)
+	// allKeys() at lgs[len(q.leafGroups)+len(q.tails)+i], then the pairs' keys().)
 	for _, t := range q.tails {
 		lgs = append(lgs, r.labels(t.keys()))
 	}
 	for _, t := range q.chains {
 		lgs = append(lgs, r.labels(t.allKeys()))
+	}
+	for _, t := range q.pairs {
+		lgs = append(lgs, r.labels(t.keys()))
 	}
 	if r.leafSizes == nil {
 		r.leafSizes = make([][]uint32, len(q.leafGroups))
@@ -701,6 +806,7 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 			clear(sc.classOK[ci+1:])
 			clear(sc.tailOK)
 			clear(sc.chainOK)
+			clear(sc.pairOK)
 			return 0, true
 		}
 		var ok bool
@@ -716,6 +822,7 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 		if n <= 0 {
 			clear(sc.tailOK[i+1:])
 			clear(sc.chainOK)
+			clear(sc.pairOK)
 			return 0, true
 		}
 		var ok bool
@@ -734,6 +841,25 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 		n := sc.chainVal[i]
 		if n == 0 {
 			clear(sc.chainOK[i+1:])
+			clear(sc.pairOK)
+			return 0, true
+		}
+		var ok bool
+		if total, ok = checked.Mul(total, n); !ok {
+			return 0, false
+		}
+	}
+	for i := range q.pairs {
+		if !sc.pairOK[i] || 1<<q.pairs[i].col&changed != 0 {
+			n, ok := r.pairCount(i, row, lgs[len(q.leafGroups)+len(q.tails)+len(q.chains)+i], sc)
+			if !ok {
+				return 0, false
+			}
+			sc.pairVal[i], sc.pairOK[i] = n, true
+		}
+		n := sc.pairVal[i]
+		if n == 0 {
+			clear(sc.pairOK[i+1:])
 			return 0, true
 		}
 		var ok bool

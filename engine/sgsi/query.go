@@ -26,8 +26,10 @@ type query struct {
 	leafGroups  []leafGroup
 	leafClasses [][]int
 	tails       []leafTail // counted too (leaves.go): their a and b follow the groups' in order
-	// chains are the tails of two inner vertices or more (chains.go), counted too.
+	// chains are the tails of two inner vertices or more (chains.go), pairs the pairs of tails
+	// whose labels may coincide (pairs.go), counted too.
 	chains []chainTail
+	pairs  []pairTail
 	// tailCap caps the inner vertices of b's tail (absent: no cap; 0: b is no tail's): how
 	// far the tails reach, chosen by weighTails.
 	tailCap map[int]int
@@ -270,7 +272,9 @@ func (q *query) plan(cands []uint64, freq func(uint64) uint64, edgeLabels, induc
 }
 
 // counted reports whether the leaf step counts any vertex (a group or a tail).
-func (q *query) counted() bool { return len(q.leafGroups) > 0 || len(q.tails) > 0 || len(q.chains) > 0 }
+func (q *query) counted() bool {
+	return len(q.leafGroups) > 0 || len(q.tails) > 0 || len(q.chains) > 0 || len(q.pairs) > 0
+}
 
 // tailLimit is the most inner vertices b's tail may have (tailCap).
 func (q *query) tailLimit(b int) int {
