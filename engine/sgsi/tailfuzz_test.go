@@ -12,6 +12,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
@@ -134,6 +135,21 @@ func labelledPattern(edges, lab []string) string {
 	return s
 }
 
+// randomCase draws case seed of stream: a pattern by draw (1 to 3 vertex labels, 0 to 2 edge
+// labels) and a random graph of n to n+spread-1 vertices, edge probability p to p+dp, of the
+// pattern's labels and two more.
+func randomCase(t *testing.T, seed, stream uint64, draw func(*rand.Rand, int, int) string, n, spread int, p, dp float64) (string, *pattern.Pattern, *graph.Graph) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, stream))
+	vl, el := 1+r.IntN(3), r.IntN(3)
+	src := draw(r, vl, el)
+	pat, err := pattern.Parse(src)
+	if err != nil {
+		t.Fatalf("seed %d: %s: %v", seed, src, err)
+	}
+	return src, pat, gen.RandomGraph(seed, n+r.IntN(spread), p+dp*r.Float64(), vl+2, el)
+}
+
 // TestLeafStepRandom compares sgsi's host emulation with the brute-force oracle on random
 // patterns with leaves, tails and closing vertices, on random graphs of few labels.
 func TestLeafStepRandom(t *testing.T) {
@@ -141,14 +157,7 @@ func TestLeafStepRandom(t *testing.T) {
 	rounds := testenv.Sweep(30, 2000)
 	counted, tails := 0, 0
 	for seed := range uint64(rounds) {
-		r := rand.New(rand.NewPCG(seed, 16))
-		vl, el := 1+r.IntN(3), r.IntN(3)
-		src := randomLeafPattern(r, vl, el)
-		p, err := pattern.Parse(src)
-		if err != nil {
-			t.Fatalf("seed %d: %s: %v", seed, src, err)
-		}
-		g := gen.RandomGraph(seed, 10+r.IntN(8), 0.25+0.2*r.Float64(), vl+2, el)
+		src, p, g := randomCase(t, seed, 16, randomLeafPattern, 10, 8, 0.25, 0.2)
 		for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}} {
 			want, ok := oracle.CountWithin(g, p, sem, 1<<18)
 			if !ok {
@@ -200,11 +209,6 @@ var closingTailPatterns = []string{
 // vertex labels, under every convention and several options, and checks that some counts had
 // a tail whose b has other parents (two adjacent counted vertices of degree 2 or more).
 func TestLeafStepClosingTails(t *testing.T) {
-	ctx := context.Background()
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
 	closed := 0
 	for pi, src := range closingTailPatterns {
 		p, err := pattern.Parse(src)
@@ -214,30 +218,15 @@ func TestLeafStepClosingTails(t *testing.T) {
 		for seed := range uint64(testenv.Sweep(3, 12)) {
 			g := gen.RandomGraph(seed+uint64(10*pi), 18+int(seed%3)*4, 0.3, 5, 2)
 			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}} {
-				want, ok := oracle.CountWithin(g, p, sem, 1<<19)
-				if !ok {
-					res, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
-					if err != nil {
-						t.Fatal(err)
-					}
-					want = res.Count
-				}
-				for i, opts := range []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}} {
-					opts.Host = true
-					res, st, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
-					if errors.Is(err, engine.ErrMemory) && opts.HostBytes > 0 {
-						continue
-					}
-					if err != nil || res.Count != want {
-						t.Errorf("%s, seed %d, %v, options %d: sgsi %d (%v), want %d", src, seed, sem, i, res.Count, err, want)
-					}
+				options := []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}}
+				checkLeafCounts(t, fmt.Sprintf("%s, seed %d", src, seed), g, p, sem, leafWant(t, g, p, sem), options, func(st sgsi.Stats) {
 					counted := st.Order[min(len(st.Order), st.Steps+1):]
 					if len(st.PerStep) > st.Steps && slices.ContainsFunc(counted, func(a int) bool {
 						return p.Degree(a) > 1 && slices.ContainsFunc(counted, func(b int) bool { return p.Adjacent(a, b) && p.Degree(b) > 1 })
 					}) {
 						closed++
 					}
-				}
+				})
 			}
 		}
 	}
