@@ -84,14 +84,8 @@ func (q *query) planChain(t pathTail, order []int, edgeLabels bool) chainTail {
 	return c
 }
 
-// keys returns the label graphs the chain reads: keys, then the ws' edges.
-func (t *chainTail) allKeys() []lgKey {
-	k := slices.Clone(t.keys)
-	for _, w := range t.ws {
-		k = append(k, w.key)
-	}
-	return k
-}
+// allKeys returns the label graphs the chain reads: keys, then the ws' edges.
+func (t *chainTail) allKeys() []lgKey { return withParents(slices.Clone(t.keys), t.ws) }
 
 // chainCache is one goroutine's state for a chain: I for the ws' vertices in ikey (valid:
 // written at all), the path placed so far, the walks' memos per inner position and the

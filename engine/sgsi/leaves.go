@@ -158,9 +158,11 @@ type leafTail struct {
 }
 
 // keys returns the label graphs the tail reads: ka, kb, kr, then the ws' edges.
-func (t *leafTail) keys() []lgKey {
-	k := []lgKey{t.ka, t.kb, t.kr}
-	for _, w := range t.ws {
+func (t *leafTail) keys() []lgKey { return withParents([]lgKey{t.ka, t.kb, t.kr}, t.ws) }
+
+// withParents appends to k the label graphs of b's other parents' edges ws.
+func withParents(k []lgKey, ws []leafParent) []lgKey {
+	for _, w := range ws {
 		k = append(k, w.key)
 	}
 	return k
