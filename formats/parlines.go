@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 )
 
 // Tokenising is most of the time a large text graph takes to load (R-MAT scale 20 as `t/v/e`:
@@ -391,7 +392,7 @@ func (lr *lineReader) mapRest() ([]byte, bool) {
 	if st, err := lr.f.Stat(); err != nil || st.Size() != lr.size {
 		return nil, false
 	}
-	data, unmap, err := mapFile(lr.f, int(lr.size))
+	data, unmap, err := mmapfile.Map(lr.f, int(lr.size), false)
 	if err != nil {
 		return nil, false
 	}

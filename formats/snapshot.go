@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/internal/smg"
 )
@@ -125,7 +126,7 @@ func readFileAligned(f *os.File) (data []byte, unmap func(), err error) {
 	}
 	size := st.Size()
 	if size > 0 && size == int64(int(size)) {
-		if data, unmap, err := mapFile(f, int(size)); err == nil {
+		if data, unmap, err := mmapfile.Map(f, int(size), false); err == nil {
 			return data, unmap, nil
 		}
 	}

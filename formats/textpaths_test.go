@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 )
 
 // loadResult is what a load gives: the graph's arrays and names, or the error's text, and the
@@ -180,7 +181,7 @@ func TestMappedFileShrinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	data, unmap, err := mapFile(f, 40_000)
+	data, unmap, err := mmapfile.Map(f, 40_000, false)
 	if err != nil {
 		t.Skip("no mapping here:", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/huge"
+	"github.com/submatch/submatch/internal/mmapfile"
 )
 
 // LoadDynamic reads a graph file in the CSM study's format (`v id label`, `e u v [label]`)
@@ -100,7 +101,7 @@ func mapPlain(path string) (data []byte, unmap func(), ok bool) {
 	if err != nil || !st.Mode().IsRegular() || st.Size() < 4 || st.Size() >= 1<<40 {
 		return nil, nil, false
 	}
-	if data, unmap, ok = mapped(f, int(st.Size())); !ok {
+	if data, unmap, err = mmapfile.Map(f, int(st.Size()), true); err != nil {
 		return nil, nil, false
 	}
 	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
