@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -228,7 +229,7 @@ type fileReader struct {
 	f   *os.File
 	ctx context.Context // what Load was given: the reads of a mapped file check it (lineReader)
 	// mapped is the file's mapping when a lineReader mapped it (mapRest), for loadGuarded.
-	mapped span
+	mapped mmapfile.Span
 }
 
 // LoadPattern reads a file as a pattern (at most pattern.MaxVertices vertices).

@@ -171,7 +171,7 @@ func TestMappedStdinAtOffset(t *testing.T) {
 // cutter's and the parsers' goroutines (the load) and on the loader's (loadGuarded).
 func TestMappedFileShrinks(t *testing.T) {
 	dir := t.TempDir()
-	// Where text files are not mapped (mapFile: Linux only), none can shrink under a load.
+	// Where text files are not mapped (mmapfile.Map: Linux only), none can shrink under a load.
 	path := filepath.Join(dir, "g")
 	if err := os.WriteFile(path, bytes.Repeat([]byte("0 1\n"), 10_000), 0o644); err != nil {
 		t.Fatal(err)
@@ -225,12 +225,12 @@ func TestMappedFileShrinks(t *testing.T) {
 	if err := os.Truncate(path, 100); err != nil {
 		t.Fatal(err)
 	}
-	_, err = loadGuarded(touchLoader{data}, &fileReader{mapped: spanOf(data)}, path, Options{})
+	_, err = loadGuarded(touchLoader{data}, &fileReader{mapped: mmapfile.SpanOf(data)}, path, Options{})
 	if !strings.Contains(fmt.Sprint(err), "shrank while it was read") {
 		t.Fatalf("loader's goroutine: got %v, want the error for a file that shrank", err)
 	}
 	// A parser's goroutine.
-	lr := &lineReader{path: path, mapped: spanOf(data)}
+	lr := &lineReader{path: path, mapped: mmapfile.SpanOf(data)}
 	blk := &lineBlock{text: data[len(data)-8:]}
 	lr.parseBlock(blk, fastEdges, parseEdge, edgeComments)
 	if !strings.Contains(fmt.Sprint(blk.err), "shrank while it was read") || blk.fast || len(blk.recs) > 0 {
