@@ -53,7 +53,10 @@ func (smgLoader) Detect(path string, head []byte) int {
 }
 
 func (smgLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
-	if fr, ok := r.(*fileReader); ok && fr.f != nil {
+	// A file read from its start is mapped; one read from an offset (standard input redirected
+	// after a script read some of it) is read as a stream, where the header's 8-byte alignment
+	// holds.
+	if fr, ok := r.(*fileReader); ok && fr.f != nil && fr.start == 0 {
 		d, unmap, err := readFileAligned(fr.f)
 		if err != nil {
 			return nil, readError(path, 0, err)
