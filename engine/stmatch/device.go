@@ -57,7 +57,7 @@ func (st *Stats) merge(s *Stats) {
 
 // log writes where the count's time went, at debug level (submatch count -v).
 func (st *Stats) log(l *slog.Logger) {
-	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "open", st.Open, "prepare", st.Prepare,
+	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "last_sum", st.LastSum, "open", st.Open, "prepare", st.Prepare,
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel, "run", st.Run, "free", st.Free,
 		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,

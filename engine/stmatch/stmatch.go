@@ -123,6 +123,10 @@ type Options struct {
 	// PlanCliques counts clique patterns with the plan kernels, as any other pattern, instead of
 	// the clique kernel that KernelTiered and KernelCliques take for them (V1 implies it).
 	PlanCliques bool
+	// NoLastSum counts plans of the last-level-sum shape (lastSumFor: STMatch's q1) with the
+	// plan kernels, looping over the last level, instead of the last-level-sum kernel
+	// (kernels/lastsum.cu) that KernelTiered and KernelCliques take for them.
+	NoLastSum bool
 	// NoOrderSearch keeps the plan's default matching order. By default a count whose search is
 	// estimated above plan.DefaultSearchOrders nodes compares other orders by estimated cost
 	// (plan.Options.SearchOrders): dense patterns (STMatch's q17-q22) gain most.
@@ -501,8 +505,10 @@ type Stats struct {
 	// roots were too large for its bit matrices and were counted on the host, in HostTime.
 	Cliques    bool
 	HeavyRoots int
-	WideTasks  int // clique units with wide matrices (roots of 1,025 to 2,048 upward neighbours, or their pieces)
-	HostTime   time.Duration
+	// LastSum is set when the last-level-sum kernel counted (kernels/lastsum.cu).
+	LastSum   bool
+	WideTasks int // clique units with wide matrices (roots of 1,025 to 2,048 upward neighbours, or their pieces)
+	HostTime  time.Duration
 	// HubRows is the number of lists that had a bitmap (hubs.go), HubBytes what the bitmaps
 	// and their row index took on the devices.
 	HubRows  int
@@ -624,7 +630,8 @@ type prepared struct {
 	pl       *plan.Plan
 	err      error // building the plan failed (or was stopped)
 	fp       *flatPlan
-	ferr     error // flattening failed, or the plan does not suit the options
+	ls       *lastSumPlan // the plan flattened for the last-level-sum kernel (fp is then ls.fp)
+	ferr     error        // flattening failed, or the plan does not suit the options
 	planTime time.Duration
 	prepare  time.Duration // planTime and the flattening
 }
@@ -638,6 +645,18 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	var pr prepared
 	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
 	pr.planTime = time.Since(tp)
+	if pr.err == nil && !pr.pl.Empty && o.lastSumKernel() {
+		if shape, why := lastSumFor(pr.pl); why == "" {
+			if pr.ls, pr.ferr = flattenLastSum(p.Data, pr.pl, shape); pr.ferr == nil {
+				pr.fp = pr.ls.fp
+				if !o.NoSplit {
+					pr.fp.rootWeights()
+				}
+			}
+			pr.prepare = time.Since(tp)
+			return pr
+		}
+	}
 	if pr.err == nil && !pr.pl.Empty {
 		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptionsWithin(false, p.GPUMemoryLimit, len(pr.pl.Levels)))
 		if pr.ferr == nil && pr.fp.Graph && o.V1 {
@@ -782,7 +801,13 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	if o.V1 {
 		st.Version = 1
 	}
-	count, partial, err := countOn(ctx, devs, p, fp, o, &st)
+	var count uint64
+	var partial bool
+	if pr.ls != nil {
+		count, partial, err = countLastSum(ctx, devs, p, pr.ls, o, &st)
+	} else {
+		count, partial, err = countOn(ctx, devs, p, fp, o, &st)
+	}
 	if err == nil && pl.Multiplier > 1 {
 		hi, lo := bits.Mul64(count, pl.Multiplier)
 		if hi != 0 {

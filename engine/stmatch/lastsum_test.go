@@ -1,0 +1,249 @@
+package stmatch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// lastSumMain runs stmatch_lastsum, compiled as C++ by package cudahost, on the arrays of a
+// lastSumPlan and its work units: a grid of a[0] one-lane warps over the units in launches of
+// a[2] units (a[1] in all), as lastSumRun.run launches ranges. It prints the warps' total, whether
+// a count overflowed (the kernel's flag, or the host's sum) and the list entries read.
+const lastSumMain = `
+typedef unsigned long long ull;
+int main() {
+    auto meta = Read<ull>();
+    auto off = Read<ull>();
+    auto val = Read<unsigned>();
+    auto cands = Read<unsigned>();
+    auto desc = Read<ull>();
+    auto units = Read<ull>();
+    auto a = Read<ull>();
+    std::vector<unsigned> buf(a[0] * desc[4] + 1);
+    std::vector<ull> ctl(32), counts(a[0]);
+    ull total = 0;
+    int overflow = 0;
+    for (ull lo = 0; lo < a[1]; lo += a[2]) {
+        ull hi = lo + a[2] < a[1] ? lo + a[2] : a[1];
+        for (auto& c : ctl) c = 0;
+        Launch(a[0], 1, stmatch_lastsum, meta.data(), off.data(), val.data(), cands.data(), desc.data(),
+               units.data(), lo, hi, buf.data(), ctl.data(), counts.data());
+        if (ctl[16]) overflow = 1;
+        for (ull c : counts) {
+            if (total + c < total) overflow = 1;
+            total += c;
+        }
+    }
+    printf("%llu %d %llu\n", total, overflow, lastsum_reads);
+    return 0;
+}
+`
+
+// lastSumHost is the kernel built for the host.
+type lastSumHost struct {
+	t   testing.TB
+	bin string
+}
+
+func newLastSumHost(t testing.TB) *lastSumHost {
+	return &lastSumHost{t: t, bin: cudahost.Build(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain)}
+}
+
+// count runs the kernel on pl's shape with warps one-lane warps, units split for them (or one a
+// root), in launches of chunk units; it returns the plan's matches (times its Multiplier) and
+// the list entries read.
+func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps int, split bool, chunk uint64) (uint64, uint64) {
+	h.t.Helper()
+	shape, why := lastSumFor(pl)
+	if why != "" {
+		h.t.Fatalf("not of the last-level-sum shape: %s\n%s", why, pl.Describe())
+	}
+	lp, err := flattenLastSum(g, pl, shape)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	fp := lp.fp
+	units := fp.makeUnits(warps, split)
+	var in cudahost.Input
+	cudahost.Put(&in, fp.Meta)
+	cudahost.Put(&in, fp.Offsets)
+	cudahost.Put(&in, fp.values())
+	cudahost.Put(&in, fp.Cands)
+	cudahost.Put(&in, lp.desc)
+	cudahost.Put(&in, units)
+	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk)})
+	var total, reads uint64
+	var overflow int
+	out := string(cudahost.Run(h.t, h.bin, &in))
+	if _, err := fmt.Sscan(out, &total, &overflow, &reads); err != nil || overflow != 0 {
+		h.t.Fatalf("kernel output %q: %v, overflow %d", out, err, overflow)
+	}
+	return total * pl.Multiplier, reads
+}
+
+// lastSumPatterns are pattern shapes with a last level, e and maybe b below a key that leaves a
+// level out (as planned on small graphs); labels are added at random.
+var lastSumPatterns = []string{
+	"(a)-(b), (a)-(c), (b)-(c), (c)-(d), (c)-(e), (d)-(e)",         // q1
+	"(a)-(c), (c)-(d), (c)-(e), (d)-(e)",                             // a triangle with a tail
+	"(a)-(b), (a)-(c), (b)-(c), (c)-(d), (c)-(e), (d)-(e), (a)-(f)", // q1 with a pendant
+	"(a)-(c), (b)-(c), (a)-(b), (c)-(d), (d)-(e), (c)-(e), (e)-(f), (d)-(f)",
+	"(x)-(c), (c)-(d), (c)-(e), (d)-(e), (x)-(y), (y)-(c)",
+}
+
+// labelledShape returns the pattern s with random vertex labels (of vl, some wildcards) and edge
+// labels (of el).
+func labelledShape(t testing.TB, s string, seed uint64, vl, el int) *pattern.Pattern {
+	t.Helper()
+	r := seed*2654435761 + 12345
+	next := func(n int) int {
+		r ^= r << 13
+		r ^= r >> 7
+		r ^= r << 17
+		return int(r % uint64(n))
+	}
+	named := map[string]bool{}
+	var b strings.Builder
+	for i, part := range strings.Split(s, ",") {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		ends := strings.Split(strings.TrimSpace(part), "-")
+		for k, end := range ends {
+			if k > 0 {
+				if el > 0 && next(3) > 0 {
+					fmt.Fprintf(&b, "-[:%d]-", next(el))
+				} else {
+					b.WriteString("-")
+				}
+			}
+			name := strings.Trim(end, "()")
+			if !named[name] && vl > 0 && next(4) > 0 {
+				fmt.Fprintf(&b, "(%s:%d)", name, next(vl))
+			} else {
+				fmt.Fprintf(&b, "(%s)", name)
+			}
+			named[name] = true
+		}
+	}
+	p, err := pattern.Parse(b.String())
+	if err != nil {
+		t.Fatalf("%s: %v", b.String(), err)
+	}
+	return p
+}
+
+// TestLastSumKernelOnHost runs the last-level-sum kernel, compiled for the host (cudahost), on
+// random labelled graphs and patterns of its shape (the fixed shapes above with random labels,
+// and random patterns whose plan has the shape), embeddings and unique matches, with one root a
+// unit and with split roots, in one launch and in several: against the CPU engine and the
+// oracle.
+func TestLastSumKernelOnHost(t *testing.T) {
+	h := newLastSumHost(t)
+	seeds := uint64(24)
+	if testenv.Long() {
+		seeds = 120
+	}
+	cases, refused := 0, 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		vl, el := int(seed%3), int(seed%4)/2*2
+		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
+		var pats []*pattern.Pattern
+		for _, s := range lastSumPatterns {
+			pats = append(pats, labelledShape(t, s, seed, vl, el))
+		}
+		pats = append(pats, gen.RandomPattern(seed*31, 4+int(seed%4), gen.PatternOptions{
+			EdgeProb: 0.35, VertexLabels: vl, EdgeLabels: el, Wildcard: 0.3}))
+		for _, p := range pats {
+			for _, sem := range semantics {
+				pl := testPlan(g, p, sem, Options{})
+				if pl.Empty {
+					continue
+				}
+				if _, why := lastSumFor(pl); why != "" {
+					refused++
+					if testing.Verbose() && !sem.Induced && !sem.Unique {
+						t.Logf("seed %d %s (%s): %s", seed, p, sem, why)
+					}
+					continue
+				}
+				if sem.Induced {
+					t.Fatalf("seed %d %s: an induced plan of the last-level-sum shape\n%s", seed, p, pl.Describe())
+				}
+				want := cpuCount(t, g, p, sem)
+				if o := oracle.Count(g, p, sem); o != want {
+					t.Fatalf("seed %d %s (%s): cpu %d, oracle %d", seed, p, sem, want, o)
+				}
+				for _, run := range []struct {
+					warps int
+					split bool
+					chunk uint64
+				}{{1, false, 1 << 30}, {3, true, 5}} {
+					if got, _ := h.count(g, pl, run.warps, run.split, run.chunk); got != want {
+						t.Errorf("seed %d %s (%s) %+v: kernel on the host %d, cpu and oracle %d\n%s", seed, p, sem, run, got, want, pl.Describe())
+					}
+				}
+				cases++
+			}
+		}
+	}
+	t.Logf("%d counts of the shape checked, %d plans refused", cases, refused)
+	if cases < int(seeds) {
+		t.Errorf("only %d counts had the shape", cases)
+	}
+}
+
+// TestLastSumShape checks which plans the kernel takes: STMatch's q1 as embeddings (the key c
+// leaves a out), not where the key is every level above the last, nor with a window on the last
+// level (q1's unique plan enumerates every vertex), nor induced.
+func TestLastSumShape(t *testing.T) {
+	g := gen.RandomGraphM(5, 60, 400, 0, 0)
+	q1 := mustParse(lastSumPatterns[0])
+	if _, why := lastSumFor(testPlan(g, q1, engine.Semantics{}, Options{})); why != "" {
+		t.Errorf("q1 embeddings: %s", why)
+	}
+	for _, c := range []struct {
+		p   string
+		sem engine.Semantics
+	}{
+		{lastSumPatterns[0], engine.Semantics{Unique: true}},
+		{lastSumPatterns[0], engine.Semantics{Induced: true}},
+		{"(a)-(b), (b)-(c), (c)-(a), (a)-(d), (b)-(d)", engine.Semantics{}}, // diamond: key is every level
+		{"(a)-(b), (b)-(c), (c)-(d), (d)-(a)", engine.Semantics{}},
+	} {
+		pl := testPlan(g, mustParse(c.p), c.sem, Options{})
+		if _, why := lastSumFor(pl); why == "" {
+			t.Errorf("%s (%s): taken by the last-level-sum kernel\n%s", c.p, c.sem, pl.Describe())
+		}
+	}
+}
+
+// TestLastSumWikiVote runs the kernel on the host on STMatch's q1 over wiki-Vote (long tests
+// only: about a second of C++): the count against the CPU engine's, and the list entries read
+// (reported; docs/benchmarks.md compares them with the plan kernels' loop).
+func TestLastSumWikiVote(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("long test")
+	}
+	g := sharedtest.WikiVote(t)
+	p := mustParse(lastSumPatterns[0])
+	pl := testPlan(g, p, engine.Semantics{}, Options{})
+	h := newLastSumHost(t)
+	got, reads := h.count(g, pl, 64, true, 1<<30)
+	want := cpuCountThreads(t, g, p, engine.Semantics{}, 0)
+	if got != want {
+		t.Errorf("q1 on wiki-Vote: kernel on the host %d, cpu %d", got, want)
+	}
+	t.Logf("q1 on wiki-Vote: %d embeddings, %d list entries read", got, reads)
+}
