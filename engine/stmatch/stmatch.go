@@ -450,6 +450,7 @@ func init() {
 	// compile takes about 12 s on the H100 host, which a first count would otherwise pay.
 	gpu.RegisterKernel(kernelFile, kernelSource)
 	gpu.RegisterKernel(cliqueFile, cliqueSource)
+	gpu.RegisterKernel(lastSumFile, lastSumSource)
 }
 
 // Name implements engine.Engine.
