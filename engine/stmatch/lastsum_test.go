@@ -96,8 +96,8 @@ func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps int, split bool
 // lastSumPatterns are pattern shapes with a last level, e and maybe b below a key that leaves a
 // level out (as planned on small graphs); labels are added at random.
 var lastSumPatterns = []string{
-	"(a)-(b), (a)-(c), (b)-(c), (c)-(d), (c)-(e), (d)-(e)",         // q1
-	"(a)-(c), (c)-(d), (c)-(e), (d)-(e)",                             // a triangle with a tail
+	"(a)-(b), (a)-(c), (b)-(c), (c)-(d), (c)-(e), (d)-(e)",          // q1
+	"(a)-(c), (c)-(d), (c)-(e), (d)-(e)",                            // a triangle with a tail
 	"(a)-(b), (a)-(c), (b)-(c), (c)-(d), (c)-(e), (d)-(e), (a)-(f)", // q1 with a pendant
 	"(a)-(c), (b)-(c), (a)-(b), (c)-(d), (d)-(e), (c)-(e), (e)-(f), (d)-(f)",
 	"(x)-(c), (c)-(d), (c)-(e), (d)-(e), (x)-(y), (y)-(c)",
