@@ -28,6 +28,10 @@ const (
 	// lastSumCtlWords: C_NEXT and C_OVERFLOW on lines of their own.
 	lastSumCtlWords = 2 * ctlLine
 	lastSumOverflow = ctlLine
+	// lastSumMaxSplit is the most units a root is cut into (lastSumUnits), lastSumUnitsPerWarp
+	// the units a warp about.
+	lastSumMaxSplit     = 8
+	lastSumUnitsPerWarp = 1
 	// lastSumBatchPerWarp is the units a warp of a launch's first range; ranges double while
 	// launches end within maxLaunch/2.
 	lastSumBatchPerWarp = 8
@@ -45,6 +49,7 @@ const (
 	dCountD
 	dVE
 	dEOther
+	dDPos
 	descWords
 )
 
@@ -131,7 +136,7 @@ type lastSumPlan struct {
 
 // flattenLastSum lays pl out for the kernel. A warp's slice holds the levels' buffers (v's holds
 // D), then |E_x| (as long as D's), S_E and |D ∩ N(y)| (as long as e's shortest other list's
-// longest entry).
+// longest entry), and D's positions in v's candidate list (as long as D's).
 func flattenLastSum(g *graph.Graph, pl *plan.Plan, ls lastSumShape) (*lastSumPlan, error) {
 	fp, err := flattenOn(g, pl, flatOptions{})
 	if err != nil {
@@ -169,8 +174,18 @@ func flattenLastSum(g *graph.Graph, pl *plan.Plan, ls lastSumShape) (*lastSumPla
 	desc[dSizeE] = fp.Stride
 	desc[dSE] = desc[dSizeE] + capD
 	desc[dCountD] = desc[dSE] + capSE
-	desc[dStride] = desc[dCountD] + capSE
+	desc[dDPos] = desc[dCountD] + capSE
+	desc[dStride] = desc[dDPos] + capD
 	return &lastSumPlan{fp: fp, desc: desc}, nil
+}
+
+// lastSumUnits returns the kernel's work units: the plan kernels' (a root and a stride over its
+// level-1 set), a root cut into as many as its weight (its level-1 list) over a warp's share of
+// the whole, at most lastSumMaxSplit, heaviest roots first. Every unit builds its key's tables
+// again when the key is the root alone (STMatch's q1: |N(c)| intersections a unit), so roots are
+// cut far less than for the plan kernels (about 16 units a warp, as many as the weight asks).
+func (fp *flatPlan) lastSumUnits(warps int, split bool) []uint64 {
+	return fp.cutUnits(warps, split, lastSumUnitsPerWarp, lastSumMaxSplit)
 }
 
 // lastSumRun is one device's share of a last-level-sum count.
@@ -284,7 +299,7 @@ func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func
 // matches of the plan (the caller multiplies by its Multiplier) and whether the count is partial.
 func countLastSum(ctx context.Context, devs []*gpu.Device, p *engine.Problem, lp *lastSumPlan, o Options, st *Stats) (uint64, bool, error) {
 	fp := lp.fp
-	units := fp.makeUnits(gridWarps(devs), !o.NoSplit)
+	units := fp.lastSumUnits(gridWarps(devs), !o.NoSplit)
 	st.Units, st.LastSum = uint64(len(units)), true
 	disp := newDispenser(uint64(len(units)), devs)
 	runs := make([]*lastSumRun, len(devs))

@@ -20,7 +20,8 @@ import (
 // lastSumMain runs stmatch_lastsum, compiled as C++ by package cudahost, on the arrays of a
 // lastSumPlan and its work units: a grid of a[0] one-lane warps over the units in launches of
 // a[2] units (a[1] in all), as lastSumRun.run launches ranges. It prints the warps' total, whether
-// a count overflowed (the kernel's flag, or the host's sum) and the list entries read.
+// a count overflowed (the kernel's flag, or the host's sum), the list entries read and the most
+// that one unit read.
 const lastSumMain = `
 typedef unsigned long long ull;
 int main() {
@@ -46,7 +47,7 @@ int main() {
             total += c;
         }
     }
-    printf("%llu %d %llu\n", total, overflow, lastsum_reads);
+    printf("%llu %d %llu %llu\n", total, overflow, lastsum_reads, lastsum_unit_max);
     return 0;
 }
 `
@@ -61,10 +62,13 @@ func newLastSumHost(t testing.TB) *lastSumHost {
 	return &lastSumHost{t: t, bin: cudahost.Build(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain)}
 }
 
-// count runs the kernel on pl's shape with warps one-lane warps, units split for them (or one a
-// root), in launches of chunk units; it returns the plan's matches (times its Multiplier) and
-// the list entries read.
-func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps int, split bool, chunk uint64) (uint64, uint64) {
+// lastSumWork is what a host run of the kernel read: list entries in all and in its largest unit.
+type lastSumWork struct{ reads, unitMax, units uint64 }
+
+// count runs the kernel on pl's shape with warps one-lane warps, units split for a grid of
+// unitWarps warps (or one a root), in launches of chunk units; it returns the plan's matches
+// (times its Multiplier) and the work.
+func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps, unitWarps int, split bool, chunk uint64) (uint64, lastSumWork) {
 	h.t.Helper()
 	shape, why := lastSumFor(pl)
 	if why != "" {
@@ -75,7 +79,7 @@ func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps int, split bool
 		h.t.Fatal(err)
 	}
 	fp := lp.fp
-	units := fp.makeUnits(warps, split)
+	units := fp.lastSumUnits(unitWarps, split)
 	var in cudahost.Input
 	cudahost.Put(&in, fp.Meta)
 	cudahost.Put(&in, fp.Offsets)
@@ -84,13 +88,14 @@ func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps int, split bool
 	cudahost.Put(&in, lp.desc)
 	cudahost.Put(&in, units)
 	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk)})
-	var total, reads uint64
+	var total uint64
 	var overflow int
+	w := lastSumWork{units: uint64(len(units))}
 	out := string(cudahost.Run(h.t, h.bin, &in))
-	if _, err := fmt.Sscan(out, &total, &overflow, &reads); err != nil || overflow != 0 {
+	if _, err := fmt.Sscan(out, &total, &overflow, &w.reads, &w.unitMax); err != nil || overflow != 0 {
 		h.t.Fatalf("kernel output %q: %v, overflow %d", out, err, overflow)
 	}
-	return total * pl.Multiplier, reads
+	return total * pl.Multiplier, w
 }
 
 // lastSumPatterns are pattern shapes with a last level, e and maybe b below a key that leaves a
@@ -191,7 +196,7 @@ func TestLastSumKernelOnHost(t *testing.T) {
 					split bool
 					chunk uint64
 				}{{1, false, 1 << 30}, {3, true, 5}} {
-					if got, _ := h.count(g, pl, run.warps, run.split, run.chunk); got != want {
+					if got, _ := h.count(g, pl, run.warps, run.warps, run.split, run.chunk); got != want {
 						t.Errorf("seed %d %s (%s) %+v: kernel on the host %d, cpu and oracle %d\n%s", seed, p, sem, run, got, want, pl.Describe())
 					}
 				}
@@ -241,12 +246,15 @@ func TestLastSumWikiVote(t *testing.T) {
 	p := mustParse(lastSumPatterns[0])
 	pl := testPlan(g, p, engine.Semantics{}, Options{})
 	h := newLastSumHost(t)
-	got, reads := h.count(g, pl, 64, true, 1<<30)
 	want := cpuCountThreads(t, g, p, engine.Semantics{}, 0)
-	if got != want {
-		t.Errorf("q1 on wiki-Vote: kernel on the host %d, cpu %d", got, want)
+	for _, unitWarps := range []int{1, fullGridWarps} {
+		got, w := h.count(g, pl, 64, unitWarps, true, 1<<30)
+		if got != want {
+			t.Errorf("q1 on wiki-Vote: kernel on the host %d, cpu %d", got, want)
+		}
+		t.Logf("q1 on wiki-Vote: %d embeddings; the last-level-sum kernel with units for %d warps (%d units) read %d list entries, at most %d in one unit",
+			got, unitWarps, w.units, w.reads, w.unitMax)
 	}
-	t.Logf("q1 on wiki-Vote: %d embeddings, %d list entries read by the last-level-sum kernel", got, reads)
 	// The plan kernels' loop, for comparison: every (c, a, d) is a node of the last level with
 	// e's set N(c) ∩ N(d) to intersect (reading at least the shorter list once), besides b's
 	// set and the class count of b and e. The sum intersects once per (c, d) and once per (c, a).

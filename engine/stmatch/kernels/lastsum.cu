@@ -23,7 +23,8 @@
 // counts[warp]; a product or sum that wraps sets ctl[C_OVERFLOW] (the host reports overflow).
 // Under CUDAHOST (package cudahost: the source compiled as C++ and run on the host) a warp is one
 // lane; with LASTSUM_READS defined, the list entries the kernel reads are counted in
-// lastsum_reads (the host measurement of its work).
+// lastsum_reads, and the most that one unit read in lastsum_unit_max (the host measurement of
+// its work).
 
 #ifdef CUDAHOST
 #define WARP 1
@@ -56,6 +57,7 @@ template <class T> T __shfl_sync(unsigned, T x, int) { return x; }
 #define D_COUNTD 7   // |D ∩ N(y)| for the q-th y of S_E
 #define D_VE 8       // the start in off of the edge index v -> e
 #define D_EOTHER 9   // mask of e's parents other than v
+#define D_DPOS 10    // the position of the k-th x of D in v's candidate list
 
 #define C_NEXT 0       // the next unit of the launch's range, relative to lo
 #define C_OVERFLOW 16  // set when a count wrapped
@@ -64,7 +66,7 @@ typedef unsigned long long u64;
 typedef unsigned u32;
 
 #ifdef LASTSUM_READS
-static u64 lastsum_reads = 0;
+static u64 lastsum_reads = 0, lastsum_unit_max = 0;  // all reads, and the most of one unit
 #define READS(n) (lastsum_reads += (n))
 #else
 #define READS(n) ((void)0)
@@ -163,23 +165,20 @@ __device__ u64 intersect(const Space& sp, const u64* r, u32 mask, u32 differ, u3
   return count;
 }
 
-// Tables are one key's: D (nD members), S_E (nS), |E_x| (sizeE), |D ∩ N(y)| (countD), Σ|E_x|.
+// Tables are one key's: D (nD members), S_E (nS), |E_x| (sizeE), |D ∩ N(y)| (countD), Σ|E_x|,
+// and the members of D's positions in v's candidate list (dpos: their lists v -> e).
 struct Tables {
-  u32 *D, *S, *sizeE, *countD;
+  u32 *D, *S, *sizeE, *countD, *dpos;
   u64 nD, nS, total;
   const u64 *vr, *er;  // v's and e's records
   u64 ve;              // the edge index v -> e
   const u32* vc;       // v's candidate list
   u64 nvc;
 
-  // ve_list returns the list v -> e of x, a member of D (a candidate of v).
-  __device__ __forceinline__ const u32* ve_list(const Space& sp, u32 x, u64& n) const {
-    return sp.list(ve, lb(vc, nvc, x), n);
-  }
-  // adjacent reports whether x (a candidate of v) and y (a candidate of e) are joined by the v-e edge.
-  __device__ __forceinline__ bool adjacent(const Space& sp, u32 x, u32 y) const {
+  // adjacent reports whether D[k] and y (a candidate of e) are joined by the v-e edge.
+  __device__ __forceinline__ bool adjacent(const Space& sp, u64 k, u32 y) const {
     u64 n;
-    const u32* l = ve_list(sp, x, n);
+    const u32* l = sp.list(ve, dpos[k], n);
     return find(l, n, y) != NONE;
   }
 };
@@ -192,8 +191,10 @@ __device__ void build(const Space& sp, Tables& tb, u32 eother, const u32* m, con
   __syncwarp();
   u64 sum = 0;
   for (u64 k = lane; k < tb.nD; k += WARP) {
+    const u64 pos = lb(tb.vc, tb.nvc, tb.D[k]);
+    tb.dpos[k] = (u32)pos;
     u64 n;
-    const u32* l = tb.ve_list(sp, tb.D[k], n);
+    const u32* l = sp.list(tb.ve, pos, n);
     u32 c = 0;
     if (n <= tb.nS) {
       for (u64 p = 0; p < n; p++) {
@@ -230,7 +231,7 @@ __device__ u64 evaluate(const Space& sp, const Tables& tb, const u64* brec, int 
     if (ps[j] == NONE) continue;
     u64 c = tb.countD[ps[j]];
     for (int i = 0; i < nu; i++)
-      if (pd[i] != NONE && tb.adjacent(sp, m[i], m[j])) c--;
+      if (pd[i] != NONE && tb.adjacent(sp, pd[i], m[j])) c--;
     t1 -= c;
   }
   if (brec == nullptr) return t1;
@@ -266,13 +267,13 @@ __device__ u64 evaluate(const Space& sp, const Tables& tb, const u64* brec, int 
     if (q != NONE) {
       t23 += tb.sizeE[q];
       for (int j = 0; j < nu; j++)
-        if (ps[j] != NONE && tb.adjacent(sp, y, m[j])) t23--;
+        if (ps[j] != NONE && tb.adjacent(sp, q, m[j])) t23--;
     }
     const u64 s = find(tb.S, tb.nS, y);
     if (s != NONE) {
       t23 += tb.countD[s];
       for (int j = 0; j < nu; j++)
-        if (pd[j] != NONE && tb.adjacent(sp, m[j], y)) t23--;
+        if (pd[j] != NONE && tb.adjacent(sp, pd[j], y)) t23--;
     }
   }
   nb = warp_sum(nb);
@@ -302,6 +303,7 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
   tb.sizeE = slice + desc[D_SIZEE];
   tb.S = slice + desc[D_SE];
   tb.countD = slice + desc[D_COUNTD];
+  tb.dpos = slice + desc[D_DPOS];
   tb.nD = tb.nS = tb.total = 0;
   const u64* brec = desc[D_BREC] != 0 ? sp.rec(desc[D_BREC]) : nullptr;
   const u32 eother = (u32)desc[D_EOTHER];
@@ -314,6 +316,9 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
     if (lane == 0) unit = lo + atomicAdd(&ctl[C_NEXT], 1ull);
     unit = __shfl_sync(FULL, unit, 0);
     if (unit >= hi) break;
+#ifdef LASTSUM_READS
+    const u64 reads0 = lastsum_reads;
+#endif
     const u64 u = units[unit];
     const u64 root = u & 0xffffffffu, k0 = (u >> 32) & 0xffff, K = u >> 48;
     u64 nc;
@@ -355,6 +360,9 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
       idx[i + 1] = 0;
       i++;
     }
+#ifdef LASTSUM_READS
+    if (lastsum_reads - reads0 > lastsum_unit_max) lastsum_unit_max = lastsum_reads - reads0;
+#endif
   }
   if (__ballot_sync(FULL, wrapped) != 0 && lane == 0) atomicExch(&ctl[C_OVERFLOW], 1ull);
   if (lane == 0) counts[warp] = acc;
