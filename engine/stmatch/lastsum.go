@@ -208,20 +208,10 @@ func (r *lastSumRun) prepare(ctx context.Context, lp *lastSumPlan, units []uint6
 		return fmt.Errorf("stmatch: %w", err)
 	}
 	tu := time.Now()
-	fp := lp.fp
-	if r.meta, err = gpu.UploadTo(&r.mem, "plan", fp.Meta); err != nil {
+	if r.meta, r.off, r.val, r.cands, err = r.uploadSpace(lp.fp); err != nil {
 		return err
 	}
 	if r.desc, err = gpu.UploadTo(&r.mem, "plan", lp.desc); err != nil {
-		return err
-	}
-	if r.off, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space offsets", fp.Offsets); err != nil {
-		return err
-	}
-	if r.val, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space", fp.ValueParts...); err != nil {
-		return err
-	}
-	if r.cands, err = gpu.UploadPlaced(&r.mem, r.place, "candidates", fp.Cands); err != nil {
 		return err
 	}
 	if len(units) == 0 {

@@ -1,6 +1,7 @@
 package stmatch
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -282,4 +283,36 @@ func TestLastSumWikiVote(t *testing.T) {
 	}
 	t.Logf("the plan kernels' loop: %d last-level nodes (c, a, d), each an intersection for e of at least %d list entries in all; "+
 		"the sum: %d intersections for the tables (c, d) and %d for b's sets (c, a)", nodes, loopReads, tables, pairs)
+}
+
+// TestLastSumPredict: a count of the shape is predicted on the last-level-sum kernel (its note,
+// its kernel's cold compile), without the last level's nodes, so far below the plan kernels'
+// prediction of q1 on wiki-Vote; listing and NoLastSum keep the plan kernels.
+func TestLastSumPredict(t *testing.T) {
+	g := sharedtest.WikiVote(t)
+	q1 := mustParse(lastSumPatterns[0])
+	pl := testPlan(g, q1, engine.Semantics{}, Options{})
+	est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Seed: 1, Probes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: q1}, Plan: pl, Estimate: &est}
+	sum, loop := Engine{}.predict(w), Engine{Options: Options{NoLastSum: true}}.predict(w)
+	if sum.Note != "the last-level-sum kernel" || sum.Seconds >= loop.Seconds || sum.Seconds-startSeconds > (loop.Seconds-startSeconds)/10 {
+		t.Errorf("q1 on wiki-Vote: predicted %.3f s (%s) on the last-level-sum kernel, %.3f s (%s) on the plan kernels",
+			sum.Seconds, sum.Note, loop.Seconds, loop.Note)
+	}
+	t.Logf("q1 on wiki-Vote: predicted %.3f s (%s), %.3f s (%s) with NoLastSum", sum.Seconds, sum.Note, loop.Seconds, loop.Note)
+	for _, c := range []struct {
+		e    Engine
+		list bool
+		want string
+	}{{Engine{}, false, lastSumFile}, {Engine{}, true, kernelFile}, {Engine{Options: Options{NoLastSum: true}}, false, kernelFile},
+		{Engine{Options: Options{Kernel: KernelGeneric}}, false, kernelFile}} {
+		lw := *w
+		lw.Listing = c.list
+		if ks := c.e.Kernels(&lw); len(ks) != 1 || ks[0].File != c.want {
+			t.Errorf("%+v listing %v: kernels %+v, want %s", c.e.Options, c.list, ks, c.want)
+		}
+	}
 }
