@@ -2,7 +2,9 @@ package stmatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -162,7 +164,7 @@ func TestLastSumKernelOnHost(t *testing.T) {
 	if testenv.Long() {
 		seeds = 120
 	}
-	cases, refused := 0, 0
+	cases, refused, withB, windowed, multiplied := 0, 0, 0, 0, 0
 	for seed := uint64(1); seed <= seeds; seed++ {
 		vl, el := int(seed%3), int(seed%4)/2*2
 		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
@@ -202,12 +204,27 @@ func TestLastSumKernelOnHost(t *testing.T) {
 					}
 				}
 				cases++
+				if pl.Multiplier > 1 {
+					multiplied++
+				}
+				for _, l := range pl.Levels {
+					if l.Bounded() {
+						windowed++
+						break
+					}
+				}
+				if len(pl.Groups) == 2 {
+					withB++
+				}
 			}
 		}
 	}
-	t.Logf("%d counts of the shape checked, %d plans refused", cases, refused)
-	if cases < int(seeds) {
-		t.Errorf("only %d counts had the shape", cases)
+	t.Logf("%d counts of the shape checked (%d with b, %d with symmetry windows on levels above the last, %d multiplied by automorphisms), %d plans refused",
+		cases, withB, windowed, multiplied, refused)
+	// Without b no level is left out of the key: the last of the levels left out would have
+	// no later neighbour, and the planner postpones such a vertex (b).
+	if cases < int(seeds) || withB == 0 || windowed == 0 {
+		t.Errorf("only %d counts had the shape (%d with b, %d with windows)", cases, withB, windowed)
 	}
 }
 
@@ -314,5 +331,24 @@ func TestLastSumPredict(t *testing.T) {
 		if ks := c.e.Kernels(&lw); len(ks) != 1 || ks[0].File != c.want {
 			t.Errorf("%+v listing %v: kernels %+v, want %s", c.e.Options, c.list, ks, c.want)
 		}
+	}
+}
+
+// TestSumDevices: the devices' counts add with overflow reported, a device's failure wins over
+// the cancellations, and a cancelled count is partial.
+func TestSumDevices(t *testing.T) {
+	ctx := context.Background()
+	fail := errors.New("device failed")
+	if n, partial, err := sumDevices(ctx, []uint64{math.MaxUint64, 1}, []error{nil, nil}); !errors.Is(err, engine.ErrOverflow) || partial || n != 0 {
+		t.Errorf("overflow: %d %v %v", n, partial, err)
+	}
+	if _, _, err := sumDevices(ctx, []uint64{1, 2}, []error{context.Canceled, fail}); !errors.Is(err, fail) {
+		t.Errorf("failure: %v", err)
+	}
+	if n, partial, err := sumDevices(ctx, []uint64{1, 2}, []error{context.Canceled, nil}); n != 3 || !partial || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %d %v %v", n, partial, err)
+	}
+	if n, partial, err := sumDevices(ctx, []uint64{1, 2}, []error{nil, nil}); n != 3 || partial || err != nil {
+		t.Errorf("sum: %d %v %v", n, partial, err)
 	}
 }
