@@ -188,6 +188,19 @@ func (fp *flatPlan) lastSumUnits(warps int, split bool) []uint64 {
 	return fp.cutUnits(warps, split, lastSumUnitsPerWarp, lastSumMaxSplit)
 }
 
+// lastSumMaxWarpBytes bounds a warp's slice for the kernel (its buffers are as long as the
+// longest lists, without the plan kernels' pieces): 1 MiB, lists of about 40,000 entries. Longer
+// slices, or a --gpu-memory whose half holds fewer than an eighth of a full grid of them, leave
+// the count to the plan kernels, which keep their grid by computing long sets in pieces.
+const lastSumMaxWarpBytes = 1 << 20
+
+// fits reports whether the kernel's slices suit a count within limit bytes of GPU memory (0:
+// none); see lastSumMaxWarpBytes.
+func (lp *lastSumPlan) fits(limit uint64) bool {
+	perWarp := lp.desc[dStride]*4 + 8
+	return perWarp <= lastSumMaxWarpBytes && (limit == 0 || perWarp*fullGridWarps/8 <= limit/2)
+}
+
 // lastSumRun is one device's share of a last-level-sum count.
 type lastSumRun struct {
 	runBase

@@ -352,3 +352,25 @@ func TestSumDevices(t *testing.T) {
 		t.Errorf("sum: %d %v %v", n, partial, err)
 	}
 }
+
+// TestLastSumPrepare: a count's preparation flattens a plan of the shape for the last-level-sum
+// kernel, except with NoLastSum, the plan kernels named, v1, or a --gpu-memory too small for its
+// slices (the plan kernels then count it, as every plan of another shape).
+func TestLastSumPrepare(t *testing.T) {
+	g := gen.RandomGraphM(5, 60, 400, 0, 0)
+	q1 := mustParse(lastSumPatterns[0])
+	for _, c := range []struct {
+		o     Options
+		limit uint64
+		want  bool
+	}{
+		{Options{}, 0, true}, {Options{Kernel: KernelCliques}, 1 << 30, true},
+		{Options{NoLastSum: true}, 0, false}, {Options{Kernel: KernelGeneric}, 0, false},
+		{Options{Kernel: KernelQuery}, 0, false}, {Options{V1: true}, 0, false}, {Options{}, 1 << 16, false},
+	} {
+		pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: q1, GPUMemoryLimit: c.limit}, c.o, nil)
+		if pr.err != nil || pr.ferr != nil || (pr.ls != nil) != c.want || (pr.ls != nil && pr.fp != pr.ls.fp) {
+			t.Errorf("%+v limit %d: last-level sum %v, want %v (%v, %v)", c.o, c.limit, pr.ls != nil, c.want, pr.err, pr.ferr)
+		}
+	}
+}

@@ -648,14 +648,18 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	pr.planTime = time.Since(tp)
 	if pr.err == nil && !pr.pl.Empty && o.lastSumKernel() {
 		if shape, why := lastSumFor(pr.pl); why == "" {
-			if pr.ls, pr.ferr = flattenLastSum(p.Data, pr.pl, shape); pr.ferr == nil {
-				pr.fp = pr.ls.fp
-				if !o.NoSplit {
-					pr.fp.rootWeights()
+			ls, err := flattenLastSum(p.Data, pr.pl, shape)
+			if err != nil || ls.fits(p.GPUMemoryLimit) {
+				pr.ls, pr.ferr = ls, err
+				if err == nil {
+					pr.fp = ls.fp
+					if !o.NoSplit {
+						pr.fp.rootWeights()
+					}
 				}
+				pr.prepare = time.Since(tp)
+				return pr
 			}
-			pr.prepare = time.Since(tp)
-			return pr
 		}
 	}
 	if pr.err == nil && !pr.pl.Empty {

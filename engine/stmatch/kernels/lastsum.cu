@@ -124,7 +124,7 @@ struct Space {
 // their candidate lists. Lanes take the shortest list's members in turn. It returns the count.
 __device__ u64 intersect(const Space& sp, const u64* r, u32 mask, u32 differ, u32 lower, u32 upper,
                          const u32* m, const u64* mi, u32* out, u32 lane) {
-  const u32* drv;
+  const u32* drv = nullptr;
   u64 n = 0;
   int dj = -1;
   if (mask == 0) {
