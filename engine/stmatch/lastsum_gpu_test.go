@@ -13,8 +13,9 @@ import (
 // TestGPULastSum runs the last-level-sum kernel on the device: random labelled graphs and the
 // patterns of its shape (as TestLastSumKernelOnHost), embeddings and unique matches, against the
 // CPU engine, each count that has the shape checked to have run on it (Stats.LastSum); then
-// STMatch's q1 on wiki-Vote against the CPU engine and the plan kernels (NoLastSum), with both
-// kernel times logged (and recorded for scripts/gpu-check.sh's results).
+// STMatch's q1 on wiki-Vote against the CPU engine, with roots cut into units and whole
+// (NoSplit), and on the plan kernels (NoLastSum), the kernel times logged (and recorded for
+// scripts/gpu-check.sh's results).
 func TestGPULastSum(t *testing.T) {
 	needGPU(t)
 	ctx := context.Background()
@@ -54,12 +55,12 @@ func TestGPULastSum(t *testing.T) {
 	g := sharedtest.WikiVote(t)
 	q1 := mustParse(lastSumPatterns[0])
 	want := cpuCountThreads(t, g, q1, engine.Semantics{}, 0)
-	for _, o := range []Options{{}, {NoLastSum: true}} {
+	for _, o := range []Options{{}, {NoSplit: true}, {NoLastSum: true}} {
 		res, st, err := CountOptions(ctx, &engine.Problem{Data: g, Pattern: q1}, o)
 		if err != nil || res.Partial {
 			t.Fatalf("q1 on wiki-Vote %+v: %v (partial %v)", o, err, res.Partial)
 		}
-		name := fmt.Sprintf("wiki-Vote q1 (last-level sum %v)", st.LastSum)
+		name := fmt.Sprintf("wiki-Vote q1 (last-level sum %v, roots split %v)", st.LastSum, !o.NoSplit)
 		record(t, name, want, res.Count, st)
 		if res.Count != want || st.LastSum == o.NoLastSum {
 			t.Errorf("%s: %d, cpu %d", name, res.Count, want)
