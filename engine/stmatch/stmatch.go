@@ -16,6 +16,10 @@
 // resumes (so launches stay short and cancellation is prompt). With several GPUs each device pulls
 // ranges of units from a shared dispenser and keeps its own queue. The first version's kernel is
 // kept (Options.V1) for comparison.
+// Two kernels of their own take patterns the plan kernels search slowly: clique patterns
+// (cliques.go, kernels/cliques.cu) and plans whose last level and the postponed vertex on it are
+// summed from per-key tables as the CPU engine's last-level sum does (lastsum.go,
+// kernels/lastsum.cu: STMatch's q1).
 //
 // The kernel source is compiled two ways: generic (the plan's structure read from metadata) and
 // per query (codegen.go writes each level's sources and checks out as code); by default a count
