@@ -67,10 +67,16 @@ type lastSumShape struct {
 // induced check on any level, and a level between the key and v (else the tables change with
 // every assignment and the plan kernels' loop does the same intersections).
 func lastSumFor(pl *plan.Plan) (lastSumShape, string) {
-	ls := lastSumShape{e: -1, b: -1}
 	if pl == nil || pl.Empty || pl.Space == nil {
-		return ls, "no candidate space"
+		return lastSumShape{e: -1, b: -1}, "no candidate space"
 	}
+	return lastSumShapeOf(pl)
+}
+
+// lastSumShapeOf is lastSumFor but for the candidate space (a plan built without one, to see
+// its shape).
+func lastSumShapeOf(pl *plan.Plan) (lastSumShape, string) {
+	ls := lastSumShape{e: -1, b: -1}
 	L := len(pl.Levels)
 	if L < 3 || L > maxLevels || len(pl.Groups) == 0 || len(pl.Groups) > 2 {
 		return ls, "not a last level with one or two postponed vertices below"
@@ -117,6 +123,39 @@ func lastSumFor(pl *plan.Plan) (lastSumShape, string) {
 		return ls, "the key is every level above the last"
 	}
 	return ls, ""
+}
+
+// uniqueByEmbeddings returns, for a count of unique non-induced matches whose embeddings plan
+// (without an order search) the last-level-sum kernel takes, that plan and |Aut(p)| to divide its
+// count by (unique = embeddings / |Aut(p)| exactly, as the CPU engine's uniqueByEmbeddings
+// counts); else nil. A unique plan keeps symmetry windows that the kernel cannot take (q1's on
+// its last level: every vertex enumerated, 4.8e15 nodes bound on wiki-Vote, against the
+// embeddings plan's 4.3e9 with the last level summed). The embeddings plan is first built
+// without a candidate space, from base when given, to see its shape, and returned as built,
+// the base of the plan that follows (the filtering is done once, the space only for the plan
+// that runs).
+func uniqueByEmbeddings(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan) (taken *plan.Plan, aut uint64, built *plan.Plan) {
+	if !p.Semantics.Unique || p.Semantics.Induced || !o.lastSumKernel() {
+		return nil, 0, nil
+	}
+	probe, err := plan.BuildFrom(ctx, p.Data, p.Pattern, base, plan.Options{MultiplyAutomorphisms: !o.NoMultiply, Order: o.order, SpaceLimit: -1})
+	if err != nil || probe.Empty {
+		return nil, 0, nil
+	}
+	if _, why := lastSumShapeOf(probe); why != "" || !leafCountable(probe) {
+		return nil, 0, probe
+	}
+	aut, ok := plan.RestrictionsAutomorphisms(plan.SymmetryRestrictions(probe.Pattern, fullOrder(probe)))
+	eo := o
+	eo.NoOrderSearch = true
+	alt, err := buildPlan(ctx, p.Data, p.Pattern, engine.Semantics{}, eo, probe)
+	if err != nil || !ok {
+		return nil, 0, probe
+	}
+	if _, why := lastSumFor(alt); why != "" {
+		return nil, 0, alt
+	}
+	return alt, aut, alt
 }
 
 // lastSumKernel says whether the options count plans of the last-level-sum shape with its

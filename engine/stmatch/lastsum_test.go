@@ -165,7 +165,7 @@ func TestLastSumKernelOnHost(t *testing.T) {
 	if testenv.Long() {
 		seeds = 120
 	}
-	cases, refused, withB, windowed, multiplied := 0, 0, 0, 0, 0
+	cases, refused, withB, windowed, multiplied, viaEmbeddings := 0, 0, 0, 0, 0, 0
 	for seed := uint64(1); seed <= seeds; seed++ {
 		vl, el := int(seed%3), int(seed%4)/2*2
 		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
@@ -177,13 +177,19 @@ func TestLastSumKernelOnHost(t *testing.T) {
 			EdgeProb: 0.35, VertexLabels: vl, EdgeLabels: el, Wildcard: 0.3}))
 		for _, p := range pats {
 			for _, sem := range semantics {
-				pl := testPlan(g, p, sem, Options{})
+				// The engine's own choice: the plan and whether the kernel takes it, unique
+				// matches through the embeddings plan (divided by |Aut|).
+				pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem}, Options{}, nil)
+				if pr.err != nil || pr.ferr != nil {
+					t.Fatalf("seed %d %s (%s): %v %v", seed, p, sem, pr.err, pr.ferr)
+				}
+				pl := pr.pl
 				if pl.Empty {
 					continue
 				}
-				if _, why := lastSumFor(pl); why != "" {
+				if pr.ls == nil {
 					refused++
-					if testing.Verbose() && !sem.Induced && !sem.Unique {
+					if _, why := lastSumFor(pl); testing.Verbose() && !sem.Induced && !sem.Unique {
 						t.Logf("seed %d %s (%s): %s", seed, p, sem, why)
 					}
 					continue
@@ -200,11 +206,14 @@ func TestLastSumKernelOnHost(t *testing.T) {
 					split bool
 					chunk uint64
 				}{{1, false, 1 << 30}, {3, true, 5}} {
-					if got, _ := h.count(g, pl, run.warps, run.warps, run.split, run.chunk); got != want {
+					if got, _ := h.count(g, pl, run.warps, run.warps, run.split, run.chunk); got/max(1, pr.divide) != want || got%max(1, pr.divide) != 0 {
 						t.Errorf("seed %d %s (%s) %+v: kernel on the host %d, cpu and oracle %d\n%s", seed, p, sem, run, got, want, pl.Describe())
 					}
 				}
 				cases++
+				if pr.divide > 0 {
+					viaEmbeddings++
+				}
 				if pl.Multiplier > 1 {
 					multiplied++
 				}
@@ -220,11 +229,11 @@ func TestLastSumKernelOnHost(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d counts of the shape checked (%d with b, %d with symmetry windows on levels above the last, %d multiplied by automorphisms), %d plans refused",
-		cases, withB, windowed, multiplied, refused)
+	t.Logf("%d counts of the shape checked (%d with b, %d with symmetry windows on levels above the last, %d multiplied by automorphisms, %d unique through embeddings), %d plans refused",
+		cases, withB, windowed, multiplied, viaEmbeddings, refused)
 	// Without b no level is left out of the key: the last of the levels left out would have
 	// no later neighbour, and the planner postpones such a vertex (b).
-	if cases < int(seeds) || withB == 0 || windowed == 0 {
+	if cases < int(seeds) || withB == 0 || windowed == 0 || viaEmbeddings == 0 {
 		t.Errorf("only %d counts had the shape (%d with b, %d with windows)", cases, withB, windowed)
 	}
 }
@@ -275,6 +284,15 @@ func TestLastSumWikiVote(t *testing.T) {
 		}
 		t.Logf("q1 on wiki-Vote: %d embeddings; the last-level-sum kernel with units for %d warps (%d units) read %d list entries, at most %d in one unit; %v on one host thread (C++ -O1, the reads counted; input included)",
 			got, unitWarps, w.units, w.reads, w.unitMax, took)
+	}
+	// Unique matches: the embeddings over |Aut(q1)| = 8.
+	uniq := engine.Semantics{Unique: true}
+	pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: uniq}, Options{}, nil)
+	if pr.ls == nil || pr.divide != 8 {
+		t.Fatalf("q1 unique on wiki-Vote: last-level sum %v, divided by %d", pr.ls != nil, pr.divide)
+	}
+	if got, _ := h.count(g, pr.pl, 64, 64, true, 1<<30); got/pr.divide != cpuCountThreads(t, g, p, uniq, 0) {
+		t.Errorf("q1 unique on wiki-Vote: kernel on the host %d / %d, cpu %d", got, pr.divide, cpuCountThreads(t, g, p, uniq, 0))
 	}
 	// The plan kernels' loop, for comparison: every (c, a, d) is a node of the last level with
 	// e's set N(c) ∩ N(d) to intersect (reading at least the shorter list once), besides b's
@@ -358,7 +376,8 @@ func TestSumDevices(t *testing.T) {
 
 // TestLastSumPrepare: a count's preparation flattens a plan of the shape for the last-level-sum
 // kernel, except with NoLastSum, the plan kernels named, v1, or a --gpu-memory too small for its
-// slices (the plan kernels then count it, as every plan of another shape).
+// slices (the plan kernels then count it, as every plan of another shape); q1's unique matches
+// are counted as its embeddings over |Aut| = 8, not its induced matches.
 func TestLastSumPrepare(t *testing.T) {
 	g := gen.RandomGraphM(5, 60, 400, 0, 0)
 	q1 := mustParse(lastSumPatterns[0])
@@ -372,8 +391,22 @@ func TestLastSumPrepare(t *testing.T) {
 		{Options{Kernel: KernelQuery}, 0, false}, {Options{V1: true}, 0, false}, {Options{}, 1 << 16, false},
 	} {
 		pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: q1, GPUMemoryLimit: c.limit}, c.o, nil)
+		if pr.divide != 0 {
+			t.Errorf("%+v: embeddings divided by %d", c.o, pr.divide)
+		}
 		if pr.err != nil || pr.ferr != nil || (pr.ls != nil) != c.want || (pr.ls != nil && pr.fp != pr.ls.fp) {
 			t.Errorf("%+v limit %d: last-level sum %v, want %v (%v, %v)", c.o, c.limit, pr.ls != nil, c.want, pr.err, pr.ferr)
+		}
+	}
+	for _, c := range []struct {
+		sem    engine.Semantics
+		o      Options
+		divide uint64
+	}{{engine.Semantics{Unique: true}, Options{}, 8}, {engine.Semantics{Unique: true}, Options{NoLastSum: true}, 0},
+		{engine.Semantics{Unique: true, Induced: true}, Options{}, 0}} {
+		pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: q1, Semantics: c.sem}, c.o, nil)
+		if pr.err != nil || pr.ferr != nil || pr.divide != c.divide || (pr.ls != nil) != (c.divide > 0) {
+			t.Errorf("q1 %s %+v: divided by %d (want %d), last-level sum %v (%v, %v)", c.sem, c.o, pr.divide, c.divide, pr.ls != nil, pr.err, pr.ferr)
 		}
 	}
 }

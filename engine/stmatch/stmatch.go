@@ -632,11 +632,14 @@ func (pc *preparedCount) Release() { pc.cancel() }
 
 // prepared is a count's host work before the devices: its plan, flattened.
 type prepared struct {
-	pl       *plan.Plan
-	err      error // building the plan failed (or was stopped)
-	fp       *flatPlan
-	ls       *lastSumPlan // the plan flattened for the last-level-sum kernel (fp is then ls.fp)
-	ferr     error        // flattening failed, or the plan does not suit the options
+	pl  *plan.Plan
+	err error // building the plan failed (or was stopped)
+	fp  *flatPlan
+	ls  *lastSumPlan // the plan flattened for the last-level-sum kernel (fp is then ls.fp)
+	// divide, when above 1, is |Aut(p)|: pl counts the embeddings of a count of unique matches
+	// (uniqueByEmbeddings), which are that many times as many.
+	divide   uint64
+	ferr     error // flattening failed, or the plan does not suit the options
 	planTime time.Duration
 	prepare  time.Duration // planTime and the flattening
 }
@@ -648,7 +651,13 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	tp := time.Now()
 	o.searchThreads = p.Threads
 	var pr prepared
-	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	var built *plan.Plan
+	if pr.pl, pr.divide, built = uniqueByEmbeddings(ctx, p, o, base); pr.pl == nil {
+		if built != nil {
+			base = built
+		}
+		pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	}
 	pr.planTime = time.Since(tp)
 	if pr.err == nil && !pr.pl.Empty && o.lastSumKernel() {
 		if shape, why := lastSumFor(pr.pl); why == "" {
@@ -823,6 +832,9 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 			err = engine.ErrOverflow
 		}
 		count = lo
+	}
+	if pr.divide > 1 {
+		count /= pr.divide
 	}
 	st.Multiplier = pl.Multiplier
 	st.Total = time.Since(t0)
