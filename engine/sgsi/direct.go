@@ -332,7 +332,9 @@ func (r *runner) directTable(i int, st *step, table []uint32, desc []uint32) (bo
 		}
 	}
 	if k > 1 {
-		sortRows(table, r.sortBuffer(uint64(len(table))), k, rowOrder{col: col}, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+		if err := sortRows(r.ctx, table, r.sortBuffer(uint64(len(table))), k, rowOrder{col: col}, bits.Len32(uint32(r.s.g.NumVertices())), r.threads); err != nil {
+			return true, err // (the table's rows mixed up: the count is partial)
+		}
 	}
 	r.st.Group += time.Since(t)
 	u := &tableUnits{d: d, table: table, k: k}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -1083,7 +1084,9 @@ func (r *runner) join(i int, st *step, table []uint32, order rowOrder, desc []ui
 		// Rows in order (byShortest): a chunk then reads narrow ranges of the label graphs'
 		// segments, the next chunk the ranges after them.
 		t := time.Now()
-		sortRows(table, r.sortBuffer(uint64(len(table))), k, order, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+		if err := sortRows(r.ctx, table, r.sortBuffer(uint64(len(table))), k, order, bits.Len32(uint32(r.s.g.NumVertices())), r.threads); err != nil {
+			return err // (the table's rows mixed up: the count is partial)
+		}
 		if order.tiled() {
 			r.st.Tiled++
 		}
@@ -1606,26 +1609,30 @@ func (r *runner) table(level int, n uint64) error {
 // ones or a tiled order through rowSorter). A table of millions of rows took seconds to sort by
 // comparisons (R-MAT scale 22: a third of the runner's host time); the radix sort moves each
 // row twice or three times (a tiled order: twice as many).
-func sortRows(t, buf []uint32, k int, o rowOrder, keyBits, workers int) {
+//
+// The radix sort looks at ctx every sortCheckRows rows a goroutine counts or moves: once ctx has
+// ended it returns ctx's error within about a millisecond, t's rows then mixed up (the caller
+// discards the table). The sort by comparisons (no buffer) does not look at ctx.
+func sortRows(ctx context.Context, t, buf []uint32, k int, o rowOrder, keyBits, workers int) error {
 	if len(t)/max(k, 1) < 2 {
-		return
+		return nil
 	}
 	if buf != nil {
 		scatter := scatterRows
 		if k < len(arrayScatters) && arrayScatters[k] != nil {
 			scatter = arrayScatters[k]
 		}
-		radixSort(t, buf, k, o.col, 0, keyBits, workers, scatter)
-		if o.tiled() {
-			radixSort(t, buf, k, o.tile, int(o.shift), keyBits, workers, scatter)
+		if err := radixSort(ctx, t, buf, k, o.col, 0, keyBits, workers, scatter); err != nil || !o.tiled() {
+			return err
 		}
-		return
+		return radixSort(ctx, t, buf, k, o.tile, int(o.shift), keyBits, workers, scatter)
 	}
 	if k < len(arraySorts) && arraySorts[k] != nil && !o.tiled() {
 		arraySorts[k](t, o.col)
-		return
+		return nil
 	}
 	sort.Sort(rowSorter{t, k, o, make([]uint32, k)})
+	return nil
 }
 
 // arraySorts[k] sorts rows of k words, 2 to 8, as arrays; arrayScatters[k] moves them in a
@@ -1673,14 +1680,20 @@ func rowWorkers(n, workers int) int {
 	return max(1, min(workers, n/minWorkerRows))
 }
 
+// sortCheckRows is how many rows a goroutine of radixSort counts or moves between two looks at
+// its context: 2^15 rows of 5 words are about a millisecond's work (BenchmarkSortRows), a look
+// some nanoseconds.
+const sortCheckRows = 1 << 15
+
 // radixSort sorts t, rows of k words, by the bits [from, keyBits) of column col (values below
 // 2^keyBits), through buf (as long as t): a stable least-significant-digit radix sort, each pass
 // moving the rows by scatter,
 // on up to workers goroutines (<= 0: all cores), each counting then moving its own range of rows
-// (the device's host has 16 cores; the runner's other work waits for the sort).
-func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scatterFunc) {
+// (the device's host has 16 cores; the runner's other work waits for the sort). It returns ctx's
+// error, t's rows mixed up, when ctx ends (looked at every sortCheckRows rows).
+func radixSort(ctx context.Context, t, buf []uint32, k, col, from, keyBits, workers int, scatter scatterFunc) error {
 	if keyBits <= from {
-		return
+		return nil
 	}
 	src, dst := t, buf[:len(t)]
 	passes, bits := radixDigits(keyBits - from)
@@ -1688,16 +1701,32 @@ func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scat
 	nw := rowWorkers(n, workers)
 	counts := make([][1 << 12]int, nw)
 	rows := func(w int) (int, int) { return w * n / nw * k, (w + 1) * n / nw * k }
+	var stopped atomic.Bool
+	// blocks calls f on worker w's rows sortCheckRows at a time, while ctx lasts.
+	blocks := func(w int, f func(lo, hi int)) {
+		lo, hi := rows(w)
+		for at := lo; at < hi; at += sortCheckRows * k {
+			if stopped.Load() || ctx.Err() != nil {
+				stopped.Store(true)
+				return
+			}
+			f(at, min(hi, at+sortCheckRows*k))
+		}
+	}
 	for p := range passes {
 		shift, mask := uint(from+p*bits), uint32(1)<<bits-1
 		par.For(nw, nw, func(w int) {
 			c := counts[w][:1<<bits]
 			clear(c)
-			lo, hi := rows(w)
-			for i := lo + col; i < hi; i += k {
-				c[src[i]>>shift&mask]++
-			}
+			blocks(w, func(lo, hi int) {
+				for i := lo + col; i < hi; i += k {
+					c[src[i]>>shift&mask]++
+				}
+			})
 		})
+		if stopped.Load() {
+			return ctx.Err()
+		}
 		at := 0
 		for d := range 1 << bits {
 			for w := range counts {
@@ -1705,9 +1734,11 @@ func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scat
 			}
 		}
 		par.For(nw, nw, func(w int) {
-			lo, hi := rows(w)
-			scatter(src[lo:hi], dst, k, col, counts[w][:1<<bits], shift, mask)
+			blocks(w, func(lo, hi int) { scatter(src[lo:hi], dst, k, col, counts[w][:1<<bits], shift, mask) })
 		})
+		if stopped.Load() {
+			return ctx.Err()
+		}
 		src, dst = dst, src
 	}
 	if passes%2 == 1 {
@@ -1716,6 +1747,7 @@ func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scat
 			copy(t[lo:hi], buf[lo:hi])
 		})
 	}
+	return nil
 }
 
 // scatterFunc moves the rows of src (k words each) to dst in a radix sort's pass: a row whose
