@@ -304,6 +304,18 @@ func (r *runner) get(dst []uint32, off uint64) error {
 	return err
 }
 
+// readJoin copies a join kernel's output back (get), or returns the context's error once the
+// context has ended: a kernel may then have left its work in part (kernelStopper; the stop flag
+// rises only after the context's end, and the copy waited for the kernels queued before it), and
+// what a stopped kernel's rows hold (counts, buffers, output rows) must be neither counted nor
+// spilled, nor read as offsets.
+func (r *runner) readJoin(dst []uint32, off uint64) error {
+	if err := r.get(dst, off); err != nil {
+		return err
+	}
+	return r.ctx.Err()
+}
+
 func (r *runner) kernel(f func() error) error {
 	t := time.Now()
 	err := f()
@@ -334,7 +346,7 @@ func (r *runner) zero(off, n uint64) error {
 
 // run filters, plans and joins.
 func (r *runner) run(induced, unique bool) error {
-	if ks, ok := r.be.(kernelStopper); ok && r.count {
+	if ks, ok := r.be.(kernelStopper); ok {
 		defer ks.stopOn(r.ctx)()
 	}
 	g := r.s.g
@@ -517,13 +529,14 @@ func (r *runner) run(induced, unique bool) error {
 	return err
 }
 
-// errCutLive: a direct count's kernel left its work early while the count's context was still
-// running (the backend raised its stop flag on its own).
-var errCutLive = errors.New("sgsi: the direct count's kernel stopped with the count's context running")
+// errCutLive: a count's kernel left its work early while the count's context was still running
+// (the backend raised its stop flag on its own).
+var errCutLive = errors.New("sgsi: a kernel of the count stopped with the count's context running")
 
-// kernelCut returns the context's error when a direct count's kernel left its work early (the
-// count is then partial, as when the context's end is seen between chunks): a kernel stopped
-// during the last block leaves no later check of the context to report it.
+// kernelCut returns the context's error when a count's kernel left its work early (the count is
+// then partial, as when the context's end is seen between chunks): a kernel stopped during the
+// last block or the last step's last chunk (added up on the device, not read back) leaves no
+// later check of the context to report it.
 func (r *runner) kernelCut() error {
 	ks, ok := r.be.(kernelStopper)
 	if !ok {
@@ -1349,7 +1362,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if err := launch(b, Backend.Count); err != nil {
 		return err
 	}
-	if err := r.get(cnt[:R], cntOff); err != nil {
+	if err := r.readJoin(cnt[:R], cntOff); err != nil {
 		return err
 	}
 	O := grow(&r.oBuf, R+1)
@@ -1398,7 +1411,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		}
 		n := uint64(O[hi]-O[lo]) * w
 		r.used(outOff + n)
-		if err := r.get(next[at+uint64(O[lo])*w:at+uint64(O[lo])*w+n], outOff); err != nil {
+		if err := r.readJoin(next[at+uint64(O[lo])*w:at+uint64(O[lo])*w+n], outOff); err != nil {
 			return err
 		}
 		lo = hi
