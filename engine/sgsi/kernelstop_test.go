@@ -13,6 +13,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/ctxtest"
 	"github.com/submatch/submatch/internal/cudahost"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/pattern"
@@ -427,5 +428,31 @@ func TestJoinStoppedOnHost(t *testing.T) {
 		})
 	if checked == 0 {
 		t.Error("no launch of a block a row was stopped half way")
+	}
+}
+
+// TestCountStopsAtEachLook runs stopCases' counts out of core (their tables sorted and split by
+// shortest list on the host) with a context that ends at each of the count's looks at it in turn:
+// context.Canceled, until one that lasts, with which the count is exact (the oracle's).
+func TestCountStopsAtEachLook(t *testing.T) {
+	g, ps := stopCases(t)
+	for _, p := range ps {
+		want := oracle.Count(g, p, engine.Semantics{})
+		for _, buffered := range []bool{false, true} {
+			var st Stats
+			looks := ctxtest.UntilLasting(t, 1<<24, func(ctx context.Context) error {
+				r := stopRunner(ctx, g, p, NewHostBackend(GraphBytes(g)/8))
+				r.buffered, r.maxCache = buffered, 200
+				err := r.run(false, false)
+				if err == nil && r.total != want {
+					t.Errorf("%s (buffered %v): a context that lasted, count %d, oracle %d", p, buffered, r.total, want)
+				}
+				st = *r.st
+				return err
+			})
+			if st.InCore || looks < 3 {
+				t.Errorf("%s (buffered %v): in core %v, %d looks at the context", p, buffered, st.InCore, looks)
+			}
+		}
 	}
 }
