@@ -16,6 +16,7 @@ import (
 	"github.com/submatch/submatch/internal/ctxtest"
 	"github.com/submatch/submatch/internal/cudahost"
 	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -302,6 +303,9 @@ func (c *joinCut) raise() error {
 // context.Canceled, a count at most the whole count, a listing only valid matches, each once.
 func joinStopCases(t *testing.T, newBackend func(words uint64) stopBackend, cut func(c *joinCut, a joinArgs, f kernelFunc) error) {
 	g, ps := stopCases(t)
+	if _, ok := newBackend(1).(*cudaBackend); ok && !testenv.Long() {
+		ps = ps[:2] // a process a kernel: the 4-cycles' 646,072 matches are the deep sweep's
+	}
 	runs := 0
 	for _, p := range ps {
 		want := oracle.Count(g, p, engine.Semantics{})
