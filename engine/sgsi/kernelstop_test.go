@@ -313,7 +313,7 @@ func joinStopCases(t *testing.T, newBackend func(words uint64) stopBackend, cut 
 			run := func(ctx context.Context, be Backend) (uint64, error) {
 				var seen map[[4]uint32]bool
 				r := stopRunner(ctx, g, p, be)
-				r.buffered, r.count = true, count
+				r.buffered, r.count, r.layers = true, count, &forcedLayers // (rows in all four layers)
 				if !count {
 					seen = map[[4]uint32]bool{}
 					r.emit = func(m []uint32) bool {
@@ -408,12 +408,15 @@ func TestJoinCancelled(t *testing.T) {
 // or listing is partial (joinStopCases).
 func TestJoinStoppedOnHost(t *testing.T) {
 	bin := cudahost.Build(t, "sgsi", kernelSource, cudahostMain)
-	checked := 0
+	checked, gridCuts := 0, 0
 	joinStopCases(t, func(words uint64) stopBackend {
 		return &cudaBackend{HostBackend: NewHostBackend(words), t: t, bin: bin}
 	},
 		func(c *joinCut, a joinArgs, f kernelFunc) error {
 			blocks, _ := layout(a)
+			if a.Grid > 0 {
+				gridCuts++ // the task pool's or the whole grid's launch
+			}
 			half := blocks / 2
 			var want []uint32
 			if a.Grid == 0 { // a block a row: the rows before half are the launch's first half
@@ -438,6 +441,7 @@ func TestJoinStoppedOnHost(t *testing.T) {
 			}
 			return c.raise()
 		})
+	t.Logf("%d launches of a block a row and %d of the task pool or the whole grid stopped half way", checked, gridCuts)
 	if checked == 0 {
 		t.Error("no launch of a block a row was stopped half way")
 	}
