@@ -991,8 +991,8 @@ func (r *runner) byShortest(st *step, table []uint32, k int, spill bool) ([]rowG
 	var stopped atomic.Bool
 	par.For(nw, nw, func(w int) {
 		sum := make([]uint64, len(links)*len(links))
-		var d [32]uint64
 		rowBlocks(r.ctx, &stopped, w*n/nw, (w+1)*n/nw, 1, func(from, to int) {
+			var d [32]uint64
 			for row := from; row < to; row++ {
 				best := 0
 				for j := range links {
