@@ -22,10 +22,11 @@ import (
 )
 
 // lastSumMain runs stmatch_lastsum, compiled as C++ by package cudahost, on the arrays of a
-// lastSumPlan and its work units: a grid of a[0] one-lane warps over the units in launches of
-// a[2] units (a[1] in all), as lastSumRun.run launches ranges. It prints the warps' total, whether
-// a count overflowed (the kernel's flag, or the host's sum), the list entries read and the most
-// that one unit read.
+// lastSumPlan and its work units: a grid of a[0] warps of WARP lanes (one, or cudahost's emulated
+// lanes), blocks of a[4] warps, over the units in launches of a[2] units (a[1] in all), as
+// lastSumRun.run launches ranges, with the stop flag a[3]; the set buffers start poisoned. It
+// prints the warps' total, whether a count overflowed (the kernel's flag, or the host's sum),
+// the list entries read, the most that one unit read, and whether the kernel saw the stop flag.
 const lastSumMain = `
 typedef unsigned long long ull;
 int main() {
@@ -36,38 +37,53 @@ int main() {
     auto desc = Read<ull>();
     auto units = Read<ull>();
     auto a = Read<ull>();
-    std::vector<unsigned> buf(a[0] * desc[4] + 1);
-    std::vector<ull> ctl(32), counts(a[0]);
+    std::vector<unsigned> buf(a[0] * desc[4] + 1, 0xdeadbeefu);
+    std::vector<ull> ctl(64), counts(a[0]);
+    const unsigned stop = (unsigned)a[3];
     ull total = 0;
-    int overflow = 0;
+    int overflow = 0, stopped = 0;
     for (ull lo = 0; lo < a[1]; lo += a[2]) {
         ull hi = lo + a[2] < a[1] ? lo + a[2] : a[1];
         for (auto& c : ctl) c = 0;
-        Launch(a[0], 1, stmatch_lastsum, meta.data(), off.data(), val.data(), cands.data(), desc.data(),
-               units.data(), lo, hi, buf.data(), ctl.data(), counts.data());
+        Launch(a[0] / a[4], a[4] * WARP, stmatch_lastsum, meta.data(), off.data(), val.data(), cands.data(), desc.data(),
+               units.data(), lo, hi, &stop, buf.data(), ctl.data(), counts.data());
         if (ctl[16]) overflow = 1;
+        if (ctl[32]) stopped = 1;
         for (ull c : counts) {
             if (total + c < total) overflow = 1;
             total += c;
         }
     }
-    printf("%llu %d %llu %llu\n", total, overflow, lastsum_reads, lastsum_unit_max);
+    printf("%llu %d %llu %llu %d\n", total, overflow, lastsum_reads, lastsum_unit_max, stopped);
     return 0;
 }
 `
 
-// lastSumHost is the kernel built for the host.
+// lastSumHost is the kernel built for the host: one-lane warps, or warps of lanes emulated by
+// cudahost (BuildLanes) in blocks of perBlock warps, their fibers picked from seed (0: in turn);
+// stop is the host's stop flag as the kernel reads it.
 type lastSumHost struct {
-	t   testing.TB
-	bin string
+	t              testing.TB
+	bin            string
+	perBlock, seed uint64
+	stop           bool
 }
 
 func newLastSumHost(t testing.TB) *lastSumHost {
-	return &lastSumHost{t: t, bin: cudahost.Build(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain)}
+	return &lastSumHost{t: t, bin: cudahost.Build(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain), perBlock: 1}
 }
 
-// lastSumWork is what a host run of the kernel read: list entries in all and in its largest unit.
-type lastSumWork struct{ reads, unitMax, units uint64 }
+// newLastSumLanes is newLastSumHost with warps of width emulated lanes, perBlock a block.
+func newLastSumLanes(t testing.TB, width int, perBlock uint64) *lastSumHost {
+	return &lastSumHost{t: t, bin: cudahost.BuildLanes(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain, width), perBlock: perBlock}
+}
+
+// lastSumWork is what a host run of the kernel read: list entries in all and in its largest unit;
+// stopped says that the kernel saw the stop flag.
+type lastSumWork struct {
+	reads, unitMax, units uint64
+	stopped               bool
+}
 
 // count runs the kernel on pl's shape with warps one-lane warps, units split for a grid of
 // unitWarps warps (or one a root), in launches of chunk units; it returns the plan's matches
@@ -91,12 +107,19 @@ func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps, unitWarps int,
 	cudahost.Put(&in, fp.Cands)
 	cudahost.Put(&in, lp.desc)
 	cudahost.Put(&in, units)
-	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk)})
+	stop := uint64(0)
+	if h.stop {
+		stop = 1
+	}
+	warps = (warps + int(h.perBlock) - 1) / int(h.perBlock) * int(h.perBlock)
+	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk), stop, h.perBlock})
 	var total uint64
-	var overflow int
+	var overflow, stopped int
 	w := lastSumWork{units: uint64(len(units))}
-	out := string(cudahost.Run(h.t, h.bin, &in))
-	if _, err := fmt.Sscan(out, &total, &overflow, &w.reads, &w.unitMax); err != nil || overflow != 0 {
+	out := string(cudahost.RunSeeded(h.t, h.bin, &in, h.seed))
+	_, err = fmt.Sscan(out, &total, &overflow, &w.reads, &w.unitMax, &stopped)
+	w.stopped = stopped != 0
+	if err != nil || overflow != 0 {
 		h.t.Fatalf("kernel output %q: %v, overflow %d", out, err, overflow)
 	}
 	return total * pl.Multiplier, w

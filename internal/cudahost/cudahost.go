@@ -6,12 +6,14 @@
 // qualify when their threads do not wait on each other (grid-stride loops, atomics, and
 // __syncthreads only around block-level reductions that a one-thread block also gets right: use
 // blockDim 1). It checks the kernels' logic, not their parallel behaviour, which only the device
-// check covers.
+// check covers. BuildLanes instead emulates warps of several lanes (LanesPrelude): the lanes'
+// collective calls and their order between them, not the device's memory model or timing.
 package cudahost
 
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,13 +86,19 @@ func Compiler() string {
 // its path; it skips the test when there is no C++ compiler.
 func Build(t testing.TB, name, kernel, main string) string {
 	t.Helper()
+	return build(t, name, Prelude, kernel, main)
+}
+
+// build compiles prelude + kernel + main (see Build).
+func build(t testing.TB, name, prelude, kernel, main string) string {
+	t.Helper()
 	cxx := Compiler()
 	if cxx == "" {
 		t.Skipf("no C++ compiler: the host run of %s is skipped (the device check runs it)", name)
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, name+".cpp")
-	if err := os.WriteFile(src, []byte(Prelude+"#line 1 \""+name+"\"\n"+kernel+"\n#line 1 \"main.cpp\"\n"+main), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(prelude+"#line 1 \""+name+"\"\n"+kernel+"\n#line 1 \"main.cpp\"\n"+main), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, name)
@@ -104,7 +112,14 @@ func Build(t testing.TB, name, kernel, main string) string {
 // Run runs a binary from Build with in on its standard input and returns its standard output.
 func Run(t testing.TB, bin string, in *Input) []byte {
 	t.Helper()
+	return run(t, bin, in)
+}
+
+// run runs bin (see Run) with env added to its environment.
+func run(t testing.TB, bin string, in *Input, env ...string) []byte {
+	t.Helper()
 	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = bytes.NewReader(in.Bytes())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -113,4 +128,21 @@ func Run(t testing.TB, bin string, in *Input) []byte {
 		t.Fatalf("%s: %v\n%s", filepath.Base(bin), err, stderr.String())
 	}
 	return out
+}
+
+// BuildLanes is Build with LanesPrelude: warps of width lanes (1 to 32, a power of two), every
+// thread of a Launch a fiber (see LanesPrelude).
+func BuildLanes(t testing.TB, name, kernel, main string, width int) string {
+	t.Helper()
+	if width < 1 || width > 32 || width&(width-1) != 0 {
+		t.Fatalf("%s: warp width %d", name, width)
+	}
+	return build(t, name, fmt.Sprintf("#define CUDAHOST_WARP %d\n", width)+LanesPrelude, kernel, main)
+}
+
+// RunSeeded is Run with the fibers of BuildLanes's launches picked at random from seed (0: in
+// turn).
+func RunSeeded(t testing.TB, bin string, in *Input, seed uint64) []byte {
+	t.Helper()
+	return run(t, bin, in, fmt.Sprintf("CUDAHOST_SEED=%d", seed))
 }

@@ -1,0 +1,282 @@
+package cudahost
+
+// LanesPrelude is prepended to the kernel source by BuildLanes: the CUDA qualifiers as in
+// Prelude, and warps of CUDAHOST_WARP lanes (a macro the kernel may read; BuildLanes sets it)
+// emulated with fibers, so that ballots, shuffles, __syncwarp and the atomics between lanes and
+// warps run as on the device, one lane at a time, switching at each of those calls; see the
+// comment in the text for what it reports. Kernels that define their own one-lane stand-ins
+// under CUDAHOST should skip them when CUDAHOST_WARP is defined.
+const LanesPrelude = `#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+#include <ucontext.h>
+struct cudahost_dim3 { unsigned x, y, z; };
+static cudahost_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define __restrict__ __restrict
+#define CUDAHOST 1
+#ifndef CUDAHOST_WARP
+#define CUDAHOST_WARP 32
+#endif
+static const int warpSize = CUDAHOST_WARP;
+// Lanes: every thread of the grid is a fiber (ucontext) on one host thread. A fiber runs until it
+// reaches a warp-collective call (__syncwarp, __ballot_sync, __any_sync, __all_sync, __shfl*_sync),
+// __syncthreads or an atomic, then another fiber runs: in turn, or picked at random when the
+// environment sets CUDAHOST_SEED. A collective completes when every lane its mask names has
+// reached it; lanes of the mask that exited or do not exist, lanes at another collective or with
+// another mask, a mask without the caller's lane, a shuffle from a lane outside the mask, and a
+// grid where no fiber can run are reported (exit status 3) with the kernel's line numbers.
+namespace cudahost {
+enum Op { SYNCWARP, BALLOT, ANY, ALL, SHFL, SHFL_XOR, SHFL_DOWN, SHFL_UP, SYNCTHREADS };
+static const char* const opNames[] = {"__syncwarp", "__ballot_sync", "__any_sync", "__all_sync", "__shfl_sync",
+                                      "__shfl_xor_sync", "__shfl_down_sync", "__shfl_up_sync", "__syncthreads"};
+struct Fiber {
+    ucontext_t ctx;
+    std::unique_ptr<char[]> stack;
+    unsigned block = 0, tid = 0;
+    bool done = false, waiting = false;
+    int op = 0, line = 0, arg = 0, width = CUDAHOST_WARP;
+    unsigned mask = 0;
+    uint64_t val = 0, result = 0;
+};
+static std::vector<Fiber>* fibers = nullptr;
+static ucontext_t sched;
+static int cur = -1;
+static std::function<void()> body;
+static uint64_t rng = 0;
+static const unsigned W = CUDAHOST_WARP;
+static const size_t stackBytes = 256 << 10;  // a fiber's stack
+static const unsigned laneBits = W >= 32 ? 0xffffffffu : (1u << W) - 1;
+static void fail(const char* what, const Fiber& f) {
+    fprintf(stderr, "cudahost: block %u thread %u (lane %u): %s\n", f.block, f.tid, f.tid % W, what);
+    exit(3);
+}
+// yield lets the scheduler pick the next fiber (outside a launch of fibers it does nothing).
+static void yield() {
+    if (fibers != nullptr && cur >= 0) swapcontext(&(*fibers)[cur].ctx, &sched);
+}
+static void describe(char* s, size_t n, const Fiber& f) {
+    snprintf(s, n, "%s (line %d, mask %#x)", opNames[f.op], f.line, f.mask);
+}
+// complete releases the group that fiber i waits with, when all of it is there.
+static void complete(int i) {
+    std::vector<Fiber>& fs = *fibers;
+    Fiber& f = fs[i];
+    char a[160], b[160], msg[400];
+    const unsigned B = blockDim.x;
+    if (f.op == SYNCTHREADS) {
+        const int base = (int)(f.block * B);
+        for (unsigned t = 0; t < B; t++) {
+            const Fiber& g = fs[base + t];
+            if (g.done) continue;
+            if (!g.waiting) return;
+            if (g.op != SYNCTHREADS) {
+                describe(a, sizeof a, g);
+                snprintf(msg, sizeof msg, "at __syncthreads (line %d) while thread %u waits at %s", f.line, g.tid, a);
+                fail(msg, f);
+            }
+        }
+        for (unsigned t = 0; t < B; t++) fs[base + t].waiting = false;
+        return;
+    }
+    const unsigned wbase = f.tid / W * W;
+    const int base = (int)(f.block * B + wbase);
+    for (unsigned l = 0; l < W; l++) {
+        if (!(f.mask >> l & 1)) continue;
+        if (wbase + l >= B) {
+            describe(a, sizeof a, f);
+            snprintf(msg, sizeof msg, "%s names lane %u, which does not exist (blockDim %u)", a, l, B);
+            fail(msg, f);
+        }
+        const Fiber& g = fs[base + l];
+        if (g.done) {
+            describe(a, sizeof a, f);
+            snprintf(msg, sizeof msg, "%s names lane %u, which has exited", a, l);
+            fail(msg, f);
+        }
+        if (!g.waiting) return;
+        if (g.op != f.op || g.mask != f.mask || (g.op != SYNCWARP && g.line != f.line)) {
+            describe(a, sizeof a, f);
+            describe(b, sizeof b, g);
+            snprintf(msg, sizeof msg, "diverged: at %s while lane %u is at %s", a, l, b);
+            fail(msg, f);
+        }
+    }
+    for (unsigned l = 0; l < W; l++) {
+        if (!(f.mask >> l & 1)) continue;
+        Fiber& g = fs[base + l];
+        const unsigned lane = l;
+        uint64_t r = 0;
+        int src = -1;
+        const unsigned w = (unsigned)g.width, sec = lane / w * w;
+        switch (g.op) {
+        case SYNCWARP: break;
+        case BALLOT: case ANY: case ALL: {
+            unsigned bits = 0;
+            for (unsigned k = 0; k < W; k++)
+                if ((f.mask >> k & 1) && fs[base + k].val != 0) bits |= 1u << k;
+            r = g.op == BALLOT ? bits : g.op == ANY ? bits != 0 : bits == f.mask;
+            break;
+        }
+        case SHFL: src = (int)(sec + (unsigned)g.arg % w); break;
+        case SHFL_XOR: src = (int)(lane ^ (unsigned)g.arg); if ((unsigned)src / w > lane / w) src = (int)lane; break;
+        case SHFL_DOWN: src = lane % w + g.arg < w ? (int)(lane + g.arg) : (int)lane; break;
+        case SHFL_UP: src = (int)(lane % w) >= g.arg ? (int)lane - g.arg : (int)lane; break;
+        }
+        if (src >= 0) {
+            if ((unsigned)src >= W || !(f.mask >> src & 1)) {
+                describe(a, sizeof a, g);
+                snprintf(msg, sizeof msg, "%s reads lane %d, outside its mask", a, src);
+                fail(msg, g);
+            }
+            r = fs[base + src].val;
+        }
+        g.result = r;
+    }
+    for (unsigned l = 0; l < W; l++)
+        if (f.mask >> l & 1) fs[base + l].waiting = false;
+}
+// collective is fiber cur's warp-collective call (or __syncthreads).
+static uint64_t collective(int op, int line, unsigned mask, uint64_t val, int arg = 0, int width = CUDAHOST_WARP) {
+    if (fibers == nullptr || cur < 0) {
+        fprintf(stderr, "cudahost: %s (line %d) outside a launch of lanes (use Launch)\n", opNames[op], line);
+        exit(3);
+    }
+    Fiber& f = (*fibers)[cur];
+    if (op != SYNCTHREADS) {
+        mask &= laneBits;
+        if (!(mask >> (f.tid % W) & 1)) {
+            char a[200];
+            snprintf(a, sizeof a, "%s (line %d) with mask %#x, which does not name the caller", opNames[op], line, mask);
+            fail(a, f);
+        }
+        if (width <= 0 || (width & (width - 1)) != 0 || width > (int)W) {
+            char a[200];
+            snprintf(a, sizeof a, "%s (line %d) with width %d", opNames[op], line, width);
+            fail(a, f);
+        }
+    }
+    f.waiting = true, f.op = op, f.line = line, f.mask = mask, f.val = val, f.arg = arg, f.width = width;
+    complete(cur);
+    while (f.waiting) yield();
+    yield();
+    return f.result;
+}
+static void trampoline(int i) {
+    body();
+    std::vector<Fiber>& fs = *fibers;
+    fs[i].done = true;
+    // A lane that exits while its warp waits for it at a collective; a block waiting at
+    // __syncthreads goes on without it.
+    for (size_t k = 0; k < fs.size(); k++) {
+        Fiber& g = fs[k];
+        if (!g.waiting || g.block != fs[i].block) continue;
+        if (g.op == SYNCTHREADS) {
+            complete((int)k);
+        } else if (g.tid / W == fs[i].tid / W && (g.mask >> (fs[i].tid % W) & 1)) {
+            char a[160], msg[300];
+            describe(a, sizeof a, g);
+            snprintf(msg, sizeof msg, "exited while lane %u waits for it at %s", g.tid % W, a);
+            fail(msg, fs[i]);
+        }
+    }
+    swapcontext(&fs[i].ctx, &sched);
+}
+// launch runs k on a grid of G blocks of B threads, every thread a fiber.
+static void launch(unsigned G, unsigned B, std::function<void()> k) {
+    std::vector<Fiber> fs(G * B);
+    fibers = &fs, body = std::move(k);
+    gridDim.x = G, blockDim.x = B;
+    if (const char* s = getenv("CUDAHOST_SEED")) rng = strtoull(s, nullptr, 10);
+    for (unsigned i = 0; i < G * B; i++) {
+        Fiber& f = fs[i];
+        f.block = i / B, f.tid = i % B;
+        f.stack.reset(new char[stackBytes]);
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = f.stack.get();
+        f.ctx.uc_stack.ss_size = stackBytes;
+        f.ctx.uc_link = nullptr;
+        makecontext(&f.ctx, (void (*)())trampoline, 1, (int)i);
+    }
+    const int n = (int)fs.size();
+    int last = n - 1;
+    for (;;) {
+        int pick = -1, waiting = 0;
+        const int start = rng != 0 ? (int)((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33) % n : (last + 1) % n;
+        for (int k = 0; k < n && pick < 0; k++) {
+            const Fiber& f = fs[(start + k) % n];
+            if (!f.done && !f.waiting) pick = (start + k) % n;
+        }
+        if (pick < 0) {
+            for (const Fiber& f : fs) {
+                if (f.waiting) {
+                    char a[160];
+                    describe(a, sizeof a, f);
+                    fprintf(stderr, "cudahost: block %u thread %u waits at %s\n", f.block, f.tid, a);
+                    waiting++;
+                }
+            }
+            if (waiting == 0) break;
+            fprintf(stderr, "cudahost: deadlock: %d threads wait and none can run\n", waiting);
+            exit(3);
+        }
+        cur = last = pick;
+        threadIdx.x = fs[pick].tid, blockIdx.x = fs[pick].block;
+        swapcontext(&sched, &fs[pick].ctx);
+        cur = -1;
+    }
+    fibers = nullptr;
+}
+template <class T> uint64_t bits(T x) {
+    static_assert(sizeof(T) <= 8, "shuffles of at most 8 bytes");
+    uint64_t u = 0;
+    memcpy(&u, &x, sizeof x);
+    return u;
+}
+template <class T> T unbits(uint64_t u) {
+    T x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+template <class T> T shfl(int op, int line, unsigned mask, T x, int arg, int width = CUDAHOST_WARP) {
+    return unbits<T>(collective(op, line, mask, bits(x), arg, width));
+}
+}  // namespace cudahost
+#define __syncthreads() ((void)cudahost::collective(cudahost::SYNCTHREADS, __LINE__, 0, 0))
+#define __syncwarp(...) ((void)cudahost::collective(cudahost::SYNCWARP, __LINE__, cudahost_mask(__VA_ARGS__), 0))
+inline unsigned cudahost_mask(unsigned m = 0xffffffffu) { return m; }
+#define __ballot_sync(m, p) ((unsigned)cudahost::collective(cudahost::BALLOT, __LINE__, (m), (p) ? 1 : 0))
+#define __any_sync(m, p) ((int)cudahost::collective(cudahost::ANY, __LINE__, (m), (p) ? 1 : 0))
+#define __all_sync(m, p) ((int)cudahost::collective(cudahost::ALL, __LINE__, (m), (p) ? 1 : 0))
+#define __shfl_sync(m, x, ...) cudahost::shfl(cudahost::SHFL, __LINE__, (m), (x), __VA_ARGS__)
+#define __shfl_xor_sync(m, x, ...) cudahost::shfl(cudahost::SHFL_XOR, __LINE__, (m), (x), __VA_ARGS__)
+#define __shfl_down_sync(m, x, ...) cudahost::shfl(cudahost::SHFL_DOWN, __LINE__, (m), (x), __VA_ARGS__)
+#define __shfl_up_sync(m, x, ...) cudahost::shfl(cudahost::SHFL_UP, __LINE__, (m), (x), __VA_ARGS__)
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
+inline int __ffs(unsigned x) { return __builtin_ffs(x); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+// Atomics are plain read-modify-writes (one fiber runs at a time) after a switch of fibers.
+template <class T> T atomicAdd(T* p, T v) { cudahost::yield(); T o = *p; *p = o + v; return o; }
+template <class T> T atomicSub(T* p, T v) { cudahost::yield(); T o = *p; *p = o - v; return o; }
+template <class T> T atomicOr(T* p, T v) { cudahost::yield(); T o = *p; *p = o | v; return o; }
+template <class T> T atomicAnd(T* p, T v) { cudahost::yield(); T o = *p; *p = o & v; return o; }
+template <class T> T atomicMax(T* p, T v) { cudahost::yield(); T o = *p; if (v > o) *p = v; return o; }
+template <class T> T atomicMin(T* p, T v) { cudahost::yield(); T o = *p; if (v < o) *p = v; return o; }
+template <class T> T atomicExch(T* p, T v) { cudahost::yield(); T o = *p; *p = v; return o; }
+template <class T> T atomicCAS(T* p, T cmp, T v) { cudahost::yield(); T o = *p; if (o == cmp) *p = v; return o; }
+inline void __threadfence() { cudahost::yield(); }
+// Launch runs KERNEL(args...) on a grid of G blocks of B threads, every thread a fiber.
+#define Launch(G, B, KERNEL, ...) cudahost::launch((G), (B), [&] { KERNEL(__VA_ARGS__); })
+`
