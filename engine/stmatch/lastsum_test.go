@@ -433,3 +433,58 @@ func TestLastSumPrepare(t *testing.T) {
 		}
 	}
 }
+
+// TestLastSumKernelLanes runs the last-level-sum kernel with warps of 32 lanes (and 4) emulated
+// by cudahost (BuildLanes: the ballots' compaction, the warp sums, the atomics into the tables and
+// the unit handout between warps, each lane's reads of the others' writes ordered by the warp's
+// collectives), several warps a block, the lanes' fibers in turn and picked at random, on random
+// labelled graphs and the patterns of its shape: against the CPU engine. With the stop flag
+// raised the kernel leaves early and counts at most the whole.
+func TestLastSumKernelLanes(t *testing.T) {
+	seeds := uint64(6)
+	if testenv.Long() {
+		seeds = 40
+	}
+	hosts := []*lastSumHost{newLastSumLanes(t, 32, 2), newLastSumLanes(t, 4, 3)}
+	cases := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		vl, el := int(seed%3), int(seed%4)/2*2
+		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
+		for k, s := range lastSumPatterns {
+			p := labelledShape(t, s, seed, vl, el)
+			sem := semantics[int(seed+uint64(k))%len(semantics)]
+			pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem}, Options{}, nil)
+			if pr.err != nil || pr.ferr != nil {
+				t.Fatalf("seed %d %s (%s): %v %v", seed, p, sem, pr.err, pr.ferr)
+			}
+			if pr.pl.Empty || pr.ls == nil {
+				continue
+			}
+			want := cpuCount(t, g, p, sem)
+			div := max(1, pr.divide)
+			for hi, h := range hosts {
+				h.seed = (seed*7+uint64(k))*uint64(hi) + uint64(hi) // the first in turn, the second at random
+				warps := 4 + hi*2
+				got, _ := h.count(g, pr.pl, warps, warps, true, 7)
+				if got%div != 0 || got/div != want {
+					t.Errorf("seed %d %s (%s), %d-lane warps, fibers from seed %d: kernel %d (/%d), cpu %d\n%s",
+						seed, p, sem, []int{32, 4}[hi], h.seed, got, div, want, pr.pl.Describe())
+				}
+			}
+			cases++
+		}
+	}
+	if cases < int(seeds) {
+		t.Errorf("only %d counts had the shape", cases)
+	}
+	// The stop flag: raised from the start, the warps leave their units.
+	g := gen.RandomGraphM(99, 80, 900, 0, 0)
+	q1 := mustParse(lastSumPatterns[0])
+	pl := testPlan(g, q1, engine.Semantics{}, Options{})
+	h := hosts[0]
+	h.seed, h.stop = 3, true
+	got, w := h.count(g, pl, 4, 4, true, 1<<30)
+	if want := cpuCount(t, g, q1, engine.Semantics{}); !w.stopped || got >= want {
+		t.Errorf("q1 with the stop flag raised: stopped %v, %d of %d counted", w.stopped, got, want)
+	}
+}

@@ -21,20 +21,7 @@ import (
 )
 
 // Prelude is prepended to the kernel source.
-const Prelude = `#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-struct cudahost_dim3 { unsigned x, y, z; };
-static cudahost_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __shared__ static
-#define __restrict__ __restrict
-#define CUDAHOST 1
-inline void __syncthreads() {}
+const Prelude = preludeHead + `inline void __syncthreads() {}
 inline void __syncwarp(unsigned = 0xffffffffu) {}
 // One-lane warps: kernels that size their warps by a macro use 1 lane under CUDAHOST.
 inline unsigned __ballot_sync(unsigned, int p) { return p ? 1u : 0u; }
@@ -53,7 +40,27 @@ inline void __threadfence() {}
 #define Launch(G, B, KERNEL, ...) do { gridDim.x = (G); blockDim.x = (B); \
     for (unsigned _b = 0; _b < (G); ++_b) for (unsigned _t = 0; _t < (B); ++_t) { \
         blockIdx.x = _b; threadIdx.x = _t; KERNEL(__VA_ARGS__); } } while (0)
-// Read reads one array written by Put: its length (uint64) then its elements.
+` + preludeRead
+
+// preludeHead is the start of both preludes: the headers, the CUDA qualifiers defined away and
+// the grid's indexes.
+const preludeHead = `#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+struct cudahost_dim3 { unsigned x, y, z; };
+static cudahost_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define __restrict__ __restrict
+#define CUDAHOST 1
+`
+
+// preludeRead ends both preludes: the main's input.
+const preludeRead = `// Read reads one array written by Put: its length (uint64) then its elements.
 template <class T> std::vector<T> Read() {
     uint64_t n = 0;
     if (fread(&n, 8, 1, stdin) != 1) { fprintf(stderr, "short input\n"); exit(2); }

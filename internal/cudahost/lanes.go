@@ -6,23 +6,10 @@ package cudahost
 // warps run as on the device, one lane at a time, switching at each of those calls; see the
 // comment in the text for what it reports. Kernels that define their own one-lane stand-ins
 // under CUDAHOST should skip them when CUDAHOST_WARP is defined.
-const LanesPrelude = `#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+const LanesPrelude = preludeHead + `#include <cstring>
 #include <functional>
 #include <memory>
-#include <vector>
 #include <ucontext.h>
-struct cudahost_dim3 { unsigned x, y, z; };
-static cudahost_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __shared__ static
-#define __restrict__ __restrict
-#define CUDAHOST 1
 #ifndef CUDAHOST_WARP
 #define CUDAHOST_WARP 32
 #endif
@@ -279,4 +266,4 @@ template <class T> T atomicCAS(T* p, T cmp, T v) { cudahost::yield(); T o = *p; 
 inline void __threadfence() { cudahost::yield(); }
 // Launch runs KERNEL(args...) on a grid of G blocks of B threads, every thread a fiber.
 #define Launch(G, B, KERNEL, ...) cudahost::launch((G), (B), [&] { KERNEL(__VA_ARGS__); })
-`
+` + preludeRead

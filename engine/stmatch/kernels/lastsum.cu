@@ -349,8 +349,9 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
   u32 steps = 0;
   bool left = false;  // the warp left a unit at the host's stop flag
   while (!left) {
+    if (stop != nullptr && stopped(stop, ctl, lane)) break;
     u64 unit = 0;
-    if (lane == 0) unit = stop != nullptr && vload(&ctl[C_STOP]) != 0 ? hi : lo + atomicAdd(&ctl[C_NEXT], 1ull);
+    if (lane == 0) unit = lo + atomicAdd(&ctl[C_NEXT], 1ull);
     unit = __shfl_sync(FULL, unit, 0);
     if (unit >= hi) break;
 #ifdef LASTSUM_READS
