@@ -169,6 +169,9 @@ __device__ u64 intersect(const Space& sp, const u64* r, u32 mask, u32 differ, u3
     }
   }
   u64 count = 0;
+  // out (a level's buffer, D or S_E) may still be read by lanes behind: a ballot converges the
+  // lanes but, unlike __syncwarp, does not order their memory accesses.
+  __syncwarp();
   for (u64 base = 0; base < n; base += WARP) {
     const u64 i = base + lane;
     bool keep = i < n;
