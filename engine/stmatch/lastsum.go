@@ -307,10 +307,11 @@ func (r *lastSumRun) prepare(ctx context.Context, lp *lastSumPlan, units []uint6
 }
 
 // run launches the kernel on the ranges of units disp hands out, each in launches of
-// lastSumBatchPerWarp units a warp at first, doubling while a launch ends within maxLaunch/2,
-// until there are none left or ctx ends: the stop flag then makes the warps leave their units,
-// and the count so far (a lower bound) is returned with ctx's error. A launch that is not
-// stopped finishes its range.
+// lastSumBatchPerWarp units a warp at first, doubling while a launch finishes its range within
+// maxLaunch/2, until there are none left or ctx ends: the stop flag then makes the warps leave
+// their units, and the count so far (a lower bound) is returned with ctx's error. The warps take
+// no unit after maxLaunch of a launch (a display's watchdog, a cancellation without a stop flag):
+// the next launch goes on with the rest of the range.
 func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func(uint64)) (count uint64, err error) {
 	counts := make([]uint64, r.warps)
 	ctl := make([]uint64, lastSumCtlWords)
@@ -335,7 +336,7 @@ func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func
 				return count, fmt.Errorf("stmatch: %w", err)
 			}
 			kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, 0,
-				r.meta, r.off, r.val, r.cands, r.desc, r.uns, lo, hi, stop, r.buf, r.ctl, r.counts)
+				r.meta, r.off, r.val, r.cands, r.desc, r.uns, lo, hi, uint64(maxLaunch.Nanoseconds()), stop, r.buf, r.ctl, r.counts)
 			if err != nil {
 				return count, fmt.Errorf("stmatch: %w", err)
 			}
@@ -355,9 +356,11 @@ func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func
 				// The warps left their units: the count is partial.
 				return count, ctx.Err()
 			}
-			progress(hi - lo)
-			lo = hi
-			if kt < maxLaunch/2 {
+			// C_NEXT counts the units taken, and one more for each warp that found none left.
+			taken := min(ctl[0], hi-lo)
+			progress(taken)
+			lo += taken
+			if lo >= hi && kt < maxLaunch/2 {
 				batch *= 2
 			}
 		}

@@ -23,10 +23,13 @@ import (
 
 // lastSumMain runs stmatch_lastsum, compiled as C++ by package cudahost, on the arrays of a
 // lastSumPlan and its work units: a grid of a[0] warps of WARP lanes (one, or cudahost's emulated
-// lanes), blocks of a[4] warps, over the units in launches of a[2] units (a[1] in all), as
-// lastSumRun.run launches ranges, with the stop flag a[3]; the set buffers start poisoned. It
+// lanes), blocks of a[4] warps, over the units in ranges of a[2] units (a[1] in all), as
+// lastSumRun.run launches them: a range again from the units its launch took while the warps'
+// time slice a[5] (ns of the host's stand-in clock, 100 us a reading) cuts it; with the stop flag
+// a[3]. The set buffers start poisoned. It
 // prints the warps' total, whether a count overflowed (the kernel's flag, or the host's sum),
-// the list entries read, the most that one unit read, and whether the kernel saw the stop flag.
+// the list entries read, the most that one unit read, whether the kernel saw the stop flag, and
+// the launches.
 const lastSumMain = `
 typedef unsigned long long ull;
 int main() {
@@ -42,11 +45,14 @@ int main() {
     const unsigned stop = (unsigned)a[3];
     ull total = 0;
     int overflow = 0, stopped = 0;
-    for (ull lo = 0; lo < a[1]; lo += a[2]) {
+    ull launches = 0;
+    for (ull lo = 0; lo < a[1] && !stopped;) {
         ull hi = lo + a[2] < a[1] ? lo + a[2] : a[1];
         for (auto& c : ctl) c = 0;
         Launch(a[0] / a[4], a[4] * WARP, stmatch_lastsum, meta.data(), off.data(), val.data(), cands.data(), desc.data(),
-               units.data(), lo, hi, &stop, buf.data(), ctl.data(), counts.data());
+               units.data(), lo, hi, a[5], &stop, buf.data(), ctl.data(), counts.data());
+        lo += ctl[0] < hi - lo ? ctl[0] : hi - lo;
+        launches++;
         if (ctl[16]) overflow = 1;
         if (ctl[32]) stopped = 1;
         for (ull c : counts) {
@@ -54,19 +60,19 @@ int main() {
             total += c;
         }
     }
-    printf("%llu %d %llu %llu %d\n", total, overflow, lastsum_reads, lastsum_unit_max, stopped);
+    printf("%llu %d %llu %llu %d %llu\n", total, overflow, lastsum_reads, lastsum_unit_max, stopped, launches);
     return 0;
 }
 `
 
 // lastSumHost is the kernel built for the host: one-lane warps, or warps of lanes emulated by
 // cudahost (BuildLanes) in blocks of perBlock warps, their fibers picked from seed (0: in turn);
-// stop is the host's stop flag as the kernel reads it.
+// stop is the host's stop flag as the kernel reads it, slice the warps' time slice (0: none).
 type lastSumHost struct {
-	t              testing.TB
-	bin            string
-	perBlock, seed uint64
-	stop           bool
+	t                     testing.TB
+	bin                   string
+	perBlock, seed, slice uint64
+	stop                  bool
 }
 
 func newLastSumHost(t testing.TB) *lastSumHost {
@@ -79,10 +85,10 @@ func newLastSumLanes(t testing.TB, width int, perBlock uint64) *lastSumHost {
 }
 
 // lastSumWork is what a host run of the kernel read: list entries in all and in its largest unit;
-// stopped says that the kernel saw the stop flag.
+// stopped says that the kernel saw the stop flag; launches is how many ran.
 type lastSumWork struct {
-	reads, unitMax, units uint64
-	stopped               bool
+	reads, unitMax, units, launches uint64
+	stopped                         bool
 }
 
 // count runs the kernel on pl's shape with warps one-lane warps, units split for a grid of
@@ -112,12 +118,16 @@ func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps, unitWarps int,
 		stop = 1
 	}
 	warps = (warps + int(h.perBlock) - 1) / int(h.perBlock) * int(h.perBlock)
-	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk), stop, h.perBlock})
+	slice := uint64(math.MaxUint64)
+	if h.slice > 0 {
+		slice = h.slice
+	}
+	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk), stop, h.perBlock, slice})
 	var total uint64
 	var overflow, stopped int
 	w := lastSumWork{units: uint64(len(units))}
 	out := string(cudahost.RunSeeded(h.t, h.bin, &in, h.seed))
-	_, err = fmt.Sscan(out, &total, &overflow, &w.reads, &w.unitMax, &stopped)
+	_, err = fmt.Sscan(out, &total, &overflow, &w.reads, &w.unitMax, &stopped, &w.launches)
 	w.stopped = stopped != 0
 	if err != nil || overflow != 0 {
 		h.t.Fatalf("kernel output %q: %v, overflow %d", out, err, overflow)
@@ -437,7 +447,8 @@ func TestLastSumPrepare(t *testing.T) {
 // TestLastSumKernelLanes runs the last-level-sum kernel with warps of 32 lanes (and 4) emulated
 // by cudahost (BuildLanes: the ballots' compaction, the warp sums, the atomics into the tables and
 // the unit handout between warps, each lane's reads of the others' writes ordered by the warp's
-// collectives), several warps a block, the lanes' fibers in turn and picked at random, on random
+// collectives), several warps a block, the lanes' fibers in turn and picked at random, ranges
+// cut by the warps' time slice (the 4-lane warps) and continued, on random
 // labelled graphs and the patterns of its shape: against the CPU engine. With the stop flag
 // raised the kernel leaves early and counts at most the whole.
 func TestLastSumKernelLanes(t *testing.T) {
@@ -446,7 +457,8 @@ func TestLastSumKernelLanes(t *testing.T) {
 		seeds = 40
 	}
 	hosts := []*lastSumHost{newLastSumLanes(t, 32, 2), newLastSumLanes(t, 4, 3)}
-	cases := 0
+	hosts[1].slice = 3_000_000 // 30 readings of the host's clock: ranges cut into several launches
+	cases, cut := 0, 0
 	for seed := uint64(1); seed <= seeds; seed++ {
 		vl, el := int(seed%3), int(seed%4)/2*2
 		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
@@ -465,7 +477,10 @@ func TestLastSumKernelLanes(t *testing.T) {
 			for hi, h := range hosts {
 				h.seed = (seed*7+uint64(k))*uint64(hi) + uint64(hi) // the first in turn, the second at random
 				warps := 4 + hi*2
-				got, _ := h.count(g, pr.pl, warps, warps, true, 7)
+				got, w := h.count(g, pr.pl, warps, warps, true, []uint64{7, 1 << 30}[hi])
+				if h.slice > 0 && w.launches > 1 {
+					cut++
+				}
 				if got%div != 0 || got/div != want {
 					t.Errorf("seed %d %s (%s), %d-lane warps, fibers from seed %d: kernel %d (/%d), cpu %d\n%s",
 						seed, p, sem, []int{32, 4}[hi], h.seed, got, div, want, pr.pl.Describe())
@@ -474,8 +489,9 @@ func TestLastSumKernelLanes(t *testing.T) {
 			cases++
 		}
 	}
-	if cases < int(seeds) {
-		t.Errorf("only %d counts had the shape", cases)
+	t.Logf("%d counts of the shape with emulated lanes, %d with ranges cut by the time slice", cases, cut)
+	if cases < int(seeds) || cut == 0 {
+		t.Errorf("only %d counts had the shape, %d with ranges cut by the time slice", cases, cut)
 	}
 	// The stop flag: raised from the start, the warps leave their units.
 	g := gen.RandomGraphM(99, 80, 900, 0, 0)

@@ -319,13 +319,14 @@ __device__ u64 evaluate(const Space& sp, const Tables& tb, const u64* brec, int 
 
 // Units lo..hi-1 of units: root (bits 0-31: its position in level 0's candidate list) and the
 // positions k, k+K, ... of its level-1 set (k: bits 32-47, K: bits 48-63). Each warp writes its
-// count to counts[warp]; ctl[C_NEXT] hands out the units. When the host raises *stop (pinned host
-// memory; stop may be null) the warps leave their units unfinished (the count is then a lower
-// bound) and take no more.
+// count to counts[warp]; ctl[C_NEXT] hands out the units. A warp takes no unit after sliceNs of
+// its start but its first; ctl[C_NEXT] then tells the host how many were taken (and finished).
+// When the host raises *stop (pinned host memory; stop may be null) the warps leave their units
+// unfinished (the count is then a lower bound) and take no more.
 extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u64* __restrict__ off,
                                            const u32* __restrict__ val, const u32* __restrict__ cands,
                                            const u64* __restrict__ desc, const u64* __restrict__ units,
-                                           u64 lo, u64 hi, const volatile unsigned* stop,
+                                           u64 lo, u64 hi, u64 sliceNs, const volatile unsigned* stop,
                                            u32* __restrict__ buf, u64* ctl, u64* counts) {
   const Space sp = {meta, off, val, cands};
   const u32 lane = threadIdx.x % WARP;
@@ -351,10 +352,12 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
   u64 mi[MAXL], n[MAXL], idx[MAXL];
   u32 steps = 0;
   bool left = false;  // the warp left a unit at the host's stop flag
-  while (!left) {
+  u64 start = 0;
+  if (lane == 0) start = clock_ns();
+  for (bool first = true; !left; first = false) {
     if (stop != nullptr && stopped(stop, ctl, lane)) break;
     u64 unit = 0;
-    if (lane == 0) unit = lo + atomicAdd(&ctl[C_NEXT], 1ull);
+    if (lane == 0) unit = !first && clock_ns() - start >= sliceNs ? hi : lo + atomicAdd(&ctl[C_NEXT], 1ull);
     unit = __shfl_sync(FULL, unit, 0);
     if (unit >= hi) break;
 #ifdef LASTSUM_READS
