@@ -8,6 +8,7 @@ package stmatch
 // v instead, one intersection per assignment of the levels above and data vertex of v.
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
@@ -354,7 +355,7 @@ func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func
 			}
 			if ctl[lastSumStop] != 0 {
 				// The warps left their units: the count is partial.
-				return count, ctx.Err()
+				return count, cmp.Or(ctx.Err(), context.Canceled)
 			}
 			// C_NEXT counts the units taken, and one more for each warp that found none left.
 			taken := min(ctl[0], hi-lo)

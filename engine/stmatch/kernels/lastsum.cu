@@ -22,9 +22,9 @@
 // Counts: lane 0 adds each assignment's count to a 64-bit counter and writes the warp's total to
 // counts[warp]; a product or sum that wraps sets ctl[C_OVERFLOW] (the host reports overflow).
 // Under CUDAHOST (package cudahost: the source compiled as C++ and run on the host) a warp is one
-// lane, or CUDAHOST_WARP lanes where cudahost emulates them (BuildLanes); with LASTSUM_READS defined, the list entries the kernel reads are counted in
-// lastsum_reads, and the most that one unit read in lastsum_unit_max (the host measurement of
-// its work).
+// lane, or CUDAHOST_WARP lanes where cudahost emulates them (BuildLanes); with LASTSUM_READS
+// defined, the list entries the kernel reads are counted in lastsum_reads, and the most that one
+// unit read in lastsum_unit_max (the host measurement of its work).
 
 #if defined(CUDAHOST_WARP)
 #define WARP CUDAHOST_WARP
