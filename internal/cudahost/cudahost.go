@@ -96,8 +96,9 @@ func Build(t testing.TB, name, kernel, main string) string {
 	return build(t, name, Prelude, kernel, main)
 }
 
-// build compiles prelude + kernel + main (see Build).
-func build(t testing.TB, name, prelude, kernel, main string) string {
+// build compiles prelude + kernel + main (see Build) with the extra flags; with flags, a failed
+// build skips the test (a compiler without the sanitizer's runtime).
+func build(t testing.TB, name, prelude, kernel, main string, flags ...string) string {
 	t.Helper()
 	cxx := Compiler()
 	if cxx == "" {
@@ -109,7 +110,10 @@ func build(t testing.TB, name, prelude, kernel, main string) string {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, name)
-	out, err := exec.Command(cxx, "-std=c++17", "-O1", "-w", "-o", bin, src).CombinedOutput()
+	out, err := exec.Command(cxx, append([]string{"-std=c++17", "-O1", "-w", "-o", bin, src}, flags...)...).CombinedOutput()
+	if err != nil && len(flags) > 0 {
+		t.Skipf("%s: no host build with %v (%s): %v\n%s", name, flags, cxx, err, out)
+	}
 	if err != nil {
 		t.Fatalf("%s: host build failed (%s): %v\n%s", name, cxx, err, out)
 	}
@@ -126,7 +130,8 @@ func Run(t testing.TB, bin string, in *Input) []byte {
 func run(t testing.TB, bin string, in *Input, env ...string) []byte {
 	t.Helper()
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), env...)
+	// Under ThreadSanitizer a race ends the run with an error.
+	cmd.Env = append(append(os.Environ(), "TSAN_OPTIONS=halt_on_error=1 exitcode=66"), env...)
 	cmd.Stdin = bytes.NewReader(in.Bytes())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -145,6 +150,17 @@ func BuildLanes(t testing.TB, name, kernel, main string, width int) string {
 		t.Fatalf("%s: warp width %d", name, width)
 	}
 	return build(t, name, fmt.Sprintf("#define CUDAHOST_WARP %d\n", width)+LanesPrelude, kernel, main)
+}
+
+// BuildLanesRaces is BuildLanes under ThreadSanitizer (-fsanitize=thread): RunSeeded then fails
+// the test on a data race between lanes or warps that no __syncwarp or __syncthreads orders (see
+// LanesPrelude). It skips the test where the compiler cannot build with TSan.
+func BuildLanesRaces(t testing.TB, name, kernel, main string, width int) string {
+	t.Helper()
+	if width < 1 || width > 32 || width&(width-1) != 0 {
+		t.Fatalf("%s: warp width %d", name, width)
+	}
+	return build(t, name, fmt.Sprintf("#define CUDAHOST_WARP %d\n", width)+LanesPrelude, kernel, main, "-fsanitize=thread", "-g")
 }
 
 // RunSeeded is Run with the fibers of BuildLanes's launches picked at random from seed (0: in

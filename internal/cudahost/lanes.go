@@ -10,6 +10,16 @@ const LanesPrelude = preludeHead + `#include <cstring>
 #include <functional>
 #include <memory>
 #include <ucontext.h>
+#if defined(__SANITIZE_THREAD__)
+#define CUDAHOST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CUDAHOST_TSAN 1
+#endif
+#endif
+#ifdef CUDAHOST_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 #ifndef CUDAHOST_WARP
 #define CUDAHOST_WARP 32
 #endif
@@ -21,7 +31,25 @@ static const int warpSize = CUDAHOST_WARP;
 // reached it; lanes of the mask that exited or do not exist, lanes at another collective or with
 // another mask, a mask without the caller's lane, a shuffle from a lane outside the mask, and a
 // grid where no fiber can run are reported (exit status 3) with the kernel's line numbers.
+// Under ThreadSanitizer (BuildLanesRaces) every fiber is a TSan fiber, switched without
+// synchronisation; only __syncwarp, __syncthreads and the launch's start and end order memory
+// (not ballots or shuffles, as in CUDA's memory model), and atomics are relaxed atomics, so that
+// TSan reports lanes and warps that touch the same word without such an order.
 namespace cudahost {
+#ifdef CUDAHOST_TSAN
+// The emulator's own bookkeeping is not checked: its fibers switch without synchronisation.
+#define CUDAHOST_UNCHECKED __attribute__((no_sanitize("thread")))
+static void* tsanSched = nullptr;     // the scheduler's TSan fiber
+static std::vector<void*> tsanFibers;  // the lanes' TSan fibers, kept from launch to launch
+// (A switch inside a checked function would enter it on one fiber and leave it on another.)
+CUDAHOST_UNCHECKED static void toFiber(void* f) { __tsan_switch_to_fiber(f, __tsan_switch_to_fiber_no_sync); }
+CUDAHOST_UNCHECKED static void release(const void* a) { __tsan_release(const_cast<void*>(a)); }
+CUDAHOST_UNCHECKED static void acquire(const void* a) { __tsan_acquire(const_cast<void*>(a)); }
+#else
+#define CUDAHOST_UNCHECKED
+static void release(const void*) {}
+static void acquire(const void*) {}
+#endif
 enum Op { SYNCWARP, BALLOT, ANY, ALL, SHFL, SHFL_XOR, SHFL_DOWN, SHFL_UP, SYNCTHREADS };
 static const char* const opNames[] = {"__syncwarp", "__ballot_sync", "__any_sync", "__all_sync", "__shfl_sync",
                                       "__shfl_xor_sync", "__shfl_down_sync", "__shfl_up_sync", "__syncthreads"};
@@ -40,21 +68,29 @@ static int cur = -1;
 static std::function<void()> body;
 static uint64_t rng = 0;
 static const unsigned W = CUDAHOST_WARP;
+#ifdef CUDAHOST_TSAN
+static const size_t stackBytes = 1 << 20;  // a fiber's stack (TSan's reports take more)
+#else
 static const size_t stackBytes = 256 << 10;  // a fiber's stack
+#endif
 static const unsigned laneBits = W >= 32 ? 0xffffffffu : (1u << W) - 1;
-static void fail(const char* what, const Fiber& f) {
+CUDAHOST_UNCHECKED static void fail(const char* what, const Fiber& f) {
     fprintf(stderr, "cudahost: block %u thread %u (lane %u): %s\n", f.block, f.tid, f.tid % W, what);
     exit(3);
 }
 // yield lets the scheduler pick the next fiber (outside a launch of fibers it does nothing).
-static void yield() {
-    if (fibers != nullptr && cur >= 0) swapcontext(&(*fibers)[cur].ctx, &sched);
+CUDAHOST_UNCHECKED static void yield() {
+    if (fibers == nullptr || cur < 0) return;
+#ifdef CUDAHOST_TSAN
+    toFiber(tsanSched);
+#endif
+    swapcontext(&(*fibers)[cur].ctx, &sched);
 }
-static void describe(char* s, size_t n, const Fiber& f) {
+CUDAHOST_UNCHECKED static void describe(char* s, size_t n, const Fiber& f) {
     snprintf(s, n, "%s (line %d, mask %#x)", opNames[f.op], f.line, f.mask);
 }
 // complete releases the group that fiber i waits with, when all of it is there.
-static void complete(int i) {
+CUDAHOST_UNCHECKED static void complete(int i) {
     std::vector<Fiber>& fs = *fibers;
     Fiber& f = fs[i];
     char a[160], b[160], msg[400];
@@ -132,7 +168,7 @@ static void complete(int i) {
         if (f.mask >> l & 1) fs[base + l].waiting = false;
 }
 // collective is fiber cur's warp-collective call (or __syncthreads).
-static uint64_t collective(int op, int line, unsigned mask, uint64_t val, int arg = 0, int width = CUDAHOST_WARP) {
+CUDAHOST_UNCHECKED static uint64_t collective(int op, int line, unsigned mask, uint64_t val, int arg = 0, int width = CUDAHOST_WARP) {
     if (fibers == nullptr || cur < 0) {
         fprintf(stderr, "cudahost: %s (line %d) outside a launch of lanes (use Launch)\n", opNames[op], line);
         exit(3);
@@ -151,14 +187,24 @@ static uint64_t collective(int op, int line, unsigned mask, uint64_t val, int ar
             fail(a, f);
         }
     }
+    // Barriers order memory: each arrival releases on the group's address, each departure
+    // acquires it.
+    // (The block's address is its first warp's, one byte on.)
+    const void* order = op == SYNCTHREADS ? (const void*)((const char*)&(*fibers)[cur - (int)f.tid] + 1)
+                        : op == SYNCWARP  ? (const void*)&(*fibers)[cur - (int)(f.tid % W)]
+                                          : nullptr;
+    if (order != nullptr) release(order);
     f.waiting = true, f.op = op, f.line = line, f.mask = mask, f.val = val, f.arg = arg, f.width = width;
     complete(cur);
     while (f.waiting) yield();
+    if (order != nullptr) acquire(order);
     yield();
     return f.result;
 }
-static void trampoline(int i) {
+CUDAHOST_UNCHECKED static void trampoline(int i) {
+    acquire(&fibers);  // the launch's start (the main's writes)
     body();
+    release(&body);  // the launch's end
     std::vector<Fiber>& fs = *fibers;
     fs[i].done = true;
     // A lane that exits while its warp waits for it at a collective; a block waiting at
@@ -175,10 +221,13 @@ static void trampoline(int i) {
             fail(msg, fs[i]);
         }
     }
+#ifdef CUDAHOST_TSAN
+    toFiber(tsanSched);
+#endif
     swapcontext(&fs[i].ctx, &sched);
 }
 // launch runs k on a grid of G blocks of B threads, every thread a fiber.
-static void launch(unsigned G, unsigned B, std::function<void()> k) {
+CUDAHOST_UNCHECKED static void launch(unsigned G, unsigned B, std::function<void()> k) {
     std::vector<Fiber> fs(G * B);
     fibers = &fs, body = std::move(k);
     gridDim.x = G, blockDim.x = B;
@@ -193,6 +242,11 @@ static void launch(unsigned G, unsigned B, std::function<void()> k) {
         f.ctx.uc_link = nullptr;
         makecontext(&f.ctx, (void (*)())trampoline, 1, (int)i);
     }
+#ifdef CUDAHOST_TSAN
+    tsanSched = __tsan_get_current_fiber();
+    while (tsanFibers.size() < fs.size()) tsanFibers.push_back(__tsan_create_fiber(0));
+#endif
+    release(&fibers);
     const int n = (int)fs.size();
     int last = n - 1;
     for (;;) {
@@ -217,9 +271,13 @@ static void launch(unsigned G, unsigned B, std::function<void()> k) {
         }
         cur = last = pick;
         threadIdx.x = fs[pick].tid, blockIdx.x = fs[pick].block;
+#ifdef CUDAHOST_TSAN
+        toFiber(tsanFibers[pick]);
+#endif
         swapcontext(&sched, &fs[pick].ctx);
         cur = -1;
     }
+    acquire(&body);
     fibers = nullptr;
 }
 template <class T> uint64_t bits(T x) {
@@ -254,15 +312,32 @@ inline int __ffs(unsigned x) { return __builtin_ffs(x); }
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
     return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
-// Atomics are plain read-modify-writes (one fiber runs at a time) after a switch of fibers.
-template <class T> T atomicAdd(T* p, T v) { cudahost::yield(); T o = *p; *p = o + v; return o; }
-template <class T> T atomicSub(T* p, T v) { cudahost::yield(); T o = *p; *p = o - v; return o; }
-template <class T> T atomicOr(T* p, T v) { cudahost::yield(); T o = *p; *p = o | v; return o; }
-template <class T> T atomicAnd(T* p, T v) { cudahost::yield(); T o = *p; *p = o & v; return o; }
-template <class T> T atomicMax(T* p, T v) { cudahost::yield(); T o = *p; if (v > o) *p = v; return o; }
-template <class T> T atomicMin(T* p, T v) { cudahost::yield(); T o = *p; if (v < o) *p = v; return o; }
-template <class T> T atomicExch(T* p, T v) { cudahost::yield(); T o = *p; *p = v; return o; }
-template <class T> T atomicCAS(T* p, T cmp, T v) { cudahost::yield(); T o = *p; if (o == cmp) *p = v; return o; }
+// Atomics are relaxed atomic read-modify-writes after a switch of fibers.
+#define CUDAHOST_RLX __ATOMIC_RELAXED
+template <class T> T atomicAdd(T* p, T v) { cudahost::yield(); return __atomic_fetch_add(p, v, CUDAHOST_RLX); }
+template <class T> T atomicSub(T* p, T v) { cudahost::yield(); return __atomic_fetch_sub(p, v, CUDAHOST_RLX); }
+template <class T> T atomicOr(T* p, T v) { cudahost::yield(); return __atomic_fetch_or(p, v, CUDAHOST_RLX); }
+template <class T> T atomicAnd(T* p, T v) { cudahost::yield(); return __atomic_fetch_and(p, v, CUDAHOST_RLX); }
+template <class T> T atomicMax(T* p, T v) {
+    cudahost::yield();
+    T o = __atomic_load_n(p, CUDAHOST_RLX);
+    while (v > o && !__atomic_compare_exchange_n(p, &o, v, false, CUDAHOST_RLX, CUDAHOST_RLX)) {}
+    return o;
+}
+template <class T> T atomicMin(T* p, T v) {
+    cudahost::yield();
+    T o = __atomic_load_n(p, CUDAHOST_RLX);
+    while (v < o && !__atomic_compare_exchange_n(p, &o, v, false, CUDAHOST_RLX, CUDAHOST_RLX)) {}
+    return o;
+}
+template <class T> T atomicExch(T* p, T v) { cudahost::yield(); return __atomic_exchange_n(p, v, CUDAHOST_RLX); }
+template <class T> T atomicCAS(T* p, T cmp, T v) {
+    cudahost::yield();
+    __atomic_compare_exchange_n(p, &cmp, v, false, CUDAHOST_RLX, CUDAHOST_RLX);
+    return cmp;
+}
+// cudahost_vload reads a word that other threads change atomically (a kernel's volatile read).
+template <class T> T cudahost_vload(const T* p) { return __atomic_load_n(p, CUDAHOST_RLX); }
 inline void __threadfence() { cudahost::yield(); }
 // Launch runs KERNEL(args...) on a grid of G blocks of B threads, every thread a fiber.
 #define Launch(G, B, KERNEL, ...) cudahost::launch((G), (B), [&] { KERNEL(__VA_ARGS__); })

@@ -119,3 +119,52 @@ func TestLanes(t *testing.T) {
 		}
 	}
 }
+
+// racesKernel: lane 0 writes a word that lane 1 reads, ordered by a __syncwarp (mode 0), by a
+// ballot alone (mode 1: a race in CUDA's memory model), or by nothing (mode 2); two warps add to
+// one word atomically (mode 0) or not (mode 3).
+const racesKernel = `
+extern "C" __global__ void races(unsigned* w, int mode) {
+  const unsigned lane = threadIdx.x % CUDAHOST_WARP, warp = threadIdx.x / CUDAHOST_WARP;
+  unsigned* mine = w + 4 * warp;
+  if (lane == 0) mine[0] = 7;
+  if (mode == 0) __syncwarp();
+  if (mode == 1) __ballot_sync(0xffffffffu, 1);
+  if (lane == 1) mine[1] = mine[0];
+  if (mode == 3) w[100] += 1;
+  else if (lane == 0) atomicAdd(&w[100], 1u);
+}
+`
+
+const racesMain = `
+int main() {
+  auto a = Read<unsigned>();
+  std::vector<unsigned> w(128);
+  Launch(1, 2 * CUDAHOST_WARP, races, w.data(), (int)a[0]);
+  printf("%u %u\n", w[1], w[5]);
+  return 0;
+}
+`
+
+// TestLanesRaces: under ThreadSanitizer a read of another lane's write ordered by __syncwarp
+// passes; one ordered by a ballot alone, by nothing, or two warps' plain adds to one word fail.
+func TestLanesRaces(t *testing.T) {
+	bin := BuildLanesRaces(t, "races", racesKernel, racesMain, 4)
+	for mode := 0; mode < 4; mode++ {
+		var inp Input
+		Put(&inp, []uint32{uint32(mode)})
+		cmd := exec.Command(bin)
+		cmd.Env = append(cmd.Environ(), "TSAN_OPTIONS=halt_on_error=1 exitcode=66")
+		cmd.Stdin = bytes.NewReader(inp.Bytes())
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		race := strings.Contains(stderr.String(), "data race")
+		if mode == 0 && (err != nil || strings.TrimSpace(string(out)) != "7 7") {
+			t.Errorf("ordered by __syncwarp: %v %q\n%s", err, out, stderr.String())
+		}
+		if mode > 0 && (err == nil || !race) {
+			t.Errorf("mode %d: no race reported (%v)\n%s", mode, err, stderr.String())
+		}
+	}
+}

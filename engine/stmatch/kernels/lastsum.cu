@@ -73,7 +73,7 @@ typedef unsigned u32;
 
 #ifdef LASTSUM_READS
 static u64 lastsum_reads = 0, lastsum_unit_max = 0;  // all reads, and the most of one unit
-#define READS(n) (lastsum_reads += (n))
+#define READS(n) __atomic_fetch_add(&lastsum_reads, (u64)(n), __ATOMIC_RELAXED)
 #else
 #define READS(n) ((void)0)
 #endif
@@ -100,7 +100,7 @@ __device__ __forceinline__ u64 find(const u32* __restrict__ a, u64 n, u32 x) {
 
 #ifdef CUDAHOST
 static u64 lastsum_clock = 0;  // the host's stand-in for %globaltimer: 100 us a reading
-__device__ __forceinline__ u64 clock_ns() { return lastsum_clock += 100000; }
+__device__ __forceinline__ u64 clock_ns() { return __atomic_add_fetch(&lastsum_clock, 100000ull, __ATOMIC_RELAXED); }
 #else
 __device__ __forceinline__ u64 clock_ns() {
   u64 t;
@@ -109,7 +109,11 @@ __device__ __forceinline__ u64 clock_ns() {
 }
 #endif
 
+#ifdef CUDAHOST_WARP
+__device__ __forceinline__ u64 vload(const u64* p) { return cudahost_vload(p); }
+#else
 __device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
+#endif
 
 // stopped says whether the host raised its stop flag (warp-uniform): one warp at a time reads
 // the pinned flag, at most once per POLL_NS, and relays it to ctl[C_STOP] (as cliques.cu does).
@@ -360,7 +364,7 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
     if (lane == 0) unit = !first && clock_ns() - start >= sliceNs ? hi : lo + atomicAdd(&ctl[C_NEXT], 1ull);
     unit = __shfl_sync(FULL, unit, 0);
     if (unit >= hi) break;
-#ifdef LASTSUM_READS
+#if defined(LASTSUM_READS) && !defined(CUDAHOST_WARP)
     const u64 reads0 = lastsum_reads;
 #endif
     const u64 u = units[unit];
@@ -408,7 +412,7 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
       idx[i + 1] = 0;
       i++;
     }
-#ifdef LASTSUM_READS
+#if defined(LASTSUM_READS) && !defined(CUDAHOST_WARP)  // (lanes interleave their units)
     if (lastsum_reads - reads0 > lastsum_unit_max) lastsum_unit_max = lastsum_reads - reads0;
 #endif
   }
