@@ -504,3 +504,42 @@ func TestLastSumKernelLanes(t *testing.T) {
 		t.Errorf("q1 with the stop flag raised: stopped %v, %d of %d counted", w.stopped, got, want)
 	}
 }
+
+// TestLastSumKernelRaces runs the last-level-sum kernel with 8-lane warps under ThreadSanitizer
+// (cudahost.BuildLanesRaces): lanes or warps that touch the same word without a __syncwarp
+// between them (a ballot or a shuffle does not order memory), or add to one word without an
+// atomic, fail the run. A few random cases of the shape, and the stop flag raised.
+func TestLastSumKernelRaces(t *testing.T) {
+	h := &lastSumHost{t: t, bin: cudahost.BuildLanesRaces(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain, 8),
+		perBlock: 2, seed: 5, slice: 3_000_000}
+	seeds := uint64(2)
+	if testenv.Long() {
+		seeds = 12
+	}
+	cases := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		vl, el := int(seed%3), int(seed%4)/2*2
+		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
+		for k, s := range lastSumPatterns {
+			p := labelledShape(t, s, seed, vl, el)
+			sem := semantics[int(seed+uint64(k))%len(semantics)]
+			pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem}, Options{}, nil)
+			if pr.err != nil || pr.ferr != nil || pr.pl.Empty || pr.ls == nil {
+				continue
+			}
+			want := cpuCount(t, g, p, sem)
+			if got, _ := h.count(g, pr.pl, 4, 4, true, 1<<30); got/max(1, pr.divide) != want {
+				t.Errorf("seed %d %s (%s): kernel %d (/%d), cpu %d", seed, p, sem, got, max(1, pr.divide), want)
+			}
+			cases++
+		}
+	}
+	h.stop = true
+	g := gen.RandomGraphM(99, 80, 900, 0, 0)
+	if _, w := h.count(g, testPlan(g, mustParse(lastSumPatterns[0]), engine.Semantics{}, Options{}), 4, 4, true, 1<<30); !w.stopped {
+		t.Errorf("q1 with the stop flag raised: not stopped")
+	}
+	if cases == 0 {
+		t.Errorf("no count had the shape")
+	}
+}

@@ -81,10 +81,11 @@ CUDAHOST_UNCHECKED static void fail(const char* what, const Fiber& f) {
 // yield lets the scheduler pick the next fiber (outside a launch of fibers it does nothing).
 CUDAHOST_UNCHECKED static void yield() {
     if (fibers == nullptr || cur < 0) return;
+    ucontext_t* from = &(*fibers)[cur].ctx;  // (read on this fiber)
 #ifdef CUDAHOST_TSAN
     toFiber(tsanSched);
 #endif
-    swapcontext(&(*fibers)[cur].ctx, &sched);
+    swapcontext(from, &sched);
 }
 CUDAHOST_UNCHECKED static void describe(char* s, size_t n, const Fiber& f) {
     snprintf(s, n, "%s (line %d, mask %#x)", opNames[f.op], f.line, f.mask);
@@ -204,7 +205,6 @@ CUDAHOST_UNCHECKED static uint64_t collective(int op, int line, unsigned mask, u
 CUDAHOST_UNCHECKED static void trampoline(int i) {
     acquire(&fibers);  // the launch's start (the main's writes)
     body();
-    release(&body);  // the launch's end
     std::vector<Fiber>& fs = *fibers;
     fs[i].done = true;
     // A lane that exits while its warp waits for it at a collective; a block waiting at
@@ -221,10 +221,12 @@ CUDAHOST_UNCHECKED static void trampoline(int i) {
             fail(msg, fs[i]);
         }
     }
+    ucontext_t* from = &fs[i].ctx;
+    release(&body);  // the launch's end
 #ifdef CUDAHOST_TSAN
     toFiber(tsanSched);
 #endif
-    swapcontext(&fs[i].ctx, &sched);
+    swapcontext(from, &sched);
 }
 // launch runs k on a grid of G blocks of B threads, every thread a fiber.
 CUDAHOST_UNCHECKED static void launch(unsigned G, unsigned B, std::function<void()> k) {
@@ -271,10 +273,11 @@ CUDAHOST_UNCHECKED static void launch(unsigned G, unsigned B, std::function<void
         }
         cur = last = pick;
         threadIdx.x = fs[pick].tid, blockIdx.x = fs[pick].block;
+        ucontext_t* to = &fs[pick].ctx;  // (read on the scheduler's fiber)
 #ifdef CUDAHOST_TSAN
         toFiber(tsanFibers[pick]);
 #endif
-        swapcontext(&sched, &fs[pick].ctx);
+        swapcontext(&sched, to);
         cur = -1;
     }
     acquire(&body);
