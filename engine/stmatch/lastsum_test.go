@@ -444,13 +444,51 @@ func TestLastSumPrepare(t *testing.T) {
 	}
 }
 
+// lastSumLaneCase is one count for the emulated lanes: the case's seed and pattern index, the
+// problem, its preparation (of the shape) and the CPU engine's count.
+type lastSumLaneCase struct {
+	seed uint64
+	k    int
+	p    *pattern.Pattern
+	sem  engine.Semantics
+	g    *graph.Graph
+	pr   prepared
+	want uint64
+}
+
+// lastSumLaneCases calls f on the counts of the shape among seeds random labelled graphs and the
+// patterns of lastSumPatterns, a semantics each, and returns how many there were.
+func lastSumLaneCases(t *testing.T, seeds uint64, f func(c *lastSumLaneCase)) int {
+	t.Helper()
+	cases := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		vl, el := int(seed%3), int(seed%4)/2*2
+		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
+		for k, s := range lastSumPatterns {
+			c := lastSumLaneCase{seed: seed, k: k, p: labelledShape(t, s, seed, vl, el), g: g}
+			c.sem = semantics[int(seed+uint64(k))%len(semantics)]
+			c.pr = prepare(context.Background(), &engine.Problem{Data: g, Pattern: c.p, Semantics: c.sem}, Options{}, nil)
+			if c.pr.err != nil || c.pr.ferr != nil {
+				t.Fatalf("seed %d %s (%s): %v %v", seed, c.p, c.sem, c.pr.err, c.pr.ferr)
+			}
+			if c.pr.pl.Empty || c.pr.ls == nil {
+				continue
+			}
+			c.want = cpuCount(t, g, c.p, c.sem)
+			f(&c)
+			cases++
+		}
+	}
+	return cases
+}
+
 // TestLastSumKernelLanes runs the last-level-sum kernel with warps of 32 lanes (and 4) emulated
 // by cudahost (BuildLanes: the ballots' compaction, the warp sums, the atomics into the tables and
 // the unit handout between warps, each lane's reads of the others' writes ordered by the warp's
 // collectives), several warps a block, the lanes' fibers in turn and picked at random, ranges
-// cut by the warps' time slice (the 4-lane warps) and continued, on random
-// labelled graphs and the patterns of its shape: against the CPU engine. With the stop flag
-// raised the kernel leaves early and counts at most the whole.
+// cut by the warps' time slice (the 4-lane warps) and continued, on random labelled graphs and
+// the patterns of its shape: against the CPU engine. With the stop flag raised the kernel
+// leaves early and counts at most the whole.
 func TestLastSumKernelLanes(t *testing.T) {
 	seeds := uint64(6)
 	if testenv.Long() {
@@ -458,48 +496,39 @@ func TestLastSumKernelLanes(t *testing.T) {
 	}
 	hosts := []*lastSumHost{newLastSumLanes(t, 32, 2), newLastSumLanes(t, 4, 3)}
 	hosts[1].slice = 3_000_000 // 30 readings of the host's clock: ranges cut into several launches
-	cases, cut := 0, 0
-	for seed := uint64(1); seed <= seeds; seed++ {
-		vl, el := int(seed%3), int(seed%4)/2*2
-		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
-		for k, s := range lastSumPatterns {
-			p := labelledShape(t, s, seed, vl, el)
-			sem := semantics[int(seed+uint64(k))%len(semantics)]
-			pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem}, Options{}, nil)
-			if pr.err != nil || pr.ferr != nil {
-				t.Fatalf("seed %d %s (%s): %v %v", seed, p, sem, pr.err, pr.ferr)
+	cut := 0
+	cases := lastSumLaneCases(t, seeds, func(c *lastSumLaneCase) {
+		div := max(1, c.pr.divide)
+		for hi, h := range hosts {
+			h.seed = (c.seed*7+uint64(c.k))*uint64(hi) + uint64(hi) // the first in turn, the second at random
+			warps := 4 + hi*2
+			got, w := h.count(c.g, c.pr.pl, warps, warps, true, []uint64{7, 1 << 30}[hi])
+			if h.slice > 0 && w.launches > 1 {
+				cut++
 			}
-			if pr.pl.Empty || pr.ls == nil {
-				continue
+			if got%div != 0 || got/div != c.want {
+				t.Errorf("seed %d %s (%s), %d-lane warps, fibers from seed %d: kernel %d (/%d), cpu %d\n%s",
+					c.seed, c.p, c.sem, []int{32, 4}[hi], h.seed, got, div, c.want, c.pr.pl.Describe())
 			}
-			want := cpuCount(t, g, p, sem)
-			div := max(1, pr.divide)
-			for hi, h := range hosts {
-				h.seed = (seed*7+uint64(k))*uint64(hi) + uint64(hi) // the first in turn, the second at random
-				warps := 4 + hi*2
-				got, w := h.count(g, pr.pl, warps, warps, true, []uint64{7, 1 << 30}[hi])
-				if h.slice > 0 && w.launches > 1 {
-					cut++
-				}
-				if got%div != 0 || got/div != want {
-					t.Errorf("seed %d %s (%s), %d-lane warps, fibers from seed %d: kernel %d (/%d), cpu %d\n%s",
-						seed, p, sem, []int{32, 4}[hi], h.seed, got, div, want, pr.pl.Describe())
-				}
-			}
-			cases++
 		}
-	}
+	})
 	t.Logf("%d counts of the shape with emulated lanes, %d with ranges cut by the time slice", cases, cut)
 	if cases < int(seeds) || cut == 0 {
 		t.Errorf("only %d counts had the shape, %d with ranges cut by the time slice", cases, cut)
 	}
-	// The stop flag: raised from the start, the warps leave their units.
+	hosts[0].seed = 3
+	lastSumStopped(t, hosts[0])
+}
+
+// lastSumStopped counts q1 with h and the stop flag raised from the start: the warps leave their
+// units, and the count is short.
+func lastSumStopped(t *testing.T, h *lastSumHost) {
+	t.Helper()
 	g := gen.RandomGraphM(99, 80, 900, 0, 0)
 	q1 := mustParse(lastSumPatterns[0])
-	pl := testPlan(g, q1, engine.Semantics{}, Options{})
-	h := hosts[0]
-	h.seed, h.stop = 3, true
-	got, w := h.count(g, pl, 4, 4, true, 1<<30)
+	h.stop = true
+	got, w := h.count(g, testPlan(g, q1, engine.Semantics{}, Options{}), 4, 4, true, 1<<30)
+	h.stop = false
 	if want := cpuCount(t, g, q1, engine.Semantics{}); !w.stopped || got >= want {
 		t.Errorf("q1 with the stop flag raised: stopped %v, %d of %d counted", w.stopped, got, want)
 	}
@@ -516,30 +545,13 @@ func TestLastSumKernelRaces(t *testing.T) {
 	if testenv.Long() {
 		seeds = 12
 	}
-	cases := 0
-	for seed := uint64(1); seed <= seeds; seed++ {
-		vl, el := int(seed%3), int(seed%4)/2*2
-		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
-		for k, s := range lastSumPatterns {
-			p := labelledShape(t, s, seed, vl, el)
-			sem := semantics[int(seed+uint64(k))%len(semantics)]
-			pr := prepare(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem}, Options{}, nil)
-			if pr.err != nil || pr.ferr != nil || pr.pl.Empty || pr.ls == nil {
-				continue
-			}
-			want := cpuCount(t, g, p, sem)
-			if got, _ := h.count(g, pr.pl, 4, 4, true, 1<<30); got/max(1, pr.divide) != want {
-				t.Errorf("seed %d %s (%s): kernel %d (/%d), cpu %d", seed, p, sem, got, max(1, pr.divide), want)
-			}
-			cases++
+	cases := lastSumLaneCases(t, seeds, func(c *lastSumLaneCase) {
+		if got, _ := h.count(c.g, c.pr.pl, 4, 4, true, 1<<30); got/max(1, c.pr.divide) != c.want {
+			t.Errorf("seed %d %s (%s): kernel %d (/%d), cpu %d", c.seed, c.p, c.sem, got, max(1, c.pr.divide), c.want)
 		}
-	}
-	h.stop = true
-	g := gen.RandomGraphM(99, 80, 900, 0, 0)
-	if _, w := h.count(g, testPlan(g, mustParse(lastSumPatterns[0]), engine.Semantics{}, Options{}), 4, 4, true, 1<<30); !w.stopped {
-		t.Errorf("q1 with the stop flag raised: not stopped")
-	}
+	})
 	if cases == 0 {
 		t.Errorf("no count had the shape")
 	}
+	lastSumStopped(t, h)
 }
