@@ -8,6 +8,7 @@ package stmatch
 // v instead, one intersection per assignment of the levels above and data vertex of v.
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
@@ -25,9 +26,10 @@ var lastSumSource string
 const (
 	lastSumFile   = "stmatch_lastsum.cu"
 	lastSumKernel = "stmatch_lastsum"
-	// lastSumCtlWords: C_NEXT and C_OVERFLOW on lines of their own.
-	lastSumCtlWords = 2 * ctlLine
+	// lastSumCtlWords: C_NEXT, C_OVERFLOW, C_STOP and C_POLL on lines of their own.
+	lastSumCtlWords = 4 * ctlLine
 	lastSumOverflow = ctlLine
+	lastSumStop     = 2 * ctlLine
 	// lastSumMaxSplit is the most units a root is cut into (lastSumUnits), lastSumUnitsPerWarp
 	// the units a warp about.
 	lastSumMaxSplit     = 8
@@ -245,6 +247,18 @@ type lastSumRun struct {
 	runBase
 	buf, ctl, meta, desc *gpu.Buffer
 	off, val, cands, uns gpu.DevicePtr
+	// stop, raised when the count's context ends, makes the kernel's warps leave their units
+	// (one unit of a hub root can take seconds). Nil where the driver cannot map host memory:
+	// the count then stops between launches only.
+	stop *gpu.StopFlag
+}
+
+// release frees the stop flag and the run's device memory.
+func (r *lastSumRun) release() {
+	if r.stop != nil {
+		r.stop.Free()
+	}
+	r.free()
 }
 
 // prepare compiles the kernel, uploads the plan and the work units and sizes the grid to the
@@ -258,6 +272,9 @@ func (r *lastSumRun) prepare(ctx context.Context, lp *lastSumPlan, units []uint6
 	r.st.CacheHit, r.st.Compile = mod.CacheHit, time.Since(tc)
 	if r.fn, err = mod.Function(lastSumKernel); err != nil {
 		return fmt.Errorf("stmatch: %w", err)
+	}
+	if r.stop, err = r.d.NewStopFlag(); err != nil {
+		r.stop = nil
 	}
 	tu := time.Now()
 	if r.meta, r.off, r.val, r.cands, err = r.uploadSpace(lp.fp); err != nil {
@@ -291,13 +308,21 @@ func (r *lastSumRun) prepare(ctx context.Context, lp *lastSumPlan, units []uint6
 }
 
 // run launches the kernel on the ranges of units disp hands out, each in launches of
-// lastSumBatchPerWarp units a warp at first, doubling while a launch ends within maxLaunch/2,
-// until there are none left or ctx ends (checked between launches: the count so far is then
-// returned with ctx's error). A launch finishes its range.
+// lastSumBatchPerWarp units a warp at first, doubling while a launch finishes its range within
+// maxLaunch/2, until there are none left or ctx ends: the stop flag then makes the warps leave
+// their units, and the count so far (a lower bound) is returned with ctx's error. The warps take
+// no unit after maxLaunch of a launch (a display's watchdog, a cancellation without a stop flag):
+// the next launch goes on with the rest of the range.
 func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func(uint64)) (count uint64, err error) {
 	counts := make([]uint64, r.warps)
 	ctl := make([]uint64, lastSumCtlWords)
 	batch := uint64(lastSumBatchPerWarp * r.warps)
+	stop := gpu.DevicePtr(0)
+	if r.stop != nil {
+		stop = r.stop.Ptr()
+		// The flag is freed after run returns: wait for a Set already under way.
+		defer r.stop.RaiseWhenDone(ctx)()
+	}
 	for {
 		lo, end, ok := disp.take()
 		if !ok {
@@ -312,7 +337,7 @@ func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func
 				return count, fmt.Errorf("stmatch: %w", err)
 			}
 			kt, err := r.fn.LaunchSync(gpu.Dim3{X: uint32(r.blocks)}, gpu.Dim3{X: threadsBlock}, 0,
-				r.meta, r.off, r.val, r.cands, r.desc, r.uns, lo, hi, r.buf, r.ctl, r.counts)
+				r.meta, r.off, r.val, r.cands, r.desc, r.uns, lo, hi, uint64(maxLaunch.Nanoseconds()), stop, r.buf, r.ctl, r.counts)
 			if err != nil {
 				return count, fmt.Errorf("stmatch: %w", err)
 			}
@@ -328,9 +353,15 @@ func (r *lastSumRun) run(ctx context.Context, disp *unitDispenser, progress func
 			if err := r.addCounts(&count, counts); err != nil {
 				return 0, err
 			}
-			progress(hi - lo)
-			lo = hi
-			if kt < maxLaunch/2 {
+			if ctl[lastSumStop] != 0 {
+				// The warps left their units: the count is partial.
+				return count, cmp.Or(ctx.Err(), context.Canceled)
+			}
+			// C_NEXT counts the units taken, and one more for each warp that found none left.
+			taken := min(ctl[0], hi-lo)
+			progress(taken)
+			lo += taken
+			if lo >= hi && kt < maxLaunch/2 {
 				batch *= 2
 			}
 		}
@@ -359,7 +390,7 @@ func countLastSum(ctx context.Context, devs []*gpu.Device, p *engine.Problem, lp
 		runs[k] = &lastSumRun{runBase: newRunBase(d, p.GPUMemoryLimit, o)}
 		go func(r *lastSumRun, k int) {
 			defer func() { done <- struct{}{} }()
-			defer r.free()
+			defer r.release()
 			if errs[k] = r.prepare(ctx, lp, units); errs[k] == nil {
 				tr := time.Now()
 				counts[k], errs[k] = r.run(ctx, disp, progress)

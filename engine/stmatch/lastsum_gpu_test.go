@@ -2,8 +2,10 @@ package stmatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
@@ -67,5 +69,20 @@ func TestGPULastSum(t *testing.T) {
 			t.Errorf("%s: %d, cpu %d", name, res.Count, want)
 		}
 		t.Logf("%s: kernel %v in %d launches, %d warps, total %v", name, st.Kernel, st.Launches, st.Warps, st.Total)
+	}
+	// Cancellation: a deadline inside the first launch ends the count through the stop flag,
+	// partial, with the deadline's error, within about a poll of the flag (unless it finished;
+	// a deadline before any launch leaves no partial count).
+	tctx, cancel := context.WithTimeout(ctx, 2*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	res, st, err := CountOptions(tctx, &engine.Problem{Data: g, Pattern: q1}, Options{})
+	took := time.Since(t0)
+	t.Logf("q1 on wiki-Vote with a 2 ms deadline: count %d partial %v err %v after %v (%d launches, compile %v)", res.Count, res.Partial, err, took, st.Launches, st.Compile)
+	switch {
+	case err == nil && !res.Partial && res.Count == want:
+		// Finished (or compiled) within the deadline: nothing to check.
+	case !errors.Is(err, context.DeadlineExceeded) || (st.Launches > 0 && !res.Partial) || res.Count > want || took > st.Compile+time.Second:
+		t.Errorf("q1 with a 2 ms deadline: count %d of %d, partial %v, err %v after %v; want partial and DeadlineExceeded promptly", res.Count, want, res.Partial, err, took)
 	}
 }

@@ -22,10 +22,14 @@ import (
 )
 
 // lastSumMain runs stmatch_lastsum, compiled as C++ by package cudahost, on the arrays of a
-// lastSumPlan and its work units: a grid of a[0] one-lane warps over the units in launches of
-// a[2] units (a[1] in all), as lastSumRun.run launches ranges. It prints the warps' total, whether
-// a count overflowed (the kernel's flag, or the host's sum), the list entries read and the most
-// that one unit read.
+// lastSumPlan and its work units: a grid of a[0] warps of WARP lanes (one, or cudahost's emulated
+// lanes), blocks of a[4] warps, over the units in ranges of a[2] units (a[1] in all), as
+// lastSumRun.run launches them: a range again from the units its launch took while the warps'
+// time slice a[5] (ns of the host's stand-in clock, 100 us a reading) cuts it; with the stop flag
+// a[3]. The set buffers start poisoned. It
+// prints the warps' total, whether a count overflowed (the kernel's flag, or the host's sum),
+// the list entries read, the most that one unit read, whether the kernel saw the stop flag, and
+// the launches.
 const lastSumMain = `
 typedef unsigned long long ull;
 int main() {
@@ -36,38 +40,56 @@ int main() {
     auto desc = Read<ull>();
     auto units = Read<ull>();
     auto a = Read<ull>();
-    std::vector<unsigned> buf(a[0] * desc[4] + 1);
-    std::vector<ull> ctl(32), counts(a[0]);
+    std::vector<unsigned> buf(a[0] * desc[4] + 1, 0xdeadbeefu);
+    std::vector<ull> ctl(64), counts(a[0]);
+    const unsigned stop = (unsigned)a[3];
     ull total = 0;
-    int overflow = 0;
-    for (ull lo = 0; lo < a[1]; lo += a[2]) {
+    int overflow = 0, stopped = 0;
+    ull launches = 0;
+    for (ull lo = 0; lo < a[1] && !stopped;) {
         ull hi = lo + a[2] < a[1] ? lo + a[2] : a[1];
         for (auto& c : ctl) c = 0;
-        Launch(a[0], 1, stmatch_lastsum, meta.data(), off.data(), val.data(), cands.data(), desc.data(),
-               units.data(), lo, hi, buf.data(), ctl.data(), counts.data());
+        Launch(a[0] / a[4], a[4] * WARP, stmatch_lastsum, meta.data(), off.data(), val.data(), cands.data(), desc.data(),
+               units.data(), lo, hi, a[5], &stop, buf.data(), ctl.data(), counts.data());
+        lo += ctl[0] < hi - lo ? ctl[0] : hi - lo;
+        launches++;
         if (ctl[16]) overflow = 1;
+        if (ctl[32]) stopped = 1;
         for (ull c : counts) {
             if (total + c < total) overflow = 1;
             total += c;
         }
     }
-    printf("%llu %d %llu %llu\n", total, overflow, lastsum_reads, lastsum_unit_max);
+    printf("%llu %d %llu %llu %d %llu\n", total, overflow, lastsum_reads, lastsum_unit_max, stopped, launches);
     return 0;
 }
 `
 
-// lastSumHost is the kernel built for the host.
+// lastSumHost is the kernel built for the host: one-lane warps, or warps of lanes emulated by
+// cudahost (BuildLanes) in blocks of perBlock warps, their fibers picked from seed (0: in turn);
+// stop is the host's stop flag as the kernel reads it, slice the warps' time slice (0: none).
 type lastSumHost struct {
-	t   testing.TB
-	bin string
+	t                     testing.TB
+	bin                   string
+	perBlock, seed, slice uint64
+	stop                  bool
 }
 
 func newLastSumHost(t testing.TB) *lastSumHost {
-	return &lastSumHost{t: t, bin: cudahost.Build(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain)}
+	return &lastSumHost{t: t, bin: cudahost.Build(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain), perBlock: 1}
 }
 
-// lastSumWork is what a host run of the kernel read: list entries in all and in its largest unit.
-type lastSumWork struct{ reads, unitMax, units uint64 }
+// newLastSumLanes is newLastSumHost with warps of width emulated lanes, perBlock a block.
+func newLastSumLanes(t testing.TB, width int, perBlock uint64) *lastSumHost {
+	return &lastSumHost{t: t, bin: cudahost.BuildLanes(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain, width), perBlock: perBlock}
+}
+
+// lastSumWork is what a host run of the kernel read: list entries in all and in its largest unit;
+// stopped says that the kernel saw the stop flag; launches is how many ran.
+type lastSumWork struct {
+	reads, unitMax, units, launches uint64
+	stopped                         bool
+}
 
 // count runs the kernel on pl's shape with warps one-lane warps, units split for a grid of
 // unitWarps warps (or one a root), in launches of chunk units; it returns the plan's matches
@@ -91,12 +113,23 @@ func (h *lastSumHost) count(g *graph.Graph, pl *plan.Plan, warps, unitWarps int,
 	cudahost.Put(&in, fp.Cands)
 	cudahost.Put(&in, lp.desc)
 	cudahost.Put(&in, units)
-	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk)})
+	stop := uint64(0)
+	if h.stop {
+		stop = 1
+	}
+	warps = (warps + int(h.perBlock) - 1) / int(h.perBlock) * int(h.perBlock)
+	slice := uint64(math.MaxUint64)
+	if h.slice > 0 {
+		slice = h.slice
+	}
+	cudahost.Put(&in, []uint64{uint64(warps), uint64(len(units)), max(1, chunk), stop, h.perBlock, slice})
 	var total uint64
-	var overflow int
+	var overflow, stopped int
 	w := lastSumWork{units: uint64(len(units))}
-	out := string(cudahost.Run(h.t, h.bin, &in))
-	if _, err := fmt.Sscan(out, &total, &overflow, &w.reads, &w.unitMax); err != nil || overflow != 0 {
+	out := string(cudahost.RunSeeded(h.t, h.bin, &in, h.seed))
+	_, err = fmt.Sscan(out, &total, &overflow, &w.reads, &w.unitMax, &stopped, &w.launches)
+	w.stopped = stopped != 0
+	if err != nil || overflow != 0 {
 		h.t.Fatalf("kernel output %q: %v, overflow %d", out, err, overflow)
 	}
 	return total * pl.Multiplier, w
@@ -409,4 +442,116 @@ func TestLastSumPrepare(t *testing.T) {
 			t.Errorf("q1 %s %+v: divided by %d (want %d), last-level sum %v (%v, %v)", c.sem, c.o, pr.divide, c.divide, pr.ls != nil, pr.err, pr.ferr)
 		}
 	}
+}
+
+// lastSumLaneCase is one count for the emulated lanes: the case's seed and pattern index, the
+// problem, its preparation (of the shape) and the CPU engine's count.
+type lastSumLaneCase struct {
+	seed uint64
+	k    int
+	p    *pattern.Pattern
+	sem  engine.Semantics
+	g    *graph.Graph
+	pr   prepared
+	want uint64
+}
+
+// lastSumLaneCases calls f on the counts of the shape among seeds random labelled graphs and the
+// patterns of lastSumPatterns, a semantics each, and returns how many there were.
+func lastSumLaneCases(t *testing.T, seeds uint64, f func(c *lastSumLaneCase)) int {
+	t.Helper()
+	cases := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		vl, el := int(seed%3), int(seed%4)/2*2
+		g := gen.RandomGraphM(seed*13, 30+int(seed%4)*10, 120+int(seed%5)*40, vl, el)
+		for k, s := range lastSumPatterns {
+			c := lastSumLaneCase{seed: seed, k: k, p: labelledShape(t, s, seed, vl, el), g: g}
+			c.sem = semantics[int(seed+uint64(k))%len(semantics)]
+			c.pr = prepare(context.Background(), &engine.Problem{Data: g, Pattern: c.p, Semantics: c.sem}, Options{}, nil)
+			if c.pr.err != nil || c.pr.ferr != nil {
+				t.Fatalf("seed %d %s (%s): %v %v", seed, c.p, c.sem, c.pr.err, c.pr.ferr)
+			}
+			if c.pr.pl.Empty || c.pr.ls == nil {
+				continue
+			}
+			c.want = cpuCount(t, g, c.p, c.sem)
+			f(&c)
+			cases++
+		}
+	}
+	return cases
+}
+
+// TestLastSumKernelLanes runs the last-level-sum kernel with warps of 32 lanes (and 4) emulated
+// by cudahost (BuildLanes: the ballots' compaction, the warp sums, the atomics into the tables and
+// the unit handout between warps, each lane's reads of the others' writes ordered by the warp's
+// collectives), several warps a block, the lanes' fibers in turn and picked at random, ranges
+// cut by the warps' time slice (the 4-lane warps) and continued, on random labelled graphs and
+// the patterns of its shape: against the CPU engine. With the stop flag raised the kernel
+// leaves early and counts at most the whole.
+func TestLastSumKernelLanes(t *testing.T) {
+	seeds := uint64(6)
+	if testenv.Long() {
+		seeds = 40
+	}
+	hosts := []*lastSumHost{newLastSumLanes(t, 32, 2), newLastSumLanes(t, 4, 3)}
+	hosts[1].slice = 3_000_000 // 30 readings of the host's clock: ranges cut into several launches
+	cut := 0
+	cases := lastSumLaneCases(t, seeds, func(c *lastSumLaneCase) {
+		div := max(1, c.pr.divide)
+		for hi, h := range hosts {
+			h.seed = (c.seed*7+uint64(c.k))*uint64(hi) + uint64(hi) // the first in turn, the second at random
+			warps := 4 + hi*2
+			got, w := h.count(c.g, c.pr.pl, warps, warps, true, []uint64{7, 1 << 30}[hi])
+			if h.slice > 0 && w.launches > 1 {
+				cut++
+			}
+			if got%div != 0 || got/div != c.want {
+				t.Errorf("seed %d %s (%s), %d-lane warps, fibers from seed %d: kernel %d (/%d), cpu %d\n%s",
+					c.seed, c.p, c.sem, []int{32, 4}[hi], h.seed, got, div, c.want, c.pr.pl.Describe())
+			}
+		}
+	})
+	t.Logf("%d counts of the shape with emulated lanes, %d with ranges cut by the time slice", cases, cut)
+	if cases < int(seeds) || cut == 0 {
+		t.Errorf("only %d counts had the shape, %d with ranges cut by the time slice", cases, cut)
+	}
+	hosts[0].seed = 3
+	lastSumStopped(t, hosts[0])
+}
+
+// lastSumStopped counts q1 with h and the stop flag raised from the start: the warps leave their
+// units, and the count is short.
+func lastSumStopped(t *testing.T, h *lastSumHost) {
+	t.Helper()
+	g := gen.RandomGraphM(99, 80, 900, 0, 0)
+	q1 := mustParse(lastSumPatterns[0])
+	h.stop = true
+	got, w := h.count(g, testPlan(g, q1, engine.Semantics{}, Options{}), 4, 4, true, 1<<30)
+	h.stop = false
+	if want := cpuCount(t, g, q1, engine.Semantics{}); !w.stopped || got >= want {
+		t.Errorf("q1 with the stop flag raised: stopped %v, %d of %d counted", w.stopped, got, want)
+	}
+}
+
+// TestLastSumKernelRaces runs the last-level-sum kernel with 8-lane warps under ThreadSanitizer
+// (cudahost.BuildLanesRaces): lanes or warps that touch the same word without a __syncwarp
+// between them (a ballot or a shuffle does not order memory), or add to one word without an
+// atomic, fail the run. A few random cases of the shape, and the stop flag raised.
+func TestLastSumKernelRaces(t *testing.T) {
+	h := &lastSumHost{t: t, bin: cudahost.BuildLanesRaces(t, "lastsum", "#define LASTSUM_READS 1\n"+lastSumSource, lastSumMain, 8),
+		perBlock: 2, seed: 5, slice: 3_000_000}
+	seeds := uint64(2)
+	if testenv.Long() {
+		seeds = 12
+	}
+	cases := lastSumLaneCases(t, seeds, func(c *lastSumLaneCase) {
+		if got, _ := h.count(c.g, c.pr.pl, 4, 4, true, 1<<30); got/max(1, c.pr.divide) != c.want {
+			t.Errorf("seed %d %s (%s): kernel %d (/%d), cpu %d", c.seed, c.p, c.sem, got, max(1, c.pr.divide), c.want)
+		}
+	})
+	if cases == 0 {
+		t.Errorf("no count had the shape")
+	}
+	lastSumStopped(t, h)
 }

@@ -22,11 +22,13 @@
 // Counts: lane 0 adds each assignment's count to a 64-bit counter and writes the warp's total to
 // counts[warp]; a product or sum that wraps sets ctl[C_OVERFLOW] (the host reports overflow).
 // Under CUDAHOST (package cudahost: the source compiled as C++ and run on the host) a warp is one
-// lane; with LASTSUM_READS defined, the list entries the kernel reads are counted in
-// lastsum_reads, and the most that one unit read in lastsum_unit_max (the host measurement of
-// its work).
+// lane, or CUDAHOST_WARP lanes where cudahost emulates them (BuildLanes); with LASTSUM_READS
+// defined, the list entries the kernel reads are counted in lastsum_reads, and the most that one
+// unit read in lastsum_unit_max (the host measurement of its work).
 
-#ifdef CUDAHOST
+#if defined(CUDAHOST_WARP)
+#define WARP CUDAHOST_WARP
+#elif defined(CUDAHOST)
 #define WARP 1
 template <class T> T __shfl_sync(unsigned, T x, int) { return x; }
 #else
@@ -61,13 +63,17 @@ template <class T> T __shfl_sync(unsigned, T x, int) { return x; }
 
 #define C_NEXT 0       // the next unit of the launch's range, relative to lo
 #define C_OVERFLOW 16  // set when a count wrapped
+#define C_STOP 32      // set when a warp found the host's stop flag raised
+#define C_POLL 48      // globaltimer ns from which the next warp to look reads the host's flag
+#define POLL_NS 200000ull  // the host's flag is read once per 200 us at most, by one warp
+#define STOP_STEPS 1023    // a warp looks at the flag every 1,024 assignments of the levels
 
 typedef unsigned long long u64;
 typedef unsigned u32;
 
 #ifdef LASTSUM_READS
 static u64 lastsum_reads = 0, lastsum_unit_max = 0;  // all reads, and the most of one unit
-#define READS(n) (lastsum_reads += (n))
+#define READS(n) __atomic_fetch_add(&lastsum_reads, (u64)(n), __ATOMIC_RELAXED)
 #else
 #define READS(n) ((void)0)
 #endif
@@ -90,6 +96,35 @@ __device__ __forceinline__ u64 find(const u32* __restrict__ a, u64 n, u32 x) {
   const u64 i = lb(a, n, x);
   READS(i < n);
   return i < n && a[i] == x ? i : NONE;
+}
+
+#ifdef CUDAHOST
+static u64 lastsum_clock = 0;  // the host's stand-in for %globaltimer: 100 us a reading
+__device__ __forceinline__ u64 clock_ns() { return __atomic_add_fetch(&lastsum_clock, 100000ull, __ATOMIC_RELAXED); }
+#else
+__device__ __forceinline__ u64 clock_ns() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
+
+#ifdef CUDAHOST_WARP
+__device__ __forceinline__ u64 vload(const u64* p) { return cudahost_vload(p); }
+#else
+__device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
+#endif
+
+// stopped says whether the host raised its stop flag (warp-uniform): one warp at a time reads
+// the pinned flag, at most once per POLL_NS, and relays it to ctl[C_STOP] (as cliques.cu does).
+__device__ bool stopped(const volatile unsigned* stop, u64* ctl, u32 lane) {
+  u32 s = 0;
+  if (lane == 0) {
+    const u64 now = clock_ns(), at = vload(&ctl[C_POLL]);
+    if (now >= at && atomicCAS(&ctl[C_POLL], at, now + POLL_NS) == at && *stop != 0) atomicExch(&ctl[C_STOP], 1ull);
+    s = vload(&ctl[C_STOP]) != 0;
+  }
+  return __shfl_sync(FULL, s, 0) != 0;
 }
 
 __device__ __forceinline__ u64 warp_sum(u64 x) {
@@ -138,6 +173,9 @@ __device__ u64 intersect(const Space& sp, const u64* r, u32 mask, u32 differ, u3
     }
   }
   u64 count = 0;
+  // out (a level's buffer, D or S_E) may still be read by lanes behind: a ballot converges the
+  // lanes but, unlike __syncwarp, does not order their memory accesses.
+  __syncwarp();
   for (u64 base = 0; base < n; base += WARP) {
     const u64 i = base + lane;
     bool keep = i < n;
@@ -216,7 +254,7 @@ __device__ void build(const Space& sp, Tables& tb, u32 eother, const u32* m, con
 }
 
 // evaluate returns the number of assignments of v, e and b for the used vertices m[0..L-2]
-// (wrapped is set when the product overflows).
+// (wrapped is set when the count, nb * t1 - t23, does not fit 64 bits; the product alone may).
 __device__ u64 evaluate(const Space& sp, const Tables& tb, const u64* brec, int L, const u32* m, const u64* mi,
                         u32 lane, bool& wrapped) {
   const int nu = L - 1;
@@ -278,17 +316,22 @@ __device__ u64 evaluate(const Space& sp, const Tables& tb, const u64* brec, int 
   }
   nb = warp_sum(nb);
   t23 = warp_sum(t23);
-  if (__umul64hi(nb, t1) != 0) wrapped = true;
-  return nb * t1 - t23;
+  const u64 lo = nb * t1;
+  if (__umul64hi(nb, t1) - (lo < t23 ? 1 : 0) != 0) wrapped = true;
+  return lo - t23;
 }
 
 // Units lo..hi-1 of units: root (bits 0-31: its position in level 0's candidate list) and the
 // positions k, k+K, ... of its level-1 set (k: bits 32-47, K: bits 48-63). Each warp writes its
-// count to counts[warp]; ctl[C_NEXT] hands out the units.
+// count to counts[warp]; ctl[C_NEXT] hands out the units. A warp takes no unit after sliceNs of
+// its start but its first; ctl[C_NEXT] then tells the host how many were taken (and finished).
+// When the host raises *stop (pinned host memory; stop may be null) the warps leave their units
+// unfinished (the count is then a lower bound) and take no more.
 extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u64* __restrict__ off,
                                            const u32* __restrict__ val, const u32* __restrict__ cands,
                                            const u64* __restrict__ desc, const u64* __restrict__ units,
-                                           u64 lo, u64 hi, u32* __restrict__ buf, u64* ctl, u64* counts) {
+                                           u64 lo, u64 hi, u64 sliceNs, const volatile unsigned* stop,
+                                           u32* __restrict__ buf, u64* ctl, u64* counts) {
   const Space sp = {meta, off, val, cands};
   const u32 lane = threadIdx.x % WARP;
   const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
@@ -311,12 +354,17 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
   bool wrapped = false;
   u32 m[MAXL];
   u64 mi[MAXL], n[MAXL], idx[MAXL];
-  for (;;) {
+  u32 steps = 0;
+  bool left = false;  // the warp left a unit at the host's stop flag
+  u64 start = 0;
+  if (lane == 0) start = clock_ns();
+  for (bool first = true; !left; first = false) {
+    if (stop != nullptr && stopped(stop, ctl, lane)) break;
     u64 unit = 0;
-    if (lane == 0) unit = lo + atomicAdd(&ctl[C_NEXT], 1ull);
+    if (lane == 0) unit = !first && clock_ns() - start >= sliceNs ? hi : lo + atomicAdd(&ctl[C_NEXT], 1ull);
     unit = __shfl_sync(FULL, unit, 0);
     if (unit >= hi) break;
-#ifdef LASTSUM_READS
+#if defined(LASTSUM_READS) && !defined(CUDAHOST_WARP)
     const u64 reads0 = lastsum_reads;
 #endif
     const u64 u = units[unit];
@@ -333,6 +381,10 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
     idx[1] = k0;
     int i = 1;
     while (i > 0) {
+      if (stop != nullptr && (++steps & STOP_STEPS) == 0 && stopped(stop, ctl, lane)) {
+        left = true;
+        break;
+      }
       if (idx[i] >= n[i]) {
         i--;
         continue;
@@ -360,7 +412,7 @@ extern "C" __global__ void stmatch_lastsum(const u64* __restrict__ meta, const u
       idx[i + 1] = 0;
       i++;
     }
-#ifdef LASTSUM_READS
+#if defined(LASTSUM_READS) && !defined(CUDAHOST_WARP)  // (lanes interleave their units)
     if (lastsum_reads - reads0 > lastsum_unit_max) lastsum_unit_max = lastsum_reads - reads0;
 #endif
   }
