@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -225,10 +226,13 @@ func Load(path string, opts Options) (*graph.Graph, error) {
 // for loaders that map it instead (the snapshot). Nothing has been consumed from the buffer.
 type fileReader struct {
 	*bufio.Reader
-	f   *os.File
-	ctx context.Context // what Load was given: the reads of a mapped file check it (lineReader)
+	f *os.File
+	// start is f's offset when the load began: the stream is f from there on (standard input
+	// redirected from a file that a script read some of first).
+	start int64
+	ctx   context.Context // what Load was given: the reads of a mapped file check it (lineReader)
 	// mapped is the file's mapping when a lineReader mapped it (mapRest), for loadGuarded.
-	mapped span
+	mapped mmapfile.Span
 }
 
 // LoadPattern reads a file as a pattern (at most pattern.MaxVertices vertices).
@@ -281,8 +285,8 @@ func buildLocating(b *graph.Builder, path string, opts Options, lines edgeLines)
 	return g, nil
 }
 
-// rescanEdges returns an edgeLines that reads the file behind r again (nothing when r is not a
-// plain file: standard input, a decompressed stream) and finds the edge's lines with parse
+// rescanEdges returns an edgeLines that reads the file behind r again from where its stream
+// began (nothing when r is not a plain file: a pipe, a decompressed stream) and finds the edge's lines with parse
 // and edge, which returns a data line's edge.
 func rescanEdges(r io.Reader, path, comments string, parse parseFunc, edge func(*lineFields) (u, v int64, label uint32, ok bool)) edgeLines {
 	return func(c *graph.EdgeLabelConflict) (first, second int) {
@@ -290,7 +294,7 @@ func rescanEdges(r io.Reader, path, comments string, parse parseFunc, edge func(
 		if !ok || fr.f == nil {
 			return 0, 0
 		}
-		if _, err := fr.f.Seek(0, io.SeekStart); err != nil {
+		if _, err := fr.f.Seek(fr.start, io.SeekStart); err != nil {
 			return 0, 0
 		}
 		lr := newLineReader(fr.f, path)

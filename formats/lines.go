@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/submatch/submatch/internal/mmapfile"
 	"github.com/submatch/submatch/internal/quote"
 )
 
@@ -30,7 +31,7 @@ type lineReader struct {
 	f        *os.File        // the file r reads from its current position on, or nil (see mapRest)
 	ctx      context.Context // what the load was given: a mapped file's blocks check it
 	unmap    func()          // releases the mapping of the file (mapRest), once the blocks are done
-	mapped   span            // the mapping's addresses
+	mapped   mmapfile.Span   // the mapping's addresses
 	fr       *fileReader     // what r is, when it is one
 }
 

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 )
 
 // Tokenising is most of the time a large text graph takes to load (R-MAT scale 20 as `t/v/e`:
@@ -391,11 +392,11 @@ func (lr *lineReader) mapRest() ([]byte, bool) {
 	if st, err := lr.f.Stat(); err != nil || st.Size() != lr.size {
 		return nil, false
 	}
-	data, unmap, err := mapFile(lr.f, int(lr.size))
+	data, unmap, err := mmapfile.Map(lr.f, int(lr.size), false)
 	if err != nil {
 		return nil, false
 	}
-	lr.mapped, lr.unmap = spanOf(data), unmap
+	lr.mapped, lr.unmap = mmapfile.SpanOf(data), unmap
 	if lr.fr != nil {
 		lr.fr.mapped = lr.mapped
 	}
@@ -523,22 +524,14 @@ func splitData(recs []lineRecord, text []byte, comments string, parse parseFunc)
 // parsers, the loader's) turn such a fault into a panic (debug.SetPanicOnFault) and the panic
 // into an error for the file, instead of the crash it would be.
 
-// span is the address range [lo, hi) of a mapping (zero: none).
-type span struct{ lo, hi uintptr }
-
-func spanOf(data []byte) span {
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	return span{p, p + uintptr(len(data))}
-}
-
 // faultError returns the error for r, what recover returned on a goroutine that reads the
 // mapping in: nil for nil, an *InputError naming path for a fault inside in, and for anything
 // else it panics again with r.
-func faultError(path string, r any, in span) error {
+func faultError(path string, r any, in mmapfile.Span) error {
 	if r == nil {
 		return nil
 	}
-	if f, ok := r.(interface{ Addr() uintptr }); ok && in.lo <= f.Addr() && f.Addr() < in.hi {
+	if in.Faulted(r) {
 		err, _ := r.(error)
 		return &InputError{Path: path, Msg: "the file shrank while it was read (truncated or rewritten meanwhile)", Err: err}
 	}

@@ -304,6 +304,14 @@ func detectName(path string) string {
 func readStream(ctx context.Context, r io.Reader, name, extName string, opts Options) (*graph.Graph, error) {
 	opts.ctx = ctx
 	f, _ := r.(*os.File)
+	var start int64 // where f's stream begins (standard input may be redirected at an offset)
+	if f != nil {
+		if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
+			start = pos
+		} else {
+			f = nil // not seekable: read as a stream
+		}
+	}
 	br := bufio.NewReaderSize(&sniffFirst{r: ctxReader{ctx, r}, n: sniffSize}, headSize)
 	dr, closeDec, err := decompress(br, name)
 	if err != nil {
@@ -354,7 +362,7 @@ func readStream(ctx context.Context, r io.Reader, name, extName string, opts Opt
 	if _, mapped := l.(smgLoader); !mapped || f == nil {
 		defer relaxGC(gcHeadroom(size))()
 	}
-	return loadGuarded(l, &fileReader{Reader: dr, f: f, ctx: ctx}, name, opts)
+	return loadGuarded(l, &fileReader{Reader: dr, f: f, start: start, ctx: ctx}, name, opts)
 }
 
 // loadGuarded runs l.Load, turning a fault in reading a mapped text file that shrank meanwhile

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/internal/smg"
 )
@@ -52,7 +53,10 @@ func (smgLoader) Detect(path string, head []byte) int {
 }
 
 func (smgLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, error) {
-	if fr, ok := r.(*fileReader); ok && fr.f != nil {
+	// A file read from its start is mapped; one read from an offset (standard input redirected
+	// after a script read some of it) is read as a stream, where the header's 8-byte alignment
+	// holds.
+	if fr, ok := r.(*fileReader); ok && fr.f != nil && fr.start == 0 {
 		d, unmap, err := readFileAligned(fr.f)
 		if err != nil {
 			return nil, readError(path, 0, err)
@@ -125,7 +129,7 @@ func readFileAligned(f *os.File) (data []byte, unmap func(), err error) {
 	}
 	size := st.Size()
 	if size > 0 && size == int64(int(size)) {
-		if data, unmap, err := mapFile(f, int(size)); err == nil {
+		if data, unmap, err := mmapfile.Map(f, int(size), false); err == nil {
 			return data, unmap, nil
 		}
 	}

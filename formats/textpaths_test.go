@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/mmapfile"
 )
 
 // loadResult is what a load gives: the graph's arrays and names, or the error's text, and the
@@ -134,25 +136,30 @@ func FuzzTextPaths(f *testing.F) {
 	})
 }
 
-// Standard input redirected from a file whose offset is past its start (a script read some of
-// it first) is mapped from that offset on: the load sees what a read would.
-func TestMappedStdinAtOffset(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "g")
-	skip := "words no loader reads\n"
-	rest := "t 3 2\nv 0 1\nv 1 2\nv 2 1\ne 0 1\ne 1 2\n"
-	if err := os.WriteFile(path, []byte(skip+rest), 0o644); err != nil {
+// stdinAt makes standard input the file at path (written with skip then rest) read from past
+// skip, as when a script read some of it first, until the test ends.
+func stdinAt(t *testing.T, path string, skip, rest []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, append(slices.Clip(skip), rest...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if _, err := f.Seek(int64(len(skip)), 0); err != nil {
+	if _, err := f.Seek(int64(len(skip)), io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	defer func(saved *os.File) { os.Stdin = saved }(os.Stdin)
+	saved := os.Stdin
 	os.Stdin = f
+	t.Cleanup(func() { os.Stdin = saved; f.Close() })
+}
+
+// Standard input redirected from a file whose offset is past its start (a script read some of
+// it first) is mapped from that offset on: the load sees what a read would.
+func TestMappedStdinAtOffset(t *testing.T) {
+	rest := "t 3 2\nv 0 1\nv 1 2\nv 2 1\ne 0 1\ne 1 2\n"
+	stdinAt(t, filepath.Join(t.TempDir(), "g"), []byte("words no loader reads\n"), []byte(rest))
 	got, err := Load(Stdin, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +177,7 @@ func TestMappedStdinAtOffset(t *testing.T) {
 // cutter's and the parsers' goroutines (the load) and on the loader's (loadGuarded).
 func TestMappedFileShrinks(t *testing.T) {
 	dir := t.TempDir()
-	// Where text files are not mapped (mapFile: Linux only), none can shrink under a load.
+	// Where text files are not mapped (mmapfile.Map: Linux only), none can shrink under a load.
 	path := filepath.Join(dir, "g")
 	if err := os.WriteFile(path, bytes.Repeat([]byte("0 1\n"), 10_000), 0o644); err != nil {
 		t.Fatal(err)
@@ -180,7 +187,7 @@ func TestMappedFileShrinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	data, unmap, err := mapFile(f, 40_000)
+	data, unmap, err := mmapfile.Map(f, 40_000, false)
 	if err != nil {
 		t.Skip("no mapping here:", err)
 	}
@@ -224,12 +231,12 @@ func TestMappedFileShrinks(t *testing.T) {
 	if err := os.Truncate(path, 100); err != nil {
 		t.Fatal(err)
 	}
-	_, err = loadGuarded(touchLoader{data}, &fileReader{mapped: spanOf(data)}, path, Options{})
+	_, err = loadGuarded(touchLoader{data}, &fileReader{mapped: mmapfile.SpanOf(data)}, path, Options{})
 	if !strings.Contains(fmt.Sprint(err), "shrank while it was read") {
 		t.Fatalf("loader's goroutine: got %v, want the error for a file that shrank", err)
 	}
 	// A parser's goroutine.
-	lr := &lineReader{path: path, mapped: spanOf(data)}
+	lr := &lineReader{path: path, mapped: mmapfile.SpanOf(data)}
 	blk := &lineBlock{text: data[len(data)-8:]}
 	lr.parseBlock(blk, fastEdges, parseEdge, edgeComments)
 	if !strings.Contains(fmt.Sprint(blk.err), "shrank while it was read") || blk.fast || len(blk.recs) > 0 {
@@ -254,4 +261,43 @@ func (touchLoader) Detect(string, []byte) int { return NoMatch }
 func (l touchLoader) Load(io.Reader, string, Options) (*graph.Graph, error) {
 	touched = l.data[len(l.data)-1]
 	return nil, nil
+}
+
+// An edge given with two labels on standard input at an offset is reported at its lines in the
+// stream (the rescan that finds them starts where the stream began, not at the file's start).
+func TestStdinAtOffsetConflictLines(t *testing.T) {
+	skip := []byte("0 1 7\n0 1 8\n") // the same edge with other labels, before the stream
+	stdinAt(t, filepath.Join(t.TempDir(), "g"), skip, []byte("0 1\n1 2 1\n2 1 2\n"))
+	_, err := Load(Stdin, Options{Format: "edgelist"})
+	if want := "edge 1-2 given with two labels: 1 on line 2, 2 on line 3"; !strings.Contains(fmt.Sprint(err), want) {
+		t.Fatalf("got %v, want an error with %q", err, want)
+	}
+}
+
+// A snapshot on standard input at an offset is the snapshot from there on (the file's earlier
+// bytes are not part of it).
+func TestSnapshotStdinAtOffset(t *testing.T) {
+	dir := t.TempDir()
+	want, err := Read(t.Context(), strings.NewReader("t 3 2\nv 0 1\nv 1 2\nv 2 1\ne 0 1\ne 1 2\n"), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(dir, "g.smg")
+	if err := WriteSnapshot(snap, want); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, skip := range []int{3, 8} {
+		stdinAt(t, filepath.Join(dir, "at"), bytes.Repeat([]byte{'x'}, skip), data)
+		got, err := Load(Stdin, Options{})
+		if err != nil {
+			t.Fatalf("skip %d: %v", skip, err)
+		}
+		if !reflect.DeepEqual(got.Raw(), want.Raw()) {
+			t.Fatalf("skip %d: the snapshot at an offset gives another graph", skip)
+		}
+	}
 }

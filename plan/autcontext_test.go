@@ -51,3 +51,50 @@ func TestAutomorphismGroupContext(t *testing.T) {
 		t.Error("the search never looked at its context")
 	}
 }
+
+// TestSymmetryContexts: StabilizerRestrictionsContext and EdgeOrbitsContext with a context that
+// ends at each of their looks in turn: ctx's error, until one that lasts, with which they give
+// what the searches without a context give (the 4-cube, a 12-cycle, a star of 9 leaves; fixed
+// vertices and none).
+func TestSymmetryContexts(t *testing.T) {
+	star, err := pattern.Parse("(c)-(a), (c)-(b), (c)-(d), (c)-(e), (c)-(f), (c)-(g), (c)-(h), (c)-(i), (c)-(j)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cycle []string
+	for v := range 12 {
+		cycle = append(cycle, fmt.Sprintf("(v%d)-(v%d)", v, (v+1)%12))
+	}
+	ring, err := pattern.Parse(strings.Join(cycle, ", "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*pattern.Pattern{hypercube(t, 4), ring, star} {
+		order := make([]int, p.NumVertices())
+		for i := range order {
+			order[i] = (i + 1) % len(order)
+		}
+		for _, fixed := range [][]int{nil, order[:1]} {
+			want := StabilizerRestrictions(p, fixed, order)
+			if n := ctxtest.UntilLasting(t, 1<<20, func(ctx context.Context) error {
+				got, err := StabilizerRestrictionsContext(ctx, p, fixed, order)
+				if err == nil && !slices.Equal(got, want) {
+					t.Errorf("%v fixing %v: restrictions %v, want %v", p, fixed, got, want)
+				}
+				return err
+			}); n == 0 || len(want) == 0 {
+				t.Errorf("%v fixing %v: %d looks at the context, %d restrictions", p, fixed, n, len(want))
+			}
+		}
+		want := EdgeOrbits(p)
+		if n := ctxtest.UntilLasting(t, 1<<20, func(ctx context.Context) error {
+			got, err := EdgeOrbitsContext(ctx, p)
+			if err == nil && fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%v: edge orbits %v, want %v", p, got, want)
+			}
+			return err
+		}); n < 2 {
+			t.Errorf("%v: %d looks at the context", p, n)
+		}
+	}
+}

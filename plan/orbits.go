@@ -31,16 +31,28 @@ func (o EdgeOrbit) OrientedSize() int {
 // representatives in p.Edges(). Like SymmetryRestrictions it searches for one automorphism per
 // question (an edge's image), so the group is never enumerated.
 func EdgeOrbits(p *pattern.Pattern) []EdgeOrbit {
+	return (&autMapper{p: p}).edgeOrbits()
+}
+
+// EdgeOrbitsContext is EdgeOrbits, looking at ctx before each of its searches and every 1,024
+// nodes of one: ctx's error once it has ended.
+func EdgeOrbitsContext(ctx context.Context, p *pattern.Pattern) ([]EdgeOrbit, error) {
+	return mapperContext(ctx, p, (*autMapper).edgeOrbits)
+}
+
+// edgeOrbits is EdgeOrbits by m's searches (in part when m stopped).
+func (m *autMapper) edgeOrbits() []EdgeOrbit {
+	p := m.p
 	edges := p.Edges()
 	color := refinedColors(p)
 	in := make([]bool, len(edges))
 	var out []EdgeOrbit
 	for i, e := range edges {
-		if in[i] {
+		if in[i] || m.stopped {
 			continue
 		}
 		o := EdgeOrbit{U: e.U, V: e.V, Edges: []int{i}}
-		o.Reversible = color[e.U] == color[e.V] && automorphismMapping(p, []int{e.U, e.V}, []int{e.V, e.U})
+		o.Reversible = color[e.U] == color[e.V] && m.mapping([]int{e.U, e.V}, []int{e.V, e.U})
 		for j := i + 1; j < len(edges); j++ {
 			f := edges[j]
 			if in[j] {
@@ -49,9 +61,9 @@ func EdgeOrbits(p *pattern.Pattern) []EdgeOrbit {
 			// Only equal colours can be exchanged; a reversible orbit holds (f.U, f.V) when it
 			// holds (f.V, f.U).
 			fwd := color[e.U] == color[f.U] && color[e.V] == color[f.V] &&
-				automorphismMapping(p, []int{e.U, e.V}, []int{f.U, f.V})
+				m.mapping([]int{e.U, e.V}, []int{f.U, f.V})
 			if !fwd && !o.Reversible && color[e.U] == color[f.V] && color[e.V] == color[f.U] {
-				fwd = automorphismMapping(p, []int{e.U, e.V}, []int{f.V, f.U})
+				fwd = m.mapping([]int{e.U, e.V}, []int{f.V, f.U})
 			}
 			if fwd {
 				in[j] = true

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -28,6 +29,30 @@ func SymmetryRestrictions(p *pattern.Pattern, order []int) []Restriction {
 // vertex of fixed: restrictions that keep exactly one embedding of every orbit of that subgroup
 // (the vertices of fixed take none; order lists the others, any it also lists are skipped).
 func StabilizerRestrictions(p *pattern.Pattern, fixed, order []int) []Restriction {
+	return (&autMapper{p: p}).stabilizerRestrictions(fixed, order)
+}
+
+// StabilizerRestrictionsContext is StabilizerRestrictions, looking at ctx before each of its
+// searches and every 1,024 nodes of one (autSearch): ctx's error once it has ended. (A 31-cycle's
+// or a 30-leaf star's took 25-118 ms on the 2-core VM under load.)
+func StabilizerRestrictionsContext(ctx context.Context, p *pattern.Pattern, fixed, order []int) ([]Restriction, error) {
+	return mapperContext(ctx, p, func(m *autMapper) []Restriction { return m.stabilizerRestrictions(fixed, order) })
+}
+
+// mapperContext returns f's answer by an autMapper of p that stops when ctx ends, or ctx's error.
+func mapperContext[T any](ctx context.Context, p *pattern.Pattern, f func(*autMapper) T) (T, error) {
+	m := &autMapper{p: p, stop: func() bool { return ctx.Err() != nil }}
+	out := f(m)
+	if m.stopped {
+		var zero T
+		return zero, ctx.Err()
+	}
+	return out, nil
+}
+
+// stabilizerRestrictions is StabilizerRestrictions by m's searches (nil when m stopped).
+func (m *autMapper) stabilizerRestrictions(fixed, order []int) []Restriction {
+	p := m.p
 	n := p.NumVertices()
 	color := refinedColors(p)
 	fixed = append(make([]int, 0, n), fixed...)
@@ -38,8 +63,11 @@ func StabilizerRestrictions(p *pattern.Pattern, fixed, order []int) []Restrictio
 		}
 		for w := 0; w < n; w++ {
 			// An automorphism keeps colour refinement's colours, so only equal colours can swap.
-			if w != v && color[w] == color[v] && automorphismExists(p, fixed, v, w) {
+			if w != v && color[w] == color[v] && m.exists(fixed, v, w) {
 				out = append(out, Restriction{Less: v, Greater: w})
+			}
+			if m.stopped {
+				return nil
 			}
 		}
 		fixed = append(fixed, v)
@@ -146,15 +174,27 @@ func AutomorphismCount(p *pattern.Pattern) uint64 {
 	return count
 }
 
-// automorphismExists reports whether an automorphism fixes every vertex in fixed and maps v to w.
-func automorphismExists(p *pattern.Pattern, fixed []int, v, w int) bool {
-	from := append(slices.Clone(fixed), v)
-	return automorphismMapping(p, from, append(slices.Clone(fixed), w))
+// autMapper answers whether automorphisms of p exist by one autSearch each; with stop, each
+// search asks it at its first node and every autCheck+1 nodes, and once it said stop (stopped)
+// every answer is false.
+type autMapper struct {
+	p       *pattern.Pattern
+	stop    func() bool
+	stopped bool
 }
 
-// automorphismMapping reports whether an automorphism of p maps from[i] to to[i] for every i.
-func automorphismMapping(p *pattern.Pattern, from, to []int) bool {
-	s := newAutSearch(p)
+// exists reports whether an automorphism fixes every vertex in fixed and maps v to w.
+func (m *autMapper) exists(fixed []int, v, w int) bool {
+	from := append(slices.Clone(fixed), v)
+	return m.mapping(from, append(slices.Clone(fixed), w))
+}
+
+// mapping reports whether an automorphism of p maps from[i] to to[i] for every i.
+func (m *autMapper) mapping(from, to []int) bool {
+	if m.stopped {
+		return false
+	}
+	s := newAutSearch(m.p)
 	for i, u := range from {
 		if s.image[u] >= 0 {
 			if s.image[u] != to[i] {
@@ -166,9 +206,11 @@ func automorphismMapping(p *pattern.Pattern, from, to []int) bool {
 			return false
 		}
 	}
+	s.stop = m.stop
 	found := false
 	s.search(0, func() bool { found = true; return false })
-	return found
+	m.stopped = s.stopped
+	return found && !s.stopped
 }
 
 type autSearch struct {

@@ -2,6 +2,7 @@ package pbe
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -112,25 +113,29 @@ func TestSharedPrograms(t *testing.T) {
 	}
 }
 
-// TestInterPlanStops: a listing's shared plan enumerates Aut(p) (plan.AutomorphismGroupContext);
-// a context that ends before or during it stops the planning with its error, and one that lasts
-// gives the plan of a live context (the 3-cube: 48 automorphisms to remap through).
+// TestInterPlanStops: a listing's shared plan enumerates Aut(p) (plan.AutomorphismGroupContext),
+// a count's plan searches for its symmetry (the group's restrictions, its orbits on the edges,
+// their stabilisers' restrictions: plan's ...Context searches); a context that ends before or
+// during them stops the planning with its error, and one that lasts gives the plan of a live
+// context (the 3-cube: 48 automorphisms; shared and unshared counts, unique or embeddings).
 func TestInterPlanStops(t *testing.T) {
 	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a), (e)-(f)-(g)-(h)-(e), (a)-(e), (b)-(f), (c)-(g), (d)-(h)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := newInterPlan(context.Background(), p, false, false, false, true, nil)
-	if err != nil || len(want.remap) != 48 {
-		t.Fatalf("live: %d automorphisms, error %v", len(want.remap), err)
-	}
-	if n := ctxtest.UntilLasting(t, 1<<20, func(ctx context.Context) error {
-		ip, err := newInterPlan(ctx, p, false, false, false, true, nil)
-		if err == nil && (len(ip.remap) != len(want.remap) || len(ip.programs) != len(want.programs)) {
-			t.Errorf("%d automorphisms, %d programs; want %d, %d", len(ip.remap), len(ip.programs), len(want.remap), len(want.programs))
+	for _, c := range []struct{ unique, orbits, shared bool }{{false, false, true}, {false, true, true}, {true, true, true}, {false, true, false}, {true, true, false}} {
+		want, err := newInterPlan(context.Background(), p, false, c.unique, c.orbits, c.shared, nil)
+		if err != nil || !c.orbits && len(want.remap) != 48 {
+			t.Fatalf("%+v live: %d automorphisms, error %v", c, len(want.remap), err)
 		}
-		return err
-	}); n == 0 {
-		t.Error("the planning never looked at its context")
+		if n := ctxtest.UntilLasting(t, 1<<20, func(ctx context.Context) error {
+			ip, err := newInterPlan(ctx, p, false, c.unique, c.orbits, c.shared, nil)
+			if err == nil && !reflect.DeepEqual(ip, want) {
+				t.Errorf("%+v: %d automorphisms, %d programs, mult %d; want %d, %d, %d", c, len(ip.remap), len(ip.programs), ip.mult, len(want.remap), len(want.programs), want.mult)
+			}
+			return err
+		}); n < 2 {
+			t.Errorf("%+v: the planning looked at its context %d times", c, n)
+		}
 	}
 }

@@ -67,11 +67,13 @@ type worker interface {
 	Do(fn func() error) error
 }
 
-// kernelStopper is a backend whose direct count's kernel (Last) looks at a stop flag as it runs
-// (every pollEvery rows and entries a thread): raised when the count's context ends, the kernel
-// leaves its rows and adds what it counted so far, so that a cancelled count stops within a poll
-// of it rather than after a block's whole kernel (seconds in core). A count whose kernel left
-// early is partial.
+// kernelStopper is a backend whose kernels look at a stop flag as they run (every pollEvery rows
+// and entries a thread): raised when the count's or listing's context ends, a kernel leaves its
+// rows, so that a cancelled count stops within a poll of it rather than after a block's or
+// chunk's whole kernel (seconds in core), and every kernel after it leaves at its first look. A
+// direct count's kernel (Last) adds what it counted so far; a join kernel's output is left in
+// part, and the runner reads none of it once the context has ended (runner.readJoin). A count
+// whose kernel left early is partial.
 type kernelStopper interface {
 	// stopOn raises the flag when ctx ends, until the function it returns is called.
 	stopOn(ctx context.Context) (release func())
@@ -79,12 +81,12 @@ type kernelStopper interface {
 	cut() (bool, error)
 }
 
-// pollEvery is how many ticks (rows and list entries) a thread of Last takes between two looks at
-// the stop flag, the first look at its first tick (kernels/sgsi.cu's POLL_EVERY).
+// pollEvery is how many ticks (rows and items or list entries) a thread of a kernel takes between
+// two looks at the stop flag, the first look at its first tick (kernels/sgsi.cu's POLL_EVERY).
 const pollEvery = 1024
 
-// lastStop is a thread's polling of the stop flag in Last (kernels/sgsi.cu's Stopper).
-type lastStop struct {
+// threadStop is a thread's polling of the stop flag in a kernel (kernels/sgsi.cu's Stopper).
+type threadStop struct {
 	flag    *atomic.Uint32
 	left    uint32 // ticks before the next look
 	stopped bool
@@ -92,7 +94,7 @@ type lastStop struct {
 
 // tick counts a row or an entry and reports whether the thread is to stop (for good, once the
 // flag was seen raised).
-func (s *lastStop) tick() bool {
+func (s *threadStop) tick() bool {
 	if s.left == 0 {
 		s.left = pollEvery
 		if !s.stopped && s.flag.Load() != 0 {
@@ -180,8 +182,8 @@ type HostBackend struct {
 	peak uint64 // highest word written
 	tabs map[int][]uint32
 	hp   *hostPipe // the pipeline (Options.Overlap), made at its first use
-	// stop is Last's stop flag (kernelStopper), raised by stopOn's context; left is set when a
-	// Last left its work early.
+	// stop is the kernels' stop flag (kernelStopper), raised by stopOn's context; left is set
+	// when a kernel left its work early.
 	stop atomic.Uint32
 	left bool
 }
@@ -258,15 +260,33 @@ func (h *HostBackend) rowList(a *joinArgs, r uint32) ([]uint32, uint32, bool) {
 	return m[a.SegNbr+uint64(m[o]) : a.SegNbr+uint64(m[o+1])], v, true
 }
 
+// joinRows runs a join kernel on one thread: row for each row of a's index list while the
+// thread's polling of the stop flag says go on (a tick a row; row ticks once an item), as the
+// device's threads do (kernels/sgsi.cu's dealRows); a stop is recorded in left.
+func (h *HostBackend) joinRows(a *joinArgs, row func(r uint32, sp *threadStop) error) error {
+	sp := threadStop{flag: &h.stop}
+	var err error
+	for _, r := range h.mem[a.Idx : a.Idx+uint64(a.NIdx)] {
+		if sp.tick() {
+			break
+		}
+		if err = row(r, &sp); err != nil {
+			break
+		}
+	}
+	h.left = h.left || sp.stopped
+	return err
+}
+
 func (h *HostBackend) First(a joinArgs) error {
 	m := h.mem
 	nless, ngreater := m[a.Desc], m[a.Desc+1]
 	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]
 	greater := m[a.Desc+2+uint64(nless) : a.Desc+2+uint64(nless+ngreater)]
-	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+	return h.joinRows(&a, func(r uint32, sp *threadStop) error {
 		list, v, ok := h.rowList(&a, r)
 		if !ok {
-			continue
+			return nil
 		}
 		skip := uint32(0) // the list position of the segment's first entry
 		if v == a.Lo {
@@ -280,6 +300,9 @@ func (h *HostBackend) First(a joinArgs) error {
 			p := skip + uint32(j)
 			if p < a.WinLo || p >= a.WinHi {
 				continue
+			}
+			if sp.tick() {
+				return nil
 			}
 			if uint64(p-a.WinLo) >= uint64(len(buf)) {
 				return fmt.Errorf("sgsi host backend: row %d's list position %d beyond its buffer of %d words (window from %d)", r, p, len(buf), a.WinLo)
@@ -297,19 +320,22 @@ func (h *HostBackend) First(a joinArgs) error {
 				buf[p-a.WinLo] = invalid
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (h *HostBackend) Intersect(a joinArgs) error {
 	m := h.mem
-	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+	return h.joinRows(&a, func(r uint32, sp *threadStop) error {
 		list, v, ok := h.rowList(&a, r)
 		if !ok {
-			continue
+			return nil
 		}
 		buf := m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])]
 		for j, x := range buf {
+			if sp.tick() {
+				return nil
+			}
 			if x == invalid {
 				continue
 			}
@@ -322,16 +348,19 @@ func (h *HostBackend) Intersect(a joinArgs) error {
 				buf[j] = invalid
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (h *HostBackend) Count(a joinArgs) error {
 	m := h.mem
 	total := uint64(0)
-	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+	err := h.joinRows(&a, func(r uint32, sp *threadStop) error {
 		c := uint32(0)
 		for _, x := range m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])] {
+			if sp.tick() {
+				break
+			}
 			if x != invalid {
 				c++
 			}
@@ -340,23 +369,27 @@ func (h *HostBackend) Count(a joinArgs) error {
 			m[a.Cnt+uint64(r)] += c
 		}
 		total += uint64(c)
-	}
+		return nil
+	})
 	total += uint64(m[a.Total]) | uint64(m[a.Total+1])<<32
 	m[a.Total], m[a.Total+1] = uint32(total), uint32(total>>32)
-	return nil
+	return err
 }
 
 func (h *HostBackend) Link(a joinArgs) error {
 	m := h.mem
 	w := uint64(a.Width)
 	base := m[a.Cnt+uint64(a.A)]
-	for _, r := range m[a.Idx : a.Idx+uint64(a.NIdx)] {
+	return h.joinRows(&a, func(r uint32, sp *threadStop) error {
 		if r < a.A || r >= a.B {
-			continue
+			return nil
 		}
 		at := uint64(m[a.Cnt+uint64(r)] - base)
 		row := m[a.Rows+uint64(r)*w : a.Rows+uint64(r+1)*w]
 		for _, x := range m[a.GBA+uint64(m[a.F+uint64(r)]) : a.GBA+uint64(m[a.F+uint64(r)+1])] {
+			if sp.tick() {
+				return nil
+			}
 			if x == invalid {
 				continue
 			}
@@ -368,8 +401,8 @@ func (h *HostBackend) Link(a joinArgs) error {
 			m[out+w] = x
 			at++
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // keyList returns v's list in the key upload of link entry l (Last; kernels/sgsi.cu's keyList).
@@ -399,14 +432,14 @@ func (h *HostBackend) stopOn(ctx context.Context) func() {
 func (h *HostBackend) cut() (bool, error) { return h.left, nil }
 
 // Last is sgsi_last on one thread: it looks at the stop flag as each of the kernel's threads
-// does (lastStop), and a stop leaves the rows left uncounted.
+// does (threadStop), and a stop leaves the rows left uncounted.
 func (h *HostBackend) Last(a lastArgs) error {
 	m := h.mem
 	links := m[a.Links : a.Links+uint64(a.NLinks)*linkWords]
 	var row [32]uint32
 	var lists [32][]uint32
 	total := uint64(0)
-	sp := lastStop{flag: &h.stop}
+	sp := threadStop{flag: &h.stop}
 	if a.NGen > 0 {
 		for _, va := range m[a.Gen : a.Gen+uint64(a.NGen)] {
 			if sp.stopped {
@@ -454,7 +487,7 @@ func (h *HostBackend) Last(a lastArgs) error {
 
 // lastRow is Last's count of one row (kernels/sgsi.cu's lastRow): lists holds the links'
 // lists, those of the links in the bit mask known already, the others found here.
-func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32, known uint32, sp *lastStop) uint64 {
+func (h *HostBackend) lastRow(a *lastArgs, row []uint32, links []uint32, lists *[32][]uint32, known uint32, sp *threadStop) uint64 {
 	m := h.mem
 	nless, ngreater := m[a.Desc], m[a.Desc+1]
 	less := m[a.Desc+2 : a.Desc+2+uint64(nless)]

@@ -23,25 +23,22 @@ import (
 // kernel's grid and G come from cudaBackend.layout: one block per row and G = 1 for the warp and
 // block layers, a few blocks for the task pool (G = 0) and for the whole-grid layer (G = the grid).
 const cudahostMain = `
+// LaunchAt is Launch on one-thread blocks, the stop flag raised before block AT (past the grid:
+// never; 0: raised all along, as after a stop).
+#define LaunchAt(G, AT, KERNEL, ...) do { gridDim.x = (G); blockDim.x = 1; threadIdx.x = 0; \
+    for (unsigned _b = 0; _b < (G); ++_b) { if (_b == (AT)) stopw = 1; blockIdx.x = _b; KERNEL(__VA_ARGS__); } } while (0)
 int main() {
     auto a = Read<uint64_t>();
     auto mem = Read<uint32_t>();
     u32* m = mem.data();
-    u32 stopw = 0; u64 ctl[2] = {0, 0}; // sgsi_last's stop flag and polling words
+    u32 stopw = 0; u64 ctl[2] = {0, 0}; // the kernels' stop flag and polling words
     switch (a[0]) {
     case 0: Launch(a[1], 1, sgsi_filter, m + a[2], m + a[3], a[4], a[5], m + a[6], m + a[7], a[8], m + a[9], a[10]); break;
-    case 1: Launch(a[1], 1, sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], a[19], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18]); break;
-    case 2: Launch(a[1], 1, sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], a[18], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17]); break;
-    case 3: Launch(a[1], 1, sgsi_count, m + a[2], m + a[3], a[4], a[9], m + a[5], m + a[6], a[7], (u64*)(m + a[8])); break;
-    case 5: // (a[18]: raise the stop flag before block a[18]; past the grid: never)
-        gridDim.x = a[1]; blockDim.x = 1; threadIdx.x = 0;
-        for (unsigned b = 0; b < a[1]; ++b) {
-            if (b == a[18]) stopw = 1;
-            blockIdx.x = b;
-            sgsi_last(m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], a[14], a[15], a[16], (u64*)(m + a[17]), &stopw, ctl);
-        }
-        break;
-    case 4: Launch(a[1], 1, sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], a[12], m + a[7], m + a[8], a[9], a[10], m + a[11]); break;
+    case 1: LaunchAt(a[1], a[20], sgsi_first, m + a[2], a[3], m + a[4], m + a[5], a[6], a[19], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], m + a[16], m + a[17], m + a[18], &stopw, ctl); break;
+    case 2: LaunchAt(a[1], a[19], sgsi_intersect, m + a[2], a[3], m + a[4], m + a[5], a[6], a[18], a[7], m + a[8], m + a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], m + a[17], &stopw, ctl); break;
+    case 3: LaunchAt(a[1], a[10], sgsi_count, m + a[2], m + a[3], a[4], a[9], m + a[5], m + a[6], a[7], (u64*)(m + a[8]), &stopw, ctl); break;
+    case 5: LaunchAt(a[1], a[18], sgsi_last, m, m + a[2], a[3], a[4], 1, m + a[5], a[6], m + a[7], m + a[8], m + a[9], a[10], a[11], m + a[12], m + a[13], a[14], a[15], a[16], (u64*)(m + a[17]), &stopw, ctl); break;
+    case 4: LaunchAt(a[1], a[13], sgsi_link, m + a[2], a[3], m + a[4], m + a[5], a[6], a[12], m + a[7], m + a[8], a[9], a[10], m + a[11], &stopw, ctl); break;
     }
     fwrite(m, 4, mem.size(), stdout);
     return 0;
@@ -54,6 +51,24 @@ type cudaBackend struct {
 	*HostBackend
 	t   *testing.T
 	bin string
+	// cutAt, when set, is the block before which the next join kernel's launch raises the stop
+	// flag (stopAt; then cleared).
+	cutAt *uint64
+}
+
+// stopAt is the block before which a launch of blocks raises the stop flag: 0 when the backend's
+// flag is raised (it stays raised for the kernels after a stop, as the device's polling words
+// do), else the test's cut (cutAt), else never. A stop within the grid is recorded in left.
+func (c *cudaBackend) stopAt(blocks uint64) uint64 {
+	at := uint64(invalid)
+	switch {
+	case c.stop.Load() != 0:
+		at = 0
+	case c.cutAt != nil:
+		at, c.cutAt = *c.cutAt, nil
+	}
+	c.left = c.left || at < blocks
+	return at
 }
 
 func (c *cudaBackend) launch(args ...uint64) {
@@ -88,31 +103,31 @@ func layout(a joinArgs) (blocks, G uint64) {
 func (c *cudaBackend) First(a joinArgs) error {
 	blocks, G := layout(a)
 	c.launch(1, blocks, a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.WinLo), uint64(a.WinHi), a.Bits, a.Desc, a.GBA, G)
+		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.WinLo), uint64(a.WinHi), a.Bits, a.Desc, a.GBA, G, c.stopAt(blocks))
 	return nil
 }
 
 func (c *cudaBackend) Intersect(a joinArgs) error {
 	blocks, G := layout(a)
 	c.launch(2, blocks, a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), uint64(a.Col), a.SegOff, a.SegNbr,
-		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.Prev), uint64(a.Tail), uint64(a.Negate), a.GBA, G)
+		uint64(a.Lo), uint64(a.Hi), uint64(a.NRef), uint64(a.Head), uint64(a.Prev), uint64(a.Tail), uint64(a.Negate), a.GBA, G, c.stopAt(blocks))
 	return nil
 }
 
 func (c *cudaBackend) Count(a joinArgs) error {
 	blocks, G := layout(a)
-	c.launch(3, blocks, a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.HasCnt), a.Total, G)
+	c.launch(3, blocks, a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.HasCnt), a.Total, G, c.stopAt(blocks))
 	return nil
 }
 
 func (c *cudaBackend) Link(a joinArgs) error {
 	blocks, G := layout(a)
-	c.launch(4, blocks, a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.A), uint64(a.B), a.Out, G)
+	c.launch(4, blocks, a.Rows, uint64(a.Width), a.F, a.Idx, uint64(a.NIdx), a.GBA, a.Cnt, uint64(a.A), uint64(a.B), a.Out, G, c.stopAt(blocks))
 	return nil
 }
 
 func (c *cudaBackend) Last(a lastArgs) error {
-	c.lastStopAt(a, invalid)
+	c.lastStopAt(a, uint32(c.stopAt(uint64(max(a.NRows, a.NGen, 1)))))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -304,6 +305,18 @@ func (r *runner) get(dst []uint32, off uint64) error {
 	return err
 }
 
+// readJoin copies a join kernel's output back (get), or returns the context's error once the
+// context has ended: a kernel may then have left its work in part (kernelStopper; the stop flag
+// rises only after the context's end, and the copy waited for the kernels queued before it), and
+// what a stopped kernel's rows hold (counts, buffers, output rows) must be neither counted nor
+// spilled, nor read as offsets.
+func (r *runner) readJoin(dst []uint32, off uint64) error {
+	if err := r.get(dst, off); err != nil {
+		return err
+	}
+	return r.ctx.Err()
+}
+
 func (r *runner) kernel(f func() error) error {
 	t := time.Now()
 	err := f()
@@ -334,7 +347,7 @@ func (r *runner) zero(off, n uint64) error {
 
 // run filters, plans and joins.
 func (r *runner) run(induced, unique bool) error {
-	if ks, ok := r.be.(kernelStopper); ok && r.count {
+	if ks, ok := r.be.(kernelStopper); ok {
 		defer ks.stopOn(r.ctx)()
 	}
 	g := r.s.g
@@ -538,13 +551,14 @@ func (r *runner) run(induced, unique bool) error {
 	return err
 }
 
-// errCutLive: a direct count's kernel left its work early while the count's context was still
-// running (the backend raised its stop flag on its own).
-var errCutLive = errors.New("sgsi: the direct count's kernel stopped with the count's context running")
+// errCutLive: a count's kernel left its work early while the count's context was still running
+// (the backend raised its stop flag on its own).
+var errCutLive = errors.New("sgsi: a kernel of the count stopped with the count's context running")
 
-// kernelCut returns the context's error when a direct count's kernel left its work early (the
-// count is then partial, as when the context's end is seen between chunks): a kernel stopped
-// during the last block leaves no later check of the context to report it.
+// kernelCut returns the context's error when a count's kernel left its work early (the count is
+// then partial, as when the context's end is seen between chunks): a kernel stopped during the
+// last block or the last step's last chunk (added up on the device, not read back) leaves no
+// later check of the context to report it.
 func (r *runner) kernelCut() error {
 	ks, ok := r.be.(kernelStopper)
 	if !ok {
@@ -923,8 +937,11 @@ func (r *runner) level(i int, table []uint32) error {
 		}
 	}
 	t := time.Now()
-	groups := r.byShortest(st, table, i+1, !(final && r.count))
+	groups, err := r.byShortest(st, table, i+1, !(final && r.count))
 	r.st.Group += time.Since(t)
+	if err != nil {
+		return err // (the table's rows mixed up: the count or listing is partial)
+	}
 	for _, g := range groups {
 		if err := r.join(i, g.st, g.rows, g.order, desc, final); err != nil || r.stop {
 			return err
@@ -973,10 +990,12 @@ func (o rowOrder) less(a, b []uint32) bool {
 // column of the longest lists in all, and tiled by the first edge's column (whose lists, the
 // buffers', are the shorter) in blocks of about four chunks' rows: a chunk then reads a narrow
 // range of the long lists and one block's short lists, not lists from every segment. With
-// spill, the chunk's rows take half the arena (join).
-func (r *runner) byShortest(st *step, table []uint32, k int, spill bool) []rowGroup {
+// spill, the chunk's rows take half the arena (join). It returns the context's error, the table's
+// rows mixed up, when the context ends (looked at every sortCheckRows rows a goroutine: R-MAT
+// scale 18's 4-cycles split tens of millions of rows, 0.2 s on the emulation).
+func (r *runner) byShortest(st *step, table []uint32, k int, spill bool) ([]rowGroup, error) {
 	if st.cartesian || len(st.others) == 0 {
-		return []rowGroup{{st, table, rowOrder{col: st.first.col}}}
+		return []rowGroup{{st, table, rowOrder{col: st.first.col}}}, nil
 	}
 	links := append([]link{st.first}, st.others...)
 	lgs := make([]*labelGraph, len(links))
@@ -991,31 +1010,42 @@ func (r *runner) byShortest(st *step, table []uint32, k int, spill bool) []rowGr
 	nw := rowWorkers(n, r.threads)
 	// sums[w][b*len(links)+j]: the length of link j's lists over worker w's rows of group b.
 	sums := make([][]uint64, nw)
+	var stopped atomic.Bool
 	par.For(nw, nw, func(w int) {
 		sum := make([]uint64, len(links)*len(links))
-		var d [32]uint64
-		for row := w * n / nw; row < (w+1)*n/nw; row++ {
-			best := 0
-			for j := range links {
-				d[j] = lgs[j].degree(table[row*k+links[j].col])
-				if d[j] < d[best] {
-					best = j
+		rowBlocks(r.ctx, &stopped, w*n/nw, (w+1)*n/nw, 1, func(from, to int) {
+			var d [32]uint64
+			for row := from; row < to; row++ {
+				best := 0
+				for j := range links {
+					d[j] = lgs[j].degree(table[row*k+links[j].col])
+					if d[j] < d[best] {
+						best = j
+					}
+				}
+				grp[row] = uint8(best)
+				for j := range links {
+					sum[best*len(links)+j] += d[j]
 				}
 			}
-			grp[row] = uint8(best)
-			for j := range links {
-				sum[best*len(links)+j] += d[j]
-			}
-		}
+		})
 		sums[w] = sum
 	})
+	if stopped.Load() {
+		return nil, r.ctx.Err()
+	}
 	rs := rowSorter{table, k, rowOrder{}, make([]uint32, k)}
 	var out []rowGroup
 	lo := 0
 	for j := range links {
 		// Rows of link j to [lo, a).
 		a, b := lo, n-1
-		for a <= b {
+		for steps := 1; a <= b; steps++ {
+			if steps%sortCheckRows == 0 {
+				if err := r.ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			switch {
 			case int(grp[a]) == j:
 				a++
@@ -1043,7 +1073,7 @@ func (r *runner) byShortest(st *step, table []uint32, k int, spill bool) []rowGr
 		out = append(out, rowGroup{v, table[lo*k : a*k], r.rowOrder(links, j, sums, a-lo, k, spill)})
 		lo = a
 	}
-	return out
+	return out, nil
 }
 
 // rowOrder is the order (see byShortest) of the n rows of width k that take links[j] as their
@@ -1105,7 +1135,9 @@ func (r *runner) join(i int, st *step, table []uint32, order rowOrder, desc []ui
 		// Rows in order (byShortest): a chunk then reads narrow ranges of the label graphs'
 		// segments, the next chunk the ranges after them.
 		t := time.Now()
-		sortRows(table, r.sortBuffer(uint64(len(table))), k, order, bits.Len32(uint32(r.s.g.NumVertices())), r.threads)
+		if err := sortRows(r.ctx, table, r.sortBuffer(uint64(len(table))), k, order, bits.Len32(uint32(r.s.g.NumVertices())), r.threads); err != nil {
+			return err // (the table's rows mixed up: the count is partial)
+		}
 		if order.tiled() {
 			r.st.Tiled++
 		}
@@ -1368,7 +1400,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if err := launch(b, Backend.Count); err != nil {
 		return err
 	}
-	if err := r.get(cnt[:R], cntOff); err != nil {
+	if err := r.readJoin(cnt[:R], cntOff); err != nil {
 		return err
 	}
 	O := grow(&r.oBuf, R+1)
@@ -1417,7 +1449,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		}
 		n := uint64(O[hi]-O[lo]) * w
 		r.used(outOff + n)
-		if err := r.get(next[at+uint64(O[lo])*w:at+uint64(O[lo])*w+n], outOff); err != nil {
+		if err := r.readJoin(next[at+uint64(O[lo])*w:at+uint64(O[lo])*w+n], outOff); err != nil {
 			return err
 		}
 		lo = hi
@@ -1639,26 +1671,30 @@ func (r *runner) table(level int, n uint64) error {
 // ones or a tiled order through rowSorter). A table of millions of rows took seconds to sort by
 // comparisons (R-MAT scale 22: a third of the runner's host time); the radix sort moves each
 // row twice or three times (a tiled order: twice as many).
-func sortRows(t, buf []uint32, k int, o rowOrder, keyBits, workers int) {
+//
+// The radix sort looks at ctx every sortCheckRows rows a goroutine counts or moves: once ctx has
+// ended it returns ctx's error within about a millisecond, t's rows then mixed up (the caller
+// discards the table). The sort by comparisons (no buffer) does not look at ctx.
+func sortRows(ctx context.Context, t, buf []uint32, k int, o rowOrder, keyBits, workers int) error {
 	if len(t)/max(k, 1) < 2 {
-		return
+		return nil
 	}
 	if buf != nil {
 		scatter := scatterRows
 		if k < len(arrayScatters) && arrayScatters[k] != nil {
 			scatter = arrayScatters[k]
 		}
-		radixSort(t, buf, k, o.col, 0, keyBits, workers, scatter)
-		if o.tiled() {
-			radixSort(t, buf, k, o.tile, int(o.shift), keyBits, workers, scatter)
+		if err := radixSort(ctx, t, buf, k, o.col, 0, keyBits, workers, scatter); err != nil || !o.tiled() {
+			return err
 		}
-		return
+		return radixSort(ctx, t, buf, k, o.tile, int(o.shift), keyBits, workers, scatter)
 	}
 	if k < len(arraySorts) && arraySorts[k] != nil && !o.tiled() {
 		arraySorts[k](t, o.col)
-		return
+		return nil
 	}
 	sort.Sort(rowSorter{t, k, o, make([]uint32, k)})
+	return nil
 }
 
 // arraySorts[k] sorts rows of k words, 2 to 8, as arrays; arrayScatters[k] moves them in a
@@ -1706,14 +1742,32 @@ func rowWorkers(n, workers int) int {
 	return max(1, min(workers, n/minWorkerRows))
 }
 
+// sortCheckRows is how many rows a goroutine of radixSort counts or moves between two looks at
+// its context: 2^15 rows of 5 words are about a millisecond's work (BenchmarkSortRows), a look
+// some nanoseconds.
+const sortCheckRows = 1 << 15
+
+// rowBlocks calls f on the words [lo, hi) of a table's rows of k words, sortCheckRows rows at a
+// time, while ctx lasts and stopped is not set; it sets stopped when ctx has ended.
+func rowBlocks(ctx context.Context, stopped *atomic.Bool, lo, hi, k int, f func(lo, hi int)) {
+	for at := lo; at < hi; at += sortCheckRows * k {
+		if stopped.Load() || ctx.Err() != nil {
+			stopped.Store(true)
+			return
+		}
+		f(at, min(hi, at+sortCheckRows*k))
+	}
+}
+
 // radixSort sorts t, rows of k words, by the bits [from, keyBits) of column col (values below
 // 2^keyBits), through buf (as long as t): a stable least-significant-digit radix sort, each pass
 // moving the rows by scatter,
 // on up to workers goroutines (<= 0: all cores), each counting then moving its own range of rows
-// (the device's host has 16 cores; the runner's other work waits for the sort).
-func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scatterFunc) {
+// (the device's host has 16 cores; the runner's other work waits for the sort). It returns ctx's
+// error, t's rows mixed up, when ctx ends (looked at every sortCheckRows rows).
+func radixSort(ctx context.Context, t, buf []uint32, k, col, from, keyBits, workers int, scatter scatterFunc) error {
 	if keyBits <= from {
-		return
+		return nil
 	}
 	src, dst := t, buf[:len(t)]
 	passes, bits := radixDigits(keyBits - from)
@@ -1721,16 +1775,25 @@ func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scat
 	nw := rowWorkers(n, workers)
 	counts := make([][1 << 12]int, nw)
 	rows := func(w int) (int, int) { return w * n / nw * k, (w + 1) * n / nw * k }
+	var stopped atomic.Bool
+	blocks := func(w int, f func(lo, hi int)) {
+		lo, hi := rows(w)
+		rowBlocks(ctx, &stopped, lo, hi, k, f)
+	}
 	for p := range passes {
 		shift, mask := uint(from+p*bits), uint32(1)<<bits-1
 		par.For(nw, nw, func(w int) {
 			c := counts[w][:1<<bits]
 			clear(c)
-			lo, hi := rows(w)
-			for i := lo + col; i < hi; i += k {
-				c[src[i]>>shift&mask]++
-			}
+			blocks(w, func(lo, hi int) {
+				for i := lo + col; i < hi; i += k {
+					c[src[i]>>shift&mask]++
+				}
+			})
 		})
+		if stopped.Load() {
+			return ctx.Err()
+		}
 		at := 0
 		for d := range 1 << bits {
 			for w := range counts {
@@ -1738,9 +1801,11 @@ func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scat
 			}
 		}
 		par.For(nw, nw, func(w int) {
-			lo, hi := rows(w)
-			scatter(src[lo:hi], dst, k, col, counts[w][:1<<bits], shift, mask)
+			blocks(w, func(lo, hi int) { scatter(src[lo:hi], dst, k, col, counts[w][:1<<bits], shift, mask) })
 		})
+		if stopped.Load() {
+			return ctx.Err()
+		}
 		src, dst = dst, src
 	}
 	if passes%2 == 1 {
@@ -1749,6 +1814,7 @@ func radixSort(t, buf []uint32, k, col, from, keyBits, workers int, scatter scat
 			copy(t[lo:hi], buf[lo:hi])
 		})
 	}
+	return nil
 }
 
 // scatterFunc moves the rows of src (k words each) to dst in a radix sort's pass: a row whose

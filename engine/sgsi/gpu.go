@@ -48,8 +48,8 @@ type gpuBackend struct {
 	gp                 *gpuPipe
 	pipeComm, pipeComp time.Duration
 
-	// stop is sgsi_last's stop flag (nil when the driver has no mapped host memory: the kernel
-	// then runs to its end); its polling words (gpu.StopPollSource's ctl) are the region's last
+	// stop is the kernels' stop flag (nil when the driver has no mapped host memory: the kernels
+	// then run to their end); its polling words (gpu.StopPollSource's ctl) are the region's last
 	// stopWords words, past Words.
 	stop *gpu.StopFlag
 }
@@ -215,32 +215,36 @@ func (b *gpuBackend) grid(a joinArgs) gpu.Dim3 {
 }
 
 func (b *gpuBackend) First(a joinArgs) error {
+	stop, ctl := b.stopArgs()
 	return b.q.launch(func() error {
 		return b.first.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-			a.Lo, a.Hi, a.NRef, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA))
+			a.Lo, a.Hi, a.NRef, a.Head, a.WinLo, a.WinHi, b.ptr(a.Bits), b.ptr(a.Desc), b.ptr(a.GBA), stop, ctl)
 	})
 }
 
 func (b *gpuBackend) Intersect(a joinArgs) error {
+	stop, ctl := b.stopArgs()
 	return b.q.launch(func() error {
 		return b.intersect.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
 			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, a.Col, b.ptr(a.SegOff), b.ptr(a.SegNbr),
-			a.Lo, a.Hi, a.NRef, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA))
+			a.Lo, a.Hi, a.NRef, a.Head, a.Prev, a.Tail, a.Negate, b.ptr(a.GBA), stop, ctl)
 	})
 }
 
 func (b *gpuBackend) Count(a joinArgs) error {
+	stop, ctl := b.stopArgs()
 	return b.q.launch(func() error {
 		return b.count.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
-			b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.HasCnt, b.ptr(a.Total))
+			b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.HasCnt, b.ptr(a.Total), stop, ctl)
 	})
 }
 
 func (b *gpuBackend) Link(a joinArgs) error {
+	stop, ctl := b.stopArgs()
 	return b.q.launch(func() error {
 		return b.link.Launch(b.grid(a), gpu.Dim3{X: blockThreads}, 0,
-			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.A, a.B, b.ptr(a.Out))
+			b.ptr(a.Rows), a.Width, b.ptr(a.F), b.ptr(a.Idx), a.NIdx, a.Group, b.ptr(a.GBA), b.ptr(a.Cnt), a.A, a.B, b.ptr(a.Out), stop, ctl)
 	})
 }
 
@@ -256,8 +260,8 @@ func (b *gpuBackend) stopOn(ctx context.Context) func() {
 	return b.stop.RaiseWhenDone(ctx)
 }
 
-// cut implements kernelStopper: once the device has caught up, whether a thread of sgsi_last saw
-// the flag raised (the polling's relay word, which only such a thread sets).
+// cut implements kernelStopper: once the device has caught up, whether a thread of a join kernel
+// or of sgsi_last saw the flag raised (the polling's relay word, which only such a thread sets).
 func (b *gpuBackend) cut() (bool, error) {
 	if b.stop == nil || !b.stop.IsSet() {
 		return false, nil
@@ -269,8 +273,8 @@ func (b *gpuBackend) cut() (bool, error) {
 	return ctl[2] != 0 || ctl[3] != 0, nil
 }
 
-// stopArgs are sgsi_last's last two arguments: the stop flag's device address (null: none) and
-// the polling words.
+// stopArgs are the join kernels' and sgsi_last's last two arguments: the stop flag's device
+// address (null: none) and the polling words.
 func (b *gpuBackend) stopArgs() (gpu.DevicePtr, gpu.DevicePtr) {
 	stop := gpu.DevicePtr(0)
 	if b.stop != nil {

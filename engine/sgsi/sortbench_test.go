@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -21,7 +22,7 @@ func BenchmarkSortRows(b *testing.B) {
 			b.SetBytes(4 * int64(len(src)))
 			for b.Loop() {
 				copy(tab, src)
-				sortRows(tab, buf, k, rowOrder{col: 2}, 26, w)
+				sortRows(context.Background(), tab, buf, k, rowOrder{col: 2}, 26, w)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package sgsi
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/ctxtest"
 )
 
 // TestSegments checks segments against the definition: the segments cover every vertex and every
@@ -81,7 +83,7 @@ func TestSortRows(t *testing.T) {
 				if radix {
 					buf = make([]uint32, len(tab))
 				}
-				sortRows(tab, buf, k, o, keyBits, 4)
+				sortRows(context.Background(), tab, buf, k, o, keyBits, 4)
 				for i := 1; i < n; i++ {
 					if prev, row := tab[(i-1)*k:i*k], tab[i*k:(i+1)*k]; o.less(row, prev) {
 						t.Fatalf("k %d, %d rows, radix %v (%d bits, order %+v): row %d %v after %v", k, n, radix, keyBits, o, i, row, prev)
@@ -90,6 +92,38 @@ func TestSortRows(t *testing.T) {
 				if got := rowSet(tab, k); !maps.Equal(got, want) {
 					t.Fatalf("k %d, %d rows, radix %v (%d bits): the rows changed", k, n, radix, keyBits)
 				}
+			}
+		}
+	}
+}
+
+// TestSortRowsStops: the radix sort with a context that ends at each of its looks in turn
+// (sortCheckRows rows a goroutine apart, on 1 and 4 goroutines, a tiled order's two sorts):
+// ctx's error, until a context lasts, with which the rows are sorted as with a live one.
+func TestSortRowsStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const k, n, keyBits = 3, 5 * sortCheckRows, 25
+	src := make([]uint32, n*k)
+	for i := range src {
+		src[i] = rng.Uint32() >> (32 - keyBits)
+	}
+	for _, workers := range []int{1, 4} {
+		for _, o := range []rowOrder{{col: 1}, {col: 2, tile: 0, shift: 20}} {
+			want := slices.Clone(src)
+			if err := sortRows(context.Background(), want, make([]uint32, len(src)), k, o, keyBits, workers); err != nil {
+				t.Fatal(err)
+			}
+			looks := ctxtest.UntilLasting(t, 1<<12, func(ctx context.Context) error {
+				tab := slices.Clone(src)
+				err := sortRows(ctx, tab, make([]uint32, len(tab)), k, o, keyBits, workers)
+				if err == nil && !slices.Equal(tab, want) {
+					t.Errorf("%d goroutines, order %+v: a context that lasted, rows not as with a live one", workers, o)
+				}
+				return err
+			})
+			// At least a look per block of rows a pass: 3 passes (6 tiled) of 5 blocks.
+			if looks < 15 {
+				t.Errorf("%d goroutines, order %+v: %d looks at the context, want one every %d rows", workers, o, looks, sortCheckRows)
 			}
 		}
 	}

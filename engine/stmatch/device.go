@@ -57,7 +57,7 @@ func (st *Stats) merge(s *Stats) {
 
 // log writes where the count's time went, at debug level (submatch count -v).
 func (st *Stats) log(l *slog.Logger) {
-	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "open", st.Open, "prepare", st.Prepare,
+	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "last_sum", st.LastSum, "open", st.Open, "prepare", st.Prepare,
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel, "run", st.Run, "free", st.Free,
 		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,
@@ -247,16 +247,7 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 	}
 
 	tu := time.Now()
-	if r.meta, err = gpu.UploadTo(&r.mem, "plan", fp.Meta); err != nil {
-		return err
-	}
-	if r.off, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space offsets", fp.Offsets); err != nil {
-		return err
-	}
-	if r.val, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space", fp.ValueParts...); err != nil {
-		return err
-	}
-	if r.cands, err = gpu.UploadPlaced(&r.mem, r.place, "candidates", fp.Cands); err != nil {
+	if r.meta, r.off, r.val, r.cands, err = r.uploadSpace(fp); err != nil {
 		return err
 	}
 	if fp.NonAdjacent || fp.Graph {
@@ -464,6 +455,22 @@ const (
 	// defaultDonateAfter: see Options.DonateAfter.
 	defaultDonateAfter = 500 * time.Microsecond
 )
+
+// uploadSpace uploads what the plan kernels and the last-level-sum kernel read of fp: its records
+// (device memory), and the candidate space and candidate lists (placed as Options.Graph says).
+func (r *runBase) uploadSpace(fp *flatPlan) (meta *gpu.Buffer, off, val, cands gpu.DevicePtr, err error) {
+	if meta, err = gpu.UploadTo(&r.mem, "plan", fp.Meta); err != nil {
+		return
+	}
+	if off, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space offsets", fp.Offsets); err != nil {
+		return
+	}
+	if val, err = gpu.UploadPlaced(&r.mem, r.place, "candidate space", fp.ValueParts...); err != nil {
+		return
+	}
+	cands, err = gpu.UploadPlaced(&r.mem, r.place, "candidates", fp.Cands)
+	return
+}
 
 // addCounts adds the warps' counts of the last launch to *count, reporting overflow.
 func (r *runBase) addCounts(count *uint64, scratch []uint64) error {

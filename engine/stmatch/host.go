@@ -470,6 +470,11 @@ func (fp *flatPlan) addGroups(pl *plan.Plan) error {
 // when level 1 has no backward edge) gets K = ceil(w/T) units, T chosen for about 16 units per
 // warp overall, and the units go heaviest root first so the long subtrees start early.
 func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
+	return fp.cutUnits(warps, split, 16, 0xffff)
+}
+
+// cutUnits is makeUnits with about perWarp units a warp overall, and at most maxK a root.
+func (fp *flatPlan) cutUnits(warps int, split bool, perWarp, maxK uint64) []uint64 {
 	n := fp.NumRoots
 	if !split || !fp.splitsRoots() {
 		u := make([]uint64, n)
@@ -479,10 +484,10 @@ func (fp *flatPlan) makeUnits(warps int, split bool) []uint64 {
 		return u
 	}
 	rw := fp.rootWeights()
-	t := max(1, (rw.sum+uint64(warps)*16-1)/(uint64(warps)*16))
+	t := max(1, (rw.sum+uint64(warps)*perWarp-1)/(uint64(warps)*perWarp))
 	var units []uint64
 	for _, r := range rw.order {
-		K := min(0xffff, max(1, (rw.weight[r]+t-1)/t))
+		K := min(maxK, max(1, (rw.weight[r]+t-1)/t))
 		for k := uint64(0); k < K; k++ {
 			units = append(units, uint64(r)|k<<32|K<<48)
 		}

@@ -1274,6 +1274,7 @@ func parsePatterns(t *testing.T, srcs []string) []*pattern.Pattern {
 func TestKernelSyntax(t *testing.T) {
 	cudacheck.Syntax(t, kernelFile, kernelSource)
 	cudacheck.Syntax(t, kernelFileV1, kernelSourceV1)
+	cudacheck.Syntax(t, lastSumFile, lastSumSource)
 }
 
 // TestEmulatedGraphMode runs plans without a candidate space (as for graphs whose space exceeds

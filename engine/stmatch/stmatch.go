@@ -16,6 +16,10 @@
 // resumes (so launches stay short and cancellation is prompt). With several GPUs each device pulls
 // ranges of units from a shared dispenser and keeps its own queue. The first version's kernel is
 // kept (Options.V1) for comparison.
+// Two kernels of their own take patterns the plan kernels search slowly: clique patterns
+// (cliques.go, kernels/cliques.cu) and plans whose last level and the postponed vertex on it are
+// summed from per-key tables as the CPU engine's last-level sum does (lastsum.go,
+// kernels/lastsum.cu: STMatch's q1).
 //
 // The kernel source is compiled two ways: generic (the plan's structure read from metadata) and
 // per query (codegen.go writes each level's sources and checks out as code); by default a count
@@ -123,6 +127,10 @@ type Options struct {
 	// PlanCliques counts clique patterns with the plan kernels, as any other pattern, instead of
 	// the clique kernel that KernelTiered and KernelCliques take for them (V1 implies it).
 	PlanCliques bool
+	// NoLastSum counts plans of the last-level-sum shape (lastSumFor: STMatch's q1) with the
+	// plan kernels, looping over the last level, instead of the last-level-sum kernel
+	// (kernels/lastsum.cu) that KernelTiered and KernelCliques take for them.
+	NoLastSum bool
 	// NoOrderSearch keeps the plan's default matching order. By default a count whose search is
 	// estimated above plan.DefaultSearchOrders nodes compares other orders by estimated cost
 	// (plan.Options.SearchOrders): dense patterns (STMatch's q17-q22) gain most.
@@ -446,6 +454,7 @@ func init() {
 	// compile takes about 12 s on the H100 host, which a first count would otherwise pay.
 	gpu.RegisterKernel(kernelFile, kernelSource)
 	gpu.RegisterKernel(cliqueFile, cliqueSource)
+	gpu.RegisterKernel(lastSumFile, lastSumSource)
 }
 
 // Name implements engine.Engine.
@@ -501,8 +510,10 @@ type Stats struct {
 	// roots were too large for its bit matrices and were counted on the host, in HostTime.
 	Cliques    bool
 	HeavyRoots int
-	WideTasks  int // clique units with wide matrices (roots of 1,025 to 2,048 upward neighbours, or their pieces)
-	HostTime   time.Duration
+	// LastSum is set when the last-level-sum kernel counted (kernels/lastsum.cu).
+	LastSum   bool
+	WideTasks int // clique units with wide matrices (roots of 1,025 to 2,048 upward neighbours, or their pieces)
+	HostTime  time.Duration
 	// HubRows is the number of lists that had a bitmap (hubs.go), HubBytes what the bitmaps
 	// and their row index took on the devices.
 	HubRows  int
@@ -621,9 +632,13 @@ func (pc *preparedCount) Release() { pc.cancel() }
 
 // prepared is a count's host work before the devices: its plan, flattened.
 type prepared struct {
-	pl       *plan.Plan
-	err      error // building the plan failed (or was stopped)
-	fp       *flatPlan
+	pl  *plan.Plan
+	err error // building the plan failed (or was stopped)
+	fp  *flatPlan
+	ls  *lastSumPlan // the plan flattened for the last-level-sum kernel (fp is then ls.fp)
+	// divide, when above 1, is |Aut(p)|: pl counts the embeddings of a count of unique matches
+	// (uniqueByEmbeddings), which are that many times as many.
+	divide   uint64
 	ferr     error // flattening failed, or the plan does not suit the options
 	planTime time.Duration
 	prepare  time.Duration // planTime and the flattening
@@ -636,8 +651,30 @@ func prepare(ctx context.Context, p *engine.Problem, o Options, base *plan.Plan)
 	tp := time.Now()
 	o.searchThreads = p.Threads
 	var pr prepared
-	pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	var built *plan.Plan
+	if pr.pl, pr.divide, built = uniqueByEmbeddings(ctx, p, o, base); pr.pl == nil {
+		if built != nil {
+			base = built
+		}
+		pr.pl, pr.err = buildPlan(ctx, p.Data, p.Pattern, p.Semantics, o, base)
+	}
 	pr.planTime = time.Since(tp)
+	if pr.err == nil && !pr.pl.Empty && o.lastSumKernel() {
+		if shape, why := lastSumFor(pr.pl); why == "" {
+			ls, err := flattenLastSum(p.Data, pr.pl, shape)
+			if err != nil || ls.fits(p.GPUMemoryLimit) {
+				pr.ls, pr.ferr = ls, err
+				if err == nil {
+					pr.fp = ls.fp
+					if !o.NoSplit {
+						pr.fp.rootWeights()
+					}
+				}
+				pr.prepare = time.Since(tp)
+				return pr
+			}
+		}
+	}
 	if pr.err == nil && !pr.pl.Empty {
 		pr.fp, pr.ferr = flattenOn(p.Data, pr.pl, o.flatOptionsWithin(false, p.GPUMemoryLimit, len(pr.pl.Levels)))
 		if pr.ferr == nil && pr.fp.Graph && o.V1 {
@@ -782,13 +819,22 @@ func countFrom(ctx context.Context, p *engine.Problem, o Options, base *plan.Pla
 	if o.V1 {
 		st.Version = 1
 	}
-	count, partial, err := countOn(ctx, devs, p, fp, o, &st)
+	var count uint64
+	var partial bool
+	if pr.ls != nil {
+		count, partial, err = countLastSum(ctx, devs, p, pr.ls, o, &st)
+	} else {
+		count, partial, err = countOn(ctx, devs, p, fp, o, &st)
+	}
 	if err == nil && pl.Multiplier > 1 {
 		hi, lo := bits.Mul64(count, pl.Multiplier)
 		if hi != 0 {
 			err = engine.ErrOverflow
 		}
 		count = lo
+	}
+	if pr.divide > 1 {
+		count /= pr.divide
 	}
 	st.Multiplier = pl.Multiplier
 	st.Total = time.Since(t0)

@@ -9,12 +9,15 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/graph/dynamic"
 	"github.com/submatch/submatch/internal/huge"
+	"github.com/submatch/submatch/internal/mmapfile"
 )
 
 // LoadDynamic reads a graph file in the CSM study's format (`v id label`, `e u v [label]`)
@@ -41,8 +44,9 @@ func LoadDynamicCopier(path string, opts formats.Options) (*dynamic.Graph, Copie
 func loadDynamic(path string, opts formats.Options, withCopier bool) (*dynamic.Graph, Copier, error) {
 	if data, unmap, ok := mapPlain(path); ok {
 		defer unmap()
-		if g, cp, ok := fastLoad(data, withCopier); ok {
-			return g, cp, nil
+		g, cp, ok, err := fastLoadMapped(path, data, withCopier)
+		if err != nil || ok {
+			return g, cp, err
 		}
 	}
 	r, name, err := formats.Open(context.Background(), path) // gzip and zstd; no FIFOs
@@ -58,7 +62,7 @@ func loadDynamic(path string, opts formats.Options, withCopier bool) (*dynamic.G
 	if err != nil {
 		return nil, nil, err
 	}
-	if g, cp, ok := fastLoad(data, withCopier); ok {
+	if g, cp, ok := fastLoad(data, withCopier, nil); ok {
 		return g, cp, nil
 	}
 	// The careful loader reads the same bytes (a file is read once, and stdin can be).
@@ -100,7 +104,7 @@ func mapPlain(path string) (data []byte, unmap func(), ok bool) {
 	if err != nil || !st.Mode().IsRegular() || st.Size() < 4 || st.Size() >= 1<<40 {
 		return nil, nil, false
 	}
-	if data, unmap, ok = mapped(f, int(st.Size())); !ok {
+	if data, unmap, err = mmapfile.Map(f, int(st.Size()), true); err != nil {
 		return nil, nil, false
 	}
 	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
@@ -138,9 +142,35 @@ type chunkRecords struct {
 	ok          bool
 }
 
+// fastLoadMapped is fastLoad on data mapped from the file at path: a fault reading data (the
+// file shrank while it was read) is an error naming the file, on every goroutine that reads it.
+func fastLoadMapped(path string, data []byte, withCopier bool) (g *dynamic.Graph, cp Copier, ok bool, err error) {
+	in := mmapfile.SpanOf(data)
+	var shrank atomic.Bool
+	guard := func() {
+		if r := recover(); r != nil {
+			if !in.Faulted(r) {
+				panic(r)
+			}
+			shrank.Store(true)
+		}
+	}
+	func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer guard()
+		g, cp, ok = fastLoad(data, withCopier, guard)
+	}()
+	if shrank.Load() {
+		return nil, nil, false, &formats.InputError{Path: path, Msg: "the file shrank while it was read (truncated or rewritten meanwhile)"}
+	}
+	return g, cp, ok, nil
+}
+
 // fastLoad parses data on all cores into a graph and, withCopier, its Copier; ok false when
 // the file needs the careful loader (ids above 2^32-1 included).
-func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
+// Each parsing goroutine defers guard, when not nil, with panics on faults turned on (see
+// fastLoadMapped); a chunk whose goroutine panicked reads as not ok.
+func fastLoad(data []byte, withCopier bool, guard func()) (*dynamic.Graph, Copier, bool) {
 	parts := runtime.GOMAXPROCS(0) * 4
 	if len(data) < 1<<20 {
 		parts = 1
@@ -172,6 +202,10 @@ func fastLoad(data []byte, withCopier bool) (*dynamic.Graph, Copier, bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if guard != nil {
+				defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+				defer guard()
+			}
 			recs[i] = parseChunk(data[cuts[i]:cuts[i+1]], eu[est[i]:est[i]:est[i+1]], ev[est[i]:est[i]:est[i+1]])
 		}()
 	}

@@ -93,7 +93,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := fastLoad([]byte(b.String()), true); !ok {
+		if _, _, ok := fastLoad([]byte(b.String()), true, nil); !ok {
 			t.Fatalf("trial %d: not taken on the fast path", trial)
 		}
 		loadsAsCareful(t, path)
@@ -109,7 +109,7 @@ func TestLoadDynamic(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, ok := fastLoad([]byte(c.text), true); ok {
+		if _, _, ok := fastLoad([]byte(c.text), true, nil); ok {
 			t.Fatalf("%q taken on the fast path", c.text)
 		}
 		g, err := LoadDynamic(path, formats.Options{})
@@ -145,7 +145,7 @@ func TestFastLoadShapes(t *testing.T) {
 		"v 0 1\nv 1 2\ne 0 1\ne 1 0\n", "v 0 1\nv 1 2\ne 0 2\n", "v 0 1\nv 1 1\ne 1 1\n", "v 0 1\nv 2 1\ne 0 2\n",
 		"v 1 0\nv 0 0\ne 0 1\n", "v 4294967296 1\n", "e 4294967295 0\n",
 	} {
-		fast, _, ok := fastLoad([]byte(text), true)
+		fast, _, ok := fastLoad([]byte(text), true, nil)
 		path := filepath.Join(dir, fmt.Sprintf("s%d.graph", i))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -196,7 +196,7 @@ func FuzzFastLoad(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		fast, _, ok := fastLoad([]byte(text), true)
+		fast, _, ok := fastLoad([]byte(text), true, nil)
 		if !ok {
 			return
 		}
@@ -265,4 +265,35 @@ func FuzzCSMGraph(f *testing.F) {
 			t.Fatalf("%q: loaded an invalid graph: %v", text, err)
 		}
 	})
+}
+
+// A mapped graph file that shrinks while the fast path parses it is an error naming the file,
+// not a crash, whether the fault is on a parsing goroutine or on the one that cuts the chunks.
+func TestFastLoadFileShrinks(t *testing.T) {
+	var b strings.Builder
+	for i := range 200_000 { // over 1 MiB: several chunks on several goroutines
+		fmt.Fprintf(&b, "v %d 0\n", i)
+	}
+	for i := range 199_999 {
+		fmt.Fprintf(&b, "e %d %d\n", i, i+1)
+	}
+	for _, keep := range []int64{100, int64(b.Len()) / 2} {
+		path := filepath.Join(t.TempDir(), "g.graph")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		data, unmap, ok := mapPlain(path)
+		if !ok {
+			t.Skip("files are not mapped on this system")
+		}
+		if err := os.Truncate(path, keep); err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, err := fastLoadMapped(path, data, false)
+		unmap()
+		var ie *formats.InputError
+		if !errors.As(err, &ie) || ie.Path != path || !strings.Contains(err.Error(), "shrank while it was read") {
+			t.Fatalf("kept %d bytes: got %v, want the error for a file that shrank", keep, err)
+		}
+	}
 }

@@ -8,7 +8,9 @@
 //		[-timeouts 1ms,10ms,50ms,100ms,200ms] [-reps 3] [-gpu-memory BYTES] QUERY...
 //
 // Engines: a registered engine's name counts with it (pbe on its host backend); sgsi counts
-// with its host emulation (sgsi.Options.Host); decide is --engine auto's decision
+// with its host emulation (sgsi.Options.Host), sgsi:buffered the same with every step joined (no
+// direct count), sgsi:ooc in a region of -gpu-memory bytes (out of core: the joins sort their
+// tables); decide is --engine auto's decision
 // (auto.Engine.Decide) with a GPU taken as found, of -gpu-memory bytes (default: an eighth of the
 // graph's CSR, so that sgsi and pbe predict out of core); predict:NAME is NAME's prediction
 // (engine.Predictor) from the workload that decision builds (the plan and its estimate made
@@ -121,6 +123,10 @@ func runner(e string, prob *engine.Problem, gpuMem uint64) (func(context.Context
 	switch {
 	case e == "sgsi":
 		return count(sgsi.Engine{Options: sgsi.Options{Host: true}}), "", nil
+	case e == "sgsi:buffered":
+		return count(sgsi.Engine{Options: sgsi.Options{Host: true, Buffered: true}}), "", nil
+	case e == "sgsi:ooc":
+		return count(sgsi.Engine{Options: sgsi.Options{Host: true, HostBytes: gpuMem}}), "", nil
 	case e == "decide":
 		return func(ctx context.Context) error {
 			d, err := auto.Engine{Rules: rules}.Decide(ctx, prob, false)

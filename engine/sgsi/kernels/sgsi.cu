@@ -1,5 +1,6 @@
 // SGSI's kernels (package engine/sgsi): the signature filter and the four passes of one join
-// step over a chunk of rows (first edge, other edges, counts, link). HostBackend in backend.go
+// step over a chunk of rows (first edge, other edges, counts, link), which look at the host's
+// stop flag as they go (Stopper), as the direct count's sgsi_last does. HostBackend in backend.go
 // is the same logic in Go; the two must stay in step.
 //
 // A join kernel deals the rows of its index list to its threads by one of SGSI+'s four
@@ -58,6 +59,33 @@ __device__ __forceinline__ u32 lowerBound(const u32* list, u32 len, u32 x) {
 	return a;
 }
 
+// POLL_EVERY is how many ticks (rows and items or list entries) a thread of a join kernel or of
+// sgsi_last takes between two looks at the host's stop flag (HostBackend: pollEvery), the first
+// look at its first tick.
+#define POLL_EVERY 1024u
+
+// Stopper is a thread's polling of the stop flag (stop, ctl: gpu.StopPollSource); once it has
+// seen the flag raised, tick says stop for good. Every kernel's threads start with a look, and
+// the polling words keep a raise seen (ctl[1]): once one thread of a kernel has left its work,
+// every thread of the kernels queued after it leaves at its first tick, so that nothing reads
+// the output a stopped kernel left in part (the host discards it: the count or listing is
+// partial).
+struct Stopper {
+	const volatile unsigned* stop;
+	u64* ctl;
+	u32 left; // ticks before the next look
+	bool stopped;
+
+	__device__ __forceinline__ bool tick() {
+		if (left == 0) {
+			left = POLL_EVERY;
+			if (!stopped && stop_poll(stop, ctl)) stopped = true;
+		}
+		left--;
+		return stopped;
+	}
+};
+
 // The load-balance layers. A join kernel's work is its rows' items (buffer entries, or list
 // positions): an Op says how many items row r has (open, which fills the row's state), does one
 // (item: 1 when it counts a hit), and takes a thread's hits on a row (done). dealRows() deals the
@@ -68,6 +96,9 @@ __device__ __forceinline__ u32 lowerBound(const u32* list, u32 len, u32 x) {
 // Every thread of a group runs open for its row; the group's lanes take its items in turn. On
 // the whole grid, row r's item j goes to thread (F[r] + j) mod G (F: the rows' buffer offsets),
 // so that rows shorter than the grid spread over it rather than all starting at its first threads.
+// A thread ticks its Stopper (sp) for each row it opens and each item it does; once stopped it
+// opens no more rows and does no more items, but still takes part in its group's and block's
+// barriers (the task pool's rounds, Link's cursor), so that a stop never leaves a barrier waiting.
 
 #define POOL BLOCK // rows a block's task pool holds at a time
 
@@ -112,7 +143,7 @@ __device__ __forceinline__ u32 blockScan(u32 x, u32* total) {
 // rows' items evenly, however they are spread over the rows (SGSI+'s pool holds 1,024 items
 // and refills it twice a round; this one holds POOL rows, up to W2 items each, numbered in
 // place). A row's hits add up in shared memory; the thread that opened it passes them on.
-template <class Op> __device__ void pool(Op& op, const u32* idx, u32 nidx) {
+template <class Op> __device__ void pool(Op& op, const u32* idx, u32 nidx, Stopper& sp) {
 	__shared__ typename Op::Row row[POOL];
 	__shared__ u32 rid[POOL], start[POOL], acc[POOL];
 	u32 from = threadIdx.x * POOL / blockDim.x, to = (threadIdx.x + 1) * POOL / blockDim.x; // the thread's slots
@@ -124,7 +155,7 @@ template <class Op> __device__ void pool(Op& op, const u32* idx, u32 nidx) {
 			u32 n = 0;
 			if (k < hi) {
 				rid[s] = idx[k];
-				n = op.open(rid[s], row[s]);
+				if (!sp.tick()) n = op.open(rid[s], row[s]);
 			}
 			start[s] = n; // its item count until the scan below
 			acc[s] = 0;
@@ -140,6 +171,7 @@ template <class Op> __device__ void pool(Op& op, const u32* idx, u32 nidx) {
 		__syncthreads();
 		u32 cur = INVALID, c = 0;
 		for (u32 e = threadIdx.x; e < items; e += blockDim.x) {
+			if (sp.tick()) break;
 			u32 x = 0, y = POOL; // the last row whose first item is at most e
 			while (y - x > 1) {
 				u32 m = (x + y) / 2;
@@ -161,9 +193,9 @@ template <class Op> __device__ void pool(Op& op, const u32* idx, u32 nidx) {
 	}
 }
 
-template <class Op> __device__ void dealRows(Op& op, const u32* idx, u32 nidx, u32 G, const u32* F) {
+template <class Op> __device__ void dealRows(Op& op, const u32* idx, u32 nidx, u32 G, const u32* F, Stopper& sp) {
 	if (G == 0) {
-		pool(op, idx, nidx);
+		pool(op, idx, nidx, sp);
 		return;
 	}
 	__shared__ u32 cur[BLOCK / 32]; // a group's cursor (Op::cursor: Link), a warp's or a block's
@@ -176,14 +208,14 @@ template <class Op> __device__ void dealRows(Op& op, const u32* idx, u32 nidx, u
 			if (g.lane == 0) cur[slot] = 0;
 			groupSync(G);
 		}
-		if (k < nidx) {
+		if (k < nidx && !sp.tick()) {
 			u32 r = idx[k];
 			typename Op::Row s;
 			u32 n = op.open(r, s);
 			u32 c = 0;
 			u32 j = g.lane;
 			if (G > blockDim.x) j = (g.lane + G - F[r] % G) % G; // item j on thread (F[r] + j) mod G
-			for (; j < n; j += G) c += op.item(s, j, &cur[slot]);
+			for (; j < n && !sp.tick(); j += G) c += op.item(s, j, &cur[slot]);
 			op.done(r, s, c);
 		}
 		if (Op::cursor) groupSync(G);
@@ -274,9 +306,11 @@ struct FirstOp {
 
 extern "C" __global__ void sgsi_first(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
                                       u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi, u32 nref, u32 head,
-                                      u32 winLo, u32 winHi, const u32* bits, const u32* desc, u32* gba) {
+                                      u32 winLo, u32 winHi, const u32* bits, const u32* desc, u32* gba,
+                                      const volatile unsigned* stop, u64* ctl) {
 	FirstOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, winLo, winHi, bits, desc, gba, desc[0], desc[1]};
-	dealRows(op, idx, nidx, G, F);
+	Stopper sp = {stop, ctl, 0, false};
+	dealRows(op, idx, nidx, G, F, sp);
 }
 
 // IntersectOp invalidates the buffer entries absent from (negate: present in) the row's list.
@@ -322,9 +356,11 @@ struct IntersectOp {
 
 extern "C" __global__ void sgsi_intersect(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx,
                                           u32 G, u32 col, const u32* segOff, const u32* segNbr, u32 lo, u32 hi,
-                                          u32 nref, u32 head, u32 prev, u32 tail, u32 negate, u32* gba) {
+                                          u32 nref, u32 head, u32 prev, u32 tail, u32 negate, u32* gba,
+                                          const volatile unsigned* stop, u64* ctl) {
 	IntersectOp op = {rows, width, F, col, segOff, segNbr, lo, hi, nref, head, prev, tail, negate, gba};
-	dealRows(op, idx, nidx, G, F);
+	Stopper sp = {stop, ctl, 0, false};
+	dealRows(op, idx, nidx, G, F, sp);
 }
 
 // CountOp counts each row's valid entries into cnt[r] (hasCnt) and the thread's sum.
@@ -351,9 +387,10 @@ struct CountOp {
 };
 
 extern "C" __global__ void sgsi_count(const u32* F, const u32* idx, u32 nidx, u32 G, const u32* gba, u32* cnt,
-                                      u32 hasCnt, u64* total) {
+                                      u32 hasCnt, u64* total, const volatile unsigned* stop, u64* ctl) {
 	CountOp op = {F, gba, cnt, hasCnt, 0};
-	dealRows(op, idx, nidx, G, F);
+	Stopper sp = {stop, ctl, 0, false};
+	dealRows(op, idx, nidx, G, F, sp);
 	u64 sum = op.sum;
 	for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
 	if ((threadIdx.x & 31) == 0 && sum) atomicAdd(total, sum);
@@ -397,9 +434,11 @@ struct LinkOp {
 };
 
 extern "C" __global__ void sgsi_link(const u32* rows, u32 width, const u32* F, const u32* idx, u32 nidx, u32 G,
-                                     const u32* gba, const u32* off, u32 A, u32 B, u32* out) {
+                                     const u32* gba, const u32* off, u32 A, u32 B, u32* out,
+                                     const volatile unsigned* stop, u64* ctl) {
 	LinkOp op = {rows, width, F, gba, off, A, B, out};
-	dealRows(op, idx, nidx, G, F);
+	Stopper sp = {stop, ctl, 0, false};
+	dealRows(op, idx, nidx, G, F, sp);
 }
 
 // keyList finds vertex v's list in a key upload (link entry l: its nref vertices, sorted, then
@@ -422,28 +461,6 @@ __device__ __forceinline__ void keyList(const u32* mem, const u32* l, u32 v, con
 }
 
 #define MAXCOLS 32
-
-// POLL_EVERY is how many ticks (rows and list entries) a thread of sgsi_last takes between two
-// looks at the host's stop flag (HostBackend.Last: pollEvery), the first look at its first tick.
-#define POLL_EVERY 1024u
-
-// Stopper is a thread's polling of the stop flag (stop, ctl: gpu.StopPollSource); once it has
-// seen the flag raised, tick says stop for good.
-struct Stopper {
-	const volatile unsigned* stop;
-	u64* ctl;
-	u32 left; // ticks before the next look
-	bool stopped;
-
-	__device__ __forceinline__ bool tick() {
-		if (left == 0) {
-			left = POLL_EVERY;
-			if (!stopped && stop_poll(stop, ctl)) stopped = true;
-		}
-		left--;
-		return stopped;
-	}
-};
 
 // lastRow is the group's lane's part of the count of one row (sgsi_last). lp and ll hold the
 // links' lists: those of the links in the bit mask known already (a generating vertex's), the
