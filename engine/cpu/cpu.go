@@ -189,12 +189,20 @@ type planChoice struct {
 // the pattern's symmetry (symmetryBroken), or pl itself.
 func choosePlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) planChoice {
 	if ep, alt, aut := uniqueByEmbeddings(ctx, p, pl); alt != nil {
-		return planChoice{ep, alt, aut, fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)}
+		note := fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)
+		if tail, tnote := tailOrdered(ctx, ep, alt, alt); tail != nil {
+			alt, note = tail, note+"\n"+tnote
+		}
+		return planChoice{ep, alt, aut, note}
 	}
+	c := planChoice{p, pl, 1, ""}
 	if alt := symmetryBroken(ctx, p, pl); alt != nil {
-		return planChoice{p, alt, 1, "the CPU engine runs this plan, which breaks all of the pattern's symmetry (predicted faster than the default plan)"}
+		c = planChoice{p, alt, 1, "the CPU engine runs this plan, which breaks all of the pattern's symmetry (predicted faster than the default plan)"}
 	}
-	return planChoice{p, pl, 1, ""}
+	if alt, note := tailOrdered(ctx, p, pl, c.plan); alt != nil {
+		c = planChoice{p, alt, 1, note}
+	}
+	return c
 }
 
 // symmetryBreakMode chooses whether a count of embeddings whose plan keeps some of the pattern's
