@@ -33,9 +33,13 @@ import (
 // (plan.Options.Order): the counting itself is the leaf counter's, exact in every convention
 // the plan accepts; induced counts postpone nothing and are left alone.
 
-// tailOrderMode chooses whether counts try the tail orders: 0 by predicted times, 1 take the
-// best candidate whenever there is one (tests: the new plans run on small graphs), -1 never.
+// tailOrderMode chooses whether counts try the tail orders: 0 by predicted times, 1 take a
+// candidate whenever there is one, each count the next (tests: every candidate plan runs on
+// small graphs), -1 never.
 var tailOrderMode = 0
+
+// tailOrderPick rotates tailOrderMode 1's choice.
+var tailOrderPick atomic.Uint64
 
 // tailOrderUsed counts the counts that took a tail order (tests).
 var tailOrderUsed atomic.Int64
@@ -69,6 +73,7 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 	if tailOrderMode == 0 {
 		bestTime = predictedSeconds(ctx, p, run) / 2
 	}
+	var all []*plan.Plan // every candidate, for tailOrderMode 1
 	for _, set := range sets {
 		order := tailOrder(p.Pattern, pl.Candidates, set)
 		for _, broken := range []bool{false, true} {
@@ -81,17 +86,20 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 			if err != nil || alt.Empty || !countsAll(alt, set) {
 				continue
 			}
-			t := predictedSeconds(ctx, p, alt)
-			if tailOrderMode > 0 && best == nil {
-				t = math.Inf(-1) // the first candidate, whatever its prediction
+			if tailOrderMode > 0 {
+				all = append(all, alt)
+				continue
 			}
-			if t < bestTime {
+			if t := predictedSeconds(ctx, p, alt); t < bestTime {
 				best, bestTime = alt, t
 			}
 		}
 		if ctx.Err() != nil {
 			return nil, ""
 		}
+	}
+	if len(all) > 0 {
+		best = all[int(tailOrderPick.Add(1))%len(all)]
 	}
 	if best == nil {
 		return nil, ""
