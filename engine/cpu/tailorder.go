@@ -44,6 +44,10 @@ var tailOrderPick atomic.Uint64
 // tailOrderUsed counts the counts that took a tail order (tests).
 var tailOrderUsed atomic.Int64
 
+// tailOrderMinSeconds is the predicted time (one thread) under which a count keeps its plan:
+// each candidate costs a plan and an estimate, 5-20 ms on wiki-Vote.
+const tailOrderMinSeconds = 0.5
+
 // maxTailSets bounds the independent sets tried (each costs two plans and two estimates).
 const maxTailSets = 8
 
@@ -71,11 +75,23 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 	}
 	best, bestTime := (*plan.Plan)(nil), math.Inf(1)
 	if tailOrderMode == 0 {
-		bestTime = predictedSeconds(ctx, p, run) / 2
+		t := predictedSeconds(ctx, p, run)
+		if t < tailOrderMinSeconds {
+			return nil, "" // the candidates' plans and estimates would cost more than they save
+		}
+		bestTime = t / 2
 	}
 	var all []*plan.Plan // every candidate, for tailOrderMode 1
+	var orders [][]int
 	for _, set := range sets {
-		order := tailOrder(p.Pattern, pl.Candidates, set)
+		for _, o := range tailOrders(p.Pattern, pl.Candidates, set) {
+			if !slices.ContainsFunc(orders, func(x []int) bool { return slices.Equal(x, o) }) {
+				orders = append(orders, o)
+			}
+		}
+	}
+	for _, order := range orders {
+		set := tailSet(p.Pattern, order)
 		for _, broken := range []bool{false, true} {
 			o := opts
 			o.Order = order
@@ -200,19 +216,71 @@ func connected(p *pattern.Pattern, s uint32) bool {
 	return seen == s
 }
 
-// tailOrder is the matching order that enumerates the vertices outside set, each after the
-// first with the most neighbours already ordered (ties to fewer candidates, then the lower
-// index; the first: the most neighbours in the enumerated part, then fewer candidates), and
-// ends with set's vertices and the isolated ones.
-func tailOrder(p *pattern.Pattern, cands [][]uint32, set uint32) []int {
+// tailOrders returns the matching orders that enumerate the vertices outside set (and not
+// isolated), then count set's vertices and the isolated ones: the rest ordered greedily
+// (greedyOrder), and for each vertex v of the rest whose removal leaves it connected, the others
+// ordered greedily, then v. Which vertex is enumerated last decides whether the last-level sum
+// applies (it needs one counted vertex hanging on the last level, the other not: STMatch's
+// q19 with a and g counted wants b, their only difference, last).
+func tailOrders(p *pattern.Pattern, cands [][]uint32, set uint32) [][]int {
 	n := p.NumVertices()
-	var order []int
-	var placed, rest uint32
+	var rest, tail uint32
 	for u := range n {
 		if set&(1<<u) == 0 && p.Degree(u) > 0 {
 			rest |= 1 << u
 		}
 	}
+	var tailVertices []int
+	for u := range n {
+		if rest&(1<<u) == 0 {
+			tailVertices = append(tailVertices, u)
+			tail |= 1 << u
+		}
+	}
+	orders := [][]int{append(greedyOrder(p, cands, rest), tailVertices...)}
+	for r := rest; r != 0; r &= r - 1 {
+		v := bits.TrailingZeros32(r)
+		others := rest &^ (1 << v)
+		if others == 0 || !connected(p, others) || p.NeighborMask(v)&others == 0 {
+			continue
+		}
+		o := append(greedyOrder(p, cands, others), v)
+		o = append(o, tailVertices...)
+		if !slices.ContainsFunc(orders, func(x []int) bool { return slices.Equal(x, o) }) {
+			orders = append(orders, o)
+		}
+	}
+	return orders
+}
+
+// tailSet is the set of non-isolated vertices at the end of order whose neighbours all come
+// before them (the set a tail order counts).
+func tailSet(p *pattern.Pattern, order []int) uint32 {
+	var set, before uint32
+	for _, u := range order {
+		before |= 1 << u
+	}
+	for k := len(order) - 1; k >= 0; k-- {
+		u := order[k]
+		before &^= 1 << u
+		if p.Degree(u) == 0 {
+			continue
+		}
+		if p.NeighborMask(u)&^before != 0 {
+			break
+		}
+		set |= 1 << u
+	}
+	return set
+}
+
+// greedyOrder orders the vertices of rest (connected in p), each after the first with the most
+// neighbours already ordered (ties to fewer candidates, then the lower index; the first: the most
+// neighbours in rest, then fewer candidates).
+func greedyOrder(p *pattern.Pattern, cands [][]uint32, rest uint32) []int {
+	n := p.NumVertices()
+	var order []int
+	var placed uint32
 	for rest&^placed != 0 {
 		best, bestBack := -1, -1
 		for u := range n {
@@ -229,11 +297,6 @@ func tailOrder(p *pattern.Pattern, cands [][]uint32, set uint32) []int {
 		}
 		order = append(order, best)
 		placed |= 1 << best
-	}
-	for u := range n {
-		if rest&(1<<u) == 0 {
-			order = append(order, u)
-		}
 	}
 	return order
 }
