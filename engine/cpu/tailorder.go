@@ -92,13 +92,20 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 	}
 	for _, order := range orders {
 		set := tailSet(p.Pattern, order)
+		var kept *plan.Plan // the plan of the default symmetry rule
 		for _, broken := range []bool{false, true} {
+			if broken && kept != nil && !keepsSymmetry(kept) {
+				continue // the default rule broke all of the symmetry already: the same plan
+			}
 			o := opts
 			o.Order = order
 			if broken {
 				o.Symmetry, o.GroupWindows = plan.SymmetryBreak, true
 			}
 			alt, err := plan.Rebuild(ctx, p.Data, pl, o)
+			if err == nil && !broken {
+				kept = alt
+			}
 			if err != nil || alt.Empty || !countsAll(alt, set) {
 				continue
 			}
