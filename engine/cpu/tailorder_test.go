@@ -3,9 +3,12 @@ package cpu
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 	"testing"
 
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // TestTailSets checks the independent sets tailSets offers on STMatch's dense patterns and its
@@ -69,5 +72,61 @@ func TestTailSets(t *testing.T) {
 		if !slices.EqualFunc(got, tc.want, slices.Equal) {
 			t.Errorf("%s: sets %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestTailOrderSearchAllocatesNothing is TestSearchAllocatesNothing for the plans of tail orders
+// (every order tailOrders gives for every set of STMatch's q19, q20 and q22, with the default
+// symmetry rule and with all symmetry broken) on a dense random graph: their last-level sums,
+// pair tables and twin groups allocate nothing once the worker's buffers are warm.
+func TestTailOrderSearchAllocatesNothing(t *testing.T) {
+	g := gen.RandomGraph(7, 20, 0.5, 1, 1)
+	sums := 0
+	for _, src := range []string{
+		"(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (b)-(c), (b)-(d), (b)-(e), (b)-(f), (c)-(d), (c)-(e), (c)-(g), (d)-(f), (d)-(g), (e)-(f), (e)-(g), (f)-(g)",
+		"(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (a)-(g), (b)-(c), (b)-(d), (b)-(e), (b)-(f), (b)-(g), (c)-(e), (c)-(f), (c)-(g), (d)-(e), (d)-(f), (d)-(g), (e)-(f)",
+		"(a)-(b), (a)-(c), (a)-(d), (a)-(e), (a)-(f), (a)-(g), (b)-(c), (b)-(d), (b)-(e), (b)-(f), (b)-(g), (c)-(d), (c)-(e), (c)-(f), (c)-(g), (d)-(f), (d)-(g), (e)-(f), (e)-(g)",
+	} {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := plan.Build(g, p, plan.Options{MultiplyAutomorphisms: true, PrefixSymmetry: true})
+		for _, s := range tailSets(p, 1) {
+			for _, order := range tailOrders(p, base.Candidates, s) {
+				for _, broken := range []bool{false, true} {
+					opts := plan.Options{MultiplyAutomorphisms: true, PrefixSymmetry: true, Order: order}
+					if broken {
+						opts.Symmetry, opts.GroupWindows = plan.SymmetryBreak, true
+					}
+					pl := plan.Build(g, p, opts)
+					if pl.Empty {
+						continue
+					}
+					var stop atomic.Bool
+					w := newWorker(g, pl, &stop)
+					if w.lastSum != nil {
+						sums++
+					}
+					roots := pl.Candidates[pl.Levels[0].Vertex]
+					for range 4 {
+						for _, c := range roots {
+							w.runRoot(c)
+						}
+					}
+					allocs := testing.AllocsPerRun(2, func() {
+						for _, c := range roots {
+							w.runRoot(c)
+						}
+					})
+					if allocs != 0 {
+						t.Errorf("%s order %v broken=%v: %.1f allocations per pass, want 0", src, order, broken, allocs)
+					}
+				}
+			}
+		}
+	}
+	if sums == 0 {
+		t.Error("no tail order's plan took the last-level sum")
 	}
 }
