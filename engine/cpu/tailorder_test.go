@@ -108,17 +108,7 @@ func TestTailOrderSearchAllocatesNothing(t *testing.T) {
 					if w.lastSum != nil {
 						sums++
 					}
-					roots := pl.Candidates[pl.Levels[0].Vertex]
-					for range 4 {
-						for _, c := range roots {
-							w.runRoot(c)
-						}
-					}
-					allocs := testing.AllocsPerRun(2, func() {
-						for _, c := range roots {
-							w.runRoot(c)
-						}
-					})
+					allocs := searchAllocs(w, pl, 2)
 					if allocs != 0 {
 						t.Errorf("%s order %v broken=%v: %.1f allocations per pass, want 0", src, order, broken, allocs)
 					}
