@@ -44,9 +44,11 @@ var tailOrderPick atomic.Uint64
 // tailOrderUsed counts the counts that took a tail order (tests).
 var tailOrderUsed atomic.Int64
 
-// tailOrderMinSeconds is the predicted time (one thread) under which a count keeps its plan:
-// each candidate costs a plan and an estimate, 5-20 ms on wiki-Vote.
-const tailOrderMinSeconds = 0.5
+// tailOrderMinSeconds is the predicted time (one thread) under which a count keeps its plan: the
+// candidates' plans and screening cost 10-100 ms of planning on wiki-Vote, 4-14% more CPU on
+// STMatch's q10 and q11 (predicted 5.0 and 1.1 s), none of whose candidates wins; the dense
+// 7-vertex patterns that gain are predicted at 280-1,730 s.
+const tailOrderMinSeconds = 20
 
 // maxTailSets bounds the independent sets tried (each costs two plans and two estimates).
 const maxTailSets = 8
