@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -266,14 +265,7 @@ func keepsSymmetry(pl *plan.Plan) bool {
 // take under half the time of plan pl on problem p's data graph: estimates are rough, and a
 // wrong switch costs more than a missed one.
 func predictedFaster(ctx context.Context, p *engine.Problem, alt, pl *plan.Plan) bool {
-	predict := func(x *plan.Plan) float64 {
-		est, err := x.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: 1, Probes: 4096, MinProbes: 64, WorkLimit: 500_000})
-		if err != nil {
-			return math.Inf(1)
-		}
-		return predict(&engine.Workload{Problem: p, Plan: x, Estimate: &est, Threads: 1}).Seconds
-	}
-	return predict(alt) < predict(pl)/2
+	return predictedSeconds(ctx, p, alt, fullEstimate) < predictedSeconds(ctx, p, pl, fullEstimate)/2
 }
 
 // uniqueByEmbeddingsMode chooses between the two plans of a unique count: 0 by their predicted

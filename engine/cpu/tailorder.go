@@ -26,12 +26,13 @@ import (
 // on two threads where the default order (the last level counted alone) was cut at 12 s.
 //
 // tailOrdered builds, for each maximal independent set I of the pattern larger than the default
-// plan's counted vertices, the plan of the order "V∖I greedily connected, then I", with the
-// default symmetry rule and with all symmetry broken (windows on the counted vertices), and
-// returns the one of least predicted time when that is under half the default plan's (the
-// rule predictedFaster applies to the symmetry-breaking plan). The plans are the plan package's
-// (plan.Options.Order): the counting itself is the leaf counter's, exact in every convention
-// the plan accepts; induced counts postpone nothing and are left alone.
+// plan's counted vertices, the plans of the orders "V∖I connected, then I" (tailOrders: each
+// enumerated vertex in turn last), with the default symmetry rule and with all symmetry broken
+// (windows on the counted vertices), ranks them by a cheap prediction and returns the best when
+// its full prediction is under half the default plan's (the rule predictedFaster applies to the
+// symmetry-breaking plan). The plans are the plan package's (plan.Options.Order): the counting
+// itself is the leaf counter's and its sums', exact in every convention the plan accepts;
+// induced counts postpone nothing and are left alone.
 
 // tailOrderMode chooses whether counts try the tail orders: 0 by predicted times, 1 take a
 // candidate whenever there is one, each count the next (tests: every candidate plan runs on
@@ -50,7 +51,8 @@ var tailOrderUsed atomic.Int64
 // 7-vertex patterns that gain are predicted at 280-1,730 s.
 const tailOrderMinSeconds = 20
 
-// maxTailSets bounds the independent sets tried (each costs two plans and two estimates).
+// maxTailSets bounds the independent sets tried (each costs up to two plans and two screening
+// estimates an order, and it has one order more than it leaves enumerated).
 const maxTailSets = 8
 
 // tailOrdered returns the plan of a tail order for problem p (a count of embeddings, not induced)
@@ -142,7 +144,7 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 	return best, fmt.Sprintf("the CPU engine runs this plan, whose order ends with %s counted (predicted faster than the default plan)", strings.Join(names, ", "))
 }
 
-// fullEstimate is predictedFaster's estimate; screenEstimate, an eighth of its work, ranks the
+// fullEstimate is the estimate predictions compare plans by (predictedFaster); screenEstimate, an eighth of its work, ranks the
 // candidates (their predictions differ by factors; the default plan and the winner get the full
 // one): on wiki-Vote the screening of STMatch's q10 and q13, none of whose candidates wins, took
 // 100 and 80 ms of planning on the loaded VM with full estimates, as long as their counts' 3-4%.
