@@ -66,21 +66,25 @@ func TestSearchAllocatesNothing(t *testing.T) {
 				continue
 			}
 			var stop atomic.Bool
-			w := newWorker(g, pl, &stop)
-			roots := pl.Candidates[pl.Levels[0].Vertex]
-			for range 4 { // warm up the buffers, and let the leaf size caches grow to their size
-				for _, c := range roots {
-					w.runRoot(c)
-				}
-			}
-			allocs := testing.AllocsPerRun(5, func() {
-				for _, c := range roots {
-					w.runRoot(c)
-				}
-			})
-			if allocs != 0 {
+			if allocs := searchAllocs(newWorker(g, pl, &stop), pl, 5); allocs != 0 {
 				t.Errorf("%s unique=%v: %.1f allocations per pass, want 0", src, unique, allocs)
 			}
 		}
 	}
+}
+
+// searchAllocs returns the allocations per pass of worker w over every root of plan pl, averaged
+// over runs passes once four passes have warmed up its buffers and let the leaf size caches grow.
+func searchAllocs(w *worker, pl *plan.Plan, runs int) float64 {
+	roots := pl.Candidates[pl.Levels[0].Vertex]
+	for range 4 {
+		for _, c := range roots {
+			w.runRoot(c)
+		}
+	}
+	return testing.AllocsPerRun(runs, func() {
+		for _, c := range roots {
+			w.runRoot(c)
+		}
+	})
 }

@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,12 +188,20 @@ type planChoice struct {
 // the pattern's symmetry (symmetryBroken), or pl itself.
 func choosePlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) planChoice {
 	if ep, alt, aut := uniqueByEmbeddings(ctx, p, pl); alt != nil {
-		return planChoice{ep, alt, aut, fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)}
+		note := fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)
+		if tail, tnote := tailOrdered(ctx, ep, alt, alt); tail != nil {
+			alt, note = tail, note+"\n"+tnote
+		}
+		return planChoice{ep, alt, aut, note}
 	}
+	c := planChoice{p, pl, 1, ""}
 	if alt := symmetryBroken(ctx, p, pl); alt != nil {
-		return planChoice{p, alt, 1, "the CPU engine runs this plan, which breaks all of the pattern's symmetry (predicted faster than the default plan)"}
+		c = planChoice{p, alt, 1, "the CPU engine runs this plan, which breaks all of the pattern's symmetry (predicted faster than the default plan)"}
 	}
-	return planChoice{p, pl, 1, ""}
+	if alt, note := tailOrdered(ctx, p, pl, c.plan); alt != nil {
+		c = planChoice{p, alt, 1, note}
+	}
+	return c
 }
 
 // symmetryBreakMode chooses whether a count of embeddings whose plan keeps some of the pattern's
@@ -258,14 +265,7 @@ func keepsSymmetry(pl *plan.Plan) bool {
 // take under half the time of plan pl on problem p's data graph: estimates are rough, and a
 // wrong switch costs more than a missed one.
 func predictedFaster(ctx context.Context, p *engine.Problem, alt, pl *plan.Plan) bool {
-	predict := func(x *plan.Plan) float64 {
-		est, err := x.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: 1, Probes: 4096, MinProbes: 64, WorkLimit: 500_000})
-		if err != nil {
-			return math.Inf(1)
-		}
-		return predict(&engine.Workload{Problem: p, Plan: x, Estimate: &est, Threads: 1}).Seconds
-	}
-	return predict(alt) < predict(pl)/2
+	return predictedSeconds(ctx, p, alt, fullEstimate) < predictedSeconds(ctx, p, pl, fullEstimate)/2
 }
 
 // uniqueByEmbeddingsMode chooses between the two plans of a unique count: 0 by their predicted

@@ -179,6 +179,14 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		t.LevelSteps *= keep
 		t.GroupSteps *= keep
 		t.Summed = "last level summed"
+	} else if lastSumPairs(w.Problem.Data, w.Plan) {
+		// The last level is summed with a key of every earlier level, its set D = S_E
+		// (lastSumPairs): the key's table tests each pair of D once where the loop intersects
+		// e's set for each of D's elements, about half the groups' steps, and the last
+		// level's data vertices are not search nodes.
+		t.Nodes -= e.LevelNodes[len(e.LevelNodes)-1]
+		t.GroupSteps /= 2
+		t.Summed = "last level summed by pairs"
 	} else if ps := pairSumOf(w); ps != nil {
 		// The levels after v1's are summed by wedge counters (pairsum.go): their nodes and,
 		// in proportion, the levels' set operations below them drop out, and the counters'

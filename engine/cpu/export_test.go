@@ -151,3 +151,15 @@ func SupportFixed(p *engine.Problem) bool {
 	sp := supportFor(rp, pl)
 	return sp != nil && sp.fixed >= 0
 }
+
+// TailOrder sets how a count of embeddings chooses a tail order (tailorder.go: 0 by prediction,
+// 1 one of the candidates whenever there is one, each count the next, -1 never); the returned
+// func restores it.
+func TailOrder(mode int) func() {
+	saved := tailOrderMode
+	tailOrderMode = mode
+	return func() { tailOrderMode = saved }
+}
+
+// TailOrderUsed is how many counts have taken a tail order so far.
+func TailOrderUsed() int64 { return tailOrderUsed.Load() }
