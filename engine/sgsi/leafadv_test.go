@@ -20,14 +20,10 @@ import (
 func randomCrowdedTails(r *rand.Rand, elabels int) string {
 	var edges, lab []string
 	label := func() string {
-		switch x := r.IntN(5); {
-		case x == 4:
+		if r.IntN(8) == 0 {
 			return ":*"
-		case x == 3:
-			return ""
-		default:
-			return fmt.Sprintf(":%d", x%2)
 		}
+		return fmt.Sprintf(":%d", r.IntN(2))
 	}
 	newV := func(l string) int {
 		lab = append(lab, l)
@@ -94,7 +90,7 @@ func TestLeafStepCrowded(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %s: %v", seed, src, err)
 		}
-		g := gen.RandomGraph(seed, 6+r.IntN(6), 0.45+0.4*r.Float64(), 4, el)
+		g := gen.RandomGraph(seed, 8+r.IntN(10), 0.4+0.4*r.Float64(), 4, el)
 		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
 			options := []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}, {Refine: true},
 				sgsi.WithTailReach(sgsi.Options{}, 2), sgsi.WithTailReach(sgsi.Options{}, 3), sgsi.WithTailReach(sgsi.Options{}, 9)}
