@@ -18,24 +18,14 @@ import (
 // some closed on another core vertex, of labels drawn from two values and the wildcard only
 // (every vertex may repeat almost every other) or, pendant paths u - a - b, from two more values (pairs), edge labels now and then.
 func randomCrowdedTails(r *rand.Rand, elabels int) string {
-	var edges, lab []string
 	label := func() string {
 		if r.IntN(8) == 0 {
 			return ":*"
 		}
 		return fmt.Sprintf(":%d", r.IntN(2))
 	}
-	newV := func(l string) int {
-		lab = append(lab, l)
-		return len(lab) - 1
-	}
-	edge := func(a, b int) {
-		el := ""
-		if elabels > 0 && r.IntN(3) == 0 {
-			el = fmt.Sprintf("[:%d]", r.IntN(elabels))
-		}
-		edges = append(edges, fmt.Sprintf("(v%d)-%s-(v%d)", a, el, b))
-	}
+	d := &patternDraw{r: r, elabels: elabels}
+	newV, edge := d.vertex, d.edge
 	k := 2 + r.IntN(3)
 	for i := range k {
 		newV(fmt.Sprintf(":%d", r.IntN(2)))
@@ -70,12 +60,36 @@ func randomCrowdedTails(r *rand.Rand, elabels int) string {
 		if !own && k > 1 && r.IntN(5) == 0 {
 			edge(prev, (u+1+r.IntN(k-1))%k)
 		}
-		if len(lab) > 11 {
+		if len(d.lab) > 11 {
 			break
 		}
 	}
-	return labelledPattern(edges, lab)
+	return d.String()
 }
+
+// patternDraw is a random pattern being drawn: vertex adds a vertex of label l (":3", ":*",
+// or "") and returns it, edge joins two (an edge label of elabels now and then), String is the
+// pattern (labelledPattern).
+type patternDraw struct {
+	r          *rand.Rand
+	elabels    int
+	edges, lab []string
+}
+
+func (d *patternDraw) vertex(l string) int {
+	d.lab = append(d.lab, l)
+	return len(d.lab) - 1
+}
+
+func (d *patternDraw) edge(a, b int) {
+	el := ""
+	if d.elabels > 0 && d.r.IntN(3) == 0 {
+		el = fmt.Sprintf("[:%d]", d.r.IntN(d.elabels))
+	}
+	d.edges = append(d.edges, fmt.Sprintf("(v%d)-%s-(v%d)", a, el, b))
+}
+
+func (d *patternDraw) String() string { return labelledPattern(d.edges, d.lab) }
 
 // TestLeafStepCrowded compares sgsi's host emulation with the brute-force oracle on
 // randomCrowdedTails over tiny dense graphs of four labels (heavy coincidence of the tails' vertices with each other and with the row's), under
