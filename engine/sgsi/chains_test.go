@@ -28,7 +28,6 @@ import (
 // the graph's two other labels (a chain: nothing else counted may share them), one repeated
 // along the path or both in turn.
 func randomChainPattern(r *rand.Rand, vlabels, elabels int) string {
-	var edges, lab []string
 	label := func() string {
 		switch x := r.IntN(vlabels + 2); {
 		case x == vlabels+1:
@@ -39,17 +38,8 @@ func randomChainPattern(r *rand.Rand, vlabels, elabels int) string {
 			return fmt.Sprintf(":%d", x)
 		}
 	}
-	newV := func(l string) int {
-		lab = append(lab, l)
-		return len(lab) - 1
-	}
-	edge := func(a, b int) {
-		el := ""
-		if elabels > 0 && r.IntN(3) == 0 {
-			el = fmt.Sprintf("[:%d]", r.IntN(elabels))
-		}
-		edges = append(edges, fmt.Sprintf("(v%d)-%s-(v%d)", a, el, b))
-	}
+	d := &patternDraw{r: r, elabels: elabels}
+	newV, edge := d.vertex, d.edge
 	k := 3 + r.IntN(2)
 	for i := range k { // (labelled: the core's degrees put it first in the order, its paths after)
 		newV(fmt.Sprintf(":%d", r.IntN(vlabels)))
@@ -94,14 +84,14 @@ func randomChainPattern(r *rand.Rand, vlabels, elabels int) string {
 				prev = v
 			}
 		}
-		if len(lab) > 12 {
+		if len(d.lab) > 12 {
 			break
 		}
 	}
 	if r.IntN(4) > 0 { // a leaf of a core label: the leaf step runs, closing vertices counted
 		edge(r.IntN(k), newV(fmt.Sprintf(":%d", r.IntN(vlabels))))
 	}
-	return labelledPattern(edges, lab)
+	return d.String()
 }
 
 // leafWant is the count of p on g under sem: the brute-force oracle's, or the cpu engine's
