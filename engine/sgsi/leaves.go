@@ -770,10 +770,11 @@ func (r *runner) leafCount(table []uint32) error {
 }
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the
-// product over collision classes and tails); ok is false on uint64 overflow. A class or tail
-// whose columns the row shares with the goroutine's row before keeps that row's count: rows
-// that share a prefix (a join's extensions of one row) recount only the factors on their last
-// columns.
+// product over collision classes and tails); ok is false on uint64 overflow (of a factor or of
+// the product) unless a later factor is 0, which makes the row's count 0 whatever came before.
+// A class or tail whose columns the row shares with the goroutine's row before keeps that row's
+// count: rows that share a prefix (a join's extensions of one row) recount only the factors on
+// their last columns.
 func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
 	q := r.q
 	changed := ^uint64(0)
@@ -788,6 +789,13 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 	copy(sc.prev, row)
 	sc.hasPrev = true
 	total := uint64(1)
+	over := false // a factor or the product overflowed: the row's answer unless a factor is 0
+	mul := func(n uint64) {
+		var ok bool
+		if total, ok = checked.Mul(total, n); !ok {
+			over = true
+		}
+	}
 	for ci, class := range q.leafClasses {
 		if !sc.classOK[ci] || sc.classDeps[ci]&changed != 0 {
 			var n uint64
@@ -799,7 +807,8 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 				n, ok = r.classLeaves(ci, row, lgs, sc)
 			}
 			if !ok {
-				return 0, false
+				over, sc.classOK[ci] = true, false
+				continue
 			}
 			sc.classVal[ci], sc.classOK[ci] = n, true
 		}
@@ -811,10 +820,7 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 			clear(sc.pairOK)
 			return 0, true
 		}
-		var ok bool
-		if total, ok = checked.Mul(total, n); !ok {
-			return 0, false
-		}
+		mul(n)
 	}
 	for i := range q.tails {
 		if !sc.tailOK[i] || sc.tailDeps[i]&changed != 0 {
@@ -827,16 +833,14 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 			clear(sc.pairOK)
 			return 0, true
 		}
-		var ok bool
-		if total, ok = checked.Mul(total, uint64(n)); !ok {
-			return 0, false
-		}
+		mul(uint64(n))
 	}
 	for i := range q.chains {
 		if !sc.chainOK[i] || q.chains[i].deps&changed != 0 {
 			n, ok := r.chainCount(i, row, lgs[len(q.leafGroups)+len(q.tails)+i], sc)
 			if !ok {
-				return 0, false
+				over, sc.chainOK[i] = true, false
+				continue
 			}
 			sc.chainVal[i], sc.chainOK[i] = n, true
 		}
@@ -846,16 +850,14 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 			clear(sc.pairOK)
 			return 0, true
 		}
-		var ok bool
-		if total, ok = checked.Mul(total, n); !ok {
-			return 0, false
-		}
+		mul(n)
 	}
 	for i := range q.pairs {
 		if !sc.pairOK[i] || 1<<q.pairs[i].col&changed != 0 {
 			n, ok := r.pairCount(i, row, lgs[len(q.leafGroups)+len(q.tails)+len(q.chains)+i], sc)
 			if !ok {
-				return 0, false
+				over, sc.pairOK[i] = true, false
+				continue
 			}
 			sc.pairVal[i], sc.pairOK[i] = n, true
 		}
@@ -864,10 +866,10 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 			clear(sc.pairOK[i+1:])
 			return 0, true
 		}
-		var ok bool
-		if total, ok = checked.Mul(total, n); !ok {
-			return 0, false
-		}
+		mul(n)
+	}
+	if over {
+		return 0, false
 	}
 	return total, true
 }
