@@ -106,14 +106,31 @@ func symmetricShape(r *rand.Rand, vl, el int) string {
 	return strings.Join(edges, ", ")
 }
 
+// tailSweepSettings are the engine settings TestTailOrderEveryCandidate counts under: threads,
+// a memory limit that leaves no candidate space, hub rows for every vertex, edge supports
+// wherever they apply, the last-level sum off.
+var tailSweepSettings = []struct {
+	name    string
+	threads int
+	memory  uint64
+	set     func() func()
+}{
+	{"threads 1", 1, 0, func() func() { return func() {} }},
+	{"threads 2", 2, 0, func() func() { return func() {} }},
+	{"threads 1, 64 KiB", 1, 64 << 10, func() func() { return func() {} }},
+	{"threads 2, hub rows", 2, 0, func() func() { return EveryVertexAHub(true) }},
+	{"threads 1, edge supports", 1, 0, func() func() { return Supports(1, false) }},
+	{"threads 1, no last-level sum", 1, 0, func() func() { return LastSum(false) }},
+}
+
 // TestTailOrderEveryCandidate counts symmetric patterns (symmetricShape) with every tail order
 // a count may choose (tailOrderMode 1, its pick stepped through the candidates; unique counts
-// through their embeddings plan and |Aut|), on one and two threads, against the oracle (300
-// seeds with SUBMATCH_LONG, 24 by default), and that many distinct candidate plans ran.
+// through their embeddings plan and |Aut|) under tailSweepSettings, against the oracle (300
+// seeds with SUBMATCH_LONG, 8 by default), and that many distinct candidate plans ran.
 func TestTailOrderEveryCandidate(t *testing.T) {
 	defer func(m, u int) { tailOrderMode, uniqueByEmbeddingsMode = m, u }(tailOrderMode, uniqueByEmbeddingsMode)
 	tailOrderMode, uniqueByEmbeddingsMode = 1, 1
-	seeds, _ := proptest.Seeds(t, 300, 24)
+	seeds, _ := proptest.Seeds(t, 300, 8)
 	ctx := context.Background()
 	ran, skipped := 0, 0
 	for _, seed := range seeds {
@@ -132,8 +149,9 @@ func TestTailOrderEveryCandidate(t *testing.T) {
 					skipped++
 					continue
 				}
-				for _, threads := range []int{1, 2} {
-					prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: threads}
+				for _, st := range tailSweepSettings {
+					prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: st.threads, MemoryLimit: st.memory}
+					restore := st.set()
 					pl, err := buildPlan(ctx, prob, false)
 					if err != nil {
 						t.Fatal(err)
@@ -150,16 +168,17 @@ func TestTailOrderEveryCandidate(t *testing.T) {
 						res, err := Engine{}.CountPlan(ctx, prob, pl, 0)
 						ran++
 						if err != nil || res.Partial || res.Count != want {
-							t.Fatalf("seed %d (gen.RandomGraph(%d, %d, %v, %d, %d)), %q %+v threads %d pick %d: Count = %d (partial %v, err %v), oracle %d\nplan:\n%s",
-								seed, seed, n, density, vl, el, src, sem, threads, pick, res.Count, res.Partial, err, want, key)
+							t.Fatalf("seed %d (gen.RandomGraph(%d, %d, %v, %d, %d)), %q %+v, %s, pick %d: Count = %d (partial %v, err %v), oracle %d\nplan:\n%s",
+								seed, seed, n, density, vl, el, src, sem, st.name, pick, res.Count, res.Partial, err, want, key)
 						}
 					}
+					restore()
 				}
 			}
 		}
 	}
 	t.Logf("%d counts of candidate plans checked, %d problems skipped as too big for the oracle", ran, skipped)
-	if len(seeds) >= 24 && ran < 4*len(seeds) {
+	if len(seeds) >= 8 && ran < 4*len(seeds) {
 		t.Errorf("only %d candidate plans ran over %d seeds", ran, len(seeds))
 	}
 }
