@@ -97,9 +97,11 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 	}
 	for _, order := range orders {
 		set := tailSet(p.Pattern, order)
-		var kept *plan.Plan // the plan of the default symmetry rule
+		// Whether the plan of the default symmetry rule broke all of the symmetry (a flag, not
+		// that plan: a losing candidate's candidate space is not held while the next is built).
+		keptNone := false
 		for _, broken := range []bool{false, true} {
-			if broken && kept != nil && !keepsSymmetry(kept) {
+			if broken && keptNone {
 				continue // the default rule broke all of the symmetry already: the same plan
 			}
 			o := opts
@@ -109,7 +111,7 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 			}
 			alt, err := plan.Rebuild(ctx, p.Data, pl, o)
 			if err == nil && !broken {
-				kept = alt
+				keptNone = !keepsSymmetry(alt)
 			}
 			if err != nil || alt.Empty || !countsAll(alt, set) {
 				continue
