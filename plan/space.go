@@ -23,6 +23,9 @@ func (e *EdgeIndex) List(i int) []uint32 { return e.values[e.offsets[i]:e.offset
 // Entries returns the number of stored neighbour entries.
 func (e *EdgeIndex) Entries() int { return len(e.values) }
 
+// Bytes returns the memory the index holds: its entries and offsets.
+func (e *EdgeIndex) Bytes() uint64 { return 4*uint64(len(e.values)) + 8*uint64(len(e.offsets)) }
+
 // DefaultSpaceLimit bounds the candidate space, in neighbour entries (4 bytes each), when a plan
 // does not set one: above it the engine intersects the graph's label runs directly.
 const DefaultSpaceLimit = 1 << 28

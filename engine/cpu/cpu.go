@@ -80,6 +80,44 @@ func PlanOptions(p *engine.Problem, enumerate bool) (plan.Options, error) {
 	return opts, nil
 }
 
+// spaceLimitLeft is plan.Options.SpaceLimit for a plan built while plans live are held (a plan
+// choice's base plan and the plans it compares): under a memory limit, what the limit leaves once
+// their candidate spaces are charged (each index once: rebuilt plans share them), so that the
+// spaces held at once stay within it (-1: no room); 0 (the default) without a limit.
+func spaceLimitLeft(p *engine.Problem, live ...*plan.Plan) int {
+	if p.MemoryLimit == 0 {
+		return 0
+	}
+	left := p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))
+	left -= min(left, spaceBytes(live...))
+	if n := int(min(left/8, plan.DefaultSpaceLimit)); n > 0 {
+		return n
+	}
+	return -1
+}
+
+// spaceBytes is the memory the candidate spaces of plans hold together, each index once.
+func spaceBytes(plans ...*plan.Plan) uint64 {
+	seen := map[*plan.EdgeIndex]bool{}
+	var b uint64
+	for _, pl := range plans {
+		if pl == nil {
+			continue
+		}
+		for _, idx := range pl.Space {
+			if idx != nil && !seen[idx] {
+				seen[idx] = true
+				b += idx.Bytes()
+			}
+		}
+	}
+	return b
+}
+
+// spaceHeld, when set (tests), is called with the plans held whenever a plan choice has built
+// one: the candidate spaces of those plans are in memory at once.
+var spaceHeld func(live ...*plan.Plan)
+
 // orderBySets sets plan.Options.OrderBySets for counts (a variable for measurements).
 var orderBySets = true
 
@@ -189,7 +227,7 @@ type planChoice struct {
 func choosePlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) planChoice {
 	if ep, alt, aut := uniqueByEmbeddings(ctx, p, pl); alt != nil {
 		note := fmt.Sprintf("the CPU engine counts the embeddings with this plan and divides by |Aut| = %d (predicted faster than the plan of unique matches)", aut)
-		if tail, tnote := tailOrdered(ctx, ep, alt, alt); tail != nil {
+		if tail, tnote := tailOrdered(ctx, ep, alt, alt, pl); tail != nil {
 			alt, note = tail, note+"\n"+tnote
 		}
 		return planChoice{ep, alt, aut, note}
@@ -237,7 +275,11 @@ func symmetryBroken(ctx context.Context, p *engine.Problem, pl *plan.Plan) *plan
 		return nil
 	}
 	opts.Symmetry, opts.GroupWindows = plan.SymmetryBreak, true
+	opts.SpaceLimit = spaceLimitLeft(p, pl)
 	alt, err := plan.Rebuild(ctx, p.Data, pl, opts)
+	if spaceHeld != nil && err == nil {
+		spaceHeld(pl, alt)
+	}
 	if err != nil || alt.Empty || alt.Multiplier <= pl.Multiplier || (symmetryBreakMode == 0 && !predictedFaster(ctx, p, alt, pl)) {
 		return nil
 	}
@@ -310,7 +352,11 @@ func uniqueByEmbeddings(ctx context.Context, p *engine.Problem, pl *plan.Plan) (
 		return nil, nil, 0
 	}
 	// The same candidates and candidate-space indexes: only the order and symmetry differ.
+	eopts.SpaceLimit = spaceLimitLeft(p, pl)
 	alt, err := plan.Rebuild(ctx, p.Data, pl, eopts)
+	if spaceHeld != nil && err == nil {
+		spaceHeld(pl, alt)
+	}
 	if err != nil || alt.Empty {
 		return nil, nil, 0
 	}

@@ -57,8 +57,16 @@ const maxTailSets = 8
 
 // tailOrdered returns the plan of a tail order for problem p (a count of embeddings, not induced)
 // whose default plan is pl, with a note for --explain, or nil when none is predicted to take
-// under half the time of plan run (pl, or the plan that breaks its symmetry when that was chosen).
-func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*plan.Plan, string) {
+// under half the time of plan run (pl, or the plan that breaks its symmetry when that was chosen)
+// or run's prediction fails. Plans held are other plans the caller holds (their candidate spaces
+// are charged under a memory limit).
+//
+// Under a memory limit (--memory bounds the candidate spaces held at once, not each plan's) the
+// candidates are built and screened without candidate spaces (their estimates then intersect
+// the graph's label runs: the ranking may differ from the unlimited one, and the winner's
+// prediction is compared without its space, which only makes it harder to win), and the winner's
+// space is built once, within what the limit leaves beside pl's, run's and held's.
+func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan, held ...*plan.Plan) (*plan.Plan, string) {
 	if p.Semantics.Unique || p.Semantics.Induced || pl.Empty || tailOrderMode < 0 {
 		return nil, ""
 	}
@@ -77,16 +85,25 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 	if err != nil {
 		return nil, ""
 	}
+	limited := p.MemoryLimit > 0
+	if limited {
+		opts.SpaceLimit = -1
+	}
 	limit := math.Inf(1) // the predicted time to beat
 	if tailOrderMode == 0 {
 		t := predictedSeconds(ctx, p, run, fullEstimate)
+		if math.IsInf(t, 1) || math.IsNaN(t) {
+			return nil, "" // run's estimate failed: nothing to compare with
+		}
 		if t < tailOrderMinSeconds {
 			return nil, "" // the candidates' plans and estimates would cost more than they save
 		}
 		limit = t / 2
 	}
 	best, bestTime := (*plan.Plan)(nil), math.Inf(1)
+	var bestOpts plan.Options
 	var all []*plan.Plan // every candidate, for tailOrderMode 1
+	var allOpts []plan.Options
 	var orders [][]int
 	for _, set := range sets {
 		for _, o := range tailOrders(p.Pattern, pl.Candidates, set) {
@@ -110,6 +127,9 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 				o.Symmetry, o.GroupWindows = plan.SymmetryBreak, true
 			}
 			alt, err := plan.Rebuild(ctx, p.Data, pl, o)
+			if spaceHeld != nil && err == nil {
+				spaceHeld(append(append([]*plan.Plan{pl, run, best, alt}, held...), all...)...)
+			}
 			if err == nil && !broken {
 				keptNone = !keepsSymmetry(alt)
 			}
@@ -117,11 +137,11 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 				continue
 			}
 			if tailOrderMode > 0 {
-				all = append(all, alt)
+				all, allOpts = append(all, alt), append(allOpts, o)
 				continue
 			}
 			if t := predictedSeconds(ctx, p, alt, screenEstimate); t < bestTime {
-				best, bestTime = alt, t
+				best, bestTime, bestOpts = alt, t, o
 			}
 		}
 		if ctx.Err() != nil {
@@ -129,12 +149,23 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan) (*p
 		}
 	}
 	if len(all) > 0 {
-		best = all[int(tailOrderPick.Add(1))%len(all)]
+		k := int(tailOrderPick.Add(1)) % len(all)
+		best, bestOpts = all[k], allOpts[k]
 	} else if best != nil && predictedSeconds(ctx, p, best, fullEstimate) >= limit {
 		best = nil // the screening's winner, estimated as the default plan was, is not faster
 	}
 	if best == nil {
 		return nil, ""
+	}
+	if limited {
+		all = nil
+		bestOpts.SpaceLimit = spaceLimitLeft(p, append([]*plan.Plan{pl, run}, held...)...)
+		if best, err = plan.Rebuild(ctx, p.Data, pl, bestOpts); err != nil {
+			return nil, ""
+		}
+		if spaceHeld != nil {
+			spaceHeld(append([]*plan.Plan{pl, run, best}, held...)...)
+		}
 	}
 	tailOrderUsed.Add(1)
 	var names []string
