@@ -110,7 +110,7 @@ func pairScratchBytes(c *pairCache) uint64 {
 // placements' ends beside what --memory accounts (leafBytes): its buffers outside the
 // accounted counters stay within the hub's degree, the count is exact, the runner holds no
 // more than --memory, and a --memory without room for the counters stops the count with
-// ErrMemory.
+// ErrMemory; counting a row allocates nothing.
 func TestPairWithinMemory(t *testing.T) {
 	const mids, ends = 40, 60
 	g := pairHub(t, mids, ends)
@@ -171,6 +171,14 @@ func TestPairWithinMemory(t *testing.T) {
 	deg := uint64(len(g.Neighbors(hub)))
 	if b := pairScratchBytes(&r.leafScratch[0].pairs[0]); b > 2*2*12*deg {
 		t.Errorf("the pair's buffers hold %d bytes outside --memory's account, over %d for a hub of degree %d (%d placements' ends)", b, 2*2*12*deg, deg, mids*ends)
+	}
+	sc := r.leafScratch[0]
+	if sc.pairs[0].memo.stamp != nil {
+		t.Fatal("setup: the pair's memo kept (no room for it meant)")
+	}
+	lgs := r.labels(q.pairs[0].keys())
+	if a := testing.AllocsPerRun(5, func() { r.pairCount(0, row, lgs, sc) }); a != 0 {
+		t.Errorf("the pair's count allocates %v times a row", a)
 	}
 	r = newRunner()
 	r.hostLimit = r.hostShared() + pairBytes(g.NumVertices()) - 1
