@@ -454,7 +454,8 @@ type leafScratch struct {
 	tails      []tailCache
 	chains     []chainCache
 	pairs      []pairCache
-	buf        []uint32 // their intersection's buffers (setops.IntersectAll)
+	pairCnt    pairCounters // the pairs' counters by data vertex (nil without pairs)
+	buf        []uint32     // their intersection's buffers (setops.IntersectAll)
 	tmp        []uint32
 	inter      [1 << plan.MaxClassGroups]int64
 	used       [1 << plan.MaxClassGroups]int64
@@ -551,8 +552,9 @@ func (m *sizeMemo) bytes() uint64 { return 4*uint64(len(m.stamp)) + 8*uint64(len
 
 // newLeafScratch appends a goroutine's buffers for the leaf step of r's query to
 // r.leafScratch, before its memos reserve their memory (so that each memo's reservation
-// counts those set up before it, leafBytes).
-func (r *runner) newLeafScratch() {
+// counts those set up before it, leafBytes). The pairs' counters come first: over --memory
+// (once the memos have given way, shedLeafMemos) it appends nothing and returns the error.
+func (r *runner) newLeafScratch() error {
 	q := r.q
 	ng := len(q.leafGroups)
 	sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng),
@@ -561,6 +563,18 @@ func (r *runner) newLeafScratch() {
 		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails)),
 		chainVal: make([]uint64, len(q.chains)), chainOK: make([]bool, len(q.chains)),
 		pairVal: make([]uint64, len(q.pairs)), pairOK: make([]bool, len(q.pairs)), pairs: make([]pairCache, len(q.pairs))}
+	if len(q.pairs) > 0 {
+		nv := r.s.g.NumVertices()
+		const what = "the leaf step's pair counters"
+		err := r.reserve(what, pairBytes(nv))
+		if err != nil && r.shedLeafMemos() {
+			err = r.reserve(what, pairBytes(nv))
+		}
+		if err != nil {
+			return err
+		}
+		sc.pairCnt = pairCounters{cnt: make([]uint64, nv), touched: make([]uint32, 0, nv)}
+	}
 	r.leafScratch = append(r.leafScratch, sc)
 	deps := make([]uint64, ng)
 	for gi, g := range q.leafGroups {
@@ -622,11 +636,12 @@ func (r *runner) newLeafScratch() {
 	for i, t := range q.pairs {
 		sc.pairs[i].memo.init(r, t.col, nil, r.cands[q.order[t.col]], 1)
 	}
+	return nil
 }
 
-// leafBytes is the host memory of the leaf step's sizes and memos.
+// leafBytes is the host memory of the leaf step's sizes, memos and pair counters.
 func (r *runner) leafBytes() uint64 {
-	var b uint64
+	b := r.pairCounterBytes()
 	for _, s := range r.leafSizes {
 		b += 4 * uint64(len(s))
 	}
@@ -653,10 +668,19 @@ func (r *runner) leafBytes() uint64 {
 	return b
 }
 
+// pairCounterBytes is the host memory of the goroutines' pair counters (pairCounters).
+func (r *runner) pairCounterBytes() uint64 {
+	var b uint64
+	for _, sc := range r.leafScratch {
+		b += sc.pairCnt.bytes()
+	}
+	return b
+}
+
 // shedLeafMemos lets go of the leaf step's memos (for the rest of the count) and sizes (a later
-// table may take them again); it reports whether they held any memory.
+// table may take them again), not the pair counters; it reports whether they held any memory.
 func (r *runner) shedLeafMemos() bool {
-	if r.leafBytes() == 0 {
+	if r.leafBytes() == r.pairCounterBytes() {
 		return false
 	}
 	clear(r.leafSizes)
@@ -690,9 +714,6 @@ func (r *runner) leafCount(table []uint32) error {
 	k := q.joined
 	rows := len(table) / k
 	nw := rowWorkers(rows, r.threads)
-	var next atomic.Int64
-	sums := make([]uint64, nw)
-	errs := make([]error, nw)
 	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails)+len(q.chains)+len(q.pairs))
 	// (After the groups': lgs[len(q.leafGroups)+i] is tail i's keys(), then chain i's
 	// allKeys() at lgs[len(q.leafGroups)+len(q.tails)+i], then the pairs' keys().)
@@ -721,8 +742,16 @@ func (r *runner) leafCount(table []uint32) error {
 		}
 	}
 	for len(r.leafScratch) < nw {
-		r.newLeafScratch()
+		if err := r.newLeafScratch(); err != nil {
+			if len(r.leafScratch) == 0 {
+				return err
+			}
+			nw = len(r.leafScratch) // (fewer goroutines: each holds its counters)
+		}
 	}
+	var next atomic.Int64
+	sums := make([]uint64, nw)
+	errs := make([]error, nw)
 	par.For(nw, nw, func(w int) {
 		sc := r.leafScratch[w]
 		sum := uint64(0)

@@ -45,16 +45,54 @@ func (q *query) planPair(t1, t2 pathTail, order []int, edgeLabels bool) pairTail
 // keys returns the label graphs the pair reads: ka[0], kb[0], ka[1], kb[1].
 func (t *pairTail) keys() []lgKey { return []lgKey{t.ka[0], t.kb[0], t.ka[1], t.kb[1]} }
 
-// pairCache is one goroutine's buffers for a pair: per tail A, |B(x)| for each x of A, and
-// the ends y of every placement, sorted (c(y) is y's run); memo holds the count by v.
+// pairCache is one goroutine's buffers for a pair: per tail A and |B(x)| for each x of A;
+// memo holds the count by v.
 type pairCache struct {
-	set, ends [2][]uint32
-	sizes     [2][]uint64
-	memo      sizeMemo
+	set   [2][]uint32
+	sizes [2][]uint64
+	memo  sizeMemo
+}
+
+// pairCounters is one goroutine's per data vertex counts for the pairs (pairCount): c_1(y) in
+// the low 32 bits, |B_1(y)| for y ∈ A_1 in the high 32, zero but at the vertices in touched
+// (capacity the vertex count: no placement list, rev22). Its pairBytes are reserved against
+// --memory once per goroutine (newLeafScratch) and not let go with the memos: the pairs count
+// with them only.
+type pairCounters struct {
+	cnt     []uint64
+	touched []uint32
+}
+
+// pairBytes is the host memory of counters over nv data vertices.
+func pairBytes(nv int) uint64 { return 12 * uint64(nv) }
+
+// bytes is the counters' host memory.
+func (pc *pairCounters) bytes() uint64 { return 8*uint64(cap(pc.cnt)) + 4*uint64(cap(pc.touched)) }
+
+// bump adds d to y's entry, noting y when it was zero (d 0 notes nothing: touched stays within
+// the vertex count).
+func (pc *pairCounters) bump(y uint32, d uint64) {
+	if d == 0 {
+		return
+	}
+	if pc.cnt[y] == 0 {
+		pc.touched = append(pc.touched, y)
+	}
+	pc.cnt[y] += d
+}
+
+// reset zeroes the entries touched.
+func (pc *pairCounters) reset() {
+	for _, y := range pc.touched {
+		pc.cnt[y] = 0
+	}
+	pc.touched = pc.touched[:0]
 }
 
 // pairCount returns pair i's placements for the row (lgs: its keys' label graphs); ok is false
-// on uint64 overflow.
+// on uint64 overflow. Tail 1's pass fills the counters (c_1 and |B_1|); tail 2's pass sums
+// over its placements (x2, y2) the events y1 = y2 (c_1(y2)), x1 = y2 (|B_1(y2)|) and, per x2,
+// y1 = x2 (|B_2(x2)|·c_1(x2)).
 func (r *runner) pairCount(i int, row []uint32, lgs []*labelGraph, sc *leafScratch) (uint64, bool) {
 	t := &r.q.pairs[i]
 	c := &sc.pairs[i]
@@ -65,32 +103,8 @@ func (r *runner) pairCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 		}
 	}
 	v := row[t.col]
-	var n [2]uint64
-	for k := range 2 {
-		bitsA := r.bitsHost[uint64(t.a[k])*r.bitWords:]
-		bitsB := r.bitsHost[uint64(t.b[k])*r.bitWords:]
-		c.set[k], c.sizes[k], c.ends[k] = c.set[k][:0], c.sizes[k][:0], c.ends[k][:0]
-		list := lgs[2*k].list(v)
-		sc.read += len(list)
-		for _, x := range list {
-			if !bitIn(bitsA, x) {
-				continue
-			}
-			m := uint64(0)
-			bl := lgs[2*k+1].list(x)
-			sc.read += len(bl)
-			for _, y := range bl {
-				if bitIn(bitsB, y) {
-					c.ends[k] = append(c.ends[k], y)
-					m++
-				}
-			}
-			c.set[k], c.sizes[k] = append(c.set[k], x), append(c.sizes[k], m)
-			n[k] += m
-		}
-		slices.Sort(c.ends[k])
-	}
-	total, ok := checked.Mul(n[0], n[1])
+	pc := &sc.pairCnt
+	ok := true
 	var less, more uint64 // the placements where a vertex repeats, counted by the events
 	add := func(s *uint64, x uint64) {
 		var o bool
@@ -103,6 +117,44 @@ func (r *runner) pairCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 		ok = ok && o
 		return z
 	}
+	var n [2]uint64
+	for k := range 2 {
+		bitsA := r.bitsHost[uint64(t.a[k])*r.bitWords:]
+		bitsB := r.bitsHost[uint64(t.b[k])*r.bitWords:]
+		c.set[k], c.sizes[k] = c.set[k][:0], c.sizes[k][:0]
+		list := lgs[2*k].list(v)
+		sc.read += len(list)
+		for _, x := range list {
+			if !bitIn(bitsA, x) {
+				continue
+			}
+			m := uint64(0)
+			bl := lgs[2*k+1].list(x)
+			sc.read += len(bl)
+			for _, y := range bl {
+				if !bitIn(bitsB, y) {
+					continue
+				}
+				m++
+				if k == 0 {
+					pc.bump(y, 1)
+				} else {
+					e := pc.cnt[y]
+					add(&less, e&0xffffffff+e>>32)
+				}
+			}
+			if k == 0 {
+				pc.bump(x, m<<32)
+			} else {
+				add(&less, mul(m, pc.cnt[x]&0xffffffff))
+			}
+			c.set[k], c.sizes[k] = append(c.set[k], x), append(c.sizes[k], m)
+			n[k] += m
+		}
+	}
+	pc.reset()
+	total, o := checked.Mul(n[0], n[1])
+	ok = ok && o
 	// x1 = x2, and with it y1 = y2.
 	bitsB1 := r.bitsHost[uint64(t.b[0])*r.bitWords:]
 	bitsB2 := r.bitsHost[uint64(t.b[1])*r.bitWords:]
@@ -120,29 +172,7 @@ func (r *runner) pairCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 			}
 		}
 	}
-	// y1 = y2: the runs of both ends.
-	e0, e1 := c.ends[0], c.ends[1]
-	for a, b := 0, 0; a < len(e0) && b < len(e1); {
-		switch y := e0[a]; {
-		case y < e1[b]:
-			a++
-		case y > e1[b]:
-			b++
-		default:
-			ra, rb := runLen(e0[a:]), runLen(e1[b:])
-			add(&less, mul(uint64(ra), uint64(rb)))
-			a, b = a+ra, b+rb
-		}
-	}
-	// x1 = y2 and y1 = x2, and both at once.
-	for k := range 2 {
-		o := 1 - k
-		for h, z := range c.set[k] {
-			if cz := count(c.ends[o], z); cz > 0 {
-				add(&less, mul(c.sizes[k][h], uint64(cz)))
-			}
-		}
-	}
+	// x1 = y2 and y1 = x2 at once.
 	for _, x1 := range c.set[0] {
 		if !bitIn(bitsB2, x1) {
 			continue
@@ -171,22 +201,4 @@ func (r *runner) pairCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 		c.memo.done(j)
 	}
 	return total, true
-}
-
-// runLen is the length of s's first run of equal values (s not empty).
-func runLen(s []uint32) int {
-	n := 1
-	for n < len(s) && s[n] == s[0] {
-		n++
-	}
-	return n
-}
-
-// count returns how many times x occurs in the sorted s.
-func count(s []uint32, x uint32) int {
-	i, found := slices.BinarySearch(s, x)
-	if !found {
-		return 0
-	}
-	return runLen(s[i:])
 }
