@@ -125,12 +125,12 @@ var tailSweepSettings = []struct {
 
 // TestTailOrderEveryCandidate counts symmetric patterns (symmetricShape) with every tail order
 // a count may choose (tailOrderMode 1, its pick stepped through the candidates; unique counts
-// through their embeddings plan and |Aut|) under tailSweepSettings, against the oracle (300
+// through their embeddings plan and |Aut|) under tailSweepSettings, against the oracle (100
 // seeds with SUBMATCH_LONG, 8 by default), and that many distinct candidate plans ran.
 func TestTailOrderEveryCandidate(t *testing.T) {
 	defer func(m, u int) { tailOrderMode, uniqueByEmbeddingsMode = m, u }(tailOrderMode, uniqueByEmbeddingsMode)
 	tailOrderMode, uniqueByEmbeddingsMode = 1, 1
-	seeds, _ := proptest.Seeds(t, 300, 8)
+	seeds, _ := proptest.Seeds(t, 100, 8)
 	ctx := context.Background()
 	ran, skipped := 0, 0
 	for _, seed := range seeds {

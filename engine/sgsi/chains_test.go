@@ -165,7 +165,7 @@ func chainKind(p *pattern.Pattern, order []int, steps int) (chain, closed bool) 
 // some counts had a chain.
 func TestLeafStepChains(t *testing.T) {
 	chains, closed := 0, 0
-	for seed := range uint64(testenv.Sweep(25, 1500)) {
+	for seed := range uint64(testenv.Sweep(25, 400)) {
 		src, p, g := randomCase(t, seed, 21, randomChainPattern, 12, 10, 0.2, 0.15)
 		for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}} {
 			options := []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}, {Refine: true},

@@ -96,7 +96,7 @@ func (d *patternDraw) String() string { return labelledPattern(d.edges, d.lab) }
 // every convention and the options that change which tails the leaf step counts.
 func TestLeafStepCrowded(t *testing.T) {
 	chains, pairs := 0, 0
-	for seed := range uint64(testenv.Sweep(40, 2000)) {
+	for seed := range uint64(testenv.Sweep(40, 300)) {
 		r := rand.New(rand.NewPCG(seed, 22))
 		el := r.IntN(2) * 2
 		src := randomCrowdedTails(r, el)
