@@ -47,6 +47,14 @@ const (
 	// rate and the steps put at 0.8-2x their time; dense STMatch patterns whose probes miss
 	// most of the last levels (q22: 5.6e8 of 1.9e9 at auto's work limit) stay above stmatch.
 	CountedNodesPerSecond = 2e7
+	// MarkedCountSpeedup is how many times faster than CountedNodesPerSecond the last level's
+	// counted nodes run where the edge supports' adjacency tests against a fixed level read a
+	// bit row (supportCounter.mark, branch cpudense) instead of searching a neighbour list. On
+	// the H200 device host's 16 threads (2026-12-05) STMatch's q13 and q10 on wiki-Vote, whose
+	// counted nodes are 97% and most of the prediction, took 350-372 and 247-267 ms against
+	// 839 and 436 ms predicted at CountedNodesPerSecond (2.3x and 1.7x); on the 2-core machine
+	// the rows cut their CPU time by a third. auto then chose stmatch for q13 (780-797 ms).
+	MarkedCountSpeedup = 2
 	// ThreadGain is what each thread beyond the first adds, as a fraction of one thread's rate:
 	// the device host's 16 threads ran STMatch's patterns 10-14 times faster than its one
 	// (docs/benchmarks.md, "The CPU engine's thread scaling on the device host"; 1+0.7x15 =
@@ -139,7 +147,7 @@ func predict(w *engine.Workload) engine.Prediction {
 		if c := (t.LevelSteps + t.GroupSteps + t.PassSteps) / (CostPerSecond * gain); c > seconds {
 			seconds, note = c, note+", set operations"
 		}
-		seconds += t.Counted / (CountedNodesPerSecond * gain)
+		seconds += t.Counted / (CountedNodesPerSecond * max(1, t.CountedSpeedup) * gain)
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
 }
@@ -153,7 +161,10 @@ type Terms struct {
 	// Counted is the last level's nodes where it is counted by a test a candidate rather
 	// than searched (CountedNodesPerSecond); they are not in Nodes.
 	Counted float64
-	Summed  string
+	// CountedSpeedup, when above 1, is how many times faster than CountedNodesPerSecond the
+	// counted nodes run (MarkedCountSpeedup).
+	CountedSpeedup float64
+	Summed         string
 }
 
 // Terms returns the parts of w's predicted work (zero without an estimate or for a clique).
@@ -205,7 +216,7 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		t.GroupSteps = 0
 		t.PassSteps = pairSumPassCost(w.Problem.Data, e.LevelNodes, ps.level)
 		t.Summed = "last levels summed by pairs"
-	} else if !w.Listing && w.Problem != nil && supportFor(w.Problem, w.Plan) != nil {
+	} else if sp := supportForPrediction(w); sp != nil {
 		// The postponed vertices are counted from edge supports (support.go): a lookup or two
 		// per assignment of the last level instead of the groups' intersections, so the last
 		// level's nodes are priced as counted ones and the groups' steps drop out; the supports'
@@ -223,6 +234,12 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		t.GroupSteps = 0
 		t.PassSteps = supportPassCost(w.Problem.Data)
 		t.Summed = "postponed vertices counted from edge supports"
+		if sp.marks(w.Problem.Data) {
+			// The last level's tests against the fixed level read a bit row, not a
+			// neighbour list (supportCounter.mark): the counted nodes run faster.
+			t.CountedSpeedup = MarkedCountSpeedup
+			t.Summed += " with a marked row"
+		}
 	} else if !w.Listing && len(w.Plan.Groups) == 0 {
 		// The last level, with nothing below it, is counted by a test a candidate of its set
 		// (searchFrom), not searched: its nodes are priced at CountedNodesPerSecond.
@@ -291,3 +308,12 @@ func supportPassCost(g *graph.Graph) float64 {
 
 // supportSampleVertices bounds the vertices supportPassCost visits.
 const supportSampleVertices = 1 << 16
+
+// supportForPrediction returns the support plan the count of w would use (supportFor), or nil
+// when w lists, has no problem, or counts its postponed vertices otherwise.
+func supportForPrediction(w *engine.Workload) *supportPlan {
+	if w.Listing || w.Problem == nil {
+		return nil
+	}
+	return supportFor(w.Problem, w.Plan)
+}

@@ -362,10 +362,10 @@ const supportMarkDefault = 16
 // the last level, when the plan has a fixed level, the graph is small enough for rows
 // (supportRowLimit) and the loop long enough to pay for it (supportMarkRatio).
 func (sc *supportCounter) mark(m []uint32, cands int) {
-	j := sc.plan.fixed
-	if j < 0 || supportMarkRatio == 0 || sc.g.NumVertices() > supportRowLimit {
+	if !sc.plan.marks(sc.g) {
 		return
 	}
+	j := sc.plan.fixed
 	f := m[j]
 	nb := sc.g.Neighbors(f)
 	if len(nb) > supportMarkRatio*cands {
@@ -378,6 +378,12 @@ func (sc *supportCounter) mark(m []uint32, cands int) {
 		sc.adj.Set(z)
 	}
 	sc.adjKey = f + 1
+}
+
+// marks reports whether counts of this plan on g mark the fixed level's rows (mark), for
+// some candidates at least: a fixed level and a graph within supportRowLimit.
+func (sp *supportPlan) marks(g *graph.Graph) bool {
+	return sp.fixed >= 0 && supportMarkRatio > 0 && g.NumVertices() <= supportRowLimit
 }
 
 // unmark clears the row mark set, if any.
