@@ -1124,20 +1124,10 @@ func (r *runner) classLeaves(ci int, row []uint32, lgs [][]*labelGraph, sc *leaf
 		collide |= q.leafGroups[gi].collide
 	}
 	used := sc.used[:1<<m]
-	clear(used)
-	for c, x := range row {
-		if collide>>c&1 == 0 {
-			continue
-		}
-		in := 0
-		for b, gi := range class {
-			if r.inGroup(gi, x, row, lgs[gi]) {
-				in |= 1 << b
-			}
-		}
-		used[in]++
-	}
-	leafcount.SupersetSums(used)
+	leafcount.UsedIn(used, collide, func(b, c int) bool {
+		gi := class[b]
+		return r.inGroup(gi, row[c], row, lgs[gi])
+	})
 	for mask := 1; mask < 1<<m; mask++ {
 		inter[mask] -= used[mask]
 	}
