@@ -44,22 +44,21 @@ type lastSum struct {
 	eg, bg  int   // e's group and b's (-1: none)
 	eParent int   // the index in e's Parents of its edge to v
 	others  []int // the indices of e's other parents
-	keyLvls []int // the levels whose data vertices determine D and S_E
 	vLabel  pattern.Label
 	eLabel  pattern.Label
 	edge    pattern.Label // the v-e edge's label
 	byRow   bool          // adjacency alone decides the v-e edge (hubEdge): hub rows may answer
-	key     []uint32
-	valid   bool
-	d, se   []uint32 // D and S_E for key
-	sizeE   []int64  // |E_x| for each x of d
-	countD  []int64  // |D ∩ N(y)| for each y of se
-	total   int64    // Σ |E_x|
-	nbuf    []uint32
-	bbar    []uint32
-	inD     []uint32 // the used vertices in D
-	inSE    []uint32 // the used vertices in S_E
-	pos     []int32
+	// levels: those whose data vertices determine D and S_E (the tables are for key)
+	levelKey
+	d, se  []uint32 // D and S_E for key
+	sizeE  []int64  // |E_x| for each x of d
+	countD []int64  // |D ∩ N(y)| for each y of se
+	total  int64    // Σ |E_x|
+	nbuf   []uint32
+	bbar   []uint32
+	inD    []uint32 // the used vertices in D
+	inSE   []uint32 // the used vertices in S_E
+	pos    []int32
 }
 
 // lastSumFor returns the last-level sum for pl (lc is the worker's leaf counter), or nil when it
@@ -125,17 +124,17 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 	}
 	for j, in := range inKey {
 		if in {
-			ls.keyLvls = append(ls.keyLvls, j)
+			ls.levels = append(ls.levels, j)
 		}
 	}
-	if len(ls.keyLvls) == last && (lc.memoised[ls.eg] || !lastSumWhole) {
+	if len(ls.levels) == last && (lc.memoised[ls.eg] || !lastSumWhole) {
 		// The key changes with every assignment: the sum saves the loop's per-element work
 		// (the leaf counter's set and class count for each data vertex of v) but shares no
 		// intersection, and loses to the leaf counter's size cache when that memoises e (its
 		// parents recur across assignments).
 		return nil
 	}
-	ls.key = make([]uint32, len(ls.keyLvls))
+	ls.key = make([]uint32, len(ls.levels))
 	return ls
 }
 
@@ -146,7 +145,7 @@ func lastSumFor(g *graph.Graph, pl *plan.Plan, lc *leafCounter) *lastSum {
 // figures.
 func lastSumSkipsLevel(g *graph.Graph, pl *plan.Plan) bool {
 	ls := lastSumFor(g, pl, &leafCounter{memoised: make([]bool, len(pl.Groups))})
-	return ls != nil && len(ls.keyLvls) < ls.level
+	return ls != nil && len(ls.levels) < ls.level
 }
 
 // lastSumPairs reports whether the search of pl over g counts its last level by the last-level
@@ -165,7 +164,7 @@ func lastSumPairs(g *graph.Graph, pl *plan.Plan) bool {
 		}
 	}
 	ls := lastSumFor(g, pl, lc)
-	if ls == nil || len(ls.keyLvls) < ls.level {
+	if ls == nil || len(ls.levels) < ls.level {
 		return false
 	}
 	lvl, e := &pl.Levels[ls.level], &pl.Groups[ls.eg]
@@ -186,19 +185,6 @@ var lastSumEnabled = true
 
 // lastSumWhole lets benchmarks and tests turn off the sum where its key is every earlier level.
 var lastSumWhole = true
-
-// current reports whether the tables were computed for the data vertices in m.
-func (ls *lastSum) current(m []uint32) bool {
-	if !ls.valid {
-		return false
-	}
-	for k, j := range ls.keyLvls {
-		if ls.key[k] != m[j] {
-			return false
-		}
-	}
-	return true
-}
 
 // adjacent reports whether data vertices x and y are joined by an edge that satisfies the v-e
 // edge's label.
@@ -260,10 +246,7 @@ func (ls *lastSum) rebuild(w *worker) {
 	for _, n := range ls.sizeE {
 		ls.total += n
 	}
-	for k, j := range ls.keyLvls {
-		ls.key[k] = w.m[j]
-	}
-	ls.valid = true
+	ls.keep(w.m)
 }
 
 // pairSizes sets sizeE when D is S_E (every element then has both vertex labels): |E_x| is the

@@ -525,23 +525,15 @@ func (lc *leafCounter) usedBy(gi int, m []uint32, mi []int) int64 {
 // usedIn returns, for every mask of the class, the number of assigned data vertices that lie in
 // every group of mask: a histogram of each vertex's memberships, then sums over supersets.
 func (lc *leafCounter) usedIn(class []int, m []uint32, mi []int) []int64 {
-	lc.used = [len(lc.used)]int64{}
 	used := lc.used[:1<<len(class)]
 	var levels uint64
 	for _, gi := range class {
 		levels |= lc.collide[gi]
 	}
-	for ; levels != 0; levels &= levels - 1 {
-		j := bits.TrailingZeros64(levels)
-		in := 0
-		for b, gi := range class {
-			if lc.collide[gi]>>j&1 != 0 && lc.member(gi, m[j], m, mi) {
-				in |= 1 << b
-			}
-		}
-		used[in]++
-	}
-	leafcount.SupersetSums(used)
+	leafcount.UsedIn(used, levels, func(b, j int) bool {
+		gi := class[b]
+		return lc.collide[gi]>>j&1 != 0 && lc.member(gi, m[j], m, mi)
+	})
 	return used
 }
 

@@ -232,23 +232,37 @@ func newWorker(g *graph.Graph, pl *plan.Plan, stop *atomic.Bool) *worker {
 // counts its last rim vertex in the common neighbours of the hub and two rim vertices, and the
 // hub's and the first rim vertex's stay the same across every choice of the second.
 type levelPrefix struct {
-	levels []int // nil: the level keeps no prefix
+	levelKey // levels nil: the level keeps no prefix
+	set      []uint32
+}
+
+// levelKey is what a cache computed for some levels' data vertices (levels) holds of them: key,
+// the vertices it was computed for, once valid.
+type levelKey struct {
+	levels []int
 	key    []uint32
-	set    []uint32
 	valid  bool
 }
 
-// current reports whether the prefix was computed for the data vertices in m.
-func (pf *levelPrefix) current(m []uint32) bool {
-	if !pf.valid {
+// current reports whether the cache was computed for the data vertices in m.
+func (lk *levelKey) current(m []uint32) bool {
+	if !lk.valid {
 		return false
 	}
-	for k, j := range pf.levels {
-		if pf.key[k] != m[j] {
+	for k, j := range lk.levels {
+		if lk.key[k] != m[j] {
 			return false
 		}
 	}
 	return true
+}
+
+// keep records that the cache is now computed for the data vertices in m.
+func (lk *levelKey) keep(m []uint32) {
+	for k, j := range lk.levels {
+		lk.key[k] = m[j]
+	}
+	lk.valid = true
 }
 
 // candidates returns the sorted local candidates of level i, already narrowed to its symmetry
@@ -314,10 +328,7 @@ func (w *worker) prefixParts(i int, narrowed bool) (base, deep []uint32, row []u
 			sets = append(sets, w.extraList(i, k))
 		}
 		pf.set = append(pf.set[:0], w.intersectLevel(i, sets, 0)...)
-		for k, j := range pf.levels {
-			pf.key[k] = w.m[j]
-		}
-		pf.valid = true
+		pf.keep(w.m)
 	}
 	base, deep = pf.set, w.extraList(i, last)
 	if be := &lvl.Extra[last]; w.hubs != nil && hubEdge(w.g, be.EdgeLabel) && w.hubs.ready(w.m[be.Level]) {

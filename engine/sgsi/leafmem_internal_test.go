@@ -66,15 +66,13 @@ func leafSetup(t *testing.T, g *graph.Graph) (*pattern.Pattern, *query, *store, 
 	return p, q, s, cands, bits, bitWords
 }
 
-// TestLeafMemosGiveWay: the leaf step's memos and sizes do not stop a count that fits without
-// them. With the memos held, --memory is set to what the count holds plus a table's growth
-// that fits only once they are let go: the table's reservation takes their room
-// (reserveRows), and the leaf step then counts the same without them.
-func TestLeafMemosGiveWay(t *testing.T) {
-	g := gen.RandomGraph(1, 1000, 0.05, 1, 0)
+// countAdjacentRows runs the leaf step of leafSetup's query over g on one thread, for the rows
+// (a, b) of adjacent data vertices, a among the first n: the runner and the rows.
+func countAdjacentRows(t *testing.T, g *graph.Graph, n uint32) (*runner, []uint32) {
+	t.Helper()
 	_, q, s, cands, bits, bitWords := leafSetup(t, g)
-	var table []uint32 // (rows of adjacent a and b)
-	for v := range uint32(20) {
+	var table []uint32
+	for v := range n {
 		for _, w := range g.Neighbors(v) {
 			table = append(table, v, w)
 		}
@@ -83,6 +81,15 @@ func TestLeafMemosGiveWay(t *testing.T) {
 	if err := r.leafCount(table); err != nil {
 		t.Fatal(err)
 	}
+	return r, table
+}
+
+// TestLeafMemosGiveWay: the leaf step's memos and sizes do not stop a count that fits without
+// them. With the memos held, --memory is set to what the count holds plus a table's growth
+// that fits only once they are let go: the table's reservation takes their room
+// (reserveRows), and the leaf step then counts the same without them.
+func TestLeafMemosGiveWay(t *testing.T) {
+	r, table := countAdjacentRows(t, gen.RandomGraph(1, 1000, 0.05, 1, 0), 20)
 	memos := r.leafBytes()
 	first := r.total
 	if memos == 0 || first == 0 {
@@ -140,5 +147,44 @@ func TestSizeMemoEpochWrap(t *testing.T) {
 	}
 	if i, _ = m.lookupAt(row, 4); i != -1 {
 		t.Errorf("a vertex not a candidate at %d", i)
+	}
+}
+
+// TestRowLeavesAllocates: the leaf step's count of a row (rowLeaves, its factors in turn)
+// allocates nothing once the goroutine's scratch is made, whether it recounts every factor (no
+// row before) or reuses those of the row before; the rows' counts add up to leafCount's.
+func TestRowLeavesAllocates(t *testing.T) {
+	r, table := countAdjacentRows(t, gen.RandomGraph(1, 400, 0.05, 1, 0), 10)
+	q, s := r.q, r.s
+	if r.total == 0 {
+		t.Fatal("setup: no placements")
+	}
+	sc := r.leafScratch[0]
+	lgs := make([][]*labelGraph, len(q.leafGroups))
+	for i, lg := range q.leafGroups {
+		for _, pe := range lg.parents {
+			lgs[i] = append(lgs[i], s.label(pe.key))
+		}
+	}
+	k := q.joined
+	for _, fresh := range []bool{true, false} {
+		var sum uint64
+		a := testing.AllocsPerRun(3, func() {
+			sum = 0
+			for x := 0; x < len(table); x += k {
+				sc.hasPrev = sc.hasPrev && !fresh
+				n, ok := r.rowLeaves(table[x:x+k], lgs, sc)
+				if !ok {
+					t.Fatal("overflow")
+				}
+				sum += n
+			}
+		})
+		if a != 0 {
+			t.Errorf("fresh %v: the rows' counts allocate %v times", fresh, a)
+		}
+		if sum != r.total {
+			t.Errorf("fresh %v: the rows count %d, leafCount %d", fresh, sum, r.total)
+		}
 	}
 }

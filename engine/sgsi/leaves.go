@@ -462,16 +462,14 @@ type leafScratch struct {
 	gs         []leafcount.Group
 	arith      leafcount.Counter
 	read       int // list entries read since the context was last checked
-	// The row before (prev, once hasPrev) and each class's and tail's count for it (valid
-	// unless ok is false): a factor whose columns (deps) the row shares with it is reused.
-	prev                []uint32
-	hasPrev             bool
-	classDeps, tailDeps []uint64
-	classVal            []uint64
-	tailVal             []int64
-	chainVal, pairVal   []uint64
-	classOK, tailOK     []bool
-	chainOK, pairOK     []bool
+	// The row before (prev, once hasPrev) and each factor's count for it (valid unless ok is
+	// false): a factor whose columns (deps) the row shares with it is reused. The factors are
+	// the classes, then the tails, the chains and the pairs (factor).
+	prev    []uint32
+	hasPrev bool
+	deps    []uint64
+	val     []uint64
+	ok      []bool
 }
 
 // sizeMemo is a goroutine's memo of counts by the data vertex of one column (idx), for the
@@ -559,10 +557,8 @@ func (r *runner) newLeafScratch() error {
 	ng := len(q.leafGroups)
 	sc := &leafScratch{sets: make([][]uint32, ng), gsets: make([][]uint32, ng), key: make([][]uint32, ng),
 		valid: make([]bool, ng), memos: make([]sizeMemo, ng), tails: make([]tailCache, len(q.tails)),
-		prev: make([]uint32, q.joined), classVal: make([]uint64, len(q.leafClasses)), classOK: make([]bool, len(q.leafClasses)),
-		tailVal: make([]int64, len(q.tails)), tailOK: make([]bool, len(q.tails)),
-		chainVal: make([]uint64, len(q.chains)), chainOK: make([]bool, len(q.chains)),
-		pairVal: make([]uint64, len(q.pairs)), pairOK: make([]bool, len(q.pairs)), pairs: make([]pairCache, len(q.pairs))}
+		prev: make([]uint32, q.joined), val: make([]uint64, q.factors()), ok: make([]bool, q.factors()),
+		deps: make([]uint64, 0, q.factors()), pairs: make([]pairCache, len(q.pairs))}
 	if len(q.pairs) > 0 {
 		nv := r.s.g.NumVertices()
 		const what = "the leaf step's pair counters"
@@ -604,7 +600,7 @@ func (r *runner) newLeafScratch() error {
 				parents |= 1 << pe.col
 			}
 		}
-		sc.classDeps = append(sc.classDeps, d)
+		sc.deps = append(sc.deps, d)
 		if len(class) > 1 {
 			last := bits.Len64(parents) - 1
 			var early []int
@@ -623,7 +619,7 @@ func (r *runner) newLeafScratch() error {
 			d |= 1 << w.col
 			wcols = append(wcols, w.col)
 		}
-		sc.tailDeps = append(sc.tailDeps, d)
+		sc.deps = append(sc.deps, d)
 		c := &sc.tails[i]
 		c.key, c.lists = make([]uint32, 1+len(t.ws)), make([][]uint32, 0, len(t.ws))
 		if t.collideA|t.collideB == 0 {
@@ -632,9 +628,11 @@ func (r *runner) newLeafScratch() error {
 	}
 	for i := range q.chains {
 		sc.chains = append(sc.chains, r.newChainCache(&q.chains[i]))
+		sc.deps = append(sc.deps, q.chains[i].deps)
 	}
 	for i, t := range q.pairs {
 		sc.pairs[i].memo.init(r, t.col, nil, r.cands[q.order[t.col]], 1)
+		sc.deps = append(sc.deps, 1<<t.col)
 	}
 	return nil
 }
@@ -799,13 +797,12 @@ func (r *runner) leafCount(table []uint32) error {
 }
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the
-// product over collision classes and tails); ok is false on uint64 overflow (of a factor or of
-// the product) unless a later factor is 0, which makes the row's count 0 whatever came before.
-// A class or tail whose columns the row shares with the goroutine's row before keeps that row's
-// count: rows that share a prefix (a join's extensions of one row) recount only the factors on
-// their last columns.
+// product of its factors: collision classes, tails, chains and pairs); ok is false on uint64
+// overflow (of a factor or of the product) unless a later factor is 0, which makes the row's
+// count 0 whatever came before. A factor whose columns the row shares with the goroutine's row
+// before keeps that row's count: rows that share a prefix (a join's extensions of one row)
+// recount only the factors on their last columns.
 func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
-	q := r.q
 	changed := ^uint64(0)
 	if sc.hasPrev {
 		changed = 0
@@ -819,88 +816,61 @@ func (r *runner) rowLeaves(row []uint32, lgs [][]*labelGraph, sc *leafScratch) (
 	sc.hasPrev = true
 	total := uint64(1)
 	over := false // a factor or the product overflowed: the row's answer unless a factor is 0
-	mul := func(n uint64) {
+	for f := range sc.val {
+		if !sc.ok[f] || sc.deps[f]&changed != 0 {
+			n, ok := r.factor(f, row, lgs, sc)
+			if !ok {
+				over, sc.ok[f] = true, false
+				continue
+			}
+			sc.val[f], sc.ok[f] = n, true
+		}
+		n := sc.val[f]
+		if n == 0 { // (the factors after it are not counted for this row: not reusable)
+			clear(sc.ok[f+1:])
+			return 0, true
+		}
 		var ok bool
 		if total, ok = checked.Mul(total, n); !ok {
 			over = true
 		}
 	}
-	for ci, class := range q.leafClasses {
-		if !sc.classOK[ci] || sc.classDeps[ci]&changed != 0 {
-			var n uint64
-			var ok bool
-			if len(class) == 1 {
-				gi := class[0]
-				n, ok = leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
-			} else {
-				n, ok = r.classLeaves(ci, row, lgs, sc)
-			}
-			if !ok {
-				over, sc.classOK[ci] = true, false
-				continue
-			}
-			sc.classVal[ci], sc.classOK[ci] = n, true
-		}
-		n := sc.classVal[ci]
-		if n == 0 { // (the factors after it are not counted for this row: not reusable)
-			clear(sc.classOK[ci+1:])
-			clear(sc.tailOK)
-			clear(sc.chainOK)
-			clear(sc.pairOK)
-			return 0, true
-		}
-		mul(n)
-	}
-	for i := range q.tails {
-		if !sc.tailOK[i] || sc.tailDeps[i]&changed != 0 {
-			sc.tailVal[i], sc.tailOK[i] = r.tailCount(i, row, lgs[len(q.leafGroups)+i], sc), true
-		}
-		n := sc.tailVal[i]
-		if n <= 0 {
-			clear(sc.tailOK[i+1:])
-			clear(sc.chainOK)
-			clear(sc.pairOK)
-			return 0, true
-		}
-		mul(uint64(n))
-	}
-	for i := range q.chains {
-		if !sc.chainOK[i] || q.chains[i].deps&changed != 0 {
-			n, ok := r.chainCount(i, row, lgs[len(q.leafGroups)+len(q.tails)+i], sc)
-			if !ok {
-				over, sc.chainOK[i] = true, false
-				continue
-			}
-			sc.chainVal[i], sc.chainOK[i] = n, true
-		}
-		n := sc.chainVal[i]
-		if n == 0 {
-			clear(sc.chainOK[i+1:])
-			clear(sc.pairOK)
-			return 0, true
-		}
-		mul(n)
-	}
-	for i := range q.pairs {
-		if !sc.pairOK[i] || 1<<q.pairs[i].col&changed != 0 {
-			n, ok := r.pairCount(i, row, lgs[len(q.leafGroups)+len(q.tails)+len(q.chains)+i], sc)
-			if !ok {
-				over, sc.pairOK[i] = true, false
-				continue
-			}
-			sc.pairVal[i], sc.pairOK[i] = n, true
-		}
-		n := sc.pairVal[i]
-		if n == 0 {
-			clear(sc.pairOK[i+1:])
-			return 0, true
-		}
-		mul(n)
-	}
 	if over {
 		return 0, false
 	}
 	return total, true
+}
+
+// factors is the number of the leaf step's factors of a row: its collision classes, tails,
+// chains and pairs, in this order (factor).
+func (q *query) factors() int {
+	return len(q.leafClasses) + len(q.tails) + len(q.chains) + len(q.pairs)
+}
+
+// factor returns factor f of the row's count (query.factors): a collision class's placements,
+// a tail's (0 where its count is not positive), a chain's or a pair's; ok is false on uint64
+// overflow. A tail's, chain's or pair's label graphs follow the groups' in lgs, in the order of
+// the factors.
+func (r *runner) factor(f int, row []uint32, lgs [][]*labelGraph, sc *leafScratch) (uint64, bool) {
+	q := r.q
+	if f < len(q.leafClasses) {
+		class := q.leafClasses[f]
+		if len(class) == 1 {
+			gi := class[0]
+			return leafcount.Placements(q.leafGroups[gi].g, r.leafSize(gi, row, lgs[gi], sc))
+		}
+		return r.classLeaves(f, row, lgs, sc)
+	}
+	i := f - len(q.leafClasses)
+	l := lgs[len(q.leafGroups)+i]
+	switch {
+	case i < len(q.tails):
+		return uint64(max(r.tailCount(i, row, l, sc), 0)), true
+	case i < len(q.tails)+len(q.chains):
+		return r.chainCount(i-len(q.tails), row, l, sc)
+	default:
+		return r.pairCount(i-len(q.tails)-len(q.chains), row, l, sc)
+	}
 }
 
 // labels returns the label graphs of keys (built before the step).
@@ -1154,20 +1124,10 @@ func (r *runner) classLeaves(ci int, row []uint32, lgs [][]*labelGraph, sc *leaf
 		collide |= q.leafGroups[gi].collide
 	}
 	used := sc.used[:1<<m]
-	clear(used)
-	for c, x := range row {
-		if collide>>c&1 == 0 {
-			continue
-		}
-		in := 0
-		for b, gi := range class {
-			if r.inGroup(gi, x, row, lgs[gi]) {
-				in |= 1 << b
-			}
-		}
-		used[in]++
-	}
-	leafcount.SupersetSums(used)
+	leafcount.UsedIn(used, collide, func(b, c int) bool {
+		gi := class[b]
+		return r.inGroup(gi, row[c], row, lgs[gi])
+	})
 	for mask := 1; mask < 1<<m; mask++ {
 		inter[mask] -= used[mask]
 	}

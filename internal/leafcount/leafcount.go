@@ -57,6 +57,26 @@ func SupersetSums(h []int64) {
 	}
 }
 
+// UsedIn fills used, of length 2^k for a class of k groups, with the number of the assigned
+// data vertices (one a bit of cols: a column of the row or a level of the match) that lie in
+// every group of each mask: a histogram of each vertex's memberships (in reports whether the
+// vertex of bit j lies in the class's group b), then its sums over supersets (SupersetSums).
+func UsedIn(used []int64, cols uint64, in func(b, j int) bool) {
+	clear(used)
+	k := bits.Len(uint(len(used))) - 1
+	for ; cols != 0; cols &= cols - 1 {
+		j := bits.TrailingZeros64(cols)
+		mask := 0
+		for b := range k {
+			if in(b, j) {
+				mask |= 1 << b
+			}
+		}
+		used[mask]++
+	}
+	SupersetSums(used)
+}
+
 // Class returns the number of injective placements of the vertices of groups (one collision
 // class, at most plan.MaxClassGroups groups) given inter[mask], for every mask in 1..2^k-1 over
 // the groups, the number of admissible data vertices that lie in every group of mask, the data

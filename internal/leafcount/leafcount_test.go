@@ -1,8 +1,11 @@
 package leafcount
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/submatch/submatch/plan"
 )
 
 // TestClassAgainstBruteForce checks Counter.Class on random classes of up to four groups of up
@@ -69,4 +72,40 @@ func brute(slots []int, groups []Group, sets []uint32, n int, at []int, i int, u
 		total += brute(slots, groups, sets, n, at, i+1, used|1<<x)
 	}
 	return total
+}
+
+// TestUsedIn checks UsedIn on random memberships of up to 64 columns in classes of up to
+// plan.MaxClassGroups groups (the buffer dirty beforehand) against a direct count: for every
+// mask, the columns of cols in every group of mask (mask 0: every column of cols).
+func TestUsedIn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		k := 1 + rng.IntN(plan.MaxClassGroups)
+		cols := rng.Uint64() & rng.Uint64()
+		member := make([]uint64, k) // member[b]: the columns whose vertex lies in group b
+		for b := range member {
+			member[b] = rng.Uint64()
+		}
+		used := make([]int64, 1<<k)
+		for i := range used {
+			used[i] = int64(rng.IntN(100)) // (cleared by UsedIn)
+		}
+		UsedIn(used, cols, func(b, j int) bool {
+			if cols>>j&1 == 0 {
+				t.Fatalf("asked for column %d, not in %b", j, cols)
+			}
+			return member[b]>>j&1 != 0
+		})
+		for mask := range used {
+			in := cols
+			for b := range k {
+				if mask>>b&1 != 0 {
+					in &= member[b]
+				}
+			}
+			if want := int64(bits.OnesCount64(in)); used[mask] != want {
+				t.Fatalf("k %d, cols %b, mask %b: %d used, want %d", k, cols, mask, used[mask], want)
+			}
+		}
+	}
 }
