@@ -132,8 +132,8 @@ func TestProbeKernelChoice(t *testing.T) {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			t.Fatal(err)
 		}
-		t.Logf("gpu-memory %d: %d parts, reduced %v (%d vertices, %d edges), max part %d B, intra %v, inter %v, total %v",
-			lim, st.Parts, st.Reduced, st.ReducedVertices, st.ReducedEdges, st.MaxPartBytes, st.IntraTime, st.InterTime, time.Since(t0))
+		t.Logf("gpu-memory %d: %d parts, reduced %v (%d vertices, %d edges; %v), partitioned in %v, max part %d B, intra %v, total %v",
+			lim, st.Parts, st.Reduced, st.ReducedVertices, st.ReducedEdges, st.ReduceTime, st.PartitionTime, st.MaxPartBytes, st.IntraTime, time.Since(t0))
 		for _, s := range b.parts {
 			t.Log("  ", s)
 		}
