@@ -2,7 +2,6 @@ package stmatch
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"iter"
@@ -20,10 +19,10 @@ import (
 )
 
 // kernelOf is what prepare chose for one count: the kernel that runs it and, for the plan
-// kernels, the sha256 of the per-query source (the NVRTC cache key but for the target).
+// kernels, the per-query kernel's source (sourceID: what Stats.QuerySource logs).
 type kernelOf struct {
 	kernel   string // "lastsum", "plan" or "empty"
-	querySrc string // hex sha256 of specialise's source ("": none)
+	querySrc string // sourceID of specialise's source ("": none)
 	graph    bool
 	pieces   bool
 	levels   int
@@ -51,7 +50,7 @@ func probeKernel(ctx context.Context, p *engine.Problem, o Options) (kernelOf, e
 		if err != nil {
 			return k, err
 		}
-		k.querySrc = fmt.Sprintf("%x", sha256.Sum256([]byte(src)))[:16]
+		k.querySrc = sourceID(src)
 		k.graph = pr.fp.Graph
 		for i := range pr.fp.L {
 			k.pieces = k.pieces || pr.fp.Meta[i*metaStride+mFlags]&fPieces != 0
@@ -61,9 +60,10 @@ func probeKernel(ctx context.Context, p *engine.Problem, o Options) (kernelOf, e
 	return k, nil
 }
 
-// probeBackend is a pbe backend that records, for every part, the kernel stmatch would run on
-// it within the part's GPUMemoryLimit, and counts it on the host.
+// probeBackend is a pbe backend that records, for every part, the kernel stmatch with options o
+// would run on it within the part's GPUMemoryLimit; it counts nothing (every part gives 0).
 type probeBackend struct {
+	o     Options
 	mu    sync.Mutex
 	parts []string
 }
@@ -71,7 +71,7 @@ type probeBackend struct {
 func (*probeBackend) Name() string { return "probe" }
 
 func (b *probeBackend) CountPart(ctx context.Context, sub *engine.Problem) (engine.Result, error) {
-	k, err := probeKernel(ctx, sub, Options{})
+	k, err := probeKernel(ctx, sub, b.o)
 	if err != nil {
 		return engine.Result{}, err
 	}
@@ -86,10 +86,12 @@ func (*probeBackend) MatchesPart(context.Context, *engine.Problem) iter.Seq2[[]u
 	return nil
 }
 
-// TestProbeKernelChoice (instrumentation, run by hand): STMATCH_PROBE_GRAPH and
+// TestProbeKernelChoice (instrumentation, run by hand; issue 21): STMATCH_PROBE_GRAPH and
 // STMATCH_PROBE_QUERY name a data graph and a pattern; the test prints, for pbe's parts in core
-// and out of core (--gpu-memory each of STMATCH_PROBE_LIMITS, else a quarter of the graph's bytes), which
-// stmatch kernel each part would run.
+// and out of core (--gpu-memory each of STMATCH_PROBE_LIMITS, else a quarter of the graph's
+// bytes; the parts made for half of it, as the GPU backend makes them), which stmatch kernel each
+// part's count would run (without the order search when STMATCH_PROBE_NOSEARCH is set). The
+// inter stage is not run.
 func TestProbeKernelChoice(t *testing.T) {
 	gpath, qpath := os.Getenv("STMATCH_PROBE_GRAPH"), os.Getenv("STMATCH_PROBE_QUERY")
 	if gpath == "" || qpath == "" {
@@ -116,7 +118,7 @@ func TestProbeKernelChoice(t *testing.T) {
 		}
 	}
 	for _, lim := range limits {
-		b := &probeBackend{}
+		b := &probeBackend{o: Options{NoOrderSearch: os.Getenv("STMATCH_PROBE_NOSEARCH") != ""}}
 		e := &pbe.Engine{Backend: b, Budget: lim / 2, Partitioner: partition.Auto}
 		// The inter stage is not probed: the count stops once every part is done.
 		cctx, cancel := context.WithCancel(ctx)
