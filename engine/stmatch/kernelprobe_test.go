@@ -16,6 +16,7 @@ import (
 	"github.com/submatch/submatch/engine/pbe"
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/plan"
 )
 
 // kernelOf is what prepare chose for one count: the kernel that runs it and, for the plan
@@ -27,6 +28,7 @@ type kernelOf struct {
 	pieces   bool
 	levels   int
 	plan     time.Duration
+	cost     float64 // the plan's estimated Cost (STMATCH_PROBE_ESTIMATE probes; 0: not estimated)
 }
 
 // probeKernel runs stmatch's host preparation of p as a GPU count with options o would, and
@@ -37,6 +39,13 @@ func probeKernel(ctx context.Context, p *engine.Problem, o Options) (kernelOf, e
 		return kernelOf{}, pr.err
 	}
 	k := kernelOf{plan: pr.prepare}
+	if n, _ := strconv.Atoi(os.Getenv("STMATCH_PROBE_ESTIMATE")); n > 0 && !pr.pl.Empty {
+		est, err := pr.pl.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: 11, Probes: n, Threads: 2})
+		if err != nil {
+			return k, err
+		}
+		k.cost = est.Cost
+	}
 	switch {
 	case pr.pl.Empty:
 		k.kernel = "empty"
@@ -76,8 +85,8 @@ func (b *probeBackend) CountPart(ctx context.Context, sub *engine.Problem) (engi
 		return engine.Result{}, err
 	}
 	b.mu.Lock()
-	b.parts = append(b.parts, fmt.Sprintf("part %d vertices %d edges limit %d: kernel %s source %s graph %v pieces %v levels %d prepare %v",
-		sub.Data.NumVertices(), sub.Data.NumEdges(), sub.GPUMemoryLimit, k.kernel, k.querySrc, k.graph, k.pieces, k.levels, k.plan))
+	b.parts = append(b.parts, fmt.Sprintf("part %d vertices %d edges limit %d: kernel %s source %s graph %v pieces %v levels %d prepare %v cost %.3g",
+		sub.Data.NumVertices(), sub.Data.NumEdges(), sub.GPUMemoryLimit, k.kernel, k.querySrc, k.graph, k.pieces, k.levels, k.plan, k.cost))
 	b.mu.Unlock()
 	return engine.Result{}, nil // the count is not what is probed
 }
@@ -90,8 +99,9 @@ func (*probeBackend) MatchesPart(context.Context, *engine.Problem) iter.Seq2[[]u
 // STMATCH_PROBE_QUERY name a data graph and a pattern; the test prints, for pbe's parts in core
 // and out of core (--gpu-memory each of STMATCH_PROBE_LIMITS, else a quarter of the graph's
 // bytes; the parts made for half of it, as the GPU backend makes them), which stmatch kernel each
-// part's count would run (without the order search when STMATCH_PROBE_NOSEARCH is set). The
-// inter stage is not run.
+// part's count would run (without the order search when STMATCH_PROBE_NOSEARCH is set), and
+// with STMATCH_PROBE_ESTIMATE=N the plan's cost estimated with N probes. The inter stage is not
+// run.
 func TestProbeKernelChoice(t *testing.T) {
 	gpath, qpath := os.Getenv("STMATCH_PROBE_GRAPH"), os.Getenv("STMATCH_PROBE_QUERY")
 	if gpath == "" || qpath == "" {
