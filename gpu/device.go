@@ -58,6 +58,9 @@ type Device struct {
 
 	modMu   sync.Mutex
 	modules map[string]*Module
+	// compiles are the NVRTC runs under way, by cache key; nvrtcRuns counts the runs started.
+	compiles  flights[*Module]
+	nvrtcRuns atomic.Int64
 
 	// defaultLimit is the budget DefaultLimit gave at open; localExtra the most local memory
 	// beyond the context's own that a kernel looked up so far makes the driver reserve

@@ -395,3 +395,28 @@ func TestGPUTrianglesRandom(t *testing.T) {
 	o, nb = skewedGraph(7, 16, 1<<20)
 	checkTriangles(t, d, "rmat scale 16 m=1M", o, nb)
 }
+
+// TestGPUCompileOnce: callers compiling the same fresh source at once share one NVRTC run and
+// get the same module (the next part of a pbe count, another worker, while the first compiles).
+func TestGPUCompileOnce(t *testing.T) {
+	d := testDevice(t)
+	t.Setenv(EnvKernelCache, t.TempDir())
+	src := iotaSrc + fmt.Sprintf("// once %d\n", time.Now().UnixNano())
+	before := d.nvrtcRuns.Load()
+	const callers = 4
+	mods := make([]*Module, callers)
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for k := range callers {
+		wg.Go(func() { mods[k], errs[k] = d.Compile(src, "iota.cu", nil) })
+	}
+	wg.Wait()
+	for k := range callers {
+		if errs[k] != nil || mods[k] != mods[0] {
+			t.Fatalf("caller %d: %v, module %p against %p", k, errs[k], mods[k], mods[0])
+		}
+	}
+	if n := d.nvrtcRuns.Load() - before; n != 1 {
+		t.Fatalf("%d NVRTC runs for %d callers of one source, want 1", n, callers)
+	}
+}

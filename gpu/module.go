@@ -41,7 +41,7 @@ func (d *Device) Cached(src, name string, opts []string) (*Module, error) {
 }
 
 // compile looks src up in the loaded modules and the disk cache and, with compile set, runs NVRTC
-// when it is in neither. NVRTC runs without the module lock, so a long compile of one kernel does
+// when it is in neither, or waits for the NVRTC run of the same source and options under way. NVRTC runs without the module lock, so a long compile of one kernel does
 // not hold up the cached kernels of other counts on the device.
 func (d *Device) compile(src, name string, opts []string, compile bool) (*Module, error) {
 	ver, err := NVRTCVersion()
@@ -52,6 +52,19 @@ func (d *Device) compile(src, name string, opts []string, compile bool) (*Module
 	if m := d.cachedModule(key, name); m != nil || !compile {
 		return m, nil
 	}
+	// One NVRTC run per key at a time: a second caller (the next part of a pbe count, another
+	// worker, a count after a cancelled one) waits for the compile under way.
+	m, _, err := d.compiles.do(key, func() (*Module, error) { return d.compileNew(key, src, name, opts) })
+	return m, err
+}
+
+// compileNew runs NVRTC on src (key is its CacheKey) and loads, caches and records the image;
+// compile calls it once at a time for a key.
+func (d *Device) compileNew(key, src, name string, opts []string) (*Module, error) {
+	if m := d.cachedModule(key, name); m != nil { // a call of key finished since compile looked
+		return m, nil
+	}
+	d.nvrtcRuns.Add(1)
 	t0 := time.Now()
 	img, err := CompileSource(src, name, d.info.Arch, opts)
 	if err != nil {

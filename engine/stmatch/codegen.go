@@ -1,6 +1,8 @@
 package stmatch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -83,4 +85,11 @@ func writeLevel(b *strings.Builder, i int, meta []uint64) {
 	perLevel(b, meta[mCollide], "\n\t\t\t&& m[%d] != c")
 	perLevel(b, meta[mNonAdj], "\n\t\t\t&& !adjacent(goff, gadj, m[%d], c)")
 	b.WriteString(";\n\t}\n};\n\n")
+}
+
+// sourceID names a kernel source in logs (Stats.QuerySource): the first 16 hex digits of its
+// sha256.
+func sourceID(src string) string {
+	h := sha256.Sum256([]byte(src))
+	return hex.EncodeToString(h[:8])
 }

@@ -170,3 +170,26 @@ func TestSpecialiseNoMarker(t *testing.T) {
 		t.Fatal("no error")
 	}
 }
+
+// TestSourceID: the name Stats.QuerySource gives a per-query kernel's source is 16 hex digits,
+// the same for the same source and different for different ones (the test's plans).
+func TestSourceID(t *testing.T) {
+	ids := map[string]string{} // id -> source
+	for n, fp := range specCases(t) {
+		src, err := specialise(kernelSource, fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := sourceID(src)
+		if len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" || id != sourceID(strings.Clone(src)) {
+			t.Fatalf("case %d: id %q", n, id)
+		}
+		if other, ok := ids[id]; ok && other != src {
+			t.Fatalf("case %d: id %s names two sources", n, id)
+		}
+		ids[id] = src
+	}
+	if len(ids) < 2 {
+		t.Fatalf("%d distinct sources: the cases do not tell ids apart", len(ids))
+	}
+}

@@ -5,6 +5,7 @@ package stmatch
 // several devices share.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,7 @@ func (st *Stats) merge(s *Stats) {
 	st.QueryKernel = st.QueryKernel || s.QueryKernel
 	st.QueryCompile = max(st.QueryCompile, s.QueryCompile)
 	st.QueryLaunches += s.QueryLaunches
+	st.QuerySource = cmp.Or(st.QuerySource, s.QuerySource)
 	st.HubRows += s.HubRows
 	st.HubBytes += s.HubBytes
 	st.MaxLaunch = max(st.MaxLaunch, s.MaxLaunch)
@@ -59,7 +61,8 @@ func (st *Stats) merge(s *Stats) {
 func (st *Stats) log(l *slog.Logger) {
 	l.Debug("stmatch: count", "gpus", st.GPUs, "cliques", st.Cliques, "last_sum", st.LastSum, "open", st.Open, "prepare", st.Prepare,
 		"compile", st.Compile, "cache_hit", st.CacheHit, "upload", st.Upload, "kernel", st.Kernel, "run", st.Run, "free", st.Free,
-		"wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
+		"query_kernel", st.QueryKernel, "query_source", st.QuerySource, "query_compile", st.QueryCompile, "query_launches", st.QueryLaunches,
+		"levels", st.Levels, "wide_tasks", st.WideTasks, "host_roots", st.HeavyRoots, "host_time", st.HostTime, "launches", st.Launches, "warps", st.Warps,
 		"units", st.Units, "max_launch", st.MaxLaunch, "spilled", st.Spilled, "max_queued", st.MaxQueued, "queue_slots", st.QueueSlots,
 		"queue_grown", st.QueueGrown, "hub_rows", st.HubRows, "hub_bytes", st.HubBytes, "device_bytes", st.DeviceBytes, "host_bytes", st.HostBytes, "total", st.Total)
 }
@@ -222,6 +225,7 @@ func (r *deviceRun) prepare(ctx context.Context, p *engine.Problem, fp *flatPlan
 		if r.querySrc, err = specialise(kernelSource, fp); err != nil {
 			return err
 		}
+		r.st.QuerySource = sourceID(r.querySrc)
 		if o.Kernel == KernelQuery {
 			mod, err = compileCtx(ctx, r.d, r.querySrc, queryFile)
 		} else {

@@ -506,6 +506,10 @@ type Stats struct {
 	QueryKernel   bool
 	QueryCompile  time.Duration
 	QueryLaunches int
+	// QuerySource names the per-query kernel's source (the first 16 hex digits of its sha256;
+	// "": none was made): counts with the same one share a compile (the kernel cache's key is
+	// the source's hash with the compiler's options, version and target).
+	QuerySource string
 	// Cliques is set when the clique kernel counted (KernelCliques); HeavyRoots is then how many
 	// roots were too large for its bit matrices and were counted on the host, in HostTime.
 	Cliques    bool
