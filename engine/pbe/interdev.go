@@ -216,9 +216,9 @@ func stepTwoMasks(dp *devicePlan) (has [4]bool) {
 
 // heavySeeds lists the entries of the cut edges (partition ids of) of the graph with offsets offs
 // and adjacency nbr whose seed is heavy for dp's programs at least (some program's list_bound is
-// least or more), ordered by their number of slices and then by entry, with the classes of equal slices
-// in that order.
-func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least uint64) ([]uint64, []heavyClass) {
+// least or more), each with about grain candidates of its bound a slice, ordered by their number
+// of slices and then by entry, with the classes of equal slices in that order.
+func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain uint64) ([]uint64, []heavyClass) {
 	has := stepTwoMasks(dp)
 	if least == noHeavy || !(has[0] || has[1] || has[2] || has[3]) {
 		return nil, nil
@@ -253,7 +253,7 @@ func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least uint64) (
 				continue
 			}
 			s := uint8(1)
-			for s < 12 && uint64(1)<<s*heavyGrain < b {
+			for s < 12 && uint64(1)<<s*grain < b {
 				s++
 			}
 			list = append(list, e)

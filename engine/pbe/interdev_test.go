@@ -66,12 +66,13 @@ int main() {
 type hostWork struct{ longest, total uint64 }
 
 // hostKernel runs the host build of the kernel over every entry of g, the heavy seeds at least
-// (noHeavy: none) first as runInterGPU does (interPasses), each pass in chunks of chunk items
-// from the top, on blocks blocks of threads threads.
-func hostKernel(t *testing.T, bin string, g *graph.Graph, of []uint32, dp *devicePlan, least, chunk uint64, blocks, threads uint64) (interCounts, hostWork) {
+// (noHeavy: none) split by grain first as runInterGPU does (interPasses), each pass in chunks of chunk items
+// from the top, on blocks blocks of threads threads; seed picks the lanes' order (cudahost.RunSeeded)
+// in a build with lanes.
+func hostKernel(t *testing.T, bin string, seed uint64, g *graph.Graph, of []uint32, dp *devicePlan, least, grain, chunk uint64, blocks, threads uint64) (interCounts, hostWork) {
 	t.Helper()
 	ga, flags, pl := kernelGraph(g, dp)
-	heavy, classes := heavySeeds(ga.offs, ga.nbr, of, dp, least)
+	heavy, classes := heavySeeds(ga.offs, ga.nbr, of, dp, least, grain)
 	var chunks []uint64
 	for _, ps := range interPasses(2*g.NumEdges(), classes) {
 		at := ^uint64(0)
@@ -99,7 +100,7 @@ func hostKernel(t *testing.T, bin string, g *graph.Graph, of []uint32, dp *devic
 	cudahost.Put(&in, chunks)
 	cudahost.Put(&in, heavy)
 	out := make([]uint64, 5+len(chunks)/2)
-	if err := binary.Read(bytes.NewReader(cudahost.Run(t, bin, &in)), binary.LittleEndian, out); err != nil {
+	if err := binary.Read(bytes.NewReader(cudahost.RunSeeded(t, bin, &in, seed)), binary.LittleEndian, out); err != nil {
 		t.Fatal(err)
 	}
 	var w hostWork
@@ -213,7 +214,7 @@ func TestInterKernelOnHost(t *testing.T) {
 				if runs%2 == 1 {
 					chunk = 2 * c.g.NumEdges()
 				}
-				got, _ := hostKernel(t, bin, c.g, c.of, dp, heavyMin, chunk, 3, 2)
+				got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, heavyGrain, chunk, 3, 2)
 				if got.matches != want.matches || got.seeds != want.seeds || got.nodes != want.nodes || got.bytes != want.bytes || got.overflow {
 					t.Fatalf("%s %v shared %v: kernel %+v, host %+v", c.what, sem, shared, got, want)
 				}

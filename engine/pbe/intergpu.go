@@ -255,7 +255,7 @@ func runInterGPU(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 		return interStats{}, nil
 	}
 	r := g.Raw()
-	heavy, classes := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin)
+	heavy, classes := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, heavyGrain)
 	k, err := newGPUInter(ctx, p, g, of, dp, heavy, ds)
 	if err != nil {
 		return interStats{}, fmt.Errorf("pbe: inter stage on the GPU: %w", err)
