@@ -186,15 +186,13 @@ func interCases(t *testing.T) []interCase {
 	return out
 }
 
-// TestInterKernelOnHost runs kernels/inter.cu built for the host (package cudahost) against the
-// host inter stage: the matches, seeds, search nodes and bytes of every count must be the same,
-// in every convention, with shared execution on and off, over interCases, on a grid of three
-// blocks of two threads with chunks of 7 and of every entry.
-func TestInterKernelOnHost(t *testing.T) {
-	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+// eachInterStage calls f with every case's inter plan, flattened, and the host stage's counts, in
+// every convention with shared execution on and off (patterns deeper than the kernel's stack
+// left out).
+func eachInterStage(t *testing.T, cases []interCase, f func(c interCase, sem engine.Semantics, shared bool, ip *interPlan, dp *devicePlan, want interStats)) {
+	t.Helper()
 	ctx := context.Background()
-	runs, inter, restricted := 0, 0, 0
-	for _, c := range interCases(t) {
+	for _, c := range cases {
 		for _, sem := range proptest.AllSemantics {
 			prob := &engine.Problem{Data: c.g, Pattern: c.p, Semantics: sem}
 			for _, shared := range []bool{true, false} {
@@ -210,28 +208,46 @@ func TestInterKernelOnHost(t *testing.T) {
 					t.Fatal(err)
 				}
 				want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
-				chunk := uint64(7)
-				if runs%2 == 1 {
-					chunk = 2 * c.g.NumEdges()
-				}
-				got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, heavyGrain, chunk, 3, 2)
-				if got.matches != want.matches || got.seeds != want.seeds || got.nodes != want.nodes || got.bytes != want.bytes || got.overflow {
-					t.Fatalf("%s %v shared %v: kernel %+v, host %+v", c.what, sem, shared, got, want)
-				}
-				runs++
-				if want.matches > 0 {
-					inter++
-				}
-				for _, pr := range ip.programs {
-					for _, st := range pr.steps {
-						if len(st.less)+len(st.more) > 0 {
-							restricted++
-						}
-					}
-				}
+				f(c, sem, shared, ip, dp, want)
 			}
 		}
 	}
+}
+
+// sameInter fails the test unless the kernel's counts equal the host stage's, all four.
+func sameInter(t *testing.T, what string, got interCounts, want interStats) {
+	t.Helper()
+	if got.matches != want.matches || got.seeds != want.seeds || got.nodes != want.nodes || got.bytes != want.bytes || got.overflow {
+		t.Fatalf("%s: kernel %+v, host %+v", what, got, want)
+	}
+}
+
+// TestInterKernelOnHost runs kernels/inter.cu built for the host (package cudahost) against the
+// host inter stage: the matches, seeds, search nodes and bytes of every count must be the same,
+// in every convention, with shared execution on and off, over interCases, on a grid of three
+// blocks of two threads with chunks of 7 and of every entry.
+func TestInterKernelOnHost(t *testing.T) {
+	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+	runs, inter, restricted := 0, 0, 0
+	eachInterStage(t, interCases(t), func(c interCase, sem engine.Semantics, shared bool, ip *interPlan, dp *devicePlan, want interStats) {
+		chunk := uint64(7)
+		if runs%2 == 1 {
+			chunk = 2 * c.g.NumEdges()
+		}
+		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, heavyGrain, chunk, 3, 2)
+		sameInter(t, fmt.Sprintf("%s %v shared %v", c.what, sem, shared), got, want)
+		runs++
+		if want.matches > 0 {
+			inter++
+		}
+		for _, pr := range ip.programs {
+			for _, st := range pr.steps {
+				if len(st.less)+len(st.more) > 0 {
+					restricted++
+				}
+			}
+		}
+	})
 	t.Logf("%d inter stages compared, %d with inter-partition matches, %d restricted steps", runs, inter, restricted)
 	if runs < 100 || inter < runs/3 || restricted == 0 {
 		t.Fatalf("%d runs, %d with matches, %d restricted steps", runs, inter, restricted)

@@ -2,9 +2,7 @@ package pbe
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -12,42 +10,12 @@ import (
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/cudahost"
-	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 )
 
-// hubGraph is n vertices: hubs joined to every other vertex, and extra random edges among the
-// rest (seed): seeds between two hubs have lists of n, and a hub's other seeds lists of its
-// degree at a position adjacent to the hub alone.
-func hubGraph(t *testing.T, n, hubs, extra int, seed uint64) *graph.Graph {
-	t.Helper()
-	b := graph.NewBuilder(graph.BuilderOptions{})
-	for h := range hubs {
-		for v := h + 1; v < n; v++ {
-			if err := b.AddEdge(int64(h), int64(v), 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(seed, 1))
-	for range extra {
-		u, v := hubs+r.IntN(n-hubs), hubs+r.IntN(n-hubs)
-		if u != v {
-			if err := b.AddEdge(int64(u), int64(v), 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-// heavyCases are skewed graphs cut into parts where heavy seeds happen: the hub graph at the
-// tightest budget (ranges) and R-MAT scale 10, unlabelled and with two vertex and two edge
+// heavyCases are skewed graphs cut into parts where heavy seeds happen: R-MAT scale 9 with
+// initiator 0.75, 0.1, 0.1 (a few hubs joined to most vertices) at the tightest budget (ranges) and R-MAT scale 10, unlabelled and with two vertex and two edge
 // labels, at 0.23 of the graph (ranges), with cliques, cycles, paths (third positions adjacent to
 // one end of the seed) and a labelled pattern.
 func heavyCases(t *testing.T) []interCase {
@@ -65,7 +33,7 @@ func heavyCases(t *testing.T) []interCase {
 		b    func(*graph.Graph) uint64
 		pats []string
 	}{
-		{"hubs", hubGraph(t, 300, 3, 500, 7), func(g *graph.Graph) uint64 { return max(64, MinBudget(g)) },
+		{"skewed R-MAT 9", rm(gen.RMATOptions{Scale: 9, EdgeFactor: 8, Seed: 7, A: 0.75, B: 0.1, C: 0.1}), func(g *graph.Graph) uint64 { return max(64, MinBudget(g)) },
 			[]string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)", "(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)"}},
 		{"R-MAT 10", rm(gen.RMATOptions{Scale: 10, EdgeFactor: 12, Seed: 5}), func(g *graph.Graph) uint64 { return partition.GraphBytes(g) * 23 / 100 },
 			[]string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)", "(a)-(b)-(c)-(d)-(a)", "(a)-(b)-(c)"}},
@@ -98,50 +66,29 @@ func heavyCases(t *testing.T) []interCase {
 func TestInterKernelHeavySeeds(t *testing.T) {
 	bins := []string{cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain),
 		cudahost.BuildLanes(t, "pbe_inter_lanes", interKernelSource, interHostMain, 32)}
-	cases := heavyCases(t)
-	ctx := context.Background()
 	runs, split, wide := 0, 0, 0
-	for _, c := range cases {
-		for _, sem := range proptest.AllSemantics {
-			prob := &engine.Problem{Data: c.g, Pattern: c.p, Semantics: sem}
-			for _, shared := range []bool{true, false} {
-				ip, err := interPlanFor(ctx, prob, true, shared)
-				if err != nil {
-					t.Fatal(err)
-				}
-				dp, err := flattenInter(ip)
-				if errors.Is(err, errTooDeep) {
-					continue
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
-				for li, least := range []uint64{heavyMin, 8} {
-					grain := []uint64{heavyGrain, 2}[li]
-					r := c.g.Raw()
-					heavy, classes := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, grain)
-					if len(heavy) > 0 {
-						split++
-					}
-					if len(classes) > 0 && classes[len(classes)-1].slices >= 32 {
-						wide++
-					}
-					// The lanes' build on one convention (the fibers are slower), with blocks of two
-					// warps.
-					bin, blocks, threads, chunk := bins[0], uint64(3), uint64(2), uint64(97)
-					if li == 1 && shared && sem == (engine.Semantics{}) {
-						bin, blocks, threads, chunk = bins[1], 2, 64, 4096
-					}
-					got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, grain, chunk, blocks, threads)
-					if got.matches != want.matches || got.seeds != want.seeds || got.nodes != want.nodes || got.bytes != want.bytes || got.overflow {
-						t.Fatalf("%s %v shared %v heavy at %d (%d heavy seeds in %v): kernel %+v, host %+v", c.what, sem, shared, least, len(heavy), classes, got, want)
-					}
-					runs++
-				}
+	eachInterStage(t, heavyCases(t), func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
+		for li, least := range []uint64{heavyMin, 8} {
+			grain := []uint64{heavyGrain, 2}[li]
+			r := c.g.Raw()
+			heavy, classes := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, grain)
+			if len(heavy) > 0 {
+				split++
 			}
+			if len(classes) > 0 && classes[len(classes)-1].slices >= 32 {
+				wide++
+			}
+			// The lanes' build on one convention (the fibers are slower), with blocks of two
+			// warps.
+			bin, blocks, threads, chunk := bins[0], uint64(3), uint64(2), uint64(97)
+			if li == 1 && shared && sem == (engine.Semantics{}) {
+				bin, blocks, threads, chunk = bins[1], 2, 64, 4096
+			}
+			got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, grain, chunk, blocks, threads)
+			sameInter(t, fmt.Sprintf("%s %v shared %v heavy at %d (%d heavy seeds in %v)", c.what, sem, shared, least, len(heavy), classes), got, want)
+			runs++
 		}
-	}
+	})
 	t.Logf("%d inter stages compared, %d with heavy seeds, %d with 32 slices a seed or more", runs, split, wide)
 	if split < runs/3 || wide == 0 {
 		t.Fatalf("%d runs, %d with heavy seeds, %d with 32 slices or more", runs, split, wide)
@@ -166,18 +113,18 @@ func TestInterKernelHeavyRaces(t *testing.T) {
 	want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
 	for seed := range uint64(3) {
 		got, _ := hostKernel(t, bin, seed+1, c.g, c.of, dp, 8, 2, 61, 2, 8)
-		if got.matches != want.matches || got.seeds != want.seeds || got.nodes != want.nodes || got.bytes != want.bytes {
-			t.Fatalf("%s seed %d: kernel %+v, host %+v", c.what, seed, got, want)
-		}
+		sameInter(t, fmt.Sprintf("%s seed %d", c.what, seed), got, want)
 	}
 }
 
 // TestInterBalance (SUBMATCH_PBE_BALANCE=1) prints the balance of the kernel's threads on the
-// host build: R-MAT scales 14 and 16, triangles and 4-cliques, ranges at 0.23 of the graph, on a
-// grid of 2,112 blocks of 128 threads (an H200's resident threads) and of 256 blocks, each pass in
-// chunks of 4 items a thread, one thread a seed (before) and with the heavy seeds split (after).
-// A launch lasts about its longest thread: the figure is the launches' longest threads summed
-// over the work evenly spread (the summed work over the threads), 1 when perfectly even.
+// host build: R-MAT scales 14 and 16, triangles and 4-cliques (unique), ranges at 0.23 of the
+// graph, on a grid of 2,112 blocks of 128 threads (an H200's resident threads) and of 66 blocks (so
+// that a thread has as many entries as on the H200 at scale 21 for scale 16), each pass one launch
+// (as the growing chunks of a long stage), one thread a seed (before: heavy at -1) and with the
+// heavy seeds split (after). A launch lasts about its longest thread: the figure is the launches'
+// longest threads summed over the work evenly spread (the summed work over the threads), 1 when
+// perfectly even; the work is the candidates looked at and the nodes opened.
 func TestInterBalance(t *testing.T) {
 	if os.Getenv("SUBMATCH_PBE_BALANCE") == "" {
 		t.Skip("set SUBMATCH_PBE_BALANCE=1 to measure the inter kernel's balance")
@@ -204,10 +151,10 @@ func TestInterBalance(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, _ := runInter(ctx, g, pt.Of, entryBytes(g), ip, 2, nil)
-			for _, blocks := range []uint64{2112, 256} {
+			for _, blocks := range []uint64{2112, 66} {
 				threads := blocks * interBlock
 				for _, least := range []uint64{noHeavy, heavyMin} {
-					got, w := hostKernel(t, bin, 0, g, pt.Of, dp, least, heavyGrain, 4*threads, blocks, interBlock)
+					got, w := hostKernel(t, bin, 0, g, pt.Of, dp, least, heavyGrain, 1<<40, blocks, interBlock)
 					if got.matches != want.matches || got.nodes != want.nodes {
 						t.Fatalf("scale %d %s: kernel %+v, host %+v", scale, src, got, want)
 					}
