@@ -153,16 +153,20 @@ func TestInterBalance(t *testing.T) {
 			want, _ := runInter(ctx, g, pt.Of, entryBytes(g), ip, 2, nil)
 			for _, blocks := range []uint64{2112, 66} {
 				threads := blocks * interBlock
-				for _, split := range [][2]uint64{{noHeavy, heavyGrain}, {heavyMin, heavyGrain}, {64, 16}} {
+				for _, split := range [][2]uint64{{noHeavy, heavyGrain}, {heavyMin, heavyGrain}, {heavyMin, heavyMin / 4}} {
 					least, grain := split[0], split[1]
 					got, w := hostKernel(t, bin, 0, g, pt.Of, dp, least, grain, 1<<40, blocks, interBlock)
 					if got.matches != want.matches || got.nodes != want.nodes {
 						t.Fatalf("scale %d %s: kernel %+v, host %+v", scale, src, got, want)
 					}
 					r := g.Raw()
-					heavy, _ := heavySeeds(r.Offsets, r.Neighbors, pt.Of, dp, least, grain)
-					t.Logf("R-MAT %d %s %d threads heavy at %d grain %d: %d heavy seeds, work %d, longest threads %d, balance %.1f",
-						scale, src, threads, int64(least), grain, len(heavy), w.total, w.longest, float64(w.longest)*float64(threads)/float64(max(w.total, 1)))
+					heavy, classes := heavySeeds(r.Offsets, r.Neighbors, pt.Of, dp, least, grain)
+					items := 2 * g.NumEdges()
+					for _, c := range classes {
+						items += (c.hi - c.lo) * uint64(c.slices)
+					}
+					t.Logf("R-MAT %d %s %d threads heavy at %d grain %d: %d heavy seeds, %d items, work %d, longest threads %d, balance %.1f",
+						scale, src, threads, int64(least), grain, len(heavy), items, w.total, w.longest, float64(w.longest)*float64(threads)/float64(max(w.total, 1)))
 				}
 			}
 		}

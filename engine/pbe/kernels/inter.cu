@@ -266,7 +266,8 @@ __device__ __forceinline__ u64 list_bound(const InterGraph& g, const u32* st, u3
 
 #ifdef CUDAHOST
 // pbe_inter_work, when a host test sets it, gets every thread's work (candidates looked at and
-// search nodes opened) added at its global index: the balance of a launch's threads.
+// search nodes opened, and one for each item taken) added at its global index: the balance of a
+// launch's threads.
 static u64* pbe_inter_work = nullptr;
 #endif
 
@@ -318,6 +319,7 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
         const u32 slice = heavy ? (u32)(it % slices) : 0;
         const u32 v = owner(g, from, n, e), w = nbr[e];
         from = v;
+        ++work; // the item's own cost: the owner's search, the seed checks
         if (of[v] == of[w]) continue;
         const u32 el = g.elab ? g.elab[e] : 0;
         const u32 labV = g.plain ? plainLabel : vlab[v], labW = g.plain ? plainLabel : vlab[w];
