@@ -188,7 +188,7 @@ func runChunks(ctx context.Context, l interLauncher, entries, first uint64) (chu
 // slices are a power of two, about its bound over heavyGrain, within [2, maxSlices].
 const (
 	heavyMin   = 256
-	heavyGrain = 256
+	heavyGrain = 64
 	maxSlices  = 1 << 12
 )
 

@@ -122,9 +122,10 @@ func TestInterKernelHeavyRaces(t *testing.T) {
 // graph, on a grid of 2,112 blocks of 128 threads (an H200's resident threads) and of 66 blocks (so
 // that a thread has as many entries as on the H200 at scale 21 for scale 16), each pass one launch
 // (as the growing chunks of a long stage), one thread a seed (before: heavy at -1) and with the
-// heavy seeds split (after). A launch lasts about its longest thread: the figure is the launches'
-// longest threads summed over the work evenly spread (the summed work over the threads), 1 when
-// perfectly even; the work is the candidates looked at and the nodes opened.
+// heavy seeds split (after: by heavyGrain, and by heavyMin). A launch lasts about its longest
+// thread: the figure is the launches' longest threads summed over the work evenly spread (the
+// summed work over the threads), 1 when perfectly even; the work is the candidates looked at,
+// the nodes opened and one for each item (an entry, or a heavy seed's slice).
 func TestInterBalance(t *testing.T) {
 	if os.Getenv("SUBMATCH_PBE_BALANCE") == "" {
 		t.Skip("set SUBMATCH_PBE_BALANCE=1 to measure the inter kernel's balance")
@@ -153,7 +154,7 @@ func TestInterBalance(t *testing.T) {
 			want, _ := runInter(ctx, g, pt.Of, entryBytes(g), ip, 2, nil)
 			for _, blocks := range []uint64{2112, 66} {
 				threads := blocks * interBlock
-				for _, split := range [][2]uint64{{noHeavy, heavyGrain}, {heavyMin, heavyGrain}, {heavyMin, heavyMin / 4}} {
+				for _, split := range [][2]uint64{{noHeavy, heavyGrain}, {heavyMin, heavyGrain}, {heavyMin, heavyMin}} {
 					least, grain := split[0], split[1]
 					got, w := hostKernel(t, bin, 0, g, pt.Of, dp, least, grain, 1<<40, blocks, interBlock)
 					if got.matches != want.matches || got.nodes != want.nodes {
