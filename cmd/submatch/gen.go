@@ -98,6 +98,9 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	if uint64(opts.VertexLabels) > 1<<32 || uint64(opts.EdgeLabels) > 1<<32 { // labels are 32-bit: more wrapped around
 		return exitCode(stderr, usagef("gen rmat: --vertex-labels and --edge-labels are at most %d (labels 0..4294967295)", uint64(1)<<32))
 	}
+	if err := opts.Check(); err != nil { // too many edge samples, say: the input's fault
+		return exitCode(stderr, usagef("gen %v", err))
+	}
 	start := time.Now()
 	g, err := gen.RMAT(opts)
 	if err != nil {
