@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzThreadsValue: --threads takes exactly the counts 0..maxThreads (blanks around them
@@ -139,4 +141,20 @@ func FuzzResumeCheckpoint(f *testing.F) {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
 		}
 	})
+}
+
+// TestGenQueriesStops: gen queries stops writing files once its context ends (Ctrl-C, a kill),
+// with exit 1 and one line saying how many it wrote; a count of 99999999999 once went on for
+// 13 minutes after SIGTERM.
+func TestGenQueriesStops(t *testing.T) {
+	good := writeFile(t, "g.txt", "0 1\n1 2\n2 0\n2 3\n")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(300*time.Millisecond, cancel)
+	code, _, errOut := runCmdCtx(ctx, t, "gen", "queries", "--sizes", "3", "--count", strconv.Itoa(maxQueries), good, "--dir", dir)
+	files, _ := os.ReadDir(dir)
+	if code != exitPartial || !strings.Contains(errOut, "gen queries interrupted after") || strings.Count(errOut, "\n") != 1 || len(files) >= maxQueries {
+		t.Errorf("exit %d, %d files, stderr %q; want 1, fewer than %d files and one line", code, len(files), errOut, maxQueries)
+	}
 }
