@@ -243,6 +243,9 @@ func registerThreads(fs *flag.FlagSet, p *int, usage string) {
 // process for its memory, and no machine runs this many workers at once.
 const maxThreads = 1 << 12
 
+// errParse is the error of the flag package's own values for a malformed value.
+var errParse = errors.New("parse error")
+
 // threadsValue is the value of --threads: a count in 0..maxThreads, refused as it is parsed.
 type threadsValue int
 
@@ -252,7 +255,10 @@ func (v *threadsValue) Get() any { return int(*v) }
 
 func (v *threadsValue) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 0 || n > maxThreads {
+	if err != nil {
+		return errParse // flagErrorMessage: "expected a whole number", as for other integer flags
+	}
+	if n < 0 || n > maxThreads {
 		return fmt.Errorf("expected a thread count in 0..%d (0: all cores)", maxThreads)
 	}
 	*v = threadsValue(n)
