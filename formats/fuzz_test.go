@@ -278,6 +278,7 @@ func FuzzRead(f *testing.F) {
 		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b || len(data) >= 4 && string(data[:4]) == "\x28\xb5\x2f\xfd" {
 			return // compressed already: its raw read is the decompressed one
 		}
+		checkErrorLine(t, data, "fuzz", err)
 		for _, packed := range [][]byte{gzipped(t, string(data)), zstded(t, string(data))} {
 			h, err2 := read(packed)
 			if (err == nil) != (err2 == nil) {
