@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/graph"
@@ -25,7 +26,35 @@ func fuzzText(f *testing.F, format string, seeds ...string) {
 	f.Fuzz(func(t *testing.T, data []byte, drop bool) {
 		g, err := l.Load(bytes.NewReader(data), "fuzz", Options{DropSelfLoops: drop})
 		checkLoaded(t, g, err)
+		checkErrorLine(t, data, "fuzz", err)
 	})
+}
+
+// checkErrorLine fails t when err, an error for the text file path holding data, names a line
+// the file does not have, or quotes a line ("..., got \"text\"") other than the one it names:
+// the line numbers of a loader that parses blocks, not lines, must still be the file's.
+func checkErrorLine(t *testing.T, data []byte, path string, err error) {
+	t.Helper()
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Path != path || ie.Line == 0 {
+		return
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
+	}
+	if ie.Line < 0 || ie.Line > len(lines) {
+		t.Fatalf("error names line %d of a %d-line file: %v", ie.Line, len(lines), err)
+	}
+	i := strings.LastIndex(ie.Msg, `, got "`)
+	if i < 0 {
+		return
+	}
+	line := bytes.TrimSuffix(lines[ie.Line-1], []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if want := quoteLine(trimSpace(line)); ie.Msg[i+len(", got "):] != want {
+		t.Fatalf("error quotes %s, but line %d is %s: %v", ie.Msg[i+len(", got "):], ie.Line, want, err)
+	}
 }
 
 // checkLoaded fails t unless err is an *InputError or, when err is nil, g is a valid graph.
@@ -113,6 +142,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		g, err := Load(path, opts)
 		checkLoaded(t, g, err)
+		checkErrorLine(t, data, path, err)
 		p, err := LoadPattern(path, Options{DropSelfLoops: opts.DropSelfLoops})
 		if err != nil {
 			checkInputError(t, err)
@@ -248,6 +278,7 @@ func FuzzRead(f *testing.F) {
 		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b || len(data) >= 4 && string(data[:4]) == "\x28\xb5\x2f\xfd" {
 			return // compressed already: its raw read is the decompressed one
 		}
+		checkErrorLine(t, data, "fuzz", err)
 		for _, packed := range [][]byte{gzipped(t, string(data)), zstded(t, string(data))} {
 			h, err2 := read(packed)
 			if (err == nil) != (err2 == nil) {

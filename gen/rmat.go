@@ -101,6 +101,13 @@ func RMAT(opts RMATOptions) (*graph.Graph, error) {
 	return rmatBuilder(opts)
 }
 
+// Check reports why RMAT would refuse the options (nil: it accepts them), without generating
+// anything: the command line's usage check.
+func (opts RMATOptions) Check() error {
+	_, err := opts.checked()
+	return err
+}
+
 // checked returns the options with their defaults filled in, or why they are invalid.
 func (opts RMATOptions) checked() (RMATOptions, error) {
 	if opts.Scale < 1 || opts.Scale > MaxRMATScale {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -49,6 +50,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	threadList, err := parseIntList(threads, 1)
 	if err != nil {
 		return exitCode(stderr, usagef("--threads: %v", err))
+	}
+	if m := slices.Max(threadList); m > maxThreads {
+		return exitCode(stderr, usagef("--threads: %d is more than %d", m, maxThreads))
 	}
 	if repeat < 1 || timeout <= 0 {
 		return exitCode(stderr, usagef("--repeat must be at least 1 and --timeout positive"))

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/formats"
@@ -98,4 +101,70 @@ func countsOf(out string) string {
 		}
 	}
 	return s
+}
+
+// TestLyingSnapshotHeader: a snapshot whose sealed header declares more entries than the file
+// holds (2^40 vertices; neighbours past the end; a file cut short) is refused with one line
+// naming the file and exit 2, mapped or read as a gzip stream, before anything the size of the
+// declared counts is allocated.
+func TestLyingSnapshotHeader(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 6, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "g.smg")
+	if err := formats.WriteFile(good, g, ""); err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	lie := func(array int, count uint64) func([]byte) []byte {
+		return func(d []byte) []byte {
+			le.PutUint64(d[smg.CountsAt+8*array:], count)
+			smg.Seal(d)
+			return d
+		}
+	}
+	for name, mutate := range map[string]func([]byte) []byte{
+		"2^40 vertices":     lie(smg.VertexLabels, 1<<40),
+		"2^62 neighbours":   lie(smg.Neighbors, 1<<62),
+		"2^64-1 offsets":    lie(smg.Offsets, 1<<64-1),
+		"cut in the middle": func(d []byte) []byte { return d[:len(d)/2] },
+		"header only":       func(d []byte) []byte { return d[:smg.HeaderSize] },
+	} {
+		data := mutate(slices.Clone(base))
+		path := filepath.Join(dir, "lie.smg")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gz := filepath.Join(dir, "lie.smg.gz")
+		if err := os.WriteFile(gz, gzipped(t, data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, gz} {
+			code, _, errOut := runCmd(t, "stats", p)
+			if code != exitUsage || !strings.HasPrefix(errOut, "submatch: "+p+": corrupt or truncated snapshot") ||
+				strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%s, %s: exit %d, stderr %q; want 2 and one line naming the file", name, filepath.Base(p), code, errOut)
+			}
+		}
+	}
+}
+
+// gzipped returns data gzip-compressed.
+func gzipped(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

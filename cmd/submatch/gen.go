@@ -98,6 +98,9 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	if uint64(opts.VertexLabels) > 1<<32 || uint64(opts.EdgeLabels) > 1<<32 { // labels are 32-bit: more wrapped around
 		return exitCode(stderr, usagef("gen rmat: --vertex-labels and --edge-labels are at most %d (labels 0..4294967295)", uint64(1)<<32))
 	}
+	if err := opts.Check(); err != nil { // too many edge samples, say: the input's fault
+		return exitCode(stderr, usagef("gen %v", err))
+	}
 	start := time.Now()
 	g, err := gen.RMAT(opts)
 	if err != nil {
@@ -149,8 +152,8 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return exitCode(stderr, usagef("--sizes: %v", err))
 	}
-	if count < 1 {
-		return exitCode(stderr, usagef("--count must be at least 1"))
+	if count < 1 || count > maxQueries {
+		return exitCode(stderr, usagef("--count must be in 1..%d", maxQueries))
 	}
 	opts := gen.QueryOptions{}
 	if opts.Density, err = gen.ParseDensity(density); err != nil {
@@ -167,6 +170,9 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 	written := 0
 	for _, size := range sizeList {
 		for i := range count {
+			if err := ctx.Err(); err != nil { // Ctrl-C, or a kill: it went on writing files
+				return exitCode(stderr, fmt.Errorf("gen queries interrupted after %d queries written to %s: %w", written, dir, err))
+			}
 			p, err := gen.RandomWalkQuery(g, size, gen.QuerySeed(seed, size, i), opts)
 			if err != nil {
 				return exitCode(stderr, &inputError{msg: fmt.Sprintf("%s: %v", pos[0], err), err: err})
@@ -181,6 +187,10 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "%s: %d %s queries written to %s\n", pos[0], written, opts.Density, dir)
 	return exitOK
 }
+
+// maxQueries bounds gen queries' --count: a file each, so that a mistyped count does not fill
+// the disk with billions of them.
+const maxQueries = 1 << 20
 
 // parseIntList reads a comma-separated list of integers, none below least.
 func parseIntList(s string, least int) ([]int, error) {

@@ -234,8 +234,35 @@ func newFlagSet(name, argsSyntax, summary string) *flag.FlagSet {
 // registerThreads registers --threads N and its short form -t N, the same on every command that
 // takes a thread count.
 func registerThreads(fs *flag.FlagSet, p *int, usage string) {
-	fs.IntVar(p, "threads", 0, usage)
-	fs.IntVar(p, "t", 0, "short for --threads `N`")
+	fs.Var((*threadsValue)(p), "threads", usage)
+	fs.Var((*threadsValue)(p), "t", "short for --threads `N`")
+}
+
+// maxThreads bounds --threads: each worker holds buffers of its own (candidate sets, a search
+// stack, per-vertex scratch), so that a mistyped count of millions would have the OS kill the
+// process for its memory, and no machine runs this many workers at once.
+const maxThreads = 1 << 12
+
+// errParse is the error of the flag package's own values for a malformed value.
+var errParse = errors.New("parse error")
+
+// threadsValue is the value of --threads: a count in 0..maxThreads, refused as it is parsed.
+type threadsValue int
+
+func (v *threadsValue) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *threadsValue) Get() any { return int(*v) }
+
+func (v *threadsValue) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return errParse // flagErrorMessage: "expected a whole number", as for other integer flags
+	}
+	if n < 0 || n > maxThreads {
+		return fmt.Errorf("expected a thread count in 0..%d (0: all cores)", maxThreads)
+	}
+	*v = threadsValue(n)
+	return nil
 }
 
 // parseArgs parses flags that may come before, between or after the positional arguments (the

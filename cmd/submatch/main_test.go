@@ -296,6 +296,13 @@ func TestBadInputExit2(t *testing.T) {
 		{"negative timeout, demo", []string{"demo", "--timeout", "-1m"}, "--timeout -1m0s"},
 		{"huge demo", []string{"demo", "--vertices", "99999999999"}, "at most 16777216 vertices"}, // ran out of memory
 		{"more labels than 32 bits", []string{"gen", "rmat", "--scale", "3", "--vertex-labels", "99999999999", "-o", filepath.Join(t.TempDir(), "r.graph")}, "at most 4294967296"},
+		{"huge thread count", []string{"count", "--threads", "99999999999", good, "(a)-(b)"}, "--threads \"99999999999\": expected a thread count in 0..4096"}, // ran out of memory
+		{"huge thread count, short", []string{"motifs", "-k", "3", "-t", "100000000", good}, "-t \"100000000\""},
+		{"huge thread count, watch", []string{"watch", "--updates", writeFile(t, "up.txt", "e 0 3\n"), "-t", "5000", good, "(a)-(b)"}, "0..4096"},               // killed for its memory
+		{"huge query count", []string{"gen", "queries", "--sizes", "3", "--count", "99999999999", good, "--dir", t.TempDir()}, "--count must be in 1..1048576"}, // wrote files for 13 minutes, deaf to SIGTERM
+		{"huge bench thread count", []string{"bench", "--threads", "1,99999"}, "--threads: 99999 is more than 4096"},
+		{"negative thread count", []string{"count", "-t", "-1", good, "(a)-(b)"}, "-t \"-1\""},
+		{"too many R-MAT samples", []string{"gen", "rmat", "--scale", "20", "--edge-factor", "99999999999", "-o", filepath.Join(t.TempDir(), "r.smg")}, "more than 2^40"}, // exited 1
 		{"dense demo", []string{"demo", "--attach", "5000", "--vertices", "100000"}, "--attach at most 1024"},
 		// engines that cannot do what the command line asks, refused as usage (they exited 1)
 		{"list with the census", []string{"list", "--engine", "census", good, "(a)-(b)-(c)"}, "--engine census counts only"},

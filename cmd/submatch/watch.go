@@ -521,8 +521,8 @@ func (f *watchFlags) check(pos []string) error {
 	if f.threads < 0 {
 		return usagef("--threads must be >= 0")
 	}
-	if f.rate < 0 || f.rate != f.rate {
-		return usagef("--rate must be a positive number of updates a second")
+	if f.rate < 0 || f.rate != f.rate || f.rate > 0 && f.rate < minRate {
+		return usagef("--rate must be a positive number of updates a second, at least %g (a gap of days overflows the replay's clock)", minRate)
 	}
 	if f.rate > 0 && (f.interval > 0 || f.window > 0) {
 		return usagef("--rate paces the stream itself: it does not go with --batch-interval or --window, which follow the stream's timestamps")

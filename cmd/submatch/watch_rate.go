@@ -32,6 +32,10 @@ type replay struct {
 	calls           int
 }
 
+// minRate is the least --rate: an update every 11.6 days on average. The replay's arrival times
+// are time.Durations, which a far slower rate overflows (--rate 1e-300 waited forever).
+const minRate = 1e-6
+
 // maxResponse is the largest response time the histogram records exactly (larger ones are
 // recorded as this).
 const maxResponse = time.Hour

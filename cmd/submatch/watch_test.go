@@ -436,7 +436,7 @@ func TestWatchRate(t *testing.T) {
 		sum.Response.Updates != 5 || sum.Response.Rate != 1000 || sum.Response.MaxMS < sum.Response.MedianMS {
 		t.Fatalf("--json summary: exit %d, %+v:\n%s", code, sum.Response, out)
 	}
-	for _, args := range [][]string{{"--rate", "-1"}, {"--rate", "10", "--window", "1s"}, {"--rate", "x"}} {
+	for _, args := range [][]string{{"--rate", "-1"}, {"--rate", "10", "--window", "1s"}, {"--rate", "x"}, {"--rate", "1e-300"}} {
 		code, _, errOut := runCmd(t, append([]string{"watch", data, triangle, "--updates", stream}, args...)...)
 		if code != exitUsage {
 			t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, errOut)
