@@ -1,0 +1,100 @@
+package stmatch
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+)
+
+// EnvPlanTime enables TestPlanTime, which measures rather than checks: stmatch's planning time
+// (buildPlan, the order search included) of STMatch's 24 patterns on wiki-Vote and of the first
+// github and HPRD queries, and the CPU engine's (its Count's PlanTime, github and HPRD), each
+// repeated the number it gives (e.g. 5); the median and the distinct plans seen are logged.
+const EnvPlanTime = "SUBMATCH_PLANTIME"
+
+func TestPlanTime(t *testing.T) {
+	reps, err := strconv.Atoi(os.Getenv(EnvPlanTime))
+	if err != nil || reps < 1 {
+		t.Skipf("measurement only: set %s=REPETITIONS", EnvPlanTime)
+	}
+	type query struct {
+		name string
+		g    *graph.Graph
+		p    *pattern.Pattern
+	}
+	var qs []query
+	wv := sharedtest.WikiVote(t)
+	f, err := os.Open(testenv.Path(t, "stmatch-patterns/wikivote-unlabelled.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Split(sc.Text(), "\t")
+		if len(fs) < 2 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		p, err := pattern.Parse(fs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, query{fs[0], wv, p})
+	}
+	var suites []query
+	for _, s := range []struct{ dir, data string }{{"github-gmatch", "data.graph"}, {"hprd-subgraphmatching", "HPRD.graph"}} {
+		g, sq := sharedtest.Suite(t, s.dir, s.data, 4)
+		for _, q := range sq {
+			suites = append(suites, query{q.Name, g, q.Pattern})
+		}
+	}
+	qs = append(qs, suites...)
+	median := func(ds []time.Duration) time.Duration {
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	var total time.Duration
+	for _, q := range qs {
+		var ds []time.Duration
+		plans := map[string]int{}
+		for range reps {
+			start := time.Now()
+			pl, err := buildPlan(context.Background(), q.g, q.p, engine.Semantics{}, Options{}, nil)
+			ds = append(ds, time.Since(start))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plans[fmt.Sprint(fullOrder(pl), "x", pl.Multiplier, "/", len(pl.Levels))]++
+		}
+		m := median(ds)
+		total += m
+		t.Logf("stmatch %-22s median %8.1f ms (min %7.1f, max %7.1f)  plans %v", q.name, ms(m), ms(slices.Min(ds)), ms(slices.Max(ds)), plans)
+	}
+	t.Logf("stmatch: sum of medians %.1f ms", ms(total))
+	for _, q := range suites {
+		var ds []time.Duration
+		for range reps {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			res, err := cpu.Engine{}.Count(ctx, &engine.Problem{Data: q.g, Pattern: q.p})
+			cancel()
+			if err != nil && !res.Partial {
+				t.Fatal(err)
+			}
+			ds = append(ds, res.PlanTime)
+		}
+		t.Logf("cpu %-22s plan median %7.2f ms", q.name, ms(median(ds)))
+	}
+}
