@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -22,13 +23,18 @@ import (
 // EnvPlanTime enables TestPlanTime, which measures rather than checks: stmatch's planning time
 // (buildPlan, the order search included) of STMatch's 24 patterns on wiki-Vote and of the first
 // github and HPRD queries, and the CPU engine's (its Count's PlanTime, github and HPRD), each
-// repeated the number it gives (e.g. 5); the median and the distinct plans seen are logged.
+// repeated the number it gives (e.g. 5); the median and the distinct plans seen are logged
+// (with SUBMATCH_PLANTIME_DEBUG set, the debug log too: the order search's work and stops).
 const EnvPlanTime = "SUBMATCH_PLANTIME"
 
 func TestPlanTime(t *testing.T) {
 	reps, err := strconv.Atoi(os.Getenv(EnvPlanTime))
 	if err != nil || reps < 1 {
 		t.Skipf("measurement only: set %s=REPETITIONS", EnvPlanTime)
+	}
+	if os.Getenv(EnvPlanTime+"_DEBUG") != "" {
+		defer slog.SetDefault(slog.Default())
+		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}
 	type query struct {
 		name string
