@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/planclock"
 )
 
 // Search-work estimation: Knuth's random-probe estimator of the size of a backtracking tree
@@ -205,8 +206,9 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 }
 
 // clock is the time the estimates' and the order search's safety-net budgets are measured by
-// (EstimateOptions.Budget, orderSearchCap); tests replace it to play a slow or loaded machine.
-var clock = time.Now
+// (EstimateOptions.Budget, orderSearchCap); tests speed it up (planclock.Scale) to play a slow
+// or loaded machine.
+var clock = planclock.Now
 
 // estimateBlock is the number of probes in a block of a parallel estimate
 // (EstimateOptions.Threads).

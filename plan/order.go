@@ -45,24 +45,28 @@ const (
 // The screening of candidate orders is bounded by work, not time, so that the same query on
 // the same machine (the same number of screening workers) gets the same plan however busy the
 // machine is: each worker may screen orderScreenWork list entries (Estimate.Scanned, plus
-// orderArrangeWork for each candidate arranged), about orderSearchBudget of one core. With
+// orderArrangeWork for each candidate arranged), what a core of the 2-core test machine, loaded
+// by other work as it usually is, screened in the 500 ms that bounded the screening until
+// 2026-12-05 (screenEntriesPerSecond; an idle core reads about 2.5e8 a second). With
 // Options.SearchRate the share orderSearchShare of the default plan's predicted run time is
 // converted to entries at screenEntriesPerSecond instead when that is less, but never less than
-// orderScreenFloor. The candidates are screened in batches of screenBatch orders (the batch's
+// orderScreenFloor (20 ms's worth). The candidates are screened in batches of screenBatch orders (the batch's
 // cut, Estimate.CostAbove, taken from the batches before it), and the screening stops after the
 // batch that brings the work to the bound. orderSearchCap is a safety net, far above the time
 // the work takes (a slow probe that reads few entries): when it stops the screening, the choice
 // depends on the machine's load again, which a debug log says.
 const (
-	orderSearchBudget      = 500 * time.Millisecond
 	screenEntriesPerSecond = 1e8
 	orderScreenWork        = int64(screenEntriesPerSecond * 0.5)
 	orderScreenFloor       = orderScreenWork / 25
 	orderArrangeWork       = 2000
 	orderSearchShare       = 0.1
 	screenBatch            = 64
-	orderSearchCap         = 10 * orderSearchBudget
+	orderSearchCap         = 5 * time.Second
 )
+
+// searchCapHits counts the screenings orderSearchCap stopped (tests).
+var searchCapHits atomic.Int64
 
 // searchCostFactor: the search also runs when the default plan's estimated Cost is above this
 // many times Options.SearchOrders, even with fewer nodes (plans that count leaf groups have few
@@ -141,6 +145,7 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 			return err
 		}
 		if sc.overCap {
+			searchCapHits.Add(1)
 			slog.Debug("plan: the order search's screening stopped at its time cap (the choice depends on the machine's load)",
 				"cap", orderSearchCap, "orders", len(orders), "screened", lo+screenBatch, "work", sc.work, "limit", limit)
 			break

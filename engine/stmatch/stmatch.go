@@ -51,6 +51,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/submatch/submatch/engine"
@@ -349,8 +350,11 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 // 1,024 probes put an order at 3e10-5e10 steps that 20,000 put at 1.8e12, and it ran 13 times
 // longer than (a)'s order), and each way keeps its default plan unless another looks clearly
 // cheaper, so the two ways fail on different patterns (q20 in (b), q14 in (a)); their results
-// are compared with finalProbes probes each (within finalBudget each, on all the search's threads;
-// the second estimate stops once it is sure to cost more than the first). Two results that run the
+// are compared with finalProbes probes each (at most finalWork list entries a thread each, on all
+// the search's threads; the second estimate stops once it is sure to cost more than the first).
+// Every bound is one of work, so that the same query on the same machine gets the same plan
+// however loaded the machine is (but for the safety nets, finalCap and plan's orderSearchCap,
+// which a debug log reports). Two results that run the
 // same search (plan.SameSearch) are not compared.
 func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.Options) (*plan.Plan, error) {
 	leafMode := func() (*plan.Plan, error) {
@@ -408,6 +412,7 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	}
 	for _, e := range []plan.Estimate{first, second} {
 		if e.OverBudget {
+			finalCapHits.Add(1)
 			slog.Debug("stmatch: an estimate of the order search stopped at its time cap (the plan depends on the machine's load)",
 				"cap", finalCap, "probes", e.Probes, "scanned", e.Scanned, "work_limit", fin.WorkLimit)
 		}
@@ -426,6 +431,9 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 func singleClosing(pl *plan.Plan) bool {
 	return len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
 }
+
+// finalCapHits counts the estimates finalCap stopped (tests).
+var finalCapHits atomic.Int64
 
 // finalProbes and finalWork (list entries read a thread, plan.Estimate.Scanned) bound each of
 // the estimates that compare searchPlan's two results; finalCap stops one that takes far longer

@@ -1,0 +1,133 @@
+package plan
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/planclock"
+	"github.com/submatch/submatch/internal/sharedtest"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
+)
+
+// stmatchPatterns reads the named patterns of STMatch's benchmark (testdata/stmatch-patterns).
+func stmatchPatterns(t *testing.T, names ...string) map[string]*pattern.Pattern {
+	t.Helper()
+	f, err := os.Open(testenv.Path(t, "stmatch-patterns/wikivote-unlabelled.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := "," + strings.Join(names, ",") + ","
+	out := map[string]*pattern.Pattern{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Split(sc.Text(), "\t")
+		if len(fs) < 2 || !strings.Contains(want, ","+fs[0]+",") {
+			continue
+		}
+		p, err := pattern.Parse(fs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[fs[0]] = p
+	}
+	if len(out) != len(names) {
+		t.Fatalf("found %d of the patterns %v", len(out), names)
+	}
+	return out
+}
+
+// Loaded plays a loaded machine while fn runs: the planners' clock runs factor times as fast
+// (planclock.Scale) and a goroutine per P spins.
+func loaded(factor float64, fn func()) {
+	restore := planclock.Scale(factor)
+	defer restore()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for x := 0; !stop.Load(); x++ {
+				_ = x * x
+			}
+		})
+	}
+	defer wg.Wait()
+	defer stop.Store(true)
+	fn()
+}
+
+// searchedPlan builds p's plan on g with the order search on, as stmatch asks for it.
+func searchedPlan(t *testing.T, g *graph.Graph, p *pattern.Pattern, single bool) string {
+	t.Helper()
+	pl, err := BuildContext(context.Background(), g, p, Options{MultiplyAutomorphisms: true, SearchOrders: DefaultSearchOrders,
+		SearchRate: 1e11, SearchThreads: 2, EnumerateSingle: single})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.Describe()
+}
+
+// TestOrderSearchUnderLoad: the order search chooses the same plan on a machine that looks four
+// times slower to its clock and has every P busy (STMatch's dense patterns on wiki-Vote, whose
+// screening took most of the 500 ms that bounded it before it was bounded by work), and the same
+// plan every time.
+func TestOrderSearchUnderLoad(t *testing.T) {
+	g := sharedtest.WikiVote(t)
+	ps := stmatchPatterns(t, "q13", "q18", "q20")
+	for _, name := range []string{"q13", "q18", "q20"} {
+		for _, single := range []bool{false, true} {
+			idle := searchedPlan(t, g, ps[name], single)
+			if again := searchedPlan(t, g, ps[name], single); again != idle {
+				t.Errorf("%s (single %v): two plans:\n%s\n%s", name, single, idle, again)
+			}
+			hits := searchCapHits.Load()
+			var busy string
+			loaded(4, func() { busy = searchedPlan(t, g, ps[name], single) })
+			if searchCapHits.Load() != hits {
+				t.Logf("%s: the screening's time cap stopped it (a slow machine): not compared", name)
+				continue
+			}
+			if busy != idle {
+				t.Errorf("%s (single %v): loaded, another plan:\n%s\nidle:\n%s", name, single, busy, idle)
+			}
+		}
+	}
+}
+
+// TestEstimateWorkLimitUnderLoad: an estimate on several threads stopped by WorkLimit is the
+// same on a machine that looks ten times slower, with a time budget as a safety net far above
+// its time.
+func TestEstimateWorkLimitUnderLoad(t *testing.T) {
+	g := sharedtest.WikiVote(t)
+	p := stmatchPatterns(t, "q20")["q20"]
+	pl, err := BuildContext(context.Background(), g, p, Options{MultiplyAutomorphisms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := EstimateOptions{Seed: 3, Probes: 16384, MinProbes: 1024, WorkLimit: 4_000_000, Budget: 20 * time.Second, Threads: 2}
+	idle, err := pl.Estimate(context.Background(), g, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy Estimate
+	loaded(10, func() { busy, err = pl.Estimate(context.Background(), g, opts) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if busy.OverBudget {
+		t.Skip("the safety net stopped the loaded estimate (a very slow machine)")
+	}
+	if idle.OverBudget || idle.Probes >= opts.Probes || busy.Probes != idle.Probes || busy.Cost != idle.Cost || busy.Scanned != idle.Scanned {
+		t.Errorf("idle %d probes, cost %v, scanned %d; loaded %d probes, cost %v, scanned %d",
+			idle.Probes, idle.Cost, idle.Scanned, busy.Probes, busy.Cost, busy.Scanned)
+	}
+}
