@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,25 +43,6 @@ func stmatchPatterns(t *testing.T, names ...string) map[string]*pattern.Pattern 
 	return out
 }
 
-// Loaded plays a loaded machine while fn runs: the planners' clock runs factor times as fast
-// (planclock.Scale) and a goroutine per P spins.
-func loaded(factor float64, fn func()) {
-	restore := planclock.Scale(factor)
-	defer restore()
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for x := 0; !stop.Load(); x++ {
-				_ = x * x
-			}
-		})
-	}
-	defer wg.Wait()
-	defer stop.Store(true)
-	fn()
-}
-
 // searchedPlan builds p's plan on g with the order search on, as stmatch asks for it.
 func searchedPlan(t *testing.T, g *graph.Graph, p *pattern.Pattern, single bool) string {
 	t.Helper()
@@ -82,8 +60,8 @@ func searchedPlan(t *testing.T, g *graph.Graph, p *pattern.Pattern, single bool)
 // plan every time.
 func TestOrderSearchUnderLoad(t *testing.T) {
 	g := sharedtest.WikiVote(t)
-	ps := stmatchPatterns(t, "q13", "q18", "q20")
-	for _, name := range []string{"q13", "q18", "q20"} {
+	ps := stmatchPatterns(t, "q13", "q20")
+	for _, name := range []string{"q13", "q20"} {
 		for _, single := range []bool{false, true} {
 			idle := searchedPlan(t, g, ps[name], single)
 			if again := searchedPlan(t, g, ps[name], single); again != idle {
@@ -91,7 +69,7 @@ func TestOrderSearchUnderLoad(t *testing.T) {
 			}
 			hits := searchCapHits.Load()
 			var busy string
-			loaded(4, func() { busy = searchedPlan(t, g, ps[name], single) })
+			planclock.Loaded(4, func() { busy = searchedPlan(t, g, ps[name], single) })
 			if searchCapHits.Load() != hits {
 				t.Logf("%s: the screening's time cap stopped it (a slow machine): not compared", name)
 				continue
@@ -119,7 +97,7 @@ func TestEstimateWorkLimitUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	var busy Estimate
-	loaded(10, func() { busy, err = pl.Estimate(context.Background(), g, opts) })
+	planclock.Loaded(10, func() { busy, err = pl.Estimate(context.Background(), g, opts) })
 	if err != nil {
 		t.Fatal(err)
 	}

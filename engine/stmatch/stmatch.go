@@ -444,7 +444,7 @@ var finalCapHits atomic.Int64
 const (
 	finalProbes = 16384
 	finalWork   = 16_000_000
-	finalCap    = 2 * time.Second
+	finalCap    = 5 * time.Second
 )
 
 // searchRate is the speed of the v2 kernel in plan.Estimate.Cost steps per second on an H100

@@ -5,6 +5,8 @@
 package planclock
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -34,4 +36,22 @@ func Scale(factor float64) (restore func()) {
 	prev := current.Load()
 	current.Store(&scaled{origin: time.Now(), factor: factor})
 	return func() { current.Store(prev) }
+}
+
+// Loaded plays a loaded machine while fn runs: Now runs factor times as fast (Scale) and a
+// goroutine per P spins. For tests.
+func Loaded(factor float64, fn func()) {
+	restore := Scale(factor)
+	defer restore()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for !stop.Load() {
+			}
+		})
+	}
+	defer wg.Wait()
+	defer stop.Store(true)
+	fn()
 }

@@ -18,3 +18,15 @@ func TestScale(t *testing.T) {
 		t.Errorf("restored: %v since the start", d)
 	}
 }
+
+func TestLoaded(t *testing.T) {
+	var during time.Duration
+	Loaded(1000, func() {
+		b := Now()
+		time.Sleep(2 * time.Millisecond)
+		during = Now().Sub(b)
+	})
+	if during < time.Second {
+		t.Errorf("loaded at 1000: %v passed in 2 ms", during)
+	}
+}
