@@ -1,47 +1,15 @@
 package plan
 
 import (
-	"bufio"
 	"context"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/planclock"
 	"github.com/submatch/submatch/internal/sharedtest"
-	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
-
-// stmatchPatterns reads the named patterns of STMatch's benchmark (testdata/stmatch-patterns).
-func stmatchPatterns(t *testing.T, names ...string) map[string]*pattern.Pattern {
-	t.Helper()
-	f, err := os.Open(testenv.Path(t, "stmatch-patterns/wikivote-unlabelled.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	want := "," + strings.Join(names, ",") + ","
-	out := map[string]*pattern.Pattern{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Split(sc.Text(), "\t")
-		if len(fs) < 2 || !strings.Contains(want, ","+fs[0]+",") {
-			continue
-		}
-		p, err := pattern.Parse(fs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[fs[0]] = p
-	}
-	if len(out) != len(names) {
-		t.Fatalf("found %d of the patterns %v", len(out), names)
-	}
-	return out
-}
 
 // searchedPlan builds p's plan on g with the order search on, as stmatch asks for it.
 func searchedPlan(t *testing.T, g *graph.Graph, p *pattern.Pattern, single bool) string {
@@ -60,16 +28,16 @@ func searchedPlan(t *testing.T, g *graph.Graph, p *pattern.Pattern, single bool)
 // plan every time.
 func TestOrderSearchUnderLoad(t *testing.T) {
 	g := sharedtest.WikiVote(t)
-	ps := stmatchPatterns(t, "q13", "q20")
-	for _, name := range []string{"q13", "q20"} {
+	for _, sp := range sharedtest.STMatchPatterns(t, "q13", "q20") {
+		name, p := sp.Name, sp.Pattern
 		for _, single := range []bool{false, true} {
-			idle := searchedPlan(t, g, ps[name], single)
-			if again := searchedPlan(t, g, ps[name], single); again != idle {
+			idle := searchedPlan(t, g, p, single)
+			if again := searchedPlan(t, g, p, single); again != idle {
 				t.Errorf("%s (single %v): two plans:\n%s\n%s", name, single, idle, again)
 			}
 			hits := searchCapHits.Load()
 			var busy string
-			planclock.Loaded(4, func() { busy = searchedPlan(t, g, ps[name], single) })
+			planclock.Loaded(4, func() { busy = searchedPlan(t, g, p, single) })
 			if searchCapHits.Load() != hits {
 				t.Logf("%s: the screening's time cap stopped it (a slow machine): not compared", name)
 				continue
@@ -86,7 +54,7 @@ func TestOrderSearchUnderLoad(t *testing.T) {
 // its time.
 func TestEstimateWorkLimitUnderLoad(t *testing.T) {
 	g := sharedtest.WikiVote(t)
-	p := stmatchPatterns(t, "q20")["q20"]
+	p := sharedtest.STMatchPatterns(t, "q20")[0].Pattern
 	pl, err := BuildContext(context.Background(), g, p, Options{MultiplyAutomorphisms: true})
 	if err != nil {
 		t.Fatal(err)

@@ -1,17 +1,12 @@
 package stmatch
 
 import (
-	"bufio"
 	"context"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/internal/planclock"
 	"github.com/submatch/submatch/internal/sharedtest"
-	"github.com/submatch/submatch/internal/testenv"
-	"github.com/submatch/submatch/pattern"
 )
 
 // TestPlanUnderLoad: stmatch's preparation of a count (the order search's two ways and their
@@ -21,21 +16,8 @@ import (
 // q20's two ways differ, so the final estimates decide).
 func TestPlanUnderLoad(t *testing.T) {
 	g := sharedtest.WikiVote(t)
-	f, err := os.Open(testenv.Path(t, "stmatch-patterns/wikivote-unlabelled.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Split(sc.Text(), "\t")
-		if len(fs) < 2 || !strings.Contains(",q13,q14,q20,", ","+fs[0]+",") {
-			continue
-		}
-		p, err := pattern.Parse(fs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, sp := range sharedtest.STMatchPatterns(t, "q13", "q14", "q20") {
+		name, p := sp.Name, sp.Pattern
 		prob := &engine.Problem{Data: g, Pattern: p}
 		probe := func() kernelOf {
 			k, err := probeKernel(context.Background(), prob, Options{})
@@ -51,13 +33,13 @@ func TestPlanUnderLoad(t *testing.T) {
 		planclock.Loaded(3, func() { busy = probe() })
 		again := probe()
 		if finalCapHits.Load() != hits {
-			t.Logf("%s: a final estimate's time cap stopped it (a slow machine): not compared", fs[0])
+			t.Logf("%s: a final estimate's time cap stopped it (a slow machine): not compared", name)
 		} else if busy != idle {
-			t.Errorf("%s: loaded %+v, idle %+v", fs[0], busy, idle)
+			t.Errorf("%s: loaded %+v, idle %+v", name, busy, idle)
 		}
 		if again != idle {
-			t.Errorf("%s: idle twice: %+v and %+v", fs[0], idle, again)
+			t.Errorf("%s: idle twice: %+v and %+v", name, idle, again)
 		}
-		t.Logf("%s: kernel %s, source %s, %d levels", fs[0], idle.kernel, idle.querySrc, idle.levels)
+		t.Logf("%s: kernel %s, source %s, %d levels", name, idle.kernel, idle.querySrc, idle.levels)
 	}
 }

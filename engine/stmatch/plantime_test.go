@@ -1,14 +1,12 @@
 package stmatch
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/sharedtest"
-	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -43,22 +40,8 @@ func TestPlanTime(t *testing.T) {
 	}
 	var qs []query
 	wv := sharedtest.WikiVote(t)
-	f, err := os.Open(testenv.Path(t, "stmatch-patterns/wikivote-unlabelled.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Split(sc.Text(), "\t")
-		if len(fs) < 2 || strings.HasPrefix(fs[0], "#") {
-			continue
-		}
-		p, err := pattern.Parse(fs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs = append(qs, query{fs[0], wv, p})
+	for _, sp := range sharedtest.STMatchPatterns(t) {
+		qs = append(qs, query{sp.Name, wv, sp.Pattern})
 	}
 	var suites []query
 	for _, s := range []struct{ dir, data string }{{"github-gmatch", "data.graph"}, {"hprd-subgraphmatching", "HPRD.graph"}} {
