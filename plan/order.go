@@ -50,11 +50,11 @@ const (
 // 2026-12-05 (screenEntriesPerSecond; an idle core reads about 2.5e8 a second). With
 // Options.SearchRate the share orderSearchShare of the default plan's predicted run time is
 // converted to entries at screenEntriesPerSecond instead when that is less, but never less than
-// orderScreenFloor (20 ms's worth). The candidates are screened in batches of screenBatch orders (the batch's
-// cut, Estimate.CostAbove, taken from the batches before it), and the screening stops after the
-// batch that brings the work to the bound. orderSearchCap is a safety net, far above the time
-// the work takes (a slow probe that reads few entries): when it stops the screening, the choice
-// depends on the machine's load again, which a debug log says.
+// orderScreenFloor (20 ms's worth). The candidates are screened in batches of screenBatch
+// orders (the batch's cut, Estimate.CostAbove, taken from the batches before it), and the
+// screening stops after the batch that brings the work to the bound. orderSearchCap is a safety
+// net, far above the time the work takes (for probes slow for the entries they read): when it
+// stops the screening, the choice depends on the machine's load again, which a debug log says.
 const (
 	screenEntriesPerSecond = 1e8
 	orderScreenWork        = int64(screenEntriesPerSecond * 0.5)
