@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/planclock"
 )
 
 // Search-work estimation: Knuth's random-probe estimator of the size of a backtracking tree
@@ -45,9 +46,13 @@ type EstimateOptions struct {
 	// estimate (0: 1).
 	MinProbes int
 	// WorkLimit stops the estimate once its probes have scanned this many list entries (0: no
-	// limit). Unlike Budget it keeps the estimate deterministic.
+	// limit). Unlike Budget it keeps the estimate deterministic (with Threads, at the first block,
+	// in block order, that brings the scanned entries to it).
 	WorkLimit int64
-	// Budget stops the estimate after this long (0: no limit).
+	// Budget is a safety net: it stops the estimate after this long (0: no limit), at a point that
+	// depends on the machine's speed and load, so that the estimate (and any choice made from it)
+	// is no longer reproducible; Estimate.OverBudget says so. Bound estimates by Probes and
+	// WorkLimit, and set Budget well above the time those take.
 	Budget time.Duration
 	// NodeShare stops the estimate once its probes have visited more nodes (one per level they
 	// reach) than this fraction of the Nodes estimated so far for the whole search (0: no such
@@ -58,8 +63,9 @@ type EstimateOptions struct {
 	// probes, each block with its own random stream (from Seed and the block's number), added up
 	// in block order: the estimate is the same for every Threads above 1 unless Budget or ctx
 	// cuts it (then whole blocks are dropped, in any order), but differs from the one-thread
-	// estimate (a single stream). It cannot be combined with WorkLimit or NodeShare, which stop
-	// a single stream at a deterministic point (an error).
+	// estimate (a single stream). WorkLimit and CostAbove then stop it after the first block,
+	// in block order, at which the blocks so far reach them. It cannot be combined with
+	// NodeShare (an error).
 	Threads int
 	// RowDegree, when positive, prices the lists of data vertices of at least this degree as
 	// engine/cpu's hub rows (bit rows that stand for the lists of its highest-degree vertices)
@@ -133,6 +139,9 @@ type Estimate struct {
 	Scanned int64
 	// Elapsed is the time the estimate took.
 	Elapsed time.Duration
+	// OverBudget is set when EstimateOptions.Budget stopped the estimate: it then depends on the
+	// machine's speed and load.
+	OverBudget bool
 	// Above is set when the estimate stopped because its Cost was sure to end above
 	// EstimateOptions.CostAbove; the other fields are then those of the probes it ran.
 	Above bool
@@ -142,10 +151,10 @@ type Estimate struct {
 // for). It returns ctx's error, with the probes run so far, when ctx ends (looked at before every
 // probe).
 func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptions) (Estimate, error) {
-	start := time.Now()
+	start := clock()
 	est := Estimate{LevelNodes: make([]float64, len(pl.Levels))}
 	if pl.Empty {
-		est.Elapsed = time.Since(start)
+		est.Elapsed = clock().Sub(start)
 		return est, ctx.Err()
 	}
 	maxProbes := opts.Probes
@@ -171,8 +180,11 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 			break
 		}
 		if est.Probes >= minProbes && ((opts.WorkLimit > 0 && e.scanned >= opts.WorkLimit) ||
-			(opts.NodeShare > 0 && float64(e.steps) >= opts.NodeShare*sum/float64(est.Probes)) ||
-			(opts.Budget > 0 && time.Since(start) >= opts.Budget)) {
+			(opts.NodeShare > 0 && float64(e.steps) >= opts.NodeShare*sum/float64(est.Probes))) {
+			break
+		}
+		if est.Probes >= minProbes && opts.Budget > 0 && clock().Sub(start) >= opts.Budget {
+			est.OverBudget = true
 			break
 		}
 		x, heavy := e.probe(est.LevelNodes, &est.Matches, &est.Work, &est.Cost, &groupCosts)
@@ -189,9 +201,14 @@ func (pl *Plan) Estimate(ctx context.Context, g *graph.Graph, opts EstimateOptio
 	est.NarrowCost = e.narrowCost
 	est.finish(sum, sumSq)
 	est.Scanned = e.scanned
-	est.Elapsed = time.Since(start)
+	est.Elapsed = clock().Sub(start)
 	return est, err
 }
+
+// clock is the time the estimates' and the order search's safety-net budgets are measured by
+// (EstimateOptions.Budget, orderSearchCap); tests speed it up (planclock.Scale) to play a slow
+// or loaded machine.
+var clock = planclock.Now
 
 // estimateBlock is the number of probes in a block of a parallel estimate
 // (EstimateOptions.Threads).
@@ -207,60 +224,100 @@ type blockTally struct {
 	scanned                                   int64
 }
 
-// errThreadsWithLimits: EstimateOptions.Threads with a deterministic stop.
-var errThreadsWithLimits = errors.New("plan: Estimate: Threads cannot be combined with WorkLimit or NodeShare")
+// errThreadsWithLimits: EstimateOptions.Threads with NodeShare.
+var errThreadsWithLimits = errors.New("plan: Estimate: Threads cannot be combined with NodeShare")
 
 // estimateBlocks is Estimate on opts.Threads goroutines (EstimateOptions.Threads): they take
-// blocks of probes in turn, each with an estimator of their own reseeded per block; a block is
-// started only while the budget lasts (blocks below minProbes always), and the blocks are added
-// up in order so that the floating-point sums do not depend on which goroutine ran which.
+// blocks of probes in turn, each with an estimator of their own reseeded per block. The blocks
+// are taken into the estimate in order (a prefix of them), so that the floating-point sums and
+// the stops do not depend on which goroutine ran which or when: after each block of the prefix
+// the CostAbove and WorkLimit stops are looked at, and once one holds no block after it counts
+// (those running are abandoned). Budget stops the starting of blocks (blocks below minProbes
+// always start); the blocks finished by then make the estimate.
 func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts EstimateOptions, maxProbes, minProbes int, start time.Time) (Estimate, error) {
-	if opts.WorkLimit > 0 || opts.NodeShare > 0 {
+	if opts.NodeShare > 0 {
 		return Estimate{}, errThreadsWithLimits
 	}
 	nb := (maxProbes + estimateBlock - 1) / estimateBlock
 	tallies := make([]blockTally, nb)
-	var next atomic.Int64
-	var costSum atomic.Uint64 // float64 bits: the probes' costs so far, for CostAbove
-	var above atomic.Bool
-	var wg sync.WaitGroup
+	var (
+		next atomic.Int64
+		stop atomic.Bool // the estimate is settled: no block after end counts
+		mu   sync.Mutex  // guards the prefix below
+		done = make([]bool, nb)
+		pre  struct {
+			blocks, probes int // blocks [0, blocks) are finished and added up
+			cost           float64
+			scanned        int64
+		}
+		end               = nb // blocks [0, end) make the estimate
+		above, overBudget bool
+		wg                sync.WaitGroup
+	)
+	finished := func(b int) {
+		mu.Lock()
+		defer mu.Unlock()
+		done[b] = true
+		for pre.blocks < end && done[pre.blocks] {
+			t := &tallies[pre.blocks]
+			pre.blocks++
+			pre.cost += t.cost
+			pre.scanned += t.scanned
+			pre.probes += t.probes
+			switch {
+			case opts.CostAbove > 0 && pre.cost > opts.CostAbove*float64(maxProbes):
+				above, end = true, pre.blocks
+			case opts.WorkLimit > 0 && pre.probes >= minProbes && pre.scanned >= opts.WorkLimit:
+				end = pre.blocks
+			}
+		}
+		if pre.blocks == end {
+			stop.Store(true)
+		}
+	}
 	for range min(opts.Threads, nb) {
 		wg.Go(func() {
 			e := newEstimator(g, pl, opts.Seed)
 			e.rowDegree = opts.RowDegree
 			for {
 				b := int(next.Add(1) - 1)
-				if b >= nb || ctx.Err() != nil || above.Load() ||
-					(b*estimateBlock >= minProbes && opts.Budget > 0 && time.Since(start) >= opts.Budget) {
+				if b >= nb || ctx.Err() != nil || stop.Load() {
+					return
+				}
+				if b*estimateBlock >= minProbes && opts.Budget > 0 && clock().Sub(start) >= opts.Budget {
+					mu.Lock()
+					overBudget = true
+					mu.Unlock()
 					return
 				}
 				e.rng = rand.New(rand.NewPCG(opts.Seed, uint64(b+1)*0x9e3779b97f4a7c15))
 				t := &tallies[b]
 				t.levelNodes = make([]float64, len(pl.Levels))
 				scannedBefore, narrowBefore := e.scanned, e.narrowCost
+				complete := true
 				for range min(estimateBlock, maxProbes-b*estimateBlock) {
-					if ctx.Err() != nil || above.Load() { // (before every probe, as Estimate's one stream)
+					if ctx.Err() != nil || stop.Load() { // (before every probe, as Estimate's one stream)
+						complete = false
 						break
 					}
-					costBefore := t.cost
 					x, heavy := e.probe(t.levelNodes, &t.matches, &t.work, &t.cost, &t.groupCosts)
 					t.heaviest = max(t.heaviest, heavy)
 					t.sum += x
 					t.sumSq += x * x
 					t.probes++
-					if opts.CostAbove > 0 && addFloat(&costSum, t.cost-costBefore) > opts.CostAbove*float64(maxProbes) {
-						above.Store(true)
-					}
 				}
 				t.scanned = e.scanned - scannedBefore
 				t.narrowCost = e.narrowCost - narrowBefore
+				if complete {
+					finished(b)
+				}
 			}
 		})
 	}
 	wg.Wait()
 	est := Estimate{LevelNodes: make([]float64, len(pl.Levels))}
 	var sum, sumSq float64
-	for _, t := range tallies {
+	for _, t := range tallies[:end] {
 		if t.probes == 0 {
 			continue
 		}
@@ -281,8 +338,8 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 		est.Scanned += t.scanned
 	}
 	est.finish(sum, sumSq)
-	est.Above = above.Load()
-	est.Elapsed = time.Since(start)
+	est.Above, est.OverBudget = above, overBudget
+	est.Elapsed = clock().Sub(start)
 	return est, ctx.Err()
 }
 

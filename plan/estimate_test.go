@@ -312,13 +312,31 @@ func TestEstimateDeterministicAndBounded(t *testing.T) {
 			t.Errorf("%d thread(s), cost above %v: above %v after %d probes, cost %v (want %v)", threads, full.Cost*1.001, kept.Above, kept.Probes, kept.Cost, full.Cost)
 		}
 	}
-	if _, err := pl.Estimate(ctx, g, plan.EstimateOptions{Probes: 500, Threads: 2, WorkLimit: 1}); err == nil {
-		t.Error("Threads with WorkLimit: no error")
+	if _, err := pl.Estimate(ctx, g, plan.EstimateOptions{Probes: 500, Threads: 2, NodeShare: 0.01}); err == nil {
+		t.Error("Threads with NodeShare: no error")
 	}
-	// A budget already spent still runs the blocks that MinProbes asks for.
+	// WorkLimit stops the blocks at the first, in block order, that brings the entries scanned
+	// to it, whatever the number of threads: the blocks before it scanned less.
+	limit := two.Scanned / 3
+	lim2, err2 := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: 2, WorkLimit: limit})
+	lim5, err5 := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 500, Threads: 5, WorkLimit: limit})
+	if err2 != nil || err5 != nil || lim2.Probes >= 500 || lim2.Probes%128 != 0 || lim2.Scanned < limit ||
+		lim2.Probes != lim5.Probes || lim2.Cost != lim5.Cost || lim2.Scanned != lim5.Scanned || lim2.OverBudget {
+		t.Errorf("work limit %d, 2 and 5 threads: %+v (%v) and %+v (%v)", limit, lim2, err2, lim5, err5)
+	}
+	if first, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: lim2.Probes - 128, Threads: 2}); first.Scanned >= limit {
+		t.Errorf("work limit %d: the blocks before the last scanned %d", limit, first.Scanned)
+	}
+	// A budget already spent still runs the blocks that MinProbes asks for, and says so.
 	spent, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 5000, MinProbes: 200, Threads: 3, Budget: time.Nanosecond})
-	if spent.Probes != 256 {
-		t.Errorf("spent budget: %d probes, want the 256 of the first two blocks", spent.Probes)
+	if spent.Probes != 256 || !spent.OverBudget {
+		t.Errorf("spent budget: %d probes (over budget %v), want the 256 of the first two blocks", spent.Probes, spent.OverBudget)
+	}
+	if one, _ := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 7, Probes: 5000, MinProbes: 10, Budget: time.Nanosecond}); one.Probes != 10 || !one.OverBudget {
+		t.Errorf("spent budget, one stream: %d probes (over budget %v), want 10", one.Probes, one.OverBudget)
+	}
+	if two.OverBudget || a.OverBudget {
+		t.Error("no budget: over budget")
 	}
 	if _, err := pl.Estimate(cctx, g, plan.EstimateOptions{Threads: 4}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled, 4 threads: error %v", err)

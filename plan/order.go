@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
+	"log/slog"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -40,14 +42,31 @@ const (
 	orderFinalists    = 4
 )
 
-// orderSearchBudget bounds the time spent screening candidate orders; orderSearchShare is the
-// share of the default plan's predicted run time it may take instead when that is less
-// (Options.SearchRate), but never less than orderSearchFloor.
+// The screening of candidate orders is bounded by work, not time, so that the same query on
+// the same machine (the same number of screening workers) gets the same plan however busy the
+// machine is: each worker may screen orderScreenWork list entries (Estimate.Scanned, plus
+// orderArrangeWork for each candidate arranged), what a core of the 2-core test machine, loaded
+// by other work as it usually is, screened in the 500 ms that bounded the screening until
+// 2026-12-05 (screenEntriesPerSecond; an idle core reads about 2.5e8 a second). With
+// Options.SearchRate the share orderSearchShare of the default plan's predicted run time is
+// converted to entries at screenEntriesPerSecond instead when that is less, but never less than
+// orderScreenFloor (20 ms's worth). The candidates are screened in batches of screenBatch
+// orders (the batch's cut, Estimate.CostAbove, taken from the batches before it), and the
+// screening stops after the batch that brings the work to the bound. orderSearchCap is a safety
+// net, far above the time the work takes (for probes slow for the entries they read): when it
+// stops the screening, the choice depends on the machine's load again, which a debug log says.
 const (
-	orderSearchBudget = 500 * time.Millisecond
-	orderSearchShare  = 0.1
-	orderSearchFloor  = 20 * time.Millisecond
+	screenEntriesPerSecond = 1e8
+	orderScreenWork        = int64(screenEntriesPerSecond * 0.5)
+	orderScreenFloor       = orderScreenWork / 25
+	orderArrangeWork       = 2000
+	orderSearchShare       = 0.1
+	screenBatch            = 64
+	orderSearchCap         = 5 * time.Second
 )
+
+// searchCapHits counts the screenings orderSearchCap stopped (tests).
+var searchCapHits atomic.Int64
 
 // searchCostFactor: the search also runs when the default plan's estimated Cost is above this
 // many times Options.SearchOrders, even with fewer nodes (plans that count leaf groups have few
@@ -65,28 +84,30 @@ const maxSearchOrders = 1 << 16
 // below this fraction of it (estimates are noisy).
 const orderSearchMargin = 0.8
 
-// searchBudget is how long the screening of candidate orders may take for a default plan of
-// estimated cost cost (Estimate.Cost).
-func searchBudget(cost float64, opts Options) time.Duration {
-	if opts.SearchRate <= 0 {
-		return orderSearchBudget
+// screenWork is the work (list entries, see orderScreenWork) the screening of candidate orders
+// may take on workers workers for a default plan of estimated cost cost (Estimate.Cost).
+func screenWork(cost float64, opts Options, workers int) int64 {
+	per := orderScreenWork
+	if opts.SearchRate > 0 {
+		share := orderSearchShare * cost / opts.SearchRate * screenEntriesPerSecond
+		per = max(orderScreenFloor, int64(min(float64(orderScreenWork), share)))
 	}
-	predicted := cost / opts.SearchRate * float64(time.Second)
-	return max(orderSearchFloor, min(orderSearchBudget, time.Duration(orderSearchShare*predicted)))
+	return per * int64(workers)
 }
 
 // searchOrders replaces the plan's order, restrictions, groups and levels (set by arrange) by
 // those of the candidate order and symmetry choice of least estimated cost, when the plan's
 // search is large enough for that to matter. Candidates (candidateOrders) are first estimated
-// with orderScreenProbes probes each, on all cores (until searchBudget has passed); the
-// orderFinalists cheapest, and the default plan, again with orderSearchProbes. It returns ctx's
-// error when ctx ends.
+// with orderScreenProbes probes each, on all cores (or SearchThreads), in batches until
+// screenWork's entries are read; the orderFinalists cheapest, and the default plan, again with
+// orderSearchProbes. Every bound is one of work, so that the choice does not depend on the
+// machine's load (but for orderSearchCap). It returns ctx's error when ctx ends.
 func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) error {
 	p := pl.Pattern
 	if p.NumVertices() < 4 || len(pl.Levels) < 3 || pl.NodeBound() < opts.SearchOrders {
 		return nil
 	}
-	start := time.Now()
+	start := clock()
 	screen := EstimateOptions{Seed: 1, Probes: orderScreenProbes}
 	est, err := pl.Estimate(ctx, g, screen)
 	if err != nil {
@@ -94,12 +115,6 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 	}
 	if est.Nodes < opts.SearchOrders && est.Cost < searchCostFactor*opts.SearchOrders {
 		return nil
-	}
-	budget := searchBudget(est.Cost, opts)
-	type candidate struct {
-		s    planStructure
-		cost float64
-		seq  int // the order's place in candidateOrders and the symmetry choice's: ties keep it
 	}
 	postponable := !opts.Enumerate && !opts.Induced
 	syms := []symChoice{symDefault}
@@ -110,7 +125,7 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 	var orders [][]int
 	candidateOrders(p, func(o []int) bool {
 		orders = append(orders, o)
-		return len(orders) < maxSearchOrders && time.Since(start) <= budget
+		return len(orders) < maxSearchOrders
 	})
 	if !postponable {
 		// Orders an automorphism apart run the same search when every vertex is enumerated (with
@@ -118,77 +133,27 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 		// get other symmetry windows): screen one of each class.
 		orders = distinctUpToAut(orders, aut)
 	}
-	// Screen the orders on every core (or SearchThreads); a signature seen before (by any worker)
-	// is skipped.
-	// A candidate's screening stops once it is sure to cost more than orderFinalists others
-	// screened already (Estimate.Above): it cannot be a finalist, and dense patterns' worst
-	// orders, whose probes are the longest, are dropped after a few (the finalists are the
-	// same; the budget reaches further).
-	var (
-		mu    sync.Mutex
-		seen  = map[string]bool{pl.signature(): true}
-		cands []candidate
-		top   []float64 // the orderFinalists lowest costs so far, ascending
-		stop  error
-		next  atomic.Int64
-		wg    sync.WaitGroup
-	)
 	workers := runtime.GOMAXPROCS(0)
 	if opts.SearchThreads > 0 {
 		workers = opts.SearchThreads
 	}
-	workers = min(workers, max(1, len(orders)))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(orders) || time.Since(start) > budget || ctx.Err() != nil {
-					return
-				}
-				for si, sym := range syms {
-					tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
-					order, postponed := givenOrder(p, orders[k], postponable)
-					tp.arrangeMemo(order, postponed, opts, sym, aut)
-					sig := tp.signature()
-					mu.Lock()
-					dup := seen[sig]
-					seen[sig] = true
-					cut := screen
-					if len(top) == orderFinalists {
-						cut.CostAbove = top[orderFinalists-1]
-					}
-					mu.Unlock()
-					if dup {
-						continue
-					}
-					e, err := tp.Estimate(ctx, g, cut)
-					mu.Lock()
-					switch {
-					case err != nil:
-						stop = err
-					case !e.Above:
-						cands = append(cands, candidate{tp.structure(), e.Cost, k*len(syms) + si})
-						if i, _ := slices.BinarySearch(top, e.Cost); i < orderFinalists {
-							top = slices.Insert(top, i, e.Cost)[:min(len(top)+1, orderFinalists)]
-						}
-					}
-					mu.Unlock()
-					if err != nil {
-						return
-					}
-				}
-			}
-		}()
+	sc := screening{pl: pl, g: g, opts: opts, syms: syms, aut: aut, screen: screen,
+		seen: map[string]bool{pl.signature(): true}, start: start}
+	limit := screenWork(est.Cost, opts, workers)
+	for lo := 0; lo < len(orders) && sc.work < limit; lo += screenBatch {
+		if err := sc.batch(ctx, orders[lo:min(lo+screenBatch, len(orders))], lo, workers); err != nil {
+			return err
+		}
+		if sc.overCap {
+			searchCapHits.Add(1)
+			slog.Debug("plan: the order search's screening stopped at its time cap (the choice depends on the machine's load)",
+				"cap", orderSearchCap, "orders", len(orders), "screened", lo+screenBatch, "work", sc.work, "limit", limit)
+			break
+		}
 	}
-	wg.Wait()
-	if stop != nil {
-		return stop
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	slog.Debug("plan: order search screened", "orders", len(orders), "candidates", len(sc.cands), "work", sc.work, "limit", limit,
+		"elapsed", clock().Sub(start))
+	cands := sc.cands
 	slices.SortFunc(cands, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(a.seq, b.seq))
 	})
@@ -196,15 +161,14 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 	final := EstimateOptions{Seed: 2, Probes: orderSearchProbes}
 	costs := make([]float64, len(finalists))
 	errs := make([]error, len(finalists))
+	var wg sync.WaitGroup
 	for k, c := range finalists {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			tp := &Plan{Pattern: p, Candidates: pl.Candidates, CandidateBits: pl.CandidateBits, Empty: pl.Empty}
 			tp.setStructure(c.s)
 			e, err := tp.Estimate(ctx, g, final)
 			costs[k], errs[k] = e.Cost, err
-		}()
+		})
 	}
 	wg.Wait()
 	best, bestCost := 0, 0.0
@@ -219,6 +183,119 @@ func (pl *Plan) searchOrders(ctx context.Context, g *graph.Graph, opts Options) 
 	}
 	pl.setStructure(finalists[best].s)
 	return nil
+}
+
+// candidate is a screened plan structure of the order search.
+type candidate struct {
+	s    planStructure
+	cost float64
+	seq  int // the order's place in candidateOrders and the symmetry choice's: ties keep it
+}
+
+// screening is the state of searchOrders' screening between batches.
+type screening struct {
+	pl      *Plan
+	g       *graph.Graph
+	opts    Options
+	syms    []symChoice
+	aut     [][]int
+	screen  EstimateOptions
+	seen    map[string]bool // the signatures arranged in earlier batches
+	cands   []candidate
+	top     []float64 // the orderFinalists lowest costs so far, ascending
+	work    int64     // list entries read and charged so far
+	start   time.Time
+	overCap bool // orderSearchCap stopped the screening
+}
+
+// batch screens orders (the first at place lo of the candidate orders) on workers goroutines,
+// in two passes: every order and symmetry choice is arranged, and those whose signature is new
+// (in the batch's order) are estimated, each stopped once it is sure to cost more than
+// orderFinalists candidates of the earlier batches (Estimate.Above: it cannot be a finalist, and
+// dense patterns' worst orders, whose probes are the longest, are dropped after a few). The
+// results are then added up in order, so that they do not depend on which worker ran which.
+func (sc *screening) batch(ctx context.Context, orders [][]int, lo, workers int) error {
+	p, ns := sc.pl.Pattern, len(sc.syms)
+	plans := make([]*Plan, len(orders)*ns)
+	ests := make([]Estimate, len(plans))
+	errs := make([]error, len(plans))
+	estimated := make([]bool, len(plans))
+	postponable := !sc.opts.Enumerate && !sc.opts.Induced
+	sc.parallel(len(orders), workers, func(k int) {
+		order, postponed := givenOrder(p, orders[k], postponable)
+		for si, sym := range sc.syms {
+			tp := &Plan{Pattern: p, Candidates: sc.pl.Candidates, CandidateBits: sc.pl.CandidateBits, Empty: sc.pl.Empty}
+			tp.arrangeMemo(order, postponed, sc.opts, sym, sc.aut)
+			plans[k*ns+si] = tp
+		}
+	})
+	for i, tp := range plans {
+		if tp == nil { // not arranged: past orderSearchCap
+			continue
+		}
+		sig := tp.signature()
+		if sc.seen[sig] {
+			plans[i] = nil
+		}
+		sc.seen[sig] = true
+	}
+	sc.work += int64(len(plans)) * orderArrangeWork
+	cut := sc.screen
+	if len(sc.top) == orderFinalists {
+		cut.CostAbove = sc.top[orderFinalists-1]
+	}
+	sc.parallel(len(plans), workers, func(i int) {
+		if plans[i] != nil {
+			ests[i], errs[i] = plans[i].Estimate(ctx, sc.g, cut)
+			estimated[i] = true
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, tp := range plans {
+		if !estimated[i] {
+			continue
+		}
+		e := ests[i]
+		sc.work += e.Scanned
+		if e.Above {
+			continue
+		}
+		sc.cands = append(sc.cands, candidate{tp.structure(), e.Cost, lo*ns + i})
+		if j, _ := slices.BinarySearch(sc.top, e.Cost); j < orderFinalists {
+			sc.top = slices.Insert(sc.top, j, e.Cost)[:min(len(sc.top)+1, orderFinalists)]
+		}
+	}
+	return nil
+}
+
+// parallel calls fn(0..n-1) on up to workers goroutines, each taking the next index in turn;
+// none is started once the screening is past orderSearchCap (sc.overCap is then set).
+func (sc *screening) parallel(n, workers int, fn func(i int)) {
+	var next atomic.Int64
+	var over atomic.Bool
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if clock().Sub(sc.start) > orderSearchCap {
+					over.Store(true)
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+	sc.overCap = sc.overCap || over.Load()
 }
 
 // maxAutDedup bounds the work of distinctUpToAut (automorphisms times orders).

@@ -20,7 +20,7 @@ import (
 // dense cases (chains of reused sets under symmetry windows) and the general random ones, in
 // every convention, with and without Enumerate (or EnumerateSingle) and a candidate space.
 func TestSearchOrdersOracle(t *testing.T) {
-	n := 12 // each plan's search takes up to orderSearchBudget: a few seconds in all by default
+	n := 12 // each plan's search screens up to orderScreenWork a worker: a few seconds in all by default
 	if testenv.Long() {
 		n = 150
 	}

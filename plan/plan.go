@@ -38,8 +38,9 @@ type Options struct {
 	// SearchOrders, when positive, makes the plan compare other matching orders (and, counting
 	// embeddings, symmetry breaking or not) by estimate when the default plan's search is
 	// estimated above that many nodes, and keep the one of least estimated cost (order.go).
-	// It costs up to orderSearchBudget of planning (less with SearchRate), spread over the
-	// machine's cores.
+	// It costs up to orderScreenWork list entries of screening a worker (less with
+	// SearchRate), the workers spread over the machine's cores (SearchThreads): bounded by work,
+	// not time, so that the plan does not depend on the machine's load.
 	SearchOrders float64
 	// SearchRate, when positive, is the engine's speed in Estimate.Cost steps per second: the
 	// order search then spends at most orderSearchShare of the default plan's predicted run

@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -54,13 +55,16 @@ const (
 )
 
 // estimateTimeShare bounds the estimate's time to this share of the smallest start-up of a device
-// engine (30 ms for stmatch's 0.3 s): the estimate is made only when the plan's bound puts the
+// engine (0.3 s for stmatch's): the estimate is made only when the plan's bound puts the
 // planner's time above that start-up, and whatever engine it then chooses, device or host,
 // its run is predicted from the estimate, which keeps the probes a small part of it (NodeShare
 // for the host's; a device run takes at least its start-up). The work limit stops the estimate
-// first (1.4-17 ms on the 2-core test machine for STMatch's patterns on wiki-Vote); the budget
-// bounds what a slow or loaded machine spends on it (the estimate is then not reproducible).
-const estimateTimeShare = 0.1
+// (1.4-17 ms on the 2-core test machine for STMatch's patterns on wiki-Vote), so that the same
+// query gets the same choice however loaded the machine is; the budget is only a safety net
+// against probes far slower than their list entries say (the estimate, and the choice, are then
+// not reproducible: a debug log says so). It was a tenth of the start-up (30 ms) until
+// 2026-12-05, which a machine ten times slower than the test machine reached.
+const estimateTimeShare = 1
 
 // Rules are the inputs of the decision that tests replace; a nil field means the default.
 type Rules struct {
@@ -77,9 +81,10 @@ type Rules struct {
 	// KernelState reports whether a kernel file (engine.Kernel) is compiled on this machine; it
 	// is asked before GPU is called and after. Default: gpu.KernelCacheState.
 	KernelState func(file string) gpu.KernelState
-	// EstimateBudget bounds the time of the search-size estimate behind a choice. Default (0):
-	// a tenth of the smallest start-up of a device engine (estimateTimeShare). Tests set a long
-	// one, so that a choice does not depend on how busy the machine is.
+	// EstimateBudget bounds the time of the search-size estimate behind a choice, a safety net
+	// behind its work limit. Default (0): the smallest start-up of a device engine
+	// (estimateTimeShare). Tests set a long one, so that a choice does not depend on how busy
+	// the machine is even where the safety net would stop it.
 	EstimateBudget time.Duration
 }
 
@@ -455,6 +460,7 @@ func (e Engine) Decide(ctx context.Context, p *engine.Problem, listing bool) (De
 		if err != nil {
 			return d, err
 		}
+		overBudget(est, eopts)
 		d.Estimated, d.Estimate, w.Estimate = true, est, &est
 		what = "estimated " + sci(est.Nodes) + " search nodes"
 		if hw, err := runWorkload(ctx, c, w, eopts, listing); err != nil {
@@ -688,9 +694,19 @@ func runWorkload(ctx context.Context, c contenders, w *engine.Workload, opts pla
 	if err != nil {
 		return w, err
 	}
+	overBudget(est, opts)
 	hw := *w
 	hw.Plan, hw.Estimate, hw.Bound = run, &est, run.NodeBound()
 	return &hw, nil
+}
+
+// overBudget logs an estimate that its time budget (the safety net) stopped: the choice made
+// from it depends on the machine's load.
+func overBudget(est plan.Estimate, opts plan.EstimateOptions) {
+	if est.OverBudget {
+		slog.Debug("auto: the search-size estimate stopped at its time budget (the choice depends on the machine's load)",
+			"budget", opts.Budget, "probes", est.Probes, "scanned", est.Scanned, "work_limit", opts.WorkLimit)
+	}
 }
 
 // threshold is the search nodes at which the planner's time, seconds for nodes, reaches start:

@@ -46,10 +46,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/submatch/submatch/engine"
@@ -348,8 +350,11 @@ func buildPlan(ctx context.Context, g *graph.Graph, pat *pattern.Pattern, sem en
 // 1,024 probes put an order at 3e10-5e10 steps that 20,000 put at 1.8e12, and it ran 13 times
 // longer than (a)'s order), and each way keeps its default plan unless another looks clearly
 // cheaper, so the two ways fail on different patterns (q20 in (b), q14 in (a)); their results
-// are compared with finalProbes probes each (within finalBudget each, on all the search's threads;
-// the second estimate stops once it is sure to cost more than the first). Two results that run the
+// are compared with finalProbes probes each (at most finalWork list entries a thread each, on all
+// the search's threads; the second estimate stops once it is sure to cost more than the first).
+// Every bound is one of work, so that the same query on the same machine gets the same plan
+// however loaded the machine is (but for the safety nets, finalCap and plan's orderSearchCap,
+// which a debug log reports). Two results that run the
 // same search (plan.SameSearch) are not compared.
 func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.Options) (*plan.Plan, error) {
 	leafMode := func() (*plan.Plan, error) {
@@ -368,9 +373,10 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if opts.SearchThreads > 1 {
-		opts.SearchThreads /= 2 // the two ways run at once
-	}
+	// The two ways run at once, on half the threads each: the screening's work is bounded per
+	// worker (plan.Options.SearchThreads), so that each way's screening takes about as long as it
+	// would alone on all of them.
+	opts.SearchThreads = max(1, threads/2)
 	var plans [2]*plan.Plan
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -390,10 +396,11 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 		return plans[0], nil
 	}
 	// The two estimates run one after the other on all the search's threads, in blocks of
-	// probes (one thread each, at once, stopped at a budget twice finalBudget after about
-	// 10,000 probes for q14, q18 and q20 on the 2-core test machine; with finalProbes they chose
-	// the same plans), and the second stops once it is sure to cost more than the first.
-	fin := plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16, Budget: finalBudget, Threads: threads}
+	// probes, each stopped at finalProbes or after the block that brings its list entries read to
+	// finalWork a thread (deterministic: plan.EstimateOptions.WorkLimit), and the second once it
+	// is sure to cost more than the first. finalCap is only a safety net.
+	fin := plan.EstimateOptions{Seed: 3, Probes: finalProbes, MinProbes: finalProbes / 16,
+		WorkLimit: finalWork * int64(threads), Budget: finalCap, Threads: threads}
 	first, err := plans[0].Estimate(ctx, g, fin)
 	if err != nil {
 		return nil, err
@@ -403,6 +410,16 @@ func searchPlan(ctx context.Context, g *graph.Graph, def *plan.Plan, opts plan.O
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range []plan.Estimate{first, second} {
+		if e.OverBudget {
+			finalCapHits.Add(1)
+			slog.Debug("stmatch: an estimate of the order search stopped at its time cap (the plan depends on the machine's load)",
+				"cap", finalCap, "probes", e.Probes, "scanned", e.Scanned, "work_limit", fin.WorkLimit)
+		}
+	}
+	slog.Debug("stmatch: the order search's two ways", "cost_leaf", first.Cost, "probes_leaf", first.Probes, "scanned_leaf", first.Scanned,
+		"cost_single", second.Cost, "probes_single", second.Probes, "scanned_single", second.Scanned, "above", second.Above,
+		"elapsed", first.Elapsed+second.Elapsed)
 	if !second.Above && second.Cost < first.Cost {
 		return plans[1], nil
 	}
@@ -415,10 +432,19 @@ func singleClosing(pl *plan.Plan) bool {
 	return len(pl.Groups) == 1 && len(pl.Groups[0].Vertices) == 1 && len(pl.Groups[0].Parents) > 0
 }
 
-// finalProbes and finalBudget bound each of the estimates that compare searchPlan's two results.
+// finalCapHits counts the estimates finalCap stopped (tests).
+var finalCapHits atomic.Int64
+
+// finalProbes and finalWork (list entries read a thread, plan.Estimate.Scanned) bound each of
+// the estimates that compare searchPlan's two results; finalCap stops one that takes far longer
+// than its work should (a safety net: the choice then depends on the machine's load). Until
+// 2026-12-05 a time budget of 125 ms bounded them instead: on a loaded machine the same plan's
+// estimate stopped after 1,024-2,944 probes and came out at 5.7e12 in one run, 3.05e13 in
+// another, and the plan chosen with it (docs/benchmarks.md, "pbe12").
 const (
 	finalProbes = 16384
-	finalBudget = 125 * time.Millisecond
+	finalWork   = 16_000_000
+	finalCap    = 5 * time.Second
 )
 
 // searchRate is the speed of the v2 kernel in plan.Estimate.Cost steps per second on an H100

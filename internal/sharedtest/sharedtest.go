@@ -126,3 +126,35 @@ func WikiVotePatterns(t testing.TB) []WikiVotePattern {
 	}
 	return ps
 }
+
+// STMatchPatterns reads STMatch's 24 benchmark patterns (stmatch-patterns/wikivote-unlabelled.tsv)
+// named in names, in the file's order (none named: all of them).
+func STMatchPatterns(t testing.TB, names ...string) []WikiVotePattern {
+	t.Helper()
+	f, err := os.Open(testenv.Path(t, "stmatch-patterns/wikivote-unlabelled.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := "," + strings.Join(names, ",") + ","
+	var ps []WikiVotePattern
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Split(sc.Text(), "\t")
+		if len(fs) < 2 || strings.HasPrefix(fs[0], "#") || (len(names) > 0 && !strings.Contains(want, ","+fs[0]+",")) {
+			continue
+		}
+		p, err := pattern.Parse(fs[1])
+		if err != nil {
+			t.Fatalf("%s: %v", fs[0], err)
+		}
+		ps = append(ps, WikiVotePattern{fs[0], p})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) > 0 && len(ps) != len(names) {
+		t.Fatalf("found %d of the patterns %v", len(ps), names)
+	}
+	return ps
+}
