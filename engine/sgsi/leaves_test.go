@@ -202,6 +202,68 @@ func TestLeafStepOverflow(t *testing.T) {
 	}
 }
 
+// TestLeafStepOverflowThenZero: rows with a zero factor count 0, whatever the other factors'
+// product (over uint64 here), as the cpu engine counts. A hub (label 3) has 1,000 leaves of
+// label 1, 1,000 of label 4 and one neighbour x of label 5 (itself joined to z, label 2); the
+// pattern hangs 6 leaves of label 1 and 6 of label 4 on the hub (each class's placements fit a
+// uint64, their product does not) and 7 leaves of label 5, whose only candidate x takes. (The
+// planner orders the zero class before the others here, so this checks the early return, not
+// an overflow followed by a zero.)
+func TestLeafStepOverflowThenZero(t *testing.T) {
+	const n = 1000
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range int64(2 * n) {
+		if err := b.AddEdge(2*n, v, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.SetVertexLabel(v, uint32(1+3*(v/n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range [][2]int64{{2 * n, 2*n + 1}, {2*n + 1, 2*n + 2}} {
+		if err := b.AddEdge(e[0], e[1], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v, l := range map[int64]uint32{2 * n: 3, 2*n + 1: 5, 2*n + 2: 2} {
+		if err := b.SetVertexLabel(v, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "(c:3)-(x:5)-(z:2)"
+	for i, l := range []int{6, 6, 7} {
+		for j := range l {
+			src += fmt.Sprintf(", (c)-(l%d_%d:%d)", i, j, []int{1, 4, 5}[i])
+		}
+	}
+	p, err := pattern.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, sem := range []engine.Semantics{{Unique: true}, {}} {
+		prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+		if res, err := cpu.Count(ctx, prob); err != nil || res.Count != 0 {
+			t.Fatalf("%v: cpu %d (%v), want 0", sem, res.Count, err)
+		}
+		res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true}}.CountStats(ctx, prob)
+		if err != nil || res.Count != 0 {
+			t.Errorf("%v: sgsi %d (%v), want 0", sem, res.Count, err)
+		}
+		if len(st.PerStep) <= st.Steps {
+			t.Errorf("%v: no leaf step", sem)
+		}
+	}
+}
+
 // BenchmarkLeafStep counts, with the host emulation on one thread, patterns whose counted
 // vertices exercise each kind of the leaf step's factors (rowLeaves): leaves on several parents
 // in one collision class, a tail, a chain and a pair of tails, on a labelled R-MAT graph. The
