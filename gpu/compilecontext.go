@@ -18,6 +18,13 @@ func (d *Device) CompileContext(ctx context.Context, src, name string, opts []st
 	if m, err := d.Cached(src, name, opts); m != nil || err != nil {
 		return m, err
 	}
+	return compileWithin(ctx, name, func() (*Module, error) { return d.Compile(src, name, opts) })
+}
+
+// compileWithin runs compile (NVRTC, or a wait for the same source's compile under way: Device's
+// compiles) in the background and returns its result, or a *CompileStopped as soon as ctx ends;
+// compile then goes on, and its result is dropped.
+func compileWithin(ctx context.Context, name string, compile func() (*Module, error)) (*Module, error) {
 	type compiled struct {
 		m   *Module
 		err error
@@ -25,7 +32,7 @@ func (d *Device) CompileContext(ctx context.Context, src, name string, opts []st
 	t0 := time.Now()
 	done := make(chan compiled, 1)
 	go func() {
-		m, err := d.Compile(src, name, opts)
+		m, err := compile()
 		done <- compiled{m, err}
 	}()
 	select {

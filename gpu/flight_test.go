@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -15,6 +16,13 @@ func (f *flights[T]) waiting(key string) int {
 		return c.waiters
 	}
 	return 0
+}
+
+// running reports whether a call of key is under way.
+func (f *flights[T]) running(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[key] != nil
 }
 
 // TestFlightsJoin: callers of a key whose call is under way wait for it and get its result
@@ -148,4 +156,54 @@ func TestFlightsPanic(t *testing.T) {
 	if _, j, err := f.do("k", func() (*Module, error) { return nil, nil }); j || err != nil {
 		t.Fatalf("after the panic: joined %v, %v; want a fresh call", j, err)
 	}
+}
+
+// TestFlightsWaiterCancelled: a CompileContext caller that joins a compile under way
+// (compileWithin over flights.do) returns at once with a *CompileStopped wrapping its context's
+// error when that context ends, not when the compile does; the compile's own caller still gets
+// the module, and the abandoned wait ends with it.
+func TestFlightsWaiterCancelled(t *testing.T) {
+	var f flights[*Module]
+	release := make(chan struct{})
+	mod := &Module{Name: "k.cu"}
+	fn := func() (*Module, error) {
+		<-release
+		return mod, nil
+	}
+	first := make(chan *Module, 1)
+	go func() {
+		m, _, _ := f.do("k", fn)
+		first <- m
+	}()
+	for !f.running("k") {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	waited := make(chan struct{})
+	res := make(chan error, 1)
+	go func() {
+		m, err := compileWithin(ctx, "k.cu", func() (*Module, error) {
+			m, _, err := f.do("k", func() (*Module, error) { return nil, errors.New("ran a second compile") })
+			close(waited)
+			return m, err
+		})
+		if m != nil {
+			t.Error("a module from a cancelled wait")
+		}
+		res <- err
+	}()
+	for f.waiting("k") < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	err := <-res // (before release: a waiter that waited for the compile would hang the test)
+	var cs *CompileStopped
+	if !errors.As(err, &cs) || !errors.Is(err, context.Canceled) || cs.Name != "k.cu" {
+		t.Fatalf("the cancelled waiter got %v, want a *CompileStopped wrapping context.Canceled", err)
+	}
+	close(release)
+	if m := <-first; m != mod {
+		t.Fatalf("the compile's caller got %v", m)
+	}
+	<-waited
 }
