@@ -210,6 +210,10 @@ func TestLeafStepOverflow(t *testing.T) {
 // planner orders the zero class before the others here, so this checks the early return, not
 // an overflow followed by a zero.)
 func TestLeafStepOverflowThenZero(t *testing.T) {
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
 	const n = 1000
 	b := graph.NewBuilder(graph.BuilderOptions{})
 	for v := range int64(2 * n) {
@@ -241,10 +245,6 @@ func TestLeafStepOverflowThenZero(t *testing.T) {
 		}
 	}
 	p, err := pattern.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpu, err := engine.Lookup("cpu")
 	if err != nil {
 		t.Fatal(err)
 	}
