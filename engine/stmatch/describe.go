@@ -132,8 +132,10 @@ func (Engine) Capabilities() engine.Capabilities {
 // StartSeconds implements engine.Predictor.
 func (Engine) StartSeconds() float64 { return startSeconds }
 
-// Predict implements engine.Predictor: start-up, plus the whole tree at NodesPerSecond and the
-// heaviest level-1 subtree at WarpNodesPerSecond (one warp starts it alone); cliques on the
+// Predict implements engine.Predictor: start-up, plus the whole tree at NodesPerSecond (the
+// counted last level at CountedNodesPerSecond, the nodes that only count a set at
+// LeafParentsPerSecond) and the heaviest level-1 subtree at WarpNodesPerSecond (one warp starts
+// it alone); cliques on the
 // clique kernel. When what the kernels read from the data graph (GraphBytes) does not fit the
 // workload's GPU memory (engine.Workload.InCore), the prediction is for the engine with the graph
 // in host memory (zero-copy) or, when it fits the device's whole memory, that is predicted
