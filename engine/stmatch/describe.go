@@ -44,6 +44,20 @@ const (
 	// (docs/benchmarks.md, "FR size unlabelled per engine"), where NodesPerSecond put them at
 	// 28 minutes; taken at about half that rate.
 	CountedNodesPerSecond = 1e10
+	// LeafParentsPerSecond is the kernel's rate on the nodes whose only work is a set counted by
+	// its size, with no level below them entered: the last enumerated level of a count whose
+	// leaf groups are unrolled (every collision class a single group: each lane counts a leaf
+	// product of its own, 32 at a time) and the level before the counted last level of a count
+	// that postpones no vertex. NodesPerSecond priced them as searched nodes, and put STMatch's
+	// 7-vertex patterns q20 and q22 on wiki-Vote at 2.2 and 4.5 times their time. H200 device
+	// host, 2026-12-05, kernel time (the other levels at NodesPerSecond, the heaviest subtree at
+	// WarpNodesPerSecond, the counted level at CountedNodesPerSecond taken out): q20 6.0e8 such
+	// nodes (one leaf group) in 0.71 of a 1,439 ms kernel, 8.4e8/s; q22 6.4e8 (the level before
+	// the counted one) in at most 0.07 of 528 ms, well over 1.2e9/s; q19 6.7e8 (one leaf group)
+	// in 3.1 of 3,652 ms, 2.2e8/s (q18, cut at 9.6 s of kernel, at most 3e8/s). Taken at about
+	// the median. Classes of several groups (class_count_t: q2, q10, q13, q17, about 1-1.7e8 of
+	// their leaves a second) stay at NodesPerSecond.
+	LeafParentsPerSecond = 8e8
 	// cliqueCPUSecondsPerSquare is the CPU clique counter's one-thread time for 4-cliques per
 	// unit of plan.UpwardSquares (engine/cpu's CliqueSecondsPerSquare, repeated so as not to
 	// import that engine).
@@ -118,8 +132,10 @@ func (Engine) Capabilities() engine.Capabilities {
 // StartSeconds implements engine.Predictor.
 func (Engine) StartSeconds() float64 { return startSeconds }
 
-// Predict implements engine.Predictor: start-up, plus the whole tree at NodesPerSecond and the
-// heaviest level-1 subtree at WarpNodesPerSecond (one warp starts it alone); cliques on the
+// Predict implements engine.Predictor: start-up, plus the whole tree at NodesPerSecond (the
+// counted last level at CountedNodesPerSecond, the nodes that only count a set at
+// LeafParentsPerSecond) and the heaviest level-1 subtree at WarpNodesPerSecond (one warp starts
+// it alone); cliques on the
 // clique kernel. When what the kernels read from the data graph (GraphBytes) does not fit the
 // workload's GPU memory (engine.Workload.InCore), the prediction is for the engine with the graph
 // in host memory (zero-copy) or, when it fits the device's whole memory, that is predicted
@@ -138,7 +154,7 @@ func (e Engine) predict(w *engine.Workload) engine.Prediction {
 	if e.Options.V1 && w.Clique == nil && w.Plan != nil && w.Plan.Space == nil {
 		return engine.Prediction{Seconds: -1, Note: "the v1 kernel needs a candidate space"}
 	}
-	pr := inCore(w, e.lastSum(w))
+	pr := inCore(w, e.lastSum(w), !e.Options.NoUnrollLeaves)
 	if !pr.Eligible() || w.Problem == nil || w.Problem.Data == nil || e.Options.Graph != gpu.OnDevice {
 		return pr
 	}
@@ -250,11 +266,12 @@ func (e Engine) lastSum(w *engine.Workload) bool {
 }
 
 // inCore is the prediction with the graph in device memory; summed says that the last level is
-// counted by the last-level-sum kernel. Its nodes then drop out, and with them, in proportion, the
+// counted by the last-level-sum kernel, unroll that the kernel may unroll leaf products
+// (leafParents). Its nodes then drop out, and with them, in proportion, the
 // heaviest subtree's, as the CPU engine's prediction of its own last-level sum does (the key's
 // tables, about a triangle listing's intersections, taken as paid by the levels above): STMatch's
 // q1 on wiki-Vote, 425.6 ms of plan kernel on an H200, was otherwise put at the loop's nodes.
-func inCore(w *engine.Workload, summed bool) engine.Prediction {
+func inCore(w *engine.Workload, summed, unroll bool) engine.Prediction {
 	if w.Clique != nil {
 		if w.Listing {
 			return engine.Prediction{Seconds: -1, Note: "cliques are listed by the plan kernels"}
@@ -265,7 +282,7 @@ func inCore(w *engine.Workload, summed bool) engine.Prediction {
 	if why := ineligible(w.Plan); why != "" {
 		return engine.Prediction{Seconds: -1, Note: why}
 	}
-	nodes, heaviest, counted := w.Bound, 0.0, 0.0
+	nodes, heaviest, counted, parents := w.Bound, 0.0, 0.0, 0.0
 	if e := w.Estimate; e != nil {
 		nodes, heaviest = e.Nodes, e.HeaviestSubtree
 		if !w.Listing && len(w.Plan.Groups) == 0 && len(e.LevelNodes) == len(w.Plan.Levels) && len(e.LevelNodes) > 1 {
@@ -275,9 +292,12 @@ func inCore(w *engine.Workload, summed bool) engine.Prediction {
 		if summed && len(e.LevelNodes) == len(w.Plan.Levels) && e.Nodes > 0 {
 			keep := 1 - e.LevelNodes[len(e.LevelNodes)-1]/e.Nodes
 			nodes, heaviest = nodes*keep, heaviest*keep
+		} else if l := leafParents(w, unroll); l >= 0 {
+			parents = e.LevelNodes[l]
+			nodes -= parents
 		}
 	}
-	spread := nodes/NodesPerSecond + counted/CountedNodesPerSecond
+	spread := nodes/NodesPerSecond + counted/CountedNodesPerSecond + parents/LeafParentsPerSecond
 	heavy := heaviest / WarpNodesPerSecond
 	pr := engine.Prediction{Seconds: startSeconds + spread + heavy, Note: "throughput"}
 	if summed {
@@ -287,6 +307,31 @@ func inCore(w *engine.Workload, summed bool) engine.Prediction {
 		pr.Note = "the heaviest level-1 subtree, about " + strconv.FormatFloat(heaviest, 'g', 2, 64) + " nodes"
 	}
 	return pr
+}
+
+// leafParents is the level of w's estimated plan whose nodes the kernel prices at
+// LeafParentsPerSecond (each counts a set by its size and enters no level below), or -1: for a
+// count, the last level when the plan has leaf groups that the kernel unrolls (unroll, and every
+// collision class a single group, as flatPlan.singleGroupClasses), the level before the last
+// when it has none (the last level is counted: CountedNodesPerSecond).
+func leafParents(w *engine.Workload, unroll bool) int {
+	pl, e := w.Plan, w.Estimate
+	L := len(pl.Levels)
+	if w.Listing || e == nil || len(e.LevelNodes) != L {
+		return -1
+	}
+	if len(pl.Groups) == 0 {
+		return L - 2 // -1 for a plan of one level
+	}
+	if !unroll {
+		return -1
+	}
+	for _, c := range pl.Classes {
+		if len(c.Groups) > 1 {
+			return -1
+		}
+	}
+	return L - 1
 }
 
 // ineligible says why the kernels cannot run a plan ("" when they can): they keep a fixed stack

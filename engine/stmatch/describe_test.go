@@ -1,7 +1,9 @@
 package stmatch
 
 import (
+	"context"
 	"flag"
+	"math"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -270,4 +272,52 @@ func TestPredictStops(t *testing.T) {
 		t.Fatal("not a clique")
 	}
 	predicttest.Stops(t, Engine{}, &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: k4}, Clique: &cl})
+}
+
+// TestLeafParents: the level priced at LeafParentsPerSecond is the one before the counted last
+// level without leaf groups, the last level with leaf groups whose classes are single groups
+// (unless leaf products are not unrolled), and none for a class of several groups or a listing;
+// pricing it so lowers the prediction, and only by that level's nodes.
+func TestLeafParents(t *testing.T) {
+	g := gen.RandomGraphM(5, 200, 1500, 1, 1)
+	for _, c := range []struct {
+		pattern   string
+		enumerate bool
+		want      int // in levels from the last; 0: none
+	}{
+		{"(a)-(b)-(c)-(d)-(a)", true, 2},
+		{"(a)-(b)-(c)-(d)-(a), (a)-(c)", false, 1},
+		{"(a)-(b)-(c), (a)-(d)", false, 0},
+	} {
+		p, err := pattern.Parse(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := plan.Build(g, p, plan.Options{Enumerate: c.enumerate})
+		est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Seed: 1, Probes: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Estimate: &est}
+		got, L := leafParents(w, true), len(pl.Levels)
+		if c.want == 0 && got != -1 || c.want > 0 && got != L-c.want {
+			t.Errorf("%s: level %d of %d (groups %d, classes %d), want %d from the last", c.pattern, got, L, len(pl.Groups), len(pl.Classes), c.want)
+		}
+		if c.want == 1 && leafParents(w, false) != -1 {
+			t.Errorf("%s: leaf products not unrolled, still level %d", c.pattern, leafParents(w, false))
+		}
+		lw := *w
+		lw.Listing = true
+		if leafParents(&lw, true) != -1 {
+			t.Errorf("%s: listing, level %d", c.pattern, leafParents(&lw, true))
+		}
+		if got < 0 {
+			continue
+		}
+		fast, slow := inCore(w, false, true).Seconds, inCore(w, false, false).Seconds
+		want := est.LevelNodes[got] * (1/NodesPerSecond - 1/LeafParentsPerSecond)
+		if c.want == 1 && math.Abs(slow-fast-want) > 1e-9*slow {
+			t.Errorf("%s: %g s with leaf products unrolled, %g without, want %g apart", c.pattern, fast, slow, want)
+		}
+	}
 }
