@@ -204,7 +204,7 @@ func detect(extName string, head []byte, name string) (Loader, error) {
 		}
 	}
 	if best == nil && head != nil && len(trimSpace(head)) == 0 {
-		return nil, inputErrorf(name, "empty file")
+		return nil, &InputError{Path: name, Line: 1, Msg: "empty file"} // line 1, as the loaders say
 	}
 	if best == nil {
 		names := make([]string, len(registry))

@@ -186,7 +186,10 @@ func TestMalformed(t *testing.T) {
 		{"sm", "t 2 5\nv 0 0\nv 1 0\ne 0 1\n", `data:1: header declares 5 edges, found 1 edge lines`},
 		{"sm", "t 2 1\nv 0 0\nv 1 0\ne 0 1\nt 1 0\n", `data:5: a second graph`},
 		{"sm", "t 2 1\nv 0 0\nv 1 0\nq 0 1\n", `data:4: expected`},
-		{"sm", "", `data: empty file`},
+		{"sm", "", `data:1: empty file, expected "t <vertices> <edges>"`},
+		{"sm", "# c\n\n", `data:2: no data before the end of the file (only blank or comment lines), expected "t <vertices> <edges>"`},
+		{"gsi", "", `data:1: empty file, expected "t # 0"`},
+		{"gsi", "t # 0\n", `data:1: unexpected end of file, expected "<vertices> <edges>`},
 		{"sm", "t 999999999999 5\nv 0 0\n", `header declares 999999999999 vertices, found 1`},
 		{"gsi", "t # 0\n2 1 1\n", `data:2: expected "<vertices> <edges> <max vertex label> <max edge label>"`},
 		{"gsi", "t # 0\n2 1 1 1\nv 0 1\nv 1 1\ne 0 1 1\nt # 1\n", `data:6: a second graph`},
@@ -202,7 +205,9 @@ func TestMalformed(t *testing.T) {
 		{"sm", "t 3 3\nv 5 0\nv 6 0\nv 7 0\ne 5 6 1\ne 6 7\ne 7 6 4\n", `data:7: edge 6-7 given with two labels: 0 on line 6, 4 on line 7`},
 		{"csv", "x,y,1\ny,z,1\nz,y,3\n", `data:3: edge y-z given with two labels: 1 on line 2, 3 on line 3`},
 		{"lad", "x\n", `data:1: expected "<number of vertices>"`},
-		{"lad", "2\n1 1\n", `unexpected end of file after 1 of 2 vertex lines`},
+		{"lad", "2\n1 1\n", `data:2: unexpected end of file after 1 of 2 vertex lines`},
+		{"lad", "3\n1 1\n1 0\n\n", `data:4: unexpected end of file after 2 of 3 vertex lines, expected "<degree> <neighbour>..."`},
+		{"lad", "", `data:1: empty file, expected the number of vertices`},
 		{"lad", "2\n2 1\n1 0\n", `data:2: vertex 0 declares degree 2 but lists 1`},
 		{"lad", "2\n1 5\n1 0\n", `data:2: neighbour 5 of vertex 0 is outside 0..1`},
 		{"lad", "2\n1 1\n1 0\n1 0\n", `data:4: unexpected text after the 2 vertex lines`},
@@ -215,6 +220,7 @@ func TestMalformed(t *testing.T) {
 		{"csv", ",b\n", `data:1: expected`},
 		{"grf", "2\n0 1\n1 1\n", `directed formats are not supported`},
 		{"smg", "short", `corrupt or truncated snapshot`},
+		{"", " ", `data:1: empty file`}, // detection: no format to name
 	}
 	for _, tc := range tests {
 		_, err := loadString(t, "data", tc.format, tc.content, Options{})

@@ -93,7 +93,7 @@ func (l ladLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, e
 	}
 	line, err := lr.nextData("")
 	if err == io.EOF {
-		return nil, inputErrorf(path, "empty file, expected the number of vertices")
+		return nil, lr.emptyError("the number of vertices")
 	} else if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (l ladLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, e
 	for v := int64(0); v < n; v++ {
 		line, err := lr.nextData("")
 		if err == io.EOF {
-			return nil, inputErrorf(path, "unexpected end of file after %d of %d vertex lines, expected %q", v, n, syntax)
+			return nil, lr.endErrorf("unexpected end of file after %d of %d vertex lines, expected %q", v, n, syntax)
 		} else if err != nil {
 			return nil, err
 		}

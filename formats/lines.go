@@ -107,6 +107,22 @@ func (lr *lineReader) tooLong(line int) error {
 	return &InputError{Path: lr.path, Line: line, Msg: fmt.Sprintf("line longer than %d MiB: not a text graph, or the wrong format", MaxLineBytes>>20)}
 }
 
+// endErrorf returns an InputError for input that ended where more was expected. It names the
+// last line read, the line where the input ended (line 1 for an empty file), so that every
+// message of a text loader has a line, and one the file has.
+func (lr *lineReader) endErrorf(format string, args ...any) *InputError {
+	return &InputError{Path: lr.path, Line: max(lr.line, 1), Msg: fmt.Sprintf(format, args...)}
+}
+
+// emptyError is endErrorf for input with no data line at all: "empty file" when it has no
+// line, "no data" when it holds only blank or comment lines; want is what the first line holds.
+func (lr *lineReader) emptyError(want string) *InputError {
+	if lr.line == 0 {
+		return lr.endErrorf("empty file, expected %s", want)
+	}
+	return lr.endErrorf("no data before the end of the file (only blank or comment lines), expected %s", want)
+}
+
 // errorf returns an InputError for the current line.
 func (lr *lineReader) errorf(format string, args ...any) *InputError {
 	return &InputError{Path: lr.path, Line: lr.line, Msg: fmt.Sprintf(format, args...)}

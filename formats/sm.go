@@ -61,7 +61,7 @@ func (smLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, erro
 	lr := newLineReader(r, path)
 	line, err := lr.nextData("#")
 	if err == io.EOF {
-		return nil, inputErrorf(path, "empty file, expected %q", smHeaderSyntax)
+		return nil, lr.emptyError(strconv.Quote(smHeaderSyntax))
 	} else if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (gsiLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 	lr := newLineReader(r, path)
 	line, err := lr.nextData("")
 	if err == io.EOF {
-		return nil, inputErrorf(path, "empty file, expected %q", gsiHeaderSyntax)
+		return nil, lr.emptyError(strconv.Quote(gsiHeaderSyntax))
 	} else if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (gsiLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph, err
 		return nil, lr.expected(line, gsiHeaderSyntax)
 	}
 	if line, err = lr.nextData(""); err == io.EOF {
-		return nil, inputErrorf(path, "unexpected end of file, expected %q", gsiCountSyntax)
+		return nil, lr.endErrorf("unexpected end of file, expected %q", gsiCountSyntax)
 	} else if err != nil {
 		return nil, err
 	}
