@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/submatch/submatch/formats"
+	"github.com/submatch/submatch/internal/quote"
 	"io"
 	"iter"
 	"math"
@@ -324,7 +325,9 @@ func parseFields(text []byte, opts Options) (u Update, ok bool, msg string) {
 		return u, false, ""
 	}
 	if text[i] == '{' {
-		u, msg = parseJSON(text[i:])
+		if u, msg = parseJSON(text[i:]); msg != "" {
+			msg += " in " + quoteLine(text)
+		}
 		return u, msg == "", msg
 	}
 	var fields [6][]byte
@@ -335,7 +338,7 @@ func parseFields(text []byte, opts Options) (u Update, ok bool, msg string) {
 			j++
 		}
 		if nf == len(fields) {
-			return u, false, expected + ", got too many fields"
+			return u, false, expected + ", got too many fields in " + quoteLine(text)
 		}
 		fields[nf] = text[i:j]
 		nf++
@@ -344,15 +347,15 @@ func parseFields(text []byte, opts Options) (u Update, ok bool, msg string) {
 	args := fields[1:nf]
 	var known bool
 	if u.Kind, known = kindOf(fields[0]); !known {
-		return u, false, fmt.Sprintf("%s, got %q", expected, clip(fields[0]))
+		return u, false, expected + ", got " + quoteLine(text)
 	}
 	if opts.Timestamps {
 		if len(args) == 0 {
-			return u, false, fmt.Sprintf("expected a timestamp at the end of the `%s` line", u.Kind)
+			return u, false, fmt.Sprintf("expected a timestamp at the end of the `%s` line, got %s", u.Kind, quoteLine(text))
 		}
 		t, err := strconv.ParseInt(string(args[len(args)-1]), 10, 64)
 		if err != nil {
-			return u, false, fmt.Sprintf("expected an integer timestamp at the end of the line, got %q", clip(args[len(args)-1]))
+			return u, false, fmt.Sprintf("expected an integer timestamp at the end of the line, got %q in %s", clip(args[len(args)-1]), quoteLine(text))
 		}
 		u.Time, u.HasTime = t, true
 		args = args[:len(args)-1]
@@ -367,23 +370,23 @@ func parseFields(text []byte, opts Options) (u Update, ok bool, msg string) {
 		lo, hi = 1, 1
 	}
 	if len(args) < lo || len(args) > hi {
-		return u, false, fmt.Sprintf("expected %s, got %d fields after %s", syntax(u.Kind, opts), nf-1, u.Kind)
+		return u, false, fmt.Sprintf("expected %s, got %d fields after %s in %s", syntax(u.Kind, opts), nf-1, u.Kind, quoteLine(text))
 	}
 	var err error
 	if u.U, err = parseID(args[0]); err != nil {
-		return u, false, fmt.Sprintf("expected %s: bad vertex id %q", syntax(u.Kind, opts), clip(args[0]))
+		return u, false, fmt.Sprintf("expected %s: bad vertex id %q in %s", syntax(u.Kind, opts), clip(args[0]), quoteLine(text))
 	}
 	rest := args[1:]
 	if u.Kind == InsertEdge || u.Kind == DeleteEdge {
 		if u.V, err = parseID(args[1]); err != nil {
-			return u, false, fmt.Sprintf("expected %s: bad vertex id %q", syntax(u.Kind, opts), clip(args[1]))
+			return u, false, fmt.Sprintf("expected %s: bad vertex id %q in %s", syntax(u.Kind, opts), clip(args[1]), quoteLine(text))
 		}
 		rest = args[2:]
 	}
 	if len(rest) == 1 {
 		l, ok := parseDigits(rest[0])
 		if !ok || l > math.MaxUint32 {
-			return u, false, fmt.Sprintf("expected %s: bad label %q (an integer 0..%d)", syntax(u.Kind, opts), clip(rest[0]), uint32(math.MaxUint32))
+			return u, false, fmt.Sprintf("expected %s: bad label %q (an integer 0..%d) in %s", syntax(u.Kind, opts), clip(rest[0]), uint32(math.MaxUint32), quoteLine(text))
 		}
 		u.Label, u.HasLabel = uint32(l), true
 	}
@@ -434,6 +437,12 @@ func skipSpace(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// quoteLine quotes a malformed line, without its surrounding blanks and shortened when long, for
+// a message: a field alone can mislead (the "0" of "0 1").
+func quoteLine(text []byte) string {
+	return quote.Line(string(bytes.Trim(text, " \t\r\n")))
 }
 
 func clip(b []byte) string {

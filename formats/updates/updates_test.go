@@ -79,6 +79,13 @@ func TestErrors(t *testing.T) {
 		{"{\"op\":\"v\",\"id\":1}\n", "expected \"label\""},
 		{"{\"op\":\"e\",\"u\":1,\"v\":2,\"w\":3}\n", "unknown field"},
 		{"{\"op\":\"e\"\n", "expected a JSON object"},
+		// The whole line is quoted, trimmed and shortened, not its first field alone.
+		{"e 1 2\n  0 1 \r\n", "s.stream:2: " + expected + `, got "0 1"`},
+		{"x " + strings.Repeat("9", 100) + "\n", "s.stream:1: " + expected + `, got "x ` + strings.Repeat("9", 78) + `"...`},
+		{"e 1 2 3 4 5 6 7\n", "s.stream:1: " + expected + `, got too many fields in "e 1 2 3 4 5 6 7"`},
+		{"e 1\n", "s.stream:1: expected `e u v [label]`, got 1 fields after e in \"e 1\""},
+		{"e 1 a\n", `s.stream:1: expected ` + "`e u v [label]`" + `: bad vertex id "a" in "e 1 a"`},
+		{"{\"op\":\"x\"}\n", `in "{\"op\":\"x\"}"`},
 	} {
 		_, err := collect(t, c.text, Options{})
 		var ue *Error
