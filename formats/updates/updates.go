@@ -14,7 +14,8 @@
 //
 //	{"op":"e","u":1,"v":2,"label":3,"time":10}   op is one of e, -e, v, -v; a vertex is "id"
 //
-// Every malformed line is an error naming the file, the line and what was expected.
+// Every malformed line is an error naming the file, the line and what was expected, and quoting
+// the line (trimmed, shortened past 80 bytes).
 package updates
 
 import (
