@@ -208,9 +208,6 @@ func (m *matchFlags) check() error {
 	if err := m.commonFlags.check(); err != nil {
 		return err
 	}
-	if m.threads < 0 {
-		return usagef("--threads must be >= 0")
-	}
 	if _, err := parseSize("--memory", m.memory); err != nil {
 		return err
 	}

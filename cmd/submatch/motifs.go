@@ -89,9 +89,6 @@ func runMotifs(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if k < 3 || k > mining.MaxK {
 		return exitCode(stderr, usagef("motifs: -k %d: expected a pattern size in 3..%d", k, mining.MaxK))
 	}
-	if threads < 0 {
-		return exitCode(stderr, usagef("--threads must be >= 0"))
-	}
 	dev, err := mining.ParseDevice(device)
 	if err != nil {
 		return exitCode(stderr, usagef("--device: %v", err))

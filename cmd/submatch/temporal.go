@@ -90,8 +90,8 @@ func runTemporal(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return exitCode(stderr, err)
 	}
-	if threads < 0 || limit < 0 {
-		return exitCode(stderr, usagef("--threads and --limit must be >= 0"))
+	if limit < 0 {
+		return exitCode(stderr, usagef("--limit must be >= 0"))
 	}
 	if err := common.check(); err != nil {
 		return exitCode(stderr, err)

@@ -518,9 +518,6 @@ func (f *watchFlags) check(pos []string) error {
 	if f.onInvalid != "error" && f.onInvalid != "skip" {
 		return usagef("--on-invalid must be error or skip, not %q", f.onInvalid)
 	}
-	if f.threads < 0 {
-		return usagef("--threads must be >= 0")
-	}
 	if f.rate < 0 || f.rate != f.rate || f.rate > 0 && f.rate < minRate {
 		return usagef("--rate must be a positive number of updates a second, at least %g (a gap of days overflows the replay's clock)", minRate)
 	}
