@@ -154,7 +154,7 @@ func (e Engine) predict(w *engine.Workload) engine.Prediction {
 	if e.Options.V1 && w.Clique == nil && w.Plan != nil && w.Plan.Space == nil {
 		return engine.Prediction{Seconds: -1, Note: "the v1 kernel needs a candidate space"}
 	}
-	pr := inCore(w, e.lastSum(w), !e.Options.NoUnrollLeaves)
+	pr := inCore(w, e.lastSum(w), e.Options)
 	if !pr.Eligible() || w.Problem == nil || w.Problem.Data == nil || e.Options.Graph != gpu.OnDevice {
 		return pr
 	}
@@ -266,12 +266,12 @@ func (e Engine) lastSum(w *engine.Workload) bool {
 }
 
 // inCore is the prediction with the graph in device memory; summed says that the last level is
-// counted by the last-level-sum kernel, unroll that the kernel may unroll leaf products
-// (leafParents). Its nodes then drop out, and with them, in proportion, the
+// counted by the last-level-sum kernel; o are the engine's options (whether the kernel unrolls
+// leaf products: leafParents). Its nodes then drop out, and with them, in proportion, the
 // heaviest subtree's, as the CPU engine's prediction of its own last-level sum does (the key's
 // tables, about a triangle listing's intersections, taken as paid by the levels above): STMatch's
 // q1 on wiki-Vote, 425.6 ms of plan kernel on an H200, was otherwise put at the loop's nodes.
-func inCore(w *engine.Workload, summed, unroll bool) engine.Prediction {
+func inCore(w *engine.Workload, summed bool, o Options) engine.Prediction {
 	if w.Clique != nil {
 		if w.Listing {
 			return engine.Prediction{Seconds: -1, Note: "cliques are listed by the plan kernels"}
@@ -292,7 +292,7 @@ func inCore(w *engine.Workload, summed, unroll bool) engine.Prediction {
 		if summed && len(e.LevelNodes) == len(w.Plan.Levels) && e.Nodes > 0 {
 			keep := 1 - e.LevelNodes[len(e.LevelNodes)-1]/e.Nodes
 			nodes, heaviest = nodes*keep, heaviest*keep
-		} else if l := leafParents(w, unroll); l >= 0 {
+		} else if l := leafParents(w, o); l >= 0 {
 			parents = e.LevelNodes[l]
 			nodes -= parents
 		}
@@ -311,10 +311,10 @@ func inCore(w *engine.Workload, summed, unroll bool) engine.Prediction {
 
 // leafParents is the level of w's estimated plan whose nodes the kernel prices at
 // LeafParentsPerSecond (each counts a set by its size and enters no level below), or -1: for a
-// count, the last level when the plan has leaf groups that the kernel unrolls (unroll, and every
-// collision class a single group, as flatPlan.singleGroupClasses), the level before the last
-// when it has none (the last level is counted: CountedNodesPerSecond).
-func leafParents(w *engine.Workload, unroll bool) int {
+// count, the last level when the plan has leaf groups whose products the kernel unrolls under
+// options o (Options.unrollsLeaves), the level before the last when it has none (the last level
+// is counted: CountedNodesPerSecond).
+func leafParents(w *engine.Workload, o Options) int {
 	pl, e := w.Plan, w.Estimate
 	L := len(pl.Levels)
 	if w.Listing || e == nil || len(e.LevelNodes) != L {
@@ -323,13 +323,12 @@ func leafParents(w *engine.Workload, unroll bool) int {
 	if len(pl.Groups) == 0 {
 		return L - 2 // -1 for a plan of one level
 	}
-	if !unroll {
-		return -1
-	}
+	single := true
 	for _, c := range pl.Classes {
-		if len(c.Groups) > 1 {
-			return -1
-		}
+		single = single && len(c.Groups) == 1
+	}
+	if !o.unrollsLeaves(single) {
+		return -1
 	}
 	return L - 1
 }

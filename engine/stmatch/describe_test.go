@@ -299,22 +299,22 @@ func TestLeafParents(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: p}, Plan: pl, Estimate: &est}
-		got, L := leafParents(w, true), len(pl.Levels)
+		got, L := leafParents(w, Options{}), len(pl.Levels)
 		if c.want == 0 && got != -1 || c.want > 0 && got != L-c.want {
 			t.Errorf("%s: level %d of %d (groups %d, classes %d), want %d from the last", c.pattern, got, L, len(pl.Groups), len(pl.Classes), c.want)
 		}
-		if c.want == 1 && leafParents(w, false) != -1 {
-			t.Errorf("%s: leaf products not unrolled, still level %d", c.pattern, leafParents(w, false))
+		if c.want == 1 && leafParents(w, Options{NoUnrollLeaves: true}) != -1 {
+			t.Errorf("%s: leaf products not unrolled, still level %d", c.pattern, leafParents(w, Options{NoUnrollLeaves: true}))
 		}
 		lw := *w
 		lw.Listing = true
-		if leafParents(&lw, true) != -1 {
-			t.Errorf("%s: listing, level %d", c.pattern, leafParents(&lw, true))
+		if leafParents(&lw, Options{}) != -1 {
+			t.Errorf("%s: listing, level %d", c.pattern, leafParents(&lw, Options{}))
 		}
 		if got < 0 {
 			continue
 		}
-		fast, slow := inCore(w, false, true).Seconds, inCore(w, false, false).Seconds
+		fast, slow := inCore(w, false, Options{}).Seconds, inCore(w, false, Options{NoUnrollLeaves: true}).Seconds
 		want := est.LevelNodes[got] * (1/NodesPerSecond - 1/LeafParentsPerSecond)
 		if c.want == 1 && math.Abs(slow-fast-want) > 1e-9*slow {
 			t.Errorf("%s: %g s with leaf products unrolled, %g without, want %g apart", c.pattern, fast, slow, want)

@@ -588,7 +588,7 @@ func (r *deviceRun) run(ctx context.Context, p *engine.Problem, fp *flatPlan, o 
 	if !o.NoUnroll {
 		opts |= optUnroll
 	}
-	if !o.NoUnrollLeaves && (o.UnrollClasses || fp.singleGroupClasses()) {
+	if o.unrollsLeaves(fp.singleGroupClasses()) {
 		opts |= optUnrollLeaves
 	}
 	var out gpu.DevicePtr

@@ -401,6 +401,14 @@ func leafCountable(pl *plan.Plan) bool {
 	return true
 }
 
+// unrollsLeaves reports whether the kernel unrolls the leaf products of a plan under o
+// (optUnrollLeaves: a lane a product): by default when every collision class of its leaf groups
+// is a single group (single), with UnrollClasses for every plan, never with NoUnrollLeaves. The
+// launch and the prediction (leafParents) both ask it.
+func (o Options) unrollsLeaves(single bool) bool {
+	return !o.NoUnrollLeaves && (o.UnrollClasses || single)
+}
+
 // singleGroupClasses reports whether every collision class of the plan's leaf groups is a single
 // group: leaf products are unrolled by default only then (Options.UnrollClasses for the others).
 func (fp *flatPlan) singleGroupClasses() bool {
