@@ -343,17 +343,6 @@ func (pl *Plan) estimateBlocks(ctx context.Context, g *graph.Graph, opts Estimat
 	return est, ctx.Err()
 }
 
-// addFloat adds x to the float64 whose bits a holds and returns the sum.
-func addFloat(a *atomic.Uint64, x float64) float64 {
-	for {
-		old := a.Load()
-		sum := math.Float64frombits(old) + x
-		if a.CompareAndSwap(old, math.Float64bits(sum)) {
-			return sum
-		}
-	}
-}
-
 // finish turns the sums over est.Probes probes into means (sum and sumSq are those of the
 // probes' node estimates).
 func (est *Estimate) finish(sum, sumSq float64) {

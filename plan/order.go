@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -273,29 +274,18 @@ func (sc *screening) batch(ctx context.Context, orders [][]int, lo, workers int)
 	return nil
 }
 
-// parallel calls fn(0..n-1) on up to workers goroutines, each taking the next index in turn;
-// none is started once the screening is past orderSearchCap (sc.overCap is then set).
+// parallel calls fn(0..n-1) on up to workers goroutines, each taking the next index in turn
+// (par.Ranges); none is started once the screening is past orderSearchCap (sc.overCap is then
+// set).
 func (sc *screening) parallel(n, workers int, fn func(i int)) {
-	var next atomic.Int64
-	var over atomic.Bool
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if clock().Sub(sc.start) > orderSearchCap {
-					over.Store(true)
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
-	sc.overCap = sc.overCap || over.Load()
+	over := par.Ranges(n, workers, 1, func(_, i, _ int) bool {
+		if clock().Sub(sc.start) > orderSearchCap {
+			return false
+		}
+		fn(i)
+		return true
+	})
+	sc.overCap = sc.overCap || over
 }
 
 // maxAutDedup bounds the work of distinctUpToAut (automorphisms times orders).
