@@ -1,7 +1,9 @@
 package pbe
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/checked"
@@ -54,6 +56,7 @@ type step struct {
 	label  pattern.Label
 	back   []backEdge  // adjacent earlier positions (candidates come from the first's neighbours)
 	nonAdj []int       // non-adjacent earlier positions (induced)
+	others []int       // earlier positions not in back (a candidate from back's lists differs from the rest)
 	less   []int       // earlier positions whose data vertex must be smaller
 	more   []int       // earlier positions whose data vertex must be larger
 	cand   plan.Bitset // the vertex's candidates, filtered on the whole graph (nil: any)
@@ -321,8 +324,11 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 			w := order[j]
 			if l, ok := p.EdgeLabel(u, w); ok {
 				s.back = append(s.back, backEdge{pos: j, label: l})
-			} else if induced {
-				s.nonAdj = append(s.nonAdj, j)
+			} else {
+				s.others = append(s.others, j)
+				if induced {
+					s.nonAdj = append(s.nonAdj, j)
+				}
 			}
 		}
 		for _, r := range restr {
@@ -373,17 +379,25 @@ type searcher struct {
 	plain      bool
 	plainLabel uint32
 	levels     []level // every position's intersection storage
+	// rootSet marks the neighbours of rootOf (the data vertex at position 0; -1: none marked),
+	// on a plain graph: the candidates of a position adjacent to the root are tested against it
+	// instead of merged with the root's list, which is a hub's at the top roots (rootBits).
+	rootSet plan.Bitset
+	rootOf  int64
 }
 
 // level is one position's storage for the intersection of its earlier neighbours' lists.
 type level struct {
 	sets     [][]uint32
 	buf, tmp []uint32
+	// dup and part are, for every back edge, dupFree's bound and the part of its earlier vertex.
+	dup  []uint64
+	part []uint32
 }
 
 // newSearcher is a worker's searcher on g.
 func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool) *searcher {
-	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx}
+	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootOf: -1}
 	if l, ok := g.UniformVertexLabel(); ok && !g.HasEdgeLabels() {
 		s.plain, s.plainLabel = true, l
 	}
@@ -547,22 +561,21 @@ func (s *searcher) place(i int, v uint32, adj int) bool {
 }
 
 // admit is place for a candidate of intersect at position i >= 2: its label, its edges to the
-// earlier neighbours and its symmetry window are known, so the candidate set, injectivity (with
-// the positions it is not adjacent to), the exactly-once rule and non-adjacency are checked.
-func (s *searcher) admit(i int, st *step, v uint32) bool {
-	if st.cand != nil && !st.cand.Has(v) {
+// earlier neighbours and its symmetry window are known, and it differs from those neighbours
+// (graphs have no self-loops), so the candidate set (when cand says so), injectivity with the
+// other positions, the exactly-once rule (below free, dupFree's bound) and non-adjacency are
+// checked.
+func (s *searcher) admit(i int, st *step, v uint32, free uint64, cand bool) bool {
+	if cand && st.cand != nil && !st.cand.Has(v) {
 		return false
 	}
-	for _, w := range s.f[:i] {
-		if w == v {
+	for _, j := range st.others {
+		if s.f[j] == v {
 			return false
 		}
 	}
-	pv := s.of[v]
-	for _, b := range st.back {
-		if x := s.f[b.pos]; s.of[x] != pv && edgeKey(v, x) < s.prime {
-			return false // DUPREMOVE: a smaller cut image edge
-		}
+	if uint64(v) < free && !s.dupKeeps(i, v) {
+		return false
 	}
 	for _, j := range st.nonAdj {
 		if _, ok := s.g.HasEdge(v, s.f[j]); ok {
@@ -570,6 +583,45 @@ func (s *searcher) admit(i int, st *step, v uint32) bool {
 		}
 	}
 	s.f[i] = v
+	return true
+}
+
+// dupFree is the smallest id from which no candidate of step st (at position i) can fail
+// DUPREMOVE, given the prime edge (p0, p1), p0 < p1: for a back neighbour x, the edge (v, x)
+// has a smaller key than the prime edge for every v when x < p0, for v < p1 when x = p0, and
+// for v < p0 when x > p0 (v = p0 is placed already). It keeps every back edge's bound and part
+// for dupKeeps.
+func (s *searcher) dupFree(i int, st *step) uint64 {
+	lv := &s.levels[i]
+	lv.dup, lv.part = lv.dup[:0], lv.part[:0]
+	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
+	free := uint64(0)
+	for _, b := range st.back {
+		x := s.f[b.pos]
+		t := p0
+		switch {
+		case uint64(x) < p0:
+			t = 1 << 32
+		case uint64(x) == p0:
+			t = p1
+		}
+		lv.dup, lv.part = append(lv.dup, t), append(lv.part, s.of[x])
+		free = max(free, t)
+	}
+	return free
+}
+
+// dupKeeps is DUPREMOVE for a candidate v at position i, adjacent to every back neighbour and
+// distinct from the placed vertices, with dupFree's bounds: no back edge is a cut edge with a
+// smaller key than the prime edge.
+func (s *searcher) dupKeeps(i int, v uint32) bool {
+	lv := &s.levels[i]
+	pv := s.of[v]
+	for k, t := range lv.dup {
+		if uint64(v) < t && lv.part[k] != pv {
+			return false // DUPREMOVE: a smaller cut image edge
+		}
+	}
 	return true
 }
 
@@ -603,11 +655,28 @@ func (s *searcher) extend(i int) {
 	for _, b := range st.back {
 		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
 	}
-	if cands, ok := s.intersect(i, st); ok {
+	if cands, rooted, ok := s.intersect(i, st); ok {
+		free := s.dupFree(i, st)
 		if i == n-1 && s.visit == nil {
-			// The last position of a count: counted, not extended.
-			for _, v := range cands {
-				if s.admit(i, st, v) {
+			// The last position of a count: counted, not extended. Its candidate set is not
+			// checked: a candidate that passes the rest completes a match, and every match maps
+			// each vertex to a candidate (package plan's filtering is sound). From free on, a
+			// candidate adjacent to every earlier position passes without a check.
+			if len(st.others) > 0 {
+				for _, v := range cands {
+					if (!rooted || s.rootSet.Has(v)) && s.admit(i, st, v, free, false) {
+						s.st.matches++
+					}
+				}
+				return
+			}
+			k := len(cands)
+			if free < 1<<32 {
+				k = setops.LowerBound(cands, 0, uint32(free))
+				s.st.matches += s.countRooted(cands[k:], rooted)
+			}
+			for _, v := range cands[:k] {
+				if (!rooted || s.rootSet.Has(v)) && s.dupKeeps(i, v) {
 					s.st.matches++
 				}
 			}
@@ -617,7 +686,7 @@ func (s *searcher) extend(i int) {
 			if s.stopped {
 				return
 			}
-			if s.admit(i, st, v) {
+			if (!rooted || s.rootSet.Has(v)) && s.admit(i, st, v, free, true) {
 				s.extend(i + 1)
 			}
 		}
@@ -651,9 +720,10 @@ func (s *searcher) extend(i int) {
 }
 
 // intersect returns position i's candidates from sorted lists, within the symmetry window:
-// the intersection of every earlier neighbour's list on its pattern edge's labels (false when
-// one has no sorted list).
-func (s *searcher) intersect(i int, st *step) ([]uint32, bool) {
+// the intersection of every earlier neighbour's list on its pattern edge's labels (ok false
+// when one has no sorted list). When rooted, the root's list is left out of the intersection
+// (it is longer than another list) and the candidates are those in rootSet.
+func (s *searcher) intersect(i int, st *step) (cands []uint32, rooted, ok bool) {
 	lv := &s.levels[i]
 	lv.sets = lv.sets[:0]
 	lo, hi := s.window(st)
@@ -667,14 +737,60 @@ func (s *searcher) intersect(i int, st *step) ([]uint32, bool) {
 			break
 		}
 	}
+	var root []uint32
 	for _, b := range st.back {
 		ws, ok := s.sorted(st, b, s.f[b.pos])
 		if !ok {
-			return nil, false
+			return nil, false, false
+		}
+		if b.pos == 0 && s.plain && len(st.back) > 1 {
+			root, rooted = ws, true // clipped only if it is intersected
+			continue
 		}
 		lv.sets = append(lv.sets, clip(ws, lo, hi))
 	}
-	return setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp), true
+	if rooted {
+		if shortest := slices.MinFunc(lv.sets, func(a, b []uint32) int { return cmp.Compare(len(a), len(b)) }); len(root) <= len(shortest) {
+			lv.sets, rooted = append(lv.sets, clip(root, lo, hi)), false
+		} else {
+			s.markRoot()
+		}
+	}
+	return setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp), rooted, true
+}
+
+// countRooted is the number of vs in rootSet when rooted, else of vs.
+func (s *searcher) countRooted(vs []uint32, rooted bool) uint64 {
+	if !rooted {
+		return uint64(len(vs))
+	}
+	n := 0
+	for _, v := range vs {
+		if s.rootSet.Has(v) {
+			n++
+		}
+	}
+	return uint64(n)
+}
+
+// markRoot makes rootSet the neighbours of the data vertex at position 0 (a plain graph's whole
+// list), clearing the previous root's.
+func (s *searcher) markRoot() {
+	v := s.f[0]
+	if s.rootOf == int64(v) {
+		return
+	}
+	if s.rootSet == nil {
+		s.rootSet = plan.NewBitset(s.g.NumVertices())
+	} else if s.rootOf >= 0 {
+		for _, w := range s.g.Neighbors(uint32(s.rootOf)) {
+			s.rootSet.Clear(w)
+		}
+	}
+	for _, w := range s.g.Neighbors(v) {
+		s.rootSet.Set(w)
+	}
+	s.rootOf = int64(v)
 }
 
 // backIndex is the index in st.back of the earlier position pos.
