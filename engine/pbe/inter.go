@@ -54,12 +54,19 @@ type backEdge struct {
 type step struct {
 	u      int
 	label  pattern.Label
-	back   []backEdge  // adjacent earlier positions (candidates come from the first's neighbours)
-	nonAdj []int       // non-adjacent earlier positions (induced)
-	others []int       // earlier positions not in back (a candidate from back's lists differs from the rest)
-	less   []int       // earlier positions whose data vertex must be smaller
-	more   []int       // earlier positions whose data vertex must be larger
-	cand   plan.Bitset // the vertex's candidates, filtered on the whole graph (nil: any)
+	back   []backEdge // adjacent earlier positions (candidates come from the first's neighbours)
+	nonAdj []int      // non-adjacent earlier positions (induced)
+	others []int      // earlier positions not in back (a candidate from back's lists differs from the rest)
+	// reuse, when not 0, is an earlier position j >= 2 whose back edges (two or more) are back
+	// edges of this step too, with the same labels and vertex label: its candidates, kept
+	// (keep), narrowed to this step's window, stand for the intersection of those lists, and
+	// rest are the other back edges (host only; the device kernel intersects every list).
+	reuse int
+	rest  []backEdge
+	keep  bool        // a later step reuses this step's candidates
+	less  []int       // earlier positions whose data vertex must be smaller
+	more  []int       // earlier positions whose data vertex must be larger
+	cand  plan.Bitset // the vertex's candidates, filtered on the whole graph (nil: any)
 }
 
 // program is one search order.
@@ -342,7 +349,47 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 		}
 		pr.steps[i] = s
 	}
+	for i := 3; i < n; i++ {
+		pr.reuseFor(i)
+	}
 	return pr
+}
+
+// reuseFor sets step i's reuse to the earlier step, from position 2 on, with the most back edges
+// (two or more, the latest of equals) that are all step i's, on the same labels, and marks that
+// step keep.
+func (pr *program) reuseFor(i int) {
+	st := &pr.steps[i]
+	best := 0
+	for j := 2; j < i; j++ {
+		sj := &pr.steps[j]
+		if len(sj.back) < 2 || sj.label != st.label || best > 0 && len(sj.back) < len(pr.steps[best].back) {
+			continue
+		}
+		if subsetBack(sj.back, st.back) {
+			best = j
+		}
+	}
+	if best == 0 {
+		return
+	}
+	st.reuse, st.rest = best, nil
+	for _, b := range st.back {
+		if !slices.Contains(pr.steps[best].back, b) {
+			st.rest = append(st.rest, b)
+		}
+	}
+	pr.steps[best].keep = true
+}
+
+// subsetBack reports whether every back edge of a is one of b's (same position and label).
+func subsetBack(a, b []backEdge) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // interStats are one worker's counters.
@@ -384,6 +431,9 @@ type searcher struct {
 	// instead of merged with the root's list, which is a hub's at the top roots (rootBits).
 	rootSet plan.Bitset
 	rootOf  int64
+	// fwd, on a plain graph, is every vertex's index of its first neighbour above it (the
+	// lists' entries up to it are at most the vertex: a window above it starts there).
+	fwd []uint32
 }
 
 // level is one position's storage for the intersection of its earlier neighbours' lists.
@@ -393,15 +443,47 @@ type level struct {
 	// dup and part are, for every back edge, dupFree's bound and the part of its earlier vertex.
 	dup  []uint64
 	part []uint32
+	// lo and hi are the window of the last intersection at this position; kept, when keptOK,
+	// its candidates (before admit), for a later step's reuse.
+	lo, hi uint64
+	kept   []uint32
+	keptOK bool
+	at     int         // the index in kept of the candidate placed (keep)
+	mark   plan.Bitset // kept's members, for a later step's filter
 }
 
 // newSearcher is a worker's searcher on g.
-func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool) *searcher {
+func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool, fwd []uint32) *searcher {
 	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootOf: -1}
-	if l, ok := g.UniformVertexLabel(); ok && !g.HasEdgeLabels() {
-		s.plain, s.plainLabel = true, l
+	if plain(g) {
+		s.plainLabel, _ = g.UniformVertexLabel()
+		s.plain, s.fwd = true, fwd
 	}
 	return s
+}
+
+// plain reports whether every adjacency list of g is one run sorted by id (one vertex label and
+// no edge labels).
+func plain(g *graph.Graph) bool {
+	_, ok := g.UniformVertexLabel()
+	return ok && !g.HasEdgeLabels()
+}
+
+// forward is, on a plain graph, every vertex's index of its first neighbour above it (nil on
+// another graph), on threads workers.
+func forward(g *graph.Graph, threads int) []uint32 {
+	if !plain(g) {
+		return nil
+	}
+	n := g.NumVertices()
+	fwd := make([]uint32, n)
+	par.Ranges(n, par.Workers(n, max(threads, 1), 4096), 4096, func(_, lo, hi int) bool {
+		for v := lo; v < hi; v++ {
+			fwd[v] = uint32(setops.LowerBound(g.Neighbors(uint32(v)), 0, uint32(v)+1))
+		}
+		return true
+	})
+	return fwd
 }
 
 // use sets the program the searcher runs.
@@ -435,12 +517,15 @@ func (s *searcher) window(st *step) (lo, hi uint64) {
 }
 
 // clip narrows the sorted list ws to the ids in [lo, hi).
-func clip(ws []uint32, lo, hi uint64) []uint32 {
+func clip(ws []uint32, lo, hi uint64) []uint32 { return clipFrom(ws, 0, lo, hi) }
+
+// clipFrom is clip for a list whose entries before from are below lo.
+func clipFrom(ws []uint32, from int, lo, hi uint64) []uint32 {
 	if lo >= hi {
 		return nil
 	}
 	if lo > 0 {
-		ws = ws[setops.LowerBound(ws, 0, uint32(lo)):]
+		ws = ws[setops.LowerBound(ws, from, uint32(lo)):]
 	}
 	if hi < 1<<32 {
 		ws = ws[:setops.LowerBound(ws, 0, uint32(hi))]
@@ -655,38 +740,26 @@ func (s *searcher) extend(i int) {
 	for _, b := range st.back {
 		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
 	}
-	if cands, rooted, ok := s.intersect(i, st); ok {
+	if st.keep {
+		s.levels[i].keptOK = false
+	}
+	if filter, ok := s.gather(i, st); ok {
 		free := s.dupFree(i, st)
 		if i == n-1 && s.visit == nil {
-			// The last position of a count: counted, not extended. Its candidate set is not
-			// checked: a candidate that passes the rest completes a match, and every match maps
-			// each vertex to a candidate (package plan's filtering is sound). From free on, a
-			// candidate adjacent to every earlier position passes without a check.
-			if len(st.others) > 0 {
-				for _, v := range cands {
-					if (!rooted || s.rootSet.Has(v)) && s.admit(i, st, v, free, false) {
-						s.st.matches++
-					}
-				}
-				return
-			}
-			k := len(cands)
-			if free < 1<<32 {
-				k = setops.LowerBound(cands, 0, uint32(free))
-				s.st.matches += s.countRooted(cands[k:], rooted)
-			}
-			for _, v := range cands[:k] {
-				if (!rooted || s.rootSet.Has(v)) && s.dupKeeps(i, v) {
-					s.st.matches++
-				}
-			}
+			s.st.matches += s.countLast(i, st, filter, free)
 			return
 		}
-		for _, v := range cands {
+		lv := &s.levels[i]
+		cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
+		if st.keep {
+			cands, filter = s.keepCands(i, cands, filter), nil
+		}
+		for k, v := range cands {
 			if s.stopped {
 				return
 			}
-			if (!rooted || s.rootSet.Has(v)) && s.admit(i, st, v, free, true) {
+			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, true) {
+				lv.at = k
 				s.extend(i + 1)
 			}
 		}
@@ -719,11 +792,45 @@ func (s *searcher) extend(i int) {
 	}
 }
 
-// intersect returns position i's candidates from sorted lists, within the symmetry window:
-// the intersection of every earlier neighbour's list on its pattern edge's labels (ok false
-// when one has no sorted list). When rooted, the root's list is left out of the intersection
-// (it is longer than another list) and the candidates are those in rootSet.
-func (s *searcher) intersect(i int, st *step) (cands []uint32, rooted, ok bool) {
+// countLast counts the matches the last position i of a count completes, from gather's sets
+// and filter, dupFree's bound free. The candidate set is not checked: a
+// candidate that passes the rest completes a match, and every match maps each vertex to a
+// candidate (package plan's filtering is sound). From free on, a candidate adjacent to every
+// earlier position and distinct from the others passes without a check, so where there are no
+// others that part is counted without being written out.
+func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) uint64 {
+	lv := &s.levels[i]
+	n := uint64(0)
+	if len(st.others) > 0 {
+		for _, v := range setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp) {
+			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false) {
+				n++
+			}
+		}
+		return n
+	}
+	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
+	k := len(cands)
+	if free < 1<<32 {
+		k = setops.LowerBound(cands, 0, uint32(free))
+		n = countIn(cands[k:], filter)
+	}
+	for _, v := range cands[:k] {
+		if (filter == nil || filter.Has(v)) && s.dupKeeps(i, v) {
+			n++
+		}
+	}
+	return n
+}
+
+// gather sets position i's level's sets to the sorted lists whose intersection is its
+// candidates, within the symmetry and DUPREMOVE windows (ok false when an earlier neighbour
+// has no sorted list): every earlier neighbour's list on its pattern edge's labels, or an
+// earlier step's kept candidates for the lists it shares (reuse). One set may be left out for a
+// filter, the candidates then being the intersection's members in it: the root's list (a plain
+// graph's) when another is shorter, else kept when another is no more than GallopThreshold
+// times longer (testing a bit beats merging or galloping).
+func (s *searcher) gather(i int, st *step) (filter plan.Bitset, ok bool) {
 	lv := &s.levels[i]
 	lv.sets = lv.sets[:0]
 	lo, hi := s.window(st)
@@ -737,40 +844,129 @@ func (s *searcher) intersect(i int, st *step) (cands []uint32, rooted, ok bool) 
 			break
 		}
 	}
+	lv.lo, lv.hi = lo, hi
+	back := st.back
+	var kept []uint32
+	var rv *level
+	if st.reuse > 0 {
+		if rv = &s.levels[st.reuse]; rv.keptOK && lo >= rv.lo && hi <= rv.hi {
+			// kept[at] is the vertex placed there: a window above it starts after it.
+			from := 0
+			if lo > uint64(s.f[st.reuse]) {
+				from = rv.at + 1
+			}
+			kept, back = clipFrom(rv.kept, from, lo, hi), st.rest
+			if len(kept) == 0 {
+				lv.sets = append(lv.sets, nil)
+				return nil, true
+			}
+		} else {
+			rv = nil
+		}
+	}
 	var root []uint32
-	for _, b := range st.back {
+	rooted := false
+	for _, b := range back {
 		ws, ok := s.sorted(st, b, s.f[b.pos])
 		if !ok {
-			return nil, false, false
+			return nil, false
 		}
-		if b.pos == 0 && s.plain && len(st.back) > 1 {
+		if b.pos == 0 && s.plain {
 			root, rooted = ws, true // clipped only if it is intersected
 			continue
 		}
-		lv.sets = append(lv.sets, clip(ws, lo, hi))
+		from := 0
+		if x := s.f[b.pos]; s.fwd != nil && lo > uint64(x) && len(ws) > 0 {
+			from = int(s.fwd[x]) // a plain list: its entries up to fwd[x] are at most x
+		}
+		lv.sets = append(lv.sets, clipFrom(ws, from, lo, hi))
 	}
 	if rooted {
-		if shortest := slices.MinFunc(lv.sets, func(a, b []uint32) int { return cmp.Compare(len(a), len(b)) }); len(root) <= len(shortest) {
+		if len(lv.sets) == 0 && rv == nil || len(root) <= len(shortest(lv.sets, kept)) {
 			lv.sets, rooted = append(lv.sets, clip(root, lo, hi)), false
 		} else {
 			s.markRoot()
+			filter = s.rootSet
 		}
 	}
-	return setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp), rooted, true
+	if rv == nil {
+		narrow(lv.sets)
+		return filter, true
+	}
+	lv.sets = append(lv.sets, kept)
+	narrow(lv.sets)
+	if filter == nil && len(lv.sets) > 1 && len(shortest(lv.sets[:len(lv.sets)-1], nil)) <= setops.GallopThreshold*len(kept) {
+		filter, lv.sets = rv.mark, lv.sets[:len(lv.sets)-1] // kept stays in the narrowing
+	}
+	return filter, true
 }
 
-// countRooted is the number of vs in rootSet when rooted, else of vs.
-func (s *searcher) countRooted(vs []uint32, rooted bool) uint64 {
-	if !rooted {
+// shortest is the shortest of sets and more (more when not nil and no longer than them).
+func shortest(sets [][]uint32, more []uint32) []uint32 {
+	if len(sets) == 0 {
+		return more
+	}
+	m := slices.MinFunc(sets, func(a, b []uint32) int { return cmp.Compare(len(a), len(b)) })
+	if more != nil && len(more) <= len(m) {
+		return more
+	}
+	return m
+}
+
+// narrow clips every set to the range [largest first element, smallest last element], outside
+// which their intersection has nothing (every set empty when one is).
+func narrow(sets [][]uint32) {
+	lo, hi := uint32(0), uint32(1<<32-1)
+	for _, ws := range sets {
+		if len(ws) == 0 {
+			for k := range sets {
+				sets[k] = nil
+			}
+			return
+		}
+		lo, hi = max(lo, ws[0]), min(hi, ws[len(ws)-1])
+	}
+	for k, ws := range sets {
+		if ws[0] < lo || ws[len(ws)-1] > hi {
+			sets[k] = clip(ws, uint64(lo), uint64(hi)+1)
+		}
+	}
+}
+
+// keepCands copies position i's candidates (those in filter, when not nil) to its level's kept
+// and marks them in its mark (clearing the previous kept's), for a later step's reuse, and
+// returns them.
+func (s *searcher) keepCands(i int, cands []uint32, filter plan.Bitset) []uint32 {
+	lv := &s.levels[i]
+	if lv.mark == nil {
+		lv.mark = plan.NewBitset(s.g.NumVertices())
+	}
+	for _, v := range lv.kept {
+		lv.mark.Clear(v)
+	}
+	lv.kept = lv.kept[:0]
+	for _, v := range cands {
+		if filter == nil || filter.Has(v) {
+			lv.kept = append(lv.kept, v)
+			lv.mark.Set(v)
+		}
+	}
+	lv.keptOK = true
+	return lv.kept
+}
+
+// countIn is the number of vs in filter (all of them when it is nil).
+func countIn(vs []uint32, filter plan.Bitset) uint64 {
+	if filter == nil {
 		return uint64(len(vs))
 	}
-	n := 0
+	n := uint64(0)
 	for _, v := range vs {
-		if s.rootSet.Has(v) {
+		if filter.Has(v) {
 			n++
 		}
 	}
-	return uint64(n)
+	return n
 }
 
 // markRoot makes rootSet the neighbours of the data vertex at position 0 (a plain graph's whole
@@ -817,10 +1013,11 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 		threads, chunk, last = 1, 64, -1
 	}
 	searchers := make([]*searcher, par.Workers(roots, max(threads, 1), chunk))
+	fwd := forward(g, len(searchers))
 	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
 		s := searchers[w]
 		if s == nil {
-			s = newSearcher(ctx, g, of, entry, visit)
+			s = newSearcher(ctx, g, of, entry, visit, fwd)
 			searchers[w] = s
 		}
 		for r := lo; r < hi && !s.stopped; r++ {
