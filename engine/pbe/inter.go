@@ -796,27 +796,35 @@ func (s *searcher) extend(i int) {
 // and filter, dupFree's bound free. The candidate set is not checked: a
 // candidate that passes the rest completes a match, and every match maps each vertex to a
 // candidate (package plan's filtering is sound). From free on, a candidate adjacent to every
-// earlier position and distinct from the others passes without a check, so where there are no
-// others that part is counted without being written out.
+// earlier position passes if it is none of the other positions' vertices, so unless induced
+// non-adjacency is to be checked, that part is counted, less those vertices found in it.
 func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) uint64 {
 	lv := &s.levels[i]
 	n := uint64(0)
-	if len(st.others) > 0 {
-		for _, v := range setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp) {
+	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
+	if len(st.nonAdj) > 0 {
+		for _, v := range cands {
 			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false) {
 				n++
 			}
 		}
 		return n
 	}
-	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
 	k := len(cands)
 	if free < 1<<32 {
 		k = setops.LowerBound(cands, 0, uint32(free))
 		n = countIn(cands[k:], filter)
+		// Less the other positions' vertices among them (injectivity).
+		for _, j := range st.others {
+			if v := s.f[j]; uint64(v) >= free && (filter == nil || filter.Has(v)) {
+				if c := setops.LowerBound(cands, k, v); c < len(cands) && cands[c] == v {
+					n--
+				}
+			}
+		}
 	}
 	for _, v := range cands[:k] {
-		if (filter == nil || filter.Has(v)) && s.dupKeeps(i, v) {
+		if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false) {
 			n++
 		}
 	}
@@ -828,8 +836,8 @@ func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) u
 // has no sorted list): every earlier neighbour's list on its pattern edge's labels, or an
 // earlier step's kept candidates for the lists it shares (reuse). One set may be left out for a
 // filter, the candidates then being the intersection's members in it: the root's list (a plain
-// graph's) when another is shorter, else kept when another is no more than GallopThreshold
-// times longer (testing a bit beats merging or galloping).
+// graph's), else kept, when another is no more than GallopThreshold times longer (testing a bit
+// beats merging, and galloping up to there).
 func (s *searcher) gather(i int, st *step) (filter plan.Bitset, ok bool) {
 	lv := &s.levels[i]
 	lv.sets = lv.sets[:0]
@@ -882,7 +890,7 @@ func (s *searcher) gather(i int, st *step) (filter plan.Bitset, ok bool) {
 		lv.sets = append(lv.sets, clipFrom(ws, from, lo, hi))
 	}
 	if rooted {
-		if len(lv.sets) == 0 && rv == nil || len(root) <= len(shortest(lv.sets, kept)) {
+		if len(lv.sets) == 0 && rv == nil || setops.GallopThreshold*len(root) < len(shortest(lv.sets, kept)) {
 			lv.sets, rooted = append(lv.sets, clip(root, lo, hi)), false
 		} else {
 			s.markRoot()
