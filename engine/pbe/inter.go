@@ -43,6 +43,16 @@ import (
 // that must be smaller, below those that must be larger), and the last position of a count is
 // counted, not extended. Where no sorted list is known (wildcards on a labelled graph), the
 // smallest earlier neighbour list is scanned and the other edges are looked up.
+//
+// Host-only shortcuts (the device kernel, interdev.go, intersects every list and checks every
+// candidate; the counts are the same): a step whose earlier neighbours include an earlier step's
+// (reuse) starts from that step's candidates, kept, instead of intersecting those lists again;
+// one set, the root's whole list on a plain graph or kept, is marked in a bitset and tested
+// instead of merged when the shortest other list is at most GallopThreshold times longer (the
+// top roots are hubs: merging their lists was most of the time on R-MAT); a plain list narrowed
+// to ids above its vertex starts at that vertex's forward index (fwd); and a count's last
+// position counts the candidates from DUPREMOVE's bound on (dupFree) without checks, less the
+// other positions' vertices among them, checking only those below it.
 
 // backEdge is a constraint from an earlier position.
 type backEdge struct {
