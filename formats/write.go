@@ -96,6 +96,23 @@ func WriteGraph(w io.Writer, g *graph.Graph, format string) error {
 	return fmt.Errorf("no writer for format %q (writers: %s)", format, strings.Join(WriteFormats(), ", "))
 }
 
+// WriteScratch bounds the memory that WriteGraph (and WriteFile) takes in format beside the
+// graph itself, for a graph of n vertices whose arrays take graphBytes: the text writers' vertex
+// orders (13 bytes a vertex at most: the t/v/e writer's ids check and order, the others' order by
+// id), a snapshot's encoded copy of the arrays on a host that cannot write them as they are
+// (big-endian), and the write buffers. The file's pages are the kernel's page cache, not the
+// process's.
+func WriteScratch(format string, n, graphBytes uint64) uint64 {
+	const buffers = 4 << 20
+	if format == "smg" {
+		if nativeLE {
+			return buffers
+		}
+		return graphBytes + buffers
+	}
+	return 13*n + buffers
+}
+
 // WriteSM writes g in the t/v/e text format (sm) with g's dense ids as the vertex ids (so that a
 // program reading the file numbers vertices as g does; WriteGraph writes the original ids where
 // it can). Edge labels are written only when the graph has some.
