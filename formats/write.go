@@ -184,7 +184,8 @@ func writeAtomic(path string, sync bool, write func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
+	// The *os.File itself: the snapshot writer writes a file at offsets on all cores.
+	if err := write(f.File); err != nil {
 		f.Abort()
 		return err
 	}
