@@ -11,6 +11,7 @@ import (
 	"github.com/submatch/submatch/bench"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/bytesize"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // rmatArgs is the gen rmat command line for opts, writing out.
@@ -25,6 +26,9 @@ func rmatArgs(opts gen.RMATOptions, out string) []string {
 // runtime's allowance is taken out: unlabelled, labelled, edge-labelled, in the three output
 // formats' families, and on graph.Builder's path (labels too many for rmatCSR's sort keys).
 func TestGenRMATMemoryBound(t *testing.T) {
+	if testenv.Race {
+		t.Skip("the race detector's shadow memory is not the program's")
+	}
 	if !bench.ResetPeakRSS() || bench.PeakRSS() == 0 {
 		t.Skip("no resettable peak RSS here (Linux's /proc/self/clear_refs)")
 	}
