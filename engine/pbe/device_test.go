@@ -556,12 +556,13 @@ func needGPU(t *testing.T) {
 // Q_0..Q_10 at 1/4, each twice: the graph in device memory (no --gpu-memory), and in mapped host
 // memory (--gpu-memory a quarter of the graph's bytes, at least 1 KiB, which the graph's arrays
 // exceed). The
-// inter stage's seeds, search nodes and bytes must equal the host stage's on the same parts.
+// inter stage's seeds, search nodes and bytes must equal the host stage's on the same parts, and
+// some runs (github's hubs) must split heavy seeds over several threads.
 func TestDeviceInterAgainstCPU(t *testing.T) {
 	needGPU(t)
 	ctx := context.Background()
 	placed := map[gpu.Placement]int{}
-	runs := 0
+	runs, heavy := 0, 0
 	check := func(what string, prob *engine.Problem, want uint64, budget uint64) {
 		t.Helper()
 		for _, unshared := range []bool{false, true} {
@@ -589,6 +590,9 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 					continue
 				}
 				placed[st.InterDevice.Placement]++
+				if st.InterDevice.HeavySeeds > 0 {
+					heavy++
+				}
 				if st.Seeds != hst.Seeds || st.InterNodes != hst.InterNodes || st.InterBytes != hst.InterBytes {
 					t.Errorf("%s: GPU seeds %d nodes %d bytes %d, host %d %d %d", how, st.Seeds, st.InterNodes, st.InterBytes, hst.Seeds, hst.InterNodes, hst.InterBytes)
 				}
@@ -603,7 +607,10 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 	for _, q := range qs {
 		check("github "+q.Name, &engine.Problem{Data: g, Pattern: q.Pattern}, q.Want, partition.GraphBytes(g)/4)
 	}
-	t.Logf("%d runs with the inter stage on the GPU: placements %v", runs, placed)
+	t.Logf("%d runs with the inter stage on the GPU: placements %v, %d with heavy seeds split", runs, placed, heavy)
+	if heavy == 0 {
+		t.Errorf("no run split heavy seeds (the hubs of github's graph should)")
+	}
 	if placed[gpu.OnDevice] == 0 || placed[gpu.OnHost] == 0 {
 		t.Errorf("placements %v: want runs with the graph in device and in mapped host memory", placed)
 	}

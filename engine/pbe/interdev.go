@@ -177,3 +177,141 @@ func runChunks(ctx context.Context, l interLauncher, entries, first uint64) (chu
 	// launch returns ctx's error above).
 	return r, nil
 }
+
+// Heavy seeds. One thread a seed leaves a launch waiting for its longest seed: on R-MAT a seed
+// between two hubs scans a list of thousands at its third position, with a binary search a
+// candidate and level. A seed is heavy when some program's list at the third position may hold
+// heavyMin entries or more (list_bound in kernels/inter.cu: the smaller degree of that position's
+// earlier neighbours among the seed's two ends); the launches over the entries leave its heavy
+// programs out, and launches over the list of heavy seeds run them with several threads a seed
+// (its slices), each taking every slices-th candidate of that list with its subtree. A seed's
+// slices are a power of two, about its bound over heavyGrain, within [2, maxSlices].
+const (
+	heavyMin   = 256
+	heavyGrain = 64
+	maxSlices  = 1 << 12
+)
+
+// noHeavy as heavyMin makes every seed light (one thread a seed, the kernel as before the split).
+const noHeavy = ^uint64(0)
+
+// heavyClass is the heavy seeds [lo, hi) of the list that run with slices threads each.
+type heavyClass struct {
+	slices uint32
+	lo, hi uint64
+}
+
+// stepTwoMasks reports which earlier neighbours the third positions of dp's programs have among
+// the seed's ends (bit 0: the first, bit 1: the second): has[m] for each mask m (0: none, which
+// list_bound takes as unbounded).
+func stepTwoMasks(dp *devicePlan) (has [4]bool) {
+	for k := range dp.nprog {
+		rec := dp.prog[uint64(k)*deviceProgWords:]
+		if rec[0] >= 3 {
+			has[rec[1+2*deviceStepWords+sBack]&3] = true
+		}
+	}
+	return has
+}
+
+// heavySeeds lists the entries of the cut edges (partition ids of) of the graph with offsets offs
+// and adjacency nbr whose seed is heavy for dp's programs at least (some program's list_bound is
+// least or more), each with about grain candidates of its bound a slice, ordered by their number
+// of slices and then by entry, with the classes of equal slices in that order.
+func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain uint64) ([]uint64, []heavyClass) {
+	has := stepTwoMasks(dp)
+	if least == noHeavy || !(has[0] || has[1] || has[2] || has[3]) {
+		return nil, nil
+	}
+	var list []uint64
+	var class []uint8 // log2 of each listed seed's slices
+	for v := range len(offs) - 1 {
+		dv := offs[v+1] - offs[v]
+		if dv < least && !has[0] && !has[2] {
+			continue // no bound of v's seeds reaches least
+		}
+		for e := offs[v]; e < offs[v+1]; e++ {
+			w := nbr[e]
+			if of[v] == of[w] {
+				continue
+			}
+			dw := offs[w+1] - offs[w]
+			var b uint64
+			if has[0] {
+				b = noHeavy
+			}
+			if has[1] {
+				b = max(b, dv)
+			}
+			if has[2] {
+				b = max(b, dw)
+			}
+			if has[3] {
+				b = max(b, min(dv, dw))
+			}
+			if b < least {
+				continue
+			}
+			s := uint8(1)
+			for s < 12 && uint64(1)<<s*grain < b {
+				s++
+			}
+			list = append(list, e)
+			class = append(class, s)
+		}
+	}
+	// A counting sort by class, stable, so each class's entries ascend (the kernel's owner search
+	// relies on it).
+	var start [14]uint64
+	for _, s := range class {
+		start[s+1]++
+	}
+	for s := 1; s < len(start); s++ {
+		start[s] += start[s-1]
+	}
+	out := make([]uint64, len(list))
+	var classes []heavyClass
+	for s := range 13 {
+		if start[s+1] > start[s] {
+			classes = append(classes, heavyClass{slices: 1 << s, lo: start[s], hi: start[s+1]})
+		}
+	}
+	for i, e := range list {
+		out[start[class[i]]] = e
+		start[class[i]]++
+	}
+	return out, classes
+}
+
+// interPass is one run of chunks: over the adjacency entries [0, items) (slices 0), or over the
+// items of the heavy seeds from list index at, slices items a seed.
+type interPass struct {
+	at     uint64
+	slices uint32
+	items  uint64
+}
+
+// interPasses are the heavy classes, most slices first, then the entries (the lightest seeds of
+// each entry), as runInterGPU launches them.
+func interPasses(entries uint64, classes []heavyClass) []interPass {
+	var out []interPass
+	for i := len(classes) - 1; i >= 0; i-- {
+		c := classes[i]
+		out = append(out, interPass{at: c.lo, slices: c.slices, items: (c.hi - c.lo) * uint64(c.slices)})
+	}
+	return append(out, interPass{items: entries})
+}
+
+// merge adds o to r; ErrOverflow (wrapped) when the matches exceed a uint64.
+func (r *chunkRun) merge(o chunkRun) error {
+	var ok bool
+	if r.st.matches, ok = checked.Add(r.st.matches, o.st.matches); !ok {
+		return fmt.Errorf("pbe: the inter stage's matches: %w", engine.ErrOverflow)
+	}
+	r.st.seeds += o.st.seeds
+	r.st.nodes += o.st.nodes
+	r.st.bytes += o.st.bytes
+	r.launches += o.launches
+	r.kernel += o.kernel
+	return nil
+}

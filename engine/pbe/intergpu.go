@@ -60,6 +60,11 @@ type InterDeviceStats struct {
 	// Upload the allocations and copies before them (after the kernel's compile or look-up).
 	Launches       int
 	Kernel, Upload time.Duration
+	// HeavySeeds is the seeds run by several threads each (interdev.go's heavySeeds: some
+	// program's third position may have heavyMin candidates or more), HeavyItems the threads'
+	// items they made (their slices), HeavyLaunches the launches over them (in Launches).
+	HeavySeeds, HeavyItems uint64
+	HeavyLaunches          int
 }
 
 // LogValue implements slog.LogValuer ("host" for nil: the stage ran on the host).
@@ -69,7 +74,8 @@ func (d *InterDeviceStats) LogValue() slog.Value {
 	}
 	return slog.GroupValue(slog.String("placement", d.Placement.String()), slog.String("vertices", d.Vertices.String()),
 		slog.Uint64("device_bytes", d.DeviceBytes), slog.Uint64("mapped_bytes", d.MappedBytes),
-		slog.Int("launches", d.Launches), slog.Duration("kernel", d.Kernel), slog.Duration("upload", d.Upload))
+		slog.Int("launches", d.Launches), slog.Duration("kernel", d.Kernel), slog.Duration("upload", d.Upload),
+		slog.Uint64("heavy_seeds", d.HeavySeeds), slog.Uint64("heavy_items", d.HeavyItems), slog.Int("heavy_launches", d.HeavyLaunches))
 }
 
 // interBlock is the kernel's block size; the grid fills the device (every SM's threads).
@@ -81,9 +87,11 @@ type gpuInter struct {
 	fn       *gpu.Function
 	stop     *gpu.StopFlag
 	ctl, out *gpu.Buffer
-	args     []any // the kernel's arguments before lo, hi, out
+	args     []any // the kernel's arguments before lo, hi, heavy, slices, heavyMin, out
 	grid     uint32
 	res      [5]uint64
+	list     gpu.DevicePtr // the heavy seeds' entries
+	pass     interPass     // what a launch's items are
 }
 
 // launch implements interLauncher.
@@ -91,7 +99,11 @@ func (k *gpuInter) launch(ctx context.Context, lo, hi uint64) (interCounts, erro
 	if err := k.out.Memset(0); err != nil {
 		return interCounts{}, err
 	}
-	args := append(k.args[:len(k.args):len(k.args)], lo, hi, k.out)
+	heavy := gpu.DevicePtr(0)
+	if k.pass.slices > 0 {
+		heavy = k.list + gpu.DevicePtr(8*k.pass.at)
+	}
+	args := append(k.args[:len(k.args):len(k.args)], lo, hi, heavy, max(k.pass.slices, 1), uint64(heavyMin), k.out)
 	err := gpu.LaunchStoppable(ctx, k.stop, k.ctl, k.fn, gpu.Dim3{X: k.grid}, gpu.Dim3{X: interBlock}, args...)
 	if cerr := gpu.CopyToHost(k.res[:], k.out, 0); cerr != nil && err == nil {
 		err = cerr
@@ -142,10 +154,10 @@ func (a *graphArrays) adjacencyBytes() uint64 {
 	return 8*uint64(len(a.runs)+len(a.cand)) + 4*uint64(len(a.nbr)+len(a.elab))
 }
 
-// newGPUInter places g, of and dp on the device (the graph in mapped host memory when it does
-// not fit what is left of p's GPU memory limit and the device's budget beside the rest) and
-// compiles the kernel.
-func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []uint32, dp *devicePlan, ds *InterDeviceStats) (_ *gpuInter, err error) {
+// newGPUInter places g, of, dp and the heavy seeds' list on the device (the graph in mapped
+// host memory when it does not fit what is left of p's GPU memory limit and the device's budget
+// beside the rest, the list when it does not fit beside the graph) and compiles the kernel.
+func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []uint32, dp *devicePlan, heavy []uint64, ds *InterDeviceStats) (_ *gpuInter, err error) {
 	d, err := gpu.OpenFirst(ctx, p.GPUs)
 	if err != nil {
 		return nil, err
@@ -212,6 +224,13 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 			return nil, err
 		}
 	}
+	listPlace := gpu.OnDevice
+	if 8*uint64(len(heavy)) > k.mem.Available() {
+		listPlace = gpu.OnHost
+	}
+	if k.list, err = gpu.UploadPlaced(&k.mem, listPlace, "heavy seeds", heavy); err != nil {
+		return nil, err
+	}
 	if k.stop, err = d.NewStopFlag(); err != nil {
 		return nil, fmt.Errorf("pbe: inter stage: %w", err)
 	}
@@ -235,12 +254,34 @@ func runInterGPU(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 	if g.NumVertices() == 0 || g.NumEdges() == 0 {
 		return interStats{}, nil
 	}
-	k, err := newGPUInter(ctx, p, g, of, dp, ds)
+	r := g.Raw()
+	heavy, classes := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, heavyGrain)
+	k, err := newGPUInter(ctx, p, g, of, dp, heavy, ds)
 	if err != nil {
 		return interStats{}, fmt.Errorf("pbe: inter stage on the GPU: %w", err)
 	}
 	defer k.close()
-	r, err := runChunks(ctx, k, 2*g.NumEdges(), uint64(k.grid)*interBlock*4)
-	ds.Launches, ds.Kernel = r.launches, r.kernel
-	return r.st, err
+	ds.HeavySeeds = uint64(len(heavy))
+	var all chunkRun
+	for _, k.pass = range interPasses(2*g.NumEdges(), classes) {
+		first := uint64(k.grid) * interBlock // a heavy item a thread
+		if k.pass.slices == 0 {
+			first *= 4 // entries, most of them light
+		} else {
+			ds.HeavyItems += k.pass.items
+		}
+		c, err := runChunks(ctx, k, k.pass.items, first)
+		if k.pass.slices > 0 {
+			ds.HeavyLaunches += c.launches
+		}
+		if merr := all.merge(c); merr != nil {
+			err = merr
+		}
+		if err != nil {
+			ds.Launches, ds.Kernel = all.launches, all.kernel
+			return all.st, err
+		}
+	}
+	ds.Launches, ds.Kernel = all.launches, all.kernel
+	return all.st, nil
 }

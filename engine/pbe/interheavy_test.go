@@ -1,0 +1,175 @@
+package pbe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/cudahost"
+	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
+)
+
+// heavyCases are skewed graphs cut into parts where heavy seeds happen: R-MAT scale 9 with
+// initiator 0.75, 0.1, 0.1 (a few hubs joined to most vertices) at the tightest budget (ranges) and R-MAT scale 10, unlabelled and with two vertex and two edge
+// labels, at 0.23 of the graph (ranges), with cliques, cycles, paths (third positions adjacent to
+// one end of the seed) and a labelled pattern.
+func heavyCases(t *testing.T) []interCase {
+	ctx := context.Background()
+	rm := func(o gen.RMATOptions) *graph.Graph {
+		g, err := gen.RMAT(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	graphs := []struct {
+		what string
+		g    *graph.Graph
+		b    func(*graph.Graph) uint64
+		pats []string
+	}{
+		{"skewed R-MAT 9", rm(gen.RMATOptions{Scale: 9, EdgeFactor: 8, Seed: 7, A: 0.75, B: 0.1, C: 0.1}), func(g *graph.Graph) uint64 { return max(64, MinBudget(g)) },
+			[]string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)", "(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)"}},
+		{"R-MAT 10", rm(gen.RMATOptions{Scale: 10, EdgeFactor: 12, Seed: 5}), func(g *graph.Graph) uint64 { return partition.GraphBytes(g) * 23 / 100 },
+			[]string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)", "(a)-(b)-(c)-(d)-(a)", "(a)-(b)-(c)"}},
+		{"R-MAT 10 labelled", rm(gen.RMATOptions{Scale: 10, EdgeFactor: 12, Seed: 6, VertexLabels: 2, EdgeLabels: 2}), func(g *graph.Graph) uint64 { return partition.GraphBytes(g) * 23 / 100 },
+			[]string{"(a)-(b)-(c)-(a)", "(a)-[:*]-(b)-(c)-[:*]-(d)-(a)"}},
+	}
+	var out []interCase
+	for _, gc := range graphs {
+		pt, err := partition.Partition(ctx, gc.g, partition.Options{Budget: gc.b(gc.g), Method: partition.Ranges})
+		if err != nil || len(pt.Parts) < 2 {
+			t.Fatalf("%s: %v (%d parts)", gc.what, err, len(pt.Parts))
+		}
+		for _, src := range gc.pats {
+			p, err := pattern.Parse(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, interCase{fmt.Sprintf("%s %s", gc.what, src), gc.g, pt.Of, p})
+		}
+	}
+	return out
+}
+
+// TestInterKernelHeavySeeds runs kernels/inter.cu built for the host with heavy seeds split (at
+// heavyMin, and at a threshold of 8 with 2 candidates a slice, so that most seeds of the skewed
+// graphs are heavy and split up to hundreds of slices) against the host inter stage, on
+// heavyCases: matches, seeds, nodes and bytes must be the same in every convention, shared execution
+// on and off, one thread at a time (cudahost.Build) and as warps of 32 lanes
+// (cudahost.BuildLanes, the warp sums of the counters).
+func TestInterKernelHeavySeeds(t *testing.T) {
+	bins := []string{cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain),
+		cudahost.BuildLanes(t, "pbe_inter_lanes", interKernelSource, interHostMain, 32)}
+	runs, split, wide := 0, 0, 0
+	eachInterStage(t, heavyCases(t), func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
+		for li, least := range []uint64{heavyMin, 8} {
+			grain := []uint64{heavyGrain, 2}[li]
+			r := c.g.Raw()
+			heavy, classes := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, grain)
+			if len(heavy) > 0 {
+				split++
+			}
+			if len(classes) > 0 && classes[len(classes)-1].slices >= 32 {
+				wide++
+			}
+			// The lanes' build on one convention (the fibers are slower), with blocks of two
+			// warps.
+			bin, blocks, threads, chunk := bins[0], uint64(3), uint64(2), uint64(97)
+			if li == 1 && shared && sem == (engine.Semantics{}) {
+				bin, blocks, threads, chunk = bins[1], 2, 64, 4096
+			}
+			got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, grain, chunk, blocks, threads)
+			sameInter(t, fmt.Sprintf("%s %v shared %v heavy at %d (%d heavy seeds in %v)", c.what, sem, shared, least, len(heavy), classes), got, want)
+			runs++
+		}
+	})
+	t.Logf("%d inter stages compared, %d with heavy seeds, %d with 32 slices a seed or more", runs, split, wide)
+	if split < runs/3 || wide == 0 {
+		t.Fatalf("%d runs, %d with heavy seeds, %d with 32 slices or more", runs, split, wide)
+	}
+}
+
+// TestInterKernelHeavyRaces runs the heavy seeds' launches as warps of 4 lanes under
+// ThreadSanitizer (cudahost.BuildLanesRaces) in random lane orders: the slices of a seed share
+// only the graph (read) and the counters (atomics).
+func TestInterKernelHeavyRaces(t *testing.T) {
+	bin := cudahost.BuildLanesRaces(t, "pbe_inter_races", interKernelSource, interHostMain, 4)
+	c := heavyCases(t)[0]
+	ctx := context.Background()
+	ip, err := interPlanFor(ctx, &engine.Problem{Data: c.g, Pattern: c.p}, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp, err := flattenInter(ip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
+	for seed := range uint64(3) {
+		got, _ := hostKernel(t, bin, seed+1, c.g, c.of, dp, 8, 2, 61, 2, 8)
+		sameInter(t, fmt.Sprintf("%s seed %d", c.what, seed), got, want)
+	}
+}
+
+// TestInterBalance (SUBMATCH_PBE_BALANCE=1) prints the balance of the kernel's threads on the
+// host build: R-MAT scales 14 and 16, triangles and 4-cliques (unique), ranges at 0.23 of the
+// graph, on a grid of 2,112 blocks of 128 threads (an H200's resident threads) and of 66 blocks (so
+// that a thread has as many entries as on the H200 at scale 21 for scale 16), each pass one launch
+// (as the growing chunks of a long stage), one thread a seed (before: heavy at -1) and with the
+// heavy seeds split (after: by heavyGrain, and by heavyMin). A launch lasts about its longest
+// thread: the figure is the launches' longest threads summed over the work evenly spread (the
+// summed work over the threads), 1 when perfectly even; the work is the candidates looked at,
+// the nodes opened and one for each item (an entry, or a heavy seed's slice).
+func TestInterBalance(t *testing.T) {
+	if os.Getenv("SUBMATCH_PBE_BALANCE") == "" {
+		t.Skip("set SUBMATCH_PBE_BALANCE=1 to measure the inter kernel's balance")
+	}
+	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+	ctx := context.Background()
+	for _, scale := range []int{14, 16} {
+		g, err := gen.RMAT(gen.RMATOptions{Scale: scale, EdgeFactor: 16, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := partition.Partition(ctx, g, partition.Options{Budget: partition.GraphBytes(g) * 23 / 100, Method: partition.Ranges})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a)-(c), (b)-(d)"} {
+			p, _ := pattern.Parse(src)
+			ip, err := interPlanFor(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: engine.Semantics{Unique: true}}, true, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dp, err := flattenInter(ip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := runInter(ctx, g, pt.Of, entryBytes(g), ip, 2, nil)
+			for _, blocks := range []uint64{2112, 66} {
+				threads := blocks * interBlock
+				for _, split := range [][2]uint64{{noHeavy, heavyGrain}, {heavyMin, heavyGrain}, {heavyMin, heavyMin}} {
+					least, grain := split[0], split[1]
+					got, w := hostKernel(t, bin, 0, g, pt.Of, dp, least, grain, 1<<40, blocks, interBlock)
+					if got.matches != want.matches || got.nodes != want.nodes {
+						t.Fatalf("scale %d %s: kernel %+v, host %+v", scale, src, got, want)
+					}
+					r := g.Raw()
+					heavy, classes := heavySeeds(r.Offsets, r.Neighbors, pt.Of, dp, least, grain)
+					items := 2 * g.NumEdges()
+					for _, c := range classes {
+						items += (c.hi - c.lo) * uint64(c.slices)
+					}
+					t.Logf("R-MAT %d %s %d threads heavy at %d grain %d: %d heavy seeds, %d items, work %d, longest threads %d, balance %.1f",
+						scale, src, threads, int64(least), grain, len(heavy), items, w.total, w.longest, float64(w.longest)*float64(threads)/float64(max(w.total, 1)))
+				}
+			}
+		}
+	}
+}
