@@ -173,3 +173,28 @@ func TestInterBalance(t *testing.T) {
 		}
 	}
 }
+
+// TestInterKernelEverySeedHeavy runs the host build with every seed heavy (a threshold of 0 and
+// of 1) and a slice a candidate of the bound (grain 1, up to 4,096 slices a seed), against the
+// host stage on interCases (random labelled graphs and patterns, wildcards, edge labels,
+// symmetry windows, shared execution): the launches over the entries then count only the
+// two-vertex programs, every other program runs split, most slices' candidate windows hold none
+// of their positions (the bound overstates the runs and windows), and a labelled list's runs are
+// stepped across. Matches, seeds, nodes and bytes must equal the host stage's.
+func TestInterKernelEverySeedHeavy(t *testing.T) {
+	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+	runs, split := 0, 0
+	eachInterStage(t, interCases(t), func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
+		least := uint64(runs % 2)
+		r := c.g.Raw()
+		if heavy, _ := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, 1); len(heavy) > 0 {
+			split++
+		}
+		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, 1, 1+uint64(runs%5)*50, 3, 2)
+		sameInter(t, fmt.Sprintf("%s %v shared %v every seed heavy at %d", c.what, sem, shared, least), got, want)
+		runs++
+	})
+	if split < runs/2 {
+		t.Fatalf("%d runs, %d with heavy seeds", runs, split)
+	}
+}
