@@ -214,17 +214,53 @@ func stepTwoMasks(dp *devicePlan) (has [4]bool) {
 	return has
 }
 
+// heavyBytes is the host memory a heavy seed may take in a count (runInterGPU): its entry in the
+// list (8 bytes) and, when the device has no room for the list, its copy in mapped host memory.
+const heavyBytes = 16
+
 // heavySeeds lists the entries of the cut edges (partition ids of) of the graph with offsets offs
 // and adjacency nbr whose seed is heavy for dp's programs at least (some program's list_bound is
 // least or more), each with about grain candidates of its bound a slice, ordered by their number
-// of slices and then by entry, with the classes of equal slices in that order.
-func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain uint64) ([]uint64, []heavyClass) {
+// of slices and then by entry, with the classes of equal slices in that order. Two passes over
+// the adjacency: the first counts each class, the second places the entries, so the list is its
+// 8 bytes a seed and nothing else. When limit is set and the seeds' heavyBytes exceed it, it
+// lists none (the kernel then runs every seed with one thread, exactly as well) and over is how
+// many there were.
+func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain, limit uint64) (list []uint64, classes []heavyClass, over uint64) {
 	has := stepTwoMasks(dp)
 	if least == noHeavy || !(has[0] || has[1] || has[2] || has[3]) {
-		return nil, nil
+		return nil, nil, 0
 	}
-	var list []uint64
-	var class []uint8 // log2 of each listed seed's slices
+	var start [14]uint64 // start[s+1]: the seeds of 2^s slices, then their classes' starts
+	scanHeavy(offs, nbr, of, has, least, grain, func(_ uint64, s uint8) { start[s+1]++ })
+	for s := 1; s < len(start); s++ {
+		start[s] += start[s-1]
+	}
+	n := start[len(start)-1]
+	if n == 0 {
+		return nil, nil, 0
+	}
+	if limit > 0 && n > limit/heavyBytes {
+		return nil, nil, n
+	}
+	for s := range 13 {
+		if start[s+1] > start[s] {
+			classes = append(classes, heavyClass{slices: 1 << s, lo: start[s], hi: start[s+1]})
+		}
+	}
+	// Placed in adjacency order, so each class's entries ascend (the kernel's owner search
+	// relies on it).
+	list = make([]uint64, n)
+	scanHeavy(offs, nbr, of, has, least, grain, func(e uint64, s uint8) {
+		list[start[s]] = e
+		start[s]++
+	})
+	return list, classes, 0
+}
+
+// scanHeavy calls found with each heavy entry (heavySeeds) in adjacency order and the log2 of its
+// slices.
+func scanHeavy(offs []uint64, nbr, of []uint32, has [4]bool, least, grain uint64, found func(e uint64, s uint8)) {
 	for v := range len(offs) - 1 {
 		dv := offs[v+1] - offs[v]
 		if dv < least && !has[0] && !has[2] {
@@ -256,31 +292,9 @@ func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain ui
 			for s < 12 && uint64(1)<<s*grain < b {
 				s++
 			}
-			list = append(list, e)
-			class = append(class, s)
+			found(e, s)
 		}
 	}
-	// A counting sort by class, stable, so each class's entries ascend (the kernel's owner search
-	// relies on it).
-	var start [14]uint64
-	for _, s := range class {
-		start[s+1]++
-	}
-	for s := 1; s < len(start); s++ {
-		start[s] += start[s-1]
-	}
-	out := make([]uint64, len(list))
-	var classes []heavyClass
-	for s := range 13 {
-		if start[s+1] > start[s] {
-			classes = append(classes, heavyClass{slices: 1 << s, lo: start[s], hi: start[s+1]})
-		}
-	}
-	for i, e := range list {
-		out[start[class[i]]] = e
-		start[class[i]]++
-	}
-	return out, classes
 }
 
 // interPass is one run of chunks: over the adjacency entries [0, items) (slices 0), or over the

@@ -72,7 +72,7 @@ type hostWork struct{ longest, total uint64 }
 func hostKernel(t *testing.T, bin string, seed uint64, g *graph.Graph, of []uint32, dp *devicePlan, least, grain, chunk uint64, blocks, threads uint64) (interCounts, hostWork) {
 	t.Helper()
 	ga, flags, pl := kernelGraph(g, dp)
-	heavy, classes := heavySeeds(ga.offs, ga.nbr, of, dp, least, grain)
+	heavy, classes, _ := heavySeeds(ga.offs, ga.nbr, of, dp, least, grain, 0)
 	var chunks []uint64
 	for _, ps := range interPasses(2*g.NumEdges(), classes) {
 		at := ^uint64(0)

@@ -65,6 +65,9 @@ type InterDeviceStats struct {
 	// items they made (their slices), HeavyLaunches the launches over them (in Launches).
 	HeavySeeds, HeavyItems uint64
 	HeavyLaunches          int
+	// HeavyOver is the heavy seeds found but not split, since their list (heavyBytes a seed)
+	// did not fit the problem's MemoryLimit (--memory): every seed then ran with one thread.
+	HeavyOver uint64
 }
 
 // LogValue implements slog.LogValuer ("host" for nil: the stage ran on the host).
@@ -75,7 +78,8 @@ func (d *InterDeviceStats) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("placement", d.Placement.String()), slog.String("vertices", d.Vertices.String()),
 		slog.Uint64("device_bytes", d.DeviceBytes), slog.Uint64("mapped_bytes", d.MappedBytes),
 		slog.Int("launches", d.Launches), slog.Duration("kernel", d.Kernel), slog.Duration("upload", d.Upload),
-		slog.Uint64("heavy_seeds", d.HeavySeeds), slog.Uint64("heavy_items", d.HeavyItems), slog.Int("heavy_launches", d.HeavyLaunches))
+		slog.Uint64("heavy_seeds", d.HeavySeeds), slog.Uint64("heavy_items", d.HeavyItems), slog.Int("heavy_launches", d.HeavyLaunches),
+		slog.Uint64("heavy_over", d.HeavyOver))
 }
 
 // interBlock is the kernel's block size; the grid fills the device (every SM's threads).
@@ -224,12 +228,14 @@ func newGPUInter(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 			return nil, err
 		}
 	}
-	listPlace := gpu.OnDevice
-	if 8*uint64(len(heavy)) > k.mem.Available() {
-		listPlace = gpu.OnHost
-	}
-	if k.list, err = gpu.UploadPlaced(&k.mem, listPlace, "heavy seeds", heavy); err != nil {
-		return nil, err
+	if len(heavy) > 0 { // (none: nothing to allocate, the launches over the list do not run)
+		listPlace := gpu.OnDevice
+		if 8*uint64(len(heavy)) > k.mem.Available() {
+			listPlace = gpu.OnHost
+		}
+		if k.list, err = gpu.UploadPlaced(&k.mem, listPlace, "heavy seeds", heavy); err != nil {
+			return nil, err
+		}
 	}
 	if k.stop, err = d.NewStopFlag(); err != nil {
 		return nil, fmt.Errorf("pbe: inter stage: %w", err)
@@ -255,7 +261,8 @@ func runInterGPU(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 		return interStats{}, nil
 	}
 	r := g.Raw()
-	heavy, classes := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, heavyGrain)
+	heavy, classes, over := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, heavyGrain, p.MemoryLimit)
+	ds.HeavyOver = over
 	k, err := newGPUInter(ctx, p, g, of, dp, heavy, ds)
 	if err != nil {
 		return interStats{}, fmt.Errorf("pbe: inter stage on the GPU: %w", err)

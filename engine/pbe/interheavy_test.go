@@ -71,7 +71,7 @@ func TestInterKernelHeavySeeds(t *testing.T) {
 		for li, least := range []uint64{heavyMin, 8} {
 			grain := []uint64{heavyGrain, 2}[li]
 			r := c.g.Raw()
-			heavy, classes := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, grain)
+			heavy, classes, _ := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, grain, 0)
 			if len(heavy) > 0 {
 				split++
 			}
@@ -161,7 +161,7 @@ func TestInterBalance(t *testing.T) {
 						t.Fatalf("scale %d %s: kernel %+v, host %+v", scale, src, got, want)
 					}
 					r := g.Raw()
-					heavy, classes := heavySeeds(r.Offsets, r.Neighbors, pt.Of, dp, least, grain)
+					heavy, classes, _ := heavySeeds(r.Offsets, r.Neighbors, pt.Of, dp, least, grain, 0)
 					items := 2 * g.NumEdges()
 					for _, c := range classes {
 						items += (c.hi - c.lo) * uint64(c.slices)
@@ -187,7 +187,7 @@ func TestInterKernelEverySeedHeavy(t *testing.T) {
 	eachInterStage(t, interCases(t), func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
 		least := uint64(runs % 2)
 		r := c.g.Raw()
-		if heavy, _ := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, 1); len(heavy) > 0 {
+		if heavy, _, _ := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, 1, 0); len(heavy) > 0 {
 			split++
 		}
 		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, 1, 1+uint64(runs%5)*50, 3, 2)
@@ -196,5 +196,95 @@ func TestInterKernelEverySeedHeavy(t *testing.T) {
 	})
 	if split < runs/2 {
 		t.Fatalf("%d runs, %d with heavy seeds", runs, split)
+	}
+}
+
+// TestHeavySeedsList checks heavySeeds against a direct reading of the programs, on heavyCases
+// at thresholds 8 and heavyMin: an entry is listed exactly when it is a cut entry and some
+// program of three positions or more has a list_bound (kernels/inter.cu: the smaller degree of
+// the third position's earlier neighbours among the seed's ends) of the threshold or more, the
+// classes tile the list in ascending slices, each class's entries ascend, and a seed's slices
+// are the power of two in [2, maxSlices] its bound over the grain calls for. Under a limit of
+// its heavyBytes the list is the same; a byte less and it is empty, the seeds counted in over.
+func TestHeavySeedsList(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range heavyCases(t) {
+		ip, err := interPlanFor(ctx, &engine.Problem{Data: c.g, Pattern: c.p}, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dp, err := flattenInter(ip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := c.g.Raw()
+		deg := func(x uint32) uint64 { return r.Offsets[x+1] - r.Offsets[x] }
+		for _, least := range []uint64{8, heavyMin} {
+			// The bound of each cut entry over the programs, as the kernel computes it.
+			want := map[uint64]uint64{}
+			for v := range uint32(c.g.NumVertices()) {
+				for e := r.Offsets[v]; e < r.Offsets[v+1]; e++ {
+					w := r.Neighbors[e]
+					if c.of[v] == c.of[w] {
+						continue
+					}
+					for k := range dp.nprog {
+						rec := dp.prog[uint64(k)*deviceProgWords:]
+						if rec[0] < 3 {
+							continue
+						}
+						back := rec[1+2*deviceStepWords+sBack]
+						b := ^uint64(0)
+						if back&1 != 0 {
+							b = deg(v)
+						}
+						if back&2 != 0 {
+							b = min(b, deg(w))
+						}
+						if b >= least {
+							want[e] = max(want[e], b)
+						}
+					}
+				}
+			}
+			list, classes, over := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, 0)
+			if over != 0 || len(list) != len(want) {
+				t.Fatalf("%s at %d: %d listed (%d over), want %d", c.what, least, len(list), over, len(want))
+			}
+			at := uint64(0)
+			for ci, cl := range classes {
+				if cl.lo != at || cl.hi <= cl.lo || (ci > 0 && cl.slices <= classes[ci-1].slices) {
+					t.Fatalf("%s at %d: classes %v", c.what, least, classes)
+				}
+				for i := cl.lo; i < cl.hi; i++ {
+					e := list[i]
+					b, ok := want[e]
+					if !ok || (i > cl.lo && list[i-1] >= e) {
+						t.Fatalf("%s at %d: entry %d at %d of class %v (listed %v, bound %d)", c.what, least, e, i, cl, ok, b)
+					}
+					s := uint64(2)
+					for s < maxSlices && s*heavyGrain < b {
+						s *= 2
+					}
+					if uint64(cl.slices) != s {
+						t.Fatalf("%s at %d: entry %d of bound %d in %d slices, want %d", c.what, least, e, b, cl.slices, s)
+					}
+				}
+				at = cl.hi
+			}
+			if at != uint64(len(list)) {
+				t.Fatalf("%s at %d: classes %v over %d entries", c.what, least, classes, len(list))
+			}
+			n := uint64(len(list))
+			if n == 0 {
+				continue
+			}
+			if l2, _, over := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, n*heavyBytes); over != 0 || len(l2) != len(list) {
+				t.Fatalf("%s at %d: within %d bytes, %d listed, %d over; want %d", c.what, least, n*heavyBytes, len(l2), over, n)
+			}
+			if l2, c2, over := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, n*heavyBytes-1); over != n || l2 != nil || c2 != nil {
+				t.Fatalf("%s at %d: within %d bytes, %d listed, %d over; want none and %d", c.what, least, n*heavyBytes-1, len(l2), over, n)
+			}
+		}
 	}
 }
