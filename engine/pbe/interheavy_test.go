@@ -105,14 +105,7 @@ func TestInterKernelHeavyRaces(t *testing.T) {
 	bin := cudahost.BuildLanesRaces(t, "pbe_inter_races", interKernelSource, interHostMain, 4)
 	c := heavyCases(t)[0]
 	ctx := context.Background()
-	ip, err := interPlanFor(ctx, &engine.Problem{Data: c.g, Pattern: c.p}, true, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dp, err := flattenInter(ip)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ip, dp := defaultInterPlan(t, c)
 	want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
 	for seed := range uint64(3) {
 		got, _ := hostKernel(t, bin, seed+1, c.g, c.of, dp, 8, 2, 61, 2, 8)
@@ -215,16 +208,8 @@ func TestInterKernelEverySeedHeavy(t *testing.T) {
 // are the power of two in [2, maxSlices] its bound over the grain calls for. Under a limit of
 // its heavyBytes the list is the same; a byte less and it is empty, the seeds counted in over.
 func TestHeavySeedsList(t *testing.T) {
-	ctx := context.Background()
 	for _, c := range heavyCases(t) {
-		ip, err := interPlanFor(ctx, &engine.Problem{Data: c.g, Pattern: c.p}, true, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dp, err := flattenInter(ip)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, dp := defaultInterPlan(t, c)
 		r := c.g.Raw()
 		deg := func(x uint32) uint64 { return r.Offsets[x+1] - r.Offsets[x] }
 		for _, least := range []uint64{8, heavyMin} {
@@ -295,4 +280,19 @@ func TestHeavySeedsList(t *testing.T) {
 			}
 		}
 	}
+}
+
+// defaultInterPlan is c's inter plan, flattened, in the default convention with shared
+// execution.
+func defaultInterPlan(t *testing.T, c interCase) (*interPlan, *devicePlan) {
+	t.Helper()
+	ip, err := interPlanFor(context.Background(), &engine.Problem{Data: c.g, Pattern: c.p}, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp, err := flattenInter(ip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ip, dp
 }
