@@ -218,18 +218,27 @@ func stepTwoMasks(dp *devicePlan) (has [4]bool) {
 // list (8 bytes) and, when the device has no room for the list, its copy in mapped host memory.
 const heavyBytes = 16
 
+// heavyList is what heavySeeds found: the heavy seeds' entries and classes, the threshold the
+// kernel takes (its heavyMin: least, or noHeavy when none is split, so that the launches over
+// the entries run every program) and over, the heavy seeds not listed for want of memory.
+type heavyList struct {
+	entries     []uint64
+	classes     []heavyClass
+	least, over uint64
+}
+
 // heavySeeds lists the entries of the cut edges (partition ids of) of the graph with offsets offs
 // and adjacency nbr whose seed is heavy for dp's programs at least (some program's list_bound is
 // least or more), each with about grain candidates of its bound a slice, ordered by their number
 // of slices and then by entry, with the classes of equal slices in that order. Two passes over
 // the adjacency: the first counts each class, the second places the entries, so the list is its
 // 8 bytes a seed and nothing else. When limit is set and the seeds' heavyBytes exceed it, it
-// lists none (the kernel then runs every seed with one thread, exactly as well) and over is how
-// many there were.
-func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain, limit uint64) (list []uint64, classes []heavyClass, over uint64) {
+// lists none and the kernel's threshold is noHeavy (every seed runs with one thread, exactly as
+// well); over is then how many there were.
+func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain, limit uint64) heavyList {
 	has := stepTwoMasks(dp)
 	if least == noHeavy || !(has[0] || has[1] || has[2] || has[3]) {
-		return nil, nil, 0
+		return heavyList{least: noHeavy}
 	}
 	var start [14]uint64 // start[s+1]: the seeds of 2^s slices, then their classes' starts
 	scanHeavy(offs, nbr, of, has, least, grain, func(_ uint64, s uint8) { start[s+1]++ })
@@ -237,25 +246,23 @@ func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain, l
 		start[s] += start[s-1]
 	}
 	n := start[len(start)-1]
-	if n == 0 {
-		return nil, nil, 0
-	}
 	if limit > 0 && n > limit/heavyBytes {
-		return nil, nil, n
+		return heavyList{least: noHeavy, over: n}
 	}
+	h := heavyList{least: least}
 	for s := range 13 {
 		if start[s+1] > start[s] {
-			classes = append(classes, heavyClass{slices: 1 << s, lo: start[s], hi: start[s+1]})
+			h.classes = append(h.classes, heavyClass{slices: 1 << s, lo: start[s], hi: start[s+1]})
 		}
 	}
 	// Placed in adjacency order, so each class's entries ascend (the kernel's owner search
 	// relies on it).
-	list = make([]uint64, n)
+	h.entries = make([]uint64, n)
 	scanHeavy(offs, nbr, of, has, least, grain, func(e uint64, s uint8) {
-		list[start[s]] = e
+		h.entries[start[s]] = e
 		start[s]++
 	})
-	return list, classes, 0
+	return h
 }
 
 // scanHeavy calls found with each heavy entry (heavySeeds) in adjacency order and the log2 of its

@@ -66,15 +66,15 @@ int main() {
 type hostWork struct{ longest, total uint64 }
 
 // hostKernel runs the host build of the kernel over every entry of g, the heavy seeds at least
-// (noHeavy: none) split by grain first as runInterGPU does (interPasses), each pass in chunks of chunk items
+// (noHeavy: none) split by grain first as runInterGPU does (interPasses; limit: heavySeeds's), each pass in chunks of chunk items
 // from the top, on blocks blocks of threads threads; seed picks the lanes' order (cudahost.RunSeeded)
 // in a build with lanes.
-func hostKernel(t *testing.T, bin string, seed uint64, g *graph.Graph, of []uint32, dp *devicePlan, least, grain, chunk uint64, blocks, threads uint64) (interCounts, hostWork) {
+func hostKernel(t *testing.T, bin string, seed uint64, g *graph.Graph, of []uint32, dp *devicePlan, least, grain, limit, chunk uint64, blocks, threads uint64) (interCounts, hostWork) {
 	t.Helper()
 	ga, flags, pl := kernelGraph(g, dp)
-	heavy, classes, _ := heavySeeds(ga.offs, ga.nbr, of, dp, least, grain, 0)
+	h := heavySeeds(ga.offs, ga.nbr, of, dp, least, grain, limit)
 	var chunks []uint64
-	for _, ps := range interPasses(2*g.NumEdges(), classes) {
+	for _, ps := range interPasses(2*g.NumEdges(), h.classes) {
 		at := ^uint64(0)
 		if ps.slices > 0 {
 			at = ps.at
@@ -87,7 +87,7 @@ func hostKernel(t *testing.T, bin string, seed uint64, g *graph.Graph, of []uint
 	}
 	var in cudahost.Input
 	cudahost.Put(&in, []uint64{uint64(g.NumVertices()), uint64(dp.nprog), uint64(flags), uint64(pl),
-		entryBytes(g), blocks, threads, uint64(len(chunks) / 4), least})
+		entryBytes(g), blocks, threads, uint64(len(chunks) / 4), h.least})
 	cudahost.Put(&in, ga.offs)
 	cudahost.Put(&in, ga.nbr)
 	cudahost.Put(&in, ga.elab)
@@ -98,7 +98,7 @@ func hostKernel(t *testing.T, bin string, seed uint64, g *graph.Graph, of []uint
 	cudahost.Put(&in, ga.cand)
 	cudahost.Put(&in, dp.prog)
 	cudahost.Put(&in, chunks)
-	cudahost.Put(&in, heavy)
+	cudahost.Put(&in, h.entries)
 	out := make([]uint64, 5+len(chunks)/2)
 	if err := binary.Read(bytes.NewReader(cudahost.RunSeeded(t, bin, &in, seed)), binary.LittleEndian, out); err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestInterKernelOnHost(t *testing.T) {
 		if runs%2 == 1 {
 			chunk = 2 * c.g.NumEdges()
 		}
-		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, heavyGrain, chunk, 3, 2)
+		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, heavyGrain, 0, chunk, 3, 2)
 		sameInter(t, fmt.Sprintf("%s %v shared %v", c.what, sem, shared), got, want)
 		runs++
 		if want.matches > 0 {

@@ -95,6 +95,7 @@ type gpuInter struct {
 	grid     uint32
 	res      [5]uint64
 	list     gpu.DevicePtr // the heavy seeds' entries
+	least    uint64        // the kernel's heavyMin (heavyList.least)
 	pass     interPass     // what a launch's items are
 }
 
@@ -107,7 +108,7 @@ func (k *gpuInter) launch(ctx context.Context, lo, hi uint64) (interCounts, erro
 	if k.pass.slices > 0 {
 		heavy = k.list + gpu.DevicePtr(8*k.pass.at)
 	}
-	args := append(k.args[:len(k.args):len(k.args)], lo, hi, heavy, max(k.pass.slices, 1), uint64(heavyMin), k.out)
+	args := append(k.args[:len(k.args):len(k.args)], lo, hi, heavy, max(k.pass.slices, 1), k.least, k.out)
 	err := gpu.LaunchStoppable(ctx, k.stop, k.ctl, k.fn, gpu.Dim3{X: k.grid}, gpu.Dim3{X: interBlock}, args...)
 	if cerr := gpu.CopyToHost(k.res[:], k.out, 0); cerr != nil && err == nil {
 		err = cerr
@@ -261,16 +262,17 @@ func runInterGPU(ctx context.Context, p *engine.Problem, g *graph.Graph, of []ui
 		return interStats{}, nil
 	}
 	r := g.Raw()
-	heavy, classes, over := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, heavyGrain, p.MemoryLimit)
-	ds.HeavyOver = over
-	k, err := newGPUInter(ctx, p, g, of, dp, heavy, ds)
+	h := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, heavyGrain, p.MemoryLimit)
+	ds.HeavyOver = h.over
+	k, err := newGPUInter(ctx, p, g, of, dp, h.entries, ds)
 	if err != nil {
 		return interStats{}, fmt.Errorf("pbe: inter stage on the GPU: %w", err)
 	}
 	defer k.close()
-	ds.HeavySeeds = uint64(len(heavy))
+	k.least = h.least
+	ds.HeavySeeds = uint64(len(h.entries))
 	var all chunkRun
-	for _, k.pass = range interPasses(2*g.NumEdges(), classes) {
+	for _, k.pass = range interPasses(2*g.NumEdges(), h.classes) {
 		first := uint64(k.grid) * interBlock // a heavy item a thread
 		if k.pass.slices == 0 {
 			first *= 4 // entries, most of them light

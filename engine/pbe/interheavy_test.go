@@ -74,7 +74,8 @@ func TestInterKernelHeavySeeds(t *testing.T) {
 		for li, least := range []uint64{heavyMin, 8} {
 			grain := []uint64{heavyGrain, 2}[li]
 			r := c.g.Raw()
-			heavy, classes, _ := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, grain, 0)
+			h := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, grain, 0)
+			heavy, classes := h.entries, h.classes
 			if len(heavy) > 0 {
 				split++
 			}
@@ -87,7 +88,7 @@ func TestInterKernelHeavySeeds(t *testing.T) {
 			if li == 1 && shared && sem == (engine.Semantics{}) {
 				bin, blocks, threads, chunk = bins[1], 2, 64, 4096
 			}
-			got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, grain, chunk, blocks, threads)
+			got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, grain, 0, chunk, blocks, threads)
 			sameInter(t, fmt.Sprintf("%s %v shared %v heavy at %d (%d heavy seeds in %v)", c.what, sem, shared, least, len(heavy), classes), got, want)
 			runs++
 		}
@@ -108,7 +109,7 @@ func TestInterKernelHeavyRaces(t *testing.T) {
 	ip, dp := defaultInterPlan(t, c)
 	want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
 	for seed := range uint64(3) {
-		got, _ := hostKernel(t, bin, seed+1, c.g, c.of, dp, 8, 2, 61, 2, 8)
+		got, _ := hostKernel(t, bin, seed+1, c.g, c.of, dp, 8, 2, 0, 61, 2, 8)
 		sameInter(t, fmt.Sprintf("%s seed %d", c.what, seed), got, want)
 	}
 }
@@ -152,12 +153,13 @@ func TestInterBalance(t *testing.T) {
 				threads := blocks * interBlock
 				for _, split := range [][2]uint64{{noHeavy, heavyGrain}, {heavyMin, heavyGrain}, {heavyMin, heavyMin}} {
 					least, grain := split[0], split[1]
-					got, w := hostKernel(t, bin, 0, g, pt.Of, dp, least, grain, 1<<40, blocks, interBlock)
+					got, w := hostKernel(t, bin, 0, g, pt.Of, dp, least, grain, 0, 1<<40, blocks, interBlock)
 					if got.matches != want.matches || got.nodes != want.nodes {
 						t.Fatalf("scale %d %s: kernel %+v, host %+v", scale, src, got, want)
 					}
 					r := g.Raw()
-					heavy, classes, _ := heavySeeds(r.Offsets, r.Neighbors, pt.Of, dp, least, grain, 0)
+					h := heavySeeds(r.Offsets, r.Neighbors, pt.Of, dp, least, grain, 0)
+					heavy, classes := h.entries, h.classes
 					items := 2 * g.NumEdges()
 					for _, c := range classes {
 						items += (c.hi - c.lo) * uint64(c.slices)
@@ -176,7 +178,9 @@ func TestInterBalance(t *testing.T) {
 // symmetry windows, shared execution): the launches over the entries then count only the
 // two-vertex programs, every other program runs split, most slices' candidate windows hold none
 // of their positions (the bound overstates the runs and windows), and a labelled list's runs are
-// stepped across. Matches, seeds, nodes and bytes must equal the host stage's. The R-MAT cases
+// stepped across; and with the list a byte over its limit (none split: the launches over the
+// entries must then run every program). Matches, seeds, nodes and bytes must equal the host
+// stage's. The R-MAT cases
 // run in the long sweep only (testenv.Long).
 func TestInterKernelEverySeedHeavy(t *testing.T) {
 	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
@@ -188,11 +192,17 @@ func TestInterKernelEverySeedHeavy(t *testing.T) {
 	eachInterStage(t, cases, func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
 		least := uint64(runs % 2)
 		r := c.g.Raw()
-		if heavy, _, _ := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, 1, 0); len(heavy) > 0 {
+		h := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, 1, 0)
+		if len(h.entries) > 0 {
 			split++
 		}
-		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, 1, 1+uint64(runs%5)*50, 3, 2)
+		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, least, 1, 0, 1+uint64(runs%5)*50, 3, 2)
 		sameInter(t, fmt.Sprintf("%s %v shared %v every seed heavy at %d", c.what, sem, shared, least), got, want)
+		if n := uint64(len(h.entries)); n > 0 && runs%3 == 0 {
+			// A list over the limit: none split, and the entries' launches run every program.
+			got, _ = hostKernel(t, bin, 0, c.g, c.of, dp, least, 1, n*heavyBytes-1, 97, 3, 2)
+			sameInter(t, fmt.Sprintf("%s %v shared %v every seed heavy at %d, list over its limit", c.what, sem, shared, least), got, want)
+		}
 		runs++
 	})
 	if split < runs/2 {
@@ -206,7 +216,8 @@ func TestInterKernelEverySeedHeavy(t *testing.T) {
 // the third position's earlier neighbours among the seed's ends) of the threshold or more, the
 // classes tile the list in ascending slices, each class's entries ascend, and a seed's slices
 // are the power of two in [2, maxSlices] its bound over the grain calls for. Under a limit of
-// its heavyBytes the list is the same; a byte less and it is empty, the seeds counted in over.
+// its heavyBytes the list is the same; a byte less and it is empty, the seeds counted in over,
+// and the kernel's threshold noHeavy.
 func TestHeavySeedsList(t *testing.T) {
 	for _, c := range heavyCases(t) {
 		_, dp := defaultInterPlan(t, c)
@@ -240,9 +251,10 @@ func TestHeavySeedsList(t *testing.T) {
 					}
 				}
 			}
-			list, classes, over := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, 0)
-			if over != 0 || len(list) != len(want) {
-				t.Fatalf("%s at %d: %d listed (%d over), want %d", c.what, least, len(list), over, len(want))
+			h := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, 0)
+			list, classes := h.entries, h.classes
+			if h.over != 0 || h.least != least || len(list) != len(want) {
+				t.Fatalf("%s at %d: %d listed (%d over, threshold %d), want %d", c.what, least, len(list), h.over, h.least, len(want))
 			}
 			at := uint64(0)
 			for ci, cl := range classes {
@@ -272,11 +284,11 @@ func TestHeavySeedsList(t *testing.T) {
 			if n == 0 {
 				continue
 			}
-			if l2, _, over := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, n*heavyBytes); over != 0 || len(l2) != len(list) {
-				t.Fatalf("%s at %d: within %d bytes, %d listed, %d over; want %d", c.what, least, n*heavyBytes, len(l2), over, n)
+			if h2 := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, n*heavyBytes); h2.over != 0 || h2.least != least || len(h2.entries) != len(list) {
+				t.Fatalf("%s at %d: within %d bytes, %d listed, %d over; want %d", c.what, least, n*heavyBytes, len(h2.entries), h2.over, n)
 			}
-			if l2, c2, over := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, n*heavyBytes-1); over != n || l2 != nil || c2 != nil {
-				t.Fatalf("%s at %d: within %d bytes, %d listed, %d over; want none and %d", c.what, least, n*heavyBytes-1, len(l2), over, n)
+			if h2 := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, least, heavyGrain, n*heavyBytes-1); h2.over != n || h2.least != noHeavy || h2.entries != nil || h2.classes != nil {
+				t.Fatalf("%s at %d: within %d bytes, %d listed, %d over, threshold %d; want none, %d and noHeavy", c.what, least, n*heavyBytes-1, len(h2.entries), h2.over, h2.least, n)
 			}
 		}
 	}
