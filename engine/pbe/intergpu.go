@@ -21,9 +21,10 @@ const (
 	// InterHost is inter.go's depth-first search on Problem.Threads cores (the default).
 	InterHost InterBackend = iota
 	// InterGPU runs the same programs in kernels/inter.cu on one GPU (the problem's first, else
-	// device 0), one thread per seed (several for a heavy seed: interdev.go), reading the graph from device memory when it fits what is
-	// left of --gpu-memory, else from pinned host memory mapped into the device (zero-copy).
-	// Patterns of more than 16 vertices run on the host.
+	// device 0), one thread per seed (several for a heavy seed: interdev.go), reading the graph
+	// from device memory when it fits what is left of --gpu-memory, else from pinned host
+	// memory mapped into the device (zero-copy). Patterns of more than 16 vertices run on the
+	// host.
 	InterGPU
 )
 
@@ -157,11 +158,6 @@ func kernelGraph(g *graph.Graph, dp *devicePlan) (ga graphArrays, flags, plainLa
 		ga.elab, flags = r.EdgeLabels, 2
 	}
 	return ga, flags, 0
-}
-
-// adjacencyBytes is the bytes of the per-entry arrays (and the candidate bitsets).
-func (a *graphArrays) adjacencyBytes() uint64 {
-	return 8*uint64(len(a.runs)+len(a.cand)) + 4*uint64(len(a.nbr)+len(a.elab))
 }
 
 // newGPUInter places g, of, dp and the heavy seeds' list for the kernel (placeInter) within p's
