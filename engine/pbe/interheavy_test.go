@@ -308,3 +308,68 @@ func defaultInterPlan(t *testing.T, c interCase) (*interPlan, *devicePlan) {
 	}
 	return ip, dp
 }
+
+// TestInterKernelMaxSlices runs the host build of the kernel on seeds whose bound passes
+// maxSlices candidates a slice (grain 1): two hubs of 5,000 leaves each, in two parts, joined to
+// each other and to ten shared vertices, with ten cut edges between their leaves and the
+// leaves of each hub on a path. The seeds between the hubs and from the shared vertices to the
+// second hub run in maxSlices slices of more than one candidate each (the top class, which no
+// other test's graphs reach: their largest degree is under 2,048); matches, seeds, nodes and bytes
+// must equal the host stage's in every convention, shared execution on and off.
+func TestInterKernelMaxSlices(t *testing.T) {
+	const leaves = 5000
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	add := func(u, v int64) {
+		if err := b.AddEdge(u, v, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 0 and 1: the hubs; 2..: the first hub's leaves, then the second's, then the shared ones.
+	add(0, 1)
+	for i := range int64(leaves) {
+		a, z := 2+i, 2+leaves+i
+		add(0, a)
+		add(1, z)
+		if i > 0 {
+			add(a-1, a)
+			add(z-1, z)
+		}
+		if i < 10 {
+			add(a, z)
+			add(0, 2+2*leaves+i)
+			add(1, 2+2*leaves+i)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	of := make([]uint32, g.NumVertices())
+	for v := range of {
+		if id := g.OriginalID(uint32(v)); id == 1 || id >= 2+leaves && id < 2+2*leaves {
+			of[v] = 1
+		}
+	}
+	var cases []interCase
+	for _, src := range []string{"(a)-(b)-(c)", "(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)"} {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, interCase{"two hubs " + src, g, of, p})
+	}
+	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+	top := 0
+	eachInterStage(t, cases, func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
+		r := c.g.Raw()
+		h := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, heavyMin, 1, 0)
+		if n := len(h.classes); n > 0 && h.classes[n-1].slices == maxSlices {
+			top++
+		}
+		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, 1, 0, 1<<14, 4, 32)
+		sameInter(t, fmt.Sprintf("%s %v shared %v (%d heavy seeds in %v)", c.what, sem, shared, len(h.entries), h.classes), got, want)
+	})
+	if top == 0 {
+		t.Fatalf("no run had seeds in %d slices", maxSlices)
+	}
+}
