@@ -189,8 +189,11 @@ func runChunks(ctx context.Context, l interLauncher, entries, first uint64) (chu
 const (
 	heavyMin   = 256
 	heavyGrain = 64
-	maxSlices  = 1 << 12
+	maxSlices  = 1 << maxSliceLog
 )
+
+// maxSliceLog is log2 of maxSlices: heavySeeds's classes are 2^1 to 2^maxSliceLog slices.
+const maxSliceLog = 12
 
 // noHeavy as heavyMin makes every seed light (one thread a seed, the kernel as before the split).
 const noHeavy = ^uint64(0)
@@ -240,7 +243,7 @@ func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain, l
 	if least == noHeavy || !(has[0] || has[1] || has[2] || has[3]) {
 		return heavyList{least: noHeavy}
 	}
-	var start [14]uint64 // start[s+1]: the seeds of 2^s slices, then their classes' starts
+	var start [maxSliceLog + 2]uint64 // start[s+1]: the seeds of 2^s slices, then their classes' starts
 	scanHeavy(offs, nbr, of, has, least, grain, func(_ uint64, s uint8) { start[s+1]++ })
 	for s := 1; s < len(start); s++ {
 		start[s] += start[s-1]
@@ -250,7 +253,7 @@ func heavySeeds(offs []uint64, nbr, of []uint32, dp *devicePlan, least, grain, l
 		return heavyList{least: noHeavy, over: n}
 	}
 	h := heavyList{least: least}
-	for s := range 13 {
+	for s := range maxSliceLog + 1 {
 		if start[s+1] > start[s] {
 			h.classes = append(h.classes, heavyClass{slices: 1 << s, lo: start[s], hi: start[s+1]})
 		}
@@ -296,7 +299,7 @@ func scanHeavy(offs []uint64, nbr, of []uint32, has [4]bool, least, grain uint64
 				continue
 			}
 			s := uint8(1)
-			for s < 12 && uint64(1)<<s*grain < b {
+			for s < maxSliceLog && uint64(1)<<s*grain < b {
 				s++
 			}
 			found(e, s)
