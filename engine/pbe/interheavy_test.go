@@ -317,6 +317,36 @@ func defaultInterPlan(t *testing.T, c interCase) (*interPlan, *devicePlan) {
 // other test's graphs reach: their largest degree is under 2,048); matches, seeds, nodes and bytes
 // must equal the host stage's in every convention, shared execution on and off.
 func TestInterKernelMaxSlices(t *testing.T) {
+	g, of := twoHubs(t)
+	var cases []interCase
+	for _, src := range []string{"(a)-(b)-(c)", "(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)"} {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, interCase{"two hubs " + src, g, of, p})
+	}
+	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+	top := 0
+	eachInterStage(t, cases, func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
+		r := c.g.Raw()
+		h := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, heavyMin, 1, 0)
+		if n := len(h.classes); n > 0 && h.classes[n-1].slices == maxSlices {
+			top++
+		}
+		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, 1, 0, 1<<14, 4, 32)
+		sameInter(t, fmt.Sprintf("%s %v shared %v (%d heavy seeds in %v)", c.what, sem, shared, len(h.entries), h.classes), got, want)
+	})
+	if top == 0 {
+		t.Fatalf("no run had seeds in %d slices", maxSlices)
+	}
+}
+
+// twoHubs is TestInterKernelMaxSlices's graph (two hubs of 5,000 leaves each, their leaves on a
+// path, ten shared vertices and ten cut edges between the leaves) with its partition ids: the
+// second hub and its leaves in part 1, the rest in part 0.
+func twoHubs(t *testing.T) (*graph.Graph, []uint32) {
+	t.Helper()
 	const leaves = 5000
 	b := graph.NewBuilder(graph.BuilderOptions{})
 	add := func(u, v int64) {
@@ -350,26 +380,39 @@ func TestInterKernelMaxSlices(t *testing.T) {
 			of[v] = 1
 		}
 	}
-	var cases []interCase
-	for _, src := range []string{"(a)-(b)-(c)", "(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)"} {
-		p, err := pattern.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, interCase{"two hubs " + src, g, of, p})
+	return g, of
+}
+
+// TestInterKernelStopInHeavySeed runs the host build of the kernel with the host's stop flag
+// raised from the start, on twoHubs's 2-paths with the heavy seeds in two slices of about 2,500
+// candidates each (grain 2^20), one thread a launch: the thread must stop at its POLL_EVERY-th
+// (1,024th) candidate inside a split seed as elsewhere, so each launch counts fewer than 1,024
+// matches (every candidate of a 2-path's last position is a match), where the whole count is
+// tens of thousands.
+func TestInterKernelStopInHeavySeed(t *testing.T) {
+	const pollEvery = 1024 // kernels/inter.cu's POLL_EVERY
+	main := strings.Replace(interHostMain, "out, nullptr, ctl);", "out, &raised, ctl);", 1)
+	main = strings.Replace(main, "int main() {", "static volatile unsigned raised = 1;\nint main() {", 1)
+	if main == interHostMain {
+		t.Fatal("interHostMain's launch changed: the stop flag is not passed")
 	}
-	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
-	top := 0
-	eachInterStage(t, cases, func(c interCase, sem engine.Semantics, shared bool, _ *interPlan, dp *devicePlan, want interStats) {
-		r := c.g.Raw()
-		h := heavySeeds(r.Offsets, r.Neighbors, c.of, dp, heavyMin, 1, 0)
-		if n := len(h.classes); n > 0 && h.classes[n-1].slices == maxSlices {
-			top++
-		}
-		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, 1, 0, 1<<14, 4, 32)
-		sameInter(t, fmt.Sprintf("%s %v shared %v (%d heavy seeds in %v)", c.what, sem, shared, len(h.entries), h.classes), got, want)
-	})
-	if top == 0 {
-		t.Fatalf("no run had seeds in %d slices", maxSlices)
+	bin := cudahost.Build(t, "pbe_inter_stopped", interKernelSource, main)
+	g, of := twoHubs(t)
+	p, err := pattern.Parse("(a)-(b)-(c)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := interCase{"two hubs 2-paths", g, of, p}
+	ip, dp := defaultInterPlan(t, c)
+	want, _ := runInter(context.Background(), g, of, entryBytes(g), ip, 2, nil)
+	r := g.Raw()
+	h := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, 1<<20, 0)
+	passes := uint64(len(interPasses(2*g.NumEdges(), h.classes)))
+	if len(h.classes) != 1 || h.classes[0].slices != 2 || want.matches < 20*pollEvery*passes {
+		t.Fatalf("heavy classes %v, %d matches: want seeds in two slices and many matches", h.classes, want.matches)
+	}
+	got, _ := hostKernel(t, bin, 0, g, of, dp, heavyMin, 1<<20, 0, 1<<40, 1, 1)
+	if got.matches >= pollEvery*passes {
+		t.Fatalf("stopped from the start: %d matches in %d launches of one thread (%d in all), want under %d a launch", got.matches, passes, want.matches, pollEvery)
 	}
 }
