@@ -173,7 +173,8 @@ func TestInterBalance(t *testing.T) {
 }
 
 // TestInterKernelEverySeedHeavy runs the host build with every seed heavy (a threshold of 0 and
-// of 1) and a slice a candidate of the bound (grain 1, up to 4,096 slices a seed), against the
+// of 1) and a slice a candidate of the bound (grain 1, up to 512 slices a seed on these graphs;
+// TestInterKernelMaxSlices reaches maxSlices), against the
 // host stage on interCases (random labelled graphs and patterns, wildcards, edge labels,
 // symmetry windows, shared execution): the launches over the entries then count only the
 // two-vertex programs, every other program runs split, most slices' candidate windows hold none
