@@ -52,11 +52,13 @@ type InterDeviceStats struct {
 	// Placement is where the kernel read the adjacency (with its edge labels and runs, and the
 	// candidate bitsets): device memory when the whole graph fit what was left of the GPU memory
 	// limit, else mapped host memory. Vertices is where it read the per-vertex arrays (offsets,
-	// labels, run offsets, partition ids): device memory when they fit.
+	// labels, run offsets, partition ids): device memory when they fit. Either is host too when
+	// the device refused one of its arrays all the same (placeInter).
 	Placement, Vertices gpu.Placement
-	// DeviceBytes were uploaded into device memory (the partition ids, the programs and, on the
-	// device, the graph's arrays and candidate bitsets), MappedBytes copied into pinned host
-	// memory that the kernel reads over the bus.
+	// DeviceBytes were allocated in device memory (the counters and stop polling's words, and
+	// what placeInter put there of the programs, the graph's arrays, the candidate bitsets and
+	// the heavy seeds' list), MappedBytes copied into pinned host memory that the kernel reads
+	// over the bus.
 	DeviceBytes, MappedBytes uint64
 	// Launches is the kernel's launches (chunks of seeds), Kernel their time (each waited for),
 	// Upload the allocations and copies before them (after the kernel's compile or look-up).
