@@ -222,8 +222,9 @@ func stepTwoMasks(dp *devicePlan) (has [4]bool) {
 const heavyBytes = 16
 
 // heavyList is what heavySeeds found: the heavy seeds' entries and classes, the threshold the
-// kernel takes (its heavyMin: least, or noHeavy when none is split, so that the launches over
-// the entries run every program) and over, the heavy seeds not listed for want of memory.
+// kernel takes (its heavyMin: least, or noHeavy when the list is over its limit or no program
+// has a third position, so that the launches over the entries run every program) and over, the
+// heavy seeds not listed for want of memory.
 type heavyList struct {
 	entries     []uint64
 	classes     []heavyClass
@@ -315,8 +316,8 @@ type interPass struct {
 	items  uint64
 }
 
-// interPasses are the heavy classes, most slices first, then the entries (the lightest seeds of
-// each entry), as runInterGPU launches them.
+// interPasses are the heavy classes, most slices first, then the entries (each entry's light
+// programs), as runInterGPU launches them.
 func interPasses(entries uint64, classes []heavyClass) []interPass {
 	var out []interPass
 	for i := len(classes) - 1; i >= 0; i-- {
