@@ -78,16 +78,21 @@ type InterDeviceStats struct {
 	HeavyOver uint64
 }
 
-// LogValue implements slog.LogValuer ("host" for nil: the stage ran on the host).
+// LogValue implements slog.LogValuer ("host" for nil: the stage ran on the host; heavy_list
+// "none" when no seed was listed).
 func (d *InterDeviceStats) LogValue() slog.Value {
 	if d == nil {
 		return slog.StringValue("host")
+	}
+	list := "none"
+	if d.HeavySeeds > 0 {
+		list = d.HeavyList.String()
 	}
 	return slog.GroupValue(slog.String("placement", d.Placement.String()), slog.String("vertices", d.Vertices.String()),
 		slog.Uint64("device_bytes", d.DeviceBytes), slog.Uint64("mapped_bytes", d.MappedBytes),
 		slog.Int("launches", d.Launches), slog.Duration("kernel", d.Kernel), slog.Duration("upload", d.Upload),
 		slog.Uint64("heavy_seeds", d.HeavySeeds), slog.Uint64("heavy_items", d.HeavyItems), slog.Int("heavy_launches", d.HeavyLaunches),
-		slog.String("heavy_list", d.HeavyList.String()), slog.Uint64("heavy_over", d.HeavyOver))
+		slog.String("heavy_list", list), slog.Uint64("heavy_over", d.HeavyOver))
 }
 
 // interBlock is the kernel's block size; the grid fills the device (every SM's threads).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -175,5 +177,25 @@ func TestInterGPUGithubHeavy(t *testing.T) {
 	// polling leave 968 bytes: a list longer than that goes to mapped host memory.
 	if heavy == 0 || hostList == 0 {
 		t.Fatalf("%d github queries listed heavy seeds, %d a list over 968 bytes", heavy, hostList)
+	}
+}
+
+// TestInterDeviceStatsLog: the debug line names the heavy list's placement only when seeds were
+// listed (a count with none, or with its list over --memory, would read "device").
+func TestInterDeviceStatsLog(t *testing.T) {
+	for _, c := range []struct {
+		d    InterDeviceStats
+		want string
+	}{
+		{InterDeviceStats{HeavyOver: 5}, "heavy_list=none"},
+		{InterDeviceStats{}, "heavy_list=none"},
+		{InterDeviceStats{HeavySeeds: 3, HeavyList: gpu.OnHost}, "heavy_list=host"},
+		{InterDeviceStats{HeavySeeds: 3}, "heavy_list=device"},
+	} {
+		var b strings.Builder
+		slog.New(slog.NewTextHandler(&b, nil)).Info("", "d", &c.d)
+		if !strings.Contains(b.String(), "d."+c.want+" ") {
+			t.Errorf("%+v: %q, want %s", c.d, b.String(), c.want)
+		}
 	}
 }
