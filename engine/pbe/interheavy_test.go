@@ -320,7 +320,7 @@ func defaultInterPlan(t *testing.T, c interCase) (*interPlan, *devicePlan) {
 func TestInterKernelMaxSlices(t *testing.T) {
 	g, of := twoHubs(t)
 	var cases []interCase
-	for _, src := range []string{"(a)-(b)-(c)", "(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)"} {
+	for _, src := range []string{"(a)-(b)-(c)", "(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a)"} {
 		p, err := pattern.Parse(src)
 		if err != nil {
 			t.Fatal(err)
