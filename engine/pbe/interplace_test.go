@@ -56,8 +56,9 @@ func (m *modelMem) upload(place gpu.Placement, what string, w64 []uint64, w32 []
 }
 
 // TestPlaceInterTinyBudget places the inter kernel's arrays (placeInter) into modelMem under
-// every --gpu-memory from 0 to a few bytes past what they take, on plain and labelled graphs,
-// with and without a heavy-seed list: every placement must succeed (an array that does not fit
+// --gpu-memory from 1 byte to 16 bytes past what they take (in steps of a 3,000th of that, at
+// least a byte), on plain and labelled graphs, with and without a heavy-seed list: every
+// placement must succeed (an array that does not fit
 // goes to mapped host memory: the device check of 2026-12-05 failed on an empty list's 8 bytes
 // placed on the device as 0), stay within the limit, place every array once (the list only when
 // it has entries), and put everything on the device once the limit holds it all. Then with the
