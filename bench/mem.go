@@ -37,3 +37,7 @@ func peakRSS() uint64 {
 // PeakRSS is the process's peak resident set size in bytes (VmHWM), or 0 where Linux's
 // /proc/self/status is not available: for commands that report their own peak (gen rmat).
 func PeakRSS() uint64 { return peakRSS() }
+
+// ResetPeakRSS resets the peak that PeakRSS reports to the current resident set (Linux), so that
+// it covers only what follows; false where that is not available.
+func ResetPeakRSS() bool { return resetPeakRSS() }

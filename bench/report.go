@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/submatch/submatch/formats"
 )
 
 // Files written by WriteReports into the results folder.
@@ -28,23 +30,10 @@ func WriteReports(dir string, rs []Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, CSVFile), func(w io.Writer) error { return WriteCSV(w, rs) }); err != nil {
+	if err := formats.WriteAtomic(filepath.Join(dir, CSVFile), func(w io.Writer) error { return WriteCSV(w, rs) }); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, MarkdownFile), func(w io.Writer) error { return WriteMarkdown(w, rs) })
-}
-
-func writeFile(path string, write func(io.Writer) error) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return write(f)
+	return formats.WriteAtomic(filepath.Join(dir, MarkdownFile), func(w io.Writer) error { return WriteMarkdown(w, rs) })
 }
 
 // csvHeader names the columns of WriteCSV. Times are in seconds, memory in bytes.

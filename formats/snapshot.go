@@ -27,6 +27,17 @@ import (
 // wrote, not that they obey the graph's rules, so the graph is then checked in full by
 // graph.FromRaw (bounds, then label runs, sorted lists, no self-loops, symmetry) on all cores: a
 // snapshot written by another program, or from a broken graph, is refused rather than trusted.
+//
+// A mapped snapshot must not shrink while the process runs: a read of its pages past the new
+// end is a SIGBUS, which Go turns into a panic only on a goroutine that asked for it
+// (debug.SetPanicOnFault), so a count reading the graph on its workers dies. That is not
+// defended against: truncating or rewriting in place a snapshot that a running process maps
+// (another program's doing, or cp over it) crashes that process. This package's writers never
+// do it: every file they write (WriteFile, WriteFileUnsynced, WriteSnapshot, WriteAtomic,
+// CreateAtomic; gen rmat -o, convert, watch's checkpoints, list -o) is a new file in the same
+// folder renamed over the target, so a process that maps the old one keeps reading the old inode,
+// intact. Reading the file into memory instead of mapping it would defend it, at a cost measured
+// at 0.71-0.81 s against 0.42-0.52 s to load 333 MB: the map stays.
 
 func init() { Register(smgLoader{}) }
 

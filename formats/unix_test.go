@@ -4,6 +4,7 @@ package formats
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -33,5 +34,19 @@ func TestWriteFileMode(t *testing.T) {
 	}
 	if err := WriteFile("/dev/null", g, "sm"); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("writing over /dev/null: %v", err)
+	}
+}
+
+// TestWriteAtomicHandsTheFile: WriteAtomic's writer gets the temporary *os.File itself, which the
+// snapshot writer needs to write at offsets on all cores (writeAtParallel).
+func TestWriteAtomicHandsTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.smg")
+	if err := WriteAtomic(path, func(w io.Writer) error {
+		if _, ok := w.(*os.File); !ok {
+			t.Errorf("WriteAtomic's writer is a %T, not the *os.File", w)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -96,6 +96,23 @@ func WriteGraph(w io.Writer, g *graph.Graph, format string) error {
 	return fmt.Errorf("no writer for format %q (writers: %s)", format, strings.Join(WriteFormats(), ", "))
 }
 
+// WriteScratch bounds the memory that WriteGraph (and WriteFile) takes in format beside the
+// graph itself, for a graph of n vertices whose arrays take graphBytes: the text writers' vertex
+// orders (13 bytes a vertex at most: the t/v/e writer's ids check and order, the others' order by
+// id), a snapshot's encoded copy of the arrays on a host that cannot write them as they are
+// (big-endian), and the write buffers. The file's pages are the kernel's page cache, not the
+// process's.
+func WriteScratch(format string, n, graphBytes uint64) uint64 {
+	const buffers = 4 << 20
+	if format == "smg" {
+		if nativeLE {
+			return buffers
+		}
+		return graphBytes + buffers
+	}
+	return 13*n + buffers
+}
+
 // WriteSM writes g in the t/v/e text format (sm) with g's dense ids as the vertex ids (so that a
 // program reading the file numbers vertices as g does; WriteGraph writes the original ids where
 // it can). Edge labels are written only when the graph has some.
@@ -162,35 +179,69 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // writeAtomic writes a file through a temporary file renamed into place, synced to the disk
 // first when sync is set.
-func writeAtomic(path string, sync bool, write func(w io.Writer) error) (err error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+func writeAtomic(path string, sync bool, write func(w io.Writer) error) error {
+	f, err := CreateAtomic(path, sync)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := write(tmp); err != nil {
+	// The *os.File itself: the snapshot writer writes a file at offsets on all cores.
+	if err := write(f.File); err != nil {
+		f.Abort()
 		return err
 	}
-	if err := tmp.Chmod(0o666 &^ umask()); err != nil {
-		return err
+	return f.Commit()
+}
+
+// AtomicFile is a file written under a temporary name in its target's folder and renamed over
+// the target by Commit, for writers that stream (list -o): a reader of the old file, one that
+// has it memory-mapped included, keeps the old contents (the old inode) whatever is written,
+// and the target never holds a partial file.
+type AtomicFile struct {
+	*os.File
+	path string
+	sync bool
+}
+
+// CreateAtomic starts replacing the regular file path (or creating it): writes go to a new
+// temporary file in the same folder until Commit or Abort. A path that exists and is not a
+// regular file is refused (ErrNotRegular). With sync, Commit waits for the file to reach the
+// disk before the rename.
+func CreateAtomic(path string, sync bool) (*AtomicFile, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
 	}
-	if sync {
-		if err := tmp.Sync(); err != nil {
-			return err
-		}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	return &AtomicFile{File: tmp, path: path, sync: sync}, nil
+}
+
+// Commit renames the temporary file over the target (mode 0666 less the umask), or removes it
+// and returns why it could not.
+func (f *AtomicFile) Commit() error {
+	err := f.Chmod(0o666 &^ umask())
+	if err == nil && f.sync {
+		err = f.Sync()
 	}
-	return os.Rename(tmp.Name(), path)
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Close()
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), f.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Abort closes and removes the temporary file; the target is left as it was.
+func (f *AtomicFile) Abort() {
+	f.Close()
+	os.Remove(f.Name())
 }
 
 // sortedByID returns the vertices in order of original id (names order like their ids).

@@ -249,3 +249,33 @@ func TestLabelBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestRMATMemory: the bounds refuse what RMAT refuses, hold the graph within the peak, grow with
+// the samples, and take graph.Builder's path where the sort keys do not fit.
+func TestRMATMemory(t *testing.T) {
+	if _, err := (RMATOptions{Scale: 0}).Memory(); err == nil {
+		t.Error("scale 0 accepted")
+	}
+	small, err := RMATOptions{Scale: 20}.Memory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, _ := RMATOptions{Scale: 20, EdgeFactor: 32}.Memory()
+	if small.Graph > small.Peak || big.Peak <= small.Peak || big.Graph <= small.Graph {
+		t.Errorf("edge factor 16: %v; 32: %v", small, big)
+	}
+	// Unlabelled, the samples and the entries beside them are the peak: 24 bytes a sample.
+	if s := uint64(16) << 20; small.Peak < 24*s || small.Peak > 30*s {
+		t.Errorf("unlabelled scale 20: peak %d, want 24-30 bytes a sample", small.Peak)
+	}
+	wide := RMATOptions{Scale: 20, VertexLabels: 1 << 32, EdgeLabels: 1 << 32}
+	if _, _, ok := rmatKeyLayout(wide); ok {
+		t.Fatal("64-bit labels fit the sort key")
+	}
+	if m, _ := wide.Memory(); m.Peak < small.Peak {
+		t.Errorf("builder's peak %v below rmatCSR's %v", m, small)
+	}
+	if m, _ := (RMATOptions{Scale: MaxRMATScale}).Memory(); m.Peak < 800<<30 {
+		t.Errorf("scale 31: %v", m)
+	}
+}

@@ -64,7 +64,8 @@ const rmatSampleChunk = 1 << 20
 // buckets and the graph's arrays (about 21 bytes an edge with 1,000 zipf labels). Each array is
 // handed back to the system once done with (debug.FreeOSMemory), so the process peaks at about
 // 30 bytes a sample (measured at scales 20-23, edge factor 27, 1,000 zipf labels:
-// docs/benchmarks.md, issue 21, branch frgen).
+// docs/benchmarks.md, issue 21, branch frgen). RMATOptions.Memory bounds it from the options;
+// a change to the passes' arrays changes that count too.
 func rmatCSR(opts RMATOptions, vshift, eshift uint) (*graph.Graph, error) {
 	n := 1 << opts.Scale
 	ns := opts.EdgeFactor << opts.Scale

@@ -87,6 +87,14 @@ func TestPlacement(t *testing.T) {
 	if a.Used() != 0 || a.HostUsed() != 0 {
 		t.Errorf("used %d, host %d after a refusal", a.Used(), a.HostUsed())
 	}
+	// An empty upload takes PlacedBytes(0) = 8 bytes: refused by a limit of 7.
+	if PlacedBytes(0) != 8 || PlacedBytes(12) != 12 {
+		t.Errorf("PlacedBytes(0) %d, PlacedBytes(12) %d", PlacedBytes(0), PlacedBytes(12))
+	}
+	a = &Allocs{Limit: 7}
+	if _, err := UploadPlaced(a, OnDevice, "none", []uint32(nil)); !errors.Is(err, ErrBudget) || !strings.HasPrefix(err.Error(), "none: 8 B wanted") {
+		t.Errorf("empty upload over a limit of 7: %v", err)
+	}
 }
 
 // TestGPUUploadPlaced: each placement holds the parts in order at an address a kernel reads

@@ -44,17 +44,22 @@ func ParsePlacement(s string) (Placement, error) {
 	return 0, fmt.Errorf("must be device, host or managed, not %q", s)
 }
 
+// PlacedBytes is the bytes UploadPlaced takes for an upload of bytes: at least 8, so that an
+// empty upload still has a valid address. Callers that choose a placement by what is Available
+// weigh each buffer at this size (an empty one counted as 0 would not fit a full limit).
+func PlacedBytes(bytes uint64) uint64 { return max(bytes, 8) }
+
 // UploadPlaced makes one buffer holding parts one after the other, placed as place says, and
 // returns its device address. On the device it is allocated as a.Alloc does (within the limit);
 // in host or managed memory it does not count against the limit, a remembers it (HostUsed) and
-// FreeAll frees it. An empty upload still makes a small buffer, so the address is valid.
+// FreeAll frees it. Either way the buffer is PlacedBytes of the parts' bytes.
 func UploadPlaced[T Elem](a *Allocs, place Placement, what string, parts ...[]T) (DevicePtr, error) {
 	var n uint64
 	for _, p := range parts {
 		n += byteLen(p)
 	}
 	if place == OnDevice {
-		b, err := a.Alloc(what, max(n, 8))
+		b, err := a.Alloc(what, PlacedBytes(n))
 		if err != nil {
 			return 0, err
 		}
@@ -74,7 +79,7 @@ func UploadPlaced[T Elem](a *Allocs, place Placement, what string, parts ...[]T)
 	if place == OnManaged {
 		alloc, kind = a.Device.AllocManaged, "managed memory"
 	}
-	hb, err := alloc(max(n, 8))
+	hb, err := alloc(PlacedBytes(n))
 	if err != nil {
 		return 0, fmt.Errorf("%s%s: %s (%s): %w", a.Prefix, what, kind, FormatBytes(n), err)
 	}

@@ -8,11 +8,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/submatch/submatch/bench"
 	"github.com/submatch/submatch/bench/chart"
+	"github.com/submatch/submatch/formats"
 )
 
 func main() {
@@ -26,7 +28,7 @@ func main() {
 	}
 }
 
-func draw(dir string) (err error) {
+func draw(dir string) error {
 	in, err := os.Open(filepath.Join(dir, bench.CSVFile))
 	if err != nil {
 		return err
@@ -39,18 +41,10 @@ func draw(dir string) (err error) {
 	if len(rs) == 0 {
 		return fmt.Errorf("%s: no results", in.Name())
 	}
-	out, err := os.Create(filepath.Join(dir, bench.ChartFile))
-	if err != nil {
+	out := filepath.Join(dir, bench.ChartFile)
+	if err := formats.WriteAtomic(out, func(w io.Writer) error { return chart.Write(w, rs) }); err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if err := chart.Write(out, rs); err != nil {
-		return err
-	}
-	fmt.Println(out.Name())
+	fmt.Println(out)
 	return nil
 }

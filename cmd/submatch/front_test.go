@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -496,5 +497,36 @@ func TestStdinWaitStops(t *testing.T) {
 		if code != exitPartial || elapsed > 2*time.Second || !strings.Contains(errOut, "timed out") && !strings.Contains(errOut, "interrupted") {
 			t.Errorf("%v: exit %d after %v, stderr %q", args, code, elapsed.Round(time.Millisecond), errOut)
 		}
+	}
+}
+
+// TestListOutputReplaced: list -o replaces a regular file by renaming a new one over it: a reader
+// that holds the old file open (or mapped) keeps its contents, the new file has the matches, no
+// temporary file is left; a path that is not a regular file (/dev/null) is written as it is.
+func TestListOutputReplaced(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	out := filepath.Join(t.TempDir(), "m.txt")
+	if err := os.WriteFile(out, []byte("old contents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if code, _, errOut := runCmd(t, "list", "-o", out, data, "(a)-(b)"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := io.ReadAll(old); string(b) != "old contents\n" {
+		t.Errorf("the old file, held open, now reads %q", b)
+	}
+	if b, _ := os.ReadFile(out); len(tsv(string(b))) != 4 {
+		t.Errorf("-o wrote %q, want 4 matches", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+		t.Errorf("left in the folder: %v", entries)
+	}
+	if code, _, errOut := runCmd(t, "list", "-o", os.DevNull, data, "(a)-(b)"); code != exitOK {
+		t.Errorf("-o %s: exit %d: %s", os.DevNull, code, errOut)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/bytesize"
+	"github.com/submatch/submatch/internal/sysmem"
 )
 
 func init() {
@@ -72,6 +74,7 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 		labelDis string
 		out      string
 		sync     bool
+		memory   string
 	)
 	fs.IntVar(&opts.Scale, "scale", 16, "2^`S` vertices")
 	fs.IntVar(&opts.EdgeFactor, "edge-factor", 16, "`F` * 2^scale edge samples")
@@ -81,6 +84,8 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&seed, "seed", 1, "random `SEED`")
 	fs.StringVar(&out, "o", "", "output `FILE` (.smg: binary snapshot; .csv, .graphml, .txt: those; else t/v/e text)")
 	fs.BoolVar(&sync, "sync", true, "wait for the file to reach the disk before renaming it into place (false: a graph of tens of GB is\nread back from the page cache long before the disk has it)")
+	fs.StringVar(&memory, "memory", "", "refuse to start when the memory the graph needs at its peak (an upper bound, from the flags) passes `SIZE`,\n"+
+		"e.g. 64GiB (default: the memory available when it starts, from /proc/meminfo and the memory cgroup)")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -101,6 +106,17 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	if err := opts.Check(); err != nil { // too many edge samples, say: the input's fault
 		return exitCode(stderr, usagef("gen %v", err))
 	}
+	limit, err := parseSize("--memory", memory)
+	if err != nil {
+		return exitCode(stderr, err)
+	}
+	need, err := rmatNeed(opts, out)
+	if err != nil {
+		return exitCode(stderr, usagef("gen %v", err))
+	}
+	if err := checkRMATMemory(opts, need, limit); err != nil {
+		return exitCode(stderr, err)
+	}
 	start := time.Now()
 	g, err := gen.RMAT(opts)
 	if err != nil {
@@ -114,9 +130,45 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	if err := writeGraphFile(out, g, sync); err != nil {
 		return exitCode(stderr, fmt.Errorf("writing %s: %w", out, err))
 	}
-	fmt.Fprintf(stdout, "%s: R-MAT scale %d, %d vertices, %d edges (max degree %d), generated in %s, written in %s, peak RSS %.2f GB\n",
-		out, opts.Scale, g.NumVertices(), g.NumEdges(), g.MaxDegree(), fmtDuration(genTime), fmtDuration(time.Since(start)), float64(bench.PeakRSS())/1e9)
+	fmt.Fprintf(stdout, "%s: R-MAT scale %d, %d vertices, %d edges (max degree %d), generated in %s, written in %s, peak RSS %.2f GB (bound %.2f GB)\n",
+		out, opts.Scale, g.NumVertices(), g.NumEdges(), g.MaxDegree(), fmtDuration(genTime), fmtDuration(time.Since(start)), float64(bench.PeakRSS())/1e9, float64(need)/1e9)
 	return exitOK
+}
+
+// hostAvailable is sysmem.Available (a variable for tests: a host with that much memory free).
+var hostAvailable = sysmem.Available
+
+// rmatNeed bounds the memory gen rmat needs to generate opts's graph and write it to path: the
+// generator's peak, or the graph beside the writer's scratch, whichever is larger, and the
+// runtime's allowance (gen.RMATOptions.Memory, formats.WriteScratch).
+func rmatNeed(opts gen.RMATOptions, path string) (uint64, error) {
+	m, err := opts.Memory()
+	if err != nil {
+		return 0, err
+	}
+	format, ok := formats.FormatForPath(path)
+	if !ok {
+		format = "sm"
+	}
+	write := formats.WriteScratch(format, uint64(1)<<opts.Scale, m.Graph)
+	return gen.RMATRuntimeBytes + max(m.Peak, m.Graph+write), nil
+}
+
+// checkRMATMemory refuses (exit status 2) a graph that needs more than limit (--memory) or, with
+// no limit, than the host has available now; nil when it fits or nothing is known.
+func checkRMATMemory(opts gen.RMATOptions, need, limit uint64) error {
+	bound, what := limit, "--memory"
+	if limit == 0 {
+		if bound = hostAvailable(); bound == 0 {
+			return nil // not Linux, or /proc unreadable: nothing to compare with
+		}
+		what = "the memory available"
+	}
+	if need <= bound {
+		return nil
+	}
+	return &inputError{err: fmt.Errorf("gen rmat: scale %d with edge factor %d needs up to %s of memory at its peak, more than %s (%s); lower --scale or --edge-factor, or set --memory if more will be free",
+		opts.Scale, opts.EdgeFactor, bytesize.IEC(need), what, bytesize.IEC(bound))}
 }
 
 func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -34,7 +34,7 @@ type listFlags struct {
 func (l *listFlags) register(fs *flag.FlagSet) {
 	l.matchFlags.register(fs)
 	fs.Int64Var(&l.limit, "limit", 0, "stop after `N` matches (0: all)")
-	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout (not one of the input files)")
+	fs.StringVar(&l.output, "o", "", "write the matches to `FILE` instead of stdout (not one of the input files; a regular file is replaced when the listing ends)")
 	fs.BoolVar(&l.header, "header", false, "start the TSV output with a line '# NAME...' naming the pattern vertices (CSV: a line 'NAME,...')")
 	fs.StringVar(&l.subgraph, "subgraph", "", "also write the data subgraph the matches cover (their vertices and the edges the pattern maps onto) to `FILE`, in the format its extension names (.graphml, .csv, .txt edge list, .graph, .smg)")
 	fs.BoolVar(&l.csv, "csv", false, "comma-separated rows instead of tab-separated (the default when -o names a .csv file)")
@@ -111,8 +111,16 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	out := stdout
 	var file *os.File
+	var atomic *formats.AtomicFile
 	if f.output != "" && f.output != "-" {
-		if file, err = os.Create(f.output); err != nil {
+		if st, serr := os.Stat(f.output); serr == nil && !st.Mode().IsRegular() {
+			file, err = os.OpenFile(f.output, os.O_WRONLY, 0) // /dev/stdout, /dev/null, a pipe: written as they are
+		} else if atomic, err = formats.CreateAtomic(f.output, false); err == nil {
+			// A regular file is replaced when the listing ends (stopped early too: the matches
+			// listed are kept), never rewritten in place under a reader.
+			file = atomic.File
+		}
+		if err != nil {
 			return exitCode(stderr, &inputError{err: fmt.Errorf("-o: %w", err)})
 		}
 		out = file
@@ -209,7 +217,12 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := w.Flush(); err != nil && writeEr == nil {
 		writeEr = err
 	}
-	if file != nil {
+	switch {
+	case atomic != nil && writeEr == nil:
+		writeEr = atomic.Commit()
+	case atomic != nil:
+		atomic.Abort()
+	case file != nil:
 		if err := file.Close(); err != nil && writeEr == nil {
 			writeEr = err
 		}

@@ -9,10 +9,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
-	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/pattern"
 )
 
 // factorPattern draws a pattern near the pair sum's factor group (factorGroup in pairsum.go):
@@ -81,34 +78,17 @@ func randomEdge(r *rand.Rand, a, b string, p float64, el int) string {
 
 // randomCases yields, for each seed, a dense random graph (8-12 vertices, 1-3 vertex labels,
 // 1-2 edge labels) with three patterns drawn by draw under every convention, with the oracle's
-// count; hits counts the (problem, convention) pairs for which hit holds (the path a sweep aims
-// at is taken).
+// count (proptest.Shaped); hits counts the (problem, convention) pairs for which hit holds (the
+// path a sweep aims at is taken).
 func randomCases(t *testing.T, seeds []uint64, draw func(r *rand.Rand, vl, el int) string, ost *proptest.OracleStats, hit func(*engine.Problem) bool, hits *int) iter.Seq[proptest.Oracled] {
+	shape := proptest.Shaped{Stream: 11, Vertices: [2]int{8, 5}, VertexLabels: 3, EdgeLabels: 2, Patterns: 3, Draw: draw}
 	return func(yield func(proptest.Oracled) bool) {
-		for _, seed := range seeds {
-			r := rand.New(rand.NewPCG(seed, 11))
-			n, density, vl, el := 8+r.IntN(5), 0.5+0.4*r.Float64(), 1+r.IntN(3), 1+r.IntN(2)
-			g := gen.RandomGraph(seed, n, density, vl, el)
-			for range 3 {
-				src := draw(r, vl, el)
-				p, err := pattern.Parse(src)
-				if err != nil {
-					t.Fatalf("%s: %v", src, err)
-				}
-				c := proptest.Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("g := gen.RandomGraph(%d, %d, %v, %d, %d)\np := %q", seed, n, density, vl, el, src)}
-				for _, sem := range proptest.AllSemantics {
-					want, ok := oracle.CountWithin(g, p, sem, proptest.DenseOracleBudget)
-					if !ok {
-						ost.Skipped++
-						continue
-					}
-					if hit(&engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 1}) {
-						*hits++
-					}
-					if !yield(proptest.Oracled{Case: c, Sem: sem, Want: want}) {
-						return
-					}
-				}
+		for c := range shape.Cases(t, seeds, ost) {
+			if hit(&engine.Problem{Data: c.G, Pattern: c.P, Semantics: c.Sem, Threads: 1}) {
+				*hits++
+			}
+			if !yield(c) {
+				return
 			}
 		}
 	}

@@ -8,10 +8,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
-	"github.com/submatch/submatch/gen"
-	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/pattern"
 )
 
 // symmetricShape draws a pattern with many automorphisms whose maximal independent sets are
@@ -132,51 +129,38 @@ func TestTailOrderEveryCandidate(t *testing.T) {
 	tailOrderMode, uniqueByEmbeddingsMode = 1, 1
 	seeds, _ := proptest.Seeds(t, 100, 8)
 	ctx := context.Background()
-	ran, skipped := 0, 0
-	for _, seed := range seeds {
-		r := rand.New(rand.NewPCG(seed, 23))
-		n, density, vl, el := 8+r.IntN(4), 0.5+0.4*r.Float64(), 1+r.IntN(2), 1+r.IntN(2)
-		g := gen.RandomGraph(seed, n, density, vl, el)
-		for range 2 {
-			src := symmetricShape(r, vl, el)
-			p, err := pattern.Parse(src)
+	ran := 0
+	var ost proptest.OracleStats
+	shape := proptest.Shaped{Stream: 23, Vertices: [2]int{8, 4}, VertexLabels: 2, EdgeLabels: 2, Patterns: 2,
+		Semantics: []engine.Semantics{{}, {Unique: true}}, Draw: symmetricShape}
+	for c := range shape.Cases(t, seeds, &ost) {
+		for _, st := range tailSweepSettings {
+			prob := &engine.Problem{Data: c.G, Pattern: c.P, Semantics: c.Sem, Threads: st.threads, MemoryLimit: st.memory}
+			restore := st.set()
+			pl, err := buildPlan(ctx, prob, false)
 			if err != nil {
-				t.Fatalf("%s: %v", src, err)
+				t.Fatal(err)
 			}
-			for _, sem := range []engine.Semantics{{}, {Unique: true}} {
-				want, ok := oracle.CountWithin(g, p, sem, proptest.DenseOracleBudget)
-				if !ok {
-					skipped++
+			seen := map[string]bool{}
+			for pick := range uint64(40) {
+				tailOrderPick.Store(pick)
+				key := choosePlan(ctx, prob, pl).plan.Describe()
+				if seen[key] {
 					continue
 				}
-				for _, st := range tailSweepSettings {
-					prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: st.threads, MemoryLimit: st.memory}
-					restore := st.set()
-					pl, err := buildPlan(ctx, prob, false)
-					if err != nil {
-						t.Fatal(err)
-					}
-					seen := map[string]bool{}
-					for pick := range uint64(40) {
-						tailOrderPick.Store(pick)
-						key := choosePlan(ctx, prob, pl).plan.Describe()
-						if seen[key] {
-							continue
-						}
-						seen[key] = true
-						tailOrderPick.Store(pick)
-						res, err := Engine{}.CountPlan(ctx, prob, pl, 0)
-						ran++
-						if err != nil || res.Partial || res.Count != want {
-							t.Fatalf("seed %d (gen.RandomGraph(%d, %d, %v, %d, %d)), %q %+v, %s, pick %d: Count = %d (partial %v, err %v), oracle %d\nplan:\n%s",
-								seed, seed, n, density, vl, el, src, sem, st.name, pick, res.Count, res.Partial, err, want, key)
-						}
-					}
-					restore()
+				seen[key] = true
+				tailOrderPick.Store(pick)
+				res, err := Engine{}.CountPlan(ctx, prob, pl, 0)
+				ran++
+				if err != nil || res.Partial || res.Count != c.Want {
+					t.Fatalf("seed %d, %+v, %s, pick %d: Count = %d (partial %v, err %v), oracle %d\n%s\nplan:\n%s",
+						c.Seed, c.Sem, st.name, pick, res.Count, res.Partial, err, c.Want, c.Recipe, key)
 				}
 			}
+			restore()
 		}
 	}
+	skipped := ost.Skipped
 	t.Logf("%d counts of candidate plans checked, %d problems skipped as too big for the oracle", ran, skipped)
 	if len(seeds) >= 8 && ran < 4*len(seeds) {
 		t.Errorf("only %d candidate plans ran over %d seeds", ran, len(seeds))

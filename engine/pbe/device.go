@@ -281,7 +281,7 @@ func (e *Engine) RegisterFlags(fs *flag.FlagSet) func() (engine.Engine, error) {
 	tri := fs.Bool("pbe-triangles", e.Triangles, "with --engine pbe and the multilevel partitioner: edges weigh 1 + log2(1 + the triangles they lie in), so that parts keep dense regions whole (off: about a point of intra share either way on the graphs measured)")
 	workers := fs.Int("pbe-workers", 1, "with --engine pbe --pbe-backend gpu: `N` parts counted at once on each GPU of --gpus, each within 1/N of --gpu-memory (the parts made for it), so that one part's uploads and host work overlap another's kernels")
 	shared := fs.String("pbe-shared", onOff(!e.Unshared), "with --engine pbe: `on|off` PBE's shared execution in the inter-partition stage: one search order per orbit of the pattern's automorphisms on its edges, the others' matches by remapping (off: one per pattern edge)")
-	inter := fs.String("pbe-inter", e.InterBackend.String(), "with --engine pbe: `BACKEND` of a count's inter-partition stage: host (a depth-first search on --threads cores) or gpu (one thread per seed on the first GPU of --gpus, the graph in device memory when it fits --gpu-memory, else read from mapped host memory); listing runs it on the host")
+	inter := fs.String("pbe-inter", e.InterBackend.String(), "with --engine pbe: `BACKEND` of a count's inter-partition stage: host (a depth-first search on --threads cores) or gpu (one thread per seed, several for a heavy seed, on the first GPU of --gpus, the graph in device memory when it fits --gpu-memory, else read from mapped host memory); listing runs it on the host")
 	return func() (engine.Engine, error) {
 		if *workers < 1 {
 			return nil, fmt.Errorf("--pbe-workers %d: want 1 or more", *workers)

@@ -553,15 +553,18 @@ func needGPU(t *testing.T) {
 // TestDeviceInterAgainstCPU (GPU) runs pbe with its inter stage on the GPU (--pbe-inter gpu)
 // against the cpu engine on the oracle's random problems and proptest's larger ones (every
 // convention, shared execution on and off, budgets of 1/2 and 1/5 of the graph) and on github
-// Q_0..Q_10 at 1/4, each twice: the graph in device memory (no --gpu-memory), and in mapped host
-// memory (--gpu-memory a quarter of the graph's bytes, at least 1 KiB, which the graph's arrays
-// exceed). The
-// inter stage's seeds, search nodes and bytes must equal the host stage's on the same parts.
+// Q_0..Q_10 at 1/4 of the graph the stages run on (pbe.StagesGraphBytes: the label-reduced one),
+// each twice: the graph in device memory (no --gpu-memory), and in mapped host memory
+// (--gpu-memory a quarter of the stages' graph's bytes, at least 1 KiB, which the graph's arrays
+// exceed), and a third time at 1 KiB when that quarter is more (github: the heavy seeds' list
+// does not fit beside the counters and goes to mapped host memory). The inter stage's seeds, search nodes and bytes must equal the host stage's on the
+// same parts; github's queries must make several parts, and some runs (github's hubs) must
+// split heavy seeds over several threads, some with their list in mapped host memory.
 func TestDeviceInterAgainstCPU(t *testing.T) {
 	needGPU(t)
 	ctx := context.Background()
-	placed := map[gpu.Placement]int{}
-	runs := 0
+	placed, lists := map[gpu.Placement]int{}, map[gpu.Placement]int{}
+	runs, heavy := 0, 0
 	check := func(what string, prob *engine.Problem, want uint64, budget uint64) {
 		t.Helper()
 		for _, unshared := range []bool{false, true} {
@@ -570,7 +573,14 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 			if err != nil || hres.Count != want {
 				t.Fatalf("%s: host inter stage %d, err %v, want %d", what, hres.Count, err, want)
 			}
-			for _, limit := range []uint64{0, max(partition.GraphBytes(prob.Data)/4, 1024)} {
+			if strings.HasPrefix(what, "github") && hst.Parts < 2 {
+				t.Fatalf("%s: %d part at budget %d: no inter stage", what, hst.Parts, budget)
+			}
+			limits := []uint64{0, max(pbe.StagesGraphBytes(prob)/4, 1024)}
+			if limits[1] > 1024 {
+				limits = append(limits, 1024) // (the heavy seeds' list in mapped host memory)
+			}
+			for _, limit := range limits {
 				e := &pbe.Engine{Budget: budget, Unshared: unshared, InterBackend: pbe.InterGPU}
 				p := *prob
 				p.GPUMemoryLimit = limit
@@ -589,6 +599,10 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 					continue
 				}
 				placed[st.InterDevice.Placement]++
+				if st.InterDevice.HeavySeeds > 0 {
+					heavy++
+					lists[st.InterDevice.HeavyList]++
+				}
 				if st.Seeds != hst.Seeds || st.InterNodes != hst.InterNodes || st.InterBytes != hst.InterBytes {
 					t.Errorf("%s: GPU seeds %d nodes %d bytes %d, host %d %d %d", how, st.Seeds, st.InterNodes, st.InterBytes, hst.Seeds, hst.InterNodes, hst.InterBytes)
 				}
@@ -601,9 +615,13 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 	}
 	g, qs := sharedtest.Suite(t, "github-gmatch", "data.graph", 0)
 	for _, q := range qs {
-		check("github "+q.Name, &engine.Problem{Data: g, Pattern: q.Pattern}, q.Want, partition.GraphBytes(g)/4)
+		prob := &engine.Problem{Data: g, Pattern: q.Pattern}
+		check("github "+q.Name, prob, q.Want, pbe.StagesGraphBytes(prob)/4)
 	}
-	t.Logf("%d runs with the inter stage on the GPU: placements %v", runs, placed)
+	t.Logf("%d runs with the inter stage on the GPU: placements %v, %d with heavy seeds split (their list %v)", runs, placed, heavy, lists)
+	if heavy == 0 || lists[gpu.OnHost] == 0 {
+		t.Errorf("heavy seeds split in %d runs (their list %v): want some (the hubs of github's graph), some with the list in mapped host memory", heavy, lists)
+	}
 	if placed[gpu.OnDevice] == 0 || placed[gpu.OnHost] == 0 {
 		t.Errorf("placements %v: want runs with the graph in device and in mapped host memory", placed)
 	}

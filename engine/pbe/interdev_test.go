@@ -22,8 +22,10 @@ import (
 
 func TestInterKernelSyntax(t *testing.T) { cudacheck.Syntax(t, interKernelFile, interKernelSource) }
 
-// interHostMain runs pbe_inter, built for the host, over the chunks it reads (pairs lo, hi) on a
-// grid of a[5] blocks of a[6] threads, and writes the counters.
+// interHostMain runs pbe_inter, built for the host, over the launches it reads (lo, hi, the
+// heavy list's index or ~0 for the entries, slices) on a grid of a[5] blocks of a[6] threads with
+// heavyMin a[8], and writes the counters, then each launch's longest thread's work and its
+// threads' summed work (pbe_inter_work).
 const interHostMain = `
 int main() {
     auto a = Read<uint64_t>();
@@ -37,30 +39,55 @@ int main() {
     auto cand = Read<u64>();
     auto prog = Read<uint32_t>();
     auto chunks = Read<uint64_t>();
+    auto heavy = Read<u64>();
     u64 out[5] = {0, 0, 0, 0, 0}, ctl[2] = {0, 0};
-    for (uint64_t c = 0; c < a[7]; ++c)
+    std::vector<u64> work(a[5] * a[6]), spread;
+    pbe_inter_work = work.data();
+    for (uint64_t c = 0; c < a[7]; ++c) {
+        const uint64_t* l = &chunks[4 * c];
+        for (auto& x : work) x = 0;
         Launch(a[5], a[6], pbe_inter, offs.data(), nbr.data(), elab.data(), vlab.data(), runOff.data(),
                (const Run*)runs.data(), of.data(), cand.data(), prog.data(), (u32)a[1], a[0], (u32)a[2],
-               (u32)a[3], (u32)a[4], chunks[2 * c], chunks[2 * c + 1], out, nullptr, ctl);
+               (u32)a[3], (u32)a[4], l[0], l[1], l[2] == ~0ull ? nullptr : heavy.data() + l[2], (u32)l[3],
+               (u64)a[8], out, nullptr, ctl);
+        u64 most = 0, sum = 0;
+        for (auto x : work) most = x > most ? x : most, sum += x;
+        spread.push_back(most);
+        spread.push_back(sum);
+    }
     fwrite(out, 8, 5, stdout);
+    fwrite(spread.data(), 8, spread.size(), stdout);
     return 0;
 }
 `
 
-// hostKernel runs the host build of the kernel over every entry of g, in chunks of chunk entries
-// from the top, on blocks blocks of threads threads.
-func hostKernel(t *testing.T, bin string, g *graph.Graph, of []uint32, dp *devicePlan, chunk uint64, blocks, threads uint64) interCounts {
+// hostWork is the threads' work (candidates looked at and nodes opened) in a host run of the
+// kernel: the launches' longest threads' summed, and every thread's summed.
+type hostWork struct{ longest, total uint64 }
+
+// hostKernel runs the host build of the kernel over every entry of g, the heavy seeds at least
+// (noHeavy: none) split by grain first as runInterGPU does (interPasses; limit: heavySeeds's), each pass in chunks of chunk items
+// from the top, on blocks blocks of threads threads; seed picks the lanes' order (cudahost.RunSeeded)
+// in a build with lanes.
+func hostKernel(t *testing.T, bin string, seed uint64, g *graph.Graph, of []uint32, dp *devicePlan, least, grain, limit, chunk uint64, blocks, threads uint64) (interCounts, hostWork) {
 	t.Helper()
 	ga, flags, pl := kernelGraph(g, dp)
+	h := heavySeeds(ga.offs, ga.nbr, of, dp, least, grain, limit)
 	var chunks []uint64
-	for hi := 2 * g.NumEdges(); hi > 0; {
-		lo := hi - min(hi, chunk)
-		chunks = append(chunks, lo, hi)
-		hi = lo
+	for _, ps := range interPasses(2*g.NumEdges(), h.classes) {
+		at := ^uint64(0)
+		if ps.slices > 0 {
+			at = ps.at
+		}
+		for hi := ps.items; hi > 0; {
+			lo := hi - min(hi, chunk)
+			chunks = append(chunks, lo, hi, at, uint64(max(ps.slices, 1)))
+			hi = lo
+		}
 	}
 	var in cudahost.Input
 	cudahost.Put(&in, []uint64{uint64(g.NumVertices()), uint64(dp.nprog), uint64(flags), uint64(pl),
-		entryBytes(g), blocks, threads, uint64(len(chunks) / 2)})
+		entryBytes(g), blocks, threads, uint64(len(chunks) / 4), h.least})
 	cudahost.Put(&in, ga.offs)
 	cudahost.Put(&in, ga.nbr)
 	cudahost.Put(&in, ga.elab)
@@ -71,11 +98,17 @@ func hostKernel(t *testing.T, bin string, g *graph.Graph, of []uint32, dp *devic
 	cudahost.Put(&in, ga.cand)
 	cudahost.Put(&in, dp.prog)
 	cudahost.Put(&in, chunks)
-	var out [5]uint64
-	if err := binary.Read(bytes.NewReader(cudahost.Run(t, bin, &in)), binary.LittleEndian, out[:]); err != nil {
+	cudahost.Put(&in, h.entries)
+	out := make([]uint64, 5+len(chunks)/2)
+	if err := binary.Read(bytes.NewReader(cudahost.RunSeeded(t, bin, &in, seed)), binary.LittleEndian, out); err != nil {
 		t.Fatal(err)
 	}
-	return interCounts{matches: out[0], seeds: out[1], nodes: out[2], bytes: out[3], overflow: out[4] != 0}
+	var w hostWork
+	for i := 5; i < len(out); i += 2 {
+		w.longest += out[i]
+		w.total += out[i+1]
+	}
+	return interCounts{matches: out[0], seeds: out[1], nodes: out[2], bytes: out[3], overflow: out[4] != 0}, w
 }
 
 // interCase is one inter stage to compare: a graph cut into parts and a connected pattern.
@@ -153,15 +186,13 @@ func interCases(t *testing.T) []interCase {
 	return out
 }
 
-// TestInterKernelOnHost runs kernels/inter.cu built for the host (package cudahost) against the
-// host inter stage: the matches, seeds, search nodes and bytes of every count must be the same,
-// in every convention, with shared execution on and off, over interCases, on a grid of three
-// blocks of two threads with chunks of 7 and of every entry.
-func TestInterKernelOnHost(t *testing.T) {
-	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+// eachInterStage calls f with every case's inter plan, flattened, and the host stage's counts, in
+// every convention with shared execution on and off (patterns deeper than the kernel's stack
+// left out).
+func eachInterStage(t *testing.T, cases []interCase, f func(c interCase, sem engine.Semantics, shared bool, ip *interPlan, dp *devicePlan, want interStats)) {
+	t.Helper()
 	ctx := context.Background()
-	runs, inter, restricted := 0, 0, 0
-	for _, c := range interCases(t) {
+	for _, c := range cases {
 		for _, sem := range proptest.AllSemantics {
 			prob := &engine.Problem{Data: c.g, Pattern: c.p, Semantics: sem}
 			for _, shared := range []bool{true, false} {
@@ -177,28 +208,46 @@ func TestInterKernelOnHost(t *testing.T) {
 					t.Fatal(err)
 				}
 				want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
-				chunk := uint64(7)
-				if runs%2 == 1 {
-					chunk = 2 * c.g.NumEdges()
-				}
-				got := hostKernel(t, bin, c.g, c.of, dp, chunk, 3, 2)
-				if got.matches != want.matches || got.seeds != want.seeds || got.nodes != want.nodes || got.bytes != want.bytes || got.overflow {
-					t.Fatalf("%s %v shared %v: kernel %+v, host %+v", c.what, sem, shared, got, want)
-				}
-				runs++
-				if want.matches > 0 {
-					inter++
-				}
-				for _, pr := range ip.programs {
-					for _, st := range pr.steps {
-						if len(st.less)+len(st.more) > 0 {
-							restricted++
-						}
-					}
-				}
+				f(c, sem, shared, ip, dp, want)
 			}
 		}
 	}
+}
+
+// sameInter fails the test unless the kernel's counts equal the host stage's, all four.
+func sameInter(t *testing.T, what string, got interCounts, want interStats) {
+	t.Helper()
+	if got.matches != want.matches || got.seeds != want.seeds || got.nodes != want.nodes || got.bytes != want.bytes || got.overflow {
+		t.Fatalf("%s: kernel %+v, host %+v", what, got, want)
+	}
+}
+
+// TestInterKernelOnHost runs kernels/inter.cu built for the host (package cudahost) against the
+// host inter stage: the matches, seeds, search nodes and bytes of every count must be the same,
+// in every convention, with shared execution on and off, over interCases, on a grid of three
+// blocks of two threads with chunks of 7 and of every entry.
+func TestInterKernelOnHost(t *testing.T) {
+	bin := cudahost.Build(t, "pbe_inter", interKernelSource, interHostMain)
+	runs, inter, restricted := 0, 0, 0
+	eachInterStage(t, interCases(t), func(c interCase, sem engine.Semantics, shared bool, ip *interPlan, dp *devicePlan, want interStats) {
+		chunk := uint64(7)
+		if runs%2 == 1 {
+			chunk = 2 * c.g.NumEdges()
+		}
+		got, _ := hostKernel(t, bin, 0, c.g, c.of, dp, heavyMin, heavyGrain, 0, chunk, 3, 2)
+		sameInter(t, fmt.Sprintf("%s %v shared %v", c.what, sem, shared), got, want)
+		runs++
+		if want.matches > 0 {
+			inter++
+		}
+		for _, pr := range ip.programs {
+			for _, st := range pr.steps {
+				if len(st.less)+len(st.more) > 0 {
+					restricted++
+				}
+			}
+		}
+	})
 	t.Logf("%d inter stages compared, %d with inter-partition matches, %d restricted steps", runs, inter, restricted)
 	if runs < 100 || inter < runs/3 || restricted == 0 {
 		t.Fatalf("%d runs, %d with matches, %d restricted steps", runs, inter, restricted)

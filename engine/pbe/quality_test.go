@@ -22,7 +22,8 @@ import (
 // TestPartitionQuality (SUBMATCH_PBE_QUALITY=1) prints, for both partitioners, the edge cut and
 // the share of pattern instances inside one part (the parts' counts by the cpu engine over the
 // whole graph's count) on github (its queries), wiki-Vote (triangles, 4-cycles) and an R-MAT
-// graph (triangles, 4-cycles), budgets 1/4 and 1/16 of the graph: the table of docs/benchmarks.md.
+// graph (triangles, 4-cycles), budgets 1/4 and 1/16 of the graph (SUBMATCH_PBE_QUALITY_DIVS, a
+// comma-separated list of divisors such as 1.5,4, replaces them): the table of docs/benchmarks.md.
 // With SUBMATCH_PBE_METIS_DIR it adds METIS's parts (metisParts).
 func TestPartitionQuality(t *testing.T) {
 	if os.Getenv("SUBMATCH_PBE_QUALITY") == "" {
@@ -68,7 +69,7 @@ func TestPartitionQuality(t *testing.T) {
 			}
 			want[i] = r.Count
 		}
-		row := func(div uint64, name string, pt *partition.Partitioning, took time.Duration) {
+		row := func(div float64, name string, pt *partition.Partitioning, took time.Duration) {
 			var shares []string
 			for i, q := range j.qs {
 				var intra uint64
@@ -86,13 +87,13 @@ func TestPartitionQuality(t *testing.T) {
 				}
 				shares = append(shares, fmt.Sprintf("%s %.3f", q.name, share))
 			}
-			budget := partition.GraphBytes(j.g) / div
-			fmt.Fprintf(&b, "| %s | 1/%d | %s | %d | %d (%.1f%%) | %.2f | %.0f | %s |\n", j.data, div, name, len(pt.Parts),
+			budget := uint64(float64(partition.GraphBytes(j.g)) / div)
+			fmt.Fprintf(&b, "| %s | 1/%g | %s | %d | %d (%.1f%%) | %.2f | %.0f | %s |\n", j.data, div, name, len(pt.Parts),
 				pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(j.g.NumEdges()), float64(pt.MaxBytes())/float64(budget),
 				float64(took.Microseconds())/1000, strings.Join(shares, ", "))
 		}
-		for _, div := range []uint64{4, 16} {
-			budget := partition.GraphBytes(j.g) / div
+		for _, div := range qualityDivisors(t) {
+			budget := uint64(float64(partition.GraphBytes(j.g)) / div)
 			k := 0
 			for _, o := range []partition.Options{{Method: partition.Grow}, {}, {Triangles: true}} {
 				o.Budget = budget
@@ -117,6 +118,24 @@ func TestPartitionQuality(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", b.String())
+}
+
+// qualityDivisors are the budgets' divisors of the graph's size: SUBMATCH_PBE_QUALITY_DIVS, or 4
+// and 16.
+func qualityDivisors(t *testing.T) []float64 {
+	env := os.Getenv("SUBMATCH_PBE_QUALITY_DIVS")
+	if env == "" {
+		return []float64{4, 16}
+	}
+	var divs []float64
+	for _, f := range strings.Split(env, ",") {
+		d, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(d >= 1) {
+			t.Fatalf("SUBMATCH_PBE_QUALITY_DIVS: %q is not a divisor of at least 1", f)
+		}
+		divs = append(divs, d)
+	}
+	return divs
 }
 
 type namedPattern struct {

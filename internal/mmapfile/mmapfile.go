@@ -14,7 +14,9 @@ var ErrUnsupported = errors.New("memory mapping not implemented on this system")
 // A file that shrinks while it is mapped (truncated, or rewritten in place) faults when its pages
 // past the new end are read. A goroutine that reads a mapping can turn such a fault into a panic
 // (debug.SetPanicOnFault(true)) and, with Span.Faulted, the panic into an error for the file,
-// instead of the crash it would be.
+// instead of the crash it would be. Mappings that outlive the load (formats' snapshots, read by
+// every engine's goroutines) cannot: there the defence is that the project's writers replace a
+// file by renaming a new one over it (formats.CreateAtomic), never truncate it.
 
 // Span is the address range [lo, hi) of a mapping (the zero Span holds nothing).
 type Span struct{ lo, hi uintptr }

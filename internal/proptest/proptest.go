@@ -399,3 +399,58 @@ func MakeBroken(seed uint64, maxEdits int) (b Broken, ok bool) {
 		Recipe: fmt.Sprintf("proptest.MakeBroken(%d, %d)", seed, maxEdits)}
 	return b, true
 }
+
+// Shaped describes the random cases of the sweeps that aim at one plan shape: per seed, a
+// dense random graph and a few patterns drawn from the seed's stream by a shape's own drawer.
+// The graph has Vertices[0] + IntN(Vertices[1]) vertices, edge density 0.5-0.9, 1 +
+// IntN(VertexLabels) vertex labels and 1 + IntN(EdgeLabels) edge labels (drawn in that order
+// from rand.NewPCG(seed, Stream)); then Patterns patterns come from Draw on the same stream.
+type Shaped struct {
+	Stream                   uint64
+	Vertices                 [2]int
+	VertexLabels, EdgeLabels int
+	Patterns                 int
+	// Semantics are the conventions each pattern is counted under (AllSemantics when nil).
+	Semantics []engine.Semantics
+	// Draw returns a pattern's source for a graph with vl vertex and el edge labels.
+	Draw func(r *rand.Rand, vl, el int) string
+}
+
+// Cases yields each seed's cases under each of s.Semantics whose oracle count stays within
+// DenseOracleBudget; st, when not nil, collects the skipped pairs and the oracle's time. A
+// pattern that Draw makes and pattern.Parse refuses fails t.
+func (s Shaped) Cases(t testing.TB, seeds []uint64, st *OracleStats) iter.Seq[Oracled] {
+	sems := s.Semantics
+	if sems == nil {
+		sems = AllSemantics
+	}
+	return func(yield func(Oracled) bool) {
+		for _, seed := range seeds {
+			r := rand.New(rand.NewPCG(seed, s.Stream))
+			n, density := s.Vertices[0]+r.IntN(s.Vertices[1]), 0.5+0.4*r.Float64()
+			vl, el := 1+r.IntN(s.VertexLabels), 1+r.IntN(s.EdgeLabels)
+			g := gen.RandomGraph(seed, n, density, vl, el)
+			for range s.Patterns {
+				src := s.Draw(r, vl, el)
+				p, err := pattern.Parse(src)
+				if err != nil {
+					t.Fatalf("%s: %v", src, err)
+				}
+				c := Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("g := gen.RandomGraph(%d, %d, %v, %d, %d)\np := %q", seed, n, density, vl, el, src)}
+				for _, sem := range sems {
+					t0 := time.Now()
+					want, ok := oracle.CountWithin(g, p, sem, DenseOracleBudget)
+					if st != nil {
+						st.Time += time.Since(t0)
+						if !ok {
+							st.Skipped++
+						}
+					}
+					if ok && !yield(Oracled{Case: c, Sem: sem, Want: want}) {
+						return
+					}
+				}
+			}
+		}
+	}
+}

@@ -7,7 +7,12 @@
 // (each sorted by id, clipped by binary search to the window the symmetry restrictions and
 // DUPREMOVE leave), the other earlier neighbours are looked up by binary search, and the checks
 // are the host's (place/admit): candidate bitsets, injectivity, DUPREMOVE (edgeKey against the
-// prime data edge), non-adjacency. A count's last position is counted, not extended. Counters
+// prime data edge), non-adjacency. A count's last position is counted, not extended.
+// Heavy seeds (a program whose third position's candidate list may hold heavyMin entries or more,
+// bounded by the degrees of the seed's ends) are left out of the launches over entries and run by
+// launches over a list of them, slices threads a seed: slice s takes the candidates at the
+// positions p = s (mod slices) of the third position's list (with their subtrees), and slice 0
+// counts the seed and the third position's node, so the counters equal the host stage's. Counters
 // (matches, seeds, nodes, bytes, as the host stage counts them) are summed per warp and added
 // with atomics into out[0..3]; out[4] is set when the match count wrapped (the host reports an
 // overflow).
@@ -18,7 +23,9 @@
 #define PROG_W (1 + MAXP * STEP_W)
 #define NO_CAND 0xffffffffu
 #define POLL_EVERY 1024u
-#ifdef CUDAHOST
+#if defined(CUDAHOST_WARP)
+#define LANES CUDAHOST_WARP
+#elif defined(CUDAHOST)
 #define LANES 1
 #else
 #define LANES 32
@@ -124,9 +131,10 @@ __device__ __forceinline__ bool label_ok(const u32* st, u32 l) { return (st[S_FL
 
 // Level is one position's place in its candidate source: the earlier vertex src, its run r
 // (runs up to rEnd; the whole list on a plain graph), the entries [p, pe) left of the current
-// run, and the id window [lo, hi).
+// run, and the id window [lo, hi). The level takes the run's positions p = phase (mod step): all
+// of them (step 1) but at a heavy seed's third position, whose slices share its list.
 struct Level {
-    u32 src, srcPos;
+    u32 src, srcPos, step, phase;
     u64 r, rEnd, p, pe, lo, hi;
 };
 
@@ -156,6 +164,7 @@ __device__ bool next_run(const InterGraph& g, const u32* st, Level& lv) {
         ++lv.r;
         if (lv.lo > 0) a = lower_bound(g.nbr, a, b, (u32)lv.lo);
         if (lv.hi < (1ull << 32)) b = lower_bound(g.nbr, a, b, (u32)lv.hi);
+        if (lv.step > 1 && a < b) a += (lv.phase + lv.step - a % lv.step) % lv.step;
         if (a < b) {
             lv.p = a;
             lv.pe = b;
@@ -195,6 +204,8 @@ __device__ void open_level(const InterGraph& g, const u32* st, const u32* f, u32
     if (split) lo = max64(lo, (prime >> 32) + 1);
     lv.src = src;
     lv.srcPos = srcPos;
+    lv.step = 1;
+    lv.phase = 0;
     lv.lo = lo;
     lv.hi = hi;
     lv.p = lv.pe = 0;
@@ -243,6 +254,23 @@ __device__ __forceinline__ u32 owner(const InterGraph& g, u64 from, u64 n, u64 e
     return (u32)lo;
 }
 
+// list_bound bounds the third position's candidate list (the step st) for the seed (v, w): the
+// smaller degree of its earlier neighbours among them, as open_level picks its source. The host's
+// heavySeeds computes the same bound (over every program) to list the heavy seeds.
+__device__ __forceinline__ u64 list_bound(const InterGraph& g, const u32* st, u32 v, u32 w) {
+    u64 d = ~0ull;
+    if (st[S_BACK] & 1) d = g.offs[v + 1] - g.offs[v];
+    if (st[S_BACK] & 2) d = min64(d, g.offs[w + 1] - g.offs[w]);
+    return d;
+}
+
+#ifdef CUDAHOST
+// pbe_inter_work, when a host test sets it, gets every thread's work (candidates looked at and
+// search nodes opened, and one for each item taken) added at its global index: the balance of a
+// launch's threads.
+static u64* pbe_inter_work = nullptr;
+#endif
+
 __device__ __forceinline__ void add_out(u64* out, u32 k, u64 x) {
 #if LANES > 1
     for (int o = LANES / 2; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
@@ -254,8 +282,11 @@ __device__ __forceinline__ void add_out(u64* out, u32 k, u64 x) {
 }
 
 // pbe_inter runs the nprog programs of prog (PROG_W words each: the number of steps, then the
-// steps) over the seeds of the entries [lo, hi) of the graph's n vertices (grid-stride, one
-// thread per entry), adding to out (matches, seeds, nodes, bytes, overflow). flags: bit 0 plain
+// steps) over the items [lo, hi) (grid-stride, one thread an item), adding to out (matches,
+// seeds, nodes, bytes, overflow). With heavy null an item is an adjacency entry of the graph's n
+// vertices, and its seed's programs whose list_bound is below heavyMin run; else item i is slice
+// i % slices of the seed at entry heavy[i / slices] (ascending), and its programs whose
+// list_bound is heavyMin or more run (the light ones ran over the entries). flags: bit 0 plain
 // (one vertex label, plainLabel, no edge labels: a vertex's list is one run), bit 1 the graph has
 // edge labels (elab). entry is the bytes an adjacency entry moves (the bytes counter's unit). The
 // host's stop flag (stop, ctl: gpu.StopPollSource) is polled every POLL_EVERY candidates a thread looks at;
@@ -263,7 +294,8 @@ __device__ __forceinline__ void add_out(u64* out, u32 k, u64 x) {
 extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32* elab, const u32* vlab,
                                      const u64* runOff, const Run* runs, const u32* of, const u64* cand,
                                      const u32* prog, u32 nprog, u64 n, u32 flags, u32 plainLabel, u32 entry,
-                                     u64 lo, u64 hi, u64* out, const volatile unsigned* stop, u64* ctl) {
+                                     u64 lo, u64 hi, const u64* heavy, u32 slices, u64 heavyMin, u64* out,
+                                     const volatile unsigned* stop, u64* ctl) {
     InterGraph g;
     g.offs = offs;
     g.nbr = nbr;
@@ -275,16 +307,19 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
     g.cand = cand;
     g.plain = flags & 1;
     g.plainLabel = plainLabel;
-    u64 matches = 0, seeds = 0, nodes = 0, bytes = 0;
+    u64 matches = 0, seeds = 0, nodes = 0, bytes = 0, work = 0;
     u32 f[MAXP];
     Level lv[MAXP];
     bool stopped = false;
     u32 poll = 0;
     u64 from = 0;
     const u64 stride = (u64)gridDim.x * blockDim.x;
-    for (u64 e = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; e < hi && !stopped; e += stride) {
+    for (u64 it = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; it < hi && !stopped; it += stride) {
+        const u64 e = heavy ? heavy[it / slices] : it;
+        const u32 slice = heavy ? (u32)(it % slices) : 0;
         const u32 v = owner(g, from, n, e), w = nbr[e];
         from = v;
+        ++work; // the item's own cost: the owner's search, the seed checks
         if (of[v] == of[w]) continue;
         const u32 el = g.elab ? g.elab[e] : 0;
         const u32 labV = g.plain ? plainLabel : vlab[v], labW = g.plain ? plainLabel : vlab[w];
@@ -298,15 +333,29 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
             if (!(s1[S_ELANY] & 1) && s1[S_EL] != el) continue;
             if ((s1[S_LESS] & 1) && v >= w) continue;
             if ((s1[S_MORE] & 1) && v <= w) continue;
-            ++seeds;
             if (ns == 2) {
-                ++matches;
+                if (!heavy) {
+                    ++seeds;
+                    ++matches;
+                }
                 continue;
             }
+            if ((list_bound(g, s0 + 2 * STEP_W, v, w) >= heavyMin) != (heavy != 0)) continue; // the other launches'
             f[0] = v;
             f[1] = w;
             u32 i = 2;
-            open_level(g, s0 + 2 * STEP_W, f, 2, prime, entry, lv[2], nodes, bytes);
+            u64 n2 = 0, b2 = 0;
+            open_level(g, s0 + 2 * STEP_W, f, 2, prime, entry, lv[2], n2, b2);
+            work += n2;
+            if (slice == 0) { // a heavy seed's slices count its seed and this node once
+                ++seeds;
+                nodes += n2;
+                bytes += b2;
+            }
+            if (heavy) {
+                lv[2].step = slices;
+                lv[2].phase = slice;
+            }
             while (i >= 2) {
                 const u32* st = s0 + i * STEP_W;
                 Level& l = lv[i];
@@ -314,7 +363,9 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
                 u32 c = 0;
                 for (;;) {
                     if (l.p < l.pe) {
-                        c = nbr[l.p++];
+                        c = nbr[l.p];
+                        l.p += l.step;
+                        ++work;
                         // Polled per candidate looked at, not per node: a hub's list at the
                         // last position is scanned without descending, and polling per node
                         // left a cancelled launch running for minutes (the device, R-MAT 16).
@@ -344,10 +395,14 @@ extern "C" __global__ void pbe_inter(const u64* offs, const u32* nbr, const u32*
                 }
                 f[i] = c;
                 ++i;
+                ++work;
                 open_level(g, st + STEP_W, f, i, prime, entry, lv[i], nodes, bytes);
             }
         }
     }
+#ifdef CUDAHOST
+    if (pbe_inter_work) pbe_inter_work[(u64)blockIdx.x * blockDim.x + threadIdx.x] += work;
+#endif
     add_out(out, 0, matches);
     add_out(out, 1, seeds);
     add_out(out, 2, nodes);

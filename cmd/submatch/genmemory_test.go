@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/submatch/submatch/bench"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/bytesize"
+	"github.com/submatch/submatch/internal/testenv"
+)
+
+// rmatArgs is the gen rmat command line for opts, writing out.
+func rmatArgs(opts gen.RMATOptions, out string) []string {
+	return []string{"gen", "rmat", "--scale", fmt.Sprint(opts.Scale), "--edge-factor", fmt.Sprint(opts.EdgeFactor),
+		"--vertex-labels", fmt.Sprint(max(opts.VertexLabels, 1)), "--edge-labels", fmt.Sprint(max(opts.EdgeLabels, 1)),
+		"--label-dist", opts.LabelDistribution.String(), "-o", out}
+}
+
+// TestGenRMATMemoryBound: the memory gen rmat says it needs (rmatNeed) is above the peak RSS
+// that generating and writing the graph adds in this process, and within 3x of it once the
+// runtime's allowance is taken out: unlabelled, labelled, edge-labelled, in the three output
+// formats' families, and on graph.Builder's path (labels too many for rmatCSR's sort keys).
+func TestGenRMATMemoryBound(t *testing.T) {
+	if testenv.Race {
+		t.Skip("the race detector's shadow memory is not the program's")
+	}
+	if !bench.ResetPeakRSS() || bench.PeakRSS() == 0 {
+		t.Skip("no resettable peak RSS here (Linux's /proc/self/clear_refs)")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		opts gen.RMATOptions
+		ext  string
+	}{
+		{gen.RMATOptions{Scale: 18, EdgeFactor: 16}, "smg"},
+		{gen.RMATOptions{Scale: 17, EdgeFactor: 16}, "graph"},
+		{gen.RMATOptions{Scale: 17, EdgeFactor: 27, VertexLabels: 1000, LabelDistribution: gen.ZipfLabels}, "smg"},
+		{gen.RMATOptions{Scale: 17, EdgeFactor: 16, VertexLabels: 8, EdgeLabels: 4}, "csv"},
+		{gen.RMATOptions{Scale: 16, EdgeFactor: 16, VertexLabels: 1 << 32, EdgeLabels: 1 << 32}, "smg"},
+	} {
+		out := filepath.Join(dir, "r."+c.ext)
+		need, err := rmatNeed(c.opts, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		debug.FreeOSMemory()
+		bench.ResetPeakRSS()
+		base := bench.PeakRSS()
+		code, stdout, errOut := runCmd(t, rmatArgs(c.opts, out)...)
+		used := bench.PeakRSS() - base
+		if code != exitOK {
+			t.Fatalf("%+v: exit %d: %s", c.opts, code, errOut)
+		}
+		os.Remove(out)
+		t.Logf("%+v .%s: peak RSS +%.1f MiB, bound %.1f MiB (%.1f without the runtime's allowance); %s", c.opts, c.ext,
+			float64(used)/(1<<20), float64(need)/(1<<20), float64(need-gen.RMATRuntimeBytes)/(1<<20), strings.TrimSpace(stdout))
+		if used > need {
+			t.Errorf("%+v .%s: peak RSS grew by %d bytes, more than the bound %d", c.opts, c.ext, used, need)
+		}
+		if need-gen.RMATRuntimeBytes > 3*used {
+			t.Errorf("%+v .%s: bound %d (less the runtime's allowance) is more than 3x the %d bytes measured", c.opts, c.ext, need-gen.RMATRuntimeBytes, used)
+		}
+	}
+}
+
+// TestGenRMATRefusesMemory: with a host of 1 GiB available (injected), a graph that needs more
+// is refused with one line naming both sizes, exit status 2, and nothing written; --memory
+// replaces the host's figure either way; an unknown figure (0) checks nothing.
+func TestGenRMATRefusesMemory(t *testing.T) {
+	defer func(f func() uint64) { hostAvailable = f }(hostAvailable)
+	hostAvailable = func() uint64 { return 1 << 30 }
+	dir := t.TempDir()
+	out := filepath.Join(dir, "big.smg")
+	big := gen.RMATOptions{Scale: 24, EdgeFactor: 16}
+	need, err := rmatNeed(big, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd(t, rmatArgs(big, out)...)
+	if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "needs up to "+bytesize.IEC(need)+" of memory") ||
+		!strings.Contains(errOut, "the memory available (1.0 GiB)") {
+		t.Errorf("scale 24 on a 1 GiB host (needs %d bytes): exit %d, %q", need, code, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused graph left a file: %v", err)
+	}
+	code, _, errOut = runCmd(t, append(rmatArgs(big, out), "--memory", "2GiB")...)
+	if code != exitUsage || !strings.Contains(errOut, "more than --memory (2.0 GiB)") {
+		t.Errorf("--memory 2GiB: exit %d, %q", code, errOut)
+	}
+
+	small := gen.RMATOptions{Scale: 8, EdgeFactor: 4}
+	hostAvailable = func() uint64 { return 1 << 20 }
+	if code, _, errOut := runCmd(t, rmatArgs(small, out)...); code != exitUsage || !strings.Contains(errOut, "(1.0 MiB)") {
+		t.Errorf("scale 8 on a 1 MiB host: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, append(rmatArgs(small, out), "--memory", "1GiB")...); code != exitOK {
+		t.Errorf("scale 8 with --memory 1GiB on a 1 MiB host: exit %d, %q", code, errOut)
+	}
+	hostAvailable = func() uint64 { return 0 }
+	if code, _, errOut := runCmd(t, rmatArgs(small, out)...); code != exitOK {
+		t.Errorf("scale 8, available memory unknown: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, append(rmatArgs(small, out), "--memory", "0")...); code != exitUsage {
+		t.Errorf("--memory 0: exit %d, %q", code, errOut)
+	}
+}
