@@ -459,7 +459,8 @@ type level struct {
 	kept   []uint32
 	keptOK bool
 	at     int         // the index in kept of the candidate placed (keep)
-	mark   plan.Bitset // kept's members, for a later step's filter
+	mark   plan.Bitset // kept's members when marked, for a later step's filter (markKept)
+	marked bool
 }
 
 // newSearcher is a worker's searcher on g.
@@ -914,7 +915,7 @@ func (s *searcher) gather(i int, st *step) (filter plan.Bitset, ok bool) {
 	lv.sets = append(lv.sets, kept)
 	narrow(lv.sets)
 	if filter == nil && len(lv.sets) > 1 && len(shortest(lv.sets[:len(lv.sets)-1], nil)) <= setops.GallopThreshold*len(kept) {
-		filter, lv.sets = rv.mark, lv.sets[:len(lv.sets)-1] // kept stays in the narrowing
+		filter, lv.sets = s.markKept(rv), lv.sets[:len(lv.sets)-1] // kept stays in the narrowing
 	}
 	return filter, true
 }
@@ -951,26 +952,39 @@ func narrow(sets [][]uint32) {
 	}
 }
 
-// keepCands copies position i's candidates (those in filter, when not nil) to its level's kept
-// and marks them in its mark (clearing the previous kept's), for a later step's reuse, and
-// returns them.
+// keepCands copies position i's candidates (those in filter, when not nil) to its level's kept,
+// for a later step's reuse (the previous kept's marks cleared), and returns them.
 func (s *searcher) keepCands(i int, cands []uint32, filter plan.Bitset) []uint32 {
 	lv := &s.levels[i]
-	if lv.mark == nil {
-		lv.mark = plan.NewBitset(s.g.NumVertices())
-	}
-	for _, v := range lv.kept {
-		lv.mark.Clear(v)
+	if lv.marked {
+		for _, v := range lv.kept {
+			lv.mark.Clear(v)
+		}
+		lv.marked = false
 	}
 	lv.kept = lv.kept[:0]
 	for _, v := range cands {
 		if filter == nil || filter.Has(v) {
 			lv.kept = append(lv.kept, v)
-			lv.mark.Set(v)
 		}
 	}
 	lv.keptOK = true
 	return lv.kept
+}
+
+// markKept marks lv's kept in its mark, once per kept (the bitset made on first use: only the
+// levels whose candidates a later step filters on have one).
+func (s *searcher) markKept(lv *level) plan.Bitset {
+	if !lv.marked {
+		if lv.mark == nil {
+			lv.mark = plan.NewBitset(s.g.NumVertices())
+		}
+		for _, v := range lv.kept {
+			lv.mark.Set(v)
+		}
+		lv.marked = true
+	}
+	return lv.mark
 }
 
 // countIn is the number of vs in filter (all of them when it is nil).
