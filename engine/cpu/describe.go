@@ -47,6 +47,20 @@ const (
 	// rate and the steps put at 0.8-2x their time; dense STMatch patterns whose probes miss
 	// most of the last levels (q22: 5.6e8 of 1.9e9 at auto's work limit) stay above stmatch.
 	CountedNodesPerSecond = 2e7
+	// LastCountedPerSecond is the rate per thread of the last level's nodes where nothing is
+	// postponed below it and the search counts the level's set by a test a candidate (searchFrom:
+	// plan.Plan.Admits on a set already intersected, or a bit of a hub row), which is most of
+	// the nodes of a triangle count: the set's intersection is in the steps (CostPerSecond), so
+	// a counted node is a few nanoseconds of a loop. At CountedNodesPerSecond they were priced
+	// like the edge supports' nodes (two adjacency tests and two support reads each): R-MAT
+	// triangles, 98% of whose nodes are counted ones, were put at 3.4 times the device host's
+	// time at scale 20 (edge factor 27: 16 s for 4.7 s) and 9 times at FR's size (scale 26:
+	// 2,387 s for about 264 s), the error growing with the counted nodes' share of the
+	// prediction (issue 21, branch predbig). On the 2-core machine (2026-12-05, perf, R-MAT
+	// scale 18, 2 threads) the test loop (Admits and searchFrom) was 10% of the count's 3.1 CPU
+	// seconds for 8.3e7 counted nodes, about 2.7e8 a second, and the intersections and
+	// clips 75%, 8.7e8 steps a second (CostPerSecond 1e9).
+	LastCountedPerSecond = 2.5e8
 	// MarkedCountSpeedup is how many times faster than CountedNodesPerSecond the last level's
 	// counted nodes run where the edge supports' adjacency tests against a fixed level read a
 	// bit row (supportCounter.mark, branch cpudense) instead of searching a neighbour list. On
@@ -147,7 +161,7 @@ func predict(w *engine.Workload) engine.Prediction {
 		if c := (t.LevelSteps + t.GroupSteps + t.PassSteps) / (CostPerSecond * gain); c > seconds {
 			seconds, note = c, note+", set operations"
 		}
-		seconds += t.Counted / (CountedNodesPerSecond * max(1, t.CountedSpeedup) * gain)
+		seconds += t.Counted / (t.countedRate() * gain)
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
 }
@@ -164,7 +178,19 @@ type Terms struct {
 	// CountedSpeedup, when above 1, is how many times faster than CountedNodesPerSecond the
 	// counted nodes run (MarkedCountSpeedup).
 	CountedSpeedup float64
-	Summed         string
+	// CountedByTest is set when the counted nodes are the last level's set tested a candidate
+	// each with nothing postponed below and no edge looked up (LastCountedPerSecond), not edge
+	// supports' lookups or an induced count's non-adjacency tests.
+	CountedByTest bool
+	Summed        string
+}
+
+// countedRate is the rate per thread at which the search counts t's counted nodes.
+func (t Terms) countedRate() float64 {
+	if t.CountedByTest {
+		return LastCountedPerSecond
+	}
+	return CountedNodesPerSecond * max(1, t.CountedSpeedup)
 }
 
 // Terms returns the parts of w's predicted work (zero without an estimate or for a clique).
@@ -242,9 +268,14 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		}
 	} else if !w.Listing && len(w.Plan.Groups) == 0 {
 		// The last level, with nothing below it, is counted by a test a candidate of its set
-		// (searchFrom), not searched: its nodes are priced at CountedNodesPerSecond.
+		// (searchFrom), not searched: its nodes are priced at LastCountedPerSecond where that
+		// test is a bit and a few comparisons (plan.Plan.Admits), at CountedNodesPerSecond
+		// where it also looks up an edge a NonAdjacent level (an induced count: each a binary
+		// search in a neighbour list; gen queries' q_6_4 induced on R-MAT 16 with 100 zipf
+		// labels, 5.0e7 counted nodes, took 5.0 CPU seconds on one thread of the 2-core machine).
 		t.Counted = e.LevelNodes[len(e.LevelNodes)-1]
 		t.Nodes -= t.Counted
+		t.CountedByTest = len(w.Plan.Levels[len(w.Plan.Levels)-1].NonAdjacent) == 0
 		t.Summed = "last level counted"
 	}
 	return t
