@@ -91,7 +91,12 @@ const (
 	// 0.92, 0.92, 0.91e-8; wiki-Vote's 4-cliques (STMatch's q8) 20 ms on one thread for 3.6e6
 	// units. Per data edge (CliqueSecondsPerEdge before, 3e-7) the same counts took 1.1e-6 to
 	// 2.2e-6 seconds an edge, rising with the scale: R-MAT scale 26 was put 8 times too low.
-	CliqueSecondsPerSquare = 9e-9
+	// Halved from 9e-9 (issue 21, branch predbig): the device host's 16 threads counted R-MAT
+	// scale 20's 4-cliques (edge factor 27) in 3.2 s, whole process, against 9.9 s predicted;
+	// on 2026-12-05 the 2-core machine's CPU time per unit was 3.9-4.5e-9 at scales 16-21
+	// (edge factor 16) and 18 (27), the same each scale, as the 2026-12-03 build's times there
+	// were about half those recorded on 2026-12-03.
+	CliqueSecondsPerSquare = 4.5e-9
 )
 
 // pairSumOf returns the pair sum the search of w's plan would take, or nil.
