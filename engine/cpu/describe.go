@@ -53,13 +53,13 @@ const (
 	// the nodes of a triangle count: the set's intersection is in the steps (CostPerSecond), so
 	// a counted node is a few nanoseconds of a loop. At CountedNodesPerSecond they were priced
 	// like the edge supports' nodes (two adjacency tests and two support reads each): R-MAT
-	// triangles, 98% of whose nodes are counted ones, were put at 3.4 times the device host's
-	// time at scale 20 (edge factor 27: 16 s for 4.7 s) and 9 times at FR's size (scale 26:
-	// 2,387 s for about 264 s), the error growing with the counted nodes' share of the
-	// prediction (issue 21, branch predbig). On the 2-core machine (2026-12-05, perf, R-MAT
-	// scale 18, 2 threads) the test loop (Admits and searchFrom) was 10% of the count's 3.1 CPU
-	// seconds for 8.3e7 counted nodes, about 2.7e8 a second, and the intersections and
-	// clips 75%, 8.7e8 steps a second (CostPerSecond 1e9).
+	// triangles (edge factor 27), 98% of whose nodes are counted ones, were put at 3.4 and 3.3
+	// times the device host's 16 threads at scales 20 and 22 (15.9 s for 4.67 s, 90.6 s for
+	// 27.7 s; now 4.6 and 28.1 s), the counted level two thirds or more of the prediction
+	// (issue 21, branch predbig). On the 2-core machine (2026-12-05, perf, 2 threads) the test
+	// loop (Admits and searchFrom) was 10% of R-MAT 18's triangle count (8.3e7 counted nodes)
+	// and the intersections and clips 75% (1.95e9 steps); on wiki-Vote's 4-cycles 17.5% (6.4e7)
+	// and 66% (1.1e9): 2.2-3.2e8 counted nodes a second at CostPerSecond's steps.
 	LastCountedPerSecond = 2.5e8
 	// MarkedCountSpeedup is how many times faster than CountedNodesPerSecond the last level's
 	// counted nodes run where the edge supports' adjacency tests against a fixed level read a
