@@ -34,17 +34,7 @@ func exactLevelNodes(g *graph.Graph, pl *plan.Plan) []float64 {
 				return false
 			}
 		}
-		for _, j := range l.Lower {
-			if x <= m[j] {
-				return false
-			}
-		}
-		for _, j := range l.Upper {
-			if x >= m[j] {
-				return false
-			}
-		}
-		return true
+		return inWindow(x, m, l.Lower, l.Upper)
 	}
 	var rec func(i int)
 	rec = func(i int) {
