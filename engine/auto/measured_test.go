@@ -26,10 +26,13 @@ import (
 const measuredFactor = 2.5
 
 // TestPredictionsAgainstMeasured: the CPU engine's predictions on one thread, as auto makes them
-// (its plan, its estimate), against the count times recorded on one thread of the 2-core machine
-// where the rates were fitted (user CPU seconds, whole count; 2026-12-03). The prediction is for
-// a GPU host's core, cpu.HostCoreSlowdown times slower. A change of the rates, of the estimate or
-// of the plans that moves one of these outside measuredFactor fails here.
+// (its plan, its estimate), against the count times measured on one thread of the 2-core machine
+// (user CPU seconds, whole count). The prediction is for a GPU host's core, cpu.HostCoreSlowdown
+// times slower. A change of the rates, of the estimate or of the plans that moves one of these
+// outside measuredFactor fails here. The times are of 2026-12-05 (branch predbig); those recorded
+// on 2026-12-03 (1.98, 5.38 and 4.5 s), where the rates were fitted, were about twice these, and
+// the build of 2026-12-03 (72cb2e9) also took 1.05-1.12, 2.84 and 2.29 CPU seconds on 2026-12-05:
+// the machine, not the engine, changed (docs/benchmarks.md, branch predbig).
 func TestPredictionsAgainstMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates R-MAT graphs of 1.5 and 3 million edges")
@@ -51,9 +54,9 @@ func TestPredictionsAgainstMeasured(t *testing.T) {
 		measured float64 // seconds, one thread
 	}{
 		// gen rmat --scale 16 --edge-factor 27 --seed 1: 1,462,314 edges, 42,276,385 triangles.
-		{"R-MAT 16 triangles", rmat(16), "(a)-(b)-(c)-(a)", 1.98},
-		{"R-MAT 17 triangles", rmat(17), "(a)-(b)-(c)-(a)", 5.38},
-		{"wiki-Vote 4-cycles", wikiVote, "(a)-(b)-(c)-(d)-(a)", 4.5},
+		{"R-MAT 16 triangles", rmat(16), "(a)-(b)-(c)-(a)", 1.0},
+		{"R-MAT 17 triangles", rmat(17), "(a)-(b)-(c)-(a)", 2.85},
+		{"wiki-Vote 4-cycles", wikiVote, "(a)-(b)-(c)-(d)-(a)", 2.03},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pat, err := pattern.Parse(c.query)
@@ -111,7 +114,9 @@ func decideWithin(t *testing.T, g *graph.Graph, pat *pattern.Pattern, threads in
 // (zero-copy), which the measurements put far behind the CPU engine on triangles (R-MAT scale
 // 26: about 80 times its in-core kernel), and it is not chosen. (Which of the CPU engine and
 // sgsi is chosen here is not asserted: at this size, 1.5 M edges, sgsi's time is mostly its
-// start-up, 0.35 s, about the CPU engine's, and neither was measured on the device.)
+// start-up, 0.35 s, and neither was measured on the device.) Two of the host's threads: on 16
+// the CPU engine's triangles of this graph are predicted at 0.21 s (1.0 CPU second on one thread
+// of the 2-core machine), below any GPU engine's start-up, and no GPU is looked for.
 func TestOutOfCoreRMAT(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates an R-MAT graph of 1.5 million edges")
@@ -129,7 +134,7 @@ func TestOutOfCoreRMAT(t *testing.T) {
 		total uint64
 		mode  string
 	}{{140 << 30, "graph in managed memory"}, {budget, "graph in host memory (zero-copy)"}} {
-		d := decide(t, g, pat, 16, budget, c.total)
+		d := decide(t, g, pat, 2, budget, c.total)
 		by := map[string]auto.Prediction{}
 		for _, pr := range d.Predictions {
 			if pr.Seconds < 0 {

@@ -56,8 +56,8 @@ func TestChoicesOutOfCore(t *testing.T) {
 		{"--gpu-memory: not managed", heavy, 1, 80 << 30, 80 << 30, "stmatch", "graph in host memory (zero-copy)", 24 << 20},
 		{"zero-copy", heavy, 1, 24 << 20, 24 << 20, "stmatch", "graph in host memory (zero-copy)", 0},
 		{"a starved grid stays on the CPU", dense, 8, 1 << 20, 80 << 30, "cpu", "", 0},
-		{"cycle in core", cycle, 16, 80 << 30, 80 << 30, "stmatch", "", 0},
-		{"cycle out of core stays on the CPU", cycle, 16, 4 << 20, 8 << 20, "cpu", "", 0},
+		{"cycle in core", cycle, 4, 80 << 30, 80 << 30, "stmatch", "", 0},
+		{"cycle out of core stays on the CPU", cycle, 4, 4 << 20, 8 << 20, "cpu", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pat, err := pattern.Parse(c.query)

@@ -47,6 +47,20 @@ const (
 	// rate and the steps put at 0.8-2x their time; dense STMatch patterns whose probes miss
 	// most of the last levels (q22: 5.6e8 of 1.9e9 at auto's work limit) stay above stmatch.
 	CountedNodesPerSecond = 2e7
+	// LastCountedPerSecond is the rate per thread of the last level's nodes where nothing is
+	// postponed below it and the search counts the level's set by a test a candidate (searchFrom:
+	// plan.Plan.Admits on a set already intersected, or a bit of a hub row), which is most of
+	// the nodes of a triangle count: the set's intersection is in the steps (CostPerSecond), so
+	// a counted node is a few nanoseconds of a loop. At CountedNodesPerSecond they were priced
+	// like the edge supports' nodes (two adjacency tests and two support reads each): R-MAT
+	// triangles (edge factor 27), 98% of whose nodes are counted ones, were put at 3.4 and 3.3
+	// times the device host's 16 threads at scales 20 and 22 (15.9 s for 4.67 s, 90.6 s for
+	// 27.7 s; now 4.6 and 28.1 s), the counted level two thirds or more of the prediction
+	// (issue 21, branch predbig). On the 2-core machine (2026-12-05, perf, 2 threads) the test
+	// loop (Admits and searchFrom) was 10% of R-MAT 18's triangle count (8.3e7 counted nodes)
+	// and the intersections and clips 75% (1.95e9 steps); on wiki-Vote's 4-cycles 17.5% (6.4e7)
+	// and 66% (1.1e9): 2.2-3.2e8 counted nodes a second at CostPerSecond's steps.
+	LastCountedPerSecond = 2.5e8
 	// MarkedCountSpeedup is how many times faster than CountedNodesPerSecond the last level's
 	// counted nodes run where the edge supports' adjacency tests against a fixed level read a
 	// bit row (supportCounter.mark, branch cpudense) instead of searching a neighbour list. On
@@ -77,7 +91,12 @@ const (
 	// 0.92, 0.92, 0.91e-8; wiki-Vote's 4-cliques (STMatch's q8) 20 ms on one thread for 3.6e6
 	// units. Per data edge (CliqueSecondsPerEdge before, 3e-7) the same counts took 1.1e-6 to
 	// 2.2e-6 seconds an edge, rising with the scale: R-MAT scale 26 was put 8 times too low.
-	CliqueSecondsPerSquare = 9e-9
+	// Halved from 9e-9 (issue 21, branch predbig): the device host's 16 threads counted R-MAT
+	// scale 20's 4-cliques (edge factor 27) in 3.2 s, whole process, against 9.9 s predicted;
+	// on 2026-12-05 the 2-core machine's CPU time per unit was 3.9-4.5e-9 at scales 16-21
+	// (edge factor 16) and 18 (27), the same each scale, as the 2026-12-03 build's times there
+	// were about half those recorded on 2026-12-03.
+	CliqueSecondsPerSquare = 4.5e-9
 )
 
 // pairSumOf returns the pair sum the search of w's plan would take, or nil.
@@ -147,7 +166,7 @@ func predict(w *engine.Workload) engine.Prediction {
 		if c := (t.LevelSteps + t.GroupSteps + t.PassSteps) / (CostPerSecond * gain); c > seconds {
 			seconds, note = c, note+", set operations"
 		}
-		seconds += t.Counted / (CountedNodesPerSecond * max(1, t.CountedSpeedup) * gain)
+		seconds += t.Counted / (t.countedRate() * gain)
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
 }
@@ -164,7 +183,19 @@ type Terms struct {
 	// CountedSpeedup, when above 1, is how many times faster than CountedNodesPerSecond the
 	// counted nodes run (MarkedCountSpeedup).
 	CountedSpeedup float64
-	Summed         string
+	// CountedByTest is set when the counted nodes are the last level's set tested a candidate
+	// each with nothing postponed below and no edge looked up (LastCountedPerSecond), not edge
+	// supports' lookups or an induced count's non-adjacency tests.
+	CountedByTest bool
+	Summed        string
+}
+
+// countedRate is the rate per thread at which the search counts t's counted nodes.
+func (t Terms) countedRate() float64 {
+	if t.CountedByTest {
+		return LastCountedPerSecond
+	}
+	return CountedNodesPerSecond * max(1, t.CountedSpeedup)
 }
 
 // Terms returns the parts of w's predicted work (zero without an estimate or for a clique).
@@ -242,9 +273,14 @@ func (Engine) Terms(w *engine.Workload) Terms {
 		}
 	} else if !w.Listing && len(w.Plan.Groups) == 0 {
 		// The last level, with nothing below it, is counted by a test a candidate of its set
-		// (searchFrom), not searched: its nodes are priced at CountedNodesPerSecond.
+		// (searchFrom), not searched: its nodes are priced at LastCountedPerSecond where that
+		// test is a bit and a few comparisons (plan.Plan.Admits), at CountedNodesPerSecond
+		// where it also looks up an edge a NonAdjacent level (an induced count: each a binary
+		// search in a neighbour list; gen queries' q_6_4 induced on R-MAT 16 with 100 zipf
+		// labels, 5.0e7 counted nodes, took 5.0 CPU seconds on one thread of the 2-core machine).
 		t.Counted = e.LevelNodes[len(e.LevelNodes)-1]
 		t.Nodes -= t.Counted
+		t.CountedByTest = len(w.Plan.Levels[len(w.Plan.Levels)-1].NonAdjacent) == 0
 		t.Summed = "last level counted"
 	}
 	return t

@@ -52,12 +52,18 @@ func inGroupSet(g *graph.Graph, pl *plan.Plan, lg *plan.LeafGroup, first []int, 
 			return false
 		}
 	}
-	for _, j := range lg.Lower {
+	return inWindow(x, m, lg.Lower, lg.Upper)
+}
+
+// inWindow reports whether x lies strictly above the data vertex of every level in lower and
+// strictly below that of every level in upper (a symmetry window, by its definition).
+func inWindow(x uint32, m []uint32, lower, upper []int) bool {
+	for _, j := range lower {
 		if x <= m[j] {
 			return false
 		}
 	}
-	for _, j := range lg.Upper {
+	for _, j := range upper {
 		if x >= m[j] {
 			return false
 		}
