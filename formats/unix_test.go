@@ -50,3 +50,27 @@ func TestWriteAtomicHandsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteAtomicKeepsMode: a file replaced keeps its permission bits, as a file rewritten in
+// place (os.Create, a shell's >) does: a private 0600 output is not made readable by all.
+func TestWriteAtomicKeepsMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "matches.tsv")
+	for _, mode := range []os.FileMode{0o600, 0o640, 0o755} {
+		if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != mode {
+			t.Errorf("replacing a %v file: mode %v", mode, st.Mode().Perm())
+		}
+	}
+}

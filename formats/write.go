@@ -136,7 +136,8 @@ func WritePatternSM(w io.Writer, p *pattern.Pattern) error {
 
 // WriteFile writes g to path in format ("" or "auto": from the path's extension, see
 // FormatForPath). It writes a temporary file in the same folder and renames it into place, so
-// that path never holds a partial graph, with mode 0666 less the umask. path must be a regular
+// that path never holds a partial graph, with the mode of the file it replaces (a new one: 0666
+// less the umask). path must be a regular
 // file or not exist: writing over a device, a FIFO or a folder is refused.
 func WriteFile(path string, g *graph.Graph, format string) error {
 	return writeFile(path, g, format, true)
@@ -168,8 +169,9 @@ func WriteFileUnsynced(path string, g *graph.Graph, format string) error {
 }
 
 // WriteAtomic creates or replaces the regular file path with what write writes, as WriteFile
-// does: through a temporary file in the same folder renamed into place, mode 0666 less the
-// umask; nothing is left behind when write or the file system fails.
+// does: through a temporary file in the same folder renamed into place, with the replaced
+// file's mode (a new one: 0666 less the umask); nothing is left behind when write or the file
+// system fails.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
 	return writeAtomic(path, true, write)
 }
@@ -200,27 +202,33 @@ type AtomicFile struct {
 	*os.File
 	path string
 	sync bool
+	mode os.FileMode // the replaced file's permission bits, or 0666 less the umask
 }
 
 // CreateAtomic starts replacing the regular file path (or creating it): writes go to a new
 // temporary file in the same folder until Commit or Abort. A path that exists and is not a
 // regular file is refused (ErrNotRegular). With sync, Commit waits for the file to reach the
-// disk before the rename.
+// disk before the rename. The file keeps the permission bits of the one it replaces (as one
+// rewritten in place would); a new one gets 0666 less the umask.
 func CreateAtomic(path string, sync bool) (*AtomicFile, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	mode := 0o666 &^ umask()
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return nil, &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+		}
+		mode = st.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, err
 	}
-	return &AtomicFile{File: tmp, path: path, sync: sync}, nil
+	return &AtomicFile{File: tmp, path: path, sync: sync, mode: mode}, nil
 }
 
-// Commit renames the temporary file over the target (mode 0666 less the umask), or removes it
-// and returns why it could not.
+// Commit renames the temporary file over the target (with the mode CreateAtomic chose), or
+// removes it and returns why it could not.
 func (f *AtomicFile) Commit() error {
-	err := f.Chmod(0o666 &^ umask())
+	err := f.Chmod(f.mode)
 	if err == nil && f.sync {
 		err = f.Sync()
 	}
