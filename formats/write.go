@@ -206,23 +206,68 @@ type AtomicFile struct {
 }
 
 // CreateAtomic starts replacing the regular file path (or creating it): writes go to a new
-// temporary file in the same folder until Commit or Abort. A path that exists and is not a
-// regular file is refused (ErrNotRegular). With sync, Commit waits for the file to reach the
-// disk before the rename. The file keeps the permission bits of the one it replaces (as one
-// rewritten in place would); a new one gets 0666 less the umask.
+// temporary file in the same folder until Commit or Abort. A symbolic link is kept: the file
+// it points to is replaced (or created), in that file's folder. A path that exists and is not
+// a regular file is refused (ErrNotRegular), and so is an open descriptor's name (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N), whatever file it names: those are written in place. With sync,
+// Commit waits for the file to reach the disk before the rename. The file keeps the permission
+// bits of the one it replaces (as one rewritten in place would); a new one gets 0666 less the
+// umask.
 func CreateAtomic(path string, sync bool) (*AtomicFile, error) {
-	mode := 0o666 &^ umask()
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return nil, &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
-		}
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	target, st, err := replaced(path)
 	if err != nil {
 		return nil, err
 	}
-	return &AtomicFile{File: tmp, path: path, sync: sync, mode: mode}, nil
+	mode := 0o666 &^ umask()
+	if st != nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	return &AtomicFile{File: tmp, path: target, sync: sync, mode: mode}, nil
+}
+
+// maxLinks is how many symbolic links replaced follows before it gives up (ELOOP's usual 40).
+const maxLinks = 40
+
+// replaced returns the file that CreateAtomic replaces for path: path, or the end of its chain
+// of symbolic links, with its FileInfo (nil when it does not exist yet). Each link is read with
+// its folder's links resolved first, so that a name under /proc (an open descriptor's link
+// such as /dev/stdout's /proc/self/fd/1, or /dev/fd's) is seen as one.
+func replaced(path string) (string, fs.FileInfo, error) {
+	notRegular := &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	p := path
+	for range maxLinks {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			return p, nil, nil // no such folder: CreateTemp says so
+		}
+		if p = filepath.Join(dir, filepath.Base(p)); strings.HasPrefix(filepath.ToSlash(p), "/proc/") {
+			return "", nil, notRegular
+		}
+		st, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return p, nil, nil
+		case err != nil:
+			return "", nil, err
+		case st.Mode().IsRegular():
+			return p, st, nil
+		case st.Mode()&fs.ModeSymlink == 0:
+			return "", nil, notRegular
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", nil, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(dir, link)
+		}
+		p = link
+	}
+	return "", nil, &fs.PathError{Op: "write", Path: path, Err: errors.New("too many levels of symbolic links")}
 }
 
 // Commit renames the temporary file over the target (with the mode CreateAtomic chose), or
