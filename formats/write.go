@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -137,13 +138,17 @@ func WritePatternSM(w io.Writer, p *pattern.Pattern) error {
 // WriteFile writes g to path in format ("" or "auto": from the path's extension, see
 // FormatForPath). It writes a temporary file in the same folder and renames it into place, so
 // that path never holds a partial graph, with the mode of the file it replaces (a new one: 0666
-// less the umask). path must be a regular
-// file or not exist: writing over a device, a FIFO or a folder is refused.
+// less the umask). path must be a regular file or not exist: writing over a device, a FIFO or a
+// folder is refused.
 func WriteFile(path string, g *graph.Graph, format string) error {
-	return writeFile(path, g, format, true)
+	return WriteFileContext(context.Background(), path, g, format, true)
 }
 
-func writeFile(path string, g *graph.Graph, format string, sync bool) error {
+// WriteFileContext is WriteFile (WriteFileUnsynced unless sync) stopping once ctx is done: the
+// text writers' writes fail from then on (the snapshot writer, which writes the file in
+// parallel and quickly, is checked after it), the temporary file is removed, path is left as it
+// was, and the error wraps ctx's.
+func WriteFileContext(ctx context.Context, path string, g *graph.Graph, format string, sync bool) error {
 	if format == "" || format == "auto" {
 		f, ok := FormatForPath(path)
 		if !ok {
@@ -157,7 +162,28 @@ func writeFile(path string, g *graph.Graph, format string, sync bool) error {
 	if lost := Lossy(g, format); lost != nil {
 		return fmt.Errorf("%s: an edge list cannot hold the graph's %s: choose sm, csv, graphml or smg", path, strings.Join(lost, " and "))
 	}
-	return writeAtomic(path, sync, func(w io.Writer) error { return WriteGraph(w, g, format) })
+	return writeAtomic(path, sync, func(w io.Writer) error {
+		if format != "smg" {
+			w = ContextWriter{Ctx: ctx, W: w}
+		}
+		if err := WriteGraph(w, g, format); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+}
+
+// ContextWriter is W whose writes fail with Ctx's error once Ctx is done.
+type ContextWriter struct {
+	Ctx context.Context
+	W   io.Writer
+}
+
+func (c ContextWriter) Write(p []byte) (int, error) {
+	if err := c.Ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.W.Write(p)
 }
 
 // WriteFileUnsynced is WriteFile without waiting for the file to reach the disk (no fsync before
@@ -165,7 +191,7 @@ func writeFile(path string, g *graph.Graph, format string, sync bool) error {
 // GB, which later processes read from the page cache long before the disk has it all. After a
 // crash the file may be missing or damaged (a snapshot's checksum then refuses it).
 func WriteFileUnsynced(path string, g *graph.Graph, format string) error {
-	return writeFile(path, g, format, false)
+	return WriteFileContext(context.Background(), path, g, format, false)
 }
 
 // WriteAtomic creates or replaces the regular file path with what write writes, as WriteFile
