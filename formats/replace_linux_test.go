@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,6 +115,30 @@ func TestRewriteKeepsMappedSnapshot(t *testing.T) {
 		}
 		if g2, err := Load(path, Options{}); err != nil || g2.NumEdges() != small.NumEdges() {
 			t.Errorf("%s: the new file loads as %v, %v; want %d edges", w.name, g2, err, small.NumEdges())
+		}
+	}
+}
+
+// TestCreateAtomicDescriptorLink: a path that names an open descriptor (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N), even of a regular file, is not replaced but refused like a
+// device: replacing it would rename a file over the link in /dev (as root) or fail to create
+// the temporary file in /proc, and a shell's redirection (> out) would not get the output.
+func TestCreateAtomicDescriptorLink(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "redirected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, path := range []string{fmt.Sprintf("/proc/self/fd/%d", f.Fd()), fmt.Sprintf("/dev/fd/%d", f.Fd())} {
+		if _, err := os.Stat(path); err != nil {
+			t.Skip(err)
+		}
+		a, err := CreateAtomic(path, false)
+		if err == nil {
+			a.Abort()
+		}
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("CreateAtomic(%s), a regular file's descriptor: %v, want ErrNotRegular", path, err)
 		}
 	}
 }

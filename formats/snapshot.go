@@ -383,7 +383,8 @@ func decodeRuns(b []byte) []graph.Run {
 }
 
 // WriteSnapshot writes g to path in the .smg format (through a temporary file renamed into
-// place, so a reader never sees a partial snapshot), with mode 0666 less the umask.
+// place, so a reader never sees a partial snapshot), with the replaced file's mode (a new
+// one: 0666 less the umask).
 func WriteSnapshot(path string, g *graph.Graph) error {
 	if err := writeAtomic(path, true, func(w io.Writer) error { return writeSnapshot(w, g) }); err != nil {
 		return fmt.Errorf("write snapshot: %w", err)

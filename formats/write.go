@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -136,13 +137,18 @@ func WritePatternSM(w io.Writer, p *pattern.Pattern) error {
 
 // WriteFile writes g to path in format ("" or "auto": from the path's extension, see
 // FormatForPath). It writes a temporary file in the same folder and renames it into place, so
-// that path never holds a partial graph, with mode 0666 less the umask. path must be a regular
-// file or not exist: writing over a device, a FIFO or a folder is refused.
+// that path never holds a partial graph, with the mode of the file it replaces (a new one: 0666
+// less the umask). path must be a regular file or not exist: writing over a device, a FIFO or a
+// folder is refused.
 func WriteFile(path string, g *graph.Graph, format string) error {
-	return writeFile(path, g, format, true)
+	return WriteFileContext(context.Background(), path, g, format, true)
 }
 
-func writeFile(path string, g *graph.Graph, format string, sync bool) error {
+// WriteFileContext is WriteFile (WriteFileUnsynced unless sync) stopping once ctx is done: the
+// text writers' writes fail from then on (the snapshot writer, which writes the file in
+// parallel and quickly, is checked after it), the temporary file is removed, path is left as it
+// was, and the error wraps ctx's.
+func WriteFileContext(ctx context.Context, path string, g *graph.Graph, format string, sync bool) error {
 	if format == "" || format == "auto" {
 		f, ok := FormatForPath(path)
 		if !ok {
@@ -156,7 +162,28 @@ func writeFile(path string, g *graph.Graph, format string, sync bool) error {
 	if lost := Lossy(g, format); lost != nil {
 		return fmt.Errorf("%s: an edge list cannot hold the graph's %s: choose sm, csv, graphml or smg", path, strings.Join(lost, " and "))
 	}
-	return writeAtomic(path, sync, func(w io.Writer) error { return WriteGraph(w, g, format) })
+	return writeAtomic(path, sync, func(w io.Writer) error {
+		if format != "smg" {
+			w = ContextWriter{Ctx: ctx, W: w}
+		}
+		if err := WriteGraph(w, g, format); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+}
+
+// ContextWriter is W whose writes fail with Ctx's error once Ctx is done.
+type ContextWriter struct {
+	Ctx context.Context
+	W   io.Writer
+}
+
+func (c ContextWriter) Write(p []byte) (int, error) {
+	if err := c.Ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.W.Write(p)
 }
 
 // WriteFileUnsynced is WriteFile without waiting for the file to reach the disk (no fsync before
@@ -164,12 +191,13 @@ func writeFile(path string, g *graph.Graph, format string, sync bool) error {
 // GB, which later processes read from the page cache long before the disk has it all. After a
 // crash the file may be missing or damaged (a snapshot's checksum then refuses it).
 func WriteFileUnsynced(path string, g *graph.Graph, format string) error {
-	return writeFile(path, g, format, false)
+	return WriteFileContext(context.Background(), path, g, format, false)
 }
 
 // WriteAtomic creates or replaces the regular file path with what write writes, as WriteFile
-// does: through a temporary file in the same folder renamed into place, mode 0666 less the
-// umask; nothing is left behind when write or the file system fails.
+// does: through a temporary file in the same folder renamed into place, with the replaced
+// file's mode (a new one: 0666 less the umask); nothing is left behind when write or the file
+// system fails.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
 	return writeAtomic(path, true, write)
 }
@@ -200,27 +228,78 @@ type AtomicFile struct {
 	*os.File
 	path string
 	sync bool
+	mode os.FileMode // the replaced file's permission bits, or 0666 less the umask
 }
 
 // CreateAtomic starts replacing the regular file path (or creating it): writes go to a new
-// temporary file in the same folder until Commit or Abort. A path that exists and is not a
-// regular file is refused (ErrNotRegular). With sync, Commit waits for the file to reach the
-// disk before the rename.
+// temporary file in the same folder until Commit or Abort. A symbolic link is kept: the file
+// it points to is replaced (or created), in that file's folder. A path that exists and is not
+// a regular file is refused (ErrNotRegular), and so is an open descriptor's name (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N), whatever file it names: those are written in place. With sync,
+// Commit waits for the file to reach the disk before the rename. The file keeps the permission
+// bits of the one it replaces (as one rewritten in place would); a new one gets 0666 less the
+// umask.
 func CreateAtomic(path string, sync bool) (*AtomicFile, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	target, st, err := replaced(path)
 	if err != nil {
 		return nil, err
 	}
-	return &AtomicFile{File: tmp, path: path, sync: sync}, nil
+	mode := 0o666 &^ umask()
+	if st != nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	return &AtomicFile{File: tmp, path: target, sync: sync, mode: mode}, nil
 }
 
-// Commit renames the temporary file over the target (mode 0666 less the umask), or removes it
-// and returns why it could not.
+// maxLinks is how many symbolic links replaced follows before it gives up (ELOOP's usual 40).
+const maxLinks = 40
+
+// replaced returns the file that CreateAtomic replaces for path: path, or the end of its chain
+// of symbolic links, with its FileInfo (nil when it does not exist yet). Each link is read with
+// its folder's links resolved first, so that a name under /proc (an open descriptor's link
+// such as /dev/stdout's /proc/self/fd/1, or /dev/fd's) is seen as one.
+func replaced(path string) (string, fs.FileInfo, error) {
+	notRegular := &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	p := path
+	for range maxLinks {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			return p, nil, nil // no such folder: CreateTemp says so
+		}
+		if p = filepath.Join(dir, filepath.Base(p)); strings.HasPrefix(filepath.ToSlash(p), "/proc/") {
+			return "", nil, notRegular
+		}
+		st, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return p, nil, nil
+		case err != nil:
+			return "", nil, err
+		case st.Mode().IsRegular():
+			return p, st, nil
+		case st.Mode()&fs.ModeSymlink == 0:
+			return "", nil, notRegular
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", nil, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(dir, link)
+		}
+		p = link
+	}
+	return "", nil, &fs.PathError{Op: "write", Path: path, Err: errors.New("too many levels of symbolic links")}
+}
+
+// Commit renames the temporary file over the target (with the mode CreateAtomic chose), or
+// removes it and returns why it could not.
 func (f *AtomicFile) Commit() error {
-	err := f.Chmod(0o666 &^ umask())
+	err := f.Chmod(f.mode)
 	if err == nil && f.sync {
 		err = f.Sync()
 	}

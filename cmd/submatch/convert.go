@@ -79,7 +79,7 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	// checked after it): OUT is then not renamed into place.
 	write := func(w io.Writer) error {
 		if format != "smg" {
-			w = ctxWriter{ctx, w}
+			w = formats.ContextWriter{Ctx: ctx, W: w}
 		}
 		if err := formats.WriteGraph(w, g, format); err != nil {
 			return err
@@ -148,19 +148,6 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitCode(stderr, fmt.Errorf("writing the report: %w", err))
 	}
 	return exitOK
-}
-
-// ctxWriter fails its writes once ctx is done.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.Write(p)
 }
 
 // countingWriter counts the bytes written through it.

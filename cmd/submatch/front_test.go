@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -528,5 +529,43 @@ func TestListOutputReplaced(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "list", "-o", os.DevNull, data, "(a)-(b)"); code != exitOK {
 		t.Errorf("-o %s: exit %d: %s", os.DevNull, code, errOut)
+	}
+}
+
+// TestListOutputDescriptor: list -o /dev/stdout (here /proc/self/fd/N, the same kind of name)
+// writes into the descriptor's file, a shell's redirection, in place: it was taken for a
+// regular file to replace, and the temporary file could not be made under /proc (as root,
+// /dev/stdout itself was replaced by a file in /dev and the matches lost); a symbolic link is
+// kept and its file replaced.
+func TestListOutputDescriptor(t *testing.T) {
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "redirected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	if _, err := os.Stat(fd); err != nil {
+		t.Skip(err)
+	}
+	if code, _, errOut := runCmd(t, "list", "-o", fd, data, "(a)-(b)"); code != exitOK {
+		t.Fatalf("-o %s: exit %d: %s", fd, code, errOut)
+	}
+	if b, _ := io.ReadAll(f); len(tsv(string(b))) != 4 {
+		t.Errorf("-o %s wrote %q into the descriptor's file, want 4 matches", fd, b)
+	}
+	link := filepath.Join(dir, "link.tsv")
+	if err := os.Symlink("redirected", link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCmd(t, "list", "-o", link, data, "(a)-(b)-(c)"); code != exitOK {
+		t.Fatalf("-o %s: exit %d: %s", link, code, errOut)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("-o %s: the link is gone (%v)", link, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "redirected")); len(tsv(string(b))) != 2 {
+		t.Errorf("-o through a link wrote %q into its file, want 2 matches", b)
 	}
 }

@@ -27,7 +27,7 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "rmat":
-			return runGenRMAT(args[1:], stdout, stderr)
+			return runGenRMAT(ctx, args[1:], stdout, stderr)
 		case "queries":
 			return runGenQueries(ctx, args[1:], stdout, stderr)
 		case "-h", "-help", "--help":
@@ -50,19 +50,17 @@ Run 'submatch gen rmat -h' or 'submatch gen queries -h' for their flags.
 
 // writeGraphFile writes g in the format path's extension names (formats.FormatForPath; t/v/e
 // text for any other name) through a temporary file renamed into place; unless sync, without
-// waiting for it to reach the disk (formats.WriteFileUnsynced).
-func writeGraphFile(path string, g *graph.Graph, sync bool) error {
+// waiting for it to reach the disk. Once ctx is done the write stops, its temporary file
+// removed (formats.WriteFileContext).
+func writeGraphFile(ctx context.Context, path string, g *graph.Graph, sync bool) error {
 	format, ok := formats.FormatForPath(path)
 	if !ok {
 		format = "sm"
 	}
-	if !sync {
-		return formats.WriteFileUnsynced(path, g, format)
-	}
-	return formats.WriteFile(path, g, format)
+	return formats.WriteFileContext(ctx, path, g, format, sync)
 }
 
-func runGenRMAT(args []string, stdout, stderr io.Writer) int {
+func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gen rmat", "-o OUT",
 		"Generates a Graph500-style R-MAT graph (a=0.57, b=0.19, c=0.19, d=0.05): 2^scale vertices and\n"+
 			"edge-factor * 2^scale edge samples, self-loops dropped and duplicates merged. The same flags\n"+
@@ -122,12 +120,18 @@ func runGenRMAT(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(stderr, err)
 	}
+	if ctx.Err() != nil { // Ctrl-C while generating (RMAT takes no context): nothing written
+		return exitCode(stderr, &stoppedError{msg: "gen rmat: " + stopReason(ctx, 0) + "; " + out + " not written", err: ctx.Err()})
+	}
 	genTime := time.Since(start)
 	start = time.Now()
 	// The generator's temporaries (as large as the graph) go back to the system before the
 	// file's pages take the memory.
 	debug.FreeOSMemory()
-	if err := writeGraphFile(out, g, sync); err != nil {
+	if err := writeGraphFile(ctx, out, g, sync); err != nil {
+		if ctx.Err() != nil {
+			return exitCode(stderr, &stoppedError{msg: "gen rmat: " + stopReason(ctx, 0) + "; " + out + " not written", err: ctx.Err()})
+		}
 		return exitCode(stderr, fmt.Errorf("writing %s: %w", out, err))
 	}
 	fmt.Fprintf(stdout, "%s: R-MAT scale %d, %d vertices, %d edges (max degree %d), generated in %s, written in %s, peak RSS %.2f GB (bound %.2f GB)\n",

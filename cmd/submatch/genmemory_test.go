@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -108,5 +110,35 @@ func TestGenRMATRefusesMemory(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, append(rmatArgs(small, out), "--memory", "0")...); code != exitUsage {
 		t.Errorf("--memory 0: exit %d, %q", code, errOut)
+	}
+}
+
+// TestGenRMATInterrupted: gen rmat stops at Ctrl-C (its context cancelled), status 1, leaving
+// no file and no temporary file: it took no context, so the first Ctrl-C was swallowed (the
+// signal handler cancels the context) and the graph was written all the same, and a second one
+// killed it and left the temporary file, as large as the graph, beside OUT. The write itself
+// stops too (writeGraphFile: nothing renamed into place, the temporary file removed).
+func TestGenRMATInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	for _, name := range []string{"g.txt", "g.smg"} {
+		out := filepath.Join(dir, name)
+		code, _, errOut := runCmdCtx(ctx, t, rmatArgs(gen.RMATOptions{Scale: 8, EdgeFactor: 4}, out)...)
+		if code != exitPartial || !strings.Contains(errOut, "interrupted") {
+			t.Errorf("%s: exit %d, %q; want 1 and interrupted", name, code, errOut)
+		}
+	}
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 8, EdgeFactor: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"w.graph", "w.smg"} {
+		if err := writeGraphFile(ctx, filepath.Join(dir, name), g, false); !errors.Is(err, context.Canceled) {
+			t.Errorf("writeGraphFile(%s) with the context cancelled: %v", name, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left in the folder: %v", entries)
 	}
 }

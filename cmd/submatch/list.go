@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -113,12 +114,14 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var file *os.File
 	var atomic *formats.AtomicFile
 	if f.output != "" && f.output != "-" {
-		if st, serr := os.Stat(f.output); serr == nil && !st.Mode().IsRegular() {
-			file, err = os.OpenFile(f.output, os.O_WRONLY, 0) // /dev/stdout, /dev/null, a pipe: written as they are
-		} else if atomic, err = formats.CreateAtomic(f.output, false); err == nil {
+		if atomic, err = formats.CreateAtomic(f.output, false); err == nil {
 			// A regular file is replaced when the listing ends (stopped early too: the matches
 			// listed are kept), never rewritten in place under a reader.
 			file = atomic.File
+		} else if errors.Is(err, formats.ErrNotRegular) {
+			// /dev/stdout, /dev/null, a pipe: written as they are (truncated, as os.Create
+			// would, when the descriptor's file is a regular one).
+			file, err = os.OpenFile(f.output, os.O_WRONLY|os.O_TRUNC, 0)
 		}
 		if err != nil {
 			return exitCode(stderr, &inputError{err: fmt.Errorf("-o: %w", err)})

@@ -143,3 +143,51 @@ func within(got, want, f float64) bool {
 	r := got / want
 	return r <= f && r >= 1/f && !math.IsNaN(r)
 }
+
+// TestCountedByTest: the counted last level is priced at LastCountedPerSecond only where the
+// engine's test of a candidate (plan.Plan.Admits) is a bit and a few comparisons: a count whose
+// last level has no NonAdjacent level (triangles, embeddings or unique; an induced triangle,
+// whose vertices are all adjacent), not an induced path's, which looks an edge up a candidate
+// (a binary search in a neighbour list), and never a listing, which counts no level.
+func TestCountedByTest(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 10, EdgeFactor: 8, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query   string
+		sem     engine.Semantics
+		listing bool
+		cheap   bool
+	}{
+		{"(a)-(b)-(c)-(a)", engine.Semantics{}, false, true},
+		{"(a)-(b)-(c)-(a)", engine.Semantics{Unique: true}, false, true},
+		{"(a)-(b)-(c)-(a)", engine.Semantics{Induced: true}, false, true},
+		{"(a)-(b)-(c)", engine.Semantics{Induced: true, Unique: true}, false, false},
+		{"(a)-(b)-(c)-(a)", engine.Semantics{}, true, false},
+	} {
+		pat, err := pattern.Parse(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := &engine.Problem{Data: g, Pattern: pat, Semantics: c.sem, Threads: 1}
+		opts, err := PlanOptions(prob, c.listing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := plan.Build(g, pat, opts)
+		est, err := pl.Estimate(context.Background(), g, plan.EstimateOptions{Seed: 1, Probes: 1024})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &engine.Workload{Problem: prob, Plan: pl, Estimate: &est, Bound: pl.NodeBound(), Threads: 1, Listing: c.listing}
+		terms := Engine{}.Terms(w)
+		if !c.listing && terms.Summed != "last level counted" {
+			t.Errorf("%s %v: %q, want the last level counted", c.query, c.sem, terms.Summed)
+		}
+		if terms.CountedByTest != c.cheap || c.listing && terms.Counted != 0 {
+			t.Errorf("%s %v listing %v: CountedByTest %v (counted %.4g nodes), want %v\n%s",
+				c.query, c.sem, c.listing, terms.CountedByTest, terms.Counted, c.cheap, pl.Describe())
+		}
+	}
+}
