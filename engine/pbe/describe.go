@@ -37,7 +37,7 @@ const (
 	// the graph. Fitted (2-core VM at load 5-7, 2026-12-05, branch pbepred2, after branch
 	// pbehost's faster stage; docs/benchmarks.md): the stage's CPU seconds over the plain
 	// search's price on unlabelled R-MAT 14-18 (edge factor 16; triangles 0.65-0.86, 4-cliques
-	// 1.04-1.41, diamonds 1.18-1.53, 4-cycles 0.31-0.32) and a 6-vertex walk on R-MAT 16 with
+	// 1.04-1.42, diamonds 1.18-1.53, 4-cycles 0.31-0.32) and a 6-vertex walk on R-MAT 16 with
 	// 1,000 zipf labels (1.07); the geometric mean of those 11 cases, 0.82. Before, it was 3.5
 	// times the CPU engine's whole prediction, special paths included (branch pbe7), which
 	// after pbehost put 4-cliques at 0.34-0.38 and diamonds at 0.02-0.04 of the stage's time.
