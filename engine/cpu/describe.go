@@ -150,7 +150,7 @@ func (Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predictio
 // predict is Predict's prediction.
 func predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
-	gain := (1 + ThreadGain*float64(threads-1)) / HostCoreSlowdown
+	gain := threadGain(threads)
 	if w.Clique != nil {
 		s := CliqueSecondsPerSquare * float64(w.Clique.K-3) * w.UpwardSquares() / gain
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
@@ -162,13 +162,52 @@ func predict(w *engine.Workload) engine.Prediction {
 		if t.Summed != "" {
 			note += ", " + t.Summed
 		}
-		seconds = t.Nodes / (NodesPerSecond * gain)
-		if c := (t.LevelSteps + t.GroupSteps + t.PassSteps) / (CostPerSecond * gain); c > seconds {
-			seconds, note = c, note+", set operations"
+		var steps bool
+		seconds, steps = searchSeconds(t.Nodes, t.LevelSteps+t.GroupSteps+t.PassSteps, gain)
+		if steps {
+			note += ", set operations"
 		}
 		seconds += t.Counted / (t.countedRate() * gain)
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
+}
+
+// threadGain is how many of one core of the 2-core machine where the rates were measured the
+// given threads of a GPU host stand for (ThreadGain, HostCoreSlowdown).
+func threadGain(threads int) float64 {
+	return (1 + ThreadGain*float64(max(1, threads)-1)) / HostCoreSlowdown
+}
+
+// searchSeconds is the time of a search's nodes at NodesPerSecond or of its set-operation steps
+// at CostPerSecond, whichever takes longer, at gain (threadGain); steps reports that the steps
+// did.
+func searchSeconds(nodes, steps, gain float64) (seconds float64, bySteps bool) {
+	seconds = nodes / (NodesPerSecond * gain)
+	if c := steps / (CostPerSecond * gain); c > seconds {
+		return c, true
+	}
+	return seconds, false
+}
+
+// GenericSeconds is the predicted time on threads threads of the plain depth-first search of an
+// estimated plan (e, of a plan that postpones no vertex: plan.Options.Enumerate), with none of
+// this engine's special paths (clique counter, last-level sums, pair sums, edge supports): the
+// levels' nodes but the last at NodesPerSecond or their set operations (the narrowed levels'
+// steps, Estimate.NarrowCost, else Cost) at CostPerSecond, whichever takes longer, and the last
+// level's nodes counted by a test a candidate (LastCountedPerSecond). Other engines whose search
+// is such a plain one (pbe's inter-partition stage on the host) price it from this.
+func GenericSeconds(e *plan.Estimate, threads int) float64 {
+	if e == nil || len(e.LevelNodes) == 0 {
+		return 0
+	}
+	gain := threadGain(threads)
+	last := e.LevelNodes[len(e.LevelNodes)-1]
+	steps := e.Cost - e.GroupCost
+	if e.NarrowCost > 0 {
+		steps = e.NarrowCost
+	}
+	s, _ := searchSeconds(max(0, e.Nodes-last), steps, gain)
+	return s + last/(LastCountedPerSecond*gain)
 }
 
 // Terms are the parts of the work the CPU engine's search is predicted to do for an estimated

@@ -43,3 +43,49 @@ func TestPredictStops(t *testing.T) {
 		}
 	}
 }
+
+// TestGenericSeconds: the plain search's price (GenericSeconds, which pbe's inter stage is priced
+// from) is the engine's own prediction where the engine searches the plan plainly (R-MAT
+// triangles: the last level counted, no special path), on 1 and 16 threads, and ignores the
+// postponed groups' steps of a plan that has some; nothing to price without an estimate.
+func TestGenericSeconds(t *testing.T) {
+	ctx := context.Background()
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 11, EdgeFactor: 16, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if GenericSeconds(nil, 2) != 0 || GenericSeconds(&plan.Estimate{}, 2) != 0 {
+		t.Error("priced without an estimate")
+	}
+	for _, q := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a), (a)-(c)"} {
+		p, err := pattern.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := &engine.Problem{Data: g, Pattern: p}
+		opts, err := PlanOptions(prob, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := plan.Build(g, p, opts)
+		est, err := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{1, 16} {
+			w := &engine.Workload{Problem: prob, Plan: pl, Bound: pl.NodeBound(), Estimate: &est, Threads: threads}
+			got := GenericSeconds(&est, threads)
+			if len(pl.Groups) == 0 {
+				if want, terms := predict(w).Seconds, (Engine{}).Terms(w); got != want || terms.Summed != "last level counted" {
+					t.Errorf("%s on %d threads: %v s, the engine's prediction %v s (%s)", q, threads, got, want, terms.Summed)
+				}
+				continue
+			}
+			heavier := est
+			heavier.GroupStepCost, heavier.GroupKeptCost = 1e15, 1e15
+			if est.GroupCost <= 0 || got <= 0 || GenericSeconds(&heavier, threads) != got {
+				t.Errorf("%s: the groups' steps (%v) priced: %v s, %v s with more", q, est.GroupCost, got, GenericSeconds(&heavier, threads))
+			}
+		}
+	}
+}

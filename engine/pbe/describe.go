@@ -2,10 +2,14 @@ package pbe
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/plan"
 )
 
 // The pbe engine's measured costs, from which it predicts its time with the GPU backend
@@ -23,14 +27,21 @@ const (
 	// VM, 2026-12-02, docs/benchmarks.md, branch ooc5: R-MAT scale 20 with edge factor 40, 37 M
 	// edges, in 2.6-4.1 s at a quarter of the graph).
 	GrowSecondsPerEdge = 1e-7
-	// InterSlowdown is the count's time, partitioning aside, over the CPU engine's on the same
-	// threads: the inter-partition stage runs on the host, and on a power-law graph the
-	// partitioner cuts most edges (R-MAT, ranges: 75% at scale 26, 81% at scale 17), so nearly
-	// every match is an inter match, found from every cut edge in each of the pattern's edge
-	// orders. Measured (2-core VM, 2026-12-03, branch pbe7): 3.4 times the CPU engine's CPU time
-	// on R-MAT scale 17's triangles and 2.9 on scale 20's; 1.9 on scale 13's 4-cycles. Before,
-	// the prediction took the CPU engine's own time, which auto never weighed above it anyway.
-	InterSlowdown = 3.5
+	// InterSlowdown is the inter-partition stage's time, on the host, over the plain
+	// depth-first search of the pattern that it runs (cpu.GenericSeconds of interEstimate's
+	// plan: every vertex enumerated, symmetry broken; no clique counter, last-level sums or edge
+	// supports, none of which the stage has). On a power-law graph the partitioner cuts most
+	// edges (R-MAT at a quarter of the graph: 65-67% at scales 14-18), so most matches are
+	// inter matches, each found from a cut edge in each of the pattern's edge orders; the cut's
+	// share is not known before partitioning and is left in this factor, fitted at a quarter of
+	// the graph. Fitted (2-core VM at load 5-7, 2026-12-05, branch pbepred2, after branch
+	// pbehost's faster stage; docs/benchmarks.md): the stage's CPU seconds over the plain
+	// search's price on unlabelled R-MAT 14-18 (edge factor 16; triangles 0.65-0.86, 4-cliques
+	// 1.04-1.42, diamonds 1.18-1.53, 4-cycles 0.31-0.32) and a 6-vertex walk on R-MAT 16 with
+	// 1,000 zipf labels (1.07); the geometric mean of those 11 cases, 0.82. Before, it was 3.5
+	// times the CPU engine's whole prediction, special paths included (branch pbe7), which
+	// after pbehost put 4-cliques at 0.34-0.38 and diamonds at 0.02-0.04 of the stage's time.
+	InterSlowdown = 0.8
 )
 
 // partitionSeconds is the predicted partitioning time of g's m edges with method.
@@ -158,9 +169,11 @@ func deviceInCore(ctx context.Context, w *engine.Workload) (engine.Prediction, b
 // its planning of the subgraph (PlanSecondsPerEntry); the data then lies in GPU memory, and the
 // prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge
 // (GrowSecondsPerEdge where the breadth-first partitioner runs), then the inter-partition stage on
-// the host at InterSlowdown times the planner's whole time (in every measurement the inter stage
-// dominated and the intra share was under half). The reduction's estimate is sampled (a few ms);
-// ctx is checked before it and by the device engine's prediction.
+// the host (interSeconds: InterSlowdown times the plain search of the pattern that the stage runs,
+// priced as the CPU engine prices such a search; in every measurement the inter stage dominated
+// and the intra share was under half). The reduction's estimate is sampled (a few ms), the inter
+// stage's estimate bounded by work (interEstimateWork); ctx is checked before them and by the
+// device engine's prediction and the estimate.
 func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
 	if err := engine.PredictionStopped(ctx, "pbe"); err != nil {
 		return engine.Prediction{}, err
@@ -194,6 +207,57 @@ func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predic
 			parts = ": one part of " + gpu.FormatBytes(budget) + ", which the device engine does not predict"
 		}
 	}
-	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges) + InterSlowdown*w.HostSeconds
+	host, err := interSeconds(ctx, w)
+	if err != nil {
+		return engine.Prediction{}, err
+	}
+	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges) + host
 	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend", Note: what + parts}, nil
+}
+
+// The inter stage's estimate (interEstimate) is bounded as --engine auto bounds the planner's:
+// at most interEstimateProbes probes and, after interEstimateMinProbes, interEstimateWork list
+// entries read, from a fixed seed (deterministic).
+const (
+	interEstimateProbes    = 4096
+	interEstimateMinProbes = 64
+	interEstimateWork      = 500_000
+)
+
+// interEstimate is the estimate (plan.Estimate) of the plain depth-first search of w's pattern
+// that pbe's inter stage runs from each cut edge: a plan that enumerates every pattern vertex
+// (plan.Options.Enumerate: no vertex postponed and counted) with the pattern's symmetry broken
+// (the stage's orbits), and no candidate space. The planner's own plan and estimate
+// (engine.Workload.Plan, Estimate) are taken where that plan is such a search already
+// (no postponed group); a clique workload has neither (engine.Workload.Clique).
+func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, error) {
+	p := w.Problem
+	if w.Plan != nil && w.Estimate != nil && len(w.Plan.Groups) == 0 {
+		return w.Estimate, nil
+	}
+	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, plan.Options{Induced: p.Semantics.Induced,
+		Unique: p.Semantics.Unique, Enumerate: true, MultiplyAutomorphisms: !p.Semantics.Unique, SpaceLimit: -1})
+	if err != nil {
+		return nil, fmt.Errorf("pbe: the inter stage's plan: %w", err)
+	}
+	est, err := pl.Estimate(ctx, p.Data, plan.EstimateOptions{Seed: 1, Probes: interEstimateProbes,
+		MinProbes: interEstimateMinProbes, WorkLimit: interEstimateWork})
+	if err != nil {
+		return nil, fmt.Errorf("pbe: the inter stage's estimate: %w", err)
+	}
+	return &est, nil
+}
+
+// interSeconds is the predicted time of the inter stage on the host on w's threads: InterSlowdown
+// times the CPU engine's price of the plain search (cpu.GenericSeconds) of interEstimate, never
+// its special paths' price (engine.Workload.HostSeconds): pbe's own search has none.
+func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
+	if w.Problem.Pattern == nil {
+		return 0, errors.New("pbe: a prediction needs a pattern")
+	}
+	est, err := interEstimate(ctx, w)
+	if err != nil {
+		return 0, err
+	}
+	return InterSlowdown * cpu.GenericSeconds(est, w.Threads), nil
 }

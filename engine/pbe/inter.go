@@ -3,6 +3,7 @@ package pbe
 import (
 	"cmp"
 	"context"
+	"math/bits"
 	"slices"
 
 	"github.com/submatch/submatch/graph"
@@ -408,6 +409,9 @@ type interStats struct {
 	seeds   uint64 // partial matches of two vertices the seeds made (level 2)
 	nodes   uint64
 	bytes   uint64 // adjacency bytes the extensions read
+	// held is the host memory the worker's bitsets took (rootSet and the levels' marks): what
+	// interHostBytes accounts for, less the shared forward index.
+	held uint64
 }
 
 func (a *interStats) add(b interStats) {
@@ -415,6 +419,50 @@ func (a *interStats) add(b interStats) {
 	a.seeds += b.seeds
 	a.nodes += b.nodes
 	a.bytes += b.bytes
+	a.held += b.held
+}
+
+// bitsetBytes is the size of plan.NewBitset(n).
+func bitsetBytes(n int) uint64 { return 8 * uint64((n+63)/64) }
+
+// interHostBytes is the host memory, beside the graph and the partitioning, that runInter's
+// counting workers take on a graph of n vertices (plain: graph's plain) with ip's programs on
+// threads threads: on a plain graph the forward index (4 bytes a vertex, shared) and each
+// worker's root bitset (rootSet); and each worker's bitset of the kept candidates of every
+// position some step reuses (markKept: made on first use, so this is a bound). The positions'
+// candidate buffers (level: at most a few lists of the largest degree each) are left out.
+func interHostBytes(n int, plain bool, ip *interPlan, threads int) uint64 {
+	per := uint64(ip.reusedPositions()) * bitsetBytes(n)
+	var shared uint64
+	if plain {
+		per += bitsetBytes(n)
+		shared = 4 * uint64(n)
+	}
+	workers, _ := interWorkers(n, threads, nil)
+	return shared + uint64(workers)*per
+}
+
+// reusedPositions is the number of distinct positions whose kept candidates some step of ip's
+// programs reuses (step.reuse), each of which a worker may mark in a bitset (markKept).
+func (ip *interPlan) reusedPositions() int {
+	var seen uint64
+	for k := range ip.programs {
+		for _, st := range ip.programs[k].steps {
+			if st.reuse > 0 {
+				seen |= 1 << st.reuse
+			}
+		}
+	}
+	return bits.OnesCount64(seen)
+}
+
+// interWorkers is the number of workers runInter runs on n roots with threads threads (one when
+// listing: visit not nil), and the roots' chunk.
+func interWorkers(n, threads int, visit func([]uint32) bool) (int, int) {
+	if visit != nil {
+		return par.Workers(n, 1, 64), 64
+	}
+	return par.Workers(n, max(threads, 1), 16), 16
 }
 
 // searcher is one worker's state.
@@ -978,6 +1026,7 @@ func (s *searcher) markKept(lv *level) plan.Bitset {
 	if !lv.marked {
 		if lv.mark == nil {
 			lv.mark = plan.NewBitset(s.g.NumVertices())
+			s.st.held += bitsetBytes(s.g.NumVertices())
 		}
 		for _, v := range lv.kept {
 			lv.mark.Set(v)
@@ -1010,6 +1059,7 @@ func (s *searcher) markRoot() {
 	}
 	if s.rootSet == nil {
 		s.rootSet = plan.NewBitset(s.g.NumVertices())
+		s.st.held += bitsetBytes(s.g.NumVertices())
 	} else if s.rootOf >= 0 {
 		for _, w := range s.g.Neighbors(uint32(s.rootOf)) {
 			s.rootSet.Clear(w)
@@ -1040,11 +1090,12 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 	// A count takes the roots from the last id down, in small chunks: ids ascend with the degree
 	// (graph.Build's numbering), so the hubs, whose roots take longest, start first and the
 	// light roots fill the threads at the end instead of a hub chunk running alone.
-	chunk, last := 16, roots-1
+	workers, chunk := interWorkers(roots, threads, visit)
+	last := roots - 1
 	if visit != nil {
-		threads, chunk, last = 1, 64, -1
+		last = -1
 	}
-	searchers := make([]*searcher, par.Workers(roots, max(threads, 1), chunk))
+	searchers := make([]*searcher, workers)
 	fwd := forward(g, len(searchers))
 	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
 		s := searchers[w]

@@ -195,6 +195,10 @@ type Stats struct {
 	// InterBytes is the adjacency the inter stage reads: at every extension, the lists of the
 	// earlier neighbours (what PBE's LOADSUBGRAPHTOGPU ships, before de-duplication in a batch).
 	InterBytes uint64
+	// InterHostBytes is the host memory the inter stage's workers take on the host beside the
+	// graph (interHostBytes: bitsets and the forward index), checked against --memory where that
+	// is not the partition budget (hostLimit); 0 when the stage ran on the GPU.
+	InterHostBytes uint64
 	// Seeds is the number of two-vertex partial matches the pruning stage made; InterNodes the
 	// enumeration stage's search nodes.
 	Seeds, InterNodes uint64
@@ -259,7 +263,7 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Uint64("intra", s.IntraMatches), slog.Uint64("inter", s.InterMatches),
 		slog.Float64("intra_share", s.IntraShare()),
 		slog.Uint64("intra_bytes", s.IntraBytes), slog.Uint64("cut_bytes", s.CutBytes),
-		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("seeds", s.Seeds),
+		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("inter_host_bytes", s.InterHostBytes), slog.Uint64("seeds", s.Seeds),
 		slog.Uint64("inter_nodes", s.InterNodes), slog.Any("inter_device", s.InterDevice), slog.Int("skipped_parts", s.SkippedParts),
 		slog.Int("device_parts", s.DeviceParts), slog.Int("host_parts", s.HostParts),
 		slog.Uint64("upload_bytes", s.UploadBytes), slog.Duration("upload_time", s.UploadTime),
@@ -330,9 +334,7 @@ func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int
 	vs := pt.Parts[i]
 	sub := *p
 	sub.Progress = nil
-	if e.Budget == 0 && p.GPUMemoryLimit == 0 {
-		sub.MemoryLimit = 0 // the limit was the partition budget
-	}
+	sub.MemoryLimit = e.hostLimit(p) // (0 where the limit was the partition budget)
 	if len(pt.Parts) == 1 {
 		return &sub, nil
 	}
@@ -523,8 +525,23 @@ func (e *Engine) runInterCount(ctx context.Context, p *engine.Problem, of []uint
 			return is, false, err
 		}
 	}
+	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), plain(p.Data), ip, p.ThreadCount())
+	if limit := e.hostLimit(p); limit > 0 && st.InterHostBytes > limit {
+		return is, false, fmt.Errorf("pbe: %w: the inter stage's bitsets and forward index need %d bytes on %d threads, the limit is %d",
+			engine.ErrMemory, st.InterHostBytes, p.ThreadCount(), limit)
+	}
 	is, stopped = runInter(ctx, p.Data, of, entryBytes(p.Data), ip, p.ThreadCount(), nil)
 	return is, stopped, nil
+}
+
+// hostLimit is the host memory (--memory) the stages' own buffers may take beside the graph:
+// p's MemoryLimit, unless that limit is the partition budget (no Budget, no GPUMemoryLimit:
+// BudgetFor), which bounds the parts instead (0: no limit).
+func (e *Engine) hostLimit(p *engine.Problem) uint64 {
+	if e.Budget == 0 && p.GPUMemoryLimit == 0 {
+		return 0
+	}
+	return p.MemoryLimit
 }
 
 // Matches implements engine.Engine: every part's matches, then the inter-partition ones (in p's
