@@ -1,0 +1,176 @@
+package pbe
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
+)
+
+// TestInterAgainstOracleLabelled runs the inter stage alone (runInter, every program of the plan
+// on one searcher, so that levels, marks and the root's bitset carry over from program to
+// program and root to root) on dense random graphs with vertex and edge labels, or plain, and
+// random connected patterns of 4-6 vertices with labels and wildcards, cut into 3-8 parts: its
+// counts (1 and 3 threads, shared and not) and its listing against the oracle's matches that
+// span parts, in every convention. Dense small graphs give the host search's shortcuts (reused
+// and marked candidates, the root's marked list, the forward index, the last position counted
+// past DUPREMOVE's bound) on labelled runs, and the general path's scans where a wildcard meets a
+// labelled graph.
+//
+// Each case also runs three programs drawn at random (prime edge, and restrictions consistent
+// with a random order of the vertices, not the pattern's symmetry: windows that need not nest
+// from one step to the next) on one searcher, with the candidate bitsets of package plan,
+// against the oracle's embeddings that each program must find (programFinds).
+func TestInterAgainstOracleLabelled(t *testing.T) {
+	cases := testenv.Sweep(30, 600)
+	ran, found := 0, 0
+	for seed := range uint64(cases) {
+		r := rand.New(rand.NewPCG(seed, 27))
+		n := 12 + r.IntN(10)
+		vl, el := 1+r.IntN(2), 1+r.IntN(2)
+		if seed%4 == 0 {
+			vl, el = 1, 1 // plain: the root's bitset, the forward index
+		}
+		g := gen.RandomGraph(seed, n, 0.45+0.4*r.Float64(), vl, el)
+		pn := 4 + r.IntN(3)
+		opts := gen.PatternOptions{EdgeProb: 0.4 + 0.6*r.Float64(), VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0, 0.2, 0.5}[r.IntN(4)]}
+		p := gen.RandomPattern(seed, pn, opts)
+		recipe := fmt.Sprintf("gen.RandomGraph(%d, %d, ..., %d, %d), gen.RandomPattern(%d, %d, %#v)", seed, n, vl, el, seed, pn, opts)
+		budget := max(partition.GraphBytes(g)/uint64(3+r.IntN(6)), 64)
+		pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: budget, Method: partition.Ranges})
+		if err != nil || len(pt.Parts) < 2 {
+			continue
+		}
+		for _, sem := range proptest.AllSemantics {
+			prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+			ms, ok := oracle.ListWithin(g, p, sem, 2_000_000)
+			if !ok {
+				continue
+			}
+			var want uint64
+			for _, m := range ms {
+				if spans(pt.Of, m) {
+					want++
+				}
+			}
+			for _, shared := range []bool{false, true} {
+				ip, err := interPlanFor(context.Background(), prob, true, shared)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, threads := range []int{1, 3} {
+					st, _ := runInter(context.Background(), g, pt.Of, entryBytes(g), ip, threads, nil)
+					if got, _ := ip.total(st.matches); got != want {
+						t.Fatalf("%s\n%v shared %v, %d threads, %d parts: %d inter matches, oracle %d", recipe, sem, shared, threads, len(pt.Parts), got, want)
+					}
+				}
+				lp, err := interPlanFor(context.Background(), prob, false, shared)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var listed uint64
+				runInter(context.Background(), g, pt.Of, entryBytes(g), lp, 1, lp.expand(func(m []uint32) bool {
+					if !oracle.Valid(g, p, sem, m) || !spans(pt.Of, m) {
+						t.Fatalf("%s\n%v shared %v: listed %v, not an inter-partition match", recipe, sem, shared, m)
+					}
+					listed++
+					return true
+				}))
+				if listed != want {
+					t.Fatalf("%s\n%v shared %v, %d parts: %d listed, oracle %d", recipe, sem, shared, len(pt.Parts), listed, want)
+				}
+			}
+			ran++
+			if want > 0 {
+				found++
+			}
+		}
+		for _, induced := range []bool{false, true} {
+			checkRandomPrograms(t, r, g, pt.Of, p, induced, recipe)
+		}
+	}
+	if found < ran/4 {
+		t.Fatalf("%d runs, only %d with inter-partition matches", ran, found)
+	}
+	t.Logf("%d runs, %d with inter-partition matches", ran, found)
+}
+
+// checkRandomPrograms runs three random programs of p (induced or not) as one plan against
+// programFinds over the oracle's embeddings.
+func checkRandomPrograms(t *testing.T, r *rand.Rand, g *graph.Graph, of []uint32, p *pattern.Pattern, induced bool, recipe string) {
+	t.Helper()
+	ms, ok := oracle.ListWithin(g, p, engine.Semantics{Induced: induced}, 2_000_000)
+	if !ok {
+		return
+	}
+	pl, err := plan.BuildContext(context.Background(), g, p, plan.Options{Induced: induced, Enumerate: true, SpaceLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.NumVertices()
+	ip := &interPlan{mult: 1}
+	var want uint64
+	for range 3 {
+		e := p.Edges()[r.IntN(p.NumEdges())]
+		order := searchOrder(p, []int{e.U, e.V}, make([]int, n))
+		rank := r.Perm(n)
+		var restr []plan.Restriction
+		for a := range n {
+			for b := range n {
+				if rank[a] < rank[b] && r.IntN(3) == 0 {
+					restr = append(restr, plan.Restriction{Less: a, Greater: b})
+				}
+			}
+		}
+		pr := makeProgram(p, order, induced, restr)
+		for i := range pr.steps {
+			pr.steps[i].cand = pl.CandidateBits[pr.steps[i].u]
+		}
+		ip.programs = append(ip.programs, pr)
+		for _, m := range ms {
+			if programFinds(of, p, order, restr, m) {
+				want++
+			}
+		}
+	}
+	for _, threads := range []int{1, 3} {
+		got, _ := runInter(context.Background(), g, of, entryBytes(g), ip, threads, nil)
+		if got.matches != want {
+			t.Fatalf("%s\ninduced %v, random programs %+v, %d threads: %d matches, oracle %d", recipe, induced, ip.programs, threads, got.matches, want)
+		}
+	}
+	var listed uint64
+	runInter(context.Background(), g, of, entryBytes(g), ip, 1, func([]uint32) bool { listed++; return true })
+	if listed != want {
+		t.Fatalf("%s\ninduced %v, random programs %+v: %d listed, oracle %d", recipe, induced, ip.programs, listed, want)
+	}
+}
+
+// programFinds reports whether the program of order and restr finds the embedding m: every
+// restriction holds, the prime pattern edge (order[0], order[1]) maps onto a cut edge, and no
+// pattern edge maps onto a cut edge of smaller key (DUPREMOVE).
+func programFinds(of []uint32, p *pattern.Pattern, order []int, restr []plan.Restriction, m []uint32) bool {
+	if !restricted(m, restr) {
+		return false
+	}
+	a, b := m[order[0]], m[order[1]]
+	if of[a] == of[b] {
+		return false
+	}
+	for _, e := range p.Edges() {
+		if x, y := m[e.U], m[e.V]; of[x] != of[y] && edgeKey(x, y) < edgeKey(a, b) {
+			return false
+		}
+	}
+	return true
+}
