@@ -19,7 +19,7 @@ import (
 
 // TestInterAgainstOracleLabelled runs the inter stage alone (runInter, every program of the plan
 // on one searcher, so that levels, marks and the root's bitset carry over from program to
-// program and root to root) on dense random graphs with vertex and edge labels, or plain, and
+// program and root to root) on dense random graphs with vertex and edge labels, or plain, and small R-MAT graphs, and
 // random connected patterns of 4-6 vertices with labels and wildcards, cut into 3-8 parts: its
 // counts (1 and 3 threads, shared and not) and its listing against the oracle's matches that
 // span parts, in every convention. Dense small graphs give the host search's shortcuts (reused
@@ -38,10 +38,21 @@ func TestInterAgainstOracleLabelled(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 27))
 		n := 12 + r.IntN(10)
 		vl, el := 1+r.IntN(2), 1+r.IntN(2)
-		if seed%4 == 0 {
+		switch seed % 8 {
+		case 0, 4, 1:
 			vl, el = 1, 1 // plain: the root's bitset, the forward index
+		case 5:
+			vl, el = 2, 2
 		}
 		g := gen.RandomGraph(seed, n, 0.45+0.4*r.Float64(), vl, el)
+		if seed%4 == 1 {
+			// Hubs and light vertices: skewed lists (which set is marked, which merged), the
+			// forward index on hubs; plain or labelled.
+			var err error
+			if g, err = gen.RMAT(gen.RMATOptions{Scale: 5, EdgeFactor: 4, VertexLabels: vl, EdgeLabels: el, Seed: seed}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		pn := 4 + r.IntN(3)
 		opts := gen.PatternOptions{EdgeProb: 0.4 + 0.6*r.Float64(), VertexLabels: vl, EdgeLabels: el, Wildcard: []float64{0, 0, 0.2, 0.5}[r.IntN(4)]}
 		p := gen.RandomPattern(seed, pn, opts)
