@@ -223,19 +223,8 @@ func TestProgramsAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := p.NumVertices()
 			for trial := range 6 {
-				e := p.Edges()[rng.IntN(p.NumEdges())]
-				order := searchOrder(p, []int{e.U, e.V}, make([]int, n))
-				rank := rng.Perm(n)
-				var restr []plan.Restriction
-				for a := range n {
-					for b := range n {
-						if rank[a] < rank[b] && rng.IntN(3) == 0 {
-							restr = append(restr, plan.Restriction{Less: a, Greater: b})
-						}
-					}
-				}
+				order, restr := randomProgram(rng, p)
 				induced := trial%3 == 2
 				want := programOracle(g, pt.Of, p, order, induced, restr)
 				ip := &interPlan{mult: 1, programs: []program{makeProgram(p, order, induced, restr)}}
@@ -259,4 +248,23 @@ func TestProgramsAgainstOracle(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d programs found matches: the oracle checks little", checked)
 	}
+}
+
+// randomProgram draws a search order from a random prime edge and symmetry restrictions
+// consistent with a random order of p's vertices (not p's symmetry: windows that need not nest
+// from one step to the next), each pair restricted with probability 1/3.
+func randomProgram(r *rand.Rand, p *pattern.Pattern) ([]int, []plan.Restriction) {
+	n := p.NumVertices()
+	e := p.Edges()[r.IntN(p.NumEdges())]
+	order := searchOrder(p, []int{e.U, e.V}, make([]int, n))
+	rank := r.Perm(n)
+	var restr []plan.Restriction
+	for a := range n {
+		for b := range n {
+			if rank[a] < rank[b] && r.IntN(3) == 0 {
+				restr = append(restr, plan.Restriction{Less: a, Greater: b})
+			}
+		}
+	}
+	return order, restr
 }

@@ -128,21 +128,10 @@ func checkRandomPrograms(t *testing.T, r *rand.Rand, g *graph.Graph, of []uint32
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := p.NumVertices()
 	ip := &interPlan{mult: 1}
 	var want uint64
 	for range 3 {
-		e := p.Edges()[r.IntN(p.NumEdges())]
-		order := searchOrder(p, []int{e.U, e.V}, make([]int, n))
-		rank := r.Perm(n)
-		var restr []plan.Restriction
-		for a := range n {
-			for b := range n {
-				if rank[a] < rank[b] && r.IntN(3) == 0 {
-					restr = append(restr, plan.Restriction{Less: a, Greater: b})
-				}
-			}
-		}
+		order, restr := randomProgram(r, p)
 		pr := makeProgram(p, order, induced, restr)
 		for i := range pr.steps {
 			pr.steps[i].cand = pl.CandidateBits[pr.steps[i].u]
