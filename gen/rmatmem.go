@@ -3,8 +3,9 @@ package gen
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"runtime"
+
+	"github.com/submatch/submatch/internal/checked"
 )
 
 // RMATMemory is what RMAT's memory needs for a set of options, in bytes: upper bounds computed
@@ -96,11 +97,10 @@ func (opts RMATOptions) hubEntries(s uint64) uint64 {
 
 // satMul is a*b, or the largest uint64 when that overflows.
 func satMul(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi != 0 {
-		return math.MaxUint64
+	if p, ok := checked.Mul(a, b); ok {
+		return p
 	}
-	return lo
+	return math.MaxUint64
 }
 
 // String says the bounds in GiB, for messages.

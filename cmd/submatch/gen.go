@@ -53,11 +53,16 @@ Run 'submatch gen rmat -h' or 'submatch gen queries -h' for their flags.
 // waiting for it to reach the disk. Once ctx is done the write stops, its temporary file
 // removed (formats.WriteFileContext).
 func writeGraphFile(ctx context.Context, path string, g *graph.Graph, sync bool) error {
-	format, ok := formats.FormatForPath(path)
-	if !ok {
-		format = "sm"
+	return formats.WriteFileContext(ctx, path, g, graphFileFormat(path), sync)
+}
+
+// graphFileFormat is the format gen writes path in: the one its extension names
+// (formats.FormatForPath), else t/v/e text.
+func graphFileFormat(path string) string {
+	if format, ok := formats.FormatForPath(path); ok {
+		return format
 	}
-	return formats.WriteFileContext(ctx, path, g, format, sync)
+	return "sm"
 }
 
 func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -120,8 +125,11 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return exitCode(stderr, err)
 	}
-	if ctx.Err() != nil { // Ctrl-C while generating (RMAT takes no context): nothing written
+	stopped := func() int {
 		return exitCode(stderr, &stoppedError{msg: "gen rmat: " + stopReason(ctx, 0) + "; " + out + " not written", err: ctx.Err()})
+	}
+	if ctx.Err() != nil { // Ctrl-C while generating (RMAT takes no context): nothing written
+		return stopped()
 	}
 	genTime := time.Since(start)
 	start = time.Now()
@@ -130,7 +138,7 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	debug.FreeOSMemory()
 	if err := writeGraphFile(ctx, out, g, sync); err != nil {
 		if ctx.Err() != nil {
-			return exitCode(stderr, &stoppedError{msg: "gen rmat: " + stopReason(ctx, 0) + "; " + out + " not written", err: ctx.Err()})
+			return stopped()
 		}
 		return exitCode(stderr, fmt.Errorf("writing %s: %w", out, err))
 	}
@@ -150,11 +158,7 @@ func rmatNeed(opts gen.RMATOptions, path string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	format, ok := formats.FormatForPath(path)
-	if !ok {
-		format = "sm"
-	}
-	write := formats.WriteScratch(format, uint64(1)<<opts.Scale, m.Graph)
+	write := formats.WriteScratch(graphFileFormat(path), uint64(1)<<opts.Scale, m.Graph)
 	return gen.RMATRuntimeBytes + max(m.Peak, m.Graph+write), nil
 }
 
