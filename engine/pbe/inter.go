@@ -514,18 +514,23 @@ type level struct {
 // newSearcher is a worker's searcher on g.
 func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool, fwd []uint32) *searcher {
 	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootOf: -1}
-	if plain(g) {
-		s.plainLabel, _ = g.UniformVertexLabel()
-		s.plain, s.fwd = true, fwd
+	if l, ok := plainLabel(g); ok {
+		s.plain, s.plainLabel, s.fwd = true, l, fwd
 	}
 	return s
 }
 
-// plain reports whether every adjacency list of g is one run sorted by id (one vertex label and
-// no edge labels).
+// plainLabel returns g's one vertex label and whether g is plain: every adjacency list one run
+// sorted by id (one vertex label and no edge labels).
+func plainLabel(g *graph.Graph) (label uint32, plain bool) {
+	l, ok := g.UniformVertexLabel()
+	return l, ok && !g.HasEdgeLabels()
+}
+
+// plain reports whether g is plain (plainLabel).
 func plain(g *graph.Graph) bool {
-	_, ok := g.UniformVertexLabel()
-	return ok && !g.HasEdgeLabels()
+	_, ok := plainLabel(g)
+	return ok
 }
 
 // forward is, on a plain graph, every vertex's index of its first neighbour above it (nil on

@@ -153,11 +153,11 @@ type graphArrays struct {
 }
 
 // kernelGraph is what the kernel reads of g with dp's candidates, its flags (bit 0: plain, bit 1:
-// edge labels) and, plain, the one vertex label.
-func kernelGraph(g *graph.Graph, dp *devicePlan) (ga graphArrays, flags, plainLabel uint32) {
+// edge labels) and, plain, the one vertex label (label).
+func kernelGraph(g *graph.Graph, dp *devicePlan) (ga graphArrays, flags, label uint32) {
 	r := g.Raw()
 	ga = graphArrays{offs: r.Offsets, nbr: r.Neighbors, cand: dp.cand}
-	if l, ok := g.UniformVertexLabel(); ok && !g.HasEdgeLabels() {
+	if l, ok := plainLabel(g); ok {
 		return ga, 1, l
 	}
 	ga.vlab, ga.runOff, ga.runs = r.VertexLabels, r.RunOffsets, words64(r.Runs)
