@@ -34,40 +34,60 @@ const MinCliqueSize = 4
 // MinCliqueSize vertices with uniform labels and the matching neighbours of every data vertex
 // form one sorted run of g (see Neighbours). Otherwise it returns false and engines use their
 // general plan.
-func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) {
+func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) { return CliqueOf(g, p, MinCliqueSize) }
+
+// CliqueOf is AsClique for cliques of at least minK vertices (pbe's inter stage counts
+// triangles with a clique counter too).
+func CliqueOf(g *graph.Graph, p *pattern.Pattern, minK int) (Clique, bool) {
 	k := p.NumVertices()
-	if k < MinCliqueSize || p.NumEdges() != k*(k-1)/2 {
+	if k < max(minK, 2) || p.NumEdges() != k*(k-1)/2 {
 		return Clique{}, false
 	}
+	vl, el, ok := UniformLabels(g, p)
+	if !ok {
+		return Clique{}, false
+	}
+	return Clique{K: k, VertexLabel: vl, EdgeLabel: el}, true
+}
+
+// UniformLabels returns the vertex label and the edge label of p, whose vertices all carry one
+// label constraint and whose edges (at least one) all carry another, resolved against g (a
+// wildcard is the graph's only label of that kind), so that the neighbours of a data vertex that
+// may match form one sorted run of g (graph.Graph.NeighborsWith); false otherwise.
+func UniformLabels(g *graph.Graph, p *pattern.Pattern) (vertexLabel, edgeLabel uint32, ok bool) {
+	edges := p.Edges()
+	if len(edges) == 0 {
+		return 0, 0, false
+	}
 	vl := p.VertexLabel(0)
-	for u := 1; u < k; u++ {
+	for u := 1; u < p.NumVertices(); u++ {
 		if p.VertexLabel(u) != vl {
-			return Clique{}, false
+			return 0, 0, false
 		}
 	}
-	el, _ := p.EdgeLabel(0, 1)
-	for _, e := range p.Edges() {
+	el := edges[0].Label
+	for _, e := range edges {
 		if e.Label != el {
-			return Clique{}, false
+			return 0, 0, false
 		}
 	}
-	c := Clique{K: k, VertexLabel: vl.Value, EdgeLabel: el.Value}
-	// Neighbours needs one run per vertex: a wildcard needs the graph to have a single label of
-	// that kind, which then acts as the exact label.
+	vertexLabel, edgeLabel = vl.Value, el.Value
+	// One run per vertex: a wildcard needs the graph to have a single label of that kind, which
+	// then acts as the exact label.
 	if el.Any {
 		if g.HasEdgeLabels() {
-			return Clique{}, false
+			return 0, 0, false
 		}
-		c.EdgeLabel = 0
+		edgeLabel = 0
 	}
 	if vl.Any && g.NumVertices() > 0 {
 		label, uniform := g.UniformVertexLabel()
 		if !uniform {
-			return Clique{}, false
+			return 0, 0, false
 		}
-		c.VertexLabel = label
+		vertexLabel = label
 	}
-	return c, true
+	return vertexLabel, edgeLabel, true
 }
 
 // Embeddings returns what cliques k-cliques count as: cliques itself for unique counts, else

@@ -121,6 +121,9 @@ type Engine struct {
 	// Reserve is, with a DeviceBackend, the share of the GPU budget kept for the device engine's
 	// buffers (0: DefaultReserve): parts are made for the rest.
 	Reserve float64
+	// noShapes turns the host inter stage's shape counts off (intershape.go): cliques and
+	// diamonds take the seeded search too (tests).
+	noShapes bool
 
 	// cache keeps the last partitioning (graphs are immutable): PBE partitions once, offline;
 	// reduced the last label-induced subgraph (reduce.go), whose partitioning cache then keeps.
@@ -199,6 +202,9 @@ type Stats struct {
 	// graph (interHostBytes: bitsets and the forward index), checked against --memory where that
 	// is not the partition budget (hostLimit); 0 when the stage ran on the GPU.
 	InterHostBytes uint64
+	// InterShape names the shape the host inter stage counted without its seeded search
+	// (intershape.go: "3-clique", "4-clique", ..., "diamond"; "" when it searched).
+	InterShape string
 	// Seeds is the number of two-vertex partial matches the pruning stage made; InterNodes the
 	// enumeration stage's search nodes.
 	Seeds, InterNodes uint64
@@ -263,7 +269,8 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Uint64("intra", s.IntraMatches), slog.Uint64("inter", s.InterMatches),
 		slog.Float64("intra_share", s.IntraShare()),
 		slog.Uint64("intra_bytes", s.IntraBytes), slog.Uint64("cut_bytes", s.CutBytes),
-		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("inter_host_bytes", s.InterHostBytes), slog.Uint64("seeds", s.Seeds),
+		slog.Uint64("inter_bytes", s.InterBytes), slog.Uint64("inter_host_bytes", s.InterHostBytes),
+		slog.String("inter_shape", s.InterShape), slog.Uint64("seeds", s.Seeds),
 		slog.Uint64("inter_nodes", s.InterNodes), slog.Any("inter_device", s.InterDevice), slog.Int("skipped_parts", s.SkippedParts),
 		slog.Int("device_parts", s.DeviceParts), slog.Int("host_parts", s.HostParts),
 		slog.Uint64("upload_bytes", s.UploadBytes), slog.Duration("upload_time", s.UploadTime),
@@ -472,6 +479,18 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 			return res, st, fmt.Errorf("pbe: the parts hold %d matches, the whole graph %d", st.IntraMatches, r.Count)
 		}
 		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
+	} else if sh, ok := e.shapeFor(p); ok && len(pt.Parts) > 1 {
+		// A clique or a diamond, counted without the seeded search (intershape.go).
+		tInter := time.Now()
+		err := e.interByShape(ctx, p, pt.Of, sh, st)
+		st.InterTime = time.Since(tInter)
+		if err != nil {
+			res.Partial = ctx.Err() != nil
+			return res, st, err
+		}
+		if res.Count, ok = checked.Add(st.IntraMatches, st.InterMatches); !ok {
+			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
+		}
 	} else if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {
 		tInter := time.Now()
 		ip, err := interPlanFor(ctx, p, true, !e.Unshared)

@@ -86,6 +86,8 @@ type cliqueWorker struct {
 
 	count    uint64
 	overflow bool
+
+	same []uint32 // the root's upward neighbours in its part (rootSpanning)
 }
 
 func newCliqueWorker(o *plan.Oriented, k, matrixMax int, stop *atomic.Bool) *cliqueWorker {
@@ -263,6 +265,12 @@ func CountRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint32, th
 // consecutive i: up to 64, fewer when there are few roots (the stmatch engine hands over a few
 // large ones), so that every worker gets some.
 func Count(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
+	return count(ctx, o, k, matrixMax, n, threads, progress, func(w *cliqueWorker, i int) { w.root(root(i)) })
+}
+
+// count runs visit for every i in [0, n) on threads workers (<= 0: all cores), each with a
+// cliqueWorker that visit adds to, and sums the workers' counts (Count).
+func count(ctx context.Context, o *plan.Oriented, k, matrixMax, n, threads int, progress func(float64), visit func(w *cliqueWorker, i int)) (uint64, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
@@ -279,7 +287,7 @@ func Count(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func
 			ws[wi] = w
 		}
 		for i := lo; i < hi && !stop.Load(); i++ {
-			w.root(root(i))
+			visit(w, i)
 		}
 		if d := done.Add(int64(hi - lo)); progress != nil {
 			progress(float64(d) / float64(n))

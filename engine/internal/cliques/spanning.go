@@ -1,0 +1,63 @@
+package cliques
+
+import (
+	"context"
+
+	"github.com/submatch/submatch/plan"
+)
+
+// Cliques that span parts: pbe's inter-partition stage counts the k-cliques whose vertices do
+// not all lie in one part of a partitioning (of: every vertex's part). Each clique is counted
+// from its smallest vertex r, as Count counts it, inside r's upward neighbourhood N+(r): it
+// spans parts exactly when one of its other vertices lies outside r's part. So r contributes
+// the (k-1)-cliques of N+(r) less those of N+(r) ∩ part(r), and nothing (no search at all) when
+// N+(r) lies in r's part. The second set is a subset of the first, its cliques some of the
+// first's: the difference is never negative. Every clique has one smallest vertex, so each
+// spanning clique is counted once, and no clique within a part is.
+
+// CountSpanning counts the k-cliques of o (k >= 2) whose vertices lie in more than one part of
+// of (indexed by vertex), on threads workers (<= 0: all cores) that lay out sets of up to
+// matrixMax members as bit matrices: one clique each, whatever the convention. It returns the
+// count so far and ctx's error when ctx ends, and engine.ErrOverflow when the count does not
+// fit. Besides WorkerMemory, each worker keeps one list of up to the largest degree
+// (SpanningWorkerMemory).
+func CountSpanning(ctx context.Context, o *plan.Oriented, k, matrixMax int, of []uint32, threads int) (uint64, error) {
+	return count(ctx, o, k, matrixMax, o.NumVertices(), threads, nil, func(w *cliqueWorker, i int) { w.rootSpanning(uint32(i), of) })
+}
+
+// SpanningWorkerMemory is what CountSpanning needs per worker: WorkerMemory and the list of the
+// root's upward neighbours in its part (4 bytes an entry, up to the largest degree).
+func SpanningWorkerMemory(s GraphSize, k, matrixMax int) uint64 {
+	return WorkerMemory(s, k, matrixMax) + 4*s.MaxDegree
+}
+
+// rootSpanning adds the cliques whose smallest vertex is r and whose vertices lie in more than
+// one part of of.
+func (w *cliqueWorker) rootSpanning(r uint32, of []uint32) {
+	up := w.o.Above(r)
+	need := w.k - 1
+	if len(up) < need {
+		return
+	}
+	part := of[r]
+	same := w.same[:0]
+	for _, v := range up {
+		if of[v] == part {
+			same = append(same, v)
+		}
+	}
+	w.same = same
+	if len(same) == len(up) {
+		return // every clique of r lies in r's part
+	}
+	n := w.inSet(up, need, 0)
+	if len(same) >= need {
+		// inSet reuses the per-depth buffers, not same.
+		if in := w.inSet(same, need, 0); in <= n {
+			n -= in
+		} else {
+			n = 0 // stopped part-way: the count is partial anyway
+		}
+	}
+	w.count = w.sum(w.count, n)
+}

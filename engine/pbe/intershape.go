@@ -1,0 +1,316 @@
+package pbe
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/cliques"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/plan"
+)
+
+// Shapes the host inter stage counts without its search (branch pbeclique): cliques of
+// shapeMinClique or more vertices and diamonds (K4 less an edge), with uniform labels (one
+// sorted run of every data vertex's neighbours matches: plan.UniformLabels). The count is
+// still exactly the instances that span two parts or more (an instance's vertices are all in
+// one part or it is inter-partition: the same split as the seeded search's, without seeds), in
+// every convention; listing keeps the seeded search (interPlan), which lists every instance.
+//
+//   - Cliques: each clique counted once from its smallest vertex r, in r's upward neighbourhood
+//     (the CPU engine's clique counter, package engine/internal/cliques, on the same
+//     orientation), as r's (k-1)-cliques less those within r's part: a root whose upward
+//     neighbours all lie in its part is skipped (cliques.CountSpanning). Unique counts are the
+//     cliques, embeddings (induced or not) k! each.
+//   - Diamonds (a, b, c, d with the chord a-c): every non-induced diamond has one chord, a data
+//     edge (x, y), and its tips are two of the edge's t common neighbours; all four lie in one
+//     part only when x and y do and both tips are among the t_P common neighbours in that part.
+//     So the spanning diamonds are Σ over data edges of C(t, 2), less C(t_P, 2) where x and y
+//     share a part: one pass over the edges, each edge's common neighbours counted once from its
+//     endpoint of higher (degree, id) (a bit set of its list, the other's list scanned), as the
+//     CPU engine's edge supports are. Induced diamonds are those less the 4-cliques: every
+//     4-clique holds six diamonds (one a chord), all on its vertices, so the spanning ones are
+//     less six spanning 4-cliques each. Embeddings are 4 a diamond (|Aut|).
+//
+// The seeded search extends every cut edge's partial matches (the 4-clique on R-MAT 18: 16 s
+// against the CPU engine's whole count's 0.84 s); these do what the CPU engine's whole count
+// does, less the roots (cliques) whose upward neighbours stay in their part.
+
+// shapeMinClique is the smallest clique the inter stage counts as a shape: triangles too
+// (the seeded search of triangles is within the CPU engine's time, the clique counter's below).
+const shapeMinClique = 3
+
+// interShape is how the inter stage counts a shape: the clique (for a diamond, the 4-clique of
+// its labels, for the induced count's correction), the matrix size and workers of the clique
+// counter, and the host memory that takes (interShapeBytes).
+type interShape struct {
+	clique    plan.Clique
+	diamond   bool
+	induced   bool
+	matrixMax int
+	threads   int
+	bytes     uint64
+}
+
+// shapeOf returns how the inter stage of p's count counts it as a shape within limit bytes of
+// host memory (0: no limit), false when p is none or it does not fit (the seeded search, which
+// takes less, runs then).
+func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
+	g, pat := p.Data, p.Pattern
+	sh := interShape{induced: p.Semantics.Induced, matrixMax: cliques.MatrixLimit, threads: p.ThreadCount()}
+	if c, ok := plan.CliqueOf(g, pat, shapeMinClique); ok {
+		sh.clique = c
+	} else if pat.NumVertices() == 4 && pat.NumEdges() == 5 { // K4 less an edge: a diamond
+		vl, el, ok := plan.UniformLabels(g, pat)
+		if !ok {
+			return interShape{}, false
+		}
+		sh.clique, sh.diamond = plan.Clique{K: 4, VertexLabel: vl, EdgeLabel: el}, true
+	} else {
+		return interShape{}, false
+	}
+	if sh.clique.K == 3 && !sh.diamond {
+		sh.matrixMax = 0 // a triangle's root counts pairs by intersections: no matrix, no marks
+	}
+	sh.bytes = sh.hostBytes(g)
+	if limit == 0 || sh.bytes <= limit {
+		return sh, true
+	}
+	// Within the limit: smaller matrices, then fewer workers (as the CPU engine's clique count).
+	size := cliques.SizeOf(g)
+	fixed := sh.fixedBytes(g)
+	if fixed >= limit {
+		return interShape{}, false
+	}
+	var ok bool
+	if sh.matrixMax, ok = cliques.FitMatrix(size, sh.clique.K, limit-fixed-sh.extraBytes(g)); !ok {
+		return interShape{}, false
+	}
+	sh.threads = max(1, min(sh.threads, int((limit-fixed)/(sh.workerBytes(g)))))
+	sh.bytes = sh.hostBytes(g)
+	return sh, sh.bytes <= limit
+}
+
+// hostBytes is the host memory the shape's count takes beside the graph and the partitioning
+// (Stats.InterHostBytes): fixedBytes and workerBytes on every worker.
+func (sh interShape) hostBytes(g *graph.Graph) uint64 {
+	return sh.fixedBytes(g) + uint64(sh.threads)*sh.workerBytes(g)
+}
+
+// fixedBytes is the clique counter's orientation table (plan.Clique.Orient: 8 bytes a vertex),
+// where the count runs it (cliques, induced diamonds).
+func (sh interShape) fixedBytes(g *graph.Graph) uint64 {
+	if sh.diamond && !sh.induced {
+		return 0
+	}
+	return 8 * uint64(g.NumVertices())
+}
+
+// workerBytes is a worker's memory: the clique counter's (cliques.SpanningWorkerMemory) where it
+// runs, and for a diamond the bit set of a vertex's list (extraBytes).
+func (sh interShape) workerBytes(g *graph.Graph) uint64 {
+	b := sh.extraBytes(g)
+	if !sh.diamond || sh.induced {
+		b += cliques.SpanningWorkerMemory(cliques.SizeOf(g), sh.clique.K, sh.matrixMax)
+	}
+	return b
+}
+
+// extraBytes is what a worker holds besides the clique counter: a diamond count's bit set of
+// the vertices (the edges' pass), and the clique counter's spanning list, which FitMatrix
+// leaves out.
+func (sh interShape) extraBytes(g *graph.Graph) uint64 {
+	var b uint64
+	if sh.diamond {
+		b += bitsetBytes(g.NumVertices())
+	}
+	if !sh.diamond || sh.induced {
+		b += 4 * uint64(g.MaxDegree())
+	}
+	return b
+}
+
+// count counts the shape's instances of p that span more than one part of of, in p's
+// convention: ctx's error (the count partial) when it ends, engine.ErrOverflow when the count
+// does not fit a uint64.
+func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) (uint64, error) {
+	g := p.Data
+	var n uint64
+	if sh.diamond {
+		var err error
+		if n, err = spanningDiamonds(ctx, g, of, sh.clique.VertexLabel, sh.clique.EdgeLabel, sh.threads); err != nil {
+			return 0, err
+		}
+	}
+	if !sh.diamond || sh.induced {
+		o := sh.clique.Orient(g, sh.threads)
+		k, err := cliques.CountSpanning(ctx, o, sh.clique.K, sh.matrixMax, of, sh.threads)
+		if err != nil {
+			return 0, err
+		}
+		if !sh.diamond {
+			total, ok := sh.clique.Embeddings(k, p.Semantics.Unique)
+			if !ok {
+				return 0, engine.ErrOverflow
+			}
+			return total, nil
+		}
+		// Induced: the diamonds whose tips are adjacent are the 4-cliques' six each.
+		six, ok := checked.Mul(k, 6)
+		if !ok || six > n {
+			return 0, fmt.Errorf("pbe: %d spanning diamonds hold %d 4-cliques", n, k)
+		}
+		n -= six
+	}
+	if p.Semantics.Unique {
+		return n, nil
+	}
+	total, ok := checked.Mul(n, 4) // |Aut(diamond)|
+	if !ok {
+		return 0, engine.ErrOverflow
+	}
+	return total, nil
+}
+
+// spanningDiamonds counts the diamonds (non-induced, one per subgraph) of g's vertices of label
+// vl and edges of label el whose vertices lie in more than one part of of: for every data edge
+// (x, y) with t common neighbours, C(t, 2), less C(t_P, 2) when x and y are in part P and t_P of
+// the common neighbours are, on threads workers. It returns ctx's error when ctx ends first,
+// engine.ErrOverflow when the sum does not fit.
+func spanningDiamonds(ctx context.Context, g *graph.Graph, of []uint32, vl, el uint32, threads int) (uint64, error) {
+	n := g.NumVertices()
+	const chunk = 32
+	workers := par.Workers(n, max(threads, 1), chunk)
+	sums := make([]uint64, workers)
+	overflow := make([]bool, workers)
+	marks := make([]plan.Bitset, workers)
+	d := diamondCounter{g: g, of: of, vl: vl, el: el}
+	if gl, plain := plainLabel(g); plain {
+		d.plain, d.none = true, gl != vl || el != 0
+	}
+	// The top ids are the hubs (graph.Build's order), whose lists take longest: they go first.
+	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
+		if marks[w] == nil {
+			marks[w] = plan.NewBitset(n)
+		}
+		for r := lo; r < hi; r++ {
+			s, fits := d.vertex(uint32(n-1-r), marks[w])
+			var ok bool
+			if sums[w], ok = checked.Add(sums[w], s); !ok || !fits {
+				overflow[w] = true
+				return false
+			}
+		}
+		return ctx.Err() == nil
+	})
+	var total uint64
+	for w, s := range sums {
+		var ok bool
+		if total, ok = checked.Add(total, s); !ok || overflow[w] {
+			return 0, engine.ErrOverflow
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return total, err
+	}
+	return total, nil
+}
+
+// diamondCounter reads the runs of the diamonds' labels.
+type diamondCounter struct {
+	g      *graph.Graph
+	of     []uint32
+	vl, el uint32
+	// plain is set on a plain graph (plainLabel): a vertex's run is its whole list, or none
+	// (none) when the labels are not the graph's.
+	plain, none bool
+}
+
+// list is v's neighbours that a diamond's vertex on v may take: the run of the labels.
+func (d *diamondCounter) list(v uint32) []uint32 {
+	if d.plain {
+		if d.none {
+			return nil
+		}
+		return d.g.Neighbors(v)
+	}
+	if d.g.VertexLabel(v) != d.vl {
+		return nil
+	}
+	return d.g.NeighborsWith(v, d.vl, d.el)
+}
+
+// vertex is the spanning diamonds whose chord's endpoint of higher (run length, id) is x, with
+// marks (clear, left clear) for x's run; ok is false when their number overflows a uint64.
+func (d *diamondCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok bool) {
+	xs := d.list(x)
+	dx := len(xs)
+	if dx < 3 {
+		return 0, true // a chord's ends have two common neighbours at least, and one another
+	}
+	for _, z := range xs {
+		marks.Set(z)
+	}
+	px := d.of[x]
+	ok = true
+	for _, y := range xs {
+		ys := d.list(y)
+		if dy := len(ys); dy > dx || (dy == dx && y > x) {
+			continue
+		}
+		var t, tp uint64
+		if d.of[y] != px {
+			for _, z := range ys {
+				t += marks[z>>6] >> (z & 63) & 1
+			}
+		} else {
+			for _, z := range ys {
+				b := marks[z>>6] >> (z & 63) & 1
+				t += b
+				if b != 0 && d.of[z] == px {
+					tp++
+				}
+			}
+		}
+		if sum, ok = checked.Add(sum, t*(t-1)/2-tp*(tp-1)/2); !ok { // (t < 2^32: no overflow inside)
+			break
+		}
+	}
+	for _, z := range xs {
+		marks.Clear(z)
+	}
+	return sum, ok
+}
+
+// shapeFor returns how the inter stage of p's count counts it as a shape (shapeOf, within the
+// host memory limit, hostLimit), false when it is none or the engine does not count shapes
+// (noShapes, or the inter stage on the GPU).
+func (e *Engine) shapeFor(p *engine.Problem) (interShape, bool) {
+	if e.noShapes || e.InterBackend == InterGPU {
+		return interShape{}, false
+	}
+	return shapeOf(p, e.hostLimit(p))
+}
+
+// interByShape counts the inter stage of p's count as the shape sh, setting st's InterMatches,
+// InterShape and InterHostBytes: ctx's error when ctx ended (the count then partial), else the
+// count's failure, wrapped.
+func (e *Engine) interByShape(ctx context.Context, p *engine.Problem, of []uint32, sh interShape, st *Stats) error {
+	st.InterHostBytes, st.InterShape = sh.bytes, sh.name()
+	n, err := sh.count(ctx, p, of)
+	st.InterMatches = n
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("pbe: the inter stage's %s count: %w", sh.name(), err)
+	}
+	return err
+}
+
+// name is the shape as Stats.InterShape names it.
+func (sh interShape) name() string {
+	if sh.diamond {
+		return "diamond"
+	}
+	return fmt.Sprintf("%d-clique", sh.clique.K)
+}
