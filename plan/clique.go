@@ -34,7 +34,9 @@ const MinCliqueSize = 4
 // MinCliqueSize vertices with uniform labels and the matching neighbours of every data vertex
 // form one sorted run of g (see Neighbours). Otherwise it returns false and engines use their
 // general plan.
-func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) { return CliqueOf(g, p, MinCliqueSize) }
+func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) {
+	return CliqueOf(g, p, MinCliqueSize)
+}
 
 // CliqueOf is AsClique for cliques of at least minK vertices (pbe's inter stage counts
 // triangles with a clique counter too).
