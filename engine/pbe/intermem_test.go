@@ -79,7 +79,7 @@ func TestInterHostBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		need := interHostBytes(plainG.NumVertices(), true, ip, threads)
-		e := &Engine{Partitioner: partition.Grow}
+		e := &Engine{Partitioner: partition.Grow, noShapes: true} // the seeded search (TestInterShapeBytes: the shapes)
 		for _, limit := range []uint64{need - 1, need} {
 			prob.MemoryLimit = limit
 			var st Stats

@@ -25,10 +25,16 @@ func CountSpanning(ctx context.Context, o *plan.Oriented, k, matrixMax int, of [
 	return count(ctx, o, k, matrixMax, o.NumVertices(), threads, nil, func(w *cliqueWorker, i int) { w.rootSpanning(uint32(i), of) })
 }
 
-// SpanningWorkerMemory is what CountSpanning needs per worker: WorkerMemory and the list of the
-// root's upward neighbours in its part (4 bytes an entry, up to the largest degree).
+// SpanningWorkerMemory is what CountSpanning needs per worker: WorkerMemory, the list of the
+// root's upward neighbours in its part (4 bytes an entry, up to the largest degree), and the
+// marks (2 bytes a vertex) where WorkerMemory has none (no matrix): triangles' roots mark their
+// upward neighbours.
 func SpanningWorkerMemory(s GraphSize, k, matrixMax int) uint64 {
-	return WorkerMemory(s, k, matrixMax) + 4*s.MaxDegree
+	mem := WorkerMemory(s, k, matrixMax) + 4*s.MaxDegree
+	if min(uint64(matrixMax), s.MaxDegree) == 0 {
+		mem += 2 * s.Vertices
+	}
+	return mem
 }
 
 // rootSpanning adds the cliques whose smallest vertex is r and whose vertices lie in more than
@@ -50,14 +56,54 @@ func (w *cliqueWorker) rootSpanning(r uint32, of []uint32) {
 	if len(same) == len(up) {
 		return // every clique of r lies in r's part
 	}
-	n := w.inSet(up, need, 0)
-	if len(same) >= need {
-		// inSet reuses the per-depth buffers, not same.
-		if in := w.inSet(same, need, 0); in <= n {
-			n -= in
-		} else {
-			n = 0 // stopped part-way: the count is partial anyway
+	var n uint64
+	switch {
+	case need == 1:
+		n = uint64(len(up) - len(same))
+	case need == 2:
+		n = w.trianglesSpanning(up, part, of)
+	default:
+		n = w.inSet(up, need, 0)
+		if len(same) >= need {
+			// inSet reuses the per-depth buffers, not same.
+			if in := w.inSet(same, need, 0); in <= n {
+				n -= in
+			} else {
+				n = 0 // stopped part-way: the count is partial anyway
+			}
 		}
 	}
 	w.count = w.sum(w.count, n)
+}
+
+// trianglesSpanning is the number of edges (u, x) within up, a root's upward neighbours (the
+// root in part), with u or x outside part: up is marked by vertex (1: in part, 2: outside) and
+// each member's upward list scanned against the marks, no merge with up.
+func (w *cliqueWorker) trianglesSpanning(up []uint32, part uint32, of []uint32) uint64 {
+	if w.mark == nil {
+		w.mark = make([]uint16, w.o.NumVertices())
+	}
+	for _, v := range up {
+		w.mark[v] = 1
+		if of[v] != part {
+			w.mark[v] = 2
+		}
+	}
+	last := up[len(up)-1]
+	var n uint64
+	for _, u := range up {
+		out := w.mark[u] == 2
+		for _, x := range w.o.Above(u) {
+			if x > last {
+				break
+			}
+			if m := w.mark[x]; m == 2 || m == 1 && out {
+				n++
+			}
+		}
+	}
+	for _, v := range up {
+		w.mark[v] = 0
+	}
+	return n
 }

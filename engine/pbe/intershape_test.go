@@ -1,0 +1,328 @@
+package pbe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
+)
+
+// diamondPattern is a diamond with every vertex labelled vl and every edge el ("": a wildcard).
+func diamondPattern(t *testing.T, vl, el string) *pattern.Pattern {
+	t.Helper()
+	v := func(name string) string {
+		if vl == "" {
+			return "(" + name + ")"
+		}
+		return "(" + name + ":" + vl + ")"
+	}
+	e := "-"
+	if el != "" {
+		e = "-[:" + el + "]-"
+	}
+	p, err := pattern.Parse(v("a") + e + v("b") + e + v("c") + e + v("d") + e + v("a") + ", " + v("a") + e + v("c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// spanningByVertexSets counts, by brute force over the vertex sets of g, the instances of a
+// k-clique (diamond false) or a diamond on them whose vertices lie in more than one part of of,
+// in sem: a k-set that is a clique holds one clique (k! embeddings); a 4-set holds one diamond
+// for each of its edges (x, y) whose other two vertices are both adjacent to x and y (4
+// embeddings each), and an induced one when it has five edges exactly. A count that takes an
+// instance twice, or one within a part, differs from it.
+func spanningByVertexSets(g *graph.Graph, of []uint32, k int, diamond bool, sem engine.Semantics) uint64 {
+	n := g.NumVertices()
+	adj := func(x, y int) bool { _, ok := g.HasEdge(uint32(x), uint32(y)); return ok }
+	set := make([]int, 0, k)
+	var total uint64
+	var rec func(from int)
+	rec = func(from int) {
+		if len(set) == k {
+			spans := false
+			for _, v := range set[1:] {
+				spans = spans || of[v] != of[set[0]]
+			}
+			if !spans {
+				return
+			}
+			edges, inst := 0, uint64(0)
+			for i := range k {
+				for j := i + 1; j < k; j++ {
+					if !adj(set[i], set[j]) {
+						continue
+					}
+					edges++
+					if !diamond {
+						continue
+					}
+					tips := 0
+					for _, z := range set {
+						if z != set[i] && z != set[j] && adj(z, set[i]) && adj(z, set[j]) {
+							tips++
+						}
+					}
+					if tips == 2 {
+						inst++
+					}
+				}
+			}
+			switch {
+			case !diamond && edges == k*(k-1)/2:
+				inst = 1
+				if !sem.Unique {
+					for f := 2; f <= k; f++ {
+						inst *= uint64(f)
+					}
+				}
+			case !diamond:
+				inst = 0
+			default:
+				if sem.Induced {
+					inst = min(inst, 1)
+					if edges != 5 {
+						inst = 0
+					}
+				}
+				if !sem.Unique {
+					inst *= 4
+				}
+			}
+			total += inst
+			return
+		}
+		for v := from; v < n; v++ {
+			set = append(set, v)
+			rec(v + 1)
+			set = set[:len(set)-1]
+		}
+	}
+	rec(0)
+	return total
+}
+
+// TestInterShapesExactlyOnce: on small dense graphs (a 5-clique, 7 and 8 vertices at random),
+// under every assignment of their vertices to up to three parts, the shape counts of 3-, 4- and
+// 5-cliques and of diamonds (non-induced and induced) in every convention equal the instances
+// on vertex sets that meet two parts or more, counted by brute force over the vertex sets; a
+// count that takes a spanning instance twice (from two roots, two chords) or one within a part
+// fails. 1 and 3 threads.
+func TestInterShapesExactlyOnce(t *testing.T) {
+	ctx := context.Background()
+	graphs := []*graph.Graph{gen.RandomGraph(1, 5, 1, 1, 1), gen.RandomGraph(2, 7, 0.75, 1, 1), gen.RandomGraph(3, 8, 0.6, 1, 1)}
+	patterns := []struct {
+		p       *pattern.Pattern
+		k       int
+		diamond bool
+	}{{proptest.Clique(t, 3, "", ""), 3, false}, {proptest.Clique(t, 4, "", ""), 4, false},
+		{proptest.Clique(t, 5, "", ""), 5, false}, {diamondPattern(t, "", ""), 4, true}}
+	nonzero := 0
+	for gi, g := range graphs {
+		n := g.NumVertices()
+		of := make([]uint32, n)
+		assignments := 1
+		for range n {
+			assignments *= 3
+		}
+		stride := 1 + assignments/400 // every one for the 5-clique, a spread sample of the others
+		for a := 0; a < assignments; a += stride {
+			for v, x := 0, a; v < n; v, x = v+1, x/3 {
+				of[v] = uint32(x % 3)
+			}
+			for _, pc := range patterns {
+				for _, sem := range proptest.AllSemantics {
+					want := spanningByVertexSets(g, of, pc.k, pc.diamond, sem)
+					sh, ok := shapeOf(&engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, 0)
+					if !ok {
+						t.Fatalf("%s is not a shape", pc.p)
+					}
+					for _, threads := range []int{1, 3} {
+						sh.threads = threads
+						got, err := sh.count(ctx, &engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, of)
+						if err != nil || got != want {
+							t.Fatalf("graph %d, parts %v, %s %v, %d threads: %d spanning, brute force %d (%v)", gi, of, pc.p, sem, threads, got, want, err)
+						}
+					}
+					if want > 0 {
+						nonzero++
+					}
+				}
+			}
+		}
+	}
+	if nonzero < 100 {
+		t.Fatalf("only %d cases had spanning instances", nonzero)
+	}
+}
+
+// TestInterShapesAgainstOracle: on random graphs with one or two labels of each kind (and
+// R-MAT graphs, plain) cut into 2-4 parts at random or by the partitioner, the shape counts of
+// cliques of 3-5 vertices and diamonds, labelled or with wildcards, in every convention, equal
+// the oracle's matches that span two parts or more, and the seeded search's count of the same
+// (interPlan), on 1 and 3 threads. And whole counts with the shapes equal the CPU engine's,
+// their inter part the seeded search's (noShapes) on the same parts.
+func TestInterShapesAgainstOracle(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(21, 4))
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, _ := proptest.Seeds(t, 60, 16)
+	checked, labelled := 0, 0
+	for _, seed := range seeds {
+		var g *graph.Graph
+		if seed%4 == 3 {
+			g, err = gen.RMAT(gen.RMATOptions{Scale: 5, EdgeFactor: 5, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			g = gen.RandomGraph(seed, 14+int(seed%10), 0.45+0.05*float64(seed%6), 1+int(seed%2), 1+int(seed/2%2))
+		}
+		of := make([]uint32, g.NumVertices())
+		parts := 2 + rng.IntN(3)
+		for v := range of {
+			of[v] = uint32(rng.IntN(parts))
+		}
+		vl, el := "", ""
+		if lv, ok := g.UniformVertexLabel(); !ok || seed%3 == 0 {
+			vl = fmt.Sprint(lv)
+		}
+		if g.HasEdgeLabels() {
+			el = "0"
+		}
+		pats := []*pattern.Pattern{proptest.Clique(t, 3, vl, el), proptest.Clique(t, 4, vl, el), proptest.Clique(t, 5, vl, el), diamondPattern(t, vl, el)}
+		for _, p := range pats {
+			for _, sem := range proptest.AllSemantics {
+				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+				list, ok := oracle.ListWithin(g, p, sem, 20*proptest.OracleBudget)
+				if !ok {
+					continue
+				}
+				var want uint64
+				for _, m := range list {
+					if spans(of, m) {
+						want++
+					}
+				}
+				sh, ok := shapeOf(prob, 0)
+				if isInducedDiamond := p.NumEdges() == 5 && sem.Induced; ok == (isInducedDiamond && g.HasEdgeLabels()) {
+					t.Fatalf("seed %d: %s %v on edge labels %v: a shape %v", seed, p, sem, g.HasEdgeLabels(), ok)
+				}
+				for _, threads := range []int{1, 3} {
+					if !ok {
+						break
+					}
+					sh.threads = threads
+					if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+						t.Fatalf("seed %d, %d parts, %s %v, %d threads: %d spanning, oracle %d (%v)", seed, parts, p, sem, threads, got, want, err)
+					}
+				}
+				ip, err := interPlanFor(ctx, prob, true, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				is, _ := runInter(ctx, g, of, entryBytes(g), ip, 2, nil)
+				if got, _ := ip.total(is.matches); got != want {
+					t.Fatalf("seed %d, %s %v: the seeded search counts %d, oracle %d", seed, p, sem, got, want)
+				}
+				if want > 0 {
+					checked++
+					if vl != "" {
+						labelled++
+					}
+				}
+				// Whole counts on the partitioner's parts.
+				whole := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 2}
+				cpuRes, err := cpu.Count(ctx, whole)
+				if err != nil {
+					t.Fatal(err)
+				}
+				budget := max(partition.GraphBytes(g)/3, 64)
+				res, st, err := (&Engine{Budget: budget, Partitioner: partition.Grow}).CountStats(ctx, whole)
+				_, ref, err2 := (&Engine{Budget: budget, Partitioner: partition.Grow, noShapes: true}).CountStats(ctx, whole)
+				if err != nil || err2 != nil || res.Count != cpuRes.Count || st.InterMatches != ref.InterMatches || st.Parts > 1 && (st.InterShape != "") != ok || ref.InterShape != "" {
+					t.Fatalf("seed %d, %s %v: pbe %d (inter %d by %q, %d parts), cpu %d, the seeded search's inter %d (%v, %v)",
+						seed, p, sem, res.Count, st.InterMatches, st.InterShape, st.Parts, cpuRes.Count, ref.InterMatches, err, err2)
+				}
+			}
+		}
+	}
+	if checked < 20 || labelled == 0 {
+		t.Fatalf("%d cases had spanning instances, %d labelled: the oracle checks little", checked, labelled)
+	}
+}
+
+// TestInterShapeBytes: a shape's accounted memory is the clique counter's orientation and
+// workers (cliques) or a bit set of the vertices a worker (diamonds), both for induced
+// diamonds; within a host limit below it the count takes smaller matrices or fewer workers,
+// never more than the limit, or leaves the count to the seeded search, which then counts what
+// the CPU engine counts; a cancelled count stops with the context's error.
+func TestInterShapeBytes(t *testing.T) {
+	ctx := context.Background()
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 10, EdgeFactor: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := uint64(g.NumVertices())
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p       *pattern.Pattern
+		sem     engine.Semantics
+		diamond bool
+	}{{proptest.Clique(t, 3, "", ""), engine.Semantics{}, false}, {proptest.Clique(t, 4, "", ""), engine.Semantics{}, false},
+		{diamondPattern(t, "", ""), engine.Semantics{}, true}, {diamondPattern(t, "", ""), engine.Semantics{Induced: true}, true}} {
+		prob := &engine.Problem{Data: g, Pattern: c.p, Semantics: c.sem, Threads: 2}
+		sh, ok := shapeOf(prob, 0)
+		if !ok || sh.threads != 2 {
+			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.threads)
+		}
+		if c.diamond && !c.sem.Induced && sh.bytes != 2*bitsetBytes(int(n)) || !c.diamond && sh.bytes < 8*n+2*2*n {
+			t.Errorf("%s %v: %d bytes accounted", c.p, c.sem, sh.bytes)
+		}
+		for _, limit := range []uint64{sh.bytes - 1, sh.bytes / 2, 8*n + 100, 64} {
+			if low, ok := shapeOf(prob, limit); ok && (low.bytes > limit || low.bytes != low.hostBytes(g)) {
+				t.Errorf("%s %v: within %d bytes the shape takes %d", c.p, c.sem, limit, low.bytes)
+			}
+		}
+		want, err := cpu.Count(ctx, prob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &Engine{Partitioner: partition.Grow}
+		// --gpu-memory the budget, --memory the host's: a limit below the shape's memory counts
+		// by a smaller shape or by the seeded search, the same count.
+		for _, limit := range []uint64{1 << 30, sh.bytes - 1, 9 * n} {
+			q := *prob
+			q.GPUMemoryLimit, q.MemoryLimit = partition.GraphBytes(g)/3, limit
+			res, st, err := e.CountStats(ctx, &q)
+			if err != nil && !errors.Is(err, engine.ErrMemory) || err == nil && (res.Count != want.Count || st.InterHostBytes > limit) {
+				t.Errorf("%s %v, --memory %d: count %d (cpu %d), %d bytes accounted by %q (%v)", c.p, c.sem, limit, res.Count, want.Count, st.InterHostBytes, st.InterShape, err)
+			}
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		of := make([]uint32, n)
+		for v := range of {
+			of[v] = uint32(v & 1)
+		}
+		if _, err := sh.count(cancelled, prob, of); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s %v: a cancelled count returned %v", c.p, c.sem, err)
+		}
+	}
+}
