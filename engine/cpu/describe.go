@@ -152,7 +152,7 @@ func predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
 	gain := threadGain(threads)
 	if w.Clique != nil {
-		s := CliqueSecondsPerSquare * float64(w.Clique.K-3) * w.UpwardSquares() / gain
+		s := CliqueSeconds(w.Clique.K, w.UpwardSquares(), threads)
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
 	}
 	seconds := w.Bound / (NodesPerSecond * gain)
@@ -170,6 +170,22 @@ func predict(w *engine.Workload) engine.Prediction {
 		seconds += t.Counted / (t.countedRate() * gain)
 	}
 	return engine.Prediction{Seconds: seconds, Note: note}
+}
+
+// CliqueSeconds is the clique counter's predicted time for k-cliques on threads threads of a
+// graph whose squared upward degrees sum to upwardSquares (plan.UpwardSquares):
+// CliqueSecondsPerSquare a unit, times k-3. pbe's inter stage, which counts the cliques that
+// span its parts with the same counter, prices it from this.
+func CliqueSeconds(k int, upwardSquares float64, threads int) float64 {
+	return CliqueSecondsPerSquare * float64(k-3) * upwardSquares / threadGain(threads)
+}
+
+// SupportPassSeconds is the predicted time of one pass over g's edges that counts each edge's
+// common neighbours from its endpoint of higher (degree, id) (edgeSupports' pass: supportPassCost
+// list entries at CostPerSecond) on threads threads. pbe's inter stage, which counts the
+// diamonds that span its parts with such a pass, prices it from this.
+func SupportPassSeconds(g *graph.Graph, threads int) float64 {
+	return supportPassCost(g) / (CostPerSecond * threadGain(threads))
 }
 
 // threadGain is how many of one core of the 2-core machine where the rates were measured the

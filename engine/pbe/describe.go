@@ -42,6 +42,12 @@ const (
 	// times the CPU engine's whole prediction, special paths included (branch pbe7), which
 	// after pbehost put 4-cliques at 0.34-0.38 and diamonds at 0.02-0.04 of the stage's time.
 	InterSlowdown = 0.8
+	// ShapeSlowdown is the inter stage's time, on the host, over the CPU engine's price of the
+	// special path it shares for a shape (intershape.go, shapeSeconds): the clique counter
+	// (cpu.CliqueSeconds) for cliques of 4 or more vertices, the pass over the edges' common
+	// neighbours (cpu.SupportPassSeconds) for diamonds, both for induced diamonds. Fitted below
+	// (branch pbeclique).
+	ShapeSlowdown = 1.0
 )
 
 // partitionSeconds is the predicted partitioning time of g's m edges with method.
@@ -208,6 +214,9 @@ func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predic
 		}
 	}
 	host, err := interSeconds(ctx, w)
+	if e.InterBackend == InterGPU {
+		host, err = searchSeconds(ctx, w) // (the device counts no shape)
+	}
 	if err != nil {
 		return engine.Prediction{}, err
 	}
@@ -248,10 +257,20 @@ func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, err
 	return &est, nil
 }
 
-// interSeconds is the predicted time of the inter stage on the host on w's threads: InterSlowdown
-// times the CPU engine's price of the plain search (cpu.GenericSeconds) of interEstimate, never
-// its special paths' price (engine.Workload.HostSeconds): pbe's own search has none.
+// interSeconds is the predicted time of the inter stage on the host on w's threads: a shape's
+// count where the stage takes one (shapeSeconds), else its seeded search's (searchSeconds).
 func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
+	if s, ok := shapeSeconds(w); ok {
+		return s, nil
+	}
+	return searchSeconds(ctx, w)
+}
+
+// searchSeconds is the predicted time of the inter stage's seeded search on w's threads:
+// InterSlowdown times the CPU engine's price of the plain search (cpu.GenericSeconds) of
+// interEstimate, never its special paths' price (engine.Workload.HostSeconds): the search has
+// none. The device's inter stage (InterGPU) is priced so too.
+func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if w.Problem.Pattern == nil {
 		return 0, errors.New("pbe: a prediction needs a pattern")
 	}
@@ -260,4 +279,31 @@ func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 		return 0, err
 	}
 	return InterSlowdown * cpu.GenericSeconds(est, w.Threads), nil
+}
+
+// shapeSeconds is the predicted time of the inter stage's count of w's pattern as a shape (shapeOf,
+// without a memory limit) on w's threads: ShapeSlowdown times the CPU engine's price of its clique
+// counter for a clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees)
+// and of its edge supports' pass for a diamond (cpu.SupportPassSeconds), both for an induced
+// diamond; false when the stage searches, or for triangles, whose count the seeded search's price
+// stands for (the two took the same time on R-MAT 18, and the CPU engine has no clique price for
+// them).
+func shapeSeconds(w *engine.Workload) (float64, bool) {
+	p := w.Problem
+	if p == nil || p.Data == nil || p.Pattern == nil {
+		return 0, false
+	}
+	sh, ok := shapeOf(p, 0)
+	if !ok || !sh.diamond && sh.clique.K < 4 {
+		return 0, false
+	}
+	threads := max(1, w.Threads)
+	var s float64
+	if sh.diamond {
+		s = cpu.SupportPassSeconds(p.Data, threads)
+	}
+	if !sh.diamond || sh.induced {
+		s += cpu.CliqueSeconds(sh.clique.K, w.UpwardSquares(), threads)
+	}
+	return ShapeSlowdown * s, true
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
-	_ "github.com/submatch/submatch/engine/cpu"
+	cpuengine "github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/engine/internal/predicttest"
 	_ "github.com/submatch/submatch/engine/stmatch" // the device engine, whose prediction one part takes
 	"github.com/submatch/submatch/gen"
@@ -176,14 +176,16 @@ func reducedWorkload(t *testing.T, scale int) (*engine.Problem, func(mem uint64)
 	return prob, w, partition.GraphBytes(g.InducedByVertexLabels([]uint32{3, 5, 7, 9}))
 }
 
-// TestPredictPlainSearch (issue 21): the inter stage is priced from the plain search it runs, not
-// from the CPU engine's special paths. On unlabelled R-MAT a 4-clique workload as --engine auto
-// makes it (engine.Workload.Clique set, no plan, HostSeconds the clique counter's price) and a
-// diamond one (whose CPU plan postpones two vertices, counted by edge supports) are priced from a
-// plan that enumerates every vertex, the same with or without the clique, whatever HostSeconds
-// says; both above InterSlowdown's 3.5 times the CPU engine's price of old, which the stage (no
-// clique counter, no supports) was 19 and 23 times slower than on R-MAT 18 and 14. A triangle,
-// which both search alike, is priced from the planner's own estimate.
+// TestPredictPlainSearch (issue 21): the inter stage is priced from what it runs, not from the
+// CPU engine's whole prediction. On unlabelled R-MAT a 4-clique workload as --engine auto makes
+// it (engine.Workload.Clique set, no plan, HostSeconds the clique counter's price) and a diamond
+// one (whose CPU plan postpones two vertices, counted by edge supports) are shapes (branch
+// pbeclique): priced as ShapeSlowdown times the clique counter's and the edge supports' pass's
+// prices, whatever HostSeconds says; their seeded search (the device's inter stage,
+// --pbe-inter gpu) from a plan that enumerates every vertex, the same with or without the
+// clique, above InterSlowdown's 3.5 times the CPU engine's price of old, which that search was
+// 19 and 23 times slower than on R-MAT 18 and 14. A triangle, whose shape count and search took
+// alike, is priced from the planner's own estimate.
 func TestPredictPlainSearch(t *testing.T) {
 	ctx := context.Background()
 	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 16, Seed: 1})
@@ -238,22 +240,44 @@ func TestPredictPlainSearch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		search, err := searchSeconds(ctx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
 		pr := predicttest.Must(t, &Engine{Partitioner: partition.Grow}, w)
 		if want := startSeconds + partitionSeconds(partition.Grow, g.NumEdges()) + inter; !pr.OutOfCore || pr.Seconds != want {
 			t.Errorf("%s: predicted %+v, want %v s", c.q, pr, want)
 		}
+		onDevice := predicttest.Must(t, &Engine{Partitioner: partition.Grow, InterBackend: InterGPU}, w)
+		if want := startSeconds + partitionSeconds(partition.Grow, g.NumEdges()) + search; onDevice.Seconds != want {
+			t.Errorf("%s, --pbe-inter gpu: predicted %+v, want %v s", c.q, onDevice, want)
+		}
 		// The model's inputs: not the clique, not the host's price.
 		other := *w
 		other.Clique, other.HostSeconds = nil, 1000*w.HostSeconds
-		if again, err := interSeconds(ctx, &other); err != nil || again != inter {
-			t.Errorf("%s: %v s without the clique and with a host price 1000 times higher, %v s with (%v)", c.q, again, inter, err)
+		again, err := interSeconds(ctx, &other)
+		againSearch, err2 := searchSeconds(ctx, &other)
+		if err != nil || err2 != nil || again != inter || againSearch != search {
+			t.Errorf("%s: %v and %v s without the clique and with a host price 1000 times higher, %v and %v s with (%v, %v)", c.q, again, againSearch, inter, search, err, err2)
 		}
-		t.Logf("%s: inter stage %.3g s, the CPU engine %.3g s (%s)", c.q, inter, host.Seconds, host.Note)
+		t.Logf("%s: inter stage %.3g s (search %.3g s), the CPU engine %.3g s (%s)", c.q, inter, search, host.Seconds, host.Note)
+		var shape float64
+		switch {
+		case pat.NumVertices() == 3:
+			shape = search
+		case c.clique:
+			shape = ShapeSlowdown * cpuengine.CliqueSeconds(4, plan.UpwardSquares(g), 2)
+		default:
+			shape = ShapeSlowdown * cpuengine.SupportPassSeconds(g, 2)
+		}
+		if inter != shape {
+			t.Errorf("%s: the inter stage %v s, want %v", c.q, inter, shape)
+		}
 		if pat.NumVertices() == 3 {
 			continue
 		}
-		if inter <= 3.5*host.Seconds {
-			t.Errorf("%s: the inter stage %v s, at most 3.5 times the CPU engine's special path (%v s: %s)", c.q, inter, host.Seconds, host.Note)
+		if search <= 3.5*host.Seconds {
+			t.Errorf("%s: the seeded search %v s, at most 3.5 times the CPU engine's special path (%v s: %s)", c.q, search, host.Seconds, host.Note)
 		}
 	}
 }
