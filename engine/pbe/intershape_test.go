@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/cliques"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
@@ -117,7 +118,7 @@ func spanningByVertexSets(g *graph.Graph, of []uint32, k int, diamond bool, sem 
 // 5-cliques and of diamonds (non-induced and induced) in every convention equal the instances
 // on vertex sets that meet two parts or more, counted by brute force over the vertex sets; a
 // count that takes a spanning instance twice (from two roots, two chords) or one within a part
-// fails. 1 and 3 threads.
+// fails. 1 and 3 threads, with and without the clique counter's bit matrices.
 func TestInterShapesExactlyOnce(t *testing.T) {
 	ctx := context.Background()
 	graphs := []*graph.Graph{gen.RandomGraph(1, 5, 1, 1, 1), gen.RandomGraph(2, 7, 0.75, 1, 1), gen.RandomGraph(3, 8, 0.6, 1, 1)}
@@ -147,11 +148,13 @@ func TestInterShapesExactlyOnce(t *testing.T) {
 					if !ok {
 						t.Fatalf("%s is not a shape", pc.p)
 					}
-					for _, threads := range []int{1, 3} {
-						sh.threads = threads
+					// The clique counter's bit matrices, and its split sets alone (matrices of
+					// 2 members at most, or none).
+					for _, c := range []struct{ threads, matrixMax int }{{1, cliques.MatrixLimit}, {3, cliques.MatrixLimit}, {1, 2}, {2, 0}} {
+						sh.threads, sh.matrixMax = c.threads, c.matrixMax
 						got, err := sh.count(ctx, &engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, of)
 						if err != nil || got != want {
-							t.Fatalf("graph %d, parts %v, %s %v, %d threads: %d spanning, brute force %d (%v)", gi, of, pc.p, sem, threads, got, want, err)
+							t.Fatalf("graph %d, parts %v, %s %v, %+v: %d spanning, brute force %d (%v)", gi, of, pc.p, sem, c, got, want, err)
 						}
 					}
 					if want > 0 {

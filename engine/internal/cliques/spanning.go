@@ -62,18 +62,50 @@ func (w *cliqueWorker) rootSpanning(r uint32, of []uint32) {
 		n = uint64(len(up) - len(same))
 	case need == 2:
 		n = w.trianglesSpanning(up, part, of)
+	case len(up) <= w.matrixMax:
+		n = w.inMatrixSpanning(up, same, part, of)
 	default:
 		n = w.inSet(up, need, 0)
 		if len(same) >= need {
 			// inSet reuses the per-depth buffers, not same.
-			if in := w.inSet(same, need, 0); in <= n {
-				n -= in
-			} else {
-				n = 0 // stopped part-way: the count is partial anyway
-			}
+			n = less(n, w.inSet(same, need, 0))
 		}
 	}
 	w.count = w.sum(w.count, n)
+}
+
+// less is n - in, or 0 where in is larger (a count stopped part-way: partial anyway).
+func less(n, in uint64) uint64 {
+	if in > n {
+		return 0
+	}
+	return n - in
+}
+
+// inMatrixSpanning is the number of (k-1)-cliques among up (at most matrixMax members, k >= 4)
+// with a member outside part: up's bit matrix laid out once, its cliques counted on every
+// member, then on the members in part (same, of which there are fewer than len(up)), less.
+func (w *cliqueWorker) inMatrixSpanning(up, same []uint32, part uint32, of []uint32) uint64 {
+	need := w.k - 1
+	w.layOut(up)
+	set := w.bitSet(0)
+	for i := range set {
+		set[i] = ^uint64(0)
+	}
+	if tail := len(up) % 64; tail != 0 {
+		set[len(set)-1] = 1<<tail - 1
+	}
+	n := w.inBits(set, need, 1)
+	if len(same) < need {
+		return n
+	}
+	clear(set)
+	for j, v := range up {
+		if of[v] == part {
+			set[j>>6] |= 1 << (j & 63)
+		}
+	}
+	return less(n, w.inBits(set, need, 1))
 }
 
 // trianglesSpanning is the number of edges (u, x) within up, a root's upward neighbours (the
