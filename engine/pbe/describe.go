@@ -42,12 +42,19 @@ const (
 	// times the CPU engine's whole prediction, special paths included (branch pbe7), which
 	// after pbehost put 4-cliques at 0.34-0.38 and diamonds at 0.02-0.04 of the stage's time.
 	InterSlowdown = 0.8
-	// ShapeSlowdown is the inter stage's time, on the host, over the CPU engine's price of the
-	// special path it shares for a shape (intershape.go, shapeSeconds): the clique counter
-	// (cpu.CliqueSeconds) for cliques of 4 or more vertices, the pass over the edges' common
-	// neighbours (cpu.SupportPassSeconds) for diamonds, both for induced diamonds. Fitted below
-	// (branch pbeclique).
-	ShapeSlowdown = 1.0
+	// ShapeCliqueSlowdown and ShapePassSlowdown are the inter stage's time, on the host, over
+	// the CPU engine's price of the special path it shares for a shape (intershape.go,
+	// shapeSeconds): the clique counter (cpu.CliqueSeconds) for cliques of 4 or more vertices,
+	// the pass over the edges' common neighbours (cpu.SupportPassSeconds) for diamonds, both for
+	// induced diamonds. Fitted (2-core VM at load 4.1-4.8, 2026-12-05, branch pbeclique,
+	// docs/benchmarks.md): the shape count's CPU seconds (2 threads, the multilevel partitioner's
+	// parts at a quarter of the graph) over those prices on unlabelled R-MAT 14, 16 and 18 (edge
+	// factor 16): 4-cliques 0.76-0.82 and 5-cliques 1.35-2.1 of the clique price (the CPU
+	// engine's own k-3 growth, which it shares: its 5-cliques took 8.6-9.0 CPU s on R-MAT 18
+	// against 4.4 s), diamonds 1.32-1.44 of the pass's; induced diamonds, both, came out at
+	// 0.98-1.07 of the unscaled sum.
+	ShapeCliqueSlowdown = 1.1
+	ShapePassSlowdown   = 1.4
 )
 
 // partitionSeconds is the predicted partitioning time of g's m edges with method.
@@ -282,10 +289,10 @@ func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 }
 
 // shapeSeconds is the predicted time of the inter stage's count of w's pattern as a shape (shapeOf,
-// without a memory limit) on w's threads: ShapeSlowdown times the CPU engine's price of its clique
-// counter for a clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees)
-// and of its edge supports' pass for a diamond (cpu.SupportPassSeconds), both for an induced
-// diamond; false when the stage searches, or for triangles, whose count the seeded search's price
+// without a memory limit) on w's threads: the CPU engine's price of its clique counter for a
+// clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees) times
+// ShapeCliqueSlowdown and of its edge supports' pass for a diamond (cpu.SupportPassSeconds) times
+// ShapePassSlowdown, both for an induced diamond; false when the stage searches, or for triangles, whose count the seeded search's price
 // stands for (the two took the same time on R-MAT 18, and the CPU engine has no clique price for
 // them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
@@ -300,10 +307,10 @@ func shapeSeconds(w *engine.Workload) (float64, bool) {
 	threads := max(1, w.Threads)
 	var s float64
 	if sh.diamond {
-		s = cpu.SupportPassSeconds(p.Data, threads)
+		s = ShapePassSlowdown * cpu.SupportPassSeconds(p.Data, threads)
 	}
 	if !sh.diamond || sh.induced {
-		s += cpu.CliqueSeconds(sh.clique.K, w.UpwardSquares(), threads)
+		s += ShapeCliqueSlowdown * cpu.CliqueSeconds(sh.clique.K, w.UpwardSquares(), threads)
 	}
-	return ShapeSlowdown * s, true
+	return s, true
 }

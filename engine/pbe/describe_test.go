@@ -180,8 +180,8 @@ func reducedWorkload(t *testing.T, scale int) (*engine.Problem, func(mem uint64)
 // CPU engine's whole prediction. On unlabelled R-MAT a 4-clique workload as --engine auto makes
 // it (engine.Workload.Clique set, no plan, HostSeconds the clique counter's price) and a diamond
 // one (whose CPU plan postpones two vertices, counted by edge supports) are shapes (branch
-// pbeclique): priced as ShapeSlowdown times the clique counter's and the edge supports' pass's
-// prices, whatever HostSeconds says; their seeded search (the device's inter stage,
+// pbeclique): priced as ShapeCliqueSlowdown times the clique counter's and ShapePassSlowdown
+// times the edge supports' pass's prices, whatever HostSeconds says; their seeded search (the device's inter stage,
 // --pbe-inter gpu) from a plan that enumerates every vertex, the same with or without the
 // clique, above InterSlowdown's 3.5 times the CPU engine's price of old, which that search was
 // 19 and 23 times slower than on R-MAT 18 and 14. A triangle, whose shape count and search took
@@ -266,9 +266,9 @@ func TestPredictPlainSearch(t *testing.T) {
 		case pat.NumVertices() == 3:
 			shape = search
 		case c.clique:
-			shape = ShapeSlowdown * cpuengine.CliqueSeconds(4, plan.UpwardSquares(g), 2)
+			shape = ShapeCliqueSlowdown * cpuengine.CliqueSeconds(4, plan.UpwardSquares(g), 2)
 		default:
-			shape = ShapeSlowdown * cpuengine.SupportPassSeconds(g, 2)
+			shape = ShapePassSlowdown * cpuengine.SupportPassSeconds(g, 2)
 		}
 		if inter != shape {
 			t.Errorf("%s: the inter stage %v s, want %v", c.q, inter, shape)
