@@ -45,7 +45,7 @@ const shapeMinClique = 3
 
 // interShape is how the inter stage counts a shape: the clique (for a diamond, the 4-clique of
 // its labels, for the induced count's correction), the matrix size and workers of the clique
-// counter, and the host memory that takes (interShapeBytes).
+// counter, and the host memory that takes (hostBytes).
 type interShape struct {
 	clique    plan.Clique
 	diamond   bool
@@ -81,19 +81,21 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 	if limit == 0 || sh.bytes <= limit {
 		return sh, true
 	}
-	// Within the limit: smaller matrices, then fewer workers (as the CPU engine's clique count).
-	size := cliques.SizeOf(g)
-	fixed := sh.fixedBytes(g)
-	if fixed >= limit {
-		return interShape{}, false
+	// Within the limit: smaller matrices (halved down to 64 members, then none: every set split),
+	// then fewer workers, as the CPU engine's clique count does.
+	threads := sh.threads
+	sh.threads = 1
+	for sh.hostBytes(g) > limit {
+		if sh.matrixMax == 0 || sh.diamond && !sh.induced {
+			return interShape{}, false // (no matrix to shrink)
+		}
+		if sh.matrixMax /= 2; sh.matrixMax < 64 {
+			sh.matrixMax = 0
+		}
 	}
-	var ok bool
-	if sh.matrixMax, ok = cliques.FitMatrix(size, sh.clique.K, limit-fixed-sh.extraBytes(g)); !ok {
-		return interShape{}, false
-	}
-	sh.threads = max(1, min(sh.threads, int((limit-fixed)/(sh.workerBytes(g)))))
+	sh.threads = max(1, min(threads, int((limit-sh.fixedBytes(g))/sh.workerBytes(g))))
 	sh.bytes = sh.hostBytes(g)
-	return sh, sh.bytes <= limit
+	return sh, true
 }
 
 // hostBytes is the host memory the shape's count takes beside the graph and the partitioning
@@ -112,25 +114,14 @@ func (sh interShape) fixedBytes(g *graph.Graph) uint64 {
 }
 
 // workerBytes is a worker's memory: the clique counter's (cliques.SpanningWorkerMemory) where it
-// runs, and for a diamond the bit set of a vertex's list (extraBytes).
+// runs, and for a diamond the bit set of a vertex's list.
 func (sh interShape) workerBytes(g *graph.Graph) uint64 {
-	b := sh.extraBytes(g)
-	if !sh.diamond || sh.induced {
-		b += cliques.SpanningWorkerMemory(cliques.SizeOf(g), sh.clique.K, sh.matrixMax)
-	}
-	return b
-}
-
-// extraBytes is what a worker holds besides the clique counter: a diamond count's bit set of
-// the vertices (the edges' pass), and the clique counter's spanning list, which FitMatrix
-// leaves out.
-func (sh interShape) extraBytes(g *graph.Graph) uint64 {
 	var b uint64
 	if sh.diamond {
-		b += bitsetBytes(g.NumVertices())
+		b = bitsetBytes(g.NumVertices())
 	}
 	if !sh.diamond || sh.induced {
-		b += 4 * uint64(g.MaxDegree())
+		b += cliques.SpanningWorkerMemory(cliques.SizeOf(g), sh.clique.K, sh.matrixMax)
 	}
 	return b
 }

@@ -270,7 +270,7 @@ func TestInterShapesAgainstOracle(t *testing.T) {
 
 // TestInterShapeBytes: a shape's accounted memory is the clique counter's orientation and
 // workers (cliques) or a bit set of the vertices a worker (diamonds), both for induced
-// diamonds; within a host limit below it the count takes smaller matrices or fewer workers,
+// diamonds; within a host limit below it the count takes fewer workers or smaller matrices (none),
 // never more than the limit, or leaves the count to the seeded search, which then counts what
 // the CPU engine counts; a cancelled count stops with the context's error.
 func TestInterShapeBytes(t *testing.T) {
@@ -298,7 +298,17 @@ func TestInterShapeBytes(t *testing.T) {
 		if c.diamond && !c.sem.Induced && sh.bytes != 2*bitsetBytes(int(n)) || !c.diamond && sh.bytes < 8*n+2*2*n {
 			t.Errorf("%s %v: %d bytes accounted", c.p, c.sem, sh.bytes)
 		}
-		for _, limit := range []uint64{sh.bytes - 1, sh.bytes / 2, 8*n + 100, 64} {
+		// A byte below two workers' memory: one worker, its matrices as large.
+		if one, ok := shapeOf(prob, sh.bytes-1); !ok || one.threads != 1 || one.matrixMax != sh.matrixMax {
+			t.Errorf("%s %v: within %d bytes: %+v, %v", c.p, c.sem, sh.bytes-1, one, ok)
+		}
+		// One worker without a matrix: its memory takes the clique counter's matrix away.
+		bare := sh
+		bare.threads, bare.matrixMax = 1, 0
+		if low, ok := shapeOf(prob, bare.hostBytes(g)); !ok || low.matrixMax != 0 && (!c.diamond || c.sem.Induced) || low.threads != 1 {
+			t.Errorf("%s %v: within %d bytes: %+v, %v", c.p, c.sem, bare.hostBytes(g), low, ok)
+		}
+		for _, limit := range []uint64{sh.bytes / 2, 8*n + 100, 64} {
 			if low, ok := shapeOf(prob, limit); ok && (low.bytes > limit || low.bytes != low.hostBytes(g)) {
 				t.Errorf("%s %v: within %d bytes the shape takes %d", c.p, c.sem, limit, low.bytes)
 			}
