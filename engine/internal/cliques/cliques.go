@@ -2,7 +2,8 @@
 // is counted once from its smallest vertex r, inside r's upward neighbourhood N+(r)
 // (plan.Oriented), laid out as a bit matrix when it is small enough and split by list
 // intersections when it is not. The CPU engine counts every root with it; stmatch counts with it
-// the roots too large for its GPU kernel's matrices.
+// the roots too large for its GPU kernel's matrices; pbe's inter stage counts with it the cliques
+// that span its parts (CountSpanning).
 package cliques
 
 import (

@@ -46,6 +46,9 @@ func (w *cliqueWorker) rootSpanning(r uint32, of []uint32) {
 		return
 	}
 	part := of[r]
+	if cap(w.same) < len(up) {
+		w.same = make([]uint32, 0, len(up)) // (at most the largest degree: SpanningWorkerMemory)
+	}
 	same := w.same[:0]
 	for _, v := range up {
 		if of[v] == part {
