@@ -199,8 +199,9 @@ type Stats struct {
 	// earlier neighbours (what PBE's LOADSUBGRAPHTOGPU ships, before de-duplication in a batch).
 	InterBytes uint64
 	// InterHostBytes is the host memory the inter stage's workers take on the host beside the
-	// graph (interHostBytes: bitsets and the forward index), checked against --memory where that
-	// is not the partition budget (hostLimit); 0 when the stage ran on the GPU.
+	// graph (interHostBytes: bitsets and the forward index; a shape's, intershape.go: the clique
+	// counter's orientation and workers, a diamond's bitsets), checked against --memory where
+	// that is not the partition budget (hostLimit); 0 when the stage ran on the GPU.
 	InterHostBytes uint64
 	// InterShape names the shape the host inter stage counted without its seeded search
 	// (intershape.go: "3-clique", "4-clique", ..., "diamond"; "" when it searched).
