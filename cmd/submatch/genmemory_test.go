@@ -142,3 +142,33 @@ func TestGenRMATInterrupted(t *testing.T) {
 		t.Errorf("left in the folder: %v", entries)
 	}
 }
+
+// TestGenRMATEdgeListRefused: an edge list (.txt) holds neither vertex labels nor isolated
+// vertices. Labels are refused before generating (exit 2, one line, no file), isolated vertices
+// once the graph shows them (exit 2, no file); a graph with neither is written.
+func TestGenRMATEdgeListRefused(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "g.txt")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scale", "8", "--vertex-labels", "3"}, "cannot hold vertex labels"},
+		{[]string{"--scale", "8"}, "cannot hold the graph's isolated vertices"},
+	} {
+		code, _, errOut := runCmd(t, append([]string{"gen", "rmat", "-o", out}, c.args...)...)
+		if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d saying %q", c.args, code, errOut, exitUsage, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: the refused graph left a file: %v", c.args, err)
+		}
+	}
+	// Scale 3 with 240 samples: every one of the 8 vertices has an edge.
+	if code, _, errOut := runCmd(t, "gen", "rmat", "-o", out, "--scale", "3", "--edge-factor", "30"); code != exitOK {
+		t.Fatalf("a dense unlabelled graph to .txt: exit %d, %q", code, errOut)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+		t.Errorf("no edge list written: %v", err)
+	}
+}
