@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/submatch/submatch/bench"
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/bytesize"
 	"github.com/submatch/submatch/internal/testenv"
@@ -170,5 +172,32 @@ func TestGenRMATEdgeListRefused(t *testing.T) {
 	}
 	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
 		t.Errorf("no edge list written: %v", err)
+	}
+}
+
+// TestSecondSignalRemovesTemporaries: the first signal cancels the run; the second removes the
+// temporary files of writes in progress (a graph being written can be tens of GB) before the
+// process dies, which it did by the signal's default action, leaving them behind.
+func TestSecondSignalRemovesTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	f, err := formats.CreateAtomic(filepath.Join(dir, "g.smg"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	c := make(chan os.Signal, 2)
+	cancelled, died := make(chan struct{}), make(chan os.Signal, 1)
+	go cancelOnSignal(c, func() { close(cancelled) }, func(s os.Signal) { died <- s })
+	c <- os.Interrupt
+	<-cancelled
+	if _, err := os.Stat(f.Name()); err != nil {
+		t.Fatalf("the first signal removed the temporary (the run winds down and aborts it itself): %v", err)
+	}
+	c <- syscall.SIGTERM
+	if s := <-died; s != syscall.SIGTERM {
+		t.Errorf("died by %v, want the second signal", s)
+	}
+	if _, err := os.Stat(f.Name()); !os.IsNotExist(err) {
+		t.Errorf("the temporary %s outlived the second signal (%v)", f.Name(), err)
 	}
 }
