@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
@@ -19,9 +20,25 @@ const (
 	// pays the GPU's start (H100, 2026-11-25, docs/benchmarks.md "pbe with the GPU backend":
 	// 70-120 ms whole runs on graphs of a few MB, partitioning aside).
 	startSeconds = 0.35
-	// PartitionSecondsPerEdge is the multilevel partitioner's time per data edge (the same
-	// runs: wiki-Vote's 100,762 edges in 0.7 s at a quarter of the graph; more parts take longer).
-	PartitionSecondsPerEdge = 7e-6
+	// PartitionSecondsPerEdge and PartitionSecondsPerPart are the multilevel partitioner's wall
+	// time on the device host (a GPU host's cores, as the CPU engine's rates are taken there:
+	// cpu.HostCoreSlowdown): PartitionSecondsPerEdge a data edge, plus PartitionSecondsPerPart
+	// for each part times the square root of the edges (partsEstimate's parts). Fitted (2-core
+	// VM, 2026-12-05, branch pbecal, docs/benchmarks.md; scripts/partbench) to the process's CPU
+	// seconds, the partitioner alone, on R-MAT 14-18 (edge factor 16) and github, wiki-Vote,
+	// email-Eu-core and HPRD at 1/2 to 1/16 of the graph (3 to 30 parts): 1.2e-6 CPU seconds an
+	// edge and 1e-4 a part and root edge, within 0.55-1.43x of all 28 cases (a term per edge and
+	// log(parts), the other form tried, 0.24-1.47x: at 24-30 parts the time per edge was 1.8x
+	// the 3-part time on R-MAT 18 and 4.9x on R-MAT 14). Those CPU seconds are the DefaultCuts
+	// runs, which run at once on a host of 3 threads or more, each on a core HostCoreSlowdown
+	// slower, hence the factor; each run's own parallel steps are not counted (on the slow side).
+	// On the device host (H100, 2026-11-25, docs/benchmarks.md "pbe with the GPU backend on the
+	// H100") the runs were then made one after the other: wiki-Vote at a quarter of the graph in
+	// 0.72 s, 1.8 times the 2-core VM's CPU seconds of that code (0.40 s), HostCoreSlowdown's
+	// ratio; the same partitioning takes 0.19 CPU seconds on the VM now. PartitionSecondsPerEdge
+	// was 7e-6 from that device run, 2.5-7 times the VM's wall time now.
+	PartitionSecondsPerEdge = 1.2e-6 * cpu.HostCoreSlowdown / partition.DefaultCuts
+	PartitionSecondsPerPart = 1e-4 * cpu.HostCoreSlowdown / partition.DefaultCuts
 	// GrowSecondsPerEdge is the breadth-first partitioner's time per data edge with
 	// partition.AutoPasses passes, which partition.Auto uses above AutoMultilevelEdges (2-core
 	// VM, 2026-12-02, docs/benchmarks.md, branch ooc5: R-MAT scale 20 with edge factor 40, 37 M
@@ -42,17 +59,38 @@ const (
 	// times the CPU engine's whole prediction, special paths included (branch pbe7), which
 	// after pbehost put 4-cliques at 0.34-0.38 and diamonds at 0.02-0.04 of the stage's time.
 	InterSlowdown = 0.8
+	// InterGPUThreads and InterGPUSlowdown price the inter stage on the GPU (--pbe-inter gpu):
+	// InterGPUSlowdown times the host stage's price on InterGPUThreads threads, whatever the
+	// workload's threads (the kernel does not run on them). On the H200 (2026-12-04 19:47 and
+	// 2026-12-05 05:25, docs/benchmarks.md, device calls 4 and 2) R-MAT scale 21's triangles
+	// (31.8 M edges, 6 parts of 64 MiB) took 11.9 and 10.99 s in the GPU stage against 12.1 and
+	// 11.79 s in the host stage on the device host's 16 threads, the adjacency read from mapped
+	// host memory; that host stage was the one before branch pbehost, which made it 3.2-3.4 times
+	// faster on triangles (2-core VM, R-MAT 18-20; 4.5-8x on 4-vertex patterns), and the GPU
+	// stage has not run since. Triangles are the only pattern measured (4-cliques were cut at
+	// 30 s both ways): a device run of both stages re-tunes these.
+	InterGPUThreads  = 16
+	InterGPUSlowdown = 3
 )
 
-// partitionSeconds is the predicted partitioning time of g's m edges with method.
-func partitionSeconds(method partition.Method, m uint64) float64 {
+// partitionSeconds is the predicted partitioning time of m edges into parts with method.
+func partitionSeconds(method partition.Method, m uint64, parts int) float64 {
 	if method == partition.Auto {
 		method = partition.AutoMethod(m)
 	}
 	if method != partition.Multilevel { // Ranges: at most Grow's time (its scans on every core)
 		return GrowSecondsPerEdge * float64(m)
 	}
-	return PartitionSecondsPerEdge * float64(m)
+	return PartitionSecondsPerEdge*float64(m) + PartitionSecondsPerPart*float64(parts)*math.Sqrt(float64(m))
+}
+
+// partsEstimate is the parts the multilevel partitioner is predicted to make of bytes
+// (partition.GraphBytes) within budget: its first attempt's, the bytes over DefaultFill of the
+// budget (at least 2). Halos make it more: the 28 partitionings of PartitionSecondsPerEdge's fit
+// had 1.0-1.2 times these at 1/2 to 1/8 of the graph and 1.3-1.6 times at 1/16; the fit is
+// against this estimate.
+func partsEstimate(bytes, budget uint64) int {
+	return max(2, int(math.Ceil(float64(bytes)/(partition.DefaultFill*float64(max(budget, 1))))))
 }
 
 // Kernels implements engine.KernelUser: those of the device engine its GPU backend runs the
@@ -167,11 +205,12 @@ func deviceInCore(ctx context.Context, w *engine.Workload) (engine.Prediction, b
 // ReduceSecondsPerEntry). When that subgraph makes one part (onePart) there is no inter stage:
 // the count is the device engine's on it, predicted by that engine in core (deviceInCore), plus
 // its planning of the subgraph (PlanSecondsPerEntry); the data then lies in GPU memory, and the
-// prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge
-// (GrowSecondsPerEdge where the breadth-first partitioner runs), then the inter-partition stage on
-// the host (interSeconds: InterSlowdown times the plain search of the pattern that the stage runs,
-// priced as the CPU engine prices such a search; in every measurement the inter stage dominated
-// and the intra share was under half). The reduction's estimate is sampled (a few ms), the inter
+// prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge and
+// PartitionSecondsPerPart (partsEstimate's parts; GrowSecondsPerEdge where the breadth-first
+// partitioner runs), then the inter-partition stage on the host (interSeconds: InterSlowdown
+// times the plain search of the pattern that the stage runs, priced as the CPU engine prices
+// such a search; in every measurement the inter stage dominated and the intra share was under
+// half), or on the GPU (InterGPUSlowdown times that on InterGPUThreads threads). The reduction's estimate is sampled (a few ms), the inter
 // stage's estimate bounded by work (interEstimateWork); ctx is checked before them and by the
 // device engine's prediction and the estimate.
 func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
@@ -186,13 +225,16 @@ func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predic
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
 	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared, InterBackend: e.InterBackend}
 	r := predictReduction(w)
-	inter := ", the inter stage on the host"
+	inter, iw, slowdown := ", the inter stage on the host", w, 1.0
 	if e.InterBackend == InterGPU {
-		inter = ", the inter stage on the GPU (priced as on the host)"
+		inter = fmt.Sprintf(", the inter stage on the GPU (priced as %g times the host stage on %d threads)", float64(InterGPUSlowdown), InterGPUThreads)
+		gw := *w
+		gw.Threads = InterGPUThreads
+		iw, slowdown = &gw, InterGPUSlowdown
 	}
-	edges, what, parts := g.NumEdges(), gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+inter
+	edges, bytes, what, parts := g.NumEdges(), need, gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+inter
 	if r.ok {
-		edges, what = r.edges, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
+		edges, bytes, what = r.edges, r.bytes, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
 		if onePart(e.Partitioner, r.vertices, r.edges, r.bytes, budget) {
 			d, ok, err := deviceInCore(ctx, w)
 			if err != nil {
@@ -207,11 +249,11 @@ func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predic
 			parts = ": one part of " + gpu.FormatBytes(budget) + ", which the device engine does not predict"
 		}
 	}
-	host, err := interSeconds(ctx, w)
+	host, err := interSeconds(ctx, iw)
 	if err != nil {
 		return engine.Prediction{}, err
 	}
-	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges) + host
+	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges, partsEstimate(bytes, budget)) + slowdown*host
 	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend", Note: what + parts}, nil
 }
 
