@@ -10,6 +10,7 @@ import (
 	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -47,18 +48,27 @@ const (
 	// InterSlowdown is the inter-partition stage's time, on the host, over the plain
 	// depth-first search of the pattern that it runs (cpu.GenericSeconds of interEstimate's
 	// plan: every vertex enumerated, symmetry broken; no clique counter, last-level sums or edge
-	// supports, none of which the stage has). On a power-law graph the partitioner cuts most
-	// edges (R-MAT at a quarter of the graph: 65-67% at scales 14-18), so most matches are
-	// inter matches, each found from a cut edge in each of the pattern's edge orders; the cut's
-	// share is not known before partitioning and is left in this factor, fitted at a quarter of
-	// the graph. Fitted (2-core VM at load 5-7, 2026-12-05, branch pbepred2, after branch
-	// pbehost's faster stage; docs/benchmarks.md): the stage's CPU seconds over the plain
-	// search's price on unlabelled R-MAT 14-18 (edge factor 16; triangles 0.65-0.86, 4-cliques
-	// 1.04-1.42, diamonds 1.18-1.53, 4-cycles 0.31-0.32) and a 6-vertex walk on R-MAT 16 with
-	// 1,000 zipf labels (1.07); the geometric mean of those 11 cases, 0.82. Before, it was 3.5
-	// times the CPU engine's whole prediction, special paths included (branch pbe7), which
-	// after pbehost put 4-cliques at 0.34-0.38 and diamonds at 0.02-0.04 of the stage's time.
-	InterSlowdown = 0.8
+	// supports, none of which the stage has), for every pattern but a chordless cycle
+	// (InterCycleSlowdown). On a power-law graph the partitioner cuts most edges (R-MAT at a
+	// quarter of the graph: 65-67% at scales 14-18), so most matches are inter matches, each
+	// found from a cut edge in each of the pattern's edge orbits; the cut's share is not known
+	// before partitioning and is left in this factor, fitted at a quarter of the graph. Fitted
+	// (2-core VM at load 3.5-6.5, 2026-12-05, branch pbecal, docs/benchmarks.md): the stage's
+	// CPU seconds over the plain search's price, R-MAT edge factor 16, triangles at scales
+	// 14-18 (0.53-0.97), diamonds 14-16 (1.11-1.48), 4-cliques 14-18 (0.97-1.38), a 4-path
+	// (1.19) and a tailed triangle (1.05) at scale 12, a 6-vertex walk on R-MAT 16 with 1,000
+	// zipf labels (1.20): their geometric mean, 1.05. Before (branch pbepred2) it was 0.8, the
+	// geometric mean with the 4-cycles in.
+	InterSlowdown = 1.0
+	// InterCycleSlowdown is InterSlowdown for a chordless cycle of four vertices or more
+	// (chordlessCycle): the same ratio was 0.22-0.38 for 4-cycles on R-MAT 10-16 and 0.27 for
+	// 5-cycles on R-MAT 10 (the same runs; 0.31-0.32 in branch pbepred2's), geometric mean 0.28.
+	// The stage's search is smaller than the plain one there: it opened 8.2 M inner nodes
+	// (seeds included) for R-MAT 14's 4-cycles against the plain plan's 76 M, and 12 M for
+	// R-MAT 10's 5-cycles against 56 M (DUPREMOVE drops a path as soon as one of its edges is a
+	// cut edge below the seed's, and every inner step of a cycle adds an edge), where for
+	// diamonds and 4-cliques on R-MAT 14 the two were within 5%.
+	InterCycleSlowdown = 0.3
 	// InterGPUThreads and InterGPUSlowdown price the inter stage on the GPU (--pbe-inter gpu):
 	// InterGPUSlowdown times the host stage's price on InterGPUThreads threads, whatever the
 	// workload's threads (the kernel does not run on them). On the H200 (2026-12-04 19:47 and
@@ -291,8 +301,9 @@ func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, err
 }
 
 // interSeconds is the predicted time of the inter stage on the host on w's threads: InterSlowdown
-// times the CPU engine's price of the plain search (cpu.GenericSeconds) of interEstimate, never
-// its special paths' price (engine.Workload.HostSeconds): pbe's own search has none.
+// (InterCycleSlowdown for a chordless cycle) times the CPU engine's price of the plain search
+// (cpu.GenericSeconds) of interEstimate, never its special paths' price
+// (engine.Workload.HostSeconds): pbe's own search has none.
 func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if w.Problem.Pattern == nil {
 		return 0, errors.New("pbe: a prediction needs a pattern")
@@ -301,5 +312,24 @@ func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return InterSlowdown * cpu.GenericSeconds(est, w.Threads), nil
+	slowdown := InterSlowdown
+	if chordlessCycle(w.Problem.Pattern) {
+		slowdown = InterCycleSlowdown
+	}
+	return slowdown * cpu.GenericSeconds(est, w.Threads), nil
+}
+
+// chordlessCycle reports whether p is one cycle through all of its four or more vertices
+// (connected, every vertex of degree 2), whose inter stage InterCycleSlowdown prices.
+func chordlessCycle(p *pattern.Pattern) bool {
+	n := p.NumVertices()
+	if n < 4 || len(p.Components()) != 1 {
+		return false
+	}
+	for u := range n {
+		if p.Degree(u) != 2 {
+			return false
+		}
+	}
+	return true
 }

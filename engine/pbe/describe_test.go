@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
-	_ "github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/engine/internal/predicttest"
 	_ "github.com/submatch/submatch/engine/stmatch" // the device engine, whose prediction one part takes
 	"github.com/submatch/submatch/gen"
@@ -272,6 +272,47 @@ func TestPredictPlainSearch(t *testing.T) {
 		}
 		if inter <= 3.5*host.Seconds {
 			t.Errorf("%s: the inter stage %v s, at most 3.5 times the CPU engine's special path (%v s: %s)", c.q, inter, host.Seconds, host.Note)
+		}
+	}
+}
+
+// TestPredictCycles (issue 21): the inter stage of a chordless cycle of four vertices or more is
+// priced at InterCycleSlowdown, every other pattern's at InterSlowdown, the same plain search's
+// price (cpu.GenericSeconds of interEstimate) either way: a triangle (a cycle of three, and a
+// clique), a 4-cycle with a chord, a tailed 4-cycle, a path, and two disjoint 4-cycles (every
+// vertex of degree 2, not connected) are not cycles.
+func TestPredictCycles(t *testing.T) {
+	ctx := context.Background()
+	g := gen.RandomGraphM(5, 200, 1200, 1, 1)
+	for _, c := range []struct {
+		q     string
+		cycle bool
+	}{
+		{"(a)-(b)-(c)-(d)-(a)", true},
+		{"(a)-(b)-(c)-(d)-(e)-(a)", true},
+		{"(a)-(b)-(c)-(d)-(e)-(f)-(a)", true},
+		{"(a)-(b)-(c)-(a)", false},
+		{"(a)-(b)-(c)-(d)-(a), (a)-(c)", false},
+		{"(a)-(b)-(c)-(d)-(a), (a)-(e)", false},
+		{"(a)-(b)-(c)-(d)", false},
+		{"(a)-(b)-(c)-(d)-(a), (e)-(f)-(g)-(h)-(e)", false},
+	} {
+		pat, err := pattern.Parse(c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: pat, Threads: 2}, Threads: 2}
+		est, err := interEstimate(ctx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := cpu.GenericSeconds(est, 2)
+		want := InterSlowdown * plain
+		if c.cycle {
+			want = InterCycleSlowdown * plain
+		}
+		if got, err := interSeconds(ctx, w); err != nil || plain <= 0 || got != want {
+			t.Errorf("%s: %v s, want %v (the plain search %v s; a chordless cycle: %v; %v)", c.q, got, want, plain, c.cycle, err)
 		}
 	}
 }
