@@ -28,9 +28,10 @@ const (
 	// VM, 2026-12-05, branch pbecal, docs/benchmarks.md; scripts/partbench) to the process's CPU
 	// seconds, the partitioner alone, on R-MAT 14-18 (edge factor 16) and github, wiki-Vote,
 	// email-Eu-core and HPRD at 1/2 to 1/16 of the graph (3 to 30 parts): 1.2e-6 CPU seconds an
-	// edge and 1e-4 a part and root edge, within 0.55-1.43x of all 28 cases (a term per edge and
+	// edge and 1e-4 a part and root edge, within 0.57-1.47x of all 28 cases (a term per edge and
 	// log(parts), the other form tried, 0.24-1.47x: at 24-30 parts the time per edge was 1.8x
-	// the 3-part time on R-MAT 18 and 4.9x on R-MAT 14). Those CPU seconds are the DefaultCuts
+	// the 3-part time on R-MAT 18 and 4.9x on R-MAT 14). Above AutoMultilevelEdges, where Auto
+	// grows instead, the time per edge rises: R-MAT 19 and 20 took 1.6-2.1 times the fit. Those CPU seconds are the DefaultCuts
 	// runs, which run at once on a host of 3 threads or more, each on a core HostCoreSlowdown
 	// slower, hence the factor; each run's own parallel steps are not counted (on the slow side).
 	// On the device host (H100, 2026-11-25, docs/benchmarks.md "pbe with the GPU backend on the
