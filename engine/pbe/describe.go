@@ -31,14 +31,16 @@ const (
 	// edge and 1e-4 a part and root edge, within 0.57-1.47x of all 28 cases (a term per edge and
 	// log(parts), the other form tried, 0.24-1.47x: at 24-30 parts the time per edge was 1.8x
 	// the 3-part time on R-MAT 18 and 4.9x on R-MAT 14). Above AutoMultilevelEdges, where Auto
-	// grows instead, the time per edge rises: R-MAT 19 and 20 took 1.6-2.1 times the fit. Those CPU seconds are the DefaultCuts
-	// runs, which run at once on a host of 3 threads or more, each on a core HostCoreSlowdown
-	// slower, hence the factor; each run's own parallel steps are not counted (on the slow side).
-	// On the device host (H100, 2026-11-25, docs/benchmarks.md "pbe with the GPU backend on the
-	// H100") the runs were then made one after the other: wiki-Vote at a quarter of the graph in
-	// 0.72 s, 1.8 times the 2-core VM's CPU seconds of that code (0.40 s), HostCoreSlowdown's
-	// ratio; the same partitioning takes 0.19 CPU seconds on the VM now. PartitionSecondsPerEdge
-	// was 7e-6 from that device run, 2.5-7 times the VM's wall time now.
+	// grows instead, the time per edge rises: R-MAT 19 and 20 took 1.6-2.1 times the fit. Those
+	// CPU seconds are the DefaultCuts runs, which run at once on a host of 3 threads or more,
+	// each on a core HostCoreSlowdown slower, hence the factor; each run's own parallel steps are
+	// not counted (on the slow side). On the device host (H100, 2026-11-25, docs/benchmarks.md
+	// "pbe with the GPU backend on the H100") the runs were then made one after the other:
+	// wiki-Vote at 1/4 and 1/16 of the graph in 0.72 and 2.81 s, where the VM took 0.70 and
+	// 2.50 s of wall time at load 5-8 the same day (the code of that day): the device host's one
+	// thread no faster than a loaded VM's, as a core 2 times slower would be (not a clean check;
+	// wiki-Vote at 1/4 takes 0.19 CPU seconds on the VM now). PartitionSecondsPerEdge was 7e-6, from that device run: 2.5-7 times the VM's wall
+	// time now.
 	PartitionSecondsPerEdge = 1.2e-6 * cpu.HostCoreSlowdown / partition.DefaultCuts
 	PartitionSecondsPerPart = 1e-4 * cpu.HostCoreSlowdown / partition.DefaultCuts
 	// GrowSecondsPerEdge is the breadth-first partitioner's time per data edge with
