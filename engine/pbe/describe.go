@@ -223,9 +223,10 @@ func deviceInCore(ctx context.Context, w *engine.Workload) (engine.Prediction, b
 // partitioner runs), then the inter-partition stage on the host (interSeconds: InterSlowdown
 // times the plain search of the pattern that the stage runs, priced as the CPU engine prices
 // such a search; in every measurement the inter stage dominated and the intra share was under
-// half), or on the GPU (InterGPUSlowdown times that on InterGPUThreads threads). The reduction's estimate is sampled (a few ms), the inter
-// stage's estimate bounded by work (interEstimateWork); ctx is checked before them and by the
-// device engine's prediction and the estimate.
+// half), or on the GPU (InterGPUSlowdown times that on InterGPUThreads threads). The
+// reduction's estimate is sampled (a few ms), the inter stage's estimate bounded by work
+// (interEstimateWork); ctx is checked before them and by the device engine's prediction and the
+// estimate.
 func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
 	if err := engine.PredictionStopped(ctx, "pbe"); err != nil {
 		return engine.Prediction{}, err
