@@ -252,6 +252,7 @@ func CreateAtomic(path string, sync bool) (*AtomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	addTemporary(tmp.Name())
 	return &AtomicFile{File: tmp, path: target, sync: sync, mode: mode}, nil
 }
 
@@ -314,6 +315,7 @@ func (f *AtomicFile) Commit() error {
 	if err != nil {
 		os.Remove(f.Name())
 	}
+	dropTemporary(f.Name())
 	return err
 }
 
@@ -321,6 +323,7 @@ func (f *AtomicFile) Commit() error {
 func (f *AtomicFile) Abort() {
 	f.Close()
 	os.Remove(f.Name())
+	dropTemporary(f.Name())
 }
 
 // sortedByID returns the vertices in order of original id (names order like their ids).

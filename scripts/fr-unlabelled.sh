@@ -11,7 +11,7 @@
 # Knobs: FR_SCALE (26), FR_EDGE_FACTOR (27), FR_QUERY (a triangle), FR_GEN_CAP (200) seconds for
 # the generation, FR_CONFIGS (default "core=stmatch:60 pbe=pbe:90 sgsi=sgsi:90"), each
 # NAME=ENGINE:CAP or NAME=ENGINE:CAP:BUDGET (BUDGET in place of FR_BUDGET for that one: sgsi in
-# core with sgsiin=sgsi:90:100GiB) (the CPU engine: cpu; pbe with --pbe-backend gpu: pbegpu; stmatch with the graph in
+# core with sgsiin=sgsi:90:100GiB) (the CPU engine: cpu; pbe with --pbe-backend gpu: pbegpu, and --pbe-inter gpu too: pbegg; stmatch with the graph in
 # host memory, zero-copy: zc, or in managed memory: mg; auto with --explain: auto), FR_BUDGET (4GiB)
 # the --gpu-memory of every engine but the CPU's and stmatch in core, FR_END seconds from the start after which nothing new starts.
 #
@@ -56,6 +56,7 @@ run() {
 		case "$engine" in
 		pbe | sgsi) flags+=(--gpu-memory "$budget") ;;
 		pbegpu) flags=(--engine pbe --pbe-backend gpu --gpu-memory "$budget") ;;
+		pbegg) flags=(--engine pbe --pbe-backend gpu --pbe-inter gpu --gpu-memory "$budget") ;;
 		zc | mg) flags=(--engine stmatch --stmatch-graph-memory "$([ "$engine" = zc ] && echo host || echo managed)" --gpu-memory "$budget") ;;
 		auto) flags=(--engine auto --explain --gpu-memory "$budget") ;;
 		esac

@@ -70,7 +70,8 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		"Generates a Graph500-style R-MAT graph (a=0.57, b=0.19, c=0.19, d=0.05): 2^scale vertices and\n"+
 			"edge-factor * 2^scale edge samples, self-loops dropped and duplicates merged. The same flags\n"+
 			"always give the same graph, whatever the number of cores. Writes the format OUT's extension\n"+
-			"names (.smg snapshot, .csv, .graphml, .txt edge list when unlabelled), else the t/v/e text format.")
+			"names (.smg snapshot, .csv, .graphml, .txt edge list when unlabelled and no vertex is isolated),\n"+
+			"else the t/v/e text format.")
 	var (
 		opts     gen.RMATOptions
 		seed     uint64
@@ -109,6 +110,9 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := opts.Check(); err != nil { // too many edge samples, say: the input's fault
 		return exitCode(stderr, usagef("gen %v", err))
 	}
+	if graphFileFormat(out) == "edgelist" && opts.VertexLabels > 1 { // known now: refuse before generating
+		return exitCode(stderr, usagef("gen rmat: an edge list (%s) cannot hold vertex labels: name a .smg, .graph, .csv or .graphml file", out))
+	}
 	limit, err := parseSize("--memory", memory)
 	if err != nil {
 		return exitCode(stderr, err)
@@ -136,6 +140,9 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	// The generator's temporaries (as large as the graph) go back to the system before the
 	// file's pages take the memory.
 	debug.FreeOSMemory()
+	if lost := formats.Lossy(g, graphFileFormat(out)); lost != nil { // isolated vertices: known only now
+		return exitCode(stderr, &inputError{msg: fmt.Sprintf("gen rmat: an edge list (%s) cannot hold the graph's %s: name a .smg, .graph, .csv or .graphml file", out, strings.Join(lost, " and "))})
+	}
 	if err := writeGraphFile(ctx, out, g, sync); err != nil {
 		if ctx.Err() != nil {
 			return stopped()

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/submatch/submatch/bench"
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/bytesize"
 	"github.com/submatch/submatch/internal/testenv"
@@ -140,5 +142,62 @@ func TestGenRMATInterrupted(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left in the folder: %v", entries)
+	}
+}
+
+// TestGenRMATEdgeListRefused: an edge list (.txt) holds neither vertex labels nor isolated
+// vertices. Labels are refused before generating (exit 2, one line, no file), isolated vertices
+// once the graph shows them (exit 2, no file); a graph with neither is written.
+func TestGenRMATEdgeListRefused(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "g.txt")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scale", "8", "--vertex-labels", "3"}, "cannot hold vertex labels"},
+		{[]string{"--scale", "8"}, "cannot hold the graph's isolated vertices"},
+	} {
+		code, _, errOut := runCmd(t, append([]string{"gen", "rmat", "-o", out}, c.args...)...)
+		if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d saying %q", c.args, code, errOut, exitUsage, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: the refused graph left a file: %v", c.args, err)
+		}
+	}
+	// Scale 3 with 240 samples: every one of the 8 vertices has an edge.
+	if code, _, errOut := runCmd(t, "gen", "rmat", "-o", out, "--scale", "3", "--edge-factor", "30"); code != exitOK {
+		t.Fatalf("a dense unlabelled graph to .txt: exit %d, %q", code, errOut)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+		t.Errorf("no edge list written: %v", err)
+	}
+}
+
+// TestSecondSignalRemovesTemporaries: the first signal cancels the run; the second removes the
+// temporary files of writes in progress (a graph being written can be tens of GB) before the
+// process dies, which it did by the signal's default action, leaving them behind.
+func TestSecondSignalRemovesTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	f, err := formats.CreateAtomic(filepath.Join(dir, "g.smg"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	c := make(chan os.Signal, 2)
+	cancelled, died := make(chan struct{}), make(chan os.Signal, 1)
+	go cancelOnSignal(c, func() { close(cancelled) }, func(s os.Signal) { died <- s })
+	c <- os.Interrupt
+	<-cancelled
+	if _, err := os.Stat(f.Name()); err != nil {
+		t.Fatalf("the first signal removed the temporary (the run winds down and aborts it itself): %v", err)
+	}
+	c <- syscall.SIGTERM
+	if s := <-died; s != syscall.SIGTERM {
+		t.Errorf("died by %v, want the second signal", s)
+	}
+	if _, err := os.Stat(f.Name()); !os.IsNotExist(err) {
+		t.Errorf("the temporary %s outlived the second signal (%v)", f.Name(), err)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gpu"
 )
 
@@ -56,23 +57,38 @@ func init() {
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
-	go cancelOnSignal(cancel)
+	go func() {
+		c := make(chan os.Signal, 2)
+		signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+		cancelOnSignal(c, cancel, dieBySignal)
+	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// cancelOnSignal cancels the run at the first SIGINT or SIGTERM (it winds down and prints its
-// partial result), then restores their default handling so that a second Ctrl-C kills the
-// process at once. It runs beside the command rather than before it: enabling a signal's
-// delivery waits for the runtime's signal thread to start (0.15-0.3 ms, several on a busy
-// machine), which every small count waited for, and disabling it before the exit waited again.
-// A signal in that window, the process's first fraction of a millisecond, before anything is
-// counted, ends the process by its default action, as one during the runtime's start does.
-func cancelOnSignal(cancel context.CancelFunc) {
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+// cancelOnSignal cancels the run at the first signal on c (SIGINT or SIGTERM: it winds down and
+// prints its partial result). At a second one the user will not wait: the temporary files of
+// writes in progress are removed (formats.RemoveTemporaries; a graph being written can be tens
+// of GB) and die ends the process at once. main enables the signals' delivery beside the
+// command rather than before it: that waits for the runtime's signal thread to start (0.15-0.3
+// ms, several on a busy machine), which every small count waited for. A signal in that window,
+// the process's first fraction of a millisecond, before anything is counted, ends the process
+// by its default action, as one during the runtime's start does.
+func cancelOnSignal(c <-chan os.Signal, cancel context.CancelFunc, die func(os.Signal)) {
 	<-c
 	cancel()
-	signal.Stop(c)
+	sig := <-c
+	formats.RemoveTemporaries()
+	die(sig)
+}
+
+// dieBySignal ends the process as sig's default action would (its parent sees it killed by
+// sig), or with status 130 where a process cannot signal itself (Windows).
+func dieBySignal(sig os.Signal) {
+	signal.Reset(sig)
+	if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
+		time.Sleep(time.Second) // the signal is on its way
+	}
+	os.Exit(130)
 }
 
 // run executes one command line (without the program name) and returns the exit status. It never

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -19,9 +21,28 @@ const (
 	// pays the GPU's start (H100, 2026-11-25, docs/benchmarks.md "pbe with the GPU backend":
 	// 70-120 ms whole runs on graphs of a few MB, partitioning aside).
 	startSeconds = 0.35
-	// PartitionSecondsPerEdge is the multilevel partitioner's time per data edge (the same
-	// runs: wiki-Vote's 100,762 edges in 0.7 s at a quarter of the graph; more parts take longer).
-	PartitionSecondsPerEdge = 7e-6
+	// PartitionSecondsPerEdge and PartitionSecondsPerPart are the multilevel partitioner's wall
+	// time on the device host (a GPU host's cores, as the CPU engine's rates are taken there:
+	// cpu.HostCoreSlowdown): PartitionSecondsPerEdge a data edge, plus PartitionSecondsPerPart
+	// for each part times the square root of the edges (partsEstimate's parts). Fitted (2-core
+	// VM, 2026-12-05, branch pbecal, docs/benchmarks.md; scripts/partbench) to the process's CPU
+	// seconds, the partitioner alone, on R-MAT 14-18 (edge factor 16) and github, wiki-Vote,
+	// email-Eu-core and HPRD at 1/2 to 1/16 of the graph (3 to 30 parts): 1.2e-6 CPU seconds an
+	// edge and 1e-4 a part and root edge, within 0.57-1.47x of all 28 cases (a term per edge and
+	// log(parts), the other form tried, 0.24-1.47x: at 24-30 parts the time per edge was 1.8x
+	// the 3-part time on R-MAT 18 and 4.9x on R-MAT 14). Above AutoMultilevelEdges, where Auto
+	// grows instead, the time per edge rises: R-MAT 19 and 20 took 1.6-2.1 times the fit. Those
+	// CPU seconds are the DefaultCuts runs, which run at once on a host of 3 threads or more,
+	// each on a core HostCoreSlowdown slower, hence the factor; each run's own parallel steps are
+	// not counted (on the slow side). On the device host (H100, 2026-11-25, docs/benchmarks.md
+	// "pbe with the GPU backend on the H100") the runs were then made one after the other:
+	// wiki-Vote at 1/4 and 1/16 of the graph in 0.72 and 2.81 s, where the VM took 0.70 and
+	// 2.50 s of wall time at load 5-8 the same day (the code of that day): the device host's one
+	// thread no faster than a loaded VM's, as a core 2 times slower would be (not a clean check;
+	// wiki-Vote at 1/4 takes 0.19 CPU seconds on the VM now). PartitionSecondsPerEdge was 7e-6, from that device run: 2.5-7 times the VM's wall
+	// time now.
+	PartitionSecondsPerEdge = 1.2e-6 * cpu.HostCoreSlowdown / partition.DefaultCuts
+	PartitionSecondsPerPart = 1e-4 * cpu.HostCoreSlowdown / partition.DefaultCuts
 	// GrowSecondsPerEdge is the breadth-first partitioner's time per data edge with
 	// partition.AutoPasses passes, which partition.Auto uses above AutoMultilevelEdges (2-core
 	// VM, 2026-12-02, docs/benchmarks.md, branch ooc5: R-MAT scale 20 with edge factor 40, 37 M
@@ -30,18 +51,39 @@ const (
 	// InterSlowdown is the inter-partition stage's time, on the host, over the plain
 	// depth-first search of the pattern that it runs (cpu.GenericSeconds of interEstimate's
 	// plan: every vertex enumerated, symmetry broken; no clique counter, last-level sums or edge
-	// supports, none of which the stage has). On a power-law graph the partitioner cuts most
-	// edges (R-MAT at a quarter of the graph: 65-67% at scales 14-18), so most matches are
-	// inter matches, each found from a cut edge in each of the pattern's edge orders; the cut's
-	// share is not known before partitioning and is left in this factor, fitted at a quarter of
-	// the graph. Fitted (2-core VM at load 5-7, 2026-12-05, branch pbepred2, after branch
-	// pbehost's faster stage; docs/benchmarks.md): the stage's CPU seconds over the plain
-	// search's price on unlabelled R-MAT 14-18 (edge factor 16; triangles 0.65-0.86, 4-cliques
-	// 1.04-1.42, diamonds 1.18-1.53, 4-cycles 0.31-0.32) and a 6-vertex walk on R-MAT 16 with
-	// 1,000 zipf labels (1.07); the geometric mean of those 11 cases, 0.82. Before, it was 3.5
-	// times the CPU engine's whole prediction, special paths included (branch pbe7), which
-	// after pbehost put 4-cliques at 0.34-0.38 and diamonds at 0.02-0.04 of the stage's time.
-	InterSlowdown = 0.8
+	// supports, none of which the stage has), for every pattern but a chordless cycle
+	// (InterCycleSlowdown). On a power-law graph the partitioner cuts most edges (R-MAT at a
+	// quarter of the graph: 65-67% at scales 14-18), so most matches are inter matches, each
+	// found from a cut edge in each of the pattern's edge orbits; the cut's share is not known
+	// before partitioning and is left in this factor, fitted at a quarter of the graph. Fitted
+	// (2-core VM at load 3.5-6.5, 2026-12-05, branch pbecal, docs/benchmarks.md): the stage's
+	// CPU seconds over the plain search's price, R-MAT edge factor 16, triangles at scales
+	// 14-18 (0.53-0.97), diamonds 14-16 (1.11-1.48), 4-cliques 14-18 (0.97-1.38), a 4-path
+	// (1.19) and a tailed triangle (1.05) at scale 12, a 6-vertex walk on R-MAT 16 with 1,000
+	// zipf labels (1.20): their geometric mean, 1.05. Before (branch pbepred2) it was 0.8, the
+	// geometric mean with the 4-cycles in.
+	InterSlowdown = 1.0
+	// InterCycleSlowdown is InterSlowdown for a chordless cycle of four vertices or more
+	// (chordlessCycle): the same ratio was 0.22-0.38 for 4-cycles on R-MAT 10-16 and 0.27 for
+	// 5-cycles on R-MAT 10 (the same runs; 0.31-0.32 in branch pbepred2's), geometric mean 0.28.
+	// The stage's search is smaller than the plain one there: it opened 8.2 M inner nodes
+	// (seeds included) for R-MAT 14's 4-cycles against the plain plan's 76 M, and 12 M for
+	// R-MAT 10's 5-cycles against 56 M (DUPREMOVE drops a path as soon as one of its edges is a
+	// cut edge below the seed's, and every inner step of a cycle adds an edge), where for
+	// diamonds and 4-cliques on R-MAT 14 the two were within 5%.
+	InterCycleSlowdown = 0.3
+	// InterGPUThreads and InterGPUSlowdown price the inter stage on the GPU (--pbe-inter gpu):
+	// InterGPUSlowdown times the host stage's price on InterGPUThreads threads, whatever the
+	// workload's threads (the kernel does not run on them). On the H200 (2026-12-04 19:47 and
+	// 2026-12-05 05:25, docs/benchmarks.md, device calls 4 and 2) R-MAT scale 21's triangles
+	// (31.8 M edges, 6 parts of 64 MiB) took 11.9 and 10.99 s in the GPU stage against 12.1 and
+	// 11.79 s in the host stage on the device host's 16 threads, the adjacency read from mapped
+	// host memory; that host stage was the one before branch pbehost, which made it 3.2-3.4 times
+	// faster on triangles (2-core VM, R-MAT 18-20; 4.5-8x on 4-vertex patterns), and the GPU
+	// stage has not run since. Triangles are the only pattern measured (4-cliques were cut at
+	// 30 s both ways): a device run of both stages re-tunes these.
+	InterGPUThreads  = 16
+	InterGPUSlowdown = 3
 	// ShapeCliqueSlowdown and ShapePassSlowdown are the inter stage's time, on the host, over
 	// the CPU engine's price of the special path it shares for a shape (intershape.go,
 	// shapeSeconds): the clique counter (cpu.CliqueSeconds) for cliques of 4 or more vertices,
@@ -52,20 +94,30 @@ const (
 	// factor 16): 4-cliques 0.76-0.82 and 5-cliques 1.35-2.1 of the clique price (the CPU
 	// engine's own k-3 growth, which it shares: its 5-cliques took 8.6-9.0 CPU s on R-MAT 18
 	// against 4.4 s), diamonds 1.32-1.44 of the pass's; induced diamonds, both, came out at
-	// 0.98-1.07 of the unscaled sum.
+	// 0.98-1.07 of the unscaled sum. (InterSlowdown's diamonds and 4-cliques are the seeded
+	// search's, which the GPU stage and a shape beyond --memory run.)
 	ShapeCliqueSlowdown = 1.1
 	ShapePassSlowdown   = 1.4
 )
 
-// partitionSeconds is the predicted partitioning time of g's m edges with method.
-func partitionSeconds(method partition.Method, m uint64) float64 {
+// partitionSeconds is the predicted partitioning time of m edges into parts with method.
+func partitionSeconds(method partition.Method, m uint64, parts int) float64 {
 	if method == partition.Auto {
 		method = partition.AutoMethod(m)
 	}
 	if method != partition.Multilevel { // Ranges: at most Grow's time (its scans on every core)
 		return GrowSecondsPerEdge * float64(m)
 	}
-	return PartitionSecondsPerEdge * float64(m)
+	return PartitionSecondsPerEdge*float64(m) + PartitionSecondsPerPart*float64(parts)*math.Sqrt(float64(m))
+}
+
+// partsEstimate is the parts the multilevel partitioner is predicted to make of bytes
+// (partition.GraphBytes) within budget: its first attempt's, the bytes over DefaultFill of the
+// budget (at least 2). Halos make it more: the 28 partitionings of PartitionSecondsPerEdge's fit
+// had 1.0-1.2 times these at 1/2 to 1/8 of the graph and 1.3-1.6 times at 1/16; the fit is
+// against this estimate.
+func partsEstimate(bytes, budget uint64) int {
+	return max(2, int(math.Ceil(float64(bytes)/(partition.DefaultFill*float64(max(budget, 1))))))
 }
 
 // Kernels implements engine.KernelUser: those of the device engine its GPU backend runs the
@@ -180,13 +232,17 @@ func deviceInCore(ctx context.Context, w *engine.Workload) (engine.Prediction, b
 // ReduceSecondsPerEntry). When that subgraph makes one part (onePart) there is no inter stage:
 // the count is the device engine's on it, predicted by that engine in core (deviceInCore), plus
 // its planning of the subgraph (PlanSecondsPerEntry); the data then lies in GPU memory, and the
-// prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge
-// (GrowSecondsPerEdge where the breadth-first partitioner runs), then the inter-partition stage on
-// the host (interSeconds: InterSlowdown times the plain search of the pattern that the stage runs,
-// priced as the CPU engine prices such a search; in every measurement the inter stage dominated
-// and the intra share was under half). The reduction's estimate is sampled (a few ms), the inter
-// stage's estimate bounded by work (interEstimateWork); ctx is checked before them and by the
-// device engine's prediction and the estimate.
+// prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge and
+// PartitionSecondsPerPart (partsEstimate's parts; GrowSecondsPerEdge where the breadth-first
+// partitioner runs), then the inter-partition stage on the host (interSeconds: for a clique or
+// a diamond the CPU engine's price of the special path the stage shares, shapeSeconds; else
+// InterSlowdown times the plain search of the pattern that the stage runs, priced as the CPU
+// engine prices such a search; in every measurement the inter stage dominated and the intra
+// share was under half), or on the GPU (InterGPUSlowdown times that search's price on
+// InterGPUThreads threads: the device counts no shape). The
+// reduction's estimate is sampled (a few ms), the inter stage's estimate bounded by work
+// (interEstimateWork); ctx is checked before them and by the device engine's prediction and the
+// estimate.
 func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Prediction, error) {
 	if err := engine.PredictionStopped(ctx, "pbe"); err != nil {
 		return engine.Prediction{}, err
@@ -199,13 +255,16 @@ func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predic
 	budget := uint64(float64(w.GPUMemory) * (1 - DefaultReserve))
 	run := &Engine{Budget: budget, Backend: &DeviceBackend{}, Passes: e.Passes, Partitioner: e.Partitioner, Triangles: e.Triangles, Unshared: e.Unshared, InterBackend: e.InterBackend}
 	r := predictReduction(w)
-	inter := ", the inter stage on the host"
+	inter, iw, slowdown := ", the inter stage on the host", w, 1.0
 	if e.InterBackend == InterGPU {
-		inter = ", the inter stage on the GPU (priced as on the host)"
+		inter = fmt.Sprintf(", the inter stage on the GPU (priced as %g times the host stage on %d threads)", float64(InterGPUSlowdown), InterGPUThreads)
+		gw := *w
+		gw.Threads = InterGPUThreads
+		iw, slowdown = &gw, InterGPUSlowdown
 	}
-	edges, what, parts := g.NumEdges(), gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+inter
+	edges, bytes, what, parts := g.NumEdges(), need, gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+inter
 	if r.ok {
-		edges, what = r.edges, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
+		edges, bytes, what = r.edges, r.bytes, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
 		if onePart(e.Partitioner, r.vertices, r.edges, r.bytes, budget) {
 			d, ok, err := deviceInCore(ctx, w)
 			if err != nil {
@@ -220,14 +279,14 @@ func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predic
 			parts = ": one part of " + gpu.FormatBytes(budget) + ", which the device engine does not predict"
 		}
 	}
-	host, err := interSeconds(ctx, w)
+	host, err := interSeconds(ctx, iw)
 	if e.InterBackend == InterGPU {
-		host, err = searchSeconds(ctx, w) // (the device counts no shape)
+		host, err = searchSeconds(ctx, iw) // (the device counts no shape)
 	}
 	if err != nil {
 		return engine.Prediction{}, err
 	}
-	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges) + host
+	s := startSeconds + r.seconds + partitionSeconds(e.Partitioner, edges, partsEstimate(bytes, budget)) + slowdown*host
 	return engine.Prediction{Seconds: s, OutOfCore: true, Run: run, Mode: "GPU backend", Note: what + parts}, nil
 }
 
@@ -274,9 +333,10 @@ func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 }
 
 // searchSeconds is the predicted time of the inter stage's seeded search on w's threads:
-// InterSlowdown times the CPU engine's price of the plain search (cpu.GenericSeconds) of
-// interEstimate, never its special paths' price (engine.Workload.HostSeconds): the search has
-// none. The device's inter stage (InterGPU) is priced so too.
+// InterSlowdown (InterCycleSlowdown for a chordless cycle) times the CPU engine's price of the
+// plain search (cpu.GenericSeconds) of interEstimate, never its special paths' price
+// (engine.Workload.HostSeconds): the search has none. The GPU stage (InterGPU) is priced from
+// it too (InterGPUSlowdown).
 func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if w.Problem.Pattern == nil {
 		return 0, errors.New("pbe: a prediction needs a pattern")
@@ -285,16 +345,35 @@ func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return InterSlowdown * cpu.GenericSeconds(est, w.Threads), nil
+	slowdown := InterSlowdown
+	if chordlessCycle(w.Problem.Pattern) {
+		slowdown = InterCycleSlowdown
+	}
+	return slowdown * cpu.GenericSeconds(est, w.Threads), nil
 }
 
-// shapeSeconds is the predicted time of the inter stage's count of w's pattern as a shape (shapeOf,
-// without a memory limit) on w's threads: the CPU engine's price of its clique counter for a
-// clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees) times
+// chordlessCycle reports whether p is one cycle through all of its four or more vertices
+// (connected, every vertex of degree 2), whose inter stage InterCycleSlowdown prices.
+func chordlessCycle(p *pattern.Pattern) bool {
+	n := p.NumVertices()
+	if n < 4 || len(p.Components()) != 1 {
+		return false
+	}
+	for u := range n {
+		if p.Degree(u) != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeSeconds is the predicted time of the inter stage's count of w's pattern as a shape
+// (shapeOf, without a memory limit) on w's threads: the CPU engine's price of its clique counter
+// for a clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees) times
 // ShapeCliqueSlowdown and of its edge supports' pass for a diamond (cpu.SupportPassSeconds) times
-// ShapePassSlowdown, both for an induced diamond; false when the stage searches, or for triangles, whose count the seeded search's price
-// stands for (the two took the same time on R-MAT 18, and the CPU engine has no clique price for
-// them).
+// ShapePassSlowdown, both for an induced diamond; false when the stage searches, or for
+// triangles, whose count the seeded search's price stands for (the two took the same time on
+// R-MAT 18, and the CPU engine has no clique price for them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
 	p := w.Problem
 	if p == nil || p.Data == nil || p.Pattern == nil {

@@ -2,7 +2,12 @@
 // R-MAT graphs (edge factor -ef, default 16, seed 1) at pbe's budgets (fractions of GraphBytes), and prints the parts, the
 // edge cut and the median of the runs; docs/benchmarks.md ("Partitioner speed-ups") used it, built
 // from the commits before and after, to measure both in one script. -cpuprofile writes a pprof
-// profile of the whole.
+// profile of the whole. -graphs adds graph files (formats.Load), each timed at the same budgets.
+// Each run's process CPU time (user and system, all threads) is printed beside its wall time:
+// the partitioner runs Options.Cuts seeds at once, so on a loaded machine the CPU seconds are
+// the steadier figure.
+//go:build unix
+
 package main
 
 import (
@@ -14,9 +19,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/submatch/submatch/formats"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/partition"
 )
 
@@ -28,6 +36,7 @@ func main() {
 	prof := flag.String("cpuprofile", "", "file")
 	methods := flag.String("method", "multilevel", "partition.Method names, each with :PASSES (Options.Passes) or not, comma-separated, run interleaved (multilevel, grow, ranges, auto)")
 	ef := flag.Int("ef", 16, "R-MAT edge factor")
+	files := flag.String("graphs", "", "graph files (formats.Load), comma-separated, after the R-MAT scales")
 	flag.Parse()
 	var ms []partition.Options
 	for _, spec := range strings.Split(*methods, ",") {
@@ -54,12 +63,30 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	type input struct {
+		name string
+		load func() (*graph.Graph, error)
+	}
+	var ins []input
 	for _, s := range strings.Split(*scales, ",") {
+		if s == "" {
+			continue
+		}
 		sc, err := strconv.Atoi(s)
 		if err != nil {
 			fail(fmt.Errorf("-scales: %w", err))
 		}
-		g, err := gen.RMAT(gen.RMATOptions{Scale: sc, EdgeFactor: *ef, Seed: 1})
+		ins = append(ins, input{"scale " + s, func() (*graph.Graph, error) {
+			return gen.RMAT(gen.RMATOptions{Scale: sc, EdgeFactor: *ef, Seed: 1})
+		}})
+	}
+	for _, f := range strings.Split(*files, ",") {
+		if f != "" {
+			ins = append(ins, input{f, func() (*graph.Graph, error) { return formats.Load(f, formats.Options{}) }})
+		}
+	}
+	for _, in := range ins {
+		g, err := in.load()
 		if err != nil {
 			fail(err)
 		}
@@ -70,32 +97,48 @@ func main() {
 			}
 			budget := partition.GraphBytes(g) / uint64(dv)
 			ts := make([][]float64, len(ms))
+			cpus := make([][]float64, len(ms))
 			res := make([]*partition.Partitioning, len(ms))
 			for range *runs {
 				for i, o := range ms {
 					o.Budget = budget
-					t0 := time.Now()
+					t0, c0 := time.Now(), processCPU()
 					pt, err := partition.Partition(context.Background(), g, o)
 					if err != nil {
 						fail(err)
 					}
 					ts[i] = append(ts[i], time.Since(t0).Seconds())
+					cpus[i] = append(cpus[i], processCPU()-c0)
 					if maxb := pt.MaxBytes(); maxb > budget {
-						fail(fmt.Errorf("scale %d 1/%d: a part needs %d bytes, over the budget %d", sc, dv, maxb, budget))
+						fail(fmt.Errorf("%s 1/%d: a part needs %d bytes, over the budget %d", in.name, dv, maxb, budget))
 					}
 					res[i] = pt
 				}
 			}
 			for i, o := range ms {
 				pt := res[i]
-				sorted := slices.Clone(ts[i])
-				slices.Sort(sorted)
-				fmt.Printf("%v:%d scale %d n %d m %d budget 1/%d parts %d cut %d (%.2f%%) maxbytes %.3f of budget median %.2fs runs %.2f\n",
-					o.Method, o.Passes, sc, g.NumVertices(), g.NumEdges(), dv, len(pt.Parts), pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(g.NumEdges()),
-					float64(pt.MaxBytes())/float64(budget), sorted[len(sorted)/2], ts[i])
+				fmt.Printf("%v:%d %s n %d m %d budget 1/%d parts %d cut %d (%.2f%%) maxbytes %.3f of budget median %.2fs runs %.2f cpu median %.2fs runs %.2f\n",
+					o.Method, o.Passes, in.name, g.NumVertices(), g.NumEdges(), dv, len(pt.Parts), pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(g.NumEdges()),
+					float64(pt.MaxBytes())/float64(budget), median(ts[i]), ts[i], median(cpus[i]), cpus[i])
 			}
 		}
 	}
+}
+
+// median is the middle of xs (the upper one of an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// processCPU is the process's CPU seconds so far (user and system, all threads).
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(fmt.Errorf("getrusage: %w", err))
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func fail(err error) {
