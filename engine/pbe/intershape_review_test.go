@@ -1,0 +1,163 @@
+package pbe
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
+)
+
+// relabelled is g with every vertex labelled vl (no edge labels): a plain graph whose one label
+// is not 0.
+func relabelled(t *testing.T, g *graph.Graph, vl uint32) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for v := range g.NumVertices() {
+		if err := b.SetVertexLabel(int64(v), vl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := range g.NumVertices() {
+		for _, w := range g.Neighbors(uint32(v)) {
+			if uint32(v) < w {
+				if err := b.AddEdge(int64(v), int64(w), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	h, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestInterShapesLabelsPartitioners: whole counts of cliques and diamonds with every mix of
+// label constraints (wildcards, 0, labels other than 0, labels the graph lacks) on graphs with
+// several vertex and edge labels, on plain graphs whose one vertex label is not 0, in every
+// convention, on the parts of every partitioner (the label reduction running where it applies),
+// equal the CPU engine's counts and the seeded search's inter stage.
+func TestInterShapesLabelsPartitioners(t *testing.T) {
+	ctx := context.Background()
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, _ := proptest.Seeds(t, 24, 6)
+	shapes, reduced := 0, 0
+	for _, seed := range seeds {
+		var g *graph.Graph
+		switch seed % 3 {
+		case 0:
+			g = relabelled(t, gen.RandomGraph(seed, 16+int(seed%5), 0.5, 1, 1), 5)
+		case 1:
+			g = gen.RandomGraph(seed, 18+int(seed%5), 0.6, 2, 2)
+		default:
+			g = gen.RandomGraph(seed, 20+int(seed%5), 0.7, 3, 1)
+		}
+		var pats []*pattern.Pattern
+		for _, vl := range []string{"", "0", "1", "5"} {
+			for _, el := range []string{"", "0", "1"} {
+				pats = append(pats, proptest.Clique(t, 3, vl, el), proptest.Clique(t, 4, vl, el), diamondPattern(t, vl, el))
+			}
+		}
+		for pi, p := range pats {
+			for _, sem := range proptest.AllSemantics {
+				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 2}
+				want, err := cpu.Count(ctx, prob)
+				if err != nil {
+					t.Fatal(err)
+				}
+				method := []partition.Method{partition.Multilevel, partition.Grow, partition.Ranges}[(pi+int(seed))%3]
+				budget := max(partition.GraphBytes(g)/4, 64)
+				res, st, err := (&Engine{Budget: budget, Partitioner: method}).CountStats(ctx, prob)
+				_, ref, err2 := (&Engine{Budget: budget, Partitioner: method, noShapes: true}).CountStats(ctx, prob)
+				if err != nil || err2 != nil || res.Count != want.Count || res.Partial || st.InterMatches != ref.InterMatches {
+					t.Fatalf("seed %d, %s %v, partitioner %d: pbe %d (inter %d by %q, %d parts, reduced %v), cpu %d, the seeded search's inter %d (%v, %v)",
+						seed, p, sem, method, res.Count, st.InterMatches, st.InterShape, st.Parts, st.Reduced, want.Count, ref.InterMatches, err, err2)
+				}
+				if st.InterShape != "" && st.InterMatches > 0 {
+					shapes++
+					if st.Reduced {
+						reduced++
+					}
+				}
+			}
+		}
+	}
+	if shapes < 10*len(seeds) || reduced == 0 {
+		t.Fatalf("%d counts by shapes with spanning instances, %d on reduced graphs: the test checks little", shapes, reduced)
+	}
+}
+
+// TestInterShapeCancelled: a count cut short in the shapes' inter stage is partial with the
+// context's error, never a complete count.
+func TestInterShapeCancelled(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 9, EdgeFactor: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*pattern.Pattern{proptest.Clique(t, 4, "", ""), diamondPattern(t, "", "")} {
+		for _, sem := range proptest.AllSemantics {
+			e := &Engine{Budget: partition.GraphBytes(g) / 4, Partitioner: partition.Grow}
+			prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 2}
+			of := make([]uint32, g.NumVertices())
+			for v := range of {
+				of[v] = uint32(v % 3)
+			}
+			sh, ok := e.shapeFor(prob)
+			if !ok {
+				t.Fatalf("%s: no shape", p)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			st := &Stats{}
+			err := e.interByShape(ctx, prob, of, sh, st)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s %v: %v", p, sem, err)
+			}
+			res, _, err := e.CountStats(ctx, prob)
+			if err == nil || !res.Partial {
+				t.Errorf("%s %v: cancelled count %d, partial %v (%v)", p, sem, res.Count, res.Partial, err)
+			}
+		}
+	}
+}
+
+// TestInterShapeCliqueOverflow: the embeddings of a clique of 21 vertices spanning two parts
+// (21! of them, above a uint64) are engine.ErrOverflow, as from the CPU engine, not a wrapped
+// count; unique counts, one clique, are exact.
+func TestInterShapeCliqueOverflow(t *testing.T) {
+	ctx := context.Background()
+	const k = 21
+	g := gen.RandomGraph(1, k+1, 1, 1, 1) // K22: 22 cliques of 21 vertices
+	p := proptest.Clique(t, k, "", "")
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sem := range proptest.AllSemantics {
+		prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 2}
+		want, werr := cpu.Count(ctx, prob)
+		res, st, err := (&Engine{Budget: partition.GraphBytes(g) / 3, Partitioner: partition.Grow}).CountStats(ctx, prob)
+		if st.Parts < 2 || st.InterShape == "" {
+			t.Fatalf("%v: %d parts, inter by %q", sem, st.Parts, st.InterShape)
+		}
+		if sem.Unique {
+			if err != nil || werr != nil || res.Count != want.Count || res.Count != k+1 {
+				t.Errorf("%v: pbe %d (%v), cpu %d (%v)", sem, res.Count, err, want.Count, werr)
+			}
+			continue
+		}
+		if !errors.Is(err, engine.ErrOverflow) || !errors.Is(werr, engine.ErrOverflow) {
+			t.Errorf("%v: pbe %d (%v), cpu %d (%v): want ErrOverflow", sem, res.Count, err, want.Count, werr)
+		}
+	}
+}
