@@ -3,11 +3,15 @@ package pbe
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/cliques"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
@@ -159,5 +163,59 @@ func TestInterShapeCliqueOverflow(t *testing.T) {
 		if !errors.Is(err, engine.ErrOverflow) || !errors.Is(werr, engine.ErrOverflow) {
 			t.Errorf("%v: pbe %d (%v), cpu %d (%v): want ErrOverflow", sem, res.Count, err, want.Count, werr)
 		}
+	}
+}
+
+// TestInterShapesLabelledRandomParts: on graphs of two and three vertex and edge labels cut into
+// parts at random (vertex by vertex, no locality), the shape counts of triangles, 4-cliques and
+// diamonds of labels other than 0 equal the oracle's matches that span parts, with the clique
+// counter's matrices and with its split sets alone.
+func TestInterShapesLabelledRandomParts(t *testing.T) {
+	ctx := context.Background()
+	seeds, _ := proptest.Seeds(t, 40, 10)
+	nonzero := 0
+	for _, seed := range seeds {
+		labels := 2 + int(seed%2)
+		g := gen.RandomGraph(seed, 22, 0.8, labels, labels)
+		rng := rand.New(rand.NewPCG(seed, 28))
+		of := make([]uint32, g.NumVertices())
+		for v := range of {
+			of[v] = uint32(rng.IntN(2 + int(seed%3)))
+		}
+		vl, el := fmt.Sprint(1+seed%uint64(labels-1)), fmt.Sprint(seed%uint64(labels))
+		for _, p := range []*pattern.Pattern{proptest.Clique(t, 3, vl, el), proptest.Clique(t, 4, vl, el), diamondPattern(t, vl, el)} {
+			for _, sem := range proptest.AllSemantics {
+				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+				list, ok := oracle.ListWithin(g, p, sem, 20*proptest.OracleBudget)
+				if !ok {
+					continue
+				}
+				var want uint64
+				for _, m := range list {
+					if spans(of, m) {
+						want++
+					}
+				}
+				sh, ok := shapeOf(prob, 0)
+				if !ok {
+					if sem.Induced && p.NumEdges() == 5 {
+						continue // (edge labels: the seeded search)
+					}
+					t.Fatalf("%s %v: no shape", p, sem)
+				}
+				for _, c := range []struct{ threads, matrixMax int }{{2, cliques.MatrixLimit}, {1, 0}, {2, 2}} {
+					sh.threads, sh.matrixMax = c.threads, c.matrixMax
+					if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+						t.Fatalf("seed %d, %s %v, %+v: %d spanning, oracle %d (%v)", seed, p, sem, c, got, want, err)
+					}
+				}
+				if want > 0 {
+					nonzero++
+				}
+			}
+		}
+	}
+	if nonzero < len(seeds) {
+		t.Fatalf("%d cases with spanning instances: the test checks little", nonzero)
 	}
 }
