@@ -219,3 +219,40 @@ func TestInterShapesLabelledRandomParts(t *testing.T) {
 		t.Fatalf("%d cases with spanning instances: the test checks little", nonzero)
 	}
 }
+
+// TestInterShapesMixedRoots: on an R-MAT graph whose hubs' upward neighbourhoods exceed a small
+// matrix limit (those roots split, the others laid out as matrices, their in-part sets either),
+// the shape counts of 4- and 5-cliques and induced diamonds on parts at random equal the seeded
+// search's on the same parts, whatever the matrix limit.
+func TestInterShapesMixedRoots(t *testing.T) {
+	ctx := context.Background()
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 8, EdgeFactor: 16, Seed: 28})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(28, 5))
+	of := make([]uint32, g.NumVertices())
+	for v := range of {
+		of[v] = uint32(rng.IntN(2))
+	}
+	for _, p := range []*pattern.Pattern{proptest.Clique(t, 4, "", ""), proptest.Clique(t, 5, "", ""), diamondPattern(t, "", "")} {
+		sem := engine.Semantics{Unique: true, Induced: p.NumEdges() == 5}
+		prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+		ip, err := interPlanFor(ctx, prob, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		is, _ := runInter(ctx, g, of, entryBytes(g), ip, 2, nil)
+		want, _ := ip.total(is.matches)
+		sh, ok := shapeOf(prob, 0)
+		if !ok || want == 0 {
+			t.Fatalf("%s: shape %v, %d spanning", p, ok, want)
+		}
+		for _, m := range []int{cliques.MatrixLimit, 64, 16, 0} {
+			sh.threads, sh.matrixMax = 2, m
+			if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+				t.Errorf("%s, matrices up to %d: %d spanning, the seeded search %d (%v)", p, m, got, want, err)
+			}
+		}
+	}
+}
