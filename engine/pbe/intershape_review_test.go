@@ -93,8 +93,9 @@ func TestInterShapesLabelsPartitioners(t *testing.T) {
 	}
 }
 
-// TestInterShapeCancelled: a count cut short in the shapes' inter stage is partial with the
-// context's error, never a complete count.
+// TestInterShapeCancelled: the shapes' inter stage under a cancelled context ends with the
+// context's error (interByShape, which CountStats reports as partial), and a cancelled count
+// is partial with an error, never a complete count.
 func TestInterShapeCancelled(t *testing.T) {
 	g, err := gen.RMAT(gen.RMATOptions{Scale: 9, EdgeFactor: 8, Seed: 5})
 	if err != nil {
