@@ -5,9 +5,11 @@ import (
 	"context"
 	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/leafcount"
 	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/pattern"
@@ -68,6 +70,9 @@ type step struct {
 	back   []backEdge // adjacent earlier positions (candidates come from the first's neighbours)
 	nonAdj []int      // non-adjacent earlier positions (induced)
 	others []int      // earlier positions not in back (a candidate from back's lists differs from the rest)
+	// coreOthers are others before the program's counted tail (all of others outside it): a
+	// tail step's candidate differs from those, the other tail steps' being counted apart.
+	coreOthers []int
 	// reuse, when not 0, is an earlier position j >= 2 whose back edges (two or more) are back
 	// edges of this step too, with the same labels and vertex label: its candidates, kept
 	// (keep), narrowed to this step's window, stand for the intersection of those lists, and
@@ -83,6 +88,16 @@ type step struct {
 // program is one search order.
 type program struct {
 	steps []step // positions 0 and 1: the ends of the prime pattern edge, placed on a cut edge
+	// tail is the first position a count places all at once (countTail): the steps from it on
+	// are pairwise non-adjacent, adjacent and restricted only to earlier positions, so once
+	// the positions before it are placed, each has a set of candidates of its own and the
+	// matches are the injective choices of one candidate each (len(steps)-1: the last position
+	// alone, countLast). classes are the tail's positions by collision class (vertex labels
+	// that may meet: equal, or a wildcard), each of at most plan.MaxClassGroups; tailExact says
+	// every tail step has a sorted list on any graph (exact vertex and edge labels).
+	tail      int
+	classes   [][]int
+	tailExact bool
 }
 
 // interPlan is the inter-partition plan of a problem.
@@ -289,15 +304,20 @@ func restricted(m []uint32, rs []plan.Restriction) bool {
 }
 
 // searchOrder orders p's vertices after first: most earlier neighbours first, then fewest
-// candidates (size; -1: unknown), then highest degree.
+// candidates (size; -1: unknown), then highest degree; when tailVertices finds two or more
+// vertices to count at once, the others are ordered so and those come last (program.tail).
 func searchOrder(p *pattern.Pattern, first []int, size []int) []int {
 	n := p.NumVertices()
+	last := tailVertices(p, first, size)
+	if len(last) < 2 {
+		last = nil
+	}
 	order := append([]int(nil), first...)
 	placed := make([]bool, n)
-	for _, u := range first {
+	for _, u := range slices.Concat(first, last) {
 		placed[u] = true
 	}
-	for len(order) < n {
+	for len(order) < n-len(last) {
 		best, bestBack, bestDeg, bestSize := -1, -1, -1, -1
 		for u := range n {
 			if placed[u] {
@@ -325,7 +345,64 @@ func searchOrder(p *pattern.Pattern, first []int, size []int) []int {
 		order = append(order, best)
 		placed[best] = true
 	}
-	return order
+	return append(order, last...)
+}
+
+// tailVertices picks, greedily, vertices outside first to place last and count at once: pairwise
+// non-adjacent, the rest staying connected, the collision classes fitting (classesFit); lowest
+// degree first (leaves), then most candidates (size: a large set is better counted than
+// enumerated), then lowest id.
+func tailVertices(p *pattern.Pattern, first []int, size []int) []int {
+	n := p.NumVertices()
+	byCost := make([]int, 0, n)
+	for u := range n {
+		if !slices.Contains(first, u) {
+			byCost = append(byCost, u)
+		}
+	}
+	slices.SortStableFunc(byCost, func(a, b int) int {
+		return cmp.Or(cmp.Compare(p.Degree(a), p.Degree(b)), cmp.Compare(size[b], size[a]))
+	})
+	in := make([]bool, n)
+	var tail []int
+	var labels []pattern.Label
+	for _, u := range byCost {
+		if slices.ContainsFunc(tail, func(w int) bool { return p.Adjacent(u, w) }) ||
+			!classesFit(append(labels, p.VertexLabel(u))) {
+			continue
+		}
+		in[u] = true
+		if !connectedWithout(p, first[0], in) {
+			in[u] = false
+			continue
+		}
+		tail, labels = append(tail, u), append(labels, p.VertexLabel(u))
+	}
+	return tail
+}
+
+// connectedWithout reports whether the vertices of p not in out are connected (from start).
+func connectedWithout(p *pattern.Pattern, start int, out []bool) bool {
+	seen := make([]bool, p.NumVertices())
+	seen[start] = true
+	stack, reached := []int{start}, 1
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for w := range p.NumVertices() {
+			if !seen[w] && !out[w] && p.Adjacent(u, w) {
+				seen[w] = true
+				stack = append(stack, w)
+				reached++
+			}
+		}
+	}
+	for _, o := range out {
+		if o {
+			reached++
+		}
+	}
+	return reached == p.NumVertices()
 }
 
 // makeProgram is the program that places p's vertices in order, checking restr.
@@ -360,10 +437,90 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 		}
 		pr.steps[i] = s
 	}
+	pr.setTail(induced)
 	for i := 3; i < n; i++ {
 		pr.reuseFor(i)
 	}
 	return pr
+}
+
+// setTail sets the counted tail (program.tail): the longest suffix from position 2 on whose
+// steps have no back edge, symmetry restriction or (induced) non-adjacency among themselves and
+// whose collision classes fit leafcount's counter, and the steps' coreOthers.
+func (pr *program) setTail(induced bool) {
+	n := len(pr.steps)
+	pr.tail = max(n-1, 0)
+	for k := n - 2; k >= 2 && !induced && pr.tailFits(k); k-- {
+		pr.tail = k
+	}
+	pr.classes, pr.tailExact = nil, true
+	wild := false // a wildcard vertex meets every label: the tail is then one class
+	for i := pr.tail; i < n && i >= 2; i++ {
+		for _, b := range pr.steps[i].back {
+			pr.tailExact = pr.tailExact && !b.label.Any
+		}
+		wild = wild || pr.steps[i].label.Any
+	}
+	pr.tailExact = pr.tailExact && !wild
+	for i := pr.tail; i < n && i >= 2; i++ {
+		c := slices.IndexFunc(pr.classes, func(cl []int) bool {
+			return wild || pr.steps[cl[0]].label == pr.steps[i].label
+		})
+		if c < 0 {
+			pr.classes = append(pr.classes, []int{i})
+		} else {
+			pr.classes[c] = append(pr.classes[c], i)
+		}
+	}
+	for i := range pr.steps {
+		st := &pr.steps[i]
+		st.coreOthers = st.others
+		if i > pr.tail {
+			k := 0
+			for k < len(st.others) && st.others[k] < pr.tail {
+				k++
+			}
+			st.coreOthers = st.others[:k]
+		}
+	}
+}
+
+// tailFits reports whether the steps from position k on may be counted as a tail: none has a
+// back edge or a restriction to another of them, and their collision classes fit.
+func (pr *program) tailFits(k int) bool {
+	var labels []pattern.Label
+	for i := k; i < len(pr.steps); i++ {
+		st := &pr.steps[i]
+		for _, b := range st.back {
+			if b.pos >= k {
+				return false
+			}
+		}
+		for _, j := range slices.Concat(st.less, st.more) {
+			if j >= k {
+				return false
+			}
+		}
+		labels = append(labels, st.label)
+	}
+	return classesFit(labels)
+}
+
+// classesFit reports whether the vertex labels of a tail make collision classes of at most
+// plan.MaxClassGroups steps each (a wildcard meets every label).
+func classesFit(labels []pattern.Label) bool {
+	for _, l := range labels {
+		n := 0
+		for _, m := range labels {
+			if l.Any || m.Any || l == m {
+				n++
+			}
+		}
+		if n > plan.MaxClassGroups {
+			return false
+		}
+	}
+	return true
 }
 
 // reuseFor sets step i's reuse to the earlier step, from position 2 on, with the most back edges
@@ -372,7 +529,7 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 func (pr *program) reuseFor(i int) {
 	st := &pr.steps[i]
 	best := 0
-	for j := 2; j < i; j++ {
+	for j := 2; j < min(i, pr.tail); j++ { // not a tail step's: a count does not place those
 		sj := &pr.steps[j]
 		if len(sj.back) < 2 || sj.label != st.label || best > 0 && len(sj.back) < len(pr.steps[best].back) {
 			continue
@@ -410,8 +567,10 @@ type interStats struct {
 	nodes   uint64
 	bytes   uint64 // adjacency bytes the extensions read
 	// held is the host memory the worker's bitsets took (rootSet and the levels' marks): what
-	// interHostBytes accounts for, less the shared forward index.
+	// interHostBytes accounts for, less the shared forward index and inPart.
 	held uint64
+	// overflow says that the matches a counted tail completed passed a uint64.
+	overflow bool
 }
 
 func (a *interStats) add(b interStats) {
@@ -420,26 +579,45 @@ func (a *interStats) add(b interStats) {
 	a.nodes += b.nodes
 	a.bytes += b.bytes
 	a.held += b.held
+	a.overflow = a.overflow || b.overflow
 }
 
 // bitsetBytes is the size of plan.NewBitset(n).
 func bitsetBytes(n int) uint64 { return 8 * uint64((n+63)/64) }
 
 // interHostBytes is the host memory, beside the graph and the partitioning, that runInter's
-// counting workers take on a graph of n vertices (plain: graph's plain) with ip's programs on
-// threads threads: on a plain graph the forward index (4 bytes a vertex, shared) and each
-// worker's root bitset (rootSet); and each worker's bitset of the kept candidates of every
+// counting workers take on a graph of n vertices and entries adjacency entries (plain: graph's
+// plain) with ip's programs on threads threads: on a plain graph the forward index (4 bytes a
+// vertex, shared) and each worker's root bitset (rootSet); inPart (a bit an entry, shared) when
+// a counted step has one back edge; and each worker's bitset of the kept candidates of every
 // position some step reuses (markKept: made on first use, so this is a bound). The positions'
 // candidate buffers (level: at most a few lists of the largest degree each) are left out.
-func interHostBytes(n int, plain bool, ip *interPlan, threads int) uint64 {
+func interHostBytes(n int, entries uint64, plain bool, ip *interPlan, threads int) uint64 {
 	per := uint64(ip.reusedPositions()) * bitsetBytes(n)
 	var shared uint64
 	if plain {
 		per += bitsetBytes(n)
 		shared = 4 * uint64(n)
 	}
+	if ip.countsOne() {
+		shared += bitsetBytes(int(entries))
+	}
 	workers, _ := interWorkers(n, threads, nil)
 	return shared + uint64(workers)*per
+}
+
+// countsOne reports whether some step of ip's programs that a count counts (the tail, or the
+// last position) has one back edge: countOne's candidates, counted from the bits of inPart.
+func (ip *interPlan) countsOne() bool {
+	for k := range ip.programs {
+		pr := &ip.programs[k]
+		for i := max(pr.tail, 2); i < len(pr.steps); i++ {
+			if len(pr.steps[i].back) == 1 && len(pr.steps[i].nonAdj) == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reusedPositions is the number of distinct positions whose kept candidates some step of ip's
@@ -492,7 +670,22 @@ type searcher struct {
 	// fwd, on a plain graph, is every vertex's index of its first neighbour above it (the
 	// lists' entries up to it are at most the vertex: a window above it starts there).
 	fwd []uint32
+	// offsets and nbr are the graph's adjacency (graph.Raw), for countOne; inPart marks every
+	// adjacency entry whose neighbour lies in the part of the vertex whose list holds it (nil:
+	// none of the programs counts a step of one back edge).
+	offsets []uint64
+	nbr     []uint32
+	inPart  plan.Bitset
+	// tail is the program's counted tail when a count places it at once, else len(steps)-1
+	// (listing: the last position too is extended); lc, meet and inter count a tail's classes.
+	tail  int
+	lc    leafcount.Counter
+	meet  [1 << plan.MaxClassGroups][]uint32
+	inter [1 << plan.MaxClassGroups]int64
 }
+
+// ones are the groups of a tail's class: one vertex each, unordered.
+var ones = [plan.MaxClassGroups]leafcount.Group{{N: 1}, {N: 1}, {N: 1}, {N: 1}}
 
 // level is one position's storage for the intersection of its earlier neighbours' lists.
 type level struct {
@@ -509,11 +702,13 @@ type level struct {
 	at     int         // the index in kept of the candidate placed (keep)
 	mark   plan.Bitset // kept's members when marked, for a later step's filter (markKept)
 	marked bool
+	list   []uint32 // a tail step's candidates (tailList)
 }
 
 // newSearcher is a worker's searcher on g.
-func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool, fwd []uint32) *searcher {
-	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootOf: -1}
+func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool, fwd []uint32, inPart plan.Bitset) *searcher {
+	r := g.Raw()
+	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootOf: -1, offsets: r.Offsets, nbr: r.Neighbors, inPart: inPart}
 	if l, ok := plainLabel(g); ok {
 		s.plain, s.plainLabel, s.fwd = true, l, fwd
 	}
@@ -550,12 +745,41 @@ func forward(g *graph.Graph, threads int) []uint32 {
 	return fwd
 }
 
+// samePart is the bitset over g's adjacency entries of those whose neighbour lies in the part
+// (of) of the vertex whose list holds them, built on threads workers (each its own words).
+func samePart(g *graph.Graph, of []uint32, threads int) plan.Bitset {
+	r := g.Raw()
+	entries := len(r.Neighbors)
+	words := (entries + 63) / 64
+	bs := plan.NewBitset(entries)
+	par.Ranges(words, par.Workers(words, max(threads, 1), 4096), 4096, func(_, lo, hi int) bool {
+		e, end := uint64(lo)*64, min(uint64(hi)*64, uint64(entries))
+		// The owner of entry e: the last vertex whose list starts at or before it.
+		v := sort.Search(len(r.Offsets)-1, func(v int) bool { return r.Offsets[v+1] > e })
+		for ; e < end; e++ {
+			for r.Offsets[v+1] <= e {
+				v++
+			}
+			if of[r.Neighbors[e]] == of[v] {
+				bs[e>>6] |= 1 << (e & 63)
+			}
+		}
+		return true
+	})
+	return bs
+}
+
 // use sets the program the searcher runs.
 func (s *searcher) use(pr *program) {
 	s.pr = pr
-	if n := len(pr.steps); len(s.f) < n {
+	n := len(pr.steps)
+	if len(s.f) < n {
 		s.f = make([]uint32, n)
 		s.levels = make([]level, n)
+	}
+	s.tail = n - 1
+	if s.visit == nil && (pr.tailExact || s.plain) {
+		s.tail = pr.tail
 	}
 }
 
@@ -601,16 +825,23 @@ func clipFrom(ws []uint32, from int, lo, hi uint64) []uint32 {
 // list sorted by id, and whether there is one: the run on the step's vertex label and b's edge
 // label, or x's whole list on a plain graph (empty when the labels cannot match there).
 func (s *searcher) sorted(st *step, b backEdge, x uint32) ([]uint32, bool) {
+	lo, hi, ok := s.sortedRange(st, b, x)
+	return s.nbr[lo:hi], ok
+}
+
+// sortedRange is where sorted's list lies among the graph's adjacency entries, [lo, hi).
+func (s *searcher) sortedRange(st *step, b backEdge, x uint32) (lo, hi uint64, ok bool) {
 	switch {
 	case !st.label.Any && !b.label.Any:
-		return s.g.NeighborsWith(x, st.label.Value, b.label.Value), true
+		lo, hi := s.g.RunWith(x, st.label.Value, b.label.Value)
+		return s.offsets[x] + lo, s.offsets[x] + hi, true
 	case s.plain:
 		if !st.label.Matches(s.plainLabel) || !b.label.Matches(0) {
-			return nil, true
+			return 0, 0, true
 		}
-		return s.g.Neighbors(x), true
+		return s.offsets[x], s.offsets[x+1], true
 	}
-	return nil, false
+	return 0, 0, false
 }
 
 // root runs the program from data vertex v at position 0: every cut edge at v on the prime
@@ -712,13 +943,13 @@ func (s *searcher) place(i int, v uint32, adj int) bool {
 // admit is place for a candidate of intersect at position i >= 2: its label, its edges to the
 // earlier neighbours and its symmetry window are known, and it differs from those neighbours
 // (graphs have no self-loops), so the candidate set (when cand says so), injectivity with the
-// other positions, the exactly-once rule (below free, dupFree's bound) and non-adjacency are
+// positions others, the exactly-once rule (below free, dupFree's bound) and non-adjacency are
 // checked.
-func (s *searcher) admit(i int, st *step, v uint32, free uint64, cand bool) bool {
+func (s *searcher) admit(i int, st *step, v uint32, free uint64, cand bool, others []int) bool {
 	if cand && st.cand != nil && !st.cand.Has(v) {
 		return false
 	}
-	for _, j := range st.others {
+	for _, j := range others {
 		if s.f[j] == v {
 			return false
 		}
@@ -800,6 +1031,15 @@ func (s *searcher) extend(i int) {
 		s.stopped = true
 		return
 	}
+	if i == s.tail && i < n-1 {
+		for k := i; k < n; k++ {
+			for _, b := range s.pr.steps[k].back {
+				s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
+			}
+		}
+		s.countTail(i)
+		return
+	}
 	st := &s.pr.steps[i]
 	for _, b := range st.back {
 		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
@@ -807,10 +1047,16 @@ func (s *searcher) extend(i int) {
 	if st.keep {
 		s.levels[i].keptOK = false
 	}
+	if i == n-1 && s.visit == nil {
+		if c, ok := s.countOne(i, st, st.others); ok {
+			s.st.matches += c
+			return
+		}
+	}
 	if filter, ok := s.gather(i, st); ok {
 		free := s.dupFree(i, st)
 		if i == n-1 && s.visit == nil {
-			s.st.matches += s.countLast(i, st, filter, free)
+			s.st.matches += s.countLast(i, st, filter, free, st.others)
 			return
 		}
 		lv := &s.levels[i]
@@ -822,7 +1068,7 @@ func (s *searcher) extend(i int) {
 			if s.stopped {
 				return
 			}
-			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, true) {
+			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, true, st.others) {
 				lv.at = k
 				s.extend(i + 1)
 			}
@@ -862,13 +1108,13 @@ func (s *searcher) extend(i int) {
 // candidate (package plan's filtering is sound). From free on, a candidate adjacent to every
 // earlier position passes if it is none of the other positions' vertices, so unless induced
 // non-adjacency is to be checked, that part is counted, less those vertices found in it.
-func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) uint64 {
+func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64, others []int) uint64 {
 	lv := &s.levels[i]
 	n := uint64(0)
 	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
 	if len(st.nonAdj) > 0 {
 		for _, v := range cands {
-			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false) {
+			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false, others) {
 				n++
 			}
 		}
@@ -879,7 +1125,7 @@ func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) u
 		k = setops.LowerBound(cands, 0, uint32(free))
 		n = countIn(cands[k:], filter)
 		// Less the other positions' vertices among them (injectivity).
-		for _, j := range st.others {
+		for _, j := range others {
 			if v := s.f[j]; uint64(v) >= free && (filter == nil || filter.Has(v)) {
 				if c := setops.LowerBound(cands, k, v); c < len(cands) && cands[c] == v {
 					n--
@@ -888,11 +1134,156 @@ func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) u
 		}
 	}
 	for _, v := range cands[:k] {
-		if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false) {
+		if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false, others) {
 			n++
 		}
 	}
 	return n
+}
+
+// countStep is the number of candidates of step st at position i, placed last or in a counted
+// tail, that pass every check against the positions placed (others: those not in back): the
+// candidates of countOne, or of gather's lists (countLast).
+func (s *searcher) countStep(i int, st *step, others []int) uint64 {
+	if c, ok := s.countOne(i, st, others); ok {
+		return c
+	}
+	filter, _ := s.gather(i, st) // a tail step has a sorted list (use)
+	return s.countLast(i, st, filter, s.dupFree(i, st), others)
+}
+
+// countOne counts the candidates of step st at position i that complete a match, false unless
+// st has one back edge, a sorted list on it and no induced non-adjacency (and inPart is set):
+// the list's entries within the symmetry window, of which those below DUPREMOVE's bound t (the
+// edge to the back neighbour x is smaller than the prime edge: every v when x < p0, v < p1 when
+// x = p0, v < p0 otherwise) pass only within x's part, which inPart's bits count 64 at a time;
+// less the positions others' vertices among those (injectivity). The candidate set is not
+// checked (countLast says why).
+func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
+	if len(st.back) != 1 || len(st.nonAdj) > 0 || s.inPart == nil {
+		return 0, false
+	}
+	x := s.f[st.back[0].pos]
+	a, e, ok := s.sortedRange(st, st.back[0], x)
+	if !ok {
+		return 0, false
+	}
+	lo, hi := s.window(st)
+	if lo >= hi {
+		return 0, true
+	}
+	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
+	t := p0
+	switch {
+	case uint64(x) < p0:
+		t = 1 << 32
+	case uint64(x) == p0:
+		t = p1
+	}
+	a += uint64(setops.LowerBound(s.nbr[a:e], 0, uint32(min(lo, 1<<32-1))))
+	if lo >= 1<<32 {
+		a = e
+	}
+	if hi < 1<<32 {
+		e = a + uint64(setops.LowerBound(s.nbr[a:e], 0, uint32(hi)))
+	}
+	k := e
+	if t < 1<<32 {
+		k = a + uint64(setops.LowerBound(s.nbr[a:e], 0, uint32(t)))
+	}
+	n := e - k + countBits(s.inPart, a, k)
+	for _, j := range others {
+		v := s.f[j]
+		if c := a + uint64(setops.LowerBound(s.nbr[a:e], 0, v)); c < e && s.nbr[c] == v && (c >= k || s.inPart[c>>6]&(1<<(c&63)) != 0) {
+			n--
+		}
+	}
+	return n, true
+}
+
+// countBits is the number of bits of bs set in [a, b).
+func countBits(bs plan.Bitset, a, b uint64) uint64 {
+	if a >= b {
+		return 0
+	}
+	wa, wb := a>>6, (b-1)>>6
+	first := bs[wa] &^ (1<<(a&63) - 1)
+	last := ^uint64(0) >> (63 - (b-1)&63)
+	if wa == wb {
+		return uint64(bits.OnesCount64(first & last))
+	}
+	n := bits.OnesCount64(first) + bits.OnesCount64(bs[wb]&last)
+	for _, w := range bs[wa+1 : wb] {
+		n += bits.OnesCount64(w)
+	}
+	return uint64(n)
+}
+
+// countTail counts the matches that complete the partial match placed before position i, the
+// program's counted tail (program.tail): in every collision class the injective choices of one
+// candidate a step (leafcount's Counter on the sizes of the steps' candidate sets and of their
+// intersections), the classes' counts multiplied (classes of one step: countStep, no list made).
+func (s *searcher) countTail(i int) {
+	total := uint64(1)
+	for _, cl := range s.pr.classes {
+		var c uint64
+		ok := true
+		if len(cl) == 1 {
+			st := &s.pr.steps[cl[0]]
+			c = s.countStep(cl[0], st, st.coreOthers)
+		} else {
+			c, ok = s.countClass(cl)
+		}
+		if ok {
+			total, ok = checked.Mul(total, c)
+		}
+		if !ok || total == 0 {
+			s.st.overflow = s.st.overflow || !ok
+			return
+		}
+	}
+	var ok bool
+	if s.st.matches, ok = checked.Add(s.st.matches, total); !ok {
+		s.st.overflow = true
+	}
+}
+
+// countClass counts the injective choices of one candidate for each of the tail steps at
+// positions cl (one collision class): their lists (tailList) and the sizes of every
+// intersection of them (meet), for leafcount's Counter.
+func (s *searcher) countClass(cl []int) (uint64, bool) {
+	k := len(cl)
+	for b, i := range cl {
+		s.meet[1<<b] = s.tailList(i, &s.pr.steps[i])
+		if len(s.meet[1<<b]) == 0 {
+			return 0, true
+		}
+	}
+	for mask := 1; mask < 1<<k; mask++ {
+		if low := mask & -mask; low != mask {
+			// The lowest step's list with the others' intersection (a smaller mask, made).
+			s.meet[mask] = setops.Intersect(s.meet[low], s.meet[mask^low], s.meet[mask])
+		}
+		s.inter[mask] = int64(len(s.meet[mask]))
+	}
+	return s.lc.Class(ones[:k], s.inter[:1<<k])
+}
+
+// tailList writes to position i's level the candidates of tail step st that pass every check
+// against the positions placed before the tail (the candidate set aside: countLast says why),
+// and returns them.
+func (s *searcher) tailList(i int, st *step) []uint32 {
+	lv := &s.levels[i]
+	filter, _ := s.gather(i, st) // a tail step has a sorted list (use)
+	free := s.dupFree(i, st)
+	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
+	lv.list = lv.list[:0]
+	for _, v := range cands {
+		if (filter == nil || filter.Has(v)) && (uint64(v) >= free || s.dupKeeps(i, v)) && !slices.ContainsFunc(st.coreOthers, func(j int) bool { return s.f[j] == v }) {
+			lv.list = append(lv.list, v)
+		}
+	}
+	return lv.list
 }
 
 // gather sets position i's level's sets to the sorted lists whose intersection is its
@@ -1102,10 +1493,14 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 	}
 	searchers := make([]*searcher, workers)
 	fwd := forward(g, len(searchers))
+	var inPart plan.Bitset
+	if visit == nil && ip.countsOne() {
+		inPart = samePart(g, of, len(searchers))
+	}
 	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
 		s := searchers[w]
 		if s == nil {
-			s = newSearcher(ctx, g, of, entry, visit, fwd)
+			s = newSearcher(ctx, g, of, entry, visit, fwd, inPart)
 			searchers[w] = s
 		}
 		for r := lo; r < hi && !s.stopped; r++ {

@@ -525,7 +525,7 @@ func (e *Engine) runInterCount(ctx context.Context, p *engine.Problem, of []uint
 			return is, false, err
 		}
 	}
-	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), plain(p.Data), ip, p.ThreadCount())
+	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), 2*p.Data.NumEdges(), plain(p.Data), ip, p.ThreadCount())
 	if limit := e.hostLimit(p); limit > 0 && st.InterHostBytes > limit {
 		return is, false, fmt.Errorf("pbe: %w: the inter stage's bitsets and forward index need %d bytes on %d threads, the limit is %d",
 			engine.ErrMemory, st.InterHostBytes, p.ThreadCount(), limit)
