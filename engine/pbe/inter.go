@@ -98,6 +98,10 @@ type program struct {
 	tail      int
 	classes   [][]int
 	tailExact bool
+	// leafSeed says that position 1 is a leaf of the pattern, unrestricted, in a program
+	// without non-adjacency: a count then searches the other positions once a root for all its
+	// seeds (seed), and counts the seeds each complete partial match admits (countSeeds).
+	leafSeed bool
 }
 
 // interPlan is the inter-partition plan of a problem.
@@ -303,7 +307,8 @@ func restricted(m []uint32, rs []plan.Restriction) bool {
 	return true
 }
 
-// searchOrder orders p's vertices after first: most earlier neighbours first, then fewest
+// searchOrder orders p's vertices after first (a leaf of the two second: program.leafSeed): most
+// earlier neighbours first, then fewest
 // candidates (size; -1: unknown), then highest degree; when tailVertices finds two or more
 // vertices to count at once, the others are ordered so and those come last (program.tail).
 func searchOrder(p *pattern.Pattern, first []int, size []int) []int {
@@ -313,6 +318,9 @@ func searchOrder(p *pattern.Pattern, first []int, size []int) []int {
 		last = nil
 	}
 	order := append([]int(nil), first...)
+	if len(order) == 2 && p.Degree(order[0]) == 1 && p.Degree(order[1]) > 1 {
+		order[0], order[1] = order[1], order[0] // a leaf second: a count searches once for all its seeds
+	}
 	placed := make([]bool, n)
 	for _, u := range slices.Concat(first, last) {
 		placed[u] = true
@@ -438,6 +446,12 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 		pr.steps[i] = s
 	}
 	pr.setTail(induced)
+	pr.leafSeed = n > 2 && !induced && len(pr.steps[1].less)+len(pr.steps[1].more) == 0
+	for i := 2; i < n; i++ {
+		st := &pr.steps[i]
+		pr.leafSeed = pr.leafSeed && !slices.ContainsFunc(st.back, func(b backEdge) bool { return b.pos == 1 }) &&
+			!slices.Contains(st.less, 1) && !slices.Contains(st.more, 1)
+	}
 	for i := 3; i < n; i++ {
 		pr.reuseFor(i)
 	}
@@ -678,7 +692,15 @@ type searcher struct {
 	inPart  plan.Bitset
 	// tail is the program's counted tail when a count places it at once, else len(steps)-1
 	// (listing: the last position too is extended); lc, meet and inter count a tail's classes.
-	tail  int
+	tail int
+	// leafSeed: the program's seeds are searched together (program.leafSeed); seeds are the
+	// root's, in increasing ids, while they are (position 1 then holds noVertex).
+	leafSeed bool
+	seeds    []uint32
+	// span and taken are countSeeds' seeds counted by runs, and the counted steps' candidates
+	// a seed may be (mayTake).
+	span  []uint32
+	taken [][]uint32
 	lc    leafcount.Counter
 	meet  [1 << plan.MaxClassGroups][]uint32
 	inter [1 << plan.MaxClassGroups]int64
@@ -703,6 +725,7 @@ type level struct {
 	mark   plan.Bitset // kept's members when marked, for a later step's filter (markKept)
 	marked bool
 	list   []uint32 // a tail step's candidates (tailList)
+	taken  []uint32 // a copy of them for countSeeds (mayTake)
 }
 
 // newSearcher is a worker's searcher on g.
@@ -781,7 +804,11 @@ func (s *searcher) use(pr *program) {
 	if s.visit == nil && (pr.tailExact || s.plain) {
 		s.tail = pr.tail
 	}
+	s.leafSeed = s.visit == nil && pr.leafSeed && (pr.tailExact || s.plain)
 }
+
+// noVertex stands at position 1 while a root's seeds are searched together: no vertex is it.
+const noVertex = ^uint32(0)
 
 func edgeKey(x, y uint32) uint64 {
 	if x > y {
@@ -880,6 +907,25 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 		skip = 0
 	}
 	a := s.of[v]
+	if s.leafSeed {
+		// Position 1 is a leaf: the other positions do not depend on its vertex but through
+		// the prime edge. They are searched once, with the smallest seed's prime edge (the
+		// weakest DUPREMOVE: every seed's partial matches are among those), and countSeeds
+		// counts each seed where they are complete (ws ascend, and so do the seeds' keys).
+		s.seeds = s.seeds[:0]
+		for _, w := range ws {
+			if s.of[w] != a && s.place(1, w, skip) {
+				s.seeds = append(s.seeds, w)
+			}
+		}
+		if len(s.seeds) > 0 {
+			s.st.seeds += uint64(len(s.seeds))
+			s.prime, s.f[1] = edgeKey(v, s.seeds[0]), noVertex
+			s.extend(2)
+			s.seeds = s.seeds[:0]
+		}
+		return
+	}
 	for _, w := range ws {
 		if s.stopped {
 			return
@@ -890,6 +936,102 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 			s.extend(2)
 		}
 	}
+}
+
+// countSeeds counts, at position i where a count places the rest at once (tail, or the last
+// position), the matches of every seed of the root (leafSeed) that the partial match placed
+// admits: those whose edge is below every cut edge among the positions placed (DUPREMOVE), and
+// that are none of their vertices. The rest's count for a seed (countRest, with its prime edge)
+// falls as the seed's key grows (DUPREMOVE's bound rises: fewer candidates), so it is counted at
+// the ends of runs of seeds and the runs halved only where the ends differ (countSpan), the
+// seed's own vertex left out (noVertex at position 1); a seed that a counted step could take
+// (in its candidates with the smallest seed's bound, taken: mayTake) is counted on its own.
+func (s *searcher) countSeeds(i int) {
+	cut := ^uint64(0) // the smallest cut edge among positions 2 to i-1 and their back edges
+	for j := 2; j < i; j++ {
+		v := s.f[j]
+		for _, b := range s.pr.steps[j].back {
+			if x := s.f[b.pos]; s.of[x] != s.of[v] {
+				cut = min(cut, edgeKey(v, x))
+			}
+		}
+	}
+	x, prime := s.f[0], s.prime
+	s.mayTake(i)
+	s.span = s.span[:0]
+	for _, y := range s.seeds {
+		k := edgeKey(x, y)
+		if k >= cut {
+			break
+		}
+		if slices.Contains(s.f[2:i], y) {
+			continue
+		}
+		if !slices.ContainsFunc(s.taken, func(l []uint32) bool { _, ok := slices.BinarySearch(l, y); return ok }) {
+			s.span = append(s.span, y)
+			continue
+		}
+		s.prime, s.f[1] = k, y
+		s.addMatches(s.countRest(i))
+		s.f[1] = noVertex
+	}
+	if len(s.span) > 0 {
+		first, ok := s.countAt(i, s.span[0])
+		last, ok2 := s.countAt(i, s.span[len(s.span)-1])
+		if !ok || !ok2 {
+			s.st.overflow = true
+		} else {
+			s.addMatches(s.countSpan(i, s.span, first, last))
+		}
+	}
+	s.prime = prime
+}
+
+// mayTake sets taken to the candidates, with the present prime edge (the smallest seed's: the
+// most), of the counted steps from position i on whose vertex label may be the seed's.
+func (s *searcher) mayTake(i int) {
+	s.taken = s.taken[:0]
+	leaf := s.pr.steps[1].label
+	for j := i; j < len(s.pr.steps); j++ {
+		if st := &s.pr.steps[j]; leaf.Any || st.label.Any || st.label == leaf {
+			lv := &s.levels[j]
+			lv.taken = append(lv.taken[:0], s.tailList(j, st)...) // list is countRest's
+			s.taken = append(s.taken, lv.taken)
+		}
+	}
+}
+
+// countAt is countRest at position i for the seed y, without its vertex (noVertex stays at
+// position 1).
+func (s *searcher) countAt(i int, y uint32) (uint64, bool) {
+	s.prime = edgeKey(s.f[0], y)
+	return s.countRest(i)
+}
+
+// countSpan is the sum of countAt over the seeds ys (ascending), given its values first and last
+// at their ends: the values fall along ys, so equal ends mean every seed's is the same.
+func (s *searcher) countSpan(i int, ys []uint32, first, last uint64) (uint64, bool) {
+	switch {
+	case first == last:
+		return checked.Mul(first, uint64(len(ys)))
+	case len(ys) == 2:
+		return checked.Add(first, last)
+	}
+	m := len(ys) / 2
+	mid, ok := s.countAt(i, ys[m])
+	if !ok {
+		return 0, false
+	}
+	a, ok := s.countSpan(i, ys[:m+1], first, mid)
+	if !ok {
+		return 0, false
+	}
+	b, ok := s.countSpan(i, ys[m:], mid, last)
+	if !ok {
+		return 0, false
+	}
+	sum, ok := checked.Add(a, b)
+	return sum - mid, ok
 }
 
 // allBack, as place's adj, says that every back edge is known to be there with its label.
@@ -1031,13 +1173,17 @@ func (s *searcher) extend(i int) {
 		s.stopped = true
 		return
 	}
-	if i == s.tail && i < n-1 {
+	if i == s.tail && (len(s.seeds) > 0 || i < n-1) {
 		for k := i; k < n; k++ {
 			for _, b := range s.pr.steps[k].back {
 				s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
 			}
 		}
-		s.countTail(i)
+		if len(s.seeds) > 0 {
+			s.countSeeds(i)
+		} else {
+			s.countTail(i)
+		}
 		return
 	}
 	st := &s.pr.steps[i]
@@ -1224,6 +1370,25 @@ func countBits(bs plan.Bitset, a, b uint64) uint64 {
 // candidate a step (leafcount's Counter on the sizes of the steps' candidate sets and of their
 // intersections), the classes' counts multiplied (classes of one step: countStep, no list made).
 func (s *searcher) countTail(i int) {
+	s.addMatches(s.countRest(i))
+}
+
+// addMatches adds n matches (overflow: ok false, or the sum past a uint64).
+func (s *searcher) addMatches(n uint64, ok bool) {
+	if ok {
+		s.st.matches, ok = checked.Add(s.st.matches, n)
+	}
+	s.st.overflow = s.st.overflow || !ok
+}
+
+// countRest is the number of matches that complete the partial match placed before position i,
+// where a count places the rest at once: the tail (countTail), or the last position; ok false
+// on overflow.
+func (s *searcher) countRest(i int) (uint64, bool) {
+	if i == len(s.pr.steps)-1 {
+		st := &s.pr.steps[i]
+		return s.countStep(i, st, st.others), true
+	}
 	total := uint64(1)
 	for _, cl := range s.pr.classes {
 		var c uint64
@@ -1238,14 +1403,10 @@ func (s *searcher) countTail(i int) {
 			total, ok = checked.Mul(total, c)
 		}
 		if !ok || total == 0 {
-			s.st.overflow = s.st.overflow || !ok
-			return
+			return 0, ok
 		}
 	}
-	var ok bool
-	if s.st.matches, ok = checked.Add(s.st.matches, total); !ok {
-		s.st.overflow = true
-	}
+	return total, true
 }
 
 // countClass counts the injective choices of one candidate for each of the tail steps at

@@ -215,13 +215,15 @@ func eachInterStage(t *testing.T, cases []interCase, f func(c interCase, sem eng
 	}
 }
 
-// enumerating is ip with every program counting its last position alone (no counted tail), as
-// the kernel does: the host stage's nodes and bytes are then the kernel's.
+// enumerating is ip with every program counting its last position alone (no counted tail) and
+// extending every seed on its own (no leafSeed), as the kernel does: the host stage's nodes and
+// bytes are then the kernel's.
 func enumerating(ip *interPlan) *interPlan {
 	c := *ip
 	c.programs = slices.Clone(ip.programs)
 	for k := range c.programs {
 		c.programs[k].tail = len(c.programs[k].steps) - 1
+		c.programs[k].leafSeed = false
 	}
 	return &c
 }
