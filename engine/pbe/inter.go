@@ -802,9 +802,9 @@ func (s *searcher) use(pr *program) {
 	}
 	s.tail = n - 1
 	if s.visit == nil && (pr.tailExact || s.plain) {
-		s.tail = pr.tail
+		s.tail = min(pr.tail, n-1)
 	}
-	s.leafSeed = s.visit == nil && pr.leafSeed && (pr.tailExact || s.plain)
+	s.leafSeed = s.visit == nil && pr.leafSeed && n > 2 && (pr.tailExact || s.plain)
 }
 
 // noVertex stands at position 1 while a root's seeds are searched together: no vertex is it.
@@ -1272,7 +1272,7 @@ func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64, o
 		n = countIn(cands[k:], filter)
 		// Less the other positions' vertices among them (injectivity).
 		for _, j := range others {
-			if v := s.f[j]; uint64(v) >= free && (filter == nil || filter.Has(v)) {
+			if v := s.f[j]; uint64(v) >= free && v != noVertex && (filter == nil || filter.Has(v)) {
 				if c := setops.LowerBound(cands, k, v); c < len(cands) && cands[c] == v {
 					n--
 				}
