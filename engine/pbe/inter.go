@@ -61,6 +61,19 @@ import (
 type backEdge struct {
 	pos   int
 	label pattern.Label
+	// list, when not nil, holds the earlier vertex's neighbours among this step's candidates
+	// (the candidate space, attachSpace): the sorted list a step's candidates come from.
+	list *edgeList
+}
+
+// edgeList is the candidate space's index of one directed pattern edge parent->child for the
+// host inter stage (package plan's EdgeIndex): for the i-th candidate of parent (sorted), its
+// neighbours among child's candidates, on the edge's labels, sorted. id numbers it in its plan.
+type edgeList struct {
+	id      int
+	parent  []uint32
+	offsets []uint64
+	values  []uint32
 }
 
 // step places one pattern vertex.
@@ -102,6 +115,8 @@ type program struct {
 	// without non-adjacency: a count then searches the other positions once a root for all its
 	// seeds (seed), and counts the seeds each complete partial match admits (countSeeds).
 	leafSeed bool
+	// spaced: every back edge has its list in the candidate space (attachSpace).
+	spaced bool
 }
 
 // interPlan is the inter-partition plan of a problem.
@@ -116,6 +131,112 @@ type interPlan struct {
 	// listing the one of them that keep's restrictions keep.
 	remap [][]int
 	keep  []plan.Restriction
+	// lists are the candidate space's indexes the programs' back edges read (attachSpace).
+	lists []*edgeList
+}
+
+// spaceWork and spaceShare bound the candidate space the host inter stage builds: the entries
+// its building reads (the parents' candidates' degrees) at most spaceWork times the graph's
+// adjacency entries, and the entries it holds at most spaceShare times (R-MAT 18 with 1,000
+// zipf labels, an 8-vertex walk's 19 lists: an estimate above 1x, 0.28x held).
+const (
+	spaceWork  = 8
+	spaceShare = 1
+)
+
+// attachSpace gives every back edge of ip's programs (on a graph with vertex or edge labels)
+// its list in the candidate space of pl's candidates, when the space is estimated within
+// spaceWork and spaceShare: the steps then intersect candidates only, not whole label
+// runs (a walk's vertex of a frequent label: R-MAT 18 with 1,000 zipf labels). A step's reuse
+// of an earlier step's candidates (filtered on that step's candidate set) is kept only where its
+// own candidate set lies within that one. The error is ctx's.
+func (ip *interPlan) attachSpace(ctx context.Context, g *graph.Graph, pl *plan.Plan) error {
+	if plain(g) || pl.Candidates == nil {
+		return nil
+	}
+	type edge struct{ parent, child int }
+	need := map[edge]bool{}
+	est := uint64(0)
+	for k := range ip.programs {
+		steps := ip.programs[k].steps
+		for i := range steps {
+			for _, b := range steps[i].back {
+				e := edge{steps[b.pos].u, steps[i].u}
+				if !need[e] {
+					need[e] = true
+					for _, v := range pl.Candidates[e.parent] {
+						est += uint64(g.Degree(v))
+					}
+				}
+			}
+		}
+	}
+	if est > spaceWork*2*g.NumEdges() {
+		return nil
+	}
+	lists := map[edge]*edgeList{}
+	held := uint64(0)
+	for e := range need {
+		idx := pl.BuildEdgeIndex(ctx, g, e.parent, e.child)
+		if idx == nil {
+			return ctx.Err()
+		}
+		if held += uint64(idx.Entries()); held > spaceShare*2*g.NumEdges() {
+			return nil
+		}
+		offsets, values := idx.Arrays()
+		lists[e] = &edgeList{parent: pl.Candidates[e.parent], offsets: offsets, values: values}
+	}
+	for k := range ip.programs {
+		steps := ip.programs[k].steps
+		for i := range steps {
+			st := &steps[i]
+			for _, bs := range [][]backEdge{st.back, st.rest} {
+				for j := range bs {
+					bs[j].list = lists[edge{steps[bs[j].pos].u, st.u}]
+				}
+			}
+			if st.reuse > 0 && !pl.CandidateBits[st.u].SubsetOf(pl.CandidateBits[steps[st.reuse].u]) {
+				st.reuse, st.rest = 0, nil
+			}
+		}
+	}
+	for k := range ip.programs {
+		ip.programs[k].spaced = true
+	}
+	for e := range need {
+		l := lists[e]
+		l.id = len(ip.lists)
+		ip.lists = append(ip.lists, l)
+	}
+	return nil
+}
+
+// spaceBytes is the memory of ip's lists (attachSpace).
+func (ip *interPlan) spaceBytes() uint64 {
+	n := uint64(0)
+	for _, l := range ip.lists {
+		n += 4*uint64(len(l.values)) + 8*uint64(len(l.offsets))
+	}
+	return n
+}
+
+// sameParts is, for each of ip's lists, the bitset of its entries whose vertex lies in the part
+// (of) of the parent's candidate whose list holds it (countOne's bits for a step on that list).
+func (ip *interPlan) sameParts(of []uint32) []plan.Bitset {
+	bs := make([]plan.Bitset, len(ip.lists))
+	for k, l := range ip.lists {
+		b := plan.NewBitset(len(l.values))
+		for i, x := range l.parent {
+			for e := l.offsets[i]; e < l.offsets[i+1]; e++ {
+				if of[l.values[e]] == of[x] {
+					b[e>>6] |= 1 << (e & 63)
+				}
+			}
+		}
+		bs[k] = b
+	}
+	return bs
 }
 
 // remapLimit is the largest group a shared listing remaps through (a larger one lists with one
@@ -603,7 +724,8 @@ func bitsetBytes(n int) uint64 { return 8 * uint64((n+63)/64) }
 // counting workers take on a graph of n vertices and entries adjacency entries (plain: graph's
 // plain) with ip's programs on threads threads: on a plain graph the forward index (4 bytes a
 // vertex, shared) and each worker's root bitset (rootSet); inPart (a bit an entry, shared) when
-// a counted step has one back edge; and each worker's bitset of the kept candidates of every
+// a counted step has one back edge; the candidate space's lists (attachSpace) and a bit an entry
+// of them (sameParts); and each worker's bitset of the kept candidates of every
 // position some step reuses (markKept: made on first use, so this is a bound). The positions'
 // candidate buffers (level: at most a few lists of the largest degree each) are left out.
 func interHostBytes(n int, entries uint64, plain bool, ip *interPlan, threads int) uint64 {
@@ -615,6 +737,10 @@ func interHostBytes(n int, entries uint64, plain bool, ip *interPlan, threads in
 	}
 	if ip.countsOne() {
 		shared += bitsetBytes(int(entries))
+	}
+	shared += ip.spaceBytes()
+	for _, l := range ip.lists {
+		shared += bitsetBytes(len(l.values))
 	}
 	workers, _ := interWorkers(n, threads, nil)
 	return shared + uint64(workers)*per
@@ -690,6 +816,8 @@ type searcher struct {
 	offsets []uint64
 	nbr     []uint32
 	inPart  plan.Bitset
+	// listSame are the bits of inPart for the entries of the plan's lists (sameParts), by id.
+	listSame []plan.Bitset
 	// tail is the program's counted tail when a count places it at once, else len(steps)-1
 	// (listing: the last position too is extended); lc, meet and inter count a tail's classes.
 	tail int
@@ -801,10 +929,11 @@ func (s *searcher) use(pr *program) {
 		s.levels = make([]level, n)
 	}
 	s.tail = n - 1
-	if s.visit == nil && (pr.tailExact || s.plain) {
+	sortedTail := pr.tailExact || s.plain || pr.spaced
+	if s.visit == nil && sortedTail {
 		s.tail = min(pr.tail, n-1)
 	}
-	s.leafSeed = s.visit == nil && pr.leafSeed && n > 2 && (pr.tailExact || s.plain)
+	s.leafSeed = s.visit == nil && pr.leafSeed && n > 2 && sortedTail
 }
 
 // noVertex stands at position 1 while a root's seeds are searched together: no vertex is it.
@@ -852,23 +981,35 @@ func clipFrom(ws []uint32, from int, lo, hi uint64) []uint32 {
 // list sorted by id, and whether there is one: the run on the step's vertex label and b's edge
 // label, or x's whole list on a plain graph (empty when the labels cannot match there).
 func (s *searcher) sorted(st *step, b backEdge, x uint32) ([]uint32, bool) {
-	lo, hi, ok := s.sortedRange(st, b, x)
-	return s.nbr[lo:hi], ok
+	ws, _, lo, hi, ok := s.sortedRange(st, b, x)
+	return ws[lo:hi], ok
 }
 
-// sortedRange is where sorted's list lies among the graph's adjacency entries, [lo, hi).
-func (s *searcher) sortedRange(st *step, b backEdge, x uint32) (lo, hi uint64, ok bool) {
+// sortedRange is where sorted's list lies, ws[lo:hi]: among the graph's adjacency entries, or
+// in b's list of the candidate space (x is a candidate of its position's vertex: every vertex
+// placed before a counted position is); same marks ws's entries in their list owner's part.
+func (s *searcher) sortedRange(st *step, b backEdge, x uint32) (ws []uint32, same plan.Bitset, lo, hi uint64, ok bool) {
+	switch {
+	case b.list != nil:
+		if r, found := slices.BinarySearch(b.list.parent, x); found {
+			var same plan.Bitset
+			if s.listSame != nil {
+				same = s.listSame[b.list.id]
+			}
+			return b.list.values, same, b.list.offsets[r], b.list.offsets[r+1], true
+		}
+	}
 	switch {
 	case !st.label.Any && !b.label.Any:
 		lo, hi := s.g.RunWith(x, st.label.Value, b.label.Value)
-		return s.offsets[x] + lo, s.offsets[x] + hi, true
+		return s.nbr, s.inPart, s.offsets[x] + lo, s.offsets[x] + hi, true
 	case s.plain:
 		if !st.label.Matches(s.plainLabel) || !b.label.Matches(0) {
-			return 0, 0, true
+			return nil, nil, 0, 0, true
 		}
-		return s.offsets[x], s.offsets[x+1], true
+		return s.nbr, s.inPart, s.offsets[x], s.offsets[x+1], true
 	}
-	return 0, 0, false
+	return nil, nil, 0, 0, false
 }
 
 // root runs the program from data vertex v at position 0: every cut edge at v on the prime
@@ -1306,12 +1447,12 @@ func (s *searcher) countStep(i int, st *step, others []int) uint64 {
 // less the positions others' vertices among those (injectivity). The candidate set is not
 // checked (countLast says why).
 func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
-	if len(st.back) != 1 || len(st.nonAdj) > 0 || s.inPart == nil {
+	if len(st.back) != 1 || len(st.nonAdj) > 0 {
 		return 0, false
 	}
 	x := s.f[st.back[0].pos]
-	a, e, ok := s.sortedRange(st, st.back[0], x)
-	if !ok {
+	nbr, same, a, e, ok := s.sortedRange(st, st.back[0], x)
+	if !ok || same == nil {
 		return 0, false
 	}
 	lo, hi := s.window(st)
@@ -1326,21 +1467,21 @@ func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
 	case uint64(x) == p0:
 		t = p1
 	}
-	a += uint64(setops.LowerBound(s.nbr[a:e], 0, uint32(min(lo, 1<<32-1))))
+	a += uint64(setops.LowerBound(nbr[a:e], 0, uint32(min(lo, 1<<32-1))))
 	if lo >= 1<<32 {
 		a = e
 	}
 	if hi < 1<<32 {
-		e = a + uint64(setops.LowerBound(s.nbr[a:e], 0, uint32(hi)))
+		e = a + uint64(setops.LowerBound(nbr[a:e], 0, uint32(hi)))
 	}
 	k := e
 	if t < 1<<32 {
-		k = a + uint64(setops.LowerBound(s.nbr[a:e], 0, uint32(t)))
+		k = a + uint64(setops.LowerBound(nbr[a:e], 0, uint32(t)))
 	}
-	n := e - k + countBits(s.inPart, a, k)
+	n := e - k + countBits(same, a, k)
 	for _, j := range others {
 		v := s.f[j]
-		if c := a + uint64(setops.LowerBound(s.nbr[a:e], 0, v)); c < e && s.nbr[c] == v && (c >= k || s.inPart[c>>6]&(1<<(c&63)) != 0) {
+		if c := a + uint64(setops.LowerBound(nbr[a:e], 0, v)); c < e && nbr[c] == v && (c >= k || same[c>>6]&(1<<(c&63)) != 0) {
 			n--
 		}
 	}
@@ -1655,13 +1796,15 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 	searchers := make([]*searcher, workers)
 	fwd := forward(g, len(searchers))
 	var inPart plan.Bitset
+	var listSame []plan.Bitset
 	if visit == nil && ip.countsOne() {
-		inPart = samePart(g, of, len(searchers))
+		inPart, listSame = samePart(g, of, len(searchers)), ip.sameParts(of)
 	}
 	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
 		s := searchers[w]
 		if s == nil {
 			s = newSearcher(ctx, g, of, entry, visit, fwd, inPart)
+			s.listSame = listSame
 			searchers[w] = s
 		}
 		for r := lo; r < hi && !s.stopped; r++ {

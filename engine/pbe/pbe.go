@@ -395,6 +395,9 @@ func interPlanFor(ctx context.Context, p *engine.Problem, orbits, shared bool) (
 	if err != nil {
 		return nil, fmt.Errorf("pbe: the inter stage's programs: %w", err)
 	}
+	if err := ip.attachSpace(ctx, p.Data, pl); err != nil {
+		return nil, fmt.Errorf("pbe: the inter stage's candidate space: %w", err)
+	}
 	return ip, nil
 }
 
