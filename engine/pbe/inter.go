@@ -824,6 +824,7 @@ type searcher struct {
 	// leafSeed: the program's seeds are searched together (program.leafSeed); seeds are the
 	// root's, in increasing ids, while they are (position 1 then holds noVertex).
 	leafSeed bool
+	cached   bool // gather takes the counted steps' wide (countSeeds)
 	seeds    []uint32
 	// span and taken are countSeeds' seeds counted by runs, and the counted steps' candidates
 	// a seed may be (mayTake).
@@ -854,6 +855,10 @@ type level struct {
 	marked bool
 	list   []uint32 // a tail step's candidates (tailList)
 	taken  []uint32 // a copy of them for countSeeds (mayTake)
+	// wide, when wideOK, is a counted step's intersection with the smallest seed's prime edge,
+	// which gather narrows to a larger seed's window instead of intersecting again (countSeeds).
+	wide   []uint32
+	wideOK bool
 }
 
 // newSearcher is a worker's searcher on g.
@@ -1086,7 +1091,8 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 // falls as the seed's key grows (DUPREMOVE's bound rises: fewer candidates), so it is counted at
 // the ends of runs of seeds and the runs halved only where the ends differ (countSpan), the
 // seed's own vertex left out (noVertex at position 1); a seed that a counted step could take
-// (in its candidates with the smallest seed's bound, taken: mayTake) is counted on its own.
+// (in its candidates with the smallest seed's bound, taken: mayTake) is counted on its own. The
+// counted steps' lists are intersected once (wide), for the smallest seed.
 func (s *searcher) countSeeds(i int) {
 	cut := ^uint64(0) // the smallest cut edge among positions 2 to i-1 and their back edges
 	for j := 2; j < i; j++ {
@@ -1098,6 +1104,26 @@ func (s *searcher) countSeeds(i int) {
 		}
 	}
 	x, prime := s.f[0], s.prime
+	// Every counted step's intersection once, with the smallest seed's prime edge (the widest).
+	n := len(s.pr.steps)
+	for j := i; j < n; j++ {
+		lv := &s.levels[j]
+		filter, _ := s.gather(j, &s.pr.steps[j])
+		lv.wide = lv.wide[:0]
+		for _, v := range setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp) {
+			if filter == nil || filter.Has(v) {
+				lv.wide = append(lv.wide, v)
+			}
+		}
+		lv.wideOK = true
+	}
+	s.cached = true
+	defer func() {
+		s.cached = false
+		for j := i; j < n; j++ {
+			s.levels[j].wideOK = false
+		}
+	}()
 	s.mayTake(i)
 	s.span = s.span[:0]
 	for _, y := range s.seeds {
@@ -1579,10 +1605,29 @@ func (s *searcher) tailList(i int, st *step) []uint32 {
 	filter, _ := s.gather(i, st) // a tail step has a sorted list (use)
 	free := s.dupFree(i, st)
 	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
+	k := len(cands)
+	if free < 1<<32 {
+		k = setops.LowerBound(cands, 0, uint32(free))
+	}
 	lv.list = lv.list[:0]
-	for _, v := range cands {
-		if (filter == nil || filter.Has(v)) && (uint64(v) >= free || s.dupKeeps(i, v)) && !slices.ContainsFunc(st.coreOthers, func(j int) bool { return s.f[j] == v }) {
+	for _, v := range cands[:k] {
+		if (filter == nil || filter.Has(v)) && s.dupKeeps(i, v) {
 			lv.list = append(lv.list, v)
+		}
+	}
+	if filter == nil {
+		lv.list = append(lv.list, cands[k:]...) // past DUPREMOVE's bound: every one passes
+	} else {
+		for _, v := range cands[k:] {
+			if filter.Has(v) {
+				lv.list = append(lv.list, v)
+			}
+		}
+	}
+	// Less the vertices placed (injectivity), found by binary search.
+	for _, j := range st.coreOthers {
+		if c, found := slices.BinarySearch(lv.list, s.f[j]); found {
+			lv.list = slices.Delete(lv.list, c, c+1)
 		}
 	}
 	return lv.list
@@ -1610,6 +1655,10 @@ func (s *searcher) gather(i int, st *step) (filter plan.Bitset, ok bool) {
 		}
 	}
 	lv.lo, lv.hi = lo, hi
+	if s.cached && lv.wideOK {
+		lv.sets = append(lv.sets, clip(lv.wide, lo, hi))
+		return nil, true
+	}
 	back := st.back
 	var kept []uint32
 	var rv *level
