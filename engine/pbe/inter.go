@@ -1473,17 +1473,36 @@ func (s *searcher) countStep(i int, st *step, others []int) uint64 {
 // less the positions others' vertices among those (injectivity). The candidate set is not
 // checked (countLast says why).
 func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
-	if len(st.back) != 1 || len(st.nonAdj) > 0 {
+	nbr, same, a, k, e, ok := s.oneRange(st)
+	if !ok {
 		return 0, false
 	}
+	n := e - k + countBits(same, a, k)
+	for _, j := range others {
+		v := s.f[j]
+		if c := a + uint64(setops.LowerBound(nbr[a:e], 0, v)); c < e && nbr[c] == v && (c >= k || same[c>>6]&(1<<(c&63)) != 0) {
+			n--
+		}
+	}
+	return n, true
+}
+
+// oneRange is where the candidates of step st lie when it has one back edge, a sorted list on it
+// with same-part bits (same), and no induced non-adjacency (ok false otherwise): nbr[a:e] within
+// the symmetry window, of which those from k on are past DUPREMOVE's bound (countOne says which)
+// and those before pass where same's bit is set.
+func (s *searcher) oneRange(st *step) (nbr []uint32, same plan.Bitset, a, k, e uint64, ok bool) {
+	if len(st.back) != 1 || len(st.nonAdj) > 0 {
+		return nil, nil, 0, 0, 0, false
+	}
 	x := s.f[st.back[0].pos]
-	nbr, same, a, e, ok := s.sortedRange(st, st.back[0], x)
+	nbr, same, a, e, ok = s.sortedRange(st, st.back[0], x)
 	if !ok || same == nil {
-		return 0, false
+		return nil, nil, 0, 0, 0, false
 	}
 	lo, hi := s.window(st)
 	if lo >= hi {
-		return 0, true
+		return nbr, same, a, a, a, true
 	}
 	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
 	t := p0
@@ -1500,18 +1519,11 @@ func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
 	if hi < 1<<32 {
 		e = a + uint64(setops.LowerBound(nbr[a:e], 0, uint32(hi)))
 	}
-	k := e
+	k = e
 	if t < 1<<32 {
 		k = a + uint64(setops.LowerBound(nbr[a:e], 0, uint32(t)))
 	}
-	n := e - k + countBits(same, a, k)
-	for _, j := range others {
-		v := s.f[j]
-		if c := a + uint64(setops.LowerBound(nbr[a:e], 0, v)); c < e && nbr[c] == v && (c >= k || same[c>>6]&(1<<(c&63)) != 0) {
-			n--
-		}
-	}
-	return n, true
+	return nbr, same, a, k, e, true
 }
 
 // countBits is the number of bits of bs set in [a, b).
@@ -1602,6 +1614,17 @@ func (s *searcher) countClass(cl []int) (uint64, bool) {
 // and returns them.
 func (s *searcher) tailList(i int, st *step) []uint32 {
 	lv := &s.levels[i]
+	if nbr, same, a, k, e, ok := s.oneRange(st); ok {
+		// One back edge: the entries before DUPREMOVE's bound by their same-part bits.
+		lv.list = lv.list[:0]
+		for c := a; c < k; c++ {
+			if same[c>>6]&(1<<(c&63)) != 0 {
+				lv.list = append(lv.list, nbr[c])
+			}
+		}
+		lv.list = append(lv.list, nbr[k:e]...)
+		return s.unplaced(lv, st)
+	}
 	filter, _ := s.gather(i, st) // a tail step has a sorted list (use)
 	free := s.dupFree(i, st)
 	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
@@ -1624,7 +1647,12 @@ func (s *searcher) tailList(i int, st *step) []uint32 {
 			}
 		}
 	}
-	// Less the vertices placed (injectivity), found by binary search.
+	return s.unplaced(lv, st)
+}
+
+// unplaced takes the vertices placed before the tail (st's coreOthers) out of lv's list
+// (injectivity), found by binary search, and returns it.
+func (s *searcher) unplaced(lv *level, st *step) []uint32 {
 	for _, j := range st.coreOthers {
 		if c, found := slices.BinarySearch(lv.list, s.f[j]); found {
 			lv.list = slices.Delete(lv.list, c, c+1)
