@@ -1617,9 +1617,13 @@ func (s *searcher) tailList(i int, st *step) []uint32 {
 	if nbr, same, a, k, e, ok := s.oneRange(st); ok {
 		// One back edge: the entries before DUPREMOVE's bound by their same-part bits.
 		lv.list = lv.list[:0]
-		for c := a; c < k; c++ {
-			if same[c>>6]&(1<<(c&63)) != 0 {
-				lv.list = append(lv.list, nbr[c])
+		for c := a; c < k; c = (c | 63) + 1 { // a word of bits at a time
+			w := same[c>>6] >> (c & 63)
+			if rest := k - c; rest < 64 {
+				w &= 1<<rest - 1
+			}
+			for ; w != 0; w &= w - 1 {
+				lv.list = append(lv.list, nbr[c+uint64(bits.TrailingZeros64(w))])
 			}
 		}
 		lv.list = append(lv.list, nbr[k:e]...)
