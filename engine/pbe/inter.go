@@ -1283,21 +1283,28 @@ func (s *searcher) admit(i int, st *step, v uint32, free uint64, cand bool, othe
 func (s *searcher) dupFree(i int, st *step) uint64 {
 	lv := &s.levels[i]
 	lv.dup, lv.part = lv.dup[:0], lv.part[:0]
-	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
 	free := uint64(0)
 	for _, b := range st.back {
 		x := s.f[b.pos]
-		t := p0
-		switch {
-		case uint64(x) < p0:
-			t = 1 << 32
-		case uint64(x) == p0:
-			t = p1
-		}
+		t := s.dupBound(x)
 		lv.dup, lv.part = append(lv.dup, t), append(lv.part, s.of[x])
 		free = max(free, t)
 	}
 	return free
+}
+
+// dupBound is DUPREMOVE's bound for a back neighbour x (dupFree): the edge (v, x) is smaller
+// than the prime edge (p0, p1) for every v when x < p0, for v < p1 when x = p0, for v < p0
+// otherwise.
+func (s *searcher) dupBound(x uint32) uint64 {
+	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
+	switch {
+	case uint64(x) < p0:
+		return 1 << 32
+	case uint64(x) == p0:
+		return p1
+	}
+	return p0
 }
 
 // dupKeeps is DUPREMOVE for a candidate v at position i, adjacent to every back neighbour and
@@ -1504,14 +1511,7 @@ func (s *searcher) oneRange(st *step) (nbr []uint32, same plan.Bitset, a, k, e u
 	if lo >= hi {
 		return nbr, same, a, a, a, true
 	}
-	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
-	t := p0
-	switch {
-	case uint64(x) < p0:
-		t = 1 << 32
-	case uint64(x) == p0:
-		t = p1
-	}
+	t := s.dupBound(x)
 	a += uint64(setops.LowerBound(nbr[a:e], 0, uint32(min(lo, 1<<32-1))))
 	if lo >= 1<<32 {
 		a = e
