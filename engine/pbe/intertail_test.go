@@ -2,6 +2,7 @@ package pbe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -100,4 +101,54 @@ func TestInterTailsAgainstOracle(t *testing.T) {
 		t.Fatalf("%d programs with counted tails, %d classes of two or more, %d with leaf seeds; %d of %d runs found matches", tails, classes, leaves, found, ran)
 	}
 	t.Logf("%d runs (%d with matches); %d programs with counted tails, %d classes of two or more, %d with leaf seeds", ran, found, tails, classes, leaves)
+}
+
+// TestInterTailOverflow: a counted tail whose product passes a uint64 is engine.ErrOverflow, not
+// a wrapped count. A hub of label 0 joined to 600 vertices of each of the labels 1..k, those
+// joined in a path, and the star of k leaves labelled 1..k (no automorphism: the inter stage's
+// own count overflows, not |Aut(p)|): 600^7 passes 2^64, and 600^4 is the CPU engine's count.
+func TestInterTailOverflow(t *testing.T) {
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const per = 600
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for i := int64(1); i <= 7*per; i++ {
+		if err := errors.Join(b.SetVertexLabel(i, uint32(1+(i-1)/per)), b.AddEdge(0, i, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if i > 1 {
+			if err := b.AddEdge(i-1, i, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{4, 7} {
+		src := "(h:0)"
+		for l := 1; l <= k; l++ {
+			src += fmt.Sprintf(", (h)-[:0]-(x%d:%d)", l, l)
+		}
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := &engine.Problem{Data: g, Pattern: p}
+		e := &Engine{Budget: 60_000} // the hub with its halo: 50,416 bytes
+		res, st, err := e.CountStats(context.Background(), prob)
+		if k == 7 {
+			if !errors.Is(err, engine.ErrOverflow) {
+				t.Errorf("%d leaves: count %d, error %v, want ErrOverflow", k, res.Count, err)
+			}
+			continue
+		}
+		want, werr := cpu.Count(context.Background(), prob)
+		if err != nil || werr != nil || res.Count != want.Count || st.Parts < 2 || st.InterMatches == 0 {
+			t.Errorf("%d leaves: count %d (%d parts, inter %d, %v), cpu %d (%v)", k, res.Count, st.Parts, st.InterMatches, err, want.Count, werr)
+		}
+	}
 }

@@ -491,7 +491,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		}
 		st.InterTime = time.Since(tInter)
 		var ok bool
-		if st.InterMatches, ok = ip.total(is.matches); !ok {
+		if st.InterMatches, ok = ip.total(is.matches); !ok || is.overflow {
 			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
 		}
 		if res.Count, ok = checked.Add(st.IntraMatches, st.InterMatches); !ok {
