@@ -256,7 +256,7 @@ func TestProgramsAgainstOracle(t *testing.T) {
 func randomProgram(r *rand.Rand, p *pattern.Pattern) ([]int, []plan.Restriction) {
 	n := p.NumVertices()
 	e := p.Edges()[r.IntN(p.NumEdges())]
-	order := searchOrder(p, []int{e.U, e.V}, make([]int, n))
+	order := searchOrder(p, []int{e.U, e.V}, make([]int, n), true)
 	rank := r.Perm(n)
 	var restr []plan.Restriction
 	for a := range n {
