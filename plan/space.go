@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"slices"
 
 	"github.com/submatch/submatch/graph"
@@ -206,3 +207,10 @@ func oneRun(g *graph.Graph, vl, el pattern.Label) (uint32, bool) {
 // Arrays exposes the index's storage (for device uploads): List(i) is
 // values[offsets[i]:offsets[i+1]]. The slices alias the index and must not be modified.
 func (e *EdgeIndex) Arrays() (offsets []uint64, values []uint32) { return e.offsets, e.values }
+
+// BuildEdgeIndex builds the index of the pattern edge parent->child over pl's candidates, as
+// Space holds it for the plan's own edges, for a search in another order (the pbe engine's
+// inter stage); nil when ctx ends.
+func (pl *Plan) BuildEdgeIndex(ctx context.Context, g *graph.Graph, parent, child int) *EdgeIndex {
+	return buildEdgeIndex(g, pl, parent, child, func() bool { return ctx.Err() != nil })
+}

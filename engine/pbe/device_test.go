@@ -557,8 +557,9 @@ func needGPU(t *testing.T) {
 // each twice: the graph in device memory (no --gpu-memory), and in mapped host memory
 // (--gpu-memory a quarter of the stages' graph's bytes, at least 1 KiB, which the graph's arrays
 // exceed), and a third time at 1 KiB when that quarter is more (github: the heavy seeds' list
-// does not fit beside the counters and goes to mapped host memory). The inter stage's seeds, search nodes and bytes must equal the host stage's on the
-// same parts; github's queries must make several parts, and some runs (github's hubs) must
+// does not fit beside the counters and goes to mapped host memory). The inter stage's seeds must equal the host stage's on the
+// same parts and its search nodes be at least the host's (the host counts a tail of positions at
+// once, the kernel enumerates it: its nodes are the host's enumeration's, TestInterKernelOnHost); github's queries must make several parts, and some runs (github's hubs) must
 // split heavy seeds over several threads, some with their list in mapped host memory.
 func TestDeviceInterAgainstCPU(t *testing.T) {
 	needGPU(t)
@@ -603,8 +604,8 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 					heavy++
 					lists[st.InterDevice.HeavyList]++
 				}
-				if st.Seeds != hst.Seeds || st.InterNodes != hst.InterNodes || st.InterBytes != hst.InterBytes {
-					t.Errorf("%s: GPU seeds %d nodes %d bytes %d, host %d %d %d", how, st.Seeds, st.InterNodes, st.InterBytes, hst.Seeds, hst.InterNodes, hst.InterBytes)
+				if st.Seeds != hst.Seeds || st.InterNodes < hst.InterNodes {
+					t.Errorf("%s: GPU seeds %d nodes %d, host %d %d", how, st.Seeds, st.InterNodes, hst.Seeds, hst.InterNodes)
 				}
 			}
 		}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/checked"
+	"github.com/submatch/submatch/internal/leafcount"
 	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/internal/setops"
 	"github.com/submatch/submatch/pattern"
@@ -59,6 +61,19 @@ import (
 type backEdge struct {
 	pos   int
 	label pattern.Label
+	// list, when not nil, holds the earlier vertex's neighbours among this step's candidates
+	// (the candidate space, attachSpace): the sorted list a step's candidates come from.
+	list *edgeList
+}
+
+// edgeList is the candidate space's index of one directed pattern edge parent->child for the
+// host inter stage (package plan's EdgeIndex): for the i-th candidate of parent (sorted), its
+// neighbours among child's candidates, on the edge's labels, sorted. id numbers it in its plan.
+type edgeList struct {
+	id      int
+	parent  []uint32
+	offsets []uint64
+	values  []uint32
 }
 
 // step places one pattern vertex.
@@ -68,6 +83,9 @@ type step struct {
 	back   []backEdge // adjacent earlier positions (candidates come from the first's neighbours)
 	nonAdj []int      // non-adjacent earlier positions (induced)
 	others []int      // earlier positions not in back (a candidate from back's lists differs from the rest)
+	// coreOthers are others before the program's counted tail (all of others outside it): a
+	// tail step's candidate differs from those, the other tail steps' being counted apart.
+	coreOthers []int
 	// reuse, when not 0, is an earlier position j >= 2 whose back edges (two or more) are back
 	// edges of this step too, with the same labels and vertex label: its candidates, kept
 	// (keep), narrowed to this step's window, stand for the intersection of those lists, and
@@ -83,6 +101,22 @@ type step struct {
 // program is one search order.
 type program struct {
 	steps []step // positions 0 and 1: the ends of the prime pattern edge, placed on a cut edge
+	// tail is the first position a count places all at once (countTail): the steps from it on
+	// are pairwise non-adjacent, adjacent and restricted only to earlier positions, so once
+	// the positions before it are placed, each has a set of candidates of its own and the
+	// matches are the injective choices of one candidate each (len(steps)-1: the last position
+	// alone, countLast). classes are the tail's positions by collision class (vertex labels
+	// that may meet: equal, or a wildcard), each of at most plan.MaxClassGroups; tailExact says
+	// every tail step has a sorted list on any graph (exact vertex and edge labels).
+	tail      int
+	classes   [][]int
+	tailExact bool
+	// leafSeed says that position 1 is a leaf of the pattern, unrestricted, in a program
+	// without non-adjacency: a count then searches the other positions once a root for all its
+	// seeds (seed), and counts the seeds each complete partial match admits (countSeeds).
+	leafSeed bool
+	// spaced: every back edge has its list in the candidate space (attachSpace).
+	spaced bool
 }
 
 // interPlan is the inter-partition plan of a problem.
@@ -97,6 +131,112 @@ type interPlan struct {
 	// listing the one of them that keep's restrictions keep.
 	remap [][]int
 	keep  []plan.Restriction
+	// lists are the candidate space's indexes the programs' back edges read (attachSpace).
+	lists []*edgeList
+}
+
+// spaceWork and spaceShare bound the candidate space the host inter stage builds: the entries
+// its building reads (the parents' candidates' degrees) at most spaceWork times the graph's
+// adjacency entries, and the entries it holds at most spaceShare times (R-MAT 18 with 1,000
+// zipf labels, an 8-vertex walk's 19 lists: an estimate above 1x, 0.28x held).
+const (
+	spaceWork  = 8
+	spaceShare = 1
+)
+
+// attachSpace gives every back edge of ip's programs (on a graph with vertex or edge labels)
+// its list in the candidate space of pl's candidates, when the space is estimated within
+// spaceWork and spaceShare: the steps then intersect candidates only, not whole label
+// runs (a walk's vertex of a frequent label: R-MAT 18 with 1,000 zipf labels). A step's reuse
+// of an earlier step's candidates (filtered on that step's candidate set) is kept only where its
+// own candidate set lies within that one. The error is ctx's.
+func (ip *interPlan) attachSpace(ctx context.Context, g *graph.Graph, pl *plan.Plan) error {
+	if plain(g) || pl.Candidates == nil {
+		return nil
+	}
+	type edge struct{ parent, child int }
+	need := map[edge]bool{}
+	est := uint64(0)
+	for k := range ip.programs {
+		steps := ip.programs[k].steps
+		for i := range steps {
+			for _, b := range steps[i].back {
+				e := edge{steps[b.pos].u, steps[i].u}
+				if !need[e] {
+					need[e] = true
+					for _, v := range pl.Candidates[e.parent] {
+						est += uint64(g.Degree(v))
+					}
+				}
+			}
+		}
+	}
+	if est > spaceWork*2*g.NumEdges() {
+		return nil
+	}
+	lists := map[edge]*edgeList{}
+	held := uint64(0)
+	for e := range need {
+		idx := pl.BuildEdgeIndex(ctx, g, e.parent, e.child)
+		if idx == nil {
+			return ctx.Err()
+		}
+		if held += uint64(idx.Entries()); held > spaceShare*2*g.NumEdges() {
+			return nil
+		}
+		offsets, values := idx.Arrays()
+		lists[e] = &edgeList{parent: pl.Candidates[e.parent], offsets: offsets, values: values}
+	}
+	for k := range ip.programs {
+		steps := ip.programs[k].steps
+		for i := range steps {
+			st := &steps[i]
+			for _, bs := range [][]backEdge{st.back, st.rest} {
+				for j := range bs {
+					bs[j].list = lists[edge{steps[bs[j].pos].u, st.u}]
+				}
+			}
+			if st.reuse > 0 && !pl.CandidateBits[st.u].SubsetOf(pl.CandidateBits[steps[st.reuse].u]) {
+				st.reuse, st.rest = 0, nil
+			}
+		}
+	}
+	for k := range ip.programs {
+		ip.programs[k].spaced = true
+	}
+	for e := range need {
+		l := lists[e]
+		l.id = len(ip.lists)
+		ip.lists = append(ip.lists, l)
+	}
+	return nil
+}
+
+// spaceBytes is the memory of ip's lists (attachSpace).
+func (ip *interPlan) spaceBytes() uint64 {
+	n := uint64(0)
+	for _, l := range ip.lists {
+		n += 4*uint64(len(l.values)) + 8*uint64(len(l.offsets))
+	}
+	return n
+}
+
+// sameParts is, for each of ip's lists, the bitset of its entries whose vertex lies in the part
+// (of) of the parent's candidate whose list holds it (countOne's bits for a step on that list).
+func (ip *interPlan) sameParts(of []uint32) []plan.Bitset {
+	bs := make([]plan.Bitset, len(ip.lists))
+	for k, l := range ip.lists {
+		b := plan.NewBitset(len(l.values))
+		for i, x := range l.parent {
+			for e := l.offsets[i]; e < l.offsets[i+1]; e++ {
+				if of[l.values[e]] == of[x] {
+					b[e>>6] |= 1 << (e & 63)
+				}
+			}
+		}
+		bs[k] = b
+	}
+	return bs
 }
 
 // remapLimit is the largest group a shared listing remaps through (a larger one lists with one
@@ -168,9 +308,31 @@ func unsharedPlan(ctx context.Context, p *pattern.Pattern, induced, unique, orbi
 		}
 	}
 	for _, e := range p.Edges() {
-		ip.programs = append(ip.programs, makeProgram(p, searchOrder(p, []int{e.U, e.V}, size), induced, restr))
+		pr, _ := orderedProgram(p, []int{e.U, e.V}, size, induced, func([]int) ([]plan.Restriction, error) { return restr, nil })
+		ip.programs = append(ip.programs, pr)
 	}
 	return ip, nil
+}
+
+// orderedProgram is the program from first in searchOrder's order, a counted tail last, with
+// the restrictions restrict gives for its order; or, where they leave no tail of two or more
+// positions (program.tail) and the order without one differs, the program of that order (a
+// star's leaves ordered by the stabilisers' restrictions: the tail's order took 3x as long,
+// TestHugeAutomorphismGroup). The error is restrict's.
+func orderedProgram(p *pattern.Pattern, first, size []int, induced bool, restrict func(order []int) ([]plan.Restriction, error)) (program, error) {
+	order := searchOrder(p, first, size, true)
+	restr, err := restrict(order)
+	if err != nil {
+		return program{}, err
+	}
+	pr := makeProgram(p, order, induced, restr)
+	if plain := searchOrder(p, first, size, false); pr.tail == len(pr.steps)-1 && !slices.Equal(plain, order) {
+		if restr, err = restrict(plain); err != nil {
+			return program{}, err
+		}
+		pr = makeProgram(p, plain, induced, restr)
+	}
+	return pr, nil
 }
 
 // sharedPlan is PBE's shared execution of equivalent search sequences: one program per orbit of
@@ -218,15 +380,17 @@ func sharedPlan(ctx context.Context, p *pattern.Pattern, induced, unique, orbits
 		return nil, err
 	}
 	for _, o := range eo {
-		order := searchOrder(p, []int{o.U, o.V}, size)
-		restr, err := plan.StabilizerRestrictionsContext(ctx, p, order[:2], order)
+		pr, err := orderedProgram(p, []int{o.U, o.V}, size, induced, func(order []int) ([]plan.Restriction, error) {
+			restr, err := plan.StabilizerRestrictionsContext(ctx, p, order[:2], order)
+			if o.Reversible {
+				restr = append(restr, plan.Restriction{Less: o.V, Greater: o.U})
+			}
+			return restr, err
+		})
 		if err != nil {
 			return nil, err
 		}
-		if o.Reversible {
-			restr = append(restr, plan.Restriction{Less: o.V, Greater: o.U})
-		}
-		ip.programs = append(ip.programs, makeProgram(p, order, induced, restr))
+		ip.programs = append(ip.programs, pr)
 	}
 	return ip, nil
 }
@@ -288,16 +452,28 @@ func restricted(m []uint32, rs []plan.Restriction) bool {
 	return true
 }
 
-// searchOrder orders p's vertices after first: most earlier neighbours first, then fewest
-// candidates (size; -1: unknown), then highest degree.
-func searchOrder(p *pattern.Pattern, first []int, size []int) []int {
+// searchOrder orders p's vertices after first (a leaf of the two second: program.leafSeed): most
+// earlier neighbours first, then fewest candidates (size; -1: unknown), then highest degree;
+// with tail, when tailVertices finds two or more vertices to count at once, the others are
+// ordered so and those come last (program.tail).
+func searchOrder(p *pattern.Pattern, first []int, size []int, tail bool) []int {
 	n := p.NumVertices()
+	var last []int
+	if tail {
+		last = tailVertices(p, first, size)
+	}
+	if len(last) < 2 {
+		last = nil
+	}
 	order := append([]int(nil), first...)
+	if len(order) == 2 && p.Degree(order[0]) == 1 && p.Degree(order[1]) > 1 {
+		order[0], order[1] = order[1], order[0] // a leaf second: a count searches once for all its seeds
+	}
 	placed := make([]bool, n)
-	for _, u := range first {
+	for _, u := range slices.Concat(first, last) {
 		placed[u] = true
 	}
-	for len(order) < n {
+	for len(order) < n-len(last) {
 		best, bestBack, bestDeg, bestSize := -1, -1, -1, -1
 		for u := range n {
 			if placed[u] {
@@ -325,7 +501,64 @@ func searchOrder(p *pattern.Pattern, first []int, size []int) []int {
 		order = append(order, best)
 		placed[best] = true
 	}
-	return order
+	return append(order, last...)
+}
+
+// tailVertices picks, greedily, vertices outside first to place last and count at once: pairwise
+// non-adjacent, the rest staying connected, the collision classes fitting (classesFit); lowest
+// degree first (leaves), then most candidates (size: a large set is better counted than
+// enumerated), then lowest id.
+func tailVertices(p *pattern.Pattern, first []int, size []int) []int {
+	n := p.NumVertices()
+	byCost := make([]int, 0, n)
+	for u := range n {
+		if !slices.Contains(first, u) {
+			byCost = append(byCost, u)
+		}
+	}
+	slices.SortStableFunc(byCost, func(a, b int) int {
+		return cmp.Or(cmp.Compare(p.Degree(a), p.Degree(b)), cmp.Compare(size[b], size[a]))
+	})
+	in := make([]bool, n)
+	var tail []int
+	var labels []pattern.Label
+	for _, u := range byCost {
+		if slices.ContainsFunc(tail, func(w int) bool { return p.Adjacent(u, w) }) ||
+			!classesFit(append(labels, p.VertexLabel(u))) {
+			continue
+		}
+		in[u] = true
+		if !connectedWithout(p, first[0], in) {
+			in[u] = false
+			continue
+		}
+		tail, labels = append(tail, u), append(labels, p.VertexLabel(u))
+	}
+	return tail
+}
+
+// connectedWithout reports whether the vertices of p not in out are connected (from start).
+func connectedWithout(p *pattern.Pattern, start int, out []bool) bool {
+	seen := make([]bool, p.NumVertices())
+	seen[start] = true
+	stack, reached := []int{start}, 1
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for w := range p.NumVertices() {
+			if !seen[w] && !out[w] && p.Adjacent(u, w) {
+				seen[w] = true
+				stack = append(stack, w)
+				reached++
+			}
+		}
+	}
+	for _, o := range out {
+		if o {
+			reached++
+		}
+	}
+	return reached == p.NumVertices()
 }
 
 // makeProgram is the program that places p's vertices in order, checking restr.
@@ -360,10 +593,96 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 		}
 		pr.steps[i] = s
 	}
+	pr.setTail(induced)
+	pr.leafSeed = n > 2 && !induced && len(pr.steps[1].less)+len(pr.steps[1].more) == 0
+	for i := 2; i < n; i++ {
+		st := &pr.steps[i]
+		pr.leafSeed = pr.leafSeed && !slices.ContainsFunc(st.back, func(b backEdge) bool { return b.pos == 1 }) &&
+			!slices.Contains(st.less, 1) && !slices.Contains(st.more, 1)
+	}
 	for i := 3; i < n; i++ {
 		pr.reuseFor(i)
 	}
 	return pr
+}
+
+// setTail sets the counted tail (program.tail): the longest suffix from position 2 on whose
+// steps have no back edge, symmetry restriction or (induced) non-adjacency among themselves and
+// whose collision classes fit leafcount's counter, and the steps' coreOthers.
+func (pr *program) setTail(induced bool) {
+	n := len(pr.steps)
+	pr.tail = max(n-1, 0)
+	for k := n - 2; k >= 2 && !induced && pr.tailFits(k); k-- {
+		pr.tail = k
+	}
+	pr.classes, pr.tailExact = nil, true
+	wild := false // a wildcard vertex meets every label: the tail is then one class
+	for i := pr.tail; i < n && i >= 2; i++ {
+		for _, b := range pr.steps[i].back {
+			pr.tailExact = pr.tailExact && !b.label.Any
+		}
+		wild = wild || pr.steps[i].label.Any
+	}
+	pr.tailExact = pr.tailExact && !wild
+	for i := pr.tail; i < n && i >= 2; i++ {
+		c := slices.IndexFunc(pr.classes, func(cl []int) bool {
+			return wild || pr.steps[cl[0]].label == pr.steps[i].label
+		})
+		if c < 0 {
+			pr.classes = append(pr.classes, []int{i})
+		} else {
+			pr.classes[c] = append(pr.classes[c], i)
+		}
+	}
+	for i := range pr.steps {
+		st := &pr.steps[i]
+		st.coreOthers = st.others
+		if i > pr.tail {
+			k := 0
+			for k < len(st.others) && st.others[k] < pr.tail {
+				k++
+			}
+			st.coreOthers = st.others[:k]
+		}
+	}
+}
+
+// tailFits reports whether the steps from position k on may be counted as a tail: none has a
+// back edge or a restriction to another of them, and their collision classes fit.
+func (pr *program) tailFits(k int) bool {
+	var labels []pattern.Label
+	for i := k; i < len(pr.steps); i++ {
+		st := &pr.steps[i]
+		for _, b := range st.back {
+			if b.pos >= k {
+				return false
+			}
+		}
+		for _, j := range slices.Concat(st.less, st.more) {
+			if j >= k {
+				return false
+			}
+		}
+		labels = append(labels, st.label)
+	}
+	return classesFit(labels)
+}
+
+// classesFit reports whether the vertex labels of a tail make collision classes of at most
+// plan.MaxClassGroups steps each (a wildcard meets every label).
+func classesFit(labels []pattern.Label) bool {
+	for _, l := range labels {
+		n := 0
+		for _, m := range labels {
+			if l.Any || m.Any || l == m {
+				n++
+			}
+		}
+		if n > plan.MaxClassGroups {
+			return false
+		}
+	}
+	return true
 }
 
 // reuseFor sets step i's reuse to the earlier step, from position 2 on, with the most back edges
@@ -372,7 +691,7 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 func (pr *program) reuseFor(i int) {
 	st := &pr.steps[i]
 	best := 0
-	for j := 2; j < i; j++ {
+	for j := 2; j < min(i, pr.tail); j++ { // not a tail step's: a count does not place those
 		sj := &pr.steps[j]
 		if len(sj.back) < 2 || sj.label != st.label || best > 0 && len(sj.back) < len(pr.steps[best].back) {
 			continue
@@ -410,8 +729,10 @@ type interStats struct {
 	nodes   uint64
 	bytes   uint64 // adjacency bytes the extensions read
 	// held is the host memory the worker's bitsets took (rootSet and the levels' marks): what
-	// interHostBytes accounts for, less the shared forward index.
+	// interHostBytes accounts for, less the shared forward index and inPart.
 	held uint64
+	// overflow says that the matches a counted tail completed passed a uint64.
+	overflow bool
 }
 
 func (a *interStats) add(b interStats) {
@@ -420,26 +741,50 @@ func (a *interStats) add(b interStats) {
 	a.nodes += b.nodes
 	a.bytes += b.bytes
 	a.held += b.held
+	a.overflow = a.overflow || b.overflow
 }
 
 // bitsetBytes is the size of plan.NewBitset(n).
 func bitsetBytes(n int) uint64 { return 8 * uint64((n+63)/64) }
 
 // interHostBytes is the host memory, beside the graph and the partitioning, that runInter's
-// counting workers take on a graph of n vertices (plain: graph's plain) with ip's programs on
-// threads threads: on a plain graph the forward index (4 bytes a vertex, shared) and each
-// worker's root bitset (rootSet); and each worker's bitset of the kept candidates of every
+// counting workers take on a graph of n vertices and entries adjacency entries (plain: graph's
+// plain) with ip's programs on threads threads: on a plain graph the forward index (4 bytes a
+// vertex, shared) and each worker's root bitset (rootSet); inPart (a bit an entry, shared) when
+// a counted step has one back edge; the candidate space's lists (attachSpace) and a bit an entry
+// of them (sameParts); and each worker's bitset of the kept candidates of every
 // position some step reuses (markKept: made on first use, so this is a bound). The positions'
 // candidate buffers (level: at most a few lists of the largest degree each) are left out.
-func interHostBytes(n int, plain bool, ip *interPlan, threads int) uint64 {
+func interHostBytes(n int, entries uint64, plain bool, ip *interPlan, threads int) uint64 {
 	per := uint64(ip.reusedPositions()) * bitsetBytes(n)
 	var shared uint64
 	if plain {
 		per += bitsetBytes(n)
 		shared = 4 * uint64(n)
 	}
+	if ip.countsOne() {
+		shared += bitsetBytes(int(entries))
+	}
+	shared += ip.spaceBytes()
+	for _, l := range ip.lists {
+		shared += bitsetBytes(len(l.values))
+	}
 	workers, _ := interWorkers(n, threads, nil)
 	return shared + uint64(workers)*per
+}
+
+// countsOne reports whether some step of ip's programs that a count counts (the tail, or the
+// last position) has one back edge: countOne's candidates, counted from the bits of inPart.
+func (ip *interPlan) countsOne() bool {
+	for k := range ip.programs {
+		pr := &ip.programs[k]
+		for i := max(pr.tail, 2); i < len(pr.steps); i++ {
+			if len(pr.steps[i].back) == 1 && len(pr.steps[i].nonAdj) == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reusedPositions is the number of distinct positions whose kept candidates some step of ip's
@@ -492,7 +837,33 @@ type searcher struct {
 	// fwd, on a plain graph, is every vertex's index of its first neighbour above it (the
 	// lists' entries up to it are at most the vertex: a window above it starts there).
 	fwd []uint32
+	// offsets and nbr are the graph's adjacency (graph.Raw), for countOne; inPart marks every
+	// adjacency entry whose neighbour lies in the part of the vertex whose list holds it (nil:
+	// none of the programs counts a step of one back edge).
+	offsets []uint64
+	nbr     []uint32
+	inPart  plan.Bitset
+	// listSame are the bits of inPart for the entries of the plan's lists (sameParts), by id.
+	listSame []plan.Bitset
+	// tail is the program's counted tail when a count places it at once, else len(steps)-1
+	// (listing: the last position too is extended); lc, meet and inter count a tail's classes.
+	tail int
+	// leafSeed: the program's seeds are searched together (program.leafSeed); seeds are the
+	// root's, in increasing ids, while they are (position 1 then holds noVertex).
+	leafSeed bool
+	cached   bool // gather takes the counted steps' wide (countSeeds)
+	seeds    []uint32
+	// span and taken are countSeeds' seeds counted by runs, and the counted steps' candidates
+	// a seed may be (mayTake).
+	span  []uint32
+	taken [][]uint32
+	lc    leafcount.Counter
+	meet  [1 << plan.MaxClassGroups][]uint32
+	inter [1 << plan.MaxClassGroups]int64
 }
+
+// ones are the groups of a tail's class: one vertex each, unordered.
+var ones = [plan.MaxClassGroups]leafcount.Group{{N: 1}, {N: 1}, {N: 1}, {N: 1}}
 
 // level is one position's storage for the intersection of its earlier neighbours' lists.
 type level struct {
@@ -509,11 +880,18 @@ type level struct {
 	at     int         // the index in kept of the candidate placed (keep)
 	mark   plan.Bitset // kept's members when marked, for a later step's filter (markKept)
 	marked bool
+	list   []uint32 // a tail step's candidates (tailList)
+	taken  []uint32 // a copy of them for countSeeds (mayTake)
+	// wide, when wideOK, is a counted step's intersection with the smallest seed's prime edge,
+	// which gather narrows to a larger seed's window instead of intersecting again (countSeeds).
+	wide   []uint32
+	wideOK bool
 }
 
 // newSearcher is a worker's searcher on g.
-func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool, fwd []uint32) *searcher {
-	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootOf: -1}
+func newSearcher(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, visit func([]uint32) bool, fwd []uint32, inPart plan.Bitset) *searcher {
+	r := g.Raw()
+	s := &searcher{g: g, of: of, entry: entry, visit: visit, ctx: ctx, rootOf: -1, offsets: r.Offsets, nbr: r.Neighbors, inPart: inPart}
 	if l, ok := plainLabel(g); ok {
 		s.plain, s.plainLabel, s.fwd = true, l, fwd
 	}
@@ -550,14 +928,48 @@ func forward(g *graph.Graph, threads int) []uint32 {
 	return fwd
 }
 
+// samePart is the bitset over g's adjacency entries of those whose neighbour lies in the part
+// (of) of the vertex whose list holds them, built on threads workers (each its own words).
+func samePart(g *graph.Graph, of []uint32, threads int) plan.Bitset {
+	r := g.Raw()
+	entries := len(r.Neighbors)
+	words := (entries + 63) / 64
+	bs := plan.NewBitset(entries)
+	par.Ranges(words, par.Workers(words, max(threads, 1), 4096), 4096, func(_, lo, hi int) bool {
+		e, end := uint64(lo)*64, min(uint64(hi)*64, uint64(entries))
+		// The owner of entry e: the last vertex whose list starts at or before it.
+		v := sort.Search(len(r.Offsets)-1, func(v int) bool { return r.Offsets[v+1] > e })
+		for ; e < end; e++ {
+			for r.Offsets[v+1] <= e {
+				v++
+			}
+			if of[r.Neighbors[e]] == of[v] {
+				bs[e>>6] |= 1 << (e & 63)
+			}
+		}
+		return true
+	})
+	return bs
+}
+
 // use sets the program the searcher runs.
 func (s *searcher) use(pr *program) {
 	s.pr = pr
-	if n := len(pr.steps); len(s.f) < n {
+	n := len(pr.steps)
+	if len(s.f) < n {
 		s.f = make([]uint32, n)
 		s.levels = make([]level, n)
 	}
+	s.tail = n - 1
+	sortedTail := pr.tailExact || s.plain || pr.spaced
+	if s.visit == nil && sortedTail {
+		s.tail = min(pr.tail, n-1)
+	}
+	s.leafSeed = s.visit == nil && pr.leafSeed && n > 2 && sortedTail
 }
+
+// noVertex stands at position 1 while a root's seeds are searched together: no vertex is it.
+const noVertex = ^uint32(0)
 
 func edgeKey(x, y uint32) uint64 {
 	if x > y {
@@ -601,16 +1013,35 @@ func clipFrom(ws []uint32, from int, lo, hi uint64) []uint32 {
 // list sorted by id, and whether there is one: the run on the step's vertex label and b's edge
 // label, or x's whole list on a plain graph (empty when the labels cannot match there).
 func (s *searcher) sorted(st *step, b backEdge, x uint32) ([]uint32, bool) {
+	ws, _, lo, hi, ok := s.sortedRange(st, b, x)
+	return ws[lo:hi], ok
+}
+
+// sortedRange is where sorted's list lies, ws[lo:hi]: among the graph's adjacency entries, or
+// in b's list of the candidate space (x is a candidate of its position's vertex: every vertex
+// placed before a counted position is); same marks ws's entries in their list owner's part.
+func (s *searcher) sortedRange(st *step, b backEdge, x uint32) (ws []uint32, same plan.Bitset, lo, hi uint64, ok bool) {
+	switch {
+	case b.list != nil:
+		if r, found := slices.BinarySearch(b.list.parent, x); found {
+			var same plan.Bitset
+			if s.listSame != nil {
+				same = s.listSame[b.list.id]
+			}
+			return b.list.values, same, b.list.offsets[r], b.list.offsets[r+1], true
+		}
+	}
 	switch {
 	case !st.label.Any && !b.label.Any:
-		return s.g.NeighborsWith(x, st.label.Value, b.label.Value), true
+		lo, hi := s.g.RunWith(x, st.label.Value, b.label.Value)
+		return s.nbr, s.inPart, s.offsets[x] + lo, s.offsets[x] + hi, true
 	case s.plain:
 		if !st.label.Matches(s.plainLabel) || !b.label.Matches(0) {
-			return nil, true
+			return nil, nil, 0, 0, true
 		}
-		return s.g.Neighbors(x), true
+		return s.nbr, s.inPart, s.offsets[x], s.offsets[x+1], true
 	}
-	return nil, false
+	return nil, nil, 0, 0, false
 }
 
 // root runs the program from data vertex v at position 0: every cut edge at v on the prime
@@ -649,6 +1080,25 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 		skip = 0
 	}
 	a := s.of[v]
+	if s.leafSeed {
+		// Position 1 is a leaf: the other positions do not depend on its vertex but through
+		// the prime edge. They are searched once, with the smallest seed's prime edge (the
+		// weakest DUPREMOVE: every seed's partial matches are among those), and countSeeds
+		// counts each seed where they are complete (ws ascend, and so do the seeds' keys).
+		s.seeds = s.seeds[:0]
+		for _, w := range ws {
+			if s.of[w] != a && s.place(1, w, skip) {
+				s.seeds = append(s.seeds, w)
+			}
+		}
+		if len(s.seeds) > 0 {
+			s.st.seeds += uint64(len(s.seeds))
+			s.prime, s.f[1] = edgeKey(v, s.seeds[0]), noVertex
+			s.extend(2)
+			s.seeds = s.seeds[:0]
+		}
+		return
+	}
 	for _, w := range ws {
 		if s.stopped {
 			return
@@ -659,6 +1109,125 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 			s.extend(2)
 		}
 	}
+}
+
+// countSeeds counts, at position i where a count places the rest at once (tail, or the last
+// position), the matches of every seed of the root (leafSeed) that the partial match placed
+// admits: those whose edge is below every cut edge among the positions placed (DUPREMOVE), and
+// that are none of their vertices. The rest's count for a seed (countRest, with its prime edge)
+// falls as the seed's key grows (DUPREMOVE's bound rises: fewer candidates), so it is counted at
+// the ends of runs of seeds and the runs halved only where the ends differ (countSpan), the
+// seed's own vertex left out (noVertex at position 1); a seed that a counted step could take
+// (in its candidates with the smallest seed's bound, taken: mayTake) is counted on its own. The
+// counted steps' lists are intersected once (wide), for the smallest seed.
+func (s *searcher) countSeeds(i int) {
+	cut := ^uint64(0) // the smallest cut edge among positions 2 to i-1 and their back edges
+	for j := 2; j < i; j++ {
+		v := s.f[j]
+		for _, b := range s.pr.steps[j].back {
+			if x := s.f[b.pos]; s.of[x] != s.of[v] {
+				cut = min(cut, edgeKey(v, x))
+			}
+		}
+	}
+	x, prime := s.f[0], s.prime
+	// The seeds below cut (their keys ascend with their ids); none: nothing to count.
+	seeds := s.seeds[:sort.Search(len(s.seeds), func(k int) bool { return edgeKey(x, s.seeds[k]) >= cut })]
+	if len(seeds) == 0 {
+		return
+	}
+	// Every counted step's intersection once, with the smallest seed's prime edge (the widest).
+	n := len(s.pr.steps)
+	for j := i; j < n; j++ {
+		lv := &s.levels[j]
+		filter, _ := s.gather(j, &s.pr.steps[j])
+		lv.wide = lv.wide[:0]
+		for _, v := range setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp) {
+			if filter == nil || filter.Has(v) {
+				lv.wide = append(lv.wide, v)
+			}
+		}
+		lv.wideOK = true
+	}
+	s.cached = true
+	defer func() {
+		s.cached = false
+		for j := i; j < n; j++ {
+			s.levels[j].wideOK = false
+		}
+	}()
+	s.mayTake(i)
+	s.span = s.span[:0]
+	for _, y := range seeds {
+		k := edgeKey(x, y)
+		if slices.Contains(s.f[2:i], y) {
+			continue
+		}
+		if !slices.ContainsFunc(s.taken, func(l []uint32) bool { _, ok := slices.BinarySearch(l, y); return ok }) {
+			s.span = append(s.span, y)
+			continue
+		}
+		s.prime, s.f[1] = k, y
+		s.addMatches(s.countRest(i))
+		s.f[1] = noVertex
+	}
+	if len(s.span) > 0 {
+		first, ok := s.countAt(i, s.span[0])
+		last, ok2 := s.countAt(i, s.span[len(s.span)-1])
+		if !ok || !ok2 {
+			s.st.overflow = true
+		} else {
+			s.addMatches(s.countSpan(i, s.span, first, last))
+		}
+	}
+	s.prime = prime
+}
+
+// mayTake sets taken to the candidates, with the present prime edge (the smallest seed's: the
+// most), of the counted steps from position i on whose vertex label may be the seed's.
+func (s *searcher) mayTake(i int) {
+	s.taken = s.taken[:0]
+	leaf := s.pr.steps[1].label
+	for j := i; j < len(s.pr.steps); j++ {
+		if st := &s.pr.steps[j]; leaf.Any || st.label.Any || st.label == leaf {
+			lv := &s.levels[j]
+			lv.taken = append(lv.taken[:0], s.tailList(j, st)...) // list is countRest's
+			s.taken = append(s.taken, lv.taken)
+		}
+	}
+}
+
+// countAt is countRest at position i for the seed y, without its vertex (noVertex stays at
+// position 1).
+func (s *searcher) countAt(i int, y uint32) (uint64, bool) {
+	s.prime = edgeKey(s.f[0], y)
+	return s.countRest(i)
+}
+
+// countSpan is the sum of countAt over the seeds ys (ascending), given its values first and last
+// at their ends: the values fall along ys, so equal ends mean every seed's is the same.
+func (s *searcher) countSpan(i int, ys []uint32, first, last uint64) (uint64, bool) {
+	switch {
+	case first == last:
+		return checked.Mul(first, uint64(len(ys)))
+	case len(ys) == 2:
+		return checked.Add(first, last)
+	}
+	m := len(ys) / 2
+	mid, ok := s.countAt(i, ys[m])
+	if !ok {
+		return 0, false
+	}
+	a, ok := s.countSpan(i, ys[:m+1], first, mid)
+	if !ok {
+		return 0, false
+	}
+	b, ok := s.countSpan(i, ys[m:], mid, last)
+	if !ok {
+		return 0, false
+	}
+	sum, ok := checked.Add(a, b)
+	return sum - mid, ok
 }
 
 // allBack, as place's adj, says that every back edge is known to be there with its label.
@@ -712,13 +1281,13 @@ func (s *searcher) place(i int, v uint32, adj int) bool {
 // admit is place for a candidate of intersect at position i >= 2: its label, its edges to the
 // earlier neighbours and its symmetry window are known, and it differs from those neighbours
 // (graphs have no self-loops), so the candidate set (when cand says so), injectivity with the
-// other positions, the exactly-once rule (below free, dupFree's bound) and non-adjacency are
+// positions others, the exactly-once rule (below free, dupFree's bound) and non-adjacency are
 // checked.
-func (s *searcher) admit(i int, st *step, v uint32, free uint64, cand bool) bool {
+func (s *searcher) admit(i int, st *step, v uint32, free uint64, cand bool, others []int) bool {
 	if cand && st.cand != nil && !st.cand.Has(v) {
 		return false
 	}
-	for _, j := range st.others {
+	for _, j := range others {
 		if s.f[j] == v {
 			return false
 		}
@@ -743,21 +1312,28 @@ func (s *searcher) admit(i int, st *step, v uint32, free uint64, cand bool) bool
 func (s *searcher) dupFree(i int, st *step) uint64 {
 	lv := &s.levels[i]
 	lv.dup, lv.part = lv.dup[:0], lv.part[:0]
-	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
 	free := uint64(0)
 	for _, b := range st.back {
 		x := s.f[b.pos]
-		t := p0
-		switch {
-		case uint64(x) < p0:
-			t = 1 << 32
-		case uint64(x) == p0:
-			t = p1
-		}
+		t := s.dupBound(x)
 		lv.dup, lv.part = append(lv.dup, t), append(lv.part, s.of[x])
 		free = max(free, t)
 	}
 	return free
+}
+
+// dupBound is DUPREMOVE's bound for a back neighbour x (dupFree): the edge (v, x) is smaller
+// than the prime edge (p0, p1) for every v when x < p0, for v < p1 when x = p0, for v < p0
+// otherwise.
+func (s *searcher) dupBound(x uint32) uint64 {
+	p0, p1 := s.prime>>32, s.prime&(1<<32-1)
+	switch {
+	case uint64(x) < p0:
+		return 1 << 32
+	case uint64(x) == p0:
+		return p1
+	}
+	return p0
 }
 
 // dupKeeps is DUPREMOVE for a candidate v at position i, adjacent to every back neighbour and
@@ -800,6 +1376,19 @@ func (s *searcher) extend(i int) {
 		s.stopped = true
 		return
 	}
+	if i == s.tail && (len(s.seeds) > 0 || i < n-1) {
+		for k := i; k < n; k++ {
+			for _, b := range s.pr.steps[k].back {
+				s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
+			}
+		}
+		if len(s.seeds) > 0 {
+			s.countSeeds(i)
+		} else {
+			s.countTail(i)
+		}
+		return
+	}
 	st := &s.pr.steps[i]
 	for _, b := range st.back {
 		s.st.bytes += uint64(s.g.Degree(s.f[b.pos])) * s.entry
@@ -807,10 +1396,16 @@ func (s *searcher) extend(i int) {
 	if st.keep {
 		s.levels[i].keptOK = false
 	}
+	if i == n-1 && s.visit == nil {
+		if c, ok := s.countOne(i, st, st.others); ok {
+			s.st.matches += c
+			return
+		}
+	}
 	if filter, ok := s.gather(i, st); ok {
 		free := s.dupFree(i, st)
 		if i == n-1 && s.visit == nil {
-			s.st.matches += s.countLast(i, st, filter, free)
+			s.st.matches += s.countLast(i, st, filter, free, st.others)
 			return
 		}
 		lv := &s.levels[i]
@@ -822,7 +1417,7 @@ func (s *searcher) extend(i int) {
 			if s.stopped {
 				return
 			}
-			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, true) {
+			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, true, st.others) {
 				lv.at = k
 				s.extend(i + 1)
 			}
@@ -862,13 +1457,13 @@ func (s *searcher) extend(i int) {
 // candidate (package plan's filtering is sound). From free on, a candidate adjacent to every
 // earlier position passes if it is none of the other positions' vertices, so unless induced
 // non-adjacency is to be checked, that part is counted, less those vertices found in it.
-func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) uint64 {
+func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64, others []int) uint64 {
 	lv := &s.levels[i]
 	n := uint64(0)
 	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
 	if len(st.nonAdj) > 0 {
 		for _, v := range cands {
-			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false) {
+			if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false, others) {
 				n++
 			}
 		}
@@ -879,8 +1474,8 @@ func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) u
 		k = setops.LowerBound(cands, 0, uint32(free))
 		n = countIn(cands[k:], filter)
 		// Less the other positions' vertices among them (injectivity).
-		for _, j := range st.others {
-			if v := s.f[j]; uint64(v) >= free && (filter == nil || filter.Has(v)) {
+		for _, j := range others {
+			if v := s.f[j]; uint64(v) >= free && v != noVertex && (filter == nil || filter.Has(v)) {
 				if c := setops.LowerBound(cands, k, v); c < len(cands) && cands[c] == v {
 					n--
 				}
@@ -888,11 +1483,215 @@ func (s *searcher) countLast(i int, st *step, filter plan.Bitset, free uint64) u
 		}
 	}
 	for _, v := range cands[:k] {
-		if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false) {
+		if (filter == nil || filter.Has(v)) && s.admit(i, st, v, free, false, others) {
 			n++
 		}
 	}
 	return n
+}
+
+// countStep is the number of candidates of step st at position i, placed last or in a counted
+// tail, that pass every check against the positions placed (others: those not in back): the
+// candidates of countOne, or of gather's lists (countLast).
+func (s *searcher) countStep(i int, st *step, others []int) uint64 {
+	if c, ok := s.countOne(i, st, others); ok {
+		return c
+	}
+	filter, _ := s.gather(i, st) // a tail step has a sorted list (use)
+	return s.countLast(i, st, filter, s.dupFree(i, st), others)
+}
+
+// countOne counts the candidates of step st at position i that complete a match, false unless
+// st has one back edge, a sorted list on it and no induced non-adjacency (and inPart is set):
+// the list's entries within the symmetry window, of which those below DUPREMOVE's bound t (the
+// edge to the back neighbour x is smaller than the prime edge: every v when x < p0, v < p1 when
+// x = p0, v < p0 otherwise) pass only within x's part, which inPart's bits count 64 at a time;
+// less the positions others' vertices among those (injectivity). The candidate set is not
+// checked (countLast says why).
+func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
+	nbr, same, a, k, e, ok := s.oneRange(st)
+	if !ok {
+		return 0, false
+	}
+	n := e - k + countBits(same, a, k)
+	for _, j := range others {
+		v := s.f[j]
+		if c := a + uint64(setops.LowerBound(nbr[a:e], 0, v)); c < e && nbr[c] == v && (c >= k || same[c>>6]&(1<<(c&63)) != 0) {
+			n--
+		}
+	}
+	return n, true
+}
+
+// oneRange is where the candidates of step st lie when it has one back edge, a sorted list on it
+// with same-part bits (same), and no induced non-adjacency (ok false otherwise): nbr[a:e] within
+// the symmetry window, of which those from k on are past DUPREMOVE's bound (countOne says which)
+// and those before pass where same's bit is set.
+func (s *searcher) oneRange(st *step) (nbr []uint32, same plan.Bitset, a, k, e uint64, ok bool) {
+	if len(st.back) != 1 || len(st.nonAdj) > 0 {
+		return nil, nil, 0, 0, 0, false
+	}
+	x := s.f[st.back[0].pos]
+	nbr, same, a, e, ok = s.sortedRange(st, st.back[0], x)
+	if !ok || same == nil {
+		return nil, nil, 0, 0, 0, false
+	}
+	lo, hi := s.window(st)
+	if lo >= hi {
+		return nbr, same, a, a, a, true
+	}
+	t := s.dupBound(x)
+	a += uint64(setops.LowerBound(nbr[a:e], 0, uint32(min(lo, 1<<32-1))))
+	if lo >= 1<<32 {
+		a = e
+	}
+	if hi < 1<<32 {
+		e = a + uint64(setops.LowerBound(nbr[a:e], 0, uint32(hi)))
+	}
+	k = e
+	if t < 1<<32 {
+		k = a + uint64(setops.LowerBound(nbr[a:e], 0, uint32(t)))
+	}
+	return nbr, same, a, k, e, true
+}
+
+// countBits is the number of bits of bs set in [a, b).
+func countBits(bs plan.Bitset, a, b uint64) uint64 {
+	if a >= b {
+		return 0
+	}
+	wa, wb := a>>6, (b-1)>>6
+	first := bs[wa] &^ (1<<(a&63) - 1)
+	last := ^uint64(0) >> (63 - (b-1)&63)
+	if wa == wb {
+		return uint64(bits.OnesCount64(first & last))
+	}
+	n := bits.OnesCount64(first) + bits.OnesCount64(bs[wb]&last)
+	for _, w := range bs[wa+1 : wb] {
+		n += bits.OnesCount64(w)
+	}
+	return uint64(n)
+}
+
+// countTail counts the matches that complete the partial match placed before position i, the
+// program's counted tail (program.tail): in every collision class the injective choices of one
+// candidate a step (leafcount's Counter on the sizes of the steps' candidate sets and of their
+// intersections), the classes' counts multiplied (classes of one step: countStep, no list made).
+func (s *searcher) countTail(i int) {
+	s.addMatches(s.countRest(i))
+}
+
+// addMatches adds n matches (overflow: ok false, or the sum past a uint64).
+func (s *searcher) addMatches(n uint64, ok bool) {
+	if ok {
+		s.st.matches, ok = checked.Add(s.st.matches, n)
+	}
+	s.st.overflow = s.st.overflow || !ok
+}
+
+// countRest is the number of matches that complete the partial match placed before position i,
+// where a count places the rest at once: the tail (countTail), or the last position; ok false
+// on overflow.
+func (s *searcher) countRest(i int) (uint64, bool) {
+	if i == len(s.pr.steps)-1 {
+		st := &s.pr.steps[i]
+		return s.countStep(i, st, st.others), true
+	}
+	total := uint64(1)
+	for _, cl := range s.pr.classes {
+		var c uint64
+		ok := true
+		if len(cl) == 1 {
+			st := &s.pr.steps[cl[0]]
+			c = s.countStep(cl[0], st, st.coreOthers)
+		} else {
+			c, ok = s.countClass(cl)
+		}
+		if ok {
+			total, ok = checked.Mul(total, c)
+		}
+		if !ok || total == 0 {
+			return 0, ok
+		}
+	}
+	return total, true
+}
+
+// countClass counts the injective choices of one candidate for each of the tail steps at
+// positions cl (one collision class): their lists (tailList) and the sizes of every
+// intersection of them (meet), for leafcount's Counter.
+func (s *searcher) countClass(cl []int) (uint64, bool) {
+	k := len(cl)
+	for b, i := range cl {
+		s.meet[1<<b] = s.tailList(i, &s.pr.steps[i])
+		if len(s.meet[1<<b]) == 0 {
+			return 0, true
+		}
+	}
+	for mask := 1; mask < 1<<k; mask++ {
+		if low := mask & -mask; low != mask {
+			// The lowest step's list with the others' intersection (a smaller mask, made).
+			s.meet[mask] = setops.Intersect(s.meet[low], s.meet[mask^low], s.meet[mask])
+		}
+		s.inter[mask] = int64(len(s.meet[mask]))
+	}
+	return s.lc.Class(ones[:k], s.inter[:1<<k])
+}
+
+// tailList writes to position i's level the candidates of tail step st that pass every check
+// against the positions placed before the tail (the candidate set aside: countLast says why),
+// and returns them.
+func (s *searcher) tailList(i int, st *step) []uint32 {
+	lv := &s.levels[i]
+	if nbr, same, a, k, e, ok := s.oneRange(st); ok {
+		// One back edge: the entries before DUPREMOVE's bound by their same-part bits.
+		lv.list = lv.list[:0]
+		for c := a; c < k; c = (c | 63) + 1 { // a word of bits at a time
+			w := same[c>>6] >> (c & 63)
+			if rest := k - c; rest < 64 {
+				w &= 1<<rest - 1
+			}
+			for ; w != 0; w &= w - 1 {
+				lv.list = append(lv.list, nbr[c+uint64(bits.TrailingZeros64(w))])
+			}
+		}
+		lv.list = append(lv.list, nbr[k:e]...)
+		return s.unplaced(lv, st)
+	}
+	filter, _ := s.gather(i, st) // a tail step has a sorted list (use)
+	free := s.dupFree(i, st)
+	cands := setops.IntersectAll(lv.sets, &lv.buf, &lv.tmp)
+	k := len(cands)
+	if free < 1<<32 {
+		k = setops.LowerBound(cands, 0, uint32(free))
+	}
+	lv.list = lv.list[:0]
+	for _, v := range cands[:k] {
+		if (filter == nil || filter.Has(v)) && s.dupKeeps(i, v) {
+			lv.list = append(lv.list, v)
+		}
+	}
+	if filter == nil {
+		lv.list = append(lv.list, cands[k:]...) // past DUPREMOVE's bound: every one passes
+	} else {
+		for _, v := range cands[k:] {
+			if filter.Has(v) {
+				lv.list = append(lv.list, v)
+			}
+		}
+	}
+	return s.unplaced(lv, st)
+}
+
+// unplaced takes the vertices placed before the tail (st's coreOthers) out of lv's list
+// (injectivity), found by binary search, and returns it.
+func (s *searcher) unplaced(lv *level, st *step) []uint32 {
+	for _, j := range st.coreOthers {
+		if c, found := slices.BinarySearch(lv.list, s.f[j]); found {
+			lv.list = slices.Delete(lv.list, c, c+1)
+		}
+	}
+	return lv.list
 }
 
 // gather sets position i's level's sets to the sorted lists whose intersection is its
@@ -917,6 +1716,10 @@ func (s *searcher) gather(i int, st *step) (filter plan.Bitset, ok bool) {
 		}
 	}
 	lv.lo, lv.hi = lo, hi
+	if s.cached && lv.wideOK {
+		lv.sets = append(lv.sets, clip(lv.wide, lo, hi))
+		return nil, true
+	}
 	back := st.back
 	var kept []uint32
 	var rv *level
@@ -1102,10 +1905,16 @@ func runInter(ctx context.Context, g *graph.Graph, of []uint32, entry uint64, ip
 	}
 	searchers := make([]*searcher, workers)
 	fwd := forward(g, len(searchers))
+	var inPart plan.Bitset
+	var listSame []plan.Bitset
+	if visit == nil && ip.countsOne() {
+		inPart, listSame = samePart(g, of, len(searchers)), ip.sameParts(of)
+	}
 	stopped := par.Ranges(roots, len(searchers), chunk, func(w, lo, hi int) bool {
 		s := searchers[w]
 		if s == nil {
-			s = newSearcher(ctx, g, of, entry, visit, fwd)
+			s = newSearcher(ctx, g, of, entry, visit, fwd, inPart)
+			s.listSame = listSame
 			searchers[w] = s
 		}
 		for r := lo; r < hi && !s.stopped; r++ {

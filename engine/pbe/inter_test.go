@@ -19,7 +19,7 @@ import (
 // referenceSeeds counts the inter stage's seeds the plain way: every cut edge, in both
 // orientations, on every program, kept when its ends pass place at positions 0 and 1.
 func referenceSeeds(g *graph.Graph, of []uint32, ip *interPlan) uint64 {
-	s := newSearcher(context.Background(), g, of, 0, nil, nil)
+	s := newSearcher(context.Background(), g, of, 0, nil, nil, nil)
 	var n uint64
 	for v := range uint32(g.NumVertices()) {
 		for _, w := range g.Neighbors(v) {
@@ -256,7 +256,7 @@ func TestProgramsAgainstOracle(t *testing.T) {
 func randomProgram(r *rand.Rand, p *pattern.Pattern) ([]int, []plan.Restriction) {
 	n := p.NumVertices()
 	e := p.Edges()[r.IntN(p.NumEdges())]
-	order := searchOrder(p, []int{e.U, e.V}, make([]int, n))
+	order := searchOrder(p, []int{e.U, e.V}, make([]int, n), true)
 	rank := r.Perm(n)
 	var restr []plan.Restriction
 	for a := range n {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -207,11 +208,24 @@ func eachInterStage(t *testing.T, cases []interCase, f func(c interCase, sem eng
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
+				want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), enumerating(ip), 2, nil)
 				f(c, sem, shared, ip, dp, want)
 			}
 		}
 	}
+}
+
+// enumerating is ip with every program counting its last position alone (no counted tail) and
+// extending every seed on its own (no leafSeed), as the kernel does: the host stage's nodes and
+// bytes are then the kernel's.
+func enumerating(ip *interPlan) *interPlan {
+	c := *ip
+	c.programs = slices.Clone(ip.programs)
+	for k := range c.programs {
+		c.programs[k].tail = len(c.programs[k].steps) - 1
+		c.programs[k].leafSeed = false
+	}
+	return &c
 }
 
 // sameInter fails the test unless the kernel's counts equal the host stage's, all four.

@@ -107,7 +107,7 @@ func TestInterKernelHeavyRaces(t *testing.T) {
 	c := heavyCases(t)[0]
 	ctx := context.Background()
 	ip, dp := defaultInterPlan(t, c)
-	want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), ip, 2, nil)
+	want, _ := runInter(ctx, c.g, c.of, entryBytes(c.g), enumerating(ip), 2, nil)
 	for seed := range uint64(3) {
 		got, _ := hostKernel(t, bin, seed+1, c.g, c.of, dp, 8, 2, 0, 61, 2, 8)
 		sameInter(t, fmt.Sprintf("%s seed %d", c.what, seed), got, want)
@@ -148,7 +148,7 @@ func TestInterBalance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _ := runInter(ctx, g, pt.Of, entryBytes(g), ip, 2, nil)
+			want, _ := runInter(ctx, g, pt.Of, entryBytes(g), enumerating(ip), 2, nil)
 			for _, blocks := range []uint64{2112, 66} {
 				threads := blocks * interBlock
 				for _, split := range [][2]uint64{{noHeavy, heavyGrain}, {heavyMin, heavyGrain}, {heavyMin, heavyMin}} {
@@ -405,7 +405,7 @@ func TestInterKernelStopInHeavySeed(t *testing.T) {
 	}
 	c := interCase{"two hubs 2-paths", g, of, p}
 	ip, dp := defaultInterPlan(t, c)
-	want, _ := runInter(context.Background(), g, of, entryBytes(g), ip, 2, nil)
+	want, _ := runInter(context.Background(), g, of, entryBytes(g), enumerating(ip), 2, nil)
 	r := g.Raw()
 	h := heavySeeds(r.Offsets, r.Neighbors, of, dp, heavyMin, 1<<20, 0)
 	passes := uint64(len(interPasses(2*g.NumEdges(), h.classes)))

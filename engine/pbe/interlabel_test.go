@@ -70,15 +70,9 @@ func TestInterAgainstOracleLabelled(t *testing.T) {
 		}
 		for _, sem := range proptest.AllSemantics {
 			prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-			ms, ok := oracle.ListWithin(g, p, sem, 2_000_000)
+			want, ok := interOracle(g, p, sem, pt.Of)
 			if !ok {
 				continue
-			}
-			var want uint64
-			for _, m := range ms {
-				if spans(pt.Of, m) {
-					want++
-				}
 			}
 			for _, shared := range []bool{false, true} {
 				ip, err := interPlanFor(context.Background(), prob, true, shared)
@@ -120,6 +114,22 @@ func TestInterAgainstOracleLabelled(t *testing.T) {
 		t.Fatalf("%d runs, only %d with inter-partition matches", ran, found)
 	}
 	t.Logf("%d runs, %d with inter-partition matches", ran, found)
+}
+
+// interOracle is the number of the oracle's matches of p in g that span parts of of, false when
+// the oracle gives up.
+func interOracle(g *graph.Graph, p *pattern.Pattern, sem engine.Semantics, of []uint32) (uint64, bool) {
+	ms, ok := oracle.ListWithin(g, p, sem, 2_000_000)
+	if !ok {
+		return 0, false
+	}
+	var want uint64
+	for _, m := range ms {
+		if spans(of, m) {
+			want++
+		}
+	}
+	return want, true
 }
 
 // checkRandomPrograms runs three random programs of p (induced or not) as one plan against

@@ -403,6 +403,9 @@ func interPlanFor(ctx context.Context, p *engine.Problem, orbits, shared bool) (
 	if err != nil {
 		return nil, fmt.Errorf("pbe: the inter stage's programs: %w", err)
 	}
+	if err := ip.attachSpace(ctx, p.Data, pl); err != nil {
+		return nil, fmt.Errorf("pbe: the inter stage's candidate space: %w", err)
+	}
 	return ip, nil
 }
 
@@ -508,7 +511,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		}
 		st.InterTime = time.Since(tInter)
 		var ok bool
-		if st.InterMatches, ok = ip.total(is.matches); !ok {
+		if st.InterMatches, ok = ip.total(is.matches); !ok || is.overflow {
 			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
 		}
 		if res.Count, ok = checked.Add(st.IntraMatches, st.InterMatches); !ok {
@@ -545,7 +548,7 @@ func (e *Engine) runInterCount(ctx context.Context, p *engine.Problem, of []uint
 			return is, false, err
 		}
 	}
-	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), plain(p.Data), ip, p.ThreadCount())
+	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), 2*p.Data.NumEdges(), plain(p.Data), ip, p.ThreadCount())
 	if limit := e.hostLimit(p); limit > 0 && st.InterHostBytes > limit {
 		return is, false, fmt.Errorf("pbe: %w: the inter stage's bitsets and forward index need %d bytes on %d threads, the limit is %d",
 			engine.ErrMemory, st.InterHostBytes, p.ThreadCount(), limit)

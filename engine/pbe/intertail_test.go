@@ -1,0 +1,154 @@
+package pbe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/internal/proptest"
+	"github.com/submatch/submatch/partition"
+	"github.com/submatch/submatch/pattern"
+)
+
+// TestInterTailsAgainstOracle counts the inter stage of patterns with leaves and independent
+// vertices of shared labels (a counted tail of two to four positions, collision classes of two
+// or more, a class too large for one tail, wildcards, leaf seeds searched together: the host's
+// shortcuts of branch pbeq8) on dense labelled random graphs and small R-MAT graphs cut into
+// parts, in every convention, shared and not, on 1 and 3 threads, against the oracle's matches
+// that span parts and against the same plan enumerated (no tail, every seed on its own). The
+// programs must include counted tails of two or more positions, of a class of two or more, and
+// leaf seeds, or the test checks nothing of them.
+func TestInterTailsAgainstOracle(t *testing.T) {
+	// Edges of label 0 (the graphs' one edge label): an unlabelled edge is a wildcard, which
+	// leaves a labelled graph's step without a sorted list (no tail); the fifth has those.
+	patterns := []string{
+		"(a:0)-[:0]-(b:1)-[:0]-(c:0)-[:0]-(a), (b)-[:0]-(d:0), (b)-[:0]-(e:0), (c)-[:0]-(f:1)",
+		"(a:1)-[:0]-(b:0), (a)-[:0]-(c:0), (a)-[:0]-(d:0), (a)-[:0]-(e:1), (b)-[:0]-(f:0)",
+		"(a:1)-[:0]-(b:0), (a)-[:0]-(c:0), (a)-[:0]-(d:0), (a)-[:0]-(e:0), (a)-[:0]-(f:0), (a)-[:0]-(g:1)-[:0]-(b)",
+		"(a:0)-[:0]-(b:1)-[:0]-(c:0)-[:0]-(d:1)-[:0]-(e:0), (b)-[:0]-(f:0)",
+		"(a)-(b:1)-(c)-(a), (b)-(d), (c)-(e:0)",
+		"(a:0)-[:0]-(b:1)-[:0]-(c:1)-[:0]-(d:0)-[:0]-(a), (b)-[:0]-(e:0), (d)-[:0]-(f:1), (c)-[:0]-(g:0)",
+	}
+	var tails, classes, leaves int // counted by program, then by search (TestZZ)
+	ran, found := 0, 0
+	for seed := range uint64(8) {
+		var g *graph.Graph
+		if seed%2 == 0 {
+			g = gen.RandomGraph(seed, 14+int(seed), 0.5, 2, 1)
+		} else {
+			var err error
+			if g, err = gen.RMAT(gen.RMATOptions{Scale: 6, EdgeFactor: 3, VertexLabels: 2, Seed: seed}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: max(partition.GraphBytes(g)/uint64(3+seed%4), 64), Method: partition.Ranges})
+		if err != nil || len(pt.Parts) < 2 {
+			t.Fatalf("seed %d: %d parts, %v", seed, len(pt.Parts), err)
+		}
+		for _, src := range patterns {
+			p, err := pattern.Parse(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sem := range proptest.AllSemantics {
+				want, ok := interOracle(g, p, sem, pt.Of)
+				if !ok {
+					continue
+				}
+				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+				for _, shared := range []bool{false, true} {
+					ip, err := interPlanFor(context.Background(), prob, true, shared)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, pr := range ip.programs {
+						if pr.tail < len(pr.steps)-1 {
+							tails++
+						}
+						for _, cl := range pr.classes {
+							if len(cl) > 1 {
+								classes++
+							}
+						}
+						if pr.leafSeed {
+							leaves++
+						}
+					}
+					what := fmt.Sprintf("seed %d %s %v shared %v, %d parts", seed, src, sem, shared, len(pt.Parts))
+					for _, threads := range []int{1, 3} {
+						st, _ := runInter(context.Background(), g, pt.Of, entryBytes(g), ip, threads, nil)
+						if got, _ := ip.total(st.matches); got != want || st.overflow {
+							t.Fatalf("%s, %d threads: %d inter matches, oracle %d", what, threads, got, want)
+						}
+					}
+					en, _ := runInter(context.Background(), g, pt.Of, entryBytes(g), enumerating(ip), 2, nil)
+					if got, _ := ip.total(en.matches); got != want {
+						t.Fatalf("%s: enumerated %d inter matches, oracle %d", what, got, want)
+					}
+				}
+				ran++
+				if want > 0 {
+					found++
+				}
+			}
+		}
+	}
+	if tails == 0 || classes == 0 || leaves == 0 || found < ran/3 {
+		t.Fatalf("%d programs with counted tails, %d classes of two or more, %d with leaf seeds; %d of %d runs found matches", tails, classes, leaves, found, ran)
+	}
+	t.Logf("%d runs (%d with matches); %d programs with counted tails, %d classes of two or more, %d with leaf seeds", ran, found, tails, classes, leaves)
+}
+
+// TestInterTailOverflow: a counted tail whose product passes a uint64 is engine.ErrOverflow, not
+// a wrapped count. A hub of label 0 joined to 600 vertices of each of the labels 1..k, those
+// joined in a path, and the star of k leaves labelled 1..k (no automorphism: the inter stage's
+// own count overflows, not |Aut(p)|): 600^7 passes 2^64, and 600^4 is the CPU engine's count.
+func TestInterTailOverflow(t *testing.T) {
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const per = 600
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for i := int64(1); i <= 7*per; i++ {
+		if err := errors.Join(b.SetVertexLabel(i, uint32(1+(i-1)/per)), b.AddEdge(0, i, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if i > 1 {
+			if err := b.AddEdge(i-1, i, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{4, 7} {
+		src := "(h:0)"
+		for l := 1; l <= k; l++ {
+			src += fmt.Sprintf(", (h)-[:0]-(x%d:%d)", l, l)
+		}
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := &engine.Problem{Data: g, Pattern: p}
+		e := &Engine{Budget: 60_000} // the hub with its halo: 50,416 bytes
+		res, st, err := e.CountStats(context.Background(), prob)
+		if k == 7 {
+			if !errors.Is(err, engine.ErrOverflow) {
+				t.Errorf("%d leaves: count %d, error %v, want ErrOverflow", k, res.Count, err)
+			}
+			continue
+		}
+		want, werr := cpu.Count(context.Background(), prob)
+		if err != nil || werr != nil || res.Count != want.Count || st.Parts < 2 || st.InterMatches == 0 {
+			t.Errorf("%d leaves: count %d (%d parts, inter %d, %v), cpu %d (%v)", k, res.Count, st.Parts, st.InterMatches, err, want.Count, werr)
+		}
+	}
+}
