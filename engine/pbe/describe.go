@@ -72,6 +72,11 @@ const (
 	// cut edge below the seed's, and every inner step of a cycle adds an edge), where for
 	// diamonds and 4-cliques on R-MAT 14 the two were within 5%.
 	InterCycleSlowdown = 0.3
+	// InterCountedSlowdown is InterSlowdown for a pattern whose host stage counts positions at
+	// once (countsAtOnce: a counted tail of two positions or more, or a leaf's seeds searched
+	// together; branch pbeq8), over the same plain search's price, which enumerates them.
+	// Fitted (TODO).
+	InterCountedSlowdown = 0.1
 	// InterGPUThreads and InterGPUSlowdown price the inter stage on the GPU (--pbe-inter gpu):
 	// InterGPUSlowdown times the host stage's price on InterGPUThreads threads, whatever the
 	// workload's threads (the kernel does not run on them). On the H200 (2026-12-04 19:47 and
@@ -324,32 +329,73 @@ func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, err
 }
 
 // interSeconds is the predicted time of the inter stage on the host on w's threads: a shape's
-// count where the stage takes one (shapeSeconds), else its seeded search's (searchSeconds).
+// count where the stage takes one (shapeSeconds); InterCountedSlowdown times the plain search's
+// price (plainSeconds) where the stage counts positions at once (countsAtOnce); else its seeded
+// search's (searchSeconds).
 func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if s, ok := shapeSeconds(w); ok {
 		return s, nil
 	}
-	return searchSeconds(ctx, w)
-}
-
-// searchSeconds is the predicted time of the inter stage's seeded search on w's threads:
-// InterSlowdown (InterCycleSlowdown for a chordless cycle) times the CPU engine's price of the
-// plain search (cpu.GenericSeconds) of interEstimate, never its special paths' price
-// (engine.Workload.HostSeconds): the search has none. The GPU stage (InterGPU) is priced from
-// it too (InterGPUSlowdown).
-func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if w.Problem.Pattern == nil {
 		return 0, errors.New("pbe: a prediction needs a pattern")
 	}
-	est, err := interEstimate(ctx, w)
-	if err != nil {
-		return 0, err
+	counts, err := countsAtOnce(ctx, w.Problem)
+	if err != nil || !counts {
+		return searchSeconds(ctx, w)
+	}
+	plain, err := plainSeconds(ctx, w)
+	return InterCountedSlowdown * plain, err
+}
+
+// searchSeconds is the predicted time of the inter stage's seeded search, every position
+// enumerated, on w's threads: InterSlowdown (InterCycleSlowdown for a chordless cycle) times
+// plainSeconds. The GPU stage (InterGPU), which enumerates every position, is priced from it too
+// (InterGPUSlowdown).
+func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
+	if w.Problem.Pattern == nil {
+		return 0, errors.New("pbe: a prediction needs a pattern")
 	}
 	slowdown := InterSlowdown
 	if chordlessCycle(w.Problem.Pattern) {
 		slowdown = InterCycleSlowdown
 	}
-	return slowdown * cpu.GenericSeconds(est, w.Threads), nil
+	plain, err := plainSeconds(ctx, w)
+	return slowdown * plain, err
+}
+
+// plainSeconds is the CPU engine's price of the plain search (cpu.GenericSeconds) of
+// interEstimate on w's threads, never its special paths' price (engine.Workload.HostSeconds):
+// the inter stage has none.
+func plainSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
+	est, err := interEstimate(ctx, w)
+	if err != nil {
+		return 0, err
+	}
+	return cpu.GenericSeconds(est, w.Threads), nil
+}
+
+// countsAtOnce reports whether a count of w's pattern on the host places some positions at once
+// where it would otherwise enumerate them (InterCountedSlowdown prices it): some program of the
+// stage's (newInterPlan, shared, the candidates unknown) has a counted tail of two positions or
+// more, or searches a leaf's seeds together (program.counted, which the stage's searcher asks,
+// with the tail's lists sorted where the labels are exact or the graph plain; the candidate
+// space, which sorts the rest, is not known here). The error is ctx's.
+func countsAtOnce(ctx context.Context, p *engine.Problem) (bool, error) {
+	if p.Semantics.Induced || p.Pattern.NumVertices() < 3 || len(p.Pattern.Components()) != 1 {
+		return false, nil // (induced: a tail of one, no leaf seeds; the stage runs connected patterns)
+	}
+	ip, err := newInterPlan(ctx, p.Pattern, false, p.Semantics.Unique, true, true, nil)
+	if err != nil {
+		return false, fmt.Errorf("pbe: the inter stage's programs: %w", err)
+	}
+	flat := plain(p.Data)
+	for i := range ip.programs {
+		pr := &ip.programs[i]
+		if tail, leafSeed := pr.counted(pr.tailExact || flat); tail < len(pr.steps)-1 || leafSeed {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // chordlessCycle reports whether p is one cycle through all of its four or more vertices
