@@ -311,12 +311,18 @@ const (
 // (engine.Workload.Plan, Estimate) are taken where that plan is such a search already
 // (no postponed group); a clique workload has neither (engine.Workload.Clique).
 func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, error) {
-	p := w.Problem
 	if w.Plan != nil && w.Estimate != nil && len(w.Plan.Groups) == 0 {
 		return w.Estimate, nil
 	}
+	return estimateSearch(ctx, w.Problem, true)
+}
+
+// estimateSearch is interEstimate's plan and estimate of p, enumerating every vertex or (not
+// enumerate) postponing and counting those the planner postpones, as the CPU engine's plan does
+// (countedEstimate).
+func estimateSearch(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Estimate, error) {
 	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, plan.Options{Induced: p.Semantics.Induced,
-		Unique: p.Semantics.Unique, Enumerate: true, MultiplyAutomorphisms: !p.Semantics.Unique, SpaceLimit: -1})
+		Unique: p.Semantics.Unique, Enumerate: enumerate, MultiplyAutomorphisms: !p.Semantics.Unique, SpaceLimit: -1})
 	if err != nil {
 		return nil, fmt.Errorf("pbe: the inter stage's plan: %w", err)
 	}
@@ -329,9 +335,10 @@ func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, err
 }
 
 // interSeconds is the predicted time of the inter stage on the host on w's threads: a shape's
-// count where the stage takes one (shapeSeconds); InterCountedSlowdown times the plain search's
-// price (plainSeconds) where the stage counts positions at once (countsAtOnce); else its seeded
-// search's (searchSeconds).
+// count where the stage takes one (shapeSeconds); where the stage counts positions at once
+// (countsAtOnce), InterCountedSlowdown times the CPU engine's price of a plan that postpones and
+// counts the vertices its planner postpones (estimateSearch, cpu.CountedSeconds: the core's
+// search and the postponed groups' intersections); else its seeded search's (searchSeconds).
 func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if s, ok := shapeSeconds(w); ok {
 		return s, nil
@@ -343,8 +350,11 @@ func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if err != nil || !counts {
 		return searchSeconds(ctx, w)
 	}
-	plain, err := plainSeconds(ctx, w)
-	return InterCountedSlowdown * plain, err
+	est, err := estimateSearch(ctx, w.Problem, false)
+	if err != nil {
+		return 0, err
+	}
+	return InterCountedSlowdown * cpu.CountedSeconds(est, w.Threads), nil
 }
 
 // searchSeconds is the predicted time of the inter stage's seeded search, every position

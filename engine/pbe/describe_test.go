@@ -352,8 +352,8 @@ func TestPredictCycles(t *testing.T) {
 // TestPredictCounted (issue 21, branch pbepred3): a pattern whose host stage counts positions at
 // once (countsAtOnce: a counted tail of two or more positions, or a leaf's seeds searched
 // together, as program.counted tells the stage's searcher) is priced at InterCountedSlowdown
-// times the plain search's price, the others as before (searchSeconds); the GPU stage, which
-// enumerates, keeps searchSeconds. A path (two leaves in a tail), a tailed triangle and a star
+// times the CPU engine's price of a plan that postpones and counts (cpu.CountedSeconds), the
+// others as before (searchSeconds); the GPU stage, which enumerates, keeps searchSeconds. A path (two leaves in a tail), a tailed triangle and a star
 // (a leaf second), a labelled walk with exact edge labels count; the same walk with wildcard
 // edges (no sorted tail lists), a cycle, a triangle, a 4-cycle with a chord and
 // induced counts (a tail of one, no leaf seeds) do not.
@@ -420,7 +420,17 @@ func TestPredictCounted(t *testing.T) {
 		}
 		want := search
 		if c.counts {
-			want = InterCountedSlowdown * plainPrice
+			est, err := estimateSearch(ctx, prob, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The counted plan's price: its search and its groups' intersections, at least the
+			// same estimate's price without the groups (more where the steps outweigh the nodes).
+			counted := cpu.CountedSeconds(est, 2)
+			if generic := cpu.GenericSeconds(est, 2); counted < generic || est.GroupCost == 0 {
+				t.Errorf("%s: the counted plan %v s, without its groups (%v steps) %v s", c.q, counted, est.GroupCost, generic)
+			}
+			want = InterCountedSlowdown * counted
 		}
 		if inter != want {
 			t.Errorf("%s: the inter stage %v s, want %v (the plain search %v s)", c.q, inter, want, plainPrice)
