@@ -72,11 +72,20 @@ const (
 	// cut edge below the seed's, and every inner step of a cycle adds an edge), where for
 	// diamonds and 4-cliques on R-MAT 14 the two were within 5%.
 	InterCycleSlowdown = 0.3
-	// InterCountedSlowdown is InterSlowdown for a pattern whose host stage counts positions at
-	// once (countsAtOnce: a counted tail of two positions or more, or a leaf's seeds searched
-	// together; branch pbeq8), over the same plain search's price, which enumerates them.
-	// Fitted (TODO).
-	InterCountedSlowdown = 0.1
+	// InterCountedSlowdown prices the host stage of a pattern it counts positions at once
+	// (countsAtOnce: a counted tail of two positions or more, or a leaf's seeds searched
+	// together; branch pbeq8), for which the plain search's price is far too high (it enumerates
+	// those positions): it is the stage's time over the CPU engine's price of a plan that
+	// postpones and counts the vertices its planner postpones (cpu.CountedSeconds of
+	// estimateSearch's plan: the core's search and the groups' intersections). Fitted (2-core VM
+	// at load 7.6-11, 2026-12-05, branch pbepred3, docs/benchmarks.md): the stage's CPU seconds
+	// over that price were 3.8-27 (geometric mean 9.8) for the six counts of 0.05 CPU s or more
+	// (R-MAT 18 with 1,000 zipf labels at 256 KiB, 12-vertex walks q_12_0 and q_12_1; 4-paths
+	// and tailed triangles on R-MAT 12 and 14 at a quarter of the graph), 2.5-19 for the smaller
+	// walks; InterSlowdown times the plain search's price was 4.5-78 times those six and up to
+	// 380 times the walks. The stage runs one program per edge orbit, each searching its own
+	// core, where the CPU engine searches one.
+	InterCountedSlowdown = 10
 	// InterGPUThreads and InterGPUSlowdown price the inter stage on the GPU (--pbe-inter gpu):
 	// InterGPUSlowdown times the host stage's price on InterGPUThreads threads, whatever the
 	// workload's threads (the kernel does not run on them). On the H200 (2026-12-04 19:47 and
