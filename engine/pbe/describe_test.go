@@ -255,14 +255,7 @@ func TestPredictPlainSearch(t *testing.T) {
 		if len(est.LevelNodes) != pat.NumVertices() || est.Nodes <= 0 || (est == w.Estimate) != (pat.NumVertices() == 3) {
 			t.Errorf("%s: the inter stage's estimate has %d levels, %v nodes; the planner's: %v", c.q, len(est.LevelNodes), est.Nodes, est == w.Estimate)
 		}
-		inter, err := interSeconds(ctx, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		search, err := searchSeconds(ctx, w)
-		if err != nil {
-			t.Fatal(err)
-		}
+		inter, search := hostPrices(t, w)
 		pr := predicttest.Must(t, &Engine{Partitioner: partition.Grow}, w)
 		if want := startSeconds + partitionSeconds(partition.Grow, g.NumEdges(), 0) + inter; !pr.OutOfCore || pr.Seconds != want {
 			t.Errorf("%s: predicted %+v, want %v s", c.q, pr, want)
@@ -407,14 +400,7 @@ func TestPredictCounted(t *testing.T) {
 		if err != nil || plainPrice <= 0 {
 			t.Fatalf("%s: the plain search %v s (%v)", c.q, plainPrice, err)
 		}
-		inter, err := interSeconds(ctx, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		search, err := searchSeconds(ctx, w)
-		if err != nil {
-			t.Fatal(err)
-		}
+		inter, search := hostPrices(t, w)
 		if _, shape := shapeSeconds(w); shape {
 			continue
 		}
@@ -436,4 +422,18 @@ func TestPredictCounted(t *testing.T) {
 			t.Errorf("%s: the inter stage %v s, want %v (the plain search %v s)", c.q, inter, want, plainPrice)
 		}
 	}
+}
+
+// hostPrices is w's host inter stage's price (interSeconds) and its seeded search's
+// (searchSeconds).
+func hostPrices(t *testing.T, w *engine.Workload) (inter, search float64) {
+	t.Helper()
+	inter, err := interSeconds(context.Background(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if search, err = searchSeconds(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	return inter, search
 }
