@@ -61,7 +61,8 @@ const (
 	// 14-18 (0.53-0.97), diamonds 14-16 (1.11-1.48), 4-cliques 14-18 (0.97-1.38), a 4-path
 	// (1.19) and a tailed triangle (1.05) at scale 12, a 6-vertex walk on R-MAT 16 with 1,000
 	// zipf labels (1.20): their geometric mean, 1.05. Before (branch pbepred2) it was 0.8, the
-	// geometric mean with the 4-cycles in.
+	// geometric mean with the 4-cycles in. (Since branch pbeq8 the stage counts the 4-path's, the
+	// tailed triangle's and the walk's leaves at once: InterCountedSlowdown prices those now.)
 	InterSlowdown = 1.0
 	// InterCycleSlowdown is InterSlowdown for a chordless cycle of four vertices or more
 	// (chordlessCycle): the same ratio was 0.22-0.38 for 4-cycles on R-MAT 10-16 and 0.27 for
@@ -249,9 +250,10 @@ func deviceInCore(ctx context.Context, w *engine.Workload) (engine.Prediction, b
 // prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge and
 // PartitionSecondsPerPart (partsEstimate's parts; GrowSecondsPerEdge where the breadth-first
 // partitioner runs), then the inter-partition stage on the host (interSeconds: for a clique or
-// a diamond the CPU engine's price of the special path the stage shares, shapeSeconds; else
-// InterSlowdown times the plain search of the pattern that the stage runs, priced as the CPU
-// engine prices such a search; in every measurement the inter stage dominated and the intra
+// a diamond the CPU engine's price of the special path the stage shares, shapeSeconds; where the
+// stage counts positions at once, InterCountedSlowdown times the CPU engine's price of a counted
+// plan; else InterSlowdown times the plain search of the pattern that the stage runs, priced as
+// the CPU engine prices such a search; in every measurement the inter stage dominated and the intra
 // share was under half), or on the GPU (InterGPUSlowdown times that search's price on
 // InterGPUThreads threads: the device counts no shape). The
 // reduction's estimate is sampled (a few ms), the inter stage's estimate bounded by work
