@@ -212,7 +212,18 @@ func searchSeconds(nodes, steps, gain float64) (seconds float64, bySteps bool) {
 // steps, Estimate.NarrowCost, else Cost) at CostPerSecond, whichever takes longer, and the last
 // level's nodes counted by a test a candidate (LastCountedPerSecond). Other engines whose search
 // is such a plain one (pbe's inter-partition stage on the host) price it from this.
-func GenericSeconds(e *plan.Estimate, threads int) float64 {
+func GenericSeconds(e *plan.Estimate, threads int) float64 { return genericSeconds(e, threads, false) }
+
+// CountedSeconds is GenericSeconds of an estimated plan that postpones vertices (counted, not
+// enumerated: plan.Options without Enumerate), with the postponed groups' intersections
+// (Estimate.GroupCost, each at every complete assignment: none kept between them) among its set
+// operations; none of this engine's special paths. pbe's inter stage on the host, which counts
+// such positions at once (a counted tail, a leaf's seeds), prices them from this.
+func CountedSeconds(e *plan.Estimate, threads int) float64 { return genericSeconds(e, threads, true) }
+
+// genericSeconds is GenericSeconds, with the groups' intersections too when groups is set
+// (CountedSeconds).
+func genericSeconds(e *plan.Estimate, threads int, groups bool) float64 {
 	if e == nil || len(e.LevelNodes) == 0 {
 		return 0
 	}
@@ -221,6 +232,9 @@ func GenericSeconds(e *plan.Estimate, threads int) float64 {
 	steps := e.Cost - e.GroupCost
 	if e.NarrowCost > 0 {
 		steps = e.NarrowCost
+	}
+	if groups {
+		steps += e.GroupCost
 	}
 	s, _ := searchSeconds(max(0, e.Nodes-last), steps, gain)
 	return s + last/(LastCountedPerSecond*gain)

@@ -61,7 +61,8 @@ const (
 	// 14-18 (0.53-0.97), diamonds 14-16 (1.11-1.48), 4-cliques 14-18 (0.97-1.38), a 4-path
 	// (1.19) and a tailed triangle (1.05) at scale 12, a 6-vertex walk on R-MAT 16 with 1,000
 	// zipf labels (1.20): their geometric mean, 1.05. Before (branch pbepred2) it was 0.8, the
-	// geometric mean with the 4-cycles in.
+	// geometric mean with the 4-cycles in. (Since branch pbeq8 the stage counts the 4-path's, the
+	// tailed triangle's and the walk's leaves at once: InterCountedSlowdown prices those now.)
 	InterSlowdown = 1.0
 	// InterCycleSlowdown is InterSlowdown for a chordless cycle of four vertices or more
 	// (chordlessCycle): the same ratio was 0.22-0.38 for 4-cycles on R-MAT 10-16 and 0.27 for
@@ -72,6 +73,20 @@ const (
 	// cut edge below the seed's, and every inner step of a cycle adds an edge), where for
 	// diamonds and 4-cliques on R-MAT 14 the two were within 5%.
 	InterCycleSlowdown = 0.3
+	// InterCountedSlowdown prices the host stage of a pattern it counts positions at once
+	// (countsAtOnce: a counted tail of two positions or more, or a leaf's seeds searched
+	// together; branch pbeq8), for which the plain search's price is far too high (it enumerates
+	// those positions): it is the stage's time over the CPU engine's price of a plan that
+	// postpones and counts the vertices its planner postpones (cpu.CountedSeconds of
+	// estimateSearch's plan: the core's search and the groups' intersections). Fitted (2-core VM
+	// at load 7.6-11, 2026-12-05, branch pbepred3, docs/benchmarks.md): the stage's CPU seconds
+	// over that price were 3.8-27 (geometric mean 9.8) for the six counts of 0.05 CPU s or more
+	// (R-MAT 18 with 1,000 zipf labels at 256 KiB, 12-vertex walks q_12_0 and q_12_1; 4-paths
+	// and tailed triangles on R-MAT 12 and 14 at a quarter of the graph), 2.5-19 for the smaller
+	// walks; InterSlowdown times the plain search's price was 4.5-78 times those six and up to
+	// 380 times the walks. The stage runs one program per edge orbit, each searching its own
+	// core, where the CPU engine searches one.
+	InterCountedSlowdown = 10
 	// InterGPUThreads and InterGPUSlowdown price the inter stage on the GPU (--pbe-inter gpu):
 	// InterGPUSlowdown times the host stage's price on InterGPUThreads threads, whatever the
 	// workload's threads (the kernel does not run on them). On the H200 (2026-12-04 19:47 and
@@ -235,9 +250,10 @@ func deviceInCore(ctx context.Context, w *engine.Workload) (engine.Prediction, b
 // prediction is not out of core. Otherwise: partitioning at PartitionSecondsPerEdge and
 // PartitionSecondsPerPart (partsEstimate's parts; GrowSecondsPerEdge where the breadth-first
 // partitioner runs), then the inter-partition stage on the host (interSeconds: for a clique or
-// a diamond the CPU engine's price of the special path the stage shares, shapeSeconds; else
-// InterSlowdown times the plain search of the pattern that the stage runs, priced as the CPU
-// engine prices such a search; in every measurement the inter stage dominated and the intra
+// a diamond the CPU engine's price of the special path the stage shares, shapeSeconds; where the
+// stage counts positions at once, InterCountedSlowdown times the CPU engine's price of a counted
+// plan; else InterSlowdown times the plain search of the pattern that the stage runs, priced as
+// the CPU engine prices such a search; in every measurement the inter stage dominated and the intra
 // share was under half), or on the GPU (InterGPUSlowdown times that search's price on
 // InterGPUThreads threads: the device counts no shape). The
 // reduction's estimate is sampled (a few ms), the inter stage's estimate bounded by work
@@ -306,12 +322,18 @@ const (
 // (engine.Workload.Plan, Estimate) are taken where that plan is such a search already
 // (no postponed group); a clique workload has neither (engine.Workload.Clique).
 func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, error) {
-	p := w.Problem
 	if w.Plan != nil && w.Estimate != nil && len(w.Plan.Groups) == 0 {
 		return w.Estimate, nil
 	}
+	return estimateSearch(ctx, w.Problem, true)
+}
+
+// estimateSearch is interEstimate's plan and estimate of p, enumerating every vertex or (not
+// enumerate) postponing and counting those the planner postpones, as the CPU engine's plan does
+// (countedEstimate).
+func estimateSearch(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Estimate, error) {
 	pl, err := plan.BuildContext(ctx, p.Data, p.Pattern, plan.Options{Induced: p.Semantics.Induced,
-		Unique: p.Semantics.Unique, Enumerate: true, MultiplyAutomorphisms: !p.Semantics.Unique, SpaceLimit: -1})
+		Unique: p.Semantics.Unique, Enumerate: enumerate, MultiplyAutomorphisms: !p.Semantics.Unique, SpaceLimit: -1})
 	if err != nil {
 		return nil, fmt.Errorf("pbe: the inter stage's plan: %w", err)
 	}
@@ -324,32 +346,77 @@ func interEstimate(ctx context.Context, w *engine.Workload) (*plan.Estimate, err
 }
 
 // interSeconds is the predicted time of the inter stage on the host on w's threads: a shape's
-// count where the stage takes one (shapeSeconds), else its seeded search's (searchSeconds).
+// count where the stage takes one (shapeSeconds); where the stage counts positions at once
+// (countsAtOnce), InterCountedSlowdown times the CPU engine's price of a plan that postpones and
+// counts the vertices its planner postpones (estimateSearch, cpu.CountedSeconds: the core's
+// search and the postponed groups' intersections); else its seeded search's (searchSeconds).
 func interSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if s, ok := shapeSeconds(w); ok {
 		return s, nil
 	}
-	return searchSeconds(ctx, w)
-}
-
-// searchSeconds is the predicted time of the inter stage's seeded search on w's threads:
-// InterSlowdown (InterCycleSlowdown for a chordless cycle) times the CPU engine's price of the
-// plain search (cpu.GenericSeconds) of interEstimate, never its special paths' price
-// (engine.Workload.HostSeconds): the search has none. The GPU stage (InterGPU) is priced from
-// it too (InterGPUSlowdown).
-func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
 	if w.Problem.Pattern == nil {
 		return 0, errors.New("pbe: a prediction needs a pattern")
 	}
-	est, err := interEstimate(ctx, w)
+	counts, err := countsAtOnce(ctx, w.Problem)
+	if err != nil || !counts {
+		return searchSeconds(ctx, w)
+	}
+	est, err := estimateSearch(ctx, w.Problem, false)
 	if err != nil {
 		return 0, err
+	}
+	return InterCountedSlowdown * cpu.CountedSeconds(est, w.Threads), nil
+}
+
+// searchSeconds is the predicted time of the inter stage's seeded search, every position
+// enumerated, on w's threads: InterSlowdown (InterCycleSlowdown for a chordless cycle) times
+// plainSeconds. The GPU stage (InterGPU), which enumerates every position, is priced from it too
+// (InterGPUSlowdown).
+func searchSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
+	if w.Problem.Pattern == nil {
+		return 0, errors.New("pbe: a prediction needs a pattern")
 	}
 	slowdown := InterSlowdown
 	if chordlessCycle(w.Problem.Pattern) {
 		slowdown = InterCycleSlowdown
 	}
-	return slowdown * cpu.GenericSeconds(est, w.Threads), nil
+	plain, err := plainSeconds(ctx, w)
+	return slowdown * plain, err
+}
+
+// plainSeconds is the CPU engine's price of the plain search (cpu.GenericSeconds) of
+// interEstimate on w's threads, never its special paths' price (engine.Workload.HostSeconds):
+// the inter stage has none.
+func plainSeconds(ctx context.Context, w *engine.Workload) (float64, error) {
+	est, err := interEstimate(ctx, w)
+	if err != nil {
+		return 0, err
+	}
+	return cpu.GenericSeconds(est, w.Threads), nil
+}
+
+// countsAtOnce reports whether a count of w's pattern on the host places some positions at once
+// where it would otherwise enumerate them (InterCountedSlowdown prices it): some program of the
+// stage's (newInterPlan, shared, the candidates unknown) has a counted tail of two positions or
+// more, or searches a leaf's seeds together (program.counted, which the stage's searcher asks,
+// with the tail's lists sorted where the labels are exact or the graph plain; the candidate
+// space, which sorts the rest, is not known here). The error is ctx's.
+func countsAtOnce(ctx context.Context, p *engine.Problem) (bool, error) {
+	if p.Semantics.Induced || p.Pattern.NumVertices() < 3 || len(p.Pattern.Components()) != 1 {
+		return false, nil // (induced: a tail of one, no leaf seeds; the stage runs connected patterns)
+	}
+	ip, err := newInterPlan(ctx, p.Pattern, false, p.Semantics.Unique, true, true, nil)
+	if err != nil {
+		return false, fmt.Errorf("pbe: the inter stage's programs: %w", err)
+	}
+	flat := plain(p.Data)
+	for i := range ip.programs {
+		pr := &ip.programs[i]
+		if tail, leafSeed := pr.counted(pr.tailExact || flat); tail < len(pr.steps)-1 || leafSeed {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // chordlessCycle reports whether p is one cycle through all of its four or more vertices

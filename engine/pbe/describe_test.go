@@ -11,6 +11,7 @@ import (
 	"github.com/submatch/submatch/engine/internal/predicttest"
 	_ "github.com/submatch/submatch/engine/stmatch" // the device engine, whose prediction one part takes
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
@@ -254,14 +255,7 @@ func TestPredictPlainSearch(t *testing.T) {
 		if len(est.LevelNodes) != pat.NumVertices() || est.Nodes <= 0 || (est == w.Estimate) != (pat.NumVertices() == 3) {
 			t.Errorf("%s: the inter stage's estimate has %d levels, %v nodes; the planner's: %v", c.q, len(est.LevelNodes), est.Nodes, est == w.Estimate)
 		}
-		inter, err := interSeconds(ctx, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		search, err := searchSeconds(ctx, w)
-		if err != nil {
-			t.Fatal(err)
-		}
+		inter, search := hostPrices(t, w)
 		pr := predicttest.Must(t, &Engine{Partitioner: partition.Grow}, w)
 		if want := startSeconds + partitionSeconds(partition.Grow, g.NumEdges(), 0) + inter; !pr.OutOfCore || pr.Seconds != want {
 			t.Errorf("%s: predicted %+v, want %v s", c.q, pr, want)
@@ -346,4 +340,100 @@ func TestPredictCycles(t *testing.T) {
 			t.Errorf("%s: %v s, want %v (the plain search %v s; a chordless cycle: %v; %v)", c.q, got, want, plain, c.cycle, err)
 		}
 	}
+}
+
+// TestPredictCounted (issue 21, branch pbepred3): a pattern whose host stage counts positions at
+// once (countsAtOnce: a counted tail of two or more positions, or a leaf's seeds searched
+// together, as program.counted tells the stage's searcher) is priced at InterCountedSlowdown
+// times the CPU engine's price of a plan that postpones and counts (cpu.CountedSeconds), the
+// others as before (searchSeconds); the GPU stage, which enumerates, keeps searchSeconds. A path (two leaves in a tail), a tailed triangle and a star
+// (a leaf second), a labelled walk with exact edge labels count; the same walk with wildcard
+// edges (no sorted tail lists), a cycle, a triangle, a 4-cycle with a chord and
+// induced counts (a tail of one, no leaf seeds) do not.
+func TestPredictCounted(t *testing.T) {
+	ctx := context.Background()
+	g := gen.RandomGraphM(5, 200, 1200, 1, 1)
+	labelled := gen.RandomGraphM(6, 200, 1200, 3, 1)
+	for _, c := range []struct {
+		q       string
+		g       *graph.Graph
+		induced bool
+		counts  bool
+	}{
+		{"(a)-(b)-(c)-(d)", g, false, true},
+		{"(a)-(b)-(c)-(a), (c)-(d)", g, false, true},
+		{"(a)-(b), (a)-(c), (a)-(d)", g, false, true},
+		{"(a:0)-[:0]-(b:1)-[:0]-(c:2)-[:0]-(d:0)-[:0]-(e:1)", labelled, false, true},
+		{"(a:0)-(b:1)-(c:2)-(d:0)-(e:1)", labelled, false, false}, // (wildcard edge labels: no sorted tail lists)
+		{"(a)-(b)-(c)-(d)", g, true, false},
+		{"(a)-(b)-(c)-(d)-(a)", g, false, false},
+		{"(a)-(b)-(c)-(d)-(e)-(a)", g, false, false},
+		{"(a)-(b)-(c)-(a)", g, false, false},
+		{"(a)-(b)-(c)-(d)-(a), (a)-(c)", g, true, false},
+	} {
+		pat, err := pattern.Parse(c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := &engine.Problem{Data: c.g, Pattern: pat, Threads: 2}
+		prob.Semantics.Induced = c.induced
+		counts, err := countsAtOnce(ctx, prob)
+		if err != nil || counts != c.counts {
+			t.Errorf("%s (induced %v): counts at once %v, want %v (%v)", c.q, c.induced, counts, c.counts, err)
+		}
+		// What the stage itself does with the programs (searcher.use) agrees.
+		ip, err := newInterPlan(ctx, pat, c.induced, false, true, true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newSearcher(ctx, c.g, make([]uint32, c.g.NumVertices()), 0, nil, nil, nil)
+		used := false
+		for i := range ip.programs {
+			s.use(&ip.programs[i])
+			used = used || s.tail < len(ip.programs[i].steps)-1 || s.leafSeed
+		}
+		if used != c.counts {
+			t.Errorf("%s: the stage counts at once: %v", c.q, used)
+		}
+		w := &engine.Workload{Problem: prob, Threads: 2}
+		plainPrice, err := plainSeconds(ctx, w)
+		if err != nil || plainPrice <= 0 {
+			t.Fatalf("%s: the plain search %v s (%v)", c.q, plainPrice, err)
+		}
+		inter, search := hostPrices(t, w)
+		if _, shape := shapeSeconds(w); shape {
+			continue
+		}
+		want := search
+		if c.counts {
+			est, err := estimateSearch(ctx, prob, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The counted plan's price: its search and its groups' intersections, at least the
+			// same estimate's price without the groups (more where the steps outweigh the nodes).
+			counted := cpu.CountedSeconds(est, 2)
+			if generic := cpu.GenericSeconds(est, 2); counted < generic || est.GroupCost == 0 {
+				t.Errorf("%s: the counted plan %v s, without its groups (%v steps) %v s", c.q, counted, est.GroupCost, generic)
+			}
+			want = InterCountedSlowdown * counted
+		}
+		if inter != want {
+			t.Errorf("%s: the inter stage %v s, want %v (the plain search %v s)", c.q, inter, want, plainPrice)
+		}
+	}
+}
+
+// hostPrices is w's host inter stage's price (interSeconds) and its seeded search's
+// (searchSeconds).
+func hostPrices(t *testing.T, w *engine.Workload) (inter, search float64) {
+	t.Helper()
+	inter, err := interSeconds(context.Background(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if search, err = searchSeconds(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	return inter, search
 }

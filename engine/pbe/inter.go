@@ -960,12 +960,22 @@ func (s *searcher) use(pr *program) {
 		s.f = make([]uint32, n)
 		s.levels = make([]level, n)
 	}
-	s.tail = n - 1
-	sortedTail := pr.tailExact || s.plain || pr.spaced
-	if s.visit == nil && sortedTail {
-		s.tail = min(pr.tail, n-1)
+	s.tail, s.leafSeed = n-1, false
+	if s.visit == nil {
+		s.tail, s.leafSeed = pr.counted(pr.tailExact || s.plain || pr.spaced)
 	}
-	s.leafSeed = s.visit == nil && pr.leafSeed && n > 2 && sortedTail
+}
+
+// counted is what a count running pr places at once (searcher.use; the prediction asks it too,
+// countsAtOnce): the first position of the counted tail (len(steps)-1: the last position alone)
+// and whether the seeds are searched together (leafSeed). sortedTail says every tail step has a
+// sorted list (tailExact, a plain graph, or the candidate space's lists); without, neither.
+func (pr *program) counted(sortedTail bool) (tail int, leafSeed bool) {
+	n := len(pr.steps)
+	if !sortedTail {
+		return n - 1, false
+	}
+	return min(pr.tail, n-1), pr.leafSeed && n > 2
 }
 
 // noVertex stands at position 1 while a root's seeds are searched together: no vertex is it.
