@@ -857,6 +857,7 @@ type searcher struct {
 	// a seed may be (mayTake).
 	span  []uint32
 	taken [][]uint32
+	apart []int // spanSeeds' indexes of the seeds taken
 	lc    leafcount.Counter
 	meet  [1 << plan.MaxClassGroups][]uint32
 	inter [1 << plan.MaxClassGroups]int64
@@ -1168,6 +1169,9 @@ func (s *searcher) countSeeds(i int) {
 	}()
 	s.mayTake(i)
 	s.span = s.span[:0]
+	if s.spanSeeds(i, seeds) {
+		seeds = nil // spanSeeds sorted them
+	}
 	for _, y := range seeds {
 		k := edgeKey(x, y)
 		if slices.Contains(s.f[2:i], y) {
@@ -1191,6 +1195,50 @@ func (s *searcher) countSeeds(i int) {
 		}
 	}
 	s.prime = prime
+}
+
+// spanSeeds, when the counted steps' candidates a seed may be (taken) are no more than the
+// seeds, sorts seeds as countSeeds' loop does, finding the few to set apart by binary search in
+// seeds rather than every seed in them: those placed at positions 2 to i-1 (skipped) and those
+// taken (counted alone); the others go to span, copied a run at a time. false: nothing done.
+func (s *searcher) spanSeeds(i int, seeds []uint32) bool {
+	n := 0
+	for _, l := range s.taken {
+		n += len(l)
+	}
+	if n > len(seeds) {
+		return false
+	}
+	s.apart = s.apart[:0]
+	for _, l := range s.taken {
+		for _, y := range l {
+			if c, ok := slices.BinarySearch(seeds, y); ok {
+				s.apart = append(s.apart, c)
+			}
+		}
+	}
+	slices.Sort(s.apart)
+	from := 0
+	for k, c := range s.apart {
+		if k > 0 && s.apart[k-1] == c {
+			continue
+		}
+		s.span = append(s.span, seeds[from:c]...)
+		from = c + 1
+		if y := seeds[c]; !slices.Contains(s.f[2:i], y) {
+			s.prime, s.f[1] = edgeKey(s.f[0], y), y
+			s.addMatches(s.countRest(i))
+			s.f[1] = noVertex
+		}
+	}
+	s.span = append(s.span, seeds[from:]...)
+	// The placed vertices among the rest are skipped.
+	for _, y := range s.f[2:i] {
+		if c, ok := slices.BinarySearch(s.span, y); ok {
+			s.span = slices.Delete(s.span, c, c+1)
+		}
+	}
+	return true
 }
 
 // mayTake sets taken to the candidates, with the present prime edge (the smallest seed's: the
@@ -1630,22 +1678,73 @@ func (s *searcher) countRest(i int) (uint64, bool) {
 // countClass counts the injective choices of one candidate for each of the tail steps at
 // positions cl (one collision class): their lists (tailList) and the sizes of every
 // intersection of them (meet), for leafcount's Counter.
+//
+// The step of one back edge with the longest range (oneRange; the leaf of a hub's frequent
+// label) is not listed when its range is at least as long as the shortest other list: its size
+// is countOne's, and an intersection with it keeps the other steps' common candidates that its
+// range holds and passes (binary search, then the same-part bit below DUPREMOVE's bound).
 func (s *searcher) countClass(cl []int) (uint64, bool) {
 	k := len(cl)
+	lazy, span := -1, uint64(0)
 	for b, i := range cl {
+		if _, _, a, _, e, ok := s.oneRange(&s.pr.steps[i]); ok && e-a > span {
+			lazy, span = b, e-a
+		}
+	}
+	short := ^uint64(0)
+	for b, i := range cl {
+		if b == lazy {
+			continue
+		}
 		s.meet[1<<b] = s.tailList(i, &s.pr.steps[i])
 		if len(s.meet[1<<b]) == 0 {
 			return 0, true
 		}
+		short = min(short, uint64(len(s.meet[1<<b])))
+	}
+	if lazy >= 0 && span < short {
+		i := cl[lazy]
+		s.meet[1<<lazy] = s.tailList(i, &s.pr.steps[i])
+		if len(s.meet[1<<lazy]) == 0 {
+			return 0, true
+		}
+		lazy = -1
 	}
 	for mask := 1; mask < 1<<k; mask++ {
-		if low := mask & -mask; low != mask {
+		low := mask & -mask
+		switch {
+		case lazy >= 0 && mask == 1<<lazy:
+			st := &s.pr.steps[cl[lazy]]
+			c, _ := s.countOne(cl[lazy], st, st.coreOthers)
+			if c == 0 {
+				return 0, true
+			}
+			s.inter[mask] = int64(c)
+			continue
+		case lazy >= 0 && mask&(1<<lazy) != 0:
+			// The others' intersection (a smaller mask, made), its members in lazy's range.
+			s.meet[mask] = s.inRange(&s.pr.steps[cl[lazy]], s.meet[mask^1<<lazy], s.meet[mask][:0])
+		case low != mask:
 			// The lowest step's list with the others' intersection (a smaller mask, made).
 			s.meet[mask] = setops.Intersect(s.meet[low], s.meet[mask^low], s.meet[mask])
 		}
 		s.inter[mask] = int64(len(s.meet[mask]))
 	}
 	return s.lc.Class(ones[:k], s.inter[:1<<k])
+}
+
+// inRange appends to dst the members of vs that step st (oneRange's) counts as candidates: in
+// its range, and from DUPREMOVE's bound on or with their same-part bit set.
+func (s *searcher) inRange(st *step, vs, dst []uint32) []uint32 {
+	nbr, same, a, k, e, _ := s.oneRange(st)
+	for _, v := range vs {
+		c := a + uint64(setops.LowerBound(nbr[a:e], 0, v))
+		if c < e && nbr[c] == v && (c >= k || same[c>>6]&(1<<(c&63)) != 0) {
+			dst = append(dst, v)
+		}
+		a = c // vs ascends
+	}
+	return dst
 }
 
 // tailList writes to position i's level the candidates of tail step st that pass every check
