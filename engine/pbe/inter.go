@@ -1084,7 +1084,7 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 		// Position 1 is a leaf: the other positions do not depend on its vertex but through
 		// the prime edge. They are searched once, with the smallest seed's prime edge (the
 		// weakest DUPREMOVE: every seed's partial matches are among those), and countSeeds
-		// counts each seed where they are complete (ws ascend, and so do the seeds' keys).
+		// counts each seed where they are complete (the seeds ascend, and so do their keys).
 		s.seeds = s.seeds[:0]
 		for _, w := range ws {
 			if s.of[w] != a && s.place(1, w, skip) {
@@ -1092,6 +1092,11 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 			}
 		}
 		if len(s.seeds) > 0 {
+			// A wildcard leaf on a labelled graph reads v's whole list, sorted by id only
+			// within each (vertex label, edge label) run: the seeds must ascend.
+			if !slices.IsSorted(s.seeds) {
+				slices.Sort(s.seeds)
+			}
 			s.st.seeds += uint64(len(s.seeds))
 			s.prime, s.f[1] = edgeKey(v, s.seeds[0]), noVertex
 			s.extend(2)
