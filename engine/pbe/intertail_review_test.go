@@ -10,9 +10,11 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/internal/testenv"
+	"github.com/submatch/submatch/pattern"
 )
 
 // TestInterSparseRandomCuts counts and lists the inter stage of sparse random patterns (trees
@@ -94,4 +96,84 @@ func TestInterSparseRandomCuts(t *testing.T) {
 		t.Fatalf("%d runs, %d with matches; %d leaf-seed programs, %d counted tails", ran, found, leaves, tails)
 	}
 	t.Logf("%d runs, %d with matches; %d leaf-seed programs, %d counted tails", ran, found, leaves, tails)
+}
+
+// TestInterTailReuseSpace: a tail step that would reuse an earlier step's candidates on the
+// candidate space (attachSpace) where its own candidate set is wider than that step's. The
+// pattern's c and e (label 1) are both adjacent to the prime edge's ends a and b, c also to d
+// (label 2), so e (a tail step with c's back edges) would reuse c's kept candidates, which the
+// space keeps to c's filtered candidates (a neighbour of label 2); the data's E has none, and its
+// match (A, B, C, D, E) would be lost without attachSpace's subset check where A-B is its
+// smallest cut edge (A the lowest id of them: its degree is the least; every cut of the five
+// is tried).
+func TestInterTailReuseSpace(t *testing.T) {
+	const A, B, C, D, E = 0, 1, 2, 3, 4
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	edges := [][2]int64{{A, B}, {A, C}, {B, C}, {C, D}, {A, E}, {B, E}, {E, 20}, {E, 21}, {E, 22}, {C, 23}, {B, 24}, {B, 25}}
+	// A clique of label 3 beside them: adjacency enough that the space is within spaceShare.
+	for u := int64(20); u < 32; u++ {
+		for v := u + 1; v < 32; v++ {
+			edges = append(edges, [2]int64{u, v})
+		}
+	}
+	labels := []uint32{A: 0, B: 0, C: 1, D: 2, E: 1}
+	for v := range int64(32) {
+		if v >= E+1 && v < 20 {
+			continue
+		}
+		l := uint32(3)
+		if v <= E {
+			l = labels[v]
+		}
+		if err := b.SetVertexLabel(v, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range edges {
+		if err := b.AddEdge(e[0], e[1], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pattern.Parse("(a:0)-[:0]-(b:0), (a)-[:0]-(c:1), (b)-[:0]-(c), (c)-[:0]-(d:2), (a)-[:0]-(e:1), (b)-[:0]-(e)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaced, found := 0, 0
+	of := make([]uint32, g.NumVertices())
+	for cut := range 1 << 5 {
+		for v := range of {
+			if id := g.OriginalID(uint32(v)); id < 5 {
+				of[v] = uint32(cut >> id & 1)
+			}
+		}
+		for _, sem := range proptest.AllSemantics {
+			want, _ := interOracle(g, p, sem, of)
+			if want > 0 {
+				found++
+			}
+			prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
+			for _, shared := range []bool{false, true} {
+				ip, err := interPlanFor(context.Background(), prob, true, shared)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pr := range ip.programs {
+					if pr.spaced {
+						spaced++
+					}
+				}
+				st, _ := runInter(context.Background(), g, of, entryBytes(g), ip, 1, nil)
+				if got, _ := ip.total(st.matches); got != want {
+					t.Fatalf("cut %05b, %v shared %v: %d inter matches, oracle %d", cut, sem, shared, got, want)
+				}
+			}
+		}
+	}
+	if found == 0 || spaced == 0 {
+		t.Fatalf("%d runs with inter-partition matches, %d programs on the candidate space", found, spaced)
+	}
 }
