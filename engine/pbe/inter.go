@@ -731,12 +731,16 @@ type interStats struct {
 	// held is the host memory the worker's bitsets took (rootSet and the levels' marks): what
 	// interHostBytes accounts for, less the shared forward index and inPart.
 	held uint64
-	// overflow says that the matches a counted tail completed passed a uint64.
+	// overflow says that the matches passed a uint64 (a counted tail's, or their sum).
 	overflow bool
 }
 
+// add adds b's counters to a's (overflow where the matches' sum passes a uint64: workers whose
+// counted tails each fit).
 func (a *interStats) add(b interStats) {
-	a.matches += b.matches
+	var ok bool
+	a.matches, ok = checked.Add(a.matches, b.matches)
+	a.overflow = a.overflow || !ok
 	a.seeds += b.seeds
 	a.nodes += b.nodes
 	a.bytes += b.bytes
@@ -1362,7 +1366,7 @@ func (s *searcher) extend(i int) {
 	}
 	n := len(s.pr.steps)
 	if i == n {
-		s.st.matches++
+		s.addMatches(1, true)
 		if s.visit != nil {
 			if len(s.out) < n {
 				s.out = make([]uint32, n)
@@ -1403,14 +1407,14 @@ func (s *searcher) extend(i int) {
 	}
 	if i == n-1 && s.visit == nil {
 		if c, ok := s.countOne(i, st, st.others); ok {
-			s.st.matches += c
+			s.addMatches(c, true) // checked: a counted tail may have brought matches near 2^64
 			return
 		}
 	}
 	if filter, ok := s.gather(i, st); ok {
 		free := s.dupFree(i, st)
 		if i == n-1 && s.visit == nil {
-			s.st.matches += s.countLast(i, st, filter, free, st.others)
+			s.addMatches(s.countLast(i, st, filter, free, st.others), true)
 			return
 		}
 		lv := &s.levels[i]

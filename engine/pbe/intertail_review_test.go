@@ -229,3 +229,67 @@ func TestInterLeafSeedWildcardLeaf(t *testing.T) {
 		t.Fatal("no program with a wildcard leaf seed")
 	}
 }
+
+// TestInterOverflowAcrossRoots: counted tails whose count fits a uint64 at every root but not
+// summed: three hubs of label 0, each in a part of its own, joined to the same 500 vertices of
+// each of the labels 1..7 (part 0), and the star of 7 leaves labelled 1..7: 500^7 (7.8e18)
+// inter-partition matches a hub, 2.3e19 in all, past 2^64. The stage must say overflow on any
+// number of threads, not wrap: in a worker, and where the workers' counts are summed (which
+// worker takes which hub is up to the scheduler, so that sum is also checked on its own).
+func TestInterOverflowAcrossRoots(t *testing.T) {
+	var sum interStats
+	for range 3 {
+		sum.add(interStats{matches: 500 * 500 * 500 * 500 * 500 * 500 * 500})
+	}
+	if !sum.overflow {
+		t.Errorf("three workers' 500^7 matches summed to %d, no overflow", sum.matches)
+	}
+	const per, k, hubs = 500, 7, 3
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	for i := int64(hubs); i < hubs+k*per; i++ {
+		if err := b.SetVertexLabel(i, uint32(1+(i-hubs)/per)); err != nil {
+			t.Fatal(err)
+		}
+		for h := range int64(hubs) {
+			if err := b.AddEdge(h, i, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "(h:0)"
+	for l := 1; l <= k; l++ {
+		src += fmt.Sprintf(", (h)-[:0]-(x%d:%d)", l, l)
+	}
+	p, err := pattern.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip, err := interPlanFor(context.Background(), &engine.Problem{Data: g, Pattern: p}, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of := make([]uint32, g.NumVertices())
+	for _, n := range []int64{1, hubs} {
+		for v := range of {
+			if id := g.OriginalID(uint32(v)); id < n {
+				of[v] = uint32(1 + id)
+			} else if id < hubs {
+				of[v] = 0 // a hub with the leaves: no inter-partition match
+			}
+		}
+		for _, threads := range []int{1, 2, 3} {
+			st, _ := runInter(context.Background(), g, of, entryBytes(g), ip, threads, nil)
+			got, ok := ip.total(st.matches)
+			if n == 1 && (!ok || st.overflow || got != per*per*per*per*per*per*per) {
+				t.Errorf("one hub cut off, %d threads: %d inter matches (overflow %v), want 500^7", threads, got, st.overflow)
+			}
+			if n == hubs && ok && !st.overflow {
+				t.Errorf("%d hubs cut off, %d threads: %d inter matches, no overflow", n, threads, got)
+			}
+		}
+	}
+}
