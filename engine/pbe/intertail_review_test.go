@@ -29,7 +29,7 @@ func TestInterSparseRandomCuts(t *testing.T) {
 	if s := os.Getenv("PBE_REVIEW_BASE"); s != "" {
 		base, _ = strconv.ParseUint(s, 10, 64)
 	}
-	ran, found, leaves, tails := 0, 0, 0, 0
+	ran, found, leaves, tails, spaced := 0, 0, 0, 0, 0
 	for seed := base; seed < base+uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 29))
 		n := 9 + r.IntN(8)
@@ -51,11 +51,7 @@ func TestInterSparseRandomCuts(t *testing.T) {
 				continue
 			}
 			prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-			for _, shared := range []bool{false, true} {
-				ip, err := interPlanFor(context.Background(), prob, true, shared)
-				if err != nil {
-					t.Fatal(err)
-				}
+			checkInterCounts(t, prob, of, want, []int{1, 3}, recipe, func(ip *interPlan) {
 				for _, pr := range ip.programs {
 					if pr.leafSeed {
 						leaves++
@@ -63,13 +59,12 @@ func TestInterSparseRandomCuts(t *testing.T) {
 					if pr.tail < len(pr.steps)-1 {
 						tails++
 					}
-				}
-				for _, threads := range []int{1, 3} {
-					st, _ := runInter(context.Background(), g, of, entryBytes(g), ip, threads, nil)
-					if got, _ := ip.total(st.matches); got != want || st.overflow {
-						t.Fatalf("%s\n%v shared %v, %d threads: %d inter matches, oracle %d", recipe, sem, shared, threads, got, want)
+					if pr.spaced {
+						spaced++
 					}
 				}
+			})
+			for _, shared := range []bool{false, true} {
 				lp, err := interPlanFor(context.Background(), prob, false, shared)
 				if err != nil {
 					t.Fatal(err)
@@ -92,10 +87,10 @@ func TestInterSparseRandomCuts(t *testing.T) {
 			}
 		}
 	}
-	if found < ran/3 || leaves == 0 || tails == 0 {
-		t.Fatalf("%d runs, %d with matches; %d leaf-seed programs, %d counted tails", ran, found, leaves, tails)
+	if found < ran/3 || leaves == 0 || tails == 0 || spaced == 0 {
+		t.Fatalf("%d runs, %d with matches; %d leaf-seed programs, %d counted tails, %d on the candidate space", ran, found, leaves, tails, spaced)
 	}
-	t.Logf("%d runs, %d with matches; %d leaf-seed programs, %d counted tails", ran, found, leaves, tails)
+	t.Logf("%d runs, %d with matches; %d leaf-seed programs, %d counted tails, %d on the candidate space", ran, found, leaves, tails, spaced)
 }
 
 // TestInterTailReuseSpace: a tail step that would reuse an earlier step's candidates on the
@@ -156,21 +151,13 @@ func TestInterTailReuseSpace(t *testing.T) {
 				found++
 			}
 			prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-			for _, shared := range []bool{false, true} {
-				ip, err := interPlanFor(context.Background(), prob, true, shared)
-				if err != nil {
-					t.Fatal(err)
-				}
+			checkInterCounts(t, prob, of, want, []int{1}, fmt.Sprintf("cut %05b", cut), func(ip *interPlan) {
 				for _, pr := range ip.programs {
 					if pr.spaced {
 						spaced++
 					}
 				}
-				st, _ := runInter(context.Background(), g, of, entryBytes(g), ip, 1, nil)
-				if got, _ := ip.total(st.matches); got != want {
-					t.Fatalf("cut %05b, %v shared %v: %d inter matches, oracle %d", cut, sem, shared, got, want)
-				}
-			}
+			})
 		}
 	}
 	if found == 0 || spaced == 0 {
@@ -207,21 +194,13 @@ func TestInterLeafSeedWildcardLeaf(t *testing.T) {
 					continue
 				}
 				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-				for _, shared := range []bool{false, true} {
-					ip, err := interPlanFor(context.Background(), prob, true, shared)
-					if err != nil {
-						t.Fatal(err)
-					}
+				checkInterCounts(t, prob, of, want, []int{2}, fmt.Sprintf("seed %d %s", seed, src), func(ip *interPlan) {
 					for _, pr := range ip.programs {
 						if pr.leafSeed && pr.steps[1].label.Any {
 							leaves++
 						}
 					}
-					st, _ := runInter(context.Background(), g, of, entryBytes(g), ip, 2, nil)
-					if got, _ := ip.total(st.matches); got != want || st.overflow {
-						t.Fatalf("seed %d %s %v shared %v: %d inter matches, oracle %d", seed, src, sem, shared, got, want)
-					}
-				}
+				})
 			}
 		}
 	}
@@ -289,6 +268,26 @@ func TestInterOverflowAcrossRoots(t *testing.T) {
 			}
 			if n == hubs && ok && !st.overflow {
 				t.Errorf("%d hubs cut off, %d threads: %d inter matches, no overflow", n, threads, got)
+			}
+		}
+	}
+}
+
+// checkInterCounts counts prob's inter stage on the cut of (its plans shared and not, on each of
+// threads) against want, the oracle's, failing the test (what says where) on a difference or an
+// overflow; inspect sees every plan first.
+func checkInterCounts(t *testing.T, prob *engine.Problem, of []uint32, want uint64, threads []int, what string, inspect func(*interPlan)) {
+	t.Helper()
+	for _, shared := range []bool{false, true} {
+		ip, err := interPlanFor(context.Background(), prob, true, shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inspect(ip)
+		for _, th := range threads {
+			st, _ := runInter(context.Background(), prob.Data, of, entryBytes(prob.Data), ip, th, nil)
+			if got, _ := ip.total(st.matches); got != want || st.overflow {
+				t.Fatalf("%s\n%v shared %v, %d threads: %d inter matches (overflow %v), oracle %d", what, prob.Semantics, shared, th, got, st.overflow, want)
 			}
 		}
 	}
