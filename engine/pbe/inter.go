@@ -731,12 +731,16 @@ type interStats struct {
 	// held is the host memory the worker's bitsets took (rootSet and the levels' marks): what
 	// interHostBytes accounts for, less the shared forward index and inPart.
 	held uint64
-	// overflow says that the matches a counted tail completed passed a uint64.
+	// overflow says that the matches passed a uint64 (a counted tail's, or their sum).
 	overflow bool
 }
 
+// add adds b's counters to a's (overflow where the matches' sum passes a uint64: workers whose
+// counted tails each fit).
 func (a *interStats) add(b interStats) {
-	a.matches += b.matches
+	var ok bool
+	a.matches, ok = checked.Add(a.matches, b.matches)
+	a.overflow = a.overflow || !ok
 	a.seeds += b.seeds
 	a.nodes += b.nodes
 	a.bytes += b.bytes
@@ -1095,7 +1099,7 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 		// Position 1 is a leaf: the other positions do not depend on its vertex but through
 		// the prime edge. They are searched once, with the smallest seed's prime edge (the
 		// weakest DUPREMOVE: every seed's partial matches are among those), and countSeeds
-		// counts each seed where they are complete (ws ascend, and so do the seeds' keys).
+		// counts each seed where they are complete (the seeds ascend, and so do their keys).
 		s.seeds = s.seeds[:0]
 		for _, w := range ws {
 			if s.of[w] != a && s.place(1, w, skip) {
@@ -1103,6 +1107,11 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 			}
 		}
 		if len(s.seeds) > 0 {
+			// A wildcard leaf on a labelled graph reads v's whole list, sorted by id only
+			// within each (vertex label, edge label) run: the seeds must ascend.
+			if !slices.IsSorted(s.seeds) {
+				slices.Sort(s.seeds)
+			}
 			s.st.seeds += uint64(len(s.seeds))
 			s.prime, s.f[1] = edgeKey(v, s.seeds[0]), noVertex
 			s.extend(2)
@@ -1415,7 +1424,7 @@ func (s *searcher) extend(i int) {
 	}
 	n := len(s.pr.steps)
 	if i == n {
-		s.st.matches++
+		s.addMatches(1, true)
 		if s.visit != nil {
 			if len(s.out) < n {
 				s.out = make([]uint32, n)
@@ -1456,14 +1465,14 @@ func (s *searcher) extend(i int) {
 	}
 	if i == n-1 && s.visit == nil {
 		if c, ok := s.countOne(i, st, st.others); ok {
-			s.st.matches += c
+			s.addMatches(c, true) // checked: a counted tail may have brought matches near 2^64
 			return
 		}
 	}
 	if filter, ok := s.gather(i, st); ok {
 		free := s.dupFree(i, st)
 		if i == n-1 && s.visit == nil {
-			s.st.matches += s.countLast(i, st, filter, free, st.others)
+			s.addMatches(s.countLast(i, st, filter, free, st.others), true)
 			return
 		}
 		lv := &s.levels[i]
