@@ -183,25 +183,14 @@ func TestInterLeafSeedWildcardLeaf(t *testing.T) {
 		for v := range of {
 			of[v] = uint32(r.IntN(3))
 		}
-		for _, src := range patterns {
-			p, err := pattern.Parse(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, sem := range proptest.AllSemantics {
-				want, ok := interOracle(g, p, sem, of)
-				if !ok {
-					continue
-				}
-				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-				checkInterCounts(t, prob, of, want, []int{2}, fmt.Sprintf("seed %d %s", seed, src), func(ip *interPlan) {
-					for _, pr := range ip.programs {
-						if pr.leafSeed && pr.steps[1].label.Any {
-							leaves++
-						}
+		for c := range oracleCases(t, g, of, patterns) {
+			checkInterCounts(t, c.prob, of, c.want, []int{2}, fmt.Sprintf("seed %d %s", seed, c.src), func(ip *interPlan) {
+				for _, pr := range ip.programs {
+					if pr.leafSeed && pr.steps[1].label.Any {
+						leaves++
 					}
-				})
-			}
+				}
+			})
 		}
 	}
 	if leaves == 0 {
