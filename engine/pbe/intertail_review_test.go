@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -13,7 +11,6 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -24,13 +21,9 @@ import (
 // falls inside the seeds' runs and the counted lists), in every convention, shared and not, on
 // 1 and 3 threads, against the oracle's matches that span parts. Review of branch pbeq8.
 func TestInterSparseRandomCuts(t *testing.T) {
-	cases := testenv.Sweep(120, 3000)
-	base := uint64(0)
-	if s := os.Getenv("PBE_REVIEW_BASE"); s != "" {
-		base, _ = strconv.ParseUint(s, 10, 64)
-	}
+	seeds, _ := proptest.Seeds(t, 3000, 120)
 	ran, found, leaves, tails, spaced := 0, 0, 0, 0, 0
-	for seed := base; seed < base+uint64(cases); seed++ {
+	for _, seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 29))
 		n := 9 + r.IntN(8)
 		vl, el := 1+r.IntN(3), 1+r.IntN(2)
@@ -228,14 +221,7 @@ func TestInterOverflowAcrossRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := "(h:0)"
-	for l := 1; l <= k; l++ {
-		src += fmt.Sprintf(", (h)-[:0]-(x%d:%d)", l, l)
-	}
-	p, err := pattern.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := labelledStar(t, k)
 	ip, err := interPlanFor(context.Background(), &engine.Problem{Data: g, Pattern: p}, true, true)
 	if err != nil {
 		t.Fatal(err)

@@ -112,15 +112,7 @@ func TestInterTailOverflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{4, 7} {
-		src := "(h:0)"
-		for l := 1; l <= k; l++ {
-			src += fmt.Sprintf(", (h)-[:0]-(x%d:%d)", l, l)
-		}
-		p, err := pattern.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prob := &engine.Problem{Data: g, Pattern: p}
+		prob := &engine.Problem{Data: g, Pattern: labelledStar(t, k)}
 		e := &Engine{Budget: 60_000} // the hub with its halo: 50,416 bytes
 		res, st, err := e.CountStats(context.Background(), prob)
 		if k == 7 {
@@ -233,4 +225,18 @@ func sameAsOracle(t *testing.T, what string, g *graph.Graph, of []uint32, ip *in
 	if got, _ := ip.total(en.matches); got != want {
 		t.Fatalf("%s: enumerated %d inter matches, oracle %d", what, got, want)
 	}
+}
+
+// labelledStar is the star of a hub labelled 0 and k leaves labelled 1..k, edges labelled 0.
+func labelledStar(t *testing.T, k int) *pattern.Pattern {
+	t.Helper()
+	src := "(h:0)"
+	for l := 1; l <= k; l++ {
+		src += fmt.Sprintf(", (h)-[:0]-(x%d:%d)", l, l)
+	}
+	p, err := pattern.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
