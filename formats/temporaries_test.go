@@ -1,9 +1,13 @@
 package formats
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/submatch/submatch/graph"
 )
 
 // TestRemoveTemporaries: the temporary files of writes in progress go, the targets stay as they
@@ -51,5 +55,30 @@ func TestRemoveTemporaries(t *testing.T) {
 	}
 	if err := pending.Commit(); err == nil {
 		t.Error("committing a write whose temporary was removed succeeded")
+	}
+}
+
+// TestWriteFileLossyIsInputError: an edge list refused for what it cannot hold is the caller's
+// bad input (an *InputError, which the command reports with exit status 2), and nothing is written.
+func TestWriteFileLossyIsInputError(t *testing.T) {
+	b := graph.NewBuilder(graph.BuilderOptions{})
+	if err := b.AddEdge(1, 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetVertexLabel(1, 3); err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "g.txt")
+	err = WriteFile(path, g, "")
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Path != path || !strings.Contains(ie.Msg, "cannot hold the graph's vertex labels") {
+		t.Errorf("writing a labelled graph as an edge list: %v (%T), want an *InputError naming %s", err, err, path)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the refused graph left a file: %v", err)
 	}
 }

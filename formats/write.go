@@ -139,7 +139,8 @@ func WritePatternSM(w io.Writer, p *pattern.Pattern) error {
 // FormatForPath). It writes a temporary file in the same folder and renames it into place, so
 // that path never holds a partial graph, with the mode of the file it replaces (a new one: 0666
 // less the umask). path must be a regular file or not exist: writing over a device, a FIFO or a
-// folder is refused.
+// folder is refused. A format that cannot hold all of g (Lossy) is refused before anything is
+// written, with an *InputError (the caller's choice of format is the bad input).
 func WriteFile(path string, g *graph.Graph, format string) error {
 	return WriteFileContext(context.Background(), path, g, format, true)
 }
@@ -160,7 +161,7 @@ func WriteFileContext(ctx context.Context, path string, g *graph.Graph, format s
 		return fmt.Errorf("no writer for format %q (writers: %s)", format, strings.Join(WriteFormats(), ", "))
 	}
 	if lost := Lossy(g, format); lost != nil {
-		return fmt.Errorf("%s: an edge list cannot hold the graph's %s: choose sm, csv, graphml or smg", path, strings.Join(lost, " and "))
+		return inputErrorf(path, "an edge list cannot hold the graph's %s: choose sm, csv, graphml or smg", strings.Join(lost, " and "))
 	}
 	return writeAtomic(path, sync, func(w io.Writer) error {
 		if format != "smg" {
