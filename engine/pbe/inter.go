@@ -862,9 +862,11 @@ type searcher struct {
 	span  []uint32
 	taken [][]uint32
 	apart []int // spanSeeds' indexes of the seeds taken
-	lc    leafcount.Counter
-	meet  [1 << plan.MaxClassGroups][]uint32
-	inter [1 << plan.MaxClassGroups]int64
+	// placedKeys are countLastSeeds' keys of the seeds placed at positions 2 on.
+	placedKeys []uint64
+	lc         leafcount.Counter
+	meet       [1 << plan.MaxClassGroups][]uint32
+	inter      [1 << plan.MaxClassGroups]int64
 }
 
 // ones are the groups of a tail's class: one vertex each, unordered.
@@ -1139,7 +1141,9 @@ func (s *searcher) seed(v uint32, ws []uint32, matched bool) {
 // the ends of runs of seeds and the runs halved only where the ends differ (countSpan), the
 // seed's own vertex left out (noVertex at position 1); a seed that a counted step could take
 // (in its candidates with the smallest seed's bound, taken: mayTake) is counted on its own. The
-// counted steps' lists are intersected once (wide), for the smallest seed.
+// counted steps' lists are intersected once (wide), for the smallest seed. Where the rest is the
+// last position alone, countLastSeeds counts each of its candidates once with the seeds it
+// admits instead.
 func (s *searcher) countSeeds(i int) {
 	cut := ^uint64(0) // the smallest cut edge among positions 2 to i-1 and their back edges
 	for j := 2; j < i; j++ {
@@ -1176,6 +1180,11 @@ func (s *searcher) countSeeds(i int) {
 			s.levels[j].wideOK = false
 		}
 	}()
+	if i == n-1 {
+		s.addMatches(s.countLastSeeds(i, seeds))
+		s.prime = prime
+		return
+	}
 	s.mayTake(i)
 	s.span = s.span[:0]
 	if s.spanSeeds(i, seeds) {
@@ -1204,6 +1213,87 @@ func (s *searcher) countSeeds(i int) {
 		}
 	}
 	s.prime = prime
+}
+
+// countLastSeeds is countSeeds where the rest is the last position i alone: the pairs of a seed
+// y of seeds (those below the placed positions' smallest cut edge, ascending) and a candidate v
+// of step i that complete a match, each candidate counted once with the seeds it admits rather
+// than each seed recounting the candidates (countSpan, and a seed that is a candidate counted
+// on its own). The candidates are wide's (the smallest seed's prime edge: every seed's are among
+// them). DUPREMOVE keeps (x, y), x the root, as the match's smallest cut edge when it is below
+// v's cut back edges, the least of whose keys is v's threshold; the seeds' keys ascend with
+// their ids, so those admitted are the seeds below it, found by binary search. From free on
+// (dupFree's bound with the last seed's prime edge) no back edge of v is below that seed's: v
+// admits every seed. Injectivity: y is none of the placed vertices (placedKeys, the seeds
+// among them) nor v (a seed is v only when v is not adjacent to the root: an edge (x, v) across
+// the cut is its own threshold).
+func (s *searcher) countLastSeeds(i int, seeds []uint32) (uint64, bool) {
+	st, lv := &s.pr.steps[i], &s.levels[i]
+	x := s.f[0]
+	s.placedKeys = s.placedKeys[:0]
+	for _, y := range s.f[2:i] {
+		if _, ok := slices.BinarySearch(seeds, y); ok {
+			s.placedKeys = append(s.placedKeys, edgeKey(x, y))
+		}
+	}
+	// A seed is across the cut from x: when v is one and adjacent to the root, that back edge
+	// puts v's threshold at its key, which leaves v out already.
+	rooted := slices.ContainsFunc(st.back, func(b backEdge) bool { return b.pos == 0 })
+	// seedBelow is 1 when v is a seed of key below t (a seed it would repeat), else 0.
+	seedBelow := func(v uint32, t uint64) uint64 {
+		if v > seeds[len(seeds)-1] {
+			return 0
+		}
+		if _, ok := slices.BinarySearch(seeds, v); ok && edgeKey(x, v) < t {
+			return 1
+		}
+		return 0
+	}
+	all := uint64(len(seeds) - len(s.placedKeys)) // the seeds a candidate past free admits
+	s.prime = edgeKey(x, seeds[len(seeds)-1])
+	free := s.dupFree(i, st)
+	cands := lv.wide
+	k := len(cands)
+	if free < 1<<32 {
+		k = setops.LowerBound(cands, 0, uint32(free))
+	}
+	total, ok := uint64(0), true
+	add := func(n uint64) {
+		if ok {
+			total, ok = checked.Add(total, n)
+		}
+	}
+	for _, v := range cands[:k] {
+		if slices.ContainsFunc(st.others, func(j int) bool { return s.f[j] == v }) {
+			continue
+		}
+		t := ^uint64(0) // v's threshold: its least cut back edge
+		pv := s.of[v]
+		for b, part := range lv.part {
+			if part != pv {
+				t = min(t, edgeKey(s.f[st.back[b].pos], v))
+			}
+		}
+		n := uint64(len(seeds))
+		if t <= s.prime { // not above the last seed's key: a prefix of the seeds
+			n = uint64(sort.Search(len(seeds), func(k int) bool { return edgeKey(x, seeds[k]) >= t }))
+		}
+		for _, pk := range s.placedKeys {
+			if pk < t {
+				n--
+			}
+		}
+		if !rooted {
+			n -= seedBelow(v, t)
+		}
+		add(n)
+	}
+	for _, v := range cands[k:] {
+		if !slices.ContainsFunc(st.others, func(j int) bool { return s.f[j] == v }) {
+			add(all - seedBelow(v, ^uint64(0)))
+		}
+	}
+	return total, ok
 }
 
 // spanSeeds, when the counted steps' candidates a seed may be (taken) are no more than the
