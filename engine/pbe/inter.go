@@ -86,6 +86,11 @@ type step struct {
 	// coreOthers are others before the program's counted tail (all of others outside it): a
 	// tail step's candidate differs from those, the other tail steps' being counted apart.
 	coreOthers []int
+	// runOthers, for a step of one back edge, are the positions of others joined to its back
+	// neighbour by a pattern edge of that edge's label, with this step's vertex label: their
+	// vertices lie in the back neighbour's run the step's candidates come from (when that is
+	// the graph's adjacency, not the candidate space), so countOne tests them by id and part.
+	runOthers []int
 	// reuse, when not 0, is an earlier position j >= 2 whose back edges (two or more) are back
 	// edges of this step too, with the same labels and vertex label: its candidates, kept
 	// (keep), narrowed to this step's window, stand for the intersection of those lists, and
@@ -579,6 +584,14 @@ func makeProgram(p *pattern.Pattern, order []int, induced bool, restr []plan.Res
 				s.others = append(s.others, j)
 				if induced {
 					s.nonAdj = append(s.nonAdj, j)
+				}
+			}
+		}
+		if len(s.back) == 1 {
+			x := order[s.back[0].pos]
+			for _, j := range s.others {
+				if l, ok := p.EdgeLabel(x, order[j]); ok && l == s.back[0].label && p.VertexLabel(order[j]) == s.label {
+					s.runOthers = append(s.runOthers, j)
 				}
 			}
 		}
@@ -1671,8 +1684,16 @@ func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
 		return 0, false
 	}
 	n := e - k + countBits(same, a, k)
+	b := st.back[0]
 	for _, j := range others {
 		v := s.f[j]
+		if b.list == nil && slices.Contains(st.runOthers, j) {
+			// v is in the run: counted when in the window, and past the bound or in x's part.
+			if v != noVertex && a < e && nbr[a] <= v && v <= nbr[e-1] && (k < e && v >= nbr[k] || s.of[v] == s.of[s.f[b.pos]]) {
+				n--
+			}
+			continue
+		}
 		if c := a + uint64(setops.LowerBound(nbr[a:e], 0, v)); c < e && nbr[c] == v && (c >= k || same[c>>6]&(1<<(c&63)) != 0) {
 			n--
 		}
