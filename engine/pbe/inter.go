@@ -875,8 +875,10 @@ type searcher struct {
 	span  []uint32
 	taken [][]uint32
 	apart []int // spanSeeds' indexes of the seeds taken
-	// placedKeys are countLastSeeds' keys of the seeds placed at positions 2 on.
+	// placedKeys are countLastSeeds' keys of the seeds placed at positions 2 on, placedIDs the
+	// placed vertices among its candidates.
 	placedKeys []uint64
+	placedIDs  []uint32
 	lc         leafcount.Counter
 	meet       [1 << plan.MaxClassGroups][]uint32
 	inter      [1 << plan.MaxClassGroups]int64
@@ -1237,9 +1239,9 @@ func (s *searcher) countSeeds(i int) {
 // v's cut back edges, the least of whose keys is v's threshold; the seeds' keys ascend with
 // their ids, so those admitted are the seeds below it, found by binary search. From free on
 // (dupFree's bound with the last seed's prime edge) no back edge of v is below that seed's: v
-// admits every seed. Injectivity: y is none of the placed vertices (placedKeys, the seeds
-// among them) nor v (a seed is v only when v is not adjacent to the root: an edge (x, v) across
-// the cut is its own threshold).
+// admits every seed, and those candidates are counted together. Injectivity: y is none of the
+// placed vertices (placedKeys, the seeds among them) nor v (a seed is v only when v is not
+// adjacent to the root: an edge (x, v) across the cut is its own threshold).
 func (s *searcher) countLastSeeds(i int, seeds []uint32) (uint64, bool) {
 	st, lv := &s.pr.steps[i], &s.levels[i]
 	x := s.f[0]
@@ -1249,20 +1251,6 @@ func (s *searcher) countLastSeeds(i int, seeds []uint32) (uint64, bool) {
 			s.placedKeys = append(s.placedKeys, edgeKey(x, y))
 		}
 	}
-	// A seed is across the cut from x: when v is one and adjacent to the root, that back edge
-	// puts v's threshold at its key, which leaves v out already.
-	rooted := slices.ContainsFunc(st.back, func(b backEdge) bool { return b.pos == 0 })
-	// seedBelow is 1 when v is a seed of key below t (a seed it would repeat), else 0.
-	seedBelow := func(v uint32, t uint64) uint64 {
-		if v > seeds[len(seeds)-1] {
-			return 0
-		}
-		if _, ok := slices.BinarySearch(seeds, v); ok && edgeKey(x, v) < t {
-			return 1
-		}
-		return 0
-	}
-	all := uint64(len(seeds) - len(s.placedKeys)) // the seeds a candidate past free admits
 	s.prime = edgeKey(x, seeds[len(seeds)-1])
 	free := s.dupFree(i, st)
 	cands := lv.wide
@@ -1270,43 +1258,80 @@ func (s *searcher) countLastSeeds(i int, seeds []uint32) (uint64, bool) {
 	if free < 1<<32 {
 		k = setops.LowerBound(cands, 0, uint32(free))
 	}
-	total, ok := uint64(0), true
-	add := func(n uint64) {
-		if ok {
-			total, ok = checked.Add(total, n)
+	// The placed vertices among the candidates, ascending: none of them is v (injectivity).
+	s.placedIDs = s.placedIDs[:0]
+	for _, j := range st.others {
+		if v := s.f[j]; v != noVertex && inSorted(cands, v) {
+			s.placedIDs = append(s.placedIDs, v)
 		}
 	}
+	slices.Sort(s.placedIDs)
+	// Past free: each candidate with every seed but the placed ones (all) and itself (hits).
+	past, all := cands[k:], uint64(len(seeds)-len(s.placedKeys))
+	n, hits := uint64(len(past)), uint64(setops.IntersectCount(past, seeds))
+	for _, v := range s.placedIDs {
+		if uint64(v) >= free {
+			n--
+			if inSorted(seeds, v) {
+				hits--
+			}
+		}
+	}
+	total, ok := checked.Mul(n, all)
+	if !ok {
+		return 0, false
+	}
+	total -= hits // (a seed among them leaves all at 1 or more)
+	// Below free: each candidate with the seeds below its threshold.
+	rooted := slices.ContainsFunc(st.back, func(b backEdge) bool { return b.pos == 0 })
+	sp, pp := 0, 0 // seeds[sp:] and placedIDs[pp:] are at least the candidate (cands ascend)
 	for _, v := range cands[:k] {
-		if slices.ContainsFunc(st.others, func(j int) bool { return s.f[j] == v }) {
+		if pp < len(s.placedIDs) && s.placedIDs[pp] == v {
+			pp++
 			continue
 		}
-		t := ^uint64(0) // v's threshold: its least cut back edge
-		pv := s.of[v]
-		for b, part := range lv.part {
-			if part != pv {
-				t = min(t, edgeKey(s.f[st.back[b].pos], v))
-			}
-		}
-		n := uint64(len(seeds))
-		if t <= s.prime { // not above the last seed's key: a prefix of the seeds
-			n = uint64(sort.Search(len(seeds), func(k int) bool { return edgeKey(x, seeds[k]) >= t }))
-		}
-		for _, pk := range s.placedKeys {
-			if pk < t {
-				n--
-			}
-		}
+		seed := false
 		if !rooted {
-			n -= seedBelow(v, t)
+			sp = setops.LowerBound(seeds, sp, v)
+			seed = sp < len(seeds) && seeds[sp] == v
 		}
-		add(n)
-	}
-	for _, v := range cands[k:] {
-		if !slices.ContainsFunc(st.others, func(j int) bool { return s.f[j] == v }) {
-			add(all - seedBelow(v, ^uint64(0)))
+		if total, ok = checked.Add(total, s.lastAdmits(i, st, seeds, v, seed)); !ok {
+			return 0, false
 		}
 	}
-	return total, ok
+	return total, true
+}
+
+// lastAdmits is the number of seeds (countLastSeeds') that the candidate v of the last step st
+// (position i), below free, admits: those whose key is below v's threshold (the least key of its cut back
+// edges), but the placed ones (placedKeys) and v itself when it is one (seed: only when v is not
+// adjacent to the root, whose cut edge to it would be its threshold).
+func (s *searcher) lastAdmits(i int, st *step, seeds []uint32, v uint32, seed bool) uint64 {
+	x, t, pv := s.f[0], ^uint64(0), s.of[v]
+	for b, part := range s.levels[i].part { // (dupFree's parts of the back neighbours)
+		if part != pv {
+			t = min(t, edgeKey(s.f[st.back[b].pos], v))
+		}
+	}
+	c := uint64(len(seeds))
+	if t <= s.prime { // not above the last seed's key: a prefix of the seeds
+		c = uint64(sort.Search(len(seeds), func(k int) bool { return edgeKey(x, seeds[k]) >= t }))
+	}
+	for _, pk := range s.placedKeys {
+		if pk < t {
+			c--
+		}
+	}
+	if seed && edgeKey(x, v) < t {
+		c--
+	}
+	return c
+}
+
+// inSorted reports whether the sorted list vs holds v.
+func inSorted(vs []uint32, v uint32) bool {
+	_, ok := slices.BinarySearch(vs, v)
+	return ok
 }
 
 // spanSeeds, when the counted steps' candidates a seed may be (taken) are no more than the
