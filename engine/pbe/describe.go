@@ -438,7 +438,7 @@ func chordlessCycle(p *pattern.Pattern) bool {
 // (shapeOf, without a memory limit) on w's threads: the CPU engine's price of its clique counter
 // for a clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees) times
 // ShapeCliqueSlowdown and of its edge supports' pass for a diamond (cpu.SupportPassSeconds) times
-// ShapePassSlowdown, both for an induced diamond; false when the stage searches, or for
+// ShapePassSlowdown (a tailed triangle's too: the same pass), both for an induced diamond; false when the stage searches, or for
 // triangles, whose count the seeded search's price stands for (the two took the same time on
 // R-MAT 18, and the CPU engine has no clique price for them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
@@ -447,15 +447,15 @@ func shapeSeconds(w *engine.Workload) (float64, bool) {
 		return 0, false
 	}
 	sh, ok := shapeOf(p, 0)
-	if !ok || !sh.diamond && sh.clique.K < 4 {
+	if !ok || !sh.pass() && sh.clique.K < 4 {
 		return 0, false
 	}
 	threads := max(1, w.Threads)
 	var s float64
-	if sh.diamond {
+	if sh.pass() {
 		s = ShapePassSlowdown * cpu.SupportPassSeconds(p.Data, threads)
 	}
-	if !sh.diamond || sh.induced {
+	if !sh.pass() || sh.induced {
 		s += ShapeCliqueSlowdown * cpu.CliqueSeconds(sh.clique.K, w.UpwardSquares(), threads)
 	}
 	return s, true

@@ -9,6 +9,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/internal/par"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -34,6 +35,16 @@ import (
 //     4-clique holds six diamonds (one a chord), all on its vertices, so the spanning ones are
 //     less six spanning 4-cliques each (on a graph without edge labels: with them, tips joined by
 //     an edge of another label would not be induced either). Embeddings are 4 a diamond (|Aut|).
+//   - Tailed triangles (paws: a triangle a, b, c and a pendant d on its hub a; not induced, branch
+//     pbetail), in the diamonds' pass: an embedding is a data edge (a, b) taken in one
+//     direction, a common neighbour c and a neighbour d of a that is neither b nor c (deg(a) - 2
+//     of them). Its vertices lie in one part only when a, b and c do and so does d: for an edge
+//     (x, y) across the cut every one of its t common neighbours makes a spanning triangle, and
+//     for x and y in part P the t - t_P outside P do, while a triangle within P spans only by
+//     its pendant, one of ext(a) (a's neighbours outside P). So the spanning embeddings are Σ
+//     over the data edges of t (deg(x) + deg(y) - 4), or where x and y share a part, (t - t_P)
+//     (deg(x) + deg(y) - 4) + t_P (ext(x) + ext(y)), both directions of the edge at once; the
+//     instances are half of them (|Aut| = 2). ext is counted once a vertex before the pass.
 //
 // The seeded search extends every cut edge's partial matches (the 4-clique on R-MAT 18: 16 s
 // against the CPU engine's whole count's 0.84 s); these do what the CPU engine's whole count
@@ -49,6 +60,7 @@ const shapeMinClique = 3
 type interShape struct {
 	clique    plan.Clique
 	diamond   bool
+	paw       bool // a tailed triangle (clique: its labels' triangle, for the pass's runs)
 	induced   bool
 	matrixMax int
 	threads   int
@@ -71,11 +83,17 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 			return interShape{}, false
 		}
 		sh.clique, sh.diamond = plan.Clique{K: 4, VertexLabel: vl, EdgeLabel: el}, true
+	} else if tailedTriangle(pat) && !sh.induced {
+		vl, el, ok := plan.UniformLabels(g, pat)
+		if !ok {
+			return interShape{}, false
+		}
+		sh.clique, sh.paw = plan.Clique{K: 3, VertexLabel: vl, EdgeLabel: el}, true
 	} else {
 		return interShape{}, false
 	}
-	if sh.clique.K == 3 && !sh.diamond {
-		sh.matrixMax = 0 // a triangle's root counts pairs by intersections: no matrix, no marks
+	if sh.clique.K == 3 {
+		sh.matrixMax = 0 // a triangle's root counts pairs by intersections, a tailed triangle's pass its edges': no matrix
 	}
 	sh.bytes = sh.hostBytes(g)
 	if limit == 0 || sh.bytes <= limit {
@@ -86,7 +104,7 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 	threads := sh.threads
 	sh.threads = 1
 	for sh.hostBytes(g) > limit {
-		if sh.matrixMax == 0 || sh.diamond && !sh.induced {
+		if sh.matrixMax == 0 || sh.pass() && !sh.induced {
 			return interShape{}, false // (no matrix to shrink)
 		}
 		if sh.matrixMax /= 2; sh.matrixMax < 64 {
@@ -105,22 +123,30 @@ func (sh interShape) hostBytes(g *graph.Graph) uint64 {
 }
 
 // fixedBytes is the clique counter's orientation table (plan.Clique.Orient: 8 bytes a vertex),
-// where the count runs it (cliques, induced diamonds).
+// where the count runs it (cliques, induced diamonds), or a tailed triangle's ext (4 bytes a
+// vertex).
 func (sh interShape) fixedBytes(g *graph.Graph) uint64 {
-	if sh.diamond && !sh.induced {
+	switch {
+	case sh.paw:
+		return 4 * uint64(g.NumVertices())
+	case sh.diamond && !sh.induced:
 		return 0
 	}
 	return 8 * uint64(g.NumVertices())
 }
 
+// pass says that the shape is counted by the pass over the data edges' common neighbours
+// (spanningByEdges): a diamond or a tailed triangle.
+func (sh interShape) pass() bool { return sh.diamond || sh.paw }
+
 // workerBytes is a worker's memory: the clique counter's (cliques.SpanningWorkerMemory) where it
-// runs, and for a diamond the bit set of a vertex's list.
+// runs, and for the pass the bit set of a vertex's list.
 func (sh interShape) workerBytes(g *graph.Graph) uint64 {
 	var b uint64
-	if sh.diamond {
+	if sh.pass() {
 		b = bitsetBytes(g.NumVertices())
 	}
-	if !sh.diamond || sh.induced {
+	if !sh.pass() || sh.induced {
 		b += cliques.SpanningWorkerMemory(cliques.SizeOf(g), sh.clique.K, sh.matrixMax)
 	}
 	return b
@@ -132,11 +158,17 @@ func (sh interShape) workerBytes(g *graph.Graph) uint64 {
 func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) (uint64, error) {
 	g := p.Data
 	var n uint64
-	if sh.diamond {
+	if sh.pass() {
 		var err error
-		if n, err = spanningDiamonds(ctx, g, of, sh.clique.VertexLabel, sh.clique.EdgeLabel, sh.threads); err != nil {
+		if n, err = spanningByEdges(ctx, g, of, sh.clique.VertexLabel, sh.clique.EdgeLabel, sh.paw, sh.threads); err != nil {
 			return 0, err
 		}
+	}
+	if sh.paw {
+		if p.Semantics.Unique {
+			return n / 2, nil // (|Aut| = 2: the sum counts every instance twice)
+		}
+		return n, nil
 	}
 	if !sh.diamond || sh.induced {
 		o := sh.clique.Orient(g, sh.threads)
@@ -168,21 +200,35 @@ func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) 
 	return total, nil
 }
 
-// spanningDiamonds counts the diamonds (non-induced, one per subgraph) of g's vertices of label
-// vl and edges of label el whose vertices lie in more than one part of of: for every data edge
-// (x, y) with t common neighbours, C(t, 2), less C(t_P, 2) when x and y are in part P and t_P of
-// the common neighbours are, on threads workers. It returns ctx's error when ctx ends first,
-// engine.ErrOverflow when the sum does not fit.
-func spanningDiamonds(ctx context.Context, g *graph.Graph, of []uint32, vl, el uint32, threads int) (uint64, error) {
+// spanningByEdges counts the diamonds (non-induced, one per subgraph), or with paw the tailed
+// triangles' non-induced embeddings, of g's vertices of label vl and edges of label el whose
+// vertices lie in more than one part of of, on threads workers: for every data edge (x, y) with
+// t common neighbours, C(t, 2), less C(t_P, 2) when x and y are in part P and t_P of the common
+// neighbours are (diamonds), or the tailed triangles' sum (the package's comment). It returns
+// ctx's error when ctx ends first, engine.ErrOverflow when the sum does not fit.
+func spanningByEdges(ctx context.Context, g *graph.Graph, of []uint32, vl, el uint32, paw bool, threads int) (uint64, error) {
 	n := g.NumVertices()
 	const chunk = 32
 	workers := par.Workers(n, max(threads, 1), chunk)
 	sums := make([]uint64, workers)
 	overflow := make([]bool, workers)
 	marks := make([]plan.Bitset, workers)
-	d := diamondCounter{g: g, of: of, vl: vl, el: el}
+	d := edgeCounter{g: g, of: of, vl: vl, el: el}
 	if gl, plain := plainLabel(g); plain {
 		d.plain, d.none = true, gl != vl || el != 0
+	}
+	if paw {
+		d.ext = make([]uint32, n)
+		par.Ranges(n, workers, 4096, func(_, lo, hi int) bool {
+			for v := lo; v < hi; v++ {
+				for _, w := range d.list(uint32(v)) {
+					if of[w] != of[v] {
+						d.ext[v]++
+					}
+				}
+			}
+			return true
+		})
 	}
 	// The top ids are the hubs (graph.Build's order), whose lists take longest: they go first.
 	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
@@ -212,18 +258,20 @@ func spanningDiamonds(ctx context.Context, g *graph.Graph, of []uint32, vl, el u
 	return total, nil
 }
 
-// diamondCounter reads the runs of the diamonds' labels.
-type diamondCounter struct {
+// edgeCounter reads the runs of the shape's labels (spanningByEdges).
+type edgeCounter struct {
 	g      *graph.Graph
 	of     []uint32
 	vl, el uint32
 	// plain is set on a plain graph (plainLabel): a vertex's run is its whole list, or none
 	// (none) when the labels are not the graph's.
 	plain, none bool
+	// ext, for tailed triangles (nil: diamonds), is every vertex's run's members outside its part.
+	ext []uint32
 }
 
 // list is v's neighbours that a diamond's vertex on v may take: the run of the labels.
-func (d *diamondCounter) list(v uint32) []uint32 {
+func (d *edgeCounter) list(v uint32) []uint32 {
 	if d.plain {
 		if d.none {
 			return nil
@@ -236,13 +284,18 @@ func (d *diamondCounter) list(v uint32) []uint32 {
 	return d.g.NeighborsWith(v, d.vl, d.el)
 }
 
-// vertex is the spanning diamonds whose chord's endpoint of higher (run length, id) is x, with
+// vertex is the spanning diamonds whose chord's endpoint of higher (run length, id) is x (or
+// the tailed triangles' sum over the edges whose endpoint of higher (run length, id) is x), with
 // marks (clear, left clear) for x's run; ok is false when their number overflows a uint64.
-func (d *diamondCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok bool) {
+func (d *edgeCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok bool) {
 	xs := d.list(x)
 	dx := len(xs)
-	if dx < 3 {
-		return 0, true // a chord's ends have two common neighbours at least, and one another
+	least := 3 // a chord's ends have two common neighbours at least, and one another
+	if d.ext != nil {
+		least = 2 // a triangle's edge's, one
+	}
+	if dx < least {
+		return 0, true
 	}
 	for _, z := range xs {
 		marks.Set(z)
@@ -268,7 +321,12 @@ func (d *diamondCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok boo
 				}
 			}
 		}
-		if sum, ok = checked.Add(sum, t*(t-1)/2-tp*(tp-1)/2); !ok { // (t < 2^32: no overflow inside)
+		s, fits := t*(t-1)/2-tp*(tp-1)/2, true // (t < 2^32: no overflow inside)
+		if d.ext != nil {
+			s, fits = d.paws(x, y, dx+len(ys)-4, t, tp)
+		}
+		if sum, ok = checked.Add(sum, s); !ok || !fits {
+			ok = false
 			break
 		}
 	}
@@ -276,6 +334,34 @@ func (d *diamondCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok boo
 		marks.Clear(z)
 	}
 	return sum, ok
+}
+
+// paws is the spanning tailed triangles' embeddings on the edge (x, y) with t common
+// neighbours, tp of them in the part of x and y (0 when the edge is cut: vertex counts them
+// only within a part), in both directions (hub x and hub y): each common neighbour making a
+// spanning triangle with any of the hub's other deg - 2 neighbours (pend, both hubs'
+// together), each within the part with one of the hub's outside it (ext); false on overflow.
+func (d *edgeCounter) paws(x, y uint32, pend int, t, tp uint64) (uint64, bool) {
+	if t == 0 {
+		return 0, true // (pend may then be negative)
+	}
+	a, ok := checked.Mul(t-tp, uint64(pend))
+	b, ok2 := checked.Mul(tp, uint64(d.ext[x])+uint64(d.ext[y]))
+	s, ok3 := checked.Add(a, b)
+	return s, ok && ok2 && ok3
+}
+
+// tailedTriangle reports whether p is a tailed triangle (a paw: a triangle with one pendant
+// vertex): four vertices and four edges, degrees 3, 2, 2 and 1.
+func tailedTriangle(p *pattern.Pattern) bool {
+	if p.NumVertices() != 4 || p.NumEdges() != 4 {
+		return false
+	}
+	var deg [4]int
+	for u := range 4 {
+		deg[p.Degree(u)]++
+	}
+	return deg[3] == 1 && deg[2] == 2 && deg[1] == 1
 }
 
 // shapeFor returns how the inter stage of p's count counts it as a shape (shapeOf, within the
@@ -303,8 +389,11 @@ func (e *Engine) interByShape(ctx context.Context, p *engine.Problem, of []uint3
 
 // name is the shape as Stats.InterShape names it.
 func (sh interShape) name() string {
-	if sh.diamond {
+	switch {
+	case sh.diamond:
 		return "diamond"
+	case sh.paw:
+		return "tailed-triangle"
 	}
 	return fmt.Sprintf("%d-clique", sh.clique.K)
 }

@@ -36,6 +36,54 @@ func diamondPattern(t *testing.T, vl, el string) *pattern.Pattern {
 	return p
 }
 
+// pawPattern is a tailed triangle (a paw: the triangle a, b, c and d on a) with every vertex
+// labelled vl and every edge el ("": a wildcard).
+func pawPattern(t *testing.T, vl, el string) *pattern.Pattern {
+	t.Helper()
+	v := func(name string) string {
+		if vl == "" {
+			return "(" + name + ")"
+		}
+		return "(" + name + ":" + vl + ")"
+	}
+	e := "-"
+	if el != "" {
+		e = "-[:" + el + "]-"
+	}
+	p, err := pattern.Parse(v("a") + e + v("b") + e + v("c") + e + v("a") + ", " + v("a") + e + v("d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// spanningPawsByTuples counts, by brute force over the ordered 4-tuples (a, b, c, d) of g's
+// distinct vertices, the non-induced tailed triangles (edges a-b, b-c, c-a, a-d) whose vertices
+// lie in more than one part of of: embeddings, or half of them for unique (|Aut| = 2).
+func spanningPawsByTuples(g *graph.Graph, of []uint32, unique bool) uint64 {
+	n := uint32(g.NumVertices())
+	adj := func(x, y uint32) bool { _, ok := g.HasEdge(x, y); return ok }
+	var total uint64
+	for a := range n {
+		for b := range n {
+			for c := range n {
+				if a == b || b == c || a == c || !adj(a, b) || !adj(b, c) || !adj(a, c) {
+					continue
+				}
+				for d := range n {
+					if d != a && d != b && d != c && adj(a, d) && (of[a] != of[b] || of[a] != of[c] || of[a] != of[d]) {
+						total++
+					}
+				}
+			}
+		}
+	}
+	if unique {
+		return total / 2
+	}
+	return total
+}
+
 // spanningByVertexSets counts, by brute force over the vertex sets of g, the instances of a
 // k-clique (diamond false) or a diamond on them whose vertices lie in more than one part of of,
 // in sem: a k-set that is a clique holds one clique (k! embeddings); a 4-set holds one diamond
@@ -122,11 +170,12 @@ func TestInterShapesExactlyOnce(t *testing.T) {
 	ctx := context.Background()
 	graphs := []*graph.Graph{gen.RandomGraph(1, 5, 1, 1, 1), gen.RandomGraph(2, 7, 0.75, 1, 1), gen.RandomGraph(3, 8, 0.6, 1, 1)}
 	patterns := []struct {
-		p       *pattern.Pattern
-		k       int
-		diamond bool
-	}{{proptest.Clique(t, 3, "", ""), 3, false}, {proptest.Clique(t, 4, "", ""), 4, false},
-		{proptest.Clique(t, 5, "", ""), 5, false}, {diamondPattern(t, "", ""), 4, true}}
+		p            *pattern.Pattern
+		k            int
+		diamond, paw bool
+	}{{proptest.Clique(t, 3, "", ""), 3, false, false}, {proptest.Clique(t, 4, "", ""), 4, false, false},
+		{proptest.Clique(t, 5, "", ""), 5, false, false}, {diamondPattern(t, "", ""), 4, true, false},
+		{pawPattern(t, "", ""), 4, false, true}}
 	nonzero := 0
 	for gi, g := range graphs {
 		n := g.NumVertices()
@@ -142,7 +191,13 @@ func TestInterShapesExactlyOnce(t *testing.T) {
 			}
 			for _, pc := range patterns {
 				for _, sem := range proptest.AllSemantics {
+					if pc.paw && sem.Induced {
+						continue // (not a shape: the seeded search counts induced tailed triangles)
+					}
 					want := spanningByVertexSets(g, of, pc.k, pc.diamond, sem)
+					if pc.paw {
+						want = spanningPawsByTuples(g, of, sem.Unique)
+					}
 					sh, ok := shapeOf(&engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, 0)
 					if !ok {
 						t.Fatalf("%s is not a shape", pc.p)
@@ -205,7 +260,7 @@ func TestInterShapesAgainstOracle(t *testing.T) {
 		if g.HasEdgeLabels() {
 			el = "0"
 		}
-		pats := []*pattern.Pattern{proptest.Clique(t, 3, vl, el), proptest.Clique(t, 4, vl, el), proptest.Clique(t, 5, vl, el), diamondPattern(t, vl, el)}
+		pats := []*pattern.Pattern{proptest.Clique(t, 3, vl, el), proptest.Clique(t, 4, vl, el), proptest.Clique(t, 5, vl, el), diamondPattern(t, vl, el), pawPattern(t, vl, el)}
 		for _, p := range pats {
 			for _, sem := range proptest.AllSemantics {
 				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
@@ -214,7 +269,8 @@ func TestInterShapesAgainstOracle(t *testing.T) {
 					continue
 				}
 				sh, ok := shapeOf(prob, 0)
-				if isInducedDiamond := p.NumEdges() == 5 && sem.Induced; ok == (isInducedDiamond && g.HasEdgeLabels()) {
+				inducedDiamond, inducedPaw := p.NumEdges() == 5 && sem.Induced, tailedTriangle(p) && sem.Induced
+				if ok == (inducedDiamond && g.HasEdgeLabels() || inducedPaw) {
 					t.Fatalf("seed %d: %s %v on edge labels %v: a shape %v", seed, p, sem, g.HasEdgeLabels(), ok)
 				}
 				for _, threads := range []int{1, 3} {
@@ -262,8 +318,8 @@ func TestInterShapesAgainstOracle(t *testing.T) {
 }
 
 // TestInterShapeBytes: a shape's accounted memory is the clique counter's orientation and
-// workers (cliques) or a bit set of the vertices a worker (diamonds), both for induced
-// diamonds; within a host limit below it the count takes fewer workers or smaller matrices (none),
+// workers (cliques) or a bit set of the vertices a worker (diamonds; tailed triangles, with
+// 4 bytes a vertex), both for induced diamonds; within a host limit below it the count takes fewer workers or smaller matrices (none),
 // never more than the limit, or leaves the count to the seeded search, which then counts what
 // the CPU engine counts; a cancelled count stops with the context's error.
 func TestInterShapeBytes(t *testing.T) {
@@ -282,13 +338,16 @@ func TestInterShapeBytes(t *testing.T) {
 		sem     engine.Semantics
 		diamond bool
 	}{{proptest.Clique(t, 3, "", ""), engine.Semantics{}, false}, {proptest.Clique(t, 4, "", ""), engine.Semantics{}, false},
-		{diamondPattern(t, "", ""), engine.Semantics{}, true}, {diamondPattern(t, "", ""), engine.Semantics{Induced: true}, true}} {
+		{diamondPattern(t, "", ""), engine.Semantics{}, true}, {diamondPattern(t, "", ""), engine.Semantics{Induced: true}, true},
+		{pawPattern(t, "", ""), engine.Semantics{}, false}} {
 		prob := &engine.Problem{Data: g, Pattern: c.p, Semantics: c.sem, Threads: 2}
 		sh, ok := shapeOf(prob, 0)
 		if !ok || sh.threads != 2 {
 			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.threads)
 		}
-		if c.diamond && !c.sem.Induced && sh.bytes != 2*bitsetBytes(int(n)) || !c.diamond && sh.bytes < 8*n+2*2*n {
+		paw := tailedTriangle(c.p) // ext, 4 bytes a vertex, and a bit set a worker
+		if c.diamond && !c.sem.Induced && sh.bytes != 2*bitsetBytes(int(n)) || paw && sh.bytes != 4*n+2*bitsetBytes(int(n)) ||
+			!c.diamond && !paw && sh.bytes < 8*n+2*2*n {
 			t.Errorf("%s %v: %d bytes accounted", c.p, c.sem, sh.bytes)
 		}
 		// A byte below two workers' memory: one worker, its matrices as large.
