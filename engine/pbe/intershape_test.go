@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -18,39 +19,35 @@ import (
 
 // diamondPattern is a diamond with every vertex labelled vl and every edge el ("": a wildcard).
 func diamondPattern(t *testing.T, vl, el string) *pattern.Pattern {
-	t.Helper()
-	v := func(name string) string {
-		if vl == "" {
-			return "(" + name + ")"
-		}
-		return "(" + name + ":" + vl + ")"
-	}
-	e := "-"
-	if el != "" {
-		e = "-[:" + el + "]-"
-	}
-	p, err := pattern.Parse(v("a") + e + v("b") + e + v("c") + e + v("d") + e + v("a") + ", " + v("a") + e + v("c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return uniformPattern(t, vl, el, []string{"a", "b", "c", "d", "a"}, []string{"a", "c"})
 }
 
 // pawPattern is a tailed triangle (a paw: the triangle a, b, c and d on a) with every vertex
 // labelled vl and every edge el ("": a wildcard).
 func pawPattern(t *testing.T, vl, el string) *pattern.Pattern {
+	return uniformPattern(t, vl, el, []string{"a", "b", "c", "a"}, []string{"a", "d"})
+}
+
+// uniformPattern is the pattern of the walks (vertex names, each joined to the next), every
+// vertex labelled vl and every edge el ("": a wildcard).
+func uniformPattern(t *testing.T, vl, el string, walks ...[]string) *pattern.Pattern {
 	t.Helper()
-	v := func(name string) string {
-		if vl == "" {
-			return "(" + name + ")"
-		}
-		return "(" + name + ":" + vl + ")"
-	}
 	e := "-"
 	if el != "" {
 		e = "-[:" + el + "]-"
 	}
-	p, err := pattern.Parse(v("a") + e + v("b") + e + v("c") + e + v("a") + ", " + v("a") + e + v("d"))
+	var src []string
+	for _, w := range walks {
+		vs := make([]string, len(w))
+		for k, name := range w {
+			vs[k] = "(" + name + ")"
+			if vl != "" {
+				vs[k] = "(" + name + ":" + vl + ")"
+			}
+		}
+		src = append(src, strings.Join(vs, e))
+	}
+	p, err := pattern.Parse(strings.Join(src, ", "))
 	if err != nil {
 		t.Fatal(err)
 	}
