@@ -437,10 +437,10 @@ func chordlessCycle(p *pattern.Pattern) bool {
 // shapeSeconds is the predicted time of the inter stage's count of w's pattern as a shape
 // (shapeOf, without a memory limit) on w's threads: the CPU engine's price of its clique counter
 // for a clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees) times
-// ShapeCliqueSlowdown and of its edge supports' pass for a diamond (cpu.SupportPassSeconds) times
-// ShapePassSlowdown (a tailed triangle's too: the same pass), both for an induced diamond; false when the stage searches, or for
-// triangles, whose count the seeded search's price stands for (the two took the same time on
-// R-MAT 18, and the CPU engine has no clique price for them).
+// ShapeCliqueSlowdown and of its edge supports' pass for a diamond or a tailed triangle (the
+// same pass, cpu.SupportPassSeconds) times ShapePassSlowdown, both for an induced diamond; false
+// when the stage searches, or for triangles, whose count the seeded search's price stands for
+// (the two took the same time on R-MAT 18, and the CPU engine has no clique price for them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
 	p := w.Problem
 	if p == nil || p.Data == nil || p.Pattern == nil {

@@ -1303,9 +1303,9 @@ func (s *searcher) countLastSeeds(i int, seeds []uint32) (uint64, bool) {
 }
 
 // lastAdmits is the number of seeds (countLastSeeds') that the candidate v of the last step st
-// (position i), below free, admits: those whose key is below v's threshold (the least key of its cut back
-// edges), but the placed ones (placedKeys) and v itself when it is one (seed: only when v is not
-// adjacent to the root, whose cut edge to it would be its threshold).
+// (position i), below free, admits: those whose key is below v's threshold (the least key of
+// its cut back edges), but the placed ones (placedKeys) and v itself when it is one (seed: only
+// when v is not adjacent to the root, whose cut edge to it would be its threshold).
 func (s *searcher) lastAdmits(i int, st *step, seeds []uint32, v uint32, seed bool) uint64 {
 	x, t, pv := s.f[0], ^uint64(0), s.of[v]
 	for b, part := range s.levels[i].part { // (dupFree's parts of the back neighbours)
