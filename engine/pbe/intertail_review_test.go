@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -266,4 +267,124 @@ func checkInterCounts(t *testing.T, prob *engine.Problem, of []uint32, want uint
 			}
 		}
 	}
+}
+
+// TestInterClassHubRandomCuts counts the inter stage of random patterns around a hub (hubPattern:
+// of at most two vertex labels and three edge labels, wildcards among them, so collision classes
+// of two to four steps of one back edge or two, leaf seeds of the classes' label, core vertices
+// among the seeds) on small R-MAT graphs with zipf or uniform vertex labels and on dense random
+// graphs, cut at random (randomCut: random parts, ranges with strays, every vertex a part of its
+// own, the hubs alone beside two parts), in every convention, against the oracle's matches that
+// span parts: countClass's unlisted step (inRange, countOne) and spanSeeds with cut edges
+// everywhere. Review rev30 of branch pbeq8b: it fails with inRange's same-part bit or DUPREMOVE
+// bound left out, the unlisted step's injectivity left out, spanSeeds' last run or its dropping
+// of placed seeds left out.
+func TestInterClassHubRandomCuts(t *testing.T) {
+	seeds, _ := proptest.Seeds(t, 3000, 60)
+	var unlisted, taken, found, ran int
+	for _, seed := range seeds {
+		r := rand.New(rand.NewPCG(seed, 30))
+		vl, el := 1+r.IntN(4), 1+r.IntN(3)
+		g := gen.RandomGraph(seed, 10+r.IntN(10), 0.3+0.5*r.Float64(), vl, el)
+		if r.IntN(2) == 0 {
+			ld := []gen.LabelDistribution{gen.UniformLabels, gen.ZipfLabels}[r.IntN(2)]
+			var err error
+			if g, err = gen.RMAT(gen.RMATOptions{Scale: 5 + r.IntN(2), EdgeFactor: 3 + r.IntN(6), VertexLabels: vl, EdgeLabels: el, LabelDistribution: ld, Seed: seed}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		of, layout := randomCut(r, g.NumVertices())
+		p := hubPattern(t, r, min(vl, 2), el, []float64{0, 0, 0.15, 0.4}[r.IntN(4)])
+		recipe := fmt.Sprintf("seed %d (%s cut): %v", seed, layout, p)
+		for c := range oracleCases(t, g, of, []string{p.String()}) {
+			checkInterCounts(t, c.prob, of, c.want, []int{1, 2}, recipe, func(ip *interPlan) {
+				for _, pr := range ip.programs {
+					for _, cl := range pr.classes {
+						if len(cl) > 1 && slices.ContainsFunc(cl, func(i int) bool { return len(pr.steps[i].back) == 1 }) {
+							unlisted++
+						}
+					}
+					for i := pr.tail; pr.leafSeed && i < len(pr.steps); i++ {
+						if l := pr.steps[i].label; l == pr.steps[1].label || l.Any || pr.steps[1].label.Any {
+							taken++
+						}
+					}
+				}
+			})
+			ran++
+			if c.want > 0 {
+				found++
+			}
+		}
+	}
+	if unlisted == 0 || taken == 0 || found < ran/3 {
+		t.Fatalf("%d classes with a step of one back edge, %d leaf-seed programs' counted steps of the seed's label; %d of %d runs found matches", unlisted, taken, found, ran)
+	}
+	t.Logf("%d runs (%d with matches); %d classes with a step of one back edge, %d leaf-seed programs' counted steps of the seed's label", ran, found, unlisted, taken)
+}
+
+// randomCut assigns n vertices to parts at random in one of five layouts, named: random parts
+// (2-6), ranges of ids, ranges with strays, every vertex a part of its own, and two random parts
+// with the last ids (R-MAT's and Build's hubs) and some others each alone.
+func randomCut(r *rand.Rand, n int) ([]uint32, string) {
+	of := make([]uint32, n)
+	layout, parts := r.IntN(5), 2+r.IntN(5)
+	for v := range of {
+		switch layout {
+		case 0:
+			of[v] = uint32(r.IntN(parts))
+		case 1:
+			of[v] = uint32(v * parts / n)
+		case 2:
+			of[v] = uint32(v * parts / n)
+			if r.IntN(8) == 0 {
+				of[v] = uint32(r.IntN(parts))
+			}
+		case 3:
+			of[v] = uint32(v)
+		default:
+			of[v] = uint32(r.IntN(2))
+			if v >= n-3 || r.IntN(6) == 0 {
+				of[v] = uint32(2 + v)
+			}
+		}
+	}
+	return of, []string{"random", "ranges", "ranges with strays", "singleton", "hubs alone"}[layout]
+}
+
+// hubPattern is a random pattern of 3-8 vertices around vertex 0 (the hub): vertex 1 joined to
+// it, and each other vertex a leaf of the hub, joined to the hub and to an earlier vertex, a
+// leaf of an earlier vertex, or joined to two earlier vertices; vertex labels of vl, edge labels
+// of el, each a wildcard with probability wild.
+func hubPattern(t *testing.T, r *rand.Rand, vl, el int, wild float64) *pattern.Pattern {
+	t.Helper()
+	label := func(k int) pattern.Label {
+		if r.Float64() < wild {
+			return pattern.Wildcard
+		}
+		return pattern.Exact(uint32(r.IntN(k)))
+	}
+	n := 3 + r.IntN(6)
+	labels := make([]pattern.Label, n)
+	for u := range labels {
+		labels[u] = label(vl)
+	}
+	edges := []pattern.Edge{{U: 0, V: 1, Label: label(el)}}
+	for v := 2; v < n; v++ {
+		kind, w := r.IntN(5), 1+r.IntN(v-1)
+		if kind < 3 {
+			edges = append(edges, pattern.Edge{U: 0, V: v, Label: label(el)})
+		}
+		if kind >= 2 {
+			edges = append(edges, pattern.Edge{U: w, V: v, Label: label(el)})
+		}
+		if x := r.IntN(v); kind == 4 && x != w {
+			edges = append(edges, pattern.Edge{U: x, V: v, Label: label(el)})
+		}
+	}
+	p, err := pattern.New(labels, edges, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
