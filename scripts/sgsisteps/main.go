@@ -2,7 +2,12 @@
 // table (rows, buffer entries, output rows, bytes, host time) and the join order beside the cpu
 // engine's plan order and count (issue 21: long random walks).
 //
-//	go run ./scripts/sgsisteps [-timeout 60s] [-buffered] [-core] [-refine] [-joinleaves] [-induced] DATA QUERY...
+//	go run ./scripts/sgsisteps [-timeout 60s] [-buffered] [-core] [-refine] [-joinleaves] [-induced] [-div 4] DATA QUERY...
+//
+// -div N gives the emulated region a 1/N of sgsi.GraphBytes (out of core: -div 4 is "a quarter
+// of its layout"); without it the region is the emulation's default (256 MiB, in core for
+// R-MAT up to scale 20 or so). Each count then prints its phases and its traffic (chunks,
+// segment uploads, spilled bytes) and the process's CPU time.
 //
 // A count's leaves (pattern vertices of degree one) are counted by the leaf step after the
 // joins unless -joinleaves: its row reads "leaves [vertices]", its rows the joined vertices'
@@ -16,6 +21,7 @@ import (
 	"log"
 	"os"
 	"runtime/pprof"
+	"syscall"
 	"time"
 
 	"github.com/submatch/submatch"
@@ -33,6 +39,7 @@ func main() {
 	refine := flag.Bool("refine", false, "sgsi's --sgsi-refine")
 	induced := flag.Bool("induced", false, "count induced matches (sgsi then joins every leaf)")
 	joinLeaves := flag.Bool("joinleaves", false, "sgsi's --sgsi-join-leaves (the leaves joined, not counted by the leaf step)")
+	div := flag.Uint64("div", 0, "emulated region: sgsi.GraphBytes / div (0: the emulation's default)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -74,10 +81,22 @@ func main() {
 			fmt.Printf("cpu count %d partial %v in %v (err %v)\n", res.Count, res.Partial, time.Since(t).Round(time.Millisecond), err)
 		}
 		o := sgsi.Options{Host: true, Buffered: *buffered, PaperOrder: *paper, Refine: *refine, JoinLeaves: *joinLeaves}
+		if *div > 0 {
+			o.HostBytes = sgsi.GraphBytes(g.Internal()) / *div
+		}
+		cpu0 := cpuTime()
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
 		cancel()
 		fmt.Printf("sgsi count %d partial %v in %v (err %v) order %v\n", res.Count, res.Partial, st.Total.Round(time.Millisecond), err, st.Order)
+		fmt.Printf("sgsi region %d B (in core %v, cache %d B), cpu %v: setup %v layout %v filter %v group %v refs %v tables %v driver %v (comm %v comp %v) other %v\n",
+			st.RegionBytes, st.InCore, st.CacheBytes, (cpuTime() - cpu0).Round(time.Millisecond),
+			st.Setup.Round(time.Millisecond), st.Layout.Round(time.Millisecond), st.Filter.Round(time.Millisecond),
+			st.Group.Round(time.Millisecond), st.Refs.Round(time.Millisecond), st.Tables.Round(time.Millisecond),
+			st.Driver.Round(time.Millisecond), st.Comm.Round(time.Millisecond), st.Comp.Round(time.Millisecond), st.Other().Round(time.Millisecond))
+		fmt.Printf("sgsi chunks %d windows %d (retries %d) segments %d (hits %d, parts %d, gathered %d, merged %d, sparse %d) tiled %d blocks %d; to device %.1f MB in %d copies, from device %.1f MB in %d; launches %d; peak host tables %.1f MB\n",
+			st.Chunks, st.Windows, st.WindowRetries, st.Segments, st.SegmentHits, st.Parts, st.Gathered, st.Merged, st.Sparse, st.Tiled, st.Blocks,
+			float64(st.BytesToGPU)/1e6, st.CopiesToGPU, float64(st.BytesFromGPU)/1e6, st.CopiesFromGPU, st.Launches, float64(st.PeakHost)/1e6)
 		fmt.Printf("sgsi candidates %v (refinement removed %d, filter %v)\n", st.Candidates, st.Refined, st.Filter.Round(time.Millisecond))
 		fmt.Printf("  step vertex       rows      items        out   table MB  buffer MB   time\n")
 		for i, s := range st.PerStep {
@@ -90,4 +109,13 @@ func main() {
 				float64(s.Rows)*float64(4*(i+1))/1e6, float64(s.Items)*4/1e6, s.Time.Round(time.Millisecond))
 		}
 	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
