@@ -188,3 +188,52 @@ func TestRowLeavesAllocates(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeMemoFar: a memo with key columns keeps its values across keys (its second level): a
+// key that comes back finds them (each row of a table whose key columns change from row to row,
+// such as a group's two parents in the last two columns, intersected its lists without it), and
+// a slot that another key took over is never read as the first key's, even with every key in
+// one of two slots.
+func TestSizeMemoFar(t *testing.T) {
+	r := &runner{ctx: context.Background()}
+	var m sizeMemo
+	m.init(r, 1, []int{0}, []uint32{3, 5, 8}, 1)
+	if m.farFull == nil {
+		t.Fatal("no second level for a memo with a key column")
+	}
+	write := func(a, x uint32, v int64) {
+		t.Helper()
+		i, hit := m.lookupAt([]uint32{a, x}, x)
+		if hit {
+			t.Fatalf("(%d, %d): a hit before it was written (%d)", a, x, m.at(i)[0])
+		}
+		m.at(i)[0] = v
+		m.done(i)
+	}
+	write(100, 5, 42)
+	write(101, 5, 7)
+	write(101, 8, 9)
+	for _, c := range []struct {
+		a, x uint32
+		v    int64
+	}{{100, 5, 42}, {101, 8, 9}, {101, 5, 7}, {100, 5, 42}} {
+		if i, hit := m.lookupAt([]uint32{c.a, c.x}, c.x); !hit || m.at(i)[0] != c.v {
+			t.Errorf("(%d, %d) back: hit %v, want %d", c.a, c.x, hit, c.v)
+		}
+	}
+	m.farShift = 63 // (two slots: the keys overwrite one another)
+	clear(m.farFull)
+	for round := range 3 {
+		for a := uint32(200); a < 220; a++ {
+			for _, x := range []uint32{3, 5, 8} {
+				want := int64(a)*10 + int64(x)
+				i, hit := m.lookupAt([]uint32{a, x}, x)
+				if hit && m.at(i)[0] != want {
+					t.Fatalf("round %d (%d, %d): %d taken for %d", round, a, x, m.at(i)[0], want)
+				}
+				m.at(i)[0] = want
+				m.done(i)
+			}
+		}
+	}
+}

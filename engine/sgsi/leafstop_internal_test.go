@@ -45,7 +45,7 @@ func TestLeafStepStops(t *testing.T) {
 	}
 	p, q, s, cands, bits, bitWords := leafSetup(t, g)
 	// Rows (a, b) = (0, 1) and (1, 0) in turn (each row's sets differ from the last row's:
-	// none is reused), in q.order's columns, 1,000 of them (under leafRows).
+	// none is reused without the memos), in q.order's columns, 1,000 of them (under leafRows).
 	// (Build numbers vertices by degree: the hubs are found by theirs.)
 	var hubs, others []uint32
 	for v := range g.NumVertices() {
@@ -71,7 +71,9 @@ func TestLeafStepStops(t *testing.T) {
 		}
 	}
 	run := func(ctx context.Context) (uint64, error) {
-		r := &runner{ctx: ctx, s: s, q: q, cands: cands, bitsHost: bits, bitWords: bitWords, threads: 1}
+		// (--memory of one byte: no memo, whose second level would hold both rows' counts
+		// after the first two rows, so that every row reads both hubs' lists.)
+		r := &runner{ctx: ctx, s: s, q: q, cands: cands, bitsHost: bits, bitWords: bitWords, threads: 1, hostLimit: 1}
 		err := r.leafCount(table)
 		return r.total, err
 	}

@@ -2,6 +2,7 @@ package sgsi
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -480,6 +481,12 @@ type leafScratch struct {
 // vertices are taken out) by its groups' latest parent, a tail its W by u's vertex for b's
 // other parents': rows that share the early columns repeat the last ones' few candidates
 // (q2/q_12_1's 126 M rows intersected two lists each without it).
+//
+// With key columns the values also go to a second level (far) that keeps them across keys: a
+// direct-mapped table of slots keyed by the key columns' vertices and idx's, read when the
+// stamp misses. Rows whose key columns change from row to row (a group's two parents the last
+// two columns) still repeat their pairs of vertices: at R-MAT 20, a table of 8.4 M rows held
+// 77 k pairs of a closing vertex's parents (issue 21, branch sgsi12).
 type sizeMemo struct {
 	idx     int
 	keyCols []int
@@ -490,27 +497,69 @@ type sizeMemo struct {
 	epoch   uint32
 	stamp   []uint32
 	val     []int64
+	// far: slot s holds the key columns' vertices and idx's at farKeys[s*(len(keyCols)+1):],
+	// its values at farVals[s*width:], when bit s of farFull is set; farShift maps a hash to
+	// a slot (64 less the slots' log2).
+	farKeys  []uint32
+	farVals  []int64
+	farFull  []uint64
+	farShift uint
 }
 
 // maxMemoValues bounds a sizeMemo's values (8 bytes each, per goroutine; a stamp per
-// candidate besides); a memo of more is not kept (each row then intersects).
-const maxMemoValues = 1 << 20
+// candidate besides); a memo of more is not kept (each row then intersects). maxFarValues
+// bounds its second level's (far) values the same way (its keys besides).
+const (
+	maxMemoValues = 1 << 20
+	maxFarValues  = 1 << 18
+)
 
 // init sets the memo up for idx's candidates cands, width values each, unless there are too
-// many or --memory has no room: then stamp stays nil, the memo unused.
+// many or --memory has no room: then stamp stays nil, the memo unused. With key columns it
+// also sets up the second level (far), as many slots as there may be keys up to
+// maxFarValues/width, when --memory has room for them.
 func (m *sizeMemo) init(r *runner, idx int, keyCols []int, cands []uint32, width int) {
 	m.idx, m.keyCols, m.cands, m.width = idx, keyCols, cands, width
 	n := len(cands)
-	if n*width <= maxMemoValues && r.reserve("the leaf step's memo", uint64(4*n+8*n*width)) == nil {
-		m.key, m.stamp, m.val = make([]uint32, len(keyCols)), make([]uint32, n), make([]int64, n*width)
+	if n*width > maxMemoValues || r.reserve("the leaf step's memo", uint64(4*n+8*n*width)) != nil {
+		return
 	}
+	m.key, m.stamp, m.val = make([]uint32, len(keyCols)), make([]uint32, n), make([]int64, n*width)
+	if len(keyCols) == 0 {
+		return
+	}
+	keys := math.Inf(1) // (the keys there may be: the product of the columns' candidates)
+	if r.q != nil {
+		keys = float64(n)
+		for _, c := range keyCols {
+			keys *= float64(len(r.cands[r.q.order[c]]))
+		}
+	}
+	slots := uint64(1)
+	for slots < maxFarValues/uint64(width) && float64(slots) < keys {
+		slots *= 2
+	}
+	if slots <= uint64(n) || r.reserve("the leaf step's memo", farBytes(slots, len(keyCols), width)) != nil {
+		return
+	}
+	m.farKeys = make([]uint32, slots*uint64(len(keyCols)+1))
+	m.farVals = make([]int64, slots*uint64(width))
+	m.farFull = make([]uint64, (slots+63)/64)
+	m.farShift = uint(64 - bits.TrailingZeros64(slots))
+}
+
+// farBytes is the host memory of a second level of slots slots for keyCols key columns and
+// width values a slot.
+func farBytes(slots uint64, keyCols, width int) uint64 {
+	return slots*(4*uint64(keyCols+1)+8*uint64(width)) + 8*((slots+63)/64)
 }
 
 // lookup returns the index of the row's idx vertex among the candidates (-1: not one) and
 // whether its values (at) hold for the row's key columns.
 func (m *sizeMemo) lookup(row []uint32) (i int, hit bool) { return m.lookupAt(row, row[m.idx]) }
 
-// lookupAt is lookup for data vertex x instead of the row's idx vertex.
+// lookupAt is lookup for data vertex x instead of the row's idx vertex. A stamp that misses
+// takes the values from the second level when a slot holds them.
 func (m *sizeMemo) lookupAt(row []uint32, x uint32) (i int, hit bool) {
 	same := m.ok
 	for k, c := range m.keyCols {
@@ -528,25 +577,73 @@ func (m *sizeMemo) lookupAt(row []uint32, x uint32) (i int, hit bool) {
 	if !found {
 		return -1, false
 	}
-	return i, m.stamp[i] == m.epoch
+	if m.stamp[i] == m.epoch {
+		return i, true
+	}
+	if m.farFull == nil {
+		return i, false
+	}
+	s := m.farSlot(x)
+	if m.farFull[s/64]>>(s%64)&1 == 0 {
+		return i, false
+	}
+	k := len(m.key)
+	keys := m.farKeys[s*uint64(k+1):]
+	if keys[k] != x || !slices.Equal(keys[:k], m.key) {
+		return i, false
+	}
+	copy(m.at(i), m.farVals[s*uint64(m.width):(s+1)*uint64(m.width)])
+	m.stamp[i] = m.epoch
+	return i, true
+}
+
+// farSlot is the second level's slot of the current key with idx's vertex x.
+func (m *sizeMemo) farSlot(x uint32) uint64 {
+	const mul = 0x9e3779b97f4a7c15
+	h := (uint64(x) + 1) * mul
+	for _, v := range m.key {
+		h = (h ^ uint64(v)) * mul
+	}
+	return h >> m.farShift
 }
 
 // at returns candidate i's values.
 func (m *sizeMemo) at(i int) []int64 { return m.val[i*m.width : (i+1)*m.width] }
 
-// done marks candidate i's values (written through at) valid for the current key; i < 0 (not
-// a candidate) is ignored.
+// done marks candidate i's values (written through at) valid for the current key, and writes
+// them to the second level (over the slot's earlier key); i < 0 (not a candidate) is ignored.
 func (m *sizeMemo) done(i int) {
-	if i >= 0 {
-		m.stamp[i] = m.epoch
+	if i < 0 {
+		return
 	}
+	m.stamp[i] = m.epoch
+	if m.farFull == nil {
+		return
+	}
+	x := m.cands[i]
+	s := m.farSlot(x)
+	k := len(m.key)
+	keys := m.farKeys[s*uint64(k+1) : (s+1)*uint64(k+1)]
+	copy(keys, m.key)
+	keys[k] = x
+	copy(m.farVals[s*uint64(m.width):], m.at(i))
+	m.farFull[s/64] |= 1 << (s % 64)
 }
 
 // drop lets go of the memo's memory: it is unused from then on.
-func (m *sizeMemo) drop() { m.key, m.stamp, m.val, m.ok = nil, nil, nil, false }
+func (m *sizeMemo) drop() {
+	m.key, m.stamp, m.val, m.ok = nil, nil, nil, false
+	m.farKeys, m.farVals, m.farFull = nil, nil, nil
+}
 
 // bytes is the memo's host memory.
-func (m *sizeMemo) bytes() uint64 { return 4*uint64(len(m.stamp)) + 8*uint64(len(m.val)) }
+func (m *sizeMemo) bytes() uint64 {
+	b := 4*uint64(len(m.stamp)) + 8*uint64(len(m.val))
+	if m.farFull != nil {
+		b += farBytes(uint64(len(m.farVals)/m.width), len(m.keyCols), m.width)
+	}
+	return b
+}
 
 // newLeafScratch appends a goroutine's buffers for the leaf step of r's query to
 // r.leafScratch, before its memos reserve their memory (so that each memo's reservation
