@@ -237,3 +237,31 @@ func TestSizeMemoFar(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeMemoFarLetGo: a second level that holds fewer than one in farMinHitRate of farCheck
+// reads (keys that never come back) is let go, its memory with it; one whose keys come back is
+// kept.
+func TestSizeMemoFarLetGo(t *testing.T) {
+	r := &runner{ctx: context.Background()}
+	for _, back := range []bool{false, true} {
+		var m sizeMemo
+		m.init(r, 1, []int{0}, []uint32{3, 5, 8}, 1)
+		before := m.bytes()
+		for a := range uint32(2 * farCheck) {
+			if back {
+				a %= 64
+			}
+			i, hit := m.lookup([]uint32{a, 5})
+			if !hit {
+				m.at(i)[0] = int64(a)
+				m.done(i)
+			}
+		}
+		if kept := m.farFull != nil; kept != back {
+			t.Errorf("keys back %v: second level kept %v (%d tries, %d hits)", back, kept, m.farTries, m.farHits)
+		}
+		if !back && m.bytes() >= before {
+			t.Errorf("a second level let go still counts %d bytes of %d", m.bytes(), before)
+		}
+	}
+}

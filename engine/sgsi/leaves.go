@@ -504,7 +504,18 @@ type sizeMemo struct {
 	farVals  []int64
 	farFull  []uint64
 	farShift uint
+	// farTries counts the stamp misses the second level was read for since the last
+	// farCheck of them, farHits those it held: a level that holds fewer than one in
+	// farMinHitRate is let go (its probes and writes, a cache miss each, cost more than it saves).
+	farTries, farHits uint32
 }
+
+// farCheck is how many reads of a memo's second level are weighed at a time; farMinHitRate the
+// least share of them (1/farMinHitRate) it must hold to be kept.
+const (
+	farCheck      = 1 << 16
+	farMinHitRate = 16
+)
 
 // maxMemoValues bounds a sizeMemo's values (8 bytes each, per goroutine; a stamp per
 // candidate besides); a memo of more is not kept (each row then intersects). maxFarValues
@@ -559,7 +570,8 @@ func farBytes(slots uint64, keyCols, width int) uint64 {
 func (m *sizeMemo) lookup(row []uint32) (i int, hit bool) { return m.lookupAt(row, row[m.idx]) }
 
 // lookupAt is lookup for data vertex x instead of the row's idx vertex. A stamp that misses
-// takes the values from the second level when a slot holds them.
+// takes the values from the second level when a slot holds them; a second level that held
+// too few of farCheck reads is let go.
 func (m *sizeMemo) lookupAt(row []uint32, x uint32) (i int, hit bool) {
 	same := m.ok
 	for k, c := range m.keyCols {
@@ -583,6 +595,13 @@ func (m *sizeMemo) lookupAt(row []uint32, x uint32) (i int, hit bool) {
 	if m.farFull == nil {
 		return i, false
 	}
+	if m.farTries++; m.farTries == farCheck {
+		if m.farHits < farCheck/farMinHitRate {
+			m.farKeys, m.farVals, m.farFull = nil, nil, nil
+			return i, false
+		}
+		m.farTries, m.farHits = 0, 0
+	}
 	s := m.farSlot(x)
 	if m.farFull[s/64]>>(s%64)&1 == 0 {
 		return i, false
@@ -594,6 +613,7 @@ func (m *sizeMemo) lookupAt(row []uint32, x uint32) (i int, hit bool) {
 	}
 	copy(m.at(i), m.farVals[s*uint64(m.width):(s+1)*uint64(m.width)])
 	m.stamp[i] = m.epoch
+	m.farHits++
 	return i, true
 }
 
