@@ -485,8 +485,9 @@ type leafScratch struct {
 // With key columns the values also go to a second level (far) that keeps them across keys: a
 // direct-mapped table of slots keyed by the key columns' vertices and idx's, read when the
 // stamp misses. Rows whose key columns change from row to row (a group's two parents the last
-// two columns) still repeat their pairs of vertices: at R-MAT 20, a table of 8.4 M rows held
-// 77 k pairs of a closing vertex's parents (issue 21, branch sgsi12).
+// two columns, or any table sorted out of core before its chunks) still repeat their keys: at
+// R-MAT 20, a table of q_12_1 of 8.4 M rows held 77 k pairs of a closing vertex's parents
+// (issue 21, branch sgsi12).
 type sizeMemo struct {
 	idx     int
 	keyCols []int
