@@ -17,6 +17,9 @@ type Bitset []uint64
 // package zeroed).
 func NewBitset(n int) Bitset { return zeroed.Make[uint64]((n + 63) / 64) }
 
+// BitsetBytes is the memory of NewBitset(n): 8 bytes for every 64 vertices.
+func BitsetBytes(n int) uint64 { return 8 * uint64((n+63)/64) }
+
 // Has reports whether v is in the set.
 func (b Bitset) Has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }
 
@@ -43,6 +46,24 @@ func (b Bitset) Count() int {
 		c += bits.OnesCount64(w)
 	}
 	return c
+}
+
+// CountRange returns the number of members in [lo, hi).
+func (b Bitset) CountRange(lo, hi uint64) uint64 {
+	if lo >= hi {
+		return 0
+	}
+	wa, wb := lo>>6, (hi-1)>>6
+	first := b[wa] &^ (1<<(lo&63) - 1)
+	last := ^uint64(0) >> (63 - (hi-1)&63)
+	if wa == wb {
+		return uint64(bits.OnesCount64(first & last))
+	}
+	n := bits.OnesCount64(first) + bits.OnesCount64(b[wb]&last)
+	for _, w := range b[wa+1 : wb] {
+		n += bits.OnesCount64(w)
+	}
+	return uint64(n)
 }
 
 // labelCount is a (vertex label, edge label) requirement of a pattern vertex's neighbourhood.

@@ -761,9 +761,6 @@ func (a *interStats) add(b interStats) {
 	a.overflow = a.overflow || b.overflow
 }
 
-// bitsetBytes is the size of plan.NewBitset(n).
-func bitsetBytes(n int) uint64 { return 8 * uint64((n+63)/64) }
-
 // interHostBytes is the host memory, beside the graph and the partitioning, that runInter's
 // counting workers take on a graph of n vertices and entries adjacency entries (plain: graph's
 // plain) with ip's programs on threads threads: on a plain graph the forward index (4 bytes a
@@ -773,18 +770,18 @@ func bitsetBytes(n int) uint64 { return 8 * uint64((n+63)/64) }
 // position some step reuses (markKept: made on first use, so this is a bound). The positions'
 // candidate buffers (level: at most a few lists of the largest degree each) are left out.
 func interHostBytes(n int, entries uint64, plain bool, ip *interPlan, threads int) uint64 {
-	per := uint64(ip.reusedPositions()) * bitsetBytes(n)
+	per := uint64(ip.reusedPositions()) * plan.BitsetBytes(n)
 	var shared uint64
 	if plain {
-		per += bitsetBytes(n)
+		per += plan.BitsetBytes(n)
 		shared = 4 * uint64(n)
 	}
 	if ip.countsOne() {
-		shared += bitsetBytes(int(entries))
+		shared += plan.BitsetBytes(int(entries))
 	}
 	shared += ip.spaceBytes()
 	for _, l := range ip.lists {
-		shared += bitsetBytes(len(l.values))
+		shared += plan.BitsetBytes(len(l.values))
 	}
 	workers, _ := interWorkers(n, threads, nil)
 	return shared + uint64(workers)*per
@@ -1708,7 +1705,7 @@ func (s *searcher) countOne(i int, st *step, others []int) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	n := e - k + countBits(same, a, k)
+	n := e - k + same.CountRange(a, k)
 	b := st.back[0]
 	for _, j := range others {
 		v := s.f[j]
@@ -1756,24 +1753,6 @@ func (s *searcher) oneRange(st *step) (nbr []uint32, same plan.Bitset, a, k, e u
 		k = a + uint64(setops.LowerBound(nbr[a:e], 0, uint32(t)))
 	}
 	return nbr, same, a, k, e, true
-}
-
-// countBits is the number of bits of bs set in [a, b).
-func countBits(bs plan.Bitset, a, b uint64) uint64 {
-	if a >= b {
-		return 0
-	}
-	wa, wb := a>>6, (b-1)>>6
-	first := bs[wa] &^ (1<<(a&63) - 1)
-	last := ^uint64(0) >> (63 - (b-1)&63)
-	if wa == wb {
-		return uint64(bits.OnesCount64(first & last))
-	}
-	n := bits.OnesCount64(first) + bits.OnesCount64(bs[wb]&last)
-	for _, w := range bs[wa+1 : wb] {
-		n += bits.OnesCount64(w)
-	}
-	return uint64(n)
 }
 
 // countTail counts the matches that complete the partial match placed before position i, the
@@ -2088,7 +2067,7 @@ func (s *searcher) markKept(lv *level) plan.Bitset {
 	if !lv.marked {
 		if lv.mark == nil {
 			lv.mark = plan.NewBitset(s.g.NumVertices())
-			s.st.held += bitsetBytes(s.g.NumVertices())
+			s.st.held += plan.BitsetBytes(s.g.NumVertices())
 		}
 		for _, v := range lv.kept {
 			lv.mark.Set(v)
@@ -2121,7 +2100,7 @@ func (s *searcher) markRoot() {
 	}
 	if s.rootSet == nil {
 		s.rootSet = plan.NewBitset(s.g.NumVertices())
-		s.st.held += bitsetBytes(s.g.NumVertices())
+		s.st.held += plan.BitsetBytes(s.g.NumVertices())
 	} else if s.rootOf >= 0 {
 		for _, w := range s.g.Neighbors(uint32(s.rootOf)) {
 			s.rootSet.Clear(w)

@@ -10,6 +10,7 @@ import (
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // TestInterHostBytes: interHostBytes accounts for every bitset the host inter stage's workers
@@ -57,13 +58,13 @@ func TestInterHostBytes(t *testing.T) {
 			need := interHostBytes(n, entries, plain(g.g), ip, threads)
 			r := uint64(ip.reusedPositions())
 			reusing = reusing || r > 0
-			want := uint64(workers) * r * bitsetBytes(n)
+			want := uint64(workers) * r * plan.BitsetBytes(n)
 			if g.plain {
-				want += 4*uint64(n) + uint64(workers)*bitsetBytes(n)
+				want += 4*uint64(n) + uint64(workers)*plan.BitsetBytes(n)
 			}
 			var inPart uint64
 			if ip.countsOne() {
-				inPart = bitsetBytes(int(entries))
+				inPart = plan.BitsetBytes(int(entries))
 				counting = true
 			}
 			want += inPart

@@ -144,7 +144,7 @@ func (sh interShape) pass() bool { return sh.diamond || sh.paw }
 func (sh interShape) workerBytes(g *graph.Graph) uint64 {
 	var b uint64
 	if sh.pass() {
-		b = bitsetBytes(g.NumVertices())
+		b = plan.BitsetBytes(g.NumVertices())
 	}
 	if !sh.pass() || sh.induced {
 		b += cliques.SpanningWorkerMemory(cliques.SizeOf(g), sh.clique.K, sh.matrixMax)

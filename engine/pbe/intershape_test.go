@@ -15,6 +15,7 @@ import (
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // diamondPattern is a diamond with every vertex labelled vl and every edge el ("": a wildcard).
@@ -343,7 +344,7 @@ func TestInterShapeBytes(t *testing.T) {
 			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.threads)
 		}
 		paw := tailedTriangle(c.p) // ext, 4 bytes a vertex, and a bit set a worker
-		if c.diamond && !c.sem.Induced && sh.bytes != 2*bitsetBytes(int(n)) || paw && sh.bytes != 4*n+2*bitsetBytes(int(n)) ||
+		if c.diamond && !c.sem.Induced && sh.bytes != 2*plan.BitsetBytes(int(n)) || paw && sh.bytes != 4*n+2*plan.BitsetBytes(int(n)) ||
 			!c.diamond && !paw && sh.bytes < 8*n+2*2*n {
 			t.Errorf("%s %v: %d bytes accounted", c.p, c.sem, sh.bytes)
 		}
