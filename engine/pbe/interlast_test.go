@@ -88,12 +88,21 @@ type lastSeedsCut struct {
 }
 
 // lastSeedsCuts cuts g three ways: consecutive ranges (the partitioner's Ranges at a third of
-// the graph), every vertex in a random part of 2-4, and odd against even ids.
+// the graph, or at the least budget a vertex's halo fits), every vertex in a random part of 2-4,
+// and odd against even ids.
 func lastSeedsCuts(t *testing.T, g *graph.Graph, seed uint64) []lastSeedsCut {
 	t.Helper()
-	pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: max(partition.GraphBytes(g)/3, 64), Method: partition.Ranges})
-	if err != nil || len(pt.Parts) < 2 {
-		t.Fatalf("seed %d: %d parts, %v", seed, len(pt.Parts), err)
+	budget := max(partition.GraphBytes(g)/3, MinBudget(g), 64) // (a third: below a dense vertex's halo)
+	pt, err := partition.Partition(context.Background(), g, partition.Options{Budget: budget, Method: partition.Ranges})
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	ranges := fmt.Sprintf("ranges (%d parts)", len(pt.Parts))
+	if len(pt.Parts) < 2 { // (a vertex's halo is the whole graph: the lower and upper halves)
+		for v := range pt.Of {
+			pt.Of[v] = uint32(2 * v / len(pt.Of))
+		}
+		ranges = "halves"
 	}
 	r := rand.New(rand.NewPCG(seed, 31))
 	parts := 2 + r.IntN(3)
@@ -102,7 +111,7 @@ func lastSeedsCuts(t *testing.T, g *graph.Graph, seed uint64) []lastSeedsCut {
 		random[v], parity[v] = uint32(r.IntN(parts)), uint32(v%2)
 	}
 	return []lastSeedsCut{
-		{fmt.Sprintf("ranges (%d parts)", len(pt.Parts)), pt.Of},
+		{ranges, pt.Of},
 		{fmt.Sprintf("random (%d parts)", parts), random},
 		{"odd and even", parity},
 	}
