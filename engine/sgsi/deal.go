@@ -436,6 +436,7 @@ func (s *Stats) addCounters(o *Stats) {
 	s.Pipelined += o.Pipelined
 	s.PeakDevice += o.PeakDevice
 	s.PeakHost += o.PeakHost
+	s.TableCopied += o.TableCopied
 	s.Refined += o.Refined
 }
 

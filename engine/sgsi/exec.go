@@ -64,12 +64,17 @@ type Stats struct {
 	// Pipelined counts the direct count's kernels queued through the pipeline (Options.Overlap:
 	// zero when the count ran serially, for want of room for two slots or of streams).
 	Pipelined  uint64
-	PeakDevice uint64        // bytes of the region ever used
-	PeakHost   uint64        // bytes of the spilled tables at their largest
-	Setup      time.Duration // the backend: on the GPU the kernels' compilation, the region, the staging buffer
-	Layout     time.Duration // the store (signatures), the plan and the label graphs it reads
-	Filter     time.Duration
-	Total      time.Duration
+	PeakDevice uint64 // bytes of the region ever used
+	PeakHost   uint64 // bytes of the spilled tables at their largest
+	// TableCopied is the bytes of pending tables copied into a larger table when one grew (at
+	// most: the GPU allocates at least 1 MiB): a level is joined instead once it holds
+	// flushAt/growFlushFrac words and another chunk's output as large as its largest would not
+	// fit.
+	TableCopied uint64
+	Setup       time.Duration // the backend: on the GPU the kernels' compilation, the region, the staging buffer
+	Layout      time.Duration // the store (signatures), the plan and the label graphs it reads
+	Filter      time.Duration
+	Total       time.Duration
 	// Balance is each join step's load balance (balance.go): the rows each layer took and the
 	// thresholds chosen.
 	Balance Balance
@@ -144,6 +149,12 @@ func checkKernel(rows, buffer uint64) error {
 // maxFlush bounds, in words, the pending table of a level before it is joined.
 const maxFlush = 1 << 26
 
+// growFlushFrac: a level's pending table that holds at least flushAt/growFlushFrac words is
+// joined when another chunk's output as large as the largest it took would make it grow. Growing copies the
+// rows already spilled into a new table (on the GPU a fresh pinned allocation; docs/benchmarks.md,
+// sgsigrow).
+const growFlushFrac = 8
+
 // segKey names a resident segment: a label graph and a segment index, or a candidate list.
 type segKey struct {
 	key lgKey
@@ -204,8 +215,9 @@ type runner struct {
 	// the tables hold now (the words each level's host table was allocated with). A dealt
 	// count's runners share it (hostShared, hostOwn).
 	hostLimit uint64
-	outMax    uint64 // words: the most a chunk may spill (bounded by --memory)
-	tabCap    []uint64
+	outMax    uint64   // words: the most a chunk may spill (bounded by --memory)
+	tabCap    []uint64 // words of each level's host table as allocated (table)
+	maxOut    []uint64 // words of the largest chunk output spilled into each level's table
 	tmp       []uint32
 	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
 	fBuf, idxBuf, cntBuf, oBuf []uint32
@@ -1424,7 +1436,7 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 	if !final {
 		at = r.pendN[i+1]
 	}
-	if err := r.table(i+1, at+uint64(O[R])*w); err != nil {
+	if err := r.table(i+1, at+uint64(O[R])*w, at); err != nil {
 		return err
 	}
 	tt := time.Now()
@@ -1460,8 +1472,12 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		return err
 	}
 	r.pendN[i+1] = uint64(len(next))
-	if r.pendN[i+1] >= r.flushAt {
-		return r.flush(i + 1)
+	for len(r.maxOut) <= i+1 {
+		r.maxOut = append(r.maxOut, 0)
+	}
+	r.maxOut[i+1] = max(r.maxOut[i+1], uint64(O[R])*w)
+	if r.pendN[i+1] >= r.flushAt || r.pendN[i+1] >= r.flushAt/growFlushFrac && r.pendN[i+1]+r.maxOut[i+1] > r.tabCap[i+1] {
+		return r.flush(i + 1) // (the second: rather than copy its rows into a larger table)
 	}
 	return nil
 }
@@ -1649,8 +1665,8 @@ func (r *runner) reserveAs(what string, shared, own uint64) error {
 }
 
 // table checks, before level's host table grows to n words, that --memory has room for it
-// (backends allocate half again as much).
-func (r *runner) table(level int, n uint64) error {
+// (backends allocate half again as much), and counts the keep words a growth copies.
+func (r *runner) table(level int, n, keep uint64) error {
 	for len(r.tabCap) <= level {
 		r.tabCap = append(r.tabCap, 0)
 	}
@@ -1661,6 +1677,9 @@ func (r *runner) table(level int, n uint64) error {
 		return err
 	}
 	r.tabCap[level] = n + n/2
+	if keep > 0 {
+		r.st.TableCopied += 4 * keep
+	}
 	return nil
 }
 

@@ -97,7 +97,7 @@ func TestLeafMemosGiveWay(t *testing.T) {
 	}
 	r.hostLimit = r.hostShared() + r.hostOwn() + memos/2
 	words := memos / 4 // (its reservation: 6 bytes a word)
-	if err := r.table(0, words); err != nil {
+	if err := r.table(0, words, 0); err != nil {
 		t.Fatalf("a table of %d words beside memos of %d bytes, --memory %d: %v", words, memos, r.hostLimit, err)
 	}
 	if b := r.leafBytes(); b != 0 {

@@ -94,9 +94,9 @@ func main() {
 			st.Setup.Round(time.Millisecond), st.Layout.Round(time.Millisecond), st.Filter.Round(time.Millisecond),
 			st.Group.Round(time.Millisecond), st.Refs.Round(time.Millisecond), st.Tables.Round(time.Millisecond),
 			st.Driver.Round(time.Millisecond), st.Comm.Round(time.Millisecond), st.Comp.Round(time.Millisecond), st.Other().Round(time.Millisecond))
-		fmt.Printf("sgsi chunks %d windows %d (retries %d) segments %d (hits %d, parts %d, gathered %d, merged %d, sparse %d) tiled %d blocks %d; to device %.1f MB in %d copies, from device %.1f MB in %d; launches %d; peak host tables %.1f MB\n",
+		fmt.Printf("sgsi chunks %d windows %d (retries %d) segments %d (hits %d, parts %d, gathered %d, merged %d, sparse %d) tiled %d blocks %d; to device %.1f MB in %d copies, from device %.1f MB in %d; launches %d; peak host tables %.1f MB (grown by copying %.1f MB)\n",
 			st.Chunks, st.Windows, st.WindowRetries, st.Segments, st.SegmentHits, st.Parts, st.Gathered, st.Merged, st.Sparse, st.Tiled, st.Blocks,
-			float64(st.BytesToGPU)/1e6, st.CopiesToGPU, float64(st.BytesFromGPU)/1e6, st.CopiesFromGPU, st.Launches, float64(st.PeakHost)/1e6)
+			float64(st.BytesToGPU)/1e6, st.CopiesToGPU, float64(st.BytesFromGPU)/1e6, st.CopiesFromGPU, st.Launches, float64(st.PeakHost)/1e6, float64(st.TableCopied)/1e6)
 		fmt.Printf("sgsi candidates %v (refinement removed %d, filter %v)\n", st.Candidates, st.Refined, st.Filter.Round(time.Millisecond))
 		fmt.Printf("  step vertex       rows      items        out   table MB  buffer MB   time\n")
 		for i, s := range st.PerStep {
