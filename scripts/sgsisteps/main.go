@@ -21,13 +21,13 @@ import (
 	"log"
 	"os"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/submatch/submatch"
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/engine/sgsi"
+	"github.com/submatch/submatch/internal/testenv"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -84,13 +84,13 @@ func main() {
 		if *div > 0 {
 			o.HostBytes = sgsi.GraphBytes(g.Internal()) / *div
 		}
-		cpu0 := cpuTime()
+		cpu0 := testenv.CPUTime()
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
 		cancel()
 		fmt.Printf("sgsi count %d partial %v in %v (err %v) order %v\n", res.Count, res.Partial, st.Total.Round(time.Millisecond), err, st.Order)
 		fmt.Printf("sgsi region %d B (in core %v, cache %d B), cpu %v: setup %v layout %v filter %v group %v refs %v tables %v driver %v (comm %v comp %v) other %v\n",
-			st.RegionBytes, st.InCore, st.CacheBytes, (cpuTime() - cpu0).Round(time.Millisecond),
+			st.RegionBytes, st.InCore, st.CacheBytes, (testenv.CPUTime() - cpu0).Round(time.Millisecond),
 			st.Setup.Round(time.Millisecond), st.Layout.Round(time.Millisecond), st.Filter.Round(time.Millisecond),
 			st.Group.Round(time.Millisecond), st.Refs.Round(time.Millisecond), st.Tables.Round(time.Millisecond),
 			st.Driver.Round(time.Millisecond), st.Comm.Round(time.Millisecond), st.Comp.Round(time.Millisecond), st.Other().Round(time.Millisecond))
@@ -109,13 +109,4 @@ func main() {
 				float64(s.Rows)*float64(4*(i+1))/1e6, float64(s.Items)*4/1e6, s.Time.Round(time.Millisecond))
 		}
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
