@@ -217,7 +217,7 @@ type runner struct {
 	hostLimit uint64
 	outMax    uint64   // words: the most a chunk may spill (bounded by --memory)
 	tabCap    []uint64 // words of each level's host table as allocated (table)
-	maxOut    []uint64 // words of the largest chunk output spilled into each level's table
+	maxOut    []uint64 // words of the largest chunk output spilled into each level's table (table)
 	tmp       []uint32
 	// Per-chunk host buffers, reused (a chunk is done with them before the next level runs).
 	fBuf, idxBuf, cntBuf, oBuf []uint32
@@ -1472,10 +1472,6 @@ func (r *runner) chunk(i int, st *step, rows []uint32, T uint64, desc []uint32, 
 		return err
 	}
 	r.pendN[i+1] = uint64(len(next))
-	for len(r.maxOut) <= i+1 {
-		r.maxOut = append(r.maxOut, 0)
-	}
-	r.maxOut[i+1] = max(r.maxOut[i+1], uint64(O[R])*w)
 	if r.pendN[i+1] >= r.flushAt || r.pendN[i+1] >= r.flushAt/growFlushFrac && r.pendN[i+1]+r.maxOut[i+1] > r.tabCap[i+1] {
 		return r.flush(i + 1) // (the second: rather than copy its rows into a larger table)
 	}
@@ -1665,11 +1661,14 @@ func (r *runner) reserveAs(what string, shared, own uint64) error {
 }
 
 // table checks, before level's host table grows to n words, that --memory has room for it
-// (backends allocate half again as much), and counts the keep words a growth copies.
+// (backends allocate half again as much), and counts the keep words a growth copies; the
+// n - keep words added are an output spilled into it (maxOut).
 func (r *runner) table(level int, n, keep uint64) error {
 	for len(r.tabCap) <= level {
 		r.tabCap = append(r.tabCap, 0)
+		r.maxOut = append(r.maxOut, 0)
 	}
+	r.maxOut[level] = max(r.maxOut[level], n-keep)
 	if n <= r.tabCap[level] {
 		return nil
 	}
