@@ -1244,7 +1244,7 @@ func (s *searcher) countLastSeeds(i int, seeds []uint32) (uint64, bool) {
 	x := s.f[0]
 	s.placedKeys = s.placedKeys[:0]
 	for _, y := range s.f[2:i] {
-		if _, ok := slices.BinarySearch(seeds, y); ok {
+		if inSorted(seeds, y) {
 			s.placedKeys = append(s.placedKeys, edgeKey(x, y))
 		}
 	}
