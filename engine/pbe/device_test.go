@@ -569,7 +569,8 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 	check := func(what string, prob *engine.Problem, want uint64, budget uint64) {
 		t.Helper()
 		for _, unshared := range []bool{false, true} {
-			host := &pbe.Engine{Budget: budget, Unshared: unshared}
+			// The host's seeded search (not its shape counts) gives the seeds and nodes to match.
+			host := pbe.SeededSearch(&pbe.Engine{Budget: budget, Unshared: unshared})
 			hres, hst, err := host.CountStats(ctx, prob)
 			if err != nil || hres.Count != want {
 				t.Fatalf("%s: host inter stage %d, err %v, want %d", what, hres.Count, err, want)
@@ -586,8 +587,12 @@ func TestDeviceInterAgainstCPU(t *testing.T) {
 				p := *prob
 				p.GPUMemoryLimit = limit
 				how := fmt.Sprintf("%s budget %d unshared %v --gpu-memory %d", what, budget, unshared, limit)
+				t0 := time.Now()
 				res, st, err := e.CountStats(ctx, &p)
 				runs++
+				if strings.HasPrefix(what, "github") {
+					t.Logf("%s: %v", how, time.Since(t0).Round(time.Millisecond))
+				}
 				if err != nil || res.Partial || res.Count != want || st.InterMatches != hst.InterMatches {
 					t.Errorf("%s: %d (intra %d inter %d, err %v), want %d (inter %d)", how, res.Count, st.IntraMatches, st.InterMatches, err, want, hst.InterMatches)
 					continue
