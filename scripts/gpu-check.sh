@@ -22,11 +22,11 @@
 #                                The other packages with kernels (extra_packages below: gcsm,
 #                                mining, temporal, pbe, sgsi, dcsm) run their GPU tests too. The parts
 #                                run in six lanes side by side (stmatch in two processes, stmatch_b's
-#                                tests in the second; GENEVA, the runtime, pbe, temporal, then sgsi's
-#                                other tests; sgsi's oracle sweeps on SGSI_SEEDS seeds (150); dcsm
-#                                and gcsm; mining: 100-350 s each on an H200 host), then the stop latency of
-#                                --timeout 1s on the
-#                                slowest STMatch patterns alone, then a short table.
+#                                tests then sgsi's other tests in the second; GENEVA, the runtime, pbe,
+#                                temporal; sgsi's oracle sweeps on SGSI_SEEDS seeds (150); dcsm and
+#                                gcsm; mining: 170-420 s each on the H100 of 2026-12-06, so give it
+#                                DEADLINE=540), then the stop latency of --timeout 1s on the slowest
+#                                STMatch patterns alone, then a short table.
 #                                DEADLINE=SECONDS bounds every part (each gets at most what is left), so
 #                                that the whole run fits one device call.
 #
@@ -212,11 +212,13 @@ run() {
 				-test.run 'TestGPU(Info|WorkerThread|Buffers|OutOfMemoryIsBudgetError|TrianglesWikiVote)$'
 		fi
 		lane_extras 'pbe|temporal'
-		# sgsi's other tests follow here, once this lane's short parts have left the GPU: five
-		# processes time-slicing the GPU made sgsi's many small synchronous copies wait (its two
-		# parts ran out of 400 s each in the five-lane run of 2026-12-01).
-		SUBMATCH_SGSI_RANDOM=${SUBMATCH_SGSI_RANDOM:-8} lane_extras sgsi-b
 	}
+	# sgsi's other tests follow stmatch's second part (144 s on the H100 of 2026-12-06; sgsi-b about
+	# 270 s beside three other lanes), not a lane of their own: five processes time-slicing the GPU
+	# made sgsi's many small synchronous copies wait (its two parts ran out of 400 s each in the
+	# five-lane run of 2026-12-01). They followed the runtime lane until pbe's inter tests
+	# (130 s) left them 21 s of a 360 s run (2026-12-06).
+	lane_sgsi_b() { SUBMATCH_SGSI_RANDOM=${SUBMATCH_SGSI_RANDOM:-8} lane_extras sgsi-b; }
 	echo
 	echo "== GPU tests in six lanes side by side (logs: \$OUT/NAME-test.log)"
 	local lanes=()
@@ -224,16 +226,22 @@ run() {
 		lane_stmatch &
 		lanes+=($!)
 		if [ -z "${STMATCH_SKIP+x}" ]; then
-			lane_extras stmatch-b &
+			{ lane_extras stmatch-b; [ -n "$only" ] || lane_sgsi_b; } &
+			lanes+=($!)
+		elif [ -z "$only" ]; then
+			lane_sgsi_b &
 			lanes+=($!)
 		fi
+	elif [ -z "$only" ]; then
+		lane_sgsi_b &
+		lanes+=($!)
 	fi
 	lane_runtime &
 	lanes+=($!)
 	if [ "$only" = sgsi ]; then # sgsi's two parts alone
 		(export SUBMATCH_ORACLE_SEEDS=${SGSI_SEEDS:-150}; lane_extras sgsi) &
 		lanes+=($!)
-		SUBMATCH_SGSI_RANDOM=${SUBMATCH_SGSI_RANDOM:-8} lane_extras sgsi-b &
+		lane_sgsi_b &
 		lanes+=($!)
 	fi
 	if [ -z "$only" ]; then
