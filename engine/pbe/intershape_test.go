@@ -347,7 +347,7 @@ func TestInterShapeBytes(t *testing.T) {
 			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.threads)
 		}
 		paw := tailedTriangle(c.p) || path4(c.p) // ext, 4 bytes a vertex, and a bit set a worker
-		wedge := wedgeShapeOf(c.p)                // its counters a worker, a house's supports
+		wedge := wedgeShapeOf(c.p)               // its counters a worker, a house's supports
 		fixed, worker := wedge.bytes(g)
 		if c.diamond && !c.sem.Induced && sh.bytes != 2*plan.BitsetBytes(int(n)) || paw && sh.bytes != 4*n+2*plan.BitsetBytes(int(n)) ||
 			wedge != noWedge && (sh.bytes != fixed+2*worker || worker < 12*n) || !c.diamond && !paw && wedge == noWedge && sh.bytes < 8*n+2*2*n {
