@@ -45,6 +45,12 @@ import (
 //     over the data edges of t (deg(x) + deg(y) - 4), or where x and y share a part, (t - t_P)
 //     (deg(x) + deg(y) - 4) + t_P (ext(x) + ext(y)), both directions of the edge at once; the
 //     instances are half of them (|Aut| = 2). ext is counted once a vertex before the pass.
+//   - Paths of 4 vertices (not induced, branch pbehouse), in the same pass: a path is its middle
+//     edge (x, y), one neighbour of each end other than the other end, and not one vertex (a
+//     common neighbour): (deg(x) - 1)(deg(y) - 1) - t of them. Those within part P are the same
+//     count in P's induced subgraph, where x and y share P: (deg_P(x) - 1)(deg_P(y) - 1) - t_P,
+//     deg_P = deg - ext. Embeddings are 2 a path.
+//   - 4-cycles and houses: the wedge pass (interwedge.go).
 //
 // The seeded search extends every cut edge's partial matches (the 4-clique on R-MAT 18: 16 s
 // against the CPU engine's whole count's 0.84 s); these do what the CPU engine's whole count

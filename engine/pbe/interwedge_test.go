@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
@@ -176,6 +177,24 @@ func TestInterPathWedgeShapesAgainstOracle(t *testing.T) {
 	for _, pc := range pathWedgePatterns(t, "", "") {
 		if len(seeds) >= 20 && (found[pc.name] < len(seeds)/4 || labelled[pc.name] == 0 || whole[pc.name] == 0) {
 			t.Fatalf("%s: %d cases with spanning instances, %d labelled, %d whole counts: the oracle checks little", pc.name, found[pc.name], labelled[pc.name], whole[pc.name])
+		}
+	}
+}
+
+// TestPathWedgeShapePrices: the prediction prices 4-paths as the edges' pass
+// (ShapePassSlowdown), 4-cycles and houses at ShapeWedgeSlowdown and ShapeHouseSlowdown times
+// its price, not as the seeded search; their induced counts, which search, are no shape.
+func TestPathWedgeShapePrices(t *testing.T) {
+	g := gen.RandomGraphM(5, 200, 1200, 1, 1)
+	pass := cpu.SupportPassSeconds(g, 2)
+	for i, pc := range pathWedgePatterns(t, "", "") {
+		for _, induced := range []bool{false, true} {
+			w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: pc.p, Threads: 2, Semantics: engine.Semantics{Induced: induced}}, Threads: 2}
+			s, ok := shapeSeconds(w)
+			want := []float64{ShapePassSlowdown, ShapeWedgeSlowdown, ShapeHouseSlowdown}[i] * pass
+			if ok == induced || ok && (s != want || s <= 0) {
+				t.Errorf("%s (induced %v): priced as a shape %v, %v s, want %v", pc.name, induced, ok, s, want)
+			}
 		}
 	}
 }
