@@ -121,7 +121,9 @@ const (
 	// shape count's CPU seconds (2 threads, the multilevel partitioner's 5-6 parts at a quarter
 	// of the graph, the least of 3) over that price on unlabelled R-MAT 12, 13 and 14 (edge factor
 	// 16): 4-cycles 2.61, 2.63, 2.76, houses 5.23, 5.14, 5.78 (4-paths 1.74, 1.57, 1.49 against
-	// ShapePassSlowdown's 1.4, not refitted).
+	// ShapePassSlowdown's 1.4, not refitted). Tailed 4-cycles (the edges' pass without the
+	// supports, then the wedge pass summing degrees) take ShapeHouseSlowdown too: 5.4-6.3 at load
+	// 5, where houses took 5.9-7.0.
 	ShapeWedgeSlowdown = 2.7
 	ShapeHouseSlowdown = 5.4
 )
@@ -451,7 +453,7 @@ func chordlessCycle(p *pattern.Pattern) bool {
 // ShapeCliqueSlowdown and of its edge supports' pass for a diamond, a tailed triangle or a path
 // of 4 vertices (the same pass, cpu.SupportPassSeconds) times ShapePassSlowdown, both for an
 // induced diamond, and that pass's price times ShapeWedgeSlowdown for a 4-cycle's wedge pass or
-// ShapeHouseSlowdown for a house's passes; false when the stage searches, or for triangles, whose count the seeded
+// ShapeHouseSlowdown for a house's or a tailed 4-cycle's passes; false when the stage searches, or for triangles, whose count the seeded
 // search's price stands for (the two took the same time on R-MAT 18, and the CPU engine has no
 // clique price for them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
@@ -468,7 +470,7 @@ func shapeSeconds(w *engine.Workload) (float64, bool) {
 	switch sh.wedge {
 	case wedgeCycle:
 		return ShapeWedgeSlowdown * cpu.SupportPassSeconds(p.Data, threads), true
-	case wedgeHouse:
+	case wedgeHouse, wedgeTailedCycle:
 		return ShapeHouseSlowdown * cpu.SupportPassSeconds(p.Data, threads), true
 	}
 	if sh.pass() {

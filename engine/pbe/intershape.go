@@ -50,7 +50,7 @@ import (
 //     common neighbour): (deg(x) - 1)(deg(y) - 1) - t of them. Those within part P are the same
 //     count in P's induced subgraph, where x and y share P: (deg_P(x) - 1)(deg_P(y) - 1) - t_P,
 //     deg_P = deg - ext. Embeddings are 2 a path.
-//   - 4-cycles and houses: the wedge pass (interwedge.go).
+//   - 4-cycles, houses and tailed 4-cycles: the wedge pass (interwedge.go).
 //
 // The seeded search extends every cut edge's partial matches (the 4-clique on R-MAT 18: 16 s
 // against the CPU engine's whole count's 0.84 s); these do what the CPU engine's whole count
@@ -262,23 +262,29 @@ func spanningByEdges(ctx context.Context, d *edgeCounter, threads int) (uint64, 
 	workers := par.Workers(n, max(threads, 1), chunk)
 	marks := make([]plan.Bitset, workers)
 	if d.kind != edgeDiamonds {
-		d.ext = make([]uint32, n)
-		par.Ranges(n, workers, 4096, func(_, lo, hi int) bool {
-			for v := lo; v < hi; v++ {
-				for _, w := range d.list(uint32(v)) {
-					if d.of[w] != d.of[v] {
-						d.ext[v]++
-					}
-				}
-			}
-			return true
-		})
+		d.countExt(workers)
 	}
 	return sumHubsFirst(ctx, n, workers, chunk, func(w int, x uint32) (uint64, bool) {
 		if marks[w] == nil {
 			marks[w] = plan.NewBitset(n)
 		}
 		return d.vertex(x, marks[w])
+	})
+}
+
+// countExt sets d.ext, every vertex's run's members outside its part, on workers.
+func (d *edgeCounter) countExt(workers int) {
+	n := d.g.NumVertices()
+	d.ext = make([]uint32, n)
+	par.Ranges(n, workers, 4096, func(_, lo, hi int) bool {
+		for v := lo; v < hi; v++ {
+			for _, w := range d.list(uint32(v)) {
+				if d.of[w] != d.of[v] {
+					d.ext[v]++
+				}
+			}
+		}
+		return true
 	})
 }
 
@@ -331,8 +337,8 @@ type edgeCounter struct {
 	// plain is set on a plain graph (plainLabel): a vertex's run is its whole list, or none
 	// (none) when the labels are not the graph's.
 	plain, none bool
-	// ext, for tailed triangles and paths (nil: diamonds), is every vertex's run's members
-	// outside its part.
+	// ext, for tailed triangles, paths and tailed 4-cycles (nil: diamonds, 4-cycles, houses),
+	// is every vertex's run's members outside its part.
 	ext []uint32
 	// sup, when set, takes every edge's common neighbours (edgeSupports).
 	sup *edgeSupports

@@ -10,6 +10,7 @@ import (
 	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/internal/par"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // The wedge shapes (branch pbehouse): 4-cycles and houses (a 4-cycle a-b-c-d with a roof e
@@ -34,6 +35,12 @@ import (
 //     diamonds and every edge's t (and t_P within its part) come from the diamonds' pass first
 //     (spanningByEdges, edgeSupports); within part P, the same with t_P. Embeddings are 2 a
 //     house.
+//   - Tailed 4-cycles (a 4-cycle and a pendant on one of its vertices): a 4-cycle, one of its
+//     vertices v and a neighbour of v off the cycle, deg(v) - 2 of them less the vertex opposite
+//     v where it is adjacent (a chord: twice a diamond). So they are Σ over the 4-cycles of their
+//     vertices' deg - 2, less 2 diamonds: for the pair (a, c), C(w, 2)(deg(a) + deg(c) - 4) + (w
+//     - 1) Σ over x of (deg(x) - 2); within part P with deg_P = deg - ext (spanningByEdges' ext).
+//     Embeddings are 2 an instance.
 
 // wedgeShape is a shape the wedge pass counts.
 type wedgeShape uint8
@@ -42,6 +49,7 @@ const (
 	noWedge wedgeShape = iota
 	wedgeCycle
 	wedgeHouse
+	wedgeTailedCycle // a 4-cycle and a pendant vertex on one of its vertices
 )
 
 // String is the shape as Stats.InterShape names it.
@@ -51,22 +59,30 @@ func (s wedgeShape) String() string {
 		return "4-cycle"
 	case wedgeHouse:
 		return "house"
+	case wedgeTailedCycle:
+		return "tailed-4-cycle"
 	}
 	return "none"
 }
 
 // wedgeShapeOf is p's wedge shape: a 4-cycle (four vertices of degree 2, one cycle: two
 // triangles take six), a house (five vertices, six edges, degrees 3, 3, 2, 2, 2, the two of
-// degree 3 adjacent: else it is K2,3), or noWedge.
+// degree 3 adjacent: else it is K2,3), a tailed 4-cycle (five vertices, five edges, degrees 3,
+// 2, 2, 2, 1, the leaf on the vertex of degree 3: else it is a triangle with a tail of two), or
+// noWedge.
 func wedgeShapeOf(p *pattern.Pattern) wedgeShape {
 	n := p.NumVertices()
 	var deg [4]int
 	var hubs []int
+	leaf := -1
 	for u := range n {
 		d := min(p.Degree(u), 3)
 		deg[d]++
-		if d == 3 {
+		switch d {
+		case 3:
 			hubs = append(hubs, u)
+		case 1:
+			leaf = u
 		}
 	}
 	switch {
@@ -74,6 +90,8 @@ func wedgeShapeOf(p *pattern.Pattern) wedgeShape {
 		return wedgeCycle
 	case n == 5 && p.NumEdges() == 6 && deg[3] == 2 && deg[2] == 3 && p.Adjacent(hubs[0], hubs[1]):
 		return wedgeHouse
+	case n == 5 && p.NumEdges() == 5 && deg[3] == 1 && deg[2] == 3 && deg[1] == 1 && p.Adjacent(hubs[0], leaf):
+		return wedgeTailedCycle
 	}
 	return noWedge
 }
@@ -84,9 +102,9 @@ func (s wedgeShape) embeddings(n uint64, unique bool) (uint64, error) {
 	if unique {
 		return n, nil
 	}
-	aut := uint64(8) // a 4-cycle's
-	if s == wedgeHouse {
-		aut = 2
+	aut := uint64(2) // a house's, a tailed 4-cycle's
+	if s == wedgeCycle {
+		aut = 8
 	}
 	total, ok := checked.Mul(n, aut)
 	if !ok {
@@ -96,14 +114,20 @@ func (s wedgeShape) embeddings(n uint64, unique bool) (uint64, error) {
 }
 
 // bytes is the wedge pass's memory on g: fixed, the house's edge supports (edgeSupports: 8
-// bytes a list entry, 8 a vertex), and a worker's counters (wedgeWorker: 12 bytes a vertex, 28
-// for the house's sums, and the diamonds' pass's bit set).
+// bytes a list entry, 8 a vertex) or the tailed 4-cycle's ext (4 bytes a vertex), and a
+// worker's counters (wedgeWorker: 12 bytes a vertex, 28 with the sums, and the diamonds' pass's
+// bit set).
 func (s wedgeShape) bytes(g *graph.Graph) (fixed, worker uint64) {
 	n := uint64(g.NumVertices())
-	if s != wedgeHouse {
+	switch s {
+	case wedgeHouse:
+		fixed = 8*2*g.NumEdges() + 8*(n+1)
+	case wedgeTailedCycle:
+		fixed = 4 * n
+	default:
 		return 0, 12 * n
 	}
-	return 8*2*g.NumEdges() + 8*(n+1), 28*n + (n+63)/64*8
+	return fixed, 28*n + plan.BitsetBytes(int(n))
 }
 
 // edgeSupports is every data edge's common neighbours in the runs of the shape's labels, t, and
@@ -146,57 +170,73 @@ type wedgeWorker struct {
 
 // spanningByWedges counts shape's instances (non-induced, one a subgraph) in the runs of d's
 // labels that span more than one part of d.of, on threads workers (the package's comment:
-// 4-cycles by their vertex of highest id, houses from their 4-cycles and their edges' common
-// neighbours). It returns ctx's error when ctx ends first, engine.ErrOverflow when a sum does
-// not fit.
+// 4-cycles by their vertex of highest id, houses and tailed 4-cycles from their 4-cycles, less
+// the diamonds' pass's count). It returns ctx's error when ctx ends first, engine.ErrOverflow
+// when a sum does not fit.
 func spanningByWedges(ctx context.Context, d *edgeCounter, shape wedgeShape, threads int) (uint64, error) {
+	n := d.g.NumVertices()
+	const chunk = 32
+	workers := par.Workers(n, max(threads, 1), chunk)
 	var diamonds uint64
-	if shape == wedgeHouse {
-		d.sup = newEdgeSupports(d)
+	if shape != wedgeCycle {
+		if shape == wedgeHouse {
+			d.sup = newEdgeSupports(d)
+		} else {
+			d.countExt(workers)
+		}
 		var err error
 		if diamonds, err = spanningByEdges(ctx, d, threads); err != nil {
 			return 0, err
 		}
 	}
-	n := d.g.NumVertices()
-	const chunk = 32
-	workers := par.Workers(n, max(threads, 1), chunk)
 	ws := make([]*wedgeWorker, workers)
 	sum, err := sumHubsFirst(ctx, n, workers, chunk, func(w int, a uint32) (uint64, bool) {
 		if ws[w] == nil {
 			ws[w] = &wedgeWorker{w: make([]uint32, n), wp: make([]uint32, n)}
-			if shape == wedgeHouse {
+			if shape != wedgeCycle {
 				ws[w].tau, ws[w].taup = make([]uint64, n), make([]uint64, n)
 			}
 		}
-		return d.wedges(a, ws[w])
+		return d.wedges(a, shape, ws[w])
 	})
-	if err != nil || shape != wedgeHouse {
+	if err != nil || shape == wedgeCycle {
 		return sum, err
 	}
-	four, ok := checked.Mul(diamonds, 4)
-	if !ok || four > sum {
+	chords := uint64(4) // a house's roof on its cycle: four a diamond
+	if shape == wedgeTailedCycle {
+		chords = 2 // a tailed 4-cycle's pendant opposite its hub: two a diamond
+	}
+	less, ok := checked.Mul(diamonds, chords)
+	if !ok || less > sum {
 		return 0, fmt.Errorf("pbe: %d spanning diamonds against a wedge sum of %d", diamonds, sum)
 	}
-	return sum - four, nil
+	return sum - less, nil
 }
 
 // wedges is the sum of the wedges from a whose other vertices are below it (the package's
-// comment), less the same within a's part: the 4-cycles' C(w, 2), or with d.sup the houses'
-// (w - 1) tau; ok is false on overflow. ww's counters are zero before and after.
-func (d *edgeCounter) wedges(a uint32, ww *wedgeWorker) (sum uint64, ok bool) {
+// comment), less the same within a's part, for shape: the 4-cycles' C(w, 2); the houses' (w -
+// 1) tau, tau the edges' supports (d.sup) summed; the tailed 4-cycles' C(w, 2)(deg(a) + deg(c)
+// - 4) + (w - 1) tau, tau the middle vertices' deg - 2 summed (deg_P = deg - ext within the
+// part). ok is false on overflow. ww's counters are zero before and after.
+func (d *edgeCounter) wedges(a uint32, shape wedgeShape, ww *wedgeWorker) (sum uint64, ok bool) {
 	pa, sup := d.of[a], d.sup
-	for k, x := range d.list(a) {
+	house, tailed := shape == wedgeHouse, shape == wedgeTailedCycle
+	as := d.list(a)
+	for k, x := range as {
 		if x >= a {
 			break // (the runs ascend)
 		}
 		in := d.of[x] == pa
-		var tax, tpax uint64
-		if sup != nil {
+		cs := d.list(x)
+		var xa, xpa uint64 // what x adds to tau (and taup) of every c, besides the house's t(x, c)
+		switch shape {
+		case wedgeHouse:
 			at := sup.off[a] + uint64(k)
-			tax, tpax = uint64(sup.t[at]), uint64(sup.tp[at])
+			xa, xpa = uint64(sup.t[at]), uint64(sup.tp[at])
+		case wedgeTailedCycle:
+			xa, xpa = uint64(len(cs)-2), uint64(len(cs)-2-int(d.ext[x])) // (x has a and c: xpa only where both are in the part)
 		}
-		for j, c := range d.list(x) {
+		for j, c := range cs {
 			if c >= a {
 				break
 			}
@@ -208,36 +248,58 @@ func (d *edgeCounter) wedges(a uint32, ww *wedgeWorker) (sum uint64, ok bool) {
 			if inC {
 				ww.wp[c]++
 			}
-			if sup != nil {
+			if house {
 				at := sup.off[x] + uint64(j)
-				ww.tau[c] += tax + uint64(sup.t[at])
+				ww.tau[c] += xa + uint64(sup.t[at])
 				if inC {
-					ww.taup[c] += tpax + uint64(sup.tp[at])
+					ww.taup[c] += xpa + uint64(sup.tp[at]) // (read only here: a random read a wedge)
+				}
+			} else if tailed {
+				ww.tau[c] += xa
+				if inC {
+					ww.taup[c] += xpa
 				}
 			}
 		}
 	}
+	// Each c's sum: the graph's, less its part's, which is no larger (wp <= w, taup <= tau,
+	// deg_P <= deg).
 	overflow := false
 	for _, c := range ww.touched {
 		w, wp := uint64(ww.w[c]), uint64(ww.wp[c])
+		ww.w[c], ww.wp[c] = 0, 0
 		var s uint64
 		fits := true
-		if sup == nil {
+		switch shape {
+		case wedgeCycle:
 			s = w*(w-1)/2 - wp*(wp-1)/2 // (w < 2^32)
-		} else {
-			var in uint64
-			s, fits = checked.Mul(w-1, ww.tau[c])
-			if wp > 1 {
-				in = (wp - 1) * ww.taup[c] // (no larger than s: wp <= w, taup <= tau)
+		case wedgeHouse:
+			if s, fits = checked.Mul(w-1, ww.tau[c]); wp > 1 {
+				s -= (wp - 1) * ww.taup[c]
 			}
-			s -= in
 			ww.tau[c], ww.taup[c] = 0, 0
+		default:
+			s, fits = d.tailedSum(a, c, len(as), w, wp, ww)
 		}
-		ww.w[c], ww.wp[c] = 0, 0
 		if sum, ok = checked.Add(sum, s); !ok || !fits {
 			overflow = true // (the rest still cleared)
 		}
 	}
 	ww.touched = ww.touched[:0]
 	return sum, !overflow
+}
+
+// tailedSum is the tailed 4-cycles on the 4-cycles from a (of run length da) whose vertex
+// opposite a is c, through w of a's wedges, wp of them within a's part, less those within the
+// part, clearing c's sums in ww; false on overflow.
+func (d *edgeCounter) tailedSum(a, c uint32, da int, w, wp uint64, ww *wedgeWorker) (uint64, bool) {
+	dc := len(d.list(c))
+	s, ok := checked.Mul(w-1, ww.tau[c])
+	ends, ok2 := checked.Mul(w*(w-1)/2, uint64(da+dc-4)) // (a and c have two neighbours at least)
+	s, ok3 := checked.Add(s, ends)
+	if wp > 1 {
+		s -= (wp-1)*ww.taup[c] + wp*(wp-1)/2*uint64(da-int(d.ext[a])+dc-int(d.ext[c])-4)
+	}
+	ww.tau[c], ww.taup[c] = 0, 0
+	return s, ok && ok2 && ok3
 }

@@ -18,8 +18,8 @@ import (
 )
 
 // pathWedgePatterns are the shapes of branch pbehouse with every vertex labelled vl and every
-// edge el ("": a wildcard): a path of 4 vertices, a 4-cycle and a house (the cycle a-b-c-d, the
-// roof e on a-b), each with the name Stats.InterShape gives it.
+// edge el ("": a wildcard): a path of 4 vertices, a 4-cycle, a house (the cycle a-b-c-d, the
+// roof e on a-b) and a tailed 4-cycle (e on a), each with the name Stats.InterShape gives it.
 func pathWedgePatterns(t *testing.T, vl, el string) []struct {
 	name string
 	p    *pattern.Pattern
@@ -31,6 +31,7 @@ func pathWedgePatterns(t *testing.T, vl, el string) []struct {
 		{"4-path", uniformPattern(t, vl, el, []string{"a", "b", "c", "d"})},
 		{"4-cycle", uniformPattern(t, vl, el, []string{"a", "b", "c", "d", "a"})},
 		{"house", uniformPattern(t, vl, el, []string{"a", "b", "c", "d", "a"}, []string{"a", "e", "b"})},
+		{"tailed-4-cycle", uniformPattern(t, vl, el, []string{"a", "b", "c", "d", "a"}, []string{"a", "e"})},
 	}
 }
 
@@ -116,10 +117,7 @@ func TestInterPathWedgeShapesAgainstOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cuts := append(lastSeedsCuts(t, g, seed), lastSeedsCut{"parts of one vertex", make([]uint32, g.NumVertices())})
-		for v := range cuts[3].of {
-			cuts[3].of[v] = uint32(v)
-		}
+		cuts := lastSeedsCutsOrSingles(t, g, seed)
 		c := cuts[int(seed)%len(cuts)]
 		vl, el := "", ""
 		if vls > 1 || r.IntN(2) == 0 {
@@ -182,8 +180,8 @@ func TestInterPathWedgeShapesAgainstOracle(t *testing.T) {
 }
 
 // TestPathWedgeShapePrices: the prediction prices 4-paths as the edges' pass
-// (ShapePassSlowdown), 4-cycles and houses at ShapeWedgeSlowdown and ShapeHouseSlowdown times
-// its price, not as the seeded search; their induced counts, which search, are no shape.
+// (ShapePassSlowdown), 4-cycles at ShapeWedgeSlowdown, houses and tailed 4-cycles at
+// ShapeHouseSlowdown times its price, not as the seeded search; their induced counts, which search, are no shape.
 func TestPathWedgeShapePrices(t *testing.T) {
 	g := gen.RandomGraphM(5, 200, 1200, 1, 1)
 	pass := cpu.SupportPassSeconds(g, 2)
@@ -191,10 +189,39 @@ func TestPathWedgeShapePrices(t *testing.T) {
 		for _, induced := range []bool{false, true} {
 			w := &engine.Workload{Problem: &engine.Problem{Data: g, Pattern: pc.p, Threads: 2, Semantics: engine.Semantics{Induced: induced}}, Threads: 2}
 			s, ok := shapeSeconds(w)
-			want := []float64{ShapePassSlowdown, ShapeWedgeSlowdown, ShapeHouseSlowdown}[i] * pass
+			want := []float64{ShapePassSlowdown, ShapeWedgeSlowdown, ShapeHouseSlowdown, ShapeHouseSlowdown}[i] * pass
 			if ok == induced || ok && (s != want || s <= 0) {
 				t.Errorf("%s (induced %v): priced as a shape %v, %v s, want %v", pc.name, induced, ok, s, want)
 			}
+		}
+	}
+}
+
+// TestWedgeShapeOf: the wedge shapes are told from the patterns of the same degrees: K2,3 (a
+// house's degrees, its two hubs apart), a triangle with a tail of two (a tailed 4-cycle's, the
+// leaf on a vertex of degree 2), two triangles (six vertices of degree 2), a 5-cycle.
+func TestWedgeShapeOf(t *testing.T) {
+	for q, want := range map[string]wedgeShape{
+		"(a)-(b)-(c)-(d)-(a)":                        wedgeCycle,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e)-(b)":           wedgeHouse,
+		"(a)-(b)-(c)-(d)-(a), (b)-(e)":               wedgeTailedCycle,
+		"(a)-(c)-(b)-(d)-(a), (a)-(e)-(b)":           noWedge, // K2,3
+		"(a)-(b)-(c)-(a), (a)-(d)-(e)":               noWedge,
+		"(a)-(b)-(c)-(a), (d)-(e)-(f)-(d)":           noWedge,
+		"(a)-(b)-(c)-(d)-(e)-(a)":                    noWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(c)":               noWedge, // a diamond: a shape of the edges' pass
+		"(a)-(b)-(c)-(d)-(a), (a)-(e), (c)-(f)":      noWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e)-(b), (c)-(e)":  noWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e), (b)-(e)-(c)":  noWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e), (e)-(b)-(d)":  noWedge,
+		"(a)-(b)-(c)-(d)-(a), (e)-(a), (e)-(b), (f)": noWedge,
+	} {
+		p, err := pattern.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wedgeShapeOf(p); got != want {
+			t.Errorf("%s: %v, want %v", q, got, want)
 		}
 	}
 }
