@@ -453,7 +453,8 @@ func chordlessCycle(p *pattern.Pattern) bool {
 // ShapeCliqueSlowdown and of its edge supports' pass for a diamond, a tailed triangle or a path
 // of 4 vertices (the same pass, cpu.SupportPassSeconds) times ShapePassSlowdown, both for an
 // induced diamond, and that pass's price times ShapeWedgeSlowdown for a 4-cycle's wedge pass or
-// ShapeHouseSlowdown for a house's or a tailed 4-cycle's passes; false when the stage searches, or for triangles, whose count the seeded
+// ShapeHouseSlowdown for a house's or a tailed 4-cycle's passes, the sum of its shapes' for an
+// induced 4-path or 4-cycle (inducedFour); false when the stage searches, or for triangles, whose count the seeded
 // search's price stands for (the two took the same time on R-MAT 18, and the CPU engine has no
 // clique price for them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
@@ -467,6 +468,16 @@ func shapeSeconds(w *engine.Workload) (float64, bool) {
 	}
 	threads := max(1, w.Threads)
 	var s float64
+	if sh.identity() {
+		// Induced 4-paths and 4-cycles: the passes of the shapes their sums take (inducedFour),
+		// and the clique counter's 4-cliques (not fitted: each at its own shape's price).
+		passes := 1.0 // diamonds
+		if sh.path {
+			passes = 3 // 4-paths, paws, diamonds
+		}
+		pass := cpu.SupportPassSeconds(p.Data, threads)
+		return (ShapePassSlowdown*passes+ShapeWedgeSlowdown)*pass + ShapeCliqueSlowdown*cpu.CliqueSeconds(4, w.UpwardSquares(), threads), true
+	}
 	switch sh.wedge {
 	case wedgeCycle:
 		return ShapeWedgeSlowdown * cpu.SupportPassSeconds(p.Data, threads), true

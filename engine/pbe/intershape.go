@@ -93,8 +93,6 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 			return interShape{}, false
 		}
 		sh.clique, sh.diamond = plan.Clique{K: 4, VertexLabel: vl, EdgeLabel: el}, true
-	} else if sh.induced {
-		return interShape{}, false // (the tailed triangles', paths' and wedge shapes' sums are not induced)
 	} else if vl, el, ok := plan.UniformLabels(g, pat); !ok {
 		return interShape{}, false
 	} else {
@@ -108,6 +106,15 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 			if sh.wedge = wedgeShapeOf(pat); sh.wedge == noWedge {
 				return interShape{}, false
 			}
+		}
+		if sh.induced {
+			// The tailed triangles', houses' and tailed 4-cycles' sums are not induced; induced
+			// 4-paths and 4-cycles are sums of the non-induced shapes and the 4-cliques
+			// (inducedFour), on a graph without edge labels (as induced diamonds).
+			if !sh.identity() || g.HasEdgeLabels() {
+				return interShape{}, false
+			}
+			sh.clique.K = 4 // (the clique counter's)
 		}
 	}
 	if sh.clique.K == 3 {
@@ -141,10 +148,15 @@ func (sh interShape) hostBytes(g *graph.Graph) uint64 {
 }
 
 // fixedBytes is the clique counter's orientation table (plan.Clique.Orient: 8 bytes a vertex),
-// where the count runs it (cliques, induced diamonds), a tailed triangle's or a path's ext (4
-// bytes a vertex), or a house's edge supports (wedgeBytes).
+// where the count runs it (cliques, induced diamonds, induced 4-paths and 4-cycles), a tailed
+// triangle's or a path's ext (4 bytes a vertex), or a house's edge supports (wedgeBytes).
 func (sh interShape) fixedBytes(g *graph.Graph) uint64 {
+	n := uint64(g.NumVertices())
 	switch {
+	case sh.identity() && sh.path:
+		return 8*n + 4*n
+	case sh.identity():
+		return 8 * n
 	case sh.wedge != noWedge:
 		fixed, _ := sh.wedge.bytes(g)
 		return fixed
@@ -163,13 +175,16 @@ func (sh interShape) pass() bool { return sh.diamond || sh.paw || sh.path }
 // workerBytes is a worker's memory: the clique counter's (cliques.SpanningWorkerMemory) where it
 // runs, for the pass the bit set of a vertex's list, and the wedge pass's counters (wedgeBytes).
 func (sh interShape) workerBytes(g *graph.Graph) uint64 {
-	if sh.wedge != noWedge {
+	if sh.wedge != noWedge && !sh.induced {
 		_, worker := sh.wedge.bytes(g)
 		return worker
 	}
 	var b uint64
-	if sh.pass() {
-		b = plan.BitsetBytes(g.NumVertices())
+	if sh.identity() {
+		_, b = wedgeCycle.bytes(g) // (the 4-cycles' wedge pass)
+	}
+	if sh.pass() || sh.identity() {
+		b += plan.BitsetBytes(g.NumVertices())
 	}
 	if !sh.pass() || sh.induced {
 		b += cliques.SpanningWorkerMemory(cliques.SizeOf(g), sh.clique.K, sh.matrixMax)
@@ -182,6 +197,16 @@ func (sh interShape) workerBytes(g *graph.Graph) uint64 {
 // does not fit a uint64.
 func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) (uint64, error) {
 	g := p.Data
+	if sh.identity() {
+		n, err := sh.inducedFour(ctx, g, of)
+		if err != nil {
+			return 0, err
+		}
+		if sh.path {
+			return timesAut(n, 2, p.Semantics.Unique)
+		}
+		return timesAut(n, 8, p.Semantics.Unique)
+	}
 	if sh.wedge != noWedge {
 		n, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), sh.wedge, sh.threads)
 		if err != nil {
@@ -208,14 +233,8 @@ func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) 
 		return n / 2, nil // (|Aut| = 2: the sum counts every instance twice)
 	case sh.paw:
 		return n, nil
-	case sh.path && p.Semantics.Unique:
-		return n, nil // (the sum counts every path once, by its middle edge)
 	case sh.path:
-		total, ok := checked.Mul(n, 2) // |Aut(path)|
-		if !ok {
-			return 0, engine.ErrOverflow
-		}
-		return total, nil
+		return timesAut(n, 2, p.Semantics.Unique) // (the sum counts every path once, by its middle edge)
 	}
 	if !sh.diamond || sh.induced {
 		o := sh.clique.Orient(g, sh.threads)
@@ -241,6 +260,83 @@ func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) 
 		return n, nil
 	}
 	total, ok := checked.Mul(n, 4) // |Aut(diamond)|
+	if !ok {
+		return 0, engine.ErrOverflow
+	}
+	return total, nil
+}
+
+// identity says that the shape is an induced 4-path or 4-cycle, counted from the non-induced
+// shapes and the 4-cliques (inducedFour).
+func (sh interShape) identity() bool { return sh.induced && (sh.path || sh.wedge == wedgeCycle) }
+
+// inducedFour is the induced 4-paths or 4-cycles (one a vertex set) whose vertices lie in more
+// than one part of of. Over 4 vertices, the non-induced copies of each shape in each graph that
+// holds one give (as subgraph counts N, induced ones I, paws' instances half their embeddings):
+// N(K4) = I(K4); N(diamond) = I(diamond) + 6 I(K4); N(C4) = I(C4) + I(diamond) + 3 I(K4);
+// N(paw) = I(paw) + 4 I(diamond) + 12 I(K4); N(P4) = I(P4) + 4 I(C4) + 2 I(paw) + 6
+// I(diamond) + 12 I(K4). So I(C4) = N(C4) - N(diamond) + 3 N(K4) and I(P4) = N(P4) - 4 N(C4) -
+// 2 N(paw) + 6 N(diamond) - 12 N(K4), and as every term counts vertex sets, the same holds of
+// the instances that span parts: each from its own pass, the 4-cliques by the clique counter.
+// It returns a pass's error (ctx's, an overflow).
+func (sh interShape) inducedFour(ctx context.Context, g *graph.Graph, of []uint32) (uint64, error) {
+	edges := func(kind edgeKind) (uint64, error) {
+		return spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.threads)
+	}
+	diamonds, err := edges(edgeDiamonds)
+	if err != nil {
+		return 0, err
+	}
+	cycles, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), wedgeCycle, sh.threads)
+	if err != nil {
+		return 0, err
+	}
+	k4, err := cliques.CountSpanning(ctx, sh.clique.Orient(g, sh.threads), 4, sh.matrixMax, of, sh.threads)
+	if err != nil {
+		return 0, err
+	}
+	terms := []struct{ n, times uint64 }{{cycles, 1}, {k4, 3}}
+	less := []struct{ n, times uint64 }{{diamonds, 1}}
+	if sh.path {
+		paths, err := edges(edgePaths)
+		if err != nil {
+			return 0, err
+		}
+		pawEmbeddings, err := edges(edgePaws) // (2 a paw)
+		if err != nil {
+			return 0, err
+		}
+		terms = []struct{ n, times uint64 }{{paths, 1}, {diamonds, 6}}
+		less = []struct{ n, times uint64 }{{cycles, 4}, {pawEmbeddings, 1}, {k4, 12}}
+	}
+	var plus, minus uint64
+	ok := true
+	for _, t := range terms {
+		x, fits := checked.Mul(t.n, t.times)
+		plus, ok = checked.Add(plus, x)
+		ok = ok && fits
+	}
+	for _, t := range less {
+		x, fits := checked.Mul(t.n, t.times)
+		minus, ok = checked.Add(minus, x)
+		ok = ok && fits
+	}
+	switch {
+	case !ok:
+		return 0, engine.ErrOverflow
+	case minus > plus:
+		return 0, fmt.Errorf("pbe: the spanning induced %s less than none (%d - %d)", sh.name(), plus, minus)
+	}
+	return plus - minus, nil
+}
+
+// timesAut is n instances as the convention counts them: n itself for unique counts, else n
+// times aut (the shape's automorphisms); engine.ErrOverflow when that does not fit.
+func timesAut(n, aut uint64, unique bool) (uint64, error) {
+	if unique {
+		return n, nil
+	}
+	total, ok := checked.Mul(n, aut)
 	if !ok {
 		return 0, engine.ErrOverflow
 	}

@@ -340,14 +340,19 @@ func TestInterShapeBytes(t *testing.T) {
 		{diamondPattern(t, "", ""), engine.Semantics{}, true}, {diamondPattern(t, "", ""), engine.Semantics{Induced: true}, true},
 		{pawPattern(t, "", ""), engine.Semantics{}, false}, {uniformPattern(t, "", "", []string{"a", "b", "c", "d"}), engine.Semantics{}, false},
 		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}), engine.Semantics{}, false},
-		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}, []string{"a", "e", "b"}), engine.Semantics{}, false}} {
+		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}, []string{"a", "e", "b"}), engine.Semantics{}, false},
+		{uniformPattern(t, "", "", []string{"a", "b", "c", "d"}), engine.Semantics{Induced: true}, false},
+		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}), engine.Semantics{Induced: true}, false}} {
 		prob := &engine.Problem{Data: g, Pattern: c.p, Semantics: c.sem, Threads: 2}
 		sh, ok := shapeOf(prob, 0)
 		if !ok || sh.threads != 2 {
 			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.threads)
 		}
-		paw := tailedTriangle(c.p) || path4(c.p) // ext, 4 bytes a vertex, and a bit set a worker
-		wedge := wedgeShapeOf(c.p)               // its counters a worker, a house's supports
+		paw := (tailedTriangle(c.p) || path4(c.p)) && !c.sem.Induced // ext, 4 bytes a vertex, and a bit set a worker
+		wedge := wedgeShapeOf(c.p)                                   // its counters a worker, a house's supports
+		if c.sem.Induced {
+			wedge = noWedge // (induced 4-paths and 4-cycles: the clique counter's orientation besides)
+		}
 		fixed, worker := wedge.bytes(g)
 		if c.diamond && !c.sem.Induced && sh.bytes != 2*plan.BitsetBytes(int(n)) || paw && sh.bytes != 4*n+2*plan.BitsetBytes(int(n)) ||
 			wedge != noWedge && (sh.bytes != fixed+2*worker || worker < 12*n) || !c.diamond && !paw && wedge == noWedge && sh.bytes < 8*n+2*2*n {

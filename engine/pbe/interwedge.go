@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/checked"
 	"github.com/submatch/submatch/internal/par"
@@ -99,18 +98,11 @@ func wedgeShapeOf(p *pattern.Pattern) wedgeShape {
 // embeddings is n spanning instances as the convention counts them: n itself for unique
 // counts, else n times the shape's automorphisms; engine.ErrOverflow when that does not fit.
 func (s wedgeShape) embeddings(n uint64, unique bool) (uint64, error) {
-	if unique {
-		return n, nil
-	}
 	aut := uint64(2) // a house's, a tailed 4-cycle's
 	if s == wedgeCycle {
 		aut = 8
 	}
-	total, ok := checked.Mul(n, aut)
-	if !ok {
-		return 0, engine.ErrOverflow
-	}
-	return total, nil
+	return timesAut(n, aut, unique)
 }
 
 // bytes is the wedge pass's memory on g: fixed, the house's edge supports (edgeSupports: 8
