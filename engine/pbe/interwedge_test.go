@@ -16,6 +16,7 @@ import (
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
+	"github.com/submatch/submatch/plan"
 )
 
 // pathWedgePatterns are the shapes of branch pbehouse with every vertex labelled vl and every
@@ -238,3 +239,48 @@ func TestWedgeShapeOf(t *testing.T) {
 // inducedShape says that the shape of pathWedgePatterns named name is one in induced counts too
 // (inducedFour).
 func inducedShape(name string) bool { return name == "4-path" || name == "4-cycle" }
+
+// TestWedgesAllocateNothing: the wedge pass's step from a vertex allocates nothing once a
+// worker's list of touched ends has grown (4-cycles, houses with their supports, tailed 4-cycles
+// with ext), nor does the edges' pass's step of a 4-path.
+func TestWedgesAllocateNothing(t *testing.T) {
+	ctx := context.Background()
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 8, EdgeFactor: 8, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := g.NumVertices()
+	of := make([]uint32, n)
+	for v := range of {
+		of[v] = uint32(v % 3)
+	}
+	c := plan.Clique{K: 3}
+	for _, shape := range []wedgeShape{wedgeCycle, wedgeHouse, wedgeTailedCycle} {
+		d := newEdgeCounter(g, of, c, edgeDiamonds)
+		if _, err := spanningByWedges(ctx, d, shape, 1); err != nil { // (d.sup, d.ext)
+			t.Fatal(err)
+		}
+		ww := &wedgeWorker{w: make([]uint32, n), wp: make([]uint32, n), tau: make([]uint64, n), taup: make([]uint64, n)}
+		step := func() {
+			for a := range n {
+				d.wedges(uint32(a), shape, ww)
+			}
+		}
+		step()
+		if allocs := testing.AllocsPerRun(5, step); allocs != 0 {
+			t.Errorf("%v: %v allocations a pass", shape, allocs)
+		}
+	}
+	d := newEdgeCounter(g, of, c, edgePaths)
+	if _, err := spanningByEdges(ctx, d, 1); err != nil {
+		t.Fatal(err)
+	}
+	marks := plan.NewBitset(n)
+	if allocs := testing.AllocsPerRun(5, func() {
+		for x := range n {
+			d.vertex(uint32(x), marks)
+		}
+	}); allocs != 0 {
+		t.Errorf("4-paths: %v allocations a pass", allocs)
+	}
+}
