@@ -113,6 +113,19 @@ const (
 	// search's, which the GPU stage and a shape beyond --memory run.)
 	ShapeCliqueSlowdown = 1.1
 	ShapePassSlowdown   = 1.4
+	// ShapeWedgeSlowdown and ShapeHouseSlowdown are the 4-cycles' wedge pass's time and the
+	// houses' (the edges' pass keeping every edge's support, then the wedge pass summing them:
+	// interwedge.go) over the price of the edges' pass (cpu.SupportPassSeconds), whose list
+	// entries bound the wedges the wedge pass walks (a vertex's lower neighbours' lists below
+	// it). Fitted (2-core VM at load 3-3.5, 2026-12-06, branch pbehouse, docs/benchmarks.md): the
+	// shape count's CPU seconds (2 threads, the multilevel partitioner's 5-6 parts at a quarter
+	// of the graph, the least of 3) over that price on unlabelled R-MAT 12, 13 and 14 (edge factor
+	// 16): 4-cycles 2.61, 2.63, 2.76, houses 5.23, 5.14, 5.78 (4-paths 1.74, 1.57, 1.49 against
+	// ShapePassSlowdown's 1.4, not refitted). Tailed 4-cycles (the edges' pass without the
+	// supports, then the wedge pass summing degrees) take ShapeHouseSlowdown too: 5.4-6.3 at load
+	// 5, where houses took 5.9-7.0.
+	ShapeWedgeSlowdown = 2.7
+	ShapeHouseSlowdown = 5.4
 )
 
 // partitionSeconds is the predicted partitioning time of m edges into parts with method.
@@ -437,21 +450,40 @@ func chordlessCycle(p *pattern.Pattern) bool {
 // shapeSeconds is the predicted time of the inter stage's count of w's pattern as a shape
 // (shapeOf, without a memory limit) on w's threads: the CPU engine's price of its clique counter
 // for a clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees) times
-// ShapeCliqueSlowdown and of its edge supports' pass for a diamond or a tailed triangle (the
-// same pass, cpu.SupportPassSeconds) times ShapePassSlowdown, both for an induced diamond; false
-// when the stage searches, or for triangles, whose count the seeded search's price stands for
-// (the two took the same time on R-MAT 18, and the CPU engine has no clique price for them).
+// ShapeCliqueSlowdown and of its edge supports' pass for a diamond, a tailed triangle or a path
+// of 4 vertices (the same pass, cpu.SupportPassSeconds) times ShapePassSlowdown, both for an
+// induced diamond, and that pass's price times ShapeWedgeSlowdown for a 4-cycle's wedge pass or
+// ShapeHouseSlowdown for a house's or a tailed 4-cycle's passes, the sum of its shapes' for an
+// induced 4-path or 4-cycle (inducedFour); false when the stage searches, or for triangles, whose count the seeded
+// search's price stands for (the two took the same time on R-MAT 18, and the CPU engine has no
+// clique price for them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
 	p := w.Problem
 	if p == nil || p.Data == nil || p.Pattern == nil {
 		return 0, false
 	}
 	sh, ok := shapeOf(p, 0)
-	if !ok || !sh.pass() && sh.clique.K < 4 {
+	if !ok || !sh.pass() && sh.wedge == noWedge && sh.clique.K < 4 {
 		return 0, false
 	}
 	threads := max(1, w.Threads)
 	var s float64
+	if sh.identity() {
+		// Induced 4-paths and 4-cycles: the passes of the shapes their sums take (inducedFour),
+		// and the clique counter's 4-cliques (not fitted: each at its own shape's price).
+		passes := 1.0 // diamonds
+		if sh.path {
+			passes = 3 // 4-paths, paws, diamonds
+		}
+		pass := cpu.SupportPassSeconds(p.Data, threads)
+		return (ShapePassSlowdown*passes+ShapeWedgeSlowdown)*pass + ShapeCliqueSlowdown*cpu.CliqueSeconds(4, w.UpwardSquares(), threads), true
+	}
+	switch sh.wedge {
+	case wedgeCycle:
+		return ShapeWedgeSlowdown * cpu.SupportPassSeconds(p.Data, threads), true
+	case wedgeHouse, wedgeTailedCycle:
+		return ShapeHouseSlowdown * cpu.SupportPassSeconds(p.Data, threads), true
+	}
 	if sh.pass() {
 		s = ShapePassSlowdown * cpu.SupportPassSeconds(p.Data, threads)
 	}

@@ -116,3 +116,13 @@ func lastSeedsCuts(t *testing.T, g *graph.Graph, seed uint64) []lastSeedsCut {
 		{"odd and even", parity},
 	}
 }
+
+// lastSeedsCutsOrSingles is lastSeedsCuts and a fourth cut, every vertex a part of its own.
+func lastSeedsCutsOrSingles(t *testing.T, g *graph.Graph, seed uint64) []lastSeedsCut {
+	t.Helper()
+	singles := make([]uint32, g.NumVertices())
+	for v := range singles {
+		singles[v] = uint32(v)
+	}
+	return append(lastSeedsCuts(t, g, seed), lastSeedsCut{"parts of one vertex", singles})
+}

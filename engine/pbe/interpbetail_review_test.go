@@ -42,10 +42,7 @@ func TestInterRandomPatternsAgainstOracle(t *testing.T) {
 			}
 		}
 		// lastSeedsCuts' three cuts, or every vertex a part of its own.
-		cuts := append(lastSeedsCuts(t, g, seed), lastSeedsCut{"parts of one vertex", make([]uint32, g.NumVertices())})
-		for v := range cuts[3].of {
-			cuts[3].of[v] = uint32(v)
-		}
+		cuts := lastSeedsCutsOrSingles(t, g, seed)
 		c := cuts[r.IntN(len(cuts))]
 		of, cut := c.of, c.name
 		p := gen.RandomPattern(seed, 3+r.IntN(3), gen.PatternOptions{EdgeProb: 0.5 * r.Float64(), VertexLabels: vls, EdgeLabels: els, Wildcard: 0.3 * r.Float64()})

@@ -45,6 +45,12 @@ import (
 //     over the data edges of t (deg(x) + deg(y) - 4), or where x and y share a part, (t - t_P)
 //     (deg(x) + deg(y) - 4) + t_P (ext(x) + ext(y)), both directions of the edge at once; the
 //     instances are half of them (|Aut| = 2). ext is counted once a vertex before the pass.
+//   - Paths of 4 vertices (not induced, branch pbehouse), in the same pass: a path is its middle
+//     edge (x, y), one neighbour of each end other than the other end, and not one vertex (a
+//     common neighbour): (deg(x) - 1)(deg(y) - 1) - t of them. Those within part P are the same
+//     count in P's induced subgraph, where x and y share P: (deg_P(x) - 1)(deg_P(y) - 1) - t_P,
+//     deg_P = deg - ext. Embeddings are 2 a path.
+//   - 4-cycles, houses and tailed 4-cycles: the wedge pass (interwedge.go).
 //
 // The seeded search extends every cut edge's partial matches (the 4-clique on R-MAT 18: 16 s
 // against the CPU engine's whole count's 0.84 s); these do what the CPU engine's whole count
@@ -58,9 +64,13 @@ const shapeMinClique = 3
 // its labels, for the induced count's correction), the matrix size and workers of the clique
 // counter, and the host memory that takes (hostBytes).
 type interShape struct {
-	clique    plan.Clique
-	diamond   bool
-	paw       bool // a tailed triangle (clique: its labels' triangle, for the pass's runs)
+	clique  plan.Clique
+	diamond bool
+	paw     bool // a tailed triangle (clique: its labels' triangle, for the pass's runs)
+	path    bool // a path of 4 vertices (clique: its labels' triangle, as the paw's)
+	// wedge is a 4-cycle or a house, counted by the wedge pass (interwedge.go; clique: the
+	// labels' triangle, as the paw's).
+	wedge     wedgeShape
 	induced   bool
 	matrixMax int
 	threads   int
@@ -83,14 +93,29 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 			return interShape{}, false
 		}
 		sh.clique, sh.diamond = plan.Clique{K: 4, VertexLabel: vl, EdgeLabel: el}, true
-	} else if tailedTriangle(pat) && !sh.induced {
-		vl, el, ok := plan.UniformLabels(g, pat)
-		if !ok {
-			return interShape{}, false
-		}
-		sh.clique, sh.paw = plan.Clique{K: 3, VertexLabel: vl, EdgeLabel: el}, true
-	} else {
+	} else if vl, el, ok := plan.UniformLabels(g, pat); !ok {
 		return interShape{}, false
+	} else {
+		sh.clique = plan.Clique{K: 3, VertexLabel: vl, EdgeLabel: el} // (the pass's runs)
+		switch {
+		case tailedTriangle(pat):
+			sh.paw = true
+		case path4(pat):
+			sh.path = true
+		default:
+			if sh.wedge = wedgeShapeOf(pat); sh.wedge == noWedge {
+				return interShape{}, false
+			}
+		}
+		if sh.induced {
+			// The tailed triangles', houses' and tailed 4-cycles' sums are not induced; induced
+			// 4-paths and 4-cycles are sums of the non-induced shapes and the 4-cliques
+			// (inducedFour), on a graph without edge labels (as induced diamonds).
+			if !sh.identity() || g.HasEdgeLabels() {
+				return interShape{}, false
+			}
+			sh.clique.K = 4 // (the clique counter's)
+		}
 	}
 	if sh.clique.K == 3 {
 		sh.matrixMax = 0 // a triangle's root counts pairs by intersections, a tailed triangle's pass its edges': no matrix
@@ -123,11 +148,19 @@ func (sh interShape) hostBytes(g *graph.Graph) uint64 {
 }
 
 // fixedBytes is the clique counter's orientation table (plan.Clique.Orient: 8 bytes a vertex),
-// where the count runs it (cliques, induced diamonds), or a tailed triangle's ext (4 bytes a
-// vertex).
+// where the count runs it (cliques, induced diamonds, induced 4-paths and 4-cycles), a tailed
+// triangle's or a path's ext (4 bytes a vertex), or a house's edge supports (wedgeBytes).
 func (sh interShape) fixedBytes(g *graph.Graph) uint64 {
+	n := uint64(g.NumVertices())
 	switch {
-	case sh.paw:
+	case sh.identity() && sh.path:
+		return 8*n + 4*n
+	case sh.identity():
+		return 8 * n
+	case sh.wedge != noWedge:
+		fixed, _ := sh.wedge.bytes(g)
+		return fixed
+	case sh.paw || sh.path:
 		return 4 * uint64(g.NumVertices())
 	case sh.diamond && !sh.induced:
 		return 0
@@ -136,15 +169,22 @@ func (sh interShape) fixedBytes(g *graph.Graph) uint64 {
 }
 
 // pass says that the shape is counted by the pass over the data edges' common neighbours
-// (spanningByEdges): a diamond or a tailed triangle.
-func (sh interShape) pass() bool { return sh.diamond || sh.paw }
+// (spanningByEdges) alone: a diamond, a tailed triangle or a path of 4 vertices.
+func (sh interShape) pass() bool { return sh.diamond || sh.paw || sh.path }
 
 // workerBytes is a worker's memory: the clique counter's (cliques.SpanningWorkerMemory) where it
-// runs, and for the pass the bit set of a vertex's list.
+// runs, for the pass the bit set of a vertex's list, and the wedge pass's counters (wedgeBytes).
 func (sh interShape) workerBytes(g *graph.Graph) uint64 {
+	if sh.wedge != noWedge && !sh.induced {
+		_, worker := sh.wedge.bytes(g)
+		return worker
+	}
 	var b uint64
-	if sh.pass() {
-		b = plan.BitsetBytes(g.NumVertices())
+	if sh.identity() {
+		_, b = wedgeCycle.bytes(g) // (the 4-cycles' wedge pass)
+	}
+	if sh.pass() || sh.identity() {
+		b += plan.BitsetBytes(g.NumVertices())
 	}
 	if !sh.pass() || sh.induced {
 		b += cliques.SpanningWorkerMemory(cliques.SizeOf(g), sh.clique.K, sh.matrixMax)
@@ -157,18 +197,44 @@ func (sh interShape) workerBytes(g *graph.Graph) uint64 {
 // does not fit a uint64.
 func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) (uint64, error) {
 	g := p.Data
+	if sh.identity() {
+		n, err := sh.inducedFour(ctx, g, of)
+		if err != nil {
+			return 0, err
+		}
+		if sh.path {
+			return timesAut(n, 2, p.Semantics.Unique)
+		}
+		return timesAut(n, 8, p.Semantics.Unique)
+	}
+	if sh.wedge != noWedge {
+		n, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), sh.wedge, sh.threads)
+		if err != nil {
+			return 0, err
+		}
+		return sh.wedge.embeddings(n, p.Semantics.Unique)
+	}
 	var n uint64
 	if sh.pass() {
+		kind := edgeDiamonds
+		switch {
+		case sh.paw:
+			kind = edgePaws
+		case sh.path:
+			kind = edgePaths
+		}
 		var err error
-		if n, err = spanningByEdges(ctx, g, of, sh.clique.VertexLabel, sh.clique.EdgeLabel, sh.paw, sh.threads); err != nil {
+		if n, err = spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.threads); err != nil {
 			return 0, err
 		}
 	}
-	if sh.paw {
-		if p.Semantics.Unique {
-			return n / 2, nil // (|Aut| = 2: the sum counts every instance twice)
-		}
+	switch {
+	case sh.paw && p.Semantics.Unique:
+		return n / 2, nil // (|Aut| = 2: the sum counts every instance twice)
+	case sh.paw:
 		return n, nil
+	case sh.path:
+		return timesAut(n, 2, p.Semantics.Unique) // (the sum counts every path once, by its middle edge)
 	}
 	if !sh.diamond || sh.induced {
 		o := sh.clique.Orient(g, sh.threads)
@@ -200,43 +266,134 @@ func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) 
 	return total, nil
 }
 
-// spanningByEdges counts the diamonds (non-induced, one per subgraph), or with paw the tailed
-// triangles' non-induced embeddings, of g's vertices of label vl and edges of label el whose
-// vertices lie in more than one part of of, on threads workers: for every data edge (x, y) with
-// t common neighbours, C(t, 2), less C(t_P, 2) when x and y are in part P and t_P of the common
-// neighbours are (diamonds), or the tailed triangles' sum (the package's comment). It returns
-// ctx's error when ctx ends first, engine.ErrOverflow when the sum does not fit.
-func spanningByEdges(ctx context.Context, g *graph.Graph, of []uint32, vl, el uint32, paw bool, threads int) (uint64, error) {
-	n := g.NumVertices()
+// identity says that the shape is an induced 4-path or 4-cycle, counted from the non-induced
+// shapes and the 4-cliques (inducedFour).
+func (sh interShape) identity() bool { return sh.induced && (sh.path || sh.wedge == wedgeCycle) }
+
+// inducedFour is the induced 4-paths or 4-cycles (one a vertex set) whose vertices lie in more
+// than one part of of. Over 4 vertices, the non-induced copies of each shape in each graph that
+// holds one give (as subgraph counts N, induced ones I, paws' instances half their embeddings):
+// N(K4) = I(K4); N(diamond) = I(diamond) + 6 I(K4); N(C4) = I(C4) + I(diamond) + 3 I(K4);
+// N(paw) = I(paw) + 4 I(diamond) + 12 I(K4); N(P4) = I(P4) + 4 I(C4) + 2 I(paw) + 6
+// I(diamond) + 12 I(K4). So I(C4) = N(C4) - N(diamond) + 3 N(K4) and I(P4) = N(P4) - 4 N(C4) -
+// 2 N(paw) + 6 N(diamond) - 12 N(K4), and as every term counts vertex sets, the same holds of
+// the instances that span parts: each from its own pass, the 4-cliques by the clique counter.
+// It returns a pass's error (ctx's, an overflow).
+func (sh interShape) inducedFour(ctx context.Context, g *graph.Graph, of []uint32) (uint64, error) {
+	edges := func(kind edgeKind) (uint64, error) {
+		return spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.threads)
+	}
+	diamonds, err := edges(edgeDiamonds)
+	if err != nil {
+		return 0, err
+	}
+	cycles, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), wedgeCycle, sh.threads)
+	if err != nil {
+		return 0, err
+	}
+	k4, err := cliques.CountSpanning(ctx, sh.clique.Orient(g, sh.threads), 4, sh.matrixMax, of, sh.threads)
+	if err != nil {
+		return 0, err
+	}
+	terms := []struct{ n, times uint64 }{{cycles, 1}, {k4, 3}}
+	less := []struct{ n, times uint64 }{{diamonds, 1}}
+	if sh.path {
+		paths, err := edges(edgePaths)
+		if err != nil {
+			return 0, err
+		}
+		pawEmbeddings, err := edges(edgePaws) // (2 a paw)
+		if err != nil {
+			return 0, err
+		}
+		terms = []struct{ n, times uint64 }{{paths, 1}, {diamonds, 6}}
+		less = []struct{ n, times uint64 }{{cycles, 4}, {pawEmbeddings, 1}, {k4, 12}}
+	}
+	var plus, minus uint64
+	ok := true
+	for _, t := range terms {
+		x, fits := checked.Mul(t.n, t.times)
+		plus, ok = checked.Add(plus, x)
+		ok = ok && fits
+	}
+	for _, t := range less {
+		x, fits := checked.Mul(t.n, t.times)
+		minus, ok = checked.Add(minus, x)
+		ok = ok && fits
+	}
+	switch {
+	case !ok:
+		return 0, engine.ErrOverflow
+	case minus > plus:
+		return 0, fmt.Errorf("pbe: the spanning induced %s less than none (%d - %d)", sh.name(), plus, minus)
+	}
+	return plus - minus, nil
+}
+
+// timesAut is n instances as the convention counts them: n itself for unique counts, else n
+// times aut (the shape's automorphisms); engine.ErrOverflow when that does not fit.
+func timesAut(n, aut uint64, unique bool) (uint64, error) {
+	if unique {
+		return n, nil
+	}
+	total, ok := checked.Mul(n, aut)
+	if !ok {
+		return 0, engine.ErrOverflow
+	}
+	return total, nil
+}
+
+// spanningByEdges counts, on threads workers, the instances of d's shape (d.kind) on g's
+// vertices of d's label and edges of d's edge label whose vertices lie in more than one part of
+// d.of, from every data edge (x, y) with t common neighbours, t_P of them in the part P of x and
+// y where both are in P: diamonds (non-induced, one per subgraph) C(t, 2), less C(t_P, 2); the
+// tailed triangles' embeddings (the package's comment, paws); paths of 4 vertices (non-induced,
+// one per subgraph, by their middle edge) (deg(x) - 1)(deg(y) - 1) - t, less (deg_P(x) - 1)
+// (deg_P(y) - 1) - t_P in P's induced subgraph (deg_P: the run's members in P). With d.sup set
+// it keeps every edge's t and t_P there (the house's wedge pass reads them). It returns ctx's
+// error when ctx ends first, engine.ErrOverflow when the sum does not fit.
+func spanningByEdges(ctx context.Context, d *edgeCounter, threads int) (uint64, error) {
+	n := d.g.NumVertices()
 	const chunk = 32
 	workers := par.Workers(n, max(threads, 1), chunk)
-	sums := make([]uint64, workers)
-	overflow := make([]bool, workers)
 	marks := make([]plan.Bitset, workers)
-	d := edgeCounter{g: g, of: of, vl: vl, el: el}
-	if gl, plain := plainLabel(g); plain {
-		d.plain, d.none = true, gl != vl || el != 0
+	if d.kind != edgeDiamonds {
+		d.countExt(workers)
 	}
-	if paw {
-		d.ext = make([]uint32, n)
-		par.Ranges(n, workers, 4096, func(_, lo, hi int) bool {
-			for v := lo; v < hi; v++ {
-				for _, w := range d.list(uint32(v)) {
-					if of[w] != of[v] {
-						d.ext[v]++
-					}
-				}
-			}
-			return true
-		})
-	}
-	// The top ids are the hubs (graph.Build's order), whose lists take longest: they go first.
-	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
+	return sumHubsFirst(ctx, n, workers, chunk, func(w int, x uint32) (uint64, bool) {
 		if marks[w] == nil {
 			marks[w] = plan.NewBitset(n)
 		}
+		return d.vertex(x, marks[w])
+	})
+}
+
+// countExt sets d.ext, every vertex's run's members outside its part, on workers.
+func (d *edgeCounter) countExt(workers int) {
+	n := d.g.NumVertices()
+	d.ext = make([]uint32, n)
+	par.Ranges(n, workers, 4096, func(_, lo, hi int) bool {
+		for v := lo; v < hi; v++ {
+			for _, w := range d.list(uint32(v)) {
+				if d.of[w] != d.of[v] {
+					d.ext[v]++
+				}
+			}
+		}
+		return true
+	})
+}
+
+// sumHubsFirst sums f(w, v) over the vertices v < n on workers goroutines (w names the calling
+// one, for its own state), chunk vertices a range, the top ids first: they are the hubs
+// (graph.Build's order), whose lists take longest. f's false is an overflow. It returns ctx's
+// error when ctx ends first (the sum partial), engine.ErrOverflow when the sum does not fit.
+func sumHubsFirst(ctx context.Context, n, workers, chunk int, f func(w int, v uint32) (uint64, bool)) (uint64, error) {
+	sums := make([]uint64, workers)
+	overflow := make([]bool, workers)
+	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
 		for r := lo; r < hi; r++ {
-			s, fits := d.vertex(uint32(n-1-r), marks[w])
+			s, fits := f(w, uint32(n-1-r))
 			var ok bool
 			if sums[w], ok = checked.Add(sums[w], s); !ok || !fits {
 				overflow[w] = true
@@ -258,16 +415,38 @@ func spanningByEdges(ctx context.Context, g *graph.Graph, of []uint32, vl, el ui
 	return total, nil
 }
 
+// edgeKind is what the pass over the edges' common neighbours sums (spanningByEdges).
+type edgeKind uint8
+
+const (
+	edgeDiamonds edgeKind = iota
+	edgePaws              // tailed triangles' embeddings
+	edgePaths             // paths of 4 vertices
+)
+
 // edgeCounter reads the runs of the shape's labels (spanningByEdges).
 type edgeCounter struct {
 	g      *graph.Graph
 	of     []uint32
 	vl, el uint32
+	kind   edgeKind
 	// plain is set on a plain graph (plainLabel): a vertex's run is its whole list, or none
 	// (none) when the labels are not the graph's.
 	plain, none bool
-	// ext, for tailed triangles (nil: diamonds), is every vertex's run's members outside its part.
+	// ext, for tailed triangles, paths and tailed 4-cycles (nil: diamonds, 4-cycles, houses),
+	// is every vertex's run's members outside its part.
 	ext []uint32
+	// sup, when set, takes every edge's common neighbours (edgeSupports).
+	sup *edgeSupports
+}
+
+// newEdgeCounter is the edge counter of the runs of c's labels in g, of's parts, summing kind.
+func newEdgeCounter(g *graph.Graph, of []uint32, c plan.Clique, kind edgeKind) *edgeCounter {
+	d := &edgeCounter{g: g, of: of, vl: c.VertexLabel, el: c.EdgeLabel, kind: kind}
+	if gl, plain := plainLabel(g); plain {
+		d.plain, d.none = true, gl != d.vl || d.el != 0
+	}
+	return d
 }
 
 // list is v's neighbours that a diamond's vertex on v may take: the run of the labels.
@@ -285,14 +464,15 @@ func (d *edgeCounter) list(v uint32) []uint32 {
 }
 
 // vertex is the spanning diamonds whose chord's endpoint of higher (run length, id) is x (or
-// the tailed triangles' sum over the edges whose endpoint of higher (run length, id) is x), with
-// marks (clear, left clear) for x's run; ok is false when their number overflows a uint64.
+// the tailed triangles' or the paths' sum over the edges whose endpoint of higher (run length,
+// id) is x), with marks (clear, left clear) for x's run; ok is false when their number
+// overflows a uint64. With d.sup set it keeps those edges' common neighbours there.
 func (d *edgeCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok bool) {
 	xs := d.list(x)
 	dx := len(xs)
 	least := 3 // a chord's ends have two common neighbours at least, and one another
-	if d.ext != nil {
-		least = 2 // a triangle's edge's, one
+	if d.kind != edgeDiamonds || d.sup != nil {
+		least = 2 // a triangle's edge's, one; a path's middle edge's, one besides
 	}
 	if dx < least {
 		return 0, true
@@ -302,7 +482,7 @@ func (d *edgeCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok bool) 
 	}
 	px := d.of[x]
 	ok = true
-	for _, y := range xs {
+	for i, y := range xs {
 		ys := d.list(y)
 		if dy := len(ys); dy > dx || (dy == dx && y > x) {
 			continue
@@ -321,9 +501,18 @@ func (d *edgeCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok bool) 
 				}
 			}
 		}
-		s, fits := t*(t-1)/2-tp*(tp-1)/2, true // (t < 2^32: no overflow inside)
-		if d.ext != nil {
+		if d.sup != nil {
+			d.sup.keep(x, y, i, ys, t, tp)
+		}
+		var s uint64
+		fits := true
+		switch d.kind {
+		case edgeDiamonds:
+			s = t*(t-1)/2 - tp*(tp-1)/2 // (t < 2^32: no overflow inside)
+		case edgePaws:
 			s, fits = d.paws(x, y, dx+len(ys)-4, t, tp)
+		case edgePaths:
+			s = d.paths(x, y, dx, len(ys), t, tp)
 		}
 		if sum, ok = checked.Add(sum, s); !ok || !fits {
 			ok = false
@@ -351,6 +540,20 @@ func (d *edgeCounter) paws(x, y uint32, pend int, t, tp uint64) (uint64, bool) {
 	return s, ok && ok2 && ok3
 }
 
+// paths is the spanning paths of 4 vertices (one a subgraph) whose middle edge is (x, y), of
+// run lengths dx, dy >= 1, t common neighbours, tp of them in the part of x and y: a neighbour
+// of x and one of y (neither the other end, and not one another: a common neighbour), less
+// those whose vertices are all in the part of x and y, counted the same way in its induced
+// subgraph (the runs' members in it, deg - ext), where x and y share one. Both terms are
+// below 2^64 (run lengths below 2^32), and the second no larger than the first.
+func (d *edgeCounter) paths(x, y uint32, dx, dy int, t, tp uint64) uint64 {
+	s := uint64(dx-1)*uint64(dy-1) - t
+	if d.of[x] == d.of[y] {
+		s -= uint64(dx-1-int(d.ext[x]))*uint64(dy-1-int(d.ext[y])) - tp
+	}
+	return s
+}
+
 // tailedTriangle reports whether p is a tailed triangle (a paw: a triangle with one pendant
 // vertex): four vertices and four edges, degrees 3, 2, 2 and 1.
 func tailedTriangle(p *pattern.Pattern) bool {
@@ -362,6 +565,19 @@ func tailedTriangle(p *pattern.Pattern) bool {
 		deg[p.Degree(u)]++
 	}
 	return deg[3] == 1 && deg[2] == 2 && deg[1] == 1
+}
+
+// path4 reports whether p is a path of 4 vertices: four vertices and three edges, degrees 1,
+// 2, 2 and 1 (a triangle and an isolated vertex have degrees 2, 2, 2, 0).
+func path4(p *pattern.Pattern) bool {
+	if p.NumVertices() != 4 || p.NumEdges() != 3 {
+		return false
+	}
+	var deg [4]int
+	for u := range 4 {
+		deg[min(p.Degree(u), 3)]++
+	}
+	return deg[1] == 2 && deg[2] == 2
 }
 
 // shapeFor returns how the inter stage of p's count counts it as a shape (shapeOf, within the
@@ -394,6 +610,10 @@ func (sh interShape) name() string {
 		return "diamond"
 	case sh.paw:
 		return "tailed-triangle"
+	case sh.path:
+		return "4-path"
+	case sh.wedge != noWedge:
+		return sh.wedge.String()
 	}
 	return fmt.Sprintf("%d-clique", sh.clique.K)
 }

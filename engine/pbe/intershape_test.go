@@ -316,8 +316,9 @@ func TestInterShapesAgainstOracle(t *testing.T) {
 }
 
 // TestInterShapeBytes: a shape's accounted memory is the clique counter's orientation and
-// workers (cliques) or a bit set of the vertices a worker (diamonds; tailed triangles, with
-// 4 bytes a vertex), both for induced diamonds; within a host limit below it the count takes fewer workers or smaller matrices (none),
+// workers (cliques) or a bit set of the vertices a worker (diamonds; tailed triangles and
+// 4-paths, with 4 bytes a vertex), both for induced diamonds, or the wedge pass's counters a
+// worker (4-cycles; houses, with their edges' supports); within a host limit below it the count takes fewer workers or smaller matrices (none),
 // never more than the limit, or leaves the count to the seeded search, which then counts what
 // the CPU engine counts; a cancelled count stops with the context's error.
 func TestInterShapeBytes(t *testing.T) {
@@ -337,15 +338,24 @@ func TestInterShapeBytes(t *testing.T) {
 		diamond bool
 	}{{proptest.Clique(t, 3, "", ""), engine.Semantics{}, false}, {proptest.Clique(t, 4, "", ""), engine.Semantics{}, false},
 		{diamondPattern(t, "", ""), engine.Semantics{}, true}, {diamondPattern(t, "", ""), engine.Semantics{Induced: true}, true},
-		{pawPattern(t, "", ""), engine.Semantics{}, false}} {
+		{pawPattern(t, "", ""), engine.Semantics{}, false}, {uniformPattern(t, "", "", []string{"a", "b", "c", "d"}), engine.Semantics{}, false},
+		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}), engine.Semantics{}, false},
+		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}, []string{"a", "e", "b"}), engine.Semantics{}, false},
+		{uniformPattern(t, "", "", []string{"a", "b", "c", "d"}), engine.Semantics{Induced: true}, false},
+		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}), engine.Semantics{Induced: true}, false}} {
 		prob := &engine.Problem{Data: g, Pattern: c.p, Semantics: c.sem, Threads: 2}
 		sh, ok := shapeOf(prob, 0)
 		if !ok || sh.threads != 2 {
 			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.threads)
 		}
-		paw := tailedTriangle(c.p) // ext, 4 bytes a vertex, and a bit set a worker
+		paw := (tailedTriangle(c.p) || path4(c.p)) && !c.sem.Induced // ext, 4 bytes a vertex, and a bit set a worker
+		wedge := wedgeShapeOf(c.p)                                   // its counters a worker, a house's supports
+		if c.sem.Induced {
+			wedge = noWedge // (induced 4-paths and 4-cycles: the clique counter's orientation besides)
+		}
+		fixed, worker := wedge.bytes(g)
 		if c.diamond && !c.sem.Induced && sh.bytes != 2*plan.BitsetBytes(int(n)) || paw && sh.bytes != 4*n+2*plan.BitsetBytes(int(n)) ||
-			!c.diamond && !paw && sh.bytes < 8*n+2*2*n {
+			wedge != noWedge && (sh.bytes != fixed+2*worker || worker < 12*n) || !c.diamond && !paw && wedge == noWedge && sh.bytes < 8*n+2*2*n {
 			t.Errorf("%s %v: %d bytes accounted", c.p, c.sem, sh.bytes)
 		}
 		// A byte below two workers' memory: one worker, its matrices as large.

@@ -204,7 +204,8 @@ type Stats struct {
 	// that is not the partition budget (hostLimit); 0 when the stage ran on the GPU.
 	InterHostBytes uint64
 	// InterShape names the shape the host inter stage counted without its seeded search
-	// (intershape.go: "3-clique", "4-clique", ..., "diamond"; "" when it searched).
+	// (intershape.go: "3-clique", "4-clique", ..., "diamond", "tailed-triangle", "4-path";
+	// interwedge.go: "4-cycle", "house"; "" when it searched).
 	InterShape string
 	// Seeds is the number of two-vertex partial matches the pruning stage made; InterNodes the
 	// enumeration stage's search nodes.
@@ -484,7 +485,8 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		}
 		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
 	} else if sh, ok := e.shapeFor(p); ok && len(pt.Parts) > 1 {
-		// A clique or a diamond, counted without the seeded search (intershape.go).
+		// A clique, a diamond, a tailed triangle, a 4-path, a 4-cycle or a house, counted
+		// without the seeded search (intershape.go, interwedge.go).
 		tInter := time.Now()
 		err := e.interByShape(ctx, p, pt.Of, sh, st)
 		st.InterTime = time.Since(tInter)
