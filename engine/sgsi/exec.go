@@ -407,6 +407,12 @@ func (r *runner) run(induced, unique bool) error {
 			q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
 		}
 		replan()
+		est := newJoinEstimator(g, q, joinSeed)
+		if r.coreOrder { // (which vertices go last: by the estimate of the tables, chooseLate)
+			if err := est.chooseLate(r.ctx.Err, sizes, r.cands, replan); err != nil {
+				return err
+			}
+		}
 		// (How far the tails reach: by the estimate of the tables, as the prediction's.)
 		if r.tailReach > 0 {
 			q.tailCap = map[int]int{}
@@ -414,7 +420,7 @@ func (r *runner) run(induced, unique bool) error {
 				q.tailCap[b] = r.tailReach - 1
 			}
 			replan()
-		} else if err := newJoinEstimator(g, q, joinSeed).weighTails(r.ctx.Err, sizes, r.cands, replan); err != nil {
+		} else if err := est.weighTails(r.ctx.Err, sizes, r.cands, replan); err != nil {
 			return err
 		}
 		r.st.Candidates = sizes

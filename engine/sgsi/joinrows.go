@@ -130,6 +130,11 @@ func estimateJoin(ctx context.Context, g *graph.Graph, p *pattern.Pattern, sem e
 	}
 	replan()
 	stop := func() error { return engine.PredictionStopped(ctx, "sgsi") }
+	if !o.PaperOrder {
+		if err := e.chooseLate(stop, sizes, roots, replan); err != nil {
+			return joinRows{}, false, err
+		}
+	}
 	if err := e.weighTails(stop, sizes, roots, replan); err != nil {
 		return joinRows{}, false, err
 	}
@@ -247,19 +252,8 @@ func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]
 	if len(reach) == 0 {
 		return nil
 	}
-	rng, work := e.rng, e.work
-	e.limit = weighWorkLimit
-	defer func() { e.rng, e.work, e.limit = rng, work, 0 }()
-	cost := func() (float64, error) {
-		e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
-		e.work = 0
-		j, ok, err := e.probe(stop, sizes, roots)
-		if err != nil || !ok {
-			return math.Inf(1), err
-		}
-		rows, counted, leaf := j.tables()
-		return rows + counted + leaf, nil
-	}
+	defer e.weighing()()
+	cost := func() (float64, error) { return e.weigh(stop, sizes, roots) }
 	best, err := cost()
 	if err != nil {
 		return err
@@ -285,6 +279,27 @@ func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]
 	}
 	replan()
 	return nil
+}
+
+// weighing sets the estimator to weigh plans (weigh) and returns what puts it back.
+func (e *joinEstimator) weighing() func() {
+	rng, work := e.rng, e.work
+	e.limit = weighWorkLimit
+	return func() { e.rng, e.work, e.limit = rng, work, 0 }
+}
+
+// weigh returns the estimated work of e.q as planned, the rows of the tables the steps write
+// and the rows the leaf step reads (joinRows.tables), each row one unit, from the same draws
+// for every plan (weighSeed); +Inf for joins that are not connected. stop as probe's.
+func (e *joinEstimator) weigh(stop func() error, sizes []uint64, roots [][]uint32) (float64, error) {
+	e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
+	e.work = 0
+	j, ok, err := e.probe(stop, sizes, roots)
+	if err != nil || !ok {
+		return math.Inf(1), err
+	}
+	rows, counted, leaf := j.tables()
+	return rows + counted + leaf, nil
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter
