@@ -2,6 +2,7 @@ package sgsi
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -87,6 +88,8 @@ type joinEstimator struct {
 	prev  []uint32 // the extensions of the step before the last
 	limit int64    // the work after which probe stops (0: joinWorkLimit)
 	freq  map[uint64]uint64
+	// weighed holds the estimates weigh made, by plan.
+	weighed map[string]float64
 }
 
 // edgeFreq is the order's edge label frequency (store.edgeEntries, the count's) for the
@@ -290,16 +293,31 @@ func (e *joinEstimator) weighing() func() {
 
 // weigh returns the estimated work of e.q as planned, the rows of the tables the steps write
 // and the rows the leaf step reads (joinRows.tables), each row one unit, from the same draws
-// for every plan (weighSeed); +Inf for joins that are not connected. stop as probe's.
+// for every plan (weighSeed); +Inf for joins that are not connected. stop as probe's. A plan
+// weighed before (the same order, joins and leaf step: chooseLate's and weighTails' first)
+// is not estimated again.
 func (e *joinEstimator) weigh(stop func() error, sizes []uint64, roots [][]uint32) (float64, error) {
+	q := e.q
+	key := fmt.Sprint(q.order, q.joined, q.counted())
+	if x, ok := e.weighed[key]; ok {
+		return x, nil
+	}
 	e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
 	e.work = 0
 	j, ok, err := e.probe(stop, sizes, roots)
-	if err != nil || !ok {
+	if err != nil {
 		return math.Inf(1), err
 	}
-	rows, counted, leaf := j.tables()
-	return rows + counted + leaf, nil
+	x := math.Inf(1)
+	if ok {
+		rows, counted, leaf := j.tables()
+		x = rows + counted + leaf
+	}
+	if e.weighed == nil {
+		e.weighed = map[string]float64{}
+	}
+	e.weighed[key] = x
+	return x, nil
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter
