@@ -736,21 +736,14 @@ func (r *runner) newLeafScratch() error {
 	}
 	for i, t := range q.tails {
 		d := 1<<t.col | t.collideA | t.collideB
-		var wcols []int
 		for _, w := range t.ws {
 			d |= 1 << w.col
-			wcols = append(wcols, w.col)
 		}
 		sc.deps = append(sc.deps, d)
 		c := &sc.tails[i]
 		c.key, c.lists = make([]uint32, 1+len(t.ws)), make([][]uint32, 0, len(t.ws))
-		// W by the latest of u's and the ws' columns, for the others' vertices (a tail whose
-		// columns collide with a or b corrects it per row: tailCount).
-		idx, keys := t.col, wcols
-		if len(wcols) > 0 && slices.Max(wcols) > idx {
-			last := slices.Index(wcols, slices.Max(wcols))
-			idx, keys = wcols[last], append(slices.Delete(slices.Clone(wcols), last, last+1), t.col)
-		}
+		// (A tail whose columns collide with a or b corrects W per row: tailCount.)
+		idx, keys := tailMemoCols(&t)
 		c.memo.init(r, idx, keys, r.cands[q.order[idx]], 1)
 		if len(t.ws) > 0 {
 			c.byY.init(r, t.col, []int{t.col}, r.cands[t.b], 1)
@@ -765,6 +758,24 @@ func (r *runner) newLeafScratch() error {
 		sc.deps = append(sc.deps, 1<<t.col)
 	}
 	return nil
+}
+
+// tailMemoCols returns the columns a tail's memo of W is keyed by: the latest of u's and the
+// ws' (idx, its stamps') and the others (keys, their epoch's).
+func tailMemoCols(t *leafTail) (idx int, keys []int) {
+	idx = t.col
+	for _, w := range t.ws {
+		idx = max(idx, w.col)
+	}
+	if idx != t.col {
+		keys = append(keys, t.col)
+	}
+	for _, w := range t.ws {
+		if w.col != idx {
+			keys = append(keys, w.col)
+		}
+	}
+	return idx, keys
 }
 
 // leafBytes is the host memory of the leaf step's sizes, memos and pair counters.
