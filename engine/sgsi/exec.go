@@ -407,6 +407,12 @@ func (r *runner) run(induced, unique bool) error {
 			q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
 		}
 		replan()
+		est := newJoinEstimator(g, q, joinSeed)
+		if r.coreOrder { // (which vertices go last: by the estimate of the tables, chooseLate)
+			if err := est.chooseLate(r.ctx.Err, sizes, r.cands, replan); err != nil {
+				return err
+			}
+		}
 		// (How far the tails reach: by the estimate of the tables, as the prediction's.)
 		if r.tailReach > 0 {
 			q.tailCap = map[int]int{}
@@ -414,7 +420,7 @@ func (r *runner) run(induced, unique bool) error {
 				q.tailCap[b] = r.tailReach - 1
 			}
 			replan()
-		} else if err := newJoinEstimator(g, q, joinSeed).weighTails(r.ctx.Err, sizes, r.cands, replan); err != nil {
+		} else if err := est.weighTails(r.ctx.Err, sizes, r.cands, replan); err != nil {
 			return err
 		}
 		r.st.Candidates = sizes
@@ -932,12 +938,45 @@ func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint6
 	return t
 }
 
+// leafOrder sorts the leaf step's table by the columns a closed tail's (a tail with ws) memo
+// of W is keyed by (u's and the ws' but the latest: tailMemoCols), the earliest column the
+// most significant, out of core only: there the joins' chunks are sorted by another column,
+// so u's vertex changes from row to row and the tail's A and memos miss (issue 21,
+// q20/q_12_1 at a quarter of the layout: 3.4x its in-core time); in core the rows come in
+// their prefix order. (A radix sort per column, stable; without a buffer the last sort alone
+// holds.)
+func (r *runner) leafOrder(table []uint32) error {
+	k := r.q.joined
+	if r.st.InCore || k < 2 {
+		return nil
+	}
+	for _, t := range r.q.tails {
+		if len(t.ws) == 0 {
+			continue
+		}
+		ts := time.Now()
+		defer func() { r.st.Group += time.Since(ts) }()
+		_, cols := tailMemoCols(&t)
+		cols = slices.Sorted(slices.Values(cols))
+		for _, c := range slices.Backward(cols) {
+			if err := sortRows(r.ctx, table, r.sortBuffer(uint64(len(table))), k, rowOrder{col: c}, bits.Len32(uint32(r.s.g.NumVertices())), r.threads); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
 // level joins step i into table (rows of width i+1), chunk by chunk, recursing depth first on
 // each chunk's output.
 func (r *runner) level(i int, table []uint32) error {
 	defer r.enterStep(r.enterStep(i))
 	r.st.PerStep[i].Rows += uint64(len(table) / (i + 1))
 	if i == len(r.q.steps) { // the leaf step: a row of every joined vertex
+		if err := r.leafOrder(table); err != nil {
+			return err // (the table's rows mixed up: the count is partial)
+		}
 		return r.leafCount(table)
 	}
 	st := &r.q.steps[i]

@@ -2,6 +2,7 @@ package sgsi
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -87,6 +88,8 @@ type joinEstimator struct {
 	prev  []uint32 // the extensions of the step before the last
 	limit int64    // the work after which probe stops (0: joinWorkLimit)
 	freq  map[uint64]uint64
+	// weighed holds the estimates weigh made, by plan.
+	weighed map[string]float64
 }
 
 // edgeFreq is the order's edge label frequency (store.edgeEntries, the count's) for the
@@ -130,6 +133,11 @@ func estimateJoin(ctx context.Context, g *graph.Graph, p *pattern.Pattern, sem e
 	}
 	replan()
 	stop := func() error { return engine.PredictionStopped(ctx, "sgsi") }
+	if !o.PaperOrder {
+		if err := e.chooseLate(stop, sizes, roots, replan); err != nil {
+			return joinRows{}, false, err
+		}
+	}
 	if err := e.weighTails(stop, sizes, roots, replan); err != nil {
 		return joinRows{}, false, err
 	}
@@ -247,19 +255,8 @@ func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]
 	if len(reach) == 0 {
 		return nil
 	}
-	rng, work := e.rng, e.work
-	e.limit = weighWorkLimit
-	defer func() { e.rng, e.work, e.limit = rng, work, 0 }()
-	cost := func() (float64, error) {
-		e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
-		e.work = 0
-		j, ok, err := e.probe(stop, sizes, roots)
-		if err != nil || !ok {
-			return math.Inf(1), err
-		}
-		rows, counted, leaf := j.tables()
-		return rows + counted + leaf, nil
-	}
+	defer e.weighing()()
+	cost := func() (float64, error) { return e.weigh(stop, sizes, roots) }
 	best, err := cost()
 	if err != nil {
 		return err
@@ -285,6 +282,42 @@ func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]
 	}
 	replan()
 	return nil
+}
+
+// weighing sets the estimator to weigh plans (weigh) and returns what puts it back.
+func (e *joinEstimator) weighing() func() {
+	rng, work := e.rng, e.work
+	e.limit = weighWorkLimit
+	return func() { e.rng, e.work, e.limit = rng, work, 0 }
+}
+
+// weigh returns the estimated work of e.q as planned, the rows of the tables the steps write
+// and the rows the leaf step reads (joinRows.tables), each row one unit, from the same draws
+// for every plan (weighSeed); +Inf for joins that are not connected. stop as probe's. A plan
+// weighed before (the same order, joins and leaf step: chooseLate's and weighTails' first)
+// is not estimated again.
+func (e *joinEstimator) weigh(stop func() error, sizes []uint64, roots [][]uint32) (float64, error) {
+	q := e.q
+	key := fmt.Sprint(q.order, q.joined, q.counted())
+	if x, ok := e.weighed[key]; ok {
+		return x, nil
+	}
+	e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
+	e.work = 0
+	j, ok, err := e.probe(stop, sizes, roots)
+	if err != nil {
+		return math.Inf(1), err
+	}
+	x := math.Inf(1)
+	if ok {
+		rows, counted, leaf := j.tables()
+		x = rows + counted + leaf
+	}
+	if e.weighed == nil {
+		e.weighed = map[string]float64{}
+	}
+	e.weighed[key] = x
+	return x, nil
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter

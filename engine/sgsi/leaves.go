@@ -175,6 +175,10 @@ func withParents(k []lgKey, ws []leafParent) []lgKey {
 type tailCache struct {
 	key   []uint32
 	valid bool
+	hasA  bool // set holds A for key[0]
+	wOK   bool // w holds W for A and I
+	// byY memoises |A ∩ N(y)| by y, a candidate of b, while u's vertex stays (tails with ws).
+	byY   sizeMemo
 	set   []uint32
 	sizes []int64
 	w     int64
@@ -732,16 +736,17 @@ func (r *runner) newLeafScratch() error {
 	}
 	for i, t := range q.tails {
 		d := 1<<t.col | t.collideA | t.collideB
-		var wcols []int
 		for _, w := range t.ws {
 			d |= 1 << w.col
-			wcols = append(wcols, w.col)
 		}
 		sc.deps = append(sc.deps, d)
 		c := &sc.tails[i]
 		c.key, c.lists = make([]uint32, 1+len(t.ws)), make([][]uint32, 0, len(t.ws))
-		if t.collideA|t.collideB == 0 {
-			c.memo.init(r, t.col, wcols, r.cands[q.order[t.col]], 1)
+		// (A tail whose columns collide with a or b corrects W per row: tailCount.)
+		idx, keys := tailMemoCols(&t)
+		c.memo.init(r, idx, keys, r.cands[q.order[idx]], 1)
+		if len(t.ws) > 0 {
+			c.byY.init(r, t.col, []int{t.col}, r.cands[t.b], 1)
 		}
 	}
 	for i := range q.chains {
@@ -755,6 +760,24 @@ func (r *runner) newLeafScratch() error {
 	return nil
 }
 
+// tailMemoCols returns the columns a tail's memo of W is keyed by: the latest of u's and the
+// ws' (idx, its stamps') and the others (keys, their epoch's).
+func tailMemoCols(t *leafTail) (idx int, keys []int) {
+	idx = t.col
+	for _, w := range t.ws {
+		idx = max(idx, w.col)
+	}
+	if idx != t.col {
+		keys = append(keys, t.col)
+	}
+	for _, w := range t.ws {
+		if w.col != idx {
+			keys = append(keys, w.col)
+		}
+	}
+	return idx, keys
+}
+
 // leafBytes is the host memory of the leaf step's sizes, memos and pair counters.
 func (r *runner) leafBytes() uint64 {
 	b := r.pairCounterBytes()
@@ -766,7 +789,7 @@ func (r *runner) leafBytes() uint64 {
 			b += m.bytes()
 		}
 		for _, c := range sc.tails {
-			b += c.memo.bytes()
+			b += c.memo.bytes() + c.byY.bytes()
 		}
 		for _, c := range sc.chains {
 			b += c.top.bytes()
@@ -809,6 +832,7 @@ func (r *runner) shedLeafMemos() bool {
 		}
 		for i := range sc.tails {
 			sc.tails[i].memo.drop()
+			sc.tails[i].byY.drop()
 		}
 		for i := range sc.pairs {
 			sc.pairs[i].memo.drop()
@@ -1004,41 +1028,41 @@ func (r *runner) labels(keys []lgKey) []*labelGraph {
 func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScratch) int64 {
 	t := &r.q.tails[i]
 	c := &sc.tails[i]
-	if c.memo.stamp != nil { // (no column collides with a or b)
-		i, hit := c.memo.lookup(row)
-		if !hit {
+	var n int64
+	if c.memo.stamp != nil {
+		k, hit := c.memo.lookup(row)
+		if hit {
+			n = c.memo.at(k)[0]
+		} else {
 			r.tailFill(t, c, row, lgs, sc)
-			if i >= 0 {
-				c.memo.at(i)[0] = c.w
-				c.memo.done(i)
+			if n = c.w; k >= 0 {
+				c.memo.at(k)[0] = n
+				c.memo.done(k)
 			}
-			return c.w
 		}
-		return c.memo.at(i)[0]
+		if t.collideA|t.collideB == 0 {
+			return n
+		}
+		r.tailSet(t, c, row[t.col], lgs, sc) // (a hit leaves A as it was)
+	} else {
+		r.tailFill(t, c, row, lgs, sc)
+		n = c.w
 	}
-	r.tailFill(t, c, row, lgs, sc)
-	n := c.w
 	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
 	for j, x := range row {
 		if t.collideA>>j&1 == 0 {
 			continue
 		}
 		if k, found := slices.BinarySearch(c.set, x); found {
-			n -= c.sizes[k]
+			n -= r.tailSize(t, c, row, k, lgs, sc)
 		}
 	}
 	for j, y := range row {
-		if t.collideB>>j&1 == 0 || !bitIn(bitsB, y) {
+		if t.collideB>>j&1 == 0 || !bitIn(bitsB, y) || !r.inParents(t.ws, row, y, lgs[3:]) {
 			continue
 		}
-		if len(t.ws) > 0 {
-			if _, found := slices.BinarySearch(c.inter, y); !found {
-				continue
-			}
-		}
 		nl := lgs[2].list(y)
-		sc.read += min(len(nl), len(c.set))
-		m := int64(setops.IntersectCount(c.set, nl))
+		m := r.tailAdj(c, row, y, lgs[2], sc)
 		for jj, x := range row { // (A ∩ R is not in the sum)
 			if t.collideA>>jj&1 != 0 && x != y {
 				if _, found := slices.BinarySearch(c.set, x); found {
@@ -1053,48 +1077,115 @@ func (r *runner) tailCount(i int, row []uint32, lgs []*labelGraph, sc *leafScrat
 	return n
 }
 
+// inParents reports whether y is in the lists of the ws' vertices of the row (lgs: their label
+// graphs), that is in I when y is a candidate of b.
+func (r *runner) inParents(ws []leafParent, row []uint32, y uint32, lgs []*labelGraph) bool {
+	for k, w := range ws {
+		if _, found := slices.BinarySearch(lgs[k].list(row[w.col]), y); !found {
+			return false
+		}
+	}
+	return true
+}
+
 // bitIn reports whether bit x of the bitset b is set.
 func bitIn(b []uint32, x uint32) bool { return b[x/32]>>(x&31)&1 != 0 }
 
 // tailFill writes the tail's cache (tailCache) for the row's u and ws vertices unless it holds
-// them: I when the ws' vertices changed, then A, each |B_x| and W.
+// them: I when the ws' vertices changed, A when u's did (tailSet), then W. Without ws each
+// |B_x| is kept (sizes). With ws, W = Σ_{x∈A} |B_x ∩ I| is summed by y of I instead:
+// Σ_{y∈I} |A ∩ N(y)|, N(y) y's list by the a-b edge (kr), each term memoised by y while u's
+// vertex stays (byY). Rows that change the ws' vertices from row to row (a tail closing on the
+// last column) then read |I| memo entries where they intersected each x's list with I (issue
+// 21, q20/q_12_1: A a hub's list of thousands, I a handful of common neighbours).
 func (r *runner) tailFill(t *leafTail, c *tailCache, row []uint32, lgs []*labelGraph, sc *leafScratch) {
 	sameW := c.valid
 	if len(t.ws) > 0 {
 		sameW = r.otherParents(t.ws, t.b, row, lgs[3:], c.key[1:], &c.valid, &c.inter, &c.lists, sc)
 	}
-	v := row[t.col]
-	if sameW && c.key[0] == v {
+	c.valid = true
+	if r.tailSet(t, c, row[t.col], lgs, sc) && sameW && c.wOK {
 		return
 	}
-	c.key[0] = v
-	c.valid = true
+	c.w, c.wOK = 0, true
+	if len(t.ws) == 0 {
+		for _, n := range c.sizes {
+			c.w += n
+		}
+		return
+	}
+	for _, y := range c.inter {
+		c.w += r.tailAdj(c, row, y, lgs[2], sc)
+	}
+}
+
+// tailSet writes A for u's vertex v (and, without ws, each |B_x|) unless the cache holds it,
+// which it reports.
+func (r *runner) tailSet(t *leafTail, c *tailCache, v uint32, lgs []*labelGraph, sc *leafScratch) bool {
+	if c.hasA && c.key[0] == v {
+		return true
+	}
+	c.key[0], c.hasA, c.wOK = v, true, false
 	bitsA := r.bitsHost[uint64(t.a)*r.bitWords:]
-	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
-	c.w = 0
-	c.set, c.sizes = c.set[:0], c.sizes[:0]
+	c.set = c.set[:0]
 	list := lgs[0].list(v)
 	sc.read += len(list)
 	for _, x := range list {
-		if !bitIn(bitsA, x) {
-			continue
+		if bitIn(bitsA, x) {
+			c.set = append(c.set, x)
 		}
+	}
+	if len(t.ws) > 0 {
+		return false
+	}
+	c.sizes = c.sizes[:0]
+	bitsB := r.bitsHost[uint64(t.b)*r.bitWords:]
+	for _, x := range c.set {
 		var n int64
 		bl := lgs[1].list(x)
-		if len(t.ws) > 0 {
-			sc.read += min(len(bl), len(c.inter))
-			n = int64(setops.IntersectCount(bl, c.inter))
-		} else {
-			sc.read += len(bl)
-			for _, y := range bl {
-				if bitIn(bitsB, y) {
-					n++
-				}
+		sc.read += len(bl)
+		for _, y := range bl {
+			if bitIn(bitsB, y) {
+				n++
 			}
 		}
-		c.set, c.sizes = append(c.set, x), append(c.sizes, n)
-		c.w += n
+		c.sizes = append(c.sizes, n)
 	}
+	return false
+}
+
+// tailAdj returns |A ∩ N(y)| for a vertex y of b's candidates (N(y): y's list by the a-b edge,
+// lg), from the tail's memo by y (byY: valid while u's vertex stays) when it holds it.
+func (r *runner) tailAdj(c *tailCache, row []uint32, y uint32, lg *labelGraph, sc *leafScratch) int64 {
+	i, hit := -1, false
+	if c.byY.stamp != nil {
+		i, hit = c.byY.lookupAt(row, y)
+	}
+	if hit {
+		return c.byY.at(i)[0]
+	}
+	nl := lg.list(y)
+	sc.read += min(len(nl), len(c.set))
+	n := int64(setops.IntersectCount(c.set, nl))
+	if i >= 0 {
+		c.byY.at(i)[0] = n
+		c.byY.done(i)
+	}
+	return n
+}
+
+// tailSize returns |B_x| (|B_x ∩ I| with ws, I written for the row's ws vertices) for x, the
+// k-th vertex of A.
+func (r *runner) tailSize(t *leafTail, c *tailCache, row []uint32, k int, lgs []*labelGraph, sc *leafScratch) int64 {
+	if len(t.ws) == 0 {
+		return c.sizes[k]
+	}
+	if !r.otherParents(t.ws, t.b, row, lgs[3:], c.key[1:], &c.valid, &c.inter, &c.lists, sc) {
+		c.wOK = false // (I changed without W)
+	}
+	bl := lgs[1].list(c.set[k])
+	sc.read += min(len(bl), len(c.inter))
+	return int64(setops.IntersectCount(bl, c.inter))
 }
 
 // leafCand reports whether x is a candidate of group gi's vertices.

@@ -36,6 +36,9 @@ type query struct {
 	// aut is what each match the joins find stands for: |Aut(p)| when plan counts embeddings
 	// as unique matches, else 1.
 	aut uint64
+	// late is the vertices the core order puts after all the others (chooseLate: they are
+	// then closing vertices, counted by the leaf step).
+	late uint32
 }
 
 // link is one edge between the vertex a step adds and a vertex already in the table.
@@ -84,7 +87,12 @@ func (q *query) coreOrder(cands []uint64, freq func(uint64) uint64, edgeLabels b
 	q.greedyOrder(cands, func(best, w int, score []float64, back []int) {
 		back[w]++
 		score[w] *= min(1, float64(freq(edgeKey(p, best, w, edgeLabels)))/all)
-	}, func(u int) int { return ranks[u] })
+	}, func(u int) int {
+		if q.late>>u&1 != 0 {
+			return 3
+		}
+		return ranks[u]
+	})
 }
 
 // greedyOrder sets q.order: each next vertex the least by (linked to those chosen first, rank,

@@ -206,7 +206,8 @@ var closingTailPatterns = []string{
 
 // TestLeafStepClosingTails compares sgsi's host emulation with the brute-force oracle (the cpu
 // engine where it would enumerate too many) on closingTailPatterns over random graphs of five
-// vertex labels, under every convention and several options, and checks that some counts had
+// vertex labels, under every convention and several options, with and without every order of
+// late vertices weighed (chooseLate), and checks that some counts had
 // a tail whose b has other parents (two adjacent counted vertices of degree 2 or more).
 func TestLeafStepClosingTails(t *testing.T) {
 	closed := 0
@@ -218,15 +219,23 @@ func TestLeafStepClosingTails(t *testing.T) {
 		for seed := range uint64(testenv.Sweep(3, 12)) {
 			g := gen.RandomGraph(seed+uint64(10*pi), 18+int(seed%3)*4, 0.3, 5, 2)
 			for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}} {
+				want := leafWant(t, g, p, sem)
 				options := []sgsi.Options{{}, {PaperOrder: true}, {HostBytes: 3000}}
-				checkLeafCounts(t, fmt.Sprintf("%s, seed %d", src, seed), g, p, sem, leafWant(t, g, p, sem), options, func(st sgsi.Stats) {
-					counted := st.Order[min(len(st.Order), st.Steps+1):]
-					if len(st.PerStep) > st.Steps && slices.ContainsFunc(counted, func(a int) bool {
-						return p.Degree(a) > 1 && slices.ContainsFunc(counted, func(b int) bool { return p.Adjacent(a, b) && p.Degree(b) > 1 })
-					}) {
-						closed++
+				for _, late := range []bool{false, true} { // (true: every order with late vertices weighed)
+					restore := func() {}
+					if late {
+						restore = sgsi.SetLateMinRows(0)
 					}
-				})
+					checkLeafCounts(t, fmt.Sprintf("%s, seed %d, late %v", src, seed, late), g, p, sem, want, options, func(st sgsi.Stats) {
+						counted := st.Order[min(len(st.Order), st.Steps+1):]
+						if len(st.PerStep) > st.Steps && slices.ContainsFunc(counted, func(a int) bool {
+							return p.Degree(a) > 1 && slices.ContainsFunc(counted, func(b int) bool { return p.Adjacent(a, b) && p.Degree(b) > 1 })
+						}) {
+							closed++
+						}
+					})
+					restore()
+				}
 			}
 		}
 	}
