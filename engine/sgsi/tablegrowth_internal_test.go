@@ -2,11 +2,15 @@ package sgsi
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
 	_ "github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/internal/testenv"
 )
 
 // growthCounter is HostBackend recording the growths of the pending tables that copy rows
@@ -74,5 +78,121 @@ func TestTableGrowth(t *testing.T) {
 		if st.PeakHost < 4*r.flushAt/growFlushFrac {
 			t.Errorf("1/%d: the tables peaked at %d bytes, below flushAt/growFlushFrac (%d words): the case tests no growth", f, st.PeakHost, r.flushAt/growFlushFrac)
 		}
+	}
+}
+
+// tableAudit is growthCounter checking each table the runner asks for: --memory holds what the
+// runner has reserved (its shared and own host memory), and a growth that copies
+// flushAt/growFlushFrac words or more spills an output larger than every earlier one of its
+// level (the pending table was not joined because an output as large as the largest before
+// still fitted). It cancels the count at the cut-th table (0: never) and counts the tables
+// asked for after that.
+type tableAudit struct {
+	growthCounter
+	t      *testing.T
+	what   string
+	outMax map[int]uint64 // per level: the largest output spilled into it so far
+	big    int            // growths that copied flushAt/growFlushFrac words or more
+	cut    int
+	cancel context.CancelFunc
+	tables int
+	late   int // tables asked for after the cut
+}
+
+func (a *tableAudit) HostTable(level int, n, keep uint64) ([]uint32, error) {
+	r := a.r
+	if a.tables++; a.cut > 0 && a.tables > a.cut {
+		a.late++
+	}
+	if held := r.hostShared() + r.hostOwn(); r.hostLimit > 0 && held > r.hostLimit {
+		a.t.Errorf("%s: %d bytes held at a table of level %d, over --memory %d", a.what, held, level, r.hostLimit)
+	}
+	if keep > 0 && uint64(cap(a.tabs[level])) < n && keep >= r.flushAt/growFlushFrac {
+		a.big++
+		if n-keep <= a.outMax[level] {
+			a.t.Errorf("%s: level %d grew copying %d words (flushAt/%d: %d) for an output of %d, the largest before %d", a.what, level, keep, growFlushFrac, r.flushAt/growFlushFrac, n-keep, a.outMax[level])
+		}
+	}
+	a.outMax[level] = max(a.outMax[level], n-keep)
+	tab, err := a.growthCounter.HostTable(level, n, keep)
+	if a.tables == a.cut {
+		a.cancel()
+	}
+	return tab, err
+}
+
+// TestTableGrowthRandom (review rev32 of sgsigrow) counts random walks on small labelled R-MAT
+// graphs under every convention against the cpu engine with the host emulation, the region the
+// layout or a part of it, --memory unbounded or one to seven times the layout (small pending
+// tables: flushAt/8 a few words), buffers or not, the leaves counted or joined, one thread or
+// two (tableAudit: memory, growths, Stats.TableCopied), then cuts each count at one of its
+// tables: it returns the context's error, at most its count, and asks for no table after the
+// cut. Without sgsigrow's join (the pending table joined at flushAt only) a growth copies
+// flushAt/8 words or more for an output no larger than one before, and it fails.
+func TestTableGrowthRandom(t *testing.T) {
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, big := 0, 0
+	for seed := range uint64(testenv.Sweep(10, 60)) {
+		rng := rand.New(rand.NewPCG(seed, 32))
+		g, err := gen.RMAT(gen.RMATOptions{Scale: 7 + rng.IntN(2), EdgeFactor: 4 + rng.IntN(6), VertexLabels: 1 + rng.IntN(4), LabelDistribution: gen.ZipfLabels, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := gen.RandomWalkQuery(g, 4+rng.IntN(2), seed, gen.QueryOptions{Density: gen.Density(rng.IntN(2))})
+		if err != nil {
+			continue
+		}
+		sem := engine.Semantics{Induced: rng.IntN(3) == 0, Unique: rng.IntN(2) == 0}
+		want, err := cpu.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Semantics: sem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, div := range []uint64{1, 4, 16} {
+			var limit uint64
+			if rng.IntN(2) == 0 {
+				limit = GraphBytes(g) + rng.Uint64N(6*GraphBytes(g))
+			}
+			buffered, joinLeaves, threads := rng.IntN(2) == 0, rng.IntN(2) == 0, 1+rng.IntN(2)
+			tables := 0
+			for _, cut := range []int{0, -1} {
+				if cut < 0 { // (a table of the whole count's, at random)
+					if tables < 2 {
+						break
+					}
+					cut = 1 + rng.IntN(tables-1)
+				}
+				what := fmt.Sprintf("seed %d, %s, %v, 1/%d, --memory %d, cut %d", seed, p, sem, div, limit, cut)
+				ctx, cancel := context.WithCancel(context.Background())
+				var st Stats
+				a := &tableAudit{growthCounter: growthCounter{HostBackend: NewHostBackend(GraphBytes(g) / div)}, t: t, what: what, outMax: map[int]uint64{}, cut: cut, cancel: cancel}
+				r := &runner{ctx: ctx, be: a, st: &st, s: newStore(g), q: compileQuery(p), count: true, hostLimit: limit,
+					blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: buffered, joinLeaves: joinLeaves, threads: threads}
+				a.r = r
+				err := r.run(sem.Induced, sem.Unique)
+				cancel()
+				if errors.Is(err, engine.ErrMemory) {
+					break
+				}
+				if cut == 0 {
+					runs++
+					tables, big = a.tables, big+a.big
+					if err != nil || r.total != want.Count {
+						t.Errorf("%s: %d (%v), cpu %d", what, r.total, err, want.Count)
+					}
+				} else if !errors.Is(err, context.Canceled) || r.total > want.Count || a.late > 0 {
+					t.Errorf("%s: %d (%v) after a cut, of %d; %d tables after the cut", what, r.total, err, want.Count, a.late)
+				}
+				if st.TableCopied != 4*a.copied {
+					t.Errorf("%s: Stats.TableCopied %d bytes, the growths copied %d", what, st.TableCopied, 4*a.copied)
+				}
+			}
+		}
+	}
+	t.Logf("%d counts, %d growths of flushAt/8 words or more", runs, big)
+	if runs == 0 || big == 0 {
+		t.Errorf("%d counts, %d growths of flushAt/8 words or more: the sweep tests too little", runs, big)
 	}
 }
