@@ -30,8 +30,9 @@ import (
 //
 // The weight bound starts at the budget; when parts come out over the budget (their halos), it
 // is lowered by the worst part's bytes over weight and steps 2-3 repeated on the same coarsening
-// (4 attempts at most). The whole is run Options.Cuts times with different seeds, in parallel,
-// and the smallest cut kept (the lowest seed on ties: the same parts for any thread count).
+// (4 attempts at most). Steps 2-4 are run Options.Cuts times with different seeds, in parallel,
+// on one coarsening, and the smallest cut kept (the lowest seed on ties: the same parts for any
+// thread count).
 // Inside a run, large levels are refined and contracted on several threads with the sequential
 // result (parallel.go).
 
@@ -578,6 +579,14 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	// Each run's parallel steps get an equal share of the threads (more goroutines than threads
 	// would make every batch's barrier wait for the scheduler's time slices).
 	threads := max(1, runtime.GOMAXPROCS(0)/workers)
+	// The runs share one coarsening (seed's), made on every thread for the first attempt's k:
+	// it was as much work as the rest of a run, and the runs' own initial partitions and
+	// refinements vary the cut as much as their own coarsenings did.
+	per := max(uint64(fill*float64(budget)), 1)
+	h := coarsenAll(ctx, fine, max(2, int((total+per-1)/per)), budget, seed, runtime.GOMAXPROCS(0))
+	if h == nil {
+		return nil, ctx.Err()
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -587,7 +596,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				if i >= cuts {
 					return
 				}
-				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total, threads, weighted)
+				results[i], errs[i] = multilevelOnce(ctx, g, h, budget, fill, passes, seed+uint64(i), total, threads, weighted)
 			}
 		})
 	}
@@ -610,28 +619,24 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	return best, nil
 }
 
-// multilevelOnce is one multilevel run (total: the vertices' bytes) on threads goroutines.
+// multilevelOnce is one multilevel run on the coarsening h (total: the vertices' bytes) on threads
+// goroutines.
 // weighted: fine's edge weights are not all 1 (triangle weights), which the byte model's
 // label-propagation passes then weigh a part's neighbours by.
-func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, error) {
+func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, error) {
 	of := make([]uint32, g.NumVertices())
 	// The weight bound starts at the budget and shrinks by the halo's share measured after each
 	// attempt; k parts fill it to fill on average.
 	maxW := budget
 	k := 0
 	const attempts = 4
-	// The attempts share one coarsening, made for the first attempt's k (later attempts have a
-	// few more parts, and the coarsest graph still has dozens of vertices for each).
-	var h *hierarchy
+	// The attempts share h, made for the first attempt's k (later attempts have a few more parts,
+	// and the coarsest graph still has dozens of vertices for each).
+	fine := h.levels[0]
 	var bytes []uint64
 	for attempt := range attempts {
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
-		if h == nil {
-			if h = coarsenAll(ctx, fine, k, maxW, seed, threads); h == nil {
-				return nil, ctx.Err()
-			}
-		}
 		if !h.multilevel(ctx, k, maxW, passes, of, seed, threads) {
 			return nil, ctx.Err()
 		}
