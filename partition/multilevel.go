@@ -575,10 +575,6 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	cuts = max(cuts, 1)
 	results := make([]*Partitioning, cuts)
 	errs := make([]error, cuts)
-	workers := min(cuts, runtime.GOMAXPROCS(0))
-	// Each run's parallel steps get an equal share of the threads (more goroutines than threads
-	// would make every batch's barrier wait for the scheduler's time slices).
-	threads := max(1, runtime.GOMAXPROCS(0)/workers)
 	// The runs share one coarsening (seed's), made on every thread for the first attempt's k:
 	// it was as much work as the rest of a run, and the runs' own initial partitions and
 	// refinements vary the cut as much as their own coarsenings did.
@@ -587,7 +583,20 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	if h == nil {
 		return nil, ctx.Err()
 	}
-	var next atomic.Int64
+	// The first run goes alone on every thread and measures the weight bound its first attempt's
+	// halos leave room for (at a quarter of R-MAT graphs, the first attempt's parts came out 10%
+	// over the budget and every run made them all again); the others start from that bound
+	// instead of the budget, skipping the attempt that would most likely fail.
+	var maxW uint64
+	if results[0], maxW, errs[0] = multilevelOnce(ctx, g, h, budget, budget, fill, passes, seed, total, runtime.GOMAXPROCS(0), weighted); errs[0] != nil {
+		return nil, errs[0]
+	}
+	workers := min(cuts-1, runtime.GOMAXPROCS(0))
+	// Each run's parallel steps get an equal share of the threads (more goroutines than threads
+	// would make every batch's barrier wait for the scheduler's time slices).
+	threads := max(1, runtime.GOMAXPROCS(0)/max(workers, 1))
+	next := atomic.Int64{}
+	next.Store(1)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -596,7 +605,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				if i >= cuts {
 					return
 				}
-				results[i], errs[i] = multilevelOnce(ctx, g, h, budget, fill, passes, seed+uint64(i), total, threads, weighted)
+				results[i], _, errs[i] = multilevelOnce(ctx, g, h, budget, maxW, fill, passes, seed+uint64(i), total, threads, weighted)
 			}
 		})
 	}
@@ -620,15 +629,17 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 }
 
 // multilevelOnce is one multilevel run on the coarsening h (total: the vertices' bytes) on threads
-// goroutines.
+// goroutines, with the weight bound starting at maxW (at most budget); it returns the bound its
+// first attempt's halos left room for (maxW when they fit; not the bound of its last attempt, which a
+// run that went badly lowers further than the others need).
 // weighted: fine's edge weights are not all 1 (triangle weights), which the byte model's
 // label-propagation passes then weigh a part's neighbours by.
-func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, error) {
+func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget, maxW uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, uint64, error) {
 	of := make([]uint32, g.NumVertices())
-	// The weight bound starts at the budget and shrinks by the halo's share measured after each
-	// attempt; k parts fill it to fill on average.
-	maxW := budget
+	// The weight bound shrinks by the halo's share measured after each attempt; k parts fill it
+	// to fill on average.
 	k := 0
+	learned := maxW // the bound after the first attempt
 	const attempts = 4
 	// The attempts share h, made for the first attempt's k (later attempts have a few more parts,
 	// and the coarsest graph still has dozens of vertices for each).
@@ -638,12 +649,12 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget ui
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
 		if !h.multilevel(ctx, k, maxW, passes, of, seed, threads) {
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 		var weights []uint64
 		bytes, weights = partBytes(ctx, g, of, k, bytes, make([]uint64, k))
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		worst := 1.0 // the largest bytes / weight of a part over the budget
 		for p, b := range bytes {
@@ -655,6 +666,9 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget ui
 			break
 		}
 		maxW = min(maxW, uint64(0.98*float64(budget)/worst))
+		if attempt == 0 {
+			learned = maxW
+		}
 	}
 	// The byte model: label propagation within the budget, then the parts still over it grown
 	// again from their own vertices.
@@ -665,16 +679,16 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget ui
 	}
 	for range passes {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		moved := refine(ctx, g, lpw, of, bytes, budget)
 		if err := ctx.Err(); err != nil {
-			return nil, err // (the pass stopped where it was)
+			return nil, 0, err // (the pass stopped where it was)
 		}
 		moves += moved
 		bytes, _ = partBytes(ctx, g, of, k, bytes, nil)
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if moved == 0 {
 			break
@@ -692,14 +706,14 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget ui
 		}
 		kk, err := growParts(ctx, g, of, loose, uint32(k), budget, budget)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		k = kk
 	}
 	m := measure(ctx, g, of, k, 0)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m.Budget, m.Moves = budget, moves
-	return m, nil
+	return m, learned, nil
 }
