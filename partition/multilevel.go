@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"container/heap"
 	"context"
 	"math/rand/v2"
 	"runtime"
@@ -246,17 +245,45 @@ type gainItem struct {
 	v   uint32
 }
 
+// gainHeap is a max-heap of gainItems by key. Its push and pop are container/heap's algorithm
+// on the concrete type: the same order, without boxing every item into an interface (an
+// allocation a push).
 type gainHeap []gainItem
 
-func (h gainHeap) Len() int           { return len(h) }
-func (h gainHeap) Less(i, j int) bool { return h[i].key > h[j].key }
-func (h gainHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *gainHeap) Push(x any)        { *h = append(*h, x.(gainItem)) }
-func (h *gainHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *gainHeap) push(it gainItem) {
+	*h = append(*h, it)
+	q := *h
+	for j := len(q) - 1; j > 0; {
+		i := (j - 1) / 2
+		if i == j || q[j].key <= q[i].key {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		j = i
+	}
+}
+
+func (h *gainHeap) pop() gainItem {
+	q := *h
+	n := len(q) - 1
+	q[0], q[n] = q[n], q[0]
+	for i := 0; ; {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && q[j2].key > q[j1].key {
+			j = j2
+		}
+		if q[j].key <= q[i].key {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+	*h = q[:n]
+	return q[n]
 }
 
 // grow is greedy graph growing into k parts of about equal weight, each at most maxW (a vertex
@@ -304,7 +331,7 @@ func (w *wgraph) grow(k int, maxW uint64, rng *rand.Rand) ([]uint32, []uint64) {
 		for pw[p] < target {
 			var v uint32
 			if len(h) > 0 {
-				it := heap.Pop(&h).(gainItem)
+				it := h.pop()
 				v = it.v
 				if part[v] != unset || it.key != 2*int64(conn[v])-int64(wdeg[v]) {
 					continue
@@ -329,7 +356,7 @@ func (w *wgraph) grow(k int, maxW uint64, rng *rand.Rand) ([]uint32, []uint64) {
 					touched = append(touched, u)
 				}
 				conn[u] += w.ew[j]
-				heap.Push(&h, gainItem{2*int64(conn[u]) - int64(wdeg[u]), u})
+				h.push(gainItem{2*int64(conn[u]) - int64(wdeg[u]), u})
 			}
 		}
 	}
