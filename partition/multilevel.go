@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"container/heap"
 	"context"
 	"math/rand/v2"
 	"runtime"
@@ -30,8 +29,9 @@ import (
 //
 // The weight bound starts at the budget; when parts come out over the budget (their halos), it
 // is lowered by the worst part's bytes over weight and steps 2-3 repeated on the same coarsening
-// (4 attempts at most). The whole is run Options.Cuts times with different seeds, in parallel,
-// and the smallest cut kept (the lowest seed on ties: the same parts for any thread count).
+// (4 attempts at most). Steps 2-4 are run Options.Cuts times with different seeds, in parallel,
+// on one coarsening, and the smallest cut kept (the lowest seed on ties: the same parts for any
+// thread count).
 // Inside a run, large levels are refined and contracted on several threads with the sequential
 // result (parallel.go).
 
@@ -245,17 +245,45 @@ type gainItem struct {
 	v   uint32
 }
 
+// gainHeap is a max-heap of gainItems by key. Its push and pop are container/heap's algorithm
+// on the concrete type: the same order, without boxing every item into an interface (an
+// allocation a push).
 type gainHeap []gainItem
 
-func (h gainHeap) Len() int           { return len(h) }
-func (h gainHeap) Less(i, j int) bool { return h[i].key > h[j].key }
-func (h gainHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *gainHeap) Push(x any)        { *h = append(*h, x.(gainItem)) }
-func (h *gainHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *gainHeap) push(it gainItem) {
+	*h = append(*h, it)
+	q := *h
+	for j := len(q) - 1; j > 0; {
+		i := (j - 1) / 2
+		if i == j || q[j].key <= q[i].key {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		j = i
+	}
+}
+
+func (h *gainHeap) pop() gainItem {
+	q := *h
+	n := len(q) - 1
+	q[0], q[n] = q[n], q[0]
+	for i := 0; ; {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && q[j2].key > q[j1].key {
+			j = j2
+		}
+		if q[j].key <= q[i].key {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+	*h = q[:n]
+	return q[n]
 }
 
 // grow is greedy graph growing into k parts of about equal weight, each at most maxW (a vertex
@@ -303,7 +331,7 @@ func (w *wgraph) grow(k int, maxW uint64, rng *rand.Rand) ([]uint32, []uint64) {
 		for pw[p] < target {
 			var v uint32
 			if len(h) > 0 {
-				it := heap.Pop(&h).(gainItem)
+				it := h.pop()
 				v = it.v
 				if part[v] != unset || it.key != 2*int64(conn[v])-int64(wdeg[v]) {
 					continue
@@ -328,7 +356,7 @@ func (w *wgraph) grow(k int, maxW uint64, rng *rand.Rand) ([]uint32, []uint64) {
 					touched = append(touched, u)
 				}
 				conn[u] += w.ew[j]
-				heap.Push(&h, gainItem{2*int64(conn[u]) - int64(wdeg[u]), u})
+				h.push(gainItem{2*int64(conn[u]) - int64(wdeg[u]), u})
 			}
 		}
 	}
@@ -574,11 +602,28 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	cuts = max(cuts, 1)
 	results := make([]*Partitioning, cuts)
 	errs := make([]error, cuts)
-	workers := min(cuts, runtime.GOMAXPROCS(0))
+	// The runs share one coarsening (seed's), made on every thread for the first attempt's k:
+	// it was as much work as the rest of a run, and the runs' own initial partitions and
+	// refinements vary the cut as much as their own coarsenings did.
+	per := max(uint64(fill*float64(budget)), 1)
+	h := coarsenAll(ctx, fine, max(2, int((total+per-1)/per)), budget, seed, runtime.GOMAXPROCS(0))
+	if h == nil {
+		return nil, ctx.Err()
+	}
+	// The first run goes alone on every thread and measures the weight bound its first attempt's
+	// halos leave room for (at a quarter of R-MAT graphs, the first attempt's parts came out 10%
+	// over the budget and every run made them all again); the others start from that bound
+	// instead of the budget, skipping the attempt that would most likely fail.
+	var maxW uint64
+	if results[0], maxW, errs[0] = multilevelOnce(ctx, g, h, budget, budget, fill, passes, seed, total, runtime.GOMAXPROCS(0), weighted); errs[0] != nil {
+		return nil, errs[0]
+	}
+	workers := min(cuts-1, runtime.GOMAXPROCS(0))
 	// Each run's parallel steps get an equal share of the threads (more goroutines than threads
 	// would make every batch's barrier wait for the scheduler's time slices).
-	threads := max(1, runtime.GOMAXPROCS(0)/workers)
-	var next atomic.Int64
+	threads := max(1, runtime.GOMAXPROCS(0)/max(workers, 1))
+	next := atomic.Int64{}
+	next.Store(1)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -587,7 +632,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				if i >= cuts {
 					return
 				}
-				results[i], errs[i] = multilevelOnce(ctx, g, fine, budget, fill, passes, seed+uint64(i), total, threads, weighted)
+				results[i], _, errs[i] = multilevelOnce(ctx, g, h, budget, maxW, fill, passes, seed+uint64(i), total, threads, weighted)
 			}
 		})
 	}
@@ -610,35 +655,33 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	return best, nil
 }
 
-// multilevelOnce is one multilevel run (total: the vertices' bytes) on threads goroutines.
+// multilevelOnce is one multilevel run on the coarsening h (total: the vertices' bytes) on threads
+// goroutines, with the weight bound starting at maxW (at most budget); it returns the bound its
+// first attempt's halos left room for (maxW when they fit; not the bound of its last attempt, which a
+// run that went badly lowers further than the others need).
 // weighted: fine's edge weights are not all 1 (triangle weights), which the byte model's
 // label-propagation passes then weigh a part's neighbours by.
-func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, error) {
+func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget, maxW uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, uint64, error) {
 	of := make([]uint32, g.NumVertices())
-	// The weight bound starts at the budget and shrinks by the halo's share measured after each
-	// attempt; k parts fill it to fill on average.
-	maxW := budget
+	// The weight bound shrinks by the halo's share measured after each attempt; k parts fill it
+	// to fill on average.
 	k := 0
+	learned := maxW // the bound after the first attempt
 	const attempts = 4
-	// The attempts share one coarsening, made for the first attempt's k (later attempts have a
-	// few more parts, and the coarsest graph still has dozens of vertices for each).
-	var h *hierarchy
+	// The attempts share h, made for the first attempt's k (later attempts have a few more parts,
+	// and the coarsest graph still has dozens of vertices for each).
+	fine := h.levels[0]
 	var bytes []uint64
 	for attempt := range attempts {
 		per := max(uint64(fill*float64(maxW)), 1)
 		k = max(2, int((total+per-1)/per))
-		if h == nil {
-			if h = coarsenAll(ctx, fine, k, maxW, seed, threads); h == nil {
-				return nil, ctx.Err()
-			}
-		}
 		if !h.multilevel(ctx, k, maxW, passes, of, seed, threads) {
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 		var weights []uint64
 		bytes, weights = partBytes(ctx, g, of, k, bytes, make([]uint64, k))
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		worst := 1.0 // the largest bytes / weight of a part over the budget
 		for p, b := range bytes {
@@ -650,6 +693,9 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 			break
 		}
 		maxW = min(maxW, uint64(0.98*float64(budget)/worst))
+		if attempt == 0 {
+			learned = maxW
+		}
 	}
 	// The byte model: label propagation within the budget, then the parts still over it grown
 	// again from their own vertices.
@@ -660,16 +706,16 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 	}
 	for range passes {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		moved := refine(ctx, g, lpw, of, bytes, budget)
 		if err := ctx.Err(); err != nil {
-			return nil, err // (the pass stopped where it was)
+			return nil, 0, err // (the pass stopped where it was)
 		}
 		moves += moved
 		bytes, _ = partBytes(ctx, g, of, k, bytes, nil)
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if moved == 0 {
 			break
@@ -687,14 +733,14 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, fine *wgraph, budget ui
 		}
 		kk, err := growParts(ctx, g, of, loose, uint32(k), budget, budget)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		k = kk
 	}
 	m := measure(ctx, g, of, k, 0)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m.Budget, m.Moves = budget, moves
-	return m, nil
+	return m, learned, nil
 }

@@ -805,11 +805,19 @@ func partBytesOn(ctx context.Context, g *graph.Graph, of []uint32, k int, bytes,
 			c := VertexCost(g, v)
 			s.bytes[a] += c
 			s.weights[a] += c
+			// seen[p] == v+1: p has v in its halo, or is v's own part (marked first). The
+			// neighbours' parts are in random order (70% of them other parts on R-MAT): the
+			// branch-free update is cheaper than a test a neighbour the CPU mispredicts.
+			mark := uint64(v) + 1
+			s.seen[a] = mark
 			for _, w := range g.Neighbors(v) {
-				if p := of[w]; p != a && s.seen[p] != uint64(v)+1 { // seen[p] == v+1: p has v in its halo
-					s.seen[p] = uint64(v) + 1
-					s.bytes[p] += HaloBytes
+				p := of[w]
+				var halo uint64
+				if s.seen[p] != mark {
+					halo = HaloBytes
 				}
+				s.bytes[p] += halo
+				s.seen[p] = mark
 			}
 		}
 		return true
