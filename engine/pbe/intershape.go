@@ -68,8 +68,8 @@ type interShape struct {
 	diamond bool
 	paw     bool // a tailed triangle (clique: its labels' triangle, for the pass's runs)
 	path    bool // a path of 4 vertices (clique: its labels' triangle, as the paw's)
-	// wedge is a 4-cycle or a house, counted by the wedge pass (interwedge.go; clique: the
-	// labels' triangle, as the paw's).
+	// wedge is a 4-cycle, a house or a tailed 4-cycle, counted by the wedge pass
+	// (interwedge.go; clique: the labels' triangle, as the paw's).
 	wedge     wedgeShape
 	induced   bool
 	matrixMax int

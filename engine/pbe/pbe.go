@@ -485,8 +485,9 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		}
 		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
 	} else if sh, ok := e.shapeFor(p); ok && len(pt.Parts) > 1 {
-		// A clique, a diamond, a tailed triangle, a 4-path, a 4-cycle or a house, counted
-		// without the seeded search (intershape.go, interwedge.go).
+		// A clique, a diamond, a tailed triangle, a 4-path, a 4-cycle, a house or a tailed
+		// 4-cycle (induced: 4-paths and 4-cycles), counted without the seeded search
+		// (intershape.go, interwedge.go).
 		tInter := time.Now()
 		err := e.interByShape(ctx, p, pt.Of, sh, st)
 		st.InterTime = time.Since(tInter)
