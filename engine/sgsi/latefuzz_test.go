@@ -65,7 +65,7 @@ func labelledHubGraph(seed uint64, n int, p float64, vl, el, hubs int) *graph.Gr
 func TestLeafStepLateHubs(t *testing.T) {
 	defer sgsi.SetLateMinRows(0)()
 	ctx := context.Background()
-	rounds := testenv.Sweep(12, 600)
+	rounds := testenv.Sweep(12, 150)
 	var closed, outOfCore int
 	for seed := range uint64(rounds) {
 		r := rand.New(rand.NewPCG(seed, 3333))
