@@ -295,8 +295,8 @@ func (sh interShape) inducedFour(ctx context.Context, g *graph.Graph, of []uint3
 	if err != nil {
 		return 0, err
 	}
-	terms := []struct{ n, times uint64 }{{cycles, 1}, {k4, 3}}
-	less := []struct{ n, times uint64 }{{diamonds, 1}}
+	terms := []termTimes{{cycles, 1}, {k4, 3}}
+	less := []termTimes{{diamonds, 1}}
 	if sh.path {
 		paths, err := edges(edgePaths)
 		if err != nil {
@@ -306,28 +306,34 @@ func (sh interShape) inducedFour(ctx context.Context, g *graph.Graph, of []uint3
 		if err != nil {
 			return 0, err
 		}
-		terms = []struct{ n, times uint64 }{{paths, 1}, {diamonds, 6}}
-		less = []struct{ n, times uint64 }{{cycles, 4}, {pawEmbeddings, 1}, {k4, 12}}
+		terms = []termTimes{{paths, 1}, {diamonds, 6}}
+		less = []termTimes{{cycles, 4}, {pawEmbeddings, 1}, {k4, 12}}
 	}
-	var plus, minus uint64
-	ok := true
-	for _, t := range terms {
-		x, fits := checked.Mul(t.n, t.times)
-		plus, ok = checked.Add(plus, x)
-		ok = ok && fits
-	}
-	for _, t := range less {
-		x, fits := checked.Mul(t.n, t.times)
-		minus, ok = checked.Add(minus, x)
-		ok = ok && fits
-	}
+	plus, ok := sumTimes(terms)
+	minus, ok2 := sumTimes(less)
 	switch {
-	case !ok:
+	case !ok || !ok2:
 		return 0, engine.ErrOverflow
 	case minus > plus:
 		return 0, fmt.Errorf("pbe: the spanning induced %s less than none (%d - %d)", sh.name(), plus, minus)
 	}
 	return plus - minus, nil
+}
+
+// termTimes is a count and its coefficient in inducedFour's identities.
+type termTimes struct{ n, times uint64 }
+
+// sumTimes is Σ n times over ts; false when it does not fit a uint64.
+func sumTimes(ts []termTimes) (uint64, bool) {
+	var sum uint64
+	ok := true
+	for _, t := range ts {
+		x, fits := checked.Mul(t.n, t.times)
+		var added bool
+		sum, added = checked.Add(sum, x)
+		ok = ok && fits && added
+	}
+	return sum, ok
 }
 
 // timesAut is n instances as the convention counts them: n itself for unique counts, else n

@@ -399,3 +399,24 @@ func TestInterShapeBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestSumTimes: inducedFour's weighted sums report an overflow in any term, not only in the
+// last one added (a product that overflows early stays an overflow).
+func TestSumTimes(t *testing.T) {
+	big := ^uint64(0)/2 + 1
+	for _, c := range []struct {
+		ts   []termTimes
+		want uint64
+		ok   bool
+	}{
+		{[]termTimes{{3, 4}, {5, 6}}, 42, true},
+		{nil, 0, true},
+		{[]termTimes{{big, 2}, {1, 1}}, 0, false}, // the first product overflows, the add after it does not
+		{[]termTimes{{big, 1}, {big, 1}}, 0, false},
+	} {
+		got, ok := sumTimes(c.ts)
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("sumTimes(%v) = %d, %v; want %d, %v", c.ts, got, ok, c.want, c.ok)
+		}
+	}
+}
