@@ -566,11 +566,18 @@ func tailedTriangle(p *pattern.Pattern) bool {
 	if p.NumVertices() != 4 || p.NumEdges() != 4 {
 		return false
 	}
-	var deg [4]int
-	for u := range 4 {
-		deg[p.Degree(u)]++
-	}
+	deg := degreeCounts(p)
 	return deg[3] == 1 && deg[2] == 2 && deg[1] == 1
+}
+
+// degreeCounts is how many of p's vertices have degree 0, 1, 2, and 3 or more: the shapes'
+// tests (tailedTriangle, path4, wedgeShapeOf).
+func degreeCounts(p *pattern.Pattern) [4]int {
+	var deg [4]int
+	for u := range p.NumVertices() {
+		deg[min(p.Degree(u), 3)]++
+	}
+	return deg
 }
 
 // path4 reports whether p is a path of 4 vertices: four vertices and three edges, degrees 1,
@@ -579,10 +586,7 @@ func path4(p *pattern.Pattern) bool {
 	if p.NumVertices() != 4 || p.NumEdges() != 3 {
 		return false
 	}
-	var deg [4]int
-	for u := range 4 {
-		deg[min(p.Degree(u), 3)]++
-	}
+	deg := degreeCounts(p)
 	return deg[1] == 2 && deg[2] == 2
 }
 

@@ -71,13 +71,11 @@ func (s wedgeShape) String() string {
 // noWedge.
 func wedgeShapeOf(p *pattern.Pattern) wedgeShape {
 	n := p.NumVertices()
-	var deg [4]int
+	deg := degreeCounts(p)
 	var hubs []int
 	leaf := -1
 	for u := range n {
-		d := min(p.Degree(u), 3)
-		deg[d]++
-		switch d {
+		switch min(p.Degree(u), 3) {
 		case 3:
 			hubs = append(hubs, u)
 		case 1:
