@@ -294,11 +294,11 @@ func (e *joinEstimator) weighing() func() {
 // weigh returns the estimated work of e.q as planned, the rows of the tables the steps write
 // and the rows the leaf step reads (joinRows.tables), each row one unit, from the same draws
 // for every plan (weighSeed); +Inf for joins that are not connected. stop as probe's. A plan
-// weighed before (the same order, joins and leaf step: chooseLate's and weighTails' first)
-// is not estimated again.
+// weighed before (the same order, joins, leaf step and tails' reach: chooseLate's and
+// weighTails' first) is not estimated again.
 func (e *joinEstimator) weigh(stop func() error, sizes []uint64, roots [][]uint32) (float64, error) {
 	q := e.q
-	key := fmt.Sprint(q.order, q.joined, q.counted())
+	key := fmt.Sprint(q.order, q.joined, q.counted(), q.tailCap) // (a nil and an empty tailCap print alike)
 	if x, ok := e.weighed[key]; ok {
 		return x, nil
 	}
