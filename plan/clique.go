@@ -21,9 +21,33 @@ import (
 // even on skewed graphs.
 type Clique struct {
 	K int
+	Labels
+}
+
+// Labels are the data vertices and edges that a pattern of uniform labels may take
+// (UniformLabels): those of VertexLabel and EdgeLabel in the graph its counters walk, Graph.
+type Labels struct {
 	// The label of the data vertices and of the data edges that may take part (a wildcard is
-	// resolved to the graph's only label).
+	// resolved to the graph's only label, or is 0 where AnyVertex or AnyEdge says so).
 	VertexLabel, EdgeLabel uint32
+	// AnyVertex says that the pattern's vertices are wildcards on a graph of several vertex
+	// labels, and AnyEdge that its edges are on a graph with edge labels: every data vertex (edge)
+	// takes part, its label ignored. The counters then walk the data graph with those labels
+	// forgotten (Graph), where the matching neighbours of a vertex are again one sorted run.
+	AnyVertex, AnyEdge bool
+}
+
+// Graph is the graph the counters of l walk for the data graph g: g itself, or with
+// AnyVertex or AnyEdge g without those labels (graph.Graph.WithoutLabels: a copy of its
+// lists, GraphBytes), where the matching neighbours of every vertex are one sorted run
+// (graph.Graph.NeighborsWith(v, l.VertexLabel, l.EdgeLabel)). Graph of that graph is itself.
+func (l Labels) Graph(g *graph.Graph) *graph.Graph {
+	return g.WithoutLabels(l.AnyVertex, l.AnyEdge)
+}
+
+// GraphBytes is the memory that Graph(g) takes beside g (0 when it is g).
+func (l Labels) GraphBytes(g *graph.Graph) uint64 {
+	return g.WithoutLabelsBytes(l.AnyVertex, l.AnyEdge)
 }
 
 // MinCliqueSize is the smallest clique the dedicated counters take: triangles are already one
@@ -31,9 +55,8 @@ type Clique struct {
 const MinCliqueSize = 4
 
 // AsClique returns the clique form of p for counting in g, when p is a clique of at least
-// MinCliqueSize vertices with uniform labels and the matching neighbours of every data vertex
-// form one sorted run of g (see Neighbours). Otherwise it returns false and engines use their
-// general plan.
+// MinCliqueSize vertices with uniform labels (UniformLabels). Otherwise it returns false and
+// engines use their general plan.
 func AsClique(g *graph.Graph, p *pattern.Pattern) (Clique, bool) {
 	return CliqueOf(g, p, MinCliqueSize)
 }
@@ -45,51 +68,48 @@ func CliqueOf(g *graph.Graph, p *pattern.Pattern, minK int) (Clique, bool) {
 	if k < max(minK, 2) || p.NumEdges() != k*(k-1)/2 {
 		return Clique{}, false
 	}
-	vl, el, ok := UniformLabels(g, p)
+	labels, ok := UniformLabels(g, p)
 	if !ok {
 		return Clique{}, false
 	}
-	return Clique{K: k, VertexLabel: vl, EdgeLabel: el}, true
+	return Clique{K: k, Labels: labels}, true
 }
 
-// UniformLabels returns the vertex label and the edge label of p, whose vertices all carry one
-// label constraint and whose edges (at least one) all carry another, resolved against g (a
-// wildcard is the graph's only label of that kind), so that the neighbours of a data vertex that
-// may match form one sorted run of g (graph.Graph.NeighborsWith); false otherwise.
-func UniformLabels(g *graph.Graph, p *pattern.Pattern) (vertexLabel, edgeLabel uint32, ok bool) {
+// UniformLabels returns the labels of p, whose vertices all carry one label constraint and
+// whose edges (at least one) all carry another, resolved against g so that the neighbours of a
+// data vertex that may match form one sorted run of the graph the counters walk (Labels.Graph):
+// a wildcard is the graph's only label of that kind, or, on a graph of several, every label
+// (AnyVertex, AnyEdge). False when the labels are not uniform.
+func UniformLabels(g *graph.Graph, p *pattern.Pattern) (Labels, bool) {
 	edges := p.Edges()
 	if len(edges) == 0 {
-		return 0, 0, false
+		return Labels{}, false
 	}
 	vl := p.VertexLabel(0)
 	for u := 1; u < p.NumVertices(); u++ {
 		if p.VertexLabel(u) != vl {
-			return 0, 0, false
+			return Labels{}, false
 		}
 	}
 	el := edges[0].Label
 	for _, e := range edges {
 		if e.Label != el {
-			return 0, 0, false
+			return Labels{}, false
 		}
 	}
-	vertexLabel, edgeLabel = vl.Value, el.Value
-	// One run per vertex: a wildcard needs the graph to have a single label of that kind, which
-	// then acts as the exact label.
+	l := Labels{VertexLabel: vl.Value, EdgeLabel: el.Value}
 	if el.Any {
-		if g.HasEdgeLabels() {
-			return 0, 0, false
-		}
-		edgeLabel = 0
+		l.EdgeLabel, l.AnyEdge = 0, g.HasEdgeLabels()
 	}
 	if vl.Any && g.NumVertices() > 0 {
 		label, uniform := g.UniformVertexLabel()
-		if !uniform {
-			return 0, 0, false
+		if uniform {
+			l.VertexLabel = label // (one run per vertex, as it is)
+		} else {
+			l.VertexLabel, l.AnyVertex = 0, true
 		}
-		vertexLabel = label
 	}
-	return vertexLabel, edgeLabel, true
+	return l, true
 }
 
 // Embeddings returns what cliques k-cliques count as: cliques itself for unique counts, else
@@ -117,9 +137,11 @@ type Oriented struct {
 	from, to  []uint32 // per vertex: its upward run, relative to its adjacency list's start
 }
 
-// Orient finds every vertex's upward clique neighbours, on threads goroutines. It takes 8 bytes
-// per data vertex.
+// Orient finds every vertex's upward clique neighbours in g (in c.Graph(g), which it builds
+// unless g is that graph already), on threads goroutines. It takes 8 bytes per data vertex
+// (and c.GraphBytes(g)).
 func (c Clique) Orient(g *graph.Graph, threads int) *Oriented {
+	g = c.Graph(g)
 	raw := g.Raw()
 	n := g.NumVertices()
 	o := &Oriented{neighbors: raw.Neighbors, offsets: raw.Offsets, from: make([]uint32, n), to: make([]uint32, n)}
@@ -156,21 +178,26 @@ func (o *Oriented) Above(v uint32) []uint32 {
 const upwardSample = 1 << 16
 
 // UpwardSquares is Σ_v |N+(v)|², the squared upward degrees (neighbours with greater ids, as
-// the clique counter orients them: Orient) summed over g's vertices: the work of laying out
-// and scanning every root's upward neighbourhood, which the clique counter's time follows (4-
-// cliques on R-MAT scales 16-20 with edge factor 27: 0.90-1.0e-8 CPU seconds a unit on the
-// 2-core machine, where the edges varied from 1.1e-6 to 2.2e-6 seconds each). Exact up to
-// upwardSample vertices; above, estimated from that many vertices drawn at a fixed stride
-// (ids are in degree order, so a stride samples every degree), two binary searches each.
+// the clique counter orients them: Orient) summed over g's vertices, labels ignored: the work of
+// laying out and scanning every root's upward neighbourhood, which the clique counter's time
+// follows (4-cliques on R-MAT scales 16-20 with edge factor 27: 0.90-1.0e-8 CPU seconds a unit
+// on the 2-core machine, where the edges varied from 1.1e-6 to 2.2e-6 seconds each). It is the
+// work of a clique of wildcards, whatever g's labels (AnyVertex, AnyEdge), and bounds that of a
+// clique of one label. Exact up to upwardSample vertices; above, estimated from that many
+// vertices drawn at a fixed stride (ids are in degree order, so a stride samples every degree),
+// a binary search in each of a vertex's runs (a list is sorted by id only within its runs).
 func UpwardSquares(g *graph.Graph) float64 {
 	n := g.NumVertices()
 	step := max(1, n/upwardSample)
 	var sum float64
 	for v := 0; v < n; v += step {
-		nb := g.Neighbors(uint32(v))
-		i, _ := slices.BinarySearch(nb, uint32(v)+1)
-		up := float64(len(nb) - i)
-		sum += up * up
+		up := 0
+		for r := range g.Runs(uint32(v)) {
+			run := g.RunNeighbors(uint32(v), r)
+			i, _ := slices.BinarySearch(run, uint32(v)+1)
+			up += len(run) - i
+		}
+		sum += float64(up) * float64(up)
 	}
 	return sum * float64(n) / float64((n+step-1)/step)
 }

@@ -26,7 +26,7 @@ func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTim
 	if p.MemoryLimit > 0 {
 		// Within the limit: smaller matrices (larger sets split first), then fewer workers.
 		size := cliques.SizeOf(p.Data)
-		table := 8 * size.Vertices
+		table := 8*size.Vertices + c.GraphBytes(p.Data) // (and the graph of its labels, where that is a copy)
 		var ok bool
 		if table < p.MemoryLimit {
 			matrixMax, ok = cliques.FitMatrix(size, c.K, p.MemoryLimit-table)

@@ -51,13 +51,17 @@ func TestCliqueCounter(t *testing.T) {
 		{"unlabelled n=110", gen.RandomGraph(2, 110, 0.65, 1, 1), []string{""}, []string{""}, nil, false},
 		{"2 vertex labels", gen.RandomGraph(3, 60, 0.6, 2, 1), []string{"0", "1"}, []string{""}, nil, true},
 		{"vertex and edge labels", gen.RandomGraph(4, 80, 0.95, 2, 2), []string{"1"}, []string{"0", "1"}, nil, true},
+		// Wildcards over several labels (every vertex, every edge or both, on the graph without
+		// those labels: plan.Labels.Graph).
+		{"wildcards over 2 vertex and 2 edge labels", gen.RandomGraph(6, 40, 0.5, 2, 2), []string{"1", ""}, []string{"0", ""}, nil, true},
+		{"wildcards over 7 vertex and 3 edge labels", gen.RandomGraph(5, 40, 0.6, 7, 3), []string{""}, []string{""}, nil, true},
 	}
 	maxK, limits := 8, []int{3, 64, 4096}
 	if !testenv.Long() { // the README's go test: the same paths, cliques up to 7
 		maxK = 7
 	}
 	if testing.Short() { // the race run: fewer cases, the same paths
-		cases, maxK, limits = []graphCase{cases[0], cases[3]}, 6, []int{3, 4096}
+		cases, maxK, limits = []graphCase{cases[0], cases[3], cases[4], cases[5]}, 6, []int{3, 4096}
 	}
 	ctx := context.Background()
 	for _, gc := range cases {
@@ -110,8 +114,6 @@ func TestNotACliqueShape(t *testing.T) {
 		{oneLabel, "(a)-(b)-(c)-(d)-(a), (a)-(c)"},                       // one edge short
 		{oneLabel, "(a:0)-(b:1)-(c:0)-(a), (a)-(d:0), (b)-(d), (c)-(d)"}, // mixed vertex labels
 		{oneLabel, "(a)-[:1]-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)"},    // mixed edge labels
-		{twoLabels, "(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)"},        // wildcard over two vertex labels
-		{edgeLabelled, "(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)"},     // wildcard over two edge labels
 		{oneLabel, "(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d), (e)"},    // an isolated fifth vertex
 	}
 	for _, c := range cases {
@@ -130,8 +132,15 @@ func TestNotACliqueShape(t *testing.T) {
 	if _, ok := plan.AsClique(edgeLabelled, proptest.Clique(t, 4, "", "1")); !ok {
 		t.Error("a 4-clique with one exact edge label on an edge-labelled graph was refused")
 	}
-	if _, ok := plan.AsClique(oneLabel, p); !ok {
-		t.Error("an unlabelled 4-clique was refused")
+	if c, ok := plan.AsClique(oneLabel, p); !ok || c.AnyVertex || c.AnyEdge {
+		t.Errorf("an unlabelled 4-clique was refused, or taken as one over several labels: %+v, %v", c, ok)
+	}
+	// Wildcards over several labels: every label, on the graph without them.
+	if c, ok := plan.AsClique(twoLabels, p); !ok || !c.AnyVertex || c.AnyEdge {
+		t.Errorf("a 4-clique of wildcards over two vertex labels: %+v, %v", c, ok)
+	}
+	if c, ok := plan.AsClique(edgeLabelled, p); !ok || c.AnyVertex || !c.AnyEdge {
+		t.Errorf("a 4-clique of wildcards over two edge labels: %+v, %v", c, ok)
 	}
 }
 

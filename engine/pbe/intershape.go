@@ -15,7 +15,9 @@ import (
 
 // Shapes the host inter stage counts without its search (branch pbeclique): cliques of
 // shapeMinClique or more vertices and diamonds (K4 less an edge), with uniform labels (one
-// sorted run of every data vertex's neighbours matches: plan.UniformLabels). The count is
+// sorted run of every data vertex's neighbours matches: plan.UniformLabels; a pattern of
+// wildcards on a labelled graph is counted on the graph with its labels forgotten, its lists
+// copied, plan.Labels.Graph). The count is
 // still exactly the instances that span two parts or more (an instance's vertices are all in
 // one part or it is inter-partition: the same split as the seeded search's, without seeds), in
 // every convention; listing keeps the seeded search (interPlan), which lists every instance.
@@ -86,17 +88,17 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 	if c, ok := plan.CliqueOf(g, pat, shapeMinClique); ok {
 		sh.clique = c
 	} else if pat.NumVertices() == 4 && pat.NumEdges() == 5 { // K4 less an edge: a diamond
-		vl, el, ok := plan.UniformLabels(g, pat)
-		if !ok || sh.induced && g.HasEdgeLabels() {
+		labels, ok := plan.UniformLabels(g, pat)
+		if !ok || sh.induced && edgeLabelled(g, labels) {
 			// (Induced: the tips must not be adjacent by an edge of any label, which the
 			// 4-cliques of the pattern's edge label do not cover.)
 			return interShape{}, false
 		}
-		sh.clique, sh.diamond = plan.Clique{K: 4, VertexLabel: vl, EdgeLabel: el}, true
-	} else if vl, el, ok := plan.UniformLabels(g, pat); !ok {
+		sh.clique, sh.diamond = plan.Clique{K: 4, Labels: labels}, true
+	} else if labels, ok := plan.UniformLabels(g, pat); !ok {
 		return interShape{}, false
 	} else {
-		sh.clique = plan.Clique{K: 3, VertexLabel: vl, EdgeLabel: el} // (the pass's runs)
+		sh.clique = plan.Clique{K: 3, Labels: labels} // (the pass's runs)
 		switch {
 		case tailedTriangle(pat):
 			sh.paw = true
@@ -111,7 +113,7 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 			// The tailed triangles', houses' and tailed 4-cycles' sums are not induced; induced
 			// 4-paths and 4-cycles are sums of the non-induced shapes and the 4-cliques
 			// (inducedFour), on a graph without edge labels (as induced diamonds).
-			if !sh.identity() || g.HasEdgeLabels() {
+			if !sh.identity() || edgeLabelled(g, labels) {
 				return interShape{}, false
 			}
 			sh.clique.K = 4 // (the clique counter's)
@@ -141,16 +143,30 @@ func shapeOf(p *engine.Problem, limit uint64) (interShape, bool) {
 	return sh, true
 }
 
+// edgeLabelled reports whether the graph that the shape of labels walks (plan.Labels.Graph of
+// g) has edge labels: g's, unless the pattern's edges are wildcards (AnyEdge, the labels
+// forgotten), so that an induced count's non-edges are non-edges of every label.
+func edgeLabelled(g *graph.Graph, labels plan.Labels) bool {
+	return g.HasEdgeLabels() && !labels.AnyEdge
+}
+
 // hostBytes is the host memory the shape's count takes beside the graph and the partitioning
 // (Stats.InterHostBytes): fixedBytes and workerBytes on every worker.
 func (sh interShape) hostBytes(g *graph.Graph) uint64 {
 	return sh.fixedBytes(g) + uint64(sh.threads)*sh.workerBytes(g)
 }
 
-// fixedBytes is the clique counter's orientation table (plan.Clique.Orient: 8 bytes a vertex),
-// where the count runs it (cliques, induced diamonds, induced 4-paths and 4-cycles), a tailed
-// triangle's or a path's ext (4 bytes a vertex), or a house's edge supports (wedgeBytes).
+// fixedBytes is the graph of the shape's labels where it is a copy of g's lists
+// (plan.Labels.GraphBytes: a pattern of wildcards on a labelled graph) and the clique
+// counter's orientation table (plan.Clique.Orient: 8 bytes a vertex), where the count runs it
+// (cliques, induced diamonds, induced 4-paths and 4-cycles), a tailed triangle's or a path's
+// ext (4 bytes a vertex), or a house's edge supports (wedgeBytes).
 func (sh interShape) fixedBytes(g *graph.Graph) uint64 {
+	return sh.clique.GraphBytes(g) + sh.countBytes(g)
+}
+
+// countBytes is fixedBytes less the graph of the shape's labels.
+func (sh interShape) countBytes(g *graph.Graph) uint64 {
 	n := uint64(g.NumVertices())
 	switch {
 	case sh.identity() && sh.path:
@@ -196,7 +212,7 @@ func (sh interShape) workerBytes(g *graph.Graph) uint64 {
 // convention: ctx's error (the count partial) when it ends, engine.ErrOverflow when the count
 // does not fit a uint64.
 func (sh interShape) count(ctx context.Context, p *engine.Problem, of []uint32) (uint64, error) {
-	g := p.Data
+	g := sh.clique.Graph(p.Data) // (built once: the counters' Graph of it is itself)
 	if sh.identity() {
 		n, err := sh.inducedFour(ctx, g, of)
 		if err != nil {

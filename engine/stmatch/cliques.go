@@ -374,13 +374,16 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 			p.Progress(float64(d) / float64(n))
 		}
 	}
-	// The devices compile and upload the graph while the host orients it.
+	// The devices compile and upload the graph while the host orients it: the graph of the
+	// clique's labels (a copy of the lists without them, for a clique of wildcards on a labelled
+	// graph), whose runs the orientation points into.
+	g := c.Graph(p.Data)
 	for i, d := range devs {
 		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit, opts), log: p.Logger(), slice: opts.cliqueSlice}
 		wg.Go(func() {
 			r := runs[i]
 			defer r.release()
-			errs[i] = r.start(ctx, p.Data)
+			errs[i] = r.start(ctx, g)
 			<-ready
 			if errs[i] == nil {
 				if errs[i] = r.finish(u, c.K); errs[i] == nil {
@@ -395,7 +398,7 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 		})
 	}
 	tp := time.Now()
-	o := c.Orient(p.Data, 0)
+	o := c.Orient(g, 0)
 	maxMatrix := cliqueWideMax
 	if opts.cliqueNarrow {
 		maxMatrix = cliqueMatrixMax
