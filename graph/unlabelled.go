@@ -30,15 +30,13 @@ func (g *Graph) WithoutLabels(vertexLabels, edgeLabels bool) *Graph {
 	if !dropEdge && g.edgeLabels != nil {
 		h.edgeLabels = make([]uint32, len(g.neighbors))
 	}
-	// kept is the label of a run of g that h keeps: its key among v's runs in h.
-	kept := func(r Run) uint32 {
-		switch {
-		case !dropVertex:
-			return r.VertexLabel
-		case !dropEdge:
-			return r.EdgeLabel
-		}
-		return 0
+	// kept is the label of a run of g that h keeps: its key among v's runs in h (nil: none).
+	var kept func(r Run) uint32
+	switch {
+	case !dropVertex:
+		kept = func(r Run) uint32 { return r.VertexLabel }
+	case !dropEdge && g.edgeLabels != nil:
+		kept = func(r Run) uint32 { return r.EdgeLabel }
 	}
 	// Pass 1: every list reordered by (kept label, id), and its runs counted.
 	const chunk = 256
@@ -80,18 +78,21 @@ func (g *Graph) WithoutLabels(vertexLabels, edgeLabels bool) *Graph {
 
 // reorder writes v's list into h's arrays ordered by (kept label of its run in g, id), with the
 // edge labels where h keeps them, and returns the number of distinct kept labels (h's runs of
-// v). scratch is the caller's buffer, kept between calls.
+// v; kept nil: no label kept, one run). scratch is the caller's buffer, kept between calls.
 func (g *Graph) reorder(h *Graph, v uint32, kept func(Run) uint32, scratch *[]uint64) uint64 {
 	runs := g.Runs(v)
 	lo, hi := g.offsets[v], g.offsets[v+1]
 	if len(runs) == 0 {
 		return 0
 	}
-	if len(runs) == 1 {
-		// One run: already sorted by id.
+	if len(runs) == 1 || kept == nil {
+		// One run (already sorted by id), or every label forgotten: the list sorted by id.
 		copy(h.neighbors[lo:hi], g.neighbors[lo:hi])
 		if h.edgeLabels != nil {
 			copy(h.edgeLabels[lo:hi], g.edgeLabels[lo:hi])
+		}
+		if len(runs) > 1 {
+			slices.Sort(h.neighbors[lo:hi])
 		}
 		return 1
 	}
@@ -125,7 +126,8 @@ func (g *Graph) hasVertexLabels() bool {
 
 // WithoutLabelsBytes is the memory WithoutLabels(vertexLabels, edgeLabels) takes beside g: none
 // when it is g, else 4 bytes an adjacency entry, 4 more with the edge labels kept, 4 a vertex
-// with the vertex labels forgotten, 16 a run (no more than g's) and 8 a vertex (the run index).
+// with the vertex labels forgotten, 16 a run (no more than g's, one a vertex with no label kept)
+// and 8 a vertex (the run index).
 func (g *Graph) WithoutLabelsBytes(vertexLabels, edgeLabels bool) uint64 {
 	dropVertex := vertexLabels && g.hasVertexLabels()
 	dropEdge := edgeLabels && g.edgeLabels != nil
@@ -133,7 +135,11 @@ func (g *Graph) WithoutLabelsBytes(vertexLabels, edgeLabels bool) uint64 {
 		return 0
 	}
 	entries := uint64(len(g.neighbors))
-	bytes := 4*entries + 16*uint64(len(g.runs)) + 8*uint64(g.NumVertices()+1)
+	runs := uint64(len(g.runs))
+	if dropVertex && (dropEdge || g.edgeLabels == nil) {
+		runs = min(runs, uint64(g.NumVertices())) // (one a vertex)
+	}
+	bytes := 4*entries + 16*runs + 8*uint64(g.NumVertices()+1)
 	if !dropEdge && g.edgeLabels != nil {
 		bytes += 4 * entries
 	}

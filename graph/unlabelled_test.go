@@ -35,6 +35,15 @@ func TestWithoutLabels(t *testing.T) {
 			if (h == g) != (g.WithoutLabelsBytes(dropVertex, dropEdge) == 0) {
 				t.Fatalf("trial %d, forget %v: the same graph %v, bytes %d", trial, mode, h == g, g.WithoutLabelsBytes(dropVertex, dropEdge))
 			}
+			if h != g {
+				used := 4*uint64(len(h.neighbors)+len(h.edgeLabels)) + 16*uint64(len(h.runs)) + 8*uint64(len(h.runOffsets))
+				if dropVertex && g.hasVertexLabels() {
+					used += 4 * uint64(n)
+				}
+				if bytes := g.WithoutLabelsBytes(dropVertex, dropEdge); used > bytes {
+					t.Fatalf("trial %d, forget %v: %d bytes, accounted %d", trial, mode, used, bytes)
+				}
+			}
 			if h.HasEdgeLabels() && dropEdge || h.hasVertexLabels() && dropVertex {
 				t.Fatalf("trial %d, forget %v: labels left", trial, mode)
 			}

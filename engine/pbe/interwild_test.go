@@ -9,7 +9,6 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/proptest"
-	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -19,13 +18,9 @@ import (
 // graph without its labels, plan.Labels.Graph), wherever the same shape is on a plain graph
 // (induced paws, houses and tailed 4-cycles are not; induced diamonds, 4-paths and 4-cycles are,
 // the edges' labels forgotten too), and their spanning counts equal the oracle's in every
-// convention. Whole counts on the partitioner's parts equal the CPU engine's.
+// convention. Whole counts on the partitioner's parts equal the CPU engine's (checkWholeCount).
 func TestInterShapesOfWildcards(t *testing.T) {
 	ctx := context.Background()
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
 	pats := map[string]*pattern.Pattern{
 		"diamond":        diamondPattern(t, "", ""),
 		"paw":            pawPattern(t, "", ""),
@@ -74,17 +69,7 @@ func TestInterShapesOfWildcards(t *testing.T) {
 				if want > 0 {
 					checked++
 				}
-				whole := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 2}
-				cpuRes, err := cpu.Count(ctx, whole)
-				if err != nil {
-					t.Fatal(err)
-				}
-				budget := max(partition.GraphBytes(g)/3, 64)
-				res, st, err := (&Engine{Budget: budget, Partitioner: partition.Grow}).CountStats(ctx, whole)
-				if err != nil || res.Count != cpuRes.Count || st.Parts > 1 && st.InterShape == "" {
-					t.Fatalf("seed %d, %s %v: pbe %d (inter %d by %q, %d parts), cpu %d (%v)",
-						seed, name, sem, res.Count, st.InterMatches, st.InterShape, st.Parts, cpuRes.Count, err)
-				}
+				checkWholeCount(t, g, p, sem, true, fmt.Sprintf("seed %d, %s", seed, name))
 			}
 		}
 	}
