@@ -14,11 +14,13 @@ import (
 
 // The multilevel partitioner (Method Multilevel), after METIS (Karypis and Kumar, 1998):
 //
-//  1. coarsening: heavy-edge matching merges each vertex with the unmatched neighbour it shares the
-//     heaviest edge with (then leaves sharing a neighbour are paired, METIS's 2-hop matching, which
-//     power-law graphs need to coarsen at all), until the graph has a few dozen vertices per part
-//     or stops shrinking; vertex weights are the vertices' bytes (VertexCost), edge weights the
-//     fine edges merged;
+//  1. coarsening: by default size-constrained label-propagation clustering merges each vertex with
+//     the neighbouring cluster it shares the most edge weight with (cluster.go); with
+//     PairCoarsening, heavy-edge matching merges each vertex with the unmatched neighbour it
+//     shares the heaviest edge with (then leaves sharing a neighbour are paired, METIS's 2-hop
+//     matching, which power-law graphs need to coarsen at all); until the graph has a few dozen
+//     vertices per part or stops shrinking; vertex weights are the vertices' bytes (VertexCost),
+//     edge weights the fine edges merged;
 //  2. initial partitioning of the coarsest graph into k = ⌈bytes / (Fill·bound)⌉ parts by greedy
 //     graph growing (a part takes the frontier vertex with the best gain), best of 12 seeds;
 //  3. uncoarsening: the partition is projected level by level and refined at each by greedy
@@ -516,9 +518,10 @@ type hierarchy struct {
 	maps   [][]uint32
 }
 
-// coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls),
-// merged vertices weighing at most maxW/2, on threads goroutines. It returns nil when ctx ended.
-func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64, threads int) *hierarchy {
+// coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls) the
+// way how says, merged vertices weighing at most maxW/2, on threads goroutines. It returns nil
+// when ctx ended.
+func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64, threads int, how Coarsening) *hierarchy {
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
 	h := &hierarchy{levels: []*wgraph{fine}}
 	var total uint64
@@ -533,7 +536,13 @@ func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint
 			return nil
 		}
 		w := h.levels[len(h.levels)-1]
-		c, cmap := w.coarsen(rng, maxVW, threads)
+		var c *wgraph
+		var cmap []uint32
+		if how.resolve() == ClusterCoarsening {
+			c, cmap = w.clusterCoarsen(rng, maxVW, threads)
+		} else {
+			c, cmap = w.coarsen(rng, maxVW, threads)
+		}
 		if c.n() > w.n()*19/20 {
 			break // stalled
 		}
@@ -585,7 +594,7 @@ func better(g *wgraph, p []uint32, w []uint64, bp []uint32, bw []uint64, maxW ui
 
 // partitionMultilevel is Partition with Method Multilevel and a budget: the best (smallest
 // cut) of cuts runs with seeds seed, seed+1, ...
-func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool) (*Partitioning, error) {
+func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool, how Coarsening) (*Partitioning, error) {
 	n := g.NumVertices()
 	var total uint64
 	for v := range uint32(n) {
@@ -618,7 +627,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	// it was as much work as the rest of a run, and the runs' own initial partitions and
 	// refinements vary the cut as much as their own coarsenings did.
 	per := max(uint64(fill*float64(budget)), 1)
-	h := coarsenAll(ctx, fine, max(2, int((total+per-1)/per)), budget, seed, runtime.GOMAXPROCS(0))
+	h := coarsenAll(ctx, fine, max(2, int((total+per-1)/per)), budget, seed, runtime.GOMAXPROCS(0), how)
 	if h == nil {
 		return nil, ctx.Err()
 	}
