@@ -158,31 +158,28 @@ func (w *wgraph) clusters(rng *rand.Rand, maxVW uint64) []uint32 {
 		}
 	}
 	// Vertices left alone: those of small degree that share a neighbour are grouped (a hub's
-	// leaves whose hub's cluster is full), then the isolated ones.
+	// leaves whose hub's cluster is full), then the isolated ones. group is the open group.
 	alone := func(x uint32) bool { return size[cl[x]] == 1 }
+	group := unset
+	add := func(x uint32) {
+		if group == unset || cw[group]+w.vw[x] > maxVW {
+			group = cl[x] // x opens the next group
+		} else {
+			join(x, group)
+		}
+	}
 	for _, u := range order {
-		group := unset
+		group = unset
 		for j := w.xadj[u]; j < w.xadj[u+1]; j++ {
-			x := w.adj[j]
-			if x == u || !alone(x) || w.xadj[x+1]-w.xadj[x] > twoHopDegree {
-				continue
-			}
-			if group == unset || cw[group]+w.vw[x] > maxVW {
-				group = cl[x]
-			} else {
-				join(x, group)
+			if x := w.adj[j]; x != u && alone(x) && w.xadj[x+1]-w.xadj[x] <= twoHopDegree {
+				add(x)
 			}
 		}
 	}
-	group := unset
+	group = unset
 	for _, v := range order {
-		if w.xadj[v+1] != w.xadj[v] || !alone(v) {
-			continue
-		}
-		if group == unset || cw[group]+w.vw[v] > maxVW {
-			group = cl[v]
-		} else {
-			join(v, group)
+		if w.xadj[v+1] == w.xadj[v] && alone(v) {
+			add(v)
 		}
 	}
 	return cl
