@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -12,11 +14,13 @@ import (
 
 // The multilevel partitioner (Method Multilevel), after METIS (Karypis and Kumar, 1998):
 //
-//  1. coarsening: heavy-edge matching merges each vertex with the unmatched neighbour it shares the
-//     heaviest edge with (then leaves sharing a neighbour are paired, METIS's 2-hop matching, which
-//     power-law graphs need to coarsen at all), until the graph has a few dozen vertices per part
-//     or stops shrinking; vertex weights are the vertices' bytes (VertexCost), edge weights the
-//     fine edges merged;
+//  1. coarsening: by default size-constrained label-propagation clustering merges each vertex with
+//     the neighbouring cluster it shares the most edge weight with (cluster.go); with
+//     PairCoarsening, heavy-edge matching merges each vertex with the unmatched neighbour it
+//     shares the heaviest edge with (then leaves sharing a neighbour are paired, METIS's 2-hop
+//     matching, which power-law graphs need to coarsen at all); until the graph has a few dozen
+//     vertices per part or stops shrinking; vertex weights are the vertices' bytes (VertexCost),
+//     edge weights the fine edges merged;
 //  2. initial partitioning of the coarsest graph into k = ⌈bytes / (Fill·bound)⌉ parts by greedy
 //     graph growing (a part takes the frontier vertex with the best gain), best of 12 seeds;
 //  3. uncoarsening: the partition is projected level by level and refined at each by greedy
@@ -65,6 +69,10 @@ func fromGraph(g *graph.Graph) *wgraph {
 
 const unset = ^uint32(0)
 
+// twoHopDegree is the largest degree of the vertices 2-hop matching (and clustering) pairs or
+// groups by a neighbour they share.
+const twoHopDegree = 8
+
 // coarsen matches w's vertices (heavy-edge, then 2-hop on leftover vertices of small degree) with
 // merged weights at most maxVW, and returns the coarse graph and the map fine -> coarse; large
 // graphs are contracted on threads goroutines (the same coarse graph).
@@ -95,7 +103,6 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64, threads int) (*wgraph, []
 		}
 	}
 	// 2-hop: unmatched vertices of small degree sharing a neighbour are paired.
-	const twoHopDegree = 8
 	for _, u := range order {
 		pending := unset
 		for j := w.xadj[u]; j < w.xadj[u+1]; j++ {
@@ -139,31 +146,55 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64, threads int) (*wgraph, []
 		}
 		nc++
 	}
+	return w.contract(cmap, int(nc), threads), cmap
+}
+
+// contract is the coarse graph of w whose vertex cmap[v] (0..nc-1, numbered in the order of
+// their lowest members) merges the fine vertices mapped to it: vertex weights summed, parallel
+// edges merged (weights summed), edges inside a coarse vertex dropped. The lists list each coarse
+// vertex's neighbours in the order its members (ascending) first reach them. Large graphs are
+// contracted on threads goroutines, each building the lists of a range of coarse vertices into
+// buffers of its own, concatenated in order: the same coarse graph.
+func (w *wgraph) contract(cmap []uint32, nc, threads int) *wgraph {
+	n := w.n()
+	// The members of each coarse vertex, ascending (a counting sort), and their degrees summed,
+	// which bound the coarse lists' lengths.
+	first := make([]int, nc+1)
+	reach := make([]int, nc+1) // reach[cv+1]: the members' degrees summed, then prefix sums
+	for v, cv := range cmap {
+		first[cv+1]++
+		reach[cv+1] += w.xadj[v+1] - w.xadj[v]
+	}
+	for cv := range nc {
+		first[cv+1] += first[cv]
+		reach[cv+1] += reach[cv]
+	}
+	members := make([]uint32, n)
+	fill := slices.Clone(first[:nc])
+	for v, cv := range cmap {
+		members[fill[cv]] = uint32(v)
+		fill[cv]++
+	}
 	c := &wgraph{xadj: make([]int, nc+1), vw: make([]uint64, nc)}
 	if threads <= 1 || n < parMinVertices {
 		// The coarse lists are at most as long as the fine ones: one allocation each.
-		c.adj, c.ew = make([]uint32, 0, len(w.adj)), make([]uint64, 0, len(w.adj))
-		c.adj, c.ew, _, _ = w.contract(match, cmap, c, 0, n, make([]int, nc), c.adj, c.ew)
-		return c, cmap
+		c.adj, c.ew = w.contractRange(cmap, first, members, c, 0, nc, make([]int, nc), make([]uint32, 0, len(w.adj)), make([]uint64, 0, len(w.adj)))
+		return c
 	}
-	// In parallel: each thread contracts the pairs led by a range of fine vertices (a range of
-	// coarse ids) into lists of its own, then they are concatenated: the lists of the sequential
-	// loop.
+	// Ranges of coarse vertices of about equal adjacency, one a thread.
+	bounds := make([]int, threads+1)
+	for t := 1; t < threads; t++ {
+		target := reach[nc] / threads * t
+		bounds[t] = max(bounds[t-1], sort.SearchInts(reach[:nc+1], target))
+	}
+	bounds[threads] = nc
 	adjs, ews := make([][]uint32, threads), make([][]uint64, threads)
-	ids := make([][2]uint32, threads)
 	var wg sync.WaitGroup
 	for t := range threads {
-		lo, hi := t*n/threads, (t+1)*n/threads
+		lo, hi := bounds[t], bounds[t+1]
+		hint := reach[hi] - reach[lo]
 		wg.Go(func() {
-			hint := 0 // the members' degrees: the lists' length at most
-			for v := lo; v < hi; v++ {
-				if m := match[v]; m == unset {
-					hint += w.xadj[v+1] - w.xadj[v]
-				} else if int(m) > v {
-					hint += w.xadj[v+1] - w.xadj[v] + w.xadj[m+1] - w.xadj[m]
-				}
-			}
-			adjs[t], ews[t], ids[t][0], ids[t][1] = w.contract(match, cmap, c, lo, hi, make([]int, nc), make([]uint32, 0, hint), make([]uint64, 0, hint))
+			adjs[t], ews[t] = w.contractRange(cmap, first, members, c, lo, hi, make([]int, nc), make([]uint32, 0, hint), make([]uint64, 0, hint))
 		})
 	}
 	wg.Wait()
@@ -176,38 +207,24 @@ func (w *wgraph) coarsen(rng *rand.Rand, maxVW uint64, threads int) (*wgraph, []
 		base := len(c.adj)
 		c.adj = append(c.adj, adjs[t]...)
 		c.ew = append(c.ew, ews[t]...)
-		for cv := ids[t][0]; cv < ids[t][1]; cv++ {
+		for cv := bounds[t]; cv < bounds[t+1]; cv++ {
 			c.xadj[cv+1] += base
 		}
 	}
-	return c, cmap
+	return c
 }
 
-// contract appends to adj and ew the coarse lists of the coarse vertices led by fine vertices
-// lo..hi-1 (a pair is led by its lower vertex), sets their weights in c.vw and their lists' ends
-// (in adj) in c.xadj, and returns the lists and the range of coarse ids done. where (one entry a
-// coarse vertex, zero) is scratch.
-func (w *wgraph) contract(match, cmap []uint32, c *wgraph, lo, hi int, where []int, adj []uint32, ew []uint64) ([]uint32, []uint64, uint32, uint32) {
-	first, last := unset, uint32(0)
-	for v := uint32(lo); v < uint32(hi); v++ {
-		cv := cmap[v]
-		if match[v] != unset && match[v] < v {
-			continue // added with its partner
-		}
-		if first == unset {
-			first = cv
-		}
-		last = cv + 1
+// contractRange appends to adj and ew the lists of coarse vertices lo..hi-1 (their members
+// members[first[cv]:first[cv+1]]), sets their weights in c.vw and their lists' ends (in adj) in
+// c.xadj, and returns the lists. where (one entry a coarse vertex, zero) is scratch.
+func (w *wgraph) contractRange(cmap []uint32, first []int, members []uint32, c *wgraph, lo, hi int, where []int, adj []uint32, ew []uint64) ([]uint32, []uint64) {
+	for cv := lo; cv < hi; cv++ {
 		start := len(adj)
-		members := [2]uint32{v, match[v]}
-		for k, x := range members {
-			if k == 1 && x == unset {
-				break
-			}
+		for _, x := range members[first[cv]:first[cv+1]] {
 			c.vw[cv] += w.vw[x]
 			for j := w.xadj[x]; j < w.xadj[x+1]; j++ {
 				cu := cmap[w.adj[j]]
-				if cu == cv {
+				if int(cu) == cv {
 					continue
 				}
 				if p := where[cu]; p > start {
@@ -221,10 +238,7 @@ func (w *wgraph) contract(match, cmap []uint32, c *wgraph, lo, hi int, where []i
 		}
 		c.xadj[cv+1] = len(adj)
 	}
-	if first == unset {
-		first = 0
-	}
-	return adj, ew, first, last
+	return adj, ew
 }
 
 // cut is the weight of the edges between parts.
@@ -504,9 +518,10 @@ type hierarchy struct {
 	maps   [][]uint32
 }
 
-// coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls),
-// merged vertices weighing at most maxW/2, on threads goroutines. It returns nil when ctx ended.
-func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64, threads int) *hierarchy {
+// coarsenAll coarsens fine for k parts (to a few dozen vertices a part, or until it stalls) the
+// way how says, merged vertices weighing at most maxW/2, on threads goroutines. It returns nil
+// when ctx ended.
+func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint64, threads int, how Coarsening) *hierarchy {
 	rng := rand.New(rand.NewPCG(uint64(fine.n())+seed, uint64(len(fine.adj)/2)^uint64(k)))
 	h := &hierarchy{levels: []*wgraph{fine}}
 	var total uint64
@@ -521,7 +536,13 @@ func coarsenAll(ctx context.Context, fine *wgraph, k int, maxW uint64, seed uint
 			return nil
 		}
 		w := h.levels[len(h.levels)-1]
-		c, cmap := w.coarsen(rng, maxVW, threads)
+		var c *wgraph
+		var cmap []uint32
+		if how.resolve() == ClusterCoarsening {
+			c, cmap = w.clusterCoarsen(rng, maxVW, threads)
+		} else {
+			c, cmap = w.coarsen(rng, maxVW, threads)
+		}
 		if c.n() > w.n()*19/20 {
 			break // stalled
 		}
@@ -573,7 +594,7 @@ func better(g *wgraph, p []uint32, w []uint64, bp []uint32, bw []uint64, maxW ui
 
 // partitionMultilevel is Partition with Method Multilevel and a budget: the best (smallest
 // cut) of cuts runs with seeds seed, seed+1, ...
-func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool) (*Partitioning, error) {
+func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool, how Coarsening) (*Partitioning, error) {
 	n := g.NumVertices()
 	var total uint64
 	for v := range uint32(n) {
@@ -606,7 +627,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	// it was as much work as the rest of a run, and the runs' own initial partitions and
 	// refinements vary the cut as much as their own coarsenings did.
 	per := max(uint64(fill*float64(budget)), 1)
-	h := coarsenAll(ctx, fine, max(2, int((total+per-1)/per)), budget, seed, runtime.GOMAXPROCS(0))
+	h := coarsenAll(ctx, fine, max(2, int((total+per-1)/per)), budget, seed, runtime.GOMAXPROCS(0), how)
 	if h == nil {
 		return nil, ctx.Err()
 	}

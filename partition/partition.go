@@ -11,7 +11,8 @@
 //
 // Three algorithms (Options.Method; Auto chooses by the graph's size, AutoMethod):
 //
-//   - Multilevel (the default), METIS-like: coarsening by heavy-edge matching, greedy graph
+//   - Multilevel (the default), METIS-like: coarsening by size-constrained label-propagation
+//     clustering (or METIS's heavy-edge matching: Options.Coarsening), greedy graph
 //     growing of the coarsest graph into k parts, uncoarsening with greedy boundary refinement
 //     within a weight bound, then the byte model's refinement and repair (multilevel.go);
 //   - Grow, the first algorithm: parts grown breadth first from the first unassigned vertex until
@@ -74,6 +75,8 @@ type Options struct {
 	// Cuts is the number of Multilevel runs (seeds Seed, Seed+1, ...) the smallest cut is kept
 	// of (0: DefaultCuts).
 	Cuts int
+	// Coarsening is how Multilevel coarsens (DefaultCoarsening: ClusterCoarsening).
+	Coarsening Coarsening
 }
 
 // DefaultCuts is Options.Cuts's default: single runs vary from seed to seed, by up to 8 points of
@@ -243,7 +246,7 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 			if cuts == 0 {
 				cuts = DefaultCuts
 			}
-			return partitionMultilevel(ctx, g, opts.Budget, fill, passes, opts.Seed, cuts, opts.Triangles)
+			return partitionMultilevel(ctx, g, opts.Budget, fill, passes, opts.Seed, cuts, opts.Triangles, opts.Coarsening)
 		}
 	default:
 		return nil, fmt.Errorf("partition: unknown method %v", opts.Method)

@@ -36,6 +36,7 @@ func main() {
 	prof := flag.String("cpuprofile", "", "file")
 	methods := flag.String("method", "multilevel", "partition.Method names, each with :PASSES (Options.Passes) or not, comma-separated, run interleaved (multilevel, grow, ranges, auto)")
 	ef := flag.Int("ef", 16, "R-MAT edge factor")
+	coarsen := flag.String("coarsen", "default", "partition.Coarsening names, comma-separated, each run with every -method, interleaved (default, pairs, clusters)")
 	files := flag.String("graphs", "", "graph files (formats.Load), comma-separated, after the R-MAT scales")
 	flag.Parse()
 	var ms []partition.Options
@@ -51,7 +52,12 @@ func main() {
 				fail(fmt.Errorf("-method %s: %w", spec, err))
 			}
 		}
-		ms = append(ms, o)
+		for _, cs := range strings.Split(*coarsen, ",") {
+			if o.Coarsening, err = partition.ParseCoarsening(cs); err != nil {
+				fail(err)
+			}
+			ms = append(ms, o)
+		}
 	}
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -117,8 +123,8 @@ func main() {
 			}
 			for i, o := range ms {
 				pt := res[i]
-				fmt.Printf("%v:%d %s n %d m %d budget 1/%d parts %d cut %d (%.2f%%) maxbytes %.3f of budget median %.2fs runs %.2f cpu median %.2fs runs %.2f\n",
-					o.Method, o.Passes, in.name, g.NumVertices(), g.NumEdges(), dv, len(pt.Parts), pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(g.NumEdges()),
+				fmt.Printf("%v:%d:%v %s n %d m %d budget 1/%d parts %d cut %d (%.2f%%) maxbytes %.3f of budget median %.2fs runs %.2f cpu median %.2fs runs %.2f\n",
+					o.Method, o.Passes, o.Coarsening, in.name, g.NumVertices(), g.NumEdges(), dv, len(pt.Parts), pt.EdgeCut, 100*float64(pt.EdgeCut)/float64(g.NumEdges()),
 					float64(pt.MaxBytes())/float64(budget), median(ts[i]), ts[i], median(cpus[i]), cpus[i])
 			}
 		}
