@@ -853,7 +853,6 @@ func (r *runner) leafCount(table []uint32) error {
 	q := r.q
 	k := q.joined
 	rows := len(table) / k
-	nw := rowWorkers(rows, r.threads)
 	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails)+len(q.chains)+len(q.pairs))
 	// (After the groups': lgs[len(q.leafGroups)+i] is tail i's keys(), then chain i's
 	// allKeys() at lgs[len(q.leafGroups)+len(q.tails)+i], then the pairs' keys().)
@@ -881,13 +880,9 @@ func (r *runner) leafCount(table []uint32) error {
 			r.leafSizes[i] = sizes
 		}
 	}
-	for len(r.leafScratch) < nw {
-		if err := r.newLeafScratch(); err != nil {
-			if len(r.leafScratch) == 0 {
-				return err
-			}
-			nw = len(r.leafScratch) // (fewer goroutines: each holds its counters)
-		}
+	nw, err := r.leafWorkers(rows)
+	if err != nil {
+		return err
 	}
 	var next atomic.Int64
 	sums := make([]uint64, nw)
@@ -936,6 +931,22 @@ func (r *runner) leafCount(table []uint32) error {
 		}
 	}
 	return nil
+}
+
+// leafWorkers sets up the leaf step's goroutines for a table of rows rows (newLeafScratch: their
+// memos within --memory) and returns how many count it: fewer where --memory leaves no room for
+// another's pair counters.
+func (r *runner) leafWorkers(rows int) (int, error) {
+	nw := rowWorkers(rows, r.threads)
+	for len(r.leafScratch) < nw {
+		if err := r.newLeafScratch(); err != nil {
+			if len(r.leafScratch) == 0 {
+				return 0, err
+			}
+			return len(r.leafScratch), nil // (fewer goroutines: each holds its counters)
+		}
+	}
+	return nw, nil
 }
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the
