@@ -98,6 +98,9 @@ type Stats struct {
 	// Refined is the candidates the host's refinement removed (Options.Refine), summed over
 	// the query vertices.
 	Refined uint64
+	// Weighed is the estimate the plan was chosen by (zero where none was weighed); the leaf
+	// step's PerStep Items are the list entries it read, to set beside Weighed.LeafEntries.
+	Weighed Weighed
 }
 
 // StepStats is one join step's share of a count: the rows of its input table (width i+1 for
@@ -428,6 +431,11 @@ func (r *runner) run(induced, unique bool) error {
 			return err
 		}
 		r.st.Candidates = sizes
+		w, err := est.planned(r.ctx.Err, sizes, r.cands)
+		if err != nil {
+			return err
+		}
+		r.st.Weighed = w
 	}
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)

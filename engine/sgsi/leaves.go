@@ -466,7 +466,9 @@ type leafScratch struct {
 	used       [1 << plan.MaxClassGroups]int64
 	gs         []leafcount.Group
 	arith      leafcount.Counter
-	read       int // list entries read since the context was last checked
+	// read counts the list entries the goroutine read, polled its count when it last checked
+	// the context.
+	read, polled int
 	// The row before (prev, once hasPrev) and each factor's count for it (valid unless ok is
 	// false): a factor whose columns (deps) the row shares with it is reused. The factors are
 	// the classes, then the tails, the chains and the pairs (factor).
@@ -887,6 +889,18 @@ func (r *runner) leafCount(table []uint32) error {
 	var next atomic.Int64
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
+	read := make([]int, nw)
+	for w := range nw {
+		read[w] = r.leafScratch[w].read
+	}
+	defer func() { // (the entries the step read: its Items)
+		if r.st == nil || len(r.st.PerStep) <= len(q.steps) {
+			return // (a runner of the tests, without the steps' stats)
+		}
+		for w := range nw {
+			r.st.PerStep[len(q.steps)].Items += uint64(r.leafScratch[w].read - read[w])
+		}
+	}()
 	par.For(nw, nw, func(w int) {
 		sc := r.leafScratch[w]
 		sum := uint64(0)
@@ -900,8 +914,8 @@ func (r *runner) leafCount(table []uint32) error {
 				break
 			}
 			for x := start; x < min(rows, start+leafRows); x++ {
-				if sc.read >= leafPollEntries {
-					sc.read = 0
+				if sc.read-sc.polled >= leafPollEntries {
+					sc.polled = sc.read
 					if err := r.ctx.Err(); err != nil {
 						errs[w], sums[w] = err, sum
 						return
