@@ -104,27 +104,13 @@ func bruteW(g *graph.Graph, v, x, la, lb uint32) int64 {
 // parent (ws).
 func closedTailRunner(t *testing.T, g *graph.Graph, p *pattern.Pattern) (*runner, *leafTail) {
 	t.Helper()
-	n := p.NumVertices()
 	s := storeFor(g)
 	q := compileQuery(p)
-	sizes := make([]uint64, n)
-	cands := make([][]uint32, n)
-	all := make([]uint32, g.NumVertices())
-	for v := range all {
-		all[v] = uint32(v)
-	}
-	for u := range n {
-		sizes[u], cands[u] = uint64(len(all)), all
-	}
+	sizes, cands, bits, bitWords := everyCandidate(g, p.NumVertices())
 	q.late = 1 << 4 // (b: closing on a and w)
 	q.plan(sizes, s.edgeEntries, false, false, false, true, true, true)
 	if len(q.tails) != 1 || len(q.tails[0].ws) != 1 {
 		t.Fatalf("setup: order %v, joined %d, tails %+v", q.order, q.joined, q.tails)
-	}
-	bitWords := bitsetWords(g.NumVertices())
-	bits := make([]uint32, uint64(n)*bitWords)
-	for i := range bits {
-		bits[i] = ^uint32(0)
 	}
 	r := &runner{ctx: context.Background(), s: s, q: q, cands: cands, bitsHost: bits, bitWords: bitWords, threads: 1, st: &Stats{}}
 	if slices.Contains(q.order[:q.joined], q.tails[0].b) {
