@@ -98,6 +98,9 @@ type Stats struct {
 	// Refined is the candidates the host's refinement removed (Options.Refine), summed over
 	// the query vertices.
 	Refined uint64
+	// Weighed is the estimate the plan was chosen by (zero where none was weighed); the leaf
+	// step's PerStep Items are the list entries it read, to set beside Weighed.LeafEntries.
+	Weighed Weighed
 }
 
 // StepStats is one join step's share of a count: the rows of its input table (width i+1 for
@@ -284,9 +287,13 @@ func (r *runner) enterStep(i int) int {
 
 // sortBuffer returns a buffer of n words for sorting a table by radix, or nil when --memory
 // leaves no room for it (the table is then sorted by comparisons, in place).
-func (r *runner) sortBuffer(n uint64) []uint32 {
+func (r *runner) sortBuffer(n uint64) []uint32 { return r.sortBufferWithin(n, r.reserveRows) }
+
+// sortBufferWithin is sortBuffer with the buffer's growth reserved by reserve (reserveRows lets
+// the leaf step's memos go for it, reserve does not).
+func (r *runner) sortBufferWithin(n uint64, reserve func(string, uint64) error) []uint32 {
 	if uint64(cap(r.sortBuf)) < n {
-		if err := r.reserveRows("the sort's buffer", 4*(n+n/4-uint64(cap(r.sortBuf)))); err != nil {
+		if err := reserve("the sort's buffer", 4*(n+n/4-uint64(cap(r.sortBuf)))); err != nil {
 			return nil
 		}
 		r.sortBuf = nil // (not copied: grow)
@@ -424,6 +431,11 @@ func (r *runner) run(induced, unique bool) error {
 			return err
 		}
 		r.st.Candidates = sizes
+		w, err := est.planned(r.ctx.Err, sizes, r.cands)
+		if err != nil {
+			return err
+		}
+		r.st.Weighed = w
 	}
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)
@@ -943,29 +955,54 @@ func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint6
 // most significant, out of core only: there the joins' chunks are sorted by another column,
 // so u's vertex changes from row to row and the tail's A and memos miss (issue 21,
 // q20/q_12_1 at a quarter of the layout: 3.4x its in-core time); in core the rows come in
-// their prefix order. (A radix sort per column, stable; without a buffer the last sort alone
-// holds.)
+// their prefix order. A radix sort per column, stable, where --memory has room for its buffer
+// beside the leaf step's memos, set up first (leafWorkers): the sort is for them, and
+// reserveRows would let them go for its buffer (rev33's note: under a tight --memory a larger
+// table's sort shed them for the rest of the count). Without the room, one sort by comparisons
+// of the columns together, in place.
 func (r *runner) leafOrder(table []uint32) error {
 	k := r.q.joined
 	if r.st.InCore || k < 2 {
 		return nil
 	}
-	for _, t := range r.q.tails {
-		if len(t.ws) == 0 {
-			continue
-		}
-		ts := time.Now()
-		defer func() { r.st.Group += time.Since(ts) }()
-		_, cols := tailMemoCols(&t)
-		cols = slices.Sorted(slices.Values(cols))
-		for _, c := range slices.Backward(cols) {
-			if err := sortRows(r.ctx, table, r.sortBuffer(uint64(len(table))), k, rowOrder{col: c}, bits.Len32(uint32(r.s.g.NumVertices())), r.threads); err != nil {
-				return err
-			}
-		}
+	i := slices.IndexFunc(r.q.tails, func(t leafTail) bool { return len(t.ws) > 0 })
+	if i < 0 {
 		return nil
 	}
+	ts := time.Now()
+	defer func() { r.st.Group += time.Since(ts) }()
+	_, cols := tailMemoCols(&r.q.tails[i])
+	cols = slices.Sorted(slices.Values(cols))
+	if _, err := r.leafWorkers(len(table) / k); err != nil {
+		return err
+	}
+	buf := r.sortBufferWithin(uint64(len(table)), r.reserve)
+	if buf == nil {
+		sort.Sort(colsSorter{rowSorter{table, k, rowOrder{}, make([]uint32, k)}, cols})
+		return nil
+	}
+	for _, c := range slices.Backward(cols) {
+		if err := sortRows(r.ctx, table, buf, k, rowOrder{col: c}, bits.Len32(uint32(r.s.g.NumVertices())), r.threads); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// colsSorter orders a table's rows by the columns cols, the first the most significant.
+type colsSorter struct {
+	rowSorter
+	cols []int
+}
+
+func (s colsSorter) Less(i, j int) bool {
+	a, b := s.t[i*s.k:(i+1)*s.k], s.t[j*s.k:(j+1)*s.k]
+	for _, c := range s.cols {
+		if a[c] != b[c] {
+			return a[c] < b[c]
+		}
+	}
+	return false
 }
 
 // level joins step i into table (rows of width i+1), chunk by chunk, recursing depth first on

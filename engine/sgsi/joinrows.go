@@ -38,6 +38,7 @@ const (
 	candExact     = 1 << 16
 	candSamples   = 1 << 12
 	lastDraws     = 64
+	leafDraws     = 4       // the last table's rows below each of lastDraws whose leaf step is priced
 	candChunk     = 1 << 12 // the filter's draws between two checks of the context
 )
 
@@ -53,6 +54,15 @@ type joinRows struct {
 	order  []int
 	probes int
 	work   int64
+	// leafLookups and leafEntries price the leaf step's rows beyond one unit each (leafWork):
+	// the factors' recounts and the list entries their memos' misses read.
+	leafLookups, leafEntries float64
+}
+
+// leafUnits is the leaf step's estimated work beyond one unit a row, in units of a row a join
+// writes (leafLookupUnits a recount, leafEntryUnits entries a unit).
+func (j *joinRows) leafUnits() float64 {
+	return leafLookupUnits*j.leafLookups + j.leafEntries/leafEntryUnits
 }
 
 // tables returns what the count's joins cost: the rows of the tables the steps read and write
@@ -86,10 +96,15 @@ type joinEstimator struct {
 	lists [][]uint32 // per link of a step: the list read
 	set   []uint32
 	prev  []uint32 // the extensions of the step before the last
-	limit int64    // the work after which probe stops (0: joinWorkLimit)
-	freq  map[uint64]uint64
+	// leafA and leafB are the lists a leaf step's miss reads (missEntries).
+	leafA, leafB []uint32
+	// leafRead counts the entries and lists the leaf step's pricing read (missEntries), apart
+	// from work (the tables' estimate draws as without it), within the same limit.
+	leafRead int64
+	limit    int64 // the work after which probe stops (0: joinWorkLimit)
+	freq     map[uint64]uint64
 	// weighed holds the estimates weigh made, by plan.
-	weighed map[string]float64
+	weighed map[string]Weighed
 }
 
 // edgeFreq is the order's edge label frequency (store.edgeEntries, the count's) for the
@@ -166,10 +181,8 @@ func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint3
 		first = nil // (a vertex without candidates, joined or counted: the count stops at the filter)
 	}
 	row := make([]uint32, q.joined)
-	limit := int64(joinWorkLimit)
-	if e.limit > 0 {
-		limit = e.limit
-	}
+	limit := e.workLimit()
+	fs := e.leafFactors(sizes)
 	for j.probes < joinProbes && (j.probes < joinMinProbes || e.work < limit) && len(first) > 0 {
 		if err := stop(); err != nil {
 			return joinRows{}, false, err
@@ -178,6 +191,7 @@ func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint3
 		row[0] = first[e.rng.IntN(len(first))]
 		w := float64(sizes[q.order[0]])
 		j.levels[0] += w
+		e.sampleLeaf(fs, row[:1], w)
 		last := len(q.steps) - 1
 		for i := range q.steps {
 			set := e.extend(&q.steps[i], row[:i+1])
@@ -201,8 +215,20 @@ func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint3
 					if draws < n {
 						row[i+1] = e.prev[e.rng.IntN(n)]
 					}
-					sum += len(e.extend(&q.steps[last], row[:i+2]))
+					ext := e.extend(&q.steps[last], row[:i+2])
+					sum += len(ext)
 					done++
+					// (The leaf step's misses on these rows and on a few of their
+					// extensions, spread evenly: no draw, the tables' estimate as without.)
+					wd := w * float64(n) / float64(draws)
+					e.sampleLeaf(fs, row[:i+2], wd)
+					if len(fs) > 0 && len(ext) > 0 {
+						taken := min(len(ext), leafDraws)
+						for t := range taken {
+							row[i+2] = ext[t*len(ext)/taken]
+							e.sampleLeaf(fs, row[:i+3], wd*float64(len(ext))/float64(taken))
+						}
+					}
 				}
 				if done > 0 {
 					j.levels[last+1] += w * float64(sum) * float64(n) / float64(done)
@@ -216,11 +242,13 @@ func (e *joinEstimator) probe(stop func() error, sizes []uint64, roots [][]uint3
 			var f float64
 			row[i+1], f = plan.PickByDegree(g, e.rng, set) // (a hub's rows outnumber the others')
 			w *= f
+			e.sampleLeaf(fs, row[:i+2], w)
 		}
 	}
 	for i := range j.levels {
 		j.levels[i] /= float64(max(1, j.probes))
 	}
+	j.leafLookups, j.leafEntries = leafWork(fs, j.levels)
 	j.work = e.work
 	return j, true, nil
 }
@@ -237,9 +265,9 @@ const weighSeed = 0x7a11
 // vertex's join prunes would otherwise grow (issue 21: q/q_12_0's last table went from 204k
 // to 284k rows when a tail's a was no longer joined): for each tail in turn (by its b), each
 // reach from its own down to none (b then counted as a group, its path joined), replan
-// re-planning the query, and the estimated work kept the least: the rows of the tables the
-// steps write and the rows the leaf step reads (joinRows.tables), each row one unit. It
-// leaves the query planned as chosen; stop as probe's.
+// re-planning the query, and the estimated work (weigh: the rows of the tables the steps write
+// and the leaf step's rows priced by their work) kept the least. It leaves the query planned as
+// chosen; stop as probe's.
 func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]uint32, replan func()) error {
 	q := e.q
 	reach := map[int]int{}
@@ -284,40 +312,80 @@ func (e *joinEstimator) weighTails(stop func() error, sizes []uint64, roots [][]
 	return nil
 }
 
-// weighing sets the estimator to weigh plans (weigh) and returns what puts it back.
-func (e *joinEstimator) weighing() func() {
-	rng, work := e.rng, e.work
-	e.limit = weighWorkLimit
-	return func() { e.rng, e.work, e.limit = rng, work, 0 }
+// workLimit is the entries after which probe stops drawing probes (past joinMinProbes).
+func (e *joinEstimator) workLimit() int64 {
+	if e.limit > 0 {
+		return e.limit
+	}
+	return joinWorkLimit
 }
 
-// weigh returns the estimated work of e.q as planned, the rows of the tables the steps write
-// and the rows the leaf step reads (joinRows.tables), each row one unit, from the same draws
-// for every plan (weighSeed); +Inf for joins that are not connected. stop as probe's. A plan
-// weighed before (the same order, joins, leaf step and tails' reach: chooseLate's and
-// weighTails' first) is not estimated again.
+// weighing sets the estimator to weigh plans (weigh) and returns what puts it back.
+func (e *joinEstimator) weighing() func() {
+	rng, work, read := e.rng, e.work, e.leafRead
+	e.limit = weighWorkLimit
+	return func() { e.rng, e.work, e.leafRead, e.limit = rng, work, read, 0 }
+}
+
+// weigh returns the estimated work of e.q as planned, in units of a row a join writes: the
+// rows of the tables the steps write and the rows the leaf step reads (joinRows.tables), and
+// the leaf step's work beyond one unit a row (joinRows.leafUnits: its factors' recounts and
+// their memos' misses), from the same draws for every plan (weighSeed); +Inf for joins that
+// are not connected. stop as probe's. A plan weighed before (the same order, joins, leaf step
+// and tails' reach: chooseLate's and weighTails' first) is not estimated again.
 func (e *joinEstimator) weigh(stop func() error, sizes []uint64, roots [][]uint32) (float64, error) {
+	w, err := e.weighPlan(stop, sizes, roots)
+	return w.Work, err
+}
+
+// weighPlan is weigh's estimate with its parts.
+func (e *joinEstimator) weighPlan(stop func() error, sizes []uint64, roots [][]uint32) (Weighed, error) {
 	q := e.q
-	key := fmt.Sprint(q.order, q.joined, q.counted(), q.tailCap) // (a nil and an empty tailCap print alike)
-	if x, ok := e.weighed[key]; ok {
-		return x, nil
+	key := planKey(q)
+	if w, ok := e.weighed[key]; ok {
+		return w, nil
 	}
 	e.rng = rand.New(rand.NewPCG(weighSeed, 0x5351))
-	e.work = 0
+	e.work, e.leafRead = 0, 0
 	j, ok, err := e.probe(stop, sizes, roots)
 	if err != nil {
-		return math.Inf(1), err
+		return Weighed{Work: math.Inf(1)}, err
 	}
-	x := math.Inf(1)
+	w := Weighed{Work: math.Inf(1)}
 	if ok {
 		rows, counted, leaf := j.tables()
-		x = rows + counted + leaf
+		w = Weighed{Rows: rows + counted, LeafRows: leaf, LeafLookups: j.leafLookups, LeafEntries: j.leafEntries}
+		w.Work = w.Rows + w.LeafRows + j.leafUnits()
 	}
 	if e.weighed == nil {
-		e.weighed = map[string]float64{}
+		e.weighed = map[string]Weighed{}
 	}
-	e.weighed[key] = x
-	return x, nil
+	e.weighed[key] = w
+	return w, nil
+}
+
+// Weighed is a plan's estimate as weigh makes it (Stats.Weighed: the plan a count chose): the
+// rows its joins write (and the direct count counts), the rows of its leaf step, that step's
+// factors' recounts (leafLookupUnits each) and the list entries their memos' misses read
+// (leafEntryUnits a unit), and Work, their sum in units of a row a join writes.
+type Weighed struct {
+	Rows, LeafRows, LeafLookups, LeafEntries, Work float64
+}
+
+// planned returns weigh's estimate of e.q as planned where the count weighed plans (zero
+// otherwise); stop as probe's. A plan chosen by weighTails may not have been weighed with its
+// tails' reach as the final plan spells it (an entry for each tail): one more estimate then.
+func (e *joinEstimator) planned(stop func() error, sizes []uint64, roots [][]uint32) (Weighed, error) {
+	if e.weighed == nil {
+		return Weighed{}, nil
+	}
+	defer e.weighing()()
+	return e.weighPlan(stop, sizes, roots)
+}
+
+// planKey is weigh's key of q as planned: its order, joins, leaf step and tails' reach.
+func planKey(q *query) string {
+	return fmt.Sprint(q.order, q.joined, q.counted(), q.tailCap) // (a nil and an empty tailCap print alike)
 }
 
 // candidates returns each query vertex's candidate count |C(u)| as the signature filter

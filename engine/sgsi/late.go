@@ -17,8 +17,8 @@ import (
 // tail's), counted per row of a shorter join: chooseLate weighs such orders by the sampled
 // estimate of the tables.
 
-// lateMinRows is the estimated work (joinRows.tables: rows written and read by the leaf step)
-// below which a plan is kept as the core order makes it: a count that small finishes in about
+// lateMinRows is the estimated work (weigh: rows the joins write, the leaf step's rows priced
+// by their work) below which a plan is kept as the core order makes it: a count that small finishes in about
 // a second, and each order weighed costs an estimate (a few to tens of ms at R-MAT 20).
 var lateMinRows float64 = 1 << 24
 

@@ -119,3 +119,84 @@ func TestLeafStepLateHubs(t *testing.T) {
 		t.Errorf("%d counts with a closed tail, %d of them out of core", closed, outOfCore)
 	}
 }
+
+// TestLeafStepTightMemory counts closingTailPatterns out of core (the leaf step's table sorted
+// by a closed tail's memo columns, leafOrder) under a --memory (Problem.MemoryLimit) from half
+// the graph's layout to ten times it, by a third at a time (a half in short mode), every order with late vertices weighed: each
+// count is the oracle's or stops with engine.ErrMemory, on 1 and 3 threads.
+func TestLeafStepTightMemory(t *testing.T) {
+	defer sgsi.SetLateMinRows(0)()
+	ctx := context.Background()
+	var counted, refused int
+	for i, src := range closingTailPatterns {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := labelledHubGraph(uint64(100+i), 40, 0.25, 5, 2, 2)
+		want := leafWant(t, g, p, engine.Semantics{})
+		gb := sgsi.GraphBytes(g)
+		step := uint64(3)
+		if testing.Short() {
+			step = 2
+		}
+		for limit := gb / 2; limit < 10*gb; limit += limit / step {
+			for _, threads := range []int{1, 3} {
+				opts := sgsi.Options{Host: true, HostBytes: gb / 2}
+				res, _, err := sgsi.Engine{Options: opts}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Threads: threads, MemoryLimit: limit})
+				switch {
+				case errors.Is(err, engine.ErrMemory):
+					refused++
+				case err != nil || res.Count != want:
+					t.Errorf("%s: --memory %d, %d threads: sgsi %d (%v), want %d", src, limit, threads, res.Count, err, want)
+				default:
+					counted++
+				}
+			}
+		}
+	}
+	t.Logf("%d counts exact, %d refused for --memory", counted, refused)
+	if counted == 0 {
+		t.Error("no count within --memory")
+	}
+}
+
+// TestLeafStepPriced: a count that weighs its plan (every order with late vertices weighed)
+// prices its leaf step's rows by their work (Stats.Weighed: recounts and list entries beyond one
+// unit a row), and the estimated entries are within 16x of those the step read (its PerStep
+// Items), on closingTailPatterns over graphs with hubs.
+func TestLeafStepPriced(t *testing.T) {
+	defer sgsi.SetLateMinRows(0)()
+	ctx := context.Background()
+	priced := 0
+	for i, src := range closingTailPatterns {
+		p, err := pattern.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := labelledHubGraph(uint64(200+i), 60, 0.3, 5, 2, 2)
+		res, st, err := sgsi.Engine{Options: sgsi.Options{Host: true}}.CountStats(ctx, &engine.Problem{Data: g, Pattern: p, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := leafWant(t, g, p, engine.Semantics{}); res.Count != want {
+			t.Errorf("%s: sgsi %d, want %d", src, res.Count, want)
+		}
+		w := st.Weighed
+		if len(st.PerStep) <= st.Steps || w.LeafRows < 1 {
+			continue // (no leaf step, or none estimated)
+		}
+		read := float64(st.PerStep[st.Steps].Items)
+		t.Logf("%s: weighed %+v; the leaf step read %.0f entries in %d rows", src, w, read, st.PerStep[st.Steps].Rows)
+		if w.Work < w.Rows+w.LeafRows+w.LeafLookups || w.LeafLookups < 1 {
+			t.Errorf("%s: weighed %+v: the leaf step's rows not priced by their work", src, w)
+		}
+		if read > 0 && (w.LeafEntries > 16*read || 16*w.LeafEntries < read) {
+			t.Errorf("%s: the leaf step read %.0f entries, %.0f estimated", src, read, w.LeafEntries)
+		}
+		priced++
+	}
+	if priced == 0 {
+		t.Error("no count priced a leaf step")
+	}
+}

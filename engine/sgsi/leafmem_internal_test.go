@@ -41,11 +41,22 @@ func leafSetup(t *testing.T, g *graph.Graph) (*pattern.Pattern, *query, *store, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := p.NumVertices()
 	s := storeFor(g)
 	q := compileQuery(p)
-	sizes := make([]uint64, n)
-	cands := make([][]uint32, n)
+	sizes, cands, bits, bitWords := everyCandidate(g, p.NumVertices())
+	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
+	// (c closes the triangle: counted with the leaves, a group on both hubs.)
+	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 3 || q.joined != 2 {
+		t.Fatalf("setup: joined %d, classes %v", q.joined, q.leafClasses)
+	}
+	return p, q, s, cands, bits, bitWords
+}
+
+// everyCandidate makes every data vertex of g a candidate of each of n pattern vertices: their
+// counts, lists and bitsets (bitWords words a vertex).
+func everyCandidate(g *graph.Graph, n int) (sizes []uint64, cands [][]uint32, bits []uint32, bitWords uint64) {
+	sizes = make([]uint64, n)
+	cands = make([][]uint32, n)
 	all := make([]uint32, g.NumVertices())
 	for v := range all {
 		all[v] = uint32(v)
@@ -53,17 +64,12 @@ func leafSetup(t *testing.T, g *graph.Graph) (*pattern.Pattern, *query, *store, 
 	for u := range n {
 		sizes[u], cands[u] = uint64(len(all)), all
 	}
-	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
-	// (c closes the triangle: counted with the leaves, a group on both hubs.)
-	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 3 || q.joined != 2 {
-		t.Fatalf("setup: joined %d, classes %v", q.joined, q.leafClasses)
-	}
-	bitWords := bitsetWords(g.NumVertices())
-	bits := make([]uint32, uint64(n)*bitWords)
+	bitWords = bitsetWords(g.NumVertices())
+	bits = make([]uint32, uint64(n)*bitWords)
 	for i := range bits {
 		bits[i] = ^uint32(0)
 	}
-	return p, q, s, cands, bits, bitWords
+	return sizes, cands, bits, bitWords
 }
 
 // countAdjacentRows runs the leaf step of leafSetup's query over g on one thread, for the rows

@@ -466,7 +466,9 @@ type leafScratch struct {
 	used       [1 << plan.MaxClassGroups]int64
 	gs         []leafcount.Group
 	arith      leafcount.Counter
-	read       int // list entries read since the context was last checked
+	// read counts the list entries the goroutine read, polled its count when it last checked
+	// the context.
+	read, polled int
 	// The row before (prev, once hasPrev) and each factor's count for it (valid unless ok is
 	// false): a factor whose columns (deps) the row shares with it is reused. The factors are
 	// the classes, then the tails, the chains and the pairs (factor).
@@ -853,7 +855,6 @@ func (r *runner) leafCount(table []uint32) error {
 	q := r.q
 	k := q.joined
 	rows := len(table) / k
-	nw := rowWorkers(rows, r.threads)
 	lgs := make([][]*labelGraph, len(q.leafGroups), len(q.leafGroups)+len(q.tails)+len(q.chains)+len(q.pairs))
 	// (After the groups': lgs[len(q.leafGroups)+i] is tail i's keys(), then chain i's
 	// allKeys() at lgs[len(q.leafGroups)+len(q.tails)+i], then the pairs' keys().)
@@ -881,17 +882,25 @@ func (r *runner) leafCount(table []uint32) error {
 			r.leafSizes[i] = sizes
 		}
 	}
-	for len(r.leafScratch) < nw {
-		if err := r.newLeafScratch(); err != nil {
-			if len(r.leafScratch) == 0 {
-				return err
-			}
-			nw = len(r.leafScratch) // (fewer goroutines: each holds its counters)
-		}
+	nw, err := r.leafWorkers(rows)
+	if err != nil {
+		return err
 	}
 	var next atomic.Int64
 	sums := make([]uint64, nw)
 	errs := make([]error, nw)
+	read := make([]int, nw)
+	for w := range nw {
+		read[w] = r.leafScratch[w].read
+	}
+	defer func() { // (the entries the step read: its Items)
+		if r.st == nil || len(r.st.PerStep) <= len(q.steps) {
+			return // (a runner of the tests, without the steps' stats)
+		}
+		for w := range nw {
+			r.st.PerStep[len(q.steps)].Items += uint64(r.leafScratch[w].read - read[w])
+		}
+	}()
 	par.For(nw, nw, func(w int) {
 		sc := r.leafScratch[w]
 		sum := uint64(0)
@@ -905,8 +914,8 @@ func (r *runner) leafCount(table []uint32) error {
 				break
 			}
 			for x := start; x < min(rows, start+leafRows); x++ {
-				if sc.read >= leafPollEntries {
-					sc.read = 0
+				if sc.read-sc.polled >= leafPollEntries {
+					sc.polled = sc.read
 					if err := r.ctx.Err(); err != nil {
 						errs[w], sums[w] = err, sum
 						return
@@ -936,6 +945,22 @@ func (r *runner) leafCount(table []uint32) error {
 		}
 	}
 	return nil
+}
+
+// leafWorkers sets up the leaf step's goroutines for a table of rows rows (newLeafScratch: their
+// memos within --memory) and returns how many count it: fewer where --memory leaves no room for
+// another's pair counters.
+func (r *runner) leafWorkers(rows int) (int, error) {
+	nw := rowWorkers(rows, r.threads)
+	for len(r.leafScratch) < nw {
+		if err := r.newLeafScratch(); err != nil {
+			if len(r.leafScratch) == 0 {
+				return 0, err
+			}
+			return len(r.leafScratch), nil // (fewer goroutines: each holds its counters)
+		}
+	}
+	return nw, nil
 }
 
 // rowLeaves returns the number of injective placements of the counted leaves for one row (the

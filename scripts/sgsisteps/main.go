@@ -11,7 +11,8 @@
 //
 // A count's leaves (pattern vertices of degree one) are counted by the leaf step after the
 // joins unless -joinleaves: its row reads "leaves [vertices]", its rows the joined vertices'
-// matches, its output the count before |Aut(p)|.
+// matches, its items the list entries it read, its output the count before |Aut(p)|. Where the
+// count weighed its plan, "sgsi weighed" prints that estimate (sgsi.Weighed).
 package main
 
 import (
@@ -97,11 +98,14 @@ func main() {
 		fmt.Printf("sgsi chunks %d windows %d (retries %d) segments %d (hits %d, parts %d, gathered %d, merged %d, sparse %d) tiled %d blocks %d; to device %.1f MB in %d copies, from device %.1f MB in %d; launches %d; peak host tables %.1f MB (grown by copying %.1f MB)\n",
 			st.Chunks, st.Windows, st.WindowRetries, st.Segments, st.SegmentHits, st.Parts, st.Gathered, st.Merged, st.Sparse, st.Tiled, st.Blocks,
 			float64(st.BytesToGPU)/1e6, st.CopiesToGPU, float64(st.BytesFromGPU)/1e6, st.CopiesFromGPU, st.Launches, float64(st.PeakHost)/1e6, float64(st.TableCopied)/1e6)
+		if w := st.Weighed; w.Work > 0 {
+			fmt.Printf("sgsi weighed %.3g: join rows %.3g, leaf rows %.3g, leaf recounts %.3g, leaf entries %.3g\n", w.Work, w.Rows, w.LeafRows, w.LeafLookups, w.LeafEntries)
+		}
 		fmt.Printf("sgsi candidates %v (refinement removed %d, filter %v)\n", st.Candidates, st.Refined, st.Filter.Round(time.Millisecond))
 		fmt.Printf("  step vertex       rows      items        out   table MB  buffer MB   time\n")
 		for i, s := range st.PerStep {
 			if i == st.Steps { // the leaf step: its rows are the joined vertices' matches
-				fmt.Printf("  leaves %v %10d %10s %10d %10.1f %10s %6v\n", st.Order[i+1:], s.Rows, "", s.Out,
+				fmt.Printf("  leaves %v %10d %10d %10d %10.1f %10s %6v\n", st.Order[i+1:], s.Rows, s.Items, s.Out,
 					float64(s.Rows)*float64(4*(i+1))/1e6, "", s.Time.Round(time.Millisecond))
 				continue
 			}
