@@ -165,6 +165,12 @@ func (Engine) CountChecked(ctx context.Context, p *engine.Problem, checked func(
 		}
 		return countCliques(ctx, p, c, 0)
 	}
+	if sh, ok := shapeFor(p); ok {
+		if err := checked(); err != nil {
+			return engine.Result{}, err
+		}
+		return countShape(ctx, p, sh, 0)
+	}
 	start := time.Now()
 	pl, err := buildPlan(ctx, p, false)
 	planTime := time.Since(start)
@@ -375,6 +381,9 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	}
 	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && countCliquesApart {
 		return countCliques(ctx, p, c, planTime)
+	}
+	if sh, ok := shapeFor(p); ok {
+		return countShape(ctx, p, sh, planTime)
 	}
 	if supportFor(p, pl) != nil {
 		if res, err, done := countWithSupports(ctx, p, pl, planTime); done {

@@ -132,7 +132,7 @@ func (Engine) StartSeconds() float64 { return 0 }
 // set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded
 // nodes when the search was not estimated), on the problem's threads of a GPU host's cores
 // (HostCoreSlowdown); for a clique the clique counter's time from the squared upward degrees
-// (engine.Workload.UpwardSquares).
+// (engine.Workload.UpwardSquares), for another shape its passes' (ShapeSeconds).
 // The work is Terms: the postponed groups' steps priced as Estimate.GroupKeptCost (each
 // group's set kept while its parents stay, as the leaf counter keeps it: against the 16-core
 // device host's times GroupStepCost put STMatch's q11, q14, q17 and q21 at 3-10 times their
@@ -154,6 +154,9 @@ func predict(w *engine.Workload) engine.Prediction {
 	if w.Clique != nil {
 		s := CliqueSeconds(w.Clique.K, w.UpwardSquares(), threads)
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
+	}
+	if p, ok := shapePrediction(w, threads); ok {
+		return p
 	}
 	seconds := w.Bound / (NodesPerSecond * gain)
 	note := fmt.Sprintf("%d thread(s)", threads)

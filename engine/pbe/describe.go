@@ -468,19 +468,6 @@ func shapeSeconds(w *engine.Workload) (float64, bool) {
 	if !ok || wk.EdgePasses == 0 && wk.Wedge == shapes.NoWedge && wk.CliqueK < 4 {
 		return 0, false
 	}
-	threads := max(1, w.Threads)
-	// (Induced 4-paths and 4-cycles: the passes of the shapes their sums take, and the clique
-	// counter's 4-cliques, each at its own shape's price: not fitted.)
-	pass := cpu.SupportPassSeconds(p.Data, threads)
-	s := ShapePassSlowdown * float64(wk.EdgePasses) * pass
-	switch wk.Wedge {
-	case shapes.WedgeCycle:
-		s += ShapeWedgeSlowdown * pass
-	case shapes.WedgeHouse, shapes.WedgeTailedCycle:
-		s += ShapeHouseSlowdown * pass
-	}
-	if wk.CliqueK >= 4 {
-		s += ShapeCliqueSlowdown * cpu.CliqueSeconds(wk.CliqueK, w.UpwardSquares(), threads)
-	}
-	return s, true
+	rates := cpu.ShapeRates{Pass: ShapePassSlowdown, Wedge: ShapeWedgeSlowdown, House: ShapeHouseSlowdown, Clique: ShapeCliqueSlowdown}
+	return cpu.ShapeSeconds(wk, rates, p.Data, w.UpwardSquares, max(1, w.Threads)), true
 }

@@ -2,8 +2,10 @@ package shapes
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/plan"
 )
@@ -71,5 +73,20 @@ func TestWedgesAllocateNothing(t *testing.T) {
 		}
 	}); allocs != 0 {
 		t.Errorf("4-paths: %v allocations a pass", allocs)
+	}
+}
+
+// TestTimesAutOverflow: a count of instances whose embeddings do not fit a uint64 is
+// engine.ErrOverflow, not a wrapped product; the unique count itself is returned as is.
+func TestTimesAutOverflow(t *testing.T) {
+	big := ^uint64(0)/4 + 1
+	if _, err := timesAut(big, 8, false); !errors.Is(err, engine.ErrOverflow) {
+		t.Errorf("timesAut(%d, 8) = %v; want ErrOverflow", big, err)
+	}
+	if _, err := WedgeHouse.embeddings(^uint64(0)/2+1, false); !errors.Is(err, engine.ErrOverflow) {
+		t.Errorf("a house's embeddings: %v; want ErrOverflow", err)
+	}
+	if n, err := timesAut(big, 8, true); err != nil || n != big {
+		t.Errorf("unique: %d, %v", n, err)
 	}
 }
