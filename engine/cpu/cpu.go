@@ -208,6 +208,9 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 // PlanOptions(p, false)), for --explain, with a line saying why when it is not pl (choosePlan).
 // It estimates as CountPlan does, so it costs what CountPlan's choice costs.
 func (Engine) RunPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) (*plan.Plan, string) {
+	if sh, ok := shapeFor(p); ok {
+		return pl, fmt.Sprintf("the CPU engine counts this pattern as a shape, without the plan: the %s counter (passes over the edges' common neighbours and the wedges)", sh.Name())
+	}
 	c := choosePlan(ctx, p, pl)
 	if sp := supportFor(c.problem, c.plan); sp != nil {
 		if c.note != "" {

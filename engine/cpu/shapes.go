@@ -66,8 +66,13 @@ func countShape(ctx context.Context, p *engine.Problem, sh shapes.Shape, planTim
 type ShapeRates struct{ Pass, Wedge, House, Clique float64 }
 
 // WholeShapeRates are this engine's, for its whole counts (shapes.Shape.Count without parts).
-// Fitted (2-core VM, 2026-12-06, docs/benchmarks.md, cpushapes) on R-MAT 14 and 16.
-var WholeShapeRates = ShapeRates{Pass: 1.4, Wedge: 2.7, House: 5.4, Clique: 1}
+// Fitted (2-core VM at load 8-12, 2026-12-06, branch cpushapes, docs/benchmarks.md): whole
+// processes' CPU seconds (2 threads, the graph's load included) over those prices on R-MAT 16
+// (edge factor 16), unlabelled and with 8 vertex labels (wildcards: the lists copied first):
+// diamonds 1.03 and 1.29, tailed triangles 1.19 and 1.24, 4-paths 1.09 and 1.29; 4-cycles 2.79
+// and 3.41; tailed 4-cycles 6.0 and 6.7, houses 6.1. The induced shapes' sums are not fitted
+// (each pass at its own price, the 4-cliques at the clique counter's).
+var WholeShapeRates = ShapeRates{Pass: 1.2, Wedge: 3, House: 6, Clique: 1}
 
 // ShapeSeconds is the predicted time of a shape count that makes work's passes on g on threads
 // threads, at rates; upwardSquares (plan.UpwardSquares) is read for the clique counter only.

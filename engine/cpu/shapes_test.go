@@ -215,7 +215,7 @@ func TestShapeCancel(t *testing.T) {
 }
 
 // TestShapePrediction: Predict prices a shape's count by its passes (ShapeSeconds), not the
-// search, and a listing by the search.
+// search, and a listing by the search; RunPlan (--explain) says so.
 func TestShapePrediction(t *testing.T) {
 	withShapes(t)
 	g, err := gen.RMAT(gen.RMATOptions{Scale: 10, EdgeFactor: 8, Seed: 1})
@@ -232,5 +232,17 @@ func TestShapePrediction(t *testing.T) {
 	w.Listing = true
 	if got := predict(w); strings.Contains(got.Note, "house") {
 		t.Errorf("a listing priced as the house counter: %+v", got)
+	}
+	// --explain says the count takes the counter, not the plan.
+	opts, err := PlanOptions(w.Problem, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.BuildContext(context.Background(), g, p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, note := (Engine{}).RunPlan(context.Background(), w.Problem, pl); !strings.Contains(note, "as a shape") {
+		t.Errorf("RunPlan's note %q", note)
 	}
 }
