@@ -7,6 +7,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/plan"
 )
 
@@ -33,19 +34,28 @@ func TestSumTimes(t *testing.T) {
 
 // TestWedgesAllocateNothing: the wedge pass's step from a vertex allocates nothing once a
 // worker's list of touched ends has grown (4-cycles, houses with their supports, tailed 4-cycles
-// with ext), nor does the edges' pass's step of a 4-path.
+// with ext), nor does the edges' pass's step of a 4-path; over parts and over the whole graph
+// (of nil).
 func TestWedgesAllocateNothing(t *testing.T) {
-	ctx := context.Background()
 	g, err := gen.RMAT(gen.RMATOptions{Scale: 8, EdgeFactor: 8, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := g.NumVertices()
-	of := make([]uint32, n)
-	for v := range of {
-		of[v] = uint32(v % 3)
+	parts := make([]uint32, n)
+	for v := range parts {
+		parts[v] = uint32(v % 3)
 	}
 	c := plan.Clique{K: 3}
+	for _, of := range [][]uint32{parts, nil} {
+		wedgesAllocateNothing(t, g, of, c)
+	}
+}
+
+// wedgesAllocateNothing is TestWedgesAllocateNothing over the parts of of.
+func wedgesAllocateNothing(t *testing.T, g *graph.Graph, of []uint32, c plan.Clique) {
+	ctx := context.Background()
+	n := g.NumVertices()
 	for _, shape := range []Wedge{WedgeCycle, WedgeHouse, WedgeTailedCycle} {
 		d := newEdgeCounter(g, of, c, edgeDiamonds)
 		if _, err := spanningByWedges(ctx, d, shape, 1); err != nil { // (d.sup, d.ext)
@@ -59,7 +69,7 @@ func TestWedgesAllocateNothing(t *testing.T) {
 		}
 		step()
 		if allocs := testing.AllocsPerRun(5, step); allocs != 0 {
-			t.Errorf("%v: %v allocations a pass", shape, allocs)
+			t.Errorf("%v (parts %v): %v allocations a pass", shape, of != nil, allocs)
 		}
 	}
 	d := newEdgeCounter(g, of, c, edgePaths)
@@ -72,7 +82,7 @@ func TestWedgesAllocateNothing(t *testing.T) {
 			d.vertex(uint32(x), marks)
 		}
 	}); allocs != 0 {
-		t.Errorf("4-paths: %v allocations a pass", allocs)
+		t.Errorf("4-paths (parts %v): %v allocations a pass", of != nil, allocs)
 	}
 }
 
