@@ -187,8 +187,12 @@ func (Engine) CountChecked(ctx context.Context, p *engine.Problem, checked func(
 }
 
 // CountPlan is Count with the plan already built (plan.BuildContext with PlanOptions(p, false));
-// planTime is reported as the result's PlanTime. It may run another plan (choosePlan).
+// planTime is reported as the result's PlanTime. It may run another plan (choosePlan), or count
+// a shape without one (shapes.go).
 func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime time.Duration) (engine.Result, error) {
+	if sh, ok := shapeFor(p); ok {
+		return countShape(ctx, p, sh, planTime) // (before choosePlan's plans and estimates)
+	}
 	t0 := time.Now()
 	c := choosePlan(ctx, p, pl)
 	res, err := countPlan(ctx, c.problem, c.plan, planTime+time.Since(t0))
@@ -384,9 +388,6 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	}
 	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && countCliquesApart {
 		return countCliques(ctx, p, c, planTime)
-	}
-	if sh, ok := shapeFor(p); ok {
-		return countShape(ctx, p, sh, planTime)
 	}
 	if supportFor(p, pl) != nil {
 		if res, err, done := countWithSupports(ctx, p, pl, planTime); done {
