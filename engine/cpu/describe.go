@@ -132,7 +132,7 @@ func (Engine) StartSeconds() float64 { return 0 }
 // set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded
 // nodes when the search was not estimated), on the problem's threads of a GPU host's cores
 // (HostCoreSlowdown); for a clique the clique counter's time from the squared upward degrees
-// (engine.Workload.UpwardSquares), for another shape its passes' (ShapeSeconds).
+// (engine.Workload.UpwardSquares).
 // The work is Terms: the postponed groups' steps priced as Estimate.GroupKeptCost (each
 // group's set kept while its parents stay, as the leaf counter keeps it: against the 16-core
 // device host's times GroupStepCost put STMatch's q11, q14, q17 and q21 at 3-10 times their
