@@ -165,6 +165,12 @@ func (Engine) CountChecked(ctx context.Context, p *engine.Problem, checked func(
 		}
 		return countCliques(ctx, p, c, 0)
 	}
+	if sh, ok := shapeFor(p); ok {
+		if err := checked(); err != nil {
+			return engine.Result{}, err
+		}
+		return countShape(ctx, p, sh, 0)
+	}
 	start := time.Now()
 	pl, err := buildPlan(ctx, p, false)
 	planTime := time.Since(start)
@@ -181,8 +187,12 @@ func (Engine) CountChecked(ctx context.Context, p *engine.Problem, checked func(
 }
 
 // CountPlan is Count with the plan already built (plan.BuildContext with PlanOptions(p, false));
-// planTime is reported as the result's PlanTime. It may run another plan (choosePlan).
+// planTime is reported as the result's PlanTime. It may run another plan (choosePlan), or count
+// a shape without one (shapes.go).
 func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime time.Duration) (engine.Result, error) {
+	if sh, ok := shapeFor(p); ok {
+		return countShape(ctx, p, sh, planTime) // (before choosePlan's plans and estimates)
+	}
 	t0 := time.Now()
 	c := choosePlan(ctx, p, pl)
 	res, err := countPlan(ctx, c.problem, c.plan, planTime+time.Since(t0))
@@ -202,6 +212,9 @@ func (Engine) CountPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, p
 // PlanOptions(p, false)), for --explain, with a line saying why when it is not pl (choosePlan).
 // It estimates as CountPlan does, so it costs what CountPlan's choice costs.
 func (Engine) RunPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan) (*plan.Plan, string) {
+	if sh, ok := shapeFor(p); ok {
+		return pl, fmt.Sprintf("the CPU engine counts this pattern as a shape, without the plan: the %s counter (passes over the edges' common neighbours and the wedges)", sh.Name())
+	}
 	c := choosePlan(ctx, p, pl)
 	if sp := supportFor(c.problem, c.plan); sp != nil {
 		if c.note != "" {

@@ -155,6 +155,9 @@ func predict(w *engine.Workload) engine.Prediction {
 		s := CliqueSeconds(w.Clique.K, w.UpwardSquares(), threads)
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
 	}
+	if p, ok := shapePrediction(w, threads); ok {
+		return p
+	}
 	seconds := w.Bound / (NodesPerSecond * gain)
 	note := fmt.Sprintf("%d thread(s)", threads)
 	if w.Estimate != nil {

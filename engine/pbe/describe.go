@@ -8,6 +8,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gpu"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
@@ -448,13 +449,13 @@ func chordlessCycle(p *pattern.Pattern) bool {
 }
 
 // shapeSeconds is the predicted time of the inter stage's count of w's pattern as a shape
-// (shapeOf, without a memory limit) on w's threads: the CPU engine's price of its clique counter
+// (shapes.Of, without a memory limit) on w's threads: the CPU engine's price of its clique counter
 // for a clique of 4 or more vertices (cpu.CliqueSeconds, from the squared upward degrees) times
 // ShapeCliqueSlowdown and of its edge supports' pass for a diamond, a tailed triangle or a path
 // of 4 vertices (the same pass, cpu.SupportPassSeconds) times ShapePassSlowdown, both for an
 // induced diamond, and that pass's price times ShapeWedgeSlowdown for a 4-cycle's wedge pass or
 // ShapeHouseSlowdown for a house's or a tailed 4-cycle's passes, the sum of its shapes' for an
-// induced 4-path or 4-cycle (inducedFour); false when the stage searches, or for triangles, whose count the seeded
+// induced 4-path or 4-cycle (shapes.Shape.Work); false when the stage searches, or for triangles, whose count the seeded
 // search's price stands for (the two took the same time on R-MAT 18, and the CPU engine has no
 // clique price for them).
 func shapeSeconds(w *engine.Workload) (float64, bool) {
@@ -462,33 +463,11 @@ func shapeSeconds(w *engine.Workload) (float64, bool) {
 	if p == nil || p.Data == nil || p.Pattern == nil {
 		return 0, false
 	}
-	sh, ok := shapeOf(p, 0)
-	if !ok || !sh.pass() && sh.wedge == noWedge && sh.clique.K < 4 {
+	sh, ok := shapes.Of(p, 0)
+	wk := sh.Work()
+	if !ok || wk.EdgePasses == 0 && wk.Wedge == shapes.NoWedge && wk.CliqueK < 4 {
 		return 0, false
 	}
-	threads := max(1, w.Threads)
-	var s float64
-	if sh.identity() {
-		// Induced 4-paths and 4-cycles: the passes of the shapes their sums take (inducedFour),
-		// and the clique counter's 4-cliques (not fitted: each at its own shape's price).
-		passes := 1.0 // diamonds
-		if sh.path {
-			passes = 3 // 4-paths, paws, diamonds
-		}
-		pass := cpu.SupportPassSeconds(p.Data, threads)
-		return (ShapePassSlowdown*passes+ShapeWedgeSlowdown)*pass + ShapeCliqueSlowdown*cpu.CliqueSeconds(4, w.UpwardSquares(), threads), true
-	}
-	switch sh.wedge {
-	case wedgeCycle:
-		return ShapeWedgeSlowdown * cpu.SupportPassSeconds(p.Data, threads), true
-	case wedgeHouse, wedgeTailedCycle:
-		return ShapeHouseSlowdown * cpu.SupportPassSeconds(p.Data, threads), true
-	}
-	if sh.pass() {
-		s = ShapePassSlowdown * cpu.SupportPassSeconds(p.Data, threads)
-	}
-	if !sh.pass() || sh.induced {
-		s += ShapeCliqueSlowdown * cpu.CliqueSeconds(sh.clique.K, w.UpwardSquares(), threads)
-	}
-	return s, true
+	rates := cpu.ShapeRates{Pass: ShapePassSlowdown, Wedge: ShapeWedgeSlowdown, House: ShapeHouseSlowdown, Clique: ShapeCliqueSlowdown}
+	return cpu.ShapeSeconds(wk, rates, p.Data, w.UpwardSquares, max(1, w.Threads)), true
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
@@ -73,9 +74,9 @@ func TestInterRandomPatternsAgainstOracle(t *testing.T) {
 					}
 				}
 			})
-			if sh, ok := shapeOf(prob, 0); ok {
-				if got, err := sh.count(ctx, prob, of); err != nil || got != want {
-					t.Fatalf("%s %v: the %s shape counts %d, oracle %d (%v)", what, sem, sh.name(), got, want, err)
+			if sh, ok := shapes.Of(prob, 0); ok {
+				if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
+					t.Fatalf("%s %v: the %s shape counts %d, oracle %d (%v)", what, sem, sh.Name(), got, want, err)
 				}
 			}
 			ran++
@@ -98,7 +99,7 @@ func TestInterRandomPatternsAgainstOracle(t *testing.T) {
 		for _, sem := range []engine.Semantics{{}, {Unique: true}} {
 			prob := &engine.Problem{Data: g, Pattern: paw, Semantics: sem, Threads: 2}
 			want, ok := interOracle(g, paw, sem, of)
-			sh, isShape := shapeOf(prob, 0)
+			sh, isShape := shapes.Of(prob, 0)
 			if !ok || !isShape {
 				continue
 			}
@@ -106,7 +107,7 @@ func TestInterRandomPatternsAgainstOracle(t *testing.T) {
 			if want > 0 {
 				pawsFound++
 			}
-			if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+			if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
 				t.Fatalf("seed %d: %s %v on %d vertices (%d vertex labels, %d edge labels), %s: the shape counts %d, oracle %d (%v)",
 					seed, paw, sem, g.NumVertices(), vls, els, cut, got, want, err)
 			}

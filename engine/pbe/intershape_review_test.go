@@ -10,6 +10,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/internal/cliques"
+	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
@@ -183,7 +184,7 @@ func TestInterShapesLabelledRandomParts(t *testing.T) {
 				if !ok {
 					continue
 				}
-				sh, ok := shapeOf(prob, 0)
+				sh, ok := shapes.Of(prob, 0)
 				if !ok {
 					if sem.Induced && p.NumEdges() == 5 {
 						continue // (edge labels: the seeded search)
@@ -191,8 +192,8 @@ func TestInterShapesLabelledRandomParts(t *testing.T) {
 					t.Fatalf("%s %v: no shape", p, sem)
 				}
 				for _, c := range []struct{ threads, matrixMax int }{{2, cliques.MatrixLimit}, {1, 0}, {2, 2}} {
-					sh.threads, sh.matrixMax = c.threads, c.matrixMax
-					if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+					sh.Threads, sh.MatrixMax = c.threads, c.matrixMax
+					if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
 						t.Fatalf("seed %d, %s %v, %+v: %d spanning, oracle %d (%v)", seed, p, sem, c, got, want, err)
 					}
 				}
@@ -231,13 +232,13 @@ func TestInterShapesMixedRoots(t *testing.T) {
 		}
 		is, _ := runInter(ctx, g, of, entryBytes(g), ip, 2, nil)
 		want, _ := ip.total(is.matches)
-		sh, ok := shapeOf(prob, 0)
+		sh, ok := shapes.Of(prob, 0)
 		if !ok || want == 0 {
 			t.Fatalf("%s: shape %v, %d spanning", p, ok, want)
 		}
 		for _, m := range []int{cliques.MatrixLimit, 64, 16, 0} {
-			sh.threads, sh.matrixMax = 2, m
-			if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+			sh.Threads, sh.MatrixMax = 2, m
+			if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
 				t.Errorf("%s, matrices up to %d: %d spanning, the seeded search %d (%v)", p, m, got, want, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/internal/cliques"
+	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
@@ -196,15 +197,15 @@ func TestInterShapesExactlyOnce(t *testing.T) {
 					if pc.paw {
 						want = spanningPawsByTuples(g, of, sem.Unique)
 					}
-					sh, ok := shapeOf(&engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, 0)
+					sh, ok := shapes.Of(&engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, 0)
 					if !ok {
 						t.Fatalf("%s is not a shape", pc.p)
 					}
 					// The clique counter's bit matrices, and its split sets alone (matrices of
 					// 2 members at most, or none).
 					for _, c := range []struct{ threads, matrixMax int }{{1, cliques.MatrixLimit}, {3, cliques.MatrixLimit}, {1, 2}, {2, 0}} {
-						sh.threads, sh.matrixMax = c.threads, c.matrixMax
-						got, err := sh.count(ctx, &engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, of)
+						sh.Threads, sh.MatrixMax = c.threads, c.matrixMax
+						got, err := sh.Count(ctx, &engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}, of)
 						if err != nil || got != want {
 							t.Fatalf("graph %d, parts %v, %s %v, %+v: %d spanning, brute force %d (%v)", gi, of, pc.p, sem, c, got, want, err)
 						}
@@ -263,8 +264,8 @@ func TestInterShapesAgainstOracle(t *testing.T) {
 				if !ok {
 					continue
 				}
-				sh, ok := shapeOf(prob, 0)
-				inducedDiamond, inducedPaw := p.NumEdges() == 5 && sem.Induced, tailedTriangle(p) && sem.Induced
+				sh, ok := shapes.Of(prob, 0)
+				inducedDiamond, inducedPaw := p.NumEdges() == 5 && sem.Induced, shapes.TailedTriangle(p) && sem.Induced
 				if ok == (inducedDiamond && g.HasEdgeLabels() || inducedPaw) {
 					t.Fatalf("seed %d: %s %v on edge labels %v: a shape %v", seed, p, sem, g.HasEdgeLabels(), ok)
 				}
@@ -272,8 +273,8 @@ func TestInterShapesAgainstOracle(t *testing.T) {
 					if !ok {
 						break
 					}
-					sh.threads = threads
-					if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+					sh.Threads = threads
+					if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
 						t.Fatalf("seed %d, %d parts, %s %v, %d threads: %d spanning, oracle %d (%v)", seed, parts, p, sem, threads, got, want, err)
 					}
 				}
@@ -354,33 +355,33 @@ func TestInterShapeBytes(t *testing.T) {
 		{uniformPattern(t, "", "", []string{"a", "b", "c", "d"}), engine.Semantics{Induced: true}, false},
 		{uniformPattern(t, "", "", []string{"a", "b", "c", "d", "a"}), engine.Semantics{Induced: true}, false}} {
 		prob := &engine.Problem{Data: g, Pattern: c.p, Semantics: c.sem, Threads: 2}
-		sh, ok := shapeOf(prob, 0)
-		if !ok || sh.threads != 2 {
-			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.threads)
+		sh, ok := shapes.Of(prob, 0)
+		if !ok || sh.Threads != 2 {
+			t.Fatalf("%s: not a shape, or %d workers", c.p, sh.Threads)
 		}
-		paw := (tailedTriangle(c.p) || path4(c.p)) && !c.sem.Induced // ext, 4 bytes a vertex, and a bit set a worker
-		wedge := wedgeShapeOf(c.p)                                   // its counters a worker, a house's supports
+		paw := (shapes.TailedTriangle(c.p) || shapes.Path4(c.p)) && !c.sem.Induced // ext, 4 bytes a vertex, and a bit set a worker
+		wedge := shapes.WedgeOf(c.p)                                               // its counters a worker, a house's supports
 		if c.sem.Induced {
-			wedge = noWedge // (induced 4-paths and 4-cycles: the clique counter's orientation besides)
+			wedge = shapes.NoWedge // (induced 4-paths and 4-cycles: the clique counter's orientation besides)
 		}
-		fixed, worker := wedge.bytes(g)
-		if c.diamond && !c.sem.Induced && sh.bytes != 2*plan.BitsetBytes(int(n)) || paw && sh.bytes != 4*n+2*plan.BitsetBytes(int(n)) ||
-			wedge != noWedge && (sh.bytes != fixed+2*worker || worker < 12*n) || !c.diamond && !paw && wedge == noWedge && sh.bytes < 8*n+2*2*n {
-			t.Errorf("%s %v: %d bytes accounted", c.p, c.sem, sh.bytes)
+		fixed, worker := wedge.Bytes(g)
+		if c.diamond && !c.sem.Induced && sh.Bytes != 2*plan.BitsetBytes(int(n)) || paw && sh.Bytes != 4*n+2*plan.BitsetBytes(int(n)) ||
+			wedge != shapes.NoWedge && (sh.Bytes != fixed+2*worker || worker < 12*n) || !c.diamond && !paw && wedge == shapes.NoWedge && sh.Bytes < 8*n+2*2*n {
+			t.Errorf("%s %v: %d bytes accounted", c.p, c.sem, sh.Bytes)
 		}
 		// A byte below two workers' memory: one worker, its matrices as large.
-		if one, ok := shapeOf(prob, sh.bytes-1); !ok || one.threads != 1 || one.matrixMax != sh.matrixMax {
-			t.Errorf("%s %v: within %d bytes: %+v, %v", c.p, c.sem, sh.bytes-1, one, ok)
+		if one, ok := shapes.Of(prob, sh.Bytes-1); !ok || one.Threads != 1 || one.MatrixMax != sh.MatrixMax {
+			t.Errorf("%s %v: within %d bytes: %+v, %v", c.p, c.sem, sh.Bytes-1, one, ok)
 		}
 		// One worker without a matrix: its memory takes the clique counter's matrix away.
 		bare := sh
-		bare.threads, bare.matrixMax = 1, 0
-		if low, ok := shapeOf(prob, bare.hostBytes(g)); !ok || low.matrixMax != 0 && (!c.diamond || c.sem.Induced) || low.threads != 1 {
-			t.Errorf("%s %v: within %d bytes: %+v, %v", c.p, c.sem, bare.hostBytes(g), low, ok)
+		bare.Threads, bare.MatrixMax = 1, 0
+		if low, ok := shapes.Of(prob, bare.HostBytes(g)); !ok || low.MatrixMax != 0 && (!c.diamond || c.sem.Induced) || low.Threads != 1 {
+			t.Errorf("%s %v: within %d bytes: %+v, %v", c.p, c.sem, bare.HostBytes(g), low, ok)
 		}
-		for _, limit := range []uint64{sh.bytes / 2, 8*n + 100, 64} {
-			if low, ok := shapeOf(prob, limit); ok && (low.bytes > limit || low.bytes != low.hostBytes(g)) {
-				t.Errorf("%s %v: within %d bytes the shape takes %d", c.p, c.sem, limit, low.bytes)
+		for _, limit := range []uint64{sh.Bytes / 2, 8*n + 100, 64} {
+			if low, ok := shapes.Of(prob, limit); ok && (low.Bytes > limit || low.Bytes != low.HostBytes(g)) {
+				t.Errorf("%s %v: within %d bytes the shape takes %d", c.p, c.sem, limit, low.Bytes)
 			}
 		}
 		want, err := cpu.Count(ctx, prob)
@@ -390,7 +391,7 @@ func TestInterShapeBytes(t *testing.T) {
 		e := &Engine{Partitioner: partition.Grow}
 		// --gpu-memory the budget, --memory the host's: a limit below the shape's memory counts
 		// by a smaller shape or by the seeded search, the same count.
-		for _, limit := range []uint64{1 << 30, sh.bytes - 1, 9 * n} {
+		for _, limit := range []uint64{1 << 30, sh.Bytes - 1, 9 * n} {
 			q := *prob
 			q.GPUMemoryLimit, q.MemoryLimit = partition.GraphBytes(g)/3, limit
 			res, st, err := e.CountStats(ctx, &q)
@@ -404,29 +405,8 @@ func TestInterShapeBytes(t *testing.T) {
 		for v := range of {
 			of[v] = uint32(v & 1)
 		}
-		if _, err := sh.count(cancelled, prob, of); !errors.Is(err, context.Canceled) {
+		if _, err := sh.Count(cancelled, prob, of); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s %v: a cancelled count returned %v", c.p, c.sem, err)
-		}
-	}
-}
-
-// TestSumTimes: inducedFour's weighted sums report an overflow in any term, not only in the
-// last one added (a product that overflows early stays an overflow).
-func TestSumTimes(t *testing.T) {
-	big := ^uint64(0)/2 + 1
-	for _, c := range []struct {
-		ts   []termTimes
-		want uint64
-		ok   bool
-	}{
-		{[]termTimes{{3, 4}, {5, 6}}, 42, true},
-		{nil, 0, true},
-		{[]termTimes{{big, 2}, {1, 1}}, 0, false}, // the first product overflows, the add after it does not
-		{[]termTimes{{big, 1}, {big, 1}}, 0, false},
-	} {
-		got, ok := sumTimes(c.ts)
-		if ok != c.ok || ok && got != c.want {
-			t.Errorf("sumTimes(%v) = %d, %v; want %d, %v", c.ts, got, ok, c.want, c.ok)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
@@ -139,9 +140,9 @@ func TestWedgeShapesRandomReview(t *testing.T) {
 			for _, sem := range proptest.AllSemantics {
 				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem, Threads: 2}
 				what := fmt.Sprintf("seed %d: %s %v on %d vertices (%d vertex labels, %d edge labels), parts %v", seed, p, sem, g.NumVertices(), vls, els, of)
-				sh, isShape := shapeOf(prob, 0)
-				if miss && isShape && (sh.wedge != noWedge || sh.path) {
-					t.Fatalf("%s: taken for a %s", what, sh.name())
+				sh, isShape := shapes.Of(prob, 0)
+				if miss && isShape && (sh.Work().Wedge != shapes.NoWedge || sh.Name() == "4-path") {
+					t.Fatalf("%s: taken for a %s", what, sh.Name())
 				}
 				if isShape {
 					want, ok := interOracle(g, p, sem, of)
@@ -149,13 +150,13 @@ func TestWedgeShapesRandomReview(t *testing.T) {
 						t.Fatalf("%s: the oracle gave up", what)
 					}
 					for _, threads := range []int{1, 2} {
-						sh.threads = threads
-						if got, err := sh.count(ctx, prob, of); err != nil || got != want {
-							t.Fatalf("%s, %d threads: the %s shape counts %d, oracle %d (%v)", what, threads, sh.name(), got, want, err)
+						sh.Threads = threads
+						if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
+							t.Fatalf("%s, %d threads: the %s shape counts %d, oracle %d (%v)", what, threads, sh.Name(), got, want, err)
 						}
 					}
 					if want > 0 {
-						counted[sh.name()]++
+						counted[sh.Name()]++
 					}
 				}
 				ref, err := cpu.Engine{}.Count(ctx, prob)

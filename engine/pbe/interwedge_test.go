@@ -10,13 +10,13 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/cpu"
+	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/oracle"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
-	"github.com/submatch/submatch/plan"
 )
 
 // pathWedgePatterns are the shapes of branch pbehouse with every vertex labelled vl and every
@@ -53,9 +53,9 @@ func TestInterPathWedgeShapesExactlyOnce(t *testing.T) {
 		for _, pc := range pathWedgePatterns(t, "", "") {
 			for _, sem := range proptest.AllSemantics {
 				prob := &engine.Problem{Data: g, Pattern: pc.p, Semantics: sem}
-				sh, ok := shapeOf(prob, 0)
-				if ok != (!sem.Induced || inducedShape(pc.name)) || ok && sh.name() != pc.name {
-					t.Fatalf("%s %v: a shape %v (%q)", pc.p, sem, ok, sh.name())
+				sh, ok := shapes.Of(prob, 0)
+				if ok != (!sem.Induced || inducedShape(pc.name)) || ok && sh.Name() != pc.name {
+					t.Fatalf("%s %v: a shape %v (%q)", pc.p, sem, ok, sh.Name())
 				}
 				if !ok {
 					continue
@@ -80,8 +80,8 @@ func TestInterPathWedgeShapesExactlyOnce(t *testing.T) {
 						}
 					}
 					for _, threads := range []int{1, 3} {
-						sh.threads = threads
-						if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+						sh.Threads = threads
+						if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
 							t.Fatalf("graph %d, parts %v, %s %v, %d threads: %d spanning, oracle %d (%v)", gi, of, pc.p, sem, threads, got, want, err)
 						}
 					}
@@ -133,12 +133,12 @@ func TestInterPathWedgeShapesAgainstOracle(t *testing.T) {
 			for _, sem := range proptest.AllSemantics {
 				prob := &engine.Problem{Data: g, Pattern: pc.p, Semantics: sem, Threads: 2}
 				what := fmt.Sprintf("seed %d: %s %v on %d vertices (%d vertex labels, %d edge labels), %s", seed, pc.p, sem, g.NumVertices(), vls, els, c.name)
-				sh, isShape := shapeOf(prob, 0)
+				sh, isShape := shapes.Of(prob, 0)
 				_, oneLabel := g.UniformVertexLabel()
 				wildLabels := vl == "" && !oneLabel || el == "" && g.HasEdgeLabels() // (no uniform run: not a shape)
 				shapeWanted := !wildLabels && (!sem.Induced || inducedShape(pc.name) && !g.HasEdgeLabels())
-				if isShape != shapeWanted || isShape && sh.name() != pc.name {
-					t.Fatalf("%s: a shape %v (%q)", what, isShape, sh.name())
+				if isShape != shapeWanted || isShape && sh.Name() != pc.name {
+					t.Fatalf("%s: a shape %v (%q)", what, isShape, sh.Name())
 				}
 				if !isShape {
 					continue
@@ -148,8 +148,8 @@ func TestInterPathWedgeShapesAgainstOracle(t *testing.T) {
 					continue
 				}
 				for _, threads := range []int{1, 3} {
-					sh.threads = threads
-					if got, err := sh.count(ctx, prob, c.of); err != nil || got != want {
+					sh.Threads = threads
+					if got, err := sh.Count(ctx, prob, c.of); err != nil || got != want {
 						t.Fatalf("%s, %d threads: the shape counts %d, oracle %d (%v)", what, threads, got, want, err)
 					}
 				}
@@ -211,26 +211,26 @@ func TestPathWedgeShapePrices(t *testing.T) {
 // house's degrees, its two hubs apart), a triangle with a tail of two (a tailed 4-cycle's, the
 // leaf on a vertex of degree 2), two triangles (six vertices of degree 2), a 5-cycle.
 func TestWedgeShapeOf(t *testing.T) {
-	for q, want := range map[string]wedgeShape{
-		"(a)-(b)-(c)-(d)-(a)":                        wedgeCycle,
-		"(a)-(b)-(c)-(d)-(a), (a)-(e)-(b)":           wedgeHouse,
-		"(a)-(b)-(c)-(d)-(a), (b)-(e)":               wedgeTailedCycle,
-		"(a)-(c)-(b)-(d)-(a), (a)-(e)-(b)":           noWedge, // K2,3
-		"(a)-(b)-(c)-(a), (a)-(d)-(e)":               noWedge,
-		"(a)-(b)-(c)-(a), (d)-(e)-(f)-(d)":           noWedge,
-		"(a)-(b)-(c)-(d)-(e)-(a)":                    noWedge,
-		"(a)-(b)-(c)-(d)-(a), (a)-(c)":               noWedge, // a diamond: a shape of the edges' pass
-		"(a)-(b)-(c)-(d)-(a), (a)-(e), (c)-(f)":      noWedge,
-		"(a)-(b)-(c)-(d)-(a), (a)-(e)-(b), (c)-(e)":  noWedge,
-		"(a)-(b)-(c)-(d)-(a), (a)-(e), (b)-(e)-(c)":  noWedge,
-		"(a)-(b)-(c)-(d)-(a), (a)-(e), (e)-(b)-(d)":  noWedge,
-		"(a)-(b)-(c)-(d)-(a), (e)-(a), (e)-(b), (f)": noWedge,
+	for q, want := range map[string]shapes.Wedge{
+		"(a)-(b)-(c)-(d)-(a)":                        shapes.WedgeCycle,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e)-(b)":           shapes.WedgeHouse,
+		"(a)-(b)-(c)-(d)-(a), (b)-(e)":               shapes.WedgeTailedCycle,
+		"(a)-(c)-(b)-(d)-(a), (a)-(e)-(b)":           shapes.NoWedge, // K2,3
+		"(a)-(b)-(c)-(a), (a)-(d)-(e)":               shapes.NoWedge,
+		"(a)-(b)-(c)-(a), (d)-(e)-(f)-(d)":           shapes.NoWedge,
+		"(a)-(b)-(c)-(d)-(e)-(a)":                    shapes.NoWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(c)":               shapes.NoWedge, // a diamond: a shape of the edges' pass
+		"(a)-(b)-(c)-(d)-(a), (a)-(e), (c)-(f)":      shapes.NoWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e)-(b), (c)-(e)":  shapes.NoWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e), (b)-(e)-(c)":  shapes.NoWedge,
+		"(a)-(b)-(c)-(d)-(a), (a)-(e), (e)-(b)-(d)":  shapes.NoWedge,
+		"(a)-(b)-(c)-(d)-(a), (e)-(a), (e)-(b), (f)": shapes.NoWedge,
 	} {
 		p, err := pattern.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := wedgeShapeOf(p); got != want {
+		if got := shapes.WedgeOf(p); got != want {
 			t.Errorf("%s: %v, want %v", q, got, want)
 		}
 	}
@@ -239,48 +239,3 @@ func TestWedgeShapeOf(t *testing.T) {
 // inducedShape says that the shape of pathWedgePatterns named name is one in induced counts too
 // (inducedFour).
 func inducedShape(name string) bool { return name == "4-path" || name == "4-cycle" }
-
-// TestWedgesAllocateNothing: the wedge pass's step from a vertex allocates nothing once a
-// worker's list of touched ends has grown (4-cycles, houses with their supports, tailed 4-cycles
-// with ext), nor does the edges' pass's step of a 4-path.
-func TestWedgesAllocateNothing(t *testing.T) {
-	ctx := context.Background()
-	g, err := gen.RMAT(gen.RMATOptions{Scale: 8, EdgeFactor: 8, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := g.NumVertices()
-	of := make([]uint32, n)
-	for v := range of {
-		of[v] = uint32(v % 3)
-	}
-	c := plan.Clique{K: 3}
-	for _, shape := range []wedgeShape{wedgeCycle, wedgeHouse, wedgeTailedCycle} {
-		d := newEdgeCounter(g, of, c, edgeDiamonds)
-		if _, err := spanningByWedges(ctx, d, shape, 1); err != nil { // (d.sup, d.ext)
-			t.Fatal(err)
-		}
-		ww := &wedgeWorker{w: make([]uint32, n), wp: make([]uint32, n), tau: make([]uint64, n), taup: make([]uint64, n)}
-		step := func() {
-			for a := range n {
-				d.wedges(uint32(a), shape, ww)
-			}
-		}
-		step()
-		if allocs := testing.AllocsPerRun(5, step); allocs != 0 {
-			t.Errorf("%v: %v allocations a pass", shape, allocs)
-		}
-	}
-	d := newEdgeCounter(g, of, c, edgePaths)
-	if _, err := spanningByEdges(ctx, d, 1); err != nil {
-		t.Fatal(err)
-	}
-	marks := plan.NewBitset(n)
-	if allocs := testing.AllocsPerRun(5, func() {
-		for x := range n {
-			d.vertex(uint32(x), marks)
-		}
-	}); allocs != 0 {
-		t.Errorf("4-paths: %v allocations a pass", allocs)
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/pattern"
@@ -46,23 +47,23 @@ func TestInterShapesOfWildcards(t *testing.T) {
 		for name, p := range pats {
 			for _, sem := range proptest.AllSemantics {
 				prob := &engine.Problem{Data: g, Pattern: p, Semantics: sem}
-				sh, ok := shapeOf(prob, 0)
+				sh, ok := shapes.Of(prob, 0)
 				if ok == (sem.Induced && notInduced[name]) {
 					t.Fatalf("seed %d: %s %v: a shape %v", seed, name, sem, ok)
 				}
 				if !ok {
 					continue
 				}
-				if _, uniform := g.UniformVertexLabel(); uniform == sh.clique.AnyVertex || g.HasEdgeLabels() != sh.clique.AnyEdge {
-					t.Fatalf("seed %d: %s: labels %+v on a graph of one vertex label %v, edge labels %v", seed, name, sh.clique.Labels, uniform, g.HasEdgeLabels())
+				if _, uniform := g.UniformVertexLabel(); uniform == sh.Labels().AnyVertex || g.HasEdgeLabels() != sh.Labels().AnyEdge {
+					t.Fatalf("seed %d: %s: labels %+v on a graph of one vertex label %v, edge labels %v", seed, name, sh.Labels(), uniform, g.HasEdgeLabels())
 				}
 				want, ok := oracleSpanning(g, p, sem, of)
 				if !ok {
 					continue
 				}
 				for _, threads := range []int{1, 3} {
-					sh.threads = threads
-					if got, err := sh.count(ctx, prob, of); err != nil || got != want {
+					sh.Threads = threads
+					if got, err := sh.Count(ctx, prob, of); err != nil || got != want {
 						t.Fatalf("seed %d, %d parts, %s %v, %d threads: %d spanning, oracle %d (%v)", seed, parts, name, sem, threads, got, want, err)
 					}
 				}

@@ -1,4 +1,4 @@
-package pbe
+package shapes
 
 import (
 	"context"
@@ -41,35 +41,35 @@ import (
 //     - 1) Σ over x of (deg(x) - 2); within part P with deg_P = deg - ext (spanningByEdges' ext).
 //     Embeddings are 2 an instance.
 
-// wedgeShape is a shape the wedge pass counts.
-type wedgeShape uint8
+// Wedge is a shape the wedge pass counts.
+type Wedge uint8
 
 const (
-	noWedge wedgeShape = iota
-	wedgeCycle
-	wedgeHouse
-	wedgeTailedCycle // a 4-cycle and a pendant vertex on one of its vertices
+	NoWedge Wedge = iota
+	WedgeCycle
+	WedgeHouse
+	WedgeTailedCycle // a 4-cycle and a pendant vertex on one of its vertices
 )
 
 // String is the shape as Stats.InterShape names it.
-func (s wedgeShape) String() string {
+func (s Wedge) String() string {
 	switch s {
-	case wedgeCycle:
+	case WedgeCycle:
 		return "4-cycle"
-	case wedgeHouse:
+	case WedgeHouse:
 		return "house"
-	case wedgeTailedCycle:
+	case WedgeTailedCycle:
 		return "tailed-4-cycle"
 	}
 	return "none"
 }
 
-// wedgeShapeOf is p's wedge shape: a 4-cycle (four vertices of degree 2, one cycle: two
+// WedgeOf is p's wedge shape: a 4-cycle (four vertices of degree 2, one cycle: two
 // triangles take six), a house (five vertices, six edges, degrees 3, 3, 2, 2, 2, the two of
 // degree 3 adjacent: else it is K2,3), a tailed 4-cycle (five vertices, five edges, degrees 3,
 // 2, 2, 2, 1, the leaf on the vertex of degree 3: else it is a triangle with a tail of two), or
-// noWedge.
-func wedgeShapeOf(p *pattern.Pattern) wedgeShape {
+// NoWedge.
+func WedgeOf(p *pattern.Pattern) Wedge {
 	n := p.NumVertices()
 	deg := degreeCounts(p)
 	var hubs []int
@@ -84,20 +84,20 @@ func wedgeShapeOf(p *pattern.Pattern) wedgeShape {
 	}
 	switch {
 	case n == 4 && p.NumEdges() == 4 && deg[2] == 4:
-		return wedgeCycle
+		return WedgeCycle
 	case n == 5 && p.NumEdges() == 6 && deg[3] == 2 && deg[2] == 3 && p.Adjacent(hubs[0], hubs[1]):
-		return wedgeHouse
+		return WedgeHouse
 	case n == 5 && p.NumEdges() == 5 && deg[3] == 1 && deg[2] == 3 && deg[1] == 1 && p.Adjacent(hubs[0], leaf):
-		return wedgeTailedCycle
+		return WedgeTailedCycle
 	}
-	return noWedge
+	return NoWedge
 }
 
 // embeddings is n spanning instances as the convention counts them: n itself for unique
 // counts, else n times the shape's automorphisms; engine.ErrOverflow when that does not fit.
-func (s wedgeShape) embeddings(n uint64, unique bool) (uint64, error) {
+func (s Wedge) embeddings(n uint64, unique bool) (uint64, error) {
 	aut := uint64(2) // a house's, a tailed 4-cycle's
-	if s == wedgeCycle {
+	if s == WedgeCycle {
 		aut = 8
 	}
 	return timesAut(n, aut, unique)
@@ -107,12 +107,12 @@ func (s wedgeShape) embeddings(n uint64, unique bool) (uint64, error) {
 // bytes a list entry, 8 a vertex) or the tailed 4-cycle's ext (4 bytes a vertex), and a
 // worker's counters (wedgeWorker: 12 bytes a vertex, 28 with the sums, and the diamonds' pass's
 // bit set).
-func (s wedgeShape) bytes(g *graph.Graph) (fixed, worker uint64) {
+func (s Wedge) Bytes(g *graph.Graph) (fixed, worker uint64) {
 	n := uint64(g.NumVertices())
 	switch s {
-	case wedgeHouse:
+	case WedgeHouse:
 		fixed = 8*2*g.NumEdges() + 8*(n+1)
-	case wedgeTailedCycle:
+	case WedgeTailedCycle:
 		fixed = 4 * n
 	default:
 		return 0, 12 * n
@@ -163,13 +163,13 @@ type wedgeWorker struct {
 // 4-cycles by their vertex of highest id, houses and tailed 4-cycles from their 4-cycles, less
 // the diamonds' pass's count). It returns ctx's error when ctx ends first, engine.ErrOverflow
 // when a sum does not fit.
-func spanningByWedges(ctx context.Context, d *edgeCounter, shape wedgeShape, threads int) (uint64, error) {
+func spanningByWedges(ctx context.Context, d *edgeCounter, shape Wedge, threads int) (uint64, error) {
 	n := d.g.NumVertices()
 	const chunk = 32
 	workers := par.Workers(n, max(threads, 1), chunk)
 	var diamonds uint64
-	if shape != wedgeCycle {
-		if shape == wedgeHouse {
+	if shape != WedgeCycle {
+		if shape == WedgeHouse {
 			d.sup = newEdgeSupports(d)
 		} else {
 			d.countExt(workers)
@@ -183,22 +183,22 @@ func spanningByWedges(ctx context.Context, d *edgeCounter, shape wedgeShape, thr
 	sum, err := sumHubsFirst(ctx, n, workers, chunk, func(w int, a uint32) (uint64, bool) {
 		if ws[w] == nil {
 			ws[w] = &wedgeWorker{w: make([]uint32, n), wp: make([]uint32, n)}
-			if shape != wedgeCycle {
+			if shape != WedgeCycle {
 				ws[w].tau, ws[w].taup = make([]uint64, n), make([]uint64, n)
 			}
 		}
 		return d.wedges(a, shape, ws[w])
 	})
-	if err != nil || shape == wedgeCycle {
+	if err != nil || shape == WedgeCycle {
 		return sum, err
 	}
 	chords := uint64(4) // a house's roof on its cycle: four a diamond
-	if shape == wedgeTailedCycle {
+	if shape == WedgeTailedCycle {
 		chords = 2 // a tailed 4-cycle's pendant opposite its hub: two a diamond
 	}
 	less, ok := checked.Mul(diamonds, chords)
 	if !ok || less > sum {
-		return 0, fmt.Errorf("pbe: %d spanning diamonds against a wedge sum of %d", diamonds, sum)
+		return 0, fmt.Errorf("shapes: %d spanning diamonds against a wedge sum of %d", diamonds, sum)
 	}
 	return sum - less, nil
 }
@@ -208,23 +208,26 @@ func spanningByWedges(ctx context.Context, d *edgeCounter, shape wedgeShape, thr
 // 1) tau, tau the edges' supports (d.sup) summed; the tailed 4-cycles' C(w, 2)(deg(a) + deg(c)
 // - 4) + (w - 1) tau, tau the middle vertices' deg - 2 summed (deg_P = deg - ext within the
 // part). ok is false on overflow. ww's counters are zero before and after.
-func (d *edgeCounter) wedges(a uint32, shape wedgeShape, ww *wedgeWorker) (sum uint64, ok bool) {
-	pa, sup := d.of[a], d.sup
-	house, tailed := shape == wedgeHouse, shape == wedgeTailedCycle
+func (d *edgeCounter) wedges(a uint32, shape Wedge, ww *wedgeWorker) (sum uint64, ok bool) {
+	pa, sup := d.part(a), d.sup
+	house, tailed := shape == WedgeHouse, shape == WedgeTailedCycle
 	as := d.list(a)
 	for k, x := range as {
 		if x >= a {
 			break // (the runs ascend)
 		}
-		in := d.of[x] == pa
+		in := d.part(x) == pa
 		cs := d.list(x)
 		var xa, xpa uint64 // what x adds to tau (and taup) of every c, besides the house's t(x, c)
 		switch shape {
-		case wedgeHouse:
+		case WedgeHouse:
 			at := sup.off[a] + uint64(k)
 			xa, xpa = uint64(sup.t[at]), uint64(sup.tp[at])
-		case wedgeTailedCycle:
-			xa, xpa = uint64(len(cs)-2), uint64(len(cs)-2-int(d.ext[x])) // (x has a and c: xpa only where both are in the part)
+		case WedgeTailedCycle:
+			xa = uint64(len(cs) - 2)
+			if in {
+				xpa = uint64(len(cs) - 2 - int(d.ext[x])) // (x has a and c: xpa only where both are in the part)
+			}
 		}
 		for j, c := range cs {
 			if c >= a {
@@ -234,7 +237,7 @@ func (d *edgeCounter) wedges(a uint32, shape wedgeShape, ww *wedgeWorker) (sum u
 				ww.touched = append(ww.touched, c)
 			}
 			ww.w[c]++
-			inC := in && d.of[c] == pa
+			inC := in && d.part(c) == pa
 			if inC {
 				ww.wp[c]++
 			}
@@ -261,9 +264,9 @@ func (d *edgeCounter) wedges(a uint32, shape wedgeShape, ww *wedgeWorker) (sum u
 		var s uint64
 		fits := true
 		switch shape {
-		case wedgeCycle:
+		case WedgeCycle:
 			s = w*(w-1)/2 - wp*(wp-1)/2 // (w < 2^32)
-		case wedgeHouse:
+		case WedgeHouse:
 			if s, fits = checked.Mul(w-1, ww.tau[c]); wp > 1 {
 				s -= (wp - 1) * ww.taup[c]
 			}
