@@ -8,11 +8,25 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/internal/cliques"
+	"github.com/submatch/submatch/graph"
+	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
 
-// Cliques (plan.AsClique) are counted without the general search, by the shared clique counter
-// (package engine/internal/cliques).
+// Cliques of three or more vertices with uniform labels (asClique) are counted without the
+// general search, by the shared clique counter (package engine/internal/cliques).
+
+// minCliqueSize is the smallest clique the CPU engine counts with the clique counter: below
+// plan.MinCliqueSize, triangles too, which the counter takes from each root's marked upward
+// neighbours, every other member's upward list scanned against the marks (measured against the
+// general search in docs/benchmarks.md, branch cputri).
+const minCliqueSize = 3
+
+// asClique is plan.AsClique for the CPU engine: the clique form of p in g when p is a clique of
+// at least minCliqueSize vertices with uniform labels.
+func asClique(g *graph.Graph, p *pattern.Pattern) (plan.Clique, bool) {
+	return plan.CliqueOf(g, p, minCliqueSize)
+}
 
 // countCliquesApart turns the clique counter on; tests turn it off to check it against the
 // general search.
