@@ -160,7 +160,7 @@ func (Engine) CountChecked(ctx context.Context, p *engine.Problem, checked func(
 	if checked == nil {
 		checked = func() error { return nil }
 	}
-	if c, ok := asClique(p.Data, p.Pattern); ok && countCliquesApart {
+	if c, ok := asClique(p); ok && countCliquesApart {
 		if err := checked(); err != nil {
 			return engine.Result{}, err
 		}
@@ -265,7 +265,7 @@ func symmetryBroken(ctx context.Context, p *engine.Problem, pl *plan.Plan) *plan
 	if p.Semantics.Unique || p.Semantics.Induced || pl.Empty || symmetryBreakMode < 0 {
 		return nil
 	}
-	if _, ok := asClique(p.Data, p.Pattern); ok || (symmetryBreakMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
+	if _, ok := asClique(p); ok || (symmetryBreakMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
 		return nil
 	}
 	if !keepsSymmetry(pl) {
@@ -335,7 +335,7 @@ func uniqueByEmbeddings(ctx context.Context, p *engine.Problem, pl *plan.Plan) (
 	if !p.Semantics.Unique || p.Semantics.Induced || pl.Empty || uniqueByEmbeddingsMode < 0 {
 		return nil, nil, 0
 	}
-	if _, ok := asClique(p.Data, p.Pattern); ok {
+	if _, ok := asClique(p); ok {
 		return nil, nil, 0 // the clique counter counts unique cliques as fast
 	}
 	opts, err := PlanOptions(p, false)
@@ -374,7 +374,7 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	if pl.Empty {
 		return engine.Result{PlanTime: planTime}, ctx.Err()
 	}
-	if c, ok := asClique(p.Data, p.Pattern); ok && countCliquesApart {
+	if c, ok := asClique(p); ok && countCliquesApart {
 		return countCliques(ctx, p, c, planTime)
 	}
 	if supportFor(p, pl) != nil {

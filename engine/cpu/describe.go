@@ -185,7 +185,7 @@ func cliqueOf(w *engine.Workload) *plan.Clique {
 	if w.Clique != nil || w.Listing || !countCliquesApart || w.Problem == nil || w.Problem.Data == nil || w.Problem.Pattern == nil {
 		return w.Clique
 	}
-	if c, ok := asClique(w.Problem.Data, w.Problem.Pattern); ok {
+	if c, ok := asClique(w.Problem); ok {
 		return &c
 	}
 	return nil
