@@ -20,7 +20,7 @@ var countCliquesApart = true
 
 // minCliqueSize is the smallest clique the CPU engine counts with the clique counter: below
 // plan.MinCliqueSize, triangles too, which the counter takes from each root's marked upward
-// neighbours, every other member's upward list scanned against the marks (3-4 times less CPU
+// neighbours, every other member's upward list scanned against the marks (2.5-3.7 times less CPU
 // time than the general search on R-MAT scales 16-20: docs/benchmarks.md, branch cputri).
 const minCliqueSize = 3
 

@@ -102,7 +102,7 @@ const (
 	// CliqueSecondsPerSquare (where k-3 would price them at nothing). One thread on the 2-core
 	// machine at load 6-13 (2026-12-06, branch cputri), CPU time of the whole process over the
 	// units, medians of 3: R-MAT scales 16-20, edge factor 16: 1.6, 2.6, 2.7, 2.4, 4.3e-9; 27:
-	// 1.7, 2.0, 1.9, 3.0, 2.9e-9 (median 2.5e-9, rising with the scale as the marks leave the
+	// 1.7, 2.0, 1.9, 3.0, 3.7e-9 (median 2.5e-9, rising with the scale as the marks leave the
 	// cache). 0.6 is 2.7e-9 a unit, within 0.6-1.6x of each.
 	TriangleSquareShare = 0.6
 )
