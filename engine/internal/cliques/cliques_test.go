@@ -109,3 +109,49 @@ func TestTrianglesAgainstIntersections(t *testing.T) {
 		}
 	}
 }
+
+// heldBytes is what w's buffers hold.
+func heldBytes(w *cliqueWorker) uint64 {
+	b := 8*uint64(cap(w.rows)) + 2*uint64(cap(w.mark)) + 4*uint64(cap(w.same)) + 8*uint64(cap(w.upBits))
+	for _, l := range w.lists {
+		b += 4 * uint64(cap(l))
+	}
+	for _, s := range w.bitSets {
+		b += 8 * uint64(cap(s))
+	}
+	return b
+}
+
+// TestTriangleWorkerMemory: a worker that has counted every root's triangles holds no more than
+// WorkerMemory (Count) or SpanningWorkerMemory (CountSpanning, which marks by part) says, and
+// the 4-cliques' workers no more than theirs.
+func TestTriangleWorkerMemory(t *testing.T) {
+	g := gen.RandomGraph(7, 300, 0.2, 1, 1)
+	of := make([]uint32, g.NumVertices())
+	for v := range of {
+		of[v] = uint32(v % 3)
+	}
+	size := SizeOf(g)
+	for _, k := range []int{3, 4} {
+		c, ok := plan.CliqueOf(g, proptest.Clique(t, k, "", ""), 3)
+		if !ok {
+			t.Fatal("not a clique")
+		}
+		o := c.Orient(g, 1)
+		var stop atomic.Bool
+		w := newCliqueWorker(o, k, MatrixLimit, &stop)
+		for r := range uint32(g.NumVertices()) {
+			w.root(r)
+		}
+		if held, bound := heldBytes(w), WorkerMemory(size, k, MatrixLimit); held > bound || held == 0 {
+			t.Errorf("%d-cliques: a worker holds %d bytes, WorkerMemory %d", k, held, bound)
+		}
+		s := newCliqueWorker(o, k, MatrixLimit, &stop)
+		for r := range uint32(g.NumVertices()) {
+			s.rootSpanning(r, of)
+		}
+		if held, bound := heldBytes(s), SpanningWorkerMemory(size, k, MatrixLimit); held > bound || held == 0 {
+			t.Errorf("%d-cliques spanning parts: a worker holds %d bytes, SpanningWorkerMemory %d", k, held, bound)
+		}
+	}
+}
