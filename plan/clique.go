@@ -50,8 +50,11 @@ func (l Labels) GraphBytes(g *graph.Graph) uint64 {
 	return g.WithoutLabelsBytes(l.AnyVertex, l.AnyEdge)
 }
 
-// MinCliqueSize is the smallest clique the dedicated counters take: triangles are already one
-// intersection per edge in the general engines.
+// MinCliqueSize is the smallest clique AsClique takes, for the GPU clique kernel and auto's
+// choice: the GPU engines search triangles, one intersection per edge. The CPU engine and pbe's
+// inter stage take triangles to the clique counter too (CliqueOf with 3: on one thread it
+// counted R-MAT's triangles in 2.5-3.7 times less CPU time than the CPU engine's search,
+// docs/benchmarks.md, branch cputri).
 const MinCliqueSize = 4
 
 // AsClique returns the clique form of p for counting in g, when p is a clique of at least

@@ -36,7 +36,9 @@ func countGeneral(t *testing.T, prob *engine.Problem) uint64 {
 // TestCliqueCounter checks the clique counter against the general search (and, on the
 // smaller graphs, the brute-force oracle) on random labelled graphs dense enough to hold
 // cliques of up to 8 vertices (the oracle up to 5), for all conventions, with the bit matrix small enough to force
-// the splitting path, one word wide, and several words wide.
+// the splitting path, one word wide, and several words wide. Triangles (the counter's marked
+// upward neighbours, no matrix) are checked with the oracle on every graph, labels exact and
+// wildcards.
 func TestCliqueCounter(t *testing.T) {
 	defer func(limit int) { cliques.MatrixLimit = limit }(cliques.MatrixLimit)
 	type graphCase struct {
@@ -65,17 +67,17 @@ func TestCliqueCounter(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, gc := range cases {
-		for k := plan.MinCliqueSize; k <= maxK; k++ {
+		for k := minCliqueSize; k <= maxK; k++ {
 			for _, vl := range gc.vertexLabels {
 				for _, el := range gc.labels {
 					p := proptest.Clique(t, k, vl, el)
-					if _, ok := plan.AsClique(gc.g, p); !ok {
+					if _, ok := asClique(&engine.Problem{Data: gc.g, Pattern: p}); !ok {
 						t.Fatalf("%s: %d-clique (%q, %q) not taken as a clique", gc.name, k, vl, el)
 					}
 					for _, sem := range proptest.AllSemantics {
 						prob := &engine.Problem{Data: gc.g, Pattern: p, Semantics: sem, Threads: 2}
 						want := countGeneral(t, prob)
-						if gc.oracle && k <= 5 {
+						if gc.oracle && k <= 5 || k == 3 {
 							if o := oracle.Count(gc.g, p, sem); o != want {
 								t.Fatalf("%s, %d-clique (%q, %q), %s: general search %d, oracle %d", gc.name, k, vl, el, sem, want, o)
 							}
@@ -110,19 +112,23 @@ func TestNotACliqueShape(t *testing.T) {
 		g *graph.Graph
 		p string
 	}{
-		{oneLabel, "(a)-(b)-(c)-(a)"},                                    // a triangle: the general search
+		{oneLabel, "(a)-(b)-(c)-(a)"},                                    // a triangle: general search but the CPU engine's
 		{oneLabel, "(a)-(b)-(c)-(d)-(a), (a)-(c)"},                       // one edge short
 		{oneLabel, "(a:0)-(b:1)-(c:0)-(a), (a)-(d:0), (b)-(d), (c)-(d)"}, // mixed vertex labels
 		{oneLabel, "(a)-[:1]-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d)"},    // mixed edge labels
 		{oneLabel, "(a)-(b)-(c)-(a), (a)-(d), (b)-(d), (c)-(d), (e)"},    // an isolated fifth vertex
 	}
-	for _, c := range cases {
+	for i, c := range cases {
 		p, err := pattern.Parse(c.p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := plan.AsClique(c.g, p); ok {
 			t.Errorf("%s taken as a clique", c.p)
+		}
+		// The CPU engine counts triangles with the clique counter too, nothing else of these.
+		if _, ok := asClique(&engine.Problem{Data: c.g, Pattern: p}); ok != (i == 0) {
+			t.Errorf("%s taken by the CPU engine's clique counter: %v", c.p, ok)
 		}
 	}
 	p := proptest.Clique(t, 4, "", "")
@@ -202,6 +208,30 @@ func TestCliqueMemoryLimit(t *testing.T) {
 		if got, err := (Engine{}).Count(context.Background(), prob); err != nil || got.Count != want {
 			t.Fatalf("one worker's memory with matrices of %d: %d, %v; want %d", matrix, got.Count, err, want)
 		}
+	}
+	// Triangles: one bit a vertex a worker, no matrix; a byte short of it, the general search
+	// takes them, as it did before (here its own buffers do not fit either: ErrMemory).
+	// (A sparse graph of many vertices: the orientation table outweighs the search's buffers.)
+	sparse := gen.RandomGraphM(2, 3000, 9000, 1, 1)
+	tri := &engine.Problem{Data: sparse, Pattern: proptest.Clique(t, 3, "", ""), Threads: 4}
+	want = countGeneral(t, tri)
+	tri.MemoryLimit = 8*uint64(sparse.NumVertices()) + cliques.WorkerMemory(cliques.SizeOf(sparse), 3, cliques.MatrixLimit)
+	if _, ok := asClique(tri); !ok {
+		t.Fatal("triangles in one worker's memory left to the general search")
+	}
+	if got, err := (Engine{}).Count(context.Background(), tri); err != nil || got.Count != want {
+		t.Fatalf("triangles in one worker's memory: %d, %v; want %d", got.Count, err, want)
+	}
+	tri.MemoryLimit--
+	if _, ok := asClique(tri); ok {
+		t.Fatal("triangles a byte short of one worker taken by the clique counter")
+	}
+	got, err := (Engine{}).Count(context.Background(), tri)
+	countCliquesApart = false
+	general, gerr := (Engine{}).Count(context.Background(), tri)
+	countCliquesApart = true
+	if got.Count != general.Count || (err == nil) != (gerr == nil) || gerr != nil && !errors.Is(err, engine.ErrMemory) {
+		t.Fatalf("triangles a byte short of one worker: %d, %v; the general search %d, %v", got.Count, err, general.Count, gerr)
 	}
 	// A small graph needs no 4,096-member matrix: its worker fits in a few KiB.
 	small := gen.RandomGraph(3, 10, 0.8, 1, 1)

@@ -20,9 +20,10 @@
 // estimates of both plans (symmetryBroken) say so. Root
 // candidates are shared among worker goroutines that steal work from each other.
 //
-// Cliques of four or more vertices with uniform labels (plan.AsClique) are counted apart, in
+// Cliques of three or more vertices with uniform labels (asClique) are counted apart, in
 // cliques.go: each root's upward neighbourhood becomes a bit matrix and the rest of the clique is
-// counted with ANDs and popcounts, 64 candidates a word.
+// counted with ANDs and popcounts, 64 candidates a word; for a triangle it is marked and the
+// other members' upward lists are scanned against the marks.
 package cpu
 
 import (
@@ -159,7 +160,7 @@ func (Engine) CountChecked(ctx context.Context, p *engine.Problem, checked func(
 	if checked == nil {
 		checked = func() error { return nil }
 	}
-	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && countCliquesApart {
+	if c, ok := asClique(p); ok && countCliquesApart {
 		if err := checked(); err != nil {
 			return engine.Result{}, err
 		}
@@ -277,7 +278,7 @@ func symmetryBroken(ctx context.Context, p *engine.Problem, pl *plan.Plan) *plan
 	if p.Semantics.Unique || p.Semantics.Induced || pl.Empty || symmetryBreakMode < 0 {
 		return nil
 	}
-	if _, ok := plan.AsClique(p.Data, p.Pattern); ok || (symmetryBreakMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
+	if _, ok := asClique(p); ok || (symmetryBreakMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
 		return nil
 	}
 	if !keepsSymmetry(pl) {
@@ -347,7 +348,7 @@ func uniqueByEmbeddings(ctx context.Context, p *engine.Problem, pl *plan.Plan) (
 	if !p.Semantics.Unique || p.Semantics.Induced || pl.Empty || uniqueByEmbeddingsMode < 0 {
 		return nil, nil, 0
 	}
-	if _, ok := plan.AsClique(p.Data, p.Pattern); ok {
+	if _, ok := asClique(p); ok {
 		return nil, nil, 0 // the clique counter counts unique cliques as fast
 	}
 	opts, err := PlanOptions(p, false)
@@ -386,7 +387,7 @@ func countPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime t
 	if pl.Empty {
 		return engine.Result{PlanTime: planTime}, ctx.Err()
 	}
-	if c, ok := plan.AsClique(p.Data, p.Pattern); ok && countCliquesApart {
+	if c, ok := asClique(p); ok && countCliquesApart {
 		return countCliques(ctx, p, c, planTime)
 	}
 	if supportFor(p, pl) != nil {

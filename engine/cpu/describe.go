@@ -97,6 +97,14 @@ const (
 	// (edge factor 16) and 18 (27), the same each scale, as the 2026-12-03 build's times there
 	// were about half those recorded on 2026-12-03.
 	CliqueSecondsPerSquare = 4.5e-9
+	// TriangleSquareShare is the clique counter's time for triangles (its marked upward
+	// neighbours: cliques.go) per unit of plan.UpwardSquares, as a share of
+	// CliqueSecondsPerSquare (where k-3 would price them at nothing). One thread on the 2-core
+	// machine at load 6-13 (2026-12-06, branch cputri), CPU time of the whole process over the
+	// units, medians of 3: R-MAT scales 16-20, edge factor 16: 1.6, 2.6, 2.7, 2.4, 4.3e-9; 27:
+	// 1.7, 2.0, 1.9, 3.0, 3.7e-9 (median 2.5e-9, rising with the scale as the marks leave the
+	// cache). 0.6 is 2.7e-9 a unit, within 0.6-1.6x of each.
+	TriangleSquareShare = 0.6
 )
 
 // pairSumOf returns the pair sum the search of w's plan would take, or nil.
@@ -131,8 +139,8 @@ func (Engine) StartSeconds() float64 { return 0 }
 // Predict implements engine.Predictor: the estimated search nodes at NodesPerSecond or its
 // set-operation steps (see CostPerSecond) at CostPerSecond, whichever takes longer (the bounded
 // nodes when the search was not estimated), on the problem's threads of a GPU host's cores
-// (HostCoreSlowdown); for a clique the clique counter's time from the squared upward degrees
-// (engine.Workload.UpwardSquares).
+// (HostCoreSlowdown); for a clique, a triangle count included (cliqueOf), the clique counter's
+// time from the squared upward degrees (engine.Workload.UpwardSquares).
 // The work is Terms: the postponed groups' steps priced as Estimate.GroupKeptCost (each
 // group's set kept while its parents stay, as the leaf counter keeps it: against the 16-core
 // device host's times GroupStepCost put STMatch's q11, q14, q17 and q21 at 3-10 times their
@@ -151,8 +159,8 @@ func (Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predictio
 func predict(w *engine.Workload) engine.Prediction {
 	threads := max(1, w.Threads)
 	gain := threadGain(threads)
-	if w.Clique != nil {
-		s := CliqueSeconds(w.Clique.K, w.UpwardSquares(), threads)
+	if c := cliqueOf(w); c != nil {
+		s := CliqueSeconds(c.K, w.UpwardSquares(), threads)
 		return engine.Prediction{Seconds: s, Note: fmt.Sprintf("the clique counter on %d thread(s)", threads)}
 	}
 	if p, ok := shapePrediction(w, threads); ok {
@@ -175,12 +183,30 @@ func predict(w *engine.Workload) engine.Prediction {
 	return engine.Prediction{Seconds: seconds, Note: note}
 }
 
+// cliqueOf is the clique the CPU engine counts w's pattern as (asClique), nil where it
+// searches: w.Clique, or in a count a triangle, which auto leaves to the planner
+// (plan.AsClique: the other engines search triangles) and the CPU engine does not.
+func cliqueOf(w *engine.Workload) *plan.Clique {
+	if w.Clique != nil || w.Listing || !countCliquesApart || w.Problem == nil || w.Problem.Data == nil || w.Problem.Pattern == nil {
+		return w.Clique
+	}
+	if c, ok := asClique(w.Problem); ok {
+		return &c
+	}
+	return nil
+}
+
 // CliqueSeconds is the clique counter's predicted time for k-cliques on threads threads of a
 // graph whose squared upward degrees sum to upwardSquares (plan.UpwardSquares):
-// CliqueSecondsPerSquare a unit, times k-3. pbe's inter stage, which counts the cliques that
-// span its parts with the same counter, prices it from this.
+// CliqueSecondsPerSquare a unit, times k-3, or TriangleSquareShare for triangles. pbe's inter
+// stage, which counts the cliques that span its parts with the same counter, prices it from
+// this.
 func CliqueSeconds(k int, upwardSquares float64, threads int) float64 {
-	return CliqueSecondsPerSquare * float64(k-3) * upwardSquares / threadGain(threads)
+	weight := float64(k - 3)
+	if k <= 3 {
+		weight = TriangleSquareShare
+	}
+	return CliqueSecondsPerSquare * weight * upwardSquares / threadGain(threads)
 }
 
 // SupportPassSeconds is the predicted time of one pass over g's edges that counts each edge's

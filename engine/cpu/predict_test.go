@@ -7,6 +7,7 @@ import (
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/internal/predicttest"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
 )
@@ -46,9 +47,12 @@ func TestPredictStops(t *testing.T) {
 
 // TestGenericSeconds: the plain search's price (GenericSeconds, which pbe's inter stage is priced
 // from) is the engine's own prediction where the engine searches the plan plainly (R-MAT
-// triangles: the last level counted, no special path), on 1 and 16 threads, and ignores the
-// postponed groups' steps of a plan that has some; nothing to price without an estimate.
+// triangles with the clique counter off: the last level counted), on 1 and 16 threads, and
+// ignores the postponed groups' steps of a plan that has some; nothing to price without an
+// estimate.
 func TestGenericSeconds(t *testing.T) {
+	countCliquesApart = false
+	defer func() { countCliquesApart = true }()
 	ctx := context.Background()
 	g, err := gen.RMAT(gen.RMATOptions{Scale: 11, EdgeFactor: 16, Seed: 1})
 	if err != nil {
@@ -58,16 +62,7 @@ func TestGenericSeconds(t *testing.T) {
 		t.Error("priced without an estimate")
 	}
 	for _, q := range []string{"(a)-(b)-(c)-(a)", "(a)-(b)-(c)-(d)-(a), (a)-(c)"} {
-		p, err := pattern.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prob := &engine.Problem{Data: g, Pattern: p}
-		opts, err := PlanOptions(prob, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl := plan.Build(g, p, opts)
+		prob, pl := planned(t, g, q)
 		est, err := pl.Estimate(ctx, g, plan.EstimateOptions{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -88,4 +83,43 @@ func TestGenericSeconds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTrianglePrediction: a triangle count, which auto plans (plan.AsClique leaves triangles to
+// the planner), is priced as the clique counter that counts it (CliqueSeconds, no longer zero at
+// k = 3), labels exact or wildcards, on any thread count; a listing, which searches, is not.
+func TestTrianglePrediction(t *testing.T) {
+	g := gen.RandomGraphM(4, 400, 4000, 3, 1)
+	for _, q := range []string{"(a)-(b)-(c)-(a)", "(a:1)-(b:1)-(c:1)-(a)"} {
+		prob, pl := planned(t, g, q)
+		for _, threads := range []int{1, 16} {
+			w := &engine.Workload{Problem: prob, Plan: pl, Bound: pl.NodeBound(), Threads: threads}
+			want := CliqueSeconds(3, plan.UpwardSquares(g), threads)
+			if got := predict(w).Seconds; got != want || want <= 0 {
+				t.Errorf("%s on %d threads: predicted %v s, the clique counter's price %v s", q, threads, got, want)
+			}
+			w.Listing = true
+			if got := predict(w).Seconds; got == want {
+				t.Errorf("%s listed on %d threads: priced as the clique counter (%v s)", q, threads, got)
+			}
+		}
+	}
+	if CliqueSeconds(3, 1e9, 1) >= CliqueSeconds(4, 1e9, 1) {
+		t.Errorf("triangles priced at %v s, 4-cliques at %v s", CliqueSeconds(3, 1e9, 1), CliqueSeconds(4, 1e9, 1))
+	}
+}
+
+// planned is the count of pattern q in g (on all cores) and the plan the engine builds for it.
+func planned(t *testing.T, g *graph.Graph, q string) (*engine.Problem, *plan.Plan) {
+	t.Helper()
+	p, err := pattern.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob := &engine.Problem{Data: g, Pattern: p}
+	opts, err := PlanOptions(prob, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prob, plan.Build(g, p, opts)
 }

@@ -187,7 +187,7 @@ func supportFor(p *engine.Problem, pl *plan.Plan) *supportPlan {
 	if supportMode < 0 || pl.Empty || p.Semantics.Induced {
 		return nil
 	}
-	if _, ok := plan.AsClique(p.Data, p.Pattern); ok {
+	if _, ok := asClique(p); ok {
 		return nil
 	}
 	sp := supportShape(p.Data, pl)

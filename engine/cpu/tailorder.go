@@ -70,7 +70,7 @@ func tailOrdered(ctx context.Context, p *engine.Problem, pl, run *plan.Plan, hel
 	if p.Semantics.Unique || p.Semantics.Induced || pl.Empty || tailOrderMode < 0 {
 		return nil, ""
 	}
-	if _, ok := plan.AsClique(p.Data, p.Pattern); ok || (tailOrderMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
+	if _, ok := asClique(p); ok || (tailOrderMode == 0 && pl.NodeBound() < uniqueAltMinNodes) {
 		return nil, ""
 	}
 	counted := 0

@@ -36,8 +36,12 @@ var MatrixLimit = 4096
 // WorkerMemory is what a clique count needs per worker when it lays out sets of up to
 // matrixMax members as bit matrices: the matrix (no larger than the largest degree allows), one
 // candidate bit set per depth, one list per depth as long as the largest degree, and the marks
-// (2 bytes a vertex). The orientation table (8 bytes a vertex) comes on top, once.
+// (2 bytes a vertex). The orientation table (8 bytes a vertex) comes on top, once. Triangles
+// (k = 3) take neither matrix nor lists: one bit a vertex, the root's marked upward neighbours.
 func WorkerMemory(s GraphSize, k, matrixMax int) uint64 {
+	if k == 3 {
+		return (s.Vertices + 63) / 64 * 8
+	}
 	b := min(uint64(matrixMax), s.MaxDegree)
 	words := (b + 63) / 64
 	mem := b*words*8 + uint64(k)*words*8 + uint64(k)*4*s.MaxDegree
@@ -89,6 +93,8 @@ type cliqueWorker struct {
 	overflow bool
 
 	same []uint32 // the root's upward neighbours in its part (rootSpanning)
+
+	upBits []uint64 // by vertex id: whether the vertex is one of the root's upward neighbours (triangles)
 }
 
 func newCliqueWorker(o *plan.Oriented, k, matrixMax int, stop *atomic.Bool) *cliqueWorker {
@@ -107,7 +113,40 @@ func (w *cliqueWorker) sum(total, n uint64) uint64 {
 
 // root adds the cliques whose smallest vertex is r.
 func (w *cliqueWorker) root(r uint32) {
+	if w.k == 3 {
+		w.count = w.sum(w.count, w.triangles(w.o.Above(r)))
+		return
+	}
 	w.count = w.sum(w.count, w.inSet(w.o.Above(r), w.k-1, 0))
+}
+
+// triangles is the number of edges (u, x) within up, a root's upward neighbours: up is marked
+// by vertex and each member's upward list scanned against the marks up to up's last member, no
+// merge with up (trianglesSpanning is its inter-partition form).
+func (w *cliqueWorker) triangles(up []uint32) uint64 {
+	if len(up) < 2 {
+		return 0
+	}
+	if w.upBits == nil {
+		w.upBits = make([]uint64, (w.o.NumVertices()+63)/64)
+	}
+	for _, v := range up {
+		w.upBits[v>>6] |= 1 << (v & 63)
+	}
+	last := up[len(up)-1]
+	var n uint64
+	for _, u := range up[:len(up)-1] {
+		for _, x := range w.o.Above(u) {
+			if x > last {
+				break
+			}
+			n += w.upBits[x>>6] >> (x & 63) & 1
+		}
+	}
+	for _, v := range up {
+		w.upBits[v>>6] = 0
+	}
+	return n
 }
 
 // inSet returns the number of need-cliques among cands, a sorted set of vertices that are all

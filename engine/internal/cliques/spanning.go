@@ -28,8 +28,11 @@ func CountSpanning(ctx context.Context, o *plan.Oriented, k, matrixMax int, of [
 // SpanningWorkerMemory is what CountSpanning needs per worker: WorkerMemory, the list of the
 // root's upward neighbours in its part (4 bytes an entry, up to the largest degree), and the
 // marks (2 bytes a vertex) where WorkerMemory has none (no matrix): triangles' roots mark their
-// upward neighbours.
+// upward neighbours (trianglesSpanning: the marks and the list alone, not Count's bit set).
 func SpanningWorkerMemory(s GraphSize, k, matrixMax int) uint64 {
+	if k == 3 {
+		return 2*s.Vertices + 4*s.MaxDegree
+	}
 	mem := WorkerMemory(s, k, matrixMax) + 4*s.MaxDegree
 	if min(uint64(matrixMax), s.MaxDegree) == 0 {
 		mem += 2 * s.Vertices
