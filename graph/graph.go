@@ -12,7 +12,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 )
@@ -281,7 +280,23 @@ func (g *Graph) RunWith(v, vl, el uint32) (lo, hi uint64) {
 // (one run per edge label).
 func (g *Graph) RunsWithVertexLabel(v, vl uint32) (lo, hi int) {
 	runs := g.Runs(v)
-	lo = sort.Search(len(runs), func(i int) bool { return runs[i].VertexLabel >= vl })
+	// The first run of label vl or above: by a scan of a short index, else by binary search
+	// (written out, as RunWith's: sgsi's layout calls this for every vertex of every label graph).
+	lo, hi = 0, len(runs)
+	if hi <= 16 {
+		for lo < hi && runs[lo].VertexLabel < vl {
+			lo++
+		}
+		hi = lo
+	}
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if runs[h].VertexLabel < vl {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
 	hi = lo
 	for hi < len(runs) && runs[hi].VertexLabel == vl {
 		hi++

@@ -213,7 +213,7 @@ func TestLayersOnHost(t *testing.T) {
 	var layers layerRuns
 	run := func(be Backend, c proptest.Case, sem engine.Semantics, th *Thresholds, count bool, cache uint64) (*runner, [][]uint32, error) {
 		var got [][]uint32
-		r := &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(c.G), q: compileQuery(c.P), count: count,
+		r := &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(c.G, 0), q: compileQuery(c.P), count: count,
 			blockRows: uint32(th.W2), blockSize: 1, layers: th, gridCap: 3, maxCache: cache,
 			emit: func(m []uint32) bool { got = append(got, slices.Clone(m)); return true }}
 		err := r.run(sem.Induced, sem.Unique)
@@ -278,7 +278,7 @@ func TestLayersDeal(t *testing.T) {
 	var layers layerRuns
 	for o := range proptest.WithOracle(seeds, nil) {
 		for _, words := range []uint64{1 << 16, 1200} {
-			r := &runner{ctx: ctx, be: NewHostBackend(words), st: &Stats{}, s: newStore(o.G), q: compileQuery(o.P), count: true,
+			r := &runner{ctx: ctx, be: NewHostBackend(words), st: &Stats{}, s: newStore(o.G, 0), q: compileQuery(o.P), count: true,
 				blockRows: 3, blockSize: 4, layers: &forcedLayers, maxCache: words / 16}
 			err := r.run(o.Sem.Induced, o.Sem.Unique)
 			if err != nil && words < 1<<16 {
@@ -309,7 +309,7 @@ func TestLayersDeal(t *testing.T) {
 	var counts []uint64
 	for _, th := range []*Thresholds{TwoLayers(DefaultBlockRows), nil} {
 		st := &Stats{}
-		r := &runner{ctx: ctx, be: NewHostBackend(1 << 22), st: st, s: newStore(g), q: compileQuery(p), count: true,
+		r := &runner{ctx: ctx, be: NewHostBackend(1 << 22), st: st, s: newStore(g, 0), q: compileQuery(p), count: true,
 			blockRows: DefaultBlockRows, blockSize: blockThreads, layers: th, buffered: true}
 		t0 := time.Now()
 		if err := r.run(false, false); err != nil {

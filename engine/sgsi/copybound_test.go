@@ -77,7 +77,7 @@ func TestUploadsBound(t *testing.T) {
 			var pcs [2]*putCounter
 			for i, one := range []bool{false, true} {
 				pc := &putCounter{HostBackend: NewHostBackend(GraphBytes(c.g) / f / 4)}
-				r := &runner{ctx: ctx, be: pc, st: &sts[i], s: newStore(c.g), q: compileQuery(c.p), count: true,
+				r := &runner{ctx: ctx, be: pc, st: &sts[i], s: newStore(c.g, 0), q: compileQuery(c.p), count: true,
 					blockRows: DefaultBlockRows, blockSize: blockThreads, oneSegment: one, buffered: true, joinLeaves: true}
 				pc.r = r
 				if err := r.run(c.sem.Induced, c.sem.Unique); err != nil {

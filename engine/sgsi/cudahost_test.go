@@ -157,7 +157,7 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 		for _, words := range []uint64{1 << 14, 700} {
 			be := &cudaBackend{HostBackend: NewHostBackend(words), t: t, bin: bin}
 			st := &Stats{}
-			r := &runner{ctx: ctx, be: be, st: st, s: newStore(o.G), q: compileQuery(o.P), count: true,
+			r := &runner{ctx: ctx, be: be, st: st, s: newStore(o.G, 0), q: compileQuery(o.P), count: true,
 				blockRows: 2, blockSize: 1, maxCache: 60, joinLeaves: o.Seed%2 == 0}
 			err := r.run(o.Sem.Induced, o.Sem.Unique)
 			sparse += st.Sparse
@@ -189,7 +189,7 @@ func TestCUDAKernelsOnHost(t *testing.T) {
 			want := oracle.Count(g, p, sem)
 			be := &cudaBackend{HostBackend: NewHostBackend(210), t: t, bin: bin}
 			st := &Stats{}
-			r := &runner{ctx: ctx, be: be, st: st, s: newStore(g), q: compileQuery(p), count: true,
+			r := &runner{ctx: ctx, be: be, st: st, s: newStore(g, 0), q: compileQuery(p), count: true,
 				blockRows: 4, blockSize: 1, maxCache: 120, buffered: i == 0}
 			if err := r.run(sem.Induced, sem.Unique); err != nil || r.total != want {
 				t.Errorf("seed %d %s pattern %v: CUDA kernels on the host %d (%v), oracle %d", seed, sem, p, r.total, err, want)
@@ -236,7 +236,7 @@ func directOnHost(t *testing.T, bin string) {
 				f := uint64(2 + i%3) // a half to a quarter of the graph
 				be := &cudaBackend{HostBackend: NewHostBackend(GraphBytes(g) / 4 / f), t: t, bin: bin}
 				st := &Stats{}
-				r := &runner{ctx: ctx, be: be, st: st, s: newStore(g), q: compileQuery(p), count: true, blockRows: 8, blockSize: 1}
+				r := &runner{ctx: ctx, be: be, st: st, s: newStore(g, 0), q: compileQuery(p), count: true, blockRows: 8, blockSize: 1}
 				err := r.run(sem.Induced, sem.Unique)
 				if errors.Is(err, engine.ErrMemory) {
 					continue

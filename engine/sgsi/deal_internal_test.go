@@ -251,7 +251,7 @@ func TestRootWeightsTriangles(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sem := range []engine.Semantics{{}, {Unique: true}, {Induced: true}, {Induced: true, Unique: true}} {
-			r := &runner{ctx: context.Background(), be: NewHostBackend(1 << 22), st: &Stats{}, s: newStore(g), q: compileQuery(p), count: true,
+			r := &runner{ctx: context.Background(), be: NewHostBackend(1 << 22), st: &Stats{}, s: newStore(g, 0), q: compileQuery(p), count: true,
 				blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: true}
 			if err := r.run(sem.Induced, sem.Unique); err != nil {
 				t.Fatal(err)

@@ -38,7 +38,7 @@ func TestDefaultBoundKeepsStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	S := storeFor(g).bytes()
+	S := storeFor(g, 0).bytes()
 	// need: the least --memory that counts with the store built (steps of 1/64 of the store).
 	step := max(1, S/64)
 	need := uint64(0)
@@ -58,7 +58,7 @@ func TestDefaultBoundKeepsStore(t *testing.T) {
 	old := hostShare
 	t.Cleanup(func() { hostShare = old })
 	hostShare = func(num, den uint64) uint64 {
-		held := storeFor(g).bytes() // what the fake host has given the store already
+		held := storeFor(g, 0).bytes() // what the fake host has given the store already
 		return (total - min(total, held)) / den * num
 	}
 	resetStore()

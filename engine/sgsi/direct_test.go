@@ -75,7 +75,7 @@ func TestBlocker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newStore(g)
+		s := newStore(g, 0)
 		nv := g.NumVertices()
 		up := s.label(lgKey{anyEdge, anyLabel, upperSide})
 		both := s.label(lgKey{anyEdge, anyLabel, bothSides})
@@ -199,7 +199,7 @@ func TestDirectSchedule(t *testing.T) {
 				if div > 0 {
 					words = GraphBytes(g) / div / 4
 				}
-				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(words)}, st: st, s: newStore(g),
+				r := &runner{ctx: context.Background(), be: scheduleOnly{NewHostBackend(words)}, st: st, s: newStore(g, 0),
 					q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: buffered}
 				if err := r.run(false, false); err != nil {
 					t.Fatal(err)
@@ -225,7 +225,7 @@ func TestListUpload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newStore(g)
+		s := newStore(g, 0)
 		lgs := []*labelGraph{s.label(lgKey{anyEdge, anyLabel, upperSide}), s.label(lgKey{anyEdge, anyLabel, bothSides})}
 		var u listUpload
 		u.reset(1 + trial%4)
@@ -289,7 +289,7 @@ func TestDirectInCoreBlocks(t *testing.T) {
 				var blocks [2]uint64
 				for i, pace := range []uint64{0, 64} { // (0: firstChunkItems)
 					st := &Stats{}
-					r := &runner{ctx: context.Background(), be: NewHostBackend(4 * GraphBytes(g)), st: st, s: newStore(g),
+					r := &runner{ctx: context.Background(), be: NewHostBackend(4 * GraphBytes(g)), st: st, s: newStore(g, 0),
 						q: compileQuery(p), count: true, blockRows: DefaultBlockRows, blockSize: blockThreads, coreBlock: 16 + 48*uint64(1-i),
 						blockPace: pacer{items: pace}}
 					if err := r.run(sem.Induced, sem.Unique); err != nil {

@@ -411,7 +411,7 @@ func (r *runner) run(induced, unique bool) error {
 			sizes[u] = uint64(len(c))
 		}
 		replan := func() {
-			q.plan(sizes, r.s.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
+			q.plan(sizes, r.edgeEntries, g.HasEdgeLabels(), induced, unique, r.count, r.coreOrder, !r.joinLeaves)
 		}
 		replan()
 		est := newJoinEstimator(g, q, joinSeed)
@@ -1654,13 +1654,15 @@ func (r *runner) noteHost(level int, words uint64) {
 
 // label returns the label graph of key, building it first when --memory leaves room for it.
 func (r *runner) label(key lgKey) (*labelGraph, error) {
-	if r.hostLimit > 0 && !r.s.has(key) {
-		if err := r.reserveShared("a label graph", r.s.labelBytes(key)); err != nil {
-			return nil, err
-		}
+	var reserve func(uint64) error
+	if r.hostLimit > 0 {
+		reserve = func(bytes uint64) error { return r.reserveShared("a label graph", bytes) }
 	}
-	return r.s.label(key), nil
+	return r.s.build(key, r.threads, reserve)
 }
+
+// edgeEntries is the store's, counted on the count's threads.
+func (r *runner) edgeEntries(key uint64) uint64 { return r.s.edgeEntries(key, r.threads) }
 
 // hostShared is the host memory held that a dealt count's runners share (deal.go): the store
 // (signatures, label graphs), the candidate bitsets' host copy and the candidate lists, the

@@ -116,7 +116,7 @@ type joinEstimator struct {
 func (e *joinEstimator) edgeFreq(key uint64) uint64 {
 	n := e.g.NumVertices()
 	if key == anyEdge || !e.g.HasEdgeLabels() || n <= candExact {
-		return e.s.edgeEntries(key)
+		return e.s.edgeEntries(key, 0)
 	}
 	if m, ok := e.freq[key]; ok {
 		return m

@@ -48,7 +48,7 @@ func stopCases(t *testing.T) (*graph.Graph, []*pattern.Pattern) {
 
 // stopRunner is a count of p on g on be, in core in direct blocks of about 300 words.
 func stopRunner(ctx context.Context, g *graph.Graph, p *pattern.Pattern, be Backend) *runner {
-	return &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(g), q: compileQuery(p), count: true,
+	return &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(g, 0), q: compileQuery(p), count: true,
 		blockRows: 2, blockSize: 1, coreBlock: 64, blockPace: pacer{items: 300}}
 }
 

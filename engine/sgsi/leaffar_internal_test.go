@@ -206,7 +206,7 @@ func TestLeafMemoFarRandom(t *testing.T) {
 				}
 				var st Stats
 				fs := &farSqueeze{HostBackend: NewHostBackend(words), letGo: mode == 2, shift: 64 - 1 - uint(rng.IntN(4)), rng: rng}
-				r := &runner{ctx: ctx, be: fs, st: &st, s: newStore(g), q: compileQuery(p), count: true,
+				r := &runner{ctx: ctx, be: fs, st: &st, s: newStore(g, 0), q: compileQuery(p), count: true,
 					blockRows: DefaultBlockRows, blockSize: blockThreads, threads: 1 + 2*rng.IntN(2), coreOrder: rng.IntN(2) == 0}
 				if mode > 0 { // (else no squeeze: the memos as they are)
 					fs.r = r

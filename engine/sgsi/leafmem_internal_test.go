@@ -41,10 +41,10 @@ func leafSetup(t *testing.T, g *graph.Graph) (*pattern.Pattern, *query, *store, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := storeFor(g)
+	s := storeFor(g, 0)
 	q := compileQuery(p)
 	sizes, cands, bits, bitWords := everyCandidate(g, p.NumVertices())
-	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
+	q.plan(sizes, func(k uint64) uint64 { return s.edgeEntries(k, 0) }, false, false, false, true, false, true)
 	// (c closes the triangle: counted with the leaves, a group on both hubs.)
 	if len(q.leafClasses) != 1 || len(q.leafClasses[0]) != 3 || q.joined != 2 {
 		t.Fatalf("setup: joined %d, classes %v", q.joined, q.leafClasses)

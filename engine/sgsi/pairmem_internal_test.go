@@ -119,7 +119,7 @@ func TestPairWithinMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := p.NumVertices()
-	s := storeFor(g)
+	s := storeFor(g, 0)
 	q := compileQuery(p)
 	all := make([]uint32, g.NumVertices())
 	for v := range all {
@@ -129,7 +129,7 @@ func TestPairWithinMemory(t *testing.T) {
 	for u := range n {
 		sizes[u], cands[u] = uint64(len(all)), all
 	}
-	q.plan(sizes, s.edgeEntries, false, false, false, true, false, true)
+	q.plan(sizes, func(k uint64) uint64 { return s.edgeEntries(k, 0) }, false, false, false, true, false, true)
 	if len(q.pairs) != 1 || q.joined != 3 {
 		t.Fatalf("setup: joined %d, %d pairs", q.joined, len(q.pairs))
 	}

@@ -189,7 +189,7 @@ func pipeCases(t *testing.T, each func(name string, div uint64, newRunner func(b
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newStore(g)
+		s := newStore(g, 0)
 		for _, ps := range directPatterns {
 			p, err := pattern.Parse(ps)
 			if err != nil {
@@ -271,7 +271,7 @@ func TestPipelineUploads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newStore(g)
+		s := newStore(g, 0)
 		lg := s.label(lgKey{anyEdge, anyLabel, bothSides})
 		var u listUpload
 		u.reset(1 + trial%4)
@@ -377,7 +377,7 @@ func TestPipelineFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newStore(g)
+	s := newStore(g, 0)
 	p, err := pattern.Parse(directPatterns[0])
 	if err != nil {
 		t.Fatal(err)

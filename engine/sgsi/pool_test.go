@@ -69,7 +69,7 @@ func poolBatches(t *testing.T, scale int, backend func(words uint64) Backend) {
 			}
 			for _, words := range []uint64{1 << 22, 1 << 16} { // in core; chunks of a few thousand rows
 				be := backend(words)
-				r := &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(g), q: compileQuery(p), count: true,
+				r := &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(g, 0), q: compileQuery(p), count: true,
 					blockRows: uint32(th.W2), blockSize: blockThreads, layers: th, gridCap: 2, poolRows: 4 * poolRows}
 				err := schedule(be, true, func() error { return r.run(sem.Induced, sem.Unique) })
 				be.Close()

@@ -181,7 +181,7 @@ func stagingRuns(t *testing.T, seeds []uint64, blockSize uint32, test string, op
 		sem := proptest.AllSemantics[seed%uint64(len(proptest.AllSemantics))]
 		for _, words := range []uint64{3000, 20000} {
 			newRunner := func(be Backend) *runner {
-				return &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(c.G), q: compileQuery(c.P), count: true,
+				return &runner{ctx: ctx, be: be, st: &Stats{}, s: newStore(c.G, 0), q: compileQuery(c.P), count: true,
 					blockRows: 2, blockSize: blockSize, maxCache: words / 8}
 			}
 			h := newRunner(NewHostBackend(words))

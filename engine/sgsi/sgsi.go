@@ -185,7 +185,7 @@ func (e Engine) run(ctx context.Context, p *engine.Problem, st *Stats, count boo
 		// and counts against the bound: it is added (charged once, not twice).
 		if lim := hostShare(defaultMemoryShare[0], defaultMemoryShare[1]); lim > 0 {
 			q := *p
-			q.MemoryLimit = lim + storeFor(p.Data).bytes()
+			q.MemoryLimit = lim + storeFor(p.Data, p.ThreadCount()).bytes()
 			p = &q
 		}
 	}
@@ -217,7 +217,7 @@ func (e Engine) runOn(ctx context.Context, p *engine.Problem, st *Stats, count b
 		defer func() { part.pre.stopped(err) }()
 	}
 	tl := time.Now()
-	s := storeFor(p.Data)
+	s := storeFor(p.Data, p.ThreadCount())
 	st.Layout = time.Since(tl)
 	var be Backend
 	ts := time.Now()
@@ -287,11 +287,11 @@ var (
 	storeLast  *store
 )
 
-func storeFor(g *graph.Graph) *store {
+func storeFor(g *graph.Graph, workers int) *store {
 	storeMu.Lock()
 	defer storeMu.Unlock()
 	if storeGraph != g {
-		storeGraph, storeLast = g, newStore(g)
+		storeGraph, storeLast = g, newStore(g, workers)
 	}
 	return storeLast
 }

@@ -21,7 +21,7 @@ func TestSegments(t *testing.T) {
 		if seed%2 == 0 {
 			g = gen.RandomGraph(seed, 30, 0.3, 2, 1)
 		}
-		lg := newStore(g).label(lgKey{anyEdge, anyLabel, bothSides})
+		lg := newStore(g, 0).label(lgKey{anyEdge, anyLabel, bothSides})
 		n := uint32(len(lg.offsets) - 1)
 		for _, maxWords := range []uint64{1, 3, 4, 7, 20, 1000} {
 			segs := segments(lg, maxWords)
@@ -147,7 +147,7 @@ func TestStoreByRuns(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		vl, el := 1+int(seed%4), int(seed%3)
 		g := gen.RandomGraph(seed, 40+int(seed)*4, 0.25, vl, el)
-		s := newStore(g)
+		s := newStore(g, 0)
 		n := g.NumVertices()
 		for v := range n {
 			want := [sigWords]uint32{labelBit(g.VertexLabel(uint32(v)))}
@@ -193,11 +193,11 @@ func TestStoreByRuns(t *testing.T) {
 						t.Fatalf("seed %d key %+v: vertex %d's list %v, want %v", seed, k, v, got, want)
 					}
 				}
-				if b := s.labelBytes(k); b != 8*uint64(n+1)+4*m {
-					t.Errorf("seed %d key %+v: labelBytes %d, want %d", seed, k, b, 8*uint64(n+1)+4*m)
+				if b := s.entries(k, 0); b != m {
+					t.Errorf("seed %d key %+v: entries %d, want %d", seed, k, b, m)
 				}
-				if l == anyLabel && k.dir == bothSides && s.edgeEntries(e) != m {
-					t.Errorf("seed %d edge %d: edgeEntries %d, want %d", seed, e, s.edgeEntries(e), m)
+				if l == anyLabel && k.dir == bothSides && s.edgeEntries(e, 0) != m {
+					t.Errorf("seed %d edge %d: edgeEntries %d, want %d", seed, e, s.edgeEntries(e, 0), m)
 				}
 			}
 		}

@@ -58,7 +58,7 @@ func TestTableGrowth(t *testing.T) {
 		f := GraphBytes(g) / 4 / words // the region as a part of GraphBytes (0: four times as large)
 		var st Stats
 		gc := &growthCounter{HostBackend: NewHostBackend(words)}
-		r := &runner{ctx: ctx, be: gc, st: &st, s: newStore(g), q: compileQuery(p), count: true,
+		r := &runner{ctx: ctx, be: gc, st: &st, s: newStore(g, 0), q: compileQuery(p), count: true,
 			blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: true, joinLeaves: true}
 		gc.r = r
 		if err := r.run(false, false); err != nil {
@@ -168,7 +168,7 @@ func TestTableGrowthRandom(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				var st Stats
 				a := &tableAudit{growthCounter: growthCounter{HostBackend: NewHostBackend(GraphBytes(g) / div)}, t: t, what: what, outMax: map[int]uint64{}, cut: cut, cancel: cancel}
-				r := &runner{ctx: ctx, be: a, st: &st, s: newStore(g), q: compileQuery(p), count: true, hostLimit: limit,
+				r := &runner{ctx: ctx, be: a, st: &st, s: newStore(g, 0), q: compileQuery(p), count: true, hostLimit: limit,
 					blockRows: DefaultBlockRows, blockSize: blockThreads, buffered: buffered, joinLeaves: joinLeaves, threads: threads}
 				a.r = r
 				err := r.run(sem.Induced, sem.Unique)

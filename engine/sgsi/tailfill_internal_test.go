@@ -104,11 +104,11 @@ func bruteW(g *graph.Graph, v, x, la, lb uint32) int64 {
 // parent (ws).
 func closedTailRunner(t *testing.T, g *graph.Graph, p *pattern.Pattern) (*runner, *leafTail) {
 	t.Helper()
-	s := storeFor(g)
+	s := storeFor(g, 0)
 	q := compileQuery(p)
 	sizes, cands, bits, bitWords := everyCandidate(g, p.NumVertices())
 	q.late = 1 << 4 // (b: closing on a and w)
-	q.plan(sizes, s.edgeEntries, false, false, false, true, true, true)
+	q.plan(sizes, func(k uint64) uint64 { return s.edgeEntries(k, 0) }, false, false, false, true, true, true)
 	if len(q.tails) != 1 || len(q.tails[0].ws) != 1 {
 		t.Fatalf("setup: order %v, joined %d, tails %+v", q.order, q.joined, q.tails)
 	}
