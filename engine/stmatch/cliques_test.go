@@ -438,6 +438,12 @@ func TestGPUCliques(t *testing.T) {
 			}
 			check(fmt.Sprintf("random %d %d-clique label 1", seed, k), g, proptest.Clique(t, k, "1", ""), engine.Semantics{Unique: true}, o)
 		}
+		if seed <= 3 {
+			// Wildcards over the graph's two labels: the kernel reads the copy of the lists
+			// without labels (plan.Labels.Graph), not the labelled graph's runs.
+			check(fmt.Sprintf("random %d 4-clique of wildcards", seed), g, proptest.Clique(t, 4, "", ""), engine.Semantics{}, o)
+			check(fmt.Sprintf("random %d 5-clique of wildcards, induced", seed), g, proptest.Clique(t, 5, "", ""), engine.Semantics{Induced: true}, o)
+		}
 	}
 	heavy, bip := denseGraph(), bipartiteCore(t, 1100, 0.01)
 	for _, c := range []struct {
