@@ -30,21 +30,13 @@ func (g *Graph) WithoutLabels(vertexLabels, edgeLabels bool) *Graph {
 	if !dropEdge && g.edgeLabels != nil {
 		h.edgeLabels = make([]uint32, len(g.neighbors))
 	}
-	// kept is the label of a run of g that h keeps: its key among v's runs in h (nil: none).
-	var kept func(r Run) uint32
-	switch {
-	case !dropVertex:
-		kept = func(r Run) uint32 { return r.VertexLabel }
-	case !dropEdge && g.edgeLabels != nil:
-		kept = func(r Run) uint32 { return r.EdgeLabel }
-	}
 	// Pass 1: every list reordered by (kept label, id), and its runs counted.
 	const chunk = 256
 	workers := par.Workers(n, 0, chunk)
-	scratch := make([][]uint64, workers)
+	bufs := make([]reorderBuffers, workers)
 	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
 		for v := uint32(lo); v < uint32(hi); v++ {
-			h.runOffsets[v+1] = g.reorder(h, v, kept, &scratch[w])
+			h.runOffsets[v+1] = g.reorder(h, v, !dropVertex, &bufs[w])
 		}
 		return true
 	})
@@ -76,46 +68,92 @@ func (g *Graph) WithoutLabels(vertexLabels, edgeLabels bool) *Graph {
 	return h
 }
 
-// reorder writes v's list into h's arrays ordered by (kept label of its run in g, id), with the
-// edge labels where h keeps them, and returns the number of distinct kept labels (h's runs of
-// v; kept nil: no label kept, one run). scratch is the caller's buffer, kept between calls.
-func (g *Graph) reorder(h *Graph, v uint32, kept func(Run) uint32, scratch *[]uint64) uint64 {
+// reorder writes v's list into h's arrays ordered by (the label of its run in g that h keeps,
+// id), with the edge labels where h keeps them, and returns the number of distinct labels kept
+// (h's runs of v): the vertex labels (keepVertex), else the edge labels where h has them, else
+// none (one run). It sorts in h's arrays (WithoutLabelsBytes accounts no buffer of the list's
+// length): g's runs of one vertex label are adjacent, each sorted by id; those of one edge label
+// are gathered first by a counting sort over the vertex's distinct edge labels (buf, the
+// worker's buffers, as long as a vertex's runs).
+func (g *Graph) reorder(h *Graph, v uint32, keepVertex bool, buf *reorderBuffers) uint64 {
 	runs := g.Runs(v)
 	lo, hi := g.offsets[v], g.offsets[v+1]
 	if len(runs) == 0 {
 		return 0
 	}
-	if len(runs) == 1 || kept == nil {
-		// One run (already sorted by id), or every label forgotten: the list sorted by id.
+	if len(runs) == 1 || h.edgeLabels == nil {
 		copy(h.neighbors[lo:hi], g.neighbors[lo:hi])
 		if h.edgeLabels != nil {
 			copy(h.edgeLabels[lo:hi], g.edgeLabels[lo:hi])
 		}
-		if len(runs) > 1 {
-			slices.Sort(h.neighbors[lo:hi])
+	}
+	switch {
+	case len(runs) == 1:
+		return 1 // (already sorted by id)
+	case keepVertex:
+		// The runs of each vertex label, one after the other in g, merged by a sort.
+		var distinct uint64
+		for i := 0; i < len(runs); {
+			j := i + 1
+			for j < len(runs) && runs[j].VertexLabel == runs[i].VertexLabel {
+				j++
+			}
+			end := hi
+			if j < len(runs) {
+				end = runs[j].Start
+			}
+			if j > i+1 {
+				slices.Sort(h.neighbors[runs[i].Start:end])
+			}
+			distinct++
+			i = j
 		}
+		return distinct
+	case h.edgeLabels == nil:
+		slices.Sort(h.neighbors[lo:hi]) // every label forgotten: one run
 		return 1
 	}
-	keys := (*scratch)[:0]
+	// Edge labels kept: the runs placed by edge label (a counting sort over the vertex's
+	// distinct edge labels), and each label's entries, its runs one after the other, sorted.
+	labels := buf.labels[:0]
+	for _, r := range runs {
+		labels = append(labels, r.EdgeLabel)
+	}
+	slices.Sort(labels)
+	labels = slices.Compact(labels)
+	at := slices.Grow(buf.at[:0], len(labels)+1)[:len(labels)+1]
+	clear(at)
 	for i, r := range runs {
-		label := uint64(kept(r)) << 32
-		for _, w := range g.neighbors[r.Start:g.runEnd(v, runs, i)] {
-			keys = append(keys, label|uint64(w))
-		}
+		k, _ := slices.BinarySearch(labels, r.EdgeLabel)
+		at[k+1] += g.runEnd(v, runs, i) - r.Start
 	}
-	slices.Sort(keys)
-	*scratch = keys
-	var distinct uint64
-	for i, k := range keys {
-		h.neighbors[lo+uint64(i)] = uint32(k)
-		if h.edgeLabels != nil {
-			h.edgeLabels[lo+uint64(i)] = uint32(k >> 32)
-		}
-		if i == 0 || k>>32 != keys[i-1]>>32 {
-			distinct++
-		}
+	for k := range labels {
+		at[k+1] += at[k]
 	}
-	return distinct
+	for i, r := range runs {
+		k, _ := slices.BinarySearch(labels, r.EdgeLabel)
+		from := g.neighbors[r.Start:g.runEnd(v, runs, i)]
+		to := lo + at[k]
+		copy(h.neighbors[to:], from)
+		for x := range uint64(len(from)) {
+			h.edgeLabels[to+x] = r.EdgeLabel
+		}
+		at[k] += uint64(len(from))
+	}
+	start := lo
+	for k := range labels {
+		slices.Sort(h.neighbors[start : lo+at[k]])
+		start = lo + at[k]
+	}
+	buf.labels, buf.at = labels, at
+	return uint64(len(labels))
+}
+
+// reorderBuffers is a worker's buffers for reorder's lists whose edge labels h keeps: the distinct
+// edge labels of a vertex's runs and where each one's entries go (a vertex's runs at most).
+type reorderBuffers struct {
+	labels []uint32
+	at     []uint64
 }
 
 // hasVertexLabels reports whether some vertex has a label other than 0.
