@@ -458,7 +458,7 @@ func (q *query) sigAdmits(u int, sig [sigWords]uint32) bool {
 }
 
 // admits is q.admits with v's signature read from the count's signature table where the
-// estimator has it (useSigs): a vertex's signature from its runs cost 89% of the order
+// estimator has it (useSigs): a vertex's signature from its runs cost 88% of the order
 // search's CPU on R-MAT 20's 12-vertex walks (branch sgsiplan).
 func (e *joinEstimator) admits(u int, v uint32) bool {
 	if e.sigs == nil {
