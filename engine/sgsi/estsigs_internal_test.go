@@ -21,7 +21,7 @@ func TestEstimatorReadsSignatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newStore(g)
+	s := newStore(g, 0)
 	for _, size := range []int{8, 10, 12} {
 		for i := range 3 {
 			p, err := gen.RandomWalkQuery(g, size, gen.QuerySeed(1, size, i), gen.QueryOptions{})
