@@ -73,8 +73,11 @@ type Stats struct {
 	TableCopied uint64
 	Setup       time.Duration // the backend: on the GPU the kernels' compilation, the region, the staging buffer
 	Layout      time.Duration // the store (signatures), the plan and the label graphs it reads
-	Filter      time.Duration
-	Total       time.Duration
+	// Search is the part of Layout the join order's search took (chooseLate, weighTails and
+	// the chosen plan's estimate: joinEstimator's probes).
+	Search time.Duration
+	Filter time.Duration
+	Total  time.Duration
 	// Balance is each join step's load balance (balance.go): the rows each layer took and the
 	// thresholds chosen.
 	Balance Balance
@@ -415,6 +418,7 @@ func (r *runner) run(induced, unique bool) error {
 		}
 		replan()
 		est := newJoinEstimator(g, q, joinSeed)
+		est.useSigs(r.s)
 		if r.coreOrder { // (which vertices go last: by the estimate of the tables, chooseLate)
 			if err := est.chooseLate(r.ctx.Err, sizes, r.cands, replan); err != nil {
 				return err
@@ -436,6 +440,7 @@ func (r *runner) run(induced, unique bool) error {
 			return err
 		}
 		r.st.Weighed = w
+		r.st.Search = time.Since(tl)
 	}
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)

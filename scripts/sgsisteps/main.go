@@ -90,9 +90,9 @@ func main() {
 		res, st, err := sgsi.Engine{Options: o}.CountStats(ctx, prob)
 		cancel()
 		fmt.Printf("sgsi count %d partial %v in %v (err %v) order %v\n", res.Count, res.Partial, st.Total.Round(time.Millisecond), err, st.Order)
-		fmt.Printf("sgsi region %d B (in core %v, cache %d B), cpu %v: setup %v layout %v filter %v group %v refs %v tables %v driver %v (comm %v comp %v) other %v\n",
+		fmt.Printf("sgsi region %d B (in core %v, cache %d B), cpu %v: setup %v layout %v (search %v) filter %v group %v refs %v tables %v driver %v (comm %v comp %v) other %v\n",
 			st.RegionBytes, st.InCore, st.CacheBytes, (testenv.CPUTime() - cpu0).Round(time.Millisecond),
-			st.Setup.Round(time.Millisecond), st.Layout.Round(time.Millisecond), st.Filter.Round(time.Millisecond),
+			st.Setup.Round(time.Millisecond), st.Layout.Round(time.Millisecond), st.Search.Round(time.Millisecond), st.Filter.Round(time.Millisecond),
 			st.Group.Round(time.Millisecond), st.Refs.Round(time.Millisecond), st.Tables.Round(time.Millisecond),
 			st.Driver.Round(time.Millisecond), st.Comm.Round(time.Millisecond), st.Comp.Round(time.Millisecond), st.Other().Round(time.Millisecond))
 		fmt.Printf("sgsi chunks %d windows %d (retries %d) segments %d (hits %d, parts %d, gathered %d, merged %d, sparse %d) tiled %d blocks %d; to device %.1f MB in %d copies, from device %.1f MB in %d; launches %d; peak host tables %.1f MB (grown by copying %.1f MB)\n",
