@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,28 +44,25 @@ var shapeEdges = []struct {
 	{"tailed-4-cycle", [][2]string{{"a", "b"}, {"b", "c"}, {"c", "d"}, {"d", "a"}, {"b", "e"}}, false},
 }
 
-// shapePattern is edges with every vertex labelled vl and every edge el ("": a wildcard).
+// shapePattern is edges (vertices named by letters from "a") with every vertex labelled vl and
+// every edge el ("": a wildcard), built by proptest.EdgesPattern.
 func shapePattern(t *testing.T, edges [][2]string, vl, el string) *pattern.Pattern {
 	t.Helper()
-	vertex := func(v string) string {
-		if vl == "" {
-			return "(" + v + ")"
+	label := func(s string) int {
+		if s == "" {
+			return -1
 		}
-		return "(" + v + ":" + vl + ")"
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
 	}
-	edge := "-"
-	if el != "" {
-		edge = "-[:" + el + "]-"
-	}
-	parts := make([]string, len(edges))
+	numbered := make([][2]int, len(edges))
 	for i, e := range edges {
-		parts[i] = vertex(e[0]) + edge + vertex(e[1])
+		numbered[i] = [2]int{int(e[0][0] - 'a'), int(e[1][0] - 'a')}
 	}
-	p, err := pattern.Parse(strings.Join(parts, ", "))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return proptest.EdgesPattern(t, numbered, label(vl), label(el))
 }
 
 // countSearch counts with the general search (no shape or clique counter).
