@@ -76,8 +76,12 @@ type Stats struct {
 	// Search is the part of Layout the join order's search took (chooseLate, weighTails and
 	// the chosen plan's estimate: joinEstimator's probes).
 	Search time.Duration
-	Filter time.Duration
-	Total  time.Duration
+	// Store and LabelGraphs are two more parts of Layout: finding (or building) the graph's
+	// store (storeFor; its signature table when it builds it there), and building the label
+	// graphs the steps, leaf groups and tails read (those not kept with the graph already).
+	Store, LabelGraphs time.Duration
+	Filter             time.Duration
+	Total              time.Duration
 	// Balance is each join step's load balance (balance.go): the rows each layer took and the
 	// thresholds chosen.
 	Balance Balance
@@ -442,6 +446,7 @@ func (r *runner) run(induced, unique bool) error {
 		r.st.Weighed = w
 		r.st.Search = time.Since(tl)
 	}
+	tg := time.Now()
 	r.st.Steps = len(q.steps)
 	r.st.Order = slices.Clone(q.order)
 	steps := len(q.steps)
@@ -495,6 +500,7 @@ func (r *runner) run(induced, unique bool) error {
 		// built and counted against --memory above; rootWeights reads only those).
 		r.part.pre.publish(r, r.rootWeights())
 	}
+	r.st.LabelGraphs = time.Since(tg)
 	r.st.Layout += time.Since(tl)
 	r.sumOff = (fixed + 1) &^ 1 // even: a 64-bit counter
 	r.cacheOff = r.sumOff + 2
