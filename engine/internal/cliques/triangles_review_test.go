@@ -28,24 +28,7 @@ func TestTrianglesSpanningRandomReview(t *testing.T) {
 		for v := range of {
 			of[v] = uint32(rng.IntN(parts))
 		}
-		var all, spanning uint64
-		for a := range uint32(n) {
-			for b := a + 1; b < uint32(n); b++ {
-				if _, ok := g.HasEdge(a, b); !ok {
-					continue
-				}
-				for x := b + 1; x < uint32(n); x++ {
-					_, ab := g.HasEdge(a, x)
-					_, bx := g.HasEdge(b, x)
-					if ab && bx {
-						all++
-						if of[a] != of[b] || of[a] != of[x] {
-							spanning++
-						}
-					}
-				}
-			}
-		}
+		all, spanning := bruteTriangles(g, of)
 		threads := 1 + rng.IntN(5)
 		o := c.Orient(g, threads)
 		got, err := Count(ctx, o, 3, MatrixLimit, n, func(i int) uint32 { return uint32(i) }, threads, nil)
