@@ -98,12 +98,8 @@ func (g *Graph) reorder(h *Graph, v uint32, keepVertex bool, buf *reorderBuffers
 			for j < len(runs) && runs[j].VertexLabel == runs[i].VertexLabel {
 				j++
 			}
-			end := hi
-			if j < len(runs) {
-				end = runs[j].Start
-			}
 			if j > i+1 {
-				slices.Sort(h.neighbors[runs[i].Start:end])
+				slices.Sort(h.neighbors[runs[i].Start:g.runEnd(v, runs, j-1)])
 			}
 			distinct++
 			i = j
