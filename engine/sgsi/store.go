@@ -251,23 +251,12 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 	if byLabel {
 		s.scatter(k, workers, func(v uint32, _ uint32) { atomic.AddUint64(&off[v+1], 1) })
 	}
-	sums := make([]uint64, (n+layoutChunk-1)/layoutChunk)
-	par.Ranges(n, workers, layoutChunk, func(_, lo, hi int) bool {
-		sum := uint64(0)
-		for v := lo; v < hi; v++ {
-			if !byLabel {
-				off[v+1] = s.degree(uint32(v), k)
-			}
-			sum += off[v+1]
+	sums, m := chunkSums(n, workers, func(v int) uint64 {
+		if !byLabel {
+			off[v+1] = s.degree(uint32(v), k)
 		}
-		sums[lo/layoutChunk] = sum
-		return true
+		return off[v+1]
 	})
-	m := uint64(0)
-	for i, c := range sums {
-		sums[i] = m // (now the entries before chunk i)
-		m += c
-	}
 	if reserve != nil {
 		if err := reserve(offBytes + 4*m); err != nil {
 			return nil, err
@@ -370,20 +359,28 @@ func (s *store) has(k lgKey) bool { return s.built(k) != nil }
 // entries is the number of entries of the label graph of k (built or not), counted on workers
 // goroutines (<= 0: all cores).
 func (s *store) entries(k lgKey, workers int) uint64 {
-	sums := make([]uint64, (s.g.NumVertices()+layoutChunk-1)/layoutChunk)
-	par.Ranges(s.g.NumVertices(), workers, layoutChunk, func(_, lo, hi int) bool {
+	_, m := chunkSums(s.g.NumVertices(), workers, func(v int) uint64 { return s.degree(uint32(v), k) })
+	return m
+}
+
+// chunkSums calls length for every vertex below n, on workers goroutines (<= 0: all cores) in
+// build's fixed chunks, and returns the lengths summed before each chunk (before[i]: the sum
+// over the chunks before the i-th) and in all.
+func chunkSums(n, workers int, length func(v int) uint64) (before []uint64, total uint64) {
+	before = make([]uint64, (n+layoutChunk-1)/layoutChunk)
+	par.Ranges(n, workers, layoutChunk, func(_, lo, hi int) bool {
 		sum := uint64(0)
 		for v := lo; v < hi; v++ {
-			sum += s.degree(uint32(v), k)
+			sum += length(v)
 		}
-		sums[lo/layoutChunk] = sum
+		before[lo/layoutChunk] = sum
 		return true
 	})
-	m := uint64(0)
-	for _, c := range sums {
-		m += c
+	for i, c := range before {
+		before[i] = total
+		total += c
 	}
-	return m
+	return before, total
 }
 
 // edgeEntries is the number of adjacency entries of edge label key (anyEdge: all of them), the
