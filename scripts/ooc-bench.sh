@@ -21,8 +21,9 @@
 #                                    so that the table ends in time; a cut count reads "> N s".
 #
 # Knobs: OOC_SCALE (21), OOC_EDGE_FACTOR (16), OOC_LABELS (8) and OOC_LABEL_DIST (uniform or
-# zipf) of the R-MAT graph, OOC_SIZES (4,5) of its dense random-walk queries (the first of each
-# size is run), OOC_CAP (8) seconds per count, OOC_END (190) seconds from the start by which the
+# zipf) of the R-MAT graph's vertex labels, OOC_EDGE_LABELS (1: none; SGSI's FR has 1,000, uniform
+# here) its edge labels, OOC_SIZES (4,5) of its dense random-walk queries and OOC_QUERIES (1) how
+# many of each size are run (q_S_0, q_S_1, ...), OOC_CAP (8) seconds per count, OOC_END (190) seconds from the start by which the
 # table ends, OOC_CONFIGS ("cpu core zc mg sgsi pbe sgsiin pbein auto") the columns run: the CPU
 # engine, stmatch in core, zero-copy and managed, sgsi and pbe at the budget, sgsi and pbe without
 # one (in core: the issue's "out of core at most 3x in core"), and auto (the others read "skipped");
@@ -82,11 +83,18 @@ run() {
 	# The R-MAT graph and its queries, generated while the tests run (not carried: hundreds of MB).
 	local work="${OOC_WORK:-${TMPDIR:-/tmp}/ooc-bench}" scale="${OOC_SCALE:-21}" labels="${OOC_LABELS:-8}"
 	local dist="${OOC_LABEL_DIST:-uniform}" hog="${OOC_HOG:-}" ef="${OOC_EDGE_FACTOR:-16}" gcap="${OOC_GEN_CAP:-400}"
+	local elabels="${OOC_EDGE_LABELS:-1}" snapb=22 peakb=34
+	if [ "$elabels" -gt 1 ]; then
+		# An edge label a list entry (4 bytes) and, with many labels, a run index entry (16
+		# bytes) for nearly every entry: 48 bytes a sample on the disk, 28 an entry in gen's
+		# peak (gen.RMATOptions.Memory).
+		snapb=48 peakb=60
+	fi
 	mkdir -p "$work"
 	rm -f "$work/rmat.smg"
 	# The guard: the snapshot on the disk, the generator's peak and the snapshot in memory.
 	local samples=$((ef << scale)) avail mem
-	local snap=$((22 * samples)) peak=$(("${OOC_GEN_BYTES:-34}" * samples))
+	local snap=$((snapb * samples)) peak=$(("${OOC_GEN_BYTES:-$peakb}" * samples))
 	avail=$(df -B1 --output=avail "$work" | tail -n 1 | tr -d ' ')
 	mem=$(($(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 1024))
 	echo "# guard: $samples samples: snapshot ~$((snap >> 30)) GiB (disk free $((avail >> 30)) GiB), generator peak ~$((peak >> 30)) GiB (memory available $((mem >> 30)) GiB)"
@@ -96,15 +104,15 @@ run() {
 	fi
 	(
 		timeout "$gcap" "$dir/submatch" gen rmat --scale "$scale" --edge-factor "$ef" --seed 1 --vertex-labels "$labels" \
-			--label-dist "$dist" --sync=false -o "$work/rmat.smg" &&
+			--label-dist "$dist" --edge-labels "$elabels" --sync=false -o "$work/rmat.smg" &&
 			rm -rf "$work/q" &&
-			timeout $((gcap - (SECONDS - t0) > 1 ? gcap - (SECONDS - t0) : 1)) "$dir/submatch" gen queries --sizes "${OOC_SIZES:-4,5}" --count 1 --density dense --dir "$work/q" "$work/rmat.smg"
+			timeout $((gcap - (SECONDS - t0) > 1 ? gcap - (SECONDS - t0) : 1)) "$dir/submatch" gen queries --sizes "${OOC_SIZES:-4,5}" --count "${OOC_QUERIES:-1}" --density dense --dir "$work/q" "$work/rmat.smg"
 	) > "$out/gen.log" 2>&1 &
 	local gen=$!
 	if [ "${OOC_TESTS:-1}" = 0 ] && [ -z "$hog" ]; then
 		wait "$gen" || echo "R-MAT generation failed or was cut at $gcap s: $(tail -n 3 "$out/gen.log")"
 		echo "# R-MAT: $(head -n 1 "$out/gen.log") ($((SECONDS - t0)) s with the queries)"
-		table "$dir" "$out" "$t0" "${OOC_END:-190}" "$work" "R-MAT scale $scale, $labels labels"
+		table "$dir" "$out" "$t0" "${OOC_END:-190}" "$work" "R-MAT scale $scale, $labels labels$([ "$elabels" -gt 1 ] && echo ", $elabels edge labels")"
 		return
 	fi
 	if [ -n "$hog" ]; then
@@ -138,7 +146,7 @@ run() {
 	wait "$gen" || echo "R-MAT generation failed: $(tail -n 3 "$out/gen.log")"
 	echo "# R-MAT: $(head -n 1 "$out/gen.log")"
 
-	table "$dir" "$out" "$t0" "${OOC_END:-190}" "$work" "R-MAT scale $scale, $labels labels"
+	table "$dir" "$out" "$t0" "${OOC_END:-190}" "$work" "R-MAT scale $scale, $labels labels$([ "$elabels" -gt 1 ] && echo ", $elabels edge labels")"
 }
 
 # one runs one count (submatch count --json with args) cut at lim seconds; it sets c_count
@@ -182,8 +190,12 @@ table() {
 	local rn rmv q
 	rn=$(sed -n 's/.* \([0-9]*\) vertices, \([0-9]*\) edges.*/\1/p' "$out/gen.log" | head -n 1)
 	rmv=$(sed -n 's/.* \([0-9]*\) vertices, \([0-9]*\) edges.*/\2/p' "$out/gen.log" | head -n 1)
-	for q in "$work"/q/q_*_0.graph; do
-		[ -f "$q" ] && specs+=("$rmat|$work/rmat.smg|$(basename "$q" .graph)|$q|$rn|$rmv")
+	local size i sizes="${OOC_SIZES:-4,5}"
+	for size in ${sizes//,/ }; do
+		for i in $(seq 0 $((${OOC_QUERIES:-1} - 1))); do
+			q="$work/q/q_${size}_$i.graph"
+			[ -f "$q" ] && specs+=("$rmat|$work/rmat.smg|$(basename "$q" .graph)|$q|$rn|$rmv")
+		done
 	done
 	local spec name data qname pat
 	for spec in "${specs[@]}"; do
