@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"slices"
 
 	"github.com/submatch/submatch/internal/par"
@@ -14,10 +15,20 @@ import (
 // label of that kind but 0); else a copy of the lists, WithoutLabelsBytes, built on all cores,
 // which shares g's offsets, original ids and names.
 func (g *Graph) WithoutLabels(vertexLabels, edgeLabels bool) *Graph {
+	h, _ := g.WithoutLabelsContext(context.Background(), vertexLabels, edgeLabels) // (no error without an end)
+	return h
+}
+
+// WithoutLabelsContext is WithoutLabels stopping when ctx ends (between ranges of 256 vertices:
+// a count's --timeout on a large graph, whose copy takes seconds), with ctx's error and no graph.
+func (g *Graph) WithoutLabelsContext(ctx context.Context, vertexLabels, edgeLabels bool) (*Graph, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	dropVertex := vertexLabels && g.hasVertexLabels()
 	dropEdge := edgeLabels && g.edgeLabels != nil
 	if !dropVertex && !dropEdge {
-		return g
+		return g, nil
 	}
 	n := g.NumVertices()
 	h := &Graph{
@@ -38,8 +49,11 @@ func (g *Graph) WithoutLabels(vertexLabels, edgeLabels bool) *Graph {
 		for v := uint32(lo); v < uint32(hi); v++ {
 			h.runOffsets[v+1] = g.reorder(h, v, !dropVertex, &bufs[w])
 		}
-		return true
+		return ctx.Err() == nil
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for v := range n {
 		h.runOffsets[v+1] += h.runOffsets[v]
 	}
@@ -63,9 +77,12 @@ func (g *Graph) WithoutLabels(vertexLabels, edgeLabels bool) *Graph {
 				}
 			}
 		}
-		return true
+		return ctx.Err() == nil
 	})
-	return h
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // reorder writes v's list into h's arrays ordered by (the label of its run in g that h keeps,

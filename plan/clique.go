@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"math/bits"
 	"slices"
 
@@ -43,6 +44,12 @@ type Labels struct {
 // (graph.Graph.NeighborsWith(v, l.VertexLabel, l.EdgeLabel)). Graph of that graph is itself.
 func (l Labels) Graph(g *graph.Graph) *graph.Graph {
 	return g.WithoutLabels(l.AnyVertex, l.AnyEdge)
+}
+
+// GraphContext is Graph stopping when ctx ends, with ctx's error (the copy of a large graph's
+// lists takes seconds: graph.Graph.WithoutLabelsContext).
+func (l Labels) GraphContext(ctx context.Context, g *graph.Graph) (*graph.Graph, error) {
+	return g.WithoutLabelsContext(ctx, l.AnyVertex, l.AnyEdge)
 }
 
 // GraphBytes is the memory that Graph(g) takes beside g (0 when it is g).
