@@ -66,7 +66,11 @@ func countCliques(ctx context.Context, p *engine.Problem, c plan.Clique, planTim
 	if err != nil {
 		return engine.Result{}, err
 	}
-	o := c.Orient(p.Data, threads)
+	g, err := c.GraphContext(ctx, p.Data) // (the copy without a wildcard's labels: seconds on a large graph)
+	if err != nil {
+		return engine.Result{Partial: true, PlanTime: planTime + time.Since(start)}, err
+	}
+	o := c.Orient(g, threads)
 	planTime += time.Since(start)
 	n := p.Data.NumVertices()
 	total, err := cliques.Count(ctx, o, c.K, matrixMax, n, func(i int) uint32 { return uint32(i) }, threads, p.Progress)

@@ -13,6 +13,7 @@ package shapes
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/engine/internal/cliques"
@@ -227,7 +228,10 @@ func (sh Shape) workerBytes(g *graph.Graph) uint64 {
 // that span more than one part of it, with of nil every instance. It returns ctx's error when
 // ctx ends, engine.ErrOverflow when the count does not fit a uint64.
 func (sh Shape) Count(ctx context.Context, p *engine.Problem, of []uint32) (uint64, error) {
-	g := sh.clique.Graph(p.Data) // (built once: the counters' Graph of it is itself)
+	g, err := sh.clique.GraphContext(ctx, p.Data) // (built once: the counters' Graph of it is itself)
+	if err != nil {
+		return 0, err
+	}
 	if sh.identity() {
 		n, err := sh.inducedFour(ctx, g, of)
 		if err != nil {
@@ -254,7 +258,6 @@ func (sh Shape) Count(ctx context.Context, p *engine.Problem, of []uint32) (uint
 		case sh.path:
 			kind = edgePaths
 		}
-		var err error
 		if n, err = spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.Threads); err != nil {
 			return 0, err
 		}
@@ -406,7 +409,7 @@ func spanningByEdges(ctx context.Context, d *edgeCounter, threads int) (uint64, 
 	if d.kind != edgeDiamonds {
 		d.countExt(workers)
 	}
-	return sumHubsFirst(ctx, n, workers, chunk, func(w int, x uint32) (uint64, bool) {
+	return sumHubsFirst(ctx, &d.stop, n, workers, chunk, func(w int, x uint32) (uint64, bool) {
 		if marks[w] == nil {
 			marks[w] = plan.NewBitset(n)
 		}
@@ -436,13 +439,20 @@ func (d *edgeCounter) countExt(workers int) {
 
 // sumHubsFirst sums f(w, v) over the vertices v < n on workers goroutines (w names the calling
 // one, for its own state), chunk vertices a range, the top ids first: they are the hubs
-// (graph.Build's order), whose lists take longest. f's false is an overflow. It returns ctx's
-// error when ctx ends first (the sum partial), engine.ErrOverflow when the sum does not fit.
-func sumHubsFirst(ctx context.Context, n, workers, chunk int, f func(w int, v uint32) (uint64, bool)) (uint64, error) {
+// (graph.Build's order), whose lists take longest. f's false is an overflow. It sets stop when
+// ctx ends (f may read it to leave a hub's list early) and calls f for no vertex after that: a
+// range of the top hubs took seconds (R-MAT 21's 4-cycles: 12 s after a --timeout). It returns
+// ctx's error when ctx ends first (the sum partial), engine.ErrOverflow when the sum does not
+// fit.
+func sumHubsFirst(ctx context.Context, stop *atomic.Bool, n, workers, chunk int, f func(w int, v uint32) (uint64, bool)) (uint64, error) {
+	if ctx.Err() != nil {
+		stop.Store(true) // (AfterFunc's call comes later, on a goroutine of its own)
+	}
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	sums := make([]uint64, workers)
 	overflow := make([]bool, workers)
 	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
-		for r := lo; r < hi; r++ {
+		for r := lo; r < hi && !stop.Load(); r++ {
 			s, fits := f(w, uint32(n-1-r))
 			var ok bool
 			if sums[w], ok = checked.Add(sums[w], s); !ok || !fits {
@@ -450,7 +460,7 @@ func sumHubsFirst(ctx context.Context, n, workers, chunk int, f func(w int, v ui
 				return false
 			}
 		}
-		return ctx.Err() == nil
+		return !stop.Load()
 	})
 	var total uint64
 	for w, s := range sums {
@@ -489,6 +499,8 @@ type edgeCounter struct {
 	ext []uint32
 	// sup, when set, takes every edge's common neighbours (edgeSupports).
 	sup *edgeSupports
+	// stop is set when the count's context ends (sumHubsFirst): a vertex's pass leaves its list.
+	stop atomic.Bool
 }
 
 // newEdgeCounter is the edge counter of the runs of c's labels in g, of's parts, summing kind.
@@ -543,6 +555,9 @@ func (d *edgeCounter) vertex(x uint32, marks plan.Bitset) (sum uint64, ok bool) 
 	px := d.part(x)
 	ok = true
 	for i, y := range xs {
+		if d.stop.Load() {
+			break // (the count is partial: sumHubsFirst returns ctx's error)
+		}
 		ys := d.list(y)
 		if dy := len(ys); dy > dx || (dy == dx && y > x) {
 			continue

@@ -180,7 +180,7 @@ func spanningByWedges(ctx context.Context, d *edgeCounter, shape Wedge, threads 
 		}
 	}
 	ws := make([]*wedgeWorker, workers)
-	sum, err := sumHubsFirst(ctx, n, workers, chunk, func(w int, a uint32) (uint64, bool) {
+	sum, err := sumHubsFirst(ctx, &d.stop, n, workers, chunk, func(w int, a uint32) (uint64, bool) {
 		if ws[w] == nil {
 			ws[w] = &wedgeWorker{w: make([]uint32, n), wp: make([]uint32, n)}
 			if shape != WedgeCycle {
@@ -213,8 +213,8 @@ func (d *edgeCounter) wedges(a uint32, shape Wedge, ww *wedgeWorker) (sum uint64
 	house, tailed := shape == WedgeHouse, shape == WedgeTailedCycle
 	as := d.list(a)
 	for k, x := range as {
-		if x >= a {
-			break // (the runs ascend)
+		if x >= a || d.stop.Load() {
+			break // (the runs ascend; or the count is partial: sumHubsFirst returns ctx's error)
 		}
 		in := d.part(x) == pa
 		cs := d.list(x)
