@@ -376,8 +376,12 @@ func countCliques(ctx context.Context, devs []*gpu.Device, p *engine.Problem, c 
 	}
 	// The devices compile and upload the graph while the host orients it: the graph of the
 	// clique's labels (a copy of the lists without them, for a clique of wildcards on a labelled
-	// graph), whose runs the orientation points into.
-	g := c.Graph(p.Data)
+	// graph), whose runs the orientation points into. The copy takes seconds on a large graph:
+	// it stops with the count.
+	g, err := c.GraphContext(ctx, p.Data)
+	if err != nil {
+		return 0, true, err
+	}
 	for i, d := range devs {
 		runs[i] = &cliqueRun{runBase: newRunBase(d, p.GPUMemoryLimit, opts), log: p.Logger(), slice: opts.cliqueSlice}
 		wg.Go(func() {
