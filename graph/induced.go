@@ -48,14 +48,22 @@ func (g *Graph) LabelledShare(labels []uint32) (vertices int, entries uint64) {
 // read: entries and degrees are then LabelledShare's. Its work is O(len(labels) * samples) list
 // lengths and run scans, after the label index's one linear pass (which the planner makes anyway).
 func (g *Graph) LabelledShareEstimate(labels []uint32, samples int) (vertices int, entries, degrees uint64, exact bool) {
-	samples = max(samples, 2)
-	exact = true
 	var es, ds float64
-	// add adds vertex v's kept entries and degree, weighed.
-	add := func(v uint32, weight float64) {
+	vertices, exact = g.sampleLabels(labels, samples, func(v uint32, weight float64) {
 		es += weight * float64(g.keptEntries(v, labels))
 		ds += weight * float64(g.offsets[v+1]-g.offsets[v])
-	}
+	})
+	return vertices, uint64(es + 0.5), uint64(ds + 0.5), exact
+}
+
+// sampleLabels calls add for a sample of the vertices of each label of labels, with the number
+// of that label's vertices each stands for: each label's samples/2 vertices of largest id, read
+// (weight 1), and samples/2 of the others, the middles of as many strata of them in id order
+// (weight the stratum's size). It returns the labels' vertices in all, and whether every one was
+// read (no label had more than samples vertices).
+func (g *Graph) sampleLabels(labels []uint32, samples int, add func(v uint32, weight float64)) (vertices int, exact bool) {
+	samples = max(samples, 2)
+	exact = true
 	for _, l := range labels {
 		vs := g.VerticesWithLabel(l)
 		vertices += len(vs)
@@ -73,7 +81,7 @@ func (g *Graph) LabelledShareEstimate(labels []uint32, samples int) (vertices in
 			add(vs[(2*i+1)*top/(2*k)], float64(top)/float64(k)) // the middle of the i-th of k strata
 		}
 	}
-	return vertices, uint64(es + 0.5), uint64(ds + 0.5), exact
+	return vertices, exact
 }
 
 func hasLabel(labels []uint32, l uint32) bool {

@@ -180,6 +180,11 @@ const (
 	// 2 threads (the VM under load 4-6; the model says 0.21-0.23 s).
 	ReduceSecondsPerVertex = 5e-8
 	ReduceSecondsPerEntry  = 3e-8
+	// KindSecondsPerLookup is the making of the subgraph of the pattern's edge kinds
+	// (graph.SubgraphByEdgeKinds, where reduce.go takes it) a run lookup: a binary search of a
+	// vertex of the pattern's labels for one (neighbour label, edge label) pair its label keeps
+	// (graph.EdgeKindShareEstimate's lookups; the kept entries at ReduceSecondsPerEntry).
+	KindSecondsPerLookup = 1e-7
 	// PlanSecondsPerEntry is the device engine's planning of the reduced graph, which auto's plan
 	// (of the whole graph) does not spare it: the CPU planner's 6-66 ms for the same five reduced
 	// graphs (1.7-2.9 M entries; 3.5e-9 to 2.3e-8 s an entry, the high end under load 6).
@@ -197,7 +202,9 @@ type predictedReduction struct {
 }
 
 // predictReduction estimates reduce's subgraph of w's problem (ok false where reduce keeps the
-// whole graph: a wildcard vertex, one label, or more than ReduceMaxShare of the adjacency).
+// whole graph: a wildcard vertex, one label, or more than ReduceMaxShare of the adjacency): the
+// edges of the pattern's kinds (graph.EdgeKindShareEstimate) where reduce takes them (edgeKinds),
+// else the label-induced subgraph (graph.LabelledShareEstimate).
 func predictReduction(w *engine.Workload) predictedReduction {
 	p := w.Problem
 	if p.Pattern == nil || p.Pattern.NumVertices() == 0 {
@@ -208,6 +215,15 @@ func predictReduction(w *engine.Workload) predictedReduction {
 		return predictedReduction{}
 	}
 	g := p.Data
+	if kinds := edgeKinds(p, labels); kinds != nil {
+		vs, lookups, entries, _ := g.EdgeKindShareEstimate(kinds, shareSamples)
+		if float64(entries) > ReduceMaxShare*float64(2*g.NumEdges()) {
+			return predictedReduction{}
+		}
+		return predictedReduction{ok: true, vertices: vs, edges: entries / 2,
+			bytes:   uint64(vs)*partition.VertexBytes + entries*entryBytes(g),
+			seconds: (KindSecondsPerLookup*float64(lookups) + ReduceSecondsPerEntry*float64(entries)) / float64(max(1, w.Threads))}
+	}
 	vs, entries, degrees, _ := g.LabelledShareEstimate(labels, shareSamples)
 	if vs >= g.NumVertices() || float64(entries) > ReduceMaxShare*float64(2*g.NumEdges()) {
 		return predictedReduction{}

@@ -124,6 +124,9 @@ type Engine struct {
 	// noShapes turns the host inter stage's shape counts off (intershape.go): cliques and
 	// diamonds take the seeded search too (tests).
 	noShapes bool
+	// wholeGraph turns the reduction off (reduce.go): the stages run on the data graph (tests
+	// whose graph is built to be cut in parts).
+	wholeGraph bool
 
 	// cache keeps the last partitioning (graphs are immutable): PBE partitions once, offline;
 	// reduced the last label-induced subgraph (reduce.go), whose partitioning cache then keeps.
@@ -232,8 +235,8 @@ type Stats struct {
 	// PartitionCached is set when the partitioning was the engine's last one (same graph and
 	// budget): PartitionTime is then only the look-up.
 	PartitionCached bool
-	// Reduced is set when the stages ran on the subgraph induced by the vertices with a pattern
-	// vertex's label (reduce.go): ReducedVertices and ReducedEdges are its size, ReduceTime the
+	// Reduced is set when the stages ran on the subgraph that holds the matches (reduce.go: the
+	// edges of the pattern's kinds, or the subgraph induced by the pattern's labels): ReducedVertices and ReducedEdges are its size, ReduceTime the
 	// time to count and build it (only the count when it was not built).
 	Reduced                       bool
 	ReducedVertices, ReducedEdges uint64

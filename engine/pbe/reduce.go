@@ -8,15 +8,21 @@ import (
 	"github.com/submatch/submatch/graph"
 )
 
-// Reduction to the vertices a match can use. A match maps every pattern vertex to a data vertex
-// with its label, so when no pattern vertex is a wildcard every match lies among the data
-// vertices whose label some pattern vertex has, and the subgraph they induce (every edge among
-// them, with its label) holds exactly the same matches in every convention (embeddings, induced,
-// unique): the edges among a match's vertices are the same there. PBE's stages run on that
-// subgraph when it is small (ReduceMaxShare), so partitioning, the parts and the inter stage's
-// filtering only see what the search needs; counts are unchanged and listed matches are mapped
-// back to the data graph's ids. On a labelled graph (R-MAT scale 23 with 1,000 zipf labels) a
-// 6-vertex query keeps about a tenth of the vertices and a hundredth of the edges.
+// Reduction to the vertices and edges a match can use. A match maps every pattern vertex to a
+// data vertex with its label, so when no pattern vertex is a wildcard every match lies among the
+// data vertices whose label some pattern vertex has, and the subgraph they induce (every edge
+// among them, with its label) holds exactly the same matches in every convention (embeddings,
+// induced, unique): the edges among a match's vertices are the same there. A non-induced match
+// also maps every pattern edge to a data edge of its kind (its ends' labels and its edge label,
+// graph.EdgeKind), so it lies in the subgraph of the edges of the pattern's kinds, without the
+// vertices none of them touches (a pattern vertex without an edge keeps the induced subgraph), and
+// that subgraph holds no other match. PBE's stages run on that subgraph when it is small
+// (ReduceMaxShare), so partitioning, the parts and the inter stage's filtering only see what the
+// search needs; counts are unchanged and listed matches are mapped back to the data graph's ids.
+// On a labelled graph (R-MAT scale 23 with 1,000 zipf labels) a 6-vertex query's induced subgraph
+// keeps about a tenth of the vertices and a hundredth of the edges; with 1,000 edge labels too
+// (SGSI's datasets, issue 21), the edges of a 12-vertex walk's kinds are about a thousandth of
+// those (R-MAT scale 20: 1,466,232 edges induced, 81 of its kinds).
 
 // ReduceMaxShare is the largest share of the data graph's adjacency entries the label-induced
 // subgraph may hold for the stages to run on it: above, copying it would cost more memory than
@@ -27,7 +33,8 @@ const ReduceMaxShare = 0.5
 type reduction struct {
 	g      *graph.Graph
 	labels []uint32
-	sub    *graph.Graph // nil: the subgraph is too large (the stages run on g)
+	kinds  []graph.EdgeKind // nil: induced by the labels
+	sub    *graph.Graph     // nil: the subgraph is too large (the stages run on g)
 }
 
 // patternLabels is the sorted set of the pattern's vertex labels (false when one is a wildcard).
@@ -44,23 +51,80 @@ func patternLabels(p *engine.Problem) ([]uint32, bool) {
 	return slices.Compact(ls), true
 }
 
-// reduce is p on the subgraph of its data graph induced by the vertices with a pattern vertex's
-// label, or p itself when some pattern vertex is a wildcard or that subgraph is the whole graph
-// or holds more than ReduceMaxShare of its adjacency. It records what it did in st.
+// edgeKinds is the kinds of p's pattern edges (graph.EdgeKind), sorted, where reduce takes the
+// subgraph of those kinds: a non-induced count whose pattern has an edge at every vertex (labels
+// from patternLabels: no wildcard vertex) and whose kinds leave something out (an edge label, or
+// a vertex of another label); else nil.
+func edgeKinds(p *engine.Problem, labels []uint32) []graph.EdgeKind {
+	q := p.Pattern
+	if p.Semantics.Induced || q.NumEdges() == 0 {
+		return nil
+	}
+	for u := range q.NumVertices() {
+		if q.Degree(u) == 0 {
+			return nil
+		}
+	}
+	g := p.Data
+	vs, exact := 0, false
+	for _, l := range labels {
+		vs += len(g.VerticesWithLabel(l))
+	}
+	var kinds []graph.EdgeKind
+	for _, e := range q.Edges() {
+		a, b := q.VertexLabel(e.U).Value, q.VertexLabel(e.V).Value
+		kinds = append(kinds, graph.EdgeKind{A: min(a, b), B: max(a, b), Edge: e.Label.Value, AnyEdge: e.Label.Any})
+		exact = exact || !e.Label.Any
+	}
+	if vs >= g.NumVertices() && !exact && len(labels) == 1 {
+		return nil // (every vertex, every edge: the whole graph)
+	}
+	slices.SortFunc(kinds, compareKinds)
+	return slices.Compact(kinds)
+}
+
+// compareKinds orders edge kinds by their fields.
+func compareKinds(x, y graph.EdgeKind) int {
+	switch {
+	case x.A != y.A:
+		return int(int64(x.A) - int64(y.A))
+	case x.B != y.B:
+		return int(int64(x.B) - int64(y.B))
+	case x.AnyEdge != y.AnyEdge:
+		if x.AnyEdge {
+			return -1
+		}
+		return 1
+	case x.Edge != y.Edge:
+		return int(int64(x.Edge) - int64(y.Edge))
+	}
+	return 0
+}
+
+// reduce is p on the subgraph of its data graph that holds its matches (the edges of the
+// pattern's kinds where edgeKinds gives them, else the subgraph induced by the vertices with a
+// pattern vertex's label), or p itself when some pattern vertex is a wildcard or that subgraph is
+// the whole graph or holds more than ReduceMaxShare of its adjacency. It records what it did in
+// st.
 func (e *Engine) reduce(p *engine.Problem, st *Stats) *engine.Problem {
 	labels, ok := patternLabels(p)
-	if !ok || p.Pattern.NumVertices() == 0 {
+	if !ok || p.Pattern.NumVertices() == 0 || e.wholeGraph {
 		return p
 	}
 	t0 := time.Now()
 	g := p.Data
+	kinds := edgeKinds(p, labels)
 	e.mu.Lock()
 	r := e.reduced
 	e.mu.Unlock()
-	if r.g != g || !slices.Equal(r.labels, labels) {
-		r = reduction{g: g, labels: labels}
-		vs, entries := g.LabelledShare(labels)
-		if vs < g.NumVertices() && float64(entries) <= ReduceMaxShare*float64(2*g.NumEdges()) {
+	if r.g != g || !slices.Equal(r.labels, labels) || !slices.Equal(r.kinds, kinds) {
+		r = reduction{g: g, labels: labels, kinds: kinds}
+		maxEntries := uint64(ReduceMaxShare * float64(2*g.NumEdges()))
+		if kinds != nil {
+			if sub, ok := g.SubgraphByEdgeKinds(kinds, maxEntries); ok && sub.NumEdges() < g.NumEdges() {
+				r.sub = sub
+			}
+		} else if vs, entries := g.LabelledShare(labels); vs < g.NumVertices() && entries <= maxEntries {
 			r.sub = g.InducedByVertexLabels(labels)
 		}
 		e.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/ctxtest"
 )
 
@@ -214,4 +215,51 @@ func lgKeys(e uint64) []lgKey {
 		}
 	}
 	return ks
+}
+
+// TestEdgeEntriesOnePass: the plan's edge label frequencies (edgeEntries) on random graphs whose
+// edge labels are small (the histogram's slices) or large (its maps), equal the entries of each
+// label's label graph of every neighbour label, 0 for a label no edge has; the first question
+// counts every label at once (one pass over the runs: a 12-vertex walk under 1,000 edge labels
+// asks for twenty, each a pass over the graph before).
+func TestEdgeEntriesOnePass(t *testing.T) {
+	asked := []uint64{0, 1, 2, 3, 4, 5, 6}
+	for l := uint64(denseEdgeLabels - 3); l <= denseEdgeLabels+3; l++ {
+		asked = append(asked, l)
+	}
+	for seed := uint64(1); seed <= 12; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		b := graph.NewBuilder(graph.BuilderOptions{})
+		n := 20 + r.IntN(200)
+		labels, pairs := map[uint32]bool{}, map[[2]int64]bool{}
+		for range 4 * n {
+			u, v := int64(r.IntN(n)), int64(r.IntN(n))
+			if u == v || pairs[[2]int64{min(u, v), max(u, v)}] {
+				continue
+			}
+			pairs[[2]int64{min(u, v), max(u, v)}] = true
+			l := uint32(1 + r.IntN(5))
+			if seed%3 == 0 { // about the histogram's slices' end
+				l = denseEdgeLabels - 2 + uint32(r.IntN(5))
+			}
+			if err := b.AddEdge(u, v, l); err != nil {
+				t.Fatal(err)
+			}
+			labels[l] = true
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStore(g, 0)
+		for i, l := range asked {
+			want := s.entries(lgKey{l, anyLabel, bothSides}, 0)
+			if got := s.edgeEntries(l, 1+int(seed%2)); got != want {
+				t.Fatalf("seed %d label %d: edgeEntries %d, want %d", seed, l, got, want)
+			}
+			if i == 0 && len(s.edges) != len(labels) {
+				t.Fatalf("seed %d: after one question %d labels counted, the graph has %d", seed, len(s.edges), len(labels))
+			}
+		}
+	}
 }

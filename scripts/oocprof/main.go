@@ -20,6 +20,8 @@ import (
 
 	"github.com/submatch/submatch"
 	"github.com/submatch/submatch/engine"
+	"github.com/submatch/submatch/engine/auto"
+	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/engine/pbe"
 	"github.com/submatch/submatch/engine/sgsi"
 	"github.com/submatch/submatch/partition"
@@ -29,7 +31,7 @@ func main() {
 	data := flag.String("data", "", "data graph")
 	query := flag.String("query", "", "query graph file")
 	div := flag.Uint64("div", 4, "budget: GraphBytes / div")
-	engines := flag.String("engines", "pbe,sgsi", "engines, comma separated (pbe, pbe-part: partitioning only, sgsi, sgsi-buffered: its last step with buffers)")
+	engines := flag.String("engines", "pbe,sgsi", "engines, comma separated (pbe, pbe-part: partitioning only, sgsi, sgsi-buffered: its last step with buffers, cpu, auto: its decision alone)")
 	prof := flag.String("profile", "", "profile prefix (empty: none)")
 	timeout := flag.Duration("timeout", time.Minute, "limit per count")
 	threads := flag.Int("threads", 0, "threads (0: all cores)")
@@ -93,6 +95,15 @@ func main() {
 					st.BytesToGPU, st.CopiesToGPU, st.OffsetBytes, st.Sparse, st.CopiesFromGPU, st.Segments, st.Gathered, st.Merged, st.SegmentHits, st.Windows, st.WindowRetries, st.Parts, st.Tiled,
 					st.Blocks, st.BlockRows, st.Pieces, st.BlockFallbacks,
 					st.Group.Seconds(), st.Refs.Seconds(), st.Tables.Seconds(), st.Driver.Seconds(), st.Other().Seconds())
+				return err
+			case "cpu":
+				r, err := cpu.Engine{}.Count(ctx, p)
+				fmt.Printf("cpu: count %d partial %v, %.2f s\n", r.Count, r.Partial, time.Since(t0).Seconds())
+				return err
+			case "auto":
+				d, err := auto.Engine{}.Decide(ctx, p, false)
+				d.Release()
+				fmt.Printf("auto: %.2f s to decide: %s\n%s", time.Since(t0).Seconds(), d, d.Explain())
 				return err
 			default:
 				return fmt.Errorf("unknown engine %q", name)
