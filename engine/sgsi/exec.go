@@ -81,7 +81,7 @@ type Stats struct {
 	// graphs the steps, leaf groups and tails read (those not kept with the graph already).
 	Store, LabelGraphs time.Duration
 	// LabelBuilds is each label graph this count built, in order, with its passes' times (the
-	// debug line's label_builds): where LabelGraphs went.
+	// debug line's label_builds): where LabelGraphs went (a dealt count: every runner's).
 	LabelBuilds []LabelBuild
 	Filter      time.Duration
 	Total       time.Duration
