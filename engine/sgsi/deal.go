@@ -385,6 +385,10 @@ func mergeStats(sts []Stats) Stats {
 	m := sts[slow]
 	m.Balance = slices.Clone(m.Balance)
 	m.PerStep = slices.Clone(m.PerStep)
+	m.LabelBuilds = nil // (every runner's, in the runners' order: the first builds most)
+	for i := range sts {
+		m.LabelBuilds = append(m.LabelBuilds, sts[i].LabelBuilds...)
+	}
 	for i := range sts {
 		if i == slow {
 			continue

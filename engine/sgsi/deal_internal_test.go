@@ -83,7 +83,8 @@ func TestDealStripes(t *testing.T) {
 	}
 }
 
-// TestMergeStats: counters and bytes summed, device times summed, phases the slowest runner's.
+// TestMergeStats: counters and bytes summed, device times summed, phases the slowest runner's,
+// label builds every runner's.
 func TestMergeStats(t *testing.T) {
 	a := Stats{Device: "a", Chunks: 3, BytesToGPU: 100, PeakHost: 10, Steps: 2, InCore: true, Comm: time.Second, Comp: 2 * time.Second,
 		Setup: time.Millisecond, Group: 5 * time.Millisecond, Total: time.Second}
@@ -91,7 +92,12 @@ func TestMergeStats(t *testing.T) {
 		Setup: 2 * time.Millisecond, Group: time.Millisecond, Total: 3 * time.Second}
 	a.Balance = Balance{{Rows: [numLayers]uint64{5, 1}, W3: 8, Choice: time.Millisecond, maxRows: 4}}
 	b.Balance = Balance{{Rows: [numLayers]uint64{2, 2}, W3: 16, Choice: time.Millisecond, maxRows: 3}, {Rows: [numLayers]uint64{1}, maxRows: 1}}
+	a.LabelBuilds = []LabelBuild{{Key: "*/1/both"}, {Key: "*/2/both"}} // (the first runner builds them)
+	b.LabelBuilds = []LabelBuild{{Key: "*/3/upper"}}
 	m := mergeStats([]Stats{a, b})
+	if keys := fmt.Sprint(m.LabelBuilds); len(m.LabelBuilds) != 3 || m.LabelBuilds[0].Key != "*/1/both" || m.LabelBuilds[2].Key != "*/3/upper" {
+		t.Errorf("merged label builds %s, want every runner's in order", keys)
+	}
 	if len(m.Balance) != 2 || m.Balance[0].Rows[0] != 7 || m.Balance[0].Rows[1] != 3 || m.Balance[0].W3 != 8 ||
 		m.Balance[0].Choice != 2*time.Millisecond || m.Balance[1].Rows[0] != 1 {
 		t.Errorf("merged balance %+v", m.Balance)

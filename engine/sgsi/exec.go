@@ -80,8 +80,11 @@ type Stats struct {
 	// store (storeFor; its signature table when it builds it there), and building the label
 	// graphs the steps, leaf groups and tails read (those not kept with the graph already).
 	Store, LabelGraphs time.Duration
-	Filter             time.Duration
-	Total              time.Duration
+	// LabelBuilds is each label graph this count built, in order, with its passes' times (the
+	// debug line's label_builds): where LabelGraphs went (a dealt count: every runner's).
+	LabelBuilds []LabelBuild
+	Filter      time.Duration
+	Total       time.Duration
 	// Balance is each join step's load balance (balance.go): the rows each layer took and the
 	// thresholds chosen.
 	Balance Balance
@@ -1669,7 +1672,11 @@ func (r *runner) label(key lgKey) (*labelGraph, error) {
 	if r.hostLimit > 0 {
 		reserve = func(bytes uint64) error { return r.reserveShared("a label graph", bytes) }
 	}
-	return r.s.build(key, r.threads, reserve)
+	lg, b, err := r.s.build(key, r.threads, reserve)
+	if err == nil && b.Key != "" { // (built here, not by an earlier count)
+		r.st.LabelBuilds = append(r.st.LabelBuilds, b)
+	}
+	return lg, err
 }
 
 // edgeEntries is the store's, counted on the count's threads.

@@ -150,7 +150,7 @@ func (e Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resul
 		"steps", st.Steps, "order", st.Order, "candidates", st.Candidates, "refined", st.Refined, "per_step", st.PerStep, "chunks", st.Chunks, "windows", st.Windows, "parts", st.Parts, "gathered", st.Gathered, "merged", st.Merged, "tiled", st.Tiled, "blocks", st.Blocks, "block_rows", st.BlockRows, "block_fallbacks", st.BlockFallbacks, "pieces", st.Pieces, "balance", st.Balance, "segments", st.Segments, "segment_hits", st.SegmentHits,
 		"bytes_to_gpu", st.BytesToGPU, "bytes_from_gpu", st.BytesFromGPU, "copies_to_gpu", st.CopiesToGPU, "copies_from_gpu", st.CopiesFromGPU, "launches", st.Launches,
 		"comm", st.Comm, "comp", st.Comp, "overlap", st.Overlap, "pipelined", st.Pipelined,
-		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "table_copied", st.TableCopied, "setup", st.Setup, "layout", st.Layout, "store", st.Store, "search", st.Search, "label_graphs", st.LabelGraphs, "filter", st.Filter,
+		"peak_device", st.PeakDevice, "peak_host_tables", st.PeakHost, "table_copied", st.TableCopied, "setup", st.Setup, "layout", st.Layout, "store", st.Store, "search", st.Search, "label_graphs", st.LabelGraphs, "label_builds", st.LabelBuilds, "filter", st.Filter,
 		"group", st.Group, "refs", st.Refs, "tables", st.Tables, "driver", st.Driver, "other", st.Other(), "total", st.Total)
 	res := engine.Result{PlanTime: st.Layout + st.Filter, DeviceTime: st.Comp}
 	if r != nil {

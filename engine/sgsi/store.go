@@ -1,9 +1,14 @@
 package sgsi
 
 import (
+	"fmt"
+	"runtime"
 	"slices"
+	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/par"
@@ -210,7 +215,7 @@ func (s *store) appendList(out []uint32, v uint32, k lgKey) []uint32 {
 // label returns the label graph of k, building it on first use with all cores and without a
 // memory check (the counts build theirs with build first: see runner.label).
 func (s *store) label(k lgKey) *labelGraph {
-	lg, _ := s.build(k, 0, nil)
+	lg, _, _ := s.build(k, 0, nil)
 	return lg
 }
 
@@ -222,34 +227,53 @@ const layoutChunk = 1 << 13
 // build returns the label graph of k, building it on first use on workers goroutines (<= 0: all
 // cores). reserve, when set, is asked for the offsets' bytes before they are allocated, then for
 // the whole label graph's (8 bytes a vertex and 4 an entry) before its lists are; its error stops
-// the build, leaving nothing held.
+// the build, leaving nothing held. The LabelBuild says how the build went (zero for a graph
+// built already).
 //
-// The graph of every neighbour label (anyLabel) is built from each vertex's runs, in two passes
-// over the vertices: the lists' lengths (into the offsets, with each chunk's sum), then, from the
-// chunks' running sums, each chunk's offsets and lists. The graph of one neighbour label vl is
-// built from the other end, reading only the lists of the vertices of label vl (the graph is
+// The graph of every neighbour label (anyLabel) is built from each vertex's runs, in passes over
+// the vertices: the lists' lengths (into the offsets, with each chunk's sum), then, from the
+// chunks' running sums, each chunk's offsets, then the lists. The graph of one neighbour label vl
+// is built from the other end, reading only the lists of the vertices of label vl (the graph is
 // undirected: u is in v's list when v is in u's): each such u adds one to the length of each
 // neighbour v whose list takes it, then, from the running sums, writes itself into those lists
-// at their next free place; each list is then sorted. Under 1,000 zipf labels a label's vertices
-// hold a few percent of the entries at most, where the pass by runs reads every vertex's runs.
-// The lists, sorted, are the same whichever the pass and however many goroutines ran it.
-func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*labelGraph, error) {
+// at their next free place; each list is then sorted (unless one goroutine wrote them all: it
+// took the u in increasing order). Under 1,000 zipf labels a label's vertices hold a few percent
+// of the entries at most, where the pass by runs reads every vertex's runs. The lists, sorted,
+// are the same whichever the pass and however many goroutines ran it.
+//
+// The passes whose work is in the entries rather than the vertices (scatter, the lists, the
+// sorts) deal pieces of about as many entries each, not of as many vertices: with ids in
+// ascending degree, as the graph builder numbers them, the last vertices hold most entries (on
+// R-MAT 23 under 1,000 zipf labels, the last 1,024 vertices of a label 38-66% of its entries),
+// and one goroutine took them all while the others waited.
+func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*labelGraph, LabelBuild, error) {
 	s.building.Lock()
 	defer s.building.Unlock()
 	if lg := s.built(k); lg != nil {
-		return lg, nil
+		return lg, LabelBuild{}, nil
 	}
+	t0 := time.Now()
 	n := s.g.NumVertices()
 	offBytes := 8 * uint64(n+1)
 	if reserve != nil {
 		if err := reserve(offBytes); err != nil {
-			return nil, err
+			return nil, LabelBuild{}, err
 		}
 	}
 	off := make([]uint64, n+1) // (off[v+1]: v's length, then its start, then its end)
-	byLabel := s.byLabel(k)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0) // (once: one, below, decides on plain writes)
+	}
+	plan, byLabel := s.planScatter(k)
+	bt := LabelBuild{Key: k.String(), Scattered: byLabel}
+	// One goroutine needs no atomics, and writes the lists in order (see scatter).
+	one := byLabel && par.Workers(plan.pieces(), workers, 1) == 1
 	if byLabel {
-		s.scatter(k, workers, func(v uint32, _ uint32) { atomic.AddUint64(&off[v+1], 1) })
+		count := func(v, _ uint32) { atomic.AddUint64(&off[v+1], 1) }
+		if one {
+			count = func(v, _ uint32) { off[v+1]++ }
+		}
+		s.scatter(k, plan, workers, count)
 	}
 	sums, m := chunkSums(n, workers, func(v int) uint64 {
 		if !byLabel {
@@ -257,11 +281,14 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 		}
 		return off[v+1]
 	})
+	bt.Entries = m
+	bt.Lengths = time.Since(t0)
 	if reserve != nil {
 		if err := reserve(offBytes + 4*m); err != nil {
-			return nil, err
+			return nil, LabelBuild{}, err
 		}
 	}
+	t1 := time.Now()
 	lg := &labelGraph{offsets: off, nbrs: make([]uint32, m)}
 	par.Ranges(n, workers, layoutChunk, func(_, lo, hi int) bool {
 		at := sums[lo/layoutChunk]
@@ -270,30 +297,78 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 			if byLabel {
 				off[v+1] = at // (v's next free place: its end once scatter has run)
 			} else {
-				if d > 0 {
-					s.appendList(lg.nbrs[at:at:at+d], uint32(v), k)
-				}
 				off[v+1] = at + d
 			}
 			at += d
 		}
 		return true
 	})
+	byEntries := func(v int) uint64 { return uint64(v) + off[v] } // (once off[v] is v's start)
 	if byLabel {
-		s.scatter(k, workers, func(v, u uint32) { lg.nbrs[atomic.AddUint64(&off[v+1], 1)-1] = u })
-		par.Ranges(n, workers, layoutChunk, func(_, lo, hi int) bool {
+		place := func(v, u uint32) { lg.nbrs[atomic.AddUint64(&off[v+1], 1)-1] = u }
+		if one {
+			place = func(v, u uint32) { lg.nbrs[off[v+1]] = u; off[v+1]++ }
+		}
+		s.scatter(k, plan, workers, place)
+		bt.Lists = time.Since(t1)
+		if !one {
+			t2 := time.Now()
+			costRanges(n, workers, byEntries, func(lo, hi int) {
+				for v := lo; v < hi; v++ {
+					if l := lg.nbrs[off[v]:off[v+1]]; len(l) > 1 {
+						slices.Sort(l)
+					}
+				}
+			})
+			bt.Sort = time.Since(t2)
+		}
+	} else {
+		costRanges(n, workers, byEntries, func(lo, hi int) {
 			for v := lo; v < hi; v++ {
-				if l := lg.nbrs[off[v]:off[v+1]]; len(l) > 1 {
-					slices.Sort(l)
+				if off[v+1] > off[v] {
+					s.appendList(lg.nbrs[off[v]:off[v]:off[v+1]], uint32(v), k)
 				}
 			}
-			return true
 		})
+		bt.Lists = time.Since(t1)
 	}
 	s.mu.Lock()
 	s.labels[k] = lg
 	s.mu.Unlock()
-	return lg, nil
+	return lg, bt, nil
+}
+
+// LabelBuild is how the build of one label graph went (Stats.LabelBuilds): its key, its
+// entries, whether it was scattered from its neighbour label's vertices (else built from every
+// vertex's runs), and the wall time of its passes: the lengths (with the offsets' allocation
+// and, scattered, the plan of its pieces), the offsets and the lists, the sorts of the scattered
+// lists (none where one goroutine scattered them).
+type LabelBuild struct {
+	Key                  string // edge label/neighbour label/side ("*": any)
+	Entries              uint64
+	Scattered            bool
+	Lengths, Lists, Sort time.Duration
+}
+
+// String is the build in the debug line: key, path, entries, then the passes' times.
+func (b LabelBuild) String() string {
+	path := "runs"
+	if b.Scattered {
+		path = "scatter"
+	}
+	return fmt.Sprintf("%s %s %d %v+%v+%v", b.Key, path, b.Entries, b.Lengths.Round(time.Microsecond), b.Lists.Round(time.Microsecond), b.Sort.Round(time.Microsecond))
+}
+
+// String names the key in LabelBuild: edge label, neighbour label, side.
+func (k lgKey) String() string {
+	e, vl := "*", "*"
+	if k.edge != anyEdge {
+		e = strconv.FormatUint(k.edge, 10)
+	}
+	if k.vl != anyLabel {
+		vl = strconv.FormatUint(uint64(k.vl), 10)
+	}
+	return e + "/" + vl + "/" + [...]string{"both", "upper", "lower"}[k.dir]
 }
 
 // built returns the label graph of k if it is built, else nil.
@@ -303,12 +378,56 @@ func (s *store) built(k lgKey) *labelGraph {
 	return s.labels[k]
 }
 
+// scatterPiece is about the entries of a label's vertices' lists that a goroutine of scatter
+// takes at a time (a vertex's list is not split). A variable for tests.
+var scatterPiece uint64 = 1 << 14
+
+// scatterPlan is what scatter reads: the vertices of a neighbour label (us, in increasing order),
+// the entries of their lists (every edge label, both sides), and the pieces it deals: piece i is
+// us[cuts[i]:cuts[i+1]], of about scatterPiece entries (the last fewer; one vertex may hold more).
+type scatterPlan struct {
+	us      []uint32
+	cuts    []int
+	entries uint64
+}
+
+func (p scatterPlan) pieces() int { return len(p.cuts) - 1 }
+
+// planScatter returns the scatterPlan of the label graph of k, and whether build scatters it
+// rather than building it from every vertex's runs: when k has a neighbour label and its
+// vertices' lists hold at most scatterShare entries a vertex of the graph. (A scattered entry
+// costs a few times what a vertex's runs do, in random reads and writes and the sort; an
+// unlabelled graph, whose one label's vertices hold every entry, stays with the runs.)
+func (s *store) planScatter(k lgKey) (scatterPlan, bool) {
+	if k.vl == anyLabel {
+		return scatterPlan{}, false
+	}
+	g := s.g
+	limit := scatterShare * uint64(g.NumVertices())
+	p := scatterPlan{us: g.VerticesWithLabel(k.vl), cuts: []int{0}}
+	piece := uint64(0)
+	for i, u := range p.us {
+		d := uint64(g.Degree(u))
+		if p.entries += d; p.entries > limit {
+			return scatterPlan{}, false
+		}
+		if piece += d; piece >= scatterPiece {
+			p.cuts = append(p.cuts, i+1)
+			piece = 0
+		}
+	}
+	if p.cuts[len(p.cuts)-1] < len(p.us) {
+		p.cuts = append(p.cuts, len(p.us))
+	}
+	return p, true
+}
+
 // scatter calls f(v, u), on workers goroutines (<= 0: all cores), for every entry u of every
 // list v of the label graph of k, whose neighbour label is not anyLabel, from the lists of the
-// vertices u of that label (the graph's index of them, which the plan's estimate reads too): the
-// neighbours v joined to u by k's edge label (or any) on the other side of u (v's upper list
-// holds the u above v).
-func (s *store) scatter(k lgKey, workers int, f func(v, u uint32)) {
+// vertices u of that label (p, planScatter's): the neighbours v joined to u by k's edge label (or
+// any) on the other side of u (v's upper list holds the u above v). A goroutine takes the pieces
+// of p one at a time; on one goroutine each v sees its u in increasing order.
+func (s *store) scatter(k lgKey, p scatterPlan, workers int, f func(v, u uint32)) {
 	g := s.g
 	other := bothSides
 	switch k.dir {
@@ -317,34 +436,18 @@ func (s *store) scatter(k lgKey, workers int, f func(v, u uint32)) {
 	case lowerSide:
 		other = upperSide
 	}
-	us := g.VerticesWithLabel(k.vl)
-	par.For(len(us), workers, func(j int) {
-		u := us[j]
-		for i, r := range g.Runs(u) {
-			if k.edge == anyEdge || uint64(r.EdgeLabel) == k.edge {
-				for _, v := range side(g.RunNeighbors(u, i), u, other) {
-					f(v, u)
+	par.Ranges(p.pieces(), workers, 1, func(_, i, _ int) bool {
+		for _, u := range p.us[p.cuts[i]:p.cuts[i+1]] {
+			for j, r := range g.Runs(u) {
+				if k.edge == anyEdge || uint64(r.EdgeLabel) == k.edge {
+					for _, v := range side(g.RunNeighbors(u, j), u, other) {
+						f(v, u)
+					}
 				}
 			}
 		}
+		return true
 	})
-}
-
-// byLabel reports whether build takes the label graph of k from the lists of its neighbour
-// label's vertices (scatter) rather than from every vertex's runs: when k has a neighbour label
-// and its vertices' lists hold at most scatterShare entries a vertex of the graph. (A scattered
-// entry costs a few times what a vertex's runs do, in random reads and writes and the sort; an
-// unlabelled graph, whose one label's vertices hold every entry, stays with the runs.)
-func (s *store) byLabel(k lgKey) bool {
-	if k.vl == anyLabel {
-		return false
-	}
-	g := s.g
-	entries := 0
-	for _, u := range g.VerticesWithLabel(k.vl) {
-		entries += g.Degree(u)
-	}
-	return uint64(entries) <= scatterShare*uint64(g.NumVertices())
 }
 
 // scatterShare is the most entries a vertex of the graph that the lists of a label's vertices
@@ -352,6 +455,31 @@ func (s *store) byLabel(k lgKey) bool {
 // R-MAT of 2^21 vertices under 1,000 zipf labels, one goroutine (the commonest label, 4 entries
 // a vertex: scatter 1.9 times the runs' time; the 100th, 0.03: a fifth). A variable for tests.
 var scatterShare uint64 = 2
+
+// layoutPiece is about the cost (vertices plus entries) of each range of vertices costRanges
+// deals.
+const layoutPiece = 1 << 16
+
+// costRanges calls fn(lo, hi) for ranges [lo, hi) covering [0, n), on workers goroutines (<= 0:
+// all cores), each of about layoutPiece cost, where cost(v) is the cost of the vertices below v
+// (nondecreasing, cost(0) = 0): a range may be one vertex of more.
+func costRanges(n, workers int, cost func(v int) uint64, fn func(lo, hi int)) {
+	total := cost(n)
+	pieces := int(min(total/layoutPiece+1, uint64(n)))
+	cut := func(i int) int {
+		if i >= pieces {
+			return n
+		}
+		at := uint64(i) * total / uint64(pieces)
+		return sort.Search(n, func(v int) bool { return cost(v) >= at })
+	}
+	par.Ranges(pieces, workers, 1, func(_, i, _ int) bool {
+		if lo, hi := cut(i), cut(i+1); lo < hi {
+			fn(lo, hi)
+		}
+		return true
+	})
+}
 
 // has reports whether the label graph of k is built.
 func (s *store) has(k lgKey) bool { return s.built(k) != nil }

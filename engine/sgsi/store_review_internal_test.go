@@ -75,7 +75,7 @@ func TestLabelGraphsRandomReview(t *testing.T) {
 				scatterShare = share
 				workers := 1 + rng.IntN(5)
 				s := newStore(g, workers)
-				lg, err := s.build(k, workers, nil)
+				lg, _, err := s.build(k, workers, nil)
 				what := fmt.Sprintf("seed %d (%d vertices, %d vertex / %d edge labels), key %+v, scatterShare %d, %d goroutines",
 					seed, g.NumVertices(), vls, els, k, share, workers)
 				if err != nil {

@@ -98,6 +98,7 @@ func main() {
 		fmt.Printf("sgsi chunks %d windows %d (retries %d) segments %d (hits %d, parts %d, gathered %d, merged %d, sparse %d) tiled %d blocks %d; to device %.1f MB in %d copies, from device %.1f MB in %d; launches %d; peak host tables %.1f MB (grown by copying %.1f MB)\n",
 			st.Chunks, st.Windows, st.WindowRetries, st.Segments, st.SegmentHits, st.Parts, st.Gathered, st.Merged, st.Sparse, st.Tiled, st.Blocks,
 			float64(st.BytesToGPU)/1e6, st.CopiesToGPU, float64(st.BytesFromGPU)/1e6, st.CopiesFromGPU, st.Launches, float64(st.PeakHost)/1e6, float64(st.TableCopied)/1e6)
+		fmt.Printf("sgsi layout: store %v, label graphs %v: %v\n", st.Store.Round(time.Millisecond), st.LabelGraphs.Round(time.Millisecond), st.LabelBuilds)
 		if w := st.Weighed; w.Work > 0 {
 			fmt.Printf("sgsi weighed %.3g: join rows %.3g, leaf rows %.3g, leaf recounts %.3g, leaf entries %.3g\n", w.Work, w.Rows, w.LeafRows, w.LeafLookups, w.LeafEntries)
 		}
