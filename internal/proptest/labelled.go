@@ -84,3 +84,22 @@ func EdgesPattern(t testing.TB, edges [][2]int, vl, el int) *pattern.Pattern {
 	}
 	return p
 }
+
+// FirstLabels is the pattern of labels and edges with each vertex pair's first edge only (a
+// random draw may give a pair twice, with two labels, which pattern.New refuses).
+func FirstLabels(t testing.TB, labels []pattern.Label, edges []pattern.Edge) *pattern.Pattern {
+	t.Helper()
+	seen := map[[2]int]bool{}
+	var kept []pattern.Edge
+	for _, e := range edges {
+		if k := [2]int{min(e.U, e.V), max(e.U, e.V)}; !seen[k] {
+			seen[k] = true
+			kept = append(kept, e)
+		}
+	}
+	p, err := pattern.New(labels, kept, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
