@@ -1,6 +1,7 @@
 package pbe
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -87,16 +88,16 @@ func edgeKinds(p *engine.Problem, labels []uint32) []graph.EdgeKind {
 func compareKinds(x, y graph.EdgeKind) int {
 	switch {
 	case x.A != y.A:
-		return int(int64(x.A) - int64(y.A))
+		return cmp.Compare(x.A, y.A)
 	case x.B != y.B:
-		return int(int64(x.B) - int64(y.B))
+		return cmp.Compare(x.B, y.B)
 	case x.AnyEdge != y.AnyEdge:
 		if x.AnyEdge {
 			return -1
 		}
 		return 1
 	case x.Edge != y.Edge:
-		return int(int64(x.Edge) - int64(y.Edge))
+		return cmp.Compare(x.Edge, y.Edge)
 	}
 	return 0
 }
