@@ -78,6 +78,11 @@ func (lg *labelGraph) span(v uint32) (uint64, uint64) {
 	if lg.offsets != nil {
 		return lg.offsets[v], lg.offsets[v+1]
 	}
+	return lg.sparseSpan(v)
+}
+
+// sparseSpan is span in the sparse form (kept apart so that span inlines).
+func (lg *labelGraph) sparseSpan(v uint32) (uint64, uint64) {
 	i, found := slices.BinarySearch(lg.refs, v)
 	if !found {
 		return lg.starts[i], lg.starts[i]
@@ -90,18 +95,44 @@ func (lg *labelGraph) start(v uint32) uint64 {
 	if lg.offsets != nil {
 		return lg.offsets[v]
 	}
+	return lg.sparseStart(v)
+}
+
+// sparseStart is start in the sparse form.
+func (lg *labelGraph) sparseStart(v uint32) uint64 {
 	i, _ := slices.BinarySearch(lg.refs, v)
 	return lg.starts[i]
 }
 
+// degree and list read the dense form themselves, not through span: so written they inline
+// (the hosts' joins call them a row), span does not.
 func (lg *labelGraph) degree(v uint32) uint64 {
-	lo, hi := lg.span(v)
-	return hi - lo
+	if lg.offsets == nil {
+		return lg.sparseDegree(v)
+	}
+	return lg.offsets[v+1] - lg.offsets[v]
 }
 
 func (lg *labelGraph) list(v uint32) []uint32 {
-	lo, hi := lg.span(v)
+	if lg.offsets == nil {
+		return lg.sparseList(v)
+	}
+	return lg.nbrs[lg.offsets[v]:lg.offsets[v+1]]
+}
+
+// sparseList and sparseDegree are list and degree in the sparse form (not inlined: their
+// callers would not be).
+//
+//go:noinline
+func (lg *labelGraph) sparseList(v uint32) []uint32 {
+	lo, hi := lg.sparseSpan(v)
 	return lg.nbrs[lo:hi]
+}
+
+//go:noinline
+func (lg *labelGraph) sparseDegree(v uint32) uint64 {
+	lo, hi := lg.sparseSpan(v)
+	return hi - lo
 }
 
 // numVertices is the graph's |V|.
