@@ -382,11 +382,13 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 		counts := make([]uint64, par.Workers(plan.pieces(), workers, 1))
 		s.scatter(k, plan, workers, func(w int, _, _ uint32) { counts[w]++ })
 		if m := sum(counts); sparseForm(m, n) {
+			bt.Entries, bt.Lengths, bt.Sparse = m, time.Since(t0), true
+			t1 := time.Now()
 			lg, err := s.buildSparse(k, plan, workers, m, reserve)
 			if err != nil {
 				return nil, LabelBuild{}, err
 			}
-			bt.Entries, bt.Lengths, bt.Sparse = m, time.Since(t0), true
+			bt.Lists = time.Since(t1)
 			s.mu.Lock()
 			s.labels[k] = lg
 			s.mu.Unlock()
@@ -483,21 +485,49 @@ func (s *store) buildSparse(k lgKey, plan scatterPlan, workers int, m uint64, re
 			return nil, err
 		}
 	}
-	parts := make([][]uint64, par.Workers(plan.pieces(), workers, 1))
-	s.scatter(k, plan, workers, func(w int, v, u uint32) { parts[w] = append(parts[w], uint64(v)<<32|uint64(u)) })
-	pairs := slices.Concat(parts...)
+	// Each goroutine gathers its pairs in a block of its own, then moves the block into pairs at
+	// a place it takes with one atomic add (the counting pass's m is exact: the same scatter).
+	pairs := make([]uint64, m)
+	var next atomic.Uint64
+	blocks := make([][]uint64, par.Workers(plan.pieces(), workers, 1))
+	flush := func(w int) {
+		at := next.Add(uint64(len(blocks[w]))) - uint64(len(blocks[w]))
+		copy(pairs[at:], blocks[w])
+		blocks[w] = blocks[w][:0]
+	}
+	s.scatter(k, plan, workers, func(w int, v, u uint32) {
+		if blocks[w] == nil {
+			blocks[w] = make([]uint64, 0, pairBlock)
+		}
+		if blocks[w] = append(blocks[w], uint64(v)<<32|uint64(u)); len(blocks[w]) == pairBlock {
+			flush(w)
+		}
+	})
+	for w := range blocks {
+		flush(w)
+	}
 	slices.Sort(pairs)
-	lg := &labelGraph{n: uint32(s.g.NumVertices()), nbrs: make([]uint32, len(pairs)), starts: []uint64{}}
+	refs := 0
 	for i, p := range pairs {
-		if v := uint32(p >> 32); len(lg.refs) == 0 || lg.refs[len(lg.refs)-1] != v {
+		if i == 0 || p>>32 != pairs[i-1]>>32 {
+			refs++
+		}
+	}
+	lg := &labelGraph{n: uint32(s.g.NumVertices()), nbrs: make([]uint32, m),
+		refs: make([]uint32, 0, refs), starts: make([]uint64, 0, refs+1)}
+	for i, p := range pairs {
+		if v := uint32(p >> 32); i == 0 || p>>32 != pairs[i-1]>>32 {
 			lg.refs = append(lg.refs, v)
 			lg.starts = append(lg.starts, uint64(i))
 		}
 		lg.nbrs[i] = uint32(p)
 	}
-	lg.starts = append(lg.starts, uint64(len(pairs)))
+	lg.starts = append(lg.starts, m)
 	return lg, nil
 }
+
+// pairBlock is the pairs a goroutine of buildSparse gathers before it moves them.
+const pairBlock = 256
 
 // sum is the sum of xs.
 func sum(xs []uint64) uint64 {
@@ -517,7 +547,7 @@ type LabelBuild struct {
 	Key                  string // edge label/neighbour label/side ("*": any)
 	Entries              uint64
 	Scattered            bool
-	Sparse               bool // the sparse form (its whole build in Lengths)
+	Sparse               bool // the sparse form: Lengths counts, Lists gathers and sorts
 	Lengths, Lists, Sort time.Duration
 }
 
