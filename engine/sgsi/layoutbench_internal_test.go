@@ -51,25 +51,29 @@ func BenchmarkLayout(b *testing.B) {
 			{anyEdge, 15, bothSides}, {anyEdge, 64, bothSides}, {anyEdge, 2, upperSide}, {anyEdge, 2, lowerSide}}},
 	}
 	for _, set := range sets {
-		b.Run(set.name, func(b *testing.B) {
-			entries := 0
-			n, cpu0 := 0, testenv.CPUTime()
-			for b.Loop() {
-				n++
-				s := &store{g: g, labels: map[lgKey]*labelGraph{}, edges: map[uint64]uint64{}}
-				entries = 0
-				for _, k := range set.keys {
-					lg, _, err := s.build(k, 0, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					entries += len(lg.nbrs)
-				}
-			}
-			b.ReportMetric(float64(entries), "entries")
-			b.ReportMetric(float64((testenv.CPUTime()-cpu0).Nanoseconds())/float64(n), "cpu-ns/op")
-		})
+		b.Run(set.name, func(b *testing.B) { benchBuilds(b, g, set.keys) })
 	}
+}
+
+// benchBuilds builds the label graphs of keys on g, in a fresh store an op, on GOMAXPROCS
+// goroutines, and reports cpu-ns/op (user and system) and the entries built an op.
+func benchBuilds(b *testing.B, g *graph.Graph, keys []lgKey) {
+	entries := 0
+	n, cpu0 := 0, testenv.CPUTime()
+	for b.Loop() {
+		n++
+		s := &store{g: g, labels: map[lgKey]*labelGraph{}, edges: map[uint64]uint64{}}
+		entries = 0
+		for _, k := range keys {
+			lg, _, err := s.build(k, 0, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			entries += len(lg.nbrs)
+		}
+	}
+	b.ReportMetric(float64(entries), "entries")
+	b.ReportMetric(float64((testenv.CPUTime()-cpu0).Nanoseconds())/float64(n), "cpu-ns/op")
 }
 
 // BenchmarkLabelForms builds 24 label graphs of one edge label and one vertex label each, as a
@@ -105,22 +109,7 @@ func BenchmarkLabelForms(b *testing.B) {
 		b.Run(form.name, func(b *testing.B) {
 			defer func(sp float64) { sparseShare = sp }(sparseShare)
 			sparseShare = form.share
-			entries := 0
-			n, cpu0 := 0, testenv.CPUTime()
-			for b.Loop() {
-				n++
-				s := &store{g: g, labels: map[lgKey]*labelGraph{}, edges: map[uint64]uint64{}}
-				entries = 0
-				for _, k := range keys {
-					lg, _, err := s.build(k, 0, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					entries += len(lg.nbrs)
-				}
-			}
-			b.ReportMetric(float64(entries), "entries")
-			b.ReportMetric(float64((testenv.CPUTime()-cpu0).Nanoseconds())/float64(n), "cpu-ns/op")
+			benchBuilds(b, g, keys)
 		})
 	}
 }
