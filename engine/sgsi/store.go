@@ -171,10 +171,10 @@ func (lg *labelGraph) denseOffsets() []uint64 {
 }
 
 // sparseShare is the most entries a vertex of the graph that a scattered label graph may hold
-// for build to make its sparse form: then its refs, starts and lists take at most 20 bytes an
-// entry, under a twentieth of the dense offsets' 8 bytes a vertex, and a list's binary search
-// takes at most 18 steps on R-MAT 25. A variable for tests (0: always dense; +Inf: always
-// sparse when scattered).
+// for build to make its sparse form: then its refs, starts and lists take at most 16 bytes an
+// entry, half a byte a vertex at most where the dense offsets alone take 8, and a list's binary
+// search takes at most 20 steps on R-MAT 25. A variable for tests (0: always dense; +Inf:
+// always sparse when scattered).
 var sparseShare = 1.0 / 32
 
 // sparseForm reports whether build makes the sparse form of a scattered label graph of m
@@ -481,7 +481,7 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 // asked for the pairs' and the graph's bytes first.
 func (s *store) buildSparse(k lgKey, plan scatterPlan, workers int, m uint64, reserve func(bytes uint64) error) (*labelGraph, error) {
 	if reserve != nil {
-		if err := reserve(8*m + 20*m + 8); err != nil { // (the pairs; at most m refs and starts)
+		if err := reserve(8*m + 16*m + 8); err != nil { // (the pairs; the lists, at most m refs and m+1 starts)
 			return nil, err
 		}
 	}

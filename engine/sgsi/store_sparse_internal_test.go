@@ -134,7 +134,7 @@ func TestSparseLabelGraphMatchesDense(t *testing.T) {
 // TestSparseLabelGraphChosen: under many labels (R-MAT, 64 zipf vertex and edge labels), build
 // makes the sparse form exactly for the scattered label graphs of at most sparseShare entries a
 // vertex, its store counts the sparse arrays' bytes (not 8 a vertex), and the reserve is asked
-// once, for the pairs and the graph (28 bytes an entry and 8), a refusal leaving nothing held.
+// once, for the pairs and the graph (24 bytes an entry and 8), a refusal leaving nothing held.
 func TestSparseLabelGraphChosen(t *testing.T) {
 	g, err := gen.RMAT(gen.RMATOptions{Scale: 14, EdgeFactor: 8, Seed: 7, VertexLabels: 64, EdgeLabels: 64, LabelDistribution: gen.ZipfLabels})
 	if err != nil {
@@ -164,8 +164,8 @@ func TestSparseLabelGraphChosen(t *testing.T) {
 			}
 			if want {
 				sparse++
-				if len(asked) != 1 || asked[0] != 28*m+8 {
-					t.Fatalf("key %+v: asked for %v bytes, want [%d]", k, asked, 28*m+8)
+				if len(asked) != 1 || asked[0] != 24*m+8 {
+					t.Fatalf("key %+v: asked for %v bytes, want [%d]", k, asked, 24*m+8)
 				}
 				if got := s.bytes() - held; got != 4*uint64(len(lg.refs))+8*uint64(len(lg.starts))+4*m || got >= 8*uint64(n) && m > 0 {
 					t.Fatalf("key %+v: the store holds %d bytes more for %d entries", k, got, m)
