@@ -81,7 +81,7 @@ func (lg *labelGraph) span(v uint32) (uint64, uint64) {
 	return lg.sparseSpan(v)
 }
 
-// sparseSpan is span in the sparse form (kept apart so that span inlines).
+// sparseSpan is span in the sparse form.
 func (lg *labelGraph) sparseSpan(v uint32) (uint64, uint64) {
 	i, found := slices.BinarySearch(lg.refs, v)
 	if !found {
@@ -154,7 +154,8 @@ func (lg *labelGraph) deviceWords() uint64 {
 	return uint64(lg.numVertices()) + 1 + uint64(len(lg.nbrs))
 }
 
-// denseOffsets returns every vertex's offset (|V|+1 words), made for the sparse form.
+// denseOffsets returns every vertex's offset (|V|+1 words), computed anew in the sparse form
+// (for tests: readers use span and start).
 func (lg *labelGraph) denseOffsets() []uint64 {
 	if lg.offsets != nil {
 		return lg.offsets
@@ -343,9 +344,9 @@ const layoutChunk = 1 << 13
 
 // build returns the label graph of k, building it on first use on workers goroutines (<= 0: all
 // cores). reserve, when set, is asked for the offsets' bytes before they are allocated, then for
-// the whole label graph's (8 bytes a vertex and 4 an entry) before its lists are; its error stops
-// the build, leaving nothing held. The LabelBuild says how the build went (zero for a graph
-// built already).
+// the whole label graph's (8 bytes a vertex and 4 an entry) before its lists are (the sparse
+// form: once, see buildSparse); its error stops the build, leaving nothing held. The LabelBuild
+// says how the build went (zero for a graph built already).
 //
 // The graph of every neighbour label (anyLabel) is built from each vertex's runs, in passes over
 // the vertices: the lists' lengths (into the offsets, with each chunk's sum), then, from the
@@ -355,8 +356,10 @@ const layoutChunk = 1 << 13
 // neighbour v whose list takes it, then, from the running sums, writes itself into those lists
 // at their next free place; each list is then sorted (unless one goroutine wrote them all: it
 // took the u in increasing order). Under 1,000 zipf labels a label's vertices hold a few percent
-// of the entries at most, where the pass by runs reads every vertex's runs. The lists, sorted,
-// are the same whichever the pass and however many goroutines ran it.
+// of the entries at most, where the pass by runs reads every vertex's runs. Such a graph is
+// first counted (scatter, no per-vertex array); of at most sparseShare entries a vertex it is
+// built in the sparse form (buildSparse), with no per-vertex pass at all. The lists, sorted, are
+// the same whichever the pass and form and however many goroutines ran it.
 //
 // The passes whose work is in the entries rather than the vertices (scatter, the lists, the
 // sorts) deal pieces of about as many entries each, not of as many vertices: with ids in
