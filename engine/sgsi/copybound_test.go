@@ -117,7 +117,7 @@ func TestUploadsBound(t *testing.T) {
 				edges = max(edges, 1+len(s.others)+len(s.nonadj))
 				for _, l := range append(append([]link{s.first}, s.others...), s.nonadj...) {
 					lg := pc.r.s.label(l.key)
-					perEdge = max(perEdge, uint64(len(lg.nbrs))+2*uint64(len(lg.offsets)))
+					perEdge = max(perEdge, uint64(len(lg.nbrs))+2*uint64(lg.numVertices()+1))
 				}
 			}
 			if bound := st.Chunks * uint64(edges) * perEdge; pc.cacheWords > bound {

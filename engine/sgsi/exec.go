@@ -472,7 +472,7 @@ func (r *runner) run(induced, unique bool) error {
 				if err != nil {
 					return err
 				}
-				need += uint64(len(lg.offsets)) + uint64(len(lg.nbrs))
+				need += lg.deviceWords()
 			}
 		}
 	}
@@ -797,7 +797,8 @@ func sparse(n int, lo, hi uint32) bool { return 2*uint64(n)+1 < uint64(hi-lo)+1 
 func (r *runner) refWords(sg segment, refs []uint32) uint64 {
 	n := uint64(0)
 	for _, v := range refs {
-		n += min(sg.lg.offsets[v+1], sg.ehi) - max(sg.lg.offsets[v], sg.elo)
+		from, to := sg.lg.span(v)
+		n += min(to, sg.ehi) - max(from, sg.elo)
 	}
 	return n
 }
@@ -814,7 +815,8 @@ func (r *runner) gather(lo, hi uint32, segs []segment, refs []uint32, m uint64) 
 			*s++
 		}
 		sg := segs[*s]
-		return sg.lg.nbrs[max(sg.lg.offsets[v], sg.elo):min(sg.lg.offsets[v+1], sg.ehi)]
+		from, to := sg.lg.span(v)
+		return sg.lg.nbrs[max(from, sg.elo):min(to, sg.ehi)]
 	}
 	if n := uint64(len(refs)); sparse(len(refs), lo, hi) {
 		nOff := 2*n + 1
@@ -945,7 +947,7 @@ func (r *runner) touched(key lgKey, rows []uint32, width, col int, win *[2]uint6
 		}
 		for s := first; s < len(segs) && segs[s].lo <= v; s++ {
 			if win != nil {
-				from := segs[s].lg.offsets[v]
+				from := segs[s].lg.start(v)
 				if segs[s].ehi <= from+win[0] || segs[s].elo >= from+win[1] {
 					continue
 				}

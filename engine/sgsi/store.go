@@ -58,13 +58,131 @@ func addPair(sig []uint32, grp int) {
 // neighbours of one vertex label (or of every label: anyLabel), as a CSR whose neighbour lists are
 // sorted by id: SGSI's edge-label-partitioned graph P(G,l), split further by the neighbour's
 // label, stored without its labels. It lives in host memory; the device sees segments of it.
+//
+// It has two forms with the same lists, segments and local offsets. The dense one keeps every
+// vertex's offset (offsets, |V|+1 words of 8 bytes). The sparse one, which build makes when the
+// entries are few beside the vertices (sparseShare), keeps only the vertices with entries (refs,
+// sorted) and their offsets (starts, len(refs)+1): under SGSI's 1,000 zipf labels most label
+// graphs hold a few thousand entries, and the dense offsets (268 MB on R-MAT 25) cost far more
+// to write than the lists. A vertex's list is then found by binary search among refs.
 type labelGraph struct {
-	offsets []uint64 // |V|+1
+	offsets []uint64 // dense: |V|+1; nil in the sparse form
+	refs    []uint32 // sparse: the vertices with entries, increasing
+	starts  []uint64 // sparse: refs[i]'s list is nbrs[starts[i]:starts[i+1]]
+	n       uint32   // sparse: |V|
 	nbrs    []uint32
 }
 
-func (lg *labelGraph) degree(v uint32) uint64 { return lg.offsets[v+1] - lg.offsets[v] }
-func (lg *labelGraph) list(v uint32) []uint32 { return lg.nbrs[lg.offsets[v]:lg.offsets[v+1]] }
+// span returns the bounds of v's list in nbrs (v < |V|).
+func (lg *labelGraph) span(v uint32) (uint64, uint64) {
+	if lg.offsets != nil {
+		return lg.offsets[v], lg.offsets[v+1]
+	}
+	return lg.sparseSpan(v)
+}
+
+// sparseSpan is span in the sparse form.
+func (lg *labelGraph) sparseSpan(v uint32) (uint64, uint64) {
+	i, found := slices.BinarySearch(lg.refs, v)
+	if !found {
+		return lg.starts[i], lg.starts[i]
+	}
+	return lg.starts[i], lg.starts[i+1]
+}
+
+// start returns where v's list starts in nbrs (v <= |V|: the entries of the vertices below v).
+func (lg *labelGraph) start(v uint32) uint64 {
+	if lg.offsets != nil {
+		return lg.offsets[v]
+	}
+	return lg.sparseStart(v)
+}
+
+// sparseStart is start in the sparse form.
+func (lg *labelGraph) sparseStart(v uint32) uint64 {
+	i, _ := slices.BinarySearch(lg.refs, v)
+	return lg.starts[i]
+}
+
+// degree and list read the dense form themselves, not through span: so written they inline
+// (the hosts' joins call them a row), span does not.
+func (lg *labelGraph) degree(v uint32) uint64 {
+	if lg.offsets == nil {
+		return lg.sparseDegree(v)
+	}
+	return lg.offsets[v+1] - lg.offsets[v]
+}
+
+func (lg *labelGraph) list(v uint32) []uint32 {
+	if lg.offsets == nil {
+		return lg.sparseList(v)
+	}
+	return lg.nbrs[lg.offsets[v]:lg.offsets[v+1]]
+}
+
+// sparseList and sparseDegree are list and degree in the sparse form (not inlined: their
+// callers would not be).
+//
+//go:noinline
+func (lg *labelGraph) sparseList(v uint32) []uint32 {
+	lo, hi := lg.sparseSpan(v)
+	return lg.nbrs[lo:hi]
+}
+
+//go:noinline
+func (lg *labelGraph) sparseDegree(v uint32) uint64 {
+	lo, hi := lg.sparseSpan(v)
+	return hi - lo
+}
+
+// numVertices is the graph's |V|.
+func (lg *labelGraph) numVertices() uint32 {
+	if lg.offsets != nil {
+		return uint32(len(lg.offsets) - 1)
+	}
+	return lg.n
+}
+
+// hostBytes is what lg holds in host memory.
+func (lg *labelGraph) hostBytes() uint64 {
+	return 8*uint64(len(lg.offsets)+len(lg.starts)) + 4*uint64(len(lg.refs)+len(lg.nbrs))
+}
+
+// deviceWords is the 32-bit words of lg's segments, whole, on the device: every vertex's local
+// offset and the entries, whatever the host form.
+func (lg *labelGraph) deviceWords() uint64 {
+	return uint64(lg.numVertices()) + 1 + uint64(len(lg.nbrs))
+}
+
+// denseOffsets returns every vertex's offset (|V|+1 words), computed anew in the sparse form
+// (for tests: readers use span and start).
+func (lg *labelGraph) denseOffsets() []uint64 {
+	if lg.offsets != nil {
+		return lg.offsets
+	}
+	off := make([]uint64, lg.n+1)
+	i := 0
+	for v := range off {
+		for i < len(lg.refs) && lg.refs[i] < uint32(v) {
+			i++
+		}
+		off[v] = lg.starts[i]
+	}
+	return off
+}
+
+// sparseShare is the most entries a vertex of the graph that a scattered label graph may hold
+// for build to make its sparse form: then its refs, starts and lists take at most 16 bytes an
+// entry, half a byte a vertex at most where the dense offsets alone take 8, and a list's binary
+// search takes at most 20 steps on R-MAT 25. A variable for tests (0: always dense; +Inf:
+// always sparse when scattered).
+var sparseShare = 1.0 / 32
+
+// sparseForm reports whether build makes the sparse form of a scattered label graph of m
+// entries over n vertices.
+func sparseForm(m uint64, n int) bool {
+	return sparseShare > 0 && float64(m) <= sparseShare*float64(n)
+}
 
 // anyEdge keys the label graph of every edge (wildcard edge labels, induced non-adjacency).
 const anyEdge = uint64(1) << 32
@@ -226,9 +344,9 @@ const layoutChunk = 1 << 13
 
 // build returns the label graph of k, building it on first use on workers goroutines (<= 0: all
 // cores). reserve, when set, is asked for the offsets' bytes before they are allocated, then for
-// the whole label graph's (8 bytes a vertex and 4 an entry) before its lists are; its error stops
-// the build, leaving nothing held. The LabelBuild says how the build went (zero for a graph
-// built already).
+// the whole label graph's (8 bytes a vertex and 4 an entry) before its lists are (the sparse
+// form: once, see buildSparse); its error stops the build, leaving nothing held. The LabelBuild
+// says how the build went (zero for a graph built already).
 //
 // The graph of every neighbour label (anyLabel) is built from each vertex's runs, in passes over
 // the vertices: the lists' lengths (into the offsets, with each chunk's sum), then, from the
@@ -238,8 +356,10 @@ const layoutChunk = 1 << 13
 // neighbour v whose list takes it, then, from the running sums, writes itself into those lists
 // at their next free place; each list is then sorted (unless one goroutine wrote them all: it
 // took the u in increasing order). Under 1,000 zipf labels a label's vertices hold a few percent
-// of the entries at most, where the pass by runs reads every vertex's runs. The lists, sorted,
-// are the same whichever the pass and however many goroutines ran it.
+// of the entries at most, where the pass by runs reads every vertex's runs. Such a graph is
+// first counted (scatter, no per-vertex array); of at most sparseShare entries a vertex it is
+// built in the sparse form (buildSparse), with no per-vertex pass at all. The lists, sorted, are
+// the same whichever the pass and form and however many goroutines ran it.
 //
 // The passes whose work is in the entries rather than the vertices (scatter, the lists, the
 // sorts) deal pieces of about as many entries each, not of as many vertices: with ids in
@@ -254,6 +374,30 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 	}
 	t0 := time.Now()
 	n := s.g.NumVertices()
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0) // (once: one, below, decides on plain writes)
+	}
+	plan, byLabel := s.planScatter(k)
+	bt := LabelBuild{Key: k.String(), Scattered: byLabel}
+	if byLabel {
+		// The entries first (a pass over the label's vertices' runs, not over every vertex):
+		// few beside the vertices, the sparse form takes them without the dense offsets.
+		counts := make([]uint64, par.Workers(plan.pieces(), workers, 1))
+		s.scatter(k, plan, workers, func(w int, _, _ uint32) { counts[w]++ })
+		if m := sum(counts); sparseForm(m, n) {
+			bt.Entries, bt.Lengths, bt.Sparse = m, time.Since(t0), true
+			t1 := time.Now()
+			lg, err := s.buildSparse(k, plan, workers, m, reserve)
+			if err != nil {
+				return nil, LabelBuild{}, err
+			}
+			bt.Lists = time.Since(t1)
+			s.mu.Lock()
+			s.labels[k] = lg
+			s.mu.Unlock()
+			return lg, bt, nil
+		}
+	}
 	offBytes := 8 * uint64(n+1)
 	if reserve != nil {
 		if err := reserve(offBytes); err != nil {
@@ -261,17 +405,12 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 		}
 	}
 	off := make([]uint64, n+1) // (off[v+1]: v's length, then its start, then its end)
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0) // (once: one, below, decides on plain writes)
-	}
-	plan, byLabel := s.planScatter(k)
-	bt := LabelBuild{Key: k.String(), Scattered: byLabel}
 	// One goroutine needs no atomics, and writes the lists in order (see scatter).
 	one := byLabel && par.Workers(plan.pieces(), workers, 1) == 1
 	if byLabel {
-		count := func(v, _ uint32) { atomic.AddUint64(&off[v+1], 1) }
+		count := func(_ int, v, _ uint32) { atomic.AddUint64(&off[v+1], 1) }
 		if one {
-			count = func(v, _ uint32) { off[v+1]++ }
+			count = func(_ int, v, _ uint32) { off[v+1]++ }
 		}
 		s.scatter(k, plan, workers, count)
 	}
@@ -305,9 +444,9 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 	})
 	byEntries := func(v int) uint64 { return uint64(v) + off[v] } // (once off[v] is v's start)
 	if byLabel {
-		place := func(v, u uint32) { lg.nbrs[atomic.AddUint64(&off[v+1], 1)-1] = u }
+		place := func(_ int, v, u uint32) { lg.nbrs[atomic.AddUint64(&off[v+1], 1)-1] = u }
 		if one {
-			place = func(v, u uint32) { lg.nbrs[off[v+1]] = u; off[v+1]++ }
+			place = func(_ int, v, u uint32) { lg.nbrs[off[v+1]] = u; off[v+1]++ }
 		}
 		s.scatter(k, plan, workers, place)
 		bt.Lists = time.Since(t1)
@@ -338,6 +477,70 @@ func (s *store) build(k lgKey, workers int, reserve func(bytes uint64) error) (*
 	return lg, bt, nil
 }
 
+// buildSparse builds the sparse form of the label graph of k, of m entries, from its
+// neighbour label's vertices (plan; see build): each goroutine of scatter collects its entries
+// as (list's vertex, entry) pairs, which, sorted, are the lists in order. Its cost is in the
+// entries and the label's vertices, none in the graph's other vertices. reserve, when set, is
+// asked for the pairs' and the graph's bytes first.
+func (s *store) buildSparse(k lgKey, plan scatterPlan, workers int, m uint64, reserve func(bytes uint64) error) (*labelGraph, error) {
+	if reserve != nil {
+		if err := reserve(8*m + 16*m + 8); err != nil { // (the pairs; the lists, at most m refs and m+1 starts)
+			return nil, err
+		}
+	}
+	// Each goroutine gathers its pairs in a block of its own, then moves the block into pairs at
+	// a place it takes with one atomic add (the counting pass's m is exact: the same scatter).
+	pairs := make([]uint64, m)
+	var next atomic.Uint64
+	blocks := make([][]uint64, par.Workers(plan.pieces(), workers, 1))
+	flush := func(w int) {
+		at := next.Add(uint64(len(blocks[w]))) - uint64(len(blocks[w]))
+		copy(pairs[at:], blocks[w])
+		blocks[w] = blocks[w][:0]
+	}
+	s.scatter(k, plan, workers, func(w int, v, u uint32) {
+		if blocks[w] == nil {
+			blocks[w] = make([]uint64, 0, pairBlock)
+		}
+		if blocks[w] = append(blocks[w], uint64(v)<<32|uint64(u)); len(blocks[w]) == pairBlock {
+			flush(w)
+		}
+	})
+	for w := range blocks {
+		flush(w)
+	}
+	slices.Sort(pairs)
+	refs := 0
+	for i, p := range pairs {
+		if i == 0 || p>>32 != pairs[i-1]>>32 {
+			refs++
+		}
+	}
+	lg := &labelGraph{n: uint32(s.g.NumVertices()), nbrs: make([]uint32, m),
+		refs: make([]uint32, 0, refs), starts: make([]uint64, 0, refs+1)}
+	for i, p := range pairs {
+		if v := uint32(p >> 32); i == 0 || p>>32 != pairs[i-1]>>32 {
+			lg.refs = append(lg.refs, v)
+			lg.starts = append(lg.starts, uint64(i))
+		}
+		lg.nbrs[i] = uint32(p)
+	}
+	lg.starts = append(lg.starts, m)
+	return lg, nil
+}
+
+// pairBlock is the pairs a goroutine of buildSparse gathers before it moves them.
+const pairBlock = 256
+
+// sum is the sum of xs.
+func sum(xs []uint64) uint64 {
+	t := uint64(0)
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
 // LabelBuild is how the build of one label graph went (Stats.LabelBuilds): its key, its
 // entries, whether it was scattered from its neighbour label's vertices (else built from every
 // vertex's runs), and the wall time of its passes: the lengths (with the offsets' allocation
@@ -347,13 +550,17 @@ type LabelBuild struct {
 	Key                  string // edge label/neighbour label/side ("*": any)
 	Entries              uint64
 	Scattered            bool
+	Sparse               bool // the sparse form: Lengths counts, Lists gathers and sorts
 	Lengths, Lists, Sort time.Duration
 }
 
 // String is the build in the debug line: key, path, entries, then the passes' times.
 func (b LabelBuild) String() string {
 	path := "runs"
-	if b.Scattered {
+	switch {
+	case b.Sparse:
+		path = "sparse"
+	case b.Scattered:
 		path = "scatter"
 	}
 	return fmt.Sprintf("%s %s %d %v+%v+%v", b.Key, path, b.Entries, b.Lengths.Round(time.Microsecond), b.Lists.Round(time.Microsecond), b.Sort.Round(time.Microsecond))
@@ -427,7 +634,7 @@ func (s *store) planScatter(k lgKey) (scatterPlan, bool) {
 // vertices u of that label (p, planScatter's): the neighbours v joined to u by k's edge label (or
 // any) on the other side of u (v's upper list holds the u above v). A goroutine takes the pieces
 // of p one at a time; on one goroutine each v sees its u in increasing order.
-func (s *store) scatter(k lgKey, p scatterPlan, workers int, f func(v, u uint32)) {
+func (s *store) scatter(k lgKey, p scatterPlan, workers int, f func(w int, v, u uint32)) {
 	g := s.g
 	other := bothSides
 	switch k.dir {
@@ -436,12 +643,12 @@ func (s *store) scatter(k lgKey, p scatterPlan, workers int, f func(v, u uint32)
 	case lowerSide:
 		other = upperSide
 	}
-	par.Ranges(p.pieces(), workers, 1, func(_, i, _ int) bool {
+	par.Ranges(p.pieces(), workers, 1, func(w, i, _ int) bool {
 		for _, u := range p.us[p.cuts[i]:p.cuts[i+1]] {
 			for j, r := range g.Runs(u) {
 				if k.edge == anyEdge || uint64(r.EdgeLabel) == k.edge {
 					for _, v := range side(g.RunNeighbors(u, j), u, other) {
-						f(v, u)
+						f(w, v, u)
 					}
 				}
 			}
@@ -583,7 +790,7 @@ func (s *store) bytes() uint64 {
 	defer s.mu.Unlock()
 	b := 4 * uint64(len(s.sigs))
 	for _, lg := range s.labels {
-		b += 8*uint64(len(lg.offsets)) + 4*uint64(len(lg.nbrs))
+		b += lg.hostBytes()
 	}
 	return b
 }
@@ -604,10 +811,10 @@ type segment struct {
 func (sg segment) words() uint64 { return uint64(sg.hi-sg.lo) + 1 + sg.ehi - sg.elo }
 
 // head is the number of entries of vertex lo's list before the segment (0: its list starts here).
-func (sg segment) head() uint64 { return sg.elo - sg.lg.offsets[sg.lo] }
+func (sg segment) head() uint64 { return sg.elo - sg.lg.start(sg.lo) }
 
 // tail reports whether vertex hi-1's list goes on after the segment.
-func (sg segment) tail() bool { return sg.ehi < sg.lg.offsets[sg.hi] }
+func (sg segment) tail() bool { return sg.ehi < sg.lg.start(sg.hi) }
 
 // prev is the entry just before the segment (meaningful when head() > 0): the largest neighbour
 // of lo in the parts before.
@@ -624,12 +831,11 @@ const minSegWords = 3
 // segments cuts lg into segments of at most maxWords device words (at least minSegWords).
 func segments(lg *labelGraph, maxWords uint64) []segment {
 	maxWords = max(maxWords, minSegWords)
-	off := lg.offsets
-	n := uint32(len(off) - 1)
+	n := lg.numVertices()
 	var segs []segment
-	lo, elo := uint32(0), off[0]
+	lo, elo := uint32(0), lg.start(0)
 	for lo < n {
-		words := func(hi uint32) uint64 { return uint64(hi-lo) + 1 + off[hi] - elo }
+		words := func(hi uint32) uint64 { return uint64(hi-lo) + 1 + lg.start(hi) - elo }
 		if words(lo+1) > maxWords {
 			// The rest of lo's list alone does not fit: its next part.
 			ehi := elo + maxWords - 2
@@ -650,8 +856,9 @@ func segments(lg *labelGraph, maxWords uint64) []segment {
 			}
 			step /= 2
 		}
-		segs = append(segs, segment{lg, lo, hi, elo, off[hi]})
-		lo, elo = hi, off[hi]
+		ehi := lg.start(hi)
+		segs = append(segs, segment{lg, lo, hi, elo, ehi})
+		lo, elo = hi, ehi
 	}
 	return segs
 }
@@ -675,8 +882,21 @@ func find(segs []segment, v uint32) int {
 // segment's entries, into buf.
 func (sg segment) localOffsets(buf []uint32) []uint32 {
 	buf = buf[:0]
+	lg := sg.lg
+	if lg.offsets != nil {
+		for v := sg.lo; v <= sg.hi; v++ {
+			o := min(max(lg.offsets[v], sg.elo), sg.ehi)
+			buf = append(buf, uint32(o-sg.elo))
+		}
+		return buf
+	}
+	// Sparse: v's offset is that of the first vertex with entries from v on, refs[i].
+	i, _ := slices.BinarySearch(lg.refs, sg.lo)
 	for v := sg.lo; v <= sg.hi; v++ {
-		o := min(max(sg.lg.offsets[v], sg.elo), sg.ehi)
+		for i < len(lg.refs) && lg.refs[i] < v {
+			i++
+		}
+		o := min(max(lg.starts[i], sg.elo), sg.ehi)
 		buf = append(buf, uint32(o-sg.elo))
 	}
 	return buf

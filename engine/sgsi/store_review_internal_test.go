@@ -2,6 +2,7 @@ package sgsi
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -41,9 +42,10 @@ func referenceLabelGraph(g *graph.Graph, k lgKey) ([]uint64, []uint32) {
 // chunks), with 1-4 vertex and 1-3 edge labels, every label graph (each vertex label, one absent
 // from the graph, anyLabel; each edge label, an absent one, anyEdge; every side) built on 1-5
 // goroutines, by the runs and by scatter (scatterShare 0, 2 and unbounded), equals the plain
-// reference, and entries agrees with its length.
+// reference (in either form: sparseShare 0, the default or +Inf), and entries agrees with its
+// length.
 func TestLabelGraphsRandomReview(t *testing.T) {
-	defer func(s uint64) { scatterShare = s }(scatterShare)
+	defer func(s uint64, sp float64) { scatterShare, sparseShare = s, sp }(scatterShare, sparseShare)
 	seeds := 40
 	if testing.Short() {
 		seeds = 16
@@ -73,15 +75,16 @@ func TestLabelGraphsRandomReview(t *testing.T) {
 			wantOff, wantNbrs := referenceLabelGraph(g, k)
 			for _, share := range []uint64{0, 2, 1 << 40} {
 				scatterShare = share
+				sparseShare = []float64{0, 1.0 / 32, math.Inf(1)}[rng.IntN(3)] // (dense, either, sparse)
 				workers := 1 + rng.IntN(5)
 				s := newStore(g, workers)
 				lg, _, err := s.build(k, workers, nil)
-				what := fmt.Sprintf("seed %d (%d vertices, %d vertex / %d edge labels), key %+v, scatterShare %d, %d goroutines",
-					seed, g.NumVertices(), vls, els, k, share, workers)
+				what := fmt.Sprintf("seed %d (%d vertices, %d vertex / %d edge labels), key %+v, scatterShare %d, sparseShare %g, %d goroutines",
+					seed, g.NumVertices(), vls, els, k, share, sparseShare, workers)
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				if !slices.Equal(lg.offsets, wantOff) || !slices.Equal(lg.nbrs, wantNbrs) {
+				if !slices.Equal(lg.denseOffsets(), wantOff) || !slices.Equal(lg.nbrs, wantNbrs) {
 					t.Fatalf("%s: label graph differs from the reference (%d entries, want %d)", what, len(lg.nbrs), len(wantNbrs))
 				}
 				if e := s.entries(k, workers); e != uint64(len(wantNbrs)) {

@@ -23,7 +23,7 @@ func TestSegments(t *testing.T) {
 			g = gen.RandomGraph(seed, 30, 0.3, 2, 1)
 		}
 		lg := newStore(g, 0).label(lgKey{anyEdge, anyLabel, bothSides})
-		n := uint32(len(lg.offsets) - 1)
+		n := lg.numVertices()
 		for _, maxWords := range []uint64{1, 3, 4, 7, 20, 1000} {
 			segs := segments(lg, maxWords)
 			e := uint64(0)
