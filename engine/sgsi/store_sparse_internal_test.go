@@ -66,68 +66,79 @@ func TestSparseLabelGraphMatchesDense(t *testing.T) {
 			dense := buildForm(t, g, k, workers, false)
 			sp := buildForm(t, g, k, workers, true)
 			sparseBuilt++
-			if !slices.Equal(sp.nbrs, dense.nbrs) || !slices.Equal(sp.denseOffsets(), dense.offsets) {
-				t.Fatalf("%s: the sparse form's lists or offsets differ from the dense form's", what)
-			}
-			if sp.numVertices() != n || sp.deviceWords() != dense.deviceWords() {
-				t.Fatalf("%s: %d vertices, %d device words; dense %d, %d", what, sp.numVertices(), sp.deviceWords(), n, dense.deviceWords())
-			}
-			if want := 4*uint64(len(sp.refs)+len(sp.nbrs)) + 8*uint64(len(sp.starts)); sp.hostBytes() != want || len(sp.starts) != len(sp.refs)+1 {
-				t.Fatalf("%s: host bytes %d, want %d (%d refs, %d starts)", what, sp.hostBytes(), want, len(sp.refs), len(sp.starts))
-			}
-			for v := range n + 1 {
-				if sp.start(v) != dense.start(v) {
-					t.Fatalf("%s: start(%d) %d, want %d", what, v, sp.start(v), dense.start(v))
-				}
-				if v == n {
-					break
-				}
-				a, b := sp.span(v)
-				c, d := dense.span(v)
-				if a != c || b != d || sp.degree(v) != dense.degree(v) || !slices.Equal(sp.list(v), dense.list(v)) {
-					t.Fatalf("%s: vertex %d: span [%d, %d), degree %d; dense [%d, %d), %d", what, v, a, b, sp.degree(v), c, d, dense.degree(v))
-				}
-			}
-			m := uint64(len(dense.nbrs))
-			for _, maxWords := range []uint64{1, 3, 5, 17, 64, 1 + m/3, 2 * (uint64(n) + m), 1 << 30} {
-				ds, ss := segments(dense, maxWords), segments(sp, maxWords)
-				if len(ds) != len(ss) {
-					t.Fatalf("%s, max %d: %d segments, dense %d", what, maxWords, len(ss), len(ds))
-				}
-				var dbuf, sbuf []uint32
-				for i := range ds {
-					a, b := ds[i], ss[i]
-					if a.lo != b.lo || a.hi != b.hi || a.elo != b.elo || a.ehi != b.ehi ||
-						a.head() != b.head() || a.tail() != b.tail() || a.prev() != b.prev() || a.words() != b.words() {
-						t.Fatalf("%s, max %d: segment %d %+v, dense %+v", what, maxWords, i, b, a)
-					}
-					dbuf, sbuf = a.localOffsets(dbuf), b.localOffsets(sbuf)
-					if !slices.Equal(dbuf, sbuf) || !slices.Equal(a.neighbours(), b.neighbours()) {
-						t.Fatalf("%s, max %d: segment %d: local offsets %v, dense %v", what, maxWords, i, sbuf, dbuf)
-					}
-					if a.lo < a.hi {
-						refs := []uint32{a.lo + uint32(rng.IntN(int(a.hi-a.lo))), a.hi - 1}
-						slices.Sort(refs)
-						refs = slices.Compact(refs)
-						if x, y := (*runner)(nil).refWords(b, refs), (*runner)(nil).refWords(a, refs); x != y {
-							t.Fatalf("%s, max %d: segment %d: refWords %d, dense %d", what, maxWords, i, x, y)
-						}
-					}
-				}
-				for range 10 {
-					if n == 0 {
-						break
-					}
-					v := uint32(rng.IntN(int(n)))
-					if find(ss, v) != find(ds, v) {
-						t.Fatalf("%s, max %d: find(%d) %d, dense %d", what, maxWords, v, find(ss, v), find(ds, v))
-					}
-				}
-			}
+			compareForms(t, what, dense, sp, rng)
 		}
 	}
 	if sparseBuilt == 0 {
 		t.Fatal("no sparse label graph built")
+	}
+}
+
+// compareForms fails t unless sp, a label graph's sparse form, reads as dense, its dense form:
+// every vertex's degree, list, span and start, the dense offsets, the host bytes it reports (its
+// own arrays'), its device words; and its segments, cut at several sizes, are the same segments
+// with the same head, tail, prev, words, local offsets (word for word, what goes to the device),
+// refWords of random vertices and find.
+func compareForms(t *testing.T, what string, dense, sp *labelGraph, rng *rand.Rand) {
+	t.Helper()
+	n := dense.numVertices()
+	if !slices.Equal(sp.nbrs, dense.nbrs) || !slices.Equal(sp.denseOffsets(), dense.offsets) {
+		t.Fatalf("%s: the sparse form's lists or offsets differ from the dense form's", what)
+	}
+	if sp.numVertices() != n || sp.deviceWords() != dense.deviceWords() {
+		t.Fatalf("%s: %d vertices, %d device words; dense %d, %d", what, sp.numVertices(), sp.deviceWords(), n, dense.deviceWords())
+	}
+	if want := 4*uint64(len(sp.refs)+len(sp.nbrs)) + 8*uint64(len(sp.starts)); sp.hostBytes() != want || len(sp.starts) != len(sp.refs)+1 {
+		t.Fatalf("%s: host bytes %d, want %d (%d refs, %d starts)", what, sp.hostBytes(), want, len(sp.refs), len(sp.starts))
+	}
+	for v := range n + 1 {
+		if sp.start(v) != dense.start(v) {
+			t.Fatalf("%s: start(%d) %d, want %d", what, v, sp.start(v), dense.start(v))
+		}
+		if v == n {
+			break
+		}
+		a, b := sp.span(v)
+		c, d := dense.span(v)
+		if a != c || b != d || sp.degree(v) != dense.degree(v) || !slices.Equal(sp.list(v), dense.list(v)) {
+			t.Fatalf("%s: vertex %d: span [%d, %d), degree %d; dense [%d, %d), %d", what, v, a, b, sp.degree(v), c, d, dense.degree(v))
+		}
+	}
+	m := uint64(len(dense.nbrs))
+	for _, maxWords := range []uint64{1, 3, 5, 17, 64, 1 + m/3, 2 * (uint64(n) + m), 1 << 30} {
+		ds, ss := segments(dense, maxWords), segments(sp, maxWords)
+		if len(ds) != len(ss) {
+			t.Fatalf("%s, max %d: %d segments, dense %d", what, maxWords, len(ss), len(ds))
+		}
+		var dbuf, sbuf []uint32
+		for i := range ds {
+			a, b := ds[i], ss[i]
+			if a.lo != b.lo || a.hi != b.hi || a.elo != b.elo || a.ehi != b.ehi ||
+				a.head() != b.head() || a.tail() != b.tail() || a.prev() != b.prev() || a.words() != b.words() {
+				t.Fatalf("%s, max %d: segment %d %+v, dense %+v", what, maxWords, i, b, a)
+			}
+			dbuf, sbuf = a.localOffsets(dbuf), b.localOffsets(sbuf)
+			if !slices.Equal(dbuf, sbuf) || !slices.Equal(a.neighbours(), b.neighbours()) {
+				t.Fatalf("%s, max %d: segment %d: local offsets %v, dense %v", what, maxWords, i, sbuf, dbuf)
+			}
+			if a.lo < a.hi {
+				refs := []uint32{a.lo + uint32(rng.IntN(int(a.hi-a.lo))), a.hi - 1}
+				slices.Sort(refs)
+				refs = slices.Compact(refs)
+				if x, y := (*runner)(nil).refWords(b, refs), (*runner)(nil).refWords(a, refs); x != y {
+					t.Fatalf("%s, max %d: segment %d: refWords %d, dense %d", what, maxWords, i, x, y)
+				}
+			}
+		}
+		for range 10 {
+			if n == 0 {
+				break
+			}
+			v := uint32(rng.IntN(int(n)))
+			if find(ss, v) != find(ds, v) {
+				t.Fatalf("%s, max %d: find(%d) %d, dense %d", what, maxWords, v, find(ss, v), find(ds, v))
+			}
+		}
 	}
 }
 
