@@ -144,13 +144,6 @@ func (g *Graph) SubgraphByEdgeKinds(kinds []EdgeKind, maxEntries uint64) (*Graph
 	for i := range k {
 		offsets[i+1], runOffsets[i+1] = offsets[i]+deg[i], runOffsets[i]+nruns[i]
 	}
-	h := &Graph{
-		vertexLabels: make([]uint32, k), offsets: offsets, neighbors: make([]uint32, offsets[k]),
-		runOffsets: runOffsets, runs: make([]Run, runOffsets[k]), originalIDs: make([]int64, k),
-	}
-	if g.edgeLabels != nil {
-		h.edgeLabels = make([]uint32, offsets[k])
-	}
 	// A neighbour's new id: its rank among the kept vertices, from a table of g's vertices when
 	// they are many, else by binary search.
 	var newID []uint32
@@ -161,33 +154,9 @@ func (g *Graph) SubgraphByEdgeKinds(kinds []EdgeKind, maxEntries uint64) (*Graph
 		}
 	}
 	// Pass 2: copy the kept runs, renumbered.
-	par.Ranges(k, 0, inducedChunk, func(_, lo, hi int) bool {
-		for i := lo; i < hi; i++ {
-			v := kept[i]
-			h.vertexLabels[i], h.originalIDs[i] = g.vertexLabels[v], int64(v)
-			at, ri := offsets[i], runOffsets[i]
-			g.keptRuns(v, ix[g.vertexLabels[v]], func(r Run, end uint64) {
-				h.runs[ri] = Run{VertexLabel: r.VertexLabel, EdgeLabel: r.EdgeLabel, Start: at}
-				ri++
-				for x := r.Start; x < end; x++ {
-					w := g.neighbors[x]
-					if newID != nil {
-						h.neighbors[at] = newID[w]
-					} else {
-						j, _ := slices.BinarySearch(kept, w)
-						h.neighbors[at] = uint32(j)
-					}
-					if h.edgeLabels != nil {
-						h.edgeLabels[at] = g.edgeLabels[x]
-					}
-					at++
-				}
-			})
-		}
-		return true
-	})
-	h.dropZeroEdgeLabels()
-	return h, true
+	return g.subgraphOfRuns(kept, offsets, runOffsets, newID, func(v uint32, f func(r Run, end uint64)) {
+		g.keptRuns(v, ix[g.vertexLabels[v]], f)
+	}), true
 }
 
 // EdgeKindShareEstimate estimates SubgraphByEdgeKinds' size from the label index and a sample,

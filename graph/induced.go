@@ -155,6 +155,23 @@ func (g *Graph) InducedByVertexLabels(labels []uint32) *Graph {
 		offsets[i+1] += offsets[i]
 		runOffsets[i+1] += runOffsets[i]
 	}
+	return g.subgraphOfRuns(kept, offsets, runOffsets, newID, func(v uint32, f func(r Run, end uint64)) {
+		runs := g.Runs(v)
+		for j, run := range runs {
+			if hasLabel(labels, run.VertexLabel) {
+				f(run, g.runEnd(v, runs, j))
+			}
+		}
+	})
+}
+
+// subgraphOfRuns is the subgraph of g on kept (g's ids, ascending), whose i-th vertex keeps the
+// runs of kept[i]'s list that keptRuns gives it (in the list's order, each with its end), offsets
+// and runOffsets being the kept entries and runs summed before each kept vertex. A neighbour's
+// new id is its rank among the kept vertices: newID[w] where newID is set, else found by binary
+// search in kept. OriginalID is the vertex's dense id in g. The runs are copied on all cores.
+func (g *Graph) subgraphOfRuns(kept []uint32, offsets, runOffsets []uint64, newID []uint32, keptRuns func(v uint32, f func(r Run, end uint64))) *Graph {
+	k := len(kept)
 	h := &Graph{
 		vertexLabels: make([]uint32, k), offsets: offsets, neighbors: make([]uint32, offsets[k]),
 		runOffsets: runOffsets, runs: make([]Run, runOffsets[k]), originalIDs: make([]int64, k),
@@ -162,28 +179,30 @@ func (g *Graph) InducedByVertexLabels(labels []uint32) *Graph {
 	if g.edgeLabels != nil {
 		h.edgeLabels = make([]uint32, offsets[k])
 	}
-	// Pass 2: copy the kept runs, renumbered.
 	par.Ranges(k, 0, inducedChunk, func(_, lo, hi int) bool {
 		for i := lo; i < hi; i++ {
 			v := kept[i]
 			h.vertexLabels[i], h.originalIDs[i] = g.vertexLabels[v], int64(v)
 			at, ri := offsets[i], runOffsets[i]
-			runs := g.Runs(v)
-			for j, run := range runs {
-				if !hasLabel(labels, run.VertexLabel) {
-					continue
-				}
-				end := g.runEnd(v, runs, j)
-				h.runs[ri] = Run{VertexLabel: run.VertexLabel, EdgeLabel: run.EdgeLabel, Start: at}
+			keptRuns(v, func(r Run, end uint64) {
+				h.runs[ri] = Run{VertexLabel: r.VertexLabel, EdgeLabel: r.EdgeLabel, Start: at}
 				ri++
-				for x := run.Start; x < end; x++ {
-					h.neighbors[at] = newID[g.neighbors[x]]
-					if h.edgeLabels != nil {
-						h.edgeLabels[at] = g.edgeLabels[x]
+				src, dst := g.neighbors[r.Start:end], h.neighbors[at:at+end-r.Start]
+				if newID != nil {
+					for j, w := range src {
+						dst[j] = newID[w]
 					}
-					at++
+				} else {
+					for j, w := range src {
+						rank, _ := slices.BinarySearch(kept, w)
+						dst[j] = uint32(rank)
+					}
 				}
-			}
+				if h.edgeLabels != nil {
+					copy(h.edgeLabels[at:], g.edgeLabels[r.Start:end])
+				}
+				at += end - r.Start
+			})
 		}
 		return true
 	})
