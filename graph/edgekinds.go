@@ -104,9 +104,31 @@ func (g *Graph) keptEntriesOf(v uint32, pairs []kindPair) (entries, runs uint64)
 // found by binary search, on all cores, and sorts the kept vertices alone. When the kept entries (twice the edges) are more than
 // maxEntries it returns false without building the subgraph.
 func (g *Graph) SubgraphByEdgeKinds(kinds []EdgeKind, maxEntries uint64) (*Graph, bool) {
+	h, _, ok := g.SubgraphByEdgeKindsWithin(kinds, maxEntries, 0)
+	return h, ok
+}
+
+// SubgraphByEdgeKindsWithin is SubgraphByEdgeKinds that also returns false, without building the
+// subgraph, when maxBytes is not 0 and making it takes more than maxBytes at its peak
+// (EdgeKindsBytes), checked before each of its two passes. It returns the subgraph's size as far
+// as it was found: none when the first pass was not made, else the kept vertices, entries and runs
+// (an Entries above maxEntries: refused for them, else for maxBytes when false).
+func (g *Graph) SubgraphByEdgeKindsWithin(kinds []EdgeKind, maxEntries, maxBytes uint64) (*Graph, SubgraphSize, bool) {
 	ix := newKindIndex(kinds)
-	var cands []uint32 // by label, then id
-	for _, l := range ix.labels() {
+	labels := ix.labels()
+	c := 0
+	for _, l := range labels {
+		c += len(g.VerticesWithLabel(l))
+	}
+	size := SubgraphSize{}
+	if len(labels) > 0 {
+		size.MaxLabel = labels[len(labels)-1]
+	}
+	if maxBytes > 0 && g.EdgeKindsBytes(c, size) > maxBytes {
+		return nil, size, false // (the first pass alone would not fit)
+	}
+	cands := make([]uint32, 0, c) // by label, then id
+	for _, l := range labels {
 		cands = append(cands, g.VerticesWithLabel(l)...)
 	}
 	// Pass 1: every candidate's kept entries and runs.
@@ -123,7 +145,13 @@ func (g *Graph) SubgraphByEdgeKinds(kinds []EdgeKind, maxEntries uint64) (*Graph
 		v          uint32
 		deg, nruns uint64
 	}
-	var keptBy []keptVertex
+	nk := 0
+	for _, d := range deg {
+		if d > 0 {
+			nk++
+		}
+	}
+	keptBy := make([]keptVertex, 0, nk)
 	var entries uint64
 	for i, v := range cands {
 		if deg[i] > 0 {
@@ -131,8 +159,12 @@ func (g *Graph) SubgraphByEdgeKinds(kinds []EdgeKind, maxEntries uint64) (*Graph
 			entries += deg[i]
 		}
 	}
-	if entries > maxEntries {
-		return nil, false
+	size.Vertices, size.Entries = len(keptBy), entries
+	for _, kv := range keptBy {
+		size.Runs += kv.nruns
+	}
+	if entries > maxEntries || (maxBytes > 0 && g.EdgeKindsBytes(c, size) > maxBytes) {
+		return nil, size, false
 	}
 	slices.SortFunc(keptBy, func(a, b keptVertex) int { return cmp.Compare(a.v, b.v) })
 	kept := make([]uint32, len(keptBy))
@@ -147,7 +179,7 @@ func (g *Graph) SubgraphByEdgeKinds(kinds []EdgeKind, maxEntries uint64) (*Graph
 	// A neighbour's new id: its rank among the kept vertices, from a table of g's vertices when
 	// they are many, else by binary search.
 	var newID []uint32
-	if 64*k > g.NumVertices() {
+	if idTable(k, g.NumVertices()) {
 		newID = make([]uint32, g.NumVertices())
 		for i, v := range kept {
 			newID[v] = uint32(i)
@@ -156,8 +188,29 @@ func (g *Graph) SubgraphByEdgeKinds(kinds []EdgeKind, maxEntries uint64) (*Graph
 	// Pass 2: copy the kept runs, renumbered.
 	return g.subgraphOfRuns(kept, offsets, runOffsets, newID, func(v uint32, f func(r Run, end uint64)) {
 		g.keptRuns(v, ix[g.vertexLabels[v]], f)
-	}), true
+	}), size, true
 }
+
+// EdgeKindsBytes is the memory SubgraphByEdgeKinds takes at its peak for a subgraph of size s
+// (s.Vertices 0: its first pass alone) when c vertices have a label of its kinds: the subgraph's
+// (SubgraphSize.Bytes), and while it is made the candidates (4 bytes each) and their kept entries
+// and runs (16), the kept vertices twice (28 bytes each) and, when they are many, a new id for
+// every vertex of g (4 bytes); allocSlack beside.
+func (g *Graph) EdgeKindsBytes(c int, s SubgraphSize) uint64 {
+	b := 20*uint64(c) + allocSlack
+	if s.Vertices == 0 {
+		return b
+	}
+	b += s.Bytes(g.edgeLabels != nil) + 28*uint64(s.Vertices)
+	if idTable(s.Vertices, g.NumVertices()) {
+		b += 4 * uint64(g.NumVertices())
+	}
+	return b
+}
+
+// idTable reports whether SubgraphByEdgeKinds renumbers the neighbours of its k kept vertices
+// with a table of g's n vertices (else by binary search among them).
+func idTable(k, n int) bool { return 64*k > n }
 
 // EdgeKindShareEstimate estimates SubgraphByEdgeKinds' size from the label index and a sample,
 // without a pass over the graph, as LabelledShareEstimate does: the vertices of the kinds' labels

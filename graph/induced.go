@@ -18,25 +18,72 @@ const partChunk = 256
 // adjacency entries among them (twice the edges of the subgraph they induce). It reads the labels
 // and the run index only (the runs are keyed by the neighbour's label), on all cores.
 func (g *Graph) LabelledShare(labels []uint32) (vertices int, entries uint64) {
+	s := g.InducedSize(labels)
+	return s.Vertices, s.Entries
+}
+
+// SubgraphSize is the size of a subgraph of a graph (InducedByVertexLabels, SubgraphByEdgeKinds):
+// its vertices, adjacency entries and runs, and the largest vertex label it may keep.
+type SubgraphSize struct {
+	Vertices      int
+	Entries, Runs uint64
+	MaxLabel      uint32
+}
+
+// Bytes is the memory a subgraph of size s takes once made (edgeLabels: g has edge labels, which
+// it copies): a vertex's label (4 bytes), offset and run offset (8 each, one more of each) and
+// original id (8); an entry's neighbour (4) and edge label (4); a run (16); and the label index
+// VerticesWithLabel builds on first use (4 bytes a vertex, 16 a label up to MaxLabel).
+func (s SubgraphSize) Bytes(edgeLabels bool) uint64 {
+	k := uint64(s.Vertices)
+	b := 28*k + 16 + 4*s.Entries + 16*s.Runs
+	if edgeLabels {
+		b += 4 * s.Entries
+	}
+	return b + 4*k + 16*(uint64(s.MaxLabel)+2)
+}
+
+// InducedSize is the size of the subgraph of g induced by the vertices whose label is in labels
+// (sorted ascending), as LabelledShare finds it, with its runs.
+func (g *Graph) InducedSize(labels []uint32) SubgraphSize {
 	n := g.NumVertices()
 	workers := par.Workers(n, 0, inducedChunk)
-	vs, es := make([]int, workers), make([]uint64, workers)
+	vs, es, rs := make([]int, workers), make([]uint64, workers), make([]uint64, workers)
 	par.Ranges(n, workers, inducedChunk, func(w, lo, hi int) bool {
 		for v := uint32(lo); v < uint32(hi); v++ {
 			if !hasLabel(labels, g.vertexLabels[v]) {
 				continue
 			}
+			e, r := g.keptEntriesRuns(v, labels)
 			vs[w]++
-			es[w] += g.keptEntries(v, labels)
+			es[w] += e
+			rs[w] += r
 		}
 		return true
 	})
-	for w := range vs {
-		vertices += vs[w]
-		entries += es[w]
+	s := SubgraphSize{}
+	if len(labels) > 0 {
+		s.MaxLabel = labels[len(labels)-1]
 	}
-	return vertices, entries
+	for w := range vs {
+		s.Vertices += vs[w]
+		s.Entries += es[w]
+		s.Runs += rs[w]
+	}
+	return s
 }
+
+// InducedBytes is the memory InducedByVertexLabels takes at its peak for a subgraph of size s
+// (InducedSize): the subgraph's (SubgraphSize.Bytes) and, while it is made, a new id for every
+// vertex of g (4 bytes) and the kept vertices' list (4 bytes each), with allocSlack.
+func (g *Graph) InducedBytes(s SubgraphSize) uint64 {
+	return s.Bytes(g.edgeLabels != nil) + 4*uint64(g.NumVertices()) + 4*uint64(s.Vertices) + allocSlack
+}
+
+// allocSlack is what the making of a subgraph may allocate beyond its arrays' bytes: the
+// runtime's rounding of its dozen or so arrays up to their size class or page (at most 8 KiB
+// each) and its workers' closures.
+const allocSlack = 128 << 10
 
 // LabelledShareEstimate estimates LabelledShare from the label index (VerticesWithLabel) and a
 // sample, without a pass over the graph: the vertices exactly; the entries summed exactly over each
@@ -89,26 +136,33 @@ func hasLabel(labels []uint32, l uint32) bool {
 	return ok
 }
 
-// keptEntries is the number of v's neighbours whose label is in labels: a scan of v's runs, or,
-// where they are many times more than the labels (a hub of a graph with many labels), each
-// label's runs found by binary search.
+// keptEntries is the number of v's neighbours whose label is in labels (keptEntriesRuns).
 func (g *Graph) keptEntries(v uint32, labels []uint32) uint64 {
-	runs := g.Runs(v)
-	var c uint64
-	if len(runs) > 8*len(labels) {
+	e, _ := g.keptEntriesRuns(v, labels)
+	return e
+}
+
+// keptEntriesRuns is the number of v's neighbours whose label is in labels and of the runs they
+// lie in: a scan of v's runs, or, where they are many times more than the labels (a hub of a
+// graph with many labels), each label's runs found by binary search.
+func (g *Graph) keptEntriesRuns(v uint32, labels []uint32) (entries, runs uint64) {
+	rs := g.Runs(v)
+	if len(rs) > 8*len(labels) {
 		for _, l := range labels {
 			if lo, hi := g.RunsWithVertexLabel(v, l); lo < hi {
-				c += g.runEnd(v, runs, hi-1) - runs[lo].Start
+				entries += g.runEnd(v, rs, hi-1) - rs[lo].Start
+				runs += uint64(hi - lo)
 			}
 		}
-		return c
+		return entries, runs
 	}
-	for i, r := range runs {
+	for i, r := range rs {
 		if hasLabel(labels, r.VertexLabel) {
-			c += g.runEnd(v, runs, i) - r.Start
+			entries += g.runEnd(v, rs, i) - r.Start
+			runs++
 		}
 	}
-	return c
+	return entries, runs
 }
 
 // runEnd is where run i of v's runs (g.Runs(v)) ends in the adjacency array.
@@ -127,27 +181,23 @@ func (g *Graph) runEnd(v uint32, runs []Run, i int) uint64 {
 func (g *Graph) InducedByVertexLabels(labels []uint32) *Graph {
 	n := g.NumVertices()
 	newID := make([]uint32, n) // rank among the kept vertices; valid for kept vertices only
-	var kept []uint32
+	k := 0
+	for _, l := range labels {
+		k += len(g.VerticesWithLabel(l))
+	}
+	kept := make([]uint32, 0, k) // (InducedBytes counts it once)
 	for v := range uint32(n) {
 		if hasLabel(labels, g.vertexLabels[v]) {
 			newID[v] = uint32(len(kept))
 			kept = append(kept, v)
 		}
 	}
-	k := len(kept)
 	// Pass 1: every kept vertex's kept entries and runs.
 	offsets := make([]uint64, k+1)
 	runOffsets := make([]uint64, k+1)
 	par.Ranges(k, 0, inducedChunk, func(_, lo, hi int) bool {
 		for i := lo; i < hi; i++ {
-			v := kept[i]
-			var r uint64
-			for _, run := range g.Runs(v) {
-				if hasLabel(labels, run.VertexLabel) {
-					r++
-				}
-			}
-			offsets[i+1], runOffsets[i+1] = g.keptEntries(v, labels), r
+			offsets[i+1], runOffsets[i+1] = g.keptEntriesRuns(kept[i], labels)
 		}
 		return true
 	})
@@ -180,29 +230,33 @@ func (g *Graph) subgraphOfRuns(kept []uint32, offsets, runOffsets []uint64, newI
 		h.edgeLabels = make([]uint32, offsets[k])
 	}
 	par.Ranges(k, 0, inducedChunk, func(_, lo, hi int) bool {
+		// One copying function a range (made for each vertex, it and its cursors escaped to
+		// the heap: a few dozen bytes a kept vertex, more than its copy on a sparse subgraph).
+		var at, ri uint64
+		copyRun := func(r Run, end uint64) {
+			h.runs[ri] = Run{VertexLabel: r.VertexLabel, EdgeLabel: r.EdgeLabel, Start: at}
+			ri++
+			src, dst := g.neighbors[r.Start:end], h.neighbors[at:at+end-r.Start]
+			if newID != nil {
+				for j, w := range src {
+					dst[j] = newID[w]
+				}
+			} else {
+				for j, w := range src {
+					rank, _ := slices.BinarySearch(kept, w)
+					dst[j] = uint32(rank)
+				}
+			}
+			if h.edgeLabels != nil {
+				copy(h.edgeLabels[at:], g.edgeLabels[r.Start:end])
+			}
+			at += end - r.Start
+		}
 		for i := lo; i < hi; i++ {
 			v := kept[i]
 			h.vertexLabels[i], h.originalIDs[i] = g.vertexLabels[v], int64(v)
-			at, ri := offsets[i], runOffsets[i]
-			keptRuns(v, func(r Run, end uint64) {
-				h.runs[ri] = Run{VertexLabel: r.VertexLabel, EdgeLabel: r.EdgeLabel, Start: at}
-				ri++
-				src, dst := g.neighbors[r.Start:end], h.neighbors[at:at+end-r.Start]
-				if newID != nil {
-					for j, w := range src {
-						dst[j] = newID[w]
-					}
-				} else {
-					for j, w := range src {
-						rank, _ := slices.BinarySearch(kept, w)
-						dst[j] = uint32(rank)
-					}
-				}
-				if h.edgeLabels != nil {
-					copy(h.edgeLabels[at:], g.edgeLabels[r.Start:end])
-				}
-				at += end - r.Start
-			})
+			at, ri = offsets[i], runOffsets[i]
+			keptRuns(v, copyRun)
 		}
 		return true
 	})

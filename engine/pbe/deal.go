@@ -66,7 +66,11 @@ func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partitio
 	parent := ctx
 	ctx, stop := context.WithCancel(ctx) // the producer's: it ends with the workers
 	defer stop()
-	parts := e.subProblems(ctx, p, pt, order, len(slots))
+	var searched chan struct{}
+	if e.oneAtATime(p) {
+		searched = make(chan struct{}, len(order))
+	}
+	parts := e.subProblems(ctx, p, pt, order, len(slots), searched)
 	var (
 		mu   sync.Mutex
 		sum  engine.Result
@@ -89,6 +93,9 @@ func (e *Engine) countIntra(ctx context.Context, p *engine.Problem, pt *partitio
 			sub := sp.sub
 			sub.GPUs, sub.GPUMemoryLimit = slots[w].gpus, slots[w].limit
 			r, err := be.CountPart(ctx, sub)
+			if searched != nil {
+				searched <- struct{}{}
+			}
 			mu.Lock()
 			sum.PlanTime += r.PlanTime
 			sum.DeviceTime += r.DeviceTime

@@ -241,6 +241,11 @@ type Stats struct {
 	Reduced                       bool
 	ReducedVertices, ReducedEdges uint64
 	ReduceTime                    time.Duration
+	// ReducedBytes is the host memory the reduced subgraph holds, charged against --memory
+	// (reduce.go); ReduceSkipped says why the stages ran on the whole graph instead of that
+	// subgraph for want of memory ("" when they did not, or for another reason).
+	ReducedBytes  uint64
+	ReduceSkipped string
 }
 
 // setDevices sets Devices to ds and the device figures to their sums.
@@ -283,7 +288,8 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Duration("partition", s.PartitionTime), slog.Duration("intra_time", s.IntraTime),
 		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached),
 		slog.Bool("reduced", s.Reduced), slog.Uint64("reduced_vertices", s.ReducedVertices),
-		slog.Uint64("reduced_edges", s.ReducedEdges), slog.Duration("reduce_time", s.ReduceTime))
+		slog.Uint64("reduced_edges", s.ReducedEdges), slog.Uint64("reduced_bytes", s.ReducedBytes),
+		slog.String("reduce_skipped", s.ReduceSkipped), slog.Duration("reduce_time", s.ReduceTime))
 }
 
 // devicesValue logs every device's figures as a group of its own (gpu0, gpu1...; gpu-1: the
@@ -341,6 +347,23 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	return pt, nil
 }
 
+// prepare reduces p (reduce) and partitions what the stages run on: the reduced problem, or p
+// where the parts do not fit what the reduced subgraph leaves of the partition budget (--memory
+// being the budget) but may fit the whole of it.
+func (e *Engine) prepare(ctx context.Context, p *engine.Problem, st *Stats) (*engine.Problem, *partition.Partitioning, error) {
+	rp := e.reduce(p, st)
+	pt, err := e.layout(ctx, rp, st)
+	if err == nil || rp == p || !errors.Is(err, partition.ErrBudget) || e.BudgetFor(rp) == e.BudgetFor(p) {
+		return rp, pt, err
+	}
+	p.Logger().Debug("pbe: the parts do not fit beside the reduced subgraph; the stages run on the whole graph", "reduced_bytes", st.ReducedBytes, "reason", err)
+	e.release()
+	reduceTime := st.ReduceTime
+	*st = Stats{ReduceTime: reduceTime, ReduceSkipped: fmt.Sprintf("the parts do not fit beside the reduced subgraph's %d bytes: %v", st.ReducedBytes, err)}
+	pt, err = e.layout(ctx, p, st)
+	return p, pt, err
+}
+
 // subProblem is p restricted to part i's induced subgraph (a part that holdsPattern).
 func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int) (*engine.Problem, error) {
 	vs := pt.Parts[i]
@@ -354,6 +377,9 @@ func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int
 	return &sub, nil
 }
 
+// partBuilt, when set (tests), is called by subProblems after each part's problem is built.
+var partBuilt func()
+
 // partProblem is one part's problem, or the error building it.
 type partProblem struct {
 	i   int
@@ -364,13 +390,25 @@ type partProblem struct {
 // subProblems builds the problems of the parts in order ahead of their use, on a goroutine of
 // its own, at most ahead of them waiting (one for each worker of the intra stage), so that the
 // next parts' subgraphs are built while the backend searches the current ones; it stops after an
-// error or when ctx ends.
-func (e *Engine) subProblems(ctx context.Context, p *engine.Problem, pt *partition.Partitioning, order []int, ahead int) <-chan partProblem {
+// error or when ctx ends. With searched set, it builds a part beyond the first ahead only once a
+// part's search has ended (a receive from searched): at most ahead parts' subgraphs are then
+// held at once, built or searched (where --memory is the partition budget: oneAtATime).
+func (e *Engine) subProblems(ctx context.Context, p *engine.Problem, pt *partition.Partitioning, order []int, ahead int, searched <-chan struct{}) <-chan partProblem {
 	out := make(chan partProblem, ahead)
 	go func() {
 		defer close(out)
-		for _, i := range order {
+		for k, i := range order {
+			if searched != nil && k >= ahead {
+				select {
+				case <-searched:
+				case <-ctx.Done():
+					return
+				}
+			}
 			sub, err := e.subProblem(p, pt, i)
+			if partBuilt != nil {
+				partBuilt()
+			}
 			select {
 			case out <- partProblem{i, sub, err}:
 			case <-ctx.Done():
@@ -438,8 +476,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		return engine.Result{}, st, err
 	}
 	t0 := time.Now()
-	p = e.reduce(p, st)
-	pt, err := e.layout(ctx, p, st)
+	p, pt, err := e.prepare(ctx, p, st)
 	if err != nil {
 		return engine.Result{Partial: ctx.Err() != nil}, st, err
 	}
@@ -554,13 +591,29 @@ func (e *Engine) runInterCount(ctx context.Context, p *engine.Problem, of []uint
 			return is, false, err
 		}
 	}
-	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), 2*p.Data.NumEdges(), plain(p.Data), ip, p.ThreadCount())
-	if limit := e.hostLimit(p); limit > 0 && st.InterHostBytes > limit {
-		return is, false, fmt.Errorf("pbe: %w: the inter stage's bitsets and forward index need %d bytes on %d threads, the limit is %d",
-			engine.ErrMemory, st.InterHostBytes, p.ThreadCount(), limit)
+	if err := e.checkInterHost(p, ip, p.ThreadCount(), st); err != nil {
+		return is, false, err
 	}
 	is, stopped = runInter(ctx, p.Data, of, entryBytes(p.Data), ip, p.ThreadCount(), nil)
 	return is, stopped, nil
+}
+
+// checkInterHost sets st.InterHostBytes to the host inter stage's memory on threads threads
+// (interHostBytes) and fails with engine.ErrMemory where it passes the host limit (hostLimit).
+func (e *Engine) checkInterHost(p *engine.Problem, ip *interPlan, threads int, st *Stats) error {
+	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), 2*p.Data.NumEdges(), plain(p.Data), ip, threads)
+	if limit := e.hostLimit(p); limit > 0 && st.InterHostBytes > limit {
+		return fmt.Errorf("pbe: %w: the inter stage's bitsets and forward index need %d bytes on %d threads, the limit is %d",
+			engine.ErrMemory, st.InterHostBytes, threads, limit)
+	}
+	return nil
+}
+
+// oneAtATime reports whether the intra stage holds one part's subgraph a worker at a time
+// (subProblems' searched): where --memory is the partition budget (it bounds a part, not the
+// next parts built ahead beside it).
+func (e *Engine) oneAtATime(p *engine.Problem) bool {
+	return p.MemoryLimit > 0 && e.hostLimit(p) == 0
 }
 
 // hostLimit is the host memory (--memory) the stages' own buffers may take beside the graph:
@@ -582,13 +635,17 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 			return
 		}
 		st := &Stats{}
-		rp := e.reduce(p, st)
-		if rp == p {
-			e.matches(ctx, p, st, yield)
+		rp, pt, err := e.prepare(ctx, p, st)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if rp.Data == p.Data {
+			e.matches(ctx, rp, pt, st, yield)
 			return
 		}
 		buf := make([]uint32, p.Pattern.NumVertices())
-		e.matches(ctx, rp, st, func(m []uint32, err error) bool {
+		e.matches(ctx, rp, pt, st, func(m []uint32, err error) bool {
 			if err != nil {
 				return yield(nil, err)
 			}
@@ -600,13 +657,8 @@ func (e *Engine) Matches(ctx context.Context, p *engine.Problem) iter.Seq2[[]uin
 	}
 }
 
-// matches is Matches on p as given (no reduction).
-func (e *Engine) matches(ctx context.Context, p *engine.Problem, st *Stats, yield func([]uint32, error) bool) {
-	pt, err := e.layout(ctx, p, st)
-	if err != nil {
-		yield(nil, err)
-		return
-	}
+// matches is Matches on p as given (no reduction), partitioned as pt.
+func (e *Engine) matches(ctx context.Context, p *engine.Problem, pt *partition.Partitioning, st *Stats, yield func([]uint32, error) bool) {
 	be := e.backend()
 	buf := make([]uint32, p.Pattern.NumVertices())
 	for i := range pt.Parts {
@@ -659,6 +711,9 @@ func (e *Engine) matches(ctx context.Context, p *engine.Problem, st *Stats, yiel
 		return
 	}
 	ip, err := interPlanFor(ctx, p, false, !e.Unshared)
+	if err == nil {
+		err = e.checkInterHost(p, ip, 1, st)
+	}
 	if err != nil {
 		yield(nil, err)
 		return
