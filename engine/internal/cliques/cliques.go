@@ -303,7 +303,10 @@ func CountRoots(ctx context.Context, o *plan.Oriented, k int, roots []uint32, th
 // Count counts the k-cliques whose smallest vertex is root(i), i in [0, n), on threads workers
 // (<= 0: all cores) that lay out sets of up to matrixMax members as bit matrices. Workers take chunks of
 // consecutive i: up to 64, fewer when there are few roots (the stmatch engine hands over a few
-// large ones), so that every worker gets some.
+// large ones), so that every worker gets some. progress (nil: none) is called after every
+// chunk with the share of the roots done. When ctx ends it returns the count so far, a lower
+// bound (every term a clique found, the root the stop cut short counted up to there), with
+// ctx's error.
 func Count(ctx context.Context, o *plan.Oriented, k, matrixMax, n int, root func(int) uint32, threads int, progress func(float64)) (uint64, error) {
 	return count(ctx, o, k, matrixMax, n, threads, progress, func(w *cliqueWorker, i int) { w.root(root(i)) })
 }
