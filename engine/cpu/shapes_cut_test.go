@@ -31,32 +31,16 @@ func TestShapeCutCountsSoFar(t *testing.T) {
 	for _, p := range pats {
 		prob := &engine.Problem{Data: g, Pattern: p, Threads: 1}
 		sh, isShape := shapeFor(prob)
-		var reports []float64
+		var prog proptest.Progress
 		whole := *prob
-		whole.Progress = func(done float64) { reports = append(reports, done) }
+		whole.Progress = prog.Record
 		want, err := Engine{}.Count(ctx, &whole)
 		if err != nil || want.Count == 0 {
 			t.Fatalf("%s: whole count %d, %v", p, want.Count, err)
 		}
-		at := -1.0
-		for i, r := range reports {
-			if i > 0 && r < reports[i-1] || r > 1 {
-				t.Fatalf("%s: progress %v: not rising to 1", p, reports)
-			}
-			if r < 1 {
-				at = r
-			}
-		}
-		if at < 0 || reports[len(reports)-1] != 1 {
-			t.Fatalf("%s: progress %v: no report below 1, or no end at 1", p, reports)
-		}
-		cutCtx, cancel := context.WithCancel(ctx)
+		cutCtx, progress, cancel := proptest.CutAt(ctx, prog.LastBelowOne(t, p.String(), 0))
 		cut := *prob
-		cut.Progress = func(done float64) {
-			if done >= at {
-				cancel()
-			}
-		}
+		cut.Progress = progress
 		res, err := Engine{}.Count(cutCtx, &cut)
 		cancel()
 		if !errors.Is(err, context.Canceled) || !res.Partial {

@@ -3,6 +3,7 @@ package pbe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/submatch/submatch/engine"
@@ -42,33 +43,17 @@ func TestInterShapeCutCountsSoFar(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var reports []float64
+			var prog proptest.Progress
 			whole := *prob
-			whole.Progress = func(done float64) { reports = append(reports, done) }
+			whole.Progress = prog.Record
 			res, st, err := e.CountStats(ctx, &whole)
 			if err != nil || res.Count != want.Count || st.InterShape == "" || st.InterMatches == 0 {
 				t.Fatalf("%s %v: whole count %d (%v) by shape %q, %d inter; cpu %d", p, sem, res.Count, err, st.InterShape, st.InterMatches, want.Count)
 			}
-			at := -1.0
-			for i, r := range reports {
-				if i > 0 && r < reports[i-1] || r > 1 {
-					t.Fatalf("%s %v: progress %v: not rising to 1", p, sem, reports)
-				}
-				if r > 0.5 && r < 1 {
-					at = r
-				}
-			}
-			if at < 0 || reports[len(reports)-1] != 1 {
-				t.Fatalf("%s %v: progress %v: no report of the inter stage's below 1, or no end at 1", p, sem, reports)
-			}
-
-			cutCtx, cancel := context.WithCancel(ctx)
+			// (The parts report up to one half.)
+			cutCtx, progress, cancel := proptest.CutAt(ctx, prog.LastBelowOne(t, fmt.Sprintf("%s %v", p, sem), 0.5))
 			cut := *prob
-			cut.Progress = func(done float64) {
-				if done >= at {
-					cancel()
-				}
-			}
+			cut.Progress = progress
 			res, st, err = e.CountStats(cutCtx, &cut)
 			cancel()
 			if !errors.Is(err, context.Canceled) || !res.Partial {

@@ -64,31 +64,17 @@ func checkCut(t *testing.T, what string, prob *engine.Problem, of []uint32) {
 	if !ok {
 		t.Fatalf("%s: not a shape", what)
 	}
-	var reports []float64
+	var prog proptest.Progress
 	whole := *prob
-	whole.Progress = func(done float64) { reports = append(reports, done) }
+	whole.Progress = prog.Record
 	want, err := sh.Count(context.Background(), &whole, of)
 	if err != nil || want == 0 {
 		t.Fatalf("%s: whole count %d, %v: nothing to cut", what, want, err)
 	}
-	for i, r := range reports {
-		if r < 0 || r > 1 || i > 0 && r < reports[i-1] {
-			t.Fatalf("%s: progress %v: not rising within [0, 1]", what, reports)
-		}
-	}
-	if len(reports) < 2 || reports[len(reports)-1] != 1 {
-		t.Fatalf("%s: progress %v: does not end at 1", what, reports)
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, progress, cancel := proptest.CutAt(context.Background(), prog.LastBelowOne(t, what, 0))
 	defer cancel()
 	cut := *prob
-	at := reports[len(reports)-2] // (all but the last range done: the least the cut count covers)
-	cut.Progress = func(done float64) {
-		if done >= at {
-			cancel()
-		}
-	}
+	cut.Progress = progress
 	got, err := sh.Count(ctx, &cut, of)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("%s: cut count %d, %v; want context.Canceled", what, got, err)
