@@ -2,9 +2,11 @@ package cliques
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
+	"github.com/submatch/submatch/gen"
 	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/internal/proptest"
 	"github.com/submatch/submatch/plan"
@@ -86,6 +88,67 @@ func TestSpanningCutLowerBound(t *testing.T) {
 					t.Fatalf("%d-cliques, matrix %d, cut %d of %d (%v, the whole count %v): %d spanning cliques, above the whole count %d",
 						k, matrixMax, i+1, cuts, err, whole, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestProgressByRootWork (branch shapeprog): on one thread, every progress report is the share of
+// the roots' work (1 + |N+(r)| a root for triangles, 1 + |N+(r)|² for 4-cliques) in the chunks
+// done, not of the roots: R-MAT's heavy roots come last (ids ascend with the degree), and a
+// report by roots said 74% done at 6% of a count's time. Count and CountSpanning alike, ending
+// at 1.
+func TestProgressByRootWork(t *testing.T) {
+	g, err := gen.RMAT(gen.RMATOptions{Scale: 12, EdgeFactor: 8, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := g.NumVertices()
+	of := make([]uint32, n)
+	for v := range of {
+		of[v] = uint32(v % 2)
+	}
+	for _, k := range []int{3, 4} {
+		c, ok := plan.CliqueOf(g, proptest.Clique(t, k, "", ""), 3)
+		if !ok {
+			t.Fatal("not a clique")
+		}
+		o := c.Orient(g, 1)
+		work := func(r int) uint64 {
+			up := uint64(len(o.Above(uint32(r))))
+			if k == 3 {
+				return 1 + up
+			}
+			return 1 + up*up
+		}
+		var total uint64
+		for r := range n {
+			total += work(r)
+		}
+		for _, spanning := range []bool{false, true} {
+			var reports []float64
+			progress := func(done float64) { reports = append(reports, done) }
+			if spanning {
+				_, err = CountSpanning(context.Background(), o, k, MatrixLimit, of, 1, progress)
+			} else {
+				_, err = Count(context.Background(), o, k, MatrixLimit, n, func(i int) uint32 { return uint32(i) }, 1, progress)
+			}
+			chunk := min(64, max(1, n/8)) // (count's, on one thread)
+			if err != nil || len(reports) != (n+chunk-1)/chunk {
+				t.Fatalf("%d-cliques, spanning %v: %d reports (%v), want one a chunk of %d roots", k, spanning, len(reports), err, chunk)
+			}
+			var done uint64
+			for j, got := range reports {
+				for r := j * chunk; r < min(n, (j+1)*chunk); r++ {
+					done += work(r)
+				}
+				if want := float64(done) / float64(total); math.Abs(got-want) > 1e-12 {
+					t.Fatalf("%d-cliques, spanning %v: report %d is %v, want %v (the roots' share: %v)",
+						k, spanning, j, got, want, float64(min(n, (j+1)*chunk))/float64(n))
+				}
+			}
+			if reports[len(reports)-1] != 1 {
+				t.Errorf("%d-cliques, spanning %v: the last report %v", k, spanning, reports[len(reports)-1])
 			}
 		}
 	}
