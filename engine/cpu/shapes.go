@@ -40,8 +40,10 @@ func shapeFor(p *engine.Problem) (shapes.Shape, bool) {
 	return sh, true
 }
 
-// countShape counts p's matches as the shape sh over the whole graph: a partial result and
-// ctx's error when ctx ends, engine.ErrOverflow when the count does not fit a uint64.
+// countShape counts p's matches as the shape sh over the whole graph, reporting p.Progress: a
+// partial result and ctx's error when ctx ends (its count what the shape counted so far, a
+// lower bound, or 0 where the shape's count is a difference of passes: Shape.Count),
+// engine.ErrOverflow when the count does not fit a uint64.
 func countShape(ctx context.Context, p *engine.Problem, sh shapes.Shape, planTime time.Duration) (engine.Result, error) {
 	shapeCountsUsed.Add(1)
 	p.Logger().Debug("cpu: counting as a shape", "shape", sh.Name(), "bytes", sh.Bytes, "threads", sh.Threads)
@@ -50,7 +52,7 @@ func countShape(ctx context.Context, p *engine.Problem, sh shapes.Shape, planTim
 	case err == nil:
 		return engine.Result{Count: n, PlanTime: planTime}, nil
 	case ctx.Err() != nil && !errors.Is(err, engine.ErrOverflow):
-		return engine.Result{Partial: true, PlanTime: planTime}, err
+		return engine.Result{Count: n, Partial: true, PlanTime: planTime}, err
 	case errors.Is(err, engine.ErrOverflow):
 		return engine.Result{}, err
 	}

@@ -27,11 +27,19 @@ func (e *Engine) shapeFor(p *engine.Problem) (shapes.Shape, bool) {
 }
 
 // interByShape counts the inter stage of p's count as the shape sh, setting st's InterMatches,
-// InterShape and InterHostBytes: ctx's error when ctx ended (the count then partial), else the
-// count's failure, wrapped.
+// InterShape and InterHostBytes: ctx's error when ctx ended (the count then partial:
+// InterMatches what the shape counted so far, a lower bound, or 0 where its count is a
+// difference of passes, Shape.Count), else the count's failure, wrapped. It reports p's
+// progress from one half (the intra stage's share: countIntra) to the whole.
 func (e *Engine) interByShape(ctx context.Context, p *engine.Problem, of []uint32, sh shapes.Shape, st *Stats) error {
 	st.InterHostBytes, st.InterShape = sh.Bytes, sh.Name()
-	n, err := sh.Count(ctx, p, of)
+	p.Logger().Debug("pbe: the inter stage counts as a shape", "shape", sh.Name(), "bytes", sh.Bytes, "threads", sh.Threads,
+		"matrix", sh.MatrixMax)
+	q := *p
+	if report := p.Progress; report != nil {
+		q.Progress = func(done float64) { report(0.5 + 0.5*done) }
+	}
+	n, err := sh.Count(ctx, &q, of)
 	st.InterMatches = n
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("pbe: the inter stage's %s count: %w", sh.Name(), err)

@@ -531,11 +531,16 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		tInter := time.Now()
 		err := e.interByShape(ctx, p, pt.Of, sh, st)
 		st.InterTime = time.Since(tInter)
+		sum, fits := checked.Add(st.IntraMatches, st.InterMatches)
 		if err != nil {
-			res.Partial = ctx.Err() != nil
+			if res.Partial = ctx.Err() != nil; res.Partial && fits {
+				res.Count = sum // (the shape's count so far: a lower bound, or 0)
+			}
+			p.Logger().Debug("pbe: cut in the inter stage", "shape", st.InterShape, "intra", st.IntraMatches,
+				"inter_so_far", st.InterMatches, "time", st.InterTime)
 			return res, st, err
 		}
-		if res.Count, ok = checked.Add(st.IntraMatches, st.InterMatches); !ok {
+		if res.Count = sum; !fits {
 			return res, st, fmt.Errorf("pbe: %w", engine.ErrOverflow)
 		}
 	} else if len(pt.Parts) > 1 && p.Pattern.NumVertices() > 1 {

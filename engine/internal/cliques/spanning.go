@@ -20,9 +20,13 @@ import (
 // matrixMax members as bit matrices: one clique each, whatever the convention. It returns the
 // count so far and ctx's error when ctx ends, and engine.ErrOverflow when the count does not
 // fit. Besides WorkerMemory, each worker keeps one list of up to the largest degree
-// (SpanningWorkerMemory).
-func CountSpanning(ctx context.Context, o *plan.Oriented, k, matrixMax int, of []uint32, threads int) (uint64, error) {
-	return count(ctx, o, k, matrixMax, o.NumVertices(), threads, nil, func(w *cliqueWorker, i int) { w.rootSpanning(uint32(i), of) })
+// (SpanningWorkerMemory). progress (nil: none) is called as Count's is.
+//
+// The count so far is a lower bound when ctx ends: the sum over the roots counted whole, each
+// its own spanning cliques. A root of k >= 4 that the stop reached is left out (rootSpanning):
+// its difference of two counts cut at different places is no count of instances.
+func CountSpanning(ctx context.Context, o *plan.Oriented, k, matrixMax int, of []uint32, threads int, progress func(float64)) (uint64, error) {
+	return count(ctx, o, k, matrixMax, o.NumVertices(), nil, threads, progress, func(w *cliqueWorker, r uint32) { w.rootSpanning(r, of) })
 }
 
 // SpanningWorkerMemory is what CountSpanning needs per worker: WorkerMemory, the list of the
@@ -76,6 +80,13 @@ func (w *cliqueWorker) rootSpanning(r uint32, of []uint32) {
 			// inSet reuses the per-depth buffers, not same.
 			n = less(n, w.inSet(same, need, 0))
 		}
+	}
+	if need >= 3 && w.stop.Load() {
+		// The stop may have cut the first count and not the second (or both at different
+		// places): their difference is then no count of r's spanning cliques, and would make the
+		// partial sum no lower bound. Left out, r's cliques are not counted at all. (need <= 2:
+		// the loops above take no stop.)
+		return
 	}
 	w.count = w.sum(w.count, n)
 }

@@ -35,7 +35,7 @@ func TestTrianglesSpanningRandomReview(t *testing.T) {
 		if err != nil || got != all {
 			t.Fatalf("seed %d (n=%d), %d workers: Count %d, %v; brute force %d", seed, n, threads, got, err, all)
 		}
-		got, err = CountSpanning(ctx, o, 3, MatrixLimit, of, threads)
+		got, err = CountSpanning(ctx, o, 3, MatrixLimit, of, threads, nil)
 		if err != nil || got != spanning {
 			t.Fatalf("seed %d (n=%d, %d parts), %d workers: CountSpanning %d, %v; brute force %d", seed, n, parts, threads, got, err, spanning)
 		}

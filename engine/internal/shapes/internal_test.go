@@ -58,7 +58,7 @@ func wedgesAllocateNothing(t *testing.T, g *graph.Graph, of []uint32, c plan.Cli
 	n := g.NumVertices()
 	for _, shape := range []Wedge{WedgeCycle, WedgeHouse, WedgeTailedCycle} {
 		d := newEdgeCounter(g, of, c, edgeDiamonds)
-		if _, err := spanningByWedges(ctx, d, shape, 1); err != nil { // (d.sup, d.ext)
+		if _, err := spanningByWedges(ctx, d, shape, 1, nil); err != nil { // (d.sup, d.ext)
 			t.Fatal(err)
 		}
 		ww := &wedgeWorker{w: make([]uint32, n), wp: make([]uint32, n), tau: make([]uint64, n), taup: make([]uint64, n)}
@@ -73,7 +73,7 @@ func wedgesAllocateNothing(t *testing.T, g *graph.Graph, of []uint32, c plan.Cli
 		}
 	}
 	d := newEdgeCounter(g, of, c, edgePaths)
-	if _, err := spanningByEdges(ctx, d, 1); err != nil {
+	if _, err := spanningByEdges(ctx, d, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	marks := plan.NewBitset(n)
@@ -93,7 +93,7 @@ func TestTimesAutOverflow(t *testing.T) {
 	if _, err := timesAut(big, 8, false); !errors.Is(err, engine.ErrOverflow) {
 		t.Errorf("timesAut(%d, 8) = %v; want ErrOverflow", big, err)
 	}
-	if _, err := WedgeHouse.embeddings(^uint64(0)/2+1, false); !errors.Is(err, engine.ErrOverflow) {
+	if _, err := timesAut(^uint64(0)/2+1, WedgeHouse.aut(), false); !errors.Is(err, engine.ErrOverflow) {
 		t.Errorf("a house's embeddings: %v; want ErrOverflow", err)
 	}
 	if n, err := timesAut(big, 8, true); err != nil || n != big {

@@ -12,6 +12,7 @@ package shapes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -225,17 +226,25 @@ func (sh Shape) workerBytes(g *graph.Graph) uint64 {
 }
 
 // Count counts the shape's instances of p in p's convention: with of (every vertex's part) those
-// that span more than one part of it, with of nil every instance. It returns ctx's error when
-// ctx ends, engine.ErrOverflow when the count does not fit a uint64.
+// that span more than one part of it, with of nil every instance. It calls p.Progress (where
+// set) with the share of its passes done (Work: each pass an equal share, each pass's share by
+// its vertices done). It returns engine.ErrOverflow when the count does not fit a uint64, and
+// ctx's error when ctx ends, with the instances counted so far where those are a lower bound:
+// cliques (induced or not), non-induced diamonds, tailed triangles, 4-paths and 4-cycles, whose
+// pass's sum is a sum of instances counted directly (a root's, a data edge's or a wedge end's
+// spanning instances: cutCount); 0 for the shapes whose count is a difference of passes (induced
+// diamonds, 4-paths and 4-cycles, houses, tailed 4-cycles), where a pass cut short, or one not
+// run, would make the difference anything.
 func (sh Shape) Count(ctx context.Context, p *engine.Problem, of []uint32) (uint64, error) {
 	g, err := sh.clique.GraphContext(ctx, p.Data) // (built once: the counters' Graph of it is itself)
 	if err != nil {
 		return 0, err
 	}
+	pp := &passProgress{report: p.Progress, passes: sh.Work().passes()}
 	if sh.identity() {
-		n, err := sh.inducedFour(ctx, g, of)
+		n, err := sh.inducedFour(ctx, g, of, pp)
 		if err != nil {
-			return 0, err
+			return 0, err // (a difference: nothing when cut)
 		}
 		if sh.path {
 			return timesAut(n, 2, p.Semantics.Unique)
@@ -243,11 +252,11 @@ func (sh Shape) Count(ctx context.Context, p *engine.Problem, of []uint32) (uint
 		return timesAut(n, 8, p.Semantics.Unique)
 	}
 	if sh.wedge != NoWedge {
-		n, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), sh.wedge, sh.Threads)
-		if err != nil {
-			return 0, err
+		n, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), sh.wedge, sh.Threads, pp)
+		if err != nil && !cutCount(ctx, err, sh.wedge == WedgeCycle) {
+			return 0, err // (houses and tailed 4-cycles: less the diamonds, nothing when cut)
 		}
-		return sh.wedge.embeddings(n, p.Semantics.Unique)
+		return timesAutCut(n, sh.wedge.aut(), p.Semantics.Unique, err)
 	}
 	var n uint64
 	if sh.pass() {
@@ -258,30 +267,33 @@ func (sh Shape) Count(ctx context.Context, p *engine.Problem, of []uint32) (uint
 		case sh.path:
 			kind = edgePaths
 		}
-		if n, err = spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.Threads); err != nil {
-			return 0, err
+		if n, err = spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.Threads, pp.next()); err != nil &&
+			!cutCount(ctx, err, !sh.induced) {
+			return 0, err // (an induced diamond: less the 4-cliques, nothing when cut)
 		}
 	}
 	switch {
 	case sh.paw && p.Semantics.Unique:
-		return n / 2, nil // (|Aut| = 2: the sum counts every instance twice)
+		return n / 2, err // (|Aut| = 2: the sum counts every instance twice; cut, at least half its embeddings are instances)
 	case sh.paw:
-		return n, nil
+		return n, err
 	case sh.path:
-		return timesAut(n, 2, p.Semantics.Unique) // (the sum counts every path once, by its middle edge)
+		return timesAutCut(n, 2, p.Semantics.Unique, err) // (the sum counts every path once, by its middle edge)
+	case sh.diamond && err != nil:
+		return timesAutCut(n, 4, p.Semantics.Unique, err) // (non-induced: cut, the 4-cliques are not counted)
 	}
 	if !sh.diamond || sh.induced {
 		o := sh.clique.Orient(g, sh.Threads)
-		k, err := countCliques(ctx, o, sh.clique.K, sh.MatrixMax, of, sh.Threads)
-		if err != nil {
-			return 0, err
+		k, err := countCliques(ctx, o, sh.clique.K, sh.MatrixMax, of, sh.Threads, pp.next())
+		if err != nil && !cutCount(ctx, err, !sh.diamond) {
+			return 0, err // (an induced diamond's correction: nothing when cut)
 		}
 		if !sh.diamond {
 			total, ok := sh.clique.Embeddings(k, p.Semantics.Unique)
 			if !ok {
 				return 0, engine.ErrOverflow
 			}
-			return total, nil
+			return total, err
 		}
 		// Induced: the diamonds whose tips are adjacent are the 4-cliques' six each.
 		six, ok := checked.Mul(k, 6)
@@ -290,14 +302,45 @@ func (sh Shape) Count(ctx context.Context, p *engine.Problem, of []uint32) (uint
 		}
 		n -= six
 	}
-	if p.Semantics.Unique {
-		return n, nil
+	return timesAut(n, 4, p.Semantics.Unique) // |Aut(diamond)|
+}
+
+// cutCount says that err, a pass's, is ctx's (not an overflow) and its sum so far a lower bound
+// that Count returns with it (direct: the shape's count is that sum, not a difference of sums).
+func cutCount(ctx context.Context, err error, direct bool) bool {
+	return direct && ctx.Err() != nil && !errors.Is(err, engine.ErrOverflow)
+}
+
+// passProgress splits a count's progress (report; nil: none) over its passes, each an equal
+// share: the i-th pass's done share f is reported as (i + f) / passes.
+type passProgress struct {
+	report       func(float64)
+	passes, done int
+}
+
+// next is the progress function of the next pass, nil where there is none to report to.
+func (pp *passProgress) next() func(float64) {
+	if pp == nil || pp.report == nil {
+		return nil
 	}
-	total, ok := checked.Mul(n, 4) // |Aut(diamond)|
-	if !ok {
-		return 0, engine.ErrOverflow
+	base, n, report := float64(pp.done), float64(max(pp.passes, pp.done+1)), pp.report
+	pp.done++
+	return func(f float64) { report((base + min(f, 1)) / n) }
+}
+
+// passes is the number of passes a count makes: Count's share of each in its progress.
+func (w Work) passes() int {
+	n := w.EdgePasses
+	switch w.Wedge {
+	case WedgeCycle:
+		n++
+	case WedgeHouse, WedgeTailedCycle:
+		n += 2 // (the edges' pass of its own, then the wedges)
 	}
-	return total, nil
+	if w.CliqueK > 0 {
+		n++
+	}
+	return max(n, 1)
 }
 
 // identity says that the shape is an induced 4-path or 4-cycle, counted from the non-induced
@@ -313,19 +356,19 @@ func (sh Shape) identity() bool { return sh.induced && (sh.path || sh.wedge == W
 // 2 N(paw) + 6 N(diamond) - 12 N(K4), and as every term counts vertex sets, the same holds of
 // the instances that span parts: each from its own pass, the 4-cliques by the clique counter.
 // It returns a pass's error (ctx's, an overflow).
-func (sh Shape) inducedFour(ctx context.Context, g *graph.Graph, of []uint32) (uint64, error) {
+func (sh Shape) inducedFour(ctx context.Context, g *graph.Graph, of []uint32, pp *passProgress) (uint64, error) {
 	edges := func(kind edgeKind) (uint64, error) {
-		return spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.Threads)
+		return spanningByEdges(ctx, newEdgeCounter(g, of, sh.clique, kind), sh.Threads, pp.next())
 	}
 	diamonds, err := edges(edgeDiamonds)
 	if err != nil {
 		return 0, err
 	}
-	cycles, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), WedgeCycle, sh.Threads)
+	cycles, err := spanningByWedges(ctx, newEdgeCounter(g, of, sh.clique, edgeDiamonds), WedgeCycle, sh.Threads, pp)
 	if err != nil {
 		return 0, err
 	}
-	k4, err := countCliques(ctx, sh.clique.Orient(g, sh.Threads), 4, sh.MatrixMax, of, sh.Threads)
+	k4, err := countCliques(ctx, sh.clique.Orient(g, sh.Threads), 4, sh.MatrixMax, of, sh.Threads, pp.next())
 	if err != nil {
 		return 0, err
 	}
@@ -355,12 +398,13 @@ func (sh Shape) inducedFour(ctx context.Context, g *graph.Graph, of []uint32) (u
 }
 
 // countCliques counts o's k-cliques that span more than one part of of (cliques.CountSpanning),
-// or all of them when of is nil (cliques.Count).
-func countCliques(ctx context.Context, o *plan.Oriented, k, matrixMax int, of []uint32, threads int) (uint64, error) {
+// or all of them when of is nil (cliques.Count), calling progress (nil: none) with the share of
+// the roots done; when ctx ends, the count so far (a lower bound) with ctx's error.
+func countCliques(ctx context.Context, o *plan.Oriented, k, matrixMax int, of []uint32, threads int, progress func(float64)) (uint64, error) {
 	if of == nil {
-		return cliques.Count(ctx, o, k, matrixMax, o.NumVertices(), func(i int) uint32 { return uint32(i) }, threads, nil)
+		return cliques.Count(ctx, o, k, matrixMax, o.NumVertices(), func(i int) uint32 { return uint32(i) }, threads, progress)
 	}
-	return cliques.CountSpanning(ctx, o, k, matrixMax, of, threads)
+	return cliques.CountSpanning(ctx, o, k, matrixMax, of, threads, progress)
 }
 
 // termTimes is a count and its coefficient in inducedFour's identities.
@@ -377,6 +421,16 @@ func sumTimes(ts []termTimes) (uint64, bool) {
 		ok = ok && fits && added
 	}
 	return sum, ok
+}
+
+// timesAutCut is timesAut with cut, the pass's error (ctx's where the count was cut, nil when
+// whole), where that fits.
+func timesAutCut(n, aut uint64, unique bool, cut error) (uint64, error) {
+	total, err := timesAut(n, aut, unique)
+	if err != nil {
+		return 0, err
+	}
+	return total, cut
 }
 
 // timesAut is n instances as the convention counts them: n itself for unique counts, else n
@@ -399,9 +453,11 @@ func timesAut(n, aut uint64, unique bool) (uint64, error) {
 // tailed triangles' embeddings (the package's comment, paws); paths of 4 vertices (non-induced,
 // one per subgraph, by their middle edge) (deg(x) - 1)(deg(y) - 1) - t, less (deg_P(x) - 1)
 // (deg_P(y) - 1) - t_P in P's induced subgraph (deg_P: the run's members in P). With d.sup set
-// it keeps every edge's t and t_P there (the house's wedge pass reads them). It returns ctx's
-// error when ctx ends first, engine.ErrOverflow when the sum does not fit.
-func spanningByEdges(ctx context.Context, d *edgeCounter, threads int) (uint64, error) {
+// it keeps every edge's t and t_P there (the house's wedge pass reads them). It calls progress
+// (nil: none) as sumHubsFirst does. It returns engine.ErrOverflow when the sum does not fit, and
+// ctx's error when ctx ends first, with the sum so far: a lower bound on the sum, every edge's
+// term taken whole (vertex) and none negative.
+func spanningByEdges(ctx context.Context, d *edgeCounter, threads int, progress func(float64)) (uint64, error) {
 	n := d.g.NumVertices()
 	const chunk = 32
 	workers := par.Workers(n, max(threads, 1), chunk)
@@ -409,7 +465,7 @@ func spanningByEdges(ctx context.Context, d *edgeCounter, threads int) (uint64, 
 	if d.kind != edgeDiamonds {
 		d.countExt(workers)
 	}
-	return sumHubsFirst(ctx, &d.stop, n, workers, chunk, func(w int, x uint32) (uint64, bool) {
+	return sumHubsFirst(ctx, &d.stop, n, workers, chunk, progress, func(w int, x uint32) (uint64, bool) {
 		if marks[w] == nil {
 			marks[w] = plan.NewBitset(n)
 		}
@@ -441,16 +497,18 @@ func (d *edgeCounter) countExt(workers int) {
 // one, for its own state), chunk vertices a range, the top ids first: they are the hubs
 // (graph.Build's order), whose lists take longest. f's false is an overflow. It sets stop when
 // ctx ends (f may read it to leave a hub's list early) and calls f for no vertex after that: a
-// range of the top hubs took seconds (R-MAT 21's 4-cycles: 12 s after a --timeout). It returns
-// ctx's error when ctx ends first (the sum partial), engine.ErrOverflow when the sum does not
-// fit.
-func sumHubsFirst(ctx context.Context, stop *atomic.Bool, n, workers, chunk int, f func(w int, v uint32) (uint64, bool)) (uint64, error) {
+// range of the top hubs took seconds (R-MAT 21's 4-cycles: 12 s after a --timeout). progress
+// (nil: none) is called after every range with the share of the vertices done. It returns ctx's
+// error when ctx ends first, with the sum so far (the steps run, as they summed), and
+// engine.ErrOverflow when the sum does not fit.
+func sumHubsFirst(ctx context.Context, stop *atomic.Bool, n, workers, chunk int, progress func(float64), f func(w int, v uint32) (uint64, bool)) (uint64, error) {
 	if ctx.Err() != nil {
 		stop.Store(true) // (AfterFunc's call comes later, on a goroutine of its own)
 	}
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	sums := make([]uint64, workers)
 	overflow := make([]bool, workers)
+	var done atomic.Int64
 	par.Ranges(n, workers, chunk, func(w, lo, hi int) bool {
 		for r := lo; r < hi && !stop.Load(); r++ {
 			s, fits := f(w, uint32(n-1-r))
@@ -459,6 +517,9 @@ func sumHubsFirst(ctx context.Context, stop *atomic.Bool, n, workers, chunk int,
 				overflow[w] = true
 				return false
 			}
+		}
+		if progress != nil {
+			progress(float64(done.Add(int64(hi-lo))) / float64(n))
 		}
 		return !stop.Load()
 	})

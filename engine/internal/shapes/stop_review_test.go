@@ -23,7 +23,7 @@ func TestSumHubsFirstStopsReview(t *testing.T) {
 	cancel()
 	var stop atomic.Bool
 	var calls atomic.Int64
-	_, err := sumHubsFirst(ctx, &stop, n, workers, chunk, func(int, uint32) (uint64, bool) {
+	_, err := sumHubsFirst(ctx, &stop, n, workers, chunk, nil, func(int, uint32) (uint64, bool) {
 		calls.Add(1)
 		return 1, true
 	})
@@ -36,7 +36,7 @@ func TestSumHubsFirstStopsReview(t *testing.T) {
 	var first atomic.Bool
 	var after atomic.Int64
 	stop.Store(false)
-	_, err = sumHubsFirst(ctx, &stop, n, workers, chunk, func(int, uint32) (uint64, bool) {
+	_, err = sumHubsFirst(ctx, &stop, n, workers, chunk, nil, func(int, uint32) (uint64, bool) {
 		if first.CompareAndSwap(false, true) {
 			cancel()
 			for !stop.Load() { // (set by context.AfterFunc's goroutine)

@@ -93,14 +93,13 @@ func WedgeOf(p *pattern.Pattern) Wedge {
 	return NoWedge
 }
 
-// embeddings is n spanning instances as the convention counts them: n itself for unique
-// counts, else n times the shape's automorphisms; engine.ErrOverflow when that does not fit.
-func (s Wedge) embeddings(n uint64, unique bool) (uint64, error) {
-	aut := uint64(2) // a house's, a tailed 4-cycle's
+// aut is the shape's automorphisms (its embeddings per instance: timesAut): 8 a 4-cycle's, 2 a
+// house's or a tailed 4-cycle's.
+func (s Wedge) aut() uint64 {
 	if s == WedgeCycle {
-		aut = 8
+		return 8
 	}
-	return timesAut(n, aut, unique)
+	return 2
 }
 
 // bytes is the wedge pass's memory on g: fixed, the house's edge supports (edgeSupports: 8
@@ -161,9 +160,13 @@ type wedgeWorker struct {
 // spanningByWedges counts shape's instances (non-induced, one a subgraph) in the runs of d's
 // labels that span more than one part of d.of, on threads workers (the package's comment:
 // 4-cycles by their vertex of highest id, houses and tailed 4-cycles from their 4-cycles, less
-// the diamonds' pass's count). It returns ctx's error when ctx ends first, engine.ErrOverflow
-// when a sum does not fit.
-func spanningByWedges(ctx context.Context, d *edgeCounter, shape Wedge, threads int) (uint64, error) {
+// the diamonds' pass's count), reporting each pass's progress to pp's next (nil: none). It returns
+// engine.ErrOverflow when a sum does not fit, and ctx's error when ctx ends first, with the
+// wedge pass's sum so far for 4-cycles (a lower bound: wedges' C(w, 2) - C(w_P, 2) is the pairs
+// of the wedges walked to c that are not both within a's part, each pair one spanning 4-cycle,
+// also where the walk from a was cut), else 0 (a house's or tailed 4-cycle's sum is less the
+// diamonds, and its terms less their part's with different factors: cut, no bound).
+func spanningByWedges(ctx context.Context, d *edgeCounter, shape Wedge, threads int, pp *passProgress) (uint64, error) {
 	n := d.g.NumVertices()
 	const chunk = 32
 	workers := par.Workers(n, max(threads, 1), chunk)
@@ -175,12 +178,12 @@ func spanningByWedges(ctx context.Context, d *edgeCounter, shape Wedge, threads 
 			d.countExt(workers)
 		}
 		var err error
-		if diamonds, err = spanningByEdges(ctx, d, threads); err != nil {
+		if diamonds, err = spanningByEdges(ctx, d, threads, pp.next()); err != nil {
 			return 0, err
 		}
 	}
 	ws := make([]*wedgeWorker, workers)
-	sum, err := sumHubsFirst(ctx, &d.stop, n, workers, chunk, func(w int, a uint32) (uint64, bool) {
+	sum, err := sumHubsFirst(ctx, &d.stop, n, workers, chunk, pp.next(), func(w int, a uint32) (uint64, bool) {
 		if ws[w] == nil {
 			ws[w] = &wedgeWorker{w: make([]uint32, n), wp: make([]uint32, n)}
 			if shape != WedgeCycle {
@@ -189,8 +192,11 @@ func spanningByWedges(ctx context.Context, d *edgeCounter, shape Wedge, threads 
 		}
 		return d.wedges(a, shape, ws[w])
 	})
-	if err != nil || shape == WedgeCycle {
+	if shape == WedgeCycle {
 		return sum, err
+	}
+	if err != nil {
+		return 0, err
 	}
 	chords := uint64(4) // a house's roof on its cycle: four a diamond
 	if shape == WedgeTailedCycle {
