@@ -301,8 +301,9 @@ func TestListSubgraph(t *testing.T) {
 	}
 }
 
-// TestOwnReadersRefuseFIFOs: the commands whose inputs are read line by line outside the graph
-// loaders (temporal events, update streams) refuse a FIFO at once and read gzip.
+// TestOwnReadersRefuseFIFOs: the commands whose inputs are read outside the graph loaders
+// (temporal events, update streams, watch's --resume checkpoint) refuse a FIFO at once and read
+// gzip. (--resume FIFO waited for a writer until 2026-12-06, and Ctrl-C did not stop it.)
 func TestOwnReadersRefuseFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -313,6 +314,7 @@ func TestOwnReadersRefuseFIFOs(t *testing.T) {
 	for _, args := range [][]string{
 		{"temporal", "count", fifo, "a->b", "--delta", "1"},
 		{"watch", graph, "(a)-(b)", "--updates", fifo},
+		{"watch", graph, "(a)-(b)", "--updates", writeFile(t, "u.txt", "e 1 3\n"), "--resume", fifo},
 	} {
 		done := make(chan int, 1)
 		go func() { code, _, _ := runCmd(t, args...); done <- code }()
@@ -567,5 +569,74 @@ func TestListOutputDescriptor(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "redirected")); len(tsv(string(b))) != 2 {
 		t.Errorf("-o through a link wrote %q into its file, want 2 matches", b)
+	}
+}
+
+// TestFileOutputsCheckedFirst: an output written to a temporary file renamed into place (gen
+// rmat -o, convert, stats --degree-plot, list --subgraph, watch --checkpoint) that names a FIFO
+// (or a device) is refused before any work, exit 2 and one line naming the flag; gen rmat -o
+// naming a folder or a file in a missing folder too. Before, gen rmat generated the graph and
+// then failed with exit 1 (its message naming its temporary file), and the others failed at
+// the end, after listing or counting, with exit 1 and no flag named.
+func TestFileOutputsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "out.txt")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	graph := writeFile(t, "g.txt", "1 2\n2 3\n3 1\n")
+	updates := writeFile(t, "u.txt", "e 1 4\n")
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{
+		{"gen rmat: -o", []string{"gen", "rmat", "--scale", "4", "-o", fifo}},
+		{"gen rmat: -o", []string{"gen", "rmat", "--scale", "4", "-o", dir}},
+		{"gen rmat: -o", []string{"gen", "rmat", "--scale", "4", "-o", filepath.Join(dir, "nope", "r.smg")}},
+		{"convert: output", []string{"convert", graph, fifo}},
+		{"--degree-plot", []string{"stats", "--degree-plot", fifo, graph}},
+		{"--subgraph", []string{"list", "--subgraph", fifo, graph, "(a)-(b)"}},
+		{"--checkpoint", []string{"watch", "--checkpoint", fifo, graph, "(a)-(b)", "--updates", updates}},
+	} {
+		code, out, errOut := runCmd(t, c.args...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "submatch: "+c.flag+" ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, one line naming %s", c.args, code, out, errOut, c.flag)
+		}
+	}
+}
+
+// TestGenQueriesDirIsAFile: gen queries --dir naming a file is refused before the data graph
+// loads, exit 2 naming --dir (before: exit 1, "mkdir FILE: not a directory", after the load).
+func TestGenQueriesDirIsAFile(t *testing.T) {
+	graph := writeFile(t, "g.txt", "1 2\n2 3\n3 1\n")
+	code, out, errOut := runCmd(t, "gen", "queries", graph, "--dir", graph, "--sizes", "3")
+	if code != exitUsage || out != "" || !strings.HasPrefix(errOut, "submatch: --dir "+graph+": is a file") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestHelpOfHelpAndSubcommands: 'submatch help --help' prints the usage (it said unknown command
+// "--help", exit 2), 'help gen rmat' the flags of gen rmat, and an unknown gen subcommand is one
+// line, as for temporal (it printed gen's whole usage on stderr).
+func TestHelpOfHelpAndSubcommands(t *testing.T) {
+	for _, args := range [][]string{{"help", "--help"}, {"help", "-h"}, {"help", "help"}} {
+		if code, out, errOut := runCmd(t, args...); code != exitOK || !strings.Contains(out, "Commands:") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	for args, want := range map[[3]string]string{
+		{"help", "gen", "rmat"}:        "Usage: submatch gen rmat [flags] -o OUT\n",
+		{"help", "temporal", "count"}:  "Usage: submatch temporal count [flags] DATA PATTERN --delta D\n",
+		{"help", "gen", "queries"}:     "Usage: submatch gen queries [flags] DATA --dir OUT\n",
+		{"help", "temporal", "motifs"}: "Usage: submatch temporal motifs [flags] DATA --delta D\n",
+	} {
+		if code, out, _ := runCmd(t, args[:]...); code != exitOK || !strings.HasPrefix(out, want) {
+			t.Errorf("%v: exit %d, stdout starts %.60q, want %q", args, code, out, want)
+		}
+	}
+	for _, args := range [][]string{{"gen", "nosuch"}, {"gen"}, {"help", "count", "x"}} {
+		if code, out, errOut := runCmd(t, args...); code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, out, errOut)
+		}
 	}
 }

@@ -30,13 +30,12 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runGenRMAT(ctx, args[1:], stdout, stderr)
 		case "queries":
 			return runGenQueries(ctx, args[1:], stdout, stderr)
-		case "-h", "-help", "--help":
+		case "-h", "-help", "--help", "help":
 			fmt.Fprint(stdout, genUsage)
 			return exitOK
 		}
 	}
-	fmt.Fprint(stderr, genUsage)
-	return exitUsage
+	return exitCode(stderr, usagef("gen needs a subcommand: rmat or queries (run 'submatch gen -h')"))
 }
 
 const genUsage = `Usage: submatch gen rmat [flags] -o OUT
@@ -96,6 +95,9 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if len(pos) > 0 || out == "" {
 		return exitCode(stderr, usagef("gen rmat takes no arguments and needs -o OUT (run 'submatch gen rmat -h')"))
+	}
+	if err := checkFileOutput("gen rmat: -o", out, "name a regular file"); err != nil { // before minutes of generating
+		return exitCode(stderr, err)
 	}
 	opts.Seed = seed
 	if opts.LabelDistribution, err = gen.ParseLabelDistribution(labelDis); err != nil {
@@ -223,13 +225,16 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if opts.Density, err = gen.ParseDensity(density); err != nil {
 		return exitCode(stderr, usagef("--density: %v", err))
 	}
+	if err := checkOutputDir("--dir", dir); err != nil { // before the load
+		return exitCode(stderr, err)
+	}
 	log := newLogger(stderr, false)
 	g, err := loadData(ctx, pos[0], load.options(log), log)
 	if err != nil {
 		return exitCode(stderr, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return exitCode(stderr, err)
+		return exitCode(stderr, fmt.Errorf("--dir %s: %w", dir, err))
 	}
 	written := 0
 	for _, size := range sizeList {

@@ -76,7 +76,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if _, ok := formats.FormatForPath(f.subgraph); !ok {
 			return exitCode(stderr, usagef("--subgraph %s: cannot tell the format from the name (use .graphml, .csv, .txt, .graph or .smg)", f.subgraph))
 		}
-		if err := checkOutput("--subgraph", f.subgraph, pos...); err != nil {
+		if err := checkFileOutput("--subgraph", f.subgraph, "name a regular file", pos...); err != nil {
 			return exitCode(stderr, err)
 		}
 	}
