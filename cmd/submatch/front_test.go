@@ -640,3 +640,44 @@ func TestHelpOfHelpAndSubcommands(t *testing.T) {
 		}
 	}
 }
+
+// TestListOutputFIFOStops: list -o naming a FIFO writes the matches into it once a reader opens
+// it, and --timeout (as Ctrl-C) ends the wait for a reader: exit 1 and one line saying so.
+// Before, the wait was in open(2), which neither stopped: the process had to be killed.
+func TestListOutputFIFOStops(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "matches")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	read := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo) // opens it for reading: the writer's open returns
+		read <- string(b)
+	}()
+	if code, _, errOut := runCmd(t, "list", "-o", fifo, data, "(a)-(b)"); code != exitOK {
+		t.Fatalf("with a reader: exit %d: %s", code, errOut)
+	}
+	if got := <-read; len(tsv(got)) != 4 {
+		t.Errorf("the reader got %q, want 4 matches", got)
+	}
+	done := make(chan int, 1)
+	var errOut string
+	go func() {
+		var code int
+		code, _, errOut = runCmd(t, "list", "--timeout", "1s", "-o", fifo, data, "(a)-(b)")
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != exitPartial || errOut != "submatch: -o "+fifo+": timed out after 1s while waiting for a reader; no matches listed\n" {
+			t.Errorf("no reader: exit %d, stderr %q", code, errOut)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reader: list -o FIFO --timeout 1s still waiting after 10 s")
+	}
+	// The abandoned open (a goroutine of this test process) returns once a reader comes.
+	if f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,4 +75,34 @@ func checkOutputInside(flagName, out string, inputs []string) error {
 		}
 	}
 	return nil
+}
+
+// openWaiting opens an output that is not a regular file (/dev/stdout, a device, a FIFO) for
+// writing, truncated as os.Create would, so that ctx ends the wait: opening a FIFO waits for a
+// reader, in a system call that neither Ctrl-C nor --timeout interrupts. When ctx ends first,
+// the open is left to finish (or not) in its goroutine, which closes what it opened.
+func openWaiting(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened) // unbuffered: a send succeeds only while the caller waits
+	taken := make(chan struct{})
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		select {
+		case done <- opened{f, err}:
+		case <-taken: // the caller gave up: nobody will write to it
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+		close(taken)
+		return nil, ctx.Err()
+	}
 }
