@@ -681,3 +681,31 @@ func TestListOutputFIFOStops(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestReadmeListExample: the README's list example prints what its comment lines show (they
+// showed "1 2" before "3 4", an order no run gives).
+func TestReadmeListExample(t *testing.T) {
+	data := needData(t, "hprd-subgraphmatching/sample_dataset/test_case_1.graph")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "submatch list --header --limit 3 $T/hprd-subgraphmatching/sample_dataset/test_case_1.graph '(a:1)-(b:2)'\n"
+	_, after, ok := strings.Cut(string(readme), cmd)
+	if !ok {
+		t.Fatalf("README has no line %q", cmd)
+	}
+	var want strings.Builder
+	for line := range strings.Lines(after) {
+		text, ok := strings.CutPrefix(line, "# ")
+		if !ok {
+			break
+		}
+		text, _, _ = strings.Cut(text, "  ") // the remark after the last row
+		want.WriteString(strings.TrimRight(text, " \n") + "\n")
+	}
+	code, out, errOut := runCmd(t, "list", "--header", "--limit", "3", data, "(a:1)-(b:2)")
+	if code != exitOK || out != want.String() {
+		t.Errorf("exit %d, stdout %q, stderr %q; the README shows %q", code, out, errOut, want.String())
+	}
+}
