@@ -709,3 +709,17 @@ func TestReadmeListExample(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; the README shows %q", code, out, errOut, want.String())
 	}
 }
+
+// TestWatchBatchOrInterval: --batch N beside --batch-interval is refused (exit 2, one line):
+// the interval cut the batches and --batch was ignored without a word.
+func TestWatchBatchOrInterval(t *testing.T) {
+	data := writeFile(t, "g.txt", "1 2\n2 3\n")
+	stream := writeFile(t, "u.txt", "e 1 3 100\ne 3 4 150\n")
+	code, out, errOut := runCmd(t, "watch", "--batch", "2", "--batch-interval", "5s", data, "(a)-(b)", "--updates", stream)
+	if code != exitUsage || out != "" || errOut != "submatch: --batch and --batch-interval both cut the stream into batches (by count, by time); give one\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "watch", "--batch-interval", "5s", data, "(a)-(b)", "--updates", stream); code != exitOK || len(tsv(out)) != 4 {
+		t.Errorf("--batch-interval alone: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

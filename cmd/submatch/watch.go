@@ -212,6 +212,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := f.check(pos); err != nil {
 		return exitCode(stderr, err)
 	}
+	if f.interval > 0 && flagGiven(fs, "batch") { // two ways to cut batches: --batch was ignored
+		return exitCode(stderr, usagef("--batch and --batch-interval both cut the stream into batches (by count, by time); give one"))
+	}
 	log := newLogger(stderr, f.verbose)
 	ctx, cancel := f.context(ctx)
 	defer cancel()
