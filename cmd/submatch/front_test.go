@@ -723,3 +723,19 @@ func TestWatchBatchOrInterval(t *testing.T) {
 		t.Errorf("--batch-interval alone: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestUniqueMixedWildcards pins the README's example of --unique with a wildcard beside an exact
+// label: the one edge of two label-1 vertices counts 2 for (a)-(b:1) (no label-preserving
+// automorphism swaps a and b), 1 for (a:1)-(b:1) and (a)-(b); list --unique lists as many.
+func TestUniqueMixedWildcards(t *testing.T) {
+	data := writeFile(t, "two.graph", "t 2 1\nv 0 1\nv 1 1\ne 0 1\n")
+	for q, want := range map[string]int{"(a)-(b:1)": 2, "(a:1)-(b:1)": 1, "(a)-(b)": 1} {
+		code, out, errOut := runCmd(t, "count", "--unique", data, q)
+		if rows := tsv(out); code != exitOK || len(rows) != 1 || rows[0][1] != fmt.Sprint(want) {
+			t.Errorf("count --unique %s: exit %d, stdout %q, stderr %q; want %d", q, code, out, errOut, want)
+		}
+		if code, out, _ := runCmd(t, "list", "--unique", data, q); code != exitOK || len(tsv(out)) != want {
+			t.Errorf("list --unique %s: exit %d, %q; want %d matches", q, code, out, want)
+		}
+	}
+}
