@@ -69,8 +69,8 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		"Generates a Graph500-style R-MAT graph (a=0.57, b=0.19, c=0.19, d=0.05): 2^scale vertices and\n"+
 			"edge-factor * 2^scale edge samples, self-loops dropped and duplicates merged. The same flags\n"+
 			"always give the same graph, whatever the number of cores. Writes the format OUT's extension\n"+
-			"names (.smg snapshot, .csv, .graphml, .txt edge list when unlabelled and no vertex is isolated),\n"+
-			"else the t/v/e text format.")
+			"names (.smg snapshot, .csv, .graphml, .txt edge list: refused when the graph has isolated vertices,\n"+
+			"as R-MAT graphs of scale 5 and more do at the default edge factor, or labels), else the t/v/e text format.")
 	var (
 		opts     gen.RMATOptions
 		seed     uint64
@@ -136,6 +136,9 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if ctx.Err() != nil { // Ctrl-C while generating (RMAT takes no context): nothing written
 		return stopped()
+	}
+	if lost := formats.Lossy(g, graphFileFormat(out)); lost != nil { // known only now: isolated vertices
+		return exitCode(stderr, usagef("gen rmat: the graph has %s, which an edge list (%s) cannot hold: name a .smg, .graph, .csv or .graphml file", strings.Join(lost, " and "), out))
 	}
 	genTime := time.Since(start)
 	start = time.Now()
