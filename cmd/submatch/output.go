@@ -87,12 +87,12 @@ func openWaiting(ctx context.Context, path string) (*os.File, error) {
 		err error
 	}
 	done := make(chan opened) // unbuffered: a send succeeds only while the caller waits
-	taken := make(chan struct{})
+	abandoned := make(chan struct{})
 	go func() {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		select {
 		case done <- opened{f, err}:
-		case <-taken: // the caller gave up: nobody will write to it
+		case <-abandoned: // the caller gave up: nobody will write to it
 			if f != nil {
 				f.Close()
 			}
@@ -102,7 +102,7 @@ func openWaiting(ctx context.Context, path string) (*os.File, error) {
 	case o := <-done:
 		return o.f, o.err
 	case <-ctx.Done():
-		close(taken)
+		close(abandoned)
 		return nil, ctx.Err()
 	}
 }
