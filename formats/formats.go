@@ -8,6 +8,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -179,6 +180,13 @@ func Detect(path string) (string, error) {
 // magicLoader is a built-in loader whose Detect can score MagicBytes; none of the others does.
 type magicLoader interface{ scoresMagic() }
 
+// isGraphML reports whether head starts as an XML document with a graphml element: the format
+// WriteGraph writes, and no loader reads.
+func isGraphML(head []byte) bool {
+	head = bytes.TrimSpace(head)
+	return (bytes.HasPrefix(head, []byte("<?xml")) || bytes.HasPrefix(head, []byte("<graphml"))) && bytes.Contains(head, []byte("<graphml"))
+}
+
 // detect picks the loader for content head (nil for a folder) of the input named name, whose
 // extension, if any, is that of extName.
 func detect(extName string, head []byte, name string) (Loader, error) {
@@ -205,6 +213,9 @@ func detect(extName string, head []byte, name string) (Loader, error) {
 	}
 	if best == nil && head != nil && len(trimSpace(head)) == 0 {
 		return nil, &InputError{Path: name, Line: 1, Msg: "empty file"} // line 1, as the loaders say
+	}
+	if best == nil && isGraphML(head) {
+		return nil, inputErrorf(name, "is GraphML, which submatch writes (convert, list --subgraph) but does not read: load the graph it was made from (or its .smg snapshot)")
 	}
 	if best == nil {
 		names := make([]string, len(registry))

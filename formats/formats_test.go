@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -115,6 +116,30 @@ func TestGRFRefused(t *testing.T) {
 		data, _ := os.ReadFile(f)
 		if got := detectBytes(t, data); got != "grf" {
 			t.Errorf("%s without extension detected as %q", f, got)
+		}
+	}
+}
+
+// TestGraphMLSaysNotRead: a GraphML file (which WriteGraph writes) is refused as GraphML, with
+// what to load instead, not as an unrecognised format with a list of formats to choose from.
+func TestGraphMLSaysNotRead(t *testing.T) {
+	g, err := Read(context.Background(), strings.NewReader("0 1\n1 2\n"), "edgelist", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteGraph(&b, g, "graphml"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"g.graphml", "g.xml", "g"} {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p, Options{})
+		var ie *InputError
+		if !errors.As(err, &ie) || err.Error() != p+": is GraphML, which submatch writes (convert, list --subgraph) but does not read: load the graph it was made from (or its .smg snapshot)" {
+			t.Errorf("%s: got %v", name, err)
 		}
 	}
 }

@@ -591,3 +591,9 @@ func fmtDuration(d time.Duration) string {
 func ms(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000
 }
+
+// flagGiven reports whether the flag name was set on the command line (not left at its default).
+func flagGiven(fs *flag.FlagSet, name string) (given bool) {
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}

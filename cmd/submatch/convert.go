@@ -56,11 +56,8 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitCode(stderr, usagef("--to %s: unknown output format (one of %s)", format, strings.Join(formats.WriteFormats(), ", ")))
 	}
 	if out != "-" {
-		if err := checkOutput("convert: output", out, in); err != nil {
+		if err := checkFileOutput("convert: output", out, "use - and redirect standard output", in); err != nil {
 			return exitCode(stderr, err)
-		}
-		if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
-			return exitCode(stderr, usagef("convert: output %s is not a regular file (a device or a pipe); use - and redirect standard output", out))
 		}
 	}
 	start := time.Now()

@@ -301,8 +301,9 @@ func TestListSubgraph(t *testing.T) {
 	}
 }
 
-// TestOwnReadersRefuseFIFOs: the commands whose inputs are read line by line outside the graph
-// loaders (temporal events, update streams) refuse a FIFO at once and read gzip.
+// TestOwnReadersRefuseFIFOs: the commands whose inputs are read outside the graph loaders
+// (temporal events, update streams, watch's --resume checkpoint) refuse a FIFO at once and read
+// gzip. (--resume FIFO waited for a writer until 2026-12-06, and Ctrl-C did not stop it.)
 func TestOwnReadersRefuseFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -313,6 +314,7 @@ func TestOwnReadersRefuseFIFOs(t *testing.T) {
 	for _, args := range [][]string{
 		{"temporal", "count", fifo, "a->b", "--delta", "1"},
 		{"watch", graph, "(a)-(b)", "--updates", fifo},
+		{"watch", graph, "(a)-(b)", "--updates", writeFile(t, "u.txt", "e 1 3\n"), "--resume", fifo},
 	} {
 		done := make(chan int, 1)
 		go func() { code, _, _ := runCmd(t, args...); done <- code }()
@@ -567,5 +569,173 @@ func TestListOutputDescriptor(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "redirected")); len(tsv(string(b))) != 2 {
 		t.Errorf("-o through a link wrote %q into its file, want 2 matches", b)
+	}
+}
+
+// TestFileOutputsCheckedFirst: an output written to a temporary file renamed into place (gen
+// rmat -o, convert, stats --degree-plot, list --subgraph, watch --checkpoint) that names a FIFO
+// (or a device) is refused before any work, exit 2 and one line naming the flag; gen rmat -o
+// naming a folder or a file in a missing folder too. Before, gen rmat generated the graph and
+// then failed with exit 1 (its message naming its temporary file), and the others failed at
+// the end, after listing or counting, with exit 1 and no flag named.
+func TestFileOutputsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "out.txt")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	graph := writeFile(t, "g.txt", "1 2\n2 3\n3 1\n")
+	updates := writeFile(t, "u.txt", "e 1 4\n")
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{
+		{"gen rmat: -o", []string{"gen", "rmat", "--scale", "4", "-o", fifo}},
+		{"gen rmat: -o", []string{"gen", "rmat", "--scale", "4", "-o", dir}},
+		{"gen rmat: -o", []string{"gen", "rmat", "--scale", "4", "-o", filepath.Join(dir, "nope", "r.smg")}},
+		{"convert: output", []string{"convert", graph, fifo}},
+		{"--degree-plot", []string{"stats", "--degree-plot", fifo, graph}},
+		{"--subgraph", []string{"list", "--subgraph", fifo, graph, "(a)-(b)"}},
+		{"--checkpoint", []string{"watch", "--checkpoint", fifo, graph, "(a)-(b)", "--updates", updates}},
+	} {
+		code, out, errOut := runCmd(t, c.args...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "submatch: "+c.flag+" ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, one line naming %s", c.args, code, out, errOut, c.flag)
+		}
+	}
+}
+
+// TestGenQueriesDirIsAFile: gen queries --dir naming a file is refused before the data graph
+// loads, exit 2 naming --dir (before: exit 1, "mkdir FILE: not a directory", after the load).
+func TestGenQueriesDirIsAFile(t *testing.T) {
+	graph := writeFile(t, "g.txt", "1 2\n2 3\n3 1\n")
+	code, out, errOut := runCmd(t, "gen", "queries", graph, "--dir", graph, "--sizes", "3")
+	if code != exitUsage || out != "" || !strings.HasPrefix(errOut, "submatch: --dir "+graph+": is a file") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestHelpOfHelpAndSubcommands: 'submatch help --help' prints the usage (it said unknown command
+// "--help", exit 2), 'help gen rmat' the flags of gen rmat, and an unknown gen subcommand is one
+// line, as for temporal (it printed gen's whole usage on stderr).
+func TestHelpOfHelpAndSubcommands(t *testing.T) {
+	for _, args := range [][]string{{"help", "--help"}, {"help", "-h"}, {"help", "help"}} {
+		if code, out, errOut := runCmd(t, args...); code != exitOK || !strings.Contains(out, "Commands:") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	for args, want := range map[[3]string]string{
+		{"help", "gen", "rmat"}:        "Usage: submatch gen rmat [flags] -o OUT\n",
+		{"help", "temporal", "count"}:  "Usage: submatch temporal count [flags] DATA PATTERN --delta D\n",
+		{"help", "gen", "queries"}:     "Usage: submatch gen queries [flags] DATA --dir OUT\n",
+		{"help", "temporal", "motifs"}: "Usage: submatch temporal motifs [flags] DATA --delta D\n",
+	} {
+		if code, out, _ := runCmd(t, args[:]...); code != exitOK || !strings.HasPrefix(out, want) {
+			t.Errorf("%v: exit %d, stdout starts %.60q, want %q", args, code, out, want)
+		}
+	}
+	for _, args := range [][]string{{"gen", "nosuch"}, {"gen"}, {"help", "count", "x"}} {
+		if code, out, errOut := runCmd(t, args...); code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, out, errOut)
+		}
+	}
+}
+
+// TestListOutputFIFOStops: list -o naming a FIFO writes the matches into it once a reader opens
+// it, and --timeout (as Ctrl-C) ends the wait for a reader: exit 1 and one line saying so.
+// Before, the wait was in open(2), which neither stopped: the process had to be killed.
+func TestListOutputFIFOStops(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "matches")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	data := writeFile(t, "g.txt", "0 1\n1 2\n")
+	read := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo) // opens it for reading: the writer's open returns
+		read <- string(b)
+	}()
+	if code, _, errOut := runCmd(t, "list", "-o", fifo, data, "(a)-(b)"); code != exitOK {
+		t.Fatalf("with a reader: exit %d: %s", code, errOut)
+	}
+	if got := <-read; len(tsv(got)) != 4 {
+		t.Errorf("the reader got %q, want 4 matches", got)
+	}
+	done := make(chan int, 1)
+	var errOut string
+	go func() {
+		var code int
+		code, _, errOut = runCmd(t, "list", "--timeout", "1s", "-o", fifo, data, "(a)-(b)")
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != exitPartial || errOut != "submatch: -o "+fifo+": timed out after 1s while waiting for a reader; no matches listed\n" {
+			t.Errorf("no reader: exit %d, stderr %q", code, errOut)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reader: list -o FIFO --timeout 1s still waiting after 10 s")
+	}
+	// The abandoned open (a goroutine of this test process) returns once a reader comes.
+	if f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
+	}
+}
+
+// TestReadmeListExample: the README's list example prints what its comment lines show (they
+// showed "1 2" before "3 4", an order no run gives).
+func TestReadmeListExample(t *testing.T) {
+	data := needData(t, "hprd-subgraphmatching/sample_dataset/test_case_1.graph")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "submatch list --header --limit 3 $T/hprd-subgraphmatching/sample_dataset/test_case_1.graph '(a:1)-(b:2)'\n"
+	_, after, ok := strings.Cut(string(readme), cmd)
+	if !ok {
+		t.Fatalf("README has no line %q", cmd)
+	}
+	var want strings.Builder
+	for line := range strings.Lines(after) {
+		text, ok := strings.CutPrefix(line, "# ")
+		if !ok {
+			break
+		}
+		text, _, _ = strings.Cut(text, "  ") // the remark after the last row
+		want.WriteString(strings.TrimRight(text, " \n") + "\n")
+	}
+	code, out, errOut := runCmd(t, "list", "--header", "--limit", "3", data, "(a:1)-(b:2)")
+	if code != exitOK || out != want.String() {
+		t.Errorf("exit %d, stdout %q, stderr %q; the README shows %q", code, out, errOut, want.String())
+	}
+}
+
+// TestWatchBatchOrInterval: --batch N beside --batch-interval is refused (exit 2, one line):
+// the interval cut the batches and --batch was ignored without a word.
+func TestWatchBatchOrInterval(t *testing.T) {
+	data := writeFile(t, "g.txt", "1 2\n2 3\n")
+	stream := writeFile(t, "u.txt", "e 1 3 100\ne 3 4 150\n")
+	code, out, errOut := runCmd(t, "watch", "--batch", "2", "--batch-interval", "5s", data, "(a)-(b)", "--updates", stream)
+	if code != exitUsage || out != "" || errOut != "submatch: --batch and --batch-interval both cut the stream into batches (by count, by time); give one\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "watch", "--batch-interval", "5s", data, "(a)-(b)", "--updates", stream); code != exitOK || len(tsv(out)) != 4 {
+		t.Errorf("--batch-interval alone: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestUniqueMixedWildcards pins the README's example of --unique with a wildcard beside an exact
+// label: the one edge of two label-1 vertices counts 2 for (a)-(b:1) (no label-preserving
+// automorphism swaps a and b), 1 for (a:1)-(b:1) and (a)-(b); list --unique lists as many.
+func TestUniqueMixedWildcards(t *testing.T) {
+	data := writeFile(t, "two.graph", "t 2 1\nv 0 1\nv 1 1\ne 0 1\n")
+	for q, want := range map[string]int{"(a)-(b:1)": 2, "(a:1)-(b:1)": 1, "(a)-(b)": 1} {
+		code, out, errOut := runCmd(t, "count", "--unique", data, q)
+		if rows := tsv(out); code != exitOK || len(rows) != 1 || rows[0][1] != fmt.Sprint(want) {
+			t.Errorf("count --unique %s: exit %d, stdout %q, stderr %q; want %d", q, code, out, errOut, want)
+		}
+		if code, out, _ := runCmd(t, "list", "--unique", data, q); code != exitOK || len(tsv(out)) != want {
+			t.Errorf("list --unique %s: exit %d, %q; want %d matches", q, code, out, want)
+		}
 	}
 }

@@ -30,13 +30,12 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runGenRMAT(ctx, args[1:], stdout, stderr)
 		case "queries":
 			return runGenQueries(ctx, args[1:], stdout, stderr)
-		case "-h", "-help", "--help":
+		case "-h", "-help", "--help", "help":
 			fmt.Fprint(stdout, genUsage)
 			return exitOK
 		}
 	}
-	fmt.Fprint(stderr, genUsage)
-	return exitUsage
+	return exitCode(stderr, usagef("gen needs a subcommand: rmat or queries (run 'submatch gen -h')"))
 }
 
 const genUsage = `Usage: submatch gen rmat [flags] -o OUT
@@ -70,8 +69,8 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		"Generates a Graph500-style R-MAT graph (a=0.57, b=0.19, c=0.19, d=0.05): 2^scale vertices and\n"+
 			"edge-factor * 2^scale edge samples, self-loops dropped and duplicates merged. The same flags\n"+
 			"always give the same graph, whatever the number of cores. Writes the format OUT's extension\n"+
-			"names (.smg snapshot, .csv, .graphml, .txt edge list when unlabelled and no vertex is isolated),\n"+
-			"else the t/v/e text format.")
+			"names (.smg snapshot, .csv, .graphml, .txt edge list: refused when the graph has isolated vertices,\n"+
+			"as R-MAT graphs of scale 5 and more do at the default edge factor, or labels), else the t/v/e text format.")
 	var (
 		opts     gen.RMATOptions
 		seed     uint64
@@ -96,6 +95,9 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if len(pos) > 0 || out == "" {
 		return exitCode(stderr, usagef("gen rmat takes no arguments and needs -o OUT (run 'submatch gen rmat -h')"))
+	}
+	if err := checkFileOutput("gen rmat: -o", out, "name a regular file"); err != nil { // before minutes of generating
+		return exitCode(stderr, err)
 	}
 	opts.Seed = seed
 	if opts.LabelDistribution, err = gen.ParseLabelDistribution(labelDis); err != nil {
@@ -134,6 +136,9 @@ func runGenRMAT(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if ctx.Err() != nil { // Ctrl-C while generating (RMAT takes no context): nothing written
 		return stopped()
+	}
+	if lost := formats.Lossy(g, graphFileFormat(out)); lost != nil { // known only now: isolated vertices
+		return exitCode(stderr, usagef("gen rmat: the graph has %s, which an edge list (%s) cannot hold: name a .smg, .graph, .csv or .graphml file", strings.Join(lost, " and "), out))
 	}
 	genTime := time.Since(start)
 	start = time.Now()
@@ -223,13 +228,16 @@ func runGenQueries(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if opts.Density, err = gen.ParseDensity(density); err != nil {
 		return exitCode(stderr, usagef("--density: %v", err))
 	}
+	if err := checkOutputDir("--dir", dir); err != nil { // before the load
+		return exitCode(stderr, err)
+	}
 	log := newLogger(stderr, false)
 	g, err := loadData(ctx, pos[0], load.options(log), log)
 	if err != nil {
 		return exitCode(stderr, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return exitCode(stderr, err)
+		return exitCode(stderr, fmt.Errorf("--dir %s: %w", dir, err))
 	}
 	written := 0
 	for _, size := range sizeList {

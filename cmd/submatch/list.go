@@ -76,7 +76,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if _, ok := formats.FormatForPath(f.subgraph); !ok {
 			return exitCode(stderr, usagef("--subgraph %s: cannot tell the format from the name (use .graphml, .csv, .txt, .graph or .smg)", f.subgraph))
 		}
-		if err := checkOutput("--subgraph", f.subgraph, pos...); err != nil {
+		if err := checkFileOutput("--subgraph", f.subgraph, "name a regular file", pos...); err != nil {
 			return exitCode(stderr, err)
 		}
 	}
@@ -121,7 +121,10 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		} else if errors.Is(err, formats.ErrNotRegular) {
 			// /dev/stdout, /dev/null, a pipe: written as they are (truncated, as os.Create
 			// would, when the descriptor's file is a regular one).
-			file, err = os.OpenFile(f.output, os.O_WRONLY|os.O_TRUNC, 0)
+			file, err = openWaiting(ctx, f.output)
+		}
+		if err != nil && ctx.Err() != nil { // a FIFO nobody read: Ctrl-C or --timeout in the wait
+			return exitCode(stderr, &stoppedError{msg: fmt.Sprintf("-o %s: %s while waiting for a reader; no matches listed", f.output, stopReason(ctx, f.timeout)), err: err})
 		}
 		if err != nil {
 			return exitCode(stderr, &inputError{err: fmt.Errorf("-o: %w", err)})

@@ -173,25 +173,32 @@ func usage(w io.Writer) {
 }
 
 func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
+	if len(args) == 0 || isHelpFlag(args[0]) {
 		usage(stdout)
 		return exitOK
 	}
-	if len(args) > 1 {
-		fmt.Fprintln(stderr, "submatch: help takes at most one command name")
-		return exitUsage
-	}
 	c, ok := commands[args[0]]
-	if !ok || c.name == "help" {
-		if ok {
-			usage(stdout)
-			return exitOK
-		}
+	if !ok {
 		fmt.Fprintf(stderr, "submatch: unknown command %q (run 'submatch help')\n", args[0])
 		return exitUsage
 	}
-	return c.run(ctx, []string{"-h"}, stdout, stderr)
+	if c.name == "help" {
+		usage(stdout)
+		return exitOK
+	}
+	if len(args) > 2 || len(args) == 2 && !hasSubcommands[c.name] {
+		fmt.Fprintln(stderr, "submatch: help takes a command name (and for gen and temporal, a subcommand: help gen rmat)")
+		return exitUsage
+	}
+	// help gen rmat is gen rmat -h.
+	return c.run(ctx, append(args[1:], "-h"), stdout, stderr)
 }
+
+// hasSubcommands names the commands whose first argument is a subcommand with flags of its own.
+var hasSubcommands = map[string]bool{"gen": true, "temporal": true}
+
+// isHelpFlag reports whether arg asks for help as a flag: -h, -help, --help.
+func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 // usageError marks a mistake on the command line (exit status 2).
 type usageError struct{ msg string }

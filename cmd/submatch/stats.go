@@ -169,7 +169,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCode(stderr, usagef("stats needs exactly one graph (run 'submatch help stats')"))
 	}
 	if *degreePlot != "" {
-		if err := checkOutput("--degree-plot", *degreePlot, pos[0]); err != nil {
+		if err := checkFileOutput("--degree-plot", *degreePlot, "name a regular file", pos[0]); err != nil {
 			return exitCode(stderr, err)
 		}
 	}

@@ -107,6 +107,11 @@ type watchCheckpoint struct {
 
 // loadCheckpointFile reads the checkpoint at path; ok is false when its JSON does not decode.
 func loadCheckpointFile(path string) (cp watchCheckpoint, ok bool, err error) {
+	// A checkpoint is a regular file this command wrote: a FIFO (or a device) is refused, never
+	// waited on (a read of a FIFO with no writer blocks in open, beyond the reach of Ctrl-C).
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return cp, false, fmt.Errorf("%s: is not a regular file (a folder, a device or a pipe)", path)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return cp, false, err
@@ -207,6 +212,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := f.check(pos); err != nil {
 		return exitCode(stderr, err)
 	}
+	if f.interval > 0 && flagGiven(fs, "batch") { // two ways to cut batches: --batch was ignored
+		return exitCode(stderr, usagef("--batch and --batch-interval both cut the stream into batches (by count, by time); give one"))
+	}
 	log := newLogger(stderr, f.verbose)
 	ctx, cancel := f.context(ctx)
 	defer cancel()
@@ -219,7 +227,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	if f.checkpoint != "" { // neither an input (the stream!) nor a folder, in a folder that exists
-		if err := checkOutput("--checkpoint", f.checkpoint, append([]string{f.updatesPath}, pos...)...); err != nil {
+		if err := checkFileOutput("--checkpoint", f.checkpoint, "name a regular file", append([]string{f.updatesPath}, pos...)...); err != nil {
 			return exitCode(stderr, err)
 		}
 	}
