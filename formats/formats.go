@@ -279,10 +279,10 @@ func buildLocating(b *graph.Builder, path string, opts Options, lines edgeLines)
 	if b.SelfLoopsDropped > 0 {
 		opts.warnf("%s: dropped %d self-loop(s)", path, b.SelfLoopsDropped)
 	}
-	if err := opts.context().Err(); err != nil {
-		return nil, readError(path, 0, err)
+	g, err := b.BuildContext(opts.context())
+	if isCancel(err) {
+		return nil, readError(path, 0, err) // (stopped while building: a large graph's second or so)
 	}
-	g, err := b.Build()
 	if err != nil {
 		var c *graph.EdgeLabelConflict
 		if errors.As(err, &c) && lines != nil {

@@ -422,6 +422,10 @@ func (o Options) context() context.Context {
 	return context.Background()
 }
 
+// Context returns the context LoadContext or Read was given (Background for Load): a loader
+// registered from another package stops its own work (its graph's build) when it ends.
+func (o Options) Context() context.Context { return o.context() }
+
 // inputSize returns the size of the file r reads (from a Load of a regular file), or -1.
 func inputSize(r io.Reader) int64 {
 	if fr, ok := r.(*fileReader); ok && fr.f != nil {

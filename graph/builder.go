@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -57,10 +58,11 @@ type Builder struct {
 	edges      []uint32
 	mapped     int
 	pendingMax uint32
-	elab       []uint32 // nil while every edge label is 0; else one label a pair
-	names      []string // by builder index; nil until SetVertexName
-	err        error    // a failed mapping (too many vertices), reported by Build
-	scratch    []uint32 // memory Build may use (UseScratch)
+	elab       []uint32   // nil while every edge label is 0; else one label a pair
+	names      []string   // by builder index; nil until SetVertexName
+	err        error      // a failed mapping (too many vertices), reported by Build
+	scratch    []uint32   // memory Build may use (UseScratch)
+	stop       *buildStop // BuildContext's context; nil otherwise (nothing stops)
 
 	// SelfLoopsDropped counts the self-loops dropped under DropSelfLoops.
 	SelfLoopsDropped int
@@ -392,6 +394,10 @@ func (b *Builder) flush() error {
 		}
 	default:
 		for i, x := range pend {
+			if i&(1<<12-1) == 0 && b.stop.done() { // (a map lookup an id: a check every 4096)
+				b.err = b.stop.err()
+				break
+			}
 			d, err := b.vertex(int64(x))
 			if err != nil {
 				b.err = err
@@ -410,18 +416,24 @@ var parallelMapFrom = 1 << 20
 // mapSerial maps ids through the table (which covers them), in one pass.
 func (b *Builder) mapSerial(pend []uint32) error {
 	table := b.table
-	for i, x := range pend {
-		d := table[x]
-		if d == 0 {
-			if len(b.orig) >= MaxVertices {
-				return tooManyVertices()
-			}
-			b.identity = b.identity && int64(x) == int64(len(b.orig))
-			b.orig = append(b.orig, int64(x))
-			d = uint32(len(b.orig))
-			table[x] = d
+	for lo := 0; lo < len(pend); lo += buildCheckEvery {
+		if b.stop.done() {
+			return b.stop.err()
 		}
-		pend[i] = d - 1
+		part := pend[lo:min(lo+buildCheckEvery, len(pend))]
+		for i, x := range part {
+			d := table[x]
+			if d == 0 {
+				if len(b.orig) >= MaxVertices {
+					return tooManyVertices()
+				}
+				b.identity = b.identity && int64(x) == int64(len(b.orig))
+				b.orig = append(b.orig, int64(x))
+				d = uint32(len(b.orig))
+				table[x] = d
+			}
+			part[i] = d - 1
+		}
 	}
 	return nil
 }
@@ -449,6 +461,9 @@ func (b *Builder) mapParallel(pend []uint32) error {
 	const chunk = 1 << 16
 	chunks := (len(pend) + chunk - 1) / chunk
 	par.For(chunks, 0, func(c int) {
+		if b.stop.done() {
+			return
+		}
 		lo := c * chunk
 		for i, x := range pend[lo:min(lo+chunk, len(pend))] {
 			if table[x] != 0 {
@@ -463,6 +478,9 @@ func (b *Builder) mapParallel(pend []uint32) error {
 			}
 		}
 	})
+	if b.stop.done() {
+		return b.stop.err()
+	}
 	counts := make([]int, chunks+1)
 	par.For(chunks, 0, func(c int) {
 		lo := c * chunk
@@ -499,6 +517,9 @@ func (b *Builder) mapParallel(pend []uint32) error {
 		}
 	})
 	b.identity = b.identity && !slices.Contains(notIdentity, true)
+	if b.stop.done() {
+		return b.stop.err()
+	}
 	par.For(chunks, 0, func(c int) {
 		s := pend[c*chunk : min((c+1)*chunk, len(pend))]
 		for i, x := range s {
@@ -545,6 +566,19 @@ const maxCountingPairs = math.MaxInt32 - 1
 // break symmetry, so the smallest vertex of a match is its lowest-degree one and the search from
 // it only walks towards higher degrees: this is what makes clique-like patterns cheap.
 func (b *Builder) Build() (*Graph, error) {
+	return b.BuildContext(context.Background())
+}
+
+// BuildContext is Build that stops when ctx ends, returning ctx's error and no graph: it checks
+// ctx between its passes and every buildCheckEvery entries or so within them (all cores' passes
+// included), so that it stops within milliseconds of ctx's end, whatever the graph's size (a
+// loader's --timeout or Ctrl-C). The builder must not be used afterwards either way.
+func (b *Builder) BuildContext(ctx context.Context) (*Graph, error) {
+	b.stop = &buildStop{ctx: ctx}
+	defer func() { b.stop = nil }()
+	if b.stop.done() {
+		return nil, b.stop.err()
+	}
 	if err := b.flush(); err != nil {
 		return nil, err
 	}
@@ -563,7 +597,50 @@ func (b *Builder) Build() (*Graph, error) {
 		g = b.buildParallel()
 	}
 	b.edges, b.elab, b.mapped = nil, nil, 0
+	if b.stop.done() {
+		return nil, b.stop.err()
+	}
 	return g, err
+}
+
+// buildCheckEvery is about how many entries (ids mapped, list entries placed or scanned) a pass
+// of BuildContext works through between two checks of its context: a few hundred microseconds'
+// work, next to which a check costs nothing. (Tests lower it.)
+var buildCheckEvery = 1 << 16
+
+// buildStop is BuildContext's cancellation, shared by the goroutines of its passes: once a
+// check sees the context ended, every later check says so at once (a pass's goroutines give up
+// their work, and Build returns before the next pass). A nil *buildStop never stops.
+type buildStop struct {
+	ctx   context.Context
+	ended atomic.Pointer[error] // the context's error, once a check saw it
+}
+
+// done reports whether the build is to stop: the context has ended (polled here) or a check
+// saw it end before.
+func (s *buildStop) done() bool {
+	if s == nil {
+		return false
+	}
+	if s.ended.Load() != nil {
+		return true
+	}
+	if err := s.ctx.Err(); err != nil {
+		s.ended.CompareAndSwap(nil, &err)
+		return true
+	}
+	return false
+}
+
+// err is the context's error that stopped the build (nil while none has).
+func (s *buildStop) err() error {
+	if s == nil {
+		return nil
+	}
+	if p := s.ended.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // offsets returns where each vertex's list starts in a CSR of the edges as added (duplicates
@@ -606,15 +683,21 @@ func (b *Builder) buildCounting() *Graph {
 		bounds[w] = len(e) / 2 * w / workers * 2
 	}
 	cnt := make([]uint32, workers*n)
+	step := 2 * buildCheckEvery
 	parallelRanges(workers, func(w int) {
 		c := cnt[w*n : (w+1)*n]
-		for i := bounds[w]; i < bounds[w+1]; i += 2 {
-			if u, v := e[i], e[i+1]; u != v {
-				c[u]++
-				c[v]++
+		for lo := bounds[w]; lo < bounds[w+1] && !b.stop.done(); lo += step {
+			for i, end := lo, min(lo+step, bounds[w+1]); i < end; i += 2 {
+				if u, v := e[i], e[i+1]; u != v {
+					c[u]++
+					c[v]++
+				}
 			}
 		}
 	})
+	if b.stop.done() {
+		return nil
+	}
 	deg := make([]uint64, n+1)
 	startsAt(cnt, n, workers, deg)
 	var nbrs []uint32
@@ -626,16 +709,21 @@ func (b *Builder) buildCounting() *Graph {
 	b.scratch = nil
 	parallelRanges(workers, func(w int) {
 		fill := cnt[w*n : (w+1)*n]
-		for i := bounds[w]; i < bounds[w+1]; i += 2 {
-			if u, v := e[i], e[i+1]; u != v {
-				nbrs[fill[u]] = v
-				fill[u]++
-				nbrs[fill[v]] = u
-				fill[v]++
+		for lo := bounds[w]; lo < bounds[w+1] && !b.stop.done(); lo += step {
+			for i, end := lo, min(lo+step, bounds[w+1]); i < end; i += 2 {
+				if u, v := e[i], e[i+1]; u != v {
+					nbrs[fill[u]] = v
+					fill[u]++
+					nbrs[fill[v]] = u
+					fill[v]++
+				}
 			}
 		}
 	})
 	b.edges = nil
+	if b.stop.done() {
+		return nil
+	}
 	keep := make([]uint64, n)
 	for v := range n {
 		keep[v] = deg[v+1] - deg[v]
@@ -643,14 +731,27 @@ func (b *Builder) buildCounting() *Graph {
 	order, newID := renumber(keep)
 	g := b.newGraph(order, keep, e)
 	b.walk(g, order, newID, cnt, workers, func(old uint32) []uint32 { return nbrs[deg[old]:deg[old+1]] }, nil)
-	if runs, dup := scanLists(g, workers, nbrs); !dup {
+	if b.stop.done() {
+		return nil
+	}
+	runs, dup := scanLists(g, workers, nbrs, b.stop)
+	if b.stop.done() {
+		return nil
+	}
+	if !dup {
 		g.runs = runs
 		b.finishGraph(g, order)
 		return g
 	}
 	// Duplicates: g's lists, in the tentative numbering, deduplicated give the true degrees.
 	spec := g
-	for i := range n {
+	for i, next := 0, uint64(0); i < n; i++ {
+		if spec.offsets[i] >= next {
+			if b.stop.done() {
+				return nil
+			}
+			next = spec.offsets[i] + uint64(buildCheckEvery)
+		}
 		list := spec.neighbors[spec.offsets[i]:spec.offsets[i+1]]
 		keep[order[i]] = uint64(dedupe(list))
 	}
@@ -660,6 +761,9 @@ func (b *Builder) buildCounting() *Graph {
 		i := newID[old]
 		return spec.neighbors[spec.offsets[i] : spec.offsets[i]+keep[old]]
 	}, order)
+	if b.stop.done() {
+		return nil
+	}
 	b.finishGraph(g, order2)
 	return g
 }
@@ -722,19 +826,31 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 			walk[i] = order[w]
 		}
 	}
-	// The walk's parts, of about equal entries.
+	// The walk's parts, of about equal entries, and where the context is checked: at cuts,
+	// about every buildCheckEvery entries (so that the loops over the lists stay as they are).
 	bounds := make([]int, workers+1)
 	bounds[workers] = n
-	total, sum, w := g.offsets[n], uint64(0), 1
+	var cuts []int
+	total, sum, w, nextCut := g.offsets[n], uint64(0), 1, uint64(buildCheckEvery)
 	for i, old := range walk {
 		for w < workers && sum >= total*uint64(w)/uint64(workers) {
 			bounds[w] = i
 			w++
 		}
+		if sum >= nextCut {
+			cuts = append(cuts, i)
+			nextCut = sum + uint64(buildCheckEvery)
+		}
 		sum += uint64(len(list(old)))
 	}
 	for ; w < workers; w++ {
 		bounds[w] = n
+	}
+	// segments returns the walk's positions lo, hi and the cuts between them, in order.
+	segments := func(lo, hi int) []int {
+		i, _ := slices.BinarySearch(cuts, lo+1)
+		j, _ := slices.BinarySearch(cuts, hi)
+		return append(append([]int{lo}, cuts[i:j]...), hi)
 	}
 	// The lists' ids in the old numbering: through toOld to it, if they are not.
 	dest := newID
@@ -759,36 +875,47 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 		clear(cnt[:workers*n])
 		parallelRanges(workers, func(w int) {
 			c := cnt[w*n : (w+1)*n]
-			for _, old := range walk[bounds[w]:bounds[w+1]] {
-				for _, u := range list(old) {
-					c[dest[u]]++
+			seg := segments(bounds[w], bounds[w+1])
+			for k := 0; k+1 < len(seg) && !b.stop.done(); k++ {
+				for _, old := range walk[seg[k]:seg[k+1]] {
+					for _, u := range list(old) {
+						c[dest[u]]++
+					}
 				}
 			}
 		})
+		if b.stop.done() {
+			return
+		}
 		startsAt(cnt, n, workers, nil)
 	}
 	nbrs := g.neighbors
 	parallelRanges(workers, func(w int) {
 		fill := cnt[w*n : (w+1)*n]
+		seg := segments(bounds[w], bounds[w+1])
 		if workers == 2 && w == 1 {
-			part := walk[bounds[1]:]
-			for j := len(part) - 1; j >= 0; j-- {
-				old := part[j]
-				nw := newID[old]
-				for _, u := range list(old) {
-					nu := dest[u]
-					fill[nu]--
-					nbrs[fill[nu]] = nw
+			for k := len(seg) - 2; k >= 0 && !b.stop.done(); k-- {
+				part := walk[seg[k]:seg[k+1]]
+				for j := len(part) - 1; j >= 0; j-- {
+					old := part[j]
+					nw := newID[old]
+					for _, u := range list(old) {
+						nu := dest[u]
+						fill[nu]--
+						nbrs[fill[nu]] = nw
+					}
 				}
 			}
 			return
 		}
-		for _, old := range walk[bounds[w]:bounds[w+1]] {
-			nw := newID[old]
-			for _, u := range list(old) {
-				nu := dest[u]
-				nbrs[fill[nu]] = nw
-				fill[nu]++
+		for k := 0; k+1 < len(seg) && !b.stop.done(); k++ {
+			for _, old := range walk[seg[k]:seg[k+1]] {
+				nw := newID[old]
+				for _, u := range list(old) {
+					nu := dest[u]
+					nbrs[fill[nu]] = nw
+					fill[nu]++
+				}
 			}
 		}
 	})
@@ -802,12 +929,13 @@ func (b *Builder) walk(g *Graph, order, newID []uint32, cnt []uint32, workers in
 // write there (min(degree, labels) runs a list), and then copies them into the run index, in
 // order. That is one pass over the lists instead of three
 // (hasDuplicatesPar, and buildRuns's count and fill). It returns no runs (buildRuns makes them)
-// when the labels are uniform or the runs might not fit scratch.
-func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
+// when the labels are uniform or the runs might not fit scratch. When stop ends the scan (at a
+// check every buildCheckEvery entries), what it returns means nothing.
+func scanLists(g *Graph, workers int, scratch []uint32, stop *buildStop) (runs []Run, dup bool) {
 	n := g.NumVertices()
 	labels, nb, offs := g.vertexLabels, g.neighbors, g.offsets
 	if _, uniform := g.UniformVertexLabel(); uniform || offs[n] > math.MaxUint32 {
-		return nil, hasDuplicatesPar(g, workers)
+		return nil, hasDuplicatesPar(g, workers, stop)
 	}
 	distinct := uint64(distinctLabels(labels))
 	vb := splitEntries(offs, workers)
@@ -822,15 +950,22 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 		base[w+1] = bound
 	}
 	if 2*base[workers] > uint64(len(scratch)) {
-		return nil, hasDuplicatesPar(g, workers)
+		return nil, hasDuplicatesPar(g, workers, stop)
 	}
 	found := make([]bool, workers)
 	ro := g.runOffsets
 	parallelRanges(workers, func(w int) {
 		out := scratch[2*base[w] : 2*base[w+1]]
 		k := 0
+		next := offs[vb[w]]
 		for v := vb[w]; v < vb[w+1]; v++ {
 			lo, hi := offs[v], offs[v+1]
+			if lo >= next {
+				if stop.done() {
+					return
+				}
+				next = lo + uint64(buildCheckEvery)
+			}
 			start := k
 			if lo < hi {
 				prev, prevL := nb[lo], labels[nb[lo]]
@@ -858,7 +993,7 @@ func scanLists(g *Graph, workers int, scratch []uint32) (runs []Run, dup bool) {
 			ro[v+1] = uint64(k-start) / 2
 		}
 	})
-	if slices.Contains(found, true) {
+	if slices.Contains(found, true) || stop.done() {
 		return nil, true
 	}
 	ro[0] = 0
@@ -897,11 +1032,19 @@ func distinctLabels(labels []uint32) int {
 	return distinct
 }
 
-// hasDuplicatesPar is hasDuplicates over all of g, on workers cores.
-func hasDuplicatesPar(g *Graph, workers int) bool {
+// hasDuplicatesPar is hasDuplicates over all of g, on workers cores, stopping when stop does.
+func hasDuplicatesPar(g *Graph, workers int, stop *buildStop) bool {
 	vb := splitEntries(g.offsets, workers)
 	found := make([]bool, workers)
-	parallelRanges(workers, func(w int) { found[w] = hasDuplicates(g, vb[w], vb[w+1]) })
+	parallelRanges(workers, func(w int) {
+		for lo := vb[w]; lo < vb[w+1] && !found[w] && !stop.done(); {
+			// Vertices of about buildCheckEvery entries between checks.
+			j, _ := slices.BinarySearch(g.offsets[lo+1:vb[w+1]+1], g.offsets[lo]+uint64(buildCheckEvery))
+			hi := min(lo+1+j, vb[w+1])
+			found[w] = hasDuplicates(g, lo, hi)
+			lo = hi
+		}
+	})
 	return slices.Contains(found, true)
 }
 
@@ -958,6 +1101,9 @@ func (b *Builder) buildParallel() *Graph {
 	chunks := (len(e)/2 + chunk - 1) / chunk
 	deg := make([]uint64, n+1)
 	par.For(chunks, 0, func(c int) {
+		if b.stop.done() {
+			return
+		}
 		for i := 2 * c * chunk; i < min(2*(c+1)*chunk, len(e)); i += 2 {
 			if u, v := e[i], e[i+1]; u != v {
 				atomic.AddUint64(&deg[u+1], 1)
@@ -965,6 +1111,9 @@ func (b *Builder) buildParallel() *Graph {
 			}
 		}
 	})
+	if b.stop.done() {
+		return nil
+	}
 	for v := 1; v <= n; v++ {
 		deg[v] += deg[v-1]
 	}
@@ -977,6 +1126,9 @@ func (b *Builder) buildParallel() *Graph {
 	b.scratch = nil
 	fill := slices.Clone(deg[:n])
 	par.For(chunks, 0, func(c int) {
+		if b.stop.done() {
+			return
+		}
 		for i := 2 * c * chunk; i < min(2*(c+1)*chunk, len(e)); i += 2 {
 			if u, v := e[i], e[i+1]; u != v {
 				nbrs[atomic.AddUint64(&fill[u], 1)-1] = v
@@ -986,6 +1138,9 @@ func (b *Builder) buildParallel() *Graph {
 	})
 	fill = nil
 	b.edges = nil
+	if b.stop.done() {
+		return nil
+	}
 	keep := make([]uint64, n)
 	for v := range n {
 		keep[v] = deg[v+1] - deg[v]
@@ -996,19 +1151,29 @@ func (b *Builder) buildParallel() *Graph {
 		if attempt == 0 {
 			e = g.neighbors // the storage, for the second attempt
 		}
-		if b.fillSorted(g, order, newID, func(v uint32) []uint32 { return nbrs[deg[v] : deg[v]+keep[v]] }) || attempt > 0 {
+		unique := b.fillSorted(g, order, newID, func(v uint32) []uint32 { return nbrs[deg[v] : deg[v]+keep[v]] })
+		if b.stop.done() {
+			return nil
+		}
+		if unique || attempt > 0 {
 			b.finishGraph(g, order)
 			return g
 		}
 		// A duplicate: sort and deduplicate the buckets, for the true degrees.
 		ranges := csrRanges(deg, 1<<16)
 		par.For(len(ranges)-1, 0, func(r int) {
+			if b.stop.done() {
+				return
+			}
 			for v := ranges[r]; v < ranges[r+1]; v++ {
 				list := nbrs[deg[v]:deg[v+1]]
 				slices.Sort(list)
 				keep[v] = uint64(dedupe(list))
 			}
 		})
+		if b.stop.done() {
+			return nil
+		}
 	}
 }
 
@@ -1024,6 +1189,9 @@ func (b *Builder) fillSorted(g *Graph, order, newID []uint32, list func(v uint32
 	var dup atomic.Bool
 	par.Ranges(len(ranges)-1, workers, 1, func(w, lo, hi int) bool {
 		for r := lo; r < hi; r++ {
+			if b.stop.done() {
+				return false
+			}
 			for i := ranges[r]; i < ranges[r+1]; i++ {
 				src := list(order[i])
 				dst := g.neighbors[g.offsets[i]:g.offsets[i+1]]
@@ -1087,6 +1255,9 @@ func (b *Builder) buildSorting() (*Graph, error) {
 	e := b.edges
 	for i := 0; i+1 < len(e); i += 2 {
 		u, v := e[i], e[i+1]
+		if i%(2*4096) == 0 && b.stop.done() {
+			return nil, b.stop.err()
+		}
 		if u == v {
 			continue
 		}
@@ -1105,7 +1276,7 @@ func (b *Builder) buildSorting() (*Graph, error) {
 
 	// Deduplicate each list in parallel; keep[v] is the deduplicated length.
 	keep := make([]uint64, n)
-	if err := parallelVertices(n, func(v int) error {
+	if err := parallelVertices(n, b.stop, func(v int) error {
 		list := entries[deg[v]:deg[v+1]]
 		slices.SortFunc(list, func(a, c adjEntry) int {
 			if a.nbr != c.nbr {
@@ -1130,8 +1301,8 @@ func (b *Builder) buildSorting() (*Graph, error) {
 		}
 		keep[v] = uint64(k)
 		return nil
-	}); err != nil {
-		return nil, err
+	}); err != nil || b.stop.done() {
+		return nil, cmp.Or(b.stop.err(), err)
 	}
 
 	order, newID := renumber(keep)
@@ -1140,7 +1311,7 @@ func (b *Builder) buildSorting() (*Graph, error) {
 	if edgeLabelled {
 		g.edgeLabels = make([]uint32, g.offsets[n])
 	}
-	_ = parallelVertices(n, func(i int) error {
+	_ = parallelVertices(n, b.stop, func(i int) error {
 		v := order[i]
 		list := entries[deg[v] : deg[v]+keep[v]]
 		for j := range list {
@@ -1165,6 +1336,9 @@ func (b *Builder) buildSorting() (*Graph, error) {
 		return nil
 	})
 	entries = nil
+	if b.stop.done() {
+		return nil, b.stop.err()
+	}
 	b.finishGraph(g, order)
 	return g, nil
 }
@@ -1231,7 +1405,7 @@ func (b *Builder) newGraph(order []uint32, keep []uint64, reuse []uint32) *Graph
 func (b *Builder) finishGraph(g *Graph, order []uint32) {
 	n := len(order)
 	if g.runs == nil { // (else made with the lists' check, scanLists)
-		g.runs = buildRuns(g, g.runOffsets)
+		g.runs = buildRuns(g, g.runOffsets, b.stop)
 	}
 	identity := b.identity
 	for i, v := range order {
@@ -1272,8 +1446,9 @@ func (b *Builder) nameOf(id int64) string {
 }
 
 // buildRuns computes the run index of a graph whose adjacency lists are already grouped: one
-// pass counts the runs of every vertex, a second fills them in place, both in parallel.
-func buildRuns(g *Graph, runOffsets []uint64) []Run {
+// pass counts the runs of every vertex, a second fills them in place, both in parallel. When stop
+// ends it, it returns nothing.
+func buildRuns(g *Graph, runOffsets []uint64, stop *buildStop) []Run {
 	n := len(g.vertexLabels)
 	if label, uniform := g.UniformVertexLabel(); uniform && g.edgeLabels == nil {
 		// One run a vertex with neighbours.
@@ -1287,7 +1462,7 @@ func buildRuns(g *Graph, runOffsets []uint64) []Run {
 		return runs
 	}
 	if g.edgeLabels == nil {
-		return buildLabelRuns(g, runOffsets)
+		return buildLabelRuns(g, runOffsets, stop)
 	}
 	startsRun := func(v int, i uint64) bool {
 		if i == g.offsets[v] {
@@ -1296,7 +1471,7 @@ func buildRuns(g *Graph, runOffsets []uint64) []Run {
 		w, prev := g.neighbors[i], g.neighbors[i-1]
 		return g.vertexLabels[w] != g.vertexLabels[prev] || g.edgeLabelAt(i) != g.edgeLabelAt(i-1)
 	}
-	_ = parallelVertices(n, func(v int) error {
+	_ = parallelVertices(n, stop, func(v int) error {
 		count := uint64(0)
 		for i := g.offsets[v]; i < g.offsets[v+1]; i++ {
 			if startsRun(v, i) {
@@ -1306,11 +1481,14 @@ func buildRuns(g *Graph, runOffsets []uint64) []Run {
 		runOffsets[v+1] = count
 		return nil
 	})
+	if stop.done() {
+		return nil
+	}
 	for v := 0; v < n; v++ {
 		runOffsets[v+1] += runOffsets[v]
 	}
 	runs := make([]Run, runOffsets[n])
-	_ = parallelVertices(n, func(v int) error {
+	_ = parallelVertices(n, stop, func(v int) error {
 		r := runOffsets[v]
 		for i := g.offsets[v]; i < g.offsets[v+1]; i++ {
 			if startsRun(v, i) {
@@ -1324,11 +1502,14 @@ func buildRuns(g *Graph, runOffsets []uint64) []Run {
 }
 
 // buildLabelRuns is buildRuns for a graph without edge labels: a run a vertex label of each list.
-func buildLabelRuns(g *Graph, runOffsets []uint64) []Run {
+func buildLabelRuns(g *Graph, runOffsets []uint64, stop *buildStop) []Run {
 	n := len(g.vertexLabels)
 	labels, nb, offs := g.vertexLabels, g.neighbors, g.offsets
 	ranges := csrRanges(offs, 1<<15)
 	par.For(len(ranges)-1, 0, func(r int) {
+		if stop.done() {
+			return
+		}
 		for v := ranges[r]; v < ranges[r+1]; v++ {
 			count := uint64(0)
 			if lo, hi := offs[v], offs[v+1]; lo < hi {
@@ -1344,11 +1525,17 @@ func buildLabelRuns(g *Graph, runOffsets []uint64) []Run {
 			runOffsets[v+1] = count
 		}
 	})
+	if stop.done() {
+		return nil
+	}
 	for v := range n {
 		runOffsets[v+1] += runOffsets[v]
 	}
 	runs := make([]Run, runOffsets[n])
 	par.For(len(ranges)-1, 0, func(r int) {
+		if stop.done() {
+			return
+		}
 		for v := ranges[r]; v < ranges[r+1]; v++ {
 			k := runOffsets[v]
 			if lo, hi := offs[v], offs[v+1]; lo < hi {
@@ -1400,8 +1587,9 @@ func OrderByLabel(labels []uint32) []uint32 {
 
 // parallelVertices runs fn for every vertex on all cores. Of the errors, it returns that of the
 // lowest vertex (every vertex below the first failure is still visited), so that the error does
-// not depend on scheduling.
-func parallelVertices(n int, fn func(v int) error) error {
+// not depend on scheduling. It stops early, with no error, when stop does (checked every 4096
+// vertices): what it did then means nothing.
+func parallelVertices(n int, stop *buildStop, fn func(v int) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	const chunk = 4096
 	var (
@@ -1419,9 +1607,9 @@ func parallelVertices(n int, fn func(v int) error) error {
 				mu.Lock()
 				lo := next
 				next += chunk
-				stop := lo >= firstV
+				failed := lo >= firstV
 				mu.Unlock()
-				if stop || lo >= n {
+				if failed || lo >= n || stop.done() {
 					return
 				}
 				for v := lo; v < min(lo+chunk, n); v++ {

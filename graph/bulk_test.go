@@ -259,7 +259,7 @@ func TestScanListsWorkers(t *testing.T) {
 				runOffsets: make([]uint64, n+1)}
 		}
 		want := fresh()
-		want.runs = buildRuns(want, want.runOffsets)
+		want.runs = buildRuns(want, want.runOffsets, nil)
 		for workers := 1; workers <= 4; workers++ {
 			small := r.IntN(4) == 0
 			scratch := make([]uint32, len(g.neighbors))
@@ -267,7 +267,7 @@ func TestScanListsWorkers(t *testing.T) {
 				scratch = scratch[:r.IntN(len(scratch)+1)]
 			}
 			h := fresh()
-			runs, dup := scanLists(h, workers, scratch)
+			runs, dup := scanLists(h, workers, scratch, nil)
 			if dup {
 				t.Fatalf("iteration %d, %d workers: a duplicate found in a graph without", iter, workers)
 			}
@@ -284,7 +284,7 @@ func TestScanListsWorkers(t *testing.T) {
 					h := fresh()
 					i := lo + 1 + uint64(r.IntN(int(hi-lo-1)))
 					h.neighbors[i] = h.neighbors[i-1]
-					if _, dup := scanLists(h, workers, make([]uint32, len(g.neighbors))); !dup {
+					if _, dup := scanLists(h, workers, make([]uint32, len(g.neighbors)), nil); !dup {
 						t.Fatalf("iteration %d, %d workers: the duplicate in vertex %d's list not found", iter, workers, v)
 					}
 					break

@@ -305,7 +305,7 @@ func (b *refBuilder) buildSorting() (*Graph, error) {
 
 	// Deduplicate each list in parallel; keep[v] is the deduplicated length.
 	keep := make([]uint64, n)
-	if err := parallelVertices(n, func(v int) error {
+	if err := parallelVertices(n, nil, func(v int) error {
 		list := entries[deg[v]:deg[v+1]]
 		slices.SortFunc(list, func(a, c refAdjEntry) int {
 			if a.nbr != c.nbr {
@@ -340,7 +340,7 @@ func (b *refBuilder) buildSorting() (*Graph, error) {
 	if b.edgeLabelled {
 		g.edgeLabels = make([]uint32, g.offsets[n])
 	}
-	_ = parallelVertices(n, func(i int) error {
+	_ = parallelVertices(n, nil, func(i int) error {
 		v := order[i]
 		list := entries[deg[v] : deg[v]+keep[v]]
 		for j := range list {
@@ -405,7 +405,7 @@ func (b *refBuilder) newGraph(order []uint32, keep []uint64) *Graph {
 // are not the dense ones) and the names, in the numbering order.
 func (b *refBuilder) finishGraph(g *Graph, order []uint32) {
 	n := len(order)
-	g.runs = buildRuns(g, g.runOffsets)
+	g.runs = buildRuns(g, g.runOffsets, nil)
 	identity := b.identity
 	orig := make([]int64, n)
 	for i, v := range order {

@@ -63,7 +63,10 @@ func (csmLoader) Load(r io.Reader, path string, opts formats.Options) (*graph.Gr
 	if b.SelfLoopsDropped > 0 && opts.Warn != nil {
 		opts.Warn(fmt.Sprintf("%s: dropped %d self-loops", path, b.SelfLoopsDropped))
 	}
-	g, err := b.Build()
+	g, err := b.BuildContext(opts.Context())
+	if err != nil && opts.Context().Err() != nil {
+		return nil, fmt.Errorf("%s: loading stopped: %w", path, err)
+	}
 	if err != nil { // an edge given with two labels (graph.EdgeLabelConflict): bad input
 		return nil, &formats.InputError{Path: path, Msg: err.Error(), Err: err}
 	}
