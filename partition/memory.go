@@ -27,6 +27,10 @@ func (pt *Partitioning) HeldBytes() uint64 {
 	return b
 }
 
+// workSlack is what Partition allocates beside its arrays whatever the graph: slice headers,
+// closures, its passes' small per-part arrays.
+const workSlack = 24 << 10
+
 // sliceHeader is the bytes of a slice's header.
 const sliceHeader = 24
 
@@ -75,10 +79,11 @@ func WorkingBytes(g *graph.Graph, opts Options) uint64 {
 		result += 4 * min(e, k*min(n, opts.Budget/HaloBytes)) // (listed exactly: no growth)
 	}
 	threads := uint64(runtime.GOMAXPROCS(0))
-	scan := threads * 3 * 8 * k // partBytes' sums a thread
+	scan := threads*3*8*k + workSlack // partBytes' sums a thread, small arrays and closures
 	if k > 1 {
-		// measure: the parallel halo bitsets (at most measureBitsetBytes) or one mark a vertex.
-		scan += max(min(k*((n+63)/64)*8, measureBitsetBytes), 4*n)
+		// measure: the parallel halo bitsets (at most measureBitsetBytes) or one mark a vertex,
+		// and its parts' counts and renumbering; the refinement's counters.
+		scan += max(min(k*((n+63)/64)*8, measureBitsetBytes), 4*n) + 3*8*k
 	}
 	method := Resolve(opts.Method, g.NumEdges())
 	if opts.Budget == 0 && method == Multilevel {
@@ -86,7 +91,7 @@ func WorkingBytes(g *graph.Graph, opts Options) uint64 {
 	}
 	switch method {
 	case Grow:
-		return result + 4*n + 2*4*n + scan // halo marks, the queue
+		return result + 4*n + 4*4*n + scan // halo marks, the queue (twice its length, and its last copy's)
 	case Ranges:
 		return result + 2*8*k + scan // the ranges' bounds
 	}

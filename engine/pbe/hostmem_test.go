@@ -39,6 +39,24 @@ func (b *copyBackend) MatchesPart(ctx context.Context, sub *engine.Problem) iter
 	return b.HostBackend.MatchesPart(ctx, sub)
 }
 
+// cpuCount parses query and counts it on g with the cpu engine (2 threads).
+func cpuCount(t *testing.T, g *graph.Graph, query string) (*pattern.Pattern, engine.Result) {
+	t.Helper()
+	p, err := pattern.Parse(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := engine.Lookup("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cpu.Count(context.Background(), &engine.Problem{Data: g, Pattern: p, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, want
+}
+
 // TestPartCopiesWithinMemory checks that, where --memory is the partition budget, every part's
 // copy (its arrays, not the partition model's bytes) fits --memory beside the partitioning the
 // count holds, with room left, and that the cpu engine on a part gets what they leave as its
@@ -47,19 +65,8 @@ func (b *copyBackend) MatchesPart(ctx context.Context, sub *engine.Problem) iter
 // were made for --memory in the model, and the cpu engine ran on them without a limit.
 func TestPartCopiesWithinMemory(t *testing.T) {
 	g := gen.RandomGraphM(3, 4000, 24000, 3, 20)
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pattern.Parse("(a)-[:*]-(b)-[:*]-(c)-[:*]-(a)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, want := cpuCount(t, g, "(a)-[:*]-(b)-[:*]-(c)-[:*]-(a)")
 	ctx := context.Background()
-	want, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
 	model := partition.GraphBytes(g)
 	for _, limit := range []uint64{model / 2, model} {
 		be := &copyBackend{}
@@ -87,19 +94,8 @@ func TestPartCopiesWithinMemory(t *testing.T) {
 // the partitioning. Before, the multilevel partitioner ran whatever --memory said.
 func TestPartitionerWithinMemory(t *testing.T) {
 	g := gen.RandomGraphM(5, 6000, 30000, 1, 1)
-	p, err := pattern.Parse("(a)-(b)-(c)-(d)-(a)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpu, err := engine.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, want := cpuCount(t, g, "(a)-(b)-(c)-(d)-(a)")
 	ctx := context.Background()
-	want, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
 	budget := partition.GraphBytes(g) / 4
 	opts := partition.Options{Budget: budget, NoHalos: true}
 	multilevel := partition.WorkingBytes(g, opts)

@@ -40,7 +40,7 @@ func (b *heldBackend) MatchesPart(ctx context.Context, sub *engine.Problem) iter
 // engine's either way. Before, the next two parts were built beside the one searched, each up to
 // the limit.
 func TestPartsHeldWithinMemory(t *testing.T) {
-	g := gen.RandomGraphM(4, 600, 4000, 1, 1)
+	g := gen.RandomGraphM(4, 3000, 40000, 1, 1)
 	p, err := pattern.Parse("(a)-(b)-(c)-(a)")
 	if err != nil {
 		t.Fatal(err)
@@ -58,8 +58,9 @@ func TestPartsHeldWithinMemory(t *testing.T) {
 	partBuilt = func() { be.built.Add(1) }
 	defer func() { partBuilt = nil }()
 	// --memory as the budget holds the partitioning (12 bytes a vertex with a copy's id table)
-	// and a part's copy (graph.InducedPartBytes): a third of the graph's model bytes beside.
-	limit := 12*uint64(g.NumVertices()) + 16<<10 + partition.GraphBytes(g)/3
+	// and a part's copy (graph.InducedPartBytes), the partitioner's working memory before: a third
+	// of the graph's model bytes beside.
+	limit := 12*uint64(g.NumVertices()) + 48<<10 + partition.GraphBytes(g)/3
 	for _, c := range []struct {
 		e       *Engine
 		memory  uint64
