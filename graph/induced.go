@@ -264,6 +264,20 @@ func (g *Graph) subgraphOfRuns(kept []uint32, offsets, runOffsets []uint64, newI
 	return h
 }
 
+// InducedPartBytes is the memory InducedPart takes at its peak for a part of k vertices whose
+// lists in g hold entries entries in runs runs (upper bounds of the part's own: its subgraph keeps
+// the entries among its vertices and the runs left non-empty): the subgraph's
+// (SubgraphSize.Bytes, its label index up to maxLabel, the part's largest label, included) and,
+// while it is made,
+// every kept vertex's entries and runs (16 bytes), the renumbering's order, ids and counts (12)
+// and a new id for every vertex of g (4 bytes), with the allocator's rounding (allocSlack at most).
+func (g *Graph) InducedPartBytes(k int, entries, runs uint64, maxLabel uint32) uint64 {
+	s := SubgraphSize{Vertices: k, Entries: entries, Runs: min(runs, entries+uint64(k)), MaxLabel: maxLabel}
+	b := s.Bytes(g.edgeLabels != nil) + 28*uint64(k) + 4*uint64(g.NumVertices())
+	// (The rounding is at most an eighth of an array and 8 KiB: a small part's is small.)
+	return b + min(allocSlack, b/8+8<<10)
+}
+
 // InducedPart is the subgraph of g induced by vs, which must be exactly the vertices v with
 // of[v] == part, each once (a part of a partitioning: of names every vertex's part). It is the
 // graph Build makes when given vs's labels in vs's order and then the edges among them: vertices

@@ -594,7 +594,7 @@ func better(g *wgraph, p []uint32, w []uint64, bp []uint32, bw []uint64, maxW ui
 
 // partitionMultilevel is Partition with Method Multilevel and a budget: the best (smallest
 // cut) of cuts runs with seeds seed, seed+1, ...
-func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool, how Coarsening) (*Partitioning, error) {
+func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fill float64, passes int, seed uint64, cuts int, triangles bool, how Coarsening, halos bool) (*Partitioning, error) {
 	n := g.NumVertices()
 	var total uint64
 	for v := range uint32(n) {
@@ -605,7 +605,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 		total += c
 	}
 	if total <= budget || n < 2 {
-		m := Measure(g, make([]uint32, n), 1)
+		m := measure(context.Background(), g, make([]uint32, n), 1, 0, halos)
 		m.Budget = budget
 		return m, nil
 	}
@@ -636,7 +636,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 	// over the budget and every run made them all again); the others start from that bound
 	// instead of the budget, skipping the attempt that would most likely fail.
 	var maxW uint64
-	if results[0], maxW, errs[0] = multilevelOnce(ctx, g, h, budget, budget, fill, passes, seed, total, runtime.GOMAXPROCS(0), weighted); errs[0] != nil {
+	if results[0], maxW, errs[0] = multilevelOnce(ctx, g, h, budget, budget, fill, passes, seed, total, runtime.GOMAXPROCS(0), weighted, halos); errs[0] != nil {
 		return nil, errs[0]
 	}
 	workers := min(cuts-1, runtime.GOMAXPROCS(0))
@@ -653,7 +653,7 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 				if i >= cuts {
 					return
 				}
-				results[i], _, errs[i] = multilevelOnce(ctx, g, h, budget, maxW, fill, passes, seed+uint64(i), total, threads, weighted)
+				results[i], _, errs[i] = multilevelOnce(ctx, g, h, budget, maxW, fill, passes, seed+uint64(i), total, threads, weighted, halos)
 			}
 		})
 	}
@@ -681,8 +681,8 @@ func partitionMultilevel(ctx context.Context, g *graph.Graph, budget uint64, fil
 // first attempt's halos left room for (maxW when they fit; not the bound of its last attempt, which a
 // run that went badly lowers further than the others need).
 // weighted: fine's edge weights are not all 1 (triangle weights), which the byte model's
-// label-propagation passes then weigh a part's neighbours by.
-func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget, maxW uint64, fill float64, passes int, seed, total uint64, threads int, weighted bool) (*Partitioning, uint64, error) {
+// label-propagation passes then weigh a part's neighbours by; halos: the result lists its halos.
+func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget, maxW uint64, fill float64, passes int, seed, total uint64, threads int, weighted, halos bool) (*Partitioning, uint64, error) {
 	of := make([]uint32, g.NumVertices())
 	// The weight bound shrinks by the halo's share measured after each attempt; k parts fill it
 	// to fill on average.
@@ -758,7 +758,7 @@ func multilevelOnce(ctx context.Context, g *graph.Graph, h *hierarchy, budget, m
 		}
 		k = kk
 	}
-	m := measure(ctx, g, of, k, 0)
+	m := measure(ctx, g, of, k, 0, halos)
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}

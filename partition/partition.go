@@ -77,6 +77,10 @@ type Options struct {
 	Cuts int
 	// Coarsening is how Multilevel coarsens (DefaultCoarsening: ClusterCoarsening).
 	Coarsening Coarsening
+	// NoHalos leaves Partitioning.Halo nil (HaloVertices still counts the halos): a caller that
+	// does not read the halos spares their lists, up to 4 bytes an adjacency entry (R-MAT graphs
+	// with random ids: most of a part's neighbours lie outside it).
+	NoHalos bool
 }
 
 // DefaultCuts is Options.Cuts's default: single runs vary from seed to seed, by up to 8 points of
@@ -180,8 +184,10 @@ type Partitioning struct {
 	// Parts lists the vertices of every part, ascending; no part is empty.
 	Parts [][]uint32
 	// Halo lists, for every part, the vertices outside it adjacent to one of its vertices,
-	// ascending.
+	// ascending (nil with Options.NoHalos).
 	Halo [][]uint32
+	// HaloVertices is the halos' sizes summed.
+	HaloVertices uint64
 	// Bytes is what every part needs (its vertices and their adjacency, plus its halo).
 	Bytes []uint64
 	// EdgeCut is the number of edges whose ends lie in different parts.
@@ -246,7 +252,7 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 			if cuts == 0 {
 				cuts = DefaultCuts
 			}
-			return partitionMultilevel(ctx, g, opts.Budget, fill, passes, opts.Seed, cuts, opts.Triangles, opts.Coarsening)
+			return partitionMultilevel(ctx, g, opts.Budget, fill, passes, opts.Seed, cuts, opts.Triangles, opts.Coarsening, !opts.NoHalos)
 		}
 	default:
 		return nil, fmt.Errorf("partition: unknown method %v", opts.Method)
@@ -290,7 +296,7 @@ func Partition(ctx context.Context, g *graph.Graph, opts Options) (*Partitioning
 			pt.Bytes, _ = partBytes(ctx, g, of, k, pt.Bytes, nil)
 		}
 	}
-	m := measure(ctx, g, of, k, 0)
+	m := measure(ctx, g, of, k, 0, !opts.NoHalos)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -641,7 +647,7 @@ func refineOn(ctx context.Context, g *graph.Graph, w *wgraph, of []uint32, bytes
 // graphs the adjacency scan runs on every core (halos marked in one bitset a part, when those
 // take at most measureBitsetBytes).
 func Measure(g *graph.Graph, of []uint32, k int) *Partitioning {
-	return measure(context.Background(), g, of, k, 0)
+	return measure(context.Background(), g, of, k, 0, true)
 }
 
 // parallelMin is the fewest vertices the scans of Measure and partBytes spread over several
@@ -654,11 +660,12 @@ const measureBitsetBytes = 256 << 20
 // scanChunk is how many consecutive vertices one thread scans at a time.
 const scanChunk = 4096
 
-// measure is Measure on threads goroutines (0: all cores; 1: the sequential scan). Once ctx has
+// measure is Measure on threads goroutines (0: all cores; 1: the sequential scan), the halos
+// listed only where lists is set (HaloVertices counts them either way). Once ctx has
 // ended its scan stops between chunks of scanChunk vertices, and what it returns is not the
 // assignment's (the caller returns ctx's error): on R-MAT scale 20 the scan took 0.6-0.8 s on the
 // 2-core VM under load.
-func measure(ctx context.Context, g *graph.Graph, of []uint32, k, threads int) *Partitioning {
+func measure(ctx context.Context, g *graph.Graph, of []uint32, k, threads int, lists bool) *Partitioning {
 	sizes := make([]int, k)
 	for _, p := range of {
 		sizes[p]++
@@ -677,7 +684,10 @@ func measure(ctx context.Context, g *graph.Graph, of []uint32, k, threads int) *
 			of[v] = renum[p]
 		}
 	}
-	pt := &Partitioning{Of: of, Parts: make([][]uint32, kk), Halo: make([][]uint32, kk), Bytes: make([]uint64, kk)}
+	pt := &Partitioning{Of: of, Parts: make([][]uint32, kk), Bytes: make([]uint64, kk)}
+	if lists {
+		pt.Halo = make([][]uint32, kk)
+	}
 	for p := range pt.Parts {
 		pt.Parts[p] = make([]uint32, 0, sizes[p])
 	}
@@ -725,27 +735,41 @@ func measure(ctx context.Context, g *graph.Graph, of []uint32, k, threads int) *
 			pt.Bytes[p] += x
 		}
 	}
+	sizes = sizes[:kk]
 	par.For(kk, threads, func(p int) {
-		var halo []uint32
-		for i, m := range marks[p*words : (p+1)*words] {
+		pm := marks[p*words : (p+1)*words]
+		c := 0
+		for _, m := range pm {
+			c += bits.OnesCount64(m)
+		}
+		sizes[p] = c
+		pt.Bytes[p] += uint64(c) * HaloBytes
+		if !lists {
+			return
+		}
+		halo := make([]uint32, 0, c) // (exactly: no append's growth)
+		for i, m := range pm {
 			for ; m != 0; m &= m - 1 {
 				halo = append(halo, uint32(i*64+bits.TrailingZeros64(m)))
 			}
 		}
 		pt.Halo[p] = halo
-		pt.Bytes[p] += uint64(len(halo)) * HaloBytes
 	})
+	for _, c := range sizes {
+		pt.HaloVertices += uint64(c)
+	}
 	return pt
 }
 
-// measureSequential fills pt's halos, bytes and edge cut from its parts on one thread, stopping
-// between chunks of scanChunk vertices once ctx has ended.
+// measureSequential fills pt's halos (where pt.Halo is not nil: else their sizes alone), bytes
+// and edge cut from its parts on one thread, stopping between chunks of scanChunk vertices once
+// ctx has ended.
 func measureSequential(ctx context.Context, g *graph.Graph, pt *Partitioning) {
 	of := pt.Of
 	mark := make([]uint32, g.NumVertices())
 	for p, vs := range pt.Parts {
 		stamp := uint32(p) + 1
-		var b uint64
+		var b, size uint64
 		var halo []uint32
 		for i, v := range vs {
 			if i%scanChunk == 0 && ctx.Err() != nil {
@@ -759,14 +783,20 @@ func measureSequential(ctx context.Context, g *graph.Graph, pt *Partitioning) {
 					}
 					if mark[w] != stamp {
 						mark[w] = stamp
-						halo = append(halo, w)
+						size++
+						if pt.Halo != nil {
+							halo = append(halo, w)
+						}
 					}
 				}
 			}
 		}
-		slices.Sort(halo)
-		pt.Halo[p] = halo
-		pt.Bytes[p] = b + uint64(len(halo))*HaloBytes
+		if pt.Halo != nil {
+			slices.Sort(halo)
+			pt.Halo[p] = slices.Clip(halo)
+		}
+		pt.HaloVertices += size
+		pt.Bytes[p] = b + size*HaloBytes
 	}
 }
 

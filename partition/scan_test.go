@@ -40,12 +40,26 @@ func TestParallelScans(t *testing.T) {
 				t.Fatalf("k %d, %d threads: partBytes %v %v, sequential %v %v", k, threads, b, w, wantB, wantW)
 			}
 		}
-		want := measure(context.Background(), g, append([]uint32(nil), of...), k, 1)
-		for _, threads := range []int{2, 5} {
-			got := measure(context.Background(), g, append([]uint32(nil), of...), k, threads)
+		want := measure(context.Background(), g, append([]uint32(nil), of...), k, 1, true)
+		var halos uint64
+		for _, h := range want.Halo {
+			halos += uint64(len(h))
+		}
+		if want.HaloVertices != halos {
+			t.Fatalf("k %d: HaloVertices %d, the halos hold %d", k, want.HaloVertices, halos)
+		}
+		for _, threads := range []int{1, 2, 5} {
+			got := measure(context.Background(), g, append([]uint32(nil), of...), k, threads, true)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("k %d, %d threads: Measure differs from the sequential one (cut %d, want %d; parts %d, want %d)",
 					k, threads, got.EdgeCut, want.EdgeCut, len(got.Parts), len(want.Parts))
+			}
+			// Without the halos' lists: the same but for them.
+			bare := measure(context.Background(), g, append([]uint32(nil), of...), k, threads, false)
+			wantBare := *want
+			wantBare.Halo = nil
+			if !reflect.DeepEqual(bare, &wantBare) {
+				t.Fatalf("k %d, %d threads: Measure without halo lists differs (halo vertices %d, want %d)", k, threads, bare.HaloVertices, want.HaloVertices)
 			}
 		}
 		if k == 7 && len(want.Parts) != 6 {

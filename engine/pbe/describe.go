@@ -10,6 +10,7 @@ import (
 	"github.com/submatch/submatch/engine/cpu"
 	"github.com/submatch/submatch/engine/internal/shapes"
 	"github.com/submatch/submatch/gpu"
+	"github.com/submatch/submatch/graph"
 	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 	"github.com/submatch/submatch/plan"
@@ -196,13 +197,15 @@ const (
 // with the data graph's entry size), and the time to make it.
 type predictedReduction struct {
 	ok           bool
+	skipped      string // why reduce would not make it under --memory ("" when it would, or for another reason)
 	vertices     int
 	edges, bytes uint64
 	seconds      float64
 }
 
 // predictReduction estimates reduce's subgraph of w's problem (ok false where reduce keeps the
-// whole graph: a wildcard vertex, one label, or more than ReduceMaxShare of the adjacency): the
+// whole graph: a wildcard vertex, one label, more than ReduceMaxShare of the adjacency, or a
+// making over the problem's MemoryLimit, as reduce decides it: skipped then says so): the
 // edges of the pattern's kinds (graph.EdgeKindShareEstimate) where reduce takes them (edgeKinds),
 // else the label-induced subgraph (graph.LabelledShareEstimate).
 func predictReduction(w *engine.Workload) predictedReduction {
@@ -220,6 +223,18 @@ func predictReduction(w *engine.Workload) predictedReduction {
 		if float64(entries) > ReduceMaxShare*float64(2*g.NumEdges()) {
 			return predictedReduction{}
 		}
+		if limit := p.MemoryLimit; limit > 0 {
+			// (reduce refuses a making over --memory: graph.EdgeKindsBytes, here of the
+			// estimated size with a run a kept vertex)
+			c := 0
+			for _, l := range labels {
+				c += len(g.VerticesWithLabel(l))
+			}
+			size := graph.SubgraphSize{Vertices: vs, Entries: entries, Runs: uint64(vs), MaxLabel: labels[len(labels)-1]}
+			if need := g.EdgeKindsBytes(c, size); need > limit {
+				return predictedReduction{skipped: fmt.Sprintf("the pattern's edge kinds' subgraph needs about %s to make, over --memory", gpu.FormatBytes(need))}
+			}
+		}
 		return predictedReduction{ok: true, vertices: vs, edges: entries / 2,
 			bytes:   uint64(vs)*partition.VertexBytes + entries*entryBytes(g),
 			seconds: (KindSecondsPerLookup*float64(lookups) + ReduceSecondsPerEntry*float64(entries)) / float64(max(1, w.Threads))}
@@ -227,6 +242,13 @@ func predictReduction(w *engine.Workload) predictedReduction {
 	vs, entries, degrees, _ := g.LabelledShareEstimate(labels, shareSamples)
 	if vs >= g.NumVertices() || float64(entries) > ReduceMaxShare*float64(2*g.NumEdges()) {
 		return predictedReduction{}
+	}
+	if limit := p.MemoryLimit; limit > 0 {
+		// reduce's own decision (its exact size: a pass over the labels and runs, only under a
+		// limit).
+		if need := g.InducedBytes(g.InducedSize(labels)); need > limit {
+			return predictedReduction{skipped: fmt.Sprintf("the label-induced subgraph needs %s to make, over --memory", gpu.FormatBytes(need))}
+		}
 	}
 	return predictedReduction{ok: true, vertices: vs, edges: entries / 2,
 		bytes:   uint64(vs)*partition.VertexBytes + entries*entryBytes(g),
@@ -309,6 +331,9 @@ func (e *Engine) Predict(ctx context.Context, w *engine.Workload) (engine.Predic
 		iw, slowdown = &gw, InterGPUSlowdown
 	}
 	edges, bytes, what, parts := g.NumEdges(), need, gpu.FormatBytes(need)+" of graph", " in parts of "+gpu.FormatBytes(budget)+inter
+	if r.skipped != "" {
+		what += " (" + r.skipped + ": the stages run on the whole graph)"
+	}
 	if r.ok {
 		edges, bytes, what = r.edges, r.bytes, "the pattern's labels leave "+gpu.FormatBytes(r.bytes)+" of "+gpu.FormatBytes(need)
 		if onePart(e.Partitioner, r.vertices, r.edges, r.bytes, budget) {

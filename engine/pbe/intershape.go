@@ -17,13 +17,13 @@ import (
 // the GPU inter stage, and a shape beyond --memory.
 
 // shapeFor returns how the inter stage of p's count counts it as a shape (shapes.Of, within the
-// host memory limit, hostLimit), false when it is none or the engine does not count shapes
-// (noShapes, or the inter stage on the GPU).
-func (e *Engine) shapeFor(p *engine.Problem) (shapes.Shape, bool) {
+// host memory the inter stage has, interLimit), false when it is none or the engine does not
+// count shapes (noShapes, or the inter stage on the GPU).
+func (e *Engine) shapeFor(p *engine.Problem, st *Stats) (shapes.Shape, bool) {
 	if e.noShapes || e.InterBackend == InterGPU {
 		return shapes.Shape{}, false
 	}
-	return shapes.Of(p, e.hostLimit(p))
+	return shapes.Of(p, e.interLimit(p, st))
 }
 
 // interByShape counts the inter stage of p's count as the shape sh, setting st's InterMatches,

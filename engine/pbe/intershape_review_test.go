@@ -110,7 +110,7 @@ func TestInterShapeCancelled(t *testing.T) {
 			for v := range of {
 				of[v] = uint32(v % 3)
 			}
-			sh, ok := e.shapeFor(prob)
+			sh, ok := e.shapeFor(prob, &Stats{})
 			if !ok {
 				t.Fatalf("%s: no shape", p)
 			}

@@ -201,7 +201,7 @@ func TestWedgeShapesCancelled(t *testing.T) {
 		for _, sem := range proptest.AllSemantics {
 			e := &Engine{Budget: partition.GraphBytes(g) / 4, Partitioner: partition.Grow}
 			prob := &engine.Problem{Data: g, Pattern: pc.p, Semantics: sem, Threads: 2}
-			sh, ok := e.shapeFor(prob)
+			sh, ok := e.shapeFor(prob, &Stats{})
 			if !ok {
 				continue
 			}

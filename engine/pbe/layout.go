@@ -57,9 +57,7 @@ func (e *Engine) LayoutReport(ctx context.Context, g *graph.Graph) (engine.Layou
 		if m := g.NumEdges(); m > 0 {
 			r.CutShare = float64(pt.EdgeCut) / float64(m)
 		}
-		for _, h := range pt.Halo {
-			r.HaloVertices += uint64(len(h))
-		}
+		r.HaloVertices = pt.HaloVertices
 		f.Budgets = append(f.Budgets, r)
 		lines = append(lines, fmt.Sprintf("budget %s (%d B): %d parts, %d cut edges (%.1f%%), largest part %d B, %d halo vertices, %.1f ms",
 			r.Fraction, r.Budget, r.Parts, r.EdgeCut, 100*r.CutShare, r.MaxPartBytes, r.HaloVertices, r.PartitionMS))

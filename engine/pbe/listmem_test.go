@@ -33,7 +33,9 @@ func TestListInterWithinMemory(t *testing.T) {
 	if err != nil || st.Parts < 2 || st.InterHostBytes == 0 {
 		t.Fatalf("no limit: %d parts, inter stage %d bytes, err %v", st.Parts, st.InterHostBytes, err)
 	}
-	need := st.InterHostBytes
+	// (The partitioning, held through the count, is charged beside the stage's buffers; the
+	// engine's cached partitioning is reused, no partitioner charged.)
+	need := st.InterHostBytes + st.PartitionHeldBytes
 	q := *prob
 	q.MemoryLimit = need - 1
 	if _, _, err := e.CountStats(ctx, &q); !errorsIs(err, engine.ErrMemory) || !strings.Contains(err.Error(), "inter stage") {

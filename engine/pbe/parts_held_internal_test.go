@@ -9,6 +9,7 @@ import (
 
 	"github.com/submatch/submatch/engine"
 	"github.com/submatch/submatch/gen"
+	"github.com/submatch/submatch/partition"
 	"github.com/submatch/submatch/pattern"
 )
 
@@ -39,7 +40,7 @@ func (b *heldBackend) MatchesPart(ctx context.Context, sub *engine.Problem) iter
 // engine's either way. Before, the next two parts were built beside the one searched, each up to
 // the limit.
 func TestPartsHeldWithinMemory(t *testing.T) {
-	g := gen.RandomGraphM(4, 600, 4000, 1, 1)
+	g := gen.RandomGraphM(4, 3000, 40000, 1, 1)
 	p, err := pattern.Parse("(a)-(b)-(c)-(a)")
 	if err != nil {
 		t.Fatal(err)
@@ -56,14 +57,17 @@ func TestPartsHeldWithinMemory(t *testing.T) {
 	var be *heldBackend
 	partBuilt = func() { be.built.Add(1) }
 	defer func() { partBuilt = nil }()
-	limit := MinBudget(g) * 2
+	// --memory as the budget holds the partitioning (12 bytes a vertex with a copy's id table)
+	// and a part's copy (graph.InducedPartBytes), the partitioner's working memory before: a third
+	// of the graph's model bytes beside.
+	limit := 12*uint64(g.NumVertices()) + 48<<10 + partition.GraphBytes(g)/3
 	for _, c := range []struct {
 		e       *Engine
 		memory  uint64
 		maxHeld int64
 	}{
 		{&Engine{wholeGraph: true}, limit, 1},
-		{&Engine{wholeGraph: true, Budget: limit}, 1 << 30, 3},
+		{&Engine{wholeGraph: true, Budget: MinBudget(g) * 2}, 1 << 30, 3},
 	} {
 		be = &heldBackend{}
 		c.e.Backend = be

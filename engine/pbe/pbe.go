@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -235,6 +236,14 @@ type Stats struct {
 	// PartitionCached is set when the partitioning was the engine's last one (same graph and
 	// budget): PartitionTime is then only the look-up.
 	PartitionCached bool
+	// PartitionMethod is the partitioner that ran (a lighter one than Engine.Partitioner where
+	// its working memory did not fit --memory: hostmem.go); PartitionWorkBytes its working memory
+	// as charged against --memory (partition.WorkingBytes; 0 without a limit), PartitionHeldBytes
+	// what the partitioning holds through the count (partition.Partitioning.HeldBytes) and,
+	// where --memory is the partition budget, MaxCopyBytes the largest part's copy at its
+	// making's peak (graph.InducedPartBytes).
+	PartitionMethod                                      string
+	PartitionWorkBytes, PartitionHeldBytes, MaxCopyBytes uint64
 	// Reduced is set when the stages ran on the subgraph that holds the matches (reduce.go: the
 	// edges of the pattern's kinds, or the subgraph induced by the pattern's labels): ReducedVertices and ReducedEdges are its size, ReduceTime the
 	// time to count and build it (only the count when it was not built).
@@ -287,6 +296,8 @@ func (s *Stats) LogValue() slog.Value {
 		slog.Duration("kernel_time", s.KernelTime), slog.Any("devices", devicesValue(s.Devices)),
 		slog.Duration("partition", s.PartitionTime), slog.Duration("intra_time", s.IntraTime),
 		slog.Duration("inter_time", s.InterTime), slog.Bool("partition_cached", s.PartitionCached),
+		slog.String("partition_method", s.PartitionMethod), slog.Uint64("partition_work_bytes", s.PartitionWorkBytes),
+		slog.Uint64("partition_held_bytes", s.PartitionHeldBytes), slog.Uint64("max_copy_bytes", s.MaxCopyBytes),
 		slog.Bool("reduced", s.Reduced), slog.Uint64("reduced_vertices", s.ReducedVertices),
 		slog.Uint64("reduced_edges", s.ReducedEdges), slog.Uint64("reduced_bytes", s.ReducedBytes),
 		slog.String("reduce_skipped", s.ReduceSkipped), slog.Duration("reduce_time", s.ReduceTime))
@@ -309,19 +320,73 @@ func checkProblem(p *engine.Problem) error {
 	return nil
 }
 
-// layout partitions p's data graph.
+// layout partitions p's data graph: under --memory with the partitioner whose working memory
+// fits it and, where --memory is the partition budget, into parts whose copies fit it beside the
+// partitioning (hostmem.go).
 func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*partition.Partitioning, error) {
 	t0 := time.Now()
 	g := p.Data
 	st.Budget, st.GraphBytes = e.BudgetFor(p), partition.GraphBytes(g)
-	e.mu.Lock()
-	c := e.cache
-	e.mu.Unlock()
-	pt, err := c.pt, error(nil)
-	if c.g == g && c.budget == st.Budget && c.passes == e.Passes && c.method == e.Partitioner && c.tri == e.Triangles {
-		st.PartitionCached = true
-	} else {
-		pt, err = partition.Partition(ctx, g, partition.Options{Budget: st.Budget, Passes: e.Passes, Method: e.Partitioner, Triangles: e.Triangles})
+	mem := p.MemoryLimit
+	copies := e.oneAtATime(p) // the parts' copies are charged against mem
+	var top uint32
+	if copies {
+		top = maxLabel(g)
+		b, err := copyBudget(g, mem, top)
+		if err != nil {
+			return nil, err
+		}
+		st.Budget = b
+	}
+	for attempt := 1; ; attempt++ {
+		pt, err := e.partitionWithin(ctx, p, mem, st)
+		if err != nil || !copies {
+			st.PartitionTime = time.Since(t0)
+			return pt, err
+		}
+		st.MaxCopyBytes = slices.Max(copyBytes(g, pt, top))
+		fixed := g.InducedPartBytes(0, 0, 0, top)
+		room := copyRoom(g, mem, st.PartitionHeldBytes, top)
+		if st.MaxCopyBytes == 0 || st.MaxCopyBytes-fixed <= room {
+			st.PartitionTime = time.Since(t0)
+			return pt, nil
+		}
+		if attempt == copyAttempts || room == 0 {
+			return nil, fmt.Errorf("pbe: %w: the largest of %d parts (budget %d) takes %d bytes to copy beside the partitioning's %d and the cpu engine's share (%g), --memory is %d",
+				engine.ErrMemory, len(pt.Parts), st.Budget, st.MaxCopyBytes, st.PartitionHeldBytes, HostReserve, mem)
+		}
+		// The copies take more per model byte than the whole graph's: the budget lowered by the
+		// excess (and a tenth), the partitioning let go before the next is made.
+		p.Logger().Debug("pbe: the parts' copies do not fit --memory; partitioning again", "budget", st.Budget,
+			"max_copy_bytes", st.MaxCopyBytes, "held_bytes", st.PartitionHeldBytes, "memory", mem)
+		st.Budget = uint64(0.9 * float64(st.Budget) * float64(room) / float64(st.MaxCopyBytes-fixed))
+		e.mu.Lock()
+		e.cache.g, e.cache.pt = nil, nil
+		e.mu.Unlock()
+	}
+}
+
+// partitionWithin partitions p's data graph g for st.Budget (the engine's last partitioning when it was of the
+// same graph and options) with the partitioner whose working memory fits mem (0: none;
+// partitionerWithin), and records the partitioning in st.
+func (e *Engine) partitionWithin(ctx context.Context, p *engine.Problem, mem uint64, st *Stats) (*partition.Partitioning, error) {
+	t0 := time.Now()
+	g := p.Data
+	opts := partition.Options{Budget: st.Budget, Passes: e.Passes, Method: e.Partitioner, Triangles: e.Triangles, NoHalos: true}
+	pt, cached := e.cached(g, opts)
+	if !cached && mem > 0 {
+		// (A cached partitioning takes no working memory: the partitioner is charged where it runs.)
+		var err error
+		if opts, st.PartitionWorkBytes, err = partitionerWithin(g, opts, mem); err != nil {
+			return nil, err
+		}
+		pt, cached = e.cached(g, opts)
+	}
+	st.PartitionMethod = partition.Resolve(opts.Method, g.NumEdges()).String()
+	st.PartitionCached = cached
+	var err error
+	if !cached {
+		pt, err = partition.Partition(ctx, g, opts)
 	}
 	if err != nil {
 		if errors.Is(err, partition.ErrBudget) {
@@ -332,28 +397,27 @@ func (e *Engine) layout(ctx context.Context, p *engine.Problem, st *Stats) (*par
 	st.PartitionTime = time.Since(t0)
 	if !st.PartitionCached {
 		e.mu.Lock()
-		e.cache.g, e.cache.budget, e.cache.passes, e.cache.method, e.cache.tri, e.cache.pt = g, st.Budget, e.Passes, e.Partitioner, e.Triangles, pt
+		e.cache.g, e.cache.budget, e.cache.passes, e.cache.method, e.cache.tri, e.cache.pt = g, st.Budget, e.Passes, partition.Resolve(opts.Method, g.NumEdges()), e.Triangles, pt
 		e.mu.Unlock()
 	}
 	st.Parts, st.MaxPartBytes, st.EdgeCut = len(pt.Parts), pt.MaxBytes(), pt.EdgeCut
+	st.HaloVertices, st.PartitionHeldBytes = pt.HaloVertices, pt.HeldBytes()
 	// Logged now as well as with the count: a count cut short (--timeout) still shows how long
 	// the partitioning took, the first cost on a graph many times the budget.
 	p.Logger().Debug("pbe: partitioned", "parts", st.Parts, "edge_cut", st.EdgeCut, "max_part_bytes", st.MaxPartBytes,
-		"budget", st.Budget, "cached", st.PartitionCached, "time", st.PartitionTime)
-	for _, h := range pt.Halo {
-		st.HaloVertices += uint64(len(h))
-	}
+		"budget", st.Budget, "method", st.PartitionMethod, "work_bytes", st.PartitionWorkBytes, "held_bytes", st.PartitionHeldBytes,
+		"cached", st.PartitionCached, "time", time.Since(t0))
 	st.CutBytes = pt.EdgeCut*8 + uint64(g.NumVertices())*4
 	return pt, nil
 }
 
 // prepare reduces p (reduce) and partitions what the stages run on: the reduced problem, or p
-// where the parts do not fit what the reduced subgraph leaves of the partition budget (--memory
-// being the budget) but may fit the whole of it.
+// where the parts (their model bytes or their copies: hostmem.go) do not fit what the reduced
+// subgraph leaves of the partition budget (--memory being the budget) but may fit the whole of it.
 func (e *Engine) prepare(ctx context.Context, p *engine.Problem, st *Stats) (*engine.Problem, *partition.Partitioning, error) {
 	rp := e.reduce(p, st)
 	pt, err := e.layout(ctx, rp, st)
-	if err == nil || rp == p || !errors.Is(err, partition.ErrBudget) || e.BudgetFor(rp) == e.BudgetFor(p) {
+	if err == nil || rp == p || !errors.Is(err, engine.ErrMemory) || e.BudgetFor(rp) == e.BudgetFor(p) {
 		return rp, pt, err
 	}
 	p.Logger().Debug("pbe: the parts do not fit beside the reduced subgraph; the stages run on the whole graph", "reduced_bytes", st.ReducedBytes, "reason", err)
@@ -369,7 +433,16 @@ func (e *Engine) subProblem(p *engine.Problem, pt *partition.Partitioning, i int
 	vs := pt.Parts[i]
 	sub := *p
 	sub.Progress = nil
-	sub.MemoryLimit = e.hostLimit(p) // (0 where the limit was the partition budget)
+	sub.MemoryLimit = e.hostLimit(p)
+	if e.oneAtATime(p) {
+		// --memory is the partition budget: the CPU engine gets what the partitioning and the
+		// part's copy leave of it (hostmem.go).
+		var cp uint64
+		if len(pt.Parts) > 1 {
+			cp = partCopyBytes(p.Data, vs, maxLabel(p.Data))
+		}
+		sub.MemoryLimit = limitLeft(p.MemoryLimit, pt.HeldBytes()+cp)
+	}
 	if len(pt.Parts) == 1 {
 		return &sub, nil
 	}
@@ -513,7 +586,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 		// count (on the host, where the whole graph is) less the parts'.
 		tInter := time.Now()
 		whole := *p
-		whole.Progress = nil
+		whole.Progress, whole.MemoryLimit = nil, e.interLimit(p, st)
 		r, err := HostBackend{}.CountPart(ctx, &whole)
 		st.InterTime = time.Since(tInter)
 		if err != nil || r.Partial {
@@ -524,7 +597,7 @@ func (e *Engine) CountStats(ctx context.Context, p *engine.Problem) (engine.Resu
 			return res, st, fmt.Errorf("pbe: the parts hold %d matches, the whole graph %d", st.IntraMatches, r.Count)
 		}
 		st.InterMatches, res.Count = r.Count-st.IntraMatches, r.Count
-	} else if sh, ok := e.shapeFor(p); ok && len(pt.Parts) > 1 {
+	} else if sh, ok := e.shapeFor(p, st); ok && len(pt.Parts) > 1 {
 		// A clique, a diamond, a tailed triangle, a 4-path, a 4-cycle, a house or a tailed
 		// 4-cycle (induced: 4-paths and 4-cycles), counted without the seeded search
 		// (intershape.go, interwedge.go).
@@ -607,11 +680,23 @@ func (e *Engine) runInterCount(ctx context.Context, p *engine.Problem, of []uint
 // (interHostBytes) and fails with engine.ErrMemory where it passes the host limit (hostLimit).
 func (e *Engine) checkInterHost(p *engine.Problem, ip *interPlan, threads int, st *Stats) error {
 	st.InterHostBytes = interHostBytes(p.Data.NumVertices(), 2*p.Data.NumEdges(), plain(p.Data), ip, threads)
-	if limit := e.hostLimit(p); limit > 0 && st.InterHostBytes > limit {
+	if limit := e.interLimit(p, st); limit > 0 && st.InterHostBytes > limit {
 		return fmt.Errorf("pbe: %w: the inter stage's bitsets and forward index need %d bytes on %d threads, the limit is %d",
 			engine.ErrMemory, st.InterHostBytes, threads, limit)
 	}
 	return nil
+}
+
+// cached is the engine's last partitioning where it was of g with opts (its method resolved).
+func (e *Engine) cached(g *graph.Graph, opts partition.Options) (*partition.Partitioning, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.cache
+	if c.pt != nil && c.g == g && c.budget == opts.Budget && c.passes == opts.Passes &&
+		c.method == partition.Resolve(opts.Method, g.NumEdges()) && c.tri == opts.Triangles {
+		return c.pt, true
+	}
+	return nil, false
 }
 
 // oneAtATime reports whether the intra stage holds one part's subgraph a worker at a time
@@ -619,6 +704,16 @@ func (e *Engine) checkInterHost(p *engine.Problem, ip *interPlan, threads int, s
 // next parts built ahead beside it).
 func (e *Engine) oneAtATime(p *engine.Problem) bool {
 	return p.MemoryLimit > 0 && e.hostLimit(p) == 0
+}
+
+// interLimit is the host memory the inter stage's buffers may take beside the graph (0: no
+// limit): what the partitioning, held through the count, leaves of --memory (the parts' copies
+// are let go by then; where --memory is not the partition budget, hostLimit is --memory).
+func (e *Engine) interLimit(p *engine.Problem, st *Stats) uint64 {
+	if p.MemoryLimit == 0 {
+		return 0
+	}
+	return limitLeft(p.MemoryLimit, st.PartitionHeldBytes)
 }
 
 // hostLimit is the host memory (--memory) the stages' own buffers may take beside the graph:
@@ -699,7 +794,7 @@ func (e *Engine) matches(ctx context.Context, p *engine.Problem, pt *partition.P
 	if !connected(p) {
 		// The whole graph's matches (host) that span two parts or more.
 		whole := *p
-		whole.Progress = nil
+		whole.Progress, whole.MemoryLimit = nil, e.interLimit(p, st)
 		for m, err := range (HostBackend{}).MatchesPart(ctx, &whole) {
 			if err != nil {
 				yield(nil, err)
