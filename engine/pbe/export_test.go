@@ -7,3 +7,9 @@ func SeededSearch(e *Engine) *Engine {
 	e.noShapes = true
 	return e
 }
+
+// WholeGraph returns e with the reduction off (reduce.go): the stages run on the data graph.
+func WholeGraph(e *Engine) *Engine {
+	e.wholeGraph = true
+	return e
+}
