@@ -242,6 +242,17 @@ func memReviewGraph(seed uint64, rng *rand.Rand) (*graph.Graph, int, int, string
 	return gen.RandomGraphM(seed, n, m, vl, el), vl, el, fmt.Sprintf("g := gen.RandomGraphM(%d, %d, %d, %d, %d)", seed, n, m, vl, el)
 }
 
+// memReviewCase draws pattern pi of seed for g (built by recipe, vl vertex labels and el edge
+// labels): 2 to most vertices, two components in a fifth of the draws, vertex and edge labels
+// wildcards with a probability drawn from wildcards.
+func memReviewCase(rng *rand.Rand, seed uint64, pi int, g *graph.Graph, recipe string, vl, el, most int, wildcards []float64) proptest.Case {
+	pn := 2 + rng.IntN(most-1)
+	opts := gen.PatternOptions{Components: 1 + rng.IntN(5)/4, EdgeProb: 0.5 * rng.Float64(), VertexLabels: vl, EdgeLabels: el,
+		Wildcard: wildcards[rng.IntN(len(wildcards))]}
+	p := gen.RandomPattern(seed*7+uint64(pi), pn, opts)
+	return proptest.Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("%s\np := gen.RandomPattern(%d, %d, %#v)", recipe, seed*7+uint64(pi), pn, opts)}
+}
+
 // TestMemoryLimitReview (review rev40) checks pbe under --memory (Problem.MemoryLimit: the
 // reduction charged with its fallback to the whole graph, the lighter partitioners, the parts
 // made again for their copies, the limit passed to the cpu engine on a part, ErrMemory) against
@@ -278,11 +289,8 @@ func TestMemoryLimitReview(t *testing.T) {
 			configs[i].shared = fresh(configs[i].e)
 		}
 		for pi := range 3 {
-			pn := 2 + rng.IntN(4)
-			opts := gen.PatternOptions{Components: 1 + rng.IntN(5)/4, EdgeProb: 0.5 * rng.Float64(), VertexLabels: vl, EdgeLabels: el,
-				Wildcard: []float64{0, 0, 0.3}[rng.IntN(3)]}
-			p := gen.RandomPattern(seed*7+uint64(pi), pn, opts)
-			c := proptest.Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("%s\np := gen.RandomPattern(%d, %d, %#v)", recipe, seed*7+uint64(pi), pn, opts)}
+			c := memReviewCase(rng, seed, pi, g, recipe, vl, el, 5, []float64{0, 0, 0.3})
+			p := c.P
 			for _, sem := range proptest.AllSemantics {
 				want, ok := oracle.CountWithin(g, p, sem, 1_000_000)
 				if !ok {
@@ -366,11 +374,8 @@ func TestMemoryLimitReview(t *testing.T) {
 		gb := partition.GraphBytes(g)
 		shared := fresh(&pbe.Engine{})
 		for pi := range 2 {
-			pn := 2 + rng.IntN(3)
-			opts := gen.PatternOptions{Components: 1 + rng.IntN(5)/4, EdgeProb: 0.4 * rng.Float64(), VertexLabels: vl, EdgeLabels: el,
-				Wildcard: []float64{0, 0.3, 1}[rng.IntN(3)]}
-			p := gen.RandomPattern(seed*7+uint64(pi), pn, opts)
-			c := proptest.Case{Seed: seed, G: g, P: p, Recipe: fmt.Sprintf("%s\np := gen.RandomPattern(%d, %d, %#v) (large: rand.NewPCG(seed, 400))", recipe, seed*7+uint64(pi), pn, opts)}
+			c := memReviewCase(rng, seed, pi, g, recipe+" (large: rand.NewPCG(seed, 400))", vl, el, 4, []float64{0, 0.3, 1})
+			p := c.P
 			for _, sem := range proptest.AllSemantics {
 				want, err := cpu.Count(ctx, &engine.Problem{Data: g, Pattern: p, Semantics: sem})
 				if err != nil {
