@@ -47,6 +47,10 @@ func (m memReview) check(e *pbe.Engine, limit, gpu uint64, what string) (ok, red
 	switch {
 	case err != nil && !errors.Is(err, engine.ErrMemory):
 		m.t.Fatalf("error %v (not ErrMemory)\n%s", err, m.c.Describe(m.sem, how, "./engine/pbe -run TestMemoryLimitReview"))
+	case err != nil && st.Reduced && st.Parts == 0 && e.Budget == 0 && gpu == 0:
+		// (prepare: where --memory is the partition budget, a reduced graph that cannot be
+		// partitioned within what the reduction leaves falls back to the whole graph)
+		m.t.Fatalf("refused (%v) on the reduced graph's partitioning without trying the whole graph\n%s", err, m.c.Describe(m.sem, how, "./engine/pbe -run TestMemoryLimitReview"))
 	case err != nil:
 		*m.refused++
 		return false, st.Reduced
