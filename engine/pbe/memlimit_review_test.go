@@ -266,8 +266,14 @@ func memReviewCase(rng *rand.Rand, seed uint64, pi int, g *graph.Graph, recipe s
 // reduction's, and the limits at which the outcome or the reduction changes, found by bisection),
 // with --memory the partition budget (every partitioner) and beside a Budget or a GPU memory
 // limit. Every count is the oracle's, whole, or an error wrapping engine.ErrMemory; every listing
-// the oracle's matches or ErrMemory. One engine a graph counts every pattern and limit in turn
-// (the kept reduction and the cached partitioning), beside fresh engines.
+// the oracle's matches or ErrMemory. Where a count ran, what it charged fits the limit
+// (chargedWithin: the partitioner, a part's copy, the inter stage, each beside the reduction and
+// the partitioning; madeWithin: the reduction's making on a fresh engine), the cpu engine on a part
+// got a limit (never 0) within what those leave (limitBackend), the Stats of a count on the whole
+// graph name no reduction, and a reduced graph whose partitioning failed under --memory as the
+// partition budget was not refused without the whole graph tried. One engine a graph counts every
+// pattern and limit in turn (the kept reduction and the cached partitioning), beside fresh engines.
+// Large graphs (2,000-5,000 vertices, counted by the cpu engine) make parts that fit --memory.
 func TestMemoryLimitReview(t *testing.T) {
 	seeds, _ := proptest.Seeds(t, 120, 16)
 	ctx := context.Background()
