@@ -89,7 +89,7 @@ func spaceLimitLeft(p *engine.Problem, live ...*plan.Plan) int {
 	if p.MemoryLimit == 0 {
 		return 0
 	}
-	left := p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))
+	left := memoryLeft(p)
 	left -= min(left, spaceBytes(live...))
 	if n := int(min(left/8, plan.DefaultSpaceLimit)); n > 0 {
 		return n
@@ -128,6 +128,12 @@ func buildPlan(ctx context.Context, p *engine.Problem, enumerate bool) (*plan.Pl
 		return nil, err
 	}
 	return plan.BuildContext(ctx, p.Data, p.Pattern, opts)
+}
+
+// memoryLeft is what p's memory limit leaves beside requiredMemory (0 where it leaves nothing, or
+// without a limit).
+func memoryLeft(p *engine.Problem) uint64 {
+	return p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))
 }
 
 // requiredMemory bounds what a count needs besides the optional candidate space: a candidate
@@ -455,7 +461,7 @@ func searchPlan(ctx context.Context, p *engine.Problem, pl *plan.Plan, planTime 
 	roots := pl.Candidates[pl.Levels[0].Vertex]
 	indexLimit := denseIndexLimit
 	if p.MemoryLimit > 0 {
-		indexLimit = int(min(uint64(indexLimit), (p.MemoryLimit-requiredMemory(p))/8))
+		indexLimit = int(min(uint64(indexLimit), memoryLeft(p)/8))
 	}
 	index := candidateIndexes(p.Data, pl, indexLimit)
 	hubs := hubRowsFor(p, pl)
@@ -563,7 +569,7 @@ func hubRowsFor(p *engine.Problem, pl *plan.Plan) *hubRows {
 // beside the candidate space and the candidate indexes, at most hubMaxBytes.
 func hubBudget(p *engine.Problem) uint64 {
 	if p.MemoryLimit > 0 {
-		return (p.MemoryLimit - min(p.MemoryLimit, requiredMemory(p))) / 8
+		return memoryLeft(p) / 8
 	}
 	return hubMaxBytes
 }

@@ -197,7 +197,7 @@ func supportFor(p *engine.Problem, pl *plan.Plan) *supportPlan {
 	if supportMode == 0 && pl.NodeBound() < uniqueAltMinNodes {
 		return nil
 	}
-	if p.MemoryLimit > 0 && supportBytes(p, sp) > (p.MemoryLimit-min(p.MemoryLimit, requiredMemory(p)))/2 {
+	if p.MemoryLimit > 0 && supportBytes(p, sp) > memoryLeft(p)/2 {
 		return nil
 	}
 	return sp
