@@ -229,7 +229,7 @@ func (edgeListLoader) Load(r io.Reader, path string, opts Options) (*graph.Graph
 		}
 	}
 	if opts.VertexLabelsFile != "" {
-		if err := readVertexLabels(opts.context(), b, opts.VertexLabelsFile); err != nil {
+		if err := readVertexLabels(opts.Context(), b, opts.VertexLabelsFile); err != nil {
 			return nil, err
 		}
 	}

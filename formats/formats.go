@@ -279,7 +279,7 @@ func buildLocating(b *graph.Builder, path string, opts Options, lines edgeLines)
 	if b.SelfLoopsDropped > 0 {
 		opts.warnf("%s: dropped %d self-loop(s)", path, b.SelfLoopsDropped)
 	}
-	g, err := b.BuildContext(opts.context())
+	g, err := b.BuildContext(opts.Context())
 	if isCancel(err) {
 		return nil, readError(path, 0, err) // (stopped while building: a large graph's second or so)
 	}

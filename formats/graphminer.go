@@ -60,7 +60,7 @@ func (graphMinerLoader) Load(_ io.Reader, path string, opts Options) (*graph.Gra
 	if !ok {
 		return nil, inputErrorf(path, "expected a GraphMiner folder holding %s", gmMeta)
 	}
-	ctx := opts.context()
+	ctx := opts.Context()
 	metaPath := filepath.Join(dir, gmMeta)
 	if _, err := statRegular(metaPath); err != nil {
 		return nil, err
@@ -297,7 +297,7 @@ func readLabels(path string, count, size int64, opts Options, strict bool) ([]ui
 		opts.warnf("%s: ignored: %d bytes is not %d labels of %d bytes, so it is not a per-edge array", path, st.Size(), count, size)
 		return nil, nil
 	}
-	data, err := readExact(opts.context(), path, count*size, "labels", nil)
+	data, err := readExact(opts.Context(), path, count*size, "labels", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -414,17 +414,15 @@ func loadDir(path string, opts Options) (*graph.Graph, error) {
 	return l.Load(nil, path, opts)
 }
 
-// context returns the context LoadContext or Read was given (Background for Load).
-func (o Options) context() context.Context {
+// Context returns the context LoadContext or Read was given (Background for Load): a loader,
+// this package's or one registered from another, stops its own work (its graph's build) when it
+// ends.
+func (o Options) Context() context.Context {
 	if o.ctx != nil {
 		return o.ctx
 	}
 	return context.Background()
 }
-
-// Context returns the context LoadContext or Read was given (Background for Load): a loader
-// registered from another package stops its own work (its graph's build) when it ends.
-func (o Options) Context() context.Context { return o.context() }
 
 // inputSize returns the size of the file r reads (from a Load of a regular file), or -1.
 func inputSize(r io.Reader) int64 {
